@@ -1,0 +1,307 @@
+//! What one decoded message says, independent of where it came from.
+//!
+//! Wording drifts between Claude Code releases and values may read `[redacted]`, so each
+//! pattern keys on the stable core of a message (observed in 2.1.280 to 2.1.332, see
+//! shared/reference/claude-code-mcp.md) rather than on whole sentences.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::verdict::{Cause, Era};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Signal {
+    /// `Connection established with capabilities: {...}` (era parsed from the JSON).
+    Connected {
+        era: Option<Era>,
+        version: Option<String>,
+    },
+    /// The client accepted a non-compliant tools/list by filling in fields.
+    Tolerated { fields: Vec<String> },
+    /// tools/list was rejected (a retry notice or the final error).
+    ToolsFailed {
+        cause: Cause,
+        bad_tool_path: Option<String>,
+        is_final: bool,
+    },
+    /// The classic handshake got a version the client did not propose.
+    VersionUnsupported,
+    /// A connection attempt failed.
+    ConnectionFailed { cause: Cause },
+}
+
+/// Reads one decoded message. `None` for everything that decides nothing, including
+/// every `Server stderr:` line: servers write what they like there, and Claude Code logs
+/// it under the `error` key even for healthy servers.
+pub fn read_signal(message: &str) -> Option<Signal> {
+    let m = message.trim_start();
+    if m.starts_with("Server stderr") {
+        return None;
+    }
+    if let Some(rest) = after(m, "Connection established with capabilities:") {
+        let (era, version) = parse_capabilities(rest);
+        return Some(Signal::Connected { era, version });
+    }
+    if m.starts_with("Successfully connected") || m.starts_with("Connection established") {
+        return Some(Signal::Connected {
+            era: None,
+            version: None,
+        });
+    }
+    if m.contains("omits required fields") || m.contains("filled in resultType") {
+        return Some(Signal::Tolerated {
+            fields: filled_fields(m),
+        });
+    }
+    if m.contains("protocol version is not supported") {
+        return Some(Signal::VersionUnsupported);
+    }
+    if let Some(idx) = tools_failure_start(m) {
+        let (cause, bad_tool_path) = tools_failure_cause(&m[idx..]);
+        return Some(Signal::ToolsFailed {
+            cause,
+            bad_tool_path,
+            is_final: !m.contains("retrying in"),
+        });
+    }
+    if is_connection_failure(m) {
+        return Some(Signal::ConnectionFailed {
+            cause: connection_failure_cause(m),
+        });
+    }
+    None
+}
+
+fn after<'a>(m: &'a str, prefix: &str) -> Option<&'a str> {
+    m.find(prefix).map(|i| &m[i + prefix.len()..])
+}
+
+/// Parses the JSON object embedded after `capabilities:` rather than pattern-matching it.
+fn parse_capabilities(rest: &str) -> (Option<Era>, Option<String>) {
+    let Some(start) = rest.find('{') else {
+        return (None, None);
+    };
+    let mut stream =
+        serde_json::Deserializer::from_str(&rest[start..]).into_iter::<serde_json::Value>();
+    let Some(Ok(value)) = stream.next() else {
+        return (None, None);
+    };
+    let era = value
+        .get("protocolEra")
+        .and_then(|v| v.as_str())
+        .and_then(Era::parse);
+    let version = value
+        .get("negotiatedProtocolVersion")
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    (era, version)
+}
+
+fn filled_fields(m: &str) -> Vec<String> {
+    static FIELD: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(resultType|ttlMs|cacheScope)\s*=").expect("regex"));
+    let tail = after(m, "filled in").unwrap_or(m);
+    let mut out: Vec<String> = Vec::new();
+    for c in FIELD.captures_iter(tail) {
+        let f = c[1].to_string();
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Where a tools/list failure message starts, for the forms observed:
+/// `Failed to fetch tools: ...` (final error), `tools/list failed (...); retrying in 250ms`,
+/// `tools fetch failed — ...` (`claude mcp list`), `missing required resultType ...`.
+fn tools_failure_start(m: &str) -> Option<usize> {
+    [
+        "Failed to fetch tools",
+        "tools/list failed",
+        "tools fetch failed",
+    ]
+    .iter()
+    .filter_map(|p| m.find(p))
+    .min()
+    .or_else(|| m.find("Invalid result for tools/list"))
+    .or_else(|| m.find("missing required resultType"))
+}
+
+/// Decides why tools/list was rejected: from the zod issues when they parse, else from
+/// the text. A zod path inside `tools[N]` is a bad tool definition, which the
+/// negotiation setting cannot fix, so it wins over field errors.
+pub fn tools_failure_cause(text: &str) -> (Cause, Option<String>) {
+    if let Some(issues) = zod_issues(text) {
+        let mut tool_path = None;
+        let mut missing_result_type = false;
+        let mut missing_cache = false;
+        let mut wrong = false;
+        for issue in &issues {
+            let path: Vec<&serde_json::Value> = issue
+                .get("path")
+                .and_then(|p| p.as_array())
+                .map(|a| a.iter().collect())
+                .unwrap_or_default();
+            if path.first().and_then(|p| p.as_str()) == Some("tools")
+                && path.get(1).is_some_and(|p| p.is_number())
+            {
+                tool_path.get_or_insert_with(|| render_path(&path));
+                continue;
+            }
+            let field = path.last().and_then(|p| p.as_str()).unwrap_or("");
+            let is_missing = issue_is_missing(issue);
+            match field {
+                "resultType" if is_missing => missing_result_type = true,
+                "ttlMs" | "cacheScope" if is_missing => missing_cache = true,
+                "resultType" | "ttlMs" | "cacheScope" => wrong = true,
+                _ => {}
+            }
+        }
+        if let Some(p) = tool_path {
+            return (Cause::InvalidToolDefinition, Some(p));
+        }
+        if wrong {
+            return (Cause::WrongFieldTypes, None);
+        }
+        if missing_result_type {
+            return (Cause::MissingResultType, None);
+        }
+        if missing_cache {
+            return (Cause::MissingCacheFields, None);
+        }
+    }
+    text_cause(text)
+}
+
+/// Without parseable zod issues (truncated, pasted, older wording), read the text.
+fn text_cause(text: &str) -> (Cause, Option<String>) {
+    static TOOL_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#""tools"\s*,\s*(\d+)((?:\s*,\s*(?:"[^"]*"|\d+))*)"#).expect("regex")
+    });
+    static WRONG: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"received (?:string|number|boolean|object|array|null)|Invalid option|invalid_value|invalid_enum_value|Invalid enum value").expect("regex")
+    });
+    if let Some(c) = TOOL_PATH.captures(text) {
+        let rest: String = c[2]
+            .split(',')
+            .map(|s| s.trim().trim_matches('"'))
+            .filter(|s| !s.is_empty())
+            .map(|s| format!(".{s}"))
+            .collect();
+        return (
+            Cause::InvalidToolDefinition,
+            Some(format!("tools[{}]{rest}", &c[1])),
+        );
+    }
+    if text.contains("missing required resultType") {
+        return (Cause::MissingResultType, None);
+    }
+    let mentions_cache = text.contains("ttlMs") || text.contains("cacheScope");
+    let mentions_result_type = text.contains("resultType");
+    if (mentions_cache || mentions_result_type) && WRONG.is_match(text) {
+        return (Cause::WrongFieldTypes, None);
+    }
+    if mentions_cache {
+        return (Cause::MissingCacheFields, None);
+    }
+    if mentions_result_type {
+        return (Cause::MissingResultType, None);
+    }
+    (Cause::Other, None)
+}
+
+/// zod (v3 and v4) reports a missing field as `received undefined` / `Required`; 2.1.280
+/// says only `Invalid input`, which for these fields observed only for omissions.
+fn issue_is_missing(issue: &serde_json::Value) -> bool {
+    let msg = issue.get("message").and_then(|m| m.as_str()).unwrap_or("");
+    let received = issue.get("received").and_then(|m| m.as_str());
+    received == Some("undefined")
+        || msg.contains("received undefined")
+        || msg == "Required"
+        || msg == "Invalid input"
+}
+
+/// The JSON array of zod issues following `Invalid result for tools/list:`.
+fn zod_issues(text: &str) -> Option<Vec<serde_json::Value>> {
+    let start = text.find("Invalid result for tools/list")?;
+    let rest = &text[start..];
+    let bracket = rest.find('[')?;
+    let mut stream =
+        serde_json::Deserializer::from_str(&rest[bracket..]).into_iter::<serde_json::Value>();
+    match stream.next() {
+        Some(Ok(serde_json::Value::Array(a))) => Some(a),
+        _ => None,
+    }
+}
+
+fn render_path(path: &[&serde_json::Value]) -> String {
+    let mut out = String::new();
+    for p in path {
+        match p {
+            serde_json::Value::Number(n) => out.push_str(&format!("[{n}]")),
+            serde_json::Value::String(s) if out.is_empty() => out.push_str(s),
+            serde_json::Value::String(s) => {
+                out.push('.');
+                out.push_str(s);
+            }
+            other => out.push_str(&format!(".{other}")),
+        }
+    }
+    out
+}
+
+fn is_connection_failure(m: &str) -> bool {
+    const MARKERS: &[&str] = &[
+        "Connection failed",
+        "connection failed",
+        "Failed to connect",
+        "Connection timeout triggered",
+        "connection timed out",
+        "Authentication required",
+        "Needs authentication",
+        "needs authentication",
+    ];
+    MARKERS.iter().any(|k| m.contains(k))
+}
+
+/// Priority matters when a session logs several failures: the most specific cause wins.
+pub fn connection_failure_cause(m: &str) -> Cause {
+    static NOT_FOUND: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"ENOENT|Executable not found|command not found|not found in \$PATH|is not recognized as an internal or external command").expect("regex")
+    });
+    static AUTH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)authentication required|needs authentication|\b401\b|unauthorized|invalid_token",
+        )
+        .expect("regex")
+    });
+    static TIMEOUT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)timed out|timeout|ETIMEDOUT").expect("regex"));
+    static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)connection closed|CONNECTION_CLOSED|-32000|EPIPE|process exited")
+            .expect("regex")
+    });
+    if NOT_FOUND.is_match(m) {
+        Cause::CommandNotFound
+    } else if AUTH.is_match(m) {
+        Cause::NeedsAuth
+    } else if TIMEOUT.is_match(m) {
+        Cause::Timeout
+    } else if CLOSED.is_match(m) {
+        Cause::ConnectionClosed
+    } else {
+        Cause::Other
+    }
+}
+
+/// Rank for picking the most specific of several connection-failure causes.
+pub fn cause_rank(c: Cause) -> u8 {
+    match c {
+        Cause::CommandNotFound => 5,
+        Cause::NeedsAuth => 4,
+        Cause::Timeout => 3,
+        Cause::ConnectionClosed => 2,
+        _ => 1,
+    }
+}

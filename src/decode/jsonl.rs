@@ -1,0 +1,54 @@
+//! JSON Lines: the per-server `.jsonl` files of every current Claude Code version.
+
+use std::io::{self, BufRead};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::lines::{Line, LineReader};
+use super::{Damage, MAX_LINE_BYTES, record_from_json};
+use crate::record::Record;
+
+pub(super) fn decode<R: BufRead>(
+    reader: R,
+    file: &Arc<PathBuf>,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<Damage> {
+    let mut damage = Damage::default();
+    let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
+    while let Some(line) = lines.next_line()? {
+        let line_no = line.no;
+        let terminated = line.terminated;
+        damage.lines += 1;
+        let bytes = match line.content {
+            Line::TooLong(_) => {
+                damage.too_long += 1;
+                continue;
+            }
+            Line::Text(t) => t.trim_ascii(),
+        };
+        if bytes.is_empty() {
+            continue;
+        }
+        let parsed = match std::str::from_utf8(bytes) {
+            Ok(text) => serde_json::from_str::<serde_json::Value>(text).ok(),
+            Err(_) => {
+                // A bad byte inside a Server stderr line should not cost the record.
+                let text = String::from_utf8_lossy(bytes);
+                let v = serde_json::from_str::<serde_json::Value>(&text).ok();
+                if v.is_some() {
+                    damage.invalid_utf8 += 1;
+                }
+                v
+            }
+        };
+        match parsed {
+            Some(value) => match record_from_json(value, file, line_no) {
+                Some(record) => sink(record),
+                None => damage.not_a_record += 1,
+            },
+            None if !terminated => damage.truncated_last = true,
+            None => damage.not_json += 1,
+        }
+    }
+    Ok(damage)
+}

@@ -1,0 +1,231 @@
+//! `mcplogs explain`: verdicts for pasted `claude mcp list` output or one error message.
+//!
+//! `claude mcp list` prints `name: command args - <glyph> <status>`; the glyph varies by
+//! platform and version (✓ ✔ ✗ ✘ × ! ⏸), the status may wrap onto its own line, and a
+//! tools-fetch failure carries a multi-line zod error after it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::classify::{self, tools_failure_cause};
+use crate::verdict::{Cause, Diagnosis, Era, Verdict};
+
+const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸'];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExplainEntry {
+    /// The server name, when the pasted text has one.
+    pub name: Option<String>,
+    /// The command or URL `claude mcp list` showed.
+    pub target: Option<String>,
+    /// The status as printed (`✓ Connected`), or the pasted message itself.
+    pub status: String,
+    /// What followed the status: the error detail, zod issues included.
+    pub detail: Option<String>,
+    pub diagnosis: Diagnosis,
+    /// A recommendation for statuses the log verdicts do not cover (pending approval).
+    pub note: Option<String>,
+}
+
+impl ExplainEntry {
+    pub fn recommendation(&self) -> String {
+        self.note
+            .clone()
+            .unwrap_or_else(|| self.diagnosis.recommendation())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExplainReport {
+    pub entries: Vec<ExplainEntry>,
+}
+
+impl ExplainReport {
+    pub fn has_problems(&self) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.diagnosis.verdict.is_problem())
+    }
+}
+
+static ENTRY_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([^\s:][^:]*?):\s+(.*)$").expect("regex"));
+static STATUS_IN_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\s-\s+([✓✔✗✘×!⏸])\s*(.*)$").expect("regex"));
+
+struct Partial {
+    name: Option<String>,
+    target: Option<String>,
+    status: Option<String>,
+    detail_lines: Vec<String>,
+}
+
+pub fn explain(text: &str) -> ExplainReport {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut partials: Vec<Partial> = Vec::new();
+    for raw in text.lines() {
+        let line = raw.trim_end();
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with("Checking MCP server health") {
+            continue;
+        }
+        if trimmed.starts_with(GLYPHS) && !trimmed.starts_with("!=") {
+            // A status on its own line: wrapped from the entry above, or pasted alone.
+            match partials.last_mut() {
+                Some(p) if p.status.is_none() => p.status = Some(trimmed.to_string()),
+                _ => partials.push(Partial {
+                    name: None,
+                    target: None,
+                    status: Some(trimmed.to_string()),
+                    detail_lines: Vec::new(),
+                }),
+            }
+            continue;
+        }
+        let starts_entry = !line.starts_with(char::is_whitespace)
+            && ENTRY_LINE.is_match(line)
+            && partials.last().is_none_or(|p| p.status.is_some())
+            && !looks_like_message(line);
+        if starts_entry {
+            let caps = ENTRY_LINE.captures(line).expect("matched");
+            let rest = &caps[2];
+            let (target, status) = match STATUS_IN_LINE.captures(rest) {
+                Some(s) => (
+                    rest[..s.get(0).expect("group 0").start()]
+                        .trim()
+                        .to_string(),
+                    Some(format!("{} {}", &s[1], &s[2]).trim().to_string()),
+                ),
+                None => (rest.trim().to_string(), None),
+            };
+            partials.push(Partial {
+                name: Some(caps[1].to_string()),
+                target: Some(target),
+                status,
+                detail_lines: Vec::new(),
+            });
+            continue;
+        }
+        match partials.last_mut() {
+            Some(p) if p.status.is_some() => p.detail_lines.push(line.to_string()),
+            Some(p) => {
+                // The target itself wrapped.
+                let t = p.target.get_or_insert_with(String::new);
+                t.push(' ');
+                t.push_str(trimmed);
+            }
+            None => partials.push(Partial {
+                name: None,
+                target: None,
+                status: None,
+                detail_lines: vec![line.to_string()],
+            }),
+        }
+    }
+
+    let entries = if partials.iter().any(|p| p.status.is_some()) {
+        partials
+            .into_iter()
+            .filter(|p| p.status.is_some() || p.name.is_some())
+            .map(entry_from_status)
+            .collect()
+    } else {
+        // No status line anywhere: a single pasted error message.
+        let message = text.trim().to_string();
+        if message.is_empty() {
+            Vec::new()
+        } else {
+            vec![entry_from_message(message)]
+        }
+    };
+    ExplainReport { entries }
+}
+
+/// Log messages such as `Connection failed: ...` or `Failed to fetch tools: ...` also
+/// have the `word: rest` shape; they are messages, not server lines.
+fn looks_like_message(line: &str) -> bool {
+    classify::read_signal(line).is_some()
+        || line.starts_with("Error")
+        || line.starts_with("MCP server \"")
+}
+
+fn entry_from_status(p: Partial) -> ExplainEntry {
+    let status_line = p.status.unwrap_or_default();
+    // `! Connected · tools fetch failed — detail`: split the detail off the status.
+    let (status, first_detail) = match status_line.find(" — ") {
+        Some(i) => (
+            status_line[..i].trim().to_string(),
+            Some(status_line[i + " — ".len()..].to_string()),
+        ),
+        None => (status_line.trim().to_string(), None),
+    };
+    let mut detail_parts: Vec<String> = first_detail.into_iter().collect();
+    detail_parts.extend(p.detail_lines);
+    let detail = if detail_parts.is_empty() {
+        None
+    } else {
+        Some(detail_parts.join("\n").trim().to_string())
+    };
+    let d = detail.as_deref().unwrap_or("");
+    let mut note = None;
+    let diagnosis = if status.contains("tools fetch failed") {
+        let (cause, bad_tool_path) = tools_failure_cause(d);
+        let mut diag = Diagnosis::new(Verdict::ToolsFetchFailed);
+        diag.cause = Some(cause);
+        diag.bad_tool_path = bad_tool_path;
+        if cause.is_negotiation_field_error() {
+            diag.era = Some(Era::Modern);
+        }
+        diag
+    } else if status.contains("Needs authentication") {
+        Diagnosis {
+            cause: Some(Cause::NeedsAuth),
+            ..Diagnosis::new(Verdict::ConnectionFailed)
+        }
+    } else if status.contains("Failed to connect") || status.starts_with(['✗', '✘', '×']) {
+        let failure = classify::classify(&[format!("Connection failed: {d}")]);
+        if failure.verdict == Verdict::VersionUnsupported {
+            Diagnosis::new(Verdict::VersionUnsupported)
+        } else {
+            Diagnosis {
+                cause: failure.cause.or(Some(Cause::Other)),
+                ..Diagnosis::new(Verdict::ConnectionFailed)
+            }
+        }
+    } else if status.contains("Pending approval") {
+        note = Some(
+            "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).".to_string(),
+        );
+        Diagnosis::new(Verdict::Unknown)
+    } else if status.contains("Connected") {
+        Diagnosis::new(Verdict::Healthy)
+    } else {
+        Diagnosis::new(Verdict::Unknown)
+    };
+    ExplainEntry {
+        name: p.name,
+        target: p.target.filter(|t| !t.is_empty()),
+        status,
+        detail,
+        diagnosis,
+        note,
+    }
+}
+
+fn entry_from_message(message: String) -> ExplainEntry {
+    // A pasted debug-log line may carry the `MCP server "name":` prefix.
+    let (name, body) = match crate::decode::split_mcp_prefix(&message) {
+        Some((n, b)) => (Some(n.to_string()), b.to_string()),
+        None => (None, message.clone()),
+    };
+    let diagnosis = classify::classify(&[body.as_str()]);
+    ExplainEntry {
+        name,
+        target: None,
+        status: crate::render::one_line(&body, 120),
+        detail: Some(body),
+        diagnosis,
+        note: None,
+    }
+}

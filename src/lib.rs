@@ -1,0 +1,19 @@
+//! mcplogs: diagnoses Claude Code's MCP server connections from the logs it leaves on
+//! disk. The library holds all logic and never prints; `src/main.rs` renders.
+//!
+//! Layers, each usable alone: [`discovery`] (where the logs are) -> [`decode`] (bytes to
+//! [`record::Record`]s) -> [`session`] (group and order) -> [`classify`] (records to a
+//! [`verdict::Diagnosis`]) -> [`render`] (table, JSON). [`scan`] ties them together;
+//! [`explain`] reads pasted `claude mcp list` output.
+
+pub mod classify;
+pub mod decode;
+pub mod discovery;
+pub mod explain;
+pub mod names;
+pub mod record;
+pub mod render;
+pub mod scan;
+pub mod session;
+pub mod verdict;
+pub mod warning;

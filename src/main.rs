@@ -1,0 +1,133 @@
+//! The thin binary: parse flags, call the library, render, pick the exit code.
+
+mod cli;
+mod exit_codes;
+
+use std::io::{self, IsTerminal, Read, Write};
+
+use clap::Parser;
+
+use cli::{Cli, ColorChoice, Command, ExplainArgs, ScanArgs};
+use exit_codes::ExitCode;
+use mcplogs::discovery::Request;
+use mcplogs::render::{json, table};
+use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::warning::Warning;
+
+fn main() {
+    let cli = Cli::parse();
+    set_colour(cli.color);
+    let code = match cli.command {
+        Command::Scan(args) => run_scan(args),
+        Command::Explain(args) => run_explain(args),
+    };
+    std::process::exit(code as i32);
+}
+
+fn set_colour(choice: ColorChoice) {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let on = !no_color
+        && match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => io::stdout().is_terminal(),
+        };
+    colored::control::set_override(on);
+}
+
+fn error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("mcplogs: error: {message}");
+    ExitCode::Error
+}
+
+fn print_warnings(warnings: &[Warning]) {
+    let mut err = io::stderr().lock();
+    for w in warnings {
+        let _ = writeln!(err, "mcplogs: warning: {w}");
+    }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
+fn emit(text: &str) -> Result<(), io::Error> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn run_scan(args: ScanArgs) -> ExitCode {
+    let opts = ScanOptions {
+        request: Request {
+            homes: args.home,
+            paths: args.paths,
+        },
+        server: args.server,
+        project: args.project,
+    };
+    let report = match scan(&opts) {
+        Ok(r) => r,
+        Err(e) => return error(e),
+    };
+    print_warnings(&report.warnings);
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&json::scan_json(&report)).expect("json");
+        s.push('\n');
+        s
+    } else {
+        table::scan_table(&report, args.verbose)
+    };
+    if report.servers.is_empty() {
+        let searched: Vec<String> = report
+            .searched
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let filtered = opts.server.is_some() || opts.project.is_some();
+        eprintln!(
+            "mcplogs: no MCP server logs{} found (searched: {})",
+            if filtered {
+                " matching the filters"
+            } else {
+                ""
+            },
+            searched.join(", ")
+        );
+    }
+    if let Err(e) = emit(&text) {
+        return error(format!("cannot write output: {e}"));
+    }
+    ExitCode::from_problems(report.has_problems())
+}
+
+fn run_explain(args: ExplainArgs) -> ExitCode {
+    let mut bytes = Vec::new();
+    let read = match args.file.as_deref() {
+        Some(p) if p.as_os_str() != "-" => std::fs::read(p)
+            .map(|b| bytes = b)
+            .map_err(|e| format!("{}: {e}", p.display())),
+        _ => io::stdin()
+            .read_to_end(&mut bytes)
+            .map(|_| ())
+            .map_err(|e| format!("stdin: {e}")),
+    };
+    if let Err(e) = read {
+        return error(e);
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let report = mcplogs::explain::explain(&text);
+    if report.entries.is_empty() {
+        return error("nothing to explain: paste `claude mcp list` output or an error message");
+    }
+    let out = if args.json {
+        let mut s = serde_json::to_string_pretty(&json::explain_json(&report)).expect("json");
+        s.push('\n');
+        s
+    } else {
+        table::explain_table(&report)
+    };
+    if let Err(e) = emit(&out) {
+        return error(format!("cannot write output: {e}"));
+    }
+    ExitCode::from_problems(report.has_problems())
+}

@@ -1,0 +1,167 @@
+//! Claude Code's folder-name encoding, and mapping encoded names back to real ones.
+//!
+//! `<project>` and `<server>` folder names are the original strings with every character
+//! outside `[a-zA-Z0-9]` replaced by `-`, cut to 200 characters plus a hash suffix when
+//! longer. The encoding is lossy, so the real names come from the configuration files
+//! (`~/.claude.json`, `<project>/.mcp.json`) where they are available.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const MAX_ENCODED_LEN: usize = 200;
+
+/// Encodes a path or server name the way Claude Code names its log folders.
+pub fn encode_folder_name(original: &str) -> String {
+    // JavaScript replaces per UTF-16 code unit, so a character outside the BMP becomes
+    // two dashes.
+    let mut out = String::with_capacity(original.len());
+    for c in original.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            for _ in 0..c.len_utf16() {
+                out.push('-');
+            }
+        }
+    }
+    if out.len() <= MAX_ENCODED_LEN {
+        return out;
+    }
+    out.truncate(MAX_ENCODED_LEN);
+    out.push('-');
+    out.push_str(&base36(djb2_utf16(original).unsigned_abs()));
+    out
+}
+
+fn djb2_utf16(s: &str) -> i32 {
+    let mut h: i32 = 5381;
+    for unit in s.encode_utf16() {
+        h = h
+            .wrapping_shl(5)
+            .wrapping_add(h)
+            .wrapping_add(i32::from(unit));
+    }
+    h
+}
+
+fn base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    if n == 0 {
+        return "0".to_string();
+    }
+    let mut out = Vec::new();
+    while n > 0 {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+    }
+    out.reverse();
+    String::from_utf8(out).expect("ascii")
+}
+
+/// Real names read from configuration, keyed by their encoded folder form.
+#[derive(Debug, Default, Clone)]
+pub struct NameMap {
+    servers: HashMap<String, String>,
+    projects: HashMap<String, String>,
+}
+
+impl NameMap {
+    /// The configured server name for a `mcp-logs-<folder>` folder, if known.
+    pub fn server(&self, folder: &str) -> Option<&str> {
+        self.servers.get(folder).map(String::as_str)
+    }
+
+    /// The real project path for an encoded project folder, if known.
+    pub fn project(&self, folder: &str) -> Option<&str> {
+        self.projects.get(folder).map(String::as_str)
+    }
+
+    pub fn add_server(&mut self, name: &str) {
+        self.servers
+            .entry(encode_folder_name(name))
+            .or_insert_with(|| name.to_string());
+    }
+
+    pub fn add_project(&mut self, path: &str) {
+        self.projects
+            .entry(encode_folder_name(path))
+            .or_insert_with(|| path.to_string());
+    }
+
+    /// Reads `~/.claude.json`: top-level `mcpServers`, and `projects[path].mcpServers`.
+    /// A missing or unreadable file adds nothing: names are a convenience, not evidence.
+    pub fn add_claude_json(&mut self, path: &Path) {
+        let Some(value) = read_json(path) else {
+            return;
+        };
+        self.add_servers_of(&value);
+        if let Some(projects) = value.get("projects").and_then(|p| p.as_object()) {
+            for (project, cfg) in projects {
+                self.add_project(project);
+                self.add_servers_of(cfg);
+            }
+        }
+    }
+
+    /// Reads a project's `.mcp.json`.
+    pub fn add_mcp_json(&mut self, path: &Path) {
+        if let Some(value) = read_json(path) {
+            self.add_servers_of(&value);
+        }
+    }
+
+    fn add_servers_of(&mut self, value: &serde_json::Value) {
+        if let Some(servers) = value.get("mcpServers").and_then(|s| s.as_object()) {
+            for name in servers.keys() {
+                self.add_server(name);
+            }
+        }
+    }
+}
+
+fn read_json(path: &Path) -> Option<serde_json::Value> {
+    let bytes = std::fs::read(path).ok()?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    serde_json::from_slice(bytes).ok()
+}
+
+/// Where `~/.claude.json` sits for a given home.
+pub fn claude_json_in(home: &Path) -> PathBuf {
+    home.join(".claude.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_like_claude_code() {
+        assert_eq!(encode_folder_name("/Users/me/my_proj"), "-Users-me-my-proj");
+        assert_eq!(encode_folder_name("C:\\Users\\x"), "C--Users-x");
+        assert_eq!(
+            encode_folder_name("Roblox Studio.bridge"),
+            "Roblox-Studio-bridge"
+        );
+        assert_eq!(encode_folder_name("é😀"), "---");
+    }
+
+    #[test]
+    fn long_names_are_cut_and_hashed() {
+        let long = "a/".repeat(150);
+        let enc = encode_folder_name(&long);
+        assert!(enc.starts_with(&"a-".repeat(100)));
+        assert_eq!(&enc[200..201], "-");
+        assert!(enc[201..].chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_eq!(encode_folder_name(&long), enc, "deterministic");
+    }
+
+    #[test]
+    fn maps_folder_names_back() {
+        let mut m = NameMap::default();
+        m.add_server("acme.docs");
+        m.add_project("/home/ana/work/api");
+        assert_eq!(m.server("acme-docs"), Some("acme.docs"));
+        assert_eq!(m.project("-home-ana-work-api"), Some("/home/ana/work/api"));
+        assert_eq!(m.server("other"), None);
+    }
+}

@@ -1,0 +1,215 @@
+//! What mcplogs concludes about a server, and the one fix that applies to it.
+//!
+//! The string forms are part of the `--json` contract: never rename them.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Verdict {
+    Healthy,
+    Tolerated,
+    ToolsFetchFailed,
+    VersionUnsupported,
+    ConnectionFailed,
+    Unknown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Healthy => "healthy",
+            Verdict::Tolerated => "tolerated",
+            Verdict::ToolsFetchFailed => "tools-fetch-failed",
+            Verdict::VersionUnsupported => "version-unsupported",
+            Verdict::ConnectionFailed => "connection-failed",
+            Verdict::Unknown => "unknown",
+        }
+    }
+
+    /// Whether this verdict means the user has something to fix (drives exit code 1).
+    /// `unknown` is not a problem: mcplogs has no evidence that anything is wrong.
+    pub fn is_problem(self) -> bool {
+        matches!(
+            self,
+            Verdict::ToolsFetchFailed | Verdict::VersionUnsupported | Verdict::ConnectionFailed
+        )
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cause {
+    // tools-fetch-failed
+    MissingResultType,
+    MissingCacheFields,
+    WrongFieldTypes,
+    InvalidToolDefinition,
+    // connection-failed
+    CommandNotFound,
+    ConnectionClosed,
+    Timeout,
+    NeedsAuth,
+    // either
+    Other,
+}
+
+impl Cause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::MissingResultType => "missing-resultType",
+            Cause::MissingCacheFields => "missing-cache-fields",
+            Cause::WrongFieldTypes => "wrong-field-types",
+            Cause::InvalidToolDefinition => "invalid-tool-definition",
+            Cause::CommandNotFound => "command-not-found",
+            Cause::ConnectionClosed => "connection-closed",
+            Cause::Timeout => "timeout",
+            Cause::NeedsAuth => "needs-auth",
+            Cause::Other => "other",
+        }
+    }
+
+    /// The causes that only exist under revision 2026-07-28 and that the legacy
+    /// negotiation setting therefore fixes.
+    pub fn is_negotiation_field_error(self) -> bool {
+        matches!(
+            self,
+            Cause::MissingResultType | Cause::MissingCacheFields | Cause::WrongFieldTypes
+        )
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The protocol era Claude Code negotiated (`protocolEra` in the capabilities record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    Modern,
+    Legacy,
+}
+
+impl Era {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Modern => "modern",
+            Era::Legacy => "legacy",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Era> {
+        match s {
+            "modern" => Some(Era::Modern),
+            "legacy" => Some(Era::Legacy),
+            _ => None,
+        }
+    }
+}
+
+/// The classifier's full answer for one session (or one pasted status line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    pub verdict: Verdict,
+    pub cause: Option<Cause>,
+    pub era: Option<Era>,
+    pub negotiated_protocol_version: Option<String>,
+    /// Fields Claude Code filled in for a `tolerated` server.
+    pub filled_fields: Vec<String>,
+    /// For `invalid-tool-definition`: the zod path of the first bad tool field.
+    pub bad_tool_path: Option<String>,
+    /// Indexes (into the session's records) of the records that decided the verdict.
+    pub evidence: Vec<usize>,
+}
+
+impl Diagnosis {
+    pub fn new(verdict: Verdict) -> Self {
+        Diagnosis {
+            verdict,
+            cause: None,
+            era: None,
+            negotiated_protocol_version: None,
+            filled_fields: Vec::new(),
+            bad_tool_path: None,
+            evidence: Vec::new(),
+        }
+    }
+
+    /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` would make this server work.
+    pub fn legacy_fix_applies(&self) -> bool {
+        self.verdict == Verdict::ToolsFetchFailed
+            && self.era == Some(Era::Modern)
+            && self.cause.is_some_and(Cause::is_negotiation_field_error)
+    }
+
+    /// One line telling the user what to do; never the legacy fix where it cannot help.
+    pub fn recommendation(&self) -> String {
+        const FIX: &str = "set MCP_PROTOCOL_NEGOTIATION=legacy in the \"env\" block of ~/.claude/settings.json (`mcplogs fix` does it safely)";
+        match (self.verdict, self.cause) {
+            (Verdict::Healthy, _) => "Nothing to do.".to_string(),
+            (Verdict::Tolerated, _) => format!(
+                "Works today because Claude Code filled in {}; report to the server's authors that its tools/list result omits fields required by the protocol revision it negotiated (2026-07-28).",
+                if self.filled_fields.is_empty() {
+                    "missing fields".to_string()
+                } else {
+                    self.filled_fields.join(", ")
+                }
+            ),
+            (Verdict::ToolsFetchFailed, Some(c)) if self.legacy_fix_applies() => {
+                let what = match c {
+                    Cause::MissingResultType => "omits resultType",
+                    Cause::MissingCacheFields => "omits ttlMs/cacheScope",
+                    _ => "gives ttlMs/cacheScope the wrong types",
+                };
+                let newer = if c == Cause::WrongFieldTypes {
+                    ""
+                } else {
+                    " (Claude Code 2.1.310 and later also tolerate the omission)"
+                };
+                format!(
+                    "The server negotiated revision 2026-07-28 but its tools/list result {what}: {FIX}{newer}, and report it to the server's authors."
+                )
+            }
+            (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
+                "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()
+            }
+            (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition)) => format!(
+                "A tool definition is invalid{}: fix or update the server (report it to its authors); MCP_PROTOCOL_NEGOTIATION cannot help.",
+                self.bad_tool_path
+                    .as_deref()
+                    .map(|p| format!(" (at {p})"))
+                    .unwrap_or_default()
+            ),
+            (Verdict::ToolsFetchFailed, _) => {
+                "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+            }
+            (Verdict::VersionUnsupported, _) => {
+                "The server answered initialize with a protocol version Claude Code did not propose: update the server or Claude Code. MCP_PROTOCOL_NEGOTIATION=legacy does not help: this fails in the legacy handshake itself.".to_string()
+            }
+            (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)) => {
+                "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
+            }
+            (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
+                "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+            }
+            (Verdict::ConnectionFailed, Some(Cause::Timeout)) => {
+                "The server did not answer in time: check that it starts on its own (no prompts, no slow installs) or raise MCP_TIMEOUT (milliseconds).".to_string()
+            }
+            (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)) => {
+                "The server needs authentication: run /mcp in Claude Code and authenticate, or configure its credentials.".to_string()
+            }
+            (Verdict::ConnectionFailed, _) => {
+                "Claude Code could not connect: check the server's command or URL and that it is running; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+            }
+            (Verdict::Unknown, _) => {
+                "No decisive record in the logs: run `claude --debug` or `claude mcp list`, then scan again.".to_string()
+            }
+        }
+    }
+}
