@@ -29,16 +29,19 @@ pub fn encode_folder_name(original: &str) -> String {
     }
     out.truncate(MAX_ENCODED_LEN);
     out.push('-');
-    out.push_str(&base36(djb2_utf16(original).unsigned_abs()));
+    out.push_str(&base36(name_hash_utf16(original).unsigned_abs()));
     out
 }
 
-fn djb2_utf16(s: &str) -> i32 {
-    let mut h: i32 = 5381;
+/// The hash Claude Code appends to over-long names. The reference calls it djb2, but the
+/// 2.1.332 binary computes `t = (t << 5) - t + charCode | 0` from 0 (a Java-style
+/// `hashCode`) over UTF-16 code units; this follows the binary.
+fn name_hash_utf16(s: &str) -> i32 {
+    let mut h: i32 = 0;
     for unit in s.encode_utf16() {
         h = h
             .wrapping_shl(5)
-            .wrapping_add(h)
+            .wrapping_sub(h)
             .wrapping_add(i32::from(unit));
     }
     h
@@ -146,13 +149,26 @@ mod tests {
     }
 
     #[test]
+    fn hash_matches_javascript() {
+        // Computed with the binary's function in node:
+        // let t=0; for (c of "abc") t=(t<<5)-t+c.charCodeAt(0)|0  -> 96354
+        assert_eq!(name_hash_utf16("abc"), 96354);
+        assert_eq!(base36(96354), "22ci");
+    }
+
+    #[test]
     fn long_names_are_cut_and_hashed() {
+        // Expected values printed by node running the 2.1.332 binary's own function.
         let long = "a/".repeat(150);
-        let enc = encode_folder_name(&long);
-        assert!(enc.starts_with(&"a-".repeat(100)));
-        assert_eq!(&enc[200..201], "-");
-        assert!(enc[201..].chars().all(|c| c.is_ascii_alphanumeric()));
-        assert_eq!(encode_folder_name(&long), enc, "deterministic");
+        assert_eq!(
+            encode_folder_name(&long),
+            format!("{}-5ui3n8", "a-".repeat(100))
+        );
+        let wide = format!("/home/zoë/😀{}", "x".repeat(300));
+        assert_eq!(
+            encode_folder_name(&wide),
+            format!("-home-zo----{}-1e23fh", "x".repeat(188))
+        );
     }
 
     #[test]
