@@ -83,10 +83,16 @@ pub fn explain(text: &str) -> ExplainReport {
             }
             continue;
         }
-        let starts_entry = !line.starts_with(char::is_whitespace)
-            && ENTRY_LINE.is_match(line)
-            && partials.last().is_none_or(|p| p.status.is_some())
-            && !looks_like_message(line);
+        let entry_caps = ENTRY_LINE
+            .captures(line)
+            .filter(|_| !line.starts_with(char::is_whitespace));
+        let has_status = entry_caps
+            .as_ref()
+            .is_some_and(|c| STATUS_IN_LINE.is_match(&c[2]));
+        let starts_entry = entry_caps.is_some()
+            && (has_status
+                || (partials.last().is_none_or(|p| p.status.is_some())
+                    && !looks_like_message(line)));
         if starts_entry {
             let caps = ENTRY_LINE.captures(line).expect("matched");
             let rest = &caps[2];

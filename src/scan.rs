@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::classify::classify;
+use crate::classify::{classify, pick_deciding_session};
 use crate::decode::{self, DecodedFile};
 use crate::discovery::{self, DiscoveryError, Request, ServerDir};
 use crate::names::{NameMap, claude_json_in};
@@ -168,12 +168,7 @@ impl Pending {
             .iter()
             .map(|s| classify(&s.messages()))
             .collect();
-        // The latest session with a decisive record decides; a later session that shows
-        // nothing decisive (killed at start, trimmed) does not erase what is known.
-        let chosen = diagnoses
-            .iter()
-            .rposition(|d| d.verdict != Verdict::Unknown)
-            .or_else(|| diagnoses.len().checked_sub(1));
+        let chosen = pick_deciding_session(&diagnoses);
 
         let (diagnosis, evidence, last_seen) = match chosen {
             Some(i) => {

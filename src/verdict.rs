@@ -126,6 +126,8 @@ pub struct Diagnosis {
     pub bad_tool_path: Option<String>,
     /// Indexes (into the session's records) of the records that decided the verdict.
     pub evidence: Vec<usize>,
+    /// The capabilities object of the connection, when logged.
+    pub capabilities: Option<serde_json::Value>,
 }
 
 impl Diagnosis {
@@ -138,6 +140,7 @@ impl Diagnosis {
             filled_fields: Vec::new(),
             bad_tool_path: None,
             evidence: Vec::new(),
+            capabilities: None,
         }
     }
 

@@ -16,6 +16,7 @@ enum State {
     Connected {
         era: Option<Era>,
         version: Option<String>,
+        capabilities: Option<serde_json::Value>,
         at: Option<usize>,
         tolerated: Option<(Vec<String>, usize)>,
         tools_failed: Option<ToolsFailure>,
@@ -48,9 +49,14 @@ pub fn classify<S: AsRef<str>>(messages: &[S]) -> Diagnosis {
 
 fn step(state: State, signal: Signal, i: usize) -> State {
     match signal {
-        Signal::Connected { era, version } => State::Connected {
+        Signal::Connected {
             era,
             version,
+            capabilities,
+        } => State::Connected {
+            era,
+            version,
+            capabilities,
             at: Some(i),
             tolerated: None,
             tools_failed: None,
@@ -59,12 +65,14 @@ fn step(state: State, signal: Signal, i: usize) -> State {
             State::Connected {
                 era,
                 version,
+                capabilities,
                 at,
                 tools_failed,
                 ..
             } => State::Connected {
                 era,
                 version,
+                capabilities,
                 at,
                 tolerated: Some((fields, i)),
                 tools_failed,
@@ -74,6 +82,7 @@ fn step(state: State, signal: Signal, i: usize) -> State {
             _ => State::Connected {
                 era: Some(Era::Modern),
                 version: None,
+                capabilities: None,
                 at: None,
                 tolerated: Some((fields, i)),
                 tools_failed: None,
@@ -84,20 +93,23 @@ fn step(state: State, signal: Signal, i: usize) -> State {
             bad_tool_path,
             is_final,
         } => {
-            let (era, version, at, tolerated, previous) = match state {
+            let (era, version, capabilities, at, tolerated, previous) = match state {
                 State::Connected {
                     era,
                     version,
+                    capabilities,
                     at,
                     tolerated,
                     tools_failed,
-                } => (era, version, at, tolerated, tools_failed),
-                _ => (None, None, None, None, None),
+                } => (era, version, capabilities, at, tolerated, tools_failed),
+                _ => (None, None, None, None, None, None),
             };
             let failure = match previous {
-                // The final error restates the retries; its cause is authoritative.
                 Some(mut f) if !f.has_final || !is_final => {
-                    if is_final || f.cause == Cause::Other {
+                    // The final error restates the retries and is authoritative, unless
+                    // masking left it vaguer than they were (`missing required
+                    // [redacted]` after `missing required resultType`).
+                    if cause != Cause::Other && (is_final || f.cause == Cause::Other) {
                         f.cause = cause;
                         f.bad_tool_path = bad_tool_path;
                     }
@@ -115,6 +127,7 @@ fn step(state: State, signal: Signal, i: usize) -> State {
             State::Connected {
                 era,
                 version,
+                capabilities,
                 at,
                 tolerated,
                 tools_failed: Some(failure),
@@ -166,6 +179,7 @@ fn finish(state: State) -> Diagnosis {
         State::Connected {
             era,
             version,
+            capabilities,
             at,
             tolerated,
             tools_failed,
@@ -189,10 +203,38 @@ fn finish(state: State) -> Diagnosis {
             };
             d.era = era.or_else(|| infer_era(&d));
             d.negotiated_protocol_version = version;
+            d.capabilities = capabilities;
             d.evidence = evidence;
             d
         }
     }
+}
+
+/// Picks the session whose diagnosis stands for the server: the latest one with a
+/// decisive record. One exception: `claude mcp list` health checks connect but never
+/// fetch tools, so their sessions look healthy even when tools fail. A healthy session
+/// therefore does not hide an earlier tools failure (or tolerance) seen on a connection
+/// with identical capabilities (same era, protocol and server version); a different
+/// connection (after the legacy fix, a server update) does.
+pub fn pick_deciding_session(diagnoses: &[Diagnosis]) -> Option<usize> {
+    let latest = diagnoses
+        .iter()
+        .rposition(|d| d.verdict != Verdict::Unknown)
+        .or_else(|| diagnoses.len().checked_sub(1))?;
+    let d = &diagnoses[latest];
+    if d.verdict != Verdict::Healthy || d.capabilities.is_none() {
+        return Some(latest);
+    }
+    for (j, e) in diagnoses[..latest].iter().enumerate().rev() {
+        let same = e.capabilities == d.capabilities;
+        match e.verdict {
+            Verdict::Unknown => continue,
+            Verdict::Healthy if same => continue,
+            Verdict::ToolsFetchFailed | Verdict::Tolerated if same => return Some(j),
+            _ => break,
+        }
+    }
+    Some(latest)
 }
 
 /// `resultType`, `ttlMs` and `cacheScope` exist only in revision 2026-07-28: a complaint
@@ -249,5 +291,37 @@ mod tests {
         assert_eq!(d.verdict, Verdict::ConnectionFailed);
         assert_eq!(d.cause, Some(Cause::Timeout));
         assert_eq!(d.evidence, vec![0, 1]);
+    }
+
+    fn modern(caps_version: &str) -> String {
+        format!(
+            r#"Connection established with capabilities: {{"hasTools":true,"serverVersion":{{"name":"s","version":"{caps_version}"}},"protocolEra":"modern","negotiatedProtocolVersion":"2026-07-28"}}"#
+        )
+    }
+
+    #[test]
+    fn health_check_session_does_not_hide_tools_failure() {
+        let failed = classify(&[
+            modern("1.0"),
+            "Failed to fetch tools: Invalid result for tools/list: missing required resultType".into(),
+        ]);
+        let check = classify(&[modern("1.0")]);
+        let updated = classify(&[modern("1.1")]);
+        let unknown = classify(&["Starting connection with timeout of 30000ms"]);
+        assert_eq!(check.verdict, Verdict::Healthy);
+        // Same connection as the failure: the health check says nothing about tools.
+        assert_eq!(
+            pick_deciding_session(&[failed.clone(), check.clone(), unknown.clone()]),
+            Some(0)
+        );
+        // The server changed since: the newer session decides.
+        assert_eq!(
+            pick_deciding_session(&[failed.clone(), updated.clone()]),
+            Some(1)
+        );
+        // A failure after a healthy session is the latest news.
+        assert_eq!(pick_deciding_session(&[check.clone(), failed]), Some(1));
+        assert_eq!(pick_deciding_session(&[unknown.clone()]), Some(0));
+        assert_eq!(pick_deciding_session(&[]), None);
     }
 }

@@ -16,6 +16,9 @@ pub enum Signal {
     Connected {
         era: Option<Era>,
         version: Option<String>,
+        /// The whole capabilities object, to tell whether two sessions met the same
+        /// server in the same way.
+        capabilities: Option<serde_json::Value>,
     },
     /// The client accepted a non-compliant tools/list by filling in fields.
     Tolerated { fields: Vec<String> },
@@ -40,13 +43,24 @@ pub fn read_signal(message: &str) -> Option<Signal> {
         return None;
     }
     if let Some(rest) = after(m, "Connection established with capabilities:") {
-        let (era, version) = parse_capabilities(rest);
-        return Some(Signal::Connected { era, version });
+        let capabilities = parse_capabilities(rest);
+        let field = |k: &str| {
+            capabilities
+                .as_ref()
+                .and_then(|c| c.get(k))
+                .and_then(|v| v.as_str())
+        };
+        return Some(Signal::Connected {
+            era: field("protocolEra").and_then(Era::parse),
+            version: field("negotiatedProtocolVersion").map(str::to_string),
+            capabilities,
+        });
     }
     if m.starts_with("Successfully connected") || m.starts_with("Connection established") {
         return Some(Signal::Connected {
             era: None,
             version: None,
+            capabilities: None,
         });
     }
     if m.contains("omits required fields") || m.contains("filled in resultType") {
@@ -78,24 +92,14 @@ fn after<'a>(m: &'a str, prefix: &str) -> Option<&'a str> {
 }
 
 /// Parses the JSON object embedded after `capabilities:` rather than pattern-matching it.
-fn parse_capabilities(rest: &str) -> (Option<Era>, Option<String>) {
-    let Some(start) = rest.find('{') else {
-        return (None, None);
-    };
+fn parse_capabilities(rest: &str) -> Option<serde_json::Value> {
+    let start = rest.find('{')?;
     let mut stream =
         serde_json::Deserializer::from_str(&rest[start..]).into_iter::<serde_json::Value>();
-    let Some(Ok(value)) = stream.next() else {
-        return (None, None);
-    };
-    let era = value
-        .get("protocolEra")
-        .and_then(|v| v.as_str())
-        .and_then(Era::parse);
-    let version = value
-        .get("negotiatedProtocolVersion")
-        .and_then(|v| v.as_str())
-        .map(str::to_string);
-    (era, version)
+    match stream.next() {
+        Some(Ok(v)) if v.is_object() => Some(v),
+        _ => None,
+    }
 }
 
 fn filled_fields(m: &str) -> Vec<String> {
@@ -150,12 +154,18 @@ pub fn tools_failure_cause(text: &str) -> (Cause, Option<String>) {
                 continue;
             }
             let field = path.last().and_then(|p| p.as_str()).unwrap_or("");
-            let is_missing = issue_is_missing(issue);
-            match field {
-                "resultType" if is_missing => missing_result_type = true,
-                "ttlMs" | "cacheScope" if is_missing => missing_cache = true,
-                "resultType" | "ttlMs" | "cacheScope" => wrong = true,
-                _ => {}
+            if !matches!(field, "resultType" | "ttlMs" | "cacheScope") {
+                continue;
+            }
+            match issue_kind(issue) {
+                IssueKind::Wrong => wrong = true,
+                IssueKind::Missing if field == "resultType" => missing_result_type = true,
+                IssueKind::Missing => missing_cache = true,
+                // `cacheScope` missing and `cacheScope: "shared"` read the same
+                // (`Invalid option: expected one of "public"|"private"`); the other
+                // issues of the list decide, and alone it counts as missing.
+                IssueKind::Ambiguous if field == "resultType" => missing_result_type = true,
+                IssueKind::Ambiguous => missing_cache = true,
             }
         }
         if let Some(p) = tool_path {
@@ -179,6 +189,13 @@ fn text_cause(text: &str) -> (Cause, Option<String>) {
     static TOOL_PATH: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#""tools"\s*,\s*(\d+)((?:\s*,\s*(?:"[^"]*"|\d+))*)"#).expect("regex")
     });
+    // zod's pretty form, observed in 2.1.288: `tools.2.inputSchema.type: Invalid input`.
+    static TOOL_DOTTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\btools\.(\d+)((?:\.[A-Za-z_$][\w$]*|\.\d+)*)").expect("regex"));
+    // The masker sometimes turns the field name into `[redacted]` (observed 2.1.288).
+    static MISSING_RESULT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"missing required (?:resultType|\[redacted\])|resultType\b.*\bMUST include").expect("regex")
+    });
     static WRONG: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"received (?:string|number|boolean|object|array|null)|Invalid option|invalid_value|invalid_enum_value|Invalid enum value").expect("regex")
     });
@@ -194,7 +211,13 @@ fn text_cause(text: &str) -> (Cause, Option<String>) {
             Some(format!("tools[{}]{rest}", &c[1])),
         );
     }
-    if text.contains("missing required resultType") {
+    if let Some(c) = TOOL_DOTTED.captures(text) {
+        return (
+            Cause::InvalidToolDefinition,
+            Some(format!("tools[{}]{}", &c[1], &c[2])),
+        );
+    }
+    if MISSING_RESULT_TYPE.is_match(text) {
         return (Cause::MissingResultType, None);
     }
     let mentions_cache = text.contains("ttlMs") || text.contains("cacheScope");
@@ -211,15 +234,31 @@ fn text_cause(text: &str) -> (Cause, Option<String>) {
     (Cause::Other, None)
 }
 
-/// zod (v3 and v4) reports a missing field as `received undefined` / `Required`; 2.1.280
-/// says only `Invalid input`, which for these fields observed only for omissions.
-fn issue_is_missing(issue: &serde_json::Value) -> bool {
+enum IssueKind {
+    Missing,
+    Wrong,
+    Ambiguous,
+}
+
+/// zod (v3 and v4) reports a missing field as `received undefined` / `Required`, a value
+/// of the wrong type as `received string` (etc.); 2.1.280 says only `Invalid input`,
+/// observed there only for omissions. An enum mismatch (`invalid_value`) says neither.
+fn issue_kind(issue: &serde_json::Value) -> IssueKind {
     let msg = issue.get("message").and_then(|m| m.as_str()).unwrap_or("");
-    let received = issue.get("received").and_then(|m| m.as_str());
-    received == Some("undefined")
-        || msg.contains("received undefined")
-        || msg == "Required"
-        || msg == "Invalid input"
+    let received = issue
+        .get("received")
+        .and_then(|m| m.as_str())
+        .map(str::to_string)
+        .or_else(|| {
+            msg.split_once("received ")
+                .map(|(_, r)| r.split_whitespace().next().unwrap_or("").to_string())
+        });
+    match received.as_deref() {
+        Some("undefined") => IssueKind::Missing,
+        Some(_) => IssueKind::Wrong,
+        None if msg == "Required" || msg == "Invalid input" => IssueKind::Missing,
+        None => IssueKind::Ambiguous,
+    }
 }
 
 /// The JSON array of zod issues following `Invalid result for tools/list:`.

@@ -236,6 +236,9 @@ pub fn explain_table(report: &ExplainReport) -> String {
             paint(e.diagnosis.verdict, &verdict_label(&e.diagnosis))
         ));
         out.push_str(&format!("  status: {}\n", terminal_safe(&e.status, false)));
+        if let Some(d) = &e.detail {
+            out.push_str(&format!("  detail: {}\n", one_line(d, 100)));
+        }
         if let Some(era) = e.diagnosis.era {
             out.push_str(&format!("  era: {}\n", era.as_str()));
         }
