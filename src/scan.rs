@@ -58,8 +58,10 @@ pub struct ServerReport {
     pub name: String,
     /// The `mcp-logs-*` folder's server part, when the logs came from a cache tree.
     pub folder: Option<String>,
-    /// The real working directory (records' `cwd`), else the best name known.
-    pub project: String,
+    /// The real working directory (records' `cwd`), else the project path known from
+    /// `~/.claude.json`, else the encoded folder name; `None` for debug logs, which do
+    /// not say which project they ran in.
+    pub project: Option<String>,
     pub project_folder: Option<String>,
     /// The log folder or debug log the server's records came from.
     pub source: PathBuf,
@@ -234,8 +236,7 @@ impl Pending {
                     .and_then(|f| names.project(f))
                     .map(str::to_string)
             })
-            .or_else(|| project_folder.clone())
-            .unwrap_or_else(|| "-".to_string());
+            .or_else(|| project_folder.clone());
 
         ServerReport {
             name,
@@ -266,7 +267,10 @@ fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
     }
     if let Some(sub) = &opts.project {
         let sub = sub.to_lowercase();
-        let hit = s.project.to_lowercase().contains(&sub)
+        let hit = s
+            .project
+            .as_deref()
+            .is_some_and(|p| p.to_lowercase().contains(&sub))
             || s.project_folder
                 .as_deref()
                 .is_some_and(|f| f.to_lowercase().contains(&sub));

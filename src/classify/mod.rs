@@ -303,7 +303,8 @@ mod tests {
     fn health_check_session_does_not_hide_tools_failure() {
         let failed = classify(&[
             modern("1.0"),
-            "Failed to fetch tools: Invalid result for tools/list: missing required resultType".into(),
+            "Failed to fetch tools: Invalid result for tools/list: missing required resultType"
+                .into(),
         ]);
         let check = classify(&[modern("1.0")]);
         let updated = classify(&[modern("1.1")]);

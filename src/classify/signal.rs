@@ -190,11 +190,13 @@ fn text_cause(text: &str) -> (Cause, Option<String>) {
         Regex::new(r#""tools"\s*,\s*(\d+)((?:\s*,\s*(?:"[^"]*"|\d+))*)"#).expect("regex")
     });
     // zod's pretty form, observed in 2.1.288: `tools.2.inputSchema.type: Invalid input`.
-    static TOOL_DOTTED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\btools\.(\d+)((?:\.[A-Za-z_$][\w$]*|\.\d+)*)").expect("regex"));
+    static TOOL_DOTTED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\btools\.(\d+)((?:\.[A-Za-z_$][\w$]*|\.\d+)*)").expect("regex")
+    });
     // The masker sometimes turns the field name into `[redacted]` (observed 2.1.288).
     static MISSING_RESULT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"missing required (?:resultType|\[redacted\])|resultType\b.*\bMUST include").expect("regex")
+        Regex::new(r"missing required (?:resultType|\[redacted\])|resultType\b.*\bMUST include")
+            .expect("regex")
     });
     static WRONG: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"received (?:string|number|boolean|object|array|null)|Invalid option|invalid_value|invalid_enum_value|Invalid enum value").expect("regex")

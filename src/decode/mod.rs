@@ -139,30 +139,29 @@ pub struct DecodedFile {
     pub damage: Damage,
 }
 
-/// Recognises a log format from the first bytes of a file.
+/// Recognises a log format from the first bytes of a file. Lines that match no format
+/// (junk left by a crash, a stray header) are passed over: the first line that does
+/// match decides.
 pub fn sniff(head: &[u8]) -> Option<LogFormat> {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    for raw in head.split(|&b| b == b'\n') {
+    head.split(|&b| b == b'\n').find_map(|raw| {
         let line = raw.trim_ascii();
         if line.is_empty() {
-            continue;
+            return None;
         }
         if debug_log::looks_like_entry(line) {
             return Some(LogFormat::DebugLog);
         }
         match line[0] {
-            b'{' => return Some(LogFormat::JsonLines),
+            b'{' => Some(LogFormat::JsonLines),
             b'[' => {
                 let rest = line[1..].trim_ascii_start();
-                if rest.is_empty() || rest[0] == b'{' || rest[0] == b']' {
-                    return Some(LogFormat::JsonArray);
-                }
-                return None;
+                (rest.is_empty() || rest[0] == b'{' || rest[0] == b']')
+                    .then_some(LogFormat::JsonArray)
             }
-            _ => return None,
+            _ => None,
         }
-    }
-    None
+    })
 }
 
 /// Reads and decodes one file. I/O errors (unreadable file) are returned; damaged content
@@ -315,6 +314,10 @@ mod tests {
             Some(LogFormat::DebugLog)
         );
         assert_eq!(sniff(b"\x7fELF\x02\x01"), None);
+        assert_eq!(
+            sniff(b"\x00junk\n{\"debug\":\"x\"}\n"),
+            Some(LogFormat::JsonLines)
+        );
         assert_eq!(sniff(b"hello world"), None);
     }
 

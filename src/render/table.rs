@@ -97,7 +97,10 @@ pub fn scan_table(report: &ScanReport, verbose: bool) -> String {
         .map(|s| {
             vec![
                 terminal_safe(&s.name, false),
-                shorten_left(&terminal_safe(&s.project, false), PROJECT_WIDTH),
+                shorten_left(
+                    &terminal_safe(s.project.as_deref().unwrap_or("-"), false),
+                    PROJECT_WIDTH,
+                ),
                 verdict_label(&s.diagnosis),
                 s.diagnosis
                     .era
@@ -134,7 +137,10 @@ pub fn scan_table(report: &ScanReport, verbose: bool) -> String {
             out.push_str(&format!(
                 "  {} ({}): {}\n",
                 paint(s.diagnosis.verdict, &terminal_safe(&s.name, false)),
-                shorten_left(&terminal_safe(&s.project, false), PROJECT_WIDTH),
+                shorten_left(
+                    &terminal_safe(s.project.as_deref().unwrap_or("-"), false),
+                    PROJECT_WIDTH
+                ),
                 s.recommendation()
             ));
         }
@@ -170,7 +176,7 @@ fn server_details(s: &ServerReport) -> String {
     out.push_str(&format!(
         "{} — {}\n",
         terminal_safe(&s.name, false).bold(),
-        terminal_safe(&s.project, false)
+        terminal_safe(s.project.as_deref().unwrap_or("-"), false)
     ));
     out.push_str(&format!(
         "  verdict: {}   era: {}   protocol: {}\n",
