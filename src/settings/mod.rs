@@ -112,6 +112,12 @@ pub enum SettingsError {
     Unsupported { path: PathBuf, reason: String },
     /// The file changed between mcplogs reading it and writing it.
     ChangedSinceRead { path: PathBuf },
+    /// The settings file was written but the undo record could not be saved or removed.
+    UndoRecord {
+        path: PathBuf,
+        error: std::io::Error,
+        written: bool,
+    },
     /// An undo state file exists but cannot be used.
     BadUndoState { path: PathBuf, reason: String },
 }
@@ -171,6 +177,16 @@ impl fmt::Display for SettingsError {
             SettingsError::ChangedSinceRead { path } => write!(
                 f,
                 "{} changed while mcplogs was working (Claude Code rewrites it on its own); nothing was written: run the command again",
+                path.display()
+            ),
+            SettingsError::UndoRecord {
+                path,
+                error,
+                written,
+            } => write!(
+                f,
+                "the settings file was {}, but the undo record {} could not be updated: {error}",
+                if *written { "written" } else { "restored" },
                 path.display()
             ),
             SettingsError::BadUndoState { path, reason } => {
