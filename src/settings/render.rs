@@ -94,7 +94,7 @@ pub fn effective_line(e: &EffectiveNegotiation) -> String {
             value_text(v),
             layer_name(l)
         ),
-        _ => format!("{NEGOTIATION_KEY}: {DEFAULT_MEANING}"),
+        _ => format!("{NEGOTIATION_KEY} is {DEFAULT_MEANING}"),
     }
 }
 
