@@ -52,7 +52,11 @@ fn fix_then_undo(original: Option<&str>, bits: u32, expected: &str) -> Sandbox {
     // Idempotent: a second fix writes nothing.
     let again = sb.run(&["fix", "--yes", "--force"]);
     assert!(again.status.success());
-    assert!(stderr(&again).contains("already sets"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("already sets"),
+        "{}",
+        stderr(&again)
+    );
     assert_eq!(fs::read_to_string(&path).unwrap(), expected);
 
     let undo = sb.run(&["fix", "--undo", "--yes"]);
@@ -94,7 +98,9 @@ fn empty_object() {
 #[test]
 fn no_env_block() {
     fix_then_undo(
-        Some("{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\"]\n  }\n}\n"),
+        Some(
+            "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\"]\n  }\n}\n",
+        ),
         0o600,
         "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  },\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\"]\n  }\n}\n",
     );
@@ -103,7 +109,9 @@ fn no_env_block() {
 #[test]
 fn env_with_other_keys_and_masked_secrets() {
     let sb = fix_then_undo(
-        Some("{\n  \"model\": \"opus\",\n  \"env\": {\n    \"ANTHROPIC_API_KEY\": \"sk-ant-secret\",\n    \"DEBUG\": \"1\"\n  }\n}\n"),
+        Some(
+            "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"ANTHROPIC_API_KEY\": \"sk-ant-secret\",\n    \"DEBUG\": \"1\"\n  }\n}\n",
+        ),
         0o600,
         "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"ANTHROPIC_API_KEY\": \"sk-ant-secret\",\n    \"DEBUG\": \"1\"\n  }\n}\n",
     );
@@ -111,11 +119,22 @@ fn env_with_other_keys_and_masked_secrets() {
     let path = sb.user_settings();
     let out = sb.run(&["fix", "--force", "--dry-run"]);
     let diff = stdout(&out);
-    assert!(diff.contains("\"ANTHROPIC_API_KEY\": \"********\""), "{diff}");
+    assert!(
+        diff.contains("\"ANTHROPIC_API_KEY\": \"********\""),
+        "{diff}"
+    );
     assert!(!diff.contains("sk-ant-secret"));
     assert!(diff.contains("+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n"));
-    assert_eq!(diff.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count(), 1);
-    assert!(!fs::read_to_string(path).unwrap().contains("legacy"), "dry run wrote");
+    assert_eq!(
+        diff.lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .count(),
+        1
+    );
+    assert!(
+        !fs::read_to_string(path).unwrap().contains("legacy"),
+        "dry run wrote"
+    );
 }
 
 #[test]
@@ -190,7 +209,9 @@ fn utf8_bom_is_kept() {
 #[test]
 fn non_ascii_values_and_keys() {
     fix_then_undo(
-        Some("{\n  \"env\": {\n    \"GREETING\": \"héllo wörld ✓ 日本語\"\n  },\n  \"名前\": \"値\"\n}\n"),
+        Some(
+            "{\n  \"env\": {\n    \"GREETING\": \"héllo wörld ✓ 日本語\"\n  },\n  \"名前\": \"値\"\n}\n",
+        ),
         0o600,
         "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"GREETING\": \"héllo wörld ✓ 日本語\"\n  },\n  \"名前\": \"値\"\n}\n",
     );
@@ -216,7 +237,10 @@ fn comments_are_refused_then_rewritten_strict_and_undone() {
 
     let out = sb.run(&["fix", "--yes", "--force", "--rewrite-strict"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("-  // my settings\n"), "diff shows the dropped comment");
+    assert!(
+        stdout(&out).contains("-  // my settings\n"),
+        "diff shows the dropped comment"
+    );
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"DEBUG\": \"1\",\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  }\n}\n"
@@ -243,7 +267,11 @@ fn invalid_json_is_refused_and_untouched() {
         args.extend(extra);
         let out = sb.run(&args);
         assert_eq!(out.status.code(), Some(2));
-        assert!(stderr(&out).contains("is not valid JSON or JSON5"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("is not valid JSON or JSON5"),
+            "{}",
+            stderr(&out)
+        );
         assert!(stderr(&out).contains("line 3"), "{}", stderr(&out));
         assert_eq!(fs::read_to_string(&path).unwrap(), broken);
         assert_eq!(mode(&path), 0o600);
@@ -264,7 +292,12 @@ fn symlinked_file_writes_the_target_and_keeps_the_link() {
 
     let out = sb.run(&["fix", "--yes", "--force"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(
         fs::read_link(&link).unwrap(),
         std::path::Path::new("../dotfiles/claude-settings.json")
@@ -274,12 +307,21 @@ fn symlinked_file_writes_the_target_and_keeps_the_link() {
         "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  },\n  \"model\": \"opus\"\n}\n"
     );
     assert_eq!(mode(&target), 0o600);
-    assert_eq!(names_in(&dotfiles), ["claude-settings.json"], "no temp file left");
+    assert_eq!(
+        names_in(&dotfiles),
+        ["claude-settings.json"],
+        "no temp file left"
+    );
     assert_eq!(names_in(&sb.claude_dir()), FILES_AFTER_FIX);
 
     let undo = sb.run(&["fix", "--undo", "--yes"]);
     assert!(undo.status.success(), "{}", stderr(&undo));
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(fs::read_to_string(&target).unwrap(), original);
     assert_eq!(mode(&target), 0o600);
 }
