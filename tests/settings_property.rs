@@ -23,7 +23,7 @@ fn scalar() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i32>().prop_map(|n| Value::from(n)),
+        any::<i32>().prop_map(Value::from),
         "[a-zA-Z0-9 éü✓日本\"\\\\\n\t/]{0,12}".prop_map(Value::String),
     ]
 }

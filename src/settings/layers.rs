@@ -99,8 +99,11 @@ pub struct SettingsLayer {
 
 impl SettingsLayer {
     pub fn present(&self) -> bool {
-        !matches!(self.status, LayerStatus::Absent)
-            && !(self.kind == LayerKind::Environment && self.negotiation.is_none())
+        match self.status {
+            LayerStatus::Absent => false,
+            LayerStatus::Environment => self.negotiation.is_some(),
+            _ => true,
+        }
     }
 
     /// Whether Claude Code reads this layer (so its value, if any, counts).

@@ -123,7 +123,7 @@ pub enum UndoPlan {
     ChangedByUser {
         reason: String,
     },
-    Pending(PendingUndo),
+    Pending(Box<PendingUndo>),
 }
 
 pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
@@ -143,14 +143,14 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         let new_text = new_bytes
             .as_ref()
             .map(|b| String::from_utf8_lossy(b).into_owned());
-        Ok(UndoPlan::Pending(PendingUndo {
+        Ok(UndoPlan::Pending(Box::new(PendingUndo {
             diff: diff::unified(Some(&current_text), new_text.as_deref(), &label),
             snapshot: snapshot.clone(),
             new_bytes,
             how,
             state: state.clone(),
             state_path: state_path.clone(),
-        }))
+        })))
     };
 
     if sha256_hex(&current) == state.written_sha256 {
