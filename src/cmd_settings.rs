@@ -57,8 +57,7 @@ fn read_layers(
 fn settings_path(args: &FixArgs) -> Result<PathBuf, ExitCode> {
     if let Some(p) = &args.settings {
         // The undo record must name the file from any folder.
-        return std::path::absolute(p)
-            .map_err(|e| error(format!("{}: {e}", p.display())));
+        return std::path::absolute(p).map_err(|e| error(format!("{}: {e}", p.display())));
     }
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     user_settings_file(home.as_deref(), &|k| std::env::var_os(k)).ok_or_else(|| {
