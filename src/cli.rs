@@ -33,6 +33,10 @@ pub enum Command {
     Scan(ScanArgs),
     /// Explain pasted `claude mcp list` output or one error message (stdin or FILE)
     Explain(ExplainArgs),
+    /// Show every settings layer Claude Code reads and the effective MCP_PROTOCOL_NEGOTIATION
+    Settings(SettingsArgs),
+    /// Set env.MCP_PROTOCOL_NEGOTIATION to "legacy" safely: diff, confirmation, backup, undo
+    Fix(FixArgs),
 }
 
 #[derive(Debug, Args)]
@@ -70,4 +74,58 @@ pub struct ExplainArgs {
     /// One JSON document on stdout
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// The project whose .claude/ settings count [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// One JSON document on stdout (fields in docs/settings.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// The settings file to change [default: $CLAUDE_CONFIG_DIR or ~/.claude, settings.json]
+    #[arg(long, value_name = "PATH")]
+    pub settings: Option<PathBuf>,
+
+    /// Apply without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+
+    /// Only print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Convert a file with comments or trailing commas to strict JSON (the diff shows what goes)
+    #[arg(long, conflicts_with = "undo")]
+    pub rewrite_strict: bool,
+
+    /// Apply even when no scanned server needs the fix; with --undo, put the key back even if it was changed since
+    #[arg(long)]
+    pub force: bool,
+
+    /// Restore the state before mcplogs' last fix of the file
+    #[arg(long)]
+    pub undo: bool,
+
+    /// The project whose settings layers may override the file [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Scan DIR as a home folder to decide whether any server needs the fix [default: this machine]
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }

@@ -15,5 +15,6 @@ pub mod record;
 pub mod render;
 pub mod scan;
 pub mod session;
+pub mod settings;
 pub mod verdict;
 pub mod warning;

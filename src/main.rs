@@ -1,6 +1,7 @@
 //! The thin binary: parse flags, call the library, render, pick the exit code.
 
 mod cli;
+mod cmd_settings;
 mod exit_codes;
 
 use std::io::{self, IsTerminal, Read, Write};
@@ -20,6 +21,8 @@ fn main() {
     let code = match cli.command {
         Command::Scan(args) => run_scan(args),
         Command::Explain(args) => run_explain(args),
+        Command::Settings(args) => cmd_settings::run_settings(args),
+        Command::Fix(args) => cmd_settings::run_fix(args),
     };
     std::process::exit(code as i32);
 }
@@ -35,7 +38,7 @@ fn set_colour(choice: ColorChoice) {
     colored::control::set_override(on);
 }
 
-fn error(message: impl std::fmt::Display) -> ExitCode {
+pub(crate) fn error(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("mcplogs: error: {message}");
     ExitCode::Error
 }
@@ -48,7 +51,7 @@ fn print_warnings(warnings: &[Warning]) {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
-fn emit(text: &str) -> Result<(), io::Error> {
+pub(crate) fn emit(text: &str) -> Result<(), io::Error> {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),

@@ -2,6 +2,9 @@
 //! make damaged copies in temporary folders.
 #![allow(dead_code)]
 
+mod sandbox;
+pub use sandbox::*;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

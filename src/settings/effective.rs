@@ -1,0 +1,168 @@
+//! Which value of `MCP_PROTOCOL_NEGOTIATION` Claude Code ends up with, and which layer
+//! decides it: the highest-precedence layer Claude Code reads that sets the key.
+
+use std::path::{Path, PathBuf};
+
+use super::NegotiationValue;
+use super::layers::{LayerKind, SettingsLayer, Sources};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EffectiveNegotiation {
+    pub project_dir: PathBuf,
+    /// Highest precedence first; the environment last.
+    pub layers: Vec<SettingsLayer>,
+    /// Index into `layers` of the layer that decides; `None`: nothing sets the key, so
+    /// Claude Code's default applies.
+    pub decided_by: Option<usize>,
+}
+
+impl EffectiveNegotiation {
+    pub fn from_layers(project_dir: &Path, layers: Vec<SettingsLayer>) -> Self {
+        let decided_by = layers.iter().position(|l| l.effective_value().is_some());
+        EffectiveNegotiation {
+            project_dir: project_dir.to_path_buf(),
+            layers,
+            decided_by,
+        }
+    }
+
+    pub fn value(&self) -> Option<&NegotiationValue> {
+        self.deciding_layer().and_then(|l| l.effective_value())
+    }
+
+    pub fn deciding_layer(&self) -> Option<&SettingsLayer> {
+        self.decided_by.map(|i| &self.layers[i])
+    }
+
+    pub fn is_legacy(&self) -> bool {
+        self.value().is_some_and(NegotiationValue::is_legacy)
+    }
+
+    /// Files Claude Code skips although they exist (not strict JSON, invalid, unreadable).
+    pub fn problem_layers(&self) -> impl Iterator<Item = &SettingsLayer> {
+        self.layers.iter().filter(|l| l.is_problem())
+    }
+
+    /// Layers above the file at `path` (by precedence) whose value is in effect and is
+    /// not `legacy`: a fix to `path` would not change what Claude Code uses. A path that
+    /// is none of the layers is taken as the user file's rank (the lowest file layer).
+    pub fn overriding(&self, path: &Path) -> Vec<&SettingsLayer> {
+        let rank = self
+            .layers
+            .iter()
+            .position(|l| l.path.as_deref().is_some_and(|p| same_file(p, path)))
+            .unwrap_or_else(|| {
+                self.layers
+                    .iter()
+                    .position(|l| l.kind == LayerKind::User)
+                    .unwrap_or(self.layers.len())
+            });
+        self.layers[..rank]
+            .iter()
+            .filter(|l| l.effective_value().is_some_and(|v| !v.is_legacy()))
+            .collect()
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The settings report for one project: every layer and the effective value. This is
+/// what `mcplogs settings` shows and what a `scan` summary can be built from with
+/// [`super::render::summary_lines`].
+pub fn effective_negotiation(sources: &Sources) -> EffectiveNegotiation {
+    EffectiveNegotiation::from_layers(&sources.project_dir, sources.read())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::layers::LayerStatus;
+
+    fn layer(kind: LayerKind, status: LayerStatus, v: Option<&str>) -> SettingsLayer {
+        SettingsLayer {
+            kind,
+            path: Some(PathBuf::from(format!("/{}", kind.as_str()))),
+            status,
+            negotiation: v.map(NegotiationValue::from_text),
+        }
+    }
+
+    #[test]
+    fn settings_env_beats_the_shell() {
+        let e = EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![
+                layer(LayerKind::User, LayerStatus::Strict, Some("legacy")),
+                SettingsLayer {
+                    kind: LayerKind::Environment,
+                    path: None,
+                    status: LayerStatus::Environment,
+                    negotiation: Some(NegotiationValue::Auto),
+                },
+            ],
+        );
+        assert_eq!(e.value(), Some(&NegotiationValue::Legacy));
+        assert_eq!(e.deciding_layer().unwrap().kind, LayerKind::User);
+    }
+
+    #[test]
+    fn an_ignored_file_does_not_decide() {
+        let ignored = LayerStatus::Ignored {
+            problem: crate::settings::TextProblem {
+                line: 1,
+                column: 1,
+                message: "x".into(),
+            },
+            env_keys: vec!["MCP_PROTOCOL_NEGOTIATION".into()],
+        };
+        let e = EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![
+                layer(LayerKind::Project, ignored, Some("legacy")),
+                layer(LayerKind::User, LayerStatus::Strict, Some("auto")),
+            ],
+        );
+        assert_eq!(e.value(), Some(&NegotiationValue::Auto));
+        assert_eq!(e.problem_layers().count(), 1);
+    }
+
+    #[test]
+    fn nothing_set_means_default() {
+        let e = EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![layer(LayerKind::User, LayerStatus::Absent, None)],
+        );
+        assert_eq!(e.value(), None);
+        assert!(!e.is_legacy());
+    }
+
+    #[test]
+    fn overriding_lists_only_higher_non_legacy_layers() {
+        let e = EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![
+                layer(LayerKind::Managed, LayerStatus::Strict, Some("legacy")),
+                layer(LayerKind::Local, LayerStatus::Strict, Some("auto")),
+                layer(LayerKind::Project, LayerStatus::Strict, None),
+                layer(LayerKind::User, LayerStatus::Strict, Some("auto")),
+            ],
+        );
+        let over: Vec<LayerKind> = e
+            .overriding(Path::new("/user"))
+            .iter()
+            .map(|l| l.kind)
+            .collect();
+        assert_eq!(over, vec![LayerKind::Local]);
+        assert!(e.overriding(Path::new("/local")).is_empty());
+        // An unknown path ranks as the user file.
+        assert_eq!(e.overriding(Path::new("/elsewhere")).len(), 1);
+    }
+}

@@ -1,0 +1,195 @@
+//! `mcplogs fix`: plan the edit (nothing written, the diff ready to show), then apply it
+//! with a backup and an undo record. The binary asks for confirmation in between.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::diff;
+use super::edit::{self, EditError};
+use super::layers::negotiation_in;
+use super::strictness::{self, Strictness};
+use super::undo::{self, UndoState};
+use super::write::{FileSnapshot, write_copy};
+use super::{NEGOTIATION_KEY, SettingsError, TextProblem};
+use crate::scan::{ScanReport, ServerReport};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FixOptions {
+    /// Convert a JSON5 file (comments, trailing commas) to strict JSON instead of refusing.
+    pub rewrite_strict: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixKind {
+    /// The file did not exist.
+    Create,
+    /// A minimal edit of a strict-JSON file.
+    Edit,
+    /// A JSON5 file rewritten as strict JSON (`--rewrite-strict`).
+    RewriteStrict,
+}
+
+impl FixKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixKind::Create => "create",
+            FixKind::Edit => "edit",
+            FixKind::RewriteStrict => "rewrite-strict",
+        }
+    }
+}
+
+/// A fix ready to apply: what was read, what will be written, the diff between them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingFix {
+    pub snapshot: FileSnapshot,
+    pub new_bytes: Vec<u8>,
+    pub kind: FixKind,
+    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix (`None`: absent), for undo.
+    pub previous: Option<Value>,
+    /// Whether `env` existed before the fix, for undo.
+    pub env_existed: bool,
+    /// Unified diff, secrets masked.
+    pub diff: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FixPlan {
+    /// Strict JSON already holding `legacy`: nothing to write.
+    AlreadyLegacy {
+        path: PathBuf,
+    },
+    Pending(PendingFix),
+}
+
+/// What [`apply_fix`] wrote besides the settings file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedFix {
+    /// `None` when the file did not exist before.
+    pub backup: Option<PathBuf>,
+    pub state: PathBuf,
+}
+
+/// Reads `path` and works out the fix. Refuses (as an error) a file Claude Code would
+/// ignore unless `rewrite_strict`, and a file that is not even JSON5.
+pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError> {
+    let snapshot = FileSnapshot::read(path)?;
+    let Some(bytes) = &snapshot.bytes else {
+        let new_text = edit::fresh_file();
+        return Ok(FixPlan::Pending(PendingFix {
+            diff: diff::unified(None, Some(&new_text), &path.display().to_string()),
+            new_bytes: new_text.into_bytes(),
+            snapshot,
+            kind: FixKind::Create,
+            previous: None,
+            env_existed: false,
+        }));
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(SettingsError::Invalid {
+            path: path.to_path_buf(),
+            problem: TextProblem {
+                line: 1,
+                column: 1,
+                message: "not UTF-8 text".into(),
+            },
+        });
+    };
+    let (object, new_text, kind) = match strictness::check(text) {
+        Strictness::Strict(object) => {
+            if negotiation_in(&object).is_some_and(|v| v.is_legacy()) {
+                return Ok(FixPlan::AlreadyLegacy {
+                    path: path.to_path_buf(),
+                });
+            }
+            let new_text = edit::set_legacy(text).map_err(|e| unsupported(path, e))?;
+            (object, new_text, FixKind::Edit)
+        }
+        Strictness::NonStrict { problem, object } => {
+            if !opts.rewrite_strict {
+                return Err(SettingsError::NotStrict {
+                    path: path.to_path_buf(),
+                    env_keys: strictness::env_keys(&object),
+                    problem,
+                });
+            }
+            let new_text = edit::rewrite_strict(text, &object).map_err(|e| unsupported(path, e))?;
+            (object, new_text, FixKind::RewriteStrict)
+        }
+        Strictness::Invalid { problem } => {
+            return Err(SettingsError::Invalid {
+                path: path.to_path_buf(),
+                problem,
+            });
+        }
+    };
+    let env = object.get("env");
+    Ok(FixPlan::Pending(PendingFix {
+        diff: diff::unified(Some(text), Some(&new_text), &path.display().to_string()),
+        previous: env
+            .and_then(Value::as_object)
+            .and_then(|e| e.get(NEGOTIATION_KEY))
+            .cloned(),
+        env_existed: env.is_some(),
+        new_bytes: new_text.into_bytes(),
+        snapshot,
+        kind,
+    }))
+}
+
+fn unsupported(path: &Path, e: EditError) -> SettingsError {
+    SettingsError::Unsupported {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+/// Backup (same permissions as the file), atomic write, then the undo record.
+/// Aborts, writing nothing to the settings file, if it changed since [`plan_fix`] read it.
+pub fn apply_fix(fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
+    let snap = &fix.snapshot;
+    let meta = snap.ensure_unchanged()?;
+    let backup = match &snap.bytes {
+        Some(original) => {
+            let b = undo::backup_path(&snap.path);
+            write_copy(&b, original, meta.as_ref())?;
+            Some(b)
+        }
+        None => None,
+    };
+    snap.replace(&fix.new_bytes)?;
+    let state = UndoState {
+        version: UndoState::VERSION,
+        settings_path: snap.path.clone(),
+        written_path: snap.target.clone(),
+        kind: fix.kind.as_str().to_string(),
+        created_file: snap.bytes.is_none(),
+        backup_path: backup.clone(),
+        written_sha256: undo::sha256_hex(&fix.new_bytes),
+        env_existed: fix.env_existed,
+        previous_value: fix.previous.clone(),
+    };
+    let state_path = undo::state_path(&snap.path);
+    undo::save_state(&state_path, &state).map_err(|e| match e {
+        SettingsError::Io { error, .. } => SettingsError::UndoRecord {
+            path: state_path.clone(),
+            error,
+            written: true,
+        },
+        other => other,
+    })?;
+    Ok(AppliedFix {
+        backup,
+        state: state_path,
+    })
+}
+
+/// The scanned servers that `MCP_PROTOCOL_NEGOTIATION=legacy` would make work.
+pub fn servers_needing_fix(report: &ScanReport) -> Vec<&ServerReport> {
+    report
+        .servers
+        .iter()
+        .filter(|s| s.diagnosis.legacy_fix_applies())
+        .collect()
+}

@@ -1,0 +1,395 @@
+//! The settings layers Claude Code reads for one project, highest precedence first, and
+//! what each one says about `MCP_PROTOCOL_NEGOTIATION`.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::strictness::{self, Strictness};
+use super::{NEGOTIATION_KEY, NegotiationValue, TextProblem};
+use crate::discovery::Os;
+
+/// One kind of layer, in precedence order (the first wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LayerKind {
+    /// `managed-settings.d/*.json`: merged on top of `managed-settings.json` in name
+    /// order, so the last name wins (the systemd drop-in convention Claude Code follows).
+    ManagedDropIn,
+    /// `managed-settings.json` in the per-OS folder an administrator owns.
+    Managed,
+    /// `<project>/.claude/settings.local.json`.
+    Local,
+    /// `<project>/.claude/settings.json`.
+    Project,
+    /// `$CLAUDE_CONFIG_DIR/settings.json` or `~/.claude/settings.json`.
+    User,
+    /// The environment Claude Code was started with: settings `env` beats it.
+    Environment,
+}
+
+impl LayerKind {
+    /// The names used in text and in `--json` (a contract: never rename).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::ManagedDropIn => "managed-drop-in",
+            LayerKind::Managed => "managed",
+            LayerKind::Local => "local",
+            LayerKind::Project => "project",
+            LayerKind::User => "user",
+            LayerKind::Environment => "environment",
+        }
+    }
+}
+
+impl fmt::Display for LayerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether Claude Code reads a layer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LayerStatus {
+    Absent,
+    /// Exists but cannot be read (permissions, a folder in its place, not UTF-8...).
+    Unreadable {
+        error: String,
+    },
+    /// Strict JSON: in effect.
+    Strict,
+    /// JSON5 but not strict JSON: Claude Code ignores the file entirely, so `env_keys`
+    /// are not in effect.
+    Ignored {
+        problem: TextProblem,
+        env_keys: Vec<String>,
+    },
+    /// Not even JSON5.
+    Invalid {
+        problem: TextProblem,
+    },
+    /// The process environment: always read.
+    Environment,
+}
+
+impl LayerStatus {
+    /// The names used in `--json` (a contract: never rename).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LayerStatus::Absent => "absent",
+            LayerStatus::Unreadable { .. } => "unreadable",
+            LayerStatus::Strict => "strict",
+            LayerStatus::Ignored { .. } => "ignored",
+            LayerStatus::Invalid { .. } => "invalid",
+            LayerStatus::Environment => "environment",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsLayer {
+    pub kind: LayerKind,
+    /// `None` for the environment.
+    pub path: Option<PathBuf>,
+    pub status: LayerStatus,
+    /// What the layer sets, whether or not Claude Code reads it (see [`Self::in_effect`]).
+    pub negotiation: Option<NegotiationValue>,
+}
+
+impl SettingsLayer {
+    pub fn present(&self) -> bool {
+        match self.status {
+            LayerStatus::Absent => false,
+            LayerStatus::Environment => self.negotiation.is_some(),
+            _ => true,
+        }
+    }
+
+    /// Whether Claude Code reads this layer (so its value, if any, counts).
+    pub fn in_effect(&self) -> bool {
+        matches!(self.status, LayerStatus::Strict | LayerStatus::Environment)
+    }
+
+    /// The value this layer contributes to the effective setting.
+    pub fn effective_value(&self) -> Option<&NegotiationValue> {
+        self.negotiation.as_ref().filter(|_| self.in_effect())
+    }
+
+    /// A file a person should repair: Claude Code skips it, or cannot read it.
+    pub fn is_problem(&self) -> bool {
+        matches!(
+            self.status,
+            LayerStatus::Ignored { .. }
+                | LayerStatus::Invalid { .. }
+                | LayerStatus::Unreadable { .. }
+        )
+    }
+}
+
+/// Where the layers are. Built from an OS, a home and an environment so every OS's rules
+/// are testable anywhere; tests also point `managed_dir` at a temporary folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sources {
+    pub project_dir: PathBuf,
+    pub managed_dir: PathBuf,
+    /// `None` when neither `CLAUDE_CONFIG_DIR` nor a home is known.
+    pub user_dir: Option<PathBuf>,
+    /// `MCP_PROTOCOL_NEGOTIATION` in the environment Claude Code would inherit.
+    pub environment_value: Option<String>,
+}
+
+/// The folder an administrator's managed settings live in, per OS.
+pub fn managed_settings_dir(os: Os) -> PathBuf {
+    match os {
+        Os::MacOs => PathBuf::from("/Library/Application Support/ClaudeCode"),
+        Os::Windows => PathBuf::from(r"C:\Program Files\ClaudeCode"),
+        Os::Linux => PathBuf::from("/etc/claude-code"),
+    }
+}
+
+/// `$CLAUDE_CONFIG_DIR` when set and not empty, else `<home>/.claude` (all OSes).
+pub fn user_settings_dir(
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    env("CLAUDE_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".claude")))
+}
+
+/// The user settings file: what `mcplogs fix` edits by default.
+pub fn user_settings_file(
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    user_settings_dir(home, env).map(|d| d.join("settings.json"))
+}
+
+impl Sources {
+    pub fn new(
+        os: Os,
+        home: Option<&Path>,
+        project_dir: &Path,
+        env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> Sources {
+        Sources {
+            project_dir: project_dir.to_path_buf(),
+            managed_dir: managed_settings_dir(os),
+            user_dir: user_settings_dir(home, env),
+            environment_value: env(NEGOTIATION_KEY).map(|v| v.to_string_lossy().into_owned()),
+        }
+    }
+
+    /// This machine: its OS, the home folder, the real environment.
+    pub fn for_this_machine(project_dir: &Path) -> Sources {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        Sources::new(Os::current(), home.as_deref(), project_dir, &|k| {
+            std::env::var_os(k)
+        })
+    }
+
+    /// Every settings file, highest precedence first (no environment layer).
+    pub fn files(&self) -> Vec<(LayerKind, PathBuf)> {
+        let mut files = Vec::new();
+        let drop_ins = self.managed_dir.join("managed-settings.d");
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&drop_ins)
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        for p in names.into_iter().rev() {
+            files.push((LayerKind::ManagedDropIn, p));
+        }
+        files.push((
+            LayerKind::Managed,
+            self.managed_dir.join("managed-settings.json"),
+        ));
+        let dot_claude = self.project_dir.join(".claude");
+        files.push((LayerKind::Local, dot_claude.join("settings.local.json")));
+        files.push((LayerKind::Project, dot_claude.join("settings.json")));
+        if let Some(user) = &self.user_dir {
+            files.push((LayerKind::User, user.join("settings.json")));
+        }
+        files
+    }
+
+    /// Every layer, highest precedence first, read from disk now.
+    pub fn read(&self) -> Vec<SettingsLayer> {
+        let mut layers: Vec<SettingsLayer> = self
+            .files()
+            .into_iter()
+            .map(|(kind, path)| read_layer(kind, &path))
+            .collect();
+        layers.push(SettingsLayer {
+            kind: LayerKind::Environment,
+            path: None,
+            status: LayerStatus::Environment,
+            negotiation: self
+                .environment_value
+                .as_deref()
+                .map(NegotiationValue::from_text),
+        });
+        layers
+    }
+}
+
+/// Reads one settings file (through symlinks, as Claude Code does).
+pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
+    let layer = |status, negotiation| SettingsLayer {
+        kind,
+        path: Some(path.to_path_buf()),
+        status,
+        negotiation,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return layer(LayerStatus::Absent, None);
+        }
+        Err(e) => {
+            return layer(
+                LayerStatus::Unreadable {
+                    error: e.to_string(),
+                },
+                None,
+            );
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return layer(
+            LayerStatus::Unreadable {
+                error: "not UTF-8 text".to_string(),
+            },
+            None,
+        );
+    };
+    match strictness::check(&text) {
+        Strictness::Strict(object) => layer(LayerStatus::Strict, negotiation_in(&object)),
+        Strictness::NonStrict { problem, object } => layer(
+            LayerStatus::Ignored {
+                problem,
+                env_keys: strictness::env_keys(&object),
+            },
+            negotiation_in(&object),
+        ),
+        Strictness::Invalid { problem } => layer(LayerStatus::Invalid { problem }, None),
+    }
+}
+
+/// `env.MCP_PROTOCOL_NEGOTIATION` of a parsed settings object.
+pub fn negotiation_in(object: &Map<String, Value>) -> Option<NegotiationValue> {
+    object
+        .get("env")
+        .and_then(Value::as_object)
+        .and_then(|env| env.get(NEGOTIATION_KEY))
+        .map(NegotiationValue::from_json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn managed_folder_per_os() {
+        assert_eq!(
+            managed_settings_dir(Os::Linux),
+            PathBuf::from("/etc/claude-code")
+        );
+        assert_eq!(
+            managed_settings_dir(Os::MacOs),
+            PathBuf::from("/Library/Application Support/ClaudeCode")
+        );
+        assert_eq!(
+            managed_settings_dir(Os::Windows),
+            PathBuf::from(r"C:\Program Files\ClaudeCode")
+        );
+    }
+
+    #[test]
+    fn sources_per_os_in_precedence_order() {
+        let home = Path::new("/home/u");
+        for (os, managed) in [
+            (Os::Linux, "/etc/claude-code"),
+            (Os::MacOs, "/Library/Application Support/ClaudeCode"),
+            (Os::Windows, r"C:\Program Files\ClaudeCode"),
+        ] {
+            let s = Sources::new(os, Some(home), Path::new("/p"), &env_of(&[]));
+            let files = s.files();
+            let kinds: Vec<LayerKind> = files.iter().map(|(k, _)| *k).collect();
+            assert_eq!(
+                kinds,
+                vec![
+                    LayerKind::Managed,
+                    LayerKind::Local,
+                    LayerKind::Project,
+                    LayerKind::User
+                ]
+            );
+            assert_eq!(files[0].1, Path::new(managed).join("managed-settings.json"));
+            assert_eq!(files[1].1, Path::new("/p/.claude/settings.local.json"));
+            assert_eq!(files[2].1, Path::new("/p/.claude/settings.json"));
+            assert_eq!(files[3].1, Path::new("/home/u/.claude/settings.json"));
+        }
+    }
+
+    #[test]
+    fn claude_config_dir_replaces_dot_claude_unless_empty() {
+        let env = env_of(&[("CLAUDE_CONFIG_DIR", "/cfg")]);
+        assert_eq!(
+            user_settings_file(Some(Path::new("/home/u")), &env),
+            Some(PathBuf::from("/cfg/settings.json"))
+        );
+        let empty = env_of(&[("CLAUDE_CONFIG_DIR", "")]);
+        assert_eq!(
+            user_settings_file(Some(Path::new("/home/u")), &empty),
+            Some(PathBuf::from("/home/u/.claude/settings.json"))
+        );
+        assert_eq!(user_settings_file(None, &env_of(&[])), None);
+    }
+
+    #[test]
+    fn environment_value_is_read_from_env() {
+        let env = env_of(&[("MCP_PROTOCOL_NEGOTIATION", "auto")]);
+        let s = Sources::new(Os::Linux, None, Path::new("/p"), &env);
+        let layers = s.read();
+        let last = layers.last().unwrap();
+        assert_eq!(last.kind, LayerKind::Environment);
+        assert_eq!(last.negotiation, Some(NegotiationValue::Auto));
+    }
+
+    #[test]
+    fn drop_ins_sorted_last_name_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("managed-settings.d");
+        std::fs::create_dir(&d).unwrap();
+        for n in ["10-a.json", "20-b.json", "notes.txt"] {
+            std::fs::write(d.join(n), "{}").unwrap();
+        }
+        let s = Sources {
+            project_dir: PathBuf::from("/p"),
+            managed_dir: dir.path().to_path_buf(),
+            user_dir: None,
+            environment_value: None,
+        };
+        let files = s.files();
+        assert_eq!(files[0], (LayerKind::ManagedDropIn, d.join("20-b.json")));
+        assert_eq!(files[1], (LayerKind::ManagedDropIn, d.join("10-a.json")));
+        assert_eq!(files[2].0, LayerKind::Managed);
+        assert_eq!(files.len(), 5);
+    }
+}

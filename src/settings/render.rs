@@ -1,0 +1,301 @@
+//! Text and JSON for `mcplogs settings`, and the few lines a `scan` summary can show.
+//! Like [`crate::render`], these return strings; the binary decides where they go.
+
+use colored::Colorize;
+use serde_json::{Value, json};
+
+use super::effective::EffectiveNegotiation;
+use super::layers::{LayerKind, LayerStatus, SettingsLayer};
+use super::{NEGOTIATION_KEY, NegotiationValue};
+use crate::render::terminal_safe;
+
+/// What Claude Code does when nothing sets the variable (reference, section 3).
+const DEFAULT_MEANING: &str = "not set: Claude Code's default (modern negotiation off for stdio servers, on for HTTP servers)";
+
+fn value_text(v: &NegotiationValue) -> String {
+    match v {
+        NegotiationValue::Unrecognised(s) => format!(
+            "{:?} (not accepted: only auto or legacy)",
+            terminal_safe(s, false)
+        ),
+        v => v.to_string(),
+    }
+}
+
+fn where_text(l: &SettingsLayer) -> String {
+    match &l.path {
+        Some(p) => terminal_safe(&p.display().to_string(), false),
+        None => "(process environment)".to_string(),
+    }
+}
+
+fn status_text(l: &SettingsLayer) -> String {
+    match &l.status {
+        LayerStatus::Absent => "absent".into(),
+        LayerStatus::Unreadable { .. } => "unreadable".into(),
+        LayerStatus::Strict => "strict JSON".into(),
+        LayerStatus::Ignored { .. } => "IGNORED".into(),
+        LayerStatus::Invalid { .. } => "INVALID".into(),
+        LayerStatus::Environment if l.negotiation.is_some() => "set".into(),
+        LayerStatus::Environment => "unset".into(),
+    }
+}
+
+fn layer_value(l: &SettingsLayer) -> String {
+    match (&l.negotiation, l.in_effect()) {
+        (None, _) => "-".into(),
+        (Some(v), true) => value_text(v),
+        (Some(v), false) => format!("{} (not in effect)", value_text(v)),
+    }
+}
+
+/// "user settings /home/u/.claude/settings.json" or "the process environment".
+pub fn layer_name(l: &SettingsLayer) -> String {
+    match l.kind {
+        LayerKind::Environment => "the process environment".into(),
+        LayerKind::ManagedDropIn => format!("managed drop-in {}", where_text(l)),
+        k => format!("{k} settings {}", where_text(l)),
+    }
+}
+
+/// One sentence per file Claude Code skips, naming it and what that costs.
+pub fn problem_lines(e: &EffectiveNegotiation) -> Vec<String> {
+    e.problem_layers()
+        .map(|l| {
+            let path = where_text(l);
+            match &l.status {
+                LayerStatus::Ignored { problem, env_keys } => {
+                    let keys = if env_keys.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; env keys not in effect: {}", env_keys.join(", "))
+                    };
+                    format!(
+                        "{path} is ignored entirely by Claude Code: not strict JSON ({problem}){keys}"
+                    )
+                }
+                LayerStatus::Invalid { problem } => {
+                    format!("{path} is invalid (neither JSON nor JSON5: {problem}); Claude Code ignores it")
+                }
+                LayerStatus::Unreadable { error } => {
+                    format!("{path} cannot be read ({error})")
+                }
+                _ => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// "MCP_PROTOCOL_NEGOTIATION = legacy, from user settings /home/u/.claude/settings.json".
+pub fn effective_line(e: &EffectiveNegotiation) -> String {
+    match (e.value(), e.deciding_layer()) {
+        (Some(v), Some(l)) => format!(
+            "{NEGOTIATION_KEY} = {}, from {}",
+            value_text(v),
+            layer_name(l)
+        ),
+        _ => format!("{NEGOTIATION_KEY} is {DEFAULT_MEANING}"),
+    }
+}
+
+/// The short block for `mcplogs scan`: the effective value and any file Claude Code
+/// skips. Plain text, one line each, no colour.
+pub fn summary_lines(e: &EffectiveNegotiation) -> Vec<String> {
+    let mut lines = vec![effective_line(e)];
+    lines.extend(
+        problem_lines(e)
+            .into_iter()
+            .map(|p| format!("warning: {p}")),
+    );
+    lines
+}
+
+/// The full `mcplogs settings` text.
+pub fn settings_text(e: &EffectiveNegotiation) -> String {
+    let header = ["LAYER", "FILE", "STATUS", NEGOTIATION_KEY];
+    let rows: Vec<[String; 4]> = e
+        .layers
+        .iter()
+        .map(|l| {
+            [
+                l.kind.to_string(),
+                where_text(l),
+                status_text(l),
+                layer_value(l),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w - s.chars().count()));
+    let mut out = format!(
+        "Settings layers for {} (highest precedence first):\n\n",
+        terminal_safe(&e.project_dir.display().to_string(), false)
+    );
+    out.push_str(&format!(
+        "  {}  {}  {}  {}\n",
+        pad(header[0], widths[0]).bold(),
+        pad(header[1], widths[1]).bold(),
+        pad(header[2], widths[2]).bold(),
+        header[3].bold()
+    ));
+    for (i, (r, l)) in rows.iter().zip(&e.layers).enumerate() {
+        let status = pad(&r[2], widths[2]);
+        let status = if l.is_problem() {
+            status.red().bold()
+        } else if l.status == LayerStatus::Absent {
+            status.dimmed()
+        } else {
+            status.normal()
+        };
+        let marker = if e.decided_by == Some(i) { "*" } else { " " };
+        out.push_str(&format!(
+            "{marker} {}  {}  {status}  {}\n",
+            pad(&r[0], widths[0]),
+            pad(&r[1], widths[1]),
+            r[3]
+        ));
+    }
+    let problems = problem_lines(e);
+    if !problems.is_empty() {
+        out.push('\n');
+        for p in problems {
+            out.push_str(&format!("{} {p}\n", "!".red().bold()));
+        }
+    }
+    out.push('\n');
+    let line = effective_line(e);
+    out.push_str(&format!(
+        "Effective: {}\n",
+        if e.is_legacy() {
+            line.green()
+        } else {
+            line.normal()
+        }
+    ));
+    out
+}
+
+/// `mcplogs settings --json`. The field names are a contract (docs/settings.md).
+pub fn settings_json(e: &EffectiveNegotiation) -> Value {
+    let layers: Vec<Value> = e
+        .layers
+        .iter()
+        .map(|l| {
+            let (problem, ignored_env_keys, error) = match &l.status {
+                LayerStatus::Ignored { problem, env_keys } => {
+                    (Some(problem), env_keys.clone(), None)
+                }
+                LayerStatus::Invalid { problem } => (Some(problem), Vec::new(), None),
+                LayerStatus::Unreadable { error } => (None, Vec::new(), Some(error.clone())),
+                _ => (None, Vec::new(), None),
+            };
+            json!({
+                "layer": l.kind.as_str(),
+                "path": l.path.as_ref().map(|p| p.display().to_string()),
+                "present": l.present(),
+                "status": l.status.as_str(),
+                "strict": match l.status {
+                    LayerStatus::Strict => Some(true),
+                    LayerStatus::Ignored { .. } | LayerStatus::Invalid { .. } => Some(false),
+                    _ => None,
+                },
+                "in_effect": l.in_effect() && l.present(),
+                "negotiation": l.negotiation.as_ref().map(|v| v.as_str().to_string()),
+                "problem": problem.map(|p| json!({
+                    "line": p.line, "column": p.column, "message": p.message,
+                })),
+                "ignored_env_keys": ignored_env_keys,
+                "error": error,
+            })
+        })
+        .collect();
+    let decider = e.deciding_layer();
+    json!({
+        "project": e.project_dir.display().to_string(),
+        "layers": layers,
+        "effective": {
+            "value": e.value().map(|v| v.as_str().to_string()),
+            "legacy": e.is_legacy(),
+            "layer": decider.map(|l| l.kind.as_str()),
+            "path": decider.and_then(|l| l.path.as_ref()).map(|p| p.display().to_string()),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::settings::TextProblem;
+
+    fn report() -> EffectiveNegotiation {
+        EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![
+                SettingsLayer {
+                    kind: LayerKind::Project,
+                    path: Some(PathBuf::from("/p/.claude/settings.json")),
+                    status: LayerStatus::Ignored {
+                        problem: TextProblem {
+                            line: 2,
+                            column: 3,
+                            message: "expected value".into(),
+                        },
+                        env_keys: vec!["MCP_PROTOCOL_NEGOTIATION".into()],
+                    },
+                    negotiation: Some(NegotiationValue::Legacy),
+                },
+                SettingsLayer {
+                    kind: LayerKind::User,
+                    path: Some(PathBuf::from("/h/.claude/settings.json")),
+                    status: LayerStatus::Strict,
+                    negotiation: Some(NegotiationValue::Auto),
+                },
+                SettingsLayer {
+                    kind: LayerKind::Environment,
+                    path: None,
+                    status: LayerStatus::Environment,
+                    negotiation: None,
+                },
+            ],
+        )
+    }
+
+    #[test]
+    fn summary_names_the_decider_and_the_ignored_file() {
+        assert_eq!(
+            summary_lines(&report()),
+            vec![
+                "MCP_PROTOCOL_NEGOTIATION = auto, from user settings /h/.claude/settings.json"
+                    .to_string(),
+                "warning: /p/.claude/settings.json is ignored entirely by Claude Code: not strict JSON (line 2, column 3: expected value); env keys not in effect: MCP_PROTOCOL_NEGOTIATION".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn json_shape() {
+        let j = settings_json(&report());
+        assert_eq!(j["effective"]["value"], "auto");
+        assert_eq!(j["effective"]["layer"], "user");
+        assert_eq!(j["layers"][0]["status"], "ignored");
+        assert_eq!(j["layers"][0]["strict"], false);
+        assert_eq!(j["layers"][0]["in_effect"], false);
+        assert_eq!(j["layers"][0]["problem"]["line"], 2);
+        assert_eq!(j["layers"][0]["negotiation"], "legacy");
+        assert_eq!(j["layers"][2]["present"], false);
+        assert_eq!(j["layers"][2]["path"], Value::Null);
+    }
+
+    #[test]
+    fn default_when_nothing_sets_it() {
+        let e = EffectiveNegotiation::from_layers(Path::new("/p"), vec![]);
+        assert!(effective_line(&e).contains("not set"));
+    }
+}

@@ -1,0 +1,272 @@
+//! Writing a settings file without ever losing it: through a symlink to its target,
+//! atomically (a temporary file in the same folder, flushed, renamed over), with the
+//! original's permission bits, and only if the file is still what mcplogs read.
+
+use std::fs::{self, Metadata};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::SettingsError;
+
+/// Mode of a settings file mcplogs creates: it may come to hold API keys.
+#[cfg(unix)]
+const NEW_FILE_MODE: u32 = 0o600;
+/// Mode of a folder mcplogs creates for it.
+#[cfg(unix)]
+const NEW_DIR_MODE: u32 = 0o700;
+
+/// A file as mcplogs read it: the bytes any later write is checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSnapshot {
+    /// The path as named (may be a symlink; it stays one).
+    pub path: PathBuf,
+    /// The file actually read and written: the symlink's final target.
+    pub target: PathBuf,
+    /// `None`: the file does not exist.
+    pub bytes: Option<Vec<u8>>,
+}
+
+impl FileSnapshot {
+    pub fn read(path: &Path) -> Result<FileSnapshot, SettingsError> {
+        let target = resolve_target(path).map_err(|e| SettingsError::io(path, "resolve", e))?;
+        let bytes = read_if_exists(&target).map_err(|e| SettingsError::io(&target, "read", e))?;
+        Ok(FileSnapshot {
+            path: path.to_path_buf(),
+            target,
+            bytes,
+        })
+    }
+
+    /// Fails unless the file on disk still holds exactly the bytes read (or is still
+    /// absent). Returns its metadata, for the permissions to keep.
+    pub fn ensure_unchanged(&self) -> Result<Option<Metadata>, SettingsError> {
+        let now =
+            read_if_exists(&self.target).map_err(|e| SettingsError::io(&self.target, "read", e))?;
+        if now != self.bytes {
+            return Err(SettingsError::ChangedSinceRead {
+                path: self.path.clone(),
+            });
+        }
+        match fs::metadata(&self.target) {
+            Ok(m) => Ok(Some(m)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(SettingsError::io(&self.target, "read", e)),
+        }
+    }
+
+    /// Replaces the file with `new`, atomically, if it is unchanged since it was read.
+    /// Creates the file (mode 0600) and its folder (0700) when missing.
+    pub fn replace(&self, new: &[u8]) -> Result<(), SettingsError> {
+        let dir = parent_of(&self.target);
+        if self.bytes.is_none() && !dir.exists() {
+            create_dir_private(&dir)
+                .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;
+        }
+        let meta = self.ensure_unchanged()?;
+        write_atomic(&self.target, new, meta.as_ref(), &|| {
+            self.ensure_unchanged().map(|_| ())
+        })
+    }
+
+    /// Removes the file (undo of a fix that created it) if it is unchanged since read.
+    pub fn remove(&self) -> Result<(), SettingsError> {
+        self.ensure_unchanged()?;
+        fs::remove_file(&self.target).map_err(|e| SettingsError::io(&self.target, "remove", e))
+    }
+}
+
+/// Writes `bytes` to `dest` atomically with the permissions of `like` (a backup gets
+/// the original's bits; `None`: owner-only). For backups and the undo state.
+pub fn write_copy(dest: &Path, bytes: &[u8], like: Option<&Metadata>) -> Result<(), SettingsError> {
+    write_atomic(dest, bytes, like, &|| Ok(()))
+}
+
+pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    match fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Follows symlinks (chains, relative targets) to the file they name, which need not
+/// exist yet. Dotfiles managers link `~/.claude/settings.json` into a repository: the
+/// write goes to the target and the link stays.
+pub fn resolve_target(path: &Path) -> io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&p)?;
+                p = if link.is_absolute() {
+                    link
+                } else {
+                    parent_of(&p).join(link)
+                };
+            }
+            Ok(_) => return Ok(p),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(p),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+fn parent_of(p: &Path) -> PathBuf {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn create_dir_private(dir: &Path) -> io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(NEW_DIR_MODE);
+    }
+    b.create(dir)
+}
+
+/// Temporary file in `dest`'s folder, written, flushed, given the final permissions,
+/// `check`ed, renamed over `dest`. The temporary file never has more permission bits
+/// than the original, and is removed on every failure.
+fn write_atomic(
+    dest: &Path,
+    bytes: &[u8],
+    like: Option<&Metadata>,
+    check: &dyn Fn() -> Result<(), SettingsError>,
+) -> Result<(), SettingsError> {
+    let dir = parent_of(dest);
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "settings".into());
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".mcplogs-tmp");
+    #[cfg(unix)]
+    let final_perms = {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = like
+            .map(|m| m.permissions().mode() & 0o7777)
+            .unwrap_or(NEW_FILE_MODE);
+        // Owner bits only while the content is being written.
+        builder.permissions(fs::Permissions::from_mode(mode & 0o600));
+        fs::Permissions::from_mode(mode)
+    };
+    #[cfg(not(unix))]
+    let final_perms = like.map(|m| m.permissions());
+
+    let mut tmp = builder
+        .tempfile_in(&dir)
+        .map_err(|e| SettingsError::io(&dir, "create a temporary file in", e))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.flush())
+        .map_err(|e| SettingsError::io(tmp.path(), "write", e))?;
+    #[cfg(unix)]
+    {
+        keep_owner(tmp.path(), like)?;
+        fs::set_permissions(tmp.path(), final_perms)
+            .map_err(|e| SettingsError::io(tmp.path(), "set permissions of", e))?;
+    }
+    #[cfg(not(unix))]
+    if let Some(p) = final_perms {
+        // Windows: the read-only flag is the one permission bit there is.
+        fs::set_permissions(tmp.path(), p)
+            .map_err(|e| SettingsError::io(tmp.path(), "set permissions of", e))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| SettingsError::io(tmp.path(), "flush", e))?;
+    check()?;
+    tmp.persist(dest)
+        .map_err(|e| SettingsError::io(dest, "replace", e.error))?;
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// Root editing someone else's file must not hand it to root.
+#[cfg(unix)]
+fn keep_owner(tmp: &Path, like: Option<&Metadata>) -> Result<(), SettingsError> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(orig) = like else { return Ok(()) };
+    let mine = fs::metadata(tmp).map_err(|e| SettingsError::io(tmp, "read", e))?;
+    if (mine.uid(), mine.gid()) != (orig.uid(), orig.gid()) {
+        std::os::unix::fs::chown(tmp, Some(orig.uid()), Some(orig.gid()))
+            .map_err(|e| SettingsError::io(tmp, "give the original owner to", e))?;
+    }
+    Ok(())
+}
+
+/// Makes the rename itself durable; a folder that cannot be opened is not worth failing.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_creates_file_and_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a").join("b").join("settings.json");
+        let snap = FileSnapshot::read(&p).unwrap();
+        assert_eq!(snap.bytes, None);
+        snap.replace(b"{}\n").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"{}\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&p), 0o600);
+            assert_eq!(mode(p.parent().unwrap()), 0o700);
+        }
+    }
+
+    #[test]
+    fn replace_refuses_a_file_changed_since_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        fs::write(&p, "{}").unwrap();
+        let snap = FileSnapshot::read(&p).unwrap();
+        fs::write(&p, "{\"model\": \"opus\"}").unwrap();
+        let err = snap.replace(b"{\"x\": 1}").unwrap_err();
+        assert!(matches!(err, SettingsError::ChangedSinceRead { .. }));
+        assert_eq!(fs::read(&p).unwrap(), b"{\"model\": \"opus\"}");
+        // No temporary file left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_file_that_appeared_since_read_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        let snap = FileSnapshot::read(&p).unwrap();
+        fs::write(&p, "{}").unwrap();
+        assert!(matches!(
+            snap.replace(b"{}\n").unwrap_err(),
+            SettingsError::ChangedSinceRead { .. }
+        ));
+        assert_eq!(fs::read(&p).unwrap(), b"{}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn relative_symlink_chains_resolve_to_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        fs::write(&real, "{}").unwrap();
+        std::os::unix::fs::symlink("real.json", dir.path().join("l1")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("l1"), dir.path().join("l2")).unwrap();
+        assert_eq!(resolve_target(&dir.path().join("l2")).unwrap(), real);
+    }
+}
