@@ -13,6 +13,7 @@ use exit_codes::ExitCode;
 use mcplogs::discovery::Request;
 use mcplogs::render::{json, table};
 use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::settings;
 use mcplogs::warning::Warning;
 
 fn main() {
@@ -73,12 +74,24 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         Err(e) => return error(e),
     };
     print_warnings(&report.warnings);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let negotiation =
+        settings::effective_negotiation(&settings::Sources::for_scan(&opts.request.homes, &cwd));
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&json::scan_json(&report)).expect("json");
+        let mut doc = json::scan_json(&report);
+        doc["settings"] = settings::render::settings_json(&negotiation);
+        let mut s = serde_json::to_string_pretty(&doc).expect("json");
         s.push('\n');
         s
+    } else if report.servers.is_empty() {
+        String::new()
     } else {
-        table::scan_table(&report, args.verbose)
+        let mut t = table::scan_table(&report, args.verbose);
+        t.push_str("\nSettings:\n");
+        for line in settings::render::summary_lines(&negotiation) {
+            t.push_str(&format!("  {line}\n"));
+        }
+        t
     };
     if report.servers.is_empty() {
         let searched: Vec<String> = report

@@ -190,6 +190,16 @@ impl Sources {
         })
     }
 
+    /// The settings that go with a scan: this machine's, or, when the scan reads a home
+    /// copied from elsewhere (`--home`), that home's user settings with no environment
+    /// layer (the other machine's environment is not known here).
+    pub fn for_scan(homes: &[PathBuf], project_dir: &Path) -> Sources {
+        match homes.first() {
+            None => Sources::for_this_machine(project_dir),
+            Some(home) => Sources::new(Os::current(), Some(home), project_dir, &|_| None),
+        }
+    }
+
     /// Every settings file, highest precedence first (no environment layer).
     pub fn files(&self) -> Vec<(LayerKind, PathBuf)> {
         let mut files = Vec::new();
