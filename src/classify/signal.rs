@@ -302,6 +302,8 @@ fn is_connection_failure(m: &str) -> bool {
         "Authentication required",
         "Needs authentication",
         "needs authentication",
+        // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
+        "cached needs-auth",
     ];
     MARKERS.iter().any(|k| m.contains(k))
 }
@@ -313,7 +315,7 @@ pub fn connection_failure_cause(m: &str) -> Cause {
     });
     static AUTH: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)authentication required|needs authentication|\b401\b|unauthorized|invalid_token",
+            r"(?i)authentication required|needs[ -]auth|\b401\b|unauthorized|invalid_token",
         )
         .expect("regex")
     });
