@@ -103,7 +103,14 @@ pub fn explain(text: &str) -> ExplainReport {
                         .to_string(),
                     Some(format!("{} {}", &s[1], &s[2]).trim().to_string()),
                 ),
-                None => (rest.trim().to_string(), None),
+                // The status wrapped onto the next line, maybe leaving its ` -` here.
+                None => (
+                    rest.trim()
+                        .strip_suffix(" -")
+                        .unwrap_or(rest.trim())
+                        .to_string(),
+                    None,
+                ),
             };
             partials.push(Partial {
                 name: Some(caps[1].to_string()),

@@ -173,7 +173,7 @@ fn with_a_server_needing_it_fix_applies_without_force() {
     let out = sb.run(&["fix", "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("The legacy fix helps: ttlstr"),
+        stderr(&out).contains("The legacy fix helps: no-resulttype"),
         "{}",
         stderr(&out)
     );

@@ -314,10 +314,8 @@ pub fn connection_failure_cause(m: &str) -> Cause {
         Regex::new(r"ENOENT|Executable not found|command not found|not found in \$PATH|is not recognized as an internal or external command").expect("regex")
     });
     static AUTH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?i)authentication required|needs[ -]auth|\b401\b|unauthorized|invalid_token",
-        )
-        .expect("regex")
+        Regex::new(r"(?i)authentication required|needs[ -]auth|\b401\b|unauthorized|invalid_token")
+            .expect("regex")
     });
     static TIMEOUT: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?i)timed out|timeout|ETIMEDOUT").expect("regex"));

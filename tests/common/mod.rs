@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 mod sandbox;
+#[allow(unused_imports)]
 pub use sandbox::*;
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
 //! A throw-away home, project and managed folder for running the real binary. Every
 //! spawned mcplogs gets HOME and CLAUDE_CONFIG_DIR inside it: tests never see ~/.claude.
 
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -69,22 +68,26 @@ impl Sandbox {
             .unwrap()
     }
 
-    /// A log folder in which one server failed in the way the legacy fix cures.
+    /// A log folder in which one server failed in the way the legacy fix cures: a copy
+    /// of the real macOS sample session (Claude Code 2.1.288, missing resultType).
     pub fn add_server_needing_fix(&self) {
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs");
+        let src_dir = walkdir::WalkDir::new(samples.join("macos-home"))
+            .into_iter()
+            .map(|e| e.unwrap().into_path())
+            .find(|p| p.ends_with("mcp-logs-no-resulttype"))
+            .expect("sample server");
+        let mut files: Vec<PathBuf> = fs::read_dir(&src_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let newest = files.pop().expect("a session");
         let d = self
             .home
-            .join(".cache/claude-cli-nodejs/-tmp-p/mcp-logs-ttlstr");
+            .join(".cache/claude-cli-nodejs/-tmp-p/mcp-logs-no-resulttype");
         fs::create_dir_all(&d).unwrap();
-        fs::write(
-            d.join("2026-11-29T11-50-31-063Z.jsonl"),
-            concat!(
-                r#"{"debug":"Connection established with capabilities: {\"hasTools\":true,\"protocolEra\":\"modern\",\"negotiatedProtocolVersion\":\"2026-07-28\"}","timestamp":"2026-11-29T11:50:31.063Z","sessionId":"s1","cwd":"/tmp/p"}"#,
-                "\n",
-                r#"{"error":"Failed to fetch tools: tools/list result missing required resultType","timestamp":"2026-11-29T11:50:31.216Z","sessionId":"s1","cwd":"/tmp/p"}"#,
-                "\n"
-            ),
-        )
-        .unwrap();
+        fs::copy(&newest, d.join(newest.file_name().unwrap())).unwrap();
     }
 }
 
