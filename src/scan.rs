@@ -148,7 +148,13 @@ pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
         .map(|p| p.into_report(&names))
         .filter(|s| keep(s, opts))
         .collect();
-    servers.sort_by(|a, b| (&a.project, &a.name, &a.source).cmp(&(&b.project, &b.name, &b.source)));
+    servers.sort_by_cached_key(|s| {
+        (
+            s.project.clone(),
+            s.name.to_lowercase(),
+            s.source.clone(),
+        )
+    });
     Ok(ScanReport {
         servers,
         warnings,

@@ -114,7 +114,9 @@ fn step(state: State, signal: Signal, i: usize) -> State {
                         f.bad_tool_path = bad_tool_path;
                     }
                     f.has_final |= is_final;
-                    push_evidence(&mut f.evidence, i);
+                    // Retries repeat the same text: the first and the latest tell it all.
+                    f.evidence.truncate(1);
+                    f.evidence.push(i);
                     f
                 }
                 _ => ToolsFailure {

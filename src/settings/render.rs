@@ -10,7 +10,9 @@ use super::{NEGOTIATION_KEY, NegotiationValue};
 use crate::render::terminal_safe;
 
 /// What Claude Code does when nothing sets the variable (reference, section 3).
-const DEFAULT_MEANING: &str = "not set: Claude Code's default (modern negotiation off for stdio servers, on for HTTP servers)";
+/// Observed: 2.1.288 negotiates the modern revision only with HTTP servers, 2.1.332
+/// with stdio servers too (its stdio flag defaults to on).
+const DEFAULT_MEANING: &str = "not set: Claude Code's default (modern negotiation with HTTP servers; with stdio servers too in 2.1.332, not in 2.1.288)";
 
 fn value_text(v: &NegotiationValue) -> String {
     match v {
