@@ -12,6 +12,7 @@ pub mod discovery;
 pub mod explain;
 pub mod names;
 pub mod record;
+pub mod redact;
 pub mod render;
 pub mod scan;
 pub mod session;
