@@ -1,7 +1,6 @@
 //! A throw-away home, project and managed folder for running the real binary. Every
 //! spawned mcplogs gets HOME and CLAUDE_CONFIG_DIR inside it: tests never see ~/.claude.
 
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
