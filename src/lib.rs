@@ -14,6 +14,7 @@ pub mod names;
 pub mod record;
 pub mod redact;
 pub mod render;
+pub mod report;
 pub mod scan;
 pub mod session;
 pub mod settings;
