@@ -57,6 +57,8 @@ pub fn home_forms(home: &str) -> Vec<String> {
         parts.join("\\\\\\\\"),
         encode_folder_name(trimmed),
     ];
+    // A one-letter home (`/h`) would eat ordinary text.
+    forms.retain(|f| f.len() >= 3);
     forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
     forms.dedup();
     forms

@@ -44,6 +44,40 @@ impl RedactorBuilder {
         Self::default()
     }
 
+    /// What this machine says about its user: the homes named on the command line (and
+    /// their absolute forms), `$HOME`, `%USERPROFILE%`, and the user names in `$USER`,
+    /// `$USERNAME` and `$LOGNAME`. `env` reads a variable; injected for tests.
+    pub fn for_machine(
+        homes: &[std::path::PathBuf],
+        home_dir: Option<&std::path::Path>,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Self {
+        let mut b = RedactorBuilder::new();
+        let mut add = |p: &std::path::Path| {
+            b.add_home(&p.to_string_lossy());
+            if let Ok(abs) = std::fs::canonicalize(p) {
+                b.add_home(&abs.to_string_lossy());
+            }
+        };
+        for h in homes {
+            add(h);
+        }
+        if let Some(h) = home_dir {
+            add(h);
+        }
+        for var in ["HOME", "USERPROFILE"] {
+            if let Some(h) = env(var).filter(|v| !v.is_empty()) {
+                add(std::path::Path::new(&h));
+            }
+        }
+        for var in ["USER", "USERNAME", "LOGNAME"] {
+            if let Some(u) = env(var) {
+                b.add_user(&u.to_string_lossy());
+            }
+        }
+        b
+    }
+
     /// A home folder: redacted in every form; a user name in it is learned.
     pub fn home(mut self, path: &str) -> Self {
         self.add_home(path);

@@ -237,3 +237,15 @@ fn disabled_changes_nothing() {
     assert_eq!(r.redact(t), t);
     assert!(!r.is_enabled());
 }
+
+#[test]
+fn machine_facts_from_the_environment() {
+    let env = |k: &str| match k {
+        "HOME" => Some("/home/zed".into()),
+        "USERNAME" => Some("Zed".into()),
+        _ => None,
+    };
+    let r =
+        RedactorBuilder::for_machine(&[std::path::PathBuf::from("/srv/copy")], None, &env).build();
+    check(&r, "/home/zed/x /srv/copy/y ZED", "~/x ~/y <user>");
+}
