@@ -72,7 +72,7 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
         let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
         if !fitted.omitted.is_empty() {
             eprintln!(
-                "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} older evidence record(s) left out{}",
+                "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} log record(s) left out{}",
                 fitted.omitted.total(),
                 if fitted.omitted.cut {
                     ", and its end cut"

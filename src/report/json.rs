@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Report, ServerSection};
+use super::{EvidenceItem, Report, ServerSection};
 use crate::render::json::SCHEMA_VERSION;
 
 pub fn report_json(r: &Report) -> Value {
@@ -64,13 +64,18 @@ fn server_json(s: &ServerSection) -> Value {
         "summary": s.summary,
         "recommendation": s.recommendation,
         "source": s.source,
-        "evidence": s.evidence.iter().map(|e| json!({
-            "file": e.file,
-            "location": e.location,
-            "line": e.line,
-            "timestamp": e.timestamp,
-            "level": e.level,
-            "message": e.message,
-        })).collect::<Vec<_>>(),
+        "evidence": s.evidence.iter().map(record_json).collect::<Vec<_>>(),
+        "stderr": s.stderr.iter().map(record_json).collect::<Vec<_>>(),
+    })
+}
+
+fn record_json(e: &EvidenceItem) -> Value {
+    json!({
+        "file": e.file,
+        "location": e.location,
+        "line": e.line,
+        "timestamp": e.timestamp,
+        "level": e.level,
+        "message": e.message,
     })
 }

@@ -168,6 +168,12 @@ fn logs(r: &Report, out: &mut String) {
         for e in &s.evidence {
             evidence(e, out);
         }
+        if !s.stderr.is_empty() {
+            out.push_str("Server stderr in the same session:\n\n");
+            let lines: Vec<&str> = s.stderr.iter().map(|e| e.message.as_str()).collect();
+            out.push_str(&fenced(&lines.join("\n"), "text"));
+            out.push('\n');
+        }
     }
     if !any {
         out.push_str("No error records: no server failed.\n\n");
@@ -197,7 +203,7 @@ pub fn omitted_note(r: &Report) -> String {
             .map(|(name, n)| format!("{} from {}", n, code(name)))
             .collect();
         note.push_str(&format!(
-            "> **Note:** {} older evidence record(s) were left out to keep this report under GitHub's {}-character limit ({}). Run `mcplogs report --json` or `mcplogs scan --verbose` to see every record.\n\n",
+            "> **Note:** {} log record(s) were left out to keep this report under GitHub's {}-character limit, servers' stderr lines first, then the oldest evidence ({}). `mcplogs report --json` has every record.\n\n",
             r.omitted.total(),
             thousands(GITHUB_BODY_LIMIT),
             per.join(", ")

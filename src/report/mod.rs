@@ -11,6 +11,7 @@
 pub mod json;
 pub mod limit;
 pub mod markdown;
+pub mod stderr;
 
 use crate::redact::{Redactor, RedactorBuilder};
 use crate::scan::{Evidence, ScanReport, ServerReport};
@@ -77,6 +78,8 @@ pub struct ServerSection {
     pub recommendation: String,
     /// The decisive records of the deciding (latest decisive) session, oldest first.
     pub evidence: Vec<EvidenceItem>,
+    /// For problem servers: the `Server stderr` records of that session, oldest first.
+    pub stderr: Vec<EvidenceItem>,
 }
 
 impl ServerSection {
@@ -199,7 +202,7 @@ impl Report {
             v.push(&mut s.source);
             v.push(&mut s.summary);
             v.push(&mut s.recommendation);
-            for e in &mut s.evidence {
+            for e in s.evidence.iter_mut().chain(s.stderr.iter_mut()) {
                 v.push(&mut e.file);
                 v.push(&mut e.location);
                 v.extend(e.timestamp.as_mut());
@@ -252,6 +255,11 @@ fn server_section(s: &ServerReport) -> ServerSection {
         summary: summary(s),
         recommendation: s.recommendation(),
         evidence: s.evidence.iter().map(evidence_item).collect(),
+        stderr: if d.verdict.is_problem() {
+            stderr::server_stderr(s).iter().map(evidence_item).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
