@@ -117,7 +117,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"\b(?P<s>(?:AKIA|ASIA)[A-Z0-9]{16})\b",
             always,
         ),
-        rule("google-api-key", r"\b(?P<s>AIza[0-9A-Za-z_-]{35})", always),
+        rule("google-api-key", r"\b(?P<s>AIza[0-9A-Za-z_-]{35,})", always),
         // "KEY": "value" (also when the JSON is itself escaped inside a message).
         rule(
             "secret",
