@@ -30,7 +30,7 @@ pub fn user_names_in(text: &str) -> Vec<String> {
     for re in HOME_PATHS.iter() {
         for c in re.captures_iter(text) {
             let name = c[1].trim_end_matches(['"', '\'', ',', ')', ']', '}', '.']);
-            if !name.is_empty()
+            if name.starts_with(|c: char| c.is_alphanumeric())
                 && !NOT_USERS.contains(&name.to_ascii_lowercase().as_str())
                 && !names.iter().any(|n: &String| n.eq_ignore_ascii_case(name))
             {

@@ -111,7 +111,17 @@ impl RedactorBuilder {
     /// Reads a text that will be redacted: learns the user names its home paths show and
     /// the secrets it holds, so their other spellings are redacted in every text.
     pub fn learn(&mut self, text: &str) {
-        for u in user_names_in(text) {
+        // Known homes first, so `/tmp/x/home/project` under a home `/tmp/x/home` does
+        // not read as the home of a user called "project".
+        let mut scrubbed = text.to_string();
+        let mut forms: Vec<String> = self.homes.iter().flat_map(|h| home_forms(h)).collect();
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        for f in &forms {
+            if scrubbed.contains(f.as_str()) {
+                scrubbed = scrubbed.replace(f.as_str(), "~");
+            }
+        }
+        for u in user_names_in(&scrubbed) {
             self.add_user(&u);
         }
         let mut found: Vec<(String, &'static str)> = Vec::new();

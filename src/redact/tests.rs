@@ -249,3 +249,16 @@ fn machine_facts_from_the_environment() {
         RedactorBuilder::for_machine(&[std::path::PathBuf::from("/srv/copy")], None, &env).build();
     check(&r, "/home/zed/x /srv/copy/y ZED", "~/x ~/y <user>");
 }
+
+#[test]
+fn a_home_called_home_names_no_user() {
+    let mut b = RedactorBuilder::new().home("/tmp/x/home");
+    b.learn("/tmp/x/home/project/.claude/settings.json and /tmp/x/home/.cache");
+    let r = b.build();
+    check(
+        &r,
+        "/tmp/x/home/project the project",
+        "~/project the project",
+    );
+    assert!(user_names_in("/home/.claude").is_empty());
+}
