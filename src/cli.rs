@@ -37,10 +37,13 @@ pub enum Command {
     Settings(SettingsArgs),
     /// Set env.MCP_PROTOCOL_NEGOTIATION to "legacy" safely: diff, confirmation, backup, undo
     Fix(FixArgs),
+    /// A redacted Markdown report to paste into a bug issue (Claude Code's or a server's)
+    Report(ReportArgs),
 }
 
+/// Where to look for logs and which servers to keep: shared by `scan` and `report`.
 #[derive(Debug, Args)]
-pub struct ScanArgs {
+pub struct DiscoveryArgs {
     /// Cache roots, project folders, mcp-logs-* folders, log files or debug logs.
     /// Default: this OS's Claude Code cache folder.
     pub paths: Vec<PathBuf>,
@@ -56,6 +59,12 @@ pub struct ScanArgs {
     /// Only projects whose path contains this text
     #[arg(long, value_name = "SUBSTRING")]
     pub project: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
 
     /// One JSON document on stdout (the contract is in the README)
     #[arg(long)]
@@ -64,6 +73,28 @@ pub struct ScanArgs {
     /// Show the decoded evidence records with file:line and timestamps
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    /// Write the report to FILE instead of stdout
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Keep home folders, user names and secrets as they are (says so on stderr)
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// The same content as one JSON document (fields in docs/report.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

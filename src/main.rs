@@ -1,6 +1,7 @@
 //! The thin binary: parse flags, call the library, render, pick the exit code.
 
 mod cli;
+mod cmd_report;
 mod cmd_settings;
 mod exit_codes;
 
@@ -8,11 +9,11 @@ use std::io::{self, IsTerminal, Read, Write};
 
 use clap::Parser;
 
-use cli::{Cli, ColorChoice, Command, ExplainArgs, ScanArgs};
+use cli::{Cli, ColorChoice, Command, DiscoveryArgs, ExplainArgs, ScanArgs};
 use exit_codes::ExitCode;
 use mcplogs::discovery::Request;
 use mcplogs::render::{json, table};
-use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::scan::{ScanOptions, ScanReport, scan};
 use mcplogs::settings;
 use mcplogs::warning::Warning;
 
@@ -24,6 +25,7 @@ fn main() {
         Command::Explain(args) => run_explain(args),
         Command::Settings(args) => cmd_settings::run_settings(args),
         Command::Fix(args) => cmd_settings::run_fix(args),
+        Command::Report(args) => cmd_report::run_report(args),
     };
     std::process::exit(code as i32);
 }
@@ -60,15 +62,20 @@ pub(crate) fn emit(text: &str) -> Result<(), io::Error> {
     }
 }
 
-fn run_scan(args: ScanArgs) -> ExitCode {
-    let opts = ScanOptions {
+/// The scan the discovery flags ask for (`scan` and `report` share them).
+pub(crate) fn scan_options(args: DiscoveryArgs) -> ScanOptions {
+    ScanOptions {
         request: Request {
             homes: args.home,
             paths: args.paths,
         },
         server: args.server,
         project: args.project,
-    };
+    }
+}
+
+fn run_scan(args: ScanArgs) -> ExitCode {
+    let opts = scan_options(args.discovery);
     let report = match scan(&opts) {
         Ok(r) => r,
         Err(e) => return error(e),
@@ -93,27 +100,35 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         }
         t
     };
-    if report.servers.is_empty() {
-        let searched: Vec<String> = report
-            .searched
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        let filtered = opts.server.is_some() || opts.project.is_some();
-        eprintln!(
-            "mcplogs: no MCP server logs{} found (searched: {})",
-            if filtered {
-                " matching the filters"
-            } else {
-                ""
-            },
-            searched.join(", ")
-        );
+    if let Some(m) = nothing_found(&report, &opts) {
+        eprintln!("{m}");
     }
     if let Err(e) = emit(&text) {
         return error(format!("cannot write output: {e}"));
     }
     ExitCode::from_problems(report.has_problems())
+}
+
+/// The stderr line for a scan that found no server, if it found none.
+pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<String> {
+    if !report.servers.is_empty() {
+        return None;
+    }
+    let searched: Vec<String> = report
+        .searched
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let filtered = opts.server.is_some() || opts.project.is_some();
+    Some(format!(
+        "mcplogs: no MCP server logs{} found (searched: {})",
+        if filtered {
+            " matching the filters"
+        } else {
+            ""
+        },
+        searched.join(", ")
+    ))
 }
 
 fn run_explain(args: ExplainArgs) -> ExitCode {

@@ -148,13 +148,7 @@ pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
         .map(|p| p.into_report(&names))
         .filter(|s| keep(s, opts))
         .collect();
-    servers.sort_by_cached_key(|s| {
-        (
-            s.project.clone(),
-            s.name.to_lowercase(),
-            s.source.clone(),
-        )
-    });
+    servers.sort_by_cached_key(|s| (s.project.clone(), s.name.to_lowercase(), s.source.clone()));
     Ok(ScanReport {
         servers,
         warnings,

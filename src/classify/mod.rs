@@ -324,7 +324,10 @@ mod tests {
         );
         // A failure after a healthy session is the latest news.
         assert_eq!(pick_deciding_session(&[check.clone(), failed]), Some(1));
-        assert_eq!(pick_deciding_session(std::slice::from_ref(&unknown)), Some(0));
+        assert_eq!(
+            pick_deciding_session(std::slice::from_ref(&unknown)),
+            Some(0)
+        );
         assert_eq!(pick_deciding_session(&[]), None);
     }
 }

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 mod sandbox;
-#[allow(unused_imports)]
+#[allow(unused_imports)] // not every test crate uses the sandbox
 pub use sandbox::*;
 
 use std::path::{Path, PathBuf};

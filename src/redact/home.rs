@@ -1,0 +1,129 @@
+//! The forms a home folder and a user name take in Claude Code's logs: Unix and Windows
+//! paths, JSON-escaped backslashes, forward-slash Windows paths, and the encoded project
+//! folder names (every character outside `[A-Za-z0-9]` became `-`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::names::encode_folder_name;
+
+/// Folders under `/Users` or `C:\Users` that are not a person.
+const NOT_USERS: [&str; 5] = ["shared", "public", "default", "default user", "all users"];
+
+/// Home-looking paths anywhere in a text: `/Users/<name>`, `/home/<name>`,
+/// `C:\Users\<name>` (any number of backslashes, or forward slashes), and the encoded
+/// forms `-Users-<name>`, `-home-<name>`, `C--Users-<name>`. The name is group 1.
+static HOME_PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r#"(?i)(?:\b[a-z]:)?(?:\\+|/)(?:users|home)(?:\\+|/)([^\\/\s:*?<>|"']+)"#,
+        r"(?i)(?:^|[^A-Za-z0-9])(?:[a-z]-)?-(?:users|home)-([A-Za-z0-9]+)",
+    ]
+    .iter()
+    .map(|p| Regex::new(p).expect("home pattern compiles"))
+    .collect()
+});
+
+/// The user names visible in home-looking paths in `text`.
+pub fn user_names_in(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for re in HOME_PATHS.iter() {
+        for c in re.captures_iter(text) {
+            let name = c[1].trim_end_matches(['"', '\'', ',', ')', ']', '}', '.']);
+            if name.starts_with(|c: char| c.is_alphanumeric())
+                && !NOT_USERS.contains(&name.to_ascii_lowercase().as_str())
+                && !names.iter().any(|n: &String| n.eq_ignore_ascii_case(name))
+            {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Every literal form of one home path, longest first. `home` is the path as this
+/// machine or the logs spell it (`/home/alice`, `C:\Users\alice`, `C:/Users/alice`).
+pub fn home_forms(home: &str) -> Vec<String> {
+    let trimmed = home.trim_end_matches(['/', '\\']);
+    if trimmed.is_empty() {
+        return Vec::new();
+    }
+    let parts: Vec<&str> = trimmed.split(['/', '\\']).collect();
+    let mut forms = vec![
+        trimmed.to_string(),
+        parts.join("/"),
+        parts.join("\\"),
+        parts.join("\\\\"),
+        parts.join("\\\\\\\\"),
+        encode_folder_name(trimmed),
+    ];
+    // A one-letter home (`/h`) would eat ordinary text.
+    forms.retain(|f| f.len() >= 3);
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.dedup();
+    forms
+}
+
+/// A regex for every home of user `name`, whatever the OS or escaping, in both the
+/// path and the encoded-folder forms.
+pub fn generic_home_pattern(name: &str) -> String {
+    let mut alternatives: Vec<String> = Vec::new();
+    let mut spellings = vec![name.to_string()];
+    let encoded = encode_folder_name(name);
+    if encoded != name {
+        spellings.push(encoded);
+    }
+    for n in &spellings {
+        let n = regex::escape(n);
+        alternatives.push(format!(r"(?:[a-z]:)?(?:\\+|/)(?:users|home)(?:\\+|/){n}"));
+        alternatives.push(format!(r"(?:[a-z]-)?-(?:users|home)-{n}"));
+    }
+    format!("(?i)(?:{})", alternatives.join("|"))
+}
+
+/// The spellings of a bare user name: as written, and encoded (`alice.smith` is
+/// `alice-smith` inside an encoded folder name).
+pub fn user_spellings(name: &str) -> Vec<String> {
+    let mut v = vec![name.to_string()];
+    let encoded = encode_folder_name(name);
+    if encoded != name {
+        v.push(encoded);
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_user_names_in_every_home_form() {
+        let text = r#"cwd /Users/alice/proj, /home/bob, C:\Users\carol\x, "C:\\Users\\dave\\y", C:/Users/erin/z, -Users-frank-proj, C--Users-gina-proj, /Users/Shared/x"#;
+        assert_eq!(
+            user_names_in(text),
+            vec!["alice", "bob", "carol", "dave", "erin", "frank", "gina"]
+        );
+    }
+
+    #[test]
+    fn ordinary_paths_name_no_user() {
+        assert!(user_names_in("/tmp/x/y -tmp-x-y /usr/lib users/home").is_empty());
+    }
+
+    #[test]
+    fn home_forms_cover_escapes_and_encoding() {
+        let f = home_forms(r"C:\Users\alice");
+        for want in [
+            r"C:\Users\alice",
+            "C:/Users/alice",
+            r"C:\\Users\\alice",
+            "C--Users-alice",
+        ] {
+            assert!(f.contains(&want.to_string()), "{want} in {f:?}");
+        }
+        let f = home_forms("/home/alice/");
+        assert!(f.contains(&"/home/alice".to_string()));
+        assert!(f.contains(&"-home-alice".to_string()));
+        assert!(f.windows(2).all(|w| w[0].len() >= w[1].len()));
+    }
+}

@@ -1,0 +1,264 @@
+use super::*;
+
+fn plain() -> Redactor {
+    RedactorBuilder::new().build()
+}
+
+fn alice() -> Redactor {
+    RedactorBuilder::new()
+        .home("/Users/alice")
+        .home(r"C:\Users\alice")
+        .user("alice")
+        .build()
+}
+
+fn check(r: &Redactor, input: &str, want: &str) {
+    assert_eq!(r.redact(input), want, "input: {input}");
+}
+
+#[test]
+fn anthropic_before_openai() {
+    check(
+        &plain(),
+        "key sk-ant-api03-AbCdEf0123456789_xyz-QQ end",
+        "key [REDACTED:anthropic-api-key] end",
+    );
+    check(
+        &plain(),
+        "sk-proj-AbCdEf0123456789abcdef and sk-AbCdEf0123456789abcdef",
+        "[REDACTED:openai-api-key] and [REDACTED:openai-api-key]",
+    );
+}
+
+#[test]
+fn github_slack_aws_google() {
+    check(
+        &plain(),
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789 gho_abcdefghijklmnopqrstuvwx github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        "[REDACTED:github-token] [REDACTED:github-token] [REDACTED:github-token]",
+    );
+    check(
+        &plain(),
+        "xoxb-123456789012-abcdefghijkl xoxp-1-2-3-abcdef",
+        "[REDACTED:slack-token] [REDACTED:slack-token]",
+    );
+    check(
+        &plain(),
+        "AKIAIOSFODNN7EXAMPLE",
+        "[REDACTED:aws-access-key]",
+    );
+    check(
+        &plain(),
+        "key=AIzaSyA-1234567890abcdefghijklmnopqrstu!",
+        "key=[REDACTED:google-api-key]!",
+    );
+}
+
+#[test]
+fn bearer_and_authorization() {
+    check(
+        &plain(),
+        "Authorization: Bearer abc.def.ghi-123",
+        "Authorization: Bearer [REDACTED:authorization]",
+    );
+    check(
+        &plain(),
+        r#"{"headers":{"Authorization":"Basic dXNlcjpwYXNz"}}"#,
+        r#"{"headers":{"Authorization":"Basic [REDACTED:authorization]"}}"#,
+    );
+    check(
+        &plain(),
+        r#"{\"authorization\":\"tok_123456\"}"#,
+        r#"{\"authorization\":\"[REDACTED:authorization]\"}"#,
+    );
+    check(
+        &plain(),
+        "sent bearer eyJhbGciOiJIUzI1NiJ9.payload.sig",
+        "sent bearer [REDACTED:bearer-token]",
+    );
+    // WWW-Authenticate parameters are not tokens.
+    check(
+        &plain(),
+        r#"Bearer realm="mcp", error="invalid_token""#,
+        r#"Bearer realm="mcp", error="invalid_token""#,
+    );
+}
+
+#[test]
+fn url_credentials() {
+    check(
+        &plain(),
+        "connecting to https://bob:hunter2@example.com:8443/mcp and postgres://u:p@db/x",
+        "connecting to https://[REDACTED:url-credentials]@example.com:8443/mcp and postgres://[REDACTED:url-credentials]@db/x",
+    );
+    check(
+        &plain(),
+        "https://example.com/mcp?x=1",
+        "https://example.com/mcp?x=1",
+    );
+}
+
+#[test]
+fn secret_pairs_in_every_spelling() {
+    check(
+        &plain(),
+        "ANTHROPIC_API_KEY=abc123xyz DB_PASSWORD='p4ss' MY_TOKEN=\"t0k\"",
+        "ANTHROPIC_API_KEY=[REDACTED:secret] DB_PASSWORD='[REDACTED:secret]' MY_TOKEN=\"[REDACTED:secret]\"",
+    );
+    check(
+        &plain(),
+        r#"Environment: {"API_KEY": "abc", "clientSecret":"s3", "PATH":"/usr/bin"}"#,
+        r#"Environment: {"API_KEY": "[REDACTED:secret]", "clientSecret":"[REDACTED:secret]", "PATH":"/usr/bin"}"#,
+    );
+    check(
+        &plain(),
+        r#"{\"GITHUB_TOKEN\":\"plain-value\"}"#,
+        r#"{\"GITHUB_TOKEN\":\"[REDACTED:secret]\"}"#,
+    );
+    check(
+        &plain(),
+        "X-Api-Key: k3y-value",
+        "X-Api-Key: [REDACTED:secret]",
+    );
+    // Numbers, booleans and prose are not secrets.
+    check(
+        &plain(),
+        r#"{"maxTokens": 100, "hasToken": true, "tokenCount":"12"} MAX_TOKENS=2000 invalid token: expected number"#,
+        r#"{"maxTokens": 100, "hasToken": true, "tokenCount":"12"} MAX_TOKENS=2000 invalid token: expected number"#,
+    );
+    // A value a provider rule already replaced keeps its precise kind.
+    check(
+        &plain(),
+        "OPENAI_API_KEY=sk-AbCdEf0123456789abcdef",
+        "OPENAI_API_KEY=[REDACTED:openai-api-key]",
+    );
+}
+
+#[test]
+fn email_addresses() {
+    check(
+        &plain(),
+        "owner alice.smith+mcp@example.co.uk wrote",
+        "owner [REDACTED:email] wrote",
+    );
+    // npm specs and scoped packages are not addresses.
+    check(
+        &plain(),
+        "npx -y @modelcontextprotocol/server-everything@1.2.3",
+        "npx -y @modelcontextprotocol/server-everything@1.2.3",
+    );
+}
+
+#[test]
+fn home_in_every_form() {
+    let r = alice();
+    check(&r, "/Users/alice/proj/x.ts", "~/proj/x.ts");
+    check(&r, r"C:\Users\alice\proj", r"~\proj");
+    check(
+        &r,
+        r#"{"cwd":"C:\\Users\\alice\\proj"}"#,
+        r#"{"cwd":"~\\proj"}"#,
+    );
+    check(&r, "C:/Users/alice/proj", "~/proj");
+    check(&r, "c:\\users\\ALICE\\proj", "~\\proj");
+    check(&r, "-Users-alice-proj", "~-proj");
+    check(&r, "C--Users-alice-proj", "~-proj");
+    check(&r, "/home/alice/.cache", "~/.cache");
+    check(
+        &r,
+        "user alice ran it; Alice too",
+        "user <user> ran it; <user> too",
+    );
+    check(&r, "alice_proj and alice.log", "<user>_proj and <user>.log");
+    // Only whole names.
+    check(&r, "malice /home/alicebob", "malice /home/alicebob");
+}
+
+#[test]
+fn learns_users_and_encoded_secrets_from_texts() {
+    let mut b = RedactorBuilder::new();
+    b.learn(r"cwd C:\Users\bob\work");
+    b.learn("/srv/ghp_abcdefghijklmnopqrstuvwxyz0123456789/app");
+    let r = b.build();
+    check(
+        &r,
+        "-srv-ghp-abcdefghijklmnopqrstuvwxyz0123456789-app",
+        "-srv-[REDACTED:github-token]-app",
+    );
+    check(&r, "C--Users-bob-work", "~-work");
+    check(&r, "bob said", "<user> said");
+}
+
+#[test]
+fn home_path_with_a_temp_prefix() {
+    let r = RedactorBuilder::new()
+        .home("/tmp/.tmpAbC/Users/alice")
+        .build();
+    check(&r, "/tmp/.tmpAbC/Users/alice/.cache/x", "~/.cache/x");
+    check(&r, "-tmp--tmpAbC-Users-alice-proj", "~-proj");
+    check(&r, "alice", "<user>");
+}
+
+#[test]
+fn secrets_go_before_the_user_name() {
+    let r = alice();
+    check(
+        &r,
+        "alice@example.com https://alice:pw@host/x",
+        "[REDACTED:email] https://[REDACTED:url-credentials]@host/x",
+    );
+}
+
+#[test]
+fn ordinary_text_is_untouched() {
+    let r = alice();
+    for text in [
+        "2026-11-29T12:12:47.581Z",
+        "sessionId b924bdfd-3c2f-4fba-93ea-12564ca263c2",
+        r#"Connection established with capabilities: {"hasTools":true,"protocolEra":"modern","negotiatedProtocolVersion":"2026-07-28"}"#,
+        "Connection failed: Server's protocol version is not supported: [redacted]",
+        "tools/list failed (Invalid result for tools/list: [\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"ttlMs\"\n    ],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]); retrying in 250ms",
+        "Failed to fetch tools: Invalid result for tools/list: tools.2.inputSchema.type: Invalid literal value, expected \"object\"",
+        "Connection failed (CONNECT_TIMEOUT): MCP server \"hangs\" connection timed out after 30000ms",
+        "HTTP Connection failed after 28ms: ECONNREFUSED: Unable to connect. (code: ECONNREFUSED, errno: none)",
+        "Executable not found in $PATH: \"mcp-server-nope\"",
+        "filled in resultType=\"complete\", ttlMs=0, cacheScope=\"private\" instead",
+        "/tmp/mcplogs-try/work/api -tmp-mcplogs-try-work-api mcp-logs-home-assistant",
+        "MCP_PROTOCOL_NEGOTIATION=legacy",
+    ] {
+        check(&r, text, text);
+    }
+}
+
+#[test]
+fn disabled_changes_nothing() {
+    let r = Redactor::disabled();
+    let t = "sk-ant-api03-AbCdEf0123456789 /Users/alice";
+    assert_eq!(r.redact(t), t);
+    assert!(!r.is_enabled());
+}
+
+#[test]
+fn machine_facts_from_the_environment() {
+    let env = |k: &str| match k {
+        "HOME" => Some("/home/zed".into()),
+        "USERNAME" => Some("Zed".into()),
+        _ => None,
+    };
+    let r =
+        RedactorBuilder::for_machine(&[std::path::PathBuf::from("/srv/copy")], None, &env).build();
+    check(&r, "/home/zed/x /srv/copy/y ZED", "~/x ~/y <user>");
+}
+
+#[test]
+fn a_home_called_home_names_no_user() {
+    let mut b = RedactorBuilder::new().home("/tmp/x/home");
+    b.learn("/tmp/x/home/project/.claude/settings.json and /tmp/x/home/.cache");
+    let r = b.build();
+    check(
+        &r,
+        "/tmp/x/home/project the project",
+        "~/project the project",
+    );
+    assert!(user_names_in("/home/.claude").is_empty());
+}

@@ -1,0 +1,95 @@
+//! Keeping the Markdown under GitHub's issue body limit. What goes first: the servers'
+//! stderr records, oldest first, then the evidence records, oldest first (across all
+//! servers, so the newest record of each server stays longest); the report says what
+//! was left out. If it is still too long with no record at all (thousands of servers),
+//! its end is cut, with a note.
+
+use super::{Omitted, Report, markdown};
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Stderr,
+    Evidence,
+}
+
+/// Renders `report` as Markdown no longer than `limit` characters. Returns the text and
+/// the report as rendered (with [`Report::omitted`] filled in). The redactor runs once
+/// more over the final text, so nothing escapes it through a renderer.
+pub fn fit(report: &Report, limit: usize) -> (String, Report) {
+    let render = |r: &Report| r.redactor().redact(&markdown::render(r));
+    let mut r = report.clone();
+    r.omitted = Omitted::default();
+    let mut text = render(&r);
+    if chars(&text) <= limit {
+        return (text, r);
+    }
+
+    // (kind, timestamp, server, index): records without a timestamp count as oldest;
+    // ties keep the log order.
+    let mut order: Vec<(Kind, Option<String>, usize, usize)> = Vec::new();
+    for (si, s) in report.servers.iter().enumerate() {
+        for (kind, list) in [(Kind::Stderr, &s.stderr), (Kind::Evidence, &s.evidence)] {
+            for (i, e) in list.iter().enumerate() {
+                order.push((kind, e.timestamp.clone(), si, i));
+            }
+        }
+    }
+    order.sort();
+    let mut dropped: Vec<(Kind, usize, usize)> = Vec::new();
+    for (kind, _, si, i) in order {
+        dropped.push((kind, si, i));
+        r = without(report, &dropped);
+        text = render(&r);
+        if chars(&text) <= limit {
+            return (text, r);
+        }
+    }
+
+    // Still too long without any record: cut at a line end and say so.
+    r.omitted.cut = true;
+    let note_only = Report {
+        omitted: Omitted {
+            records: Vec::new(),
+            cut: true,
+        },
+        ..r.clone()
+    };
+    let note = format!("\n\n{}", markdown::omitted_note(&note_only));
+    let keep = limit.saturating_sub(chars(&note));
+    let mut cut: String = text.chars().take(keep).collect();
+    if let Some(nl) = cut.rfind('\n') {
+        cut.truncate(nl);
+    }
+    cut.push_str(note.trim_end());
+    cut.push('\n');
+    (cut, r)
+}
+
+/// `report` without the `dropped` records, with the count per server noted.
+fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
+    let mut r = report.clone();
+    r.omitted = Omitted::default();
+    for (si, s) in r.servers.iter_mut().enumerate() {
+        let gone = |kind: Kind, i: usize| dropped.contains(&(kind, si, i));
+        let before = s.stderr.len() + s.evidence.len();
+        let mut i = 0;
+        s.stderr.retain(|_| {
+            i += 1;
+            !gone(Kind::Stderr, i - 1)
+        });
+        let mut i = 0;
+        s.evidence.retain(|_| {
+            i += 1;
+            !gone(Kind::Evidence, i - 1)
+        });
+        let n = before - s.stderr.len() - s.evidence.len();
+        if n > 0 {
+            r.omitted.records.push((s.name.clone(), n));
+        }
+    }
+    r
+}
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}

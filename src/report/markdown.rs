@@ -1,0 +1,388 @@
+//! The Markdown report. Its `###` sections are the labels of Claude Code's GitHub bug
+//! form (`.github/ISSUE_TEMPLATE/bug_report.yml` in anthropics/claude-code: "What's
+//! Wrong?", "What Should Happen?", "Error Messages/Logs", "Steps to Reproduce", "Claude
+//! Code Version", "Operating System", "Additional Information"), which is how GitHub
+//! lays out a submitted form, so the report pastes straight into an issue body. The
+//! form's dropdowns mcplogs cannot know (model, regression, platform, terminal) are left
+//! to the reporter.
+//!
+//! Every value taken from logs or settings goes into a code span or a fenced block, so
+//! it renders as written (`<user>` would otherwise vanish as an HTML tag).
+
+use super::{EvidenceItem, GITHUB_BODY_LIMIT, Report, ServerSection};
+use crate::render::{pretty_message, terminal_safe};
+
+/// An inline code span holding `s` exactly (one line; `|` escaped for table cells).
+pub fn code(s: &str) -> String {
+    let s = terminal_safe(s, false).replace('|', "\\|");
+    let ticks = "`".repeat(longest_run(&s, '`') + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
+}
+
+/// Plain text that must not turn into HTML or break a table.
+pub fn text(s: &str) -> String {
+    terminal_safe(s, false)
+        .replace('<', "\\<")
+        .replace('>', "\\>")
+        .replace('|', "\\|")
+}
+
+/// A fenced block that no line of `body` can close early.
+pub fn fenced(body: &str, info: &str) -> String {
+    let fence = "`".repeat((longest_run(body, '`') + 1).max(3));
+    let body = terminal_safe(body, true);
+    let nl = if body.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}{info}\n{body}{nl}{fence}\n")
+}
+
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for ch in s.chars() {
+        if ch == c {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+fn or_dash(v: Option<&str>) -> String {
+    v.map(code).unwrap_or_else(|| "-".to_string())
+}
+
+/// The whole report, as it stands (see [`super::limit::fit`] for the size limit).
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "<!-- Written by mcplogs {} (mcplogs report). {} Read it once before posting. -->\n\n",
+        r.versions.mcplogs,
+        if r.is_redacted() {
+            "Redacted: the home folder is shown as ~, the user name as <user>, secrets as [REDACTED:kind]."
+        } else {
+            "NOT REDACTED: home folders, user names and any secrets in the logs appear as they are."
+        }
+    ));
+
+    what_is_wrong(r, &mut out);
+    what_should_happen(r, &mut out);
+    logs(r, &mut out);
+
+    out.push_str("### Steps to Reproduce\n\n");
+    out.push_str("1. Start Claude Code in the project shown above, with the MCP servers listed below configured (or run `claude mcp list` there).\n");
+    out.push_str("2. <!-- Add what else you did. The logs above were written by Claude Code itself and collected with mcplogs. -->\n\n");
+
+    out.push_str("### Claude Code Version\n\n");
+    out.push_str(&format!("{}\n\n", claude_version(r)));
+    out.push_str("### Operating System\n\n");
+    out.push_str(&format!("{} ({})\n\n", r.versions.os, r.versions.arch));
+
+    out.push_str("### Additional Information\n\n");
+    environment(r, &mut out);
+    verdict_table(r, &mut out);
+    settings(r, &mut out);
+    recommendations(r, &mut out);
+    if !r.warnings.is_empty() {
+        out.push_str("#### Damaged or unreadable log files\n\n");
+        for w in &r.warnings {
+            out.push_str(&format!("- {}\n", code(w)));
+        }
+        out.push('\n');
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+fn claude_version(r: &Report) -> String {
+    match &r.versions.claude_code {
+        Some(v) => code(v),
+        None => "unknown (`claude --version` did not answer within a second)".to_string(),
+    }
+}
+
+fn server_label(s: &ServerSection) -> String {
+    match &s.project {
+        Some(p) => format!("{} (project {})", code(&s.name), code(p)),
+        None => code(&s.name),
+    }
+}
+
+fn what_is_wrong(r: &Report, out: &mut String) {
+    out.push_str("### What's Wrong?\n\n");
+    let problems: Vec<&ServerSection> = r.problem_servers().collect();
+    if problems.is_empty() {
+        out.push_str(&format!(
+            "mcplogs found no failing MCP server in Claude Code's logs ({} server(s) checked); see the table under Additional Information.\n\n",
+            r.servers.len()
+        ));
+        return;
+    }
+    for s in problems {
+        out.push_str(&format!(
+            "- {}: {}: {}\n",
+            server_label(s),
+            code(&s.verdict_text()),
+            text(&s.summary)
+        ));
+    }
+    out.push('\n');
+}
+
+fn what_should_happen(r: &Report, out: &mut String) {
+    out.push_str("### What Should Happen?\n\n");
+    let names: Vec<String> = r.problem_servers().map(|s| code(&s.name)).collect();
+    if names.is_empty() {
+        out.push_str("Every MCP server connects and its tools are available.\n\n");
+    } else {
+        out.push_str(&format!(
+            "{} should connect, and {} tools should be available in Claude Code.\n\n",
+            names.join(", "),
+            if names.len() == 1 { "its" } else { "their" }
+        ));
+    }
+}
+
+fn logs(r: &Report, out: &mut String) {
+    out.push_str("### Error Messages/Logs\n\n");
+    if !r.omitted.is_empty() {
+        out.push_str(&omitted_note(r));
+    }
+    let mut any = false;
+    for s in r.problem_servers() {
+        any = true;
+        out.push_str(&format!(
+            "#### {}: {}\n\n",
+            code(&s.name),
+            code(&s.verdict_text())
+        ));
+        if s.evidence.is_empty() {
+            out.push_str("(no record left: see the note above)\n\n");
+        }
+        for e in &s.evidence {
+            evidence(e, out);
+        }
+        if !s.stderr.is_empty() {
+            out.push_str("Server stderr in the same session:\n\n");
+            let lines: Vec<&str> = s.stderr.iter().map(|e| e.message.as_str()).collect();
+            out.push_str(&fenced(&lines.join("\n"), "text"));
+            out.push('\n');
+        }
+    }
+    if !any {
+        out.push_str("No error records: no server failed.\n\n");
+    }
+}
+
+fn evidence(e: &EvidenceItem, out: &mut String) {
+    let mut head = vec![code(&e.location)];
+    if let Some(t) = &e.timestamp {
+        head.push(code(t));
+    }
+    head.push(e.level.clone());
+    out.push_str(&head.join(" · "));
+    out.push_str("\n\n");
+    out.push_str(&fenced(&pretty_message(&e.message), "text"));
+    out.push('\n');
+}
+
+/// The note saying what the size limit left out.
+pub fn omitted_note(r: &Report) -> String {
+    let mut note = String::new();
+    if !r.omitted.records.is_empty() {
+        let per: Vec<String> = r
+            .omitted
+            .records
+            .iter()
+            .map(|(name, n)| format!("{} from {}", n, code(name)))
+            .collect();
+        note.push_str(&format!(
+            "> **Note:** {} log record(s) were left out to keep this report under GitHub's {}-character limit, servers' stderr lines first, then the oldest evidence ({}). `mcplogs report --json` has every record.\n\n",
+            r.omitted.total(),
+            thousands(GITHUB_BODY_LIMIT),
+            per.join(", ")
+        ));
+    }
+    if r.omitted.cut {
+        note.push_str(&format!(
+            "> **Note:** even without evidence this report was longer than {} characters, so its end was cut.\n\n",
+            thousands(GITHUB_BODY_LIMIT)
+        ));
+    }
+    note
+}
+
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn environment(r: &Report, out: &mut String) {
+    out.push_str("#### Environment\n\n");
+    out.push_str("| | |\n|---|---|\n");
+    out.push_str(&format!("| mcplogs | {} |\n", code(&r.versions.mcplogs)));
+    out.push_str(&format!("| Claude Code | {} |\n", claude_version(r)));
+    out.push_str(&format!("| OS | {} |\n", code(&r.versions.os)));
+    out.push_str(&format!("| Architecture | {} |\n", code(&r.versions.arch)));
+    out.push_str(&format!(
+        "| Redaction | {} |\n\n",
+        if r.is_redacted() { "on" } else { "off" }
+    ));
+}
+
+fn verdict_table(r: &Report, out: &mut String) {
+    out.push_str("#### MCP servers\n\n");
+    if r.servers.is_empty() {
+        out.push_str("No MCP server logs found.\n\n");
+        return;
+    }
+    out.push_str("| Server | Project | Verdict | Era | Protocol | Sessions (failed) | Last seen | Legacy fix applies |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    for s in &r.servers {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} |\n",
+            code(&s.name),
+            or_dash(s.project.as_deref()),
+            code(&s.verdict_text()),
+            s.era.map(|e| e.as_str()).unwrap_or("-"),
+            or_dash(s.negotiated_protocol_version.as_deref()),
+            s.sessions,
+            s.failed_sessions,
+            or_dash(s.last_seen.as_deref()),
+            if s.legacy_fix_applies { "yes" } else { "no" },
+        ));
+    }
+    out.push('\n');
+}
+
+fn settings(r: &Report, out: &mut String) {
+    let st = &r.settings;
+    out.push_str("#### MCP_PROTOCOL_NEGOTIATION settings\n\n");
+    out.push_str(&format!(
+        "Layers for project {}, highest precedence first (* = the layer that decides):\n\n",
+        code(&st.project)
+    ));
+    out.push_str("| Layer | File | Status | Value |\n|---|---|---|---|\n");
+    for l in &st.layers {
+        let value = match (&l.value, l.in_effect) {
+            (None, _) => "-".to_string(),
+            (Some(v), true) => code(v),
+            (Some(v), false) => format!("{} (not in effect)", code(v)),
+        };
+        out.push_str(&format!(
+            "| {}{} | {} | {} | {} |\n",
+            l.layer,
+            if l.decides { " *" } else { "" },
+            l.path
+                .as_deref()
+                .map(code)
+                .unwrap_or_else(|| "(process environment)".to_string()),
+            l.status,
+            value
+        ));
+    }
+    out.push('\n');
+    for p in &st.problems {
+        out.push_str(&format!("- Warning: {}\n", text(p)));
+    }
+    if !st.problems.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&format!("Effective: {}\n\n", text(&st.effective_text)));
+    let needing: Vec<String> = r
+        .servers
+        .iter()
+        .filter(|s| s.legacy_fix_applies)
+        .map(|s| code(&s.name))
+        .collect();
+    let applied = if st.legacy_applied {
+        "**yes** (the effective value is `legacy`)".to_string()
+    } else {
+        format!(
+            "**no** (the effective value is {})",
+            st.effective_value
+                .as_deref()
+                .map(code)
+                .unwrap_or_else(|| "not set".to_string())
+        )
+    };
+    out.push_str(&format!(
+        "Legacy fix (`MCP_PROTOCOL_NEGOTIATION=legacy`) applied: {applied}.\n"
+    ));
+    match (needing.is_empty(), st.legacy_applied) {
+        (true, _) => out.push_str("No server in these logs needs it.\n\n"),
+        (false, false) => out.push_str(&format!(
+            "It would fix {}.\n\n",
+            needing.join(", ")
+        )),
+        (false, true) => out.push_str(&format!(
+            "Yet {} still negotiated the modern era in the logs shown: those sessions may predate the setting, or Claude Code was started with another configuration.\n\n",
+            needing.join(", ")
+        )),
+    }
+}
+
+fn recommendations(r: &Report, out: &mut String) {
+    out.push_str("#### Recommendations\n\n");
+    let mut any = false;
+    for s in r
+        .servers
+        .iter()
+        .filter(|s| s.is_problem() || s.verdict == crate::verdict::Verdict::Tolerated)
+    {
+        any = true;
+        out.push_str(&format!(
+            "- {}: {}\n",
+            code(&s.name),
+            text(&s.recommendation)
+        ));
+    }
+    if !any {
+        out.push_str("Nothing to do.\n");
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_survive_backticks_and_pipes() {
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("x `y` z"), "``x `y` z``");
+        assert_eq!(code("`q"), "`` `q ``");
+    }
+
+    #[test]
+    fn fences_are_longer_than_any_backtick_run() {
+        let f = fenced("a\n```\nb", "text");
+        assert!(f.starts_with("````text\n"));
+        assert!(f.ends_with("\n````\n"));
+    }
+
+    #[test]
+    fn text_escapes_html() {
+        assert_eq!(text("<user> a|b"), "\\<user\\> a\\|b");
+    }
+
+    #[test]
+    fn thousands_separator() {
+        assert_eq!(thousands(65536), "65,536");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000000), "1,000,000");
+    }
+}

@@ -1,0 +1,365 @@
+//! `mcplogs report`: a Markdown report to paste into a bug issue (Claude Code's or an MCP
+//! server's), and the same content as JSON.
+//!
+//! [`build`] turns a scan, the negotiation settings and the versions into a [`Report`]
+//! (plain data, every free text a `String`); [`Report::redact`] redacts all of it in
+//! place; [`markdown::render`] and [`json::report_json`] render it, and
+//! [`limit::fit`] keeps the Markdown under GitHub's issue body limit by leaving out the
+//! oldest evidence first. Nothing here prints or runs programs: the Claude Code version
+//! arrives as a value.
+
+pub mod json;
+pub mod limit;
+pub mod markdown;
+pub mod stderr;
+
+use crate::redact::{Redactor, RedactorBuilder};
+use crate::scan::{Evidence, ScanReport, ServerReport};
+use crate::settings::EffectiveNegotiation;
+use crate::settings::render::{effective_line, problem_lines};
+use crate::verdict::{Cause, Era, Verdict};
+
+/// GitHub rejects issue bodies longer than this many characters.
+pub const GITHUB_BODY_LIMIT: usize = 65_536;
+
+/// The versions the report states. Injected so tests are deterministic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Versions {
+    pub mcplogs: String,
+    pub os: String,
+    pub arch: String,
+    /// What `claude --version` printed, or `None` ("unknown").
+    pub claude_code: Option<String>,
+}
+
+impl Versions {
+    /// This build and this machine; the Claude Code version comes from the caller.
+    pub fn this_machine(claude_code: Option<String>) -> Self {
+        Versions {
+            mcplogs: env!("CARGO_PKG_VERSION").to_string(),
+            os: std::env::consts::OS.to_string(),
+            arch: std::env::consts::ARCH.to_string(),
+            claude_code,
+        }
+    }
+}
+
+/// One decoded log record shown as evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvidenceItem {
+    /// The log file's full path.
+    pub file: String,
+    /// Short form for the report: `<log folder>/<file>:<line>`.
+    pub location: String,
+    pub line: usize,
+    pub timestamp: Option<String>,
+    pub level: String,
+    /// The decoded message, exactly as logged (pretty-printed only when rendered).
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSection {
+    pub name: String,
+    pub project: Option<String>,
+    pub verdict: Verdict,
+    pub cause: Option<Cause>,
+    pub era: Option<Era>,
+    pub negotiated_protocol_version: Option<String>,
+    pub legacy_fix_applies: bool,
+    pub filled_fields: Vec<String>,
+    pub bad_tool_path: Option<String>,
+    pub last_seen: Option<String>,
+    pub sessions: usize,
+    pub failed_sessions: usize,
+    pub source: String,
+    /// One sentence saying what is wrong (for problem servers) or how it stands.
+    pub summary: String,
+    pub recommendation: String,
+    /// The decisive records of the deciding (latest decisive) session, oldest first.
+    pub evidence: Vec<EvidenceItem>,
+    /// For problem servers: the `Server stderr` records of that session, oldest first.
+    pub stderr: Vec<EvidenceItem>,
+}
+
+impl ServerSection {
+    pub fn is_problem(&self) -> bool {
+        self.verdict.is_problem()
+    }
+
+    /// `tools-fetch-failed (missing-resultType)`.
+    pub fn verdict_text(&self) -> String {
+        match self.cause {
+            Some(c) => format!("{} ({c})", self.verdict),
+            None => self.verdict.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerItem {
+    pub layer: String,
+    /// `None` for the process environment.
+    pub path: Option<String>,
+    pub status: String,
+    pub value: Option<String>,
+    pub in_effect: bool,
+    pub decides: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsSection {
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<LayerItem>,
+    pub effective_value: Option<String>,
+    pub effective_layer: Option<String>,
+    pub effective_path: Option<String>,
+    /// One sentence: the effective value and where it comes from.
+    pub effective_text: String,
+    /// The effective value is `legacy`: the legacy fix is applied.
+    pub legacy_applied: bool,
+    /// Settings files Claude Code skips, one sentence each.
+    pub problems: Vec<String>,
+}
+
+/// What the size limit left out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Omitted {
+    /// Evidence records left out, per server name, in report order.
+    pub records: Vec<(String, usize)>,
+    /// The text was still too long without any evidence and was cut.
+    pub cut: bool,
+}
+
+impl Omitted {
+    pub fn total(&self) -> usize {
+        self.records.iter().map(|(_, n)| n).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty() && !self.cut
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub versions: Versions,
+    pub servers: Vec<ServerSection>,
+    pub settings: SettingsSection,
+    /// Damaged or unreadable files, one line each.
+    pub warnings: Vec<String>,
+    /// Set by [`limit::fit`].
+    pub omitted: Omitted,
+    redactor: Redactor,
+}
+
+impl Report {
+    pub fn problem_servers(&self) -> impl Iterator<Item = &ServerSection> {
+        self.servers.iter().filter(|s| s.is_problem())
+    }
+
+    pub fn has_problems(&self) -> bool {
+        self.problem_servers().next().is_some()
+    }
+
+    pub fn is_redacted(&self) -> bool {
+        self.redactor.is_enabled()
+    }
+
+    /// The redactor in use (a disabled one until [`Self::redact`]).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Redacts every text of the report in place. `builder` holds what is known about
+    /// the machine (homes, user names); it first learns from every text here, so a user
+    /// name or secret seen in one place is redacted in all its spellings everywhere.
+    pub fn redact(&mut self, mut builder: RedactorBuilder) {
+        for s in self.strings_mut() {
+            builder.learn(s);
+        }
+        let redactor = builder.build();
+        for s in self.strings_mut() {
+            redactor.apply(s);
+        }
+        self.redactor = redactor;
+    }
+
+    /// Every free text of the report: what redaction must see.
+    fn strings_mut(&mut self) -> Vec<&mut String> {
+        let mut v: Vec<&mut String> = Vec::new();
+        if let Some(c) = self.versions.claude_code.as_mut() {
+            v.push(c);
+        }
+        for s in &mut self.servers {
+            v.push(&mut s.name);
+            v.extend(s.project.as_mut());
+            v.extend(s.negotiated_protocol_version.as_mut());
+            v.extend(s.filled_fields.iter_mut());
+            v.extend(s.bad_tool_path.as_mut());
+            v.extend(s.last_seen.as_mut());
+            v.push(&mut s.source);
+            v.push(&mut s.summary);
+            v.push(&mut s.recommendation);
+            for e in s.evidence.iter_mut().chain(s.stderr.iter_mut()) {
+                v.push(&mut e.file);
+                v.push(&mut e.location);
+                v.extend(e.timestamp.as_mut());
+                v.push(&mut e.message);
+            }
+        }
+        let st = &mut self.settings;
+        v.push(&mut st.project);
+        for l in &mut st.layers {
+            v.extend(l.path.as_mut());
+            v.extend(l.value.as_mut());
+        }
+        v.extend(st.effective_value.as_mut());
+        v.extend(st.effective_path.as_mut());
+        v.push(&mut st.effective_text);
+        v.extend(st.problems.iter_mut());
+        v.extend(self.warnings.iter_mut());
+        v
+    }
+}
+
+/// Builds the (unredacted) report.
+pub fn build(scan: &ScanReport, negotiation: &EffectiveNegotiation, versions: Versions) -> Report {
+    Report {
+        versions,
+        servers: scan.servers.iter().map(server_section).collect(),
+        settings: settings_section(negotiation),
+        warnings: scan.warnings.iter().map(|w| w.to_string()).collect(),
+        omitted: Omitted::default(),
+        redactor: Redactor::disabled(),
+    }
+}
+
+fn server_section(s: &ServerReport) -> ServerSection {
+    let d = &s.diagnosis;
+    ServerSection {
+        name: s.name.clone(),
+        project: s.project.clone(),
+        verdict: d.verdict,
+        cause: d.cause,
+        era: d.era,
+        negotiated_protocol_version: d.negotiated_protocol_version.clone(),
+        legacy_fix_applies: d.legacy_fix_applies(),
+        filled_fields: d.filled_fields.clone(),
+        bad_tool_path: d.bad_tool_path.clone(),
+        last_seen: s.last_seen.clone(),
+        sessions: s.sessions,
+        failed_sessions: s.failed_sessions,
+        source: s.source.display().to_string(),
+        summary: summary(s),
+        recommendation: s.recommendation(),
+        evidence: s.evidence.iter().map(evidence_item).collect(),
+        stderr: if d.verdict.is_problem() {
+            stderr::server_stderr(s).iter().map(evidence_item).collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fn evidence_item(e: &Evidence) -> EvidenceItem {
+    let name = |p: Option<&std::path::Path>| {
+        p.and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let file_name = name(Some(&e.file)).unwrap_or_default();
+    let location = match name(e.file.parent()) {
+        Some(dir) if dir.starts_with("mcp-logs-") => format!("{dir}/{file_name}:{}", e.line),
+        _ => format!("{file_name}:{}", e.line),
+    };
+    EvidenceItem {
+        file: e.file.display().to_string(),
+        location,
+        line: e.line,
+        timestamp: e.timestamp.clone(),
+        level: e.level.as_str().to_string(),
+        message: e.message.clone(),
+    }
+}
+
+/// One sentence, without the server's name: what is wrong, or how the server stands.
+fn summary(s: &ServerReport) -> String {
+    let d = &s.diagnosis;
+    let era = match (d.era, &d.negotiated_protocol_version) {
+        (Some(e), Some(v)) => format!("; {} era, protocol {v}", e.as_str()),
+        (Some(e), None) => format!("; {} era", e.as_str()),
+        (None, _) => String::new(),
+    };
+    let what = match d.verdict {
+        Verdict::ToolsFetchFailed => format!(
+            "Claude Code connects, then rejects the server's tools/list result ({}{era}), so the server shows as connected with no tools",
+            d.cause.map(Cause::as_str).unwrap_or("other")
+        ),
+        Verdict::VersionUnsupported => "the server answers initialize with a protocol version Claude Code did not propose, so it never connects".to_string(),
+        Verdict::ConnectionFailed => format!(
+            "Claude Code cannot connect to the server ({})",
+            d.cause.map(Cause::as_str).unwrap_or("other")
+        ),
+        Verdict::Healthy => format!("connected, tools accepted{era}"),
+        Verdict::Tolerated => format!(
+            "works, but only because Claude Code filled in {} that the server's tools/list result omits{era}",
+            if d.filled_fields.is_empty() {
+                "fields".to_string()
+            } else {
+                d.filled_fields.join(", ")
+            }
+        ),
+        Verdict::Unknown => "the logs hold no decisive record".to_string(),
+    };
+    let when = s
+        .last_seen
+        .as_deref()
+        .map(|t| format!(", the last at {t}"))
+        .unwrap_or_default();
+    if d.verdict.is_problem() {
+        format!(
+            "{what}. {} of {} session(s) failed{when}.",
+            s.failed_sessions, s.sessions
+        )
+    } else {
+        format!("{what}.")
+    }
+}
+
+fn settings_section(e: &EffectiveNegotiation) -> SettingsSection {
+    use crate::settings::LayerStatus;
+    let layers = e
+        .layers
+        .iter()
+        .enumerate()
+        .map(|(i, l)| LayerItem {
+            layer: l.kind.as_str().to_string(),
+            path: l.path.as_ref().map(|p| p.display().to_string()),
+            status: match &l.status {
+                LayerStatus::Environment if l.negotiation.is_some() => "set".to_string(),
+                LayerStatus::Environment => "unset".to_string(),
+                s => s.as_str().to_string(),
+            },
+            value: l.negotiation.as_ref().map(|v| v.as_str().to_string()),
+            in_effect: l.in_effect() && l.present(),
+            decides: e.decided_by == Some(i),
+        })
+        .collect();
+    let decider = e.deciding_layer();
+    SettingsSection {
+        project: e.project_dir.display().to_string(),
+        layers,
+        effective_value: e.value().map(|v| v.as_str().to_string()),
+        effective_layer: decider.map(|l| l.kind.as_str().to_string()),
+        effective_path: decider
+            .and_then(|l| l.path.as_ref())
+            .map(|p| p.display().to_string()),
+        effective_text: effective_line(e),
+        legacy_applied: e.is_legacy(),
+        problems: problem_lines(e),
+    }
+}
+
+#[cfg(test)]
+mod tests;

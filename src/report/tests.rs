@@ -1,0 +1,270 @@
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::record::Level;
+use crate::redact::RedactorBuilder;
+use crate::scan::{Evidence, ScanReport, ServerReport};
+use crate::settings::{
+    EffectiveNegotiation, LayerKind, LayerStatus, NegotiationValue, SettingsLayer,
+};
+use crate::verdict::{Cause, Diagnosis, Era, Verdict};
+
+fn versions() -> Versions {
+    Versions {
+        mcplogs: "9.9.9".into(),
+        os: "testos".into(),
+        arch: "testarch".into(),
+        claude_code: Some("2.1.288 (Claude Code)".into()),
+    }
+}
+
+fn ev(file: &str, line: usize, ts: &str, message: &str) -> Evidence {
+    Evidence {
+        file: PathBuf::from(file),
+        line,
+        timestamp: Some(ts.into()),
+        level: Level::Error,
+        message: message.into(),
+    }
+}
+
+fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
+    let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+    d.cause = Some(Cause::MissingResultType);
+    d.era = Some(Era::Modern);
+    d.negotiated_protocol_version = Some("2026-07-28".into());
+    ServerReport {
+        name: name.into(),
+        folder: Some(name.into()),
+        project: Some("/Users/alice/proj".into()),
+        project_folder: Some("-Users-alice-proj".into()),
+        source: PathBuf::from(format!(
+            "/Users/alice/Library/Caches/claude-cli-nodejs/-Users-alice-proj/mcp-logs-{name}"
+        )),
+        diagnosis: d,
+        last_seen: Some("2026-11-29T12:12:49.609Z".into()),
+        sessions: 2,
+        failed_sessions: 1,
+        evidence,
+        history: Vec::new(),
+    }
+}
+
+fn healthy(name: &str) -> ServerReport {
+    let mut s = failing(name, Vec::new());
+    s.diagnosis = Diagnosis::new(Verdict::Healthy);
+    s.diagnosis.era = Some(Era::Legacy);
+    s.failed_sessions = 0;
+    s
+}
+
+fn negotiation(user_value: Option<&str>) -> EffectiveNegotiation {
+    EffectiveNegotiation::from_layers(
+        Path::new("/Users/alice/proj"),
+        vec![
+            SettingsLayer {
+                kind: LayerKind::User,
+                path: Some(PathBuf::from("/Users/alice/.claude/settings.json")),
+                status: LayerStatus::Strict,
+                negotiation: user_value.map(NegotiationValue::from_text),
+            },
+            SettingsLayer {
+                kind: LayerKind::Environment,
+                path: None,
+                status: LayerStatus::Environment,
+                negotiation: None,
+            },
+        ],
+    )
+}
+
+fn sample() -> ScanReport {
+    let file = "/Users/alice/Library/Caches/claude-cli-nodejs/-Users-alice-proj/mcp-logs-docs/2026-11-29T12-12-47-473Z.jsonl";
+    ScanReport {
+        servers: vec![
+            failing(
+                "docs",
+                vec![ev(
+                    file,
+                    7,
+                    "2026-11-29T12:12:47.574Z",
+                    "Failed to fetch tools: Invalid result for tools/list: [{\"code\":\"invalid_type\",\"path\":[\"resultType\"],\"message\":\"Required\"}] token sk-ant-api03-AbCdEf0123456789xyz",
+                )],
+            ),
+            healthy("fine"),
+        ],
+        warnings: Vec::new(),
+        searched: Vec::new(),
+    }
+}
+
+#[test]
+fn markdown_follows_the_bug_form() {
+    let r = build(&sample(), &negotiation(None), versions());
+    let md = markdown::render(&r);
+    let mut last = 0;
+    for h in [
+        "### What's Wrong?",
+        "### What Should Happen?",
+        "### Error Messages/Logs",
+        "### Steps to Reproduce",
+        "### Claude Code Version",
+        "### Operating System",
+        "### Additional Information",
+        "#### Environment",
+        "#### MCP servers",
+        "#### MCP_PROTOCOL_NEGOTIATION settings",
+        "#### Recommendations",
+    ] {
+        let at = md.find(h).unwrap_or_else(|| panic!("{h} missing:\n{md}"));
+        assert!(at >= last, "{h} out of order");
+        last = at;
+    }
+    assert!(md.contains(
+        "`docs` (project `/Users/alice/proj`): `tools-fetch-failed (missing-resultType)`"
+    ));
+    assert!(md.contains("testos (testarch)"));
+    assert!(md.contains("`2.1.288 (Claude Code)`"));
+    // The zod error is pretty-printed in a fenced block.
+    assert!(md.contains("```text\nFailed to fetch tools: Invalid result for tools/list:\n[\n  {\n    \"code\": \"invalid_type\""), "{md}");
+    assert!(md.contains(
+        "`mcp-logs-docs/2026-11-29T12-12-47-473Z.jsonl:7` · `2026-11-29T12:12:47.574Z` · error"
+    ));
+    assert!(md.contains("applied: **no** (the effective value is not set)"));
+    assert!(md.contains("It would fix `docs`."));
+    // Healthy servers are in the table, not in What's Wrong.
+    assert!(md.contains("| `fine` |"));
+    assert!(
+        !md.split("### What Should Happen?")
+            .next()
+            .unwrap()
+            .contains("`fine`")
+    );
+}
+
+#[test]
+fn unknown_claude_version_and_no_problems() {
+    let scan = ScanReport {
+        servers: vec![healthy("fine")],
+        ..Default::default()
+    };
+    let mut v = versions();
+    v.claude_code = None;
+    let r = build(&scan, &negotiation(Some("legacy")), v);
+    assert!(!r.has_problems());
+    let md = markdown::render(&r);
+    assert!(md.contains("### Claude Code Version\n\nunknown"));
+    assert!(md.contains("no failing MCP server"));
+    assert!(md.contains("applied: **yes**"));
+}
+
+#[test]
+fn redaction_covers_every_section() {
+    let mut r = build(&sample(), &negotiation(Some("auto")), versions());
+    r.redact(RedactorBuilder::new().home("/Users/alice").user("alice"));
+    assert!(r.is_redacted());
+    let md = markdown::render(&r);
+    let js = json::report_json(&r).to_string();
+    for out in [&md, &js] {
+        assert!(!out.contains("alice"), "{out}");
+        assert!(!out.contains("sk-ant-"), "{out}");
+        assert!(out.contains("[REDACTED:anthropic-api-key]"));
+        assert!(out.contains("~/proj"));
+        assert!(out.contains("~/.claude/settings.json"));
+        assert!(out.contains("tools-fetch-failed"));
+    }
+    assert!(md.contains("Redacted: the home folder is shown as ~"));
+}
+
+#[test]
+fn json_shape() {
+    let r = build(&sample(), &negotiation(Some("legacy")), versions());
+    let j = json::report_json(&r);
+    assert_eq!(j["schemaVersion"], 1);
+    assert_eq!(j["redacted"], false);
+    assert_eq!(j["versions"]["claudeCode"], "2.1.288 (Claude Code)");
+    assert_eq!(j["whatsWrong"].as_array().unwrap().len(), 1);
+    assert_eq!(j["servers"][0]["verdict"], "tools-fetch-failed");
+    assert_eq!(j["servers"][0]["problem"], true);
+    assert_eq!(j["servers"][0]["evidence"][0]["line"], 7);
+    assert_eq!(j["servers"][1]["problem"], false);
+    assert_eq!(j["settings"]["effective"]["value"], "legacy");
+    assert_eq!(j["settings"]["layers"][0]["decides"], true);
+    assert_eq!(j["legacyFixApplied"], true);
+}
+
+/// Evidence worth well over 65,536 characters: the oldest records go first, the newest
+/// of each server stays, and the note says what was left out.
+#[test]
+fn oversized_evidence_is_trimmed_oldest_first_with_a_note() {
+    let big = |i: usize| format!("Failed to fetch tools: record {i} {}", "x".repeat(3000));
+    let a: Vec<Evidence> = (0..20)
+        .map(|i| {
+            ev(
+                "/l/mcp-logs-a/f.jsonl",
+                i + 1,
+                &format!("2026-01-01T00:00:{i:02}Z"),
+                &big(i),
+            )
+        })
+        .collect();
+    let b: Vec<Evidence> = (0..20)
+        .map(|i| {
+            ev(
+                "/l/mcp-logs-b/f.jsonl",
+                i + 1,
+                &format!("2026-01-02T00:00:{i:02}Z"),
+                &big(100 + i),
+            )
+        })
+        .collect();
+    let scan = ScanReport {
+        servers: vec![failing("a", a), failing("b", b)],
+        ..Default::default()
+    };
+    let r = build(&scan, &negotiation(None), versions());
+    let full = markdown::render(&r);
+    assert!(full.chars().count() > 120_000);
+
+    let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
+    assert!(
+        text.chars().count() <= GITHUB_BODY_LIMIT,
+        "{}",
+        text.chars().count()
+    );
+    assert!(text.contains("log record(s) were left out"), "{text}");
+    // Server a's records are all older than b's: a loses them all before b loses one.
+    let left_a = fitted.servers[0].evidence.len();
+    let left_b = fitted.servers[1].evidence.len();
+    assert_eq!(left_a, 0);
+    assert!(left_b > 0 && left_b < 20);
+    assert!(text.contains("record 119"), "the newest record stays");
+    assert!(!text.contains("record 100 "), "the oldest of b goes");
+    assert_eq!(fitted.omitted.total(), 40 - left_b);
+    assert!(text.contains(&format!("{} log record(s)", 40 - left_b)));
+    // Still a complete report.
+    assert!(text.contains("#### Recommendations"));
+}
+
+#[test]
+fn a_report_within_the_limit_is_unchanged() {
+    let r = build(&sample(), &negotiation(None), versions());
+    let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
+    assert_eq!(text, markdown::render(&r));
+    assert!(fitted.omitted.is_empty());
+}
+
+#[test]
+fn too_long_without_evidence_is_cut_with_a_note() {
+    let scan = ScanReport {
+        servers: (0..3000)
+            .map(|i| healthy(&format!("server-{i:04}")))
+            .collect(),
+        ..Default::default()
+    };
+    let r = build(&scan, &negotiation(None), versions());
+    let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
+    assert!(fitted.omitted.cut);
+    assert!(text.chars().count() <= GITHUB_BODY_LIMIT);
+    assert!(text.ends_with("so its end was cut.\n\n") || text.contains("so its end was cut."));
+}
