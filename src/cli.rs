@@ -59,6 +59,15 @@ pub struct DiscoveryArgs {
     /// Only projects whose path contains this text
     #[arg(long, value_name = "SUBSTRING")]
     pub project: Option<String>,
+
+    /// Only sessions active since then: a duration back from now (90m, 36h, 7d, 2w) or a
+    /// UTC date (2026-11-01, 2026-11-01T08:00)
+    #[arg(long, value_name = "DURATION|DATE", value_parser = parse_since)]
+    pub since: Option<mcplogs::time::EpochSeconds>,
+}
+
+fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, String> {
+    mcplogs::time::parse_since(arg, mcplogs::time::now())
 }
 
 #[derive(Debug, Args)]

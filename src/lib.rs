@@ -18,5 +18,6 @@ pub mod report;
 pub mod scan;
 pub mod session;
 pub mod settings;
+pub mod time;
 pub mod verdict;
 pub mod warning;

@@ -4,6 +4,7 @@ mod cli;
 mod cmd_report;
 mod cmd_settings;
 mod exit_codes;
+mod progress;
 
 use std::io::{self, IsTerminal, Read, Write};
 
@@ -13,7 +14,7 @@ use cli::{Cli, ColorChoice, Command, DiscoveryArgs, ExplainArgs, ScanArgs};
 use exit_codes::ExitCode;
 use mcplogs::discovery::Request;
 use mcplogs::render::{json, table};
-use mcplogs::scan::{ScanOptions, ScanReport, scan};
+use mcplogs::scan::{ScanOptions, ScanReport, scan_with_progress};
 use mcplogs::settings;
 use mcplogs::warning::Warning;
 
@@ -71,15 +72,18 @@ pub(crate) fn scan_options(args: DiscoveryArgs) -> ScanOptions {
         },
         server: args.server,
         project: args.project,
+        since: args.since,
     }
 }
 
 fn run_scan(args: ScanArgs) -> ExitCode {
     let opts = scan_options(args.discovery);
-    let report = match scan(&opts) {
+    let bar = progress::ScanProgress::new();
+    let report = match scan_with_progress(&opts, &|p| bar.update(p)) {
         Ok(r) => r,
         Err(e) => return error(e),
     };
+    bar.finish();
     print_warnings(&report.warnings);
     let cwd = std::env::current_dir().unwrap_or_default();
     let negotiation =

@@ -3,12 +3,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::classify::{classify, pick_deciding_session};
-use crate::decode::{self, DecodedFile};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::classify::pick_deciding_session;
+use crate::decode;
 use crate::discovery::{self, DiscoveryError, Request, ServerDir};
 use crate::names::{NameMap, claude_json_in};
 use crate::record::{Level, Record};
-use crate::session::{SessionLog, group_sessions};
+use crate::session::{SessionGrouper, SessionLog};
+use crate::time::EpochSeconds;
 use crate::verdict::{Cause, Diagnosis, Verdict};
 use crate::warning::Warning;
 
@@ -19,6 +24,8 @@ pub struct ScanOptions {
     pub server: Option<String>,
     /// Keep only servers whose project path or folder contains this.
     pub project: Option<String>,
+    /// Only sessions with records at or after this time (`--since`).
+    pub since: Option<EpochSeconds>,
 }
 
 /// One record shown as evidence for a verdict.
@@ -95,7 +102,24 @@ impl ScanReport {
     }
 }
 
+/// How far a scan has got, for a progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub files_done: u64,
+    pub files_total: u64,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
 pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
+    scan_with_progress(opts, &|_| {})
+}
+
+/// Scans with a progress callback, called from worker threads after each file.
+pub fn scan_with_progress(
+    opts: &ScanOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<ScanReport, DiscoveryError> {
     let found = discovery::discover(&opts.request)?;
     let mut warnings = found.warnings;
     let mut names = NameMap::default();
@@ -103,38 +127,39 @@ pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
         names.add_claude_json(&claude_json_in(home));
     }
 
-    let mut pending: Vec<Pending> = Vec::new();
-    for dir in &found.server_dirs {
-        let records = decode_all(&dir.files, &mut warnings);
-        pending.push(Pending {
-            dir: Some(dir.clone()),
-            name: None,
-            source: dir.path.clone(),
-            sessions: group_sessions(records),
-        });
+    // Work units: one per server folder (its files in start-time order, since sessions
+    // can span files) and one per debug log. Units run in parallel.
+    let mut units: Vec<Unit> = found
+        .server_dirs
+        .iter()
+        .map(|d| Unit::ServerDir(d.clone()))
+        .chain(found.debug_logs.iter().map(|p| Unit::DebugLog(p.clone())))
+        .collect();
+    let since_iso = opts.since.map(crate::time::format_iso);
+    for u in &mut units {
+        u.drop_files_before(opts.since, &mut warnings);
     }
-    for log in &found.debug_logs {
-        let records = decode_all(std::slice::from_ref(log), &mut warnings);
-        // One debug log covers every server of its session.
-        let mut by_server: BTreeMap<String, Vec<Record>> = BTreeMap::new();
-        for r in records {
-            let name = r.server.clone().unwrap_or_default();
-            by_server.entry(name).or_default().push(r);
-        }
-        for (name, records) in by_server {
-            pending.push(Pending {
-                dir: None,
-                name: Some(name),
-                source: log.clone(),
-                sessions: group_sessions(records),
+    let counter = ProgressCounter::new(&units);
+    let results: Vec<(Vec<Pending>, Vec<Warning>)> = units
+        .into_par_iter()
+        .map(|u| {
+            let mut w = Vec::new();
+            let p = u.read(since_iso.as_deref(), &mut w, &|bytes| {
+                progress(counter.file_done(bytes))
             });
-        }
+            (p, w)
+        })
+        .collect();
+    let mut pending: Vec<Pending> = Vec::new();
+    for (p, w) in results {
+        pending.extend(p);
+        warnings.extend(w);
     }
 
     // Project folders may hold a .mcp.json naming their servers.
     for p in &pending {
         for s in &p.sessions {
-            if let Some(cwd) = s.cwd() {
+            if let Some(cwd) = &s.cwd {
                 let mcp = Path::new(cwd).join(".mcp.json");
                 if mcp.is_file() {
                     names.add_mcp_json(&mcp);
@@ -145,6 +170,7 @@ pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
 
     let mut servers: Vec<ServerReport> = pending
         .into_iter()
+        .filter(|p| !p.sessions.is_empty())
         .map(|p| p.into_report(&names))
         .filter(|s| keep(s, opts))
         .collect();
@@ -156,6 +182,139 @@ pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
     })
 }
 
+enum Unit {
+    ServerDir(ServerDir),
+    DebugLog(PathBuf),
+}
+
+impl Unit {
+    fn files(&self) -> &[PathBuf] {
+        match self {
+            Unit::ServerDir(d) => &d.files,
+            Unit::DebugLog(p) => std::slice::from_ref(p),
+        }
+    }
+
+    /// `--since`: a file last written before the cut-off holds no session after it.
+    fn drop_files_before(&mut self, since: Option<EpochSeconds>, warnings: &mut Vec<Warning>) {
+        let Some(since) = since else { return };
+        let recent = |p: &PathBuf, warnings: &mut Vec<Warning>| match std::fs::metadata(p)
+            .and_then(|m| m.modified())
+        {
+            Ok(t) => crate::time::system_time_secs(t) >= since,
+            Err(e) => {
+                warnings.push(Warning::new(p, format!("cannot read: {e}")));
+                false
+            }
+        };
+        match self {
+            Unit::ServerDir(d) => d.files.retain(|p| recent(p, warnings)),
+            Unit::DebugLog(p) => {
+                if !recent(p, warnings) {
+                    *self = Unit::ServerDir(ServerDir {
+                        path: p.clone(),
+                        folder: String::new(),
+                        project_folder: None,
+                        files: Vec::new(),
+                        home: None,
+                    });
+                }
+            }
+        }
+    }
+
+    fn read(
+        self,
+        since_iso: Option<&str>,
+        warnings: &mut Vec<Warning>,
+        file_done: &dyn Fn(u64),
+    ) -> Vec<Pending> {
+        let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
+            (Some(cut), Some(last)) => last.as_str() >= cut,
+            _ => true,
+        };
+        match self {
+            Unit::ServerDir(dir) => {
+                let mut grouper = SessionGrouper::default();
+                for f in &dir.files {
+                    scan_one(f, warnings, &mut |r| grouper.push(r));
+                    file_done(file_len(f));
+                }
+                let sessions: Vec<SessionLog> =
+                    grouper.finish().into_iter().filter(keep_session).collect();
+                vec![Pending {
+                    source: dir.path.clone(),
+                    dir: Some(dir),
+                    name: None,
+                    sessions,
+                }]
+            }
+            Unit::DebugLog(log) => {
+                // One debug log covers every server of its session.
+                let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
+                scan_one(&log, warnings, &mut |r| {
+                    let name = r.server.clone().unwrap_or_default();
+                    by_server.entry(name).or_default().push(r);
+                });
+                file_done(file_len(&log));
+                by_server
+                    .into_iter()
+                    .map(|(name, g)| Pending {
+                        dir: None,
+                        name: Some(name),
+                        source: log.clone(),
+                        sessions: g.finish().into_iter().filter(keep_session).collect(),
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+fn file_len(p: &Path) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
+fn scan_one(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
+    match decode::scan_file(f, sink) {
+        Ok((_, damage)) => {
+            if let Some(summary) = damage.summary() {
+                warnings.push(Warning::new(f, summary));
+            }
+        }
+        Err(e) => warnings.push(Warning::new(f, format!("cannot read: {e}"))),
+    }
+}
+
+struct ProgressCounter {
+    files_total: u64,
+    bytes_total: u64,
+    files_done: AtomicU64,
+    bytes_done: AtomicU64,
+}
+
+impl ProgressCounter {
+    fn new(units: &[Unit]) -> Self {
+        let files = units.iter().flat_map(|u| u.files());
+        ProgressCounter {
+            files_total: files.clone().count() as u64,
+            bytes_total: files.map(|f| file_len(f)).sum(),
+            files_done: AtomicU64::new(0),
+            bytes_done: AtomicU64::new(0),
+        }
+    }
+
+    fn file_done(&self, bytes: u64) -> Progress {
+        Progress {
+            files_done: self.files_done.fetch_add(1, Ordering::Relaxed) + 1,
+            files_total: self.files_total,
+            bytes_done: self.bytes_done.fetch_add(bytes, Ordering::Relaxed) + bytes,
+            bytes_total: self.bytes_total,
+        }
+    }
+}
+
 struct Pending {
     dir: Option<ServerDir>,
     name: Option<String>,
@@ -165,38 +324,25 @@ struct Pending {
 
 impl Pending {
     fn into_report(self, names: &NameMap) -> ServerReport {
-        let diagnoses: Vec<Diagnosis> = self
-            .sessions
-            .iter()
-            .map(|s| classify(&s.messages()))
-            .collect();
+        let diagnoses: Vec<Diagnosis> = self.sessions.iter().map(|s| s.diagnosis.clone()).collect();
         let chosen = pick_deciding_session(&diagnoses);
 
         let (diagnosis, evidence, last_seen) = match chosen {
             Some(i) => {
                 let session = &self.sessions[i];
-                let d = diagnoses[i].clone();
-                let evidence: Vec<Evidence> = if d.evidence.is_empty() {
-                    session
-                        .records
-                        .last()
-                        .map(Evidence::from)
-                        .into_iter()
-                        .collect()
-                } else {
-                    d.evidence
-                        .iter()
-                        .map(|&j| Evidence::from(&session.records[j]))
-                        .collect()
-                };
-                (d, evidence, session.last_timestamp().map(str::to_string))
+                (
+                    session.diagnosis.clone(),
+                    session.evidence.iter().map(Evidence::from).collect(),
+                    session.last_timestamp.clone(),
+                )
             }
             None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None),
         };
 
         let mut history: Vec<VerdictSeen> = Vec::new();
-        for (s, d) in self.sessions.iter().zip(&diagnoses) {
-            let last = s.last_timestamp().map(str::to_string);
+        for s in &self.sessions {
+            let d = &s.diagnosis;
+            let last = s.last_timestamp.clone();
             match history
                 .iter_mut()
                 .find(|h| h.verdict == d.verdict && h.cause == d.cause)
@@ -216,12 +362,7 @@ impl Pending {
             }
         }
 
-        let cwd = self
-            .sessions
-            .iter()
-            .rev()
-            .find_map(|s| s.cwd())
-            .map(str::to_string);
+        let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
         let folder = self.dir.as_ref().map(|d| d.folder.clone());
         let project_folder = self.dir.as_ref().and_then(|d| d.project_folder.clone());
         let name = match (&self.name, &folder) {
@@ -279,25 +420,4 @@ fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
         }
     }
     true
-}
-
-/// Decodes files in order; unreadable or damaged files become one warning each.
-fn decode_all(files: &[PathBuf], warnings: &mut Vec<Warning>) -> Vec<Record> {
-    let mut records = Vec::new();
-    for f in files {
-        match decode::decode_file(f) {
-            Ok(DecodedFile {
-                records: mut r,
-                damage,
-                ..
-            }) => {
-                if let Some(summary) = damage.summary() {
-                    warnings.push(Warning::new(f, summary));
-                }
-                records.append(&mut r);
-            }
-            Err(e) => warnings.push(Warning::new(f, format!("cannot read: {e}"))),
-        }
-    }
-    records
 }

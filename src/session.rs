@@ -1,78 +1,120 @@
-//! Grouping a server's records into sessions and ordering them in time.
+//! Grouping a server's records into sessions, classifying each as its records stream
+//! past: only a session's evidence and summary are kept, never all of its records.
 
 use std::collections::HashMap;
 
+use crate::classify::Classifier;
 use crate::record::Record;
+use crate::verdict::Diagnosis;
 
-/// The records of one Claude Code session for one server.
+/// A session being read.
+#[derive(Debug)]
+struct OpenSession {
+    id: String,
+    first_timestamp: Option<String>,
+    last_timestamp: Option<String>,
+    cwd: Option<String>,
+    last_record: Option<Record>,
+    classifier: Classifier<Record>,
+}
+
+/// One Claude Code session of one server, once read.
 #[derive(Debug, Clone)]
 pub struct SessionLog {
     /// `sessionId`, or the file path for records without one.
     pub id: String,
-    pub records: Vec<Record>,
-}
-
-impl SessionLog {
-    pub fn first_timestamp(&self) -> Option<&str> {
-        self.records.iter().find_map(|r| r.timestamp.as_deref())
-    }
-
-    pub fn last_timestamp(&self) -> Option<&str> {
-        self.records
-            .iter()
-            .rev()
-            .find_map(|r| r.timestamp.as_deref())
-    }
-
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
     /// The working directory Claude Code ran in (the latest one recorded).
-    pub fn cwd(&self) -> Option<&str> {
-        self.records.iter().rev().find_map(|r| r.cwd.as_deref())
-    }
-
-    pub fn messages(&self) -> Vec<&str> {
-        self.records.iter().map(|r| r.message.as_str()).collect()
-    }
+    pub cwd: Option<String>,
+    pub diagnosis: Diagnosis,
+    /// The records that decided the diagnosis; when none did, the session's last record.
+    pub evidence: Vec<Record>,
 }
 
-/// Groups records by `sessionId` (falling back to their file) and orders sessions, and
-/// records inside each, by time. Records without a timestamp keep their file order.
-pub fn group_sessions(records: Vec<Record>) -> Vec<SessionLog> {
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut sessions: Vec<SessionLog> = Vec::new();
-    for r in records {
+/// Groups records by `sessionId` (falling back to their file). Feed records in file
+/// order, files in name (= start time) order.
+#[derive(Debug, Default)]
+pub struct SessionGrouper {
+    index: HashMap<String, usize>,
+    sessions: Vec<OpenSession>,
+}
+
+impl SessionGrouper {
+    pub fn push(&mut self, r: Record) {
         let key = match &r.session_id {
             Some(id) if !id.is_empty() => id.clone(),
             _ => format!("file:{}", r.file.display()),
         };
-        let i = *index.entry(key.clone()).or_insert_with(|| {
-            sessions.push(SessionLog {
-                id: key,
-                records: Vec::new(),
+        let sessions = &mut self.sessions;
+        let i = *self.index.entry(key).or_insert_with_key(|key| {
+            sessions.push(OpenSession {
+                id: key.clone(),
+                first_timestamp: None,
+                last_timestamp: None,
+                cwd: None,
+                last_record: None,
+                classifier: Classifier::default(),
             });
             sessions.len() - 1
         });
-        sessions[i].records.push(r);
-    }
-    for s in &mut sessions {
-        // A resumed session can span several process files: merge them in time order.
-        if s.records.iter().all(|r| r.timestamp.is_some())
-            && s.records.windows(2).any(|w| w[0].file != w[1].file)
-        {
-            s.records.sort_by(|a, b| a.timestamp.cmp(&b.timestamp));
+        let s = &mut self.sessions[i];
+        if let Some(ts) = &r.timestamp {
+            if s.first_timestamp.is_none() {
+                s.first_timestamp = Some(ts.clone());
+            }
+            s.last_timestamp = Some(ts.clone());
         }
+        if let Some(cwd) = &r.cwd {
+            s.cwd = Some(cwd.clone());
+        }
+        s.classifier.feed(&r.message, || r.clone());
+        s.last_record = Some(r);
     }
-    // Stable: sessions without timestamps stay in file-name order, which is start order.
-    sessions.sort_by(|a, b| match (a.first_timestamp(), b.first_timestamp()) {
-        (Some(x), Some(y)) => x.cmp(y),
-        _ => std::cmp::Ordering::Equal,
-    });
-    sessions
+
+    /// The sessions, ordered by their first timestamp (sessions without one keep their
+    /// file order, which is start order).
+    pub fn finish(self) -> Vec<SessionLog> {
+        let mut out: Vec<SessionLog> = self
+            .sessions
+            .into_iter()
+            .map(|s| {
+                let (diagnosis, mut evidence) = s.classifier.finish();
+                if evidence.is_empty() {
+                    evidence.extend(s.last_record);
+                }
+                SessionLog {
+                    id: s.id,
+                    first_timestamp: s.first_timestamp,
+                    last_timestamp: s.last_timestamp,
+                    cwd: s.cwd,
+                    diagnosis,
+                    evidence,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| match (&a.first_timestamp, &b.first_timestamp) {
+            (Some(x), Some(y)) => x.cmp(y),
+            _ => std::cmp::Ordering::Equal,
+        });
+        out
+    }
+}
+
+/// Groups and classifies records held in memory.
+pub fn group_sessions(records: impl IntoIterator<Item = Record>) -> Vec<SessionLog> {
+    let mut g = SessionGrouper::default();
+    for r in records {
+        g.push(r);
+    }
+    g.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::Level;
+    use crate::verdict::Verdict;
     use std::path::PathBuf;
     use std::sync::Arc;
 
@@ -89,27 +131,47 @@ mod tests {
         }
     }
 
+    const OK: &str = r#"Connection established with capabilities: {"protocolEra":"legacy"}"#;
+
     #[test]
     fn groups_by_session_and_orders_by_time() {
         let sessions = group_sessions(vec![
-            rec("a", Some("s2"), Some("2026-01-02T00:00:00Z"), "later"),
-            rec("a", Some("s1"), Some("2026-01-01T00:00:00Z"), "earlier"),
-            rec("a", Some("s2"), Some("2026-01-02T00:00:01Z"), "later2"),
+            rec("a", Some("s2"), Some("2026-01-02T00:00:00Z"), OK),
+            rec(
+                "a",
+                Some("s1"),
+                Some("2026-01-01T00:00:00Z"),
+                "Starting connection",
+            ),
+            rec(
+                "a",
+                Some("s2"),
+                Some("2026-01-02T00:00:01Z"),
+                "Connection failed: Connection closed",
+            ),
         ]);
         assert_eq!(sessions.len(), 2);
         assert_eq!(sessions[0].id, "s1");
-        assert_eq!(sessions[1].messages(), vec!["later", "later2"]);
+        assert_eq!(sessions[0].diagnosis.verdict, Verdict::Unknown);
+        // Nothing decided: the last record stands as evidence.
+        assert_eq!(sessions[0].evidence[0].message, "Starting connection");
+        assert_eq!(sessions[1].diagnosis.verdict, Verdict::ConnectionFailed);
+        assert_eq!(
+            sessions[1].last_timestamp.as_deref(),
+            Some("2026-01-02T00:00:01Z")
+        );
+        assert_eq!(sessions[1].evidence.len(), 1);
     }
 
     #[test]
     fn records_without_session_id_group_by_file() {
         let sessions = group_sessions(vec![
             rec("f1", None, None, "x"),
-            rec("f2", None, None, "y"),
+            rec("f2", None, None, OK),
             rec("f1", None, None, "z"),
         ]);
         assert_eq!(sessions.len(), 2);
-        assert_eq!(sessions[0].messages(), vec!["x", "z"]);
-        assert_eq!(sessions[1].messages(), vec!["y"]);
+        assert_eq!(sessions[0].evidence[0].message, "z");
+        assert_eq!(sessions[1].diagnosis.verdict, Verdict::Healthy);
     }
 }

@@ -247,3 +247,43 @@ fn old_format_tree_scans() {
     assert_eq!(s["verdict"], "healthy");
     assert_eq!(s["era"], "legacy");
 }
+
+/// The scan reads JSON Lines through a prefilter that decodes only lines that can
+/// matter. On every real sample file, it must give exactly the sessions, verdicts,
+/// evidence and times that decoding every line gives.
+#[test]
+fn prefiltered_scan_equals_full_decoding_on_every_sample() {
+    use mcplogs::session::group_sessions;
+    let mut files = 0;
+    let (mut decoded_all, mut decoded_prefiltered) = (0, 0);
+    for entry in walkdir::WalkDir::new(samples()) {
+        let p = entry.unwrap().into_path();
+        if p.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        files += 1;
+        let full = decode_file(&p).unwrap();
+        let mut streamed = Vec::new();
+        let (format, damage) = mcplogs::decode::scan_file(&p, &mut |r| streamed.push(r)).unwrap();
+        assert_eq!(format, Some(LogFormat::JsonLines));
+        assert_eq!(damage, full.damage, "{}", p.display());
+        decoded_all += full.records.len();
+        decoded_prefiltered += streamed.len();
+        let a = group_sessions(full.records);
+        let b = group_sessions(streamed);
+        assert_eq!(a.len(), b.len(), "{}", p.display());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.id, y.id);
+            assert_eq!(x.first_timestamp, y.first_timestamp, "{}", p.display());
+            assert_eq!(x.last_timestamp, y.last_timestamp, "{}", p.display());
+            assert_eq!(x.cwd, y.cwd);
+            assert_eq!(x.diagnosis, y.diagnosis, "{}", p.display());
+            assert_eq!(x.evidence, y.evidence, "{}", p.display());
+        }
+    }
+    assert!(files > 90, "{files}");
+    assert!(
+        decoded_prefiltered < decoded_all,
+        "the prefilter skips records: {decoded_prefiltered} of {decoded_all} decoded"
+    );
+}

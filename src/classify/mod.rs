@@ -1,8 +1,10 @@
-//! The classifier: a pure function from one session's decoded messages to a diagnosis.
+//! The classifier: from one session's decoded messages, in time order, to a diagnosis.
+//! [`classify`] is the pure function over a slice; [`Classifier`] takes the messages one
+//! at a time and keeps only its evidence, so a session of any length needs bounded memory.
 
 mod signal;
 
-pub use signal::{Signal, read_signal, tools_failure_cause};
+pub use signal::{Signal, prefilter_needles, read_signal, tools_failure_cause};
 
 use crate::verdict::{Cause, Diagnosis, Era, Verdict};
 
@@ -10,44 +12,74 @@ use crate::verdict::{Cause, Diagnosis, Era, Verdict};
 /// can repeat the same error dozens of times).
 const MAX_FAILURE_EVIDENCE: usize = 4;
 
+/// `E` is whatever stands for a record as evidence: an index for [`classify`], the
+/// record itself when streaming.
 #[derive(Debug)]
-enum State {
+enum State<E> {
     Nothing,
     Connected {
         era: Option<Era>,
         version: Option<String>,
         capabilities: Option<serde_json::Value>,
-        at: Option<usize>,
-        tolerated: Option<(Vec<String>, usize)>,
-        tools_failed: Option<ToolsFailure>,
+        at: Option<E>,
+        tolerated: Option<(Vec<String>, E)>,
+        tools_failed: Option<ToolsFailure<E>>,
     },
-    VersionUnsupported(Vec<usize>),
-    ConnectionFailed(Cause, Vec<usize>),
+    VersionUnsupported(Vec<E>),
+    ConnectionFailed(Cause, Vec<E>),
 }
 
 #[derive(Debug)]
-struct ToolsFailure {
+struct ToolsFailure<E> {
     cause: Cause,
     bad_tool_path: Option<String>,
-    evidence: Vec<usize>,
+    evidence: Vec<E>,
     has_final: bool,
+}
+
+/// The classifier fed one message at a time.
+#[derive(Debug)]
+pub struct Classifier<E> {
+    state: State<E>,
+}
+
+impl<E> Default for Classifier<E> {
+    fn default() -> Self {
+        Classifier {
+            state: State::Nothing,
+        }
+    }
+}
+
+impl<E> Classifier<E> {
+    /// Reads one message; `evidence` is called only when the message decides something.
+    pub fn feed(&mut self, message: &str, evidence: impl FnOnce() -> E) {
+        if let Some(signal) = read_signal(message) {
+            let state = std::mem::replace(&mut self.state, State::Nothing);
+            self.state = step(state, signal, evidence());
+        }
+    }
+
+    /// The diagnosis (its `evidence` indices left empty) and the evidence, in order.
+    pub fn finish(self) -> (Diagnosis, Vec<E>) {
+        finish(self.state)
+    }
 }
 
 /// Classifies one session, given its messages in time order. The latest event wins: a
 /// reconnect that succeeds clears an earlier failure, and a later failure overrides an
 /// earlier success.
 pub fn classify<S: AsRef<str>>(messages: &[S]) -> Diagnosis {
-    let mut state = State::Nothing;
+    let mut c = Classifier::default();
     for (i, m) in messages.iter().enumerate() {
-        let Some(signal) = read_signal(m.as_ref()) else {
-            continue;
-        };
-        state = step(state, signal, i);
+        c.feed(m.as_ref(), || i);
     }
-    finish(state)
+    let (mut d, evidence) = c.finish();
+    d.evidence = evidence;
+    d
 }
 
-fn step(state: State, signal: Signal, i: usize) -> State {
+fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
     match signal {
         Signal::Connected {
             era,
@@ -159,25 +191,24 @@ fn step(state: State, signal: Signal, i: usize) -> State {
 
 /// Keeps the first record and the latest few: the first shows how it started, the last
 /// shows how it ended.
-fn push_evidence(ev: &mut Vec<usize>, i: usize) {
+fn push_evidence<E>(ev: &mut Vec<E>, i: E) {
     if ev.len() >= MAX_FAILURE_EVIDENCE {
         ev.remove(1);
     }
     ev.push(i);
 }
 
-fn finish(state: State) -> Diagnosis {
+fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
     match state {
-        State::Nothing => Diagnosis::new(Verdict::Unknown),
-        State::VersionUnsupported(ev) => Diagnosis {
-            evidence: ev,
-            ..Diagnosis::new(Verdict::VersionUnsupported)
-        },
-        State::ConnectionFailed(cause, ev) => Diagnosis {
-            cause: Some(cause),
-            evidence: ev,
-            ..Diagnosis::new(Verdict::ConnectionFailed)
-        },
+        State::Nothing => (Diagnosis::new(Verdict::Unknown), Vec::new()),
+        State::VersionUnsupported(ev) => (Diagnosis::new(Verdict::VersionUnsupported), ev),
+        State::ConnectionFailed(cause, ev) => (
+            Diagnosis {
+                cause: Some(cause),
+                ..Diagnosis::new(Verdict::ConnectionFailed)
+            },
+            ev,
+        ),
         State::Connected {
             era,
             version,
@@ -186,7 +217,7 @@ fn finish(state: State) -> Diagnosis {
             tolerated,
             tools_failed,
         } => {
-            let mut evidence: Vec<usize> = at.into_iter().collect();
+            let mut evidence: Vec<E> = at.into_iter().collect();
             let mut d = match (tools_failed, tolerated) {
                 (Some(f), _) => {
                     evidence.extend(f.evidence);
@@ -206,8 +237,7 @@ fn finish(state: State) -> Diagnosis {
             d.era = era.or_else(|| infer_era(&d));
             d.negotiated_protocol_version = version;
             d.capabilities = capabilities;
-            d.evidence = evidence;
-            d
+            (d, evidence)
         }
     }
 }

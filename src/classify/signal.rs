@@ -10,6 +10,59 @@ use regex::Regex;
 
 use crate::verdict::{Cause, Era};
 
+const CONNECTED_MARKERS: &[&str] = &["Connection established", "Successfully connected"];
+const TOLERATED_MARKERS: &[&str] = &["omits required fields", "filled in resultType"];
+const VERSION_MARKER: &str = "protocol version is not supported";
+/// Where a tools/list failure message starts, for the forms observed:
+/// `Failed to fetch tools: ...` (final error), `tools/list failed (...); retrying in 250ms`,
+/// `tools fetch failed — ...` (`claude mcp list`), `missing required resultType ...`.
+const TOOLS_FAILURE_MARKERS: &[&str] = &[
+    "Failed to fetch tools",
+    "tools/list failed",
+    "tools fetch failed",
+    "Invalid result for tools/list",
+    "missing required resultType",
+];
+const CONNECTION_FAILURE_MARKERS: &[&str] = &[
+    "Connection failed",
+    "connection failed",
+    "Failed to connect",
+    "Connection timeout triggered",
+    "connection timed out",
+    "Authentication required",
+    "Needs authentication",
+    "needs authentication",
+    // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
+    "cached needs-auth",
+];
+/// Not decisive, but they bound a session in time (`Starting connection with timeout of
+/// 30000ms`, `STDIO connection closed after 5s`, `MCP server process exited cleanly`,
+/// `Connection abandoned after 7150ms (Claude Code is shutting down)`, and the first and
+/// last records of an HTTP session, `Initializing HTTP transport to <url>` and `Cleared
+/// connection cache for reconnection`).
+const SESSION_MARKERS: &[&str] = &[
+    "Starting connection",
+    "Initializing HTTP transport",
+    "connection closed",
+    "process exited",
+    "Connection abandoned",
+    "Cleared connection cache",
+];
+
+/// Every substring that a message must contain for [`read_signal`] to say anything,
+/// plus the session markers. Claude Code escapes none of their characters in JSON, so a
+/// raw log line that contains none of them can be skipped without decoding it.
+pub fn prefilter_needles() -> Vec<&'static str> {
+    let mut all: Vec<&'static str> = Vec::new();
+    all.extend(CONNECTED_MARKERS);
+    all.extend(TOLERATED_MARKERS);
+    all.push(VERSION_MARKER);
+    all.extend(TOOLS_FAILURE_MARKERS);
+    all.extend(CONNECTION_FAILURE_MARKERS);
+    all.extend(SESSION_MARKERS);
+    all
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Signal {
     /// `Connection established with capabilities: {...}` (era parsed from the JSON).
@@ -56,19 +109,19 @@ pub fn read_signal(message: &str) -> Option<Signal> {
             capabilities,
         });
     }
-    if m.starts_with("Successfully connected") || m.starts_with("Connection established") {
+    if CONNECTED_MARKERS.iter().any(|k| m.starts_with(k)) {
         return Some(Signal::Connected {
             era: None,
             version: None,
             capabilities: None,
         });
     }
-    if m.contains("omits required fields") || m.contains("filled in resultType") {
+    if TOLERATED_MARKERS.iter().any(|k| m.contains(k)) {
         return Some(Signal::Tolerated {
             fields: filled_fields(m),
         });
     }
-    if m.contains("protocol version is not supported") {
+    if m.contains(VERSION_MARKER) {
         return Some(Signal::VersionUnsupported);
     }
     if let Some(idx) = tools_failure_start(m) {
@@ -116,20 +169,9 @@ fn filled_fields(m: &str) -> Vec<String> {
     out
 }
 
-/// Where a tools/list failure message starts, for the forms observed:
-/// `Failed to fetch tools: ...` (final error), `tools/list failed (...); retrying in 250ms`,
-/// `tools fetch failed — ...` (`claude mcp list`), `missing required resultType ...`.
+/// Where a tools/list failure message starts (the earliest marker in it).
 fn tools_failure_start(m: &str) -> Option<usize> {
-    [
-        "Failed to fetch tools",
-        "tools/list failed",
-        "tools fetch failed",
-    ]
-    .iter()
-    .filter_map(|p| m.find(p))
-    .min()
-    .or_else(|| m.find("Invalid result for tools/list"))
-    .or_else(|| m.find("missing required resultType"))
+    TOOLS_FAILURE_MARKERS.iter().filter_map(|p| m.find(p)).min()
 }
 
 /// Decides why tools/list was rejected: from the zod issues when they parse, else from
@@ -293,19 +335,7 @@ fn render_path(path: &[&serde_json::Value]) -> String {
 }
 
 fn is_connection_failure(m: &str) -> bool {
-    const MARKERS: &[&str] = &[
-        "Connection failed",
-        "connection failed",
-        "Failed to connect",
-        "Connection timeout triggered",
-        "connection timed out",
-        "Authentication required",
-        "Needs authentication",
-        "needs authentication",
-        // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
-        "cached needs-auth",
-    ];
-    MARKERS.iter().any(|k| m.contains(k))
+    CONNECTION_FAILURE_MARKERS.iter().any(|k| m.contains(k))
 }
 
 /// Priority matters when a session logs several failures: the most specific cause wins.

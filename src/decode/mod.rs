@@ -7,6 +7,7 @@ mod debug_log;
 mod json_array;
 mod jsonl;
 pub mod lines;
+pub mod stream;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -201,6 +202,44 @@ pub fn decode_file(path: &Path) -> io::Result<DecodedFile> {
         records,
         damage,
     })
+}
+
+/// The scan's way to read a file: like [`decode_file`], but JSON Lines go through the
+/// prefiltered streaming reader ([`stream`]), which hands over only the records that can
+/// matter and never holds more than one block of the file.
+pub fn scan_file(
+    path: &Path,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    if head.is_empty() {
+        let damage = Damage {
+            empty: true,
+            ..Damage::default()
+        };
+        return Ok((None, damage));
+    }
+    let format = sniff(&head);
+    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
+    let reader = io::Cursor::new(head).chain(file);
+    let damage = match format {
+        None => Damage {
+            unrecognised: true,
+            ..Damage::default()
+        },
+        Some(LogFormat::JsonArray) if meta.len() > MAX_JSON_ARRAY_BYTES => Damage {
+            too_large: true,
+            ..Damage::default()
+        },
+        Some(LogFormat::JsonLines) => stream::scan_jsonl(reader, &name, sink)?,
+        Some(f) => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), &name, sink)?,
+    };
+    Ok((format, damage))
 }
 
 /// Decodes an already-opened stream of a known format, handing each record to `sink`.

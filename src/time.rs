@@ -1,0 +1,173 @@
+//! The little date arithmetic mcplogs needs (`--since`, file-name start times), in UTC.
+//! Claude Code writes every timestamp as ISO-8601 UTC (`2026-11-29T11:50:31.063Z`), which
+//! also sorts as text; this converts only at the edges.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Seconds since the Unix epoch.
+pub type EpochSeconds = i64;
+
+pub fn now() -> EpochSeconds {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+pub fn system_time_secs(t: SystemTime) -> EpochSeconds {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64,
+        Err(e) => -(e.duration().as_secs() as i64),
+    }
+}
+
+/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH:MM:SS[.fff][Z]` (UTC).
+pub fn parse_iso(s: &str) -> Option<EpochSeconds> {
+    let s = s.trim().trim_end_matches('Z');
+    let (date, time) = match s.split_once(['T', ' ']) {
+        Some((d, t)) => (d, Some(t)),
+        None => (s, None),
+    };
+    let mut dp = date.split('-');
+    let y: i64 = dp.next()?.parse().ok()?;
+    let m: i64 = dp.next()?.parse().ok()?;
+    let d: i64 = dp.next()?.parse().ok()?;
+    if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut secs = 0;
+    if let Some(t) = time {
+        let t = t.split('.').next()?;
+        let mut tp = t.split(':');
+        let h: i64 = tp.next()?.parse().ok()?;
+        let min: i64 = tp.next().unwrap_or("0").parse().ok()?;
+        let sec: i64 = tp.next().unwrap_or("0").parse().ok()?;
+        if h > 23 || min > 59 || sec > 60 {
+            return None;
+        }
+        secs = h * 3600 + min * 60 + sec;
+    }
+    Some(days_from_civil(y, m, d) * 86_400 + secs)
+}
+
+/// `2026-11-29T11:50:31.000Z`: the form Claude Code's timestamps have, so the result
+/// compares with them as text.
+pub fn format_iso(t: EpochSeconds) -> String {
+    let days = t.div_euclid(86_400);
+    let rem = t.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.000Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`) or a UTC date/time.
+pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, String> {
+    let a = arg.trim();
+    if let Some(unit) = a.chars().last().filter(|c| c.is_ascii_alphabetic())
+        && let Ok(n) = a[..a.len() - 1].parse::<i64>()
+    {
+        let per = match unit {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            _ => {
+                return Err(format!(
+                    "unknown unit '{unit}' in '{arg}' (use s, m, h, d or w)"
+                ));
+            }
+        };
+        return Ok(now - n * per);
+    }
+    parse_iso(a).ok_or_else(|| {
+        format!(
+            "'{arg}' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
+        )
+    })
+}
+
+/// The process start time in a log file name (`2026-11-29T11-50-31-063Z.jsonl`), as the
+/// ISO timestamp it encodes.
+pub fn file_name_time(name: &str) -> Option<String> {
+    let stem = name.split('.').next()?;
+    let b = stem.as_bytes();
+    if b.len() != 24 || b[10] != b'T' || b[23] != b'Z' {
+        return None;
+    }
+    let iso = format!(
+        "{}T{}:{}:{}.{}Z",
+        &stem[..10],
+        &stem[11..13],
+        &stem[14..16],
+        &stem[17..19],
+        &stem[20..23]
+    );
+    parse_iso(&iso).map(|_| iso)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_dates() {
+        let t = parse_iso("2026-11-29T11:50:31.063Z").unwrap();
+        assert_eq!(format_iso(t), "2026-11-29T11:50:31.000Z");
+        assert_eq!(parse_iso("1970-01-01"), Some(0));
+        assert_eq!(parse_iso("2000-03-01T00:00"), Some(951_868_800));
+        assert_eq!(parse_iso("2026-13-01"), None);
+        assert_eq!(parse_iso("yesterday"), None);
+    }
+
+    #[test]
+    fn since_accepts_durations_and_dates() {
+        let now = parse_iso("2026-11-29T12:00:00Z").unwrap();
+        assert_eq!(parse_since("90m", now).unwrap(), now - 5400);
+        assert_eq!(parse_since("7d", now).unwrap(), now - 7 * 86_400);
+        assert_eq!(parse_since("2w", now).unwrap(), now - 14 * 86_400);
+        assert_eq!(
+            parse_since("2026-11-01", now).unwrap(),
+            parse_iso("2026-11-01").unwrap()
+        );
+        assert!(parse_since("7y", now).unwrap_err().contains("unknown unit"));
+        assert!(parse_since("soon", now).is_err());
+    }
+
+    #[test]
+    fn file_names_give_start_times() {
+        assert_eq!(
+            file_name_time("2026-11-29T11-50-31-063Z.jsonl").as_deref(),
+            Some("2026-11-29T11:50:31.063Z")
+        );
+        assert_eq!(file_name_time("notes.txt"), None);
+    }
+}
