@@ -39,9 +39,21 @@ pub enum Command {
     Fix(FixArgs),
     /// A redacted Markdown report to paste into a bug issue (Claude Code's or a server's)
     Report(ReportArgs),
+    /// Disk use of the MCP logs per project and per server, largest first
+    Du(DuArgs),
 }
 
-/// Where to look for logs and which servers to keep: shared by `scan` and `report`.
+#[derive(Debug, Args)]
+pub struct DuArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    /// One JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where to look for logs and which servers to keep: shared by `scan`, `report`, `du`.
 #[derive(Debug, Args)]
 pub struct DiscoveryArgs {
     /// Cache roots, project folders, mcp-logs-* folders, log files or debug logs.

@@ -9,6 +9,7 @@
 pub mod classify;
 pub mod decode;
 pub mod discovery;
+pub mod du;
 pub mod explain;
 pub mod names;
 pub mod record;

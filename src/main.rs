@@ -10,7 +10,7 @@ use std::io::{self, IsTerminal, Read, Write};
 
 use clap::Parser;
 
-use cli::{Cli, ColorChoice, Command, DiscoveryArgs, ExplainArgs, ScanArgs};
+use cli::{Cli, ColorChoice, Command, DiscoveryArgs, DuArgs, ExplainArgs, ScanArgs};
 use exit_codes::ExitCode;
 use mcplogs::discovery::Request;
 use mcplogs::render::{json, table};
@@ -27,6 +27,7 @@ fn main() {
         Command::Settings(args) => cmd_settings::run_settings(args),
         Command::Fix(args) => cmd_settings::run_fix(args),
         Command::Report(args) => cmd_report::run_report(args),
+        Command::Du(args) => run_du(args),
     };
     std::process::exit(code as i32);
 }
@@ -133,6 +134,29 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         },
         searched.join(", ")
     ))
+}
+
+fn run_du(args: DuArgs) -> ExitCode {
+    let opts = scan_options(args.discovery);
+    let du = match mcplogs::du::disk_use(&opts) {
+        Ok(d) => d,
+        Err(e) => return error(e),
+    };
+    print_warnings(&du.warnings);
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&json::du_json(&du)).expect("json");
+        s.push('\n');
+        s
+    } else {
+        table::du_table(&du)
+    };
+    if du.projects.is_empty() {
+        eprintln!("mcplogs: no MCP server logs found");
+    }
+    if let Err(e) = emit(&text) {
+        return error(format!("cannot write output: {e}"));
+    }
+    ExitCode::Clean
 }
 
 fn run_explain(args: ExplainArgs) -> ExitCode {

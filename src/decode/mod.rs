@@ -165,38 +165,11 @@ pub fn sniff(head: &[u8]) -> Option<LogFormat> {
     })
 }
 
-/// Reads and decodes one file. I/O errors (unreadable file) are returned; damaged content
-/// is not an error, it is counted in `Damage`.
+/// Reads and decodes one file, keeping every record. I/O errors (unreadable file) are
+/// returned; damaged content is not an error, it is counted in `Damage`.
 pub fn decode_file(path: &Path) -> io::Result<DecodedFile> {
-    let file = File::open(path)?;
-    let meta = file.metadata()?;
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let head = reader.fill_buf()?;
-    if head.is_empty() {
-        return Ok(DecodedFile {
-            format: None,
-            records: Vec::new(),
-            damage: Damage {
-                empty: true,
-                ..Damage::default()
-            },
-        });
-    }
-    let head = &head[..head.len().min(SNIFF_BYTES)];
-    let format = sniff(head);
-    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
     let mut records = Vec::new();
-    let damage = match format {
-        None => Damage {
-            unrecognised: true,
-            ..Damage::default()
-        },
-        Some(LogFormat::JsonArray) if meta.len() > MAX_JSON_ARRAY_BYTES => Damage {
-            too_large: true,
-            ..Damage::default()
-        },
-        Some(f) => decode_reader(f, reader, &name, &mut |r| records.push(r))?,
-    };
+    let (format, damage) = for_each_record(path, &mut |r| records.push(r))?;
     Ok(DecodedFile {
         format,
         records,
@@ -204,11 +177,27 @@ pub fn decode_file(path: &Path) -> io::Result<DecodedFile> {
     })
 }
 
-/// The scan's way to read a file: like [`decode_file`], but JSON Lines go through the
-/// prefiltered streaming reader ([`stream`]), which hands over only the records that can
-/// matter and never holds more than one block of the file.
+/// Decodes every record of a file into `sink`, streaming (bounded memory).
+pub fn for_each_record(
+    path: &Path,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, false, sink)
+}
+
+/// The scan's way to read a file: JSON Lines go through the prefiltered reader
+/// ([`stream`]), which hands over only the records that can matter and never holds
+/// more than one block of the file; other formats are decoded whole.
 pub fn scan_file(
     path: &Path,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, true, sink)
+}
+
+fn read_file(
+    path: &Path,
+    prefiltered: bool,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let mut file = File::open(path)?;
@@ -236,7 +225,7 @@ pub fn scan_file(
             too_large: true,
             ..Damage::default()
         },
-        Some(LogFormat::JsonLines) => stream::scan_jsonl(reader, &name, sink)?,
+        Some(LogFormat::JsonLines) if prefiltered => stream::scan_jsonl(reader, &name, sink)?,
         Some(f) => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), &name, sink)?,
     };
     Ok((format, damage))

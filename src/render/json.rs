@@ -122,3 +122,33 @@ pub fn explain_json(report: &ExplainReport) -> Value {
         "servers": entries,
     })
 }
+
+pub fn du_json(du: &crate::du::DiskUse) -> Value {
+    let server = |s: &crate::du::ServerUse| {
+        json!({
+            "name": s.name,
+            "folder": s.folder,
+            "path": s.path.display().to_string(),
+            "bytes": s.bytes,
+            "files": s.files,
+            "oldestSession": s.oldest,
+            "newestSession": s.newest,
+        })
+    };
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "bytes": du.bytes,
+        "files": du.files,
+        "projects": du.projects.iter().map(|p| json!({
+            "project": p.project,
+            "folder": p.folder,
+            "path": p.path.as_ref().map(|x| x.display().to_string()),
+            "bytes": p.bytes,
+            "files": p.files,
+            "oldestSession": p.oldest,
+            "newestSession": p.newest,
+            "servers": p.servers.iter().map(server).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "warnings": warnings_json(&du.warnings),
+    })
+}

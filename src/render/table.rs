@@ -255,3 +255,47 @@ pub fn explain_table(report: &ExplainReport) -> String {
     }
     out
 }
+
+/// `mcplogs du`: projects largest first, each followed by its servers.
+pub fn du_table(du: &crate::du::DiskUse) -> String {
+    use crate::du::human_bytes;
+    if du.projects.is_empty() {
+        return String::new();
+    }
+    let mut rows = Vec::new();
+    for p in &du.projects {
+        rows.push(vec![
+            terminal_safe(&p.project, false),
+            human_bytes(p.bytes),
+            p.files.to_string(),
+            short_time(p.oldest.as_deref()),
+            short_time(p.newest.as_deref()),
+        ]);
+        for s in &p.servers {
+            rows.push(vec![
+                format!("  {}", terminal_safe(&s.name, false)),
+                human_bytes(s.bytes),
+                s.files.to_string(),
+                short_time(s.oldest.as_deref()),
+                short_time(s.newest.as_deref()),
+            ]);
+        }
+    }
+    let mut out = table(
+        &[
+            "PROJECT / SERVER",
+            "SIZE",
+            "FILES",
+            "OLDEST SESSION",
+            "NEWEST SESSION",
+        ],
+        &rows,
+        None,
+    );
+    out.push_str(&format!(
+        "\nTotal: {} in {} files\n",
+        human_bytes(du.bytes),
+        du.files
+    ));
+    out
+}

@@ -4,6 +4,8 @@
 //! They are found again from the evidence: the session of the last evidence record, in
 //! the same file.
 
+use std::collections::{HashMap, VecDeque};
+
 use crate::decode;
 use crate::scan::{Evidence, ServerReport};
 
@@ -14,22 +16,26 @@ pub fn server_stderr(s: &ServerReport) -> Vec<Evidence> {
     let Some(last) = s.evidence.last() else {
         return Vec::new();
     };
-    let Ok(decoded) = decode::decode_file(&last.file) else {
-        return Vec::new();
-    };
-    let records = decoded.records;
-    let Some(anchor) = records.iter().find(|r| r.line == last.line) else {
-        return Vec::new();
-    };
-    let session = anchor.session_id.clone();
-    let server = anchor.server.clone();
-    let mut out: Vec<Evidence> = records
-        .iter()
-        .filter(|r| r.session_id == session && r.server == server)
-        .filter(|r| r.message.starts_with("Server stderr"))
-        .map(Evidence::from)
-        .collect();
-    let extra = out.len().saturating_sub(MAX_STDERR_RECORDS);
-    out.drain(..extra);
-    out
+    // One streaming pass (log files can be gigabytes): keep the newest stderr records
+    // of each session, and note which session the evidence record belongs to.
+    let mut per_session: HashMap<(Option<String>, Option<String>), VecDeque<Evidence>> =
+        HashMap::new();
+    let mut anchor = None;
+    let read = decode::for_each_record(&last.file, &mut |r| {
+        let key = (r.session_id.clone(), r.server.clone());
+        if r.line == last.line {
+            anchor = Some(key.clone());
+        }
+        if r.message.starts_with("Server stderr") {
+            let q = per_session.entry(key).or_default();
+            if q.len() == MAX_STDERR_RECORDS {
+                q.pop_front();
+            }
+            q.push_back(Evidence::from(&r));
+        }
+    });
+    match (read, anchor) {
+        (Ok(_), Some(key)) => per_session.remove(&key).map(Vec::from).unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
