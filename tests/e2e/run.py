@@ -61,19 +61,20 @@ NEGOTIATION = {"MCP_PROTOCOL_NEGOTIATION": "auto"}
 ALL = DEFAULT_VERSIONS
 
 
-def exp(verdict, cause=None, era=None):
-    return {"verdict": verdict, "cause": cause, "era": era}
+def exp(verdict, cause=None, era=None, version=None):
+    """What mcplogs must say; version: the negotiatedProtocolVersion (not checked when None)."""
+    return {"verdict": verdict, "cause": cause, "era": era, "version": version}
 
 
 SCENARIOS = [
     dict(key="classic", name="classic.v1",
          text="healthy classic handshake (older revision 2025-06-18)",
          args=["--init-version", "2025-06-18"],
-         expect={v: exp("healthy", era="legacy") for v in ALL}),
+         expect={v: exp("healthy", era="legacy", version="2025-06-18") for v in ALL}),
     dict(key="fallback", name="discover-fallback",
          text="server/discover -> -32601, classic fallback",
          args=["--scenario", "a-classic"],
-         expect={v: exp("healthy", era="legacy") for v in ALL}),
+         expect={v: exp("healthy", era="legacy", version="2025-11-25") for v in ALL}),
     dict(key="no-rt", name="no-resulttype",
          text="modern tools/list without resultType",
          args=["--scenario", "c-no-rt"],
@@ -91,7 +92,7 @@ SCENARIOS = [
     dict(key="modern", name="modern-ok",
          text="fully compliant 2026-07-28 server",
          args=["--scenario", "b-modern"],
-         expect={v: exp("healthy", era="modern") for v in ALL}),
+         expect={v: exp("healthy", era="modern", version="2026-07-28") for v in ALL}),
     dict(key="bad-tool", name="bad-tool",
          text="modern server with a bad tool definition (not a negotiation problem)",
          args=["--scenario", "f-bad-schema-modern"],
@@ -108,6 +109,12 @@ SCENARIOS = [
          text="server exiting at start",
          args=["--scenario", "j-exit"],
          expect={v: exp("connection-failed", "connection-closed") for v in ALL}),
+    # Streamable HTTP on loopback answering 401 + WWW-Authenticate (OAuth metadata served,
+    # only the browser sign-in is missing); {AUTH_URL} is filled in at run time
+    dict(key="needs-auth", name="sso-gateway",
+         text="HTTP server that needs authentication (401)",
+         cfg={"type": "http", "url": "{AUTH_URL}"},
+         expect={v: exp("connection-failed", "needs-auth") for v in ALL}),
 ]
 
 # Claude Code's verdict -> the mcplogs verdicts that agree with it
@@ -214,7 +221,7 @@ def on_signal(signum, _frame):
 # one Claude Code version
 # ---------------------------------------------------------------------------
 class VersionRun:
-    def __init__(self, version, binary, mcplogs, work, api_port, proxy_port, stub):
+    def __init__(self, version, binary, mcplogs, work, api_port, proxy_port, stub, auth_url):
         self.version = version
         self.binary = binary
         self.mcplogs = mcplogs
@@ -225,6 +232,7 @@ class VersionRun:
         self.stub = stub
         self.api_port = api_port
         self.proxy_port = proxy_port
+        self.auth_url = auth_url
         self.problems = []   # (scenario key or "-", text)
         self.rows = {}       # scenario key -> dict of columns
 
@@ -255,7 +263,7 @@ class VersionRun:
         for s in SCENARIOS:
             cfg = s.get("cfg") or {"type": "stdio", "command": "python3",
                                    "args": [str(self.stub)] + s["args"]}
-            servers[s["name"]] = cfg
+            servers[s["name"]] = json.loads(json.dumps(cfg).replace("{AUTH_URL}", self.auth_url))
         (self.home / ".claude.json").write_text(json.dumps(
             {"hasCompletedOnboarding": True, "mcpServers": servers}, indent=2) + "\n")
 
@@ -337,6 +345,11 @@ class VersionRun:
         if res is None:
             return  # already reported
         got = {f: res.get(f) for f in ("verdict", "cause", "era")}
+        want = dict(want)
+        version = want.pop("version")
+        if version and not explain and res.get("negotiatedProtocolVersion") != version:
+            self.problem(k, f"run {tag}: {label} says negotiatedProtocolVersion "
+                            f"{res.get('negotiatedProtocolVersion')!r}, the scenario expects {version!r}")
         if explain:
             # `claude mcp list` shows neither the era nor a tolerance (only "Connected")
             want = dict(want, era=None)
@@ -389,6 +402,8 @@ class VersionRun:
             self.rows[k] = {
                 "cc": fmt_cc(cc1[k]),
                 "mcplogs": fmt_m(home1[k]),
+                "debug": "same" if fmt_m(debug1[k]) == fmt_m(home1[k]) else fmt_m(debug1[k]),
+                "explain": fmt_m(expl[k]),
                 "agree": "",
                 "fix": "-",
             }
@@ -476,14 +491,16 @@ def run_fix_forced(vr):
 
 
 def print_table(runs):
-    head = ["version", "scenario", "server", "Claude Code", "mcplogs", "legacy fix (Claude Code / mcplogs)", "check"]
+    head = ["version", "scenario", "server", "Claude Code", "mcplogs scan --home", "scan <debug-file>",
+            "explain <mcp list>", "legacy fix: Claude Code / mcplogs", "check"]
     rows = []
     for vr in runs:
         for s in SCENARIOS:
             r = vr.rows.get(s["key"])
             if r is None:
                 continue
-            rows.append([vr.version, s["text"], s["name"], r["cc"], r["mcplogs"], r["fix"], r["agree"]])
+            rows.append([vr.version, s["text"], s["name"], r["cc"], r["mcplogs"], r["debug"],
+                         r["explain"], r["fix"], r["agree"]])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
 
     def line(cells):
@@ -529,9 +546,12 @@ def main():
         py = sys.executable
         api = start_service(svc, "fake_api", lambda p: [py, str(SAMPLES / "fake_api.py"), str(p)])
         proxy = start_service(svc, "deny_proxy", lambda p: [py, str(SAMPLES / "deny_proxy.py"), str(p)])
-        log(f"fake API on 127.0.0.1:{api}, 403 proxy on 127.0.0.1:{proxy}, work in {work}")
+        auth = start_service(svc, "http_auth", lambda p: [py, str(stub), "--http", str(p), "--http-auth"])
+        auth_url = f"http://127.0.0.1:{auth}/mcp"
+        log(f"fake API on 127.0.0.1:{api}, 403 proxy on 127.0.0.1:{proxy}, "
+            f"401 MCP server on {auth_url}, work in {work}")
         for v in versions:
-            vr = VersionRun(v, binaries[v], Path(a.mcplogs), work, api, proxy, stub)
+            vr = VersionRun(v, binaries[v], Path(a.mcplogs), work, api, proxy, stub, auth_url)
             runs.append(vr)
             t = time.time()
             vr.go()
@@ -542,10 +562,11 @@ def main():
         svc.stop()
 
     proxied = [ln for ln in (work / "logs" / "deny_proxy.log").read_text().splitlines() if '" 403 ' in ln]
+    sys.stderr.flush()
     print()
-    print("MCP_PROTOCOL_NEGOTIATION=auto in the environment of every run. Claude Code column: its")
-    print("init line, status/number of mcp__<server>__ tools, before the fix. mcplogs column:")
-    print("`mcplogs scan --json --home` (verdict (cause) era) on the same HOME.")
+    print("MCP_PROTOCOL_NEGOTIATION=auto in the environment of every run. Claude Code: its init")
+    print("line before the fix, status/number of mcp__<server>__ tools. mcplogs: verdict (cause)")
+    print("era; `same` = as scan --home. explain sees no era and no tolerance in `claude mcp list`.")
     print()
     print_table(runs)
     print()
@@ -559,7 +580,7 @@ def main():
         for v, k, t in problems:
             print(f"  {v} {k}: {t}")
         sys.exit(1)
-    print("\nPASSED: every verdict agrees with Claude Code's, and the fix brings the tools back.")
+    print("\nPASSED: every verdict agrees with Claude Code's, and the fix brings the tools back.", flush=True)
 
 
 if __name__ == "__main__":
