@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end test: mcplogs against real Claude Code builds, fully offline.
+#
+#   bash tests/e2e/claude.sh
+#
+# 1. installs the pinned native Claude Code builds (npm registry) into a cache reused
+#    across runs: ${MCPLOGS_CACHE:-/work/.cache-mcplogs} (same cache as generate.sh);
+# 2. builds mcplogs (debug profile; MCPLOGS_BIN=path uses a given binary instead);
+# 3. runs tests/e2e/run.py: every scenario with a throwaway HOME, dummy credentials, a
+#    loopback fake API and a loopback 403 proxy on free ports, compares mcplogs' verdicts
+#    with Claude Code's own, applies and undoes the legacy fix, prints the table.
+#
+# Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
+# python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
+# outputs); it is always kept on failure.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+CACHE="${MCPLOGS_CACHE:-/work/.cache-mcplogs}"
+VERSIONS=(2.1.288 2.1.332)
+
+start=$(date +%s)
+for tool in python3 npm; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "[e2e] FAIL: $tool is required (not found on PATH)" >&2
+    exit 1
+  fi
+done
+
+echo "[e2e] Claude Code builds ${VERSIONS[*]} in $CACHE" >&2
+bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${VERSIONS[@]}"
+
+if [ -n "${MCPLOGS_BIN:-}" ]; then
+  BIN="$MCPLOGS_BIN"
+else
+  echo "[e2e] cargo build" >&2
+  (cd "$REPO" && cargo build --quiet)
+  BIN="$REPO/target/debug/mcplogs"
+fi
+[ -x "$BIN" ] || { echo "[e2e] FAIL: no mcplogs binary at $BIN" >&2; exit 1; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcplogs-e2e.XXXXXX")"
+pid=""
+cleanup() {
+  local rc=$?
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    # run.py ends every process it started (by process group) on SIGTERM
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  if [ "$rc" -eq 0 ] && [ -z "${MCPLOGS_E2E_KEEP:-}" ]; then
+    rm -rf "$WORK"
+  else
+    echo "[e2e] work folder kept: $WORK" >&2
+  fi
+  echo "[e2e] total wall time: $(( $(date +%s) - start ))s" >&2
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+old_ifs=$IFS; IFS=,
+python3 "$HERE/run.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK" \
+  --versions "${VERSIONS[*]}" &
+IFS=$old_ifs
+pid=$!
+wait "$pid"
