@@ -33,6 +33,8 @@ fn sorted_files(dir: &Path) -> Vec<PathBuf> {
 #[cfg(target_os = "linux")]
 fn run_measured(cmd: &mut std::process::Command) -> (i32, String, String, i64) {
     use std::os::unix::process::ExitStatusExt;
+    // Reaped below with wait4, which also returns its resource usage.
+    #[allow(clippy::zombie_processes)]
     let child = cmd
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
