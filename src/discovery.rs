@@ -193,6 +193,17 @@ fn walk_tree(root: &Path, found: &mut Discovered) {
                 continue;
             }
         };
+        if entry.depth() > 0 && entry.file_type().is_symlink() {
+            // Never followed inside a tree: it may loop, or lead out of it.
+            let target = std::fs::read_link(entry.path())
+                .map(|t| format!(" (to {})", t.display()))
+                .unwrap_or_default();
+            found.warnings.push(Warning::new(
+                entry.path(),
+                format!("symlink inside the log tree{target}, not followed"),
+            ));
+            continue;
+        }
         let is_dir = entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
         if !is_dir {
             continue;
@@ -222,14 +233,33 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
     let mut files = Vec::new();
     match std::fs::read_dir(path) {
         Ok(entries) => {
-            for entry in entries.flatten() {
+            for entry in entries {
+                let entry = match entry {
+                    Ok(e) => e,
+                    Err(e) => {
+                        found
+                            .warnings
+                            .push(Warning::new(path, format!("cannot read folder: {e}")));
+                        continue;
+                    }
+                };
                 let name = entry.file_name();
                 if name.to_string_lossy().starts_with('.') {
                     continue; // .DS_Store and friends
                 }
                 let p = entry.path();
-                if entry.file_type().map(|t| t.is_file()).unwrap_or(false) {
-                    files.push(p);
+                // file_type() does not follow symlinks: inside a log tree nothing is
+                // followed (a link can point at /dev/zero, a FIFO, or out of the tree).
+                match entry.file_type() {
+                    Ok(t) if t.is_file() => files.push(p),
+                    Ok(t) if t.is_dir() => {}
+                    Ok(t) => {
+                        let what = describe_special(&t, &p);
+                        found.warnings.push(Warning::new(p, what));
+                    }
+                    Err(e) => found
+                        .warnings
+                        .push(Warning::new(p, format!("cannot read: {e}"))),
                 }
             }
         }
@@ -249,6 +279,33 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
         files,
         home,
     });
+}
+
+/// The warning for a file that is not a regular file.
+fn describe_special(t: &std::fs::FileType, p: &Path) -> String {
+    if t.is_symlink() {
+        return match std::fs::read_link(p) {
+            Ok(target) => format!(
+                "symlink inside a log folder (to {}), not followed",
+                target.display()
+            ),
+            Err(_) => "symlink inside a log folder, not followed".to_string(),
+        };
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO, not a regular file, not read".to_string();
+        }
+        if t.is_socket() {
+            return "a socket, not a regular file, not read".to_string();
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device, not a regular file, not read".to_string();
+        }
+    }
+    "not a regular file, not read".to_string()
 }
 
 /// From `<root>/<project>/mcp-logs-<server>`, the project folder name and, when the root
@@ -288,7 +345,23 @@ fn home_of_cache_root(root: &Path) -> Option<PathBuf> {
 }
 
 /// A named file: a per-server log (by its folder or by content) or a debug log.
+/// A named symlink is followed (the user chose it), but only to a regular file: opening
+/// a FIFO would block and a device never ends.
 fn add_file(path: &Path, found: &mut Discovered) {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(m) => {
+            let what = describe_special(&m.file_type(), path);
+            found.warnings.push(Warning::new(path, what));
+            return;
+        }
+        Err(e) => {
+            found
+                .warnings
+                .push(Warning::new(path, format!("cannot read: {e}")));
+            return;
+        }
+    }
     let parent_server = path
         .parent()
         .and_then(|p| p.file_name())
@@ -337,7 +410,7 @@ fn add_debug_logs_in(dir: &Path, found: &mut Discovered) {
     let mut any = false;
     let mut files: Vec<PathBuf> = entries
         .flatten()
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.path())
         .collect();
     files.sort();

@@ -115,7 +115,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         bytes: projects.iter().map(|p| p.bytes).sum(),
         files: projects.iter().map(|p| p.files).sum(),
         projects,
-        warnings,
+        warnings: crate::warning::collapse(warnings),
     })
 }
 

@@ -177,7 +177,7 @@ pub fn scan_with_progress(
     servers.sort_by_cached_key(|s| (s.project.clone(), s.name.to_lowercase(), s.source.clone()));
     Ok(ScanReport {
         servers,
-        warnings,
+        warnings: crate::warning::collapse(warnings),
         searched: found.searched,
     })
 }
