@@ -202,7 +202,11 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
     }
     match undo::apply_undo(&pending) {
         Ok(()) => {
-            eprintln!("{} {}.", "Restored".green().bold(), path.display());
+            let done = match pending.how {
+                UndoHow::RemoveCreatedFile => "Removed",
+                _ => "Restored",
+            };
+            eprintln!("{} {}.", done.green().bold(), path.display());
             ExitCode::Clean
         }
         Err(e) => error(e),

@@ -211,3 +211,49 @@ fn verbose_shows_decoded_evidence_with_file_and_line() {
     assert!(r.stdout.contains("\"path\": [\n"), "{}", r.stdout);
     assert!(r.stdout.contains("history:"), "{}", r.stdout);
 }
+
+#[test]
+fn positional_paths_of_every_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = samples()
+        .join("macos-home")
+        .join("Library/Caches/claude-cli-nodejs");
+    let project = root.join("-tmp-mcplogs-samples-home-macos-work-web");
+    let server_dir = project.join("mcp-logs-no-resulttype");
+    let mut files: Vec<_> = std::fs::read_dir(&server_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let names = |p: &std::path::Path| -> Vec<String> {
+        let (_, doc) = run_json(mcplogs(tmp.path()).args(["scan", "--json"]).arg(p));
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{} {}", s["name"], s["verdict"]))
+            .collect()
+    };
+    // A cache root and a project folder: all ten servers; names from the home's
+    // .claude.json, found from the layout.
+    assert_eq!(names(&root).len(), 10);
+    assert_eq!(names(&project), names(&root));
+    assert!(names(&root).contains(&"\"Studio Bridge\" \"healthy\"".to_string()));
+    // One server folder, one file (the newest: its latest session).
+    assert_eq!(
+        names(&server_dir),
+        vec!["\"no-resulttype\" \"tools-fetch-failed\""]
+    );
+    assert_eq!(
+        names(files.last().unwrap()),
+        vec!["\"no-resulttype\" \"tools-fetch-failed\""]
+    );
+    // A debug log, recognised by content even under another name.
+    let renamed = tmp.path().join("whatever.log");
+    std::fs::copy(
+        samples().join("debug-logs/macos-home-2.1.288-stream-json.txt"),
+        &renamed,
+    )
+    .unwrap();
+    assert_eq!(names(&renamed).len(), 10);
+}
