@@ -146,11 +146,7 @@ fn named_special_files_are_refused_but_a_named_symlink_is_followed() {
 
     // The user named this link: it is followed.
     let (_, dir) = home_with(tmp.path(), "wrong-types");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = sorted_files(&dir);
     let link = tmp.path().join("mine.jsonl");
     symlink(files.last().unwrap(), &link).unwrap();
     let (code, doc, _) = scan_json(tmp.path(), &[&link]);
@@ -185,11 +181,7 @@ fn symlink_loops_and_symlinked_folders_inside_the_tree() {
 fn deeply_nested_json_nul_bytes_and_bad_utf8_are_counted() {
     let tmp = tempfile::tempdir().unwrap();
     let (home, dir) = home_with(tmp.path(), "wrong-types");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = sorted_files(&dir);
     let newest = files.last().unwrap();
     let mut f = fs::OpenOptions::new().append(true).open(newest).unwrap();
     // A needle line nested 100,000 deep: serde_json's depth limit, not a stack overflow.
@@ -246,11 +238,7 @@ fn a_hundred_thousand_empty_files_make_one_warning() {
 fn files_deleted_or_truncated_while_being_read() {
     let tmp = tempfile::tempdir().unwrap();
     let (home, dir) = home_with(tmp.path(), "wrong-types");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = sorted_files(&dir);
     let newest = files.last().unwrap().clone();
     // A large file to be truncated mid-read, and another to be deleted.
     let big = dir.join("2030-01-01T00-00-00-000Z.jsonl");
@@ -288,11 +276,7 @@ fn files_deleted_or_truncated_while_being_read() {
 fn escape_sequences_from_logs_never_reach_the_terminal_raw() {
     let tmp = tempfile::tempdir().unwrap();
     let (home, dir) = home_with(tmp.path(), "wrong-types");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = sorted_files(&dir);
     let newest = files.last().unwrap();
     let text = fs::read_to_string(newest).unwrap();
     // CSI colour, an OSC 8 link, an OSC 52 clipboard write, a carriage-return overwrite

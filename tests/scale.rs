@@ -19,15 +19,6 @@ fn server_dir(home: &Path, server: &str) -> PathBuf {
         .unwrap()
 }
 
-fn sorted_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    v.sort();
-    v
-}
-
 /// Runs the binary and returns (exit code, stdout, stderr, peak RSS in KiB) using
 /// wait4's resource usage for exactly that child.
 #[cfg(target_os = "linux")]

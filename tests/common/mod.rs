@@ -73,3 +73,13 @@ pub fn server<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Val
         .find(|s| s["name"] == name)
         .unwrap_or_else(|| panic!("no server {name} in {doc:#}"))
 }
+
+/// The files of a folder, sorted by name (log files: by process start time).
+pub fn sorted_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
