@@ -119,3 +119,43 @@ fn explain_hides_secrets_in_text_and_json() {
         .arg(&input));
     assert!(raw.stdout.contains(ANTHROPIC) && raw.stdout.contains(URL_PASSWORD));
 }
+
+/// `settings` shows env key names and the one value it is about, never other values,
+/// also when the file is JSON5 or broken (the parser messages quote no content).
+/// `fix` diffs mask secret values in every line shown.
+#[test]
+fn settings_and_fix_diff_show_no_secret_values() {
+    let home = tempfile::tempdir().unwrap();
+    let claude = home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    let secret_lines = format!(
+        "    \"ANTHROPIC_API_KEY\": \"{ANTHROPIC}\",\n    \"AWS_BEARER_TOKEN_BEDROCK\": \"{BEARER}\",\n    \"HTTPS_PROXY\": \"http://bob:{URL_PASSWORD}@proxy:3128\",\n"
+    );
+    for text in [
+        format!("{{\n  \"env\": {{\n{secret_lines}    \"A\": \"1\"\n  }}\n}}\n"),
+        format!("{{\n  // JSON5\n  \"env\": {{\n{secret_lines}    \"A\": \"1\",\n  }},\n}}\n"),
+        format!("{{\n  \"env\": {{\n{secret_lines}    \"A\": \"1\" oops\n  }}\n}}\n"),
+    ] {
+        std::fs::write(&settings, &text).unwrap();
+        let managed = home.path().join("managed");
+        for args in [&["settings"][..], &["settings", "--json"]] {
+            let r = run(mcplogs(home.path())
+                .current_dir(home.path())
+                .args(args)
+                .arg("--managed-dir")
+                .arg(&managed));
+            assert_no_secret(&r.stdout);
+            assert_no_secret(&r.stderr);
+        }
+        for extra in [None, Some("--rewrite-strict")] {
+            let r = run(mcplogs(home.path())
+                .current_dir(home.path())
+                .args(["fix", "--dry-run", "--force", "--managed-dir"])
+                .arg(&managed)
+                .args(extra));
+            assert_no_secret(&r.stdout);
+            assert_no_secret(&r.stderr);
+        }
+    }
+}
