@@ -105,7 +105,7 @@ impl FileSnapshot {
         self.replace_in(&RealFs, new)
     }
 
-    /// [`FileSnapshot::replace`] through `fs`.
+    /// [`FileSnapshot::replace`] through `files`.
     pub fn replace_in(&self, files: &dyn Fs, new: &[u8]) -> Result<(), SettingsError> {
         let dir = parent_of(&self.target);
         if self.bytes.is_none() && !dir.exists() {
@@ -123,7 +123,7 @@ impl FileSnapshot {
         self.remove_in(&RealFs)
     }
 
-    /// [`FileSnapshot::remove`] through `fs`.
+    /// [`FileSnapshot::remove`] through `files`.
     pub fn remove_in(&self, files: &dyn Fs) -> Result<(), SettingsError> {
         self.ensure_unchanged()?;
         files
@@ -138,7 +138,7 @@ pub fn write_copy(dest: &Path, bytes: &[u8], like: Option<&Metadata>) -> Result<
     write_copy_in(&RealFs, dest, bytes, like)
 }
 
-/// [`write_copy`] through `fs`.
+/// [`write_copy`] through `files`.
 pub fn write_copy_in(
     files: &dyn Fs,
     dest: &Path,
