@@ -94,6 +94,10 @@ pub struct ScanArgs {
     /// Show the decoded evidence records with file:line and timestamps
     #[arg(long, short)]
     pub verbose: bool,
+
+    /// Show secrets in log messages (tokens, keys, passwords) as they are
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Args)]
@@ -126,6 +130,10 @@ pub struct ExplainArgs {
     /// One JSON document on stdout
     #[arg(long)]
     pub json: bool,
+
+    /// Show secrets in the pasted text (tokens, keys, passwords) as they are
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Args)]

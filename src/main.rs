@@ -80,11 +80,14 @@ pub(crate) fn scan_options(args: DiscoveryArgs) -> ScanOptions {
 fn run_scan(args: ScanArgs) -> ExitCode {
     let opts = scan_options(args.discovery);
     let bar = progress::ScanProgress::new();
-    let report = match scan_with_progress(&opts, &|p| bar.update(p)) {
+    let mut report = match scan_with_progress(&opts, &|p| bar.update(p)) {
         Ok(r) => r,
         Err(e) => return error(e),
     };
     bar.finish();
+    if !args.no_redact {
+        mcplogs::redact::output::scan_report(&mut report);
+    }
     print_warnings(&report.warnings);
     let cwd = std::env::current_dir().unwrap_or_default();
     let negotiation =
@@ -174,7 +177,10 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
         return error(e);
     }
     let text = String::from_utf8_lossy(&bytes);
-    let report = mcplogs::explain::explain(&text);
+    let mut report = mcplogs::explain::explain(&text);
+    if !args.no_redact {
+        mcplogs::redact::output::explain_report(&mut report);
+    }
     if report.entries.is_empty() {
         return error("nothing to explain: paste `claude mcp list` output or an error message");
     }

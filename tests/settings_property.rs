@@ -164,3 +164,31 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Bytes that are neither JSON nor JSON5 (or not an object, or not UTF-8) are refused,
+    /// with or without --rewrite-strict, and left exactly as they were: no backup, no
+    /// undo record.
+    #[test]
+    fn non_json_bytes_are_refused_and_left_untouched(
+        data in prop_oneof![
+            prop::collection::vec(any::<u8>(), 1..256),
+            "[\\[\\]{}\":,a-z0-9 \n]{1,40}".prop_map(String::into_bytes),
+        ],
+        rewrite_strict in any::<bool>(),
+    ) {
+        use mcplogs::settings::strictness::{check, Strictness};
+        let is_object = std::str::from_utf8(&data)
+            .is_ok_and(|t| !matches!(check(t), Strictness::Invalid { .. }));
+        prop_assume!(!is_object);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, &data).unwrap();
+        let refused = plan_fix(&path, FixOptions { rewrite_strict }).is_err();
+        prop_assert!(refused, "planned a fix of {:?}", data);
+        prop_assert_eq!(std::fs::read(&path).unwrap(), data);
+        prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

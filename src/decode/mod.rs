@@ -111,11 +111,13 @@ impl Damage {
             skipped += 1;
         }
         let mut out = if skipped > 0 {
-            format!(
-                "skipped {skipped} of {} lines ({})",
-                self.lines,
-                parts.join(", ")
-            )
+            // Old-format arrays count elements, and several can share a line.
+            let of = if skipped <= self.lines {
+                format!(" of {} lines", self.lines)
+            } else {
+                String::new()
+            };
+            format!("skipped {skipped}{of} ({})", parts.join(", "))
         } else {
             String::new()
         };

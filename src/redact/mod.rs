@@ -1,4 +1,5 @@
-//! Redaction for text that leaves the machine (`mcplogs report`). Every replacement is
+//! Redaction for text that leaves the machine (`mcplogs report`), and, secrets only,
+//! for the log text `scan` and `explain` print ([`Redactor::secrets_only`], [`output`]). Every replacement is
 //! visible: secrets become `[REDACTED:<kind>]`, the home folder `~`, the user name
 //! `<user>`.
 //!
@@ -20,6 +21,7 @@
 //! everywhere, bare mentions included.
 
 mod home;
+pub mod output;
 pub mod secrets;
 
 use regex::Regex;
@@ -111,6 +113,11 @@ impl RedactorBuilder {
     /// Reads a text that will be redacted: learns the user names its home paths show and
     /// the secrets it holds, so their other spellings are redacted in every text.
     pub fn learn(&mut self, text: &str) {
+        self.learn_users(text);
+        self.learn_secrets(text);
+    }
+
+    fn learn_users(&mut self, text: &str) {
         // Known homes first, so `/tmp/x/home/project` under a home `/tmp/x/home` does
         // not read as the home of a user called "project".
         let mut scrubbed = text.to_string();
@@ -124,6 +131,10 @@ impl RedactorBuilder {
         for u in user_names_in(&scrubbed) {
             self.add_user(&u);
         }
+    }
+
+    /// Learns only the secrets `text` holds (see [`Redactor::secrets_only`]).
+    pub fn learn_secrets(&mut self, text: &str) {
         let mut found: Vec<(String, &'static str)> = Vec::new();
         let mut t = text.to_string();
         for rule in secrets::RULES.iter() {
@@ -216,6 +227,17 @@ impl Redactor {
             user_homes: None,
             bare_users: None,
         }
+    }
+
+    /// Only the secret rules, and the secrets learned from `texts` in their other
+    /// spellings: no home folder or user name is touched. For the text from logs that
+    /// `scan` and `explain` print, where paths are the point but tokens never are.
+    pub fn secrets_only<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut b = RedactorBuilder::new();
+        for t in texts {
+            b.learn_secrets(t);
+        }
+        b.build()
     }
 
     pub fn is_enabled(&self) -> bool {

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 use similar::{ChangeTag, TextDiff};
 
+use crate::redact::secrets;
 use crate::render::terminal_safe;
 
 /// Lines of context around each change, as `diff -u`.
@@ -34,8 +35,16 @@ pub fn is_secret_key(key: &str) -> bool {
     k.ends_with("_KEY") || k.ends_with("_TOKEN") || k.contains("SECRET") || k.contains("PASSWORD")
 }
 
-/// `line` with the values of secret keys replaced by [`MASK`].
+/// `line` with the values of secret keys replaced by [`MASK`]. First the redactor's
+/// secret rules replace what they recognise by `[REDACTED:<kind>]`: values under keys
+/// this module's rule misses (`AWS_BEARER_TOKEN_BEDROCK`, `apiKey`), a proxy URL's
+/// password, a `Bearer` token in custom headers.
 pub fn mask_secrets(line: &str) -> String {
+    let mut redacted = line.to_string();
+    for rule in secrets::RULES.iter() {
+        redacted = secrets::apply(rule, &redacted, &mut |_, _| {});
+    }
+    let line = redacted.as_str();
     PAIR.replace_all(line, |c: &Captures| {
         let key = c["key"].trim_matches(|ch| ch == '"' || ch == '\'');
         let q = &c["val"][..1];
@@ -132,6 +141,31 @@ mod tests {
             "--- s.json\n+++ s.json\n@@ -1,5 +1,6 @@\n {\n   \"env\": {\n+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n     \"GH_TOKEN\": \"********\"\n   }\n }\n"
         );
         assert!(!d.contains("ghp_secret"));
+    }
+
+    #[test]
+    fn secrets_under_other_keys_are_redacted_too() {
+        assert_eq!(
+            mask_secrets(r#"    "AWS_BEARER_TOKEN_BEDROCK": "abcdefghijklmnop","#),
+            r#"    "AWS_BEARER_TOKEN_BEDROCK": "[REDACTED:secret]","#
+        );
+        assert_eq!(
+            mask_secrets(r#"    "HTTPS_PROXY": "http://bob:hunter2@proxy:3128","#),
+            r#"    "HTTPS_PROXY": "http://[REDACTED:url-credentials]@proxy:3128","#
+        );
+        assert_eq!(
+            mask_secrets(
+                r#"  "ANTHROPIC_CUSTOM_HEADERS": "X-Trace: 1, Authorization: Bearer abcdefgh1234""#
+            ),
+            r#"  "ANTHROPIC_CUSTOM_HEADERS": "X-Trace: 1, Authorization: Bearer [REDACTED:authorization]""#
+        );
+        // Not secrets: numbers under a TOKENS key, the key mcplogs sets.
+        for line in [
+            r#"    "MAX_THINKING_TOKENS": "31999","#,
+            r#"    "MCP_PROTOCOL_NEGOTIATION": "legacy""#,
+        ] {
+            assert_eq!(mask_secrets(line), line);
+        }
     }
 
     #[test]

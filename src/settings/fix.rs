@@ -10,7 +10,7 @@ use super::edit::{self, EditError};
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
 use super::undo::{self, UndoState};
-use super::write::{FileSnapshot, write_copy};
+use super::write::{FileSnapshot, Fs, RealFs, write_copy_in};
 use super::{NEGOTIATION_KEY, SettingsError, TextProblem};
 use crate::scan::{ScanReport, ServerReport};
 
@@ -148,17 +148,23 @@ fn unsupported(path: &Path, e: EditError) -> SettingsError {
 /// Backup (same permissions as the file), atomic write, then the undo record.
 /// Aborts, writing nothing to the settings file, if it changed since [`plan_fix`] read it.
 pub fn apply_fix(fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
+    apply_fix_in(&RealFs, fix)
+}
+
+/// [`apply_fix`] through `files` (tests make its steps fail). The backup is written
+/// first: if it cannot be, nothing else is.
+pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
     let snap = &fix.snapshot;
     let meta = snap.ensure_unchanged()?;
     let backup = match &snap.bytes {
         Some(original) => {
             let b = undo::backup_path(&snap.path);
-            write_copy(&b, original, meta.as_ref())?;
+            write_copy_in(files, &b, original, meta.as_ref())?;
             Some(b)
         }
         None => None,
     };
-    snap.replace(&fix.new_bytes)?;
+    snap.replace_in(files, &fix.new_bytes)?;
     let state = UndoState {
         version: UndoState::VERSION,
         settings_path: snap.path.clone(),
@@ -171,7 +177,7 @@ pub fn apply_fix(fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
         previous_value: fix.previous.clone(),
     };
     let state_path = undo::state_path(&snap.path);
-    undo::save_state(&state_path, &state).map_err(|e| match e {
+    undo::save_state_in(files, &state_path, &state).map_err(|e| match e {
         SettingsError::Io { error, .. } => SettingsError::UndoRecord {
             path: state_path.clone(),
             error,

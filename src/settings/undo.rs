@@ -19,7 +19,7 @@ use super::diff;
 use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
-use super::write::{FileSnapshot, read_if_exists, write_copy};
+use super::write::{FileSnapshot, Fs, RealFs, read_if_exists, write_copy_in};
 use super::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
 
 /// The record of mcplogs' last fix of one settings file.
@@ -67,9 +67,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 pub fn save_state(path: &Path, state: &UndoState) -> Result<(), SettingsError> {
+    save_state_in(&RealFs, path, state)
+}
+
+/// [`save_state`] through `files`.
+pub fn save_state_in(files: &dyn Fs, path: &Path, state: &UndoState) -> Result<(), SettingsError> {
     let mut text = serde_json::to_string_pretty(state).expect("state serializes");
     text.push('\n');
-    write_copy(path, text.as_bytes(), None)
+    write_copy_in(files, path, text.as_bytes(), None)
 }
 
 pub fn load_state(settings: &Path) -> Result<Option<UndoState>, SettingsError> {
@@ -225,16 +230,23 @@ fn backup_hint(state: &UndoState) -> String {
 /// Writes (atomically, if unchanged since planned) or removes, then forgets the fix.
 /// The backup is kept: it is the user's data and costs nothing.
 pub fn apply_undo(undo: &PendingUndo) -> Result<(), SettingsError> {
+    apply_undo_in(&RealFs, undo)
+}
+
+/// [`apply_undo`] through `files` (tests make its steps fail).
+pub fn apply_undo_in(files: &dyn Fs, undo: &PendingUndo) -> Result<(), SettingsError> {
     match &undo.new_bytes {
         Some(b) if Some(b) == undo.snapshot.bytes.as_ref() => {
             undo.snapshot.ensure_unchanged()?;
         }
-        Some(b) => undo.snapshot.replace(b)?,
-        None => undo.snapshot.remove()?,
+        Some(b) => undo.snapshot.replace_in(files, b)?,
+        None => undo.snapshot.remove_in(files)?,
     }
-    std::fs::remove_file(&undo.state_path).map_err(|error| SettingsError::UndoRecord {
-        path: undo.state_path.clone(),
-        error,
-        written: false,
-    })
+    files
+        .remove_file(&undo.state_path)
+        .map_err(|error| SettingsError::UndoRecord {
+            path: undo.state_path.clone(),
+            error,
+            written: false,
+        })
 }

@@ -1,16 +1,61 @@
 //! Writing a settings file without ever losing it: through a symlink to its target,
 //! atomically (a temporary file in the same folder, flushed, renamed over), with the
 //! original's permission bits, and only if the file is still what mcplogs read.
+//!
+//! The file-system calls of a write go through [`Fs`], so that tests can make each one
+//! fail (a full disk, a failed rename, a crash before the rename) and watch the
+//! temporary file's permissions while it exists. [`RealFs`] is the only implementation
+//! outside tests.
 
-use std::fs::{self, Metadata};
+use std::fs::{self, File, Metadata};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use tempfile::NamedTempFile;
+
 use super::SettingsError;
+
+/// The file-system operations of a settings write. Every method has the real behaviour
+/// as its default; a test implementation overrides the ones it makes fail.
+pub trait Fs {
+    /// Creates the temporary file (name, folder and permissions are in `builder`).
+    fn create_temp(&self, builder: &tempfile::Builder, dir: &Path) -> io::Result<NamedTempFile> {
+        builder.tempfile_in(dir)
+    }
+    /// Writes all of `bytes` to the temporary file.
+    fn write(&self, tmp: &mut NamedTempFile, bytes: &[u8]) -> io::Result<()> {
+        tmp.write_all(bytes)?;
+        tmp.flush()
+    }
+    fn set_permissions(&self, path: &Path, perms: fs::Permissions) -> io::Result<()> {
+        fs::set_permissions(path, perms)
+    }
+    /// Flushes the file's content to the disk.
+    fn sync(&self, file: &File) -> io::Result<()> {
+        file.sync_all()
+    }
+    /// Renames the temporary file over the destination (atomic on one file system).
+    /// Dropping `tmp` on failure removes it.
+    fn rename(&self, tmp: NamedTempFile, to: &Path) -> io::Result<()> {
+        tmp.persist(to).map(|_| ()).map_err(|e| e.error)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
+}
+
+/// The file system itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RealFs;
+
+impl Fs for RealFs {}
 
 /// Mode of a settings file mcplogs creates: it may come to hold API keys.
 #[cfg(unix)]
 const NEW_FILE_MODE: u32 = 0o600;
+/// How the name of a temporary file next to the settings file ends
+/// (`.settings.json.<random>.mcplogs-tmp`).
+pub const TEMP_SUFFIX: &str = ".mcplogs-tmp";
 /// Mode of a folder mcplogs creates for it.
 #[cfg(unix)]
 const NEW_DIR_MODE: u32 = 0o700;
@@ -57,28 +102,50 @@ impl FileSnapshot {
     /// Replaces the file with `new`, atomically, if it is unchanged since it was read.
     /// Creates the file (mode 0600) and its folder (0700) when missing.
     pub fn replace(&self, new: &[u8]) -> Result<(), SettingsError> {
+        self.replace_in(&RealFs, new)
+    }
+
+    /// [`FileSnapshot::replace`] through `files`.
+    pub fn replace_in(&self, files: &dyn Fs, new: &[u8]) -> Result<(), SettingsError> {
         let dir = parent_of(&self.target);
         if self.bytes.is_none() && !dir.exists() {
             create_dir_private(&dir)
                 .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;
         }
         let meta = self.ensure_unchanged()?;
-        write_atomic(&self.target, new, meta.as_ref(), &|| {
+        write_atomic(files, &self.target, new, meta.as_ref(), &|| {
             self.ensure_unchanged().map(|_| ())
         })
     }
 
     /// Removes the file (undo of a fix that created it) if it is unchanged since read.
     pub fn remove(&self) -> Result<(), SettingsError> {
+        self.remove_in(&RealFs)
+    }
+
+    /// [`FileSnapshot::remove`] through `files`.
+    pub fn remove_in(&self, files: &dyn Fs) -> Result<(), SettingsError> {
         self.ensure_unchanged()?;
-        fs::remove_file(&self.target).map_err(|e| SettingsError::io(&self.target, "remove", e))
+        files
+            .remove_file(&self.target)
+            .map_err(|e| SettingsError::io(&self.target, "remove", e))
     }
 }
 
 /// Writes `bytes` to `dest` atomically with the permissions of `like` (a backup gets
 /// the original's bits; `None`: owner-only). For backups and the undo state.
 pub fn write_copy(dest: &Path, bytes: &[u8], like: Option<&Metadata>) -> Result<(), SettingsError> {
-    write_atomic(dest, bytes, like, &|| Ok(()))
+    write_copy_in(&RealFs, dest, bytes, like)
+}
+
+/// [`write_copy`] through `files`.
+pub fn write_copy_in(
+    files: &dyn Fs,
+    dest: &Path,
+    bytes: &[u8],
+    like: Option<&Metadata>,
+) -> Result<(), SettingsError> {
+    write_atomic(files, dest, bytes, like, &|| Ok(()))
 }
 
 pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
@@ -132,8 +199,10 @@ fn create_dir_private(dir: &Path) -> io::Result<()> {
 
 /// Temporary file in `dest`'s folder, written, flushed, given the final permissions,
 /// `check`ed, renamed over `dest`. The temporary file never has more permission bits
-/// than the original, and is removed on every failure.
+/// than the original, and is removed on every failure. Errors name `dest` (the file
+/// the user knows), whichever step failed.
 fn write_atomic(
+    files: &dyn Fs,
     dest: &Path,
     bytes: &[u8],
     like: Option<&Metadata>,
@@ -146,7 +215,7 @@ fn write_atomic(
         .unwrap_or_else(|| "settings".into());
     let prefix = format!(".{name}.");
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".mcplogs-tmp");
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     #[cfg(unix)]
     let final_perms = {
         use std::os::unix::fs::PermissionsExt;
@@ -155,48 +224,39 @@ fn write_atomic(
             .unwrap_or(NEW_FILE_MODE);
         // Owner bits only while the content is being written.
         builder.permissions(fs::Permissions::from_mode(mode & 0o600));
-        fs::Permissions::from_mode(mode)
+        Some(fs::Permissions::from_mode(mode))
     };
+    // Windows: the read-only flag is the one permission bit there is.
     #[cfg(not(unix))]
     let final_perms = like.map(|m| m.permissions());
 
-    let mut tmp = builder
-        .tempfile_in(&dir)
-        .map_err(|e| SettingsError::io(&dir, "create a temporary file in", e))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.flush())
-        .map_err(|e| SettingsError::io(tmp.path(), "write", e))?;
+    let io_err = |action: &'static str| move |e| SettingsError::io(dest, action, e);
+    let mut tmp = files
+        .create_temp(&builder, &dir)
+        .map_err(io_err("create a temporary file for"))?;
+    files.write(&mut tmp, bytes).map_err(io_err("write"))?;
     #[cfg(unix)]
-    {
-        keep_owner(tmp.path(), like)?;
-        fs::set_permissions(tmp.path(), final_perms)
-            .map_err(|e| SettingsError::io(tmp.path(), "set permissions of", e))?;
-    }
-    #[cfg(not(unix))]
+    keep_owner(tmp.path(), like).map_err(io_err("give the original owner to"))?;
     if let Some(p) = final_perms {
-        // Windows: the read-only flag is the one permission bit there is.
-        fs::set_permissions(tmp.path(), p)
-            .map_err(|e| SettingsError::io(tmp.path(), "set permissions of", e))?;
+        files
+            .set_permissions(tmp.path(), p)
+            .map_err(io_err("set the permissions of"))?;
     }
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| SettingsError::io(tmp.path(), "flush", e))?;
+    files.sync(tmp.as_file()).map_err(io_err("flush"))?;
     check()?;
-    tmp.persist(dest)
-        .map_err(|e| SettingsError::io(dest, "replace", e.error))?;
+    files.rename(tmp, dest).map_err(io_err("replace"))?;
     sync_dir(&dir);
     Ok(())
 }
 
 /// Root editing someone else's file must not hand it to root.
 #[cfg(unix)]
-fn keep_owner(tmp: &Path, like: Option<&Metadata>) -> Result<(), SettingsError> {
+fn keep_owner(tmp: &Path, like: Option<&Metadata>) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let Some(orig) = like else { return Ok(()) };
-    let mine = fs::metadata(tmp).map_err(|e| SettingsError::io(tmp, "read", e))?;
+    let mine = fs::metadata(tmp)?;
     if (mine.uid(), mine.gid()) != (orig.uid(), orig.gid()) {
-        std::os::unix::fs::chown(tmp, Some(orig.uid()), Some(orig.gid()))
-            .map_err(|e| SettingsError::io(tmp, "give the original owner to", e))?;
+        std::os::unix::fs::chown(tmp, Some(orig.uid()), Some(orig.gid()))?;
     }
     Ok(())
 }
