@@ -26,3 +26,25 @@ fn decode_array_with_two_failures_on_one_line_says_no_more_skipped_than_lines() 
     assert!(!summary.contains(" of 1 lines"), "{summary}");
     assert!(summary.starts_with("skipped 2 ("), "{summary}");
 }
+
+/// scan_stream: a file ending inside a line longer than the block; the prefiltered
+/// reader did not count that last line (the plain decoder did).
+#[test]
+fn scan_stream_counts_an_over_long_last_line() {
+    for name in [
+        "scan-stream-long-line-at-eof-1.bin",
+        "scan-stream-long-line-at-eof-2.bin",
+    ] {
+        let data = input(name);
+        let (first, data) = data.split_first().unwrap();
+        let block = 8 + usize::from(*first) * 16;
+        let file = Arc::new(PathBuf::from("fuzz.jsonl"));
+        let full = decode_reader(LogFormat::JsonLines, data, &file, &mut |_| {}).unwrap();
+        let mut reader = data;
+        let streamed =
+            mcplogs::decode::stream::scan_jsonl_with_block(&mut reader, &file, &mut |_| {}, block)
+                .unwrap();
+        assert_eq!(streamed.lines, full.lines, "{name}");
+        assert!(streamed.too_long >= 1, "{name}");
+    }
+}
