@@ -40,17 +40,12 @@ if [ "$(cat "$BENCH_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
   echo "$stamp" > "$BENCH_DIR/.stamp"
 fi
 
-# The needles: exactly the classifier's prefilter markers (src/classify/signal.rs).
+# The needles: exactly the scan's prefilter (PREFILTER_NEEDLES in src/classify/signal.rs).
 mapfile -t NEEDLES < <(python3 - <<'PY'
 import re
 s = open("src/classify/signal.rs").read()
-out = []
-for n in ["CONNECTED_MARKERS", "TOLERATED_MARKERS", "TOOLS_FAILURE_MARKERS",
-          "CONNECTION_FAILURE_MARKERS", "SESSION_MARKERS"]:
-    body = re.search(n + r": &\[&str\] = &\[(.*?)\];", s, re.S).group(1)
-    out += re.findall(r'"([^"]+)"', body)
-out.append(re.search(r'VERSION_MARKER: &str = "([^"]+)"', s).group(1))
-print("\n".join(out))
+body = re.search(r"PREFILTER_NEEDLES: &\[&str\] = &\[(.*?)\];", s, re.S).group(1)
+print("\n".join(re.findall(r'"([^"]+)"', body)))
 PY
 )
 RG_ARGS=()
