@@ -117,17 +117,8 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
         }
     }
     print_diff(&pending.diff);
-    if args.dry_run {
-        eprintln!("Dry run: nothing written.");
-        return ExitCode::Clean;
-    }
-    match confirm(args.yes) {
-        Ok(true) => {}
-        Ok(false) => {
-            eprintln!("Not applied: nothing written.");
-            return ExitCode::Clean;
-        }
-        Err(code) => return code,
+    if let Some(code) = stop_before_writing(args.dry_run, args.yes) {
+        return code;
     }
     match fix::apply_fix(&pending) {
         Ok(applied) => {
@@ -187,17 +178,8 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
             }
         );
         print_diff(&pending.diff);
-        if args.dry_run {
-            eprintln!("Dry run: nothing written.");
-            return ExitCode::Clean;
-        }
-        match confirm(args.yes) {
-            Ok(true) => {}
-            Ok(false) => {
-                eprintln!("Not applied: nothing written.");
-                return ExitCode::Clean;
-            }
-            Err(code) => return code,
+        if let Some(code) = stop_before_writing(args.dry_run, args.yes) {
+            return code;
         }
     }
     match undo::apply_undo(&pending) {
@@ -210,6 +192,23 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
             ExitCode::Clean
         }
         Err(e) => error(e),
+    }
+}
+
+/// After the diff: `--dry-run` stops here, and so does anything but a yes at the prompt.
+/// `None` means go ahead and write.
+fn stop_before_writing(dry_run: bool, yes: bool) -> Option<ExitCode> {
+    if dry_run {
+        eprintln!("Dry run: nothing written.");
+        return Some(ExitCode::Clean);
+    }
+    match confirm(yes) {
+        Ok(true) => None,
+        Ok(false) => {
+            eprintln!("Not applied: nothing written.");
+            Some(ExitCode::Clean)
+        }
+        Err(code) => Some(code),
     }
 }
 

@@ -440,14 +440,7 @@ fn sniff_file(path: &Path) -> Option<LogFormat> {
 mod tests {
     use super::*;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| OsString::from(v))
-        }
-    }
+    use crate::test_support::env_of;
 
     #[test]
     fn default_roots_per_os() {

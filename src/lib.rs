@@ -22,3 +22,6 @@ pub mod settings;
 pub mod time;
 pub mod verdict;
 pub mod warning;
+
+#[cfg(test)]
+mod test_support;

@@ -305,14 +305,7 @@ pub fn negotiation_in(object: &Map<String, Value>) -> Option<NegotiationValue> {
 mod tests {
     use super::*;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| OsString::from(v))
-        }
-    }
+    use crate::test_support::env_of;
 
     #[test]
     fn managed_folder_per_os() {
