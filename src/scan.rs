@@ -136,9 +136,7 @@ pub fn scan_with_progress(
         .chain(found.debug_logs.iter().map(|p| Unit::DebugLog(p.clone())))
         .collect();
     let since_iso = opts.since.map(crate::time::format_iso);
-    for u in &mut units {
-        u.drop_files_before(opts.since, &mut warnings);
-    }
+    units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units);
     let results: Vec<(Vec<Pending>, Vec<Warning>)> = units
         .into_par_iter()
@@ -196,11 +194,14 @@ impl Unit {
     }
 
     /// `--since`: a file last written before the cut-off holds no session after it.
-    fn drop_files_before(&mut self, since: Option<EpochSeconds>, warnings: &mut Vec<Warning>) {
-        let Some(since) = since else { return };
-        let recent = |p: &PathBuf, warnings: &mut Vec<Warning>| match std::fs::metadata(p)
-            .and_then(|m| m.modified())
-        {
+    /// Returns whether anything is left to read.
+    fn drop_files_before(
+        &mut self,
+        since: Option<EpochSeconds>,
+        warnings: &mut Vec<Warning>,
+    ) -> bool {
+        let Some(since) = since else { return true };
+        let mut recent = |p: &PathBuf| match std::fs::metadata(p).and_then(|m| m.modified()) {
             Ok(t) => crate::time::system_time_secs(t) >= since,
             Err(e) => {
                 warnings.push(Warning::new(p, format!("cannot read: {e}")));
@@ -208,18 +209,11 @@ impl Unit {
             }
         };
         match self {
-            Unit::ServerDir(d) => d.files.retain(|p| recent(p, warnings)),
-            Unit::DebugLog(p) => {
-                if !recent(p, warnings) {
-                    *self = Unit::ServerDir(ServerDir {
-                        path: p.clone(),
-                        folder: String::new(),
-                        project_folder: None,
-                        files: Vec::new(),
-                        home: None,
-                    });
-                }
+            Unit::ServerDir(d) => {
+                d.files.retain(|p| recent(p));
+                true
             }
+            Unit::DebugLog(p) => recent(p),
         }
     }
 
@@ -324,7 +318,7 @@ struct Pending {
 
 impl Pending {
     fn into_report(self, names: &NameMap) -> ServerReport {
-        let diagnoses: Vec<Diagnosis> = self.sessions.iter().map(|s| s.diagnosis.clone()).collect();
+        let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
         let chosen = pick_deciding_session(&diagnoses);
 
         let (diagnosis, evidence, last_seen) = match chosen {

@@ -4,8 +4,6 @@
 mod common;
 
 use std::fs;
-use std::io::Write;
-use std::process::Stdio;
 
 use common::*;
 use serde_json::Value;
@@ -17,24 +15,7 @@ fn explain_text(text: &str, json: bool) -> Run {
     if json {
         cmd.arg("--json");
     }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    run_with_stdin(&mut cmd, text.as_bytes())
 }
 
 fn verdicts(text: &str) -> Vec<(String, String, String)> {

@@ -311,23 +311,12 @@ fn escape_sequences_from_logs_never_reach_the_terminal_raw() {
     );
 
     // Pasted into explain, too.
-    let mut child = mcplogs(tmp.path())
-        .args(["explain", "--color", "never"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            "evil\u{1b}[2J: cmd - \u{2718} Failed to connect \u{2014} \u{1b}]52;c;eA==\u{7}boom\r"
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let s = String::from_utf8(out.stdout).unwrap();
+    let out = run_with_stdin(
+        mcplogs(tmp.path()).args(["explain", "--color", "never"]),
+        "evil\u{1b}[2J: cmd - \u{2718} Failed to connect \u{2014} \u{1b}]52;c;eA==\u{7}boom\r"
+            .as_bytes(),
+    );
+    let s = out.stdout;
     assert!(
         !s.contains('\u{1b}') && !s.contains('\r') && !s.contains('\u{7}'),
         "{s:?}"

@@ -248,16 +248,21 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
 /// therefore does not hide an earlier tools failure (or tolerance) seen on a connection
 /// with identical capabilities (same era, protocol and server version); a different
 /// connection (after the legacy fix, a server update) does.
-pub fn pick_deciding_session(diagnoses: &[Diagnosis]) -> Option<usize> {
+pub fn pick_deciding_session<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D]) -> Option<usize> {
     let latest = diagnoses
         .iter()
-        .rposition(|d| d.verdict != Verdict::Unknown)
+        .rposition(|d| d.borrow().verdict != Verdict::Unknown)
         .or_else(|| diagnoses.len().checked_sub(1))?;
-    let d = &diagnoses[latest];
+    let d = diagnoses[latest].borrow();
     if d.verdict != Verdict::Healthy || d.capabilities.is_none() {
         return Some(latest);
     }
-    for (j, e) in diagnoses[..latest].iter().enumerate().rev() {
+    for (j, e) in diagnoses[..latest]
+        .iter()
+        .map(|e| e.borrow())
+        .enumerate()
+        .rev()
+    {
         let same = e.capabilities == d.capabilities;
         match e.verdict {
             Verdict::Unknown => continue,
@@ -358,6 +363,6 @@ mod tests {
             pick_deciding_session(std::slice::from_ref(&unknown)),
             Some(0)
         );
-        assert_eq!(pick_deciding_session(&[]), None);
+        assert_eq!(pick_deciding_session::<Diagnosis>(&[]), None);
     }
 }

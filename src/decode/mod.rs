@@ -203,32 +203,47 @@ fn read_file(
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let mut file = File::open(path)?;
-    let meta = file.metadata()?;
+    let len = file.metadata()?.len();
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut file)
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)?;
+    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
+    decode_sniffed(&head, file, len, &name, prefiltered, sink)
+}
+
+/// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
+/// Shared by files and bytes in memory, so both treat every format the same way.
+fn decode_sniffed(
+    head: &[u8],
+    rest: impl Read,
+    len: u64,
+    name: &Arc<PathBuf>,
+    prefiltered: bool,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let only = |d: Damage| Ok((None, d));
     if head.is_empty() {
-        let damage = Damage {
+        return only(Damage {
             empty: true,
             ..Damage::default()
-        };
-        return Ok((None, damage));
+        });
     }
-    let format = sniff(&head);
-    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
-    let reader = io::Cursor::new(head).chain(file);
+    let format = sniff(head);
+    let reader = head.chain(rest);
     let damage = match format {
-        None => Damage {
-            unrecognised: true,
-            ..Damage::default()
-        },
-        Some(LogFormat::JsonArray) if meta.len() > MAX_JSON_ARRAY_BYTES => Damage {
+        None => {
+            return only(Damage {
+                unrecognised: true,
+                ..Damage::default()
+            });
+        }
+        Some(LogFormat::JsonArray) if len > MAX_JSON_ARRAY_BYTES => Damage {
             too_large: true,
             ..Damage::default()
         },
-        Some(LogFormat::JsonLines) if prefiltered => stream::scan_jsonl(reader, &name, sink)?,
-        Some(f) => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), &name, sink)?,
+        Some(LogFormat::JsonLines) if prefiltered => stream::scan_jsonl(reader, name, sink)?,
+        Some(f) => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
     };
     Ok((format, damage))
 }
@@ -256,21 +271,17 @@ pub fn decode_reader<R: BufRead>(
 
 /// Decodes bytes held in memory (tests, fuzzing, pasted text).
 pub fn decode_bytes(bytes: &[u8], file: &Path) -> DecodedFile {
-    let format = sniff(&bytes[..bytes.len().min(SNIFF_BYTES)]);
-    let name = Arc::new(file.to_path_buf());
+    let split = bytes.len().min(SNIFF_BYTES);
     let mut records = Vec::new();
-    let damage = match format {
-        _ if bytes.is_empty() => Damage {
-            empty: true,
-            ..Damage::default()
-        },
-        None => Damage {
-            unrecognised: true,
-            ..Damage::default()
-        },
-        Some(f) => decode_reader(f, bytes, &name, &mut |r| records.push(r))
-            .expect("reading from memory cannot fail"),
-    };
+    let (format, damage) = decode_sniffed(
+        &bytes[..split],
+        &bytes[split..],
+        bytes.len() as u64,
+        &Arc::new(file.to_path_buf()),
+        false,
+        &mut |r| records.push(r),
+    )
+    .expect("reading from memory cannot fail");
     DecodedFile {
         format,
         records,

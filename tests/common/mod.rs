@@ -43,6 +43,29 @@ pub fn run(cmd: &mut Command) -> Run {
     }
 }
 
+/// Runs with `input` on stdin (pasted text for `explain`).
+pub fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Run {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("binary runs");
+    Run {
+        code: out.status.code().expect("exited normally"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
 pub fn run_json(cmd: &mut Command) -> (Run, serde_json::Value) {
     let r = run(cmd);
     let v = serde_json::from_str(&r.stdout)
