@@ -36,6 +36,8 @@ pub struct Evidence {
     pub timestamp: Option<String>,
     pub level: Level,
     pub message: String,
+    /// The record's session (not shown; lets a reader find the session again).
+    pub session_id: Option<String>,
 }
 
 impl From<&Record> for Evidence {
@@ -46,6 +48,7 @@ impl From<&Record> for Evidence {
             timestamp: r.timestamp.clone(),
             level: r.level,
             message: r.message.clone(),
+            session_id: r.session_id.clone(),
         }
     }
 }

@@ -14,6 +14,8 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use aho_corasick::AhoCorasick;
+
 use crate::record::{Level, Record};
 
 pub use debug_log::split_mcp_prefix;
@@ -184,7 +186,18 @@ pub fn for_each_record(
     path: &Path,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    read_file(path, false, sink)
+    read_file(path, None, sink)
+}
+
+/// Like [`for_each_record`], but JSON Lines files hand over only the records whose raw
+/// line contains one of `words` (other formats: every record). For finding a few kinds
+/// of record in a file of gigabytes without decoding all of it.
+pub fn for_each_record_containing(
+    path: &Path,
+    words: &[&str],
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, Some(&stream::needles(words)), sink)
 }
 
 /// The scan's way to read a file: JSON Lines go through the prefiltered reader
@@ -194,12 +207,12 @@ pub fn scan_file(
     path: &Path,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    read_file(path, true, sink)
+    read_file(path, Some(&stream::NEEDLES), sink)
 }
 
 fn read_file(
     path: &Path,
-    prefiltered: bool,
+    prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let mut file = File::open(path)?;
@@ -209,7 +222,7 @@ fn read_file(
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)?;
     let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
-    decode_sniffed(&head, file, len, &name, prefiltered, sink)
+    decode_sniffed(&head, file, len, &name, prefilter, sink)
 }
 
 /// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
@@ -219,7 +232,7 @@ fn decode_sniffed(
     rest: impl Read,
     len: u64,
     name: &Arc<PathBuf>,
-    prefiltered: bool,
+    prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let only = |d: Damage| Ok((None, d));
@@ -230,20 +243,22 @@ fn decode_sniffed(
         });
     }
     let format = sniff(head);
-    let reader = head.chain(rest);
-    let damage = match format {
-        None => {
-            return only(Damage {
-                unrecognised: true,
-                ..Damage::default()
-            });
-        }
-        Some(LogFormat::JsonArray) if len > MAX_JSON_ARRAY_BYTES => Damage {
+    let mut reader = head.chain(rest);
+    let Some(f) = format else {
+        return only(Damage {
+            unrecognised: true,
+            ..Damage::default()
+        });
+    };
+    let damage = match (f, prefilter) {
+        (LogFormat::JsonArray, _) if len > MAX_JSON_ARRAY_BYTES => Damage {
             too_large: true,
             ..Damage::default()
         },
-        Some(LogFormat::JsonLines) if prefiltered => stream::scan_jsonl(reader, name, sink)?,
-        Some(f) => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
+        (LogFormat::JsonLines, Some(needles)) => {
+            stream::scan_jsonl_matching(&mut reader, name, needles, sink, stream::BLOCK_BYTES)?
+        }
+        _ => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
     };
     Ok((format, damage))
 }
@@ -278,7 +293,7 @@ pub fn decode_bytes(bytes: &[u8], file: &Path) -> DecodedFile {
         &bytes[split..],
         bytes.len() as u64,
         &Arc::new(file.to_path_buf()),
-        false,
+        None,
         &mut |r| records.push(r),
     )
     .expect("reading from memory cannot fail");

@@ -24,16 +24,19 @@ pub const BLOCK_BYTES: usize = MAX_LINE_BYTES;
 /// Leftmost-first matching: any hit will do, and only the leftmost semantics let
 /// aho-corasick use its SIMD (Teddy) searcher; with the default standard semantics the
 /// scan ran at a tenth of `rg`'s speed (measured, see BENCHMARKS.md).
-static NEEDLES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostFirst)
-        .build(prefilter_needles())
-        .expect("valid needles")
-});
+pub(crate) static NEEDLES: LazyLock<AhoCorasick> = LazyLock::new(|| needles(prefilter_needles()));
 
 /// Whether a raw line can hold a decisive record (exposed for tests and benchmarks).
 pub fn may_matter(raw: &[u8]) -> bool {
     NEEDLES.is_match(raw)
+}
+
+/// A needle set for [`scan_jsonl_matching`] (leftmost-first, see [`NEEDLES`]).
+pub fn needles(words: &[&str]) -> AhoCorasick {
+    AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(words)
+        .expect("valid needles")
 }
 
 /// Scans a JSON Lines stream, handing the records that can matter to `sink`.
@@ -42,7 +45,7 @@ pub fn scan_jsonl<R: Read>(
     file: &Arc<PathBuf>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<Damage> {
-    scan_jsonl_with_block(&mut reader, file, sink, BLOCK_BYTES)
+    scan_jsonl_matching(&mut reader, file, &NEEDLES, sink, BLOCK_BYTES)
 }
 
 /// [`scan_jsonl`] with a chosen block size (tests and fuzzing use small blocks to hit
@@ -53,10 +56,22 @@ pub fn scan_jsonl_with_block(
     sink: &mut dyn FnMut(Record),
     block: usize,
 ) -> io::Result<Damage> {
+    scan_jsonl_matching(reader, file, &NEEDLES, sink, block)
+}
+
+/// The streaming reader with any needle set: only lines holding one are decoded.
+pub fn scan_jsonl_matching(
+    reader: &mut dyn Read,
+    file: &Arc<PathBuf>,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(Record),
+    block: usize,
+) -> io::Result<Damage> {
     let mut buf = vec![0u8; block];
     let mut len = 0;
     let mut eof = false;
     let mut st = ScanState {
+        needles,
         damage: Damage::default(),
         line_no: 0,
         skipping_long_line: false,
@@ -109,7 +124,8 @@ pub fn scan_jsonl_with_block(
     Ok(st.damage)
 }
 
-struct ScanState {
+struct ScanState<'n> {
+    needles: &'n AhoCorasick,
     damage: Damage,
     line_no: usize,
     /// Inside a line longer than a block: its tail up to the next newline is dropped.
@@ -117,7 +133,7 @@ struct ScanState {
     first_block: bool,
 }
 
-impl ScanState {
+impl ScanState<'_> {
     /// Processes whole lines (the last one may lack its newline only at end of file).
     fn block(
         &mut self,
@@ -126,7 +142,7 @@ impl ScanState {
         file: &Arc<PathBuf>,
         sink: &mut dyn FnMut(Record),
     ) {
-        let mut matches = NEEDLES.find_iter(region).map(|m| m.start()).peekable();
+        let mut matches = self.needles.find_iter(region).map(|m| m.start()).peekable();
         let mut start = 0;
         let mut newlines = memchr::memchr_iter(b'\n', region);
         loop {

@@ -25,6 +25,7 @@ fn ev(file: &str, line: usize, ts: &str, message: &str) -> Evidence {
         timestamp: Some(ts.into()),
         level: Level::Error,
         message: message.into(),
+        session_id: None,
     }
 }
 
