@@ -98,6 +98,10 @@ pub struct ScanArgs {
     /// Show secrets in log messages (tokens, keys, passwords) as they are
     #[arg(long)]
     pub no_redact: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
