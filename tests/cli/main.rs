@@ -8,6 +8,7 @@ mod basics;
 mod decode_formats;
 mod decode_property;
 mod explain;
+mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
