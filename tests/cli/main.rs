@@ -26,6 +26,7 @@ mod settings_cli;
 mod settings_faults;
 #[cfg(unix)]
 mod settings_fix;
+mod settings_portable;
 mod settings_property;
 #[cfg(unix)]
 mod settings_pty;
