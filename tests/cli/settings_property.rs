@@ -182,12 +182,12 @@ fn settings_bytes() -> impl Strategy<Value = Vec<u8>> {
             if comment {
                 t = format!("// mine\n{t}");
             }
-            if trailing {
-                if let Some(i) = t.rfind('}') {
-                    if !t[..i].trim_end().ends_with('{') {
-                        t.insert(i, ',');
-                    }
-                }
+            // A trailing comma before the last closing brace of a non-empty object.
+            if let Some(i) = t
+                .rfind('}')
+                .filter(|&i| trailing && !t[..i].trim_end().ends_with('{'))
+            {
+                t.insert(i, ',');
             }
             t.into_bytes()
         }),
