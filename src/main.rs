@@ -1,6 +1,10 @@
 //! The thin binary: parse flags, run one command, print its error once, pick the exit
 //! code. Each subcommand is a module of [`cmd`]; all output goes through [`output`].
 
+// Only `output` writes to stdout and stderr (with `writeln!`, so a closed or full stream
+// never panics); `println!`/`eprintln!` would panic on one.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 mod cli;
 mod cmd;
 mod error;
