@@ -328,8 +328,3 @@ pub fn cause_rank(c: Cause) -> u8 {
         _ => 1,
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-}
