@@ -16,7 +16,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let mut report = scan_with_progress(&opts, &|p| bar.update(p))?;
     bar.finish();
     if !args.redact.no_redact {
-        mcplogs::redact::output::scan_report(&mut report);
+        mcplogs::scan::redact_report(&mut report);
     }
     output::warnings(&report.warnings);
     let cwd = std::env::current_dir().unwrap_or_default();
