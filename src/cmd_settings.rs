@@ -12,8 +12,9 @@ use crate::{emit, error};
 use mcplogs::discovery::Request;
 use mcplogs::scan::{ScanOptions, scan};
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
-use mcplogs::settings::layers::user_settings_file;
+use mcplogs::settings::layers::LayerKind;
 use mcplogs::settings::render::{layer_name, settings_json, settings_text};
+use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
 use mcplogs::settings::{EffectiveNegotiation, NEGOTIATION_KEY, Sources, effective_negotiation};
 
@@ -54,19 +55,58 @@ fn read_layers(
     Ok(effective_negotiation(&sources))
 }
 
-fn settings_path(args: &FixArgs) -> Result<PathBuf, ExitCode> {
+/// The file to fix and why: `--settings` when given, else the layer that wins for the
+/// project with the least intrusion (`settings::target`). Legacy already in effect, or
+/// a managed file deciding, end the command here.
+fn settings_path(args: &FixArgs) -> Result<(PathBuf, Option<String>), ExitCode> {
     if let Some(p) = &args.settings {
         // The undo record must name the file from any folder.
-        return std::path::absolute(p).map_err(|e| error(format!("{}: {e}", p.display())));
+        return std::path::absolute(p)
+            .map(|p| (p, None))
+            .map_err(|e| error(format!("{}: {e}", p.display())));
     }
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    user_settings_file(home.as_deref(), &|k| std::env::var_os(k)).ok_or_else(|| {
-        error("cannot find the home folder: name the settings file with --settings PATH")
-    })
+    let layers = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
+    let target = target::choose(&layers);
+    match &target {
+        FixTarget::Write { path, .. } => Ok((path.clone(), Some(target.reason()))),
+        FixTarget::InEffect { .. } if args.undo => {
+            // Undo needs the file mcplogs wrote, which holds legacy now.
+            undo_target(&layers).ok_or_else(|| error("no mcplogs fix to undo"))
+        }
+        FixTarget::InEffect { .. } => {
+            eprintln!(
+                "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
+                target.reason(),
+                mcplogs::advice::VERIFY_COMMAND
+            );
+            Err(ExitCode::Clean)
+        }
+        FixTarget::Managed { .. } if args.undo => {
+            undo_target(&layers).ok_or_else(|| error("no mcplogs fix to undo"))
+        }
+        FixTarget::Managed { .. } | FixTarget::NoUserFile => {
+            Err(error(format!("not writing anything: {}", target.reason())))
+        }
+    }
+}
+
+/// For `fix --undo` without `--settings`: the project's local file if mcplogs fixed it,
+/// else the user file.
+fn undo_target(layers: &EffectiveNegotiation) -> Option<(PathBuf, Option<String>)> {
+    let files: Vec<&PathBuf> = [LayerKind::Local, LayerKind::User]
+        .iter()
+        .filter_map(|k| layers.layers.iter().find(|l| l.kind == *k))
+        .filter_map(|l| l.path.as_ref())
+        .collect();
+    files
+        .iter()
+        .find(|p| undo::state_path(p).exists())
+        .or(files.last())
+        .map(|p| ((*p).clone(), None))
 }
 
 pub fn run_fix(args: FixArgs) -> ExitCode {
-    let path = match settings_path(&args) {
+    let (path, why) = match settings_path(&args) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -82,7 +122,9 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return error(e),
     };
-    if let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone()) {
+    if args.settings.is_some()
+        && let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone())
+    {
         for l in layers.overriding(&path) {
             warn(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
@@ -116,6 +158,9 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
             Ok(names) => eprintln!("The legacy fix helps: {}", names.join(", ")),
         }
     }
+    if let Some(why) = &why {
+        eprintln!("Writing {}: {why}.", path.display());
+    }
     print_diff(&pending.diff);
     if let Some(code) = stop_before_writing(args.dry_run, args.yes) {
         return code;
@@ -124,7 +169,10 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
         Ok(applied) => {
             let undo_cmd = match &args.settings {
                 Some(p) => format!("mcplogs fix --undo --settings {}", p.display()),
-                None => "mcplogs fix --undo".to_string(),
+                None => format!(
+                    "mcplogs fix --undo --settings {}",
+                    mcplogs::render::shell_word(&path.display().to_string())
+                ),
             };
             eprintln!(
                 "{} {}{}. Undo with `{undo_cmd}`.",
@@ -137,7 +185,8 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
                     .unwrap_or_default(),
             );
             eprintln!(
-                "Claude Code picks up env changes for new connections: restart the session or run /mcp to reconnect."
+                "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
+                mcplogs::advice::VERIFY_COMMAND
             );
             ExitCode::Clean
         }

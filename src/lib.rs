@@ -6,6 +6,7 @@
 //! [`verdict::Diagnosis`]) -> [`render`] (table, JSON). [`scan`] ties them together;
 //! [`explain`] reads pasted `claude mcp list` output.
 
+pub mod advice;
 pub mod classify;
 pub mod decode;
 pub mod discovery;

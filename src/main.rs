@@ -90,6 +90,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     }
     print_warnings(&report.warnings);
     let cwd = std::env::current_dir().unwrap_or_default();
+    mcplogs::advice::attach(&mut report, &opts.request.homes, &cwd);
     let negotiation =
         settings::effective_negotiation(&settings::Sources::for_scan(&opts.request.homes, &cwd));
     let text = if args.json {

@@ -81,11 +81,22 @@ pub struct ServerReport {
     pub failed_sessions: usize,
     pub evidence: Vec<Evidence>,
     pub history: Vec<VerdictSeen>,
+    /// For a server the legacy setting would help: what its project's settings say now
+    /// (set by [`crate::advice::attach`]; `None` until then).
+    pub settings: Option<crate::advice::SettingsAdvice>,
 }
 
 impl ServerReport {
     pub fn recommendation(&self) -> String {
-        self.diagnosis.recommendation()
+        self.diagnosis.recommendation_with(self.settings.as_ref())
+    }
+
+    /// Whether writing the legacy fix can make this server work: the logs say the
+    /// setting helps, and (once the settings are known) a file mcplogs may write wins
+    /// and does not already hold `legacy`.
+    pub fn legacy_fix_applies(&self) -> bool {
+        self.diagnosis.legacy_fix_applies()
+            && self.settings.as_ref().is_none_or(|a| a.target.can_write())
     }
 }
 
@@ -388,6 +399,7 @@ impl Pending {
             last_seen,
             evidence,
             history,
+            settings: None,
         }
     }
 }

@@ -113,7 +113,7 @@ fn legacy_fix_is_recommended_only_where_it_helps() {
         let mentions = s["recommendation"]
             .as_str()
             .unwrap()
-            .contains("set MCP_PROTOCOL_NEGOTIATION=legacy");
+            .contains("sets MCP_PROTOCOL_NEGOTIATION=legacy");
         assert_eq!(mentions, applies, "{s:#}");
     }
 }

@@ -42,6 +42,8 @@ fn server_json(s: &ServerReport) -> Value {
     for (k, val) in diagnosis_fields(d) {
         obj.insert(k.to_string(), val);
     }
+    // Knowing the settings: true only if writing the fix can take effect.
+    obj.insert("legacyFixApplies".into(), json!(s.legacy_fix_applies()));
     obj.insert("lastSeen".into(), json!(s.last_seen));
     obj.insert("sessions".into(), json!(s.sessions));
     obj.insert("failedSessions".into(), json!(s.failed_sessions));

@@ -26,6 +26,19 @@ pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
     out
 }
 
+/// A word as a POSIX shell reads it: unchanged when it holds only safe characters,
+/// else in single quotes. For commands mcplogs prints for the user to copy.
+pub fn shell_word(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
@@ -89,6 +102,14 @@ mod tests {
         );
         assert_eq!(terminal_safe("x\ny", true), "x\ny");
         assert_eq!(terminal_safe("x\ny", false), "x\\ny");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("/home/ana/proj"), "/home/ana/proj");
+        assert_eq!(shell_word("/home/ana/my proj"), "'/home/ana/my proj'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 
     #[test]

@@ -245,7 +245,7 @@ fn server_section(s: &ServerReport) -> ServerSection {
         cause: d.cause,
         era: d.era,
         negotiated_protocol_version: d.negotiated_protocol_version.clone(),
-        legacy_fix_applies: d.legacy_fix_applies(),
+        legacy_fix_applies: s.legacy_fix_applies(),
         filled_fields: d.filled_fields.clone(),
         bad_tool_path: d.bad_tool_path.clone(),
         last_seen: s.last_seen.clone(),

@@ -191,7 +191,8 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
     })
 }
 
-/// The scanned servers that `MCP_PROTOCOL_NEGOTIATION=legacy` would make work.
+/// The scanned servers that `MCP_PROTOCOL_NEGOTIATION=legacy` would make work (by
+/// the logs alone: which file to write is [`super::target::choose`]'s business).
 pub fn servers_needing_fix(report: &ScanReport) -> Vec<&ServerReport> {
     report
         .servers
