@@ -81,6 +81,10 @@ pub struct ServerReport {
     pub failed_sessions: usize,
     pub evidence: Vec<Evidence>,
     pub history: Vec<VerdictSeen>,
+    /// Configured names (two or more) that all write into this server's log folder:
+    /// their records are interleaved and nothing in them says which server wrote which,
+    /// so the verdict belongs to the folder, not to one of the names.
+    pub shared_by: Vec<String>,
     /// For a server the legacy setting would help: what its project's settings say now
     /// (set by [`crate::advice::attach`]; `None` until then).
     pub settings: Option<crate::advice::SettingsAdvice>,
@@ -88,14 +92,34 @@ pub struct ServerReport {
 
 impl ServerReport {
     pub fn recommendation(&self) -> String {
-        self.diagnosis.recommendation_with(self.settings.as_ref())
+        // A shared folder's mixed records cannot back advice for one server.
+        self.shared_note()
+            .unwrap_or_else(|| self.diagnosis.recommendation_with(self.settings.as_ref()))
+    }
+
+    /// For a shared log folder: says so, and how to tell the servers apart.
+    pub fn shared_note(&self) -> Option<String> {
+        if self.shared_by.len() < 2 {
+            return None;
+        }
+        Some(format!(
+            "The configured servers {} all write into one log folder (mcp-logs-{}: Claude Code turns every character other than a letter or digit into '-'), with their records mixed, so this verdict is the folder's, not one server's. To tell them apart, rename one so the names differ in a letter or digit, or run `claude --debug-file FILE` and `mcplogs scan FILE` (debug logs name each server).",
+            self.shared_by.join(", "),
+            self.folder.as_deref().unwrap_or("?")
+        ))
+    }
+
+    /// Whether more than one configured server wrote this log folder.
+    pub fn is_shared(&self) -> bool {
+        self.shared_by.len() > 1
     }
 
     /// Whether writing the legacy fix can make this server work: the logs say the
     /// setting helps, and (once the settings are known) a file mcplogs may write wins
     /// and does not already hold `legacy`.
     pub fn legacy_fix_applies(&self) -> bool {
-        self.diagnosis.legacy_fix_applies()
+        !self.is_shared()
+            && self.diagnosis.legacy_fix_applies()
             && self.settings.as_ref().is_none_or(|a| a.target.can_write())
     }
 }
@@ -373,8 +397,21 @@ impl Pending {
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
         let folder = self.dir.as_ref().map(|d| d.folder.clone());
         let project_folder = self.dir.as_ref().and_then(|d| d.project_folder.clone());
+        let shared_by = match (&self.name, &folder) {
+            (None, Some(f)) => {
+                let sharing = names.sharing(f, project_folder.as_deref());
+                if sharing.len() > 1 {
+                    sharing
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        };
         let name = match (&self.name, &folder) {
             (Some(n), _) => n.clone(),
+            // Never attribute a shared folder's verdict silently to one of its names.
+            (None, Some(_)) if !shared_by.is_empty() => shared_by.join(" + "),
             (None, Some(f)) => names.server(f).unwrap_or(f).to_string(),
             (None, None) => "unknown".to_string(),
         };
@@ -399,6 +436,7 @@ impl Pending {
             last_seen,
             evidence,
             history,
+            shared_by,
             settings: None,
         }
     }

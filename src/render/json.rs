@@ -45,6 +45,7 @@ fn server_json(s: &ServerReport) -> Value {
     // Knowing the settings: true only if writing the fix can take effect.
     obj.insert("legacyFixApplies".into(), json!(s.legacy_fix_applies()));
     obj.insert("lastSeen".into(), json!(s.last_seen));
+    obj.insert("sharedBy".into(), json!(s.shared_by));
     obj.insert("sessions".into(), json!(s.sessions));
     obj.insert("failedSessions".into(), json!(s.failed_sessions));
     obj.insert("recommendation".into(), json!(s.recommendation()));

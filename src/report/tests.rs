@@ -48,6 +48,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         failed_sessions: 1,
         evidence,
         history: Vec::new(),
+        shared_by: Vec::new(),
         settings: None,
     }
 }
