@@ -257,3 +257,42 @@ fn positional_paths_of_every_kind() {
     .unwrap();
     assert_eq!(names(&renamed).len(), 10);
 }
+
+/// Real Claude Code 2.1.288 run (scripts/samples/shared_folder.py): `api_v2` (healthy)
+/// and `api-v2` (tools/list omits resultType) write into one `mcp-logs-api-v2` file.
+#[test]
+fn a_shared_log_folder_is_never_attributed_to_one_name() {
+    let home = samples().join("shared-folder");
+    let tmp = tempfile::tempdir().unwrap();
+    let (r, doc) = run_json(
+        mcplogs(tmp.path())
+            .args(["scan", "--json", "--home"])
+            .arg(&home),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let servers = doc["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{doc:#}");
+    let s = &servers[0];
+    assert_eq!(s["sharedBy"], serde_json::json!(["api-v2", "api_v2"]));
+    assert_eq!(s["name"], "api-v2 + api_v2");
+    assert_eq!(s["legacyFixApplies"], false);
+    let rec = s["recommendation"].as_str().unwrap();
+    assert!(rec.contains("all write into one log folder"), "{rec}");
+    // Either name finds it.
+    for name in ["api_v2", "api-v2"] {
+        let (_, doc) = run_json(
+            mcplogs(tmp.path())
+                .args(["scan", "--json", "--server", name, "--home"])
+                .arg(&home),
+        );
+        assert_eq!(doc["servers"][0]["name"], "api-v2 + api_v2", "{name}");
+    }
+    // The text output says so too.
+    let r = run(mcplogs(tmp.path()).args(["scan", "--home"]).arg(&home));
+    assert!(r.stdout.contains("api-v2 + api_v2"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("all write into one log folder"),
+        "{}",
+        r.stdout
+    );
+}

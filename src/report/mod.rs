@@ -340,6 +340,14 @@ fn summary(s: &ServerReport) -> String {
         ),
         Verdict::Unknown => "the logs hold no decisive record".to_string(),
     };
+    let what = if s.is_shared() {
+        format!(
+            "the configured servers {} share this log folder (their names encode to the same folder name), so their records are mixed and the verdict is the folder's, not one server's; the mixed records say: {what}",
+            s.shared_by.join(", ")
+        )
+    } else {
+        what
+    };
     let when = s
         .last_seen
         .as_deref()
