@@ -169,10 +169,14 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
         Some(p) if p.as_os_str() != "-" => std::fs::read(p)
             .map(|b| bytes = b)
             .map_err(|e| format!("{}: {e}", p.display())),
-        _ => io::stdin()
-            .read_to_end(&mut bytes)
-            .map(|_| ())
-            .map_err(|e| format!("stdin: {e}")),
+        _ => {
+            if io::stdin().is_terminal() {
+                eprintln!("Paste `claude mcp list` output, then Ctrl-D");
+            }
+            io::stdin().read_to_end(&mut bytes)
+        }
+        .map(|_| ())
+        .map_err(|e| format!("stdin: {e}")),
     };
     if let Err(e) = read {
         return error(e);
@@ -183,7 +187,9 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
         mcplogs::redact::output::explain_report(&mut report);
     }
     if report.entries.is_empty() {
-        return error("nothing to explain: paste `claude mcp list` output or an error message");
+        return error(
+            "no server lines recognised: give `claude mcp list` output (for example `claude mcp list | mcplogs explain`) or one error message from an MCP log",
+        );
     }
     let out = if args.json {
         let mut s = serde_json::to_string_pretty(&json::explain_json(&report)).expect("json");
