@@ -48,10 +48,11 @@ pub(crate) fn error(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::Error
 }
 
-fn print_warnings(warnings: &[Warning]) {
+/// One line per kind of warning, or every warning with `all` (`--verbose`).
+pub(crate) fn print_warnings(warnings: &[Warning], all: bool) {
     let mut err = io::stderr().lock();
-    for w in warnings {
-        let _ = writeln!(err, "mcplogs: warning: {w}");
+    for line in mcplogs::warning::summary_lines(warnings, all) {
+        let _ = writeln!(err, "mcplogs: warning: {line}");
     }
 }
 
@@ -88,7 +89,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     if !args.no_redact {
         mcplogs::redact::output::scan_report(&mut report);
     }
-    print_warnings(&report.warnings);
+    print_warnings(&report.warnings, args.verbose);
     let cwd = std::env::current_dir().unwrap_or_default();
     mcplogs::advice::attach(&mut report, &opts.request.homes, &cwd);
     let negotiation =
@@ -111,6 +112,10 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     };
     if let Some(m) = nothing_found(&report, &opts) {
         eprintln!("{m}");
+        // A --server name that matches none of the servers found is a usage error.
+        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
+            return ExitCode::Error;
+        }
     }
     if let Err(e) = emit(&text) {
         return error(format!("cannot write output: {e}"));
@@ -128,6 +133,35 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         .iter()
         .map(|p| p.display().to_string())
         .collect();
+    let known = &report.unfiltered_names;
+    if let Some(want) = &opts.server
+        && !known.is_empty()
+    {
+        let hint = mcplogs::names::did_you_mean(want, known)
+            .map(|n| format!(" Did you mean `{n}`?"))
+            .unwrap_or_default();
+        return Some(format!(
+            "mcplogs: no server named {want:?}.{hint} Known servers: {}",
+            known.join(", ")
+        ));
+    }
+    if let Some(want) = &opts.project
+        && !known.is_empty()
+    {
+        return Some(format!(
+            "mcplogs: no project path contains {want:?} ({} server(s) found in other projects: `mcplogs du` lists the projects)",
+            known.len()
+        ));
+    }
+    if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {
+        let now = mcplogs::time::now();
+        return Some(format!(
+            "mcplogs: no MCP server activity since {}; the newest log was last written {} ({}). Widen --since, or drop it",
+            mcplogs::time::format_iso(since).replace(".000Z", "Z"),
+            mcplogs::time::age(now - newest),
+            mcplogs::time::format_iso(newest).replace(".000Z", "Z"),
+        ));
+    }
     let filtered = opts.server.is_some() || opts.project.is_some();
     Some(format!(
         "mcplogs: no MCP server logs{} found (searched: {})",
@@ -146,7 +180,7 @@ fn run_du(args: DuArgs) -> ExitCode {
         Ok(d) => d,
         Err(e) => return error(e),
     };
-    print_warnings(&du.warnings);
+    print_warnings(&du.warnings, false);
     let text = if args.json {
         let mut s = serde_json::to_string_pretty(&json::du_json(&du)).expect("json");
         s.push('\n');

@@ -157,6 +157,42 @@ fn read_json(path: &Path) -> Option<serde_json::Value> {
     serde_json::from_slice(bytes).ok()
 }
 
+/// The candidate closest to `want` (case-insensitive edit distance, at most a third of
+/// its length, or a candidate containing it), for "did you mean".
+pub fn did_you_mean<'a>(want: &str, candidates: &'a [String]) -> Option<&'a str> {
+    let w = want.to_lowercase();
+    let limit = (w.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|c| {
+            let lc = c.to_lowercase();
+            let d = if lc.contains(&w) || encode_folder_name(&lc) == encode_folder_name(&w) {
+                0
+            } else {
+                edit_distance(&w, &lc)
+            };
+            (d, c)
+        })
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.as_str())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 /// Where `~/.claude.json` sits for a given home.
 pub fn claude_json_in(home: &Path) -> PathBuf {
     home.join(".claude.json")
@@ -226,6 +262,18 @@ mod tests {
         let pf = encode_folder_name(&proj.to_string_lossy());
         assert_eq!(m.sharing("api-v2", Some(&pf)), ["api+v2", "api_v2"]);
         assert_eq!(m.sharing("api-v2", Some("-w-c")), ["api_v2"]);
+    }
+
+    #[test]
+    fn did_you_mean_finds_near_names_only() {
+        let names: Vec<String> = ["acme.docs", "modern-ok", "wrong-types"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(did_you_mean("acme-docs", &names), Some("acme.docs"));
+        assert_eq!(did_you_mean("modren-ok", &names), Some("modern-ok"));
+        assert_eq!(did_you_mean("wrong", &names), Some("wrong-types"));
+        assert_eq!(did_you_mean("nope", &names), None);
     }
 
     #[test]

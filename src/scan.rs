@@ -130,6 +130,12 @@ pub struct ScanReport {
     pub warnings: Vec<Warning>,
     /// The roots and paths that were searched.
     pub searched: Vec<PathBuf>,
+    /// With `--since`: when the newest log file found was last written (seconds since
+    /// the epoch), whether or not it was recent enough; says why a scan found nothing.
+    pub newest_log: Option<EpochSeconds>,
+    /// With `--server` or `--project`: every server name found before filtering, sorted,
+    /// for "did you mean".
+    pub unfiltered_names: Vec<String>,
 }
 
 impl ScanReport {
@@ -174,6 +180,13 @@ pub fn scan_with_progress(
         .chain(found.debug_logs.iter().map(|p| Unit::DebugLog(p.clone())))
         .collect();
     let since_iso = opts.since.map(crate::time::format_iso);
+    let newest_log = opts.since.and_then(|_| {
+        units
+            .iter()
+            .flat_map(|u| u.files())
+            .filter_map(|f| mtime(f))
+            .max()
+    });
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units);
     let results: Vec<(Vec<Pending>, Vec<Warning>)> = units
@@ -204,17 +217,26 @@ pub fn scan_with_progress(
         }
     }
 
-    let mut servers: Vec<ServerReport> = pending
+    let all: Vec<ServerReport> = pending
         .into_iter()
         .filter(|p| !p.sessions.is_empty())
         .map(|p| p.into_report(&names))
-        .filter(|s| keep(s, opts))
         .collect();
+    let mut unfiltered_names: Vec<String> = Vec::new();
+    if opts.server.is_some() || opts.project.is_some() {
+        unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
+        unfiltered_names.sort();
+        unfiltered_names.dedup();
+    }
+    let mut servers: Vec<ServerReport> = all.into_iter().filter(|s| keep(s, opts)).collect();
     servers.sort_by_cached_key(|s| (s.project.clone(), s.name.to_lowercase(), s.source.clone()));
     Ok(ScanReport {
         servers,
-        warnings: crate::warning::collapse(warnings),
+        // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
+        warnings,
         searched: found.searched,
+        newest_log,
+        unfiltered_names,
     })
 }
 
@@ -301,6 +323,11 @@ impl Unit {
             }
         }
     }
+}
+
+fn mtime(p: &Path) -> Option<EpochSeconds> {
+    let t = std::fs::metadata(p).and_then(|m| m.modified()).ok()?;
+    Some(crate::time::system_time_secs(t))
 }
 
 fn file_len(p: &Path) -> u64 {

@@ -88,6 +88,17 @@ pub fn format_iso(t: EpochSeconds) -> String {
     )
 }
 
+/// A duration in words for people: `40 s ago`, `12 min ago`, `25 h ago`, `3 days ago`.
+pub fn age(secs: EpochSeconds) -> String {
+    match secs {
+        s if s < 0 => "in the future".to_string(),
+        s if s < 90 => format!("{s} s ago"),
+        s if s < 90 * 60 => format!("{} min ago", (s + 30) / 60),
+        s if s < 48 * 3600 => format!("{} h ago", (s + 1800) / 3600),
+        s => format!("{} days ago", (s + 43_200) / 86_400),
+    }
+}
+
 /// `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`) or a UTC date/time.
 pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, String> {
     let a = arg.trim();
@@ -160,6 +171,15 @@ mod tests {
         );
         assert!(parse_since("7y", now).unwrap_err().contains("unknown unit"));
         assert!(parse_since("soon", now).is_err());
+    }
+
+    #[test]
+    fn ages_read_like_people_say_them() {
+        assert_eq!(age(5), "5 s ago");
+        assert_eq!(age(12 * 60), "12 min ago");
+        assert_eq!(age(25 * 3600), "25 h ago");
+        assert_eq!(age(10 * 86_400), "10 days ago");
+        assert_eq!(age(-5), "in the future");
     }
 
     #[test]

@@ -144,11 +144,18 @@ fn project_filter_and_an_empty_result() {
     );
 
     let r = scan_samples(&["--server", "no-such-server"]);
-    assert_eq!(r.code, 0);
+    assert_eq!(r.code, 2, "an unknown name is a usage error");
     assert!(r.stdout.is_empty());
     assert!(
         r.stderr
-            .starts_with("mcplogs: no MCP server logs matching the filters found"),
+            .starts_with("mcplogs: no server named \"no-such-server\". Known servers: "),
+        "{}",
+        r.stderr
+    );
+    let r = scan_samples(&["--project", "no-such-project"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr.contains("no project path contains"),
         "{}",
         r.stderr
     );
@@ -294,5 +301,83 @@ fn a_shared_log_folder_is_never_attributed_to_one_name() {
         r.stdout.contains("all write into one log folder"),
         "{}",
         r.stdout
+    );
+}
+
+#[test]
+fn empty_results_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An unknown --server lists the known names, with a guess; a usage error.
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--server", "acme-doc"])
+        .arg(samples()));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no server named \"acme-doc\""),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("Did you mean `acme.docs`?"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("Known servers: "), "{}", r.stderr);
+    // --since with only old logs gives the newest log's age.
+    let home = tmp.path().join("old");
+    copy_tree(&samples().join("linux-home"), &home);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(25 * 3600);
+    for f in walkdir::WalkDir::new(&home) {
+        let f = f.unwrap();
+        if f.file_type().is_file() {
+            std::fs::File::options()
+                .append(true)
+                .open(f.path())
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--since", "1d", "--home"])
+        .arg(&home));
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("the newest log was last written 25 h ago"),
+        "{}",
+        r.stderr
+    );
+    // --home must be a folder.
+    for bad in ["/etc/passwd", "/no/such/folder"] {
+        let r = run(mcplogs(tmp.path()).args(["scan", "--home", bad]));
+        assert_eq!(r.code, 2, "{bad}");
+        assert!(r.stderr.contains(bad), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn many_warnings_of_one_kind_are_one_line_unless_verbose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    std::fs::create_dir_all(tree.join("p/mcp-logs-x")).unwrap();
+    std::fs::write(tree.join("p/mcp-logs-x/2026-11-29T11-50-31-063Z.jsonl"), "").unwrap();
+    for i in 0..30 {
+        std::os::unix::fs::symlink("/etc/passwd", tree.join(format!("p/link{i}"))).unwrap();
+    }
+    let r = run(mcplogs(tmp.path()).arg("scan").arg(&tree));
+    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("symlink")).collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains("30 warnings: symlink inside the log tree, not followed"),
+        "{}",
+        lines[0]
+    );
+    let r = run(mcplogs(tmp.path()).args(["scan", "--verbose"]).arg(&tree));
+    assert_eq!(
+        r.stderr.lines().filter(|l| l.contains("symlink")).count(),
+        30,
+        "{}",
+        r.stderr
     );
 }

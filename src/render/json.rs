@@ -14,7 +14,7 @@ pub fn scan_json(report: &ScanReport) -> Value {
     json!({
         "schemaVersion": SCHEMA_VERSION,
         "servers": report.servers.iter().map(server_json).collect::<Vec<_>>(),
-        "warnings": warnings_json(&report.warnings),
+        "warnings": warnings_json(&crate::warning::collapse(report.warnings.clone())),
     })
 }
 

@@ -230,7 +230,7 @@ pub fn build(scan: &ScanReport, negotiation: &EffectiveNegotiation, versions: Ve
         versions,
         servers: scan.servers.iter().map(server_section).collect(),
         settings: settings_section(negotiation),
-        warnings: scan.warnings.iter().map(|w| w.to_string()).collect(),
+        warnings: crate::warning::summary_lines(&scan.warnings, false),
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
     }

@@ -98,6 +98,7 @@ fn sample() -> ScanReport {
         ],
         warnings: Vec::new(),
         searched: Vec::new(),
+        ..Default::default()
     }
 }
 
