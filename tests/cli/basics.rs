@@ -1,0 +1,381 @@
+//! The command line as a user meets it: text and JSON output, exit codes, filters,
+//! colour rules and `explain`, on the real sample logs.
+
+use crate::common::*;
+
+fn scan_samples(args: &[&str]) -> Run {
+    let tmp = tempfile::tempdir().unwrap();
+    run(mcplogs(tmp.path()).arg("scan").arg(samples()).args(args))
+}
+
+fn scan_samples_json(args: &[&str]) -> serde_json::Value {
+    let r = scan_samples(&[&["--json"], args].concat());
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+#[test]
+fn text_table_lists_every_server_with_verdicts_and_fixes() {
+    let r = scan_samples(&[]);
+    assert_eq!(r.code, 1, "samples include failing servers");
+    let mut lines = r.stdout.lines();
+    let header = lines.next().unwrap();
+    for col in [
+        "SERVER",
+        "PROJECT",
+        "VERDICT",
+        "ERA",
+        "LAST SEEN",
+        "EVIDENCE",
+    ] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(r.stdout.contains("tools-fetch-failed (missing-resultType)"));
+    assert!(r.stdout.contains("\nWhat to do:\n"));
+    assert!(
+        r.stdout.contains("MCP_PROTOCOL_NEGOTIATION=legacy"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains('\u{1b}'),
+        "no colour when not a terminal"
+    );
+    assert!(
+        r.stderr.is_empty(),
+        "clean samples give no warnings: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn json_has_every_contract_field_with_its_type() {
+    let doc = scan_samples_json(&[]);
+    assert_eq!(doc["schemaVersion"], 1);
+    assert!(doc["warnings"].as_array().unwrap().is_empty());
+    let servers = doc["servers"].as_array().unwrap();
+    assert!(servers.len() >= 13, "{}", servers.len());
+    for s in servers {
+        assert!(s["name"].is_string());
+        assert!(s["project"].is_string() || s["project"].is_null());
+        let verdict = s["verdict"].as_str().unwrap();
+        assert!(
+            [
+                "healthy",
+                "tolerated",
+                "tools-fetch-failed",
+                "version-unsupported",
+                "connection-failed",
+                "unknown"
+            ]
+            .contains(&verdict)
+        );
+        let needs_cause = verdict == "tools-fetch-failed" || verdict == "connection-failed";
+        assert_eq!(s["cause"].is_string(), needs_cause, "{s:#}");
+        assert!(s["era"].is_null() || ["modern", "legacy"].contains(&s["era"].as_str().unwrap()));
+        assert!(
+            s["negotiatedProtocolVersion"].is_string() || s["negotiatedProtocolVersion"].is_null()
+        );
+        assert!(s["lastSeen"].is_string());
+        assert!(s["sessions"].as_u64().unwrap() >= 1);
+        assert!(s["failedSessions"].as_u64().unwrap() <= s["sessions"].as_u64().unwrap());
+        assert!(!s["recommendation"].as_str().unwrap().is_empty());
+        assert!(s["legacyFixApplies"].is_boolean());
+        let evidence = s["evidence"].as_array().unwrap();
+        assert!(!evidence.is_empty(), "{s:#}");
+        for e in evidence {
+            assert!(e["file"].is_string());
+            assert!(e["line"].as_u64().unwrap() >= 1);
+            assert!(e["timestamp"].is_string());
+            assert!(
+                ["debug", "error", "info", "warn", "verbose"]
+                    .contains(&e["level"].as_str().unwrap())
+            );
+            assert!(e["message"].is_string());
+        }
+    }
+}
+
+#[test]
+fn legacy_fix_is_recommended_only_where_it_helps() {
+    let doc = scan_samples_json(&[]);
+    for s in doc["servers"].as_array().unwrap() {
+        let applies = s["verdict"] == "tools-fetch-failed"
+            && s["era"] == "modern"
+            && [
+                "missing-resultType",
+                "missing-cache-fields",
+                "wrong-field-types",
+            ]
+            .contains(&s["cause"].as_str().unwrap_or(""));
+        assert_eq!(s["legacyFixApplies"], applies, "{s:#}");
+        let mentions = s["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("sets MCP_PROTOCOL_NEGOTIATION=legacy");
+        assert_eq!(mentions, applies, "{s:#}");
+    }
+}
+
+#[test]
+fn server_filter_matches_configured_and_folder_names() {
+    for name in ["acme.docs", "ACME.DOCS", "acme-docs"] {
+        let doc = scan_samples_json(&["--server", name]);
+        let servers = doc["servers"].as_array().unwrap();
+        assert!(!servers.is_empty(), "{name}");
+        assert!(servers.iter().all(|s| s["name"] == "acme.docs"), "{name}");
+        assert!(servers.iter().all(|s| s["folder"] == "acme-docs"));
+    }
+}
+
+#[test]
+fn project_filter_and_an_empty_result() {
+    let all = scan_samples_json(&[]);
+    let some = scan_samples_json(&["--project", "macos"]);
+    let n = some["servers"].as_array().unwrap().len();
+    assert!(n > 0 && n < all["servers"].as_array().unwrap().len());
+    assert!(
+        some["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["project"].as_str().unwrap().contains("macos"))
+    );
+
+    let r = scan_samples(&["--server", "no-such-server"]);
+    assert_eq!(r.code, 2, "an unknown name is a usage error");
+    assert!(r.stdout.is_empty());
+    assert!(
+        r.stderr
+            .starts_with("mcplogs: no server named \"no-such-server\". Known servers: "),
+        "{}",
+        r.stderr
+    );
+    let r = scan_samples(&["--project", "no-such-project"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr.contains("no project path contains"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn exit_code_zero_when_every_server_is_fine() {
+    let r = scan_samples(&["--server", "acme.docs"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = scan_samples(&["--server", "wrong-types"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(tmp.path()).args(["scan", "--color", "sometimes"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("invalid value 'sometimes'"),
+        "{}",
+        r.stderr
+    );
+    let r = run(mcplogs(tmp.path()).args(["frobnicate"]));
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn colour_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = |extra: &[&str], no_color: Option<&str>| {
+        let mut c = mcplogs(tmp.path());
+        c.arg("scan").arg(samples()).args(extra);
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        run(&mut c).stdout
+    };
+    assert!(base(&["--color", "always"], None).contains("\u{1b}["));
+    assert!(!base(&["--color", "always"], Some("1")).contains('\u{1b}'));
+    assert!(base(&["--color", "always"], Some("")).contains("\u{1b}["));
+    assert!(!base(&["--color", "never"], None).contains('\u{1b}'));
+    assert!(!base(&[], None).contains('\u{1b}'));
+    // JSON is never coloured.
+    assert!(!base(&["--json", "--color", "always"], None).contains('\u{1b}'));
+}
+
+#[test]
+fn verbose_shows_decoded_evidence_with_file_and_line() {
+    let r = scan_samples(&["--verbose", "--server", "no-cache-fields"]);
+    assert!(r.stdout.contains("  evidence:\n"), "{}", r.stdout);
+    // file:line then timestamp and level
+    let evidence_line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains(".jsonl:") && l.contains("ERROR"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(evidence_line.contains("Z  ERROR"), "{evidence_line}");
+    // The zod issues are pretty-printed, one field per line.
+    assert!(r.stdout.contains("\"path\": [\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("history:"), "{}", r.stdout);
+}
+
+#[test]
+fn positional_paths_of_every_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = samples()
+        .join("macos-home")
+        .join("Library/Caches/claude-cli-nodejs");
+    let project = root.join("-tmp-mcplogs-samples-home-macos-work-web");
+    let server_dir = project.join("mcp-logs-no-resulttype");
+    let mut files: Vec<_> = std::fs::read_dir(&server_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let names = |p: &std::path::Path| -> Vec<String> {
+        let (_, doc) = run_json(mcplogs(tmp.path()).args(["scan", "--json"]).arg(p));
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{} {}", s["name"], s["verdict"]))
+            .collect()
+    };
+    // A cache root and a project folder: all ten servers; names from the home's
+    // .claude.json, found from the layout.
+    assert_eq!(names(&root).len(), 10);
+    assert_eq!(names(&project), names(&root));
+    assert!(names(&root).contains(&"\"Studio Bridge\" \"healthy\"".to_string()));
+    // One server folder, one file (the newest: its latest session).
+    assert_eq!(
+        names(&server_dir),
+        vec!["\"no-resulttype\" \"tools-fetch-failed\""]
+    );
+    assert_eq!(
+        names(files.last().unwrap()),
+        vec!["\"no-resulttype\" \"tools-fetch-failed\""]
+    );
+    // A debug log, recognised by content even under another name.
+    let renamed = tmp.path().join("whatever.log");
+    std::fs::copy(
+        samples().join("debug-logs/macos-home-2.1.288-stream-json.txt"),
+        &renamed,
+    )
+    .unwrap();
+    assert_eq!(names(&renamed).len(), 10);
+}
+
+/// Real Claude Code 2.1.288 run (scripts/samples/shared_folder.py): `api_v2` (healthy)
+/// and `api-v2` (tools/list omits resultType) write into one `mcp-logs-api-v2` file.
+#[test]
+fn a_shared_log_folder_is_never_attributed_to_one_name() {
+    let home = samples().join("shared-folder");
+    let tmp = tempfile::tempdir().unwrap();
+    let (r, doc) = run_json(
+        mcplogs(tmp.path())
+            .args(["scan", "--json", "--home"])
+            .arg(&home),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let servers = doc["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{doc:#}");
+    let s = &servers[0];
+    assert_eq!(s["sharedBy"], serde_json::json!(["api-v2", "api_v2"]));
+    assert_eq!(s["name"], "api-v2 + api_v2");
+    assert_eq!(s["legacyFixApplies"], false);
+    let rec = s["recommendation"].as_str().unwrap();
+    assert!(rec.contains("all write into one log folder"), "{rec}");
+    // Either name finds it.
+    for name in ["api_v2", "api-v2"] {
+        let (_, doc) = run_json(
+            mcplogs(tmp.path())
+                .args(["scan", "--json", "--server", name, "--home"])
+                .arg(&home),
+        );
+        assert_eq!(doc["servers"][0]["name"], "api-v2 + api_v2", "{name}");
+    }
+    // The text output says so too.
+    let r = run(mcplogs(tmp.path()).args(["scan", "--home"]).arg(&home));
+    assert!(r.stdout.contains("api-v2 + api_v2"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("all write into one log folder"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn empty_results_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An unknown --server lists the known names, with a guess; a usage error.
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--server", "acme-doc"])
+        .arg(samples()));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no server named \"acme-doc\""),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("Did you mean `acme.docs`?"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("Known servers: "), "{}", r.stderr);
+    // --since with only old logs gives the newest log's age.
+    let home = tmp.path().join("old");
+    copy_tree(&samples().join("linux-home"), &home);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(25 * 3600);
+    for f in walkdir::WalkDir::new(&home) {
+        let f = f.unwrap();
+        if f.file_type().is_file() {
+            std::fs::File::options()
+                .append(true)
+                .open(f.path())
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--since", "1d", "--home"])
+        .arg(&home));
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("the newest log was last written 25 h ago"),
+        "{}",
+        r.stderr
+    );
+    // --home must be a folder.
+    for bad in ["/etc/passwd", "/no/such/folder"] {
+        let r = run(mcplogs(tmp.path()).args(["scan", "--home", bad]));
+        assert_eq!(r.code, 2, "{bad}");
+        assert!(r.stderr.contains(bad), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn many_warnings_of_one_kind_are_one_line_unless_verbose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    std::fs::create_dir_all(tree.join("p/mcp-logs-x")).unwrap();
+    std::fs::write(tree.join("p/mcp-logs-x/2026-11-29T11-50-31-063Z.jsonl"), "").unwrap();
+    for i in 0..30 {
+        std::os::unix::fs::symlink("/etc/passwd", tree.join(format!("p/link{i}"))).unwrap();
+    }
+    let r = run(mcplogs(tmp.path()).arg("scan").arg(&tree));
+    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("symlink")).collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains("30 warnings: symlink inside the log tree, not followed"),
+        "{}",
+        lines[0]
+    );
+    let r = run(mcplogs(tmp.path()).args(["scan", "--verbose"]).arg(&tree));
+    assert_eq!(
+        r.stderr.lines().filter(|l| l.contains("symlink")).count(),
+        30,
+        "{}",
+        r.stderr
+    );
+}
