@@ -56,6 +56,37 @@ pub(crate) fn print_warnings(warnings: &[Warning], all: bool) {
     }
 }
 
+/// The width to fit: `COLUMNS` when set, else the terminal's when stdout is one, else
+/// `None` (piped: nothing is cut or wrapped).
+pub(crate) fn output_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n.max(40));
+    }
+    if !io::stdout().is_terminal() {
+        return None;
+    }
+    terminal_columns().map(|w| w.max(40))
+}
+
+/// The terminal's columns. On Unix straight from TIOCGWINSZ, since `terminal_size`
+/// gives up when the row count is 0 (as under `script` after `stty cols 80`).
+#[cfg(unix)]
+fn terminal_columns() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; fd 1 is only read.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0;
+    (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns() -> Option<usize> {
+    terminal_size::terminal_size().map(|(terminal_size::Width(w), _)| usize::from(w))
+}
+
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
 pub(crate) fn emit(text: &str) -> Result<(), io::Error> {
     let mut out = io::stdout().lock();
@@ -103,10 +134,19 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     } else if report.servers.is_empty() {
         String::new()
     } else {
-        let mut t = table::scan_table(&report, args.verbose);
-        t.push_str("\nSettings:\n");
+        let width = output_width();
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().display().to_string());
+        let mut t = table::scan_screen(
+            &report,
+            &table::ScreenOptions {
+                width,
+                home,
+                verbose: args.verbose,
+            },
+        );
+        t.push_str("\nSettings (for this folder)\n");
         for line in settings::render::summary_lines(&negotiation) {
-            t.push_str(&format!("  {line}\n"));
+            t.push_str(&table::wrap(&line, "  ", 4, width));
         }
         t
     };

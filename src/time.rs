@@ -88,6 +88,27 @@ pub fn format_iso(t: EpochSeconds) -> String {
     )
 }
 
+/// An ISO timestamp (`2026-11-29T11:50:31.063Z`) in the local time zone, to the minute,
+/// with the zone: `2026-11-29 12:50 CET`. Unparseable input is returned as it is.
+pub fn local_time(iso: &str) -> String {
+    let Some(secs) = parse_iso(iso) else {
+        return iso.to_string();
+    };
+    let Ok(ts) = jiff::Timestamp::from_second(secs) else {
+        return iso.to_string();
+    };
+    let tz = jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC);
+    let zoned = ts.to_zoned(tz);
+    let zone = zoned.strftime("%Z").to_string();
+    // Some zones have no abbreviation; show the offset then.
+    let zone = if zone.is_empty() || zone.starts_with(['+', '-']) {
+        zoned.strftime("%:z").to_string()
+    } else {
+        zone
+    };
+    format!("{} {zone}", zoned.strftime("%Y-%m-%d %H:%M"))
+}
+
 /// A duration in words for people: `40 s ago`, `12 min ago`, `25 h ago`, `3 days ago`.
 pub fn age(secs: EpochSeconds) -> String {
     match secs {
