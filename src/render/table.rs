@@ -209,7 +209,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                     FixTarget::Write { path, .. } => format!(
                         "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {}, so Claude Code uses the older protocol revision with these servers: their tools/list answers break rules of the new revision (2026-07-28). Also tell the servers' authors.",
                         crate::advice::fix_command(&a.target, &a.project_dir),
-                        terminal_safe(&path.display().to_string(), false)
+                        tilde(&terminal_safe(&path.display().to_string(), false), home)
                     ),
                     _ => s.recommendation(),
                 },
