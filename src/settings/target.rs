@@ -51,20 +51,15 @@ impl FixTarget {
     /// One sentence saying which file and why (the "why" `fix` prints above its diff).
     pub fn reason(&self) -> String {
         match self {
-            FixTarget::Write {
-                path,
-                outranks: None,
-                ..
-            } => format!(
-                "{} is the user settings file; nothing with higher precedence sets {NEGOTIATION_KEY}, so it applies to every project",
-                path.display()
+            FixTarget::Write { outranks: None, .. } => format!(
+                "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY}, so it applies to every project"
             ),
             FixTarget::Write {
                 path,
                 outranks: Some(layer),
                 ..
             } => format!(
-                "{} sets {NEGOTIATION_KEY} to \"{}\", which outranks the user settings file; {} outranks it in turn and is not meant to be committed",
+                "{} sets {NEGOTIATION_KEY} to \"{}\", which outranks the user settings file; the project's local file {} outranks it in turn and is not meant to be committed",
                 layer_path(layer),
                 value_of(layer),
                 path.display()
