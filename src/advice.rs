@@ -47,12 +47,11 @@ impl SettingsAdvice {
 }
 
 /// The project folder whose settings apply to a server: its real working directory
-/// when that is an absolute path, else `fallback` (the current directory).
+/// when that is a folder on this machine, else `fallback` (the current directory, whose
+/// settings `scan` shows too: logs copied from elsewhere, or a project since removed).
 pub fn project_dir_of(s: &ServerReport, fallback: &Path) -> PathBuf {
     match s.project.as_deref().map(Path::new) {
-        Some(p) if p.is_absolute() && s.project_folder.as_deref() != s.project.as_deref() => {
-            p.to_path_buf()
-        }
+        Some(p) if p.is_absolute() && p.is_dir() => p.to_path_buf(),
         _ => fallback.to_path_buf(),
     }
 }

@@ -18,19 +18,30 @@ fn text_table_lists_every_server_with_verdicts_and_fixes() {
     let r = scan_samples(&[]);
     assert_eq!(r.code, 1, "samples include failing servers");
     let mut lines = r.stdout.lines();
+    // Summary first, in plain words.
+    let summary = lines.next().unwrap();
+    assert!(
+        summary.contains(" servers: ") && summary.contains("can be fixed with `mcplogs fix`"),
+        "{summary}"
+    );
+    // A project heading, then the column header, then the servers.
+    assert_eq!(lines.next(), Some(""));
+    assert!(lines.next().unwrap().starts_with('/'));
     let header = lines.next().unwrap();
-    for col in [
-        "SERVER",
-        "PROJECT",
-        "VERDICT",
-        "ERA",
-        "LAST SEEN",
-        "EVIDENCE",
-    ] {
+    for col in ["SERVER", "VERDICT", "LAST SEEN", "REASON"] {
         assert!(header.contains(col), "{header}");
     }
-    assert!(r.stdout.contains("tools-fetch-failed (missing-resultType)"));
-    assert!(r.stdout.contains("\nWhat to do:\n"));
+    // Piped and no COLUMNS: nothing cut.
+    assert!(
+        r.stdout
+            .contains("ttlMs: expected number, got string (+1 more)")
+    );
+    assert!(
+        r.stdout
+            .contains("tools[2].inputSchema.type must be \"object\"")
+    );
+    assert!(!r.stdout.contains('…'), "{}", r.stdout);
+    assert!(r.stdout.contains("\nWhat to do\n"));
     assert!(
         r.stdout.contains("MCP_PROTOCOL_NEGOTIATION=legacy"),
         "{}",
@@ -45,6 +56,32 @@ fn text_table_lists_every_server_with_verdicts_and_fixes() {
         "clean samples give no warnings: {}",
         r.stderr
     );
+}
+
+#[test]
+fn the_scan_screen_fits_80_and_120_columns() {
+    for width in [80usize, 120] {
+        let tmp = tempfile::tempdir().unwrap();
+        let r = run(mcplogs(tmp.path())
+            .env("COLUMNS", width.to_string())
+            .arg("scan")
+            .arg(samples()));
+        for line in r.stdout.lines() {
+            assert!(
+                line.chars().count() <= width,
+                "{width}: {} columns: {line}",
+                line.chars().count()
+            );
+        }
+        // Each action once: the legacy fix appears in one numbered item.
+        assert_eq!(
+            r.stdout.matches("Run `mcplogs fix`").count(),
+            1,
+            "{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("Servers: wrong-types"), "{}", r.stdout);
+    }
 }
 
 #[test]
