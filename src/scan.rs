@@ -193,9 +193,12 @@ pub fn scan_with_progress(
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
-            let p = u.read(since_iso.as_deref(), &mut w, &|bytes| {
-                progress(counter.file_done(bytes))
-            });
+            let p = u.read(
+                since_iso.as_deref(),
+                &mut w,
+                &|| progress(counter.file_done()),
+                &|bytes| progress(counter.bytes_read(bytes)),
+            );
             (p, w)
         })
         .collect();
@@ -281,7 +284,8 @@ impl Unit {
         self,
         since_iso: Option<&str>,
         warnings: &mut Vec<Warning>,
-        file_done: &dyn Fn(u64),
+        file_done: &dyn Fn(),
+        bytes_read: &dyn Fn(u64),
     ) -> Vec<Pending> {
         let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
             (Some(cut), Some(last)) => last.as_str() >= cut,
@@ -291,8 +295,8 @@ impl Unit {
             Unit::ServerDir(dir) => {
                 let mut grouper = SessionGrouper::default();
                 for f in &dir.files {
-                    scan_one(f, warnings, &mut |r| grouper.push(r));
-                    file_done(file_len(f));
+                    scan_one(f, warnings, &mut |r| grouper.push(r), bytes_read);
+                    file_done();
                 }
                 let sessions: Vec<SessionLog> =
                     grouper.finish().into_iter().filter(keep_session).collect();
@@ -306,11 +310,16 @@ impl Unit {
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
                 let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                scan_one(&log, warnings, &mut |r| {
-                    let name = r.server.clone().unwrap_or_default();
-                    by_server.entry(name).or_default().push(r);
-                });
-                file_done(file_len(&log));
+                scan_one(
+                    &log,
+                    warnings,
+                    &mut |r| {
+                        let name = r.server.clone().unwrap_or_default();
+                        by_server.entry(name).or_default().push(r);
+                    },
+                    bytes_read,
+                );
+                file_done();
                 by_server
                     .into_iter()
                     .map(|(name, g)| Pending {
@@ -335,8 +344,13 @@ fn file_len(p: &Path) -> u64 {
 }
 
 /// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
-fn scan_one(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
-    match decode::scan_file(f, sink) {
+fn scan_one(
+    f: &Path,
+    warnings: &mut Vec<Warning>,
+    sink: &mut dyn FnMut(Record),
+    bytes_read: &dyn Fn(u64),
+) {
+    match decode::scan_file_progress(f, sink, bytes_read) {
         Ok((_, damage)) => {
             if let Some(summary) = damage.summary() {
                 warnings.push(Warning::new(f, summary));
@@ -364,11 +378,22 @@ impl ProgressCounter {
         }
     }
 
-    fn file_done(&self, bytes: u64) -> Progress {
+    fn file_done(&self) -> Progress {
         Progress {
             files_done: self.files_done.fetch_add(1, Ordering::Relaxed) + 1,
             files_total: self.files_total,
-            bytes_done: self.bytes_done.fetch_add(bytes, Ordering::Relaxed) + bytes,
+            bytes_done: self.bytes_done.load(Ordering::Relaxed),
+            bytes_total: self.bytes_total,
+        }
+    }
+
+    /// Called per block read, so progress moves within a large file.
+    fn bytes_read(&self, bytes: u64) -> Progress {
+        Progress {
+            files_done: self.files_done.load(Ordering::Relaxed),
+            files_total: self.files_total,
+            bytes_done: (self.bytes_done.fetch_add(bytes, Ordering::Relaxed) + bytes)
+                .min(self.bytes_total),
             bytes_total: self.bytes_total,
         }
     }
