@@ -416,3 +416,50 @@ fn many_warnings_of_one_kind_are_one_line_unless_verbose() {
         r.stderr
     );
 }
+
+#[test]
+fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
+    let tmp = tempfile::tempdir().unwrap();
+    for sub in [
+        "scan",
+        "explain",
+        "settings",
+        "fix",
+        "report",
+        "du",
+        "completions",
+        "man",
+    ] {
+        let r = run(mcplogs(tmp.path())
+            .env("COLUMNS", "80")
+            .args([sub, "--help"]));
+        assert_eq!(r.code, 0, "{sub}");
+        assert!(r.stdout.contains("EXAMPLES:"), "{sub}: {}", r.stdout);
+        for line in r.stdout.lines() {
+            assert!(line.chars().count() <= 80, "{sub}: {line}");
+        }
+    }
+    let r = run(mcplogs(tmp.path()).arg("--help"));
+    assert!(r.stdout.contains("claude mcp list | mcplogs explain"));
+    assert!(r.stdout.contains("mcplogs scan --since 10m"));
+    for (shell, marker) in [
+        ("bash", "_mcplogs()"),
+        ("zsh", "#compdef mcplogs"),
+        ("fish", "__fish_mcplogs"),
+    ] {
+        let r = run(mcplogs(tmp.path()).args(["completions", shell]));
+        assert_eq!(r.code, 0);
+        assert!(r.stdout.contains(marker), "{shell}");
+        assert!(
+            r.stdout.contains("scan") && r.stdout.contains("--since"),
+            "{shell}"
+        );
+    }
+    let r = run(mcplogs(tmp.path()).arg("man"));
+    assert!(
+        r.stdout.starts_with(".ie") || r.stdout.contains(".TH mcplogs 1"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("mcplogs\\-scan") || r.stdout.contains("scan"));
+}
