@@ -451,7 +451,7 @@ fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
         assert_eq!(r.code, 0);
         assert!(r.stdout.contains(marker), "{shell}");
         assert!(
-            r.stdout.contains("scan") && r.stdout.contains("--since"),
+            r.stdout.contains("scan") && r.stdout.contains("since"),
             "{shell}"
         );
     }
