@@ -93,7 +93,7 @@ pub fn fix_command(target: &FixTarget, project_dir: &Path) -> String {
             ..
         } => format!(
             "mcplogs fix --project {}",
-            crate::render::shell_word(&project_dir.display().to_string())
+            crate::text::shell_word(&project_dir.display().to_string())
         ),
         _ => "mcplogs fix".to_string(),
     }

@@ -273,7 +273,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
                 "`claude mcp list` does not say why. The server's log does: run `mcplogs scan --server {}`.",
                 p.name
                     .as_deref()
-                    .map(crate::render::shell_word)
+                    .map(crate::text::shell_word)
                     .unwrap_or_else(|| "NAME".to_string())
             ));
         }
@@ -316,7 +316,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
     ExplainEntry {
         name,
         target: None,
-        status: crate::render::one_line(&body, 120),
+        status: crate::text::one_line(&body, 120),
         detail: Some(body),
         diagnosis,
         note: None,
@@ -363,5 +363,31 @@ mod journey_tests {
         let r = explain("my-db: node server.js - \u{2717} Failed to connect\n");
         let rec = r.entries[0].recommendation();
         assert!(rec.contains("`mcplogs scan --server my-db`"), "{rec}");
+    }
+}
+
+/// Unless `--no-redact`, `explain` (pasted `claude mcp list` output shows command lines
+/// and URLs) passes the pasted text through the secret rules before rendering.
+///
+/// Hides the secrets in every field of `report` that was pasted text.
+pub fn redact_report(report: &mut ExplainReport) {
+    let r = crate::redact::Redactor::secrets_only(report.entries.iter().flat_map(|e| {
+        [
+            e.name.as_deref(),
+            e.target.as_deref(),
+            Some(e.status.as_str()),
+            e.detail.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    }));
+    for e in &mut report.entries {
+        for field in [&mut e.name, &mut e.target, &mut e.detail]
+            .into_iter()
+            .flatten()
+        {
+            r.apply(field);
+        }
+        r.apply(&mut e.status);
     }
 }

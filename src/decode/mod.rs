@@ -203,16 +203,16 @@ pub fn for_each_record_containing(
 /// The scan's way to read a file: JSON Lines go through the prefiltered reader
 /// ([`stream`]), which hands over only the records that can matter and never holds
 /// more than one block of the file; other formats are decoded whole.
-pub fn scan_file(
+pub fn decode_prefiltered(
     path: &Path,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     read_file(path, Some(&stream::NEEDLES), sink)
 }
 
-/// [`scan_file`] telling `on_bytes` how many bytes each read took from the file, so a
+/// [`decode_prefiltered`] telling `on_bytes` how many bytes each read took from the file, so a
 /// progress display moves while one large file is read.
-pub fn scan_file_progress(
+pub fn decode_prefiltered_progress(
     path: &Path,
     sink: &mut dyn FnMut(Record),
     on_bytes: &dyn Fn(u64),

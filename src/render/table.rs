@@ -4,7 +4,7 @@
 use colored::{ColoredString, Colorize};
 
 use super::reason::short_reason;
-use super::{one_line, pretty_message, terminal_safe};
+use crate::text::{one_line, pretty_message, terminal_safe};
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::target::FixTarget;

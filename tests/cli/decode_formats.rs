@@ -262,7 +262,8 @@ fn prefiltered_scan_equals_full_decoding_on_every_sample() {
         files += 1;
         let full = decode_file(&p).unwrap();
         let mut streamed = Vec::new();
-        let (format, damage) = mcplogs::decode::scan_file(&p, &mut |r| streamed.push(r)).unwrap();
+        let (format, damage) =
+            mcplogs::decode::decode_prefiltered(&p, &mut |r| streamed.push(r)).unwrap();
         assert_eq!(format, Some(LogFormat::JsonLines));
         assert_eq!(damage, full.damage, "{}", p.display());
         decoded_all += full.records.len();
