@@ -41,6 +41,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Disk use of the MCP logs per project and per server, largest first
     Du(DuArgs),
+    /// Replay Claude Code's handshake against configured servers and predict what it will do
+    Probe(crate::cmd_probe::ProbeArgs),
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! The thin binary: parse flags, call the library, render, pick the exit code.
 
 mod cli;
+mod cmd_probe;
 mod cmd_report;
 mod cmd_settings;
 mod exit_codes;
@@ -28,6 +29,7 @@ fn main() {
         Command::Fix(args) => cmd_settings::run_fix(args),
         Command::Report(args) => cmd_report::run_report(args),
         Command::Du(args) => run_du(args),
+        Command::Probe(args) => cmd_probe::run_probe(args),
     };
     std::process::exit(code as i32);
 }

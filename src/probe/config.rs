@@ -609,3 +609,44 @@ mod tests {
         assert_eq!(r.servers.len(), 1);
     }
 }
+
+/// The configured name closest to `wanted` (case-insensitive edit distance at most a
+/// third of its length, or a case-only difference), for "did you mean".
+pub fn suggest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let w = wanted.to_lowercase();
+    names
+        .into_iter()
+        .map(|n| (edit_distance(&w, &n.to_lowercase()), n))
+        .filter(|(d, _)| *d <= (w.chars().count() / 3).max(1) || *d == 0)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod suggest_tests {
+    use super::suggest;
+
+    #[test]
+    fn close_names_are_suggested() {
+        let names = ["github", "filesystem", "sso-gateway"];
+        assert_eq!(suggest("githb", names), Some("github"));
+        assert_eq!(suggest("GitHub", names), Some("github"));
+        assert_eq!(suggest("sso_gateway", names), Some("sso-gateway"));
+        assert_eq!(suggest("postgres", names), None);
+    }
+}

@@ -55,6 +55,12 @@ impl ClaudeVersion {
         self >= STDIO_MODERN_FROM
     }
 
+    /// The most `tools/list` pages Claude Code follows: 20 in 2.1.288, 250 in 2.1.332
+    /// (constants in the binaries; builds before 2.1.310 are taken as 2.1.288).
+    pub fn page_cap(self) -> usize {
+        if self >= FILLS_FIELDS_FROM { 250 } else { 20 }
+    }
+
     pub fn fills_missing_fields(self) -> bool {
         self >= FILLS_FIELDS_FROM
     }
@@ -172,8 +178,38 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
         return p;
     }
     let modern = attempt.era == Some(NegotiatedEra::Modern);
-    let check = check_pages(&attempt.pages, modern);
-    if let Some(lf) = &attempt.list_failure {
+    let cap = version.page_cap();
+    let pages = &attempt.pages[..attempt.pages.len().min(cap)];
+    let check = check_pages(pages, modern);
+    // Claude Code stops walking at its page cap (every build) and at a cursor it already
+    // sent (2.1.332: "tools/list returned a nextCursor already sent in this walk (page
+    // N); stopping"; 2.1.288 follows it until the cap), keeping the tools so far.
+    let stopped = match &attempt.list_failure {
+        Some(ListFailure::RepeatedCursor { page, cursor }) => Some(format!(
+            "page {page} repeats nextCursor {cursor:?}: Claude Code stops following it and keeps the tools so far"
+        )),
+        Some(ListFailure::PageCap { pages }) | Some(ListFailure::ToolCap { tools: pages }) if attempt.pages.len() >= cap => {
+            let _ = pages;
+            None
+        }
+        Some(ListFailure::PageCap { pages }) => Some(format!(
+            "mcplogs stopped after {pages} pages (--max-pages); Claude Code {version} would follow up to {cap}"
+        )),
+        Some(ListFailure::ToolCap { tools }) => Some(format!("mcplogs stopped after {tools} tools")),
+        _ => None,
+    };
+    let stopped = stopped.or_else(|| {
+        (attempt.pages.len() > cap).then(|| {
+            format!("Claude Code {version} stops after {cap} pages and keeps the tools so far")
+        })
+    });
+    let list_failure = attempt.list_failure.as_ref().filter(|f| {
+        !matches!(
+            f,
+            ListFailure::RepeatedCursor { .. } | ListFailure::PageCap { .. } | ListFailure::ToolCap { .. }
+        )
+    });
+    if let Some(lf) = list_failure {
         // pages before the failure do not matter: Claude Code keeps nothing
         p.verdict = Verdict::ToolsFetchFailed;
         p.cause = Some(match lf {
@@ -185,6 +221,9 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
         return p;
     }
     list_verdict(&mut p, &check, modern, version);
+    if let Some(note) = stopped {
+        p.reason = format!("{}; {note}", p.reason);
+    }
     p
 }
 

@@ -221,6 +221,28 @@ fn cut(s: &str, max: usize) -> String {
     printable(s, max.max(8), false)
 }
 
+/// Wraps `text` at word boundaries into lines of at most `width` columns, each
+/// starting with `indent`.
+fn wrap(text: &str, indent: &str, width: usize) -> String {
+    let room = width.saturating_sub(indent.chars().count()).max(20);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in printable(text, usize::MAX, false).split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > room {
+            out.push_str(&format!("{indent}{line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{indent}{line}\n"));
+    }
+    out
+}
+
 fn paint(v: Verdict, s: &str) -> String {
     match v {
         Verdict::Healthy => s.green().to_string(),
@@ -341,7 +363,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
     let pred = &p.prediction;
     let l = format!("  Claude Code {} ({}): ", pred.claude_version, setting(pred));
     out.push_str(&format!("{l}{}\n", paint(pred.verdict, &label(pred))));
-    out.push_str(&format!("    {}\n", cut(&pred.reason, w - 4)));
+    out.push_str(&wrap(&pred.reason, "    ", w));
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
         let wl = &p.with_legacy;
         let tail = if p.legacy_fix_helps() {
@@ -357,7 +379,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         ));
     }
     if pred.verdict != Verdict::Healthy {
-        out.push_str(&format!("  {}\n", cut(&pred.diagnosis().recommendation(), w - 2)));
+        out.push_str(&wrap(&pred.diagnosis().recommendation(), "  ", w));
     }
     out
 }

@@ -75,7 +75,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             budget: Duration::from_secs(30),
-            max_pages: 100,
+            max_pages: 250,
             max_tools: 10_000,
         }
     }
