@@ -224,8 +224,21 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
     if let Some(note) = stopped {
         p.reason = format!("{}; {note}", p.reason);
     }
+    if let Some(s) = attempt
+        .steps
+        .iter()
+        .find(|s| s.name == "server/discover" && s.ms >= SLOW_DISCOVER_MS)
+    {
+        p.reason = format!(
+            "{}; server/discover took {} ms: Claude Code gives up on its version probe after a few seconds (observed with 2.1.332: an answer 4 s after start timed out) and restarts the server without it, in the legacy era",
+            p.reason, s.ms
+        );
+    }
     p
 }
+
+/// A `server/discover` answer this slow is near Claude Code's probe timeout.
+const SLOW_DISCOVER_MS: u64 = 2000;
 
 fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: ClaudeVersion) {
     // the order of mcplogs' classifier: a bad tool, wrong types, missing resultType,
