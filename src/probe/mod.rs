@@ -97,7 +97,17 @@ pub fn run_attempt(
                         detail: Some(format!("pid {}, own process group", t.pid())),
                     };
                     let mut t = t;
-                    return session::run(&mut t, mode, connection_id, &version, limits, start, Some(step));
+                    let mut a = session::run(
+                        &mut t,
+                        mode,
+                        connection_id,
+                        &version,
+                        limits,
+                        start,
+                        Some(step),
+                    );
+                    a.stderr = t.close();
+                    return a;
                 }
                 Err(f) => {
                     let step = Step {

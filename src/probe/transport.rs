@@ -218,7 +218,10 @@ pub struct StdioTransport {
     stdin: Option<ChildStdin>,
     rx: Receiver<Incoming>,
     stderr: Arc<Mutex<StderrLog>>,
+    /// Disconnects when the stderr reader has seen end of file.
+    stderr_done: Receiver<()>,
     closed: bool,
+    killed: bool,
 }
 
 impl StdioTransport {
@@ -265,7 +268,9 @@ impl StdioTransport {
         std::thread::spawn(move || read_lines(stdout, tx));
         let stderr = Arc::new(Mutex::new(StderrLog::default()));
         let sink = Arc::clone(&stderr);
+        let (done_tx, stderr_done) = sync_channel::<()>(1);
         std::thread::spawn(move || {
+            let _done = done_tx;
             let mut r = stderr_pipe;
             let mut buf = [0u8; 8192];
             loop {
@@ -284,7 +289,9 @@ impl StdioTransport {
             stdin,
             rx,
             stderr,
+            stderr_done,
             closed: false,
+            killed: false,
         })
     }
 
@@ -422,8 +429,20 @@ impl Transport for StdioTransport {
     }
 }
 
-impl Drop for StdioTransport {
-    fn drop(&mut self) {
+impl StdioTransport {
+    /// Ends the server's process group and returns everything it wrote to stderr
+    /// (waiting up to half a second for the pipe to drain).
+    pub fn close(mut self) -> Option<StderrLog> {
+        self.kill_now();
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        self.stderr.lock().ok().map(|s| s.clone())
+    }
+
+    fn kill_now(&mut self) {
+        if self.killed {
+            return;
+        }
+        self.killed = true;
         self.stdin.take();
         let pid = self.child.id();
         if matches!(self.child.try_wait(), Ok(None)) {
@@ -441,6 +460,12 @@ impl Drop for StdioTransport {
         let _ = self.child.kill();
         let _ = self.child.wait();
         unregister(pid);
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.kill_now();
     }
 }
 
