@@ -119,6 +119,10 @@ pub struct ReportArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Also probe this project's configured servers and add the summary (docs/probe.md)
+    #[arg(long)]
+    pub probe: bool,
+
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
     pub managed_dir: Option<PathBuf>,

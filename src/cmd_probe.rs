@@ -1,6 +1,5 @@
 //! `mcplogs probe`: flags, rendering and exit codes; the logic is in `mcplogs::probe`.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -112,7 +111,7 @@ fn terminal_width() -> usize {
         return c;
     }
     #[cfg(unix)]
-    if std::io::stdout().is_terminal() {
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         // SAFETY: TIOCGWINSZ fills a winsize struct we own.
         let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
         if unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0
@@ -122,6 +121,37 @@ fn terminal_width() -> usize {
         }
     }
     100
+}
+
+/// Probes every server configured for `project` with the machine's settings, for
+/// `mcplogs report --probe`: the probes and a masker for their secrets.
+pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker) {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+    let env = |k: &str| std::env::var(k).ok();
+    let resolved = config::resolve(global.as_deref(), project, &env);
+    let negotiation = effective_negotiation(&Sources::for_this_machine(project));
+    let opts = ProbeOptions {
+        claude_version: probe::installed_claude_version().unwrap_or(NEWEST_KNOWN),
+        negotiation: negotiation.value().cloned(),
+        limits: Limits::default(),
+        project_dir: Some(project.to_path_buf()),
+        both_modes: false,
+    };
+    let _ = probe::transport::install_interrupt_handler();
+    let probes = std::thread::scope(|scope| {
+        let handles: Vec<_> = resolved
+            .servers
+            .iter()
+            .map(|s| scope.spawn(|| probe::probe_server(s, &opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a probe thread panicked"))
+            .collect()
+    });
+    let masker = Masker::new(&resolved.servers.iter().collect::<Vec<_>>(), true);
+    (probes, masker)
 }
 
 pub fn run_probe(args: ProbeArgs) -> ExitCode {
@@ -152,7 +182,9 @@ pub fn run_probe(args: ProbeArgs) -> ExitCode {
     if !version.is_known() {
         eprintln!(
             "mcplogs: note: Claude Code {version} was not observed; predicting from the nearest observed builds ({})",
-            probe::predict::KNOWN_VERSIONS.map(|v| v.to_string()).join(", ")
+            probe::predict::KNOWN_VERSIONS
+                .map(|v| v.to_string())
+                .join(", ")
         );
     }
 
@@ -242,7 +274,9 @@ pub fn run_probe(args: ProbeArgs) -> ExitCode {
     };
 
     if let Err(e) = probe::transport::install_interrupt_handler() {
-        eprintln!("mcplogs: warning: cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running");
+        eprintln!(
+            "mcplogs: warning: cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running"
+        );
     }
     let opts = ProbeOptions {
         claude_version: version,
@@ -269,7 +303,10 @@ pub fn run_probe(args: ProbeArgs) -> ExitCode {
     let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
     let budget_ms = args.timeout.as_millis() as u64;
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
-        probes.iter().map(|p| probe::contract(p, budget_ms)).collect()
+        probes
+            .iter()
+            .map(|p| probe::contract(p, budget_ms))
+            .collect()
     } else {
         Vec::new()
     };
@@ -277,7 +314,10 @@ pub fn run_probe(args: ProbeArgs) -> ExitCode {
     if let Some(path) = &args.transcript {
         let text = masker.mask(&render::transcript_lines(&probes));
         if let Err(e) = std::fs::write(path, text) {
-            return error(format!("{}: cannot write the transcript: {e}", path.display()));
+            return error(format!(
+                "{}: cannot write the transcript: {e}",
+                path.display()
+            ));
         }
     }
 
@@ -329,10 +369,7 @@ pub fn run_probe(args: ProbeArgs) -> ExitCode {
         return error(format!("cannot write output: {e}"));
     }
     let problems = if args.contract {
-        contracts
-            .iter()
-            .flatten()
-            .any(|c| c.passed == Some(false))
+        contracts.iter().flatten().any(|c| c.passed == Some(false))
     } else {
         probes.iter().any(|p| p.prediction.verdict.is_problem())
     };

@@ -84,6 +84,30 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
         text
     };
 
+    let text = if args.probe {
+        let (probes, masker) = crate::cmd_probe::probe_for_report(&cwd);
+        let add = |t: &str| redactor.redact(&masker.mask(t));
+        if args.json {
+            let mut doc: serde_json::Value = serde_json::from_str(&text).expect("own json");
+            let servers: Vec<serde_json::Value> = probes
+                .iter()
+                .map(mcplogs::probe::render::server_json)
+                .collect();
+            let servers = serde_json::Value::Array(servers).to_string();
+            doc["probe"] = serde_json::from_str(&add(&servers)).unwrap_or_default();
+            let mut s = serde_json::to_string_pretty(&doc).expect("json");
+            s.push('\n');
+            s
+        } else {
+            format!(
+                "{text}{}",
+                add(&mcplogs::probe::render::markdown_summary(&probes))
+            )
+        }
+    } else {
+        text
+    };
+
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map(|_| {
             eprintln!(

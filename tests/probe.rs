@@ -50,10 +50,7 @@ fn alive(pid: i32) -> bool {
 
 #[test]
 fn a_cursor_loop_stops_like_claude_code_and_keeps_the_tools() {
-    let (code, doc, _) = probe_json(
-        "2.1.332",
-        &["--command", &stub_cmd("--scenario q-loop")],
-    );
+    let (code, doc, _) = probe_json("2.1.332", &["--command", &stub_cmd("--scenario q-loop")]);
     let s = server(&doc);
     assert_eq!(code, 0, "{s:#}");
     assert_eq!(s["prediction"]["verdict"], "healthy");
@@ -76,10 +73,7 @@ fn a_cursor_loop_stops_like_claude_code_and_keeps_the_tools() {
 
 #[test]
 fn every_page_is_followed_and_a_bad_second_page_drops_the_list() {
-    let (code, doc, _) = probe_json(
-        "2.1.332",
-        &["--command", &stub_cmd("--scenario l-pages")],
-    );
+    let (code, doc, _) = probe_json("2.1.332", &["--command", &stub_cmd("--scenario l-pages")]);
     assert_eq!(code, 0);
     assert_eq!(server(&doc)["tools"]["returned"], 6);
     assert_eq!(server(&doc)["tools"]["pages"], 3);
@@ -108,7 +102,12 @@ fn every_page_is_followed_and_a_bad_second_page_drops_the_list() {
 fn the_page_cap_stops_the_walk() {
     let (_, doc, _) = probe_json(
         "2.1.332",
-        &["--max-pages", "2", "--command", &stub_cmd("--scenario l-pages")],
+        &[
+            "--max-pages",
+            "2",
+            "--command",
+            &stub_cmd("--scenario l-pages"),
+        ],
     );
     let s = server(&doc);
     assert_eq!(s["tools"]["pages"], 2);
@@ -136,7 +135,10 @@ fn per_version_families_and_the_legacy_fix() {
         assert_eq!(s["withLegacy"]["verdict"], "healthy");
     }
     // wrong types fail everywhere the modern era is negotiated
-    let (code, doc, _) = probe_json("2.1.332", &["--command", &stub_cmd("--scenario e-bad-types")]);
+    let (code, doc, _) = probe_json(
+        "2.1.332",
+        &["--command", &stub_cmd("--scenario e-bad-types")],
+    );
     let s = server(&doc);
     assert_eq!(code, 1);
     assert_eq!(s["prediction"]["cause"], "wrong-field-types");
@@ -197,7 +199,11 @@ fn ctrl_c_ends_the_servers_process_group() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     std::thread::sleep(Duration::from_millis(100));
     assert!(!alive(pid), "the server's child {pid} outlived Ctrl-C");
 }
@@ -206,7 +212,10 @@ fn ctrl_c_ends_the_servers_process_group() {
 fn stdout_noise_binary_garbage_and_stderr_floods_are_bounded() {
     let (code, doc, _) = probe_json(
         "2.1.332",
-        &["--command", &stub_cmd("--scenario o-noise --stderr-flood 20000")],
+        &[
+            "--command",
+            &stub_cmd("--scenario o-noise --stderr-flood 20000"),
+        ],
     );
     let s = server(&doc);
     assert_eq!(code, 0, "{s:#}");
@@ -214,7 +223,10 @@ fn stdout_noise_binary_garbage_and_stderr_floods_are_bounded() {
     let a = &s["attempts"][0];
     assert_eq!(a["nonJsonLines"]["count"], 2);
     let garbage = a["nonJsonLines"]["examples"][1].as_str().unwrap();
-    assert!(!garbage.contains('\u{1b}'), "escapes must be neutralised: {garbage:?}");
+    assert!(
+        !garbage.contains('\u{1b}'),
+        "escapes must be neutralised: {garbage:?}"
+    );
     let stderr = &a["stderr"];
     assert!(stderr["lines"].as_u64().unwrap() >= 20000);
     assert!(stderr["bytes"].as_u64().unwrap() > 1_000_000);
@@ -223,11 +235,17 @@ fn stdout_noise_binary_garbage_and_stderr_floods_are_bounded() {
 
 #[test]
 fn exiting_on_tools_list_and_a_missing_command() {
-    let (_, doc, _) = probe_json("2.1.332", &["--command", &stub_cmd("--scenario n-exit-list")]);
+    let (_, doc, _) = probe_json(
+        "2.1.332",
+        &["--command", &stub_cmd("--scenario n-exit-list")],
+    );
     let p = &server(&doc)["prediction"];
     assert_eq!(p["verdict"], "tools-fetch-failed");
     assert_eq!(p["cause"], "connection-closed");
-    let (code, doc, _) = probe_json("2.1.332", &["--command", "mcp-server-not-installed-x --stdio"]);
+    let (code, doc, _) = probe_json(
+        "2.1.332",
+        &["--command", "mcp-server-not-installed-x --stdio"],
+    );
     assert_eq!(code, 1);
     assert_eq!(server(&doc)["prediction"]["cause"], "command-not-found");
 }
@@ -273,7 +291,10 @@ impl Drop for HttpStub {
 fn http_json_and_sse_answers_and_secrets_stay_out_of_the_output() {
     let dir = tempfile::tempdir().unwrap();
     let transcript = dir.path().join("t.jsonl");
-    for extra in [&["--discover", "modern"][..], &["--discover", "modern", "--http-sse"][..]] {
+    for extra in [
+        &["--discover", "modern"][..],
+        &["--discover", "modern", "--http-sse"][..],
+    ] {
         let (_stub, url) = HttpStub::start(extra);
         let (code, doc, stderr) = probe_json(
             "2.1.288",
@@ -290,9 +311,18 @@ fn http_json_and_sse_answers_and_secrets_stay_out_of_the_output() {
         assert_eq!(code, 0, "{s:#}");
         assert_eq!(s["prediction"]["era"], "modern");
         assert_eq!(s["prediction"]["toolsLoaded"], 3);
-        let all = format!("{doc}{stderr}{}", std::fs::read_to_string(&transcript).unwrap());
+        let all = format!(
+            "{doc}{stderr}{}",
+            std::fs::read_to_string(&transcript).unwrap()
+        );
         assert!(!all.contains("sekrit-token"), "a header secret leaked");
-        assert!(std::fs::read_to_string(&transcript).unwrap().lines().count() >= 4);
+        assert!(
+            std::fs::read_to_string(&transcript)
+                .unwrap()
+                .lines()
+                .count()
+                >= 4
+        );
     }
 }
 
@@ -311,7 +341,10 @@ fn http_401_404_500() {
         let (_, doc, _) = probe_json("2.1.332", &["--url", &url]);
         let s = server(&doc);
         assert_eq!(s["prediction"]["verdict"], "connection-failed");
-        assert_eq!(s["attempts"][0]["failure"]["category"], format!("http-{status}"));
+        assert_eq!(
+            s["attempts"][0]["failure"]["category"],
+            format!("http-{status}")
+        );
     }
 }
 
@@ -325,11 +358,18 @@ fn configured_servers_unknown_names_and_env_secrets() {
                         "env": {"API_TOKEN": "${MY_TOKEN:-envsecret-abcdef123}"}}
     }});
     std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
-    let r = run(mcplogs(home.path())
-        .current_dir(&proj)
-        .args(["probe", "search_doc", "--claude-version", "2.1.332"]));
+    let r = run(mcplogs(home.path()).current_dir(&proj).args([
+        "probe",
+        "search_doc",
+        "--claude-version",
+        "2.1.332",
+    ]));
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("did you mean \"search-docs\""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("did you mean \"search-docs\""),
+        "{}",
+        r.stderr
+    );
     let r = run(mcplogs(home.path())
         .current_dir(&proj)
         .env("NO_COLOR", "1")
@@ -344,11 +384,23 @@ fn configured_servers_unknown_names_and_env_secrets() {
 fn the_contract_exit_codes() {
     let home = tempfile::tempdir().unwrap();
     let ok = run(mcplogs(home.path())
-        .args(["probe", "--contract", "--claude-version", "2.1.332", "--command"])
+        .args([
+            "probe",
+            "--contract",
+            "--claude-version",
+            "2.1.332",
+            "--command",
+        ])
         .arg(stub_cmd("--scenario b-modern")));
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     let dup = run(mcplogs(home.path())
-        .args(["probe", "--contract", "--claude-version", "2.1.332", "--command"])
+        .args([
+            "probe",
+            "--contract",
+            "--claude-version",
+            "2.1.332",
+            "--command",
+        ])
         .arg(stub_cmd("--scenario p-dup")));
     assert_eq!(dup.code, 1, "{}", dup.stdout);
     assert!(dup.stdout.contains("unique-names"));

@@ -153,7 +153,15 @@ pub fn run_attempt(
             }
         }
     };
-    session::run(open.as_mut(), mode, connection_id, &version, limits, start, None)
+    session::run(
+        open.as_mut(),
+        mode,
+        connection_id,
+        &version,
+        limits,
+        start,
+        None,
+    )
 }
 
 /// Probes one server: the handshake Claude Code would use under the effective setting,
@@ -212,7 +220,12 @@ pub fn installed_claude_version() -> Option<ClaudeVersion> {
         }
     }
     let mut out = String::new();
-    child.stdout.take()?.take(4096).read_to_string(&mut out).ok()?;
+    child
+        .stdout
+        .take()?
+        .take(4096)
+        .read_to_string(&mut out)
+        .ok()?;
     ClaudeVersion::parse(out.trim())
 }
 
@@ -332,9 +345,13 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
             _ => None,
         },
         detail: match (declared, seen) {
-            (false, true) => "notifications/tools/list_changed sent without declaring tools.listChanged".into(),
+            (false, true) => {
+                "notifications/tools/list_changed sent without declaring tools.listChanged".into()
+            }
             (true, true) => "declared and sent".into(),
-            (true, false) => "declared; not triggered (mcplogs cannot change the server's tools)".into(),
+            (true, false) => {
+                "declared; not triggered (mcplogs cannot change the server's tools)".into()
+            }
             (false, false) => "not declared".into(),
         },
     });

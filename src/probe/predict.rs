@@ -136,7 +136,11 @@ impl Prediction {
 
 /// The verdict Claude Code `version` reaches on `attempt` (which must have been run in
 /// the mode [`mode_for`] picks), with the setting `negotiation` noted.
-pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<String>) -> Prediction {
+pub fn predict(
+    attempt: &Attempt,
+    version: ClaudeVersion,
+    negotiation: Option<String>,
+) -> Prediction {
     let era = attempt.era.map(|e| match e {
         NegotiatedEra::Modern => Era::Modern,
         NegotiatedEra::Legacy => Era::Legacy,
@@ -156,7 +160,9 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
     };
     if let Some(f) = &attempt.failure {
         let (verdict, cause) = match f {
-            Failure::CommandNotFound { .. } => (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)),
+            Failure::CommandNotFound { .. } => {
+                (Verdict::ConnectionFailed, Some(Cause::CommandNotFound))
+            }
             Failure::Closed { .. } => (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)),
             Failure::Timeout { .. } => (Verdict::ConnectionFailed, Some(Cause::Timeout)),
             Failure::NeedsAuth { .. } => (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)),
@@ -174,7 +180,9 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
         return p;
     }
     if !attempt.has_tools_capability() {
-        p.reason = "connected; the server declares no tools capability, so Claude Code lists no tools".into();
+        p.reason =
+            "connected; the server declares no tools capability, so Claude Code lists no tools"
+                .into();
         return p;
     }
     let modern = attempt.era == Some(NegotiatedEra::Modern);
@@ -188,14 +196,18 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
         Some(ListFailure::RepeatedCursor { page, cursor }) => Some(format!(
             "page {page} repeats nextCursor {cursor:?}: Claude Code stops following it and keeps the tools so far"
         )),
-        Some(ListFailure::PageCap { pages }) | Some(ListFailure::ToolCap { tools: pages }) if attempt.pages.len() >= cap => {
-            let _ = pages;
+        // Claude Code's own cap comes first: the note below says so
+        Some(ListFailure::PageCap { .. } | ListFailure::ToolCap { .. })
+            if attempt.pages.len() >= cap =>
+        {
             None
         }
         Some(ListFailure::PageCap { pages }) => Some(format!(
             "mcplogs stopped after {pages} pages (--max-pages); Claude Code {version} would follow up to {cap}"
         )),
-        Some(ListFailure::ToolCap { tools }) => Some(format!("mcplogs stopped after {tools} tools")),
+        Some(ListFailure::ToolCap { tools }) => {
+            Some(format!("mcplogs stopped after {tools} tools"))
+        }
         _ => None,
     };
     let stopped = stopped.or_else(|| {
@@ -206,7 +218,9 @@ pub fn predict(attempt: &Attempt, version: ClaudeVersion, negotiation: Option<St
     let list_failure = attempt.list_failure.as_ref().filter(|f| {
         !matches!(
             f,
-            ListFailure::RepeatedCursor { .. } | ListFailure::PageCap { .. } | ListFailure::ToolCap { .. }
+            ListFailure::RepeatedCursor { .. }
+                | ListFailure::PageCap { .. }
+                | ListFailure::ToolCap { .. }
         )
     });
     if let Some(lf) = list_failure {
@@ -268,7 +282,10 @@ fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: Cl
                 .expect("wrong type");
             p.verdict = Verdict::ToolsFetchFailed;
             p.cause = Some(Cause::WrongFieldTypes);
-            p.reason = format!("page {}, {}: {}; every build rejects wrong types", e.page, e.field, e.detail);
+            p.reason = format!(
+                "page {}, {}: {}; every build rejects wrong types",
+                e.page, e.field, e.detail
+            );
             return;
         }
         let missing: Vec<String> = ["resultType", "ttlMs", "cacheScope"]
@@ -324,7 +341,10 @@ mod tests {
 
     #[test]
     fn versions_parse() {
-        assert_eq!(ClaudeVersion::parse("2.1.288 (Claude Code)"), Some(ClaudeVersion(2, 1, 288)));
+        assert_eq!(
+            ClaudeVersion::parse("2.1.288 (Claude Code)"),
+            Some(ClaudeVersion(2, 1, 288))
+        );
         assert_eq!(ClaudeVersion::parse("v2.1.3"), Some(ClaudeVersion(2, 1, 3)));
         assert_eq!(ClaudeVersion::parse("2.1"), None);
         assert_eq!(ClaudeVersion::parse("2.1.x"), None);
@@ -339,10 +359,19 @@ mod tests {
         let junk = NegotiationValue::Unrecognised("on".into());
         assert_eq!(mode_for(TransportKind::Stdio, None, old), Mode::Legacy);
         assert_eq!(mode_for(TransportKind::Stdio, None, new), Mode::Discover);
-        assert_eq!(mode_for(TransportKind::Stdio, Some(&auto), old), Mode::Discover);
-        assert_eq!(mode_for(TransportKind::Stdio, Some(&junk), old), Mode::Legacy);
+        assert_eq!(
+            mode_for(TransportKind::Stdio, Some(&auto), old),
+            Mode::Discover
+        );
+        assert_eq!(
+            mode_for(TransportKind::Stdio, Some(&junk), old),
+            Mode::Legacy
+        );
         assert_eq!(mode_for(TransportKind::Http, None, old), Mode::Discover);
-        assert_eq!(mode_for(TransportKind::Http, Some(&legacy), new), Mode::Legacy);
+        assert_eq!(
+            mode_for(TransportKind::Http, Some(&legacy), new),
+            Mode::Legacy
+        );
         assert_eq!(mode_for(TransportKind::Sse, Some(&auto), new), Mode::Legacy);
     }
 

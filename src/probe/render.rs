@@ -282,7 +282,12 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         }
         _ => c.url.clone(),
     };
-    let head = format!("{} · {} · {} scope · ", c.name, c.transport.as_str(), c.scope.as_str());
+    let head = format!(
+        "{} · {} · {} scope · ",
+        c.name,
+        c.transport.as_str(),
+        c.scope.as_str()
+    );
     let room = w.saturating_sub(head.chars().count());
     out.push_str(&format!("{}{}\n", head.bold(), cut(&what, room)));
     for warn in &c.warnings {
@@ -302,7 +307,11 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         setting(&p.prediction)
     ));
     for s in &a.steps {
-        let mark = if s.ok { "ok  ".green().to_string() } else { "FAIL".red().bold().to_string() };
+        let mark = if s.ok {
+            "ok  ".green().to_string()
+        } else {
+            "FAIL".red().bold().to_string()
+        };
         let what = match (&s.received, &s.detail) {
             (Some(r), Some(d)) => format!("{r}; {d}"),
             (Some(r), None) => r.clone(),
@@ -317,7 +326,10 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         out.push_str(&format!(
             "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
             a.noise_lines,
-            cut(a.noise_examples.first().map(String::as_str).unwrap_or(""), w.saturating_sub(50))
+            cut(
+                a.noise_examples.first().map(String::as_str).unwrap_or(""),
+                w.saturating_sub(50)
+            )
         ));
     }
     if let Some(s) = &a.stderr
@@ -325,7 +337,11 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
     {
         out.push_str(&format!("  stderr: {} line(s), {} bytes", s.lines, s.bytes));
         let text = s.text();
-        let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let last = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         let room = w.saturating_sub(40);
         out.push_str(&format!("; last: {}\n", cut(last, room)));
     }
@@ -346,7 +362,10 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
                 "page {}, {} {}: {} [{}]",
                 r.page,
                 r.path,
-                r.name.as_deref().map(|n| format!("({n})")).unwrap_or_default(),
+                r.name
+                    .as_deref()
+                    .map(|n| format!("({n})"))
+                    .unwrap_or_default(),
                 r.detail,
                 r.reason
             );
@@ -361,7 +380,11 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         }
     }
     let pred = &p.prediction;
-    let l = format!("  Claude Code {} ({}): ", pred.claude_version, setting(pred));
+    let l = format!(
+        "  Claude Code {} ({}): ",
+        pred.claude_version,
+        setting(pred)
+    );
     out.push_str(&format!("{l}{}\n", paint(pred.verdict, &label(pred))));
     out.push_str(&wrap(&pred.reason, "    ", w));
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
@@ -394,6 +417,44 @@ pub fn contract_text(checks: &[ContractCheck], width: usize) -> String {
         };
         let left = format!("    {mark} {:<24} ", c.name);
         out.push_str(&format!("{left}{}\n", cut(&c.detail, width.max(60) - 35)));
+    }
+    out
+}
+
+/// The `## Probe` section `mcplogs report --probe` appends: one line per server.
+pub fn markdown_summary(probes: &[ServerProbe]) -> String {
+    let mut out = String::from("\n## Probe\n\n");
+    if probes.is_empty() {
+        out.push_str("No MCP server is configured for this project.\n");
+        return out;
+    }
+    let p0 = &probes[0].prediction;
+    out.push_str(&format!(
+        "`mcplogs probe` replayed Claude Code {}'s handshake ({}):\n\n",
+        p0.claude_version,
+        setting(p0)
+    ));
+    out.push_str(
+        "| server | transport | prediction | with legacy | tools returned / accepted | detail |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|\n");
+    let cell = |s: &str| printable(s, 160, false).replace('|', "\\|");
+    for p in probes {
+        let detail = p
+            .tools
+            .first_bad_tool()
+            .map(|r| format!("page {}, {}: {}", r.page, r.path, r.detail))
+            .unwrap_or_else(|| p.prediction.reason.clone());
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} / {} | {} |\n",
+            cell(&p.config.name),
+            p.config.transport.as_str(),
+            label(&p.prediction),
+            label(&p.with_legacy),
+            p.tools.returned,
+            p.prediction.tools_loaded,
+            cell(&detail)
+        ));
     }
     out
 }

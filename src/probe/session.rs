@@ -428,7 +428,12 @@ impl Driver<'_> {
                         continue;
                     }
                     if let Some(e) = m.get("error") {
-                        self.event("server-to-client", Some(&m), Some("jsonrpc-error".into()), None);
+                        self.event(
+                            "server-to-client",
+                            Some(&m),
+                            Some("jsonrpc-error".into()),
+                            None,
+                        );
                         return Ok(Answer::Error {
                             code: e.get("code").and_then(Value::as_i64),
                             message: e
@@ -473,16 +478,14 @@ impl Driver<'_> {
         let reply = match method {
             "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
             "roots/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),
-            _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+            _ => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+            }
         };
         self.send(&reply)
     }
 
-    fn timed_request(
-        &mut self,
-        name: &str,
-        msg: &Value,
-    ) -> (Result<Answer, Failure>, u64, String) {
+    fn timed_request(&mut self, name: &str, msg: &Value) -> (Result<Answer, Failure>, u64, String) {
         let t = Instant::now();
         let r = self.request(msg);
         let sent = format!(
@@ -740,12 +743,18 @@ fn list_tools(d: &mut Driver, next_id: &mut u64, limits: Limits) {
                     .and_then(Value::as_array)
                     .map_or(0, Vec::len);
                 tools += n;
-                let next = res.get("nextCursor").and_then(Value::as_str).map(str::to_string);
+                let next = res
+                    .get("nextCursor")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 d.step(Step {
                     name,
                     sent: Some(sent),
                     received: Some(match &next {
-                        Some(c) => format!("result, {n} tools, nextCursor {:?}", printable(c, 40, false)),
+                        Some(c) => format!(
+                            "result, {n} tools, nextCursor {:?}",
+                            printable(c, 40, false)
+                        ),
                         None => format!("result, {n} tools"),
                     }),
                     ms,

@@ -26,26 +26,50 @@ const NOISE_PREVIEW: usize = 160;
 pub enum Incoming {
     Message(Value),
     /// A line (stdout) or event (SSE) that is not JSON: a printable preview and its size.
-    Noise { preview: String, bytes: usize },
+    Noise {
+        preview: String,
+        bytes: usize,
+    },
     /// The server closed the connection (stdio: stdout reached end of file).
-    Closed { detail: String },
+    Closed {
+        detail: String,
+    },
 }
 
 /// A failure of the connection itself (not a JSON-RPC error).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure {
-    CommandNotFound { command: String },
-    Spawn { message: String },
+    CommandNotFound {
+        command: String,
+    },
+    Spawn {
+        message: String,
+    },
     /// The process exited or the stream ended.
-    Closed { detail: String },
-    Timeout { waited_ms: u64 },
-    NeedsAuth { www_authenticate: Option<String> },
-    HttpStatus { status: u16, body: String },
+    Closed {
+        detail: String,
+    },
+    Timeout {
+        waited_ms: u64,
+    },
+    NeedsAuth {
+        www_authenticate: Option<String>,
+    },
+    HttpStatus {
+        status: u16,
+        body: String,
+    },
     /// DNS, refused connection, TLS, a malformed URL...
-    Http { message: String },
-    VersionUnsupported { version: String },
+    Http {
+        message: String,
+    },
+    VersionUnsupported {
+        version: String,
+    },
     /// The initialize result is not what the protocol says.
-    BadInitResult { message: String },
+    BadInitResult {
+        message: String,
+    },
 }
 
 impl Failure {
@@ -75,7 +99,10 @@ impl std::fmt::Display for Failure {
             Failure::Closed { detail } => write!(f, "connection closed ({detail})"),
             Failure::Timeout { waited_ms } => write!(f, "no answer within {waited_ms} ms"),
             Failure::NeedsAuth { www_authenticate } => match www_authenticate {
-                Some(h) => write!(f, "HTTP 401: authentication required (WWW-Authenticate: {h})"),
+                Some(h) => write!(
+                    f,
+                    "HTTP 401: authentication required (WWW-Authenticate: {h})"
+                ),
                 None => write!(f, "HTTP 401: authentication required"),
             },
             Failure::HttpStatus { status, body } if body.is_empty() => write!(f, "HTTP {status}"),
@@ -117,7 +144,10 @@ impl StderrLog {
         let mut s = String::from_utf8_lossy(&self.head).into_owned();
         let kept = (self.head.len() + self.tail.len()) as u64;
         if self.bytes > kept {
-            s.push_str(&format!("\n[... {} bytes left out ...]\n", self.bytes - kept));
+            s.push_str(&format!(
+                "\n[... {} bytes left out ...]\n",
+                self.bytes - kept
+            ));
         }
         let tail: Vec<u8> = self.tail.iter().copied().collect();
         s.push_str(&String::from_utf8_lossy(&tail));
@@ -305,9 +335,7 @@ impl StdioTransport {
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => return format!("the server exited, {status}"),
-                Ok(None) if Instant::now() < until => {
-                    std::thread::sleep(Duration::from_millis(10))
-                }
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
                 _ => return "the server closed its stdout".into(),
             }
         }
@@ -341,7 +369,9 @@ fn read_lines(stdout: impl Read, tx: SyncSender<Incoming>) {
         if done.is_some() {
             let msg = if overflow > 0 {
                 let m = Incoming::Noise {
-                    preview: format!("[a line of {overflow} bytes, over the {MAX_MESSAGE_BYTES}-byte limit, was dropped]"),
+                    preview: format!(
+                        "[a line of {overflow} bytes, over the {MAX_MESSAGE_BYTES}-byte limit, was dropped]"
+                    ),
                     bytes: overflow,
                 };
                 overflow = 0;
@@ -474,11 +504,17 @@ impl Drop for StdioTransport {
 // ---------------------------------------------------------------------------------
 
 fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
+    let b = ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .user_agent(concat!("mcplogs-probe/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into()
+        .user_agent(concat!("mcplogs-probe/", env!("CARGO_PKG_VERSION")));
+    // Windows and macOS build ureq with the OS's TLS (see Cargo.toml)
+    #[cfg(any(windows, target_os = "macos"))]
+    let b = b.tls_config(
+        ureq::tls::TlsConfig::builder()
+            .provider(ureq::tls::TlsProvider::NativeTls)
+            .build(),
+    );
+    b.build().into()
 }
 
 fn remaining(deadline: Instant) -> Result<Duration, Failure> {
@@ -535,7 +571,6 @@ impl HttpTransport {
             queue: VecDeque::new(),
         })
     }
-
 }
 
 impl Transport for HttpTransport {
@@ -596,10 +631,7 @@ impl Transport for HttpTransport {
         if status == 202 || msg.get("id").is_none() {
             return Ok(());
         }
-        let reader = body
-            .with_config()
-            .limit(MAX_MESSAGE_BYTES as u64)
-            .reader();
+        let reader = body.with_config().limit(MAX_MESSAGE_BYTES as u64).reader();
         if ctype.starts_with("text/event-stream") {
             let want = msg.get("id").cloned();
             read_sse(reader, &mut |event, data| {
@@ -615,13 +647,12 @@ impl Transport for HttpTransport {
         } else {
             let mut bytes = Vec::new();
             let mut r = reader;
-            r.read_to_end(&mut bytes).map_err(|e| {
-                http_failure(ureq::Error::Io(e), started.elapsed())
-            })?;
+            r.read_to_end(&mut bytes)
+                .map_err(|e| http_failure(ureq::Error::Io(e), started.elapsed()))?;
             match serde_json::from_slice::<Value>(&bytes) {
-                Ok(Value::Array(items)) => self
-                    .queue
-                    .extend(items.into_iter().map(Incoming::Message)),
+                Ok(Value::Array(items)) => {
+                    self.queue.extend(items.into_iter().map(Incoming::Message))
+                }
                 Ok(v) => self.queue.push_back(Incoming::Message(v)),
                 Err(_) => self.queue.push_back(Incoming::Noise {
                     preview: printable(&String::from_utf8_lossy(&bytes), NOISE_PREVIEW, false),
@@ -703,13 +734,11 @@ fn read_sse(
         };
         match field {
             "event" => event = Some(value.to_string()),
-            "data" => {
-                if data.len() + value.len() <= MAX_MESSAGE_BYTES {
-                    if !data.is_empty() {
-                        data.push('\n');
-                    }
-                    data.push_str(value);
+            "data" if data.len() + value.len() <= MAX_MESSAGE_BYTES => {
+                if !data.is_empty() {
+                    data.push('\n');
                 }
+                data.push_str(value);
             }
             _ => {}
         }
@@ -765,11 +794,7 @@ impl SseTransport {
         }
         let (tx, rx) = sync_channel::<Incoming>(256);
         let (etx, erx) = sync_channel::<String>(1);
-        let reader = resp
-            .into_body()
-            .into_with_config()
-            .limit(u64::MAX)
-            .reader();
+        let reader = resp.into_body().into_with_config().limit(u64::MAX).reader();
         std::thread::spawn(move || {
             let mut etx = Some(etx);
             let _ = read_sse(reader, &mut |event, data| {
@@ -813,7 +838,10 @@ fn resolve_url(base: &str, rel: &str) -> String {
     if rel.starts_with('/') {
         return format!("{}{}", &base[..host_end], rel);
     }
-    let dir_end = base.rfind('/').filter(|&i| i >= host_end).unwrap_or(host_end);
+    let dir_end = base
+        .rfind('/')
+        .filter(|&i| i >= host_end)
+        .unwrap_or(host_end);
     format!("{}/{}", &base[..dir_end], rel)
 }
 
@@ -889,7 +917,10 @@ mod tests {
 
     #[test]
     fn printable_escapes_terminal_controls() {
-        assert_eq!(printable("a\u{1b}[31mb\u{7}", 100, false), "a\\u{1b}[31mb\\u{7}");
+        assert_eq!(
+            printable("a\u{1b}[31mb\u{7}", 100, false),
+            "a\\u{1b}[31mb\\u{7}"
+        );
         assert_eq!(printable("abcdef", 3, false), "abc…");
     }
 

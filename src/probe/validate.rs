@@ -74,7 +74,9 @@ impl ListCheck {
     }
 
     pub fn wrong_types(&self) -> bool {
-        self.envelope.iter().any(|e| e.kind == EnvelopeKind::WrongType)
+        self.envelope
+            .iter()
+            .any(|e| e.kind == EnvelopeKind::WrongType)
     }
 
     pub fn malformed(&self) -> Option<&EnvelopeIssue> {
@@ -127,17 +129,37 @@ pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
         };
         if modern {
             match obj.get("resultType") {
-                None => issue("resultType", EnvelopeKind::Missing, "required under 2026-07-28, absent".into()),
+                None => issue(
+                    "resultType",
+                    EnvelopeKind::Missing,
+                    "required under 2026-07-28, absent".into(),
+                ),
                 Some(Value::String(_)) => {}
-                Some(v) => issue("resultType", EnvelopeKind::WrongType, format!("expected a string, got {}", short(v))),
+                Some(v) => issue(
+                    "resultType",
+                    EnvelopeKind::WrongType,
+                    format!("expected a string, got {}", short(v)),
+                ),
             }
             match obj.get("ttlMs") {
-                None => issue("ttlMs", EnvelopeKind::Missing, "required under 2026-07-28, absent".into()),
+                None => issue(
+                    "ttlMs",
+                    EnvelopeKind::Missing,
+                    "required under 2026-07-28, absent".into(),
+                ),
                 Some(Value::Number(_)) => {}
-                Some(v) => issue("ttlMs", EnvelopeKind::WrongType, format!("expected a number, got {}", short(v))),
+                Some(v) => issue(
+                    "ttlMs",
+                    EnvelopeKind::WrongType,
+                    format!("expected a number, got {}", short(v)),
+                ),
             }
             match obj.get("cacheScope") {
-                None => issue("cacheScope", EnvelopeKind::Missing, "required under 2026-07-28, absent".into()),
+                None => issue(
+                    "cacheScope",
+                    EnvelopeKind::Missing,
+                    "required under 2026-07-28, absent".into(),
+                ),
                 Some(Value::String(s)) if s == "public" || s == "private" => {}
                 Some(v) => issue(
                     "cacheScope",
@@ -157,7 +179,11 @@ pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
         let tools = match obj.get("tools") {
             Some(Value::Array(a)) => a,
             Some(v) => {
-                issue("tools", EnvelopeKind::Malformed, format!("expected an array, got {}", type_name(v)));
+                issue(
+                    "tools",
+                    EnvelopeKind::Malformed,
+                    format!("expected an array, got {}", type_name(v)),
+                );
                 continue;
             }
             None => {
@@ -189,7 +215,8 @@ pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
                             name,
                             reason: "duplicate-name",
                             path: format!("tools[{i}].name"),
-                            detail: "a tool of this name came earlier; Claude Code keeps one".into(),
+                            detail: "a tool of this name came earlier; Claude Code keeps one"
+                                .into(),
                             fails_list: false,
                         });
                     }
@@ -203,22 +230,42 @@ pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
 /// The first problem of one tool: (reason code, path below the tool, detail).
 fn check_tool(tool: &Value) -> Option<(&'static str, String, String)> {
     let Some(t) = tool.as_object() else {
-        return Some(("not-an-object", String::new(), format!("expected an object, got {}", type_name(tool))));
+        return Some((
+            "not-an-object",
+            String::new(),
+            format!("expected an object, got {}", type_name(tool)),
+        ));
     };
     match t.get("name") {
         None => return Some(("missing-name", ".name".into(), "required, absent".into())),
         Some(Value::String(_)) => {}
-        Some(v) => return Some(("name-not-a-string", ".name".into(), format!("expected a string, got {}", type_name(v)))),
+        Some(v) => {
+            return Some((
+                "name-not-a-string",
+                ".name".into(),
+                format!("expected a string, got {}", type_name(v)),
+            ));
+        }
     }
     for field in ["title", "description"] {
         if let Some(v) = t.get(field)
             && !v.is_string()
         {
-            return Some(("field-not-a-string", format!(".{field}"), format!("expected a string, got {}", type_name(v))));
+            return Some((
+                "field-not-a-string",
+                format!(".{field}"),
+                format!("expected a string, got {}", type_name(v)),
+            ));
         }
     }
     match t.get("inputSchema") {
-        None => return Some(("missing-input-schema", ".inputSchema".into(), "required, absent".into())),
+        None => {
+            return Some((
+                "missing-input-schema",
+                ".inputSchema".into(),
+                "required, absent".into(),
+            ));
+        }
         Some(s) => {
             if let Some((reason, path, detail)) = check_schema(s, "input") {
                 return Some((reason, format!(".inputSchema{path}"), detail));
@@ -232,52 +279,109 @@ fn check_tool(tool: &Value) -> Option<(&'static str, String, String)> {
     }
     if let Some(a) = t.get("annotations") {
         let Some(ann) = a.as_object() else {
-            return Some(("annotations-invalid", ".annotations".into(), format!("expected an object, got {}", type_name(a))));
+            return Some((
+                "annotations-invalid",
+                ".annotations".into(),
+                format!("expected an object, got {}", type_name(a)),
+            ));
         };
-        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
             if let Some(v) = ann.get(hint)
                 && !v.is_boolean()
             {
-                return Some(("annotations-invalid", format!(".annotations.{hint}"), format!("expected a boolean, got {}", type_name(v))));
+                return Some((
+                    "annotations-invalid",
+                    format!(".annotations.{hint}"),
+                    format!("expected a boolean, got {}", type_name(v)),
+                ));
             }
         }
         if let Some(v) = ann.get("title")
             && !v.is_string()
         {
-            return Some(("annotations-invalid", ".annotations.title".into(), format!("expected a string, got {}", type_name(v))));
+            return Some((
+                "annotations-invalid",
+                ".annotations.title".into(),
+                format!("expected a string, got {}", type_name(v)),
+            ));
         }
     }
     if let Some(m) = t.get("_meta")
         && !m.is_object()
     {
-        return Some(("meta-invalid", "._meta".into(), format!("expected an object, got {}", type_name(m))));
+        return Some((
+            "meta-invalid",
+            "._meta".into(),
+            format!("expected an object, got {}", type_name(m)),
+        ));
     }
     None
 }
 
 fn check_schema(s: &Value, which: &str) -> Option<(&'static str, String, String)> {
     let (not_object, bad_type, bad_props, bad_required) = if which == "input" {
-        ("input-schema-not-an-object", "input-schema-type", "input-schema-properties", "input-schema-required")
+        (
+            "input-schema-not-an-object",
+            "input-schema-type",
+            "input-schema-properties",
+            "input-schema-required",
+        )
     } else {
-        ("output-schema-not-an-object", "output-schema-type", "output-schema-properties", "output-schema-required")
+        (
+            "output-schema-not-an-object",
+            "output-schema-type",
+            "output-schema-properties",
+            "output-schema-required",
+        )
     };
     let Some(o) = s.as_object() else {
-        return Some((not_object, String::new(), format!("expected an object, got {}", type_name(s))));
+        return Some((
+            not_object,
+            String::new(),
+            format!("expected an object, got {}", type_name(s)),
+        ));
     };
     match o.get("type") {
         Some(Value::String(t)) if t == "object" => {}
-        None => return Some((bad_type, ".type".into(), "expected \"object\", absent".into())),
-        Some(v) => return Some((bad_type, ".type".into(), format!("expected \"object\", got {}", short(v)))),
+        None => {
+            return Some((
+                bad_type,
+                ".type".into(),
+                "expected \"object\", absent".into(),
+            ));
+        }
+        Some(v) => {
+            return Some((
+                bad_type,
+                ".type".into(),
+                format!("expected \"object\", got {}", short(v)),
+            ));
+        }
     }
     if let Some(p) = o.get("properties")
         && !p.is_object()
     {
-        return Some((bad_props, ".properties".into(), format!("expected an object, got {}", type_name(p))));
+        return Some((
+            bad_props,
+            ".properties".into(),
+            format!("expected an object, got {}", type_name(p)),
+        ));
     }
     if let Some(r) = o.get("required") {
         match r.as_array() {
             Some(a) if a.iter().all(Value::is_string) => {}
-            _ => return Some((bad_required, ".required".into(), "expected an array of strings".into())),
+            _ => {
+                return Some((
+                    bad_required,
+                    ".required".into(),
+                    "expected an array of strings".into(),
+                ));
+            }
         }
     }
     None
@@ -303,7 +407,11 @@ mod tests {
     #[test]
     fn envelope_fields_only_count_in_the_modern_era() {
         let p = json!({"tools": [tool("a")], "ttlMs": "60000"});
-        assert!(check_pages(std::slice::from_ref(&p), false).envelope.is_empty());
+        assert!(
+            check_pages(std::slice::from_ref(&p), false)
+                .envelope
+                .is_empty()
+        );
         let c = check_pages(&[p], true);
         assert!(c.missing("resultType") && c.missing("cacheScope") && c.wrong_types());
     }
@@ -322,7 +430,10 @@ mod tests {
 
     #[test]
     fn duplicates_are_rejected_without_failing_the_list() {
-        let c = check_pages(&[json!({"tools": [tool("a")]}), json!({"tools": [tool("a")]})], false);
+        let c = check_pages(
+            &[json!({"tools": [tool("a")]}), json!({"tools": [tool("a")]})],
+            false,
+        );
         assert_eq!(c.returned, 2);
         assert_eq!(c.valid, 1);
         assert_eq!(c.rejected[0].reason, "duplicate-name");
@@ -335,11 +446,20 @@ mod tests {
         let c = check_pages(&[json!({"tools": {}}), json!([1])], false);
         assert_eq!(c.envelope.len(), 2);
         let c = check_pages(
-            &[json!({"tools": [{"name": 3}, {"name": "x", "inputSchema": {"type": "object", "required": [1]}},
-                                 {"name": "y", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}]})],
+            &[
+                json!({"tools": [{"name": 3}, {"name": "x", "inputSchema": {"type": "object", "required": [1]}},
+                                 {"name": "y", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}]}),
+            ],
             false,
         );
         let reasons: Vec<&str> = c.rejected.iter().map(|r| r.reason).collect();
-        assert_eq!(reasons, vec!["name-not-a-string", "input-schema-required", "output-schema-type"]);
+        assert_eq!(
+            reasons,
+            vec![
+                "name-not-a-string",
+                "input-schema-required",
+                "output-schema-type"
+            ]
+        );
     }
 }
