@@ -72,6 +72,8 @@ pub enum Command {
     /// Disk use of the MCP logs per project and per server, largest first
     #[command(after_help = DU_EXAMPLES)]
     Du(DuArgs),
+    /// Replay Claude Code's handshake against configured servers and predict what it will do
+    Probe(crate::cmd::probe::ProbeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
@@ -264,6 +266,10 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Also probe this project's configured servers and add the summary (docs/probe.md)
+    #[arg(long)]
+    pub probe: bool,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

@@ -21,6 +21,7 @@ pub mod du;
 pub mod explain;
 pub mod markers;
 pub mod names;
+pub mod probe;
 pub mod record;
 pub mod redact;
 pub mod render;

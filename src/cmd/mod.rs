@@ -6,6 +6,7 @@ pub mod docs;
 pub mod du;
 pub mod explain;
 pub mod fix;
+pub mod probe;
 pub mod report;
 pub mod scan;
 pub mod settings;
@@ -24,5 +25,6 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Du(args) => du::run(args),
         Command::Completions(args) => docs::completions(args.shell),
         Command::Man => docs::man(),
+        Command::Probe(args) => probe::run(args),
     }
 }

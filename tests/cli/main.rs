@@ -14,6 +14,8 @@ mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
 mod human_output;
+#[cfg(unix)]
+mod probe;
 mod report_cli;
 mod report_leak;
 #[cfg(unix)]
