@@ -57,8 +57,13 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         settings::effective_negotiation(&sources_for(dir))
     });
 
+    // Read the problem servers' stderr records again: the report's one extra read of
+    // the logs. A file that fails here is a warning (shown below, redacted, and listed in
+    // the report), not an error.
+    let stderr = report::stderr::gather(&scanned);
     let mut rep = report::build(
         &scanned,
+        &stderr,
         &negotiation,
         Versions::this_machine(claude_version()),
     );

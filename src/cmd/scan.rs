@@ -20,9 +20,19 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     }
     output::grouped_warnings(&report.warnings, args.verbose);
     let cwd = std::env::current_dir().unwrap_or_default();
-    mcplogs::advice::attach(&mut report, &opts.request.homes, &cwd);
-    let negotiation =
-        settings::effective_negotiation(&settings::Sources::for_scan(&opts.request.homes, &cwd));
+    let homes = &opts.request.homes;
+    let managed_dir = args.managed_dir.clone();
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(homes, dir);
+        if let Some(d) = &managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    mcplogs::advice::attach_with(&mut report, &cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
+    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     let text = if args.output.json {
         let mut doc = json::scan_json(&report);
         doc["settings"] = settings::render::settings_json(&negotiation);
