@@ -226,7 +226,7 @@ impl DiscoveryArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    mut_arg("json", |a| a.help("One JSON document on stdout (the contract is in the README)")),
+    mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/json.md)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
 )]
 pub struct ScanArgs {

@@ -13,12 +13,12 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::discovery::Request;
 use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::settings::EffectiveNegotiation;
 use mcplogs::settings::NEGOTIATION_KEY;
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
-use mcplogs::settings::EffectiveNegotiation;
 use mcplogs::settings::layers::LayerKind;
-use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::render::layer_name;
+use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
 
 /// The file to fix and why: `--settings` when given, else the layer that wins for the
@@ -141,12 +141,10 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .map(|b| format!(" (backup: {})", b.display()))
             .unwrap_or_default(),
     ));
-    output::note(
-        format_args!(
-            "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
-            mcplogs::advice::VERIFY_COMMAND
-        ),
-    );
+    output::note(format_args!(
+        "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
+        mcplogs::advice::VERIFY_COMMAND
+    ));
     Ok(ExitCode::Clean)
 }
 

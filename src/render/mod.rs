@@ -8,4 +8,3 @@ pub mod table;
 // The text forms live in the `text` leaf (explain and settings use them too); they are
 // re-exported here for the renderers.
 pub use crate::text::{one_line, pretty_message, shell_word, terminal_safe};
-

@@ -4,10 +4,10 @@
 use colored::{ColoredString, Colorize};
 
 use super::reason::short_reason;
-use crate::text::{one_line, pretty_message, terminal_safe};
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::target::FixTarget;
+use crate::text::{one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
 
 fn paint(verdict: Verdict, text: &str) -> ColoredString {
