@@ -22,6 +22,7 @@ pub mod settings;
 pub mod time;
 pub mod verdict;
 pub mod warning;
+pub mod wire;
 
 #[cfg(test)]
 mod test_support;

@@ -93,8 +93,10 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     let negotiation =
         settings::effective_negotiation(&settings::Sources::for_scan(&opts.request.homes, &cwd));
     let text = if args.json {
-        let mut doc = json::scan_json(&report);
-        doc["settings"] = settings::render::settings_json(&negotiation);
+        let doc = json::scan_json(
+            &report,
+            settings::render::settings_layers_json(&negotiation),
+        );
         let mut s = serde_json::to_string_pretty(&doc).expect("json");
         s.push('\n');
         s
@@ -185,7 +187,7 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
         return error("nothing to explain: paste `claude mcp list` output or an error message");
     }
     let out = if args.json {
-        let mut s = serde_json::to_string_pretty(&json::explain_json(&report)).expect("json");
+        let mut s = serde_json::to_string_pretty(&mcplogs::explain::explain_json(&report)).expect("json");
         s.push('\n');
         s
     } else {

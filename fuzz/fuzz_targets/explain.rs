@@ -2,8 +2,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcplogs::explain::explain;
-use mcplogs::render::{json, table};
+use mcplogs::explain::{explain, explain_json};
+use mcplogs::render::table;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -13,6 +13,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = e.recommendation();
     }
     let _ = table::explain_table(&report);
-    let doc = json::explain_json(&report);
+    let doc = explain_json(&report);
     serde_json::to_string_pretty(&doc).expect("explain JSON serializes");
 });
