@@ -4,9 +4,7 @@
 use crate::du::{DiskUse, ProjectUse, ServerUse};
 use crate::scan::{Evidence, ScanReport, ServerReport, VerdictSeen};
 use crate::warning::Warning;
-use crate::wire;
-
-pub use crate::wire::SCHEMA_VERSION;
+use crate::wire::{self, SCHEMA_VERSION};
 
 /// `scan --json`; `settings` is the settings layers for the current directory.
 pub fn scan_json(report: &ScanReport, settings: wire::Settings) -> wire::ScanDocument {
