@@ -187,7 +187,8 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
         return error("nothing to explain: paste `claude mcp list` output or an error message");
     }
     let out = if args.json {
-        let mut s = serde_json::to_string_pretty(&mcplogs::explain::explain_json(&report)).expect("json");
+        let mut s =
+            serde_json::to_string_pretty(&mcplogs::explain::explain_json(&report)).expect("json");
         s.push('\n');
         s
     } else {
