@@ -6,7 +6,7 @@ use colored::Colorize;
 use super::effective::EffectiveNegotiation;
 use super::layers::{LayerKind, LayerStatus, SettingsLayer};
 use super::{NEGOTIATION_KEY, NegotiationValue};
-use crate::render::terminal_safe;
+use crate::text::terminal_safe;
 use crate::wire;
 
 /// What Claude Code does when nothing sets the variable (reference, section 3).
