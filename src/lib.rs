@@ -10,6 +10,7 @@
 // runs clippy with `-D warnings`, which makes these errors there.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod advice;
 pub mod classify;
 pub mod decode;
 pub mod discovery;

@@ -92,6 +92,9 @@ pub struct ScanServer {
     pub bad_tool_path: Option<String>,
     /// ISO-8601 time of the last record of the deciding session.
     pub last_seen: Option<String>,
+    /// Configured names that share this log folder (their names encode to the same
+    /// `mcp-logs-<folder>`); empty unless two or more do.
+    pub shared_by: Vec<String>,
     /// Sessions seen for this server.
     pub sessions: u64,
     /// Sessions whose own verdict was a problem.

@@ -40,16 +40,22 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         );
     }
 
-    let scanned = scan(&opts).map_err(|e| Error::Redacted {
+    let mut scanned = scan(&opts).map_err(|e| Error::Redacted {
         message: early.redact(&e.to_string()),
         source: e.error,
     })?;
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut sources = settings::Sources::for_scan(&opts.request.homes, &cwd);
-    if let Some(d) = args.managed_dir {
-        sources.managed_dir = d;
-    }
-    let negotiation = settings::effective_negotiation(&sources);
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(&opts.request.homes, dir);
+        if let Some(d) = &args.managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    mcplogs::advice::attach_with(&mut scanned, &cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
 
     let mut rep = report::build(
         &scanned,

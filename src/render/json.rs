@@ -11,7 +11,7 @@ pub fn scan_json(report: &ScanReport, settings: wire::Settings) -> wire::ScanDoc
     wire::ScanDocument {
         schema_version: SCHEMA_VERSION,
         servers: report.servers.iter().map(server_json).collect(),
-        warnings: warnings_json(&report.warnings),
+        warnings: warnings_json(&crate::warning::collapse(report.warnings.clone())),
         settings,
     }
 }
@@ -35,10 +35,12 @@ fn server_json(s: &ServerReport) -> wire::ScanServer {
         cause: d.cause.map(|c| c.as_str().to_string()),
         era: d.era.map(|e| e.as_str().to_string()),
         negotiated_protocol_version: d.negotiated_protocol_version.clone(),
-        legacy_fix_applies: d.legacy_fix_applies(),
+        // Knowing the settings: true only if writing the fix can take effect.
+        legacy_fix_applies: s.legacy_fix_applies(),
         filled_fields: d.filled_fields.clone(),
         bad_tool_path: d.bad_tool_path.clone(),
         last_seen: s.last_seen.clone(),
+        shared_by: s.shared_by.clone(),
         sessions: s.sessions as u64,
         failed_sessions: s.failed_sessions as u64,
         recommendation: s.recommendation(),

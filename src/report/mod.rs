@@ -230,7 +230,7 @@ pub fn build(scan: &ScanReport, negotiation: &EffectiveNegotiation, versions: Ve
         versions,
         servers: scan.servers.iter().map(server_section).collect(),
         settings: settings_section(negotiation),
-        warnings: scan.warnings.iter().map(|w| w.to_string()).collect(),
+        warnings: crate::warning::summary_lines(&scan.warnings, false),
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
     }
@@ -245,7 +245,7 @@ fn server_section(s: &ServerReport) -> ServerSection {
         cause: d.cause,
         era: d.era,
         negotiated_protocol_version: d.negotiated_protocol_version.clone(),
-        legacy_fix_applies: d.legacy_fix_applies(),
+        legacy_fix_applies: s.legacy_fix_applies(),
         filled_fields: d.filled_fields.clone(),
         bad_tool_path: d.bad_tool_path.clone(),
         last_seen: s.last_seen.clone(),
@@ -339,6 +339,14 @@ fn summary(s: &ServerReport) -> String {
             }
         ),
         Verdict::Unknown => "the logs hold no decisive record".to_string(),
+    };
+    let what = if s.is_shared() {
+        format!(
+            "the configured servers {} share this log folder (their names encode to the same folder name), so their records are mixed and the verdict is the folder's, not one server's; the mixed records say: {what}",
+            s.shared_by.join(", ")
+        )
+    } else {
+        what
     };
     let when = s
         .last_seen

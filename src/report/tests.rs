@@ -48,6 +48,8 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         failed_sessions: 1,
         evidence,
         history: Vec::new(),
+        shared_by: Vec::new(),
+        settings: None,
     }
 }
 
@@ -96,6 +98,7 @@ fn sample() -> ScanReport {
         ],
         warnings: Vec::new(),
         searched: Vec::new(),
+        ..Default::default()
     }
 }
 
