@@ -10,6 +10,7 @@ use regex::Regex;
 
 use crate::classify::{self, tools_failure_cause};
 use crate::verdict::{Cause, Diagnosis, Era, Verdict};
+use crate::wire;
 
 const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸'];
 
@@ -46,6 +47,34 @@ impl ExplainReport {
         self.entries
             .iter()
             .any(|e| e.diagnosis.verdict.is_problem())
+    }
+}
+
+/// `mcplogs explain --json` ([`wire::ExplainDocument`], fields in docs/json.md).
+pub fn explain_json(report: &ExplainReport) -> wire::ExplainDocument {
+    wire::ExplainDocument {
+        schema_version: wire::SCHEMA_VERSION,
+        servers: report
+            .entries
+            .iter()
+            .map(|e| {
+                let d = &e.diagnosis;
+                wire::ExplainServer {
+                    name: e.name.clone(),
+                    target: e.target.clone(),
+                    status: e.status.clone(),
+                    verdict: d.verdict.as_str().to_string(),
+                    cause: d.cause.map(|c| c.as_str().to_string()),
+                    era: d.era.map(|e| e.as_str().to_string()),
+                    negotiated_protocol_version: d.negotiated_protocol_version.clone(),
+                    legacy_fix_applies: d.legacy_fix_applies(),
+                    filled_fields: d.filled_fields.clone(),
+                    bad_tool_path: d.bad_tool_path.clone(),
+                    recommendation: e.recommendation(),
+                    detail: e.detail.clone(),
+                }
+            })
+            .collect(),
     }
 }
 

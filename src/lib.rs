@@ -33,6 +33,7 @@ pub mod text;
 pub mod time;
 pub mod verdict;
 pub mod warning;
+pub mod wire;
 
 #[cfg(test)]
 mod test_support;

@@ -3,8 +3,8 @@
 //! Shared by the fuzz target (fuzz/fuzz_targets/explain.rs) and the corpus replay in
 //! the test suite (tests/cli/fuzz_corpus.rs): `check` panics on a broken invariant.
 
-use mcplogs::explain::explain;
-use mcplogs::render::{json, table};
+use mcplogs::explain::{explain, explain_json};
+use mcplogs::render::table;
 
 pub fn check(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -14,6 +14,6 @@ pub fn check(data: &[u8]) {
         let _ = e.recommendation();
     }
     let _ = table::explain_table(&report);
-    let doc = json::explain_json(&report);
+    let doc = explain_json(&report);
     serde_json::to_string_pretty(&doc).expect("explain JSON serializes");
 }

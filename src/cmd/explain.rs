@@ -2,7 +2,8 @@
 
 use std::io::{self, IsTerminal, Read};
 
-use mcplogs::render::{json, table};
+use mcplogs::explain::explain_json;
+use mcplogs::render::table;
 
 use crate::cli::ExplainArgs;
 use crate::error::Error;
@@ -35,7 +36,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         return Err(Error::NothingToExplain);
     }
     let out = if args.output.json {
-        output::json(&json::explain_json(&report))?
+        output::json(&explain_json(&report))?
     } else {
         table::explain_table(&report)
     };

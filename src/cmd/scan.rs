@@ -34,9 +34,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     });
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     let text = if args.output.json {
-        let mut doc = json::scan_json(&report);
-        doc["settings"] = settings::render::settings_json(&negotiation);
-        output::json(&doc)?
+        output::json(&json::scan_json(
+            &report,
+            settings::render::settings_layers_json(&negotiation),
+        ))?
     } else if report.servers.is_empty() {
         String::new()
     } else {

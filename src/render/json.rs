@@ -1,157 +1,107 @@
-//! The `--json` documents. These shapes are a documented, stable contract (README,
-//! "JSON output"): fields may be added, never renamed or removed.
+//! The `scan --json` and `du --json` documents, filled from the reports. The shapes
+//! are defined in [`crate::wire`] and documented in docs/json.md.
 
-use serde_json::{Value, json};
-
-use crate::explain::ExplainReport;
-use crate::scan::{Evidence, ScanReport, ServerReport};
-use crate::verdict::Diagnosis;
+use crate::du::{DiskUse, ProjectUse, ServerUse};
+use crate::scan::{Evidence, ScanReport, ServerReport, VerdictSeen};
 use crate::warning::Warning;
+use crate::wire::{self, SCHEMA_VERSION};
 
-pub const SCHEMA_VERSION: u32 = 1;
-
-pub fn scan_json(report: &ScanReport) -> Value {
-    json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "servers": report.servers.iter().map(server_json).collect::<Vec<_>>(),
-        "warnings": warnings_json(&crate::warning::collapse(report.warnings.clone())),
-    })
-}
-
-pub fn warnings_json(warnings: &[Warning]) -> Value {
-    Value::Array(
-        warnings
-            .iter()
-            .map(|w| {
-                json!({
-                    "file": w.path.as_ref().map(|p| p.display().to_string()),
-                    "message": w.message,
-                })
-            })
-            .collect(),
-    )
-}
-
-fn server_json(s: &ServerReport) -> Value {
-    let d = &s.diagnosis;
-    let mut v = json!({
-        "name": s.name,
-        "project": s.project,
-    });
-    let obj = v.as_object_mut().expect("object");
-    for (k, val) in diagnosis_fields(d) {
-        obj.insert(k.to_string(), val);
+/// `scan --json`; `settings` is the settings layers for the current directory.
+pub fn scan_json(report: &ScanReport, settings: wire::Settings) -> wire::ScanDocument {
+    wire::ScanDocument {
+        schema_version: SCHEMA_VERSION,
+        servers: report.servers.iter().map(server_json).collect(),
+        warnings: warnings_json(&crate::warning::collapse(report.warnings.clone())),
+        settings,
     }
-    // Knowing the settings: true only if writing the fix can take effect.
-    obj.insert("legacyFixApplies".into(), json!(s.legacy_fix_applies()));
-    obj.insert("lastSeen".into(), json!(s.last_seen));
-    obj.insert("sharedBy".into(), json!(s.shared_by));
-    obj.insert("sessions".into(), json!(s.sessions));
-    obj.insert("failedSessions".into(), json!(s.failed_sessions));
-    obj.insert("recommendation".into(), json!(s.recommendation()));
-    obj.insert(
-        "evidence".into(),
-        Value::Array(s.evidence.iter().map(evidence_json).collect()),
-    );
-    obj.insert("folder".into(), json!(s.folder));
-    obj.insert("projectFolder".into(), json!(s.project_folder));
-    obj.insert("source".into(), json!(s.source.display().to_string()));
-    obj.insert(
-        "history".into(),
-        Value::Array(
-            s.history
-                .iter()
-                .map(|h| {
-                    json!({
-                        "verdict": h.verdict.as_str(),
-                        "cause": h.cause.map(|c| c.as_str()),
-                        "sessions": h.sessions,
-                        "lastSeen": h.last_seen,
-                    })
-                })
-                .collect(),
-        ),
-    );
-    v
 }
 
-/// The diagnosis fields shared by `scan --json` and `explain --json`, in contract order.
-pub fn diagnosis_fields(d: &Diagnosis) -> Vec<(&'static str, Value)> {
-    vec![
-        ("verdict", json!(d.verdict.as_str())),
-        ("cause", json!(d.cause.map(|c| c.as_str()))),
-        ("era", json!(d.era.map(|e| e.as_str()))),
-        (
-            "negotiatedProtocolVersion",
-            json!(d.negotiated_protocol_version),
-        ),
-        ("legacyFixApplies", json!(d.legacy_fix_applies())),
-        ("filledFields", json!(d.filled_fields)),
-        ("badToolPath", json!(d.bad_tool_path)),
-    ]
-}
-
-fn evidence_json(e: &Evidence) -> Value {
-    json!({
-        "file": e.file.display().to_string(),
-        "line": e.line,
-        "timestamp": e.timestamp,
-        "level": e.level.as_str(),
-        "message": e.message,
-    })
-}
-
-pub fn explain_json(report: &ExplainReport) -> Value {
-    let entries: Vec<Value> = report
-        .entries
+pub fn warnings_json(warnings: &[Warning]) -> Vec<wire::Warning> {
+    warnings
         .iter()
-        .map(|e| {
-            let mut v = json!({
-                "name": e.name,
-                "target": e.target,
-                "status": e.status,
-            });
-            let obj = v.as_object_mut().expect("object");
-            for (k, val) in diagnosis_fields(&e.diagnosis) {
-                obj.insert(k.to_string(), val);
-            }
-            obj.insert("recommendation".into(), json!(e.recommendation()));
-            obj.insert("detail".into(), json!(e.detail));
-            v
+        .map(|w| wire::Warning {
+            file: w.path.as_ref().map(|p| p.display().to_string()),
+            message: w.message.clone(),
         })
-        .collect();
-    json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "servers": entries,
-    })
+        .collect()
 }
 
-pub fn du_json(du: &crate::du::DiskUse) -> Value {
-    let server = |s: &crate::du::ServerUse| {
-        json!({
-            "name": s.name,
-            "folder": s.folder,
-            "path": s.path.display().to_string(),
-            "bytes": s.bytes,
-            "files": s.files,
-            "oldestSession": s.oldest,
-            "newestSession": s.newest,
-        })
-    };
-    json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "bytes": du.bytes,
-        "files": du.files,
-        "projects": du.projects.iter().map(|p| json!({
-            "project": p.project,
-            "folder": p.folder,
-            "path": p.path.as_ref().map(|x| x.display().to_string()),
-            "bytes": p.bytes,
-            "files": p.files,
-            "oldestSession": p.oldest,
-            "newestSession": p.newest,
-            "servers": p.servers.iter().map(server).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "warnings": warnings_json(&du.warnings),
-    })
+fn server_json(s: &ServerReport) -> wire::ScanServer {
+    let d = &s.diagnosis;
+    wire::ScanServer {
+        name: s.name.clone(),
+        project: s.project.clone(),
+        verdict: d.verdict.as_str().to_string(),
+        cause: d.cause.map(|c| c.as_str().to_string()),
+        era: d.era.map(|e| e.as_str().to_string()),
+        negotiated_protocol_version: d.negotiated_protocol_version.clone(),
+        // Knowing the settings: true only if writing the fix can take effect.
+        legacy_fix_applies: s.legacy_fix_applies(),
+        filled_fields: d.filled_fields.clone(),
+        bad_tool_path: d.bad_tool_path.clone(),
+        last_seen: s.last_seen.clone(),
+        shared_by: s.shared_by.clone(),
+        sessions: s.sessions as u64,
+        failed_sessions: s.failed_sessions as u64,
+        recommendation: s.recommendation(),
+        evidence: s.evidence.iter().map(evidence_json).collect(),
+        folder: s.folder.clone(),
+        project_folder: s.project_folder.clone(),
+        source: s.source.display().to_string(),
+        history: s.history.iter().map(history_json).collect(),
+    }
+}
+
+fn history_json(h: &VerdictSeen) -> wire::VerdictSeen {
+    wire::VerdictSeen {
+        verdict: h.verdict.as_str().to_string(),
+        cause: h.cause.map(|c| c.as_str().to_string()),
+        sessions: h.sessions as u64,
+        last_seen: h.last_seen.clone(),
+    }
+}
+
+fn evidence_json(e: &Evidence) -> wire::Evidence {
+    wire::Evidence {
+        file: e.file.display().to_string(),
+        line: e.line as u64,
+        timestamp: e.timestamp.clone(),
+        level: e.level.as_str().to_string(),
+        message: e.message.clone(),
+    }
+}
+
+pub fn du_json(du: &DiskUse) -> wire::DuDocument {
+    wire::DuDocument {
+        schema_version: SCHEMA_VERSION,
+        bytes: du.bytes,
+        files: du.files as u64,
+        projects: du.projects.iter().map(du_project).collect(),
+        warnings: warnings_json(&du.warnings),
+    }
+}
+
+fn du_project(p: &ProjectUse) -> wire::DuProject {
+    wire::DuProject {
+        project: p.project.clone(),
+        folder: p.folder.clone(),
+        path: p.path.as_ref().map(|x| x.display().to_string()),
+        bytes: p.bytes,
+        files: p.files as u64,
+        oldest_session: p.oldest.clone(),
+        newest_session: p.newest.clone(),
+        servers: p.servers.iter().map(du_server).collect(),
+    }
+}
+
+fn du_server(s: &ServerUse) -> wire::DuServer {
+    wire::DuServer {
+        name: s.name.clone(),
+        folder: s.folder.clone(),
+        path: s.path.display().to_string(),
+        bytes: s.bytes,
+        files: s.files as u64,
+        oldest_session: s.oldest.clone(),
+        newest_session: s.newest.clone(),
+    }
 }

@@ -1,81 +1,87 @@
-//! `mcplogs report --json`: the report's content as data (fields in docs/report.md).
-//! Messages stay exactly as logged (after redaction); nothing is left out for size.
+//! `mcplogs report --json`: the report's content as data ([`wire::ReportDocument`],
+//! fields in docs/json.md). Messages stay exactly as logged (after redaction); nothing
+//! is left out for size.
 
-use serde_json::{Value, json};
+use super::{EvidenceItem, LayerItem, Report, ServerSection};
+use crate::wire::{self, SCHEMA_VERSION};
 
-use super::{EvidenceItem, Report, ServerSection};
-use crate::render::json::SCHEMA_VERSION;
-
-pub fn report_json(r: &Report) -> Value {
+pub fn report_json(r: &Report) -> wire::ReportDocument {
     let st = &r.settings;
-    json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "redacted": r.is_redacted(),
-        "versions": {
-            "mcplogs": r.versions.mcplogs,
-            "os": r.versions.os,
-            "arch": r.versions.arch,
-            "claudeCode": r.versions.claude_code,
+    wire::ReportDocument {
+        schema_version: SCHEMA_VERSION,
+        redacted: r.is_redacted(),
+        versions: wire::Versions {
+            mcplogs: r.versions.mcplogs.clone(),
+            os: r.versions.os.clone(),
+            arch: r.versions.arch.clone(),
+            claude_code: r.versions.claude_code.clone(),
         },
-        "whatsWrong": r.problem_servers().map(|s| json!({
-            "name": s.name,
-            "project": s.project,
-            "summary": s.summary,
-        })).collect::<Vec<_>>(),
-        "servers": r.servers.iter().map(server_json).collect::<Vec<_>>(),
-        "settings": {
-            "project": st.project,
-            "layers": st.layers.iter().map(|l| json!({
-                "layer": l.layer,
-                "path": l.path,
-                "status": l.status,
-                "negotiation": l.value,
-                "inEffect": l.in_effect,
-                "decides": l.decides,
-            })).collect::<Vec<_>>(),
-            "effective": {
-                "value": st.effective_value,
-                "layer": st.effective_layer,
-                "path": st.effective_path,
-                "text": st.effective_text,
+        whats_wrong: r
+            .problem_servers()
+            .map(|s| wire::WhatsWrong {
+                name: s.name.clone(),
+                project: s.project.clone(),
+                summary: s.summary.clone(),
+            })
+            .collect(),
+        servers: r.servers.iter().map(server_json).collect(),
+        settings: wire::ReportSettings {
+            project: st.project.clone(),
+            layers: st.layers.iter().map(layer_json).collect(),
+            effective: wire::ReportEffective {
+                value: st.effective_value.clone(),
+                layer: st.effective_layer.clone(),
+                path: st.effective_path.clone(),
+                text: st.effective_text.clone(),
             },
-            "problems": st.problems,
+            problems: st.problems.clone(),
         },
-        "legacyFixApplied": st.legacy_applied,
-        "warnings": r.warnings,
-    })
+        legacy_fix_applied: st.legacy_applied,
+        warnings: r.warnings.clone(),
+    }
 }
 
-fn server_json(s: &ServerSection) -> Value {
-    json!({
-        "name": s.name,
-        "project": s.project,
-        "verdict": s.verdict.as_str(),
-        "cause": s.cause.map(|c| c.as_str()),
-        "era": s.era.map(|e| e.as_str()),
-        "negotiatedProtocolVersion": s.negotiated_protocol_version,
-        "legacyFixApplies": s.legacy_fix_applies,
-        "filledFields": s.filled_fields,
-        "badToolPath": s.bad_tool_path,
-        "lastSeen": s.last_seen,
-        "sessions": s.sessions,
-        "failedSessions": s.failed_sessions,
-        "problem": s.is_problem(),
-        "summary": s.summary,
-        "recommendation": s.recommendation,
-        "source": s.source,
-        "evidence": s.evidence.iter().map(record_json).collect::<Vec<_>>(),
-        "stderr": s.stderr.iter().map(record_json).collect::<Vec<_>>(),
-    })
+fn layer_json(l: &LayerItem) -> wire::ReportLayer {
+    wire::ReportLayer {
+        layer: l.layer.clone(),
+        path: l.path.clone(),
+        status: l.status.clone(),
+        negotiation: l.value.clone(),
+        in_effect: l.in_effect,
+        decides: l.decides,
+    }
 }
 
-fn record_json(e: &EvidenceItem) -> Value {
-    json!({
-        "file": e.file,
-        "location": e.location,
-        "line": e.line,
-        "timestamp": e.timestamp,
-        "level": e.level,
-        "message": e.message,
-    })
+fn server_json(s: &ServerSection) -> wire::ReportServer {
+    wire::ReportServer {
+        name: s.name.clone(),
+        project: s.project.clone(),
+        verdict: s.verdict.as_str().to_string(),
+        cause: s.cause.map(|c| c.as_str().to_string()),
+        era: s.era.map(|e| e.as_str().to_string()),
+        negotiated_protocol_version: s.negotiated_protocol_version.clone(),
+        legacy_fix_applies: s.legacy_fix_applies,
+        filled_fields: s.filled_fields.clone(),
+        bad_tool_path: s.bad_tool_path.clone(),
+        last_seen: s.last_seen.clone(),
+        sessions: s.sessions as u64,
+        failed_sessions: s.failed_sessions as u64,
+        problem: s.is_problem(),
+        summary: s.summary.clone(),
+        recommendation: s.recommendation.clone(),
+        source: s.source.clone(),
+        evidence: s.evidence.iter().map(record_json).collect(),
+        stderr: s.stderr.iter().map(record_json).collect(),
+    }
+}
+
+fn record_json(e: &EvidenceItem) -> wire::ReportRecord {
+    wire::ReportRecord {
+        file: e.file.clone(),
+        location: e.location.clone(),
+        line: e.line as u64,
+        timestamp: e.timestamp.clone(),
+        level: e.level.clone(),
+        message: e.message.clone(),
+    }
 }

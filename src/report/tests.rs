@@ -184,7 +184,7 @@ fn redaction_covers_every_section() {
     r.redact(RedactorBuilder::new().home("/Users/alice").user("alice"));
     assert!(r.is_redacted());
     let md = markdown::render(&r);
-    let js = json::report_json(&r).to_string();
+    let js = serde_json::to_string(&json::report_json(&r)).expect("json");
     for out in [&md, &js] {
         assert!(!out.contains("alice"), "{out}");
         assert!(!out.contains("sk-ant-"), "{out}");
@@ -204,8 +204,8 @@ fn json_shape() {
         &negotiation(Some("legacy")),
         versions(),
     );
-    let j = json::report_json(&r);
-    assert_eq!(j["schemaVersion"], 1);
+    let j = serde_json::to_value(json::report_json(&r)).expect("json");
+    assert_eq!(j["schemaVersion"], 2);
     assert_eq!(j["redacted"], false);
     assert_eq!(j["versions"]["claudeCode"], "2.1.288 (Claude Code)");
     assert_eq!(j["whatsWrong"].as_array().unwrap().len(), 1);

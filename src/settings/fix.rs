@@ -165,7 +165,7 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
     };
     snap.replace_in(files, &fix.new_bytes)?;
     let state = UndoState {
-        version: UndoState::VERSION,
+        version: undo::STATE_VERSION,
         settings_path: snap.path.clone(),
         written_path: snap.target.clone(),
         kind: fix.kind.as_str().to_string(),

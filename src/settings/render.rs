@@ -2,12 +2,12 @@
 //! Like [`crate::render`], these return strings; the binary decides where they go.
 
 use colored::Colorize;
-use serde_json::{Value, json};
 
 use super::effective::EffectiveNegotiation;
 use super::layers::{LayerKind, LayerStatus, SettingsLayer};
 use super::{NEGOTIATION_KEY, NegotiationValue};
 use crate::text::terminal_safe;
+use crate::wire;
 
 /// What Claude Code does when nothing sets the variable (reference, section 3).
 /// Observed: 2.1.288 negotiates the modern revision only with HTTP servers, 2.1.332
@@ -182,9 +182,14 @@ pub fn settings_text(e: &EffectiveNegotiation) -> String {
     out
 }
 
-/// `mcplogs settings --json`. The field names are a contract (docs/settings.md).
-pub fn settings_json(e: &EffectiveNegotiation) -> Value {
-    let layers: Vec<Value> = e
+/// `mcplogs settings --json` ([`wire::SettingsDocument`], fields in docs/json.md).
+pub fn settings_json(e: &EffectiveNegotiation) -> wire::SettingsDocument {
+    settings_layers_json(e).into_document()
+}
+
+/// The settings layers as part of another document (`scan --json`'s `settings`).
+pub fn settings_layers_json(e: &EffectiveNegotiation) -> wire::Settings {
+    let layers = e
         .layers
         .iter()
         .map(|l| {
@@ -196,37 +201,41 @@ pub fn settings_json(e: &EffectiveNegotiation) -> Value {
                 LayerStatus::Unreadable { error } => (None, Vec::new(), Some(error.clone())),
                 _ => (None, Vec::new(), None),
             };
-            json!({
-                "layer": l.kind.as_str(),
-                "path": l.path.as_ref().map(|p| p.display().to_string()),
-                "present": l.present(),
-                "status": l.status.as_str(),
-                "strict": match l.status {
+            wire::SettingsLayer {
+                layer: l.kind.as_str().to_string(),
+                path: l.path.as_ref().map(|p| p.display().to_string()),
+                present: l.present(),
+                status: l.status.as_str().to_string(),
+                strict: match l.status {
                     LayerStatus::Strict => Some(true),
                     LayerStatus::Ignored { .. } | LayerStatus::Invalid { .. } => Some(false),
                     _ => None,
                 },
-                "in_effect": l.in_effect() && l.present(),
-                "negotiation": l.negotiation.as_ref().map(|v| v.as_str().to_string()),
-                "problem": problem.map(|p| json!({
-                    "line": p.line, "column": p.column, "message": p.message,
-                })),
-                "ignored_env_keys": ignored_env_keys,
-                "error": error,
-            })
+                in_effect: l.in_effect() && l.present(),
+                negotiation: l.negotiation.as_ref().map(|v| v.as_str().to_string()),
+                problem: problem.map(|p| wire::TextProblem {
+                    line: p.line as u64,
+                    column: p.column as u64,
+                    message: p.message.clone(),
+                }),
+                ignored_env_keys,
+                error,
+            }
         })
         .collect();
     let decider = e.deciding_layer();
-    json!({
-        "project": e.project_dir.display().to_string(),
-        "layers": layers,
-        "effective": {
-            "value": e.value().map(|v| v.as_str().to_string()),
-            "legacy": e.is_legacy(),
-            "layer": decider.map(|l| l.kind.as_str()),
-            "path": decider.and_then(|l| l.path.as_ref()).map(|p| p.display().to_string()),
+    wire::Settings {
+        project: e.project_dir.display().to_string(),
+        layers,
+        effective: wire::Effective {
+            value: e.value().map(|v| v.as_str().to_string()),
+            legacy: e.is_legacy(),
+            layer: decider.map(|l| l.kind.as_str().to_string()),
+            path: decider
+                .and_then(|l| l.path.as_ref())
+                .map(|p| p.display().to_string()),
         },
-    })
+    }
 }
 
 #[cfg(test)]
@@ -283,16 +292,17 @@ mod tests {
 
     #[test]
     fn json_shape() {
-        let j = settings_json(&report());
+        let j = serde_json::to_value(settings_json(&report())).expect("json");
+        assert_eq!(j["schemaVersion"], 2);
         assert_eq!(j["effective"]["value"], "auto");
         assert_eq!(j["effective"]["layer"], "user");
         assert_eq!(j["layers"][0]["status"], "ignored");
         assert_eq!(j["layers"][0]["strict"], false);
-        assert_eq!(j["layers"][0]["in_effect"], false);
+        assert_eq!(j["layers"][0]["inEffect"], false);
         assert_eq!(j["layers"][0]["problem"]["line"], 2);
         assert_eq!(j["layers"][0]["negotiation"], "legacy");
         assert_eq!(j["layers"][2]["present"], false);
-        assert_eq!(j["layers"][2]["path"], Value::Null);
+        assert_eq!(j["layers"][2]["path"], serde_json::Value::Null);
     }
 
     #[test]

@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -22,28 +21,15 @@ use super::strictness::{self, Strictness};
 use super::write::{FileSnapshot, Fs, RealFs, read_if_exists, write_copy_in};
 use super::{NegotiationValue, SettingsError, UndoStateProblem};
 
-/// The record of mcplogs' last fix of one settings file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UndoState {
-    pub version: u32,
-    /// The path as named when fixing (a symlink stays the path).
-    pub settings_path: PathBuf,
-    /// The file actually written (the symlink's target).
-    pub written_path: PathBuf,
-    /// "create", "edit" or "rewrite-strict".
-    pub kind: String,
-    pub created_file: bool,
-    pub backup_path: Option<PathBuf>,
-    /// SHA-256 of the bytes the fix wrote: "unchanged since the fix" means equal.
-    pub written_sha256: String,
-    pub env_existed: bool,
-    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix; `null`: absent.
-    pub previous_value: Option<Value>,
-}
+/// The record of mcplogs' last fix of one settings file: its JSON shape is
+/// [`crate::wire::FixRecord`] (docs/json.md, "fix").
+pub use crate::wire::FixRecord as UndoState;
 
-impl UndoState {
-    pub const VERSION: u32 = 1;
-}
+/// The `schemaVersion` this mcplogs writes.
+pub const STATE_VERSION: u32 = crate::wire::SCHEMA_VERSION;
+
+/// Records written with version 1 (snake_case names) are still read.
+const STATE_VERSIONS_READ: std::ops::RangeInclusive<u32> = 1..=STATE_VERSION;
 
 pub fn backup_path(settings: &Path) -> PathBuf {
     with_suffix(settings, ".mcplogs-backup")
@@ -88,7 +74,7 @@ pub fn load_state(settings: &Path) -> Result<Option<UndoState>, SettingsError> {
             path: path.clone(),
             problem: UndoStateProblem::Unreadable(e),
         })?;
-    if state.version != UndoState::VERSION {
+    if !STATE_VERSIONS_READ.contains(&state.version) {
         return Err(SettingsError::BadUndoState {
             path,
             problem: UndoStateProblem::UnknownVersion(state.version),

@@ -35,3 +35,4 @@ mod settings_property;
 mod settings_pty;
 #[cfg(unix)]
 mod settings_undo;
+mod wire;

@@ -62,11 +62,11 @@ fn ignored_file_is_reported_with_position_and_keys_and_does_not_decide() {
     let user = &j["layers"][3];
     assert_eq!(user["status"], "ignored");
     assert_eq!(user["strict"], false);
-    assert_eq!(user["in_effect"], false);
+    assert_eq!(user["inEffect"], false);
     assert_eq!(user["problem"]["line"], 3);
     assert_eq!(user["problem"]["column"], 5);
     assert_eq!(
-        user["ignored_env_keys"],
+        user["ignoredEnvKeys"],
         serde_json::json!(["MCP_PROTOCOL_NEGOTIATION", "X_TOKEN"])
     );
     assert_eq!(j["effective"]["value"], serde_json::Value::Null);

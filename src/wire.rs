@@ -1,0 +1,481 @@
+//! The JSON documents mcplogs writes, as typed structs: the one place their shape is
+//! defined. `docs/json.md` describes every field; `docs/schema/*.schema.json` are
+//! generated from these types ([`schemas`]) and a test fails when they differ.
+//!
+//! A leaf: nothing here imports a pipeline stage. The stages fill these structs
+//! (`render::json` for scan and du, `explain`, `settings::render`, `report::json`,
+//! `settings::undo`); the binary prints them.
+//!
+//! Rules for changing a document: add fields, never rename or remove one without
+//! bumping [`SCHEMA_VERSION`] and noting it in docs/json.md's changelog. Field order is
+//! the order of the struct fields. Every field is always written (`null` when absent),
+//! and the structs deny unknown fields, so a round trip through them is exact.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `schemaVersion` of every document. 2: all names camelCase (`settings`' `in_effect`
+/// and `ignored_env_keys`, and the fix undo record's fields), and `settings --json`
+/// and the undo record carry `schemaVersion`.
+pub const SCHEMA_VERSION: u32 = 2;
+
+// ---------------------------------------------------------------------------------
+// Shared parts
+
+/// A damaged or unreadable file that the command skipped in part or whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Warning {
+    /// The file, or null when the warning is about no single file.
+    pub file: Option<String>,
+    /// One line, such as `skipped 2 of 40 lines (1 not valid JSON, a truncated last record)`.
+    pub message: String,
+}
+
+/// One decoded log record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Evidence {
+    /// The log file.
+    pub file: String,
+    /// 1-based line in the file.
+    pub line: u64,
+    /// ISO-8601 time of the record, or null.
+    pub timestamp: Option<String>,
+    /// `debug`, `info`, `warn`, `error`, ...
+    pub level: String,
+    /// The message, decoded, exactly as logged (after redaction).
+    pub message: String,
+}
+
+// ---------------------------------------------------------------------------------
+// scan --json
+
+/// `mcplogs scan --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScanDocument {
+    pub schema_version: u32,
+    /// One entry per server, in the order the table shows them.
+    pub servers: Vec<ScanServer>,
+    pub warnings: Vec<Warning>,
+    /// The settings layers for the current directory, as `settings --json` gives them
+    /// (without its `schemaVersion`).
+    pub settings: Settings,
+}
+
+/// One server in `scan --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScanServer {
+    /// Configured server name when known, else the log folder's encoded name.
+    pub name: String,
+    /// The project's working directory, or null (debug logs).
+    pub project: Option<String>,
+    /// `healthy`, `tolerated`, `tools-fetch-failed`, `version-unsupported`,
+    /// `connection-failed` or `unknown`.
+    pub verdict: String,
+    /// The cause, for `tools-fetch-failed` and `connection-failed`.
+    pub cause: Option<String>,
+    /// `modern` or `legacy`: the protocol era of the deciding connection.
+    pub era: Option<String>,
+    /// From the capabilities record.
+    pub negotiated_protocol_version: Option<String>,
+    /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` fixes this server.
+    pub legacy_fix_applies: bool,
+    /// For `tolerated`: the fields Claude Code filled in.
+    pub filled_fields: Vec<String>,
+    /// For `invalid-tool-definition`: e.g. `tools[2].inputSchema.type`.
+    pub bad_tool_path: Option<String>,
+    /// ISO-8601 time of the last record of the deciding session.
+    pub last_seen: Option<String>,
+    /// Configured names that share this log folder (their names encode to the same
+    /// `mcp-logs-<folder>`); empty unless two or more do.
+    pub shared_by: Vec<String>,
+    /// Sessions seen for this server.
+    pub sessions: u64,
+    /// Sessions whose own verdict was a problem.
+    pub failed_sessions: u64,
+    /// One line: what to do.
+    pub recommendation: String,
+    /// The deciding records.
+    pub evidence: Vec<Evidence>,
+    /// The `mcp-logs-<folder>` part, for logs from a cache tree.
+    pub folder: Option<String>,
+    /// The encoded project folder name.
+    pub project_folder: Option<String>,
+    /// The log folder or debug log the server's records came from.
+    pub source: String,
+    /// Per verdict seen, in order of first appearance.
+    pub history: Vec<VerdictSeen>,
+}
+
+/// One verdict in a server's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VerdictSeen {
+    pub verdict: String,
+    pub cause: Option<String>,
+    /// Sessions with this verdict.
+    pub sessions: u64,
+    /// ISO-8601 time of the last record of the last such session.
+    pub last_seen: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------
+// explain --json
+
+/// `mcplogs explain --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExplainDocument {
+    pub schema_version: u32,
+    /// One entry per server line (or one for a pasted message).
+    pub servers: Vec<ExplainServer>,
+}
+
+/// One explained server line or message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExplainServer {
+    /// The server name, when the pasted text has one.
+    pub name: Option<String>,
+    /// The command or URL `claude mcp list` showed.
+    pub target: Option<String>,
+    /// The status as printed (`✓ Connected`), or the pasted message's first line.
+    pub status: String,
+    /// As in `scan --json`.
+    pub verdict: String,
+    pub cause: Option<String>,
+    pub era: Option<String>,
+    pub negotiated_protocol_version: Option<String>,
+    pub legacy_fix_applies: bool,
+    pub filled_fields: Vec<String>,
+    pub bad_tool_path: Option<String>,
+    /// One line: what to do.
+    pub recommendation: String,
+    /// The text after the status, zod errors included.
+    pub detail: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------
+// du --json
+
+/// `mcplogs du --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DuDocument {
+    pub schema_version: u32,
+    /// Total bytes of the log files.
+    pub bytes: u64,
+    /// Total number of log files.
+    pub files: u64,
+    /// Largest first.
+    pub projects: Vec<DuProject>,
+    pub warnings: Vec<Warning>,
+}
+
+/// One project folder in `du --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DuProject {
+    /// The project's working directory, else its encoded folder name.
+    pub project: String,
+    /// The encoded project folder name, or null.
+    pub folder: Option<String>,
+    /// The project folder in the cache, or null.
+    pub path: Option<String>,
+    pub bytes: u64,
+    pub files: u64,
+    /// Time of the oldest session (from file names), or null.
+    pub oldest_session: Option<String>,
+    /// Time of the newest session (from file names), or null.
+    pub newest_session: Option<String>,
+    /// Largest first.
+    pub servers: Vec<DuServer>,
+}
+
+/// One server's log folder in `du --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DuServer {
+    pub name: String,
+    /// The `mcp-logs-<folder>` part.
+    pub folder: String,
+    /// The log folder.
+    pub path: String,
+    pub bytes: u64,
+    pub files: u64,
+    pub oldest_session: Option<String>,
+    pub newest_session: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------
+// settings --json
+
+/// `mcplogs settings --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsDocument {
+    pub schema_version: u32,
+    /// The project folder the layers were read for.
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<SettingsLayer>,
+    pub effective: Effective,
+}
+
+/// The settings layers as part of another document (`scan --json`'s `settings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    /// The project folder the layers were read for.
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<SettingsLayer>,
+    pub effective: Effective,
+}
+
+impl Settings {
+    /// The standalone `settings --json` document.
+    pub fn into_document(self) -> SettingsDocument {
+        SettingsDocument {
+            schema_version: SCHEMA_VERSION,
+            project: self.project,
+            layers: self.layers,
+            effective: self.effective,
+        }
+    }
+}
+
+/// One settings layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsLayer {
+    /// `managed-drop-in`, `managed`, `local`, `project`, `user` or `environment`.
+    pub layer: String,
+    /// The file; null for `environment`.
+    pub path: Option<String>,
+    /// The file exists (for `environment`: the variable is set).
+    pub present: bool,
+    /// `absent`, `strict`, `ignored`, `invalid`, `unreadable` or `environment`.
+    pub status: String,
+    /// True or false for a file that exists and was parsed; null otherwise.
+    pub strict: Option<bool>,
+    /// Claude Code reads this layer (a strict file, or a set variable).
+    pub in_effect: bool,
+    /// The layer's `env.MCP_PROTOCOL_NEGOTIATION`, or null when absent.
+    pub negotiation: Option<String>,
+    /// For `ignored` and `invalid`: the first problem.
+    pub problem: Option<TextProblem>,
+    /// For `ignored`: the `env` keys that are therefore not in effect.
+    pub ignored_env_keys: Vec<String>,
+    /// For `unreadable`: why.
+    pub error: Option<String>,
+}
+
+/// Where a settings file stops being strict JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TextProblem {
+    /// 1-based.
+    pub line: u64,
+    /// 1-based.
+    pub column: u64,
+    pub message: String,
+}
+
+/// The value Claude Code uses and the layer that decides it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Effective {
+    /// Null: not set (Claude Code's default).
+    pub value: Option<String>,
+    /// `value` is `legacy`.
+    pub legacy: bool,
+    /// The deciding layer, or null.
+    pub layer: Option<String>,
+    /// The deciding layer's file, or null.
+    pub path: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------
+// report --json
+
+/// `mcplogs report --json`: the report's content, redacted like the Markdown, untrimmed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportDocument {
+    pub schema_version: u32,
+    /// False with `--no-redact`.
+    pub redacted: bool,
+    pub versions: Versions,
+    /// Per problem server: one sentence.
+    pub whats_wrong: Vec<WhatsWrong>,
+    /// Every server.
+    pub servers: Vec<ReportServer>,
+    pub settings: ReportSettings,
+    /// The effective `MCP_PROTOCOL_NEGOTIATION` is `legacy`.
+    pub legacy_fix_applied: bool,
+    /// Damaged or unreadable log files, one line each.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Versions {
+    pub mcplogs: String,
+    pub os: String,
+    pub arch: String,
+    /// Null: unknown (no `claude --version` answer).
+    pub claude_code: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WhatsWrong {
+    pub name: String,
+    pub project: Option<String>,
+    pub summary: String,
+}
+
+/// One server in `report --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportServer {
+    pub name: String,
+    pub project: Option<String>,
+    /// As in `scan --json`.
+    pub verdict: String,
+    pub cause: Option<String>,
+    pub era: Option<String>,
+    pub negotiated_protocol_version: Option<String>,
+    pub legacy_fix_applies: bool,
+    pub filled_fields: Vec<String>,
+    pub bad_tool_path: Option<String>,
+    pub last_seen: Option<String>,
+    pub sessions: u64,
+    pub failed_sessions: u64,
+    /// The verdict is a problem.
+    pub problem: bool,
+    /// One sentence.
+    pub summary: String,
+    pub recommendation: String,
+    /// The log folder or debug log, redacted.
+    pub source: String,
+    pub evidence: Vec<ReportRecord>,
+    /// The server's own stderr lines.
+    pub stderr: Vec<ReportRecord>,
+}
+
+/// One log record in `report --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportRecord {
+    pub file: String,
+    /// `mcp-logs-<server>/<file>:<line>`.
+    pub location: String,
+    pub line: u64,
+    pub timestamp: Option<String>,
+    pub level: String,
+    /// Exactly as logged, after redaction.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportSettings {
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<ReportLayer>,
+    pub effective: ReportEffective,
+    /// One sentence per file Claude Code skips.
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportLayer {
+    pub layer: String,
+    pub path: Option<String>,
+    /// `absent`, `strict`, `ignored`, `invalid`, `unreadable`, `set` or `unset`.
+    pub status: String,
+    pub negotiation: Option<String>,
+    pub in_effect: bool,
+    /// This layer decides the effective value.
+    pub decides: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportEffective {
+    pub value: Option<String>,
+    pub layer: Option<String>,
+    pub path: Option<String>,
+    /// The sentence the Markdown shows.
+    pub text: String,
+}
+
+// ---------------------------------------------------------------------------------
+// fix: the undo record
+
+/// The record of mcplogs' last fix of one settings file, written by `mcplogs fix` as
+/// `<settings>.mcplogs-undo.json` (mode 0600) and read by `fix --undo`.
+///
+/// Records from schemaVersion 1 (snake_case names, `version` instead of
+/// `schemaVersion`) are still read: the aliases below accept them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FixRecord {
+    /// `schemaVersion`; 1 for records written before the camelCase names.
+    #[serde(rename = "schemaVersion", alias = "version")]
+    pub version: u32,
+    /// The path as named when fixing (a symlink stays the path).
+    #[serde(alias = "settings_path")]
+    pub settings_path: PathBuf,
+    /// The file actually written (the symlink's target).
+    #[serde(alias = "written_path")]
+    pub written_path: PathBuf,
+    /// `create`, `edit` or `rewrite-strict`.
+    pub kind: String,
+    /// The fix created the file.
+    #[serde(alias = "created_file")]
+    pub created_file: bool,
+    /// The backup of the bytes before the fix; null when the fix created the file.
+    #[serde(alias = "backup_path")]
+    pub backup_path: Option<PathBuf>,
+    /// SHA-256 (hex) of the bytes the fix wrote: "unchanged since the fix" means equal.
+    #[serde(alias = "written_sha256")]
+    pub written_sha256: String,
+    /// The file had an `env` object before the fix.
+    #[serde(alias = "env_existed")]
+    pub env_existed: bool,
+    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix (any JSON value); null: absent.
+    #[serde(alias = "previous_value")]
+    pub previous_value: Option<Value>,
+}
+
+// ---------------------------------------------------------------------------------
+// Schemas
+
+/// Every document's JSON Schema, by the name of its file under `docs/schema/`
+/// (`<name>.schema.json`).
+pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
+    fn one<T: JsonSchema>() -> schemars::Schema {
+        schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>()
+    }
+    vec![
+        ("scan", one::<ScanDocument>()),
+        ("explain", one::<ExplainDocument>()),
+        ("du", one::<DuDocument>()),
+        ("settings", one::<SettingsDocument>()),
+        ("fix", one::<FixRecord>()),
+        ("report", one::<ReportDocument>()),
+    ]
+}
