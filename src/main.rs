@@ -6,7 +6,7 @@ mod cmd_settings;
 mod exit_codes;
 mod progress;
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 
 use clap::Parser;
 
@@ -163,19 +163,17 @@ fn run_du(args: DuArgs) -> ExitCode {
 }
 
 fn run_explain(args: ExplainArgs) -> ExitCode {
-    let mut bytes = Vec::new();
+    use mcplogs::safe_read::{EXPLAIN_MAX_BYTES, read_bounded, read_input_file};
     let read = match args.file.as_deref() {
-        Some(p) if p.as_os_str() != "-" => std::fs::read(p)
-            .map(|b| bytes = b)
-            .map_err(|e| format!("{}: {e}", p.display())),
-        _ => io::stdin()
-            .read_to_end(&mut bytes)
-            .map(|_| ())
-            .map_err(|e| format!("stdin: {e}")),
+        Some(p) if p.as_os_str() != "-" => {
+            read_input_file(p, EXPLAIN_MAX_BYTES).map_err(|e| format!("{}: {e}", p.display()))
+        }
+        _ => read_bounded(io::stdin().lock(), EXPLAIN_MAX_BYTES).map_err(|e| format!("stdin: {e}")),
     };
-    if let Err(e) = read {
-        return error(e);
-    }
+    let bytes = match read {
+        Ok(b) => b,
+        Err(e) => return error(e),
+    };
     let text = String::from_utf8_lossy(&bytes);
     let mut report = mcplogs::explain::explain(&text);
     if !args.no_redact {

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod edit;
 pub mod effective;
 pub mod fix;
+pub mod json;
 pub mod layers;
 pub mod render;
 pub mod strictness;
@@ -112,6 +113,13 @@ pub enum SettingsError {
     Unsupported { path: PathBuf, reason: String },
     /// The file changed between mcplogs reading it and writing it.
     ChangedSinceRead { path: PathBuf },
+    /// Not a regular file (a FIFO, a device, a folder, a symlink loop) or too large:
+    /// never read for long, never written.
+    NotRegular { path: PathBuf, reason: String },
+    /// More than one name: replacing it would split the hard links silently.
+    HardLinked { path: PathBuf, links: u64 },
+    /// Two other writers raced the swap; every file is kept, `left` holds one of them.
+    RaceLeftFile { path: PathBuf, left: PathBuf },
     /// The settings file was written but the undo record could not be saved or removed.
     UndoRecord {
         path: PathBuf,
@@ -178,6 +186,22 @@ impl fmt::Display for SettingsError {
                 f,
                 "{} changed while mcplogs was working (Claude Code rewrites it on its own); nothing was written: run the command again",
                 path.display()
+            ),
+            SettingsError::NotRegular { path, reason } => write!(
+                f,
+                "{}: {reason}; mcplogs writes only regular files, so nothing was changed",
+                path.display()
+            ),
+            SettingsError::HardLinked { path, links } => write!(
+                f,
+                "{} has {links} hard links; replacing it would leave the other names with the old content, so mcplogs does not edit hard-linked settings files and nothing was changed: make the change by hand, or replace the extra links with symlinks",
+                path.display()
+            ),
+            SettingsError::RaceLeftFile { path, left } => write!(
+                f,
+                "{} was replaced by other programs several times while mcplogs wrote it; nothing was lost, but {} holds a copy that was swapped out: compare the two by hand",
+                path.display(),
+                left.display()
             ),
             SettingsError::UndoRecord {
                 path,

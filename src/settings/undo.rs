@@ -1,9 +1,16 @@
 //! `mcplogs fix --undo`. Every fix leaves, next to the settings path (beside the link
 //! when it is a symlink):
-//! - `<name>.mcplogs-backup`: the bytes before the fix, with the file's permission bits
-//!   (absent when the fix created the file);
-//! - `<name>.mcplogs-undo.json` (mode 0600): an [`UndoState`], recording a hash of what
-//!   was written and the key's previous value.
+//! - `<name>.mcplogs-backup`: the bytes before the fix, with the file's owner and at
+//!   most its permission bits, never writable by group or others (absent when the fix
+//!   created the file);
+//! - `<name>.mcplogs-undo.json` (the file's owner, at most its owner bits): an
+//!   [`UndoState`], recording hashes of the backup and of what was written, and the
+//!   key's previous value.
+//!
+//! Undo verifies before it writes: the record and the backup must be regular files
+//! owned by the settings file's owner and writable by no one else, the backup must be
+//! the sibling mcplogs writes (a record naming any other path is refused), and its
+//! SHA-256 must be the one recorded (an emptied or edited backup is refused).
 //!
 //! If the file still hashes to what the fix wrote, undo restores the backup (or removes
 //! a file the fix created). If anyone changed it since (Claude Code rewrites the file on
@@ -19,7 +26,8 @@ use super::diff;
 use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
-use super::write::{FileSnapshot, Fs, RealFs, read_if_exists, write_copy_in};
+use super::write::{Attrs, FileSnapshot, Fs, RealFs, write_copy_in};
+use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 use super::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
 
 /// The record of mcplogs' last fix of one settings file.
@@ -34,16 +42,27 @@ pub struct UndoState {
     pub kind: String,
     pub created_file: bool,
     pub backup_path: Option<PathBuf>,
+    /// SHA-256 of the backup's bytes: undo restores only exactly these.
+    pub backup_sha256: Option<String>,
     /// SHA-256 of the bytes the fix wrote: "unchanged since the fix" means equal.
     pub written_sha256: String,
     pub env_existed: bool,
-    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix; `null`: absent.
-    pub previous_value: Option<Value>,
+    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix, as its literal JSON text;
+    /// `null`: absent.
+    pub previous_json: Option<String>,
 }
 
 impl UndoState {
-    pub const VERSION: u32 = 1;
+    /// 2: the backup's hash, the previous value as literal text.
+    pub const VERSION: u32 = 2;
 }
+
+/// Permission bits a backup may keep from the settings file: no write for others.
+pub const BACKUP_MODE_MASK: u32 = 0o755;
+/// Permission bits the undo record may keep: the owner's read and write at most.
+pub const RECORD_MODE_MASK: u32 = 0o600;
+/// An undo record is a few hundred bytes.
+const RECORD_MAX_BYTES: u64 = 1024 * 1024;
 
 pub fn backup_path(settings: &Path) -> PathBuf {
     with_suffix(settings, ".mcplogs-backup")
@@ -66,35 +85,135 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-pub fn save_state(path: &Path, state: &UndoState) -> Result<(), SettingsError> {
-    save_state_in(&RealFs, path, state)
+pub fn save_state(path: &Path, state: &UndoState, attrs: Option<&Attrs>) -> Result<(), SettingsError> {
+    save_state_in(&RealFs, path, state, attrs)
 }
 
-/// [`save_state`] through `files`.
-pub fn save_state_in(files: &dyn Fs, path: &Path, state: &UndoState) -> Result<(), SettingsError> {
+/// [`save_state`] through `files`. `attrs`: the settings file's owner and at most its
+/// owner bits (`None`: the runner's, 0600).
+pub fn save_state_in(
+    files: &dyn Fs,
+    path: &Path,
+    state: &UndoState,
+    attrs: Option<&Attrs>,
+) -> Result<(), SettingsError> {
     let mut text = serde_json::to_string_pretty(state).expect("state serializes");
     text.push('\n');
-    write_copy_in(files, path, text.as_bytes(), None)
+    write_copy_in(files, path, text.as_bytes(), attrs)
 }
 
+/// The undo record of `settings`, if there is one, checked: a regular file, owned by
+/// `owner` (the settings file's) and writable by no one else, of this version.
 pub fn load_state(settings: &Path) -> Result<Option<UndoState>, SettingsError> {
+    let owner = FileSnapshot::read(settings)?.attrs;
+    load_state_owned(settings, owner.as_ref())
+}
+
+fn load_state_owned(settings: &Path, owner: Option<&Attrs>) -> Result<Option<UndoState>, SettingsError> {
     let path = state_path(settings);
-    let Some(bytes) = read_if_exists(&path).map_err(|e| SettingsError::io(&path, "read", e))?
+    let bad = |reason: String| SettingsError::BadUndoState {
+        path: path.clone(),
+        reason,
+    };
+    let Some(record) = read_regular(&path, RECORD_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| bad(format!("{e}; refusing to use it")))?
     else {
         return Ok(None);
     };
-    let state: UndoState =
-        serde_json::from_slice(&bytes).map_err(|e| SettingsError::BadUndoState {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
+    trusted(&record.meta, owner).map_err(&bad)?;
+    let state: UndoState = match serde_json::from_slice(&record.bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let version = serde_json::from_slice::<Value>(&record.bytes)
+                .ok()
+                .and_then(|v| v.get("version").and_then(Value::as_u64));
+            return Err(bad(match version {
+                Some(v) if v != u64::from(UndoState::VERSION) => format!(
+                    "version {v} was written by another mcplogs and is not one this one can check; restore {} by hand if you need it",
+                    backup_path(settings).display()
+                ),
+                _ => e.to_string(),
+            }));
+        }
+    };
     if state.version != UndoState::VERSION {
-        return Err(SettingsError::BadUndoState {
-            path,
-            reason: format!("version {} is not one this mcplogs knows", state.version),
-        });
+        return Err(bad(format!(
+            "version {} is not one this mcplogs knows",
+            state.version
+        )));
+    }
+    if state.settings_path != settings {
+        return Err(bad(format!(
+            "it records a fix of {}, not of {}; refusing to use it",
+            state.settings_path.display(),
+            settings.display()
+        )));
+    }
+    if let Some(b) = &state.backup_path {
+        let sibling = backup_path(settings);
+        if *b != sibling {
+            return Err(bad(format!(
+                "it names the backup {}, not {} where mcplogs writes it; refusing to use it",
+                b.display(),
+                sibling.display()
+            )));
+        }
     }
     Ok(Some(state))
+}
+
+/// A record or backup is used only if the settings file's owner owns it and no one
+/// else can write it (unix; elsewhere the file system's ACLs decide).
+fn trusted(meta: &std::fs::Metadata, owner: Option<&Attrs>) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Some((uid, _)) = owner.and_then(|a| a.owner)
+            && meta.uid() != uid
+        {
+            return Err(format!(
+                "it is owned by uid {}, not by the settings file's owner (uid {uid}); refusing to use it",
+                meta.uid()
+            ));
+        }
+        let mode = meta.mode() & 0o7777;
+        if mode & 0o022 != 0 {
+            return Err(format!(
+                "others can write it (mode {mode:04o}); refusing to use it"
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (meta, owner);
+    Ok(())
+}
+
+/// The backup's bytes, if it is the trusted sibling holding exactly what was recorded.
+fn verified_backup(
+    settings: &Path,
+    state: &UndoState,
+    owner: Option<&Attrs>,
+    state_path: &Path,
+) -> Result<Vec<u8>, SettingsError> {
+    let backup = backup_path(settings);
+    let bad = |reason: String| SettingsError::BadUndoState {
+        path: state_path.to_path_buf(),
+        reason,
+    };
+    let Some(expected) = &state.backup_sha256 else {
+        return Err(bad("it records no checksum of the backup".into()));
+    };
+    let b = read_regular(&backup, SETTINGS_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| bad(format!("its backup {}: {e}", backup.display())))?
+        .ok_or_else(|| bad(format!("its backup {} is missing", backup.display())))?;
+    trusted(&b.meta, owner).map_err(|r| bad(format!("its backup {}: {r}", backup.display())))?;
+    if sha256_hex(&b.bytes) != *expected {
+        return Err(bad(format!(
+            "its backup {} is not what mcplogs saved (checksum differs: it was emptied or edited since); nothing was restored",
+            backup.display()
+        )));
+    }
+    Ok(b.bytes)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,11 +251,14 @@ pub enum UndoPlan {
 }
 
 pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
-    let Some(state) = load_state(settings)? else {
+    let state_path = state_path(settings);
+    if std::fs::symlink_metadata(&state_path).is_err() {
+        return Ok(UndoPlan::NothingToUndo);
+    }
+    let snapshot = FileSnapshot::read(settings)?;
+    let Some(state) = load_state_owned(settings, snapshot.attrs.as_ref())? else {
         return Ok(UndoPlan::NothingToUndo);
     };
-    let state_path = state_path(settings);
-    let snapshot = FileSnapshot::read(settings)?;
     let label = settings.display().to_string();
     let Some(current) = snapshot.bytes.clone() else {
         return Ok(UndoPlan::ChangedByUser {
@@ -162,22 +284,13 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         if state.created_file {
             return pending(None, UndoHow::RemoveCreatedFile);
         }
-        let backup = state
-            .backup_path
-            .clone()
-            .unwrap_or_else(|| backup_path(settings));
-        let bytes = read_if_exists(&backup)
-            .map_err(|e| SettingsError::io(&backup, "read the backup", e))?
-            .ok_or_else(|| SettingsError::BadUndoState {
-                path: state_path.clone(),
-                reason: format!("its backup {} is missing", backup.display()),
-            })?;
+        let bytes = verified_backup(settings, &state, snapshot.attrs.as_ref(), &state_path)?;
         return pending(Some(bytes), UndoHow::RestoreBackup);
     }
 
     // Changed since the fix: put back the one key, keep everything else.
     let object = match strictness::check(&current_text) {
-        Strictness::Strict(o) => o,
+        Strictness::Strict(doc) => doc,
         Strictness::NonStrict { problem, .. } => {
             return Err(SettingsError::Unsupported {
                 path: settings.to_path_buf(),
@@ -196,7 +309,7 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     };
     let now = negotiation_in(&object);
     if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
-        let previous = match &state.previous_value {
+        let previous = match &state.previous_json {
             Some(v) => format!("puts back {v}"),
             None => "removes it".to_string(),
         };
@@ -210,7 +323,7 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     }
     let new_text = edit::restore_key(
         &current_text,
-        state.previous_value.as_ref(),
+        state.previous_json.as_deref(),
         state.env_existed,
     )
     .map_err(|e| SettingsError::Unsupported {
