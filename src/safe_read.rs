@@ -69,7 +69,7 @@ impl fmt::Display for ReadError {
         match self {
             ReadError::NotRegular { kind } => write!(
                 f,
-                "not a regular file but {kind}; mcplogs reads only regular files"
+                "not a regular file but {kind}"
             ),
             ReadError::TooLarge { limit } => write!(
                 f,

@@ -189,7 +189,7 @@ impl fmt::Display for SettingsError {
             ),
             SettingsError::NotRegular { path, reason } => write!(
                 f,
-                "{}: {reason}; mcplogs writes only regular files, so nothing was changed",
+                "{}: {reason}; mcplogs writes only regular files: nothing was changed",
                 path.display()
             ),
             SettingsError::HardLinked { path, links } => write!(

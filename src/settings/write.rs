@@ -71,6 +71,16 @@ pub trait Fs {
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         fs::remove_file(path)
     }
+    /// Makes a rename in `dir` durable; a folder that cannot be opened is not worth
+    /// failing for.
+    fn sync_dir(&self, dir: &Path) {
+        #[cfg(unix)]
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        #[cfg(not(unix))]
+        let _ = dir;
+    }
 }
 
 /// The file system itself.
@@ -148,20 +158,27 @@ pub struct FileSnapshot {
     pub attrs: Option<Attrs>,
 }
 
-/// The refusal for a path that is not a regular file mcplogs may write.
-fn refused(path: &Path, e: ReadError) -> SettingsError {
+/// The refusal for `path` (resolved to `target`) when it is not a regular file mcplogs
+/// may write.
+fn refused(path: &Path, target: &Path, e: ReadError) -> SettingsError {
     match e {
-        ReadError::Io(error) => SettingsError::io(path, "read", error),
+        ReadError::Io(error) if path == target => SettingsError::io(path, "read", error),
+        ReadError::Io(error) => SettingsError::io(target, "read", error),
         other => SettingsError::NotRegular {
             path: path.to_path_buf(),
-            reason: other.to_string(),
+            reason: if path == target {
+                other.to_string()
+            } else {
+                format!("its target {} is {other}", target.display())
+            },
         },
     }
 }
 
 /// One read of the resolved target: regular, capped, not followed, one name.
 fn read_target(path: &Path, target: &Path) -> Result<Option<crate::safe_read::Regular>, SettingsError> {
-    let r = read_regular(target, SETTINGS_MAX_BYTES, Follow::NoLinks).map_err(|e| refused(target, e))?;
+    let r = read_regular(target, SETTINGS_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| refused(path, target, e))?;
     if let Some(r) = &r {
         let links = link_count(&r.meta);
         if links > 1 {
@@ -189,7 +206,7 @@ fn link_count(meta: &Metadata) -> u64 {
 
 impl FileSnapshot {
     pub fn read(path: &Path) -> Result<FileSnapshot, SettingsError> {
-        let target = resolve_target(path).map_err(|e| refused(path, ReadError::Io(e)))?;
+        let target = resolve_target(path).map_err(|e| refused(path, path, ReadError::Io(e)))?;
         let (bytes, id, attrs) = match read_target(path, &target)? {
             Some(r) => (Some(r.bytes), r.id, Some(Attrs::of(&r.meta))),
             None => (None, None, new_file_attrs(&target)),
@@ -217,7 +234,7 @@ impl FileSnapshot {
             Ok(now) => now,
             // A symlink, FIFO or device swapped in since the read.
             Err(ReadError::NotRegular { .. } | ReadError::Replaced) => return Err(changed()),
-            Err(e) => return Err(refused(&self.target, e)),
+            Err(e) => return Err(refused(&self.path, &self.target, e)),
         };
         match (&now, &self.bytes) {
             (None, None) => Ok(()),
@@ -392,7 +409,7 @@ fn write_atomic(
         None => files.rename(tmp, dest).map_err(io_err("replace"))?,
         Some(snap) => swap_in(files, tmp, dest, snap)?,
     }
-    sync_dir(&dir);
+    files.sync_dir(&dir);
     Ok(())
 }
 
@@ -526,15 +543,6 @@ fn keep_owner(tmp: &Path, attrs: Option<&Attrs>) -> io::Result<()> {
     Ok(())
 }
 
-/// Makes the rename itself durable; a folder that cannot be opened is not worth failing.
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-}
 
 #[cfg(test)]
 mod tests {
