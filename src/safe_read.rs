@@ -96,7 +96,8 @@ impl From<ReadError> for io::Error {
     }
 }
 
-fn is_symlink_loop(e: &io::Error) -> bool {
+/// ELOOP: a symlink loop, or a symlink opened with O_NOFOLLOW.
+pub fn is_symlink_loop(e: &io::Error) -> bool {
     #[cfg(unix)]
     {
         e.raw_os_error() == Some(libc::ELOOP)

@@ -28,7 +28,9 @@ use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
 use super::SettingsError;
-use crate::safe_read::{FileId, Follow, ReadError, SETTINGS_MAX_BYTES, read_regular};
+use crate::safe_read::{
+    FileId, Follow, ReadError, SETTINGS_MAX_BYTES, is_symlink_loop, read_regular,
+};
 
 /// How [`Fs::swap`] puts the temporary file in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +164,10 @@ pub struct FileSnapshot {
 /// may write.
 fn refused(path: &Path, target: &Path, e: ReadError) -> SettingsError {
     match e {
+        ReadError::Io(error) if is_symlink_loop(&error) => SettingsError::NotRegular {
+            path: path.to_path_buf(),
+            reason: ReadError::Io(error).to_string(),
+        },
         ReadError::Io(error) if path == target => SettingsError::io(path, "read", error),
         ReadError::Io(error) => SettingsError::io(target, "read", error),
         other => SettingsError::NotRegular {
