@@ -201,10 +201,10 @@ pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Re
 /// Reads what a user named for `explain`: a regular file, or a pipe (`<(cmd)`, a FIFO)
 /// read to its end with the cap. Devices, sockets and folders are refused.
 pub fn read_input_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let meta = fs::metadata(path).map_err(ReadError::Io)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
+        let meta = fs::metadata(path).map_err(ReadError::Io)?;
         if meta.file_type().is_fifo() {
             // Opened without blocking (no writer: no hang), then read normally: a FIFO
             // nobody writes to reads as empty.

@@ -87,4 +87,10 @@ fn a_lone_surrogate_in_the_old_array_format_and_a_debug_literal_keeps_the_record
     let array = format!("[\n  {line},\n  {line}\n]\n");
     let arr = decode_bytes(array.as_bytes(), Path::new("a.txt"));
     assert_eq!(arr.records.len(), 2, "{:?}", arr.damage);
+    // A debug log entry written as one JSON string literal (`-p` with JSON output).
+    let debug = "2026-11-29T11:50:31.216Z [DEBUG] \"MCP server \\\"ttlstr\\\": tools/list failed (Invalid \\ud83d result)\"\n";
+    let dbg = decode_bytes(debug.as_bytes(), Path::new("debug.txt"));
+    assert_eq!(dbg.records.len(), 1, "{debug}");
+    assert_eq!(dbg.records[0].server.as_deref(), Some("ttlstr"));
+    assert!(dbg.records[0].message.contains("Invalid \u{fffd} result"), "{}", dbg.records[0].message);
 }

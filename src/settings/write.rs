@@ -126,15 +126,19 @@ impl Attrs {
 
     /// The same owner, permission bits limited to `mask` (unix; elsewhere unchanged).
     pub fn masked(&self, mask: u32) -> Attrs {
-        let mut a = self.clone();
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            a.perms = fs::Permissions::from_mode(self.perms.mode() & mask);
+            Attrs {
+                perms: fs::Permissions::from_mode(self.perms.mode() & mask),
+                owner: self.owner,
+            }
         }
         #[cfg(not(unix))]
-        let _ = mask;
-        a
+        {
+            let _ = mask;
+            self.clone()
+        }
     }
 
     /// The permission bits (unix), for checks.
