@@ -1,9 +1,10 @@
 //! Lossy repair of JSON text that `serde_json` refuses because of one string escape:
 //! a lone surrogate (`\ud83d` without its pair, which `JSON.parse` accepts and a Rust
-//! `String` cannot hold), an invalid escape (`\x41`, `\u12`), or a raw control
-//! character inside a string. Each becomes U+FFFD (a control character its `\u00XX`
-//! escape), so the record still decodes and still counts. Used only after a parse
-//! failed: the fast path never pays for it.
+//! `String` cannot hold) or an invalid escape (`\x41`, `\u12`). Each becomes U+FFFD,
+//! so the record still decodes and still counts. A raw control character is left
+//! alone: `JSON.parse` rejects it too, and Claude Code never writes one, so such a line
+//! is damage, counted as not JSON. Used only after a parse failed: the fast path never
+//! pays for it.
 
 /// The repaired text, or `None` when there was nothing to repair.
 pub(crate) fn repair(text: &str) -> Option<String> {
@@ -55,11 +56,6 @@ pub(crate) fn repair(text: &str) -> Option<String> {
                 }
                 None => i += 1,
             },
-            c @ 0..=0x1f if in_string => {
-                let esc = format!("\\u{c:04x}");
-                replace(&mut out, &mut copied, i, i + 1, &esc);
-                i += 1;
-            }
             _ => i += 1,
         }
     }
@@ -94,7 +90,7 @@ mod tests {
         assert_eq!(decoded(r#""\ud83d\ud83d\ude00""#), "\u{fffd}\u{1f600}");
         assert_eq!(decoded(r#""\x41""#), "\u{fffd}41");
         assert_eq!(decoded(r#""\u12""#), "\u{fffd}12");
-        assert_eq!(decoded("\"a\tb\""), "a\tb");
+        assert_eq!(repair("\"a\tb\""), None);
         assert_eq!(decoded(r#""\é""#), "\u{fffd}");
     }
 

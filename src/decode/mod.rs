@@ -150,7 +150,7 @@ impl Damage {
 }
 
 /// Parses one JSON value; if `serde_json` refuses it only for a string escape (a lone
-/// surrogate, an invalid escape, a raw control character), parses the lossy repair
+/// surrogate, an invalid escape), parses the lossy repair
 /// instead and counts it. A record is never lost to one bad escape.
 pub(crate) fn parse_json_lossy(text: &str, damage: &mut Damage) -> Option<serde_json::Value> {
     match serde_json::from_str(text) {

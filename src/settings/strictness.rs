@@ -39,10 +39,16 @@ pub fn check(text: &str) -> Strictness {
     };
     let problem = |e: &json::ParseError| {
         let (line, column) = line_column(body, e.offset);
+        let rest = &body[e.offset.min(body.len())..];
+        let message = if rest.starts_with("//") || rest.starts_with("/*") {
+            "a comment, which strict JSON does not allow".to_string()
+        } else {
+            e.message.clone()
+        };
         TextProblem {
             line,
             column,
-            message: e.message.clone(),
+            message,
         }
     };
     match json::parse(body, Dialect::Json5) {

@@ -4,8 +4,6 @@
 //! every run the other writer's file must be what is left, whether mcplogs' swap came
 //! first (then the writer replaced it) or second (then mcplogs must notice the file it
 //! swapped out is not the one it read, and swap back).
-#![cfg(unix)]
-
 use std::fs::{self, File};
 use std::io;
 use std::path::Path;

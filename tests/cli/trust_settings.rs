@@ -1,9 +1,6 @@
 //! Issue 10, items 1-3: every reproduction against the real binary, in a sandbox home
 //! with its own managed folder. Each run has a deadline: a hang is a failure, not a
 //! stuck test suite.
-#![cfg(unix)]
-
-mod common;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, symlink};
@@ -11,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 
 /// Runs `cmd` with no stdin, killing it (and failing) after 20 s. Output is read while
 /// it runs, so a long diff cannot fill the pipe and stall the child.

@@ -4,12 +4,10 @@
 //! disappeared or turned `unknown`, exit 0. Now the bad escape costs one character
 //! (U+FFFD) and every verdict is the one of the undamaged logs.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 fn scan(tmp: &Path, home: &Path) -> (Run, serde_json::Value) {
     run_json(
