@@ -46,9 +46,13 @@ impl FileId {
 #[derive(Debug)]
 pub enum ReadError {
     /// Not a regular file: `kind` names what it is ("a FIFO", "a character device"...).
-    NotRegular { kind: &'static str },
+    NotRegular {
+        kind: &'static str,
+    },
     /// Larger than `limit` bytes.
-    TooLarge { limit: u64 },
+    TooLarge {
+        limit: u64,
+    },
     /// The path changed into another file between the check and the open.
     Replaced,
     Io(io::Error),
@@ -67,10 +71,7 @@ impl ReadError {
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadError::NotRegular { kind } => write!(
-                f,
-                "not a regular file but {kind}"
-            ),
+            ReadError::NotRegular { kind } => write!(f, "not a regular file but {kind}"),
             ReadError::TooLarge { limit } => write!(
                 f,
                 "larger than {} MiB, more than any real file of its kind; not read",

@@ -144,9 +144,7 @@ pub fn set_legacy(text: &str) -> Result<String, EditError> {
         }
     };
     let new = parse_strict(&edited).map_err(|_| EditError::Verification)?;
-    let is_legacy = |d: &Doc, m: &JsonMember| {
-        m.key == NEGOTIATION_KEY && d.raw(m.value) == legacy
-    };
+    let is_legacy = |d: &Doc, m: &JsonMember| m.key == NEGOTIATION_KEY && d.raw(m.value) == legacy;
     let ok = (|| {
         let (old_root, new_root) = (doc.members(doc.root)?, new.members(new.root)?);
         match root.last_index("env") {
@@ -161,11 +159,12 @@ pub fn set_legacy(text: &str) -> Result<String, EditError> {
                 )
             }
             Some(i) => {
-                let (oe, ne) = (doc.members(old_root[i].value)?, new.members(new_root.get(i)?.value)?);
+                let (oe, ne) = (
+                    doc.members(old_root[i].value)?,
+                    new.members(new_root.get(i)?.value)?,
+                );
                 let env_ok = match oe.iter().rposition(|m| m.key == NEGOTIATION_KEY) {
-                    Some(j) => {
-                        same_except(&doc, oe, &new, ne, j) && is_legacy(&new, ne.get(j)?)
-                    }
+                    Some(j) => same_except(&doc, oe, &new, ne, j) && is_legacy(&new, ne.get(j)?),
                     None => is_legacy(&new, ne.first()?) && same_all(&doc, oe, &new, &ne[1..]),
                 };
                 Some(env_ok && same_except(&doc, old_root, &new, new_root, i))
@@ -211,7 +210,10 @@ pub fn restore_key(
             kept.remove(i);
             return Some(same_all(&doc, &kept, &new, new_root));
         }
-        let (oe, ne) = (doc.members(old_root[i].value)?, new.members(new_root.get(i)?.value)?);
+        let (oe, ne) = (
+            doc.members(old_root[i].value)?,
+            new.members(new_root.get(i)?.value)?,
+        );
         let env_ok = match previous {
             Some(v) => {
                 same_except(&doc, oe, &new, ne, j)
@@ -294,7 +296,8 @@ fn set_legacy_in_tree(doc: &mut Doc) -> Result<(), EditError> {
     };
     let member = |doc: &mut Doc, key: &str, value: NodeId| -> JsonMember {
         let start = doc.text.len();
-        doc.text.push_str(&serde_json::to_string(key).expect("string"));
+        doc.text
+            .push_str(&serde_json::to_string(key).expect("string"));
         JsonMember {
             key: key.to_string(),
             key_units: key.encode_utf16().collect(),
@@ -313,7 +316,10 @@ fn set_legacy_in_tree(doc: &mut Doc) -> Result<(), EditError> {
         &legacy,
     );
     let root = doc.root;
-    let env = match doc.members(root).and_then(|m| m.iter().rposition(|m| m.key == "env")) {
+    let env = match doc
+        .members(root)
+        .and_then(|m| m.iter().rposition(|m| m.key == "env"))
+    {
         Some(i) => doc.members(root).expect("object")[i].value,
         None => {
             let env = new_node(doc, Kind::Object(Vec::new()), "");
@@ -465,7 +471,9 @@ fn tokens(doc: &Doc, json5_numbers: bool) -> Result<Vec<Tok<'_>>, EditError> {
     while let Some(t) = tasks.pop() {
         match t {
             Task::Close(c) => out.push(Tok::Close(c)),
-            Task::Key(obj, k) => out.push(Tok::Key(&doc.members(obj).expect("object")[k].key_units)),
+            Task::Key(obj, k) => {
+                out.push(Tok::Key(&doc.members(obj).expect("object")[k].key_units))
+            }
             Task::Value(id) => match &doc.node(id).kind {
                 Kind::Object(members) => {
                     out.push(Tok::Open(b'{'));

@@ -159,7 +159,10 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
             let b = undo::backup_path(&snap.path);
             // The file's owner, at most its bits, and never writable by others (undo
             // refuses a backup others could have changed).
-            let attrs = snap.attrs.as_ref().map(|a| a.masked(undo::BACKUP_MODE_MASK));
+            let attrs = snap
+                .attrs
+                .as_ref()
+                .map(|a| a.masked(undo::BACKUP_MODE_MASK));
             write_copy_in(files, &b, original, attrs.as_ref())?;
             Some(b)
         }
@@ -179,15 +182,20 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
         previous_json: fix.previous.clone(),
     };
     let state_path = undo::state_path(&snap.path);
-    let record_attrs = snap.attrs.as_ref().map(|a| a.masked(undo::RECORD_MODE_MASK));
-    undo::save_state_in(files, &state_path, &state, record_attrs.as_ref()).map_err(|e| match e {
-        SettingsError::Io { error, .. } => SettingsError::UndoRecord {
-            path: state_path.clone(),
-            error,
-            written: true,
+    let record_attrs = snap
+        .attrs
+        .as_ref()
+        .map(|a| a.masked(undo::RECORD_MODE_MASK));
+    undo::save_state_in(files, &state_path, &state, record_attrs.as_ref()).map_err(
+        |e| match e {
+            SettingsError::Io { error, .. } => SettingsError::UndoRecord {
+                path: state_path.clone(),
+                error,
+                written: true,
+            },
+            other => other,
         },
-        other => other,
-    })?;
+    )?;
     Ok(AppliedFix {
         backup,
         state: state_path,

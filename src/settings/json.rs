@@ -207,7 +207,9 @@ impl Parser<'_> {
             // A value starts here.
             let start = self.pos;
             let mut done = match self.peek() {
-                None => return self.err(self.pos, "unexpected end of the file: a value was expected"),
+                None => {
+                    return self.err(self.pos, "unexpected end of the file: a value was expected");
+                }
                 Some(b'{') => {
                     self.pos += 1;
                     self.ws()?;
@@ -249,7 +251,8 @@ impl Parser<'_> {
                 match stack.last_mut() {
                     None => {
                         if self.pos < self.b.len() {
-                            return self.err(self.pos, "unexpected text after the end of the JSON value");
+                            return self
+                                .err(self.pos, "unexpected text after the end of the JSON value");
                         }
                         return Ok(Doc {
                             text: self.text.to_string(),
@@ -282,7 +285,10 @@ impl Parser<'_> {
                                 }
                             }
                             Some(b'}') => {}
-                            _ => return self.err(self.pos, "expected `,` or `}` after an object member"),
+                            _ => {
+                                return self
+                                    .err(self.pos, "expected `,` or `}` after an object member");
+                            }
                         }
                         self.pos += 1;
                         let Some(Frame::Object { start, members }) = stack.pop() else {
@@ -306,7 +312,10 @@ impl Parser<'_> {
                                 }
                             }
                             Some(b']') => {}
-                            _ => return self.err(self.pos, "expected `,` or `]` after an array item"),
+                            _ => {
+                                return self
+                                    .err(self.pos, "expected `,` or `]` after an array item");
+                            }
                         }
                         self.pos += 1;
                         let Some(Frame::Array { start, items }) = stack.pop() else {
@@ -348,8 +357,7 @@ impl Parser<'_> {
     fn identifier(&mut self) -> Result<Vec<u16>, ParseError> {
         let mut units = Vec::new();
         let start = self.pos;
-        loop {
-            let Some(c) = self.peek_char() else { break };
+        while let Some(c) = self.peek_char() {
             let first = self.pos == start;
             let ok = c == '$'
                 || c == '_'
@@ -591,9 +599,17 @@ impl Parser<'_> {
                 },
                 Some(_) if self.json5() => match self.peek_char() {
                     Some(
-                        c @ ('\u{0b}' | '\u{0c}' | '\u{a0}' | '\u{feff}' | '\u{2028}'
-                        | '\u{2029}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}'
-                        | '\u{205f}' | '\u{3000}'),
+                        c @ ('\u{0b}'
+                        | '\u{0c}'
+                        | '\u{a0}'
+                        | '\u{feff}'
+                        | '\u{2028}'
+                        | '\u{2029}'
+                        | '\u{1680}'
+                        | '\u{2000}'..='\u{200a}'
+                        | '\u{202f}'
+                        | '\u{205f}'
+                        | '\u{3000}'),
                     ) => self.pos += c.len_utf8(),
                     _ => return Ok(()),
                 },
@@ -635,9 +651,31 @@ mod tests {
     #[test]
     fn what_json_parse_rejects() {
         for t in [
-            "", "01", "1.", ".5", "+1", "-", "1e", "0x10", "NaN", "Infinity", "{,}", "[1,]",
-            "{\"a\":1,}", "{a:1}", "'a'", "\"\\x41\"", "\"\\u12\"", "\"a\nb\"", "\"\t\"",
-            "// c\n{}", "{} x", "tru", "[", "\u{a0}{}", "\"\\'\"",
+            "",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "-",
+            "1e",
+            "0x10",
+            "NaN",
+            "Infinity",
+            "{,}",
+            "[1,]",
+            "{\"a\":1,}",
+            "{a:1}",
+            "'a'",
+            "\"\\x41\"",
+            "\"\\u12\"",
+            "\"a\nb\"",
+            "\"\t\"",
+            "// c\n{}",
+            "{} x",
+            "tru",
+            "[",
+            "\u{a0}{}",
+            "\"\\'\"",
         ] {
             assert!(!strict_ok(t), "{t:?}");
         }

@@ -149,7 +149,11 @@ mod tests {
             "{\"a\": \"\\ud800\"}",
             &format!("{{\"x\": {}{}}}", "[".repeat(50_000), "]".repeat(50_000)),
         ] {
-            assert!(matches!(check(t), Strictness::Strict(_)), "{}", &t[..t.len().min(40)]);
+            assert!(
+                matches!(check(t), Strictness::Strict(_)),
+                "{}",
+                &t[..t.len().min(40)]
+            );
         }
     }
 

@@ -27,8 +27,8 @@ use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
 use super::write::{Attrs, FileSnapshot, Fs, RealFs, write_copy_in};
-use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 use super::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
+use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// The record of mcplogs' last fix of one settings file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,7 +85,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-pub fn save_state(path: &Path, state: &UndoState, attrs: Option<&Attrs>) -> Result<(), SettingsError> {
+pub fn save_state(
+    path: &Path,
+    state: &UndoState,
+    attrs: Option<&Attrs>,
+) -> Result<(), SettingsError> {
     save_state_in(&RealFs, path, state, attrs)
 }
 
@@ -109,7 +113,10 @@ pub fn load_state(settings: &Path) -> Result<Option<UndoState>, SettingsError> {
     load_state_owned(settings, owner.as_ref())
 }
 
-fn load_state_owned(settings: &Path, owner: Option<&Attrs>) -> Result<Option<UndoState>, SettingsError> {
+fn load_state_owned(
+    settings: &Path,
+    owner: Option<&Attrs>,
+) -> Result<Option<UndoState>, SettingsError> {
     let path = state_path(settings);
     let bad = |reason: String| SettingsError::BadUndoState {
         path: path.clone(),

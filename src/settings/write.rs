@@ -186,7 +186,10 @@ fn refused(path: &Path, target: &Path, e: ReadError) -> SettingsError {
 }
 
 /// One read of the resolved target: regular, capped, not followed, one name.
-fn read_target(path: &Path, target: &Path) -> Result<Option<crate::safe_read::Regular>, SettingsError> {
+fn read_target(
+    path: &Path,
+    target: &Path,
+) -> Result<Option<crate::safe_read::Regular>, SettingsError> {
     let r = read_regular(target, SETTINGS_MAX_BYTES, Follow::NoLinks)
         .map_err(|e| refused(path, target, e))?;
     if let Some(r) = &r {
@@ -490,7 +493,8 @@ fn platform_swap(from: &Path, to: &Path, how: Swap) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use std::os::unix::ffi::OsStrExt;
-        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
+        let c =
+            |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
         let (a, b) = (c(from)?, c(to)?);
         let flags = match how {
             Swap::Exchange => libc::RENAME_EXCHANGE,
@@ -498,7 +502,13 @@ fn platform_swap(from: &Path, to: &Path, how: Swap) -> io::Result<()> {
         };
         // SAFETY: two valid NUL-terminated paths, relative to the current folder.
         let r = unsafe {
-            libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags as _)
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                flags as _,
+            )
         };
         if r == 0 {
             return Ok(());
@@ -515,7 +525,8 @@ fn platform_swap(from: &Path, to: &Path, how: Swap) -> io::Result<()> {
     #[cfg(target_os = "macos")]
     {
         use std::os::unix::ffi::OsStrExt;
-        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
+        let c =
+            |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
         let (a, b) = (c(from)?, c(to)?);
         let flags = match how {
             Swap::Exchange => libc::RENAME_SWAP,
@@ -552,7 +563,6 @@ fn keep_owner(tmp: &Path, attrs: Option<&Attrs>) -> io::Result<()> {
     }
     Ok(())
 }
-
 
 #[cfg(test)]
 mod tests {

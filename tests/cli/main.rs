@@ -27,9 +27,9 @@ mod settings_faults;
 mod settings_fix;
 mod settings_property;
 #[cfg(unix)]
-mod settings_race;
-#[cfg(unix)]
 mod settings_pty;
+#[cfg(unix)]
+mod settings_race;
 #[cfg(unix)]
 mod settings_undo;
 mod trust_decode;

@@ -110,7 +110,12 @@ fn a_symlink_swapped_in_during_the_prompt_is_detected() {
         matches!(err, SettingsError::ChangedSinceRead { .. }),
         "{err}"
     );
-    assert!(fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(
         fs::read_to_string(&elsewhere).unwrap(),
         "{\"other\": true}\n"
@@ -121,7 +126,12 @@ fn a_symlink_swapped_in_during_the_prompt_is_detected() {
         apply_fix(&fix).unwrap_err(),
         SettingsError::ChangedSinceRead { .. }
     ));
-    assert!(fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 }
 
 #[test]

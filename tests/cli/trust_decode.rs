@@ -80,7 +80,10 @@ fn a_lone_surrogate_in_the_old_array_format_and_a_debug_literal_keeps_the_record
     let line = r#"{"error":"Failed to fetch tools: \ud83d broken","timestamp":"2026-11-29T12:44:16.000Z"}"#;
     let jsonl = decode_bytes(format!("{line}\n").as_bytes(), Path::new("a.jsonl"));
     assert_eq!(jsonl.records.len(), 1);
-    assert_eq!(jsonl.records[0].message, "Failed to fetch tools: \u{fffd} broken");
+    assert_eq!(
+        jsonl.records[0].message,
+        "Failed to fetch tools: \u{fffd} broken"
+    );
     assert_eq!(jsonl.damage.bad_escapes, 1);
     let array = format!("[\n  {line},\n  {line}\n]\n");
     let arr = decode_bytes(array.as_bytes(), Path::new("a.txt"));
@@ -90,5 +93,9 @@ fn a_lone_surrogate_in_the_old_array_format_and_a_debug_literal_keeps_the_record
     let dbg = decode_bytes(debug.as_bytes(), Path::new("debug.txt"));
     assert_eq!(dbg.records.len(), 1, "{debug}");
     assert_eq!(dbg.records[0].server.as_deref(), Some("ttlstr"));
-    assert!(dbg.records[0].message.contains("Invalid \u{fffd} result"), "{}", dbg.records[0].message);
+    assert!(
+        dbg.records[0].message.contains("Invalid \u{fffd} result"),
+        "{}",
+        dbg.records[0].message
+    );
 }

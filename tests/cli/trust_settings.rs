@@ -71,8 +71,17 @@ fn fix_refuses_a_settings_link_to_a_device_and_leaves_it_alone() {
     fs::create_dir_all(sb.claude_dir()).unwrap();
     symlink("/dev/null", sb.user_settings()).unwrap();
     let o = sb_run(&sb, &["fix", "--yes", "--force"]);
-    assert_refused(&o, &sb.user_settings(), "not a regular file but a character device");
-    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert_refused(
+        &o,
+        &sb.user_settings(),
+        "not a regular file but a character device",
+    );
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
 }
 
@@ -95,8 +104,16 @@ fn fix_refuses_the_mknod_device_of_the_issue() {
     symlink("../nul", sb.user_settings()).unwrap();
     let o = sb_run(&sb, &["fix", "--yes", "--force"]);
     assert_refused(&o, &sb.user_settings(), "character device");
-    assert!(fs::symlink_metadata(&nul).unwrap().file_type().is_char_device());
-    assert_eq!(fs::symlink_metadata(&nul).unwrap().rdev(), libc::makedev(1, 3));
+    assert!(
+        fs::symlink_metadata(&nul)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    assert_eq!(
+        fs::symlink_metadata(&nul).unwrap().rdev(),
+        libc::makedev(1, 3)
+    );
 }
 
 #[test]
@@ -137,8 +154,22 @@ fn a_settings_file_linked_to_urandom_or_zero_is_refused_without_reading() {
     symlink("/dev/zero", sb.project.join(".claude/settings.local.json")).unwrap();
     let o = sb_run(&sb, &["settings"]);
     assert_eq!(code(&o), 1);
-    assert_eq!(stdout(&o).matches("character device").count(), 2, "{}", stdout(&o));
-    let o = sb_run(&sb, &["fix", "--yes", "--force", "--settings", ".claude/settings.json"]);
+    assert_eq!(
+        stdout(&o).matches("character device").count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
+    let o = sb_run(
+        &sb,
+        &[
+            "fix",
+            "--yes",
+            "--force",
+            "--settings",
+            ".claude/settings.json",
+        ],
+    );
     assert_refused(&o, Path::new("settings.json"), "character device");
 }
 
@@ -153,7 +184,10 @@ fn a_settings_file_over_16_mib_is_refused_with_a_clear_error() {
     assert!(stdout(&o).contains("larger than 16 MiB"), "{}", stdout(&o));
     let o = sb_run(&sb, &["fix", "--yes", "--force"]);
     assert_refused(&o, &sb.user_settings(), "larger than 16 MiB");
-    assert_eq!(fs::metadata(sb.user_settings()).unwrap().len(), big.len() as u64);
+    assert_eq!(
+        fs::metadata(sb.user_settings()).unwrap().len(),
+        big.len() as u64
+    );
 }
 
 #[test]
@@ -186,13 +220,23 @@ fn explain_reads_with_a_bound_and_refuses_devices() {
     let home = tempfile::tempdir().unwrap();
     let r = run(mcplogs(home.path()).args(["explain", "/dev/zero"]));
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("/dev/zero: not a regular file but a character device"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("/dev/zero: not a regular file but a character device"),
+        "{}",
+        r.stderr
+    );
     // stdin that never ends: bounded.
     let mut cmd = mcplogs(home.path());
-    cmd.arg("explain").stdin(fs::File::open("/dev/zero").unwrap());
+    cmd.arg("explain")
+        .stdin(fs::File::open("/dev/zero").unwrap());
     let o = cmd.output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("stdin: larger than 16 MiB"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("stdin: larger than 16 MiB"),
+        "{}",
+        stderr(&o)
+    );
     // A FIFO nobody writes to: no hang, nothing to explain.
     let fifo = home.path().join("fifo");
     mkfifo(&fifo);
@@ -224,7 +268,11 @@ fn deep(levels: usize) -> String {
 fn fifty_thousand_levels_of_nesting_crash_no_command() {
     let sb = Sandbox::new();
     sb.add_server_needing_fix();
-    write_with_mode(&sb.project.join(".claude/settings.json"), deep(50_000).as_bytes(), 0o644);
+    write_with_mode(
+        &sb.project.join(".claude/settings.json"),
+        deep(50_000).as_bytes(),
+        0o644,
+    );
     write_with_mode(&sb.user_settings(), deep(50_000).as_bytes(), 0o600);
     let o = sb_run(&sb, &["settings", "--json"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -251,7 +299,10 @@ fn fifty_thousand_levels_of_nesting_crash_no_command() {
     assert!(text.contains(&format!("\"x\": {}", "[".repeat(50_000))));
     let o = sb_run(&sb, &["fix", "--undo", "--yes"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), deep(50_000));
+    assert_eq!(
+        fs::read_to_string(sb.user_settings()).unwrap(),
+        deep(50_000)
+    );
 }
 
 #[test]
@@ -263,7 +314,11 @@ fn huge_numbers_and_lone_surrogates_are_strict_json() {
     assert_eq!(code(&o), 0, "{}", stdout(&o));
     assert!(stdout(&o).contains("\"strict\""));
     let o = sb_run(&sb, &["settings"]);
-    assert!(stdout(&o).contains("= legacy, from user settings"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("= legacy, from user settings"),
+        "{}",
+        stdout(&o)
+    );
     assert!(!stdout(&o).contains("ignored"), "{}", stdout(&o));
 }
 
@@ -295,7 +350,11 @@ fn rewrite_strict_refuses_a_value_it_cannot_keep() {
     let original = "{\n  // c\n  \"limit\": Infinity,\n  \"mask\": 0xFF,\n}\n";
     write_with_mode(&sb.user_settings(), original.as_bytes(), 0o600);
     let o = sb_run(&sb, &["fix", "--yes", "--force", "--rewrite-strict"]);
-    assert_refused(&o, &sb.user_settings(), "the value Infinity at line 3, column 12");
+    assert_refused(
+        &o,
+        &sb.user_settings(),
+        "the value Infinity at line 3, column 12",
+    );
     assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), original);
     assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
 }
@@ -343,7 +402,11 @@ fn a_record_naming_another_backup_is_refused() {
     let b = backup(&sb).display().to_string();
     fs::write(record(&sb), text.replace(&b, &secret.display().to_string())).unwrap();
     undo_refused(&sb, "not ");
-    assert!(!fs::read_to_string(sb.user_settings()).unwrap().contains("stolen"));
+    assert!(
+        !fs::read_to_string(sb.user_settings())
+            .unwrap()
+            .contains("stolen")
+    );
 }
 
 #[test]
@@ -364,7 +427,11 @@ fn records_and_backups_others_can_write_are_refused() {
 fn a_record_of_a_version_without_checksums_is_refused() {
     let sb = fixed_sandbox();
     let text = fs::read_to_string(record(&sb)).unwrap();
-    fs::write(record(&sb), text.replace("\"version\": 2", "\"version\": 1")).unwrap();
+    fs::write(
+        record(&sb),
+        text.replace("\"version\": 2", "\"version\": 1"),
+    )
+    .unwrap();
     undo_refused(&sb, "version 1");
 }
 
@@ -389,5 +456,8 @@ fn root_fixing_a_users_file_leaves_them_their_backup_and_record() {
     assert_eq!(mode(&record(&sb)), 0o600);
     // A record root owns (planted, or left by an older mcplogs) is not trusted.
     std::os::unix::fs::chown(record(&sb), Some(0), Some(0)).unwrap();
-    undo_refused(&sb, "owned by uid 0, not by the settings file's owner (uid 65534)");
+    undo_refused(
+        &sb,
+        "owned by uid 0, not by the settings file's owner (uid 65534)",
+    );
 }
