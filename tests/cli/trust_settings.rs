@@ -461,3 +461,20 @@ fn root_fixing_a_users_file_leaves_them_their_backup_and_record() {
         "owned by uid 0, not by the settings file's owner (uid 65534)",
     );
 }
+
+/// Found while closing item 1: `du` read the first line of each server's newest log
+/// with a blocking open, so a FIFO named like a log hung it.
+#[test]
+fn du_does_not_hang_on_a_fifo_named_like_the_newest_log() {
+    let sb = Sandbox::new();
+    let dir = sb.home.join(".cache/claude-cli-nodejs/-tmp-p/mcp-logs-x");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("a.jsonl"),
+        "{\"debug\":\"x\",\"cwd\":\"/tmp/p\"}\n",
+    )
+    .unwrap();
+    mkfifo(&dir.join("z.jsonl"));
+    let o = sb_run(&sb, &["du", "--home", sb.home.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
