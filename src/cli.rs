@@ -3,13 +3,38 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcplogs::discovery::Request;
+use mcplogs::scan::ScanOptions;
+
+/// The usual path, shown under `mcplogs --help`.
+const JOURNEY: &str = "\
+EXAMPLES:
+  # A server shows `! Connected · tools fetch failed` in Claude Code:
+  mcplogs scan                 # what is wrong and what to do
+  mcplogs fix                  # the legacy fix, where it works (asks first)
+  # restart Claude Code or run /mcp in it, then check:
+  mcplogs scan --since 10m
+  mcplogs report -o issue.md   # redacted Markdown for a bug report
+
+  # What does `claude mcp list` mean?
+  claude mcp list | mcplogs explain
+
+TERMS:
+  revision   a dated version of the MCP protocol (2026-07-28 is the new one)
+  era        the handshake Claude Code used: modern (revision 2026-07-28)
+             or legacy (the classic initialize)
+  tolerated  works only because Claude Code filled in missing fields
+
+Exit codes: 0 nothing wrong, 1 problems found, 2 usage or I/O error.
+More: README.md and docs/ in the source tree; `mcplogs man`.";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "mcplogs",
     version,
     about = "Diagnose Claude Code MCP server failures from the logs already on your disk",
-    long_about = None
+    long_about = None,
+    after_help = JOURNEY
 )]
 pub struct Cli {
     /// When to use colour: auto = only on a terminal. NO_COLOR always disables it.
@@ -30,17 +55,116 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find every MCP server's logs and give each a verdict, evidence and the fix
+    #[command(after_help = SCAN_EXAMPLES)]
     Scan(ScanArgs),
     /// Explain pasted `claude mcp list` output or one error message (stdin or FILE)
+    #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Show every settings layer Claude Code reads and the effective MCP_PROTOCOL_NEGOTIATION
+    #[command(after_help = SETTINGS_EXAMPLES)]
     Settings(SettingsArgs),
     /// Set env.MCP_PROTOCOL_NEGOTIATION to "legacy" safely: diff, confirmation, backup, undo
+    #[command(after_help = FIX_EXAMPLES)]
     Fix(FixArgs),
     /// A redacted Markdown report to paste into a bug issue (Claude Code's or a server's)
+    #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
     /// Disk use of the MCP logs per project and per server, largest first
+    #[command(after_help = DU_EXAMPLES)]
     Du(DuArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) generated from these definitions
+    #[command(after_help = "EXAMPLES:\n  mcplogs man > mcplogs.1 && man ./mcplogs.1")]
+    Man,
+}
+
+const SCAN_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs scan                   # this machine's Claude Code logs
+  mcplogs scan --since 10m       # after a fix and a restart: did it work?
+  mcplogs scan --server my-db -v # one server, with the records behind it
+  mcplogs scan --home ~/alice    # a home folder copied from elsewhere
+  mcplogs scan ~/.claude/debug/abc.txt   # a debug log
+  mcplogs scan --json | jq '.servers[] | select(.legacyFixApplies)'
+
+VERDICTS:
+  healthy, tolerated (works only because Claude Code filled in missing
+  fields), tools-fetch-failed (connected, but no tools), version-unsupported,
+  connection-failed, unknown (no decisive record). The era is the handshake
+  Claude Code used: modern (revision 2026-07-28) or legacy.
+  Next: `mcplogs fix` where the advice says so; `mcplogs report` to report.";
+
+const EXPLAIN_EXAMPLES: &str = "\
+EXAMPLES:
+  claude mcp list | mcplogs explain
+  mcplogs explain listing.txt
+  mcplogs explain     # then paste, and end with Ctrl-D";
+
+const SETTINGS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs settings                      # for the project in this folder
+  mcplogs settings --project ~/work/api
+  mcplogs settings --json               # fields: docs/settings.md
+
+Layers, highest first: managed settings, the project's
+.claude/settings.local.json, its .claude/settings.json,
+~/.claude/settings.json, then the environment.";
+
+const FIX_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs fix --dry-run              # the diff, and which file and why
+  mcplogs fix                        # write it, after a yes
+  mcplogs fix --project ~/work/api   # a project that overrides your file
+  mcplogs fix --undo                 # put back what was there
+
+The fix goes where it wins with the least intrusion: ~/.claude/settings.json
+when nothing above it sets the variable, else the project's
+.claude/settings.local.json; never a managed file (then: exit 2).
+Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
+
+const REPORT_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs report -o issue.md         # redacted, under GitHub's size limit
+  mcplogs report --server my-db
+  mcplogs report --json              # fields: docs/report.md
+
+Read the report before you post it.";
+
+const DU_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs du
+  mcplogs du --home ~/alice --json";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs completions bash > ~/.local/share/bash-completion/completions/mcplogs
+  mcplogs completions zsh > ~/.zfunc/_mcplogs
+  mcplogs completions fish > ~/.config/fish/completions/mcplogs.fish";
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `--json`, shared by every command that has a JSON document. Each command words its
+/// own help line (`mut_arg`), so the flag is declared once.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// One JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--no-redact`, shared by every command that redacts. Worded per command, as above.
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Show secrets (tokens, keys, passwords) as they are
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Args)]
@@ -48,9 +172,8 @@ pub struct DuArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
-    /// One JSON document on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Where to look for logs and which servers to keep: shared by `scan`, `report`, `du`.
@@ -68,9 +191,11 @@ pub struct DiscoveryArgs {
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 
-    /// Only projects whose path contains this text
-    #[arg(long, value_name = "SUBSTRING")]
-    pub project: Option<String>,
+    /// Only projects whose path contains this text (formerly --project)
+    // `--project` was this flag's name; it stays a hidden alias so scripts keep working,
+    // while in `settings` and `fix` `--project DIR` names the project folder.
+    #[arg(long = "match-project", alias = "project", value_name = "SUBSTRING")]
+    pub match_project: Option<String>,
 
     /// Only sessions active since then: a duration back from now (90m, 36h, 7d, 2w) or a
     /// UTC date (2026-11-01, 2026-11-01T08:00)
@@ -78,44 +203,43 @@ pub struct DiscoveryArgs {
     pub since: Option<mcplogs::time::EpochSeconds>,
 }
 
-fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, String> {
+fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, mcplogs::time::SinceError> {
     mcplogs::time::parse_since(arg, mcplogs::time::now())
 }
 
+impl DiscoveryArgs {
+    /// The scan these flags ask for.
+    pub fn scan_options(self) -> ScanOptions {
+        ScanOptions {
+            request: Request {
+                homes: self.home,
+                paths: self.paths,
+            },
+            server: self.server,
+            project: self.match_project,
+            since: self.since,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (the contract is in the README)")),
+    mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
+)]
 pub struct ScanArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
-    /// One JSON document on stdout (the contract is in the README)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Show the decoded evidence records with file:line and timestamps
     #[arg(long, short)]
     pub verbose: bool,
 
-    /// Show secrets in log messages (tokens, keys, passwords) as they are
-    #[arg(long)]
-    pub no_redact: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct ReportArgs {
     #[command(flatten)]
-    pub discovery: DiscoveryArgs,
-
-    /// Write the report to FILE instead of stdout
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Keep home folders, user names and secrets as they are (says so on stderr)
-    #[arg(long)]
-    pub no_redact: bool,
-
-    /// The same content as one JSON document (fields in docs/report.md)
-    #[arg(long)]
-    pub json: bool,
+    pub redact: RedactArgs,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
@@ -123,28 +247,51 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
+    mut_arg("json", |a| a.help("The same content as one JSON document (fields in docs/report.md)")),
+)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    /// Write the report to FILE instead of stdout
+    #[arg(long = "output", short, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub redact: RedactArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("no_redact", |a| a.help("Show secrets in the pasted text (tokens, keys, passwords) as they are")))]
 pub struct ExplainArgs {
     /// A file holding the pasted text; stdin when absent or `-`
     pub file: Option<PathBuf>,
 
-    /// One JSON document on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Show secrets in the pasted text (tokens, keys, passwords) as they are
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/settings.md)")))]
 pub struct SettingsArgs {
     /// The project whose .claude/ settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// One JSON document on stdout (fields in docs/settings.md)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

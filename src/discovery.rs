@@ -111,7 +111,11 @@ impl fmt::Display for DiscoveryError {
     }
 }
 
-impl std::error::Error for DiscoveryError {}
+impl std::error::Error for DiscoveryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
     // Check every named path before doing any work: a typo is a usage error.
@@ -120,6 +124,16 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
             path: p.clone(),
             error,
         })?;
+    }
+    for h in &req.homes {
+        if !h.is_dir() {
+            return Err(DiscoveryError {
+                path: h.clone(),
+                error: std::io::Error::other(
+                    "not a folder: --home takes a home folder (one holding Library/Caches, AppData/Local or .cache); name log files without --home",
+                ),
+            });
+        }
     }
     let mut found = Discovered::default();
     if req.homes.is_empty() && req.paths.is_empty() {

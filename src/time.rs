@@ -88,8 +88,53 @@ pub fn format_iso(t: EpochSeconds) -> String {
     )
 }
 
+/// An ISO timestamp (`2026-11-29T11:50:31.063Z`) in the local time zone, to the minute,
+/// with the zone: `2026-11-29 12:50 CET`. Unparseable input is returned as it is.
+pub fn local_time(iso: &str) -> String {
+    let Some(secs) = parse_iso(iso) else {
+        return iso.to_string();
+    };
+    let Ok(ts) = jiff::Timestamp::from_second(secs) else {
+        return iso.to_string();
+    };
+    let tz = jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC);
+    let zoned = ts.to_zoned(tz);
+    let zone = zoned.strftime("%Z").to_string();
+    // Some zones have no abbreviation; show the offset then.
+    let zone = if zone.is_empty() || zone.starts_with(['+', '-']) {
+        zoned.strftime("%:z").to_string()
+    } else {
+        zone
+    };
+    format!("{} {zone}", zoned.strftime("%Y-%m-%d %H:%M"))
+}
+
+/// A duration in words for people: `40 s ago`, `12 min ago`, `25 h ago`, `3 days ago`.
+pub fn age(secs: EpochSeconds) -> String {
+    match secs {
+        s if s < 0 => "in the future".to_string(),
+        s if s < 90 => format!("{s} s ago"),
+        s if s < 90 * 60 => format!("{} min ago", (s + 30) / 60),
+        s if s < 48 * 3600 => format!("{} h ago", (s + 1800) / 3600),
+        s => format!("{} days ago", (s + 43_200) / 86_400),
+    }
+}
+
+/// Why a `--since` value was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SinceError {
+    /// A number followed by a letter that is not a unit.
+    #[error("unknown unit '{unit}' in '{arg}' (use s, m, h, d or w)")]
+    UnknownUnit { unit: char, arg: String },
+    /// Neither a duration nor a date.
+    #[error(
+        "'{arg}' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
+    )]
+    NotADurationOrDate { arg: String },
+}
+
 /// `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`) or a UTC date/time.
-pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, String> {
+pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, SinceError> {
     let a = arg.trim();
     if let Some(unit) = a.chars().last().filter(|c| c.is_ascii_alphabetic())
         && let Ok(n) = a[..a.len() - 1].parse::<i64>()
@@ -101,17 +146,16 @@ pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, String>
             'd' => 86_400,
             'w' => 7 * 86_400,
             _ => {
-                return Err(format!(
-                    "unknown unit '{unit}' in '{arg}' (use s, m, h, d or w)"
-                ));
+                return Err(SinceError::UnknownUnit {
+                    unit,
+                    arg: arg.to_string(),
+                });
             }
         };
         return Ok(now - n * per);
     }
-    parse_iso(a).ok_or_else(|| {
-        format!(
-            "'{arg}' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
-        )
+    parse_iso(a).ok_or_else(|| SinceError::NotADurationOrDate {
+        arg: arg.to_string(),
     })
 }
 
@@ -158,8 +202,26 @@ mod tests {
             parse_since("2026-11-01", now).unwrap(),
             parse_iso("2026-11-01").unwrap()
         );
-        assert!(parse_since("7y", now).unwrap_err().contains("unknown unit"));
-        assert!(parse_since("soon", now).is_err());
+        assert_eq!(
+            parse_since("7y", now),
+            Err(SinceError::UnknownUnit {
+                unit: 'y',
+                arg: "7y".into()
+            })
+        );
+        assert_eq!(
+            parse_since("soon", now).unwrap_err().to_string(),
+            "'soon' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
+        );
+    }
+
+    #[test]
+    fn ages_read_like_people_say_them() {
+        assert_eq!(age(5), "5 s ago");
+        assert_eq!(age(12 * 60), "12 min ago");
+        assert_eq!(age(25 * 3600), "25 h ago");
+        assert_eq!(age(10 * 86_400), "10 days ago");
+        assert_eq!(age(-5), "in the future");
     }
 
     #[test]

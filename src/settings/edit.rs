@@ -19,34 +19,28 @@ pub fn fresh_file() -> String {
     format!("{{\n  \"env\": {{\n    \"{NEGOTIATION_KEY}\": \"{LEGACY}\"\n  }}\n}}\n")
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
     /// The text is not strict JSON holding an object (callers check this first).
+    #[error("the file is not a JSON object")]
     NotAnObject,
     /// `env` exists but is not an object: there is no safe minimal edit.
+    #[error(
+        "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand"
+    )]
     EnvNotAnObject,
     /// A JSON5 value with no strict-JSON spelling that keeps it.
+    #[error(
+        "the value {literal} at line {line}, column {column} has no strict-JSON form that keeps it, so mcplogs will not rewrite the file: change that value by hand"
+    )]
     CannotKeep {
         literal: String,
         line: usize,
         column: usize,
     },
     /// Internal check failed: the edit would have changed something else.
+    #[error("mcplogs could not make this edit without changing anything else (please report this)")]
     Verification,
-}
-
-impl std::fmt::Display for EditError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EditError::NotAnObject => f.write_str("the file is not a JSON object"),
-            EditError::EnvNotAnObject => f.write_str("\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand"),
-            EditError::CannotKeep { literal, line, column } => write!(
-                f,
-                "the value {literal} at line {line}, column {column} has no strict-JSON form that keeps it, so mcplogs will not rewrite the file: change that value by hand"
-            ),
-            EditError::Verification => f.write_str("mcplogs could not make this edit without changing anything else (please report this)"),
-        }
-    }
 }
 
 /// A view of one object for splicing: byte offsets of its braces and members.

@@ -15,6 +15,7 @@ pub mod json;
 pub mod layers;
 pub mod render;
 pub mod strictness;
+pub mod target;
 pub mod undo;
 pub mod write;
 
@@ -110,7 +111,18 @@ pub enum SettingsError {
     /// Not even JSON5.
     Invalid { path: PathBuf, problem: TextProblem },
     /// Parses, but the edit cannot be made without guessing (`env` is not an object...).
-    Unsupported { path: PathBuf, reason: String },
+    CannotEdit {
+        path: PathBuf,
+        problem: edit::EditError,
+    },
+    /// Undo: the file changed since the fix and is no longer strict JSON, so the key
+    /// cannot be put back by a minimal edit.
+    NoLongerStrict {
+        path: PathBuf,
+        problem: TextProblem,
+        /// The backup holding the file as it was before the fix, if there is one.
+        backup: Option<PathBuf>,
+    },
     /// The file changed between mcplogs reading it and writing it.
     ChangedSinceRead { path: PathBuf },
     /// Not a regular file (a FIFO, a device, a folder, a symlink loop) or too large:
@@ -127,7 +139,74 @@ pub enum SettingsError {
         written: bool,
     },
     /// An undo state file exists but cannot be used.
-    BadUndoState { path: PathBuf, reason: String },
+    BadUndoState {
+        path: PathBuf,
+        problem: UndoStateProblem,
+    },
+}
+
+/// Why an undo record cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum UndoStateProblem {
+    /// Not the JSON mcplogs writes.
+    #[error("{0}")]
+    Unreadable(#[source] serde_json::Error),
+    /// Written by another version of mcplogs.
+    #[error("version {0} is not one this mcplogs knows")]
+    UnknownVersion(u32),
+    /// The record names a backup that is not there.
+    #[error("its backup {} is missing", .0.display())]
+    MissingBackup(PathBuf),
+    /// A record of an older or newer format, which this mcplogs cannot check.
+    #[error(
+        "version {version} was written by another mcplogs and is not one this one can check; restore {} by hand if you need it",
+        .backup.display()
+    )]
+    OtherVersion { version: u64, backup: PathBuf },
+    /// The record (or backup) is not a regular file, too large, or unreadable.
+    #[error("{0}; refusing to use it")]
+    CannotRead(#[source] crate::safe_read::ReadError),
+    /// Owned by someone other than the settings file's owner.
+    #[error(
+        "it is owned by uid {uid}, not by the settings file's owner (uid {owner}); refusing to use it"
+    )]
+    WrongOwner { uid: u32, owner: u32 },
+    /// Group or others may write it.
+    #[error("others can write it (mode {mode:04o}); refusing to use it")]
+    WritableByOthers { mode: u32 },
+    /// The record is of another settings file.
+    #[error(
+        "it records a fix of {}, not of {}; refusing to use it",
+        .recorded.display(),
+        .settings.display()
+    )]
+    OtherSettings {
+        recorded: PathBuf,
+        settings: PathBuf,
+    },
+    /// The record names a backup other than the sibling mcplogs writes.
+    #[error(
+        "it names the backup {}, not {} where mcplogs writes it; refusing to use it",
+        .named.display(),
+        .sibling.display()
+    )]
+    NotSibling { named: PathBuf, sibling: PathBuf },
+    /// The record holds no checksum of the backup.
+    #[error("it records no checksum of the backup")]
+    NoChecksum,
+    /// The backup cannot be used (see `problem`).
+    #[error("its backup {}: {problem}", .backup.display())]
+    Backup {
+        backup: PathBuf,
+        #[source]
+        problem: Box<UndoStateProblem>,
+    },
+    /// The backup's SHA-256 is not the recorded one.
+    #[error(
+        "its backup {} is not what mcplogs saved (checksum differs: it was emptied or edited since); nothing was restored",
+        .0.display()
+    )]
+    BackupChanged(PathBuf),
 }
 
 impl SettingsError {
@@ -169,18 +248,30 @@ impl fmt::Display for SettingsError {
                         env_keys.join(", ")
                     )?;
                 }
-                write!(
-                    f,
-                    ". mcplogs will not edit it as it is: remove the comments and trailing commas by hand, or run `mcplogs fix --rewrite-strict` to convert it to strict JSON (the diff shows what is dropped)"
-                )
+                Ok(())
             }
             SettingsError::Invalid { path, problem } => write!(
                 f,
                 "{} is not valid JSON or JSON5 ({problem}); mcplogs will not touch it: repair it by hand first",
                 path.display()
             ),
-            SettingsError::Unsupported { path, reason } => {
-                write!(f, "{}: {reason}; the file was not changed", path.display())
+            SettingsError::CannotEdit { path, problem } => {
+                write!(f, "{}: {problem}; the file was not changed", path.display())
+            }
+            SettingsError::NoLongerStrict {
+                path,
+                problem,
+                backup,
+            } => {
+                write!(
+                    f,
+                    "{}: changed since mcplogs' fix and is no longer strict JSON ({problem}); put env.{NEGOTIATION_KEY} back by hand",
+                    path.display()
+                )?;
+                if let Some(b) = backup {
+                    write!(f, " (the file before the fix is in {})", b.display())?;
+                }
+                f.write_str("; the file was not changed")
             }
             SettingsError::ChangedSinceRead { path } => write!(
                 f,
@@ -213,11 +304,28 @@ impl fmt::Display for SettingsError {
                 if *written { "written" } else { "restored" },
                 path.display()
             ),
-            SettingsError::BadUndoState { path, reason } => {
-                write!(f, "undo state {}: {reason}", path.display())
+            SettingsError::BadUndoState { path, problem } => {
+                write!(f, "undo state {}: {problem}", path.display())
             }
         }
     }
 }
 
-impl std::error::Error for SettingsError {}
+impl std::error::Error for SettingsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SettingsError::Io { error, .. } | SettingsError::UndoRecord { error, .. } => {
+                Some(error)
+            }
+            SettingsError::CannotEdit { problem, .. } => Some(problem),
+            SettingsError::BadUndoState { problem, .. } => Some(problem),
+            SettingsError::NotStrict { .. }
+            | SettingsError::Invalid { .. }
+            | SettingsError::NoLongerStrict { .. }
+            | SettingsError::ChangedSinceRead { .. }
+            | SettingsError::NotRegular { .. }
+            | SettingsError::HardLinked { .. }
+            | SettingsError::RaceLeftFile { .. } => None,
+        }
+    }
+}

@@ -27,7 +27,7 @@ use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
 use super::write::{Attrs, FileSnapshot, Fs, RealFs, write_copy_in};
-use super::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
+use super::{NegotiationValue, SettingsError, UndoStateProblem};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// The record of mcplogs' last fix of one settings file.
@@ -118,12 +118,12 @@ fn load_state_owned(
     owner: Option<&Attrs>,
 ) -> Result<Option<UndoState>, SettingsError> {
     let path = state_path(settings);
-    let bad = |reason: String| SettingsError::BadUndoState {
+    let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
         path: path.clone(),
-        reason,
+        problem,
     };
     let Some(record) = read_regular(&path, RECORD_MAX_BYTES, Follow::NoLinks)
-        .map_err(|e| bad(format!("{e}; refusing to use it")))?
+        .map_err(|e| bad(UndoStateProblem::CannotRead(e)))?
     else {
         return Ok(None);
     };
@@ -135,35 +135,32 @@ fn load_state_owned(
                 .ok()
                 .and_then(|v| v.get("version").and_then(Value::as_u64));
             return Err(bad(match version {
-                Some(v) if v != u64::from(UndoState::VERSION) => format!(
-                    "version {v} was written by another mcplogs and is not one this one can check; restore {} by hand if you need it",
-                    backup_path(settings).display()
-                ),
-                _ => e.to_string(),
+                Some(version) if version != u64::from(UndoState::VERSION) => {
+                    UndoStateProblem::OtherVersion {
+                        version,
+                        backup: backup_path(settings),
+                    }
+                }
+                _ => UndoStateProblem::Unreadable(e),
             }));
         }
     };
     if state.version != UndoState::VERSION {
-        return Err(bad(format!(
-            "version {} is not one this mcplogs knows",
-            state.version
-        )));
+        return Err(bad(UndoStateProblem::UnknownVersion(state.version)));
     }
     if state.settings_path != settings {
-        return Err(bad(format!(
-            "it records a fix of {}, not of {}; refusing to use it",
-            state.settings_path.display(),
-            settings.display()
-        )));
+        return Err(bad(UndoStateProblem::OtherSettings {
+            recorded: state.settings_path.clone(),
+            settings: settings.to_path_buf(),
+        }));
     }
     if let Some(b) = &state.backup_path {
         let sibling = backup_path(settings);
         if *b != sibling {
-            return Err(bad(format!(
-                "it names the backup {}, not {} where mcplogs writes it; refusing to use it",
-                b.display(),
-                sibling.display()
-            )));
+            return Err(bad(UndoStateProblem::NotSibling {
+                named: b.clone(),
+                sibling,
+            }));
         }
     }
     Ok(Some(state))
@@ -171,23 +168,21 @@ fn load_state_owned(
 
 /// A record or backup is used only if the settings file's owner owns it and no one
 /// else can write it (unix; elsewhere the file system's ACLs decide).
-fn trusted(meta: &std::fs::Metadata, owner: Option<&Attrs>) -> Result<(), String> {
+fn trusted(meta: &std::fs::Metadata, owner: Option<&Attrs>) -> Result<(), UndoStateProblem> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
         if let Some((uid, _)) = owner.and_then(|a| a.owner)
             && meta.uid() != uid
         {
-            return Err(format!(
-                "it is owned by uid {}, not by the settings file's owner (uid {uid}); refusing to use it",
-                meta.uid()
-            ));
+            return Err(UndoStateProblem::WrongOwner {
+                uid: meta.uid(),
+                owner: uid,
+            });
         }
         let mode = meta.mode() & 0o7777;
         if mode & 0o022 != 0 {
-            return Err(format!(
-                "others can write it (mode {mode:04o}); refusing to use it"
-            ));
+            return Err(UndoStateProblem::WritableByOthers { mode });
         }
     }
     #[cfg(not(unix))]
@@ -203,22 +198,25 @@ fn verified_backup(
     state_path: &Path,
 ) -> Result<Vec<u8>, SettingsError> {
     let backup = backup_path(settings);
-    let bad = |reason: String| SettingsError::BadUndoState {
+    let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
         path: state_path.to_path_buf(),
-        reason,
+        problem,
+    };
+    let of_backup = |problem: UndoStateProblem| {
+        bad(UndoStateProblem::Backup {
+            backup: backup.clone(),
+            problem: Box::new(problem),
+        })
     };
     let Some(expected) = &state.backup_sha256 else {
-        return Err(bad("it records no checksum of the backup".into()));
+        return Err(bad(UndoStateProblem::NoChecksum));
     };
     let b = read_regular(&backup, SETTINGS_MAX_BYTES, Follow::NoLinks)
-        .map_err(|e| bad(format!("its backup {}: {e}", backup.display())))?
-        .ok_or_else(|| bad(format!("its backup {} is missing", backup.display())))?;
-    trusted(&b.meta, owner).map_err(|r| bad(format!("its backup {}: {r}", backup.display())))?;
+        .map_err(|e| of_backup(UndoStateProblem::CannotRead(e)))?
+        .ok_or_else(|| bad(UndoStateProblem::MissingBackup(backup.clone())))?;
+    trusted(&b.meta, owner).map_err(of_backup)?;
     if sha256_hex(&b.bytes) != *expected {
-        return Err(bad(format!(
-            "its backup {} is not what mcplogs saved (checksum differs: it was emptied or edited since); nothing was restored",
-            backup.display()
-        )));
+        return Err(bad(UndoStateProblem::BackupChanged(backup.clone())));
     }
     Ok(b.bytes)
 }
@@ -241,7 +239,8 @@ pub struct PendingUndo {
     pub how: UndoHow,
     pub state: UndoState,
     pub state_path: PathBuf,
-    /// Empty when the file already is as before the fix.
+    /// Empty when the file already is as before the fix. Lines as in the files (show it
+    /// through `redact::diff::for_display`).
     pub diff: String,
 }
 
@@ -249,10 +248,19 @@ pub struct PendingUndo {
 pub enum UndoPlan {
     /// No record of a fix of this file.
     NothingToUndo,
-    /// Someone changed the key itself since the fix (or removed the file): mcplogs
-    /// leaves their choice alone unless forced.
-    ChangedByUser {
-        reason: String,
+    /// The settings file was removed since the fix: nothing to put back.
+    FileRemoved {
+        path: PathBuf,
+    },
+    /// Someone changed the key itself since the fix: mcplogs leaves their choice alone
+    /// unless forced.
+    KeyChanged {
+        path: PathBuf,
+        /// The key's value now (`None`: absent).
+        now: Option<NegotiationValue>,
+        /// The value undo would put back, as its literal JSON text (`None`: undo
+        /// removes the key).
+        previous: Option<String>,
     },
     Pending(Box<PendingUndo>),
 }
@@ -268,8 +276,8 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     };
     let label = settings.display().to_string();
     let Some(current) = snapshot.bytes.clone() else {
-        return Ok(UndoPlan::ChangedByUser {
-            reason: format!("{label} was removed since mcplogs' fix; nothing to put back"),
+        return Ok(UndoPlan::FileRemoved {
+            path: settings.to_path_buf(),
         });
     };
     let current_text = String::from_utf8_lossy(&current).into_owned();
@@ -299,12 +307,10 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     let object = match strictness::check(&current_text) {
         Strictness::Strict(doc) => doc,
         Strictness::NonStrict { problem, .. } => {
-            return Err(SettingsError::Unsupported {
+            return Err(SettingsError::NoLongerStrict {
                 path: settings.to_path_buf(),
-                reason: format!(
-                    "changed since mcplogs' fix and is no longer strict JSON ({problem}); put env.{NEGOTIATION_KEY} back by hand{}",
-                    backup_hint(&state)
-                ),
+                problem,
+                backup: state.backup_path.clone(),
             });
         }
         Strictness::Invalid { problem } => {
@@ -316,16 +322,10 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     };
     let now = negotiation_in(&object);
     if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
-        let previous = match &state.previous_json {
-            Some(v) => format!("puts back {v}"),
-            None => "removes it".to_string(),
-        };
-        return Ok(UndoPlan::ChangedByUser {
-            reason: format!(
-                "env.{NEGOTIATION_KEY} in {label} is now {}, not the \"legacy\" mcplogs set: leaving that change alone (--force {previous})",
-                now.map(|v| format!("\"{v}\""))
-                    .unwrap_or_else(|| "absent".into())
-            ),
+        return Ok(UndoPlan::KeyChanged {
+            path: settings.to_path_buf(),
+            now,
+            previous: state.previous_json.clone(),
         });
     }
     let new_text = edit::restore_key(
@@ -333,18 +333,11 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         state.previous_json.as_deref(),
         state.env_existed,
     )
-    .map_err(|e| SettingsError::Unsupported {
+    .map_err(|problem| SettingsError::CannotEdit {
         path: settings.to_path_buf(),
-        reason: e.to_string(),
+        problem,
     })?;
     pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
-}
-
-fn backup_hint(state: &UndoState) -> String {
-    match &state.backup_path {
-        Some(b) => format!(" (the file before the fix is in {})", b.display()),
-        None => String::new(),
-    }
 }
 
 /// Writes (atomically, if unchanged since planned) or removes, then forgets the fix.

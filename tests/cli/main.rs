@@ -7,7 +7,9 @@ mod bad_input;
 mod basics;
 mod decode_formats;
 mod decode_property;
+mod direction;
 mod explain;
+mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
@@ -25,6 +27,7 @@ mod settings_cli;
 mod settings_faults;
 #[cfg(unix)]
 mod settings_fix;
+mod settings_portable;
 mod settings_property;
 #[cfg(unix)]
 mod settings_pty;
