@@ -169,7 +169,11 @@ fn since_keeps_only_recent_sessions() {
     // A date in the future leaves nothing.
     let (r, doc) = scan("2999-01-01");
     assert!(doc["servers"].as_array().unwrap().is_empty());
-    assert!(r.stderr.contains("no MCP server logs"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no MCP server activity since 2999-01-01"),
+        "{}",
+        r.stderr
+    );
     // A bad value is a usage error.
     let r = run(mcplogs(tmp.path()).args(["scan", "--since", "soon"]));
     assert_eq!(r.code, 2);
