@@ -176,7 +176,13 @@ fn first_cwd(s: &ServerUse) -> Option<String> {
         .map(|e| e.path())
         .collect();
     files.sort();
-    let f = std::fs::File::open(files.last()?).ok()?;
+    // A FIFO or device named like a log must not block `du` (issue 10): only a regular
+    // file is opened, without following a link, and without blocking.
+    let newest = files.last()?;
+    if !std::fs::symlink_metadata(newest).ok()?.is_file() {
+        return None;
+    }
+    let f = crate::safe_read::open_nonblocking(newest, crate::safe_read::Follow::NoLinks).ok()?;
     let mut line = Vec::new();
     BufReader::new(f.take(64 * 1024))
         .read_until(b'\n', &mut line)

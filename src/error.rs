@@ -6,8 +6,8 @@ use std::io;
 use std::path::PathBuf;
 
 use mcplogs::discovery::DiscoveryError;
+use mcplogs::safe_read::ReadError;
 use mcplogs::settings::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
-use serde_json::Value;
 
 /// Why `fix` refuses without `--force` (also shown as a warning with `--dry-run`).
 pub const FIX_NOT_NEEDED: &str = "no scanned server needs the legacy fix (MCP_PROTOCOL_NEGOTIATION=legacy helps only servers whose tools/list failed under the modern protocol era)";
@@ -25,10 +25,10 @@ pub enum Error {
     Json(#[from] serde_json::Error),
     /// `explain FILE`: the file cannot be read.
     #[error("{}: {source}", .path.display())]
-    ReadFile { path: PathBuf, source: io::Error },
+    ReadFile { path: PathBuf, source: ReadError },
     /// `explain` from stdin: stdin cannot be read.
     #[error("stdin: {0}")]
-    ReadStdin(#[source] io::Error),
+    ReadStdin(#[source] ReadError),
     /// `explain`: the input holds nothing it recognises.
     #[error(
         "no server lines recognised: give `claude mcp list` output (for example `claude mcp list | mcplogs explain`) or one error message from an MCP log"
@@ -87,7 +87,7 @@ pub enum Error {
     UndoKeyChanged {
         path: PathBuf,
         now: Option<NegotiationValue>,
-        previous: Option<Value>,
+        previous: Option<String>,
     },
 }
 
@@ -108,7 +108,7 @@ fn now_text(now: &Option<NegotiationValue>) -> String {
     }
 }
 
-fn force_text(previous: &Option<Value>) -> String {
+fn force_text(previous: &Option<String>) -> String {
     match previous {
         Some(v) => format!("puts back {v}"),
         None => "removes it".into(),

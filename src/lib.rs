@@ -26,6 +26,7 @@ pub mod record;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod safe_read;
 pub mod scan;
 pub mod session;
 pub mod settings;

@@ -152,7 +152,15 @@ impl NameMap {
 }
 
 fn read_json(path: &Path) -> Option<serde_json::Value> {
-    let bytes = std::fs::read(path).ok()?;
+    // `~/.claude.json` can be large (it holds history), but not hostile-large; a FIFO
+    // or a device there is skipped, never opened for a blocking read.
+    let bytes = crate::safe_read::read_regular(
+        path,
+        crate::safe_read::SETTINGS_MAX_BYTES * 4,
+        crate::safe_read::Follow::Links,
+    )
+    .ok()??
+    .bytes;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     serde_json::from_slice(bytes).ok()
 }

@@ -15,7 +15,6 @@ use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// `schemaVersion` of every document. 2: all names camelCase (`settings`' `in_effect`
 /// and `ignored_env_keys`, and the fix undo record's fields), and `settings --json`
@@ -447,15 +446,14 @@ pub struct FixRecord {
     /// The backup of the bytes before the fix; null when the fix created the file.
     #[serde(alias = "backup_path")]
     pub backup_path: Option<PathBuf>,
+    /// SHA-256 (hex) of the backup's bytes: undo restores only exactly these.
+    pub backup_sha256: Option<String>,
     /// SHA-256 (hex) of the bytes the fix wrote: "unchanged since the fix" means equal.
-    #[serde(alias = "written_sha256")]
     pub written_sha256: String,
     /// The file had an `env` object before the fix.
-    #[serde(alias = "env_existed")]
     pub env_existed: bool,
-    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix (any JSON value); null: absent.
-    #[serde(alias = "previous_value")]
-    pub previous_value: Option<Value>,
+    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix, as its literal JSON text; null: absent.
+    pub previous_json: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 //! The settings editor on arbitrary file contents, through the real files: `fix` either
 //! refuses, leaving the file, and no backup or undo record, behind; or writes strict
-//! JSON (serde_json parses it) holding every original key and value plus
-//! env.MCP_PROTOCOL_NEGOTIATION = "legacy". `fix --undo` then gives back the original
+//! JSON (the strict reader parses it; serde_json too, where it can) holding every
+//! original key and value plus env.MCP_PROTOCOL_NEGOTIATION = "legacy". `fix --undo` then gives back the original
 //! bytes. A JSON5 file refused as not strict goes again with `--rewrite-strict`.
 //!
 //! Shared by the fuzz target (fuzz/fuzz_targets/settings_edit.rs) and the corpus replay in
@@ -43,10 +43,22 @@ pub fn check(data: &[u8]) {
         Ok(t) => Some(strictness::check(t)),
         Err(_) => None,
     };
+    // The object as serde_json reads it, where it can (not past 128 levels, not 1e400,
+    // not a lone surrogate: those are checked by the settings_read target).
+    let serde_object = std::str::from_utf8(data).ok().and_then(|t| {
+        let body = t.strip_prefix('\u{feff}').unwrap_or(t);
+        if body.trim().is_empty() {
+            return Some(Map::new());
+        }
+        match serde_json::from_str::<Value>(body) {
+            Ok(Value::Object(m)) => Some(m),
+            _ => None,
+        }
+    });
     match plan_fix(&path, FixOptions::default()) {
         Err(SettingsError::NotStrict { .. }) => {
             assert_untouched(&path, data);
-            let Some(Strictness::NonStrict { object, .. }) = original_object else {
+            let Some(Strictness::NonStrict { .. }) = original_object else {
                 panic!("NotStrict for a file strictness::check does not call JSON5")
             };
             match plan_fix(
@@ -55,7 +67,7 @@ pub fn check(data: &[u8]) {
                     rewrite_strict: true,
                 },
             ) {
-                Ok(FixPlan::Pending(p)) => round_trip(&path, data, &object, p),
+                Ok(FixPlan::Pending(p)) => round_trip(&path, data, None, p),
                 Ok(FixPlan::AlreadyLegacy { .. }) => panic!("JSON5 file called already legacy"),
                 Err(e) => {
                     assert!(
@@ -76,18 +88,20 @@ pub fn check(data: &[u8]) {
         }
         Ok(FixPlan::AlreadyLegacy { .. }) => {
             assert_untouched(&path, data);
-            let Some(Strictness::Strict(object)) = original_object else {
+            let Some(Strictness::Strict(_)) = original_object else {
                 panic!("already legacy but not strict")
             };
-            assert_eq!(object["env"][KEY], "legacy");
+            if let Some(object) = &serde_object {
+                assert_eq!(object["env"][KEY], "legacy");
+            }
         }
         Ok(FixPlan::Pending(p)) => {
-            let object = match original_object {
-                Some(Strictness::Strict(o)) => o,
-                None if data.is_empty() => Map::new(),
+            match original_object {
+                Some(Strictness::Strict(_)) => {}
+                None if data.is_empty() => {}
                 other => panic!("a fix planned for a file that is not strict JSON: {other:?}"),
             };
-            round_trip(&path, data, &object, p)
+            round_trip(&path, data, serde_object.as_ref(), p)
         }
     }
 }
@@ -111,13 +125,19 @@ fn assert_untouched(path: &PathBuf, data: &[u8]) {
 fn round_trip(
     path: &PathBuf,
     data: &[u8],
-    object: &Map<String, Value>,
+    object: Option<&Map<String, Value>>,
     p: mcplogs::settings::fix::PendingFix,
 ) {
     // Strict JSON (a UTF-8 BOM, which Claude Code tolerates, aside).
     let text = std::str::from_utf8(&p.new_bytes).expect("fix writes UTF-8");
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Value::Object(new) = serde_json::from_str::<Value>(body).expect("fix writes strict JSON")
+    let doc = mcplogs::settings::json::parse(body, mcplogs::settings::json::Dialect::Strict)
+        .expect("fix writes strict JSON");
+    assert!(doc.is_object(), "fix wrote something other than an object");
+    let Some(object) = object else {
+        return undo_round_trip(path, data, &p);
+    };
+    let Value::Object(new) = serde_json::from_str::<Value>(body).expect("serde reads the fix")
     else {
         panic!("fix wrote something other than an object")
     };
@@ -136,13 +156,9 @@ fn round_trip(
             .eq(object.keys()),
         "the fix reordered keys"
     );
-
-    apply_fix(&p).expect("apply");
-    assert_eq!(fs::read(path).unwrap(), p.new_bytes);
-    assert_eq!(fs::read(backup_path(path)).unwrap(), data, "backup differs");
     if p.kind == FixKind::Edit {
         // Key-only undo (the file changed since the fix) gives the same object back.
-        let back = restore_key(text, p.previous.as_ref(), p.env_existed).expect("restore_key");
+        let back = restore_key(text, p.previous.as_deref(), p.env_existed).expect("restore_key");
         let back = back.strip_prefix('\u{feff}').unwrap_or(&back);
         let back: Map<String, Value> = if back.trim().is_empty() {
             Map::new()
@@ -152,6 +168,14 @@ fn round_trip(
         assert_eq!(&back, object, "restore_key did not give the object back");
         assert!(back.keys().eq(object.keys()), "restore_key reordered keys");
     }
+    undo_round_trip(path, data, &p);
+}
+
+/// Apply, fix again (a no-op), undo: the original bytes are back.
+fn undo_round_trip(path: &PathBuf, data: &[u8], p: &mcplogs::settings::fix::PendingFix) {
+    apply_fix(p).expect("apply");
+    assert_eq!(fs::read(path).unwrap(), p.new_bytes);
+    assert_eq!(fs::read(backup_path(path)).unwrap(), data, "backup differs");
     // Fixing again is a no-op.
     assert!(matches!(
         plan_fix(path, FixOptions::default()),

@@ -1,9 +1,10 @@
 //! `mcplogs explain`: pasted `claude mcp list` output or one error message, explained.
 
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal};
 
 use mcplogs::explain::explain_json;
 use mcplogs::render::table;
+use mcplogs::safe_read::{EXPLAIN_MAX_BYTES, read_bounded, read_input_file};
 
 use crate::cli::ExplainArgs;
 use crate::error::Error;
@@ -12,19 +13,17 @@ use crate::output;
 
 pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let bytes = match args.file.as_deref() {
-        Some(p) if p.as_os_str() != "-" => std::fs::read(p).map_err(|source| Error::ReadFile {
-            path: p.to_path_buf(),
-            source,
-        })?,
+        Some(p) if p.as_os_str() != "-" => {
+            read_input_file(p, EXPLAIN_MAX_BYTES).map_err(|source| Error::ReadFile {
+                path: p.to_path_buf(),
+                source,
+            })?
+        }
         _ => {
             if io::stdin().is_terminal() {
                 output::note("Paste `claude mcp list` output, then Ctrl-D");
             }
-            let mut bytes = Vec::new();
-            io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(Error::ReadStdin)?;
-            bytes
+            read_bounded(io::stdin().lock(), EXPLAIN_MAX_BYTES).map_err(Error::ReadStdin)?
         }
     };
     let text = String::from_utf8_lossy(&bytes);

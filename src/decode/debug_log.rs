@@ -101,7 +101,10 @@ fn flush(entry: Entry, file: &Arc<PathBuf>, sink: &mut dyn FnMut(Record)) {
     let text = entry.text.trim_end();
     // `-p` with JSON output writes a multi-line message as one JSON string literal.
     let decoded = if text.starts_with('"') {
-        serde_json::from_str::<String>(text).ok()
+        serde_json::from_str::<String>(text).ok().or_else(|| {
+            // A lone surrogate or bad escape costs one character, not the record.
+            serde_json::from_str::<String>(&super::escapes::repair(text)?).ok()
+        })
     } else {
         None
     };

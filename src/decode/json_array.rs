@@ -13,22 +13,23 @@ pub(super) fn decode(bytes: &[u8], file: &Arc<PathBuf>, sink: &mut dyn FnMut(Rec
         lines: bytecount_lines(bytes),
         ..Damage::default()
     };
-    let (text, lossy) = match std::str::from_utf8(bytes) {
+    let (mut owned, lossy) = match std::str::from_utf8(bytes) {
         Ok(t) => (std::borrow::Cow::Borrowed(t), false),
         Err(_) => (String::from_utf8_lossy(bytes), true),
     };
     if lossy {
         damage.invalid_utf8 += 1;
     }
-    let text: &str = &text;
-    let mut pos = skip_ws(text, 0);
-    if !text[pos..].starts_with('[') {
+    let mut pos = skip_ws(&owned, 0);
+    if !owned[pos..].starts_with('[') {
         damage.not_json += 1;
         return damage;
     }
     pos += 1;
     let mut cursor = LineCursor { pos: 0, line: 1 };
+    let mut repaired_at = None;
     loop {
+        let text: &str = &owned;
         pos = skip_ws(text, pos);
         if pos >= text.len() {
             // The closing bracket never came: a truncated file.
@@ -56,6 +57,16 @@ pub(super) fn decode(bytes: &[u8], file: &Arc<PathBuf>, sink: &mut dyn FnMut(Rec
             Some(Err(e)) if e.is_eof() => {
                 damage.truncated_last = true;
                 break;
+            }
+            // A lone surrogate or bad escape: repair the rest once, the element counts.
+            Some(Err(_)) if repaired_at != Some(pos) => {
+                let Some(rest) = super::escapes::repair(&text[pos..]) else {
+                    damage.not_json += 1;
+                    break;
+                };
+                damage.bad_escapes += 1;
+                repaired_at = Some(pos);
+                owned = std::borrow::Cow::Owned(format!("{}{rest}", &text[..pos]));
             }
             _ => {
                 // Garbage inside the array: nothing after it can be trusted to align.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::lines::{Line, LineReader};
-use super::{Damage, MAX_LINE_BYTES, record_from_json};
+use super::{Damage, MAX_LINE_BYTES, parse_json_lossy, record_from_json};
 use crate::record::Record;
 
 pub(super) fn decode<R: BufRead>(
@@ -39,11 +39,11 @@ pub(super) fn decode_line(
         return;
     }
     let parsed = match std::str::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str::<serde_json::Value>(text).ok(),
+        Ok(text) => parse_json_lossy(text, damage),
         Err(_) => {
             // A bad byte inside a Server stderr line should not cost the record.
             let text = String::from_utf8_lossy(bytes);
-            let v = serde_json::from_str::<serde_json::Value>(&text).ok();
+            let v = parse_json_lossy(&text, damage);
             if v.is_some() {
                 damage.invalid_utf8 += 1;
             }

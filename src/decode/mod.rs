@@ -4,6 +4,7 @@
 //! every record is JSON-decoded before anyone matches on its text.
 
 mod debug_log;
+mod escapes;
 mod json_array;
 mod jsonl;
 pub mod lines;
@@ -57,6 +58,9 @@ pub struct Damage {
     pub not_json: usize,
     pub not_a_record: usize,
     pub invalid_utf8: usize,
+    /// Records kept although a string escape was invalid or a lone surrogate: decoded
+    /// with U+FFFD in its place.
+    pub bad_escapes: usize,
     pub too_long: usize,
     pub truncated_last: bool,
     pub empty: bool,
@@ -132,7 +136,31 @@ impl Damage {
                 self.invalid_utf8
             ));
         }
+        if self.bad_escapes > 0 {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(&format!(
+                "{} records with invalid escapes or lone surrogates decoded with replacement characters",
+                self.bad_escapes
+            ));
+        }
         Some(out)
+    }
+}
+
+/// Parses one JSON value; if `serde_json` refuses it only for a string escape (a lone
+/// surrogate, an invalid escape), parses the lossy repair
+/// instead and counts it. A record is never lost to one bad escape.
+pub(crate) fn parse_json_lossy(text: &str, damage: &mut Damage) -> Option<serde_json::Value> {
+    match serde_json::from_str(text) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            let repaired = escapes::repair(text)?;
+            let v = serde_json::from_str(&repaired).ok()?;
+            damage.bad_escapes += 1;
+            Some(v)
+        }
     }
 }
 

@@ -184,7 +184,8 @@ impl ScanState<'_> {
             return;
         }
         // Rare (damage only): decode to tell junk from JSON that is not a record.
-        match serde_json::from_slice::<serde_json::Value>(t) {
+        let text = String::from_utf8_lossy(t);
+        match super::parse_json_lossy(&text, &mut self.damage).ok_or(()) {
             Ok(v) => {
                 if record_from_json(v, file, self.line_no).is_none() {
                     self.damage.not_a_record += 1;

@@ -245,7 +245,12 @@ pub fn build(
             .collect(),
         settings: settings_section(negotiation),
         warnings: {
-            let all: Vec<_> = scan.warnings.iter().chain(&stderr.warnings).cloned().collect();
+            let all: Vec<_> = scan
+                .warnings
+                .iter()
+                .chain(&stderr.warnings)
+                .cloned()
+                .collect();
             crate::warning::summary_lines(&all, false)
         },
         omitted: Omitted::default(),

@@ -1,11 +1,15 @@
 //! Minimal text edits to a strict-JSON settings file: set `env.MCP_PROTOCOL_NEGOTIATION`,
 //! or put back what it was. Only the bytes that must change are touched, so indentation,
 //! line endings, key order, other values and the final newline stay as the user had them.
-//! Every result is parsed again and compared with the intended object before it is
-//! returned: an edit that would change anything else is an error, never a write.
+//! Every result is parsed again and checked before it is returned: every other member
+//! must hold exactly the text it held before. An edit that would change anything else is
+//! an error, never a write.
+//!
+//! `--rewrite-strict` writes a JSON5 file out as strict JSON keeping each value's literal
+//! text (numbers digit for digit, strict strings verbatim, lone surrogates as written),
+//! or refuses, naming the value it cannot keep (`Infinity`, `NaN`, hex).
 
-use serde_json::{Map, Value};
-
+use super::json::{self, Dialect, Doc, Kind, Member as JsonMember, Node as JsonNode, NodeId};
 use super::strictness::split_bom;
 use super::{LEGACY, NEGOTIATION_KEY};
 
@@ -25,43 +29,97 @@ pub enum EditError {
         "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand"
     )]
     EnvNotAnObject,
+    /// A JSON5 value with no strict-JSON spelling that keeps it.
+    #[error(
+        "the value {literal} at line {line}, column {column} has no strict-JSON form that keeps it, so mcplogs will not rewrite the file: change that value by hand"
+    )]
+    CannotKeep {
+        literal: String,
+        line: usize,
+        column: usize,
+    },
     /// Internal check failed: the edit would have changed something else.
     #[error("mcplogs could not make this edit without changing anything else (please report this)")]
     Verification,
+}
+
+/// A view of one object for splicing: byte offsets of its braces and members.
+struct ObjectSpan {
+    /// Byte offset of `{`.
+    open: usize,
+    /// Byte offset of `}`.
+    close: usize,
+    members: Vec<Member>,
+}
+
+struct Member {
+    key: String,
+    key_start: usize,
+    key_end: usize,
+    value_start: usize,
+    value_end: usize,
+    value: NodeId,
+}
+
+impl ObjectSpan {
+    fn of(doc: &Doc, id: NodeId) -> Option<ObjectSpan> {
+        let n = doc.node(id);
+        let members = doc.members(id)?;
+        Some(ObjectSpan {
+            open: n.start,
+            close: n.end - 1,
+            members: members
+                .iter()
+                .map(|m| Member {
+                    key: m.key.clone(),
+                    key_start: m.key_start,
+                    key_end: m.key_end,
+                    value_start: doc.node(m.value).start,
+                    value_end: doc.node(m.value).end,
+                    value: m.value,
+                })
+                .collect(),
+        })
+    }
+
+    /// JSON.parse keeps the last of duplicate keys, so edits go to the last.
+    fn last_index(&self, key: &str) -> Option<usize> {
+        self.members.iter().rposition(|m| m.key == key)
+    }
+}
+
+fn parse_strict(body: &str) -> Result<Doc, EditError> {
+    if body.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return Ok(Doc::empty_object());
+    }
+    match json::parse(body, Dialect::Strict) {
+        Ok(d) if d.is_object() => Ok(d),
+        _ => Err(EditError::NotAnObject),
+    }
 }
 
 /// Sets `env.MCP_PROTOCOL_NEGOTIATION` to `"legacy"` in strict-JSON `text`.
 /// An empty file becomes [`fresh_file`] (its BOM kept).
 pub fn set_legacy(text: &str) -> Result<String, EditError> {
     let (bom, body) = split_bom(text);
-    if body.trim().is_empty() {
+    if body.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         return Ok(format!("{bom}{}", fresh_file()));
     }
-    // New keys go first (see `insert_member`), and the check below holds us to it.
-    let mut expected = parse_object(body)?;
-    if !expected.contains_key("env") {
-        expected.shift_insert(0, "env".into(), Value::Object(Map::new()));
-    }
-    let Some(Value::Object(env)) = expected.get_mut("env") else {
-        return Err(EditError::EnvNotAnObject);
-    };
-    if let Some(v) = env.get_mut(NEGOTIATION_KEY) {
-        *v = Value::String(LEGACY.into());
-    } else {
-        env.shift_insert(0, NEGOTIATION_KEY.into(), Value::String(LEGACY.into()));
-    }
-
-    let root = locate_root_object(body)?;
+    let doc = parse_strict(body)?;
+    let root = ObjectSpan::of(&doc, doc.root).ok_or(EditError::NotAnObject)?;
     let style = Style::detect(body);
     let legacy = format!("\"{LEGACY}\"");
-    let edited = match root.last_member("env") {
-        Some(env) => {
-            let Node::Object(env_obj) = &env.value else {
-                return Err(EditError::EnvNotAnObject);
-            };
-            match env_obj.last_member(NEGOTIATION_KEY) {
-                Some(m) => splice(body, m.value_start, m.value_end, &legacy),
-                None => insert_member(body, env_obj, NEGOTIATION_KEY, &|_| legacy.clone(), &style),
+    // New keys go first (see `insert_member`), and the check below holds us to it.
+    let edited = match root.last_index("env") {
+        Some(i) => {
+            let env_obj =
+                ObjectSpan::of(&doc, root.members[i].value).ok_or(EditError::EnvNotAnObject)?;
+            match env_obj.last_index(NEGOTIATION_KEY) {
+                Some(j) => {
+                    let m = &env_obj.members[j];
+                    splice(body, m.value_start, m.value_end, &legacy)
+                }
+                None => insert_member(body, &env_obj, NEGOTIATION_KEY, &|_| legacy.clone(), &style),
             }
         }
         None => {
@@ -79,119 +137,361 @@ pub fn set_legacy(text: &str) -> Result<String, EditError> {
             insert_member(body, &root, "env", &env_value, &style)
         }
     };
-    verify(bom, &edited, &expected)
+    let new = parse_strict(&edited).map_err(|_| EditError::Verification)?;
+    let is_legacy = |d: &Doc, m: &JsonMember| m.key == NEGOTIATION_KEY && d.raw(m.value) == legacy;
+    let ok = (|| {
+        let (old_root, new_root) = (doc.members(doc.root)?, new.members(new.root)?);
+        match root.last_index("env") {
+            None => {
+                let env = new_root.first()?;
+                let env_members = new.members(env.value)?;
+                Some(
+                    env.key == "env"
+                        && env_members.len() == 1
+                        && is_legacy(&new, &env_members[0])
+                        && same_all(&doc, old_root, &new, &new_root[1..]),
+                )
+            }
+            Some(i) => {
+                let (oe, ne) = (
+                    doc.members(old_root[i].value)?,
+                    new.members(new_root.get(i)?.value)?,
+                );
+                let env_ok = match oe.iter().rposition(|m| m.key == NEGOTIATION_KEY) {
+                    Some(j) => same_except(&doc, oe, &new, ne, j) && is_legacy(&new, ne.get(j)?),
+                    None => is_legacy(&new, ne.first()?) && same_all(&doc, oe, &new, &ne[1..]),
+                };
+                Some(env_ok && same_except(&doc, old_root, &new, new_root, i))
+            }
+        }
+    })();
+    check(ok, bom, edited)
 }
 
-/// Undo for one key: puts `env.MCP_PROTOCOL_NEGOTIATION` back to `previous` (absent
-/// when `None`). When the key was absent and `env` did not exist before the fix, an
-/// `env` left empty is removed too.
+/// Undo for one key: puts `env.MCP_PROTOCOL_NEGOTIATION` back to `previous`, the literal
+/// JSON text it had (absent when `None`). When the key was absent and `env` did not
+/// exist before the fix, an `env` left empty is removed too.
 pub fn restore_key(
     text: &str,
-    previous: Option<&Value>,
+    previous: Option<&str>,
     env_existed: bool,
 ) -> Result<String, EditError> {
     let (bom, body) = split_bom(text);
-    let mut expected = parse_object(body)?;
-    let root = locate_root_object(body)?;
-    let Some(env) = root.last_member("env") else {
+    let doc = parse_strict(body)?;
+    let root = ObjectSpan::of(&doc, doc.root).ok_or(EditError::NotAnObject)?;
+    let Some(i) = root.last_index("env") else {
         // Nothing of ours is left to put back.
         return Ok(text.to_string());
     };
-    let Node::Object(env_obj) = &env.value else {
-        return Err(EditError::EnvNotAnObject);
-    };
-    let Some(key_index) = env_obj
-        .members
-        .iter()
-        .rposition(|m| m.key == NEGOTIATION_KEY)
-    else {
+    let env_obj = ObjectSpan::of(&doc, root.members[i].value).ok_or(EditError::EnvNotAnObject)?;
+    let Some(j) = env_obj.last_index(NEGOTIATION_KEY) else {
         return Ok(text.to_string());
     };
-    let expected_env = expected
-        .get_mut("env")
-        .and_then(Value::as_object_mut)
-        .ok_or(EditError::EnvNotAnObject)?;
+    let drop_env = previous.is_none() && !env_existed && env_obj.members.len() == 1;
     let edited = match previous {
         Some(v) => {
-            expected_env.insert(NEGOTIATION_KEY.into(), v.clone());
-            let m = &env_obj.members[key_index];
-            let text = serde_json::to_string(v).map_err(|_| EditError::Verification)?;
-            splice(body, m.value_start, m.value_end, &text)
+            let m = &env_obj.members[j];
+            splice(body, m.value_start, m.value_end, v)
         }
-        None => {
-            expected_env.shift_remove(NEGOTIATION_KEY);
-            if !env_existed && expected_env.is_empty() && env_obj.members.len() == 1 {
-                expected.shift_remove("env");
-                let index = root
-                    .members
-                    .iter()
-                    .rposition(|m| m.key == "env")
-                    .ok_or(EditError::Verification)?;
-                remove_member(body, &root, index)
-            } else {
-                remove_member(body, env_obj, key_index)
-            }
-        }
+        None if drop_env => remove_member(body, &root, i),
+        None => remove_member(body, &env_obj, j),
     };
-    verify(bom, &edited, &expected)
+    let new = parse_strict(&edited).map_err(|_| EditError::Verification)?;
+    let ok = (|| {
+        let (old_root, new_root) = (doc.members(doc.root)?, new.members(new.root)?);
+        if drop_env {
+            let mut kept: Vec<JsonMember> = old_root.to_vec();
+            kept.remove(i);
+            return Some(same_all(&doc, &kept, &new, new_root));
+        }
+        let (oe, ne) = (
+            doc.members(old_root[i].value)?,
+            new.members(new_root.get(i)?.value)?,
+        );
+        let env_ok = match previous {
+            Some(v) => {
+                same_except(&doc, oe, &new, ne, j)
+                    && ne.get(j)?.key == NEGOTIATION_KEY
+                    && new.raw(ne[j].value) == v
+            }
+            None => {
+                let mut kept: Vec<JsonMember> = oe.to_vec();
+                kept.remove(j);
+                same_all(&doc, &kept, &new, ne)
+            }
+        };
+        Some(env_ok && same_except(&doc, old_root, &new, new_root, i))
+    })();
+    check(ok, bom, edited)
 }
 
-/// `--rewrite-strict`: the JSON5 `object` (comments and trailing commas already gone)
-/// written as strict JSON with the key set, in the original's indentation unit and line
-/// endings, keeping (or not) its final newline and BOM.
-pub fn rewrite_strict(original: &str, object: &Map<String, Value>) -> Result<String, EditError> {
+fn check(ok: Option<bool>, bom: &str, edited: String) -> Result<String, EditError> {
+    if ok == Some(true) {
+        Ok(format!("{bom}{edited}"))
+    } else {
+        Err(EditError::Verification)
+    }
+}
+
+/// Same key and exactly the same value text, member by member.
+fn same_all(a: &Doc, am: &[JsonMember], b: &Doc, bm: &[JsonMember]) -> bool {
+    am.len() == bm.len()
+        && am
+            .iter()
+            .zip(bm)
+            .all(|(x, y)| x.key_units == y.key_units && a.raw(x.value) == b.raw(y.value))
+}
+
+/// [`same_all`] except at `index` (the member that was edited; same key there).
+fn same_except(a: &Doc, am: &[JsonMember], b: &Doc, bm: &[JsonMember], index: usize) -> bool {
+    am.len() == bm.len()
+        && am.iter().zip(bm).enumerate().all(|(k, (x, y))| {
+            x.key_units == y.key_units && (k == index || a.raw(x.value) == b.raw(y.value))
+        })
+}
+
+/// `--rewrite-strict`: the JSON5 `doc` (comments and trailing commas gone) written as
+/// strict JSON with the key set, in the original's indentation unit and line endings,
+/// keeping (or not) its final newline and BOM. Every value keeps its literal text; a
+/// JSON5 number is respelled only where no digit changes (`+1`, `.5`, `5.`), and one
+/// with no strict-JSON form (`Infinity`, `NaN`, hex) is refused.
+pub fn rewrite_strict(original: &str, doc: &Doc) -> Result<String, EditError> {
     let (bom, body) = split_bom(original);
-    let mut expected = object.clone();
-    let env = expected
-        .entry("env")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(env) = env else {
-        return Err(EditError::EnvNotAnObject);
-    };
-    env.insert(NEGOTIATION_KEY.into(), Value::String(LEGACY.into()));
+    let mut doc = doc.clone();
+    set_legacy_in_tree(&mut doc)?;
     let style = Style::detect(body);
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(style.unit.as_bytes());
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    serde::Serialize::serialize(&expected, &mut ser).map_err(|_| EditError::Verification)?;
-    let mut text = String::from_utf8(out).map_err(|_| EditError::Verification)?;
+    let mut text = emit(&doc, &style.unit)?;
     if body.ends_with('\n') || body.trim().is_empty() {
         text.push('\n');
     }
     if style.newline == "\r\n" {
         text = text.replace('\n', "\r\n");
     }
-    verify(bom, &text, &expected)
-}
-
-fn parse_object(body: &str) -> Result<Map<String, Value>, EditError> {
-    if body.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(body) {
-        Ok(Value::Object(m)) => Ok(m),
-        _ => Err(EditError::NotAnObject),
-    }
-}
-
-fn verify(bom: &str, body: &str, expected: &Map<String, Value>) -> Result<String, EditError> {
-    let got = parse_object(body).map_err(|_| EditError::Verification)?;
-    if !ordered_eq(&got, expected) {
+    let new = json::parse(&text, Dialect::Strict).map_err(|_| EditError::Verification)?;
+    if tokens(&new, false)? != tokens(&doc, true)? {
         return Err(EditError::Verification);
     }
-    Ok(format!("{bom}{body}"))
+    Ok(format!("{bom}{text}"))
 }
 
-/// Equality that also holds key order (JSON objects compare without it; users do not).
-fn ordered_eq(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| {
-            ka == kb
-                && match (va, vb) {
-                    (Value::Object(x), Value::Object(y)) => ordered_eq(x, y),
-                    _ => va == vb,
+/// Sets the key in the tree: in the last `env` (added at the end when absent), the last
+/// key of that name (added at the end when absent).
+fn set_legacy_in_tree(doc: &mut Doc) -> Result<(), EditError> {
+    let legacy = format!("\"{LEGACY}\"");
+    let new_node = |doc: &mut Doc, kind: Kind, text: &str| -> NodeId {
+        let start = doc.text.len();
+        doc.text.push_str(text);
+        doc.nodes.push(JsonNode {
+            start,
+            end: doc.text.len(),
+            kind,
+        });
+        doc.nodes.len() - 1
+    };
+    let member = |doc: &mut Doc, key: &str, value: NodeId| -> JsonMember {
+        let start = doc.text.len();
+        doc.text
+            .push_str(&serde_json::to_string(key).expect("string"));
+        JsonMember {
+            key: key.to_string(),
+            key_units: key.encode_utf16().collect(),
+            key_start: start,
+            key_end: doc.text.len(),
+            key_strict: true,
+            value,
+        }
+    };
+    let value = new_node(
+        doc,
+        Kind::String {
+            units: LEGACY.encode_utf16().collect(),
+            strict: true,
+        },
+        &legacy,
+    );
+    let root = doc.root;
+    let env = match doc
+        .members(root)
+        .and_then(|m| m.iter().rposition(|m| m.key == "env"))
+    {
+        Some(i) => doc.members(root).expect("object")[i].value,
+        None => {
+            let env = new_node(doc, Kind::Object(Vec::new()), "");
+            let m = member(doc, "env", env);
+            let Kind::Object(members) = &mut doc.nodes[root].kind else {
+                return Err(EditError::NotAnObject);
+            };
+            members.push(m);
+            env
+        }
+    };
+    let key = member(doc, NEGOTIATION_KEY, value);
+    let Kind::Object(members) = &mut doc.nodes[env].kind else {
+        return Err(EditError::EnvNotAnObject);
+    };
+    match members.iter().rposition(|m| m.key == NEGOTIATION_KEY) {
+        Some(j) => members[j].value = value,
+        None => members.push(key),
+    }
+    Ok(())
+}
+
+/// A JSON5 number's strict-JSON spelling with the same digits, if it has one.
+fn strict_number(raw: &str) -> Option<String> {
+    let (sign, rest) = match raw.as_bytes().first() {
+        Some(b'-') => ("-", &raw[1..]),
+        Some(b'+') => ("", &raw[1..]),
+        _ => ("", raw),
+    };
+    if rest.starts_with(['I', 'N']) || rest.starts_with("0x") || rest.starts_with("0X") {
+        return None;
+    }
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let mantissa = mantissa.strip_suffix('.').unwrap_or(mantissa);
+    let lead = if mantissa.starts_with('.') { "0" } else { "" };
+    Some(format!("{sign}{lead}{mantissa}{exp}"))
+}
+
+/// A string as strict JSON: code units kept exactly, a lone surrogate as `\uXXXX`.
+fn encode_units(units: &[u16]) -> String {
+    let mut out = String::from("\"");
+    for r in char::decode_utf16(units.iter().copied()) {
+        match r {
+            Ok('"') => out.push_str("\\\""),
+            Ok('\\') => out.push_str("\\\\"),
+            Ok('\n') => out.push_str("\\n"),
+            Ok('\r') => out.push_str("\\r"),
+            Ok('\t') => out.push_str("\\t"),
+            Ok(c) if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            Ok(c) => out.push(c),
+            Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn cannot_keep(doc: &Doc, id: NodeId) -> EditError {
+    let (line, column) = json::line_column(&doc.text, doc.node(id).start);
+    EditError::CannotKeep {
+        literal: doc.raw(id).to_string(),
+        line,
+        column,
+    }
+}
+
+/// Pretty strict JSON (serde_json's pretty layout, `unit` per level), without recursion.
+fn emit(doc: &Doc, unit: &str) -> Result<String, EditError> {
+    enum Task<'a> {
+        Text(String),
+        Value(NodeId, usize),
+        Key(&'a JsonMember),
+    }
+    let mut out = String::new();
+    let mut tasks = vec![Task::Value(doc.root, 0)];
+    while let Some(t) = tasks.pop() {
+        match t {
+            Task::Text(s) => out.push_str(&s),
+            Task::Key(m) => {
+                if m.key_strict {
+                    out.push_str(&doc.text[m.key_start..m.key_end]);
+                } else {
+                    out.push_str(&encode_units(&m.key_units));
                 }
-        })
+                out.push_str(": ");
+            }
+            Task::Value(id, depth) => match &doc.node(id).kind {
+                Kind::Object(members) if members.is_empty() => out.push_str("{}"),
+                Kind::Array(items) if items.is_empty() => out.push_str("[]"),
+                Kind::Object(members) => {
+                    out.push_str("{\n");
+                    let inner = unit.repeat(depth + 1);
+                    tasks.push(Task::Text(format!("\n{}}}", unit.repeat(depth))));
+                    for (k, m) in members.iter().enumerate().rev() {
+                        if k + 1 < members.len() {
+                            tasks.push(Task::Text(",\n".into()));
+                        }
+                        tasks.push(Task::Value(m.value, depth + 1));
+                        tasks.push(Task::Key(m));
+                        tasks.push(Task::Text(inner.clone()));
+                    }
+                }
+                Kind::Array(items) => {
+                    out.push_str("[\n");
+                    let inner = unit.repeat(depth + 1);
+                    tasks.push(Task::Text(format!("\n{}]", unit.repeat(depth))));
+                    for (k, item) in items.iter().enumerate().rev() {
+                        if k + 1 < items.len() {
+                            tasks.push(Task::Text(",\n".into()));
+                        }
+                        tasks.push(Task::Value(*item, depth + 1));
+                        tasks.push(Task::Text(inner.clone()));
+                    }
+                }
+                Kind::String { strict: true, .. } | Kind::Literal => out.push_str(doc.raw(id)),
+                Kind::String { units, .. } => out.push_str(&encode_units(units)),
+                Kind::Number => {
+                    out.push_str(&strict_number(doc.raw(id)).ok_or_else(|| cannot_keep(doc, id))?)
+                }
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// The document as a flat list of values (strings as code units, numbers as their
+/// strict-JSON text), for comparing a rewrite with what it rewrote.
+#[derive(Debug, PartialEq, Eq)]
+enum Tok<'a> {
+    Open(u8),
+    Close(u8),
+    Key(&'a [u16]),
+    Str(&'a [u16]),
+    Num(String),
+    Lit(&'a str),
+}
+
+fn tokens(doc: &Doc, json5_numbers: bool) -> Result<Vec<Tok<'_>>, EditError> {
+    enum Task {
+        Value(NodeId),
+        Key(NodeId, usize),
+        Close(u8),
+    }
+    let mut out = Vec::new();
+    let mut tasks = vec![Task::Value(doc.root)];
+    while let Some(t) = tasks.pop() {
+        match t {
+            Task::Close(c) => out.push(Tok::Close(c)),
+            Task::Key(obj, k) => {
+                out.push(Tok::Key(&doc.members(obj).expect("object")[k].key_units))
+            }
+            Task::Value(id) => match &doc.node(id).kind {
+                Kind::Object(members) => {
+                    out.push(Tok::Open(b'{'));
+                    tasks.push(Task::Close(b'}'));
+                    for (k, m) in members.iter().enumerate().rev() {
+                        tasks.push(Task::Value(m.value));
+                        tasks.push(Task::Key(id, k));
+                    }
+                }
+                Kind::Array(items) => {
+                    out.push(Tok::Open(b'['));
+                    tasks.push(Task::Close(b']'));
+                    tasks.extend(items.iter().rev().map(|i| Task::Value(*i)));
+                }
+                Kind::String { units, .. } => out.push(Tok::Str(units)),
+                Kind::Literal => out.push(Tok::Lit(doc.raw(id))),
+                Kind::Number if json5_numbers => out.push(Tok::Num(
+                    strict_number(doc.raw(id)).ok_or_else(|| cannot_keep(doc, id))?,
+                )),
+                Kind::Number => out.push(Tok::Num(doc.raw(id).to_string())),
+            },
+        }
+    }
+    Ok(out)
 }
 
 fn splice(body: &str, start: usize, end: usize, with: &str) -> String {
@@ -342,190 +642,6 @@ fn starts_line(body: &str, pos: usize) -> bool {
     ls > 0 && body[ls..pos].chars().all(|c| c == ' ' || c == '\t')
 }
 
-// ---- A span-recording scanner for strict JSON (the text was validated before). ----
-
-#[derive(Debug)]
-struct Member {
-    key: String,
-    key_start: usize,
-    key_end: usize,
-    value_start: usize,
-    value_end: usize,
-    value: Node,
-}
-
-#[derive(Debug)]
-struct ObjectSpan {
-    /// Byte offset of `{`.
-    open: usize,
-    /// Byte offset of `}`.
-    close: usize,
-    members: Vec<Member>,
-}
-
-impl ObjectSpan {
-    /// JSON.parse keeps the last of duplicate keys, so edits go to the last.
-    fn last_member(&self, key: &str) -> Option<&Member> {
-        self.members.iter().rev().find(|m| m.key == key)
-    }
-}
-
-#[derive(Debug)]
-enum Node {
-    Object(ObjectSpan),
-    Other,
-}
-
-fn locate_root_object(body: &str) -> Result<ObjectSpan, EditError> {
-    let mut s = JsonCursor {
-        b: body.as_bytes(),
-        pos: 0,
-    };
-    s.ws();
-    match s.value() {
-        Some(Node::Object(o)) => Ok(o),
-        _ => Err(EditError::NotAnObject),
-    }
-}
-
-struct JsonCursor<'a> {
-    b: &'a [u8],
-    pos: usize,
-}
-
-impl JsonCursor<'_> {
-    fn ws(&mut self) {
-        while self
-            .b
-            .get(self.pos)
-            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-        {
-            self.pos += 1;
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.pos).copied()
-    }
-
-    fn value(&mut self) -> Option<Node> {
-        match self.peek()? {
-            b'{' => self.object().map(Node::Object),
-            b'[' => {
-                self.pos += 1;
-                self.ws();
-                if self.peek()? == b']' {
-                    self.pos += 1;
-                    return Some(Node::Other);
-                }
-                loop {
-                    self.value()?;
-                    self.ws();
-                    match self.peek()? {
-                        b',' => {
-                            self.pos += 1;
-                            self.ws();
-                        }
-                        b']' => {
-                            self.pos += 1;
-                            return Some(Node::Other);
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'"' => {
-                self.string()?;
-                Some(Node::Other)
-            }
-            _ => {
-                let start = self.pos;
-                while self
-                    .peek()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.'))
-                {
-                    self.pos += 1;
-                }
-                (self.pos > start).then_some(Node::Other)
-            }
-        }
-    }
-
-    /// Skips a string; returns its span.
-    fn string(&mut self) -> Option<(usize, usize)> {
-        let start = self.pos;
-        self.pos += 1;
-        loop {
-            match self.peek()? {
-                b'\\' => self.pos += 2,
-                b'"' => {
-                    self.pos += 1;
-                    return Some((start, self.pos));
-                }
-                _ => self.pos += 1,
-            }
-        }
-    }
-
-    fn object(&mut self) -> Option<ObjectSpan> {
-        let open = self.pos;
-        self.pos += 1;
-        let mut members = Vec::new();
-        self.ws();
-        if self.peek()? == b'}' {
-            let close = self.pos;
-            self.pos += 1;
-            return Some(ObjectSpan {
-                open,
-                close,
-                members,
-            });
-        }
-        loop {
-            if self.peek()? != b'"' {
-                return None;
-            }
-            let (key_start, key_end) = self.string()?;
-            let raw = std::str::from_utf8(&self.b[key_start..key_end]).ok()?;
-            let key: String = serde_json::from_str(raw).ok()?;
-            self.ws();
-            if self.peek()? != b':' {
-                return None;
-            }
-            self.pos += 1;
-            self.ws();
-            let value_start = self.pos;
-            let value = self.value()?;
-            let value_end = self.pos;
-            members.push(Member {
-                key,
-                key_start,
-                key_end,
-                value_start,
-                value_end,
-                value,
-            });
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.pos += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    let close = self.pos;
-                    self.pos += 1;
-                    return Some(ObjectSpan {
-                        open,
-                        close,
-                        members,
-                    });
-                }
-                _ => return None,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,9 +746,8 @@ mod tests {
     #[test]
     fn restore_key_puts_back_the_previous_value() {
         let t = "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  }\n}\n";
-        let auto = Value::String("auto".into());
         assert_eq!(
-            restore_key(t, Some(&auto), true).unwrap(),
+            restore_key(t, Some("\"auto\""), true).unwrap(),
             "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n"
         );
     }
@@ -670,13 +785,13 @@ mod tests {
     #[test]
     fn rewrite_strict_keeps_unit_newlines_and_order() {
         let original = "{\r\n    // c\r\n    \"b\": 1,\r\n    \"a\": [1, 2,],\r\n}\r\n";
-        let crate::settings::strictness::Strictness::NonStrict { object, .. } =
+        let crate::settings::strictness::Strictness::NonStrict { doc, .. } =
             crate::settings::strictness::check(original)
         else {
             panic!()
         };
         assert_eq!(
-            rewrite_strict(original, &object).unwrap(),
+            rewrite_strict(original, &doc).unwrap(),
             "{\r\n    \"b\": 1,\r\n    \"a\": [\r\n        1,\r\n        2\r\n    ],\r\n    \"env\": {\r\n        \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\r\n    }\r\n}\r\n"
         );
     }

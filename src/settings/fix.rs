@@ -3,8 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use super::diff;
 use super::edit::{self, EditError};
 use super::layers::negotiation_in;
@@ -45,8 +43,9 @@ pub struct PendingFix {
     pub snapshot: FileSnapshot,
     pub new_bytes: Vec<u8>,
     pub kind: FixKind,
-    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix (`None`: absent), for undo.
-    pub previous: Option<Value>,
+    /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix, as its literal JSON text
+    /// (`None`: absent), for undo.
+    pub previous: Option<String>,
     /// Whether `env` existed before the fix, for undo.
     pub env_existed: bool,
     /// Unified diff, lines as in the files (show it through `redact::diff::for_display`).
@@ -95,26 +94,26 @@ pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError>
             },
         });
     };
-    let (object, new_text, kind) = match strictness::check(text) {
-        Strictness::Strict(object) => {
-            if negotiation_in(&object).is_some_and(|v| v.is_legacy()) {
+    let (doc, new_text, kind) = match strictness::check(text) {
+        Strictness::Strict(doc) => {
+            if negotiation_in(&doc).is_some_and(|v| v.is_legacy()) {
                 return Ok(FixPlan::AlreadyLegacy {
                     path: path.to_path_buf(),
                 });
             }
             let new_text = edit::set_legacy(text).map_err(|e| unsupported(path, e))?;
-            (object, new_text, FixKind::Edit)
+            (doc, new_text, FixKind::Edit)
         }
-        Strictness::NonStrict { problem, object } => {
+        Strictness::NonStrict { problem, doc } => {
             if !opts.rewrite_strict {
                 return Err(SettingsError::NotStrict {
                     path: path.to_path_buf(),
-                    env_keys: strictness::env_keys(&object),
+                    env_keys: strictness::env_keys(&doc),
                     problem,
                 });
             }
-            let new_text = edit::rewrite_strict(text, &object).map_err(|e| unsupported(path, e))?;
-            (object, new_text, FixKind::RewriteStrict)
+            let new_text = edit::rewrite_strict(text, &doc).map_err(|e| unsupported(path, e))?;
+            (doc, new_text, FixKind::RewriteStrict)
         }
         Strictness::Invalid { problem } => {
             return Err(SettingsError::Invalid {
@@ -123,13 +122,12 @@ pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError>
             });
         }
     };
-    let env = object.get("env");
+    let env = doc.last_member(doc.root, "env");
     Ok(FixPlan::Pending(PendingFix {
         diff: diff::unified(Some(text), Some(&new_text), &path.display().to_string()),
         previous: env
-            .and_then(Value::as_object)
-            .and_then(|e| e.get(NEGOTIATION_KEY))
-            .cloned(),
+            .and_then(|e| doc.last_member(e.value, NEGOTIATION_KEY))
+            .map(|m| doc.raw(m.value).to_string()),
         env_existed: env.is_some(),
         new_bytes: new_text.into_bytes(),
         snapshot,
@@ -154,36 +152,49 @@ pub fn apply_fix(fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
 /// first: if it cannot be, nothing else is.
 pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
     let snap = &fix.snapshot;
-    let meta = snap.ensure_unchanged()?;
+    snap.ensure_unchanged()?;
     let backup = match &snap.bytes {
         Some(original) => {
             let b = undo::backup_path(&snap.path);
-            write_copy_in(files, &b, original, meta.as_ref())?;
+            // The file's owner, at most its bits, and never writable by others (undo
+            // refuses a backup others could have changed).
+            let attrs = snap
+                .attrs
+                .as_ref()
+                .map(|a| a.masked(undo::BACKUP_MODE_MASK));
+            write_copy_in(files, &b, original, attrs.as_ref())?;
             Some(b)
         }
         None => None,
     };
     snap.replace_in(files, &fix.new_bytes)?;
     let state = UndoState {
-        version: undo::STATE_VERSION,
+        version: UndoState::VERSION,
         settings_path: snap.path.clone(),
         written_path: snap.target.clone(),
         kind: fix.kind.as_str().to_string(),
         created_file: snap.bytes.is_none(),
         backup_path: backup.clone(),
+        backup_sha256: snap.bytes.as_deref().map(undo::sha256_hex),
         written_sha256: undo::sha256_hex(&fix.new_bytes),
         env_existed: fix.env_existed,
-        previous_value: fix.previous.clone(),
+        previous_json: fix.previous.clone(),
     };
     let state_path = undo::state_path(&snap.path);
-    undo::save_state_in(files, &state_path, &state).map_err(|e| match e {
-        SettingsError::Io { error, .. } => SettingsError::UndoRecord {
-            path: state_path.clone(),
-            error,
-            written: true,
+    let record_attrs = snap
+        .attrs
+        .as_ref()
+        .map(|a| a.masked(undo::RECORD_MODE_MASK));
+    undo::save_state_in(files, &state_path, &state, record_attrs.as_ref()).map_err(
+        |e| match e {
+            SettingsError::Io { error, .. } => SettingsError::UndoRecord {
+                path: state_path.clone(),
+                error,
+                written: true,
+            },
+            other => other,
         },
-        other => other,
-    })?;
+    )?;
     Ok(AppliedFix {
         backup,
         state: state_path,

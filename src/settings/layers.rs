@@ -5,11 +5,11 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
+use super::json::Doc;
 use super::strictness::{self, Strictness};
 use super::{NEGOTIATION_KEY, NegotiationValue, TextProblem};
 use crate::discovery::Os;
+use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// One kind of layer, in precedence order (the first wins).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -257,11 +257,10 @@ pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
         status,
         negotiation,
     };
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return layer(LayerStatus::Absent, None);
-        }
+    // Through symlinks, as Claude Code reads it; only a regular file, never blocking.
+    let bytes = match read_regular(path, SETTINGS_MAX_BYTES, Follow::Links) {
+        Ok(Some(r)) => r.bytes,
+        Ok(None) => return layer(LayerStatus::Absent, None),
         Err(e) => {
             return layer(
                 LayerStatus::Unreadable {
@@ -281,24 +280,26 @@ pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
     };
     match strictness::check(&text) {
         Strictness::Strict(object) => layer(LayerStatus::Strict, negotiation_in(&object)),
-        Strictness::NonStrict { problem, object } => layer(
+        Strictness::NonStrict { problem, doc } => layer(
             LayerStatus::Ignored {
                 problem,
-                env_keys: strictness::env_keys(&object),
+                env_keys: strictness::env_keys(&doc),
             },
-            negotiation_in(&object),
+            negotiation_in(&doc),
         ),
         Strictness::Invalid { problem } => layer(LayerStatus::Invalid { problem }, None),
     }
 }
 
-/// `env.MCP_PROTOCOL_NEGOTIATION` of a parsed settings object.
-pub fn negotiation_in(object: &Map<String, Value>) -> Option<NegotiationValue> {
-    object
-        .get("env")
-        .and_then(Value::as_object)
-        .and_then(|env| env.get(NEGOTIATION_KEY))
-        .map(NegotiationValue::from_json)
+/// `env.MCP_PROTOCOL_NEGOTIATION` of a parsed settings file (the last of duplicate
+/// keys, as `JSON.parse` keeps); a value that is not a string is shown as written.
+pub fn negotiation_in(doc: &Doc) -> Option<NegotiationValue> {
+    let env = doc.last_member(doc.root, "env")?;
+    let m = doc.last_member(env.value, NEGOTIATION_KEY)?;
+    Some(match doc.string(m.value) {
+        Some(s) => NegotiationValue::from_text(&s),
+        None => NegotiationValue::Unrecognised(doc.raw(m.value).to_string()),
+    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod edit;
 pub mod effective;
 pub mod fix;
+pub mod json;
 pub mod layers;
 pub mod render;
 pub mod strictness;
@@ -124,6 +125,13 @@ pub enum SettingsError {
     },
     /// The file changed between mcplogs reading it and writing it.
     ChangedSinceRead { path: PathBuf },
+    /// Not a regular file (a FIFO, a device, a folder, a symlink loop) or too large:
+    /// never read for long, never written.
+    NotRegular { path: PathBuf, reason: String },
+    /// More than one name: replacing it would split the hard links silently.
+    HardLinked { path: PathBuf, links: u64 },
+    /// Two other writers raced the swap; every file is kept, `left` holds one of them.
+    RaceLeftFile { path: PathBuf, left: PathBuf },
     /// The settings file was written but the undo record could not be saved or removed.
     UndoRecord {
         path: PathBuf,
@@ -149,6 +157,56 @@ pub enum UndoStateProblem {
     /// The record names a backup that is not there.
     #[error("its backup {} is missing", .0.display())]
     MissingBackup(PathBuf),
+    /// A record of an older or newer format, which this mcplogs cannot check.
+    #[error(
+        "version {version} was written by another mcplogs and is not one this one can check; restore {} by hand if you need it",
+        .backup.display()
+    )]
+    OtherVersion { version: u64, backup: PathBuf },
+    /// The record (or backup) is not a regular file, too large, or unreadable.
+    #[error("{0}; refusing to use it")]
+    CannotRead(#[source] crate::safe_read::ReadError),
+    /// Owned by someone other than the settings file's owner.
+    #[error(
+        "it is owned by uid {uid}, not by the settings file's owner (uid {owner}); refusing to use it"
+    )]
+    WrongOwner { uid: u32, owner: u32 },
+    /// Group or others may write it.
+    #[error("others can write it (mode {mode:04o}); refusing to use it")]
+    WritableByOthers { mode: u32 },
+    /// The record is of another settings file.
+    #[error(
+        "it records a fix of {}, not of {}; refusing to use it",
+        .recorded.display(),
+        .settings.display()
+    )]
+    OtherSettings {
+        recorded: PathBuf,
+        settings: PathBuf,
+    },
+    /// The record names a backup other than the sibling mcplogs writes.
+    #[error(
+        "it names the backup {}, not {} where mcplogs writes it; refusing to use it",
+        .named.display(),
+        .sibling.display()
+    )]
+    NotSibling { named: PathBuf, sibling: PathBuf },
+    /// The record holds no checksum of the backup.
+    #[error("it records no checksum of the backup")]
+    NoChecksum,
+    /// The backup cannot be used (see `problem`).
+    #[error("its backup {}: {problem}", .backup.display())]
+    Backup {
+        backup: PathBuf,
+        #[source]
+        problem: Box<UndoStateProblem>,
+    },
+    /// The backup's SHA-256 is not the recorded one.
+    #[error(
+        "its backup {} is not what mcplogs saved (checksum differs: it was emptied or edited since); nothing was restored",
+        .0.display()
+    )]
+    BackupChanged(PathBuf),
 }
 
 impl SettingsError {
@@ -220,6 +278,22 @@ impl fmt::Display for SettingsError {
                 "{} changed while mcplogs was working (Claude Code rewrites it on its own); nothing was written: run the command again",
                 path.display()
             ),
+            SettingsError::NotRegular { path, reason } => write!(
+                f,
+                "{}: {reason}; mcplogs writes only regular files: nothing was changed",
+                path.display()
+            ),
+            SettingsError::HardLinked { path, links } => write!(
+                f,
+                "{} has {links} hard links; replacing it would leave the other names with the old content, so mcplogs does not edit hard-linked settings files and nothing was changed: make the change by hand, or replace the extra links with symlinks",
+                path.display()
+            ),
+            SettingsError::RaceLeftFile { path, left } => write!(
+                f,
+                "{} was replaced by other programs several times while mcplogs wrote it; nothing was lost, but {} holds a copy that was swapped out: compare the two by hand",
+                path.display(),
+                left.display()
+            ),
             SettingsError::UndoRecord {
                 path,
                 error,
@@ -248,7 +322,10 @@ impl std::error::Error for SettingsError {
             SettingsError::NotStrict { .. }
             | SettingsError::Invalid { .. }
             | SettingsError::NoLongerStrict { .. }
-            | SettingsError::ChangedSinceRead { .. } => None,
+            | SettingsError::ChangedSinceRead { .. }
+            | SettingsError::NotRegular { .. }
+            | SettingsError::HardLinked { .. }
+            | SettingsError::RaceLeftFile { .. } => None,
         }
     }
 }

@@ -2,23 +2,19 @@
 //! BOM and an empty file) and ignores a file that fails, as a whole. JSON5 tells a file a
 //! person meant as settings (comments, trailing commas) from one that is just broken.
 
-use serde_json::{Map, Value};
-
 use super::TextProblem;
+use super::json::{self, Dialect, Doc, Kind, line_column};
 
 const BOM: &str = "\u{feff}";
 
 /// What a settings file's text is, from Claude Code's point of view.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Strictness {
-    /// Strict JSON holding an object: Claude Code reads it.
-    Strict(Map<String, Value>),
+    /// Strict JSON (as `JSON.parse` reads it) holding an object: Claude Code reads it.
+    Strict(Doc),
     /// JSON5 (comments, trailing commas...) but not strict JSON: Claude Code ignores it.
     /// `problem` is the first place strict JSON parsing fails.
-    NonStrict {
-        problem: TextProblem,
-        object: Map<String, Value>,
-    },
+    NonStrict { problem: TextProblem, doc: Doc },
     /// Neither, or not an object at the top.
     Invalid { problem: TextProblem },
 }
@@ -33,39 +29,39 @@ pub fn split_bom(text: &str) -> (&str, &str) {
 
 pub fn check(text: &str) -> Strictness {
     let (_, body) = split_bom(text);
-    if body.trim().is_empty() {
-        return Strictness::Strict(Map::new());
+    if body.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return Strictness::Strict(Doc::empty_object());
     }
-    let strict_error = match serde_json::from_str::<Value>(body) {
-        Ok(Value::Object(map)) => return Strictness::Strict(map),
+    let strict_error = match json::parse(body, Dialect::Strict) {
+        Ok(doc) if doc.is_object() => return Strictness::Strict(doc),
         Ok(_) => return not_an_object(),
         Err(e) => e,
     };
-    match json5::from_str::<Value>(body) {
-        Ok(Value::Object(object)) => Strictness::NonStrict {
-            problem: TextProblem {
-                line: strict_error.line(),
-                column: strict_error.column().max(1),
-                message: strict_message(&strict_error),
-            },
-            object,
+    let problem = |e: &json::ParseError| {
+        let (line, column) = line_column(body, e.offset);
+        let rest = &body[e.offset.min(body.len())..];
+        let message = if rest.starts_with("//") || rest.starts_with("/*") {
+            "a comment, which strict JSON does not allow".to_string()
+        } else {
+            e.message.clone()
+        };
+        TextProblem {
+            line,
+            column,
+            message,
+        }
+    };
+    match json::parse(body, Dialect::Json5) {
+        Ok(doc) if doc.is_object() => Strictness::NonStrict {
+            problem: problem(&strict_error),
+            doc,
         },
         Ok(_) => not_an_object(),
-        Err(e) => {
-            // JSON5's position is the more useful one here: the first strict-JSON
-            // problem may be a harmless comment before the real damage.
-            let (line, column) = match e.position() {
-                Some(p) => (p.line + 1, p.column + 1),
-                None => (strict_error.line(), strict_error.column().max(1)),
-            };
-            Strictness::Invalid {
-                problem: TextProblem {
-                    line,
-                    column,
-                    message: json5_message(&e),
-                },
-            }
-        }
+        // JSON5's position is the more useful one here: the first strict-JSON
+        // problem may be a harmless comment before the real damage.
+        Err(e) => Strictness::Invalid {
+            problem: problem(&e),
+        },
     }
 }
 
@@ -79,29 +75,22 @@ fn not_an_object() -> Strictness {
     }
 }
 
-/// serde_json's message without its own " at line X column Y" suffix (we show ours).
-fn strict_message(e: &serde_json::Error) -> String {
-    let full = e.to_string();
-    match full.rfind(" at line ") {
-        Some(i) => full[..i].to_string(),
-        None => full,
+/// The keys of the `env` object `JSON.parse` would keep (the last `env`), in order,
+/// each once.
+pub fn env_keys(doc: &Doc) -> Vec<String> {
+    let Some(env) = doc.last_member(doc.root, "env") else {
+        return Vec::new();
+    };
+    let Kind::Object(members) = &doc.node(env.value).kind else {
+        return Vec::new();
+    };
+    let mut keys: Vec<String> = Vec::new();
+    for m in members {
+        if !keys.contains(&m.key) {
+            keys.push(m.key.clone());
+        }
     }
-}
-
-fn json5_message(e: &json5::Error) -> String {
-    let full = e.to_string();
-    match full.rfind(" at line ") {
-        Some(i) => full[..i].to_string(),
-        None => full,
-    }
-}
-
-/// The keys of an `env` object, for "these are not in effect".
-pub fn env_keys(object: &Map<String, Value>) -> Vec<String> {
-    match object.get("env") {
-        Some(Value::Object(env)) => env.keys().cloned().collect(),
-        _ => Vec::new(),
-    }
+    keys
 }
 
 #[cfg(test)]
@@ -118,8 +107,8 @@ mod tests {
 
     #[test]
     fn empty_file_and_bom_are_tolerated() {
-        assert_eq!(check(""), Strictness::Strict(Map::new()));
-        assert_eq!(check(" \n"), Strictness::Strict(Map::new()));
+        assert_eq!(check(""), Strictness::Strict(Doc::empty_object()));
+        assert_eq!(check(" \n"), Strictness::Strict(Doc::empty_object()));
         assert!(matches!(check("\u{feff}{}"), Strictness::Strict(_)));
     }
 
@@ -127,9 +116,9 @@ mod tests {
     fn comment_is_non_strict_with_position_and_keys() {
         let text = "{\n  \"env\": {\n    // legacy please\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n  },\n}\n";
         match check(text) {
-            Strictness::NonStrict { problem, object } => {
+            Strictness::NonStrict { problem, doc } => {
                 assert_eq!((problem.line, problem.column), (3, 5));
-                assert_eq!(env_keys(&object), vec!["MCP_PROTOCOL_NEGOTIATION"]);
+                assert_eq!(env_keys(&doc), vec!["MCP_PROTOCOL_NEGOTIATION"]);
             }
             other => panic!("{other:?}"),
         }
@@ -149,6 +138,22 @@ mod tests {
         match check("{\n  \"a\": 1\n  \"b\": 2\n}") {
             Strictness::Invalid { problem } => assert_eq!(problem.line, 3),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn json_parse_accepts_huge_numbers_lone_surrogates_and_depth() {
+        for t in [
+            "{\"a\": 1e400}",
+            "{\"a\": -12345678901234567890123}",
+            "{\"a\": \"\\ud800\"}",
+            &format!("{{\"x\": {}{}}}", "[".repeat(50_000), "]".repeat(50_000)),
+        ] {
+            assert!(
+                matches!(check(t), Strictness::Strict(_)),
+                "{}",
+                &t[..t.len().min(40)]
+            );
         }
     }
 

@@ -1,9 +1,16 @@
 //! `mcplogs fix --undo`. Every fix leaves, next to the settings path (beside the link
 //! when it is a symlink):
-//! - `<name>.mcplogs-backup`: the bytes before the fix, with the file's permission bits
-//!   (absent when the fix created the file);
-//! - `<name>.mcplogs-undo.json` (mode 0600): an [`UndoState`], recording a hash of what
-//!   was written and the key's previous value.
+//! - `<name>.mcplogs-backup`: the bytes before the fix, with the file's owner and at
+//!   most its permission bits, never writable by group or others (absent when the fix
+//!   created the file);
+//! - `<name>.mcplogs-undo.json` (the file's owner, at most its owner bits): an
+//!   [`UndoState`], recording hashes of the backup and of what was written, and the
+//!   key's previous value.
+//!
+//! Undo verifies before it writes: the record and the backup must be regular files
+//! owned by the settings file's owner and writable by no one else, the backup must be
+//! the sibling mcplogs writes (a record naming any other path is refused), and its
+//! SHA-256 must be the one recorded (an emptied or edited backup is refused).
 //!
 //! If the file still hashes to what the fix wrote, undo restores the backup (or removes
 //! a file the fix created). If anyone changed it since (Claude Code rewrites the file on
@@ -18,18 +25,26 @@ use super::diff;
 use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
-use super::write::{FileSnapshot, Fs, RealFs, read_if_exists, write_copy_in};
+use super::write::{Attrs, FileSnapshot, Fs, RealFs, write_copy_in};
 use super::{NegotiationValue, SettingsError, UndoStateProblem};
+use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// The record of mcplogs' last fix of one settings file: its JSON shape is
 /// [`crate::wire::FixRecord`] (docs/json.md, "fix").
 pub use crate::wire::FixRecord as UndoState;
 
-/// The `schemaVersion` this mcplogs writes.
-pub const STATE_VERSION: u32 = crate::wire::SCHEMA_VERSION;
+impl UndoState {
+    /// 2: camelCase names, the backup's hash, the previous value as literal text.
+    /// Version-1 records (no backup hash) are refused, naming the backup.
+    pub const VERSION: u32 = crate::wire::SCHEMA_VERSION;
+}
 
-/// Records written with version 1 (snake_case names) are still read.
-const STATE_VERSIONS_READ: std::ops::RangeInclusive<u32> = 1..=STATE_VERSION;
+/// Permission bits a backup may keep from the settings file: no write for others.
+pub const BACKUP_MODE_MASK: u32 = 0o755;
+/// Permission bits the undo record may keep: the owner's read and write at most.
+pub const RECORD_MODE_MASK: u32 = 0o600;
+/// An undo record is a few hundred bytes.
+const RECORD_MAX_BYTES: u64 = 1024 * 1024;
 
 pub fn backup_path(settings: &Path) -> PathBuf {
     with_suffix(settings, ".mcplogs-backup")
@@ -52,35 +67,140 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-pub fn save_state(path: &Path, state: &UndoState) -> Result<(), SettingsError> {
-    save_state_in(&RealFs, path, state)
+pub fn save_state(
+    path: &Path,
+    state: &UndoState,
+    attrs: Option<&Attrs>,
+) -> Result<(), SettingsError> {
+    save_state_in(&RealFs, path, state, attrs)
 }
 
-/// [`save_state`] through `files`.
-pub fn save_state_in(files: &dyn Fs, path: &Path, state: &UndoState) -> Result<(), SettingsError> {
+/// [`save_state`] through `files`. `attrs`: the settings file's owner and at most its
+/// owner bits (`None`: the runner's, 0600).
+pub fn save_state_in(
+    files: &dyn Fs,
+    path: &Path,
+    state: &UndoState,
+    attrs: Option<&Attrs>,
+) -> Result<(), SettingsError> {
     let mut text = serde_json::to_string_pretty(state).expect("state serializes");
     text.push('\n');
-    write_copy_in(files, path, text.as_bytes(), None)
+    write_copy_in(files, path, text.as_bytes(), attrs)
 }
 
+/// The undo record of `settings`, if there is one, checked: a regular file, owned by
+/// `owner` (the settings file's) and writable by no one else, of this version.
 pub fn load_state(settings: &Path) -> Result<Option<UndoState>, SettingsError> {
+    let owner = FileSnapshot::read(settings)?.attrs;
+    load_state_owned(settings, owner.as_ref())
+}
+
+fn load_state_owned(
+    settings: &Path,
+    owner: Option<&Attrs>,
+) -> Result<Option<UndoState>, SettingsError> {
     let path = state_path(settings);
-    let Some(bytes) = read_if_exists(&path).map_err(|e| SettingsError::io(&path, "read", e))?
+    let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
+        path: path.clone(),
+        problem,
+    };
+    let Some(record) = read_regular(&path, RECORD_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| bad(UndoStateProblem::CannotRead(e)))?
     else {
         return Ok(None);
     };
-    let state: UndoState =
-        serde_json::from_slice(&bytes).map_err(|e| SettingsError::BadUndoState {
-            path: path.clone(),
-            problem: UndoStateProblem::Unreadable(e),
-        })?;
-    if !STATE_VERSIONS_READ.contains(&state.version) {
-        return Err(SettingsError::BadUndoState {
-            path,
-            problem: UndoStateProblem::UnknownVersion(state.version),
-        });
+    trusted(&record.meta, owner).map_err(&bad)?;
+    let state: UndoState = match serde_json::from_slice(&record.bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let version = serde_json::from_slice::<Value>(&record.bytes)
+                .ok()
+                .and_then(|v| v.get("version").and_then(Value::as_u64));
+            return Err(bad(match version {
+                Some(version) if version != u64::from(UndoState::VERSION) => {
+                    UndoStateProblem::OtherVersion {
+                        version,
+                        backup: backup_path(settings),
+                    }
+                }
+                _ => UndoStateProblem::Unreadable(e),
+            }));
+        }
+    };
+    if state.version != UndoState::VERSION {
+        return Err(bad(UndoStateProblem::UnknownVersion(state.version)));
+    }
+    if state.settings_path != settings {
+        return Err(bad(UndoStateProblem::OtherSettings {
+            recorded: state.settings_path.clone(),
+            settings: settings.to_path_buf(),
+        }));
+    }
+    if let Some(b) = &state.backup_path {
+        let sibling = backup_path(settings);
+        if *b != sibling {
+            return Err(bad(UndoStateProblem::NotSibling {
+                named: b.clone(),
+                sibling,
+            }));
+        }
     }
     Ok(Some(state))
+}
+
+/// A record or backup is used only if the settings file's owner owns it and no one
+/// else can write it (unix; elsewhere the file system's ACLs decide).
+fn trusted(meta: &std::fs::Metadata, owner: Option<&Attrs>) -> Result<(), UndoStateProblem> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Some((uid, _)) = owner.and_then(|a| a.owner)
+            && meta.uid() != uid
+        {
+            return Err(UndoStateProblem::WrongOwner {
+                uid: meta.uid(),
+                owner: uid,
+            });
+        }
+        let mode = meta.mode() & 0o7777;
+        if mode & 0o022 != 0 {
+            return Err(UndoStateProblem::WritableByOthers { mode });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (meta, owner);
+    Ok(())
+}
+
+/// The backup's bytes, if it is the trusted sibling holding exactly what was recorded.
+fn verified_backup(
+    settings: &Path,
+    state: &UndoState,
+    owner: Option<&Attrs>,
+    state_path: &Path,
+) -> Result<Vec<u8>, SettingsError> {
+    let backup = backup_path(settings);
+    let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
+        path: state_path.to_path_buf(),
+        problem,
+    };
+    let of_backup = |problem: UndoStateProblem| {
+        bad(UndoStateProblem::Backup {
+            backup: backup.clone(),
+            problem: Box::new(problem),
+        })
+    };
+    let Some(expected) = &state.backup_sha256 else {
+        return Err(bad(UndoStateProblem::NoChecksum));
+    };
+    let b = read_regular(&backup, SETTINGS_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| of_backup(UndoStateProblem::CannotRead(e)))?
+        .ok_or_else(|| bad(UndoStateProblem::MissingBackup(backup.clone())))?;
+    trusted(&b.meta, owner).map_err(of_backup)?;
+    if sha256_hex(&b.bytes) != *expected {
+        return Err(bad(UndoStateProblem::BackupChanged(backup.clone())));
+    }
+    Ok(b.bytes)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,18 +240,22 @@ pub enum UndoPlan {
         path: PathBuf,
         /// The key's value now (`None`: absent).
         now: Option<NegotiationValue>,
-        /// The value undo would put back (`None`: undo removes the key).
-        previous: Option<Value>,
+        /// The value undo would put back, as its literal JSON text (`None`: undo
+        /// removes the key).
+        previous: Option<String>,
     },
     Pending(Box<PendingUndo>),
 }
 
 pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
-    let Some(state) = load_state(settings)? else {
+    let state_path = state_path(settings);
+    if std::fs::symlink_metadata(&state_path).is_err() {
+        return Ok(UndoPlan::NothingToUndo);
+    }
+    let snapshot = FileSnapshot::read(settings)?;
+    let Some(state) = load_state_owned(settings, snapshot.attrs.as_ref())? else {
         return Ok(UndoPlan::NothingToUndo);
     };
-    let state_path = state_path(settings);
-    let snapshot = FileSnapshot::read(settings)?;
     let label = settings.display().to_string();
     let Some(current) = snapshot.bytes.clone() else {
         return Ok(UndoPlan::FileRemoved {
@@ -157,22 +281,13 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         if state.created_file {
             return pending(None, UndoHow::RemoveCreatedFile);
         }
-        let backup = state
-            .backup_path
-            .clone()
-            .unwrap_or_else(|| backup_path(settings));
-        let bytes = read_if_exists(&backup)
-            .map_err(|e| SettingsError::io(&backup, "read the backup", e))?
-            .ok_or_else(|| SettingsError::BadUndoState {
-                path: state_path.clone(),
-                problem: UndoStateProblem::MissingBackup(backup.clone()),
-            })?;
+        let bytes = verified_backup(settings, &state, snapshot.attrs.as_ref(), &state_path)?;
         return pending(Some(bytes), UndoHow::RestoreBackup);
     }
 
     // Changed since the fix: put back the one key, keep everything else.
     let object = match strictness::check(&current_text) {
-        Strictness::Strict(o) => o,
+        Strictness::Strict(doc) => doc,
         Strictness::NonStrict { problem, .. } => {
             return Err(SettingsError::NoLongerStrict {
                 path: settings.to_path_buf(),
@@ -192,12 +307,12 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         return Ok(UndoPlan::KeyChanged {
             path: settings.to_path_buf(),
             now,
-            previous: state.previous_value.clone(),
+            previous: state.previous_json.clone(),
         });
     }
     let new_text = edit::restore_key(
         &current_text,
-        state.previous_value.as_ref(),
+        state.previous_json.as_deref(),
         state.env_existed,
     )
     .map_err(|problem| SettingsError::CannotEdit {

@@ -1,6 +1,20 @@
 //! Writing a settings file without ever losing it: through a symlink to its target,
-//! atomically (a temporary file in the same folder, flushed, renamed over), with the
-//! original's permission bits, and only if the file is still what mcplogs read.
+//! atomically, with the original's owner and permission bits, and only if the file is
+//! still what mcplogs read.
+//!
+//! Only a regular file is read or written. The target is resolved here (symlinks
+//! followed by mcplogs, never by the OS at write time), read non-blocking with a size
+//! cap, and remembered by device and inode. Before the write it must still be the same
+//! file with the same bytes, the path must still lead to it, and it must have one name:
+//! a hard-linked file is refused (replacing it would split the links silently).
+//!
+//! The new content is swapped in, not renamed over: on Linux with
+//! `renameat2(RENAME_EXCHANGE)` (macOS: `renamex_np(RENAME_SWAP)`), after which the
+//! file swapped out must be byte-identical to what was read; if a writer renamed its
+//! own file into place in between, the swap is undone and nothing is lost. A file that
+//! did not exist is created with `RENAME_NOREPLACE`, so one that appears meanwhile is
+//! never clobbered. Where neither exists (Windows, file systems without the flags) the
+//! check is made just before a plain rename, which leaves a window of microseconds.
 //!
 //! The file-system calls of a write go through [`Fs`], so that tests can make each one
 //! fail (a full disk, a failed rename, a crash before the rename) and watch the
@@ -14,6 +28,18 @@ use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
 use super::SettingsError;
+use crate::safe_read::{
+    FileId, Follow, ReadError, SETTINGS_MAX_BYTES, is_symlink_loop, read_regular,
+};
+
+/// How [`Fs::swap`] puts the temporary file in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Swap {
+    /// Exchange the two names atomically (both must exist).
+    Exchange,
+    /// Rename, failing with `AlreadyExists` if the destination exists.
+    NoReplace,
+}
 
 /// The file-system operations of a settings write. Every method has the real behaviour
 /// as its default; a test implementation overrides the ones it makes fail.
@@ -34,13 +60,28 @@ pub trait Fs {
     fn sync(&self, file: &File) -> io::Result<()> {
         file.sync_all()
     }
-    /// Renames the temporary file over the destination (atomic on one file system).
-    /// Dropping `tmp` on failure removes it.
+    /// Renames the temporary file over the destination (atomic on one file system):
+    /// backups and undo records. Dropping `tmp` on failure removes it.
     fn rename(&self, tmp: NamedTempFile, to: &Path) -> io::Result<()> {
         tmp.persist(to).map(|_| ()).map_err(|e| e.error)
     }
+    /// Puts the temporary file `tmp` in place of the settings file `to` (see [`Swap`]).
+    /// `Unsupported` where the platform or file system has no such rename.
+    fn swap(&self, tmp: &Path, to: &Path, how: Swap) -> io::Result<()> {
+        platform_swap(tmp, to, how)
+    }
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         fs::remove_file(path)
+    }
+    /// Makes a rename in `dir` durable; a folder that cannot be opened is not worth
+    /// failing for.
+    fn sync_dir(&self, dir: &Path) {
+        #[cfg(unix)]
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        #[cfg(not(unix))]
+        let _ = dir;
     }
 }
 
@@ -60,6 +101,54 @@ pub const TEMP_SUFFIX: &str = ".mcplogs-tmp";
 #[cfg(unix)]
 const NEW_DIR_MODE: u32 = 0o700;
 
+/// Owner and permissions a written file gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attrs {
+    pub perms: fs::Permissions,
+    /// (uid, gid) on unix: root writing a user's file hands it back to the user.
+    pub owner: Option<(u32, u32)>,
+}
+
+impl Attrs {
+    pub fn of(meta: &Metadata) -> Attrs {
+        #[cfg(unix)]
+        let owner = {
+            use std::os::unix::fs::MetadataExt;
+            Some((meta.uid(), meta.gid()))
+        };
+        #[cfg(not(unix))]
+        let owner = None;
+        Attrs {
+            perms: meta.permissions(),
+            owner,
+        }
+    }
+
+    /// The same owner, permission bits limited to `mask` (unix; elsewhere unchanged).
+    pub fn masked(&self, mask: u32) -> Attrs {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            Attrs {
+                perms: fs::Permissions::from_mode(self.perms.mode() & mask),
+                owner: self.owner,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = mask;
+            self.clone()
+        }
+    }
+
+    /// The permission bits (unix), for checks.
+    #[cfg(unix)]
+    pub fn mode(&self) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        self.perms.mode() & 0o7777
+    }
+}
+
 /// A file as mcplogs read it: the bytes any later write is checked against.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileSnapshot {
@@ -69,33 +158,103 @@ pub struct FileSnapshot {
     pub target: PathBuf,
     /// `None`: the file does not exist.
     pub bytes: Option<Vec<u8>>,
+    /// Device and inode of the file read (unix).
+    pub id: Option<FileId>,
+    /// Owner and permissions of the file read; for a missing file, what a new one gets.
+    pub attrs: Option<Attrs>,
+}
+
+/// The refusal for `path` (resolved to `target`) when it is not a regular file mcplogs
+/// may write.
+fn refused(path: &Path, target: &Path, e: ReadError) -> SettingsError {
+    match e {
+        ReadError::Io(error) if is_symlink_loop(&error) => SettingsError::NotRegular {
+            path: path.to_path_buf(),
+            reason: ReadError::Io(error).to_string(),
+        },
+        ReadError::Io(error) if path == target => SettingsError::io(path, "read", error),
+        ReadError::Io(error) => SettingsError::io(target, "read", error),
+        other => SettingsError::NotRegular {
+            path: path.to_path_buf(),
+            reason: if path == target {
+                other.to_string()
+            } else {
+                format!("its target {} is {other}", target.display())
+            },
+        },
+    }
+}
+
+/// One read of the resolved target: regular, capped, not followed, one name.
+fn read_target(
+    path: &Path,
+    target: &Path,
+) -> Result<Option<crate::safe_read::Regular>, SettingsError> {
+    let r = read_regular(target, SETTINGS_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| refused(path, target, e))?;
+    if let Some(r) = &r {
+        let links = link_count(&r.meta);
+        if links > 1 {
+            return Err(SettingsError::HardLinked {
+                path: path.to_path_buf(),
+                links,
+            });
+        }
+    }
+    Ok(r)
+}
+
+fn link_count(meta: &Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
+    }
 }
 
 impl FileSnapshot {
     pub fn read(path: &Path) -> Result<FileSnapshot, SettingsError> {
-        let target = resolve_target(path).map_err(|e| SettingsError::io(path, "resolve", e))?;
-        let bytes = read_if_exists(&target).map_err(|e| SettingsError::io(&target, "read", e))?;
+        let target = resolve_target(path).map_err(|e| refused(path, path, ReadError::Io(e)))?;
+        let (bytes, id, attrs) = match read_target(path, &target)? {
+            Some(r) => (Some(r.bytes), r.id, Some(Attrs::of(&r.meta))),
+            None => (None, None, new_file_attrs(&target)),
+        };
         Ok(FileSnapshot {
             path: path.to_path_buf(),
             target,
             bytes,
+            id,
+            attrs,
         })
     }
 
-    /// Fails unless the file on disk still holds exactly the bytes read (or is still
-    /// absent). Returns its metadata, for the permissions to keep.
-    pub fn ensure_unchanged(&self) -> Result<Option<Metadata>, SettingsError> {
-        let now =
-            read_if_exists(&self.target).map_err(|e| SettingsError::io(&self.target, "read", e))?;
-        if now != self.bytes {
-            return Err(SettingsError::ChangedSinceRead {
-                path: self.path.clone(),
-            });
+    /// Fails unless the path still leads to the same regular file (same device and
+    /// inode) holding exactly the bytes read, or is still absent.
+    pub fn ensure_unchanged(&self) -> Result<(), SettingsError> {
+        let changed = || SettingsError::ChangedSinceRead {
+            path: self.path.clone(),
+        };
+        match resolve_target(&self.path) {
+            Ok(t) if t == self.target => {}
+            _ => return Err(changed()),
         }
-        match fs::metadata(&self.target) {
-            Ok(m) => Ok(Some(m)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(SettingsError::io(&self.target, "read", e)),
+        let now = match read_regular(&self.target, SETTINGS_MAX_BYTES, Follow::NoLinks) {
+            Ok(now) => now,
+            // A symlink, FIFO or device swapped in since the read.
+            Err(ReadError::NotRegular { .. } | ReadError::Replaced) => return Err(changed()),
+            Err(e) => return Err(refused(&self.path, &self.target, e)),
+        };
+        match (&now, &self.bytes) {
+            (None, None) => Ok(()),
+            (Some(r), Some(b)) if r.id == self.id && &r.bytes == b && link_count(&r.meta) == 1 => {
+                Ok(())
+            }
+            _ => Err(changed()),
         }
     }
 
@@ -112,10 +271,8 @@ impl FileSnapshot {
             create_dir_private(&dir)
                 .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;
         }
-        let meta = self.ensure_unchanged()?;
-        write_atomic(files, &self.target, new, meta.as_ref(), &|| {
-            self.ensure_unchanged().map(|_| ())
-        })
+        self.ensure_unchanged()?;
+        write_atomic(files, &self.target, new, self.attrs.as_ref(), Some(self))
     }
 
     /// Removes the file (undo of a fix that created it) if it is unchanged since read.
@@ -132,10 +289,34 @@ impl FileSnapshot {
     }
 }
 
-/// Writes `bytes` to `dest` atomically with the permissions of `like` (a backup gets
-/// the original's bits; `None`: owner-only). For backups and the undo state.
-pub fn write_copy(dest: &Path, bytes: &[u8], like: Option<&Metadata>) -> Result<(), SettingsError> {
-    write_copy_in(&RealFs, dest, bytes, like)
+/// What a file created in `target`'s folder gets: mode 0600, and on unix the folder's
+/// owner (root fixing a user's missing file must not leave a root-owned one).
+fn new_file_attrs(target: &Path) -> Option<Attrs> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let owner = fs::metadata(parent_of(target))
+            .ok()
+            .filter(|_| root)
+            .map(|m| (m.uid(), m.gid()));
+        Some(Attrs {
+            perms: fs::Permissions::from_mode(NEW_FILE_MODE),
+            owner,
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = target;
+        None
+    }
+}
+
+/// Writes `bytes` to `dest` atomically with `attrs` (a backup gets the original's owner
+/// and bits; `None`: the runner's, owner-only). For backups and the undo record.
+pub fn write_copy(dest: &Path, bytes: &[u8], attrs: Option<&Attrs>) -> Result<(), SettingsError> {
+    write_copy_in(&RealFs, dest, bytes, attrs)
 }
 
 /// [`write_copy`] through `files`.
@@ -143,17 +324,9 @@ pub fn write_copy_in(
     files: &dyn Fs,
     dest: &Path,
     bytes: &[u8],
-    like: Option<&Metadata>,
+    attrs: Option<&Attrs>,
 ) -> Result<(), SettingsError> {
-    write_atomic(files, dest, bytes, like, &|| Ok(()))
-}
-
-pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    match fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    write_atomic(files, dest, bytes, attrs, None)
 }
 
 /// Follows symlinks (chains, relative targets) to the file they name, which need not
@@ -176,6 +349,9 @@ pub fn resolve_target(path: &Path) -> io::Result<PathBuf> {
             Err(e) => return Err(e),
         }
     }
+    #[cfg(unix)]
+    return Err(io::Error::from_raw_os_error(libc::ELOOP));
+    #[cfg(not(unix))]
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
@@ -197,16 +373,17 @@ fn create_dir_private(dir: &Path) -> io::Result<()> {
     b.create(dir)
 }
 
-/// Temporary file in `dest`'s folder, written, flushed, given the final permissions,
-/// `check`ed, renamed over `dest`. The temporary file never has more permission bits
-/// than the original, and is removed on every failure. Errors name `dest` (the file
-/// the user knows), whichever step failed.
+/// Temporary file in `dest`'s folder, written, given the final owner and permissions,
+/// flushed, then put in place: renamed over `dest` (backups, records: `expect` is
+/// `None`) or swapped in against the snapshot `expect`. The temporary file never has
+/// more permission bits than the final file, and is removed on every failure. Errors
+/// name `dest` (the file the user knows), whichever step failed.
 fn write_atomic(
     files: &dyn Fs,
     dest: &Path,
     bytes: &[u8],
-    like: Option<&Metadata>,
-    check: &dyn Fn() -> Result<(), SettingsError>,
+    attrs: Option<&Attrs>,
+    expect: Option<&FileSnapshot>,
 ) -> Result<(), SettingsError> {
     let dir = parent_of(dest);
     let name = dest
@@ -219,16 +396,14 @@ fn write_atomic(
     #[cfg(unix)]
     let final_perms = {
         use std::os::unix::fs::PermissionsExt;
-        let mode = like
-            .map(|m| m.permissions().mode() & 0o7777)
-            .unwrap_or(NEW_FILE_MODE);
+        let mode = attrs.map(Attrs::mode).unwrap_or(NEW_FILE_MODE);
         // Owner bits only while the content is being written.
         builder.permissions(fs::Permissions::from_mode(mode & 0o600));
         Some(fs::Permissions::from_mode(mode))
     };
     // Windows: the read-only flag is the one permission bit there is.
     #[cfg(not(unix))]
-    let final_perms = like.map(|m| m.permissions());
+    let final_perms = attrs.map(|a| a.perms.clone());
 
     let io_err = |action: &'static str| move |e| SettingsError::io(dest, action, e);
     let mut tmp = files
@@ -236,39 +411,157 @@ fn write_atomic(
         .map_err(io_err("create a temporary file for"))?;
     files.write(&mut tmp, bytes).map_err(io_err("write"))?;
     #[cfg(unix)]
-    keep_owner(tmp.path(), like).map_err(io_err("give the original owner to"))?;
+    keep_owner(tmp.path(), attrs).map_err(io_err("give the original owner to"))?;
     if let Some(p) = final_perms {
         files
             .set_permissions(tmp.path(), p)
             .map_err(io_err("set the permissions of"))?;
     }
     files.sync(tmp.as_file()).map_err(io_err("flush"))?;
-    check()?;
-    files.rename(tmp, dest).map_err(io_err("replace"))?;
-    sync_dir(&dir);
+    match expect {
+        None => files.rename(tmp, dest).map_err(io_err("replace"))?,
+        Some(snap) => swap_in(files, tmp, dest, snap)?,
+    }
+    files.sync_dir(&dir);
     Ok(())
+}
+
+/// Puts `tmp` in place of `dest` only if `dest` is still what `snap` read, losing
+/// nothing whatever another writer does at the same moment.
+fn swap_in(
+    files: &dyn Fs,
+    tmp: NamedTempFile,
+    dest: &Path,
+    snap: &FileSnapshot,
+) -> Result<(), SettingsError> {
+    let changed = || SettingsError::ChangedSinceRead {
+        path: snap.path.clone(),
+    };
+    let io_err = |e| SettingsError::io(dest, "replace", e);
+    let Some(original) = &snap.bytes else {
+        return match files.swap(tmp.path(), dest, Swap::NoReplace) {
+            Ok(()) => {
+                // The name is the settings file's now: nothing to remove on drop.
+                let _ = tmp.into_temp_path().keep();
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(changed()),
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+                snap.ensure_unchanged()?;
+                files.rename(tmp, dest).map_err(io_err)
+            }
+            Err(e) => Err(io_err(e)),
+        };
+    };
+    let ours = FileId::of(&tmp.as_file().metadata().map_err(io_err)?);
+    match files.swap(tmp.path(), dest, Swap::Exchange) {
+        Ok(()) => {}
+        // Gone since the check: someone removed or renamed it.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed()),
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+            snap.ensure_unchanged()?;
+            return files.rename(tmp, dest).map_err(io_err);
+        }
+        Err(e) => return Err(io_err(e)),
+    }
+    // `tmp`'s name now holds what was at `dest`: it must be exactly what was read.
+    let swapped_out = read_regular(tmp.path(), SETTINGS_MAX_BYTES, Follow::NoLinks);
+    if matches!(&swapped_out, Ok(Some(r)) if &r.bytes == original) {
+        // Dropping `tmp` removes the old file (its bytes are in the backup).
+        drop(tmp);
+        return Ok(());
+    }
+    // Another writer got in between: give its file its name back.
+    let back = files.swap(tmp.path(), dest, Swap::Exchange);
+    let ours_back = fs::symlink_metadata(tmp.path())
+        .ok()
+        .is_some_and(|m| FileId::of(&m) == ours);
+    if back.is_ok() && ours_back {
+        drop(tmp);
+        return Err(changed());
+    }
+    // Swapped again by a third party in between: keep every file, say where.
+    let left = tmp.into_temp_path().keep().unwrap_or_default();
+    Err(SettingsError::RaceLeftFile {
+        path: snap.path.clone(),
+        left,
+    })
+}
+
+/// The platform's atomic exchange / no-replace rename.
+fn platform_swap(from: &Path, to: &Path, how: Swap) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c =
+            |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
+        let (a, b) = (c(from)?, c(to)?);
+        let flags = match how {
+            Swap::Exchange => libc::RENAME_EXCHANGE,
+            Swap::NoReplace => libc::RENAME_NOREPLACE,
+        };
+        // SAFETY: two valid NUL-terminated paths, relative to the current folder.
+        let r = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                flags as _,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            // Kernel or file system without the flag (old kernels, some FUSE/NFS).
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => {
+                io::Error::from(io::ErrorKind::Unsupported)
+            }
+            _ => e,
+        });
+    }
+    #[cfg(target_os = "macos")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c =
+            |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
+        let (a, b) = (c(from)?, c(to)?);
+        let flags = match how {
+            Swap::Exchange => libc::RENAME_SWAP,
+            Swap::NoReplace => libc::RENAME_EXCL,
+        };
+        // SAFETY: two valid NUL-terminated paths.
+        let r = unsafe { libc::renamex_np(a.as_ptr(), b.as_ptr(), flags) };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOTSUP) => io::Error::from(io::ErrorKind::Unsupported),
+            _ => e,
+        });
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (from, to, how);
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
 }
 
 /// Root editing someone else's file must not hand it to root.
 #[cfg(unix)]
-fn keep_owner(tmp: &Path, like: Option<&Metadata>) -> io::Result<()> {
+fn keep_owner(tmp: &Path, attrs: Option<&Attrs>) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let Some(orig) = like else { return Ok(()) };
+    let Some((uid, gid)) = attrs.and_then(|a| a.owner) else {
+        return Ok(());
+    };
     let mine = fs::metadata(tmp)?;
-    if (mine.uid(), mine.gid()) != (orig.uid(), orig.gid()) {
-        std::os::unix::fs::chown(tmp, Some(orig.uid()), Some(orig.gid()))?;
+    if (mine.uid(), mine.gid()) != (uid, gid) {
+        std::os::unix::fs::chown(tmp, Some(uid), Some(gid))?;
     }
     Ok(())
-}
-
-/// Makes the rename itself durable; a folder that cannot be opened is not worth failing.
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 #[cfg(test)]

@@ -48,6 +48,28 @@ fn sample(rel: &str) -> String {
     samples().join(rel).to_str().unwrap().to_string()
 }
 
+/// A copy of a sample home inside the sandbox, for outputs that wrap lines holding its
+/// path: the checkout's own path (longer or shorter on another machine) would move
+/// the wrap, while the sandbox's path has one length.
+fn sample_copy(sb: &Sandbox, rel: &str) -> String {
+    fn copy(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for e in fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let ty = e.file_type().unwrap();
+            let dest = to.join(e.file_name());
+            if ty.is_dir() {
+                copy(&e.path(), &dest);
+            } else if ty.is_file() {
+                fs::copy(e.path(), &dest).unwrap();
+            }
+        }
+    }
+    let to = sb.dir.path().join("s").join(rel);
+    copy(&samples().join(rel), &to);
+    to.to_str().unwrap().to_string()
+}
+
 // ---- scan ----
 
 #[test]
@@ -68,7 +90,7 @@ fn scan_all_samples_verbose() {
 fn scan_each_home() {
     for home in ["linux-home", "macos-home", "windows-home"] {
         let sb = Sandbox::new();
-        let h = sample(home);
+        let h = sample_copy(&sb, home);
         insta::assert_snapshot!(
             format!("scan_home_{home}"),
             run_shown(&sb, &["scan", "--home", &h])
@@ -361,7 +383,7 @@ fn error_messages() {
 #[test]
 fn scan_at_80_and_120_columns() {
     let sb = Sandbox::new();
-    let h = sample("linux-home");
+    let h = sample_copy(&sb, "linux-home");
     for cols in ["80", "120"] {
         let mut c = pinned(&sb, &["scan", "--home", &h]);
         c.env("COLUMNS", cols);
@@ -393,7 +415,7 @@ fn scan_advice_after_the_fix_and_with_a_project_override() {
 #[test]
 fn scan_shared_log_folder() {
     let sb = Sandbox::new();
-    let h = sample("shared-folder");
+    let h = sample_copy(&sb, "shared-folder");
     let mut c = pinned(&sb, &["scan", "--home", &h]);
     c.env("COLUMNS", "80");
     insta::assert_snapshot!("scan_shared_folder", shown(&sb, &mut c));

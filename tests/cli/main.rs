@@ -34,5 +34,10 @@ mod settings_property;
 #[cfg(unix)]
 mod settings_pty;
 #[cfg(unix)]
+mod settings_race;
+#[cfg(unix)]
 mod settings_undo;
+mod trust_decode;
+#[cfg(unix)]
+mod trust_settings;
 mod wire;

@@ -354,13 +354,10 @@ fn scan_advice_follows_the_settings_the_verdict_does_not() {
         b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}",
         0o644,
     );
-    let out = sb.run(&[
-        "report",
-        "--json",
-        "--managed-dir",
-        &sb.managed.display().to_string(),
-    ]);
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The sandbox passes its --managed-dir to report itself.
+    let out = sb.run(&["report", "--json"]);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
     let text = doc.to_string();
     assert!(text.contains("\"legacyFixApplies\":false"), "{text}");
 }

@@ -15,7 +15,7 @@ use mcplogs::settings::fix::{FixOptions, FixPlan, PendingFix, apply_fix, apply_f
 use mcplogs::settings::undo::{
     UndoPlan, apply_undo, apply_undo_in, backup_path, plan_undo, state_path,
 };
-use mcplogs::settings::write::{Fs, RealFs};
+use mcplogs::settings::write::{Fs, RealFs, Swap};
 
 const ORIGINAL: &str = "{\r\n  \"model\": \"opus\"\r\n}\r\n";
 
@@ -26,6 +26,7 @@ enum Op {
     SetPermissions,
     Sync,
     Rename,
+    Swap,
     Remove,
 }
 
@@ -84,6 +85,10 @@ impl Fs for FailNth {
         self.check(Op::Rename)?;
         RealFs.rename(tmp, to)
     }
+    fn swap(&self, tmp: &Path, to: &Path, how: Swap) -> io::Result<()> {
+        self.check(Op::Swap)?;
+        RealFs.swap(tmp, to, how)
+    }
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         self.check(Op::Remove)?;
         RealFs.remove_file(path)
@@ -126,12 +131,14 @@ fn each_failing_step_of_the_settings_write_leaves_it_untouched() {
         Op::Write,
         Op::SetPermissions,
         Op::Sync,
-        Op::Rename,
+        Op::Swap,
     ] {
         let (dir, path) = setup();
         // Only a read-only original has permissions to set; make it one for that case.
         let read_only = op == Op::SetPermissions;
-        let nth = if read_only { 1 } else { 2 };
+        // The backup comes first (created, written, synced, renamed); only the settings
+        // file is swapped into place.
+        let nth = if read_only || op == Op::Swap { 1 } else { 2 };
         if read_only {
             set_read_only(&path, true);
         }
@@ -185,7 +192,7 @@ fn undo_restores_the_bytes_and_survives_its_own_failure() {
     let UndoPlan::Pending(u) = plan_undo(&path, false).unwrap() else {
         panic!("nothing to undo")
     };
-    let err = apply_undo_in(&FailNth::new(Op::Rename, 1, io::ErrorKind::Other), &u).unwrap_err();
+    let err = apply_undo_in(&FailNth::new(Op::Swap, 1, io::ErrorKind::Other), &u).unwrap_err();
     assert!(
         err.to_string().contains(&path.display().to_string()),
         "{err}"

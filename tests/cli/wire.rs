@@ -268,6 +268,7 @@ fn scan_du_and_report_documents_round_trip_on_every_sample_home() {
 
         let mut rep = report::build(
             &scanned,
+            &report::stderr::ServerStderr::default(),
             &negotiation,
             report::Versions::this_machine(Some("2.1.288 (Claude Code)".into())),
         );
@@ -315,7 +316,7 @@ fn settings_document_round_trips_with_every_kind_of_layer() {
 }
 
 #[test]
-fn fix_record_round_trips_and_version_1_records_are_still_read() {
+fn fix_record_round_trips_and_version_1_records_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("settings.json");
     fs::write(
@@ -330,7 +331,7 @@ fn fix_record_round_trips_and_version_1_records_are_still_read() {
     let text = fs::read_to_string(undo::state_path(&path)).unwrap();
     let record: wire::FixRecord = serde_json::from_str(&text).unwrap();
     assert_eq!(record.version, wire::SCHEMA_VERSION);
-    assert_eq!(record.previous_value, Some(json!("auto")));
+    assert_eq!(record.previous_json.as_deref(), Some("\"auto\""));
     assert_eq!(
         pretty(&record),
         text,
@@ -339,7 +340,8 @@ fn fix_record_round_trips_and_version_1_records_are_still_read() {
     round_trip("fix", &record);
     assert!(text.contains("\"schemaVersion\": 2") && text.contains("\"writtenSha256\""));
 
-    // The same record as mcplogs wrote it before the camelCase names.
+    // The same record as mcplogs wrote it before the camelCase names: refused, since
+    // it carries no checksum of the backup (issue 10), and the settings are untouched.
     let v1 = json!({
         "version": 1,
         "settings_path": record.settings_path,
@@ -349,33 +351,12 @@ fn fix_record_round_trips_and_version_1_records_are_still_read() {
         "backup_path": record.backup_path,
         "written_sha256": record.written_sha256,
         "env_existed": record.env_existed,
-        "previous_value": record.previous_value,
+        "previous_value": "auto",
     });
     fs::write(undo::state_path(&path), pretty(&v1)).unwrap();
-    let read = undo::load_state(&path).unwrap().expect("a record");
-    assert_eq!(read.version, 1);
-    assert_eq!(
-        wire::FixRecord {
-            version: wire::SCHEMA_VERSION,
-            ..read
-        },
-        record
-    );
-    // Undo still works from the old record.
-    let undo::UndoPlan::Pending(p) = undo::plan_undo(&path, false).unwrap() else {
-        panic!("the old record plans an undo");
-    };
-    undo::apply_undo(&p).unwrap();
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}\n"
-    );
-
-    // A version this mcplogs does not know is refused, not guessed at.
-    let mut v3 = v1;
-    v3["version"] = json!(3);
-    fs::write(undo::state_path(&path), pretty(&v3)).unwrap();
-    assert!(undo::load_state(&path).is_err());
+    let before = fs::read(&path).unwrap();
+    assert!(undo::load_state(&path).is_err(), "a version-1 record is refused");
+    assert_eq!(fs::read(&path).unwrap(), before);
 }
 
 // ---------------------------------------------------------------------------------

@@ -1,0 +1,344 @@
+//! Reading a file that may be hostile: a settings layer, `~/.claude.json`, a file given
+//! to `explain`. Only a regular file is read, never more than a cap, and nothing is ever
+//! opened in a way that can block: the kind of file is checked from its metadata before
+//! it is opened, it is opened non-blocking (unix), and the opened file must be the one
+//! checked (same device and inode). A FIFO, a device, a socket, a folder or a symlink
+//! loop is refused with a reason; `/dev/zero` cannot grow memory.
+
+use std::fmt;
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The most mcplogs reads of one settings file (Claude Code's own are a few KiB).
+pub const SETTINGS_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// The most `explain` reads, from a file or stdin.
+pub const EXPLAIN_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Which file a path named when it was read: device and inode on unix. Elsewhere there
+/// is no stable identity in std, and only the bytes are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl FileId {
+    /// `None` off unix.
+    pub fn of(meta: &Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not a regular file: `kind` names what it is ("a FIFO", "a character device"...).
+    NotRegular {
+        kind: &'static str,
+    },
+    /// Larger than `limit` bytes.
+    TooLarge {
+        limit: u64,
+    },
+    /// The path changed into another file between the check and the open.
+    Replaced,
+    Io(io::Error),
+}
+
+impl ReadError {
+    /// The I/O error kind, for callers that treat "not found" or "denied" apart.
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            ReadError::Io(e) => Some(e.kind()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotRegular { kind } => write!(f, "not a regular file but {kind}"),
+            ReadError::TooLarge { limit } => write!(
+                f,
+                "larger than {} MiB, more than any real file of its kind; not read",
+                limit / (1024 * 1024)
+            ),
+            ReadError::Replaced => f.write_str("replaced by another file while being opened"),
+            ReadError::Io(e) if is_symlink_loop(e) => {
+                f.write_str("a symbolic link loop (too many levels of symbolic links)")
+            }
+            ReadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<ReadError> for io::Error {
+    fn from(e: ReadError) -> io::Error {
+        match e {
+            ReadError::Io(e) => e,
+            other => io::Error::other(other.to_string()),
+        }
+    }
+}
+
+/// ELOOP: a symlink loop, or a symlink opened with O_NOFOLLOW.
+pub fn is_symlink_loop(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// What a file system entry is, in words, for a refusal.
+pub fn kind_of(meta: &Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a folder";
+    }
+    if t.is_symlink() {
+        return "a symbolic link";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Whether the last component of a path may be a symlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// Follow symlinks, as Claude Code does when it reads its settings.
+    Links,
+    /// The path was resolved by the caller: a symlink there now is a change, refused.
+    NoLinks,
+}
+
+/// A regular file as read.
+#[derive(Debug)]
+pub struct Regular {
+    pub bytes: Vec<u8>,
+    /// The metadata of the opened file (permissions, owner, links).
+    pub meta: Metadata,
+    pub id: Option<FileId>,
+}
+
+/// Reads `path` if it is a regular file of at most `limit` bytes. `Ok(None)`: absent.
+pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Regular>, ReadError> {
+    let checked = match stat(path, follow) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ReadError::Io(e)),
+    };
+    if !checked.is_file() {
+        return Err(ReadError::NotRegular {
+            kind: kind_of(&checked),
+        });
+    }
+    if checked.len() > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    let file = match open_nonblocking(path, follow) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if follow == Follow::NoLinks && is_symlink_loop(&e) => {
+            return Err(ReadError::NotRegular {
+                kind: "a symbolic link",
+            });
+        }
+        Err(e) => return Err(ReadError::Io(e)),
+    };
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            kind: kind_of(&meta),
+        });
+    }
+    let id = FileId::of(&meta);
+    if id != FileId::of(&checked) {
+        return Err(ReadError::Replaced);
+    }
+    let bytes = read_bounded(file, limit)?;
+    Ok(Some(Regular { bytes, meta, id }))
+}
+
+/// Reads what a user named for `explain`: a regular file, or a pipe (`<(cmd)`, a FIFO)
+/// read to its end with the cap. Devices, sockets and folders are refused.
+pub fn read_input_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let meta = fs::metadata(path).map_err(ReadError::Io)?;
+        if meta.file_type().is_fifo() {
+            // Opened without blocking (no writer: no hang), then read normally: a FIFO
+            // nobody writes to reads as empty.
+            let file = open_nonblocking(path, Follow::Links).map_err(ReadError::Io)?;
+            set_blocking(&file).map_err(ReadError::Io)?;
+            return read_bounded(file, limit);
+        }
+    }
+    match read_regular(path, limit, Follow::Links)? {
+        Some(r) => Ok(r.bytes),
+        None => Err(ReadError::Io(io::Error::from(io::ErrorKind::NotFound))),
+    }
+}
+
+/// Reads at most `limit` bytes from `r`; more is an error, never a bigger buffer.
+pub fn read_bounded(r: impl Read, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    r.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+fn stat(path: &Path, follow: Follow) -> io::Result<Metadata> {
+    match follow {
+        Follow::Links => fs::metadata(path),
+        Follow::NoLinks => fs::symlink_metadata(path),
+    }
+}
+
+/// Opens for reading without ever blocking: O_NONBLOCK (a FIFO without a writer, a
+/// terminal device), and O_NOFOLLOW when the path was resolved by the caller.
+pub fn open_nonblocking(path: &Path, follow: Follow) -> io::Result<File> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+        if follow == Follow::NoLinks {
+            flags |= libc::O_NOFOLLOW;
+        }
+        o.custom_flags(flags);
+    }
+    #[cfg(not(unix))]
+    let _ = follow;
+    o.open(path)
+}
+
+#[cfg(unix)]
+fn set_blocking(file: &File) -> io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function borrows; no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_file_is_read_and_absent_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        assert!(read_regular(&p, 10, Follow::Links).unwrap().is_none());
+        fs::write(&p, "{}").unwrap();
+        let r = read_regular(&p, 10, Follow::Links).unwrap().unwrap();
+        assert_eq!(r.bytes, b"{}");
+    }
+
+    #[test]
+    fn over_the_cap_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        fs::write(&p, "0123456789").unwrap();
+        assert!(matches!(
+            read_regular(&p, 9, Follow::Links),
+            Err(ReadError::TooLarge { limit: 9 })
+        ));
+        assert!(read_regular(&p, 10, Follow::Links).is_ok());
+        assert!(matches!(
+            read_bounded(&b"0123456789"[..], 9),
+            Err(ReadError::TooLarge { .. })
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn folder_fifo_device_and_loop_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let refused = |p: &Path| match read_regular(p, 1 << 20, Follow::Links) {
+            Err(ReadError::NotRegular { kind }) => kind,
+            other => panic!("{}: {other:?}", p.display()),
+        };
+        assert_eq!(refused(&fifo), "a FIFO (named pipe)");
+        assert_eq!(refused(Path::new("/dev/zero")), "a character device");
+        assert_eq!(refused(dir.path()), "a folder");
+        let link = dir.path().join("loop");
+        std::os::unix::fs::symlink(&link, &link).unwrap();
+        let e = read_regular(&link, 10, Follow::Links).unwrap_err();
+        assert!(e.to_string().contains("symbolic link loop"), "{e}");
+        // A symlink where the caller resolved the path is refused, not followed.
+        let real = dir.path().join("real");
+        fs::write(&real, "{}").unwrap();
+        let l2 = dir.path().join("l2");
+        std::os::unix::fs::symlink(&real, &l2).unwrap();
+        assert!(matches!(
+            read_regular(&l2, 10, Follow::NoLinks),
+            Err(ReadError::NotRegular {
+                kind: "a symbolic link"
+            })
+        ));
+        // explain input: a FIFO nobody writes to reads as empty, a device is refused.
+        assert_eq!(read_input_file(&fifo, 10).unwrap(), b"");
+        assert!(matches!(
+            read_input_file(Path::new("/dev/zero"), 10),
+            Err(ReadError::NotRegular { .. })
+        ));
+    }
+}

@@ -1,0 +1,179 @@
+//! Issue 10, item 4: the write races another writer and loses nothing. Another program
+//! (Claude Code migrating a value) renames its own new settings file into place at a
+//! random moment while mcplogs applies a fix it planned from the older content: in
+//! every run the other writer's file must be what is left, whether mcplogs' swap came
+//! first (then the writer replaced it) or second (then mcplogs must notice the file it
+//! swapped out is not the one it read, and swap back).
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+use std::sync::{Arc, Barrier};
+
+use mcplogs::settings::SettingsError;
+use mcplogs::settings::fix::{FixOptions, FixPlan, PendingFix, apply_fix, apply_fix_in, plan_fix};
+use mcplogs::settings::write::Fs;
+
+/// The real file system without the flushes: 1,000 runs in a second or two.
+struct NoSync;
+
+impl Fs for NoSync {
+    fn sync(&self, _file: &File) -> io::Result<()> {
+        Ok(())
+    }
+    fn sync_dir(&self, _dir: &Path) {}
+}
+
+fn pending(path: &Path) -> PendingFix {
+    match plan_fix(path, FixOptions::default()).unwrap() {
+        FixPlan::Pending(p) => p,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A tiny xorshift: the writer's delay differs run to run, reproducibly.
+fn next(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+#[test]
+fn a_writer_renaming_its_file_into_place_during_the_fix_loses_nothing() {
+    // In memory where there is such a folder: ext4 flushes data on every rename over a
+    // file, which makes 1,000 runs take seconds instead of a fraction of one.
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    let path = dir.path().join("settings.json");
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let (mut ok, mut refused) = (0, 0);
+    for run in 0..1000 {
+        for name in fs::read_dir(dir.path()).unwrap() {
+            fs::remove_file(name.unwrap().path()).unwrap();
+        }
+        fs::write(&path, format!("{{\"run\": {run}}}\n")).unwrap();
+        let fix = pending(&path);
+        let theirs = format!("{{\"writer\": {run}}}\n");
+        let spin = next(&mut seed) % 40_000;
+        let barrier = Arc::new(Barrier::new(2));
+        let writer = {
+            let (barrier, path, theirs) = (barrier.clone(), path.clone(), theirs.clone());
+            std::thread::spawn(move || {
+                let tmp = path.with_file_name("writer.tmp");
+                fs::write(&tmp, theirs).unwrap();
+                barrier.wait();
+                for _ in 0..spin {
+                    std::hint::spin_loop();
+                }
+                fs::rename(&tmp, &path).unwrap();
+            })
+        };
+        barrier.wait();
+        let result = apply_fix_in(&NoSync, &fix);
+        writer.join().unwrap();
+        match result {
+            Ok(_) => ok += 1,
+            Err(SettingsError::ChangedSinceRead { .. }) => refused += 1,
+            Err(e) => panic!("run {run}: {e}"),
+        }
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            theirs,
+            "run {run}: the other writer's file was lost"
+        );
+        // No temporary file is left behind, whatever happened.
+        for name in fs::read_dir(dir.path()).unwrap() {
+            let name = name.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(!name.ends_with(".mcplogs-tmp"), "run {run}: {name} left");
+        }
+    }
+    eprintln!("1000 racing runs: {ok} fixes then overwritten, {refused} refused and swapped back");
+}
+
+#[test]
+fn a_symlink_swapped_in_during_the_prompt_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    fs::write(&path, "{}\n").unwrap();
+    let fix = pending(&path);
+    // While the diff is on screen: the file becomes a link to something else.
+    let elsewhere = dir.path().join("elsewhere.json");
+    fs::write(&elsewhere, "{\"other\": true}\n").unwrap();
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    let err = apply_fix(&fix).unwrap_err();
+    assert!(
+        matches!(err, SettingsError::ChangedSinceRead { .. }),
+        "{err}"
+    );
+    assert!(
+        fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        fs::read_to_string(&elsewhere).unwrap(),
+        "{\"other\": true}\n"
+    );
+    // The same with a link whose target has the very same bytes: a different file.
+    fs::write(&elsewhere, "{}\n").unwrap();
+    assert!(matches!(
+        apply_fix(&fix).unwrap_err(),
+        SettingsError::ChangedSinceRead { .. }
+    ));
+    assert!(
+        fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn a_file_replaced_by_one_with_the_same_bytes_is_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    fs::write(&path, "{}\n").unwrap();
+    let fix = pending(&path);
+    let other = dir.path().join("other");
+    fs::write(&other, "{}\n").unwrap();
+    fs::rename(&other, &path).unwrap();
+    assert!(matches!(
+        apply_fix(&fix).unwrap_err(),
+        SettingsError::ChangedSinceRead { .. }
+    ));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
+}
+
+#[test]
+fn a_file_created_meanwhile_is_never_clobbered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    let fix = pending(&path);
+    fs::write(&path, "{\"theirs\": 1}\n").unwrap();
+    assert!(matches!(
+        apply_fix(&fix).unwrap_err(),
+        SettingsError::ChangedSinceRead { .. }
+    ));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\"theirs\": 1}\n");
+}
+
+#[test]
+fn a_hard_link_made_during_the_prompt_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    fs::write(&path, "{}\n").unwrap();
+    let fix = pending(&path);
+    fs::hard_link(&path, dir.path().join("second-name.json")).unwrap();
+    assert!(apply_fix(&fix).is_err());
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("second-name.json")).unwrap(),
+        "{}\n"
+    );
+}
