@@ -429,7 +429,7 @@ fn a_record_of_a_version_without_checksums_is_refused() {
     let text = fs::read_to_string(record(&sb)).unwrap();
     fs::write(
         record(&sb),
-        text.replace("\"version\": 2", "\"version\": 1"),
+        text.replace("\"schemaVersion\": 2", "\"schemaVersion\": 1"),
     )
     .unwrap();
     undo_refused(&sb, "version 1");

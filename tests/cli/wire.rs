@@ -355,7 +355,10 @@ fn fix_record_round_trips_and_version_1_records_are_refused() {
     });
     fs::write(undo::state_path(&path), pretty(&v1)).unwrap();
     let before = fs::read(&path).unwrap();
-    assert!(undo::load_state(&path).is_err(), "a version-1 record is refused");
+    assert!(
+        undo::load_state(&path).is_err(),
+        "a version-1 record is refused"
+    );
     assert_eq!(fs::read(&path).unwrap(), before);
 }
 
