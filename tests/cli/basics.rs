@@ -404,6 +404,7 @@ fn empty_results_say_why() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn many_warnings_of_one_kind_are_one_line_unless_verbose() {
     let tmp = tempfile::tempdir().unwrap();

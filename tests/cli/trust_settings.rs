@@ -86,6 +86,7 @@ fn fix_refuses_a_settings_link_to_a_device_and_leaves_it_alone() {
 }
 
 /// The issue's exact reproduction: `mknod d/nul c 1 3; ln -s ../nul d/.claude/settings.json`.
+#[cfg(target_os = "linux")] // major 1, minor 3 is Linux's /dev/null
 #[test]
 fn fix_refuses_the_mknod_device_of_the_issue() {
     if !is_root() {
