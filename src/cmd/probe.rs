@@ -127,6 +127,20 @@ fn terminal_width() -> usize {
 
 /// Probes every server configured for `project` with the machine's settings, for
 /// `mcplogs report --probe`: the probes and a masker for their secrets.
+/// Every server at once: each probe waits on its own process or socket.
+fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = servers
+            .iter()
+            .map(|s| scope.spawn(|| probe::probe_server(s, opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a probe thread panicked"))
+            .collect()
+    })
+}
+
 pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker) {
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
@@ -141,17 +155,7 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker)
         both_modes: false,
     };
     let _ = probe::transport::install_interrupt_handler();
-    let probes = std::thread::scope(|scope| {
-        let handles: Vec<_> = resolved
-            .servers
-            .iter()
-            .map(|s| scope.spawn(|| probe::probe_server(s, &opts)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a probe thread panicked"))
-            .collect()
-    });
+    let probes = probe_all(&resolved.servers, &opts);
     let masker = Masker::new(&resolved.servers.iter().collect::<Vec<_>>(), true);
     (probes, masker)
 }
@@ -291,17 +295,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         project_dir: Some(project.clone()),
         both_modes: args.contract,
     };
-    // every server at once: each waits on its own process or socket
-    let probes: Vec<ServerProbe> = std::thread::scope(|scope| {
-        let handles: Vec<_> = servers
-            .iter()
-            .map(|s| scope.spawn(|| probe::probe_server(s, &opts)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a probe thread panicked"))
-            .collect()
-    });
+    let probes = probe_all(&servers, &opts);
     let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
     let budget_ms = args.timeout.as_millis() as u64;
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
