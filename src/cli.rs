@@ -117,6 +117,10 @@ pub struct ReportArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Keep private hostnames and RFC 1918 addresses (masked by default)
+    #[arg(long)]
+    pub keep_hosts: bool,
+
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
     pub managed_dir: Option<PathBuf>,

@@ -24,7 +24,8 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
     let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let machine = RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
         std::env::var_os(k)
-    });
+    })
+    .mask_hosts(!args.keep_hosts);
     // For messages written before the report exists (a bad path on the command line).
     let early = if args.no_redact {
         Redactor::disabled()
@@ -32,7 +33,7 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
         machine.clone().build()
     };
     if args.no_redact {
-        eprintln!(
+        say!(
             "mcplogs: --no-redact: this report is NOT redacted; home folders, user names and any secrets in the logs appear as they are"
         );
     }
@@ -58,20 +59,20 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
     }
     let redactor = rep.redactor().clone();
     for w in &rep.warnings {
-        eprintln!("mcplogs: warning: {w}");
+        say!("mcplogs: warning: {}", mcplogs::sanitize::text(w));
     }
     if let Some(m) = nothing_found(&scanned, &opts) {
-        eprintln!("{}", redactor.redact(&m));
+        say!("{}", redactor.redact(&m));
     }
 
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&report::json::report_json(&rep)).expect("json");
-        s.push('\n');
-        s
+        let mut doc = report::json::report_json(&rep);
+        mcplogs::redact::output::json_value(&redactor, &mut doc);
+        crate::json_text(&doc)
     } else {
         let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
         if !fitted.omitted.is_empty() {
-            eprintln!(
+            say!(
                 "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} log record(s) left out{}",
                 fitted.omitted.total(),
                 if fitted.omitted.cut {
@@ -85,8 +86,8 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
     };
 
     let written = match &args.output {
-        Some(path) => std::fs::write(path, &text).map(|_| {
-            eprintln!(
+        Some(path) => std::fs::write(path, mcplogs::sanitize::output(&text, false).as_bytes()).map(|_| {
+            say!(
                 "mcplogs: report written to {} ({} characters)",
                 redactor.redact(&path.display().to_string()),
                 text.chars().count()

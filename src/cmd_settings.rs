@@ -23,11 +23,11 @@ pub fn run_settings(args: SettingsArgs) -> ExitCode {
         Err(code) => return code,
     };
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&settings_json(&report)).expect("json");
-        s.push('\n');
-        s
+        let mut doc = settings_json(&report);
+        mcplogs::redact::output::json_secrets(&mut doc);
+        crate::json_text(&doc)
     } else {
-        settings_text(&report)
+        mcplogs::redact::output::text(&settings_text(&report))
     };
     if let Err(e) = emit(&text) {
         return error(format!("cannot write output: {e}"));
@@ -95,7 +95,7 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
     }
     let pending = match plan {
         FixPlan::AlreadyLegacy { path } => {
-            eprintln!(
+            say!(
                 "{} already sets env.{NEGOTIATION_KEY} to \"legacy\": nothing to write.",
                 path.display()
             );
@@ -113,7 +113,7 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
                 }
                 warn(msg);
             }
-            Ok(names) => eprintln!("The legacy fix helps: {}", names.join(", ")),
+            Ok(names) => say!("The legacy fix helps: {}", names.join(", ")),
         }
     }
     print_diff(&pending.diff);
@@ -126,7 +126,7 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
                 Some(p) => format!("mcplogs fix --undo --settings {}", p.display()),
                 None => "mcplogs fix --undo".to_string(),
             };
-            eprintln!(
+            say!(
                 "{} {}{}. Undo with `{undo_cmd}`.",
                 "Wrote".green().bold(),
                 path.display(),
@@ -136,7 +136,7 @@ pub fn run_fix(args: FixArgs) -> ExitCode {
                     .map(|b| format!(" (backup: {})", b.display()))
                     .unwrap_or_default(),
             );
-            eprintln!(
+            say!(
                 "Claude Code picks up env changes for new connections: restart the session or run /mcp to reconnect."
             );
             ExitCode::Clean
@@ -149,7 +149,7 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
     let pending = match undo::plan_undo(path, args.force) {
         Ok(UndoPlan::Pending(p)) => p,
         Ok(UndoPlan::NothingToUndo) => {
-            eprintln!(
+            say!(
                 "No mcplogs fix of {} to undo (no {}).",
                 path.display(),
                 undo::state_path(path).display()
@@ -160,12 +160,12 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
         Err(e) => return error(e),
     };
     if pending.diff.is_empty() {
-        eprintln!(
+        say!(
             "{} is already as it was before mcplogs' fix.",
             path.display()
         );
     } else {
-        eprintln!(
+        say!(
             "{}",
             match pending.how {
                 UndoHow::RestoreBackup => "Unchanged since mcplogs' fix: restoring the backup.",
@@ -188,7 +188,7 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
                 UndoHow::RemoveCreatedFile => "Removed",
                 _ => "Restored",
             };
-            eprintln!("{} {}.", done.green().bold(), path.display());
+            say!("{} {}.", done.green().bold(), path.display());
             ExitCode::Clean
         }
         Err(e) => error(e),
@@ -199,13 +199,13 @@ fn run_undo(args: &FixArgs, path: &Path) -> ExitCode {
 /// `None` means go ahead and write.
 fn stop_before_writing(dry_run: bool, yes: bool) -> Option<ExitCode> {
     if dry_run {
-        eprintln!("Dry run: nothing written.");
+        say!("Dry run: nothing written.");
         return Some(ExitCode::Clean);
     }
     match confirm(yes) {
         Ok(true) => None,
         Ok(false) => {
-            eprintln!("Not applied: nothing written.");
+            say!("Not applied: nothing written.");
             Some(ExitCode::Clean)
         }
         Err(code) => Some(code),
@@ -213,7 +213,12 @@ fn stop_before_writing(dry_run: bool, yes: bool) -> Option<ExitCode> {
 }
 
 fn warn(message: impl std::fmt::Display) {
-    eprintln!("mcplogs: {} {message}", "warning:".yellow().bold());
+    let message = mcplogs::redact::output::text(&message.to_string());
+    say!(
+        "mcplogs: {} {}",
+        "warning:".yellow().bold(),
+        mcplogs::sanitize::text(&message)
+    );
 }
 
 /// Names of the scanned servers the fix helps. `homes` empty: this machine's caches.
@@ -270,7 +275,7 @@ fn confirm(yes: bool) -> Result<bool, ExitCode> {
     match io::stdin().lock().read_line(&mut answer) {
         // End of input (Ctrl-D) is a no.
         Ok(0) => {
-            eprintln!();
+            say!();
             Ok(false)
         }
         Ok(_) => Ok(matches!(

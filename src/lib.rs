@@ -16,6 +16,7 @@ pub mod record;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod sanitize;
 pub mod scan;
 pub mod session;
 pub mod settings;

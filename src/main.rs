@@ -1,5 +1,11 @@
 //! The thin binary: parse flags, call the library, render, pick the exit code.
 
+/// A line on stderr, through the sanitizer (see [`say`]).
+macro_rules! say {
+    () => { $crate::say("") };
+    ($($t:tt)*) => { $crate::say(format!($($t)*)) };
+}
+
 mod cli;
 mod cmd_report;
 mod cmd_settings;
@@ -43,20 +49,55 @@ fn set_colour(choice: ColorChoice) {
     colored::control::set_override(on);
 }
 
+/// Whether colour is on (terminal, `--color`, `NO_COLOR`): the sanitizer then keeps
+/// mcplogs' own colour sequences.
+pub(crate) fn colour_on() -> bool {
+    colored::control::SHOULD_COLORIZE.should_colorize()
+}
+
+/// Writes one line to stderr. Everything written to stderr goes through here, so
+/// through the sanitizer: no control character from a file name, a log or a setting
+/// reaches the terminal raw. A closed or full stderr is ignored.
+pub(crate) fn say(line: impl std::fmt::Display) {
+    let s = format!("{line}\n");
+    let safe = mcplogs::sanitize::output(&s, colour_on());
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(safe.as_bytes()).and_then(|_| err.flush());
+}
+
 pub(crate) fn error(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("mcplogs: error: {message}");
+    say!(
+        "mcplogs: error: {}",
+        mcplogs::sanitize::text(&message.to_string())
+    );
     ExitCode::Error
 }
 
-fn print_warnings(warnings: &[Warning]) {
-    let mut err = io::stderr().lock();
-    for w in warnings {
-        let _ = writeln!(err, "mcplogs: warning: {w}");
+/// Warnings on stderr: many of one kind collapse into one line with a count, unless
+/// `all` (`--verbose`).
+pub(crate) fn print_warnings(warnings: &[Warning], all: bool) {
+    let shown = if all {
+        warnings.to_vec()
+    } else {
+        mcplogs::warning::collapse_kinds(warnings)
+    };
+    for w in shown {
+        say!(
+            "mcplogs: warning: {}",
+            mcplogs::sanitize::text(&w.to_string())
+        );
     }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
+/// A JSON document for stdout: nothing unsafe raw ([`mcplogs::sanitize::json`]).
+pub(crate) fn json_text(doc: &serde_json::Value) -> String {
+    mcplogs::sanitize::json_document(doc)
+}
+
+/// Writes to stdout, through the sanitizer; a closed pipe (`| head`) is not an error
+/// worth a message.
 pub(crate) fn emit(text: &str) -> Result<(), io::Error> {
+    let text = mcplogs::sanitize::output(text, colour_on());
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
@@ -88,16 +129,17 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     if !args.no_redact {
         mcplogs::redact::output::scan_report(&mut report);
     }
-    print_warnings(&report.warnings);
+    print_warnings(&report.warnings, args.verbose);
     let cwd = std::env::current_dir().unwrap_or_default();
     let negotiation =
         settings::effective_negotiation(&settings::Sources::for_scan(&opts.request.homes, &cwd));
     let text = if args.json {
         let mut doc = json::scan_json(&report);
         doc["settings"] = settings::render::settings_json(&negotiation);
-        let mut s = serde_json::to_string_pretty(&doc).expect("json");
-        s.push('\n');
-        s
+        if !args.no_redact {
+            mcplogs::redact::output::json_secrets(&mut doc);
+        }
+        json_text(&doc)
     } else if report.servers.is_empty() {
         String::new()
     } else {
@@ -106,10 +148,14 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         for line in settings::render::summary_lines(&negotiation) {
             t.push_str(&format!("  {line}\n"));
         }
-        t
+        if args.no_redact {
+            t
+        } else {
+            mcplogs::redact::output::text(&t)
+        }
     };
     if let Some(m) = nothing_found(&report, &opts) {
-        eprintln!("{m}");
+        say!("{m}");
     }
     if let Err(e) = emit(&text) {
         return error(format!("cannot write output: {e}"));
@@ -125,7 +171,7 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     let searched: Vec<String> = report
         .searched
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| mcplogs::sanitize::text(&p.display().to_string()).into_owned())
         .collect();
     let filtered = opts.server.is_some() || opts.project.is_some();
     Some(format!(
@@ -141,20 +187,21 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
 
 fn run_du(args: DuArgs) -> ExitCode {
     let opts = scan_options(args.discovery);
-    let du = match mcplogs::du::disk_use(&opts) {
+    let mut du = match mcplogs::du::disk_use(&opts) {
         Ok(d) => d,
         Err(e) => return error(e),
     };
-    print_warnings(&du.warnings);
+    mcplogs::redact::output::disk_use(&mut du);
+    print_warnings(&du.warnings, false);
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&json::du_json(&du)).expect("json");
-        s.push('\n');
-        s
+        let mut doc = json::du_json(&du);
+        mcplogs::redact::output::json_secrets(&mut doc);
+        json_text(&doc)
     } else {
-        table::du_table(&du)
+        mcplogs::redact::output::text(&table::du_table(&du))
     };
     if du.projects.is_empty() {
-        eprintln!("mcplogs: no MCP server logs found");
+        say!("mcplogs: no MCP server logs found");
     }
     if let Err(e) = emit(&text) {
         return error(format!("cannot write output: {e}"));
@@ -185,11 +232,15 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
         return error("nothing to explain: paste `claude mcp list` output or an error message");
     }
     let out = if args.json {
-        let mut s = serde_json::to_string_pretty(&json::explain_json(&report)).expect("json");
-        s.push('\n');
-        s
-    } else {
+        let mut doc = json::explain_json(&report);
+        if !args.no_redact {
+            mcplogs::redact::output::json_secrets(&mut doc);
+        }
+        json_text(&doc)
+    } else if args.no_redact {
         table::explain_table(&report)
+    } else {
+        mcplogs::redact::output::text(&table::explain_table(&report))
     };
     if let Err(e) = emit(&out) {
         return error(format!("cannot write output: {e}"));

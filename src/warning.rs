@@ -69,9 +69,78 @@ pub fn collapse(warnings: Vec<Warning>) -> Vec<Warning> {
     out
 }
 
+/// What kind of problem a warning is: its message without the parts that name one
+/// case (a symlink's target in parentheses, an OS error number).
+pub fn kind_of(message: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in message.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let mut s = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    s = s.replace(" ,", ",");
+    s
+}
+
+/// For the terminal: more than [`COLLAPSE_OVER`] warnings of one kind become one line
+/// with a count and the first path (`--verbose` prints them all). Order is kept.
+pub fn collapse_kinds(warnings: &[Warning]) -> Vec<Warning> {
+    use std::collections::HashMap;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for w in warnings {
+        *counts.entry(kind_of(&w.message)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    let mut emitted = std::collections::HashSet::new();
+    for w in warnings {
+        let k = kind_of(&w.message);
+        let n = counts[&k];
+        if n <= COLLAPSE_OVER {
+            out.push(w.clone());
+        } else if emitted.insert(k.clone()) {
+            let first = w
+                .path
+                .as_ref()
+                .map(|p| format!(", the first {}", p.display()))
+                .unwrap_or_default();
+            out.push(Warning::general(format!(
+                "{n} warnings: {k}{first} (--verbose lists them)"
+            )));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_of_one_kind_become_one_line_with_a_count() {
+        let mut ws: Vec<Warning> = (0..9)
+            .map(|i| {
+                Warning::new(
+                    format!("/r/l{i}"),
+                    format!("symlink inside the log tree (to /t{i}), not followed"),
+                )
+            })
+            .collect();
+        ws.insert(1, Warning::new("/r/x", "cannot read: denied"));
+        let out = collapse_kinds(&ws);
+        assert_eq!(
+            out.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+            vec![
+                "9 warnings: symlink inside the log tree, not followed, the first /r/l0 (--verbose lists them)",
+                "/r/x: cannot read: denied",
+            ]
+        );
+        assert_eq!(collapse_kinds(&ws[..3]).len(), 3);
+    }
 
     #[test]
     fn many_identical_warnings_in_a_folder_become_one() {

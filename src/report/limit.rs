@@ -6,7 +6,7 @@
 
 use super::{Omitted, Report, markdown};
 
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Kind {
     Stderr,
     Evidence,
@@ -35,14 +35,38 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
         }
     }
     order.sort();
-    let mut dropped: Vec<(Kind, usize, usize)> = Vec::new();
-    for (kind, _, si, i) in order {
-        dropped.push((kind, si, i));
-        r = without(report, &dropped);
-        text = render(&r);
-        if chars(&text) <= limit {
-            return (text, r);
+    let order: Vec<(Kind, usize, usize)> = order
+        .into_iter()
+        .map(|(kind, _, si, i)| (kind, si, i))
+        .collect();
+    // The fewest records to leave out, oldest first: the text shrinks as more go, so a
+    // binary search over how many finds it in a dozen renders, not one per record (a
+    // report over 600 records too long re-rendered and re-redacted 600 times).
+    let attempt = |n: usize| {
+        let r = without(report, &order[..n]);
+        let text = render(&r);
+        (chars(&text) <= limit, text, r)
+    };
+    let (mut lo, mut hi) = (1, order.len());
+    let mut best = None;
+    while lo <= hi {
+        let mid = lo + (hi - lo) / 2;
+        let (fits, t, rr) = attempt(mid);
+        if fits {
+            best = Some((t, rr));
+            if mid == 1 {
+                break;
+            }
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
         }
+    }
+    if let Some((t, rr)) = best {
+        return (t, rr);
+    }
+    if !order.is_empty() {
+        (_, text, r) = attempt(order.len());
     }
 
     // Still too long without any record: cut at a line end and say so.
@@ -67,6 +91,7 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
 
 /// `report` without the `dropped` records, with the count per server noted.
 fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
+    let dropped: std::collections::HashSet<&(Kind, usize, usize)> = dropped.iter().collect();
     let mut r = report.clone();
     r.omitted = Omitted::default();
     for (si, s) in r.servers.iter_mut().enumerate() {

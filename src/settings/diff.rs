@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 use similar::{ChangeTag, TextDiff};
 
-use crate::redact::secrets;
-use crate::render::terminal_safe;
+use crate::redact::Redactor;
+use crate::sanitize;
 
 /// Lines of context around each change, as `diff -u`.
 const CONTEXT: usize = 3;
@@ -37,14 +37,14 @@ pub fn is_secret_key(key: &str) -> bool {
 
 /// `line` with the values of secret keys replaced by [`MASK`]. First the redactor's
 /// secret rules replace what they recognise by `[REDACTED:<kind>]`: values under keys
-/// this module's rule misses (`AWS_BEARER_TOKEN_BEDROCK`, `apiKey`), a proxy URL's
-/// password, a `Bearer` token in custom headers.
+/// this module's rule misses (`AWS_BEARER_TOKEN_BEDROCK`, `apiKey`, `MYSQL_PWD`), a
+/// proxy URL's password, a `Bearer` token in custom headers.
 pub fn mask_secrets(line: &str) -> String {
-    let mut redacted = line.to_string();
-    for rule in secrets::RULES.iter() {
-        redacted = secrets::apply(rule, &redacted, &mut |_, _| {});
-    }
-    let line = redacted.as_str();
+    mask_pairs(&Redactor::secrets_only([line]).redact(line))
+}
+
+/// The [`MASK`] step alone, on text the redactor already saw.
+fn mask_pairs(line: &str) -> String {
     PAIR.replace_all(line, |c: &Captures| {
         let key = c["key"].trim_matches(|ch| ch == '"' || ch == '\'');
         let q = &c["val"][..1];
@@ -57,6 +57,15 @@ pub fn mask_secrets(line: &str) -> String {
     .into_owned()
 }
 
+/// The lines of `text` after redaction of the whole text (so a value on the line after
+/// its key, or a key split over lines, is still seen), one per line of `text`.
+fn redacted_lines(r: &Redactor, text: Option<&str>) -> Option<Vec<String>> {
+    let text = text?;
+    let red = r.redact(text);
+    let lines: Vec<String> = red.split_inclusive('\n').map(str::to_string).collect();
+    (lines.len() == text.split_inclusive('\n').count()).then_some(lines)
+}
+
 /// A unified diff from `old` (`None`: the file does not exist) to `new` (`None`: the
 /// file is removed), labelled with `path`. Empty when nothing changes.
 pub fn unified(old: Option<&str>, new: Option<&str>, path: &str) -> String {
@@ -64,6 +73,11 @@ pub fn unified(old: Option<&str>, new: Option<&str>, path: &str) -> String {
     if old == new {
         return String::new();
     }
+    let redactor = Redactor::secrets_only(old.into_iter().chain(new));
+    let (red_old, red_new) = (
+        redacted_lines(&redactor, old),
+        redacted_lines(&redactor, new),
+    );
     let diff = TextDiff::from_lines(a, b);
     let mut out = String::new();
     out.push_str(&format!(
@@ -79,11 +93,18 @@ pub fn unified(old: Option<&str>, new: Option<&str>, path: &str) -> String {
                 ChangeTag::Delete => '-',
                 ChangeTag::Insert => '+',
             };
-            let value = change.value();
+            let redacted = match change.tag() {
+                ChangeTag::Insert => change.new_index().and_then(|i| red_new.as_ref()?.get(i)),
+                _ => change.old_index().and_then(|i| red_old.as_ref()?.get(i)),
+            };
+            let shown = match redacted {
+                Some(l) => mask_pairs(l),
+                None => mask_secrets(change.value()),
+            };
             // CRLF files: show the line, not a stray carriage return.
-            let line = value.trim_end_matches('\n').trim_end_matches('\r');
+            let line = shown.trim_end_matches('\n').trim_end_matches('\r');
             out.push(sign);
-            out.push_str(&terminal_safe(&mask_secrets(line), true));
+            out.push_str(&sanitize::multiline(line));
             out.push('\n');
             if change.missing_newline() {
                 out.push_str("\\ No newline at end of file\n");
