@@ -226,7 +226,7 @@ fn run_explain(args: ExplainArgs) -> ExitCode {
     let text = String::from_utf8_lossy(&bytes);
     let mut report = mcplogs::explain::explain(&text);
     if !args.no_redact {
-        mcplogs::redact::output::explain_report(&mut report);
+        mcplogs::redact::output::explain_report(&mut report, &text);
     }
     if report.entries.is_empty() {
         return error("nothing to explain: paste `claude mcp list` output or an error message");

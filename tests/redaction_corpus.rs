@@ -32,7 +32,7 @@ const CORPUS: &[Plant] = &[
     p("ghp_SKRa03cccccccccccccccccccccccccccccc", &["SKRa03"]),
     p("github_pat_11SKRa04dddddddddddddddddddddd", &["SKRa04"]),
     p("xoxb-123456789012-SKRa05slack", &["SKRa05"]),
-    p("AKIASKRA06ABCDEFGHI", &["SKRA06"]),
+    p("AKIASKRA06ABCDEFGHIJ", &["SKRA06"]),
     p("AWS_SECRET_ACCESS_KEY=SKRa07JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE", &["SKRa07"]),
     p(r#"{"aws_secret_access_key": "SKRa08JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE"}"#, &["SKRa08"]),
     p("sk_live_SKRa09abcdefghijklmnop", &["SKRa09"]),
@@ -85,7 +85,7 @@ const CORPUS: &[Plant] = &[
     // Glued to a word.
     p("tok_ghp_SKRa42ffffffffffffffffffffffffffff", &["SKRa42"]),
     p("token_xoxp-SKRa57-slack-token", &["SKRa57"]),
-    p("keyAKIASKRA58ABCDEFGHI", &["SKRA58"]),
+    p("keyAKIASKRA58ABCDEFGHIJ", &["SKRA58"]),
     p("idtoken_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I2MyJ9.SKRa63sig", &["SKRa63"]),
     // Split across two lines of one record.
     p("ghp_SKRa44gggggggggg\nSKRb44hhhhhhhhhhhhhhhhhh", &["SKRa44", "SKRb44"]),
@@ -134,7 +134,7 @@ fn plant() -> Tree {
         .iter()
         .map(|p| p.text)
         .collect::<Vec<_>>()
-        .join(" | ");
+        .join(" |\n");
     let cache = home.join(".cache/claude-cli-nodejs");
     for entry in walkdir::WalkDir::new(&cache) {
         let entry = entry.unwrap();
@@ -311,34 +311,42 @@ fn settings_and_fix_diffs_show_no_secret_value() {
     let dir = t.home.join(".claude");
     fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
-    // Secret values under the keys the issue names, one on the line after its key, and
-    // an ESC-free JSON5 file so `settings` lists its env keys.
-    fs::write(
-        &settings,
-        "{\n  \"env\": {\n    \"MYSQL_PWD\": \"SKRs01mysql\",\n    \"PGPASS\": \"SKRs02pg\",\n    \"AUTH\": \"SKRs03auth\",\n    \"PASS\": \"SKRs04pass\",\n    \"DB_PASSWORD\":\n      \"SKRs05nextline\",\n    \"HTTPS_PROXY\": \"http://u:SKRs06proxy@proxy:3128\",\n    \"X\": \"sk-ant-api03-SKRs07anthropic\"\n  }\n}\n",
-    )
-    .unwrap();
     let markers = ["SKRs01", "SKRs02", "SKRs03", "SKRs04", "SKRs05", "SKRs06", "SKRs07"];
+    // Secret values under the keys the issue names, one on the line after its key. A fix
+    // diff shows three lines around the change, so two files show them all.
+    let files = [
+        (
+            "{\n  \"env\": {\n    \"MYSQL_PWD\": \"SKRs01mysql\",\n    \"PGPASS\": \"SKRs02pg\",\n    \"AUTH\": \"SKRs03auth\",\n    \"X\": \"sk-ant-api03-SKRs07anthropic\"\n  }\n}\n",
+            &["MYSQL_PWD", "PGPASS", "AUTH"][..],
+        ),
+        (
+            "{\n  \"env\": {\n    \"PASS\": \"SKRs04pass\",\n    \"DB_PASSWORD\":\n      \"SKRs05nextline\",\n    \"HTTPS_PROXY\": \"http://u:SKRs06proxy@proxy:3128\"\n  }\n}\n",
+            &["PASS", "DB_PASSWORD"][..],
+        ),
+    ];
     let settings_s = settings.to_str().unwrap();
     let project = t.project.to_str().unwrap();
     let managed = t.managed.to_str().unwrap();
     let home = t.home.to_str().unwrap();
-    for cmd in [
-        vec!["settings", "--project", project, "--managed-dir", managed],
-        vec!["settings", "--json", "--project", project, "--managed-dir", managed],
-        vec![
-            "fix", "--dry-run", "--force", "--settings", settings_s, "--project", project,
-            "--managed-dir", managed, "--home", home,
-        ],
-    ] {
-        let out = shown(&t, &cmd);
-        for m in markers {
-            assert!(!out.contains(m), "{cmd:?} shows {m}:\n{out}");
-        }
-        if cmd[0] == "fix" {
-            // The diff shows those lines (keys visible), so the test can fail.
-            for k in ["MYSQL_PWD", "PGPASS", "AUTH", "PASS"] {
-                assert!(out.contains(&format!("\"{k}\"")), "{k} not in diff:\n{out}");
+    for (content, keys) in files {
+        fs::write(&settings, content).unwrap();
+        for cmd in [
+            vec!["settings", "--project", project, "--managed-dir", managed],
+            vec!["settings", "--json", "--project", project, "--managed-dir", managed],
+            vec![
+                "fix", "--dry-run", "--force", "--settings", settings_s, "--project", project,
+                "--managed-dir", managed, "--home", home,
+            ],
+        ] {
+            let out = shown(&t, &cmd);
+            for m in markers {
+                assert!(!out.contains(m), "{cmd:?} shows {m}:\n{out}");
+            }
+            if cmd[0] == "fix" {
+                // The diff shows those lines (keys visible), so the test can fail.
+                for k in keys {
+                    assert!(out.contains(&format!("\"{k}\"")), "{k} not in diff:\n{out}");
+                }
             }
         }
     }

@@ -71,7 +71,7 @@ fn hostile_tree() -> Tree {
     fs::write(
         &settings,
         format!(
-            "{{\n  // note {EVIL_NAME}\n  \"env\": {{\n    \"\\u001b[31mEVIL\\u202eKEY\": \"v\\u009b\\u001b]52;c;eA==\\u0007\",\n    \"MCP_PROTOCOL_NEGOTIATION\": \"au\\u001b[2Jto\",\n  }},\n}}\n"
+            "{{\n  // note \u{1b}[2J\u{9b}\u{7f}\u{202e}\n  \"env\": {{\n    \"\\u001b[31mEVIL\\u202eKEY\": \"v\\u009b\\u001b]52;c;eA==\\u0007\",\n    \"MCP_PROTOCOL_NEGOTIATION\": \"au\\u001b[2Jto\",\n  }},\n}}\n"
         ),
     )
     .unwrap();
@@ -113,7 +113,9 @@ fn no_subcommand_writes_a_raw_control_character() {
     let missing = t.missing.to_str().unwrap();
     let disc = ["--home", home];
     let with_managed = ["--project", project, "--managed-dir", managed];
-    let cat = |a: &[&[&str]]| a.concat();
+    fn cat<'a>(a: &[&[&'a str]]) -> Vec<&'a str> {
+        a.concat()
+    }
     let runs: Vec<Vec<&str>> = vec![
         cat(&[&["scan"], &disc]),
         cat(&[&["scan", "--verbose"], &disc]),
@@ -168,7 +170,15 @@ fn no_subcommand_writes_a_raw_control_character() {
         "EVIL<U+202E>KEY",
         "a FIFO",
     ] {
-        assert!(everything.contains(shown), "{shown:?} not shown anywhere");
+        assert!(
+            everything.contains(shown),
+            "{shown:?} not shown anywhere:\n{}",
+            everything
+                .lines()
+                .filter(|l| l.contains("EVIL") || l.contains("settings"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     }
 }
 

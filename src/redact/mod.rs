@@ -163,11 +163,16 @@ impl RedactorBuilder {
                 found.push((text[s..e].to_string(), f.kind));
             }
         }
-        for (value, kind) in found {
+        // A secret split over lines is learned line by line: each piece may turn up
+        // alone in another text (a pasted line, a field of its own).
+        let pieces = found.into_iter().flat_map(|(value, kind)| {
+            let lines: Vec<String> = value.lines().map(|l| l.trim().to_string()).collect();
+            lines.into_iter().map(move |l| (l, kind))
+        });
+        for (value, kind) in pieces {
             let encoded = crate::names::encode_folder_name(&value);
             for v in [value, encoded] {
                 if v.len() >= MIN_LEARNED_SECRET_LEN
-                    && !v.contains('\n')
                     && !self.learned_secrets.iter().any(|(s, _)| *s == v)
                 {
                     self.learned_secrets.push((v, kind));

@@ -100,9 +100,11 @@ pub fn disk_use(du: &mut crate::du::DiskUse) {
     }
 }
 
-/// Hides the secrets in every field of `report` that was pasted text.
-pub fn explain_report(report: &mut ExplainReport) {
-    let r = Redactor::secrets_only(report.entries.iter().flat_map(|e| {
+/// Hides the secrets in every field of `report` that was pasted text. `input` is the
+/// whole paste: a key and its value may land in different fields (`KEY: value` reads
+/// as a server name and a status), so the secrets are learned from it whole.
+pub fn explain_report(report: &mut ExplainReport, input: &str) {
+    let r = Redactor::secrets_only(std::iter::once(input).chain(report.entries.iter().flat_map(|e| {
         [
             e.name.as_deref(),
             e.target.as_deref(),
@@ -111,7 +113,7 @@ pub fn explain_report(report: &mut ExplainReport) {
         ]
         .into_iter()
         .flatten()
-    }));
+    })));
     for e in &mut report.entries {
         for field in [&mut e.name, &mut e.target, &mut e.detail, &mut e.note]
             .into_iter()

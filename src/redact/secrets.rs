@@ -158,7 +158,7 @@ fn keep_high_entropy(c: &Captures) -> bool {
     let s = &c["s"];
     let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
     let digits = s.bytes().any(|b| b.is_ascii_digit());
-    !(letters && digits) || is_uuid(s.trim_end_matches('=')) || keep_pair(c)
+    !(letters && digits) || is_uuid(s.trim_end_matches('=')) || value_is_harmless(s)
 }
 
 fn keep_harmless(c: &Captures) -> bool {
