@@ -195,3 +195,61 @@ mod tests {
         assert_eq!(output("a\nb\tc", false), "a\nb\tc");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hostile() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                any::<char>(),
+                prop::sample::select(vec![
+                    '\u{1b}', '\r', '\n', '\t', '\u{7}', '\u{7f}', '\u{9b}', '\u{85}', '\u{202e}',
+                    '\u{2066}', '\u{200f}', '[', 'm', ';', '2',
+                ]),
+            ],
+            0..64,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    /// The fuzz target's invariants (fuzz/fuzz_targets/sanitize.rs), on generated text
+    /// and on its seed corpus, in every `cargo test`.
+    fn invariants(s: &str) {
+        let t = text(s);
+        assert!(!has_raw_control(&t) && !t.contains(['\n', '\t']));
+        let m = multiline(s);
+        assert!(!has_raw_control(&m));
+        if !s.chars().any(is_unsafe) {
+            assert_eq!(t, s);
+        }
+        assert_eq!(output(&m, false), m);
+        assert!(!has_raw_control(&output(s, false)));
+        let v = serde_json::Value::String(s.to_string());
+        let doc = json_document(&v);
+        assert!(!has_raw_control(&doc));
+        let back: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(back, v);
+    }
+
+    proptest! {
+        #[test]
+        fn nothing_unsafe_survives(s in hostile()) {
+            invariants(&s);
+        }
+    }
+
+    #[test]
+    fn seed_corpus() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/sanitize");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let bytes = std::fs::read(e.unwrap().path()).unwrap();
+            invariants(&String::from_utf8_lossy(&bytes));
+            n += 1;
+        }
+        assert!(n >= 3);
+    }
+}

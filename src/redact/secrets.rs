@@ -201,13 +201,13 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)\bauthorization\\*"?\s*[:=]\s*\\*"?(?:(?:bearer|basic|token|digest)\s+)?(?P<s>[^\s"'\\,;}\])]+)"#,
+            r#"(?i)\bauthorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
             keep_harmless,
         ),
         rule(
             "cookie",
             &["cookie"],
-            r#"(?i)\b(?:set-)?cookie\\*"?\s*[:=]\s*\\*"?(?P<s>[^\r\n"\\]+)"#,
+            r#"(?i)\b(?:set-)?cookie\\*"?[ \t]*[:=][ \t]*\\*"?(?P<s>[^\r\n"\\]+)"#,
             keep_harmless,
         ),
         rule(
@@ -295,13 +295,13 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r"{KEY}\s*=\s*{value}"),
+            &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
             keep_pair,
         ));
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r"{KEY}\s*:[ \t]*{value}"),
+            &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
             keep_colon_pair,
         ));
     }
@@ -309,7 +309,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     v.push(rule(
         "high-entropy",
         SECRET_WORDS,
-        r#"(?i)(?P<k>[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|auth|key|credential|cookie|signature)[A-Za-z0-9_.-]*)[\s"'=:\\]{1,8}(?:(?:bearer|basic|token)\s+)?(?P<s>[A-Za-z0-9+/_-]{32,}={0,2})"#,
+        r#"(?i)(?P<k>[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|auth|key|credential|cookie|signature)[A-Za-z0-9_.-]*)[ \t"'=:\\]{1,8}(?:(?:bearer|basic|token)[ \t]+)?(?P<s>[A-Za-z0-9+/_-]{32,}={0,2})"#,
         keep_high_entropy,
     ));
     v.push(rule(
@@ -342,7 +342,8 @@ pub static HOST_RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 ".home.arpa",
                 ".private",
             ],
-            r"(?i)(?P<s>\b[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.(?:local|localdomain|internal|lan|corp|intranet|home\.arpa|private))\b",
+            // Not a file name (`settings.local.json`) or a path component.
+            r"(?i)(?:^|[^A-Za-z0-9./\\-]|//)(?P<s>[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.(?:local|localdomain|internal|lan|corp|intranet|home\.arpa|private))(?:$|[^A-Za-z0-9.\-]|\.(?:$|[^A-Za-z0-9]))",
             never,
         ),
         // A single-label host in a URL (`http://buildbox:8080/`) names a private machine.

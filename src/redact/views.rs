@@ -230,9 +230,20 @@ fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
         while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
             j += 1;
         }
+        // A token cut by a wrap: a run of at least 8 token characters ending in a letter
+        // or digit, then a line starting with one. Sentences ("...credentials.") and
+        // short words are not joined to the next line.
+        let run = b[..brk_start]
+            .iter()
+            .rev()
+            .take_while(|&&c| is_token_byte(c))
+            .count();
         let before = brk_start.checked_sub(1).map(|k| b[k]);
         let after = b.get(j).copied();
-        if before.is_some_and(is_token_byte) && after.is_some_and(is_token_byte) {
+        if run >= 8
+            && before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'=')
+            && after.is_some_and(|c| c.is_ascii_alphanumeric())
+        {
             out.push_str(&s[copied..brk_start]);
             layer.edits.push(Edit {
                 dec: out.len(),

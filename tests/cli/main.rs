@@ -3,6 +3,9 @@
 
 mod common;
 
+#[cfg(unix)]
+mod confinement;
+
 mod bad_input;
 mod basics;
 mod decode_formats;
@@ -12,6 +15,7 @@ mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
 mod human_output;
+mod redaction_corpus;
 mod report_cli;
 mod report_leak;
 #[cfg(unix)]
@@ -30,3 +34,5 @@ mod settings_property;
 mod settings_pty;
 #[cfg(unix)]
 mod settings_undo;
+#[cfg(unix)]
+mod terminal_safety;

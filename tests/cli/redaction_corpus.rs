@@ -6,12 +6,11 @@
 //! marker may appear in any output of any command. The same runs with `--no-redact` show
 //! every marker, which proves the plants reach the output at all.
 
-mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// One planted text and the markers (parts of its secret) that must never be shown.

@@ -4,15 +4,12 @@
 //! clear, C1, DEL and bidi controls in messages), hostile settings keys and values, a
 //! hostile project path and hostile pasted text. "Raw" is decided here, independently of
 //! the sanitizer: C0 except `\n` and `\t`, DEL, C1, and the bidi controls.
-#![cfg(unix)]
-
-mod common;
 
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn raw_control(s: &str) -> Option<(usize, char)> {
