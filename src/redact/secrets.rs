@@ -308,7 +308,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // A long hex or base64 token right after a secret-looking word.
     v.push(rule(
         "high-entropy",
-        SECRET_WORDS,
+        &[
+            "token",
+            "secret",
+            "pass",
+            "pwd",
+            "auth",
+            "key",
+            "credential",
+            "cookie",
+            "signature",
+        ],
         r#"(?i)(?P<k>[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|auth|key|credential|cookie|signature)[A-Za-z0-9_.-]*)[ \t"'=:\\]{1,8}(?:(?:bearer|basic|token)[ \t]+)?(?P<s>[A-Za-z0-9+/_-]{32,}={0,2})"#,
         keep_high_entropy,
     ));

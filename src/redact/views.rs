@@ -307,9 +307,16 @@ mod tests {
             "ghp_abcdef\n  ghijkl"
         );
         assert_eq!(
-            orig_of(r#"token ghp_abc\nDEF end"#, "ghp_abcDEF"),
-            r#"ghp_abc\nDEF"#
+            orig_of(r#"token ghp_abcdefgh\nDEF end"#, "ghp_abcdefghDEF"),
+            r#"ghp_abcdefgh\nDEF"#
         );
+    }
+
+    #[test]
+    fn sentences_are_not_joined() {
+        let vs = views("authenticate, or configure its credentials.\nslow-start: x\nab\ncd");
+        assert!(vs.iter().all(|v| !v.text.contains("credentials.slow")));
+        assert!(vs.iter().all(|v| !v.text.contains("abcd")));
     }
 
     #[test]
