@@ -88,6 +88,8 @@ fn hostile_tree() -> Tree {
     )
     .unwrap();
     let missing = tmp.path().join(format!("missing{EVIL_NAME}"));
+    // An existing folder with no logs: "no MCP server logs found (searched: ...)".
+    fs::create_dir_all(tmp.path().join(format!("empty{EVIL_NAME}"))).unwrap();
     Tree {
         _tmp: tmp,
         home,
@@ -108,6 +110,8 @@ fn no_subcommand_writes_a_raw_control_character() {
     let settings = t.settings.to_str().unwrap();
     let paste = t.paste.to_str().unwrap();
     let missing = t.missing.to_str().unwrap();
+    let empty_dir = t.missing.with_file_name(format!("empty{EVIL_NAME}"));
+    let empty = empty_dir.to_str().unwrap();
     let disc = ["--home", home];
     let with_managed = ["--project", project, "--managed-dir", managed];
     fn cat<'a>(a: &[&[&'a str]]) -> Vec<&'a str> {
@@ -119,6 +123,9 @@ fn no_subcommand_writes_a_raw_control_character() {
         cat(&[&["scan", "--json"], &disc]),
         cat(&[&["scan", "--no-redact", "--verbose"], &disc]),
         vec!["scan", missing],
+        vec!["scan", empty],
+        vec!["du", empty],
+        vec!["report", "--managed-dir", managed, empty],
         vec!["explain", paste],
         vec!["explain", "--json", paste],
         vec!["explain", missing],
@@ -166,6 +173,7 @@ fn no_subcommand_writes_a_raw_control_character() {
         "\\u202e",
         "EVIL<U+202E>KEY",
         "a FIFO",
+        "no MCP server logs found (searched: ",
     ] {
         assert!(
             everything.contains(shown),
