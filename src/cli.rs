@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcplogs::discovery::Request;
+use mcplogs::scan::ScanOptions;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -43,14 +45,30 @@ pub enum Command {
     Du(DuArgs),
 }
 
+/// `--json`, shared by every command that has a JSON document. Each command words its
+/// own help line (`mut_arg`), so the flag is declared once.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// One JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--no-redact`, shared by every command that redacts. Worded per command, as above.
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Show secrets (tokens, keys, passwords) as they are
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct DuArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
-    /// One JSON document on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Where to look for logs and which servers to keep: shared by `scan`, `report`, `du`.
@@ -68,9 +86,11 @@ pub struct DiscoveryArgs {
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 
-    /// Only projects whose path contains this text
-    #[arg(long, value_name = "SUBSTRING")]
-    pub project: Option<String>,
+    /// Only projects whose path contains this text (formerly --project)
+    // `--project` was this flag's name; it stays a hidden alias so scripts keep working,
+    // while in `settings` and `fix` `--project DIR` names the project folder.
+    #[arg(long = "match-project", alias = "project", value_name = "SUBSTRING")]
+    pub match_project: Option<String>,
 
     /// Only sessions active since then: a duration back from now (90m, 36h, 7d, 2w) or a
     /// UTC date (2026-11-01, 2026-11-01T08:00)
@@ -78,44 +98,63 @@ pub struct DiscoveryArgs {
     pub since: Option<mcplogs::time::EpochSeconds>,
 }
 
-fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, String> {
+fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, mcplogs::time::SinceError> {
     mcplogs::time::parse_since(arg, mcplogs::time::now())
 }
 
+impl DiscoveryArgs {
+    /// The scan these flags ask for.
+    pub fn scan_options(self) -> ScanOptions {
+        ScanOptions {
+            request: Request {
+                homes: self.home,
+                paths: self.paths,
+            },
+            server: self.server,
+            project: self.match_project,
+            since: self.since,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (the contract is in the README)")),
+    mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
+)]
 pub struct ScanArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
-    /// One JSON document on stdout (the contract is in the README)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Show the decoded evidence records with file:line and timestamps
     #[arg(long, short)]
     pub verbose: bool,
 
-    /// Show secrets in log messages (tokens, keys, passwords) as they are
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
+    mut_arg("json", |a| a.help("The same content as one JSON document (fields in docs/report.md)")),
+)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
     /// Write the report to FILE instead of stdout
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[arg(long = "output", short, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 
-    /// Keep home folders, user names and secrets as they are (says so on stderr)
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 
-    /// The same content as one JSON document (fields in docs/report.md)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Keep private hostnames and RFC 1918 addresses (masked by default)
     #[arg(long)]
@@ -127,28 +166,27 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("no_redact", |a| a.help("Show secrets in the pasted text (tokens, keys, passwords) as they are")))]
 pub struct ExplainArgs {
     /// A file holding the pasted text; stdin when absent or `-`
     pub file: Option<PathBuf>,
 
-    /// One JSON document on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Show secrets in the pasted text (tokens, keys, passwords) as they are
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/settings.md)")))]
 pub struct SettingsArgs {
     /// The project whose .claude/ settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// One JSON document on stdout (fields in docs/settings.md)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

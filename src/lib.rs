@@ -6,6 +6,10 @@
 //! [`verdict::Diagnosis`]) -> [`render`] (table, JSON). [`scan`] ties them together;
 //! [`explain`] reads pasted `claude mcp list` output.
 
+// The library never prints: it returns text and data, and the binary writes them. CI
+// runs clippy with `-D warnings`, which makes these errors there.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod classify;
 pub mod decode;
 pub mod discovery;

@@ -15,24 +15,19 @@ pub fn fresh_file() -> String {
     format!("{{\n  \"env\": {{\n    \"{NEGOTIATION_KEY}\": \"{LEGACY}\"\n  }}\n}}\n")
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
     /// The text is not strict JSON holding an object (callers check this first).
+    #[error("the file is not a JSON object")]
     NotAnObject,
     /// `env` exists but is not an object: there is no safe minimal edit.
+    #[error(
+        "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand"
+    )]
     EnvNotAnObject,
     /// Internal check failed: the edit would have changed something else.
+    #[error("mcplogs could not make this edit without changing anything else (please report this)")]
     Verification,
-}
-
-impl std::fmt::Display for EditError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            EditError::NotAnObject => "the file is not a JSON object",
-            EditError::EnvNotAnObject => "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand",
-            EditError::Verification => "mcplogs could not make this edit without changing anything else (please report this)",
-        })
-    }
 }
 
 /// Sets `env.MCP_PROTOCOL_NEGOTIATION` to `"legacy"` in strict-JSON `text`.

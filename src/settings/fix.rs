@@ -138,10 +138,10 @@ pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError>
     }))
 }
 
-fn unsupported(path: &Path, e: EditError) -> SettingsError {
-    SettingsError::Unsupported {
+fn unsupported(path: &Path, problem: EditError) -> SettingsError {
+    SettingsError::CannotEdit {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        problem,
     }
 }
 

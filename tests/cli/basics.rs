@@ -130,7 +130,20 @@ fn server_filter_matches_configured_and_folder_names() {
 #[test]
 fn project_filter_and_an_empty_result() {
     let all = scan_samples_json(&[]);
-    let some = scan_samples_json(&["--project", "macos"]);
+    let some = scan_samples_json(&["--match-project", "macos"]);
+    // `--project` is the old spelling, kept as a hidden alias.
+    let names = |doc: &serde_json::Value| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(&some),
+        names(&scan_samples_json(&["--project", "macos"]))
+    );
     let n = some["servers"].as_array().unwrap().len();
     assert!(n > 0 && n < all["servers"].as_array().unwrap().len());
     assert!(
@@ -254,4 +267,61 @@ fn positional_paths_of_every_kind() {
     )
     .unwrap();
     assert_eq!(names(&renamed).len(), 10);
+}
+
+/// Issue 10 item 8: a full or closed stderr or stdout never makes mcplogs panic (exit
+/// 101); the exit code stays the documented one.
+#[cfg(unix)]
+#[test]
+fn full_or_closed_streams_never_panic() {
+    use std::fs::File;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let full = || File::options().write(true).open("/dev/full").unwrap();
+    let code = |cmd: &mut std::process::Command| cmd.status().unwrap().code();
+
+    // Nothing found: the "no MCP server logs" line goes to a full stderr; exit 0.
+    let mut c = mcplogs(tmp.path());
+    c.args(["scan", "--home"]).arg(tmp.path());
+    assert_eq!(code(c.stdout(Stdio::null()).stderr(full())), Some(0));
+
+    // Warnings and errors to a full stderr keep their exit codes.
+    let mut c = mcplogs(tmp.path());
+    c.args(["scan", "--since", "yesterday"]);
+    assert_eq!(code(c.stdout(Stdio::null()).stderr(full())), Some(2));
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg(samples());
+    assert_eq!(code(c.stdout(Stdio::null()).stderr(full())), Some(1));
+
+    // A full stdout is an I/O error (exit 2, said on stderr); with stderr full too,
+    // still exit 2 and no panic.
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg(samples());
+    let out = c.stdout(full()).stderr(Stdio::piped()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcplogs: error: cannot write output: No space left on device (os error 28)\n"
+    );
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg(samples());
+    assert_eq!(code(c.stdout(full()).stderr(full())), Some(2));
+
+    // A pipe closed by the reader (`| head -c0`) is success: the verdict's exit code.
+    let mut c = mcplogs(tmp.path());
+    let mut child = c
+        .args(["scan", "--verbose"])
+        .arg(samples())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -13,35 +13,38 @@ use mcplogs::scan::scan;
 use mcplogs::settings;
 
 use crate::cli::ReportArgs;
+use crate::cmd::scan::nothing_found;
+use crate::error::Error;
 use crate::exit_codes::ExitCode;
-use crate::{emit, error, nothing_found, scan_options};
+use crate::output;
 
 /// How long `claude --version` may take before the version is "unknown".
 const CLAUDE_VERSION_TIMEOUT: Duration = Duration::from_secs(1);
 
-pub fn run_report(args: ReportArgs) -> ExitCode {
-    let opts = scan_options(args.discovery);
+pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
+    let no_redact = args.redact.no_redact;
+    let opts = args.discovery.scan_options();
     let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let machine = RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
         std::env::var_os(k)
     })
     .mask_hosts(!args.keep_hosts);
     // For messages written before the report exists (a bad path on the command line).
-    let early = if args.no_redact {
+    let early = if no_redact {
         Redactor::disabled()
     } else {
         machine.clone().build()
     };
-    if args.no_redact {
-        say!(
-            "mcplogs: --no-redact: this report is NOT redacted; home folders, user names and any secrets in the logs appear as they are"
+    if no_redact {
+        output::note(
+            "mcplogs: --no-redact: this report is NOT redacted; home folders, user names and any secrets in the logs appear as they are",
         );
     }
 
-    let scanned = match scan(&opts) {
-        Ok(r) => r,
-        Err(e) => return error(early.redact(&e.to_string())),
-    };
+    let scanned = scan(&opts).map_err(|e| Error::Redacted {
+        message: early.redact(&e.to_string()),
+        source: e.error,
+    })?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut sources = settings::Sources::for_scan(&opts.request.homes, &cwd);
     if let Some(d) = args.managed_dir {
@@ -54,25 +57,23 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
         &negotiation,
         Versions::this_machine(claude_version()),
     );
-    if !args.no_redact {
+    if !no_redact {
         rep.redact(machine);
     }
     let redactor = rep.redactor().clone();
-    for w in &rep.warnings {
-        say!("mcplogs: warning: {}", mcplogs::sanitize::text(w));
-    }
+    output::warnings(&rep.warnings);
     if let Some(m) = nothing_found(&scanned, &opts) {
-        say!("{}", redactor.redact(&m));
+        output::note(redactor.redact(&m));
     }
 
-    let text = if args.json {
+    let text = if args.output.json {
         let mut doc = report::json::report_json(&rep);
         mcplogs::redact::output::json_value(&redactor, &mut doc);
-        crate::json_text(&doc)
+        output::json(&doc)?
     } else {
         let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
         if !fitted.omitted.is_empty() {
-            say!(
+            output::note(format_args!(
                 "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} log record(s) left out{}",
                 fitted.omitted.total(),
                 if fitted.omitted.cut {
@@ -80,30 +81,30 @@ pub fn run_report(args: ReportArgs) -> ExitCode {
                 } else {
                     ""
                 }
-            );
+            ));
         }
         text
     };
 
-    let written = match &args.output {
+    let written = match &args.output_file {
         Some(path) => std::fs::write(path, mcplogs::sanitize::output(&text, false).as_bytes()).map(|_| {
-            say!(
+            output::note(format_args!(
                 "mcplogs: report written to {} ({} characters)",
                 redactor.redact(&path.display().to_string()),
                 text.chars().count()
-            );
+            ));
         }),
-        None => emit(&text),
+        None => output::write_stdout(&text),
     };
-    if let Err(e) = written {
+    if let Err(source) = written {
         let target = args
-            .output
+            .output_file
             .as_ref()
             .map(|p| redactor.redact(&p.display().to_string()))
             .unwrap_or_else(|| "stdout".to_string());
-        return error(format!("cannot write {target}: {e}"));
+        return Err(Error::WriteReport { target, source });
     }
-    ExitCode::from_problems(rep.has_problems())
+    Ok(ExitCode::from_problems(rep.has_problems()))
 }
 
 /// The first line `claude --version` prints, if it answers within a second. A reader

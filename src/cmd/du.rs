@@ -1,0 +1,27 @@
+//! `mcplogs du`: disk use of the MCP logs per project and per server.
+
+use mcplogs::render::{json, table};
+
+use crate::cli::DuArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
+    let opts = args.discovery.scan_options();
+    let mut du = mcplogs::du::disk_use(&opts)?;
+    mcplogs::redact::output::disk_use(&mut du);
+    output::scan_warnings(&du.warnings, false);
+    let text = if args.output.json {
+        let mut doc = json::du_json(&du);
+        mcplogs::redact::output::json_secrets(&mut doc);
+        output::json(&doc)?
+    } else {
+        mcplogs::redact::output::text(&table::du_table(&du))
+    };
+    if du.projects.is_empty() {
+        output::note("mcplogs: no MCP server logs found");
+    }
+    output::stdout(&text)?;
+    Ok(ExitCode::Clean)
+}
