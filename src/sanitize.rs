@@ -74,7 +74,10 @@ pub fn multiline(s: &str) -> Cow<'_, str> {
 /// on serde_json's output: there every such character is inside a string (the syntax
 /// is ASCII), and serde_json already escaped C0, so the result decodes to the same value.
 pub fn json(doc: &str) -> Cow<'_, str> {
-    if !doc.chars().any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' ')) {
+    if !doc
+        .chars()
+        .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' '))
+    {
         return Cow::Borrowed(doc);
     }
     let mut out = String::with_capacity(doc.len() + 16);
@@ -106,7 +109,7 @@ pub fn output(s: &str, colour: bool) -> Cow<'_, str> {
     let needs = s
         .chars()
         .any(|c| is_unsafe(c) && c != '\n' && c != '\t' && !(colour && c == '\x1b'));
-    if !needs && !(colour && s.contains('\x1b')) {
+    if !(needs || (colour && s.contains('\x1b'))) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -140,7 +143,11 @@ fn sgr_len(s: &str) -> usize {
     while i < b.len() && i < 32 && (b[i].is_ascii_digit() || b[i] == b';') {
         i += 1;
     }
-    if i < b.len() && b[i] == b'm' { i + 1 } else { 0 }
+    if i < b.len() && b[i] == b'm' {
+        i + 1
+    } else {
+        0
+    }
 }
 
 /// Whether `s` holds any unsafe character other than `\n` and `\t`: what the tests ask
@@ -161,7 +168,9 @@ mod tests {
         );
         assert_eq!(multiline("x\ny\tz\u{2066}"), "x\ny\tz<U+2066>");
         assert!(matches!(text("plain ünïcode"), Cow::Borrowed(_)));
-        for c in ['\u{0}', '\u{1f}', '\u{7f}', '\u{80}', '\u{9f}', '\u{202a}', '\u{2069}'] {
+        for c in [
+            '\u{0}', '\u{1f}', '\u{7f}', '\u{80}', '\u{9f}', '\u{202a}', '\u{2069}',
+        ] {
             assert!(!has_raw_control(&text(&c.to_string())), "{c:?}");
         }
     }
@@ -173,10 +182,7 @@ mod tests {
         assert!(has_raw_control(&raw), "serde_json leaves some raw: {raw:?}");
         let safe = json(&raw);
         assert!(!has_raw_control(&safe), "{safe}");
-        assert_eq!(
-            safe,
-            "{\"k\\u202e\":\"a\\u001bb\\u007fc\\u009bd\\u2067\"}"
-        );
+        assert_eq!(safe, "{\"k\\u202e\":\"a\\u001bb\\u007fc\\u009bd\\u2067\"}");
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, v);
     }

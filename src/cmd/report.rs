@@ -87,13 +87,15 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     };
 
     let written = match &args.output_file {
-        Some(path) => std::fs::write(path, mcplogs::sanitize::output(&text, false).as_bytes()).map(|_| {
-            output::note(format_args!(
-                "mcplogs: report written to {} ({} characters)",
-                redactor.redact(&path.display().to_string()),
-                text.chars().count()
-            ));
-        }),
+        Some(path) => {
+            std::fs::write(path, mcplogs::sanitize::output(&text, false).as_bytes()).map(|_| {
+                output::note(format_args!(
+                    "mcplogs: report written to {} ({} characters)",
+                    redactor.redact(&path.display().to_string()),
+                    text.chars().count()
+                ));
+            })
+        }
         None => output::write_stdout(&text),
     };
     if let Err(source) = written {

@@ -317,7 +317,8 @@ impl Redactor {
             let mut v = Vec::new();
             for m in re.find_iter(t) {
                 let after = t[m.end()..].chars().next().is_some_and(is_word);
-                let before = check_before && t[..m.start()].chars().next_back().is_some_and(is_word);
+                let before =
+                    check_before && t[..m.start()].chars().next_back().is_some_and(is_word);
                 if !(after || before) {
                     v.push((m.start(), m.end(), class));
                 }
@@ -411,7 +412,13 @@ fn choose(mut spans: Vec<Span>) -> Vec<Span> {
         }
     }
     // Homes before user names, longer before shorter, then by position.
-    others.sort_by_key(|s| (s.class != Class::Home, std::cmp::Reverse(s.end - s.start), s.start));
+    others.sort_by_key(|s| {
+        (
+            s.class != Class::Home,
+            std::cmp::Reverse(s.end - s.start),
+            s.start,
+        )
+    });
     let mut taken: Vec<Span> = merged.clone();
     for o in others {
         if !taken.iter().any(|t| o.start < t.end && t.start < o.end) {

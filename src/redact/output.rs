@@ -104,16 +104,18 @@ pub fn disk_use(du: &mut crate::du::DiskUse) {
 /// whole paste: a key and its value may land in different fields (`KEY: value` reads
 /// as a server name and a status), so the secrets are learned from it whole.
 pub fn explain_report(report: &mut ExplainReport, input: &str) {
-    let r = Redactor::secrets_only(std::iter::once(input).chain(report.entries.iter().flat_map(|e| {
-        [
-            e.name.as_deref(),
-            e.target.as_deref(),
-            Some(e.status.as_str()),
-            e.detail.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-    })));
+    let r = Redactor::secrets_only(std::iter::once(input).chain(report.entries.iter().flat_map(
+        |e| {
+            [
+                e.name.as_deref(),
+                e.target.as_deref(),
+                Some(e.status.as_str()),
+                e.detail.as_deref(),
+            ]
+            .into_iter()
+            .flatten()
+        },
+    )));
     for e in &mut report.entries {
         for field in [&mut e.name, &mut e.target, &mut e.detail, &mut e.note]
             .into_iter()

@@ -132,8 +132,15 @@ fn keep_colon_pair(c: &Captures) -> bool {
         .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
     // A plain word (`password: x`) is a key only when its value looks made up, not
     // like prose ("invalid token: expected number").
-    let strong = ["password", "passwd", "passphrase", "secret", "pwd", "apikey"]
-        .contains(&k.to_ascii_lowercase().as_str());
+    let strong = [
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "pwd",
+        "apikey",
+    ]
+    .contains(&k.to_ascii_lowercase().as_str());
     let made_up = c["s"]
         .bytes()
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
@@ -243,8 +250,18 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "github-token",
             &[
-                "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "ghp-", "gho-", "ghu-", "ghs-", "ghr-",
-                "github_pat_", "github-pat-",
+                "ghp_",
+                "gho_",
+                "ghu_",
+                "ghs_",
+                "ghr_",
+                "ghp-",
+                "gho-",
+                "ghu-",
+                "ghs-",
+                "ghr-",
+                "github_pat_",
+                "github-pat-",
             ],
             r"(?P<s>gh[pousr][_-][A-Za-z0-9]{20,}|github[_-]pat[_-][A-Za-z0-9_-]{20,})",
             never,
@@ -423,9 +440,7 @@ impl Scanner {
             for &ri in &self.anchor_rules[m.pattern().as_usize()] {
                 let w = &mut windows[ri];
                 match w.last_mut() {
-                    Some(last) if start >= last.0 && start <= last.1 => {
-                        last.1 = last.1.max(end)
-                    }
+                    Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
                     _ => w.push((start, end)),
                 }
             }

@@ -274,7 +274,10 @@ fn new_shapes() {
         "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY12",
         "AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key]",
     );
-    plain_check("k sk_live_abcdefghij0123 rk_live_abcdefghij0123", "k [REDACTED:stripe-key] [REDACTED:stripe-key]");
+    plain_check(
+        "k sk_live_abcdefghij0123 rk_live_abcdefghij0123",
+        "k [REDACTED:stripe-key] [REDACTED:stripe-key]",
+    );
     plain_check(
         "id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl end",
         "id [REDACTED:jwt] end",
@@ -319,7 +322,10 @@ fn every_encoding() {
         r#"m {\\\"DB_PASSWORD\\\":\\\"hunter2\\\"}"#,
         r#"m {\\\"DB_PASSWORD\\\":\\\"[REDACTED:secret]\\\"}"#,
     );
-    plain_check("%22sk-ant-api03-abcdefghij%22", "%22[REDACTED:anthropic-api-key]%22");
+    plain_check(
+        "%22sk-ant-api03-abcdefghij%22",
+        "%22[REDACTED:anthropic-api-key]%22",
+    );
     plain_check(
         "u=https%3A%2F%2Fuser%3Apass%40host",
         "u=https%3A%2F%2F[REDACTED:url-credentials]%40host",
@@ -351,7 +357,11 @@ fn url_encoded_home_names_its_user() {
     let mut b = RedactorBuilder::new();
     b.learn("path=%2FUsers%2Fjane.doe%2Fproj");
     let r = b.build();
-    check(&r, "path=%2FUsers%2Fjane.doe%2Fproj and jane.doe", "path=~%2Fproj and <user>");
+    check(
+        &r,
+        "path=%2FUsers%2Fjane.doe%2Fproj and jane.doe",
+        "path=~%2Fproj and <user>",
+    );
 }
 
 mod properties {

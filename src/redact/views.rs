@@ -121,15 +121,13 @@ fn json_unescape(s: &str) -> Option<(String, Layer)> {
             b'"' => ('"', 2),
             b'\'' => ('\'', 2),
             b'u' => match hex4(b, i + 2) {
-                Some(hi @ 0xD800..=0xDBFF) => {
-                    match (b.get(i + 6..i + 8), hex4(b, i + 8)) {
-                        (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
-                            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                            (char::from_u32(c).unwrap_or('\u{FFFD}'), 12)
-                        }
-                        _ => ('\u{FFFD}', 6),
+                Some(hi @ 0xD800..=0xDBFF) => match (b.get(i + 6..i + 8), hex4(b, i + 8)) {
+                    (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                        (char::from_u32(c).unwrap_or('\u{FFFD}'), 12)
                     }
-                }
+                    _ => ('\u{FFFD}', 6),
+                },
                 Some(c) => (char::from_u32(c).unwrap_or('\u{FFFD}'), 6),
                 None => {
                     i += 1;
@@ -267,8 +265,7 @@ mod tests {
     use super::*;
 
     fn find<'a>(vs: &'a [View], needle: &str) -> Option<(&'a View, usize)> {
-        vs.iter()
-            .find_map(|v| v.text.find(needle).map(|i| (v, i)))
+        vs.iter().find_map(|v| v.text.find(needle).map(|i| (v, i)))
     }
 
     fn orig_of(text: &str, needle: &str) -> String {
@@ -284,7 +281,10 @@ mod tests {
             orig_of(r#"x \u0073k-ant-\u0041BC y"#, "sk-ant-ABC"),
             r#"\u0073k-ant-\u0041BC"#
         );
-        assert_eq!(orig_of(r#"a https:\/\/u:p@h"#, "https://u:p@h"), r#"https:\/\/u:p@h"#);
+        assert_eq!(
+            orig_of(r#"a https:\/\/u:p@h"#, "https://u:p@h"),
+            r#"https:\/\/u:p@h"#
+        );
         assert_eq!(
             orig_of(r#"{\"PASSWORD\":\"a \\\"b\\\" c\"}"#, r#""a \"b\" c""#),
             r#"\"a \\\"b\\\" c\""#
@@ -297,7 +297,10 @@ mod tests {
             orig_of("u=https%3A%2F%2Fuser%3Apass%40host", "user:pass"),
             "user%3Apass"
         );
-        assert_eq!(orig_of("%22sk-ant-abc%22", "\"sk-ant-abc\""), "%22sk-ant-abc%22");
+        assert_eq!(
+            orig_of("%22sk-ant-abc%22", "\"sk-ant-abc\""),
+            "%22sk-ant-abc%22"
+        );
     }
 
     #[test]

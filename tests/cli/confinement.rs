@@ -12,7 +12,10 @@ use serde_json::Value;
 
 fn scan_json(tmp: &Path, args: &[&str], home: &Path) -> (Run, Value) {
     let mut cmd = mcplogs(tmp);
-    cmd.args(["scan", "--json"]).args(args).arg("--home").arg(home);
+    cmd.args(["scan", "--json"])
+        .args(args)
+        .arg("--home")
+        .arg(home);
     let r = run(&mut cmd);
     let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
     (r, v)
@@ -57,10 +60,17 @@ fn a_cache_root_resolving_outside_its_home_is_refused_and_inside_is_walked() {
     )
     .unwrap();
     let (r, doc) = scan_json(tmp.path(), &[], &home);
-    assert!(doc["servers"].as_array().unwrap().is_empty(), "{}", r.stdout);
+    assert!(
+        doc["servers"].as_array().unwrap().is_empty(),
+        "{}",
+        r.stdout
+    );
     let m = messages(&doc);
     assert_eq!(m.len(), 1, "{m:?}");
-    assert!(m[0].contains("outside the home") && m[0].ends_with("skipped"), "{m:?}");
+    assert!(
+        m[0].contains("outside the home") && m[0].ends_with("skipped"),
+        "{m:?}"
+    );
 
     // The same link to a folder inside the home is followed: it is still the home's.
     fs::remove_file(home.join(".cache/claude-cli-nodejs")).unwrap();
@@ -107,7 +117,13 @@ fn many_warnings_of_one_kind_are_one_line_unless_verbose() {
         "{}",
         warnings[0]
     );
-    let r = run(mcplogs(tmp.path()).args(["scan", "--verbose", "--home"]).arg(&home));
-    let listed = r.stderr.lines().filter(|l| l.contains("symlink inside the log tree")).count();
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--verbose", "--home"])
+        .arg(&home));
+    let listed = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("symlink inside the log tree"))
+        .count();
     assert_eq!(listed, 12, "{}", r.stderr);
 }

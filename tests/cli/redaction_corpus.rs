@@ -6,7 +6,6 @@
 //! marker may appear in any output of any command. The same runs with `--no-redact` show
 //! every marker, which proves the plants reach the output at all.
 
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -32,11 +31,20 @@ const CORPUS: &[Plant] = &[
     p("github_pat_11SKRa04dddddddddddddddddddddd", &["SKRa04"]),
     p("xoxb-123456789012-SKRa05slack", &["SKRa05"]),
     p("AKIASKRA06ABCDEFGHIJ", &["SKRA06"]),
-    p("AWS_SECRET_ACCESS_KEY=SKRa07JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE", &["SKRa07"]),
-    p(r#"{"aws_secret_access_key": "SKRa08JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE"}"#, &["SKRa08"]),
+    p(
+        "AWS_SECRET_ACCESS_KEY=SKRa07JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE",
+        &["SKRa07"],
+    ),
+    p(
+        r#"{"aws_secret_access_key": "SKRa08JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE"}"#,
+        &["SKRa08"],
+    ),
     p("sk_live_SKRa09abcdefghijklmnop", &["SKRa09"]),
     p("rk_live_SKRa10abcdefghijklmnop", &["SKRa10"]),
-    p("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1IxMSJ9.SKRa11signature", &["SKRa11", "eyJzdWIiOiJTS1IxMSJ9"]),
+    p(
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1IxMSJ9.SKRa11signature",
+        &["SKRa11", "eyJzdWIiOiJTS1IxMSJ9"],
+    ),
     p(
         "-----BEGIN PRIVATE KEY-----\nMIIESKRa12lineone\nSKRb12linetwo==\n-----END PRIVATE KEY-----",
         &["SKRa12", "SKRb12"],
@@ -46,19 +54,37 @@ const CORPUS: &[Plant] = &[
     p("PGPASS=SKRa15pgpass", &["SKRa15"]),
     p("AUTH=SKRa16auth", &["SKRa16"]),
     p("PASS=SKRa17pass", &["SKRa17"]),
-    p("Cookie: session=SKRa18ck; theme=SKRb18ck", &["SKRa18", "SKRb18"]),
+    p(
+        "Cookie: session=SKRa18ck; theme=SKRb18ck",
+        &["SKRa18", "SKRb18"],
+    ),
     p("Set-Cookie: sid=SKRa19sc; Path=/; HttpOnly", &["SKRa19"]),
     p("--token SKRa20tokarg", &["SKRa20"]),
     p("--password SKRa21pwarg", &["SKRa21"]),
     p("--api-key=SKRa22keyarg", &["SKRa22"]),
-    p(r#"PASSWORD="SKRa23 SKRb23 b; SKRc23 c""#, &["SKRa23", "SKRb23", "SKRc23"]),
-    p(r#"PASSWORD="SKRa24 \"SKRb24\" SKRc24""#, &["SKRa24", "SKRb24", "SKRc24"]),
+    p(
+        r#"PASSWORD="SKRa23 SKRb23 b; SKRc23 c""#,
+        &["SKRa23", "SKRb23", "SKRc23"],
+    ),
+    p(
+        r#"PASSWORD="SKRa24 \"SKRb24\" SKRc24""#,
+        &["SKRa24", "SKRb24", "SKRc24"],
+    ),
     p("Authorization: Bearer SKRa25bearer", &["SKRa25"]),
     p("Authorization: Basic SKRa26basic=", &["SKRa26"]),
-    p("https://SKRa27user:SKRb27pass@host.example/x", &["SKRa27", "SKRb27"]),
+    p(
+        "https://SKRa27user:SKRb27pass@host.example/x",
+        &["SKRa27", "SKRb27"],
+    ),
     p("SKRa28.person@example.org", &["SKRa28"]),
-    p("auth_hash=SKRa29f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7", &["SKRa29"]),
-    p("signature 5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d", &["5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d"]),
+    p(
+        "auth_hash=SKRa29f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7",
+        &["SKRa29"],
+    ),
+    p(
+        "signature 5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d",
+        &["5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d"],
+    ),
     p("AIzaSKRa31googlegooglegooglegoogle12345", &["SKRa31"]),
     p("X-Api-Key: SKRa32hdr", &["SKRa32"]),
     p(r#""client_secret": "SKRa33cs""#, &["SKRa33"]),
@@ -66,7 +92,10 @@ const CORPUS: &[Plant] = &[
     p("NPM_TOKEN=SKRa35npm", &["SKRa35"]),
     // JSON-escaped: `\u`-escaped letters, `\/`, escaped quotes, twice-escaped.
     p(r"\u0073k-ant-api03-SKRa36Q\u0041bbbbbbbbbbbbb", &["SKRa36"]),
-    p(r"https:\/\/SKRa37user:SKRb37pass@host\/x", &["SKRa37", "SKRb37"]),
+    p(
+        r"https:\/\/SKRa37user:SKRb37pass@host\/x",
+        &["SKRa37", "SKRb37"],
+    ),
     p(r#"{\"DB_PASSWORD\":\"SKRa38dbpw\"}"#, &["SKRa38"]),
     p(r#"{\\\"DB_PASSWORD\\\":\\\"SKRa52dbpw\\\"}"#, &["SKRa52"]),
     p(r"sk\u005flive\u005fSKRa47abcdefghijk", &["SKRa47"]),
@@ -78,26 +107,44 @@ const CORPUS: &[Plant] = &[
     p(r#"{\"Authorization\":\"Bearer SKRa59bt\"}"#, &["SKRa59"]),
     // URL-encoded.
     p("%22sk-ant-api03-SKRa39aaaaaaaaaaaaa%22", &["SKRa39"]),
-    p("https%3A%2F%2FSKRa40user%3ASKRb40pass%40host", &["SKRa40", "SKRb40"]),
+    p(
+        "https%3A%2F%2FSKRa40user%3ASKRb40pass%40host",
+        &["SKRa40", "SKRb40"],
+    ),
     p("password%3DSKRa48urlpw", &["SKRa48"]),
     p("api_key%3DSKRa62urlkey", &["SKRa62"]),
     // Glued to a word.
     p("tok_ghp_SKRa42ffffffffffffffffffffffffffff", &["SKRa42"]),
     p("token_xoxp-SKRa57-slack-token", &["SKRa57"]),
     p("keyAKIASKRA58ABCDEFGHIJ", &["SKRA58"]),
-    p("idtoken_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I2MyJ9.SKRa63sig", &["SKRa63"]),
+    p(
+        "idtoken_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I2MyJ9.SKRa63sig",
+        &["SKRa63"],
+    ),
     // Split across two lines of one record.
-    p("ghp_SKRa44gggggggggg\nSKRb44hhhhhhhhhhhhhhhhhh", &["SKRa44", "SKRb44"]),
-    p("sk-ant-api03-SKRa45iiii\n  SKRb45jjjjjjjjjjjj", &["SKRa45", "SKRb45"]),
+    p(
+        "ghp_SKRa44gggggggggg\nSKRb44hhhhhhhhhhhhhhhhhh",
+        &["SKRa44", "SKRb44"],
+    ),
+    p(
+        "sk-ant-api03-SKRa45iiii\n  SKRb45jjjjjjjjjjjj",
+        &["SKRa45", "SKRb45"],
+    ),
     // Quoted with spaces; other key spellings.
     p(r#"--token "SKRa50 SKRb50""#, &["SKRa50", "SKRb50"]),
     p("password: SKRa51yaml", &["SKRa51"]),
     p("bearer SKRa54bearer", &["SKRa54"]),
-    p(r#""cookie": "sid=SKRa55ck; other=SKRb55ck""#, &["SKRa55", "SKRb55"]),
+    p(
+        r#""cookie": "sid=SKRa55ck; other=SKRb55ck""#,
+        &["SKRa55", "SKRb55"],
+    ),
     p(r#"MYSQL_PWD="SKRa56 spaced pw""#, &["SKRa56"]),
     p("npx server --password=SKRa60pwarg", &["SKRa60"]),
     p("https://SKRa61tok@github.com/x", &["SKRa61"]),
-    p("?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I0OSJ9.SKRa49sig", &["SKRa49"]),
+    p(
+        "?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I0OSJ9.SKRa49sig",
+        &["SKRa49"],
+    ),
     p("PGPASSWORD='SKRa65 single'", &["SKRa65"]),
 ];
 
@@ -106,7 +153,10 @@ const SERVER_SECRET: &str = "tok_ghp_SKRa43kkkkkkkkkkkkkkkkkkkkkkkkkk";
 const ZOD_SECRET: &str = "sk-ant-api03-SKRa46zodpathsecret";
 
 fn all_markers() -> Vec<&'static str> {
-    let mut v: Vec<&str> = CORPUS.iter().flat_map(|p| p.markers.iter().copied()).collect();
+    let mut v: Vec<&str> = CORPUS
+        .iter()
+        .flat_map(|p| p.markers.iter().copied())
+        .collect();
     v.push("SKRa43");
     v.push("SKRa46");
     v
@@ -142,7 +192,12 @@ fn plant() -> Tree {
         }
     }
     // A secret glued into a server's folder name.
-    let proj_dir = fs::read_dir(&cache).unwrap().next().unwrap().unwrap().path();
+    let proj_dir = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     fs::rename(
         proj_dir.join("mcp-logs-exits-early"),
         proj_dir.join(format!("mcp-logs-{SERVER_SECRET}")),
@@ -221,10 +276,15 @@ fn shown(t: &Tree, args: &[&str]) -> String {
         .env("USER", "nobody-here")
         .current_dir(&t.project);
     let r = run(&mut cmd);
-    assert!(matches!(r.code, 0 | 1), "{args:?}: exit {}: {}", r.code, r.stderr);
+    assert!(
+        matches!(r.code, 0 | 1),
+        "{args:?}: exit {}: {}",
+        r.code,
+        r.stderr
+    );
     let mut s = if args.contains(&"--json") {
-        let v: Value = serde_json::from_str(&r.stdout)
-            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"));
+        let v: Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"));
         let mut s = String::new();
         json_strings(&v, &mut s);
         s
@@ -310,7 +370,9 @@ fn settings_and_fix_diffs_show_no_secret_value() {
     let dir = t.home.join(".claude");
     fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
-    let markers = ["SKRs01", "SKRs02", "SKRs03", "SKRs04", "SKRs05", "SKRs06", "SKRs07"];
+    let markers = [
+        "SKRs01", "SKRs02", "SKRs03", "SKRs04", "SKRs05", "SKRs06", "SKRs07",
+    ];
     // Secret values under the keys the issue names, one on the line after its key. A fix
     // diff shows three lines around the change, so two files show them all.
     let files = [
@@ -331,10 +393,26 @@ fn settings_and_fix_diffs_show_no_secret_value() {
         fs::write(&settings, content).unwrap();
         for cmd in [
             vec!["settings", "--project", project, "--managed-dir", managed],
-            vec!["settings", "--json", "--project", project, "--managed-dir", managed],
             vec![
-                "fix", "--dry-run", "--force", "--settings", settings_s, "--project", project,
-                "--managed-dir", managed, "--home", home,
+                "settings",
+                "--json",
+                "--project",
+                project,
+                "--managed-dir",
+                managed,
+            ],
+            vec![
+                "fix",
+                "--dry-run",
+                "--force",
+                "--settings",
+                settings_s,
+                "--project",
+                project,
+                "--managed-dir",
+                managed,
+                "--home",
+                home,
             ],
         ] {
             let out = shown(&t, &cmd);

@@ -37,7 +37,12 @@ fn hostile_tree() -> Tree {
     let home = tmp.path().join("home");
     copy_tree(&samples().join("linux-home"), &home);
     let cache = home.join(".cache/claude-cli-nodejs");
-    let old_proj = fs::read_dir(&cache).unwrap().next().unwrap().unwrap().path();
+    let old_proj = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     // A hostile project folder, and a hostile server folder inside it.
     let proj = cache.join(format!("-tmp-{EVIL_NAME}"));
     fs::rename(&old_proj, &proj).unwrap();
@@ -50,9 +55,11 @@ fn hostile_tree() -> Tree {
     for f in fs::read_dir(&server).unwrap() {
         let f = f.unwrap().path();
         let text = fs::read_to_string(&f).unwrap();
-        let damaged = text
-            .replace("ttlMs", zod)
-            .replacen("Failed to fetch tools: ", &format!("Failed to fetch tools: {msg}"), 1);
+        let damaged = text.replace("ttlMs", zod).replacen(
+            "Failed to fetch tools: ",
+            &format!("Failed to fetch tools: {msg}"),
+            1,
+        );
         fs::write(&f, damaged).unwrap();
     }
     // A FIFO and a symlink with hostile names: each ends in a warning naming it.
@@ -67,9 +74,7 @@ fn hostile_tree() -> Tree {
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     fs::write(
         &settings,
-        format!(
-            "{{\n  // note \u{1b}[2J\u{9b}\u{7f}\u{202e}\n  \"env\": {{\n    \"\\u001b[31mEVIL\\u202eKEY\": \"v\\u009b\\u001b]52;c;eA==\\u0007\",\n    \"MCP_PROTOCOL_NEGOTIATION\": \"au\\u001b[2Jto\",\n  }},\n}}\n"
-        ),
+        "{\n  // note \u{1b}[2J\u{9b}\u{7f}\u{202e}\n  \"env\": {\n    \"\\u001b[31mEVIL\\u202eKEY\": \"v\\u009b\\u001b]52;c;eA==\\u0007\",\n    \"MCP_PROTOCOL_NEGOTIATION\": \"au\\u001b[2Jto\",\n  },\n}\n",
     )
     .unwrap();
     let project = tmp.path().join(format!("proj{EVIL_NAME}"));
@@ -133,9 +138,20 @@ fn no_subcommand_writes_a_raw_control_character() {
         cat(&[&["du", "--json"], &disc]),
         cat(&[&["settings"], &with_managed]),
         cat(&[&["settings", "--json"], &with_managed]),
-        cat(&[&["fix", "--dry-run", "--force", "--settings", settings], &with_managed, &disc]),
         cat(&[
-            &["fix", "--dry-run", "--force", "--rewrite-strict", "--settings", settings],
+            &["fix", "--dry-run", "--force", "--settings", settings],
+            &with_managed,
+            &disc,
+        ]),
+        cat(&[
+            &[
+                "fix",
+                "--dry-run",
+                "--force",
+                "--rewrite-strict",
+                "--settings",
+                settings,
+            ],
             &with_managed,
             &disc,
         ]),
@@ -149,7 +165,11 @@ fn no_subcommand_writes_a_raw_control_character() {
         let r = run(mcplogs(&t.home).args(args).current_dir(&t.project));
         for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
             if let Some((at, c)) = raw_control(text) {
-                let from = text[..at].char_indices().rev().nth(60).map_or(0, |(i, _)| i);
+                let from = text[..at]
+                    .char_indices()
+                    .rev()
+                    .nth(60)
+                    .map_or(0, |(i, _)| i);
                 panic!(
                     "{args:?}: raw {c:?} on {stream} after {:?}",
                     &text[from..at]
