@@ -141,7 +141,7 @@ pub fn scan_with_progress(
     let since_iso = opts.since.map(crate::time::format_iso);
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units);
-    let results: Vec<(Vec<Pending>, Vec<Warning>)> = units
+    let results: Vec<(Vec<ServerInProgress>, Vec<Warning>)> = units
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
@@ -151,14 +151,14 @@ pub fn scan_with_progress(
             (p, w)
         })
         .collect();
-    let mut pending: Vec<Pending> = Vec::new();
+    let mut in_progress: Vec<ServerInProgress> = Vec::new();
     for (p, w) in results {
-        pending.extend(p);
+        in_progress.extend(p);
         warnings.extend(w);
     }
 
     // Project folders may hold a .mcp.json naming their servers.
-    for p in &pending {
+    for p in &in_progress {
         for s in &p.sessions {
             if let Some(cwd) = &s.cwd {
                 let mcp = Path::new(cwd).join(".mcp.json");
@@ -169,7 +169,7 @@ pub fn scan_with_progress(
         }
     }
 
-    let mut servers: Vec<ServerReport> = pending
+    let mut servers: Vec<ServerReport> = in_progress
         .into_iter()
         .filter(|p| !p.sessions.is_empty())
         .map(|p| p.into_report(&names))
@@ -225,7 +225,7 @@ impl Unit {
         since_iso: Option<&str>,
         warnings: &mut Vec<Warning>,
         file_done: &dyn Fn(u64),
-    ) -> Vec<Pending> {
+    ) -> Vec<ServerInProgress> {
         let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
             (Some(cut), Some(last)) => last.as_str() >= cut,
             _ => true,
@@ -234,12 +234,12 @@ impl Unit {
             Unit::ServerDir(dir) => {
                 let mut grouper = SessionGrouper::default();
                 for f in &dir.files {
-                    scan_one(f, warnings, &mut |r| grouper.push(r));
+                    decode_into(f, warnings, &mut |r| grouper.push(r));
                     file_done(file_len(f));
                 }
                 let sessions: Vec<SessionLog> =
                     grouper.finish().into_iter().filter(keep_session).collect();
-                vec![Pending {
+                vec![ServerInProgress {
                     source: dir.path.clone(),
                     dir: Some(dir),
                     name: None,
@@ -249,14 +249,14 @@ impl Unit {
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
                 let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                scan_one(&log, warnings, &mut |r| {
+                decode_into(&log, warnings, &mut |r| {
                     let name = r.server.clone().unwrap_or_default();
                     by_server.entry(name).or_default().push(r);
                 });
                 file_done(file_len(&log));
                 by_server
                     .into_iter()
-                    .map(|(name, g)| Pending {
+                    .map(|(name, g)| ServerInProgress {
                         dir: None,
                         name: Some(name),
                         source: log.clone(),
@@ -273,8 +273,8 @@ fn file_len(p: &Path) -> u64 {
 }
 
 /// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
-fn scan_one(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
-    match decode::scan_file(f, sink) {
+fn decode_into(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
+    match decode::decode_prefiltered(f, sink) {
         Ok((_, damage)) => {
             if let Some(summary) = damage.summary() {
                 warnings.push(Warning::new(f, summary));
@@ -312,14 +312,15 @@ impl ProgressCounter {
     }
 }
 
-struct Pending {
+/// A server being assembled from its log files, before its verdict is picked.
+struct ServerInProgress {
     dir: Option<ServerDir>,
     name: Option<String>,
     source: PathBuf,
     sessions: Vec<SessionLog>,
 }
 
-impl Pending {
+impl ServerInProgress {
     fn into_report(self, names: &NameMap) -> ServerReport {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
         let chosen = pick_deciding_session(&diagnoses);
@@ -417,4 +418,52 @@ fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
         }
     }
     true
+}
+
+/// Unless `--no-redact`, `scan` hides the secrets in every text it shows: names,
+/// projects, folders, zod paths, filled fields, evidence messages and file paths,
+/// warnings, searched roots (evidence holds server stderr, command lines and headers;
+/// names and zod paths come from whoever wrote the logs). Home folders and user names
+/// stay: on the user's own terminal they are the point.
+pub fn redact_report(report: &mut ScanReport) {
+    use crate::redact::output::{path, warning};
+    let mut texts: Vec<String> = Vec::new();
+    for s in &report.servers {
+        texts.push(s.name.clone());
+        texts.extend(s.project.clone());
+        texts.extend(s.folder.clone());
+        texts.extend(s.diagnosis.bad_tool_path.clone());
+        texts.push(s.source.to_string_lossy().into_owned());
+        texts.extend(s.evidence.iter().map(|e| e.message.clone()));
+    }
+    let r = crate::redact::Redactor::secrets_only(texts.iter().map(String::as_str));
+    for s in &mut report.servers {
+        r.apply(&mut s.name);
+        for t in [&mut s.project, &mut s.folder, &mut s.project_folder]
+            .into_iter()
+            .flatten()
+        {
+            r.apply(t);
+        }
+        let d = &mut s.diagnosis;
+        for t in d
+            .bad_tool_path
+            .iter_mut()
+            .chain(d.negotiated_protocol_version.iter_mut())
+            .chain(d.filled_fields.iter_mut())
+        {
+            r.apply(t);
+        }
+        path(&r, &mut s.source);
+        for e in &mut s.evidence {
+            r.apply(&mut e.message);
+            path(&r, &mut e.file);
+        }
+    }
+    for w in &mut report.warnings {
+        warning(&r, w);
+    }
+    for p in &mut report.searched {
+        path(&r, p);
+    }
 }

@@ -10,7 +10,7 @@ use crate::output;
 pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let opts = args.discovery.scan_options();
     let mut du = mcplogs::du::disk_use(&opts)?;
-    mcplogs::redact::output::disk_use(&mut du);
+    mcplogs::du::redact(&mut du);
     output::scan_warnings(&du.warnings, false);
     let text = if args.output.json {
         let mut doc = json::du_json(&du);

@@ -26,7 +26,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let text = String::from_utf8_lossy(&bytes);
     let mut report = mcplogs::explain::explain(&text);
     if !args.redact.no_redact {
-        mcplogs::redact::output::explain_report(&mut report, &text);
+        mcplogs::explain::redact_report(&mut report, &text);
     }
     if report.entries.is_empty() {
         return Err(Error::NothingToExplain);

@@ -176,13 +176,17 @@ fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
         ..ScanOptions::default()
     };
     let report = scan(&opts)?;
-    Ok(fix::servers_needing_fix(&report)
-        .into_iter()
+    Ok(report
+        .servers
+        .iter()
+        .filter(|s| s.diagnosis.legacy_fix_applies())
         .map(|s| format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")))
         .collect())
 }
 
+/// The diff, secrets masked and control characters escaped, coloured on a terminal.
 fn print_diff(diff: &str) {
+    let diff = mcplogs::redact::diff::for_display(diff);
     let mut out = String::new();
     for line in diff.lines() {
         let painted = if line.starts_with("+++") || line.starts_with("---") {

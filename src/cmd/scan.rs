@@ -16,12 +16,15 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let mut report = scan_with_progress(&opts, &|p| bar.update(p))?;
     bar.finish();
     if !args.redact.no_redact {
-        mcplogs::redact::output::scan_report(&mut report);
+        mcplogs::scan::redact_report(&mut report);
     }
     output::scan_warnings(&report.warnings, args.verbose);
     let cwd = std::env::current_dir().unwrap_or_default();
-    let negotiation =
-        settings::effective_negotiation(&settings::Sources::for_scan(&opts.request.homes, &cwd));
+    let mut sources = settings::Sources::for_scan(&opts.request.homes, &cwd);
+    if let Some(d) = args.managed_dir {
+        sources.managed_dir = d;
+    }
+    let negotiation = settings::effective_negotiation(&sources);
     let text = if args.output.json {
         let mut doc = json::scan_json(&report);
         doc["settings"] = settings::render::settings_json(&negotiation);

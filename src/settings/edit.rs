@@ -51,7 +51,7 @@ pub fn set_legacy(text: &str) -> Result<String, EditError> {
         env.shift_insert(0, NEGOTIATION_KEY.into(), Value::String(LEGACY.into()));
     }
 
-    let root = scan_root(body)?;
+    let root = locate_root_object(body)?;
     let style = Style::detect(body);
     let legacy = format!("\"{LEGACY}\"");
     let edited = match root.last_member("env") {
@@ -92,7 +92,7 @@ pub fn restore_key(
 ) -> Result<String, EditError> {
     let (bom, body) = split_bom(text);
     let mut expected = parse_object(body)?;
-    let root = scan_root(body)?;
+    let root = locate_root_object(body)?;
     let Some(env) = root.last_member("env") else {
         // Nothing of ours is left to put back.
         return Ok(text.to_string());
@@ -376,8 +376,8 @@ enum Node {
     Other,
 }
 
-fn scan_root(body: &str) -> Result<ObjectSpan, EditError> {
-    let mut s = Scanner {
+fn locate_root_object(body: &str) -> Result<ObjectSpan, EditError> {
+    let mut s = JsonCursor {
         b: body.as_bytes(),
         pos: 0,
     };
@@ -388,12 +388,12 @@ fn scan_root(body: &str) -> Result<ObjectSpan, EditError> {
     }
 }
 
-struct Scanner<'a> {
+struct JsonCursor<'a> {
     b: &'a [u8],
     pos: usize,
 }
 
-impl Scanner<'_> {
+impl JsonCursor<'_> {
     fn ws(&mut self) {
         while self
             .b

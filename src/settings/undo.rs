@@ -115,7 +115,8 @@ pub struct PendingUndo {
     pub how: UndoHow,
     pub state: UndoState,
     pub state_path: PathBuf,
-    /// Empty when the file already is as before the fix.
+    /// Empty when the file already is as before the fix. Lines as in the files (show it
+    /// through `redact::diff::for_display`).
     pub diff: String,
 }
 

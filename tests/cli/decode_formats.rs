@@ -181,50 +181,128 @@ fn raw_multi_line_debug_entries_decode_like_json_literals() {
     assert_eq!(view(&a), view(&b));
 }
 
+/// Every debug log's servers get exactly the verdict and cause in
+/// `tests/cli/expected/debug-logs.json`; that file agrees with Claude Code's own view of
+/// the same home and version (the init line's status and tool count) and, for the latest
+/// run of each home, with `sample-logs/expected.json`.
 #[test]
-fn debug_logs_scan_like_the_cache_logs_of_the_same_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    for (log, init) in [
-        (
-            "linux-home-2.1.288-stream-json.txt",
-            "linux-home-2.1.288.json",
-        ),
-        (
-            "linux-home-2.1.332-stream-json.txt",
-            "linux-home-2.1.332.json",
-        ),
-        ("linux-home-2.1.332-text.txt", "linux-home-2.1.332.json"),
-        (
-            "windows-home-2.1.332-stream-json.txt",
-            "windows-home-2.1.332.json",
-        ),
-    ] {
-        let (r, doc) = run_json(
-            mcplogs(tmp.path())
-                .args(["scan", "--json"])
-                .arg(samples().join("debug-logs").join(log)),
-        );
-        assert!(r.stderr.is_empty(), "{}", r.stderr);
-        let init: Value =
-            serde_json::from_str(&fs::read_to_string(samples().join("init").join(init)).unwrap())
-                .unwrap();
-        let servers = doc["servers"].as_array().unwrap();
+fn debug_logs_scan_to_their_expected_verdicts_and_causes() {
+    let expected: Value = serde_json::from_str(
+        &fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/expected/debug-logs.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let samples_expected: Value =
+        serde_json::from_str(&fs::read_to_string(samples().join("expected.json")).unwrap())
+            .unwrap();
+    let logs = expected["logs"].as_array().unwrap();
+    // Every bundled debug log is covered.
+    let mut files: Vec<String> = logs
+        .iter()
+        .map(|l| l["file"].as_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    let on_disk: Vec<String> = sorted_files(&samples().join("debug-logs"))
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, on_disk);
+
+    let sb = Sandbox::new();
+    for log in logs {
+        let file = log["file"].as_str().unwrap();
+        let o = sb.run(&[
+            "scan",
+            "--json",
+            samples().join("debug-logs").join(file).to_str().unwrap(),
+        ]);
+        assert!(o.stderr.is_empty(), "{file}: {}", stderr(&o));
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let init: Value = serde_json::from_str(
+            &fs::read_to_string(samples().join("init").join(log["init"].as_str().unwrap()))
+                .unwrap(),
+        )
+        .unwrap();
+        let want = log["servers"].as_array().unwrap();
+        let got = doc["servers"].as_array().unwrap();
+        let names = |v: &[Value], key: &str| {
+            let mut n: Vec<String> = v
+                .iter()
+                .map(|s| s[key].as_str().unwrap().to_string())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(got, "name"), names(want, "server"), "{file}");
         assert_eq!(
-            servers.len(),
-            init["mcp_servers"].as_array().unwrap().len(),
-            "{log}"
+            names(init["mcp_servers"].as_array().unwrap(), "name"),
+            names(want, "server"),
+            "{file}"
         );
-        for m in init["mcp_servers"].as_array().unwrap() {
-            let s = server(&doc, m["name"].as_str().unwrap());
+        for w in want {
+            let name = w["server"].as_str().unwrap();
+            let s = server(&doc, name);
             assert!(s["project"].is_null());
-            let v = s["verdict"].as_str().unwrap();
-            let ok = match m["status"].as_str().unwrap() {
-                "connected" => ["healthy", "tolerated", "tools-fetch-failed"].contains(&v),
-                "failed" => ["connection-failed", "version-unsupported"].contains(&v),
-                "needs-auth" => s["cause"] == "needs-auth",
-                _ => true,
-            };
-            assert!(ok, "{log}: {m} vs {s:#}");
+            assert_eq!(
+                (&s["verdict"], &s["cause"]),
+                (&w["verdict"], &w["cause"]),
+                "{file}: {name}"
+            );
+            // The expectation agrees with Claude Code's own view of the run.
+            let m = init["mcp_servers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["name"] == name)
+                .unwrap();
+            assert_eq!(m["status"], w["init_status"], "{file}: {name}");
+            let home = log["home"].as_str().unwrap();
+            let sample = samples_expected["servers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["home"] == home && e["server"] == name)
+                .unwrap();
+            let prefix = sample["claude_code"]["tool_prefix"].as_str().unwrap();
+            let tools = init["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t.as_str().unwrap().starts_with(prefix))
+                .count();
+            assert_eq!(
+                tools as u64,
+                w["init_tools"].as_u64().unwrap(),
+                "{file}: {name}"
+            );
+            let verdict = w["verdict"].as_str().unwrap();
+            match m["status"].as_str().unwrap() {
+                "connected" if tools > 0 => {
+                    assert!(
+                        ["healthy", "tolerated"].contains(&verdict),
+                        "{file}: {name}"
+                    )
+                }
+                "connected" => assert_eq!(verdict, "tools-fetch-failed", "{file}: {name}"),
+                "failed" => assert!(
+                    ["connection-failed", "version-unsupported"].contains(&verdict),
+                    "{file}: {name}"
+                ),
+                "needs-auth" => assert_eq!(w["cause"], "needs-auth", "{file}: {name}"),
+                _ => {}
+            }
+            // The latest stream-json run of a home is each server's latest session.
+            let latest =
+                file.ends_with("stream-json.txt") && sample["latest_version"] == log["version"];
+            if latest && name != "slow-start" {
+                assert_eq!(
+                    (&w["verdict"], &w["cause"]),
+                    (&sample["expected"]["verdict"], &sample["expected"]["cause"]),
+                    "{file}: {name}"
+                );
+            }
         }
     }
 }
@@ -262,7 +340,8 @@ fn prefiltered_scan_equals_full_decoding_on_every_sample() {
         files += 1;
         let full = decode_file(&p).unwrap();
         let mut streamed = Vec::new();
-        let (format, damage) = mcplogs::decode::scan_file(&p, &mut |r| streamed.push(r)).unwrap();
+        let (format, damage) =
+            mcplogs::decode::decode_prefiltered(&p, &mut |r| streamed.push(r)).unwrap();
         assert_eq!(format, Some(LogFormat::JsonLines));
         assert_eq!(damage, full.damage, "{}", p.display());
         decoded_all += full.records.len();

@@ -26,6 +26,7 @@ fn home_with(tmp: &Path, server: &str) -> (PathBuf, PathBuf) {
 /// Runs with a deadline: a hang is a failure, not a stuck test run. The pipes are
 /// drained while waiting, so a large output cannot block the child.
 fn run_bounded(cmd: &mut Command, limit: Duration) -> (i32, String, String) {
+    pin_host(cmd);
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -231,42 +232,155 @@ fn a_hundred_thousand_empty_files_make_one_warning() {
     let _ = dir;
 }
 
-#[test]
-fn files_deleted_or_truncated_while_being_read() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (home, dir) = home_with(tmp.path(), "wrong-types");
-    let files = sorted_files(&dir);
-    let newest = files.last().unwrap().clone();
-    // A large file to be truncated mid-read, and another to be deleted.
-    let big = dir.join("2030-01-01T00-00-00-000Z.jsonl");
-    {
-        let line = fs::read_to_string(&newest).unwrap();
-        let mut f = std::io::BufWriter::new(fs::File::create(&big).unwrap());
-        while f.get_ref().metadata().unwrap().len() < 150 << 20 {
-            f.write_all(line.as_bytes()).unwrap();
-        }
+/// A file as a reader sees it when the file is truncated to `cut` bytes once the first
+/// `seen` bytes have been read (what `ftruncate` by a log rotator does mid-scan): reads
+/// before that point see the original length, reads after it stop at `cut`. With `fail`,
+/// the read after `seen` fails instead (a file on a network share that vanished).
+struct ChangedWhileRead {
+    bytes: Vec<u8>,
+    pos: usize,
+    seen: usize,
+    cut: usize,
+    fail: bool,
+}
+
+impl std::io::Read for ChangedWhileRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let end = if self.pos < self.seen {
+            self.seen
+        } else if self.fail {
+            return Err(std::io::Error::other("stale file handle"));
+        } else {
+            self.cut.max(self.pos)
+        };
+        let n = buf.len().min(end - self.pos);
+        buf[..n].copy_from_slice(&self.bytes[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
     }
-    let doomed = dir.join("2030-01-01T00-00-01-000Z.jsonl");
-    fs::copy(&newest, &doomed).unwrap();
-    let mut cmd = mcplogs(tmp.path());
-    cmd.args(["scan", "--json", "--home"]).arg(&home);
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(30));
-    fs::OpenOptions::new()
-        .write(true)
-        .open(&big)
+}
+
+/// Offset of the start of line `n` (1-based) of `bytes`.
+fn line_start(bytes: &[u8], n: usize) -> usize {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(n - 2)
+        .map(|(i, _)| i + 1)
         .unwrap()
-        .set_len(1000)
-        .unwrap();
-    let _ = fs::remove_file(&doomed);
-    let out = child.wait_with_output().unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("valid JSON whatever the timing");
-    assert!(matches!(out.status.code(), Some(0 | 1)));
-    assert!(!doc["servers"].as_array().unwrap().is_empty());
+}
+
+/// The scan's reader on a file truncated mid-line while being read: the last line is a
+/// truncated record (one warning) and the verdict comes from the complete lines. The
+/// binary, given the bytes left on disk, says the same on stderr and in JSON.
+#[test]
+fn a_file_truncated_while_being_read() {
+    use mcplogs::decode::stream::scan_jsonl_with_block;
+    use mcplogs::session::group_sessions;
+    use std::sync::Arc;
+
+    let newest = sorted_files(
+        &walkdir::WalkDir::new(samples().join("macos-home"))
+            .into_iter()
+            .map(|e| e.unwrap().into_path())
+            .find(|p| p.ends_with("mcp-logs-wrong-types"))
+            .unwrap(),
+    )
+    .pop()
+    .unwrap();
+    let bytes = fs::read(&newest).unwrap();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    // Line 9 is the final "Failed to fetch tools" record of the session.
+    assert!(
+        text.lines()
+            .nth(8)
+            .unwrap()
+            .contains("Failed to fetch tools")
+    );
+
+    // (cut inside line, expected verdict, cause)
+    let cases = [
+        (6, "healthy", None),
+        (10, "tools-fetch-failed", Some("wrong-field-types")),
+    ];
+    for (line, verdict, cause) in cases {
+        let cut = line_start(&bytes, line) + 40;
+        let warning = format!("skipped 1 of {line} lines (a truncated last record)");
+        for (seen, block) in [(0, 4096), (cut / 2, 2048), (cut, 1 << 20)] {
+            let mut reader = ChangedWhileRead {
+                bytes: bytes.clone(),
+                pos: 0,
+                seen,
+                cut,
+                fail: false,
+            };
+            let mut records = Vec::new();
+            let damage = scan_jsonl_with_block(
+                &mut reader,
+                &Arc::new(newest.clone()),
+                &mut |r| records.push(r),
+                block,
+            )
+            .unwrap();
+            assert!(damage.truncated_last, "line {line}, seen {seen}");
+            assert_eq!(damage.summary().as_deref(), Some(warning.as_str()));
+            let sessions = group_sessions(records);
+            assert_eq!(sessions.len(), 1);
+            let d = &sessions[0].diagnosis;
+            assert_eq!(d.verdict.as_str(), verdict, "line {line}, seen {seen}");
+            assert_eq!(
+                d.cause.map(|c| c.as_str()),
+                cause,
+                "line {line}, seen {seen}"
+            );
+        }
+
+        // The binary on the bytes the truncation leaves.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp
+            .path()
+            .join("h/.cache/claude-cli-nodejs/-p/mcp-logs-wrong-types");
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(newest.file_name().unwrap());
+        fs::write(&file, &bytes[..cut]).unwrap();
+        let r = run(mcplogs(tmp.path()).args(["scan", "--json"]).arg(&file));
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        let s = server(&doc, "wrong-types");
+        assert_eq!(s["verdict"], verdict);
+        assert_eq!(s["cause"], cause.map_or(Value::Null, Value::from));
+        assert_eq!(
+            r.stderr,
+            format!("mcplogs: warning: {}: {warning}\n", file.display())
+        );
+        assert_eq!(doc["warnings"][0]["message"], warning.as_str());
+        assert_eq!(r.code, if verdict == "healthy" { 0 } else { 1 });
+    }
+}
+
+/// A read that fails midway is an error for the file (the scan turns it into one
+/// "cannot read" warning), never a verdict from half a file.
+#[test]
+fn a_file_failing_while_being_read_is_an_error() {
+    use mcplogs::decode::stream::scan_jsonl_with_block;
+    use std::sync::Arc;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, dir) = home_with(tmp.path(), "wrong-types");
+    let newest = sorted_files(&dir).pop().unwrap();
+    let bytes = fs::read(&newest).unwrap();
+    for seen in [0, 100, bytes.len() / 2] {
+        let mut reader = ChangedWhileRead {
+            bytes: bytes.clone(),
+            pos: 0,
+            seen,
+            cut: bytes.len(),
+            fail: true,
+        };
+        let e = scan_jsonl_with_block(&mut reader, &Arc::new(newest.clone()), &mut |_| {}, 64)
+            .unwrap_err();
+        assert_eq!(e.to_string(), "stale file handle");
+    }
 }
 
 #[test]

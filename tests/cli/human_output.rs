@@ -15,17 +15,11 @@ use std::process::{Command, Stdio};
 
 use crate::common::*;
 
-/// The binary in `sb` with nothing inherited from the host but PATH.
+/// The binary in `sb` (nothing inherited from the host but PATH) with the terminal
+/// width, time zone and locale pinned too.
 fn pinned(sb: &Sandbox, args: &[&str]) -> Command {
     let mut c = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), args);
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &sb.home)
-        .env("USERPROFILE", &sb.home)
-        .env("CLAUDE_CONFIG_DIR", sb.claude_dir())
-        .env("XDG_CACHE_HOME", sb.home.join(".cache"))
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
+    c.env("COLUMNS", "100")
         .env("TZ", "UTC")
         .env("LC_ALL", "C")
         .stdin(Stdio::null());

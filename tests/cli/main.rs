@@ -11,6 +11,7 @@ mod basics;
 mod decode_formats;
 mod decode_property;
 mod explain;
+mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
@@ -29,6 +30,7 @@ mod settings_cli;
 mod settings_faults;
 #[cfg(unix)]
 mod settings_fix;
+mod settings_portable;
 mod settings_property;
 #[cfg(unix)]
 mod settings_pty;

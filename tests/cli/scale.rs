@@ -23,6 +23,7 @@ fn server_dir(home: &Path, server: &str) -> PathBuf {
 fn run_measured(cmd: &mut std::process::Command) -> (i32, String, String, i64) {
     use std::os::unix::process::ExitStatusExt;
     // Reaped below with wait4, which also returns its resource usage.
+    pin_host(cmd);
     #[allow(clippy::zombie_processes)]
     let child = cmd
         .stdout(std::process::Stdio::piped())

@@ -1,6 +1,8 @@
 //! For generated settings objects in generated layouts: fix then parse gives the same
 //! object plus the one key (key order kept), fix twice equals fix once, and undo (both
-//! the backup restore and the key-only restore) gives back the original bytes.
+//! the backup restore and the key-only restore) gives back the original bytes. For any
+//! bytes, serde_json and json5 (not mcplogs' own parser) decide whether a fix must
+//! succeed, and the file it leaves is checked against them.
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -165,30 +167,95 @@ proptest! {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+/// Settings text of every kind: strict JSON in every layout, the same with JSON5
+/// additions (comments, trailing commas), objects whose `env` is not an object, text
+/// that is almost JSON, and arbitrary bytes.
+fn settings_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let strict = || {
+        (settings(), 0usize..4, any::<bool>(), any::<bool>())
+            .prop_map(|(obj, indent, crlf, nl)| layout(&obj, indent, crlf, nl))
+    };
+    prop_oneof![
+        strict().prop_map(String::into_bytes),
+        (strict(), any::<bool>(), any::<bool>()).prop_map(|(text, comment, trailing)| {
+            let mut t = text;
+            if comment {
+                t = format!("// mine\n{t}");
+            }
+            // A trailing comma before the last closing brace of a non-empty object.
+            if let Some(i) = t
+                .rfind('}')
+                .filter(|&i| trailing && !t[..i].trim_end().ends_with('{'))
+            {
+                t.insert(i, ',');
+            }
+            t.into_bytes()
+        }),
+        (value(), prop::option::of(scalar())).prop_map(|(v, env)| serde_json::to_vec(
+            &serde_json::json!({"a": v, "env": env.unwrap_or(Value::Null)})
+        )
+        .unwrap()),
+        "[\\[\\]{}\":,a-z0-9 \n/*]{1,40}".prop_map(String::into_bytes),
+        prop::collection::vec(any::<u8>(), 1..256),
+    ]
+}
 
-    /// Bytes that are neither JSON nor JSON5 (or not an object, or not UTF-8) are refused,
-    /// with or without --rewrite-strict, and left exactly as they were: no backup, no
-    /// undo record.
+/// The object a fix must leave: `obj` with `env.MCP_PROTOCOL_NEGOTIATION` = `legacy`,
+/// or `None` when the fix must refuse (an `env` that is not an object).
+fn with_legacy(obj: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let mut out = obj.clone();
+    let env = out
+        .entry("env")
+        .or_insert_with(|| Value::Object(Map::new()));
+    env.as_object_mut()?
+        .insert(KEY.into(), Value::from("legacy"));
+    Some(out)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever the bytes, a fix (planned and applied, as `mcplogs fix --yes` does) either
+    /// leaves a file that serde_json reads as the original object plus the one key, or is
+    /// refused and leaves the bytes exactly as they were, with no backup. Which one is
+    /// decided by independent parsers: serde_json for strict JSON, json5 for JSON5 (which
+    /// only `--rewrite-strict` may convert).
     #[test]
-    fn non_json_bytes_are_refused_and_left_untouched(
-        data in prop_oneof![
-            prop::collection::vec(any::<u8>(), 1..256),
-            "[\\[\\]{}\":,a-z0-9 \n]{1,40}".prop_map(String::into_bytes),
-        ],
+    fn fix_result_agrees_with_independent_parsers(
+        data in settings_bytes(),
         rewrite_strict in any::<bool>(),
     ) {
-        use mcplogs::settings::strictness::{check, Strictness};
-        let is_object = std::str::from_utf8(&data)
-            .is_ok_and(|t| !matches!(check(t), Strictness::Invalid { .. }));
-        prop_assume!(!is_object);
+        let text = std::str::from_utf8(&data).ok();
+        let strict = text.and_then(|t| serde_json::from_str::<Map<String, Value>>(t).ok());
+        let json5 = text.and_then(|t| json5::from_str::<Map<String, Value>>(t).ok());
+        let want = match (&strict, &json5) {
+            (Some(obj), _) => with_legacy(obj),
+            (None, Some(obj)) if rewrite_strict => with_legacy(obj),
+            _ => None,
+        };
+
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         std::fs::write(&path, &data).unwrap();
-        let refused = plan_fix(&path, FixOptions { rewrite_strict }).is_err();
-        prop_assert!(refused, "planned a fix of {:?}", data);
-        prop_assert_eq!(std::fs::read(&path).unwrap(), data);
-        prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let outcome = plan_fix(&path, FixOptions { rewrite_strict }).and_then(|plan| match plan {
+            FixPlan::AlreadyLegacy { .. } => Ok(false),
+            FixPlan::Pending(p) => apply_fix(&p).map(|_| true),
+        });
+        let after = std::fs::read(&path).unwrap();
+        match want {
+            Some(expected) => {
+                let wrote = outcome.unwrap_or_else(|e| panic!("refused {:?}: {e}", String::from_utf8_lossy(&data)));
+                let parsed: Map<String, Value> = serde_json::from_slice(&after).unwrap();
+                prop_assert_eq!(parsed, expected);
+                if !wrote {
+                    prop_assert_eq!(&after, &data);
+                }
+            }
+            None => {
+                prop_assert!(outcome.is_err(), "fixed {:?}", String::from_utf8_lossy(&data));
+                prop_assert_eq!(&after, &data);
+                prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+            }
+        }
     }
 }

@@ -12,14 +12,41 @@ pub fn samples() -> PathBuf {
 }
 
 /// The binary with a scrubbed environment: no colour variables, a HOME that has no
-/// Claude Code logs, so a test never reads the developer's own files.
+/// Claude Code logs and is also the working directory, so a test never reads the
+/// developer's own files. The run helpers add the managed-settings folder (`pin_host`).
 pub fn mcplogs(empty_home: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
     c.env_clear()
         .env("HOME", empty_home)
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(empty_home)
         .stdin(Stdio::null());
     c
+}
+
+/// The subcommands that read the settings layers, managed ones included.
+const READS_SETTINGS: [&str; 4] = ["scan", "report", "settings", "fix"];
+
+/// Points a command that reads settings at an empty managed-settings folder inside its
+/// HOME (unless the test chose one), so the host's `/etc/claude-code` is never read.
+/// Every helper that runs the binary calls this.
+pub fn pin_host(cmd: &mut Command) {
+    let args: Vec<&std::ffi::OsStr> = cmd.get_args().collect();
+    let reads_settings = args
+        .first()
+        .is_some_and(|a| READS_SETTINGS.iter().any(|s| a == s));
+    let chosen = args.iter().any(|a| *a == "--managed-dir");
+    if !reads_settings || chosen {
+        return;
+    }
+    let home = cmd
+        .get_envs()
+        .find(|(k, _)| *k == "HOME")
+        .and_then(|(_, v)| v)
+        .map(PathBuf::from)
+        .expect("a pinned HOME");
+    cmd.arg("--managed-dir")
+        .arg(home.join("no-managed-settings"));
 }
 
 pub struct Run {
@@ -29,6 +56,7 @@ pub struct Run {
 }
 
 pub fn run(cmd: &mut Command) -> Run {
+    pin_host(cmd);
     let Output {
         status,
         stdout,
@@ -44,6 +72,7 @@ pub fn run(cmd: &mut Command) -> Run {
 /// Runs with `input` on stdin (pasted text for `explain`).
 pub fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Run {
     use std::io::Write;
+    pin_host(cmd);
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,5 +1,7 @@
 //! A throw-away home, project and managed folder for running the real binary. Every
-//! spawned mcplogs gets HOME and CLAUDE_CONFIG_DIR inside it: tests never see ~/.claude.
+//! spawned mcplogs gets no inherited environment but PATH, HOME and CLAUDE_CONFIG_DIR
+//! inside it, the project as its working directory and the managed folder wherever it
+//! reads settings: tests never see ~/.claude, /etc/claude-code or the checkout.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,9 @@ impl Sandbox {
     pub fn command(&self, bin: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(bin);
         c.args(args);
+        if matches!(args.first(), Some(&"scan") | Some(&"report")) {
+            c.arg("--managed-dir").arg(&self.managed);
+        }
         if matches!(args.first(), Some(&"fix") | Some(&"settings")) {
             c.arg("--managed-dir").arg(&self.managed);
             c.arg("--project").arg(&self.project);
@@ -50,12 +55,13 @@ impl Sandbox {
         if args.first() == Some(&"fix") && !args.contains(&"--undo") {
             c.arg("--home").arg(&self.home);
         }
-        c.env("HOME", &self.home)
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
             .env("USERPROFILE", &self.home)
             .env("CLAUDE_CONFIG_DIR", self.claude_dir())
             .env("XDG_CACHE_HOME", self.home.join(".cache"))
             .env("NO_COLOR", "1")
-            .env_remove("MCP_PROTOCOL_NEGOTIATION")
             .current_dir(&self.project);
         c
     }
