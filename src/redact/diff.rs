@@ -176,12 +176,19 @@ mod tests {
     #[test]
     fn values_on_the_line_after_their_key_and_new_key_shapes() {
         let old = "{\n  \"env\": {\n    \"DB_PASSWORD\":\n      \"hunter2x\",\n    \"MYSQL_PWD\": \"pw1\",\n    \"PGPASS\": \"pw2\"\n  }\n}\n";
-        let new = old.replace("{\n    \"DB", "{\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"DB");
+        let new = old.replace(
+            "{\n    \"DB",
+            "{\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"DB",
+        );
         let d = for_display(&unified(Some(old), Some(&new), "s.json"));
         for secret in ["hunter2x", "pw1", "pw2"] {
             assert!(!d.contains(secret), "{secret} in\n{d}");
         }
-        assert!(d.contains("\"MYSQL_PWD\": \"********\"") || d.contains("\"MYSQL_PWD\": \"[REDACTED:secret]\""), "{d}");
+        assert!(
+            d.contains("\"MYSQL_PWD\": \"********\"")
+                || d.contains("\"MYSQL_PWD\": \"[REDACTED:secret]\""),
+            "{d}"
+        );
     }
 
     #[test]
