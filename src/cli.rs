@@ -270,6 +270,9 @@ pub struct ReportArgs {
     /// Also probe this project's configured servers and add the summary (docs/probe.md)
     #[arg(long)]
     pub probe: bool,
+    /// Keep private hostnames and RFC 1918 addresses (masked by default)
+    #[arg(long)]
+    pub keep_hosts: bool,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

@@ -148,7 +148,10 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
             default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
         {
             found.searched.push(root.clone());
-            if root.is_dir() {
+            // The home rule holds only when the root was made from the home (not from
+            // $XDG_CACHE_HOME or %LOCALAPPDATA%, which may be anywhere).
+            let within = home.as_deref().filter(|h| root.starts_with(h));
+            if let Some(root) = confined_root(&root, within, &mut found.warnings) {
                 walk_tree(&root, &mut found);
             }
         }
@@ -158,16 +161,21 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
         for layout in HOME_LAYOUTS {
             let root = layout.iter().fold(home.clone(), |p, c| p.join(c));
             found.searched.push(root.clone());
-            if root.is_dir() {
-                walk_tree(&root, &mut found);
+            if let Some(real) = confined_root(&root, Some(home), &mut found.warnings) {
+                // Walk the resolved folder, but name what is found by the home's
+                // spelling, so the layout (and the home it belongs to) stays visible.
+                walk_tree_as(&real, &root, &mut found);
             }
         }
     }
     for path in &req.paths {
         found.searched.push(path.clone());
         if path.is_dir() {
+            let Some(real) = confined_root(path, None, &mut found.warnings) else {
+                continue;
+            };
             let before = (found.server_dirs.len(), found.debug_logs.len());
-            walk_tree(path, &mut found);
+            walk_tree_as(&real, path, &mut found);
             if before == (found.server_dirs.len(), found.debug_logs.len()) {
                 add_debug_logs_in(path, &mut found);
             }
@@ -191,8 +199,133 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
     Ok(found)
 }
 
+/// Folders that are never a log tree: walking them would read the whole machine (or
+/// other users' files). A root that resolves to one of these is refused.
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/media",
+    "/mnt",
+    "/opt",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/tmp",
+    "/usr",
+    "/var",
+    "/Applications",
+    "/Library",
+    "/System",
+    "/Users",
+    "/Volumes",
+    "/private",
+    "/private/tmp",
+    "/private/var",
+    "/cores",
+];
+
+/// Whether `p` (resolved) is a system folder or a drive root (`C:\`, `C:\Windows`...).
+pub fn is_system_folder(p: &Path) -> bool {
+    if p.parent().is_none() {
+        return true; // `/`, `C:\`, `\\?\C:\`
+    }
+    if SYSTEM_FOLDERS.iter().any(|f| p == Path::new(f)) {
+        return true;
+    }
+    // Windows: the drive's top-level system folders.
+    let comps: Vec<String> = p
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    comps.len() == 1
+        && [
+            "windows",
+            "program files",
+            "program files (x86)",
+            "programdata",
+            "users",
+        ]
+        .contains(&comps[0].as_str())
+}
+
+/// Resolves a root before it is walked. `None` (with a warning) when it is not a
+/// folder, resolves to `/` or a system folder, or, when `home` is given, resolves
+/// outside that home (a copied home whose `.cache/claude-cli-nodejs` is a symlink to
+/// `/` must not make mcplogs walk the whole disk).
+fn confined_root(root: &Path, home: Option<&Path>, warnings: &mut Vec<Warning>) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(root).ok()?;
+    if !real.is_dir() {
+        return None;
+    }
+    if is_system_folder(&real) {
+        warnings.push(Warning::new(
+            root,
+            format!(
+                "resolves to the system folder {}, not a log tree: skipped",
+                real.display()
+            ),
+        ));
+        return None;
+    }
+    if let Some(home) = home {
+        let real_home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+        if !real.starts_with(&real_home) {
+            warnings.push(Warning::new(
+                root,
+                format!(
+                    "resolves to {}, outside the home {}: skipped",
+                    real.display(),
+                    home.display()
+                ),
+            ));
+            return None;
+        }
+    }
+    Some(real)
+}
+
+/// [`walk_tree`] over `real` (a resolved root); `shown` is the root as the user or the
+/// layout spells it, for the home a cache belongs to and for warnings.
+fn walk_tree_as(real: &Path, shown: &Path, found: &mut Discovered) {
+    if real == shown {
+        return walk_tree(real, found);
+    }
+    let mut inner = Discovered::default();
+    walk_tree(real, &mut inner);
+    let respell = |p: &Path| match p.strip_prefix(real) {
+        Ok(rest) if rest.as_os_str().is_empty() => shown.to_path_buf(),
+        Ok(rest) => shown.join(rest),
+        Err(_) => p.to_path_buf(),
+    };
+    // Files are read by their resolved paths (nothing can be swapped in between);
+    // the layout, which names the home, is read from the spelling shown.
+    for mut d in inner.server_dirs {
+        let (project_folder, home) = layout_of(&respell(&d.path));
+        d.project_folder = project_folder;
+        d.home = home;
+        found.server_dirs.push(d);
+    }
+    found.debug_logs.extend(inner.debug_logs);
+    for mut w in inner.warnings {
+        w.path = w.path.map(|p| respell(&p));
+        found.warnings.push(w);
+    }
+}
+
 /// Finds every `mcp-logs-*` folder under `root` (or `root` itself). Symlinks inside the
-/// tree are not followed; the root is, since the user named it.
+/// tree are never followed (they may loop, or lead out of it); the root was resolved
+/// by [`confined_root`].
 fn walk_tree(root: &Path, found: &mut Discovered) {
     let mut walker = WalkDir::new(root).follow_links(false).into_iter();
     while let Some(entry) = walker.next() {

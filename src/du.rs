@@ -206,6 +206,30 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
 }
 
 /// `1.5 GiB`, `340 KiB`, `12 B`.
+/// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
+/// a server's folder name is shown as `[REDACTED:kind]`).
+pub fn redact(du: &mut DiskUse) {
+    use crate::redact::output::{path, warning};
+    let r = crate::redact::Redactor::secrets_only(std::iter::empty());
+    for p in &mut du.projects {
+        r.apply(&mut p.project);
+        if let Some(f) = p.folder.as_mut() {
+            r.apply(f);
+        }
+        if let Some(x) = p.path.as_mut() {
+            path(&r, x);
+        }
+        for s in &mut p.servers {
+            r.apply(&mut s.name);
+            r.apply(&mut s.folder);
+            path(&r, &mut s.path);
+        }
+    }
+    for w in &mut du.warnings {
+        warning(&r, w);
+    }
+}
+
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;

@@ -353,28 +353,36 @@ fn entry_from_message(message: String) -> ExplainEntry {
 }
 
 /// Unless `--no-redact`, `explain` (pasted `claude mcp list` output shows command lines
-/// and URLs) passes the pasted text through the secret rules before rendering.
-///
-/// Hides the secrets in every field of `report` that was pasted text.
-pub fn redact_report(report: &mut ExplainReport) {
-    let r = crate::redact::Redactor::secrets_only(report.entries.iter().flat_map(|e| {
-        [
-            e.name.as_deref(),
-            e.target.as_deref(),
-            Some(e.status.as_str()),
-            e.detail.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-    }));
+/// and URLs) hides the secrets in every field that was pasted text. `input` is the whole
+/// paste: a key and its value may land in different fields (`KEY: value` reads as a
+/// server name and a status), so the secrets are learned from it whole.
+pub fn redact_report(report: &mut ExplainReport, input: &str) {
+    let r = crate::redact::Redactor::secrets_only(std::iter::once(input).chain(
+        report.entries.iter().flat_map(|e| {
+            [
+                e.name.as_deref(),
+                e.target.as_deref(),
+                Some(e.status.as_str()),
+                e.detail.as_deref(),
+            ]
+            .into_iter()
+            .flatten()
+        }),
+    ));
     for e in &mut report.entries {
-        for field in [&mut e.name, &mut e.target, &mut e.detail]
+        for field in [&mut e.name, &mut e.target, &mut e.detail, &mut e.note]
             .into_iter()
             .flatten()
         {
             r.apply(field);
         }
         r.apply(&mut e.status);
+        if let Some(p) = e.diagnosis.bad_tool_path.as_mut() {
+            r.apply(p);
+        }
+        for f in &mut e.diagnosis.filled_fields {
+            r.apply(f);
+        }
     }
 }
 

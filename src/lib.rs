@@ -27,6 +27,7 @@ pub mod redact;
 pub mod render;
 pub mod report;
 pub mod safe_read;
+pub mod sanitize;
 pub mod scan;
 pub mod session;
 pub mod settings;

@@ -10,13 +10,21 @@ use serde::Serialize;
 
 use crate::error::Error;
 
-/// Writes `text` to stdout as it is.
+/// Whether colour is on (terminal, `--color`, `NO_COLOR`): the sanitizer then keeps
+/// mcplogs' own colour sequences.
+fn colour_on() -> bool {
+    colored::control::SHOULD_COLORIZE.should_colorize()
+}
+
+/// Writes `text` to stdout, through the sanitizer's last pass (no raw control
+/// character from a file name, a log or a setting reaches the terminal).
 pub fn stdout(text: &str) -> Result<(), Error> {
     write_stdout(text).map_err(Error::WriteOutput)
 }
 
 /// [`stdout`] with the raw I/O error, for a caller that words its own message.
 pub fn write_stdout(text: &str) -> io::Result<()> {
+    let text = mcplogs::sanitize::output(text, colour_on());
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
@@ -25,30 +33,49 @@ pub fn write_stdout(text: &str) -> io::Result<()> {
 }
 
 /// One JSON document, pretty-printed, with a final newline: the form every `--json` has.
+/// DEL, C1 and bidi controls, which serde_json writes raw, are `\u`-escaped.
 pub fn json<T: Serialize + ?Sized>(doc: &T) -> Result<String, Error> {
-    let mut text = serde_json::to_string_pretty(doc)?;
+    let text = serde_json::to_string_pretty(doc)?;
+    let mut text = mcplogs::sanitize::json(&text).into_owned();
     text.push('\n');
     Ok(text)
+}
+
+/// [`json`], with every string value passed through the secret rules of the redactor
+/// first when `redact` (the last redaction pass of a JSON document).
+pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<String, Error> {
+    if !redact {
+        return json(doc);
+    }
+    let mut value = serde_json::to_value(doc)?;
+    mcplogs::redact::output::json_secrets(&mut value);
+    json(&value)
 }
 
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
 /// closed stderr must not undo or hide work already done.
 pub fn note(line: impl Display) {
-    let _ = writeln!(io::stderr().lock(), "{line}");
+    let line = format!("{line}\n");
+    let line = mcplogs::sanitize::output(&line, colour_on());
+    let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Text on stderr without a newline (a prompt), flushed.
 pub fn prompt(text: &str) {
+    let text = mcplogs::sanitize::output(text, colour_on());
     let mut err = io::stderr().lock();
     let _ = write!(err, "{text}");
     let _ = err.flush();
 }
 
 /// `mcplogs: warning: <message>` on stderr.
+/// The message is one line: a newline or control character in it (from a file name)
+/// is shown escaped.
 pub fn warning(message: impl Display) {
     note(format_args!(
-        "mcplogs: {} {message}",
-        "warning:".yellow().bold()
+        "mcplogs: {} {}",
+        "warning:".yellow().bold(),
+        mcplogs::sanitize::text(&message.to_string())
     ));
 }
 
@@ -102,5 +129,8 @@ fn terminal_columns() -> Option<usize> {
 
 /// `mcplogs: error: <message>: <causes>` on stderr. Called once, by `main`.
 pub fn error(e: &Error) {
-    note(format_args!("mcplogs: error: {}", e.chain()));
+    note(format_args!(
+        "mcplogs: error: {}",
+        mcplogs::sanitize::text(&e.chain().to_string())
+    ));
 }

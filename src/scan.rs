@@ -522,22 +522,50 @@ fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
     true
 }
 
-/// Unless `--no-redact`, `scan` (evidence records hold server stderr, command lines and
-/// headers) passes the text it took from logs through the secret rules before rendering,
-/// human and JSON alike. Home folders and user names stay: on the user's own terminal
-/// they are the point. Everything else is left exactly as it was.
-///
-/// Hides the secrets in every evidence message of `report`.
+/// Unless `--no-redact`, `scan` hides the secrets in every text it shows: names,
+/// projects, folders, zod paths, filled fields, evidence messages and file paths,
+/// warnings, searched roots (evidence holds server stderr, command lines and headers;
+/// names and zod paths come from whoever wrote the logs). Home folders and user names
+/// stay: on the user's own terminal they are the point.
 pub fn redact_report(report: &mut ScanReport) {
-    let r = crate::redact::Redactor::secrets_only(
-        report
-            .servers
-            .iter()
-            .flat_map(|s| s.evidence.iter().map(|e| e.message.as_str())),
-    );
+    use crate::redact::output::{path, warning};
+    let mut texts: Vec<String> = Vec::new();
+    for s in &report.servers {
+        texts.push(s.name.clone());
+        texts.extend(s.project.clone());
+        texts.extend(s.folder.clone());
+        texts.extend(s.diagnosis.bad_tool_path.clone());
+        texts.push(s.source.to_string_lossy().into_owned());
+        texts.extend(s.evidence.iter().map(|e| e.message.clone()));
+    }
+    let r = crate::redact::Redactor::secrets_only(texts.iter().map(String::as_str));
     for s in &mut report.servers {
+        r.apply(&mut s.name);
+        for t in [&mut s.project, &mut s.folder, &mut s.project_folder]
+            .into_iter()
+            .flatten()
+        {
+            r.apply(t);
+        }
+        let d = &mut s.diagnosis;
+        for t in d
+            .bad_tool_path
+            .iter_mut()
+            .chain(d.negotiated_protocol_version.iter_mut())
+            .chain(d.filled_fields.iter_mut())
+        {
+            r.apply(t);
+        }
+        path(&r, &mut s.source);
         for e in &mut s.evidence {
             r.apply(&mut e.message);
+            path(&r, &mut e.file);
         }
+    }
+    for w in &mut report.warnings {
+        warning(&r, w);
+    }
+    for p in &mut report.searched {
+        path(&r, p);
     }
 }

@@ -1,30 +1,16 @@
 //! Leaf: text forms shared by every renderer (terminal-safe escaping, one-line and
-//! pretty forms of a log message). Imports nothing from the crate.
+//! pretty forms of a log message). Imports nothing from the crate but the leaf
+//! [`crate::sanitize`].
 
-/// Makes text safe for a terminal: log messages are partly written by MCP servers and
-/// may carry escape sequences (colour, OSC links, clipboard writes, `\r` overwrites,
-/// bidi overrides). Control characters are shown escaped; newlines and tabs are kept
-/// only when `keep_newlines` is set.
+/// Makes text safe for a terminal or Markdown: see [`crate::sanitize`] (the other
+/// leaf this one uses), which this calls. Newlines and tabs are kept only when
+/// `keep_newlines` is set.
 pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' if keep_newlines => out.push('\n'),
-            '\t' if keep_newlines => out.push('\t'),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() || is_bidi_control(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-            c => out.push(c),
-        }
+    if keep_newlines {
+        crate::sanitize::multiline(s).into_owned()
+    } else {
+        crate::sanitize::text(s).into_owned()
     }
-    out
-}
-
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
 /// The first line of a message, cut to `max` characters with an ellipsis.
@@ -95,7 +81,7 @@ mod tests {
     fn escapes_terminal_controls() {
         assert_eq!(
             terminal_safe("a\u{1b}]52;c;ZXZpbA==\u{7}b\rc\u{202e}", false),
-            "a\\u{1b}]52;c;ZXZpbA==\\u{7}b\\rc\\u{202e}"
+            "a\\x1b]52;c;ZXZpbA==\\x07b\\rc<U+202E>"
         );
         assert_eq!(terminal_safe("x\ny", true), "x\ny");
         assert_eq!(terminal_safe("x\ny", false), "x\\ny");

@@ -9,12 +9,13 @@ use crate::output;
 
 pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let opts = args.discovery.scan_options();
-    let du = mcplogs::du::disk_use(&opts)?;
+    let mut du = mcplogs::du::disk_use(&opts)?;
+    mcplogs::du::redact(&mut du);
     output::grouped_warnings(&du.warnings, false);
     let text = if args.output.json {
-        output::json(&json::du_json(&du))?
+        output::json_redacted(&json::du_json(&du), true)?
     } else {
-        table::du_table(&du)
+        mcplogs::redact::output::text(&table::du_table(&du))
     };
     if du.projects.is_empty() {
         output::note("mcplogs: no MCP server logs found");

@@ -29,15 +29,17 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let text = String::from_utf8_lossy(&bytes);
     let mut report = mcplogs::explain::explain(&text);
     if !args.redact.no_redact {
-        mcplogs::explain::redact_report(&mut report);
+        mcplogs::explain::redact_report(&mut report, &text);
     }
     if report.entries.is_empty() {
         return Err(Error::NothingToExplain);
     }
     let out = if args.output.json {
-        output::json(&explain_json(&report))?
-    } else {
+        output::json_redacted(&explain_json(&report), !args.redact.no_redact)?
+    } else if args.redact.no_redact {
         table::explain_table(&report)
+    } else {
+        mcplogs::redact::output::text(&table::explain_table(&report))
     };
     output::stdout(&out)?;
     Ok(ExitCode::from_problems(report.has_problems()))

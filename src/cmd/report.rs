@@ -27,7 +27,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let machine = RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
         std::env::var_os(k)
-    });
+    })
+    .mask_hosts(!args.keep_hosts);
     // For messages written before the report exists (a bad path on the command line).
     let early = if no_redact {
         Redactor::disabled()
@@ -77,7 +78,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     }
 
     let text = if args.output.json {
-        output::json(&report::json::report_json(&rep))?
+        let mut doc = serde_json::to_value(report::json::report_json(&rep))?;
+        mcplogs::redact::output::json_value(&redactor, &mut doc);
+        output::json(&doc)?
     } else {
         let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
         if !fitted.omitted.is_empty() {
@@ -117,13 +120,15 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     };
 
     let written = match &args.output_file {
-        Some(path) => std::fs::write(path, &text).map(|_| {
-            output::note(format_args!(
-                "mcplogs: report written to {} ({} characters)",
-                redactor.redact(&path.display().to_string()),
-                text.chars().count()
-            ));
-        }),
+        Some(path) => {
+            std::fs::write(path, mcplogs::sanitize::output(&text, false).as_bytes()).map(|_| {
+                output::note(format_args!(
+                    "mcplogs: report written to {} ({} characters)",
+                    redactor.redact(&path.display().to_string()),
+                    text.chars().count()
+                ));
+            })
+        }
         None => output::write_stdout(&text),
     };
     if let Err(source) = written {

@@ -34,10 +34,13 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     });
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     let text = if args.output.json {
-        output::json(&json::scan_json(
-            &report,
-            settings::render::settings_layers_json(&negotiation),
-        ))?
+        output::json_redacted(
+            &json::scan_json(
+                &report,
+                settings::render::settings_layers_json(&negotiation),
+            ),
+            !args.redact.no_redact,
+        )?
     } else if report.servers.is_empty() {
         String::new()
     } else {
@@ -55,7 +58,11 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         for line in settings::render::summary_lines(&negotiation) {
             t.push_str(&table::wrap(&line, "  ", 4, width));
         }
-        t
+        if args.redact.no_redact {
+            t
+        } else {
+            mcplogs::redact::output::text(&t)
+        }
     };
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
@@ -76,7 +83,7 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     let searched: Vec<String> = report
         .searched
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| mcplogs::sanitize::text(&p.display().to_string()).into_owned())
         .collect();
     let known = &report.unfiltered_names;
     if let Some(want) = &opts.server

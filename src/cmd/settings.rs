@@ -13,9 +13,9 @@ use crate::output;
 pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     let report = read_layers(args.project.as_deref(), args.managed_dir)?;
     let text = if args.output.json {
-        output::json(&settings_json(&report))?
+        output::json_redacted(&settings_json(&report), true)?
     } else {
-        settings_text(&report)
+        mcplogs::redact::output::text(&settings_text(&report))
     };
     output::stdout(&text)?;
     Ok(ExitCode::from_problems(

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use super::secrets;
+use super::Redactor;
 use crate::text::terminal_safe;
 
 /// What stands in for a secret value.
@@ -32,16 +32,16 @@ pub fn is_secret_key(key: &str) -> bool {
     k.ends_with("_KEY") || k.ends_with("_TOKEN") || k.contains("SECRET") || k.contains("PASSWORD")
 }
 
-/// `line` with the values of secret keys replaced by [`MASK`]. First the redactor's
-/// secret rules replace what they recognise by `[REDACTED:<kind>]`: values under keys
-/// this module's rule misses (`AWS_BEARER_TOKEN_BEDROCK`, `apiKey`), a proxy URL's
-/// password, a `Bearer` token in custom headers.
+/// `line` with the values of secret keys replaced by [`MASK`]. First the redactor
+/// replaces what its rules recognise by `[REDACTED:<kind>]`: values under keys this
+/// module's rule misses (`AWS_BEARER_TOKEN_BEDROCK`, `apiKey`, `MYSQL_PWD`, `PGPASS`,
+/// `AUTH`, `PASS`), a proxy URL's password, a `Bearer` token in custom headers.
 pub fn mask_secrets(line: &str) -> String {
-    let mut redacted = line.to_string();
-    for rule in secrets::RULES.iter() {
-        redacted = secrets::apply(rule, &redacted, &mut |_, _| {});
-    }
-    let line = redacted.as_str();
+    mask_pairs(&Redactor::secrets_only([line]).redact(line))
+}
+
+/// The [`MASK`] step alone, on text the redactor already saw.
+fn mask_pairs(line: &str) -> String {
     PAIR.replace_all(line, |c: &Captures| {
         let key = c["key"].trim_matches(|ch| ch == '"' || ch == '\'');
         let q = &c["val"][..1];
@@ -54,20 +54,66 @@ pub fn mask_secrets(line: &str) -> String {
     .into_owned()
 }
 
-/// `diff` (a unified diff of one file) with every file line masked ([`mask_secrets`]) and
-/// made terminal-safe. The two header lines and the `@@` and `\ No newline` lines are
+/// `diff` (a unified diff of one file) with every file line masked and made
+/// terminal-safe. The two header lines and the `@@` and `\ No newline` lines are
 /// mcplogs' own and stay as they are.
+///
+/// The old side (context and removed lines) and the new side (context and added lines)
+/// are each redacted as one text, so a value on the line after its key (`"DB_PASSWORD":`
+/// then `"hunter2"`) is still seen; the redactor keeps line breaks, so each line is then
+/// taken back from its side by position.
 pub fn for_display(diff: &str) -> String {
-    let mut out = String::with_capacity(diff.len());
-    for (i, line) in diff.split_inclusive('\n').enumerate() {
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let own = |i: usize, body: &str| i < 2 || body.starts_with("@@") || body.starts_with('\\');
+    let mut old_side: Vec<&str> = Vec::new();
+    let mut new_side: Vec<&str> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
         let body = line.strip_suffix('\n').unwrap_or(line);
-        let own = i < 2 || body.starts_with("@@") || body.starts_with('\\');
+        if own(i, body) {
+            continue;
+        }
         match body.chars().next() {
-            Some(sign @ (' ' | '-' | '+')) if !own => {
-                out.push(sign);
-                out.push_str(&terminal_safe(&mask_secrets(&body[1..]), true));
+            Some(' ') => {
+                old_side.push(&body[1..]);
+                new_side.push(&body[1..]);
             }
-            _ => out.push_str(body),
+            Some('-') => old_side.push(&body[1..]),
+            Some('+') => new_side.push(&body[1..]),
+            _ => {}
+        }
+    }
+    let (old_text, new_text) = (old_side.join("\n"), new_side.join("\n"));
+    let r = Redactor::secrets_only([old_text.as_str(), new_text.as_str()]);
+    let split = |t: &str, n: usize| {
+        let v: Vec<String> = r.redact(t).split('\n').map(str::to_string).collect();
+        (v.len() == n).then_some(v)
+    };
+    let red_old = split(&old_text, old_side.len());
+    let red_new = split(&new_text, new_side.len());
+    let (mut oi, mut ni) = (0, 0);
+    let mut out = String::with_capacity(diff.len());
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        match body.chars().next() {
+            Some(sign @ (' ' | '-' | '+')) if !own(i, body) => {
+                let side = if sign == '+' {
+                    ni += 1;
+                    red_new.as_ref().and_then(|v| v.get(ni - 1))
+                } else {
+                    oi += 1;
+                    if sign == ' ' {
+                        ni += 1;
+                    }
+                    red_old.as_ref().and_then(|v| v.get(oi - 1))
+                };
+                let shown = match side {
+                    Some(l) => mask_pairs(l),
+                    None => mask_secrets(&body[1..]),
+                };
+                out.push(sign);
+                out.push_str(&terminal_safe(&shown, true));
+            }
+            _ => out.push_str(&terminal_safe(body, true)),
         }
         if line.ends_with('\n') {
             out.push('\n');
@@ -127,6 +173,23 @@ mod tests {
     }
 
     #[test]
+    fn values_on_the_line_after_their_key_and_new_key_shapes() {
+        // What settings::diff::unified makes of adding the key above a password whose
+        // value sits on the next line.
+        let d = for_display(
+            "--- s.json\n+++ s.json\n@@ -1,8 +1,9 @@\n {\n   \"env\": {\n+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n     \"DB_PASSWORD\":\n       \"hunter2x\",\n     \"MYSQL_PWD\": \"pw1\",\n     \"PGPASS\": \"pw2\"\n   }\n }\n",
+        );
+        for secret in ["hunter2x", "pw1", "pw2"] {
+            assert!(!d.contains(secret), "{secret} in\n{d}");
+        }
+        assert!(
+            d.contains("\"MYSQL_PWD\": \"********\"")
+                || d.contains("\"MYSQL_PWD\": \"[REDACTED:secret]\""),
+            "{d}"
+        );
+    }
+
+    #[test]
     fn secrets_under_other_keys_are_redacted_too() {
         assert_eq!(
             mask_secrets(r#"    "AWS_BEARER_TOKEN_BEDROCK": "abcdefghijklmnop","#),
@@ -158,7 +221,7 @@ mod tests {
         let d = for_display(raw);
         assert_eq!(
             d,
-            "--- -- x\n+++ -- x\n@@ -1 +1 @@\n-{\"a\": \"\\u{1b}[2J\"}\n\\ No newline at end of file\n+{}\n"
+            "--- -- x\n+++ -- x\n@@ -1 +1 @@\n-{\"a\": \"\\x1b[2J\"}\n\\ No newline at end of file\n+{}\n"
         );
     }
 }

@@ -1,19 +1,24 @@
-//! Redaction for text that leaves the machine (`mcplogs report`), and, secrets only,
-//! for the log text `scan` and `explain` print ([`Redactor::secrets_only`], applied by `scan::redact_report` and `explain::redact_report`). Every replacement is
-//! visible: secrets become `[REDACTED:<kind>]`, the home folder `~`, the user name
+//! Redaction: one redactor for every output. `report` (Markdown and JSON) redacts
+//! secrets, home folders, user names and private hosts; `scan`, `explain`, `settings` and
+//! `fix` diffs redact secrets ([`Redactor::secrets_only`], [`output`]). Every replacement
+//! is visible: secrets become `[REDACTED:<kind>]`, the home folder `~`, the user name
 //! `<user>`.
 //!
-//! Order matters, and is always:
-//! 1. secret patterns ([`secrets::RULES`]): URL credentials, `Authorization:` values,
-//!    `Bearer` tokens, provider keys and tokens, secret-looking `KEY=value` /
-//!    `"KEY": "value"` / `KEY: value` pairs, e-mail addresses. They run first because a
-//!    secret may contain the user name (`alice@example.com`), and replacing the name
-//!    first would leave the rest of the secret behind;
-//! 2. secrets learned from other texts, in their encoded-folder form (a token in a
-//!    `cwd` reappears with `_` turned into `-` in the project folder's name);
-//! 3. the known home folders, every form, longest first;
-//! 4. any home of a known user (`/Users/alice`, `C:\Users\alice`, `-home-alice`...);
-//! 5. the bare user names.
+//! How a text is redacted:
+//! 1. it is read in every encoding a secret may hide in ([`views`]): as written,
+//!    JSON-unescaped (`\u0041`, `\/`, twice for JSON inside JSON), URL-decoded (`%3A`),
+//!    and with line breaks inside a token removed (a token split across two lines);
+//! 2. in each view, the finders mark byte ranges, mapped back to the original text:
+//!    the secret patterns ([`secrets::RULES`], behind an anchor prefilter, so they cost
+//!    almost nothing on text with no secret-looking literal), private hosts (`report`),
+//!    secrets learned from other texts (in their encoded-folder form: a token in a `cwd`
+//!    reappears with `_` turned into `-` in the project folder's name), the known home
+//!    folders in every form, any home of a known user, and the bare user names;
+//! 3. overlapping secret ranges are merged (the most specific rule names the kind);
+//!    home and user ranges count only outside secrets, since a secret may contain the user
+//!    name (`alice@example.com`) and must go whole;
+//! 4. each range is replaced in one pass; a line break inside a range is kept, so a
+//!    diff or a PEM block keeps its lines.
 //!
 //! Build one with [`RedactorBuilder`]: give it the homes and user names known from the
 //! machine, then let it [`RedactorBuilder::learn`] from every text to be redacted, so a
@@ -22,11 +27,15 @@
 
 pub mod diff;
 mod home;
+pub mod output;
 pub mod secrets;
+pub mod views;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
 pub use home::{home_forms, user_names_in};
+use secrets::Found;
 
 /// Bare user names shorter than this are not replaced on their own (a two-letter name
 /// would eat ordinary words); they are still replaced inside home paths.
@@ -39,11 +48,18 @@ pub struct RedactorBuilder {
     homes: Vec<String>,
     users: Vec<String>,
     learned_secrets: Vec<(String, &'static str)>,
+    mask_hosts: bool,
 }
-
 impl RedactorBuilder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Also mask private hostnames and RFC 1918 addresses (`report`, unless
+    /// `--keep-hosts`).
+    pub fn mask_hosts(mut self, on: bool) -> Self {
+        self.mask_hosts = on;
+        self
     }
 
     /// What this machine says about its user: the homes named on the command line (and
@@ -128,19 +144,33 @@ impl RedactorBuilder {
                 scrubbed = scrubbed.replace(f.as_str(), "~");
             }
         }
-        for u in user_names_in(&scrubbed) {
-            self.add_user(&u);
+        // In every encoding: `%2FUsers%2Fjane.doe` names a user too.
+        for view in views::views(&scrubbed) {
+            for u in user_names_in(&view.text) {
+                self.add_user(&u);
+            }
         }
     }
 
     /// Learns only the secrets `text` holds (see [`Redactor::secrets_only`]).
     pub fn learn_secrets(&mut self, text: &str) {
         let mut found: Vec<(String, &'static str)> = Vec::new();
-        let mut t = text.to_string();
-        for rule in secrets::RULES.iter() {
-            t = secrets::apply(rule, &t, &mut |s, kind| found.push((s.to_string(), kind)));
+        for view in views::views(text) {
+            let mut hits = Vec::new();
+            secrets::SECRETS.find(&view.text, &mut hits);
+            for f in hits {
+                found.push((view.text[f.start..f.end].to_string(), f.kind));
+                let (s, e) = view.to_original(f.start, f.end);
+                found.push((text[s..e].to_string(), f.kind));
+            }
         }
-        for (value, kind) in found {
+        // A secret split over lines is learned line by line: each piece may turn up
+        // alone in another text (a pasted line, a field of its own).
+        let pieces = found.into_iter().flat_map(|(value, kind)| {
+            let lines: Vec<String> = value.lines().map(|l| l.trim().to_string()).collect();
+            lines.into_iter().map(move |l| (l, kind))
+        });
+        for (value, kind) in pieces {
             let encoded = crate::names::encode_folder_name(&value);
             for v in [value, encoded] {
                 if v.len() >= MIN_LEARNED_SECRET_LEN
@@ -155,6 +185,13 @@ impl RedactorBuilder {
     pub fn build(self) -> Redactor {
         let mut literal_secrets = self.learned_secrets;
         literal_secrets.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
+        let literals = (!literal_secrets.is_empty()).then(|| {
+            let ac = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(literal_secrets.iter().map(|(s, _)| s))
+                .expect("literals compile");
+            (ac, literal_secrets.iter().map(|(_, k)| *k).collect())
+        });
 
         let mut forms: Vec<String> = self.homes.iter().flat_map(|h| home_forms(h)).collect();
         forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
@@ -173,7 +210,8 @@ impl RedactorBuilder {
 
         Redactor {
             enabled: true,
-            literal_secrets,
+            mask_hosts: self.mask_hosts,
+            literals,
             homes,
             user_homes,
             bare_users,
@@ -181,40 +219,37 @@ impl RedactorBuilder {
     }
 }
 
-/// One case-insensitive regex matching any of `parts` (in order), or none when empty.
-fn alternation(parts: impl Iterator<Item = String>) -> Option<Regex> {
-    let parts: Vec<String> = parts.collect();
-    if parts.is_empty() {
-        return None;
-    }
-    Some(Regex::new(&format!("(?i)(?:{})", parts.join("|"))).expect("alternation compiles"))
+/// What a range is replaced by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Secret(&'static str),
+    Home,
+    User,
 }
 
-/// Replaces every match of `re` by `with`, unless the match continues into a longer
-/// word or path component (`/home/alice` in `/home/alicebob`, `alice` in `malice`).
-fn replace_bounded(re: &Regex, text: &str, with: &str, check_before: bool) -> String {
-    let is_word = |c: char| c.is_ascii_alphanumeric();
-    re.replace_all(text, |c: &regex::Captures| {
-        let m = c.get(0).expect("match");
-        let after = text[m.end()..].chars().next().is_some_and(is_word);
-        let before = check_before && text[..m.start()].chars().next_back().is_some_and(is_word);
-        if after || before {
-            m.as_str().to_string()
-        } else {
-            with.to_string()
-        }
-    })
-    .into_owned()
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    class: Class,
+    /// Lower wins when secret ranges overlap.
+    rank: usize,
 }
 
-/// Applies the redaction rules (see the module documentation for their order).
+/// Applies the redaction rules (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct Redactor {
     enabled: bool,
-    literal_secrets: Vec<(String, &'static str)>,
+    mask_hosts: bool,
+    /// Learned secrets, and the kind of each pattern.
+    literals: Option<(AhoCorasick, Vec<&'static str>)>,
     homes: Option<Regex>,
     user_homes: Option<Regex>,
     bare_users: Option<Regex>,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric()
 }
 
 impl Redactor {
@@ -222,7 +257,8 @@ impl Redactor {
     pub fn disabled() -> Self {
         Redactor {
             enabled: false,
-            literal_secrets: Vec::new(),
+            mask_hosts: false,
+            literals: None,
             homes: None,
             user_homes: None,
             bare_users: None,
@@ -244,37 +280,163 @@ impl Redactor {
         self.enabled
     }
 
-    pub fn redact(&self, text: &str) -> String {
-        if !self.enabled {
-            return text.to_string();
+    /// The ranges of `view` (a decoded view of `text`) to replace, in `text`'s offsets.
+    fn find(&self, text: &str, view: &views::View, out: &mut Vec<Span>) {
+        let t = view.text.as_str();
+        let mut found: Vec<Found> = Vec::new();
+        secrets::SECRETS.find(t, &mut found);
+        if self.mask_hosts {
+            let base = secrets::RULES.len();
+            let mut hosts = Vec::new();
+            secrets::HOSTS.find(t, &mut hosts);
+            found.extend(hosts.into_iter().map(|f| Found {
+                rule: base + f.rule,
+                ..f
+            }));
         }
-        let mut t = text.to_string();
-        for rule in secrets::RULES.iter() {
-            t = secrets::apply(rule, &t, &mut |_, _| {});
+        let mut push = |s: usize, e: usize, class: Class, rank: usize| {
+            let (os, oe) = view.to_original(s, e);
+            if os < oe && text.is_char_boundary(os) && text.is_char_boundary(oe) {
+                out.push(Span {
+                    start: os,
+                    end: oe,
+                    class,
+                    rank,
+                });
+            }
+        };
+        for f in found {
+            push(f.start, f.end, Class::Secret(f.kind), f.rule);
         }
-        for (secret, kind) in &self.literal_secrets {
-            if t.contains(secret.as_str()) {
-                t = t.replace(secret.as_str(), &format!("[REDACTED:{kind}]"));
+        if let Some((ac, kinds)) = &self.literals {
+            for m in ac.find_iter(t) {
+                let kind = kinds[m.pattern().as_usize()];
+                push(m.start(), m.end(), Class::Secret(kind), usize::MAX / 2);
             }
         }
+        let bounded = |re: &Regex, check_before: bool, class: Class| {
+            let mut v = Vec::new();
+            for m in re.find_iter(t) {
+                let after = t[m.end()..].chars().next().is_some_and(is_word);
+                let before =
+                    check_before && t[..m.start()].chars().next_back().is_some_and(is_word);
+                if !(after || before) {
+                    v.push((m.start(), m.end(), class));
+                }
+            }
+            v
+        };
+        let mut others = Vec::new();
         if let Some(re) = &self.homes {
-            t = replace_bounded(re, &t, "~", false);
+            others.extend(bounded(re, false, Class::Home));
         }
         if let Some(re) = &self.user_homes {
-            t = replace_bounded(re, &t, "~", false);
+            others.extend(bounded(re, false, Class::Home));
         }
         if let Some(re) = &self.bare_users {
-            t = replace_bounded(re, &t, "<user>", true);
+            others.extend(bounded(re, true, Class::User));
         }
-        t
+        for (s, e, class) in others {
+            push(s, e, class, usize::MAX);
+        }
+    }
+
+    /// The text with every secret (and, as built, home folder, user name and private
+    /// host) replaced.
+    pub fn redact(&self, text: &str) -> String {
+        if !self.enabled || text.is_empty() {
+            return text.to_string();
+        }
+        let mut spans = Vec::new();
+        for view in views::views(text) {
+            self.find(text, &view, &mut spans);
+        }
+        if spans.is_empty() {
+            return text.to_string();
+        }
+        let chosen = choose(spans);
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for s in chosen {
+            out.push_str(&text[at..s.start]);
+            let with = match s.class {
+                Class::Secret(kind) => format!("[REDACTED:{kind}]"),
+                Class::Home => "~".to_string(),
+                Class::User => "<user>".to_string(),
+            };
+            // Keep line breaks, so a diff or a PEM block keeps its lines.
+            let mut first = true;
+            for seg in text[s.start..s.end].split('\n') {
+                if !first {
+                    out.push('\n');
+                }
+                first = false;
+                if !seg.trim().is_empty() {
+                    out.push_str(&with);
+                }
+            }
+            at = s.end;
+        }
+        out.push_str(&text[at..]);
+        out
     }
 
     /// Redacts in place.
     pub fn apply(&self, text: &mut String) {
         if self.enabled {
-            *text = self.redact(text);
+            let r = self.redact(text);
+            if r != *text {
+                *text = r;
+            }
         }
     }
+}
+
+/// The ranges to replace, sorted and disjoint: secrets merged where they overlap (the
+/// lowest rank names the kind); homes and users only where no secret is, longest first.
+fn choose(mut spans: Vec<Span>) -> Vec<Span> {
+    let (mut secrets, mut others): (Vec<Span>, Vec<Span>) = spans
+        .drain(..)
+        .partition(|s| matches!(s.class, Class::Secret(_)));
+    secrets.sort_by_key(|s| (s.start, s.rank));
+    let mut merged: Vec<Span> = Vec::new();
+    for s in secrets {
+        match merged.last_mut() {
+            Some(m) if s.start < m.end => {
+                m.end = m.end.max(s.end);
+                if s.rank < m.rank {
+                    m.rank = s.rank;
+                    m.class = s.class;
+                }
+            }
+            _ => merged.push(s),
+        }
+    }
+    // Homes before user names, longer before shorter, then by position.
+    others.sort_by_key(|s| {
+        (
+            s.class != Class::Home,
+            std::cmp::Reverse(s.end - s.start),
+            s.start,
+        )
+    });
+    let mut taken: Vec<Span> = merged.clone();
+    for o in others {
+        if !taken.iter().any(|t| o.start < t.end && t.start < o.end) {
+            taken.push(o);
+        }
+    }
+    taken.sort_by_key(|s| s.start);
+    taken
+}
+
+/// One case-insensitive regex matching any of `parts` (in order), or none when empty.
+fn alternation(parts: impl Iterator<Item = String>) -> Option<Regex> {
+    let parts: Vec<String> = parts.collect();
+    if parts.is_empty() {
+        return None;
+    }
+    Some(Regex::new(&format!("(?i)(?:{})", parts.join("|"))).expect("alternation compiles"))
 }
 
 #[cfg(test)]

@@ -1,10 +1,22 @@
-//! The secret patterns, in the order they run. Each rule names the part to hide (the
-//! `s` group); the rest of the match (a scheme, a key name, a quote) stays visible so
-//! the reader still sees what kind of value was there.
+//! The secret patterns. Each rule names the part to hide (the `s` group); the rest of
+//! the match (a scheme, a key name, a quote) stays visible so the reader still sees what
+//! kind of value was there.
+//!
+//! Speed: a report or a scan may pass megabytes of server stderr through these rules.
+//! Every rule lists anchors, literals one of which each of its matches contains (`sk-`,
+//! `eyJ`, `://`, a secret-looking word). One Aho-Corasick pass finds the anchors; a rule
+//! runs only on windows around its anchors' hits, so text with no anchor (base64 image
+//! data, ordinary log lines) costs one linear scan, whatever the number of rules.
 
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::{Captures, Regex};
+
+/// How far before an anchor a match may start (a key name before its secret word).
+const WINDOW_BEFORE: usize = 256;
+/// How far after an anchor a match may end (a PEM private key body is a few KB).
+const WINDOW_AFTER: usize = 16 * 1024;
 
 /// One secret pattern. `keep` may veto a match (a key that does not look secret, a
 /// value that is a number), in which case the text is left as it was.
@@ -12,22 +24,56 @@ pub struct Rule {
     pub kind: &'static str,
     pub regex: Regex,
     pub keep: fn(&Captures) -> bool,
+    /// Literals (ASCII, any case) one of which every match contains.
+    pub anchors: &'static [&'static str],
 }
 
-fn always(_: &Captures) -> bool {
+fn never(_: &Captures) -> bool {
     false
 }
 
-fn rule(kind: &'static str, pattern: &str, keep: fn(&Captures) -> bool) -> Rule {
+fn rule(
+    kind: &'static str,
+    anchors: &'static [&'static str],
+    pattern: &str,
+    keep: fn(&Captures) -> bool,
+) -> Rule {
     Rule {
         kind,
         regex: Regex::new(pattern).expect("secret pattern compiles"),
         keep,
+        anchors,
     }
 }
 
+/// The words of a key: split at `_ - . $` and at camelCase humps, lower case.
+fn key_words(key: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        cur.push(c.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
 /// Whether a key name says its value is a secret: `*_KEY`, `apiKey`, `*TOKEN*`,
-/// `*SECRET*`, `*PASSWORD*`, `*PASSWD*`, `*CREDENTIAL*`, `*PASSPHRASE*`.
+/// `*SECRET*`, `*PASSWORD*`, `*PASSWD*`, `*CREDENTIAL*`, `*PASSPHRASE*`, `*COOKIE*`,
+/// `PASS`, `*_PASS`, `PGPASS`, `MYSQL_PWD`, `AUTH`, `*_AUTH`.
 pub fn key_looks_secret(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
     if [
@@ -37,132 +83,430 @@ pub fn key_looks_secret(key: &str) -> bool {
         "passwd",
         "credential",
         "passphrase",
+        "cookie",
+        "apikey",
+        "privatekey",
     ]
     .iter()
     .any(|w| lower.contains(w))
     {
         return true;
     }
-    // `*_KEY`, `api-key`, `apiKey`: "key" as its own word at the end, never `monkey`.
-    let Some(stem) = key.len().checked_sub(3).map(|i| &key[..i]) else {
+    let words = key_words(key);
+    let Some(last) = words.last() else {
         return false;
     };
-    if !lower.ends_with("key") || !key.is_char_boundary(stem.len()) {
-        return false;
-    }
-    stem.is_empty()
-        || stem.ends_with(['_', '-', '.'])
-        || key[stem.len()..].starts_with('K')
-        || lower.ends_with("apikey")
+    // `PWD` alone is the working directory; `MYSQL_PWD`, `DBPWD` are passwords.
+    let pwd = words
+        .iter()
+        .any(|w| (w == "pwd" && words.len() > 1) || (w.ends_with("pwd") && w.len() > 3));
+    let pass = words.iter().any(|w| w == "pass" || w.ends_with("pass"));
+    let auth = words.iter().any(|w| w == "auth");
+    pwd || pass || auth || last == "key"
 }
 
 /// Values that are not secrets even under a secret-looking key: numbers, booleans,
-/// null, nothing, or a value an earlier rule already replaced.
-fn value_is_harmless(v: &str) -> bool {
+/// null, nothing, or a value already replaced.
+pub fn value_is_harmless(v: &str) -> bool {
+    let v = v.trim();
     v.is_empty()
         || v.starts_with("[REDACTED")
+        || v.starts_with("<private-host>")
+        || v == "********"
         || v.bytes().all(|b| b.is_ascii_digit())
-        || ["true", "false", "null", "undefined"].contains(&v.to_ascii_lowercase().as_str())
+        || ["true", "false", "null", "undefined", "none", "yes", "no"]
+            .contains(&v.to_ascii_lowercase().as_str())
 }
 
 fn keep_pair(c: &Captures) -> bool {
     !key_looks_secret(&c["k"]) || value_is_harmless(&c["s"])
 }
 
-/// `KEY: value` only for keys that look like identifiers (`X-Api-Key`, `API_TOKEN`), so
-/// prose such as "invalid token: expected ..." is left alone.
+/// `KEY: value` only for keys that look like identifiers (`X-Api-Key`, `API_TOKEN`,
+/// `accessToken`), so prose such as "invalid token: expected ..." is left alone.
 fn keep_colon_pair(c: &Captures) -> bool {
     let k = &c["k"];
-    !(k.contains(['_', '-'])) || keep_pair(c)
+    let camel = k
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    // A plain word (`password: x`) is a key only when its value looks made up, not
+    // like prose ("invalid token: expected number").
+    let strong = [
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "pwd",
+        "apikey",
+    ]
+    .contains(&k.to_ascii_lowercase().as_str());
+    let made_up = c["s"]
+        .bytes()
+        .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
+    !(k.contains(['_', '-']) || camel || (strong && made_up)) || keep_pair(c)
 }
 
-/// The rules, in order: credentials with structure first (URLs, headers), then the
-/// provider token formats (most specific first: `sk-ant-` before `sk-`), then secret
-/// key/value pairs, then e-mail addresses.
+/// A UUID (session ids, request ids) is not a secret, even next to a secret word.
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| {
+            if [8, 13, 18, 23].contains(&i) {
+                c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
+}
+
+/// High-entropy values: at least 32 characters, both letters and digits, not a UUID.
+fn keep_high_entropy(c: &Captures) -> bool {
+    let s = &c["s"];
+    let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digits = s.bytes().any(|b| b.is_ascii_digit());
+    !(letters && digits) || is_uuid(s.trim_end_matches('=')) || value_is_harmless(s)
+}
+
+fn keep_harmless(c: &Captures) -> bool {
+    value_is_harmless(&c["s"])
+}
+
+const SECRET_WORDS: &[&str] = &[
+    "token",
+    "secret",
+    "pass",
+    "pwd",
+    "auth",
+    "key",
+    "credential",
+    "cookie",
+];
+
+/// The secret rules, most specific first: where two rules find overlapping secrets,
+/// the earlier rule's kind is the one shown.
 pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    vec![
+    // The value of a `KEY=` / `KEY:` / `"KEY":` pair, in each spelling: double-quoted
+    // (escaped quotes, spaces and semicolons inside), single-quoted, or bare.
+    const DQ: &str = r#""(?P<s>(?:[^"\\\n]|\\.)*)""#;
+    const SQ: &str = r"'(?P<s>[^'\n]*)'";
+    const BARE: &str = r#"(?P<s>[^\s"'&,]+)"#;
+    const KEY: &str = r"\b(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
+    let mut v = vec![
+        rule(
+            "private-key",
+            &["private key-----"],
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?P<s>(?s:.+?))(?:-----END|\z)",
+            keep_harmless,
+        ),
         rule(
             "url-credentials",
+            &["://"],
             r#"(?i)\b[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@"'\\<>]+)@"#,
-            always,
+            never,
         ),
         rule(
             "authorization",
-            r#"(?i)\bauthorization\\*"?\s*[:=]\s*\\*"?(?:(?:bearer|basic|token|digest)\s+)?(?P<s>[^\s"'\\,;}\])]+)"#,
-            |c| c["s"].starts_with("[REDACTED"),
+            &["authorization"],
+            r#"(?i)\bauthorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
+            keep_harmless,
+        ),
+        rule(
+            "cookie",
+            &["cookie"],
+            r#"(?i)\b(?:set-)?cookie\\*"?[ \t]*[:=][ \t]*\\*"?(?P<s>[^\r\n"\\]+)"#,
+            keep_harmless,
         ),
         rule(
             "bearer-token",
+            &["bearer"],
             r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
-            always,
+            never,
+        ),
+        rule(
+            "jwt",
+            &["eyj"],
+            r"(?P<s>eyJ[A-Za-z0-9_-]{4,}[.-]eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?)",
+            never,
         ),
         rule(
             "anthropic-api-key",
-            r"\b(?P<s>sk-ant-[A-Za-z0-9_-]{8,})",
-            always,
+            &["sk-ant-"],
+            r"(?P<s>sk-ant-[A-Za-z0-9_-]{8,})",
+            never,
         ),
-        rule("openai-api-key", r"\b(?P<s>sk-[A-Za-z0-9_-]{16,})", always),
+        rule(
+            "stripe-key",
+            &["_live_", "_test_", "-live-", "-test-"],
+            r"(?P<s>(?:sk|rk)[_-](?:live|test)[_-][A-Za-z0-9]{10,})",
+            never,
+        ),
+        rule(
+            "openai-api-key",
+            &["sk-"],
+            r"(?:^|[^A-Za-z])(?P<s>sk-[A-Za-z0-9_-]{16,})",
+            never,
+        ),
         rule(
             "github-token",
-            r"\b(?P<s>gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
-            always,
+            &[
+                "ghp_",
+                "gho_",
+                "ghu_",
+                "ghs_",
+                "ghr_",
+                "ghp-",
+                "gho-",
+                "ghu-",
+                "ghs-",
+                "ghr-",
+                "github_pat_",
+                "github-pat-",
+            ],
+            r"(?P<s>gh[pousr][_-][A-Za-z0-9]{20,}|github[_-]pat[_-][A-Za-z0-9_-]{20,})",
+            never,
         ),
         rule(
             "slack-token",
-            r"\b(?P<s>xox[abposr]-[A-Za-z0-9-]{10,})",
-            always,
+            &["xox"],
+            r"(?P<s>xox[abposr]-[A-Za-z0-9-]{10,})",
+            never,
         ),
         rule(
             "aws-access-key",
-            r"\b(?P<s>(?:AKIA|ASIA)[A-Z0-9]{16})\b",
-            always,
+            &["akia", "asia"],
+            r"(?P<s>(?:AKIA|ASIA)[A-Z0-9]{16})(?:[^A-Za-z0-9]|$)",
+            never,
         ),
-        rule("google-api-key", r"\b(?P<s>AIza[0-9A-Za-z_-]{35,})", always),
-        // "KEY": "value" (also when the JSON is itself escaped inside a message).
         rule(
+            "aws-secret-key",
+            &["aws"],
+            r#"(?i)aws[A-Za-z0-9_.-]{0,30}?(?:secret|sk)[A-Za-z0-9_.-]{0,30}\\*["']?\s*[:=]\s*\\*["']?(?P<s>[A-Za-z0-9/+=]{40})"#,
+            never,
+        ),
+        rule(
+            "google-api-key",
+            &["aiza"],
+            r"(?P<s>AIza[0-9A-Za-z_-]{35,})",
+            never,
+        ),
+    ];
+    // Command-line arguments: `--token V`, `--password=V`, `--api-key "V W"`.
+    for value in [DQ, SQ, BARE] {
+        v.push(rule(
             "secret",
-            r#"\\*"(?P<k>[A-Za-z0-9_.-]+)\\*"\s*:\s*\\*"(?P<s>[^"\\]*)\\*""#,
+            SECRET_WORDS,
+            &format!(r#"(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+|=){value}"#),
+            |c| c["s"].starts_with('-') || keep_pair(c),
+        ));
+    }
+    // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view).
+    v.push(rule(
+        "secret",
+        SECRET_WORDS,
+        &format!(r#""(?P<k>[A-Za-z0-9_.$-]+)"\s*:\s*{DQ}"#),
+        keep_pair,
+    ));
+    // KEY=value, as in environments and command lines; KEY: value, as in headers/YAML.
+    for value in [DQ, SQ, BARE] {
+        v.push(rule(
+            "secret",
+            SECRET_WORDS,
+            &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
             keep_pair,
-        ),
-        // KEY=value, as in environments and command lines.
-        rule(
+        ));
+        v.push(rule(
             "secret",
-            r#"\b(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*["']?(?P<s>[^\s"'&,;]+)"#,
-            keep_pair,
-        ),
-        // KEY: value, as in headers and YAML.
-        rule(
-            "secret",
-            r#"\b(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)\s*:\s*["']?(?P<s>[^\s"'&,;]+)"#,
+            SECRET_WORDS,
+            &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
             keep_colon_pair,
+        ));
+    }
+    // A long hex or base64 token right after a secret-looking word.
+    v.push(rule(
+        "high-entropy",
+        &[
+            "token",
+            "secret",
+            "pass",
+            "pwd",
+            "auth",
+            "key",
+            "credential",
+            "cookie",
+            "signature",
+        ],
+        r#"(?i)(?P<k>[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|auth|key|credential|cookie|signature)[A-Za-z0-9_.-]*)[ \t"'=:\\]{1,8}(?:(?:bearer|basic|token)[ \t]+)?(?P<s>[A-Za-z0-9+/_-]{32,}={0,2})"#,
+        keep_high_entropy,
+    ));
+    v.push(rule(
+        "email",
+        &["@"],
+        // Not the `user:password@host` of a URL (the URL rule hides the credentials).
+        r"(?:^|[^A-Za-z0-9._%+:/-])(?P<s>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b",
+        never,
+    ));
+    v
+});
+
+/// Private hostnames and RFC 1918 addresses (`report` masks them unless `--keep-hosts`).
+pub static HOST_RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    vec![
+        rule(
+            "private-host",
+            &["10.", "172.", "192.168."],
+            r"(?:^|[^0-9.])(?P<s>(?:10\.[0-9]{1,3}|172\.(?:1[6-9]|2[0-9]|3[01])|192\.168)\.[0-9]{1,3}\.[0-9]{1,3})(?:[^0-9]|$)",
+            never,
         ),
         rule(
-            "email",
-            r"(?P<s>\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b",
-            always,
+            "private-host",
+            &[
+                ".local",
+                ".internal",
+                ".lan",
+                ".corp",
+                ".intranet",
+                ".home.arpa",
+                ".private",
+            ],
+            // Not a file name (`settings.local.json`) or a path component.
+            r"(?i)(?:^|[^A-Za-z0-9./\\-]|//)(?P<s>[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.(?:local|localdomain|internal|lan|corp|intranet|home\.arpa|private))(?:$|[^A-Za-z0-9.\-]|\.(?:$|[^A-Za-z0-9]))",
+            never,
+        ),
+        // A single-label host in a URL (`http://buildbox:8080/`) names a private machine.
+        rule(
+            "private-host",
+            &["://"],
+            r"(?i)\b[a-z][a-z0-9+.-]*://(?:[^\s/?#@]*@)?(?P<s>[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:[:/?#\s]|$)",
+            |c| c["s"].eq_ignore_ascii_case("localhost"),
         ),
     ]
 });
 
-/// Applies one rule; `found` receives each hidden value with its kind.
-pub fn apply(rule: &Rule, text: &str, found: &mut dyn FnMut(&str, &'static str)) -> String {
-    rule.regex
-        .replace_all(text, |c: &Captures| {
-            let whole = c.get(0).expect("match");
-            if (rule.keep)(c) {
-                return whole.as_str().to_string();
-            }
-            let s = c.name("s").expect("every rule has an s group");
-            found(s.as_str(), rule.kind);
-            format!(
-                "{}[REDACTED:{}]{}",
-                &text[whole.start()..s.start()],
-                rule.kind,
-                &text[s.end()..whole.end()]
-            )
-        })
-        .into_owned()
+/// A secret found: a byte range of the text searched, and the kind of secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    pub start: usize,
+    pub end: usize,
+    pub kind: &'static str,
+    /// The index of the rule that found it (lower = more specific).
+    pub rule: usize,
 }
+
+/// A set of rules with the anchor prefilter.
+pub struct Scanner {
+    rules: &'static [Rule],
+    anchors: AhoCorasick,
+    /// For each anchor pattern, the rules it stands for.
+    anchor_rules: Vec<Vec<usize>>,
+}
+
+impl Scanner {
+    fn new(rules: &'static [Rule]) -> Scanner {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut anchor_rules: Vec<Vec<usize>> = Vec::new();
+        for (ri, r) in rules.iter().enumerate() {
+            for a in r.anchors {
+                let a = a.to_ascii_lowercase();
+                match patterns.iter().position(|p| *p == a) {
+                    Some(i) => anchor_rules[i].push(ri),
+                    None => {
+                        patterns.push(a);
+                        anchor_rules.push(vec![ri]);
+                    }
+                }
+            }
+        }
+        let anchors = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .expect("anchors compile");
+        Scanner {
+            rules,
+            anchors,
+            anchor_rules,
+        }
+    }
+
+    /// Every secret in `text`, in no particular order.
+    pub fn find(&self, text: &str, out: &mut Vec<Found>) {
+        // Windows per rule, from the anchors' hits (overlapping hits are all reported,
+        // so `sk-ant-` reaches both its rule and the `sk-` rule).
+        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
+        for m in self.anchors.find_overlapping_iter(text) {
+            let start = floor_boundary(text, m.start().saturating_sub(WINDOW_BEFORE));
+            let end = ceil_boundary(text, (m.end() + WINDOW_AFTER).min(text.len()));
+            for &ri in &self.anchor_rules[m.pattern().as_usize()] {
+                let w = &mut windows[ri];
+                match w.last_mut() {
+                    Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
+                    _ => w.push((start, end)),
+                }
+            }
+        }
+        for (ri, ws) in windows.iter_mut().enumerate() {
+            let rule = &self.rules[ri];
+            merge(ws);
+            for &(ws_start, ws_end) in ws.iter() {
+                let hay = &text[ws_start..ws_end];
+                for c in rule.regex.captures_iter(hay) {
+                    if (rule.keep)(&c) {
+                        continue;
+                    }
+                    let Some(s) = c.name("s") else { continue };
+                    if s.is_empty() {
+                        continue;
+                    }
+                    let start = ws_start + s.start();
+                    let mut end = ws_start + s.end();
+                    // Cut by the window: hide the rest of the value as well.
+                    if end == ws_end && ws_end < text.len() {
+                        end = text[end..]
+                            .find(|ch: char| ch.is_whitespace() || matches!(ch, '"' | '\''))
+                            .map_or(text.len(), |i| end + i);
+                    }
+                    out.push(Found {
+                        start,
+                        end,
+                        kind: rule.kind,
+                        rule: ri,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Sorts and merges overlapping windows.
+fn merge(ws: &mut Vec<(usize, usize)>) {
+    ws.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(ws.len());
+    for &(s, e) in ws.iter() {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    *ws = out;
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+pub static SECRETS: LazyLock<Scanner> = LazyLock::new(|| Scanner::new(&RULES));
+pub static HOSTS: LazyLock<Scanner> = LazyLock::new(|| Scanner::new(&HOST_RULES));
 
 #[cfg(test)]
 mod tests {
@@ -182,6 +526,13 @@ mod tests {
             "passwd",
             "GOOGLE_APPLICATION_CREDENTIALS",
             "key",
+            "MYSQL_PWD",
+            "DB_PASS",
+            "PGPASS",
+            "PASS",
+            "AUTH",
+            "NPM_AUTH",
+            "Set-Cookie",
         ] {
             assert!(key_looks_secret(k), "{k}");
         }
@@ -194,8 +545,18 @@ mod tests {
             "resultType",
             "keyboard",
             "PWD",
+            "author",
+            "passed",
+            "sessionId",
         ] {
             assert!(!key_looks_secret(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn every_rule_has_anchors_its_matches_contain() {
+        for r in RULES.iter().chain(HOST_RULES.iter()) {
+            assert!(!r.anchors.is_empty(), "{}", r.kind);
         }
     }
 }

@@ -49,8 +49,9 @@ fn github_slack_aws_google() {
     );
     check(
         &plain(),
-        "key=AIzaSyA-1234567890abcdefghijklmnopqrstu!",
-        "key=[REDACTED:google-api-key]!",
+        "key=AIzaSyA-1234567890abcdefghijklmnopqrstu! ",
+        // The value of `key=` runs to the next space: the `!` goes with it.
+        "key=[REDACTED:google-api-key] ",
     );
 }
 
@@ -261,4 +262,119 @@ fn a_home_called_home_names_no_user() {
         "~/project the project",
     );
     assert!(user_names_in("/home/.claude").is_empty());
+}
+
+fn plain_check(input: &str, want: &str) {
+    check(&plain(), input, want);
+}
+
+#[test]
+fn new_shapes() {
+    plain_check(
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY12",
+        "AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key]",
+    );
+    plain_check(
+        "k sk_live_abcdefghij0123 rk_live_abcdefghij0123",
+        "k [REDACTED:stripe-key] [REDACTED:stripe-key]",
+    );
+    plain_check(
+        "id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl end",
+        "id [REDACTED:jwt] end",
+    );
+    plain_check(
+        "-----BEGIN PRIVATE KEY-----\nMIIEabc\ndef==\n-----END PRIVATE KEY-----",
+        "-----BEGIN PRIVATE KEY-----\n[REDACTED:private-key]\n[REDACTED:private-key]\n-----END PRIVATE KEY-----",
+    );
+    plain_check(
+        "MYSQL_PWD=a1 DB_PASS=b2 PGPASS=c3 AUTH=d4 PASS=e5 PWD=/home/x",
+        "MYSQL_PWD=[REDACTED:secret] DB_PASS=[REDACTED:secret] PGPASS=[REDACTED:secret] AUTH=[REDACTED:secret] PASS=[REDACTED:secret] PWD=/home/x",
+    );
+    plain_check(
+        "Cookie: a=1; b=2\nSet-Cookie: sid=xyz; Path=/",
+        "Cookie: [REDACTED:cookie]\nSet-Cookie: [REDACTED:cookie]",
+    );
+    plain_check(
+        "run --token abc123 --password=p4ss --verbose --api-key \"x y\"",
+        "run --token [REDACTED:secret] --password=[REDACTED:secret] --verbose --api-key \"[REDACTED:secret]\"",
+    );
+    plain_check(
+        r#"PASSWORD="a b; c" SECRET="x \"y\" z" next"#,
+        r#"PASSWORD="[REDACTED:secret]" SECRET="[REDACTED:secret]" next"#,
+    );
+    plain_check(
+        "signature: 0123456789abcdef0123456789abcdef01234567 sessionId b924bdfd-3c2f-4fba-93ea-12564ca263c2",
+        "signature: [REDACTED:high-entropy] sessionId b924bdfd-3c2f-4fba-93ea-12564ca263c2",
+    );
+}
+
+#[test]
+fn every_encoding() {
+    plain_check(
+        r"key \u0073k-ant-api03-\u0041bcdefghij end",
+        "key [REDACTED:anthropic-api-key] end",
+    );
+    plain_check(
+        r"https:\/\/bob:hunter2@host\/x",
+        r"https:\/\/[REDACTED:url-credentials]@host\/x",
+    );
+    plain_check(
+        r#"m {\\\"DB_PASSWORD\\\":\\\"hunter2\\\"}"#,
+        r#"m {\\\"DB_PASSWORD\\\":\\\"[REDACTED:secret]\\\"}"#,
+    );
+    plain_check(
+        "%22sk-ant-api03-abcdefghij%22",
+        "%22[REDACTED:anthropic-api-key]%22",
+    );
+    plain_check(
+        "u=https%3A%2F%2Fuser%3Apass%40host",
+        "u=https%3A%2F%2F[REDACTED:url-credentials]%40host",
+    );
+    plain_check(
+        "tok_ghp_abcdefghijklmnopqrstuvwxyz0123 mcp-logs-tok-ghp-abcdefghijklmnopqrstuvwxyz0123",
+        "tok_[REDACTED:github-token] mcp-logs-tok-[REDACTED:github-token]",
+    );
+    plain_check(
+        "token ghp_abcdefghij\n  klmnopqrstuvwxyz end",
+        "token [REDACTED:github-token]\n[REDACTED:github-token] end",
+    );
+}
+
+#[test]
+fn private_hosts_only_when_asked() {
+    let text = "http://10.1.2.3:8080/mcp db.corp.internal https://buildbox:3000/x example.com 8.8.8.8 http://localhost:1/";
+    assert_eq!(plain().redact(text), text);
+    let r = RedactorBuilder::new().mask_hosts(true).build();
+    check(
+        &r,
+        text,
+        "http://[REDACTED:private-host]:8080/mcp [REDACTED:private-host] https://[REDACTED:private-host]:3000/x example.com 8.8.8.8 http://localhost:1/",
+    );
+}
+
+#[test]
+fn url_encoded_home_names_its_user() {
+    let mut b = RedactorBuilder::new();
+    b.learn("path=%2FUsers%2Fjane.doe%2Fproj");
+    let r = b.build();
+    check(
+        &r,
+        "path=%2FUsers%2Fjane.doe%2Fproj and jane.doe",
+        "path=~%2Fproj and <user>",
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn redaction_keeps_lines_and_is_idempotent(s in "[ -~\n]{0,80}|(sk-ant-|ghp_|Bearer |PASSWORD=|%3A|\\\\u00|\n|[a-z0-9]{4}){0,12}") {
+            let r = Redactor::secrets_only([s.as_str()]);
+            let red = r.redact(&s);
+            prop_assert_eq!(red.matches('\n').count(), s.matches('\n').count());
+            prop_assert_eq!(r.redact(&red), red.clone());
+        }
+    }
 }

@@ -408,7 +408,7 @@ fn escape_sequences_from_logs_never_reach_the_terminal_raw() {
     for raw in ['\u{1b}', '\r', '\u{7}', '\u{202e}'] {
         assert!(!r.stdout.contains(raw), "raw {raw:?} in human output");
     }
-    assert!(r.stdout.contains("\\u{1b}]52;c;ZXZpbA=="), "shown escaped");
+    assert!(r.stdout.contains("\\x1b]52;c;ZXZpbA=="), "shown escaped");
     // JSON keeps the message exactly.
     let (_, doc) = run_json(
         mcplogs(tmp.path())

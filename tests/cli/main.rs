@@ -3,6 +3,9 @@
 
 mod common;
 
+#[cfg(unix)]
+mod confinement;
+
 mod bad_input;
 mod basics;
 mod decode_formats;
@@ -16,6 +19,7 @@ mod hostile;
 mod human_output;
 #[cfg(unix)]
 mod probe;
+mod redaction_corpus;
 mod report_cli;
 mod report_leak;
 #[cfg(unix)]
@@ -37,6 +41,8 @@ mod settings_pty;
 mod settings_race;
 #[cfg(unix)]
 mod settings_undo;
+#[cfg(unix)]
+mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;

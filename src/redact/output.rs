@@ -1,0 +1,69 @@
+//! No command prints a secret unless `--no-redact`: `scan`, `explain`, `du`, `settings`
+//! and `fix` pass every text they show through the secret rules, human and JSON alike
+//! (home folders and user names stay: on the user's own terminal they are the point).
+//!
+//! Two layers: each report's fields are redacted before rendering
+//! (`scan::redact_report`, `explain::redact_report`, `du::redact`), so a cut to one line
+//! never leaves half a secret the rules can no longer see; then the rendered text or
+//! JSON document is redacted once more as a whole ([`text`], [`json_value`]), so no
+//! field a renderer adds later escapes the redactor. These helpers know no report type.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::Redactor;
+use crate::warning::Warning;
+
+/// Redacts a path in place (as text; a path that changes becomes the redacted text).
+pub fn path(r: &Redactor, p: &mut PathBuf) {
+    let s = p.to_string_lossy();
+    let red = r.redact(&s);
+    if red != s {
+        *p = PathBuf::from(red);
+    }
+}
+
+/// Redacts a warning's message and path.
+pub fn warning(r: &Redactor, w: &mut Warning) {
+    r.apply(&mut w.message);
+    if let Some(p) = w.path.as_mut() {
+        path(r, p);
+    }
+}
+
+/// The secrets of a rendered text hidden (the last pass over human output).
+pub fn text(t: &str) -> String {
+    Redactor::secrets_only([t]).redact(t)
+}
+
+/// Redacts every string of a JSON document in place, object keys included.
+pub fn json_value(r: &Redactor, v: &mut Value) {
+    if !r.is_enabled() {
+        return;
+    }
+    match v {
+        Value::String(s) => r.apply(s),
+        Value::Array(a) => a.iter_mut().for_each(|x| json_value(r, x)),
+        Value::Object(o) => {
+            let keys: Vec<String> = o.keys().cloned().collect();
+            for k in keys {
+                let red = r.redact(&k);
+                if red != k {
+                    if let Some(mut val) = o.remove(&k) {
+                        json_value(r, &mut val);
+                        o.insert(red, val);
+                    }
+                } else if let Some(val) = o.get_mut(&k) {
+                    json_value(r, val);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`json_value`] with the secret rules alone.
+pub fn json_secrets(v: &mut Value) {
+    json_value(&Redactor::secrets_only(std::iter::empty()), v);
+}

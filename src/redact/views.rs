@@ -1,0 +1,329 @@
+//! Decoded views of a text, for finding secrets in every encoding they are written in:
+//! JSON-escaped (`\u0041`, `\/`, `\"`, once or twice), URL-encoded (`%22`, `%3A`),
+//! and split across two lines. Each view keeps a map back to the original text, so a
+//! secret found in a view is replaced where it stands in the original, in whatever
+//! spelling it has there. The maps hold one entry per decoded escape, not per byte, so a
+//! multi-megabyte message costs no more than its escapes.
+
+/// One decoded stretch: `dec_len` bytes of the view at `dec` stand for `orig_len`
+/// bytes of the layer below at `orig`. Between edits the two advance together.
+#[derive(Debug, Clone, Copy)]
+struct Edit {
+    dec: usize,
+    dec_len: usize,
+    orig: usize,
+    orig_len: usize,
+}
+
+/// How one decoding layer maps back to the text it was decoded from.
+#[derive(Debug, Clone, Default)]
+struct Layer {
+    edits: Vec<Edit>,
+}
+
+impl Layer {
+    fn start(&self, p: usize) -> usize {
+        let i = self.edits.partition_point(|e| e.dec <= p);
+        match i.checked_sub(1).map(|i| self.edits[i]) {
+            None => p,
+            Some(e) if p < e.dec + e.dec_len => e.orig,
+            Some(e) => e.orig + e.orig_len + (p - e.dec - e.dec_len),
+        }
+    }
+
+    fn end(&self, p: usize) -> usize {
+        let i = self.edits.partition_point(|e| e.dec < p);
+        match i.checked_sub(1).map(|i| self.edits[i]) {
+            None => p,
+            Some(e) if p <= e.dec + e.dec_len => e.orig + e.orig_len,
+            Some(e) => e.orig + e.orig_len + (p - e.dec - e.dec_len),
+        }
+    }
+}
+
+/// A view: its text and the layers that lead back to the original, innermost last.
+#[derive(Debug, Clone)]
+pub struct View {
+    pub text: String,
+    layers: Vec<Layer>,
+}
+
+impl View {
+    /// The byte range in the original text that `[start, end)` of this view stands for.
+    pub fn to_original(&self, start: usize, end: usize) -> (usize, usize) {
+        let (mut s, mut e) = (start, end);
+        for l in self.layers.iter().rev() {
+            s = l.start(s);
+            e = l.end(e);
+        }
+        (s, e.max(s))
+    }
+
+    fn derive(&self, decode: fn(&str) -> Option<(String, Layer)>) -> Option<View> {
+        let (text, layer) = decode(&self.text)?;
+        let mut layers = self.layers.clone();
+        layers.push(layer);
+        Some(View { text, layers })
+    }
+}
+
+/// Every view worth searching: the original first, then its JSON-unescaped forms (two
+/// levels: a JSON message inside a JSON log line), URL-decoded forms, and forms with
+/// line breaks inside a token removed. Views identical to one already listed are left out.
+pub fn views(text: &str) -> Vec<View> {
+    let raw = View {
+        text: text.to_string(),
+        layers: Vec::new(),
+    };
+    let mut out = vec![raw];
+    let mut i = 0;
+    // Breadth-first over decodings; each view is decoded further only a bounded number
+    // of times (at most 8 views in all).
+    while i < out.len() && out.len() < 8 {
+        let v = out[i].clone();
+        for decode in [json_unescape, url_decode, join_split_tokens] {
+            if out.len() >= 8 {
+                break;
+            }
+            if let Some(d) = v.derive(decode)
+                && !out.iter().any(|o| o.text == d.text)
+            {
+                out.push(d);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn json_unescape(s: &str) -> Option<(String, Layer)> {
+    if !s.contains('\\') {
+        return None;
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut layer = Layer::default();
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            i += 1;
+            continue;
+        }
+        let (ch, len) = match b[i + 1] {
+            b'n' => ('\n', 2),
+            b't' => ('\t', 2),
+            b'r' => ('\r', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'/' => ('/', 2),
+            b'\\' => ('\\', 2),
+            b'"' => ('"', 2),
+            b'\'' => ('\'', 2),
+            b'u' => match hex4(b, i + 2) {
+                Some(hi @ 0xD800..=0xDBFF) => match (b.get(i + 6..i + 8), hex4(b, i + 8)) {
+                    (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                        (char::from_u32(c).unwrap_or('\u{FFFD}'), 12)
+                    }
+                    _ => ('\u{FFFD}', 6),
+                },
+                Some(c) => (char::from_u32(c).unwrap_or('\u{FFFD}'), 6),
+                None => {
+                    i += 1;
+                    continue;
+                }
+            },
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&s[copied..i]);
+        layer.edits.push(Edit {
+            dec: out.len(),
+            dec_len: ch.len_utf8(),
+            orig: i,
+            orig_len: len,
+        });
+        out.push(ch);
+        i += len;
+        copied = i;
+    }
+    if layer.edits.is_empty() {
+        return None;
+    }
+    out.push_str(&s[copied..]);
+    Some((out, layer))
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let h = b.get(at..at + 4)?;
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+fn url_decode(s: &str) -> Option<(String, Layer)> {
+    if !s.contains('%') {
+        return None;
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut layer = Layer::default();
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            && v < 0x80
+            && v != 0
+        {
+            out.push_str(&s[copied..i]);
+            layer.edits.push(Edit {
+                dec: out.len(),
+                dec_len: 1,
+                orig: i,
+                orig_len: 3,
+            });
+            out.push(v as char);
+            i += 3;
+            copied = i;
+        } else {
+            i += 1;
+        }
+    }
+    if layer.edits.is_empty() {
+        return None;
+    }
+    out.push_str(&s[copied..]);
+    Some((out, layer))
+}
+
+fn is_token_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=' | b'.')
+}
+
+/// Removes a line break (`\n` or `\r\n`, with the next line's indentation) that has a
+/// token character on both sides: a token split across two lines of one record reads
+/// whole again.
+fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
+    if !s.contains('\n') {
+        return None;
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut layer = Layer::default();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\n' {
+            i += 1;
+            continue;
+        }
+        let brk_start = if i > 0 && b[i - 1] == b'\r' { i - 1 } else { i };
+        let mut j = i + 1;
+        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        // A token cut by a wrap: a run of at least 8 token characters ending in a letter
+        // or digit, then a line starting with one. Sentences ("...credentials.") and
+        // short words are not joined to the next line.
+        let run = b[..brk_start]
+            .iter()
+            .rev()
+            .take_while(|&&c| is_token_byte(c))
+            .count();
+        let before = brk_start.checked_sub(1).map(|k| b[k]);
+        let after = b.get(j).copied();
+        if run >= 8
+            && before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'=')
+            && after.is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            out.push_str(&s[copied..brk_start]);
+            layer.edits.push(Edit {
+                dec: out.len(),
+                dec_len: 0,
+                orig: brk_start,
+                orig_len: j - brk_start,
+            });
+            copied = j;
+        }
+        i = j.max(i + 1);
+    }
+    if layer.edits.is_empty() {
+        return None;
+    }
+    out.push_str(&s[copied..]);
+    Some((out, layer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find<'a>(vs: &'a [View], needle: &str) -> Option<(&'a View, usize)> {
+        vs.iter().find_map(|v| v.text.find(needle).map(|i| (v, i)))
+    }
+
+    fn orig_of(text: &str, needle: &str) -> String {
+        let vs = views(text);
+        let (v, i) = find(&vs, needle).expect("found in a view");
+        let (s, e) = v.to_original(i, i + needle.len());
+        text[s..e].to_string()
+    }
+
+    #[test]
+    fn maps_json_escapes_back() {
+        assert_eq!(
+            orig_of(r#"x \u0073k-ant-\u0041BC y"#, "sk-ant-ABC"),
+            r#"\u0073k-ant-\u0041BC"#
+        );
+        assert_eq!(
+            orig_of(r#"a https:\/\/u:p@h"#, "https://u:p@h"),
+            r#"https:\/\/u:p@h"#
+        );
+        assert_eq!(
+            orig_of(r#"{\"PASSWORD\":\"a \\\"b\\\" c\"}"#, r#""a \"b\" c""#),
+            r#"\"a \\\"b\\\" c\""#
+        );
+    }
+
+    #[test]
+    fn maps_url_encoding_back() {
+        assert_eq!(
+            orig_of("u=https%3A%2F%2Fuser%3Apass%40host", "user:pass"),
+            "user%3Apass"
+        );
+        assert_eq!(
+            orig_of("%22sk-ant-abc%22", "\"sk-ant-abc\""),
+            "%22sk-ant-abc%22"
+        );
+    }
+
+    #[test]
+    fn joins_tokens_split_across_lines() {
+        assert_eq!(
+            orig_of("token ghp_abcdef\n  ghijkl end", "ghp_abcdefghijkl"),
+            "ghp_abcdef\n  ghijkl"
+        );
+        assert_eq!(
+            orig_of(r#"token ghp_abcdefgh\nDEF end"#, "ghp_abcdefghDEF"),
+            r#"ghp_abcdefgh\nDEF"#
+        );
+    }
+
+    #[test]
+    fn sentences_are_not_joined() {
+        let vs = views("authenticate, or configure its credentials.\nslow-start: x\nab\ncd");
+        assert!(vs.iter().all(|v| !v.text.contains("credentials.slow")));
+        assert!(vs.iter().all(|v| !v.text.contains("abcd")));
+    }
+
+    #[test]
+    fn plain_text_has_one_view() {
+        assert_eq!(views("nothing to decode here").len(), 1);
+    }
+}

@@ -1,0 +1,261 @@
+//! The one place where text becomes safe to show. Every string that reaches a terminal,
+//! a Markdown report or a JSON document passes through one of these functions: file and
+//! folder names, zod paths, settings keys and values, pasted `explain` input, log
+//! messages, warnings and errors. Log text is partly written by MCP servers, and names
+//! come from whoever made the files, so any of it may hold escape sequences (colour,
+//! OSC 52 clipboard writes, screen clears, `\r` overwrites) or bidi overrides that make
+//! text read differently from what it is.
+//!
+//! What counts as unsafe ([`is_unsafe`]): the C0 controls (U+0000–U+001F), DEL (U+007F),
+//! the C1 controls (U+0080–U+009F; U+009B is a one-character CSI on many terminals) and
+//! the bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+//!
+//! - [`text`] (one line) and [`multiline`] (keeps `\n` and `\t`) make them visible:
+//!   `\x1b`, `\r`, `<U+202E>`. For terminals and Markdown.
+//! - [`json`] rewrites a serialised JSON document so none of them appears raw: serde_json
+//!   escapes C0 but writes DEL, C1 and bidi controls as they are; here they become
+//!   `\u007f`, `\u009b`, `\u202e`, which decode to the same strings.
+//! - [`output`] is the last pass before bytes leave the process (stdout, stderr, a
+//!   `--output` file): it keeps `\n` and `\t`, and, only when colour is on, the SGR
+//!   colour sequences mcplogs itself wrote (`ESC [ digits ; ... m`).
+
+use std::borrow::Cow;
+
+/// A bidi control: text after it may display in another order than it is stored.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// C0, DEL, C1 or a bidi control.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+fn push_visible(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c => out.push_str(&format!("<U+{:04X}>", c as u32)),
+    }
+}
+
+fn visible(s: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_unsafe(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if is_unsafe(c) && !keep(c) {
+            push_visible(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// One line of terminal or Markdown text: every unsafe character, `\n` and `\t`
+/// included, is shown escaped (`\x1b`, `\n`, `<U+202E>`).
+pub fn text(s: &str) -> Cow<'_, str> {
+    visible(s, |_| false)
+}
+
+/// Like [`text`], but newlines and tabs stay (a multi-line log message, a diff).
+pub fn multiline(s: &str) -> Cow<'_, str> {
+    visible(s, |c| c == '\n' || c == '\t')
+}
+
+/// A serialised JSON document with DEL, C1 and bidi controls `\u`-escaped. Only valid
+/// on serde_json's output: there every such character is inside a string (the syntax
+/// is ASCII), and serde_json already escaped C0, so the result decodes to the same value.
+pub fn json(doc: &str) -> Cow<'_, str> {
+    if !doc
+        .chars()
+        .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' '))
+    {
+        return Cow::Borrowed(doc);
+    }
+    let mut out = String::with_capacity(doc.len() + 16);
+    for c in doc.chars() {
+        if is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' ') {
+            // Outside the BMP nothing is unsafe, so one \u escape always suffices.
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A value as a pretty JSON document, newline-terminated, with every unsafe character
+/// escaped ([`json`]).
+pub fn json_document(v: &impl serde::Serialize) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("a serde_json::Value serialises");
+    s = json(&s).into_owned();
+    s.push('\n');
+    s
+}
+
+/// The last pass before text leaves the process. Keeps `\n` and `\t`; keeps SGR colour
+/// sequences (`ESC [ 0-9;... m`) only when `colour` is set, since mcplogs writes those
+/// itself on a terminal; escapes everything else unsafe. On text that went through
+/// [`text`], [`multiline`] or [`json`] it changes nothing.
+pub fn output(s: &str, colour: bool) -> Cow<'_, str> {
+    let needs = s
+        .chars()
+        .any(|c| is_unsafe(c) && c != '\n' && c != '\t' && !(colour && c == '\x1b'));
+    if !(needs || (colour && s.contains('\x1b'))) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if colour && c == '\x1b' {
+            let sgr = sgr_len(rest);
+            if sgr > 0 {
+                out.push_str(&rest[..sgr]);
+                rest = &rest[sgr..];
+                continue;
+            }
+        }
+        if is_unsafe(c) && c != '\n' && c != '\t' {
+            push_visible(&mut out, c);
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Cow::Owned(out)
+}
+
+/// The length of an SGR sequence at the start of `s`, or 0.
+fn sgr_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    if b.len() < 3 || b[0] != 0x1b || b[1] != b'[' {
+        return 0;
+    }
+    let mut i = 2;
+    while i < b.len() && i < 32 && (b[i].is_ascii_digit() || b[i] == b';') {
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'm' {
+        i + 1
+    } else {
+        0
+    }
+}
+
+/// Whether `s` holds any unsafe character other than `\n` and `\t`: what the tests ask
+/// of everything mcplogs writes.
+pub fn has_raw_control(s: &str) -> bool {
+    s.chars().any(|c| is_unsafe(c) && c != '\n' && c != '\t')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_text_shows_every_control() {
+        assert_eq!(
+            text("a\u{1b}]52;c;ZXZpbA==\u{7}b\rc\u{202e}d\u{9b}e\u{7f}\nf\tg"),
+            "a\\x1b]52;c;ZXZpbA==\\x07b\\rc<U+202E>d\\x9be\\x7f\\nf\\tg"
+        );
+        assert_eq!(multiline("x\ny\tz\u{2066}"), "x\ny\tz<U+2066>");
+        assert!(matches!(text("plain ünïcode"), Cow::Borrowed(_)));
+        for c in [
+            '\u{0}', '\u{1f}', '\u{7f}', '\u{80}', '\u{9f}', '\u{202a}', '\u{2069}',
+        ] {
+            assert!(!has_raw_control(&text(&c.to_string())), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn json_escapes_what_serde_json_leaves_raw() {
+        let v = serde_json::json!({"k\u{202e}": "a\u{1b}b\u{7f}c\u{9b}d\u{2067}"});
+        let raw = serde_json::to_string(&v).unwrap();
+        assert!(has_raw_control(&raw), "serde_json leaves some raw: {raw:?}");
+        let safe = json(&raw);
+        assert!(!has_raw_control(&safe), "{safe}");
+        assert_eq!(safe, "{\"k\\u202e\":\"a\\u001bb\\u007fc\\u009bd\\u2067\"}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn output_keeps_own_colour_only_when_on() {
+        let s = "\x1b[1;31mred\x1b[0m \x1b]52;c;x\x07 \x1b[2J";
+        assert_eq!(
+            output(s, true),
+            "\x1b[1;31mred\x1b[0m \\x1b]52;c;x\\x07 \\x1b[2J"
+        );
+        assert_eq!(
+            output(s, false),
+            "\\x1b[1;31mred\\x1b[0m \\x1b]52;c;x\\x07 \\x1b[2J"
+        );
+        assert_eq!(output("a\nb\tc", false), "a\nb\tc");
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hostile() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                any::<char>(),
+                prop::sample::select(vec![
+                    '\u{1b}', '\r', '\n', '\t', '\u{7}', '\u{7f}', '\u{9b}', '\u{85}', '\u{202e}',
+                    '\u{2066}', '\u{200f}', '[', 'm', ';', '2',
+                ]),
+            ],
+            0..64,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    /// The fuzz target's invariants (fuzz/fuzz_targets/sanitize.rs), on generated text
+    /// and on its seed corpus, in every `cargo test`.
+    fn invariants(s: &str) {
+        let t = text(s);
+        assert!(!has_raw_control(&t) && !t.contains(['\n', '\t']));
+        let m = multiline(s);
+        assert!(!has_raw_control(&m));
+        if !s.chars().any(is_unsafe) {
+            assert_eq!(t, s);
+        }
+        assert_eq!(output(&m, false), m);
+        assert!(!has_raw_control(&output(s, false)));
+        let v = serde_json::Value::String(s.to_string());
+        let doc = json_document(&v);
+        assert!(!has_raw_control(&doc));
+        let back: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(back, v);
+    }
+
+    proptest! {
+        #[test]
+        fn nothing_unsafe_survives(s in hostile()) {
+            invariants(&s);
+        }
+    }
+
+    #[test]
+    fn seed_corpus() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/sanitize");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let bytes = std::fs::read(e.unwrap().path()).unwrap();
+            invariants(&String::from_utf8_lossy(&bytes));
+            n += 1;
+        }
+        assert!(n >= 3);
+    }
+}

@@ -1,0 +1,430 @@
+//! The redaction corpus (issue 10, item 10): more than 60 planted secrets, in every shape
+//! and encoding the redactor claims (raw, JSON-escaped `\/` and `\u0041`, twice-escaped,
+//! URL-encoded, glued to a word, split across two lines of one record, quoted with spaces,
+//! semicolons and escaped quotes), planted in real sample logs: decisive records, server
+//! stderr lines, a server's folder name and a zod path. Each carries markers; not one
+//! marker may appear in any output of any command. The same runs with `--no-redact` show
+//! every marker, which proves the plants reach the output at all.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::*;
+use serde_json::Value;
+
+/// One planted text and the markers (parts of its secret) that must never be shown.
+struct Plant {
+    text: &'static str,
+    markers: &'static [&'static str],
+}
+
+const fn p(text: &'static str, markers: &'static [&'static str]) -> Plant {
+    Plant { text, markers }
+}
+
+/// Planted in log records (every entry is one secret).
+const CORPUS: &[Plant] = &[
+    // Provider formats, raw.
+    p("sk-ant-api03-SKRa01aaaaaaaaaaaaaaaaaa", &["SKRa01"]),
+    p("sk-proj-SKRa02bbbbbbbbbbbbbbbbbbbbbb", &["SKRa02"]),
+    p("ghp_SKRa03cccccccccccccccccccccccccccccc", &["SKRa03"]),
+    p("github_pat_11SKRa04dddddddddddddddddddddd", &["SKRa04"]),
+    p("xoxb-123456789012-SKRa05slack", &["SKRa05"]),
+    p("AKIASKRA06ABCDEFGHIJ", &["SKRA06"]),
+    p(
+        "AWS_SECRET_ACCESS_KEY=SKRa07JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE",
+        &["SKRa07"],
+    ),
+    p(
+        r#"{"aws_secret_access_key": "SKRa08JalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE"}"#,
+        &["SKRa08"],
+    ),
+    p("sk_live_SKRa09abcdefghijklmnop", &["SKRa09"]),
+    p("rk_live_SKRa10abcdefghijklmnop", &["SKRa10"]),
+    p(
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1IxMSJ9.SKRa11signature",
+        &["SKRa11", "eyJzdWIiOiJTS1IxMSJ9"],
+    ),
+    p(
+        "-----BEGIN PRIVATE KEY-----\nMIIESKRa12lineone\nSKRb12linetwo==\n-----END PRIVATE KEY-----",
+        &["SKRa12", "SKRb12"],
+    ),
+    p("MYSQL_PWD=SKRa13mysql", &["SKRa13"]),
+    p("DB_PASS=SKRa14dbpass", &["SKRa14"]),
+    p("PGPASS=SKRa15pgpass", &["SKRa15"]),
+    p("AUTH=SKRa16auth", &["SKRa16"]),
+    p("PASS=SKRa17pass", &["SKRa17"]),
+    p(
+        "Cookie: session=SKRa18ck; theme=SKRb18ck",
+        &["SKRa18", "SKRb18"],
+    ),
+    p("Set-Cookie: sid=SKRa19sc; Path=/; HttpOnly", &["SKRa19"]),
+    p("--token SKRa20tokarg", &["SKRa20"]),
+    p("--password SKRa21pwarg", &["SKRa21"]),
+    p("--api-key=SKRa22keyarg", &["SKRa22"]),
+    p(
+        r#"PASSWORD="SKRa23 SKRb23 b; SKRc23 c""#,
+        &["SKRa23", "SKRb23", "SKRc23"],
+    ),
+    p(
+        r#"PASSWORD="SKRa24 \"SKRb24\" SKRc24""#,
+        &["SKRa24", "SKRb24", "SKRc24"],
+    ),
+    p("Authorization: Bearer SKRa25bearer", &["SKRa25"]),
+    p("Authorization: Basic SKRa26basic=", &["SKRa26"]),
+    p(
+        "https://SKRa27user:SKRb27pass@host.example/x",
+        &["SKRa27", "SKRb27"],
+    ),
+    p("SKRa28.person@example.org", &["SKRa28"]),
+    p(
+        "auth_hash=SKRa29f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7",
+        &["SKRa29"],
+    ),
+    p(
+        "signature 5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d",
+        &["5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d"],
+    ),
+    p("AIzaSKRa31googlegooglegooglegoogle12345", &["SKRa31"]),
+    p("X-Api-Key: SKRa32hdr", &["SKRa32"]),
+    p(r#""client_secret": "SKRa33cs""#, &["SKRa33"]),
+    p("AWS_SESSION_TOKEN=SKRa34sess", &["SKRa34"]),
+    p("NPM_TOKEN=SKRa35npm", &["SKRa35"]),
+    // JSON-escaped: `\u`-escaped letters, `\/`, escaped quotes, twice-escaped.
+    p(r"\u0073k-ant-api03-SKRa36Q\u0041bbbbbbbbbbbbb", &["SKRa36"]),
+    p(
+        r"https:\/\/SKRa37user:SKRb37pass@host\/x",
+        &["SKRa37", "SKRb37"],
+    ),
+    p(r#"{\"DB_PASSWORD\":\"SKRa38dbpw\"}"#, &["SKRa38"]),
+    p(r#"{\\\"DB_PASSWORD\\\":\\\"SKRa52dbpw\\\"}"#, &["SKRa52"]),
+    p(r"sk\u005flive\u005fSKRa47abcdefghijk", &["SKRa47"]),
+    p(r"\u0067hp_SKRa64eeeeeeeeeeeeeeeeeeeeeeeeeeee", &["SKRa64"]),
+    p(
+        r"-----BEGIN RSA PRIVATE KEY-----\nSKRa53lineone\nSKRb53linetwo\n-----END RSA PRIVATE KEY-----",
+        &["SKRa53", "SKRb53"],
+    ),
+    p(r#"{\"Authorization\":\"Bearer SKRa59bt\"}"#, &["SKRa59"]),
+    // URL-encoded.
+    p("%22sk-ant-api03-SKRa39aaaaaaaaaaaaa%22", &["SKRa39"]),
+    p(
+        "https%3A%2F%2FSKRa40user%3ASKRb40pass%40host",
+        &["SKRa40", "SKRb40"],
+    ),
+    p("password%3DSKRa48urlpw", &["SKRa48"]),
+    p("api_key%3DSKRa62urlkey", &["SKRa62"]),
+    // Glued to a word.
+    p("tok_ghp_SKRa42ffffffffffffffffffffffffffff", &["SKRa42"]),
+    p("token_xoxp-SKRa57-slack-token", &["SKRa57"]),
+    p("keyAKIASKRA58ABCDEFGHIJ", &["SKRA58"]),
+    p(
+        "idtoken_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I2MyJ9.SKRa63sig",
+        &["SKRa63"],
+    ),
+    // Split across two lines of one record.
+    p(
+        "ghp_SKRa44gggggggggg\nSKRb44hhhhhhhhhhhhhhhhhh",
+        &["SKRa44", "SKRb44"],
+    ),
+    p(
+        "sk-ant-api03-SKRa45iiii\n  SKRb45jjjjjjjjjjjj",
+        &["SKRa45", "SKRb45"],
+    ),
+    // Quoted with spaces; other key spellings.
+    p(r#"--token "SKRa50 SKRb50""#, &["SKRa50", "SKRb50"]),
+    p("password: SKRa51yaml", &["SKRa51"]),
+    p("bearer SKRa54bearer", &["SKRa54"]),
+    p(
+        r#""cookie": "sid=SKRa55ck; other=SKRb55ck""#,
+        &["SKRa55", "SKRb55"],
+    ),
+    p(r#"MYSQL_PWD="SKRa56 spaced pw""#, &["SKRa56"]),
+    p("npx server --password=SKRa60pwarg", &["SKRa60"]),
+    p("https://SKRa61tok@github.com/x", &["SKRa61"]),
+    p(
+        "?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTS1I0OSJ9.SKRa49sig",
+        &["SKRa49"],
+    ),
+    p("PGPASSWORD='SKRa65 single'", &["SKRa65"]),
+];
+
+/// A secret in a server's folder name (glued to a word) and one in a zod path element.
+const SERVER_SECRET: &str = "tok_ghp_SKRa43kkkkkkkkkkkkkkkkkkkkkkkkkk";
+const ZOD_SECRET: &str = "sk-ant-api03-SKRa46zodpathsecret";
+
+fn all_markers() -> Vec<&'static str> {
+    let mut v: Vec<&str> = CORPUS
+        .iter()
+        .flat_map(|p| p.markers.iter().copied())
+        .collect();
+    v.push("SKRa43");
+    v.push("SKRa46");
+    v
+}
+
+struct Tree {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    managed: PathBuf,
+    paste: PathBuf,
+}
+
+fn plant() -> Tree {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("linux-home"), &home);
+    let project = tmp.path().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+
+    let all: String = CORPUS
+        .iter()
+        .map(|p| p.text)
+        .collect::<Vec<_>>()
+        .join(" |\n");
+    let cache = home.join(".cache/claude-cli-nodejs");
+    for entry in walkdir::WalkDir::new(&cache) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_some_and(|e| e == "jsonl") {
+            plant_file(entry.path(), &all);
+        }
+    }
+    // A secret glued into a server's folder name.
+    let proj_dir = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::rename(
+        proj_dir.join("mcp-logs-exits-early"),
+        proj_dir.join(format!("mcp-logs-{SERVER_SECRET}")),
+    )
+    .unwrap();
+
+    let paste = tmp.path().join("paste.txt");
+    fs::write(
+        &paste,
+        format!("srv: npx srv --token SKRa20tokarg - \u{2717} Failed to connect\nConnection failed: {all}\n"),
+    )
+    .unwrap();
+    Tree {
+        _tmp: tmp,
+        home,
+        project,
+        managed,
+        paste,
+    }
+}
+
+/// Appends the corpus to every decisive record and stderr line, and puts a secret into
+/// the zod path of the wrong-types server's tools/list failure.
+fn plant_file(path: &Path, all: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let obj = v.as_object_mut().unwrap();
+        for key in ["debug", "error"] {
+            if let Some(Value::String(m)) = obj.get_mut(key) {
+                if m.starts_with("Server stderr") {
+                    m.push_str(&format!(" {all}"));
+                } else if m.starts_with("Failed to fetch tools") {
+                    *m = m.replace("\"ttlMs\"", &format!("\"{ZOD_SECRET}\""));
+                    m.push_str(&format!(" [{all}]"));
+                } else if m.starts_with("Connection failed")
+                    || m.starts_with("HTTP Connection failed")
+                {
+                    m.push_str(&format!(" [{all}]"));
+                }
+            }
+        }
+        out.push_str(&serde_json::to_string(&v).unwrap());
+        out.push('\n');
+    }
+    fs::write(path, out).unwrap();
+}
+
+/// Every string in a JSON document, one per line (so markers are found however JSON
+/// escaped them).
+fn json_strings(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(a) => a.iter().for_each(|x| json_strings(x, out)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| {
+            out.push_str(k);
+            out.push('\n');
+            json_strings(x, out);
+        }),
+        _ => {}
+    }
+}
+
+/// stdout (its strings, for JSON) and stderr of one run.
+fn shown(t: &Tree, args: &[&str]) -> String {
+    let mut cmd = mcplogs(&t.home);
+    cmd.args(args)
+        .env("USER", "nobody-here")
+        .current_dir(&t.project);
+    let r = run(&mut cmd);
+    assert!(
+        matches!(r.code, 0 | 1),
+        "{args:?}: exit {}: {}",
+        r.code,
+        r.stderr
+    );
+    let mut s = if args.contains(&"--json") {
+        let v: Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"));
+        let mut s = String::new();
+        json_strings(&v, &mut s);
+        s
+    } else {
+        r.stdout
+    };
+    s.push_str(&r.stderr);
+    s
+}
+
+fn args<'a>(t: &'a Tree, cmd: &[&'a str]) -> Vec<&'a str> {
+    let mut v: Vec<&str> = cmd.to_vec();
+    match cmd[0] {
+        "scan" | "du" => v.extend(["--home", t.home.to_str().unwrap()]),
+        "report" => v.extend([
+            "--home",
+            t.home.to_str().unwrap(),
+            "--managed-dir",
+            t.managed.to_str().unwrap(),
+        ]),
+        "explain" => v.push(t.paste.to_str().unwrap()),
+        _ => {}
+    }
+    v
+}
+
+#[test]
+fn the_corpus_is_large_enough() {
+    let n = CORPUS.len() + 2;
+    assert!(n >= 60, "{n} planted secrets");
+}
+
+#[test]
+fn every_planted_secret_reaches_the_unredacted_output() {
+    let t = plant();
+    for cmd in [
+        &["scan", "--verbose", "--no-redact"][..],
+        &["scan", "--json", "--no-redact"],
+        &["report", "--no-redact"],
+        &["report", "--json", "--no-redact"],
+    ] {
+        let out = shown(&t, &args(&t, cmd));
+        let missing: Vec<&str> = all_markers()
+            .into_iter()
+            .filter(|m| !out.contains(m))
+            .collect();
+        assert!(missing.is_empty(), "{cmd:?} does not show {missing:?}");
+    }
+}
+
+#[test]
+fn no_planted_secret_appears_in_any_output() {
+    let t = plant();
+    for cmd in [
+        &["scan"][..],
+        &["scan", "--verbose"],
+        &["scan", "--json"],
+        &["report"],
+        &["report", "--json"],
+        &["report", "--keep-hosts"],
+        &["du"],
+        &["du", "--json"],
+        &["explain"],
+        &["explain", "--json"],
+    ] {
+        let out = shown(&t, &args(&t, cmd));
+        let leaks: Vec<String> = all_markers()
+            .into_iter()
+            .filter(|m| out.contains(m))
+            .map(|m| {
+                let line = out.lines().find(|l| l.contains(m)).unwrap_or("");
+                format!("{m} in: {}", line.chars().take(300).collect::<String>())
+            })
+            .collect();
+        assert!(leaks.is_empty(), "{cmd:?} leaks:\n{}", leaks.join("\n"));
+        assert!(out.contains("[REDACTED:"), "{cmd:?} redacted nothing?");
+    }
+}
+
+#[test]
+fn settings_and_fix_diffs_show_no_secret_value() {
+    let t = plant();
+    let dir = t.home.join(".claude");
+    fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    let markers = [
+        "SKRs01", "SKRs02", "SKRs03", "SKRs04", "SKRs05", "SKRs06", "SKRs07",
+    ];
+    // Secret values under the keys the issue names, one on the line after its key. A fix
+    // diff shows three lines around the change, so two files show them all.
+    let files = [
+        (
+            "{\n  \"env\": {\n    \"MYSQL_PWD\": \"SKRs01mysql\",\n    \"PGPASS\": \"SKRs02pg\",\n    \"AUTH\": \"SKRs03auth\",\n    \"X\": \"sk-ant-api03-SKRs07anthropic\"\n  }\n}\n",
+            &["MYSQL_PWD", "PGPASS", "AUTH"][..],
+        ),
+        (
+            "{\n  \"env\": {\n    \"PASS\": \"SKRs04pass\",\n    \"DB_PASSWORD\":\n      \"SKRs05nextline\",\n    \"HTTPS_PROXY\": \"http://u:SKRs06proxy@proxy:3128\"\n  }\n}\n",
+            &["PASS", "DB_PASSWORD"][..],
+        ),
+    ];
+    let settings_s = settings.to_str().unwrap();
+    let project = t.project.to_str().unwrap();
+    let managed = t.managed.to_str().unwrap();
+    let home = t.home.to_str().unwrap();
+    for (content, keys) in files {
+        fs::write(&settings, content).unwrap();
+        for cmd in [
+            vec!["settings", "--project", project, "--managed-dir", managed],
+            vec![
+                "settings",
+                "--json",
+                "--project",
+                project,
+                "--managed-dir",
+                managed,
+            ],
+            vec![
+                "fix",
+                "--dry-run",
+                "--force",
+                "--settings",
+                settings_s,
+                "--project",
+                project,
+                "--managed-dir",
+                managed,
+                "--home",
+                home,
+            ],
+        ] {
+            let out = shown(&t, &cmd);
+            for m in markers {
+                assert!(!out.contains(m), "{cmd:?} shows {m}:\n{out}");
+            }
+            if cmd[0] == "fix" {
+                // The diff shows those lines (keys visible), so the test can fail.
+                for k in keys {
+                    assert!(out.contains(&format!("\"{k}\"")), "{k} not in diff:\n{out}");
+                }
+            }
+        }
+    }
+}
