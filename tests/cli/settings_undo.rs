@@ -164,3 +164,20 @@ fn file_modified_between_undo_plan_and_write_is_not_written() {
             .exists()
     );
 }
+
+/// The record keeps the key's previous value as literal text, so a long one (4 KB
+/// here) makes a record of several KB: still read back (its cap is a megabyte).
+#[test]
+fn a_long_previous_value_comes_back() {
+    let sb = Sandbox::new();
+    let original = format!(
+        "{{\n  \"env\": {{\n    \"MCP_PROTOCOL_NEGOTIATION\": \"{}\"\n  }}\n}}\n",
+        "x".repeat(4096)
+    );
+    fixed(&sb, Some(&original));
+    let record = sb.claude_dir().join("settings.json.mcplogs-undo.json");
+    assert!(fs::metadata(&record).unwrap().len() > 4096);
+    undo_ok(&sb, &[]);
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), original);
+    assert!(!record.exists());
+}
