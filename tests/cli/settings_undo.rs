@@ -181,3 +181,24 @@ fn a_long_previous_value_comes_back() {
     assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), original);
     assert!(!record.exists());
 }
+
+/// The user took the key out by hand since the fix: a forced undo has nothing to put
+/// back, so the file is not rewritten (same inode, same bytes); the fix is forgotten.
+#[test]
+fn a_forced_undo_with_nothing_to_change_does_not_rewrite_the_file() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    fixed(&sb, Some(original));
+    write_with_mode(&sb.user_settings(), original.as_bytes(), 0o600);
+    let inode = fs::metadata(sb.user_settings()).unwrap().ino();
+    let msg = undo_ok(&sb, &["--force"]);
+    assert!(msg.contains("already as it was before"), "{msg}");
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), original);
+    assert_eq!(fs::metadata(sb.user_settings()).unwrap().ino(), inode);
+    assert!(
+        !sb.claude_dir()
+            .join("settings.json.mcplogs-undo.json")
+            .exists()
+    );
+}
