@@ -98,6 +98,12 @@ pub struct ScanArgs {
     /// Show secrets in log messages (tokens, keys, passwords) as they are
     #[arg(long)]
     pub no_redact: bool,
+
+    /// Read every session file. By default each server's files are read newest first,
+    /// stopping once its verdict is decided (plus two older files of history); the
+    /// verdicts are the same, only the counts and history cover more.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

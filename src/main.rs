@@ -74,11 +74,15 @@ pub(crate) fn scan_options(args: DiscoveryArgs) -> ScanOptions {
         server: args.server,
         project: args.project,
         since: args.since,
+        all: false,
     }
 }
 
 fn run_scan(args: ScanArgs) -> ExitCode {
-    let opts = scan_options(args.discovery);
+    let opts = ScanOptions {
+        all: args.all,
+        ..scan_options(args.discovery)
+    };
     let bar = progress::ScanProgress::new();
     let mut report = match scan_with_progress(&opts, &|p| bar.update(p)) {
         Ok(r) => r,

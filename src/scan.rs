@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::classify::pick_deciding_session;
+use crate::classify::{Decision, decide};
 use crate::decode;
 use crate::discovery::{self, DiscoveryError, Request, ServerDir};
 use crate::names::{NameMap, claude_json_in};
@@ -26,7 +26,16 @@ pub struct ScanOptions {
     pub project: Option<String>,
     /// Only sessions with records at or after this time (`--since`).
     pub since: Option<EpochSeconds>,
+    /// Read every session file (`--all`) instead of stopping, newest first, once the
+    /// verdict is decided and the history window is read.
+    pub all: bool,
 }
+
+/// After the files that decide a server's verdict, this many older files are read too
+/// (when they exist), so that `history` and `failedSessions` show whether the verdict is
+/// new. Files, not days: one file is one Claude Code process, and an image server's
+/// files can be gigabytes each, so a window in days could mean reading everything.
+pub const HISTORY_WINDOW_FILES: usize = 2;
 
 /// One record shown as evidence for a verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,10 +86,24 @@ pub struct ServerReport {
     pub source: PathBuf,
     pub diagnosis: Diagnosis,
     pub last_seen: Option<String>,
+    /// Session files of the server (one per Claude Code process); for a debug log, the
+    /// sessions in it.
     pub sessions: usize,
+    /// Sessions read: those of the newest files, back to the deciding session and the
+    /// history window (all of them with `--all`).
+    pub sessions_read: usize,
+    /// Files read, out of `sessions` for a log folder.
+    pub files_read: usize,
+    /// Failed sessions among those read.
     pub failed_sessions: usize,
     pub evidence: Vec<Evidence>,
+    /// Verdicts of the sessions read.
     pub history: Vec<VerdictSeen>,
+    /// The latest session only connected (a health check, or a session that ended before
+    /// any tool was used) and an earlier session on the same connection decided.
+    pub latest_only_connected: bool,
+    /// The file holding the deciding session.
+    pub deciding_file: Option<PathBuf>,
 }
 
 impl ServerReport {
@@ -145,7 +168,7 @@ pub fn scan_with_progress(
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
-            let p = u.read(since_iso.as_deref(), &mut w, &|bytes| {
+            let p = u.read(since_iso.as_deref(), opts.all, &mut w, &|bytes| {
                 progress(counter.file_done(bytes))
             });
             (p, w)
@@ -223,6 +246,7 @@ impl Unit {
     fn read(
         self,
         since_iso: Option<&str>,
+        all: bool,
         warnings: &mut Vec<Warning>,
         file_done: &dyn Fn(u64),
     ) -> Vec<Pending> {
@@ -232,15 +256,41 @@ impl Unit {
         };
         match self {
             Unit::ServerDir(dir) => {
-                let mut grouper = SessionGrouper::default();
-                for f in &dir.files {
+                // Newest first, one file at a time (a file is one process, and a session
+                // never spans files), until the verdict is decided and the history
+                // window is read.
+                let mut chunks: Vec<Vec<SessionLog>> = Vec::new();
+                let mut decided_after: Option<usize> = None;
+                for (read, f) in dir.files.iter().rev().enumerate() {
+                    let mut grouper = SessionGrouper::default();
                     scan_one(f, warnings, &mut |r| grouper.push(r));
                     file_done(file_len(f));
+                    chunks.push(grouper.finish().into_iter().filter(keep_session).collect());
+                    if all {
+                        continue;
+                    }
+                    let older_unread = read + 1 < dir.files.len();
+                    if decided_after.is_none() {
+                        let newest: Vec<&Diagnosis> = chunks
+                            .iter()
+                            .rev()
+                            .flatten()
+                            .map(|s| &s.diagnosis)
+                            .collect();
+                        if matches!(decide(&newest, older_unread), Decision::Session(_)) {
+                            decided_after = Some(read + 1);
+                        }
+                    }
+                    if decided_after.is_some_and(|n| read + 1 >= n + HISTORY_WINDOW_FILES) {
+                        break;
+                    }
                 }
-                let sessions: Vec<SessionLog> =
-                    grouper.finish().into_iter().filter(keep_session).collect();
+                let files_read = chunks.len();
+                let sessions: Vec<SessionLog> = chunks.into_iter().rev().flatten().collect();
                 vec![Pending {
                     source: dir.path.clone(),
+                    session_files: dir.files.len(),
+                    files_read,
                     dir: Some(dir),
                     name: None,
                     sessions,
@@ -256,11 +306,17 @@ impl Unit {
                 file_done(file_len(&log));
                 by_server
                     .into_iter()
-                    .map(|(name, g)| Pending {
-                        dir: None,
-                        name: Some(name),
-                        source: log.clone(),
-                        sessions: g.finish().into_iter().filter(keep_session).collect(),
+                    .map(|(name, g)| {
+                        let sessions: Vec<SessionLog> =
+                            g.finish().into_iter().filter(keep_session).collect();
+                        Pending {
+                            dir: None,
+                            name: Some(name),
+                            source: log.clone(),
+                            session_files: sessions.len(),
+                            files_read: 1,
+                            sessions,
+                        }
                     })
                     .collect()
             }
@@ -316,24 +372,39 @@ struct Pending {
     dir: Option<ServerDir>,
     name: Option<String>,
     source: PathBuf,
+    /// Session files of the server (after `--since`), read or not.
+    session_files: usize,
+    files_read: usize,
+    /// The sessions read, in time order.
     sessions: Vec<SessionLog>,
 }
 
 impl Pending {
     fn into_report(self, names: &NameMap) -> ServerReport {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
-        let chosen = pick_deciding_session(&diagnoses);
+        // The window read was enough to decide (that is where reading stopped), so this
+        // is the session a reading of every file would pick.
+        let chosen = match decide(&diagnoses, false) {
+            Decision::Session(i) => Some(i),
+            Decision::NeedOlder | Decision::NoSessions => None,
+        };
+        let latest = diagnoses
+            .iter()
+            .rposition(|d| d.verdict != Verdict::Unknown);
+        let latest_only_connected = matches!((chosen, latest), (Some(c), Some(l)) if c < l)
+            && chosen.is_some_and(|c| diagnoses[c].verdict != Verdict::Healthy);
 
-        let (diagnosis, evidence, last_seen) = match chosen {
+        let (diagnosis, evidence, last_seen, deciding_file) = match chosen {
             Some(i) => {
                 let session = &self.sessions[i];
                 (
                     session.diagnosis.clone(),
                     session.evidence.iter().map(Evidence::from).collect(),
                     session.last_timestamp.clone(),
+                    Some(session.file.clone()),
                 )
             }
-            None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None),
+            None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None, None),
         };
 
         let mut history: Vec<VerdictSeen> = Vec::new();
@@ -383,11 +454,15 @@ impl Pending {
             project_folder,
             source: self.source,
             failed_sessions: diagnoses.iter().filter(|d| d.verdict.is_problem()).count(),
-            sessions: self.sessions.len(),
+            sessions: self.session_files,
+            sessions_read: self.sessions.len(),
+            files_read: self.files_read,
             diagnosis,
             last_seen,
             evidence,
             history,
+            latest_only_connected,
+            deciding_file,
         }
     }
 }

@@ -6,7 +6,15 @@ mod signal;
 
 pub use signal::{Signal, prefilter_needles, read_signal, tools_failure_cause};
 
-use crate::verdict::{Cause, Diagnosis, Era, Verdict};
+use crate::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
+
+/// A connection that stayed open longer than this was not a `claude mcp list` health
+/// check. Health checks close at once (`STDIO connection closed after 0s`, observed in
+/// every version), `claude -p` runs that only connect after 2 to 9 s (the samples), and
+/// a server that never answers is given up after MCP_TIMEOUT (30 s by default); a
+/// session that lasted minutes or hours was used. Two minutes leaves room for slow
+/// starts without counting a short-lived process as proof.
+pub const HEALTH_CHECK_MAX_SECS: u64 = 120;
 
 /// At most this many records are kept as evidence of one failure (retries and reconnects
 /// can repeat the same error dozens of times).
@@ -41,12 +49,15 @@ struct ToolsFailure<E> {
 #[derive(Debug)]
 pub struct Classifier<E> {
     state: State<E>,
+    /// Proof that the current connection's tools were loaded, with its first record.
+    proof: Option<(ToolsProof, E)>,
 }
 
 impl<E> Default for Classifier<E> {
     fn default() -> Self {
         Classifier {
             state: State::Nothing,
+            proof: None,
         }
     }
 }
@@ -54,15 +65,81 @@ impl<E> Default for Classifier<E> {
 impl<E> Classifier<E> {
     /// Reads one message; `evidence` is called only when the message decides something.
     pub fn feed(&mut self, message: &str, evidence: impl FnOnce() -> E) {
-        if let Some(signal) = read_signal(message) {
-            let state = std::mem::replace(&mut self.state, State::Nothing);
-            self.state = step(state, signal, evidence());
+        let Some(signal) = read_signal(message) else {
+            return;
+        };
+        match signal {
+            // How long a connection lasted changes no verdict; it proves the tools were
+            // loaded only for a connection that is up (a failed one also closes).
+            Signal::Closed { secs } => {
+                if secs > HEALTH_CHECK_MAX_SECS
+                    && matches!(self.state, State::Connected { .. })
+                    && self.proof.is_none()
+                {
+                    self.proof = Some((ToolsProof::LongConnection { secs }, evidence()));
+                }
+            }
+            Signal::ToolCalled => {
+                match &mut self.proof {
+                    Some((ToolsProof::ToolCalls { calls }, _)) => *calls += 1,
+                    _ => self.proof = Some((ToolsProof::ToolCalls { calls: 1 }, evidence())),
+                }
+                // A tool was called, so the tools were loaded, whatever failed before
+                // (trimmed logs may lack the connection record; a refetch can succeed).
+                let state = std::mem::replace(&mut self.state, State::Nothing);
+                self.state = match state {
+                    State::Connected {
+                        era,
+                        version,
+                        capabilities,
+                        at,
+                        tolerated,
+                        ..
+                    } => State::Connected {
+                        era,
+                        version,
+                        capabilities,
+                        at,
+                        tolerated,
+                        tools_failed: None,
+                    },
+                    _ => State::Connected {
+                        era: None,
+                        version: None,
+                        capabilities: None,
+                        at: None,
+                        tolerated: None,
+                        tools_failed: None,
+                    },
+                };
+            }
+            signal => {
+                // A new connection, or a failure, starts over: the proof was of the
+                // previous connection.
+                if !matches!(
+                    signal,
+                    Signal::Tolerated { .. } | Signal::ToolsFailed { .. }
+                ) {
+                    self.proof = None;
+                }
+                let state = std::mem::replace(&mut self.state, State::Nothing);
+                self.state = step(state, signal, evidence());
+            }
         }
     }
 
     /// The diagnosis (its `evidence` indices left empty) and the evidence, in order.
     pub fn finish(self) -> (Diagnosis, Vec<E>) {
-        finish(self.state)
+        let (mut d, mut evidence) = finish(self.state);
+        if let Some((proof, e)) = self.proof
+            && matches!(d.verdict, Verdict::Healthy | Verdict::Tolerated)
+        {
+            d.tools_proof = Some(proof);
+            if d.verdict == Verdict::Healthy {
+                evidence.push(e);
+            }
+        }
+        (d, evidence)
     }
 }
 
@@ -186,6 +263,8 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             }
             _ => State::ConnectionFailed(cause, vec![i]),
         },
+        // Handled by the classifier itself (they prove, they do not decide).
+        Signal::ToolCalled | Signal::Closed { .. } => state,
     }
 }
 
@@ -242,20 +321,55 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
     }
 }
 
-/// Picks the session whose diagnosis stands for the server: the latest one with a
-/// decisive record. One exception: `claude mcp list` health checks connect but never
-/// fetch tools, so their sessions look healthy even when tools fail. A healthy session
-/// therefore does not hide an earlier tools failure (or tolerance) seen on a connection
-/// with identical capabilities (same era, protocol and server version); a different
-/// connection (after the legacy fix, a server update) does.
+/// Picks the session whose diagnosis stands for the server, from all of its sessions in
+/// time order (see [`decide`]); `None` when there are none.
 pub fn pick_deciding_session<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D]) -> Option<usize> {
-    let latest = diagnoses
+    match decide(diagnoses, false) {
+        Decision::Session(i) => Some(i),
+        Decision::NeedOlder | Decision::NoSessions => None,
+    }
+}
+
+/// What [`decide`] concluded from the sessions it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// This session decides, whatever older sessions hold.
+    Session(usize),
+    /// Older sessions could change the answer: read them first.
+    NeedOlder,
+    /// No sessions at all (and none older).
+    NoSessions,
+}
+
+/// The deciding rule, for the newest sessions of a server in time order. `older_unread`
+/// says whether sessions older than the slice exist and were not read; the answer is
+/// then [`Decision::NeedOlder`] whenever they could change it, so that reading newest
+/// first and stopping at the first [`Decision::Session`] gives exactly the session a
+/// reading of every session would.
+///
+/// The rule: the latest session with a decisive record decides, with one exception.
+/// `claude mcp list` health checks connect but never fetch tools, so their sessions look
+/// healthy even when tools fail. A healthy session that only connected (no tool call,
+/// closed within [`HEALTH_CHECK_MAX_SECS`]) therefore does not hide an earlier tools
+/// failure (or tolerance) seen on a connection with identical capabilities (same era,
+/// protocol and server version); going back, the first session that proves the tools
+/// were loaded (tool calls, or a connection that outlived any health check) on those
+/// capabilities decides `healthy`, and a different connection (after the legacy fix, a
+/// server update) leaves the latest session deciding.
+pub fn decide<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D], older_unread: bool) -> Decision {
+    let Some(latest) = diagnoses
         .iter()
         .rposition(|d| d.borrow().verdict != Verdict::Unknown)
-        .or_else(|| diagnoses.len().checked_sub(1))?;
+    else {
+        return match (older_unread, diagnoses.len().checked_sub(1)) {
+            (true, _) => Decision::NeedOlder,
+            (false, Some(last)) => Decision::Session(last),
+            (false, None) => Decision::NoSessions,
+        };
+    };
     let d = diagnoses[latest].borrow();
-    if d.verdict != Verdict::Healthy || d.capabilities.is_none() {
-        return Some(latest);
+    if d.verdict != Verdict::Healthy || d.capabilities.is_none() || d.tools_proof.is_some() {
+        return Decision::Session(latest);
     }
     for (j, e) in diagnoses[..latest]
         .iter()
@@ -266,12 +380,17 @@ pub fn pick_deciding_session<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D])
         let same = e.capabilities == d.capabilities;
         match e.verdict {
             Verdict::Unknown => continue,
+            Verdict::Healthy if same && e.tools_proof.is_some() => return Decision::Session(j),
             Verdict::Healthy if same => continue,
-            Verdict::ToolsFetchFailed | Verdict::Tolerated if same => return Some(j),
-            _ => break,
+            Verdict::ToolsFetchFailed | Verdict::Tolerated if same => return Decision::Session(j),
+            _ => return Decision::Session(latest),
         }
     }
-    Some(latest)
+    if older_unread {
+        Decision::NeedOlder
+    } else {
+        Decision::Session(latest)
+    }
 }
 
 /// `resultType`, `ttlMs` and `cacheScope` exist only in revision 2026-07-28: a complaint

@@ -35,6 +35,14 @@ const CONNECTION_FAILURE_MARKERS: &[&str] = &[
     // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
     "cached needs-auth",
 ];
+/// A tool call, logged to the server's file when the model calls one of its tools
+/// (`Calling MCP tool: NAME`, then `Tool 'NAME' completed successfully in 3s` or `Tool
+/// 'NAME' failed after 2s: ...`; templates in the 2.1.288 and 2.1.332 binaries). A
+/// tool can only be called once the tools were listed, so the first record is enough.
+const TOOL_CALL_MARKER: &str = "Calling MCP tool:";
+/// `STDIO connection closed after 5400s (cleanly)` (also `HTTP`, `SSE`, `UNKNOWN`, and
+/// `(with errors)`): how long the connection lasted, observed in every version.
+const CLOSED_MARKER: &str = "connection closed after ";
 /// Not decisive, but they bound a session in time (`Starting connection with timeout of
 /// 30000ms`, `STDIO connection closed after 5s`, `MCP server process exited cleanly`,
 /// `Connection abandoned after 7150ms (Claude Code is shutting down)`, and the first and
@@ -68,6 +76,7 @@ pub const PREFILTER_NEEDLES: &[&str] = &[
     "protocol version",
     "process exited",
     "HTTP transport",
+    "MCP tool",
 ];
 
 pub fn prefilter_needles() -> &'static [&'static str] {
@@ -83,6 +92,8 @@ fn all_markers() -> Vec<&'static str> {
     all.push(VERSION_MARKER);
     all.extend(TOOLS_FAILURE_MARKERS);
     all.extend(CONNECTION_FAILURE_MARKERS);
+    all.push(TOOL_CALL_MARKER);
+    all.push(CLOSED_MARKER);
     all.extend(SESSION_MARKERS);
     all
 }
@@ -109,6 +120,11 @@ pub enum Signal {
     VersionUnsupported,
     /// A connection attempt failed.
     ConnectionFailed { cause: Cause },
+    /// The model called one of the server's tools: its tools were loaded.
+    ToolCalled,
+    /// A connection closed after this many seconds. Decides nothing by itself; a long
+    /// one shows the session was more than a health check.
+    Closed { secs: u64 },
 }
 
 /// Reads one decoded message. `None` for everything that decides nothing, including
@@ -155,6 +171,19 @@ pub fn read_signal(message: &str) -> Option<Signal> {
             bad_tool_path,
             is_final: !m.contains("retrying in"),
         });
+    }
+    if m.starts_with(TOOL_CALL_MARKER) {
+        return Some(Signal::ToolCalled);
+    }
+    if let Some(rest) = after(m, CLOSED_MARKER)
+        && m.len() - rest.len() < 40
+    {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with('s') {
+            return Some(Signal::Closed {
+                secs: rest[..digits].parse().unwrap_or(u64::MAX),
+            });
+        }
     }
     if is_connection_failure(m) {
         return Some(Signal::ConnectionFailed {

@@ -44,7 +44,17 @@ fn server_json(s: &ServerReport) -> Value {
     }
     obj.insert("lastSeen".into(), json!(s.last_seen));
     obj.insert("sessions".into(), json!(s.sessions));
+    obj.insert("sessionsRead".into(), json!(s.sessions_read));
+    obj.insert("filesRead".into(), json!(s.files_read));
     obj.insert("failedSessions".into(), json!(s.failed_sessions));
+    obj.insert(
+        "toolsProof".into(),
+        json!(s.diagnosis.tools_proof.map(|p| p.to_string())),
+    );
+    obj.insert(
+        "latestSessionOnlyConnected".into(),
+        json!(s.latest_only_connected),
+    );
     obj.insert("recommendation".into(), json!(s.recommendation()));
     obj.insert(
         "evidence".into(),

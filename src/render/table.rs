@@ -9,6 +9,10 @@ use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::verdict::{Diagnosis, Verdict};
 
 const PROJECT_WIDTH: usize = 36;
+
+/// Said under a verdict decided by an earlier session because the latest one only
+/// connected.
+pub const LATEST_ONLY_CONNECTED: &str = "Note: the latest session only connected (like a `claude mcp list` health check) and shows nothing about tools; this verdict comes from an earlier session on the same server version. To confirm, start `claude` in the project and use one of the server's tools (or open /mcp), then scan again.";
 const EVIDENCE_WIDTH: usize = 70;
 
 fn paint(verdict: Verdict, text: &str) -> ColoredString {
@@ -143,6 +147,9 @@ pub fn scan_table(report: &ScanReport, verbose: bool) -> String {
                 ),
                 s.recommendation()
             ));
+            if s.latest_only_connected {
+                out.push_str(&format!("    {}\n", LATEST_ONLY_CONNECTED));
+            }
         }
     }
     if verbose {
@@ -188,11 +195,15 @@ fn server_details(s: &ServerReport) -> String {
             .unwrap_or("-")
     ));
     out.push_str(&format!(
-        "  sessions: {} ({} failed)   last seen: {}\n",
+        "  sessions: {} ({} read, {} of them failed)   last seen: {}\n",
         s.sessions,
+        s.sessions_read,
         s.failed_sessions,
         s.last_seen.as_deref().unwrap_or("-")
     ));
+    if let Some(p) = s.diagnosis.tools_proof {
+        out.push_str(&format!("  tools loaded: {p}\n"));
+    }
     out.push_str(&format!("  logs: {}\n", s.source.display()));
     if s.history.len() > 1 {
         out.push_str("  history:\n");
