@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::classify::{Decision, decide};
+use crate::classify::{Decision, NewestFirst, decide};
 use crate::decode;
 use crate::discovery::{self, DiscoveryError, Request, ServerDir};
 use crate::names::{NameMap, claude_json_in};
@@ -260,26 +260,24 @@ impl Unit {
                 // never spans files), until the verdict is decided and the history
                 // window is read.
                 let mut chunks: Vec<Vec<SessionLog>> = Vec::new();
+                let mut walk = NewestFirst::default();
                 let mut decided_after: Option<usize> = None;
                 for (read, f) in dir.files.iter().rev().enumerate() {
                     let mut grouper = SessionGrouper::default();
                     scan_one(f, warnings, &mut |r| grouper.push(r));
                     file_done(file_len(f));
-                    chunks.push(grouper.finish().into_iter().filter(keep_session).collect());
+                    let chunk: Vec<SessionLog> =
+                        grouper.finish().into_iter().filter(keep_session).collect();
                     if all {
+                        chunks.push(chunk);
                         continue;
                     }
-                    let older_unread = read + 1 < dir.files.len();
-                    if decided_after.is_none() {
-                        let newest: Vec<&Diagnosis> = chunks
-                            .iter()
-                            .rev()
-                            .flatten()
-                            .map(|s| &s.diagnosis)
-                            .collect();
-                        if matches!(decide(&newest, older_unread), Decision::Session(_)) {
-                            decided_after = Some(read + 1);
-                        }
+                    for s in chunk.iter().rev() {
+                        walk.push(&s.diagnosis);
+                    }
+                    chunks.push(chunk);
+                    if decided_after.is_none() && walk.decided().is_some() {
+                        decided_after = Some(read + 1);
                     }
                     if decided_after.is_some_and(|n| read + 1 >= n + HISTORY_WINDOW_FILES) {
                         break;

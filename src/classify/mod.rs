@@ -357,39 +357,87 @@ pub enum Decision {
 /// capabilities decides `healthy`, and a different connection (after the legacy fix, a
 /// server update) leaves the latest session deciding.
 pub fn decide<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D], older_unread: bool) -> Decision {
-    let Some(latest) = diagnoses
-        .iter()
-        .rposition(|d| d.borrow().verdict != Verdict::Unknown)
-    else {
-        return match (older_unread, diagnoses.len().checked_sub(1)) {
-            (true, _) => Decision::NeedOlder,
-            (false, Some(last)) => Decision::Session(last),
-            (false, None) => Decision::NoSessions,
-        };
-    };
-    let d = diagnoses[latest].borrow();
-    if d.verdict != Verdict::Healthy || d.capabilities.is_none() || d.tools_proof.is_some() {
-        return Decision::Session(latest);
-    }
-    for (j, e) in diagnoses[..latest]
-        .iter()
-        .map(|e| e.borrow())
-        .enumerate()
-        .rev()
-    {
-        let same = e.capabilities == d.capabilities;
-        match e.verdict {
-            Verdict::Unknown => continue,
-            Verdict::Healthy if same && e.tools_proof.is_some() => return Decision::Session(j),
-            Verdict::Healthy if same => continue,
-            Verdict::ToolsFetchFailed | Verdict::Tolerated if same => return Decision::Session(j),
-            _ => return Decision::Session(latest),
+    let mut walk = NewestFirst::default();
+    for d in diagnoses.iter().rev() {
+        if walk.push(d.borrow()) {
+            break;
         }
     }
-    if older_unread {
-        Decision::NeedOlder
-    } else {
-        Decision::Session(latest)
+    let from_newest = match (walk.decided(), older_unread) {
+        (Some(k), _) => k,
+        (None, true) => return Decision::NeedOlder,
+        (None, false) => match walk.finish() {
+            Some(k) => k,
+            None => return Decision::NoSessions,
+        },
+    };
+    Decision::Session(diagnoses.len() - 1 - from_newest)
+}
+
+/// [`decide`]'s rule, fed one session at a time from the newest to the oldest, so that
+/// a scan reading files newest first decides in one pass over what it read. Positions
+/// count from the newest session (0).
+#[derive(Debug, Default)]
+pub struct NewestFirst {
+    seen: usize,
+    /// The latest session with a decisive record, and its capabilities while the walk
+    /// looks past sessions that only connected.
+    latest: Option<(usize, Option<serde_json::Value>)>,
+    decided: Option<usize>,
+}
+
+impl NewestFirst {
+    /// Takes the next older session; returns whether the deciding session is known.
+    pub fn push(&mut self, d: &Diagnosis) -> bool {
+        if self.decided.is_some() {
+            return true;
+        }
+        let k = self.seen;
+        self.seen += 1;
+        match &self.latest {
+            None => {
+                if d.verdict == Verdict::Unknown {
+                    return false;
+                }
+                if d.verdict != Verdict::Healthy
+                    || d.capabilities.is_none()
+                    || d.tools_proof.is_some()
+                {
+                    self.decided = Some(k);
+                } else {
+                    self.latest = Some((k, d.capabilities.clone()));
+                }
+            }
+            Some((latest, caps)) => {
+                let same = d.capabilities == *caps;
+                self.decided = match d.verdict {
+                    Verdict::Unknown => None,
+                    Verdict::Healthy if same && d.tools_proof.is_some() => Some(k),
+                    Verdict::Healthy if same => None,
+                    Verdict::ToolsFetchFailed | Verdict::Tolerated if same => Some(k),
+                    _ => Some(*latest),
+                };
+            }
+        }
+        self.decided.is_some()
+    }
+
+    /// The deciding session, when the sessions pushed so far settle it.
+    pub fn decided(&self) -> Option<usize> {
+        self.decided
+    }
+
+    /// The deciding session once no older session exists: the latest decisive one, or
+    /// the newest when none is decisive.
+    pub fn finish(&self) -> Option<usize> {
+        self.decided
+            .or(self.latest.as_ref().map(|(k, _)| *k))
+            .or((self.seen > 0).then_some(0))
+    }
+
+    /// Sessions pushed so far.
+    pub fn seen(&self) -> usize {
+        self.seen
     }
 }
 

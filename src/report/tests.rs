@@ -45,9 +45,13 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         diagnosis: d,
         last_seen: Some("2026-11-29T12:12:49.609Z".into()),
         sessions: 2,
+        sessions_read: 2,
+        files_read: 2,
         failed_sessions: 1,
         evidence,
         history: Vec::new(),
+        latest_only_connected: false,
+        deciding_file: None,
     }
 }
 
