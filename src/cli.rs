@@ -41,6 +41,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Disk use of the MCP logs per project and per server, largest first
     Du(DuArgs),
+    /// Delete old MCP and debug logs, keeping what explains each server's verdict
+    Prune(crate::cmd_prune::PruneArgs),
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ pub mod discovery;
 pub mod du;
 pub mod explain;
 pub mod names;
+pub mod prune;
 pub mod record;
 pub mod redact;
 pub mod render;

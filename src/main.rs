@@ -1,6 +1,7 @@
 //! The thin binary: parse flags, call the library, render, pick the exit code.
 
 mod cli;
+mod cmd_prune;
 mod cmd_report;
 mod cmd_settings;
 mod exit_codes;
@@ -28,6 +29,7 @@ fn main() {
         Command::Fix(args) => cmd_settings::run_fix(args),
         Command::Report(args) => cmd_report::run_report(args),
         Command::Du(args) => run_du(args),
+        Command::Prune(args) => cmd_prune::run_prune(args),
     };
     std::process::exit(code as i32);
 }
@@ -155,7 +157,11 @@ fn run_du(args: DuArgs) -> ExitCode {
         s.push('\n');
         s
     } else {
-        table::du_table(&du)
+        let mut t = table::du_table(&du);
+        if du.bytes > 0 {
+            t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
+        }
+        t
     };
     if du.projects.is_empty() {
         eprintln!("mcplogs: no MCP server logs found");

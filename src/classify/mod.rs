@@ -532,4 +532,81 @@ mod tests {
         );
         assert_eq!(pick_deciding_session::<Diagnosis>(&[]), None);
     }
+
+    #[test]
+    fn tool_calls_and_long_connections_prove_tools_were_loaded() {
+        let failed = classify(&[
+            modern("1.0"),
+            "Failed to fetch tools: Invalid result for tools/list: missing required resultType"
+                .into(),
+        ]);
+        let check = classify(&[
+            modern("1.0"),
+            "STDIO connection closed after 0s (cleanly)".into(),
+        ]);
+        let used = classify(&[
+            modern("1.0"),
+            "Calling MCP tool: search".into(),
+            "Tool 'search' completed successfully in 2s".into(),
+        ]);
+        let long = classify(&[
+            modern("1.0"),
+            "STDIO connection closed after 6469s (cleanly)".into(),
+        ]);
+        let short = classify(&[
+            modern("1.0"),
+            "STDIO connection closed after 120s (cleanly)".into(),
+        ]);
+        assert_eq!(used.tools_proof, Some(ToolsProof::ToolCalls { calls: 1 }));
+        assert_eq!(used.evidence, vec![0, 1]);
+        assert_eq!(
+            long.tools_proof,
+            Some(ToolsProof::LongConnection { secs: 6469 })
+        );
+        assert_eq!(short.tools_proof, None);
+        assert_eq!(check.tools_proof, None);
+        // Fixed without a version change: the session that called tools decides.
+        assert_eq!(pick_deciding_session(&[&failed, &used]), Some(1));
+        assert_eq!(pick_deciding_session(&[&failed, &long]), Some(1));
+        assert_eq!(
+            pick_deciding_session(&[&failed, &used, &check, &check]),
+            Some(1)
+        );
+        // Health checks alone prove nothing.
+        assert_eq!(
+            pick_deciding_session(&[&used, &failed, &check, &short]),
+            Some(1)
+        );
+        // Newest first: undecided until the failure (or a proof) is reached.
+        assert_eq!(decide(&[&check, &check], true), Decision::NeedOlder);
+        assert_eq!(decide(&[&check, &check], false), Decision::Session(1));
+        assert_eq!(decide(&[&failed, &check], true), Decision::Session(0));
+        assert_eq!(decide::<Diagnosis>(&[], true), Decision::NeedOlder);
+        assert_eq!(decide::<Diagnosis>(&[], false), Decision::NoSessions);
+    }
+
+    #[test]
+    fn a_tool_call_after_a_failure_in_one_connection_means_tools_loaded() {
+        let d = classify(&[
+            modern("1.0"),
+            "Failed to fetch tools: Invalid result for tools/list: missing required resultType"
+                .into(),
+            "Calling MCP tool: search".into(),
+        ]);
+        assert_eq!(d.verdict, Verdict::Healthy);
+        // A new connection starts without proof; a failure after a call wins.
+        let d = classify(&[
+            modern("1.0"),
+            "Calling MCP tool: search".into(),
+            modern("1.0"),
+        ]);
+        assert_eq!(d.tools_proof, None);
+        let d = classify(&[
+            modern("1.0"),
+            "Calling MCP tool: search".into(),
+            "Failed to fetch tools: Connection closed".into(),
+        ]);
+        assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
+        assert_eq!(d.tools_proof, None);
+    }
 }
