@@ -77,6 +77,7 @@ pub(crate) fn scan_options(args: DiscoveryArgs) -> ScanOptions {
         project: args.project,
         since: args.since,
         all: false,
+        no_history: false,
     }
 }
 

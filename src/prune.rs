@@ -69,7 +69,8 @@ pub struct Candidate {
 #[derive(Debug, Clone)]
 pub struct Group {
     pub kind: Kind,
-    /// The encoded project folder name (server logs), or the debug folder's parent.
+    /// The project's path (from its records), else its encoded folder name; for debug
+    /// logs, the debug folder's parent.
     pub project: String,
     /// The encoded server name, or `debug logs`.
     pub server: String,
@@ -152,17 +153,17 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         homes: Vec::new(),
         paths: cache_roots.clone(),
     };
-    let mut protected: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    // Per server folder: the deciding session's file, and the project's real path.
+    let mut known: BTreeMap<PathBuf, (Option<PathBuf>, Option<String>)> = BTreeMap::new();
     if !cache_roots.is_empty() {
         let report = scan(&ScanOptions {
             request: request.clone(),
+            no_history: true,
             ..ScanOptions::default()
         })
         .map_err(PruneError::Discovery)?;
         for s in report.servers {
-            if let Some(f) = s.deciding_file {
-                protected.insert(s.source, f);
-            }
+            known.insert(s.source, (s.deciding_file, s.project));
         }
         let found = discovery::discover(&request).map_err(PruneError::Discovery)?;
         plan.warnings.extend(found.warnings);
@@ -172,8 +173,14 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
             if !dir.path.is_dir() {
                 continue;
             }
-            let deciding = protected.get(&dir.path);
-            let group = server_group(&dir, deciding, opts, now, &mut plan.kept);
+            let (deciding, project) = match known.get(&dir.path) {
+                Some((d, p)) => (d.as_ref(), p.clone()),
+                None => (None, None),
+            };
+            let mut group = server_group(&dir, deciding, opts, now, &mut plan.kept);
+            if let (Some(g), Some(p)) = (&mut group, project) {
+                g.project = p;
+            }
             plan.push(group);
         }
     }

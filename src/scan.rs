@@ -29,6 +29,9 @@ pub struct ScanOptions {
     /// Read every session file (`--all`) instead of stopping, newest first, once the
     /// verdict is decided and the history window is read.
     pub all: bool,
+    /// Stop as soon as each verdict is decided, without the history window (for
+    /// callers that need only the deciding sessions, such as `prune`).
+    pub no_history: bool,
 }
 
 /// After the files that decide a server's verdict, this many older files are read too
@@ -168,7 +171,12 @@ pub fn scan_with_progress(
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
-            let p = u.read(since_iso.as_deref(), opts.all, &mut w, &|bytes| {
+            let window = if opts.no_history {
+                0
+            } else {
+                HISTORY_WINDOW_FILES
+            };
+            let p = u.read(since_iso.as_deref(), opts.all, window, &mut w, &|bytes| {
                 progress(counter.file_done(bytes))
             });
             (p, w)
@@ -247,6 +255,7 @@ impl Unit {
         self,
         since_iso: Option<&str>,
         all: bool,
+        window: usize,
         warnings: &mut Vec<Warning>,
         file_done: &dyn Fn(u64),
     ) -> Vec<Pending> {
@@ -279,7 +288,7 @@ impl Unit {
                     if decided_after.is_none() && walk.decided().is_some() {
                         decided_after = Some(read + 1);
                     }
-                    if decided_after.is_some_and(|n| read + 1 >= n + HISTORY_WINDOW_FILES) {
+                    if decided_after.is_some_and(|n| read + 1 >= n + window) {
                         break;
                     }
                 }

@@ -224,3 +224,33 @@ fn reading_stops_once_decided() {
     assert_eq!(v, "healthy");
     assert_eq!(read, 3);
 }
+
+#[test]
+fn every_sample_tree_gets_the_same_verdicts_as_reading_everything() {
+    let dirs: Vec<PathBuf> = fs::read_dir(samples())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert!(dirs.len() >= 6);
+    for dir in dirs {
+        let scan_with = |all| {
+            scan(&ScanOptions {
+                request: Request {
+                    homes: Vec::new(),
+                    paths: vec![dir.clone()],
+                },
+                all,
+                ..ScanOptions::default()
+            })
+            .unwrap()
+        };
+        let (fast, full) = (scan_with(false), scan_with(true));
+        assert_eq!(fast.servers.len(), full.servers.len(), "{}", dir.display());
+        for (a, b) in fast.servers.iter().zip(&full.servers) {
+            assert_eq!(a.diagnosis, b.diagnosis, "{} {}", dir.display(), a.name);
+            assert_eq!(a.evidence, b.evidence, "{} {}", dir.display(), a.name);
+            assert_eq!(a.last_seen, b.last_seen, "{} {}", dir.display(), a.name);
+        }
+    }
+}
