@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcplogs::discovery::Request;
+use mcplogs::scan::ScanOptions;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -42,7 +44,24 @@ pub enum Command {
     /// Disk use of the MCP logs per project and per server, largest first
     Du(DuArgs),
     /// Delete old MCP and debug logs, keeping what explains each server's verdict
-    Prune(crate::cmd_prune::PruneArgs),
+    Prune(PruneArgs),
+}
+
+/// `--json`, shared by every command that has a JSON document. Each command words its
+/// own help line (`mut_arg`), so the flag is declared once.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// One JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--no-redact`, shared by every command that redacts. Worded per command, as above.
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Show secrets (tokens, keys, passwords) as they are
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Args)]
@@ -50,9 +69,8 @@ pub struct DuArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
-    /// One JSON document on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Where to look for logs and which servers to keep: shared by `scan`, `report`, `du`.
@@ -70,9 +88,11 @@ pub struct DiscoveryArgs {
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 
-    /// Only projects whose path contains this text
-    #[arg(long, value_name = "SUBSTRING")]
-    pub project: Option<String>,
+    /// Only projects whose path contains this text (formerly --project)
+    // `--project` was this flag's name; it stays a hidden alias so scripts keep working,
+    // while in `settings` and `fix` `--project DIR` names the project folder.
+    #[arg(long = "match-project", alias = "project", value_name = "SUBSTRING")]
+    pub match_project: Option<String>,
 
     /// Only sessions active since then: a duration back from now (90m, 36h, 7d, 2w) or a
     /// UTC date (2026-11-01, 2026-11-01T08:00)
@@ -80,50 +100,50 @@ pub struct DiscoveryArgs {
     pub since: Option<mcplogs::time::EpochSeconds>,
 }
 
-fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, String> {
+fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, mcplogs::time::SinceError> {
     mcplogs::time::parse_since(arg, mcplogs::time::now())
 }
 
+impl DiscoveryArgs {
+    /// The scan these flags ask for.
+    pub fn scan_options(self) -> ScanOptions {
+        ScanOptions {
+            request: Request {
+                homes: self.home,
+                paths: self.paths,
+            },
+            server: self.server,
+            project: self.match_project,
+            since: self.since,
+            ..ScanOptions::default()
+        }
+    }
+}
+
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (the contract is in the README)")),
+    mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
+)]
 pub struct ScanArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
 
-    /// One JSON document on stdout (the contract is in the README)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Show the decoded evidence records with file:line and timestamps
     #[arg(long, short)]
     pub verbose: bool,
-
-    /// Show secrets in log messages (tokens, keys, passwords) as they are
-    #[arg(long)]
-    pub no_redact: bool,
 
     /// Read every session file. By default each server's files are read newest first,
     /// stopping once its verdict is decided (plus two older files of history); the
     /// verdicts are the same, only the counts and history cover more.
     #[arg(long)]
     pub all: bool,
-}
 
-#[derive(Debug, Args)]
-pub struct ReportArgs {
     #[command(flatten)]
-    pub discovery: DiscoveryArgs,
-
-    /// Write the report to FILE instead of stdout
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Keep home folders, user names and secrets as they are (says so on stderr)
-    #[arg(long)]
-    pub no_redact: bool,
-
-    /// The same content as one JSON document (fields in docs/report.md)
-    #[arg(long)]
-    pub json: bool,
+    pub redact: RedactArgs,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
@@ -131,28 +151,51 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
+    mut_arg("json", |a| a.help("The same content as one JSON document (fields in docs/report.md)")),
+)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    /// Write the report to FILE instead of stdout
+    #[arg(long = "output", short, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub redact: RedactArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("no_redact", |a| a.help("Show secrets in the pasted text (tokens, keys, passwords) as they are")))]
 pub struct ExplainArgs {
     /// A file holding the pasted text; stdin when absent or `-`
     pub file: Option<PathBuf>,
 
-    /// One JSON document on stdout
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Show secrets in the pasted text (tokens, keys, passwords) as they are
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/settings.md)")))]
 pub struct SettingsArgs {
     /// The project whose .claude/ settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// One JSON document on stdout (fields in docs/settings.md)
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
@@ -196,4 +239,49 @@ pub struct FixArgs {
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
     pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (the plan, and what was deleted)")),
+    after_help = "Examples:
+  mcplogs prune --dry-run                 what would go, deleting nothing
+  mcplogs prune --older-than 7d           keep the last week
+  mcplogs prune --home /mnt/old-laptop/home/ana --yes"
+)]
+pub struct PruneArgs {
+    /// Cache folders (claude-cli-nodejs, or a folder inside one) or debug folders
+    /// (~/.claude/debug). Default: this OS's cache folder and ~/.claude/debug.
+    pub paths: Vec<PathBuf>,
+
+    /// Treat DIR as a home folder (from any OS): prune its caches and .claude/debug
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
+    /// Only files last modified longer ago than this (90m, 36h, 7d, 2w)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub older_than: Option<std::time::Duration>,
+
+    /// Only print the plan; delete nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Delete without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// A duration back from now, as `--since` takes it; a date is refused here.
+fn parse_duration(arg: &str) -> Result<std::time::Duration, String> {
+    let now = mcplogs::time::now();
+    if arg.contains('-') {
+        return Err("expected a duration such as 90m, 36h, 7d or 2w".into());
+    }
+    let since = mcplogs::time::parse_since(arg, now).map_err(|e| e.to_string())?;
+    Ok(std::time::Duration::from_secs(
+        now.saturating_sub(since).max(0) as u64,
+    ))
 }

@@ -111,7 +111,11 @@ impl fmt::Display for DiscoveryError {
     }
 }
 
-impl std::error::Error for DiscoveryError {}
+impl std::error::Error for DiscoveryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
     // Check every named path before doing any work: a typo is a usage error.

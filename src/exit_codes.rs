@@ -1,4 +1,7 @@
-//! The process exit codes, a documented contract (README, "Exit codes").
+//! The process exit codes, a documented contract (README, "Exit codes"), and the one
+//! place that maps an error to its code.
+
+use crate::error::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
@@ -17,5 +20,38 @@ impl ExitCode {
         } else {
             ExitCode::Clean
         }
+    }
+
+    /// The code for a command that failed. Every error is a usage or I/O error today;
+    /// the match is exhaustive so that a new kind of error has to choose.
+    pub fn of_error(e: &Error) -> Self {
+        match e {
+            Error::Discovery(_)
+            | Error::Settings(_)
+            | Error::Json(_)
+            | Error::ReadFile { .. }
+            | Error::ReadStdin(_)
+            | Error::NothingToExplain
+            | Error::WriteOutput(_)
+            | Error::WriteReport { .. }
+            | Error::Redacted { .. }
+            | Error::NotAFolder(_)
+            | Error::ProjectFolder(_)
+            | Error::SettingsPath { .. }
+            | Error::NoHomeFolder
+            | Error::FixNotNeeded
+            | Error::NotConfirmed
+            | Error::NotConfirmedPrune
+            | Error::Prune(_)
+            | Error::ReadAnswer(_)
+            | Error::UndoFileRemoved { .. }
+            | Error::UndoKeyChanged { .. } => ExitCode::Error,
+        }
+    }
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(code: ExitCode) -> Self {
+        std::process::ExitCode::from(code as u8)
     }
 }

@@ -236,9 +236,35 @@ fn entry_from_message(message: String) -> ExplainEntry {
     ExplainEntry {
         name,
         target: None,
-        status: crate::render::one_line(&body, 120),
+        status: crate::text::one_line(&body, 120),
         detail: Some(body),
         diagnosis,
         note: None,
+    }
+}
+
+/// Unless `--no-redact`, `explain` (pasted `claude mcp list` output shows command lines
+/// and URLs) passes the pasted text through the secret rules before rendering.
+///
+/// Hides the secrets in every field of `report` that was pasted text.
+pub fn redact_report(report: &mut ExplainReport) {
+    let r = crate::redact::Redactor::secrets_only(report.entries.iter().flat_map(|e| {
+        [
+            e.name.as_deref(),
+            e.target.as_deref(),
+            Some(e.status.as_str()),
+            e.detail.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    }));
+    for e in &mut report.entries {
+        for field in [&mut e.name, &mut e.target, &mut e.detail]
+            .into_iter()
+            .flatten()
+        {
+            r.apply(field);
+        }
+        r.apply(&mut e.status);
     }
 }

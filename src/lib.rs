@@ -6,11 +6,16 @@
 //! [`verdict::Diagnosis`]) -> [`render`] (table, JSON). [`scan`] ties them together;
 //! [`explain`] reads pasted `claude mcp list` output.
 
+// The library never prints: it returns text and data, and the binary writes them. CI
+// runs clippy with `-D warnings`, which makes these errors there.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod classify;
 pub mod decode;
 pub mod discovery;
 pub mod du;
 pub mod explain;
+pub mod markers;
 pub mod names;
 pub mod prune;
 pub mod record;
@@ -20,6 +25,7 @@ pub mod report;
 pub mod scan;
 pub mod session;
 pub mod settings;
+pub mod text;
 pub mod time;
 pub mod verdict;
 pub mod warning;

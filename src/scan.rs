@@ -167,7 +167,7 @@ pub fn scan_with_progress(
     let since_iso = opts.since.map(crate::time::format_iso);
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units);
-    let results: Vec<(Vec<Pending>, Vec<Warning>)> = units
+    let results: Vec<(Vec<ServerInProgress>, Vec<Warning>)> = units
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
@@ -182,14 +182,14 @@ pub fn scan_with_progress(
             (p, w)
         })
         .collect();
-    let mut pending: Vec<Pending> = Vec::new();
+    let mut in_progress: Vec<ServerInProgress> = Vec::new();
     for (p, w) in results {
-        pending.extend(p);
+        in_progress.extend(p);
         warnings.extend(w);
     }
 
     // Project folders may hold a .mcp.json naming their servers.
-    for p in &pending {
+    for p in &in_progress {
         for s in &p.sessions {
             if let Some(cwd) = &s.cwd {
                 let mcp = Path::new(cwd).join(".mcp.json");
@@ -200,7 +200,7 @@ pub fn scan_with_progress(
         }
     }
 
-    let mut servers: Vec<ServerReport> = pending
+    let mut servers: Vec<ServerReport> = in_progress
         .into_iter()
         .filter(|p| !p.sessions.is_empty())
         .map(|p| p.into_report(&names))
@@ -258,7 +258,7 @@ impl Unit {
         window: usize,
         warnings: &mut Vec<Warning>,
         file_done: &dyn Fn(u64),
-    ) -> Vec<Pending> {
+    ) -> Vec<ServerInProgress> {
         let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
             (Some(cut), Some(last)) => last.as_str() >= cut,
             _ => true,
@@ -273,7 +273,7 @@ impl Unit {
                 let mut decided_after: Option<usize> = None;
                 for (read, f) in dir.files.iter().rev().enumerate() {
                     let mut grouper = SessionGrouper::default();
-                    scan_one(f, warnings, &mut |r| grouper.push(r));
+                    decode_into(f, warnings, &mut |r| grouper.push(r));
                     file_done(file_len(f));
                     let chunk: Vec<SessionLog> =
                         grouper.finish().into_iter().filter(keep_session).collect();
@@ -294,7 +294,7 @@ impl Unit {
                 }
                 let files_read = chunks.len();
                 let sessions: Vec<SessionLog> = chunks.into_iter().rev().flatten().collect();
-                vec![Pending {
+                vec![ServerInProgress {
                     source: dir.path.clone(),
                     session_files: dir.files.len(),
                     files_read,
@@ -306,7 +306,7 @@ impl Unit {
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
                 let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                scan_one(&log, warnings, &mut |r| {
+                decode_into(&log, warnings, &mut |r| {
                     let name = r.server.clone().unwrap_or_default();
                     by_server.entry(name).or_default().push(r);
                 });
@@ -316,7 +316,7 @@ impl Unit {
                     .map(|(name, g)| {
                         let sessions: Vec<SessionLog> =
                             g.finish().into_iter().filter(keep_session).collect();
-                        Pending {
+                        ServerInProgress {
                             dir: None,
                             name: Some(name),
                             source: log.clone(),
@@ -336,8 +336,8 @@ fn file_len(p: &Path) -> u64 {
 }
 
 /// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
-fn scan_one(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
-    match decode::scan_file(f, sink) {
+fn decode_into(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
+    match decode::decode_prefiltered(f, sink) {
         Ok((_, damage)) => {
             if let Some(summary) = damage.summary() {
                 warnings.push(Warning::new(f, summary));
@@ -375,7 +375,8 @@ impl ProgressCounter {
     }
 }
 
-struct Pending {
+/// A server being assembled from its log files, before its verdict is picked.
+struct ServerInProgress {
     dir: Option<ServerDir>,
     name: Option<String>,
     source: PathBuf,
@@ -386,7 +387,7 @@ struct Pending {
     sessions: Vec<SessionLog>,
 }
 
-impl Pending {
+impl ServerInProgress {
     fn into_report(self, names: &NameMap) -> ServerReport {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
         // The window read was enough to decide (that is where reading stopped), so this
@@ -499,4 +500,24 @@ fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
         }
     }
     true
+}
+
+/// Unless `--no-redact`, `scan` (evidence records hold server stderr, command lines and
+/// headers) passes the text it took from logs through the secret rules before rendering,
+/// human and JSON alike. Home folders and user names stay: on the user's own terminal
+/// they are the point. Everything else is left exactly as it was.
+///
+/// Hides the secrets in every evidence message of `report`.
+pub fn redact_report(report: &mut ScanReport) {
+    let r = crate::redact::Redactor::secrets_only(
+        report
+            .servers
+            .iter()
+            .flat_map(|s| s.evidence.iter().map(|e| e.message.as_str())),
+    );
+    for s in &mut report.servers {
+        for e in &mut s.evidence {
+            r.apply(&mut e.message);
+        }
+    }
 }

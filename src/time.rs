@@ -88,8 +88,21 @@ pub fn format_iso(t: EpochSeconds) -> String {
     )
 }
 
+/// Why a `--since` value was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SinceError {
+    /// A number followed by a letter that is not a unit.
+    #[error("unknown unit '{unit}' in '{arg}' (use s, m, h, d or w)")]
+    UnknownUnit { unit: char, arg: String },
+    /// Neither a duration nor a date.
+    #[error(
+        "'{arg}' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
+    )]
+    NotADurationOrDate { arg: String },
+}
+
 /// `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`) or a UTC date/time.
-pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, String> {
+pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, SinceError> {
     let a = arg.trim();
     if let Some(unit) = a.chars().last().filter(|c| c.is_ascii_alphabetic())
         && let Ok(n) = a[..a.len() - 1].parse::<i64>()
@@ -101,17 +114,16 @@ pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, String>
             'd' => 86_400,
             'w' => 7 * 86_400,
             _ => {
-                return Err(format!(
-                    "unknown unit '{unit}' in '{arg}' (use s, m, h, d or w)"
-                ));
+                return Err(SinceError::UnknownUnit {
+                    unit,
+                    arg: arg.to_string(),
+                });
             }
         };
         return Ok(now - n * per);
     }
-    parse_iso(a).ok_or_else(|| {
-        format!(
-            "'{arg}' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
-        )
+    parse_iso(a).ok_or_else(|| SinceError::NotADurationOrDate {
+        arg: arg.to_string(),
     })
 }
 
@@ -158,8 +170,17 @@ mod tests {
             parse_since("2026-11-01", now).unwrap(),
             parse_iso("2026-11-01").unwrap()
         );
-        assert!(parse_since("7y", now).unwrap_err().contains("unknown unit"));
-        assert!(parse_since("soon", now).is_err());
+        assert_eq!(
+            parse_since("7y", now),
+            Err(SinceError::UnknownUnit {
+                unit: 'y',
+                arg: "7y".into()
+            })
+        );
+        assert_eq!(
+            parse_since("soon", now).unwrap_err().to_string(),
+            "'soon' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
+        );
     }
 
     #[test]

@@ -3,25 +3,7 @@
 //! never panic, and the diagnosis's evidence indexes point into the session.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mcplogs::classify::{classify, pick_deciding_session, read_signal, tools_failure_cause};
+#[path = "../checks/classify.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    // The whole input as one message (multi-line zod errors), then line by line.
-    let _ = read_signal(&text);
-    let _ = tools_failure_cause(&text);
-    let messages: Vec<&str> = text.split('\n').collect();
-    for m in &messages {
-        let _ = read_signal(m);
-        let _ = tools_failure_cause(m);
-    }
-    let d = classify(&messages);
-    for &i in &d.evidence {
-        assert!(i < messages.len(), "evidence index {i} of {}", messages.len());
-    }
-    let _ = d.recommendation();
-    let _ = d.legacy_fix_applies();
-    let whole = classify(&[text.as_ref()]);
-    let _ = pick_deciding_session(&[d, whole]);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

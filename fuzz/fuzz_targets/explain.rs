@@ -1,18 +1,7 @@
 //! The `explain` parser on arbitrary pasted text, through both renderers.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mcplogs::explain::explain;
-use mcplogs::render::{json, table};
+#[path = "../checks/explain.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    let report = explain(&text);
-    let _ = report.has_problems();
-    for e in &report.entries {
-        let _ = e.recommendation();
-    }
-    let _ = table::explain_table(&report);
-    let doc = json::explain_json(&report);
-    serde_json::to_string_pretty(&doc).expect("explain JSON serializes");
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -4,7 +4,7 @@
 
 mod signal;
 
-pub use signal::{Signal, prefilter_needles, read_signal, tools_failure_cause};
+pub use signal::{Signal, read_signal, tools_failure_cause};
 
 use crate::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
 

@@ -10,93 +10,10 @@ use regex::Regex;
 
 use crate::verdict::{Cause, Era};
 
-const CONNECTED_MARKERS: &[&str] = &["Connection established", "Successfully connected"];
-const TOLERATED_MARKERS: &[&str] = &["omits required fields", "filled in resultType"];
-const VERSION_MARKER: &str = "protocol version is not supported";
-/// Where a tools/list failure message starts, for the forms observed:
-/// `Failed to fetch tools: ...` (final error), `tools/list failed (...); retrying in 250ms`,
-/// `tools fetch failed — ...` (`claude mcp list`), `missing required resultType ...`.
-const TOOLS_FAILURE_MARKERS: &[&str] = &[
-    "Failed to fetch tools",
-    "tools/list failed",
-    "tools fetch failed",
-    "Invalid result for tools/list",
-    "missing required resultType",
-];
-const CONNECTION_FAILURE_MARKERS: &[&str] = &[
-    "Connection failed",
-    "connection failed",
-    "Failed to connect",
-    "Connection timeout triggered",
-    "connection timed out",
-    "Authentication required",
-    "Needs authentication",
-    "needs authentication",
-    // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
-    "cached needs-auth",
-];
-/// A tool call, logged to the server's file when the model calls one of its tools
-/// (`Calling MCP tool: NAME`, then `Tool 'NAME' completed successfully in 3s` or `Tool
-/// 'NAME' failed after 2s: ...`; templates in the 2.1.288 and 2.1.332 binaries). A
-/// tool can only be called once the tools were listed, so the first record is enough.
-const TOOL_CALL_MARKER: &str = "Calling MCP tool:";
-/// `STDIO connection closed after 5400s (cleanly)` (also `HTTP`, `SSE`, `UNKNOWN`, and
-/// `(with errors)`): how long the connection lasted, observed in every version.
-const CLOSED_MARKER: &str = "connection closed after ";
-/// Not decisive, but they bound a session in time (`Starting connection with timeout of
-/// 30000ms`, `STDIO connection closed after 5s`, `MCP server process exited cleanly`,
-/// `Connection abandoned after 7150ms (Claude Code is shutting down)`, and the first and
-/// last records of an HTTP session, `Initializing HTTP transport to <url>` and `Cleared
-/// connection cache for reconnection`).
-/// Only the prefilter needs them (its test checks they are caught).
-#[cfg(test)]
-const SESSION_MARKERS: &[&str] = &[
-    "Starting connection",
-    "Initializing HTTP transport",
-    "connection closed",
-    "process exited",
-    "Connection abandoned",
-    "Cleared connection cache",
-];
-
-/// The scan's prefilter: a raw log line is JSON-decoded only when it contains one of
-/// these. Each is a substring of at least one marker above, and every marker contains at
-/// least one of them (a unit test checks both), so no line that [`read_signal`] could act
-/// on is skipped. Claude Code escapes none of their characters in JSON. Few and short on
-/// purpose: a multi-needle search slows down sharply with many long needles (measured:
-/// `rg -c` with the 25 markers takes 4.3 s on the 2 GiB benchmark tree, with these 0.5 s).
-pub const PREFILTER_NEEDLES: &[&str] = &[
-    "onnect",
-    "tools",
-    "omits required",
-    "filled in",
-    "missing required",
-    "uthentication",
-    "needs-auth",
-    "protocol version",
-    "process exited",
-    "HTTP transport",
-    "MCP tool",
-];
-
-pub fn prefilter_needles() -> &'static [&'static str] {
-    PREFILTER_NEEDLES
-}
-
-/// Every marker the classifier and the session bounds look for.
-#[cfg(test)]
-fn all_markers() -> Vec<&'static str> {
-    let mut all: Vec<&'static str> = Vec::new();
-    all.extend(CONNECTED_MARKERS);
-    all.extend(TOLERATED_MARKERS);
-    all.push(VERSION_MARKER);
-    all.extend(TOOLS_FAILURE_MARKERS);
-    all.extend(CONNECTION_FAILURE_MARKERS);
-    all.push(TOOL_CALL_MARKER);
-    all.push(CLOSED_MARKER);
-    all.extend(SESSION_MARKERS);
-    all
-}
+use crate::markers::{
+    CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, TOLERATED_MARKERS,
+    TOOL_CALL_MARKER, TOOLS_FAILURE_MARKERS, VERSION_MARKER,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Signal {
@@ -427,26 +344,5 @@ pub fn cause_rank(c: Cause) -> u8 {
         Cause::Timeout => 3,
         Cause::ConnectionClosed => 2,
         _ => 1,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_marker_is_caught_by_the_prefilter_and_every_needle_is_used() {
-        for m in all_markers() {
-            assert!(
-                PREFILTER_NEEDLES.iter().any(|n| m.contains(n)),
-                "no prefilter needle in marker {m:?}"
-            );
-        }
-        for n in PREFILTER_NEEDLES {
-            assert!(
-                all_markers().iter().any(|m| m.contains(n)),
-                "needle {n:?} serves no marker"
-            );
-        }
     }
 }

@@ -203,7 +203,7 @@ pub fn for_each_record_containing(
 /// The scan's way to read a file: JSON Lines go through the prefiltered reader
 /// ([`stream`]), which hands over only the records that can matter and never holds
 /// more than one block of the file; other formats are decoded whole.
-pub fn scan_file(
+pub fn decode_prefiltered(
     path: &Path,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {

@@ -15,7 +15,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::jsonl::decode_line;
 use super::{Damage, MAX_LINE_BYTES, record_from_json};
-use crate::classify::prefilter_needles;
+use crate::markers::PREFILTER_NEEDLES;
 use crate::record::Record;
 
 /// One block; a line longer than this is skipped (and counted) without being held.
@@ -24,7 +24,7 @@ pub const BLOCK_BYTES: usize = MAX_LINE_BYTES;
 /// Leftmost-first matching: any hit will do, and only the leftmost semantics let
 /// aho-corasick use its SIMD (Teddy) searcher; with the default standard semantics the
 /// scan ran at a tenth of `rg`'s speed (measured, see BENCHMARKS.md).
-pub(crate) static NEEDLES: LazyLock<AhoCorasick> = LazyLock::new(|| needles(prefilter_needles()));
+pub(crate) static NEEDLES: LazyLock<AhoCorasick> = LazyLock::new(|| needles(PREFILTER_NEEDLES));
 
 /// Whether a raw line can hold a decisive record (exposed for tests and benchmarks).
 pub fn may_matter(raw: &[u8]) -> bool {

@@ -1,5 +1,5 @@
 //! Redaction for text that leaves the machine (`mcplogs report`), and, secrets only,
-//! for the log text `scan` and `explain` print ([`Redactor::secrets_only`], [`output`]). Every replacement is
+//! for the log text `scan` and `explain` print ([`Redactor::secrets_only`], applied by `scan::redact_report` and `explain::redact_report`). Every replacement is
 //! visible: secrets become `[REDACTED:<kind>]`, the home folder `~`, the user name
 //! `<user>`.
 //!
@@ -20,8 +20,8 @@
 //! user name seen only in a copied log (`C:\Users\bob` in a `cwd`) is redacted
 //! everywhere, bare mentions included.
 
+pub mod diff;
 mod home;
-pub mod output;
 pub mod secrets;
 
 use regex::Regex;

@@ -3,9 +3,9 @@
 
 use colored::{ColoredString, Colorize};
 
-use super::{one_line, pretty_message, terminal_safe};
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
+use crate::text::{one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
 
 const PROJECT_WIDTH: usize = 36;

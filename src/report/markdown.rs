@@ -10,7 +10,7 @@
 //! it renders as written (`<user>` would otherwise vanish as an HTML tag).
 
 use super::{EvidenceItem, GITHUB_BODY_LIMIT, Report, ServerSection};
-use crate::render::{pretty_message, terminal_safe};
+use crate::text::{pretty_message, terminal_safe};
 
 /// An inline code span holding `s` exactly (one line; `|` escaped for table cells).
 pub fn code(s: &str) -> String {

@@ -15,24 +15,19 @@ pub fn fresh_file() -> String {
     format!("{{\n  \"env\": {{\n    \"{NEGOTIATION_KEY}\": \"{LEGACY}\"\n  }}\n}}\n")
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
     /// The text is not strict JSON holding an object (callers check this first).
+    #[error("the file is not a JSON object")]
     NotAnObject,
     /// `env` exists but is not an object: there is no safe minimal edit.
+    #[error(
+        "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand"
+    )]
     EnvNotAnObject,
     /// Internal check failed: the edit would have changed something else.
+    #[error("mcplogs could not make this edit without changing anything else (please report this)")]
     Verification,
-}
-
-impl std::fmt::Display for EditError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            EditError::NotAnObject => "the file is not a JSON object",
-            EditError::EnvNotAnObject => "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand",
-            EditError::Verification => "mcplogs could not make this edit without changing anything else (please report this)",
-        })
-    }
 }
 
 /// Sets `env.MCP_PROTOCOL_NEGOTIATION` to `"legacy"` in strict-JSON `text`.
@@ -56,7 +51,7 @@ pub fn set_legacy(text: &str) -> Result<String, EditError> {
         env.shift_insert(0, NEGOTIATION_KEY.into(), Value::String(LEGACY.into()));
     }
 
-    let root = scan_root(body)?;
+    let root = locate_root_object(body)?;
     let style = Style::detect(body);
     let legacy = format!("\"{LEGACY}\"");
     let edited = match root.last_member("env") {
@@ -97,7 +92,7 @@ pub fn restore_key(
 ) -> Result<String, EditError> {
     let (bom, body) = split_bom(text);
     let mut expected = parse_object(body)?;
-    let root = scan_root(body)?;
+    let root = locate_root_object(body)?;
     let Some(env) = root.last_member("env") else {
         // Nothing of ours is left to put back.
         return Ok(text.to_string());
@@ -381,8 +376,8 @@ enum Node {
     Other,
 }
 
-fn scan_root(body: &str) -> Result<ObjectSpan, EditError> {
-    let mut s = Scanner {
+fn locate_root_object(body: &str) -> Result<ObjectSpan, EditError> {
+    let mut s = JsonCursor {
         b: body.as_bytes(),
         pos: 0,
     };
@@ -393,12 +388,12 @@ fn scan_root(body: &str) -> Result<ObjectSpan, EditError> {
     }
 }
 
-struct Scanner<'a> {
+struct JsonCursor<'a> {
     b: &'a [u8],
     pos: usize,
 }
 
-impl Scanner<'_> {
+impl JsonCursor<'_> {
     fn ws(&mut self) {
         while self
             .b

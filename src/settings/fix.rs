@@ -12,7 +12,6 @@ use super::strictness::{self, Strictness};
 use super::undo::{self, UndoState};
 use super::write::{FileSnapshot, Fs, RealFs, write_copy_in};
 use super::{NEGOTIATION_KEY, SettingsError, TextProblem};
-use crate::scan::{ScanReport, ServerReport};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FixOptions {
@@ -50,7 +49,7 @@ pub struct PendingFix {
     pub previous: Option<Value>,
     /// Whether `env` existed before the fix, for undo.
     pub env_existed: bool,
-    /// Unified diff, secrets masked.
+    /// Unified diff, lines as in the files (show it through `redact::diff::for_display`).
     pub diff: String,
 }
 
@@ -138,10 +137,10 @@ pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError>
     }))
 }
 
-fn unsupported(path: &Path, e: EditError) -> SettingsError {
-    SettingsError::Unsupported {
+fn unsupported(path: &Path, problem: EditError) -> SettingsError {
+    SettingsError::CannotEdit {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        problem,
     }
 }
 
@@ -189,13 +188,4 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
         backup,
         state: state_path,
     })
-}
-
-/// The scanned servers that `MCP_PROTOCOL_NEGOTIATION=legacy` would make work.
-pub fn servers_needing_fix(report: &ScanReport) -> Vec<&ServerReport> {
-    report
-        .servers
-        .iter()
-        .filter(|s| s.diagnosis.legacy_fix_applies())
-        .collect()
 }

@@ -109,7 +109,18 @@ pub enum SettingsError {
     /// Not even JSON5.
     Invalid { path: PathBuf, problem: TextProblem },
     /// Parses, but the edit cannot be made without guessing (`env` is not an object...).
-    Unsupported { path: PathBuf, reason: String },
+    CannotEdit {
+        path: PathBuf,
+        problem: edit::EditError,
+    },
+    /// Undo: the file changed since the fix and is no longer strict JSON, so the key
+    /// cannot be put back by a minimal edit.
+    NoLongerStrict {
+        path: PathBuf,
+        problem: TextProblem,
+        /// The backup holding the file as it was before the fix, if there is one.
+        backup: Option<PathBuf>,
+    },
     /// The file changed between mcplogs reading it and writing it.
     ChangedSinceRead { path: PathBuf },
     /// The settings file was written but the undo record could not be saved or removed.
@@ -119,7 +130,24 @@ pub enum SettingsError {
         written: bool,
     },
     /// An undo state file exists but cannot be used.
-    BadUndoState { path: PathBuf, reason: String },
+    BadUndoState {
+        path: PathBuf,
+        problem: UndoStateProblem,
+    },
+}
+
+/// Why an undo record cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum UndoStateProblem {
+    /// Not the JSON mcplogs writes.
+    #[error("{0}")]
+    Unreadable(#[source] serde_json::Error),
+    /// Written by another version of mcplogs.
+    #[error("version {0} is not one this mcplogs knows")]
+    UnknownVersion(u32),
+    /// The record names a backup that is not there.
+    #[error("its backup {} is missing", .0.display())]
+    MissingBackup(PathBuf),
 }
 
 impl SettingsError {
@@ -161,18 +189,30 @@ impl fmt::Display for SettingsError {
                         env_keys.join(", ")
                     )?;
                 }
-                write!(
-                    f,
-                    ". mcplogs will not edit it as it is: remove the comments and trailing commas by hand, or run `mcplogs fix --rewrite-strict` to convert it to strict JSON (the diff shows what is dropped)"
-                )
+                Ok(())
             }
             SettingsError::Invalid { path, problem } => write!(
                 f,
                 "{} is not valid JSON or JSON5 ({problem}); mcplogs will not touch it: repair it by hand first",
                 path.display()
             ),
-            SettingsError::Unsupported { path, reason } => {
-                write!(f, "{}: {reason}; the file was not changed", path.display())
+            SettingsError::CannotEdit { path, problem } => {
+                write!(f, "{}: {problem}; the file was not changed", path.display())
+            }
+            SettingsError::NoLongerStrict {
+                path,
+                problem,
+                backup,
+            } => {
+                write!(
+                    f,
+                    "{}: changed since mcplogs' fix and is no longer strict JSON ({problem}); put env.{NEGOTIATION_KEY} back by hand",
+                    path.display()
+                )?;
+                if let Some(b) = backup {
+                    write!(f, " (the file before the fix is in {})", b.display())?;
+                }
+                f.write_str("; the file was not changed")
             }
             SettingsError::ChangedSinceRead { path } => write!(
                 f,
@@ -189,11 +229,25 @@ impl fmt::Display for SettingsError {
                 if *written { "written" } else { "restored" },
                 path.display()
             ),
-            SettingsError::BadUndoState { path, reason } => {
-                write!(f, "undo state {}: {reason}", path.display())
+            SettingsError::BadUndoState { path, problem } => {
+                write!(f, "undo state {}: {problem}", path.display())
             }
         }
     }
 }
 
-impl std::error::Error for SettingsError {}
+impl std::error::Error for SettingsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SettingsError::Io { error, .. } | SettingsError::UndoRecord { error, .. } => {
+                Some(error)
+            }
+            SettingsError::CannotEdit { problem, .. } => Some(problem),
+            SettingsError::BadUndoState { problem, .. } => Some(problem),
+            SettingsError::NotStrict { .. }
+            | SettingsError::Invalid { .. }
+            | SettingsError::NoLongerStrict { .. }
+            | SettingsError::ChangedSinceRead { .. } => None,
+        }
+    }
+}

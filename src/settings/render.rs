@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::effective::EffectiveNegotiation;
 use super::layers::{LayerKind, LayerStatus, SettingsLayer};
 use super::{NEGOTIATION_KEY, NegotiationValue};
-use crate::render::terminal_safe;
+use crate::text::terminal_safe;
 
 /// What Claude Code does when nothing sets the variable (reference, section 3).
 /// Observed: 2.1.288 negotiates the modern revision only with HTTP servers, 2.1.332

@@ -20,7 +20,7 @@ use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
 use super::write::{FileSnapshot, Fs, RealFs, read_if_exists, write_copy_in};
-use super::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
+use super::{NegotiationValue, SettingsError, UndoStateProblem};
 
 /// The record of mcplogs' last fix of one settings file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,12 +86,12 @@ pub fn load_state(settings: &Path) -> Result<Option<UndoState>, SettingsError> {
     let state: UndoState =
         serde_json::from_slice(&bytes).map_err(|e| SettingsError::BadUndoState {
             path: path.clone(),
-            reason: e.to_string(),
+            problem: UndoStateProblem::Unreadable(e),
         })?;
     if state.version != UndoState::VERSION {
         return Err(SettingsError::BadUndoState {
             path,
-            reason: format!("version {} is not one this mcplogs knows", state.version),
+            problem: UndoStateProblem::UnknownVersion(state.version),
         });
     }
     Ok(Some(state))
@@ -115,7 +115,8 @@ pub struct PendingUndo {
     pub how: UndoHow,
     pub state: UndoState,
     pub state_path: PathBuf,
-    /// Empty when the file already is as before the fix.
+    /// Empty when the file already is as before the fix. Lines as in the files (show it
+    /// through `redact::diff::for_display`).
     pub diff: String,
 }
 
@@ -123,10 +124,18 @@ pub struct PendingUndo {
 pub enum UndoPlan {
     /// No record of a fix of this file.
     NothingToUndo,
-    /// Someone changed the key itself since the fix (or removed the file): mcplogs
-    /// leaves their choice alone unless forced.
-    ChangedByUser {
-        reason: String,
+    /// The settings file was removed since the fix: nothing to put back.
+    FileRemoved {
+        path: PathBuf,
+    },
+    /// Someone changed the key itself since the fix: mcplogs leaves their choice alone
+    /// unless forced.
+    KeyChanged {
+        path: PathBuf,
+        /// The key's value now (`None`: absent).
+        now: Option<NegotiationValue>,
+        /// The value undo would put back (`None`: undo removes the key).
+        previous: Option<Value>,
     },
     Pending(Box<PendingUndo>),
 }
@@ -139,8 +148,8 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     let snapshot = FileSnapshot::read(settings)?;
     let label = settings.display().to_string();
     let Some(current) = snapshot.bytes.clone() else {
-        return Ok(UndoPlan::ChangedByUser {
-            reason: format!("{label} was removed since mcplogs' fix; nothing to put back"),
+        return Ok(UndoPlan::FileRemoved {
+            path: settings.to_path_buf(),
         });
     };
     let current_text = String::from_utf8_lossy(&current).into_owned();
@@ -170,7 +179,7 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
             .map_err(|e| SettingsError::io(&backup, "read the backup", e))?
             .ok_or_else(|| SettingsError::BadUndoState {
                 path: state_path.clone(),
-                reason: format!("its backup {} is missing", backup.display()),
+                problem: UndoStateProblem::MissingBackup(backup.clone()),
             })?;
         return pending(Some(bytes), UndoHow::RestoreBackup);
     }
@@ -179,12 +188,10 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     let object = match strictness::check(&current_text) {
         Strictness::Strict(o) => o,
         Strictness::NonStrict { problem, .. } => {
-            return Err(SettingsError::Unsupported {
+            return Err(SettingsError::NoLongerStrict {
                 path: settings.to_path_buf(),
-                reason: format!(
-                    "changed since mcplogs' fix and is no longer strict JSON ({problem}); put env.{NEGOTIATION_KEY} back by hand{}",
-                    backup_hint(&state)
-                ),
+                problem,
+                backup: state.backup_path.clone(),
             });
         }
         Strictness::Invalid { problem } => {
@@ -196,16 +203,10 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     };
     let now = negotiation_in(&object);
     if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
-        let previous = match &state.previous_value {
-            Some(v) => format!("puts back {v}"),
-            None => "removes it".to_string(),
-        };
-        return Ok(UndoPlan::ChangedByUser {
-            reason: format!(
-                "env.{NEGOTIATION_KEY} in {label} is now {}, not the \"legacy\" mcplogs set: leaving that change alone (--force {previous})",
-                now.map(|v| format!("\"{v}\""))
-                    .unwrap_or_else(|| "absent".into())
-            ),
+        return Ok(UndoPlan::KeyChanged {
+            path: settings.to_path_buf(),
+            now,
+            previous: state.previous_value.clone(),
         });
     }
     let new_text = edit::restore_key(
@@ -213,18 +214,11 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         state.previous_value.as_ref(),
         state.env_existed,
     )
-    .map_err(|e| SettingsError::Unsupported {
+    .map_err(|problem| SettingsError::CannotEdit {
         path: settings.to_path_buf(),
-        reason: e.to_string(),
+        problem,
     })?;
     pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
-}
-
-fn backup_hint(state: &UndoState) -> String {
-    match &state.backup_path {
-        Some(b) => format!(" (the file before the fix is in {})", b.display()),
-        None => String::new(),
-    }
 }
 
 /// Writes (atomically, if unchanged since planned) or removes, then forgets the fix.

@@ -1,0 +1,28 @@
+//! `mcplogs du`: disk use of the MCP logs per project and per server.
+
+use mcplogs::render::{json, table};
+
+use crate::cli::DuArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
+    let opts = args.discovery.scan_options();
+    let du = mcplogs::du::disk_use(&opts)?;
+    output::warnings(&du.warnings);
+    let text = if args.output.json {
+        output::json(&json::du_json(&du))?
+    } else {
+        let mut t = table::du_table(&du);
+        if du.bytes > 0 {
+            t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
+        }
+        t
+    };
+    if du.projects.is_empty() {
+        output::note("mcplogs: no MCP server logs found");
+    }
+    output::stdout(&text)?;
+    Ok(ExitCode::Clean)
+}

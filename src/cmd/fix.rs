@@ -1,0 +1,233 @@
+//! `mcplogs fix [--undo]`: the library plans and applies; this module shows the diff,
+//! asks, and picks the exit code.
+
+use std::io::{self, BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use colored::Colorize;
+
+use crate::cli::FixArgs;
+use crate::cmd::settings::read_layers;
+use crate::error::{Error, FIX_NOT_NEEDED};
+use crate::exit_codes::ExitCode;
+use crate::output;
+use mcplogs::discovery::Request;
+use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::settings::NEGOTIATION_KEY;
+use mcplogs::settings::fix::{self, FixOptions, FixPlan};
+use mcplogs::settings::layers::user_settings_file;
+use mcplogs::settings::render::layer_name;
+use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
+
+fn settings_path(args: &FixArgs) -> Result<PathBuf, Error> {
+    if let Some(p) = &args.settings {
+        // The undo record must name the file from any folder.
+        return std::path::absolute(p).map_err(|source| Error::SettingsPath {
+            path: p.clone(),
+            source,
+        });
+    }
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    user_settings_file(home.as_deref(), &|k| std::env::var_os(k)).ok_or(Error::NoHomeFolder)
+}
+
+pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
+    let path = settings_path(&args)?;
+    if args.undo {
+        return run_undo(&args, &path);
+    }
+    let plan = fix::plan_fix(
+        &path,
+        FixOptions {
+            rewrite_strict: args.rewrite_strict,
+        },
+    )?;
+    if let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone()) {
+        for l in layers.overriding(&path) {
+            output::warning(format!(
+                "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
+                layer_name(l),
+                l.negotiation.as_ref().map(|v| v.as_str()).unwrap_or(""),
+                path.display(),
+                layers.project_dir.display(),
+            ));
+        }
+    }
+    let pending = match plan {
+        FixPlan::AlreadyLegacy { path } => {
+            output::note(format_args!(
+                "{} already sets env.{NEGOTIATION_KEY} to \"legacy\": nothing to write.",
+                path.display()
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        FixPlan::Pending(p) => p,
+    };
+    if !args.force {
+        let names = servers_needing_fix(&args.home)?;
+        if names.is_empty() {
+            if !args.dry_run {
+                return Err(Error::FixNotNeeded);
+            }
+            output::warning(FIX_NOT_NEEDED);
+        } else {
+            output::note(format_args!("The legacy fix helps: {}", names.join(", ")));
+        }
+    }
+    print_diff(&pending.diff);
+    if !go_ahead(args.dry_run, args.yes)? {
+        return Ok(ExitCode::Clean);
+    }
+    let applied = fix::apply_fix(&pending)?;
+    let undo_cmd = match &args.settings {
+        Some(p) => format!("mcplogs fix --undo --settings {}", p.display()),
+        None => "mcplogs fix --undo".to_string(),
+    };
+    output::note(format_args!(
+        "{} {}{}. Undo with `{undo_cmd}`.",
+        "Wrote".green().bold(),
+        path.display(),
+        applied
+            .backup
+            .as_ref()
+            .map(|b| format!(" (backup: {})", b.display()))
+            .unwrap_or_default(),
+    ));
+    output::note(
+        "Claude Code picks up env changes for new connections: restart the session or run /mcp to reconnect.",
+    );
+    Ok(ExitCode::Clean)
+}
+
+fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
+    let pending = match undo::plan_undo(path, args.force)? {
+        UndoPlan::Pending(p) => p,
+        UndoPlan::NothingToUndo => {
+            output::note(format_args!(
+                "No mcplogs fix of {} to undo (no {}).",
+                path.display(),
+                undo::state_path(path).display()
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
+        UndoPlan::KeyChanged {
+            path,
+            now,
+            previous,
+        } => {
+            return Err(Error::UndoKeyChanged {
+                path,
+                now,
+                previous,
+            });
+        }
+    };
+    if pending.diff.is_empty() {
+        output::note(format_args!(
+            "{} is already as it was before mcplogs' fix.",
+            path.display()
+        ));
+    } else {
+        output::note(match pending.how {
+            UndoHow::RestoreBackup => "Unchanged since mcplogs' fix: restoring the backup.",
+            UndoHow::RemoveCreatedFile => {
+                "Unchanged since mcplogs' fix, which created it: removing the file."
+            }
+            UndoHow::RestoreKey => {
+                "Changed since mcplogs' fix: putting back only the key mcplogs set."
+            }
+        });
+        print_diff(&pending.diff);
+        if !go_ahead(args.dry_run, args.yes)? {
+            return Ok(ExitCode::Clean);
+        }
+    }
+    undo::apply_undo(&pending)?;
+    let done = match pending.how {
+        UndoHow::RemoveCreatedFile => "Removed",
+        _ => "Restored",
+    };
+    output::note(format_args!("{} {}.", done.green().bold(), path.display()));
+    Ok(ExitCode::Clean)
+}
+
+/// After the diff: `--dry-run` stops here, and so does anything but a yes at the prompt.
+/// `true` means go ahead and write.
+fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
+    if dry_run {
+        output::note("Dry run: nothing written.");
+        return Ok(false);
+    }
+    let yes = confirm(yes)?;
+    if !yes {
+        output::note("Not applied: nothing written.");
+    }
+    Ok(yes)
+}
+
+/// Names of the scanned servers the fix helps. `homes` empty: this machine's caches.
+fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
+    let opts = ScanOptions {
+        request: Request {
+            homes: homes.to_vec(),
+            paths: Vec::new(),
+        },
+        ..ScanOptions::default()
+    };
+    let report = scan(&opts)?;
+    Ok(report
+        .servers
+        .iter()
+        .filter(|s| s.diagnosis.legacy_fix_applies())
+        .map(|s| format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")))
+        .collect())
+}
+
+/// The diff, secrets masked and control characters escaped, coloured on a terminal.
+fn print_diff(diff: &str) {
+    let diff = mcplogs::redact::diff::for_display(diff);
+    let mut out = String::new();
+    for line in diff.lines() {
+        let painted = if line.starts_with("+++") || line.starts_with("---") {
+            line.bold()
+        } else if line.starts_with("@@") {
+            line.cyan()
+        } else if line.starts_with('+') {
+            line.green()
+        } else if line.starts_with('-') {
+            line.red()
+        } else {
+            line.normal()
+        };
+        out.push_str(&format!("{painted}\n"));
+    }
+    // As before the redesign, a diff that cannot be shown does not stop the command:
+    // the confirmation still stands between it and any write.
+    let _ = output::stdout(&out);
+}
+
+/// `--yes`, or a terminal answering y. No terminal and no `--yes`: refuse (exit 2),
+/// since nobody has seen the diff.
+fn confirm(yes: bool) -> Result<bool, Error> {
+    if yes {
+        return Ok(true);
+    }
+    if !io::stdin().is_terminal() {
+        return Err(Error::NotConfirmed);
+    }
+    output::prompt("Apply? [y/N] ");
+    let mut answer = String::new();
+    match io::stdin().lock().read_line(&mut answer) {
+        // End of input (Ctrl-D) is a no.
+        Ok(0) => {
+            output::note("");
+            Ok(false)
+        }
+        Ok(_) => Ok(matches!(
+            answer.trim().to_ascii_lowercase().as_str(),
+            "y" | "yes"
+        )),
+        Err(e) => Err(Error::ReadAnswer(e)),
+    }
+}

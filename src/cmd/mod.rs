@@ -1,0 +1,27 @@
+//! One module per subcommand. Each `run(args)` parses nothing (clap did), calls the
+//! library, renders, writes through [`crate::output`], and returns the exit code for a
+//! finished run or the [`Error`] that stopped it; `main` prints that error.
+
+pub mod du;
+pub mod explain;
+pub mod fix;
+pub mod prune;
+pub mod report;
+pub mod scan;
+pub mod settings;
+
+use crate::cli::Command;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+
+pub fn run(command: Command) -> Result<ExitCode, Error> {
+    match command {
+        Command::Scan(args) => scan::run(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Settings(args) => settings::run(args),
+        Command::Fix(args) => fix::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Du(args) => du::run(args),
+        Command::Prune(args) => prune::run(args),
+    }
+}

@@ -1,0 +1,42 @@
+//! `mcplogs settings`: every settings layer and the effective MCP_PROTOCOL_NEGOTIATION.
+
+use std::path::{Path, PathBuf};
+
+use mcplogs::settings::render::{settings_json, settings_text};
+use mcplogs::settings::{EffectiveNegotiation, Sources, effective_negotiation};
+
+use crate::cli::SettingsArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
+    let report = read_layers(args.project.as_deref(), args.managed_dir)?;
+    let text = if args.output.json {
+        output::json(&settings_json(&report))?
+    } else {
+        settings_text(&report)
+    };
+    output::stdout(&text)?;
+    Ok(ExitCode::from_problems(
+        report.problem_layers().next().is_some(),
+    ))
+}
+
+/// The layers that count for `project` (default: the current directory).
+pub(crate) fn read_layers(
+    project: Option<&Path>,
+    managed_dir: Option<PathBuf>,
+) -> Result<EffectiveNegotiation, Error> {
+    let project = match project {
+        Some(p) if !p.is_dir() => return Err(Error::NotAFolder(p.to_path_buf())),
+        Some(p) => std::path::absolute(p),
+        None => std::env::current_dir(),
+    }
+    .map_err(Error::ProjectFolder)?;
+    let mut sources = Sources::for_this_machine(&project);
+    if let Some(d) = managed_dir {
+        sources.managed_dir = d;
+    }
+    Ok(effective_negotiation(&sources))
+}

@@ -1,0 +1,132 @@
+//! The binary's one error type. Library errors state facts; the variants here add what
+//! only the command line knows (which flag to pass, what to run next). `main` prints an
+//! error once, with its `source()` chain, and `exit_codes` maps it to the exit code.
+
+use std::io;
+use std::path::PathBuf;
+
+use mcplogs::discovery::DiscoveryError;
+use mcplogs::settings::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
+use serde_json::Value;
+
+/// Why `fix` refuses without `--force` (also shown as a warning with `--dry-run`).
+pub const FIX_NOT_NEEDED: &str = "no scanned server needs the legacy fix (MCP_PROTOCOL_NEGOTIATION=legacy helps only servers whose tools/list failed under the modern protocol era)";
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A path named on the command line cannot be read.
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
+    /// Reading, planning or writing a settings file failed.
+    #[error("{0}{hint}", hint = settings_hint(.0))]
+    Settings(#[from] SettingsError),
+    /// A JSON document could not be serialized.
+    #[error("cannot write JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// `explain FILE`: the file cannot be read.
+    #[error("{}: {source}", .path.display())]
+    ReadFile { path: PathBuf, source: io::Error },
+    /// `explain` from stdin: stdin cannot be read.
+    #[error("stdin: {0}")]
+    ReadStdin(#[source] io::Error),
+    /// `explain`: the input holds nothing it recognises.
+    #[error("nothing to explain: paste `claude mcp list` output or an error message")]
+    NothingToExplain,
+    /// stdout failed (other than a closed pipe, which is not an error).
+    #[error("cannot write output: {0}")]
+    WriteOutput(#[source] io::Error),
+    /// `report`: stdout or `--output FILE` failed; `target` is already redacted.
+    #[error("cannot write {target}: {source}")]
+    WriteReport { target: String, source: io::Error },
+    /// `report`: an error whose text went through the report's redactor.
+    #[error("{message}")]
+    Redacted { message: String, source: io::Error },
+    /// `--project DIR` is not a folder.
+    #[error("{}: not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// The current directory cannot be found.
+    #[error("cannot find the project folder: {0}")]
+    ProjectFolder(#[source] io::Error),
+    /// `--settings PATH` cannot be made absolute.
+    #[error("{}: {source}", .path.display())]
+    SettingsPath { path: PathBuf, source: io::Error },
+    /// No home folder, so no default settings file.
+    #[error("cannot find the home folder: name the settings file with --settings PATH")]
+    NoHomeFolder,
+    /// `fix` without `--force` when no scanned server needs it.
+    #[error("{FIX_NOT_NEEDED}; pass --force to apply it anyway")]
+    FixNotNeeded,
+    /// No `--yes` and no terminal to ask.
+    #[error(
+        "refusing to write without confirmation: standard input is not a terminal (read the diff, then run again with --yes)"
+    )]
+    NotConfirmed,
+    /// `prune` without `--yes` and no terminal to ask.
+    #[error(
+        "refusing to delete without confirmation: standard input is not a terminal (read the plan, then run again with --yes)"
+    )]
+    NotConfirmedPrune,
+    /// `prune` cannot work on a named path.
+    #[error(transparent)]
+    Prune(#[from] mcplogs::prune::PruneError),
+    /// The confirmation prompt could not be read.
+    #[error("cannot read the answer: {0}")]
+    ReadAnswer(#[source] io::Error),
+    /// `fix --undo`: the settings file is gone.
+    #[error("{} was removed since mcplogs' fix; nothing to put back", .path.display())]
+    UndoFileRemoved { path: PathBuf },
+    /// `fix --undo`: the user changed the key since the fix.
+    #[error(
+        "env.{NEGOTIATION_KEY} in {} is now {}, not the \"legacy\" mcplogs set: leaving that change alone (--force {})",
+        .path.display(),
+        now_text(.now),
+        force_text(.previous)
+    )]
+    UndoKeyChanged {
+        path: PathBuf,
+        now: Option<NegotiationValue>,
+        previous: Option<Value>,
+    },
+}
+
+/// The command-line advice for a settings error, if there is one.
+fn settings_hint(e: &SettingsError) -> &'static str {
+    match e {
+        SettingsError::NotStrict { .. } => {
+            ". mcplogs will not edit it as it is: remove the comments and trailing commas by hand, or run `mcplogs fix --rewrite-strict` to convert it to strict JSON (the diff shows what is dropped)"
+        }
+        _ => "",
+    }
+}
+
+fn now_text(now: &Option<NegotiationValue>) -> String {
+    match now {
+        Some(v) => format!("\"{v}\""),
+        None => "absent".into(),
+    }
+}
+
+fn force_text(previous: &Option<Value>) -> String {
+    match previous {
+        Some(v) => format!("puts back {v}"),
+        None => "removes it".into(),
+    }
+}
+
+impl Error {
+    /// The message and every cause not already part of it, joined by ": ". Most library
+    /// messages already name their cause; the chain adds what they leave out.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(c) = cause {
+            let t = c.to_string();
+            if !text.contains(&t) {
+                text.push_str(": ");
+                text.push_str(&t);
+            }
+            cause = c.source();
+        }
+        text
+    }
+}

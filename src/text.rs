@@ -1,0 +1,105 @@
+//! Leaf: text forms shared by every renderer (terminal-safe escaping, one-line and
+//! pretty forms of a log message). Imports nothing from the crate.
+
+/// Makes text safe for a terminal: log messages are partly written by MCP servers and
+/// may carry escape sequences (colour, OSC links, clipboard writes, `\r` overwrites,
+/// bidi overrides). Control characters are shown escaped; newlines and tabs are kept
+/// only when `keep_newlines` is set.
+pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' if keep_newlines => out.push('\n'),
+            '\t' if keep_newlines => out.push('\t'),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// The first line of a message, cut to `max` characters with an ellipsis.
+pub fn one_line(s: &str, max: usize) -> String {
+    let first = s.lines().next().unwrap_or("").trim_end();
+    let more = s.lines().nth(1).is_some();
+    let safe = terminal_safe(first, false);
+    let count = safe.chars().count();
+    if count > max || (more && count + 1 > max) {
+        let cut: String = safe.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    } else if more {
+        format!("{safe}…")
+    } else {
+        safe
+    }
+}
+
+/// Re-indents embedded JSON (zod issue lists, capabilities) for reading. Messages stay
+/// exactly as logged in `--json`; this is for `--verbose` and reports only.
+pub fn pretty_message(message: &str) -> String {
+    let start = ["Invalid result for tools/list:", "capabilities:"]
+        .iter()
+        .find_map(|k| message.find(k).map(|i| i + k.len()));
+    let Some(start) = start else {
+        return message.to_string();
+    };
+    let rest = &message[start..];
+    let Some(offset) = rest.find(['[', '{']) else {
+        return message.to_string();
+    };
+    let json_start = start + offset;
+    let mut stream =
+        serde_json::Deserializer::from_str(&message[json_start..]).into_iter::<serde_json::Value>();
+    match stream.next() {
+        Some(Ok(v)) => {
+            let end = json_start + stream.byte_offset();
+            let pretty = serde_json::to_string_pretty(&v).unwrap_or_default();
+            format!(
+                "{}\n{}{}",
+                message[..json_start].trim_end(),
+                pretty,
+                &message[end..]
+            )
+        }
+        _ => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_terminal_controls() {
+        assert_eq!(
+            terminal_safe("a\u{1b}]52;c;ZXZpbA==\u{7}b\rc\u{202e}", false),
+            "a\\u{1b}]52;c;ZXZpbA==\\u{7}b\\rc\\u{202e}"
+        );
+        assert_eq!(terminal_safe("x\ny", true), "x\ny");
+        assert_eq!(terminal_safe("x\ny", false), "x\\ny");
+    }
+
+    #[test]
+    fn one_line_cuts_and_marks_more() {
+        assert_eq!(one_line("abc", 10), "abc");
+        assert_eq!(one_line("abcdefghijkl", 5), "abcd…");
+        assert_eq!(one_line("ab\ncd", 10), "ab…");
+    }
+
+    #[test]
+    fn pretty_prints_embedded_zod_errors() {
+        let m = "Failed to fetch tools: Invalid result for tools/list: [{\"path\":[\"ttlMs\"],\"message\":\"Required\"}]";
+        let p = pretty_message(m);
+        assert!(p.starts_with("Failed to fetch tools: Invalid result for tools/list:\n[\n  {"));
+        assert!(p.contains("\"path\": [\n      \"ttlMs\"\n    ]"));
+    }
+}

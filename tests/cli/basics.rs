@@ -1,0 +1,327 @@
+//! The command line as a user meets it: text and JSON output, exit codes, filters,
+//! colour rules and `explain`, on the real sample logs.
+
+use crate::common::*;
+
+fn scan_samples(args: &[&str]) -> Run {
+    let tmp = tempfile::tempdir().unwrap();
+    run(mcplogs(tmp.path()).arg("scan").arg(samples()).args(args))
+}
+
+fn scan_samples_json(args: &[&str]) -> serde_json::Value {
+    let r = scan_samples(&[&["--json"], args].concat());
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+#[test]
+fn text_table_lists_every_server_with_verdicts_and_fixes() {
+    let r = scan_samples(&[]);
+    assert_eq!(r.code, 1, "samples include failing servers");
+    let mut lines = r.stdout.lines();
+    let header = lines.next().unwrap();
+    for col in [
+        "SERVER",
+        "PROJECT",
+        "VERDICT",
+        "ERA",
+        "LAST SEEN",
+        "EVIDENCE",
+    ] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(r.stdout.contains("tools-fetch-failed (missing-resultType)"));
+    assert!(r.stdout.contains("\nWhat to do:\n"));
+    assert!(
+        r.stdout.contains("MCP_PROTOCOL_NEGOTIATION=legacy"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains('\u{1b}'),
+        "no colour when not a terminal"
+    );
+    assert!(
+        r.stderr.is_empty(),
+        "clean samples give no warnings: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn json_has_every_contract_field_with_its_type() {
+    let doc = scan_samples_json(&[]);
+    assert_eq!(doc["schemaVersion"], 1);
+    assert!(doc["warnings"].as_array().unwrap().is_empty());
+    let servers = doc["servers"].as_array().unwrap();
+    assert!(servers.len() >= 13, "{}", servers.len());
+    for s in servers {
+        assert!(s["name"].is_string());
+        assert!(s["project"].is_string() || s["project"].is_null());
+        let verdict = s["verdict"].as_str().unwrap();
+        assert!(
+            [
+                "healthy",
+                "tolerated",
+                "tools-fetch-failed",
+                "version-unsupported",
+                "connection-failed",
+                "unknown"
+            ]
+            .contains(&verdict)
+        );
+        let needs_cause = verdict == "tools-fetch-failed" || verdict == "connection-failed";
+        assert_eq!(s["cause"].is_string(), needs_cause, "{s:#}");
+        assert!(s["era"].is_null() || ["modern", "legacy"].contains(&s["era"].as_str().unwrap()));
+        assert!(
+            s["negotiatedProtocolVersion"].is_string() || s["negotiatedProtocolVersion"].is_null()
+        );
+        assert!(s["lastSeen"].is_string());
+        assert!(s["sessions"].as_u64().unwrap() >= 1);
+        assert!(s["failedSessions"].as_u64().unwrap() <= s["sessions"].as_u64().unwrap());
+        assert!(!s["recommendation"].as_str().unwrap().is_empty());
+        assert!(s["legacyFixApplies"].is_boolean());
+        let evidence = s["evidence"].as_array().unwrap();
+        assert!(!evidence.is_empty(), "{s:#}");
+        for e in evidence {
+            assert!(e["file"].is_string());
+            assert!(e["line"].as_u64().unwrap() >= 1);
+            assert!(e["timestamp"].is_string());
+            assert!(
+                ["debug", "error", "info", "warn", "verbose"]
+                    .contains(&e["level"].as_str().unwrap())
+            );
+            assert!(e["message"].is_string());
+        }
+    }
+}
+
+#[test]
+fn legacy_fix_is_recommended_only_where_it_helps() {
+    let doc = scan_samples_json(&[]);
+    for s in doc["servers"].as_array().unwrap() {
+        let applies = s["verdict"] == "tools-fetch-failed"
+            && s["era"] == "modern"
+            && [
+                "missing-resultType",
+                "missing-cache-fields",
+                "wrong-field-types",
+            ]
+            .contains(&s["cause"].as_str().unwrap_or(""));
+        assert_eq!(s["legacyFixApplies"], applies, "{s:#}");
+        let mentions = s["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("set MCP_PROTOCOL_NEGOTIATION=legacy");
+        assert_eq!(mentions, applies, "{s:#}");
+    }
+}
+
+#[test]
+fn server_filter_matches_configured_and_folder_names() {
+    for name in ["acme.docs", "ACME.DOCS", "acme-docs"] {
+        let doc = scan_samples_json(&["--server", name]);
+        let servers = doc["servers"].as_array().unwrap();
+        assert!(!servers.is_empty(), "{name}");
+        assert!(servers.iter().all(|s| s["name"] == "acme.docs"), "{name}");
+        assert!(servers.iter().all(|s| s["folder"] == "acme-docs"));
+    }
+}
+
+#[test]
+fn project_filter_and_an_empty_result() {
+    let all = scan_samples_json(&[]);
+    let some = scan_samples_json(&["--match-project", "macos"]);
+    // `--project` is the old spelling, kept as a hidden alias.
+    let names = |doc: &serde_json::Value| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(&some),
+        names(&scan_samples_json(&["--project", "macos"]))
+    );
+    let n = some["servers"].as_array().unwrap().len();
+    assert!(n > 0 && n < all["servers"].as_array().unwrap().len());
+    assert!(
+        some["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["project"].as_str().unwrap().contains("macos"))
+    );
+
+    let r = scan_samples(&["--server", "no-such-server"]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.is_empty());
+    assert!(
+        r.stderr
+            .starts_with("mcplogs: no MCP server logs matching the filters found"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn exit_code_zero_when_every_server_is_fine() {
+    let r = scan_samples(&["--server", "acme.docs"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = scan_samples(&["--server", "wrong-types"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(tmp.path()).args(["scan", "--color", "sometimes"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("invalid value 'sometimes'"),
+        "{}",
+        r.stderr
+    );
+    let r = run(mcplogs(tmp.path()).args(["frobnicate"]));
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn colour_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = |extra: &[&str], no_color: Option<&str>| {
+        let mut c = mcplogs(tmp.path());
+        c.arg("scan").arg(samples()).args(extra);
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        run(&mut c).stdout
+    };
+    assert!(base(&["--color", "always"], None).contains("\u{1b}["));
+    assert!(!base(&["--color", "always"], Some("1")).contains('\u{1b}'));
+    assert!(base(&["--color", "always"], Some("")).contains("\u{1b}["));
+    assert!(!base(&["--color", "never"], None).contains('\u{1b}'));
+    assert!(!base(&[], None).contains('\u{1b}'));
+    // JSON is never coloured.
+    assert!(!base(&["--json", "--color", "always"], None).contains('\u{1b}'));
+}
+
+#[test]
+fn verbose_shows_decoded_evidence_with_file_and_line() {
+    let r = scan_samples(&["--verbose", "--server", "no-cache-fields"]);
+    assert!(r.stdout.contains("  evidence:\n"), "{}", r.stdout);
+    // file:line then timestamp and level
+    let evidence_line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains(".jsonl:") && l.contains("ERROR"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(evidence_line.contains("Z  ERROR"), "{evidence_line}");
+    // The zod issues are pretty-printed, one field per line.
+    assert!(r.stdout.contains("\"path\": [\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("history:"), "{}", r.stdout);
+}
+
+#[test]
+fn positional_paths_of_every_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = samples()
+        .join("macos-home")
+        .join("Library/Caches/claude-cli-nodejs");
+    let project = root.join("-tmp-mcplogs-samples-home-macos-work-web");
+    let server_dir = project.join("mcp-logs-no-resulttype");
+    let mut files: Vec<_> = std::fs::read_dir(&server_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let names = |p: &std::path::Path| -> Vec<String> {
+        let (_, doc) = run_json(mcplogs(tmp.path()).args(["scan", "--json"]).arg(p));
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{} {}", s["name"], s["verdict"]))
+            .collect()
+    };
+    // A cache root and a project folder: all ten servers; names from the home's
+    // .claude.json, found from the layout.
+    assert_eq!(names(&root).len(), 10);
+    assert_eq!(names(&project), names(&root));
+    assert!(names(&root).contains(&"\"Studio Bridge\" \"healthy\"".to_string()));
+    // One server folder, one file (the newest: its latest session).
+    assert_eq!(
+        names(&server_dir),
+        vec!["\"no-resulttype\" \"tools-fetch-failed\""]
+    );
+    assert_eq!(
+        names(files.last().unwrap()),
+        vec!["\"no-resulttype\" \"tools-fetch-failed\""]
+    );
+    // A debug log, recognised by content even under another name.
+    let renamed = tmp.path().join("whatever.log");
+    std::fs::copy(
+        samples().join("debug-logs/macos-home-2.1.288-stream-json.txt"),
+        &renamed,
+    )
+    .unwrap();
+    assert_eq!(names(&renamed).len(), 10);
+}
+
+/// Issue 10 item 8: a full or closed stderr or stdout never makes mcplogs panic (exit
+/// 101); the exit code stays the documented one.
+#[cfg(unix)]
+#[test]
+fn full_or_closed_streams_never_panic() {
+    use std::fs::File;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let full = || File::options().write(true).open("/dev/full").unwrap();
+    let code = |cmd: &mut std::process::Command| cmd.status().unwrap().code();
+
+    // Nothing found: the "no MCP server logs" line goes to a full stderr; exit 0.
+    let mut c = mcplogs(tmp.path());
+    c.args(["scan", "--home"]).arg(tmp.path());
+    assert_eq!(code(c.stdout(Stdio::null()).stderr(full())), Some(0));
+
+    // Warnings and errors to a full stderr keep their exit codes.
+    let mut c = mcplogs(tmp.path());
+    c.args(["scan", "--since", "yesterday"]);
+    assert_eq!(code(c.stdout(Stdio::null()).stderr(full())), Some(2));
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg(samples());
+    assert_eq!(code(c.stdout(Stdio::null()).stderr(full())), Some(1));
+
+    // A full stdout is an I/O error (exit 2, said on stderr); with stderr full too,
+    // still exit 2 and no panic.
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg(samples());
+    let out = c.stdout(full()).stderr(Stdio::piped()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcplogs: error: cannot write output: No space left on device (os error 28)\n"
+    );
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg(samples());
+    assert_eq!(code(c.stdout(full()).stderr(full())), Some(2));
+
+    // A pipe closed by the reader (`| head -c0`) is success: the verdict's exit code.
+    let mut c = mcplogs(tmp.path());
+    let mut child = c
+        .args(["scan", "--verbose"])
+        .arg(samples())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

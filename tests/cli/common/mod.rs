@@ -1,0 +1,135 @@
+//! Shared helpers for the integration tests: run the real binary, find the samples,
+//! make damaged copies in temporary folders.
+
+mod sandbox;
+pub use sandbox::*;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs")
+}
+
+/// The binary with a scrubbed environment: no colour variables, a HOME that has no
+/// Claude Code logs and is also the working directory, so a test never reads the
+/// developer's own files. The run helpers add the managed-settings folder (`pin_host`).
+pub fn mcplogs(empty_home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+    c.env_clear()
+        .env("HOME", empty_home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(empty_home)
+        .stdin(Stdio::null());
+    c
+}
+
+/// The subcommands that read the settings layers, managed ones included.
+const READS_SETTINGS: [&str; 4] = ["scan", "report", "settings", "fix"];
+
+/// Points a command that reads settings at an empty managed-settings folder inside its
+/// HOME (unless the test chose one), so the host's `/etc/claude-code` is never read.
+/// Every helper that runs the binary calls this.
+pub fn pin_host(cmd: &mut Command) {
+    let args: Vec<&std::ffi::OsStr> = cmd.get_args().collect();
+    let reads_settings = args
+        .first()
+        .is_some_and(|a| READS_SETTINGS.iter().any(|s| a == s));
+    let chosen = args.iter().any(|a| *a == "--managed-dir");
+    if !reads_settings || chosen {
+        return;
+    }
+    let home = cmd
+        .get_envs()
+        .find(|(k, _)| *k == "HOME")
+        .and_then(|(_, v)| v)
+        .map(PathBuf::from)
+        .expect("a pinned HOME");
+    cmd.arg("--managed-dir")
+        .arg(home.join("no-managed-settings"));
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run(cmd: &mut Command) -> Run {
+    pin_host(cmd);
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().expect("binary runs");
+    Run {
+        code: status.code().expect("exited normally"),
+        stdout: String::from_utf8(stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(stderr).expect("utf-8 stderr"),
+    }
+}
+
+/// Runs with `input` on stdin (pasted text for `explain`).
+pub fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Run {
+    use std::io::Write;
+    pin_host(cmd);
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("binary runs");
+    Run {
+        code: out.status.code().expect("exited normally"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+pub fn run_json(cmd: &mut Command) -> (Run, serde_json::Value) {
+    let r = run(cmd);
+    let v = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("stdout is JSON ({e}):\n{}\nstderr:\n{}", r.stdout, r.stderr));
+    (r, v)
+}
+
+/// Copies a directory tree (the samples) into `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// The servers array of a scan document, by name.
+pub fn server<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name} in {doc:#}"))
+}
+
+/// The files of a folder, sorted by name (log files: by process start time).
+pub fn sorted_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}

@@ -1,0 +1,197 @@
+//! `mcplogs explain` on real `claude mcp list` output, its glyph and wrapping variants,
+//! and single pasted messages.
+
+use std::fs;
+
+use crate::common::*;
+use serde_json::Value;
+
+fn explain_text(text: &str, json: bool) -> Run {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = mcplogs(tmp.path());
+    cmd.arg("explain");
+    if json {
+        cmd.arg("--json");
+    }
+    run_with_stdin(&mut cmd, text.as_bytes())
+}
+
+fn verdicts(text: &str) -> Vec<(String, String, String)> {
+    let r = explain_text(text, true);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["verdict"].as_str().unwrap().to_string(),
+                s["cause"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect()
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}\n{}\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+fn mcp_list(name: &str) -> String {
+    fs::read_to_string(samples().join("mcp-list").join(name)).unwrap()
+}
+
+/// What the sample scan concluded for each server of a home, with `tolerated` read as
+/// `healthy`: `claude mcp list` shows a tolerated server as plainly connected.
+fn expected_for(home: &str) -> Vec<(String, String, String)> {
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(samples().join("expected.json")).unwrap())
+            .unwrap();
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["home"] == home)
+        .map(|s| {
+            let v = s["expected"]["verdict"].as_str().unwrap();
+            (
+                s["server"].as_str().unwrap().to_string(),
+                if v == "tolerated" { "healthy" } else { v }.to_string(),
+                s["expected"]["cause"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn real_mcp_list_output_gives_the_sample_verdicts() {
+    for (file, home) in [
+        ("linux-home-2.1.332.txt", "linux-home"),
+        ("macos-home-2.1.288.txt", "macos-home"),
+        ("windows-home-2.1.332.txt", "windows-home"),
+    ] {
+        let mut got = verdicts(&mcp_list(file));
+        let mut want = expected_for(home);
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+#[test]
+fn strict_version_list_shows_the_missing_field_failures() {
+    let got = verdicts(&mcp_list("linux-home-2.1.288.txt"));
+    for (name, cause) in [
+        ("no-resulttype", "missing-resultType"),
+        ("no-cache-fields", "missing-cache-fields"),
+        ("wrong-types", "wrong-field-types"),
+    ] {
+        assert!(
+            got.contains(&(
+                name.to_string(),
+                "tools-fetch-failed".to_string(),
+                cause.to_string()
+            )),
+            "{got:?}"
+        );
+    }
+}
+
+#[test]
+fn glyph_variants_read_the_same() {
+    let original = mcp_list("macos-home-2.1.288.txt");
+    let base = verdicts(&original);
+    for (from, to) in [("✔", "✓"), ("✘", "✗"), ("✘", "×")] {
+        let variant = original.replace(from, to);
+        assert_ne!(variant, original);
+        assert_eq!(verdicts(&variant), base, "{from} -> {to}");
+    }
+}
+
+#[test]
+fn a_status_wrapped_onto_its_own_line() {
+    let original = mcp_list("windows-home-2.1.332.txt");
+    let base = verdicts(&original);
+    // A narrow terminal puts the status under the command, with or without the dash.
+    let wrapped = original
+        .replace(" - ✘", "\n  ✘")
+        .replace(" - !", " -\n    !");
+    assert_ne!(wrapped, original);
+    assert_eq!(verdicts(&wrapped), base);
+    let r = explain_text(&wrapped, true);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    for s in doc["servers"].as_array().unwrap() {
+        let target = s["target"].as_str().unwrap();
+        assert!(!target.ends_with('-'), "{target}");
+    }
+}
+
+#[test]
+fn a_single_pasted_message() {
+    // The final error record of a real 2.1.288 session, decoded.
+    let msg = "Failed to fetch tools: Invalid result for tools/list: [\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"ttlMs\"\n    ],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]";
+    let got = verdicts(msg);
+    assert_eq!(
+        got,
+        vec![(
+            String::new(),
+            "tools-fetch-failed".to_string(),
+            "missing-cache-fields".to_string()
+        )]
+    );
+    // A debug-log line keeps its server name.
+    let got = verdicts(
+        "MCP server \"hangs\" Connection failed (CONNECT_TIMEOUT): MCP server \"hangs\" connection timed out after 3000ms",
+    );
+    assert_eq!(
+        got,
+        vec![(
+            "hangs".to_string(),
+            "connection-failed".to_string(),
+            "timeout".to_string()
+        )]
+    );
+}
+
+#[test]
+fn text_output_and_exit_codes() {
+    let r = explain_text(&mcp_list("windows-home-2.1.332.txt"), false);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout
+            .contains("crm.tools: tools-fetch-failed (invalid-tool-definition)")
+    );
+    assert!(r.stdout.contains("  fix: "));
+    let healthy_only: String = mcp_list("windows-home-2.1.332.txt")
+        .lines()
+        .filter(|l| !l.contains('✘') && !l.contains('!'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(explain_text(&healthy_only, false).code, 0);
+    let empty = explain_text("   \n", false);
+    assert_eq!(empty.code, 2);
+    assert!(
+        empty.stderr.contains("nothing to explain"),
+        "{}",
+        empty.stderr
+    );
+}
+
+#[test]
+fn explain_reads_a_file_and_reports_a_missing_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = samples().join("mcp-list").join("linux-home-2.1.332.txt");
+    let r = run(mcplogs(tmp.path()).arg("explain").arg(&file));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout
+            .contains("wrong-types: tools-fetch-failed (wrong-field-types)")
+    );
+    let r = run(mcplogs(tmp.path())
+        .arg("explain")
+        .arg(tmp.path().join("nope.txt")));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nope.txt"), "{}", r.stderr);
+}

@@ -1,0 +1,357 @@
+//! Snapshots (insta) of every human output on the bundled samples: scan, explain, du,
+//! settings, fix (diff, dry run, refusal without a terminal, apply, undo), report, help
+//! and the main error messages. Each snapshot holds the exit code, stdout and stderr.
+//!
+//! The environment is pinned: no inherited variables, HOME, the project (cwd) and the
+//! managed-settings folder inside a throw-away sandbox, NO_COLOR, COLUMNS, TZ. Paths of
+//! the checkout and of the sandbox are replaced by `[ROOT]` and `[SANDBOX]`.
+//!
+//! After an intended change: `cargo insta review` (or `INSTA_UPDATE=always cargo test`
+//! and `git diff tests/cli/snapshots/`), see CONTRIBUTING.md.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::common::*;
+
+/// The binary in `sb` (nothing inherited from the host but PATH) with the terminal
+/// width, time zone and locale pinned too.
+fn pinned(sb: &Sandbox, args: &[&str]) -> Command {
+    let mut c = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), args);
+    c.env("COLUMNS", "100")
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null());
+    c
+}
+
+/// Exit code, stdout and stderr as one text, with host paths replaced.
+fn shown(sb: &Sandbox, cmd: &mut Command) -> String {
+    let o = cmd.output().expect("binary runs");
+    let text = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code().expect("exited normally"),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let root = env!("CARGO_MANIFEST_DIR");
+    text.replace(sb.dir.path().to_str().unwrap(), "[SANDBOX]")
+        .replace(root, "[ROOT]")
+}
+
+fn run_shown(sb: &Sandbox, args: &[&str]) -> String {
+    shown(sb, &mut pinned(sb, args))
+}
+
+fn sample(rel: &str) -> String {
+    samples().join(rel).to_str().unwrap().to_string()
+}
+
+// ---- scan ----
+
+#[test]
+fn scan_all_samples() {
+    let sb = Sandbox::new();
+    let s = sample("");
+    insta::assert_snapshot!("scan", run_shown(&sb, &["scan", &s]));
+}
+
+#[test]
+fn scan_all_samples_verbose() {
+    let sb = Sandbox::new();
+    let s = sample("");
+    insta::assert_snapshot!("scan_verbose", run_shown(&sb, &["scan", "--verbose", &s]));
+}
+
+#[test]
+fn scan_each_home() {
+    for home in ["linux-home", "macos-home", "windows-home"] {
+        let sb = Sandbox::new();
+        let h = sample(home);
+        insta::assert_snapshot!(
+            format!("scan_home_{home}"),
+            run_shown(&sb, &["scan", "--home", &h])
+        );
+    }
+}
+
+#[test]
+fn scan_each_debug_log_verbose() {
+    let mut names: Vec<String> = fs::read_dir(samples().join("debug-logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for name in names {
+        let sb = Sandbox::new();
+        let p = sample(&format!("debug-logs/{name}"));
+        insta::assert_snapshot!(
+            format!("scan_debug_log_{}", name.trim_end_matches(".txt")),
+            run_shown(&sb, &["scan", "--verbose", &p])
+        );
+    }
+}
+
+#[test]
+fn scan_trimmed_and_old_format() {
+    for dir in ["trimmed", "old-format"] {
+        let sb = Sandbox::new();
+        let p = sample(dir);
+        insta::assert_snapshot!(format!("scan_{dir}"), run_shown(&sb, &["scan", &p]));
+    }
+}
+
+#[test]
+fn scan_with_no_logs_anywhere() {
+    let sb = Sandbox::new();
+    insta::assert_snapshot!("scan_no_logs", run_shown(&sb, &["scan"]));
+}
+
+#[test]
+fn scan_filters_that_match_nothing() {
+    let sb = Sandbox::new();
+    let s = sample("");
+    insta::assert_snapshot!(
+        "scan_no_such_server",
+        run_shown(&sb, &["scan", &s, "--server", "no-such-server"])
+    );
+    insta::assert_snapshot!(
+        "scan_no_such_project",
+        run_shown(&sb, &["scan", &s, "--project", "no-such-project"])
+    );
+}
+
+// ---- explain ----
+
+#[test]
+fn explain_each_mcp_list() {
+    let mut names: Vec<String> = fs::read_dir(samples().join("mcp-list"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for name in names {
+        let sb = Sandbox::new();
+        let p = sample(&format!("mcp-list/{name}"));
+        insta::assert_snapshot!(
+            format!("explain_{}", name.trim_end_matches(".txt")),
+            run_shown(&sb, &["explain", &p])
+        );
+    }
+}
+
+#[test]
+fn explain_from_stdin_and_empty_input() {
+    let sb = Sandbox::new();
+    let pasted = fs::read(samples().join("mcp-list/linux-home-2.1.332.txt")).unwrap();
+    let mut c = pinned(&sb, &["explain"]);
+    let r = run_with_stdin(&mut c, &pasted);
+    // The same text through stdin reads exactly as through a file.
+    let p = sample("mcp-list/linux-home-2.1.332.txt");
+    let from_file = pinned(&sb, &["explain", &p]).output().unwrap();
+    assert_eq!(r.stdout.as_bytes(), &from_file.stdout[..]);
+    assert_eq!(r.code, from_file.status.code().unwrap());
+
+    let mut c = pinned(&sb, &["explain"]);
+    let empty = run_with_stdin(&mut c, b"");
+    insta::assert_snapshot!(
+        "explain_empty_stdin",
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            empty.code, empty.stdout, empty.stderr
+        )
+    );
+}
+
+// ---- du ----
+
+#[test]
+fn du_samples_and_each_home() {
+    let sb = Sandbox::new();
+    let s = sample("");
+    insta::assert_snapshot!("du", run_shown(&sb, &["du", &s]));
+    let h = sample("linux-home");
+    insta::assert_snapshot!("du_home_linux", run_shown(&sb, &["du", "--home", &h]));
+    insta::assert_snapshot!("du_no_logs", run_shown(&sb, &["du"]));
+}
+
+// ---- settings ----
+
+#[test]
+fn settings_with_no_files() {
+    let sb = Sandbox::new();
+    insta::assert_snapshot!("settings_none", run_shown(&sb, &["settings"]));
+}
+
+#[test]
+fn settings_with_every_layer() {
+    let sb = Sandbox::new();
+    write_with_mode(
+        &sb.user_settings(),
+        b"{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n",
+        0o600,
+    );
+    write_with_mode(
+        &sb.project.join(".claude/settings.json"),
+        b"{\n  \"env\": {\n    \"OTHER\": \"1\"\n  }\n}\n",
+        0o644,
+    );
+    write_with_mode(
+        &sb.project.join(".claude/settings.local.json"),
+        LEGACY_FRESH.as_bytes(),
+        0o644,
+    );
+    write_with_mode(
+        &sb.managed.join("managed-settings.json"),
+        b"{\n  \"permissions\": {}\n}\n",
+        0o644,
+    );
+    insta::assert_snapshot!("settings_every_layer", run_shown(&sb, &["settings"]));
+}
+
+#[test]
+fn settings_with_a_broken_file() {
+    let sb = Sandbox::new();
+    write_with_mode(&sb.user_settings(), b"{\n  \"env\": {,\n", 0o600);
+    insta::assert_snapshot!("settings_broken_user", run_shown(&sb, &["settings"]));
+    write_with_mode(
+        &sb.user_settings(),
+        b"{\n  // a comment\n  \"env\": {\"A\": \"b\",},\n}\n",
+        0o600,
+    );
+    insta::assert_snapshot!("settings_json5_user", run_shown(&sb, &["settings"]));
+}
+
+// ---- fix and undo ----
+
+const USER_AUTO: &[u8] =
+    b"{\n  \"model\": \"x\",\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n";
+
+#[test]
+fn fix_dry_run_refusal_apply_and_undo() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    write_with_mode(&sb.user_settings(), USER_AUTO, 0o600);
+
+    insta::assert_snapshot!("fix_dry_run", run_shown(&sb, &["fix", "--dry-run"]));
+    // Standard input is not a terminal and there is no --yes.
+    insta::assert_snapshot!("fix_not_a_terminal", run_shown(&sb, &["fix"]));
+    assert_eq!(fs::read(sb.user_settings()).unwrap(), USER_AUTO);
+
+    insta::assert_snapshot!("fix_yes", run_shown(&sb, &["fix", "--yes"]));
+    insta::assert_snapshot!(
+        "fix_again_already_legacy",
+        run_shown(&sb, &["fix", "--yes"])
+    );
+    insta::assert_snapshot!(
+        "fix_undo_dry_run",
+        run_shown(&sb, &["fix", "--undo", "--dry-run"])
+    );
+    insta::assert_snapshot!(
+        "fix_undo_not_a_terminal",
+        run_shown(&sb, &["fix", "--undo"])
+    );
+    insta::assert_snapshot!("fix_undo_yes", run_shown(&sb, &["fix", "--undo", "--yes"]));
+    assert_eq!(fs::read(sb.user_settings()).unwrap(), USER_AUTO);
+    insta::assert_snapshot!(
+        "fix_undo_nothing_to_undo",
+        run_shown(&sb, &["fix", "--undo", "--yes"])
+    );
+}
+
+#[test]
+fn fix_new_file_and_no_server_needing_it() {
+    let sb = Sandbox::new();
+    insta::assert_snapshot!(
+        "fix_no_server_needs_it",
+        run_shown(&sb, &["fix", "--dry-run"])
+    );
+    insta::assert_snapshot!(
+        "fix_force_new_file_dry_run",
+        run_shown(&sb, &["fix", "--dry-run", "--force"])
+    );
+    sb.add_server_needing_fix();
+    insta::assert_snapshot!("fix_new_file_yes", run_shown(&sb, &["fix", "--yes"]));
+}
+
+#[test]
+fn fix_refuses_comments_then_rewrites_strict() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    let original = b"{\n  // mine\n  \"env\": {\"A\": \"b\",},\n}\n";
+    write_with_mode(&sb.user_settings(), original, 0o600);
+    insta::assert_snapshot!("fix_comments_refused", run_shown(&sb, &["fix", "--yes"]));
+    assert_eq!(fs::read(sb.user_settings()).unwrap(), original);
+    insta::assert_snapshot!(
+        "fix_rewrite_strict_dry_run",
+        run_shown(&sb, &["fix", "--rewrite-strict", "--dry-run"])
+    );
+}
+
+#[test]
+fn fix_refuses_invalid_json() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    write_with_mode(&sb.user_settings(), b"{\"env\": ", 0o600);
+    insta::assert_snapshot!("fix_invalid_json", run_shown(&sb, &["fix", "--yes"]));
+}
+
+// ---- help and errors ----
+
+#[test]
+fn help_texts() {
+    let sb = Sandbox::new();
+    insta::assert_snapshot!("help", run_shown(&sb, &["--help"]));
+    for sub in ["scan", "explain", "settings", "fix", "report", "du"] {
+        let mut c = pinned(&sb, &[]);
+        c.args([sub, "--help"]);
+        insta::assert_snapshot!(format!("help_{sub}"), shown(&sb, &mut c));
+    }
+}
+
+#[test]
+fn error_messages() {
+    let sb = Sandbox::new();
+    let s = sample("");
+    let missing = sb.dir.path().join("no-such-path");
+    let missing = missing.to_str().unwrap();
+    let managed = sb.managed.to_str().unwrap();
+    let cases: &[(&str, Vec<&str>)] = &[
+        ("error_no_subcommand", vec![]),
+        ("error_unknown_subcommand", vec!["frobnicate"]),
+        ("error_unknown_flag", vec!["scan", "--frobnicate"]),
+        ("error_bad_color", vec!["scan", "--color", "sometimes"]),
+        ("error_bad_since", vec!["scan", &s, "--since", "yesterday"]),
+        ("error_scan_missing_path", vec!["scan", missing]),
+        ("error_scan_missing_home", vec!["scan", "--home", missing]),
+        ("error_du_missing_path", vec!["du", missing]),
+        ("error_explain_missing_file", vec!["explain", missing]),
+        (
+            "error_report_missing_path",
+            vec!["report", missing, "--managed-dir", managed],
+        ),
+        (
+            "error_fix_conflicting_flags",
+            vec!["fix", "--undo", "--rewrite-strict"],
+        ),
+    ];
+    for (name, args) in cases {
+        // `sb.command` adds the pinning flags only after a known subcommand name.
+        let mut c = pinned(&sb, &[]);
+        c.args(args);
+        insta::assert_snapshot!(*name, shown(&sb, &mut c));
+    }
+    insta::assert_snapshot!(
+        "error_settings_missing_project",
+        shown(
+            &sb,
+            pinned(&sb, &[])
+                .args(["settings", "--managed-dir"])
+                .arg(&sb.managed)
+                .args(["--project", missing])
+        )
+    );
+}

@@ -1,0 +1,36 @@
+//! The integration tests: one crate (one link step), a module per area. They run the
+//! real binary with a pinned environment (see `common`) or call the library directly.
+
+mod common;
+
+mod bad_input;
+mod basics;
+mod decode_formats;
+mod decode_property;
+mod explain;
+mod fuzz_corpus;
+mod fuzz_regressions;
+#[cfg(unix)]
+mod hostile;
+mod human_output;
+mod newest_first;
+mod prune;
+mod report_cli;
+mod report_leak;
+#[cfg(unix)]
+mod report_snapshot;
+mod samples;
+mod scale;
+mod secrets_output;
+#[cfg(unix)]
+mod settings_cli;
+#[cfg(unix)]
+mod settings_faults;
+#[cfg(unix)]
+mod settings_fix;
+mod settings_portable;
+mod settings_property;
+#[cfg(unix)]
+mod settings_pty;
+#[cfg(unix)]
+mod settings_undo;

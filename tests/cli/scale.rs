@@ -1,0 +1,227 @@
+//! Scale: bounded memory on huge files and lines (measured, not assumed), `--since`,
+//! and `mcplogs du`.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::common::*;
+
+/// The newest log file of `server` in a copied home.
+fn server_dir(home: &Path, server: &str) -> PathBuf {
+    walkdir::WalkDir::new(home)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with(format!("mcp-logs-{server}")))
+        .unwrap()
+}
+
+/// Runs the binary and returns (exit code, stdout, stderr, peak RSS in KiB) using
+/// wait4's resource usage for exactly that child.
+#[cfg(target_os = "linux")]
+fn run_measured(cmd: &mut std::process::Command) -> (i32, String, String, i64) {
+    use std::os::unix::process::ExitStatusExt;
+    // Reaped below with wait4, which also returns its resource usage.
+    pin_host(cmd);
+    #[allow(clippy::zombie_processes)]
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut out = child.stdout.unwrap();
+    let mut err = child.stderr.unwrap();
+    let t = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).unwrap();
+        s
+    });
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut out, &mut stdout).unwrap();
+    let stderr = t.join().unwrap();
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    let code = std::process::ExitStatus::from_raw(status).code().unwrap();
+    (code, stdout, stderr, usage.ru_maxrss)
+}
+
+/// A real failing session padded to `size` bytes with realistic noise, plus one
+/// `line_mb` megabyte line in the middle.
+fn padded_copy(src: &Path, dst: &Path, size: usize, line_mb: usize) {
+    let text = fs::read_to_string(src).unwrap();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap();
+    let sid_at = first.find("\"sessionId\"").unwrap();
+    let tail = &first[sid_at..]; // "sessionId":"...","cwd":"..."}
+    let mut f = std::io::BufWriter::new(fs::File::create(dst).unwrap());
+    writeln!(f, "{first}").unwrap();
+    let noise = format!(
+        "{{\"error\":\"Server stderr: {}\",\"timestamp\":\"2026-11-29T12:44:11.000Z\",{tail}\n",
+        "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=".repeat(8)
+    );
+    let mut written = first.len() + 1;
+    let mut long_done = line_mb == 0;
+    while written < size {
+        if !long_done && written > size / 2 {
+            // Written in pieces: this test process must stay small, since a spawned
+            // child's peak RSS can include its parent's at the moment of spawning.
+            f.write_all(b"{\"debug\":\"Connection failed: ").unwrap();
+            let chunk = vec![b'A'; 1 << 20];
+            for _ in 0..line_mb {
+                f.write_all(&chunk).unwrap();
+            }
+            writeln!(f, "\",\"timestamp\":\"2026-11-29T12:44:11.000Z\",{tail}").unwrap();
+            written += line_mb << 20;
+            long_done = true;
+        }
+        f.write_all(noise.as_bytes()).unwrap();
+        written += noise.len();
+    }
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_stays_flat_on_huge_files_and_a_100_mb_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("macos-home"), &home);
+    let dir = server_dir(&home, "wrong-types");
+    let newest = sorted_files(&dir).pop().unwrap();
+
+    // Small: the real file. Large: the same session padded to 400 MB with a 100 MB line.
+    let (code, _, _, small_rss) =
+        run_measured(mcplogs(tmp.path()).args(["scan", "--json"]).arg(&dir));
+    assert_eq!(code, 1);
+
+    padded_copy(&newest.clone(), &newest, 400 << 20, 100);
+    assert!(fs::metadata(&newest).unwrap().len() > 400 << 20);
+    let (code, stdout, stderr, big_rss) =
+        run_measured(mcplogs(tmp.path()).args(["scan", "--json"]).arg(&dir));
+    assert_eq!(code, 1, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let s = server(&doc, "wrong-types");
+    assert_eq!(s["verdict"], "tools-fetch-failed");
+    assert_eq!(s["cause"], "wrong-field-types");
+    // The 100 MB line is skipped, counted, and named in the one warning for the file.
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 longer than 8 MiB")
+    );
+    // No progress bar: stderr is not a terminal.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    eprintln!("peak RSS: {small_rss} KiB for 12 KB, {big_rss} KiB for 400 MB");
+    assert!(big_rss < 64 * 1024, "peak RSS {big_rss} KiB");
+    assert!(
+        big_rss - small_rss < 24 * 1024,
+        "memory grew with file size: {small_rss} -> {big_rss} KiB"
+    );
+}
+
+#[test]
+fn since_keeps_only_recent_sessions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("linux-home"), &home);
+    // Age the 2.1.288 sessions (the first three files of each server) by ten days.
+    let old = SystemTime::now() - Duration::from_secs(10 * 86_400);
+    for entry in walkdir::WalkDir::new(&home) {
+        let p = entry.unwrap().into_path();
+        if p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("mcp-logs-"))
+        {
+            for f in sorted_files(&p).into_iter().take(3) {
+                fs::File::options()
+                    .write(true)
+                    .open(&f)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+            }
+        }
+    }
+    let scan = |since: &str| {
+        let (r, doc) = run_json(
+            mcplogs(tmp.path())
+                .args(["scan", "--json", "--home"])
+                .arg(&home)
+                .args(["--since", since]),
+        );
+        (r, doc)
+    };
+    let (_, all) = scan("30d");
+    assert_eq!(server(&all, "no-resulttype")["sessions"], 6);
+    let (_, recent) = scan("2d");
+    let s = server(&recent, "no-resulttype");
+    assert_eq!(s["sessions"], 3, "{s:#}");
+    assert_eq!(s["failedSessions"], 0);
+    assert_eq!(s["verdict"], "tolerated");
+    // A date in the future leaves nothing.
+    let (r, doc) = scan("2999-01-01");
+    assert!(doc["servers"].as_array().unwrap().is_empty());
+    assert!(r.stderr.contains("no MCP server logs"), "{}", r.stderr);
+    // A bad value is a usage error.
+    let r = run(mcplogs(tmp.path()).args(["scan", "--since", "soon"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("neither a duration"), "{}", r.stderr);
+}
+
+#[test]
+fn du_sums_sizes_per_project_and_server_largest_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = samples().join("macos-home");
+    let (r, doc) = run_json(
+        mcplogs(tmp.path())
+            .args(["du", "--json", "--home"])
+            .arg(&home),
+    );
+    assert_eq!(r.code, 0);
+    let mut total = 0;
+    let mut files = 0;
+    for e in walkdir::WalkDir::new(&home) {
+        let e = e.unwrap();
+        if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "jsonl") {
+            total += e.metadata().unwrap().len();
+            files += 1;
+        }
+    }
+    assert_eq!(doc["bytes"], total);
+    assert_eq!(doc["files"], files);
+    let projects = doc["projects"].as_array().unwrap();
+    assert_eq!(projects.len(), 1);
+    let p = &projects[0];
+    assert_eq!(p["project"], "/tmp/mcplogs-samples/home-macos/work/web");
+    let servers = p["servers"].as_array().unwrap();
+    let sizes: Vec<u64> = servers
+        .iter()
+        .map(|s| s["bytes"].as_u64().unwrap())
+        .collect();
+    let mut sorted = sizes.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(sizes, sorted, "largest first");
+    assert_eq!(sizes.iter().sum::<u64>(), total);
+    let studio = servers
+        .iter()
+        .find(|s| s["folder"] == "Studio-Bridge")
+        .unwrap();
+    assert_eq!(studio["name"], "Studio Bridge");
+    assert!(studio["oldestSession"].as_str().unwrap() < studio["newestSession"].as_str().unwrap());
+
+    let text = run(mcplogs(tmp.path()).args(["du", "--home"]).arg(&home));
+    assert!(
+        text.stdout.starts_with("PROJECT / SERVER"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("\nTotal: "));
+}

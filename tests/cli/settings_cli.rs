@@ -1,0 +1,223 @@
+//! `mcplogs settings` and the guards of `mcplogs fix`: layers and precedence, ignored
+//! files, the override warning, the scan gate (--force), and no terminal without --yes.
+
+use std::fs;
+
+use crate::common::*;
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn settings_env_beats_the_shell_environment() {
+    let sb = Sandbox::new();
+    write_with_mode(
+        &sb.user_settings(),
+        b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"}}",
+        0o600,
+    );
+    let out = sb
+        .command(
+            std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+            &["settings", "--json"],
+        )
+        .env("MCP_PROTOCOL_NEGOTIATION", "auto")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let j = json(&out);
+    assert_eq!(j["effective"]["value"], "legacy");
+    assert_eq!(j["effective"]["layer"], "user");
+    let layers = j["layers"].as_array().unwrap();
+    let kinds: Vec<&str> = layers
+        .iter()
+        .map(|l| l["layer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["managed", "local", "project", "user", "environment"]
+    );
+    assert_eq!(layers[4]["negotiation"], "auto");
+    assert_eq!(layers[4]["present"], true);
+    assert_eq!(layers[3]["status"], "strict");
+    assert_eq!(layers[3]["strict"], true);
+    assert_eq!(
+        layers[3]["path"],
+        sb.user_settings().display().to_string().as_str()
+    );
+}
+
+#[test]
+fn ignored_file_is_reported_with_position_and_keys_and_does_not_decide() {
+    let sb = Sandbox::new();
+    write_with_mode(
+        &sb.user_settings(),
+        b"{\n  \"env\": {\n    // fix\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"X_TOKEN\": \"t\",\n  },\n}\n",
+        0o600,
+    );
+    let out = sb.run(&["settings", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "an ignored file is a problem");
+    let j = json(&out);
+    let user = &j["layers"][3];
+    assert_eq!(user["status"], "ignored");
+    assert_eq!(user["strict"], false);
+    assert_eq!(user["in_effect"], false);
+    assert_eq!(user["problem"]["line"], 3);
+    assert_eq!(user["problem"]["column"], 5);
+    assert_eq!(
+        user["ignored_env_keys"],
+        serde_json::json!(["MCP_PROTOCOL_NEGOTIATION", "X_TOKEN"])
+    );
+    assert_eq!(j["effective"]["value"], serde_json::Value::Null);
+
+    let text = stdout(&sb.run(&["settings"]));
+    assert!(text.contains("ignored entirely by Claude Code"), "{text}");
+    assert!(text.contains("line 3, column 5"), "{text}");
+    assert!(text.contains("env keys not in effect: MCP_PROTOCOL_NEGOTIATION, X_TOKEN"));
+    assert!(text.contains("legacy (not in effect)"), "{text}");
+    assert!(
+        text.contains("MCP_PROTOCOL_NEGOTIATION is not set"),
+        "{text}"
+    );
+}
+
+#[test]
+fn invalid_file_is_reported_invalid() {
+    let sb = Sandbox::new();
+    write_with_mode(&sb.user_settings(), b"{\"a\": ", 0o600);
+    let out = sb.run(&["settings", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["layers"][3]["status"], "invalid");
+}
+
+#[test]
+fn precedence_managed_drop_in_over_managed_over_local_over_project_over_user() {
+    let sb = Sandbox::new();
+    let set = |p: &std::path::Path, v: &str| {
+        write_with_mode(
+            p,
+            format!("{{\"env\": {{\"MCP_PROTOCOL_NEGOTIATION\": \"{v}\"}}}}").as_bytes(),
+            0o644,
+        )
+    };
+    let dot = sb.project.join(".claude");
+    set(&sb.user_settings(), "legacy");
+    let expect = |layer: &str, value: &str| {
+        let j = json(&sb.run(&["settings", "--json"]));
+        assert_eq!(j["effective"]["layer"], layer);
+        assert_eq!(j["effective"]["value"], value);
+    };
+    expect("user", "legacy");
+    set(&dot.join("settings.json"), "auto");
+    expect("project", "auto");
+    set(&dot.join("settings.local.json"), "legacy");
+    expect("local", "legacy");
+    set(&sb.managed.join("managed-settings.json"), "auto");
+    expect("managed", "auto");
+    set(&sb.managed.join("managed-settings.d/10-a.json"), "bogus");
+    set(&sb.managed.join("managed-settings.d/20-b.json"), "legacy");
+    expect("managed-drop-in", "legacy");
+}
+
+#[test]
+fn fix_warns_naming_a_higher_layer_that_overrides_it() {
+    let sb = Sandbox::new();
+    let project_file = sb.project.join(".claude/settings.json");
+    write_with_mode(
+        &project_file,
+        b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}",
+        0o644,
+    );
+    let out = sb.run(&["fix", "--dry-run", "--force"]);
+    assert!(out.status.success());
+    let msg = stderr(&out);
+    assert!(msg.contains("warning:"), "{msg}");
+    assert!(
+        msg.contains(&format!("project settings {}", project_file.display())),
+        "{msg}"
+    );
+    assert!(msg.contains("takes precedence"), "{msg}");
+    // A legacy value above is no reason to warn.
+    fs::write(
+        &project_file,
+        "{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"}}",
+    )
+    .unwrap();
+    let out = sb.run(&["fix", "--dry-run", "--force"]);
+    assert!(!stderr(&out).contains("warning:"), "{}", stderr(&out));
+}
+
+#[test]
+fn without_a_server_needing_it_fix_needs_force() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["fix", "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no scanned server needs the legacy fix"));
+    assert!(stderr(&out).contains("--force"));
+    assert!(!sb.user_settings().exists());
+    // A dry run only notes it and shows the diff.
+    let dry = sb.run(&["fix", "--dry-run"]);
+    assert_eq!(dry.status.code(), Some(0));
+    assert!(stdout(&dry).contains("+++ "));
+    assert!(!sb.user_settings().exists());
+}
+
+#[test]
+fn with_a_server_needing_it_fix_applies_without_force() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    let out = sb.run(&["fix", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("The legacy fix helps: no-resulttype"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        fs::read_to_string(sb.user_settings()).unwrap(),
+        LEGACY_FRESH
+    );
+}
+
+#[test]
+fn without_a_terminal_and_without_yes_fix_refuses_with_exit_2() {
+    let sb = Sandbox::new();
+    write_with_mode(&sb.user_settings(), b"{}", 0o600);
+    for args in [&["fix", "--force"][..], &["fix", "--undo"][..]] {
+        let out = sb.run(args);
+        if args.contains(&"--undo") {
+            // Nothing to undo yet: not a refusal.
+            assert_eq!(out.status.code(), Some(0));
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains("not a terminal"), "{}", stderr(&out));
+        assert!(stdout(&out).contains("+++ "), "the diff is shown first");
+        assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), "{}");
+    }
+    // Undo refuses the same way once there is something to undo.
+    assert!(sb.run(&["fix", "--force", "--yes"]).status.success());
+    let out = sb.run(&["fix", "--undo"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        fs::read_to_string(sb.user_settings())
+            .unwrap()
+            .contains("legacy")
+    );
+}
+
+#[test]
+fn settings_flag_names_another_file() {
+    let sb = Sandbox::new();
+    let other = sb.dir.path().join("elsewhere/s.json");
+    let p = other.to_str().unwrap();
+    let out = sb.run(&["fix", "--settings", p, "--yes", "--force"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("mcplogs fix --undo --settings {p}")));
+    assert_eq!(fs::read_to_string(&other).unwrap(), LEGACY_FRESH);
+    assert!(!sb.user_settings().exists());
+    let out = sb.run(&["fix", "--undo", "--settings", p, "--yes"]);
+    assert!(out.status.success());
+    assert!(!other.exists());
+}
