@@ -48,7 +48,7 @@ BIN=$PWD/target/release/mcplogs
 # The needles: exactly the scan's prefilter (PREFILTER_NEEDLES in src/classify/signal.rs).
 mapfile -t NEEDLES < <(python3 - <<'PY'
 import re
-s = open("src/classify/signal.rs").read()
+s = open("src/markers.rs").read()
 body = re.search(r"PREFILTER_NEEDLES: &\[&str\] = &\[(.*?)\];", s, re.S).group(1)
 print("\n".join(re.findall(r'"([^"]+)"', body)))
 PY
