@@ -6,12 +6,35 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcplogs::discovery::Request;
 use mcplogs::scan::ScanOptions;
 
+/// The usual path, shown under `mcplogs --help`.
+const JOURNEY: &str = "\
+EXAMPLES:
+  # A server shows `! Connected · tools fetch failed` in Claude Code:
+  mcplogs scan                 # what is wrong and what to do
+  mcplogs fix                  # the legacy fix, where it works (asks first)
+  # restart Claude Code or run /mcp in it, then check:
+  mcplogs scan --since 10m
+  mcplogs report -o issue.md   # redacted Markdown for a bug report
+
+  # What does `claude mcp list` mean?
+  claude mcp list | mcplogs explain
+
+TERMS:
+  revision   a dated version of the MCP protocol (2026-07-28 is the new one)
+  era        the handshake Claude Code used: modern (revision 2026-07-28)
+             or legacy (the classic initialize)
+  tolerated  works only because Claude Code filled in missing fields
+
+Exit codes: 0 nothing wrong, 1 problems found, 2 usage or I/O error.
+More: README.md and docs/ in the source tree; `mcplogs man`.";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "mcplogs",
     version,
     about = "Diagnose Claude Code MCP server failures from the logs already on your disk",
-    long_about = None
+    long_about = None,
+    after_help = JOURNEY
 )]
 pub struct Cli {
     /// When to use colour: auto = only on a terminal. NO_COLOR always disables it.
@@ -32,19 +55,101 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find every MCP server's logs and give each a verdict, evidence and the fix
+    #[command(after_help = SCAN_EXAMPLES)]
     Scan(ScanArgs),
     /// Explain pasted `claude mcp list` output or one error message (stdin or FILE)
+    #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Show every settings layer Claude Code reads and the effective MCP_PROTOCOL_NEGOTIATION
+    #[command(after_help = SETTINGS_EXAMPLES)]
     Settings(SettingsArgs),
     /// Set env.MCP_PROTOCOL_NEGOTIATION to "legacy" safely: diff, confirmation, backup, undo
+    #[command(after_help = FIX_EXAMPLES)]
     Fix(FixArgs),
     /// A redacted Markdown report to paste into a bug issue (Claude Code's or a server's)
+    #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
     /// Disk use of the MCP logs per project and per server, largest first
+    #[command(after_help = DU_EXAMPLES)]
     Du(DuArgs),
     /// Delete old MCP and debug logs, keeping what explains each server's verdict
     Prune(PruneArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) generated from these definitions
+    #[command(after_help = "EXAMPLES:\n  mcplogs man > mcplogs.1 && man ./mcplogs.1")]
+    Man,
+}
+
+const SCAN_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs scan                   # this machine's Claude Code logs
+  mcplogs scan --since 10m       # after a fix and a restart: did it work?
+  mcplogs scan --server my-db -v # one server, with the records behind it
+  mcplogs scan --home ~/alice    # a home folder copied from elsewhere
+  mcplogs scan ~/.claude/debug/abc.txt   # a debug log
+  mcplogs scan --json | jq '.servers[] | select(.legacyFixApplies)'
+
+VERDICTS:
+  healthy, tolerated (works only because Claude Code filled in missing
+  fields), tools-fetch-failed (connected, but no tools), version-unsupported,
+  connection-failed, unknown (no decisive record). The era is the handshake
+  Claude Code used: modern (revision 2026-07-28) or legacy.
+  Next: `mcplogs fix` where the advice says so; `mcplogs report` to report.";
+
+const EXPLAIN_EXAMPLES: &str = "\
+EXAMPLES:
+  claude mcp list | mcplogs explain
+  mcplogs explain listing.txt
+  mcplogs explain     # then paste, and end with Ctrl-D";
+
+const SETTINGS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs settings                      # for the project in this folder
+  mcplogs settings --project ~/work/api
+  mcplogs settings --json               # fields: docs/settings.md
+
+Layers, highest first: managed settings, the project's
+.claude/settings.local.json, its .claude/settings.json,
+~/.claude/settings.json, then the environment.";
+
+const FIX_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs fix --dry-run              # the diff, and which file and why
+  mcplogs fix                        # write it, after a yes
+  mcplogs fix --project ~/work/api   # a project that overrides your file
+  mcplogs fix --undo                 # put back what was there
+
+The fix goes where it wins with the least intrusion: ~/.claude/settings.json
+when nothing above it sets the variable, else the project's
+.claude/settings.local.json; never a managed file (then: exit 2).
+Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
+
+const REPORT_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs report -o issue.md         # redacted, under GitHub's size limit
+  mcplogs report --server my-db
+  mcplogs report --json              # fields: docs/report.md
+
+Read the report before you post it.";
+
+const DU_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs du
+  mcplogs du --home ~/alice --json";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs completions bash > ~/.local/share/bash-completion/completions/mcplogs
+  mcplogs completions zsh > ~/.zfunc/_mcplogs
+  mcplogs completions fish > ~/.config/fish/completions/mcplogs.fish";
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `--json`, shared by every command that has a JSON document. Each command words its

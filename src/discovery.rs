@@ -125,6 +125,16 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
             error,
         })?;
     }
+    for h in &req.homes {
+        if !h.is_dir() {
+            return Err(DiscoveryError {
+                path: h.clone(),
+                error: std::io::Error::other(
+                    "not a folder: --home takes a home folder (one holding Library/Caches, AppData/Local or .cache); name log files without --home",
+                ),
+            });
+        }
+    }
     let mut found = Discovered::default();
     if req.homes.is_empty() && req.paths.is_empty() {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());

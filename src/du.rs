@@ -125,8 +125,15 @@ fn server_use(
     opts: &ScanOptions,
     warnings: &mut Vec<Warning>,
 ) -> ServerUse {
+    // A folder two configured names share is named by both (never silently by one).
+    let sharing = names.sharing(&dir.folder, dir.project_folder.as_deref());
+    let name = if sharing.len() > 1 {
+        sharing.join(" + ")
+    } else {
+        names.server(&dir.folder).unwrap_or(&dir.folder).to_string()
+    };
     let mut s = ServerUse {
-        name: names.server(&dir.folder).unwrap_or(&dir.folder).to_string(),
+        name,
         folder: dir.folder.clone(),
         path: dir.path.clone(),
         bytes: 0,

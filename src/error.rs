@@ -30,8 +30,14 @@ pub enum Error {
     #[error("stdin: {0}")]
     ReadStdin(#[source] io::Error),
     /// `explain`: the input holds nothing it recognises.
-    #[error("nothing to explain: paste `claude mcp list` output or an error message")]
+    #[error(
+        "no server lines recognised: give `claude mcp list` output (for example `claude mcp list | mcplogs explain`) or one error message from an MCP log"
+    )]
     NothingToExplain,
+    /// `fix`: no file mcplogs may write can take effect (a managed file decides, or the
+    /// user file cannot be located).
+    #[error("not writing anything: {0}")]
+    FixBlocked(String),
     /// stdout failed (other than a closed pipe, which is not an error).
     #[error("cannot write output: {0}")]
     WriteOutput(#[source] io::Error),

@@ -32,6 +32,7 @@ impl ExitCode {
             | Error::ReadFile { .. }
             | Error::ReadStdin(_)
             | Error::NothingToExplain
+            | Error::FixBlocked(_)
             | Error::WriteOutput(_)
             | Error::WriteReport { .. }
             | Error::Redacted { .. }

@@ -61,7 +61,77 @@ struct Partial {
     detail_lines: Vec<String>,
 }
 
+/// Removes terminal escape sequences (colour and cursor CSI, OSC titles and links, other
+/// two-character escapes) so that output copied from a colour terminal, or captured with
+/// `script`, parses like plain text. Carriage returns of CRLF line ends go too.
+pub fn strip_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates, then one final byte @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC (and DCS, SOS, PM, APC): up to BEL or ESC \.
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            if chars.peek() == Some(&'\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                // nF escapes (`ESC ( B` charset selection): intermediates, then a final.
+                Some(' '..='/') => {
+                    for c in chars.by_ref() {
+                        if !(' '..='/').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            // The 8-bit CSI.
+            '\u{9b}' => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether pasted text without any `claude mcp list` status line is a message mcplogs
+/// knows: one of its lines is a record the classifier reads, or names an MCP server.
+fn recognised_message(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim();
+        classify::read_signal(l).is_some()
+            || crate::decode::split_mcp_prefix(l).is_some()
+            || l.contains("Failed to connect")
+            || l.contains("tools fetch failed")
+    })
+}
+
 pub fn explain(text: &str) -> ExplainReport {
+    let stripped = strip_escapes(text);
+    let text = stripped.as_str();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut partials: Vec<Partial> = Vec::new();
     for raw in text.lines() {
@@ -144,9 +214,9 @@ pub fn explain(text: &str) -> ExplainReport {
             .map(entry_from_status)
             .collect()
     } else {
-        // No status line anywhere: a single pasted error message.
+        // No status line anywhere: a single pasted error message, if it is one.
         let message = text.trim().to_string();
-        if message.is_empty() {
+        if message.is_empty() || !recognised_message(&message) {
             Vec::new()
         } else {
             vec![entry_from_message(message)]
@@ -197,6 +267,16 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
             ..Diagnosis::new(Verdict::ConnectionFailed)
         }
     } else if status.contains("Failed to connect") || status.starts_with(['✗', '✘', '×']) {
+        if d.trim().is_empty() {
+            // `claude mcp list` says no more; the server's own log does.
+            note = Some(format!(
+                "`claude mcp list` does not say why. The server's log does: run `mcplogs scan --server {}`.",
+                p.name
+                    .as_deref()
+                    .map(crate::text::shell_word)
+                    .unwrap_or_else(|| "NAME".to_string())
+            ));
+        }
         let failure = classify::classify(&[format!("Connection failed: {d}")]);
         if failure.verdict == Verdict::VersionUnsupported {
             Diagnosis::new(Verdict::VersionUnsupported)
@@ -240,6 +320,49 @@ fn entry_from_message(message: String) -> ExplainEntry {
         detail: Some(body),
         diagnosis,
         note: None,
+    }
+}
+
+#[cfg(test)]
+mod journey_tests {
+    use super::*;
+
+    #[test]
+    fn escapes_are_stripped_before_parsing() {
+        let coloured = "\u{1b}]0;title\u{7}Checking MCP server health...\r\n\r\nfs: npx fs - \u{1b}[32m\u{2713} Connected\u{1b}[39m\r\nweb: http://x (HTTP) - \u{1b}[31m\u{2717} Failed to connect\u{1b}[0m\n\u{1b}]8;;http://x\u{1b}\\link\u{1b}]8;;\u{1b}\\\n";
+        let r = explain(coloured);
+        let names: Vec<_> = r
+            .entries
+            .iter()
+            .map(|e| e.name.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(names, ["fs", "web"], "{r:#?}");
+        assert_eq!(r.entries[0].diagnosis.verdict, Verdict::Healthy);
+        assert_eq!(r.entries[1].diagnosis.verdict, Verdict::ConnectionFailed);
+        assert_eq!(strip_escapes("a\u{1b}[1;31mb\u{9b}0mc\u{1b}(Bd"), "abcd");
+    }
+
+    #[test]
+    fn unrecognised_input_gives_no_entries() {
+        for junk in [
+            "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n",
+            "\u{89}PNG\r\n\u{1a}\n\0\0\0\rIHDR",
+            "hello world",
+        ] {
+            assert!(explain(junk).entries.is_empty(), "{junk:?}");
+        }
+        // A known message alone still counts.
+        assert_eq!(
+            explain("Connection failed: spawn npx ENOENT").entries.len(),
+            1
+        );
+    }
+
+    #[test]
+    fn bare_failed_to_connect_points_at_scan() {
+        let r = explain("my-db: node server.js - \u{2717} Failed to connect\n");
+        let rec = r.entries[0].recommendation();
+        assert!(rec.contains("`mcplogs scan --server my-db`"), "{rec}");
     }
 }
 

@@ -4,12 +4,16 @@
 //! Layers, each usable alone: [`discovery`] (where the logs are) -> [`decode`] (bytes to
 //! [`record::Record`]s) -> [`session`] (group and order) -> [`classify`] (records to a
 //! [`verdict::Diagnosis`]) -> [`render`] (table, JSON). [`scan`] ties them together;
-//! [`explain`] reads pasted `claude mcp list` output.
+//! [`explain`] reads pasted `claude mcp list` output. [`settings`], [`redact`] and
+//! [`report`] stand apart; the binary composes them. Leaves shared by all: [`text`]
+//! (terminal-safe and one-line forms) and [`markers`] (the log wording keyed on). The
+//! allowed imports are a table in CONTRIBUTING.md, checked by `tests/cli/direction.rs`.
 
 // The library never prints: it returns text and data, and the binary writes them. CI
 // runs clippy with `-D warnings`, which makes these errors there.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod advice;
 pub mod classify;
 pub mod decode;
 pub mod discovery;

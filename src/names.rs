@@ -65,6 +65,9 @@ fn base36(mut n: u32) -> String {
 #[derive(Debug, Default, Clone)]
 pub struct NameMap {
     servers: HashMap<String, String>,
+    /// Every configured name per encoded folder, with the encoded project folder it is
+    /// configured for (`None`: every project, top-level `mcpServers`).
+    scoped: HashMap<String, Vec<(Option<String>, String)>>,
     projects: HashMap<String, String>,
 }
 
@@ -72,6 +75,31 @@ impl NameMap {
     /// The configured server name for a `mcp-logs-<folder>` folder, if known.
     pub fn server(&self, folder: &str) -> Option<&str> {
         self.servers.get(folder).map(String::as_str)
+    }
+
+    /// The configured names that encode to `folder` and apply in the project whose
+    /// encoded folder is `project_folder`, sorted. Two or more: the servers share one
+    /// log folder (Claude Code's encoding is lossy), their records interleaved.
+    pub fn sharing(&self, folder: &str, project_folder: Option<&str>) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .scoped
+            .get(folder)
+            .into_iter()
+            .flatten()
+            .filter(|(scope, _)| scope.is_none() || scope.as_deref() == project_folder)
+            .map(|(_, n)| n.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn add_scoped(&mut self, name: &str, project: Option<&str>) {
+        self.add_server(name);
+        self.scoped
+            .entry(encode_folder_name(name))
+            .or_default()
+            .push((project.map(encode_folder_name), name.to_string()));
     }
 
     /// The real project path for an encoded project folder, if known.
@@ -97,26 +125,27 @@ impl NameMap {
         let Some(value) = read_json(path) else {
             return;
         };
-        self.add_servers_of(&value);
+        self.add_servers_of(&value, None);
         if let Some(projects) = value.get("projects").and_then(|p| p.as_object()) {
             for (project, cfg) in projects {
                 self.add_project(project);
-                self.add_servers_of(cfg);
+                self.add_servers_of(cfg, Some(project));
             }
         }
     }
 
-    /// Reads a project's `.mcp.json`.
+    /// Reads a project's `.mcp.json` (its servers apply to the folder holding it).
     pub fn add_mcp_json(&mut self, path: &Path) {
         if let Some(value) = read_json(path) {
-            self.add_servers_of(&value);
+            let project = path.parent().map(|p| p.to_string_lossy().into_owned());
+            self.add_servers_of(&value, project.as_deref());
         }
     }
 
-    fn add_servers_of(&mut self, value: &serde_json::Value) {
+    fn add_servers_of(&mut self, value: &serde_json::Value, project: Option<&str>) {
         if let Some(servers) = value.get("mcpServers").and_then(|s| s.as_object()) {
             for name in servers.keys() {
-                self.add_server(name);
+                self.add_scoped(name, project);
             }
         }
     }
@@ -126,6 +155,42 @@ fn read_json(path: &Path) -> Option<serde_json::Value> {
     let bytes = std::fs::read(path).ok()?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     serde_json::from_slice(bytes).ok()
+}
+
+/// The candidate closest to `want` (case-insensitive edit distance, at most a third of
+/// its length, or a candidate containing it), for "did you mean".
+pub fn did_you_mean<'a>(want: &str, candidates: &'a [String]) -> Option<&'a str> {
+    let w = want.to_lowercase();
+    let limit = (w.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|c| {
+            let lc = c.to_lowercase();
+            let d = if lc.contains(&w) || encode_folder_name(&lc) == encode_folder_name(&w) {
+                0
+            } else {
+                edit_distance(&w, &lc)
+            };
+            (d, c)
+        })
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.as_str())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Where `~/.claude.json` sits for a given home.
@@ -169,6 +234,46 @@ mod tests {
             encode_folder_name(&wide),
             format!("-home-zo----{}-1e23fh", "x".repeat(188))
         );
+    }
+
+    #[test]
+    fn names_encoding_to_one_folder_are_found_per_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let cj = dir.path().join(".claude.json");
+        std::fs::write(
+            &cj,
+            r#"{"mcpServers":{"api_v2":{},"GitHub":{}},
+                "projects":{"/w/a":{"mcpServers":{"api-v2":{},"github":{}}},
+                            "/w/b":{"mcpServers":{"api.v2":{}}}}}"#,
+        )
+        .unwrap();
+        let mut m = NameMap::default();
+        m.add_claude_json(&cj);
+        assert_eq!(m.sharing("api-v2", Some("-w-a")), ["api-v2", "api_v2"]);
+        assert_eq!(m.sharing("api-v2", Some("-w-b")), ["api.v2", "api_v2"]);
+        assert_eq!(m.sharing("api-v2", Some("-w-c")), ["api_v2"]);
+        // Names differing in case get separate folders.
+        assert_eq!(m.sharing("GitHub", Some("-w-a")), ["GitHub"]);
+        // A project's .mcp.json counts for that project only.
+        let proj = dir.path().join("p");
+        std::fs::create_dir(&proj).unwrap();
+        std::fs::write(proj.join(".mcp.json"), r#"{"mcpServers":{"api+v2":{}}}"#).unwrap();
+        m.add_mcp_json(&proj.join(".mcp.json"));
+        let pf = encode_folder_name(&proj.to_string_lossy());
+        assert_eq!(m.sharing("api-v2", Some(&pf)), ["api+v2", "api_v2"]);
+        assert_eq!(m.sharing("api-v2", Some("-w-c")), ["api_v2"]);
+    }
+
+    #[test]
+    fn did_you_mean_finds_near_names_only() {
+        let names: Vec<String> = ["acme.docs", "modern-ok", "wrong-types"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(did_you_mean("acme-docs", &names), Some("acme.docs"));
+        assert_eq!(did_you_mean("modren-ok", &names), Some("modern-ok"));
+        assert_eq!(did_you_mean("wrong", &names), Some("wrong-types"));
+        assert_eq!(did_you_mean("nope", &names), None);
     }
 
     #[test]

@@ -60,6 +60,46 @@ pub fn warnings<W: Display>(warnings: &[W]) {
     }
 }
 
+/// The scan's warnings: one line per kind with a count, or every one with `all`
+/// (`--verbose`).
+pub fn grouped_warnings(warnings: &[mcplogs::warning::Warning], all: bool) {
+    for line in mcplogs::warning::summary_lines(warnings, all) {
+        warning(line);
+    }
+}
+
+/// The width to fit: `COLUMNS` when set, else the terminal's when stdout is one, else
+/// `None` (piped: nothing is cut or wrapped).
+pub fn width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n.max(40));
+    }
+    if !io::stdout().is_terminal() {
+        return None;
+    }
+    terminal_columns().map(|w| w.max(40))
+}
+
+/// The terminal's columns. On Unix straight from TIOCGWINSZ, since `terminal_size`
+/// gives up when the row count is 0 (as under `script` after `stty cols 80`).
+#[cfg(unix)]
+fn terminal_columns() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; fd 1 is only read.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0;
+    (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns() -> Option<usize> {
+    terminal_size::terminal_size().map(|(terminal_size::Width(w), _)| usize::from(w))
+}
+
 /// `mcplogs: error: <message>: <causes>` on stderr. Called once, by `main`.
 pub fn error(e: &Error) {
     note(format_args!("mcplogs: error: {}", e.chain()));

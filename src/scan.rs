@@ -107,11 +107,46 @@ pub struct ServerReport {
     pub latest_only_connected: bool,
     /// The file holding the deciding session.
     pub deciding_file: Option<PathBuf>,
+    /// Configured names (two or more) that all write into this server's log folder:
+    /// their records are interleaved and nothing in them says which server wrote which,
+    /// so the verdict belongs to the folder, not to one of the names.
+    pub shared_by: Vec<String>,
+    /// For a server the legacy setting would help: what its project's settings say now
+    /// (set by [`crate::advice::attach`]; `None` until then).
+    pub settings: Option<crate::advice::SettingsAdvice>,
 }
 
 impl ServerReport {
     pub fn recommendation(&self) -> String {
-        self.diagnosis.recommendation()
+        // A shared folder's mixed records cannot back advice for one server.
+        self.shared_note()
+            .unwrap_or_else(|| self.diagnosis.recommendation_with(self.settings.as_ref()))
+    }
+
+    /// For a shared log folder: says so, and how to tell the servers apart.
+    pub fn shared_note(&self) -> Option<String> {
+        if self.shared_by.len() < 2 {
+            return None;
+        }
+        Some(format!(
+            "The configured servers {} all write into one log folder (mcp-logs-{}: Claude Code turns every character other than a letter or digit into '-'), with their records mixed, so this verdict is the folder's, not one server's. To tell them apart, rename one so the names differ in a letter or digit, or run `claude --debug-file FILE` and `mcplogs scan FILE` (debug logs name each server).",
+            self.shared_by.join(", "),
+            self.folder.as_deref().unwrap_or("?")
+        ))
+    }
+
+    /// Whether more than one configured server wrote this log folder.
+    pub fn is_shared(&self) -> bool {
+        self.shared_by.len() > 1
+    }
+
+    /// Whether writing the legacy fix can make this server work: the logs say the
+    /// setting helps, and (once the settings are known) a file mcplogs may write wins
+    /// and does not already hold `legacy`.
+    pub fn legacy_fix_applies(&self) -> bool {
+        !self.is_shared()
+            && self.diagnosis.legacy_fix_applies()
+            && self.settings.as_ref().is_none_or(|a| a.target.can_write())
     }
 }
 
@@ -121,6 +156,12 @@ pub struct ScanReport {
     pub warnings: Vec<Warning>,
     /// The roots and paths that were searched.
     pub searched: Vec<PathBuf>,
+    /// With `--since`: when the newest log file found was last written (seconds since
+    /// the epoch), whether or not it was recent enough; says why a scan found nothing.
+    pub newest_log: Option<EpochSeconds>,
+    /// With `--server` or `--project`: every server name found before filtering, sorted,
+    /// for "did you mean".
+    pub unfiltered_names: Vec<String>,
 }
 
 impl ScanReport {
@@ -165,6 +206,13 @@ pub fn scan_with_progress(
         .chain(found.debug_logs.iter().map(|p| Unit::DebugLog(p.clone())))
         .collect();
     let since_iso = opts.since.map(crate::time::format_iso);
+    let newest_log = opts.since.and_then(|_| {
+        units
+            .iter()
+            .flat_map(|u| u.files())
+            .filter_map(|f| mtime(f))
+            .max()
+    });
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units);
     let results: Vec<(Vec<ServerInProgress>, Vec<Warning>)> = units
@@ -176,9 +224,14 @@ pub fn scan_with_progress(
             } else {
                 HISTORY_WINDOW_FILES
             };
-            let p = u.read(since_iso.as_deref(), opts.all, window, &mut w, &|bytes| {
-                progress(counter.file_done(bytes))
-            });
+            let p = u.read(
+                since_iso.as_deref(),
+                opts.all,
+                window,
+                &mut w,
+                &|| progress(counter.file_done()),
+                &|bytes| progress(counter.bytes_read(bytes)),
+            );
             (p, w)
         })
         .collect();
@@ -200,17 +253,26 @@ pub fn scan_with_progress(
         }
     }
 
-    let mut servers: Vec<ServerReport> = in_progress
+    let all: Vec<ServerReport> = in_progress
         .into_iter()
         .filter(|p| !p.sessions.is_empty())
         .map(|p| p.into_report(&names))
-        .filter(|s| keep(s, opts))
         .collect();
+    let mut unfiltered_names: Vec<String> = Vec::new();
+    if opts.server.is_some() || opts.project.is_some() {
+        unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
+        unfiltered_names.sort();
+        unfiltered_names.dedup();
+    }
+    let mut servers: Vec<ServerReport> = all.into_iter().filter(|s| keep(s, opts)).collect();
     servers.sort_by_cached_key(|s| (s.project.clone(), s.name.to_lowercase(), s.source.clone()));
     Ok(ScanReport {
         servers,
-        warnings: crate::warning::collapse(warnings),
+        // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
+        warnings,
         searched: found.searched,
+        newest_log,
+        unfiltered_names,
     })
 }
 
@@ -257,7 +319,8 @@ impl Unit {
         all: bool,
         window: usize,
         warnings: &mut Vec<Warning>,
-        file_done: &dyn Fn(u64),
+        file_done: &dyn Fn(),
+        bytes_read: &dyn Fn(u64),
     ) -> Vec<ServerInProgress> {
         let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
             (Some(cut), Some(last)) => last.as_str() >= cut,
@@ -273,8 +336,8 @@ impl Unit {
                 let mut decided_after: Option<usize> = None;
                 for (read, f) in dir.files.iter().rev().enumerate() {
                     let mut grouper = SessionGrouper::default();
-                    decode_into(f, warnings, &mut |r| grouper.push(r));
-                    file_done(file_len(f));
+                    decode_into(f, warnings, &mut |r| grouper.push(r), bytes_read);
+                    file_done();
                     let chunk: Vec<SessionLog> =
                         grouper.finish().into_iter().filter(keep_session).collect();
                     if all {
@@ -306,11 +369,16 @@ impl Unit {
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
                 let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                decode_into(&log, warnings, &mut |r| {
-                    let name = r.server.clone().unwrap_or_default();
-                    by_server.entry(name).or_default().push(r);
-                });
-                file_done(file_len(&log));
+                decode_into(
+                    &log,
+                    warnings,
+                    &mut |r| {
+                        let name = r.server.clone().unwrap_or_default();
+                        by_server.entry(name).or_default().push(r);
+                    },
+                    bytes_read,
+                );
+                file_done();
                 by_server
                     .into_iter()
                     .map(|(name, g)| {
@@ -331,13 +399,23 @@ impl Unit {
     }
 }
 
+fn mtime(p: &Path) -> Option<EpochSeconds> {
+    let t = std::fs::metadata(p).and_then(|m| m.modified()).ok()?;
+    Some(crate::time::system_time_secs(t))
+}
+
 fn file_len(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
 /// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
-fn decode_into(f: &Path, warnings: &mut Vec<Warning>, sink: &mut dyn FnMut(Record)) {
-    match decode::decode_prefiltered(f, sink) {
+fn decode_into(
+    f: &Path,
+    warnings: &mut Vec<Warning>,
+    sink: &mut dyn FnMut(Record),
+    bytes_read: &dyn Fn(u64),
+) {
+    match decode::decode_prefiltered_progress(f, sink, bytes_read) {
         Ok((_, damage)) => {
             if let Some(summary) = damage.summary() {
                 warnings.push(Warning::new(f, summary));
@@ -365,11 +443,22 @@ impl ProgressCounter {
         }
     }
 
-    fn file_done(&self, bytes: u64) -> Progress {
+    fn file_done(&self) -> Progress {
         Progress {
             files_done: self.files_done.fetch_add(1, Ordering::Relaxed) + 1,
             files_total: self.files_total,
-            bytes_done: self.bytes_done.fetch_add(bytes, Ordering::Relaxed) + bytes,
+            bytes_done: self.bytes_done.load(Ordering::Relaxed),
+            bytes_total: self.bytes_total,
+        }
+    }
+
+    /// Called per block read, so progress moves within a large file.
+    fn bytes_read(&self, bytes: u64) -> Progress {
+        Progress {
+            files_done: self.files_done.load(Ordering::Relaxed),
+            files_total: self.files_total,
+            bytes_done: (self.bytes_done.fetch_add(bytes, Ordering::Relaxed) + bytes)
+                .min(self.bytes_total),
             bytes_total: self.bytes_total,
         }
     }
@@ -441,8 +530,21 @@ impl ServerInProgress {
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
         let folder = self.dir.as_ref().map(|d| d.folder.clone());
         let project_folder = self.dir.as_ref().and_then(|d| d.project_folder.clone());
+        let shared_by = match (&self.name, &folder) {
+            (None, Some(f)) => {
+                let sharing = names.sharing(f, project_folder.as_deref());
+                if sharing.len() > 1 {
+                    sharing
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        };
         let name = match (&self.name, &folder) {
             (Some(n), _) => n.clone(),
+            // Never attribute a shared folder's verdict silently to one of its names.
+            (None, Some(_)) if !shared_by.is_empty() => shared_by.join(" + "),
             (None, Some(f)) => names.server(f).unwrap_or(f).to_string(),
             (None, None) => "unknown".to_string(),
         };
@@ -471,6 +573,8 @@ impl ServerInProgress {
             history,
             latest_only_connected,
             deciding_file,
+            shared_by,
+            settings: None,
         }
     }
 }

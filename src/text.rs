@@ -74,6 +74,19 @@ pub fn pretty_message(message: &str) -> String {
     }
 }
 
+/// A word as a POSIX shell reads it: unchanged when it holds only safe characters,
+/// else in single quotes. For commands mcplogs prints for the user to copy.
+pub fn shell_word(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,6 +88,38 @@ pub fn format_iso(t: EpochSeconds) -> String {
     )
 }
 
+/// An ISO timestamp (`2026-11-29T11:50:31.063Z`) in the local time zone, to the minute,
+/// with the zone: `2026-11-29 12:50 CET`. Unparseable input is returned as it is.
+pub fn local_time(iso: &str) -> String {
+    let Some(secs) = parse_iso(iso) else {
+        return iso.to_string();
+    };
+    let Ok(ts) = jiff::Timestamp::from_second(secs) else {
+        return iso.to_string();
+    };
+    let tz = jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC);
+    let zoned = ts.to_zoned(tz);
+    let zone = zoned.strftime("%Z").to_string();
+    // Some zones have no abbreviation; show the offset then.
+    let zone = if zone.is_empty() || zone.starts_with(['+', '-']) {
+        zoned.strftime("%:z").to_string()
+    } else {
+        zone
+    };
+    format!("{} {zone}", zoned.strftime("%Y-%m-%d %H:%M"))
+}
+
+/// A duration in words for people: `40 s ago`, `12 min ago`, `25 h ago`, `3 days ago`.
+pub fn age(secs: EpochSeconds) -> String {
+    match secs {
+        s if s < 0 => "in the future".to_string(),
+        s if s < 90 => format!("{s} s ago"),
+        s if s < 90 * 60 => format!("{} min ago", (s + 30) / 60),
+        s if s < 48 * 3600 => format!("{} h ago", (s + 1800) / 3600),
+        s => format!("{} days ago", (s + 43_200) / 86_400),
+    }
+}
+
 /// Why a `--since` value was not understood.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SinceError {
@@ -181,6 +213,15 @@ mod tests {
             parse_since("soon", now).unwrap_err().to_string(),
             "'soon' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
         );
+    }
+
+    #[test]
+    fn ages_read_like_people_say_them() {
+        assert_eq!(age(5), "5 s ago");
+        assert_eq!(age(12 * 60), "12 min ago");
+        assert_eq!(age(25 * 3600), "25 h ago");
+        assert_eq!(age(10 * 86_400), "10 days ago");
+        assert_eq!(age(-5), "in the future");
     }
 
     #[test]

@@ -175,8 +175,15 @@ impl Diagnosis {
     }
 
     /// One line telling the user what to do; never the legacy fix where it cannot help.
+    /// Without the settings, the legacy advice names no file (see
+    /// [`Self::recommendation_with`]).
     pub fn recommendation(&self) -> String {
-        const FIX: &str = "set MCP_PROTOCOL_NEGOTIATION=legacy in the \"env\" block of ~/.claude/settings.json (`mcplogs fix` does it safely)";
+        self.recommendation_with(None)
+    }
+
+    /// [`Self::recommendation`] knowing the settings of the server's project: the legacy
+    /// advice then names the file `mcplogs fix` writes, or says the fix is in place.
+    pub fn recommendation_with(&self, settings: Option<&crate::advice::SettingsAdvice>) -> String {
         match (self.verdict, self.cause) {
             (Verdict::Healthy, _) => "Nothing to do.".to_string(),
             (Verdict::Tolerated, _) => format!(
@@ -198,9 +205,7 @@ impl Diagnosis {
                 } else {
                     " (Claude Code 2.1.310 and later also tolerate the omission)"
                 };
-                format!(
-                    "The server negotiated revision 2026-07-28 but its tools/list result {what}: {FIX}{newer}, and report it to the server's authors."
-                )
+                crate::advice::legacy_recommendation(settings, what, newer)
             }
             (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
                 "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()

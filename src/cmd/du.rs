@@ -10,7 +10,7 @@ use crate::output;
 pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let opts = args.discovery.scan_options();
     let du = mcplogs::du::disk_use(&opts)?;
-    output::warnings(&du.warnings);
+    output::grouped_warnings(&du.warnings, false);
     let text = if args.output.json {
         output::json(&json::du_json(&du))?
     } else {

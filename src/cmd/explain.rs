@@ -1,6 +1,6 @@
 //! `mcplogs explain`: pasted `claude mcp list` output or one error message, explained.
 
-use std::io::{self, Read};
+use std::io::{self, IsTerminal, Read};
 
 use mcplogs::render::{json, table};
 
@@ -16,6 +16,9 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
             source,
         })?,
         _ => {
+            if io::stdin().is_terminal() {
+                output::note("Paste `claude mcp list` output, then Ctrl-D");
+            }
             let mut bytes = Vec::new();
             io::stdin()
                 .read_to_end(&mut bytes)

@@ -13,26 +13,66 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::discovery::Request;
 use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::settings::EffectiveNegotiation;
 use mcplogs::settings::NEGOTIATION_KEY;
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
-use mcplogs::settings::layers::user_settings_file;
+use mcplogs::settings::layers::LayerKind;
 use mcplogs::settings::render::layer_name;
+use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
 
-fn settings_path(args: &FixArgs) -> Result<PathBuf, Error> {
+/// The file to fix and why: `--settings` when given, else the layer that wins for the
+/// project with the least intrusion (`settings::target`). `None`: legacy is in effect
+/// already, nothing to write (said on stderr).
+fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Error> {
     if let Some(p) = &args.settings {
         // The undo record must name the file from any folder.
-        return std::path::absolute(p).map_err(|source| Error::SettingsPath {
-            path: p.clone(),
-            source,
-        });
+        return std::path::absolute(p)
+            .map(|p| Some((p, None)))
+            .map_err(|source| Error::SettingsPath {
+                path: p.clone(),
+                source,
+            });
     }
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    user_settings_file(home.as_deref(), &|k| std::env::var_os(k)).ok_or(Error::NoHomeFolder)
+    let layers = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
+    let target = target::choose(&layers);
+    match &target {
+        FixTarget::Write { path, .. } if !args.undo => {
+            Ok(Some((path.clone(), Some(target.reason()))))
+        }
+        // Undo needs the file mcplogs wrote, whatever wins now.
+        _ if args.undo => Ok(undo_target(&layers)),
+        FixTarget::InEffect { .. } => {
+            output::note(format_args!(
+                "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
+                target.reason(),
+                mcplogs::advice::VERIFY_COMMAND
+            ));
+            Ok(None)
+        }
+        _ => Err(Error::FixBlocked(target.reason())),
+    }
+}
+
+/// For `fix --undo` without `--settings`: the project's local file if mcplogs fixed it,
+/// else the user file.
+fn undo_target(layers: &EffectiveNegotiation) -> Option<(PathBuf, Option<String>)> {
+    let files: Vec<&PathBuf> = [LayerKind::Local, LayerKind::User]
+        .iter()
+        .filter_map(|k| layers.layers.iter().find(|l| l.kind == *k))
+        .filter_map(|l| l.path.as_ref())
+        .collect();
+    files
+        .iter()
+        .find(|p| undo::state_path(p).exists())
+        .or(files.last())
+        .map(|p| ((*p).clone(), None))
 }
 
 pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
-    let path = settings_path(&args)?;
+    let Some((path, why)) = settings_path(&args)? else {
+        return Ok(ExitCode::Clean);
+    };
     if args.undo {
         return run_undo(&args, &path);
     }
@@ -42,7 +82,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             rewrite_strict: args.rewrite_strict,
         },
     )?;
-    if let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone()) {
+    if args.settings.is_some()
+        && let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone())
+    {
         for l in layers.overriding(&path) {
             output::warning(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
@@ -74,6 +116,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             output::note(format_args!("The legacy fix helps: {}", names.join(", ")));
         }
     }
+    if let Some(why) = &why {
+        output::note(format_args!("Writing {}: {why}.", path.display()));
+    }
     print_diff(&pending.diff);
     if !go_ahead(args.dry_run, args.yes)? {
         return Ok(ExitCode::Clean);
@@ -81,7 +126,10 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     let applied = fix::apply_fix(&pending)?;
     let undo_cmd = match &args.settings {
         Some(p) => format!("mcplogs fix --undo --settings {}", p.display()),
-        None => "mcplogs fix --undo".to_string(),
+        None => format!(
+            "mcplogs fix --undo --settings {}",
+            mcplogs::text::shell_word(&path.display().to_string())
+        ),
     };
     output::note(format_args!(
         "{} {}{}. Undo with `{undo_cmd}`.",
@@ -93,9 +141,10 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .map(|b| format!(" (backup: {})", b.display()))
             .unwrap_or_default(),
     ));
-    output::note(
-        "Claude Code picks up env changes for new connections: restart the session or run /mcp to reconnect.",
-    );
+    output::note(format_args!(
+        "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
+        mcplogs::advice::VERIFY_COMMAND
+    ));
     Ok(ExitCode::Clean)
 }
 

@@ -2,6 +2,7 @@
 //! library, renders, writes through [`crate::output`], and returns the exit code for a
 //! finished run or the [`Error`] that stopped it; `main` prints that error.
 
+pub mod docs;
 pub mod du;
 pub mod explain;
 pub mod fix;
@@ -23,5 +24,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Report(args) => report::run(args),
         Command::Du(args) => du::run(args),
         Command::Prune(args) => prune::run(args),
+        Command::Completions(args) => docs::completions(args.shell),
+        Command::Man => docs::man(),
     }
 }

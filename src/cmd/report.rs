@@ -40,19 +40,30 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         );
     }
 
-    let scanned = scan(&opts).map_err(|e| Error::Redacted {
+    let mut scanned = scan(&opts).map_err(|e| Error::Redacted {
         message: early.redact(&e.to_string()),
         source: e.error,
     })?;
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut sources = settings::Sources::for_scan(&opts.request.homes, &cwd);
-    if let Some(d) = args.managed_dir {
-        sources.managed_dir = d;
-    }
-    let negotiation = settings::effective_negotiation(&sources);
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(&opts.request.homes, dir);
+        if let Some(d) = &args.managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    mcplogs::advice::attach_with(&mut scanned, &cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
 
+    // Read the problem servers' stderr records again: the report's one extra read of
+    // the logs. A file that fails here is a warning (shown below, redacted, and listed in
+    // the report), not an error.
+    let stderr = report::stderr::gather(&scanned);
     let mut rep = report::build(
         &scanned,
+        &stderr,
         &negotiation,
         Versions::this_machine(claude_version()),
     );

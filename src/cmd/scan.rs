@@ -21,13 +21,21 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     if !args.redact.no_redact {
         mcplogs::scan::redact_report(&mut report);
     }
-    output::warnings(&report.warnings);
+    output::grouped_warnings(&report.warnings, args.verbose);
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut sources = settings::Sources::for_scan(&opts.request.homes, &cwd);
-    if let Some(d) = args.managed_dir {
-        sources.managed_dir = d;
-    }
-    let negotiation = settings::effective_negotiation(&sources);
+    let homes = &opts.request.homes;
+    let managed_dir = args.managed_dir.clone();
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(homes, dir);
+        if let Some(d) = &managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    mcplogs::advice::attach_with(&mut report, &cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
+    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     let text = if args.output.json {
         let mut doc = json::scan_json(&report);
         doc["settings"] = settings::render::settings_json(&negotiation);
@@ -35,15 +43,28 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     } else if report.servers.is_empty() {
         String::new()
     } else {
-        let mut t = table::scan_table(&report, args.verbose);
-        t.push_str("\nSettings:\n");
+        let width = output::width();
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().display().to_string());
+        let mut t = table::scan_screen(
+            &report,
+            &table::ScreenOptions {
+                width,
+                home,
+                verbose: args.verbose,
+            },
+        );
+        t.push_str("\nSettings (for this folder)\n");
         for line in settings::render::summary_lines(&negotiation) {
-            t.push_str(&format!("  {line}\n"));
+            t.push_str(&table::wrap(&line, "  ", 4, width));
         }
         t
     };
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
+        // A --server name that matches none of the servers found is a usage error.
+        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
+            return Ok(ExitCode::Error);
+        }
     }
     output::stdout(&text)?;
     Ok(ExitCode::from_problems(report.has_problems()))
@@ -59,6 +80,35 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         .iter()
         .map(|p| p.display().to_string())
         .collect();
+    let known = &report.unfiltered_names;
+    if let Some(want) = &opts.server
+        && !known.is_empty()
+    {
+        let hint = mcplogs::names::did_you_mean(want, known)
+            .map(|n| format!(" Did you mean `{n}`?"))
+            .unwrap_or_default();
+        return Some(format!(
+            "mcplogs: no server named {want:?}.{hint} Known servers: {}",
+            known.join(", ")
+        ));
+    }
+    if let Some(want) = &opts.project
+        && !known.is_empty()
+    {
+        return Some(format!(
+            "mcplogs: no project path contains {want:?} ({} server(s) found in other projects: `mcplogs du` lists the projects)",
+            known.len()
+        ));
+    }
+    if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {
+        let now = mcplogs::time::now();
+        return Some(format!(
+            "mcplogs: no MCP server activity since {}; the newest log was last written {} ({}). Widen --since, or drop it",
+            mcplogs::time::format_iso(since).replace(".000Z", "Z"),
+            mcplogs::time::age(now - newest),
+            mcplogs::time::format_iso(newest).replace(".000Z", "Z"),
+        ));
+    }
     let filtered = opts.server.is_some() || opts.project.is_some();
     Some(format!(
         "mcplogs: no MCP server logs{} found (searched: {})",

@@ -210,6 +210,40 @@ pub fn decode_prefiltered(
     read_file(path, Some(&stream::NEEDLES), sink)
 }
 
+/// [`decode_prefiltered`] telling `on_bytes` how many bytes each read took from the file, so a
+/// progress display moves while one large file is read.
+pub fn decode_prefiltered_progress(
+    path: &Path,
+    sink: &mut dyn FnMut(Record),
+    on_bytes: &dyn Fn(u64),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let mut file = Counting {
+        inner: File::open(path)?,
+        on_bytes,
+    };
+    let len = file.inner.metadata()?.len();
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
+    decode_sniffed(&head, file, len, &name, Some(&stream::NEEDLES), sink)
+}
+
+/// A reader that reports the size of every read.
+struct Counting<'a, R> {
+    inner: R,
+    on_bytes: &'a dyn Fn(u64),
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (self.on_bytes)(n as u64);
+        Ok(n)
+    }
+}
+
 fn read_file(
     path: &Path,
     prefilter: Option<&AhoCorasick>,

@@ -79,7 +79,6 @@ pub fn for_display(diff: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::diff::unified;
 
     #[test]
     fn secret_keys() {
@@ -117,9 +116,9 @@ mod tests {
 
     #[test]
     fn diff_shows_only_changed_lines_with_masked_context() {
-        let old = "{\n  \"env\": {\n    \"GH_TOKEN\": \"ghp_secret\"\n  }\n}\n";
-        let new = "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"GH_TOKEN\": \"ghp_secret\"\n  }\n}\n";
-        let d = for_display(&unified(Some(old), Some(new), "s.json"));
+        // What settings::diff::unified makes of adding the key next to a token.
+        let raw = "--- s.json\n+++ s.json\n@@ -1,5 +1,6 @@\n {\n   \"env\": {\n+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n     \"GH_TOKEN\": \"ghp_secret\"\n   }\n }\n";
+        let d = for_display(raw);
         assert_eq!(
             d,
             "--- s.json\n+++ s.json\n@@ -1,5 +1,6 @@\n {\n   \"env\": {\n+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n     \"GH_TOKEN\": \"********\"\n   }\n }\n"
@@ -154,11 +153,9 @@ mod tests {
 
     #[test]
     fn file_lines_are_escaped_and_own_lines_kept() {
-        let d = for_display(&unified(
-            Some("{\"a\": \"\u{1b}[2J\"}"),
-            Some("{}\n"),
-            "-- x",
-        ));
+        // settings::diff::unified(Some("{\"a\": \"\u{1b}[2J\"}"), Some("{}\n"), "-- x")
+        let raw = "--- -- x\n+++ -- x\n@@ -1 +1 @@\n-{\"a\": \"\u{1b}[2J\"}\n\\ No newline at end of file\n+{}\n";
+        let d = for_display(raw);
         assert_eq!(
             d,
             "--- -- x\n+++ -- x\n@@ -1 +1 @@\n-{\"a\": \"\\u{1b}[2J\"}\n\\ No newline at end of file\n+{}\n"

@@ -14,7 +14,7 @@ pub fn scan_json(report: &ScanReport) -> Value {
     json!({
         "schemaVersion": SCHEMA_VERSION,
         "servers": report.servers.iter().map(server_json).collect::<Vec<_>>(),
-        "warnings": warnings_json(&report.warnings),
+        "warnings": warnings_json(&crate::warning::collapse(report.warnings.clone())),
     })
 }
 
@@ -42,7 +42,10 @@ fn server_json(s: &ServerReport) -> Value {
     for (k, val) in diagnosis_fields(d) {
         obj.insert(k.to_string(), val);
     }
+    // Knowing the settings: true only if writing the fix can take effect.
+    obj.insert("legacyFixApplies".into(), json!(s.legacy_fix_applies()));
     obj.insert("lastSeen".into(), json!(s.last_seen));
+    obj.insert("sharedBy".into(), json!(s.shared_by));
     obj.insert("sessions".into(), json!(s.sessions));
     obj.insert("sessionsRead".into(), json!(s.sessions_read));
     obj.insert("filesRead".into(), json!(s.files_read));

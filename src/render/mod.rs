@@ -3,8 +3,9 @@
 
 pub mod json;
 pub mod prune;
+pub mod reason;
 pub mod table;
 
 // The text forms live in the `text` leaf (explain and settings use them too); they are
 // re-exported here for the renderers.
-pub use crate::text::{one_line, pretty_message, terminal_safe};
+pub use crate::text::{one_line, pretty_message, shell_word, terminal_safe};

@@ -3,17 +3,16 @@
 
 use colored::{ColoredString, Colorize};
 
+use super::reason::short_reason;
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
+use crate::settings::target::FixTarget;
 use crate::text::{one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
-
-const PROJECT_WIDTH: usize = 36;
 
 /// Said under a verdict decided by an earlier session because the latest one only
 /// connected.
 pub const LATEST_ONLY_CONNECTED: &str = "Note: the latest session only connected (like a `claude mcp list` health check) and shows nothing about tools; this verdict comes from an earlier session on the same server version. To confirm, start `claude` in the project and use one of the server's tools (or open /mcp), then scan again.";
-const EVIDENCE_WIDTH: usize = 70;
 
 fn paint(verdict: Verdict, text: &str) -> ColoredString {
     match verdict {
@@ -30,16 +29,6 @@ pub fn verdict_label(d: &Diagnosis) -> String {
         Some(c) => format!("{} ({})", d.verdict, c),
         None => d.verdict.to_string(),
     }
-}
-
-/// Keeps the end of a long path, where the project's own name is.
-fn shorten_left(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{tail}")
 }
 
 /// `2026-11-29T11:50:31.063Z` -> `2026-11-29 11:50`.
@@ -91,91 +80,368 @@ fn table(header: &[&str], rows: &[Vec<String>], paint_col: Option<(usize, &[Verd
     out
 }
 
-pub fn scan_table(report: &ScanReport, verbose: bool) -> String {
+/// How the scan screen is laid out.
+#[derive(Debug, Clone, Default)]
+pub struct ScreenOptions {
+    /// The terminal's width in columns; `None` (piped, no `COLUMNS`): nothing is cut or
+    /// wrapped, the layout is the same.
+    pub width: Option<usize>,
+    /// This user's home folder, shown as `~` in project headings.
+    pub home: Option<String>,
+    pub verbose: bool,
+}
+
+/// Characters as a terminal counts them (close enough: one per char).
+fn cols(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Cuts `s` to `max` columns with an ellipsis.
+fn cut(s: &str, max: usize) -> String {
+    if cols(s) <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+/// Wraps `text` to `width` columns; the first line starts after `first` (already
+/// written), the others after `indent` spaces (a hanging indent). `None`: one line.
+pub fn wrap(text: &str, first: &str, indent: usize, width: Option<usize>) -> String {
+    let Some(width) = width else {
+        return format!("{first}{text}\n");
+    };
+    let mut out = String::from(first);
+    let mut col = cols(first);
+    let mut line_empty = true;
+    let room = width.max(indent + 20);
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let w = cols(word);
+        if !line_empty && col + 1 + w > room {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            col = indent;
+            line_empty = true;
+        }
+        if !line_empty {
+            out.push(' ');
+            col += 1;
+        }
+        if col + w > room && line_empty {
+            // A word longer than the line (a path): cut it rather than overflow.
+            let piece = cut(word, room.saturating_sub(col));
+            col += cols(&piece);
+            out.push_str(&piece);
+        } else {
+            out.push_str(word);
+            col += w;
+        }
+        line_empty = false;
+    }
+    out.push('\n');
+    out
+}
+
+/// A project path for a heading: the home folder as `~`.
+fn project_heading(project: Option<&str>, home: Option<&str>) -> String {
+    let Some(p) = project else {
+        return "(debug logs: project not recorded)".to_string();
+    };
+    tilde(&terminal_safe(p, false), home)
+}
+
+/// `path` with the home folder shown as `~`.
+fn tilde(path: &str, home: Option<&str>) -> String {
+    if let Some(h) = home.filter(|h| !h.is_empty())
+        && let Some(rest) = path.strip_prefix(h)
+        && (rest.is_empty() || rest.starts_with(['/', '\\']))
+    {
+        return format!("~{rest}");
+    }
+    path.to_string()
+}
+
+/// What one action covers: the servers, by name and project.
+struct Action {
+    /// Fixes first, then failures, then servers that work only because Claude Code
+    /// is lenient.
+    rank: u8,
+    text: String,
+    servers: Vec<String>,
+}
+
+/// The advice, each action once with the servers it covers (as `flutter doctor`
+/// groups its checks). The legacy fix is grouped by the file it writes.
+fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
+    let mut out: Vec<Action> = Vec::new();
+    let mut any_fix_or_in_place = false;
+    let mut push =
+        |rank: u8, text: String, server: String| match out.iter_mut().find(|a| a.text == text) {
+            Some(a) => {
+                if !a.servers.contains(&server) {
+                    a.servers.push(server)
+                }
+            }
+            None => out.push(Action {
+                rank,
+                text,
+                servers: vec![server],
+            }),
+        };
+    for s in &report.servers {
+        if s.diagnosis.verdict == Verdict::Healthy {
+            continue;
+        }
+        let name = terminal_safe(&s.name, false);
+        let rank = if s.diagnosis.verdict.is_problem() {
+            1
+        } else {
+            2
+        };
+        if s.diagnosis.verdict == Verdict::Tolerated && !s.is_shared() {
+            push(rank, "Works today only because Claude Code fills in fields the server's tools/list result leaves out (revision 2026-07-28 requires them; older Claude Code builds reject it): tell the server's authors.".to_string(), name);
+            continue;
+        }
+        let (rank, text) = if !s.is_shared()
+            && s.diagnosis.legacy_fix_applies()
+            && let Some(a) = &s.settings
+        {
+            any_fix_or_in_place = true;
+            (
+                0,
+                match &a.target {
+                    FixTarget::Write { path, .. } => format!(
+                        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {}, so Claude Code uses the older protocol revision with these servers: their tools/list answers break rules of the new revision (2026-07-28). Also tell the servers' authors.",
+                        crate::advice::fix_command(&a.target, &a.project_dir),
+                        tilde(&terminal_safe(&path.display().to_string(), false), home)
+                    ),
+                    _ => s.recommendation(),
+                },
+            )
+        } else {
+            (rank, s.recommendation())
+        };
+        push(rank, text, name);
+    }
+    out.sort_by_key(|a| a.rank);
+    (out, any_fix_or_in_place)
+}
+
+/// The one-line summary: "10 servers: 6 fail, 4 can be fixed with `mcplogs fix`".
+pub fn summary_line(report: &ScanReport) -> String {
+    let n = report.servers.len();
+    let failing = report
+        .servers
+        .iter()
+        .filter(|s| s.diagnosis.verdict.is_problem())
+        .count();
+    let fixable = report
+        .servers
+        .iter()
+        .filter(|s| s.legacy_fix_applies())
+        .count();
+    let in_place = report
+        .servers
+        .iter()
+        .filter(|s| {
+            s.diagnosis.legacy_fix_applies()
+                && s.settings
+                    .as_ref()
+                    .is_some_and(|a| matches!(a.target, FixTarget::InEffect { .. }))
+        })
+        .count();
+    let tolerated = report
+        .servers
+        .iter()
+        .filter(|s| s.diagnosis.verdict == Verdict::Tolerated)
+        .count();
+    let mut parts = Vec::new();
+    if failing == 0 {
+        parts.push("none fail".to_string());
+    } else {
+        parts.push(format!("{failing} fail"));
+    }
+    if fixable > 0 {
+        parts.push(format!("{fixable} can be fixed with `mcplogs fix`"));
+    }
+    if in_place > 0 {
+        parts.push(format!(
+            "{in_place} already fixed (restart Claude Code to check)"
+        ));
+    }
+    if tolerated > 0 {
+        parts.push(format!(
+            "{tolerated} work only because Claude Code fills in missing fields"
+        ));
+    }
+    format!(
+        "{n} server{}: {}",
+        if n == 1 { "" } else { "s" },
+        parts.join(", ")
+    )
+}
+
+/// `mcplogs scan`: the summary, the servers grouped under their project, then what to
+/// do (each action once, with its servers and the exact command). Fits `width`.
+pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     if report.servers.is_empty() {
         return String::new();
     }
-    let rows: Vec<Vec<String>> = report
+    let mut out = String::new();
+    out.push_str(
+        &wrap(&summary_line(report), "", 2, o.width)
+            .trim_end()
+            .bold()
+            .to_string(),
+    );
+    out.push_str("\n\n");
+
+    let times: Vec<String> = report
         .servers
         .iter()
         .map(|s| {
-            vec![
-                terminal_safe(&s.name, false),
-                shorten_left(
-                    &terminal_safe(s.project.as_deref().unwrap_or("-"), false),
-                    PROJECT_WIDTH,
-                ),
-                verdict_label(&s.diagnosis),
-                s.diagnosis
-                    .era
-                    .map(|e| e.as_str())
-                    .unwrap_or("-")
-                    .to_string(),
-                short_time(s.last_seen.as_deref()),
-                headline(s),
-            ]
+            s.last_seen
+                .as_deref()
+                .map(crate::time::local_time)
+                .unwrap_or_else(|| "-".to_string())
         })
         .collect();
-    let verdicts: Vec<Verdict> = report.servers.iter().map(|s| s.diagnosis.verdict).collect();
-    let mut out = table(
-        &[
-            "SERVER",
-            "PROJECT",
-            "VERDICT",
-            "ERA",
-            "LAST SEEN",
-            "EVIDENCE",
-        ],
-        &rows,
-        Some((2, &verdicts)),
-    );
-
-    let needing: Vec<&ServerReport> = report
+    let reasons: Vec<String> = report.servers.iter().map(short_reason).collect();
+    let names: Vec<String> = report
         .servers
         .iter()
-        .filter(|s| s.diagnosis.verdict != Verdict::Healthy)
+        .map(|s| terminal_safe(&s.name, false))
         .collect();
-    if !needing.is_empty() {
-        out.push_str("\nWhat to do:\n");
-        for s in needing {
-            out.push_str(&format!(
-                "  {} ({}): {}\n",
-                paint(s.diagnosis.verdict, &terminal_safe(&s.name, false)),
-                shorten_left(
-                    &terminal_safe(s.project.as_deref().unwrap_or("-"), false),
-                    PROJECT_WIDTH
-                ),
-                s.recommendation()
-            ));
-            if s.latest_only_connected {
-                out.push_str(&format!("    {}\n", LATEST_ONLY_CONNECTED));
+    let name_w = names
+        .iter()
+        .map(|n| cols(n))
+        .chain([cols("SERVER")])
+        .max()
+        .unwrap_or(6);
+    let name_w = match o.width {
+        Some(w) => name_w.min((w / 4).max(12)),
+        None => name_w,
+    };
+    let verdict_w = report
+        .servers
+        .iter()
+        .map(|s| cols(s.diagnosis.verdict.as_str()))
+        .chain([cols("VERDICT")])
+        .max()
+        .unwrap_or(7);
+    let time_w = times.iter().map(|t| cols(t)).chain([9]).max().unwrap_or(9);
+    let fixed = 2 + name_w + 2 + verdict_w + 2 + time_w + 2;
+    // The reason goes in its own column when at least 30 columns are left for it, else on
+    // the line below the server.
+    let inline = o.width.is_none_or(|w| w >= fixed + 30);
+    let head = if inline {
+        format!(
+            "  {:<name_w$}  {:<verdict_w$}  {:<time_w$}  REASON",
+            "SERVER", "VERDICT", "LAST SEEN"
+        )
+    } else {
+        format!(
+            "  {:<name_w$}  {:<verdict_w$}  LAST SEEN",
+            "SERVER", "VERDICT"
+        )
+    };
+
+    let mut project: Option<Option<&str>> = None;
+    for (i, s) in report.servers.iter().enumerate() {
+        let p = s.project.as_deref();
+        if project != Some(p) {
+            if project.is_some() {
+                out.push('\n');
+            }
+            let heading = project_heading(p, o.home.as_deref());
+            let heading = match o.width {
+                Some(w) => cut(&heading, w),
+                None => heading,
+            };
+            out.push_str(&heading.bold().to_string());
+            out.push('\n');
+            out.push_str(&head.dimmed().to_string());
+            out.push('\n');
+            project = Some(p);
+        }
+        let name = match o.width {
+            Some(_) => cut(&names[i], name_w),
+            None => names[i].clone(),
+        };
+        let verdict = s.diagnosis.verdict.as_str();
+        let mut line = format!(
+            "  {name}{}  {}{}  {}",
+            " ".repeat(name_w.saturating_sub(cols(&name))),
+            paint(s.diagnosis.verdict, verdict),
+            " ".repeat(verdict_w - cols(verdict)),
+            times[i],
+        );
+        let reason = if s.is_shared() {
+            format!("shared log folder; {}", reasons[i])
+        } else {
+            reasons[i].clone()
+        };
+        if inline {
+            if !reason.is_empty() {
+                line.push_str(&" ".repeat(time_w - cols(&times[i]) + 2));
+                line.push_str(&match o.width {
+                    Some(w) => cut(&reason, w - fixed),
+                    None => reason,
+                });
+            }
+            out.push_str(&line);
+            out.push('\n');
+        } else {
+            out.push_str(&line);
+            out.push('\n');
+            if !reason.is_empty() {
+                let indent = 4 + name_w;
+                let w = o.width.unwrap_or(usize::MAX);
+                out.push_str(&" ".repeat(indent));
+                out.push_str(&cut(&reason, w.saturating_sub(indent)).dimmed().to_string());
+                out.push('\n');
             }
         }
+        if s.latest_only_connected {
+            out.push_str(&wrap(LATEST_ONLY_CONNECTED, "    ", 4, o.width));
+        }
     }
-    if verbose {
+
+    let (acts, any_fix) = actions(report, o.home.as_deref());
+    if !acts.is_empty() {
+        out.push('\n');
+        out.push_str(&"What to do".bold().to_string());
+        out.push('\n');
+        for (i, a) in acts.iter().enumerate() {
+            let first = format!("  {}. ", i + 1);
+            let indent = cols(&first);
+            out.push_str(&wrap(&a.text, &first, indent, o.width));
+            out.push_str(&wrap(
+                &a.servers.join(", "),
+                &format!("{}Servers: ", " ".repeat(indent)),
+                indent + 9,
+                o.width,
+            ));
+        }
+        if any_fix {
+            out.push_str(&wrap(
+                &format!(
+                    "After a fix, restart Claude Code or run /mcp in it, then check with `{}`.",
+                    crate::advice::VERIFY_COMMAND
+                ),
+                "  ",
+                2,
+                o.width,
+            ));
+        }
+    }
+    if o.verbose {
         for s in &report.servers {
             out.push('\n');
             out.push_str(&server_details(s));
         }
     }
     out
-}
-
-/// The one-line evidence: the decisive record's message.
-fn headline(s: &ServerReport) -> String {
-    let decisive = s
-        .evidence
-        .iter()
-        .rev()
-        .find(|e| {
-            s.diagnosis.verdict == Verdict::Healthy
-                || !e.message.starts_with("Connection established")
-        })
-        .or(s.evidence.last());
-    match decisive {
-        Some(e) => one_line(&e.message, EVIDENCE_WIDTH),
-        None => "-".to_string(),
-    }
 }
 
 fn server_details(s: &ServerReport) -> String {

@@ -1,7 +1,9 @@
 //! `mcplogs report`: a Markdown report to paste into a bug issue (Claude Code's or an MCP
 //! server's), and the same content as JSON.
 //!
-//! [`build`] turns a scan, the negotiation settings and the versions into a [`Report`]
+//! [`stderr::gather`] reads the problem servers' stderr records again (the one step
+//! here that reads files; the command runs it and shows its warnings);
+//! [`build`] turns a scan, those records, the negotiation settings and the versions into a [`Report`]
 //! (plain data, every free text a `String`); [`Report::redact`] redacts all of it in
 //! place; [`markdown::render`] and [`json::report_json`] render it, and
 //! [`limit::fit`] keeps the Markdown under GitHub's issue body limit by leaving out the
@@ -18,6 +20,7 @@ use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::EffectiveNegotiation;
 use crate::settings::render::{effective_line, problem_lines};
 use crate::verdict::{Cause, Era, Verdict};
+use stderr::ServerStderr;
 
 /// GitHub rejects issue bodies longer than this many characters.
 pub const GITHUB_BODY_LIMIT: usize = 65_536;
@@ -224,19 +227,38 @@ impl Report {
     }
 }
 
-/// Builds the (unredacted) report.
-pub fn build(scan: &ScanReport, negotiation: &EffectiveNegotiation, versions: Versions) -> Report {
+/// Builds the (unredacted) report. No I/O: `stderr` comes from [`stderr::gather`] (or
+/// is empty), and its warnings join the scan's.
+pub fn build(
+    scan: &ScanReport,
+    stderr: &ServerStderr,
+    negotiation: &EffectiveNegotiation,
+    versions: Versions,
+) -> Report {
     Report {
         versions,
-        servers: scan.servers.iter().map(server_section).collect(),
+        servers: scan
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| server_section(s, stderr.of(i)))
+            .collect(),
         settings: settings_section(negotiation),
-        warnings: scan.warnings.iter().map(|w| w.to_string()).collect(),
+        warnings: {
+            let all: Vec<_> = scan
+                .warnings
+                .iter()
+                .chain(&stderr.warnings)
+                .cloned()
+                .collect();
+            crate::warning::summary_lines(&all, false)
+        },
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
     }
 }
 
-fn server_section(s: &ServerReport) -> ServerSection {
+fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
     let d = &s.diagnosis;
     ServerSection {
         name: s.name.clone(),
@@ -245,7 +267,7 @@ fn server_section(s: &ServerReport) -> ServerSection {
         cause: d.cause,
         era: d.era,
         negotiated_protocol_version: d.negotiated_protocol_version.clone(),
-        legacy_fix_applies: d.legacy_fix_applies(),
+        legacy_fix_applies: s.legacy_fix_applies(),
         filled_fields: d.filled_fields.clone(),
         bad_tool_path: d.bad_tool_path.clone(),
         last_seen: s.last_seen.clone(),
@@ -256,7 +278,7 @@ fn server_section(s: &ServerReport) -> ServerSection {
         recommendation: s.recommendation(),
         evidence: s.evidence.iter().map(evidence_item).collect(),
         stderr: if d.verdict.is_problem() {
-            stderr::server_stderr(s)
+            stderr
                 .iter()
                 .map(|e| EvidenceItem {
                     message: clip_message(&e.message),
@@ -339,6 +361,14 @@ fn summary(s: &ServerReport) -> String {
             }
         ),
         Verdict::Unknown => "the logs hold no decisive record".to_string(),
+    };
+    let what = if s.is_shared() {
+        format!(
+            "the configured servers {} share this log folder (their names encode to the same folder name), so their records are mixed and the verdict is the folder's, not one server's; the mixed records say: {what}",
+            s.shared_by.join(", ")
+        )
+    } else {
+        what
     };
     let when = s
         .last_seen

@@ -3,18 +3,70 @@
 //! not keep them, but a server's authors want them (a crash message, a missing setting).
 //! They are found again from the evidence: the session of the last evidence record, in
 //! the same file, reading only the lines that hold `Server stderr`.
+//!
+//! This reads files, so it is its own step of `mcplogs report` ([`gather`], between the
+//! scan and [`super::build`], which does no I/O); a file that cannot be read again
+//! becomes a warning, never a silently empty section.
 
 use std::collections::VecDeque;
+use std::io;
 
 use crate::decode;
-use crate::scan::{Evidence, ServerReport};
+use crate::scan::{Evidence, ScanReport, ServerReport};
+use crate::warning::Warning;
 
 /// At most this many stderr records per server (the newest).
 pub const MAX_STDERR_RECORDS: usize = 20;
 
-pub fn server_stderr(s: &ServerReport) -> Vec<Evidence> {
+/// The `Server stderr` records of a scan's problem servers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerStderr {
+    /// One list per server of the scan, in the scan's order (empty for a server with no
+    /// problem, or none found).
+    pub records: Vec<Vec<Evidence>>,
+    /// Log files that could not be read again.
+    pub warnings: Vec<Warning>,
+}
+
+impl ServerStderr {
+    /// The records of the scan's `i`th server.
+    pub fn of(&self, i: usize) -> &[Evidence] {
+        self.records.get(i).map(Vec::as_slice).unwrap_or(&[])
+    }
+}
+
+/// Reads the `Server stderr` records of every problem server of `scan`.
+pub fn gather(scan: &ScanReport) -> ServerStderr {
+    let mut out = ServerStderr::default();
+    for s in &scan.servers {
+        if !s.diagnosis.verdict.is_problem() {
+            out.records.push(Vec::new());
+            continue;
+        }
+        match server_stderr(s) {
+            Ok(records) => out.records.push(records),
+            Err(e) => {
+                let file = s
+                    .evidence
+                    .last()
+                    .map(|l| l.file.clone())
+                    .unwrap_or_default();
+                out.warnings.push(Warning::new(
+                    file,
+                    format!("cannot read its Server stderr records: {e}"),
+                ));
+                out.records.push(Vec::new());
+            }
+        }
+    }
+    out
+}
+
+/// The `Server stderr` records of `s`'s deciding session, the newest
+/// [`MAX_STDERR_RECORDS`], oldest first.
+pub fn server_stderr(s: &ServerReport) -> io::Result<Vec<Evidence>> {
     let Some(last) = s.evidence.last() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     // Log files can be gigabytes: decode only the `Server stderr` lines, and keep the
     // newest of the deciding session (in a debug log, of this server).
@@ -29,8 +81,5 @@ pub fn server_stderr(s: &ServerReport) -> Vec<Evidence> {
             out.push_back(Evidence::from(&r));
         }
     });
-    match read {
-        Ok(_) => out.into(),
-        Err(_) => Vec::new(),
-    }
+    read.map(|_| out.into())
 }

@@ -1,5 +1,6 @@
 use std::path::{Path, PathBuf};
 
+use super::stderr::ServerStderr;
 use super::*;
 use crate::record::Level;
 use crate::redact::RedactorBuilder;
@@ -52,6 +53,8 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         history: Vec::new(),
         latest_only_connected: false,
         deciding_file: None,
+        shared_by: Vec::new(),
+        settings: None,
     }
 }
 
@@ -100,12 +103,18 @@ fn sample() -> ScanReport {
         ],
         warnings: Vec::new(),
         searched: Vec::new(),
+        ..Default::default()
     }
 }
 
 #[test]
 fn markdown_follows_the_bug_form() {
-    let r = build(&sample(), &negotiation(None), versions());
+    let r = build(
+        &sample(),
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
     let md = markdown::render(&r);
     let mut last = 0;
     for h in [
@@ -155,7 +164,12 @@ fn unknown_claude_version_and_no_problems() {
     };
     let mut v = versions();
     v.claude_code = None;
-    let r = build(&scan, &negotiation(Some("legacy")), v);
+    let r = build(
+        &scan,
+        &ServerStderr::default(),
+        &negotiation(Some("legacy")),
+        v,
+    );
     assert!(!r.has_problems());
     let md = markdown::render(&r);
     assert!(md.contains("### Claude Code Version\n\nunknown"));
@@ -165,7 +179,12 @@ fn unknown_claude_version_and_no_problems() {
 
 #[test]
 fn redaction_covers_every_section() {
-    let mut r = build(&sample(), &negotiation(Some("auto")), versions());
+    let mut r = build(
+        &sample(),
+        &ServerStderr::default(),
+        &negotiation(Some("auto")),
+        versions(),
+    );
     r.redact(RedactorBuilder::new().home("/Users/alice").user("alice"));
     assert!(r.is_redacted());
     let md = markdown::render(&r);
@@ -183,7 +202,12 @@ fn redaction_covers_every_section() {
 
 #[test]
 fn json_shape() {
-    let r = build(&sample(), &negotiation(Some("legacy")), versions());
+    let r = build(
+        &sample(),
+        &ServerStderr::default(),
+        &negotiation(Some("legacy")),
+        versions(),
+    );
     let j = json::report_json(&r);
     assert_eq!(j["schemaVersion"], 1);
     assert_eq!(j["redacted"], false);
@@ -227,7 +251,12 @@ fn oversized_evidence_is_trimmed_oldest_first_with_a_note() {
         servers: vec![failing("a", a), failing("b", b)],
         ..Default::default()
     };
-    let r = build(&scan, &negotiation(None), versions());
+    let r = build(
+        &scan,
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
     let full = markdown::render(&r);
     assert!(full.chars().count() > 120_000);
 
@@ -253,7 +282,12 @@ fn oversized_evidence_is_trimmed_oldest_first_with_a_note() {
 
 #[test]
 fn a_report_within_the_limit_is_unchanged() {
-    let r = build(&sample(), &negotiation(None), versions());
+    let r = build(
+        &sample(),
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
     let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
     assert_eq!(text, markdown::render(&r));
     assert!(fitted.omitted.is_empty());
@@ -267,9 +301,52 @@ fn too_long_without_evidence_is_cut_with_a_note() {
             .collect(),
         ..Default::default()
     };
-    let r = build(&scan, &negotiation(None), versions());
+    let r = build(
+        &scan,
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
     let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
     assert!(fitted.omitted.cut);
     assert!(text.chars().count() <= GITHUB_BODY_LIMIT);
     assert!(text.ends_with("so its end was cut.\n\n") || text.contains("so its end was cut."));
+}
+
+#[test]
+fn unreadable_stderr_is_a_warning_in_the_report_not_an_empty_section() {
+    // The failing server's log file does not exist on this machine.
+    let scan = sample();
+    let stderr = super::stderr::gather(&scan);
+    assert_eq!(stderr.records, vec![Vec::new(), Vec::new()]);
+    assert_eq!(stderr.warnings.len(), 1, "{:?}", stderr.warnings);
+    let w = stderr.warnings[0].to_string();
+    assert!(
+        w.starts_with("/Users/alice/Library/Caches/claude-cli-nodejs/-Users-alice-proj/mcp-logs-docs/2026-11-29T12-12-47-473Z.jsonl: cannot read its Server stderr records: "),
+        "{w}"
+    );
+    let r = build(&scan, &stderr, &negotiation(None), versions());
+    assert_eq!(r.warnings, vec![w]);
+}
+
+#[test]
+fn stderr_records_are_read_from_the_deciding_session() {
+    // A real log file of a sample server (its first record is `Server stderr: ...`).
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/linux-home/.cache/claude-cli-nodejs/-tmp-mcplogs-samples-home-linux-work-api/mcp-logs-wrong-types/2026-11-29T12-43-47-423Z.jsonl");
+    let mut scan = sample();
+    let mut e = scan.servers[0].evidence[0].clone();
+    e.file = file;
+    e.session_id = Some("5a717dc3-4645-4eef-b132-4989b265ef18".into());
+    scan.servers[0].evidence = vec![e];
+    let stderr = super::stderr::gather(&scan);
+    assert!(stderr.warnings.is_empty(), "{:?}", stderr.warnings);
+    assert!(!stderr.of(0).is_empty());
+    for r in stderr.of(0) {
+        assert!(
+            r.message.starts_with("Server stderr: mcplogs-stub: "),
+            "{}",
+            r.message
+        );
+    }
+    assert!(stderr.of(1).is_empty());
 }

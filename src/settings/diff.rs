@@ -50,6 +50,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn diff_shows_only_changed_lines_as_they_are() {
+        let old = "{\n  \"env\": {\n    \"GH_TOKEN\": \"ghp_secret\"\n  }\n}\n";
+        let new = "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n    \"GH_TOKEN\": \"ghp_secret\"\n  }\n}\n";
+        // redact::diff's tests start from this text.
+        assert_eq!(
+            unified(Some(old), Some(new), "s.json"),
+            "--- s.json\n+++ s.json\n@@ -1,5 +1,6 @@\n {\n   \"env\": {\n+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\",\n     \"GH_TOKEN\": \"ghp_secret\"\n   }\n }\n"
+        );
+        assert_eq!(
+            unified(Some("{\"a\": \"\u{1b}[2J\"}"), Some("{}\n"), "-- x"),
+            "--- -- x\n+++ -- x\n@@ -1 +1 @@\n-{\"a\": \"\u{1b}[2J\"}\n\\ No newline at end of file\n+{}\n"
+        );
+    }
+
+    #[test]
     fn new_and_removed_files() {
         let d = unified(None, Some("{}\n"), "s.json");
         assert!(d.starts_with("--- /dev/null\n+++ s.json\n"));

@@ -14,6 +14,7 @@ pub mod fix;
 pub mod layers;
 pub mod render;
 pub mod strictness;
+pub mod target;
 pub mod undo;
 pub mod write;
 

@@ -18,19 +18,30 @@ fn text_table_lists_every_server_with_verdicts_and_fixes() {
     let r = scan_samples(&[]);
     assert_eq!(r.code, 1, "samples include failing servers");
     let mut lines = r.stdout.lines();
+    // Summary first, in plain words.
+    let summary = lines.next().unwrap();
+    assert!(
+        summary.contains(" servers: ") && summary.contains("can be fixed with `mcplogs fix`"),
+        "{summary}"
+    );
+    // A project heading, then the column header, then the servers.
+    assert_eq!(lines.next(), Some(""));
+    assert!(lines.next().unwrap().starts_with('/'));
     let header = lines.next().unwrap();
-    for col in [
-        "SERVER",
-        "PROJECT",
-        "VERDICT",
-        "ERA",
-        "LAST SEEN",
-        "EVIDENCE",
-    ] {
+    for col in ["SERVER", "VERDICT", "LAST SEEN", "REASON"] {
         assert!(header.contains(col), "{header}");
     }
-    assert!(r.stdout.contains("tools-fetch-failed (missing-resultType)"));
-    assert!(r.stdout.contains("\nWhat to do:\n"));
+    // Piped and no COLUMNS: nothing cut.
+    assert!(
+        r.stdout
+            .contains("ttlMs: expected number, got string (+1 more)")
+    );
+    assert!(
+        r.stdout
+            .contains("tools[2].inputSchema.type must be \"object\"")
+    );
+    assert!(!r.stdout.contains('…'), "{}", r.stdout);
+    assert!(r.stdout.contains("\nWhat to do\n"));
     assert!(
         r.stdout.contains("MCP_PROTOCOL_NEGOTIATION=legacy"),
         "{}",
@@ -45,6 +56,32 @@ fn text_table_lists_every_server_with_verdicts_and_fixes() {
         "clean samples give no warnings: {}",
         r.stderr
     );
+}
+
+#[test]
+fn the_scan_screen_fits_80_and_120_columns() {
+    for width in [80usize, 120] {
+        let tmp = tempfile::tempdir().unwrap();
+        let r = run(mcplogs(tmp.path())
+            .env("COLUMNS", width.to_string())
+            .arg("scan")
+            .arg(samples()));
+        for line in r.stdout.lines() {
+            assert!(
+                line.chars().count() <= width,
+                "{width}: {} columns: {line}",
+                line.chars().count()
+            );
+        }
+        // Each action once: the legacy fix appears in one numbered item.
+        assert_eq!(
+            r.stdout.matches("Run `mcplogs fix`").count(),
+            1,
+            "{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("Servers: wrong-types"), "{}", r.stdout);
+    }
 }
 
 #[test]
@@ -111,7 +148,7 @@ fn legacy_fix_is_recommended_only_where_it_helps() {
         let mentions = s["recommendation"]
             .as_str()
             .unwrap()
-            .contains("set MCP_PROTOCOL_NEGOTIATION=legacy");
+            .contains("sets MCP_PROTOCOL_NEGOTIATION=legacy");
         assert_eq!(mentions, applies, "{s:#}");
     }
 }
@@ -155,11 +192,18 @@ fn project_filter_and_an_empty_result() {
     );
 
     let r = scan_samples(&["--server", "no-such-server"]);
-    assert_eq!(r.code, 0);
+    assert_eq!(r.code, 2, "an unknown name is a usage error");
     assert!(r.stdout.is_empty());
     assert!(
         r.stderr
-            .starts_with("mcplogs: no MCP server logs matching the filters found"),
+            .starts_with("mcplogs: no server named \"no-such-server\". Known servers: "),
+        "{}",
+        r.stderr
+    );
+    let r = scan_samples(&["--project", "no-such-project"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr.contains("no project path contains"),
         "{}",
         r.stderr
     );
@@ -267,6 +311,170 @@ fn positional_paths_of_every_kind() {
     )
     .unwrap();
     assert_eq!(names(&renamed).len(), 10);
+}
+
+/// Real Claude Code 2.1.288 run (scripts/samples/shared_folder.py): `api_v2` (healthy)
+/// and `api-v2` (tools/list omits resultType) write into one `mcp-logs-api-v2` file.
+#[test]
+fn a_shared_log_folder_is_never_attributed_to_one_name() {
+    let home = samples().join("shared-folder");
+    let tmp = tempfile::tempdir().unwrap();
+    let (r, doc) = run_json(
+        mcplogs(tmp.path())
+            .args(["scan", "--json", "--home"])
+            .arg(&home),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let servers = doc["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{doc:#}");
+    let s = &servers[0];
+    assert_eq!(s["sharedBy"], serde_json::json!(["api-v2", "api_v2"]));
+    assert_eq!(s["name"], "api-v2 + api_v2");
+    assert_eq!(s["legacyFixApplies"], false);
+    let rec = s["recommendation"].as_str().unwrap();
+    assert!(rec.contains("all write into one log folder"), "{rec}");
+    // Either name finds it.
+    for name in ["api_v2", "api-v2"] {
+        let (_, doc) = run_json(
+            mcplogs(tmp.path())
+                .args(["scan", "--json", "--server", name, "--home"])
+                .arg(&home),
+        );
+        assert_eq!(doc["servers"][0]["name"], "api-v2 + api_v2", "{name}");
+    }
+    // The text output says so too.
+    let r = run(mcplogs(tmp.path()).args(["scan", "--home"]).arg(&home));
+    assert!(r.stdout.contains("api-v2 + api_v2"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("all write into one log folder"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn empty_results_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An unknown --server lists the known names, with a guess; a usage error.
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--server", "acme-doc"])
+        .arg(samples()));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no server named \"acme-doc\""),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("Did you mean `acme.docs`?"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("Known servers: "), "{}", r.stderr);
+    // --since with only old logs gives the newest log's age.
+    let home = tmp.path().join("old");
+    copy_tree(&samples().join("linux-home"), &home);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(25 * 3600);
+    for f in walkdir::WalkDir::new(&home) {
+        let f = f.unwrap();
+        if f.file_type().is_file() {
+            std::fs::File::options()
+                .append(true)
+                .open(f.path())
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+    let r = run(mcplogs(tmp.path())
+        .args(["scan", "--since", "1d", "--home"])
+        .arg(&home));
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("the newest log was last written 25 h ago"),
+        "{}",
+        r.stderr
+    );
+    // --home must be a folder.
+    for bad in ["/etc/passwd", "/no/such/folder"] {
+        let r = run(mcplogs(tmp.path()).args(["scan", "--home", bad]));
+        assert_eq!(r.code, 2, "{bad}");
+        assert!(r.stderr.contains(bad), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn many_warnings_of_one_kind_are_one_line_unless_verbose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    std::fs::create_dir_all(tree.join("p/mcp-logs-x")).unwrap();
+    std::fs::write(tree.join("p/mcp-logs-x/2026-11-29T11-50-31-063Z.jsonl"), "").unwrap();
+    for i in 0..30 {
+        std::os::unix::fs::symlink("/etc/passwd", tree.join(format!("p/link{i}"))).unwrap();
+    }
+    let r = run(mcplogs(tmp.path()).arg("scan").arg(&tree));
+    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("symlink")).collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains("30 warnings: symlink inside the log tree, not followed"),
+        "{}",
+        lines[0]
+    );
+    let r = run(mcplogs(tmp.path()).args(["scan", "--verbose"]).arg(&tree));
+    assert_eq!(
+        r.stderr.lines().filter(|l| l.contains("symlink")).count(),
+        30,
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
+    let tmp = tempfile::tempdir().unwrap();
+    for sub in [
+        "scan",
+        "explain",
+        "settings",
+        "fix",
+        "report",
+        "du",
+        "completions",
+        "man",
+    ] {
+        let r = run(mcplogs(tmp.path())
+            .env("COLUMNS", "80")
+            .args([sub, "--help"]));
+        assert_eq!(r.code, 0, "{sub}");
+        assert!(r.stdout.contains("EXAMPLES:"), "{sub}: {}", r.stdout);
+        for line in r.stdout.lines() {
+            assert!(line.chars().count() <= 80, "{sub}: {line}");
+        }
+    }
+    let r = run(mcplogs(tmp.path()).arg("--help"));
+    assert!(r.stdout.contains("claude mcp list | mcplogs explain"));
+    assert!(r.stdout.contains("mcplogs scan --since 10m"));
+    for (shell, marker) in [
+        ("bash", "_mcplogs()"),
+        ("zsh", "#compdef mcplogs"),
+        ("fish", "__fish_mcplogs"),
+    ] {
+        let r = run(mcplogs(tmp.path()).args(["completions", shell]));
+        assert_eq!(r.code, 0);
+        assert!(r.stdout.contains(marker), "{shell}");
+        assert!(
+            r.stdout.contains("scan") && r.stdout.contains("since"),
+            "{shell}"
+        );
+    }
+    let r = run(mcplogs(tmp.path()).arg("man"));
+    assert!(
+        r.stdout.starts_with(".ie") || r.stdout.contains(".TH mcplogs 1"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("mcplogs\\-scan") || r.stdout.contains("scan"));
 }
 
 /// Issue 10 item 8: a full or closed stderr or stdout never makes mcplogs panic (exit

@@ -173,10 +173,37 @@ fn text_output_and_exit_codes() {
     let empty = explain_text("   \n", false);
     assert_eq!(empty.code, 2);
     assert!(
-        empty.stderr.contains("nothing to explain"),
+        empty.stderr.contains("no server lines recognised"),
         "{}",
         empty.stderr
     );
+}
+
+#[test]
+fn unrecognised_input_is_a_usage_error_and_colour_codes_are_no_obstacle() {
+    for junk in [
+        fs::read("/etc/passwd").unwrap_or_else(|_| b"root:x:0:0:root:/root:/bin/sh\n".to_vec()),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10".to_vec(),
+    ] {
+        let r = explain_text(&String::from_utf8_lossy(&junk), false);
+        assert_eq!(r.code, 2, "{}", r.stdout);
+        assert!(
+            r.stderr.contains("no server lines recognised"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "");
+    }
+    // The Windows sample as a colour terminal shows it: same servers as the plain text.
+    let plain = mcp_list("windows-home-2.1.332.txt");
+    let coloured: String = plain
+        .lines()
+        .map(|l| format!("\u{1b}[1m{l}\u{1b}[0m\r\n"))
+        .collect();
+    let a = explain_text(&plain, false);
+    let b = explain_text(&coloured, false);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.code, b.code);
 }
 
 #[test]

@@ -355,3 +355,87 @@ fn error_messages() {
         )
     );
 }
+
+// ---- the journey (issue 11): widths, advice that knows the settings, shared folders ----
+
+#[test]
+fn scan_at_80_and_120_columns() {
+    let sb = Sandbox::new();
+    let h = sample("linux-home");
+    for cols in ["80", "120"] {
+        let mut c = pinned(&sb, &["scan", "--home", &h]);
+        c.env("COLUMNS", cols);
+        insta::assert_snapshot!(format!("scan_columns_{cols}"), shown(&sb, &mut c));
+    }
+}
+
+#[test]
+fn scan_advice_after_the_fix_and_with_a_project_override() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    // The project overrides the user file: the advice names the local file.
+    fs::create_dir_all(sb.project.join(".claude")).unwrap();
+    fs::write(
+        sb.project.join(".claude/settings.json"),
+        "{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}\n",
+    )
+    .unwrap();
+    let mut c = pinned(&sb, &["scan"]);
+    c.env("COLUMNS", "80");
+    insta::assert_snapshot!("scan_project_override", shown(&sb, &mut c));
+    // Legacy in effect now: the verdict stays, the advice says how to verify.
+    fs::write(sb.project.join(".claude/settings.local.json"), LEGACY_FRESH).unwrap();
+    let mut c = pinned(&sb, &["scan"]);
+    c.env("COLUMNS", "80");
+    insta::assert_snapshot!("scan_fix_in_place", shown(&sb, &mut c));
+}
+
+#[test]
+fn scan_shared_log_folder() {
+    let sb = Sandbox::new();
+    let h = sample("shared-folder");
+    let mut c = pinned(&sb, &["scan", "--home", &h]);
+    c.env("COLUMNS", "80");
+    insta::assert_snapshot!("scan_shared_folder", shown(&sb, &mut c));
+}
+
+#[test]
+fn scan_unknown_server_and_stale_since() {
+    let sb = Sandbox::new();
+    let s = sample("linux-home");
+    insta::assert_snapshot!(
+        "scan_unknown_server_did_you_mean",
+        run_shown(&sb, &["scan", "--server", "acme-doc", "--home", &s])
+    );
+    insta::assert_snapshot!(
+        "scan_home_is_a_file",
+        run_shown(&sb, &["scan", "--home", &sample("expected.json")])
+    );
+}
+
+#[test]
+fn explain_unrecognised_input() {
+    let sb = Sandbox::new();
+    let mut c = pinned(&sb, &["explain"]);
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"root:x:0:0:root:/root:/bin/bash\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    insta::assert_snapshot!(
+        "explain_unrecognised",
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    );
+}

@@ -7,6 +7,7 @@ mod bad_input;
 mod basics;
 mod decode_formats;
 mod decode_property;
+mod direction;
 mod explain;
 mod fuzz_corpus;
 mod fuzz_regressions;

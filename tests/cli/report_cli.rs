@@ -150,7 +150,7 @@ fn shares_the_scan_filters() {
     let r = report_in(tmp.path(), &[&samples_arg(), "--server", "no-such-server"]);
     assert_eq!(r.code, 0);
     assert!(
-        r.stderr.contains("no MCP server logs matching the filters"),
+        r.stderr.contains("no server named \"no-such-server\""),
         "{}",
         r.stderr
     );

@@ -121,7 +121,72 @@ fn precedence_managed_drop_in_over_managed_over_local_over_project_over_user() {
 }
 
 #[test]
-fn fix_warns_naming_a_higher_layer_that_overrides_it() {
+fn fix_writes_the_local_file_when_the_project_overrides_the_user_file() {
+    let sb = Sandbox::new();
+    let project_file = sb.project.join(".claude/settings.json");
+    let shared = b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}";
+    write_with_mode(&project_file, shared, 0o644);
+    write_with_mode(&sb.user_settings(), LEGACY_FRESH.as_bytes(), 0o600);
+    let local = sb.project.join(".claude/settings.local.json");
+    let out = sb.run(&["fix", "--yes", "--force"]);
+    let msg = stderr(&out);
+    assert!(out.status.success(), "{msg}");
+    // The message names the file and why it was chosen; the diff names it too.
+    assert!(
+        msg.contains(&format!("Writing {}:", local.display())),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!(
+            "{} sets MCP_PROTOCOL_NEGOTIATION to \"auto\"",
+            project_file.display()
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("not meant to be committed"), "{msg}");
+    assert!(stdout(&out).contains(&format!("+++ {}", local.display())));
+    assert_eq!(fs::read_to_string(&local).unwrap(), LEGACY_FRESH);
+    // The shared project file and the user file are untouched.
+    assert_eq!(fs::read(&project_file).unwrap(), shared);
+    assert_eq!(
+        fs::read_to_string(sb.user_settings()).unwrap(),
+        LEGACY_FRESH
+    );
+    // Now legacy wins: a second fix writes nothing and says how to verify.
+    let again = sb.run(&["fix", "--yes", "--force"]);
+    assert!(again.status.success());
+    let msg = stderr(&again);
+    assert!(
+        msg.contains(&format!("{} already sets", local.display())),
+        "{msg}"
+    );
+    assert!(msg.contains("mcplogs scan --since 10m"), "{msg}");
+    // Undo finds the file mcplogs wrote without being told.
+    let undo = sb.run(&["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert!(!local.exists());
+}
+
+#[test]
+fn fix_refuses_with_exit_2_when_a_managed_file_decides() {
+    let sb = Sandbox::new();
+    let managed = sb.managed.join("managed-settings.json");
+    write_with_mode(
+        &managed,
+        b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}",
+        0o644,
+    );
+    let out = sb.run(&["fix", "--yes", "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    let msg = stderr(&out);
+    assert!(msg.contains(&managed.display().to_string()), "{msg}");
+    assert!(msg.contains("never writes them"), "{msg}");
+    assert!(!sb.user_settings().exists());
+    assert!(!sb.project.join(".claude").exists());
+}
+
+#[test]
+fn fix_with_an_explicit_file_warns_naming_a_higher_layer() {
     let sb = Sandbox::new();
     let project_file = sb.project.join(".claude/settings.json");
     write_with_mode(
@@ -129,7 +194,8 @@ fn fix_warns_naming_a_higher_layer_that_overrides_it() {
         b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}",
         0o644,
     );
-    let out = sb.run(&["fix", "--dry-run", "--force"]);
+    let user = sb.user_settings().display().to_string();
+    let out = sb.run(&["fix", "--dry-run", "--force", "--settings", &user]);
     assert!(out.status.success());
     let msg = stderr(&out);
     assert!(msg.contains("warning:"), "{msg}");
@@ -144,7 +210,7 @@ fn fix_warns_naming_a_higher_layer_that_overrides_it() {
         "{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"}}",
     )
     .unwrap();
-    let out = sb.run(&["fix", "--dry-run", "--force"]);
+    let out = sb.run(&["fix", "--dry-run", "--force", "--settings", &user]);
     assert!(!stderr(&out).contains("warning:"), "{}", stderr(&out));
 }
 
@@ -220,4 +286,81 @@ fn settings_flag_names_another_file() {
     let out = sb.run(&["fix", "--undo", "--settings", p, "--yes"]);
     assert!(out.status.success());
     assert!(!other.exists());
+}
+
+#[test]
+fn scan_advice_follows_the_settings_the_verdict_does_not() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    // The session ran in the sandbox's project: its records' cwd says so.
+    for f in walkdir::WalkDir::new(sb.home.join(".cache")) {
+        let f = f.unwrap().into_path();
+        if f.is_file() {
+            let text = fs::read_to_string(&f).unwrap().replace(
+                "/tmp/mcplogs-samples/home-macos/work/web",
+                &sb.project.display().to_string(),
+            );
+            fs::write(&f, text).unwrap();
+        }
+    }
+    let scan = |sb: &Sandbox| {
+        let out = sb.run(&["scan", "--json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let s = doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "no-resulttype")
+            .unwrap()
+            .clone();
+        (out.status.code(), s)
+    };
+    // Nothing set: the fix goes into the user file.
+    let (code, s) = scan(&sb);
+    assert_eq!(code, Some(1));
+    assert_eq!(s["verdict"], "tools-fetch-failed");
+    assert_eq!(s["legacyFixApplies"], true);
+    let r = s["recommendation"].as_str().unwrap();
+    assert!(r.contains(&sb.user_settings().display().to_string()), "{r}");
+    // The project says auto: the fix goes into its local file.
+    let project_file = sb.project.join(".claude/settings.json");
+    write_with_mode(
+        &project_file,
+        b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}",
+        0o644,
+    );
+    let (_, s) = scan(&sb);
+    assert_eq!(s["legacyFixApplies"], true);
+    let r = s["recommendation"].as_str().unwrap();
+    assert!(r.contains("settings.local.json"), "{r}");
+    assert!(r.contains("mcplogs fix --project"), "{r}");
+    // Legacy in effect now: same verdict, but the fix is in place.
+    write_with_mode(
+        &sb.project.join(".claude/settings.local.json"),
+        LEGACY_FRESH.as_bytes(),
+        0o644,
+    );
+    let (code, s) = scan(&sb);
+    assert_eq!(code, Some(1), "the logs still show the failure");
+    assert_eq!(s["verdict"], "tools-fetch-failed");
+    assert_eq!(s["legacyFixApplies"], false);
+    let r = s["recommendation"].as_str().unwrap();
+    assert!(r.contains("The fix is in place"), "{r}");
+    assert!(r.contains("mcplogs scan --since 10m"), "{r}");
+    // A managed auto: the legacy setting cannot be written where it would win.
+    fs::remove_file(sb.project.join(".claude/settings.local.json")).unwrap();
+    write_with_mode(
+        &sb.managed.join("managed-settings.json"),
+        b"{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"auto\"}}",
+        0o644,
+    );
+    let out = sb.run(&[
+        "report",
+        "--json",
+        "--managed-dir",
+        &sb.managed.display().to_string(),
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = doc.to_string();
+    assert!(text.contains("\"legacyFixApplies\":false"), "{text}");
 }

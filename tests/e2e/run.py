@@ -13,6 +13,10 @@ Per Claude Code version, in one fresh throwaway HOME holding every scenario's se
   2. `mcplogs fix --yes --home HOME`, then `claude -p` again: the servers mcplogs says the
      fix cures must now connect in the legacy era with their tools
   3. `mcplogs fix --undo --yes`, then `claude -p` a third time: the failure is back
+  4. the project's .claude/settings.json says `auto` and ~/.claude/settings.json says
+     `legacy` (the user file loses): `mcplogs fix --yes` run in the project must write the
+     project's .claude/settings.local.json, leave both other files alone, and `claude -p`
+     must get the flagged servers' tools back
 
 MCP_PROTOCOL_NEGOTIATION=auto is in the environment of every Claude Code and mcplogs run,
 so both versions negotiate the modern era on stdio, and the fix (settings.json `env`)
@@ -443,6 +447,9 @@ class VersionRun:
         home3, debug3 = self.scan_home("3"), self.scan_debug(dbg3, "3")
         self.compare("3-undone", cc3, home3, debug3)
 
+        # 4. a project override: the fix must go where it wins
+        self.project_override(flagged, cc1)
+
         # the fix, judged by Claude Code: no tools before, tools with legacy
         for s in SCENARIOS:
             k = s["key"]
@@ -481,6 +488,56 @@ class VersionRun:
         bad = {k for k, _ in self.problems}
         for k, row in self.rows.items():
             row["agree"] = "MISMATCH" if k in bad else "ok"
+
+
+def project_override(self, flagged, cc1):
+    v = self.version
+    shared = self.proj / ".claude" / "settings.json"
+    local = self.proj / ".claude" / "settings.local.json"
+    user = self.home / ".claude" / "settings.json"
+    shared.parent.mkdir(parents=True, exist_ok=True)
+    shared_text = json.dumps({"env": {"MCP_PROTOCOL_NEGOTIATION": "auto"}}, indent=2) + "\n"
+    shared.write_text(shared_text)
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user_text = json.dumps({"env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"}}, indent=2) + "\n"
+    user.write_text(user_text)
+    before = self.scan_home("4-before")
+    for s in flagged:
+        res = before[s["key"]]
+        rec = (res or {}).get("recommendation") or ""
+        if not (res and res.get("legacyFixApplies") and "settings.local.json" in rec):
+            self.problem(s["key"], f"run 4: with the project saying auto, scan should point the fix "
+                                   f"at settings.local.json: {rec!r}")
+    args = ["fix", "--yes", "--home", str(self.home)] + ([] if flagged else ["--force"])
+    out, err = self.raw / "mcplogs-fix-project.out", self.raw / "mcplogs-fix-project.err"
+    rc = run([str(self.mcplogs)] + args, env=self.mcplogs_env(), cwd=self.proj, out=out, err=err)
+    text = out.read_text() + err.read_text()
+    (self.raw / "fix-project.txt").write_text(text)
+    if rc != 0:
+        raise SystemExit(f"{v}: mcplogs fix in the project failed (exit {rc}):\n{text}")
+    if not local.exists() or json.loads(local.read_text())["env"]["MCP_PROTOCOL_NEGOTIATION"] != "legacy":
+        raise SystemExit(f"{v}: mcplogs fix in the project did not write legacy into {local}:\n{text}")
+    if shared.read_text() != shared_text or user.read_text() != user_text:
+        raise SystemExit(f"{v}: mcplogs fix in the project changed {shared} or {user}")
+    if "settings.local.json" not in text or "outranks" not in text:
+        self.problem("-", f"run 4: fix did not name the file and why: {text!r}")
+    cc4, _ = self.claude_p("4-project")
+    for s in flagged:
+        k = s["key"]
+        if not (cc4[k][0] == "connected" and cc4[k][1] > 0):
+            self.problem(k, f"run 4: with the fix in settings.local.json Claude Code says {fmt_cc(cc4[k])}")
+    after = self.scan_home("4-after")
+    for s in flagged:
+        res = after[s["key"]]
+        if not res or res.get("verdict") != "healthy":
+            self.problem(s["key"], f"run 4: after the project fix scan says {fmt_m(res)}")
+    log(f"{v} run 4: project override fixed via {local.name}: "
+        + ", ".join(f"{s['key']}={fmt_cc(cc4[s['key']])}" for s in flagged))
+    for f in (shared, local, user):
+        f.unlink(missing_ok=True)
+
+
+VersionRun.project_override = project_override
 
 
 def run_fix_forced(vr):

@@ -1,0 +1,230 @@
+//! Which settings file `mcplogs fix` writes: the layer that wins, with the least
+//! intrusion (reference, section 4).
+//!
+//! - Nothing above the user file sets `MCP_PROTOCOL_NEGOTIATION`: the user file
+//!   (`~/.claude/settings.json`), which covers every project.
+//! - The project's shared `.claude/settings.json` or its `.claude/settings.local.json`
+//!   sets another value: the project's `.claude/settings.local.json`, which outranks the
+//!   shared file and is meant to stay uncommitted (a fix in the user file would do nothing
+//!   there: observed with 2.1.288 and 2.1.300).
+//! - A managed file sets another value: nothing mcplogs may write can win, and mcplogs
+//!   never writes a managed file.
+
+use std::path::{Path, PathBuf};
+
+use super::effective::EffectiveNegotiation;
+use super::layers::{LayerKind, SettingsLayer};
+use super::{NEGOTIATION_KEY, NegotiationValue};
+
+/// Where the legacy fix goes for one project, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FixTarget {
+    /// Write `path` (a `kind` layer).
+    Write {
+        kind: LayerKind,
+        path: PathBuf,
+        /// The layer above the user file whose value the write must outrank, if any.
+        outranks: Option<SettingsLayer>,
+    },
+    /// `legacy` is already in effect, decided by this layer.
+    InEffect { layer: SettingsLayer },
+    /// A managed settings file sets another value; no file mcplogs may write outranks it.
+    Managed { layer: SettingsLayer },
+    /// No home folder and no `CLAUDE_CONFIG_DIR`: the user file cannot be located.
+    NoUserFile,
+}
+
+impl FixTarget {
+    /// Whether writing the fix can change what Claude Code uses.
+    pub fn can_write(&self) -> bool {
+        matches!(self, FixTarget::Write { .. })
+    }
+
+    /// The file to write, when there is one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            FixTarget::Write { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// One sentence saying which file and why (the "why" `fix` prints above its diff).
+    pub fn reason(&self) -> String {
+        match self {
+            FixTarget::Write { outranks: None, .. } => format!(
+                "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY}, so it applies to every project"
+            ),
+            FixTarget::Write {
+                path,
+                outranks: Some(layer),
+                ..
+            } => format!(
+                "{} sets {NEGOTIATION_KEY} to \"{}\", which outranks the user settings file; the project's local file {} outranks it in turn and is not meant to be committed",
+                layer_path(layer),
+                value_of(layer),
+                path.display()
+            ),
+            FixTarget::InEffect { layer } => format!(
+                "{} already sets env.{NEGOTIATION_KEY} to \"legacy\"",
+                layer_path(layer)
+            ),
+            FixTarget::Managed { layer } => format!(
+                "the managed settings file {} sets {NEGOTIATION_KEY} to \"{}\"; managed settings outrank every file a user may write, and mcplogs never writes them: ask whoever administers this machine to change it",
+                layer_path(layer),
+                value_of(layer)
+            ),
+            FixTarget::NoUserFile => "cannot find the home folder, so the user settings file is unknown (set HOME or CLAUDE_CONFIG_DIR, or name the file with --settings)".to_string(),
+        }
+    }
+}
+
+fn layer_path(l: &SettingsLayer) -> String {
+    match &l.path {
+        Some(p) => p.display().to_string(),
+        None => "the process environment".to_string(),
+    }
+}
+
+fn value_of(l: &SettingsLayer) -> String {
+    l.effective_value()
+        .map(NegotiationValue::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Chooses the file for `e`'s project (see the module comment).
+pub fn choose(e: &EffectiveNegotiation) -> FixTarget {
+    if let Some(layer) = e.deciding_layer() {
+        if e.is_legacy() {
+            return FixTarget::InEffect {
+                layer: layer.clone(),
+            };
+        }
+        match layer.kind {
+            LayerKind::Managed | LayerKind::ManagedDropIn => {
+                return FixTarget::Managed {
+                    layer: layer.clone(),
+                };
+            }
+            LayerKind::Local | LayerKind::Project => {
+                return FixTarget::Write {
+                    kind: LayerKind::Local,
+                    path: e.project_dir.join(".claude").join("settings.local.json"),
+                    outranks: Some(layer.clone()),
+                };
+            }
+            LayerKind::User | LayerKind::Environment => {}
+        }
+    }
+    match e.layers.iter().find(|l| l.kind == LayerKind::User) {
+        Some(SettingsLayer {
+            path: Some(path), ..
+        }) => FixTarget::Write {
+            kind: LayerKind::User,
+            path: path.clone(),
+            outranks: None,
+        },
+        _ => FixTarget::NoUserFile,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::layers::LayerStatus;
+
+    fn layer(kind: LayerKind, v: Option<&str>) -> SettingsLayer {
+        SettingsLayer {
+            kind,
+            path: Some(PathBuf::from(format!("/{}", kind.as_str()))),
+            status: LayerStatus::Strict,
+            negotiation: v.map(NegotiationValue::from_text),
+        }
+    }
+
+    fn stack(
+        managed: Option<&str>,
+        local: Option<&str>,
+        project: Option<&str>,
+        user: Option<&str>,
+    ) -> EffectiveNegotiation {
+        EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![
+                layer(LayerKind::Managed, managed),
+                layer(LayerKind::Local, local),
+                layer(LayerKind::Project, project),
+                layer(LayerKind::User, user),
+                SettingsLayer {
+                    kind: LayerKind::Environment,
+                    path: None,
+                    status: LayerStatus::Environment,
+                    negotiation: Some(NegotiationValue::Auto),
+                },
+            ],
+        )
+    }
+
+    #[test]
+    fn nothing_above_the_user_file_targets_it() {
+        let t = choose(&stack(None, None, None, Some("auto")));
+        assert_eq!(t.path(), Some(Path::new("/user")));
+        assert!(t.can_write());
+        assert!(t.reason().contains("applies to every project"));
+        // The environment's auto does not change that: settings env beats it.
+        assert_eq!(
+            choose(&stack(None, None, None, None)).path(),
+            Some(Path::new("/user"))
+        );
+    }
+
+    #[test]
+    fn a_project_override_targets_the_local_file() {
+        let t = choose(&stack(None, None, Some("auto"), Some("legacy")));
+        assert_eq!(t.path(), Some(Path::new("/p/.claude/settings.local.json")));
+        let why = t.reason();
+        assert!(
+            why.contains("/project sets MCP_PROTOCOL_NEGOTIATION to \"auto\""),
+            "{why}"
+        );
+        assert!(why.contains("not meant to be committed"), "{why}");
+        // The local file itself saying auto: still the local file.
+        let t = choose(&stack(None, Some("auto"), None, None));
+        assert_eq!(t.path(), Some(Path::new("/p/.claude/settings.local.json")));
+    }
+
+    #[test]
+    fn legacy_in_effect_anywhere_means_nothing_to_write() {
+        for e in [
+            stack(None, None, None, Some("legacy")),
+            stack(None, Some("legacy"), Some("auto"), None),
+            stack(Some("legacy"), Some("auto"), None, None),
+        ] {
+            assert!(matches!(choose(&e), FixTarget::InEffect { .. }));
+            assert!(!choose(&e).can_write());
+        }
+    }
+
+    #[test]
+    fn a_managed_value_is_never_a_target() {
+        let t = choose(&stack(Some("auto"), None, None, None));
+        assert!(matches!(t, FixTarget::Managed { .. }));
+        assert!(t.path().is_none());
+        assert!(t.reason().contains("mcplogs never writes them"));
+    }
+
+    #[test]
+    fn an_ignored_project_file_does_not_count() {
+        let mut e = stack(None, None, Some("auto"), None);
+        e.layers[2].status = LayerStatus::Ignored {
+            problem: crate::settings::TextProblem {
+                line: 1,
+                column: 1,
+                message: "comment".into(),
+            },
+            env_keys: vec![],
+        };
+        let e = EffectiveNegotiation::from_layers(Path::new("/p"), e.layers);
+        assert_eq!(choose(&e).path(), Some(Path::new("/user")));
+    }
+}
