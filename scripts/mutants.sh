@@ -20,7 +20,7 @@ TIMEOUT="${TIMEOUT:-240}"
 declare -A FILES=(
   [classify]="src/classify/mod.rs src/classify/signal.rs"
   [settings_write]="src/settings/write.rs src/settings/undo.rs"
-  [redact]="src/redact/mod.rs src/redact/home.rs src/redact/secrets.rs src/redact/output.rs"
+  [redact]="src/redact/mod.rs src/redact/home.rs src/redact/secrets.rs src/redact/diff.rs"
 )
 # (libtest filters, applied to both the unit tests and tests/cli: a test runs when its
 # path contains any of them)
@@ -48,6 +48,7 @@ for m in "${modules[@]}"; do
   args=()
   for f in ${FILES[$m]}; do args+=(--file "$f"); done
   echo "== $m (${FILES[$m]})"
+  mkdir -p "mutants.out/$m"
   cargo mutants "${args[@]}" --copy-target=true -j "$JOBS" --timeout "$TIMEOUT" \
     --output "mutants.out/$m" --no-shuffle \
     -- --lib --test cli -- ${TESTS[$m]} || status=$?

@@ -74,6 +74,8 @@ pub enum Command {
     Du(DuArgs),
     /// Delete old MCP and debug logs, keeping what explains each server's verdict
     Prune(PruneArgs),
+    /// Replay Claude Code's handshake against configured servers and predict what it will do
+    Probe(crate::cmd::probe::ProbeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
@@ -227,7 +229,7 @@ impl DiscoveryArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    mut_arg("json", |a| a.help("One JSON document on stdout (the contract is in the README)")),
+    mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/json.md)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
 )]
 pub struct ScanArgs {
@@ -273,6 +275,10 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Also probe this project's configured servers and add the summary (docs/probe.md)
+    #[arg(long)]
+    pub probe: bool,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

@@ -47,6 +47,10 @@ pub enum Error {
     /// `report`: an error whose text went through the report's redactor.
     #[error("{message}")]
     Redacted { message: String, source: io::Error },
+    /// `probe`: a usage problem the flags' parser cannot see (a bad version, an unknown
+    /// server name, an unwritable transcript); the text is complete.
+    #[error("{0}")]
+    Probe(String),
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]
     NotAFolder(PathBuf),

@@ -37,6 +37,7 @@ impl ExitCode {
             | Error::WriteReport { .. }
             | Error::Redacted { .. }
             | Error::NotAFolder(_)
+            | Error::Probe(_)
             | Error::ProjectFolder(_)
             | Error::SettingsPath { .. }
             | Error::NoHomeFolder

@@ -323,6 +323,32 @@ fn entry_from_message(message: String) -> ExplainEntry {
     }
 }
 
+/// Unless `--no-redact`, `explain` (pasted `claude mcp list` output shows command lines
+/// and URLs) passes the pasted text through the secret rules before rendering.
+///
+/// Hides the secrets in every field of `report` that was pasted text.
+pub fn redact_report(report: &mut ExplainReport) {
+    let r = crate::redact::Redactor::secrets_only(report.entries.iter().flat_map(|e| {
+        [
+            e.name.as_deref(),
+            e.target.as_deref(),
+            Some(e.status.as_str()),
+            e.detail.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    }));
+    for e in &mut report.entries {
+        for field in [&mut e.name, &mut e.target, &mut e.detail]
+            .into_iter()
+            .flatten()
+        {
+            r.apply(field);
+        }
+        r.apply(&mut e.status);
+    }
+}
+
 #[cfg(test)]
 mod journey_tests {
     use super::*;
@@ -363,31 +389,5 @@ mod journey_tests {
         let r = explain("my-db: node server.js - \u{2717} Failed to connect\n");
         let rec = r.entries[0].recommendation();
         assert!(rec.contains("`mcplogs scan --server my-db`"), "{rec}");
-    }
-}
-
-/// Unless `--no-redact`, `explain` (pasted `claude mcp list` output shows command lines
-/// and URLs) passes the pasted text through the secret rules before rendering.
-///
-/// Hides the secrets in every field of `report` that was pasted text.
-pub fn redact_report(report: &mut ExplainReport) {
-    let r = crate::redact::Redactor::secrets_only(report.entries.iter().flat_map(|e| {
-        [
-            e.name.as_deref(),
-            e.target.as_deref(),
-            Some(e.status.as_str()),
-            e.detail.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-    }));
-    for e in &mut report.entries {
-        for field in [&mut e.name, &mut e.target, &mut e.detail]
-            .into_iter()
-            .flatten()
-        {
-            r.apply(field);
-        }
-        r.apply(&mut e.status);
     }
 }

@@ -22,6 +22,18 @@ Switches
                               oauth (default) also serves OAuth metadata and dynamic
                               client registration, so only a browser sign-in is missing;
                               bare answers 404 to everything else
+  --pages N                   split tools/list into N pages linked by nextCursor
+  --bad-page K                page K (1-based) of tools/list carries a tool whose
+                              inputSchema.type is "string"
+  --repeat-cursor             every page answers the same nextCursor (a loop)
+  --duplicate-tool            tools/list carries "search_docs" twice
+  --exit-on-tools-list        exit(1) when asked tools/list (stdio)
+  --stdout-noise              write a non-JSON line and a line of binary garbage on
+                              stdout before the first answer (stdio)
+  --stderr-flood N            write N stderr lines at start (stdio)
+  --delay-ms MS               wait MS milliseconds before every answer
+  --http-status CODE          (HTTP) answer every request with this status (404, 500...)
+  --http-sse                  (HTTP) answer POSTs as text/event-stream instead of JSON
   --trace FILE                append every received/sent message to FILE (debugging)
   --scenario NAME             a preset of the switches above (the SCENARIOS table in
                               this file)
@@ -81,6 +93,12 @@ SCENARIOS = {
     "h-old-protocol": {"init_version": "1999-01-01"},
     "j-exit": {"exit_at_start": True},
     "k-hang": {"hang": True},
+    "l-pages": {"discover": "modern", "pages": 3},
+    "m-bad-page": {"discover": "modern", "pages": 2, "bad_page": 2},
+    "n-exit-list": {"exit_on_tools_list": True},
+    "o-noise": {"stdout_noise": True},
+    "p-dup": {"duplicate_tool": True},
+    "q-loop": {"pages": 3, "repeat_cursor": True},
 }
 
 
@@ -99,6 +117,16 @@ def parse_args(argv):
     p.add_argument("--http", type=int, default=None, metavar="PORT")
     p.add_argument("--http-auth", nargs="?", const="oauth", default=None,
                    choices=["oauth", "bare"])
+    p.add_argument("--pages", type=int, default=1)
+    p.add_argument("--bad-page", type=int, default=0)
+    p.add_argument("--repeat-cursor", action="store_true")
+    p.add_argument("--duplicate-tool", action="store_true")
+    p.add_argument("--exit-on-tools-list", action="store_true")
+    p.add_argument("--stdout-noise", action="store_true")
+    p.add_argument("--stderr-flood", type=int, default=0)
+    p.add_argument("--delay-ms", type=int, default=0)
+    p.add_argument("--http-status", type=int, default=None)
+    p.add_argument("--http-sse", action="store_true")
     p.add_argument("--trace", default=None)
     p.add_argument("--name", default=SERVER_INFO["name"])
     p.add_argument("--scenario", choices=sorted(SCENARIOS), default=None)
@@ -198,10 +226,41 @@ class Stub:
         if method == "tools/list":
             if self.args.tools_error:
                 return err(-32603, "Internal error: tool registry unavailable")
+            if self.args.exit_on_tools_list:
+                sys.stderr.write("mcplogs-stub: exiting on tools/list\n")
+                sys.stderr.flush()
+                sys.exit(1)
             tools = json.loads(json.dumps(TOOLS))
             if self.args.bad_tool:
                 tools[2]["inputSchema"]["type"] = "string"
+            if self.args.duplicate_tool:
+                tools.append(json.loads(json.dumps(TOOLS[0])))
             res = {"tools": tools}
+            pages = max(1, self.args.pages)
+            if pages > 1:
+                cursor = params.get("cursor")
+                page = 1
+                if isinstance(cursor, str) and cursor.startswith("page-"):
+                    try:
+                        page = int(cursor[5:])
+                    except ValueError:
+                        return err(-32602, "Invalid params: unknown cursor")
+                page = min(max(page, 1), pages)
+                # page p holds the tools with index % pages == p - 1, renamed per page
+                chunk = []
+                for i, t in enumerate(tools):
+                    if i % pages == page - 1:
+                        chunk.append(t)
+                extra = {"name": f"page{page}_tool", "description": f"Tool of page {page}.",
+                         "inputSchema": {"type": "object", "properties": {}}}
+                if self.args.bad_page == page:
+                    extra["inputSchema"]["type"] = "string"
+                chunk.append(extra)
+                res = {"tools": chunk}
+                if self.args.repeat_cursor:
+                    res["nextCursor"] = "page-2"
+                elif page < pages:
+                    res["nextCursor"] = f"page-{page + 1}"
             if self.modern:
                 res["_meta"] = self.modern_meta()
             return ok(self.cache_fields(res))
@@ -217,7 +276,14 @@ class Stub:
 
 def run_stdio(stub):
     sys.stderr.write("mcplogs-stub: starting (stdio)\n")
+    for i in range(stub.args.stderr_flood):
+        sys.stderr.write(f"mcplogs-stub: flood line {i + 1} " + "x" * 60 + "\n")
     sys.stderr.flush()
+    if stub.args.stdout_noise:
+        sys.stdout.write("mcplogs-stub starting up, please wait\n")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(b"\x00\xff\xfe\x1b[31mgarbage\x1b[0m\x07\n")
+        sys.stdout.buffer.flush()
     if stub.args.exit_at_start:
         sys.stderr.write("mcplogs-stub: fatal: configured to exit at start\n")
         sys.stderr.flush()
@@ -240,6 +306,8 @@ def run_stdio(stub):
             if resp is None:
                 continue
             stub.trace("->", resp)
+            if stub.args.delay_ms:
+                time.sleep(stub.args.delay_ms / 1000)
             sys.stdout.write(json.dumps(resp) + "\n")
             sys.stdout.flush()
             if not announced and isinstance(m, dict) and m.get("method") in ("initialize", "server/discover"):
@@ -296,7 +364,20 @@ def run_http(stub):
                         "token_endpoint_auth_methods_supported": ["none"]}
             return None
 
+        def _forced_status(self):
+            code = stub.args.http_status
+            if code is None:
+                return False
+            n = int(self.headers.get("Content-Length") or 0)
+            if n:
+                self.rfile.read(n)
+            reason = {404: b"Not Found", 500: b"Internal Server Error"}.get(code, b"error")
+            self._send(code, reason, ctype="text/plain")
+            return True
+
         def do_GET(self):
+            if self._forced_status():
+                return
             path = self.path.split("?", 1)[0]
             if stub.args.http_auth:
                 if path == "/mcp":
@@ -314,6 +395,8 @@ def run_http(stub):
             return self._send(405, b"", headers={"Allow": "POST"})
 
         def do_POST(self):
+            if self._forced_status():
+                return
             n = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(n) if n else b""
             path = self.path.split("?", 1)[0]
@@ -341,6 +424,12 @@ def run_http(stub):
                 return self._send(202)
             out = resps if isinstance(msg, list) else resps[0]
             stub.trace("->", out)
+            if stub.args.delay_ms:
+                time.sleep(stub.args.delay_ms / 1000)
+            if stub.args.http_sse:
+                events = "".join(f"event: message\ndata: {json.dumps(r)}\n\n"
+                                 for r in (out if isinstance(out, list) else [out]))
+                return self._send(200, events.encode(), ctype="text/event-stream")
             return self._send(200, json.dumps(out).encode())
 
     srv = ThreadingHTTPServer(("127.0.0.1", stub.args.http), Handler)

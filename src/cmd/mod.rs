@@ -7,6 +7,7 @@ pub mod du;
 pub mod explain;
 pub mod fix;
 pub mod prune;
+pub mod probe;
 pub mod report;
 pub mod scan;
 pub mod settings;
@@ -26,5 +27,6 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Prune(args) => prune::run(args),
         Command::Completions(args) => docs::completions(args.shell),
         Command::Man => docs::man(),
+        Command::Probe(args) => probe::run(args),
     }
 }

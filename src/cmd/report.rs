@@ -94,6 +94,28 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         text
     };
 
+    let text = if args.probe {
+        let (probes, masker) = crate::cmd::probe::probe_for_report(&cwd);
+        let add = |t: &str| redactor.redact(&masker.mask(t));
+        if args.output.json {
+            let mut doc: serde_json::Value = serde_json::from_str(&text)?;
+            let servers: Vec<serde_json::Value> = probes
+                .iter()
+                .map(mcplogs::probe::render::server_json)
+                .collect();
+            let servers = serde_json::Value::Array(servers).to_string();
+            doc["probe"] = serde_json::from_str(&add(&servers)).unwrap_or_default();
+            output::json(&doc)?
+        } else {
+            format!(
+                "{text}{}",
+                add(&mcplogs::probe::render::markdown_summary(&probes))
+            )
+        }
+    } else {
+        text
+    };
+
     let written = match &args.output_file {
         Some(path) => std::fs::write(path, &text).map(|_| {
             output::note(format_args!(

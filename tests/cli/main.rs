@@ -16,6 +16,8 @@ mod hostile;
 mod human_output;
 mod newest_first;
 mod prune;
+#[cfg(unix)]
+mod probe;
 mod report_cli;
 mod report_leak;
 #[cfg(unix)]

@@ -8,7 +8,9 @@
 # 2. builds mcplogs (debug profile; MCPLOGS_BIN=path uses a given binary instead);
 # 3. runs tests/e2e/run.py: every scenario with a throwaway HOME, dummy credentials, a
 #    loopback fake API and a loopback 403 proxy on free ports, compares mcplogs' verdicts
-#    with Claude Code's own, applies and undoes the legacy fix, prints the table.
+#    with Claude Code's own, applies and undoes the legacy fix, prints the table;
+# 4. runs tests/e2e/probe.py: `mcplogs probe` predictions against what Claude Code does
+#    with the same stub servers (stdio and HTTP), with and without legacy.
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -64,6 +66,14 @@ trap 'exit 143' TERM
 old_ifs=$IFS; IFS=,
 python3 "$HERE/run.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK" \
   --versions "${VERSIONS[*]}" &
-IFS=$old_ifs
 pid=$!
+IFS=$old_ifs
+wait "$pid"
+
+# mcplogs probe: its predictions against what Claude Code does with the same servers
+IFS=,
+python3 "$HERE/probe.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/probe" \
+  --versions "${VERSIONS[*]}" &
+pid=$!
+IFS=$old_ifs
 wait "$pid"

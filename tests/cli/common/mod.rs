@@ -25,7 +25,7 @@ pub fn mcplogs(empty_home: &Path) -> Command {
 }
 
 /// The subcommands that read the settings layers, managed ones included.
-const READS_SETTINGS: [&str; 4] = ["scan", "report", "settings", "fix"];
+const READS_SETTINGS: [&str; 5] = ["scan", "report", "settings", "fix", "probe"];
 
 /// Points a command that reads settings at an empty managed-settings folder inside its
 /// HOME (unless the test chose one), so the host's `/etc/claude-code` is never read.

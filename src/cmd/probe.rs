@@ -1,0 +1,392 @@
+//! `mcplogs probe`: flags, rendering and exit codes; the logic is in `mcplogs::probe`.
+//! (Its flags stay next to it: `ProbeArgs` is referenced from `cli::Command`.)
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+use mcplogs::probe::config::{self, ServerConfig, TransportKind};
+use mcplogs::probe::predict::NEWEST_KNOWN;
+use mcplogs::probe::render::{self, Masker};
+use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
+use mcplogs::settings::{Sources, effective_negotiation};
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcplogs probe                          every server configured for this project
+  mcplogs probe github --claude-version 2.1.288 --json
+  mcplogs probe --transcript probe.jsonl sso-gateway
+  mcplogs probe --command \"node server.js\" --contract
+  mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
+
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
+2 usage error or unknown server name.")]
+pub struct ProbeArgs {
+    /// Configured server names [default: every server of the project]; with --command,
+    /// the arguments of the command
+    #[arg(value_name = "NAME", allow_hyphen_values = true)]
+    pub names: Vec<String>,
+
+    /// The project whose servers and settings count [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Predict for this Claude Code version [default: `claude --version`, else the
+    /// newest version mcplogs knows]
+    #[arg(long, value_name = "V")]
+    pub claude_version: Option<String>,
+
+    /// Time budget per connection: handshake and every tools/list page (500ms, 30s, 2m)
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+
+    /// Stop following nextCursor after this many pages (Claude Code 2.1.332 stops at 250)
+    #[arg(long, value_name = "N", default_value_t = 250)]
+    pub max_pages: usize,
+
+    /// One JSON document on stdout (fields in docs/probe.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write every message of every connection to FILE as JSON lines (redacted)
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+
+    /// Probe this stdio command instead of a configured server (server-author mode)
+    #[arg(long, value_name = "CMD", conflicts_with = "url")]
+    pub command: Option<String>,
+
+    /// Probe this Streamable HTTP URL instead of a configured server
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// With --url: send this header (repeatable), e.g. "Authorization: Bearer ..."
+    #[arg(long = "header", value_name = "K:V", requires = "url")]
+    pub headers: Vec<String>,
+
+    /// With --url: the URL speaks the legacy HTTP+SSE transport
+    #[arg(long, requires = "url")]
+    pub sse: bool,
+
+    /// Run the server-author checks (both handshakes, pagination, every tool, unique
+    /// names, listChanged, budget); exit 0 all pass, 1 one fails, 2 usage error
+    #[arg(long)]
+    pub contract: bool,
+
+    /// Show configured secrets (env and header values) as they are
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+/// `500ms`, `30s`, `2m`, or a bare number of seconds.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a duration such as 500ms, 30s or 2m"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (ms, s, m)")),
+    };
+    if !(0.001..=3600.0).contains(&secs) {
+        return Err(format!("{s:?}: must be between 1ms and 60m"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn terminal_width() -> usize {
+    if let Some(c) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return c;
+    }
+    #[cfg(unix)]
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        // SAFETY: TIOCGWINSZ fills a winsize struct we own.
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        if unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0
+            && ws.ws_col > 0
+        {
+            return ws.ws_col as usize;
+        }
+    }
+    100
+}
+
+/// Probes every server configured for `project` with the machine's settings, for
+/// `mcplogs report --probe`: the probes and a masker for their secrets.
+pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker) {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+    let env = |k: &str| std::env::var(k).ok();
+    let resolved = config::resolve(global.as_deref(), project, &env);
+    let negotiation = effective_negotiation(&Sources::for_this_machine(project));
+    let opts = ProbeOptions {
+        claude_version: probe::installed_claude_version().unwrap_or(NEWEST_KNOWN),
+        negotiation: negotiation.value().cloned(),
+        limits: Limits::default(),
+        project_dir: Some(project.to_path_buf()),
+        both_modes: false,
+    };
+    let _ = probe::transport::install_interrupt_handler();
+    let probes = std::thread::scope(|scope| {
+        let handles: Vec<_> = resolved
+            .servers
+            .iter()
+            .map(|s| scope.spawn(|| probe::probe_server(s, &opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a probe thread panicked"))
+            .collect()
+    });
+    let masker = Masker::new(&resolved.servers.iter().collect::<Vec<_>>(), true);
+    (probes, masker)
+}
+
+pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
+    let project = match &args.project {
+        Some(p) if !p.is_dir() => return Err(Error::NotAFolder(p.clone())),
+        Some(p) => std::path::absolute(p),
+        None => std::env::current_dir(),
+    };
+    let project = project.map_err(Error::ProjectFolder)?;
+
+    let (version, version_source) = match &args.claude_version {
+        Some(v) => match ClaudeVersion::parse(v) {
+            Some(v) => (v, "flag"),
+            None => {
+                return Err(Error::Probe(format!(
+                    "--claude-version {v:?}: expected a version such as 2.1.288"
+                )));
+            }
+        },
+        None => match probe::installed_claude_version() {
+            Some(v) => (v, "installed"),
+            None => (NEWEST_KNOWN, "newest-known"),
+        },
+    };
+    if !version.is_known() {
+        output::note(format_args!(
+            "mcplogs: note: Claude Code {version} was not observed; predicting from the nearest observed builds ({})",
+            probe::predict::KNOWN_VERSIONS
+                .map(|v| v.to_string())
+                .join(", ")
+        ));
+    }
+
+    let mut sources = Sources::for_this_machine(&project);
+    if let Some(d) = args.managed_dir.clone() {
+        sources.managed_dir = d;
+    }
+    let negotiation = effective_negotiation(&sources);
+    let negotiation_value = negotiation.value().cloned();
+
+    // which servers
+    let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
+        match ServerConfig::from_command(cmd, &args.names) {
+            Ok(c) => vec![c],
+            Err(e) => return Err(Error::Probe(format!("--command: {e}"))),
+        }
+    } else if let Some(url) = &args.url {
+        let kind = if args.sse {
+            TransportKind::Sse
+        } else {
+            TransportKind::Http
+        };
+        match ServerConfig::from_url(url, &args.headers, kind) {
+            Ok(c) => vec![c],
+            Err(e) => return Err(Error::Probe(e)),
+        }
+    } else {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+        let env = |k: &str| std::env::var(k).ok();
+        let resolved = config::resolve(global.as_deref(), &project, &env);
+        for p in &resolved.problems {
+            output::warning(p);
+        }
+        if args.names.is_empty() {
+            if resolved.servers.is_empty() {
+                let searched: Vec<String> = resolved
+                    .searched
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                output::note(format_args!(
+                    "mcplogs: no MCP server configured for {} (searched: {})",
+                    project.display(),
+                    searched.join(", ")
+                ));
+                return Ok(ExitCode::Clean);
+            }
+            resolved.servers
+        } else {
+            let mut picked = Vec::new();
+            let mut unknown = false;
+            for n in &args.names {
+                match resolved.servers.iter().find(|s| &s.name == n) {
+                    Some(s) => picked.push(s.clone()),
+                    None => {
+                        unknown = true;
+                        let names = resolved.servers.iter().map(|s| s.name.as_str());
+                        match config::suggest(n, names) {
+                            Some(s) => output::note(format_args!(
+                                "mcplogs: no server named {n:?} is configured for {}; did you mean {s:?}?",
+                                project.display()
+                            )),
+                            None => output::note(format_args!(
+                                "mcplogs: no server named {n:?} is configured for {} (configured: {})",
+                                project.display(),
+                                if resolved.servers.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    resolved
+                                        .servers
+                                        .iter()
+                                        .map(|s| s.name.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                }
+                            )),
+                        }
+                    }
+                }
+            }
+            if unknown {
+                return Err(Error::Probe(format!(
+                    "{} unknown server name(s)",
+                    args.names.len() - picked.len()
+                )));
+            }
+            picked
+        }
+    };
+
+    if let Err(e) = probe::transport::install_interrupt_handler() {
+        output::warning(format_args!(
+            "cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running"
+        ));
+    }
+    let opts = ProbeOptions {
+        claude_version: version,
+        negotiation: negotiation_value.clone(),
+        limits: Limits {
+            budget: args.timeout,
+            max_pages: args.max_pages,
+            ..Limits::default()
+        },
+        project_dir: Some(project.clone()),
+        both_modes: args.contract,
+    };
+    // every server at once: each waits on its own process or socket
+    let probes: Vec<ServerProbe> = std::thread::scope(|scope| {
+        let handles: Vec<_> = servers
+            .iter()
+            .map(|s| scope.spawn(|| probe::probe_server(s, &opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a probe thread panicked"))
+            .collect()
+    });
+    let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
+    let budget_ms = args.timeout.as_millis() as u64;
+    let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
+        probes
+            .iter()
+            .map(|p| probe::contract(p, budget_ms))
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    if let Some(path) = &args.transcript {
+        let text = masker.mask(&render::transcript_lines(&probes));
+        if let Err(e) = std::fs::write(path, text) {
+            return Err(Error::Probe(format!(
+                "{}: cannot write the transcript: {e}",
+                path.display()
+            )));
+        }
+    }
+
+    let decided_by = negotiation.deciding_layer().map(|l| match &l.path {
+        Some(p) => format!("{} ({})", l.kind.as_str(), p.display()),
+        None => l.kind.as_str().to_string(),
+    });
+    let text = if args.json {
+        let servers: Vec<serde_json::Value> = probes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut v = render::server_json(p);
+                if let Some(c) = contracts.get(i) {
+                    v["contract"] = render::contract_json(c);
+                }
+                v
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "schemaVersion": render::SCHEMA_VERSION,
+            "project": project.display().to_string(),
+            "claudeVersion": version.to_string(),
+            "claudeVersionSource": version_source,
+            "negotiation": {
+                "value": negotiation_value.as_ref().map(|v| v.as_str().to_string()),
+                "decidedBy": decided_by,
+            },
+            "servers": servers,
+        });
+        let mut s = serde_json::to_string_pretty(&doc).expect("json");
+        s.push('\n');
+        s
+    } else {
+        let width = terminal_width();
+        let mut out = String::new();
+        for (i, p) in probes.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&render::server_text(p, width));
+            if let Some(c) = contracts.get(i) {
+                out.push_str(&render::contract_text(c, width));
+            }
+        }
+        out
+    };
+    output::stdout(&masker.mask(&text))?;
+    let problems = if args.contract {
+        contracts.iter().flatten().any(|c| c.passed == Some(false))
+    } else {
+        probes.iter().any(|p| p.prediction.verdict.is_problem())
+    };
+    Ok(ExitCode::from_problems(problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("3h").is_err());
+    }
+}

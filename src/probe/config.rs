@@ -1,0 +1,652 @@
+//! Which MCP servers Claude Code would start for a project, resolved the way it does:
+//! user scope (`mcpServers` at the top of `~/.claude.json`), local scope
+//! (`projects["<abs path>"].mcpServers` there) and project scope (`<project>/.mcp.json`),
+//! local beating project beating user on a name clash, with `${VAR}` and
+//! `${VAR:-default}` expanded in command, args, env, url and headers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// Where a server's configuration came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Local,
+    Project,
+    User,
+    /// `--command` / `--url` on the command line (server-author mode).
+    CommandLine,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Local => "local",
+            Scope::Project => "project",
+            Scope::User => "user",
+            Scope::CommandLine => "command-line",
+        }
+    }
+}
+
+/// The transport Claude Code uses for a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    Stdio,
+    /// Streamable HTTP (`"type": "http"`).
+    Http,
+    /// The legacy HTTP+SSE transport (`"type": "sse"`).
+    Sse,
+}
+
+impl TransportKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+            TransportKind::Sse => "sse",
+        }
+    }
+}
+
+/// One server, ready to be started: every `${VAR}` already expanded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    pub name: String,
+    pub scope: Scope,
+    /// The file the entry was read from (none for the command line).
+    pub source: Option<PathBuf>,
+    pub transport: TransportKind,
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub url: String,
+    pub headers: BTreeMap<String, String>,
+    /// Project servers need approval before Claude Code starts them; `None` when the
+    /// question does not arise (user and local scope).
+    pub approved: Option<bool>,
+    /// Problems found while resolving (unset variables, an unknown type...).
+    pub warnings: Vec<String>,
+}
+
+impl ServerConfig {
+    /// Every value that must never be shown: env values and header values.
+    pub fn secret_values(&self) -> Vec<(&str, &str)> {
+        self.env
+            .iter()
+            .chain(self.headers.iter())
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect()
+    }
+
+    /// A server from `--command "node server.js" ARGS...`: the command line is split on
+    /// whitespace (quotes group words), as a shell would for a simple command.
+    pub fn from_command(command: &str, extra_args: &[String]) -> Result<ServerConfig, String> {
+        let mut words = split_words(command)?;
+        if words.is_empty() {
+            return Err("--command is empty".into());
+        }
+        let program = words.remove(0);
+        words.extend(extra_args.iter().cloned());
+        Ok(ServerConfig {
+            name: Path::new(&program)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| program.clone()),
+            scope: Scope::CommandLine,
+            source: None,
+            transport: TransportKind::Stdio,
+            command: program,
+            args: words,
+            env: BTreeMap::new(),
+            url: String::new(),
+            headers: BTreeMap::new(),
+            approved: None,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// A server from `--url URL [--header K:V]... [--sse]`.
+    pub fn from_url(
+        url: &str,
+        headers: &[String],
+        transport: TransportKind,
+    ) -> Result<ServerConfig, String> {
+        let mut map = BTreeMap::new();
+        for h in headers {
+            let (k, v) = h
+                .split_once(':')
+                .ok_or_else(|| format!("--header {h:?}: expected NAME:VALUE"))?;
+            let k = k.trim();
+            if k.is_empty() {
+                return Err(format!("--header {h:?}: empty header name"));
+            }
+            map.insert(k.to_string(), v.trim().to_string());
+        }
+        Ok(ServerConfig {
+            name: "server".into(),
+            scope: Scope::CommandLine,
+            source: None,
+            transport,
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            url: url.to_string(),
+            headers: map,
+            approved: None,
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// Splits a command line into words: whitespace separates, single and double quotes
+/// group, a backslash escapes the next character outside single quotes.
+pub fn split_words(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('\''), c) => cur.push(c),
+            (_, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                    in_word = true;
+                }
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unbalanced quote in {s:?}"));
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// A configuration file that could not be used, with what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigProblem {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// Every server configured for a project, in Claude Code's precedence.
+#[derive(Debug, Clone, Default)]
+pub struct Resolved {
+    pub servers: Vec<ServerConfig>,
+    /// Files that exist but could not be read or parsed (the rest still counts).
+    pub problems: Vec<ConfigProblem>,
+    /// Files that were looked at.
+    pub searched: Vec<PathBuf>,
+}
+
+/// Where Claude Code keeps its global config: `$CLAUDE_CONFIG_DIR/.claude.json` when
+/// that variable is set, else `~/.claude.json`.
+pub fn global_config_path(
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<PathBuf> {
+    if let Some(d) = env("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join(".claude.json"));
+    }
+    home.map(|h| h.join(".claude.json"))
+}
+
+/// Largest configuration file read (a `~/.claude.json` holds history and can grow).
+const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
+
+fn read_json(path: &Path) -> Result<Option<Value>, String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(format!(
+            "{} bytes, larger than the {} MiB mcplogs reads",
+            meta.len(),
+            MAX_CONFIG_BYTES / 1024 / 1024
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| format!("not valid JSON ({e})"))
+}
+
+/// Resolves every server for `project` (an absolute path).
+pub fn resolve(
+    global_config: Option<&Path>,
+    project: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Resolved {
+    let mut r = Resolved::default();
+    let mut by_name: Vec<ServerConfig> = Vec::new();
+    let add = |cfg: ServerConfig, list: &mut Vec<ServerConfig>| {
+        if !list.iter().any(|s| s.name == cfg.name) {
+            list.push(cfg);
+        }
+    };
+
+    let mut approval = Approval::default();
+    let mut local: Option<(PathBuf, Map<String, Value>)> = None;
+    let mut user: Option<(PathBuf, Map<String, Value>)> = None;
+    if let Some(path) = global_config {
+        r.searched.push(path.to_path_buf());
+        match read_json(path) {
+            Ok(Some(doc)) => {
+                if let Some(m) = doc.get("mcpServers").and_then(Value::as_object) {
+                    user = Some((path.to_path_buf(), m.clone()));
+                }
+                if let Some(p) = project_entry(&doc, project) {
+                    if let Some(m) = p.get("mcpServers").and_then(Value::as_object) {
+                        local = Some((path.to_path_buf(), m.clone()));
+                    }
+                    approval.read(p);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => r.problems.push(ConfigProblem {
+                path: path.to_path_buf(),
+                message,
+            }),
+        }
+    }
+    let mut project_servers: Option<(PathBuf, Map<String, Value>)> = None;
+    let mcp_json = project.join(".mcp.json");
+    r.searched.push(mcp_json.clone());
+    match read_json(&mcp_json) {
+        Ok(Some(doc)) => {
+            if let Some(m) = doc.get("mcpServers").and_then(Value::as_object) {
+                project_servers = Some((mcp_json.clone(), m.clone()));
+            }
+        }
+        Ok(None) => {}
+        Err(message) => r.problems.push(ConfigProblem {
+            path: mcp_json.clone(),
+            message,
+        }),
+    }
+    for settings in [
+        project.join(".claude").join("settings.local.json"),
+        project.join(".claude").join("settings.json"),
+    ] {
+        if let Ok(Some(doc)) = read_json(&settings) {
+            approval.read(&doc);
+        }
+    }
+    if let Some(home_settings) = global_config
+        .and_then(Path::parent)
+        .map(|d| d.join(".claude").join("settings.json"))
+        && let Ok(Some(doc)) = read_json(&home_settings)
+    {
+        approval.read(&doc);
+    }
+
+    for (scope, entry) in [
+        (Scope::Local, local),
+        (Scope::Project, project_servers),
+        (Scope::User, user),
+    ] {
+        let Some((path, servers)) = entry else {
+            continue;
+        };
+        for (name, value) in servers {
+            let mut cfg = server_from_json(&name, &value, scope, &path, env);
+            if scope == Scope::Project {
+                cfg.approved = Some(approval.approves(&name));
+            }
+            add(cfg, &mut by_name);
+        }
+    }
+    r.servers = by_name;
+    r
+}
+
+fn project_entry<'a>(doc: &'a Value, project: &Path) -> Option<&'a Value> {
+    let projects = doc.get("projects")?.as_object()?;
+    let wanted = project.to_string_lossy();
+    if let Some(p) = projects.get(wanted.as_ref()) {
+        return Some(p);
+    }
+    let canon = std::fs::canonicalize(project).ok()?;
+    projects.get(canon.to_string_lossy().as_ref())
+}
+
+/// `enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`.
+#[derive(Debug, Default)]
+struct Approval {
+    all: bool,
+    enabled: Vec<String>,
+    disabled: Vec<String>,
+}
+
+impl Approval {
+    fn read(&mut self, doc: &Value) {
+        if doc.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+            self.all = true;
+        }
+        let names = |k: &str| -> Vec<String> {
+            doc.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        self.enabled.extend(names("enabledMcpjsonServers"));
+        self.disabled.extend(names("disabledMcpjsonServers"));
+    }
+
+    fn approves(&self, name: &str) -> bool {
+        !self.disabled.iter().any(|n| n == name)
+            && (self.all || self.enabled.iter().any(|n| n == name))
+    }
+}
+
+fn server_from_json(
+    name: &str,
+    value: &Value,
+    scope: Scope,
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> ServerConfig {
+    let mut warnings = Vec::new();
+    let mut unset = Vec::new();
+    let mut expand = |s: &str, what: &str| -> String {
+        let (out, missing) = expand_vars(s, env);
+        for m in missing {
+            unset.push(format!(
+                "{what}: environment variable {m} is not set and has no default"
+            ));
+        }
+        out
+    };
+    let obj = value.as_object();
+    let str_of = |k: &str| obj.and_then(|o| o.get(k)).and_then(Value::as_str);
+    let command = str_of("command").unwrap_or_default().to_string();
+    let url = str_of("url").unwrap_or_default().to_string();
+    let ty = str_of("type");
+    let transport = match ty {
+        Some("http") => TransportKind::Http,
+        Some("sse") => TransportKind::Sse,
+        Some("stdio") | None => TransportKind::Stdio,
+        Some(other) => {
+            warnings.push(format!(
+                "type {other:?} is not one mcplogs can probe (stdio, http, sse)"
+            ));
+            TransportKind::Stdio
+        }
+    };
+    if obj.is_none() {
+        warnings.push("the entry is not a JSON object".into());
+    }
+    let command = expand(&command, "command");
+    let url = expand(&url, "url");
+    let args: Vec<String> = obj
+        .and_then(|o| o.get("args"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let args = args.iter().map(|a| expand(a, "args")).collect();
+    let map_of = |k: &str| -> Vec<(String, String)> {
+        obj.and_then(|o| o.get(k))
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        let v = match v {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let env_map = map_of("env")
+        .into_iter()
+        .map(|(k, v)| {
+            let v = expand(&v, &format!("env.{k}"));
+            (k, v)
+        })
+        .collect();
+    let headers = map_of("headers")
+        .into_iter()
+        .map(|(k, v)| {
+            let v = expand(&v, &format!("headers.{k}"));
+            (k, v)
+        })
+        .collect();
+    warnings.extend(unset);
+    if transport == TransportKind::Stdio && command.is_empty() {
+        warnings.push("no \"command\" configured".into());
+    }
+    if transport != TransportKind::Stdio && url.is_empty() {
+        warnings.push("no \"url\" configured".into());
+    }
+    ServerConfig {
+        name: name.to_string(),
+        scope,
+        source: Some(path.to_path_buf()),
+        transport,
+        command,
+        args,
+        env: env_map,
+        url,
+        headers,
+        approved: None,
+        warnings,
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}`; returns the text and the names that were
+/// unset without a default (those stay as written, as Claude Code leaves them).
+pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(s.len());
+    let mut missing = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        match (env(name), default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => {
+                out.push_str(&rest[i..i + 3 + end]);
+                missing.push(name.to_string());
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    (out, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(k: &str) -> Option<String> {
+        match k {
+            "TOKEN" => Some("s3cr3t".into()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn expansion_with_and_without_defaults() {
+        assert_eq!(expand_vars("a ${TOKEN} b", &env).0, "a s3cr3t b");
+        assert_eq!(expand_vars("${NOPE:-x:y}", &env).0, "x:y");
+        assert_eq!(expand_vars("${EMPTY:-d}", &env).0, "");
+        let (t, m) = expand_vars("pre ${NOPE} post ${TOKEN", &env);
+        assert_eq!(t, "pre ${NOPE} post ${TOKEN");
+        assert_eq!(m, vec!["NOPE".to_string()]);
+    }
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(
+            split_words(r#"node "my server.js" --x='a b' c\ d"#).unwrap(),
+            vec!["node", "my server.js", "--x=a b", "c d"]
+        );
+        assert!(split_words("node 'open").is_err());
+    }
+
+    #[test]
+    fn scopes_and_precedence() {
+        let dir = tempfile::tempdir().unwrap();
+        let proj = dir.path().join("proj");
+        std::fs::create_dir_all(&proj).unwrap();
+        let global = dir.path().join(".claude.json");
+        let key = proj.to_string_lossy().to_string();
+        std::fs::write(
+            &global,
+            serde_json::json!({
+                "mcpServers": {"a": {"command": "user-a"}, "u": {"type": "http", "url": "${URL:-http://x/mcp}", "headers": {"Authorization": "Bearer ${TOKEN}"}}},
+                "projects": {key: {"mcpServers": {"a": {"command": "local-a"}}, "enabledMcpjsonServers": ["p"]}}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            proj.join(".mcp.json"),
+            r#"{"mcpServers":{"a":{"command":"project-a"},"p":{"command":"p","args":["${TOKEN}"]},"q":{"type":"sse","url":"http://y"}}}"#,
+        )
+        .unwrap();
+        let r = resolve(Some(&global), &proj, &env);
+        let names: Vec<(&str, Scope)> = r
+            .servers
+            .iter()
+            .map(|s| (s.name.as_str(), s.scope))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("a", Scope::Local),
+                ("p", Scope::Project),
+                ("q", Scope::Project),
+                ("u", Scope::User)
+            ]
+        );
+        assert_eq!(r.servers[0].command, "local-a");
+        assert_eq!(r.servers[1].args, vec!["s3cr3t"]);
+        assert_eq!(r.servers[1].approved, Some(true));
+        assert_eq!(r.servers[2].approved, Some(false));
+        assert_eq!(r.servers[2].transport, TransportKind::Sse);
+        assert_eq!(r.servers[3].url, "http://x/mcp");
+        assert_eq!(r.servers[3].headers["Authorization"], "Bearer s3cr3t");
+    }
+
+    #[test]
+    fn a_broken_file_is_a_problem_not_a_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let global = dir.path().join(".claude.json");
+        std::fs::write(&global, "{ nope").unwrap();
+        std::fs::write(
+            dir.path().join(".mcp.json"),
+            r#"{"mcpServers":{"p":{"command":"p"}}}"#,
+        )
+        .unwrap();
+        let r = resolve(Some(&global), dir.path(), &env);
+        assert_eq!(r.problems.len(), 1);
+        assert_eq!(r.servers.len(), 1);
+    }
+}
+
+/// The configured name closest to `wanted` (case-insensitive edit distance at most a
+/// third of its length, or a case-only difference), for "did you mean".
+pub fn suggest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let w = wanted.to_lowercase();
+    names
+        .into_iter()
+        .map(|n| (edit_distance(&w, &n.to_lowercase()), n))
+        .filter(|(d, _)| *d <= (w.chars().count() / 3).max(1) || *d == 0)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod suggest_tests {
+    use super::suggest;
+
+    #[test]
+    fn close_names_are_suggested() {
+        let names = ["github", "filesystem", "sso-gateway"];
+        assert_eq!(suggest("githb", names), Some("github"));
+        assert_eq!(suggest("GitHub", names), Some("github"));
+        assert_eq!(suggest("sso_gateway", names), Some("sso-gateway"));
+        assert_eq!(suggest("postgres", names), None);
+    }
+}

@@ -1,0 +1,950 @@
+//! The wire: newline-delimited JSON-RPC over a child process's stdin/stdout, Streamable
+//! HTTP (POST, answered with JSON or an SSE stream), and the legacy HTTP+SSE transport.
+//! Everything is bounded: line and body sizes, the number of noise lines kept, the
+//! stderr kept (head and tail), and every wait ends at a deadline.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio as PStdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Largest single message (stdout line, HTTP body, SSE event) read; anything longer is
+/// dropped and reported.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+/// Stderr kept per server: the first and the last this many bytes.
+pub const STDERR_KEEP: usize = 8 * 1024;
+/// Characters kept of one noise line.
+const NOISE_PREVIEW: usize = 160;
+
+/// What arrives from the server.
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    Message(Value),
+    /// A line (stdout) or event (SSE) that is not JSON: a printable preview and its size.
+    Noise {
+        preview: String,
+        bytes: usize,
+    },
+    /// The server closed the connection (stdio: stdout reached end of file).
+    Closed {
+        detail: String,
+    },
+}
+
+/// A failure of the connection itself (not a JSON-RPC error).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    CommandNotFound {
+        command: String,
+    },
+    Spawn {
+        message: String,
+    },
+    /// The process exited or the stream ended.
+    Closed {
+        detail: String,
+    },
+    Timeout {
+        waited_ms: u64,
+    },
+    NeedsAuth {
+        www_authenticate: Option<String>,
+    },
+    HttpStatus {
+        status: u16,
+        body: String,
+    },
+    /// DNS, refused connection, TLS, a malformed URL...
+    Http {
+        message: String,
+    },
+    VersionUnsupported {
+        version: String,
+    },
+    /// The initialize result is not what the protocol says.
+    BadInitResult {
+        message: String,
+    },
+}
+
+impl Failure {
+    /// A short category for transcripts and JSON (`http-404`, `timeout`...).
+    pub fn category(&self) -> String {
+        match self {
+            Failure::CommandNotFound { .. } => "command-not-found".into(),
+            Failure::Spawn { .. } => "spawn-failed".into(),
+            Failure::Closed { .. } => "connection-closed".into(),
+            Failure::Timeout { .. } => "timeout".into(),
+            Failure::NeedsAuth { .. } => "needs-auth".into(),
+            Failure::HttpStatus { status, .. } => format!("http-{status}"),
+            Failure::Http { .. } => "http-error".into(),
+            Failure::VersionUnsupported { .. } => "version-unsupported".into(),
+            Failure::BadInitResult { .. } => "invalid-initialize-result".into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::CommandNotFound { command } => {
+                write!(f, "executable not found in $PATH: {command:?}")
+            }
+            Failure::Spawn { message } => write!(f, "cannot start the server: {message}"),
+            Failure::Closed { detail } => write!(f, "connection closed ({detail})"),
+            Failure::Timeout { waited_ms } => write!(f, "no answer within {waited_ms} ms"),
+            Failure::NeedsAuth { www_authenticate } => match www_authenticate {
+                Some(h) => write!(
+                    f,
+                    "HTTP 401: authentication required (WWW-Authenticate: {h})"
+                ),
+                None => write!(f, "HTTP 401: authentication required"),
+            },
+            Failure::HttpStatus { status, body } if body.is_empty() => write!(f, "HTTP {status}"),
+            Failure::HttpStatus { status, body } => write!(f, "HTTP {status}: {body}"),
+            Failure::Http { message } => write!(f, "{message}"),
+            Failure::VersionUnsupported { version } => write!(
+                f,
+                "the server answered initialize with protocol version {version:?}, which Claude Code does not support"
+            ),
+            Failure::BadInitResult { message } => write!(f, "invalid initialize result: {message}"),
+        }
+    }
+}
+
+/// What a server wrote to stderr: counts, the first and the last bytes.
+#[derive(Debug, Clone, Default)]
+pub struct StderrLog {
+    pub bytes: u64,
+    pub lines: u64,
+    pub head: Vec<u8>,
+    pub tail: VecDeque<u8>,
+}
+
+impl StderrLog {
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes += chunk.len() as u64;
+        self.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        let room = STDERR_KEEP.saturating_sub(self.head.len());
+        let (h, rest) = chunk.split_at(room.min(chunk.len()));
+        self.head.extend_from_slice(h);
+        self.tail.extend(rest);
+        while self.tail.len() > STDERR_KEEP {
+            self.tail.pop_front();
+        }
+    }
+
+    /// The kept text, with a marker where bytes were left out.
+    pub fn text(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        let kept = (self.head.len() + self.tail.len()) as u64;
+        if self.bytes > kept {
+            s.push_str(&format!(
+                "\n[... {} bytes left out ...]\n",
+                self.bytes - kept
+            ));
+        }
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        s.push_str(&String::from_utf8_lossy(&tail));
+        printable(&s, usize::MAX, true)
+    }
+}
+
+/// Escapes control characters (terminal escapes, NUL, BEL...) and cuts to `max` chars.
+pub fn printable(s: &str, max: usize, keep_newlines: bool) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n >= max {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' if keep_newlines => out.push('\n'),
+            '\t' => out.push('\t'),
+            c if c.is_control() || c == '\u{fffd}' => {
+                out.push_str(&c.escape_unicode().to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One connection to a server.
+pub trait Transport {
+    /// Sends one JSON-RPC message.
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure>;
+    /// The next message; `Err(Failure::Timeout)` when nothing came before `deadline`.
+    fn recv(&mut self, deadline: Instant) -> Result<Incoming, Failure>;
+    /// Whatever the server wrote to stderr (stdio only).
+    fn stderr(&self) -> Option<StderrLog> {
+        None
+    }
+    /// Extra facts for the transcript (the pid, the HTTP session id...).
+    fn describe(&self) -> String;
+    /// The classic handshake settled on `version` (HTTP sends it as a header).
+    fn negotiated(&mut self, _version: &str) {}
+}
+
+// ---------------------------------------------------------------------------------
+// process groups: every child is registered so Ctrl-C can end it
+// ---------------------------------------------------------------------------------
+
+static ACTIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn register(pid: u32) {
+    if let Ok(mut g) = ACTIVE_GROUPS.lock() {
+        g.push(pid);
+    }
+}
+
+fn unregister(pid: u32) {
+    if let Ok(mut g) = ACTIVE_GROUPS.lock() {
+        g.retain(|&p| p != pid);
+    }
+}
+
+/// Kills the process group of every server still running (for a Ctrl-C handler).
+pub fn kill_all_active() {
+    let pids: Vec<u32> = ACTIVE_GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
+    for pid in pids {
+        kill_group(pid, true);
+    }
+}
+
+#[cfg(unix)]
+fn kill_group(pid: u32, hard: bool) {
+    let sig = if hard { libc::SIGKILL } else { libc::SIGTERM };
+    // SAFETY: killpg only sends a signal; the group id is the pid of a child we spawned
+    // with process_group(0) and have not reaped yet.
+    unsafe {
+        libc::killpg(pid as libc::pid_t, sig);
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: u32, _hard: bool) {}
+
+/// Ends every process of a server on Ctrl-C / SIGTERM, then exits with 130.
+pub fn install_interrupt_handler() -> Result<(), String> {
+    ctrlc::set_handler(|| {
+        kill_all_active();
+        std::process::exit(130);
+    })
+    .map_err(|e| e.to_string())
+}
+
+// ---------------------------------------------------------------------------------
+// stdio
+// ---------------------------------------------------------------------------------
+
+pub struct StdioTransport {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Incoming>,
+    stderr: Arc<Mutex<StderrLog>>,
+    /// Disconnects when the stderr reader has seen end of file.
+    stderr_done: Receiver<()>,
+    closed: bool,
+    killed: bool,
+}
+
+impl StdioTransport {
+    /// Starts `command args` in `cwd` with `env` added to this process's environment,
+    /// in a process group of its own.
+    pub fn spawn(
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&Path>,
+    ) -> Result<StdioTransport, Failure> {
+        if command.is_empty() {
+            return Err(Failure::Spawn {
+                message: "no command configured".into(),
+            });
+        }
+        let mut cmd = Command::new(command);
+        cmd.args(args)
+            .envs(env)
+            .stdin(PStdio::piped())
+            .stdout(PStdio::piped())
+            .stderr(PStdio::piped());
+        if let Some(d) = cwd.filter(|d| d.is_dir()) {
+            cmd.current_dir(d);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Failure::CommandNotFound {
+                command: command.to_string(),
+            },
+            _ => Failure::Spawn {
+                message: format!("{command}: {e}"),
+            },
+        })?;
+        register(child.id());
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = sync_channel(256);
+        std::thread::spawn(move || read_lines(stdout, tx));
+        let stderr = Arc::new(Mutex::new(StderrLog::default()));
+        let sink = Arc::clone(&stderr);
+        let (done_tx, stderr_done) = sync_channel::<()>(1);
+        std::thread::spawn(move || {
+            let _done = done_tx;
+            let mut r = stderr_pipe;
+            let mut buf = [0u8; 8192];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if let Ok(mut s) = sink.lock() {
+                            s.push(&buf[..n]);
+                        }
+                    }
+                }
+            }
+        });
+        Ok(StdioTransport {
+            child,
+            stdin,
+            rx,
+            stderr,
+            stderr_done,
+            closed: false,
+            killed: false,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn exit_detail(&mut self) -> String {
+        // the process usually exits right after closing stdout
+        let until = Instant::now() + Duration::from_millis(300);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return format!("the server exited, {status}"),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+                _ => return "the server closed its stdout".into(),
+            }
+        }
+    }
+}
+
+/// Splits stdout into lines, each bounded by [`MAX_MESSAGE_BYTES`].
+fn read_lines(stdout: impl Read, tx: SyncSender<Incoming>) {
+    let mut r = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line: Vec<u8> = Vec::new();
+    let mut overflow = 0usize;
+    loop {
+        let buf = match r.fill_buf() {
+            Ok([]) => break,
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if overflow > 0 || line.len() + chunk.len() > MAX_MESSAGE_BYTES {
+            overflow += line.len() + chunk.len();
+            line.clear();
+        } else {
+            line.extend_from_slice(chunk);
+        }
+        let used = done.unwrap_or(buf.len());
+        r.consume(used);
+        if done.is_some() {
+            let msg = if overflow > 0 {
+                let m = Incoming::Noise {
+                    preview: format!(
+                        "[a line of {overflow} bytes, over the {MAX_MESSAGE_BYTES}-byte limit, was dropped]"
+                    ),
+                    bytes: overflow,
+                };
+                overflow = 0;
+                Some(m)
+            } else {
+                classify_line(&line)
+            };
+            line.clear();
+            if let Some(m) = msg
+                && tx.send(m).is_err()
+            {
+                return;
+            }
+        }
+    }
+    if !line.is_empty()
+        && let Some(m) = classify_line(&line)
+    {
+        let _ = tx.send(m);
+    }
+    let _ = tx.send(Incoming::Closed {
+        detail: "end of stdout".into(),
+    });
+}
+
+fn classify_line(line: &[u8]) -> Option<Incoming> {
+    let trimmed = line.trim_ascii();
+    if trimmed.is_empty() {
+        return None;
+    }
+    match serde_json::from_slice::<Value>(trimmed) {
+        Ok(v) => Some(Incoming::Message(v)),
+        Err(_) => Some(Incoming::Noise {
+            preview: printable(&String::from_utf8_lossy(trimmed), NOISE_PREVIEW, false),
+            bytes: trimmed.len(),
+        }),
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&mut self, msg: &Value, _deadline: Instant) -> Result<(), Failure> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(Failure::Closed {
+                detail: "stdin already closed".into(),
+            });
+        };
+        let mut line = serde_json::to_vec(msg).expect("json");
+        line.push(b'\n');
+        // A server that does not read its stdin can block this write once the pipe is
+        // full; messages here are small, far below a pipe's buffer.
+        stdin
+            .write_all(&line)
+            .and_then(|_| stdin.flush())
+            .map_err(|e| Failure::Closed {
+                detail: format!("writing to the server's stdin failed: {e}"),
+            })
+    }
+
+    fn recv(&mut self, deadline: Instant) -> Result<Incoming, Failure> {
+        if self.closed {
+            let detail = self.exit_detail();
+            return Err(Failure::Closed { detail });
+        }
+        let started = Instant::now();
+        let wait = deadline.saturating_duration_since(started);
+        match self.rx.recv_timeout(wait) {
+            Ok(Incoming::Closed { .. }) | Err(RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                let detail = self.exit_detail();
+                Ok(Incoming::Closed { detail })
+            }
+            Ok(m) => Ok(m),
+            Err(RecvTimeoutError::Timeout) => Err(Failure::Timeout {
+                waited_ms: started.elapsed().as_millis() as u64,
+            }),
+        }
+    }
+
+    fn stderr(&self) -> Option<StderrLog> {
+        self.stderr.lock().ok().map(|s| s.clone())
+    }
+
+    fn describe(&self) -> String {
+        format!("pid {}", self.child.id())
+    }
+}
+
+impl StdioTransport {
+    /// Ends the server's process group and returns everything it wrote to stderr
+    /// (waiting up to half a second for the pipe to drain).
+    pub fn close(mut self) -> Option<StderrLog> {
+        self.kill_now();
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        self.stderr.lock().ok().map(|s| s.clone())
+    }
+
+    fn kill_now(&mut self) {
+        if self.killed {
+            return;
+        }
+        self.killed = true;
+        self.stdin.take();
+        let pid = self.child.id();
+        if matches!(self.child.try_wait(), Ok(None)) {
+            kill_group(pid, false);
+            let until = Instant::now() + Duration::from_millis(500);
+            while Instant::now() < until {
+                if !matches!(self.child.try_wait(), Ok(None)) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        // grandchildren may outlive the leader: the whole group goes
+        kill_group(pid, true);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        unregister(pid);
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.kill_now();
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// HTTP
+// ---------------------------------------------------------------------------------
+
+fn agent() -> ureq::Agent {
+    let b = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .user_agent(concat!("mcplogs-probe/", env!("CARGO_PKG_VERSION")));
+    // Windows and macOS build ureq with the OS's TLS (see Cargo.toml)
+    #[cfg(any(windows, target_os = "macos"))]
+    let b = b.tls_config(
+        ureq::tls::TlsConfig::builder()
+            .provider(ureq::tls::TlsProvider::NativeTls)
+            .build(),
+    );
+    b.build().into()
+}
+
+fn remaining(deadline: Instant) -> Result<Duration, Failure> {
+    let d = deadline.saturating_duration_since(Instant::now());
+    if d.is_zero() {
+        Err(Failure::Timeout { waited_ms: 0 })
+    } else {
+        Ok(d)
+    }
+}
+
+fn http_failure(e: ureq::Error, waited: Duration) -> Failure {
+    match e {
+        ureq::Error::Timeout(_) => Failure::Timeout {
+            waited_ms: waited.as_millis() as u64,
+        },
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => Failure::Timeout {
+            waited_ms: waited.as_millis() as u64,
+        },
+        other => Failure::Http {
+            message: other.to_string(),
+        },
+    }
+}
+
+/// Streamable HTTP: each message is one POST; the answer is JSON, an SSE stream, or
+/// 202 for notifications.
+pub struct HttpTransport {
+    agent: ureq::Agent,
+    url: String,
+    headers: BTreeMap<String, String>,
+    session_id: Option<String>,
+    protocol_version: Option<String>,
+    queue: VecDeque<Incoming>,
+}
+
+impl HttpTransport {
+    pub fn new(url: &str, headers: &BTreeMap<String, String>) -> Result<HttpTransport, Failure> {
+        let uri: Result<ureq::http::Uri, _> = url.parse();
+        match uri {
+            Ok(u) if matches!(u.scheme_str(), Some("http" | "https")) => {}
+            _ => {
+                return Err(Failure::Http {
+                    message: format!("not an http(s) URL: {url:?}"),
+                });
+            }
+        }
+        Ok(HttpTransport {
+            agent: agent(),
+            url: url.to_string(),
+            headers: headers.clone(),
+            session_id: None,
+            protocol_version: None,
+            queue: VecDeque::new(),
+        })
+    }
+}
+
+impl Transport for HttpTransport {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
+        let wait = remaining(deadline)?;
+        let started = Instant::now();
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(s) = &self.session_id {
+            req = req.header("Mcp-Session-Id", s.as_str());
+        }
+        if let Some(v) = &self.protocol_version {
+            req = req.header("MCP-Protocol-Version", v.as_str());
+        }
+        let body = serde_json::to_vec(msg).expect("json");
+        let resp = req
+            .config()
+            .timeout_global(Some(wait))
+            .build()
+            .send(&body[..])
+            .map_err(|e| http_failure(e, started.elapsed()))?;
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        if let Some(s) = header("mcp-session-id") {
+            self.session_id = Some(s);
+        }
+        let ctype = header("content-type").unwrap_or_default().to_lowercase();
+        let www = header("www-authenticate");
+        let mut body = resp.into_body();
+        if status == 401 {
+            return Err(Failure::NeedsAuth {
+                www_authenticate: www,
+            });
+        }
+        if !(200..300).contains(&status) {
+            let text = body
+                .with_config()
+                .limit(4096)
+                .lossy_utf8(true)
+                .read_to_string()
+                .unwrap_or_default();
+            return Err(Failure::HttpStatus {
+                status,
+                body: printable(text.trim(), 200, false),
+            });
+        }
+        if status == 202 || msg.get("id").is_none() {
+            return Ok(());
+        }
+        let reader = body.with_config().limit(MAX_MESSAGE_BYTES as u64).reader();
+        if ctype.starts_with("text/event-stream") {
+            let want = msg.get("id").cloned();
+            read_sse(reader, &mut |event, data| {
+                if event.is_some_and(|e| e != "message") {
+                    return true;
+                }
+                let inc = parse_event(data);
+                let done = matches!(&inc, Incoming::Message(v) if v.get("id") == want.as_ref() && (v.get("result").is_some() || v.get("error").is_some()));
+                self.queue.push_back(inc);
+                !done
+            })
+            .map_err(|e| http_failure(e, started.elapsed()))?;
+        } else {
+            let mut bytes = Vec::new();
+            let mut r = reader;
+            r.read_to_end(&mut bytes)
+                .map_err(|e| http_failure(ureq::Error::Io(e), started.elapsed()))?;
+            match serde_json::from_slice::<Value>(&bytes) {
+                Ok(Value::Array(items)) => {
+                    self.queue.extend(items.into_iter().map(Incoming::Message))
+                }
+                Ok(v) => self.queue.push_back(Incoming::Message(v)),
+                Err(_) => self.queue.push_back(Incoming::Noise {
+                    preview: printable(&String::from_utf8_lossy(&bytes), NOISE_PREVIEW, false),
+                    bytes: bytes.len(),
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, _deadline: Instant) -> Result<Incoming, Failure> {
+        self.queue
+            .pop_front()
+            .ok_or(Failure::Timeout { waited_ms: 0 })
+    }
+
+    /// Sent as `MCP-Protocol-Version` on every request after a legacy initialize.
+    fn negotiated(&mut self, version: &str) {
+        self.protocol_version = Some(version.to_string());
+    }
+
+    fn describe(&self) -> String {
+        match &self.session_id {
+            Some(_) => "streamable HTTP, with a session id".into(),
+            None => "streamable HTTP".into(),
+        }
+    }
+}
+
+fn parse_event(data: &str) -> Incoming {
+    match serde_json::from_str::<Value>(data) {
+        Ok(v) => Incoming::Message(v),
+        Err(_) => Incoming::Noise {
+            preview: printable(data, NOISE_PREVIEW, false),
+            bytes: data.len(),
+        },
+    }
+}
+
+/// Reads SSE events, calling `on(event, data)` for each until it returns false or the
+/// stream ends. Each event's data is bounded by [`MAX_MESSAGE_BYTES`].
+fn read_sse(
+    reader: impl Read,
+    on: &mut dyn FnMut(Option<&str>, &str) -> bool,
+) -> Result<(), ureq::Error> {
+    let mut r = BufReader::new(reader);
+    let mut event: Option<String> = None;
+    let mut data = String::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = r
+            .by_ref()
+            .take(MAX_MESSAGE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(ureq::Error::Io)?;
+        if n == 0 {
+            if !data.is_empty() {
+                on(event.as_deref(), &data);
+            }
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.is_empty() {
+            if !data.is_empty() && !on(event.as_deref(), &data) {
+                return Ok(());
+            }
+            event = None;
+            data.clear();
+            continue;
+        }
+        if text.starts_with(':') {
+            continue;
+        }
+        let (field, value) = match text.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (text, ""),
+        };
+        match field {
+            "event" => event = Some(value.to_string()),
+            "data" if data.len() + value.len() <= MAX_MESSAGE_BYTES => {
+                if !data.is_empty() {
+                    data.push('\n');
+                }
+                data.push_str(value);
+            }
+            _ => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// legacy HTTP+SSE: GET opens the stream, whose `endpoint` event names where to POST
+// ---------------------------------------------------------------------------------
+
+pub struct SseTransport {
+    agent: ureq::Agent,
+    headers: BTreeMap<String, String>,
+    endpoint: String,
+    rx: Receiver<Incoming>,
+}
+
+impl SseTransport {
+    pub fn connect(
+        url: &str,
+        headers: &BTreeMap<String, String>,
+        deadline: Instant,
+    ) -> Result<SseTransport, Failure> {
+        HttpTransport::new(url, headers)?;
+        let agent = agent();
+        let started = Instant::now();
+        let mut req = agent.get(url).header("Accept", "text/event-stream");
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let resp = req
+            .config()
+            .timeout_connect(Some(remaining(deadline)?))
+            .build()
+            .call()
+            .map_err(|e| http_failure(e, started.elapsed()))?;
+        let status = resp.status().as_u16();
+        if status == 401 {
+            let www = resp
+                .headers()
+                .get("www-authenticate")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            return Err(Failure::NeedsAuth {
+                www_authenticate: www,
+            });
+        }
+        if status != 200 {
+            return Err(Failure::HttpStatus {
+                status,
+                body: String::new(),
+            });
+        }
+        let (tx, rx) = sync_channel::<Incoming>(256);
+        let (etx, erx) = sync_channel::<String>(1);
+        let reader = resp.into_body().into_with_config().limit(u64::MAX).reader();
+        std::thread::spawn(move || {
+            let mut etx = Some(etx);
+            let _ = read_sse(reader, &mut |event, data| {
+                if event == Some("endpoint") {
+                    if let Some(t) = etx.take() {
+                        let _ = t.send(data.to_string());
+                    }
+                    return true;
+                }
+                tx.send(parse_event(data)).is_ok()
+            });
+            let _ = tx.send(Incoming::Closed {
+                detail: "the SSE stream ended".into(),
+            });
+        });
+        let endpoint = erx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .map_err(|_| Failure::Timeout {
+                waited_ms: started.elapsed().as_millis() as u64,
+            })?;
+        let endpoint = resolve_url(url, endpoint.trim());
+        Ok(SseTransport {
+            agent,
+            headers: headers.clone(),
+            endpoint,
+            rx,
+        })
+    }
+}
+
+/// `rel` (absolute, host-relative `/path` or relative) against `base`.
+fn resolve_url(base: &str, rel: &str) -> String {
+    if rel.starts_with("http://") || rel.starts_with("https://") {
+        return rel.to_string();
+    }
+    let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
+    let host_end = base[scheme_end..]
+        .find('/')
+        .map(|i| scheme_end + i)
+        .unwrap_or(base.len());
+    if rel.starts_with('/') {
+        return format!("{}{}", &base[..host_end], rel);
+    }
+    let dir_end = base
+        .rfind('/')
+        .filter(|&i| i >= host_end)
+        .unwrap_or(host_end);
+    format!("{}/{}", &base[..dir_end], rel)
+}
+
+impl Transport for SseTransport {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
+        let started = Instant::now();
+        let mut req = self
+            .agent
+            .post(&self.endpoint)
+            .header("Content-Type", "application/json");
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let resp = req
+            .config()
+            .timeout_global(Some(remaining(deadline)?))
+            .build()
+            .send(&serde_json::to_vec(msg).expect("json")[..])
+            .map_err(|e| http_failure(e, started.elapsed()))?;
+        let status = resp.status().as_u16();
+        if status == 401 {
+            return Err(Failure::NeedsAuth {
+                www_authenticate: None,
+            });
+        }
+        if !(200..300).contains(&status) {
+            return Err(Failure::HttpStatus {
+                status,
+                body: String::new(),
+            });
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, deadline: Instant) -> Result<Incoming, Failure> {
+        let started = Instant::now();
+        match self
+            .rx
+            .recv_timeout(deadline.saturating_duration_since(started))
+        {
+            Ok(m) => Ok(m),
+            Err(RecvTimeoutError::Disconnected) => Ok(Incoming::Closed {
+                detail: "the SSE stream ended".into(),
+            }),
+            Err(RecvTimeoutError::Timeout) => Err(Failure::Timeout {
+                waited_ms: started.elapsed().as_millis() as u64,
+            }),
+        }
+    }
+
+    fn describe(&self) -> String {
+        "legacy HTTP+SSE".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_keeps_head_and_tail_only() {
+        let mut s = StderrLog::default();
+        for i in 0..5000 {
+            s.push(format!("line {i}\n").as_bytes());
+        }
+        assert_eq!(s.lines, 5000);
+        assert!(s.head.len() <= STDERR_KEEP && s.tail.len() <= STDERR_KEEP);
+        let t = s.text();
+        assert!(t.starts_with("line 0\n"));
+        assert!(t.ends_with("line 4999\n"));
+        assert!(t.contains("bytes left out"));
+    }
+
+    #[test]
+    fn printable_escapes_terminal_controls() {
+        assert_eq!(
+            printable("a\u{1b}[31mb\u{7}", 100, false),
+            "a\\u{1b}[31mb\\u{7}"
+        );
+        assert_eq!(printable("abcdef", 3, false), "abc…");
+    }
+
+    #[test]
+    fn sse_events_are_split_and_bounded() {
+        let stream = b": comment\nevent: endpoint\ndata: /messages?s=1\n\nevent: message\ndata: {\"id\":1,\ndata: \"result\":{}}\n\n";
+        let mut got = Vec::new();
+        read_sse(&stream[..], &mut |e, d| {
+            got.push((e.map(str::to_string), d.to_string()));
+            true
+        })
+        .unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0.as_deref(), Some("endpoint"));
+        assert_eq!(got[1].1, "{\"id\":1,\n\"result\":{}}");
+    }
+
+    #[test]
+    fn relative_endpoints_resolve() {
+        assert_eq!(
+            resolve_url("http://h:1/sse", "/messages?x=1"),
+            "http://h:1/messages?x=1"
+        );
+        assert_eq!(resolve_url("http://h:1/a/sse", "m"), "http://h:1/a/m");
+        assert_eq!(resolve_url("http://h:1/sse", "http://o/m"), "http://o/m");
+    }
+}

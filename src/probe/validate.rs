@@ -1,0 +1,465 @@
+//! Claude Code's checks of `tools/list` results, per page and per tool, reported
+//! field by field.
+//!
+//! Claude Code validates each result with the MCP SDK's schema: a tool is an object
+//! with a string `name`, an optional string `title`/`description`, an `inputSchema`
+//! object whose `type` is `"object"` (optional `properties` object, optional `required`
+//! array of strings), an optional `outputSchema` of the same shape, optional
+//! `annotations` object. Under revision 2026-07-28 the result also needs `resultType`,
+//! `ttlMs` (a number) and `cacheScope` (`"public"` or `"private"`). One bad tool or one
+//! bad page fails the whole list (observed: reference section 3). A name seen twice is
+//! kept once (observed with 2.1.332: four tools, one name twice, three tools loaded).
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+/// Why one tool is not loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RejectedTool {
+    /// 1-based page.
+    pub page: usize,
+    /// Index in that page's `tools`.
+    pub index: usize,
+    pub name: Option<String>,
+    /// A stable reason code (`input-schema-type`, `duplicate-name`...).
+    pub reason: &'static str,
+    /// Where, as `tools[2].inputSchema.type`.
+    pub path: String,
+    /// What was expected and what was there.
+    pub detail: String,
+    /// Whether this alone makes Claude Code drop the whole list (a duplicate does not).
+    pub fails_list: bool,
+}
+
+/// A problem with a page's envelope (not with one tool).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvelopeIssue {
+    pub page: usize,
+    pub field: String,
+    pub kind: EnvelopeKind,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvelopeKind {
+    /// `resultType`, `ttlMs` or `cacheScope` absent (modern era only).
+    Missing,
+    /// Present with the wrong type or value.
+    WrongType,
+    /// The result itself is malformed (`tools` not an array, `nextCursor` not a string).
+    Malformed,
+}
+
+/// The validation of every page of one listing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListCheck {
+    pub pages: usize,
+    pub returned: usize,
+    /// Tools that pass on their own (duplicates excluded).
+    pub valid: usize,
+    pub rejected: Vec<RejectedTool>,
+    pub envelope: Vec<EnvelopeIssue>,
+}
+
+impl ListCheck {
+    pub fn first_bad_tool(&self) -> Option<&RejectedTool> {
+        self.rejected.iter().find(|r| r.fails_list)
+    }
+
+    pub fn missing(&self, field: &str) -> bool {
+        self.envelope
+            .iter()
+            .any(|e| e.kind == EnvelopeKind::Missing && e.field == field)
+    }
+
+    pub fn wrong_types(&self) -> bool {
+        self.envelope
+            .iter()
+            .any(|e| e.kind == EnvelopeKind::WrongType)
+    }
+
+    pub fn malformed(&self) -> Option<&EnvelopeIssue> {
+        self.envelope
+            .iter()
+            .find(|e| e.kind == EnvelopeKind::Malformed)
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    super::transport::printable(&s, 60, false)
+}
+
+/// Checks every page; `modern`: the 2026-07-28 envelope fields are required.
+pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
+    let mut c = ListCheck {
+        pages: pages.len(),
+        ..ListCheck::default()
+    };
+    let mut names: HashSet<String> = HashSet::new();
+    for (pi, page) in pages.iter().enumerate() {
+        let p = pi + 1;
+        let mut issue = |field: &str, kind, detail: String| {
+            c.envelope.push(EnvelopeIssue {
+                page: p,
+                field: field.to_string(),
+                kind,
+                detail,
+            })
+        };
+        let Some(obj) = page.as_object() else {
+            issue(
+                "result",
+                EnvelopeKind::Malformed,
+                format!("expected an object, got {}", type_name(page)),
+            );
+            continue;
+        };
+        if modern {
+            match obj.get("resultType") {
+                None => issue(
+                    "resultType",
+                    EnvelopeKind::Missing,
+                    "required under 2026-07-28, absent".into(),
+                ),
+                Some(Value::String(_)) => {}
+                Some(v) => issue(
+                    "resultType",
+                    EnvelopeKind::WrongType,
+                    format!("expected a string, got {}", short(v)),
+                ),
+            }
+            match obj.get("ttlMs") {
+                None => issue(
+                    "ttlMs",
+                    EnvelopeKind::Missing,
+                    "required under 2026-07-28, absent".into(),
+                ),
+                Some(Value::Number(_)) => {}
+                Some(v) => issue(
+                    "ttlMs",
+                    EnvelopeKind::WrongType,
+                    format!("expected a number, got {}", short(v)),
+                ),
+            }
+            match obj.get("cacheScope") {
+                None => issue(
+                    "cacheScope",
+                    EnvelopeKind::Missing,
+                    "required under 2026-07-28, absent".into(),
+                ),
+                Some(Value::String(s)) if s == "public" || s == "private" => {}
+                Some(v) => issue(
+                    "cacheScope",
+                    EnvelopeKind::WrongType,
+                    format!("expected \"public\" or \"private\", got {}", short(v)),
+                ),
+            }
+        }
+        match obj.get("nextCursor") {
+            None | Some(Value::String(_)) => {}
+            Some(v) => issue(
+                "nextCursor",
+                EnvelopeKind::Malformed,
+                format!("expected a string, got {}", type_name(v)),
+            ),
+        }
+        let tools = match obj.get("tools") {
+            Some(Value::Array(a)) => a,
+            Some(v) => {
+                issue(
+                    "tools",
+                    EnvelopeKind::Malformed,
+                    format!("expected an array, got {}", type_name(v)),
+                );
+                continue;
+            }
+            None => {
+                issue("tools", EnvelopeKind::Malformed, "required, absent".into());
+                continue;
+            }
+        };
+        for (i, tool) in tools.iter().enumerate() {
+            c.returned += 1;
+            let name = tool.get("name").and_then(Value::as_str).map(str::to_string);
+            match check_tool(tool) {
+                Some((reason, path, detail)) => c.rejected.push(RejectedTool {
+                    page: p,
+                    index: i,
+                    name,
+                    reason,
+                    path: format!("tools[{i}]{path}"),
+                    detail,
+                    fails_list: true,
+                }),
+                None => {
+                    let n = name.clone().unwrap_or_default();
+                    if names.insert(n) {
+                        c.valid += 1;
+                    } else {
+                        c.rejected.push(RejectedTool {
+                            page: p,
+                            index: i,
+                            name,
+                            reason: "duplicate-name",
+                            path: format!("tools[{i}].name"),
+                            detail: "a tool of this name came earlier; Claude Code keeps one"
+                                .into(),
+                            fails_list: false,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    c
+}
+
+/// The first problem of one tool: (reason code, path below the tool, detail).
+fn check_tool(tool: &Value) -> Option<(&'static str, String, String)> {
+    let Some(t) = tool.as_object() else {
+        return Some((
+            "not-an-object",
+            String::new(),
+            format!("expected an object, got {}", type_name(tool)),
+        ));
+    };
+    match t.get("name") {
+        None => return Some(("missing-name", ".name".into(), "required, absent".into())),
+        Some(Value::String(_)) => {}
+        Some(v) => {
+            return Some((
+                "name-not-a-string",
+                ".name".into(),
+                format!("expected a string, got {}", type_name(v)),
+            ));
+        }
+    }
+    for field in ["title", "description"] {
+        if let Some(v) = t.get(field)
+            && !v.is_string()
+        {
+            return Some((
+                "field-not-a-string",
+                format!(".{field}"),
+                format!("expected a string, got {}", type_name(v)),
+            ));
+        }
+    }
+    match t.get("inputSchema") {
+        None => {
+            return Some((
+                "missing-input-schema",
+                ".inputSchema".into(),
+                "required, absent".into(),
+            ));
+        }
+        Some(s) => {
+            if let Some((reason, path, detail)) = check_schema(s, "input") {
+                return Some((reason, format!(".inputSchema{path}"), detail));
+            }
+        }
+    }
+    if let Some(s) = t.get("outputSchema")
+        && let Some((reason, path, detail)) = check_schema(s, "output")
+    {
+        return Some((reason, format!(".outputSchema{path}"), detail));
+    }
+    if let Some(a) = t.get("annotations") {
+        let Some(ann) = a.as_object() else {
+            return Some((
+                "annotations-invalid",
+                ".annotations".into(),
+                format!("expected an object, got {}", type_name(a)),
+            ));
+        };
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            if let Some(v) = ann.get(hint)
+                && !v.is_boolean()
+            {
+                return Some((
+                    "annotations-invalid",
+                    format!(".annotations.{hint}"),
+                    format!("expected a boolean, got {}", type_name(v)),
+                ));
+            }
+        }
+        if let Some(v) = ann.get("title")
+            && !v.is_string()
+        {
+            return Some((
+                "annotations-invalid",
+                ".annotations.title".into(),
+                format!("expected a string, got {}", type_name(v)),
+            ));
+        }
+    }
+    if let Some(m) = t.get("_meta")
+        && !m.is_object()
+    {
+        return Some((
+            "meta-invalid",
+            "._meta".into(),
+            format!("expected an object, got {}", type_name(m)),
+        ));
+    }
+    None
+}
+
+fn check_schema(s: &Value, which: &str) -> Option<(&'static str, String, String)> {
+    let (not_object, bad_type, bad_props, bad_required) = if which == "input" {
+        (
+            "input-schema-not-an-object",
+            "input-schema-type",
+            "input-schema-properties",
+            "input-schema-required",
+        )
+    } else {
+        (
+            "output-schema-not-an-object",
+            "output-schema-type",
+            "output-schema-properties",
+            "output-schema-required",
+        )
+    };
+    let Some(o) = s.as_object() else {
+        return Some((
+            not_object,
+            String::new(),
+            format!("expected an object, got {}", type_name(s)),
+        ));
+    };
+    match o.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        None => {
+            return Some((
+                bad_type,
+                ".type".into(),
+                "expected \"object\", absent".into(),
+            ));
+        }
+        Some(v) => {
+            return Some((
+                bad_type,
+                ".type".into(),
+                format!("expected \"object\", got {}", short(v)),
+            ));
+        }
+    }
+    if let Some(p) = o.get("properties")
+        && !p.is_object()
+    {
+        return Some((
+            bad_props,
+            ".properties".into(),
+            format!("expected an object, got {}", type_name(p)),
+        ));
+    }
+    if let Some(r) = o.get("required") {
+        match r.as_array() {
+            Some(a) if a.iter().all(Value::is_string) => {}
+            _ => {
+                return Some((
+                    bad_required,
+                    ".required".into(),
+                    "expected an array of strings".into(),
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Value {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {}}})
+    }
+
+    #[test]
+    fn a_healthy_modern_page_passes() {
+        let p = json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [tool("a"), tool("b")]});
+        let c = check_pages(&[p], true);
+        assert_eq!((c.returned, c.valid), (2, 2));
+        assert!(c.rejected.is_empty() && c.envelope.is_empty());
+    }
+
+    #[test]
+    fn envelope_fields_only_count_in_the_modern_era() {
+        let p = json!({"tools": [tool("a")], "ttlMs": "60000"});
+        assert!(
+            check_pages(std::slice::from_ref(&p), false)
+                .envelope
+                .is_empty()
+        );
+        let c = check_pages(&[p], true);
+        assert!(c.missing("resultType") && c.missing("cacheScope") && c.wrong_types());
+    }
+
+    #[test]
+    fn a_bad_tool_names_its_field() {
+        let mut bad = tool("c");
+        bad["inputSchema"]["type"] = json!("string");
+        let c = check_pages(&[json!({"tools": [tool("a"), tool("b"), bad]})], false);
+        let r = c.first_bad_tool().unwrap();
+        assert_eq!(r.path, "tools[2].inputSchema.type");
+        assert_eq!(r.reason, "input-schema-type");
+        assert_eq!(r.name.as_deref(), Some("c"));
+        assert_eq!(c.valid, 2);
+    }
+
+    #[test]
+    fn duplicates_are_rejected_without_failing_the_list() {
+        let c = check_pages(
+            &[json!({"tools": [tool("a")]}), json!({"tools": [tool("a")]})],
+            false,
+        );
+        assert_eq!(c.returned, 2);
+        assert_eq!(c.valid, 1);
+        assert_eq!(c.rejected[0].reason, "duplicate-name");
+        assert_eq!(c.rejected[0].page, 2);
+        assert!(c.first_bad_tool().is_none());
+    }
+
+    #[test]
+    fn malformed_results_and_schemas() {
+        let c = check_pages(&[json!({"tools": {}}), json!([1])], false);
+        assert_eq!(c.envelope.len(), 2);
+        let c = check_pages(
+            &[
+                json!({"tools": [{"name": 3}, {"name": "x", "inputSchema": {"type": "object", "required": [1]}},
+                                 {"name": "y", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}]}),
+            ],
+            false,
+        );
+        let reasons: Vec<&str> = c.rejected.iter().map(|r| r.reason).collect();
+        assert_eq!(
+            reasons,
+            vec![
+                "name-not-a-string",
+                "input-schema-required",
+                "output-schema-type"
+            ]
+        );
+    }
+}

@@ -1,0 +1,405 @@
+//! `mcplogs probe` against the repository's stub MCP server (python3): pagination,
+//! loops, caps, timeouts, floods, process-group cleanup, Ctrl-C, HTTP statuses,
+//! secrets, name resolution and the contract's exit codes.
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{mcplogs, pin_host, run};
+use serde_json::Value;
+
+fn stub() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py")
+}
+
+fn stub_cmd(args: &str) -> String {
+    format!("python3 {} {args}", stub().display())
+}
+
+/// `mcplogs probe --json --claude-version V ...` in an empty home.
+fn probe_json(version: &str, args: &[&str]) -> (i32, Value, String) {
+    let home = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(home.path())
+        .args(["probe", "--json", "--claude-version", version])
+        .args(args));
+    let doc: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr));
+    (r.code, doc, r.stderr)
+}
+
+fn server(doc: &Value) -> &Value {
+    &doc["servers"][0]
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    if r != 0 {
+        return false;
+    }
+    // a zombie is dead for our purpose
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.contains(") Z "))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_cursor_loop_stops_like_claude_code_and_keeps_the_tools() {
+    let (code, doc, _) = probe_json("2.1.332", &["--command", &stub_cmd("--scenario q-loop")]);
+    let s = server(&doc);
+    assert_eq!(code, 0, "{s:#}");
+    assert_eq!(s["prediction"]["verdict"], "healthy");
+    // page 1: search_docs, page1_tool; page 2: get_page, page2_tool (and its cursor again)
+    assert_eq!(s["prediction"]["toolsLoaded"], 4);
+    assert!(
+        s["prediction"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("repeats nextCursor")
+    );
+    let pages: Vec<&Value> = s["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|st| st["step"].as_str().unwrap().starts_with("tools/list"))
+        .collect();
+    assert_eq!(pages.len(), 2, "the repeated cursor is not requested again");
+}
+
+#[test]
+fn every_page_is_followed_and_a_bad_second_page_drops_the_list() {
+    let (code, doc, _) = probe_json("2.1.332", &["--command", &stub_cmd("--scenario l-pages")]);
+    assert_eq!(code, 0);
+    assert_eq!(server(&doc)["tools"]["returned"], 6);
+    assert_eq!(server(&doc)["tools"]["pages"], 3);
+
+    let (code, doc, _) = probe_json(
+        "2.1.288",
+        &["--command", &stub_cmd("--scenario m-bad-page")],
+    );
+    let s = server(&doc);
+    assert_eq!(code, 1);
+    assert_eq!(s["prediction"]["verdict"], "tools-fetch-failed");
+    assert_eq!(s["prediction"]["cause"], "invalid-tool-definition");
+    assert_eq!(s["tools"]["accepted"], 0);
+    assert_eq!(s["tools"]["wholeListDropped"], true);
+    let rej = &s["tools"]["rejected"][0];
+    assert_eq!(rej["page"], 2);
+    assert_eq!(rej["name"], "page2_tool");
+    assert_eq!(rej["path"], "tools[1].inputSchema.type");
+    assert_eq!(rej["reason"], "input-schema-type");
+    // legacy cannot help a bad tool
+    assert_eq!(s["withLegacy"]["verdict"], "tools-fetch-failed");
+    assert_eq!(s["legacyFixHelps"], false);
+}
+
+#[test]
+fn the_page_cap_stops_the_walk() {
+    let (_, doc, _) = probe_json(
+        "2.1.332",
+        &[
+            "--max-pages",
+            "2",
+            "--command",
+            &stub_cmd("--scenario l-pages"),
+        ],
+    );
+    let s = server(&doc);
+    assert_eq!(s["tools"]["pages"], 2);
+    assert!(
+        s["prediction"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("--max-pages")
+    );
+}
+
+#[test]
+fn per_version_families_and_the_legacy_fix() {
+    // missing resultType: 2.1.288 and 2.1.300 reject, 2.1.310 fills in
+    for (v, verdict) in [
+        ("2.1.288", "tools-fetch-failed"),
+        ("2.1.300", "tools-fetch-failed"),
+        ("2.1.310", "tolerated"),
+    ] {
+        let (_, doc, _) = probe_json(v, &["--command", &stub_cmd("--scenario c-no-rt")]);
+        let s = server(&doc);
+        // no setting: stdio is legacy on 2.1.288, so the server works there
+        let want = if v == "2.1.288" { "healthy" } else { verdict };
+        assert_eq!(s["prediction"]["verdict"], want, "{v}: {s:#}");
+        assert_eq!(s["withLegacy"]["verdict"], "healthy");
+    }
+    // wrong types fail everywhere the modern era is negotiated
+    let (code, doc, _) = probe_json(
+        "2.1.332",
+        &["--command", &stub_cmd("--scenario e-bad-types")],
+    );
+    let s = server(&doc);
+    assert_eq!(code, 1);
+    assert_eq!(s["prediction"]["cause"], "wrong-field-types");
+    assert_eq!(s["legacyFixHelps"], true);
+}
+
+#[test]
+fn a_hanging_server_times_out_and_its_whole_group_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild.pid");
+    let script = format!(
+        "sleep 300 & echo $! > {}; exec python3 {} --hang",
+        pidfile.display(),
+        stub().display()
+    );
+    let t = Instant::now();
+    let (code, doc, _) = probe_json(
+        "2.1.332",
+        &["--timeout", "1s", "--command", &format!("sh -c '{script}'")],
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    let s = server(&doc);
+    assert_eq!(code, 1);
+    assert_eq!(s["prediction"]["verdict"], "connection-failed");
+    assert_eq!(s["prediction"]["cause"], "timeout");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!alive(pid), "the server's child {pid} outlived the probe");
+}
+
+#[test]
+fn ctrl_c_ends_the_servers_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild.pid");
+    let script = format!(
+        "sleep 300 & echo $! > {}; exec python3 {} --hang",
+        pidfile.display(),
+        stub().display()
+    );
+    let mut cmd = mcplogs(home.path());
+    cmd.args(["probe", "--timeout", "60s", "--command"])
+        .arg(format!("sh -c '{script}'"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    pin_host(&mut cmd);
+    let mut child = cmd.spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(10);
+    while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap().trim().is_empty() {
+        assert!(Instant::now() < until, "the server never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: sends SIGINT to the mcplogs child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!alive(pid), "the server's child {pid} outlived Ctrl-C");
+}
+
+#[test]
+fn stdout_noise_binary_garbage_and_stderr_floods_are_bounded() {
+    let (code, doc, _) = probe_json(
+        "2.1.332",
+        &[
+            "--command",
+            &stub_cmd("--scenario o-noise --stderr-flood 20000"),
+        ],
+    );
+    let s = server(&doc);
+    assert_eq!(code, 0, "{s:#}");
+    assert_eq!(s["prediction"]["verdict"], "healthy");
+    let a = &s["attempts"][0];
+    assert_eq!(a["nonJsonLines"]["count"], 2);
+    let garbage = a["nonJsonLines"]["examples"][1].as_str().unwrap();
+    assert!(
+        !garbage.contains('\u{1b}'),
+        "escapes must be neutralised: {garbage:?}"
+    );
+    let stderr = &a["stderr"];
+    assert!(stderr["lines"].as_u64().unwrap() >= 20000);
+    assert!(stderr["bytes"].as_u64().unwrap() > 1_000_000);
+    assert!(stderr["kept"].as_str().unwrap().len() < 20_000);
+}
+
+#[test]
+fn exiting_on_tools_list_and_a_missing_command() {
+    let (_, doc, _) = probe_json(
+        "2.1.332",
+        &["--command", &stub_cmd("--scenario n-exit-list")],
+    );
+    let p = &server(&doc)["prediction"];
+    assert_eq!(p["verdict"], "tools-fetch-failed");
+    assert_eq!(p["cause"], "connection-closed");
+    let (code, doc, _) = probe_json(
+        "2.1.332",
+        &["--command", "mcp-server-not-installed-x --stdio"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(server(&doc)["prediction"]["cause"], "command-not-found");
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct HttpStub(Child);
+
+impl HttpStub {
+    fn start(args: &[&str]) -> (HttpStub, String) {
+        let port = free_port();
+        let child = Command::new("python3")
+            .arg(stub())
+            .args(["--http", &port.to_string()])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < until, "HTTP stub did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (HttpStub(child), format!("http://127.0.0.1:{port}/mcp"))
+    }
+}
+
+impl Drop for HttpStub {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn http_json_and_sse_answers_and_secrets_stay_out_of_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("t.jsonl");
+    for extra in [
+        &["--discover", "modern"][..],
+        &["--discover", "modern", "--http-sse"][..],
+    ] {
+        let (_stub, url) = HttpStub::start(extra);
+        let (code, doc, stderr) = probe_json(
+            "2.1.288",
+            &[
+                "--url",
+                &url,
+                "--header",
+                "Authorization: Bearer sekrit-token-0123456789",
+                "--transcript",
+                transcript.to_str().unwrap(),
+            ],
+        );
+        let s = server(&doc);
+        assert_eq!(code, 0, "{s:#}");
+        assert_eq!(s["prediction"]["era"], "modern");
+        assert_eq!(s["prediction"]["toolsLoaded"], 3);
+        let all = format!(
+            "{doc}{stderr}{}",
+            std::fs::read_to_string(&transcript).unwrap()
+        );
+        assert!(!all.contains("sekrit-token"), "a header secret leaked");
+        assert!(
+            std::fs::read_to_string(&transcript)
+                .unwrap()
+                .lines()
+                .count()
+                >= 4
+        );
+    }
+}
+
+#[test]
+fn http_401_404_500() {
+    let (_a, url) = HttpStub::start(&["--http-auth"]);
+    let (code, doc, _) = probe_json("2.1.332", &["--url", &url]);
+    let s = server(&doc);
+    assert_eq!(code, 1);
+    assert_eq!(s["prediction"]["cause"], "needs-auth");
+    let f = &s["attempts"][0]["failure"];
+    assert_eq!(f["httpStatus"], 401);
+    assert!(f["wwwAuthenticate"].as_str().unwrap().starts_with("Bearer"));
+    for status in ["404", "500"] {
+        let (_b, url) = HttpStub::start(&["--http-status", status]);
+        let (_, doc, _) = probe_json("2.1.332", &["--url", &url]);
+        let s = server(&doc);
+        assert_eq!(s["prediction"]["verdict"], "connection-failed");
+        assert_eq!(
+            s["attempts"][0]["failure"]["category"],
+            format!("http-{status}")
+        );
+    }
+}
+
+#[test]
+fn configured_servers_unknown_names_and_env_secrets() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let cfg = serde_json::json!({"mcpServers": {
+        "search-docs": {"command": "python3", "args": [stub(), "--scenario", "b-modern"],
+                        "env": {"API_TOKEN": "${MY_TOKEN:-envsecret-abcdef123}"}}
+    }});
+    std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
+    let r = run(mcplogs(home.path()).current_dir(&proj).args([
+        "probe",
+        "search_doc",
+        "--claude-version",
+        "2.1.332",
+    ]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("did you mean \"search-docs\""),
+        "{}",
+        r.stderr
+    );
+    let r = run(mcplogs(home.path())
+        .current_dir(&proj)
+        .env("NO_COLOR", "1")
+        .args(["probe", "--claude-version", "2.1.332"]));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("search-docs"));
+    assert!(r.stdout.contains("healthy"));
+    assert!(!r.stdout.contains("envsecret"));
+}
+
+#[test]
+fn the_contract_exit_codes() {
+    let home = tempfile::tempdir().unwrap();
+    let ok = run(mcplogs(home.path())
+        .args([
+            "probe",
+            "--contract",
+            "--claude-version",
+            "2.1.332",
+            "--command",
+        ])
+        .arg(stub_cmd("--scenario b-modern")));
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    let dup = run(mcplogs(home.path())
+        .args([
+            "probe",
+            "--contract",
+            "--claude-version",
+            "2.1.332",
+            "--command",
+        ])
+        .arg(stub_cmd("--scenario p-dup")));
+    assert_eq!(dup.code, 1, "{}", dup.stdout);
+    assert!(dup.stdout.contains("unique-names"));
+    let usage = run(mcplogs(home.path()).args(["probe", "--contract", "--timeout", "forever"]));
+    assert_eq!(usage.code, 2);
+}
