@@ -71,6 +71,14 @@ pub enum Error {
         "refusing to write without confirmation: standard input is not a terminal (read the diff, then run again with --yes)"
     )]
     NotConfirmed,
+    /// `prune` without `--yes` and no terminal to ask.
+    #[error(
+        "refusing to delete without confirmation: standard input is not a terminal (read the plan, then run again with --yes)"
+    )]
+    NotConfirmedPrune,
+    /// `prune` cannot work on a named path.
+    #[error(transparent)]
+    Prune(#[from] mcplogs::prune::PruneError),
     /// The confirmation prompt could not be read.
     #[error("cannot read the answer: {0}")]
     ReadAnswer(#[source] io::Error),

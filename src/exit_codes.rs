@@ -43,6 +43,8 @@ impl ExitCode {
             | Error::NoHomeFolder
             | Error::FixNotNeeded
             | Error::NotConfirmed
+            | Error::NotConfirmedPrune
+            | Error::Prune(_)
             | Error::ReadAnswer(_)
             | Error::UndoFileRemoved { .. }
             | Error::UndoKeyChanged { .. } => ExitCode::Error,

@@ -128,6 +128,28 @@ pub struct Diagnosis {
     pub evidence: Vec<usize>,
     /// The capabilities object of the connection, when logged.
     pub capabilities: Option<serde_json::Value>,
+    /// For `healthy` and `tolerated`: what shows the tools were really loaded, which a
+    /// `claude mcp list` health check (connect, list, close) never shows.
+    pub tools_proof: Option<ToolsProof>,
+}
+
+/// Evidence that a session had its tools loaded, beyond connecting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsProof {
+    /// The model called the server's tools this many times (`Calling MCP tool: NAME`).
+    ToolCalls { calls: usize },
+    /// The connection stayed open this long (`STDIO connection closed after 5400s`).
+    LongConnection { secs: u64 },
+}
+
+impl fmt::Display for ToolsProof {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolsProof::ToolCalls { calls: 1 } => f.write_str("1 tool call"),
+            ToolsProof::ToolCalls { calls } => write!(f, "{calls} tool calls"),
+            ToolsProof::LongConnection { secs } => write!(f, "connected for {secs} s"),
+        }
+    }
 }
 
 impl Diagnosis {
@@ -141,6 +163,7 @@ impl Diagnosis {
             bad_tool_path: None,
             evidence: Vec::new(),
             capabilities: None,
+            tools_proof: None,
         }
     }
 

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 /// `schemaVersion` of every document. 2: all names camelCase (`settings`' `in_effect`
 /// and `ignored_env_keys`, and the fix undo record's fields), and `settings --json`
 /// and the undo record carry `schemaVersion`.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 // ---------------------------------------------------------------------------------
 // Shared parts
@@ -94,10 +94,22 @@ pub struct ScanServer {
     /// Configured names that share this log folder (their names encode to the same
     /// `mcp-logs-<folder>`); empty unless two or more do.
     pub shared_by: Vec<String>,
-    /// Sessions seen for this server.
+    /// Sessions of this server on disk: one per log file (a debug log counts its
+    /// sessions).
     pub sessions: u64,
-    /// Sessions whose own verdict was a problem.
+    /// Sessions read: newest first until the verdict was decided, plus the history
+    /// window (docs/scanning.md); all of them with `--all`.
+    pub sessions_read: u64,
+    /// Log files read for this server.
+    pub files_read: u64,
+    /// Sessions, among those read, whose own verdict was a problem.
     pub failed_sessions: u64,
+    /// What proved the tools were loaded in the deciding session, in words
+    /// (`3 tool calls`, `connected for 6469 s`); null when no session proved it.
+    pub tools_proof: Option<String>,
+    /// True when the newest session only connected (a health check, such as
+    /// `claude mcp list`) and an earlier failure on the same capabilities decides.
+    pub latest_session_only_connected: bool,
     /// One line: what to do.
     pub recommendation: String,
     /// The deciding records.
@@ -210,6 +222,77 @@ pub struct DuServer {
     pub files: u64,
     pub oldest_session: Option<String>,
     pub newest_session: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------
+// prune --json
+
+/// `mcplogs prune --json` (with `--dry-run`, or after deleting with `--yes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneDocument {
+    pub schema_version: u32,
+    /// The cache roots and debug folders looked at.
+    pub roots: Vec<String>,
+    /// Files planned for deletion.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Per server log folder (or debug folder), largest first.
+    pub groups: Vec<PruneGroup>,
+    /// Files kept, by reason.
+    pub kept: PruneKept,
+    /// Files deleted; null without `--yes` (a plan only).
+    pub deleted: Option<u64>,
+    /// Bytes given back; null without `--yes`.
+    pub bytes_freed: Option<u64>,
+    /// Files left alone while deleting (vanished, changed, permission denied).
+    pub skipped: Vec<Warning>,
+    pub warnings: Vec<Warning>,
+}
+
+/// One folder in `prune --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneGroup {
+    /// `server-logs` or `debug-logs`.
+    pub kind: String,
+    /// The project's working directory (or its encoded folder name).
+    pub project: String,
+    /// The server's name, or `debug`.
+    pub server: String,
+    /// The folder.
+    pub path: String,
+    /// The files planned for deletion.
+    pub files: Vec<PruneFile>,
+    pub bytes: u64,
+    /// Files of this folder that are kept.
+    pub kept_files: u64,
+    pub kept_bytes: u64,
+}
+
+/// One file planned for deletion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneFile {
+    pub path: String,
+    pub bytes: u64,
+}
+
+/// Files kept by `prune`, by reason (docs/prune.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneKept {
+    /// The newest file of a server or debug folder.
+    pub newest: u64,
+    /// Files holding a server's deciding session, and newer ones.
+    pub deciding: u64,
+    /// Modified in the last 10 minutes.
+    pub in_use: u64,
+    /// Younger than `--older-than`.
+    pub too_young: u64,
+    /// Not named like Claude Code's logs, or reached through a symlink.
+    pub foreign: u64,
 }
 
 // ---------------------------------------------------------------------------------
@@ -472,6 +555,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("scan", one::<ScanDocument>()),
         ("explain", one::<ExplainDocument>()),
         ("du", one::<DuDocument>()),
+        ("prune", one::<PruneDocument>()),
         ("settings", one::<SettingsDocument>()),
         ("fix", one::<FixRecord>()),
         ("report", one::<ReportDocument>()),

@@ -10,6 +10,10 @@ use crate::settings::target::FixTarget;
 use crate::text::{one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
 
+/// Said under a verdict decided by an earlier session because the latest one only
+/// connected.
+pub const LATEST_ONLY_CONNECTED: &str = "Note: the latest session only connected (like a `claude mcp list` health check) and shows nothing about tools; this verdict comes from an earlier session on the same server version. To confirm, start `claude` in the project and use one of the server's tools (or open /mcp), then scan again.";
+
 fn paint(verdict: Verdict, text: &str) -> ColoredString {
     match verdict {
         Verdict::Healthy => text.green(),
@@ -398,6 +402,9 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                 out.push('\n');
             }
         }
+        if s.latest_only_connected {
+            out.push_str(&wrap(LATEST_ONLY_CONNECTED, "    ", 4, o.width));
+        }
     }
 
     let (acts, any_fix) = actions(report, o.home.as_deref());
@@ -454,11 +461,15 @@ fn server_details(s: &ServerReport) -> String {
             .unwrap_or("-")
     ));
     out.push_str(&format!(
-        "  sessions: {} ({} failed)   last seen: {}\n",
+        "  sessions: {} ({} read, {} of them failed)   last seen: {}\n",
         s.sessions,
+        s.sessions_read,
         s.failed_sessions,
         s.last_seen.as_deref().unwrap_or("-")
     ));
+    if let Some(p) = s.diagnosis.tools_proof {
+        out.push_str(&format!("  tools loaded: {p}\n"));
+    }
     out.push_str(&format!("  logs: {}\n", s.source.display()));
     if s.history.len() > 1 {
         out.push_str("  history:\n");

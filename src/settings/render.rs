@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn json_shape() {
         let j = serde_json::to_value(settings_json(&report())).expect("json");
-        assert_eq!(j["schemaVersion"], 2);
+        assert_eq!(j["schemaVersion"], 3);
         assert_eq!(j["effective"]["value"], "auto");
         assert_eq!(j["effective"]["layer"], "user");
         assert_eq!(j["layers"][0]["status"], "ignored");
