@@ -47,10 +47,21 @@ pub enum Error {
     /// `report`: an error whose text went through the report's redactor.
     #[error("{message}")]
     Redacted { message: String, source: io::Error },
-    /// `probe`: a usage problem the flags' parser cannot see (a bad version, an unknown
-    /// server name, an unwritable transcript); the text is complete.
-    #[error("{0}")]
-    Probe(String),
+    /// `probe --claude-version` that is not a version.
+    #[error("--claude-version {0:?}: expected a version such as 2.1.288")]
+    ClaudeVersion(String),
+    /// `probe --command`/`--url`/`--header` that cannot be used.
+    #[error("{flag}: {source}")]
+    ProbeServer {
+        flag: &'static str,
+        source: mcplogs::probe::config::CommandLineError,
+    },
+    /// `probe NAME...` naming servers that are not configured (each named on stderr).
+    #[error("{0} unknown server name(s)")]
+    UnknownServers(usize),
+    /// `probe --transcript FILE` cannot be written.
+    #[error("{}: cannot write the transcript", path.display())]
+    WriteTranscript { path: PathBuf, source: io::Error },
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]
     NotAFolder(PathBuf),

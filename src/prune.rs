@@ -506,49 +506,65 @@ pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
                     out.deleted += 1;
                     out.bytes_freed += c.bytes;
                 }
-                Err(reason) => out.skipped.push(Warning::new(&c.path, reason)),
+                Err(reason) => out.skipped.push(Warning::new(&c.path, reason.to_string())),
             }
         }
     }
     out
 }
 
-fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), String> {
-    // The folder must still resolve to where the plan found it: a folder swapped for a
-    // symlink (to anywhere) since the plan resolves elsewhere.
-    let parent = c.path.parent().ok_or("no parent folder")?;
-    match fs::canonicalize(parent) {
-        Ok(p) if p == g.dir => {}
-        Ok(p) => {
-            return Err(format!(
-                "not deleted: its folder now resolves to {} (a symlink?)",
-                p.display()
-            ));
-        }
-        Err(e) => return Err(format!("not deleted: folder {}", reason(&e))),
-    }
-    let meta = fs::symlink_metadata(&c.path).map_err(|e| format!("not deleted: {}", reason(&e)))?;
-    if !meta.is_file() {
-        return Err("not deleted: no longer a regular file".into());
-    }
-    let modified = meta.modified().map_err(|e| format!("not deleted: {e}"))?;
-    if identity(&meta) != c.identity || meta.len() != c.bytes || modified != c.modified {
-        return Err(
-            "not deleted: the file changed since the plan (Claude Code may be using it)".into(),
-        );
-    }
-    if matches!(age(modified, now, None), Age::InUse) {
-        return Err("not deleted: modified in the last 10 minutes".into());
-    }
-    fs::remove_file(&c.path).map_err(|e| format!("not deleted: {}", reason(&e)))
+/// Why a planned file was left alone.
+#[derive(Debug, thiserror::Error)]
+pub enum NotDeleted {
+    #[error("not deleted: it has no parent folder")]
+    NoParent,
+    #[error("not deleted: its folder now resolves to {} (a symlink?)", .0.display())]
+    FolderMoved(PathBuf),
+    #[error("not deleted: no longer a regular file")]
+    NotRegular,
+    #[error("not deleted: the file changed since the plan (Claude Code may be using it)")]
+    Changed,
+    #[error("not deleted: modified in the last 10 minutes")]
+    InUse,
+    #[error("not deleted: vanished before it could be deleted")]
+    Vanished,
+    #[error("not deleted: permission denied")]
+    PermissionDenied,
+    #[error("not deleted: {0}")]
+    Io(#[source] io::Error),
 }
 
-fn reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "vanished before it could be deleted".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
+impl From<io::Error> for NotDeleted {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::NotFound => NotDeleted::Vanished,
+            io::ErrorKind::PermissionDenied => NotDeleted::PermissionDenied,
+            _ => NotDeleted::Io(e),
+        }
     }
+}
+
+fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), NotDeleted> {
+    // The folder must still resolve to where the plan found it: a folder swapped for a
+    // symlink (to anywhere) since the plan resolves elsewhere.
+    let parent = c.path.parent().ok_or(NotDeleted::NoParent)?;
+    let resolved = fs::canonicalize(parent)?;
+    if resolved != g.dir {
+        return Err(NotDeleted::FolderMoved(resolved));
+    }
+    let meta = fs::symlink_metadata(&c.path)?;
+    if !meta.is_file() {
+        return Err(NotDeleted::NotRegular);
+    }
+    let modified = meta.modified()?;
+    if identity(&meta) != c.identity || meta.len() != c.bytes || modified != c.modified {
+        return Err(NotDeleted::Changed);
+    }
+    if matches!(age(modified, now, None), Age::InUse) {
+        return Err(NotDeleted::InUse);
+    }
+    fs::remove_file(&c.path)?;
+    Ok(())
 }
 
 #[cfg(test)]

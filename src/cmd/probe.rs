@@ -86,8 +86,19 @@ pub struct ProbeArgs {
     pub managed_dir: Option<PathBuf>,
 }
 
+/// Why `--timeout` was refused.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum TimeoutArgError {
+    #[error("{0:?}: expected a duration such as 500ms, 30s or 2m")]
+    NotANumber(String),
+    #[error("{0:?}: unknown unit {1:?} (ms, s, m)")]
+    UnknownUnit(String, String),
+    #[error("{0:?}: must be between 1ms and 60m")]
+    OutOfRange(String),
+}
+
 /// `500ms`, `30s`, `2m`, or a bare number of seconds.
-fn parse_duration(s: &str) -> Result<Duration, String> {
+fn parse_duration(s: &str) -> Result<Duration, TimeoutArgError> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
         Some(i) => (&s[..i], &s[i..]),
@@ -95,15 +106,20 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     };
     let n: f64 = num
         .parse()
-        .map_err(|_| format!("{s:?}: expected a duration such as 500ms, 30s or 2m"))?;
+        .map_err(|_| TimeoutArgError::NotANumber(s.to_string()))?;
     let secs = match unit {
         "ms" => n / 1000.0,
         "s" => n,
         "m" => n * 60.0,
-        _ => return Err(format!("{s:?}: unknown unit {unit:?} (ms, s, m)")),
+        _ => {
+            return Err(TimeoutArgError::UnknownUnit(
+                s.to_string(),
+                unit.to_string(),
+            ));
+        }
     };
     if !(0.001..=3600.0).contains(&secs) {
-        return Err(format!("{s:?}: must be between 1ms and 60m"));
+        return Err(TimeoutArgError::OutOfRange(s.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -172,9 +188,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         Some(v) => match ClaudeVersion::parse(v) {
             Some(v) => (v, "flag"),
             None => {
-                return Err(Error::Probe(format!(
-                    "--claude-version {v:?}: expected a version such as 2.1.288"
-                )));
+                return Err(Error::ClaudeVersion(v.clone()));
             }
         },
         None => match probe::installed_claude_version() {
@@ -202,7 +216,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
         match ServerConfig::from_command(cmd, &args.names) {
             Ok(c) => vec![c],
-            Err(e) => return Err(Error::Probe(format!("--command: {e}"))),
+            Err(source) => {
+                return Err(Error::ProbeServer {
+                    flag: "--command",
+                    source,
+                });
+            }
         }
     } else if let Some(url) = &args.url {
         let kind = if args.sse {
@@ -212,7 +231,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         };
         match ServerConfig::from_url(url, &args.headers, kind) {
             Ok(c) => vec![c],
-            Err(e) => return Err(Error::Probe(e)),
+            Err(source) => {
+                return Err(Error::ProbeServer {
+                    flag: "--url",
+                    source,
+                });
+            }
         }
     } else {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
@@ -270,10 +294,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 }
             }
             if unknown {
-                return Err(Error::Probe(format!(
-                    "{} unknown server name(s)",
-                    args.names.len() - picked.len()
-                )));
+                return Err(Error::UnknownServers(args.names.len() - picked.len()));
             }
             picked
         }
@@ -309,12 +330,10 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
 
     if let Some(path) = &args.transcript {
         let text = masker.mask(&render::transcript_lines(&probes));
-        if let Err(e) = std::fs::write(path, text) {
-            return Err(Error::Probe(format!(
-                "{}: cannot write the transcript: {e}",
-                path.display()
-            )));
-        }
+        std::fs::write(path, text).map_err(|source| Error::WriteTranscript {
+            path: path.clone(),
+            source,
+        })?;
     }
 
     let decided_by = negotiation.deciding_layer().map(|l| match &l.path {
