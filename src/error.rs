@@ -36,8 +36,8 @@ pub enum Error {
     NothingToExplain,
     /// `fix`: no file mcplogs may write can take effect (a managed file decides, or the
     /// user file cannot be located).
-    #[error("not writing anything: {0}")]
-    FixBlocked(String),
+    #[error("not writing anything: {}{}", .0.reason(), fix_blocked_hint(.0))]
+    FixBlocked(Box<mcplogs::settings::target::FixTarget>),
     /// stdout failed (other than a closed pipe, which is not an error).
     #[error("cannot write output: {0}")]
     WriteOutput(#[source] io::Error),
@@ -108,6 +108,16 @@ pub enum Error {
         now: Option<NegotiationValue>,
         previous: Option<String>,
     },
+}
+
+/// The command-line advice when `fix` has no file it may write.
+fn fix_blocked_hint(t: &mcplogs::settings::target::FixTarget) -> &'static str {
+    match t {
+        mcplogs::settings::target::FixTarget::NoUserFile => {
+            " (set HOME or CLAUDE_CONFIG_DIR, or name the file with --settings)"
+        }
+        _ => "",
+    }
 }
 
 /// The command-line advice for a settings error, if there is one.

@@ -50,7 +50,7 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
             ));
             Ok(None)
         }
-        _ => Err(Error::FixBlocked(target.reason())),
+        _ => Err(Error::FixBlocked(Box::new(target))),
     }
 }
 
