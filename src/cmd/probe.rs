@@ -14,6 +14,7 @@ use mcplogs::probe::predict::NEWEST_KNOWN;
 use mcplogs::probe::render::{self, Masker};
 use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
 use mcplogs::settings::{Sources, effective_negotiation};
+use mcplogs::wire;
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
@@ -329,7 +330,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     };
 
     if let Some(path) = &args.transcript {
-        let text = masker.mask(&render::transcript_lines(&probes));
+        let text = render::transcript_lines(&probes, &masker)?;
         std::fs::write(path, text).map_err(|source| Error::WriteTranscript {
             path: path.clone(),
             source,
@@ -341,31 +342,24 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         None => l.kind.as_str().to_string(),
     });
     let text = if args.json {
-        let servers: Vec<serde_json::Value> = probes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let mut v = render::server_json(p);
-                if let Some(c) = contracts.get(i) {
-                    v["contract"] = render::contract_json(c);
-                }
-                v
-            })
-            .collect();
-        let doc = serde_json::json!({
-            "schemaVersion": render::SCHEMA_VERSION,
-            "project": project.display().to_string(),
-            "claudeVersion": version.to_string(),
-            "claudeVersionSource": version_source,
-            "negotiation": {
-                "value": negotiation_value.as_ref().map(|v| v.as_str().to_string()),
-                "decidedBy": decided_by,
+        let doc = wire::ProbeDocument {
+            schema_version: wire::PROBE_SCHEMA_VERSION,
+            project: project.display().to_string(),
+            claude_version: version.to_string(),
+            claude_version_source: version_source.to_string(),
+            negotiation: wire::ProbeNegotiation {
+                value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
+                decided_by,
             },
-            "servers": servers,
-        });
-        let mut s = serde_json::to_string_pretty(&doc).expect("json");
-        s.push('\n');
-        s
+            servers: probes
+                .iter()
+                .enumerate()
+                .map(|(i, p)| render::server_json(p, contracts.get(i).map(Vec::as_slice)))
+                .collect(),
+        };
+        let mut v = serde_json::to_value(&doc)?;
+        masker.mask_json(&mut v);
+        output::json(&v)?
     } else {
         let width = terminal_width();
         let mut out = String::new();
@@ -380,7 +374,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
         out
     };
-    output::stdout(&masker.mask(&text))?;
+    let text = if args.json { text } else { masker.mask(&text) };
+    output::stdout(&text)?;
     let problems = if args.contract {
         contracts.iter().flatten().any(|c| c.passed == Some(false))
     } else {
