@@ -389,30 +389,9 @@ fn server_group(
             kept.deciding += 1;
             true
         } else {
-            match meta.modified().map(|m| age(m, now, opts.older_than)) {
-                Ok(Age::Old) => false,
-                Ok(Age::TooYoung) => {
-                    kept.too_young += 1;
-                    true
-                }
-                Ok(Age::InUse) | Err(_) => {
-                    kept.in_use += 1;
-                    true
-                }
-            }
+            kept_for_age(&meta, now, opts.older_than, kept)
         };
-        if keep {
-            group.kept_files += 1;
-            group.kept_bytes += meta.len();
-        } else {
-            group.bytes += meta.len();
-            group.files.push(Candidate {
-                path: f.clone(),
-                bytes: meta.len(),
-                modified: meta.modified().expect("checked above"),
-                identity: identity(&meta),
-            });
-        }
+        group.add(f.clone(), &meta, keep);
     }
     Some(group)
 }
@@ -465,32 +444,54 @@ fn debug_group(
             kept.newest += 1;
             true
         } else {
-            match m.modified().map(|t| age(t, now, opts.older_than)) {
-                Ok(Age::Old) => false,
-                Ok(Age::TooYoung) => {
-                    kept.too_young += 1;
-                    true
-                }
-                Ok(Age::InUse) | Err(_) => {
-                    kept.in_use += 1;
-                    true
-                }
-            }
+            kept_for_age(&m, now, opts.older_than, kept)
         };
-        if keep {
-            group.kept_files += 1;
-            group.kept_bytes += m.len();
-        } else {
-            group.bytes += m.len();
-            group.files.push(Candidate {
-                bytes: m.len(),
-                modified: m.modified().expect("checked above"),
-                identity: identity(&m),
-                path: p,
-            });
-        }
+        group.add(p, &m, keep);
     }
     Some(group)
+}
+
+/// Whether a file that is neither the newest nor a deciding one stays for its age
+/// (in use, or younger than `--older-than`); counts it in `kept` when it does. A file
+/// whose modification time cannot be read stays.
+fn kept_for_age(
+    meta: &fs::Metadata,
+    now: SystemTime,
+    older_than: Option<Duration>,
+    kept: &mut Kept,
+) -> bool {
+    match meta.modified().map(|m| age(m, now, older_than)) {
+        Ok(Age::Old) => false,
+        Ok(Age::TooYoung) => {
+            kept.too_young += 1;
+            true
+        }
+        Ok(Age::InUse) | Err(_) => {
+            kept.in_use += 1;
+            true
+        }
+    }
+}
+
+impl Group {
+    /// Counts a file of this folder: kept, or planned for deletion.
+    fn add(&mut self, path: PathBuf, meta: &fs::Metadata, keep: bool) {
+        match (keep, meta.modified()) {
+            (false, Ok(modified)) => {
+                self.bytes += meta.len();
+                self.files.push(Candidate {
+                    path,
+                    bytes: meta.len(),
+                    modified,
+                    identity: identity(meta),
+                });
+            }
+            _ => {
+                self.kept_files += 1;
+                self.kept_bytes += meta.len();
+            }
+        }
+    }
 }
 
 /// Deletes the plan's files, checking each again just before: still a regular file in

@@ -259,7 +259,7 @@ pub struct PruneGroup {
     pub kind: String,
     /// The project's working directory (or its encoded folder name).
     pub project: String,
-    /// The server's name, or `debug`.
+    /// The server's name, or `debug logs`.
     pub server: String,
     /// The folder.
     pub path: String,
