@@ -358,10 +358,10 @@ pub struct FixArgs {
 #[derive(Debug, Args)]
 #[command(
     mut_arg("json", |a| a.help("One JSON document on stdout (the plan, and what was deleted)")),
-    after_help = "Examples:
-  mcplogs prune --dry-run                 what would go, deleting nothing
-  mcplogs prune --older-than 7d           keep the last week
-  mcplogs prune --home /mnt/old-laptop/home/ana --yes"
+    after_help = "EXAMPLES:
+  mcplogs prune --dry-run         # what would go, deleting nothing
+  mcplogs prune --older-than 7d   # keep the last week
+  mcplogs prune --home /mnt/old-laptop/home/ana --yes   # a copied home, no question"
 )]
 pub struct PruneArgs {
     /// Cache folders (claude-cli-nodejs, or a folder inside one) or debug folders

@@ -17,11 +17,11 @@ use mcplogs::settings::{Sources, effective_negotiation};
 use mcplogs::wire;
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:
-  mcplogs probe                          every server configured for this project
+#[command(after_help = "EXAMPLES:
+  mcplogs probe                   # every server configured for this project
   mcplogs probe github --claude-version 2.1.288 --json
-  mcplogs probe --transcript probe.jsonl sso-gateway
-  mcplogs probe --command \"node server.js\" --contract
+  mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
+  mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
