@@ -26,7 +26,10 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
             output::stdout(&output::json_redacted(&prune_json(&plan, outcome), true)?)
         } else {
             match outcome {
-                None => output::stdout(&mcplogs::redact::output::text(&plan_text(&plan))),
+                None => output::stdout(&mcplogs::redact::output::text(&plan_text(
+                    &plan,
+                    output::width(),
+                ))),
                 Some(o) => output::stdout(&mcplogs::redact::output::text(&outcome_text(o))),
             }
         }
