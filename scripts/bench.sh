@@ -12,14 +12,28 @@
 # and prints wall time (best and median of RUNS), throughput, peak RSS and the ratios,
 # then checks mcplogs' verdicts against those of the records the tree was built from.
 #
+# Then the "real cache" benchmark (issue 12, scripts/bench/gen_cache.py: 12 projects x
+# 6 servers x 30 days, 11 GiB, image servers, fixes and regressions over time), cold
+# page cache (drop_caches; needs root) for the first scan against a cold `rg -uuu -c`,
+# then warm `scan --all` against warm rg, `prune --dry-run`, and the verdicts of the
+# newest-first scan against `--all` and against the history the tree was built with.
+#
 # Environment: BENCH_DIR (default /tmp/mcplogs-bench), BENCH_GB (2.0), RUNS (5),
-# JQ_RUNS (1; jq takes about a minute per run).
+# JQ_RUNS (1; jq takes about a minute per run), CACHE_DIR (default $BENCH_DIR-cache),
+# CACHE_GB (11), COLD_RUNS (3), REAL_CACHE (1; 0 skips it), SYNTHETIC (1; 0 skips the
+# 2 GiB benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/mcplogs-bench}
 BENCH_GB=${BENCH_GB:-2.0}
 RUNS=${RUNS:-5}
 JQ_RUNS=${JQ_RUNS:-1}
+CACHE_DIR=${CACHE_DIR:-$BENCH_DIR-cache}
+CACHE_GB=${CACHE_GB:-11}
+COLD_RUNS=${COLD_RUNS:-3}
+REAL_CACHE=${REAL_CACHE:-1}
+SYNTHETIC=${SYNTHETIC:-1}
+status=0
 
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! need rg || ! need jq || [ ! -x /usr/bin/time ]; then
@@ -31,19 +45,10 @@ echo "[bench] building mcplogs (release)"
 cargo build --quiet --release
 BIN=$PWD/target/release/mcplogs
 
-# Regenerate the tree only when the generator, the samples or the size changed.
-stamp=$(cat scripts/bench/gen_tree.py sample-logs/expected.json | sha256sum | cut -c1-16)-$BENCH_GB
-if [ "$(cat "$BENCH_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
-  echo "[bench] generating the synthetic tree in $BENCH_DIR"
-  rm -rf "$BENCH_DIR"
-  python3 scripts/bench/gen_tree.py sample-logs "$BENCH_DIR" "$BENCH_GB"
-  echo "$stamp" > "$BENCH_DIR/.stamp"
-fi
-
 # The needles: exactly the scan's prefilter (PREFILTER_NEEDLES in src/classify/signal.rs).
 mapfile -t NEEDLES < <(python3 - <<'PY'
 import re
-s = open("src/classify/signal.rs").read()
+s = open("src/markers.rs").read()
 body = re.search(r"PREFILTER_NEEDLES: &\[&str\] = &\[(.*?)\];", s, re.S).group(1)
 print("\n".join(re.findall(r'"([^"]+)"', body)))
 PY
@@ -51,13 +56,6 @@ PY
 RG_ARGS=()
 for n in "${NEEDLES[@]}"; do RG_ARGS+=(-e "$n"); done
 JQ_RE=$(printf '%s\n' "${NEEDLES[@]}" | python3 -c 'import re,sys; print("|".join(re.escape(l.strip()) for l in sys.stdin))')
-
-BYTES=$(find "$BENCH_DIR" -name '*.jsonl' -printf '%s\n' | python3 -c 'import sys; print(sum(map(int, sys.stdin)))')
-FILES=$(find "$BENCH_DIR" -name '*.jsonl' | wc -l)
-BIGGEST=$(find "$BENCH_DIR" -name '*.jsonl' -printf '%s\n' | sort -n | tail -1)
-echo "[bench] tree: $FILES files, $BYTES bytes, largest file $BIGGEST bytes"
-echo "[bench] warming the page cache"
-find "$BENCH_DIR" -name '*.jsonl' -print0 | xargs -0 cat > /dev/null
 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
@@ -67,6 +65,24 @@ measure() { # name, then the command; appends "seconds kb" to $OUT/name
   # (time also writes "Command exited with non-zero status 1" there: exit 1 = problems found)
   tail -n 1 "$OUT/$name.one" >> "$OUT/$name.times"
 }
+
+if [ "$SYNTHETIC" = 1 ]; then
+# Regenerate the tree only when the generator, the samples or the size changed.
+stamp=$(cat scripts/bench/gen_tree.py sample-logs/expected.json | sha256sum | cut -c1-16)-$BENCH_GB
+if [ "$(cat "$BENCH_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
+  echo "[bench] generating the synthetic tree in $BENCH_DIR"
+  rm -rf "$BENCH_DIR"
+  python3 scripts/bench/gen_tree.py sample-logs "$BENCH_DIR" "$BENCH_GB"
+  echo "$stamp" > "$BENCH_DIR/.stamp"
+fi
+
+BYTES=$(find "$BENCH_DIR" -name '*.jsonl' -printf '%s\n' | python3 -c 'import sys; print(sum(map(int, sys.stdin)))')
+FILES=$(find "$BENCH_DIR" -name '*.jsonl' | wc -l)
+BIGGEST=$(find "$BENCH_DIR" -name '*.jsonl' -printf '%s\n' | sort -n | tail -1)
+echo "[bench] tree: $FILES files, $BYTES bytes, largest file $BIGGEST bytes"
+echo "[bench] warming the page cache"
+find "$BENCH_DIR" -name '*.jsonl' -print0 | xargs -0 cat > /dev/null
+
 jq_pipeline() {
   find "$BENCH_DIR" -name '*.jsonl' -print0 | xargs -0 cat \
     | jq -R -c --arg re "$JQ_RE" 'fromjson? | select((.error // .debug // "") | test($re))' | wc -l
@@ -83,7 +99,7 @@ for i in $(seq "$JQ_RUNS"); do
   measure jq bash -c jq_pipeline
 done
 
-python3 - "$OUT" "$BYTES" "$BENCH_DIR/expected.json" "$(nproc)" <<'PY'
+python3 - "$OUT" "$BYTES" "$BENCH_DIR/expected.json" "$(nproc)" <<'PY' || status=1
 import json, statistics, sys
 out, total, truth_path, cores = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows = {}
@@ -118,3 +134,87 @@ print("\n".join(bad))
 print(f"warnings: {len(doc['warnings'])}")
 sys.exit(0 if ok else 1)
 PY
+fi
+
+if [ "$REAL_CACHE" = 1 ]; then
+  stamp=$(cat scripts/bench/gen_cache.py sample-logs/expected.json | sha256sum | cut -c1-16)-$CACHE_GB
+  if [ "$(cat "$CACHE_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    echo "[bench] generating the real-cache tree in $CACHE_DIR (a few minutes)"
+    rm -rf "$CACHE_DIR"
+    python3 scripts/bench/gen_cache.py sample-logs "$CACHE_DIR" "$CACHE_GB"
+    echo "$stamp" > "$CACHE_DIR/.stamp"
+  fi
+  TREE=$CACHE_DIR/claude-cli-nodejs
+  CBYTES=$(find "$TREE" -name '*.jsonl' -printf '%s\n' | python3 -c 'import sys; print(sum(map(int, sys.stdin)))')
+  CFILES=$(find "$TREE" -name '*.jsonl' | wc -l)
+  echo "[bench] real cache: $CFILES files, $CBYTES bytes"
+  drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+  if drop 2>/dev/null; then COLD=drop_caches; else COLD=none; echo "[bench] cannot drop the page cache here (not root?): cold numbers are NOT cold"; fi
+  echo "[bench] $COLD_RUNS cold runs each of the first scan and rg"
+  for i in $(seq "$COLD_RUNS"); do
+    drop 2>/dev/null || true
+    measure cold_scan "$BIN" scan --json "$TREE"
+    cp "$OUT/cold_scan.stdout" "$OUT/first.json"
+    drop 2>/dev/null || true
+    measure cold_rg rg -uuu -c "${RG_ARGS[@]}" "$TREE"
+  done
+  echo "[bench] warming the page cache"
+  find "$TREE" -name '*.jsonl' -print0 | xargs -0 cat > /dev/null
+  echo "[bench] $RUNS warm runs each of scan --all, rg, scan and prune --dry-run"
+  for i in $(seq "$RUNS"); do
+    measure warm_all "$BIN" scan --all --json "$TREE"
+    cp "$OUT/warm_all.stdout" "$OUT/all.json"
+    measure warm_rg rg -uuu -c "${RG_ARGS[@]}" "$TREE"
+    measure warm_scan "$BIN" scan --json "$TREE"
+    measure prune "$BIN" prune --dry-run "$TREE"
+  done
+  cp "$OUT/prune.stdout" "$OUT/prune.txt"
+  python3 - "$OUT" "$CBYTES" "$CACHE_DIR/expected.json" "$(nproc)" "$COLD" <<'PY' || status=1
+import json, statistics, sys
+out, total, truth_path, cores, cold = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rows = {}
+for name in ["cold_scan", "cold_rg", "warm_all", "warm_rg", "warm_scan", "prune"]:
+    t = [tuple(map(float, l.split())) for l in open(f"{out}/{name}.times") if l.strip()]
+    secs = [x[0] for x in t]
+    rows[name] = dict(best=min(secs), median=statistics.median(secs), rss=max(x[1] for x in t) / 1024, n=len(t))
+print()
+print(f"real cache: {total / 2**30:.2f} GiB; machine: {cores} cores; cold = {cold}")
+print(f"{'run':<28}{'runs':>5}{'best s':>9}{'median s':>10}{'peak RSS MiB':>14}")
+labels = {"cold_scan": "scan (first, cold)", "cold_rg": "rg -uuu -c (cold)", "warm_all": "scan --all (warm)",
+          "warm_rg": "rg -uuu -c (warm)", "warm_scan": "scan (warm)", "prune": "prune --dry-run (warm)"}
+for name, r in rows.items():
+    print(f"{labels[name]:<28}{r['n']:>5}{r['best']:>9.2f}{r['median']:>10.2f}{r['rss']:>14.1f}")
+first = json.load(open(f"{out}/first.json"))
+full = json.load(open(f"{out}/all.json"))
+read = sum(s["filesRead"] for s in first["servers"])
+files = sum(s["sessions"] for s in first["servers"])
+print(f"\nfirst scan read {read} of {files} files")
+r1 = rows["cold_scan"]["median"] / rows["cold_rg"]["median"]
+r2 = rows["warm_all"]["median"] / rows["warm_rg"]["median"]
+rss = max(rows["cold_scan"]["rss"], rows["warm_all"]["rss"], rows["warm_scan"]["rss"])
+ok = True
+def line(text, met):
+    global ok
+    ok &= met
+    print(f"{text:<60}{'met' if met else 'NOT MET'}")
+print()
+line(f"first scan / cold rg -c   = {r1:.3f}x (target: at most 0.2x)", r1 <= 0.2)
+line(f"peak RSS                  = {rss:.1f} MiB (target: under 64 MiB)", rss < 64)
+key = lambda s: (s["folder"], s["verdict"], s["cause"], s["era"], s["lastSeen"], json.dumps(s["evidence"]))
+same = sorted(map(key, first["servers"])) == sorted(map(key, full["servers"]))
+line(f"verdicts and evidence     = {'equal' if same else 'DIFFERENT'} to --all's ({len(full['servers'])} servers)", same)
+truth = json.load(open(truth_path))
+got = {s["folder"]: {"verdict": s["verdict"], "cause": s["cause"], "era": s["era"]} for s in first["servers"]}
+bad = [f for f in truth if got.get(f) != truth[f]]
+line(f"verdicts                  = {len(truth) - len(bad)}/{len(truth)} equal to the built history's", not bad)
+for f in bad:
+    print(f"  {f}: mcplogs {got.get(f)}, history {truth[f]}")
+line(f"warm scan --all / rg -c   = {r2:.2f}x (target: at most 1.5x)", r2 <= 1.5)
+p = rows["prune"]["median"]
+line(f"prune --dry-run           = {p:.2f} s (target: under 1 s)", p < 1)
+print("\nprune --dry-run says:")
+print("\n".join(open(f"{out}/prune.txt").read().splitlines()[-3:]))
+sys.exit(0 if ok else 1)
+PY
+fi
+exit $status

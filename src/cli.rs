@@ -72,6 +72,8 @@ pub enum Command {
     /// Disk use of the MCP logs per project and per server, largest first
     #[command(after_help = DU_EXAMPLES)]
     Du(DuArgs),
+    /// Delete old MCP and debug logs, keeping what explains each server's verdict
+    Prune(PruneArgs),
     /// Replay Claude Code's handshake against configured servers and predict what it will do
     Probe(crate::cmd::probe::ProbeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -220,6 +222,7 @@ impl DiscoveryArgs {
             server: self.server,
             project: self.match_project,
             since: self.since,
+            ..ScanOptions::default()
         }
     }
 }
@@ -239,6 +242,12 @@ pub struct ScanArgs {
     /// Show the decoded evidence records with file:line and timestamps
     #[arg(long, short)]
     pub verbose: bool,
+
+    /// Read every session file. By default each server's files are read newest first,
+    /// stopping once its verdict is decided (plus two older files of history); the
+    /// verdicts are the same, only the counts and history cover more.
+    #[arg(long)]
+    pub all: bool,
 
     #[command(flatten)]
     pub redact: RedactArgs,
@@ -344,4 +353,58 @@ pub struct FixArgs {
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
     pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (the plan, and what was deleted)")),
+    after_help = "EXAMPLES:
+  mcplogs prune --dry-run         # what would go, deleting nothing
+  mcplogs prune --older-than 7d   # keep the last week
+  mcplogs prune --home /mnt/old-laptop/home/ana --yes   # a copied home, no question"
+)]
+pub struct PruneArgs {
+    /// Cache folders (claude-cli-nodejs, or a folder inside one) or debug folders
+    /// (~/.claude/debug). Default: this OS's cache folder and ~/.claude/debug.
+    pub paths: Vec<PathBuf>,
+
+    /// Treat DIR as a home folder (from any OS): prune its caches and .claude/debug
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
+    /// Only files last modified longer ago than this (90m, 36h, 7d, 2w)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub older_than: Option<std::time::Duration>,
+
+    /// Only print the plan; delete nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Delete without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Why `--older-than` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DurationArgError {
+    #[error("expected a duration such as 90m, 36h, 7d or 2w")]
+    NotADuration,
+    #[error(transparent)]
+    Since(#[from] mcplogs::time::SinceError),
+}
+
+/// A duration back from now, as `--since` takes it; a date is refused here.
+fn parse_duration(arg: &str) -> Result<std::time::Duration, DurationArgError> {
+    let now = mcplogs::time::now();
+    if arg.contains('-') {
+        return Err(DurationArgError::NotADuration);
+    }
+    let since = mcplogs::time::parse_since(arg, now)?;
+    Ok(std::time::Duration::from_secs(
+        now.saturating_sub(since).max(0) as u64,
+    ))
 }

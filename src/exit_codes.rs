@@ -37,12 +37,17 @@ impl ExitCode {
             | Error::WriteReport { .. }
             | Error::Redacted { .. }
             | Error::NotAFolder(_)
-            | Error::Probe(_)
+            | Error::ClaudeVersion(_)
+            | Error::ProbeServer { .. }
+            | Error::UnknownServers(_)
+            | Error::WriteTranscript { .. }
             | Error::ProjectFolder(_)
             | Error::SettingsPath { .. }
             | Error::NoHomeFolder
             | Error::FixNotNeeded
             | Error::NotConfirmed
+            | Error::NotConfirmedPrune
+            | Error::Prune(_)
             | Error::ReadAnswer(_)
             | Error::UndoFileRemoved { .. }
             | Error::UndoKeyChanged { .. } => ExitCode::Error,

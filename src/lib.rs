@@ -22,6 +22,7 @@ pub mod explain;
 pub mod markers;
 pub mod names;
 pub mod probe;
+pub mod prune;
 pub mod record;
 pub mod redact;
 pub mod render;

@@ -28,6 +28,14 @@ pub(crate) const CONNECTION_FAILURE_MARKERS: &[&str] = &[
     // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
     "cached needs-auth",
 ];
+/// A tool call, logged to the server's file when the model calls one of its tools
+/// (`Calling MCP tool: NAME`, then `Tool 'NAME' completed successfully in 3s` or `Tool
+/// 'NAME' failed after 2s: ...`; templates in the 2.1.288 and 2.1.332 binaries). A
+/// tool can only be called once the tools were listed, so the first record is enough.
+pub(crate) const TOOL_CALL_MARKER: &str = "Calling MCP tool:";
+/// `STDIO connection closed after 5400s (cleanly)` (also `HTTP`, `SSE`, `UNKNOWN`, and
+/// `(with errors)`): how long the connection lasted, observed in every version.
+pub(crate) const CLOSED_MARKER: &str = "connection closed after ";
 /// Not decisive, but they bound a session in time (`Starting connection with timeout of
 /// 30000ms`, `STDIO connection closed after 5s`, `MCP server process exited cleanly`,
 /// `Connection abandoned after 7150ms (Claude Code is shutting down)`, and the first and
@@ -61,6 +69,7 @@ pub const PREFILTER_NEEDLES: &[&str] = &[
     "protocol version",
     "process exited",
     "HTTP transport",
+    "MCP tool",
 ];
 
 /// Every marker the classifier and the session bounds look for.
@@ -72,6 +81,8 @@ fn all_markers() -> Vec<&'static str> {
     all.push(VERSION_MARKER);
     all.extend(TOOLS_FAILURE_MARKERS);
     all.extend(CONNECTION_FAILURE_MARKERS);
+    all.push(TOOL_CALL_MARKER);
+    all.push(CLOSED_MARKER);
     all.extend(SESSION_MARKERS);
     all
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::classify::pick_deciding_session;
+use crate::classify::{Decision, NewestFirst, decide};
 use crate::decode;
 use crate::discovery::{self, DiscoveryError, Request, ServerDir};
 use crate::names::{NameMap, claude_json_in};
@@ -26,7 +26,19 @@ pub struct ScanOptions {
     pub project: Option<String>,
     /// Only sessions with records at or after this time (`--since`).
     pub since: Option<EpochSeconds>,
+    /// Read every session file (`--all`) instead of stopping, newest first, once the
+    /// verdict is decided and the history window is read.
+    pub all: bool,
+    /// Stop as soon as each verdict is decided, without the history window (for
+    /// callers that need only the deciding sessions, such as `prune`).
+    pub no_history: bool,
 }
+
+/// After the files that decide a server's verdict, this many older files are read too
+/// (when they exist), so that `history` and `failedSessions` show whether the verdict is
+/// new. Files, not days: one file is one Claude Code process, and an image server's
+/// files can be gigabytes each, so a window in days could mean reading everything.
+pub const HISTORY_WINDOW_FILES: usize = 2;
 
 /// One record shown as evidence for a verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,10 +89,24 @@ pub struct ServerReport {
     pub source: PathBuf,
     pub diagnosis: Diagnosis,
     pub last_seen: Option<String>,
+    /// Session files of the server (one per Claude Code process); for a debug log, the
+    /// sessions in it.
     pub sessions: usize,
+    /// Sessions read: those of the newest files, back to the deciding session and the
+    /// history window (all of them with `--all`).
+    pub sessions_read: usize,
+    /// Files read, out of `sessions` for a log folder.
+    pub files_read: usize,
+    /// Failed sessions among those read.
     pub failed_sessions: usize,
     pub evidence: Vec<Evidence>,
+    /// Verdicts of the sessions read.
     pub history: Vec<VerdictSeen>,
+    /// The latest session only connected (a health check, or a session that ended before
+    /// any tool was used) and an earlier session on the same connection decided.
+    pub latest_only_connected: bool,
+    /// The file holding the deciding session.
+    pub deciding_file: Option<PathBuf>,
     /// Configured names (two or more) that all write into this server's log folder:
     /// their records are interleaved and nothing in them says which server wrote which,
     /// so the verdict belongs to the folder, not to one of the names.
@@ -93,8 +119,9 @@ pub struct ServerReport {
 impl ServerReport {
     pub fn recommendation(&self) -> String {
         // A shared folder's mixed records cannot back advice for one server.
-        self.shared_note()
-            .unwrap_or_else(|| self.diagnosis.recommendation_with(self.settings.as_ref()))
+        self.shared_note().unwrap_or_else(|| {
+            crate::advice::recommendation(&self.diagnosis, self.settings.as_ref())
+        })
     }
 
     /// For a shared log folder: says so, and how to tell the servers apart.
@@ -193,8 +220,15 @@ pub fn scan_with_progress(
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
+            let window = if opts.no_history {
+                0
+            } else {
+                HISTORY_WINDOW_FILES
+            };
             let p = u.read(
                 since_iso.as_deref(),
+                opts.all,
+                window,
                 &mut w,
                 &|| progress(counter.file_done()),
                 &|bytes| progress(counter.bytes_read(bytes)),
@@ -283,6 +317,8 @@ impl Unit {
     fn read(
         self,
         since_iso: Option<&str>,
+        all: bool,
+        window: usize,
         warnings: &mut Vec<Warning>,
         file_done: &dyn Fn(),
         bytes_read: &dyn Fn(u64),
@@ -293,15 +329,39 @@ impl Unit {
         };
         match self {
             Unit::ServerDir(dir) => {
-                let mut grouper = SessionGrouper::default();
-                for f in &dir.files {
+                // Newest first, one file at a time (a file is one process, and a session
+                // never spans files), until the verdict is decided and the history
+                // window is read.
+                let mut chunks: Vec<Vec<SessionLog>> = Vec::new();
+                let mut walk = NewestFirst::default();
+                let mut decided_after: Option<usize> = None;
+                for (read, f) in dir.files.iter().rev().enumerate() {
+                    let mut grouper = SessionGrouper::default();
                     decode_into(f, warnings, &mut |r| grouper.push(r), bytes_read);
                     file_done();
+                    let chunk: Vec<SessionLog> =
+                        grouper.finish().into_iter().filter(keep_session).collect();
+                    if all {
+                        chunks.push(chunk);
+                        continue;
+                    }
+                    for s in chunk.iter().rev() {
+                        walk.push(&s.diagnosis);
+                    }
+                    chunks.push(chunk);
+                    if decided_after.is_none() && walk.decided().is_some() {
+                        decided_after = Some(read + 1);
+                    }
+                    if decided_after.is_some_and(|n| read + 1 >= n + window) {
+                        break;
+                    }
                 }
-                let sessions: Vec<SessionLog> =
-                    grouper.finish().into_iter().filter(keep_session).collect();
+                let files_read = chunks.len();
+                let sessions: Vec<SessionLog> = chunks.into_iter().rev().flatten().collect();
                 vec![ServerInProgress {
                     source: dir.path.clone(),
+                    session_files: dir.files.len(),
+                    files_read,
                     dir: Some(dir),
                     name: None,
                     sessions,
@@ -322,11 +382,17 @@ impl Unit {
                 file_done();
                 by_server
                     .into_iter()
-                    .map(|(name, g)| ServerInProgress {
-                        dir: None,
-                        name: Some(name),
-                        source: log.clone(),
-                        sessions: g.finish().into_iter().filter(keep_session).collect(),
+                    .map(|(name, g)| {
+                        let sessions: Vec<SessionLog> =
+                            g.finish().into_iter().filter(keep_session).collect();
+                        ServerInProgress {
+                            dir: None,
+                            name: Some(name),
+                            source: log.clone(),
+                            session_files: sessions.len(),
+                            files_read: 1,
+                            sessions,
+                        }
                     })
                     .collect()
             }
@@ -404,24 +470,39 @@ struct ServerInProgress {
     dir: Option<ServerDir>,
     name: Option<String>,
     source: PathBuf,
+    /// Session files of the server (after `--since`), read or not.
+    session_files: usize,
+    files_read: usize,
+    /// The sessions read, in time order.
     sessions: Vec<SessionLog>,
 }
 
 impl ServerInProgress {
     fn into_report(self, names: &NameMap) -> ServerReport {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
-        let chosen = pick_deciding_session(&diagnoses);
+        // The window read was enough to decide (that is where reading stopped), so this
+        // is the session a reading of every file would pick.
+        let chosen = match decide(&diagnoses, false) {
+            Decision::Session(i) => Some(i),
+            Decision::NeedOlder | Decision::NoSessions => None,
+        };
+        let latest = diagnoses
+            .iter()
+            .rposition(|d| d.verdict != Verdict::Unknown);
+        let latest_only_connected = matches!((chosen, latest), (Some(c), Some(l)) if c < l)
+            && chosen.is_some_and(|c| diagnoses[c].verdict != Verdict::Healthy);
 
-        let (diagnosis, evidence, last_seen) = match chosen {
+        let (diagnosis, evidence, last_seen, deciding_file) = match chosen {
             Some(i) => {
                 let session = &self.sessions[i];
                 (
                     session.diagnosis.clone(),
                     session.evidence.iter().map(Evidence::from).collect(),
                     session.last_timestamp.clone(),
+                    Some(session.file.clone()),
                 )
             }
-            None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None),
+            None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None, None),
         };
 
         let mut history: Vec<VerdictSeen> = Vec::new();
@@ -484,11 +565,15 @@ impl ServerInProgress {
             project_folder,
             source: self.source,
             failed_sessions: diagnoses.iter().filter(|d| d.verdict.is_problem()).count(),
-            sessions: self.sessions.len(),
+            sessions: self.session_files,
+            sessions_read: self.sessions.len(),
+            files_read: self.files_read,
             diagnosis,
             last_seen,
             evidence,
             history,
+            latest_only_connected,
+            deciding_file,
             shared_by,
             settings: None,
         }

@@ -11,6 +11,7 @@ use crate::verdict::Diagnosis;
 #[derive(Debug)]
 struct OpenSession {
     id: String,
+    file: std::sync::Arc<std::path::PathBuf>,
     first_timestamp: Option<String>,
     last_timestamp: Option<String>,
     cwd: Option<String>,
@@ -23,6 +24,10 @@ struct OpenSession {
 pub struct SessionLog {
     /// `sessionId`, or the file path for records without one.
     pub id: String,
+    /// The file holding the session's records: one Claude Code process writes one file
+    /// per server, so a session never spans files (a resumed session id in a later
+    /// process's file is a new session: a new process, a new connection).
+    pub file: std::path::PathBuf,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
     /// The working directory Claude Code ran in (the latest one recorded).
@@ -32,8 +37,8 @@ pub struct SessionLog {
     pub evidence: Vec<Record>,
 }
 
-/// Groups records by `sessionId` (falling back to their file). Feed records in file
-/// order, files in name (= start time) order.
+/// Groups records by file and `sessionId`. Feed records in file order, files in name (=
+/// start time) order.
 #[derive(Debug, Default)]
 pub struct SessionGrouper {
     index: HashMap<String, usize>,
@@ -42,14 +47,16 @@ pub struct SessionGrouper {
 
 impl SessionGrouper {
     pub fn push(&mut self, r: Record) {
-        let key = match &r.session_id {
+        let id = match &r.session_id {
             Some(id) if !id.is_empty() => id.clone(),
             _ => format!("file:{}", r.file.display()),
         };
+        let key = format!("{}\n{id}", r.file.display());
         let sessions = &mut self.sessions;
-        let i = *self.index.entry(key).or_insert_with_key(|key| {
+        let i = *self.index.entry(key).or_insert_with(|| {
             sessions.push(OpenSession {
-                id: key.clone(),
+                id,
+                file: std::sync::Arc::clone(&r.file),
                 first_timestamp: None,
                 last_timestamp: None,
                 cwd: None,
@@ -73,7 +80,8 @@ impl SessionGrouper {
     }
 
     /// The sessions, ordered by their first timestamp (sessions without one keep their
-    /// file order, which is start order).
+    /// file order, which is start order). The scan groups each file on its own, so its
+    /// sessions are in file order first.
     pub fn finish(self) -> Vec<SessionLog> {
         let mut out: Vec<SessionLog> = self
             .sessions
@@ -85,6 +93,7 @@ impl SessionGrouper {
                 }
                 SessionLog {
                     id: s.id,
+                    file: s.file.as_ref().clone(),
                     first_timestamp: s.first_timestamp,
                     last_timestamp: s.last_timestamp,
                     cwd: s.cwd,

@@ -6,7 +6,15 @@ mod signal;
 
 pub use signal::{Signal, read_signal, tools_failure_cause};
 
-use crate::verdict::{Cause, Diagnosis, Era, Verdict};
+use crate::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
+
+/// A connection that stayed open longer than this was not a `claude mcp list` health
+/// check. Health checks close at once (`STDIO connection closed after 0s`, observed in
+/// every version), `claude -p` runs that only connect after 2 to 9 s (the samples), and
+/// a server that never answers is given up after MCP_TIMEOUT (30 s by default); a
+/// session that lasted minutes or hours was used. Two minutes leaves room for slow
+/// starts without counting a short-lived process as proof.
+pub const HEALTH_CHECK_MAX_SECS: u64 = 120;
 
 /// At most this many records are kept as evidence of one failure (retries and reconnects
 /// can repeat the same error dozens of times).
@@ -41,12 +49,15 @@ struct ToolsFailure<E> {
 #[derive(Debug)]
 pub struct Classifier<E> {
     state: State<E>,
+    /// Proof that the current connection's tools were loaded, with its first record.
+    proof: Option<(ToolsProof, E)>,
 }
 
 impl<E> Default for Classifier<E> {
     fn default() -> Self {
         Classifier {
             state: State::Nothing,
+            proof: None,
         }
     }
 }
@@ -54,15 +65,81 @@ impl<E> Default for Classifier<E> {
 impl<E> Classifier<E> {
     /// Reads one message; `evidence` is called only when the message decides something.
     pub fn feed(&mut self, message: &str, evidence: impl FnOnce() -> E) {
-        if let Some(signal) = read_signal(message) {
-            let state = std::mem::replace(&mut self.state, State::Nothing);
-            self.state = step(state, signal, evidence());
+        let Some(signal) = read_signal(message) else {
+            return;
+        };
+        match signal {
+            // How long a connection lasted changes no verdict; it proves the tools were
+            // loaded only for a connection that is up (a failed one also closes).
+            Signal::Closed { secs } => {
+                if secs > HEALTH_CHECK_MAX_SECS
+                    && matches!(self.state, State::Connected { .. })
+                    && self.proof.is_none()
+                {
+                    self.proof = Some((ToolsProof::LongConnection { secs }, evidence()));
+                }
+            }
+            Signal::ToolCalled => {
+                match &mut self.proof {
+                    Some((ToolsProof::ToolCalls { calls }, _)) => *calls += 1,
+                    _ => self.proof = Some((ToolsProof::ToolCalls { calls: 1 }, evidence())),
+                }
+                // A tool was called, so the tools were loaded, whatever failed before
+                // (trimmed logs may lack the connection record; a refetch can succeed).
+                let state = std::mem::replace(&mut self.state, State::Nothing);
+                self.state = match state {
+                    State::Connected {
+                        era,
+                        version,
+                        capabilities,
+                        at,
+                        tolerated,
+                        ..
+                    } => State::Connected {
+                        era,
+                        version,
+                        capabilities,
+                        at,
+                        tolerated,
+                        tools_failed: None,
+                    },
+                    _ => State::Connected {
+                        era: None,
+                        version: None,
+                        capabilities: None,
+                        at: None,
+                        tolerated: None,
+                        tools_failed: None,
+                    },
+                };
+            }
+            signal => {
+                // A new connection, or a failure, starts over: the proof was of the
+                // previous connection.
+                if !matches!(
+                    signal,
+                    Signal::Tolerated { .. } | Signal::ToolsFailed { .. }
+                ) {
+                    self.proof = None;
+                }
+                let state = std::mem::replace(&mut self.state, State::Nothing);
+                self.state = step(state, signal, evidence());
+            }
         }
     }
 
     /// The diagnosis (its `evidence` indices left empty) and the evidence, in order.
     pub fn finish(self) -> (Diagnosis, Vec<E>) {
-        finish(self.state)
+        let (mut d, mut evidence) = finish(self.state);
+        if let Some((proof, e)) = self.proof
+            && matches!(d.verdict, Verdict::Healthy | Verdict::Tolerated)
+        {
+            d.tools_proof = Some(proof);
+            if d.verdict == Verdict::Healthy {
+                evidence.push(e);
+            }
+        }
+        (d, evidence)
     }
 }
 
@@ -186,6 +263,8 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             }
             _ => State::ConnectionFailed(cause, vec![i]),
         },
+        // Handled by the classifier itself (they prove, they do not decide).
+        Signal::ToolCalled | Signal::Closed { .. } => state,
     }
 }
 
@@ -242,36 +321,124 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
     }
 }
 
-/// Picks the session whose diagnosis stands for the server: the latest one with a
-/// decisive record. One exception: `claude mcp list` health checks connect but never
-/// fetch tools, so their sessions look healthy even when tools fail. A healthy session
-/// therefore does not hide an earlier tools failure (or tolerance) seen on a connection
-/// with identical capabilities (same era, protocol and server version); a different
-/// connection (after the legacy fix, a server update) does.
+/// Picks the session whose diagnosis stands for the server, from all of its sessions in
+/// time order (see [`decide`]); `None` when there are none.
 pub fn pick_deciding_session<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D]) -> Option<usize> {
-    let latest = diagnoses
-        .iter()
-        .rposition(|d| d.borrow().verdict != Verdict::Unknown)
-        .or_else(|| diagnoses.len().checked_sub(1))?;
-    let d = diagnoses[latest].borrow();
-    if d.verdict != Verdict::Healthy || d.capabilities.is_none() {
-        return Some(latest);
+    match decide(diagnoses, false) {
+        Decision::Session(i) => Some(i),
+        Decision::NeedOlder | Decision::NoSessions => None,
     }
-    for (j, e) in diagnoses[..latest]
-        .iter()
-        .map(|e| e.borrow())
-        .enumerate()
-        .rev()
-    {
-        let same = e.capabilities == d.capabilities;
-        match e.verdict {
-            Verdict::Unknown => continue,
-            Verdict::Healthy if same => continue,
-            Verdict::ToolsFetchFailed | Verdict::Tolerated if same => return Some(j),
-            _ => break,
+}
+
+/// What [`decide`] concluded from the sessions it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// This session decides, whatever older sessions hold.
+    Session(usize),
+    /// Older sessions could change the answer: read them first.
+    NeedOlder,
+    /// No sessions at all (and none older).
+    NoSessions,
+}
+
+/// The deciding rule, for the newest sessions of a server in time order. `older_unread`
+/// says whether sessions older than the slice exist and were not read; the answer is
+/// then [`Decision::NeedOlder`] whenever they could change it, so that reading newest
+/// first and stopping at the first [`Decision::Session`] gives exactly the session a
+/// reading of every session would.
+///
+/// The rule: the latest session with a decisive record decides, with one exception.
+/// `claude mcp list` health checks connect but never fetch tools, so their sessions look
+/// healthy even when tools fail. A healthy session that only connected (no tool call,
+/// closed within [`HEALTH_CHECK_MAX_SECS`]) therefore does not hide an earlier tools
+/// failure (or tolerance) seen on a connection with identical capabilities (same era,
+/// protocol and server version); going back, the first session that proves the tools
+/// were loaded (tool calls, or a connection that outlived any health check) on those
+/// capabilities decides `healthy`, and a different connection (after the legacy fix, a
+/// server update) leaves the latest session deciding.
+pub fn decide<D: std::borrow::Borrow<Diagnosis>>(diagnoses: &[D], older_unread: bool) -> Decision {
+    let mut walk = NewestFirst::default();
+    for d in diagnoses.iter().rev() {
+        if walk.push(d.borrow()) {
+            break;
         }
     }
-    Some(latest)
+    let from_newest = match (walk.decided(), older_unread) {
+        (Some(k), _) => k,
+        (None, true) => return Decision::NeedOlder,
+        (None, false) => match walk.finish() {
+            Some(k) => k,
+            None => return Decision::NoSessions,
+        },
+    };
+    Decision::Session(diagnoses.len() - 1 - from_newest)
+}
+
+/// [`decide`]'s rule, fed one session at a time from the newest to the oldest, so that
+/// a scan reading files newest first decides in one pass over what it read. Positions
+/// count from the newest session (0).
+#[derive(Debug, Default)]
+pub struct NewestFirst {
+    seen: usize,
+    /// The latest session with a decisive record, and its capabilities while the walk
+    /// looks past sessions that only connected.
+    latest: Option<(usize, Option<serde_json::Value>)>,
+    decided: Option<usize>,
+}
+
+impl NewestFirst {
+    /// Takes the next older session; returns whether the deciding session is known.
+    pub fn push(&mut self, d: &Diagnosis) -> bool {
+        if self.decided.is_some() {
+            return true;
+        }
+        let k = self.seen;
+        self.seen += 1;
+        match &self.latest {
+            None => {
+                if d.verdict == Verdict::Unknown {
+                    return false;
+                }
+                if d.verdict != Verdict::Healthy
+                    || d.capabilities.is_none()
+                    || d.tools_proof.is_some()
+                {
+                    self.decided = Some(k);
+                } else {
+                    self.latest = Some((k, d.capabilities.clone()));
+                }
+            }
+            Some((latest, caps)) => {
+                let same = d.capabilities == *caps;
+                self.decided = match d.verdict {
+                    Verdict::Unknown => None,
+                    Verdict::Healthy if same && d.tools_proof.is_some() => Some(k),
+                    Verdict::Healthy if same => None,
+                    Verdict::ToolsFetchFailed | Verdict::Tolerated if same => Some(k),
+                    _ => Some(*latest),
+                };
+            }
+        }
+        self.decided.is_some()
+    }
+
+    /// The deciding session, when the sessions pushed so far settle it.
+    pub fn decided(&self) -> Option<usize> {
+        self.decided
+    }
+
+    /// The deciding session once no older session exists: the latest decisive one, or
+    /// the newest when none is decisive.
+    pub fn finish(&self) -> Option<usize> {
+        self.decided
+            .or(self.latest.as_ref().map(|(k, _)| *k))
+            .or((self.seen > 0).then_some(0))
+    }
+
+    /// Sessions pushed so far.
+    pub fn seen(&self) -> usize {
+        self.seen
+    }
 }
 
 /// `resultType`, `ttlMs` and `cacheScope` exist only in revision 2026-07-28: a complaint
@@ -364,5 +531,82 @@ mod tests {
             Some(0)
         );
         assert_eq!(pick_deciding_session::<Diagnosis>(&[]), None);
+    }
+
+    #[test]
+    fn tool_calls_and_long_connections_prove_tools_were_loaded() {
+        let failed = classify(&[
+            modern("1.0"),
+            "Failed to fetch tools: Invalid result for tools/list: missing required resultType"
+                .into(),
+        ]);
+        let check = classify(&[
+            modern("1.0"),
+            "STDIO connection closed after 0s (cleanly)".into(),
+        ]);
+        let used = classify(&[
+            modern("1.0"),
+            "Calling MCP tool: search".into(),
+            "Tool 'search' completed successfully in 2s".into(),
+        ]);
+        let long = classify(&[
+            modern("1.0"),
+            "STDIO connection closed after 6469s (cleanly)".into(),
+        ]);
+        let short = classify(&[
+            modern("1.0"),
+            "STDIO connection closed after 120s (cleanly)".into(),
+        ]);
+        assert_eq!(used.tools_proof, Some(ToolsProof::ToolCalls { calls: 1 }));
+        assert_eq!(used.evidence, vec![0, 1]);
+        assert_eq!(
+            long.tools_proof,
+            Some(ToolsProof::LongConnection { secs: 6469 })
+        );
+        assert_eq!(short.tools_proof, None);
+        assert_eq!(check.tools_proof, None);
+        // Fixed without a version change: the session that called tools decides.
+        assert_eq!(pick_deciding_session(&[&failed, &used]), Some(1));
+        assert_eq!(pick_deciding_session(&[&failed, &long]), Some(1));
+        assert_eq!(
+            pick_deciding_session(&[&failed, &used, &check, &check]),
+            Some(1)
+        );
+        // Health checks alone prove nothing.
+        assert_eq!(
+            pick_deciding_session(&[&used, &failed, &check, &short]),
+            Some(1)
+        );
+        // Newest first: undecided until the failure (or a proof) is reached.
+        assert_eq!(decide(&[&check, &check], true), Decision::NeedOlder);
+        assert_eq!(decide(&[&check, &check], false), Decision::Session(1));
+        assert_eq!(decide(&[&failed, &check], true), Decision::Session(0));
+        assert_eq!(decide::<Diagnosis>(&[], true), Decision::NeedOlder);
+        assert_eq!(decide::<Diagnosis>(&[], false), Decision::NoSessions);
+    }
+
+    #[test]
+    fn a_tool_call_after_a_failure_in_one_connection_means_tools_loaded() {
+        let d = classify(&[
+            modern("1.0"),
+            "Failed to fetch tools: Invalid result for tools/list: missing required resultType"
+                .into(),
+            "Calling MCP tool: search".into(),
+        ]);
+        assert_eq!(d.verdict, Verdict::Healthy);
+        // A new connection starts without proof; a failure after a call wins.
+        let d = classify(&[
+            modern("1.0"),
+            "Calling MCP tool: search".into(),
+            modern("1.0"),
+        ]);
+        assert_eq!(d.tools_proof, None);
+        let d = classify(&[
+            modern("1.0"),
+            "Calling MCP tool: search".into(),
+            "Failed to fetch tools: Connection closed".into(),
+        ]);
+        assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
+        assert_eq!(d.tools_proof, None);
     }
 }

@@ -11,8 +11,8 @@ use regex::Regex;
 use crate::verdict::{Cause, Era};
 
 use crate::markers::{
-    CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, TOLERATED_MARKERS, TOOLS_FAILURE_MARKERS,
-    VERSION_MARKER,
+    CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, TOLERATED_MARKERS,
+    TOOL_CALL_MARKER, TOOLS_FAILURE_MARKERS, VERSION_MARKER,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +37,11 @@ pub enum Signal {
     VersionUnsupported,
     /// A connection attempt failed.
     ConnectionFailed { cause: Cause },
+    /// The model called one of the server's tools: its tools were loaded.
+    ToolCalled,
+    /// A connection closed after this many seconds. Decides nothing by itself; a long
+    /// one shows the session was more than a health check.
+    Closed { secs: u64 },
 }
 
 /// Reads one decoded message. `None` for everything that decides nothing, including
@@ -83,6 +88,19 @@ pub fn read_signal(message: &str) -> Option<Signal> {
             bad_tool_path,
             is_final: !m.contains("retrying in"),
         });
+    }
+    if m.starts_with(TOOL_CALL_MARKER) {
+        return Some(Signal::ToolCalled);
+    }
+    if let Some(rest) = after(m, CLOSED_MARKER)
+        && m.len() - rest.len() < 40
+    {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with('s') {
+            return Some(Signal::Closed {
+                secs: rest[..digits].parse().unwrap_or(u64::MAX),
+            });
+        }
     }
     if is_connection_failure(m) {
         return Some(Signal::ConnectionFailed {

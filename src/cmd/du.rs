@@ -15,7 +15,11 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&json::du_json(&du), true)?
     } else {
-        mcplogs::redact::output::text(&table::du_table(&du))
+        let mut t = table::du_table(&du, output::width());
+        if du.bytes > 0 {
+            t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
+        }
+        mcplogs::redact::output::text(&t)
     };
     if du.projects.is_empty() {
         output::note("mcplogs: no MCP server logs found");

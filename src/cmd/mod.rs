@@ -7,6 +7,7 @@ pub mod du;
 pub mod explain;
 pub mod fix;
 pub mod probe;
+pub mod prune;
 pub mod report;
 pub mod scan;
 pub mod settings;
@@ -23,6 +24,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Fix(args) => fix::run(args),
         Command::Report(args) => report::run(args),
         Command::Du(args) => du::run(args),
+        Command::Prune(args) => prune::run(args),
         Command::Completions(args) => docs::completions(args.shell),
         Command::Man => docs::man(),
         Command::Probe(args) => probe::run(args),

@@ -11,7 +11,10 @@ use crate::output;
 use crate::progress::ScanProgress;
 
 pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
-    let opts = args.discovery.scan_options();
+    let opts = ScanOptions {
+        all: args.all,
+        ..args.discovery.scan_options()
+    };
     let bar = ScanProgress::new();
     let mut report = scan_with_progress(&opts, &|p| bar.update(p))?;
     bar.finish();

@@ -2,6 +2,7 @@
 //! Renderers return strings; the binary decides where they go.
 
 pub mod json;
+pub mod prune;
 pub mod reason;
 pub mod table;
 

@@ -375,7 +375,13 @@ fn summary(s: &ServerReport) -> String {
         .as_deref()
         .map(|t| format!(", the last at {t}"))
         .unwrap_or_default();
-    if d.verdict.is_problem() {
+    if d.verdict.is_problem() && s.sessions_read < s.sessions {
+        // The scan read the newest files only (it stops once the verdict is decided).
+        format!(
+            "{what}. {} of the {} latest session(s) failed ({} in all){when}.",
+            s.failed_sessions, s.sessions_read, s.sessions
+        )
+    } else if d.verdict.is_problem() {
         format!(
             "{what}. {} of {} session(s) failed{when}.",
             s.failed_sessions, s.sessions

@@ -46,9 +46,13 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         diagnosis: d,
         last_seen: Some("2026-11-29T12:12:49.609Z".into()),
         sessions: 2,
+        sessions_read: 2,
+        files_read: 2,
         failed_sessions: 1,
         evidence,
         history: Vec::new(),
+        latest_only_connected: false,
+        deciding_file: None,
         shared_by: Vec::new(),
         settings: None,
     }
@@ -205,7 +209,7 @@ fn json_shape() {
         versions(),
     );
     let j = serde_json::to_value(json::report_json(&r)).expect("json");
-    assert_eq!(j["schemaVersion"], 2);
+    assert_eq!(j["schemaVersion"], 3);
     assert_eq!(j["redacted"], false);
     assert_eq!(j["versions"]["claudeCode"], "2.1.288 (Claude Code)");
     assert_eq!(j["whatsWrong"].as_array().unwrap().len(), 1);

@@ -198,7 +198,7 @@ pub fn settings_layers_json(e: &EffectiveNegotiation) -> wire::Settings {
                     (Some(problem), env_keys.clone(), None)
                 }
                 LayerStatus::Invalid { problem } => (Some(problem), Vec::new(), None),
-                LayerStatus::Unreadable { error } => (None, Vec::new(), Some(error.clone())),
+                LayerStatus::Unreadable { error } => (None, Vec::new(), Some(error.to_string())),
                 _ => (None, Vec::new(), None),
             };
             wire::SettingsLayer {
@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn json_shape() {
         let j = serde_json::to_value(settings_json(&report())).expect("json");
-        assert_eq!(j["schemaVersion"], 2);
+        assert_eq!(j["schemaVersion"], 3);
         assert_eq!(j["effective"]["value"], "auto");
         assert_eq!(j["effective"]["layer"], "user");
         assert_eq!(j["layers"][0]["status"], "ignored");

@@ -35,8 +35,10 @@ pub use crate::wire::FixRecord as UndoState;
 
 impl UndoState {
     /// 2: camelCase names, the backup's hash, the previous value as literal text.
-    /// Version-1 records (no backup hash) are refused, naming the backup.
-    pub const VERSION: u32 = crate::wire::SCHEMA_VERSION;
+    /// Version-1 records (no backup hash) are refused, naming the backup. The record
+    /// keeps its own version: the scan documents moved to 3 without changing it, and a
+    /// record written by a version-2 mcplogs must still undo.
+    pub const VERSION: u32 = 2;
 }
 
 /// Permission bits a backup may keep from the settings file: no write for others.

@@ -87,7 +87,7 @@ fn the_scan_screen_fits_80_and_120_columns() {
 #[test]
 fn json_has_every_contract_field_with_its_type() {
     let doc = scan_samples_json(&[]);
-    assert_eq!(doc["schemaVersion"], 2);
+    assert_eq!(doc["schemaVersion"], 3);
     assert!(doc["warnings"].as_array().unwrap().is_empty());
     let servers = doc["servers"].as_array().unwrap();
     assert!(servers.len() >= 13, "{}", servers.len());

@@ -123,7 +123,7 @@ fn fifos_devices_and_symlinks_in_a_log_folder_are_not_read() {
     assert_eq!(warning_for(&doc, &random).len(), 1);
     assert_eq!(warning_for(&doc, &out_link).len(), 1);
     assert_eq!(
-        server(&doc, "wrong-types")["sessions"],
+        server(&doc, "wrong-types")["sessionsRead"],
         2,
         "no extra session"
     );
@@ -207,7 +207,9 @@ fn deeply_nested_json_nul_bytes_and_bad_utf8_are_counted() {
     // The bad lines decide nothing; the deep capabilities record (an old session of its
     // own) reads as a connection whose capabilities could not be parsed.
     assert_verdicts_intact(&doc);
-    assert_eq!(server(&doc, "wrong-types")["sessions"], 3);
+    // `sessions` counts files (one per Claude Code process); the extra session is read.
+    assert_eq!(server(&doc, "wrong-types")["sessions"], 2);
+    assert_eq!(server(&doc, "wrong-types")["sessionsRead"], 3);
 }
 
 #[test]

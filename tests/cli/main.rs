@@ -17,8 +17,10 @@ mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
 mod human_output;
+mod newest_first;
 #[cfg(unix)]
 mod probe;
+mod prune;
 mod redaction_corpus;
 mod report_cli;
 mod report_leak;

@@ -86,7 +86,7 @@ fn json_has_the_same_content_as_data() {
             .current_dir(tmp.path()),
     );
     assert_eq!(r.code, 1);
-    assert_eq!(doc["schemaVersion"], 2);
+    assert_eq!(doc["schemaVersion"], 3);
     assert_eq!(doc["redacted"], true);
     assert_eq!(doc["versions"]["mcplogs"], env!("CARGO_PKG_VERSION"));
     assert_eq!(doc["versions"]["os"], std::env::consts::OS);

@@ -72,7 +72,7 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(name: &str, d
 
 /// Command output: valid against the checked-in schema, and read back into its struct
 /// (unknown fields refused) it prints the same bytes.
-fn check_output<T: Serialize + DeserializeOwned>(name: &str, stdout: &str) -> Value {
+pub(crate) fn check_output<T: Serialize + DeserializeOwned>(name: &str, stdout: &str) -> Value {
     let doc: Value = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("{name} output is JSON ({e}):\n{stdout}"));
     assert_valid(name, &doc);
@@ -330,7 +330,7 @@ fn fix_record_round_trips_and_version_1_records_are_refused() {
     apply_fix(&pending).unwrap();
     let text = fs::read_to_string(undo::state_path(&path)).unwrap();
     let record: wire::FixRecord = serde_json::from_str(&text).unwrap();
-    assert_eq!(record.version, wire::SCHEMA_VERSION);
+    assert_eq!(record.version, mcplogs::settings::undo::UndoState::VERSION);
     assert_eq!(record.previous_json.as_deref(), Some("\"auto\""));
     assert_eq!(
         pretty(&record),
@@ -375,7 +375,7 @@ fn scan_and_du_output_on_the_samples_matches_the_schema() {
             .args(["scan", "--json", "--home"])
             .arg(&home));
         let doc = check_output::<wire::ScanDocument>("scan", &r.stdout);
-        assert_eq!(doc["schemaVersion"], 2);
+        assert_eq!(doc["schemaVersion"], 3);
         assert!(doc["settings"]["layers"][0]["inEffect"].is_boolean());
 
         let r = run(mcplogs(tmp.path())
@@ -435,7 +435,7 @@ fn settings_output_and_the_fix_record_match_their_schemas() {
     write_with_mode(&sb.user_settings(), b"{\"env\": {}}\n", 0o600);
     let out = sb.run(&["settings", "--json"]);
     let doc = check_output::<wire::SettingsDocument>("settings", &stdout(&out));
-    assert_eq!(doc["schemaVersion"], 2);
+    assert_eq!(doc["schemaVersion"], 3);
     let project = &doc["layers"][2];
     assert_eq!(project["layer"], "project");
     assert_eq!(project["inEffect"], false);

@@ -1,0 +1,63 @@
+//! `mcplogs prune`: shows the plan, asks (or refuses without a terminal), deletes.
+//! Every decision and safety check lives in the library (`mcplogs::prune`).
+
+use std::io::{self, IsTerminal};
+use std::time::SystemTime;
+
+use mcplogs::prune::{self, Outcome, Plan, PruneOptions};
+use mcplogs::render::prune::{outcome_text, plan_text, prune_json, question};
+
+use crate::cli::PruneArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
+    let opts = PruneOptions {
+        paths: args.paths,
+        homes: args.home,
+        older_than: args.older_than,
+    };
+    let plan = prune::plan(&opts, SystemTime::now())?;
+    output::grouped_warnings(&plan.warnings, false);
+    let json = args.output.json;
+    let show = |outcome: Option<&Outcome>| -> Result<(), Error> {
+        if json {
+            output::stdout(&output::json_redacted(&prune_json(&plan, outcome), true)?)
+        } else {
+            match outcome {
+                None => output::stdout(&mcplogs::redact::output::text(&plan_text(
+                    &plan,
+                    output::width(),
+                ))),
+                Some(o) => output::stdout(&mcplogs::redact::output::text(&outcome_text(o))),
+            }
+        }
+    };
+    if args.dry_run || plan.files == 0 {
+        show(None)?;
+        return Ok(ExitCode::Clean);
+    }
+    if !args.yes {
+        if !io::stdin().is_terminal() {
+            show(None)?;
+            return Err(Error::NotConfirmedPrune);
+        }
+        if !json {
+            show(None)?;
+        }
+        if !ask(&plan)? {
+            output::note("mcplogs: nothing deleted");
+            return Ok(ExitCode::Clean);
+        }
+    }
+    let outcome = prune::execute(&plan, SystemTime::now());
+    output::warnings(&outcome.skipped);
+    show(Some(&outcome))?;
+    Ok(ExitCode::Clean)
+}
+
+/// `Delete N files (X GiB)? [y/N]` on a terminal; end of input is a no.
+fn ask(plan: &Plan) -> Result<bool, Error> {
+    output::ask(&question(plan)).map_err(Error::ReadAnswer)
+}

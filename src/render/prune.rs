@@ -1,0 +1,148 @@
+//! The output of `mcplogs prune`: the plan (per project and server, then the total),
+//! what was kept and why, and what deleting did.
+
+use crate::wire::{self, SCHEMA_VERSION};
+
+use super::table::{fitted_table, wrap};
+use super::terminal_safe;
+use crate::du::human_bytes;
+use crate::prune::{Kind, Outcome, Plan};
+
+/// The plan as a table: per project, its server folders, largest first, then the
+/// total and what is kept. With a `width`, lines fit it.
+pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
+    let mut out = String::new();
+    if plan.groups.is_empty() {
+        out.push_str(&wrap(
+            "Nothing to prune: every file is the newest of its server, holds a deciding session, is in use or is not old enough.",
+            "",
+            2,
+            width,
+        ));
+    } else {
+        // Projects in order of their largest folder; each one's folders largest first.
+        let mut projects: Vec<&str> = Vec::new();
+        for g in &plan.groups {
+            if !projects.contains(&g.project.as_str()) {
+                projects.push(&g.project);
+            }
+        }
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for p in projects {
+            let groups: Vec<_> = plan.groups.iter().filter(|g| g.project == p).collect();
+            rows.push(vec![
+                terminal_safe(p, false),
+                groups
+                    .iter()
+                    .map(|g| g.files.len())
+                    .sum::<usize>()
+                    .to_string(),
+                human_bytes(groups.iter().map(|g| g.bytes).sum()),
+            ]);
+            for g in groups {
+                rows.push(vec![
+                    format!("  {}", terminal_safe(&g.server, false)),
+                    g.files.len().to_string(),
+                    human_bytes(g.bytes),
+                ]);
+            }
+        }
+        out.push_str(&fitted_table(
+            &["PROJECT / SERVER", "FILES", "SIZE"],
+            &rows,
+            width,
+        ));
+        out.push_str(&format!(
+            "\nTo delete: {} files, {}\n",
+            plan.files,
+            human_bytes(plan.bytes)
+        ));
+    }
+    let k = &plan.kept;
+    let mut why = Vec::new();
+    for (n, what) in [
+        (k.newest, "newest of their server"),
+        (k.deciding, "hold a deciding session or are newer"),
+        (k.in_use, "modified in the last 10 minutes"),
+        (k.too_young, "newer than --older-than"),
+        (k.foreign, "not named like Claude Code logs"),
+    ] {
+        if n > 0 {
+            why.push(format!("{n} {what}"));
+        }
+    }
+    if !why.is_empty() {
+        out.push_str(&wrap(&format!("Kept: {}", why.join(", ")), "", 2, width));
+    }
+    out
+}
+
+/// `Delete 12 files (3.4 GiB)? [y/N] `
+pub fn question(plan: &Plan) -> String {
+    format!(
+        "Delete {} files ({})? [y/N] ",
+        plan.files,
+        human_bytes(plan.bytes)
+    )
+}
+
+pub fn outcome_text(o: &Outcome) -> String {
+    let mut out = format!(
+        "Deleted {} files, freed {}.\n",
+        o.deleted,
+        human_bytes(o.bytes_freed)
+    );
+    if !o.skipped.is_empty() {
+        out.push_str(&format!(
+            "Left {} files in place (see the warnings).\n",
+            o.skipped.len()
+        ));
+    }
+    out
+}
+
+pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> wire::PruneDocument {
+    let k = &plan.kept;
+    wire::PruneDocument {
+        schema_version: SCHEMA_VERSION,
+        roots: plan.roots.iter().map(|p| p.display().to_string()).collect(),
+        files: plan.files as u64,
+        bytes: plan.bytes,
+        groups: plan
+            .groups
+            .iter()
+            .map(|g| wire::PruneGroup {
+                kind: match g.kind {
+                    Kind::ServerLogs => "server-logs",
+                    Kind::DebugLogs => "debug-logs",
+                }
+                .to_string(),
+                project: g.project.clone(),
+                server: g.server.clone(),
+                path: g.dir.display().to_string(),
+                files: g
+                    .files
+                    .iter()
+                    .map(|c| wire::PruneFile {
+                        path: c.path.display().to_string(),
+                        bytes: c.bytes,
+                    })
+                    .collect(),
+                bytes: g.bytes,
+                kept_files: g.kept_files as u64,
+                kept_bytes: g.kept_bytes,
+            })
+            .collect(),
+        kept: wire::PruneKept {
+            newest: k.newest as u64,
+            deciding: k.deciding as u64,
+            in_use: k.in_use as u64,
+            too_young: k.too_young as u64,
+            foreign: k.foreign as u64,
+        },
+        deleted: outcome.map(|o| o.deleted as u64),
+        bytes_freed: outcome.map(|o| o.bytes_freed),
+        skipped: super::json::warnings_json(outcome.map(|o| o.skipped.as_slice()).unwrap_or(&[])),
+        warnings: super::json::warnings_json(&plan.warnings),
+    }
+}
