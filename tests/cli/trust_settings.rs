@@ -488,6 +488,28 @@ fn root_fixing_a_users_file_leaves_them_their_backup_and_record() {
     );
 }
 
+/// Root creating a user's missing settings file: the new file (and the undo record)
+/// belong to the folder's owner, mode 0600, not to root.
+#[test]
+fn root_creating_a_users_settings_file_gives_it_to_the_folders_owner() {
+    if !is_root() {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    let (uid, gid) = (65534, 65534);
+    std::os::unix::fs::chown(sb.claude_dir(), Some(uid), Some(gid)).unwrap();
+    assert!(!sb.user_settings().exists());
+    let o = sb_run(&sb, &["fix", "--yes", "--force"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for p in [sb.user_settings(), record(&sb)] {
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.gid()), (uid, gid), "{}", p.display());
+        assert_eq!(mode(&p), 0o600, "{}", p.display());
+    }
+}
+
 /// Found while closing item 1: `du` read the first line of each server's newest log
 /// with a blocking open, so a FIFO named like a log hung it.
 #[test]
