@@ -85,6 +85,27 @@ fn fix_refuses_a_settings_link_to_a_device_and_leaves_it_alone() {
     assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
 }
 
+/// The file to fix (`--settings`) is not regular: the refusal says which file that is,
+/// the link's target when the path is a symlink, the file itself when it is not.
+#[test]
+fn a_refusal_names_the_links_target_only_through_a_link() {
+    let sb = Sandbox::new();
+    mkfifo(&sb.user_settings());
+    let path = sb.user_settings().display().to_string();
+    let o = sb_run(&sb, &["fix", "--yes", "--force", "--settings", &path]);
+    assert_refused(&o, &sb.user_settings(), "not a regular file but a FIFO");
+    assert!(!stderr(&o).contains("its target"), "{}", stderr(&o));
+
+    fs::remove_file(sb.user_settings()).unwrap();
+    symlink("/dev/null", sb.user_settings()).unwrap();
+    let o = sb_run(&sb, &["fix", "--yes", "--force", "--settings", &path]);
+    assert_refused(
+        &o,
+        &sb.user_settings(),
+        "its target /dev/null is not a regular file but a character device",
+    );
+}
+
 /// The exact reproduction: `mknod d/nul c 1 3; ln -s ../nul d/.claude/settings.json`.
 #[cfg(target_os = "linux")] // major 1, minor 3 is Linux's /dev/null
 #[test]
