@@ -134,6 +134,28 @@ fn a_symlink_swapped_in_during_the_prompt_is_detected() {
     );
 }
 
+/// A dotfiles link retargeted while the diff is on screen: the path now leads to
+/// another file, so nothing is written, to the old target or the new one.
+#[test]
+fn a_link_pointed_elsewhere_during_the_prompt_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    fs::write(&a, "{}\n").unwrap();
+    fs::write(&b, "{}\n").unwrap();
+    std::os::unix::fs::symlink(&a, &path).unwrap();
+    let fix = pending(&path);
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&b, &path).unwrap();
+    let err = apply_fix(&fix).unwrap_err();
+    assert!(
+        matches!(err, SettingsError::ChangedSinceRead { .. }),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&a).unwrap(), "{}\n");
+    assert_eq!(fs::read_to_string(&b).unwrap(), "{}\n");
+}
+
 #[test]
 fn a_file_replaced_by_one_with_the_same_bytes_is_a_change() {
     let dir = tempfile::tempdir().unwrap();
