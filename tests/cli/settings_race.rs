@@ -11,7 +11,7 @@ use std::sync::{Arc, Barrier};
 
 use mcplogs::settings::SettingsError;
 use mcplogs::settings::fix::{FixOptions, FixPlan, PendingFix, apply_fix, apply_fix_in, plan_fix};
-use mcplogs::settings::write::Fs;
+use mcplogs::settings::write::{Fs, RealFs, Swap};
 
 /// The real file system without the flushes: 1,000 runs in a second or two.
 struct NoSync;
@@ -198,4 +198,80 @@ fn a_hard_link_made_during_the_prompt_is_refused() {
         fs::read_to_string(dir.path().join("second-name.json")).unwrap(),
         "{}\n"
     );
+}
+
+/// Swaps like the real file system, after another program created the settings file
+/// at that very moment (between mcplogs' last check and its no-replace rename).
+struct CreatedJustBeforeTheSwap;
+
+impl Fs for CreatedJustBeforeTheSwap {
+    fn swap(&self, tmp: &Path, to: &Path, how: Swap) -> io::Result<()> {
+        fs::write(to, "{\"theirs\": 2}\n")?;
+        RealFs.swap(tmp, to, how)
+    }
+}
+
+#[test]
+fn a_file_created_just_before_the_swap_is_a_change_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    let fix = pending(&path);
+    let err = apply_fix_in(&CreatedJustBeforeTheSwap, &fix).unwrap_err();
+    assert!(
+        matches!(err, SettingsError::ChangedSinceRead { .. }),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\"theirs\": 2}\n");
+}
+
+/// A file system without the exchange and no-replace renames (Windows, some FUSE and
+/// NFS mounts): the fix falls back to a plain rename after the check, for a new file
+/// and for an existing one.
+struct NoAtomicSwap;
+
+impl Fs for NoAtomicSwap {
+    fn swap(&self, _tmp: &Path, _to: &Path, _how: Swap) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+}
+
+#[test]
+fn without_atomic_swaps_the_fix_falls_back_to_a_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    apply_fix_in(&NoAtomicSwap, &pending(&path)).unwrap();
+    assert!(fs::read_to_string(&path).unwrap().contains("\"legacy\""));
+
+    let other = dir.path().join("other.json");
+    fs::write(&other, "{\"model\": \"opus\"}\n").unwrap();
+    apply_fix_in(&NoAtomicSwap, &pending(&other)).unwrap();
+    let text = fs::read_to_string(&other).unwrap();
+    assert!(
+        text.contains("\"legacy\"") && text.contains("opus"),
+        "{text}"
+    );
+}
+
+/// Swaps like the real file system, after another program removed the settings file at
+/// that very moment: a change, and nothing is created in its place.
+struct RemovedJustBeforeTheSwap;
+
+impl Fs for RemovedJustBeforeTheSwap {
+    fn swap(&self, tmp: &Path, to: &Path, how: Swap) -> io::Result<()> {
+        fs::remove_file(to)?;
+        RealFs.swap(tmp, to, how)
+    }
+}
+
+#[test]
+fn a_file_removed_just_before_the_swap_is_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    fs::write(&path, "{}\n").unwrap();
+    let err = apply_fix_in(&RemovedJustBeforeTheSwap, &pending(&path)).unwrap_err();
+    assert!(
+        matches!(err, SettingsError::ChangedSinceRead { .. }),
+        "{err}"
+    );
+    assert!(!path.exists());
 }
