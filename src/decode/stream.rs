@@ -67,7 +67,44 @@ pub fn scan_jsonl_matching(
     sink: &mut dyn FnMut(Record),
     block: usize,
 ) -> io::Result<Damage> {
-    let mut buf = vec![0u8; block];
+    let mut owned = take_block(block);
+    let result = scan_blocks(reader, file, needles, sink, &mut owned[..block]);
+    give_back(owned);
+    result
+}
+
+thread_local! {
+    /// One block per thread, reused from file to file. Allocating (and zeroing) a fresh
+    /// 8 MiB block per file cost more than the search on a cache of many small files:
+    /// `perf` showed 37% of a `scan --all` in `memset` on the 10 GiB real-cache tree
+    /// (4,368 files), where glibc serves the block from the heap and must zero it.
+    static BLOCK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The thread's block, at least `size` bytes (taken out, so a nested call gets its own).
+fn take_block(size: usize) -> Vec<u8> {
+    let mut b = BLOCK.with(|c| c.take());
+    if b.len() < size {
+        b.resize(size, 0);
+    }
+    b
+}
+
+fn give_back(b: Vec<u8>) {
+    BLOCK.with(|c| {
+        let held = c.take();
+        // Keep the larger one (a nested call may have grown its own).
+        c.set(if held.len() > b.len() { held } else { b });
+    });
+}
+
+fn scan_blocks(
+    reader: &mut dyn Read,
+    file: &Arc<PathBuf>,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(Record),
+    buf: &mut [u8],
+) -> io::Result<Damage> {
     let mut len = 0;
     let mut eof = false;
     let mut st = ScanState {
