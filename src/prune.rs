@@ -45,6 +45,9 @@ pub struct PruneOptions {
     pub homes: Vec<PathBuf>,
     /// Only files last modified longer ago than this.
     pub older_than: Option<Duration>,
+    /// The cache folder of the summary index (see [`crate::index`]); `None` reads the
+    /// files.
+    pub index: Option<PathBuf>,
 }
 
 /// Where a file was found.
@@ -159,6 +162,8 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         let report = scan(&ScanOptions {
             request: request.clone(),
             no_history: true,
+            index: opts.index.clone(),
+            skip_evidence: true,
             ..ScanOptions::default()
         })
         .map_err(PruneError::Discovery)?;

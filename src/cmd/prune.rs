@@ -17,6 +17,7 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         paths: args.paths,
         homes: args.home,
         older_than: args.older_than,
+        index: args.cache.index_dir(),
     };
     let plan = prune::plan(&opts, SystemTime::now())?;
     output::grouped_warnings(&plan.warnings, false);
