@@ -114,41 +114,57 @@ fn scan_blocks(
         skipping_long_line: false,
         first_block: true,
     };
+    // Read in chunks much smaller than the block, and hand on the complete lines of each
+    // chunk at once: the buffer's hot end stays in the CPU cache, where the kernel's copy
+    // and the search are fast. Only a line longer than a chunk grows towards the block.
+    let chunk = (buf.len() / 32).max(1);
+    // `buf[..searched]` is known to hold no newline.
+    let mut searched = 0;
     loop {
-        while len < buf.len() && !eof {
-            match reader.read(&mut buf[len..]) {
+        if !eof && len < buf.len() {
+            let end = (len + chunk).min(buf.len());
+            match reader.read(&mut buf[len..end]) {
                 Ok(0) => eof = true,
                 Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
         }
-        let mut start = 0;
         if st.first_block {
+            if len < 3 && len < buf.len() && !eof {
+                continue;
+            }
             st.first_block = false;
             if buf[..len].starts_with(b"\xEF\xBB\xBF") {
-                start = 3;
+                buf.copy_within(3..len, 0);
+                len -= 3;
             }
         }
         let complete = if eof {
             len
         } else {
-            match memchr::memrchr(b'\n', &buf[start..len]) {
-                Some(i) => start + i + 1,
-                None => {
+            match memchr::memrchr(b'\n', &buf[searched..len]) {
+                Some(i) => searched + i + 1,
+                None if len == buf.len() => {
                     // A whole block without a newline: one over-long line. Drop it.
                     if !st.skipping_long_line {
                         st.skipping_long_line = true;
                         st.damage.too_long += 1;
                     }
                     len = 0;
+                    searched = 0;
+                    continue;
+                }
+                None => {
+                    searched = len;
                     continue;
                 }
             }
         };
-        st.block(&buf[start..complete], eof, file, sink);
+        st.block(&buf[..complete], eof, file, sink);
         buf.copy_within(complete..len, 0);
         len -= complete;
+        searched = len;
         if eof {
             break;
         }
