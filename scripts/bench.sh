@@ -218,7 +218,7 @@ ok = True
 def line(text, met):
     global ok
     ok &= met
-    print(f"{text:<60}{'met' if met else 'NOT MET'}")
+    print(f"{text:<60} {'met' if met else 'NOT MET'}")
 print()
 line(f"first scan / cold rg -c   = {r1:.3f}x (target: at most 0.2x)", r1 <= 0.2)
 line(f"peak RSS                  = {rss:.1f} MiB (target: under 64 MiB)", rss < 64)
