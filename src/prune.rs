@@ -147,8 +147,8 @@ impl std::error::Error for PruneError {
 /// Finds what can go. Reads each server's newest files to find its deciding session
 /// (as `scan` does), never a whole cache.
 pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
-    let (cache_roots, debug_dirs) = roots(opts)?;
     let mut plan = Plan::default();
+    let (cache_roots, debug_dirs) = roots(opts, &mut plan.warnings)?;
     let request = Request {
         homes: Vec::new(),
         paths: cache_roots.clone(),
@@ -208,13 +208,19 @@ impl Plan {
 }
 
 /// The cache roots and debug folders to work on, resolved (symlinks in the named path
-/// itself are the user's choice; nothing below is followed).
-fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
+/// itself are the user's choice; nothing below is followed). The roots a home implies
+/// (its cache layouts and `.claude/debug`) are confined as `scan` confines them
+/// ([`discovery::confined_root`]): one that resolves outside its home (a copied home whose
+/// `.cache/claude-cli-nodejs` or `.claude/debug` links to another user's folder) or to a
+/// system folder is skipped with a warning, never pruned.
+fn roots(
+    opts: &PruneOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
     let mut cache = Vec::new();
     let mut debug = Vec::new();
-    let add = |p: PathBuf, list: &mut Vec<PathBuf>| {
-        if let Ok(c) = fs::canonicalize(&p)
-            && c.is_dir()
+    let mut add = |p: PathBuf, home: Option<&Path>, list: &mut Vec<PathBuf>| {
+        if let Some(c) = discovery::confined_root(&p, home, warnings)
             && !list.contains(&c)
         {
             list.push(c);
@@ -225,13 +231,16 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
         if let Some(root) =
             discovery::default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
         {
-            add(root, &mut cache);
+            // As in `scan`: the home rule holds when the root was made from the home.
+            let within = home.as_deref().filter(|h| root.starts_with(h));
+            add(root, within, &mut cache);
         }
         if let Some(h) = &home {
-            add(h.join(".claude").join(DEBUG_DIR_NAME), &mut debug);
+            add(h.join(".claude").join(DEBUG_DIR_NAME), Some(h), &mut debug);
         }
         if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
-            add(PathBuf::from(dir).join(DEBUG_DIR_NAME), &mut debug);
+            let dir = PathBuf::from(dir);
+            add(dir.join(DEBUG_DIR_NAME), Some(&dir), &mut debug);
         }
     }
     for home in &opts.homes {
@@ -244,10 +253,15 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
         for layout in HOME_LAYOUTS {
             add(
                 layout.iter().fold(home.clone(), |p, c| p.join(c)),
+                Some(home),
                 &mut cache,
             );
         }
-        add(home.join(".claude").join(DEBUG_DIR_NAME), &mut debug);
+        add(
+            home.join(".claude").join(DEBUG_DIR_NAME),
+            Some(home),
+            &mut debug,
+        );
     }
     for p in &opts.paths {
         let c = fs::canonicalize(p).map_err(|error| {
@@ -260,9 +274,9 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
             return Err(PruneError::NotACacheFolder(p.clone()));
         }
         if c.file_name().is_some_and(|n| n == DEBUG_DIR_NAME) {
-            add(c, &mut debug);
+            add(c, None, &mut debug);
         } else if c.components().any(|x| x.as_os_str() == CACHE_DIR_NAME) {
-            add(c, &mut cache);
+            add(c, None, &mut cache);
         } else {
             return Err(PruneError::NotACacheFolder(p.clone()));
         }

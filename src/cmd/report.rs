@@ -106,8 +106,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
                 .iter()
                 .map(mcplogs::probe::render::server_json)
                 .collect();
-            let servers = serde_json::Value::Array(servers).to_string();
-            doc["probe"] = serde_json::from_str(&add(&servers)).unwrap_or_default();
+            let mut servers = serde_json::Value::Array(servers);
+            masker.mask_json(&mut servers);
+            mcplogs::redact::output::json_value(&redactor, &mut servers);
+            doc["probe"] = servers;
             output::json(&doc)?
         } else {
             format!(

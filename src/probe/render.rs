@@ -65,6 +65,43 @@ impl Masker {
         }
     }
 
+    /// [`Masker::mask`] on every string of a JSON document (keys included), each
+    /// string as a whole, and the secret patterns on the document's values
+    /// ([`crate::redact::output::json_value`], which also reads `["--token", "V"]` as
+    /// one command line). Masking the serialised text instead misses a flag and its
+    /// value, which JSON writes as two strings.
+    pub fn mask_json(&self, v: &mut Value) {
+        fn literals(m: &Masker, v: &mut Value) {
+            match v {
+                Value::String(s) => {
+                    for l in &m.literals {
+                        if s.contains(l.as_str()) {
+                            *s = s.replace(l.as_str(), "[REDACTED:config]");
+                        }
+                    }
+                }
+                Value::Array(a) => a.iter_mut().for_each(|x| literals(m, x)),
+                Value::Object(o) => {
+                    let old = std::mem::take(o);
+                    for (mut k, mut x) in old {
+                        for l in &m.literals {
+                            if k.contains(l.as_str()) {
+                                k = k.replace(l.as_str(), "[REDACTED:config]");
+                            }
+                        }
+                        literals(m, &mut x);
+                        o.insert(k, x);
+                    }
+                }
+                _ => {}
+            }
+        }
+        literals(self, v);
+        if let Some(r) = &self.patterns {
+            crate::redact::output::json_value(r, v);
+        }
+    }
+
     pub fn mask(&self, text: &str) -> String {
         let mut t = text.to_string();
         for l in &self.literals {
