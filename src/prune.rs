@@ -84,6 +84,9 @@ pub struct Group {
     /// Files of this folder that are kept, and their size.
     pub kept_files: usize,
     pub kept_bytes: u64,
+    /// The folder's identity when planned: deletion goes through a handle on the folder
+    /// that must still be this one.
+    dir_identity: Option<Identity>,
 }
 
 /// Why files are kept, counted over the whole plan.
@@ -150,8 +153,8 @@ impl std::error::Error for PruneError {
 /// Finds what can go. Reads each server's newest files to find its deciding session
 /// (as `scan` does), never a whole cache.
 pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
-    let (cache_roots, debug_dirs) = roots(opts)?;
     let mut plan = Plan::default();
+    let (cache_roots, debug_dirs) = roots(opts, &mut plan.warnings)?;
     let request = Request {
         homes: Vec::new(),
         paths: cache_roots.clone(),
@@ -213,13 +216,19 @@ impl Plan {
 }
 
 /// The cache roots and debug folders to work on, resolved (symlinks in the named path
-/// itself are the user's choice; nothing below is followed).
-fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
+/// itself are the user's choice; nothing below is followed). The roots a home implies
+/// (its cache layouts and `.claude/debug`) are confined as `scan` confines them
+/// ([`discovery::confined_root`]): one that resolves outside its home (a copied home whose
+/// `.cache/claude-cli-nodejs` or `.claude/debug` links to another user's folder) or to a
+/// system folder is skipped with a warning, never pruned.
+fn roots(
+    opts: &PruneOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
     let mut cache = Vec::new();
     let mut debug = Vec::new();
-    let add = |p: PathBuf, list: &mut Vec<PathBuf>| {
-        if let Ok(c) = fs::canonicalize(&p)
-            && c.is_dir()
+    let mut add = |p: PathBuf, home: Option<&Path>, list: &mut Vec<PathBuf>| {
+        if let Some(c) = discovery::confined_root(&p, home, warnings)
             && !list.contains(&c)
         {
             list.push(c);
@@ -230,13 +239,16 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
         if let Some(root) =
             discovery::default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
         {
-            add(root, &mut cache);
+            // As in `scan`: the home rule holds when the root was made from the home.
+            let within = home.as_deref().filter(|h| root.starts_with(h));
+            add(root, within, &mut cache);
         }
         if let Some(h) = &home {
-            add(h.join(".claude").join(DEBUG_DIR_NAME), &mut debug);
+            add(h.join(".claude").join(DEBUG_DIR_NAME), Some(h), &mut debug);
         }
         if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
-            add(PathBuf::from(dir).join(DEBUG_DIR_NAME), &mut debug);
+            let dir = PathBuf::from(dir);
+            add(dir.join(DEBUG_DIR_NAME), Some(&dir), &mut debug);
         }
     }
     for home in &opts.homes {
@@ -249,10 +261,15 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
         for layout in HOME_LAYOUTS {
             add(
                 layout.iter().fold(home.clone(), |p, c| p.join(c)),
+                Some(home),
                 &mut cache,
             );
         }
-        add(home.join(".claude").join(DEBUG_DIR_NAME), &mut debug);
+        add(
+            home.join(".claude").join(DEBUG_DIR_NAME),
+            Some(home),
+            &mut debug,
+        );
     }
     for p in &opts.paths {
         let c = fs::canonicalize(p).map_err(|error| {
@@ -265,9 +282,9 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
             return Err(PruneError::NotACacheFolder(p.clone()));
         }
         if c.file_name().is_some_and(|n| n == DEBUG_DIR_NAME) {
-            add(c, &mut debug);
+            add(c, None, &mut debug);
         } else if c.components().any(|x| x.as_os_str() == CACHE_DIR_NAME) {
-            add(c, &mut cache);
+            add(c, None, &mut cache);
         } else {
             return Err(PruneError::NotACacheFolder(p.clone()));
         }
@@ -365,6 +382,7 @@ fn server_group(
         bytes: 0,
         kept_files: 0,
         kept_bytes: 0,
+        dir_identity: fs::metadata(&dir.path).ok().map(|m| identity(&m)),
     };
     // Files sort by name = start time. The newest is kept, and so are the deciding
     // session's file and everything newer.
@@ -394,30 +412,9 @@ fn server_group(
             kept.deciding += 1;
             true
         } else {
-            match meta.modified().map(|m| age(m, now, opts.older_than)) {
-                Ok(Age::Old) => false,
-                Ok(Age::TooYoung) => {
-                    kept.too_young += 1;
-                    true
-                }
-                Ok(Age::InUse) | Err(_) => {
-                    kept.in_use += 1;
-                    true
-                }
-            }
+            kept_for_age(&meta, now, opts.older_than, kept)
         };
-        if keep {
-            group.kept_files += 1;
-            group.kept_bytes += meta.len();
-        } else {
-            group.bytes += meta.len();
-            group.files.push(Candidate {
-                path: f.clone(),
-                bytes: meta.len(),
-                modified: meta.modified().expect("checked above"),
-                identity: identity(&meta),
-            });
-        }
+        group.add(f.clone(), &meta, keep);
     }
     Some(group)
 }
@@ -463,6 +460,7 @@ fn debug_group(
         bytes: 0,
         kept_files: 0,
         kept_bytes: 0,
+        dir_identity: fs::metadata(dir).ok().map(|m| identity(&m)),
     };
     let n = logs.len();
     for (i, (p, m)) in logs.into_iter().enumerate() {
@@ -470,32 +468,54 @@ fn debug_group(
             kept.newest += 1;
             true
         } else {
-            match m.modified().map(|t| age(t, now, opts.older_than)) {
-                Ok(Age::Old) => false,
-                Ok(Age::TooYoung) => {
-                    kept.too_young += 1;
-                    true
-                }
-                Ok(Age::InUse) | Err(_) => {
-                    kept.in_use += 1;
-                    true
-                }
-            }
+            kept_for_age(&m, now, opts.older_than, kept)
         };
-        if keep {
-            group.kept_files += 1;
-            group.kept_bytes += m.len();
-        } else {
-            group.bytes += m.len();
-            group.files.push(Candidate {
-                bytes: m.len(),
-                modified: m.modified().expect("checked above"),
-                identity: identity(&m),
-                path: p,
-            });
-        }
+        group.add(p, &m, keep);
     }
     Some(group)
+}
+
+/// Whether a file that is neither the newest nor a deciding one stays for its age
+/// (in use, or younger than `--older-than`); counts it in `kept` when it does. A file
+/// whose modification time cannot be read stays.
+fn kept_for_age(
+    meta: &fs::Metadata,
+    now: SystemTime,
+    older_than: Option<Duration>,
+    kept: &mut Kept,
+) -> bool {
+    match meta.modified().map(|m| age(m, now, older_than)) {
+        Ok(Age::Old) => false,
+        Ok(Age::TooYoung) => {
+            kept.too_young += 1;
+            true
+        }
+        Ok(Age::InUse) | Err(_) => {
+            kept.in_use += 1;
+            true
+        }
+    }
+}
+
+impl Group {
+    /// Counts a file of this folder: kept, or planned for deletion.
+    fn add(&mut self, path: PathBuf, meta: &fs::Metadata, keep: bool) {
+        match (keep, meta.modified()) {
+            (false, Ok(modified)) => {
+                self.bytes += meta.len();
+                self.files.push(Candidate {
+                    path,
+                    bytes: meta.len(),
+                    modified,
+                    identity: identity(meta),
+                });
+            }
+            _ => {
+                self.kept_files += 1;
+                self.kept_bytes += meta.len();
+            }
+        }
+    }
 }
 
 /// Deletes the plan's files, checking each again just before: still a regular file in
@@ -511,49 +531,146 @@ pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
                     out.deleted += 1;
                     out.bytes_freed += c.bytes;
                 }
-                Err(reason) => out.skipped.push(Warning::new(&c.path, reason)),
+                Err(reason) => out.skipped.push(Warning::new(&c.path, reason.to_string())),
             }
         }
     }
     out
 }
 
-fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), String> {
-    // The folder must still resolve to where the plan found it: a folder swapped for a
-    // symlink (to anywhere) since the plan resolves elsewhere.
-    let parent = c.path.parent().ok_or("no parent folder")?;
-    match fs::canonicalize(parent) {
-        Ok(p) if p == g.dir => {}
-        Ok(p) => {
-            return Err(format!(
-                "not deleted: its folder now resolves to {} (a symlink?)",
-                p.display()
-            ));
-        }
-        Err(e) => return Err(format!("not deleted: folder {}", reason(&e))),
-    }
-    let meta = fs::symlink_metadata(&c.path).map_err(|e| format!("not deleted: {}", reason(&e)))?;
-    if !meta.is_file() {
-        return Err("not deleted: no longer a regular file".into());
-    }
-    let modified = meta.modified().map_err(|e| format!("not deleted: {e}"))?;
-    if identity(&meta) != c.identity || meta.len() != c.bytes || modified != c.modified {
-        return Err(
-            "not deleted: the file changed since the plan (Claude Code may be using it)".into(),
-        );
-    }
-    if matches!(age(modified, now, None), Age::InUse) {
-        return Err("not deleted: modified in the last 10 minutes".into());
-    }
-    fs::remove_file(&c.path).map_err(|e| format!("not deleted: {}", reason(&e)))
+/// Why a planned file was left alone.
+#[derive(Debug, thiserror::Error)]
+pub enum NotDeleted {
+    #[error("not deleted: it has no parent folder")]
+    NoParent,
+    #[error("not deleted: its folder now resolves to {} (a symlink?)", .0.display())]
+    FolderMoved(PathBuf),
+    #[error("not deleted: no longer a regular file")]
+    NotRegular,
+    #[error("not deleted: the file changed since the plan (Claude Code may be using it)")]
+    Changed,
+    #[error("not deleted: modified in the last 10 minutes")]
+    InUse,
+    #[error("not deleted: vanished before it could be deleted")]
+    Vanished,
+    #[error("not deleted: permission denied")]
+    PermissionDenied,
+    #[error("not deleted: {0}")]
+    Io(#[source] io::Error),
 }
 
-fn reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "vanished before it could be deleted".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
+impl From<io::Error> for NotDeleted {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::NotFound => NotDeleted::Vanished,
+            io::ErrorKind::PermissionDenied => NotDeleted::PermissionDenied,
+            _ => NotDeleted::Io(e),
+        }
     }
+}
+
+fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), NotDeleted> {
+    // The folder must still resolve to where the plan found it: a folder swapped for a
+    // symlink (to anywhere) since the plan resolves elsewhere.
+    let parent = c.path.parent().ok_or(NotDeleted::NoParent)?;
+    let resolved = fs::canonicalize(parent)?;
+    if resolved != g.dir {
+        return Err(NotDeleted::FolderMoved(resolved));
+    }
+    let meta = fs::symlink_metadata(&c.path)?;
+    if !meta.is_file() {
+        return Err(NotDeleted::NotRegular);
+    }
+    let modified = meta.modified()?;
+    if identity(&meta) != c.identity || meta.len() != c.bytes || modified != c.modified {
+        return Err(NotDeleted::Changed);
+    }
+    if matches!(age(modified, now, None), Age::InUse) {
+        return Err(NotDeleted::InUse);
+    }
+    remove_in_planned_folder(g, c)?;
+    Ok(())
+}
+
+/// Unlinks the file through a handle on its folder opened without following any
+/// symlink on the way (every component of the planned, resolved folder), checked to
+/// be the folder the plan found (device, inode), and the name checked once more,
+/// through that handle, to be the planned regular file. A folder swapped for a symlink
+/// after the checks above can no longer redirect the deletion out of the cache root:
+/// the name is removed from the planned folder or not at all.
+#[cfg(unix)]
+fn remove_in_planned_folder(g: &Group, c: &Candidate) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Component;
+
+    let changed = || io::Error::other("its folder changed since the plan (a symlink?)");
+    let name = c.path.file_name().ok_or_else(changed)?;
+    let cname = CString::new(name.as_bytes()).map_err(|_| changed())?;
+    #[cfg(target_os = "linux")]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let mut dir: Option<fs::File> = None;
+    for comp in g.dir.components() {
+        let part = match comp {
+            Component::RootDir => c"/".to_owned(),
+            Component::Normal(n) => CString::new(n.as_bytes()).map_err(|_| changed())?,
+            _ => return Err(changed()),
+        };
+        let at = dir.as_ref().map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
+        // SAFETY: `part` is a valid C string; the descriptor returned is owned below.
+        let fd = unsafe { libc::openat(at, part.as_ptr(), flags) };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENOTDIR) => changed(),
+                _ => e,
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        dir = Some(unsafe { fs::File::from_raw_fd(fd) });
+    }
+    let dir = dir.ok_or_else(changed)?;
+    if Some(identity(&dir.metadata()?)) != g.dir_identity {
+        return Err(changed());
+    }
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor, C string and out-pointer.
+    if unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            cname.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let same = (st.st_mode & libc::S_IFMT) == libc::S_IFREG
+        && Identity {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        } == c.identity;
+    if !same {
+        return Err(io::Error::other(
+            "the file changed since the plan (Claude Code may be using it)",
+        ));
+    }
+    // SAFETY: valid descriptor and C string.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), cname.as_ptr(), 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn remove_in_planned_folder(_g: &Group, c: &Candidate) -> io::Result<()> {
+    fs::remove_file(&c.path)
 }
 
 #[cfg(test)]
@@ -576,6 +693,75 @@ mod tests {
             "b924bdfd-1234-4abc-8def-0123456789ab.txt.gz"
         ));
         assert!(!is_debug_log_name("my notes.txt"));
+    }
+
+    /// The last layer alone (called past the path checks of `delete_one`, as if the
+    /// swap happened just after them): a planned folder, or a folder above it, swapped
+    /// for a symlink or for another folder holding files of the same names, deletes
+    /// nothing; the planned folder itself still deletes.
+    #[cfg(unix)]
+    #[test]
+    fn deletion_goes_through_the_planned_folder_only() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let debug = home.join(".claude").join("debug");
+        fs::create_dir_all(&debug).unwrap();
+        let names: Vec<String> = (1..=4)
+            .map(|i| format!("0b0f3c1e-1111-4a2b-9c3d-00000000000{i}.txt"))
+            .collect();
+        let week = SystemTime::now() - Duration::from_secs(7 * 86_400);
+        for (i, n) in names.iter().enumerate() {
+            let p = debug.join(n);
+            fs::write(&p, "x").unwrap();
+            let f = fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(week + Duration::from_secs(i as u64))
+                .unwrap();
+        }
+        let opts = PruneOptions {
+            homes: vec![home.clone()],
+            ..PruneOptions::default()
+        };
+        let p = plan(&opts, SystemTime::now()).unwrap();
+        let g = &p.groups[0];
+        assert_eq!(g.files.len(), 3);
+        let decoy = tmp.path().join("decoy");
+        fs::create_dir(&decoy).unwrap();
+        for n in &names {
+            fs::write(decoy.join(n), "precious").unwrap();
+        }
+        let count = |d: &Path| fs::read_dir(d).unwrap().count();
+
+        // The folder itself swapped for a symlink.
+        let real = home.join(".claude").join("debug.real");
+        fs::rename(&debug, &real).unwrap();
+        symlink(&decoy, &debug).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&decoy), 4);
+        fs::remove_file(&debug).unwrap();
+
+        // A folder above it swapped for a symlink to a tree of the same shape.
+        let other = tmp.path().join("other");
+        fs::create_dir_all(&other).unwrap();
+        symlink(&decoy, other.join("debug")).unwrap();
+        fs::rename(home.join(".claude"), tmp.path().join("claude.real")).unwrap();
+        symlink(&other, home.join(".claude")).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&decoy), 4);
+        fs::remove_file(home.join(".claude")).unwrap();
+        fs::rename(tmp.path().join("claude.real"), home.join(".claude")).unwrap();
+
+        // Another real folder (no symlink) renamed into its place.
+        fs::rename(&decoy, &debug).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&debug), 4);
+        fs::rename(&debug, &decoy).unwrap();
+
+        // The planned folder back in place: the file goes, the decoy stays.
+        fs::rename(&real, &debug).unwrap();
+        remove_in_planned_folder(g, &g.files[0]).unwrap();
+        assert!(!g.files[0].path.exists());
+        assert_eq!(count(&decoy), 4);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::safe_read::{Follow, ReadError, read_regular};
 use serde_json::{Map, Value};
 
 /// Where a server's configuration came from.
@@ -66,6 +67,12 @@ pub struct ServerConfig {
     /// Project servers need approval before Claude Code starts them; `None` when the
     /// question does not arise (user and local scope).
     pub approved: Option<bool>,
+    /// A project server approved in a file the project cannot ship: the user's
+    /// `~/.claude.json` (where Claude Code records the user's answer) or
+    /// `~/.claude/settings.json`. A cloned repository can commit its own `.mcp.json`
+    /// and `.claude/settings*.json`, approving itself; only this lets mcplogs start the
+    /// server unasked (see [`ServerConfig::starts_unasked`]).
+    pub approved_outside_project: bool,
     /// Problems found while resolving (unset variables, an unknown type...).
     pub warnings: Vec<String>,
 }
@@ -80,12 +87,25 @@ impl ServerConfig {
             .collect()
     }
 
+    /// Whether `probe` (and `report --probe`) may start or connect to this server
+    /// without the user naming it: every server except a project (`.mcp.json`) server
+    /// the user has not approved outside the project. A repository's `.mcp.json` is
+    /// code from whoever wrote the repository: Claude Code asks before starting it, and
+    /// so mcplogs neither runs its command nor sends its headers (which may expand the
+    /// user's environment variables) to its URL unless approved or named.
+    pub fn starts_unasked(&self) -> bool {
+        self.scope != Scope::Project || self.approved_outside_project
+    }
+
     /// A server from `--command "node server.js" ARGS...`: the command line is split on
     /// whitespace (quotes group words), as a shell would for a simple command.
-    pub fn from_command(command: &str, extra_args: &[String]) -> Result<ServerConfig, String> {
+    pub fn from_command(
+        command: &str,
+        extra_args: &[String],
+    ) -> Result<ServerConfig, CommandLineError> {
         let mut words = split_words(command)?;
         if words.is_empty() {
-            return Err("--command is empty".into());
+            return Err(CommandLineError::EmptyCommand);
         }
         let program = words.remove(0);
         words.extend(extra_args.iter().cloned());
@@ -103,6 +123,7 @@ impl ServerConfig {
             url: String::new(),
             headers: BTreeMap::new(),
             approved: None,
+            approved_outside_project: false,
             warnings: Vec::new(),
         })
     }
@@ -112,15 +133,15 @@ impl ServerConfig {
         url: &str,
         headers: &[String],
         transport: TransportKind,
-    ) -> Result<ServerConfig, String> {
+    ) -> Result<ServerConfig, CommandLineError> {
         let mut map = BTreeMap::new();
         for h in headers {
             let (k, v) = h
                 .split_once(':')
-                .ok_or_else(|| format!("--header {h:?}: expected NAME:VALUE"))?;
+                .ok_or_else(|| CommandLineError::HeaderWithoutColon(h.clone()))?;
             let k = k.trim();
             if k.is_empty() {
-                return Err(format!("--header {h:?}: empty header name"));
+                return Err(CommandLineError::EmptyHeaderName(h.clone()));
             }
             map.insert(k.to_string(), v.trim().to_string());
         }
@@ -135,14 +156,29 @@ impl ServerConfig {
             url: url.to_string(),
             headers: map,
             approved: None,
+            approved_outside_project: false,
             warnings: Vec::new(),
         })
     }
 }
 
+/// A server given on the command line (`--command`, `--url`, `--header`) that cannot
+/// be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandLineError {
+    #[error("the command is empty")]
+    EmptyCommand,
+    #[error("unbalanced quote in {0:?}")]
+    UnbalancedQuote(String),
+    #[error("--header {0:?}: expected NAME:VALUE")]
+    HeaderWithoutColon(String),
+    #[error("--header {0:?}: empty header name")]
+    EmptyHeaderName(String),
+}
+
 /// Splits a command line into words: whitespace separates, single and double quotes
 /// group, a backslash escapes the next character outside single quotes.
-pub fn split_words(s: &str) -> Result<Vec<String>, String> {
+pub fn split_words(s: &str) -> Result<Vec<String>, CommandLineError> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -176,7 +212,7 @@ pub fn split_words(s: &str) -> Result<Vec<String>, String> {
         }
     }
     if quote.is_some() {
-        return Err(format!("unbalanced quote in {s:?}"));
+        return Err(CommandLineError::UnbalancedQuote(s.to_string()));
     }
     if in_word {
         out.push(cur);
@@ -185,20 +221,27 @@ pub fn split_words(s: &str) -> Result<Vec<String>, String> {
 }
 
 /// A configuration file that could not be used, with what is wrong.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {error}", path.display())]
 pub struct ConfigProblem {
     pub path: PathBuf,
-    pub message: String,
+    #[source]
+    pub error: ConfigFileError,
 }
 
-impl std::fmt::Display for ConfigProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
-    }
+/// Why a configuration file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    /// Not a regular file, too large, or unreadable.
+    #[error("{0}")]
+    Read(#[source] ReadError),
+    /// Read, but not JSON (the message says where, for a one-line warning).
+    #[error("not valid JSON ({0})")]
+    Json(#[source] serde_json::Error),
 }
 
 /// Every server configured for a project, in Claude Code's precedence.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Resolved {
     pub servers: Vec<ServerConfig>,
     /// Files that exist but could not be read or parsed (the rest still counts).
@@ -222,31 +265,21 @@ pub fn global_config_path(
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
 const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
 
-fn read_json(path: &Path) -> Result<Option<Value>, String> {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
+fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
+    // Regular files only, bounded, never a blocking open of a FIFO (safe_read).
+    let Some(file) =
+        read_regular(path, MAX_CONFIG_BYTES, Follow::Links).map_err(ConfigFileError::Read)?
+    else {
+        return Ok(None);
     };
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(format!(
-            "{} bytes, larger than the {} MiB mcplogs reads",
-            meta.len(),
-            MAX_CONFIG_BYTES / 1024 / 1024
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(&file.bytes);
     let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
         return Ok(None);
     }
     serde_json::from_str(text)
         .map(Some)
-        .map_err(|e| format!("not valid JSON ({e})"))
+        .map_err(ConfigFileError::Json)
 }
 
 /// Resolves every server for `project` (an absolute path).
@@ -264,6 +297,8 @@ pub fn resolve(
     };
 
     let mut approval = Approval::default();
+    // Approval read only from the user's own files, outside the project.
+    let mut user_approval = Approval::default();
     let mut local: Option<(PathBuf, Map<String, Value>)> = None;
     let mut user: Option<(PathBuf, Map<String, Value>)> = None;
     if let Some(path) = global_config {
@@ -278,12 +313,13 @@ pub fn resolve(
                         local = Some((path.to_path_buf(), m.clone()));
                     }
                     approval.read(p);
+                    user_approval.read(p);
                 }
             }
             Ok(None) => {}
-            Err(message) => r.problems.push(ConfigProblem {
+            Err(error) => r.problems.push(ConfigProblem {
                 path: path.to_path_buf(),
-                message,
+                error,
             }),
         }
     }
@@ -297,9 +333,9 @@ pub fn resolve(
             }
         }
         Ok(None) => {}
-        Err(message) => r.problems.push(ConfigProblem {
+        Err(error) => r.problems.push(ConfigProblem {
             path: mcp_json.clone(),
-            message,
+            error,
         }),
     }
     for settings in [
@@ -316,6 +352,7 @@ pub fn resolve(
         && let Ok(Some(doc)) = read_json(&home_settings)
     {
         approval.read(&doc);
+        user_approval.read(&doc);
     }
 
     for (scope, entry) in [
@@ -330,6 +367,8 @@ pub fn resolve(
             let mut cfg = server_from_json(&name, &value, scope, &path, env);
             if scope == Scope::Project {
                 cfg.approved = Some(approval.approves(&name));
+                cfg.approved_outside_project =
+                    user_approval.approves(&name) && !approval.disabled.iter().any(|n| n == &name);
             }
             add(cfg, &mut by_name);
         }
@@ -481,6 +520,7 @@ fn server_from_json(
         url,
         headers,
         approved: None,
+        approved_outside_project: false,
         warnings,
     }
 }
@@ -607,6 +647,31 @@ mod tests {
         let r = resolve(Some(&global), dir.path(), &env);
         assert_eq!(r.problems.len(), 1);
         assert_eq!(r.servers.len(), 1);
+    }
+
+    /// A FIFO as `.mcp.json` (or `~/.claude.json`) is a problem named in one line, and
+    /// nothing blocks on it.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_as_a_config_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(".mcp.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid, NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let r = resolve(None, dir.path(), &env);
+        assert_eq!(r.problems.len(), 1);
+        assert!(matches!(
+            r.problems[0].error,
+            ConfigFileError::Read(ReadError::NotRegular { .. })
+        ));
+        assert_eq!(
+            r.problems[0].to_string(),
+            format!(
+                "{}: not a regular file but a FIFO (named pipe)",
+                fifo.display()
+            )
+        );
     }
 }
 

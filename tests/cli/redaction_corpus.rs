@@ -204,6 +204,36 @@ fn plant() -> Tree {
     )
     .unwrap();
 
+    // Logs old enough for `prune` to plan deleting them (its table names the folders).
+    for entry in walkdir::WalkDir::new(&cache) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let f = fs::File::options().write(true).open(entry.path()).unwrap();
+            f.set_modified(
+                std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400),
+            )
+            .unwrap();
+        }
+    }
+    // A configured server for `probe`: the secret in its name, every plant as one of
+    // its arguments (a flag and its value are two JSON strings), in its env and its
+    // command. The command does not exist, so the probe fails at once.
+    let args: Vec<&str> = CORPUS
+        .iter()
+        .flat_map(|p| match p.text.split_once(' ') {
+            Some((flag, v)) if flag.starts_with("--") => vec![flag, v],
+            _ => vec![p.text],
+        })
+        .collect();
+    let config = serde_json::json!({"mcpServers": {
+        SERVER_SECRET: {
+            "command": format!("/nonexistent/{ZOD_SECRET}"),
+            "args": args,
+            "env": {"API_KEY": "SKRa20tokarg", "MYSQL_PWD": "SKRa13mysql"},
+        }
+    }});
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+
     let paste = tmp.path().join("paste.txt");
     fs::write(
         &paste,
@@ -306,6 +336,8 @@ fn args<'a>(t: &'a Tree, cmd: &[&'a str]) -> Vec<&'a str> {
             t.managed.to_str().unwrap(),
         ]),
         "explain" => v.push(t.paste.to_str().unwrap()),
+        "prune" => v.extend(["--home", t.home.to_str().unwrap()]),
+        "probe" => v.extend(["--claude-version", "2.1.332"]),
         _ => {}
     }
     v
@@ -325,6 +357,7 @@ fn every_planted_secret_reaches_the_unredacted_output() {
         &["scan", "--json", "--no-redact"],
         &["report", "--no-redact"],
         &["report", "--json", "--no-redact"],
+        &["probe", "--json", "--no-redact"],
     ] {
         let out = shown(&t, &args(&t, cmd));
         let missing: Vec<&str> = all_markers()
@@ -349,6 +382,12 @@ fn no_planted_secret_appears_in_any_output() {
         &["du", "--json"],
         &["explain"],
         &["explain", "--json"],
+        &["prune", "--dry-run"],
+        &["prune", "--dry-run", "--json"],
+        &["probe"],
+        &["probe", "--json"],
+        &["report", "--probe"],
+        &["report", "--probe", "--json"],
     ] {
         let out = shown(&t, &args(&t, cmd));
         let leaks: Vec<String> = all_markers()

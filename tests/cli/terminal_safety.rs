@@ -62,6 +62,27 @@ fn hostile_tree() -> Tree {
         );
         fs::write(&f, damaged).unwrap();
     }
+    // Old enough for `prune` to plan deleting them, so its table shows the folders.
+    for e in walkdir::WalkDir::new(&cache) {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let f = fs::File::options().write(true).open(e.path()).unwrap();
+            f.set_modified(
+                std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400),
+            )
+            .unwrap();
+        }
+    }
+    // A configured server with a hostile name, command and arguments, for `probe` (the
+    // command does not exist, so it fails at once, with its name in the message).
+    let claude_json = home.join(".claude.json");
+    let mut cfg: Value = serde_json::from_str(&fs::read_to_string(&claude_json).unwrap()).unwrap();
+    cfg["mcpServers"][format!("srv{EVIL_NAME}")] = serde_json::json!({
+        "command": format!("/nonexistent/{EVIL_NAME}"),
+        "args": [EVIL_NAME, "\u{1b}]52;c;ZXZpbA==\u{7}"],
+        "env": {format!("K{EVIL_NAME}"): "v"},
+    });
+    fs::write(&claude_json, cfg.to_string()).unwrap();
     // A FIFO and a symlink with hostile names: each ends in a warning naming it.
     let fifo = server.join(format!("{EVIL_NAME}.jsonl"));
     let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
@@ -159,6 +180,37 @@ fn no_subcommand_writes_a_raw_control_character() {
         cat(&[&["report", "--json", "--managed-dir", managed], &disc]),
         cat(&[&["report", "--no-redact", "--managed-dir", managed], &disc]),
         cat(&[&["report", "--managed-dir", managed], &disc, &[missing]]),
+        cat(&[&["prune", "--dry-run"], &disc]),
+        cat(&[&["prune", "--dry-run", "--json"], &disc]),
+        cat(&[&["prune", "--yes"], &disc, &[missing]]),
+        vec![
+            "probe",
+            "--claude-version",
+            "2.1.332",
+            "--timeout",
+            "5s",
+            "--managed-dir",
+            managed,
+        ],
+        vec![
+            "probe",
+            "--json",
+            "--claude-version",
+            "2.1.332",
+            "--timeout",
+            "5s",
+            "--managed-dir",
+            managed,
+        ],
+        vec![
+            "probe",
+            "--claude-version",
+            "2.1.332",
+            "--managed-dir",
+            managed,
+            EVIL_NAME,
+        ],
+        cat(&[&["report", "--probe", "--managed-dir", managed], &disc]),
     ];
     let mut everything = String::new();
     for args in &runs {
@@ -194,6 +246,9 @@ fn no_subcommand_writes_a_raw_control_character() {
         "EVIL<U+202E>KEY",
         "a FIFO",
         "no MCP server logs found (searched: ",
+        // prune's table and probe's server line show the hostile names, escaped.
+        "wrongev\\x1b[2Jil\\r\\x9b31m\\x7f<U+202E>txt",
+        "srvev\\x1b[2Jil",
     ] {
         assert!(
             everything.contains(shown),
