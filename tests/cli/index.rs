@@ -2,6 +2,7 @@
 //! scan without it (verdict, evidence, deciding file, history, counts, warnings), after
 //! the files change in every way a key can or cannot see, and with a damaged index.
 
+#[cfg(unix)]
 use crate::common::*;
 use crate::newest_first::{Kind, kind, write_history};
 
