@@ -99,16 +99,23 @@ pub fn fix_command(target: &FixTarget, project_dir: &Path) -> String {
     }
 }
 
+/// [`Diagnosis::recommendation`](crate::verdict::Diagnosis::recommendation) knowing the
+/// settings of the server's project: the legacy advice then names the file `mcplogs fix`
+/// writes, or says the fix is in place.
+pub fn recommendation(d: &crate::verdict::Diagnosis, settings: Option<&SettingsAdvice>) -> String {
+    match (settings, d.legacy_fix_wording()) {
+        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, newer),
+        _ => d.recommendation(),
+    }
+}
+
 /// What to do about a server the legacy setting would help, given its settings.
 /// `what` says what the server's tools/list result got wrong.
 pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer: &str) -> String {
-    let head =
-        format!("The server negotiated revision 2026-07-28 but its tools/list result {what}");
+    let head = crate::verdict::legacy_head(what);
     let report = "and report it to the server's authors";
     let Some(a) = advice else {
-        return format!(
-            "{head}: run `mcplogs fix`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, {report}."
-        );
+        return crate::verdict::legacy_recommendation_unplaced(what, newer);
     };
     match &a.target {
         FixTarget::Write { path, .. } => format!(

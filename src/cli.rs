@@ -358,10 +358,10 @@ pub struct FixArgs {
 #[derive(Debug, Args)]
 #[command(
     mut_arg("json", |a| a.help("One JSON document on stdout (the plan, and what was deleted)")),
-    after_help = "Examples:
-  mcplogs prune --dry-run                 what would go, deleting nothing
-  mcplogs prune --older-than 7d           keep the last week
-  mcplogs prune --home /mnt/old-laptop/home/ana --yes"
+    after_help = "EXAMPLES:
+  mcplogs prune --dry-run         # what would go, deleting nothing
+  mcplogs prune --older-than 7d   # keep the last week
+  mcplogs prune --home /mnt/old-laptop/home/ana --yes   # a copied home, no question"
 )]
 pub struct PruneArgs {
     /// Cache folders (claude-cli-nodejs, or a folder inside one) or debug folders
@@ -388,13 +388,22 @@ pub struct PruneArgs {
     pub output: OutputArgs,
 }
 
+/// Why `--older-than` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DurationArgError {
+    #[error("expected a duration such as 90m, 36h, 7d or 2w")]
+    NotADuration,
+    #[error(transparent)]
+    Since(#[from] mcplogs::time::SinceError),
+}
+
 /// A duration back from now, as `--since` takes it; a date is refused here.
-fn parse_duration(arg: &str) -> Result<std::time::Duration, String> {
+fn parse_duration(arg: &str) -> Result<std::time::Duration, DurationArgError> {
     let now = mcplogs::time::now();
     if arg.contains('-') {
-        return Err("expected a duration such as 90m, 36h, 7d or 2w".into());
+        return Err(DurationArgError::NotADuration);
     }
-    let since = mcplogs::time::parse_since(arg, now).map_err(|e| e.to_string())?;
+    let since = mcplogs::time::parse_since(arg, now)?;
     Ok(std::time::Duration::from_secs(
         now.saturating_sub(since).max(0) as u64,
     ))

@@ -36,8 +36,8 @@ pub enum Error {
     NothingToExplain,
     /// `fix`: no file mcplogs may write can take effect (a managed file decides, or the
     /// user file cannot be located).
-    #[error("not writing anything: {0}")]
-    FixBlocked(String),
+    #[error("not writing anything: {}{}", .0.reason(), fix_blocked_hint(.0))]
+    FixBlocked(Box<mcplogs::settings::target::FixTarget>),
     /// stdout failed (other than a closed pipe, which is not an error).
     #[error("cannot write output: {0}")]
     WriteOutput(#[source] io::Error),
@@ -47,10 +47,21 @@ pub enum Error {
     /// `report`: an error whose text went through the report's redactor.
     #[error("{message}")]
     Redacted { message: String, source: io::Error },
-    /// `probe`: a usage problem the flags' parser cannot see (a bad version, an unknown
-    /// server name, an unwritable transcript); the text is complete.
-    #[error("{0}")]
-    Probe(String),
+    /// `probe --claude-version` that is not a version.
+    #[error("--claude-version {0:?}: expected a version such as 2.1.288")]
+    ClaudeVersion(String),
+    /// `probe --command`/`--url`/`--header` that cannot be used.
+    #[error("{flag}: {source}")]
+    ProbeServer {
+        flag: &'static str,
+        source: mcplogs::probe::config::CommandLineError,
+    },
+    /// `probe NAME...` naming servers that are not configured (each named on stderr).
+    #[error("{0} unknown server name(s)")]
+    UnknownServers(usize),
+    /// `probe --transcript FILE` cannot be written.
+    #[error("{}: cannot write the transcript", path.display())]
+    WriteTranscript { path: PathBuf, source: io::Error },
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]
     NotAFolder(PathBuf),
@@ -97,6 +108,16 @@ pub enum Error {
         now: Option<NegotiationValue>,
         previous: Option<String>,
     },
+}
+
+/// The command-line advice when `fix` has no file it may write.
+fn fix_blocked_hint(t: &mcplogs::settings::target::FixTarget) -> &'static str {
+    match t {
+        mcplogs::settings::target::FixTarget::NoUserFile => {
+            " (set HOME or CLAUDE_CONFIG_DIR, or name the file with --settings)"
+        }
+        _ => "",
+    }
 }
 
 /// The command-line advice for a settings error, if there is one.

@@ -37,7 +37,10 @@ impl ExitCode {
             | Error::WriteReport { .. }
             | Error::Redacted { .. }
             | Error::NotAFolder(_)
-            | Error::Probe(_)
+            | Error::ClaudeVersion(_)
+            | Error::ProbeServer { .. }
+            | Error::UnknownServers(_)
+            | Error::WriteTranscript { .. }
             | Error::ProjectFolder(_)
             | Error::SettingsPath { .. }
             | Error::NoHomeFolder

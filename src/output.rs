@@ -71,6 +71,21 @@ pub fn prompt(text: &str) {
     let _ = err.flush();
 }
 
+/// Asks `question` on stderr and reads one line from stdin: true for `y` or `yes` (any
+/// case). End of input (Ctrl-D) is a no, and ends the prompt's line.
+pub fn ask(question: &str) -> io::Result<bool> {
+    prompt(question);
+    let mut answer = String::new();
+    if io::BufRead::read_line(&mut io::stdin().lock(), &mut answer)? == 0 {
+        note("");
+        return Ok(false);
+    }
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
 /// `mcplogs: warning: <message>` on stderr.
 /// The message is one line: a newline or control character in it (from a file name)
 /// is shown escaped.

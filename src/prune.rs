@@ -407,30 +407,9 @@ fn server_group(
             kept.deciding += 1;
             true
         } else {
-            match meta.modified().map(|m| age(m, now, opts.older_than)) {
-                Ok(Age::Old) => false,
-                Ok(Age::TooYoung) => {
-                    kept.too_young += 1;
-                    true
-                }
-                Ok(Age::InUse) | Err(_) => {
-                    kept.in_use += 1;
-                    true
-                }
-            }
+            kept_for_age(&meta, now, opts.older_than, kept)
         };
-        if keep {
-            group.kept_files += 1;
-            group.kept_bytes += meta.len();
-        } else {
-            group.bytes += meta.len();
-            group.files.push(Candidate {
-                path: f.clone(),
-                bytes: meta.len(),
-                modified: meta.modified().expect("checked above"),
-                identity: identity(&meta),
-            });
-        }
+        group.add(f.clone(), &meta, keep);
     }
     Some(group)
 }
@@ -484,32 +463,54 @@ fn debug_group(
             kept.newest += 1;
             true
         } else {
-            match m.modified().map(|t| age(t, now, opts.older_than)) {
-                Ok(Age::Old) => false,
-                Ok(Age::TooYoung) => {
-                    kept.too_young += 1;
-                    true
-                }
-                Ok(Age::InUse) | Err(_) => {
-                    kept.in_use += 1;
-                    true
-                }
-            }
+            kept_for_age(&m, now, opts.older_than, kept)
         };
-        if keep {
-            group.kept_files += 1;
-            group.kept_bytes += m.len();
-        } else {
-            group.bytes += m.len();
-            group.files.push(Candidate {
-                bytes: m.len(),
-                modified: m.modified().expect("checked above"),
-                identity: identity(&m),
-                path: p,
-            });
-        }
+        group.add(p, &m, keep);
     }
     Some(group)
+}
+
+/// Whether a file that is neither the newest nor a deciding one stays for its age
+/// (in use, or younger than `--older-than`); counts it in `kept` when it does. A file
+/// whose modification time cannot be read stays.
+fn kept_for_age(
+    meta: &fs::Metadata,
+    now: SystemTime,
+    older_than: Option<Duration>,
+    kept: &mut Kept,
+) -> bool {
+    match meta.modified().map(|m| age(m, now, older_than)) {
+        Ok(Age::Old) => false,
+        Ok(Age::TooYoung) => {
+            kept.too_young += 1;
+            true
+        }
+        Ok(Age::InUse) | Err(_) => {
+            kept.in_use += 1;
+            true
+        }
+    }
+}
+
+impl Group {
+    /// Counts a file of this folder: kept, or planned for deletion.
+    fn add(&mut self, path: PathBuf, meta: &fs::Metadata, keep: bool) {
+        match (keep, meta.modified()) {
+            (false, Ok(modified)) => {
+                self.bytes += meta.len();
+                self.files.push(Candidate {
+                    path,
+                    bytes: meta.len(),
+                    modified,
+                    identity: identity(meta),
+                });
+            }
+            _ => {
+                self.kept_files += 1;
+                self.kept_bytes += meta.len();
+            }
+        }
+    }
 }
 
 /// Deletes the plan's files, checking each again just before: still a regular file in
@@ -525,41 +526,65 @@ pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
                     out.deleted += 1;
                     out.bytes_freed += c.bytes;
                 }
-                Err(reason) => out.skipped.push(Warning::new(&c.path, reason)),
+                Err(reason) => out.skipped.push(Warning::new(&c.path, reason.to_string())),
             }
         }
     }
     out
 }
 
-fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), String> {
+/// Why a planned file was left alone.
+#[derive(Debug, thiserror::Error)]
+pub enum NotDeleted {
+    #[error("not deleted: it has no parent folder")]
+    NoParent,
+    #[error("not deleted: its folder now resolves to {} (a symlink?)", .0.display())]
+    FolderMoved(PathBuf),
+    #[error("not deleted: no longer a regular file")]
+    NotRegular,
+    #[error("not deleted: the file changed since the plan (Claude Code may be using it)")]
+    Changed,
+    #[error("not deleted: modified in the last 10 minutes")]
+    InUse,
+    #[error("not deleted: vanished before it could be deleted")]
+    Vanished,
+    #[error("not deleted: permission denied")]
+    PermissionDenied,
+    #[error("not deleted: {0}")]
+    Io(#[source] io::Error),
+}
+
+impl From<io::Error> for NotDeleted {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::NotFound => NotDeleted::Vanished,
+            io::ErrorKind::PermissionDenied => NotDeleted::PermissionDenied,
+            _ => NotDeleted::Io(e),
+        }
+    }
+}
+
+fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), NotDeleted> {
     // The folder must still resolve to where the plan found it: a folder swapped for a
     // symlink (to anywhere) since the plan resolves elsewhere.
-    let parent = c.path.parent().ok_or("no parent folder")?;
-    match fs::canonicalize(parent) {
-        Ok(p) if p == g.dir => {}
-        Ok(p) => {
-            return Err(format!(
-                "not deleted: its folder now resolves to {} (a symlink?)",
-                p.display()
-            ));
-        }
-        Err(e) => return Err(format!("not deleted: folder {}", reason(&e))),
+    let parent = c.path.parent().ok_or(NotDeleted::NoParent)?;
+    let resolved = fs::canonicalize(parent)?;
+    if resolved != g.dir {
+        return Err(NotDeleted::FolderMoved(resolved));
     }
-    let meta = fs::symlink_metadata(&c.path).map_err(|e| format!("not deleted: {}", reason(&e)))?;
+    let meta = fs::symlink_metadata(&c.path)?;
     if !meta.is_file() {
-        return Err("not deleted: no longer a regular file".into());
+        return Err(NotDeleted::NotRegular);
     }
-    let modified = meta.modified().map_err(|e| format!("not deleted: {e}"))?;
+    let modified = meta.modified()?;
     if identity(&meta) != c.identity || meta.len() != c.bytes || modified != c.modified {
-        return Err(
-            "not deleted: the file changed since the plan (Claude Code may be using it)".into(),
-        );
+        return Err(NotDeleted::Changed);
     }
     if matches!(age(modified, now, None), Age::InUse) {
-        return Err("not deleted: modified in the last 10 minutes".into());
+        return Err(NotDeleted::InUse);
     }
-    remove_in_planned_folder(g, c).map_err(|e| format!("not deleted: {}", reason(&e)))
+    remove_in_planned_folder(g, c)?;
+    Ok(())
 }
 
 /// Unlinks the file through a handle on its folder opened without following any
@@ -641,14 +666,6 @@ fn remove_in_planned_folder(g: &Group, c: &Candidate) -> io::Result<()> {
 #[cfg(not(unix))]
 fn remove_in_planned_folder(_g: &Group, c: &Candidate) -> io::Result<()> {
     fs::remove_file(&c.path)
-}
-
-fn reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "vanished before it could be deleted".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
 }
 
 #[cfg(test)]

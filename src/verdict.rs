@@ -174,16 +174,34 @@ impl Diagnosis {
             && self.cause.is_some_and(Cause::is_negotiation_field_error)
     }
 
-    /// One line telling the user what to do; never the legacy fix where it cannot help.
-    /// Without the settings, the legacy advice names no file (see
-    /// [`Self::recommendation_with`]).
-    pub fn recommendation(&self) -> String {
-        self.recommendation_with(None)
+    /// For a failure the legacy setting fixes: what the server's tools/list result got
+    /// wrong, and the note on newer Claude Code versions (empty when none applies). The
+    /// advice module words the recommendation with the settings that decide.
+    pub fn legacy_fix_wording(&self) -> Option<(&'static str, &'static str)> {
+        if self.verdict != Verdict::ToolsFetchFailed || !self.legacy_fix_applies() {
+            return None;
+        }
+        let c = self.cause?;
+        let what = match c {
+            Cause::MissingResultType => "omits resultType",
+            Cause::MissingCacheFields => "omits ttlMs/cacheScope",
+            _ => "gives ttlMs/cacheScope the wrong types",
+        };
+        let newer = if c == Cause::WrongFieldTypes {
+            ""
+        } else {
+            " (Claude Code 2.1.310 and later also tolerate the omission)"
+        };
+        Some((what, newer))
     }
 
-    /// [`Self::recommendation`] knowing the settings of the server's project: the legacy
-    /// advice then names the file `mcplogs fix` writes, or says the fix is in place.
-    pub fn recommendation_with(&self, settings: Option<&crate::advice::SettingsAdvice>) -> String {
+    /// One line telling the user what to do; never the legacy fix where it cannot help.
+    /// The legacy advice here names no file: `advice::recommendation` words it knowing
+    /// the settings of the server's project.
+    pub fn recommendation(&self) -> String {
+        if let Some((what, newer)) = self.legacy_fix_wording() {
+            return legacy_recommendation_unplaced(what, newer);
+        }
         match (self.verdict, self.cause) {
             (Verdict::Healthy, _) => "Nothing to do.".to_string(),
             (Verdict::Tolerated, _) => format!(
@@ -194,19 +212,6 @@ impl Diagnosis {
                     self.filled_fields.join(", ")
                 }
             ),
-            (Verdict::ToolsFetchFailed, Some(c)) if self.legacy_fix_applies() => {
-                let what = match c {
-                    Cause::MissingResultType => "omits resultType",
-                    Cause::MissingCacheFields => "omits ttlMs/cacheScope",
-                    _ => "gives ttlMs/cacheScope the wrong types",
-                };
-                let newer = if c == Cause::WrongFieldTypes {
-                    ""
-                } else {
-                    " (Claude Code 2.1.310 and later also tolerate the omission)"
-                };
-                crate::advice::legacy_recommendation(settings, what, newer)
-            }
             (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
                 "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()
             }
@@ -243,4 +248,17 @@ impl Diagnosis {
             }
         }
     }
+}
+
+/// The head of the legacy advice: what the server negotiated and got wrong.
+pub fn legacy_head(what: &str) -> String {
+    format!("The server negotiated revision 2026-07-28 but its tools/list result {what}")
+}
+
+/// The legacy advice when the settings are not known: it names no file.
+pub fn legacy_recommendation_unplaced(what: &str, newer: &str) -> String {
+    format!(
+        "{}: run `mcplogs fix`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
+        legacy_head(what)
+    )
 }

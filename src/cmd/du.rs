@@ -15,7 +15,7 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&json::du_json(&du), true)?
     } else {
-        let mut t = table::du_table(&du);
+        let mut t = table::du_table(&du, output::width());
         if du.bytes > 0 {
             t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
         }

@@ -1,7 +1,7 @@
 //! `mcplogs fix [--undo]`: the library plans and applies; this module shows the diff,
 //! asks, and picks the exit code.
 
-use std::io::{self, BufRead, IsTerminal};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use colored::Colorize;
@@ -50,7 +50,7 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
             ));
             Ok(None)
         }
-        _ => Err(Error::FixBlocked(target.reason())),
+        _ => Err(Error::FixBlocked(Box::new(target))),
     }
 }
 
@@ -270,18 +270,5 @@ fn confirm(yes: bool) -> Result<bool, Error> {
     if !io::stdin().is_terminal() {
         return Err(Error::NotConfirmed);
     }
-    output::prompt("Apply? [y/N] ");
-    let mut answer = String::new();
-    match io::stdin().lock().read_line(&mut answer) {
-        // End of input (Ctrl-D) is a no.
-        Ok(0) => {
-            output::note("");
-            Ok(false)
-        }
-        Ok(_) => Ok(matches!(
-            answer.trim().to_ascii_lowercase().as_str(),
-            "y" | "yes"
-        )),
-        Err(e) => Err(Error::ReadAnswer(e)),
-    }
+    output::ask("Apply? [y/N] ").map_err(Error::ReadAnswer)
 }

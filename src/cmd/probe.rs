@@ -14,13 +14,14 @@ use mcplogs::probe::predict::NEWEST_KNOWN;
 use mcplogs::probe::render::{self, Masker};
 use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
 use mcplogs::settings::{Sources, effective_negotiation};
+use mcplogs::wire;
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:
-  mcplogs probe                          every server configured for this project
+#[command(after_help = "EXAMPLES:
+  mcplogs probe                   # every server configured for this project
   mcplogs probe github --claude-version 2.1.288 --json
-  mcplogs probe --transcript probe.jsonl sso-gateway
-  mcplogs probe --command \"node server.js\" --contract
+  mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
+  mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
@@ -86,8 +87,19 @@ pub struct ProbeArgs {
     pub managed_dir: Option<PathBuf>,
 }
 
+/// Why `--timeout` was refused.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum TimeoutArgError {
+    #[error("{0:?}: expected a duration such as 500ms, 30s or 2m")]
+    NotANumber(String),
+    #[error("{0:?}: unknown unit {1:?} (ms, s, m)")]
+    UnknownUnit(String, String),
+    #[error("{0:?}: must be between 1ms and 60m")]
+    OutOfRange(String),
+}
+
 /// `500ms`, `30s`, `2m`, or a bare number of seconds.
-fn parse_duration(s: &str) -> Result<Duration, String> {
+fn parse_duration(s: &str) -> Result<Duration, TimeoutArgError> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
         Some(i) => (&s[..i], &s[i..]),
@@ -95,15 +107,20 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     };
     let n: f64 = num
         .parse()
-        .map_err(|_| format!("{s:?}: expected a duration such as 500ms, 30s or 2m"))?;
+        .map_err(|_| TimeoutArgError::NotANumber(s.to_string()))?;
     let secs = match unit {
         "ms" => n / 1000.0,
         "s" => n,
         "m" => n * 60.0,
-        _ => return Err(format!("{s:?}: unknown unit {unit:?} (ms, s, m)")),
+        _ => {
+            return Err(TimeoutArgError::UnknownUnit(
+                s.to_string(),
+                unit.to_string(),
+            ));
+        }
     };
     if !(0.001..=3600.0).contains(&secs) {
-        return Err(format!("{s:?}: must be between 1ms and 60m"));
+        return Err(TimeoutArgError::OutOfRange(s.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -186,9 +203,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         Some(v) => match ClaudeVersion::parse(v) {
             Some(v) => (v, "flag"),
             None => {
-                return Err(Error::Probe(format!(
-                    "--claude-version {v:?}: expected a version such as 2.1.288"
-                )));
+                return Err(Error::ClaudeVersion(v.clone()));
             }
         },
         None => match probe::installed_claude_version() {
@@ -216,7 +231,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
         match ServerConfig::from_command(cmd, &args.names) {
             Ok(c) => vec![c],
-            Err(e) => return Err(Error::Probe(format!("--command: {e}"))),
+            Err(source) => {
+                return Err(Error::ProbeServer {
+                    flag: "--command",
+                    source,
+                });
+            }
         }
     } else if let Some(url) = &args.url {
         let kind = if args.sse {
@@ -226,7 +246,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         };
         match ServerConfig::from_url(url, &args.headers, kind) {
             Ok(c) => vec![c],
-            Err(e) => return Err(Error::Probe(e)),
+            Err(source) => {
+                return Err(Error::ProbeServer {
+                    flag: "--url",
+                    source,
+                });
+            }
         }
     } else {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
@@ -288,10 +313,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 }
             }
             if unknown {
-                return Err(Error::Probe(format!(
-                    "{} unknown server name(s)",
-                    args.names.len() - picked.len()
-                )));
+                return Err(Error::UnknownServers(args.names.len() - picked.len()));
             }
             picked
         }
@@ -326,13 +348,11 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     };
 
     if let Some(path) = &args.transcript {
-        let text = masker.mask(&render::transcript_lines(&probes));
-        if let Err(e) = std::fs::write(path, text) {
-            return Err(Error::Probe(format!(
-                "{}: cannot write the transcript: {e}",
-                path.display()
-            )));
-        }
+        let text = render::transcript_lines(&probes, &masker)?;
+        std::fs::write(path, text).map_err(|source| Error::WriteTranscript {
+            path: path.clone(),
+            source,
+        })?;
     }
 
     let decided_by = negotiation.deciding_layer().map(|l| match &l.path {
@@ -340,35 +360,26 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         None => l.kind.as_str().to_string(),
     });
     let text = if args.json {
-        let servers: Vec<serde_json::Value> = probes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let mut v = render::server_json(p);
-                if let Some(c) = contracts.get(i) {
-                    v["contract"] = render::contract_json(c);
-                }
-                v
-            })
-            .collect();
-        let doc = serde_json::json!({
-            "schemaVersion": render::SCHEMA_VERSION,
-            "project": project.display().to_string(),
-            "claudeVersion": version.to_string(),
-            "claudeVersionSource": version_source,
-            "negotiation": {
-                "value": negotiation_value.as_ref().map(|v| v.as_str().to_string()),
-                "decidedBy": decided_by,
+        let doc = wire::ProbeDocument {
+            schema_version: wire::PROBE_SCHEMA_VERSION,
+            project: project.display().to_string(),
+            claude_version: version.to_string(),
+            claude_version_source: version_source.to_string(),
+            negotiation: wire::ProbeNegotiation {
+                value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
+                decided_by,
             },
-            "servers": servers,
-        });
+            servers: probes
+                .iter()
+                .enumerate()
+                .map(|(i, p)| render::server_json(p, contracts.get(i).map(Vec::as_slice)))
+                .collect(),
+        };
         // Masked value by value (a flag and its value are two strings), then written
-        // with DEL, C1 and bidi controls `\u`-escaped: the last pass on stdout would
-        // otherwise spell them `\x9b`, which is not JSON.
-        let mut doc = doc;
-        masker.mask_json(&mut doc);
-        output::stdout(&output::json(&doc)?)?;
-        return Ok(exit_code(&args, &probes, &contracts));
+        // by the one JSON printer (DEL, C1 and bidi controls `\u`-escaped).
+        let mut v = serde_json::to_value(&doc)?;
+        masker.mask_json(&mut v);
+        output::json(&v)?
     } else {
         let width = terminal_width();
         let mut out = String::new();
@@ -383,7 +394,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
         out
     };
-    output::stdout(&masker.mask(&text))?;
+    let text = if args.json { text } else { masker.mask(&text) };
+    output::stdout(&text)?;
     Ok(exit_code(&args, &probes, &contracts))
 }
 

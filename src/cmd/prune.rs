@@ -1,7 +1,7 @@
 //! `mcplogs prune`: shows the plan, asks (or refuses without a terminal), deletes.
 //! Every decision and safety check lives in the library (`mcplogs::prune`).
 
-use std::io::{self, BufRead, IsTerminal};
+use std::io::{self, IsTerminal};
 use std::time::SystemTime;
 
 use mcplogs::prune::{self, Outcome, Plan, PruneOptions};
@@ -26,7 +26,10 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
             output::stdout(&output::json_redacted(&prune_json(&plan, outcome), true)?)
         } else {
             match outcome {
-                None => output::stdout(&mcplogs::redact::output::text(&plan_text(&plan))),
+                None => output::stdout(&mcplogs::redact::output::text(&plan_text(
+                    &plan,
+                    output::width(),
+                ))),
                 Some(o) => output::stdout(&mcplogs::redact::output::text(&outcome_text(o))),
             }
         }
@@ -56,17 +59,5 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
 
 /// `Delete N files (X GiB)? [y/N]` on a terminal; end of input is a no.
 fn ask(plan: &Plan) -> Result<bool, Error> {
-    output::prompt(&question(plan));
-    let mut answer = String::new();
-    match io::stdin().lock().read_line(&mut answer) {
-        Ok(0) => {
-            output::note("");
-            Ok(false)
-        }
-        Ok(_) => Ok(matches!(
-            answer.trim().to_ascii_lowercase().as_str(),
-            "y" | "yes"
-        )),
-        Err(e) => Err(Error::ReadAnswer(e)),
-    }
+    output::ask(&question(plan)).map_err(Error::ReadAnswer)
 }

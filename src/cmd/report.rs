@@ -77,8 +77,23 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         output::note(redactor.redact(&m));
     }
 
+    // `--probe`: this project's configured servers, probed; masked with their own
+    // configured secrets, then redacted like the rest.
+    let probed = args
+        .probe
+        .then(|| crate::cmd::probe::probe_for_report(&cwd));
     let text = if args.output.json {
-        let mut doc = serde_json::to_value(report::json::report_json(&rep))?;
+        let mut doc = report::json::report_json(&rep);
+        doc.probe = probed.as_ref().map(|(probes, _)| {
+            probes
+                .iter()
+                .map(|p| mcplogs::probe::render::server_json(p, None))
+                .collect()
+        });
+        let mut doc = serde_json::to_value(doc)?;
+        if let Some((_, masker)) = &probed {
+            masker.mask_json(&mut doc);
+        }
         mcplogs::redact::output::json_value(&redactor, &mut doc);
         output::json(&doc)?
     } else {
@@ -94,31 +109,13 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
                 }
             ));
         }
-        text
-    };
-
-    let text = if args.probe {
-        let (probes, masker) = crate::cmd::probe::probe_for_report(&cwd);
-        let add = |t: &str| redactor.redact(&masker.mask(t));
-        if args.output.json {
-            let mut doc: serde_json::Value = serde_json::from_str(&text)?;
-            let servers: Vec<serde_json::Value> = probes
-                .iter()
-                .map(mcplogs::probe::render::server_json)
-                .collect();
-            let mut servers = serde_json::Value::Array(servers);
-            masker.mask_json(&mut servers);
-            mcplogs::redact::output::json_value(&redactor, &mut servers);
-            doc["probe"] = servers;
-            output::json(&doc)?
-        } else {
-            format!(
+        match &probed {
+            Some((probes, masker)) => format!(
                 "{text}{}",
-                add(&mcplogs::probe::render::markdown_summary(&probes))
-            )
+                redactor.redact(&masker.mask(&mcplogs::probe::render::markdown_summary(probes)))
+            ),
+            None => text,
         }
-    } else {
-        text
     };
 
     let written = match &args.output_file {

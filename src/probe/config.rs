@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::safe_read::{Follow, ReadError, read_regular};
 use serde_json::{Map, Value};
 
 /// Where a server's configuration came from.
@@ -98,10 +99,13 @@ impl ServerConfig {
 
     /// A server from `--command "node server.js" ARGS...`: the command line is split on
     /// whitespace (quotes group words), as a shell would for a simple command.
-    pub fn from_command(command: &str, extra_args: &[String]) -> Result<ServerConfig, String> {
+    pub fn from_command(
+        command: &str,
+        extra_args: &[String],
+    ) -> Result<ServerConfig, CommandLineError> {
         let mut words = split_words(command)?;
         if words.is_empty() {
-            return Err("--command is empty".into());
+            return Err(CommandLineError::EmptyCommand);
         }
         let program = words.remove(0);
         words.extend(extra_args.iter().cloned());
@@ -129,15 +133,15 @@ impl ServerConfig {
         url: &str,
         headers: &[String],
         transport: TransportKind,
-    ) -> Result<ServerConfig, String> {
+    ) -> Result<ServerConfig, CommandLineError> {
         let mut map = BTreeMap::new();
         for h in headers {
             let (k, v) = h
                 .split_once(':')
-                .ok_or_else(|| format!("--header {h:?}: expected NAME:VALUE"))?;
+                .ok_or_else(|| CommandLineError::HeaderWithoutColon(h.clone()))?;
             let k = k.trim();
             if k.is_empty() {
-                return Err(format!("--header {h:?}: empty header name"));
+                return Err(CommandLineError::EmptyHeaderName(h.clone()));
             }
             map.insert(k.to_string(), v.trim().to_string());
         }
@@ -158,9 +162,23 @@ impl ServerConfig {
     }
 }
 
+/// A server given on the command line (`--command`, `--url`, `--header`) that cannot
+/// be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandLineError {
+    #[error("the command is empty")]
+    EmptyCommand,
+    #[error("unbalanced quote in {0:?}")]
+    UnbalancedQuote(String),
+    #[error("--header {0:?}: expected NAME:VALUE")]
+    HeaderWithoutColon(String),
+    #[error("--header {0:?}: empty header name")]
+    EmptyHeaderName(String),
+}
+
 /// Splits a command line into words: whitespace separates, single and double quotes
 /// group, a backslash escapes the next character outside single quotes.
-pub fn split_words(s: &str) -> Result<Vec<String>, String> {
+pub fn split_words(s: &str) -> Result<Vec<String>, CommandLineError> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -194,7 +212,7 @@ pub fn split_words(s: &str) -> Result<Vec<String>, String> {
         }
     }
     if quote.is_some() {
-        return Err(format!("unbalanced quote in {s:?}"));
+        return Err(CommandLineError::UnbalancedQuote(s.to_string()));
     }
     if in_word {
         out.push(cur);
@@ -203,20 +221,27 @@ pub fn split_words(s: &str) -> Result<Vec<String>, String> {
 }
 
 /// A configuration file that could not be used, with what is wrong.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {error}", path.display())]
 pub struct ConfigProblem {
     pub path: PathBuf,
-    pub message: String,
+    #[source]
+    pub error: ConfigFileError,
 }
 
-impl std::fmt::Display for ConfigProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
-    }
+/// Why a configuration file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    /// Not a regular file, too large, or unreadable.
+    #[error("{0}")]
+    Read(#[source] ReadError),
+    /// Read, but not JSON (the message says where, for a one-line warning).
+    #[error("not valid JSON ({0})")]
+    Json(#[source] serde_json::Error),
 }
 
 /// Every server configured for a project, in Claude Code's precedence.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Resolved {
     pub servers: Vec<ServerConfig>,
     /// Files that exist but could not be read or parsed (the rest still counts).
@@ -240,31 +265,21 @@ pub fn global_config_path(
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
 const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
 
-fn read_json(path: &Path) -> Result<Option<Value>, String> {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
+fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
+    // Regular files only, bounded, never a blocking open of a FIFO (safe_read).
+    let Some(file) =
+        read_regular(path, MAX_CONFIG_BYTES, Follow::Links).map_err(ConfigFileError::Read)?
+    else {
+        return Ok(None);
     };
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(format!(
-            "{} bytes, larger than the {} MiB mcplogs reads",
-            meta.len(),
-            MAX_CONFIG_BYTES / 1024 / 1024
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(&file.bytes);
     let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
         return Ok(None);
     }
     serde_json::from_str(text)
         .map(Some)
-        .map_err(|e| format!("not valid JSON ({e})"))
+        .map_err(ConfigFileError::Json)
 }
 
 /// Resolves every server for `project` (an absolute path).
@@ -302,9 +317,9 @@ pub fn resolve(
                 }
             }
             Ok(None) => {}
-            Err(message) => r.problems.push(ConfigProblem {
+            Err(error) => r.problems.push(ConfigProblem {
                 path: path.to_path_buf(),
-                message,
+                error,
             }),
         }
     }
@@ -318,9 +333,9 @@ pub fn resolve(
             }
         }
         Ok(None) => {}
-        Err(message) => r.problems.push(ConfigProblem {
+        Err(error) => r.problems.push(ConfigProblem {
             path: mcp_json.clone(),
-            message,
+            error,
         }),
     }
     for settings in [
@@ -632,6 +647,31 @@ mod tests {
         let r = resolve(Some(&global), dir.path(), &env);
         assert_eq!(r.problems.len(), 1);
         assert_eq!(r.servers.len(), 1);
+    }
+
+    /// A FIFO as `.mcp.json` (or `~/.claude.json`) is a problem named in one line, and
+    /// nothing blocks on it.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_as_a_config_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(".mcp.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid, NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let r = resolve(None, dir.path(), &env);
+        assert_eq!(r.problems.len(), 1);
+        assert!(matches!(
+            r.problems[0].error,
+            ConfigFileError::Read(ReadError::NotRegular { .. })
+        ));
+        assert_eq!(
+            r.problems[0].to_string(),
+            format!(
+                "{}: not a regular file but a FIFO (named pipe)",
+                fifo.display()
+            )
+        );
     }
 }
 

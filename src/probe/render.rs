@@ -3,15 +3,14 @@
 //! [`Masker`], which knows every configured secret.
 
 use colored::Colorize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::predict::Prediction;
 use super::session::{Attempt, Mode};
 use super::transport::{Failure, printable};
 use super::{ContractCheck, ServerProbe};
 use crate::verdict::Verdict;
-
-pub const SCHEMA_VERSION: u32 = 1;
+use crate::wire;
 
 /// Replaces every configured secret (env and header values) in output text, in its raw
 /// and JSON-escaped forms, then applies mcplogs' secret patterns.
@@ -116,142 +115,185 @@ impl Masker {
     }
 }
 
-fn prediction_json(p: &Prediction) -> Value {
+fn prediction_json(p: &Prediction) -> wire::ProbePrediction {
     let d = p.diagnosis();
-    json!({
-        "claudeVersion": p.claude_version.to_string(),
-        "negotiation": p.negotiation,
-        "handshake": p.mode.as_str(),
-        "verdict": p.verdict.as_str(),
-        "cause": p.cause.map(|c| c.as_str()),
-        "era": p.era.map(|e| e.as_str()),
-        "negotiatedProtocolVersion": p.negotiated_version,
-        "filledFields": p.filled_fields,
-        "badToolPath": p.bad_tool_path,
-        "toolsLoaded": p.tools_loaded,
-        "reason": p.reason,
-        "recommendation": d.recommendation(),
-    })
-}
-
-fn failure_json(f: &Failure) -> Value {
-    let mut v = json!({"category": f.category(), "message": f.to_string()});
-    match f {
-        Failure::HttpStatus { status, .. } => v["httpStatus"] = json!(status),
-        Failure::NeedsAuth { www_authenticate } => {
-            v["httpStatus"] = json!(401);
-            v["wwwAuthenticate"] = json!(www_authenticate);
-        }
-        _ => {}
+    wire::ProbePrediction {
+        claude_version: p.claude_version.to_string(),
+        negotiation: p.negotiation.clone(),
+        handshake: p.mode.as_str().to_string(),
+        verdict: p.verdict.as_str().to_string(),
+        cause: p.cause.map(|c| c.as_str().to_string()),
+        era: p.era.map(|e| e.as_str().to_string()),
+        negotiated_protocol_version: p.negotiated_version.clone(),
+        filled_fields: p.filled_fields.clone(),
+        bad_tool_path: p.bad_tool_path.clone(),
+        tools_loaded: p.tools_loaded as u64,
+        reason: p.reason.clone(),
+        recommendation: d.recommendation(),
     }
-    v
 }
 
-fn steps_json(a: &Attempt) -> Value {
-    Value::Array(
-        a.steps
-            .iter()
-            .map(|s| {
-                json!({"connectionId": a.connection_id, "step": s.name, "sent": s.sent,
-                       "received": s.received, "ms": s.ms, "ok": s.ok, "detail": s.detail})
-            })
-            .collect(),
-    )
+fn failure_json(f: &Failure) -> wire::ProbeFailure {
+    let (http_status, www_authenticate) = match f {
+        Failure::HttpStatus { status, .. } => (Some(*status), None),
+        Failure::NeedsAuth { www_authenticate } => (Some(401), www_authenticate.clone()),
+        _ => (None, None),
+    };
+    wire::ProbeFailure {
+        category: f.category(),
+        message: f.to_string(),
+        http_status,
+        www_authenticate,
+    }
 }
 
-fn attempt_json(a: &Attempt) -> Value {
-    json!({
-        "handshake": a.mode.as_str(),
-        "connectionId": a.connection_id,
-        "era": a.era.map(|e| match e { super::session::NegotiatedEra::Modern => "modern", _ => "legacy" }),
-        "negotiatedProtocolVersion": a.negotiated_version,
-        "discoverNote": a.discover_note,
-        "serverInfo": a.server_info,
-        "capabilities": a.capabilities,
-        "failure": a.failure.as_ref().map(failure_json),
-        "listFailure": a.list_failure.as_ref().map(|f| f.to_string()),
-        "pages": a.pages.len(),
-        "elapsedMs": a.elapsed_ms,
-        "steps": steps_json(a),
-        "nonJsonLines": {"count": a.noise_lines, "examples": a.noise_examples},
-        "stderr": a.stderr.as_ref().map(|s| json!({"bytes": s.bytes, "lines": s.lines, "kept": s.text()})),
-        "transcriptEventsDropped": a.events_dropped,
-    })
+fn steps_json(a: &Attempt) -> Vec<wire::ProbeStep> {
+    a.steps
+        .iter()
+        .map(|s| wire::ProbeStep {
+            connection_id: a.connection_id.clone(),
+            step: s.name.clone(),
+            sent: s.sent.clone(),
+            received: s.received.clone(),
+            ms: s.ms,
+            ok: s.ok,
+            detail: s.detail.clone(),
+        })
+        .collect()
 }
 
-/// One server in the `--json` document.
-pub fn server_json(p: &ServerProbe) -> Value {
+fn attempt_json(a: &Attempt) -> wire::ProbeAttempt {
+    wire::ProbeAttempt {
+        handshake: a.mode.as_str().to_string(),
+        connection_id: a.connection_id.clone(),
+        era: a.era.map(|e| {
+            match e {
+                super::session::NegotiatedEra::Modern => "modern",
+                _ => "legacy",
+            }
+            .to_string()
+        }),
+        negotiated_protocol_version: a.negotiated_version.clone(),
+        discover_note: a.discover_note.clone(),
+        server_info: a.server_info.clone(),
+        capabilities: a.capabilities.clone(),
+        failure: a.failure.as_ref().map(failure_json),
+        list_failure: a.list_failure.as_ref().map(|f| f.to_string()),
+        pages: a.pages.len() as u64,
+        elapsed_ms: a.elapsed_ms,
+        steps: steps_json(a),
+        non_json_lines: wire::ProbeNoise {
+            count: a.noise_lines as u64,
+            examples: a.noise_examples.clone(),
+        },
+        stderr: a.stderr.as_ref().map(|s| wire::ProbeStderr {
+            bytes: s.bytes,
+            lines: s.lines,
+            kept: s.text(),
+        }),
+        transcript_events_dropped: a.events_dropped as u64,
+    }
+}
+
+/// One server in the `--json` document; `contract` with `--contract`.
+pub fn server_json(p: &ServerProbe, contract: Option<&[ContractCheck]>) -> wire::ProbeServer {
     let c = &p.config;
     let a = p.predicted_attempt();
     let list_fails = p.prediction.verdict == Verdict::ToolsFetchFailed;
-    json!({
-        "name": c.name,
-        "scope": c.scope.as_str(),
-        "source": c.source.as_ref().map(|s| s.display().to_string()),
-        "transport": c.transport.as_str(),
-        "command": if c.command.is_empty() { Value::Null } else { json!(c.command) },
-        "args": c.args,
-        "url": if c.url.is_empty() { Value::Null } else { json!(c.url) },
-        "envKeys": c.env.keys().collect::<Vec<_>>(),
-        "headerNames": c.headers.keys().collect::<Vec<_>>(),
-        "approved": c.approved,
-        "warnings": c.warnings,
-        "prediction": prediction_json(&p.prediction),
-        "withLegacy": prediction_json(&p.with_legacy),
-        "legacyFixHelps": p.legacy_fix_helps(),
-        "steps": steps_json(a),
-        "tools": {
-            "returned": p.tools.returned,
-            "accepted": p.prediction.tools_loaded,
-            "rejected": p.tools.rejected.iter().map(|r| json!({
-                "name": r.name, "reason": r.reason, "page": r.page, "path": r.path,
-                "detail": r.detail, "failsList": r.fails_list})).collect::<Vec<_>>(),
-            "envelope": p.tools.envelope.iter().map(|e| json!({
-                "page": e.page, "field": e.field, "detail": e.detail,
-                "kind": match e.kind {
-                    super::validate::EnvelopeKind::Missing => "missing",
-                    super::validate::EnvelopeKind::WrongType => "wrong-type",
-                    super::validate::EnvelopeKind::Malformed => "malformed",
-                }})).collect::<Vec<_>>(),
-            "pages": p.tools.pages,
-            "wholeListDropped": list_fails && p.tools.returned > 0,
+    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    wire::ProbeServer {
+        name: c.name.clone(),
+        scope: c.scope.as_str().to_string(),
+        source: c.source.as_ref().map(|s| s.display().to_string()),
+        transport: c.transport.as_str().to_string(),
+        command: non_empty(&c.command),
+        args: c.args.clone(),
+        url: non_empty(&c.url),
+        env_keys: c.env.keys().cloned().collect(),
+        header_names: c.headers.keys().cloned().collect(),
+        approved: c.approved,
+        warnings: c.warnings.clone(),
+        prediction: prediction_json(&p.prediction),
+        with_legacy: prediction_json(&p.with_legacy),
+        legacy_fix_helps: p.legacy_fix_helps(),
+        steps: steps_json(a),
+        tools: wire::ProbeTools {
+            returned: p.tools.returned as u64,
+            accepted: p.prediction.tools_loaded as u64,
+            rejected: p
+                .tools
+                .rejected
+                .iter()
+                .map(|r| wire::ProbeRejectedTool {
+                    name: r.name.clone(),
+                    reason: r.reason.to_string(),
+                    page: r.page as u64,
+                    path: r.path.clone(),
+                    detail: r.detail.clone(),
+                    fails_list: r.fails_list,
+                })
+                .collect(),
+            envelope: p
+                .tools
+                .envelope
+                .iter()
+                .map(|e| wire::ProbeEnvelopeIssue {
+                    page: e.page as u64,
+                    field: e.field.clone(),
+                    detail: e.detail.clone(),
+                    kind: match e.kind {
+                        super::validate::EnvelopeKind::Missing => "missing",
+                        super::validate::EnvelopeKind::WrongType => "wrong-type",
+                        super::validate::EnvelopeKind::Malformed => "malformed",
+                    }
+                    .to_string(),
+                })
+                .collect(),
+            pages: p.tools.pages as u64,
+            whole_list_dropped: list_fails && p.tools.returned > 0,
         },
-        "attempts": p.attempts.iter().map(attempt_json).collect::<Vec<_>>(),
-    })
+        attempts: p.attempts.iter().map(attempt_json).collect(),
+        contract: contract.map(|checks| {
+            checks
+                .iter()
+                .map(|c| wire::ProbeContractCheck {
+                    check: c.name.to_string(),
+                    passed: c.passed,
+                    detail: c.detail.clone(),
+                })
+                .collect()
+        }),
+    }
 }
 
-pub fn contract_json(checks: &[ContractCheck]) -> Value {
-    Value::Array(
-        checks
-            .iter()
-            .map(|c| json!({"check": c.name, "passed": c.passed, "detail": c.detail}))
-            .collect(),
-    )
-}
-
-/// The transcript of every connection, one JSON object per line.
-pub fn transcript_lines(probes: &[ServerProbe]) -> String {
+/// The transcript of every connection, one JSON object per line, every string masked.
+pub fn transcript_lines(
+    probes: &[ServerProbe],
+    masker: &Masker,
+) -> Result<String, serde_json::Error> {
     let mut out = String::new();
     for p in probes {
         for a in &p.attempts {
             for e in &a.events {
-                let line = json!({
-                    "seq": e.seq,
-                    "server": p.config.name,
-                    "connectionId": e.connection_id,
-                    "direction": e.direction,
-                    "tMs": e.t_ms,
-                    "id": e.id,
-                    "method": e.method,
-                    "errorCategory": e.error_category,
-                    "payload": e.payload,
-                });
-                out.push_str(&serde_json::to_string(&line).expect("json"));
+                let line = wire::TranscriptEvent {
+                    seq: e.seq as u64,
+                    server: p.config.name.clone(),
+                    connection_id: e.connection_id.clone(),
+                    direction: e.direction.to_string(),
+                    t_ms: e.t_ms,
+                    id: e.id.clone(),
+                    method: e.method.clone(),
+                    error_category: e.error_category.clone(),
+                    payload: e.payload.clone(),
+                };
+                let mut v = serde_json::to_value(&line)?;
+                masker.mask_json(&mut v);
+                out.push_str(&serde_json::to_string(&v)?);
                 out.push('\n');
             }
         }
     }
-    out
+    Ok(out)
 }
 
 fn cut(s: &str, max: usize) -> String {

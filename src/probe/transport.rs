@@ -231,12 +231,11 @@ fn kill_group(pid: u32, hard: bool) {
 fn kill_group(_pid: u32, _hard: bool) {}
 
 /// Ends every process of a server on Ctrl-C / SIGTERM, then exits with 130.
-pub fn install_interrupt_handler() -> Result<(), String> {
+pub fn install_interrupt_handler() -> Result<(), ctrlc::Error> {
     ctrlc::set_handler(|| {
         kill_all_active();
         std::process::exit(130);
     })
-    .map_err(|e| e.to_string())
 }
 
 // ---------------------------------------------------------------------------------

@@ -3,52 +3,55 @@
 
 use crate::wire::{self, SCHEMA_VERSION};
 
+use super::table::{fitted_table, wrap};
 use super::terminal_safe;
 use crate::du::human_bytes;
 use crate::prune::{Kind, Outcome, Plan};
 
-/// The plan as a table: one line per folder, largest first, then the total.
-pub fn plan_text(plan: &Plan) -> String {
+/// The plan as a table: per project, its server folders, largest first, then the
+/// total and what is kept. With a `width`, lines fit it.
+pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
     let mut out = String::new();
     if plan.groups.is_empty() {
-        out.push_str("Nothing to prune: every file is the newest of its server, holds a deciding session, is in use or is not old enough.\n");
+        out.push_str(&wrap(
+            "Nothing to prune: every file is the newest of its server, holds a deciding session, is in use or is not old enough.",
+            "",
+            2,
+            width,
+        ));
     } else {
-        let rows: Vec<[String; 4]> = plan
-            .groups
-            .iter()
-            .map(|g| {
-                [
-                    terminal_safe(&g.project, false),
-                    terminal_safe(&g.server, false),
-                    g.files.len().to_string(),
-                    human_bytes(g.bytes),
-                ]
-            })
-            .collect();
-        let header = ["PROJECT", "SERVER", "FILES", "SIZE"];
-        let mut w = header.map(|h| h.chars().count());
-        for r in &rows {
-            for (i, c) in r.iter().enumerate() {
-                w[i] = w[i].max(c.chars().count());
+        // Projects in order of their largest folder; each one's folders largest first.
+        let mut projects: Vec<&str> = Vec::new();
+        for g in &plan.groups {
+            if !projects.contains(&g.project.as_str()) {
+                projects.push(&g.project);
             }
         }
-        let line = |c: [&str; 4]| {
-            format!(
-                "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}\n",
-                c[0],
-                c[1],
-                c[2],
-                c[3],
-                w0 = w[0],
-                w1 = w[1],
-                w2 = w[2],
-                w3 = w[3]
-            )
-        };
-        out.push_str(&line(header));
-        for r in &rows {
-            out.push_str(&line([&r[0], &r[1], &r[2], &r[3]]));
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for p in projects {
+            let groups: Vec<_> = plan.groups.iter().filter(|g| g.project == p).collect();
+            rows.push(vec![
+                terminal_safe(p, false),
+                groups
+                    .iter()
+                    .map(|g| g.files.len())
+                    .sum::<usize>()
+                    .to_string(),
+                human_bytes(groups.iter().map(|g| g.bytes).sum()),
+            ]);
+            for g in groups {
+                rows.push(vec![
+                    format!("  {}", terminal_safe(&g.server, false)),
+                    g.files.len().to_string(),
+                    human_bytes(g.bytes),
+                ]);
+            }
         }
+        out.push_str(&fitted_table(
+            &["PROJECT / SERVER", "FILES", "SIZE"],
+            &rows,
+            width,
+        ));
         out.push_str(&format!(
             "\nTo delete: {} files, {}\n",
             plan.files,
@@ -69,7 +72,7 @@ pub fn plan_text(plan: &Plan) -> String {
         }
     }
     if !why.is_empty() {
-        out.push_str(&format!("Kept: {}\n", why.join(", ")));
+        out.push_str(&wrap(&format!("Kept: {}", why.join(", ")), "", 2, width));
     }
     out
 }

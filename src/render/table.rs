@@ -96,6 +96,54 @@ fn cols(s: &str) -> usize {
     s.chars().count()
 }
 
+/// A table whose first column (project paths and server names: the one column of free
+/// length) is cut in the middle so that every line fits `width` columns; `None`
+/// (piped): nothing is cut. The header is bold on a terminal, as in [`table`].
+pub fn fitted_table(header: &[&str], rows: &[Vec<String>], width: Option<usize>) -> String {
+    let Some(width) = width else {
+        return table(header, rows, None);
+    };
+    let others: usize = (1..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| cols(&r[i]))
+                .chain([cols(header[i])])
+                .max()
+                .unwrap_or(0)
+                + 2
+        })
+        .sum();
+    let room = width.saturating_sub(others).max(cols(header[0])).max(16);
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r[0] = cut_middle(&r[0], room);
+            r
+        })
+        .collect();
+    table(header, &rows, None)
+}
+
+/// Cuts `s` to `max` columns by replacing its middle with `…`, keeping its leading
+/// spaces (an indented server name stays indented) and both ends of a path.
+pub fn cut_middle(s: &str, max: usize) -> String {
+    if cols(s) <= max {
+        return s.to_string();
+    }
+    let body = s.trim_start_matches(' ');
+    let indent = cols(s) - cols(body);
+    let room = max.saturating_sub(indent + 1);
+    let head = room.div_ceil(2);
+    let tail = room - head;
+    let chars: Vec<char> = body.chars().collect();
+    let mut out = " ".repeat(indent);
+    out.extend(&chars[..head]);
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
 /// Cuts `s` to `max` columns with an ellipsis.
 fn cut(s: &str, max: usize) -> String {
     if cols(s) <= max {
@@ -539,7 +587,8 @@ pub fn explain_table(report: &ExplainReport) -> String {
 }
 
 /// `mcplogs du`: projects largest first, each followed by its servers.
-pub fn du_table(du: &crate::du::DiskUse) -> String {
+/// `du`'s table; with a `width`, long project paths are cut in the middle to fit.
+pub fn du_table(du: &crate::du::DiskUse, width: Option<usize>) -> String {
     use crate::du::human_bytes;
     if du.projects.is_empty() {
         return String::new();
@@ -563,7 +612,7 @@ pub fn du_table(du: &crate::du::DiskUse) -> String {
             ]);
         }
     }
-    let mut out = table(
+    let mut out = fitted_table(
         &[
             "PROJECT / SERVER",
             "SIZE",
@@ -572,7 +621,7 @@ pub fn du_table(du: &crate::du::DiskUse) -> String {
             "NEWEST SESSION",
         ],
         &rows,
-        None,
+        width,
     );
     out.push_str(&format!(
         "\nTotal: {} in {} files\n",

@@ -8,6 +8,7 @@ use crate::wire::{self, SCHEMA_VERSION};
 pub fn report_json(r: &Report) -> wire::ReportDocument {
     let st = &r.settings;
     wire::ReportDocument {
+        probe: None,
         schema_version: SCHEMA_VERSION,
         redacted: r.is_redacted(),
         versions: wire::Versions {

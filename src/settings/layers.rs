@@ -49,13 +49,30 @@ impl fmt::Display for LayerKind {
     }
 }
 
+/// Why a settings file that exists cannot be read.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LayerReadError {
+    /// Not a regular file, over the size cap, replaced while opened, or an I/O error.
+    #[error("{0}")]
+    Read(#[source] std::sync::Arc<crate::safe_read::ReadError>),
+    #[error("not UTF-8 text")]
+    NotUtf8,
+}
+
+/// Two errors are the same when they say the same (an I/O error has no equality).
+impl PartialEq for LayerReadError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
 /// Whether Claude Code reads a layer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LayerStatus {
     Absent,
     /// Exists but cannot be read (permissions, a folder in its place, not UTF-8...).
     Unreadable {
-        error: String,
+        error: LayerReadError,
     },
     /// Strict JSON: in effect.
     Strict,
@@ -264,7 +281,7 @@ pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
         Err(e) => {
             return layer(
                 LayerStatus::Unreadable {
-                    error: e.to_string(),
+                    error: LayerReadError::Read(std::sync::Arc::new(e)),
                 },
                 None,
             );
@@ -273,7 +290,7 @@ pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
     let Ok(text) = String::from_utf8(bytes) else {
         return layer(
             LayerStatus::Unreadable {
-                error: "not UTF-8 text".to_string(),
+                error: LayerReadError::NotUtf8,
             },
             None,
         );

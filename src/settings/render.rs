@@ -198,7 +198,7 @@ pub fn settings_layers_json(e: &EffectiveNegotiation) -> wire::Settings {
                     (Some(problem), env_keys.clone(), None)
                 }
                 LayerStatus::Invalid { problem } => (Some(problem), Vec::new(), None),
-                LayerStatus::Unreadable { error } => (None, Vec::new(), Some(error.clone())),
+                LayerStatus::Unreadable { error } => (None, Vec::new(), Some(error.to_string())),
                 _ => (None, Vec::new(), None),
             };
             wire::SettingsLayer {

@@ -73,7 +73,9 @@ impl FixTarget {
                 layer_path(layer),
                 value_of(layer)
             ),
-            FixTarget::NoUserFile => "cannot find the home folder, so the user settings file is unknown (set HOME or CLAUDE_CONFIG_DIR, or name the file with --settings)".to_string(),
+            FixTarget::NoUserFile => {
+                "cannot find the home folder, so the user settings file is unknown".to_string()
+            }
         }
     }
 }

@@ -69,16 +69,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-pub fn save_state(
-    path: &Path,
-    state: &UndoState,
-    attrs: Option<&Attrs>,
-) -> Result<(), SettingsError> {
-    save_state_in(&RealFs, path, state, attrs)
-}
-
-/// [`save_state`] through `files`. `attrs`: the settings file's owner and at most its
-/// owner bits (`None`: the runner's, 0600).
+/// Writes the record `state` to `path` through `files`. `attrs`: the settings file's
+/// owner and at most its owner bits (`None`: the runner's, 0600).
 pub fn save_state_in(
     files: &dyn Fs,
     path: &Path,

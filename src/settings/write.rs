@@ -275,12 +275,8 @@ impl FileSnapshot {
         write_atomic(files, &self.target, new, self.attrs.as_ref(), Some(self))
     }
 
-    /// Removes the file (undo of a fix that created it) if it is unchanged since read.
-    pub fn remove(&self) -> Result<(), SettingsError> {
-        self.remove_in(&RealFs)
-    }
-
-    /// [`FileSnapshot::remove`] through `files`.
+    /// Removes the file (undo of a fix that created it) through `files`, if it is
+    /// unchanged since read.
     pub fn remove_in(&self, files: &dyn Fs) -> Result<(), SettingsError> {
         self.ensure_unchanged()?;
         files
@@ -313,13 +309,9 @@ fn new_file_attrs(target: &Path) -> Option<Attrs> {
     }
 }
 
-/// Writes `bytes` to `dest` atomically with `attrs` (a backup gets the original's owner
-/// and bits; `None`: the runner's, owner-only). For backups and the undo record.
-pub fn write_copy(dest: &Path, bytes: &[u8], attrs: Option<&Attrs>) -> Result<(), SettingsError> {
-    write_copy_in(&RealFs, dest, bytes, attrs)
-}
-
-/// [`write_copy`] through `files`.
+/// Writes `bytes` to `dest` atomically with `attrs` through `files` (a backup gets the
+/// original's owner and bits; `None`: the runner's, owner-only). For backups and the
+/// undo record.
 pub fn write_copy_in(
     files: &dyn Fs,
     dest: &Path,

@@ -200,6 +200,73 @@ fn du_samples_and_each_home() {
     insta::assert_snapshot!("du_no_logs", run_shown(&sb, &["du"]));
 }
 
+// ---- prune ----
+
+#[test]
+fn prune_outputs() {
+    let sb = Sandbox::new();
+    let home = sample_copy(&sb, "linux-home");
+    // Three days old: the 10-minute in-use rule keeps none of them.
+    for e in walkdir::WalkDir::new(&home) {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let f = fs::File::options().write(true).open(e.path()).unwrap();
+            f.set_modified(
+                std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400),
+            )
+            .unwrap();
+        }
+    }
+    for (name, args) in [
+        ("prune_dry_run", vec!["prune", "--dry-run", "--home", &home]),
+        ("prune_not_a_terminal", vec!["prune", "--home", &home]),
+        ("prune_yes", vec!["prune", "--yes", "--home", &home]),
+        (
+            "prune_nothing_left",
+            vec!["prune", "--dry-run", "--home", &home],
+        ),
+    ] {
+        insta::assert_snapshot!(name, run_shown(&sb, &args));
+    }
+}
+
+// ---- probe ----
+
+/// The probe's screen against the repository's stub server; times vary, so they are
+/// replaced by `[N] ms`.
+#[cfg(unix)]
+#[test]
+fn probe_outputs() {
+    let sb = Sandbox::new();
+    // In the sandbox, whose path has one length: the server line is cut to the width.
+    let stub = sb.dir.path().join("stub.py");
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py"),
+        &stub,
+    )
+    .unwrap();
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"(?m)^ +\d+ ms  ", "    [N] ms  ");
+    settings.add_filter(r"\b\d+ ?ms\b", "[N] ms");
+    settings.add_filter(r"pid \d+", "pid [PID]");
+    settings.bind(|| {
+        for (name, scenario, version) in [
+            ("probe_healthy", "b-modern", "2.1.332"),
+            ("probe_missing_result_type", "c-no-rt", "2.1.300"),
+            ("probe_bad_tool", "f-bad-schema-modern", "2.1.332"),
+        ] {
+            let cmd = format!("python3 {} --scenario {scenario}", stub.display());
+            insta::assert_snapshot!(
+                name,
+                run_shown(
+                    &sb,
+                    &["probe", "--claude-version", version, "--command", &cmd]
+                )
+            );
+        }
+    });
+}
+
 // ---- settings ----
 
 #[test]
@@ -327,7 +394,9 @@ fn fix_refuses_invalid_json() {
 fn help_texts() {
     let sb = Sandbox::new();
     insta::assert_snapshot!("help", run_shown(&sb, &["--help"]));
-    for sub in ["scan", "explain", "settings", "fix", "report", "du"] {
+    for sub in [
+        "scan", "explain", "settings", "fix", "report", "du", "prune", "probe",
+    ] {
         let mut c = pinned(&sb, &[]);
         c.args([sub, "--help"]);
         insta::assert_snapshot!(format!("help_{sub}"), shown(&sb, &mut c));

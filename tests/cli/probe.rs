@@ -23,8 +23,14 @@ fn probe_json(version: &str, args: &[&str]) -> (i32, Value, String) {
     let r = run(mcplogs(home.path())
         .args(["probe", "--json", "--claude-version", version])
         .args(args));
-    let doc: Value = serde_json::from_str(&r.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout, r.stderr));
+    assert!(
+        serde_json::from_str::<Value>(&r.stdout).is_ok(),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    // Every probe document matches its published schema and its struct.
+    let doc = crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &r.stdout);
     (r.code, doc, r.stderr)
 }
 

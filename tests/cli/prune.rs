@@ -376,9 +376,55 @@ fn du_ends_with_a_hint_to_prune() {
     );
 }
 
+/// The prompt, driven for real in a pseudo-terminal: `n` and end of input delete
+/// nothing, `y` deletes what the plan showed.
+#[cfg(unix)]
+#[test]
+fn the_prompt_on_a_terminal_asks_before_deleting() {
+    use rexpect::session::spawn_command;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = aged_home(tmp.path(), "linux-home", 3);
+    let planned = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    assert!(planned.files > 0);
+    let count = |home: &Path| {
+        walkdir::WalkDir::new(home)
+            .into_iter()
+            .filter(|e| e.as_ref().unwrap().file_type().is_file())
+            .count()
+    };
+    let before = count(&home);
+    let spawn = || {
+        let mut c = mcplogs(tmp.path());
+        c.stdin(std::process::Stdio::inherit());
+        c.args(["prune", "--home"]).arg(&home);
+        spawn_command(c, Some(20_000)).unwrap()
+    };
+    let question = format!("Delete {} files (", planned.files);
+
+    let mut p = spawn();
+    p.exp_string(&question).unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("nothing deleted").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(count(&home), before);
+
+    let mut p = spawn();
+    p.exp_string(&question).unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(count(&home), before);
+
+    let mut p = spawn();
+    p.exp_string(&question).unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(count(&home), before - planned.files);
+}
+
 /// Issue 10's copied home, for prune: a home whose `.cache/claude-cli-nodejs` and
 /// `.claude/debug` are symlinks to another user's folders. `scan --home` refuses such a
 /// root ("outside the home"); prune used to canonicalize it and delete there.
+#[cfg(unix)]
 #[test]
 fn a_home_whose_cache_or_debug_links_out_of_it_prunes_nothing_there() {
     use std::os::unix::fs::symlink;

@@ -2,13 +2,16 @@
 //! and `mcplogs du`.
 
 use std::fs;
+#[cfg(target_os = "linux")]
 use std::io::Write;
+#[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::common::*;
 
 /// The newest log file of `server` in a copied home.
+#[cfg(target_os = "linux")]
 fn server_dir(home: &Path, server: &str) -> PathBuf {
     walkdir::WalkDir::new(home)
         .into_iter()
@@ -77,6 +80,7 @@ fn run_measured(cmd: &mut std::process::Command) -> (i32, String, String, i64) {
 
 /// A real failing session padded to `size` bytes with realistic noise, plus one
 /// `line_mb` megabyte line in the middle.
+#[cfg(target_os = "linux")]
 fn padded_copy(src: &Path, dst: &Path, size: usize, line_mb: usize) {
     let text = fs::read_to_string(src).unwrap();
     let mut lines = text.lines();

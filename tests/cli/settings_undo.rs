@@ -164,3 +164,41 @@ fn file_modified_between_undo_plan_and_write_is_not_written() {
             .exists()
     );
 }
+
+/// The record keeps the key's previous value as literal text, so a long one (4 KB
+/// here) makes a record of several KB: still read back (its cap is a megabyte).
+#[test]
+fn a_long_previous_value_comes_back() {
+    let sb = Sandbox::new();
+    let original = format!(
+        "{{\n  \"env\": {{\n    \"MCP_PROTOCOL_NEGOTIATION\": \"{}\"\n  }}\n}}\n",
+        "x".repeat(4096)
+    );
+    fixed(&sb, Some(&original));
+    let record = sb.claude_dir().join("settings.json.mcplogs-undo.json");
+    assert!(fs::metadata(&record).unwrap().len() > 4096);
+    undo_ok(&sb, &[]);
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), original);
+    assert!(!record.exists());
+}
+
+/// The user took the key out by hand since the fix: a forced undo has nothing to put
+/// back, so the file is not rewritten (same inode, same bytes); the fix is forgotten.
+#[test]
+fn a_forced_undo_with_nothing_to_change_does_not_rewrite_the_file() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    fixed(&sb, Some(original));
+    write_with_mode(&sb.user_settings(), original.as_bytes(), 0o600);
+    let inode = fs::metadata(sb.user_settings()).unwrap().ino();
+    let msg = undo_ok(&sb, &["--force"]);
+    assert!(msg.contains("already as it was before"), "{msg}");
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), original);
+    assert_eq!(fs::metadata(sb.user_settings()).unwrap().ino(), inode);
+    assert!(
+        !sb.claude_dir()
+            .join("settings.json.mcplogs-undo.json")
+            .exists()
+    );
+}

@@ -436,6 +436,31 @@ fn a_record_of_a_version_without_checksums_is_refused() {
     undo_refused(&sb, "version 1");
 }
 
+/// A record as the first mcplogs wrote it (`version`, snake_case, no backup checksum)
+/// cannot be checked: refused, naming the backup to restore by hand. A record of this
+/// version that is merely broken is reported as unreadable, not as another version's.
+#[test]
+fn an_old_record_names_the_backup_and_a_broken_one_is_unreadable() {
+    let sb = fixed_sandbox();
+    let text = fs::read_to_string(record(&sb)).unwrap();
+    assert!(text.contains("\"schemaVersion\": 2"), "{text}");
+    fs::write(
+        record(&sb),
+        text.replace(
+            "\"schemaVersion\": 2",
+            "\"version\": 1, \"previous_value\": null",
+        ),
+    )
+    .unwrap();
+    undo_refused(&sb, "version 1 was written by another mcplogs");
+    undo_refused(&sb, &format!("restore {}", backup(&sb).display()));
+
+    fs::write(record(&sb), "{\"version\": 2}").unwrap();
+    undo_refused(&sb, "missing field");
+    let o = sb_run(&sb, &["fix", "--undo", "--yes"]);
+    assert!(!stderr(&o).contains("another mcplogs"), "{}", stderr(&o));
+}
+
 /// Root fixing a user's file: backup and record belong to the user, who can undo.
 #[test]
 fn root_fixing_a_users_file_leaves_them_their_backup_and_record() {

@@ -72,7 +72,7 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(name: &str, d
 
 /// Command output: valid against the checked-in schema, and read back into its struct
 /// (unknown fields refused) it prints the same bytes.
-fn check_output<T: Serialize + DeserializeOwned>(name: &str, stdout: &str) -> Value {
+pub(crate) fn check_output<T: Serialize + DeserializeOwned>(name: &str, stdout: &str) -> Value {
     let doc: Value = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("{name} output is JSON ({e}):\n{stdout}"));
     assert_valid(name, &doc);

@@ -101,6 +101,8 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+// (used by the unix-only settings tests)
+#[cfg(unix)]
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -128,6 +130,7 @@ pub fn mode(path: &Path) -> u32 {
 }
 
 /// Names in a folder, sorted: catches stray temporary files and missing backups.
+#[cfg(unix)]
 pub fn names_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)
         .unwrap()
