@@ -412,6 +412,12 @@ fn exit_code(
     ExitCode::from_problems(problems)
 }
 
+/// A line on stderr with its secrets hidden: server names and commands come from
+/// configuration files, and a name can hold a token (`tok_ghp_…`).
+fn note(line: String) {
+    output::note(mcplogs::redact::output::text(&line));
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_duration;
@@ -425,10 +431,4 @@ mod tests {
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("3h").is_err());
     }
-}
-
-/// A line on stderr with its secrets hidden: server names and commands come from
-/// configuration files, and a name can hold a token (`tok_ghp_…`).
-fn note(line: String) {
-    output::note(mcplogs::redact::output::text(&line));
 }
