@@ -467,3 +467,31 @@ fn settings_and_fix_diffs_show_no_secret_value() {
         }
     }
 }
+
+/// A secret in the settings file's path (a project folder named after a token, glued to
+/// a word) is hidden in the `fix` diff's header lines, as in every other line.
+#[test]
+fn a_secret_in_the_settings_path_is_hidden_in_the_fix_diff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp
+        .path()
+        .join("proj_ghp_SKRd01cccccccccccccccccccccccccccccc");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    let settings = project.join(".claude/settings.local.json");
+    fs::write(&settings, "{\n  \"env\": {}\n}\n").unwrap();
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+    let r = run(mcplogs(tmp.path())
+        .args(["fix", "--dry-run", "--force", "--settings"])
+        .arg(&settings)
+        .arg("--managed-dir")
+        .arg(&managed));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("--- "), "{}", r.stdout);
+    assert!(!r.stdout.contains("SKRd01"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("proj_[REDACTED:github-token]"),
+        "{}",
+        r.stdout
+    );
+}

@@ -274,3 +274,77 @@ fn json_escapes_keep_the_values() {
     // Decoded, the document holds the hostile characters exactly as logged.
     assert!(all.contains("\u{202e}") && all.contains("\u{9b}"), "{all}");
 }
+
+/// A line break (or tab) in a folder or file name never starts a line of output: a
+/// server folder named `x\n  FORGED  healthy` would otherwise add a row of its own to
+/// `scan --verbose` (its `logs:` and evidence paths) and to `fix` diff headers.
+#[test]
+fn a_line_break_in_a_name_forges_no_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("linux-home"), &home);
+    let cache = home.join(".cache/claude-cli-nodejs");
+    let proj = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let forged = "\n  FORGED   healthy\tx";
+    fs::rename(
+        proj.join("mcp-logs-bad-tool"),
+        proj.join(format!("mcp-logs-bad{forged}")),
+    )
+    .unwrap();
+    let project = tmp.path().join(format!("p{forged}"));
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    let settings = project.join("s.json");
+    fs::write(&settings, "{\"env\": {}}\n").unwrap();
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+    let (h, s, m) = (
+        home.to_str().unwrap(),
+        settings.to_str().unwrap(),
+        managed.to_str().unwrap(),
+    );
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["scan", "--home", h],
+        vec!["scan", "--verbose", "--home", h],
+        vec!["du", "--home", h],
+        vec!["prune", "--dry-run", "--home", h],
+        vec!["report", "--managed-dir", m, "--home", h],
+        vec!["settings", "--managed-dir", m],
+        vec![
+            "fix",
+            "--dry-run",
+            "--force",
+            "--settings",
+            s,
+            "--managed-dir",
+            m,
+        ],
+        vec![
+            "fix",
+            "--yes",
+            "--force",
+            "--settings",
+            s,
+            "--managed-dir",
+            m,
+        ],
+        vec!["fix", "--undo", "--settings", s],
+    ];
+    let mut shown = String::new();
+    for args in &runs {
+        let r = run(mcplogs(&home).args(args).current_dir(&project));
+        for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+            if let Some(l) = text.lines().find(|l| l.trim_start().starts_with("FORGED")) {
+                panic!("{args:?}: a name forged the {stream} line {l:?}:\n{text}");
+            }
+        }
+        shown.push_str(&r.stdout);
+    }
+    // The names were shown, escaped: the test can fail.
+    assert!(shown.contains("bad\\n  FORGED"), "{shown}");
+    assert!(shown.contains("p\\n  FORGED"), "{shown}");
+}
