@@ -21,21 +21,6 @@ fn aged_home(tmp: &Path, sample: &str, days: u64) -> PathBuf {
     home
 }
 
-fn age_all(dir: &Path, days: u64) {
-    for e in walkdir::WalkDir::new(dir) {
-        let e = e.unwrap();
-        if e.file_type().is_file() {
-            set_age(e.path(), days * DAY.as_secs());
-        }
-    }
-}
-
-fn set_age(p: &Path, secs: u64) {
-    let f = fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(secs))
-        .unwrap();
-}
-
 fn opts_home(home: &Path) -> PruneOptions {
     PruneOptions {
         homes: vec![home.to_path_buf()],

@@ -205,16 +205,7 @@ fn plant() -> Tree {
     .unwrap();
 
     // Logs old enough for `prune` to plan deleting them (its table names the folders).
-    for entry in walkdir::WalkDir::new(&cache) {
-        let entry = entry.unwrap();
-        if entry.file_type().is_file() {
-            let f = fs::File::options().write(true).open(entry.path()).unwrap();
-            f.set_modified(
-                std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400),
-            )
-            .unwrap();
-        }
-    }
+    age_all(&cache, 3);
     // A configured server for `probe`: the secret in its name, every plant as one of
     // its arguments (a flag and its value are two JSON strings), in its env and its
     // command. The command does not exist, so the probe fails at once.

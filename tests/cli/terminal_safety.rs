@@ -63,16 +63,7 @@ fn hostile_tree() -> Tree {
         fs::write(&f, damaged).unwrap();
     }
     // Old enough for `prune` to plan deleting them, so its table shows the folders.
-    for e in walkdir::WalkDir::new(&cache) {
-        let e = e.unwrap();
-        if e.file_type().is_file() {
-            let f = fs::File::options().write(true).open(e.path()).unwrap();
-            f.set_modified(
-                std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400),
-            )
-            .unwrap();
-        }
-    }
+    age_all(&cache, 3);
     // A configured server with a hostile name, command and arguments, for `probe` (the
     // command does not exist, so it fails at once, with its name in the message).
     let claude_json = home.join(".claude.json");
