@@ -250,6 +250,9 @@ pub struct ScanArgs {
     pub all: bool,
 
     #[command(flatten)]
+    pub cache: CacheArgs,
+
+    #[command(flatten)]
     pub redact: RedactArgs,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
@@ -269,6 +272,9 @@ pub struct ReportArgs {
     /// Write the report to FILE instead of stdout
     #[arg(long = "output", short, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
 
     #[command(flatten)]
     pub redact: RedactArgs,
@@ -385,7 +391,30 @@ pub struct PruneArgs {
     pub yes: bool,
 
     #[command(flatten)]
+    pub cache: CacheArgs,
+
+    #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// The summary index of unchanged log files (docs/scanning.md): `scan`, `report`, `prune`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Read every log file looked at, ignoring the index of unchanged files' summaries
+    /// (kept in mcplogs' cache folder or $MCPLOGS_CACHE_DIR)
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder to use, or `None` with `--no-cache`.
+    pub fn index_dir(&self) -> Option<PathBuf> {
+        if self.no_cache {
+            None
+        } else {
+            mcplogs::index::default_dir()
+        }
+    }
 }
 
 /// Why `--older-than` was refused.

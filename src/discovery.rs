@@ -263,7 +263,11 @@ pub fn is_system_folder(p: &Path) -> bool {
 /// folder, resolves to `/` or a system folder, or, when `home` is given, resolves
 /// outside that home (a copied home whose `.cache/claude-cli-nodejs` is a symlink to
 /// `/` must not make mcplogs walk the whole disk).
-fn confined_root(root: &Path, home: Option<&Path>, warnings: &mut Vec<Warning>) -> Option<PathBuf> {
+pub fn confined_root(
+    root: &Path,
+    home: Option<&Path>,
+    warnings: &mut Vec<Warning>,
+) -> Option<PathBuf> {
     let real = std::fs::canonicalize(root).ok()?;
     if !real.is_dir() {
         return None;

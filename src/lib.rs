@@ -19,6 +19,7 @@ pub mod decode;
 pub mod discovery;
 pub mod du;
 pub mod explain;
+pub mod index;
 pub mod markers;
 pub mod names;
 pub mod probe;

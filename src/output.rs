@@ -54,7 +54,10 @@ pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<Str
 
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
 /// closed stderr must not undo or hide work already done.
+/// The line is one line: a line break inside it (from a file or folder name, such as
+/// the path in "Wrote <path>") is shown escaped, so no name can forge a line of its own.
 pub fn note(line: impl Display) {
+    let line = line.to_string().replace('\r', "\\r").replace('\n', "\\n");
     let line = format!("{line}\n");
     let line = mcplogs::sanitize::output(&line, colour_on());
     let _ = io::stderr().lock().write_all(line.as_bytes());

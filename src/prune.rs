@@ -45,6 +45,9 @@ pub struct PruneOptions {
     pub homes: Vec<PathBuf>,
     /// Only files last modified longer ago than this.
     pub older_than: Option<Duration>,
+    /// The cache folder of the summary index (see [`crate::index`]); `None` reads the
+    /// files.
+    pub index: Option<PathBuf>,
 }
 
 /// Where a file was found.
@@ -81,6 +84,10 @@ pub struct Group {
     /// Files of this folder that are kept, and their size.
     pub kept_files: usize,
     pub kept_bytes: u64,
+    /// The folder's identity when planned: deletion goes through a handle on the folder
+    /// that must still be this one (Unix; elsewhere std has no handle-relative unlink).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    dir_identity: Option<Identity>,
 }
 
 /// Why files are kept, counted over the whole plan.
@@ -147,8 +154,8 @@ impl std::error::Error for PruneError {
 /// Finds what can go. Reads each server's newest files to find its deciding session
 /// (as `scan` does), never a whole cache.
 pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
-    let (cache_roots, debug_dirs) = roots(opts)?;
     let mut plan = Plan::default();
+    let (cache_roots, debug_dirs) = roots(opts, &mut plan.warnings)?;
     let request = Request {
         homes: Vec::new(),
         paths: cache_roots.clone(),
@@ -159,6 +166,8 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         let report = scan(&ScanOptions {
             request: request.clone(),
             no_history: true,
+            index: opts.index.clone(),
+            skip_evidence: true,
             ..ScanOptions::default()
         })
         .map_err(PruneError::Discovery)?;
@@ -208,13 +217,19 @@ impl Plan {
 }
 
 /// The cache roots and debug folders to work on, resolved (symlinks in the named path
-/// itself are the user's choice; nothing below is followed).
-fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
+/// itself are the user's choice; nothing below is followed). The roots a home implies
+/// (its cache layouts and `.claude/debug`) are confined as `scan` confines them
+/// ([`discovery::confined_root`]): one that resolves outside its home (a copied home whose
+/// `.cache/claude-cli-nodejs` or `.claude/debug` links to another user's folder) or to a
+/// system folder is skipped with a warning, never pruned.
+fn roots(
+    opts: &PruneOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
     let mut cache = Vec::new();
     let mut debug = Vec::new();
-    let add = |p: PathBuf, list: &mut Vec<PathBuf>| {
-        if let Ok(c) = fs::canonicalize(&p)
-            && c.is_dir()
+    let mut add = |p: PathBuf, home: Option<&Path>, list: &mut Vec<PathBuf>| {
+        if let Some(c) = discovery::confined_root(&p, home, warnings)
             && !list.contains(&c)
         {
             list.push(c);
@@ -225,13 +240,16 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
         if let Some(root) =
             discovery::default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
         {
-            add(root, &mut cache);
+            // As in `scan`: the home rule holds when the root was made from the home.
+            let within = home.as_deref().filter(|h| root.starts_with(h));
+            add(root, within, &mut cache);
         }
         if let Some(h) = &home {
-            add(h.join(".claude").join(DEBUG_DIR_NAME), &mut debug);
+            add(h.join(".claude").join(DEBUG_DIR_NAME), Some(h), &mut debug);
         }
         if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
-            add(PathBuf::from(dir).join(DEBUG_DIR_NAME), &mut debug);
+            let dir = PathBuf::from(dir);
+            add(dir.join(DEBUG_DIR_NAME), Some(&dir), &mut debug);
         }
     }
     for home in &opts.homes {
@@ -244,10 +262,15 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
         for layout in HOME_LAYOUTS {
             add(
                 layout.iter().fold(home.clone(), |p, c| p.join(c)),
+                Some(home),
                 &mut cache,
             );
         }
-        add(home.join(".claude").join(DEBUG_DIR_NAME), &mut debug);
+        add(
+            home.join(".claude").join(DEBUG_DIR_NAME),
+            Some(home),
+            &mut debug,
+        );
     }
     for p in &opts.paths {
         let c = fs::canonicalize(p).map_err(|error| {
@@ -260,9 +283,9 @@ fn roots(opts: &PruneOptions) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError
             return Err(PruneError::NotACacheFolder(p.clone()));
         }
         if c.file_name().is_some_and(|n| n == DEBUG_DIR_NAME) {
-            add(c, &mut debug);
+            add(c, None, &mut debug);
         } else if c.components().any(|x| x.as_os_str() == CACHE_DIR_NAME) {
-            add(c, &mut cache);
+            add(c, None, &mut cache);
         } else {
             return Err(PruneError::NotACacheFolder(p.clone()));
         }
@@ -360,6 +383,7 @@ fn server_group(
         bytes: 0,
         kept_files: 0,
         kept_bytes: 0,
+        dir_identity: fs::metadata(&dir.path).ok().map(|m| identity(&m)),
     };
     // Files sort by name = start time. The newest is kept, and so are the deciding
     // session's file and everything newer.
@@ -437,6 +461,7 @@ fn debug_group(
         bytes: 0,
         kept_files: 0,
         kept_bytes: 0,
+        dir_identity: fs::metadata(dir).ok().map(|m| identity(&m)),
     };
     let n = logs.len();
     for (i, (p, m)) in logs.into_iter().enumerate() {
@@ -564,8 +589,89 @@ fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), NotDelete
     if matches!(age(modified, now, None), Age::InUse) {
         return Err(NotDeleted::InUse);
     }
-    fs::remove_file(&c.path)?;
+    remove_in_planned_folder(g, c)?;
     Ok(())
+}
+
+/// Unlinks the file through a handle on its folder opened without following any
+/// symlink on the way (every component of the planned, resolved folder), checked to
+/// be the folder the plan found (device, inode), and the name checked once more,
+/// through that handle, to be the planned regular file. A folder swapped for a symlink
+/// after the checks above can no longer redirect the deletion out of the cache root:
+/// the name is removed from the planned folder or not at all.
+#[cfg(unix)]
+fn remove_in_planned_folder(g: &Group, c: &Candidate) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Component;
+
+    let changed = || io::Error::other("its folder changed since the plan (a symlink?)");
+    let name = c.path.file_name().ok_or_else(changed)?;
+    let cname = CString::new(name.as_bytes()).map_err(|_| changed())?;
+    #[cfg(target_os = "linux")]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let mut dir: Option<fs::File> = None;
+    for comp in g.dir.components() {
+        let part = match comp {
+            Component::RootDir => c"/".to_owned(),
+            Component::Normal(n) => CString::new(n.as_bytes()).map_err(|_| changed())?,
+            _ => return Err(changed()),
+        };
+        let at = dir.as_ref().map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
+        // SAFETY: `part` is a valid C string; the descriptor returned is owned below.
+        let fd = unsafe { libc::openat(at, part.as_ptr(), flags) };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENOTDIR) => changed(),
+                _ => e,
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        dir = Some(unsafe { fs::File::from_raw_fd(fd) });
+    }
+    let dir = dir.ok_or_else(changed)?;
+    if Some(identity(&dir.metadata()?)) != g.dir_identity {
+        return Err(changed());
+    }
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor, C string and out-pointer.
+    if unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            cname.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let same = (st.st_mode & libc::S_IFMT) == libc::S_IFREG
+        && Identity {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        } == c.identity;
+    if !same {
+        return Err(io::Error::other(
+            "the file changed since the plan (Claude Code may be using it)",
+        ));
+    }
+    // SAFETY: valid descriptor and C string.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), cname.as_ptr(), 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn remove_in_planned_folder(_g: &Group, c: &Candidate) -> io::Result<()> {
+    fs::remove_file(&c.path)
 }
 
 #[cfg(test)]
@@ -588,6 +694,75 @@ mod tests {
             "b924bdfd-1234-4abc-8def-0123456789ab.txt.gz"
         ));
         assert!(!is_debug_log_name("my notes.txt"));
+    }
+
+    /// The last layer alone (called past the path checks of `delete_one`, as if the
+    /// swap happened just after them): a planned folder, or a folder above it, swapped
+    /// for a symlink or for another folder holding files of the same names, deletes
+    /// nothing; the planned folder itself still deletes.
+    #[cfg(unix)]
+    #[test]
+    fn deletion_goes_through_the_planned_folder_only() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let debug = home.join(".claude").join("debug");
+        fs::create_dir_all(&debug).unwrap();
+        let names: Vec<String> = (1..=4)
+            .map(|i| format!("0b0f3c1e-1111-4a2b-9c3d-00000000000{i}.txt"))
+            .collect();
+        let week = SystemTime::now() - Duration::from_secs(7 * 86_400);
+        for (i, n) in names.iter().enumerate() {
+            let p = debug.join(n);
+            fs::write(&p, "x").unwrap();
+            let f = fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(week + Duration::from_secs(i as u64))
+                .unwrap();
+        }
+        let opts = PruneOptions {
+            homes: vec![home.clone()],
+            ..PruneOptions::default()
+        };
+        let p = plan(&opts, SystemTime::now()).unwrap();
+        let g = &p.groups[0];
+        assert_eq!(g.files.len(), 3);
+        let decoy = tmp.path().join("decoy");
+        fs::create_dir(&decoy).unwrap();
+        for n in &names {
+            fs::write(decoy.join(n), "precious").unwrap();
+        }
+        let count = |d: &Path| fs::read_dir(d).unwrap().count();
+
+        // The folder itself swapped for a symlink.
+        let real = home.join(".claude").join("debug.real");
+        fs::rename(&debug, &real).unwrap();
+        symlink(&decoy, &debug).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&decoy), 4);
+        fs::remove_file(&debug).unwrap();
+
+        // A folder above it swapped for a symlink to a tree of the same shape.
+        let other = tmp.path().join("other");
+        fs::create_dir_all(&other).unwrap();
+        symlink(&decoy, other.join("debug")).unwrap();
+        fs::rename(home.join(".claude"), tmp.path().join("claude.real")).unwrap();
+        symlink(&other, home.join(".claude")).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&decoy), 4);
+        fs::remove_file(home.join(".claude")).unwrap();
+        fs::rename(tmp.path().join("claude.real"), home.join(".claude")).unwrap();
+
+        // Another real folder (no symlink) renamed into its place.
+        fs::rename(&decoy, &debug).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&debug), 4);
+        fs::rename(&debug, &decoy).unwrap();
+
+        // The planned folder back in place: the file goes, the decoy stays.
+        fs::rename(&real, &debug).unwrap();
+        remove_in_planned_folder(g, &g.files[0]).unwrap();
+        assert!(!g.files[0].path.exists());
+        assert_eq!(count(&decoy), 4);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::classify::{Decision, NewestFirst, decide};
 use crate::decode;
 use crate::discovery::{self, DiscoveryError, Request, ServerDir};
+use crate::index::{FolderIndex, Reading};
 use crate::names::{NameMap, claude_json_in};
 use crate::record::{Level, Record};
 use crate::session::{SessionGrouper, SessionLog};
@@ -32,6 +33,12 @@ pub struct ScanOptions {
     /// Stop as soon as each verdict is decided, without the history window (for
     /// callers that need only the deciding sessions, such as `prune`).
     pub no_history: bool,
+    /// The cache folder holding the summary index ([`crate::index`]); `None` reads every
+    /// file it looks at (`--no-cache`, and library callers unless they ask).
+    pub index: Option<PathBuf>,
+    /// The caller shows no evidence (`prune`): a deciding session summarised in the
+    /// index is not read again for its records.
+    pub skip_evidence: bool,
 }
 
 /// After the files that decide a server's verdict, this many older files are read too
@@ -226,9 +233,13 @@ pub fn scan_with_progress(
                 HISTORY_WINDOW_FILES
             };
             let p = u.read(
-                since_iso.as_deref(),
-                opts.all,
-                window,
+                &ReadOptions {
+                    since_iso: since_iso.as_deref(),
+                    all: opts.all,
+                    window,
+                    index: opts.index.as_deref(),
+                    evidence: !opts.skip_evidence,
+                },
                 &mut w,
                 &|| progress(counter.file_done()),
                 &|bytes| progress(counter.bytes_read(bytes)),
@@ -316,56 +327,49 @@ impl Unit {
 
     fn read(
         self,
-        since_iso: Option<&str>,
-        all: bool,
-        window: usize,
+        o: &ReadOptions,
         warnings: &mut Vec<Warning>,
         file_done: &dyn Fn(),
         bytes_read: &dyn Fn(u64),
     ) -> Vec<ServerInProgress> {
+        let since_iso = o.since_iso;
         let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
             (Some(cut), Some(last)) => last.as_str() >= cut,
             _ => true,
         };
         match self {
             Unit::ServerDir(dir) => {
-                // Newest first, one file at a time (a file is one process, and a session
-                // never spans files), until the verdict is decided and the history
-                // window is read.
-                let mut chunks: Vec<Vec<SessionLog>> = Vec::new();
-                let mut walk = NewestFirst::default();
-                let mut decided_after: Option<usize> = None;
-                for (read, f) in dir.files.iter().rev().enumerate() {
-                    let mut grouper = SessionGrouper::default();
-                    decode_into(f, warnings, &mut |r| grouper.push(r), bytes_read);
-                    file_done();
-                    let chunk: Vec<SessionLog> =
-                        grouper.finish().into_iter().filter(keep_session).collect();
-                    if all {
-                        chunks.push(chunk);
-                        continue;
+                let mut index = o.index.and_then(|c| FolderIndex::load(c, &dir.path));
+                let p = match read_dir(
+                    &dir,
+                    o,
+                    index.as_mut(),
+                    &keep_session,
+                    file_done,
+                    bytes_read,
+                ) {
+                    Ok((p, w)) => {
+                        warnings.extend(w);
+                        p
                     }
-                    for s in chunk.iter().rev() {
-                        walk.push(&s.diagnosis);
+                    Err(Changed) => {
+                        // A summarised file changed in a way its key did not show (only a
+                        // write racing this scan can do that): read everything afresh,
+                        // and forget the folder's summaries.
+                        if let Some(mut i) = index.take() {
+                            i.clear();
+                            i.save(&dir.path);
+                        }
+                        let (p, w) = read_dir(&dir, o, None, &keep_session, file_done, bytes_read)
+                            .unwrap_or_else(|Changed| unreachable!("no index, nothing cached"));
+                        warnings.extend(w);
+                        p
                     }
-                    chunks.push(chunk);
-                    if decided_after.is_none() && walk.decided().is_some() {
-                        decided_after = Some(read + 1);
-                    }
-                    if decided_after.is_some_and(|n| read + 1 >= n + window) {
-                        break;
-                    }
+                };
+                if let Some(index) = index {
+                    index.save(&dir.path);
                 }
-                let files_read = chunks.len();
-                let sessions: Vec<SessionLog> = chunks.into_iter().rev().flatten().collect();
-                vec![ServerInProgress {
-                    source: dir.path.clone(),
-                    session_files: dir.files.len(),
-                    files_read,
-                    dir: Some(dir),
-                    name: None,
-                    sessions,
-                }]
+                vec![p]
             }
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
@@ -400,6 +404,137 @@ impl Unit {
     }
 }
 
+/// How a unit is read.
+struct ReadOptions<'a> {
+    since_iso: Option<&'a str>,
+    all: bool,
+    window: usize,
+    index: Option<&'a Path>,
+    /// The deciding session's evidence records are wanted (a summary has none).
+    evidence: bool,
+}
+
+/// A file summarised in the index no longer matches its summary.
+struct Changed;
+
+/// One file's sessions, from the index when its summary matches, else read (and then
+/// summarised). Returns whether they came from the index.
+fn read_sessions(
+    f: &Path,
+    index: Option<&mut FolderIndex>,
+    warnings: &mut Vec<Warning>,
+    bytes_read: &dyn Fn(u64),
+) -> (Vec<SessionLog>, bool) {
+    if let Some(summary) = index.as_ref().and_then(|i| i.lookup(f)) {
+        if let Some(d) = summary.damage {
+            warnings.push(Warning::new(f, d));
+        }
+        return (summary.sessions, true);
+    }
+    let reading = index.as_ref().and_then(|_| Reading::start(f));
+    let mut grouper = SessionGrouper::default();
+    let outcome = decode_into(f, warnings, &mut |r| grouper.push(r), bytes_read);
+    let sessions = grouper.finish();
+    if let (Some(index), Some(reading), Some(damage)) = (index, reading, outcome) {
+        index.store(f, reading, &sessions, damage.as_deref());
+    }
+    (sessions, false)
+}
+
+/// Reads a server folder newest first, one file at a time (a file is one process, and a
+/// session never spans files), until the verdict is decided and the history window is
+/// read. Sessions summarised in the index are taken from it; when the deciding one is,
+/// and evidence is wanted, its file is read again for the records (and must still
+/// summarise the same).
+fn read_dir(
+    dir: &ServerDir,
+    o: &ReadOptions,
+    mut index: Option<&mut FolderIndex>,
+    keep_session: &dyn Fn(&SessionLog) -> bool,
+    file_done: &dyn Fn(),
+    bytes_read: &dyn Fn(u64),
+) -> Result<(ServerInProgress, Vec<Warning>), Changed> {
+    let mut warnings = Vec::new();
+    // Newest first: (file, its sessions kept, whether from the index).
+    let mut chunks: Vec<(&Path, Vec<SessionLog>, bool)> = Vec::new();
+    let mut walk = NewestFirst::default();
+    let mut decided_after: Option<usize> = None;
+    for (read, f) in dir.files.iter().rev().enumerate() {
+        let (sessions, cached) = read_sessions(f, index.as_deref_mut(), &mut warnings, bytes_read);
+        file_done();
+        let chunk: Vec<SessionLog> = sessions.into_iter().filter(|s| keep_session(s)).collect();
+        if o.all {
+            chunks.push((f, chunk, cached));
+            continue;
+        }
+        for s in chunk.iter().rev() {
+            walk.push(&s.diagnosis);
+        }
+        chunks.push((f, chunk, cached));
+        if decided_after.is_none() && walk.decided().is_some() {
+            decided_after = Some(read + 1);
+        }
+        if decided_after.is_some_and(|n| read + 1 >= n + o.window) {
+            break;
+        }
+    }
+    if o.evidence {
+        // The deciding session, as `into_report` will pick it.
+        let diagnoses: Vec<&Diagnosis> = chunks
+            .iter()
+            .rev()
+            .flat_map(|c| c.1.iter().map(|s| &s.diagnosis))
+            .collect();
+        if let Decision::Session(mut i) = decide(&diagnoses, false) {
+            let at = chunks.iter().rev().position(|c| {
+                let n = c.1.len();
+                if i < n {
+                    true
+                } else {
+                    i -= n;
+                    false
+                }
+            });
+            let at = at.map(|k| chunks.len() - 1 - k);
+            if let Some(k) = at.filter(|&k| chunks[k].2) {
+                let f = chunks[k].0;
+                let (fresh, _) = read_sessions(f, None, &mut Vec::new(), bytes_read);
+                let fresh: Vec<SessionLog> =
+                    fresh.into_iter().filter(|s| keep_session(s)).collect();
+                if !same_summaries(&fresh, &chunks[k].1) {
+                    return Err(Changed);
+                }
+                chunks[k].1 = fresh;
+                chunks[k].2 = false;
+            }
+        }
+    }
+    let files_read = chunks.len();
+    let sessions: Vec<SessionLog> = chunks.into_iter().rev().flat_map(|c| c.1).collect();
+    Ok((
+        ServerInProgress {
+            source: dir.path.clone(),
+            session_files: dir.files.len(),
+            files_read,
+            dir: Some(dir.clone()),
+            name: None,
+            sessions,
+        },
+        warnings,
+    ))
+}
+
+/// Whether two readings of a file summarise it the same (evidence aside).
+fn same_summaries(a: &[SessionLog], b: &[SessionLog]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.diagnosis == y.diagnosis
+                && x.first_timestamp == y.first_timestamp
+                && x.last_timestamp == y.last_timestamp
+                && x.cwd == y.cwd
+        })
+}
+
 fn mtime(p: &Path) -> Option<EpochSeconds> {
     let t = std::fs::metadata(p).and_then(|m| m.modified()).ok()?;
     Some(crate::time::system_time_secs(t))
@@ -410,19 +545,25 @@ fn file_len(p: &Path) -> u64 {
 }
 
 /// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
+/// Returns the damage summary of a file read to its end (`None` when it could not be).
 fn decode_into(
     f: &Path,
     warnings: &mut Vec<Warning>,
     sink: &mut dyn FnMut(Record),
     bytes_read: &dyn Fn(u64),
-) {
+) -> Option<Option<String>> {
     match decode::decode_prefiltered_progress(f, sink, bytes_read) {
         Ok((_, damage)) => {
-            if let Some(summary) = damage.summary() {
-                warnings.push(Warning::new(f, summary));
+            let summary = damage.summary();
+            if let Some(summary) = &summary {
+                warnings.push(Warning::new(f, summary.clone()));
             }
+            Some(summary)
         }
-        Err(e) => warnings.push(Warning::new(f, format!("cannot read: {e}"))),
+        Err(e) => {
+            warnings.push(Warning::new(f, format!("cannot read: {e}")));
+            None
+        }
     }
 }
 

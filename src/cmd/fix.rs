@@ -119,7 +119,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     if let Some(why) = &why {
         output::note(format_args!("Writing {}: {why}.", path.display()));
     }
-    print_diff(&pending.diff);
+    print_diff(&pending.diff, args.dry_run)?;
     if !go_ahead(args.dry_run, args.yes)? {
         return Ok(ExitCode::Clean);
     }
@@ -187,7 +187,7 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
                 "Changed since mcplogs' fix: putting back only the key mcplogs set."
             }
         });
-        print_diff(&pending.diff);
+        print_diff(&pending.diff, args.dry_run)?;
         if !go_ahead(args.dry_run, args.yes)? {
             return Ok(ExitCode::Clean);
         }
@@ -234,7 +234,7 @@ fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
 }
 
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
-fn print_diff(diff: &str) {
+fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     let diff = mcplogs::redact::diff::for_display(diff);
     let mut out = String::new();
     for line in diff.lines() {
@@ -252,8 +252,13 @@ fn print_diff(diff: &str) {
         out.push_str(&format!("{painted}\n"));
     }
     // As before the redesign, a diff that cannot be shown does not stop the command:
-    // the confirmation still stands between it and any write.
-    let _ = output::stdout(&out);
+    // the confirmation still stands between it and any write. A dry run shows nothing
+    // but the diff, so there a failed write is the command's failure (exit 2), not a
+    // silent success.
+    match output::stdout(&out) {
+        Err(e) if dry_run => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// `--yes`, or a terminal answering y. No terminal and no `--yes`: refuse (exit 2),

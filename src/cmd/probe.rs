@@ -158,6 +158,19 @@ fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> 
     })
 }
 
+/// The servers that may be started without being named ([`ServerConfig::starts_unasked`]);
+/// one note on stderr per project server left out, saying how to probe it anyway.
+fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
+    let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
+    for s in &left {
+        note(format!(
+            "mcplogs: \"{}\": not probed: a project server (.mcp.json) you have not approved; its command and URL come with the project, so mcplogs starts it only when named (`{how}`)",
+            s.name
+        ));
+    }
+    run
+}
+
 pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker) {
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
@@ -172,8 +185,9 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker)
         both_modes: false,
     };
     let _ = probe::transport::install_interrupt_handler();
-    let probes = probe_all(&resolved.servers, &opts);
-    let masker = Masker::new(&resolved.servers.iter().collect::<Vec<_>>(), true);
+    let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
+    let probes = probe_all(&servers, &opts);
+    let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), true);
     (probes, masker)
 }
 
@@ -198,7 +212,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         },
     };
     if !version.is_known() {
-        output::note(format_args!(
+        note(format!(
             "mcplogs: note: Claude Code {version} was not observed; predicting from the nearest observed builds ({})",
             probe::predict::KNOWN_VERSIONS
                 .map(|v| v.to_string())
@@ -254,14 +268,18 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect();
-                output::note(format_args!(
+                note(format!(
                     "mcplogs: no MCP server configured for {} (searched: {})",
                     project.display(),
                     searched.join(", ")
                 ));
                 return Ok(ExitCode::Clean);
             }
-            resolved.servers
+            let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
+            if servers.is_empty() {
+                return Ok(ExitCode::Clean);
+            }
+            servers
         } else {
             let mut picked = Vec::new();
             let mut unknown = false;
@@ -272,11 +290,11 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                         unknown = true;
                         let names = resolved.servers.iter().map(|s| s.name.as_str());
                         match config::suggest(n, names) {
-                            Some(s) => output::note(format_args!(
+                            Some(s) => note(format!(
                                 "mcplogs: no server named {n:?} is configured for {}; did you mean {s:?}?",
                                 project.display()
                             )),
-                            None => output::note(format_args!(
+                            None => note(format!(
                                 "mcplogs: no server named {n:?} is configured for {} (configured: {})",
                                 project.display(),
                                 if resolved.servers.is_empty() {
@@ -357,6 +375,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 .map(|(i, p)| render::server_json(p, contracts.get(i).map(Vec::as_slice)))
                 .collect(),
         };
+        // Masked value by value (a flag and its value are two strings), then written
+        // by the one JSON printer (DEL, C1 and bidi controls `\u`-escaped).
         let mut v = serde_json::to_value(&doc)?;
         masker.mask_json(&mut v);
         output::json(&v)?
@@ -376,12 +396,26 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     };
     let text = if args.json { text } else { masker.mask(&text) };
     output::stdout(&text)?;
+    Ok(exit_code(&args, &probes, &contracts))
+}
+
+fn exit_code(
+    args: &ProbeArgs,
+    probes: &[ServerProbe],
+    contracts: &[Vec<probe::ContractCheck>],
+) -> ExitCode {
     let problems = if args.contract {
         contracts.iter().flatten().any(|c| c.passed == Some(false))
     } else {
         probes.iter().any(|p| p.prediction.verdict.is_problem())
     };
-    Ok(ExitCode::from_problems(problems))
+    ExitCode::from_problems(problems)
+}
+
+/// A line on stderr with its secrets hidden: server names and commands come from
+/// configuration files, and a name can hold a token (`tok_ghp_…`).
+fn note(line: String) {
+    output::note(mcplogs::redact::output::text(&line));
 }
 
 #[cfg(test)]

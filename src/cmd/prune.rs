@@ -17,9 +17,17 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         paths: args.paths,
         homes: args.home,
         older_than: args.older_than,
+        index: args.cache.index_dir(),
     };
     let plan = prune::plan(&opts, SystemTime::now())?;
     output::grouped_warnings(&plan.warnings, false);
+    // What the table shows, redacted before it is laid out (a token in a folder name
+    // would otherwise shift the columns once masked); deleting uses `plan` itself.
+    let mut shown = plan.clone();
+    for g in &mut shown.groups {
+        g.project = mcplogs::redact::output::text(&g.project);
+        g.server = mcplogs::redact::output::text(&g.server);
+    }
     let json = args.output.json;
     let show = |outcome: Option<&Outcome>| -> Result<(), Error> {
         if json {
@@ -27,7 +35,7 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         } else {
             match outcome {
                 None => output::stdout(&mcplogs::redact::output::text(&plan_text(
-                    &plan,
+                    &shown,
                     output::width(),
                 ))),
                 Some(o) => output::stdout(&mcplogs::redact::output::text(&outcome_text(o))),

@@ -23,7 +23,10 @@ const CLAUDE_VERSION_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     let no_redact = args.redact.no_redact;
-    let opts = args.discovery.scan_options();
+    let opts = mcplogs::scan::ScanOptions {
+        index: args.cache.index_dir(),
+        ..args.discovery.scan_options()
+    };
     let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let machine = RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
         std::env::var_os(k)

@@ -13,6 +13,7 @@ use crate::progress::ScanProgress;
 pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let opts = ScanOptions {
         all: args.all,
+        index: args.cache.index_dir(),
         ..args.discovery.scan_options()
     };
     let bar = ScanProgress::new();

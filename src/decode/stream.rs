@@ -67,7 +67,44 @@ pub fn scan_jsonl_matching(
     sink: &mut dyn FnMut(Record),
     block: usize,
 ) -> io::Result<Damage> {
-    let mut buf = vec![0u8; block];
+    let mut owned = take_block(block);
+    let result = scan_blocks(reader, file, needles, sink, &mut owned[..block]);
+    give_back(owned);
+    result
+}
+
+thread_local! {
+    /// One block per thread, reused from file to file. Allocating (and zeroing) a fresh
+    /// 8 MiB block per file cost more than the search on a cache of many small files:
+    /// `perf` showed 37% of a `scan --all` in `memset` on the 10 GiB real-cache tree
+    /// (4,368 files), where glibc serves the block from the heap and must zero it.
+    static BLOCK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The thread's block, at least `size` bytes (taken out, so a nested call gets its own).
+fn take_block(size: usize) -> Vec<u8> {
+    let mut b = BLOCK.with(|c| c.take());
+    if b.len() < size {
+        b.resize(size, 0);
+    }
+    b
+}
+
+fn give_back(b: Vec<u8>) {
+    BLOCK.with(|c| {
+        let held = c.take();
+        // Keep the larger one (a nested call may have grown its own).
+        c.set(if held.len() > b.len() { held } else { b });
+    });
+}
+
+fn scan_blocks(
+    reader: &mut dyn Read,
+    file: &Arc<PathBuf>,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(Record),
+    buf: &mut [u8],
+) -> io::Result<Damage> {
     let mut len = 0;
     let mut eof = false;
     let mut st = ScanState {
@@ -77,41 +114,57 @@ pub fn scan_jsonl_matching(
         skipping_long_line: false,
         first_block: true,
     };
+    // Read in chunks much smaller than the block, and hand on the complete lines of each
+    // chunk at once: the buffer's hot end stays in the CPU cache, where the kernel's copy
+    // and the search are fast. Only a line longer than a chunk grows towards the block.
+    let chunk = (buf.len() / 32).max(1);
+    // `buf[..searched]` is known to hold no newline.
+    let mut searched = 0;
     loop {
-        while len < buf.len() && !eof {
-            match reader.read(&mut buf[len..]) {
+        if !eof && len < buf.len() {
+            let end = (len + chunk).min(buf.len());
+            match reader.read(&mut buf[len..end]) {
                 Ok(0) => eof = true,
                 Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
         }
-        let mut start = 0;
         if st.first_block {
+            if len < 3 && len < buf.len() && !eof {
+                continue;
+            }
             st.first_block = false;
             if buf[..len].starts_with(b"\xEF\xBB\xBF") {
-                start = 3;
+                buf.copy_within(3..len, 0);
+                len -= 3;
             }
         }
         let complete = if eof {
             len
         } else {
-            match memchr::memrchr(b'\n', &buf[start..len]) {
-                Some(i) => start + i + 1,
-                None => {
+            match memchr::memrchr(b'\n', &buf[searched..len]) {
+                Some(i) => searched + i + 1,
+                None if len == buf.len() => {
                     // A whole block without a newline: one over-long line. Drop it.
                     if !st.skipping_long_line {
                         st.skipping_long_line = true;
                         st.damage.too_long += 1;
                     }
                     len = 0;
+                    searched = 0;
+                    continue;
+                }
+                None => {
+                    searched = len;
                     continue;
                 }
             }
         };
-        st.block(&buf[start..complete], eof, file, sink);
+        st.block(&buf[..complete], eof, file, sink);
         buf.copy_within(complete..len, 0);
         len -= complete;
+        searched = len;
         if eof {
             break;
         }

@@ -67,6 +67,12 @@ pub struct ServerConfig {
     /// Project servers need approval before Claude Code starts them; `None` when the
     /// question does not arise (user and local scope).
     pub approved: Option<bool>,
+    /// A project server approved in a file the project cannot ship: the user's
+    /// `~/.claude.json` (where Claude Code records the user's answer) or
+    /// `~/.claude/settings.json`. A cloned repository can commit its own `.mcp.json`
+    /// and `.claude/settings*.json`, approving itself; only this lets mcplogs start the
+    /// server unasked (see [`ServerConfig::starts_unasked`]).
+    pub approved_outside_project: bool,
     /// Problems found while resolving (unset variables, an unknown type...).
     pub warnings: Vec<String>,
 }
@@ -79,6 +85,16 @@ impl ServerConfig {
             .chain(self.headers.iter())
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect()
+    }
+
+    /// Whether `probe` (and `report --probe`) may start or connect to this server
+    /// without the user naming it: every server except a project (`.mcp.json`) server
+    /// the user has not approved outside the project. A repository's `.mcp.json` is
+    /// code from whoever wrote the repository: Claude Code asks before starting it, and
+    /// so mcplogs neither runs its command nor sends its headers (which may expand the
+    /// user's environment variables) to its URL unless approved or named.
+    pub fn starts_unasked(&self) -> bool {
+        self.scope != Scope::Project || self.approved_outside_project
     }
 
     /// A server from `--command "node server.js" ARGS...`: the command line is split on
@@ -107,6 +123,7 @@ impl ServerConfig {
             url: String::new(),
             headers: BTreeMap::new(),
             approved: None,
+            approved_outside_project: false,
             warnings: Vec::new(),
         })
     }
@@ -139,6 +156,7 @@ impl ServerConfig {
             url: url.to_string(),
             headers: map,
             approved: None,
+            approved_outside_project: false,
             warnings: Vec::new(),
         })
     }
@@ -279,6 +297,8 @@ pub fn resolve(
     };
 
     let mut approval = Approval::default();
+    // Approval read only from the user's own files, outside the project.
+    let mut user_approval = Approval::default();
     let mut local: Option<(PathBuf, Map<String, Value>)> = None;
     let mut user: Option<(PathBuf, Map<String, Value>)> = None;
     if let Some(path) = global_config {
@@ -293,6 +313,7 @@ pub fn resolve(
                         local = Some((path.to_path_buf(), m.clone()));
                     }
                     approval.read(p);
+                    user_approval.read(p);
                 }
             }
             Ok(None) => {}
@@ -331,6 +352,7 @@ pub fn resolve(
         && let Ok(Some(doc)) = read_json(&home_settings)
     {
         approval.read(&doc);
+        user_approval.read(&doc);
     }
 
     for (scope, entry) in [
@@ -345,6 +367,8 @@ pub fn resolve(
             let mut cfg = server_from_json(&name, &value, scope, &path, env);
             if scope == Scope::Project {
                 cfg.approved = Some(approval.approves(&name));
+                cfg.approved_outside_project =
+                    user_approval.approves(&name) && !approval.disabled.iter().any(|n| n == &name);
             }
             add(cfg, &mut by_name);
         }
@@ -496,6 +520,7 @@ fn server_from_json(
         url,
         headers,
         approved: None,
+        approved_outside_project: false,
         warnings,
     }
 }

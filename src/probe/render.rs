@@ -3,6 +3,7 @@
 //! [`Masker`], which knows every configured secret.
 
 use colored::Colorize;
+use serde_json::Value;
 
 use super::predict::Prediction;
 use super::session::{Attempt, Mode};
@@ -63,21 +64,40 @@ impl Masker {
         }
     }
 
-    /// [`Self::mask`] on every string of a JSON document, object keys included; the
-    /// document stays valid whatever the secrets look like.
-    pub fn mask_json(&self, v: &mut serde_json::Value) {
-        use serde_json::Value;
-        match v {
-            Value::String(s) => *s = self.mask(s),
-            Value::Array(a) => a.iter_mut().for_each(|x| self.mask_json(x)),
-            Value::Object(m) => {
-                let old = std::mem::take(m);
-                for (k, mut x) in old {
-                    self.mask_json(&mut x);
-                    m.insert(self.mask(&k), x);
+    /// [`Masker::mask`] on every string of a JSON document (keys included), each
+    /// string as a whole, and the secret patterns on the document's values
+    /// ([`crate::redact::output::json_value`], which also reads `["--token", "V"]` as
+    /// one command line). Masking the serialised text instead misses a flag and its
+    /// value, which JSON writes as two strings.
+    pub fn mask_json(&self, v: &mut Value) {
+        fn literals(m: &Masker, v: &mut Value) {
+            match v {
+                Value::String(s) => {
+                    for l in &m.literals {
+                        if s.contains(l.as_str()) {
+                            *s = s.replace(l.as_str(), "[REDACTED:config]");
+                        }
+                    }
                 }
+                Value::Array(a) => a.iter_mut().for_each(|x| literals(m, x)),
+                Value::Object(o) => {
+                    let old = std::mem::take(o);
+                    for (mut k, mut x) in old {
+                        for l in &m.literals {
+                            if k.contains(l.as_str()) {
+                                k = k.replace(l.as_str(), "[REDACTED:config]");
+                            }
+                        }
+                        literals(m, &mut x);
+                        o.insert(k, x);
+                    }
+                }
+                _ => {}
             }
-            _ => {}
+        }
+        literals(self, v);
+        if let Some(r) = &self.patterns {
+            crate::redact::output::json_value(r, v);
         }
     }
 

@@ -56,7 +56,7 @@ fn mask_pairs(line: &str) -> String {
 
 /// `diff` (a unified diff of one file) with every file line masked and made
 /// terminal-safe. The two header lines and the `@@` and `\ No newline` lines are
-/// mcplogs' own and stay as they are.
+/// mcplogs' own: only secrets in them (in the file's path) are hidden.
 ///
 /// The old side (context and removed lines) and the new side (context and added lines)
 /// are each redacted as one text, so a value on the line after its key (`"DB_PASSWORD":`
@@ -113,7 +113,12 @@ pub fn for_display(diff: &str) -> String {
                 out.push(sign);
                 out.push_str(&terminal_safe(&shown, true));
             }
-            _ => out.push_str(&terminal_safe(body, true)),
+            // mcplogs' own lines; the headers hold the file's path, which can hold a
+            // secret (a project folder named after a token): the secret rules see them.
+            _ => out.push_str(&terminal_safe(
+                &Redactor::secrets_only([body]).redact(body),
+                true,
+            )),
         }
         if line.ends_with('\n') {
             out.push('\n');

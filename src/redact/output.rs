@@ -44,7 +44,24 @@ pub fn json_value(r: &Redactor, v: &mut Value) {
     }
     match v {
         Value::String(s) => r.apply(s),
-        Value::Array(a) => a.iter_mut().for_each(|x| json_value(r, x)),
+        Value::Array(a) => {
+            // A command line as JSON writes it (`"args": ["--token", "V"]`): a flag and
+            // its value are two strings, each harmless alone. Each neighbouring pair is
+            // read as one line, and what the rules hide in it is hidden in the value.
+            for i in 1..a.len() {
+                if let (Value::String(k), Value::String(v)) = (&a[i - 1], &a[i]) {
+                    let joined = format!("{k} {v}");
+                    let red = r.redact(&joined);
+                    if red != joined
+                        && let Some(rest) = red.strip_prefix(&format!("{k} "))
+                        && rest != v
+                    {
+                        a[i] = Value::String(rest.to_string());
+                    }
+                }
+            }
+            a.iter_mut().for_each(|x| json_value(r, x))
+        }
         Value::Object(o) => {
             let keys: Vec<String> = o.keys().cloned().collect();
             for k in keys {

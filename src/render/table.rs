@@ -513,12 +513,17 @@ fn server_details(s: &ServerReport) -> String {
         s.sessions,
         s.sessions_read,
         s.failed_sessions,
-        s.last_seen.as_deref().unwrap_or("-")
+        terminal_safe(s.last_seen.as_deref().unwrap_or("-"), false)
     ));
     if let Some(p) = s.diagnosis.tools_proof {
         out.push_str(&format!("  tools loaded: {p}\n"));
     }
-    out.push_str(&format!("  logs: {}\n", s.source.display()));
+    // File and folder names can hold line breaks and tabs (a folder named
+    // "x\n  FAKE  healthy" would forge a line): escaped like every other name.
+    out.push_str(&format!(
+        "  logs: {}\n",
+        terminal_safe(&s.source.display().to_string(), false)
+    ));
     if s.history.len() > 1 {
         out.push_str("  history:\n");
         for h in &s.history {
@@ -529,7 +534,7 @@ fn server_details(s: &ServerReport) -> String {
             out.push_str(&format!(
                 "    {label}: {} session(s), last {}\n",
                 h.sessions,
-                h.last_seen.as_deref().unwrap_or("-")
+                terminal_safe(h.last_seen.as_deref().unwrap_or("-"), false)
             ));
         }
     }
@@ -544,9 +549,9 @@ fn server_details(s: &ServerReport) -> String {
 fn evidence_block(e: &Evidence) -> String {
     let mut out = format!(
         "    {}:{}  {}  {}\n",
-        e.file.display(),
+        terminal_safe(&e.file.display().to_string(), false),
         e.line,
-        e.timestamp.as_deref().unwrap_or("-"),
+        terminal_safe(e.timestamp.as_deref().unwrap_or("-"), false),
         e.level.as_str().to_uppercase()
     );
     for l in terminal_safe(&pretty_message(&e.message), true).lines() {

@@ -18,6 +18,10 @@ pub fn unified(old: Option<&str>, new: Option<&str>, path: &str) -> String {
     }
     let diff = TextDiff::from_lines(a, b);
     let mut out = String::new();
+    // The path is one header line: a line break or tab in a folder name is escaped, or
+    // it would forge lines of the diff.
+    let path = crate::text::terminal_safe(path, false);
+    let path = path.as_str();
     out.push_str(&format!(
         "--- {}\n+++ {}\n",
         if old.is_some() { path } else { "/dev/null" },

@@ -207,16 +207,7 @@ fn prune_outputs() {
     let sb = Sandbox::new();
     let home = sample_copy(&sb, "linux-home");
     // Three days old: the 10-minute in-use rule keeps none of them.
-    for e in walkdir::WalkDir::new(&home) {
-        let e = e.unwrap();
-        if e.file_type().is_file() {
-            let f = fs::File::options().write(true).open(e.path()).unwrap();
-            f.set_modified(
-                std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400),
-            )
-            .unwrap();
-        }
-    }
+    age_all(Path::new(&home), 3);
     for (name, args) in [
         ("prune_dry_run", vec!["prune", "--dry-run", "--home", &home]),
         ("prune_not_a_terminal", vec!["prune", "--home", &home]),

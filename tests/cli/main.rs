@@ -17,6 +17,7 @@ mod fuzz_regressions;
 #[cfg(unix)]
 mod hostile;
 mod human_output;
+mod index;
 mod newest_first;
 #[cfg(unix)]
 mod probe;

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// The real session files a history is made of.
 #[derive(Debug, Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     /// 2.1.332 `-p` run, tools/list rejected (wrong field types); capabilities A.
     Fail,
     /// 2.1.332 `claude mcp list` of the same server: connects, closes after 0 s.
@@ -102,7 +102,7 @@ fn records(kind: Kind) -> Vec<Value> {
 }
 
 /// Writes a server folder holding one file per session, a day apart.
-fn write_history(root: &Path, history: &[Kind]) -> PathBuf {
+pub(crate) fn write_history(root: &Path, history: &[Kind]) -> PathBuf {
     let dir = root
         .join("claude-cli-nodejs")
         .join("-home-ana-proj")
@@ -135,7 +135,7 @@ fn scan_tree(root: &Path, all: bool) -> ScanReport {
     .unwrap()
 }
 
-fn kind() -> impl Strategy<Value = Kind> {
+pub(crate) fn kind() -> impl Strategy<Value = Kind> {
     prop_oneof![
         3 => Just(Kind::Fail),
         4 => Just(Kind::HealthCheck),

@@ -21,21 +21,6 @@ fn aged_home(tmp: &Path, sample: &str, days: u64) -> PathBuf {
     home
 }
 
-fn age_all(dir: &Path, days: u64) {
-    for e in walkdir::WalkDir::new(dir) {
-        let e = e.unwrap();
-        if e.file_type().is_file() {
-            set_age(e.path(), days * DAY.as_secs());
-        }
-    }
-}
-
-fn set_age(p: &Path, secs: u64) {
-    let f = fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(secs))
-        .unwrap();
-}
-
 fn opts_home(home: &Path) -> PruneOptions {
     PruneOptions {
         homes: vec![home.to_path_buf()],
@@ -419,4 +404,51 @@ fn the_prompt_on_a_terminal_asks_before_deleting() {
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
     assert_eq!(count(&home), before - planned.files);
+}
+
+/// Issue 10's copied home, for prune: a home whose `.cache/claude-cli-nodejs` and
+/// `.claude/debug` are symlinks to another user's folders. `scan --home` refuses such a
+/// root ("outside the home"); prune used to canonicalize it and delete there.
+#[cfg(unix)]
+#[test]
+fn a_home_whose_cache_or_debug_links_out_of_it_prunes_nothing_there() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = aged_home(tmp.path(), "linux-home", 3);
+    let victim_debug = victim.join(".claude/debug");
+    fs::create_dir_all(&victim_debug).unwrap();
+    for i in 1..=3 {
+        let p = victim_debug.join(format!("0b0f3c1e-1111-4a2b-9c3d-00000000000{i}.txt"));
+        fs::write(&p, "x").unwrap();
+        set_age(&p, (10 - i) * DAY.as_secs());
+    }
+    let attacker = tmp.path().join("attacker");
+    fs::create_dir_all(attacker.join(".cache")).unwrap();
+    fs::create_dir_all(attacker.join(".claude")).unwrap();
+    symlink(
+        victim.join(".cache/claude-cli-nodejs"),
+        attacker.join(".cache/claude-cli-nodejs"),
+    )
+    .unwrap();
+    symlink(&victim_debug, attacker.join(".claude/debug")).unwrap();
+    let before = walkdir::WalkDir::new(&victim).into_iter().count();
+
+    let p = plan(&opts_home(&attacker), SystemTime::now()).unwrap();
+    assert_eq!(p.files, 0, "{:?}", p.groups);
+    assert!(p.roots.is_empty(), "{:?}", p.roots);
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.to_string().contains("outside the home")),
+        "{:?}",
+        p.warnings
+    );
+    let r = run(mcplogs(tmp.path())
+        .args(["prune", "--yes", "--home"])
+        .arg(&attacker));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("outside the home"), "{}", r.stderr);
+    assert_eq!(walkdir::WalkDir::new(&victim).into_iter().count(), before);
+    // The same home, pruned as itself, does delete: the test can fail.
+    assert!(plan(&opts_home(&victim), SystemTime::now()).unwrap().files > 0);
 }

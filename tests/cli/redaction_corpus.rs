@@ -204,6 +204,27 @@ fn plant() -> Tree {
     )
     .unwrap();
 
+    // Logs old enough for `prune` to plan deleting them (its table names the folders).
+    age_all(&cache, 3);
+    // A configured server for `probe`: the secret in its name, every plant as one of
+    // its arguments (a flag and its value are two JSON strings), in its env and its
+    // command. The command does not exist, so the probe fails at once.
+    let args: Vec<&str> = CORPUS
+        .iter()
+        .flat_map(|p| match p.text.split_once(' ') {
+            Some((flag, v)) if flag.starts_with("--") => vec![flag, v],
+            _ => vec![p.text],
+        })
+        .collect();
+    let config = serde_json::json!({"mcpServers": {
+        SERVER_SECRET: {
+            "command": format!("/nonexistent/{ZOD_SECRET}"),
+            "args": args,
+            "env": {"API_KEY": "SKRa20tokarg", "MYSQL_PWD": "SKRa13mysql"},
+        }
+    }});
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+
     let paste = tmp.path().join("paste.txt");
     fs::write(
         &paste,
@@ -306,6 +327,8 @@ fn args<'a>(t: &'a Tree, cmd: &[&'a str]) -> Vec<&'a str> {
             t.managed.to_str().unwrap(),
         ]),
         "explain" => v.push(t.paste.to_str().unwrap()),
+        "prune" => v.extend(["--home", t.home.to_str().unwrap()]),
+        "probe" => v.extend(["--claude-version", "2.1.332"]),
         _ => {}
     }
     v
@@ -325,6 +348,7 @@ fn every_planted_secret_reaches_the_unredacted_output() {
         &["scan", "--json", "--no-redact"],
         &["report", "--no-redact"],
         &["report", "--json", "--no-redact"],
+        &["probe", "--json", "--no-redact"],
     ] {
         let out = shown(&t, &args(&t, cmd));
         let missing: Vec<&str> = all_markers()
@@ -349,6 +373,12 @@ fn no_planted_secret_appears_in_any_output() {
         &["du", "--json"],
         &["explain"],
         &["explain", "--json"],
+        &["prune", "--dry-run"],
+        &["prune", "--dry-run", "--json"],
+        &["probe"],
+        &["probe", "--json"],
+        &["report", "--probe"],
+        &["report", "--probe", "--json"],
     ] {
         let out = shown(&t, &args(&t, cmd));
         let leaks: Vec<String> = all_markers()
@@ -427,4 +457,32 @@ fn settings_and_fix_diffs_show_no_secret_value() {
             }
         }
     }
+}
+
+/// A secret in the settings file's path (a project folder named after a token, glued to
+/// a word) is hidden in the `fix` diff's header lines, as in every other line.
+#[test]
+fn a_secret_in_the_settings_path_is_hidden_in_the_fix_diff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp
+        .path()
+        .join("proj_ghp_SKRd01cccccccccccccccccccccccccccccc");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    let settings = project.join(".claude/settings.local.json");
+    fs::write(&settings, "{\n  \"env\": {}\n}\n").unwrap();
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+    let r = run(mcplogs(tmp.path())
+        .args(["fix", "--dry-run", "--force", "--settings"])
+        .arg(&settings)
+        .arg("--managed-dir")
+        .arg(&managed));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("--- "), "{}", r.stdout);
+    assert!(!r.stdout.contains("SKRd01"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("proj_[REDACTED:github-token]"),
+        "{}",
+        r.stdout
+    );
 }

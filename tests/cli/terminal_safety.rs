@@ -62,6 +62,18 @@ fn hostile_tree() -> Tree {
         );
         fs::write(&f, damaged).unwrap();
     }
+    // Old enough for `prune` to plan deleting them, so its table shows the folders.
+    age_all(&cache, 3);
+    // A configured server with a hostile name, command and arguments, for `probe` (the
+    // command does not exist, so it fails at once, with its name in the message).
+    let claude_json = home.join(".claude.json");
+    let mut cfg: Value = serde_json::from_str(&fs::read_to_string(&claude_json).unwrap()).unwrap();
+    cfg["mcpServers"][format!("srv{EVIL_NAME}")] = serde_json::json!({
+        "command": format!("/nonexistent/{EVIL_NAME}"),
+        "args": [EVIL_NAME, "\u{1b}]52;c;ZXZpbA==\u{7}"],
+        "env": {format!("K{EVIL_NAME}"): "v"},
+    });
+    fs::write(&claude_json, cfg.to_string()).unwrap();
     // A FIFO and a symlink with hostile names: each ends in a warning naming it.
     let fifo = server.join(format!("{EVIL_NAME}.jsonl"));
     let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
@@ -159,6 +171,37 @@ fn no_subcommand_writes_a_raw_control_character() {
         cat(&[&["report", "--json", "--managed-dir", managed], &disc]),
         cat(&[&["report", "--no-redact", "--managed-dir", managed], &disc]),
         cat(&[&["report", "--managed-dir", managed], &disc, &[missing]]),
+        cat(&[&["prune", "--dry-run"], &disc]),
+        cat(&[&["prune", "--dry-run", "--json"], &disc]),
+        cat(&[&["prune", "--yes"], &disc, &[missing]]),
+        vec![
+            "probe",
+            "--claude-version",
+            "2.1.332",
+            "--timeout",
+            "5s",
+            "--managed-dir",
+            managed,
+        ],
+        vec![
+            "probe",
+            "--json",
+            "--claude-version",
+            "2.1.332",
+            "--timeout",
+            "5s",
+            "--managed-dir",
+            managed,
+        ],
+        vec![
+            "probe",
+            "--claude-version",
+            "2.1.332",
+            "--managed-dir",
+            managed,
+            EVIL_NAME,
+        ],
+        cat(&[&["report", "--probe", "--managed-dir", managed], &disc]),
     ];
     let mut everything = String::new();
     for args in &runs {
@@ -194,6 +237,9 @@ fn no_subcommand_writes_a_raw_control_character() {
         "EVIL<U+202E>KEY",
         "a FIFO",
         "no MCP server logs found (searched: ",
+        // prune's table and probe's server line show the hostile names, escaped.
+        "wrongev\\x1b[2Jil\\r\\x9b31m\\x7f<U+202E>txt",
+        "srvev\\x1b[2Jil",
     ] {
         assert!(
             everything.contains(shown),
@@ -218,4 +264,78 @@ fn json_escapes_keep_the_values() {
     let all = doc.to_string();
     // Decoded, the document holds the hostile characters exactly as logged.
     assert!(all.contains("\u{202e}") && all.contains("\u{9b}"), "{all}");
+}
+
+/// A line break (or tab) in a folder or file name never starts a line of output: a
+/// server folder named `x\n  FORGED  healthy` would otherwise add a row of its own to
+/// `scan --verbose` (its `logs:` and evidence paths) and to `fix` diff headers.
+#[test]
+fn a_line_break_in_a_name_forges_no_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("linux-home"), &home);
+    let cache = home.join(".cache/claude-cli-nodejs");
+    let proj = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let forged = "\n  FORGED   healthy\tx";
+    fs::rename(
+        proj.join("mcp-logs-bad-tool"),
+        proj.join(format!("mcp-logs-bad{forged}")),
+    )
+    .unwrap();
+    let project = tmp.path().join(format!("p{forged}"));
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    let settings = project.join("s.json");
+    fs::write(&settings, "{\"env\": {}}\n").unwrap();
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+    let (h, s, m) = (
+        home.to_str().unwrap(),
+        settings.to_str().unwrap(),
+        managed.to_str().unwrap(),
+    );
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["scan", "--home", h],
+        vec!["scan", "--verbose", "--home", h],
+        vec!["du", "--home", h],
+        vec!["prune", "--dry-run", "--home", h],
+        vec!["report", "--managed-dir", m, "--home", h],
+        vec!["settings", "--managed-dir", m],
+        vec![
+            "fix",
+            "--dry-run",
+            "--force",
+            "--settings",
+            s,
+            "--managed-dir",
+            m,
+        ],
+        vec![
+            "fix",
+            "--yes",
+            "--force",
+            "--settings",
+            s,
+            "--managed-dir",
+            m,
+        ],
+        vec!["fix", "--undo", "--settings", s],
+    ];
+    let mut shown = String::new();
+    for args in &runs {
+        let r = run(mcplogs(&home).args(args).current_dir(&project));
+        for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+            if let Some(l) = text.lines().find(|l| l.trim_start().starts_with("FORGED")) {
+                panic!("{args:?}: a name forged the {stream} line {l:?}:\n{text}");
+            }
+        }
+        shown.push_str(&r.stdout);
+    }
+    // The names were shown, escaped: the test can fail.
+    assert!(shown.contains("bad\\n  FORGED"), "{shown}");
+    assert!(shown.contains("p\\n  FORGED"), "{shown}");
 }

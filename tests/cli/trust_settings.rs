@@ -547,3 +547,34 @@ fn du_does_not_hang_on_a_fifo_named_like_the_newest_log() {
     let o = sb_run(&sb, &["du", "--home", sb.home.to_str().unwrap()]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+/// A dry run shows nothing but its diff: when stdout cannot take it (`>/dev/full`), the
+/// run failed (exit 2, said on stderr), instead of exit 0 with nothing shown.
+#[test]
+fn a_dry_run_whose_diff_cannot_be_written_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = tmp.path().join("settings.json");
+    fs::write(&settings, "{\n  \"model\": \"x\"\n}\n").unwrap();
+    let full = || fs::File::options().write(true).open("/dev/full").unwrap();
+    let out = mcplogs(tmp.path())
+        .args(["fix", "--dry-run", "--force", "--settings"])
+        .arg(&settings)
+        .stdout(full())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write output"));
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        "{\n  \"model\": \"x\"\n}\n"
+    );
+    // The same run on a pipe shows the diff and succeeds: the test can fail.
+    let out = mcplogs(tmp.path())
+        .args(["fix", "--dry-run", "--force", "--settings"])
+        .arg(&settings)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+++"));
+}

@@ -100,6 +100,24 @@ pub fn run_json(cmd: &mut Command) -> (Run, serde_json::Value) {
     (r, v)
 }
 
+/// Sets a file's modification time `secs` into the past.
+pub fn set_age(path: &Path, secs: u64) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(secs))
+        .unwrap();
+}
+
+/// Every file under `dir` last modified `days` days ago: old enough for `prune` to plan
+/// deleting them (its 10-minute in-use rule keeps none).
+pub fn age_all(dir: &Path, days: u64) {
+    for e in walkdir::WalkDir::new(dir) {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            set_age(e.path(), days * 86_400);
+        }
+    }
+}
+
 /// Copies a directory tree (the samples) into `to`.
 pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
