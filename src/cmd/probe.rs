@@ -25,7 +25,7 @@ use mcplogs::wire;
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
-2 usage error or unknown server name.")]
+2 usage error, unknown server name, or an unreadable configuration file and no server.")]
 pub struct ProbeArgs {
     /// Configured server names [default: every server of the project]; with --command,
     /// the arguments of the command
@@ -273,7 +273,13 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     project.display(),
                     searched.join(", ")
                 ));
-                return Ok(ExitCode::Clean);
+                // A configuration file that could not be read (its warning is above)
+                // may hold the servers: that is an I/O error, not "nothing configured".
+                return Ok(if resolved.problems.is_empty() {
+                    ExitCode::Clean
+                } else {
+                    ExitCode::Error
+                });
             }
             let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
             if servers.is_empty() {

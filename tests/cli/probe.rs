@@ -508,3 +508,30 @@ fn probe_json_stays_json_and_hides_a_flags_value() {
         );
     }
 }
+
+/// A configuration file that cannot be read is a one-line warning naming it, and with
+/// no server found anywhere else the probe exits 2 (it cannot say "nothing configured").
+#[test]
+fn an_unreadable_config_file_is_named_and_exits_2() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    std::fs::write(proj.join(".mcp.json"), "{\"mcpServers\": {,}").unwrap();
+    let r =
+        run(mcplogs(home.path())
+            .current_dir(&proj)
+            .args(["probe", "--claude-version", "2.1.332"]));
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(".mcp.json: not valid JSON"),
+        "{}",
+        r.stderr
+    );
+    // An empty project with no configuration at all is still exit 0.
+    std::fs::remove_file(proj.join(".mcp.json")).unwrap();
+    let r =
+        run(mcplogs(home.path())
+            .current_dir(&proj)
+            .args(["probe", "--claude-version", "2.1.332"]));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
