@@ -166,8 +166,10 @@ pub fn printable(s: &str, max: usize, keep_newlines: bool) -> String {
         match c {
             '\n' if keep_newlines => out.push('\n'),
             '\t' => out.push('\t'),
-            c if c.is_control() || c == '\u{fffd}' => {
-                out.push_str(&c.escape_unicode().to_string());
+            // Spelled as everywhere else (`\x1b`, `<U+202E>`), by the one sanitizer.
+            '\u{fffd}' => out.push_str("<U+FFFD>"),
+            c if crate::sanitize::is_unsafe(c) => {
+                out.push_str(&crate::sanitize::text(c.encode_utf8(&mut [0; 4])));
             }
             c => out.push(c),
         }
@@ -917,8 +919,8 @@ mod tests {
     #[test]
     fn printable_escapes_terminal_controls() {
         assert_eq!(
-            printable("a\u{1b}[31mb\u{7}", 100, false),
-            "a\\u{1b}[31mb\\u{7}"
+            printable("a\u{1b}[31mb\u{7}\u{202e}\u{fffd}", 100, false),
+            "a\\x1b[31mb\\x07<U+202E><U+FFFD>"
         );
         assert_eq!(printable("abcdef", 3, false), "abc…");
     }
