@@ -200,6 +200,14 @@ mod tests {
         );
         assert_eq!(output("a\nb\tc", false), "a\nb\tc");
     }
+
+    /// With colour on, only ESC may start a kept sequence: any other control in a text
+    /// without ESC is still escaped (the fast path must not let it through).
+    #[test]
+    fn output_with_colour_on_escapes_controls_in_text_without_esc() {
+        assert_eq!(output("a\x07b\u{9b}c", true), "a\\x07b\\x9bc");
+        assert_eq!(output("plain", true), "plain");
+    }
 }
 
 #[cfg(test)]
