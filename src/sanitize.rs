@@ -208,6 +208,15 @@ mod tests {
         assert_eq!(output("a\x07b\u{9b}c", true), "a\\x07b\\x9bc");
         assert_eq!(output("plain", true), "plain");
     }
+
+    /// Only a complete SGR sequence (`ESC [ digits/; m`) is kept with colour on: not an
+    /// OSC that happens to end in `m`, not one cut off at the end of the text.
+    #[test]
+    fn only_complete_sgr_sequences_are_kept() {
+        assert_eq!(output("\x1b[m", true), "\x1b[m");
+        assert_eq!(output("\x1b]1m", true), "\\x1b]1m");
+        assert_eq!(output("x\x1b[12", true), "x\\x1b[12");
+    }
 }
 
 #[cfg(test)]
