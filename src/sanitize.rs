@@ -216,6 +216,7 @@ mod tests {
         assert_eq!(output("\x1b[m", true), "\x1b[m");
         assert_eq!(output("\x1b]1m", true), "\\x1b]1m");
         assert_eq!(output("x\x1b[12", true), "x\\x1b[12");
+        assert_eq!(output("x\x1b", true), "x\\x1b");
     }
 }
 
