@@ -94,8 +94,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
                 .collect()
         });
         let mut doc = serde_json::to_value(doc)?;
-        if let Some((_, masker)) = &probed {
-            masker.mask_json(&mut doc);
+        // The probe's own secrets are masked in its part only (as in the Markdown):
+        // the rest of the report is the redactor's, and `--no-redact` keeps it as is.
+        if let (Some((_, masker)), Some(p)) = (&probed, doc.get_mut("probe")) {
+            masker.mask_json(p);
         }
         mcplogs::redact::output::json_value(&redactor, &mut doc);
         output::json(&doc)?
