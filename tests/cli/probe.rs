@@ -516,11 +516,13 @@ fn an_unreadable_config_file_is_named_and_exits_2() {
     let home = tempfile::tempdir().unwrap();
     let proj = home.path().join("proj");
     std::fs::create_dir(&proj).unwrap();
-    std::fs::write(proj.join(".mcp.json"), "{\"mcpServers\": {,}").unwrap();
-    let r =
+    let probe = || {
         run(mcplogs(home.path())
             .current_dir(&proj)
-            .args(["probe", "--claude-version", "2.1.332"]));
+            .args(["probe", "--claude-version", "2.1.332"]))
+    };
+    std::fs::write(proj.join(".mcp.json"), "{\"mcpServers\": {,}").unwrap();
+    let r = probe();
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(
         r.stderr.contains(".mcp.json: not valid JSON"),
@@ -529,9 +531,6 @@ fn an_unreadable_config_file_is_named_and_exits_2() {
     );
     // An empty project with no configuration at all is still exit 0.
     std::fs::remove_file(proj.join(".mcp.json")).unwrap();
-    let r =
-        run(mcplogs(home.path())
-            .current_dir(&proj)
-            .args(["probe", "--claude-version", "2.1.332"]));
+    let r = probe();
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
