@@ -29,6 +29,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TIMEOUT="${TIMEOUT:-180}"
+# pass 1 runs unit tests only (under a second here): a mutant that makes them loop is
+# detected sooner with a shorter limit
+TIMEOUT1="${TIMEOUT1:-$TIMEOUT}"
 BUILD_TIMEOUT="${BUILD_TIMEOUT:-600}"
 
 # module -> files
@@ -61,7 +64,7 @@ modules=("$@")
 
 command -v cargo-mutants >/dev/null || { echo "cargo-mutants is not installed: cargo install cargo-mutants"; exit 2; }
 
-common=(--timeout "$TIMEOUT" --build-timeout "$BUILD_TIMEOUT" --no-shuffle)
+common=(--build-timeout "$BUILD_TIMEOUT" --no-shuffle)
 [ -n "${IN_PLACE:-}" ] && common+=(--in-place) || common+=(-j 1 --copy-target=true)
 [ -n "${RE:-}" ] && common+=(--re "$RE")
 
@@ -81,7 +84,7 @@ for m in "${modules[@]}"; do
   echo "== $m: pass 1: ${PASS1[$m]}"
   rc=0
   # shellcheck disable=SC2086
-  cargo mutants "${args[@]}" "${common[@]}" --output "$out" -- ${PASS1[$m]} || rc=$?
+  cargo mutants "${args[@]}" "${common[@]}" --timeout "$TIMEOUT1" --output "$out" -- ${PASS1[$m]} || rc=$?
   # 0: all caught, 2: some missed, 3: some timed out; anything else (4: the baseline
   # failed) is not a result
   case $rc in 0|2|3) ;; *) echo "== $m: cargo mutants failed ($rc)"; exit "$rc" ;; esac
@@ -91,7 +94,7 @@ for m in "${modules[@]}"; do
   echo "== $m: pass 2, the missed mutants: ${PASS2[$m]}"
   # (the baseline ran in pass 1)
   # shellcheck disable=SC2086
-  cargo mutants "${args[@]}" "${common[@]}" --output "$out" --iterate --baseline=skip \
+  cargo mutants "${args[@]}" "${common[@]}" --timeout "$TIMEOUT" --output "$out" --iterate --baseline=skip \
     -- ${PASS2[$m]} || status=$?
   printf '== %s: caught %s  missed %s  timeout %s  unviable %s\n' "$m" \
     "$(( $(count "$out/pass1-caught.txt") + $(count "$r/caught.txt") ))" \
