@@ -7,6 +7,7 @@
 #   scripts/mutants.sh settings_write       # one module
 #   IN_PLACE=1 scripts/mutants.sh sanitize  # mutate this tree itself (see below)
 #   RE='sha256_hex' scripts/mutants.sh settings_write   # only mutants whose name matches
+#   SHARD=0/2 scripts/mutants.sh redact     # half the mutants (run 1/2 in another copy)
 #
 # Two passes per module, so that most mutants cost one build and a few seconds of tests:
 #   1. the cheap tests that catch most mutants of the module (PASS1);
@@ -67,6 +68,7 @@ command -v cargo-mutants >/dev/null || { echo "cargo-mutants is not installed: c
 common=(--build-timeout "$BUILD_TIMEOUT" --no-shuffle)
 [ -n "${IN_PLACE:-}" ] && common+=(--in-place) || common+=(-j 1 --copy-target=true)
 [ -n "${RE:-}" ] && common+=(--re "$RE")
+[ -n "${SHARD:-}" ] && common+=(--shard "$SHARD")
 
 count() { if [ -s "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 
