@@ -218,6 +218,14 @@ mod tests {
         assert_eq!(output("x\x1b[12", true), "x\\x1b[12");
         assert_eq!(output("x\x1b", true), "x\\x1b");
     }
+
+    #[test]
+    fn an_sgr_is_kept_up_to_thirty_parameter_characters() {
+        // the cap keeps a hostile run of digits from being scanned (and kept) whole
+        let sgr = |n: usize| format!("\x1b[{}m", "1".repeat(n));
+        assert_eq!(output(&sgr(30), true), sgr(30));
+        assert_eq!(output(&sgr(31), true), format!("\\x1b[{}m", "1".repeat(31)));
+    }
 }
 
 #[cfg(test)]
