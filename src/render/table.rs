@@ -154,8 +154,19 @@ fn cut(s: &str, max: usize) -> String {
 }
 
 /// Wraps `text` to `width` columns; the first line starts after `first` (already
-/// written), the others after `indent` spaces (a hanging indent). `None`: one line.
+/// written), the others after `indent` spaces (a hanging indent). `None`: one line. A
+/// word longer than a line (a path) is cut in the middle with `…`.
 pub fn wrap(text: &str, first: &str, indent: usize, width: Option<usize>) -> String {
+    wrap_with(text, first, indent, width, false)
+}
+
+/// [`wrap`], but a word longer than a line is broken across lines, every character
+/// kept: for log messages and advice, where nothing may go missing.
+pub fn wrap_keeping(text: &str, first: &str, indent: usize, width: Option<usize>) -> String {
+    wrap_with(text, first, indent, width, true)
+}
+
+fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep: bool) -> String {
     let Some(width) = width else {
         return format!("{first}{text}\n");
     };
@@ -163,12 +174,15 @@ pub fn wrap(text: &str, first: &str, indent: usize, width: Option<usize>) -> Str
     let mut col = cols(first);
     let mut line_empty = true;
     let room = width.max(indent + 20);
+    let new_line = |out: &mut String, col: &mut usize| {
+        out.push('\n');
+        out.push_str(&" ".repeat(indent));
+        *col = indent;
+    };
     for word in text.split(' ').filter(|w| !w.is_empty()) {
         let w = cols(word);
         if !line_empty && col + 1 + w > room {
-            out.push('\n');
-            out.push_str(&" ".repeat(indent));
-            col = indent;
+            new_line(&mut out, &mut col);
             line_empty = true;
         }
         if !line_empty {
@@ -176,10 +190,23 @@ pub fn wrap(text: &str, first: &str, indent: usize, width: Option<usize>) -> Str
             col += 1;
         }
         if col + w > room && line_empty {
-            // A word longer than the line (a path): cut it rather than overflow.
-            let piece = cut(word, room.saturating_sub(col));
-            col += cols(&piece);
-            out.push_str(&piece);
+            if keep {
+                // A word longer than the line: broken into pieces that fill each line.
+                let mut chars = word.chars().peekable();
+                while chars.peek().is_some() {
+                    if col >= room {
+                        new_line(&mut out, &mut col);
+                    }
+                    let piece: String = chars.by_ref().take(room - col).collect();
+                    col += cols(&piece);
+                    out.push_str(&piece);
+                }
+            } else {
+                // cut rather than overflow
+                let piece = cut(word, room.saturating_sub(col));
+                col += cols(&piece);
+                out.push_str(&piece);
+            }
         } else {
             out.push_str(word);
             col += w;
@@ -486,43 +513,98 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     if o.verbose {
         for s in &report.servers {
             out.push('\n');
-            out.push_str(&server_details(s));
+            out.push_str(&server_details(s, o));
         }
     }
     out
 }
 
-fn server_details(s: &ServerReport) -> String {
+/// Fields of one line (`label: value`, given plain and as shown), three spaces apart;
+/// a field that would pass `width` starts a new line indented by two.
+fn fields_line(fields: &[(String, String)], width: Option<usize>) -> String {
+    let mut out = String::from("  ");
+    let mut col = 2;
+    for (i, (plain, shown)) in fields.iter().enumerate() {
+        if i > 0 {
+            if width.is_some_and(|w| col + 3 + cols(plain) > w) {
+                out.push_str("\n  ");
+                col = 2;
+            } else {
+                out.push_str("   ");
+                col += 3;
+            }
+        }
+        out.push_str(shown);
+        col += cols(plain);
+    }
+    out.push('\n');
+    out
+}
+
+/// A plain field, shown as it is.
+fn field(label: &str, value: &str) -> (String, String) {
+    let f = format!("{label}: {value}");
+    (f.clone(), f)
+}
+
+fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
+    let home = o.home.as_deref();
     let mut out = String::new();
+    let project = s
+        .project
+        .as_deref()
+        .map(|p| tilde(&terminal_safe(p, false), home))
+        .unwrap_or_else(|| "-".to_string());
     out.push_str(&format!(
-        "{} — {}\n",
+        "{} — {project}\n",
         terminal_safe(&s.name, false).bold(),
-        terminal_safe(s.project.as_deref().unwrap_or("-"), false)
     ));
-    out.push_str(&format!(
-        "  verdict: {}   era: {}   protocol: {}\n",
-        paint(s.diagnosis.verdict, &verdict_label(&s.diagnosis)),
-        s.diagnosis.era.map(|e| e.as_str()).unwrap_or("-"),
-        s.diagnosis
-            .negotiated_protocol_version
-            .as_deref()
-            .unwrap_or("-")
+    let label = verdict_label(&s.diagnosis);
+    out.push_str(&fields_line(
+        &[
+            (
+                format!("verdict: {label}"),
+                format!("verdict: {}", paint(s.diagnosis.verdict, &label)),
+            ),
+            field("era", s.diagnosis.era.map(|e| e.as_str()).unwrap_or("-")),
+            field(
+                "protocol",
+                &terminal_safe(
+                    s.diagnosis
+                        .negotiated_protocol_version
+                        .as_deref()
+                        .unwrap_or("-"),
+                    false,
+                ),
+            ),
+        ],
+        o.width,
     ));
-    out.push_str(&format!(
-        "  sessions: {} ({} read, {} of them failed)   last seen: {}\n",
-        s.sessions,
-        s.sessions_read,
-        s.failed_sessions,
-        terminal_safe(s.last_seen.as_deref().unwrap_or("-"), false)
+    out.push_str(&fields_line(
+        &[
+            field(
+                "sessions",
+                &format!(
+                    "{} ({} read, {} of them failed)",
+                    s.sessions, s.sessions_read, s.failed_sessions
+                ),
+            ),
+            field(
+                "last seen",
+                &terminal_safe(s.last_seen.as_deref().unwrap_or("-"), false),
+            ),
+        ],
+        o.width,
     ));
     if let Some(p) = s.diagnosis.tools_proof {
         out.push_str(&format!("  tools loaded: {p}\n"));
     }
     // File and folder names can hold line breaks and tabs (a folder named
-    // "x\n  FAKE  healthy" would forge a line): escaped like every other name.
+    // "x\n  FAKE  healthy" would forge a line): escaped like every other name. Paths are
+    // never cut (they are there to be copied); the home folder shows as `~`.
     out.push_str(&format!(
         "  logs: {}\n",
-        terminal_safe(&s.source.display().to_string(), false)
+        tilde(&terminal_safe(&s.source.display().to_string(), false), home)
     ));
     if s.history.len() > 1 {
         out.push_str("  history:\n");
@@ -531,33 +613,48 @@ fn server_details(s: &ServerReport) -> String {
                 Some(c) => format!("{} ({c})", h.verdict),
                 None => h.verdict.to_string(),
             };
-            out.push_str(&format!(
-                "    {label}: {} session(s), last {}\n",
-                h.sessions,
-                terminal_safe(h.last_seen.as_deref().unwrap_or("-"), false)
+            out.push_str(&wrap(
+                &format!(
+                    "{label}: {} session(s), last {}",
+                    h.sessions,
+                    terminal_safe(h.last_seen.as_deref().unwrap_or("-"), false)
+                ),
+                "    ",
+                6,
+                o.width,
             ));
         }
     }
     out.push_str("  evidence:\n");
     for e in &s.evidence {
-        out.push_str(&evidence_block(e));
+        out.push_str(&evidence_block(e, &s.source, o));
     }
-    out.push_str(&format!("  fix: {}\n", s.recommendation()));
+    out.push_str(&wrap_keeping(&s.recommendation(), "  fix: ", 7, o.width));
     out
 }
 
-fn evidence_block(e: &Evidence) -> String {
+/// One piece of evidence: where (the file relative to the server's log folder, shown
+/// just above, when it is in it), when, the level, then the message, wrapped with every
+/// character kept.
+fn evidence_block(e: &Evidence, logs: &std::path::Path, o: &ScreenOptions) -> String {
+    let file = e
+        .file
+        .strip_prefix(logs)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty());
+    let file = file.unwrap_or(&e.file).display().to_string();
+    let file = tilde(&terminal_safe(&file, false), o.home.as_deref());
     let mut out = format!(
-        "    {}:{}  {}  {}\n",
-        terminal_safe(&e.file.display().to_string(), false),
+        "    {file}:{}  {}  {}\n",
         e.line,
         terminal_safe(e.timestamp.as_deref().unwrap_or("-"), false),
         e.level.as_str().to_uppercase()
     );
     for l in terminal_safe(&pretty_message(&e.message), true).lines() {
-        out.push_str("      ");
-        out.push_str(l);
-        out.push('\n');
+        // pretty-printed JSON keeps its indentation on every wrapped line
+        let body = l.trim_start_matches(' ');
+        let indent = 6 + cols(l) - cols(body);
+        out.push_str(&wrap_keeping(body, &" ".repeat(indent), indent, o.width));
     }
     out
 }
@@ -629,4 +726,51 @@ pub fn du_table(du: &crate::du::DiskUse, width: Option<usize>) -> String {
         du.files
     ));
     out
+}
+
+#[cfg(test)]
+mod wrapping {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Wrapped for keeping, a text fits the width and loses nothing: its words
+        /// (long ones in pieces) come back in order once the line breaks are taken out.
+        #[test]
+        fn wrap_keeping_fits_and_keeps_every_character(
+            words in prop::collection::vec("[a-zé:/\"\\\\-]{1,120}", 0..30),
+            width in 40usize..140,
+            indent in 0usize..12,
+        ) {
+            let text = words.join(" ");
+            let first = " ".repeat(indent);
+            let out = wrap_keeping(&text, &first, indent, Some(width));
+            for line in out.lines() {
+                prop_assert!(cols(line) <= width.max(indent + 20), "{line:?}");
+            }
+            let joined: String = out.split(['\n', ' ']).collect();
+            let expected: String = text.split(' ').collect();
+            prop_assert_eq!(joined, expected);
+            // piped: one line, as given
+            prop_assert_eq!(wrap_keeping(&text, &first, indent, None), format!("{first}{text}\n"));
+        }
+    }
+
+    #[test]
+    fn fields_start_a_new_line_only_when_the_next_would_not_fit() {
+        let f = [field("verdict", "healthy"), field("era", "legacy")];
+        assert_eq!(
+            fields_line(&f, Some(40)),
+            "  verdict: healthy   era: legacy\n"
+        );
+        assert_eq!(
+            fields_line(&f, Some(32)),
+            "  verdict: healthy   era: legacy\n"
+        );
+        assert_eq!(
+            fields_line(&f, Some(31)),
+            "  verdict: healthy\n  era: legacy\n"
+        );
+        assert_eq!(fields_line(&f, None), "  verdict: healthy   era: legacy\n");
+    }
 }

@@ -85,6 +85,33 @@ fn the_scan_screen_fits_80_and_120_columns() {
 }
 
 #[test]
+fn the_verbose_screen_fits_80_columns_but_for_log_folder_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(tmp.path())
+        .env("COLUMNS", "80")
+        .args(["scan", "--verbose"])
+        .arg(samples()));
+    assert!(r.stdout.contains("  evidence:\n"), "{}", r.stdout);
+    for line in r.stdout.lines() {
+        // a path is there to be copied: never cut or broken
+        if line.starts_with("  logs: ") {
+            continue;
+        }
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+    // Evidence names the file inside the log folder shown above it; a message is
+    // wrapped whole (its end is still there).
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.starts_with("    2026-") && l.contains(".jsonl:")),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("retrying in 250ms"), "{}", r.stdout);
+}
+
+#[test]
 fn json_has_every_contract_field_with_its_type() {
     let doc = scan_samples_json(&[]);
     assert_eq!(doc["schemaVersion"], 3);

@@ -348,7 +348,17 @@ fn read_only_folder_is_a_clear_error_and_the_file_is_untouched() {
     if as_root {
         cmd.uid(65534).gid(65534);
     }
-    let out = cmd.stdin(std::process::Stdio::null()).output().unwrap();
+    // The copy was written by this process: a test thread forking meanwhile holds it
+    // open for writing until its exec, and running it fails with ETXTBSY until then.
+    let out = (0..100)
+        .find_map(|_| match cmd.stdin(std::process::Stdio::null()).output() {
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                None
+            }
+            r => Some(r.unwrap()),
+        })
+        .expect("the copied binary stayed busy");
     set_mode(&sb.claude_dir(), 0o755);
 
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
