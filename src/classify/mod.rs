@@ -609,4 +609,116 @@ mod tests {
         assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
         assert_eq!(d.tools_proof, None);
     }
+
+    // Real wording, from sample-logs/ (Claude Code 2.1.288 and 2.1.332).
+    const RETRY_RESULT_TYPE: &str = "tools/list failed (Invalid result for tools/list: missing required resultType — servers implementing protocol revision 2026-07-28 MUST include it (the absent-means-complete bridge applies only to earlier-revision servers)); retrying in 500ms";
+    const FINAL_RESULT_TYPE: &str = "Failed to fetch tools: Invalid result for tools/list: missing required resultType — servers implementing protocol revision 2026-07-28 MUST include it (the absent-means-complete bridge applies only to earlier-revision servers)";
+    const RETRY_OTHER: &str =
+        "tools/list failed (Internal error: tool registry unavailable); retrying in 250ms";
+    const FINAL_OTHER: &str = "Failed to fetch tools: Internal error: tool registry unavailable";
+    const RETRY_BAD_TOOL: &str = "tools/list failed (Invalid result for tools/list: tools.2.inputSchema.type: Invalid input: expected \"object\"); retrying in 250ms";
+    const FINAL_BAD_TOOL: &str = "Failed to fetch tools: Invalid result for tools/list: tools.2.inputSchema.type: Invalid input: expected \"object\"";
+    const TOLERATED: &str = "tools/list result omits required fields although the server negotiated 2026-07-28; filled in ttlMs=0, cacheScope=\"private\" instead of rejecting it (not logged again for tools/list on this connection)";
+    const VERSION: &str =
+        "Connection failed: Server's protocol version is not supported: 1999-01-01";
+    const CLOSED: &str = "Connection failed (CONNECTION_CLOSED): Connection closed";
+    const TIMEOUT: &str = "Connection failed (CONNECT_TIMEOUT): MCP server \"hangs\" connection timed out after 3000ms";
+
+    fn session(messages: &[&str]) -> Diagnosis {
+        classify(messages)
+    }
+
+    #[test]
+    fn tool_calls_are_counted_from_the_first() {
+        let m = modern("1.0");
+        let d = session(&[
+            &m,
+            "Calling MCP tool: search",
+            "Calling MCP tool: search",
+            "Calling MCP tool: fetch",
+        ]);
+        assert_eq!(d.tools_proof, Some(ToolsProof::ToolCalls { calls: 3 }));
+        // the connection, then the first call
+        assert_eq!(d.evidence, vec![0, 1]);
+    }
+
+    #[test]
+    fn tolerance_on_a_connection_keeps_what_the_connection_said() {
+        let m = modern("1.0");
+        let d = session(&[&m, TOLERATED]);
+        assert_eq!(d.verdict, Verdict::Tolerated);
+        assert_eq!(d.negotiated_protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(d.capabilities.is_some());
+        assert_eq!(d.filled_fields, ["ttlMs", "cacheScope"]);
+        assert_eq!(d.evidence, vec![0, 1]);
+        // Without the connection record (trimmed away): modern, since only that era
+        // fills fields in, and nothing else known.
+        let d = session(&[TOLERATED]);
+        assert_eq!(d.era, Some(Era::Modern));
+        assert_eq!(d.negotiated_protocol_version, None);
+        assert_eq!(d.evidence, vec![0]);
+    }
+
+    #[test]
+    fn retries_and_their_final_error_are_one_failure() {
+        let m = modern("1.0");
+        let d = session(&[&m, RETRY_RESULT_TYPE, RETRY_RESULT_TYPE, FINAL_RESULT_TYPE]);
+        assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        // the connection, the first retry and the final error
+        assert_eq!(d.evidence, vec![0, 1, 3]);
+        // A second final error is a second fetch: it starts over, and decides.
+        let d = session(&[&m, RETRY_RESULT_TYPE, FINAL_RESULT_TYPE, FINAL_OTHER]);
+        assert_eq!(d.cause, Some(Cause::Other));
+        assert_eq!(d.evidence, vec![0, 3]);
+        // A retry after a final error joins it (and, vaguer, does not change its cause).
+        let d = session(&[&m, FINAL_RESULT_TYPE, RETRY_OTHER]);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        assert_eq!(d.evidence, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn the_final_error_names_the_cause_unless_it_says_less_than_the_retries() {
+        let m = modern("1.0");
+        // The final error is authoritative...
+        let d = session(&[&m, RETRY_OTHER, FINAL_RESULT_TYPE]);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        // ...unless it is vaguer than the retries.
+        let d = session(&[&m, RETRY_RESULT_TYPE, FINAL_OTHER]);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        // A precise retry after a vague one says more.
+        let d = session(&[&m, RETRY_OTHER, RETRY_RESULT_TYPE]);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        // Among retries, the first precise cause stays; a precise final error wins.
+        let d = session(&[&m, RETRY_RESULT_TYPE, RETRY_OTHER]);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        assert_eq!(d.evidence, vec![0, 1, 2]);
+        let d = session(&[&m, RETRY_RESULT_TYPE, RETRY_BAD_TOOL]);
+        assert_eq!(d.cause, Some(Cause::MissingResultType));
+        assert_eq!(d.bad_tool_path, None);
+        let d = session(&[&m, RETRY_RESULT_TYPE, FINAL_BAD_TOOL]);
+        assert_eq!(d.cause, Some(Cause::InvalidToolDefinition));
+        assert!(d.bad_tool_path.is_some());
+    }
+
+    #[test]
+    fn repeated_version_refusals_keep_the_first_and_the_latest() {
+        let d = session(&[VERSION, VERSION]);
+        assert_eq!(d.verdict, Verdict::VersionUnsupported);
+        assert_eq!(d.evidence, vec![0, 1]);
+        let d = session(&[VERSION; 9]);
+        assert_eq!(d.evidence.len(), MAX_FAILURE_EVIDENCE);
+        assert_eq!(d.evidence[0], 0);
+        assert_eq!(d.evidence.last(), Some(&8));
+    }
+
+    #[test]
+    fn a_more_specific_connection_cause_wins_in_either_order() {
+        for order in [[CLOSED, TIMEOUT], [TIMEOUT, CLOSED]] {
+            let d = session(&order);
+            assert_eq!(d.verdict, Verdict::ConnectionFailed);
+            assert_eq!(d.cause, Some(Cause::Timeout), "{order:?}");
+            assert_eq!(d.evidence, vec![0, 1]);
+        }
+    }
 }
