@@ -13,9 +13,10 @@
 #   1. the cheap tests that catch most mutants of the module (PASS1);
 #   2. only the mutants pass 1 missed (`--iterate`), against everything else that
 #      exercises the module (PASS2).
-# A mutant is caught when either pass catches it. Results: mutants.out/<module>/:
-# pass1-caught.txt, pass1-unviable.txt, and pass 2's mutants.out/ (caught.txt,
-# missed.txt, timeout.txt, unviable.txt).
+# A mutant is caught when either pass catches it. Every run is archived in
+# mutants.out/<module>/runs/; scripts/mutants_summary.py sums them up (printed at the
+# end). PASSES=1 runs pass 1 only; RESUME=1 keeps the earlier runs and retests only
+# what they did not catch (after adding tests).
 # A build that fails for lack of disk space is reported as "unviable": check
 # `grep -l "No space" mutants.out/*/mutants.out/log/*` before trusting unviable.txt.
 #
@@ -72,6 +73,22 @@ common=(--build-timeout "$BUILD_TIMEOUT" --no-shuffle)
 
 count() { if [ -s "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 
+# One cargo-mutants run, archived under $out/runs/ (a later run replaces mutants.out/).
+# $1: a label; the rest: its extra arguments, then `--` and the cargo test arguments.
+run_mutants() {
+  local label=$1 rc=0
+  shift
+  # shellcheck disable=SC2086
+  cargo mutants "${args[@]}" "${common[@]}" --output "$out" "$@" || rc=$?
+  # 0: all caught, 2: some missed, 3: some timed out; anything else (4: the baseline
+  # failed) is not a result
+  case $rc in 0|2|3) ;; *) echo "== $m: cargo mutants failed ($rc)"; exit "$rc" ;; esac
+  n=$(find "$out/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+  mkdir -p "$out/runs"
+  cp -r "$out/mutants.out" "$out/runs/$((n + 1))-$label"
+  [ "$rc" -eq 0 ] || status=$rc
+}
+
 status=0
 for m in "${modules[@]}"; do
   if [ -z "${FILES[$m]:-}" ]; then
@@ -81,26 +98,27 @@ for m in "${modules[@]}"; do
   args=()
   for f in ${FILES[$m]}; do args+=(--file "$f"); done
   out="mutants.out/$m"
-  rm -rf "$out"
-  mkdir -p "$out"
-  echo "== $m: pass 1: ${PASS1[$m]}"
-  rc=0
-  # shellcheck disable=SC2086
-  cargo mutants "${args[@]}" "${common[@]}" --timeout "$TIMEOUT1" --output "$out" -- ${PASS1[$m]} || rc=$?
-  # 0: all caught, 2: some missed, 3: some timed out; anything else (4: the baseline
-  # failed) is not a result
-  case $rc in 0|2|3) ;; *) echo "== $m: cargo mutants failed ($rc)"; exit "$rc" ;; esac
-  r="$out/mutants.out"
-  # pass 2 replaces mutants.out/ (previously_caught.txt mixes caught and unviable)
-  for k in caught unviable; do cp "$r/$k.txt" "$out/pass1-$k.txt"; done
-  echo "== $m: pass 2, the missed mutants: ${PASS2[$m]}"
-  # (the baseline ran in pass 1)
-  # shellcheck disable=SC2086
-  cargo mutants "${args[@]}" "${common[@]}" --timeout "$TIMEOUT" --output "$out" --iterate --baseline=skip \
-    -- ${PASS2[$m]} || status=$?
-  printf '== %s: caught %s  missed %s  timeout %s  unviable %s\n' "$m" \
-    "$(( $(count "$out/pass1-caught.txt") + $(count "$r/caught.txt") ))" \
-    "$(count "$r/missed.txt")" "$(count "$r/timeout.txt")" \
-    "$(( $(count "$out/pass1-unviable.txt") + $(count "$r/unviable.txt") ))"
+  # RESUME=1: keep earlier runs; pass 1 then retests only what they did not catch (after
+  # new tests) and runs what they did not reach.
+  first=()
+  if [ -n "${RESUME:-}" ] && [ -d "$out/mutants.out" ]; then
+    first=(--iterate)
+  else
+    rm -rf "$out"
+    mkdir -p "$out"
+  fi
+  for pass in ${PASSES:-1 2}; do
+    if [ "$pass" = 1 ]; then
+      echo "== $m: pass 1: ${PASS1[$m]}"
+      # shellcheck disable=SC2086
+      run_mutants pass1 "${first[@]}" --timeout "$TIMEOUT1" -- ${PASS1[$m]}
+    else
+      echo "== $m: pass 2, the missed mutants: ${PASS2[$m]}"
+      # shellcheck disable=SC2086
+      run_mutants pass2 --iterate --baseline=skip --timeout "$TIMEOUT" -- ${PASS2[$m]}
+    fi
+    first=(--iterate)
+  done
+  python3 scripts/mutants_summary.py "$out"
 done
 exit "$status"
