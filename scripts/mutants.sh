@@ -78,7 +78,6 @@ count() { if [ -s "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 run_mutants() {
   local label=$1 rc=0
   shift
-  # shellcheck disable=SC2086
   cargo mutants "${args[@]}" "${common[@]}" --output "$out" "$@" || rc=$?
   # 0: all caught, 2: some missed, 3: some timed out; anything else (4: the baseline
   # failed) is not a result
@@ -87,6 +86,18 @@ run_mutants() {
   mkdir -p "$out/runs"
   cp -r "$out/mutants.out" "$out/runs/$((n + 1))-$label"
   [ "$rc" -eq 0 ] || status=$rc
+}
+
+# A pass's "TARGETS -- FILTERS" as cargo-mutants arguments. The targets go to every
+# cargo call (-C), so that only they are built: cargo-mutants' build step is otherwise
+# `cargo test --no-run` of every target, four times the work of the library's tests.
+# The filters go to the test binary.
+test_args() {
+  local targets=${1%% -- *} filters=
+  [[ $1 == *" -- "* ]] && filters=${1#* -- }
+  for a in $targets; do printf -- '--cargo-arg=%s\n' "$a"; done
+  printf -- '--\n--\n'
+  for a in $filters; do printf -- '%s\n' "$a"; done
 }
 
 status=0
@@ -110,12 +121,13 @@ for m in "${modules[@]}"; do
   for pass in ${PASSES:-1 2}; do
     if [ "$pass" = 1 ]; then
       echo "== $m: pass 1: ${PASS1[$m]}"
-      # shellcheck disable=SC2086
-      run_mutants pass1 "${first[@]}" --timeout "$TIMEOUT1" -- ${PASS1[$m]}
+      # shellcheck disable=SC2046
+      run_mutants pass1 "${first[@]}" --timeout "$TIMEOUT1" $(test_args "${PASS1[$m]}")
     else
       echo "== $m: pass 2, the missed mutants: ${PASS2[$m]}"
-      # shellcheck disable=SC2086
-      run_mutants pass2 --iterate --baseline=skip --timeout "$TIMEOUT" -- ${PASS2[$m]}
+      # shellcheck disable=SC2046
+      run_mutants pass2 --iterate --baseline=skip --timeout "$TIMEOUT" \
+        $(test_args "${PASS2[$m]}")
     fi
     first=(--iterate)
   done
