@@ -434,11 +434,6 @@ impl NewestFirst {
             .or(self.latest.as_ref().map(|(k, _)| *k))
             .or((self.seen > 0).then_some(0))
     }
-
-    /// Sessions pushed so far.
-    pub fn seen(&self) -> usize {
-        self.seen
-    }
 }
 
 /// `resultType`, `ttlMs` and `cacheScope` exist only in revision 2026-07-28: a complaint
@@ -720,5 +715,48 @@ mod tests {
             assert_eq!(d.cause, Some(Cause::Timeout), "{order:?}");
             assert_eq!(d.evidence, vec![0, 1]);
         }
+    }
+
+    const CONNECTED_PLAIN: &str = "Successfully connected (transport: stdio) in 137ms";
+
+    #[test]
+    fn the_era_is_inferred_only_from_what_only_the_modern_era_says() {
+        // A connection record without capabilities, then tolerance: modern.
+        let d = session(&[CONNECTED_PLAIN, TOLERATED]);
+        assert_eq!(d.verdict, Verdict::Tolerated);
+        assert_eq!(d.era, Some(Era::Modern));
+        // A missing 2026-07-28 field: modern; any other failure: not known.
+        assert_eq!(session(&[FINAL_RESULT_TYPE]).era, Some(Era::Modern));
+        assert_eq!(
+            session(&[CONNECTED_PLAIN, FINAL_RESULT_TYPE]).era,
+            Some(Era::Modern)
+        );
+        assert_eq!(session(&[CONNECTED_PLAIN, FINAL_BAD_TOOL]).era, None);
+        assert_eq!(session(&[FINAL_OTHER]).era, None);
+        assert_eq!(session(&[CONNECTED_PLAIN]).era, None);
+    }
+
+    #[test]
+    fn a_healthy_session_without_capabilities_decides_at_once() {
+        // Nothing to compare an earlier failure with: it is the latest news.
+        let plain = session(&[CONNECTED_PLAIN]);
+        assert_eq!(plain.verdict, Verdict::Healthy);
+        assert_eq!(decide(&[&plain], true), Decision::Session(0));
+        let failed = session(&[&modern("1.0"), FINAL_RESULT_TYPE]);
+        assert_eq!(decide(&[&failed, &plain], true), Decision::Session(1));
+    }
+
+    #[test]
+    fn looking_past_health_checks_skips_unknown_sessions_and_needs_the_same_connection() {
+        let m = modern("1.0");
+        let failed = session(&[&m, FINAL_RESULT_TYPE]);
+        let check = session(&[&m]);
+        let unknown = session(&["Starting connection with timeout of 30000ms"]);
+        let used_elsewhere = session(&[&modern("1.1"), "Calling MCP tool: search"]);
+        // an unknown session between the check and the failure says nothing
+        assert_eq!(pick_deciding_session(&[&failed, &unknown, &check]), Some(0));
+        // tools proven on another connection (another server version) do not decide
+        // for this one: the latest session does
+        assert_eq!(pick_deciding_session(&[&used_elsewhere, &check]), Some(1));
     }
 }
