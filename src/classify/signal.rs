@@ -346,3 +346,31 @@ pub fn cause_rank(c: Cause) -> u8 {
         _ => 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closed_connection_counts_only_whole_seconds_near_the_start() {
+        let secs = |m: &str| match read_signal(m) {
+            Some(Signal::Closed { secs }) => Some(secs),
+            _ => None,
+        };
+        // as written (sample-logs/)
+        assert_eq!(secs("STDIO connection closed after 2s (cleanly)"), Some(2));
+        assert_eq!(secs("HTTP connection closed after 7s (cleanly)"), Some(7));
+        // hand-damaged: no number, or not seconds, is no duration
+        assert_eq!(secs("STDIO connection closed after 6469ms (cleanly)"), None);
+        assert_eq!(secs("STDIO connection closed after s (cleanly)"), None);
+        // The marker must end within the first 40 bytes (a transport name before it):
+        // the same words later in a message are some other text.
+        let at = |prefix: &str| format!("{prefix}connection closed after 6469s");
+        assert_eq!(secs(&at(&"X".repeat(15))), Some(6469));
+        assert_eq!(secs(&at(&"X".repeat(16))), None);
+        assert_eq!(
+            secs("Tool 'search' returned: upstream connection closed after 6469s"),
+            None
+        );
+    }
+}
