@@ -311,7 +311,23 @@ impl Redactor {
         if let Some((ac, kinds)) = &self.literals {
             for m in ac.find_iter(t) {
                 let kind = kinds[m.pattern().as_usize()];
-                push(m.start(), m.end(), Class::Secret(kind), usize::MAX / 2);
+                // A learned value found inside a longer word takes the whole word: cut
+                // out of its middle, it would leave word pieces that read differently
+                // next to the marker (`x[REDACTED]Bearer y` is a bearer token to the
+                // next pass), and a word that holds a secret is no better shown.
+                let start = t[..m.start()]
+                    .char_indices()
+                    .rev()
+                    .take_while(|&(_, c)| is_word(c))
+                    .last()
+                    .map_or(m.start(), |(i, _)| i);
+                let end = m.end()
+                    + t[m.end()..]
+                        .chars()
+                        .take_while(|&c| is_word(c))
+                        .map(char::len_utf8)
+                        .sum::<usize>();
+                push(start, end, Class::Secret(kind), usize::MAX / 2);
             }
         }
         let bounded = |re: &Regex, check_before: bool, class: Class| {
