@@ -758,5 +758,11 @@ mod tests {
         // tools proven on another connection (another server version) do not decide
         // for this one: the latest session does
         assert_eq!(pick_deciding_session(&[&used_elsewhere, &check]), Some(1));
+        // nor does a failure behind a health check of another connection
+        let other_check = session(&[&modern("1.1")]);
+        assert_eq!(
+            pick_deciding_session(&[&failed, &other_check, &check]),
+            Some(2)
+        );
     }
 }
