@@ -118,6 +118,9 @@ for m in "${modules[@]}"; do
     rm -rf "$out"
     mkdir -p "$out"
   fi
+  # the mutants of the code as it is now: the summary counts these only (a run before
+  # an edit names mutants by line, and lines move)
+  cargo mutants --list "${args[@]}" > "$out/list.txt"
   for pass in ${PASSES:-1 2}; do
     if [ "$pass" = 1 ]; then
       echo "== $m: pass 1: ${PASS1[$m]}"
