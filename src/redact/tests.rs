@@ -390,3 +390,46 @@ fn a_learned_secret_inside_a_word_takes_the_word_and_a_second_pass_changes_nothi
     assert_eq!(red, "[REDACTED:secret] PASSWORD=[REDACTED:secret]");
     assert_eq!(r.redact(&red), red);
 }
+
+#[test]
+fn a_secret_learned_in_one_text_is_hidden_bare_in_another() {
+    let r = Redactor::secrets_only(["PASSWORD=hunter2hunter2", "API_TOKEN=correcthorsebattery"]);
+    check(
+        &r,
+        "said hunter2hunter2 and correcthorsebattery",
+        "said [REDACTED:secret] and [REDACTED:secret]",
+    );
+    // nothing learned: an ordinary word stays
+    check(
+        &Redactor::secrets_only(["no secret here"]),
+        "said hunter2hunter2",
+        "said hunter2hunter2",
+    );
+}
+
+#[test]
+fn every_home_given_counts_and_a_root_or_blank_is_none() {
+    let r = RedactorBuilder::new()
+        .home("/home/ann")
+        .home("/srv/data/ann2/")
+        .home("/")
+        .user("  ")
+        .user("")
+        .build();
+    check(
+        &r,
+        "/home/ann/x /srv/data/ann2/y /etc/z a  b",
+        "~/x ~/y /etc/z a  b",
+    );
+}
+
+#[test]
+fn home_from_the_environment_alone_and_an_empty_one_ignored() {
+    let env = |k: &str| match k {
+        "HOME" => Some("/home/zed".into()),
+        "USERPROFILE" => Some("".into()),
+        _ => None,
+    };
+    let r = RedactorBuilder::for_machine(&[], None, &env).build();
+    check(&r, "/home/zed/x /home/amy/y", "~/x /home/amy/y");
+}
