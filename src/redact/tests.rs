@@ -433,3 +433,65 @@ fn home_from_the_environment_alone_and_an_empty_one_ignored() {
     let r = RedactorBuilder::for_machine(&[], None, &env).build();
     check(&r, "/home/zed/x /home/amy/y", "~/x /home/amy/y");
 }
+
+#[test]
+fn a_value_cut_by_its_rules_window_is_hidden_to_its_end() {
+    // A rule runs in a window of 16 KiB after its anchor; a value running past the
+    // window is hidden up to the next space or quote, and no further.
+    let long = "a1".repeat(10_000);
+    let r = plain();
+    check(
+        &r,
+        &format!("PASSWORD={long} tail"),
+        "PASSWORD=[REDACTED:secret] tail",
+    );
+    check(
+        &r,
+        &format!("PASSWORD={long}\"tail"),
+        "PASSWORD=[REDACTED:secret]\"tail",
+    );
+    check(
+        &r,
+        &format!("PASSWORD={long}'tail"),
+        "PASSWORD=[REDACTED:secret]'tail",
+    );
+    check(
+        &r,
+        &format!("PASSWORD={long}"),
+        "PASSWORD=[REDACTED:secret]",
+    );
+    // A value the rule ends itself (at a comma) is not stretched.
+    check(
+        &r,
+        "PASSWORD=hunter2hunter2,next word",
+        "PASSWORD=[REDACTED:secret],next word",
+    );
+}
+
+#[test]
+fn windows_that_start_or_end_inside_a_character_are_widened_to_it() {
+    // 256 bytes before the anchor and 16 KiB after it fall inside two-byte characters.
+    let before = "é".repeat(200);
+    let after = "é".repeat(9_000);
+    let r = plain();
+    for text in [
+        format!("{before} PASSWORD=hunter2hunter2 {after}"),
+        format!("{before} PASSWORD=hunter2hunter2  {after}"),
+        format!("x{before} PASSWORD=hunter2hunter2 {after}"),
+    ] {
+        let want = text.replace("hunter2hunter2", "[REDACTED:secret]");
+        check(&r, &text, &want);
+    }
+}
+
+#[test]
+fn a_short_value_is_not_learned_and_adjacent_secrets_stay_apart() {
+    // Values under 8 characters are hidden where a rule finds them, not as words
+    // elsewhere.
+    let r = Redactor::secrets_only(["PASSWORD=abc12"]);
+    check(
+        &r,
+        "PASSWORD=abc12 and abc12",
+        "PASSWORD=[REDACTED:secret] and abc12",
+    );
+}
