@@ -495,3 +495,12 @@ fn a_short_value_is_not_learned_and_adjacent_secrets_stay_apart() {
         "PASSWORD=[REDACTED:secret] and abc12",
     );
 }
+
+#[test]
+fn a_home_right_after_a_secret_is_still_a_home() {
+    check(
+        &alice(),
+        "sk-ant-api03-AbCdEf0123456789_xyz-QQ/Users/alice/x",
+        "[REDACTED:anthropic-api-key]~/x",
+    );
+}
