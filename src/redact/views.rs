@@ -326,4 +326,70 @@ mod tests {
     fn plain_text_has_one_view() {
         assert_eq!(views("nothing to decode here").len(), 1);
     }
+
+    #[test]
+    fn json_unescape_reads_every_escape() {
+        let s = r#"a\tb\rc\bd\fe\/f\\g\"h\u0041\ud83d\ude00i\u00e9\nj"#;
+        let want: String = serde_json::from_str(&format!("\"{s}\"")).unwrap();
+        assert_eq!(json_unescape(s).unwrap().0, want);
+        // JavaScript's \' too, and a lone surrogate is U+FFFD
+        assert_eq!(json_unescape(r"it\'s").unwrap().0, "it's");
+        assert_eq!(json_unescape(r"x\ud83dy").unwrap().0, "x\u{FFFD}y");
+        assert_eq!(json_unescape(r"x\ud83d\u0041").unwrap().0, "x\u{FFFD}A");
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A character as JSON may write it: raw (escaped where it must be), or as
+        /// `\uXXXX` (a surrogate pair above U+FFFF).
+        fn written(c: char, as_u: bool) -> String {
+            if as_u {
+                let mut units = [0u16; 2];
+                c.encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
+                    .collect()
+            } else {
+                let q = serde_json::to_string(&c.to_string()).unwrap();
+                q[1..q.len() - 1].to_string()
+            }
+        }
+
+        proptest! {
+            /// serde_json is the oracle: a JSON string's contents decode to the text
+            /// serde_json reads, and every decoded character maps back to exactly what
+            /// wrote it.
+            #[test]
+            fn json_unescape_agrees_with_serde_json(
+                chars in prop::collection::vec(
+                    (prop_oneof![
+                        prop::char::range('a', 'z'),
+                        prop::sample::select(vec!['\t', '\n', '\r', '\u{8}', '\u{c}', '"', '\\', '/', 'é', '€', '😀']),
+                    ], any::<bool>()),
+                    1..24,
+                )
+            ) {
+                let pieces: Vec<String> = chars.iter().map(|&(c, u)| written(c, u)).collect();
+                let s: String = pieces.concat();
+                let want: String = serde_json::from_str(&format!("\"{s}\"")).unwrap();
+                match json_unescape(&s) {
+                    Some((text, layer)) => {
+                        prop_assert_eq!(&text, &want);
+                        let view = View { text, layers: vec![layer] };
+                        let mut dec = 0;
+                        let mut orig = 0;
+                        for (&(c, _), piece) in chars.iter().zip(&pieces) {
+                            let n = c.len_utf8();
+                            prop_assert_eq!(view.to_original(dec, dec + n), (orig, orig + piece.len()));
+                            dec += n;
+                            orig += piece.len();
+                        }
+                    }
+                    None => prop_assert_eq!(s, want),
+                }
+            }
+        }
+    }
 }
