@@ -229,4 +229,18 @@ mod tests {
             "--- -- x\n+++ -- x\n@@ -1 +1 @@\n-{\"a\": \"\\x1b[2J\"}\n\\ No newline at end of file\n+{}\n"
         );
     }
+
+    #[test]
+    fn a_removed_value_on_the_line_after_its_key_is_masked() {
+        let d = for_display(
+            "--- s.json\n+++ s.json\n@@ -1,5 +1,3 @@\n {\n-  \"DB_PASSWORD\":\n-    \"hunter2x\",\n   \"x\": 1\n }\n\\ No newline at end of file\n",
+        );
+        assert!(!d.contains("hunter2x"), "{d}");
+        assert!(d.contains("-  \"DB_PASSWORD\":\n"), "{d}");
+        assert!(
+            d.starts_with("--- s.json\n+++ s.json\n@@ -1,5 +1,3 @@\n {\n"),
+            "{d}"
+        );
+        assert!(d.ends_with("\n }\n\\ No newline at end of file\n"), "{d}");
+    }
 }

@@ -504,3 +504,10 @@ fn a_home_right_after_a_secret_is_still_a_home() {
         "[REDACTED:anthropic-api-key]~/x",
     );
 }
+
+#[test]
+fn a_users_home_is_found_in_the_folder_name_form_too() {
+    // `jane.doe` becomes `jane-doe` in Claude Code's project folder names
+    let r = RedactorBuilder::new().user("jane.doe").build();
+    check(&r, "/home/jane.doe/x -home-jane-doe-x", "~/x ~-x");
+}
