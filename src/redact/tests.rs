@@ -510,4 +510,6 @@ fn a_users_home_is_found_in_the_folder_name_form_too() {
     // `jane.doe` becomes `jane-doe` in Claude Code's project folder names
     let r = RedactorBuilder::new().user("jane.doe").build();
     check(&r, "/home/jane.doe/x -home-jane-doe-x", "~/x ~-x");
+    // and the bare name in both spellings
+    check(&r, "jane.doe and jane-doe", "<user> and <user>");
 }
