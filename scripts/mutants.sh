@@ -82,8 +82,8 @@ run_mutants() {
   # 0: all caught, 2: some missed, 3: some timed out; anything else (4: the baseline
   # failed) is not a result
   case $rc in 0|2|3) ;; *) echo "== $m: cargo mutants failed ($rc)"; exit "$rc" ;; esac
-  n=$(find "$out/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
   mkdir -p "$out/runs"
+  n=$(find "$out/runs" -mindepth 1 -maxdepth 1 | wc -l)
   cp -r "$out/mutants.out" "$out/runs/$((n + 1))-$label"
   [ "$rc" -eq 0 ] || status=$rc
 }
