@@ -513,3 +513,58 @@ fn a_users_home_is_found_in_the_folder_name_form_too() {
     // and the bare name in both spellings
     check(&r, "jane.doe and jane-doe", "<user> and <user>");
 }
+#[test]
+fn harmless_values_flags_and_ids_are_kept() {
+    for text in [
+        "Authorization: null",
+        "Authorization: Bearer null",
+        "authorization=********",
+        "PASSWORD=********",
+        "PASSWORD=<private-host>",
+        // the next word is a flag, not the token's value
+        "run --token --verbose",
+        // a UUID is an id, not a secret, even next to a secret word
+        "refresh token 123e4567-e89b-12d3-a456-426614174000 ok",
+        // letters only, or digits only: not a made-up value
+        "token abcdefghijklmnopqrstuvwxyzabcdefgh ok",
+        "token 12345678901234567890123456789012345 ok",
+        // prose: a plain word before a colon is a key only for a made-up value
+        "invalid token: expected 3 items",
+    ] {
+        plain_check(text, text);
+    }
+}
+
+#[test]
+fn made_up_values_and_near_uuids_are_hidden() {
+    plain_check("password: hunter2", "password: [REDACTED:secret]");
+    plain_check("API_TOKEN: abc", "API_TOKEN: [REDACTED:secret]");
+    plain_check("apiToken: abc", "apiToken: [REDACTED:secret]");
+    for value in [
+        "abcdefghijklmnopqrstuvwxyz0123456789",
+        "123e4567-e89b-12d3-a456-42661417400x",
+        "123e4567+e89b-12d3-a456-426614174000",
+        "123e4567-e89b-12d3-a456-4266141740001",
+    ] {
+        plain_check(
+            &format!("refresh token {value} ok"),
+            "refresh token [REDACTED:high-entropy] ok",
+        );
+    }
+}
+
+#[test]
+fn a_private_key_of_a_few_kilobytes_is_hidden_whole() {
+    let body: Vec<String> = (0..60)
+        .map(|i| format!("{i:02}{}", "Ab9+".repeat(15)))
+        .collect();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\nafter",
+        body.join("\n")
+    );
+    let red = plain().redact(&pem);
+    for line in &body {
+        assert!(!red.contains(line.as_str()), "{line} shown");
+    }
+    assert!(red.ends_with("\n-----END PRIVATE KEY-----\nafter"), "{red}");
+}
