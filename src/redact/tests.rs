@@ -460,11 +460,18 @@ fn a_value_cut_by_its_rules_window_is_hidden_to_its_end() {
         &format!("PASSWORD={long}"),
         "PASSWORD=[REDACTED:secret]",
     );
-    // A value the rule ends itself (at a comma) is not stretched.
+    // A value the rule ends itself (at a comma) is not stretched, in a short text or
+    // a long one.
     check(
         &r,
         "PASSWORD=hunter2hunter2,next word",
         "PASSWORD=[REDACTED:secret],next word",
+    );
+    let filler = " x".repeat(10_000);
+    check(
+        &r,
+        &format!("PASSWORD=hunter2hunter2,next word{filler}"),
+        &format!("PASSWORD=[REDACTED:secret],next word{filler}"),
     );
 }
 
