@@ -575,3 +575,21 @@ fn a_private_key_of_a_few_kilobytes_is_hidden_whole() {
     }
     assert!(red.ends_with("\n-----END PRIVATE KEY-----\nafter"), "{red}");
 }
+#[test]
+fn where_secrets_overlap_the_most_specific_rule_names_them() {
+    // The JSON pair's value starts first; the Anthropic key inside it names the whole.
+    let json = r#"{"PASSWORD": "abc sk-ant-api03-AbCdEf0123456789_xyz-QQ"}"#;
+    let want = r#"{"PASSWORD": "[REDACTED:anthropic-api-key]"}"#;
+    check(&plain(), json, want);
+    // learned from the text itself, the value as a literal names nothing
+    check(&Redactor::secrets_only([json]), json, want);
+    // a private host that is also a bearer token is a bearer token
+    let hosts = RedactorBuilder::new().mask_hosts(true).build();
+    for host in ["db.corp.internal", "10.0.0.1", "192.168.1.20"] {
+        check(
+            &hosts,
+            &format!("Bearer {host}"),
+            "Bearer [REDACTED:bearer-token]",
+        );
+    }
+}
