@@ -313,6 +313,24 @@ mod tests {
             orig_of(r#"token ghp_abcdefgh\nDEF end"#, "ghp_abcdefghDEF"),
             r#"ghp_abcdefgh\nDEF"#
         );
+        // a Windows line break too
+        assert_eq!(
+            orig_of("token ghp_abcdef\r\n  ghijkl end", "ghp_abcdefghijkl"),
+            "ghp_abcdef\r\n  ghijkl"
+        );
+    }
+
+    #[test]
+    fn url_decoding_keeps_only_ascii_bytes() {
+        // %80 and above are bytes of a multi-byte character: left as they are, so the
+        // offsets after them still map back
+        assert_eq!(
+            orig_of(
+                "x%80%C3%A9 PASSWORD%3Dhunter2hunter2 y",
+                "PASSWORD=hunter2hunter2"
+            ),
+            "PASSWORD%3Dhunter2hunter2"
+        );
     }
 
     #[test]
