@@ -629,7 +629,15 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     for e in &s.evidence {
         out.push_str(&evidence_block(e, &s.source, o));
     }
-    out.push_str(&wrap_keeping(&s.recommendation(), "  fix: ", 7, o.width));
+    // the settings file it names under the home folder, as `~` like the paths above
+    let mut fix = s.recommendation();
+    let home_prefix = home.map(|h| h.trim_end_matches(['/', '\\']));
+    if let Some(h) = home_prefix.filter(|h| !h.is_empty()) {
+        for sep in ['/', '\\'] {
+            fix = fix.replace(&format!("{h}{sep}"), &format!("~{sep}"));
+        }
+    }
+    out.push_str(&wrap_keeping(&fix, "  fix: ", 7, o.width));
     out
 }
 
