@@ -157,3 +157,33 @@ fn settings_and_fix_diff_show_no_secret_values() {
         }
     }
 }
+
+/// A warning names a file; the file's name can hold a token (a folder named after it,
+/// a pasted key). Warnings go to stderr, which no later pass redacts: they are hidden
+/// in the report before printing, in `scan` and `du` alike.
+#[cfg(unix)]
+#[test]
+fn warnings_name_files_without_their_secrets() {
+    let dir = tree();
+    let logs = dir.path().join("-home-u-work").join("mcp-logs-api");
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let fifo = logs.join(format!("{token}.jsonl"));
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for args in [&["scan", "--verbose"][..], &["du"][..]] {
+        let home = tempfile::tempdir().unwrap();
+        let r = run(mcplogs(home.path()).args(args).arg(dir.path()));
+        assert!(r.stderr.contains("warning"), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("[REDACTED:github-token]"),
+            "{args:?}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains(token), "{args:?}: {}", r.stderr);
+    }
+}
