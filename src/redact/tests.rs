@@ -537,6 +537,7 @@ fn harmless_values_flags_and_ids_are_kept() {
         "token 12345678901234567890123456789012345 ok",
         // prose: a plain word before a colon is a key only for a made-up value
         "invalid token: expected 3 items",
+        "unexpected token: foo-bar",
     ] {
         plain_check(text, text);
     }
