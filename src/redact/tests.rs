@@ -594,3 +594,19 @@ fn where_secrets_overlap_the_most_specific_rule_names_them() {
         );
     }
 }
+
+#[test]
+fn json_keys_are_redacted_and_keep_their_values() {
+    let mut v = serde_json::json!({
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789": {"auth": "Bearer abcdefgh12345678"},
+        "plain": "sk-ant-api03-AbCdEf0123456789_xyz-QQ",
+    });
+    output::json_secrets(&mut v);
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "[REDACTED:github-token]": {"auth": "Bearer [REDACTED:bearer-token]"},
+            "plain": "[REDACTED:anthropic-api-key]",
+        })
+    );
+}
