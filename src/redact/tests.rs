@@ -492,7 +492,7 @@ fn windows_that_start_or_end_inside_a_character_are_widened_to_it() {
 }
 
 #[test]
-fn a_short_value_is_not_learned_and_adjacent_secrets_stay_apart() {
+fn a_short_value_is_not_learned_as_a_word() {
     // Values under 8 characters are hidden where a rule finds them, not as words
     // elsewhere.
     let r = Redactor::secrets_only(["PASSWORD=abc12"]);
