@@ -37,6 +37,11 @@ use regex::Regex;
 pub use home::{home_forms, user_names_in};
 use secrets::Found;
 
+/// What the redactor writes in place of what it hides (a home folder's `~` aside).
+static MARKER: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(r"\[REDACTED:[a-z0-9-]+\]|<user>|<private-host>").expect("marker regex")
+});
+
 /// Bare user names shorter than this are not replaced on their own (a two-letter name
 /// would eat ordinary words); they are still replaced inside home paths.
 const MIN_BARE_USER_LEN: usize = 3;
@@ -366,6 +371,16 @@ impl Redactor {
         let mut spans = Vec::new();
         for view in views::views(text) {
             self.find(text, &view, &mut spans);
+        }
+        // A marker an earlier pass wrote is left as it is: a learned value or a user
+        // name can be a word of it (`[REDACTED:authorization]`, `<user>`), and
+        // replacing that would make a second pass change what the first wrote.
+        let markers: Vec<(usize, usize)> = MARKER
+            .find_iter(text)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        if !markers.is_empty() {
+            spans.retain(|s| !markers.iter().any(|&(ms, me)| ms <= s.start && s.end <= me));
         }
         if spans.is_empty() {
             return text.to_string();
