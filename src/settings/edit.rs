@@ -38,6 +38,12 @@ pub enum EditError {
         line: usize,
         column: usize,
     },
+    /// Nested deeper than a rewrite lays out: each level is indented one step further,
+    /// so the text would grow with the square of the depth.
+    #[error(
+        "the file nests values more than {MAX_REWRITE_DEPTH} levels deep, so mcplogs will not rewrite it: its indentation alone could take gigabytes"
+    )]
+    TooDeep,
     /// Internal check failed: the edit would have changed something else.
     #[error("mcplogs could not make this edit without changing anything else (please report this)")]
     Verification,
@@ -384,6 +390,10 @@ fn cannot_keep(doc: &Doc, id: NodeId) -> EditError {
 }
 
 /// Pretty strict JSON (serde_json's pretty layout, `unit` per level), without recursion.
+/// The deepest nesting `--rewrite-strict` lays out (a settings file is a few levels
+/// deep; a hostile one nested 100,000 deep would need gigabytes of indentation).
+pub const MAX_REWRITE_DEPTH: usize = 1000;
+
 fn emit(doc: &Doc, unit: &str) -> Result<String, EditError> {
     enum Task<'a> {
         Text(String),
@@ -402,6 +412,9 @@ fn emit(doc: &Doc, unit: &str) -> Result<String, EditError> {
                     out.push_str(&encode_units(&m.key_units));
                 }
                 out.push_str(": ");
+            }
+            Task::Value(_, depth) if depth > MAX_REWRITE_DEPTH => {
+                return Err(EditError::TooDeep);
             }
             Task::Value(id, depth) => match &doc.node(id).kind {
                 Kind::Object(members) if members.is_empty() => out.push_str("{}"),
@@ -794,5 +807,26 @@ mod tests {
             rewrite_strict(original, &doc).unwrap(),
             "{\r\n    \"b\": 1,\r\n    \"a\": [\r\n        1,\r\n        2\r\n    ],\r\n    \"env\": {\r\n        \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\r\n    }\r\n}\r\n"
         );
+    }
+
+    #[test]
+    fn a_rewrite_refuses_nesting_deeper_than_it_lays_out() {
+        for (depth, ok) in [(MAX_REWRITE_DEPTH - 1, true), (98_400, false)] {
+            let text = format!(
+                "{{\"x\": {}NaN{}, // c\n}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let crate::settings::strictness::Strictness::NonStrict { doc, .. } =
+                crate::settings::strictness::check(&text)
+            else {
+                panic!("JSON5 expected");
+            };
+            match rewrite_strict(&text, &doc) {
+                Err(EditError::CannotKeep { .. }) => assert!(ok, "{depth}"),
+                Err(EditError::TooDeep) => assert!(!ok, "{depth}"),
+                other => panic!("{depth}: {other:?}"),
+            }
+        }
     }
 }
