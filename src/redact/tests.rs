@@ -621,6 +621,12 @@ fn a_second_pass_leaves_the_first_passs_markers_alone() {
     let r = Redactor::secrets_only([s]);
     let red = r.redact(s);
     assert_eq!(r.redact(&red), red);
+    // a marker protects only itself: secrets before and after it are still hidden
+    check(
+        &plain(),
+        "sk-ant-api03-AbCdEf0123456789_xyz-QQ [REDACTED:secret] ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "[REDACTED:anthropic-api-key] [REDACTED:secret] [REDACTED:github-token]",
+    );
     // and a user called `user` is not found in `<user>`
     let r = RedactorBuilder::new().user("user").build();
     let red = r.redact("user");
