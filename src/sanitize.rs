@@ -275,13 +275,10 @@ mod properties {
 
     #[test]
     fn seed_corpus() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/sanitize");
-        let mut n = 0;
-        for e in std::fs::read_dir(dir).unwrap() {
-            let bytes = std::fs::read(e.unwrap().path()).unwrap();
-            invariants(&String::from_utf8_lossy(&bytes));
-            n += 1;
+        let seeds = crate::test_support::fuzz_seeds("sanitize");
+        assert!(seeds.len() >= 3);
+        for s in &seeds {
+            invariants(s);
         }
-        assert!(n >= 3);
     }
 }

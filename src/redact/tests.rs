@@ -638,16 +638,12 @@ fn a_second_pass_leaves_the_first_passs_markers_alone() {
 /// finding: a learned value that is a word of a marker the first pass wrote).
 #[test]
 fn the_sanitize_seeds_keep_their_lines_and_redact_once() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/sanitize");
-    let mut n = 0;
-    for e in std::fs::read_dir(dir).unwrap() {
-        let bytes = std::fs::read(e.unwrap().path()).unwrap();
-        let s = String::from_utf8_lossy(&bytes);
-        let r = Redactor::secrets_only([s.as_ref()]);
-        let red = r.redact(&s);
+    let seeds = crate::test_support::fuzz_seeds("sanitize");
+    assert!(seeds.len() >= 4);
+    for s in &seeds {
+        let r = Redactor::secrets_only([s.as_str()]);
+        let red = r.redact(s);
         assert_eq!(red.matches('\n').count(), s.matches('\n').count());
         assert_eq!(r.redact(&red), red, "redaction is idempotent");
-        n += 1;
     }
-    assert!(n >= 4);
 }
