@@ -236,6 +236,22 @@ fn tilde(path: &str, home: Option<&str>) -> String {
     path.to_string()
 }
 
+/// `text` (a sentence naming paths) with the home folder as `~` wherever a path under
+/// it starts, as [`tilde`] does for a path alone.
+fn tilde_within(text: &str, home: Option<&str>) -> String {
+    let Some(h) = home
+        .map(|h| h.trim_end_matches(['/', '\\']))
+        .filter(|h| !h.is_empty())
+    else {
+        return text.to_string();
+    };
+    let mut out = text.to_string();
+    for sep in ['/', '\\'] {
+        out = out.replace(&format!("{h}{sep}"), &format!("~{sep}"));
+    }
+    out
+}
+
 /// What one action covers: the servers, by name and project.
 struct Action {
     /// Fixes first, then failures, then servers that work only because Claude Code
@@ -630,13 +646,7 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
         out.push_str(&evidence_block(e, &s.source, o));
     }
     // the settings file it names under the home folder, as `~` like the paths above
-    let mut fix = s.recommendation();
-    let home_prefix = home.map(|h| h.trim_end_matches(['/', '\\']));
-    if let Some(h) = home_prefix.filter(|h| !h.is_empty()) {
-        for sep in ['/', '\\'] {
-            fix = fix.replace(&format!("{h}{sep}"), &format!("~{sep}"));
-        }
-    }
+    let fix = tilde_within(&s.recommendation(), home);
     out.push_str(&wrap_keeping(&fix, "  fix: ", 7, o.width));
     out
 }
