@@ -372,6 +372,9 @@ impl Redactor {
         for view in views::views(text) {
             self.find(text, &view, &mut spans);
         }
+        if spans.is_empty() {
+            return text.to_string();
+        }
         // A marker an earlier pass wrote is left as it is: a learned value or a user
         // name can be a word of it (`[REDACTED:authorization]`, `<user>`), and
         // replacing that would make a second pass change what the first wrote.
@@ -379,9 +382,7 @@ impl Redactor {
             .find_iter(text)
             .map(|m| (m.start(), m.end()))
             .collect();
-        if !markers.is_empty() {
-            spans.retain(|s| !markers.iter().any(|&(ms, me)| ms <= s.start && s.end <= me));
-        }
+        spans.retain(|s| !markers.iter().any(|&(ms, me)| ms <= s.start && s.end <= me));
         if spans.is_empty() {
             return text.to_string();
         }
