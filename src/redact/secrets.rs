@@ -168,6 +168,13 @@ fn keep_high_entropy(c: &Captures) -> bool {
     !(letters && digits) || is_uuid(s.trim_end_matches('=')) || value_is_harmless(s)
 }
 
+/// `Authorization: Bearer` with its token on the next line (a wrapped screen line, a
+/// header folded in a log): the scheme word is no secret; the token is found on its own.
+fn keep_scheme_or_harmless(c: &Captures) -> bool {
+    ["bearer", "basic", "token", "digest"].contains(&c["s"].to_ascii_lowercase().as_str())
+        || keep_harmless(c)
+}
+
 fn keep_harmless(c: &Captures) -> bool {
     value_is_harmless(&c["s"])
 }
@@ -209,7 +216,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "authorization",
             &["authorization"],
             r#"(?i)\bauthorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
-            keep_harmless,
+            keep_scheme_or_harmless,
         ),
         rule(
             "cookie",

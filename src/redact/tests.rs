@@ -525,6 +525,8 @@ fn harmless_values_flags_and_ids_are_kept() {
     for text in [
         "Authorization: null",
         "Authorization: Bearer null",
+        // the scheme alone, its token wrapped onto the next line
+        "sent Authorization: Bearer",
         "authorization=********",
         "PASSWORD=********",
         "PASSWORD=<private-host>",
@@ -646,4 +648,12 @@ fn the_sanitize_seeds_keep_their_lines_and_redact_once() {
         assert_eq!(red.matches('\n').count(), s.matches('\n').count());
         assert_eq!(r.redact(&red), red, "redaction is idempotent");
     }
+}
+
+#[test]
+fn a_token_wrapped_onto_the_next_line_after_its_scheme_is_hidden_once() {
+    plain_check(
+        "sent Authorization: Bearer\n  eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop and",
+        "sent Authorization: Bearer\n  [REDACTED:bearer-token] and",
+    );
 }
