@@ -14,6 +14,9 @@ pub const FIX_NOT_NEEDED: &str = "no scanned server needs the legacy fix (MCP_PR
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// `MCPLOGS_NOW` is set to something that is not a time.
+    #[error(transparent)]
+    Clock(#[from] mcplogs::time::ClockError),
     /// A path named on the command line cannot be read.
     #[error(transparent)]
     Discovery(#[from] DiscoveryError),

@@ -26,7 +26,8 @@ impl ExitCode {
     /// the match is exhaustive so that a new kind of error has to choose.
     pub fn of_error(e: &Error) -> Self {
         match e {
-            Error::Discovery(_)
+            Error::Clock(_)
+            | Error::Discovery(_)
             | Error::Settings(_)
             | Error::Json(_)
             | Error::ReadFile { .. }

@@ -151,7 +151,7 @@ pub struct Reading {
 
 impl Reading {
     pub fn start(path: &Path) -> Option<Reading> {
-        let began = SystemTime::now();
+        let began = crate::time::file_system_clock();
         Some(Reading {
             key: Key::of(path)?,
             began,
@@ -448,7 +448,7 @@ mod tests {
 
     fn old(path: &Path) {
         let f = fs::File::options().write(true).open(path).unwrap();
-        f.set_modified(SystemTime::now() - std::time::Duration::from_secs(3600))
+        f.set_modified(crate::time::file_system_clock() - std::time::Duration::from_secs(3600))
             .unwrap();
     }
 

@@ -20,6 +20,12 @@ use cli::{Cli, ColorChoice};
 use exit_codes::ExitCode;
 
 fn main() -> std::process::ExitCode {
+    // Before parsing: `--since` and `--older-than` read the clock as they are parsed.
+    if let Err(e) = mcplogs::time::check_clock() {
+        let e = error::Error::from(e);
+        output::error(&e);
+        return ExitCode::of_error(&e).into();
+    }
     let cli = Cli::parse();
     set_colour(cli.color);
     match cmd::run(cli.command) {

@@ -711,7 +711,7 @@ mod tests {
         let names: Vec<String> = (1..=4)
             .map(|i| format!("0b0f3c1e-1111-4a2b-9c3d-00000000000{i}.txt"))
             .collect();
-        let week = SystemTime::now() - Duration::from_secs(7 * 86_400);
+        let week = crate::time::file_system_clock() - Duration::from_secs(7 * 86_400);
         for (i, n) in names.iter().enumerate() {
             let p = debug.join(n);
             fs::write(&p, "x").unwrap();
@@ -723,7 +723,7 @@ mod tests {
             homes: vec![home.clone()],
             ..PruneOptions::default()
         };
-        let p = plan(&opts, SystemTime::now()).unwrap();
+        let p = plan(&opts, crate::time::file_system_clock()).unwrap();
         let g = &p.groups[0];
         assert_eq!(g.files.len(), 3);
         let decoy = tmp.path().join("decoy");

@@ -2,16 +2,82 @@
 //! Claude Code writes every timestamp as ISO-8601 UTC (`2026-11-29T11:50:31.063Z`), which
 //! also sorts as text; this converts only at the edges.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Seconds since the Unix epoch.
 pub type EpochSeconds = i64;
 
+/// The environment variable that pins mcplogs' "now": an ISO-8601 UTC time
+/// (`2026-11-29T13:00:00Z`) or seconds since the epoch. Everything time-relative
+/// (`--since`, `--older-than`, prune's in-use age, "25 h ago") reads the clock through
+/// [`now`] and [`now_system`], so tests and reproducible reports can set it; unset or
+/// empty, it is the system clock.
+pub const NOW_VAR: &str = "MCPLOGS_NOW";
+
+/// Why [`NOW_VAR`] could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{NOW_VAR}={value:?} is neither an ISO-8601 UTC time (2026-11-29T13:00:00Z) nor seconds since 1970"
+)]
+pub struct ClockError {
+    pub value: String,
+}
+
+/// The pinned time, read from the environment once per process.
+fn pinned() -> &'static Result<Option<EpochSeconds>, ClockError> {
+    static PINNED: OnceLock<Result<Option<EpochSeconds>, ClockError>> = OnceLock::new();
+    PINNED.get_or_init(|| {
+        let Some(raw) = std::env::var_os(NOW_VAR).filter(|v| !v.is_empty()) else {
+            return Ok(None);
+        };
+        let value = raw.to_string_lossy().into_owned();
+        parse_clock(&value).map(Some).ok_or(ClockError { value })
+    })
+}
+
+fn parse_clock(value: &str) -> Option<EpochSeconds> {
+    let v = value.trim();
+    v.parse::<i64>().ok().or_else(|| parse_iso(v))
+}
+
+/// Whether [`NOW_VAR`] holds something usable; the binary checks this before anything
+/// reads the clock (an unusable value falls back to the system clock).
+pub fn check_clock() -> Result<(), ClockError> {
+    pinned().as_ref().map(|_| ()).map_err(Clone::clone)
+}
+
+/// Now, in seconds since the epoch: [`NOW_VAR`] when set, else the system clock.
 pub fn now() -> EpochSeconds {
+    match pinned() {
+        Ok(Some(t)) => *t,
+        _ => system_time_secs(wall_clock()),
+    }
+}
+
+/// [`now`] as a `SystemTime`, for comparing with file modification times.
+pub fn now_system() -> SystemTime {
+    match pinned() {
+        Ok(Some(t)) if *t >= 0 => UNIX_EPOCH + Duration::from_secs(*t as u64),
+        Ok(Some(t)) => UNIX_EPOCH - Duration::from_secs(t.unsigned_abs()),
+        _ => wall_clock(),
+    }
+}
+
+/// The system clock. The one caller of `SystemTime::now` that decides anything a user
+/// sees (clippy.toml forbids the others); file-cache bookkeeping that must compare with
+/// the file system's own clock uses [`file_system_clock`].
+#[allow(clippy::disallowed_methods)]
+fn wall_clock() -> SystemTime {
     SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+}
+
+/// The real time, never pinned: for comparing with modification times the file system
+/// is writing right now (the summary cache's "was the file written while I read it"),
+/// where a pinned clock would be wrong.
+#[allow(clippy::disallowed_methods)]
+pub fn file_system_clock() -> SystemTime {
+    SystemTime::now()
 }
 
 pub fn system_time_secs(t: SystemTime) -> EpochSeconds {

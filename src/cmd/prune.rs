@@ -2,7 +2,6 @@
 //! Every decision and safety check lives in the library (`mcplogs::prune`).
 
 use std::io::{self, IsTerminal};
-use std::time::SystemTime;
 
 use mcplogs::prune::{self, Outcome, Plan, PruneOptions};
 use mcplogs::render::prune::{outcome_text, plan_text, prune_json, question};
@@ -19,7 +18,7 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         older_than: args.older_than,
         index: args.cache.index_dir(),
     };
-    let plan = prune::plan(&opts, SystemTime::now())?;
+    let plan = prune::plan(&opts, mcplogs::time::now_system())?;
     output::grouped_warnings(&plan.warnings, false);
     // What the table shows, redacted before it is laid out (a token in a folder name
     // would otherwise shift the columns once masked); deleting uses `plan` itself.
@@ -59,7 +58,7 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
             return Ok(ExitCode::Clean);
         }
     }
-    let outcome = prune::execute(&plan, SystemTime::now());
+    let outcome = prune::execute(&plan, mcplogs::time::now_system());
     output::warnings(&outcome.skipped);
     show(Some(&outcome))?;
     Ok(ExitCode::Clean)

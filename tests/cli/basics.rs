@@ -401,7 +401,7 @@ fn empty_results_say_why() {
     // --since with only old logs gives the newest log's age.
     let home = tmp.path().join("old");
     copy_tree(&samples().join("linux-home"), &home);
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(25 * 3600);
+    let old = now() - std::time::Duration::from_secs(25 * 3600);
     for f in walkdir::WalkDir::new(&home) {
         let f = f.unwrap();
         if f.file_type().is_file() {

@@ -9,7 +9,7 @@ use crate::newest_first::{Kind, kind, write_history};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use mcplogs::discovery::Request;
 use mcplogs::scan::{ScanOptions, ScanReport, scan_with_progress};
@@ -19,7 +19,7 @@ use proptest::prelude::*;
 /// files that have settled).
 fn age(path: &Path, secs: u64) {
     let f = fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(secs))
+    f.set_modified(mcplogs::time::file_system_clock() - Duration::from_secs(secs))
         .unwrap();
 }
 

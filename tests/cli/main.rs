@@ -8,6 +8,7 @@ mod confinement;
 
 mod bad_input;
 mod basics;
+mod clock;
 mod decode_formats;
 mod decode_property;
 mod direction;

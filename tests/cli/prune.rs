@@ -5,7 +5,7 @@ use crate::common::*;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use mcplogs::prune::{PruneOptions, execute, plan};
 use serde_json::Value;
@@ -67,17 +67,17 @@ fn a_prune_leaves_every_verdict_unchanged() {
     for sample in ["linux-home", "macos-home", "windows-home"] {
         let home = aged_home(tmp.path(), sample, 3);
         let before = verdicts(tmp.path(), &home);
-        let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
+        let p = plan(&opts_home(&home), now()).unwrap();
         if sample == "linux-home" {
             // Six sessions per server: the older ones go.
             assert!(p.files > 0, "{sample}: nothing planned");
         }
-        let out = execute(&p, SystemTime::now());
+        let out = execute(&p, now());
         assert_eq!(out.deleted, p.files, "{sample}: {:?}", out.skipped);
         assert_eq!(out.bytes_freed, p.bytes);
         assert_eq!(verdicts(tmp.path(), &home), before, "{sample}");
         // A second prune finds nothing more to do.
-        assert_eq!(plan(&opts_home(&home), SystemTime::now()).unwrap().files, 0);
+        assert_eq!(plan(&opts_home(&home), now()).unwrap().files, 0);
     }
 }
 
@@ -91,7 +91,7 @@ fn the_newest_file_and_the_deciding_session_are_kept() {
     let files = sorted_files(&dir);
     fs::copy(&files[3], &files[5]).unwrap();
     set_age(&files[5], 2 * DAY.as_secs());
-    let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    let p = plan(&opts_home(&home), now()).unwrap();
     let planned: Vec<&PathBuf> = p
         .groups
         .iter()
@@ -105,7 +105,7 @@ fn the_newest_file_and_the_deciding_session_are_kept() {
         "older than the deciding session: goes"
     );
     let before = verdicts(tmp.path(), &home);
-    execute(&p, SystemTime::now());
+    execute(&p, now());
     let after = verdicts(tmp.path(), &home);
     assert_eq!(after, before);
     let s = after.iter().find(|s| s["folder"] == "wrong-types").unwrap();
@@ -121,7 +121,7 @@ fn files_in_use_are_kept() {
     let files = sorted_files(&dir);
     // Written a minute ago: Claude Code may be appending to it.
     set_age(&files[0], 60);
-    let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    let p = plan(&opts_home(&home), now()).unwrap();
     let planned: Vec<&PathBuf> = p
         .groups
         .iter()
@@ -136,14 +136,14 @@ fn files_in_use_are_kept() {
         older_than: Some(7 * DAY),
         ..opts_home(&home)
     };
-    assert_eq!(plan(&week, SystemTime::now()).unwrap().files, 0);
+    assert_eq!(plan(&week, now()).unwrap().files, 0);
 }
 
 #[test]
 fn files_changing_underneath_are_skipped() {
     let tmp = tempfile::tempdir().unwrap();
     let home = aged_home(tmp.path(), "linux-home", 3);
-    let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    let p = plan(&opts_home(&home), now()).unwrap();
     let all: Vec<PathBuf> = p
         .groups
         .iter()
@@ -159,7 +159,7 @@ fn files_changing_underneath_are_skipped() {
     set_age(grown, 3 * DAY.as_secs());
     fs::remove_file(vanished).unwrap();
     set_age(touched, 0);
-    let out = execute(&p, SystemTime::now());
+    let out = execute(&p, now());
     assert_eq!(out.deleted, all.len() - 3);
     assert!(grown.exists() && touched.exists());
     let reasons: Vec<String> = out.skipped.iter().map(|w| w.to_string()).collect();
@@ -201,7 +201,7 @@ fn symlink_traps_are_never_followed() {
         server_dir(&home, "acme-docs").join("2026-01-01T00-00-00-000Z.jsonl"),
     )
     .unwrap();
-    let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    let p = plan(&opts_home(&home), now()).unwrap();
     for c in p.groups.iter().flat_map(|g| &g.files) {
         assert!(!c.path.starts_with(&outside), "{}", c.path.display());
         assert!(
@@ -220,7 +220,7 @@ fn symlink_traps_are_never_followed() {
     copy_tree(&victim, &decoy);
     fs::rename(&victim, tmp.path().join("moved")).unwrap();
     symlink(&decoy, &victim).unwrap();
-    let out = execute(&p, SystemTime::now());
+    let out = execute(&p, now());
     assert!(
         out.skipped
             .iter()
@@ -256,8 +256,8 @@ fn foreign_files_are_kept() {
     fs::create_dir_all(dir.parent().unwrap().join("errors")).unwrap();
     fs::write(dir.parent().unwrap().join("errors/e.txt"), "x").unwrap();
     age_all(&home, 3);
-    let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
-    execute(&p, SystemTime::now());
+    let p = plan(&opts_home(&home), now()).unwrap();
+    execute(&p, now());
     for n in foreign {
         assert!(dir.join(n).exists(), "{n}");
     }
@@ -283,9 +283,9 @@ fn debug_logs_are_pruned_but_the_newest_stays() {
     }
     fs::write(debug.join("mine.txt"), "x").unwrap();
     set_age(&debug.join("mine.txt"), 30 * DAY.as_secs());
-    let p = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    let p = plan(&opts_home(&home), now()).unwrap();
     assert_eq!(p.files, 2);
-    execute(&p, SystemTime::now());
+    execute(&p, now());
     assert!(debug.join(names[2]).exists(), "newest kept");
     assert!(!debug.join(names[0]).exists() && !debug.join(names[1]).exists());
     assert!(debug.join("mine.txt").exists());
@@ -369,7 +369,7 @@ fn the_prompt_on_a_terminal_asks_before_deleting() {
     use rexpect::session::spawn_command;
     let tmp = tempfile::tempdir().unwrap();
     let home = aged_home(tmp.path(), "linux-home", 3);
-    let planned = plan(&opts_home(&home), SystemTime::now()).unwrap();
+    let planned = plan(&opts_home(&home), now()).unwrap();
     assert!(planned.files > 0);
     let count = |home: &Path| {
         walkdir::WalkDir::new(home)
@@ -433,7 +433,7 @@ fn a_home_whose_cache_or_debug_links_out_of_it_prunes_nothing_there() {
     symlink(&victim_debug, attacker.join(".claude/debug")).unwrap();
     let before = walkdir::WalkDir::new(&victim).into_iter().count();
 
-    let p = plan(&opts_home(&attacker), SystemTime::now()).unwrap();
+    let p = plan(&opts_home(&attacker), now()).unwrap();
     assert_eq!(p.files, 0, "{:?}", p.groups);
     assert!(p.roots.is_empty(), "{:?}", p.roots);
     assert!(
@@ -450,5 +450,5 @@ fn a_home_whose_cache_or_debug_links_out_of_it_prunes_nothing_there() {
     assert!(r.stderr.contains("outside the home"), "{}", r.stderr);
     assert_eq!(walkdir::WalkDir::new(&victim).into_iter().count(), before);
     // The same home, pruned as itself, does delete: the test can fail.
-    assert!(plan(&opts_home(&victim), SystemTime::now()).unwrap().files > 0);
+    assert!(plan(&opts_home(&victim), now()).unwrap().files > 0);
 }

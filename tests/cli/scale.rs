@@ -6,7 +6,7 @@ use std::fs;
 use std::io::Write;
 #[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::common::*;
 
@@ -163,19 +163,34 @@ fn since_keeps_only_recent_sessions() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     copy_tree(&samples().join("linux-home"), &home);
-    // Age the 2.1.288 sessions (the first three files of each server) by ten days.
-    let old = SystemTime::now() - Duration::from_secs(10 * 86_400);
+    // The samples were recorded on 2026-11-29 around 12:44 UTC: "now" is pinned an hour
+    // after them, whatever the date of the run. The 2.1.288 sessions (the first three
+    // files of each server) are moved ten days back, in their records (which `--since`
+    // reads) and their modification times (which let it skip a file unread).
+    let now = mcplogs::time::parse_iso("2026-11-29T13:45:00Z").unwrap();
+    let ten_days_back = std::time::UNIX_EPOCH + Duration::from_secs((now - 10 * 86_400) as u64);
     for entry in walkdir::WalkDir::new(&home) {
         let p = entry.unwrap().into_path();
         if p.file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with("mcp-logs-"))
         {
             for f in sorted_files(&p).into_iter().take(3) {
+                let text = fs::read_to_string(&f).unwrap();
+                assert!(
+                    text.contains("\"timestamp\":\"2026-11-29T"),
+                    "{}",
+                    f.display()
+                );
+                fs::write(
+                    &f,
+                    text.replace("\"timestamp\":\"2026-11-29T", "\"timestamp\":\"2026-11-19T"),
+                )
+                .unwrap();
                 fs::File::options()
                     .write(true)
                     .open(&f)
                     .unwrap()
-                    .set_modified(old)
+                    .set_modified(ten_days_back)
                     .unwrap();
             }
         }
@@ -183,6 +198,7 @@ fn since_keeps_only_recent_sessions() {
     let scan = |since: &str| {
         let (r, doc) = run_json(
             mcplogs(tmp.path())
+                .env(mcplogs::time::NOW_VAR, now.to_string())
                 .args(["scan", "--json", "--home"])
                 .arg(&home)
                 .args(["--since", since]),

@@ -7,6 +7,24 @@ pub use sandbox::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The suite's clock: the library's own (`mcplogs::time::now_system`), which the
+/// environment variable `MCPLOGS_NOW` pins. Every file age a test sets and every spawned
+/// mcplogs (through [`clock_env`]) reads this one value, so no test depends on the day it
+/// runs; `clock::time_relative_tests_pass_years_ahead` re-runs them with it pinned
+/// years ahead.
+pub fn now() -> std::time::SystemTime {
+    mcplogs::time::now_system()
+}
+
+/// `MCPLOGS_NOW` for a spawned mcplogs: the suite's [`now`], to the second.
+pub fn clock_env(cmd: &mut Command) -> &mut Command {
+    let secs = now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or_else(|e| -(e.duration().as_secs() as i64));
+    cmd.env(mcplogs::time::NOW_VAR, secs.to_string())
+}
+
 pub fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs")
 }
@@ -21,6 +39,7 @@ pub fn mcplogs(empty_home: &Path) -> Command {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .current_dir(empty_home)
         .stdin(Stdio::null());
+    clock_env(&mut c);
     c
 }
 
@@ -103,7 +122,7 @@ pub fn run_json(cmd: &mut Command) -> (Run, serde_json::Value) {
 /// Sets a file's modification time `secs` into the past.
 pub fn set_age(path: &Path, secs: u64) {
     let f = std::fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(secs))
+    f.set_modified(now() - std::time::Duration::from_secs(secs))
         .unwrap();
 }
 

@@ -63,6 +63,7 @@ impl Sandbox {
             .env("XDG_CACHE_HOME", self.home.join(".cache"))
             .env("NO_COLOR", "1")
             .current_dir(&self.project);
+        super::clock_env(&mut c);
         c
     }
 
