@@ -143,6 +143,14 @@ impl ServerReport {
         ))
     }
 
+    /// The log tree (the `claude-cli-nodejs` folder) the server's log folder sits in;
+    /// `None` for a debug log. Two trees can hold the same project (a home and a copied
+    /// cache, or two homes scanned at once): their rows are told apart by it.
+    pub fn log_tree(&self) -> Option<&std::path::Path> {
+        self.folder.as_ref()?;
+        self.source.parent()?.parent()
+    }
+
     /// Whether more than one configured server wrote this log folder.
     pub fn is_shared(&self) -> bool {
         self.shared_by.len() > 1
@@ -277,7 +285,16 @@ pub fn scan_with_progress(
         unfiltered_names.dedup();
     }
     let mut servers: Vec<ServerReport> = all.into_iter().filter(|s| keep(s, opts)).collect();
-    servers.sort_by_cached_key(|s| (s.project.clone(), s.name.to_lowercase(), s.source.clone()));
+    // Grouped by project, then by log tree (a project found in two trees is two groups,
+    // not one list with each name twice), then by name.
+    servers.sort_by_cached_key(|s| {
+        (
+            s.project.clone(),
+            s.log_tree().map(std::path::Path::to_path_buf),
+            s.name.to_lowercase(),
+            s.source.clone(),
+        )
+    });
     Ok(ScanReport {
         servers,
         // Not collapsed: `--verbose` lists every one; the binary groups them by kind.

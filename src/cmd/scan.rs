@@ -55,6 +55,9 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             &table::ScreenOptions {
                 width,
                 home,
+                cwd: std::env::current_dir()
+                    .ok()
+                    .map(|d| d.display().to_string()),
                 verbose: args.verbose,
             },
         );

@@ -88,6 +88,9 @@ pub struct ScreenOptions {
     pub width: Option<usize>,
     /// This user's home folder, shown as `~` in project headings.
     pub home: Option<String>,
+    /// The working directory: a log tree under it is shown relative to it, as the user
+    /// typed it (`sample-logs/…`).
+    pub cwd: Option<String>,
     pub verbose: bool,
 }
 
@@ -223,6 +226,23 @@ fn project_heading(project: Option<&str>, home: Option<&str>) -> String {
         return "(debug logs: project not recorded)".to_string();
     };
     tilde(&terminal_safe(p, false), home)
+}
+
+/// A log tree for a heading: relative to the working directory when under it, else with
+/// the home folder as `~`.
+fn tree_shown(tree: &std::path::Path, o: &ScreenOptions) -> String {
+    if let Some(rest) = o
+        .cwd
+        .as_deref()
+        .and_then(|c| tree.strip_prefix(c).ok())
+        .filter(|r| !r.as_os_str().is_empty())
+    {
+        return terminal_safe(&rest.display().to_string(), false);
+    }
+    tilde(
+        &terminal_safe(&tree.display().to_string(), false),
+        o.home.as_deref(),
+    )
 }
 
 /// `path` with the home folder shown as `~`.
@@ -437,11 +457,22 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         )
     };
 
-    let mut project: Option<Option<&str>> = None;
+    // A project whose logs sit in more than one log tree gets a group per tree, each
+    // heading naming its tree.
+    let mut trees: std::collections::BTreeMap<Option<&str>, std::collections::BTreeSet<_>> =
+        std::collections::BTreeMap::new();
+    for s in &report.servers {
+        trees
+            .entry(s.project.as_deref())
+            .or_default()
+            .insert(s.log_tree());
+    }
+    let mut group: Option<(Option<&str>, Option<&std::path::Path>)> = None;
     for (i, s) in report.servers.iter().enumerate() {
         let p = s.project.as_deref();
-        if project != Some(p) {
-            if project.is_some() {
+        let key = (p, s.log_tree());
+        if group != Some(key) {
+            if group.is_some() {
                 out.push('\n');
             }
             let heading = project_heading(p, o.home.as_deref());
@@ -451,9 +482,20 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             };
             out.push_str(&heading.bold().to_string());
             out.push('\n');
+            if let Some(tree) = key.1
+                && trees.get(&p).is_some_and(|t| t.len() > 1)
+            {
+                let line = format!("  logs in {}", tree_shown(tree, o));
+                let line = match o.width {
+                    Some(w) => cut(&line, w),
+                    None => line,
+                };
+                out.push_str(&line.dimmed().to_string());
+                out.push('\n');
+            }
             out.push_str(&head.dimmed().to_string());
             out.push('\n');
-            project = Some(p);
+            group = Some(key);
         }
         let name = match o.width {
             Some(_) => cut(&names[i], name_w),
