@@ -104,6 +104,7 @@ const EXPLAIN_EXAMPLES: &str = "\
 EXAMPLES:
   claude mcp list | mcplogs explain
   mcplogs explain listing.txt
+  mcplogs explain -m 'Connection failed: spawn npx ENOENT'
   mcplogs explain     # then paste, and end with Ctrl-D";
 
 const SETTINGS_EXAMPLES: &str = "\
@@ -297,8 +298,13 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 #[command(mut_arg("no_redact", |a| a.help("Show secrets in the pasted text (tokens, keys, passwords) as they are")))]
 pub struct ExplainArgs {
-    /// A file holding the pasted text; stdin when absent or `-`
+    /// A file holding the pasted text; stdin when absent or `-`. An argument that names
+    /// no file and reads like a message is explained as the message
     pub file: Option<PathBuf>,
+
+    /// The pasted text itself (quote it), instead of a file or stdin
+    #[arg(long, short, value_name = "TEXT", conflicts_with = "file")]
+    pub message: Option<String>,
 
     #[command(flatten)]
     pub output: OutputArgs,

@@ -284,8 +284,21 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
     let diagnosis = if status.contains("tools fetch failed") {
         let (cause, bad_tool_path) = tools_failure_cause(d);
         let mut diag = Diagnosis::new(Verdict::ToolsFetchFailed);
-        diag.cause = Some(cause);
         diag.bad_tool_path = bad_tool_path;
+        if cause == Cause::Other && detail_is_cut(d) {
+            // The part that would say which field failed is not there: no cause, and
+            // no claim about the legacy setting either way.
+            note = Some(cut_detail_note(p.name.as_deref()));
+            return ExplainEntry {
+                name: p.name,
+                target: p.target.filter(|t| !t.is_empty()),
+                status,
+                detail,
+                diagnosis: diag,
+                note,
+            };
+        }
+        diag.cause = Some(cause);
         if cause.is_negotiation_field_error() {
             diag.era = Some(Era::Modern);
         }
@@ -335,20 +348,51 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
     }
 }
 
+/// Whether a pasted error detail was cut short: it ends in `...` or `…`, ends at a
+/// colon, or opens more brackets or braces than it closes (a zod array cut mid-way).
+fn detail_is_cut(detail: &str) -> bool {
+    let d = detail.trim();
+    let opened = d.matches(['[', '{']).count();
+    let closed = d.matches([']', '}']).count();
+    d.is_empty() || d.ends_with("...") || d.ends_with('…') || d.ends_with(':') || opened > closed
+}
+
+/// What to do when the detail that would decide the cause was cut off.
+fn cut_detail_note(name: Option<&str>) -> String {
+    let scan = match name {
+        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
+        None => "`mcplogs scan --server NAME`".to_string(),
+    };
+    format!(
+        "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
+    )
+}
+
 fn entry_from_message(message: String) -> ExplainEntry {
     // A pasted debug-log line may carry the `MCP server "name":` prefix.
     let (name, body) = match crate::decode::split_mcp_prefix(&message) {
         Some((n, b)) => (Some(n.to_string()), b.to_string()),
         None => (None, message.clone()),
     };
-    let diagnosis = classify::classify(&[body.as_str()]);
+    let mut diagnosis = classify::classify(&[body.as_str()]);
+    let mut note = None;
+    if diagnosis.verdict == Verdict::ToolsFetchFailed
+        && diagnosis.cause == Some(Cause::Other)
+        && detail_is_cut(
+            body.split_once("tools/list")
+                .map_or(body.as_str(), |(_, d)| d),
+        )
+    {
+        diagnosis.cause = None;
+        note = Some(cut_detail_note(name.as_deref()));
+    }
     ExplainEntry {
         name,
         target: None,
         status: crate::text::one_line(&body, 120),
         detail: Some(body),
         diagnosis,
-        note: None,
+        note,
     }
 }
 

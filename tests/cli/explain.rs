@@ -222,3 +222,85 @@ fn explain_reads_a_file_and_reports_a_missing_one() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("nope.txt"), "{}", r.stderr);
 }
+
+/// A status line as users copy it from Claude Code, its detail cut to `...`: the cause is
+/// not known, so nothing is claimed about the legacy setting, and the next step is named.
+#[test]
+fn a_cut_detail_says_it_is_cut_and_claims_nothing_about_legacy() {
+    for (text, name) in [
+        (
+            "! Connected · tools fetch failed — Invalid result for tools/list: ...",
+            "NAME",
+        ),
+        (
+            "crm: npx crm-mcp - ! Connected · tools fetch failed — Invalid result for tools/list: …",
+            "crm",
+        ),
+        (
+            "crm: npx crm-mcp - ! Connected · tools fetch failed — Invalid result for tools/list: [\n  {\n    \"expected\": \"number\",",
+            "crm",
+        ),
+        (
+            "Failed to fetch tools: Invalid result for tools/list: [\n  {\n    \"code\": \"invalid_type\",",
+            "NAME",
+        ),
+    ] {
+        let r = explain_text(text, true);
+        assert_eq!(r.code, 1, "{r:?}");
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        let s = &doc["servers"][0];
+        assert_eq!(s["verdict"], "tools-fetch-failed", "{text}");
+        assert!(s["cause"].is_null(), "{text}: {s:#}");
+        assert_eq!(s["legacyFixApplies"], false);
+        let rec = s["recommendation"].as_str().unwrap();
+        assert!(rec.contains("cut off"), "{rec}");
+        assert!(
+            rec.contains(&format!("mcplogs scan --server {name}")),
+            "{rec}"
+        );
+        assert!(!rec.contains("will not help"), "{rec}");
+        assert!(!rec.contains("mcplogs fix"), "{rec}");
+    }
+    // The whole message still gets its cause.
+    let whole = "crm: npx crm-mcp - ! Connected · tools fetch failed — Invalid result for tools/list: [\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\"ttlMs\"],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]";
+    assert_eq!(
+        verdicts(whole),
+        [(
+            "crm".to_string(),
+            "tools-fetch-failed".to_string(),
+            "missing-cache-fields".to_string()
+        )]
+    );
+}
+
+/// A message given as an argument: `--message TEXT`, or an argument that names no file
+/// and reads like a message. A missing file name is still an error.
+#[test]
+fn a_message_can_be_given_as_an_argument() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(tmp.path()).args([
+        "explain",
+        "--json",
+        "-m",
+        "Connection failed: spawn npx ENOENT",
+    ]));
+    assert_eq!(r.code, 1, "{r:?}");
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["servers"][0]["cause"], "command-not-found");
+    let r = run(mcplogs(tmp.path()).args([
+        "explain",
+        "! Connected · tools fetch failed — Invalid result for tools/list: ...",
+    ]));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains("tools-fetch-failed"), "{r:?}");
+    assert!(
+        r.stderr.contains("explaining the argument as a message"),
+        "{r:?}"
+    );
+    let r = run(mcplogs(tmp.path()).args(["explain", "listing.txt"]));
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("listing.txt: No such file"), "{r:?}");
+    // A file and a message at once is a usage error.
+    let r = run(mcplogs(tmp.path()).args(["explain", "a.txt", "-m", "x"]));
+    assert_eq!(r.code, 2, "{r:?}");
+}
