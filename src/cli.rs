@@ -26,7 +26,7 @@ TERMS:
   tolerated  works only because Claude Code filled in missing fields
 
 Exit codes: 0 nothing wrong, 1 problems found, 2 usage or I/O error.
-More: README.md and docs/ in the source tree; `mcplogs man`.";
+More: `mcplogs docs TOPIC` (the guides), `mcplogs man --install`.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -79,10 +79,30 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
-    /// Print the man page (roff) generated from these definitions
-    #[command(after_help = "EXAMPLES:\n  mcplogs man > mcplogs.1 && man ./mcplogs.1")]
-    Man,
+    /// Print or install the man pages (roff) generated from these definitions
+    #[command(after_help = MAN_EXAMPLES)]
+    Man(ManArgs),
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, scanning)
+    #[command(after_help = DOCS_EXAMPLES)]
+    Docs(DocsArgs),
 }
+
+const MAN_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs man --install        # every page, where `man mcplogs` finds it
+  mcplogs man scan | man -l -  # one subcommand's page
+  mcplogs man > mcplogs.1
+
+--install writes mcplogs.1 and mcplogs-SUBCOMMAND.1 into --dir DIR, by
+default share/man/man1 beside the folder that holds this binary
+(~/.cargo/share/man/man1 after `cargo install`), which man finds through
+PATH on Linux and macOS.";
+
+const DOCS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs docs                 # the list of guides
+  mcplogs docs settings        # which file `mcplogs fix` writes, and why
+  mcplogs docs verdicts | less";
 
 const SCAN_EXAMPLES: &str = "\
 EXAMPLES:
@@ -147,6 +167,26 @@ EXAMPLES:
   mcplogs completions bash > ~/.local/share/bash-completion/completions/mcplogs
   mcplogs completions zsh > ~/.zfunc/_mcplogs
   mcplogs completions fish > ~/.config/fish/completions/mcplogs.fish";
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// One subcommand's page (mcplogs-SUBCOMMAND.1) instead of the main one
+    #[arg(value_name = "SUBCOMMAND", conflicts_with = "install")]
+    pub page: Option<String>,
+    /// Write every page, into share/man/man1 beside this binary's folder (or --dir)
+    #[arg(long)]
+    pub install: bool,
+    /// With --install: the folder to write the pages into
+    #[arg(long, value_name = "DIR", requires = "install")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DocsArgs {
+    /// The guide to print; without one, the list
+    #[arg(value_name = "TOPIC")]
+    pub topic: Option<String>,
+}
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {

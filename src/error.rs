@@ -17,6 +17,16 @@ pub enum Error {
     /// `MCPLOGS_NOW` is set to something that is not a time.
     #[error(transparent)]
     Clock(#[from] mcplogs::time::ClockError),
+    /// `mcplogs docs TOPIC` / `mcplogs man SUBCOMMAND` naming nothing there is.
+    #[error("no {kind} named {given:?} (there are: {known})")]
+    UnknownTopic {
+        kind: &'static str,
+        given: String,
+        known: String,
+    },
+    /// `mcplogs man --install`: the folder cannot be written.
+    #[error("cannot write man pages to {}: {source}", .dir.display())]
+    ManInstall { dir: PathBuf, source: io::Error },
     /// A path named on the command line cannot be read.
     #[error(transparent)]
     Discovery(#[from] DiscoveryError),

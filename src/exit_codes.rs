@@ -27,6 +27,8 @@ impl ExitCode {
     pub fn of_error(e: &Error) -> Self {
         match e {
             Error::Clock(_)
+            | Error::UnknownTopic { .. }
+            | Error::ManInstall { .. }
             | Error::Discovery(_)
             | Error::Settings(_)
             | Error::Json(_)

@@ -26,7 +26,10 @@ fn main() -> std::process::ExitCode {
         output::error(&e);
         return ExitCode::of_error(&e).into();
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     set_colour(cli.color);
     match cmd::run(cli.command) {
         Ok(code) => code.into(),
@@ -35,6 +38,28 @@ fn main() -> std::process::ExitCode {
             ExitCode::of_error(&e).into()
         }
     }
+}
+
+/// clap's own output: help and version on stdout (exit 0); a usage error on stderr with
+/// the one prefix every mcplogs error has, `mcplogs: error:` (exit 2).
+fn usage_error(e: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = output::write_stdout(&e.render().to_string());
+            return ExitCode::Clean.into();
+        }
+        // `mcplogs` alone: the help, as a usage error.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            output::usage(e.render().to_string().trim_end());
+            return ExitCode::Error.into();
+        }
+        _ => {}
+    }
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    output::usage(&format!("mcplogs: error: {}", text.trim_end()));
+    ExitCode::Error.into()
 }
 
 fn set_colour(choice: ColorChoice) {

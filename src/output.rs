@@ -63,6 +63,14 @@ pub fn note(line: impl Display) {
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// A multi-line usage message (clap's, with its tip and usage lines) on stderr, as it is
+/// apart from escapes.
+pub fn usage(text: &str) {
+    let text = format!("{text}\n");
+    let text = mcplogs::sanitize::output(&text, false);
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Text on stderr without a newline (a prompt), flushed.
 pub fn prompt(text: &str) {
     let text = mcplogs::sanitize::output(text, colour_on());

@@ -26,7 +26,8 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Du(args) => du::run(args),
         Command::Prune(args) => prune::run(args),
         Command::Completions(args) => docs::completions(args.shell),
-        Command::Man => docs::man(),
+        Command::Man(args) => docs::man(args),
+        Command::Docs(args) => docs::docs(args.topic.as_deref()),
         Command::Probe(args) => probe::run(args),
     }
 }

@@ -256,6 +256,26 @@ fn usage_errors_exit_2() {
     );
     let r = run(mcplogs(tmp.path()).args(["frobnicate"]));
     assert_eq!(r.code, 2);
+    // One prefix for every error, clap's usage errors included.
+    for args in [
+        &["frobnicate"][..],
+        &["scan", "--bogus"],
+        &["scan", "--since", "yesterday"],
+        &["docs", "nope"],
+    ] {
+        let r = run(mcplogs(tmp.path()).args(args));
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.stderr.starts_with("mcplogs: error: "), "{args:?}: {}", r.stderr);
+    }
+    // `mcplogs` alone: the help on stderr, exit 2; --help and --version: stdout, exit 0.
+    let r = run(&mut mcplogs(tmp.path()));
+    assert_eq!(r.code, 2);
+    assert!(r.stdout.is_empty() && r.stderr.contains("Usage: mcplogs"));
+    for flag in ["--help", "--version"] {
+        let r = run(mcplogs(tmp.path()).arg(flag));
+        assert_eq!(r.code, 0, "{flag}");
+        assert!(r.stdout.contains("mcplogs") && r.stderr.is_empty(), "{flag}");
+    }
 }
 
 #[test]
@@ -470,6 +490,7 @@ fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
         "du",
         "completions",
         "man",
+        "docs",
     ] {
         let r = run(mcplogs(tmp.path())
             .env("COLUMNS", "80")
@@ -559,5 +580,117 @@ fn full_or_closed_streams_never_panic() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `mcplogs man --install` writes a page per subcommand (the main page's SEE ALSO names
+/// them), with options and unjustified examples, where `man` finds them through PATH;
+/// `mcplogs docs` prints the bundled guides.
+#[test]
+fn man_pages_install_where_man_finds_them_and_docs_are_bundled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("prefix").join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_mcplogs"), bin.join("mcplogs")).unwrap();
+    let mut c = std::process::Command::new(bin.join("mcplogs"));
+    c.env_clear()
+        .env("HOME", tmp.path())
+        .env("PATH", "/usr/bin:/bin")
+        .args(["man", "--install"]);
+    let r = run(&mut c);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let man1 = tmp.path().join("prefix/share/man/man1");
+    assert!(
+        r.stderr.contains(&man1.display().to_string()),
+        "{}",
+        r.stderr
+    );
+    let main_page = std::fs::read_to_string(man1.join("mcplogs.1")).unwrap();
+    let mut subcommands = 0;
+    for sub in [
+        "scan",
+        "explain",
+        "settings",
+        "fix",
+        "report",
+        "du",
+        "prune",
+        "probe",
+        "completions",
+        "man",
+        "docs",
+    ] {
+        let page = std::fs::read_to_string(man1.join(format!("mcplogs-{sub}.1")))
+            .unwrap_or_else(|e| panic!("mcplogs-{sub}.1: {e}"));
+        assert!(page.contains(".SH OPTIONS"), "{sub}");
+        assert!(main_page.contains(&format!("mcplogs\\-{sub}(1)")), "{sub}");
+        subcommands += 1;
+    }
+    assert_eq!(std::fs::read_dir(&man1).unwrap().count(), subcommands + 1);
+    // Examples keep their columns: unfilled, not justified into one paragraph.
+    let fix = std::fs::read_to_string(man1.join("mcplogs-fix.1")).unwrap();
+    let examples = fix.split(".SH EXAMPLES\n.nf\n").nth(1).expect("EXAMPLES");
+    assert!(
+        examples.contains("  mcplogs fix --dry-run              # the diff"),
+        "{examples}"
+    );
+    assert!(examples.contains("\n.fi\n"));
+    // man (where installed) finds the pages through PATH alone.
+    if std::process::Command::new("man")
+        .arg("-w")
+        .arg("man")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let o = std::process::Command::new("man")
+            .args(["-w", "mcplogs-scan"])
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("HOME", tmp.path())
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout).trim(),
+            man1.join("mcplogs-scan.1").display().to_string(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // One page on stdout; an unknown one is a usage error naming the known ones.
+    let r = run(mcplogs(tmp.path()).args(["man", "scan"]));
+    assert!(r.stdout.contains(".TH mcplogs-scan 1"), "{}", r.stdout);
+    assert!(r.stdout.contains("\\-\\-since"), "{}", r.stdout);
+    let r = run(mcplogs(tmp.path()).args(["man", "nope"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("no subcommand named \"nope\""),
+        "{}",
+        r.stderr
+    );
+    // The guides: the list, each one as in docs/, an unknown one.
+    let r = run(mcplogs(tmp.path()).arg("docs"));
+    assert_eq!(r.code, 0);
+    for topic in [
+        "usage", "settings", "verdicts", "report", "probe", "json", "prune", "scanning",
+    ] {
+        assert!(
+            r.stdout.contains(&format!("  {topic}")),
+            "{topic}: {}",
+            r.stdout
+        );
+        let g = run(mcplogs(tmp.path()).args(["docs", topic]));
+        assert_eq!(g.code, 0);
+        let want = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/{topic}.md")),
+        )
+        .unwrap();
+        assert_eq!(g.stdout, want, "{topic}");
+    }
+    let r = run(mcplogs(tmp.path()).args(["docs", "nope"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("there are: usage, settings"),
+        "{}",
+        r.stderr
     );
 }
