@@ -242,7 +242,7 @@ pub struct DiscoveryArgs {
     #[arg(long = "match-project", alias = "project", value_name = "SUBSTRING")]
     pub match_project: Option<String>,
 
-    /// Only sessions active since then: a duration back from now (90m, 36h, 7d, 2w) or a
+    /// Only sessions active since then: a duration back from now (10min, 36h, 7d, 2w) or a
     /// UTC date (2026-11-01, 2026-11-01T08:00)
     #[arg(long, value_name = "DURATION|DATE", value_parser = parse_since)]
     pub since: Option<mcplogs::time::EpochSeconds>,
@@ -410,10 +410,7 @@ pub struct FixArgs {
 #[derive(Debug, Args)]
 #[command(
     mut_arg("json", |a| a.help("One JSON document on stdout (the plan, and what was deleted)")),
-    after_help = "EXAMPLES:
-  mcplogs prune --dry-run         # what would go, deleting nothing
-  mcplogs prune --older-than 7d   # keep the last week
-  mcplogs prune --home /mnt/old-laptop/home/ana --yes   # a copied home, no question"
+    after_help = prune_after_help()
 )]
 pub struct PruneArgs {
     /// Cache folders (claude-cli-nodejs, or a folder inside one) or debug folders
@@ -424,7 +421,7 @@ pub struct PruneArgs {
     #[arg(long, value_name = "DIR")]
     pub home: Vec<PathBuf>,
 
-    /// Only files last modified longer ago than this (90m, 36h, 7d, 2w)
+    /// Only files last modified longer ago than this (90m, 10min, 36h, 7d, 2w)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub older_than: Option<std::time::Duration>,
 
@@ -441,6 +438,23 @@ pub struct PruneArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `prune --help`'s examples and what it never deletes (the in-use age is the library's).
+fn prune_after_help() -> String {
+    format!(
+        "EXAMPLES:
+  mcplogs prune --dry-run         # what would go, deleting nothing
+  mcplogs prune --older-than 7d   # keep the last week
+  mcplogs prune --home /mnt/old-laptop/home/ana --yes   # a copied home, no question
+
+Never deleted: a file modified in the last {} minutes (Claude Code may be
+writing it, whatever --older-than says), the file holding the session that
+decides each server's verdict and every newer one (so no verdict changes), the
+newest debug log, and anything not named like a Claude Code log.
+Details: `mcplogs docs prune`.",
+        mcplogs::prune::IN_USE_SECS / 60
+    )
 }
 
 /// The summary index of unchanged log files (docs/scanning.md): `scan`, `report`, `prune`.

@@ -102,3 +102,29 @@ mod tests {
         assert!(p.contains("\"path\": [\n      \"ttlMs\"\n    ]"));
     }
 }
+
+/// `n` and a noun in the right number: `1 file`, `2 files` (nouns that take an `s`).
+pub fn count(n: usize, singular: &str) -> String {
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {singular}s")
+    }
+}
+
+/// A verb agreeing with a count: `1 fails`, `2 fail` (`agree(n, "fails", "fail")`).
+pub fn agree<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod count_tests {
+    #[test]
+    fn counts_and_verbs_agree() {
+        assert_eq!(super::count(0, "file"), "0 files");
+        assert_eq!(super::count(1, "file"), "1 file");
+        assert_eq!(super::count(2, "session"), "2 sessions");
+        assert_eq!(super::agree(1, "fails", "fail"), "fails");
+        assert_eq!(super::agree(3, "fails", "fail"), "fail");
+    }
+}

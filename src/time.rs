@@ -189,9 +189,9 @@ pub fn age(secs: EpochSeconds) -> String {
 /// Why a `--since` value was not understood.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SinceError {
-    /// A number followed by a letter that is not a unit.
-    #[error("unknown unit '{unit}' in '{arg}' (use s, m, h, d or w)")]
-    UnknownUnit { unit: char, arg: String },
+    /// A number followed by letters that are not a unit.
+    #[error("unknown unit '{unit}' in '{arg}' (use s, m or min, h, d or w)")]
+    UnknownUnit { unit: String, arg: String },
     /// Neither a duration nor a date.
     #[error(
         "'{arg}' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
@@ -199,26 +199,37 @@ pub enum SinceError {
     NotADurationOrDate { arg: String },
 }
 
-/// `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`) or a UTC date/time.
+/// Seconds per unit of a duration: `s`, `m`, `h`, `d`, `w` and their longer spellings
+/// (`sec`, `min`, `hr`, `hour`, `day`, `week`, with or without a plural `s`).
+fn unit_seconds(unit: &str) -> Option<i64> {
+    Some(match unit.to_ascii_lowercase().as_str() {
+        "s" | "sec" | "secs" | "second" | "seconds" => 1,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
+        "d" | "day" | "days" => 86_400,
+        "w" | "wk" | "wks" | "week" | "weeks" => 7 * 86_400,
+        _ => return None,
+    })
+}
+
+/// `--since`: a duration back from `now` (`90m`, `10min`, `36h`, `7d`, `2w`) or a UTC
+/// date/time.
 pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, SinceError> {
     let a = arg.trim();
-    if let Some(unit) = a.chars().last().filter(|c| c.is_ascii_alphabetic())
-        && let Ok(n) = a[..a.len() - 1].parse::<i64>()
-    {
-        let per = match unit {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            'w' => 7 * 86_400,
-            _ => {
-                return Err(SinceError::UnknownUnit {
-                    unit,
-                    arg: arg.to_string(),
-                });
-            }
+    let digits = a.len() - a.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, unit) = a.split_at(digits);
+    let unit = unit.trim_start();
+    if digits > 0 && !unit.is_empty() && unit.chars().all(|c| c.is_ascii_alphabetic()) {
+        let n: i64 = number.parse().map_err(|_| SinceError::NotADurationOrDate {
+            arg: arg.to_string(),
+        })?;
+        let Some(per) = unit_seconds(unit) else {
+            return Err(SinceError::UnknownUnit {
+                unit: unit.to_string(),
+                arg: arg.to_string(),
+            });
         };
-        return Ok(now - n * per);
+        return Ok(now.saturating_sub(n.saturating_mul(per)));
     }
     parse_iso(a).ok_or_else(|| SinceError::NotADurationOrDate {
         arg: arg.to_string(),
@@ -268,13 +279,34 @@ mod tests {
             parse_since("2026-11-01", now).unwrap(),
             parse_iso("2026-11-01").unwrap()
         );
+        for (arg, back) in [
+            ("10min", 600),
+            ("10 min", 600),
+            ("10mins", 600),
+            ("2hours", 7200),
+            ("1day", 86_400),
+            ("3 weeks", 21 * 86_400),
+            ("45sec", 45),
+            ("36H", 36 * 3600),
+        ] {
+            assert_eq!(parse_since(arg, now).unwrap(), now - back, "{arg}");
+        }
         assert_eq!(
             parse_since("7y", now),
             Err(SinceError::UnknownUnit {
-                unit: 'y',
+                unit: "y".into(),
                 arg: "7y".into()
             })
         );
+        assert_eq!(
+            parse_since("10mn", now),
+            Err(SinceError::UnknownUnit {
+                unit: "mn".into(),
+                arg: "10mn".into()
+            })
+        );
+        // A number too large for the clock saturates instead of overflowing.
+        assert!(parse_since("99999999999999999w", now).unwrap() < 0);
         assert_eq!(
             parse_since("soon", now).unwrap_err().to_string(),
             "'soon' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"

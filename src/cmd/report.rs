@@ -105,8 +105,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
         if !fitted.omitted.is_empty() {
             output::note(format_args!(
-                "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} log record(s) left out{}",
-                fitted.omitted.total(),
+                "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} left out{}",
+                mcplogs::text::count(fitted.omitted.total(), "log record"),
                 if fitted.omitted.cut {
                     ", and its end cut"
                 } else {

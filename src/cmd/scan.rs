@@ -108,8 +108,8 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         && !known.is_empty()
     {
         return Some(format!(
-            "mcplogs: no project path contains {want:?} ({} server(s) found in other projects: `mcplogs du` lists the projects)",
-            known.len()
+            "mcplogs: no project path contains {want:?} ({} found in other projects: `mcplogs du` lists the projects)",
+            mcplogs::text::count(known.len(), "server")
         ));
     }
     if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {

@@ -53,17 +53,28 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
             width,
         ));
         out.push_str(&format!(
-            "\nTo delete: {} files, {}\n",
-            plan.files,
+            "\nTo delete: {}, {}\n",
+            crate::text::count(plan.files, "file"),
             human_bytes(plan.bytes)
         ));
     }
     let k = &plan.kept;
     let mut why = Vec::new();
+    let in_use = format!(
+        "modified in the last {} minutes",
+        crate::prune::IN_USE_SECS / 60
+    );
     for (n, what) in [
         (k.newest, "newest of their server"),
-        (k.deciding, "hold a deciding session or are newer"),
-        (k.in_use, "modified in the last 10 minutes"),
+        (
+            k.deciding,
+            crate::text::agree(
+                k.deciding,
+                "holds a deciding session or is newer",
+                "hold a deciding session or are newer",
+            ),
+        ),
+        (k.in_use, in_use.as_str()),
         (k.too_young, "newer than --older-than"),
         (k.foreign, "not named like Claude Code logs"),
     ] {
@@ -80,22 +91,22 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
 /// `Delete 12 files (3.4 GiB)? [y/N] `
 pub fn question(plan: &Plan) -> String {
     format!(
-        "Delete {} files ({})? [y/N] ",
-        plan.files,
+        "Delete {} ({})? [y/N] ",
+        crate::text::count(plan.files, "file"),
         human_bytes(plan.bytes)
     )
 }
 
 pub fn outcome_text(o: &Outcome) -> String {
     let mut out = format!(
-        "Deleted {} files, freed {}.\n",
-        o.deleted,
+        "Deleted {}, freed {}.\n",
+        crate::text::count(o.deleted, "file"),
         human_bytes(o.bytes_freed)
     );
     if !o.skipped.is_empty() {
         out.push_str(&format!(
-            "Left {} files in place (see the warnings).\n",
-            o.skipped.len()
+            "Left {} in place (see the warnings).\n",
+            crate::text::count(o.skipped.len(), "file")
         ));
     }
     out

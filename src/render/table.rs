@@ -370,7 +370,10 @@ pub fn summary_line(report: &ScanReport) -> String {
     if failing == 0 {
         parts.push("none fail".to_string());
     } else {
-        parts.push(format!("{failing} fail"));
+        parts.push(format!(
+            "{failing} {}",
+            crate::text::agree(failing, "fails", "fail")
+        ));
     }
     if fixable > 0 {
         parts.push(format!("{fixable} can be fixed with `mcplogs fix`"));
@@ -382,7 +385,8 @@ pub fn summary_line(report: &ScanReport) -> String {
     }
     if tolerated > 0 {
         parts.push(format!(
-            "{tolerated} work only because Claude Code fills in missing fields"
+            "{tolerated} {} only because Claude Code fills in missing fields",
+            crate::text::agree(tolerated, "works", "work")
         ));
     }
     format!(
@@ -673,8 +677,8 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
             };
             out.push_str(&wrap(
                 &format!(
-                    "{label}: {} session(s), last {}",
-                    h.sessions,
+                    "{label}: {}, last {}",
+                    crate::text::count(h.sessions, "session"),
                     terminal_safe(h.last_seen.as_deref().unwrap_or("-"), false)
                 ),
                 "    ",

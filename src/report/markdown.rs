@@ -119,8 +119,8 @@ fn what_is_wrong(r: &Report, out: &mut String) {
     let problems: Vec<&ServerSection> = r.problem_servers().collect();
     if problems.is_empty() {
         out.push_str(&format!(
-            "mcplogs found no failing MCP server in Claude Code's logs ({} server(s) checked); see the table under Additional Information.\n\n",
-            r.servers.len()
+            "mcplogs found no failing MCP server in Claude Code's logs ({} checked); see the table under Additional Information.\n\n",
+            crate::text::count(r.servers.len(), "server")
         ));
         return;
     }
@@ -203,8 +203,9 @@ pub fn omitted_note(r: &Report) -> String {
             .map(|(name, n)| format!("{} from {}", n, code(name)))
             .collect();
         note.push_str(&format!(
-            "> **Note:** {} log record(s) were left out to keep this report under GitHub's {}-character limit, servers' stderr lines first, then the oldest evidence ({}). `mcplogs report --json` has every record.\n\n",
-            r.omitted.total(),
+            "> **Note:** {} {} left out to keep this report under GitHub's {}-character limit, servers' stderr lines first, then the oldest evidence ({}). `mcplogs report --json` has every record.\n\n",
+            crate::text::count(r.omitted.total(), "log record"),
+            crate::text::agree(r.omitted.total(), "was", "were"),
             thousands(GITHUB_BODY_LIMIT),
             per.join(", ")
         ));

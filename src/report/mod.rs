@@ -377,15 +377,32 @@ fn summary(s: &ServerReport) -> String {
         .unwrap_or_default();
     if d.verdict.is_problem() && s.sessions_read < s.sessions {
         // The scan read the newest files only (it stops once the verdict is decided).
-        format!(
-            "{what}. {} of the {} latest session(s) failed ({} in all){when}.",
-            s.failed_sessions, s.sessions_read, s.sessions
-        )
+        let read = if s.sessions_read == 1 {
+            "the latest session".to_string()
+        } else {
+            format!(
+                "{} of the {}",
+                s.failed_sessions,
+                crate::text::count(s.sessions_read, "latest session")
+            )
+        };
+        format!("{what}. {read} failed ({} in all){when}.", s.sessions)
     } else if d.verdict.is_problem() {
-        format!(
-            "{what}. {} of {} session(s) failed{when}.",
-            s.failed_sessions, s.sessions
-        )
+        let seen = if s.sessions == 1 {
+            let at = s
+                .last_seen
+                .as_deref()
+                .map(|t| format!(" at {t}"))
+                .unwrap_or_default();
+            return format!("{what}. Its one session failed{at}.");
+        } else {
+            format!(
+                "{} of {}",
+                s.failed_sessions,
+                crate::text::count(s.sessions, "session")
+            )
+        };
+        format!("{what}. {seen} failed{when}.")
     } else {
         format!("{what}.")
     }

@@ -265,7 +265,11 @@ fn usage_errors_exit_2() {
     ] {
         let r = run(mcplogs(tmp.path()).args(args));
         assert_eq!(r.code, 2, "{args:?}");
-        assert!(r.stderr.starts_with("mcplogs: error: "), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.starts_with("mcplogs: error: "),
+            "{args:?}: {}",
+            r.stderr
+        );
     }
     // `mcplogs` alone: the help on stderr, exit 2; --help and --version: stdout, exit 0.
     let r = run(&mut mcplogs(tmp.path()));
@@ -274,7 +278,10 @@ fn usage_errors_exit_2() {
     for flag in ["--help", "--version"] {
         let r = run(mcplogs(tmp.path()).arg(flag));
         assert_eq!(r.code, 0, "{flag}");
-        assert!(r.stdout.contains("mcplogs") && r.stderr.is_empty(), "{flag}");
+        assert!(
+            r.stdout.contains("mcplogs") && r.stderr.is_empty(),
+            "{flag}"
+        );
     }
 }
 
