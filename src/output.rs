@@ -56,8 +56,22 @@ pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<Str
 /// closed stderr must not undo or hide work already done.
 /// The line is one line: a line break inside it (from a file or folder name, such as
 /// the path in "Wrote <path>") is shown escaped, so no name can forge a line of its own.
+/// This user's home folder, shown as `~` in every path mcplogs prints.
+pub fn home() -> Option<&'static str> {
+    static HOME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| directories::BaseDirs::new().map(|b| b.home_dir().display().to_string()))
+        .as_deref()
+}
+
+/// `text` with the home folder as `~` wherever a path under it starts.
+pub fn tilde(text: &str) -> String {
+    mcplogs::render::table::tilde_within(text, home())
+}
+
 pub fn note(line: impl Display) {
-    let line = line.to_string().replace('\r', "\\r").replace('\n', "\\n");
+    let line = tilde(&line.to_string())
+        .replace('\r', "\\r")
+        .replace('\n', "\\n");
     let line = format!("{line}\n");
     let line = mcplogs::sanitize::output(&line, colour_on());
     let _ = io::stderr().lock().write_all(line.as_bytes());
@@ -66,7 +80,7 @@ pub fn note(line: impl Display) {
 /// A multi-line usage message (clap's, with its tip and usage lines) on stderr, as it is
 /// apart from escapes.
 pub fn usage(text: &str) {
-    let text = format!("{text}\n");
+    let text = format!("{}\n", tilde(text));
     let text = mcplogs::sanitize::output(&text, false);
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }

@@ -15,14 +15,24 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&json::du_json(&du), true)?
     } else {
-        let mut t = table::du_table(&du, output::width());
+        // Home as ~ before the table cuts long paths to fit.
+        let mut shown = du.clone();
+        for p in &mut shown.projects {
+            p.project = output::tilde(&format!("{}/", p.project))
+                .trim_end_matches('/')
+                .to_string();
+        }
+        let mut t = table::du_table(&shown, output::width());
         if du.bytes > 0 {
             t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
         }
         mcplogs::redact::output::text(&t)
     };
     if du.projects.is_empty() {
-        output::note("mcplogs: no MCP server logs found");
+        output::note(format_args!(
+            "mcplogs: no MCP server logs found{}",
+            super::scan::NO_LOGS_HINT
+        ));
     }
     output::stdout(&text)?;
     Ok(ExitCode::Clean)

@@ -10,6 +10,9 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::ScanProgress;
 
+/// After "no logs found": where logs come from.
+pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
+
 pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let opts = ScanOptions {
         all: args.all,
@@ -49,7 +52,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         String::new()
     } else {
         let width = output::width();
-        let home = directories::BaseDirs::new().map(|b| b.home_dir().display().to_string());
+        let home = output::home().map(str::to_string);
         let mut t = table::scan_screen(
             &report,
             &table::ScreenOptions {
@@ -123,12 +126,13 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     }
     let filtered = opts.server.is_some() || opts.project.is_some();
     Some(format!(
-        "mcplogs: no MCP server logs{} found (searched: {})",
+        "mcplogs: no MCP server logs{} found (searched: {}){}",
         if filtered {
             " matching the filters"
         } else {
             ""
         },
-        searched.join(", ")
+        searched.join(", "),
+        if filtered { "" } else { NO_LOGS_HINT }
     ))
 }

@@ -258,7 +258,7 @@ fn tilde(path: &str, home: Option<&str>) -> String {
 
 /// `text` (a sentence naming paths) with the home folder as `~` wherever a path under
 /// it starts, as [`tilde`] does for a path alone.
-fn tilde_within(text: &str, home: Option<&str>) -> String {
+pub fn tilde_within(text: &str, home: Option<&str>) -> String {
     let Some(h) = home
         .map(|h| h.trim_end_matches(['/', '\\']))
         .filter(|h| !h.is_empty())

@@ -100,7 +100,7 @@ fn truncated_last_line_is_skipped_and_counted() {
     assert!(
         run.stderr.contains(&format!(
             "mcplogs: warning: {}: skipped 1 of",
-            file.display()
+            shown(&file, tmp.path())
         )),
         "{}",
         run.stderr
@@ -235,7 +235,7 @@ fn a_named_path_that_does_not_exist_is_exit_2() {
         run.stderr.trim(),
         format!(
             "mcplogs: error: {}: No such file or directory (os error 2)",
-            missing.display()
+            shown(&missing, tmp.path())
         )
     );
     assert!(run.stdout.is_empty());

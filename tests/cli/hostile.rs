@@ -353,7 +353,10 @@ fn a_file_truncated_while_being_read() {
         assert_eq!(s["cause"], cause.map_or(Value::Null, Value::from));
         assert_eq!(
             r.stderr,
-            format!("mcplogs: warning: {}: {warning}\n", file.display())
+            format!(
+                "mcplogs: warning: {}: {warning}\n",
+                shown(&file, tmp.path())
+            )
         );
         assert_eq!(doc["warnings"][0]["message"], warning.as_str());
         assert_eq!(r.code, if verdict == "healthy" { 0 } else { 1 });

@@ -25,6 +25,24 @@ pub fn clock_env(cmd: &mut Command) -> &mut Command {
     cmd.env(mcplogs::time::NOW_VAR, secs.to_string())
 }
 
+/// `path` as mcplogs prints it for a user whose home is `home`: `~/…` under it.
+pub fn shown(path: &Path, home: &Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}
+
+/// Whether `text` names `path` as mcplogs prints it from a [`Sandbox`] (whose home is
+/// its `home` folder: `~/…`) or in full.
+pub fn names_path(text: &str, path: &Path) -> bool {
+    text.contains(&path.display().to_string())
+        || path
+            .ancestors()
+            .filter(|a| a.file_name().is_some_and(|n| n == "home"))
+            .any(|home| text.contains(&shown(path, home)))
+}
+
 pub fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs")
 }
