@@ -27,7 +27,13 @@
 # Environment: BENCH_DIR (default /tmp/mcplogs-bench), BENCH_GB (2.0), RUNS (5),
 # JQ_RUNS (1; jq takes about a minute per run), CACHE_DIR (default $BENCH_DIR-cache),
 # CACHE_GB (11), COLD_RUNS (3), REAL_CACHE (1; 0 skips it), SYNTHETIC (1; 0 skips the
-# 2 GiB benchmark).
+# 2 GiB benchmark), SETUP (1; 0 skips the set-up times).
+#
+# First, the set-up times a newcomer meets (issue 25): a fresh clone of HEAD with an
+# empty target folder (the crates already in ~/.cargo/registry: downloading them is the
+# network's time, not the build's), then the README's two commands, timed one after
+# the other: `cargo run -q -- scan sample-logs/` (target: 5 minutes) and `cargo test`
+# (target: 8 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/mcplogs-bench}
@@ -39,7 +45,37 @@ CACHE_GB=${CACHE_GB:-11}
 COLD_RUNS=${COLD_RUNS:-3}
 REAL_CACHE=${REAL_CACHE:-1}
 SYNTHETIC=${SYNTHETIC:-1}
+SETUP=${SETUP:-1}
 status=0
+
+if [ "$SETUP" = 1 ]; then
+  clone=$(mktemp -d "${TMPDIR:-/tmp}/mcplogs-setup.XXXXXX")
+  git clone --quiet --no-local . "$clone/repo"
+  echo "[bench] set-up from a fresh clone ($(git rev-parse --short HEAD)); load: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
+  # Seconds a command takes; scan's exit 1 (the samples hold failing servers) is success.
+  secs() {
+    local t0 t1 rc=0
+    t0=$(date +%s.%N)
+    (cd "$clone/repo" && "$@") >/dev/null 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    [ "$rc" -le 1 ] || echo "[bench] FAILED ($rc): $*" >&2
+    python3 -c "print(f'{$t1 - $t0:.0f}')"
+  }
+  run_s=$(secs cargo run -q -- scan sample-logs/)
+  test_s=$(secs cargo test -q)
+  if python3 - "$run_s" "$test_s" <<'PY'
+import sys
+run_s, test_s = (float(x) for x in sys.argv[1:3])
+ok = True
+for label, v, target in [("clone to first scan", run_s, 300), ("then cargo test", test_s, 480)]:
+    good = v <= target
+    ok &= good
+    print(f"  {label:<20} = {v:.0f} s (target: at most {target} s) {'ok' if good else 'MISSED'}")
+sys.exit(0 if ok else 1)
+PY
+  then :; else status=1; fi
+  rm -rf "$clone"
+fi
 
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! need rg || ! need jq || [ ! -x /usr/bin/time ]; then
