@@ -12,6 +12,7 @@ use crate::settings::layers::LayerKind;
 use crate::settings::target::{self, FixTarget};
 use crate::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 use crate::time::EpochSeconds;
+use crate::verdict::{Era, Verdict};
 
 /// The command that checks a fix worked, after a restart or `/mcp`.
 pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
@@ -73,7 +74,7 @@ pub fn attach_with(
 ) {
     let mut cache: HashMap<PathBuf, SettingsAdvice> = HashMap::new();
     for s in &mut report.servers {
-        if !s.diagnosis.legacy_fix_applies() {
+        if !s.diagnosis.legacy_fix_applies() && !works_only_under_legacy(s) {
             continue;
         }
         let dir = project_dir_of(s, cwd);
@@ -83,6 +84,50 @@ pub fn attach_with(
         s.settings = Some(advice.clone());
     }
 }
+
+/// A server whose latest verdict was observed in the legacy era after sessions that
+/// failed in a way the legacy setting cures: whether it keeps working depends on that
+/// setting (after `mcplogs fix --undo`, it fails again at its next start).
+pub fn works_only_under_legacy(s: &ServerReport) -> bool {
+    s.diagnosis.verdict == Verdict::Healthy
+        && s.diagnosis.era == Some(Era::Legacy)
+        && legacy_curable_failure(s).is_some()
+}
+
+/// The latest earlier verdict of `s` that the legacy setting cures.
+fn legacy_curable_failure(s: &ServerReport) -> Option<&crate::scan::VerdictSeen> {
+    s.history.iter().find(|h| {
+        h.verdict == Verdict::ToolsFetchFailed
+            && h.cause.is_some_and(|c| c.is_negotiation_field_error())
+    })
+}
+
+/// For a server that [`works_only_under_legacy`] while the legacy setting is no longer
+/// in effect: its verdict does not hold past the next start.
+pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
+    if !works_only_under_legacy(s) {
+        return None;
+    }
+    let a = s.settings.as_ref()?;
+    if matches!(a.target, FixTarget::InEffect { .. }) {
+        return None;
+    }
+    let failed = legacy_curable_failure(s)?;
+    let again = match &a.target {
+        FixTarget::Write { .. } => {
+            format!("run `{}` again", fix_command(&a.target, &a.project_dir))
+        }
+        _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
+    };
+    Some(format!(
+        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from 2.1.300 on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
+        failed.verdict,
+        failed.cause.map(|c| format!(", {c}")).unwrap_or_default(),
+    ))
+}
+
+/// The scan screen's few words for such a server.
+pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
 
 /// The `mcplogs fix` command for a target: plain for the user file, with `--project`
 /// for a project's local file.
@@ -109,6 +154,33 @@ pub fn recommendation(d: &crate::verdict::Diagnosis, settings: Option<&SettingsA
     }
 }
 
+/// Whom the legacy setting written to a `kind` file affects: it is not per server.
+pub fn legacy_scope(kind: LayerKind) -> &'static str {
+    match kind {
+        LayerKind::Local | LayerKind::Project => "with every server of that project",
+        _ => "with every server in every project",
+    }
+}
+
+/// What the legacy setting costs the servers that did not need it.
+pub const LEGACY_COST: &str =
+    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
+
+/// The scan screen's action for servers the legacy fix helps: the command, the file
+/// (as shown), whom it affects and at what cost, and why these servers need it.
+pub fn legacy_action(
+    target: &FixTarget,
+    project_dir: &Path,
+    kind: LayerKind,
+    file_shown: &str,
+) -> String {
+    format!(
+        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        fix_command(target, project_dir),
+        legacy_scope(kind),
+    )
+}
+
 /// What to do about a server the legacy setting would help, given its settings.
 /// `what` says what the server's tools/list result got wrong.
 pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer: &str) -> String {
@@ -118,10 +190,11 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
         return crate::verdict::legacy_recommendation_unplaced(what, newer);
     };
     match &a.target {
-        FixTarget::Write { path, .. } => format!(
-            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer}, {report}.",
+        FixTarget::Write { path, kind, .. } => format!(
+            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {LEGACY_COST}), {report}.",
             fix_command(&a.target, &a.project_dir),
-            path.display()
+            path.display(),
+            legacy_scope(*kind),
         ),
         FixTarget::InEffect { layer } => format!(
             "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{VERIFY_COMMAND}`.",

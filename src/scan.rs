@@ -126,9 +126,11 @@ pub struct ServerReport {
 impl ServerReport {
     pub fn recommendation(&self) -> String {
         // A shared folder's mixed records cannot back advice for one server.
-        self.shared_note().unwrap_or_else(|| {
-            crate::advice::recommendation(&self.diagnosis, self.settings.as_ref())
-        })
+        self.shared_note()
+            .or_else(|| crate::advice::legacy_removed_note(self))
+            .unwrap_or_else(|| {
+                crate::advice::recommendation(&self.diagnosis, self.settings.as_ref())
+            })
     }
 
     /// For a shared log folder: says so, and how to tell the servers apart.

@@ -22,6 +22,9 @@ pub fn short_reason(s: &ServerReport) -> String {
         .find(|m| !m.starts_with("Connection established"))
         .unwrap_or("");
     let text = match d.verdict {
+        Verdict::Healthy if crate::advice::legacy_removed_note(s).is_some() => {
+            crate::advice::LEGACY_REMOVED_REASON.to_string()
+        }
         Verdict::Healthy => String::new(),
         Verdict::Tolerated => {
             if d.filled_fields.is_empty() {

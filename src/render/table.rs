@@ -301,6 +301,9 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         };
     for s in &report.servers {
         if s.diagnosis.verdict == Verdict::Healthy {
+            if crate::advice::legacy_removed_note(s).is_some() {
+                push(0, s.recommendation(), terminal_safe(&s.name, false));
+            }
             continue;
         }
         let name = terminal_safe(&s.name, false);
@@ -321,10 +324,11 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             (
                 0,
                 match &a.target {
-                    FixTarget::Write { path, .. } => format!(
-                        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {}, so Claude Code uses the older protocol revision with these servers: their tools/list answers break rules of the new revision (2026-07-28). Also tell the servers' authors.",
-                        crate::advice::fix_command(&a.target, &a.project_dir),
-                        tilde(&terminal_safe(&path.display().to_string(), false), home)
+                    FixTarget::Write { path, kind, .. } => crate::advice::legacy_action(
+                        &a.target,
+                        &a.project_dir,
+                        *kind,
+                        &tilde(&terminal_safe(&path.display().to_string(), false), home),
                     ),
                     _ => s.recommendation(),
                 },
@@ -366,8 +370,15 @@ pub fn summary_line(report: &ScanReport) -> String {
         .iter()
         .filter(|s| s.diagnosis.verdict == Verdict::Tolerated)
         .count();
+    let unfixed = report
+        .servers
+        .iter()
+        .filter(|s| crate::advice::legacy_removed_note(s).is_some())
+        .count();
     let mut parts = Vec::new();
-    if failing == 0 {
+    if failing == 0 && unfixed > 0 {
+        parts.push("none fail now".to_string());
+    } else if failing == 0 {
         parts.push("none fail".to_string());
     } else {
         parts.push(format!(
@@ -381,6 +392,12 @@ pub fn summary_line(report: &ScanReport) -> String {
     if in_place > 0 {
         parts.push(format!(
             "{in_place} already fixed (restart Claude Code to check)"
+        ));
+    }
+    if unfixed > 0 {
+        parts.push(format!(
+            "{unfixed} {} again at the next start (the legacy setting was removed)",
+            crate::text::agree(unfixed, "fails", "fail")
         ));
     }
     if tolerated > 0 {

@@ -697,3 +697,55 @@ fn man_pages_install_where_man_finds_them_and_docs_are_bundled() {
         r.stderr
     );
 }
+
+/// After `fix --undo`, the last session (healthy, under legacy) does not say what the
+/// next start does: scan says the verdict was seen under legacy and fails again; with
+/// legacy still set it says nothing of the kind. The logs are a real end-to-end run's.
+#[test]
+fn a_verdict_seen_under_a_removed_legacy_setting_says_it_fails_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("after-undo"), &home);
+    let scan = || {
+        let (r, doc) = run_json(
+            mcplogs(tmp.path())
+                .args(["scan", "--json", "--home"])
+                .arg(&home),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        doc["servers"][0].clone()
+    };
+    let s = scan();
+    assert_eq!(s["verdict"], "healthy");
+    assert_eq!(s["era"], "legacy");
+    let rec = s["recommendation"].as_str().unwrap();
+    assert!(
+        rec.contains("observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set"),
+        "{rec}"
+    );
+    assert!(
+        rec.contains("(tools-fetch-failed, missing-resultType)"),
+        "{rec}"
+    );
+    assert!(rec.contains("run `mcplogs fix` again"), "{rec}");
+    let r = run(mcplogs(tmp.path())
+        .env("COLUMNS", "80")
+        .args(["scan", "--home"])
+        .arg(&home));
+    assert!(
+        r.stdout.contains("1 fails again at the next start"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("seen under legacy"), "{}", r.stdout);
+    // Legacy still set: healthy, nothing to do.
+    let settings = home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "{\"env\":{\"MCP_PROTOCOL_NEGOTIATION\":\"legacy\"}}\n",
+    )
+    .unwrap();
+    let s = scan();
+    assert_eq!(s["recommendation"], "Nothing to do.");
+}
