@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod predict;
+mod reap;
 pub mod render;
 pub mod session;
 pub mod transport;

@@ -194,43 +194,13 @@ pub trait Transport {
 }
 
 // ---------------------------------------------------------------------------------
-// process groups: every child is registered so Ctrl-C can end it
+// ending servers: a session per server, and on Linux a subreaper (see `reap`)
 // ---------------------------------------------------------------------------------
 
-static ACTIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-fn register(pid: u32) {
-    if let Ok(mut g) = ACTIVE_GROUPS.lock() {
-        g.push(pid);
-    }
-}
-
-fn unregister(pid: u32) {
-    if let Ok(mut g) = ACTIVE_GROUPS.lock() {
-        g.retain(|&p| p != pid);
-    }
-}
-
-/// Kills the process group of every server still running (for a Ctrl-C handler).
+/// Kills every server still running and what it started (for a Ctrl-C handler).
 pub fn kill_all_active() {
-    let pids: Vec<u32> = ACTIVE_GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
-    for pid in pids {
-        kill_group(pid, true);
-    }
+    super::reap::end_all();
 }
-
-#[cfg(unix)]
-fn kill_group(pid: u32, hard: bool) {
-    let sig = if hard { libc::SIGKILL } else { libc::SIGTERM };
-    // SAFETY: killpg only sends a signal; the group id is the pid of a child we spawned
-    // with process_group(0) and have not reaped yet.
-    unsafe {
-        libc::killpg(pid as libc::pid_t, sig);
-    }
-}
-
-#[cfg(not(unix))]
-fn kill_group(_pid: u32, _hard: bool) {}
 
 /// Ends every process of a server on Ctrl-C / SIGTERM, then exits with 130.
 pub fn install_interrupt_handler() -> Result<(), ctrlc::Error> {
@@ -257,7 +227,7 @@ pub struct StdioTransport {
 
 impl StdioTransport {
     /// Starts `command args` in `cwd` with `env` added to this process's environment,
-    /// in a process group of its own.
+    /// in a session (and process group) of its own.
     pub fn spawn(
         command: &str,
         args: &[String],
@@ -278,12 +248,8 @@ impl StdioTransport {
         if let Some(d) = cwd.filter(|d| d.is_dir()) {
             cmd.current_dir(d);
         }
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-        }
-        let mut child = cmd.spawn().map_err(|e| match e.kind() {
+        // In a session of its own (and, on Linux, under mcplogs as subreaper).
+        let mut child = super::reap::spawn(&mut cmd).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Failure::CommandNotFound {
                 command: command.to_string(),
             },
@@ -291,7 +257,6 @@ impl StdioTransport {
                 message: format!("{command}: {e}"),
             },
         })?;
-        register(child.id());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -461,7 +426,7 @@ impl Transport for StdioTransport {
 }
 
 impl StdioTransport {
-    /// Ends the server's process group and returns everything it wrote to stderr
+    /// Ends the server and everything it started, and returns everything it wrote to stderr
     /// (waiting up to half a second for the pipe to drain).
     pub fn close(mut self) -> Option<StderrLog> {
         self.kill_now();
@@ -475,22 +440,7 @@ impl StdioTransport {
         }
         self.killed = true;
         self.stdin.take();
-        let pid = self.child.id();
-        if matches!(self.child.try_wait(), Ok(None)) {
-            kill_group(pid, false);
-            let until = Instant::now() + Duration::from_millis(500);
-            while Instant::now() < until {
-                if !matches!(self.child.try_wait(), Ok(None)) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-        // grandchildren may outlive the leader: the whole group goes
-        kill_group(pid, true);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        unregister(pid);
+        super::reap::end(&mut self.child);
     }
 }
 
