@@ -3,9 +3,12 @@
 //! transcript is a private regular file escaped as `--json` is, and nothing a server
 //! started outlives the probe, even after `setsid()`. Every run has a deadline.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::common::{Run, mcplogs, pin_host};
@@ -197,6 +200,293 @@ fn controls_and_bidi_in_names_are_escaped_in_the_transcript_as_in_json() {
             .any(|l| l["payload"].pointer("/result/serverInfo/name") == Some(&info.into())),
         "{text}"
     );
+}
+
+// ---- Item 1: configured headers stay with the configured origin ----
+
+/// One request as a loopback server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    /// Header lines, lowercased names.
+    headers: Vec<(String, String)>,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+type Handler = fn(&Seen, &mut TcpStream, u16);
+
+/// A loopback HTTP/1.1 server on an OS-chosen port that records every request (and
+/// every connection, even one that sends nothing) and answers with `handler`.
+struct Loopback {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    connections: Arc<Mutex<usize>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Loopback {
+    /// `other` is passed to the handler (the port of the other server).
+    fn start(handler: Handler, other: u16) -> Loopback {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(Mutex::new(0));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (s, c, st) = (seen.clone(), connections.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !st.load(std::sync::atomic::Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        *c.lock().unwrap() += 1;
+                        let s = s.clone();
+                        std::thread::spawn(move || serve(stream, &s, handler, other));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        Loopback {
+            port,
+            seen,
+            connections,
+            stop,
+        }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    fn connections(&self) -> usize {
+        *self.connections.lock().unwrap()
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, handler: Handler, other: u16) {
+    stream.set_nonblocking(false).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut out = stream.try_clone().unwrap();
+    let mut r = BufReader::new(stream);
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = line.split_whitespace();
+        let (method, path) = (
+            parts.next().unwrap_or("").to_string(),
+            parts.next().unwrap_or("").to_string(),
+        );
+        let mut headers = Vec::new();
+        loop {
+            let mut h = String::new();
+            if r.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+            }
+        }
+        let req = Seen {
+            method,
+            path,
+            headers,
+        };
+        let len: usize = req
+            .header("content-length")
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; len];
+        if r.read_exact(&mut body).is_err() {
+            return;
+        }
+        seen.lock().unwrap().push(req.clone());
+        handler(&req, &mut out, other);
+    }
+}
+
+fn respond(out: &mut TcpStream, status: &str, extra: &str, body: &str) {
+    let _ = write!(
+        out,
+        "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = out.flush();
+}
+
+/// Answers anything with a 404 (the second origin: whatever reaches it is a leak).
+fn bystander(_: &Seen, out: &mut TcpStream, _: u16) {
+    respond(out, "404 Not Found", "", "");
+}
+
+/// A legacy SSE server whose `endpoint` event names the other port.
+fn sse_naming_another_port(req: &Seen, out: &mut TcpStream, other: u16) {
+    if req.method == "GET" {
+        let _ = write!(
+            out,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\nevent: endpoint\ndata: http://127.0.0.1:{other}/steal\n\n"
+        );
+        let _ = out.flush();
+        std::thread::sleep(Duration::from_secs(5));
+    } else {
+        respond(out, "202 Accepted", "", "");
+    }
+}
+
+/// The same server with its endpoint on its own origin (the control: headers go there).
+fn sse_naming_itself(req: &Seen, out: &mut TcpStream, _: u16) {
+    if req.method == "GET" {
+        let _ = write!(
+            out,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\nevent: endpoint\ndata: /messages?s=1\n\n"
+        );
+        let _ = out.flush();
+        std::thread::sleep(Duration::from_secs(2));
+    } else {
+        respond(out, "202 Accepted", "", "");
+    }
+}
+
+/// Streamable HTTP answered by a redirect: `/mcp` to the other port, `/same` to a path
+/// of its own origin (which then answers 500).
+fn redirecting(req: &Seen, out: &mut TcpStream, other: u16) {
+    match req.path.as_str() {
+        "/mcp" => respond(
+            out,
+            "302 Found",
+            &format!("Location: http://127.0.0.1:{other}/steal\r\n"),
+            "",
+        ),
+        "/same" => respond(out, "307 Temporary Redirect", "Location: /inside\r\n", ""),
+        _ => respond(out, "500 Internal Server Error", "", "no"),
+    }
+}
+
+const SECRET_HEADERS: [&str; 3] = [
+    "Authorization: Bearer origin-secret-0123456789",
+    "X-Api-Key: origin-key-0123456789",
+    "Cookie: session=origin-cookie-0123456789",
+];
+
+fn probe_url(url: &str, sse: bool) -> (i32, Value, String) {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = mcplogs(home.path());
+    cmd.args([
+        "probe",
+        "--json",
+        "--claude-version",
+        "2.1.332",
+        "--timeout",
+        "5s",
+    ])
+    .args(["--url", url]);
+    if sse {
+        cmd.arg("--sse");
+    }
+    for h in SECRET_HEADERS {
+        cmd.args(["--header", h]);
+    }
+    let r = run_deadline(&mut cmd);
+    let doc: Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
+    (r.code, doc, r.stderr)
+}
+
+#[test]
+fn an_sse_endpoint_on_another_port_is_refused_as_claude_code_refuses_it() {
+    let second = Loopback::start(bystander, 0);
+    let first = Loopback::start(sse_naming_another_port, second.port);
+    let (code, doc, stderr) = probe_url(&format!("http://127.0.0.1:{}/sse", first.port), true);
+    let s = &doc["servers"][0];
+    assert_eq!(code, 1, "{s:#}\n{stderr}");
+    assert_eq!(s["prediction"]["verdict"], "connection-failed");
+    let f = &s["attempts"][0]["failure"];
+    assert_eq!(f["category"], "cross-origin-endpoint", "{f:#}");
+    assert!(
+        f["message"].as_str().unwrap().starts_with(&format!(
+            "Endpoint origin does not match connection origin: http://127.0.0.1:{}",
+            second.port
+        )),
+        "{f:#}"
+    );
+    assert_eq!(second.connections(), 0, "{:?}", second.seen());
+    // The stream itself was asked for with the headers, on the configured origin.
+    let got = first.seen();
+    assert!(got.iter().all(|r| r.method == "GET"), "{got:?}");
+    assert!(got[0].header("x-api-key").is_some(), "{got:?}");
+}
+
+#[test]
+fn an_sse_endpoint_on_its_own_origin_gets_the_headers() {
+    let first = Loopback::start(sse_naming_itself, 0);
+    let _ = probe_url(&format!("http://127.0.0.1:{}/sse", first.port), true);
+    let posts: Vec<Seen> = first
+        .seen()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert!(!posts.is_empty(), "{:?}", first.seen());
+    assert_eq!(posts[0].path, "/messages?s=1");
+    assert_eq!(posts[0].header("x-api-key"), Some("origin-key-0123456789"));
+    assert!(posts[0].header("authorization").is_some());
+}
+
+#[test]
+fn a_redirect_to_another_port_is_not_followed_and_one_within_the_origin_is() {
+    let second = Loopback::start(bystander, 0);
+    let first = Loopback::start(redirecting, second.port);
+    let (code, doc, stderr) = probe_url(&format!("http://127.0.0.1:{}/mcp", first.port), false);
+    let s = &doc["servers"][0];
+    assert_eq!(code, 1, "{s:#}\n{stderr}");
+    assert_eq!(s["prediction"]["verdict"], "connection-failed");
+    let f = &s["attempts"][0]["failure"];
+    assert_eq!(f["category"], "cross-origin-redirect", "{f:#}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("redirected to http://127.0.0.1:{}", second.port)),
+        "{f:#}"
+    );
+    assert_eq!(second.connections(), 0, "{:?}", second.seen());
+
+    // Within the origin a redirect is followed, headers and body kept (307).
+    let (_, doc, _) = probe_url(&format!("http://127.0.0.1:{}/same", first.port), false);
+    let inside: Vec<Seen> = first
+        .seen()
+        .into_iter()
+        .filter(|r| r.path == "/inside")
+        .collect();
+    assert!(!inside.is_empty(), "{:?}", first.seen());
+    assert_eq!(inside[0].method, "POST");
+    assert_eq!(inside[0].header("x-api-key"), Some("origin-key-0123456789"));
+    assert_eq!(
+        doc["servers"][0]["attempts"][0]["failure"]["httpStatus"],
+        500
+    );
+    assert_eq!(second.connections(), 0);
 }
 
 // ---- Item 6: nothing a server started outlives the probe ----
