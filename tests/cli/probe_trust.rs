@@ -594,3 +594,47 @@ fn servers_probed_together_leave_nothing_behind_either() {
     assert!(started >= 4, "{started}");
     assert_eq!(left, Vec::<i32>::new(), "outlived the probe");
 }
+
+#[test]
+fn ctrl_c_also_ends_what_left_the_servers_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let server = escaping_server(dir.path(), &pids);
+    let hang = dir.path().join("hang.sh");
+    // The same server, hanging: the probe is still waiting when Ctrl-C comes.
+    std::fs::write(
+        &hang,
+        std::fs::read_to_string(server.strip_prefix("sh ").unwrap())
+            .unwrap()
+            .replace("stub_mcp_server.py'", "stub_mcp_server.py' --hang"),
+    )
+    .unwrap();
+    let mut cmd = mcplogs(home.path());
+    cmd.args(["probe", "--timeout", "60s", "--command"])
+        .arg(format!("sh {}", hang.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    pin_host(&mut cmd);
+    let mut child = cmd.spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .lines()
+        .count()
+        < 2
+    {
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("the server never started its grandchildren");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: sends SIGINT to the mcplogs child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let (started, left) = survivors(&pids);
+    assert_eq!(started, 2);
+    assert_eq!(left, Vec::<i32>::new(), "outlived Ctrl-C");
+}
