@@ -151,8 +151,27 @@ fn drain_session(pid: u32) {
     let _ = pid;
 }
 
+/// Whether this process already was a subreaper before the first server (an embedding
+/// program's choice, left as it was).
+#[cfg(target_os = "linux")]
+static ALREADY_SUBREAPER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// On: from the first server's start; off again (unless it was on before) once the last
+/// one has ended and what it left behind is swept.
 #[cfg(target_os = "linux")]
 fn subreaper(on: bool) {
+    use std::sync::atomic::Ordering;
+    if on {
+        let mut was: libc::c_int = 0;
+        // SAFETY: PR_GET_CHILD_SUBREAPER writes one int through the pointer, which
+        // points to an int we own.
+        unsafe {
+            libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut was as *mut libc::c_int);
+        }
+        ALREADY_SUBREAPER.store(was != 0, Ordering::Relaxed);
+    } else if ALREADY_SUBREAPER.load(Ordering::Relaxed) {
+        return;
+    }
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument and touches
     // no memory of ours.
     unsafe {
@@ -261,6 +280,29 @@ mod linux {
     #[cfg(test)]
     mod tests {
         use super::*;
+
+        fn is_subreaper() -> bool {
+            let mut v: libc::c_int = 0;
+            // SAFETY: writes one int we own.
+            unsafe { libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut v as *mut libc::c_int) };
+            v != 0
+        }
+
+        #[test]
+        fn a_server_leads_its_own_session_and_the_subreaper_lasts_while_it_runs() {
+            // (No other unit test starts a server: the flag is this test's alone.)
+            assert!(!is_subreaper());
+            let mut cmd = std::process::Command::new("sleep");
+            cmd.arg("30");
+            let mut child = super::super::spawn(&mut cmd).unwrap();
+            assert!(is_subreaper());
+            let pid = child.id() as i32;
+            // SAFETY: getsid on a child of ours.
+            assert_eq!(unsafe { libc::getsid(pid) }, pid);
+            super::super::end(&mut child);
+            assert!(!is_subreaper());
+            assert!(processes().iter().all(|p| p.pid != pid));
+        }
 
         #[test]
         fn stat_lines_with_odd_names_parse() {
