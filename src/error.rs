@@ -75,6 +75,13 @@ pub enum Error {
     /// `probe --transcript FILE` cannot be written.
     #[error("{}: cannot write the transcript", path.display())]
     WriteTranscript { path: PathBuf, source: io::Error },
+    /// `probe --transcript FILE` names something that is not a regular file (a FIFO, a
+    /// device, a folder), or it cannot be created: refused before any server starts.
+    #[error("{}: cannot write the transcript there: {source}", path.display())]
+    OpenTranscript { path: PathBuf, source: ReadError },
+    /// `probe --transcript - --json`: both would go to stdout.
+    #[error("--transcript - and --json both write to stdout; name a file for the transcript")]
+    TranscriptAndJsonOnStdout,
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]
     NotAFolder(PathBuf),

@@ -44,6 +44,8 @@ impl ExitCode {
             | Error::ProbeServer { .. }
             | Error::UnknownServers(_)
             | Error::WriteTranscript { .. }
+            | Error::OpenTranscript { .. }
+            | Error::TranscriptAndJsonOnStdout
             | Error::ProjectFolder(_)
             | Error::SettingsPath { .. }
             | Error::NoHomeFolder

@@ -265,6 +265,49 @@ pub fn open_nonblocking(path: &Path, follow: Follow) -> io::Result<File> {
     o.open(path)
 }
 
+/// Opens `path` to be written from its start, for a file that may hold secrets (a
+/// probe transcript): only a regular file, never anything that can block or that is
+/// not a file. The kind is checked from the metadata before the open (a FIFO, device,
+/// socket or folder is refused without being opened), the open is non-blocking and
+/// takes no controlling terminal (unix), and the opened file must be a regular file.
+/// A new file is created 0600; an existing one is truncated and keeps at most its
+/// owner's read and write bits.
+pub fn create_private(path: &Path) -> Result<File, ReadError> {
+    match fs::metadata(path) {
+        Ok(m) if !m.is_file() => return Err(ReadError::NotRegular { kind: kind_of(&m) }),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(ReadError::Io(e)),
+    }
+    let mut o = fs::OpenOptions::new();
+    o.write(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
+    }
+    let file = o.open(path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            kind: kind_of(&meta),
+        });
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & !0o600 != 0 {
+            file.set_permissions(fs::Permissions::from_mode(mode & 0o600))
+                .map_err(ReadError::Io)?;
+        }
+        set_blocking(&file).map_err(ReadError::Io)?;
+    }
+    file.set_len(0).map_err(ReadError::Io)?;
+    Ok(file)
+}
+
 #[cfg(unix)]
 fn set_blocking(file: &File) -> io::Result<()> {
     use std::os::unix::io::AsRawFd;
@@ -313,6 +356,29 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_private_file_is_created_0600_and_an_existing_one_loses_group_and_other_bits() {
+        use std::io::Write;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let new = dir.path().join("new.jsonl");
+        create_private(&new).unwrap().write_all(b"x").unwrap();
+        assert_eq!(mode(&new), 0o600);
+        let old = dir.path().join("old.jsonl");
+        fs::write(&old, "longer old content").unwrap();
+        fs::set_permissions(&old, fs::Permissions::from_mode(0o664)).unwrap();
+        create_private(&old).unwrap().write_all(b"new").unwrap();
+        assert_eq!(mode(&old), 0o600);
+        assert_eq!(fs::read(&old).unwrap(), b"new");
+        let ro = dir.path().join("ro.jsonl");
+        fs::write(&ro, "").unwrap();
+        fs::set_permissions(&ro, fs::Permissions::from_mode(0o640)).unwrap();
+        drop(create_private(&ro).unwrap());
+        assert_eq!(mode(&ro), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn folder_fifo_device_and_loop_are_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
@@ -341,6 +407,15 @@ mod tests {
                 kind: "a symbolic link"
             })
         ));
+        // Written files: the same refusals, none of them opened (a FIFO with a reader
+        // would block nothing, but it is still not a file).
+        for p in [&fifo, Path::new("/dev/null"), dir.path()] {
+            assert!(
+                matches!(create_private(p), Err(ReadError::NotRegular { .. })),
+                "{}",
+                p.display()
+            );
+        }
         // explain input: a FIFO nobody writes to reads as empty, a device is refused.
         assert_eq!(read_input_file(&fifo, 10).unwrap(), b"");
         assert!(matches!(

@@ -13,6 +13,7 @@ use mcplogs::probe::config::{self, ServerConfig, TransportKind};
 use mcplogs::probe::predict::NEWEST_KNOWN;
 use mcplogs::probe::render::{self, Masker};
 use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
+use mcplogs::safe_read;
 use mcplogs::settings::{Sources, effective_negotiation};
 use mcplogs::wire;
 
@@ -53,7 +54,8 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Write every message of every connection to FILE as JSON lines (redacted)
+    /// Write every message of every connection to FILE as JSON lines (redacted; a
+    /// regular file only, created 0600; `-`: stdout, before the report)
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
 
@@ -325,6 +327,24 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
     };
 
+    // Opened before any server starts: a FIFO, device or folder is refused at once
+    // (never opened for a blocking write), and a new file is 0600.
+    let transcript = match args.transcript.as_deref() {
+        None => None,
+        Some(p) if p == std::path::Path::new("-") => {
+            if args.json {
+                return Err(Error::TranscriptAndJsonOnStdout);
+            }
+            Some(None)
+        }
+        Some(p) => Some(Some(safe_read::create_private(p).map_err(|source| {
+            Error::OpenTranscript {
+                path: p.to_path_buf(),
+                source,
+            }
+        })?)),
+    };
+
     if let Err(e) = probe::transport::install_interrupt_handler() {
         output::warning(format_args!(
             "cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running"
@@ -353,12 +373,20 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         Vec::new()
     };
 
-    if let Some(path) = &args.transcript {
+    if let Some(file) = transcript {
         let text = render::transcript_lines(&probes, &masker)?;
-        std::fs::write(path, text).map_err(|source| Error::WriteTranscript {
-            path: path.clone(),
-            source,
-        })?;
+        match file {
+            None => output::stdout(&text)?,
+            Some(mut f) => {
+                use std::io::Write;
+                f.write_all(text.as_bytes())
+                    .and_then(|_| f.flush())
+                    .map_err(|source| Error::WriteTranscript {
+                        path: args.transcript.clone().unwrap_or_default(),
+                        source,
+                    })?
+            }
+        }
     }
 
     let decided_by = negotiation.deciding_layer().map(|l| match &l.path {

@@ -2,7 +2,8 @@
 //! predict what a given Claude Code build will do with it.
 //!
 //! [`config`] resolves the servers the way Claude Code does; [`transport`] speaks stdio,
-//! Streamable HTTP and legacy SSE, bounded and always ending the child's process group;
+//! Streamable HTTP and legacy SSE, bounded, ending everything a stdio server started
+//! (`reap`) and sending configured headers only to the configured origin;
 //! [`session`] drives the lifecycle exactly as Claude Code does on the wire and records
 //! steps and a transcript; [`validate`] applies Claude Code's checks field by field;
 //! [`predict`] turns all that into a verdict per Claude Code version and negotiation
@@ -10,6 +11,7 @@
 
 pub mod config;
 pub mod predict;
+mod reap;
 pub mod render;
 pub mod session;
 pub mod transport;

@@ -170,7 +170,8 @@ pub fn predict(
             Failure::Spawn { .. }
             | Failure::HttpStatus { .. }
             | Failure::Http { .. }
-            | Failure::BadInitResult { .. } => (Verdict::ConnectionFailed, Some(Cause::Other)),
+            | Failure::BadInitResult { .. }
+            | Failure::CrossOrigin { .. } => (Verdict::ConnectionFailed, Some(Cause::Other)),
         };
         p.verdict = verdict;
         p.cause = cause;

@@ -266,7 +266,8 @@ pub fn server_json(p: &ServerProbe, contract: Option<&[ContractCheck]>) -> wire:
     }
 }
 
-/// The transcript of every connection, one JSON object per line, every string masked.
+/// The transcript of every connection, one JSON object per line, every string masked,
+/// escaped as `--json` is ([`crate::sanitize::json`]).
 pub fn transcript_lines(
     probes: &[ServerProbe],
     masker: &Masker,
@@ -288,7 +289,9 @@ pub fn transcript_lines(
                 };
                 let mut v = serde_json::to_value(&line)?;
                 masker.mask_json(&mut v);
-                out.push_str(&serde_json::to_string(&v)?);
+                // Escaped as every `--json` document is (DEL, C1 and bidi controls
+                // `\u`-escaped): one line per event, whatever a name or payload holds.
+                out.push_str(&crate::sanitize::json(&serde_json::to_string(&v)?));
                 out.push('\n');
             }
         }

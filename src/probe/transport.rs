@@ -70,6 +70,23 @@ pub enum Failure {
     BadInitResult {
         message: String,
     },
+    /// A URL on another origin than the configured one: refused, nothing sent there.
+    CrossOrigin {
+        kind: CrossOrigin,
+        /// The other origin (or the URL, when it has none).
+        to: String,
+        /// The configured URL's origin.
+        configured: String,
+    },
+}
+
+/// Where another origin came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrossOrigin {
+    /// A legacy SSE stream's `endpoint` event (Claude Code refuses it too).
+    SseEndpoint,
+    /// An HTTP redirect (`Location`).
+    Redirect,
 }
 
 impl Failure {
@@ -85,6 +102,14 @@ impl Failure {
             Failure::Http { .. } => "http-error".into(),
             Failure::VersionUnsupported { .. } => "version-unsupported".into(),
             Failure::BadInitResult { .. } => "invalid-initialize-result".into(),
+            Failure::CrossOrigin {
+                kind: CrossOrigin::SseEndpoint,
+                ..
+            } => "cross-origin-endpoint".into(),
+            Failure::CrossOrigin {
+                kind: CrossOrigin::Redirect,
+                ..
+            } => "cross-origin-redirect".into(),
         }
     }
 }
@@ -113,6 +138,23 @@ impl std::fmt::Display for Failure {
                 "the server answered initialize with protocol version {version:?}, which Claude Code does not support"
             ),
             Failure::BadInitResult { message } => write!(f, "invalid initialize result: {message}"),
+            // Claude Code's own words first (2.1.332's log line), then what mcplogs did.
+            Failure::CrossOrigin {
+                kind: CrossOrigin::SseEndpoint,
+                to,
+                configured,
+            } => write!(
+                f,
+                "Endpoint origin does not match connection origin: {to} (the SSE stream's endpoint event names another origin than the configured {configured}; Claude Code refuses it, and mcplogs sent nothing there)"
+            ),
+            Failure::CrossOrigin {
+                kind: CrossOrigin::Redirect,
+                to,
+                configured,
+            } => write!(
+                f,
+                "redirected to {to}, another origin than the configured {configured}: not followed, so the configured headers were not sent there"
+            ),
         }
     }
 }
@@ -194,43 +236,13 @@ pub trait Transport {
 }
 
 // ---------------------------------------------------------------------------------
-// process groups: every child is registered so Ctrl-C can end it
+// ending servers: a session per server, and on Linux a subreaper (see `reap`)
 // ---------------------------------------------------------------------------------
 
-static ACTIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-fn register(pid: u32) {
-    if let Ok(mut g) = ACTIVE_GROUPS.lock() {
-        g.push(pid);
-    }
-}
-
-fn unregister(pid: u32) {
-    if let Ok(mut g) = ACTIVE_GROUPS.lock() {
-        g.retain(|&p| p != pid);
-    }
-}
-
-/// Kills the process group of every server still running (for a Ctrl-C handler).
+/// Kills every server still running and what it started (for a Ctrl-C handler).
 pub fn kill_all_active() {
-    let pids: Vec<u32> = ACTIVE_GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
-    for pid in pids {
-        kill_group(pid, true);
-    }
+    super::reap::end_all();
 }
-
-#[cfg(unix)]
-fn kill_group(pid: u32, hard: bool) {
-    let sig = if hard { libc::SIGKILL } else { libc::SIGTERM };
-    // SAFETY: killpg only sends a signal; the group id is the pid of a child we spawned
-    // with process_group(0) and have not reaped yet.
-    unsafe {
-        libc::killpg(pid as libc::pid_t, sig);
-    }
-}
-
-#[cfg(not(unix))]
-fn kill_group(_pid: u32, _hard: bool) {}
 
 /// Ends every process of a server on Ctrl-C / SIGTERM, then exits with 130.
 pub fn install_interrupt_handler() -> Result<(), ctrlc::Error> {
@@ -257,7 +269,7 @@ pub struct StdioTransport {
 
 impl StdioTransport {
     /// Starts `command args` in `cwd` with `env` added to this process's environment,
-    /// in a process group of its own.
+    /// in a session (and process group) of its own.
     pub fn spawn(
         command: &str,
         args: &[String],
@@ -278,12 +290,8 @@ impl StdioTransport {
         if let Some(d) = cwd.filter(|d| d.is_dir()) {
             cmd.current_dir(d);
         }
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-        }
-        let mut child = cmd.spawn().map_err(|e| match e.kind() {
+        // In a session of its own (and, on Linux, under mcplogs as subreaper).
+        let mut child = super::reap::spawn(&mut cmd).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Failure::CommandNotFound {
                 command: command.to_string(),
             },
@@ -291,7 +299,6 @@ impl StdioTransport {
                 message: format!("{command}: {e}"),
             },
         })?;
-        register(child.id());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -461,7 +468,7 @@ impl Transport for StdioTransport {
 }
 
 impl StdioTransport {
-    /// Ends the server's process group and returns everything it wrote to stderr
+    /// Ends the server and everything it started, and returns everything it wrote to stderr
     /// (waiting up to half a second for the pipe to drain).
     pub fn close(mut self) -> Option<StderrLog> {
         self.kill_now();
@@ -475,22 +482,7 @@ impl StdioTransport {
         }
         self.killed = true;
         self.stdin.take();
-        let pid = self.child.id();
-        if matches!(self.child.try_wait(), Ok(None)) {
-            kill_group(pid, false);
-            let until = Instant::now() + Duration::from_millis(500);
-            while Instant::now() < until {
-                if !matches!(self.child.try_wait(), Ok(None)) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-        // grandchildren may outlive the leader: the whole group goes
-        kill_group(pid, true);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        unregister(pid);
+        super::reap::end(&mut self.child);
     }
 }
 
@@ -504,9 +496,140 @@ impl Drop for StdioTransport {
 // HTTP
 // ---------------------------------------------------------------------------------
 
+/// Redirects followed within the configured origin, at most.
+const MAX_REDIRECTS: usize = 10;
+
+/// The origin of a URL (scheme, host, port), the only place configured headers go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+impl Origin {
+    /// `None` for anything but an absolute http(s) URL with a host.
+    pub fn of(url: &str) -> Option<Origin> {
+        let u: ureq::http::Uri = url.parse().ok()?;
+        let scheme = u.scheme_str()?.to_ascii_lowercase();
+        let default = match scheme.as_str() {
+            "http" => 80,
+            "https" => 443,
+            _ => return None,
+        };
+        let host = u.host().filter(|h| !h.is_empty())?.to_ascii_lowercase();
+        Some(Origin {
+            port: u.port_u16().unwrap_or(default),
+            scheme,
+            host,
+        })
+    }
+}
+
+impl std::fmt::Display for Origin {
+    /// As a browser spells an origin: the port only when it is not the scheme's own.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let default = if self.scheme == "https" { 443 } else { 80 };
+        if self.port == default {
+            write!(f, "{}://{}", self.scheme, self.host)
+        } else {
+            write!(f, "{}://{}:{}", self.scheme, self.host, self.port)
+        }
+    }
+}
+
+/// `url`'s origin if it is `allowed`, else the refusal naming it.
+fn same_origin(url: &str, allowed: &Origin, kind: CrossOrigin) -> Result<(), Failure> {
+    match Origin::of(url) {
+        Some(o) if o == *allowed => Ok(()),
+        other => Err(Failure::CrossOrigin {
+            kind,
+            to: other
+                .map(|o| o.to_string())
+                .unwrap_or_else(|| url.to_string()),
+            configured: allowed.to_string(),
+        }),
+    }
+}
+
+/// How long one request may take.
+#[derive(Clone, Copy)]
+enum Wait {
+    /// The whole exchange (a POST and its answer).
+    Global(Duration),
+    /// Connecting only (a stream that stays open).
+    Connect(Duration),
+}
+
+/// One request with `headers`, following redirects only within `origin`: the
+/// configured headers (Authorization, X-Api-Key, Cookie, any other) never leave it.
+/// A redirect elsewhere is a [`Failure::CrossOrigin`], and nothing is sent there. As
+/// `fetch` does, 303 (and 301/302 after a POST) continue as a GET without the body.
+fn request(
+    agent: &ureq::Agent,
+    url: &str,
+    origin: &Origin,
+    mut post: Option<&[u8]>,
+    headers: &[(&str, &str)],
+    wait: Wait,
+) -> Result<ureq::http::Response<ureq::Body>, Failure> {
+    let started = Instant::now();
+    let mut url = url.to_string();
+    for _ in 0..=MAX_REDIRECTS {
+        same_origin(&url, origin, CrossOrigin::Redirect)?;
+        let left = |d: Duration| d.saturating_sub(started.elapsed());
+        let resp = match post {
+            Some(body) => {
+                let mut req = agent.post(&url).header("Content-Type", "application/json");
+                for (k, v) in headers {
+                    req = req.header(*k, *v);
+                }
+                let c = req.config();
+                let c = match wait {
+                    Wait::Global(d) => c.timeout_global(Some(left(d))),
+                    Wait::Connect(d) => c.timeout_connect(Some(left(d))),
+                };
+                c.build().send(body)
+            }
+            None => {
+                let mut req = agent.get(&url);
+                for (k, v) in headers {
+                    req = req.header(*k, *v);
+                }
+                let c = req.config();
+                let c = match wait {
+                    Wait::Global(d) => c.timeout_global(Some(left(d))),
+                    Wait::Connect(d) => c.timeout_connect(Some(left(d))),
+                };
+                c.build().call()
+            }
+        }
+        .map_err(|e| http_failure(e, started.elapsed()))?;
+        let status = resp.status().as_u16();
+        let location = resp
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .map(|l| l.trim().to_string());
+        let Some(location) = location.filter(|_| matches!(status, 301 | 302 | 303 | 307 | 308))
+        else {
+            return Ok(resp);
+        };
+        if status == 303 || (matches!(status, 301 | 302) && post.is_some()) {
+            post = None;
+        }
+        url = resolve_url(&url, &location);
+    }
+    Err(Failure::Http {
+        message: format!("more than {MAX_REDIRECTS} redirects"),
+    })
+}
+
 fn agent() -> ureq::Agent {
     let b = ureq::Agent::config_builder()
         .http_status_as_error(false)
+        // Followed by `request`, only within the configured origin.
+        .max_redirects(0)
         .user_agent(concat!("mcplogs-probe/", env!("CARGO_PKG_VERSION")));
     // Windows and macOS build ureq with the OS's TLS (see Cargo.toml)
     #[cfg(any(windows, target_os = "macos"))]
@@ -546,6 +669,7 @@ fn http_failure(e: ureq::Error, waited: Duration) -> Failure {
 pub struct HttpTransport {
     agent: ureq::Agent,
     url: String,
+    origin: Origin,
     headers: BTreeMap<String, String>,
     session_id: Option<String>,
     protocol_version: Option<String>,
@@ -554,18 +678,15 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     pub fn new(url: &str, headers: &BTreeMap<String, String>) -> Result<HttpTransport, Failure> {
-        let uri: Result<ureq::http::Uri, _> = url.parse();
-        match uri {
-            Ok(u) if matches!(u.scheme_str(), Some("http" | "https")) => {}
-            _ => {
-                return Err(Failure::Http {
-                    message: format!("not an http(s) URL: {url:?}"),
-                });
-            }
-        }
+        let Some(origin) = Origin::of(url) else {
+            return Err(Failure::Http {
+                message: format!("not an http(s) URL: {url:?}"),
+            });
+        };
         Ok(HttpTransport {
             agent: agent(),
             url: url.to_string(),
+            origin,
             headers: headers.clone(),
             session_id: None,
             protocol_version: None,
@@ -578,27 +699,24 @@ impl Transport for HttpTransport {
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
         let wait = remaining(deadline)?;
         let started = Instant::now();
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
+        let mut headers: Vec<(&str, &str)> =
+            vec![("Accept", "application/json, text/event-stream")];
+        headers.extend(self.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         if let Some(s) = &self.session_id {
-            req = req.header("Mcp-Session-Id", s.as_str());
+            headers.push(("Mcp-Session-Id", s.as_str()));
         }
         if let Some(v) = &self.protocol_version {
-            req = req.header("MCP-Protocol-Version", v.as_str());
+            headers.push(("MCP-Protocol-Version", v.as_str()));
         }
         let body = serde_json::to_vec(msg).expect("json");
-        let resp = req
-            .config()
-            .timeout_global(Some(wait))
-            .build()
-            .send(&body[..])
-            .map_err(|e| http_failure(e, started.elapsed()))?;
+        let resp = request(
+            &self.agent,
+            &self.url,
+            &self.origin,
+            Some(&body),
+            &headers,
+            Wait::Global(wait),
+        )?;
         let status = resp.status().as_u16();
         let header = |name: &str| {
             resp.headers()
@@ -752,6 +870,7 @@ fn read_sse(
 
 pub struct SseTransport {
     agent: ureq::Agent,
+    origin: Origin,
     headers: BTreeMap<String, String>,
     endpoint: String,
     rx: Receiver<Incoming>,
@@ -763,19 +882,19 @@ impl SseTransport {
         headers: &BTreeMap<String, String>,
         deadline: Instant,
     ) -> Result<SseTransport, Failure> {
-        HttpTransport::new(url, headers)?;
+        let origin = HttpTransport::new(url, headers)?.origin;
         let agent = agent();
         let started = Instant::now();
-        let mut req = agent.get(url).header("Accept", "text/event-stream");
-        for (k, v) in headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        let resp = req
-            .config()
-            .timeout_connect(Some(remaining(deadline)?))
-            .build()
-            .call()
-            .map_err(|e| http_failure(e, started.elapsed()))?;
+        let mut sent: Vec<(&str, &str)> = vec![("Accept", "text/event-stream")];
+        sent.extend(headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let resp = request(
+            &agent,
+            url,
+            &origin,
+            None,
+            &sent,
+            Wait::Connect(remaining(deadline)?),
+        )?;
         let status = resp.status().as_u16();
         if status == 401 {
             let www = resp
@@ -816,9 +935,13 @@ impl SseTransport {
             .map_err(|_| Failure::Timeout {
                 waited_ms: started.elapsed().as_millis() as u64,
             })?;
+        // As Claude Code: the endpoint is resolved against the configured URL and must
+        // be on its origin, or the connection fails (and the headers stay home).
         let endpoint = resolve_url(url, endpoint.trim());
+        same_origin(&endpoint, &origin, CrossOrigin::SseEndpoint)?;
         Ok(SseTransport {
             agent,
+            origin,
             headers: headers.clone(),
             endpoint,
             rx,
@@ -827,11 +950,21 @@ impl SseTransport {
 }
 
 /// `rel` (absolute, host-relative `/path` or relative) against `base`.
+/// Whatever it gives is checked against the configured origin before anything is sent.
 fn resolve_url(base: &str, rel: &str) -> String {
-    if rel.starts_with("http://") || rel.starts_with("https://") {
+    let scheme = rel.find("://").map(|i| &rel[..i]);
+    if scheme.is_some_and(|s| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    }) {
         return rel.to_string();
     }
     let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
+    if rel.starts_with("//") {
+        // scheme-relative: another host, maybe
+        return format!("{}{}", &base[..scheme_end.saturating_sub(2)], rel);
+    }
     let host_end = base[scheme_end..]
         .find('/')
         .map(|i| scheme_end + i)
@@ -848,20 +981,19 @@ fn resolve_url(base: &str, rel: &str) -> String {
 
 impl Transport for SseTransport {
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
-        let started = Instant::now();
-        let mut req = self
-            .agent
-            .post(&self.endpoint)
-            .header("Content-Type", "application/json");
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        let resp = req
-            .config()
-            .timeout_global(Some(remaining(deadline)?))
-            .build()
-            .send(&serde_json::to_vec(msg).expect("json")[..])
-            .map_err(|e| http_failure(e, started.elapsed()))?;
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let resp = request(
+            &self.agent,
+            &self.endpoint,
+            &self.origin,
+            Some(&serde_json::to_vec(msg).expect("json")),
+            &headers,
+            Wait::Global(remaining(deadline)?),
+        )?;
         let status = resp.status().as_u16();
         if status == 401 {
             return Err(Failure::NeedsAuth {
@@ -947,5 +1079,40 @@ mod tests {
         );
         assert_eq!(resolve_url("http://h:1/a/sse", "m"), "http://h:1/a/m");
         assert_eq!(resolve_url("http://h:1/sse", "http://o/m"), "http://o/m");
+        assert_eq!(resolve_url("https://h:1/sse", "//o:2/m"), "https://o:2/m");
+        assert_eq!(
+            resolve_url("http://h:1/sse", "/m?next=http://o/x"),
+            "http://h:1/m?next=http://o/x"
+        );
+    }
+
+    #[test]
+    fn origins_are_scheme_host_and_port() {
+        let o = |u: &str| Origin::of(u);
+        assert_eq!(o("http://h/a"), o("http://H:80/b?c"));
+        assert_eq!(o("https://h/a"), o("https://h:443/"));
+        assert_ne!(o("http://h/a"), o("https://h/a"));
+        assert_ne!(o("http://h:1/a"), o("http://h:2/a"));
+        assert_ne!(o("http://h/a"), o("http://g/a"));
+        // userinfo names no host: the host is what follows it
+        assert_eq!(o("http://h:1@g:2/x"), o("http://g:2/"));
+        assert_eq!(o("ftp://h/a"), None);
+        assert_eq!(o("/relative"), None);
+        assert_eq!(o("http://h:8080/a").unwrap().to_string(), "http://h:8080");
+        assert_eq!(o("https://h:443/a").unwrap().to_string(), "https://h");
+        let allowed = o("http://127.0.0.1:1/sse").unwrap();
+        assert!(same_origin("http://127.0.0.1:1/m", &allowed, CrossOrigin::SseEndpoint).is_ok());
+        let refused = same_origin(
+            "http://127.0.0.1:2/steal",
+            &allowed,
+            CrossOrigin::SseEndpoint,
+        )
+        .unwrap_err();
+        assert_eq!(refused.category(), "cross-origin-endpoint");
+        assert!(
+            refused.to_string().starts_with(
+                "Endpoint origin does not match connection origin: http://127.0.0.1:2 "
+            )
+        );
     }
 }

@@ -10,6 +10,7 @@ use super::strictness::{self, Strictness};
 use super::undo::{self, UndoState};
 use super::write::{FileSnapshot, Fs, RealFs, write_copy_in};
 use super::{NEGOTIATION_KEY, SettingsError, TextProblem};
+use crate::safe_read::SETTINGS_MAX_BYTES;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FixOptions {
@@ -122,6 +123,7 @@ pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError>
             });
         }
     };
+    within_read_limit(path, &new_text, false)?;
     let env = doc.last_member(doc.root, "env");
     Ok(FixPlan::Pending(PendingFix {
         diff: diff::unified(Some(text), Some(&new_text), &path.display().to_string()),
@@ -133,6 +135,24 @@ pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError>
         snapshot,
         kind,
     }))
+}
+
+/// Refuses an edit whose result mcplogs could not read back: a fix of a file near the
+/// read limit would otherwise be written and then refused by `fix --undo`.
+pub(super) fn within_read_limit(path: &Path, new: &str, undo: bool) -> Result<(), SettingsError> {
+    within_limit(path, new.len() as u64, SETTINGS_MAX_BYTES, undo)
+}
+
+fn within_limit(path: &Path, bytes: u64, limit: u64, undo: bool) -> Result<(), SettingsError> {
+    if bytes > limit {
+        return Err(SettingsError::ResultTooLarge {
+            path: path.to_path_buf(),
+            bytes,
+            limit,
+            undo,
+        });
+    }
+    Ok(())
 }
 
 fn unsupported(path: &Path, problem: EditError) -> SettingsError {
@@ -199,4 +219,31 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
         backup,
         state: state_path,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_up_to_the_read_limit_is_allowed_one_byte_more_is_not() {
+        let p = Path::new("/s.json");
+        assert!(within_limit(p, 100, 100, false).is_ok());
+        let e = within_limit(p, 101, 100, true).unwrap_err();
+        assert!(matches!(
+            e,
+            SettingsError::ResultTooLarge {
+                bytes: 101,
+                limit: 100,
+                undo: true,
+                ..
+            }
+        ));
+        assert!(within_read_limit(p, &"x".repeat(16 * 1024 * 1024), false).is_ok());
+        let e = within_read_limit(p, &"x".repeat(16 * 1024 * 1024 + 1), false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/s.json: the fix would make it 16777217 bytes, over the 16 MiB mcplogs reads back, so `mcplogs fix --undo` could not undo it; nothing was changed"
+        );
+    }
 }

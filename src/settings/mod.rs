@@ -130,6 +130,16 @@ pub enum SettingsError {
     NotRegular { path: PathBuf, reason: String },
     /// More than one name: replacing it would split the hard links silently.
     HardLinked { path: PathBuf, links: u64 },
+    /// What the edit would write is larger than mcplogs reads back
+    /// ([`crate::safe_read::SETTINGS_MAX_BYTES`]): written, it could not be undone.
+    ResultTooLarge {
+        path: PathBuf,
+        /// The size the edit would write.
+        bytes: u64,
+        limit: u64,
+        /// Refused by `fix --undo` (putting the key back), not by `fix`.
+        undo: bool,
+    },
     /// Two other writers raced the swap; every file is kept, `left` holds one of them.
     RaceLeftFile { path: PathBuf, left: PathBuf },
     /// The settings file was written but the undo record could not be saved or removed.
@@ -288,6 +298,23 @@ impl fmt::Display for SettingsError {
                 "{} has {links} hard links; replacing it would leave the other names with the old content, so mcplogs does not edit hard-linked settings files and nothing was changed: make the change by hand, or replace the extra links with symlinks",
                 path.display()
             ),
+            SettingsError::ResultTooLarge {
+                path,
+                bytes,
+                limit,
+                undo,
+            } => write!(
+                f,
+                "{}: {} would make it {bytes} bytes, over the {} MiB mcplogs reads back{}; nothing was changed",
+                path.display(),
+                if *undo { "undoing the fix" } else { "the fix" },
+                limit / (1024 * 1024),
+                if *undo {
+                    ""
+                } else {
+                    ", so `mcplogs fix --undo` could not undo it"
+                }
+            ),
             SettingsError::RaceLeftFile { path, left } => write!(
                 f,
                 "{} was replaced by other programs several times while mcplogs wrote it; nothing was lost, but {} holds a copy that was swapped out: compare the two by hand",
@@ -325,6 +352,7 @@ impl std::error::Error for SettingsError {
             | SettingsError::ChangedSinceRead { .. }
             | SettingsError::NotRegular { .. }
             | SettingsError::HardLinked { .. }
+            | SettingsError::ResultTooLarge { .. }
             | SettingsError::RaceLeftFile { .. } => None,
         }
     }

@@ -313,6 +313,7 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         path: settings.to_path_buf(),
         problem,
     })?;
+    super::fix::within_read_limit(settings, &new_text, true)?;
     pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
 }
 

@@ -22,6 +22,8 @@ mod index;
 mod newest_first;
 #[cfg(unix)]
 mod probe;
+#[cfg(unix)]
+mod probe_trust;
 mod prune;
 mod redaction_corpus;
 mod report_cli;

@@ -12,7 +12,12 @@ use crate::common::*;
 
 /// Runs `cmd` with no stdin, killing it (and failing) after 20 s. Output is read while
 /// it runs, so a long diff cannot fill the pipe and stall the child.
-fn run_deadline(mut cmd: Command) -> Output {
+fn run_deadline(cmd: Command) -> Output {
+    run_within(cmd, Duration::from_secs(20))
+}
+
+/// [`run_deadline`] with another deadline (16 MiB of JSON takes seconds unoptimised).
+fn run_within(mut cmd: Command, deadline: Duration) -> Output {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -24,7 +29,7 @@ fn run_deadline(mut cmd: Command) -> Output {
     std::thread::spawn(move || {
         let _ = tx.send(child.wait_with_output());
     });
-    match rx.recv_timeout(Duration::from_secs(20)) {
+    match rx.recv_timeout(deadline) {
         Ok(out) => out.unwrap(),
         Err(_) => {
             // SAFETY: the child this test started, by its id.
@@ -577,4 +582,65 @@ fn a_dry_run_whose_diff_cannot_be_written_fails() {
         .unwrap();
     assert_eq!(code(&out), 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("+++"));
+}
+
+// ---- Issue 23, item 5: never write what `fix --undo` cannot read back ----
+// (The edge itself, a result of exactly the limit allowed and one byte more refused, is
+// `settings::fix::tests::a_result_up_to_the_read_limit_is_allowed_one_byte_more_is_not`:
+// two more 16 MiB runs here would take a minute unoptimised.)
+
+/// `sb_run` for a 16 MiB settings file: parsing it unoptimised takes seconds.
+fn sb_run_big(sb: &Sandbox, args: &[&str]) -> Output {
+    run_within(
+        sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), args),
+        Duration::from_secs(180),
+    )
+}
+
+/// A strict settings file of exactly `len` bytes: `{"pad": "xxx…"}` and a newline.
+fn settings_of_len(len: usize) -> Vec<u8> {
+    let frame = b"{\"pad\": \"\"}\n".len();
+    let mut s = b"{\"pad\": \"".to_vec();
+    s.resize(len - (frame - s.len()), b'x');
+    s.extend_from_slice(b"\"}\n");
+    assert_eq!(s.len(), len);
+    s
+}
+
+const READ_LIMIT: usize = 16 * 1024 * 1024;
+
+#[test]
+fn a_fix_of_a_16_mib_file_that_would_pass_the_read_limit_is_refused() {
+    // The issue's file: exactly 16 MiB, which the fix would grow past the limit.
+    let sb = Sandbox::new();
+    let exact = settings_of_len(READ_LIMIT);
+    write_with_mode(&sb.user_settings(), &exact, 0o600);
+    let o = sb_run_big(&sb, &["fix", "--yes", "--force"]);
+    assert_refused(&o, &sb.user_settings(), "could not undo it");
+    assert!(stderr(&o).contains("over the 16 MiB"), "{}", stderr(&o));
+    assert_eq!(fs::read(sb.user_settings()).unwrap(), exact);
+    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+}
+
+#[test]
+fn an_undo_whose_result_would_pass_the_read_limit_is_refused() {
+    let sb = Sandbox::new();
+    // The previous value is long: putting it back grows the file.
+    let long = "v".repeat(1000);
+    let before = format!("{{\"env\": {{\"MCP_PROTOCOL_NEGOTIATION\": \"{long}\"}}}}\n");
+    write_with_mode(&sb.user_settings(), before.as_bytes(), 0o600);
+    let o = sb_run(&sb, &["fix", "--yes", "--force"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Someone else then grows the file to the limit, keeping the key at legacy.
+    let fixed = fs::read_to_string(sb.user_settings()).unwrap();
+    assert!(fixed.contains("\"legacy\""), "{fixed}");
+    let head = "{\"pad\": \"";
+    let rest = format!("\", {}", &fixed.trim_start()[1..]);
+    let pad = READ_LIMIT - head.len() - rest.len();
+    let grown = format!("{head}{}{rest}", "x".repeat(pad));
+    assert_eq!(grown.len(), READ_LIMIT);
+    write_with_mode(&sb.user_settings(), grown.as_bytes(), 0o600);
+    let o = sb_run_big(&sb, &["fix", "--undo", "--yes"]);
+    assert_refused(&o, &sb.user_settings(), "undoing the fix would make it");
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), grown);
 }
