@@ -11,8 +11,9 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::probe::config::{self, ServerConfig, TransportKind};
 use mcplogs::probe::predict::NEWEST_KNOWN;
-use mcplogs::probe::render::{self, Masker};
+use mcplogs::probe::render;
 use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
+use mcplogs::redact::Redactor;
 use mcplogs::settings::{Sources, effective_negotiation};
 use mcplogs::wire;
 
@@ -142,8 +143,6 @@ fn terminal_width() -> usize {
     100
 }
 
-/// Probes every server configured for `project` with the machine's settings, for
-/// `mcplogs report --probe`: the probes and a masker for their secrets.
 /// Every server at once: each probe waits on its own process or socket.
 fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
     std::thread::scope(|scope| {
@@ -171,7 +170,10 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
     run
 }
 
-pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker) {
+/// Probes every server configured for `project` with the machine's settings, for
+/// `mcplogs report --probe`: the probes and the redactor that knows their configured
+/// secrets ([`render::redactor`]).
+pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redactor) {
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
     let env = |k: &str| std::env::var(k).ok();
@@ -187,8 +189,8 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker)
     let _ = probe::transport::install_interrupt_handler();
     let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
     let probes = probe_all(&servers, &opts);
-    let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), true);
-    (probes, masker)
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), true);
+    (probes, redactor)
 }
 
 pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
@@ -342,7 +344,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         both_modes: args.contract,
     };
     let probes = probe_all(&servers, &opts);
-    let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
     let budget_ms = args.timeout.as_millis() as u64;
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
         probes
@@ -354,7 +356,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     };
 
     if let Some(path) = &args.transcript {
-        let text = render::transcript_lines(&probes, &masker)?;
+        let text = render::transcript_lines(&probes, &redactor)?;
         std::fs::write(path, text).map_err(|source| Error::WriteTranscript {
             path: path.clone(),
             source,
@@ -378,13 +380,18 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             servers: probes
                 .iter()
                 .enumerate()
-                .map(|(i, p)| render::server_json(p, contracts.get(i).map(Vec::as_slice)))
+                .map(|(i, p)| {
+                    render::server_json(p, contracts.get(i).map(Vec::as_slice), &redactor)
+                })
                 .collect(),
         };
-        // Masked value by value (a flag and its value are two strings), then written
-        // by the one JSON printer (DEL, C1 and bidi controls `\u`-escaped).
+        // Each field was redacted as the document was built; the secret rules pass over
+        // the whole document once more (as every command's JSON), then the one JSON
+        // printer writes it (DEL, C1 and bidi controls `\u`-escaped).
         let mut v = serde_json::to_value(&doc)?;
-        masker.mask_json(&mut v);
+        if redactor.is_enabled() {
+            mcplogs::redact::output::json_secrets(&mut v);
+        }
         output::json(&v)?
     } else {
         let width = terminal_width();
@@ -393,14 +400,19 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             if i > 0 {
                 out.push('\n');
             }
-            out.push_str(&render::server_text(p, width));
+            out.push_str(&render::server_text(p, width, &redactor));
             if let Some(c) = contracts.get(i) {
-                out.push_str(&render::contract_text(c, width));
+                out.push_str(&render::contract_text(c, width, &redactor));
             }
         }
-        out
+        // Each field was redacted before it was cut to fit; the secret rules pass over
+        // the finished text once more, as over every command's output.
+        if redactor.is_enabled() {
+            mcplogs::redact::output::text(&out)
+        } else {
+            out
+        }
     };
-    let text = if args.json { text } else { masker.mask(&text) };
     output::stdout(&text)?;
     Ok(exit_code(&args, &probes, &contracts))
 }

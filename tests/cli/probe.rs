@@ -534,3 +534,137 @@ fn an_unreadable_config_file_is_named_and_exits_2() {
     let r = probe();
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+// ---- configured values and the one redactor (issue 22, item 3) ----
+
+/// `mcplogs probe NAME` for one configured server (in `home`'s `~/.claude.json`), as
+/// text, as `--json` (checked against its schema) and with `--transcript`; `extra` are
+/// more flags, `env` the environment mcplogs runs in.
+fn probe_configured(
+    server: &str,
+    entry: Value,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> (crate::common::Run, Value, String) {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let cfg = serde_json::json!({"mcpServers": {server: entry}});
+    std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(home.path());
+        c.current_dir(&proj)
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "400")
+            .envs(env.iter().copied())
+            .args(["probe", server, "--claude-version", "2.1.332"])
+            .args(extra)
+            .args(args);
+        c
+    };
+    let text = run(&mut cmd(&[]));
+    let transcript = home.path().join("t.jsonl");
+    let json = run(&mut cmd(&[
+        "--json",
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]));
+    assert!(matches!(json.code, 0 | 1), "{}", json.stderr);
+    let doc = crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &json.stdout);
+    let lines = std::fs::read_to_string(&transcript).unwrap();
+    for l in lines.lines() {
+        crate::wire::assert_valid("transcript", &serde_json::from_str(l).unwrap());
+    }
+    let all = crate::common::Run {
+        code: text.code,
+        stdout: format!("{}\n{}", text.stdout, json.stdout),
+        stderr: format!("{}\n{}", text.stderr, json.stderr),
+    };
+    (all, doc, lines)
+}
+
+/// Issue 22: `STUB_DISCOVER=modern` made the server `healthy-modern` print as
+/// `healthy-[REDACTED:config]` and turned `era` into `"[REDACTED:config]"`;
+/// `NODE_ENV=production` and `LOG_LEVEL=debug` rewrote every such word. Configuration
+/// that cannot be a secret rewrites nothing: names, verdicts, eras, arguments, the
+/// server's own messages stay as they are.
+#[test]
+fn configured_values_that_are_not_secrets_are_shown_as_they_are() {
+    let entry = serde_json::json!({
+        "command": "python3",
+        "args": [stub(), "--scenario", "b-modern", "--name", "production-debug-modern"],
+        "env": {"STUB_DISCOVER": "modern", "NODE_ENV": "production", "LOG_LEVEL": "debug",
+                "NODE_OPTIONS": "--max-old-space-size=4096", "MAX_TOKENS": "4096"}
+    });
+    let (r, doc, transcript) = probe_configured("healthy-modern", entry, &[], &[]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let everything = format!("{}{}{transcript}", r.stdout, r.stderr);
+    assert!(!everything.contains("REDACTED"), "{everything}");
+    assert!(r.stdout.contains("healthy-modern · stdio"), "{}", r.stdout);
+    assert!(r.stdout.contains("b-modern --name production-debug-modern"));
+    let s = server(&doc);
+    assert_eq!(s["name"], "healthy-modern");
+    assert_eq!(s["prediction"]["verdict"], "healthy");
+    assert_eq!(s["prediction"]["era"], "modern");
+    assert_eq!(s["attempts"][0]["era"], "modern");
+    assert_eq!(s["args"][4], "production-debug-modern");
+    assert_eq!(
+        s["attempts"][0]["serverInfo"]["name"],
+        "production-debug-modern"
+    );
+    assert!(transcript.contains("\"server\":\"healthy-modern\""));
+    assert!(transcript.contains("production-debug-modern"));
+}
+
+/// A configured value that could be a secret (by its key's name, its shape, or its
+/// length and entropy) is hidden everywhere the probe prints it, whatever echoes it: the
+/// server's stderr, its `serverInfo` (in the steps, the JSON and the transcript) and an
+/// argument that expands it. With `--no-redact` every one is there (so the test plants
+/// where the probe prints), and the names, verdict and era are intact either way.
+#[test]
+fn a_configured_secret_is_hidden_everywhere_the_probe_prints() {
+    const SHAPED: &str = "sk-live-4eC39HqLyjWDarjtT1zdp7dc";
+    const RANDOM: &str = "aPnfYclXezicN0pYbC77Jt95EQo";
+    const KEYED: &str = "correct-horse";
+    let script = format!(
+        "echo \"starting with $UPSTREAM_REF / $STRIPE / $DB_PASSWORD\" >&2; \
+         exec python3 '{}' --scenario b-modern --name \"srv-$UPSTREAM_REF-$STRIPE-$DB_PASSWORD\"",
+        stub().display()
+    );
+    let entry = serde_json::json!({
+        "command": "sh",
+        "args": ["-c", script, "sh", "${UPSTREAM_REF}"],
+        "env": {"STRIPE": SHAPED, "UPSTREAM_REF": "${UPSTREAM_REF}", "DB_PASSWORD": KEYED,
+                "NODE_ENV": "production"}
+    });
+    let env = [("UPSTREAM_REF", RANDOM)];
+    let (r, doc, transcript) = probe_configured("payments", entry.clone(), &env, &[]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let everything = format!("{}{}{transcript}", r.stdout, r.stderr);
+    for secret in [SHAPED, RANDOM, KEYED] {
+        assert!(
+            !everything.contains(secret),
+            "{secret} leaked:\n{everything}"
+        );
+    }
+    let s = server(&doc);
+    assert_eq!(s["name"], "payments");
+    assert_eq!(s["prediction"]["verdict"], "healthy");
+    assert_eq!(s["prediction"]["era"], "modern");
+    assert_eq!(s["args"][3], "[REDACTED:config]");
+    let info = s["attempts"][0]["serverInfo"]["name"].as_str().unwrap();
+    assert!(info.starts_with("srv-[REDACTED:"), "{info}");
+    let kept = s["attempts"][0]["stderr"]["kept"].as_str().unwrap();
+    assert!(kept.contains("starting with [REDACTED:"), "{kept}");
+    assert!(transcript.contains("[REDACTED:"), "{transcript}");
+    assert!(r.stdout.contains("payments · stdio"), "{}", r.stdout);
+
+    let (r, _, transcript) = probe_configured("payments", entry, &env, &["--no-redact"]);
+    let everything = format!("{}{transcript}", r.stdout);
+    for secret in [SHAPED, RANDOM, KEYED] {
+        assert!(
+            everything.contains(secret),
+            "{secret} not planted:\n{everything}"
+        );
+    }
+}
