@@ -23,15 +23,22 @@ use mcplogs::wire;
   mcplogs probe github --claude-version 2.1.288 --json
   mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
   mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command node -- server.js --port 3   # its arguments after --
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
+
+Names and options go in any order; with --command, the server's own arguments go
+after `--` or inside the command's quotes.
 
 Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
 2 usage error, unknown server name, or an unreadable configuration file and no server.")]
 pub struct ProbeArgs {
-    /// Configured server names [default: every server of the project]; with --command,
-    /// the arguments of the command
-    #[arg(value_name = "NAME", allow_hyphen_values = true)]
+    /// Configured server names [default: every server of the project]
+    #[arg(value_name = "NAME")]
     pub names: Vec<String>,
+
+    /// With --command: the server's own arguments, after `--` (they may start with `-`)
+    #[arg(value_name = "ARGS", last = true, requires = "command")]
+    pub command_args: Vec<String>,
 
     /// The project whose servers and settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
@@ -230,8 +237,21 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let negotiation_value = negotiation.value().cloned();
 
     // which servers
+    if let (Some(first), Some(flag)) = (
+        args.names.first(),
+        match (&args.command, &args.url) {
+            (Some(_), _) => Some("--command"),
+            (None, Some(_)) => Some("--url"),
+            (None, None) => None,
+        },
+    ) {
+        return Err(Error::ProbeNameWithServer {
+            flag,
+            name: first.clone(),
+        });
+    }
     let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
-        match ServerConfig::from_command(cmd, &args.names) {
+        match ServerConfig::from_command(cmd, &args.command_args) {
             Ok(c) => vec![c],
             Err(source) => {
                 return Err(Error::ProbeServer {
