@@ -5,7 +5,8 @@
 //! - its key says so ([`key_looks_secret`]: `API_KEY`, `GITHUB_TOKEN`,
 //!   `DB_PASSWORD`, `X-Auth`..., and the `Authorization` and `Proxy-Authorization`
 //!   headers), unless the value is harmless ([`value_is_harmless`]: a number,
-//!   a boolean);
+//!   a boolean) or says where something is ([`is_locator`]: `TOKEN_URL`,
+//!   `GOOGLE_APPLICATION_CREDENTIALS=/path/creds.json`);
 //! - its shape: what the secret rules find in it (`sk-live-…`, `ghp_…`, a JWT, the
 //!   credentials of a URL), and only that part;
 //! - its length and entropy: a long value written in a token's alphabet that reads as
@@ -39,7 +40,27 @@ const MIN_ONE_CASE_RANDOM_LEN: usize = 32;
 /// by its length and entropy (its shape is the secret rules' to judge).
 pub fn could_be_secret(key: &str, value: &str) -> bool {
     let v = value.trim();
-    !value_is_harmless(v) && (key_says_secret(key) || looks_random(v))
+    !value_is_harmless(v) && ((key_says_secret(key) && !is_locator(v)) || looks_random(v))
+}
+
+/// A URL or an absolute path, in one word: where something is, not a secret itself
+/// (the secret rules still find the credentials or a token inside it). A value that
+/// reads as random is no locator, though base64 may start with `/`.
+pub fn is_locator(v: &str) -> bool {
+    let b = v.as_bytes();
+    let url = v.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
+    let path = v.starts_with('/')
+        || v.starts_with("~/")
+        || (b.len() > 2
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'\\' | b'/'));
+    (url || path) && !v.contains(char::is_whitespace) && !looks_random(v)
 }
 
 fn key_says_secret(key: &str) -> bool {
@@ -173,10 +194,16 @@ mod tests {
             ("REQUEST_ID", "123e4567-e89b-12d3-a456-426614174000"),
             ("MAX_TOKENS", "4096"),
             ("AUTH_ENABLED", "true"),
+            ("OAUTH_TOKEN_URL", "https://auth.example.com/oauth/token"),
+            (
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                "/home/u/.config/gcloud/creds.json",
+            ),
         ]);
         let text = "healthy-modern in production, LOG debug, production-eu-west-1a \
                     --max-old-space-size=4096 MyProject_Name2024abc /opt/homebrew/bin/node18 \
-                    https://api.example.com/v1 123e4567-e89b-12d3-a456-426614174000 4096 true";
+                    https://api.example.com/v1 123e4567-e89b-12d3-a456-426614174000 4096 true \
+                    https://auth.example.com/oauth/token /home/u/.config/gcloud/creds.json";
         assert_eq!(r.redact(text), text);
     }
 
@@ -220,5 +247,15 @@ mod tests {
         assert!(!could_be_secret("API_KEY", "12345"));
         assert!(could_be_secret("x-api-key", "short-but-keyed"));
         assert!(could_be_secret("Proxy-Authorization", "Basic abc"));
+        assert!(!could_be_secret(
+            "AUTH_URL",
+            "https://sso.example.com/login"
+        ));
+        assert!(!could_be_secret("KEY_FILE_SECRET", r"C:\keys\server.pem"));
+        assert!(could_be_secret(
+            "SIGNING_SECRET",
+            "/aB3xY9kLmN2pQ7rSx1Zq+w=="
+        ));
+        assert!(could_be_secret("API_TOKEN", "https token with spaces"));
     }
 }
