@@ -845,8 +845,9 @@ fn names_and_options_mix_and_command_arguments_go_after_a_double_dash() {
 // ---- configured values and the one redactor (issue 22, item 3) ----
 
 /// `mcplogs probe NAME` for one configured server (in `home`'s `~/.claude.json`), as
-/// text, as `--json` (checked against its schema) and with `--transcript`; `extra` are
-/// more flags, `env` the environment mcplogs runs in.
+/// text, as `--json` (checked against its schema) and with `--transcript`, and (without
+/// `extra`) `report --probe` in Markdown and JSON; `extra` are more flags for the
+/// probe, `env` the environment mcplogs runs in.
 fn probe_configured(
     server: &str,
     entry: Value,
@@ -882,11 +883,22 @@ fn probe_configured(
     for l in lines.lines() {
         crate::wire::assert_valid("transcript", &serde_json::from_str(l).unwrap());
     }
-    let all = crate::common::Run {
+    let mut all = crate::common::Run {
         code: text.code,
         stdout: format!("{}\n{}", text.stdout, json.stdout),
         stderr: format!("{}\n{}", text.stderr, json.stderr),
     };
+    if extra.is_empty() {
+        for args in [&["report", "--probe"][..], &["report", "--probe", "--json"]] {
+            let r = run(mcplogs(home.path())
+                .current_dir(&proj)
+                .envs(env.iter().copied())
+                .args(args));
+            assert!(r.stdout.contains(server), "{args:?}: {}", r.stdout);
+            all.stdout.push_str(&r.stdout);
+            all.stderr.push_str(&r.stderr);
+        }
+    }
     (all, doc, lines)
 }
 
@@ -905,7 +917,8 @@ fn configured_values_that_are_not_secrets_are_shown_as_they_are() {
     });
     let (r, doc, transcript) = probe_configured("healthy-modern", entry, &[], &[]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let everything = format!("{}{}{transcript}", r.stdout, r.stderr);
+    // (the report's header says how secrets are shown: `[REDACTED:kind]`)
+    let everything = format!("{}{}{transcript}", r.stdout, r.stderr).replace("[REDACTED:kind]", "");
     assert!(!everything.contains("REDACTED"), "{everything}");
     assert!(r.stdout.contains("healthy-modern · stdio"), "{}", r.stdout);
     assert!(r.stdout.contains("b-modern --name production-debug-modern"));
