@@ -69,6 +69,16 @@ pub enum Error {
         flag: &'static str,
         source: mcplogs::probe::config::CommandLineError,
     },
+    /// `probe NAME... --command/--url`: a name beside the server the flag gives.
+    #[error(
+        "{flag} gives the server to probe, so {name:?} cannot also name a configured one{}",
+        if *flag == "--command" {
+            "; the command's own arguments go after `--` (mcplogs probe --command node -- server.js --port 3) or inside its quotes (--command \"node server.js --port 3\")"
+        } else {
+            ""
+        }
+    )]
+    ProbeNameWithServer { flag: &'static str, name: String },
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{0} unknown server name(s)")]
     UnknownServers(usize),

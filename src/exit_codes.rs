@@ -42,6 +42,7 @@ impl ExitCode {
             | Error::NotAFolder(_)
             | Error::ClaudeVersion(_)
             | Error::ProbeServer { .. }
+            | Error::ProbeNameWithServer { .. }
             | Error::UnknownServers(_)
             | Error::WriteTranscript { .. }
             | Error::OpenTranscript { .. }

@@ -11,8 +11,9 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::probe::config::{self, ServerConfig, TransportKind};
 use mcplogs::probe::predict::NEWEST_KNOWN;
-use mcplogs::probe::render::{self, Masker};
+use mcplogs::probe::render;
 use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
+use mcplogs::redact::Redactor;
 use mcplogs::safe_read;
 use mcplogs::settings::{Sources, effective_negotiation};
 use mcplogs::wire;
@@ -23,15 +24,22 @@ use mcplogs::wire;
   mcplogs probe github --claude-version 2.1.288 --json
   mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
   mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command node -- server.js --port 3   # its arguments after --
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
+
+Names and options go in any order; with --command, the server's own arguments go
+after `--` or inside the command's quotes.
 
 Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
 2 usage error, unknown server name, or an unreadable configuration file and no server.")]
 pub struct ProbeArgs {
-    /// Configured server names [default: every server of the project]; with --command,
-    /// the arguments of the command
-    #[arg(value_name = "NAME", allow_hyphen_values = true)]
+    /// Configured server names [default: every server of the project]
+    #[arg(value_name = "NAME")]
     pub names: Vec<String>,
+
+    /// With --command: the server's own arguments, after `--` (they may start with `-`)
+    #[arg(value_name = "ARGS", last = true, requires = "command")]
+    pub command_args: Vec<String>,
 
     /// The project whose servers and settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
@@ -144,8 +152,6 @@ fn terminal_width() -> usize {
     100
 }
 
-/// Probes every server configured for `project` with the machine's settings, for
-/// `mcplogs report --probe`: the probes and a masker for their secrets.
 /// Every server at once: each probe waits on its own process or socket.
 fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
     std::thread::scope(|scope| {
@@ -173,7 +179,10 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
     run
 }
 
-pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker) {
+/// Probes every server configured for `project` with the machine's settings, for
+/// `mcplogs report --probe`: the probes and the redactor that knows their configured
+/// secrets ([`render::redactor`]).
+pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redactor) {
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
     let env = |k: &str| std::env::var(k).ok();
@@ -189,8 +198,8 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Masker)
     let _ = probe::transport::install_interrupt_handler();
     let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
     let probes = probe_all(&servers, &opts);
-    let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), true);
-    (probes, masker)
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), true);
+    (probes, redactor)
 }
 
 pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
@@ -230,8 +239,21 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let negotiation_value = negotiation.value().cloned();
 
     // which servers
+    if let (Some(first), Some(flag)) = (
+        args.names.first(),
+        match (&args.command, &args.url) {
+            (Some(_), _) => Some("--command"),
+            (None, Some(_)) => Some("--url"),
+            (None, None) => None,
+        },
+    ) {
+        return Err(Error::ProbeNameWithServer {
+            flag,
+            name: first.clone(),
+        });
+    }
     let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
-        match ServerConfig::from_command(cmd, &args.names) {
+        match ServerConfig::from_command(cmd, &args.command_args) {
             Ok(c) => vec![c],
             Err(source) => {
                 return Err(Error::ProbeServer {
@@ -362,7 +384,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         both_modes: args.contract,
     };
     let probes = probe_all(&servers, &opts);
-    let masker = Masker::new(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
     let budget_ms = args.timeout.as_millis() as u64;
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
         probes
@@ -374,7 +396,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     };
 
     if let Some(file) = transcript {
-        let text = render::transcript_lines(&probes, &masker)?;
+        let text = render::transcript_lines(&probes, &redactor)?;
         match file {
             None => output::stdout(&text)?,
             Some(mut f) => {
@@ -406,13 +428,18 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             servers: probes
                 .iter()
                 .enumerate()
-                .map(|(i, p)| render::server_json(p, contracts.get(i).map(Vec::as_slice)))
+                .map(|(i, p)| {
+                    render::server_json(p, contracts.get(i).map(Vec::as_slice), &redactor)
+                })
                 .collect(),
         };
-        // Masked value by value (a flag and its value are two strings), then written
-        // by the one JSON printer (DEL, C1 and bidi controls `\u`-escaped).
+        // Each field was redacted as the document was built; the secret rules pass over
+        // the whole document once more (as every command's JSON), then the one JSON
+        // printer writes it (DEL, C1 and bidi controls `\u`-escaped).
         let mut v = serde_json::to_value(&doc)?;
-        masker.mask_json(&mut v);
+        if redactor.is_enabled() {
+            mcplogs::redact::output::json_secrets(&mut v);
+        }
         output::json(&v)?
     } else {
         let width = terminal_width();
@@ -421,14 +448,19 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             if i > 0 {
                 out.push('\n');
             }
-            out.push_str(&render::server_text(p, width));
+            out.push_str(&render::server_text(p, width, &redactor));
             if let Some(c) = contracts.get(i) {
-                out.push_str(&render::contract_text(c, width));
+                out.push_str(&render::contract_text(c, width, &redactor));
             }
         }
-        out
+        // Each field was redacted before it was cut to fit; the secret rules pass over
+        // the finished text once more, as over every command's output.
+        if redactor.is_enabled() {
+            mcplogs::redact::output::text(&out)
+        } else {
+            out
+        }
     };
-    let text = if args.json { text } else { masker.mask(&text) };
     output::stdout(&text)?;
     Ok(exit_code(&args, &probes, &contracts))
 }

@@ -80,25 +80,20 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         output::note(redactor.redact(&m));
     }
 
-    // `--probe`: this project's configured servers, probed; masked with their own
-    // configured secrets, then redacted like the rest.
+    // `--probe`: this project's configured servers, probed; redacted with the probe's
+    // redactor (which knows their configured secrets), then like the rest.
     let probed = args
         .probe
         .then(|| crate::cmd::probe::probe_for_report(&cwd));
     let text = if args.output.json {
         let mut doc = report::json::report_json(&rep);
-        doc.probe = probed.as_ref().map(|(probes, _)| {
+        doc.probe = probed.as_ref().map(|(probes, probe_redactor)| {
             probes
                 .iter()
-                .map(|p| mcplogs::probe::render::server_json(p, None))
+                .map(|p| mcplogs::probe::render::server_json(p, None, probe_redactor))
                 .collect()
         });
         let mut doc = serde_json::to_value(doc)?;
-        // The probe's own secrets are masked in its part only (as in the Markdown):
-        // the rest of the report is the redactor's, and `--no-redact` keeps it as is.
-        if let (Some((_, masker)), Some(p)) = (&probed, doc.get_mut("probe")) {
-            masker.mask_json(p);
-        }
         mcplogs::redact::output::json_value(&redactor, &mut doc);
         output::json(&doc)?
     } else {
@@ -115,9 +110,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             ));
         }
         match &probed {
-            Some((probes, masker)) => format!(
+            Some((probes, probe_redactor)) => format!(
                 "{text}{}",
-                redactor.redact(&masker.mask(&mcplogs::probe::render::markdown_summary(probes)))
+                redactor.redact(&mcplogs::probe::render::markdown_summary(
+                    probes,
+                    probe_redactor
+                ))
             ),
             None => text,
         }

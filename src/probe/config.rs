@@ -97,7 +97,7 @@ impl ServerConfig {
         self.scope != Scope::Project || self.approved_outside_project
     }
 
-    /// A server from `--command "node server.js" ARGS...`: the command line is split on
+    /// A server from `--command "node server.js" [-- ARGS...]`: the command line is split on
     /// whitespace (quotes group words), as a shell would for a simple command.
     pub fn from_command(
         command: &str,

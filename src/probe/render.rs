@@ -1,6 +1,5 @@
 //! The probe's outputs: the `--json` document, the `--transcript` JSON lines and the
-//! human text. Nothing here is redacted: the caller runs the finished text through
-//! [`Masker`], which knows every configured secret.
+//! human text, each field redacted by the probe's [`redactor`] as it is rendered.
 
 use colored::Colorize;
 use serde_json::Value;
@@ -9,113 +8,70 @@ use super::predict::Prediction;
 use super::session::{Attempt, Mode};
 use super::transport::{Failure, printable};
 use super::{ContractCheck, ServerProbe};
+use crate::redact::output::json_value;
+use crate::redact::{Redactor, RedactorBuilder};
 use crate::verdict::Verdict;
 use crate::wire;
 
-/// Replaces every configured secret (env and header values) in output text, in its raw
-/// and JSON-escaped forms, then applies mcplogs' secret patterns.
-#[derive(Debug, Clone, Default)]
-pub struct Masker {
-    literals: Vec<String>,
-    patterns: Option<crate::redact::Redactor>,
+/// The probe's redactor: the project's one ([`crate::redact`]), with the secret rules
+/// and every configured env and header value that could be a secret
+/// ([`RedactorBuilder::learn_configured`]: by its key's name, its shape, or its length
+/// and entropy); one that changes nothing with `enabled` false (`--no-redact`).
+/// The renderers below redact each field they print with it, before cutting it to fit;
+/// what they take from fixed vocabularies (verdicts, causes, eras, handshakes,
+/// transports, scopes, categories) is never passed through it, and server names pass
+/// the secret rules only ([`name`]), so no configured value rewrites them.
+pub fn redactor(configs: &[&super::ServerConfig], enabled: bool) -> Redactor {
+    if !enabled {
+        return Redactor::disabled();
+    }
+    let mut b = RedactorBuilder::new();
+    for c in configs {
+        for (k, v) in c.secret_values() {
+            b.learn_configured(k, v);
+        }
+    }
+    b.build()
 }
 
-/// Values shorter than this are masked only when their key looks secret (masking `1`
-/// or `true` everywhere would garble the output and protect nothing).
-const MIN_MASKED_LEN: usize = 6;
-
-impl Masker {
-    pub fn new(configs: &[&super::ServerConfig], enabled: bool) -> Masker {
-        if !enabled {
-            return Masker::default();
-        }
-        let mut literals = Vec::new();
-        for c in configs {
-            for (k, v) in c.secret_values() {
-                let v = v.trim();
-                let key_secret = crate::redact::secrets::key_looks_secret(k)
-                    || k.eq_ignore_ascii_case("authorization");
-                if v.is_empty() || (v.chars().count() < MIN_MASKED_LEN && !key_secret) {
-                    continue;
-                }
-                literals.push(v.to_string());
-                // the token alone, for `Authorization: Bearer <token>`
-                if let Some((_, tok)) = v.split_once(' ')
-                    && tok.len() >= MIN_MASKED_LEN
-                {
-                    literals.push(tok.to_string());
-                }
-            }
-        }
-        let mut all = Vec::new();
-        for l in literals {
-            let escaped = serde_json::to_string(&l).unwrap_or_default();
-            let escaped = escaped[1..escaped.len() - 1].to_string();
-            if escaped != l {
-                all.push(escaped);
-            }
-            all.push(l);
-        }
-        all.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        all.dedup();
-        Masker {
-            literals: all,
-            patterns: Some(crate::redact::Redactor::secrets_only(std::iter::empty())),
-        }
-    }
-
-    /// [`Masker::mask`] on every string of a JSON document (keys included), each
-    /// string as a whole, and the secret patterns on the document's values
-    /// ([`crate::redact::output::json_value`], which also reads `["--token", "V"]` as
-    /// one command line). Masking the serialised text instead misses a flag and its
-    /// value, which JSON writes as two strings.
-    pub fn mask_json(&self, v: &mut Value) {
-        fn literals(m: &Masker, v: &mut Value) {
-            match v {
-                Value::String(s) => {
-                    for l in &m.literals {
-                        if s.contains(l.as_str()) {
-                            *s = s.replace(l.as_str(), "[REDACTED:config]");
-                        }
-                    }
-                }
-                Value::Array(a) => a.iter_mut().for_each(|x| literals(m, x)),
-                Value::Object(o) => {
-                    let old = std::mem::take(o);
-                    for (mut k, mut x) in old {
-                        for l in &m.literals {
-                            if k.contains(l.as_str()) {
-                                k = k.replace(l.as_str(), "[REDACTED:config]");
-                            }
-                        }
-                        literals(m, &mut x);
-                        o.insert(k, x);
-                    }
-                }
-                _ => {}
-            }
-        }
-        literals(self, v);
-        if let Some(r) = &self.patterns {
-            crate::redact::output::json_value(r, v);
-        }
-    }
-
-    pub fn mask(&self, text: &str) -> String {
-        let mut t = text.to_string();
-        for l in &self.literals {
-            if t.contains(l.as_str()) {
-                t = t.replace(l.as_str(), "[REDACTED:config]");
-            }
-        }
-        match &self.patterns {
-            Some(r) => r.redact(&t),
-            None => t,
-        }
+/// A server's name, or a connection id made from it: the secret rules only (a name can
+/// hold a token), never a learned configured value.
+fn name(r: &Redactor, s: &str) -> String {
+    if r.is_enabled() {
+        crate::redact::output::text(s)
+    } else {
+        s.to_string()
     }
 }
 
-fn prediction_json(p: &Prediction) -> wire::ProbePrediction {
+fn red_opt(r: &Redactor, s: &Option<String>) -> Option<String> {
+    s.as_deref().map(|s| r.redact(s))
+}
+
+fn red_json(r: &Redactor, v: &Value) -> Value {
+    let mut v = v.clone();
+    json_value(r, &mut v);
+    v
+}
+
+/// A list of strings redacted as JSON redacts one (`["--token", "V"]` is read as one
+/// command line, so the value of a secret flag is hidden).
+fn red_list(r: &Redactor, list: &[String]) -> Vec<String> {
+    let mut v = Value::Array(list.iter().cloned().map(Value::String).collect());
+    json_value(r, &mut v);
+    match v {
+        Value::Array(a) => a
+            .into_iter()
+            .map(|x| match x {
+                Value::String(s) => s,
+                other => other.to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn prediction_json(p: &Prediction, r: &Redactor) -> wire::ProbePrediction {
     let d = p.diagnosis();
     wire::ProbePrediction {
         claude_version: p.claude_version.to_string(),
@@ -124,48 +80,48 @@ fn prediction_json(p: &Prediction) -> wire::ProbePrediction {
         verdict: p.verdict.as_str().to_string(),
         cause: p.cause.map(|c| c.as_str().to_string()),
         era: p.era.map(|e| e.as_str().to_string()),
-        negotiated_protocol_version: p.negotiated_version.clone(),
+        negotiated_protocol_version: red_opt(r, &p.negotiated_version),
         filled_fields: p.filled_fields.clone(),
-        bad_tool_path: p.bad_tool_path.clone(),
+        bad_tool_path: red_opt(r, &p.bad_tool_path),
         tools_loaded: p.tools_loaded as u64,
-        reason: p.reason.clone(),
-        recommendation: d.recommendation(),
+        reason: r.redact(&p.reason),
+        recommendation: r.redact(&d.recommendation()),
     }
 }
 
-fn failure_json(f: &Failure) -> wire::ProbeFailure {
+fn failure_json(f: &Failure, r: &Redactor) -> wire::ProbeFailure {
     let (http_status, www_authenticate) = match f {
         Failure::HttpStatus { status, .. } => (Some(*status), None),
-        Failure::NeedsAuth { www_authenticate } => (Some(401), www_authenticate.clone()),
+        Failure::NeedsAuth { www_authenticate } => (Some(401), red_opt(r, www_authenticate)),
         _ => (None, None),
     };
     wire::ProbeFailure {
         category: f.category(),
-        message: f.to_string(),
+        message: r.redact(&f.to_string()),
         http_status,
         www_authenticate,
     }
 }
 
-fn steps_json(a: &Attempt) -> Vec<wire::ProbeStep> {
+fn steps_json(a: &Attempt, r: &Redactor) -> Vec<wire::ProbeStep> {
     a.steps
         .iter()
         .map(|s| wire::ProbeStep {
-            connection_id: a.connection_id.clone(),
-            step: s.name.clone(),
-            sent: s.sent.clone(),
-            received: s.received.clone(),
+            connection_id: name(r, &a.connection_id),
+            step: r.redact(&s.name),
+            sent: red_opt(r, &s.sent),
+            received: red_opt(r, &s.received),
             ms: s.ms,
             ok: s.ok,
-            detail: s.detail.clone(),
+            detail: red_opt(r, &s.detail),
         })
         .collect()
 }
 
-fn attempt_json(a: &Attempt) -> wire::ProbeAttempt {
+fn attempt_json(a: &Attempt, r: &Redactor) -> wire::ProbeAttempt {
     wire::ProbeAttempt {
         handshake: a.mode.as_str().to_string(),
-        connection_id: a.connection_id.clone(),
+        connection_id: name(r, &a.connection_id),
         era: a.era.map(|e| {
             match e {
                 super::session::NegotiatedEra::Modern => "modern",
@@ -173,50 +129,58 @@ fn attempt_json(a: &Attempt) -> wire::ProbeAttempt {
             }
             .to_string()
         }),
-        negotiated_protocol_version: a.negotiated_version.clone(),
-        discover_note: a.discover_note.clone(),
-        server_info: a.server_info.clone(),
-        capabilities: a.capabilities.clone(),
-        failure: a.failure.as_ref().map(failure_json),
-        list_failure: a.list_failure.as_ref().map(|f| f.to_string()),
+        negotiated_protocol_version: red_opt(r, &a.negotiated_version),
+        discover_note: red_opt(r, &a.discover_note),
+        server_info: a.server_info.as_ref().map(|v| red_json(r, v)),
+        capabilities: a.capabilities.as_ref().map(|v| red_json(r, v)),
+        failure: a.failure.as_ref().map(|f| failure_json(f, r)),
+        list_failure: a.list_failure.as_ref().map(|f| r.redact(&f.to_string())),
         pages: a.pages.len() as u64,
         elapsed_ms: a.elapsed_ms,
-        steps: steps_json(a),
+        steps: steps_json(a, r),
         non_json_lines: wire::ProbeNoise {
             count: a.noise_lines as u64,
-            examples: a.noise_examples.clone(),
+            examples: a.noise_examples.iter().map(|e| r.redact(e)).collect(),
         },
         stderr: a.stderr.as_ref().map(|s| wire::ProbeStderr {
             bytes: s.bytes,
             lines: s.lines,
-            kept: s.text(),
+            kept: r.redact(&s.text()),
         }),
         transcript_events_dropped: a.events_dropped as u64,
     }
 }
 
-/// One server in the `--json` document; `contract` with `--contract`.
-pub fn server_json(p: &ServerProbe, contract: Option<&[ContractCheck]>) -> wire::ProbeServer {
+/// One server in the `--json` document, redacted field by field with `r` (the probe's
+/// [`redactor`]); `contract` with `--contract`.
+pub fn server_json(
+    p: &ServerProbe,
+    contract: Option<&[ContractCheck]>,
+    r: &Redactor,
+) -> wire::ProbeServer {
     let c = &p.config;
     let a = p.predicted_attempt();
     let list_fails = p.prediction.verdict == Verdict::ToolsFetchFailed;
-    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    let non_empty = |s: &str| (!s.is_empty()).then(|| r.redact(s));
     wire::ProbeServer {
-        name: c.name.clone(),
+        name: name(r, &c.name),
         scope: c.scope.as_str().to_string(),
-        source: c.source.as_ref().map(|s| s.display().to_string()),
+        source: c
+            .source
+            .as_ref()
+            .map(|s| r.redact(&s.display().to_string())),
         transport: c.transport.as_str().to_string(),
         command: non_empty(&c.command),
-        args: c.args.clone(),
+        args: red_list(r, &c.args),
         url: non_empty(&c.url),
-        env_keys: c.env.keys().cloned().collect(),
-        header_names: c.headers.keys().cloned().collect(),
+        env_keys: c.env.keys().map(|k| name(r, k)).collect(),
+        header_names: c.headers.keys().map(|k| name(r, k)).collect(),
         approved: c.approved,
-        warnings: c.warnings.clone(),
-        prediction: prediction_json(&p.prediction),
-        with_legacy: prediction_json(&p.with_legacy),
+        warnings: c.warnings.iter().map(|w| r.redact(w)).collect(),
+        prediction: prediction_json(&p.prediction, r),
+        with_legacy: prediction_json(&p.with_legacy, r),
         legacy_fix_helps: p.legacy_fix_helps(),
-        steps: steps_json(a),
+        steps: steps_json(a, r),
         tools: wire::ProbeTools {
             returned: p.tools.returned as u64,
             accepted: p.prediction.tools_loaded as u64,
@@ -224,13 +188,13 @@ pub fn server_json(p: &ServerProbe, contract: Option<&[ContractCheck]>) -> wire:
                 .tools
                 .rejected
                 .iter()
-                .map(|r| wire::ProbeRejectedTool {
-                    name: r.name.clone(),
-                    reason: r.reason.to_string(),
-                    page: r.page as u64,
-                    path: r.path.clone(),
-                    detail: r.detail.clone(),
-                    fails_list: r.fails_list,
+                .map(|t| wire::ProbeRejectedTool {
+                    name: red_opt(r, &t.name),
+                    reason: t.reason.to_string(),
+                    page: t.page as u64,
+                    path: r.redact(&t.path),
+                    detail: r.redact(&t.detail),
+                    fails_list: t.fails_list,
                 })
                 .collect(),
             envelope: p
@@ -239,8 +203,8 @@ pub fn server_json(p: &ServerProbe, contract: Option<&[ContractCheck]>) -> wire:
                 .iter()
                 .map(|e| wire::ProbeEnvelopeIssue {
                     page: e.page as u64,
-                    field: e.field.clone(),
-                    detail: e.detail.clone(),
+                    field: r.redact(&e.field),
+                    detail: r.redact(&e.detail),
                     kind: match e.kind {
                         super::validate::EnvelopeKind::Missing => "missing",
                         super::validate::EnvelopeKind::WrongType => "wrong-type",
@@ -252,46 +216,43 @@ pub fn server_json(p: &ServerProbe, contract: Option<&[ContractCheck]>) -> wire:
             pages: p.tools.pages as u64,
             whole_list_dropped: list_fails && p.tools.returned > 0,
         },
-        attempts: p.attempts.iter().map(attempt_json).collect(),
+        attempts: p.attempts.iter().map(|a| attempt_json(a, r)).collect(),
         contract: contract.map(|checks| {
             checks
                 .iter()
                 .map(|c| wire::ProbeContractCheck {
                     check: c.name.to_string(),
                     passed: c.passed,
-                    detail: c.detail.clone(),
+                    detail: r.redact(&c.detail),
                 })
                 .collect()
         }),
     }
 }
 
-/// The transcript of every connection, one JSON object per line, every string masked,
-/// escaped as `--json` is ([`crate::sanitize::json`]).
-pub fn transcript_lines(
-    probes: &[ServerProbe],
-    masker: &Masker,
-) -> Result<String, serde_json::Error> {
+/// The transcript of every connection, one JSON object per line, redacted with `r`
+/// (the probe's [`redactor`]): names by the secret rules, each message's strings by
+/// `r`, the direction and the error category not at all; escaped as `--json` is
+/// ([`crate::sanitize::json`]).
+pub fn transcript_lines(probes: &[ServerProbe], r: &Redactor) -> Result<String, serde_json::Error> {
     let mut out = String::new();
     for p in probes {
         for a in &p.attempts {
             for e in &a.events {
                 let line = wire::TranscriptEvent {
                     seq: e.seq as u64,
-                    server: p.config.name.clone(),
-                    connection_id: e.connection_id.clone(),
+                    server: name(r, &p.config.name),
+                    connection_id: name(r, &e.connection_id),
                     direction: e.direction.to_string(),
                     t_ms: e.t_ms,
-                    id: e.id.clone(),
-                    method: e.method.clone(),
+                    id: e.id.as_ref().map(|v| red_json(r, v)),
+                    method: red_opt(r, &e.method),
                     error_category: e.error_category.clone(),
-                    payload: e.payload.clone(),
+                    payload: red_json(r, &e.payload),
                 };
-                let mut v = serde_json::to_value(&line)?;
-                masker.mask_json(&mut v);
                 // Escaped as every `--json` document is (DEL, C1 and bidi controls
                 // `\u`-escaped): one line per event, whatever a name or payload holds.
-                out.push_str(&crate::sanitize::json(&serde_json::to_string(&v)?));
+                out.push_str(&crate::sanitize::json(&serde_json::to_string(&line)?));
                 out.push('\n');
             }
         }
@@ -348,8 +309,9 @@ fn setting(p: &Prediction) -> String {
     }
 }
 
-/// The human text for one server, every line at most `width` columns.
-pub fn server_text(p: &ServerProbe, width: usize) -> String {
+/// The human text for one server, every line at most `width` columns, each field
+/// redacted with `r` (the probe's [`redactor`]) before it is cut to fit.
+pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
     let w = width.max(60);
     let c = &p.config;
     let mut out = String::new();
@@ -360,20 +322,20 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
                 s.push(' ');
                 s.push_str(a);
             }
-            s
+            r.redact(&s)
         }
-        _ => c.url.clone(),
+        _ => r.redact(&c.url),
     };
     let head = format!(
         "{} · {} · {} scope · ",
-        c.name,
+        name(r, &c.name),
         c.transport.as_str(),
         c.scope.as_str()
     );
     let room = w.saturating_sub(head.chars().count());
     out.push_str(&format!("{}{}\n", head.bold(), cut(&what, room)));
     for warn in &c.warnings {
-        out.push_str(&format!("  warning: {}\n", cut(warn, w - 11)));
+        out.push_str(&format!("  warning: {}\n", cut(&r.redact(warn), w - 11)));
     }
     if c.approved == Some(false) {
         out.push_str(&format!(
@@ -395,21 +357,21 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
             "FAIL".red().bold().to_string()
         };
         let what = match (&s.received, &s.detail) {
-            (Some(r), Some(d)) => format!("{r}; {d}"),
-            (Some(r), None) => r.clone(),
+            (Some(got), Some(d)) => format!("{got}; {d}"),
+            (Some(got), None) => got.clone(),
             (None, Some(d)) => d.clone(),
             (None, None) => String::new(),
         };
-        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(&s.name, 20));
+        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(&r.redact(&s.name), 20));
         let room = w.saturating_sub(left.chars().count() + 5);
-        out.push_str(&format!("{left}{mark} {}\n", cut(&what, room)));
+        out.push_str(&format!("{left}{mark} {}\n", cut(&r.redact(&what), room)));
     }
     if a.noise_lines > 0 {
         out.push_str(&format!(
             "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
             a.noise_lines,
             cut(
-                a.noise_examples.first().map(String::as_str).unwrap_or(""),
+                &r.redact(a.noise_examples.first().map(String::as_str).unwrap_or("")),
                 w.saturating_sub(50)
             )
         ));
@@ -425,7 +387,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
         let room = w.saturating_sub(40);
-        out.push_str(&format!("; last: {}\n", cut(last, room)));
+        out.push_str(&format!("; last: {}\n", cut(&r.redact(last), room)));
     }
     let t = &p.tools;
     if a.failure.is_none() {
@@ -439,18 +401,18 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
             out.push_str(" (Claude Code drops the whole list)");
         }
         out.push('\n');
-        for r in t.rejected.iter().take(10) {
+        for bad in t.rejected.iter().take(10) {
             let line = format!(
-                "page {}, {} {}: {} [{}]",
-                r.page,
-                r.path,
-                r.name
+                "page {}, {} {}: {}",
+                bad.page,
+                bad.path,
+                bad.name
                     .as_deref()
                     .map(|n| format!("({n})"))
                     .unwrap_or_default(),
-                r.detail,
-                r.reason
+                bad.detail,
             );
+            let line = format!("{} [{}]", r.redact(&line), bad.reason);
             out.push_str(&format!("    {}\n", cut(&line, w - 4)));
         }
         if t.rejected.len() > 10 {
@@ -458,7 +420,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         }
         for e in t.envelope.iter().take(6) {
             let line = format!("page {}, {}: {}", e.page, e.field, e.detail);
-            out.push_str(&format!("    {}\n", cut(&line, w - 4)));
+            out.push_str(&format!("    {}\n", cut(&r.redact(&line), w - 4)));
         }
     }
     let pred = &p.prediction;
@@ -468,7 +430,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         setting(pred)
     );
     out.push_str(&format!("{l}{}\n", paint(pred.verdict, &label(pred))));
-    out.push_str(&wrap(&pred.reason, "    ", w));
+    out.push_str(&wrap(&r.redact(&pred.reason), "    ", w));
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
         let wl = &p.with_legacy;
         let tail = if p.legacy_fix_helps() {
@@ -484,12 +446,17 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         ));
     }
     if pred.verdict != Verdict::Healthy {
-        out.push_str(&wrap(&pred.diagnosis().recommendation(), "  ", w));
+        out.push_str(&wrap(
+            &r.redact(&pred.diagnosis().recommendation()),
+            "  ",
+            w,
+        ));
     }
     out
 }
 
-pub fn contract_text(checks: &[ContractCheck], width: usize) -> String {
+/// The `--contract` lines, each check's detail redacted with `r` before it is cut.
+pub fn contract_text(checks: &[ContractCheck], width: usize, r: &Redactor) -> String {
     let mut out = String::from("  contract:\n");
     for c in checks {
         let mark = match c.passed {
@@ -498,13 +465,17 @@ pub fn contract_text(checks: &[ContractCheck], width: usize) -> String {
             None => "n/a ".dimmed().to_string(),
         };
         let left = format!("    {mark} {:<24} ", c.name);
-        out.push_str(&format!("{left}{}\n", cut(&c.detail, width.max(60) - 35)));
+        out.push_str(&format!(
+            "{left}{}\n",
+            cut(&r.redact(&c.detail), width.max(60) - 35)
+        ));
     }
     out
 }
 
-/// The `## Probe` section `mcplogs report --probe` appends: one line per server.
-pub fn markdown_summary(probes: &[ServerProbe]) -> String {
+/// The `## Probe` section `mcplogs report --probe` appends: one line per server, each
+/// cell redacted with `r` (the probe's [`redactor`]) before it is cut.
+pub fn markdown_summary(probes: &[ServerProbe], r: &Redactor) -> String {
     let mut out = String::from("\n## Probe\n\n");
     if probes.is_empty() {
         out.push_str("No MCP server is configured for this project.\n");
@@ -525,11 +496,12 @@ pub fn markdown_summary(probes: &[ServerProbe]) -> String {
         let detail = p
             .tools
             .first_bad_tool()
-            .map(|r| format!("page {}, {}: {}", r.page, r.path, r.detail))
+            .map(|t| format!("page {}, {}: {}", t.page, t.path, t.detail))
             .unwrap_or_else(|| p.prediction.reason.clone());
+        let detail = r.redact(&detail);
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {} / {} | {} |\n",
-            cell(&p.config.name),
+            cell(&name(r, &p.config.name)),
             p.config.transport.as_str(),
             label(&p.prediction),
             label(&p.with_legacy),

@@ -25,6 +25,7 @@
 //! user name seen only in a copied log (`C:\Users\bob` in a `cwd`) is redacted
 //! everywhere, bare mentions included.
 
+pub mod configured;
 pub mod diff;
 mod home;
 pub mod output;

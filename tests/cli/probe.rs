@@ -534,3 +534,457 @@ fn an_unreadable_config_file_is_named_and_exits_2() {
     let r = probe();
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+// ---- the command line as users type it (issue 22, item 1) ----
+
+/// A sandbox home for running documented invocations as a shell would: a project
+/// folder (the working directory) whose user-scope servers `github` and `sso-gateway`
+/// are healthy stub servers, a `node` on PATH that starts the stub and records its
+/// arguments, a `claude` that says 2.1.332, and `mcplogs` on PATH pinned to an empty
+/// managed-settings folder.
+struct Typed {
+    home: tempfile::TempDir,
+    proj: PathBuf,
+    bin: PathBuf,
+    node_args: PathBuf,
+}
+
+impl Typed {
+    fn new() -> Typed {
+        let home = tempfile::tempdir().unwrap();
+        let proj = home.path().join("proj");
+        let bin = home.path().join("bin");
+        std::fs::create_dir_all(&proj).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        let healthy = serde_json::json!({"command": "python3",
+            "args": [stub(), "--scenario", "b-modern"]});
+        let cfg = serde_json::json!({"mcpServers": {"github": healthy, "sso-gateway": healthy}});
+        std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
+        let node_args = home.path().join("node-args");
+        let script = |path: &Path, body: String| {
+            std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+            crate::common::set_mode(path, 0o755);
+        };
+        script(
+            &bin.join("node"),
+            format!(
+                "printf '%s\\n' \"$@\" > '{}'\nexec python3 '{}' --scenario b-modern",
+                node_args.display(),
+                stub().display()
+            ),
+        );
+        // The Claude Code version the examples without --claude-version predict for,
+        // never the host's.
+        script(
+            &bin.join("claude"),
+            "echo '2.1.332 (Claude Code)'".to_string(),
+        );
+        script(
+            &bin.join("mcplogs"),
+            format!(
+                "sub=$1; shift; exec '{}' \"$sub\" --managed-dir '{}' \"$@\"",
+                env!("CARGO_BIN_EXE_mcplogs"),
+                home.path().join("no-managed-settings").display()
+            ),
+        );
+        Typed {
+            home,
+            proj,
+            bin,
+            node_args,
+        }
+    }
+
+    /// `line` run by `sh -c` in the project, as typed.
+    fn sh(&self, line: &str) -> crate::common::Run {
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut cmd = Command::new("sh");
+        cmd.env_clear()
+            .env("HOME", self.home.path())
+            .env("PATH", path)
+            .env("TOKEN", "dummy-token-for-the-example")
+            .env("NO_COLOR", "1")
+            .current_dir(&self.proj)
+            .stdin(Stdio::null())
+            .args(["-c", line]);
+        crate::common::clock_env(&mut cmd);
+        let out = cmd.output().unwrap();
+        crate::common::Run {
+            code: out.status.code().expect("exited normally"),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+}
+
+/// Every `mcplogs probe` invocation the docs show: each line of a code block (with its
+/// indented continuation lines: a synopsis) and each inline code span.
+fn documented_probe_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            if line.trim_start().starts_with("mcplogs probe") {
+                let mut full = line.trim().to_string();
+                while i < lines.len()
+                    && lines[i].starts_with(' ')
+                    && lines[i].trim_start().starts_with('[')
+                {
+                    full.push(' ');
+                    full.push_str(lines[i].trim());
+                    i += 1;
+                }
+                out.push(full);
+            }
+            continue;
+        }
+        let mut rest = line;
+        while let Some(start) = rest.find("`mcplogs probe") {
+            let after = &rest[start + 1..];
+            let Some(end) = after.find('`') else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end + 1..];
+        }
+    }
+    out
+}
+
+/// A documented line with its placeholders filled in. A placeholder this does not know
+/// fails the test, so a new kind of example is taught here rather than skipped.
+fn fill_placeholders(line: &str, url: &str) -> String {
+    let mut s = line.to_string();
+    if let Some(i) = s.find("     (docs/") {
+        s.truncate(i);
+    }
+    for (from, to) in [
+        ("[NAME...]", "github".to_string()),
+        ("[--project DIR]", "--project .".to_string()),
+        (
+            "[--claude-version V]",
+            "--claude-version 2.1.332".to_string(),
+        ),
+        ("[--timeout DURATION]", "--timeout 20s".to_string()),
+        ("[--max-pages N]", "--max-pages 5".to_string()),
+        ("[--transcript FILE]", "--transcript t.jsonl".to_string()),
+        (
+            "[--header \"K: V\"]...",
+            "--header \"X-Probe: 1\"".to_string(),
+        ),
+        ("[-- ARGS...]", "-- --port 3".to_string()),
+        ("https://example.com/mcp", url.to_string()),
+        ("--url URL", format!("--url {url}")),
+        ("probe NAME", "probe github".to_string()),
+    ] {
+        s = s.replace(from, &to);
+    }
+    for flag in ["--json", "--no-redact", "--contract", "--sse"] {
+        s = s.replace(&format!("[{flag}]"), flag);
+    }
+    assert!(
+        !s.contains('[') && !s.contains("..."),
+        "teach fill_placeholders this example: {line:?} -> {s:?}"
+    );
+    s
+}
+
+/// Issue 22: every invocation a user copies from `mcplogs probe --help`, the README or
+/// docs/ works as typed (names and options in any order, `--command`'s arguments after
+/// `--`): it runs (never a usage error), a healthy server is healthy, `--json` is a
+/// document valid against its schema, `--transcript` writes its lines.
+#[test]
+fn every_probe_example_in_the_help_and_the_docs_runs_as_typed() {
+    let t = Typed::new();
+    let (_http, url) = HttpStub::start(&["--discover", "modern"]);
+    let help = t.sh("mcplogs probe --help");
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    let examples = help
+        .stdout
+        .split_once("EXAMPLES:")
+        .expect("the help has examples")
+        .1;
+    let mut lines: Vec<(String, String)> = examples
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("mcplogs probe"))
+        .map(|l| ("probe --help".to_string(), l.to_string()))
+        .collect();
+    assert!(lines.len() >= 5, "{}", help.stdout);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![root.join("README.md")];
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            docs.push(p);
+        }
+    }
+    docs.sort();
+    let from_docs = lines.len();
+    for d in &docs {
+        let text = std::fs::read_to_string(d).unwrap();
+        for l in documented_probe_lines(&text) {
+            lines.push((d.file_name().unwrap().to_string_lossy().into(), l));
+        }
+    }
+    assert!(
+        lines.len() - from_docs >= 8,
+        "the docs' probe lines were not found: {lines:#?}"
+    );
+    for (source, line) in &lines {
+        let typed = fill_placeholders(line, &url);
+        let _ = std::fs::remove_file(t.proj.join("t.jsonl"));
+        let _ = std::fs::remove_file(t.proj.join("probe.jsonl"));
+        let r = t.sh(&typed);
+        let what = format!("{source}: {line}\n  ran: {typed}\n{}{}", r.stdout, r.stderr);
+        assert!(
+            !r.stderr.contains("error"),
+            "{what}\nexit {}: not run as typed",
+            r.code
+        );
+        // `--sse` against a Streamable HTTP server fails to connect (exit 1); every
+        // other example probes a healthy server.
+        let want = if typed.contains("--sse") { 1 } else { 0 };
+        assert_eq!(r.code, want, "{what}");
+        if typed.contains("--json") {
+            crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &r.stdout);
+        } else {
+            assert!(r.stdout.contains("Claude Code"), "{what}");
+        }
+        for file in ["t.jsonl", "probe.jsonl"] {
+            if typed.contains(file) {
+                let written = std::fs::read_to_string(t.proj.join(file)).unwrap();
+                assert!(written.lines().count() >= 4, "{what}\n{written}");
+                for l in written.lines() {
+                    crate::wire::assert_valid("transcript", &serde_json::from_str(l).unwrap());
+                }
+            }
+        }
+        if typed.contains("--command node") {
+            let args = std::fs::read_to_string(&t.node_args).unwrap();
+            let want = if typed.contains("--port 3") {
+                "server.js\n--port\n3\n"
+            } else {
+                "server.js\n"
+            };
+            assert_eq!(args, want, "{what}");
+        }
+    }
+}
+
+/// Names and options mix in any order; `--command` takes its arguments after `--` (even
+/// ones that look like flags) or inside its quotes; a name beside `--command` or
+/// `--url`, or arguments after `--` without `--command`, are usage errors that say why.
+#[test]
+fn names_and_options_mix_and_command_arguments_go_after_a_double_dash() {
+    let t = Typed::new();
+    for line in [
+        "mcplogs probe github --claude-version 2.1.288 --json",
+        "mcplogs probe --json github --claude-version 2.1.288",
+        "mcplogs probe --claude-version 2.1.288 github --json sso-gateway",
+    ] {
+        let r = t.sh(line);
+        assert_eq!(r.code, 0, "{line}: {}", r.stderr);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(doc["claudeVersion"], "2.1.288", "{line}");
+        assert_eq!(doc["servers"][0]["name"], "github", "{line}");
+        assert_eq!(
+            doc["servers"][0]["prediction"]["verdict"], "healthy",
+            "{line}"
+        );
+    }
+    let both = t.sh("mcplogs probe --claude-version 2.1.288 github --json sso-gateway");
+    let doc: Value = serde_json::from_str(&both.stdout).unwrap();
+    assert_eq!(doc["servers"].as_array().unwrap().len(), 2);
+
+    let stub = stub().display().to_string();
+    for line in [
+        format!("mcplogs probe --json --command python3 -- '{stub}' --scenario b-modern"),
+        format!("mcplogs probe --command 'python3 {stub}' --json -- --scenario b-modern"),
+        format!("mcplogs probe --command 'python3 {stub} --scenario b-modern' --json"),
+    ] {
+        let r = t.sh(&line);
+        assert_eq!(r.code, 0, "{line}: {}", r.stderr);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        let s = &doc["servers"][0];
+        assert_eq!(s["args"].as_array().unwrap().last().unwrap(), "b-modern");
+        assert_eq!(s["prediction"]["toolsLoaded"], 3, "{line}");
+    }
+
+    let r = t.sh("mcplogs probe --command node server.js");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("\"server.js\" cannot also name a configured one")
+            && r.stderr.contains("go after `--`"),
+        "{}",
+        r.stderr
+    );
+    let r = t.sh("mcplogs probe --url http://127.0.0.1:1/mcp github");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--url gives the server"), "{}", r.stderr);
+    let r = t.sh("mcplogs probe github -- --port 3");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--command"), "{}", r.stderr);
+    // An option a name once swallowed is an option again; an unknown one is refused.
+    let r = t.sh("mcplogs probe github --no-such-flag");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!r.stderr.contains("no server named"), "{}", r.stderr);
+}
+
+// ---- configured values and the one redactor (issue 22, item 3) ----
+
+/// `mcplogs probe NAME` for one configured server (in `home`'s `~/.claude.json`), as
+/// text, as `--json` (checked against its schema) and with `--transcript`, and (without
+/// `extra`) `report --probe` in Markdown and JSON; `extra` are more flags for the
+/// probe, `env` the environment mcplogs runs in.
+fn probe_configured(
+    server: &str,
+    entry: Value,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> (crate::common::Run, Value, String) {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let cfg = serde_json::json!({"mcpServers": {server: entry}});
+    std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(home.path());
+        c.current_dir(&proj)
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "400")
+            .envs(env.iter().copied())
+            .args(["probe", server, "--claude-version", "2.1.332"])
+            .args(extra)
+            .args(args);
+        c
+    };
+    let text = run(&mut cmd(&[]));
+    let transcript = home.path().join("t.jsonl");
+    let json = run(&mut cmd(&[
+        "--json",
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]));
+    assert!(matches!(json.code, 0 | 1), "{}", json.stderr);
+    let doc = crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &json.stdout);
+    let lines = std::fs::read_to_string(&transcript).unwrap();
+    for l in lines.lines() {
+        crate::wire::assert_valid("transcript", &serde_json::from_str(l).unwrap());
+    }
+    let mut all = crate::common::Run {
+        code: text.code,
+        stdout: format!("{}\n{}", text.stdout, json.stdout),
+        stderr: format!("{}\n{}", text.stderr, json.stderr),
+    };
+    if extra.is_empty() {
+        for args in [&["report", "--probe"][..], &["report", "--probe", "--json"]] {
+            let r = run(mcplogs(home.path())
+                .current_dir(&proj)
+                .envs(env.iter().copied())
+                .args(args));
+            assert!(r.stdout.contains(server), "{args:?}: {}", r.stdout);
+            all.stdout.push_str(&r.stdout);
+            all.stderr.push_str(&r.stderr);
+        }
+    }
+    (all, doc, lines)
+}
+
+/// Issue 22: `STUB_DISCOVER=modern` made the server `healthy-modern` print as
+/// `healthy-[REDACTED:config]` and turned `era` into `"[REDACTED:config]"`;
+/// `NODE_ENV=production` and `LOG_LEVEL=debug` rewrote every such word. Configuration
+/// that cannot be a secret rewrites nothing: names, verdicts, eras, arguments, the
+/// server's own messages stay as they are.
+#[test]
+fn configured_values_that_are_not_secrets_are_shown_as_they_are() {
+    let entry = serde_json::json!({
+        "command": "python3",
+        "args": [stub(), "--scenario", "b-modern", "--name", "production-debug-modern"],
+        "env": {"STUB_DISCOVER": "modern", "NODE_ENV": "production", "LOG_LEVEL": "debug",
+                "NODE_OPTIONS": "--max-old-space-size=4096", "MAX_TOKENS": "4096"}
+    });
+    let (r, doc, transcript) = probe_configured("healthy-modern", entry, &[], &[]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // (the report's header says how secrets are shown: `[REDACTED:kind]`)
+    let everything = format!("{}{}{transcript}", r.stdout, r.stderr).replace("[REDACTED:kind]", "");
+    assert!(!everything.contains("REDACTED"), "{everything}");
+    assert!(r.stdout.contains("healthy-modern · stdio"), "{}", r.stdout);
+    assert!(r.stdout.contains("b-modern --name production-debug-modern"));
+    let s = server(&doc);
+    assert_eq!(s["name"], "healthy-modern");
+    assert_eq!(s["prediction"]["verdict"], "healthy");
+    assert_eq!(s["prediction"]["era"], "modern");
+    assert_eq!(s["attempts"][0]["era"], "modern");
+    assert_eq!(s["args"][4], "production-debug-modern");
+    assert_eq!(
+        s["attempts"][0]["serverInfo"]["name"],
+        "production-debug-modern"
+    );
+    assert!(transcript.contains("\"server\":\"healthy-modern\""));
+    assert!(transcript.contains("production-debug-modern"));
+}
+
+/// A configured value that could be a secret (by its key's name, its shape, or its
+/// length and entropy) is hidden everywhere the probe prints it, whatever echoes it: the
+/// server's stderr, its `serverInfo` (in the steps, the JSON and the transcript) and an
+/// argument that expands it. With `--no-redact` every one is there (so the test plants
+/// where the probe prints), and the names, verdict and era are intact either way.
+#[test]
+fn a_configured_secret_is_hidden_everywhere_the_probe_prints() {
+    const SHAPED: &str = "sk-live-4eC39HqLyjWDarjtT1zdp7dc";
+    const RANDOM: &str = "aPnfYclXezicN0pYbC77Jt95EQo";
+    const KEYED: &str = "correct-horse";
+    let script = format!(
+        "echo \"starting with $UPSTREAM_REF / $STRIPE / $DB_PASSWORD\" >&2; \
+         exec python3 '{}' --scenario b-modern --name \"srv-$UPSTREAM_REF-$STRIPE-$DB_PASSWORD\"",
+        stub().display()
+    );
+    let entry = serde_json::json!({
+        "command": "sh",
+        "args": ["-c", script, "sh", "${UPSTREAM_REF}"],
+        "env": {"STRIPE": SHAPED, "UPSTREAM_REF": "${UPSTREAM_REF}", "DB_PASSWORD": KEYED,
+                "NODE_ENV": "production"}
+    });
+    let env = [("UPSTREAM_REF", RANDOM)];
+    let (r, doc, transcript) = probe_configured("payments", entry.clone(), &env, &[]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let everything = format!("{}{}{transcript}", r.stdout, r.stderr);
+    for secret in [SHAPED, RANDOM, KEYED] {
+        assert!(
+            !everything.contains(secret),
+            "{secret} leaked:\n{everything}"
+        );
+    }
+    let s = server(&doc);
+    assert_eq!(s["name"], "payments");
+    assert_eq!(s["prediction"]["verdict"], "healthy");
+    assert_eq!(s["prediction"]["era"], "modern");
+    assert_eq!(s["args"][3], "[REDACTED:config]");
+    let info = s["attempts"][0]["serverInfo"]["name"].as_str().unwrap();
+    assert!(info.starts_with("srv-[REDACTED:"), "{info}");
+    let kept = s["attempts"][0]["stderr"]["kept"].as_str().unwrap();
+    assert!(kept.contains("starting with [REDACTED:"), "{kept}");
+    assert!(transcript.contains("[REDACTED:"), "{transcript}");
+    assert!(r.stdout.contains("payments · stdio"), "{}", r.stdout);
+
+    let (r, _, transcript) = probe_configured("payments", entry, &env, &["--no-redact"]);
+    let everything = format!("{}{transcript}", r.stdout);
+    for secret in [SHAPED, RANDOM, KEYED] {
+        assert!(
+            everything.contains(secret),
+            "{secret} not planted:\n{everything}"
+        );
+    }
+}

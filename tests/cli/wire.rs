@@ -51,7 +51,7 @@ fn schema_errors(name: &str, doc: &Value) -> Vec<String> {
         .collect()
 }
 
-fn assert_valid(name: &str, doc: &Value) {
+pub(crate) fn assert_valid(name: &str, doc: &Value) {
     let errors = schema_errors(name, doc);
     assert!(
         errors.is_empty(),

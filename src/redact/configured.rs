@@ -1,0 +1,261 @@
+//! Values from a configuration that may or may not be secrets: an MCP server's env and
+//! header values (`mcplogs probe`). A configured value is learned as a secret, and then
+//! hidden wherever it reappears, only where it could be one:
+//!
+//! - its key says so ([`key_looks_secret`]: `API_KEY`, `GITHUB_TOKEN`,
+//!   `DB_PASSWORD`, `X-Auth`..., and the `Authorization` and `Proxy-Authorization`
+//!   headers), unless the value is harmless ([`value_is_harmless`]: a number,
+//!   a boolean) or says where something is ([`is_locator`]: `TOKEN_URL`,
+//!   `GOOGLE_APPLICATION_CREDENTIALS=/path/creds.json`);
+//! - its shape: what the secret rules find in it (`sk-live-…`, `ghp_…`, a JWT, the
+//!   credentials of a URL), and only that part;
+//! - its length and entropy: a long value written in a token's alphabet that reads as
+//!   random ([`looks_random`]).
+//!
+//! Anything else (`NODE_ENV=production`, `LOG_LEVEL=debug`, `STUB_DISCOVER=modern`, a
+//! path, a URL without credentials) is configuration, not a secret, and stays visible.
+//! A value under a secret-looking key is learned from 4 characters on, any other from
+//! the redactor's minimum for learned secrets (8); shorter ones are not learned as
+//! literals (masking `abc` everywhere would garble the output), and the rules still
+//! hide them where they stand after their key (`PASSWORD=abc`).
+
+use super::secrets::{key_looks_secret, value_is_harmless};
+use super::{MIN_LEARNED_SECRET_LEN, RedactorBuilder};
+
+/// The kind a learned configured value is shown as: `[REDACTED:config]`.
+pub const KIND: &str = "config";
+
+/// Headers that carry a credential although their name is not a secret-looking key.
+const CREDENTIAL_HEADERS: &[&str] = &["authorization", "proxy-authorization"];
+
+/// Shortest value under a secret-looking key (or a credential header) learned.
+const MIN_KEYED_LEN: usize = 4;
+/// Shortest value [`looks_random`] considers.
+const MIN_RANDOM_LEN: usize = 20;
+/// Shortest value written in one case and digits (hex, lower-case base32) that
+/// [`looks_random`] considers.
+const MIN_ONE_CASE_RANDOM_LEN: usize = 32;
+
+/// Whether the configured value `value` of `key` could be a secret by its key's name or
+/// by its length and entropy (its shape is the secret rules' to judge).
+pub fn could_be_secret(key: &str, value: &str) -> bool {
+    let v = value.trim();
+    !value_is_harmless(v) && ((key_says_secret(key) && !is_locator(v)) || looks_random(v))
+}
+
+/// A URL or an absolute path, in one word: where something is, not a secret itself
+/// (the secret rules still find the credentials or a token inside it). A value that
+/// reads as random is no locator, though base64 may start with `/`.
+pub fn is_locator(v: &str) -> bool {
+    let b = v.as_bytes();
+    let url = v.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
+    let path = v.starts_with('/')
+        || v.starts_with("~/")
+        || (b.len() > 2
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'\\' | b'/'));
+    (url || path) && !v.contains(char::is_whitespace) && !looks_random(v)
+}
+
+fn key_says_secret(key: &str) -> bool {
+    let header = CREDENTIAL_HEADERS
+        .iter()
+        .any(|h| key.trim().eq_ignore_ascii_case(h));
+    header || key_looks_secret(key)
+}
+
+/// A value that reads as random rather than as words: at least 20 characters of a
+/// token's alphabet (letters, digits, `+ / = _ -`) that either mix lower case, upper
+/// case and digits and change between them at every other character or so (base64,
+/// base62 tokens), or are 32 characters or more of letters and digits in one case with
+/// an entropy of at least 3.5 bits a character (hex digests, base32). `MyProject_2024`,
+/// `production-eu-west-1a`, `--max-old-space-size=4096`, a path, a version or a date are
+/// not; a UUID is not (its dashes).
+pub fn looks_random(v: &str) -> bool {
+    let n = v.chars().count();
+    if n < MIN_RANDOM_LEN
+        || !v
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=_-".contains(&b))
+    {
+        return false;
+    }
+    let has = |f: fn(&u8) -> bool| v.as_bytes().iter().any(f);
+    let (lower, upper, digit) = (
+        has(u8::is_ascii_lowercase),
+        has(u8::is_ascii_uppercase),
+        has(u8::is_ascii_digit),
+    );
+    if lower && upper && digit {
+        return class_changes(v) * 2 >= n - 1;
+    }
+    let body = v.trim_end_matches('=');
+    digit
+        && (lower || upper)
+        && !(lower && upper)
+        && n >= MIN_ONE_CASE_RANDOM_LEN
+        && body.bytes().all(|b| b.is_ascii_alphanumeric())
+        && entropy_bits(body) >= 3.5
+}
+
+/// How many neighbouring characters differ in class (lower, upper, digit, other).
+fn class_changes(v: &str) -> usize {
+    let class = |b: u8| match b {
+        b'a'..=b'z' => 0,
+        b'A'..=b'Z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    };
+    v.as_bytes()
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count()
+}
+
+/// Shannon entropy in bits per character.
+fn entropy_bits(v: &str) -> f64 {
+    let mut counts = [0usize; 256];
+    for b in v.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = v.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+impl RedactorBuilder {
+    /// Learns a configured value (`key` = `value`, an env variable or a header of an MCP
+    /// server) as a secret where it could be one (see the module documentation), so it
+    /// is hidden in every text this redactor redacts, wherever it reappears.
+    pub fn learn_configured(&mut self, key: &str, value: &str) {
+        let v = value.trim();
+        // Its shape: what the secret rules find in it, alone.
+        self.learn_secrets(v);
+        if !could_be_secret(key, v) {
+            return;
+        }
+        let min = if key_says_secret(key) {
+            MIN_KEYED_LEN
+        } else {
+            MIN_LEARNED_SECRET_LEN
+        };
+        self.learn_literal(v, min);
+        // `Bearer <token>`: the token alone, as a server may echo it.
+        if let Some((_, token)) = v.split_once(char::is_whitespace) {
+            let token = token.trim();
+            if !value_is_harmless(token) {
+                self.learn_literal(token, min);
+            }
+        }
+    }
+
+    fn learn_literal(&mut self, v: &str, min: usize) {
+        if v.chars().count() >= min && !self.learned_secrets.iter().any(|(s, _)| s == v) {
+            self.learned_secrets.push((v.to_string(), KIND));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redactor(pairs: &[(&str, &str)]) -> super::super::Redactor {
+        let mut b = RedactorBuilder::new();
+        for (k, v) in pairs {
+            b.learn_configured(k, v);
+        }
+        b.build()
+    }
+
+    #[test]
+    fn plain_configuration_is_not_a_secret() {
+        let r = redactor(&[
+            ("STUB_DISCOVER", "modern"),
+            ("NODE_ENV", "production"),
+            ("LOG_LEVEL", "debug"),
+            ("REGION", "production-eu-west-1a"),
+            ("NODE_OPTIONS", "--max-old-space-size=4096"),
+            ("PROJECT", "MyProject_Name2024abc"),
+            ("BIN", "/opt/homebrew/bin/node18"),
+            ("API_BASE", "https://api.example.com/v1"),
+            ("REQUEST_ID", "123e4567-e89b-12d3-a456-426614174000"),
+            ("MAX_TOKENS", "4096"),
+            ("AUTH_ENABLED", "true"),
+            ("OAUTH_TOKEN_URL", "https://auth.example.com/oauth/token"),
+            (
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                "/home/u/.config/gcloud/creds.json",
+            ),
+        ]);
+        let text = "healthy-modern in production, LOG debug, production-eu-west-1a \
+                    --max-old-space-size=4096 MyProject_Name2024abc /opt/homebrew/bin/node18 \
+                    https://api.example.com/v1 123e4567-e89b-12d3-a456-426614174000 4096 true \
+                    https://auth.example.com/oauth/token /home/u/.config/gcloud/creds.json";
+        assert_eq!(r.redact(text), text);
+    }
+
+    #[test]
+    fn a_secret_by_key_shape_or_entropy_is_hidden_wherever_it_reappears() {
+        let r = redactor(&[
+            ("DB_PASSWORD", "correct horse battery"),
+            ("STRIPE", "sk-live-4eC39HqLyjWDarjtT1zdp7dc"),
+            ("SESSION", "aPnfYclXezicN0pYbC77Jt95EQo"),
+            ("DIGEST", "a10fae37823f695974045c1b30e25d94c1e51c51"),
+            ("Authorization", "Bearer opaque-0123"),
+            ("PGPASSWORD", "pw42"),
+            (
+                "DATABASE_URL",
+                "postgres://app:hunter2hunter2@db.internal/app",
+            ),
+        ]);
+        assert_eq!(
+            r.redact(
+                "pw correct horse battery; sk-live-4eC39HqLyjWDarjtT1zdp7dc; \
+                 aPnfYclXezicN0pYbC77Jt95EQo a10fae37823f695974045c1b30e25d94c1e51c51 \
+                 token opaque-0123 at db.internal with app:hunter2hunter2, pw42 pw4"
+            ),
+            "pw [REDACTED:config]; [REDACTED:stripe-key]; [REDACTED:config] \
+             [REDACTED:config] token [REDACTED:bearer-token] at db.internal with [REDACTED:url-credentials], \
+             [REDACTED:config] pw4"
+        );
+    }
+
+    #[test]
+    fn randomness_needs_length_a_tokens_alphabet_and_mixing() {
+        assert!(looks_random("B2ce2kBQwo9ApDAvEaW9zg"));
+        assert!(looks_random("CHWLq5isDmuEUisCgCa8Y-U"));
+        assert!(looks_random("6s2o2sc4k0gj6s8xzqxm8fhf1cwftakz"));
+        assert!(!looks_random("B2ce2kBQwo9ApDAvEa9")); // 19 characters
+        assert!(!looks_random("ProductionServer2024x"));
+        assert!(!looks_random("my_very_long_feature_flag_name_2"));
+        assert!(!looks_random("0000000000000000000000000000000000000001"));
+        assert!(!looks_random("2026-07-28T00:00:00Z"));
+        assert!(!looks_random("v1.2.3-beta.4+build5"));
+        assert!(!could_be_secret("API_KEY", "12345"));
+        assert!(could_be_secret("x-api-key", "short-but-keyed"));
+        assert!(could_be_secret("Proxy-Authorization", "Basic abc"));
+        assert!(!could_be_secret(
+            "AUTH_URL",
+            "https://sso.example.com/login"
+        ));
+        assert!(!could_be_secret("KEY_FILE_SECRET", r"C:\keys\server.pem"));
+        assert!(could_be_secret(
+            "SIGNING_SECRET",
+            "/aB3xY9kLmN2pQ7rSx1Zq+w=="
+        ));
+        assert!(could_be_secret("API_TOKEN", "https token with spaces"));
+    }
+}
