@@ -657,3 +657,112 @@ fn a_token_wrapped_onto_the_next_line_after_its_scheme_is_hidden_once() {
         "sent Authorization: Bearer\n  [REDACTED:bearer-token] and",
     );
 }
+
+/// Issue 23, item 3: the shapes the second adversarial pass found printed raw.
+#[test]
+fn gitlab_huggingface_npm_sendgrid_and_netrc() {
+    plain_check(
+        "glpat-AbCdEfGhIj0123456789xyz glpat-Ab_Cd-EfGhIj0123456789",
+        "[REDACTED:gitlab-token] [REDACTED:gitlab-token]",
+    );
+    plain_check(
+        "HF hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 done",
+        "HF [REDACTED:huggingface-token] done",
+    );
+    plain_check(
+        "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 x",
+        "[REDACTED:npm-token] x",
+    );
+    plain_check(
+        "key SG.AbCdEfGhIjKlMnOpQrStUv.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg end",
+        "key [REDACTED:sendgrid-key] end",
+    );
+    plain_check(
+        "machine api.example.com login jane password hunter",
+        "machine api.example.com login jane password [REDACTED:netrc-password]",
+    );
+    plain_check(
+        "machine h\n  login u\n  password hunter2\nmachine g password x",
+        "machine h\n  login u\n  password [REDACTED:netrc-password]\nmachine g password [REDACTED:netrc-password]",
+    );
+    plain_check(
+        "default login u password opensesame",
+        "default login u password [REDACTED:netrc-password]",
+    );
+    // In a folder name Claude Code made (`_` and `.` become `-`), glued to a word.
+    plain_check(
+        "mcp-logs-tok-hf-AbCdEfGhIjKlMnOpQrStUvWxYz01234567 -srv-npm-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "mcp-logs-tok-[REDACTED:huggingface-token] -srv-[REDACTED:npm-token]",
+    );
+    plain_check(
+        "-x-SG-AbCdEfGhIjKlMnOpQrStUv-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg-y",
+        "-x-[REDACTED:sendgrid-key]",
+    );
+    // Not tokens: too short, or inside a word.
+    for text in [
+        "hf_hub_download failed",
+        "npm_config_cache=/tmp/npm",
+        "npm-check-updates and SG.short.value",
+        "pdf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+        "the default machine is down",
+    ] {
+        plain_check(text, text);
+    }
+}
+
+#[test]
+fn a_secret_word_a_space_and_a_made_up_value() {
+    plain_check("password hunter2", "password [REDACTED:secret]");
+    plain_check("passwd s3cr3t!x next", "passwd [REDACTED:secret] next");
+    plain_check(
+        "the secret Q7abcdef1 and token x9y8z7w6.",
+        "the secret [REDACTED:secret] and token [REDACTED:secret]",
+    );
+    plain_check(
+        "DB_PASSWORD hunter22 access_token ab12cd34",
+        "DB_PASSWORD [REDACTED:secret] access_token [REDACTED:secret]",
+    );
+    // Prose stays prose.
+    for text in [
+        "the token expired",
+        "Unexpected token < in JSON at position 0",
+        "Unexpected token } in JSON at position 12",
+        "password reset required for user 12",
+        "the secret is safe",
+        "token 42 of 50",
+        "refresh token 123e4567-e89b-12d3-a456-426614174000 ok",
+        "a token v2 here",
+        "invalid token: expected 3 items",
+        "passwords 123abc are words",
+        "the token is null",
+        "token abc-def",
+    ] {
+        plain_check(text, text);
+    }
+}
+
+#[test]
+fn private_ipv6_is_masked_where_ipv4_is() {
+    let text = "at fd00::1 and fd12:3456:789a:1::1, [fe80::1%eth0]:8080 http://[fdab:cd::7]:3000/x fc00:1::2";
+    assert_eq!(plain().redact(text), text, "secrets alone keep hosts");
+    let r = RedactorBuilder::new().mask_hosts(true).build();
+    check(
+        &r,
+        text,
+        "at [REDACTED:private-host] and [REDACTED:private-host], [[REDACTED:private-host]]:8080 http://[[REDACTED:private-host]]:3000/x [REDACTED:private-host]",
+    );
+    // public, loopback and documentation addresses, hex words and times stay
+    for keep in [
+        "2001:db8::1",
+        "::1",
+        "2606:4700::1111",
+        "fd00",
+        "fe80",
+        "sha fd00aa12 fe80ff",
+        "at 12:30:45",
+        "feed::",
+        "fec0::1",
+    ] {
+        check(&r, keep, keep);
+    }
+}
