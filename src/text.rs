@@ -13,20 +13,75 @@ pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
     }
 }
 
-/// The first line of a message, cut to `max` characters with an ellipsis.
+/// The first line of a message, cut to `max` characters with an ellipsis ([`cut`]).
 pub fn one_line(s: &str, max: usize) -> String {
     let first = s.lines().next().unwrap_or("").trim_end();
     let more = s.lines().nth(1).is_some();
-    let safe = terminal_safe(first, false);
-    let count = safe.chars().count();
-    if count > max || (more && count + 1 > max) {
-        let cut: String = safe.chars().take(max.saturating_sub(1)).collect();
-        format!("{}…", cut.trim_end())
-    } else if more {
-        format!("{safe}…")
+    cut_marked(&terminal_safe(first, false), max, more)
+}
+
+/// Where a word ends, for cutting: whitespace, and the commas between the members of
+/// compact JSON (which has no spaces).
+fn ends_word(c: char) -> bool {
+    c.is_whitespace() || c == ','
+}
+
+/// The longest start of `s` of at most `max` characters that ends where a word ends
+/// (trailing spaces trimmed): `""` when the first word alone is longer. For bounds
+/// applied before redaction (a log line kept to 4096 characters for speed, a server's
+/// error message kept to 200): a secret is kept whole or not at all, never as a prefix
+/// its rule no longer recognises (`ghp_CutLeak0123` is no token, `jane.doe@corp-ex` no
+/// address).
+pub fn whole_words(s: &str, max: usize) -> &str {
+    let Some((end, next)) = s.char_indices().nth(max) else {
+        return s;
+    };
+    let kept = &s[..end];
+    let kept = if ends_word(next) {
+        kept
     } else {
-        safe
+        match kept.rfind(ends_word) {
+            Some(i) => &kept[..i],
+            None => "",
+        }
+    };
+    kept.trim_end()
+}
+
+/// The one cut for display: `s` in at most `max` characters, ending in `…` when
+/// something was left out. Redact first, then cut: a secret cut short no longer matches
+/// its rule (`ghp_CutLeak0123…`, `jane.doe@corp-ex…`), so every caller gives this text
+/// that is already redacted, and the cut may then fall inside a word (a server name, a
+/// path), but never inside a redaction marker: a marker it would split goes whole.
+pub fn cut(s: &str, max: usize) -> String {
+    cut_marked(s, max, false)
+}
+
+/// [`cut`]; `more`: something follows `s` that is left out anyway (a message's other
+/// lines), so the `…` is due even when `s` fits.
+fn cut_marked(s: &str, max: usize, more: bool) -> String {
+    let count = s.chars().count();
+    if count <= max && !more {
+        return s.to_string();
     }
+    if count < max {
+        return format!("{s}…");
+    }
+    let room = max.saturating_sub(1);
+    let end = s.char_indices().nth(room).map_or(s.len(), |(i, _)| i);
+    let mut kept = &s[..end];
+    for marker in ["[REDACTED:", "<user>", "<private-host>"] {
+        let close = if marker.starts_with('[') { ']' } else { '>' };
+        // a marker begun and not closed, or a text ending in the start of one
+        let split = kept.rfind(&marker[..1]).filter(|&i| {
+            let tail = &kept[i..];
+            !tail.contains(close) && (marker.starts_with(tail) || tail.starts_with(marker))
+        });
+        if let Some(i) = split {
+            kept = &kept[..i];
+        }
+    }
+    format!("{}…", kept.trim_end())
 }
 
 /// Re-indents embedded JSON (zod issue lists, capabilities) for reading. Messages stay
@@ -92,6 +147,45 @@ mod tests {
         assert_eq!(one_line("abc", 10), "abc");
         assert_eq!(one_line("abcdefghijkl", 5), "abcd…");
         assert_eq!(one_line("ab\ncd", 10), "ab…");
+        assert_eq!(one_line("ab cdefgh", 5), "ab c…");
+        assert_eq!(one_line("ab [REDACTED:x] y", 8), "ab…");
+    }
+
+    #[test]
+    fn cut_never_splits_a_marker() {
+        assert_eq!(cut("short", 5), "short");
+        assert_eq!(cut("a b c d", 6), "a b c…");
+        assert_eq!(cut("mcp-logs-a-very-long-server-name", 12), "mcp-logs-a-…");
+        assert_eq!(cut("x [REDACTED:github-token] y", 20), "x…");
+        assert_eq!(cut("x [REDACTED:github-token] y", 8), "x…");
+        assert_eq!(
+            cut("x [REDACTED:github-token] y", 26),
+            "x [REDACTED:github-token]…"
+        );
+        assert_eq!(cut("proj_[REDACTED:github-token]_x", 12), "proj_…");
+        assert_eq!(
+            cut("proj_[REDACTED:github-token]_x", 30),
+            "proj_[REDACTED:github-token]_x"
+        );
+        assert_eq!(
+            cut("proj_[REDACTED:github-token]_x", 29),
+            "proj_[REDACTED:github-token]…"
+        );
+        assert_eq!(cut("~/<user>/<private-host>x", 13), "~/<user>/…");
+        assert_eq!(cut("a [b] [c", 100), "a [b] [c");
+        assert_eq!(cut("a [b] [cdefgh", 9), "a [b] [c…");
+        assert_eq!(cut("anything", 0), "…");
+    }
+
+    #[test]
+    fn whole_words_never_ends_inside_a_word() {
+        assert_eq!(whole_words("one two three", 100), "one two three");
+        assert_eq!(whole_words("one two three", 7), "one two");
+        assert_eq!(whole_words("one two three", 6), "one");
+        assert_eq!(whole_words("one two three", 8), "one two");
+        assert_eq!(whole_words("onetwothree", 5), "");
+        assert_eq!(whole_words(r#"{"a":1,"token":"ghp_x"}"#, 18), r#"{"a":1"#);
+        assert_eq!(whole_words("é é é", 3), "é é");
     }
 
     #[test]

@@ -388,14 +388,15 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         output::json(&v)?
     } else {
         let width = terminal_width();
+        let redact = |s: &str| masker.mask(s);
         let mut out = String::new();
         for (i, p) in probes.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            out.push_str(&render::server_text(p, width));
+            out.push_str(&render::server_text(p, width, &redact));
             if let Some(c) = contracts.get(i) {
-                out.push_str(&render::contract_text(c, width));
+                out.push_str(&render::contract_text(c, width, &redact));
             }
         }
         out

@@ -115,10 +115,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             ));
         }
         match &probed {
-            Some((probes, masker)) => format!(
-                "{text}{}",
-                redactor.redact(&masker.mask(&mcplogs::probe::render::markdown_summary(probes)))
-            ),
+            Some((probes, masker)) => {
+                // Each cell redacted by both before it is cut, then the whole again.
+                let redact = |s: &str| redactor.redact(&masker.mask(s));
+                let summary = mcplogs::probe::render::markdown_summary(probes, &redact);
+                format!("{text}{}", redact(&summary))
+            }
             None => text,
         }
     };

@@ -1,6 +1,9 @@
 //! The probe's outputs: the `--json` document, the `--transcript` JSON lines and the
-//! human text. Nothing here is redacted: the caller runs the finished text through
-//! [`Masker`], which knows every configured secret.
+//! human text. The caller passes the redaction ([`Masker::mask`], which knows every
+//! configured secret, and for `report --probe` the report's redactor too): the human
+//! text redacts each piece before it cuts it to the width ([`crate::text::cut`]), since
+//! a secret cut short no longer matches its rule. The caller runs the finished text
+//! through it once more.
 
 use colored::Colorize;
 use serde_json::Value;
@@ -296,9 +299,13 @@ pub fn transcript_lines(
     Ok(out)
 }
 
-fn cut(s: &str, max: usize) -> String {
-    printable(s, max.max(8), false)
+/// What the human text shows of `s` in `max` columns: escaped, redacted, then cut.
+fn cut(redact: Redact, s: &str, max: usize) -> String {
+    crate::text::cut(&redact(&printable(s, usize::MAX, false)), max.max(8))
 }
+
+/// How a caller redacts the text it is given (`Masker::mask`, maybe more).
+pub type Redact<'a> = &'a dyn Fn(&str) -> String;
 
 /// Wraps `text` at word boundaries into lines of at most `width` columns, each
 /// starting with `indent`.
@@ -346,7 +353,7 @@ fn setting(p: &Prediction) -> String {
 }
 
 /// The human text for one server, every line at most `width` columns.
-pub fn server_text(p: &ServerProbe, width: usize) -> String {
+pub fn server_text(p: &ServerProbe, width: usize, redact: Redact) -> String {
     let w = width.max(60);
     let c = &p.config;
     let mut out = String::new();
@@ -368,14 +375,14 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
         c.scope.as_str()
     );
     let room = w.saturating_sub(head.chars().count());
-    out.push_str(&format!("{}{}\n", head.bold(), cut(&what, room)));
+    out.push_str(&format!("{}{}\n", head.bold(), cut(redact, &what, room)));
     for warn in &c.warnings {
-        out.push_str(&format!("  warning: {}\n", cut(warn, w - 11)));
+        out.push_str(&format!("  warning: {}\n", cut(redact, warn, w - 11)));
     }
     if c.approved == Some(false) {
         out.push_str(&format!(
             "  {}\n",
-            cut("note: a project server not approved yet: Claude Code will not start it until approved", w - 2)
+            cut(redact, "note: a project server not approved yet: Claude Code will not start it until approved", w - 2)
         ));
     }
     let a = p.predicted_attempt();
@@ -397,15 +404,16 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
             (None, Some(d)) => d.clone(),
             (None, None) => String::new(),
         };
-        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(&s.name, 20));
+        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(redact, &s.name, 20));
         let room = w.saturating_sub(left.chars().count() + 5);
-        out.push_str(&format!("{left}{mark} {}\n", cut(&what, room)));
+        out.push_str(&format!("{left}{mark} {}\n", cut(redact, &what, room)));
     }
     if a.noise_lines > 0 {
         out.push_str(&format!(
             "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
             a.noise_lines,
             cut(
+                redact,
                 a.noise_examples.first().map(String::as_str).unwrap_or(""),
                 w.saturating_sub(50)
             )
@@ -422,7 +430,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
         let room = w.saturating_sub(40);
-        out.push_str(&format!("; last: {}\n", cut(last, room)));
+        out.push_str(&format!("; last: {}\n", cut(redact, last, room)));
     }
     let t = &p.tools;
     if a.failure.is_none() {
@@ -448,14 +456,14 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
                 r.detail,
                 r.reason
             );
-            out.push_str(&format!("    {}\n", cut(&line, w - 4)));
+            out.push_str(&format!("    {}\n", cut(redact, &line, w - 4)));
         }
         if t.rejected.len() > 10 {
             out.push_str(&format!("    ... and {} more\n", t.rejected.len() - 10));
         }
         for e in t.envelope.iter().take(6) {
             let line = format!("page {}, {}: {}", e.page, e.field, e.detail);
-            out.push_str(&format!("    {}\n", cut(&line, w - 4)));
+            out.push_str(&format!("    {}\n", cut(redact, &line, w - 4)));
         }
     }
     let pred = &p.prediction;
@@ -486,7 +494,7 @@ pub fn server_text(p: &ServerProbe, width: usize) -> String {
     out
 }
 
-pub fn contract_text(checks: &[ContractCheck], width: usize) -> String {
+pub fn contract_text(checks: &[ContractCheck], width: usize, redact: Redact) -> String {
     let mut out = String::from("  contract:\n");
     for c in checks {
         let mark = match c.passed {
@@ -495,13 +503,16 @@ pub fn contract_text(checks: &[ContractCheck], width: usize) -> String {
             None => "n/a ".dimmed().to_string(),
         };
         let left = format!("    {mark} {:<24} ", c.name);
-        out.push_str(&format!("{left}{}\n", cut(&c.detail, width.max(60) - 35)));
+        out.push_str(&format!(
+            "{left}{}\n",
+            cut(redact, &c.detail, width.max(60) - 35)
+        ));
     }
     out
 }
 
 /// The `## Probe` section `mcplogs report --probe` appends: one line per server.
-pub fn markdown_summary(probes: &[ServerProbe]) -> String {
+pub fn markdown_summary(probes: &[ServerProbe], redact: Redact) -> String {
     let mut out = String::from("\n## Probe\n\n");
     if probes.is_empty() {
         out.push_str("No MCP server is configured for this project.\n");
@@ -517,7 +528,7 @@ pub fn markdown_summary(probes: &[ServerProbe]) -> String {
         "| server | transport | prediction | with legacy | tools returned / accepted | detail |\n",
     );
     out.push_str("|---|---|---|---|---|---|\n");
-    let cell = |s: &str| printable(s, 160, false).replace('|', "\\|");
+    let cell = |s: &str| cut(redact, s, 160).replace('|', "\\|");
     for p in probes {
         let detail = p
             .tools

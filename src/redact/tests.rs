@@ -766,3 +766,127 @@ fn private_ipv6_is_masked_where_ipv4_is() {
         check(&r, keep, keep);
     }
 }
+
+/// Issue 23, item 2: redact, then cut. The probe's step lines, `report --probe` and the
+/// other displays cut text to a width: a secret cut short no longer matches its rule
+/// (`ghp_CutLeak01234567…`, `jane.doe@corp-example.c…`). Cut after redaction
+/// ([`crate::text::cut`]) or, for bounds set before redaction, to whole words
+/// ([`crate::text::whole_words`]): at no width does the cut text show a prefix of a
+/// planted secret that the whole text, redacted, hides.
+mod cut_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "the",
+        "server",
+        "said",
+        "error",
+        "invalid",
+        "request",
+        "retry",
+        "later",
+        "with",
+        "a",
+        "new",
+        "value",
+        "for",
+        "mcp",
+        "HTTP",
+        "401:",
+        "(code",
+        "-32001)",
+        "\"message\":",
+    ];
+
+    /// A planted secret: the text around it and the start of the secret that must not
+    /// show (its fixed prefix and four characters of its own).
+    fn planted() -> impl Strategy<Value = (String, String)> {
+        let body = "Q7[A-Za-z0-9]{34,40}";
+        (0usize..10, body, 0usize..4).prop_map(|(shape, body, ctx)| {
+            let b = |n: usize| body[..n].to_string();
+            let (secret, fixed) = match shape {
+                0 => (format!("ghp_CutLeak{}", b(30)), 4),
+                1 => (format!("glpat-{}", b(24)), 6),
+                2 => (format!("hf_{}", b(34)), 3),
+                3 => (format!("npm_{}", b(36)), 4),
+                4 => (format!("SG.{}.{}", b(22), b(34)), 3),
+                5 => (format!("{}.doe@corp-example.com", b(6).to_lowercase()), 0),
+                6 => (format!("sk-ant-api03-{}", b(24)), 13),
+                7 => (format!("eyJhbGciOiJIUzI1NiJ9.eyJ{}.sig", b(20)), 24),
+                8 => (b(12), 0),
+                _ => (b(16), 0),
+            };
+            let text = match (shape, ctx) {
+                // a value that needs its word: `password V`, a `.netrc` line
+                (8, _) => format!("password {secret}"),
+                (9, _) => format!("machine api.example.com login jane password {secret}"),
+                (_, 0) => format!(
+                    "WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"{secret}\""
+                ),
+                (_, 1) => format!("{{\"code\":-32001,\"message\":\"bad credentials {secret}\"}}"),
+                (_, 2) => format!("Bearer {secret}"),
+                _ => secret.clone(),
+            };
+            let probe = secret[..fixed + 4].to_string();
+            (text, probe)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn no_cut_shows_a_prefix_of_a_secret_the_whole_text_hides(
+            before in proptest::collection::vec(proptest::sample::select(WORDS), 0..30),
+            (secret_text, probe) in planted(),
+            after in proptest::collection::vec(proptest::sample::select(WORDS), 0..8),
+        ) {
+            let text = format!("{} {secret_text} {}", before.join(" "), after.join(" "));
+            let r = plain();
+            let whole = r.redact(&text);
+            prop_assert!(!whole.contains(&probe), "not hidden at all: {}", whole);
+            for n in 0..=text.chars().count() + 1 {
+                // redact, then cut (every display)
+                let shown = crate::text::cut(&whole, n);
+                prop_assert!(!shown.contains(&probe), "cut at {}: {}", n, shown);
+                let line = crate::text::one_line(&whole, n);
+                prop_assert!(!line.contains(&probe), "one_line at {}: {}", n, line);
+                // bounded to whole words, then redacted (the bounds set for speed)
+                let bounded = r.redact(crate::text::whole_words(&text, n));
+                prop_assert!(!bounded.contains(&probe), "bound at {}: {}", n, bounded);
+            }
+        }
+    }
+
+    /// The reproductions of issue 23, literally: what a cut before redaction showed.
+    #[test]
+    fn the_issues_reproductions_are_hidden_at_every_width() {
+        let r = plain();
+        for (text, probe) in [
+            (
+                "HTTP 401: authentication required (WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"ghp_CutLeak0123456789abcdefghijklmnopqrstuv expired\")",
+                "ghp_CutLeak",
+            ),
+            (
+                "error -32001: Unauthorized: the request carried credentials that the upstream service rejected: ghp_CutLeak0123456789abcdefghijklmnopqrstuv was revoked",
+                "ghp_CutLeak",
+            ),
+            (
+                "error -32602: no account for jane.doe@corp-example.com",
+                "jane.doe",
+            ),
+        ] {
+            let whole = r.redact(text);
+            assert!(!whole.contains(probe), "{whole}");
+            for n in 0..=text.chars().count() {
+                let shown = crate::text::cut(&whole, n);
+                assert!(!shown.contains(probe), "{n}: {shown}");
+                // the old way: cut, then redact, shows it at some width
+                let bounded = r.redact(crate::text::whole_words(text, n));
+                assert!(!bounded.contains(probe), "{n}: {bounded}");
+            }
+            // and cutting first, inside the word, did show it: the test can fail
+            let inside = text.find(probe).unwrap() + probe.len() + 3;
+            assert!(r.redact(&text[..inside]).contains(probe));
+        }
+    }
+}

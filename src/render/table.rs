@@ -7,7 +7,7 @@ use super::reason::short_reason;
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::target::FixTarget;
-use crate::text::{one_line, pretty_message, terminal_safe};
+use crate::text::{cut, one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
 
 /// Said under a verdict decided by an earlier session because the latest one only
@@ -142,15 +142,6 @@ pub fn cut_middle(s: &str, max: usize) -> String {
     out.push('…');
     out.extend(&chars[chars.len() - tail..]);
     out
-}
-
-/// Cuts `s` to `max` columns with an ellipsis.
-fn cut(s: &str, max: usize) -> String {
-    if cols(s) <= max {
-        return s.to_string();
-    }
-    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
-    format!("{kept}…")
 }
 
 /// Wraps `text` to `width` columns; the first line starts after `first` (already
