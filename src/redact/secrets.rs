@@ -390,12 +390,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // `password V`, `token V`: the word, a space, and a value that looks made up (letters
     // and digits, not a UUID), so prose ("the token expired", "Unexpected token <",
     // "password reset") is left alone.
-    v.push(rule(
-        "secret",
-        &["password", "passwd", "secret", "token"],
-        r#"(?i)\b(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|secret|token))[ \t]+(?P<s>[^\s"'&,;]+)"#,
-        keep_unless_made_up,
-    ));
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'&,;]+)"#] {
+        v.push(rule(
+            "secret",
+            &["password", "passwd", "secret", "token"],
+            &format!(r"(?i)\b(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|secret|token))[ \t]+{value}"),
+            keep_unless_made_up,
+        ));
+    }
     v.push(rule(
         "email",
         &["@"],

@@ -713,6 +713,10 @@ fn gitlab_huggingface_npm_sendgrid_and_netrc() {
 #[test]
 fn a_secret_word_a_space_and_a_made_up_value() {
     plain_check("password hunter2", "password [REDACTED:secret]");
+    plain_check(
+        r#"password "hunter2 with spaces" and token 'ab12 cd34'"#,
+        r#"password "[REDACTED:secret]" and token '[REDACTED:secret]'"#,
+    );
     plain_check("passwd s3cr3t!x next", "passwd [REDACTED:secret] next");
     plain_check(
         "the secret Q7abcdef1 and token x9y8z7w6.",
@@ -736,6 +740,7 @@ fn a_secret_word_a_space_and_a_made_up_value() {
         "passwords 123abc are words",
         "the token is null",
         "token abc-def",
+        r#"the password "is wrong" here"#,
     ] {
         plain_check(text, text);
     }
