@@ -23,6 +23,8 @@ mod newest_first;
 #[cfg(unix)]
 mod probe;
 mod prune;
+#[cfg(unix)]
+mod redact_then_cut;
 mod redaction_corpus;
 mod report_cli;
 mod report_leak;
