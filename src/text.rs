@@ -67,21 +67,55 @@ fn cut_marked(s: &str, max: usize, more: bool) -> String {
     if count < max {
         return format!("{s}…");
     }
-    let room = max.saturating_sub(1);
-    let end = s.char_indices().nth(room).map_or(s.len(), |(i, _)| i);
-    let mut kept = &s[..end];
-    for marker in ["[REDACTED:", "<user>", "<private-host>"] {
-        let close = if marker.starts_with('[') { ']' } else { '>' };
-        // a marker begun and not closed, or a text ending in the start of one
-        let split = kept.rfind(&marker[..1]).filter(|&i| {
-            let tail = &kept[i..];
-            !tail.contains(close) && (marker.starts_with(tail) || tail.starts_with(marker))
-        });
-        if let Some(i) = split {
-            kept = &kept[..i];
+    let end = char_at(s, max.saturating_sub(1));
+    let end = match markers(s).find(|&(a, b)| a < end && end < b) {
+        Some((a, _)) => a,
+        None => end,
+    };
+    format!("{}…", s[..end].trim_end())
+}
+
+/// [`cut`] for a column of paths and names: `s` in at most `max` characters with its
+/// middle replaced by `…`, keeping its leading spaces (an indented server name stays
+/// indented) and both ends of a path. Given redacted text, like [`cut`], and like it
+/// never splitting a redaction marker: one the cut would split is left out whole.
+pub fn cut_middle(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    let body = s.trim_start_matches(' ');
+    let indent = count - body.chars().count();
+    let room = max.saturating_sub(indent + 1);
+    let head_n = room.div_ceil(2);
+    let mut head = char_at(body, head_n);
+    let mut tail = char_at(body, body.chars().count() - (room - head_n));
+    for (a, b) in markers(body) {
+        if a < head && head < b {
+            head = a;
+        }
+        if a < tail && tail < b {
+            tail = b;
         }
     }
-    format!("{}…", kept.trim_end())
+    format!("{}{}…{}", " ".repeat(indent), &body[..head], &body[tail..])
+}
+
+/// The byte offset of character `n` of `s` (its length when shorter).
+fn char_at(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}
+
+/// The byte ranges of the redactor's markers in `s` (`[REDACTED:kind]`, `<user>`,
+/// `<private-host>`), which a cut must keep whole or leave out.
+fn markers(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let redacted = s
+        .match_indices("[REDACTED:")
+        .filter_map(move |(i, _)| s[i..].find(']').map(|j| (i, i + j + 1)));
+    let fixed = ["<user>", "<private-host>"]
+        .into_iter()
+        .flat_map(move |m| s.match_indices(m).map(|(i, m)| (i, i + m.len())));
+    redacted.chain(fixed)
 }
 
 /// Re-indents embedded JSON (zod issue lists, capabilities) for reading. Messages stay
@@ -175,6 +209,19 @@ mod tests {
         assert_eq!(cut("a [b] [c", 100), "a [b] [c");
         assert_eq!(cut("a [b] [cdefgh", 9), "a [b] [c…");
         assert_eq!(cut("anything", 0), "…");
+    }
+
+    #[test]
+    fn cut_middle_keeps_both_ends_and_whole_markers() {
+        assert_eq!(cut_middle("short", 5), "short");
+        assert_eq!(cut_middle("  abcdefghij", 8), "  abc…ij");
+        assert_eq!(cut_middle("/home/x/projects/api", 10), "/home…/api");
+        assert_eq!(
+            cut_middle("/w/proj_[REDACTED:github-token]_x/y", 16),
+            "/w/proj_…_x/y"
+        );
+        assert_eq!(cut_middle("a[REDACTED:x]bcdefghijk", 8), "a…ijk");
+        assert_eq!(cut_middle("abcdefgh[REDACTED:x]b", 8), "abcd…b");
     }
 
     #[test]
