@@ -154,3 +154,37 @@ fn report_probe_cuts_its_details_after_redaction() {
     // the cut fell where the token was: the padding, then the ellipsis
     assert!(row.contains(&format!("{}…", "x".repeat(pad))), "{row}");
 }
+
+/// `explain` cuts a pasted message's first line to 120 characters for its status; the
+/// token begins at 108, so a cut before redaction showed `ghp_CutLeak`.
+#[test]
+fn explain_cuts_a_pasted_status_after_redaction() {
+    let home = tempfile::tempdir().unwrap();
+    let body = format!(
+        "Connection failed: Unauthorized {} {TOKEN} was revoked",
+        "x".repeat(75)
+    );
+    assert_eq!(body.find(TOKEN), Some(108));
+    let paste = home.path().join("paste.txt");
+    std::fs::write(&paste, format!("MCP server \"api\": {body}\n")).unwrap();
+    // unredacted, the status is cut inside the token (so the test can fail)
+    let raw = run(mcplogs(home.path())
+        .arg("explain")
+        .arg(&paste)
+        .arg("--json")
+        .arg("--no-redact"));
+    assert!(raw.stdout.contains("ghp_CutLeak…"), "{}", raw.stdout);
+    for json in [false, true] {
+        let mut cmd = mcplogs(home.path());
+        cmd.arg("explain").arg(&paste);
+        if json {
+            cmd.arg("--json");
+        }
+        let r = run(&mut cmd);
+        assert!(matches!(r.code, 0 | 1), "{}", r.stderr);
+        assert!(!r.stdout.contains("CutLeak"), "{}", r.stdout);
+        // the status was cut where the token is: the padding, then the ellipsis
+        let cut = format!("{}…", "x".repeat(75));
+        assert!(r.stdout.contains(&cut), "{}", r.stdout);
+    }
+}
