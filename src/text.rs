@@ -1,6 +1,7 @@
 //! Leaf: text forms shared by every renderer (terminal-safe escaping, one-line and
-//! pretty forms of a log message). Imports nothing from the crate but the leaf
-//! [`crate::sanitize`].
+//! pretty forms of a log message) and every cut of a text: [`cut`] and [`cut_middle`]
+//! for display, always after redaction, and [`whole_words`] for bounds set before it.
+//! Imports nothing from the crate but the leaf [`crate::sanitize`].
 
 /// Makes text safe for a terminal or Markdown: see [`crate::sanitize`] (the other
 /// leaf this one uses), which this calls. Newlines and tabs are kept only when
