@@ -368,6 +368,9 @@ fn cut_detail_note(name: Option<&str>) -> String {
     )
 }
 
+/// How much of a pasted message's first line is its status.
+const STATUS_CHARS: usize = 120;
+
 fn entry_from_message(message: String) -> ExplainEntry {
     // A pasted debug-log line may carry the `MCP server "name":` prefix.
     let (name, body) = match crate::decode::split_mcp_prefix(&message) {
@@ -389,7 +392,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
     ExplainEntry {
         name,
         target: None,
-        status: crate::text::one_line(&body, 120),
+        status: crate::text::one_line(&body, STATUS_CHARS),
         detail: Some(body),
         diagnosis,
         note,
@@ -414,13 +417,22 @@ pub fn redact_report(report: &mut ExplainReport, input: &str) {
         }),
     ));
     for e in &mut report.entries {
+        // A status cut from the message (`one_line`) is cut again from the redacted
+        // message: redact, then cut (a token cut short no longer matches its rule).
+        let cut_from_detail = e
+            .detail
+            .as_deref()
+            .is_some_and(|d| crate::text::one_line(d, STATUS_CHARS) == e.status);
         for field in [&mut e.name, &mut e.target, &mut e.detail, &mut e.note]
             .into_iter()
             .flatten()
         {
             r.apply(field);
         }
-        r.apply(&mut e.status);
+        match (&e.detail, cut_from_detail) {
+            (Some(d), true) => e.status = crate::text::one_line(d, STATUS_CHARS),
+            _ => r.apply(&mut e.status),
+        }
         if let Some(p) = e.diagnosis.bad_tool_path.as_mut() {
             r.apply(p);
         }

@@ -173,7 +173,7 @@ fn claude_version() -> Option<String> {
         Ok(out) => {
             let ok = child.wait().is_ok_and(|s| s.success());
             let line = out.lines().map(str::trim).find(|l| !l.is_empty())?;
-            ok.then(|| line.chars().take(200).collect())
+            ok.then(|| mcplogs::text::whole_words(line, 200).to_string())
         }
         Err(_) => {
             let _ = child.kill();

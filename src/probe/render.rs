@@ -1,5 +1,7 @@
 //! The probe's outputs: the `--json` document, the `--transcript` JSON lines and the
 //! human text, each field redacted by the probe's [`redactor`] as it is rendered.
+//! Each piece is escaped, redacted, then cut to the width ([`crate::text::cut`]): a
+//! secret cut short no longer matches its rule.
 
 use colored::Colorize;
 use serde_json::Value;
@@ -260,8 +262,10 @@ pub fn transcript_lines(probes: &[ServerProbe], r: &Redactor) -> Result<String, 
     Ok(out)
 }
 
-fn cut(s: &str, max: usize) -> String {
-    printable(s, max.max(8), false)
+/// What the human text shows of `s` in `max` columns: escaped, redacted with `r`, then
+/// cut.
+fn cut(r: &Redactor, s: &str, max: usize) -> String {
+    crate::text::cut(&r.redact(&printable(s, usize::MAX, false)), max.max(8))
 }
 
 /// Wraps `text` at word boundaries into lines of at most `width` columns, each
@@ -333,14 +337,14 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         c.scope.as_str()
     );
     let room = w.saturating_sub(head.chars().count());
-    out.push_str(&format!("{}{}\n", head.bold(), cut(&what, room)));
+    out.push_str(&format!("{}{}\n", head.bold(), cut(r, &what, room)));
     for warn in &c.warnings {
-        out.push_str(&format!("  warning: {}\n", cut(&r.redact(warn), w - 11)));
+        out.push_str(&format!("  warning: {}\n", cut(r, warn, w - 11)));
     }
     if c.approved == Some(false) {
         out.push_str(&format!(
             "  {}\n",
-            cut("note: a project server not approved yet: Claude Code will not start it until approved", w - 2)
+            cut(r, "note: a project server not approved yet: Claude Code will not start it until approved", w - 2)
         ));
     }
     let a = p.predicted_attempt();
@@ -362,16 +366,17 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
             (None, Some(d)) => d.clone(),
             (None, None) => String::new(),
         };
-        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(&r.redact(&s.name), 20));
+        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(r, &s.name, 20));
         let room = w.saturating_sub(left.chars().count() + 5);
-        out.push_str(&format!("{left}{mark} {}\n", cut(&r.redact(&what), room)));
+        out.push_str(&format!("{left}{mark} {}\n", cut(r, &what, room)));
     }
     if a.noise_lines > 0 {
         out.push_str(&format!(
             "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
             a.noise_lines,
             cut(
-                &r.redact(a.noise_examples.first().map(String::as_str).unwrap_or("")),
+                r,
+                a.noise_examples.first().map(String::as_str).unwrap_or(""),
                 w.saturating_sub(50)
             )
         ));
@@ -387,7 +392,7 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
         let room = w.saturating_sub(40);
-        out.push_str(&format!("; last: {}\n", cut(&r.redact(last), room)));
+        out.push_str(&format!("; last: {}\n", cut(r, last, room)));
     }
     let t = &p.tools;
     if a.failure.is_none() {
@@ -413,14 +418,17 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
                 bad.detail,
             );
             let line = format!("{} [{}]", r.redact(&line), bad.reason);
-            out.push_str(&format!("    {}\n", cut(&line, w - 4)));
+            out.push_str(&format!(
+                "    {}\n",
+                crate::text::cut(&printable(&line, usize::MAX, false), w - 4)
+            ));
         }
         if t.rejected.len() > 10 {
             out.push_str(&format!("    ... and {} more\n", t.rejected.len() - 10));
         }
         for e in t.envelope.iter().take(6) {
             let line = format!("page {}, {}: {}", e.page, e.field, e.detail);
-            out.push_str(&format!("    {}\n", cut(&r.redact(&line), w - 4)));
+            out.push_str(&format!("    {}\n", cut(r, &line, w - 4)));
         }
     }
     let pred = &p.prediction;
@@ -467,7 +475,7 @@ pub fn contract_text(checks: &[ContractCheck], width: usize, r: &Redactor) -> St
         let left = format!("    {mark} {:<24} ", c.name);
         out.push_str(&format!(
             "{left}{}\n",
-            cut(&r.redact(&c.detail), width.max(60) - 35)
+            cut(r, &c.detail, width.max(60) - 35)
         ));
     }
     out
@@ -491,7 +499,7 @@ pub fn markdown_summary(probes: &[ServerProbe], r: &Redactor) -> String {
         "| server | transport | prediction | with legacy | tools returned / accepted | detail |\n",
     );
     out.push_str("|---|---|---|---|---|---|\n");
-    let cell = |s: &str| printable(s, 160, false).replace('|', "\\|");
+    let cell = |s: &str| cut(r, s, 160).replace('|', "\\|");
     for p in probes {
         let detail = p
             .tools

@@ -521,7 +521,10 @@ fn bounded_payload(m: &Value) -> Value {
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    json!({"truncated": true, "bytes": text.len(), "preview": &text[..cut]})
+    // Cut before redaction: whole words (JSON members) only, so no value is left as a
+    // prefix its rule no longer recognises.
+    let preview = crate::text::whole_words(&text, text[..cut].chars().count());
+    json!({"truncated": true, "bytes": text.len(), "preview": preview})
 }
 
 fn summarize_error(code: Option<i64>, message: &str) -> String {
@@ -810,5 +813,29 @@ fn list_tools(d: &mut Driver, next_id: &mut u64, limits: Limits) {
         };
         d.a.list_failure = Some(failure);
         return;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_payload_cut_inside_a_token_previews_none_of_it() {
+        // The token straddles the 64 KiB preview bound.
+        let pad = "a".repeat(MAX_PAYLOAD_BYTES - 30);
+        let m = json!({"pad": pad, "token": "ghp_CutLeak0123456789abcdefghijklmnop", "more": "x".repeat(100)});
+        let v = bounded_payload(&m);
+        assert_eq!(v["truncated"], true);
+        let preview = v["preview"].as_str().unwrap();
+        assert!(
+            !preview.contains("ghp_"),
+            "{}",
+            &preview[preview.len() - 40..]
+        );
+        assert!(
+            preview.ends_with(&format!("{pad}\"")),
+            "the whole first member is kept"
+        );
     }
 }

@@ -184,27 +184,34 @@ impl StderrLog {
     /// The kept text, with a marker where bytes were left out.
     pub fn text(&self) -> String {
         let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let mut tail = String::from_utf8_lossy(&tail).into_owned();
         let kept = (self.head.len() + self.tail.len()) as u64;
         if self.bytes > kept {
+            // Cut before redaction: the word at each cut goes whole, so no secret is
+            // left as a prefix (or suffix) its rule no longer recognises.
+            let head_end = s.rfind(char::is_whitespace).unwrap_or(0);
+            s.truncate(head_end);
+            let tail_start = tail.find(char::is_whitespace).unwrap_or(tail.len());
+            tail.drain(..tail_start);
             s.push_str(&format!(
                 "\n[... {} bytes left out ...]\n",
-                self.bytes - kept
+                self.bytes.saturating_sub((s.len() + tail.len()) as u64)
             ));
         }
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        s.push_str(&String::from_utf8_lossy(&tail));
+        s.push_str(&tail);
         printable(&s, usize::MAX, true)
     }
 }
 
-/// Escapes control characters (terminal escapes, NUL, BEL...) and cuts to `max` chars.
+/// Escapes control characters (terminal escapes, NUL, BEL...) and bounds the text to
+/// `max` characters of whole words ([`crate::text::whole_words`]): it runs before
+/// redaction, so a secret is kept whole or dropped, never cut into a prefix its rule
+/// misses. Shortening for display is [`crate::text::cut`]'s, after redaction.
 pub fn printable(s: &str, max: usize, keep_newlines: bool) -> String {
+    let kept = crate::text::whole_words(s, max);
     let mut out = String::new();
-    for (n, c) in s.chars().enumerate() {
-        if n >= max {
-            out.push('…');
-            break;
-        }
+    for c in kept.chars() {
         match c {
             '\n' if keep_newlines => out.push('\n'),
             '\t' => out.push('\t'),
@@ -215,6 +222,9 @@ pub fn printable(s: &str, max: usize, keep_newlines: bool) -> String {
             }
             c => out.push(c),
         }
+    }
+    if kept.len() < s.len() {
+        out.push('…');
     }
     out
 }
@@ -1049,12 +1059,32 @@ mod tests {
     }
 
     #[test]
+    fn stderr_cut_inside_a_token_drops_the_token() {
+        // The head ends and the tail starts inside a token: neither piece is kept.
+        let mut s = StderrLog::default();
+        let pad = "x ".repeat((STDERR_KEEP - 10) / 2);
+        s.push(pad.as_bytes());
+        s.push(b"ghp_CutLeak0123456789abcdefghij after");
+        s.push("y ".repeat(STDERR_KEEP).as_bytes());
+        s.push(b"before ghp_TailLeak0123456789abcdefghij");
+        s.push(&[b'z'; STDERR_KEEP - 10]);
+        s.push(b" end");
+        let t = s.text();
+        assert!(t.contains("bytes left out"), "{t}");
+        assert!(!t.contains("ghp_Cut") && !t.contains("Leak0123"), "{t}");
+        assert!(t.ends_with(" end"), "{t}");
+    }
+
+    #[test]
     fn printable_escapes_terminal_controls() {
         assert_eq!(
             printable("a\u{1b}[31mb\u{7}\u{202e}\u{fffd}", 100, false),
             "a\\x1b[31mb\\x07<U+202E><U+FFFD>"
         );
-        assert_eq!(printable("abcdef", 3, false), "abc…");
+        // a bound before redaction: whole words only
+        assert_eq!(printable("abc def", 5, false), "abc…");
+        assert_eq!(printable("abcdef", 3, false), "…");
+        assert_eq!(printable("abc", 3, false), "abc");
     }
 
     #[test]

@@ -228,7 +228,7 @@ mod tests {
                  token opaque-0123 at db.internal with app:hunter2hunter2, pw42 pw4"
             ),
             "pw [REDACTED:config]; [REDACTED:stripe-key]; [REDACTED:config] \
-             [REDACTED:config] token [REDACTED:bearer-token] at db.internal with [REDACTED:url-credentials], \
+             [REDACTED:config] token [REDACTED:secret] at db.internal with [REDACTED:url-credentials], \
              [REDACTED:config] pw4"
         );
     }

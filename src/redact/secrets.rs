@@ -175,6 +175,15 @@ fn keep_scheme_or_harmless(c: &Captures) -> bool {
         || keep_harmless(c)
 }
 
+/// A value after `password ` or `token ` (a space, no `=` or `:`) is a secret only when
+/// it looks made up: six characters or more, letters and digits, not a UUID.
+fn keep_unless_made_up(c: &Captures) -> bool {
+    let s = c["s"].trim_end_matches(['.', ')', ']', '}']);
+    let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digits = s.bytes().any(|b| b.is_ascii_digit());
+    !(s.chars().count() >= 6 && letters && digits) || is_uuid(s) || value_is_harmless(s)
+}
+
 fn keep_harmless(c: &Captures) -> bool {
     value_is_harmless(&c["s"])
 }
@@ -297,6 +306,38 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?P<s>AIza[0-9A-Za-z_-]{35,})",
             never,
         ),
+        // `_` and `.` become `-` in a folder name Claude Code made from a path or name.
+        rule(
+            "gitlab-token",
+            &["glpat-", "glpat_"],
+            r"(?P<s>glpat[_-][A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*)",
+            never,
+        ),
+        rule(
+            "huggingface-token",
+            &["hf_", "hf-"],
+            r"(?:^|[^A-Za-z0-9])(?P<s>hf[_-][A-Za-z0-9]{30,})",
+            never,
+        ),
+        rule(
+            "npm-token",
+            &["npm_", "npm-"],
+            r"(?:^|[^A-Za-z0-9])(?P<s>npm[_-][A-Za-z0-9]{36,})",
+            never,
+        ),
+        rule(
+            "sendgrid-key",
+            &["sg.", "sg-"],
+            r"(?:^|[^A-Za-z0-9])(?P<s>SG[.-][A-Za-z0-9_-]{16,32}[.-][A-Za-z0-9_-]{16,64})",
+            never,
+        ),
+        // A `.netrc` entry, on one line or several: its password, whatever it looks like.
+        rule(
+            "netrc-password",
+            &["password"],
+            r"(?i)\b(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(?P<s>\S+)",
+            keep_harmless,
+        ),
     ];
     // Command-line arguments: `--token V`, `--password=V`, `--api-key "V W"`.
     for value in [DQ, SQ, BARE] {
@@ -346,6 +387,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r#"(?i)(?P<k>[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|auth|key|credential|cookie|signature)[A-Za-z0-9_.-]*)[ \t"'=:\\]{1,8}(?:(?:bearer|basic|token)[ \t]+)?(?P<s>[A-Za-z0-9+/_-]{32,}={0,2})"#,
         keep_high_entropy,
     ));
+    // `password V`, `token V`: the word, a space, and a value that looks made up (letters
+    // and digits, not a UUID), so prose ("the token expired", "Unexpected token <",
+    // "password reset") is left alone.
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'&,;]+)"#] {
+        v.push(rule(
+            "secret",
+            &["password", "passwd", "secret", "token"],
+            &format!(r"(?i)\b(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|secret|token))[ \t]+{value}"),
+            keep_unless_made_up,
+        ));
+    }
     v.push(rule(
         "email",
         &["@"],
@@ -356,9 +408,44 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     v
 });
 
-/// Private hostnames and RFC 1918 addresses (`report` masks them unless `--keep-hosts`).
+/// The first group and colon of every unique-local (`fc00::/7`) and link-local
+/// (`fe80::/10`) IPv6 address: the anchors of its rule.
+static PRIVATE_IPV6_ANCHORS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let hex = "0123456789abcdef";
+    let mut v = Vec::new();
+    for (first, seconds) in [("fc", hex), ("fd", hex), ("fe", "89ab")] {
+        for a in seconds.chars() {
+            for b in hex.chars() {
+                if first == "fe" {
+                    v.push(format!("fe{a}{b}:"));
+                } else {
+                    v.push(format!("{first}{a}{b}:"));
+                }
+            }
+        }
+    }
+    v.sort();
+    v.dedup();
+    v.into_iter()
+        .map(|a| &*Box::leak(a.into_boxed_str()))
+        .collect()
+});
+
+/// Private hostnames, RFC 1918 addresses and unique-local or link-local IPv6 addresses
+/// (`report` masks them unless `--keep-hosts`).
 pub static HOST_RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
+        // `fd12:3456::1`, `fe80::1%eth0`, `[fd00::1]:8080`: at least two colons, so a
+        // hex word or a time is not one.
+        Rule {
+            kind: "private-host",
+            regex: Regex::new(
+                r"(?i)(?:^|[^0-9a-z:.%-])(?P<s>(?:f[cd][0-9a-f]{2}|fe[89ab][0-9a-f]):(?:[0-9a-f]{0,4}:){1,6}[0-9a-f]{0,4}(?:%[0-9a-z_.-]+)?)(?:[^0-9a-z:%]|$)",
+            )
+            .expect("private IPv6 pattern compiles"),
+            keep: never,
+            anchors: PRIVATE_IPV6_ANCHORS.as_slice(),
+        },
         rule(
             "private-host",
             &["10.", "172.", "192.168."],

@@ -657,3 +657,241 @@ fn a_token_wrapped_onto_the_next_line_after_its_scheme_is_hidden_once() {
         "sent Authorization: Bearer\n  [REDACTED:bearer-token] and",
     );
 }
+
+/// Issue 23, item 3: the shapes the second adversarial pass found printed raw.
+#[test]
+fn gitlab_huggingface_npm_sendgrid_and_netrc() {
+    plain_check(
+        "glpat-AbCdEfGhIj0123456789xyz glpat-Ab_Cd-EfGhIj0123456789",
+        "[REDACTED:gitlab-token] [REDACTED:gitlab-token]",
+    );
+    plain_check(
+        "HF hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 done",
+        "HF [REDACTED:huggingface-token] done",
+    );
+    plain_check(
+        "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 x",
+        "[REDACTED:npm-token] x",
+    );
+    plain_check(
+        "key SG.AbCdEfGhIjKlMnOpQrStUv.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg end",
+        "key [REDACTED:sendgrid-key] end",
+    );
+    plain_check(
+        "machine api.example.com login jane password hunter",
+        "machine api.example.com login jane password [REDACTED:netrc-password]",
+    );
+    plain_check(
+        "machine h\n  login u\n  password hunter2\nmachine g password x",
+        "machine h\n  login u\n  password [REDACTED:netrc-password]\nmachine g password [REDACTED:netrc-password]",
+    );
+    plain_check(
+        "default login u password opensesame",
+        "default login u password [REDACTED:netrc-password]",
+    );
+    // In a folder name Claude Code made (`_` and `.` become `-`), glued to a word.
+    plain_check(
+        "mcp-logs-tok-hf-AbCdEfGhIjKlMnOpQrStUvWxYz01234567 -srv-npm-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "mcp-logs-tok-[REDACTED:huggingface-token] -srv-[REDACTED:npm-token]",
+    );
+    plain_check(
+        "-x-SG-AbCdEfGhIjKlMnOpQrStUv-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg-y",
+        "-x-[REDACTED:sendgrid-key]",
+    );
+    // Not tokens: too short, or inside a word.
+    for text in [
+        "hf_hub_download failed",
+        "npm_config_cache=/tmp/npm",
+        "npm-check-updates and SG.short.value",
+        "pdf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+        "the default machine is down",
+    ] {
+        plain_check(text, text);
+    }
+}
+
+#[test]
+fn a_secret_word_a_space_and_a_made_up_value() {
+    plain_check("password hunter2", "password [REDACTED:secret]");
+    plain_check(
+        r#"password "hunter2 with spaces" and token 'ab12 cd34'"#,
+        r#"password "[REDACTED:secret]" and token '[REDACTED:secret]'"#,
+    );
+    plain_check("passwd s3cr3t!x next", "passwd [REDACTED:secret] next");
+    plain_check(
+        "the secret Q7abcdef1 and token x9y8z7w6.",
+        "the secret [REDACTED:secret] and token [REDACTED:secret]",
+    );
+    plain_check(
+        "DB_PASSWORD hunter22 access_token ab12cd34",
+        "DB_PASSWORD [REDACTED:secret] access_token [REDACTED:secret]",
+    );
+    // Prose stays prose.
+    for text in [
+        "the token expired",
+        "Unexpected token < in JSON at position 0",
+        "Unexpected token } in JSON at position 12",
+        "password reset required for user 12",
+        "the secret is safe",
+        "token 42 of 50",
+        "refresh token 123e4567-e89b-12d3-a456-426614174000 ok",
+        "a token v2 here",
+        "invalid token: expected 3 items",
+        "passwords 123abc are words",
+        "the token is null",
+        "token abc-def",
+        r#"the password "is wrong" here"#,
+    ] {
+        plain_check(text, text);
+    }
+}
+
+#[test]
+fn private_ipv6_is_masked_where_ipv4_is() {
+    let text = "at fd00::1 and fd12:3456:789a:1::1, [fe80::1%eth0]:8080 http://[fdab:cd::7]:3000/x fc00:1::2";
+    assert_eq!(plain().redact(text), text, "secrets alone keep hosts");
+    let r = RedactorBuilder::new().mask_hosts(true).build();
+    check(
+        &r,
+        text,
+        "at [REDACTED:private-host] and [REDACTED:private-host], [[REDACTED:private-host]]:8080 http://[[REDACTED:private-host]]:3000/x [REDACTED:private-host]",
+    );
+    // public, loopback and documentation addresses, hex words and times stay
+    for keep in [
+        "2001:db8::1",
+        "::1",
+        "2606:4700::1111",
+        "fd00",
+        "fe80",
+        "sha fd00aa12 fe80ff",
+        "at 12:30:45",
+        "feed::",
+        "fec0::1",
+    ] {
+        check(&r, keep, keep);
+    }
+}
+
+/// Issue 23, item 2: redact, then cut. The probe's step lines, `report --probe` and the
+/// other displays cut text to a width: a secret cut short no longer matches its rule
+/// (`ghp_CutLeak01234567…`, `jane.doe@corp-example.c…`). Cut after redaction
+/// ([`crate::text::cut`]) or, for bounds set before redaction, to whole words
+/// ([`crate::text::whole_words`]): at no width does the cut text show a prefix of a
+/// planted secret that the whole text, redacted, hides.
+mod cut_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "the",
+        "server",
+        "said",
+        "error",
+        "invalid",
+        "request",
+        "retry",
+        "later",
+        "with",
+        "a",
+        "new",
+        "value",
+        "for",
+        "mcp",
+        "HTTP",
+        "401:",
+        "(code",
+        "-32001)",
+        "\"message\":",
+    ];
+
+    /// A planted secret: the text around it and the start of the secret that must not
+    /// show (its fixed prefix and four characters of its own).
+    fn planted() -> impl Strategy<Value = (String, String)> {
+        let body = "Q7[A-Za-z0-9]{34,40}";
+        (0usize..10, body, 0usize..4).prop_map(|(shape, body, ctx)| {
+            let b = |n: usize| body[..n].to_string();
+            let (secret, fixed) = match shape {
+                0 => (format!("ghp_CutLeak{}", b(30)), 4),
+                1 => (format!("glpat-{}", b(24)), 6),
+                2 => (format!("hf_{}", b(34)), 3),
+                3 => (format!("npm_{}", b(36)), 4),
+                4 => (format!("SG.{}.{}", b(22), b(34)), 3),
+                5 => (format!("{}.doe@corp-example.com", b(6).to_lowercase()), 0),
+                6 => (format!("sk-ant-api03-{}", b(24)), 13),
+                7 => (format!("eyJhbGciOiJIUzI1NiJ9.eyJ{}.sig", b(20)), 24),
+                8 => (b(12), 0),
+                _ => (b(16), 0),
+            };
+            let text = match (shape, ctx) {
+                // a value that needs its word: `password V`, a `.netrc` line
+                (8, _) => format!("password {secret}"),
+                (9, _) => format!("machine api.example.com login jane password {secret}"),
+                (_, 0) => format!(
+                    "WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"{secret}\""
+                ),
+                (_, 1) => format!("{{\"code\":-32001,\"message\":\"bad credentials {secret}\"}}"),
+                (_, 2) => format!("Bearer {secret}"),
+                _ => secret.clone(),
+            };
+            let probe = secret[..fixed + 4].to_string();
+            (text, probe)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn no_cut_shows_a_prefix_of_a_secret_the_whole_text_hides(
+            before in proptest::collection::vec(proptest::sample::select(WORDS), 0..30),
+            (secret_text, probe) in planted(),
+            after in proptest::collection::vec(proptest::sample::select(WORDS), 0..8),
+        ) {
+            let text = format!("{} {secret_text} {}", before.join(" "), after.join(" "));
+            let r = plain();
+            let whole = r.redact(&text);
+            prop_assert!(!whole.contains(&probe), "not hidden at all: {}", whole);
+            for n in 0..=text.chars().count() + 1 {
+                // redact, then cut (every display)
+                let shown = crate::text::cut(&whole, n);
+                prop_assert!(!shown.contains(&probe), "cut at {}: {}", n, shown);
+                let line = crate::text::one_line(&whole, n);
+                prop_assert!(!line.contains(&probe), "one_line at {}: {}", n, line);
+                // bounded to whole words, then redacted (the bounds set for speed)
+                let bounded = r.redact(crate::text::whole_words(&text, n));
+                prop_assert!(!bounded.contains(&probe), "bound at {}: {}", n, bounded);
+            }
+        }
+    }
+
+    /// The reproductions of issue 23, literally: what a cut before redaction showed.
+    #[test]
+    fn the_issues_reproductions_are_hidden_at_every_width() {
+        let r = plain();
+        for (text, probe) in [
+            (
+                "HTTP 401: authentication required (WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"ghp_CutLeak0123456789abcdefghijklmnopqrstuv expired\")",
+                "ghp_CutLeak",
+            ),
+            (
+                "error -32001: Unauthorized: the request carried credentials that the upstream service rejected: ghp_CutLeak0123456789abcdefghijklmnopqrstuv was revoked",
+                "ghp_CutLeak",
+            ),
+            (
+                "error -32602: no account for jane.doe@corp-example.com",
+                "jane.doe",
+            ),
+        ] {
+            let whole = r.redact(text);
+            assert!(!whole.contains(probe), "{whole}");
+            for n in 0..=text.chars().count() {
+                let shown = crate::text::cut(&whole, n);
+                assert!(!shown.contains(probe), "{n}: {shown}");
+                // the old way: cut, then redact, shows it at some width
+                let bounded = r.redact(crate::text::whole_words(text, n));
+                assert!(!bounded.contains(probe), "{n}: {bounded}");
+            }
+            // and cutting first, inside the word, did show it: the test can fail
+            let inside = text.find(probe).unwrap() + probe.len() + 3;
+            assert!(r.redact(&text[..inside]).contains(probe));
+        }
+    }
+}

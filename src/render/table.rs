@@ -7,7 +7,7 @@ use super::reason::short_reason;
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::target::FixTarget;
-use crate::text::{one_line, pretty_message, terminal_safe};
+use crate::text::{cut, cut_middle, one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
 
 /// Said under a verdict decided by an earlier session because the latest one only
@@ -126,34 +126,6 @@ pub fn fitted_table(header: &[&str], rows: &[Vec<String>], width: Option<usize>)
         })
         .collect();
     table(header, &rows, None)
-}
-
-/// Cuts `s` to `max` columns by replacing its middle with `…`, keeping its leading
-/// spaces (an indented server name stays indented) and both ends of a path.
-pub fn cut_middle(s: &str, max: usize) -> String {
-    if cols(s) <= max {
-        return s.to_string();
-    }
-    let body = s.trim_start_matches(' ');
-    let indent = cols(s) - cols(body);
-    let room = max.saturating_sub(indent + 1);
-    let head = room.div_ceil(2);
-    let tail = room - head;
-    let chars: Vec<char> = body.chars().collect();
-    let mut out = " ".repeat(indent);
-    out.extend(&chars[..head]);
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
-}
-
-/// Cuts `s` to `max` columns with an ellipsis.
-fn cut(s: &str, max: usize) -> String {
-    if cols(s) <= max {
-        return s.to_string();
-    }
-    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
-    format!("{kept}…")
 }
 
 /// Wraps `text` to `width` columns; the first line starts after `first` (already

@@ -316,17 +316,14 @@ fn evidence_item(e: &Evidence) -> EvidenceItem {
 /// report on the 2 GiB benchmark tree took 117 s with whole lines, 17 s clipped).
 pub const MAX_MESSAGE_CHARS: usize = 4096;
 
-/// Cuts an over-long message, then drops the last partial word before the cut, so no
-/// secret is left half-shown where redaction could no longer recognise it.
+/// Cuts an over-long message to whole words ([`crate::text::whole_words`]: this bound
+/// comes before redaction, for speed), so no secret is left half-shown where redaction
+/// could no longer recognise it.
 fn clip_message(m: &str) -> String {
-    let Some((cut, _)) = m.char_indices().nth(MAX_MESSAGE_CHARS) else {
+    let kept = crate::text::whole_words(m, MAX_MESSAGE_CHARS);
+    if kept.len() == m.len() {
         return m.to_string();
-    };
-    let kept = &m[..cut];
-    let kept = match kept.rfind(|c: char| c.is_whitespace() || c == '"' || c == ',') {
-        Some(i) => &kept[..i],
-        None => "",
-    };
+    }
     format!(
         "{kept} … [{} more characters not shown]",
         m[kept.len()..].chars().count()

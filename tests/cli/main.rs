@@ -25,6 +25,8 @@ mod probe;
 #[cfg(unix)]
 mod probe_trust;
 mod prune;
+#[cfg(unix)]
+mod redact_then_cut;
 mod redaction_corpus;
 mod report_cli;
 mod report_leak;

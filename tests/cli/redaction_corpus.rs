@@ -146,6 +146,84 @@ const CORPUS: &[Plant] = &[
         &["SKRa49"],
     ),
     p("PGPASSWORD='SKRa65 single'", &["SKRa65"]),
+    // Issue 23: GitLab, Hugging Face, npm, SendGrid, `.netrc`, `password V` with a
+    // space, in every encoding above.
+    p("glpat-SKRa66gitlabxxxxxxxxxxxx", &["SKRa66"]),
+    p("hf_SKRa67huggingfacexxxxxxxxxxxxxxxx", &["SKRa67"]),
+    p("npm_SKRa68npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", &["SKRa68"]),
+    p(
+        "SG.SKRa69sendgridxxxxxxx.SKRb69sendgridyyyyyyyyyyyyyyyyyyyyy",
+        &["SKRa69", "SKRb69"],
+    ),
+    p(
+        "machine api.example.com login jane password SKRa70netrc",
+        &["SKRa70"],
+    ),
+    p("password SKRa71spaced", &["SKRa71"]),
+    p("secret SKRa72spaced", &["SKRa72"]),
+    p("token SKRa73spaced", &["SKRa73"]),
+    p("passwd SKRa74spaced", &["SKRa74"]),
+    p(r"\u0067lpat-SKRa75gitlabxxxxxxxxxxxx", &["SKRa75"]),
+    p(r"hf\u005fSKRa76huggingfacexxxxxxxxxxxxxxxx", &["SKRa76"]),
+    p(
+        r"npm\u005fSKRa77npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        &["SKRa77"],
+    ),
+    p(
+        r"SG\u002eSKRa78sendgridxxxxxxx\u002eSKRb78sendgridyyyyyyyyyyyyyyyyyyyyy",
+        &["SKRa78", "SKRb78"],
+    ),
+    p(r"machine h login u password\u0020SKRa79netrc", &["SKRa79"]),
+    p(r"password\u0020SKRa80spaced", &["SKRa80"]),
+    p(
+        r#"{\\\"note\\\":\\\"glpat-SKRa81gitlabxxxxxxxxxxxx\\\"}"#,
+        &["SKRa81"],
+    ),
+    p(
+        r#"{\\\"note\\\":\\\"password SKRa82twice\\\"}"#,
+        &["SKRa82"],
+    ),
+    p("%22glpat-SKRa83gitlabxxxxxxxxxxxx%22", &["SKRa83"]),
+    p("hf%5FSKRa84huggingfacexxxxxxxxxxxxxxxx", &["SKRa84"]),
+    p("npm%5FSKRa85npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", &["SKRa85"]),
+    p(
+        "SG%2ESKRa86sendgridxxxxxxx%2ESKRb86sendgridyyyyyyyyyyyyyyyyyyyyy",
+        &["SKRa86", "SKRb86"],
+    ),
+    p(
+        "machine%20h%20login%20u%20password%20SKRa87netrc",
+        &["SKRa87"],
+    ),
+    p("password%20SKRa88spaced", &["SKRa88"]),
+    p("tok_glpat-SKRa89gitlabxxxxxxxxxxxx", &["SKRa89"]),
+    p("tok_hf_SKRa90huggingfacexxxxxxxxxxxxxxxx", &["SKRa90"]),
+    p(
+        "tok_npm_SKRa91npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        &["SKRa91"],
+    ),
+    p(
+        "tok_SG.SKRa92sendgridxxxxxxx.SKRb92sendgridyyyyyyyyyyyyyyyyyyyyy",
+        &["SKRa92", "SKRb92"],
+    ),
+    p(
+        "glpat-SKRa93gitlabxx\nSKRb93gitlabyyyyyyyy",
+        &["SKRa93", "SKRb93"],
+    ),
+    p(
+        "hf_SKRa94huggingface\n  SKRb94huggingfaceyyyyy",
+        &["SKRa94", "SKRb94"],
+    ),
+    p(
+        "npm_SKRa95npmxxxxxxxxxxx\nSKRb95npmyyyyyyyyyyyyyyyyy",
+        &["SKRa95", "SKRb95"],
+    ),
+    p(
+        "SG.SKRa96sendgridxxxxxxx.SKRb96sendgrid\nSKRc96sendgridyyyyyyyyyy",
+        &["SKRa96", "SKRb96", "SKRc96"],
+    ),
+    p("machine h\n  login u\n  password SKRa97", &["SKRa97"]),
+    p(r#"password "SKRa98 spaced pw""#, &["SKRa98"]),
+    p("token 'SKRa99 single q'", &["SKRa99"]),
 ];
 
 /// A secret in a server's folder name (glued to a word) and one in a zod path element.
@@ -485,4 +563,184 @@ fn a_secret_in_the_settings_path_is_hidden_in_the_fix_diff() {
         "{}",
         r.stdout
     );
+}
+
+/// Issue 23, item 3: the new shapes where the second adversarial pass found them raw:
+/// in record messages, in `cwd`s (and so in the project folder's encoded name) and in
+/// server folder names, across `report`, `report --json`, `scan --json` and
+/// `scan --verbose`; and unique-local and link-local IPv6 in `report` (Markdown and
+/// JSON), masked as RFC 1918 IPv4 is. `--no-redact` (and `--keep-hosts` for the
+/// addresses) shows every one, so the test can fail.
+#[test]
+fn new_shapes_in_records_cwds_and_folder_names_are_hidden() {
+    const SHAPES: &[&str] = &[
+        "glpat-SKRe01gitlabxxxxxxxxxxxx",
+        "hf_SKRe02huggingfacexxxxxxxxxxxxxxxx",
+        "npm_SKRe03npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "SG.SKRe04sendgridxxxxxxx.SKRf04sendgridyyyyyyyyyyyyyyyyyyyyy",
+        "machine api.example.com login jane password SKRe05netrc",
+        "password SKRe06spaced",
+    ];
+    const ADDRESSES: &[&str] = &["fd12:3456:789a:1::beef", "fe80::1ce:c0ff:fe12:3456%eth0"];
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&samples().join("linux-home"), &home);
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+    // The project's path holds two tokens; its folder is that path, encoded.
+    let project = tmp
+        .path()
+        .join("work")
+        .join("glpat-SKRe11gitlabxxxxxxxxxxxx")
+        .join("hf_SKRe12huggingfacexxxxxxxxxxxxxxxx");
+    fs::create_dir_all(&project).unwrap();
+    let cwd = project.to_str().unwrap().to_string();
+    let cache = home.join(".cache/claude-cli-nodejs");
+    let folder = cache.join(mcplogs::names::encode_folder_name(&cwd));
+    fs::rename(
+        cache.join("-tmp-mcplogs-samples-home-linux-work-api"),
+        &folder,
+    )
+    .unwrap();
+    // Server folders named after tokens (Claude Code spells `_` and `.` as `-`).
+    for (old, new) in [
+        ("exits-early", "npm-SKRe13npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        (
+            "missing-cmd",
+            "SG-SKRe14sendgridxxxxxxx-SKRf14sendgridyyyyyyyyyyyyyyyyyyyyy",
+        ),
+    ] {
+        fs::rename(
+            folder.join(format!("mcp-logs-{old}")),
+            folder.join(format!("mcp-logs-{new}")),
+        )
+        .unwrap();
+    }
+    let said = format!("{} at {}", SHAPES.join(" | "), ADDRESSES.join(" and "));
+    for entry in walkdir::WalkDir::new(&folder) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let text = fs::read_to_string(entry.path()).unwrap();
+        let mut out = String::new();
+        for line in text.lines() {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            let obj = v.as_object_mut().unwrap();
+            if obj.contains_key("cwd") {
+                obj.insert("cwd".into(), Value::String(cwd.clone()));
+            }
+            for key in ["debug", "error"] {
+                if let Some(Value::String(m)) = obj.get_mut(key)
+                    && (m.starts_with("Server stderr")
+                        || m.starts_with("Connection failed")
+                        || m.starts_with("Failed to fetch tools"))
+                {
+                    m.push_str(&format!(" [{said}]"));
+                }
+            }
+            out.push_str(&serde_json::to_string(&v).unwrap());
+            out.push('\n');
+        }
+        fs::write(entry.path(), out).unwrap();
+    }
+    let secrets: Vec<&str> = (1..=14)
+        .filter(|n| ![7, 8, 9, 10].contains(n))
+        .map(|n| &*format!("SKRe{n:02}").leak())
+        .chain(["SKRf04", "SKRf14"])
+        .collect();
+    let addresses = ["fd12:3456:789a", "fe80::1ce:c0ff"];
+    let home_s = home.to_str().unwrap();
+    let managed_s = managed.to_str().unwrap();
+    let shown = |args: &[&str]| {
+        let mut cmd = mcplogs(&home);
+        cmd.args(args).current_dir(&project);
+        if args[0] == "report" {
+            cmd.args(["--managed-dir", managed_s]);
+        }
+        let r = run(&mut cmd);
+        assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
+        let mut s = if args.contains(&"--json") {
+            let mut s = String::new();
+            json_strings(&serde_json::from_str(&r.stdout).unwrap(), &mut s);
+            s
+        } else {
+            r.stdout
+        };
+        s.push_str(&r.stderr);
+        s
+    };
+    for cmd in [
+        &["report", "--home", home_s][..],
+        &["report", "--json", "--home", home_s],
+        &["scan", "--json", "--home", home_s],
+        &["scan", "--verbose", "--home", home_s],
+    ] {
+        let out = shown(cmd);
+        for m in &secrets {
+            assert!(!out.contains(m), "{cmd:?} shows {m}:\n{out}");
+        }
+        if cmd[0] == "report" {
+            for a in addresses {
+                assert!(!out.contains(a), "{cmd:?} shows {a}:\n{out}");
+            }
+            assert!(out.contains("[REDACTED:private-host]"), "{cmd:?}");
+        }
+        let raw = [cmd, &["--no-redact"]].concat();
+        let out = shown(&raw);
+        let planted = secrets.iter().chain(if cmd[0] == "report" {
+            &addresses[..]
+        } else {
+            &[]
+        });
+        for m in planted {
+            assert!(out.contains(m), "{raw:?} does not show {m}");
+        }
+    }
+}
+
+/// Issue 23, item 3: a `fix` diff masks the new shapes on every line it shows, values of
+/// keys that do not look secret included, and in the settings path of its header.
+#[test]
+fn new_shapes_in_fix_diffs_are_hidden() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp
+        .path()
+        .join("proj_npm_SKRg01npmxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    let settings = project.join(".claude/settings.local.json");
+    let managed = tmp.path().join("managed");
+    fs::create_dir_all(&managed).unwrap();
+    // A fix diff shows three lines around the change: two files show every value.
+    let files = [
+        (
+            "{\n  \"env\": {\n    \"GL\": \"glpat-SKRg02gitlabxxxxxxxxxxxx\",\n    \"HF\": \"hf_SKRg03huggingfacexxxxxxxxxxxxxxxx\",\n    \"SG\": \"SG.SKRg04sendgridxxxxxxx.SKRh04sendgridyyyyyyyyyyyyyyyyyyyyy\"\n  }\n}\n",
+            &["\"GL\"", "\"HF\"", "\"SG\""][..],
+        ),
+        (
+            "{\n  \"env\": {\n    \"NETRC\": \"machine h login u password SKRg05netrc\",\n    \"NOTE\": \"password SKRg06spaced\"\n  }\n}\n",
+            &["\"NETRC\"", "\"NOTE\""][..],
+        ),
+    ];
+    let markers = [
+        "SKRg01", "SKRg02", "SKRg03", "SKRg04", "SKRh04", "SKRg05", "SKRg06",
+    ];
+    for (content, keys) in files {
+        fs::write(&settings, content).unwrap();
+        let r = run(mcplogs(tmp.path())
+            .args(["fix", "--dry-run", "--force", "--settings"])
+            .arg(&settings)
+            .arg("--managed-dir")
+            .arg(&managed));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.starts_with("--- "), "{}", r.stdout);
+        let out = format!("{}{}", r.stdout, r.stderr);
+        for m in markers {
+            assert!(!out.contains(m), "the diff shows {m}:\n{out}");
+        }
+        // the lines are there, their keys visible, so the test can fail
+        for k in keys {
+            assert!(out.contains(k), "{k} not in the diff:\n{out}");
+        }
+    }
 }
