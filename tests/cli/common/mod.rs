@@ -34,7 +34,8 @@ pub fn shown(path: &Path, home: &Path) -> String {
 }
 
 /// Whether `text` names `path` as mcplogs prints it from a [`Sandbox`] (whose home is
-/// its `home` folder: `~/…`) or in full.
+/// its `home` folder: `~/…`) or in full. (Used by the unix-only settings tests.)
+#[cfg(unix)]
 pub fn names_path(text: &str, path: &Path) -> bool {
     text.contains(&path.display().to_string())
         || path
