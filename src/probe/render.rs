@@ -396,16 +396,32 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
     }
     let t = &p.tools;
     if a.failure.is_none() {
-        out.push_str(&format!(
-            "  tools: {} returned, {} accepted, {} rejected",
-            t.returned,
-            p.prediction.tools_loaded,
-            t.rejected.len()
-        ));
-        if p.prediction.verdict == Verdict::ToolsFetchFailed && t.returned > 0 {
-            out.push_str(" (Claude Code drops the whole list)");
-        }
-        out.push('\n');
+        // Counts that add up: what was returned is what loads plus what does not.
+        let loaded = p.prediction.tools_loaded;
+        let bad = t.rejected.len();
+        let line = if p.prediction.verdict == Verdict::ToolsFetchFailed && t.returned > 0 {
+            let tools = crate::text::count(bad, "tool");
+            let why = match (bad, t.envelope.is_empty()) {
+                (0, _) => "the result itself is rejected".to_string(),
+                (_, true) => format!("{tools} with a bad definition"),
+                (_, false) => {
+                    format!("{tools} with a bad definition, and the result itself is rejected")
+                }
+            };
+            format!(
+                "{} returned, none loaded: Claude Code drops the whole list ({why})",
+                t.returned
+            )
+        } else if t.returned > loaded {
+            format!(
+                "{} returned, {loaded} loaded, {} not",
+                t.returned,
+                t.returned - loaded
+            )
+        } else {
+            format!("{} returned, {loaded} loaded", t.returned)
+        };
+        out.push_str(&format!("  tools: {line}\n"));
         for bad in t.rejected.iter().take(10) {
             let line = format!(
                 "page {}, {} {}: {}",

@@ -588,31 +588,18 @@ fn request(
     for _ in 0..=MAX_REDIRECTS {
         same_origin(&url, origin, CrossOrigin::Redirect)?;
         let left = |d: Duration| d.saturating_sub(started.elapsed());
+        let left = left(match wait {
+            Wait::Global(d) | Wait::Connect(d) => d,
+        });
         let resp = match post {
-            Some(body) => {
-                let mut req = agent.post(&url).header("Content-Type", "application/json");
-                for (k, v) in headers {
-                    req = req.header(*k, *v);
-                }
-                let c = req.config();
-                let c = match wait {
-                    Wait::Global(d) => c.timeout_global(Some(left(d))),
-                    Wait::Connect(d) => c.timeout_connect(Some(left(d))),
-                };
-                c.build().send(body)
-            }
-            None => {
-                let mut req = agent.get(&url);
-                for (k, v) in headers {
-                    req = req.header(*k, *v);
-                }
-                let c = req.config();
-                let c = match wait {
-                    Wait::Global(d) => c.timeout_global(Some(left(d))),
-                    Wait::Connect(d) => c.timeout_connect(Some(left(d))),
-                };
-                c.build().call()
-            }
+            Some(body) => with_headers(
+                agent.post(&url).header("Content-Type", "application/json"),
+                headers,
+                wait,
+                left,
+            )
+            .send(body),
+            None => with_headers(agent.get(&url), headers, wait, left).call(),
         }
         .map_err(|e| http_failure(e, started.elapsed()))?;
         let status = resp.status().as_u16();
@@ -633,6 +620,24 @@ fn request(
     Err(Failure::Http {
         message: format!("more than {MAX_REDIRECTS} redirects"),
     })
+}
+
+/// `req` with the configured headers and the time left, as the kind of wait asks.
+fn with_headers<B>(
+    mut req: ureq::RequestBuilder<B>,
+    headers: &[(&str, &str)],
+    wait: Wait,
+    left: Duration,
+) -> ureq::RequestBuilder<B> {
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let c = req.config();
+    match wait {
+        Wait::Global(_) => c.timeout_global(Some(left)),
+        Wait::Connect(_) => c.timeout_connect(Some(left)),
+    }
+    .build()
 }
 
 fn agent() -> ureq::Agent {
