@@ -15,14 +15,13 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&json::du_json(&du), true)?
     } else {
-        // Home as ~ before the table cuts long paths to fit.
-        let mut shown = du.clone();
-        for p in &mut shown.projects {
+        // Home as ~ before the table cuts long paths to fit (JSON keeps them whole).
+        for p in &mut du.projects {
             p.project = output::tilde(&format!("{}/", p.project))
                 .trim_end_matches('/')
                 .to_string();
         }
-        let mut t = table::du_table(&shown, output::width());
+        let mut t = table::du_table(&du, output::width());
         if du.bytes > 0 {
             t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
         }

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{Run, mcplogs, pin_host};
+use crate::common::{Run, mcplogs, mkfifo, mode, output_within, pin_host};
 use serde_json::Value;
 
 fn stub() -> PathBuf {
@@ -21,42 +21,12 @@ fn stub() -> PathBuf {
 /// Runs `cmd` (after `pin_host`), killing it and failing after 30 s: a hang fails.
 fn run_deadline(cmd: &mut Command) -> Run {
     pin_host(cmd);
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(out) => {
-            let out = out.unwrap();
-            Run {
-                code: out.status.code().expect("exited, not killed"),
-                stdout: String::from_utf8(out.stdout).unwrap(),
-                stderr: String::from_utf8(out.stderr).unwrap(),
-            }
-        }
-        Err(_) => {
-            // SAFETY: the child this test started, by its id.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("{cmd:?} hung");
-        }
+    let out = output_within(cmd, Duration::from_secs(30));
+    Run {
+        code: out.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
     }
-}
-
-fn mkfifo(p: &Path) {
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-}
-
-fn mode(p: &Path) -> u32 {
-    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
 }
 
 /// A raw character that `--json` never writes: C0 (other than the line end), DEL, C1

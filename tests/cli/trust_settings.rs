@@ -18,25 +18,7 @@ fn run_deadline(cmd: Command) -> Output {
 
 /// [`run_deadline`] with another deadline (16 MiB of JSON takes seconds unoptimised).
 fn run_within(mut cmd: Command, deadline: Duration) -> Output {
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(deadline) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            // SAFETY: the child this test started, by its id.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("{cmd:?} hung");
-        }
-    }
+    output_within(&mut cmd, deadline)
 }
 
 fn sb_run(sb: &Sandbox, args: &[&str]) -> Output {
@@ -45,13 +27,6 @@ fn sb_run(sb: &Sandbox, args: &[&str]) -> Output {
 
 fn code(o: &Output) -> i32 {
     o.status.code().expect("exited, not killed by a signal")
-}
-
-fn mkfifo(p: &Path) {
-    fs::create_dir_all(p.parent().unwrap()).unwrap();
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
 fn is_root() -> bool {

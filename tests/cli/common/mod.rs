@@ -189,3 +189,38 @@ pub fn sorted_files(dir: &Path) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// Runs `cmd` with no stdin, killing it and failing the test after `deadline`: a hang
+/// fails instead of stalling the suite. Output is read while it runs, so a long diff
+/// cannot fill the pipe and stall the child.
+#[cfg(unix)]
+pub fn output_within(cmd: &mut Command, deadline: std::time::Duration) -> Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(deadline) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: the child this test started, by its id.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("{cmd:?} hung");
+        }
+    }
+}
+
+/// A FIFO at `p` (its folder made first).
+#[cfg(unix)]
+pub fn mkfifo(p: &Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
