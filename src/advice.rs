@@ -258,3 +258,54 @@ mod tests {
         assert!(!r.contains("run `mcplogs fix`"), "{r}");
     }
 }
+
+/// Who can act on a failing server, which decides what `report` writes: Claude Code's
+/// bug template, a report for the server's authors, or no report but the fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Audience {
+    /// Looks like Claude Code's own problem: two servers' logs mixed in one folder
+    /// (its folder-name encoding), or the 2026-07-28 fields demanded of a server that
+    /// negotiated the legacy revision.
+    ClaudeCode,
+    /// The server sent something Claude Code rightly rejects, or exited: its authors
+    /// fix it (`invalid-tool-definition`, the 2026-07-28 field errors, an unsupported
+    /// protocol version, a JSON-RPC error, an exit during start-up).
+    ServerAuthor,
+    /// The user's own set-up: a command not installed, credentials not given, a server
+    /// not running or too slow for the timeout. Nobody else can fix it.
+    UserConfig,
+}
+
+impl Audience {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audience::ClaudeCode => "claude-code",
+            Audience::ServerAuthor => "server-author",
+            Audience::UserConfig => "user-config",
+        }
+    }
+}
+
+/// Who can act on `s`; `None` for a server that does not fail.
+pub fn audience(s: &ServerReport) -> Option<Audience> {
+    use crate::verdict::Cause;
+    let d = &s.diagnosis;
+    if !d.verdict.is_problem() {
+        return None;
+    }
+    if s.is_shared() {
+        return Some(Audience::ClaudeCode);
+    }
+    Some(match (d.verdict, d.cause) {
+        (_, Some(c)) if c.is_negotiation_field_error() && d.era == Some(Era::Legacy) => {
+            Audience::ClaudeCode
+        }
+        (_, Some(Cause::CommandNotFound | Cause::NeedsAuth | Cause::Timeout)) => {
+            Audience::UserConfig
+        }
+        // could not connect at all (refused, bad URL, DNS): the server is not running
+        // where the configuration says
+        (Verdict::ConnectionFailed, Some(Cause::Other) | None) => Audience::UserConfig,
+        _ => Audience::ServerAuthor,
+    })
+}

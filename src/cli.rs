@@ -329,6 +329,10 @@ pub struct ReportArgs {
     /// Keep private hostnames and RFC 1918 addresses (masked by default)
     #[arg(long)]
     pub keep_hosts: bool,
+    /// Write a report even with no logs, no failing server, or only failures of your own
+    /// set-up (which get the fix instead)
+    #[arg(long)]
+    pub force: bool,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

@@ -47,6 +47,10 @@ pub enum Error {
         "no server lines recognised: give `claude mcp list` output (for example `claude mcp list | mcplogs explain`) or one error message from an MCP log"
     )]
     NothingToExplain,
+    /// `report` with no logs to report on (without `--force`); `detail` says what was
+    /// searched, already redacted.
+    #[error("nothing to report: {detail} (`--force` writes a report anyway)")]
+    NothingToReport { detail: String },
     /// `fix`: no file mcplogs may write can take effect (a managed file decides, or the
     /// user file cannot be located).
     #[error("not writing anything: {}{}", .0.reason(), fix_blocked_hint(.0))]

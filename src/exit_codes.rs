@@ -35,6 +35,7 @@ impl ExitCode {
             | Error::ReadFile { .. }
             | Error::ReadStdin(_)
             | Error::NothingToExplain
+            | Error::NothingToReport { .. }
             | Error::FixBlocked(_)
             | Error::WriteOutput(_)
             | Error::WriteReport { .. }

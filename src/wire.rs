@@ -442,10 +442,20 @@ pub struct ReportServer {
     pub filled_fields: Vec<String>,
     pub bad_tool_path: Option<String>,
     pub last_seen: Option<String>,
+    /// Sessions seen in the log folder.
     pub sessions: u64,
+    /// Of those, the sessions read (newest first, until the verdict was decided).
+    pub sessions_read: u64,
+    /// Of the sessions read, those that failed.
     pub failed_sessions: u64,
     /// The verdict is a problem.
     pub problem: bool,
+    /// Who can act on a failing server: `claude-code`, `server-author` or
+    /// `user-config`; null when it does not fail.
+    pub audience: Option<String>,
+    /// How the server is configured to start (`command args…` or its URL, redacted;
+    /// no environment or header values); null when not found in the configuration.
+    pub launch: Option<String>,
     /// One sentence.
     pub summary: String,
     pub recommendation: String,

@@ -71,13 +71,27 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         &negotiation,
         Versions::this_machine(claude_version()),
     );
+    let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
+    rep.set_launches(&|name| launches.get(name).map(|l| config_redactor.redact(l)));
     if !no_redact {
         rep.redact(machine);
     }
     let redactor = rep.redactor().clone();
     output::warnings(&rep.warnings);
+    // `--probe` brings its own content (the servers as they answer now), so it writes a
+    // report whatever the logs hold, as `--force` does.
+    let force = args.force || args.probe;
     if let Some(m) = nothing_found(&scanned, &opts) {
+        if !force {
+            let m = m.trim_start_matches("mcplogs: ");
+            return Err(Error::NothingToReport {
+                detail: redactor.redact(m),
+            });
+        }
         output::note(redactor.redact(&m));
+    }
+    if !force && let Some(code) = refuse(&rep) {
+        return Ok(code);
     }
 
     // `--probe`: this project's configured servers, probed; redacted with the probe's
@@ -181,4 +195,106 @@ fn claude_version() -> Option<String> {
             None
         }
     }
+}
+
+/// Without `--force`, no report where none is due: no failing server (exit 0), or only
+/// failures of the user's own set-up, which get their fix instead (exit 1). `None`: write
+/// the report.
+fn refuse(rep: &report::Report) -> Option<ExitCode> {
+    use mcplogs::advice::Audience;
+    match rep.audience() {
+        None => {
+            let tolerated = rep
+                .servers
+                .iter()
+                .filter(|s| s.verdict == mcplogs::verdict::Verdict::Tolerated)
+                .count();
+            output::note(format_args!(
+                "mcplogs: no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
+                mcplogs::text::count(rep.servers.len(), "server"),
+                if tolerated > 0 {
+                    format!(
+                        "; {tolerated} {} only because Claude Code fills in missing fields, which their authors may want to know",
+                        mcplogs::text::agree(tolerated, "works", "work")
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+            Some(ExitCode::Clean)
+        }
+        Some(Audience::UserConfig) => {
+            output::note(
+                "mcplogs: no report written: what fails is this machine's own set-up, which no bug tracker can fix. The fix:",
+            );
+            for s in rep.problem_servers() {
+                output::note(format_args!(
+                    "  {}: {}",
+                    mcplogs::sanitize::text(&s.name),
+                    s.recommendation
+                ));
+            }
+            output::note("(`--force` writes a report anyway)");
+            Some(ExitCode::from_problems(true))
+        }
+        Some(_) => None,
+    }
+}
+
+/// How each scanned server is configured to start, by name: `command args…` (as a shell
+/// reads it) or the URL, from Claude Code's configuration for the server's project (the
+/// user's and that project's files). No environment or header value is included; the
+/// redactor returned knows the configured secret values, should one sit in an argument.
+fn launches(
+    scanned: &mcplogs::scan::ScanReport,
+    homes: &[std::path::PathBuf],
+    cwd: &std::path::Path,
+) -> (
+    std::collections::HashMap<String, String>,
+    mcplogs::redact::Redactor,
+) {
+    use mcplogs::probe::config::{self, TransportKind};
+    // `--home DIR`: that home's configuration (its `.claude.json`), not this user's
+    let globals: Vec<Option<std::path::PathBuf>> = if homes.is_empty() {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        vec![config::global_config_path(home.as_deref(), &|k| {
+            std::env::var(k).ok()
+        })]
+    } else {
+        homes
+            .iter()
+            .map(|h| config::global_config_path(Some(h), &|_| None))
+            .collect()
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let mut projects: Vec<std::path::PathBuf> = scanned
+        .servers
+        .iter()
+        .filter_map(|s| s.project.as_deref().map(std::path::PathBuf::from))
+        .collect();
+    projects.push(cwd.to_path_buf());
+    projects.sort();
+    projects.dedup();
+    let mut configs = Vec::new();
+    for global in &globals {
+        for p in &projects {
+            configs.extend(config::resolve(global.as_deref(), p, &env).servers);
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for c in &configs {
+        let line = match c.transport {
+            TransportKind::Stdio => std::iter::once(&c.command)
+                .chain(&c.args)
+                .map(|w| mcplogs::text::shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+            TransportKind::Http | TransportKind::Sse => {
+                format!("{} ({})", c.url, c.transport.as_str())
+            }
+        };
+        out.entry(c.name.clone()).or_insert(line);
+    }
+    let redactor = mcplogs::probe::render::redactor(&configs.iter().collect::<Vec<_>>(), true);
+    (out, redactor)
 }

@@ -10,6 +10,7 @@
 //! it renders as written (`<user>` would otherwise vanish as an HTML tag).
 
 use super::{EvidenceItem, GITHUB_BODY_LIMIT, Report, ServerSection};
+use crate::advice::Audience;
 use crate::text::{pretty_message, terminal_safe};
 
 /// An inline code span holding `s` exactly (one line; `|` escaped for table cells).
@@ -57,8 +58,13 @@ fn or_dash(v: Option<&str>) -> String {
     v.map(code).unwrap_or_else(|| "-".to_string())
 }
 
-/// The whole report, as it stands (see [`super::limit::fit`] for the size limit).
+/// The whole report, as it stands (see [`super::limit::fit`] for the size limit): for
+/// the servers' authors when the failures are theirs ([`server_author`]), else Claude
+/// Code's bug template.
 pub fn render(r: &Report) -> String {
+    if r.audience() == Some(Audience::ServerAuthor) {
+        return server_author(r);
+    }
     let mut out = String::new();
     out.push_str(&format!(
         "<!-- Written by mcplogs {} (mcplogs report). {} Read it once before posting. -->\n\n",
@@ -75,7 +81,8 @@ pub fn render(r: &Report) -> String {
     logs(r, &mut out);
 
     out.push_str("### Steps to Reproduce\n\n");
-    out.push_str("1. Start Claude Code in the project shown above, with the MCP servers listed below configured (or run `claude mcp list` there).\n");
+    out.push_str(&configured_steps(r));
+    out.push_str("1. Start Claude Code in the project shown above with these servers configured (or run `claude mcp list` there).\n");
     out.push_str("2. <!-- Add what else you did. The logs above were written by Claude Code itself and collected with mcplogs. -->\n\n");
 
     out.push_str("### Claude Code Version\n\n");
@@ -86,6 +93,7 @@ pub fn render(r: &Report) -> String {
     out.push_str("### Additional Information\n\n");
     environment(r, &mut out);
     verdict_table(r, &mut out);
+    others(r, &mut out);
     settings(r, &mut out);
     recommendations(r, &mut out);
     if !r.warnings.is_empty() {
@@ -116,7 +124,7 @@ fn server_label(s: &ServerSection) -> String {
 
 fn what_is_wrong(r: &Report, out: &mut String) {
     out.push_str("### What's Wrong?\n\n");
-    let problems: Vec<&ServerSection> = r.problem_servers().collect();
+    let problems: Vec<&ServerSection> = r.reported_servers().collect();
     if problems.is_empty() {
         out.push_str(&format!(
             "mcplogs found no failing MCP server in Claude Code's logs ({} checked); see the table under Additional Information.\n\n",
@@ -137,7 +145,7 @@ fn what_is_wrong(r: &Report, out: &mut String) {
 
 fn what_should_happen(r: &Report, out: &mut String) {
     out.push_str("### What Should Happen?\n\n");
-    let names: Vec<String> = r.problem_servers().map(|s| code(&s.name)).collect();
+    let names: Vec<String> = r.reported_servers().map(|s| code(&s.name)).collect();
     if names.is_empty() {
         out.push_str("Every MCP server connects and its tools are available.\n\n");
     } else {
@@ -155,28 +163,179 @@ fn logs(r: &Report, out: &mut String) {
         out.push_str(&omitted_note(r));
     }
     let mut any = false;
-    for s in r.problem_servers() {
+    for s in r.reported_servers() {
         any = true;
         out.push_str(&format!(
             "#### {}: {}\n\n",
             code(&s.name),
             code(&s.verdict_text())
         ));
-        if s.evidence.is_empty() {
-            out.push_str("(no record left: see the note above)\n\n");
-        }
-        for e in &s.evidence {
-            evidence(e, out);
-        }
-        if !s.stderr.is_empty() {
-            out.push_str("Server stderr in the same session:\n\n");
-            let lines: Vec<&str> = s.stderr.iter().map(|e| e.message.as_str()).collect();
-            out.push_str(&fenced(&lines.join("\n"), "text"));
-            out.push('\n');
-        }
+        server_records(s, out);
     }
     if !any {
         out.push_str("No error records: no server failed.\n\n");
+    }
+}
+
+/// A server's evidence, then its stderr lines of the same session.
+fn server_records(s: &ServerSection, out: &mut String) {
+    if s.evidence.is_empty() {
+        out.push_str("(no record left: see the note above)\n\n");
+    }
+    for e in &s.evidence {
+        evidence(e, out);
+    }
+    if !s.stderr.is_empty() {
+        out.push_str("Server stderr in the same session:\n\n");
+        let lines: Vec<&str> = s.stderr.iter().map(|e| e.message.as_str()).collect();
+        out.push_str(&fenced(&lines.join("\n"), "text"));
+        out.push('\n');
+    }
+}
+
+/// How each reported server is configured to start (redacted), as the first steps.
+fn configured_steps(r: &Report) -> String {
+    let mut out = String::new();
+    let servers: Vec<&ServerSection> = r.reported_servers().collect();
+    if servers.is_empty() {
+        return out;
+    }
+    out.push_str("Configured servers (from Claude Code's configuration; environment and header values left out):\n\n");
+    for s in servers {
+        out.push_str(&format!("- {}: {}\n", code(&s.name), launch(s)));
+    }
+    out.push('\n');
+    out
+}
+
+fn launch(s: &ServerSection) -> String {
+    match &s.launch {
+        Some(l) => code(l),
+        None => "not found in `~/.claude.json` or this project's `.mcp.json` (a plugin's or claude.ai server, or configured elsewhere)".to_string(),
+    }
+}
+
+/// Failing servers that are not this report's readers' concern, by name and whom they
+/// concern.
+fn others(r: &Report, out: &mut String) {
+    let others: Vec<&ServerSection> = r.other_failing_servers().collect();
+    if others.is_empty() {
+        return;
+    }
+    out.push_str("#### Other failing servers (not part of this report)\n\n");
+    for s in others {
+        let whose = match s.audience {
+            Some(Audience::ServerAuthor) => {
+                "for the server's authors: `mcplogs report --server NAME`"
+            }
+            Some(Audience::UserConfig) => "the user's own set-up",
+            _ => "see `mcplogs scan`",
+        };
+        out.push_str(&format!(
+            "- {}: {} ({whose})\n",
+            code(&s.name),
+            code(&s.verdict_text())
+        ));
+    }
+    out.push('\n');
+}
+
+/// The report for the authors of the failing servers: per server, what it sent, the
+/// field to fix, and how to reproduce, one section each (each server's authors get
+/// their own section, to paste into their tracker).
+fn server_author(r: &Report) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "<!-- Written by mcplogs {} (mcplogs report) for the authors of these MCP servers: paste each server's section into its own tracker. {} Read it once before posting. -->\n\n",
+        r.versions.mcplogs,
+        if r.is_redacted() {
+            "Redacted: the home folder is shown as ~, the user name as <user>, secrets as [REDACTED:kind]."
+        } else {
+            "NOT REDACTED: home folders, user names and any secrets in the logs appear as they are."
+        }
+    ));
+    if !r.omitted.is_empty() {
+        out.push_str(&omitted_note(r));
+    }
+    for s in r.reported_servers() {
+        out.push_str(&format!(
+            "## {}: Claude Code {} ({})\n\n",
+            code(&s.name),
+            match s.verdict {
+                crate::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
+                crate::verdict::Verdict::VersionUnsupported => "rejects its protocol version",
+                _ => "cannot connect to it",
+            },
+            code(&s.verdict_text())
+        ));
+        out.push_str(&format!("{}\n\n", text(&s.summary)));
+        out.push_str(&format!("**What to fix:** {}\n\n", what_to_fix(s)));
+        if s.cause.is_some_and(|c| c.is_negotiation_field_error()) {
+            out.push_str("Until it is fixed, Claude Code users can work around it with `MCP_PROTOCOL_NEGOTIATION=legacy` (the older revision, for every server).\n\n");
+        }
+        out.push_str(&format!(
+            "**Seen with:** Claude Code {} · era {} · protocol {} · {} seen, {} read, {} of them failed · last seen {}\n\n",
+            r.versions.claude_code.as_deref().map(code).unwrap_or_else(|| "(version unknown)".to_string()),
+            s.era.map(|e| e.as_str()).unwrap_or("-"),
+            or_dash(s.negotiated_protocol_version.as_deref()),
+            crate::text::count(s.sessions, "session"),
+            s.sessions_read,
+            s.failed_sessions,
+            or_dash(s.last_seen.as_deref()),
+        ));
+        out.push_str("### What Claude Code logged\n\n");
+        server_records(s, &mut out);
+        out.push_str("### Steps to Reproduce\n\n");
+        out.push_str(&format!("1. Configure the server: {}\n", launch(s)));
+        out.push_str(&format!(
+            "2. Start Claude Code in a project with it, or check the server directly with `mcplogs probe --command 'COMMAND ARGS' --contract` (or `--url URL`), which replays Claude Code's handshake and names the field and build.\n\n"
+        ));
+    }
+    let mut rest = String::new();
+    others(r, &mut rest);
+    out.push_str(&rest.replacen("#### ", "## ", 1));
+    out.push_str(&format!(
+        "<sub>{} on {} ({}).</sub>\n",
+        code(&format!("mcplogs {}", r.versions.mcplogs)),
+        code(&r.versions.os),
+        code(&r.versions.arch)
+    ));
+    out
+}
+
+/// The field (or answer) the server's authors must change, in one sentence.
+fn what_to_fix(s: &ServerSection) -> String {
+    use crate::verdict::{Cause, Verdict};
+    let revision = s
+        .negotiated_protocol_version
+        .as_deref()
+        .map(code)
+        .unwrap_or_else(|| "2026-07-28".to_string());
+    match (s.verdict, s.cause) {
+        (_, Some(Cause::InvalidToolDefinition)) => match &s.bad_tool_path {
+            Some(p) => format!(
+                "the tool definition at {}: Claude Code rejects the whole tools/list for it (an `inputSchema` must be a JSON Schema object with `\"type\": \"object\"`).",
+                code(p)
+            ),
+            None => "a tool definition in tools/list (see the log below for the path).".to_string(),
+        },
+        (_, Some(Cause::MissingResultType)) => format!(
+            "tools/list results must carry `resultType` under the revision the server negotiated ({revision})."
+        ),
+        (_, Some(Cause::MissingCacheFields)) => format!(
+            "tools/list results must carry `ttlMs` (a number) and `cacheScope` under the revision the server negotiated ({revision})."
+        ),
+        (_, Some(Cause::WrongFieldTypes)) => format!(
+            "`ttlMs` must be a number and `cacheScope` a string in tools/list results under {revision}."
+        ),
+        (Verdict::VersionUnsupported, _) => {
+            "initialize must answer with a protocol version Claude Code proposed.".to_string()
+        }
+        (_, Some(Cause::ConnectionClosed)) => {
+            "the server exits (or closes stdio) during start-up: its stderr below says why."
+                .to_string()
+        }
+        _ => "the error the server returned (below).".to_string(),
     }
 }
 
@@ -250,17 +409,18 @@ fn verdict_table(r: &Report, out: &mut String) {
         out.push_str("No MCP server logs found.\n\n");
         return;
     }
-    out.push_str("| Server | Project | Verdict | Era | Protocol | Sessions (failed) | Last seen | Legacy fix applies |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    out.push_str("| Server | Project | Verdict | Era | Protocol | Sessions seen | Read | Failed (of read) | Last seen | Legacy fix applies |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
     for s in &r.servers {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             code(&s.name),
             or_dash(s.project.as_deref()),
             code(&s.verdict_text()),
             s.era.map(|e| e.as_str()).unwrap_or("-"),
             or_dash(s.negotiated_protocol_version.as_deref()),
             s.sessions,
+            s.sessions_read,
             s.failed_sessions,
             or_dash(s.last_seen.as_deref()),
             if s.legacy_fix_applies { "yes" } else { "no" },

@@ -15,6 +15,7 @@ pub mod limit;
 pub mod markdown;
 pub mod stderr;
 
+use crate::advice::Audience;
 use crate::redact::{Redactor, RedactorBuilder};
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::EffectiveNegotiation;
@@ -73,9 +74,19 @@ pub struct ServerSection {
     pub filled_fields: Vec<String>,
     pub bad_tool_path: Option<String>,
     pub last_seen: Option<String>,
+    /// Sessions seen in the log folder.
     pub sessions: usize,
+    /// Of those, the sessions read (newest first, until the verdict was decided).
+    pub sessions_read: usize,
+    /// Of the sessions read, those that failed.
     pub failed_sessions: usize,
     pub source: String,
+    /// Who can act on it (`None`: it does not fail).
+    pub audience: Option<Audience>,
+    /// How the server is configured to start (`command args…`, or its URL), from
+    /// Claude Code's configuration files: for the steps to reproduce. Redacted like
+    /// every text here; environment and header values are never included.
+    pub launch: Option<String>,
     /// One sentence saying what is wrong (for problem servers) or how it stands.
     pub summary: String,
     pub recommendation: String,
@@ -166,6 +177,35 @@ impl Report {
         self.problem_servers().next().is_some()
     }
 
+    /// Whom this report is for: Claude Code's tracker when any failing server looks
+    /// like Claude Code's problem, else the servers' authors when any server sent
+    /// something wrong, else the user (whose own set-up needs the fix, not a report).
+    /// `None` when no server fails.
+    pub fn audience(&self) -> Option<Audience> {
+        self.servers.iter().filter_map(|s| s.audience).min()
+    }
+
+    /// The failing servers this report is about: those of [`Self::audience`].
+    pub fn reported_servers(&self) -> impl Iterator<Item = &ServerSection> {
+        let a = self.audience();
+        self.problem_servers().filter(move |s| s.audience == a)
+    }
+
+    /// The other failing servers (for other readers), listed by name only.
+    pub fn other_failing_servers(&self) -> impl Iterator<Item = &ServerSection> {
+        let a = self.audience();
+        self.problem_servers().filter(move |s| s.audience != a)
+    }
+
+    /// Sets each server's [`ServerSection::launch`] from `launch(name)` (the binary
+    /// reads Claude Code's configuration; this module reads no files). Call before
+    /// [`Self::redact`].
+    pub fn set_launches(&mut self, launch: &dyn Fn(&str) -> Option<String>) {
+        for s in &mut self.servers {
+            s.launch = launch(&s.name);
+        }
+    }
+
     pub fn is_redacted(&self) -> bool {
         self.redactor.is_enabled()
     }
@@ -203,6 +243,7 @@ impl Report {
             v.extend(s.bad_tool_path.as_mut());
             v.extend(s.last_seen.as_mut());
             v.push(&mut s.source);
+            v.extend(s.launch.as_mut());
             v.push(&mut s.summary);
             v.push(&mut s.recommendation);
             for e in s.evidence.iter_mut().chain(s.stderr.iter_mut()) {
@@ -272,8 +313,11 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         bad_tool_path: d.bad_tool_path.clone(),
         last_seen: s.last_seen.clone(),
         sessions: s.sessions,
+        sessions_read: s.sessions_read,
         failed_sessions: s.failed_sessions,
         source: s.source.display().to_string(),
+        audience: crate::advice::audience(s),
+        launch: None,
         summary: summary(s),
         recommendation: s.recommendation(),
         evidence: s.evidence.iter().map(evidence_item).collect(),

@@ -10,6 +10,17 @@ use crate::settings::{
 };
 use crate::verdict::{Cause, Diagnosis, Era, Verdict};
 
+/// The report with every failing server taken as Claude Code's problem: for the tests of
+/// Claude Code's bug template (the sample's failures are the servers' own).
+fn as_claude_codes(mut r: Report) -> Report {
+    for s in &mut r.servers {
+        if s.audience.is_some() {
+            s.audience = Some(crate::advice::Audience::ClaudeCode);
+        }
+    }
+    r
+}
+
 fn versions() -> Versions {
     Versions {
         mcplogs: "9.9.9".into(),
@@ -109,12 +120,12 @@ fn sample() -> ScanReport {
 
 #[test]
 fn markdown_follows_the_bug_form() {
-    let r = build(
+    let r = as_claude_codes(build(
         &sample(),
         &ServerStderr::default(),
         &negotiation(None),
         versions(),
-    );
+    ));
     let md = markdown::render(&r);
     let mut last = 0;
     for h in [
@@ -179,12 +190,12 @@ fn unknown_claude_version_and_no_problems() {
 
 #[test]
 fn redaction_covers_every_section() {
-    let mut r = build(
+    let mut r = as_claude_codes(build(
         &sample(),
         &ServerStderr::default(),
         &negotiation(Some("auto")),
         versions(),
-    );
+    ));
     r.redact(RedactorBuilder::new().home("/Users/alice").user("alice"));
     assert!(r.is_redacted());
     let md = markdown::render(&r);
@@ -251,12 +262,12 @@ fn oversized_evidence_is_trimmed_oldest_first_with_a_note() {
         servers: vec![failing("a", a), failing("b", b)],
         ..Default::default()
     };
-    let r = build(
+    let r = as_claude_codes(build(
         &scan,
         &ServerStderr::default(),
         &negotiation(None),
         versions(),
-    );
+    ));
     let full = markdown::render(&r);
     assert!(full.chars().count() > 120_000);
 
@@ -349,4 +360,28 @@ fn stderr_records_are_read_from_the_deciding_session() {
         );
     }
     assert!(stderr.of(1).is_empty());
+}
+
+#[test]
+fn failures_of_the_servers_get_the_authors_report() {
+    let r = build(
+        &sample(),
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
+    assert_eq!(r.audience(), Some(crate::advice::Audience::ServerAuthor));
+    let md = markdown::render(&r);
+    assert!(md.contains("for the authors of these MCP servers"), "{md}");
+    assert!(
+        md.contains("## `docs`: Claude Code rejects its tools/list"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**What to fix:** tools/list results must carry `resultType`"),
+        "{md}"
+    );
+    assert!(md.contains("### Steps to Reproduce"), "{md}");
+    // not Claude Code's form
+    assert!(!md.contains("### What Should Happen?"), "{md}");
 }

@@ -889,7 +889,10 @@ fn probe_configured(
         stderr: format!("{}\n{}", text.stderr, json.stderr),
     };
     if extra.is_empty() {
-        for args in [&["report", "--probe"][..], &["report", "--probe", "--json"]] {
+        for args in [
+            &["report", "--probe", "--force"][..],
+            &["report", "--probe", "--force", "--json"],
+        ] {
             let r = run(mcplogs(home.path())
                 .current_dir(&proj)
                 .envs(env.iter().copied())

@@ -143,7 +143,7 @@ fn report_probe_cuts_its_details_after_redaction() {
     std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
     let r = run(mcplogs(home.path())
         .current_dir(&proj)
-        .args(["report", "--probe"]));
+        .args(["report", "--probe", "--force"]));
     assert!(matches!(r.code, 0 | 1), "{}", r.stderr);
     let row = r
         .stdout

@@ -119,7 +119,20 @@ fn json_has_the_same_content_as_data() {
 #[test]
 fn exit_0_when_nothing_is_wrong_and_2_for_a_bad_path() {
     let tmp = tempfile::tempdir().unwrap();
+    // Nothing fails: no report (exit 0) unless --force.
     let r = report_in(tmp.path(), &[&samples_arg(), "--server", "acme.docs"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("no report written: no MCP server fails in these logs"),
+        "{}",
+        r.stderr
+    );
+    let r = report_in(
+        tmp.path(),
+        &[&samples_arg(), "--server", "acme.docs", "--force"],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("no failing MCP server"));
 
@@ -147,13 +160,21 @@ fn shares_the_scan_filters() {
             .iter()
             .all(|s| s["project"].as_str().unwrap().contains("home-macos"))
     );
+    // Nothing to report on: a refusal (exit 2) naming why, unless --force.
     let r = report_in(tmp.path(), &[&samples_arg(), "--server", "no-such-server"]);
-    assert_eq!(r.code, 0);
+    assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("no server named \"no-such-server\""),
+        r.stderr
+            .contains("error: nothing to report: no server named \"no-such-server\""),
         "{}",
         r.stderr
     );
+    assert!(r.stdout.is_empty());
+    let r = report_in(
+        tmp.path(),
+        &[&samples_arg(), "--server", "no-such-server", "--force"],
+    );
+    assert_eq!(r.code, 0);
     assert!(r.stdout.contains("No MCP server logs found."));
 }
 
@@ -224,18 +245,21 @@ fn a_report_over_the_limit_is_trimmed_with_a_note() {
         r.stderr
     );
     // The newest failure (gamma's) keeps its zod error; alpha's, the oldest, is gone.
-    let gamma = r.stdout.split("#### `gamma`").nth(1).unwrap();
+    let gamma = r.stdout.split("## `gamma`").nth(1).unwrap();
     assert!(gamma.contains("Failed to fetch tools: Invalid result for tools/list:\n["));
-    let alpha = r.stdout.split("#### `alpha`").nth(1).unwrap();
+    let alpha = r.stdout.split("## `alpha`").nth(1).unwrap();
     assert!(
         !alpha
-            .split("####")
+            .split("\n## ")
             .next()
             .unwrap()
             .contains("Failed to fetch tools")
     );
-    // Still every section.
-    assert!(r.stdout.contains("#### Recommendations"));
+    // Still every server's section, each with its steps.
+    for name in ["alpha", "beta", "gamma"] {
+        assert!(r.stdout.contains(&format!("## `{name}`")), "{name}");
+    }
+    assert_eq!(r.stdout.matches("### Steps to Reproduce").count(), 3);
 }
 
 #[cfg(unix)]
@@ -305,5 +329,142 @@ mod claude_version {
         fake_claude(&bin, "echo oops; exit 3");
         let r = report_with_path(tmp.path(), &bin);
         assert!(r.stdout.contains("### Claude Code Version\n\nunknown"));
+    }
+}
+
+// ---- a report for its readers: refusals, audiences, steps to reproduce ----
+
+#[test]
+fn no_logs_at_all_is_a_refusal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty-home");
+    fs::create_dir_all(&empty).unwrap();
+    let r = report_in(tmp.path(), &["--home", empty.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("mcplogs: error: nothing to report: no MCP server logs found"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("`--force`"), "{}", r.stderr);
+    let r = report_in(tmp.path(), &["--home", empty.to_str().unwrap(), "--force"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("No MCP server logs found."));
+}
+
+/// A command that is not installed is the user's to fix: no report, the fix instead.
+#[test]
+fn the_users_own_set_up_gets_the_fix_not_a_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = samples().join("linux-home");
+    let args = ["--home", home.to_str().unwrap(), "--server", "missing-cmd"];
+    let r = report_in(tmp.path(), &args);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(r.stderr.contains("no report written"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("missing-cmd: The server's command was not found: install it"),
+        "{}",
+        r.stderr
+    );
+    let forced = report_in(tmp.path(), &[&args[..], &["--force"]].concat());
+    assert_eq!(forced.code, 1);
+    assert!(forced.stdout.contains("### What's Wrong?"));
+}
+
+/// A bad tool is the server's bug: its authors get what it sent, the field to fix and
+/// how it was started (the configured command, redacted).
+#[test]
+fn a_servers_bug_gets_the_authors_report_with_its_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&samples().join("linux-home"), &home);
+    // a token in the arguments must not reach the report
+    let cfg = home.join(".claude.json");
+    let text = fs::read_to_string(&cfg).unwrap().replace(
+        "f-bad-schema",
+        "f-bad-schema\", \"--token\", \"ghp_R3portArgT0kenAAAAAAAAAAAAAAAAAAAAAA",
+    );
+    fs::write(&cfg, text).unwrap();
+    let r = report_in(
+        tmp.path(),
+        &["--home", home.to_str().unwrap(), "--server", "bad-tool"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let md = &r.stdout;
+    assert!(md.contains("for the authors of these MCP servers"), "{md}");
+    assert!(
+        md.contains("## `bad-tool`: Claude Code rejects its tools/list"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**What to fix:** the tool definition at `tools[2].inputSchema.type`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("1. Configure the server: `python3 /tmp/mcplogs-samples/bin/stub_mcp_server.py --scenario f-bad-schema --token [REDACTED:github-token]`"),
+        "{md}"
+    );
+    assert!(!md.contains("ghp_R3port"), "{md}");
+    assert!(!md.contains("### What Should Happen?"), "{md}");
+    let js = report_in(
+        tmp.path(),
+        &[
+            "--home",
+            home.to_str().unwrap(),
+            "--server",
+            "bad-tool",
+            "--json",
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&js.stdout).unwrap();
+    assert_eq!(doc["servers"][0]["audience"], "server-author");
+    assert!(
+        doc["servers"][0]["launch"]
+            .as_str()
+            .unwrap()
+            .ends_with("--token [REDACTED:github-token]")
+    );
+    assert_eq!(doc["servers"][0]["sessions"], 6);
+    assert_eq!(doc["servers"][0]["sessionsRead"], 3);
+    assert_eq!(doc["servers"][0]["failedSessions"], 2);
+}
+
+/// Two servers mixed in one log folder is Claude Code's doing: its bug template, with
+/// the counts saying what they count.
+#[test]
+fn a_claude_code_problem_gets_its_bug_template() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = samples().join("shared-folder");
+    let r = report_in(tmp.path(), &["--home", home.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    for h in [
+        "### What's Wrong?",
+        "### Steps to Reproduce",
+        "### Additional Information",
+    ] {
+        assert!(r.stdout.contains(h), "{h}: {}", r.stdout);
+    }
+    assert!(
+        r.stdout
+            .contains("| Sessions seen | Read | Failed (of read) |"),
+        "{}",
+        r.stdout
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
     }
 }
