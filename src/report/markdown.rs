@@ -287,9 +287,9 @@ fn server_author(r: &Report) -> String {
         server_records(s, &mut out);
         out.push_str("### Steps to Reproduce\n\n");
         out.push_str(&format!("1. Configure the server: {}\n", launch(s)));
-        out.push_str(&format!(
+        out.push_str(
             "2. Start Claude Code in a project with it, or check the server directly with `mcplogs probe --command 'COMMAND ARGS' --contract` (or `--url URL`), which replays Claude Code's handshake and names the field and build.\n\n"
-        ));
+        );
     }
     let mut rest = String::new();
     others(r, &mut rest);
