@@ -233,7 +233,7 @@ pub struct DiscoveryArgs {
     pub home: Vec<PathBuf>,
 
     /// Only servers with this name (configured name or log folder name)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
     pub server: Option<String>,
 
     /// Only projects whose path contains this text (formerly --project)

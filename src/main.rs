@@ -7,6 +7,7 @@
 
 mod cli;
 mod cmd;
+mod complete;
 mod error;
 mod exit_codes;
 mod output;
@@ -20,6 +21,10 @@ use cli::{Cli, ColorChoice};
 use exit_codes::ExitCode;
 
 fn main() -> std::process::ExitCode {
+    // The shell asking for completions (`COMPLETE=bash mcplogs -- …`): answer and exit.
+    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command)
+        .var(complete::VAR)
+        .complete();
     // Before parsing: `--since` and `--older-than` read the clock as they are parsed.
     if let Err(e) = mcplogs::time::check_clock() {
         let e = error::Error::from(e);

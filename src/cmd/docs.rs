@@ -11,9 +11,11 @@ use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
 
+/// The script that registers mcplogs' dynamic completion with `shell`: subcommands and
+/// flags as clap defines them, and server names ([`crate::complete::server_names`])
+/// asked of mcplogs itself at each Tab.
 pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Error> {
-    let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "mcplogs", &mut out);
+    let out = crate::complete::registration(&shell.to_string()).map_err(Error::WriteOutput)?;
     output::stdout(&String::from_utf8_lossy(&out))?;
     Ok(ExitCode::Clean)
 }

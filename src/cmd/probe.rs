@@ -34,7 +34,7 @@ Exit codes: 0 every server works, 1 a server will fail (or a --contract check fa
 2 usage error, unknown server name, or an unreadable configuration file and no server.")]
 pub struct ProbeArgs {
     /// Configured server names [default: every server of the project]
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
     pub names: Vec<String>,
 
     /// With --command: the server's own arguments, after `--` (they may start with `-`)

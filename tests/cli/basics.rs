@@ -511,16 +511,25 @@ fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
     let r = run(mcplogs(tmp.path()).arg("--help"));
     assert!(r.stdout.contains("claude mcp list | mcplogs explain"));
     assert!(r.stdout.contains("mcplogs scan --since 10m"));
+    // Each shell's script asks mcplogs itself (`COMPLETE=<shell> mcplogs -- …`).
     for (shell, marker) in [
-        ("bash", "_mcplogs()"),
+        ("bash", "_clap_complete_mcplogs()"),
         ("zsh", "#compdef mcplogs"),
-        ("fish", "__fish_mcplogs"),
+        (
+            "fish",
+            "complete --keep-order --exclusive --command mcplogs",
+        ),
+        (
+            "powershell",
+            "Register-ArgumentCompleter -Native -CommandName mcplogs",
+        ),
+        ("elvish", "arg-completer[mcplogs]"),
     ] {
         let r = run(mcplogs(tmp.path()).args(["completions", shell]));
         assert_eq!(r.code, 0);
-        assert!(r.stdout.contains(marker), "{shell}");
+        assert!(r.stdout.contains(marker), "{shell}: {}", r.stdout);
         assert!(
-            r.stdout.contains("scan") && r.stdout.contains("since"),
+            r.stdout.contains(&format!("COMPLETE={shell}")) || r.stdout.contains("COMPLETE"),
             "{shell}"
         );
     }
@@ -748,4 +757,41 @@ fn a_verdict_seen_under_a_removed_legacy_setting_says_it_fails_again() {
     .unwrap();
     let s = scan();
     assert_eq!(s["recommendation"], "Nothing to do.");
+}
+
+/// Tab after `--server` in a real bash, with the script `completions bash` prints: the
+/// servers of this home, configured (`~/.claude.json`) and logged (log folders), come
+/// back; subcommands and flags complete too.
+#[cfg(unix)]
+#[test]
+fn bash_completes_server_names_and_subcommands() {
+    let home = samples().join("linux-home");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs"));
+    let dir = bin.parent().unwrap();
+    let complete = |words: &str, cword: usize| {
+        let script = format!(
+            "source <(mcplogs completions bash); COMP_WORDS=({words}); COMP_CWORD={cword}; COMP_TYPE=9; _clap_complete_mcplogs mcplogs \"${{COMP_WORDS[$COMP_CWORD]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+        );
+        let o = std::process::Command::new("bash")
+            .args(["-c", &script])
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", dir.display()))
+            .env("HOME", &home)
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .current_dir(&home)
+            .output()
+            .expect("bash runs");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let servers = complete("mcplogs scan --server ''", 3);
+    for name in ["acme.docs", "bad-tool", "missing-cmd", "wrong-types"] {
+        assert!(
+            servers.lines().any(|l| l.trim() == name),
+            "{name}: {servers}"
+        );
+    }
+    let some = complete("mcplogs probe mi", 2);
+    assert_eq!(some.trim(), "missing-cmd", "{some}");
+    let subs = complete("mcplogs sc", 1);
+    assert!(subs.lines().any(|l| l.trim() == "scan"), "{subs}");
 }
