@@ -35,6 +35,11 @@ Switches
   --http-status CODE          (HTTP) answer every request with this status (404, 500...)
   --http-sse                  (HTTP) answer POSTs as text/event-stream instead of JSON
   --trace FILE                append every received/sent message to FILE (debugging)
+  --capture FILE              append one JSON line per request received, exactly as it
+                              came: stdio the raw line; HTTP the method, path, every
+                              header (name and value, in order) and the raw body
+                              (tests/e2e/capture.py, the wire fixtures)
+  --session-id ID             (HTTP) answer initialize with this Mcp-Session-Id header
   --scenario NAME             a preset of the switches above (the SCENARIOS table in
                               this file)
 
@@ -128,6 +133,8 @@ def parse_args(argv):
     p.add_argument("--http-status", type=int, default=None)
     p.add_argument("--http-sse", action="store_true")
     p.add_argument("--trace", default=None)
+    p.add_argument("--capture", default=None)
+    p.add_argument("--session-id", default=None)
     p.add_argument("--name", default=SERVER_INFO["name"])
     p.add_argument("--scenario", choices=sorted(SCENARIOS), default=None)
     args = p.parse_args(argv)
@@ -153,6 +160,13 @@ class Stub:
             return
         with open(self.args.trace, "a", encoding="utf-8") as f:
             f.write(f"{time.time():.3f} {direction} {json.dumps(obj)}\n")
+
+    def capture(self, record):
+        if not self.args.capture:
+            return
+        record = dict(record, t=round(time.time(), 3))
+        with open(self.args.capture, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
 
     # ---- result helpers -------------------------------------------------
     def cache_fields(self, result, force=False):
@@ -290,6 +304,7 @@ def run_stdio(stub):
         sys.exit(1)
     announced = False
     for line in sys.stdin:
+        stub.capture({"transport": "stdio", "line": line})
         line = line.strip()
         if not line:
             continue
@@ -375,7 +390,13 @@ def run_http(stub):
             self._send(code, reason, ctype="text/plain")
             return True
 
+        def _capture(self, raw=b""):
+            stub.capture({"transport": "http", "method": self.command, "path": self.path,
+                          "headers": [[k, v] for k, v in self.headers.items()],
+                          "body": raw.decode("utf-8", "replace")})
+
         def do_GET(self):
+            self._capture()
             if self._forced_status():
                 return
             path = self.path.split("?", 1)[0]
@@ -392,6 +413,7 @@ def run_http(stub):
             return self._send(405, b"", headers={"Allow": "POST"})
 
         def do_DELETE(self):
+            self._capture()
             return self._send(405, b"", headers={"Allow": "POST"})
 
         def do_POST(self):
@@ -399,6 +421,7 @@ def run_http(stub):
                 return
             n = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(n) if n else b""
+            self._capture(raw)
             path = self.path.split("?", 1)[0]
             if stub.args.http_auth:
                 if path == "/mcp":
@@ -426,11 +449,15 @@ def run_http(stub):
             stub.trace("->", out)
             if stub.args.delay_ms:
                 time.sleep(stub.args.delay_ms / 1000)
+            extra = {}
+            if stub.args.session_id and any(isinstance(m, dict) and m.get("method") == "initialize"
+                                            for m in msgs):
+                extra["Mcp-Session-Id"] = stub.args.session_id
             if stub.args.http_sse:
                 events = "".join(f"event: message\ndata: {json.dumps(r)}\n\n"
                                  for r in (out if isinstance(out, list) else [out]))
-                return self._send(200, events.encode(), ctype="text/event-stream")
-            return self._send(200, json.dumps(out).encode())
+                return self._send(200, events.encode(), ctype="text/event-stream", headers=extra)
+            return self._send(200, json.dumps(out).encode(), headers=extra)
 
     srv = ThreadingHTTPServer(("127.0.0.1", stub.args.http), Handler)
     srv.daemon_threads = True
