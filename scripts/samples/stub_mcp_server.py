@@ -56,6 +56,7 @@ Python 3.11 stdlib only.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -164,7 +165,7 @@ class Stub:
     def capture(self, record):
         if not self.args.capture:
             return
-        record = dict(record, t=round(time.time(), 3))
+        record = dict(record, t=round(time.time(), 3), pid=os.getpid())
         with open(self.args.capture, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
 

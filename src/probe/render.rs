@@ -473,11 +473,7 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         ));
     }
     if pred.verdict != Verdict::Healthy {
-        out.push_str(&wrap(
-            &r.redact(&p.recommendation()),
-            "  ",
-            w,
-        ));
+        out.push_str(&wrap(&r.redact(&p.recommendation()), "  ", w));
     }
     out
 }

@@ -17,7 +17,7 @@ MCP_PROTOCOL_NEGOTIATION=auto. Every request each server received is kept as it 
 stdio the raw line, HTTP the method, path, headers in order and the raw body.
 
 Normalised, because they vary from run to run and are not the client's choice: the
-loopback port (written as PORT), the capture time (dropped). Requests after the last
+loopback port (written as PORT), the capture time and the server's pid (dropped). Requests after the last
 `tools/list` answer (Claude Code also lists resources and prompts, and may send DELETE or
 GET) are kept too; the test compares the handshake and `tools/list`.
 """
@@ -55,6 +55,7 @@ def read_capture(path, port):
     for line in path.read_text().splitlines():
         rec = json.loads(line)
         rec.pop("t", None)
+        rec.pop("pid", None)
         if rec.get("transport") == "http":
             rec["headers"] = [[k, v.replace(str(port), "PORT")] for k, v in rec["headers"]]
         out.append(rec)
