@@ -72,17 +72,18 @@ impl ServerProbe {
     }
 
     /// What to do about the prediction. When legacy turns the failure into a working
-    /// server, that is the advice, whatever the failure was (the generic advice of a
-    /// connection failure says the setting will not help, which the probe has just
-    /// seen to be false for this server).
+    /// server and the verdict's own advice is not already the legacy fix, that is the
+    /// advice (the generic advice of, say, a connection failure says the setting will
+    /// not help, which the probe has just seen to be false for this server).
     pub fn recommendation(&self) -> String {
-        if self.legacy_fix_helps() {
+        let d = self.prediction.diagnosis();
+        if self.legacy_fix_helps() && d.legacy_fix_wording().is_none() {
             return format!(
                 "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `mcplogs fix` sets it for this project; then restart Claude Code.",
                 self.with_legacy.tools_loaded
             );
         }
-        self.prediction.diagnosis().recommendation()
+        d.recommendation()
     }
 }
 

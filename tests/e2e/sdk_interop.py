@@ -49,7 +49,7 @@ def pins():
         return re.search(rf"^{name}=\(?([^)\n]+)\)?$", text, re.M).group(1).split()
 
     return {"py": one("PY_MCP"), "ts": one("TS_SDK")[0], "everything": one("EVERYTHING")[0],
-            "rmcp": one("RMCP")[0]}
+            "rmcp": one("RMCP")[0], "inspector": one("INSPECTOR")[0]}
 
 
 def servers(cache, work, only=()):
@@ -143,7 +143,8 @@ class Build:
             q = re.escape(n)
             m = re.search(rf'MCP server "{q}": Connection established with capabilities: .*?"protocolEra":"(\w+)"', debug)
             lines = [ln.split(f'MCP server "{n}": ', 1)[1] for ln in debug.splitlines()
-                     if f'MCP server "{n}": ' in ln and re.search(r"probe|discover|restart|negotiat", ln)]
+                     if f'MCP server "{n}": ' in ln and re.search(r"probe|discover|restart", ln)
+                     and "Connection established" not in ln]
             got[n] = ((statuses.get(n), sum(1 for x in tools if x.startswith(generate.tool_prefix(n)))),
                       m.group(1) if m else None, lines)
         return got
