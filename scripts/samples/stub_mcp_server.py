@@ -5,8 +5,12 @@ stdio mode (default): newline-delimited JSON-RPC 2.0 on stdin/stdout.
 HTTP mode (--http PORT): a minimal Streamable HTTP endpoint on 127.0.0.1:PORT/mcp.
 
 Switches
-  --discover modern|error     answer `server/discover` as a 2026-07-28 server
-                              (modern) or with JSON-RPC error -32601 (error, default)
+  --discover modern|error|http-400
+                              answer `server/discover` as a 2026-07-28 server
+                              (modern) or with JSON-RPC error -32601 (error, default);
+                              http-400 (HTTP): as Python `mcp` 1.x does, HTTP 400 naming
+                              a fresh session that does not exist (a request carrying it
+                              gets 404 "Session not found")
   --init-version V            protocol version to answer `initialize` with
                               (default: echo the client's proposal)
   --omit FIELDS               comma list of resultType,ttlMs,cacheScope to leave out
@@ -111,7 +115,7 @@ SCENARIOS = {
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--discover", choices=["modern", "error"], default="error")
+    p.add_argument("--discover", choices=["modern", "error", "http-400"], default="error")
     p.add_argument("--init-version", default=None)
     p.add_argument("--omit", default="")
     p.add_argument("--wrong-types", action="store_true")
@@ -443,6 +447,12 @@ def run_http(stub):
                 return self._send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
             stub.trace("<-", msg)
             msgs = msg if isinstance(msg, list) else [msg]
+            if stub.args.discover == "http-400":
+                if self.headers.get("mcp-session-id") == "stub-unknown-session":
+                    return self._send(404, b'{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Session not found"}}')
+                if any(isinstance(m, dict) and m.get("method") == "server/discover" for m in msgs):
+                    return self._send(400, b'{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Bad Request: Missing session ID"}}',
+                                      headers={"Mcp-Session-Id": "stub-unknown-session"})
             resps = [r for r in (stub.handle(m) for m in msgs) if r is not None]
             if not resps:
                 return self._send(202)
