@@ -17,6 +17,7 @@ tools in its JSON.
 """
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -85,7 +86,9 @@ def main():
                 cmd, args, extra = s["stdio"]
                 env = dict(base, **extra)
                 probe = [str(binary), "probe", "--json", "--claude-version", CLAUDE, "--command", cmd, "--"] + args
-                insp = [str(inspector), "--cli", cmd] + args + ["--method", "tools/list"]
+                # the Inspector gives its server a minimal environment: pass the server's own
+                insp = [str(inspector), "--cli"] + [a for k, v in extra.items() for a in ("-e", f"{k}={v}")] \
+                    + [cmd] + args + ["--method", "tools/list"]
                 kind = "stdio"
             else:
                 env = dict(base, **s.get("env", {}))
@@ -113,6 +116,7 @@ def main():
         for p in procs:
             os.killpg(p.pid, 15)
             p.wait()
+        shutil.rmtree(work, ignore_errors=True)
     print(f"\n[bench] PROBE: mcplogs probe vs the MCP Inspector CLI {pins['inspector']}, {runs} runs each")
     print(f"{'server':<12}{'transport':<10}{'tool':<17}{'best s':>8}{'median s':>10}{'peak MiB':>10}  reports")
     for n, kind, tool, best, med, rss, said in rows:
