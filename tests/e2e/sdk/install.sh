@@ -70,6 +70,10 @@ if [ ! -e "$dir/.complete" ]; then
   put_in_place "$tmp" "$dir"
 fi
 
+if ! grep -q "^rmcp = { version = \"=$RMCP\"" "$HERE/rmcp/Cargo.toml"; then
+  echo "[sdk] RMCP=$RMCP here but tests/e2e/sdk/rmcp/Cargo.toml pins another rmcp: make them one" >&2
+  exit 1
+fi
 dir="$CACHE/sdk-rmcp-$RMCP"
 if [ ! -e "$dir/.complete" ]; then
   echo "[sdk] cargo: rmcp $RMCP server into $dir" >&2
