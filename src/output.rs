@@ -22,6 +22,13 @@ pub fn stdout(text: &str) -> Result<(), Error> {
     write_stdout(text).map_err(Error::WriteOutput)
 }
 
+/// A screen (human output, never JSON) on stdout: the layout toolkit's last pass
+/// ([`mcplogs::text::layout::fit`]) keeps every line within the terminal's width,
+/// whatever a renderer missed; piped, it is written as it is.
+pub fn screen(text: &str) -> Result<(), Error> {
+    stdout(&mcplogs::text::layout::fit(text, width()))
+}
+
 /// [`stdout`] with the raw I/O error, for a caller that words its own message.
 pub fn write_stdout(text: &str) -> io::Result<()> {
     let text = mcplogs::sanitize::output(text, colour_on());
@@ -65,14 +72,14 @@ pub fn home() -> Option<&'static str> {
 
 /// `text` with the home folder as `~` wherever a path under it starts.
 pub fn tilde(text: &str) -> String {
-    mcplogs::render::table::tilde_within(text, home())
+    mcplogs::text::layout::tilde_within(text, home())
 }
 
 pub fn note(line: impl Display) {
     let line = tilde(&line.to_string())
         .replace('\r', "\\r")
         .replace('\n', "\\n");
-    let line = format!("{line}\n");
+    let line = mcplogs::text::layout::wrap_keeping(&line, "", 2, err_width());
     let line = mcplogs::sanitize::output(&line, colour_on());
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
@@ -80,7 +87,7 @@ pub fn note(line: impl Display) {
 /// A multi-line usage message (clap's, with its tip and usage lines) on stderr, as it is
 /// apart from escapes.
 pub fn usage(text: &str) {
-    let text = format!("{}\n", tilde(text));
+    let text = mcplogs::text::layout::fit(&format!("{}\n", tilde(text)), err_width());
     let text = mcplogs::sanitize::output(&text, false);
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
@@ -135,36 +142,66 @@ pub fn grouped_warnings(warnings: &[mcplogs::warning::Warning], all: bool) {
     }
 }
 
-/// The width to fit: `COLUMNS` when set, else the terminal's when stdout is one, else
-/// `None` (piped: nothing is cut or wrapped).
+/// The width to fit stdout to: `COLUMNS` when set, else the terminal's when stdout is
+/// one, else `None` (piped: nothing is cut or wrapped). Never below
+/// [`mcplogs::text::layout::MIN_WIDTH`].
 pub fn width() -> Option<usize> {
+    width_of(Stream::Stdout)
+}
+
+/// [`width`] for stderr (diagnostics, prompts, errors): `COLUMNS`, else stderr's
+/// terminal.
+pub fn err_width() -> Option<usize> {
+    width_of(Stream::Stderr)
+}
+
+#[derive(Clone, Copy)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+fn width_of(stream: Stream) -> Option<usize> {
     use std::io::IsTerminal;
+    let min = mcplogs::text::layout::MIN_WIDTH;
     if let Some(n) = std::env::var("COLUMNS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|n| *n > 0)
     {
-        return Some(n.max(40));
+        return Some(n.max(min));
     }
-    if !io::stdout().is_terminal() {
+    let terminal = match stream {
+        Stream::Stdout => io::stdout().is_terminal(),
+        Stream::Stderr => io::stderr().is_terminal(),
+    };
+    if !terminal {
         return None;
     }
-    terminal_columns().map(|w| w.max(40))
+    terminal_columns(stream).map(|w| w.max(min))
 }
 
 /// The terminal's columns. On Unix straight from TIOCGWINSZ, since `terminal_size`
 /// gives up when the row count is 0 (as under `script` after `stty cols 80`).
 #[cfg(unix)]
-fn terminal_columns() -> Option<usize> {
-    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; fd 1 is only read.
+fn terminal_columns(stream: Stream) -> Option<usize> {
+    let fd = match stream {
+        Stream::Stdout => libc::STDOUT_FILENO,
+        Stream::Stderr => libc::STDERR_FILENO,
+    };
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; the fd is only read.
     let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0;
+    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
     (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
 #[cfg(not(unix))]
-fn terminal_columns() -> Option<usize> {
-    terminal_size::terminal_size().map(|(terminal_size::Width(w), _)| usize::from(w))
+fn terminal_columns(stream: Stream) -> Option<usize> {
+    let size = match stream {
+        Stream::Stdout => terminal_size::terminal_size_of(io::stdout()),
+        Stream::Stderr => terminal_size::terminal_size_of(io::stderr()),
+    };
+    size.map(|(terminal_size::Width(w), _)| usize::from(w))
 }
 
 /// `mcplogs: error: <message>: <causes>` on stderr. Called once, by `main`.

@@ -13,7 +13,7 @@ pub fn check(data: &[u8]) {
     for e in &report.entries {
         let _ = e.recommendation();
     }
-    let _ = table::explain_table(&report);
+    let _ = table::explain_table(&report, Some(80));
     let doc = explain_json(&report);
     serde_json::to_string_pretty(&doc).expect("explain JSON serializes");
 }

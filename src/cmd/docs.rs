@@ -69,13 +69,14 @@ pub fn docs(topic: Option<&str>) -> Result<ExitCode, Error> {
         for (name, about, _) in GUIDES {
             out.push_str(&format!("  {name:<10} {about}\n"));
         }
-        output::stdout(&out)?;
+        output::screen(&out)?;
         return Ok(ExitCode::Clean);
     };
     let wanted = topic.trim_end_matches(".md").to_ascii_lowercase();
     match GUIDES.iter().find(|(name, _, _)| *name == wanted) {
         Some((_, _, text)) => {
-            output::stdout(text)?;
+            // fitted to a terminal; piped (`> usage.md`) exactly as bundled
+            output::screen(text)?;
             Ok(ExitCode::Clean)
         }
         None => Err(Error::UnknownTopic {

@@ -33,6 +33,10 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
             super::scan::NO_LOGS_HINT
         ));
     }
-    output::stdout(&text)?;
+    if args.output.json {
+        output::stdout(&text)?;
+    } else {
+        output::screen(&text)?;
+    }
     Ok(ExitCode::Clean)
 }

@@ -44,11 +44,15 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let out = if args.output.json {
         output::json_redacted(&explain_json(&report), !args.redact.no_redact)?
     } else if args.redact.no_redact {
-        table::explain_table(&report)
+        table::explain_table(&report, output::width())
     } else {
-        mcplogs::redact::output::text(&table::explain_table(&report))
+        mcplogs::redact::output::text(&table::explain_table(&report, output::width()))
     };
-    output::stdout(&out)?;
+    if args.output.json {
+        output::stdout(&out)?;
+    } else {
+        output::screen(&out)?;
+    }
     Ok(ExitCode::from_problems(report.has_problems()))
 }
 

@@ -235,9 +235,14 @@ fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
 
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
 fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
-    let diff = mcplogs::redact::diff::for_display(diff);
+    let diff = output::tilde(&mcplogs::redact::diff::for_display(diff));
+    let width = output::width();
     let mut out = String::new();
-    for line in diff.lines() {
+    for line in diff
+        .lines()
+        .flat_map(|l| mcplogs::text::layout::diff_line(l, width))
+    {
+        let line = line.as_str();
         let painted = if line.starts_with("+++") || line.starts_with("---") {
             line.bold()
         } else if line.starts_with("@@") {
@@ -255,7 +260,7 @@ fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     // the confirmation still stands between it and any write. A dry run shows nothing
     // but the diff, so there a failed write is the command's failure (exit 2), not a
     // silent success.
-    match output::stdout(&out) {
+    match output::screen(&out) {
         Err(e) if dry_run => Err(e),
         _ => Ok(()),
     }

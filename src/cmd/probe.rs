@@ -135,23 +135,6 @@ fn parse_duration(s: &str) -> Result<Duration, TimeoutArgError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-fn terminal_width() -> usize {
-    if let Some(c) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
-        return c;
-    }
-    #[cfg(unix)]
-    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        // SAFETY: TIOCGWINSZ fills a winsize struct we own.
-        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-        if unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0
-            && ws.ws_col > 0
-        {
-            return ws.ws_col as usize;
-        }
-    }
-    100
-}
-
 /// Every server at once: each probe waits on its own process or socket.
 fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
     std::thread::scope(|scope| {
@@ -442,7 +425,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
         output::json(&v)?
     } else {
-        let width = terminal_width();
+        let width = output::width().unwrap_or(80);
         let mut out = String::new();
         for (i, p) in probes.iter().enumerate() {
             if i > 0 {
@@ -461,7 +444,11 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             out
         }
     };
-    output::stdout(&text)?;
+    if args.json {
+        output::stdout(&text)?;
+    } else {
+        output::screen(&text)?;
+    }
     Ok(exit_code(&args, &probes, &contracts))
 }
 

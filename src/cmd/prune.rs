@@ -33,11 +33,11 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
             output::stdout(&output::json_redacted(&prune_json(&plan, outcome), true)?)
         } else {
             match outcome {
-                None => output::stdout(&mcplogs::redact::output::text(&plan_text(
+                None => output::screen(&mcplogs::redact::output::text(&plan_text(
                     &shown,
                     output::width(),
                 ))),
-                Some(o) => output::stdout(&mcplogs::redact::output::text(&outcome_text(o))),
+                Some(o) => output::screen(&mcplogs::redact::output::text(&outcome_text(o))),
             }
         }
     };

@@ -66,7 +66,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         );
         t.push_str("\nSettings (for this folder)\n");
         for line in settings::render::summary_lines(&negotiation) {
-            t.push_str(&table::wrap(&line, "  ", 4, width));
+            t.push_str(&mcplogs::text::layout::wrap(&line, "  ", 4, width));
         }
         if args.redact.no_redact {
             t
@@ -81,7 +81,11 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             return Ok(ExitCode::Error);
         }
     }
-    output::stdout(&text)?;
+    if args.output.json {
+        output::stdout(&text)?;
+    } else {
+        output::screen(&text)?;
+    }
     Ok(ExitCode::from_problems(report.has_problems()))
 }
 

@@ -15,9 +15,13 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&settings_json(&report), true)?
     } else {
-        mcplogs::redact::output::text(&settings_text(&report))
+        mcplogs::redact::output::text(&settings_text(&report, output::width(), output::home()))
     };
-    output::stdout(&text)?;
+    if args.output.json {
+        output::stdout(&text)?;
+    } else {
+        output::screen(&text)?;
+    }
     Ok(ExitCode::from_problems(
         report.problem_layers().next().is_some(),
     ))

@@ -3,10 +3,10 @@
 
 use crate::wire::{self, SCHEMA_VERSION};
 
-use super::table::{fitted_table, wrap};
 use super::terminal_safe;
 use crate::du::human_bytes;
 use crate::prune::{Kind, Outcome, Plan};
+use crate::text::layout::{self, Column, wrap};
 
 /// The plan as a table: per project, its server folders, largest first, then the
 /// total and what is kept. With a `width`, lines fit it.
@@ -47,8 +47,8 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
                 ]);
             }
         }
-        out.push_str(&fitted_table(
-            &["PROJECT / SERVER", "FILES", "SIZE"],
+        out.push_str(&layout::table(
+            &Column::first_shrinks(&["PROJECT / SERVER", "FILES", "SIZE"]),
             &rows,
             width,
         ));

@@ -7,7 +7,8 @@ use super::reason::short_reason;
 use crate::explain::ExplainReport;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::target::FixTarget;
-use crate::text::{cut, cut_middle, one_line, pretty_message, terminal_safe};
+use crate::text::layout::{self, Column, block, cols, tilde, tilde_within, wrap, wrap_keeping};
+use crate::text::{cut, one_line, pretty_message, terminal_safe};
 use crate::verdict::{Diagnosis, Verdict};
 
 /// Said under a verdict decided by an earlier session because the latest one only
@@ -42,44 +43,6 @@ fn short_time(ts: Option<&str>) -> String {
     }
 }
 
-/// A plain text table with left-aligned columns; `paint_col` colours one column after
-/// padding so escape codes do not upset the alignment.
-fn table(header: &[&str], rows: &[Vec<String>], paint_col: Option<(usize, &[Verdict])>) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let line = |cells: &[String], verdict: Option<Verdict>, out: &mut String| {
-        let last = cells.len() - 1;
-        for (i, cell) in cells.iter().enumerate() {
-            let pad = if i == last {
-                0
-            } else {
-                widths[i] - cell.chars().count() + 2
-            };
-            match (paint_col, verdict) {
-                (Some((c, _)), Some(v)) if c == i => out.push_str(&paint(v, cell).to_string()),
-                _ => out.push_str(cell),
-            }
-            out.push_str(&" ".repeat(pad));
-        }
-        out.push('\n');
-    };
-    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-    let mut head = String::new();
-    line(&header, None, &mut head);
-    out.push_str(&head.trim_end().bold().to_string());
-    out.push('\n');
-    for (r, row) in rows.iter().enumerate() {
-        let v = paint_col.map(|(_, vs)| vs[r]);
-        line(row, v, &mut out);
-    }
-    out
-}
-
 /// How the scan screen is laid out.
 #[derive(Debug, Clone, Default)]
 pub struct ScreenOptions {
@@ -92,104 +55,6 @@ pub struct ScreenOptions {
     /// typed it (`sample-logs/…`).
     pub cwd: Option<String>,
     pub verbose: bool,
-}
-
-/// Characters as a terminal counts them (close enough: one per char).
-fn cols(s: &str) -> usize {
-    s.chars().count()
-}
-
-/// A table whose first column (project paths and server names: the one column of free
-/// length) is cut in the middle so that every line fits `width` columns; `None`
-/// (piped): nothing is cut. The header is bold on a terminal, as in [`table`].
-pub fn fitted_table(header: &[&str], rows: &[Vec<String>], width: Option<usize>) -> String {
-    let Some(width) = width else {
-        return table(header, rows, None);
-    };
-    let others: usize = (1..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| cols(&r[i]))
-                .chain([cols(header[i])])
-                .max()
-                .unwrap_or(0)
-                + 2
-        })
-        .sum();
-    let room = width.saturating_sub(others).max(cols(header[0])).max(16);
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            r[0] = cut_middle(&r[0], room);
-            r
-        })
-        .collect();
-    table(header, &rows, None)
-}
-
-/// Wraps `text` to `width` columns; the first line starts after `first` (already
-/// written), the others after `indent` spaces (a hanging indent). `None`: one line. A
-/// word longer than a line (a path) is cut in the middle with `…`.
-pub fn wrap(text: &str, first: &str, indent: usize, width: Option<usize>) -> String {
-    wrap_with(text, first, indent, width, false)
-}
-
-/// [`wrap`], but a word longer than a line is broken across lines, every character
-/// kept: for log messages and advice, where nothing may go missing.
-pub fn wrap_keeping(text: &str, first: &str, indent: usize, width: Option<usize>) -> String {
-    wrap_with(text, first, indent, width, true)
-}
-
-fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep: bool) -> String {
-    let Some(width) = width else {
-        return format!("{first}{text}\n");
-    };
-    let mut out = String::from(first);
-    let mut col = cols(first);
-    let mut line_empty = true;
-    let room = width.max(indent + 20);
-    let new_line = |out: &mut String, col: &mut usize| {
-        out.push('\n');
-        out.push_str(&" ".repeat(indent));
-        *col = indent;
-    };
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        let w = cols(word);
-        if !line_empty && col + 1 + w > room {
-            new_line(&mut out, &mut col);
-            line_empty = true;
-        }
-        if !line_empty {
-            out.push(' ');
-            col += 1;
-        }
-        if col + w > room && line_empty {
-            if keep {
-                // A word longer than the line: broken into pieces that fill each line.
-                let mut chars = word.chars().peekable();
-                while chars.peek().is_some() {
-                    if col >= room {
-                        new_line(&mut out, &mut col);
-                    }
-                    let piece: String = chars.by_ref().take(room - col).collect();
-                    col += cols(&piece);
-                    out.push_str(&piece);
-                }
-            } else {
-                // cut rather than overflow
-                let piece = cut(word, room.saturating_sub(col));
-                col += cols(&piece);
-                out.push_str(&piece);
-            }
-        } else {
-            out.push_str(word);
-            col += w;
-        }
-        line_empty = false;
-    }
-    out.push('\n');
-    out
 }
 
 /// A project path for a heading: the home folder as `~`.
@@ -215,33 +80,6 @@ fn tree_shown(tree: &std::path::Path, o: &ScreenOptions) -> String {
         &terminal_safe(&tree.display().to_string(), false),
         o.home.as_deref(),
     )
-}
-
-/// `path` with the home folder shown as `~`.
-fn tilde(path: &str, home: Option<&str>) -> String {
-    if let Some(h) = home.filter(|h| !h.is_empty())
-        && let Some(rest) = path.strip_prefix(h)
-        && (rest.is_empty() || rest.starts_with(['/', '\\']))
-    {
-        return format!("~{rest}");
-    }
-    path.to_string()
-}
-
-/// `text` (a sentence naming paths) with the home folder as `~` wherever a path under
-/// it starts, as [`tilde`] does for a path alone.
-pub fn tilde_within(text: &str, home: Option<&str>) -> String {
-    let Some(h) = home
-        .map(|h| h.trim_end_matches(['/', '\\']))
-        .filter(|h| !h.is_empty())
-    else {
-        return text.to_string();
-    };
-    let mut out = text.to_string();
-    for sep in ['/', '\\'] {
-        out = out.replace(&format!("{h}{sep}"), &format!("~{sep}"));
-    }
-    out
 }
 
 /// What one action covers: the servers, by name and project.
@@ -438,6 +276,9 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     // The reason goes in its own column when at least 30 columns are left for it, else on
     // the line below the server.
     let inline = o.width.is_none_or(|w| w >= fixed + 30);
+    // Below the width of the three columns, a list: each server's name on its own line,
+    // its verdict and time under it, then the reason.
+    let list = o.width.is_some_and(|w| w < fixed - 2);
     let head = if inline {
         format!(
             "  {:<name_w$}  {:<verdict_w$}  {:<time_w$}  REASON",
@@ -486,9 +327,29 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                 out.push_str(&line.dimmed().to_string());
                 out.push('\n');
             }
-            out.push_str(&head.dimmed().to_string());
-            out.push('\n');
+            if !list {
+                out.push_str(&head.dimmed().to_string());
+                out.push('\n');
+            }
             group = Some(key);
+        }
+        if list {
+            let w = o.width.unwrap_or(usize::MAX);
+            out.push_str(&wrap_keeping(&names[i], "  ", 4, o.width).bold().to_string());
+            let verdict = paint(s.diagnosis.verdict, s.diagnosis.verdict.as_str());
+            out.push_str(&format!("    {verdict} · {}\n", times[i]));
+            let reason = if s.is_shared() {
+                format!("shared log folder; {}", reasons[i])
+            } else {
+                reasons[i].clone()
+            };
+            if !reason.is_empty() {
+                out.push_str(&format!("    {}\n", cut(&reason, w - 4).dimmed()));
+            }
+            if s.latest_only_connected {
+                out.push_str(&wrap(LATEST_ONLY_CONNECTED, "    ", 4, o.width));
+            }
+            continue;
         }
         let name = match o.width {
             Some(_) => cut(&names[i], name_w),
@@ -652,10 +513,13 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     }
     // File and folder names can hold line breaks and tabs (a folder named
     // "x\n  FAKE  healthy" would forge a line): escaped like every other name. Paths are
-    // never cut (they are there to be copied); the home folder shows as `~`.
-    out.push_str(&format!(
-        "  logs: {}\n",
-        tilde(&terminal_safe(&s.source.display().to_string(), false), home)
+    // never cut (they are there to be copied), but broken after a `/` to fit; the home
+    // folder shows as `~`.
+    out.push_str(&wrap_keeping(
+        &tilde(&terminal_safe(&s.source.display().to_string(), false), home),
+        "  logs: ",
+        4,
+        o.width,
     ));
     if s.history.len() > 1 {
         out.push_str("  history:\n");
@@ -703,16 +567,18 @@ fn evidence_block(e: &Evidence, logs: &std::path::Path, o: &ScreenOptions) -> St
         terminal_safe(e.timestamp.as_deref().unwrap_or("-"), false),
         e.level.as_str().to_uppercase()
     );
-    for l in terminal_safe(&pretty_message(&e.message), true).lines() {
-        // pretty-printed JSON keeps its indentation on every wrapped line
-        let body = l.trim_start_matches(' ');
-        let indent = 6 + cols(l) - cols(body);
-        out.push_str(&wrap_keeping(body, &" ".repeat(indent), indent, o.width));
-    }
+    // pretty-printed JSON keeps its indentation on every wrapped line
+    out.push_str(&block(
+        &terminal_safe(&pretty_message(&e.message), true),
+        6,
+        o.width,
+    ));
     out
 }
 
-pub fn explain_table(report: &ExplainReport) -> String {
+/// `explain`'s screen: per entry its verdict, then the status, detail and fix, each
+/// wrapped to `width` under its label.
+pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
     let mut out = String::new();
     for e in &report.entries {
         let name = e.name.as_deref().unwrap_or("(pasted message)");
@@ -721,17 +587,29 @@ pub fn explain_table(report: &ExplainReport) -> String {
             terminal_safe(name, false).bold(),
             paint(e.diagnosis.verdict, &verdict_label(&e.diagnosis))
         ));
-        out.push_str(&format!("  status: {}\n", terminal_safe(&e.status, false)));
+        out.push_str(&wrap_keeping(
+            &terminal_safe(&e.status, false),
+            "  status: ",
+            4,
+            width,
+        ));
         if let Some(d) = &e.detail {
-            out.push_str(&format!("  detail: {}\n", one_line(d, 100)));
+            // one line of the detail, cut to what fits on two lines at most
+            let room = width.map_or(100, |w| (2 * w).saturating_sub(14).min(200));
+            out.push_str(&wrap_keeping(&one_line(d, room), "  detail: ", 4, width));
         }
         if let Some(era) = e.diagnosis.era {
             out.push_str(&format!("  era: {}\n", era.as_str()));
         }
         if let Some(p) = &e.diagnosis.bad_tool_path {
-            out.push_str(&format!("  bad field: {}\n", terminal_safe(p, false)));
+            out.push_str(&wrap_keeping(
+                &terminal_safe(p, false),
+                "  bad field: ",
+                4,
+                width,
+            ));
         }
-        out.push_str(&format!("  fix: {}\n", e.recommendation()));
+        out.push_str(&wrap_keeping(&e.recommendation(), "  fix: ", 7, width));
     }
     out
 }
@@ -762,14 +640,14 @@ pub fn du_table(du: &crate::du::DiskUse, width: Option<usize>) -> String {
             ]);
         }
     }
-    let mut out = fitted_table(
-        &[
+    let mut out = layout::table(
+        &Column::first_shrinks(&[
             "PROJECT / SERVER",
             "SIZE",
             "FILES",
             "OLDEST SESSION",
             "NEWEST SESSION",
-        ],
+        ]),
         &rows,
         width,
     );
@@ -784,30 +662,6 @@ pub fn du_table(du: &crate::du::DiskUse, width: Option<usize>) -> String {
 #[cfg(test)]
 mod wrapping {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Wrapped for keeping, a text fits the width and loses nothing: its words
-        /// (long ones in pieces) come back in order once the line breaks are taken out.
-        #[test]
-        fn wrap_keeping_fits_and_keeps_every_character(
-            words in prop::collection::vec("[a-zé:/\"\\\\-]{1,120}", 0..30),
-            width in 40usize..140,
-            indent in 0usize..12,
-        ) {
-            let text = words.join(" ");
-            let first = " ".repeat(indent);
-            let out = wrap_keeping(&text, &first, indent, Some(width));
-            for line in out.lines() {
-                prop_assert!(cols(line) <= width.max(indent + 20), "{line:?}");
-            }
-            let joined: String = out.split(['\n', ' ']).collect();
-            let expected: String = text.split(' ').collect();
-            prop_assert_eq!(joined, expected);
-            // piped: one line, as given
-            prop_assert_eq!(wrap_keeping(&text, &first, indent, None), format!("{first}{text}\n"));
-        }
-    }
 
     #[test]
     fn fields_start_a_new_line_only_when_the_next_would_not_fit() {

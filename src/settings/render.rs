@@ -6,6 +6,7 @@ use colored::Colorize;
 use super::effective::EffectiveNegotiation;
 use super::layers::{LayerKind, LayerStatus, SettingsLayer};
 use super::{NEGOTIATION_KEY, NegotiationValue};
+use crate::text::layout::{self, Column};
 use crate::text::terminal_safe;
 use crate::wire;
 
@@ -112,73 +113,84 @@ pub fn summary_lines(e: &EffectiveNegotiation) -> Vec<String> {
     lines
 }
 
-/// The full `mcplogs settings` text.
-pub fn settings_text(e: &EffectiveNegotiation) -> String {
-    let header = ["LAYER", "FILE", "STATUS", NEGOTIATION_KEY];
-    let rows: Vec<[String; 4]> = e
+/// The full `mcplogs settings` text, fitted to `width` (a table, or below that a list),
+/// paths under `home` shown as `~`.
+pub fn settings_text(e: &EffectiveNegotiation, width: Option<usize>, home: Option<&str>) -> String {
+    let columns = [
+        Column {
+            title: "  LAYER",
+            shrink: false,
+        },
+        Column {
+            title: "FILE",
+            shrink: false,
+        },
+        Column {
+            title: "STATUS",
+            shrink: false,
+        },
+        Column {
+            title: NEGOTIATION_KEY,
+            shrink: false,
+        },
+    ];
+    let rows: Vec<Vec<String>> = e
         .layers
         .iter()
-        .map(|l| {
-            [
-                l.kind.to_string(),
-                where_text(l),
-                status_text(l),
+        .enumerate()
+        .map(|(i, l)| {
+            let status = status_text(l);
+            let status = if l.is_problem() {
+                status.red().bold()
+            } else if l.status == LayerStatus::Absent {
+                status.dimmed()
+            } else {
+                status.normal()
+            };
+            let marker = if e.decided_by == Some(i) { "*" } else { " " };
+            vec![
+                format!("{marker} {}", l.kind),
+                layout::tilde(&where_text(l), home),
+                status.to_string(),
                 layer_value(l),
             ]
         })
         .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w - s.chars().count()));
-    let mut out = format!(
-        "Settings layers for {} (highest precedence first):\n\n",
-        terminal_safe(&e.project_dir.display().to_string(), false)
+    let mut out = layout::wrap_keeping(
+        &format!(
+            "Settings layers for {} (highest precedence first):",
+            layout::tilde(
+                &terminal_safe(&e.project_dir.display().to_string(), false),
+                home
+            )
+        ),
+        "",
+        2,
+        width,
     );
-    out.push_str(&format!(
-        "  {}  {}  {}  {}\n",
-        pad(header[0], widths[0]).bold(),
-        pad(header[1], widths[1]).bold(),
-        pad(header[2], widths[2]).bold(),
-        header[3].bold()
-    ));
-    for (i, (r, l)) in rows.iter().zip(&e.layers).enumerate() {
-        let status = pad(&r[2], widths[2]);
-        let status = if l.is_problem() {
-            status.red().bold()
-        } else if l.status == LayerStatus::Absent {
-            status.dimmed()
-        } else {
-            status.normal()
-        };
-        let marker = if e.decided_by == Some(i) { "*" } else { " " };
-        out.push_str(&format!(
-            "{marker} {}  {}  {status}  {}\n",
-            pad(&r[0], widths[0]),
-            pad(&r[1], widths[1]),
-            r[3]
-        ));
-    }
+    out.push('\n');
+    out.push_str(&layout::table(&columns, &rows, width));
     let problems = problem_lines(e);
     if !problems.is_empty() {
         out.push('\n');
         for p in problems {
-            out.push_str(&format!("{} {p}\n", "!".red().bold()));
+            let mark = format!("{} ", "!".red().bold());
+            out.push_str(&layout::wrap_keeping(
+                &layout::tilde_within(&p, home),
+                &mark,
+                2,
+                width,
+            ));
         }
     }
     out.push('\n');
-    let line = effective_line(e);
-    out.push_str(&format!(
-        "Effective: {}\n",
-        if e.is_legacy() {
-            line.green()
-        } else {
-            line.normal()
-        }
-    ));
+    let line = layout::tilde_within(&effective_line(e), home);
+    let line = layout::wrap_keeping(&line, "Effective: ", 2, width);
+    if e.is_legacy() {
+        out.push_str(&line.green().to_string());
+    } else {
+        out.push_str(&line);
+    }
     out
 }
 

@@ -3,7 +3,8 @@
 //! and the main error messages. Each snapshot holds the exit code, stdout and stderr.
 //!
 //! The environment is pinned: no inherited variables, HOME, the project (cwd) and the
-//! managed-settings folder inside a throw-away sandbox, NO_COLOR, COLUMNS, TZ. Paths of
+//! managed-settings folder inside a throw-away sandbox, NO_COLOR, TZ; each screen at 80
+//! and 120 columns (COLUMNS), checked to fit. Paths of
 //! the checkout and of the sandbox are replaced by `[ROOT]` and `[SANDBOX]`.
 //!
 //! After an intended change: `cargo insta review` (or `INSTA_UPDATE=always cargo test`
@@ -19,33 +20,64 @@ use crate::common::*;
 /// width, time zone and locale pinned too.
 fn pinned(sb: &Sandbox, args: &[&str]) -> Command {
     let mut c = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), args);
-    c.env("COLUMNS", "100")
+    c.env("COLUMNS", "80")
         .env("TZ", "UTC")
         .env("LC_ALL", "C")
         .stdin(Stdio::null());
     c
 }
 
-/// Exit code, stdout and stderr as one text, with host paths replaced.
+/// The widths every screen is rendered at: a classic terminal and a wide one.
+const WIDTHS: [usize; 2] = [80, 120];
+
+/// Exit code, stdout and stderr as one text, with host paths replaced: rendered at 80
+/// and at 120 columns, one after the other, each checked to have no line wider than
+/// its terminal. A command that changes files (`--yes`) runs once, at 80 columns, since
+/// a second run would see its own change.
 fn shown(sb: &Sandbox, cmd: &mut Command) -> String {
-    let o = cmd.output().expect("binary runs");
-    let text = format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        o.status.code().expect("exited normally"),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let mutates = cmd.get_args().any(|a| a == "--yes");
+    shown_at(sb, cmd, if mutates { &WIDTHS[..1] } else { &WIDTHS })
+}
+
+/// [`shown`] at the given widths.
+fn shown_at(sb: &Sandbox, cmd: &mut Command, widths: &[usize]) -> String {
+    let mut text = String::new();
+    for &w in widths {
+        cmd.env("COLUMNS", w.to_string());
+        let o = cmd.output().expect("binary runs");
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        assert_fits(&out, w, "stdout");
+        assert_fits(&err, w, "stderr");
+        text.push_str(&format!(
+            "=== {w} columns\nexit: {}\n--- stdout\n{out}--- stderr\n{err}",
+            o.status.code().expect("exited normally"),
+        ));
+    }
     let root = env!("CARGO_MANIFEST_DIR");
     text.replace(sb.dir.path().to_str().unwrap(), "[SANDBOX]")
         .replace(root, "[ROOT]")
 }
 
-fn run_shown(sb: &Sandbox, args: &[&str]) -> String {
-    shown(sb, &mut pinned(sb, args))
+/// No line of a screen is wider than the terminal (display columns: a wide character
+/// counts two). JSON documents are not screens and are never checked here.
+fn assert_fits(text: &str, width: usize, stream: &str) {
+    if text.trim_start().starts_with('{') {
+        return;
+    }
+    for line in text.lines() {
+        let w = unicode_width::UnicodeWidthStr::width(line);
+        assert!(
+            w <= width,
+            "{stream} line of {w} columns at {width}:\n{line}\n--- whole {stream}:\n{text}"
+        );
+    }
 }
 
-fn sample(rel: &str) -> String {
-    samples().join(rel).to_str().unwrap().to_string()
+fn run_shown(sb: &Sandbox, args: &[&str]) -> String {
+    shown(sb, &mut pinned(sb, args))
 }
 
 /// A copy of a sample home inside the sandbox, for outputs that wrap lines holding its
@@ -66,7 +98,13 @@ fn sample_copy(sb: &Sandbox, rel: &str) -> String {
         }
     }
     let to = sb.dir.path().join("s").join(rel);
-    copy(&samples().join(rel), &to);
+    let from = samples().join(rel);
+    if from.is_file() {
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(&from, &to).unwrap();
+    } else {
+        copy(&from, &to);
+    }
     to.to_str().unwrap().to_string()
 }
 
@@ -75,14 +113,14 @@ fn sample_copy(sb: &Sandbox, rel: &str) -> String {
 #[test]
 fn scan_all_samples() {
     let sb = Sandbox::new();
-    let s = sample("");
+    let s = sample_copy(&sb, "");
     insta::assert_snapshot!("scan", run_shown(&sb, &["scan", &s]));
 }
 
 #[test]
 fn scan_all_samples_verbose() {
     let sb = Sandbox::new();
-    let s = sample("");
+    let s = sample_copy(&sb, "");
     insta::assert_snapshot!("scan_verbose", run_shown(&sb, &["scan", "--verbose", &s]));
 }
 
@@ -108,7 +146,7 @@ fn scan_each_debug_log_verbose() {
     assert!(!names.is_empty());
     for name in names {
         let sb = Sandbox::new();
-        let p = sample(&format!("debug-logs/{name}"));
+        let p = sample_copy(&sb, &format!("debug-logs/{name}"));
         insta::assert_snapshot!(
             format!("scan_debug_log_{}", name.trim_end_matches(".txt")),
             run_shown(&sb, &["scan", "--verbose", &p])
@@ -120,7 +158,7 @@ fn scan_each_debug_log_verbose() {
 fn scan_trimmed_and_old_format() {
     for dir in ["trimmed", "old-format"] {
         let sb = Sandbox::new();
-        let p = sample(dir);
+        let p = sample_copy(&sb, dir);
         insta::assert_snapshot!(format!("scan_{dir}"), run_shown(&sb, &["scan", &p]));
     }
 }
@@ -134,7 +172,7 @@ fn scan_with_no_logs_anywhere() {
 #[test]
 fn scan_filters_that_match_nothing() {
     let sb = Sandbox::new();
-    let s = sample("");
+    let s = sample_copy(&sb, "");
     insta::assert_snapshot!(
         "scan_no_such_server",
         run_shown(&sb, &["scan", &s, "--server", "no-such-server"])
@@ -157,7 +195,7 @@ fn explain_each_mcp_list() {
     assert!(!names.is_empty());
     for name in names {
         let sb = Sandbox::new();
-        let p = sample(&format!("mcp-list/{name}"));
+        let p = sample_copy(&sb, &format!("mcp-list/{name}"));
         insta::assert_snapshot!(
             format!("explain_{}", name.trim_end_matches(".txt")),
             run_shown(&sb, &["explain", &p])
@@ -172,7 +210,7 @@ fn explain_from_stdin_and_empty_input() {
     let mut c = pinned(&sb, &["explain"]);
     let r = run_with_stdin(&mut c, &pasted);
     // The same text through stdin reads exactly as through a file.
-    let p = sample("mcp-list/linux-home-2.1.332.txt");
+    let p = sample_copy(&sb, "mcp-list/linux-home-2.1.332.txt");
     let from_file = pinned(&sb, &["explain", &p]).output().unwrap();
     assert_eq!(r.stdout.as_bytes(), &from_file.stdout[..]);
     assert_eq!(r.code, from_file.status.code().unwrap());
@@ -193,9 +231,9 @@ fn explain_from_stdin_and_empty_input() {
 #[test]
 fn du_samples_and_each_home() {
     let sb = Sandbox::new();
-    let s = sample("");
+    let s = sample_copy(&sb, "");
     insta::assert_snapshot!("du", run_shown(&sb, &["du", &s]));
-    let h = sample("linux-home");
+    let h = sample_copy(&sb, "linux-home");
     insta::assert_snapshot!("du_home_linux", run_shown(&sb, &["du", "--home", &h]));
     insta::assert_snapshot!("du_no_logs", run_shown(&sb, &["du"]));
 }
@@ -397,7 +435,7 @@ fn help_texts() {
 #[test]
 fn error_messages() {
     let sb = Sandbox::new();
-    let s = sample("");
+    let s = sample_copy(&sb, "");
     let missing = sb.dir.path().join("no-such-path");
     let missing = missing.to_str().unwrap();
     let managed = sb.managed.to_str().unwrap();
@@ -484,14 +522,14 @@ fn scan_shared_log_folder() {
 #[test]
 fn scan_unknown_server_and_stale_since() {
     let sb = Sandbox::new();
-    let s = sample("linux-home");
+    let s = sample_copy(&sb, "linux-home");
     insta::assert_snapshot!(
         "scan_unknown_server_did_you_mean",
         run_shown(&sb, &["scan", "--server", "acme-doc", "--home", &s])
     );
     insta::assert_snapshot!(
         "scan_home_is_a_file",
-        run_shown(&sb, &["scan", "--home", &sample("expected.json")])
+        run_shown(&sb, &["scan", "--home", &sample_copy(&sb, "expected.json")])
     );
 }
 
@@ -520,4 +558,68 @@ fn explain_unrecognised_input() {
             String::from_utf8_lossy(&o.stderr)
         )
     );
+}
+
+// ---- every screen fits: narrow terminals and a real pseudo-terminal ----
+
+/// Below the width its columns need, the scan's table becomes a list (a server per
+/// line, its verdict and time under it), as do settings' and du's tables.
+#[test]
+fn narrow_terminals_get_lists() {
+    let sb = Sandbox::new();
+    let h = sample_copy(&sb, "windows-home");
+    let mut c = pinned(&sb, &["scan", "--home", &h]);
+    let scan = shown_at(&sb, &mut c, &[50]);
+    assert!(
+        scan.contains("\n  api-down\n    connection-failed · "),
+        "{scan}"
+    );
+    assert!(!scan.contains("SERVER"), "{scan}");
+    insta::assert_snapshot!("scan_narrow", scan);
+    let settings = shown_at(&sb, &mut pinned(&sb, &["settings"]), &[50]);
+    assert!(settings.contains("\n    status: absent\n"), "{settings}");
+    insta::assert_snapshot!("settings_narrow", settings);
+    let du = shown_at(&sb, &mut pinned(&sb, &["du", "--home", &h]), &[40]);
+    insta::assert_snapshot!("du_narrow", du);
+}
+
+/// In a real pseudo-terminal (the width from the terminal itself, no COLUMNS), every
+/// line of every subcommand's screen fits 80 columns, colour escapes aside.
+#[cfg(target_os = "linux")]
+#[test]
+fn screens_fit_a_real_terminal() {
+    let sb = Sandbox::new();
+    let h = sample_copy(&sb, "linux-home");
+    let list = sample_copy(&sb, "mcp-list/linux-home-2.1.288.txt");
+    let bin = env!("CARGO_BIN_EXE_mcplogs");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["scan", "--home", &h],
+        vec!["scan", "--verbose", "--home", &h],
+        vec!["explain", &list],
+        vec!["settings"],
+        vec!["fix", "--dry-run", "--force"],
+        vec!["du", "--home", &h],
+        vec!["prune", "--dry-run", "--home", &h],
+        vec!["scan", "--server", "nosuch", "--home", &h],
+        vec!["docs", "usage"],
+        vec!["--help"],
+    ];
+    let escape = regex::Regex::new("\x1b\\[[0-9;?]*[A-Za-z]").unwrap();
+    for args in cases {
+        let line: Vec<String> = std::iter::once(bin)
+            .chain(args.iter().copied())
+            .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+            .collect();
+        let mut c = sb.command(Path::new("script"), &[]);
+        c.env_remove("COLUMNS").env_remove("NO_COLOR").args([
+            "-qec",
+            &format!("stty cols 80 rows 50; {}", line.join(" ")),
+            "/dev/null",
+        ]);
+        let o = c.output().expect("script(1) from util-linux runs");
+        let text = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+        let text = escape.replace_all(&text, "");
+        assert!(!text.trim().is_empty(), "{args:?}: no output");
+        assert_fits(&text, 80, &format!("{args:?} in a pty"));
+    }
 }

@@ -1,7 +1,12 @@
 //! Leaf: text forms shared by every renderer (terminal-safe escaping, one-line and
 //! pretty forms of a log message) and every cut of a text: [`cut`] and [`cut_middle`]
 //! for display, always after redaction, and [`whole_words`] for bounds set before it.
-//! Imports nothing from the crate but the leaf [`crate::sanitize`].
+//! Imports nothing from the crate but the leaf [`crate::sanitize`]. Widths, cuts, wrapping
+//! and tables: [`layout`], the one layout toolkit.
+
+pub mod layout;
+
+pub use layout::{cut, cut_middle};
 
 /// Makes text safe for a terminal or Markdown: see [`crate::sanitize`] (the other
 /// leaf this one uses), which this calls. Newlines and tabs are kept only when
@@ -18,7 +23,7 @@ pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
 pub fn one_line(s: &str, max: usize) -> String {
     let first = s.lines().next().unwrap_or("").trim_end();
     let more = s.lines().nth(1).is_some();
-    cut_marked(&terminal_safe(first, false), max, more)
+    layout::cut_marked(&terminal_safe(first, false), max, more)
 }
 
 /// Where a word ends, for cutting: whitespace, and the commas between the members of
@@ -47,76 +52,6 @@ pub fn whole_words(s: &str, max: usize) -> &str {
         }
     };
     kept.trim_end()
-}
-
-/// The one cut for display: `s` in at most `max` characters, ending in `…` when
-/// something was left out. Redact first, then cut: a secret cut short no longer matches
-/// its rule (`ghp_CutLeak0123…`, `jane.doe@corp-ex…`), so every caller gives this text
-/// that is already redacted, and the cut may then fall inside a word (a server name, a
-/// path), but never inside a redaction marker: a marker it would split goes whole.
-pub fn cut(s: &str, max: usize) -> String {
-    cut_marked(s, max, false)
-}
-
-/// [`cut`]; `more`: something follows `s` that is left out anyway (a message's other
-/// lines), so the `…` is due even when `s` fits.
-fn cut_marked(s: &str, max: usize, more: bool) -> String {
-    let count = s.chars().count();
-    if count <= max && !more {
-        return s.to_string();
-    }
-    if count < max {
-        return format!("{s}…");
-    }
-    let end = char_at(s, max.saturating_sub(1));
-    let end = match markers(s).find(|&(a, b)| a < end && end < b) {
-        Some((a, _)) => a,
-        None => end,
-    };
-    format!("{}…", s[..end].trim_end())
-}
-
-/// [`cut`] for a column of paths and names: `s` in at most `max` characters with its
-/// middle replaced by `…`, keeping its leading spaces (an indented server name stays
-/// indented) and both ends of a path. Given redacted text, like [`cut`], and like it
-/// never splitting a redaction marker: one the cut would split is left out whole.
-pub fn cut_middle(s: &str, max: usize) -> String {
-    let count = s.chars().count();
-    if count <= max {
-        return s.to_string();
-    }
-    let body = s.trim_start_matches(' ');
-    let indent = count - body.chars().count();
-    let room = max.saturating_sub(indent + 1);
-    let head_n = room.div_ceil(2);
-    let mut head = char_at(body, head_n);
-    let mut tail = char_at(body, body.chars().count() - (room - head_n));
-    for (a, b) in markers(body) {
-        if a < head && head < b {
-            head = a;
-        }
-        if a < tail && tail < b {
-            tail = b;
-        }
-    }
-    format!("{}{}…{}", " ".repeat(indent), &body[..head], &body[tail..])
-}
-
-/// The byte offset of character `n` of `s` (its length when shorter).
-fn char_at(s: &str, n: usize) -> usize {
-    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
-}
-
-/// The byte ranges of the redactor's markers in `s` (`[REDACTED:kind]`, `<user>`,
-/// `<private-host>`), which a cut must keep whole or leave out.
-fn markers(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let redacted = s
-        .match_indices("[REDACTED:")
-        .filter_map(move |(i, _)| s[i..].find(']').map(|j| (i, i + j + 1)));
-    let fixed = ["<user>", "<private-host>"]
-        .into_iter()
-        .flat_map(move |m| s.match_indices(m).map(|(i, m)| (i, i + m.len())));
-    redacted.chain(fixed)
 }
 
 /// Re-indents embedded JSON (zod issue lists, capabilities) for reading. Messages stay
@@ -184,45 +119,6 @@ mod tests {
         assert_eq!(one_line("ab\ncd", 10), "ab…");
         assert_eq!(one_line("ab cdefgh", 5), "ab c…");
         assert_eq!(one_line("ab [REDACTED:x] y", 8), "ab…");
-    }
-
-    #[test]
-    fn cut_never_splits_a_marker() {
-        assert_eq!(cut("short", 5), "short");
-        assert_eq!(cut("a b c d", 6), "a b c…");
-        assert_eq!(cut("mcp-logs-a-very-long-server-name", 12), "mcp-logs-a-…");
-        assert_eq!(cut("x [REDACTED:github-token] y", 20), "x…");
-        assert_eq!(cut("x [REDACTED:github-token] y", 8), "x…");
-        assert_eq!(
-            cut("x [REDACTED:github-token] y", 26),
-            "x [REDACTED:github-token]…"
-        );
-        assert_eq!(cut("proj_[REDACTED:github-token]_x", 12), "proj_…");
-        assert_eq!(
-            cut("proj_[REDACTED:github-token]_x", 30),
-            "proj_[REDACTED:github-token]_x"
-        );
-        assert_eq!(
-            cut("proj_[REDACTED:github-token]_x", 29),
-            "proj_[REDACTED:github-token]…"
-        );
-        assert_eq!(cut("~/<user>/<private-host>x", 13), "~/<user>/…");
-        assert_eq!(cut("a [b] [c", 100), "a [b] [c");
-        assert_eq!(cut("a [b] [cdefgh", 9), "a [b] [c…");
-        assert_eq!(cut("anything", 0), "…");
-    }
-
-    #[test]
-    fn cut_middle_keeps_both_ends_and_whole_markers() {
-        assert_eq!(cut_middle("short", 5), "short");
-        assert_eq!(cut_middle("  abcdefghij", 8), "  abc…ij");
-        assert_eq!(cut_middle("/home/x/projects/api", 10), "/home…/api");
-        assert_eq!(
-            cut_middle("/w/proj_[REDACTED:github-token]_x/y", 16),
-            "/w/proj_…_x/y"
-        );
-        assert_eq!(cut_middle("a[REDACTED:x]bcdefghijk", 8), "a…ijk");
-        assert_eq!(cut_middle("abcdefgh[REDACTED:x]b", 8), "abcd…b");
     }
 
     #[test]
