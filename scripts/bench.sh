@@ -27,7 +27,14 @@
 # Environment: BENCH_DIR (default /tmp/mcplogs-bench), BENCH_GB (2.0), RUNS (5),
 # JQ_RUNS (1; jq takes about a minute per run), CACHE_DIR (default $BENCH_DIR-cache),
 # CACHE_GB (11), COLD_RUNS (3), REAL_CACHE (1; 0 skips it), SYNTHETIC (1; 0 skips the
-# 2 GiB benchmark), SETUP (1; 0 skips the set-up times).
+# 2 GiB benchmark), SETUP (1; 0 skips the set-up times), PROBE (1; 0 skips the probe
+# benchmark), PROBE_RUNS (5), MCPLOGS_CACHE (the e2e's install cache, default
+# /work/.cache-mcplogs).
+#
+# PROBE: `mcplogs probe` against the MCP Inspector CLI (`--cli ... --method tools/list`)
+# on the e2e's SDK servers, stdio and Streamable HTTP, wall time and peak RSS of each,
+# and what each reports (scripts/bench/probe_bench.py; the SDKs and the Inspector come
+# from the package registries into the cache, tests/e2e/sdk/install.sh --with-inspector).
 #
 # First, the set-up times a newcomer meets (issue 25): a fresh clone of HEAD with an
 # empty target folder (the crates already in ~/.cargo/registry: downloading them is the
@@ -46,6 +53,7 @@ COLD_RUNS=${COLD_RUNS:-3}
 REAL_CACHE=${REAL_CACHE:-1}
 SYNTHETIC=${SYNTHETIC:-1}
 SETUP=${SETUP:-1}
+PROBE=${PROBE:-1}
 status=0
 
 if [ "$SETUP" = 1 ]; then
@@ -109,6 +117,12 @@ measure() { # name, then the command; appends "seconds kb" to $OUT/name
   # (time also writes "Command exited with non-zero status 1" there: exit 1 = problems found)
   tail -n 1 "$OUT/$name.one" >> "$OUT/$name.times"
 }
+
+if [ "$PROBE" = 1 ]; then
+  PROBE_CACHE=${MCPLOGS_CACHE:-/work/.cache-mcplogs}
+  bash tests/e2e/sdk/install.sh "$PROBE_CACHE" --with-inspector
+  python3 scripts/bench/probe_bench.py "$BIN" "$PROBE_CACHE" "${PROBE_RUNS:-5}" || status=1
+fi
 
 if [ "$SYNTHETIC" = 1 ]; then
 # Regenerate the tree only when the generator, the samples or the size changed.

@@ -5,8 +5,12 @@ stdio mode (default): newline-delimited JSON-RPC 2.0 on stdin/stdout.
 HTTP mode (--http PORT): a minimal Streamable HTTP endpoint on 127.0.0.1:PORT/mcp.
 
 Switches
-  --discover modern|error     answer `server/discover` as a 2026-07-28 server
-                              (modern) or with JSON-RPC error -32601 (error, default)
+  --discover modern|error|http-400
+                              answer `server/discover` as a 2026-07-28 server
+                              (modern) or with JSON-RPC error -32601 (error, default);
+                              http-400 (HTTP): as Python `mcp` 1.x does, HTTP 400 naming
+                              a fresh session that does not exist (a request carrying it
+                              gets 404 "Session not found")
   --init-version V            protocol version to answer `initialize` with
                               (default: echo the client's proposal)
   --omit FIELDS               comma list of resultType,ttlMs,cacheScope to leave out
@@ -35,6 +39,11 @@ Switches
   --http-status CODE          (HTTP) answer every request with this status (404, 500...)
   --http-sse                  (HTTP) answer POSTs as text/event-stream instead of JSON
   --trace FILE                append every received/sent message to FILE (debugging)
+  --capture FILE              append one JSON line per request received, exactly as it
+                              came: stdio the raw line; HTTP the method, path, every
+                              header (name and value, in order) and the raw body
+                              (tests/e2e/capture.py, the wire fixtures)
+  --session-id ID             (HTTP) answer initialize with this Mcp-Session-Id header
   --scenario NAME             a preset of the switches above (the SCENARIOS table in
                               this file)
 
@@ -51,6 +60,7 @@ Python 3.11 stdlib only.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -105,7 +115,7 @@ SCENARIOS = {
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--discover", choices=["modern", "error"], default="error")
+    p.add_argument("--discover", choices=["modern", "error", "http-400"], default="error")
     p.add_argument("--init-version", default=None)
     p.add_argument("--omit", default="")
     p.add_argument("--wrong-types", action="store_true")
@@ -128,6 +138,8 @@ def parse_args(argv):
     p.add_argument("--http-status", type=int, default=None)
     p.add_argument("--http-sse", action="store_true")
     p.add_argument("--trace", default=None)
+    p.add_argument("--capture", default=None)
+    p.add_argument("--session-id", default=None)
     p.add_argument("--name", default=SERVER_INFO["name"])
     p.add_argument("--scenario", choices=sorted(SCENARIOS), default=None)
     args = p.parse_args(argv)
@@ -153,6 +165,13 @@ class Stub:
             return
         with open(self.args.trace, "a", encoding="utf-8") as f:
             f.write(f"{time.time():.3f} {direction} {json.dumps(obj)}\n")
+
+    def capture(self, record):
+        if not self.args.capture:
+            return
+        record = dict(record, t=round(time.time(), 3), pid=os.getpid())
+        with open(self.args.capture, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
 
     # ---- result helpers -------------------------------------------------
     def cache_fields(self, result, force=False):
@@ -290,6 +309,7 @@ def run_stdio(stub):
         sys.exit(1)
     announced = False
     for line in sys.stdin:
+        stub.capture({"transport": "stdio", "line": line})
         line = line.strip()
         if not line:
             continue
@@ -375,7 +395,13 @@ def run_http(stub):
             self._send(code, reason, ctype="text/plain")
             return True
 
+        def _capture(self, raw=b""):
+            stub.capture({"transport": "http", "method": self.command, "path": self.path,
+                          "headers": [[k, v] for k, v in self.headers.items()],
+                          "body": raw.decode("utf-8", "replace")})
+
         def do_GET(self):
+            self._capture()
             if self._forced_status():
                 return
             path = self.path.split("?", 1)[0]
@@ -392,6 +418,7 @@ def run_http(stub):
             return self._send(405, b"", headers={"Allow": "POST"})
 
         def do_DELETE(self):
+            self._capture()
             return self._send(405, b"", headers={"Allow": "POST"})
 
         def do_POST(self):
@@ -399,6 +426,7 @@ def run_http(stub):
                 return
             n = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(n) if n else b""
+            self._capture(raw)
             path = self.path.split("?", 1)[0]
             if stub.args.http_auth:
                 if path == "/mcp":
@@ -419,6 +447,12 @@ def run_http(stub):
                 return self._send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
             stub.trace("<-", msg)
             msgs = msg if isinstance(msg, list) else [msg]
+            if stub.args.discover == "http-400":
+                if self.headers.get("mcp-session-id") == "stub-unknown-session":
+                    return self._send(404, b'{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Session not found"}}')
+                if any(isinstance(m, dict) and m.get("method") == "server/discover" for m in msgs):
+                    return self._send(400, b'{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Bad Request: Missing session ID"}}',
+                                      headers={"Mcp-Session-Id": "stub-unknown-session"})
             resps = [r for r in (stub.handle(m) for m in msgs) if r is not None]
             if not resps:
                 return self._send(202)
@@ -426,11 +460,15 @@ def run_http(stub):
             stub.trace("->", out)
             if stub.args.delay_ms:
                 time.sleep(stub.args.delay_ms / 1000)
+            extra = {}
+            if stub.args.session_id and any(isinstance(m, dict) and m.get("method") == "initialize"
+                                            for m in msgs):
+                extra["Mcp-Session-Id"] = stub.args.session_id
             if stub.args.http_sse:
                 events = "".join(f"event: message\ndata: {json.dumps(r)}\n\n"
                                  for r in (out if isinstance(out, list) else [out]))
-                return self._send(200, events.encode(), ctype="text/event-stream")
-            return self._send(200, json.dumps(out).encode())
+                return self._send(200, events.encode(), ctype="text/event-stream", headers=extra)
+            return self._send(200, json.dumps(out).encode(), headers=extra)
 
     srv = ThreadingHTTPServer(("127.0.0.1", stub.args.http), Handler)
     srv.daemon_threads = True

@@ -70,6 +70,21 @@ impl ServerProbe {
     pub fn legacy_fix_helps(&self) -> bool {
         self.prediction.verdict.is_problem() && !self.with_legacy.verdict.is_problem()
     }
+
+    /// What to do about the prediction. When legacy turns the failure into a working
+    /// server and the verdict's own advice is not already the legacy fix, that is the
+    /// advice (the generic advice of, say, a connection failure says the setting will
+    /// not help, which the probe has just seen to be false for this server).
+    pub fn recommendation(&self) -> String {
+        let d = self.prediction.diagnosis();
+        if self.legacy_fix_helps() && d.legacy_fix_wording().is_none() {
+            return format!(
+                "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `mcplogs fix` sets it for this project; then restart Claude Code.",
+                self.with_legacy.tools_loaded
+            );
+        }
+        d.recommendation()
+    }
 }
 
 /// Opens the transport and runs one lifecycle in `mode`.

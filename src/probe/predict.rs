@@ -245,14 +245,15 @@ pub fn predict(
         .find(|s| s.name == "server/discover" && s.ms >= SLOW_DISCOVER_MS)
     {
         p.reason = format!(
-            "{}; server/discover took {} ms: Claude Code gives up on its version probe after a few seconds (observed with 2.1.332: an answer 4 s after start timed out) and restarts the server without it, in the legacy era",
+            "{}; server/discover took {} ms, near or past the 3 s Claude Code waits for it on stdio (the 2.1.332 binary); past it, Claude Code sends initialize to the same process, and a server that rejects that and answers a second server/discover is connected on 2026-07-28 without a restart (observed with 2.1.288 and 2.1.332 on Python mcp 2.3.0)",
             p.reason, s.ms
         );
     }
     p
 }
 
-/// A `server/discover` answer this slow is near Claude Code's probe timeout.
+/// A `server/discover` answer this slow is near Claude Code's stdio probe wait (3000 ms
+/// in the 2.1.332 binary).
 const SLOW_DISCOVER_MS: u64 = 2000;
 
 fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: ClaudeVersion) {

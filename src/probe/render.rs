@@ -73,8 +73,7 @@ fn red_list(r: &Redactor, list: &[String]) -> Vec<String> {
     }
 }
 
-fn prediction_json(p: &Prediction, r: &Redactor) -> wire::ProbePrediction {
-    let d = p.diagnosis();
+fn prediction_json(p: &Prediction, r: &Redactor, recommendation: String) -> wire::ProbePrediction {
     wire::ProbePrediction {
         claude_version: p.claude_version.to_string(),
         negotiation: p.negotiation.clone(),
@@ -87,7 +86,7 @@ fn prediction_json(p: &Prediction, r: &Redactor) -> wire::ProbePrediction {
         bad_tool_path: red_opt(r, &p.bad_tool_path),
         tools_loaded: p.tools_loaded as u64,
         reason: r.redact(&p.reason),
-        recommendation: r.redact(&d.recommendation()),
+        recommendation: r.redact(&recommendation),
     }
 }
 
@@ -179,8 +178,12 @@ pub fn server_json(
         header_names: c.headers.keys().map(|k| name(r, k)).collect(),
         approved: c.approved,
         warnings: c.warnings.iter().map(|w| r.redact(w)).collect(),
-        prediction: prediction_json(&p.prediction, r),
-        with_legacy: prediction_json(&p.with_legacy, r),
+        prediction: prediction_json(&p.prediction, r, p.recommendation()),
+        with_legacy: prediction_json(
+            &p.with_legacy,
+            r,
+            p.with_legacy.diagnosis().recommendation(),
+        ),
         legacy_fix_helps: p.legacy_fix_helps(),
         steps: steps_json(a, r),
         tools: wire::ProbeTools {
@@ -470,11 +473,7 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         ));
     }
     if pred.verdict != Verdict::Healthy {
-        out.push_str(&wrap(
-            &r.redact(&pred.diagnosis().recommendation()),
-            "  ",
-            w,
-        ));
+        out.push_str(&wrap(&r.redact(&p.recommendation()), "  ", w));
     }
     out
 }

@@ -31,6 +31,8 @@ pub const SUPPORTED_LEGACY_VERSIONS: [&str; 5] = [
     "2024-10-07",
 ];
 pub const DISCOVER_ID: &str = "server-discover-probe-1";
+/// The `_meta` key that makes a request one of the 2026-07-28 revision.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// Events kept in one transcript; later ones are counted, not kept.
 const MAX_EVENTS: usize = 2000;
 /// Payload bytes kept per transcript event.
@@ -252,7 +254,7 @@ fn client_capabilities() -> Value {
 
 fn modern_meta(claude_version: &str) -> Value {
     json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        META_PROTOCOL_VERSION: MODERN_VERSION,
         "io.modelcontextprotocol/clientInfo": client_info(claude_version),
         "io.modelcontextprotocol/clientCapabilities": client_capabilities(),
     })
@@ -629,6 +631,24 @@ fn handshake(d: &mut Driver, mode: Mode, next_id: &mut u64) -> Result<(), Failur
                     name: "server/discover".into(),
                     sent: Some(sent),
                     received: Some(summarize_error(code, &message)),
+                    ms,
+                    ok: true,
+                    detail: Some(note.clone()),
+                });
+                d.a.discover_note = Some(note);
+            }
+            // Streamable HTTP: a server without the 2026-07-28 routing answers the
+            // discover POST with an HTTP error (the TypeScript SDK's stateful example and
+            // Python `mcp` 1.x: 400 without a session). Claude Code (2.1.288, 2.1.332)
+            // then sends the classic initialize on the same connection; a 401 is not
+            // such an answer (it asks for auth).
+            Err(Failure::HttpStatus { status, body }) => {
+                let received = format!("HTTP {status}: {body}");
+                let note = format!("server/discover answered HTTP {status}: classic handshake");
+                d.step(Step {
+                    name: "server/discover".into(),
+                    sent: Some(sent),
+                    received: Some(received),
                     ms,
                     ok: true,
                     detail: Some(note.clone()),

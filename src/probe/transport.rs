@@ -679,6 +679,44 @@ fn http_failure(e: ureq::Error, waited: Duration) -> Failure {
     }
 }
 
+/// The headers of one POST, as Claude Code sends them (captured from 2.1.288 and
+/// 2.1.332, `tests/cli/wire-captures/`): `Accept` always; a request of the 2026-07-28
+/// revision (its `params._meta` names it) carries `mcp-method` and
+/// `mcp-protocol-version: 2026-07-28`; after a classic `initialize`, every message
+/// carries `mcp-protocol-version` with the negotiated version (and no `mcp-method`);
+/// `mcp-session-id` once the server gave one; then the configured headers.
+/// `Content-Type: application/json` is added by [`request`].
+pub fn post_headers<'a>(
+    msg: &'a Value,
+    negotiated: Option<&'a str>,
+    session_id: Option<&'a str>,
+    configured: &'a BTreeMap<String, String>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut headers: Vec<(&str, &str)> = vec![("Accept", "application/json, text/event-stream")];
+    let modern = msg
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(super::session::META_PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    match modern {
+        Some(v) => {
+            if let Some(m) = msg.get("method").and_then(Value::as_str) {
+                headers.push(("mcp-method", m));
+            }
+            headers.push(("mcp-protocol-version", v));
+        }
+        None => {
+            if let Some(v) = negotiated {
+                headers.push(("mcp-protocol-version", v));
+            }
+        }
+    }
+    if let Some(s) = session_id {
+        headers.push(("mcp-session-id", s));
+    }
+    headers.extend(configured.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    headers
+}
+
 /// Streamable HTTP: each message is one POST; the answer is JSON, an SSE stream, or
 /// 202 for notifications.
 pub struct HttpTransport {
@@ -714,15 +752,12 @@ impl Transport for HttpTransport {
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
         let wait = remaining(deadline)?;
         let started = Instant::now();
-        let mut headers: Vec<(&str, &str)> =
-            vec![("Accept", "application/json, text/event-stream")];
-        headers.extend(self.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        if let Some(s) = &self.session_id {
-            headers.push(("Mcp-Session-Id", s.as_str()));
-        }
-        if let Some(v) = &self.protocol_version {
-            headers.push(("MCP-Protocol-Version", v.as_str()));
-        }
+        let headers = post_headers(
+            msg,
+            self.protocol_version.as_deref(),
+            self.session_id.as_deref(),
+            &self.headers,
+        );
         let body = serde_json::to_vec(msg).expect("json");
         let resp = request(
             &self.agent,
@@ -739,7 +774,11 @@ impl Transport for HttpTransport {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string)
         };
-        if let Some(s) = header("mcp-session-id") {
+        // Only a success gives the session: Python `mcp` 1.x names a fresh session on its
+        // 400 to a `server/discover`, and Claude Code's initialize after it carries none.
+        if (200..300).contains(&status)
+            && let Some(s) = header("mcp-session-id")
+        {
             self.session_id = Some(s);
         }
         let ctype = header("content-type").unwrap_or_default().to_lowercase();
@@ -803,7 +842,7 @@ impl Transport for HttpTransport {
             .ok_or(Failure::Timeout { waited_ms: 0 })
     }
 
-    /// Sent as `MCP-Protocol-Version` on every request after a legacy initialize.
+    /// Sent as `mcp-protocol-version` on every request after a legacy initialize.
     fn negotiated(&mut self, version: &str) {
         self.protocol_version = Some(version.to_string());
     }

@@ -24,6 +24,8 @@ mod newest_first;
 mod probe;
 #[cfg(unix)]
 mod probe_trust;
+#[cfg(unix)]
+mod probe_wire;
 mod prune;
 #[cfg(unix)]
 mod redact_then_cut;

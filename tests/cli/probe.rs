@@ -350,6 +350,34 @@ fn http_401_404_500() {
     }
 }
 
+/// Python `mcp` 1.x and the TypeScript SDK's stateful server answer the discover POST
+/// with HTTP 400 (1.x naming a session that does not exist); Claude Code 2.1.288 and
+/// 2.1.332 then initialize on the same connection, without that session, and connect in
+/// the legacy era (tests/e2e/sdk_interop.py). So does the probe, and `--contract` passes.
+#[test]
+fn an_http_400_to_discover_falls_back_to_initialize_without_its_session() {
+    let (_s, url) = HttpStub::start(&["--discover", "http-400"]);
+    for version in ["2.1.288", "2.1.332"] {
+        let (code, doc, _) = probe_json(version, &["--url", &url, "--contract"]);
+        let s = server(&doc);
+        assert_eq!(code, 0, "{s:#}");
+        assert_eq!(s["prediction"]["verdict"], "healthy");
+        assert_eq!(s["prediction"]["era"], "legacy");
+        assert_eq!(s["prediction"]["toolsLoaded"], 3);
+        let steps = &s["attempts"][0]["steps"];
+        assert_eq!(steps[0]["step"], "server/discover");
+        assert!(
+            steps[0]["received"]
+                .as_str()
+                .unwrap()
+                .starts_with("HTTP 400"),
+            "{steps:#}"
+        );
+        assert_eq!(steps[1]["step"], "initialize");
+        assert_eq!(steps[1]["ok"], true, "{steps:#}");
+    }
+}
+
 #[test]
 fn configured_servers_unknown_names_and_env_secrets() {
     let home = tempfile::tempdir().unwrap();

@@ -10,7 +10,10 @@
 #    loopback fake API and a loopback 403 proxy on free ports, compares mcplogs' verdicts
 #    with Claude Code's own, applies and undoes the legacy fix, prints the table;
 # 4. runs tests/e2e/probe.py: `mcplogs probe` predictions against what Claude Code does
-#    with the same stub servers (stdio and HTTP), with and without legacy.
+#    with the same stub servers (stdio and HTTP), with and without legacy;
+# 5. installs the pinned MCP SDKs into the same cache (tests/e2e/sdk/install.sh: PyPI,
+#    npm, crates.io) and runs tests/e2e/sdk_interop.py: the probe's prediction (verdict,
+#    era, tool count) against Claude Code on servers built on them, and `--contract`.
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -23,7 +26,7 @@ CACHE="${MCPLOGS_CACHE:-/work/.cache-mcplogs}"
 VERSIONS=(2.1.288 2.1.332)
 
 start=$(date +%s)
-for tool in python3 npm; do
+for tool in python3 npm node cargo; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     echo "[e2e] FAIL: $tool is required (not found on PATH)" >&2
     exit 1
@@ -32,6 +35,10 @@ done
 
 echo "[e2e] Claude Code builds ${VERSIONS[*]} in $CACHE" >&2
 bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${VERSIONS[@]}"
+echo "[e2e] MCP SDKs (tests/e2e/sdk/install.sh) in $CACHE" >&2
+sdk_start=$(date +%s)
+bash "$REPO/tests/e2e/sdk/install.sh" "$CACHE"
+echo "[e2e] SDKs ready in $(( $(date +%s) - sdk_start ))s" >&2
 
 if [ -n "${MCPLOGS_BIN:-}" ]; then
   BIN="$MCPLOGS_BIN"
@@ -73,6 +80,14 @@ wait "$pid"
 # mcplogs probe: its predictions against what Claude Code does with the same servers
 IFS=,
 python3 "$HERE/probe.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/probe" \
+  --versions "${VERSIONS[*]}" &
+pid=$!
+IFS=$old_ifs
+wait "$pid"
+
+# mcplogs probe on servers built on the real SDKs, against Claude Code
+IFS=,
+python3 "$HERE/sdk_interop.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/sdk" \
   --versions "${VERSIONS[*]}" &
 pid=$!
 IFS=$old_ifs

@@ -187,7 +187,7 @@ class VersionProbe:
         repeated (same HOME, same settings, up to four runs) for those servers:
         - "pending": -p stopped waiting while the server was still starting;
         - a slow start that made Claude Code's server/discover probe time out: Claude
-          Code then restarts the server without the probe, in the legacy era (its debug
+          Code then sends initialize to it, which the stub answers, in the legacy era (its debug
           log shows `protocolEra: legacy` after `Successfully connected ... in >=2500ms`),
           while the probe, whose server answered at once, predicts the modern era."""
         cc = {}
