@@ -52,6 +52,151 @@ pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<Str
     json(&value)
 }
 
+/// [`json_redacted`] written to stdout as it is serialised, for a document with one
+/// long array: `head` is the document with the array (its field `field`) empty, and
+/// `rows` its elements, each serialised (and redacted) when its turn comes, so only one
+/// element at a time exists as JSON. The bytes are those of [`json_redacted`] of the
+/// whole document followed by [`stdout`]: the same pretty form, each string value
+/// through the same secret rules (which look at one value, or two neighbouring strings
+/// of one array, at a time), the same escapes. A closed pipe is success.
+pub fn json_streamed<H, T>(
+    head: &H,
+    field: &str,
+    rows: impl Iterator<Item = T>,
+    redact: bool,
+) -> Result<(), Error>
+where
+    H: Serialize + ?Sized,
+    T: Serialize,
+{
+    let mut head = serde_json::to_value(head)?;
+    if redact {
+        mcplogs::redact::output::json_secrets(&mut head);
+    }
+    let serde_json::Value::Object(head) = head else {
+        // Not an object: nothing to stream into.
+        return stdout(&json(&head)?);
+    };
+    let doc = Streamed {
+        head: &head,
+        field,
+        rows: std::cell::RefCell::new(Some(rows)),
+        redact,
+    };
+    let out = SafeWriter {
+        inner: io::stdout().lock(),
+        pending: Vec::new(),
+        colour: colour_on(),
+    };
+    let mut buffered = io::BufWriter::with_capacity(1 << 16, out);
+    let written = {
+        let mut ser = serde_json::Serializer::pretty(&mut buffered);
+        doc.serialize(&mut ser)
+            .map_err(|e| match e.io_error_kind() {
+                Some(kind) => io::Error::new(kind, e),
+                None => io::Error::other(e),
+            })
+    }
+    .and_then(|()| buffered.write_all(b"\n"))
+    .and_then(|()| buffered.flush());
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(Error::WriteOutput),
+    }
+}
+
+/// The document of [`json_streamed`]: `head`'s entries in order, `field`'s array
+/// made of `rows`.
+struct Streamed<'a, I> {
+    head: &'a serde_json::Map<String, serde_json::Value>,
+    field: &'a str,
+    rows: std::cell::RefCell<Option<I>>,
+    redact: bool,
+}
+
+impl<I, T> Serialize for Streamed<'_, I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.head.len()))?;
+        for (k, v) in self.head {
+            if k == self.field {
+                map.serialize_entry(k, &Rows(self))?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+struct Rows<'a, 'b, I>(&'a Streamed<'b, I>);
+
+impl<I, T> Serialize for Rows<'_, '_, I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let rows = self.0.rows.borrow_mut().take();
+        let mut seq = s.serialize_seq(None)?;
+        for row in rows.into_iter().flatten() {
+            if self.0.redact {
+                let mut v = serde_json::to_value(&row).map_err(S::Error::custom)?;
+                mcplogs::redact::output::json_secrets(&mut v);
+                seq.serialize_element(&v)?;
+            } else {
+                seq.serialize_element(&row)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Passes serde_json's output through [`mcplogs::sanitize::json`] and
+/// [`mcplogs::sanitize::output`], as [`json`] and [`stdout`] do with a whole document:
+/// both work character by character on serde_json's output (which holds no raw ESC, so
+/// no colour sequence can span two writes), so whole characters at a time are enough;
+/// a character split between two writes waits in `pending`.
+struct SafeWriter<W: Write> {
+    inner: W,
+    pending: Vec<u8>,
+    colour: bool,
+}
+
+impl<W: Write> Write for SafeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(s) => s.len(),
+            // At most 3 bytes of a character cut at the end; anything else is not
+            // serde_json's output.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&self.pending[..valid]).expect("checked above");
+        let text = mcplogs::sanitize::json(text);
+        let text = mcplogs::sanitize::output(&text, self.colour);
+        self.inner.write_all(text.as_bytes())?;
+        self.pending.drain(..valid);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "output ends inside a character",
+            ));
+        }
+        self.inner.flush()
+    }
+}
+
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
 /// closed stderr must not undo or hide work already done.
 /// The line is one line: a line break inside it (from a file or folder name, such as
