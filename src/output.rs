@@ -69,13 +69,50 @@ where
     H: Serialize + ?Sized,
     T: Serialize,
 {
+    let written = write_streamed(
+        head,
+        field,
+        rows,
+        redact,
+        colour_on(),
+        io::stdout().lock(),
+        1 << 16,
+    );
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(Error::WriteOutput),
+    }
+}
+
+/// [`json_streamed`] into `out`, through a buffer of `capacity` bytes.
+fn write_streamed<H, T>(
+    head: &H,
+    field: &str,
+    rows: impl Iterator<Item = T>,
+    redact: bool,
+    colour: bool,
+    out: impl Write,
+    capacity: usize,
+) -> io::Result<()>
+where
+    H: Serialize + ?Sized,
+    T: Serialize,
+{
     let mut head = serde_json::to_value(head)?;
     if redact {
         mcplogs::redact::output::json_secrets(&mut head);
     }
+    let out = SafeWriter {
+        inner: out,
+        pending: Vec::new(),
+        colour,
+    };
+    let mut buffered = io::BufWriter::with_capacity(capacity, out);
     let serde_json::Value::Object(head) = head else {
         // Not an object: nothing to stream into.
-        return stdout(&json(&head)?);
+        serde_json::to_writer_pretty(&mut buffered, &head)?;
+        buffered.write_all(b"\n")?;
+        return buffered.flush();
     };
     let doc = Streamed {
         head: &head,
@@ -83,26 +120,16 @@ where
         rows: std::cell::RefCell::new(Some(rows)),
         redact,
     };
-    let out = SafeWriter {
-        inner: io::stdout().lock(),
-        pending: Vec::new(),
-        colour: colour_on(),
-    };
-    let mut buffered = io::BufWriter::with_capacity(1 << 16, out);
-    let written = {
+    {
         let mut ser = serde_json::Serializer::pretty(&mut buffered);
         doc.serialize(&mut ser)
             .map_err(|e| match e.io_error_kind() {
                 Some(kind) => io::Error::new(kind, e),
                 None => io::Error::other(e),
-            })
+            })?;
     }
-    .and_then(|()| buffered.write_all(b"\n"))
-    .and_then(|()| buffered.flush());
-    match written {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(Error::WriteOutput),
-    }
+    buffered.write_all(b"\n")?;
+    buffered.flush()
 }
 
 /// The document of [`json_streamed`]: `head`'s entries in order, `field`'s array
@@ -318,4 +345,154 @@ pub fn error(e: &Error) {
         "mcplogs: error: {}",
         mcplogs::sanitize::text(&e.chain().to_string())
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// Counts what reached it.
+    struct Sink(Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Doc {
+        version: u32,
+        rows: Vec<Row>,
+        tail: Vec<String>,
+    }
+
+    #[derive(Serialize, Clone)]
+    struct Row {
+        name: String,
+        args: Vec<String>,
+    }
+
+    /// Rows with what the last passes change: a bidi control and DEL (escaped), a
+    /// secret (redacted), a flag and its value as two strings, multi-byte characters
+    /// that buffers of a few bytes cut in two.
+    fn row(i: usize) -> Row {
+        Row {
+            name: format!("server-{i} \u{202e}é\u{7f} token ghp_{:036}", i),
+            args: vec!["--token".into(), format!("v{i}-sEcReT-{i:08}-x9Q2")],
+        }
+    }
+
+    fn whole(rows: &[Row], redact: bool) -> Vec<u8> {
+        let doc = Doc {
+            version: 1,
+            rows: rows.to_vec(),
+            tail: vec!["ghp_0123456789abcdef0123456789abcdef0123".into()],
+        };
+        let text = json_redacted(&doc, redact).unwrap();
+        mcplogs::sanitize::output(&text, false)
+            .into_owned()
+            .into_bytes()
+    }
+
+    #[test]
+    fn the_streamed_document_is_the_whole_documents_bytes() {
+        let rows: Vec<Row> = (0..50).map(row).collect();
+        for redact in [true, false] {
+            for capacity in [1, 3, 7, 4096, 1 << 16] {
+                let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+                let head = Doc {
+                    version: 1,
+                    rows: Vec::new(),
+                    tail: vec!["ghp_0123456789abcdef0123456789abcdef0123".into()],
+                };
+                write_streamed(
+                    &head,
+                    "rows",
+                    rows.iter().cloned(),
+                    redact,
+                    false,
+                    Sink(Rc::clone(&got)),
+                    capacity,
+                )
+                .unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&got.borrow()),
+                    String::from_utf8_lossy(&whole(&rows, redact)),
+                    "redact {redact}, buffer {capacity}"
+                );
+            }
+        }
+        // No rows: the same `[]` as an empty list.
+        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let head = Doc {
+            version: 1,
+            rows: Vec::new(),
+            tail: Vec::new(),
+        };
+        write_streamed(
+            &head,
+            "rows",
+            std::iter::empty::<Row>(),
+            true,
+            false,
+            Sink(Rc::clone(&got)),
+            64,
+        )
+        .unwrap();
+        assert_eq!(*got.borrow(), json(&head).unwrap().into_bytes());
+    }
+
+    #[test]
+    fn rows_are_written_before_the_next_ones_are_made() {
+        // Each row is made only when the writer asks for it; by then every earlier row
+        // has left the buffer (4 KiB here), so memory holds about one row, whatever
+        // their number.
+        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let made = Rc::new(Cell::new(0usize));
+        let seen = Rc::clone(&got);
+        let counter = Rc::clone(&made);
+        let rows = (0..2000).map(move |i| {
+            counter.set(i + 1);
+            if i >= 100 {
+                // Rows are over 100 bytes each: all but the last buffer's worth of the
+                // earlier ones are out.
+                let out = seen.borrow().len();
+                assert!(out >= (i - 40) * 100, "row {i}: only {out} bytes written");
+            }
+            row(i)
+        });
+        let head = Doc {
+            version: 1,
+            rows: Vec::new(),
+            tail: Vec::new(),
+        };
+        write_streamed(
+            &head,
+            "rows",
+            rows,
+            true,
+            false,
+            Sink(Rc::clone(&got)),
+            4096,
+        )
+        .unwrap();
+        assert_eq!(made.get(), 2000);
+        let all: Vec<Row> = (0..2000).map(row).collect();
+        let doc = Doc {
+            version: 1,
+            rows: all,
+            tail: Vec::new(),
+        };
+        assert_eq!(
+            *got.borrow(),
+            json_redacted(&doc, true).unwrap().into_bytes()
+        );
+    }
 }

@@ -923,3 +923,57 @@ pub fn redact_report(report: &mut ScanReport) {
         path(&r, p);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(name: &str, project: Option<&str>, source: &str) -> ServerReport {
+        ServerReport {
+            name: name.to_string(),
+            folder: Some(name.to_string()),
+            project: project.map(str::to_string),
+            project_folder: None,
+            source: PathBuf::from(source),
+            diagnosis: Diagnosis::new(Verdict::Healthy),
+            last_seen: None,
+            sessions: 1,
+            sessions_read: 1,
+            files_read: 1,
+            failed_sessions: 0,
+            evidence: Vec::new(),
+            history: Vec::new(),
+            latest_only_connected: false,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+        }
+    }
+
+    #[test]
+    fn servers_sort_as_by_their_cached_keys_stably() {
+        // Every pattern of equal and unequal keys, duplicates (stability) included.
+        let mut v = Vec::new();
+        for i in 0..300usize {
+            let project = ["/a", "/b", "/B"].get(i % 4).copied();
+            let tree = ["/t1", "/t2"][i / 7 % 2];
+            let name = ["Zeta", "alpha", "Alpha", "beta"][i * 7 % 4];
+            let folder = ["x", "y"][i / 3 % 2];
+            let mut s = server(name, project, &format!("{tree}/p/mcp-logs-{folder}"));
+            s.sessions = i; // tells equal keys apart
+            v.push(s);
+        }
+        let mut want = v.clone();
+        want.sort_by_cached_key(|s| {
+            (
+                s.project.clone(),
+                s.log_tree().map(Path::to_path_buf),
+                s.name.to_lowercase(),
+                s.source.clone(),
+            )
+        });
+        sort_servers(&mut v);
+        let ids = |v: &[ServerReport]| v.iter().map(|s| s.sessions).collect::<Vec<_>>();
+        assert_eq!(ids(&v), ids(&want));
+    }
+}
