@@ -29,12 +29,19 @@
 # CACHE_GB (11), COLD_RUNS (3), REAL_CACHE (1; 0 skips it), SYNTHETIC (1; 0 skips the
 # 2 GiB benchmark), SETUP (1; 0 skips the set-up times), PROBE (1; 0 skips the probe
 # benchmark), PROBE_RUNS (5), MCPLOGS_CACHE (the e2e's install cache, default
-# /work/.cache-mcplogs).
+# /work/.cache-mcplogs), FOLDERS (1; 0 skips the many-folders benchmark), FOLDERS_DIR
+# (default $BENCH_DIR-folders), FOLDERS_PROJECTS (10000), FOLDERS_RUNS (3).
 #
 # PROBE: `mcplogs probe` against the MCP Inspector CLI (`--cli ... --method tools/list`)
 # on the e2e's SDK servers, stdio and Streamable HTTP, wall time and peak RSS of each,
 # and what each reports (scripts/bench/probe_bench.py; the SDKs and the Inspector come
 # from the package registries into the cache, tests/e2e/sdk/install.sh --with-inspector).
+#
+# Last, the many-folders benchmark (issue 23 item 7, scripts/bench/gen_folders.py):
+# FOLDERS_PROJECTS projects x 10 server folders of real sample logs, page cache warm,
+# FOLDERS_RUNS interleaved runs each of `find TREE -type f`, `scan --json`, `scan`,
+# `report` and `du` (--no-cache: reading, not the index). Targets: scan (both forms)
+# under 256 MiB peak RSS and at most 3x find's time; report at most 2x scan's.
 #
 # First, the set-up times a newcomer meets (issue 25): a fresh clone of HEAD with an
 # empty target folder (the crates already in ~/.cargo/registry: downloading them is the
@@ -54,6 +61,10 @@ REAL_CACHE=${REAL_CACHE:-1}
 SYNTHETIC=${SYNTHETIC:-1}
 SETUP=${SETUP:-1}
 PROBE=${PROBE:-1}
+FOLDERS=${FOLDERS:-1}
+FOLDERS_DIR=${FOLDERS_DIR:-$BENCH_DIR-folders}
+FOLDERS_PROJECTS=${FOLDERS_PROJECTS:-10000}
+FOLDERS_RUNS=${FOLDERS_RUNS:-3}
 status=0
 
 if [ "$SETUP" = 1 ]; then
@@ -295,6 +306,61 @@ line(f"prune --dry-run           = {p:.2f} s (target: under 1 s; index of the ea
 print(f"  (without the index: prune --dry-run --no-cache {rows['prune_nc']['median']:.2f} s, scan --no-cache {rows['warm_scan_nc']['median']:.2f} s)")
 print("\nprune --dry-run says:")
 print("\n".join(open(f"{out}/prune.txt").read().splitlines()[-3:]))
+sys.exit(0 if ok else 1)
+PY
+fi
+if [ "$FOLDERS" = 1 ]; then
+  stamp=$(cat scripts/bench/gen_folders.py sample-logs/expected.json | sha256sum | cut -c1-16)-$FOLDERS_PROJECTS
+  if [ "$(cat "$FOLDERS_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    echo "[bench] generating the many-folders tree in $FOLDERS_DIR (several minutes)"
+    rm -rf "$FOLDERS_DIR"
+    python3 scripts/bench/gen_folders.py sample-logs "$FOLDERS_DIR" "$FOLDERS_PROJECTS"
+    echo "$stamp" > "$FOLDERS_DIR/.stamp"
+  fi
+  FHOME=$FOLDERS_DIR/home
+  echo "[bench] many folders: $(find "$FHOME" -name 'mcp-logs-*' -type d | wc -l) server folders, $(find "$FHOME" -type f | wc -l) files"
+  echo "[bench] warming the page cache"
+  find "$FHOME" -type f -print0 | xargs -0 cat > /dev/null
+  echo "[bench] load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for i in $(seq "$FOLDERS_RUNS"); do
+    measure f_find find "$FHOME" -type f
+    measure f_scan_json "$BIN" scan --json --no-cache --home "$FHOME"
+    cp "$OUT/f_scan_json.stdout" "$OUT/folders.json"
+    measure f_scan "$BIN" scan --no-cache --home "$FHOME"
+    measure f_report "$BIN" report --no-cache --home "$FHOME"
+    measure f_du "$BIN" du --home "$FHOME"
+  done
+  echo "[bench] load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  python3 - "$OUT" "$FOLDERS_DIR/expected.json" <<'PY' || status=1
+import json, statistics, sys
+out, truth_path = sys.argv[1], sys.argv[2]
+rows = {}
+for name in ["f_find", "f_scan_json", "f_scan", "f_report", "f_du"]:
+    t = [tuple(map(float, l.split())) for l in open(f"{out}/{name}.times") if l.strip()]
+    rows[name] = dict(median=statistics.median(x[0] for x in t), best=min(x[0] for x in t),
+                      rss=max(x[1] for x in t) / 1024, n=len(t))
+print(f"\n{'run':<24}{'runs':>5}{'best s':>9}{'median s':>10}{'peak RSS MiB':>14}")
+for name, r in rows.items():
+    print(f"{name[2:]:<24}{r['n']:>5}{r['best']:>9.2f}{r['median']:>10.2f}{r['rss']:>14.1f}")
+ok = True
+def line(text, met):
+    global ok
+    ok &= met
+    print(f"{text:<60} {'met' if met else 'NOT MET'}")
+f, sj, sc, rep = (rows[n]["median"] for n in ["f_find", "f_scan_json", "f_scan", "f_report"])
+print()
+line(f"scan --json peak RSS = {rows['f_scan_json']['rss']:.0f} MiB (target: under 256 MiB)", rows["f_scan_json"]["rss"] < 256)
+line(f"scan peak RSS        = {rows['f_scan']['rss']:.0f} MiB (target: under 256 MiB)", rows["f_scan"]["rss"] < 256)
+line(f"scan --json / find   = {sj / f:.1f}x (target: at most 3x)", sj <= 3 * f)
+line(f"scan / find          = {sc / f:.1f}x (target: at most 3x)", sc <= 3 * f)
+line(f"report / scan        = {rep / sc:.1f}x (target: at most 2x)", rep <= 2 * sc)
+truth = json.load(open(truth_path))
+doc = json.load(open(f"{out}/folders.json"))
+got = {f"{s['projectFolder']}/{s['folder']}": {"verdict": s["verdict"], "cause": s["cause"], "era": s["era"]} for s in doc["servers"]}
+bad = [k for k in truth if got.get(k) != truth[k]]
+line(f"verdicts             = {len(truth) - len(bad)}/{len(truth)} equal to the samples'", not bad and len(got) == len(truth))
+for k in bad[:10]:
+    print(f"  {k}: mcplogs {got.get(k)}, samples {truth[k]}")
 sys.exit(0 if ok else 1)
 PY
 fi

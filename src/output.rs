@@ -59,6 +59,178 @@ pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<Str
     json(&value)
 }
 
+/// [`json_redacted`] written to stdout as it is serialised, for a document with one
+/// long array: `head` is the document with the array (its field `field`) empty, and
+/// `rows` its elements, each serialised (and redacted) when its turn comes, so only one
+/// element at a time exists as JSON. The bytes are those of [`json_redacted`] of the
+/// whole document followed by [`stdout`]: the same pretty form, each string value
+/// through the same secret rules (which look at one value, or two neighbouring strings
+/// of one array, at a time), the same escapes. A closed pipe is success.
+pub fn json_streamed<H, T>(
+    head: &H,
+    field: &str,
+    rows: impl Iterator<Item = T>,
+    redact: bool,
+) -> Result<(), Error>
+where
+    H: Serialize + ?Sized,
+    T: Serialize,
+{
+    let written = write_streamed(
+        head,
+        field,
+        rows,
+        redact,
+        colour_on(),
+        io::stdout().lock(),
+        1 << 16,
+    );
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(Error::WriteOutput),
+    }
+}
+
+/// [`json_streamed`] into `out`, through a buffer of `capacity` bytes.
+fn write_streamed<H, T>(
+    head: &H,
+    field: &str,
+    rows: impl Iterator<Item = T>,
+    redact: bool,
+    colour: bool,
+    out: impl Write,
+    capacity: usize,
+) -> io::Result<()>
+where
+    H: Serialize + ?Sized,
+    T: Serialize,
+{
+    let mut head = serde_json::to_value(head)?;
+    if redact {
+        mcplogs::redact::output::json_secrets(&mut head);
+    }
+    let out = SafeWriter {
+        inner: out,
+        pending: Vec::new(),
+        colour,
+    };
+    let mut buffered = io::BufWriter::with_capacity(capacity, out);
+    let serde_json::Value::Object(head) = head else {
+        // Not an object: nothing to stream into.
+        serde_json::to_writer_pretty(&mut buffered, &head)?;
+        buffered.write_all(b"\n")?;
+        return buffered.flush();
+    };
+    let doc = Streamed {
+        head: &head,
+        field,
+        rows: std::cell::RefCell::new(Some(rows)),
+        redact,
+    };
+    {
+        let mut ser = serde_json::Serializer::pretty(&mut buffered);
+        doc.serialize(&mut ser)
+            .map_err(|e| match e.io_error_kind() {
+                Some(kind) => io::Error::new(kind, e),
+                None => io::Error::other(e),
+            })?;
+    }
+    buffered.write_all(b"\n")?;
+    buffered.flush()
+}
+
+/// The document of [`json_streamed`]: `head`'s entries in order, `field`'s array
+/// made of `rows`.
+struct Streamed<'a, I> {
+    head: &'a serde_json::Map<String, serde_json::Value>,
+    field: &'a str,
+    rows: std::cell::RefCell<Option<I>>,
+    redact: bool,
+}
+
+impl<I, T> Serialize for Streamed<'_, I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.head.len()))?;
+        for (k, v) in self.head {
+            if k == self.field {
+                map.serialize_entry(k, &Rows(self))?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+struct Rows<'a, 'b, I>(&'a Streamed<'b, I>);
+
+impl<I, T> Serialize for Rows<'_, '_, I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let rows = self.0.rows.borrow_mut().take();
+        let mut seq = s.serialize_seq(None)?;
+        for row in rows.into_iter().flatten() {
+            if self.0.redact {
+                let mut v = serde_json::to_value(&row).map_err(S::Error::custom)?;
+                mcplogs::redact::output::json_secrets(&mut v);
+                seq.serialize_element(&v)?;
+            } else {
+                seq.serialize_element(&row)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Passes serde_json's output through [`mcplogs::sanitize::json`] and
+/// [`mcplogs::sanitize::output`], as [`json`] and [`stdout`] do with a whole document:
+/// both work character by character on serde_json's output (which holds no raw ESC, so
+/// no colour sequence can span two writes), so whole characters at a time are enough;
+/// a character split between two writes waits in `pending`.
+struct SafeWriter<W: Write> {
+    inner: W,
+    pending: Vec<u8>,
+    colour: bool,
+}
+
+impl<W: Write> Write for SafeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(s) => s.len(),
+            // At most 3 bytes of a character cut at the end; anything else is not
+            // serde_json's output.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&self.pending[..valid]).expect("checked above");
+        let text = mcplogs::sanitize::json(text);
+        let text = mcplogs::sanitize::output(&text, self.colour);
+        self.inner.write_all(text.as_bytes())?;
+        self.pending.drain(..valid);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "output ends inside a character",
+            ));
+        }
+        self.inner.flush()
+    }
+}
+
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
 /// closed stderr must not undo or hide work already done.
 /// The line is one line: a line break inside it (from a file or folder name, such as
@@ -210,4 +382,154 @@ pub fn error(e: &Error) {
         "mcplogs: error: {}",
         mcplogs::sanitize::text(&e.chain().to_string())
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// Counts what reached it.
+    struct Sink(Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Doc {
+        version: u32,
+        rows: Vec<Row>,
+        tail: Vec<String>,
+    }
+
+    #[derive(Serialize, Clone)]
+    struct Row {
+        name: String,
+        args: Vec<String>,
+    }
+
+    /// Rows with what the last passes change: a bidi control and DEL (escaped), a
+    /// secret (redacted), a flag and its value as two strings, multi-byte characters
+    /// that buffers of a few bytes cut in two.
+    fn row(i: usize) -> Row {
+        Row {
+            name: format!("server-{i} \u{202e}é\u{7f} token ghp_{:036}", i),
+            args: vec!["--token".into(), format!("v{i}-sEcReT-{i:08}-x9Q2")],
+        }
+    }
+
+    fn whole(rows: &[Row], redact: bool) -> Vec<u8> {
+        let doc = Doc {
+            version: 1,
+            rows: rows.to_vec(),
+            tail: vec!["ghp_0123456789abcdef0123456789abcdef0123".into()],
+        };
+        let text = json_redacted(&doc, redact).unwrap();
+        mcplogs::sanitize::output(&text, false)
+            .into_owned()
+            .into_bytes()
+    }
+
+    #[test]
+    fn the_streamed_document_is_the_whole_documents_bytes() {
+        let rows: Vec<Row> = (0..50).map(row).collect();
+        for redact in [true, false] {
+            for capacity in [1, 3, 7, 4096, 1 << 16] {
+                let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+                let head = Doc {
+                    version: 1,
+                    rows: Vec::new(),
+                    tail: vec!["ghp_0123456789abcdef0123456789abcdef0123".into()],
+                };
+                write_streamed(
+                    &head,
+                    "rows",
+                    rows.iter().cloned(),
+                    redact,
+                    false,
+                    Sink(Rc::clone(&got)),
+                    capacity,
+                )
+                .unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&got.borrow()),
+                    String::from_utf8_lossy(&whole(&rows, redact)),
+                    "redact {redact}, buffer {capacity}"
+                );
+            }
+        }
+        // No rows: the same `[]` as an empty list.
+        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let head = Doc {
+            version: 1,
+            rows: Vec::new(),
+            tail: Vec::new(),
+        };
+        write_streamed(
+            &head,
+            "rows",
+            std::iter::empty::<Row>(),
+            true,
+            false,
+            Sink(Rc::clone(&got)),
+            64,
+        )
+        .unwrap();
+        assert_eq!(*got.borrow(), json(&head).unwrap().into_bytes());
+    }
+
+    #[test]
+    fn rows_are_written_before_the_next_ones_are_made() {
+        // Each row is made only when the writer asks for it; by then every earlier row
+        // has left the buffer (4 KiB here), so memory holds about one row, whatever
+        // their number.
+        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let made = Rc::new(Cell::new(0usize));
+        let seen = Rc::clone(&got);
+        let counter = Rc::clone(&made);
+        let rows = (0..2000).map(move |i| {
+            counter.set(i + 1);
+            if i >= 100 {
+                // Rows are over 100 bytes each: all but the last buffer's worth of the
+                // earlier ones are out.
+                let out = seen.borrow().len();
+                assert!(out >= (i - 40) * 100, "row {i}: only {out} bytes written");
+            }
+            row(i)
+        });
+        let head = Doc {
+            version: 1,
+            rows: Vec::new(),
+            tail: Vec::new(),
+        };
+        write_streamed(
+            &head,
+            "rows",
+            rows,
+            true,
+            false,
+            Sink(Rc::clone(&got)),
+            4096,
+        )
+        .unwrap();
+        assert_eq!(made.get(), 2000);
+        let all: Vec<Row> = (0..2000).map(row).collect();
+        let doc = Doc {
+            version: 1,
+            rows: all,
+            tail: Vec::new(),
+        };
+        assert_eq!(
+            *got.borrow(),
+            json_redacted(&doc, true).unwrap().into_bytes()
+        );
+    }
 }

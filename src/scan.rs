@@ -94,6 +94,8 @@ pub struct ServerReport {
     pub project_folder: Option<String>,
     /// The log folder or debug log the server's records came from.
     pub source: PathBuf,
+    /// The deciding session's diagnosis; its `capabilities` are not kept (`None`): they
+    /// helped decide, and no output shows them.
     pub diagnosis: Diagnosis,
     pub last_seen: Option<String>,
     /// Session files of the server (one per Claude Code process); for a debug log, the
@@ -219,9 +221,9 @@ pub fn scan_with_progress(
     // can span files) and one per debug log. Units run in parallel.
     let mut units: Vec<Unit> = found
         .server_dirs
-        .iter()
-        .map(|d| Unit::ServerDir(d.clone()))
-        .chain(found.debug_logs.iter().map(|p| Unit::DebugLog(p.clone())))
+        .into_iter()
+        .map(Unit::ServerDir)
+        .chain(found.debug_logs.into_iter().map(Unit::DebugLog))
         .collect();
     let since_iso = opts.since.map(crate::time::format_iso);
     let newest_log = opts.since.and_then(|_| {
@@ -233,7 +235,9 @@ pub fn scan_with_progress(
     });
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units);
-    let results: Vec<(Vec<ServerInProgress>, Vec<Warning>)> = units
+    // Each server is folded into its summary where it was read: the sessions it read
+    // (each with its evidence and capabilities) never pile up for the whole tree.
+    let mut results: Vec<(Vec<Folded>, Vec<Warning>)> = units
         .into_par_iter()
         .map(|u| {
             let mut w = Vec::new();
@@ -254,49 +258,50 @@ pub fn scan_with_progress(
                 &|| progress(counter.file_done()),
                 &|bytes| progress(counter.bytes_read(bytes)),
             );
-            (p, w)
+            (p.into_iter().map(ServerInProgress::fold).collect(), w)
         })
         .collect();
-    let mut in_progress: Vec<ServerInProgress> = Vec::new();
-    for (p, w) in results {
-        in_progress.extend(p);
-        warnings.extend(w);
+    // The per-unit lists are kept as they came: each is freed as its servers become
+    // reports, so the summaries and the reports are never both whole in memory.
+    let mut servers_found = 0;
+    for (p, w) in &mut results {
+        servers_found += p.len();
+        warnings.append(w);
     }
 
-    // Project folders may hold a .mcp.json naming their servers.
-    for p in &in_progress {
-        for s in &p.sessions {
-            if let Some(cwd) = &s.cwd {
-                let mcp = Path::new(cwd).join(".mcp.json");
-                if mcp.is_file() {
-                    names.add_mcp_json(&mcp);
-                }
+    // Project folders may hold a .mcp.json naming their servers: each working
+    // directory is looked at once, in the order the sessions name them (the servers of
+    // a project share one).
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for cwd in results.iter().flat_map(|(p, _)| p).flat_map(|p| &p.cwds) {
+        if seen.insert(cwd) {
+            let mcp = Path::new(cwd).join(".mcp.json");
+            if mcp.is_file() {
+                names.add_mcp_json(&mcp);
             }
         }
     }
+    drop(seen);
 
-    let all: Vec<ServerReport> = in_progress
-        .into_iter()
-        .filter(|p| !p.sessions.is_empty())
-        .map(|p| p.into_report(&names))
-        .collect();
+    let mut all: Vec<ServerReport> = Vec::with_capacity(servers_found);
+    for (p, _) in results {
+        all.extend(
+            p.into_iter()
+                .filter(|p| p.sessions_read > 0)
+                .map(|p| p.into_report(&names)),
+        );
+    }
     let mut unfiltered_names: Vec<String> = Vec::new();
     if opts.server.is_some() || opts.project.is_some() {
         unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
         unfiltered_names.sort();
         unfiltered_names.dedup();
     }
-    let mut servers: Vec<ServerReport> = all.into_iter().filter(|s| keep(s, opts)).collect();
+    let mut servers = all;
+    servers.retain(|s| keep(s, opts));
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
-    servers.sort_by_cached_key(|s| {
-        (
-            s.project.clone(),
-            s.log_tree().map(std::path::Path::to_path_buf),
-            s.name.to_lowercase(),
-            s.source.clone(),
-        )
-    });
+    sort_servers(&mut servers);
     Ok(ScanReport {
         servers,
         // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
@@ -305,6 +310,40 @@ pub fn scan_with_progress(
         newest_log,
         unfiltered_names,
     })
+}
+
+/// Sorts by project, log tree, name (case-insensitive), then source: a stable sort of
+/// the servers' indexes (only the lowercase names are made; the other keys are borrowed),
+/// then the servers moved into that order in place.
+fn sort_servers(servers: &mut [ServerReport]) {
+    let lower: Vec<String> = servers.iter().map(|s| s.name.to_lowercase()).collect();
+    let mut order: Vec<usize> = (0..servers.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&servers[a], &servers[b]);
+        x.project
+            .cmp(&y.project)
+            .then_with(|| x.log_tree().cmp(&y.log_tree()))
+            .then_with(|| lower[a].cmp(&lower[b]))
+            .then_with(|| x.source.cmp(&y.source))
+    });
+    drop(lower);
+    // Position i receives the server at order[i]: follow each cycle once.
+    const DONE: usize = usize::MAX;
+    for i in 0..order.len() {
+        if order[i] == DONE {
+            continue;
+        }
+        let mut j = i;
+        loop {
+            let k = order[j];
+            order[j] = DONE;
+            if k == i {
+                break;
+            }
+            servers.swap(j, k);
+            j = k;
+        }
+    }
 }
 
 enum Unit {
@@ -409,7 +448,8 @@ impl Unit {
                         let sessions: Vec<SessionLog> =
                             g.finish().into_iter().filter(keep_session).collect();
                         ServerInProgress {
-                            dir: None,
+                            folder: None,
+                            project_folder: None,
                             name: Some(name),
                             source: log.clone(),
                             session_files: sessions.len(),
@@ -535,7 +575,8 @@ fn read_dir(
             source: dir.path.clone(),
             session_files: dir.files.len(),
             files_read,
-            dir: Some(dir.clone()),
+            folder: Some(dir.folder.clone()),
+            project_folder: dir.project_folder.clone(),
             name: None,
             sessions,
         },
@@ -627,7 +668,9 @@ impl ProgressCounter {
 
 /// A server being assembled from its log files, before its verdict is picked.
 struct ServerInProgress {
-    dir: Option<ServerDir>,
+    /// The log folder's encoded server name and project folder (`None` for a debug log).
+    folder: Option<String>,
+    project_folder: Option<String>,
     name: Option<String>,
     source: PathBuf,
     /// Session files of the server (after `--since`), read or not.
@@ -637,8 +680,30 @@ struct ServerInProgress {
     sessions: Vec<SessionLog>,
 }
 
+/// A server once read: what its report needs, without the sessions. Only the names
+/// (known once every server is read, from the `.mcp.json` files their sessions' working
+/// directories hold) are missing.
+struct Folded {
+    folder: Option<String>,
+    project_folder: Option<String>,
+    name: Option<String>,
+    source: PathBuf,
+    session_files: usize,
+    files_read: usize,
+    sessions_read: usize,
+    failed_sessions: usize,
+    /// The deciding session's diagnosis, evidence, last timestamp and file.
+    decided: Option<(Diagnosis, Vec<Evidence>, Option<String>, PathBuf)>,
+    latest_only_connected: bool,
+    history: Vec<VerdictSeen>,
+    /// The latest working directory recorded.
+    cwd: Option<String>,
+    /// Every working directory the sessions recorded, once each, in session order.
+    cwds: Vec<String>,
+}
+
 impl ServerInProgress {
-    fn into_report(self, names: &NameMap) -> ServerReport {
+    fn fold(self) -> Folded {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
         // The window read was enough to decide (that is where reading stopped), so this
         // is the session a reading of every file would pick.
@@ -651,19 +716,7 @@ impl ServerInProgress {
             .rposition(|d| d.verdict != Verdict::Unknown);
         let latest_only_connected = matches!((chosen, latest), (Some(c), Some(l)) if c < l)
             && chosen.is_some_and(|c| diagnoses[c].verdict != Verdict::Healthy);
-
-        let (diagnosis, evidence, last_seen, deciding_file) = match chosen {
-            Some(i) => {
-                let session = &self.sessions[i];
-                (
-                    session.diagnosis.clone(),
-                    session.evidence.iter().map(Evidence::from).collect(),
-                    session.last_timestamp.clone(),
-                    Some(session.file.clone()),
-                )
-            }
-            None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None, None),
-        };
+        let failed_sessions = diagnoses.iter().filter(|d| d.verdict.is_problem()).count();
 
         let mut history: Vec<VerdictSeen> = Vec::new();
         for s in &self.sessions {
@@ -688,9 +741,57 @@ impl ServerInProgress {
             }
         }
 
+        let mut cwds: Vec<String> = Vec::new();
+        for c in self.sessions.iter().filter_map(|s| s.cwd.as_ref()) {
+            if !cwds.contains(c) {
+                cwds.push(c.clone());
+            }
+        }
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
-        let folder = self.dir.as_ref().map(|d| d.folder.clone());
-        let project_folder = self.dir.as_ref().and_then(|d| d.project_folder.clone());
+        let sessions_read = self.sessions.len();
+        let decided = chosen.map(|i| {
+            let mut session = self
+                .sessions
+                .into_iter()
+                .nth(i)
+                .expect("chosen is an index");
+            // The connection's capabilities decided the verdict already and no output
+            // shows them: kept for each of 100,000 servers they were a third of the
+            // scan's memory.
+            session.diagnosis.capabilities = None;
+            (
+                session.diagnosis,
+                session.evidence.iter().map(Evidence::from).collect(),
+                session.last_timestamp,
+                session.file,
+            )
+        });
+        Folded {
+            folder: self.folder,
+            project_folder: self.project_folder,
+            name: self.name,
+            source: self.source,
+            session_files: self.session_files,
+            files_read: self.files_read,
+            sessions_read,
+            failed_sessions,
+            decided,
+            latest_only_connected,
+            history,
+            cwd,
+            cwds,
+        }
+    }
+}
+
+impl Folded {
+    fn into_report(self, names: &NameMap) -> ServerReport {
+        let (diagnosis, evidence, last_seen, deciding_file) = match self.decided {
+            Some((d, e, last, file)) => (d, e, last, Some(file)),
+            None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None, None),
+        };
+        let folder = self.folder;
+        let project_folder = self.project_folder;
         let shared_by = match (&self.name, &folder) {
             (None, Some(f)) => {
                 let sharing = names.sharing(f, project_folder.as_deref());
@@ -709,7 +810,8 @@ impl ServerInProgress {
             (None, Some(f)) => names.server(f).unwrap_or(f).to_string(),
             (None, None) => "unknown".to_string(),
         };
-        let project = cwd
+        let project = self
+            .cwd
             .or_else(|| {
                 project_folder
                     .as_deref()
@@ -724,15 +826,15 @@ impl ServerInProgress {
             project,
             project_folder,
             source: self.source,
-            failed_sessions: diagnoses.iter().filter(|d| d.verdict.is_problem()).count(),
+            failed_sessions: self.failed_sessions,
             sessions: self.session_files,
-            sessions_read: self.sessions.len(),
+            sessions_read: self.sessions_read,
             files_read: self.files_read,
             diagnosis,
             last_seen,
             evidence,
-            history,
-            latest_only_connected,
+            history: self.history,
+            latest_only_connected: self.latest_only_connected,
             deciding_file,
             shared_by,
             settings: None,
@@ -774,16 +876,23 @@ fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
 /// stay: on the user's own terminal they are the point.
 pub fn redact_report(report: &mut ScanReport) {
     use crate::redact::output::{path, warning};
-    let mut texts: Vec<String> = Vec::new();
+    // Learned from the texts where they are (a copy of every text would double the
+    // memory of a scan of many servers).
+    let mut b = crate::redact::RedactorBuilder::new();
     for s in &report.servers {
-        texts.push(s.name.clone());
-        texts.extend(s.project.clone());
-        texts.extend(s.folder.clone());
-        texts.extend(s.diagnosis.bad_tool_path.clone());
-        texts.push(s.source.to_string_lossy().into_owned());
-        texts.extend(s.evidence.iter().map(|e| e.message.clone()));
+        b.learn_secrets(&s.name);
+        for t in [&s.project, &s.folder, &s.diagnosis.bad_tool_path]
+            .into_iter()
+            .flatten()
+        {
+            b.learn_secrets(t);
+        }
+        b.learn_secrets(&s.source.to_string_lossy());
+        for e in &s.evidence {
+            b.learn_secrets(&e.message);
+        }
     }
-    let r = crate::redact::Redactor::secrets_only(texts.iter().map(String::as_str));
+    let r = b.build();
     for s in &mut report.servers {
         r.apply(&mut s.name);
         for t in [&mut s.project, &mut s.folder, &mut s.project_folder]
@@ -812,5 +921,59 @@ pub fn redact_report(report: &mut ScanReport) {
     }
     for p in &mut report.searched {
         path(&r, p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(name: &str, project: Option<&str>, source: &str) -> ServerReport {
+        ServerReport {
+            name: name.to_string(),
+            folder: Some(name.to_string()),
+            project: project.map(str::to_string),
+            project_folder: None,
+            source: PathBuf::from(source),
+            diagnosis: Diagnosis::new(Verdict::Healthy),
+            last_seen: None,
+            sessions: 1,
+            sessions_read: 1,
+            files_read: 1,
+            failed_sessions: 0,
+            evidence: Vec::new(),
+            history: Vec::new(),
+            latest_only_connected: false,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+        }
+    }
+
+    #[test]
+    fn servers_sort_as_by_their_cached_keys_stably() {
+        // Every pattern of equal and unequal keys, duplicates (stability) included.
+        let mut v = Vec::new();
+        for i in 0..300usize {
+            let project = ["/a", "/b", "/B"].get(i % 4).copied();
+            let tree = ["/t1", "/t2"][i / 7 % 2];
+            let name = ["Zeta", "alpha", "Alpha", "beta"][i * 7 % 4];
+            let folder = ["x", "y"][i / 3 % 2];
+            let mut s = server(name, project, &format!("{tree}/p/mcp-logs-{folder}"));
+            s.sessions = i; // tells equal keys apart
+            v.push(s);
+        }
+        let mut want = v.clone();
+        want.sort_by_cached_key(|s| {
+            (
+                s.project.clone(),
+                s.log_tree().map(Path::to_path_buf),
+                s.name.to_lowercase(),
+                s.source.clone(),
+            )
+        });
+        sort_servers(&mut v);
+        let ids = |v: &[ServerReport]| v.iter().map(|s| s.sessions).collect::<Vec<_>>();
+        assert_eq!(ids(&v), ids(&want));
     }
 }

@@ -40,14 +40,25 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         settings::effective_negotiation(&sources_for(dir))
     });
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    if let Some(m) = nothing_found(&report, &opts) {
+        output::note(m);
+        // A --server name that matches none of the servers found is a usage error.
+        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
+            return Ok(ExitCode::Error);
+        }
+    }
     let text = if args.output.json {
-        output::json_redacted(
-            &json::scan_json(
+        // Written as it is made: for 100,000 servers the whole document would be 150 MB.
+        output::json_streamed(
+            &json::scan_json_head(
                 &report,
                 settings::render::settings_layers_json(&negotiation),
             ),
+            "servers",
+            json::scan_json_servers(&report),
             !args.redact.no_redact,
-        )?
+        )?;
+        return Ok(ExitCode::from_problems(report.has_problems()));
     } else if report.servers.is_empty() {
         String::new()
     } else {
@@ -74,18 +85,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             mcplogs::redact::output::text(&t)
         }
     };
-    if let Some(m) = nothing_found(&report, &opts) {
-        output::note(m);
-        // A --server name that matches none of the servers found is a usage error.
-        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
-            return Ok(ExitCode::Error);
-        }
-    }
-    if args.output.json {
-        output::stdout(&text)?;
-    } else {
-        output::screen(&text)?;
-    }
+    output::screen(&text)?;
     Ok(ExitCode::from_problems(report.has_problems()))
 }
 

@@ -9,11 +9,26 @@ use crate::wire::{self, SCHEMA_VERSION};
 /// `scan --json`; `settings` is the settings layers for the current directory.
 pub fn scan_json(report: &ScanReport, settings: wire::Settings) -> wire::ScanDocument {
     wire::ScanDocument {
+        servers: scan_json_servers(report).collect(),
+        ..scan_json_head(report, settings)
+    }
+}
+
+/// [`scan_json`] without its servers (`servers` is empty): with
+/// [`scan_json_servers`], for a writer that serialises the servers one at a time
+/// instead of holding the whole document (100,000 servers make 150 MB of JSON).
+pub fn scan_json_head(report: &ScanReport, settings: wire::Settings) -> wire::ScanDocument {
+    wire::ScanDocument {
         schema_version: SCHEMA_VERSION,
-        servers: report.servers.iter().map(server_json).collect(),
+        servers: Vec::new(),
         warnings: warnings_json(&crate::warning::collapse(report.warnings.clone())),
         settings,
     }
+}
+
+/// The `servers` of [`scan_json`], each made when it is asked for.
+pub fn scan_json_servers(report: &ScanReport) -> impl Iterator<Item = wire::ScanServer> + '_ {
+    report.servers.iter().map(server_json)
 }
 
 pub fn warnings_json(warnings: &[Warning]) -> Vec<wire::Warning> {
