@@ -91,7 +91,7 @@ pub enum Command {
     /// Print or install the man pages (roff) generated from these definitions
     #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
-    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, scanning)
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
 }
