@@ -6,12 +6,19 @@
 //! record of the session, for a second process started later in the same project).
 //!
 //! The summary index is not used: the file of a running session is still being written,
-//! so it is never a settled file the index would answer for.
+//! so it is never a settled file the index would answer for. Instead, with a cache folder,
+//! each run remembers per server how far it read the newest file and the session's
+//! records that can matter (the first [`MEMO_HEAD`] and the last [`MEMO_TAIL`]), so the
+//! next run reads only what Claude Code appended since ([`Memo`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use crate::classify::Classifier;
 use crate::names::encode_folder_name;
@@ -20,6 +27,13 @@ use crate::verdict::{Cause, Diagnosis, Verdict};
 
 /// At most this many files of one server folder are read (newest first).
 pub const MAX_FILES_PER_SERVER: usize = 2;
+/// Records of the session kept per server between runs: the first ones (the connection)...
+pub const MEMO_HEAD: usize = 16;
+/// ...and the latest ones (the latest event decides).
+pub const MEMO_TAIL: usize = 48;
+/// A kept message is cut to this many bytes (a zod error's start names its cause).
+const MEMO_MESSAGE_BYTES: usize = 64 * 1024;
+
 /// The width when the input gives none (Claude Code's status line JSON has none as of
 /// 2.1.332).
 pub const DEFAULT_WIDTH: usize = 80;
@@ -171,9 +185,111 @@ pub fn project_folder(cache_roots: &[PathBuf], folders: &[&str]) -> Option<PathB
 /// This session's servers in this project. Lists the project folder and each server
 /// folder; reads only each server's newest file (or two, see the module).
 pub fn session_status(input: &SessionInput, cache_roots: &[PathBuf]) -> SessionStatus {
+    session_status_with(input, cache_roots, None)
+}
+
+/// What one run remembers of a server folder's newest file for the next run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memo {
+    /// The file read.
+    pub file: PathBuf,
+    /// How far it was read: the end of its last complete line.
+    pub offset: u64,
+    /// The session's first records that can matter (messages).
+    pub head: Vec<String>,
+    /// Its latest ones.
+    pub tail: VecDeque<String>,
+}
+
+impl Memo {
+    fn push(&mut self, message: &str) {
+        let m = cut_bytes(message, MEMO_MESSAGE_BYTES).to_string();
+        if self.head.len() < MEMO_HEAD {
+            self.head.push(m);
+        } else {
+            if self.tail.len() == MEMO_TAIL {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(m);
+        }
+    }
+
+    fn messages(&self) -> impl Iterator<Item = &String> {
+        self.head.iter().chain(&self.tail)
+    }
+}
+
+fn cut_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+fn memo_path(dir: &Path, session: &str) -> PathBuf {
+    dir.join("statusline")
+        .join(format!("{}.json", safe_name(session)))
+}
+
+fn safe_name(session: &str) -> String {
+    session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect()
+}
+
+/// [`session_status`], remembering what it read in `memo_dir` (mcplogs' cache folder) so
+/// the next run for the session reads only what was appended since. Best effort: a memo
+/// that cannot be read or written costs only a full read.
+pub fn session_status_with(
+    input: &SessionInput,
+    cache_roots: &[PathBuf],
+    memo_dir: Option<&Path>,
+) -> SessionStatus {
     let Some(session) = input.session_id.as_deref() else {
         return SessionStatus::default();
     };
+    let memo_file = memo_dir.map(|d| memo_path(d, session));
+    let mut memos: HashMap<String, Memo> = memo_file
+        .as_ref()
+        .and_then(|p| fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let status = status_in(input, session, cache_roots, &mut memos);
+    if let Some(p) = memo_file {
+        let _ = save_memos(&p, &memos);
+    }
+    status
+}
+
+fn save_memos(path: &Path, memos: &HashMap<String, Memo>) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+    fs::write(
+        &tmp,
+        serde_json::to_vec(memos).map_err(std::io::Error::other)?,
+    )?;
+    fs::rename(&tmp, path)
+}
+
+fn status_in(
+    input: &SessionInput,
+    session: &str,
+    cache_roots: &[PathBuf],
+    memos: &mut HashMap<String, Memo>,
+) -> SessionStatus {
     let Some(project) = project_folder(cache_roots, &input.folders()) else {
         return SessionStatus::default();
     };
@@ -197,7 +313,8 @@ pub fn session_status(input: &SessionInput, cache_roots: &[PathBuf]) -> SessionS
         .collect();
     dirs.sort();
     for (name, dir) in dirs {
-        let (state, read) = server_state(&dir, session);
+        let memo = memos.entry(name.clone()).or_default();
+        let (state, read) = server_state(&dir, session, memo);
         status.files_read += read;
         if let Some(state) = state {
             status.servers.push(ServerStatus {
@@ -218,7 +335,8 @@ fn newest_files(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter_map(|e| {
             let n = e.file_name().to_str()?.to_string();
-            (n.ends_with(".jsonl") || n.ends_with(".txt")).then(|| (n, e.path()))
+            // A running session writes JSON Lines (the old `.txt` arrays are of 2025).
+            n.ends_with(".jsonl").then(|| (n, e.path()))
         })
         .collect();
     files.sort_by(|a, b| b.0.cmp(&a.0));
@@ -230,36 +348,95 @@ fn newest_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The session's state in one server folder (`None`: the session has no record there),
-/// and how many files were read.
-fn server_state(dir: &Path, session: &str) -> (Option<ServerState>, usize) {
+/// and how many files were read. The newest file is read from where `memo` left off.
+fn server_state(dir: &Path, session: &str, memo: &mut Memo) -> (Option<ServerState>, usize) {
     let mut read = 0;
-    for file in newest_files(dir) {
+    for (i, file) in newest_files(dir).into_iter().enumerate() {
         read += 1;
-        let mut classifier: Classifier<()> = Classifier::default();
-        let mut seen = false;
-        let mut retrying = false;
-        let result = crate::decode::decode_prefiltered(&file, &mut |r| {
-            if r.session_id.as_deref() != Some(session) {
-                return;
+        let mut m = if i == 0 && memo.file == file {
+            std::mem::take(memo)
+        } else {
+            Memo {
+                file: file.clone(),
+                ..Memo::default()
             }
-            seen = true;
-            // A tools/list retry is not a verdict yet: the final error or a success follows.
-            retrying = r.message.contains("; retrying in ");
-            classifier.feed(&r.message, || ());
-        });
-        if result.is_err() || !seen {
-            continue;
-        }
-        let (d, _) = classifier.finish();
-        let state = match d.verdict {
-            Verdict::Healthy | Verdict::Tolerated => ServerState::Working,
-            Verdict::Unknown => ServerState::Pending,
-            _ if retrying => ServerState::Pending,
-            _ => ServerState::Failed(d),
         };
-        return (Some(state), read);
+        if read_on(&file, session, &mut m).is_err() {
+            m = Memo::default();
+        }
+        let seen = !m.head.is_empty();
+        let state = seen.then(|| state_of(&m));
+        if i == 0 {
+            *memo = m;
+        }
+        if let Some(state) = state {
+            return (Some(state), read);
+        }
     }
     (None, read)
+}
+
+fn state_of(m: &Memo) -> ServerState {
+    let mut classifier: Classifier<()> = Classifier::default();
+    let mut retrying = false;
+    for message in m.messages() {
+        // A tools/list retry is not a verdict yet: the final error or a success follows.
+        retrying = message.contains("; retrying in ");
+        classifier.feed(message, || ());
+    }
+    let (d, _) = classifier.finish();
+    match d.verdict {
+        Verdict::Healthy | Verdict::Tolerated => ServerState::Working,
+        Verdict::Unknown => ServerState::Pending,
+        _ if retrying => ServerState::Pending,
+        _ => ServerState::Failed(d),
+    }
+}
+
+/// Reads `file` from `memo.offset` to the end of its last complete line, keeping the
+/// session's records that can matter. A file shorter than the offset (replaced or
+/// truncated) is read from the start.
+fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
+    let mut f = fs::File::open(file)?;
+    let len = f.metadata()?.len();
+    if len < memo.offset {
+        *memo = Memo {
+            file: file.to_path_buf(),
+            ..Memo::default()
+        };
+    }
+    let end = last_line_end(&mut f, memo.offset, len)?;
+    if end <= memo.offset {
+        return Ok(());
+    }
+    f.seek(SeekFrom::Start(memo.offset))?;
+    let name = Arc::new(file.to_path_buf());
+    let mut reader = (&mut f).take(end - memo.offset);
+    crate::decode::stream::scan_jsonl(&mut reader, &name, &mut |r| {
+        if r.session_id.as_deref() == Some(session) {
+            memo.push(&r.message);
+        }
+    })?;
+    memo.offset = end;
+    Ok(())
+}
+
+/// The offset just after the last `\n` of `f` at or after `from` (`from` when none).
+fn last_line_end(f: &mut fs::File, from: u64, len: u64) -> std::io::Result<u64> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = len;
+    let mut buf = vec![0u8; CHUNK as usize];
+    while end > from {
+        let start = end.saturating_sub(CHUNK).max(from);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(&mut buf[..n])?;
+        if let Some(i) = buf[..n].iter().rposition(|b| *b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(from)
 }
 
 /// A failure in a few words, and what helps: `("tools fetch failed", "mcplogs fix")`.
@@ -270,7 +447,7 @@ pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
         (_, Some(Cause::NeedsAuth)) => "needs authentication",
         (_, Some(Cause::CommandNotFound)) => "command not found",
         (_, Some(Cause::Timeout)) => "timed out",
-        (_, Some(Cause::ConnectionClosed)) => "exited at start",
+        (_, Some(Cause::ConnectionClosed)) => "connection closed",
         _ => "failed to connect",
     };
     (what, action(d))

@@ -125,7 +125,9 @@ pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
             return Ok(ExitCode::Clean);
         }
     };
-    let s = status::session_status(&input, &cache_roots(args.home.as_deref()));
+    let memo = mcplogs::index::default_dir();
+    let s =
+        status::session_status_with(&input, &cache_roots(args.home.as_deref()), memo.as_deref());
     let taken = [&args.prefix, &args.suffix, &own]
         .iter()
         .map(|t| t.chars().count())
@@ -147,8 +149,8 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
         }
     };
     let session = input.session_id.clone().unwrap_or_default();
-    let s = status::session_status(&input, &cache_roots(args.home.as_deref()));
     let dir = mcplogs::index::default_dir();
+    let s = status::session_status_with(&input, &cache_roots(args.home.as_deref()), dir.as_deref());
     let new = status::not_told(dir.as_deref(), &session, &s);
     let Some(message) = status::hook_message(&s, &new) else {
         return Ok(ExitCode::Clean);

@@ -547,3 +547,53 @@ fn every_example_in_the_help_runs() {
     }
     assert!(ran >= 9, "{ran}");
 }
+
+/// Claude Code appends to the session's file while the status line runs again and
+/// again: each run reads on from where the last one stopped (a memo in mcplogs' cache
+/// folder), and sees what was appended; a half-written last line waits for its end.
+#[test]
+fn each_run_reads_on_from_where_the_last_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let cache = tmp.path().join("mcplogs-cache");
+    project(
+        &home,
+        "/w/p",
+        "db",
+        &[("2026-11-29T12-00-00-000Z.jsonl", connected("now"))],
+    );
+    let file = home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::names::encode_folder_name("/w/p"))
+        .join("mcp-logs-db/2026-11-29T12-00-00-000Z.jsonl");
+    let go = || {
+        let mut c = mcplogs(tmp.path());
+        c.env("MCPLOGS_CACHE_DIR", &cache)
+            .args(["statusline", "--home"])
+            .arg(&home);
+        run_with_stdin(&mut c, input("now", "/w/p").as_bytes()).stdout
+    };
+    assert_eq!(go(), "MCP ✓\n");
+    let memo = cache.join("statusline/now.json");
+    let offset = |m: &Path| -> u64 {
+        let v: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+        v["db"]["offset"].as_u64().unwrap()
+    };
+    assert_eq!(offset(&memo), fs::metadata(&file).unwrap().len());
+    // A reconnect that fails, its last line still being written: not read yet.
+    let fail = rec(
+        "now",
+        "error",
+        "Connection failed: MCP error -32000: Connection closed",
+    );
+    let mut f = fs::OpenOptions::new().append(true).open(&file).unwrap();
+    use std::io::Write;
+    write!(f, "{}", &fail[..20]).unwrap();
+    assert_eq!(go(), "MCP ✓\n");
+    write!(f, "{}\n", &fail[20..]).unwrap();
+    assert_eq!(go(), "MCP 1✗ db (connection closed · mcplogs scan)\n");
+    assert_eq!(offset(&memo), fs::metadata(&file).unwrap().len());
+    // The file replaced by a shorter one: read from the start again.
+    fs::write(&file, connected("now").join("\n") + "\n").unwrap();
+    assert_eq!(go(), "MCP ✓\n");
+}
