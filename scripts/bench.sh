@@ -27,7 +27,13 @@
 # Environment: BENCH_DIR (default /tmp/mcplogs-bench), BENCH_GB (2.0), RUNS (5),
 # JQ_RUNS (1; jq takes about a minute per run), CACHE_DIR (default $BENCH_DIR-cache),
 # CACHE_GB (11), COLD_RUNS (3), REAL_CACHE (1; 0 skips it), SYNTHETIC (1; 0 skips the
-# 2 GiB benchmark), SETUP (1; 0 skips the set-up times).
+# 2 GiB benchmark), SETUP (1; 0 skips the set-up times), STATUSLINE (1; 0 skips the
+# status line benchmark), SL_RUNS (21).
+#
+# Last, the status line (issue 26, scripts/bench/statusline.py): median of
+# `mcplogs statusline` (first run of a session, and every later run with its memo)
+# against `mcplogs --version`, warm and cold, on the real-cache tree with a live
+# session's project beside it. Target: within 3x of --version + 30 ms.
 #
 # First, the set-up times a newcomer meets (issue 25): a fresh clone of HEAD with an
 # empty target folder (the crates already in ~/.cargo/registry: downloading them is the
@@ -46,6 +52,8 @@ COLD_RUNS=${COLD_RUNS:-3}
 REAL_CACHE=${REAL_CACHE:-1}
 SYNTHETIC=${SYNTHETIC:-1}
 SETUP=${SETUP:-1}
+STATUSLINE=${STATUSLINE:-1}
+SL_RUNS=${SL_RUNS:-21}
 status=0
 
 if [ "$SETUP" = 1 ]; then
@@ -180,7 +188,9 @@ sys.exit(0 if ok else 1)
 PY
 fi
 
-if [ "$REAL_CACHE" = 1 ]; then
+# The real-cache tree, generated once per generator, samples and size.
+real_cache_tree() {
+  local stamp
   stamp=$(cat scripts/bench/gen_cache.py sample-logs/expected.json | sha256sum | cut -c1-16)-$CACHE_GB
   if [ "$(cat "$CACHE_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
     echo "[bench] generating the real-cache tree in $CACHE_DIR (a few minutes)"
@@ -188,6 +198,10 @@ if [ "$REAL_CACHE" = 1 ]; then
     python3 scripts/bench/gen_cache.py sample-logs "$CACHE_DIR" "$CACHE_GB"
     echo "$stamp" > "$CACHE_DIR/.stamp"
   fi
+}
+
+if [ "$REAL_CACHE" = 1 ]; then
+  real_cache_tree
   TREE=$CACHE_DIR/claude-cli-nodejs
   CBYTES=$(find "$TREE" -name '*.jsonl' -printf '%s\n' | python3 -c 'import sys; print(sum(map(int, sys.stdin)))')
   CFILES=$(find "$TREE" -name '*.jsonl' | wc -l)
@@ -283,5 +297,13 @@ print("\nprune --dry-run says:")
 print("\n".join(open(f"{out}/prune.txt").read().splitlines()[-3:]))
 sys.exit(0 if ok else 1)
 PY
+fi
+
+# The status line (issue 26): `mcplogs statusline` against `mcplogs --version` on the
+# real-cache tree, a live session's project beside its 30 days (scripts/bench/statusline.py).
+if [ "$STATUSLINE" = 1 ]; then
+  real_cache_tree
+  echo "[bench] status line; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  python3 scripts/bench/statusline.py "$BIN" "$CACHE_DIR/claude-cli-nodejs" "$OUT" "$SL_RUNS" || status=1
 fi
 exit $status
