@@ -27,6 +27,7 @@ use crate::verdict::{Cause, Diagnosis, Verdict};
 
 /// At most this many files of one server folder are read (newest first).
 pub const MAX_FILES_PER_SERVER: usize = 2;
+
 /// Records of the session kept per server between runs: the first ones (the connection)...
 pub const MEMO_HEAD: usize = 16;
 /// ...and the latest ones (the latest event decides).
@@ -199,6 +200,10 @@ pub struct Memo {
     pub head: Vec<String>,
     /// Its latest ones.
     pub tail: VecDeque<String>,
+    /// Whether the session itself wrote into the file (the records kept are those of
+    /// every session of the file: one process, one connection).
+    #[serde(default)]
+    pub ours: bool,
 }
 
 impl Memo {
@@ -312,18 +317,88 @@ fn status_in(
         })
         .collect();
     dirs.sort();
+    // One Claude Code process writes one file per server, all with the same name (its
+    // start time), and the connection is the process's: `/clear` starts a new session id
+    // in the same process, whose records follow its predecessor's in the same files
+    // (observed, 2.1.332). So: find the process file the session wrote into, then read
+    // that file of every server, all of its records.
+    let mut newest: Vec<(String, PathBuf, Vec<PathBuf>)> = Vec::new();
+    let mut stamp: Option<String> = None;
     for (name, dir) in dirs {
-        let memo = memos.entry(name.clone()).or_default();
-        let (state, read) = server_state(&dir, session, memo);
-        status.files_read += read;
-        if let Some(state) = state {
-            status.servers.push(ServerStatus {
-                name: text::terminal_safe(&name, false),
-                state,
-            });
+        let files = newest_files(&dir);
+        if let Some(f) = files.first() {
+            let memo = memos.entry(name.clone()).or_default();
+            if memo.file != *f {
+                *memo = Memo {
+                    file: f.clone(),
+                    ..Memo::default()
+                };
+            }
+            if read_on(f, session, memo).is_err() {
+                *memo = Memo::default();
+            }
+            status.files_read += 1;
+            let n = file_name(f);
+            if memo.ours && stamp.as_ref().is_none_or(|s| n > *s) {
+                stamp = Some(n);
+            }
+        }
+        newest.push((name, dir, files));
+    }
+    // A second process started later in the project: the session's file is an older one.
+    let mut older: HashMap<String, Memo> = HashMap::new();
+    if stamp.is_none() {
+        for (name, _, files) in &newest {
+            let Some(f) = files.get(1) else { continue };
+            let mut m = Memo {
+                file: f.clone(),
+                ..Memo::default()
+            };
+            status.files_read += 1;
+            if read_on(f, session, &mut m).is_ok() && m.ours {
+                let n = file_name(f);
+                if stamp.as_ref().is_none_or(|s| n > *s) {
+                    stamp = Some(n);
+                }
+            }
+            older.insert(name.clone(), m);
         }
     }
+    let Some(stamp) = stamp else {
+        return status;
+    };
+    for (name, dir, files) in newest {
+        let memo = if files.first().is_some_and(|f| file_name(f) == stamp) {
+            memos.get(&name).cloned()
+        } else if let Some(m) = older.remove(&name).filter(|m| file_name(&m.file) == stamp) {
+            Some(m)
+        } else {
+            let f = dir.join(&stamp);
+            f.is_file().then(|| {
+                let mut m = Memo {
+                    file: f.clone(),
+                    ..Memo::default()
+                };
+                status.files_read += 1;
+                let _ = read_on(&f, session, &mut m);
+                m
+            })
+        };
+        let Some(m) = memo.filter(|m| !m.head.is_empty()) else {
+            continue;
+        };
+        status.servers.push(ServerStatus {
+            name: text::terminal_safe(&name, false),
+            state: state_of(&m),
+        });
+    }
     status
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The newest log files of a server folder, newest first (names are start times).
@@ -347,35 +422,6 @@ fn newest_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The session's state in one server folder (`None`: the session has no record there),
-/// and how many files were read. The newest file is read from where `memo` left off.
-fn server_state(dir: &Path, session: &str, memo: &mut Memo) -> (Option<ServerState>, usize) {
-    let mut read = 0;
-    for (i, file) in newest_files(dir).into_iter().enumerate() {
-        read += 1;
-        let mut m = if i == 0 && memo.file == file {
-            std::mem::take(memo)
-        } else {
-            Memo {
-                file: file.clone(),
-                ..Memo::default()
-            }
-        };
-        if read_on(&file, session, &mut m).is_err() {
-            m = Memo::default();
-        }
-        let seen = !m.head.is_empty();
-        let state = seen.then(|| state_of(&m));
-        if i == 0 {
-            *memo = m;
-        }
-        if let Some(state) = state {
-            return (Some(state), read);
-        }
-    }
-    (None, read)
-}
-
 fn state_of(m: &Memo) -> ServerState {
     let mut classifier: Classifier<()> = Classifier::default();
     let mut retrying = false;
@@ -394,7 +440,8 @@ fn state_of(m: &Memo) -> ServerState {
 }
 
 /// Reads `file` from `memo.offset` to the end of its last complete line, keeping the
-/// session's records that can matter. A file shorter than the offset (replaced or
+/// records that can matter (of every session in it: one process's connection) and noting
+/// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
     let mut f = fs::File::open(file)?;
@@ -412,11 +459,26 @@ fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
     f.seek(SeekFrom::Start(memo.offset))?;
     let name = Arc::new(file.to_path_buf());
     let mut reader = (&mut f).take(end - memo.offset);
-    crate::decode::stream::scan_jsonl(&mut reader, &name, &mut |r| {
-        if r.session_id.as_deref() == Some(session) {
+    use crate::decode::stream;
+    use crate::markers::PREFILTER_NEEDLES;
+    let matters = |m: &str| PREFILTER_NEEDLES.iter().any(|n| m.contains(n));
+    let known = memo.ours;
+    let mut sink = |r: crate::record::Record| {
+        memo.ours |= r.session_id.as_deref() == Some(session);
+        if matters(&r.message) {
             memo.push(&r.message);
         }
-    })?;
+    };
+    if known {
+        stream::scan_jsonl(&mut reader, &name, &mut sink)?;
+    } else {
+        // Until the session shows up, its id is a needle too: its first record may be
+        // one that matters to no verdict (after `/clear`, `Channel notifications skipped`).
+        let mut words: Vec<&str> = PREFILTER_NEEDLES.to_vec();
+        words.push(session);
+        let needles = stream::needles(&words);
+        stream::scan_jsonl_matching(&mut reader, &name, &needles, &mut sink, stream::BLOCK_BYTES)?;
+    }
     memo.offset = end;
     Ok(())
 }

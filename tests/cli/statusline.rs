@@ -200,13 +200,81 @@ fn only_this_sessions_records_count_and_pending_stays_pending() {
         "mixed",
         &[("2026-11-29T12-00-00-000Z.jsonl", mixed)],
     );
+    // One file is one Claude Code process: "old" and "now" share `mixed`'s connection,
+    // which failed last.
     let r = statusline(home, &[], &input("now", "/w/p"));
-    assert_eq!(r.stdout, "MCP 2✓ 2…\n", "{}", r.stderr);
-    // The other session sees its own failure in the older file (the newest has none of it).
+    assert_eq!(
+        r.stdout, "MCP 1✓ 1✗ 2… mixed (tools fetch failed · mcplogs scan)\n",
+        "{}",
+        r.stderr
+    );
     let r = statusline(home, &[], &input("old", "/w/p"));
     assert_eq!(
         r.stdout,
-        "MCP 2✗ db (tools fetch failed · mcplogs scan), mixed\n"
+        "MCP 1✓ 1✗ 2… mixed (tools fetch failed · mcplogs scan)\n"
+    );
+    // A session only in the older files (a second Claude Code started later in the
+    // project): its own process's files.
+    let mut early = connected("early");
+    early.push(rec(
+        "early",
+        "error",
+        "Failed to fetch tools: Connection closed",
+    ));
+    project(
+        home,
+        "/w/q",
+        "db",
+        &[
+            ("2026-11-29T11-00-00-000Z.jsonl", early),
+            ("2026-11-29T12-00-00-000Z.jsonl", connected("later")),
+        ],
+    );
+    let r = statusline(home, &[], &input("early", "/w/q"));
+    assert_eq!(r.stdout, "MCP 1✗ db (tools fetch failed · mcplogs scan)\n");
+    let r = statusline(home, &[], &input("later", "/w/q"));
+    assert_eq!(r.stdout, "MCP ✓\n");
+}
+
+/// `/clear` starts a new session id in the same process (observed, 2.1.332): the new id
+/// has almost no records, yet the connections are the process's, in the same files.
+#[test]
+fn after_clear_the_new_session_sees_its_process_servers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let stamp = "2026-12-01T21-56-06-728Z.jsonl";
+    let mut good = connected("first");
+    good.push(rec(
+        "second",
+        "debug",
+        "Channel notifications skipped: server did not declare claude/channel capability",
+    ));
+    project(home, "/w/p", "good", &[(stamp, good)]);
+    project(
+        home,
+        "/w/p",
+        "missing",
+        &[(
+            stamp,
+            vec![
+                rec(
+                    "first",
+                    "debug",
+                    "Starting connection with timeout of 30000ms",
+                ),
+                rec(
+                    "first",
+                    "error",
+                    "Connection failed (ENOENT): Executable not found in $PATH: \"mcp-server-not-installed\"",
+                ),
+            ],
+        )],
+    );
+    let r = statusline(home, &[], &input("second", "/w/p"));
+    assert_eq!(
+        r.stdout, "MCP 1✓ 1✗ missing (command not found · mcplogs scan)\n",
+        "{}",
+        r.stderr
     );
 }
 
