@@ -658,7 +658,7 @@ fn each_run_reads_on_from_where_the_last_stopped() {
     use std::io::Write;
     write!(f, "{}", &fail[..20]).unwrap();
     assert_eq!(go(), "MCP ✓\n");
-    write!(f, "{}\n", &fail[20..]).unwrap();
+    writeln!(f, "{}", &fail[20..]).unwrap();
     assert_eq!(go(), "MCP 1✗ db (connection closed · mcplogs scan)\n");
     assert_eq!(offset(&memo), fs::metadata(&file).unwrap().len());
     // The file replaced by a shorter one: read from the start again.
