@@ -456,31 +456,47 @@ fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
     if end <= memo.offset {
         return Ok(());
     }
+    use crate::decode::stream;
+    // Whether the session wrote here: its id anywhere in the new bytes. Checked raw,
+    // stopping at the first hit, because its first record may be one that matters to no
+    // verdict (after `/clear`, `Channel notifications skipped`), which the prefiltered
+    // reader never hands over.
+    if !memo.ours {
+        f.seek(SeekFrom::Start(memo.offset))?;
+        memo.ours = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
+    }
     f.seek(SeekFrom::Start(memo.offset))?;
     let name = Arc::new(file.to_path_buf());
     let mut reader = (&mut f).take(end - memo.offset);
-    use crate::decode::stream;
-    use crate::markers::PREFILTER_NEEDLES;
-    let matters = |m: &str| PREFILTER_NEEDLES.iter().any(|n| m.contains(n));
-    let known = memo.ours;
-    let mut sink = |r: crate::record::Record| {
+    stream::scan_jsonl(&mut reader, &name, &mut |r| {
         memo.ours |= r.session_id.as_deref() == Some(session);
-        if matters(&r.message) {
-            memo.push(&r.message);
-        }
-    };
-    if known {
-        stream::scan_jsonl(&mut reader, &name, &mut sink)?;
-    } else {
-        // Until the session shows up, its id is a needle too: its first record may be
-        // one that matters to no verdict (after `/clear`, `Channel notifications skipped`).
-        let mut words: Vec<&str> = PREFILTER_NEEDLES.to_vec();
-        words.push(session);
-        let needles = stream::needles(&words);
-        stream::scan_jsonl_matching(&mut reader, &name, &needles, &mut sink, stream::BLOCK_BYTES)?;
-    }
+        memo.push(&r.message);
+    })?;
     memo.offset = end;
     Ok(())
+}
+
+/// Whether `needle` occurs in what `r` gives, reading blocks until the first hit.
+fn contains(r: &mut dyn Read, needle: &[u8]) -> std::io::Result<bool> {
+    if needle.is_empty() {
+        return Ok(true);
+    }
+    let finder = memchr::memmem::Finder::new(needle);
+    let mut buf = vec![0u8; 1024 * 1024 + needle.len()];
+    let mut kept = 0;
+    loop {
+        let n = r.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let have = kept + n;
+        if finder.find(&buf[..have]).is_some() {
+            return Ok(true);
+        }
+        // Keep the last bytes: the needle may straddle two reads.
+        kept = (needle.len() - 1).min(have);
+        buf.copy_within(have - kept..have, 0);
+    }
 }
 
 /// The offset just after the last `\n` of `f` at or after `from` (`from` when none).
@@ -826,6 +842,24 @@ mod tests {
         .unwrap();
         assert_eq!(i.folders(), vec!["/a", "/a/b"]);
         assert_eq!(i.width(), DEFAULT_WIDTH);
+    }
+
+    #[test]
+    fn a_needle_across_two_reads_is_found() {
+        struct Two<'a>(Vec<&'a [u8]>);
+        impl Read for Two<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                if self.0.is_empty() {
+                    return Ok(0);
+                }
+                let part = self.0.remove(0);
+                buf[..part.len()].copy_from_slice(part);
+                Ok(part.len())
+            }
+        }
+        assert!(contains(&mut Two(vec![b"xx\"sess", b"ion-1\"yy"]), b"session-1").unwrap());
+        assert!(!contains(&mut Two(vec![b"xx\"sess", b"ion-2\"yy"]), b"session-1").unwrap());
+        assert!(!contains(&mut Two(vec![]), b"s").unwrap());
     }
 
     #[test]

@@ -9,7 +9,7 @@ Code process writes one session id into every server's file. So a "live" project
 beside the others: a copy (hard links, no space) of the project whose largest newest
 file is the largest of all, with the newest file of each of its six servers rewritten to
 carry one session id, as one running Claude Code would leave it. The input names that
-project and session. The rest of the tree (12 GiB, 30 days) is around it and must not be
+project and session; its launcher server's newest file ends with a failure. The rest of the tree (12 GiB, 30 days) is around it and must not be
 read.
 
 Measured, each the median of RUNS, in one invocation on a shared machine (ratios hold,
@@ -68,6 +68,12 @@ def make_live(tree):
                 if old:
                     line = line.replace(old, SESSION.encode())
                 dst.write(line)
+        if server.name.startswith("mcp-logs-launcher"):
+            # the one failure of the live session: its command disappeared
+            with open(tmp, "a") as dst:
+                dst.write(json.dumps({"error": 'Connection failed (ENOENT): Executable not found in $PATH: "launcher"',
+                                      "timestamp": "2026-11-29T15:00:00.000Z", "sessionId": SESSION,
+                                      "cwd": CWD}) + "\n")
         os.replace(tmp, f)  # a new inode: the hard link to the original is broken
     stamp.write_text(heavy.name + "\n")
     return live
@@ -164,8 +170,8 @@ def main():
     ok = med["steady"] <= target and med["first"] <= target
     print(f"statusline median (steady) = {med['steady'] * 1000:.1f} ms, first = {med['first'] * 1000:.1f} ms; "
           f"target 3 x {med['version'] * 1000:.1f} + 30 = {target * 1000:.1f} ms: {'met' if ok else 'NOT MET'}")
-    if "✗" not in line:
-        print(f"the line names no failing server: {line!r}")
+    if "1✗ launcher" not in line:
+        print(f"the line does not name the live session's failing server (launcher): {line!r}")
         ok = False
     sys.exit(0 if ok else 1)
 
