@@ -30,7 +30,8 @@
 # 2 GiB benchmark), SETUP (1; 0 skips the set-up times), PROBE (1; 0 skips the probe
 # benchmark), PROBE_RUNS (5), MCPLOGS_CACHE (the e2e's install cache, default
 # /work/.cache-mcplogs), FOLDERS (1; 0 skips the many-folders benchmark), FOLDERS_DIR
-# (default $BENCH_DIR-folders), FOLDERS_PROJECTS (10000), FOLDERS_RUNS (3).
+# (default $BENCH_DIR-folders), FOLDERS_PROJECTS (10000), FOLDERS_RUNS (3), STATUSLINE (1;
+# 0 skips the status line benchmark), SL_RUNS (21).
 #
 # PROBE: `mcplogs probe` against the MCP Inspector CLI (`--cli ... --method tools/list`)
 # on the e2e's SDK servers, stdio and Streamable HTTP, wall time and peak RSS of each,
@@ -42,6 +43,11 @@
 # FOLDERS_RUNS interleaved runs each of `find TREE -type f`, `scan --json`, `scan`,
 # `report` and `du` (--no-cache: reading, not the index). Targets: scan (both forms)
 # under 256 MiB peak RSS and at most 3x find's time; report at most 2x scan's.
+#
+# Last, the status line (issue 26, scripts/bench/statusline.py): median of
+# `mcplogs statusline` (first run of a session, and every later run with its memo)
+# against `mcplogs --version`, warm and cold, on the real-cache tree with a live
+# session's project beside it. Target: within 3x of --version + 30 ms.
 #
 # First, the set-up times a newcomer meets (issue 25): a fresh clone of HEAD with an
 # empty target folder (the crates already in ~/.cargo/registry: downloading them is the
@@ -65,6 +71,8 @@ FOLDERS=${FOLDERS:-1}
 FOLDERS_DIR=${FOLDERS_DIR:-$BENCH_DIR-folders}
 FOLDERS_PROJECTS=${FOLDERS_PROJECTS:-10000}
 FOLDERS_RUNS=${FOLDERS_RUNS:-3}
+STATUSLINE=${STATUSLINE:-1}
+SL_RUNS=${SL_RUNS:-21}
 status=0
 
 if [ "$SETUP" = 1 ]; then
@@ -205,7 +213,9 @@ sys.exit(0 if ok else 1)
 PY
 fi
 
-if [ "$REAL_CACHE" = 1 ]; then
+# The real-cache tree, generated once per generator, samples and size.
+real_cache_tree() {
+  local stamp
   stamp=$(cat scripts/bench/gen_cache.py sample-logs/expected.json | sha256sum | cut -c1-16)-$CACHE_GB
   if [ "$(cat "$CACHE_DIR/.stamp" 2>/dev/null)" != "$stamp" ]; then
     echo "[bench] generating the real-cache tree in $CACHE_DIR (a few minutes)"
@@ -213,6 +223,10 @@ if [ "$REAL_CACHE" = 1 ]; then
     python3 scripts/bench/gen_cache.py sample-logs "$CACHE_DIR" "$CACHE_GB"
     echo "$stamp" > "$CACHE_DIR/.stamp"
   fi
+}
+
+if [ "$REAL_CACHE" = 1 ]; then
+  real_cache_tree
   TREE=$CACHE_DIR/claude-cli-nodejs
   CBYTES=$(find "$TREE" -name '*.jsonl' -printf '%s\n' | python3 -c 'import sys; print(sum(map(int, sys.stdin)))')
   CFILES=$(find "$TREE" -name '*.jsonl' | wc -l)
@@ -363,5 +377,13 @@ for k in bad[:10]:
     print(f"  {k}: mcplogs {got.get(k)}, samples {truth[k]}")
 sys.exit(0 if ok else 1)
 PY
+fi
+
+# The status line (issue 26): `mcplogs statusline` against `mcplogs --version` on the
+# real-cache tree, a live session's project beside its 30 days (scripts/bench/statusline.py).
+if [ "$STATUSLINE" = 1 ]; then
+  real_cache_tree
+  echo "[bench] status line; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  python3 scripts/bench/statusline.py "$BIN" "$CACHE_DIR/claude-cli-nodejs" "$OUT" "$SL_RUNS" || status=1
 fi
 exit $status

@@ -76,16 +76,68 @@ pub enum Command {
     Prune(PruneArgs),
     /// Replay Claude Code's handshake against configured servers and predict what it will do
     Probe(crate::cmd::probe::ProbeArgs),
+    /// One line for Claude Code's status line: this session's MCP servers (JSON on stdin)
+    #[command(after_help = STATUSLINE_EXAMPLES)]
+    Statusline(StatuslineArgs),
+    /// Claude Code hook: tell the model once when this session's MCP servers have no tools
+    #[command(after_help = HOOK_EXAMPLES)]
+    Hook(HookArgs),
+    /// Install the status line or the hook in Claude Code's settings: diff, confirmation, backup, undo
+    #[command(after_help = SETUP_EXAMPLES)]
+    Setup(SetupArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
     /// Print or install the man pages (roff) generated from these definitions
     #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
-    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, scanning)
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
 }
+
+const STATUSLINE_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup statusline     # install it (diff, confirmation, backup, --undo)
+  echo '{\"session_id\":\"abc\",\"cwd\":\"/work/api\"}' | mcplogs statusline
+  mcplogs statusline --prefix ' | ' < input.json     # after your own text
+
+Claude Code runs the status line command with the session as JSON on stdin
+and shows its first line. This prints `MCP ✓` when the session's servers
+work, `MCP 2✓ 1…` while one is connecting, and names the failing ones with
+what helps: `MCP 3✓ 1✗ roblox (tools fetch failed · mcplogs fix)`. Only
+the newest log file of each server of this project is read. Bad or empty
+input prints `MCP ?` and the reason on stderr, and exits 0.
+
+In your own status line script, save the input and pass it on:
+  input=$(cat); echo \"$(my-status <<<\"$input\") $(mcplogs statusline --color always <<<\"$input\")\"
+or let mcplogs run it: mcplogs statusline --color always --wrap 'my-status'";
+
+const HOOK_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup hook           # install it as a UserPromptSubmit hook
+  echo '{\"session_id\":\"abc\",\"cwd\":\"/work/api\",\"hook_event_name\":\"UserPromptSubmit\"}' | mcplogs hook
+
+Silent (no output, exit 0) while every server of the session works or is
+still connecting. The first time one has failed, prints the hook JSON that
+Claude Code adds to the model's context (hookSpecificOutput.additionalContext):
+which servers have no tools and why, what the user can run (`mcplogs fix`,
+/mcp), and not to pretend those tools exist. Each server is told once per
+session. Why UserPromptSubmit and not SessionStart: `mcplogs docs claude-code`.";
+
+const SETUP_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup statusline --dry-run   # the diff, writing nothing
+  mcplogs setup statusline             # write it, after a yes
+  mcplogs setup statusline --wrap      # keep your own status line, add MCP to it
+  mcplogs setup hook --yes
+  mcplogs setup hook --undo            # put back what was there
+
+Both write ~/.claude/settings.json (or --settings PATH) through the same
+writer as `mcplogs fix`: a backup, an atomic write and an undo record of
+their own. A status line of your own is never replaced: without --wrap the
+command shows how to add mcplogs to it. Nothing is installed while
+disableAllHooks is set, or while a managed file would keep it from running.";
 
 const MAN_EXAMPLES: &str = "\
 EXAMPLES:
@@ -167,6 +219,72 @@ EXAMPLES:
   mcplogs completions bash > ~/.local/share/bash-completion/completions/mcplogs
   mcplogs completions zsh > ~/.zfunc/_mcplogs
   mcplogs completions fish > ~/.config/fish/completions/mcplogs.fish";
+
+#[derive(Debug, Args)]
+pub struct StatuslineArgs {
+    /// Text before the MCP part (only when there is one)
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub prefix: String,
+    /// Text after the MCP part (only when there is one)
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub suffix: String,
+    /// Run your own status line command with the same input, and print its first line
+    /// followed by the MCP part
+    #[arg(long, value_name = "COMMAND")]
+    pub wrap: Option<String>,
+    /// Read the logs of the Claude Code cache in home folder DIR (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Read the logs of the Claude Code cache in home folder DIR (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    #[command(subcommand)]
+    pub what: SetupWhat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SetupWhat {
+    /// Add `mcplogs statusline` as Claude Code's statusLine command
+    Statusline(SetupFlags),
+    /// Add `mcplogs hook` as a UserPromptSubmit hook
+    Hook(SetupFlags),
+}
+
+#[derive(Debug, Args)]
+pub struct SetupFlags {
+    /// The settings file to change [default: $CLAUDE_CONFIG_DIR or ~/.claude, settings.json]
+    #[arg(long, value_name = "PATH")]
+    pub settings: Option<PathBuf>,
+    /// Apply without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Only print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Restore the state before mcplogs' last install of this into the file
+    #[arg(long)]
+    pub undo: bool,
+    /// With --undo: take mcplogs' entry out even if the file changed since
+    #[arg(long, requires = "undo")]
+    pub force: bool,
+    /// Status line: wrap your existing statusLine command instead of leaving it alone
+    #[arg(long, conflicts_with = "undo")]
+    pub wrap: bool,
+    /// The project whose settings layers count (disableAllHooks) [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
 
 #[derive(Debug, Args)]
 pub struct ManArgs {

@@ -142,6 +142,9 @@ pub enum Error {
         now: Option<NegotiationValue>,
         previous: Option<String>,
     },
+    /// `setup`: the layers would stop the status line or hook from ever running.
+    #[error("not writing anything: {0}")]
+    SetupBlocked(#[from] mcplogs::settings::setup::Blocked),
 }
 
 /// The command-line advice when `fix` has no file it may write.

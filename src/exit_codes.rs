@@ -57,7 +57,8 @@ impl ExitCode {
             | Error::Prune(_)
             | Error::ReadAnswer(_)
             | Error::UndoFileRemoved { .. }
-            | Error::UndoKeyChanged { .. } => ExitCode::Error,
+            | Error::UndoKeyChanged { .. }
+            | Error::SetupBlocked(_) => ExitCode::Error,
         }
     }
 }

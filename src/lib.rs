@@ -33,6 +33,7 @@ pub mod sanitize;
 pub mod scan;
 pub mod session;
 pub mod settings;
+pub mod status;
 pub mod text;
 pub mod time;
 pub mod verdict;

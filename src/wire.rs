@@ -792,6 +792,27 @@ pub struct TranscriptEvent {
 }
 
 // ---------------------------------------------------------------------------------
+// mcplogs hook: the hook output Claude Code reads (its format, not versioned by mcplogs)
+
+/// What `mcplogs hook` prints when a server of the session failed: Claude Code's
+/// documented hook output, whose `additionalContext` it adds to the model's context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookOutput {
+    pub hook_specific_output: HookSpecificOutput,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookSpecificOutput {
+    /// The event the hook ran for (`UserPromptSubmit` or `SessionStart`), as Claude Code
+    /// requires it to be echoed.
+    pub hook_event_name: String,
+    /// The two or three sentences for the model.
+    pub additional_context: String,
+}
+
+// ---------------------------------------------------------------------------------
 // Schemas
 
 /// Every document's JSON Schema, by the name of its file under `docs/schema/`
@@ -813,5 +834,6 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("report", one::<ReportDocument>()),
         ("probe", one::<ProbeDocument>()),
         ("transcript", one::<TranscriptEvent>()),
+        ("hook", one::<HookOutput>()),
     ]
 }

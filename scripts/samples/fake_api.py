@@ -6,10 +6,13 @@ POST /v1/messages without streaming    -> one canned JSON message.
 anything else                          -> a small JSON object.
 
 Usage: fake_api.py PORT [DELAY_SECONDS]   (binds 127.0.0.1 only). Python 3.11 stdlib only.
+FAKE_API_LOG=PATH appends every /v1/messages request body to PATH, one JSON line each
+(the e2e reads it to see what Claude Code put into the model's context).
 DELAY_SECONDS holds back each /v1/messages answer, which keeps a `claude -p` process
 alive long enough for slow MCP connection attempts (timeouts) to finish and be logged.
 """
 import json
+import os
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,6 +73,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         req = self._body()
         path = self.path.split("?", 1)[0]
+        if path == "/v1/messages" and os.environ.get("FAKE_API_LOG"):
+            with open(os.environ["FAKE_API_LOG"], "a", encoding="utf-8") as f:
+                f.write(json.dumps(req) + "\n")
         if path == "/v1/messages" and DELAY > 0:
             time.sleep(DELAY)
         if path != "/v1/messages":

@@ -58,6 +58,11 @@ const GUIDES: &[(&str, &str, &str)] = &[
         include_str!("../../docs/prune.md"),
     ),
     (
+        "claude-code",
+        "the status line and the hook inside Claude Code",
+        include_str!("../../docs/claude-code.md"),
+    ),
+    (
         "scanning",
         "newest-first reading, large files",
         include_str!("../../docs/scanning.md"),

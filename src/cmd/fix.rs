@@ -160,6 +160,8 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
             return Ok(ExitCode::Clean);
         }
         UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
+        // Only `setup --undo` plans this.
+        UndoPlan::NotOurs { .. } => return Ok(ExitCode::Clean),
         UndoPlan::KeyChanged {
             path,
             now,
@@ -203,7 +205,7 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
 
 /// After the diff: `--dry-run` stops here, and so does anything but a yes at the prompt.
 /// `true` means go ahead and write.
-fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
+pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
     if dry_run {
         output::note("Dry run: nothing written.");
         return Ok(false);
@@ -234,7 +236,7 @@ fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
 }
 
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
-fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
+pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     let diff = output::tilde(&mcplogs::redact::diff::for_display(diff));
     let width = output::width();
     let mut out = String::new();

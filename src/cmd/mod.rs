@@ -11,6 +11,8 @@ pub mod prune;
 pub mod report;
 pub mod scan;
 pub mod settings;
+pub mod setup;
+pub mod statusline;
 
 use crate::cli::Command;
 use crate::error::Error;
@@ -29,5 +31,8 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Man(args) => docs::man(args),
         Command::Docs(args) => docs::docs(args.topic.as_deref()),
         Command::Probe(args) => probe::run(args),
+        Command::Statusline(args) => statusline::run(args),
+        Command::Hook(args) => statusline::hook(args),
+        Command::Setup(args) => setup::run(args),
     }
 }

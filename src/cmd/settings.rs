@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcplogs::settings::render::{settings_json, settings_text};
+use mcplogs::settings::render::{integrations_text, settings_json, settings_text};
 use mcplogs::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 
 use crate::cli::SettingsArgs;
@@ -11,11 +11,20 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 
 pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
-    let report = read_layers(args.project.as_deref(), args.managed_dir)?;
+    let report = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
     let text = if args.output.json {
         output::json_redacted(&settings_json(&report), true)?
     } else {
-        mcplogs::redact::output::text(&settings_text(&report, output::width(), output::home()))
+        let mut sources = Sources::for_this_machine(&report.project_dir);
+        if let Some(d) = args.managed_dir {
+            sources.managed_dir = d;
+        }
+        let integrations = mcplogs::settings::setup::integrations(&sources);
+        mcplogs::redact::output::text(&format!(
+            "{}{}",
+            settings_text(&report, output::width(), output::home()),
+            integrations_text(&integrations)
+        ))
     };
     if args.output.json {
         output::stdout(&text)?;

@@ -29,6 +29,11 @@ pub enum EditError {
         "\"env\" is not an object, so mcplogs cannot add a variable to it without guessing; fix it by hand"
     )]
     EnvNotAnObject,
+    /// A member `mcplogs setup` adds to is not of the shape Claude Code documents.
+    #[error(
+        "\"{0}\" is not of the shape Claude Code expects (an object, or a list of hooks), so mcplogs cannot add to it without guessing; fix it by hand"
+    )]
+    NotAnObjectAt(&'static str),
     /// A JSON5 value with no strict-JSON spelling that keeps it.
     #[error(
         "the value {literal} at line {line}, column {column} has no strict-JSON form that keeps it, so mcplogs will not rewrite the file: change that value by hand"
@@ -229,6 +234,134 @@ pub fn restore_key(
         Some(env_ok && same_except(&doc, old_root, &new, new_root, i))
     })();
     check(ok, bom, edited)
+}
+
+/// Sets the top-level member `key` to `value` (written in the file's indentation unit
+/// and line endings): its value replaced where it exists (the last of duplicates), else
+/// added first. Every other member keeps its exact text; checked like [`set_legacy`].
+/// For `mcplogs setup` (`statusLine`, `hooks`).
+pub fn set_top_level(
+    text: &str,
+    key: &str,
+    value: &serde_json::Value,
+) -> Result<String, EditError> {
+    let (bom, body) = split_bom(text);
+    let blank = body.trim_matches([' ', '\t', '\n', '\r']).is_empty();
+    let body_owned;
+    let body = if blank {
+        body_owned = "{}\n".to_string();
+        body_owned.as_str()
+    } else {
+        body
+    };
+    let doc = parse_strict(body)?;
+    let root = ObjectSpan::of(&doc, doc.root).ok_or(EditError::NotAnObject)?;
+    let style = Style::detect(body);
+    let render = |line_indent: &str| -> String {
+        match line_indent_mode(line_indent) {
+            None => serde_json::to_string(value).expect("a JSON value"),
+            Some(indent) => pretty(value, &style.unit, indent, style.newline),
+        }
+    };
+    let index = root.last_index(key);
+    let edited = match index {
+        Some(i) => {
+            let m = &root.members[i];
+            let indent = if starts_line(body, m.key_start) {
+                format!("\n{}", &body[line_start(body, m.key_start)..m.key_start])
+            } else {
+                String::new()
+            };
+            splice(body, m.value_start, m.value_end, &render(&indent))
+        }
+        None => insert_member(body, &root, key, &render, &style),
+    };
+    let new = parse_strict(&edited).map_err(|_| EditError::Verification)?;
+    let holds = |d: &Doc, m: &JsonMember| {
+        m.key == key
+            && serde_json::from_str::<serde_json::Value>(d.raw(m.value))
+                .ok()
+                .as_ref()
+                == Some(value)
+    };
+    let ok = (|| {
+        let (old_root, new_root) = (doc.members(doc.root)?, new.members(new.root)?);
+        Some(match index {
+            Some(i) => {
+                same_except(&doc, old_root, &new, new_root, i) && holds(&new, new_root.get(i)?)
+            }
+            None => {
+                holds(&new, new_root.first()?) && same_all(&doc, old_root, &new, &new_root[1..])
+            }
+        })
+    })();
+    check(ok, bom, edited)
+}
+
+/// Undo of [`set_top_level`]: the top-level `key` back to `previous` (its literal JSON
+/// text), or removed when `previous` is `None`. Checked the same way.
+pub fn restore_top_level(
+    text: &str,
+    key: &str,
+    previous: Option<&str>,
+) -> Result<String, EditError> {
+    let (bom, body) = split_bom(text);
+    let doc = parse_strict(body)?;
+    let root = ObjectSpan::of(&doc, doc.root).ok_or(EditError::NotAnObject)?;
+    let Some(i) = root.last_index(key) else {
+        return match previous {
+            None => Ok(text.to_string()),
+            Some(p) => {
+                let v: serde_json::Value =
+                    serde_json::from_str(p).map_err(|_| EditError::Verification)?;
+                set_top_level(text, key, &v)
+            }
+        };
+    };
+    let edited = match previous {
+        Some(v) => {
+            let m = &root.members[i];
+            splice(body, m.value_start, m.value_end, v)
+        }
+        None => remove_member(body, &root, i),
+    };
+    let new = parse_strict(&edited).map_err(|_| EditError::Verification)?;
+    let ok = (|| {
+        let (old_root, new_root) = (doc.members(doc.root)?, new.members(new.root)?);
+        Some(match previous {
+            Some(v) => {
+                same_except(&doc, old_root, &new, new_root, i)
+                    && new_root.get(i)?.key == key
+                    && new.raw(new_root[i].value) == v
+            }
+            None => {
+                let mut kept: Vec<JsonMember> = old_root.to_vec();
+                kept.remove(i);
+                same_all(&doc, &kept, &new, new_root)
+            }
+        })
+    })();
+    check(ok, bom, edited)
+}
+
+/// `value` pretty-printed with `unit`, its lines after the first indented by `indent`
+/// (the member's own line indentation), with `newline` line endings.
+fn pretty(value: &serde_json::Value, unit: &str, indent: &str, newline: &str) -> String {
+    use serde::Serialize;
+    let mut buf = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(unit.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+    value.serialize(&mut ser).expect("a JSON value");
+    let text = String::from_utf8(buf).expect("JSON is UTF-8");
+    let mut out = String::new();
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            out.push_str(newline);
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 fn check(ok: Option<bool>, bom: &str, edited: String) -> Result<String, EditError> {

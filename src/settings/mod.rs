@@ -14,6 +14,7 @@ pub mod fix;
 pub mod json;
 pub mod layers;
 pub mod render;
+pub mod setup;
 pub mod strictness;
 pub mod target;
 pub mod undo;

@@ -250,6 +250,45 @@ pub fn settings_layers_json(e: &EffectiveNegotiation) -> wire::Settings {
     }
 }
 
+/// `mcplogs settings`' lines on the status line and the hook: installed or not, where,
+/// and what stops them.
+pub fn integrations_text(i: &super::setup::Integrations) -> String {
+    let place = |k: &LayerKind, p: &std::path::Path| {
+        format!(
+            "{k} settings {}",
+            terminal_safe(&p.display().to_string(), false)
+        )
+    };
+    let mut out = String::from("\nStatus line and hook (mcplogs setup):\n");
+    match i.effective_status_line() {
+        Some((k, p, c)) if c.contains(super::setup::STATUSLINE_MARK) => {
+            out.push_str(&format!("  status line: mcplogs, in {}\n", place(k, p)));
+        }
+        Some((k, p, c)) => out.push_str(&format!(
+            "  status line: your own, in {} ({}); `mcplogs setup statusline` shows how to add mcplogs\n",
+            place(k, p),
+            terminal_safe(&crate::text::cut(c, 60), false)
+        )),
+        None => out.push_str("  status line: not installed (`mcplogs setup statusline`)\n"),
+    }
+    match i.hooks.first() {
+        Some((k, p)) => out.push_str(&format!(
+            "  hook: mcplogs, {} in {}\n",
+            super::setup::HOOK_EVENT,
+            place(k, p)
+        )),
+        None => out.push_str("  hook: not installed (`mcplogs setup hook`)\n"),
+    }
+    if let Some((k, p)) = i.disable_all_hooks.first() {
+        out.push_str(&format!(
+            "  {} disableAllHooks is true in {}: Claude Code runs no hook and no status line\n",
+            "!".red().bold(),
+            place(k, p)
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};

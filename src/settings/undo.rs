@@ -48,12 +48,42 @@ pub const RECORD_MODE_MASK: u32 = 0o600;
 /// An undo record is a few hundred bytes.
 const RECORD_MAX_BYTES: u64 = 1024 * 1024;
 
+/// What an undo record is of: `mcplogs fix` (the negotiation key) or one of the
+/// `mcplogs setup` installs. Each has its own backup and record, so undoing one never
+/// undoes another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Negotiation,
+    StatusLine,
+    Hook,
+}
+
+impl Change {
+    fn infix(self) -> &'static str {
+        match self {
+            Change::Negotiation => "",
+            Change::StatusLine => "-statusline",
+            Change::Hook => "-hook",
+        }
+    }
+}
+
 pub fn backup_path(settings: &Path) -> PathBuf {
-    with_suffix(settings, ".mcplogs-backup")
+    backup_path_for(settings, Change::Negotiation)
 }
 
 pub fn state_path(settings: &Path) -> PathBuf {
-    with_suffix(settings, ".mcplogs-undo.json")
+    state_path_for(settings, Change::Negotiation)
+}
+
+/// `<name>.mcplogs[-statusline|-hook]-backup`.
+pub fn backup_path_for(settings: &Path, change: Change) -> PathBuf {
+    with_suffix(settings, &format!(".mcplogs{}-backup", change.infix()))
+}
+
+/// `<name>.mcplogs[-statusline|-hook]-undo.json`.
+pub fn state_path_for(settings: &Path, change: Change) -> PathBuf {
+    with_suffix(settings, &format!(".mcplogs{}-undo.json", change.infix()))
 }
 
 fn with_suffix(p: &Path, suffix: &str) -> PathBuf {
@@ -93,7 +123,15 @@ fn load_state_owned(
     settings: &Path,
     owner: Option<&Attrs>,
 ) -> Result<Option<UndoState>, SettingsError> {
-    let path = state_path(settings);
+    load_state_owned_for(settings, owner, Change::Negotiation)
+}
+
+pub(super) fn load_state_owned_for(
+    settings: &Path,
+    owner: Option<&Attrs>,
+    change: Change,
+) -> Result<Option<UndoState>, SettingsError> {
+    let path = state_path_for(settings, change);
     let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
         path: path.clone(),
         problem,
@@ -114,7 +152,7 @@ fn load_state_owned(
                 Some(version) if version != u64::from(UndoState::VERSION) => {
                     UndoStateProblem::OtherVersion {
                         version,
-                        backup: backup_path(settings),
+                        backup: backup_path_for(settings, change),
                     }
                 }
                 _ => UndoStateProblem::Unreadable(e),
@@ -131,7 +169,7 @@ fn load_state_owned(
         }));
     }
     if let Some(b) = &state.backup_path {
-        let sibling = backup_path(settings);
+        let sibling = backup_path_for(settings, change);
         if *b != sibling {
             return Err(bad(UndoStateProblem::NotSibling {
                 named: b.clone(),
@@ -167,13 +205,14 @@ fn trusted(meta: &std::fs::Metadata, owner: Option<&Attrs>) -> Result<(), UndoSt
 }
 
 /// The backup's bytes, if it is the trusted sibling holding exactly what was recorded.
-fn verified_backup(
+pub(super) fn verified_backup(
     settings: &Path,
     state: &UndoState,
     owner: Option<&Attrs>,
     state_path: &Path,
+    change: Change,
 ) -> Result<Vec<u8>, SettingsError> {
-    let backup = backup_path(settings);
+    let backup = backup_path_for(settings, change);
     let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
         path: state_path.to_path_buf(),
         problem,
@@ -238,6 +277,12 @@ pub enum UndoPlan {
         /// removes the key).
         previous: Option<String>,
     },
+    /// `mcplogs setup ... --undo`: the file changed since the install and mcplogs' entry
+    /// is no longer in `key`; nothing of mcplogs' is left to take out.
+    NotOurs {
+        path: PathBuf,
+        key: &'static str,
+    },
     Pending(Box<PendingUndo>),
 }
 
@@ -275,7 +320,13 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         if state.created_file {
             return pending(None, UndoHow::RemoveCreatedFile);
         }
-        let bytes = verified_backup(settings, &state, snapshot.attrs.as_ref(), &state_path)?;
+        let bytes = verified_backup(
+            settings,
+            &state,
+            snapshot.attrs.as_ref(),
+            &state_path,
+            Change::Negotiation,
+        )?;
         return pending(Some(bytes), UndoHow::RestoreBackup);
     }
 

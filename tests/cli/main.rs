@@ -52,6 +52,8 @@ mod settings_race;
 #[cfg(unix)]
 mod settings_undo;
 #[cfg(unix)]
+mod statusline;
+#[cfg(unix)]
 mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]

@@ -9,9 +9,12 @@
 # 3. runs tests/e2e/run.py: every scenario with a throwaway HOME, dummy credentials, a
 #    loopback fake API and a loopback 403 proxy on free ports, compares mcplogs' verdicts
 #    with Claude Code's own, applies and undoes the legacy fix, prints the table;
-# 4. runs tests/e2e/probe.py: `mcplogs probe` predictions against what Claude Code does
+# 4. runs tests/e2e/interactive.py: `mcplogs setup statusline|hook` in interactive Claude
+#    Code in tmux: the status line names the failing server, the hook's text reaches the
+#    fake Messages API (and does not when every server works), undo leaves no trace;
+# 5. runs tests/e2e/probe.py: `mcplogs probe` predictions against what Claude Code does
 #    with the same stub servers (stdio and HTTP), with and without legacy;
-# 5. installs the pinned MCP SDKs into the same cache (tests/e2e/sdk/install.sh: PyPI,
+# 6. installs the pinned MCP SDKs into the same cache (tests/e2e/sdk/install.sh: PyPI,
 #    npm, crates.io) and runs tests/e2e/sdk_interop.py: the probe's prediction (verdict,
 #    era, tool count) against Claude Code on servers built on them, and `--contract`.
 #
@@ -26,7 +29,7 @@ CACHE="${MCPLOGS_CACHE:-/work/.cache-mcplogs}"
 VERSIONS=(2.1.288 2.1.332)
 
 start=$(date +%s)
-for tool in python3 npm node cargo; do
+for tool in python3 npm node cargo tmux; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     echo "[e2e] FAIL: $tool is required (not found on PATH)" >&2
     exit 1
@@ -72,6 +75,14 @@ trap 'exit 143' TERM
 
 old_ifs=$IFS; IFS=,
 python3 "$HERE/run.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK" \
+  --versions "${VERSIONS[*]}" &
+pid=$!
+IFS=$old_ifs
+wait "$pid"
+
+# mcplogs statusline, hook and setup in interactive Claude Code (tmux)
+IFS=,
+python3 "$HERE/interactive.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/tty" \
   --versions "${VERSIONS[*]}" &
 pid=$!
 IFS=$old_ifs

@@ -1,0 +1,206 @@
+//! `mcplogs setup statusline|hook [--undo]`: the library plans and applies through the
+//! settings writer `fix` uses; this module shows the diff, asks, and says what to do.
+
+use std::path::PathBuf;
+
+use colored::Colorize;
+
+use crate::cli::{SetupArgs, SetupFlags, SetupWhat};
+use crate::cmd::fix::{go_ahead, print_diff};
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+use mcplogs::settings::Sources;
+use mcplogs::settings::setup::{self, Install, SetupOptions, SetupPlan};
+use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
+
+/// The command lines installed. `--color always`: Claude Code's status line is not a
+/// terminal to mcplogs (a pipe), yet shows colours; NO_COLOR still wins.
+pub const STATUSLINE_COMMAND: &str = "mcplogs statusline --color always";
+pub const HOOK_COMMAND: &str = "mcplogs hook";
+
+pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
+    let (install, flags) = match args.what {
+        SetupWhat::Statusline(f) => (Install::StatusLine, f),
+        SetupWhat::Hook(f) => (Install::Hook, f),
+    };
+    let path = settings_file(&flags)?;
+    if flags.undo {
+        return run_undo(install, &flags, &path);
+    }
+    let sources = sources(&flags)?;
+    if let Some(b) = setup::blocked(&setup::integrations(&sources), install) {
+        return Err(Error::SetupBlocked(b));
+    }
+    let command = match install {
+        Install::StatusLine => STATUSLINE_COMMAND,
+        Install::Hook => HOOK_COMMAND,
+    };
+    let plan = setup::plan_setup(
+        &path,
+        install,
+        &SetupOptions {
+            command: command.to_string(),
+            wrap: flags.wrap,
+        },
+    )?;
+    let pending = match plan {
+        SetupPlan::AlreadyInstalled { path } => {
+            output::note(format_args!(
+                "{} already runs `{}`: nothing to write.",
+                path.display(),
+                command
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        SetupPlan::OwnStatusLine { path, command: own } => {
+            output::stdout(&compose_advice(&path, &own))?;
+            return Ok(ExitCode::Clean);
+        }
+        SetupPlan::Pending(p) => p,
+    };
+    output::note(format_args!(
+        "Writing {}: {}.",
+        path.display(),
+        match install {
+            Install::StatusLine => "Claude Code's status line, under the prompt",
+            Install::Hook =>
+                "a UserPromptSubmit hook (docs/claude-code.md says why not SessionStart)",
+        }
+    ));
+    print_diff(&pending.diff, flags.dry_run)?;
+    if !go_ahead(flags.dry_run, flags.yes)? {
+        return Ok(ExitCode::Clean);
+    }
+    let applied = setup::apply_setup(&pending)?;
+    let what = match install {
+        Install::StatusLine => "statusline",
+        Install::Hook => "hook",
+    };
+    output::note(format_args!(
+        "{} {}{}. Undo with `mcplogs setup {what} --undo --settings {}`.",
+        "Wrote".green().bold(),
+        path.display(),
+        applied
+            .backup
+            .as_ref()
+            .map(|b| format!(" (backup: {})", b.display()))
+            .unwrap_or_default(),
+        mcplogs::text::shell_word(&path.display().to_string()),
+    ));
+    output::note(match install {
+        Install::StatusLine => {
+            "Claude Code reads it at once; the line shows this session's MCP servers."
+        }
+        Install::Hook => {
+            "Claude Code runs it from the next prompt on; it speaks only when a server of the session failed."
+        }
+    });
+    Ok(ExitCode::Clean)
+}
+
+/// How to add mcplogs to a status line of one's own, without mcplogs touching it.
+fn compose_advice(path: &std::path::Path, own: &str) -> String {
+    let own_safe = mcplogs::text::terminal_safe(own, false);
+    format!(
+        "{} already has a status line of your own:\n  {own_safe}\n\
+         mcplogs leaves it alone. To add the MCP part to it, either:\n\
+         \x20 - run `mcplogs setup statusline --wrap`: mcplogs then runs your command with the\n\
+         \x20   same input and prints its line followed by the MCP part\n\
+         \x20   (command: {STATUSLINE_COMMAND} --wrap {}), or\n\
+         \x20 - in your script, keep the input and pass it on:\n\
+         \x20   input=$(cat)\n\
+         \x20   echo \"<your line> $(printf '%s' \"$input\" | {STATUSLINE_COMMAND})\"\n",
+        path.display(),
+        mcplogs::text::shell_word(&own_safe),
+    )
+}
+
+fn settings_file(flags: &SetupFlags) -> Result<PathBuf, Error> {
+    if let Some(p) = &flags.settings {
+        return std::path::absolute(p).map_err(|source| Error::SettingsPath {
+            path: p.clone(),
+            source,
+        });
+    }
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    mcplogs::settings::layers::user_settings_file(home.as_deref(), &|k| std::env::var_os(k))
+        .ok_or(Error::NoHomeFolder)
+}
+
+fn sources(flags: &SetupFlags) -> Result<Sources, Error> {
+    let project = match &flags.project {
+        Some(p) if !p.is_dir() => return Err(Error::NotAFolder(p.clone())),
+        Some(p) => std::path::absolute(p),
+        None => std::env::current_dir(),
+    }
+    .map_err(Error::ProjectFolder)?;
+    let mut s = Sources::for_this_machine(&project);
+    if let Some(d) = &flags.managed_dir {
+        s.managed_dir = d.clone();
+    }
+    Ok(s)
+}
+
+fn run_undo(
+    install: Install,
+    flags: &SetupFlags,
+    path: &std::path::Path,
+) -> Result<ExitCode, Error> {
+    let pending = match setup::plan_setup_undo(path, install, flags.force)? {
+        UndoPlan::Pending(p) => p,
+        UndoPlan::NothingToUndo => {
+            output::note(format_args!(
+                "No mcplogs setup of {} in {} to undo (no {}).",
+                install.key(),
+                path.display(),
+                undo::state_path_for(path, install.change()).display()
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
+        UndoPlan::NotOurs { path, key } => {
+            output::note(format_args!(
+                "{} changed since mcplogs' setup and its {key} no longer holds mcplogs' entry: leaving it alone (--force takes the recorded state back anyway).",
+                path.display()
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        UndoPlan::KeyChanged {
+            path,
+            now,
+            previous,
+        } => {
+            return Err(Error::UndoKeyChanged {
+                path,
+                now,
+                previous,
+            });
+        }
+    };
+    if pending.diff.is_empty() {
+        output::note(format_args!(
+            "{} is already as it was before mcplogs' setup.",
+            path.display()
+        ));
+    } else {
+        output::note(match pending.how {
+            UndoHow::RestoreBackup => "Unchanged since mcplogs' setup: restoring the backup.",
+            UndoHow::RemoveCreatedFile => {
+                "Unchanged since mcplogs' setup, which created it: removing the file."
+            }
+            UndoHow::RestoreKey => "Changed since mcplogs' setup: taking out only mcplogs' entry.",
+        });
+        print_diff(&pending.diff, flags.dry_run)?;
+        if !go_ahead(flags.dry_run, flags.yes)? {
+            return Ok(ExitCode::Clean);
+        }
+    }
+    undo::apply_undo(&pending)?;
+    let done = match pending.how {
+        UndoHow::RemoveCreatedFile => "Removed",
+        _ => "Restored",
+    };
+    output::note(format_args!("{} {}.", done.green().bold(), path.display()));
+    Ok(ExitCode::Clean)
+}

@@ -1,0 +1,583 @@
+//! `mcplogs setup statusline` and `mcplogs setup hook`: the same writer as the legacy fix
+//! ([`super::write`]: snapshot, backup, atomic write; [`super::undo`]: the undo record,
+//! checked before use), for two other keys of a settings file: `statusLine` and `hooks`.
+//! Each install has its own backup and undo record ([`Change`]), so undoing the status
+//! line never touches the fix or the hook.
+//!
+//! A user's own `statusLine` is never replaced: the plan says so and names it
+//! ([`SetupPlan::OwnStatusLine`]), and only `wrap` puts mcplogs around it (it runs the
+//! user's command with the same input and appends its own part).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::diff;
+use super::edit::{self, EditError};
+use super::fix::AppliedFix;
+use super::layers::{LayerKind, Sources};
+use super::strictness::{self, Strictness};
+use super::undo::{
+    self, Change, PendingUndo, UndoHow, UndoPlan, UndoState, backup_path_for, state_path_for,
+};
+use super::write::{FileSnapshot, write_copy_in};
+use super::{SettingsError, TextProblem};
+use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
+
+/// The hook event `setup hook` installs. Observed (2.1.288, 2.1.332, docs/claude-code.md):
+/// `SessionStart` runs before Claude Code starts any MCP server, so it can never know;
+/// by the first `UserPromptSubmit` the servers have decided (or are still pending, and
+/// the hook speaks at a later prompt).
+pub const HOOK_EVENT: &str = "UserPromptSubmit";
+/// `statusLine.refreshInterval` set by `setup statusline`: Claude Code redraws the status
+/// line on its own events only, and its first draw comes before the servers connect.
+pub const REFRESH_SECS: u64 = 10;
+/// What marks mcplogs' own entries.
+pub const STATUSLINE_MARK: &str = "mcplogs statusline";
+pub const HOOK_MARK: &str = "mcplogs hook";
+
+/// What `mcplogs setup` installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Install {
+    StatusLine,
+    Hook,
+}
+
+impl Install {
+    /// The top-level settings key it edits.
+    pub fn key(self) -> &'static str {
+        match self {
+            Install::StatusLine => "statusLine",
+            Install::Hook => "hooks",
+        }
+    }
+
+    pub fn change(self) -> Change {
+        match self {
+            Install::StatusLine => Change::StatusLine,
+            Install::Hook => Change::Hook,
+        }
+    }
+
+    /// `setup-statusline`, `setup-hook`: the undo record's `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Install::StatusLine => "setup-statusline",
+            Install::Hook => "setup-hook",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupOptions {
+    /// The command line to install (`mcplogs statusline --color always`, `mcplogs hook`).
+    pub command: String,
+    /// Status line only: wrap the user's own `statusLine` command instead of refusing.
+    pub wrap: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingSetup {
+    pub install: Install,
+    pub snapshot: FileSnapshot,
+    pub new_bytes: Vec<u8>,
+    /// The key's value before, as its literal JSON text (`None`: absent).
+    pub previous: Option<String>,
+    /// Unified diff (show it through `redact::diff::for_display`).
+    pub diff: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetupPlan {
+    /// mcplogs' status line or hook is there already.
+    AlreadyInstalled {
+        path: PathBuf,
+    },
+    /// The file has a status line of the user's own; nothing is written without `wrap`.
+    OwnStatusLine {
+        path: PathBuf,
+        command: String,
+    },
+    Pending(PendingSetup),
+}
+
+fn commands_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(c)) = m.get("command") {
+                out.push(c.clone());
+            }
+            m.values().for_each(|x| commands_in(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| commands_in(x, out)),
+        _ => {}
+    }
+}
+
+/// Whether a `hooks` value holds mcplogs' hook.
+pub fn has_our_hook(hooks: &Value) -> bool {
+    let mut cmds = Vec::new();
+    commands_in(hooks, &mut cmds);
+    cmds.iter().any(|c| c.contains(HOOK_MARK))
+}
+
+/// The `statusLine.command` of a settings object, if any.
+pub fn status_command(settings: &Value) -> Option<&str> {
+    settings.get("statusLine")?.get("command")?.as_str()
+}
+
+fn strict(path: &Path, text: &str) -> Result<Value, SettingsError> {
+    match strictness::check(text) {
+        Strictness::Strict(_) => {}
+        Strictness::NonStrict { problem, doc } => {
+            return Err(SettingsError::NotStrict {
+                path: path.to_path_buf(),
+                env_keys: strictness::env_keys(&doc),
+                problem,
+            });
+        }
+        Strictness::Invalid { problem } => {
+            return Err(SettingsError::Invalid {
+                path: path.to_path_buf(),
+                problem,
+            });
+        }
+    }
+    let body = strictness::split_bom(text).1;
+    if body.trim().is_empty() {
+        return Ok(json!({}));
+    }
+    serde_json::from_str(body).map_err(|e| SettingsError::Invalid {
+        path: path.to_path_buf(),
+        problem: TextProblem {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        },
+    })
+}
+
+fn cannot(path: &Path, problem: EditError) -> SettingsError {
+    SettingsError::CannotEdit {
+        path: path.to_path_buf(),
+        problem,
+    }
+}
+
+/// Reads `path` and works out the install.
+pub fn plan_setup(
+    path: &Path,
+    install: Install,
+    opts: &SetupOptions,
+) -> Result<SetupPlan, SettingsError> {
+    let snapshot = FileSnapshot::read(path)?;
+    let text = match &snapshot.bytes {
+        None => String::new(),
+        Some(b) => String::from_utf8(b.clone()).map_err(|_| SettingsError::Invalid {
+            path: path.to_path_buf(),
+            problem: TextProblem {
+                line: 1,
+                column: 1,
+                message: "not UTF-8 text".into(),
+            },
+        })?,
+    };
+    let settings = strict(path, &text)?;
+    if !settings.is_object() {
+        return Err(cannot(path, EditError::NotAnObject));
+    }
+    let current = settings.get(install.key());
+    let new_value = match install {
+        Install::StatusLine => match current {
+            Some(v)
+                if v.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| c.contains(STATUSLINE_MARK)) =>
+            {
+                return Ok(SetupPlan::AlreadyInstalled {
+                    path: path.to_path_buf(),
+                });
+            }
+            Some(v) if !opts.wrap => {
+                return Ok(SetupPlan::OwnStatusLine {
+                    path: path.to_path_buf(),
+                    command: v
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| v.to_string(), str::to_string),
+                });
+            }
+            Some(Value::Object(m)) => {
+                let Some(Value::String(own)) = m.get("command") else {
+                    return Err(cannot(path, EditError::NotAnObjectAt("statusLine.command")));
+                };
+                let mut m = m.clone();
+                m.insert(
+                    "command".into(),
+                    Value::String(format!(
+                        "{} --wrap {}",
+                        opts.command,
+                        crate::text::shell_word(own)
+                    )),
+                );
+                m.entry("refreshInterval").or_insert(json!(REFRESH_SECS));
+                Value::Object(m)
+            }
+            Some(_) => return Err(cannot(path, EditError::NotAnObjectAt("statusLine"))),
+            None => json!({
+                "type": "command",
+                "command": opts.command,
+                "refreshInterval": REFRESH_SECS,
+            }),
+        },
+        Install::Hook => {
+            if current.is_some_and(has_our_hook) {
+                return Ok(SetupPlan::AlreadyInstalled {
+                    path: path.to_path_buf(),
+                });
+            }
+            let mut hooks = match current {
+                None => serde_json::Map::new(),
+                Some(Value::Object(m)) => m.clone(),
+                Some(_) => return Err(cannot(path, EditError::NotAnObjectAt("hooks"))),
+            };
+            let entry = json!({"hooks": [{"type": "command", "command": opts.command}]});
+            match hooks
+                .entry(HOOK_EVENT)
+                .or_insert_with(|| Value::Array(Vec::new()))
+            {
+                Value::Array(a) => a.push(entry),
+                _ => {
+                    return Err(cannot(
+                        path,
+                        EditError::NotAnObjectAt("hooks.UserPromptSubmit"),
+                    ));
+                }
+            }
+            Value::Object(hooks)
+        }
+    };
+    let previous = literal_of(&text, install.key());
+    let new_text =
+        edit::set_top_level(&text, install.key(), &new_value).map_err(|e| cannot(path, e))?;
+    super::fix::within_read_limit(path, &new_text, false)?;
+    Ok(SetupPlan::Pending(PendingSetup {
+        install,
+        diff: diff::unified(
+            snapshot.bytes.as_ref().map(|_| text.as_str()),
+            Some(&new_text),
+            &path.display().to_string(),
+        ),
+        previous,
+        new_bytes: new_text.into_bytes(),
+        snapshot,
+    }))
+}
+
+/// The literal JSON text of the top-level `key` in strict `text` (the last of duplicates).
+fn literal_of(text: &str, key: &str) -> Option<String> {
+    let Strictness::Strict(doc) = strictness::check(text) else {
+        return None;
+    };
+    let m = doc.last_member(doc.root, key)?;
+    Some(doc.raw(m.value).to_string())
+}
+
+/// Backup, atomic write, undo record: as [`super::fix::apply_fix`], in the install's own
+/// backup and record.
+pub fn apply_setup(p: &PendingSetup) -> Result<AppliedFix, SettingsError> {
+    let files = &super::write::RealFs;
+    let snap = &p.snapshot;
+    snap.ensure_unchanged()?;
+    let change = p.install.change();
+    let backup = match &snap.bytes {
+        Some(original) => {
+            let b = backup_path_for(&snap.path, change);
+            let attrs = snap
+                .attrs
+                .as_ref()
+                .map(|a| a.masked(undo::BACKUP_MODE_MASK));
+            write_copy_in(files, &b, original, attrs.as_ref())?;
+            Some(b)
+        }
+        None => None,
+    };
+    snap.replace_in(files, &p.new_bytes)?;
+    let state = UndoState {
+        version: UndoState::VERSION,
+        settings_path: snap.path.clone(),
+        written_path: snap.target.clone(),
+        kind: p.install.as_str().to_string(),
+        created_file: snap.bytes.is_none(),
+        backup_path: backup.clone(),
+        backup_sha256: snap.bytes.as_deref().map(undo::sha256_hex),
+        written_sha256: undo::sha256_hex(&p.new_bytes),
+        env_existed: p.previous.is_some(),
+        previous_json: p.previous.clone(),
+    };
+    let state_path = state_path_for(&snap.path, change);
+    let record_attrs = snap
+        .attrs
+        .as_ref()
+        .map(|a| a.masked(undo::RECORD_MODE_MASK));
+    undo::save_state_in(files, &state_path, &state, record_attrs.as_ref()).map_err(
+        |e| match e {
+            SettingsError::Io { error, .. } => SettingsError::UndoRecord {
+                path: state_path.clone(),
+                error,
+                written: true,
+            },
+            other => other,
+        },
+    )?;
+    Ok(AppliedFix {
+        backup,
+        state: state_path,
+    })
+}
+
+/// `mcplogs setup ... --undo`: unchanged since the install, the backup comes back (or
+/// the file goes); changed since, only mcplogs' entry goes, everything else stays.
+/// Apply with [`undo::apply_undo`].
+pub fn plan_setup_undo(
+    settings: &Path,
+    install: Install,
+    force: bool,
+) -> Result<UndoPlan, SettingsError> {
+    let change = install.change();
+    let state_path = state_path_for(settings, change);
+    if std::fs::symlink_metadata(&state_path).is_err() {
+        return Ok(UndoPlan::NothingToUndo);
+    }
+    let snapshot = FileSnapshot::read(settings)?;
+    let Some(state) = undo::load_state_owned_for(settings, snapshot.attrs.as_ref(), change)? else {
+        return Ok(UndoPlan::NothingToUndo);
+    };
+    let Some(current) = snapshot.bytes.clone() else {
+        return Ok(UndoPlan::FileRemoved {
+            path: settings.to_path_buf(),
+        });
+    };
+    let label = settings.display().to_string();
+    let current_text = String::from_utf8_lossy(&current).into_owned();
+    let pending = |new_bytes: Option<Vec<u8>>, how| {
+        let new_text = new_bytes
+            .as_ref()
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        Ok(UndoPlan::Pending(Box::new(PendingUndo {
+            diff: diff::unified(Some(&current_text), new_text.as_deref(), &label),
+            snapshot: snapshot.clone(),
+            new_bytes,
+            how,
+            state: state.clone(),
+            state_path: state_path.clone(),
+        })))
+    };
+    if undo::sha256_hex(&current) == state.written_sha256 {
+        if state.created_file {
+            return pending(None, UndoHow::RemoveCreatedFile);
+        }
+        let bytes = undo::verified_backup(
+            settings,
+            &state,
+            snapshot.attrs.as_ref(),
+            &state_path,
+            change,
+        )?;
+        return pending(Some(bytes), UndoHow::RestoreBackup);
+    }
+    // Changed since: take out only mcplogs' entry.
+    let now = match strict(settings, &current_text) {
+        Ok(v) => v,
+        Err(SettingsError::NotStrict { problem, .. }) => {
+            return Err(SettingsError::NoLongerStrict {
+                path: settings.to_path_buf(),
+                problem,
+                backup: state.backup_path.clone(),
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let ours = match install {
+        Install::StatusLine => status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK)),
+        Install::Hook => now.get("hooks").is_some_and(has_our_hook),
+    };
+    if !ours && !force {
+        return Ok(UndoPlan::NotOurs {
+            path: settings.to_path_buf(),
+            key: install.key(),
+        });
+    }
+    let new_text = match install {
+        Install::StatusLine => {
+            edit::restore_top_level(&current_text, "statusLine", state.previous_json.as_deref())
+        }
+        Install::Hook => {
+            let hooks = now.get("hooks").cloned().unwrap_or_else(|| json!({}));
+            let before: Option<Value> = state
+                .previous_json
+                .as_deref()
+                .and_then(|p| serde_json::from_str(p).ok());
+            let kept = without_our_hook(hooks, before.as_ref());
+            match kept {
+                None => edit::restore_top_level(&current_text, "hooks", None),
+                Some(v) => edit::set_top_level(&current_text, "hooks", &v),
+            }
+        }
+    }
+    .map_err(|e| cannot(settings, e))?;
+    super::fix::within_read_limit(settings, &new_text, true)?;
+    pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
+}
+
+/// `hooks` without mcplogs' entries; an event list left empty goes when `before` did not
+/// have it, and `None` when nothing is left of a `hooks` that did not exist before.
+fn without_our_hook(hooks: Value, before: Option<&Value>) -> Option<Value> {
+    let Value::Object(mut m) = hooks else {
+        return Some(hooks);
+    };
+    for (event, list) in m.iter_mut() {
+        if let Value::Array(a) = list {
+            a.retain(|entry| !has_our_hook(entry));
+        }
+        let _ = event;
+    }
+    m.retain(|event, list| {
+        !(list.as_array().is_some_and(Vec::is_empty) && before.and_then(|b| b.get(event)).is_none())
+    });
+    if m.is_empty() && before.is_none() {
+        return None;
+    }
+    Some(Value::Object(m))
+}
+
+/// What the settings layers say about the status line and hooks, for `mcplogs settings`
+/// and for `setup` to refuse an install that would never run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Integrations {
+    /// Each layer's `statusLine.command`, highest precedence first.
+    pub status_lines: Vec<(LayerKind, PathBuf, String)>,
+    /// The layers holding mcplogs' hook.
+    pub hooks: Vec<(LayerKind, PathBuf)>,
+    /// The layers setting `disableAllHooks: true` (which stops hooks and the status line).
+    pub disable_all_hooks: Vec<(LayerKind, PathBuf)>,
+    /// The managed layers setting `allowManagedHooksOnly: true`.
+    pub managed_hooks_only: Vec<(LayerKind, PathBuf)>,
+}
+
+impl Integrations {
+    /// The status line Claude Code shows: the highest layer's.
+    pub fn effective_status_line(&self) -> Option<&(LayerKind, PathBuf, String)> {
+        self.status_lines.first()
+    }
+
+    pub fn status_line_installed(&self) -> bool {
+        self.effective_status_line()
+            .is_some_and(|(_, _, c)| c.contains(STATUSLINE_MARK))
+    }
+}
+
+fn is_managed(k: LayerKind) -> bool {
+    matches!(k, LayerKind::Managed | LayerKind::ManagedDropIn)
+}
+
+/// Reads every settings file of `sources` (strict JSON only: Claude Code ignores the rest).
+pub fn integrations(sources: &Sources) -> Integrations {
+    let mut out = Integrations::default();
+    for (kind, path) in sources.files() {
+        let Ok(Some(r)) = read_regular(&path, SETTINGS_MAX_BYTES, Follow::Links) else {
+            continue;
+        };
+        let Ok(text) = String::from_utf8(r.bytes) else {
+            continue;
+        };
+        let Strictness::Strict(_) = strictness::check(&text) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(strictness::split_bom(&text).1) else {
+            continue;
+        };
+        if let Some(c) = status_command(&v) {
+            out.status_lines.push((kind, path.clone(), c.to_string()));
+        }
+        if v.get("hooks").is_some_and(has_our_hook) {
+            out.hooks.push((kind, path.clone()));
+        }
+        if v.get("disableAllHooks") == Some(&Value::Bool(true)) {
+            out.disable_all_hooks.push((kind, path.clone()));
+        }
+        if is_managed(kind) && v.get("allowManagedHooksOnly") == Some(&Value::Bool(true)) {
+            out.managed_hooks_only.push((kind, path.clone()));
+        }
+    }
+    out
+}
+
+/// Why an install would never run, if it would not.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Blocked {
+    #[error(
+        "{} sets disableAllHooks to true, which stops every hook and the status line: mcplogs installs nothing while it does{}",
+        .path.display(),
+        if *.managed { " (a managed file: ask its administrator)" } else { "; remove it there first if you want them" }
+    )]
+    DisableAllHooks { path: PathBuf, managed: bool },
+    #[error(
+        "{} (managed) sets allowManagedHooksOnly to true: a hook in your settings would never run, so mcplogs does not install one",
+        .0.display()
+    )]
+    ManagedHooksOnly(PathBuf),
+    #[error(
+        "{} (managed) sets a statusLine, which outranks yours: a status line in your settings would never show",
+        .0.display()
+    )]
+    ManagedStatusLine(PathBuf),
+}
+
+/// Whether `install` can take effect given the layers.
+pub fn blocked(i: &Integrations, install: Install) -> Option<Blocked> {
+    if let Some((k, p)) = i.disable_all_hooks.first() {
+        return Some(Blocked::DisableAllHooks {
+            path: p.clone(),
+            managed: is_managed(*k),
+        });
+    }
+    match install {
+        Install::Hook => i
+            .managed_hooks_only
+            .first()
+            .map(|(_, p)| Blocked::ManagedHooksOnly(p.clone())),
+        Install::StatusLine => i
+            .status_lines
+            .iter()
+            .find(|(k, _, _)| is_managed(*k))
+            .map(|(_, p, _)| Blocked::ManagedStatusLine(p.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hook_entry_is_taken_out_and_what_it_created_goes_with_it() {
+        let ours = json!({"hooks": [{"type": "command", "command": "mcplogs hook"}]});
+        let theirs = json!({"hooks": [{"type": "command", "command": "echo hi"}]});
+        let h = json!({"UserPromptSubmit": [theirs.clone(), ours.clone()]});
+        assert_eq!(
+            without_our_hook(h, Some(&json!({"UserPromptSubmit": [theirs.clone()]}))),
+            Some(json!({"UserPromptSubmit": [theirs.clone()]}))
+        );
+        assert_eq!(
+            without_our_hook(json!({"UserPromptSubmit": [ours.clone()]}), None),
+            None
+        );
+        assert_eq!(
+            without_our_hook(
+                json!({"UserPromptSubmit": [ours], "Stop": [theirs.clone()]}),
+                Some(&json!({"Stop": [theirs.clone()]}))
+            ),
+            Some(json!({"Stop": [theirs]}))
+        );
+    }
+}

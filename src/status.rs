@@ -1,0 +1,883 @@
+//! The running session's servers, for Claude Code's status line (`mcplogs statusline`)
+//! and its hooks (`mcplogs hook`): what Claude Code sends on stdin, which servers of this
+//! session and project failed, and the words for them. Never a whole-cache walk: only the
+//! project's `mcp-logs-*` folders are listed, and of each only the newest file is read
+//! (the one this Claude Code process writes; the one before it when the newest holds no
+//! record of the session, for a second process started later in the same project).
+//!
+//! The summary index is not used: the file of a running session is still being written,
+//! so it is never a settled file the index would answer for. Instead, with a cache folder,
+//! each run remembers per server how far it read the newest file and the session's
+//! records that can matter (the first [`MEMO_HEAD`] and the last [`MEMO_TAIL`]), so the
+//! next run reads only what Claude Code appended since ([`Memo`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::classify::Classifier;
+use crate::names::encode_folder_name;
+use crate::text;
+use crate::verdict::{Cause, Diagnosis, Verdict};
+
+/// At most this many files of one server folder are read (newest first).
+pub const MAX_FILES_PER_SERVER: usize = 2;
+
+/// Records of the session kept per server between runs: the first ones (the connection)...
+pub const MEMO_HEAD: usize = 16;
+/// ...and the latest ones (the latest event decides).
+pub const MEMO_TAIL: usize = 48;
+/// A kept message is cut to this many bytes (a zod error's start names its cause).
+const MEMO_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// The width when the input gives none (Claude Code's status line JSON has none as of
+/// 2.1.332).
+pub const DEFAULT_WIDTH: usize = 80;
+/// The mark when the input cannot be read: it says nothing about any server.
+pub const NEUTRAL_MARK: &str = "MCP ?";
+
+/// What Claude Code writes to a status line command's or a hook's stdin; only the fields
+/// mcplogs reads (observed in 2.1.288 and 2.1.332, docs/claude-code.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct SessionInput {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub workspace: Workspace,
+    pub version: Option<String>,
+    /// `SessionStart`, `UserPromptSubmit` (hooks only).
+    pub hook_event_name: Option<String>,
+    /// A terminal width, if a Claude Code build ever sends one (none observed).
+    pub terminal_width: Option<usize>,
+    #[serde(default)]
+    pub terminal: Terminal,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Workspace {
+    pub current_dir: Option<String>,
+    pub project_dir: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Terminal {
+    pub width: Option<usize>,
+    pub columns: Option<usize>,
+}
+
+/// Why the input gives no session to report on.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("no input on stdin (Claude Code sends the session as JSON)")]
+    Empty,
+    #[error("the input is not the JSON Claude Code sends: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("the input has no session_id")]
+    NoSession,
+    #[error("the input names no folder (cwd, workspace.project_dir or workspace.current_dir)")]
+    NoFolder,
+}
+
+/// Reads Claude Code's JSON. A session id and at least one folder are required.
+pub fn parse_input(bytes: &[u8]) -> Result<SessionInput, InputError> {
+    let s = String::from_utf8_lossy(bytes);
+    if s.trim().is_empty() {
+        return Err(InputError::Empty);
+    }
+    let input: SessionInput = serde_json::from_str(s.trim()).map_err(InputError::NotJson)?;
+    if input.session_id.as_deref().is_none_or(str::is_empty) {
+        return Err(InputError::NoSession);
+    }
+    if input.folders().is_empty() {
+        return Err(InputError::NoFolder);
+    }
+    Ok(input)
+}
+
+impl SessionInput {
+    /// The folders Claude Code may have named the project's log folder after, most
+    /// likely first: the project folder (where Claude Code started), then the current
+    /// one.
+    pub fn folders(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for f in [
+            self.workspace.project_dir.as_deref(),
+            self.workspace.current_dir.as_deref(),
+            self.cwd.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !f.is_empty() && !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        out
+    }
+
+    /// The width to fit: the input's, else [`DEFAULT_WIDTH`].
+    pub fn width(&self) -> usize {
+        self.terminal_width
+            .or(self.terminal.width)
+            .or(self.terminal.columns)
+            .filter(|w| *w > 0)
+            .unwrap_or(DEFAULT_WIDTH)
+    }
+}
+
+/// Where one server of the session stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerState {
+    /// Connected with its tools (healthy or tolerated).
+    Working,
+    /// Not decided yet: connecting, or nothing decisive logged.
+    Pending,
+    /// Failed: its tools are missing.
+    Failed(Diagnosis),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerStatus {
+    /// The log folder's server name (`mcp-logs-<name>`), terminal-safe.
+    pub name: String,
+    pub state: ServerState,
+}
+
+/// This session's servers, by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionStatus {
+    /// The project's log folder, if one was found.
+    pub project_folder: Option<PathBuf>,
+    pub servers: Vec<ServerStatus>,
+    /// Files read (for tests and the benchmark: never more than
+    /// [`MAX_FILES_PER_SERVER`] per server folder).
+    pub files_read: usize,
+}
+
+impl SessionStatus {
+    pub fn failed(&self) -> impl Iterator<Item = (&str, &Diagnosis)> {
+        self.servers.iter().filter_map(|s| match &s.state {
+            ServerState::Failed(d) => Some((s.name.as_str(), d)),
+            _ => None,
+        })
+    }
+
+    fn count(&self, f: fn(&ServerState) -> bool) -> usize {
+        self.servers.iter().filter(|s| f(&s.state)).count()
+    }
+}
+
+/// The project's log folder in any of `cache_roots`, for the first of `folders` that has one.
+pub fn project_folder(cache_roots: &[PathBuf], folders: &[&str]) -> Option<PathBuf> {
+    folders.iter().find_map(|f| {
+        let name = encode_folder_name(f);
+        cache_roots
+            .iter()
+            .map(|r| r.join(&name))
+            .find(|p| p.is_dir())
+    })
+}
+
+/// This session's servers in this project. Lists the project folder and each server
+/// folder; reads only each server's newest file (or two, see the module).
+pub fn session_status(input: &SessionInput, cache_roots: &[PathBuf]) -> SessionStatus {
+    session_status_with(input, cache_roots, None)
+}
+
+/// What one run remembers of a server folder's newest file for the next run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memo {
+    /// The file read.
+    pub file: PathBuf,
+    /// How far it was read: the end of its last complete line.
+    pub offset: u64,
+    /// The session's first records that can matter (messages).
+    pub head: Vec<String>,
+    /// Its latest ones.
+    pub tail: VecDeque<String>,
+    /// Whether the session itself wrote into the file (the records kept are those of
+    /// every session of the file: one process, one connection).
+    #[serde(default)]
+    pub ours: bool,
+}
+
+impl Memo {
+    fn push(&mut self, message: &str) {
+        let m = cut_bytes(message, MEMO_MESSAGE_BYTES).to_string();
+        if self.head.len() < MEMO_HEAD {
+            self.head.push(m);
+        } else {
+            if self.tail.len() == MEMO_TAIL {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(m);
+        }
+    }
+
+    fn messages(&self) -> impl Iterator<Item = &String> {
+        self.head.iter().chain(&self.tail)
+    }
+}
+
+fn cut_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+fn memo_path(dir: &Path, session: &str) -> PathBuf {
+    dir.join("statusline")
+        .join(format!("{}.json", safe_name(session)))
+}
+
+fn safe_name(session: &str) -> String {
+    session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect()
+}
+
+/// [`session_status`], remembering what it read in `memo_dir` (mcplogs' cache folder) so
+/// the next run for the session reads only what was appended since. Best effort: a memo
+/// that cannot be read or written costs only a full read.
+pub fn session_status_with(
+    input: &SessionInput,
+    cache_roots: &[PathBuf],
+    memo_dir: Option<&Path>,
+) -> SessionStatus {
+    let Some(session) = input.session_id.as_deref() else {
+        return SessionStatus::default();
+    };
+    let memo_file = memo_dir.map(|d| memo_path(d, session));
+    let mut memos: HashMap<String, Memo> = memo_file
+        .as_ref()
+        .and_then(|p| fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let status = status_in(input, session, cache_roots, &mut memos);
+    if let Some(p) = memo_file {
+        let _ = save_memos(&p, &memos);
+    }
+    status
+}
+
+fn save_memos(path: &Path, memos: &HashMap<String, Memo>) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+    fs::write(
+        &tmp,
+        serde_json::to_vec(memos).map_err(std::io::Error::other)?,
+    )?;
+    fs::rename(&tmp, path)
+}
+
+fn status_in(
+    input: &SessionInput,
+    session: &str,
+    cache_roots: &[PathBuf],
+    memos: &mut HashMap<String, Memo>,
+) -> SessionStatus {
+    let Some(project) = project_folder(cache_roots, &input.folders()) else {
+        return SessionStatus::default();
+    };
+    let mut status = SessionStatus {
+        project_folder: Some(project.clone()),
+        ..SessionStatus::default()
+    };
+    let Ok(entries) = fs::read_dir(&project) else {
+        return status;
+    };
+    let mut dirs: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e
+                .file_name()
+                .to_str()?
+                .strip_prefix("mcp-logs-")?
+                .to_string();
+            e.file_type().ok()?.is_dir().then(|| (name, e.path()))
+        })
+        .collect();
+    dirs.sort();
+    // One Claude Code process writes one file per server, all with the same name (its
+    // start time), and the connection is the process's: `/clear` starts a new session id
+    // in the same process, whose records follow its predecessor's in the same files
+    // (observed, 2.1.332). So: find the process file the session wrote into, then read
+    // that file of every server, all of its records.
+    let mut newest: Vec<(String, PathBuf, Vec<PathBuf>)> = Vec::new();
+    let mut stamp: Option<String> = None;
+    for (name, dir) in dirs {
+        let files = newest_files(&dir);
+        if let Some(f) = files.first() {
+            let memo = memos.entry(name.clone()).or_default();
+            if memo.file != *f {
+                *memo = Memo {
+                    file: f.clone(),
+                    ..Memo::default()
+                };
+            }
+            if read_on(f, session, memo).is_err() {
+                *memo = Memo::default();
+            }
+            status.files_read += 1;
+            let n = file_name(f);
+            if memo.ours && stamp.as_ref().is_none_or(|s| n > *s) {
+                stamp = Some(n);
+            }
+        }
+        newest.push((name, dir, files));
+    }
+    // A second process started later in the project: the session's file is an older one.
+    let mut older: HashMap<String, Memo> = HashMap::new();
+    if stamp.is_none() {
+        for (name, _, files) in &newest {
+            let Some(f) = files.get(1) else { continue };
+            let mut m = Memo {
+                file: f.clone(),
+                ..Memo::default()
+            };
+            status.files_read += 1;
+            if read_on(f, session, &mut m).is_ok() && m.ours {
+                let n = file_name(f);
+                if stamp.as_ref().is_none_or(|s| n > *s) {
+                    stamp = Some(n);
+                }
+            }
+            older.insert(name.clone(), m);
+        }
+    }
+    let Some(stamp) = stamp else {
+        return status;
+    };
+    for (name, dir, files) in newest {
+        let memo = if files.first().is_some_and(|f| file_name(f) == stamp) {
+            memos.get(&name).cloned()
+        } else if let Some(m) = older.remove(&name).filter(|m| file_name(&m.file) == stamp) {
+            Some(m)
+        } else {
+            let f = dir.join(&stamp);
+            f.is_file().then(|| {
+                let mut m = Memo {
+                    file: f.clone(),
+                    ..Memo::default()
+                };
+                status.files_read += 1;
+                let _ = read_on(&f, session, &mut m);
+                m
+            })
+        };
+        let Some(m) = memo.filter(|m| !m.head.is_empty()) else {
+            continue;
+        };
+        status.servers.push(ServerStatus {
+            name: text::terminal_safe(&name, false),
+            state: state_of(&m),
+        });
+    }
+    status
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The newest log files of a server folder, newest first (names are start times).
+fn newest_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name().to_str()?.to_string();
+            // A running session writes JSON Lines (the old `.txt` arrays are of 2025).
+            n.ends_with(".jsonl").then(|| (n, e.path()))
+        })
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files
+        .into_iter()
+        .take(MAX_FILES_PER_SERVER)
+        .map(|(_, p)| p)
+        .collect()
+}
+
+fn state_of(m: &Memo) -> ServerState {
+    let mut classifier: Classifier<()> = Classifier::default();
+    let mut retrying = false;
+    for message in m.messages() {
+        // A tools/list retry is not a verdict yet: the final error or a success follows.
+        retrying = message.contains("; retrying in ");
+        classifier.feed(message, || ());
+    }
+    let (d, _) = classifier.finish();
+    match d.verdict {
+        Verdict::Healthy | Verdict::Tolerated => ServerState::Working,
+        Verdict::Unknown => ServerState::Pending,
+        _ if retrying => ServerState::Pending,
+        _ => ServerState::Failed(d),
+    }
+}
+
+/// Reads `file` from `memo.offset` to the end of its last complete line, keeping the
+/// records that can matter (of every session in it: one process's connection) and noting
+/// whether `session` wrote any. A file shorter than the offset (replaced or
+/// truncated) is read from the start.
+fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
+    let mut f = fs::File::open(file)?;
+    let len = f.metadata()?.len();
+    if len < memo.offset {
+        *memo = Memo {
+            file: file.to_path_buf(),
+            ..Memo::default()
+        };
+    }
+    let end = last_line_end(&mut f, memo.offset, len)?;
+    if end <= memo.offset {
+        return Ok(());
+    }
+    use crate::decode::stream;
+    // Whether the session wrote here: its id anywhere in the new bytes. Checked raw,
+    // stopping at the first hit, because its first record may be one that matters to no
+    // verdict (after `/clear`, `Channel notifications skipped`), which the prefiltered
+    // reader never hands over.
+    if !memo.ours {
+        f.seek(SeekFrom::Start(memo.offset))?;
+        memo.ours = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
+    }
+    f.seek(SeekFrom::Start(memo.offset))?;
+    let name = Arc::new(file.to_path_buf());
+    let mut reader = (&mut f).take(end - memo.offset);
+    stream::scan_jsonl(&mut reader, &name, &mut |r| {
+        memo.ours |= r.session_id.as_deref() == Some(session);
+        memo.push(&r.message);
+    })?;
+    memo.offset = end;
+    Ok(())
+}
+
+/// Whether `needle` occurs in what `r` gives, reading blocks until the first hit.
+fn contains(r: &mut dyn Read, needle: &[u8]) -> std::io::Result<bool> {
+    if needle.is_empty() {
+        return Ok(true);
+    }
+    let finder = memchr::memmem::Finder::new(needle);
+    let mut buf = vec![0u8; 1024 * 1024 + needle.len()];
+    let mut kept = 0;
+    loop {
+        let n = r.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let have = kept + n;
+        if finder.find(&buf[..have]).is_some() {
+            return Ok(true);
+        }
+        // Keep the last bytes: the needle may straddle two reads.
+        kept = (needle.len() - 1).min(have);
+        buf.copy_within(have - kept..have, 0);
+    }
+}
+
+/// The offset just after the last `\n` of `f` at or after `from` (`from` when none).
+fn last_line_end(f: &mut fs::File, from: u64, len: u64) -> std::io::Result<u64> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = len;
+    let mut buf = vec![0u8; CHUNK as usize];
+    while end > from {
+        let start = end.saturating_sub(CHUNK).max(from);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(&mut buf[..n])?;
+        if let Some(i) = buf[..n].iter().rposition(|b| *b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(from)
+}
+
+/// A failure in a few words, and what helps: `("tools fetch failed", "mcplogs fix")`.
+pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
+    let what = match (d.verdict, d.cause) {
+        (Verdict::ToolsFetchFailed, _) => "tools fetch failed",
+        (Verdict::VersionUnsupported, _) => "protocol version refused",
+        (_, Some(Cause::NeedsAuth)) => "needs authentication",
+        (_, Some(Cause::CommandNotFound)) => "command not found",
+        (_, Some(Cause::Timeout)) => "timed out",
+        (_, Some(Cause::ConnectionClosed)) => "connection closed",
+        _ => "failed to connect",
+    };
+    (what, action(d))
+}
+
+/// The one command that helps first.
+pub fn action(d: &Diagnosis) -> &'static str {
+    if d.legacy_fix_applies() {
+        "mcplogs fix"
+    } else if d.cause == Some(Cause::NeedsAuth) {
+        "/mcp"
+    } else {
+        "mcplogs scan"
+    }
+}
+
+/// The pieces of the status line, so the binary can colour them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// `MCP` and separators.
+    Plain(String),
+    /// `3✓`, `✓`.
+    Good(String),
+    /// `1…` (deciding).
+    Pending(String),
+    /// `1✗`, a failing server's name.
+    Bad(String),
+    /// The reason and command after a name.
+    Detail(String),
+}
+
+impl Piece {
+    pub fn text(&self) -> &str {
+        match self {
+            Piece::Plain(s)
+            | Piece::Good(s)
+            | Piece::Pending(s)
+            | Piece::Bad(s)
+            | Piece::Detail(s) => s,
+        }
+    }
+}
+
+fn width_of(pieces: &[Piece]) -> usize {
+    pieces.iter().map(|p| p.text().chars().count()).sum()
+}
+
+/// The status line in at most `width` characters (`reserved` of them already taken by a
+/// prefix and suffix). Empty when the session has no server: nothing to say.
+///
+/// `MCP ✓` when every server works; `MCP 3✓ 1…` while one is deciding; with failures,
+/// `MCP 3✓ 1✗ roblox (tools fetch failed · mcplogs fix)`: failing servers are named
+/// while they fit (the first with its reason), the rest counted (`+2`).
+pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
+    if status.servers.is_empty() {
+        return Vec::new();
+    }
+    let ok = status.count(|s| matches!(s, ServerState::Working));
+    let pending = status.count(|s| matches!(s, ServerState::Pending));
+    let failed: Vec<(&str, &Diagnosis)> = status.failed().collect();
+    let mut head = vec![Piece::Plain("MCP ".into())];
+    if failed.is_empty() && pending == 0 {
+        head.push(Piece::Good("✓".into()));
+        return head;
+    }
+    let mut counts = Vec::new();
+    if ok > 0 {
+        counts.push(Piece::Good(format!("{ok}✓")));
+    }
+    if !failed.is_empty() {
+        counts.push(Piece::Bad(format!("{}✗", failed.len())));
+    }
+    if pending > 0 {
+        counts.push(Piece::Pending(format!("{pending}…")));
+    }
+    for (i, c) in counts.into_iter().enumerate() {
+        if i > 0 {
+            head.push(Piece::Plain(" ".into()));
+        }
+        head.push(c);
+    }
+    if failed.is_empty() {
+        return head;
+    }
+    // Candidates, richest first: every name with its reason, then the first with its
+    // reason and the others' names, then names only; each cut at `width` with `+N`.
+    let detail = |d: &Diagnosis| {
+        let (what, act) = short_reason(d);
+        format!(" ({what} · {act})")
+    };
+    let build = |with_detail: usize| -> Vec<Piece> {
+        let mut line = head.clone();
+        let mut named = 0;
+        for (i, (name, d)) in failed.iter().enumerate() {
+            let mut next = vec![Piece::Plain(if i == 0 { " " } else { ", " }.into())];
+            next.push(Piece::Bad((*name).to_string()));
+            if i < with_detail {
+                next.push(Piece::Detail(detail(d)));
+            }
+            let rest = failed.len() - i - 1;
+            let more = if rest > 0 {
+                format!(" +{rest}").len()
+            } else {
+                0
+            };
+            if width_of(&line) + width_of(&next) + more > width {
+                break;
+            }
+            line.extend(next);
+            named += 1;
+        }
+        if named < failed.len() {
+            line.push(Piece::Plain(format!(" +{}", failed.len() - named)));
+        }
+        line
+    };
+    let named = |line: &[Piece]| line.iter().filter(|p| matches!(p, Piece::Bad(_))).count() - 1;
+    for with_detail in [failed.len(), 1] {
+        let line = build(with_detail);
+        if named(&line) == failed.len() {
+            return line;
+        }
+    }
+    let line = build(0);
+    if width_of(&line) <= width {
+        return line;
+    }
+    // Even the counts do not fit: the counts alone, cut.
+    let mut line = head;
+    while width_of(&line) > width && line.len() > 1 {
+        line.pop();
+    }
+    line
+}
+
+/// What the hook tells the model: two or three plain sentences, `None` when nothing of
+/// this session failed. `names` are the failing servers not told before.
+pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
+    let failed: Vec<(&str, &Diagnosis)> = status
+        .failed()
+        .filter(|(n, _)| only.iter().any(|o| o == n))
+        .collect();
+    if failed.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = failed
+        .iter()
+        .map(|(n, d)| {
+            let why = d.cause.map_or_else(
+                || d.verdict.as_str().to_string(),
+                |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
+            );
+            format!("{n} ({why})")
+        })
+        .collect();
+    let fix = failed.iter().any(|(_, d)| d.legacy_fix_applies());
+    let auth = failed
+        .iter()
+        .any(|(_, d)| d.cause == Some(Cause::NeedsAuth));
+    let mut what = Vec::new();
+    if fix {
+        what.push("`mcplogs fix` in a terminal (then restart Claude Code or run /mcp)");
+    }
+    if auth {
+        what.push("/mcp in Claude Code to authenticate");
+    }
+    what.push("`mcplogs scan` in a terminal for the details");
+    let (servers, verb) = if failed.len() == 1 {
+        ("server", "is")
+    } else {
+        ("servers", "are")
+    };
+    Some(format!(
+        "mcplogs: the MCP {servers} {} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
+         If the user needs them, tell them to run {}. \
+         Do not call or pretend to have tools from {}.",
+        list.join(", "),
+        if failed.len() == 1 { "its" } else { "their" },
+        what.join(", or "),
+        if failed.len() == 1 {
+            "this server"
+        } else {
+            "these servers"
+        },
+    ))
+}
+
+/// The servers of the session already told to the model, one name a line, in
+/// `dir/hook-told/<session>`.
+fn told_path(dir: &Path, session: &str) -> PathBuf {
+    let safe: String = session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect();
+    dir.join("hook-told").join(safe)
+}
+
+/// The failing servers of `status` that the hook has not told this session about yet.
+pub fn not_told(dir: Option<&Path>, session: &str, status: &SessionStatus) -> Vec<String> {
+    let told = dir
+        .and_then(|d| fs::read_to_string(told_path(d, session)).ok())
+        .unwrap_or_default();
+    status
+        .failed()
+        .map(|(n, _)| n.to_string())
+        .filter(|n| !told.lines().any(|l| l == n))
+        .collect()
+}
+
+/// Remembers that `names` were told to the session (best effort: a hook that cannot
+/// remember tells again next time, which is better than never).
+pub fn remember_told(dir: &Path, session: &str, names: &[String]) -> std::io::Result<()> {
+    let p = told_path(dir, session);
+    if let Some(parent) = p.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let mut text = fs::read_to_string(&p).unwrap_or_default();
+    for n in names {
+        text.push_str(n);
+        text.push('\n');
+    }
+    fs::write(&p, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(verdict: Verdict, cause: Option<Cause>) -> ServerState {
+        let mut d = Diagnosis::new(verdict);
+        d.cause = cause;
+        ServerState::Failed(d)
+    }
+
+    fn status(servers: &[(&str, ServerState)]) -> SessionStatus {
+        SessionStatus {
+            project_folder: None,
+            servers: servers
+                .iter()
+                .map(|(n, s)| ServerStatus {
+                    name: n.to_string(),
+                    state: s.clone(),
+                })
+                .collect(),
+            files_read: 0,
+        }
+    }
+
+    fn line(s: &SessionStatus, width: usize) -> String {
+        status_line(s, width).iter().map(Piece::text).collect()
+    }
+
+    #[test]
+    fn all_working_is_a_short_mark_and_pending_is_pending() {
+        let ok = status(&[("a", ServerState::Working), ("b", ServerState::Working)]);
+        assert_eq!(line(&ok, 80), "MCP ✓");
+        let p = status(&[("a", ServerState::Working), ("b", ServerState::Pending)]);
+        assert_eq!(line(&p, 80), "MCP 1✓ 1…");
+        assert_eq!(line(&status(&[]), 80), "");
+    }
+
+    #[test]
+    fn failing_servers_are_named_while_they_fit_then_counted() {
+        let s = status(&[
+            ("a", ServerState::Working),
+            (
+                "roblox",
+                failed(Verdict::ToolsFetchFailed, Some(Cause::Other)),
+            ),
+            (
+                "github",
+                failed(Verdict::ConnectionFailed, Some(Cause::NeedsAuth)),
+            ),
+        ]);
+        assert_eq!(
+            line(&s, 120),
+            "MCP 1✓ 2✗ roblox (tools fetch failed · mcplogs scan), github (needs authentication · /mcp)"
+        );
+        assert_eq!(
+            line(&s, 60),
+            "MCP 1✓ 2✗ roblox (tools fetch failed · mcplogs scan), github"
+        );
+        assert_eq!(line(&s, 25), "MCP 1✓ 2✗ roblox, github");
+        assert_eq!(line(&s, 20), "MCP 1✓ 2✗ roblox +1");
+        assert_eq!(line(&s, 12), "MCP 1✓ 2✗ +2");
+        assert_eq!(line(&s, 6), "MCP 1✓");
+        for w in 0..130 {
+            assert!(line(&s, w).chars().count() <= w.max(4), "width {w}");
+        }
+    }
+
+    #[test]
+    fn input_needs_a_session_and_a_folder() {
+        assert!(matches!(parse_input(b""), Err(InputError::Empty)));
+        assert!(matches!(parse_input(b"{"), Err(InputError::NotJson(_))));
+        assert!(matches!(
+            parse_input(b"{\"cwd\":\"/x\"}"),
+            Err(InputError::NoSession)
+        ));
+        assert!(matches!(
+            parse_input(b"{\"session_id\":\"s\"}"),
+            Err(InputError::NoFolder)
+        ));
+        let i = parse_input(
+            br#"{"session_id":"s","cwd":"/a/b","workspace":{"project_dir":"/a","current_dir":"/a/b"},"model":{"id":"x"}}"#,
+        )
+        .unwrap();
+        assert_eq!(i.folders(), vec!["/a", "/a/b"]);
+        assert_eq!(i.width(), DEFAULT_WIDTH);
+    }
+
+    #[test]
+    fn a_needle_across_two_reads_is_found() {
+        struct Two<'a>(Vec<&'a [u8]>);
+        impl Read for Two<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                if self.0.is_empty() {
+                    return Ok(0);
+                }
+                let part = self.0.remove(0);
+                buf[..part.len()].copy_from_slice(part);
+                Ok(part.len())
+            }
+        }
+        assert!(contains(&mut Two(vec![b"xx\"sess", b"ion-1\"yy"]), b"session-1").unwrap());
+        assert!(!contains(&mut Two(vec![b"xx\"sess", b"ion-2\"yy"]), b"session-1").unwrap());
+        assert!(!contains(&mut Two(vec![]), b"s").unwrap());
+    }
+
+    #[test]
+    fn the_hook_names_the_servers_and_the_commands() {
+        let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+        d.cause = Some(Cause::MissingResultType);
+        d.era = Some(crate::verdict::Era::Modern);
+        let s = status(&[
+            ("roblox", ServerState::Failed(d)),
+            ("ok", ServerState::Working),
+        ]);
+        let m = hook_message(&s, &["roblox".to_string()]).unwrap();
+        assert!(
+            m.contains("roblox (tools-fetch-failed: missing-resultType)"),
+            "{m}"
+        );
+        assert!(m.contains("`mcplogs fix`"), "{m}");
+        assert!(m.contains("Do not call or pretend"), "{m}");
+        assert_eq!(hook_message(&s, &[]), None);
+    }
+}
