@@ -171,36 +171,66 @@ pub fn apply_fix(fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
 /// [`apply_fix`] through `files` (tests make its steps fail). The backup is written
 /// first: if it cannot be, nothing else is.
 pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, SettingsError> {
-    let snap = &fix.snapshot;
+    write_with_undo(
+        files,
+        &fix.snapshot,
+        Written {
+            backup: undo::backup_path(&fix.snapshot.path),
+            state: undo::state_path(&fix.snapshot.path),
+            new_bytes: &fix.new_bytes,
+            kind: fix.kind.as_str(),
+            env_existed: fix.env_existed,
+            previous: fix.previous.clone(),
+        },
+    )
+}
+
+/// What one change of a settings file writes, and where its backup and undo record go.
+pub(crate) struct Written<'a> {
+    pub backup: PathBuf,
+    pub state: PathBuf,
+    pub new_bytes: &'a [u8],
+    pub kind: &'a str,
+    pub env_existed: bool,
+    pub previous: Option<String>,
+}
+
+/// The one write path of every settings change (`fix`, `setup`): the backup (same
+/// owner, at most the file's bits, never writable by others: undo refuses a backup
+/// others could have changed), then the atomic write, then the undo record. Aborts,
+/// writing nothing, if the file changed since it was read; if the backup cannot be
+/// written, nothing else is.
+pub(crate) fn write_with_undo(
+    files: &dyn Fs,
+    snap: &FileSnapshot,
+    w: Written,
+) -> Result<AppliedFix, SettingsError> {
     snap.ensure_unchanged()?;
     let backup = match &snap.bytes {
         Some(original) => {
-            let b = undo::backup_path(&snap.path);
-            // The file's owner, at most its bits, and never writable by others (undo
-            // refuses a backup others could have changed).
             let attrs = snap
                 .attrs
                 .as_ref()
                 .map(|a| a.masked(undo::BACKUP_MODE_MASK));
-            write_copy_in(files, &b, original, attrs.as_ref())?;
-            Some(b)
+            write_copy_in(files, &w.backup, original, attrs.as_ref())?;
+            Some(w.backup)
         }
         None => None,
     };
-    snap.replace_in(files, &fix.new_bytes)?;
+    snap.replace_in(files, w.new_bytes)?;
     let state = UndoState {
         version: UndoState::VERSION,
         settings_path: snap.path.clone(),
         written_path: snap.target.clone(),
-        kind: fix.kind.as_str().to_string(),
+        kind: w.kind.to_string(),
         created_file: snap.bytes.is_none(),
         backup_path: backup.clone(),
         backup_sha256: snap.bytes.as_deref().map(undo::sha256_hex),
-        written_sha256: undo::sha256_hex(&fix.new_bytes),
-        env_existed: fix.env_existed,
-        previous_json: fix.previous.clone(),
+        written_sha256: undo::sha256_hex(w.new_bytes),
+        env_existed: w.env_existed,
+        previous_json: w.previous,
     };
-    let state_path = undo::state_path(&snap.path);
+    let state_path = w.state;
     let record_attrs = snap
         .attrs
         .as_ref()

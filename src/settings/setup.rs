@@ -17,10 +17,8 @@ use super::edit::{self, EditError};
 use super::fix::AppliedFix;
 use super::layers::{LayerKind, Sources};
 use super::strictness::{self, Strictness};
-use super::undo::{
-    self, Change, PendingUndo, UndoHow, UndoPlan, UndoState, backup_path_for, state_path_for,
-};
-use super::write::{FileSnapshot, write_copy_in};
+use super::undo::{self, Change, PendingUndo, UndoHow, UndoPlan, backup_path_for, state_path_for};
+use super::write::FileSnapshot;
 use super::{SettingsError, TextProblem};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
@@ -286,54 +284,19 @@ fn literal_of(text: &str, key: &str) -> Option<String> {
 /// Backup, atomic write, undo record: as [`super::fix::apply_fix`], in the install's own
 /// backup and record.
 pub fn apply_setup(p: &PendingSetup) -> Result<AppliedFix, SettingsError> {
-    let files = &super::write::RealFs;
-    let snap = &p.snapshot;
-    snap.ensure_unchanged()?;
     let change = p.install.change();
-    let backup = match &snap.bytes {
-        Some(original) => {
-            let b = backup_path_for(&snap.path, change);
-            let attrs = snap
-                .attrs
-                .as_ref()
-                .map(|a| a.masked(undo::BACKUP_MODE_MASK));
-            write_copy_in(files, &b, original, attrs.as_ref())?;
-            Some(b)
-        }
-        None => None,
-    };
-    snap.replace_in(files, &p.new_bytes)?;
-    let state = UndoState {
-        version: UndoState::VERSION,
-        settings_path: snap.path.clone(),
-        written_path: snap.target.clone(),
-        kind: p.install.as_str().to_string(),
-        created_file: snap.bytes.is_none(),
-        backup_path: backup.clone(),
-        backup_sha256: snap.bytes.as_deref().map(undo::sha256_hex),
-        written_sha256: undo::sha256_hex(&p.new_bytes),
-        env_existed: p.previous.is_some(),
-        previous_json: p.previous.clone(),
-    };
-    let state_path = state_path_for(&snap.path, change);
-    let record_attrs = snap
-        .attrs
-        .as_ref()
-        .map(|a| a.masked(undo::RECORD_MODE_MASK));
-    undo::save_state_in(files, &state_path, &state, record_attrs.as_ref()).map_err(
-        |e| match e {
-            SettingsError::Io { error, .. } => SettingsError::UndoRecord {
-                path: state_path.clone(),
-                error,
-                written: true,
-            },
-            other => other,
+    super::fix::write_with_undo(
+        &super::write::RealFs,
+        &p.snapshot,
+        super::fix::Written {
+            backup: backup_path_for(&p.snapshot.path, change),
+            state: state_path_for(&p.snapshot.path, change),
+            new_bytes: &p.new_bytes,
+            kind: p.install.as_str(),
+            env_existed: p.previous.is_some(),
+            previous: p.previous.clone(),
         },
-    )?;
-    Ok(AppliedFix {
-        backup,
-        state: state_path,
-    })
+    )
 }
 
 /// `mcplogs setup ... --undo`: unchanged since the install, the backup comes back (or
