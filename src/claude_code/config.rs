@@ -256,10 +256,7 @@ pub fn global_config_path(
     home: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<PathBuf> {
-    if let Some(d) = env("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d).join(".claude.json"));
-    }
-    home.map(|h| h.join(".claude.json"))
+    super::paths::global_config(home, &|k| env(k).map(Into::into))
 }
 
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
@@ -324,7 +321,7 @@ pub fn resolve(
         }
     }
     let mut project_servers: Option<(PathBuf, Map<String, Value>)> = None;
-    let mcp_json = project.join(".mcp.json");
+    let mcp_json = super::paths::project_mcp_json(project);
     r.searched.push(mcp_json.clone());
     match read_json(&mcp_json) {
         Ok(Some(doc)) => {
@@ -339,8 +336,8 @@ pub fn resolve(
         }),
     }
     for settings in [
-        project.join(".claude").join("settings.local.json"),
-        project.join(".claude").join("settings.json"),
+        super::paths::project_local_settings(project),
+        super::paths::project_settings(project),
     ] {
         if let Ok(Some(doc)) = read_json(&settings) {
             approval.read(&doc);

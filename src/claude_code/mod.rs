@@ -1,7 +1,8 @@
 //! What mcplogs knows about Claude Code itself, written down in `docs/claude-code.md`:
-//! its folder-name encoding ([`names`]), the log wording it keys on ([`markers`]), and which
+//! its paths and file names on every OS ([`paths`]), its folder-name encoding ([`names`]), the log wording it keys on ([`markers`]), and which
 //! servers it configures for a project ([`config`]).
 
 pub mod config;
 pub mod markers;
 pub mod names;
+pub mod paths;

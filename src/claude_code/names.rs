@@ -6,7 +6,7 @@
 //! (`~/.claude.json`, `<project>/.mcp.json`) where they are available.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const MAX_ENCODED_LEN: usize = 200;
 
@@ -199,11 +199,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
-}
-
-/// Where `~/.claude.json` sits for a given home.
-pub fn claude_json_in(home: &Path) -> PathBuf {
-    home.join(".claude.json")
 }
 
 #[cfg(test)]

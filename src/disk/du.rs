@@ -5,7 +5,8 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::claude_code::names::{NameMap, claude_json_in};
+use crate::claude_code::names::NameMap;
+use crate::claude_code::paths::claude_json_in;
 use crate::logs::discovery::{self, DiscoveryError, ServerDir};
 use crate::scan::ScanOptions;
 use crate::warning::Warning;

@@ -34,8 +34,9 @@ use crate::warning::Warning;
 /// A file modified this recently may be in use: Claude Code appends as it runs.
 pub const IN_USE_SECS: u64 = 10 * 60;
 
-const CACHE_DIR_NAME: &str = "claude-cli-nodejs";
-const DEBUG_DIR_NAME: &str = "debug";
+use crate::claude_code::paths::{
+    self, CACHE_DIR_NAME, DEBUG_DIR_NAME, debug_dir_in, debug_dir_of_home,
+};
 
 #[derive(Debug, Clone, Default)]
 pub struct PruneOptions {
@@ -245,11 +246,10 @@ fn roots(
             add(root, within, &mut cache);
         }
         if let Some(h) = &home {
-            add(h.join(".claude").join(DEBUG_DIR_NAME), Some(h), &mut debug);
+            add(debug_dir_of_home(h), Some(h), &mut debug);
         }
-        if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
-            let dir = PathBuf::from(dir);
-            add(dir.join(DEBUG_DIR_NAME), Some(&dir), &mut debug);
+        if let Some(dir) = paths::config_dir_override(&|k| std::env::var_os(k)) {
+            add(debug_dir_in(&dir), Some(&dir), &mut debug);
         }
     }
     for home in &opts.homes {
@@ -266,11 +266,7 @@ fn roots(
                 &mut cache,
             );
         }
-        add(
-            home.join(".claude").join(DEBUG_DIR_NAME),
-            Some(home),
-            &mut debug,
-        );
+        add(debug_dir_of_home(home), Some(home), &mut debug);
     }
     for p in &opts.paths {
         let c = fs::canonicalize(p).map_err(|error| {

@@ -1,7 +1,6 @@
 //! Where the logs are: the per-OS cache roots, home folders copied from any OS, and
 //! whatever paths the user names (a root, a project folder, a server folder, a file).
 
-use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -10,61 +9,8 @@ use walkdir::WalkDir;
 use crate::logs::decode::{self, LogFormat};
 use crate::warning::Warning;
 
-const APP_DIR: &str = "claude-cli-nodejs";
-const SERVER_DIR_PREFIX: &str = "mcp-logs-";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Os {
-    Linux,
-    MacOs,
-    Windows,
-}
-
-impl Os {
-    pub fn current() -> Os {
-        #[cfg(target_os = "macos")]
-        {
-            Os::MacOs
-        }
-        #[cfg(windows)]
-        {
-            Os::Windows
-        }
-        #[cfg(not(any(target_os = "macos", windows)))]
-        {
-            Os::Linux
-        }
-    }
-}
-
-/// The cache layouts, relative to a home folder, for `--home`: a home copied from any OS.
-pub const HOME_LAYOUTS: [&[&str]; 3] = [
-    &["Library", "Caches", APP_DIR],
-    &["AppData", "Local", APP_DIR, "Cache"],
-    &[".cache", APP_DIR],
-];
-
-/// Claude Code's cache root on `os` (Node's `env-paths` rules with app `claude-cli`).
-/// `env` reads an environment variable; injected so each OS's rule is testable anywhere.
-pub fn default_cache_root(
-    os: Os,
-    home: Option<&Path>,
-    env: &dyn Fn(&str) -> Option<OsString>,
-) -> Option<PathBuf> {
-    let non_empty = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    match os {
-        Os::MacOs => Some(home?.join("Library").join("Caches").join(APP_DIR)),
-        Os::Windows => {
-            let local = non_empty("LOCALAPPDATA")
-                .or_else(|| home.map(|h| h.join("AppData").join("Local")))?;
-            Some(local.join(APP_DIR).join("Cache"))
-        }
-        Os::Linux => {
-            let cache = non_empty("XDG_CACHE_HOME").or_else(|| home.map(|h| h.join(".cache")))?;
-            Some(cache.join(APP_DIR))
-        }
-    }
-}
+pub use crate::claude_code::paths::{HOME_LAYOUTS, Os, default_cache_root};
+use crate::claude_code::paths::{SERVER_DIR_PREFIX, home_of_cache_root};
 
 /// One `mcp-logs-<server>` folder (or a single log file standing for one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,8 +87,9 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
         if let Some(h) = &home {
             found.homes.push(h.clone());
         }
-        if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
-            found.homes.push(PathBuf::from(dir));
+        if let Some(dir) = crate::claude_code::paths::config_dir_override(&|k| std::env::var_os(k))
+        {
+            found.homes.push(dir);
         }
         if let Some(root) =
             default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
@@ -469,30 +416,6 @@ fn layout_of(server_dir: &Path) -> (Option<String>, Option<PathBuf>) {
     let root = project.and_then(|p| p.parent());
     let home = root.and_then(home_of_cache_root);
     (project_folder, home)
-}
-
-fn home_of_cache_root(root: &Path) -> Option<PathBuf> {
-    for layout in HOME_LAYOUTS {
-        let mut p = root;
-        let mut ok = true;
-        for comp in layout.iter().rev() {
-            if p.file_name().and_then(|n| n.to_str()) != Some(comp) {
-                ok = false;
-                break;
-            }
-            match p.parent() {
-                Some(parent) => p = parent,
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
-            return Some(p.to_path_buf());
-        }
-    }
-    None
 }
 
 /// A named file: a per-server log (by its folder or by content) or a debug log.

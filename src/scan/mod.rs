@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::classify::verdict::{Cause, Diagnosis, Verdict};
-use crate::claude_code::names::{NameMap, claude_json_in};
+use crate::claude_code::names::NameMap;
+use crate::claude_code::paths::claude_json_in;
 use crate::logs::discovery::{self, DiscoveryError, Request};
 use crate::logs::record::{Level, Record};
 use crate::time::EpochSeconds;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::json::Doc;
 use super::strictness::{self, Strictness};
 use super::{NEGOTIATION_KEY, NegotiationValue, TextProblem};
-use crate::logs::discovery::Os;
+use crate::claude_code::paths::{self, Os};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// One kind of layer, in precedence order (the first wins).
@@ -158,11 +158,7 @@ pub struct Sources {
 
 /// The folder an administrator's managed settings live in, per OS.
 pub fn managed_settings_dir(os: Os) -> PathBuf {
-    match os {
-        Os::MacOs => PathBuf::from("/Library/Application Support/ClaudeCode"),
-        Os::Windows => PathBuf::from(r"C:\Program Files\ClaudeCode"),
-        Os::Linux => PathBuf::from("/etc/claude-code"),
-    }
+    paths::managed_dir(os)
 }
 
 /// `$CLAUDE_CONFIG_DIR` when set and not empty, else `<home>/.claude` (all OSes).
@@ -170,10 +166,7 @@ pub fn user_settings_dir(
     home: Option<&Path>,
     env: &dyn Fn(&str) -> Option<OsString>,
 ) -> Option<PathBuf> {
-    env("CLAUDE_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| home.map(|h| h.join(".claude")))
+    paths::config_dir(home, env)
 }
 
 /// The user settings file: what `mcplogs fix` edits by default.
@@ -181,7 +174,7 @@ pub fn user_settings_file(
     home: Option<&Path>,
     env: &dyn Fn(&str) -> Option<OsString>,
 ) -> Option<PathBuf> {
-    user_settings_dir(home, env).map(|d| d.join("settings.json"))
+    paths::user_settings_file(home, env)
 }
 
 impl Sources {
@@ -220,7 +213,7 @@ impl Sources {
     /// Every settings file, highest precedence first (no environment layer).
     pub fn files(&self) -> Vec<(LayerKind, PathBuf)> {
         let mut files = Vec::new();
-        let drop_ins = self.managed_dir.join("managed-settings.d");
+        let drop_ins = paths::managed_drop_ins(&self.managed_dir);
         let mut names: Vec<PathBuf> = std::fs::read_dir(&drop_ins)
             .map(|rd| {
                 rd.filter_map(Result::ok)
@@ -235,11 +228,16 @@ impl Sources {
         }
         files.push((
             LayerKind::Managed,
-            self.managed_dir.join("managed-settings.json"),
+            paths::managed_settings(&self.managed_dir),
         ));
-        let dot_claude = self.project_dir.join(".claude");
-        files.push((LayerKind::Local, dot_claude.join("settings.local.json")));
-        files.push((LayerKind::Project, dot_claude.join("settings.json")));
+        files.push((
+            LayerKind::Local,
+            paths::project_local_settings(&self.project_dir),
+        ));
+        files.push((
+            LayerKind::Project,
+            paths::project_settings(&self.project_dir),
+        ));
         if let Some(user) = &self.user_dir {
             files.push((LayerKind::User, user.join("settings.json")));
         }

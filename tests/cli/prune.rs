@@ -452,3 +452,46 @@ fn a_home_whose_cache_or_debug_links_out_of_it_prunes_nothing_there() {
     // The same home, pruned as itself, does delete: the test can fail.
     assert!(plan(&opts_home(&victim), now()).unwrap().files > 0);
 }
+
+/// An empty `CLAUDE_CONFIG_DIR` is unset, as for Claude Code: it never makes the working
+/// directory's `debug/` (or `.claude.json`) Claude Code's. Before every path rule lived in
+/// `claude_code::paths`, prune and scan took `""` for a folder (the working directory)
+/// while settings and probe ignored it.
+#[test]
+fn an_empty_claude_config_dir_never_means_the_working_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    let work = tmp.path().join("work");
+    let debug = work.join("debug");
+    fs::create_dir_all(&debug).unwrap();
+    let log = fs::read(samples().join("debug-logs/linux-home-2.1.332-text.txt")).unwrap();
+    for (i, n) in [
+        "0b0f3c1e-1111-4a2b-9c3d-000000000001.txt",
+        "0b0f3c1e-1111-4a2b-9c3d-000000000002.txt",
+    ]
+    .iter()
+    .enumerate()
+    {
+        fs::write(debug.join(n), &log).unwrap();
+        set_age(&debug.join(n), (10 - i as u64) * DAY.as_secs());
+    }
+    for empty in [true, false] {
+        let mut cmd = mcplogs(&home);
+        cmd.current_dir(&work)
+            .args(["prune", "--dry-run", "--json"]);
+        if empty {
+            cmd.env("CLAUDE_CONFIG_DIR", "");
+        } else {
+            cmd.env("CLAUDE_CONFIG_DIR", &work);
+        }
+        let (r, doc) = run_json(&mut cmd);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        // set to the folder, its debug/ is Claude Code's; empty, nothing is
+        let want = if empty { 0 } else { 1 };
+        assert_eq!(
+            doc["files"], want,
+            "CLAUDE_CONFIG_DIR empty: {empty}: {doc}"
+        );
+    }
+}

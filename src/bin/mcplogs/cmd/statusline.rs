@@ -12,7 +12,7 @@ use crate::cli::{HookArgs, StatuslineArgs};
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
-use mcplogs::logs::discovery::{HOME_LAYOUTS, Os, default_cache_root};
+use mcplogs::claude_code::paths::{HOME_LAYOUTS, Os, default_cache_root};
 use mcplogs::status::{self, Piece, SessionInput};
 
 /// Claude Code's input is a few kilobytes; more is not its JSON.
