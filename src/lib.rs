@@ -1,17 +1,19 @@
 //! mcplogs: diagnoses Claude Code's MCP server connections from the logs it leaves on
-//! disk. The library holds all logic and never prints; `src/main.rs` renders.
+//! disk. The library holds all logic, never prints and never exits; the binary
+//! (`src/bin/mcplogs/`) parses, calls, renders and picks the exit code.
 //!
-//! Layers, each usable alone: [`discovery`] (where the logs are) -> [`decode`] (bytes to
-//! [`record::Record`]s) -> [`session`] (group and order) -> [`classify`] (records to a
-//! [`verdict::Diagnosis`]) -> [`render`] (table, JSON). [`scan`] ties them together;
-//! [`explain`] reads pasted `claude mcp list` output. [`settings`], [`redact`] and
-//! [`report`] stand apart; the binary composes them. Leaves shared by all: [`text`]
-//! (terminal-safe and one-line forms) and [`markers`] (the log wording keyed on). The
-//! allowed imports are a table in CONTRIBUTING.md, checked by `tests/cli/direction.rs`.
+//! The pipeline, a folder each: [`logs`] (where the logs are, bytes to records, records
+//! to sessions) -> [`classify`] (a session to a [`classify::verdict::Diagnosis`]) ->
+//! [`scan`] (every server, with its summary cache) -> [`advice`] (what to do, knowing
+//! the settings) -> [`render`] (each command's screen and `--json` document, typed in
+//! [`json_doc`]). Beside it: [`claude_code`] (what mcplogs knows of Claude Code: paths,
+//! names, log wording, configured servers; `docs/claude-code.md`), [`settings`],
+//! [`probe`], [`report`], [`disk`] (du and prune), [`explain`], [`status`], and the
+//! leaves [`redact`], [`text`], [`safe_read`], [`time`] and [`warning`]. The allowed
+//! imports are a table in CONTRIBUTING.md, checked by `tests/cli/direction.rs`.
 
-// The library never prints: it returns text and data, and the binary writes them. CI
-// runs clippy with `-D warnings`, which makes these errors there.
-#![warn(clippy::print_stdout, clippy::print_stderr)]
+// The library never prints: it returns text and data, and the binary writes them (the
+// lints are in Cargo.toml `[lints]`).
 
 pub mod advice;
 pub mod classify;

@@ -248,6 +248,7 @@ fn stat(path: &Path, follow: Follow) -> io::Result<Metadata> {
 
 /// Opens for reading without ever blocking: O_NONBLOCK (a FIFO without a writer, a
 /// terminal device), and O_NOFOLLOW when the path was resolved by the caller.
+#[allow(clippy::disallowed_methods)] // the one raw open
 pub fn open_nonblocking(path: &Path, follow: Follow) -> io::Result<File> {
     let mut o = fs::OpenOptions::new();
     o.read(true);
@@ -263,6 +264,21 @@ pub fn open_nonblocking(path: &Path, follow: Follow) -> io::Result<File> {
     #[cfg(not(unix))]
     let _ = follow;
     o.open(path)
+}
+
+/// Opens a file to read it as a stream (a log, an index): without ever blocking, as
+/// [`open_nonblocking`], and only when what was opened is a regular file (a log
+/// replaced by a FIFO between listing and reading is refused, not waited on).
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let f = open_nonblocking(path, Follow::Links)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a regular file: {}", kind_of(&meta)),
+        ));
+    }
+    Ok(f)
 }
 
 /// Opens `path` to be written from its start, for a file that may hold secrets (a
@@ -325,6 +341,7 @@ fn set_blocking(file: &File) -> io::Result<()> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests read their own files
 mod tests {
     use super::*;
 

@@ -268,7 +268,7 @@ pub fn session_status_with(
     let memo_file = memo_dir.map(|d| memo_path(d, session));
     let mut memos: HashMap<String, Memo> = memo_file
         .as_ref()
-        .and_then(|p| fs::read(p).ok())
+        .and_then(|p| read_small(p))
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     let status = status_in(input, session, cache_roots, &mut memos);
@@ -444,7 +444,7 @@ fn state_of(m: &Memo) -> ServerState {
 /// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
-    let mut f = fs::File::open(file)?;
+    let mut f = crate::safe_read::open_regular(file)?;
     let len = f.metadata()?.len();
     if len < memo.offset {
         *memo = Memo {
@@ -730,10 +730,22 @@ fn told_path(dir: &Path, session: &str) -> PathBuf {
     dir.join("hook-told").join(safe)
 }
 
+/// The most a memo or told-list file of mcplogs' own is read (they hold a few names).
+const MEMO_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// One of mcplogs' own small files, when it is a regular file within [`MEMO_LIMIT`].
+fn read_small(p: &Path) -> Option<Vec<u8>> {
+    crate::safe_read::read_regular(p, MEMO_LIMIT, crate::safe_read::Follow::Links)
+        .ok()
+        .flatten()
+        .map(|r| r.bytes)
+}
+
 /// The failing servers of `status` that the hook has not told this session about yet.
 pub fn not_told(dir: Option<&Path>, session: &str, status: &SessionStatus) -> Vec<String> {
     let told = dir
-        .and_then(|d| fs::read_to_string(told_path(d, session)).ok())
+        .and_then(|d| read_small(&told_path(d, session)))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     status
         .failed()
@@ -749,7 +761,9 @@ pub fn remember_told(dir: &Path, session: &str, names: &[String]) -> std::io::Re
     if let Some(parent) = p.parent() {
         fs::create_dir_all(parent)?;
     }
-    let mut text = fs::read_to_string(&p).unwrap_or_default();
+    let mut text = read_small(&p)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     for n in names {
         text.push_str(n);
         text.push('\n');

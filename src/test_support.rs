@@ -1,4 +1,5 @@
 //! Helpers for unit tests only.
+#![allow(clippy::disallowed_methods)] // reads the checked-in fuzz seeds
 
 use std::ffi::OsString;
 

@@ -1,13 +1,13 @@
 //! `mcplogs probe`: replay Claude Code's handshake against a configured server and
 //! predict what a given Claude Code build will do with it.
 //!
-//! [`config`] resolves the servers the way Claude Code does; [`transport`] speaks stdio,
+//! [`crate::claude_code::config`] resolves the servers the way Claude Code does; [`transport`] speaks stdio,
 //! Streamable HTTP and legacy SSE, bounded, ending everything a stdio server started
 //! (`reap`) and sending configured headers only to the configured origin;
 //! [`session`] drives the lifecycle exactly as Claude Code does on the wire and records
 //! steps and a transcript; [`validate`] applies Claude Code's checks field by field;
 //! [`predict`] turns all that into a verdict per Claude Code version and negotiation
-//! setting; [`render`] builds the JSON document, the transcript lines and the text.
+//! setting; [`crate::render::probe`] builds the JSON document, the transcript lines and the text.
 
 pub mod predict;
 mod reap;

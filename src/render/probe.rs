@@ -22,7 +22,7 @@ use crate::redact::{Redactor, RedactorBuilder};
 /// The renderers below redact each field they print with it, before cutting it to fit;
 /// what they take from fixed vocabularies (verdicts, causes, eras, handshakes,
 /// transports, scopes, categories) is never passed through it, and server names pass
-/// the secret rules only ([`name`]), so no configured value rewrites them.
+/// the secret rules only (`name`), so no configured value rewrites them.
 pub fn redactor(configs: &[&crate::probe::ServerConfig], enabled: bool) -> Redactor {
     if !enabled {
         return Redactor::disabled();

@@ -59,7 +59,7 @@ fn or_dash(v: Option<&str>) -> String {
 }
 
 /// The whole report, as it stands (see [`super::limit::fit`] for the size limit): for
-/// the servers' authors when the failures are theirs ([`server_author`]), else Claude
+/// the servers' authors when the failures are theirs (`server_author`), else Claude
 /// Code's bug template.
 pub fn render(r: &Report) -> String {
     if r.audience() == Some(Audience::ServerAuthor) {

@@ -76,7 +76,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// The settings report for one project: every layer and the effective value. This is
 /// what `mcplogs settings` shows and what a `scan` summary can be built from with
-/// [`super::render::summary_lines`].
+/// [`crate::render::settings::summary_lines`].
 pub fn effective_negotiation(sources: &Sources) -> EffectiveNegotiation {
     EffectiveNegotiation::from_layers(&sources.project_dir, sources.read())
 }

@@ -1,7 +1,7 @@
 //! Claude Code's settings files as they bear on `MCP_PROTOCOL_NEGOTIATION`: which layers
 //! exist and which one decides ([`layers`], [`effective`]), whether Claude Code reads a
 //! file at all ([`strictness`]), and the legacy fix done without losing data ([`edit`]
-//! for the text, [`diff`] to show it, [`write`] for the backup and the atomic write,
+//! for the text, [`diff`] to show it, [`mod@write`] for the backup and the atomic write,
 //! [`fix`] and [`undo`] to plan and apply).
 //!
 //! Like the rest of the library this never prints and never asks: the binary shows the

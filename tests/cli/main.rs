@@ -1,6 +1,12 @@
 //! The integration tests: one crate (one link step), a module per area. They run the
 //! real binary with a pinned environment (see `common`) or call the library directly.
 
+// The tests read their own fixtures and outputs directly; the library reads only
+// through `safe_read` (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+// Tests may print what helps when they fail.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 #[cfg(unix)]

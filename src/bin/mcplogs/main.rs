@@ -3,7 +3,6 @@
 
 // Only `output` writes to stdout and stderr (with `writeln!`, so a closed or full stream
 // never panics); `println!`/`eprintln!` would panic on one.
-#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod cli;
 mod cmd;

@@ -234,7 +234,7 @@ impl<W: Write> Write for SafeWriter<W> {
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
 /// closed stderr must not undo or hide work already done.
 /// The line is one line: a line break inside it (from a file or folder name, such as
-/// the path in "Wrote <path>") is shown escaped, so no name can forge a line of its own.
+/// the path in "Wrote `<path>`") is shown escaped, so no name can forge a line of its own.
 /// This user's home folder, shown as `~` in every path mcplogs prints.
 pub fn home() -> Option<&'static str> {
     static HOME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();

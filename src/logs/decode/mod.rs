@@ -10,7 +10,6 @@ mod jsonl;
 pub mod lines;
 pub mod stream;
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -246,7 +245,7 @@ pub fn decode_prefiltered_progress(
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let mut file = Counting {
-        inner: File::open(path)?,
+        inner: crate::safe_read::open_regular(path)?,
         on_bytes,
     };
     let len = file.inner.metadata()?.len();
@@ -277,7 +276,7 @@ fn read_file(
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    let mut file = File::open(path)?;
+    let mut file = crate::safe_read::open_regular(path)?;
     let len = file.metadata()?.len();
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut file)

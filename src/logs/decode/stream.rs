@@ -31,7 +31,7 @@ pub fn may_matter(raw: &[u8]) -> bool {
     NEEDLES.is_match(raw)
 }
 
-/// A needle set for [`scan_jsonl_matching`] (leftmost-first, see [`NEEDLES`]).
+/// A needle set for [`scan_jsonl_matching`] (leftmost-first, see `NEEDLES`).
 pub fn needles(words: &[&str]) -> AhoCorasick {
     AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostFirst)

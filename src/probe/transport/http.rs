@@ -192,7 +192,7 @@ pub(super) fn http_failure(e: ureq::Error, waited: Duration) -> Failure {
 /// `mcp-protocol-version: 2026-07-28`; after a classic `initialize`, every message
 /// carries `mcp-protocol-version` with the negotiated version (and no `mcp-method`);
 /// `mcp-session-id` once the server gave one; then the configured headers.
-/// `Content-Type: application/json` is added by [`request`].
+/// `Content-Type: application/json` is added by `request`.
 pub fn post_headers<'a>(
     msg: &'a Value,
     negotiated: Option<&'a str>,
