@@ -158,8 +158,12 @@ def run_tty(bin_, home, proj, env, names, raw):
                 except ValueError:
                     continue
                 tools = [t.get("name") for t in body.get("tools", []) if isinstance(t, dict)]
-    return {"mcp_servers": [{"name": n, "status": "interactive"} for n in names], "tools": tools,
-            "source": "the tools of the first /v1/messages request after the refetch"}
+                # 2.1.310 and later defer MCP tools behind ToolSearch: their names are
+                # listed in the request's text instead
+                tools += re.findall(r"mcp__[A-Za-z0-9_-]+?__[A-Za-z0-9_-]*", line)
+    return {"mcp_servers": [{"name": n, "status": "interactive"} for n in names],
+            "tools": sorted(set(tools)),
+            "source": "the tools named in the first /v1/messages request after the refetch"}
 
 
 def verdict_of(init, name):
