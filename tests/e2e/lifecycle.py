@@ -254,6 +254,7 @@ def generate_all(cache, versions, only):
 
 # what `mcplogs scan --json` must say for the e2e cases (the fixtures' verdicts)
 def e2e_check(cache, versions, mcplogs):
+    expected = json.loads((FIXTURES / "expected.json").read_text())["cases"]
     work = Path(tempfile.mkdtemp(prefix="mcplogs-lifecycle-e2e-"))
     svc = Services(work)
     problems = []
@@ -261,17 +262,18 @@ def e2e_check(cache, versions, mcplogs):
         for v in versions:
             for g in GROUPS:
                 for name, (logs, verdict, _) in run_group(cache, v, g, work, E2E_CASES).items():
-                    want = json.loads((FIXTURES / name / v / "expected.json").read_text())
-                    if (verdict["status"], verdict["toolCount"]) != (want["status"], want["toolCount"]):
+                    kept = json.loads((FIXTURES / name / v / "claude.json").read_text())
+                    want = expected[name][v]
+                    if (verdict["status"], verdict["toolCount"]) != (kept["status"], kept["toolCount"]):
                         problems.append(f"{v} {name}: Claude Code now says {verdict['status']}/"
-                                        f"{verdict['toolCount']}, the fixture {want['status']}/"
-                                        f"{want['toolCount']}")
+                                        f"{verdict['toolCount']}, the fixture {kept['status']}/"
+                                        f"{kept['toolCount']}")
                     if not logs:
                         problems.append(f"{v} {name}: no log written")
                         continue
                     p = subprocess.run([mcplogs, "scan", "--json", "--no-cache", str(logs[0].parent)],
                                        capture_output=True, text=True,
-                                       env=dict(os.environ, NO_COLOR="1"))
+                                       env=dict(os.environ, NO_COLOR="1", HOME=str(work)))
                     doc = json.loads(p.stdout)
                     s = doc["servers"][0]
                     got = (s["verdict"], s.get("cause"))
