@@ -432,7 +432,8 @@ fn state_of(m: &Memo) -> ServerState {
     }
     let (d, _) = classifier.finish();
     match d.verdict {
-        Verdict::Healthy | Verdict::Tolerated => ServerState::Working,
+        // degraded: tools loaded, part of the offer lost (scan tells which)
+        Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded => ServerState::Working,
         Verdict::Unknown => ServerState::Pending,
         _ if retrying => ServerState::Pending,
         _ => ServerState::Failed(d),
@@ -520,6 +521,8 @@ fn last_line_end(f: &mut fs::File, from: u64, len: u64) -> std::io::Result<u64> 
 /// A failure in a few words, and what helps: `("tools fetch failed", "mcplogs fix")`.
 pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
     let what = match (d.verdict, d.cause) {
+        (Verdict::ToolsFetchFailed, Some(Cause::NoToolsCapability)) => "no tools capability",
+        (Verdict::ToolsFetchFailed, Some(Cause::ToolsTimeout)) => "tools/list timed out",
         (Verdict::ToolsFetchFailed, _) => "tools fetch failed",
         (Verdict::VersionUnsupported, _) => "protocol version refused",
         (_, Some(Cause::NeedsAuth)) => "needs authentication",

@@ -9,17 +9,31 @@ pub enum Verdict {
     Healthy,
     Tolerated,
     ToolsFetchFailed,
+    /// Connected with tools, but Claude Code lost part of what the server offers.
+    Degraded,
     VersionUnsupported,
     ConnectionFailed,
     Unknown,
 }
 
 impl Verdict {
+    /// Every verdict, in the order the docs list them.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Healthy,
+        Verdict::Tolerated,
+        Verdict::ToolsFetchFailed,
+        Verdict::Degraded,
+        Verdict::VersionUnsupported,
+        Verdict::ConnectionFailed,
+        Verdict::Unknown,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Healthy => "healthy",
             Verdict::Tolerated => "tolerated",
             Verdict::ToolsFetchFailed => "tools-fetch-failed",
+            Verdict::Degraded => "degraded",
             Verdict::VersionUnsupported => "version-unsupported",
             Verdict::ConnectionFailed => "connection-failed",
             Verdict::Unknown => "unknown",
@@ -31,7 +45,10 @@ impl Verdict {
     pub fn is_problem(self) -> bool {
         matches!(
             self,
-            Verdict::ToolsFetchFailed | Verdict::VersionUnsupported | Verdict::ConnectionFailed
+            Verdict::ToolsFetchFailed
+                | Verdict::Degraded
+                | Verdict::VersionUnsupported
+                | Verdict::ConnectionFailed
         )
     }
 }
@@ -70,6 +87,18 @@ causes! {
     MissingCacheFields => "missing-cache-fields",
     WrongFieldTypes => "wrong-field-types",
     InvalidToolDefinition => "invalid-tool-definition",
+    /// The handshake declared no `tools` capability: `tools/list` was never sent.
+    NoToolsCapability => "no-tools-capability",
+    /// `tools/list` took longer than `MCP_TIMEOUT`.
+    ToolsTimeout => "tools-timeout",
+    // degraded
+    /// Claude Code stopped following `nextCursor` at its page cap.
+    PaginationTruncated => "pagination-truncated",
+    /// resources/list or prompts/list rejected while the tools loaded.
+    ListsRejected => "lists-rejected",
+    /// The refetch after `notifications/tools/list_changed` was rejected; the previous
+    /// tools stay in use.
+    StaleAfterRefresh => "stale-after-refresh",
     // connection-failed
     CommandNotFound => "command-not-found",
     ConnectionClosed => "connection-closed",
@@ -143,6 +172,11 @@ pub struct Diagnosis {
     /// For `healthy` and `tolerated`: what shows the tools were really loaded, which a
     /// `claude mcp list` health check (connect, list, close) never shows.
     pub tools_proof: Option<ToolsProof>,
+    /// For `lists-rejected`: the lists Claude Code rejected (`resources`, `prompts`).
+    pub lost_lists: Vec<String>,
+    /// The `MCP_TIMEOUT` the connection ran with (`Starting connection with timeout of
+    /// 30000ms`), when logged.
+    pub timeout_ms: Option<u64>,
 }
 
 /// Evidence that a session had its tools loaded, beyond connecting.
@@ -176,6 +210,8 @@ impl Diagnosis {
             evidence: Vec::new(),
             capabilities: None,
             tools_proof: None,
+            lost_lists: Vec::new(),
+            timeout_ms: None,
         }
     }
 
@@ -207,6 +243,21 @@ impl Diagnosis {
         Some((what, newer))
     }
 
+    /// ` (3000 ms here)` when the connection's limit was logged.
+    fn timeout_phrase(&self) -> String {
+        self.timeout_ms
+            .map(|t| format!(" ({t} ms here)"))
+            .unwrap_or_default()
+    }
+
+    /// The `MCP_TIMEOUT` that fixes a request slower than the logged limit.
+    fn suggested_timeout(&self) -> u64 {
+        crate::claude_code::lifecycle::suggested_mcp_timeout_ms(
+            self.timeout_ms
+                .unwrap_or(crate::claude_code::lifecycle::DEFAULT_MCP_TIMEOUT_MS.value),
+        )
+    }
+
     /// One line telling the user what to do; never the legacy fix where it cannot help.
     /// The legacy advice here names no file: `advice::recommendation` words it knowing
     /// the settings of the server's project.
@@ -234,6 +285,39 @@ impl Diagnosis {
                     .map(|p| format!(" (at {p})"))
                     .unwrap_or_default()
             ),
+            (Verdict::ToolsFetchFailed, Some(Cause::NoToolsCapability)) => {
+                "The server's handshake declares no tools capability, so Claude Code never asks for its tools (connected, 0 tools): if it should offer tools, its authors must declare capabilities.tools; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
+            }
+            (Verdict::ToolsFetchFailed, Some(Cause::ToolsTimeout)) => format!(
+                "tools/list took longer than MCP_TIMEOUT{}, so Claude Code gave up on the tools (no retry): set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment, then restart Claude Code; MCP_PROTOCOL_NEGOTIATION cannot help.",
+                self.timeout_phrase(),
+                self.suggested_timeout()
+            ),
+            (Verdict::Degraded, Some(Cause::PaginationTruncated)) => format!(
+                "Claude Code follows tools/list for at most {} pages and the server still returned a nextCursor, so its tools after page {} are missing (`mcplogs probe` counts them): its authors should return more tools per page; MCP_PROTOCOL_NEGOTIATION cannot help.",
+                crate::claude_code::lifecycle::PAGE_CAP.value,
+                crate::claude_code::lifecycle::PAGE_CAP.value
+            ),
+            (Verdict::Degraded, Some(Cause::ListsRejected)) => {
+                let lists = if self.lost_lists.is_empty() {
+                    vec!["resources".to_string(), "prompts".to_string()]
+                } else {
+                    self.lost_lists.clone()
+                };
+                let methods: Vec<String> = lists.iter().map(|l| format!("{l}/list")).collect();
+                format!(
+                    "Claude Code rejected the server's {} result{} (missing fields required by revision 2026-07-28), so its {} are missing; its tools load and need nothing. MCP_PROTOCOL_NEGOTIATION=legacy would bring them back (the legacy era does not require those fields), as would Claude Code 2.1.310 or later, which fills them in; report it to the server's authors.",
+                    methods.join(" and "),
+                    if lists.len() > 1 { "s" } else { "" },
+                    lists.join(" and ")
+                )
+            }
+            (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
+                "The server announced new tools (tools/list_changed) and Claude Code rejected the refetched list, so it keeps using the previous tools and the new ones are missing: read the evidence for the bad tool and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
+            }
+            (Verdict::Degraded, _) => {
+                "Claude Code loaded the server's tools but lost part of what it offers: read the evidence.".to_string()
+            }
             (Verdict::ToolsFetchFailed, _) => {
                 "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
             }
@@ -246,6 +330,11 @@ impl Diagnosis {
             (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
                 "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
             }
+            (Verdict::ConnectionFailed, Some(Cause::Timeout)) if self.timeout_ms.is_some() => format!(
+                "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
+                self.timeout_phrase(),
+                self.suggested_timeout()
+            ),
             (Verdict::ConnectionFailed, Some(Cause::Timeout)) => {
                 "The server did not answer in time: check that it starts on its own (no prompts, no slow installs) or raise MCP_TIMEOUT (milliseconds).".to_string()
             }

@@ -3,5 +3,6 @@
 //! servers it configures for a project ([`config`]).
 
 pub mod config;
+pub mod lifecycle;
 pub mod markers;
 pub mod names;
