@@ -133,12 +133,12 @@ impl SessionInput {
 /// Where one server of the session stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerState {
-    /// Connected with its tools (healthy or tolerated).
+    /// Connected with its tools (healthy, tolerated or degraded).
     Working,
     /// Not decided yet: connecting, or nothing decisive logged.
     Pending,
     /// Failed: its tools are missing.
-    Failed(Diagnosis),
+    Failed(Box<Diagnosis>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -162,7 +162,7 @@ pub struct SessionStatus {
 impl SessionStatus {
     pub fn failed(&self) -> impl Iterator<Item = (&str, &Diagnosis)> {
         self.servers.iter().filter_map(|s| match &s.state {
-            ServerState::Failed(d) => Some((s.name.as_str(), d)),
+            ServerState::Failed(d) => Some((s.name.as_str(), &**d)),
             _ => None,
         })
     }
@@ -436,7 +436,7 @@ fn state_of(m: &Memo) -> ServerState {
         Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded => ServerState::Working,
         Verdict::Unknown => ServerState::Pending,
         _ if retrying => ServerState::Pending,
-        _ => ServerState::Failed(d),
+        _ => ServerState::Failed(Box::new(d)),
     }
 }
 
@@ -767,7 +767,7 @@ mod tests {
     fn failed(verdict: Verdict, cause: Option<Cause>) -> ServerState {
         let mut d = Diagnosis::new(verdict);
         d.cause = cause;
-        ServerState::Failed(d)
+        ServerState::Failed(Box::new(d))
     }
 
     fn status(servers: &[(&str, ServerState)]) -> SessionStatus {
@@ -871,7 +871,7 @@ mod tests {
         d.cause = Some(Cause::MissingResultType);
         d.era = Some(crate::classify::verdict::Era::Modern);
         let s = status(&[
-            ("roblox", ServerState::Failed(d)),
+            ("roblox", ServerState::Failed(Box::new(d))),
             ("ok", ServerState::Working),
         ]);
         let m = hook_message(&s, &["roblox".to_string()]).unwrap();
