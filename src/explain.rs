@@ -33,7 +33,7 @@ impl ExplainEntry {
     pub fn recommendation(&self) -> String {
         self.note
             .clone()
-            .unwrap_or_else(|| self.diagnosis.recommendation())
+            .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&self.diagnosis))
     }
 }
 
@@ -288,7 +288,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         if cause == Cause::Other && detail_is_cut(d) {
             // The part that would say which field failed is not there: no cause, and
             // no claim about the legacy setting either way.
-            note = Some(cut_detail_note(p.name.as_deref()));
+            note = Some(crate::advice::cut_detail_note(p.name.as_deref()));
             return ExplainEntry {
                 name: p.name,
                 target: p.target.filter(|t| !t.is_empty()),
@@ -329,9 +329,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
             }
         }
     } else if status.contains("Pending approval") {
-        note = Some(
-            "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).".to_string(),
-        );
+        note = Some(crate::advice::PENDING_APPROVAL.to_string());
         Diagnosis::new(Verdict::Unknown)
     } else if status.contains("Connected") {
         Diagnosis::new(Verdict::Healthy)
@@ -357,17 +355,6 @@ fn detail_is_cut(detail: &str) -> bool {
     d.is_empty() || d.ends_with("...") || d.ends_with('…') || d.ends_with(':') || opened > closed
 }
 
-/// What to do when the detail that would decide the cause was cut off.
-fn cut_detail_note(name: Option<&str>) -> String {
-    let scan = match name {
-        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
-        None => "`mcplogs scan --server NAME`".to_string(),
-    };
-    format!(
-        "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
-    )
-}
-
 /// How much of a pasted message's first line is its status.
 const STATUS_CHARS: usize = 120;
 
@@ -387,7 +374,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
         )
     {
         diagnosis.cause = None;
-        note = Some(cut_detail_note(name.as_deref()));
+        note = Some(crate::advice::cut_detail_note(name.as_deref()));
     }
     ExplainEntry {
         name,
