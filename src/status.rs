@@ -133,12 +133,12 @@ impl SessionInput {
 /// Where one server of the session stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerState {
-    /// Connected with its tools (healthy or tolerated).
+    /// Connected with its tools (healthy, tolerated or degraded).
     Working,
     /// Not decided yet: connecting, or nothing decisive logged.
     Pending,
     /// Failed: its tools are missing.
-    Failed(Diagnosis),
+    Failed(Box<Diagnosis>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -162,7 +162,7 @@ pub struct SessionStatus {
 impl SessionStatus {
     pub fn failed(&self) -> impl Iterator<Item = (&str, &Diagnosis)> {
         self.servers.iter().filter_map(|s| match &s.state {
-            ServerState::Failed(d) => Some((s.name.as_str(), d)),
+            ServerState::Failed(d) => Some((s.name.as_str(), &**d)),
             _ => None,
         })
     }
@@ -432,10 +432,11 @@ fn state_of(m: &Memo) -> ServerState {
     }
     let (d, _) = classifier.finish();
     match d.verdict {
-        Verdict::Healthy | Verdict::Tolerated => ServerState::Working,
+        // degraded: tools loaded, part of the offer lost (scan tells which)
+        Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded => ServerState::Working,
         Verdict::Unknown => ServerState::Pending,
         _ if retrying => ServerState::Pending,
-        _ => ServerState::Failed(d),
+        _ => ServerState::Failed(Box::new(d)),
     }
 }
 
@@ -520,6 +521,8 @@ fn last_line_end(f: &mut fs::File, from: u64, len: u64) -> std::io::Result<u64> 
 /// A failure in a few words, and what helps: `("tools fetch failed", "mcplogs fix")`.
 pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
     let what = match (d.verdict, d.cause) {
+        (Verdict::ToolsFetchFailed, Some(Cause::NoToolsCapability)) => "no tools capability",
+        (Verdict::ToolsFetchFailed, Some(Cause::ToolsTimeout)) => "tools/list timed out",
         (Verdict::ToolsFetchFailed, _) => "tools fetch failed",
         (Verdict::VersionUnsupported, _) => "protocol version refused",
         (_, Some(Cause::NeedsAuth)) => "needs authentication",
@@ -778,7 +781,7 @@ mod tests {
     fn failed(verdict: Verdict, cause: Option<Cause>) -> ServerState {
         let mut d = Diagnosis::new(verdict);
         d.cause = cause;
-        ServerState::Failed(d)
+        ServerState::Failed(Box::new(d))
     }
 
     fn status(servers: &[(&str, ServerState)]) -> SessionStatus {
@@ -882,7 +885,7 @@ mod tests {
         d.cause = Some(Cause::MissingResultType);
         d.era = Some(crate::classify::verdict::Era::Modern);
         let s = status(&[
-            ("roblox", ServerState::Failed(d)),
+            ("roblox", ServerState::Failed(Box::new(d))),
             ("ok", ServerState::Working),
         ]);
         let m = hook_message(&s, &["roblox".to_string()]).unwrap();

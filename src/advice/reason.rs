@@ -33,7 +33,32 @@ pub fn short_reason(s: &ServerReport) -> String {
                 format!("Claude Code fills in {}", d.filled_fields.join(", "))
             }
         }
+        Verdict::ToolsFetchFailed if d.cause == Some(Cause::NoToolsCapability) => {
+            "no tools capability declared".to_string()
+        }
+        Verdict::ToolsFetchFailed if d.cause == Some(Cause::ToolsTimeout) => match d.timeout_ms {
+            Some(t) => format!("tools/list timed out (MCP_TIMEOUT {t} ms)"),
+            None => "tools/list timed out (MCP_TIMEOUT)".to_string(),
+        },
         Verdict::ToolsFetchFailed => tools_reason(decisive, d.cause, d.bad_tool_path.as_deref()),
+        Verdict::Degraded => match d.cause {
+            Some(Cause::PaginationTruncated) => format!(
+                "tools/list cut at {} pages",
+                crate::claude_code::lifecycle::PAGE_CAP.value
+            ),
+            Some(Cause::ListsRejected) => format!(
+                "{} rejected; tools load",
+                if d.lost_lists.is_empty() {
+                    "resources/prompts".to_string()
+                } else {
+                    d.lost_lists.join(" and ")
+                }
+            ),
+            Some(Cause::StaleAfterRefresh) => {
+                "refetched tools rejected; previous tools in use".to_string()
+            }
+            _ => "part of the server's offer lost".to_string(),
+        },
         Verdict::VersionUnsupported => match decisive.split_once("is not supported: ") {
             Some((_, v)) => format!("protocol version {} not supported", first_line(v)),
             None => "protocol version not supported".to_string(),

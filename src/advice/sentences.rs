@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::claude_code::lifecycle;
 use crate::scan::ServerReport;
 use crate::settings::layers::LayerKind;
 use crate::settings::target::{FixTarget, SettingsAdvice};
@@ -56,6 +57,21 @@ pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, &'static str)>
     Some((what, newer))
 }
 
+/// ` (3000 ms here)` when the connection's limit was logged.
+fn timeout_phrase(d: &Diagnosis) -> String {
+    d.timeout_ms
+        .map(|t| format!(" ({t} ms here)"))
+        .unwrap_or_default()
+}
+
+/// The `MCP_TIMEOUT` that fixes a request slower than the logged limit (the model's).
+fn suggested_timeout(d: &Diagnosis) -> u64 {
+    lifecycle::suggested_mcp_timeout_ms(
+        d.timeout_ms
+            .unwrap_or(lifecycle::DEFAULT_MCP_TIMEOUT_MS.value),
+    )
+}
+
 /// One line telling the user what to do; never the legacy fix where it cannot help.
 /// The legacy advice here names no file: `advice::recommendation` words it knowing
 /// the settings of the server's project.
@@ -83,6 +99,39 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
                 .map(|p| format!(" (at {p})"))
                 .unwrap_or_default()
         ),
+        (Verdict::ToolsFetchFailed, Some(Cause::NoToolsCapability)) => {
+            "The server's handshake declares no tools capability, so Claude Code never asks for its tools (connected, 0 tools): if it should offer tools, its authors must declare capabilities.tools; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
+        }
+        (Verdict::ToolsFetchFailed, Some(Cause::ToolsTimeout)) => format!(
+            "tools/list took longer than MCP_TIMEOUT{}, so Claude Code gave up on the tools (no retry): set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment, then restart Claude Code; MCP_PROTOCOL_NEGOTIATION cannot help.",
+            timeout_phrase(d),
+            suggested_timeout(d)
+        ),
+        (Verdict::Degraded, Some(Cause::PaginationTruncated)) => format!(
+            "Claude Code follows tools/list for at most {} pages and the server still returned a nextCursor, so its tools after page {} are missing (`mcplogs probe` counts them): its authors should return more tools per page; MCP_PROTOCOL_NEGOTIATION cannot help.",
+            lifecycle::PAGE_CAP.value,
+            lifecycle::PAGE_CAP.value
+        ),
+        (Verdict::Degraded, Some(Cause::ListsRejected)) => {
+            let lists = if d.lost_lists.is_empty() {
+                vec!["resources".to_string(), "prompts".to_string()]
+            } else {
+                d.lost_lists.clone()
+            };
+            let methods: Vec<String> = lists.iter().map(|l| format!("{l}/list")).collect();
+            format!(
+                "Claude Code rejected the server's {} result{} (missing fields required by revision 2026-07-28), so its {} are missing; its tools load and need nothing. MCP_PROTOCOL_NEGOTIATION=legacy would bring them back (the legacy era does not require those fields), as would Claude Code 2.1.310 or later, which fills them in; report it to the server's authors.",
+                methods.join(" and "),
+                if lists.len() > 1 { "s" } else { "" },
+                lists.join(" and ")
+            )
+        }
+        (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
+            "The server announced new tools (tools/list_changed) and Claude Code rejected the refetched list, so it keeps using the previous tools and the new ones are missing: read the evidence for the bad tool and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
+        }
+        (Verdict::Degraded, _) => {
+            "Claude Code loaded the server's tools but lost part of what it offers: read the evidence.".to_string()
+        }
         (Verdict::ToolsFetchFailed, _) => {
             "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
         }
@@ -95,6 +144,11 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
             "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
         }
+        (Verdict::ConnectionFailed, Some(Cause::Timeout)) if d.timeout_ms.is_some() => format!(
+            "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
+            timeout_phrase(d),
+            suggested_timeout(d)
+        ),
         (Verdict::ConnectionFailed, Some(Cause::Timeout)) => {
             "The server did not answer in time: check that it starts on its own (no prompts, no slow installs) or raise MCP_TIMEOUT (milliseconds).".to_string()
         }

@@ -8,6 +8,7 @@ pub mod verdict;
 pub use signal::{Signal, read_signal, tools_failure_cause};
 
 use crate::classify::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
+use crate::claude_code::lifecycle;
 
 /// A connection that stayed open longer than this was not a `claude mcp list` health
 /// check. Health checks close at once (`STDIO connection closed after 0s`, observed in
@@ -33,6 +34,7 @@ enum State<E> {
         at: Option<E>,
         tolerated: Option<(Vec<String>, E)>,
         tools_failed: Option<ToolsFailure<E>>,
+        later: Later<E>,
     },
     VersionUnsupported(Vec<E>),
     ConnectionFailed(Cause, Vec<E>),
@@ -44,12 +46,37 @@ struct ToolsFailure<E> {
     bad_tool_path: Option<String>,
     evidence: Vec<E>,
     has_final: bool,
+    /// The failure is of the refetch after `tools/list_changed`, the first listing
+    /// having succeeded: Claude Code keeps the previous tools.
+    after_refresh: bool,
+}
+
+/// What a connection logs after its handshake besides the tools verdict: the page cap,
+/// rejected resources/prompts lists, a list_changed refresh under way.
+#[derive(Debug)]
+struct Later<E> {
+    truncated: Option<E>,
+    /// `resources` / `prompts`, with their latest record.
+    lists_failed: Vec<(&'static str, E)>,
+    refreshing: bool,
+}
+
+impl<E> Default for Later<E> {
+    fn default() -> Self {
+        Later {
+            truncated: None,
+            lists_failed: Vec::new(),
+            refreshing: false,
+        }
+    }
 }
 
 /// The classifier fed one message at a time.
 #[derive(Debug)]
 pub struct Classifier<E> {
     state: State<E>,
+    /// The `MCP_TIMEOUT` of the latest `Starting connection` record.
+    timeout_ms: Option<u64>,
     /// Proof that the current connection's tools were loaded, with its first record.
     proof: Option<(ToolsProof, E)>,
 }
@@ -58,6 +85,7 @@ impl<E> Default for Classifier<E> {
     fn default() -> Self {
         Classifier {
             state: State::Nothing,
+            timeout_ms: None,
             proof: None,
         }
     }
@@ -80,6 +108,7 @@ impl<E> Classifier<E> {
                     self.proof = Some((ToolsProof::LongConnection { secs }, evidence()));
                 }
             }
+            Signal::Starting { timeout_ms } => self.timeout_ms = Some(timeout_ms),
             Signal::ToolCalled => {
                 match &mut self.proof {
                     Some((ToolsProof::ToolCalls { calls }, _)) => *calls += 1,
@@ -95,6 +124,7 @@ impl<E> Classifier<E> {
                         capabilities,
                         at,
                         tolerated,
+                        later,
                         ..
                     } => State::Connected {
                         era,
@@ -103,6 +133,7 @@ impl<E> Classifier<E> {
                         at,
                         tolerated,
                         tools_failed: None,
+                        later,
                     },
                     _ => State::Connected {
                         era: None,
@@ -111,6 +142,7 @@ impl<E> Classifier<E> {
                         at: None,
                         tolerated: None,
                         tools_failed: None,
+                        later: Later::default(),
                     },
                 };
             }
@@ -119,7 +151,11 @@ impl<E> Classifier<E> {
                 // previous connection.
                 if !matches!(
                     signal,
-                    Signal::Tolerated { .. } | Signal::ToolsFailed { .. }
+                    Signal::Tolerated { .. }
+                        | Signal::ToolsFailed { .. }
+                        | Signal::PageCap
+                        | Signal::ListChanged
+                        | Signal::ListFailed { .. }
                 ) {
                     self.proof = None;
                 }
@@ -132,6 +168,7 @@ impl<E> Classifier<E> {
     /// The diagnosis (its `evidence` indices left empty) and the evidence, in order.
     pub fn finish(self) -> (Diagnosis, Vec<E>) {
         let (mut d, mut evidence) = finish(self.state);
+        d.timeout_ms = self.timeout_ms;
         if let Some((proof, e)) = self.proof
             && matches!(d.verdict, Verdict::Healthy | Verdict::Tolerated)
         {
@@ -170,6 +207,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             at: Some(i),
             tolerated: None,
             tools_failed: None,
+            later: Later::default(),
         },
         Signal::Tolerated { fields } => match state {
             State::Connected {
@@ -178,6 +216,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                 capabilities,
                 at,
                 tools_failed,
+                later,
                 ..
             } => State::Connected {
                 era,
@@ -186,6 +225,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                 at,
                 tolerated: Some((fields, i)),
                 tools_failed,
+                later,
             },
             // Only a modern-era client fills in fields, so the era is known even when the
             // capabilities record was trimmed away.
@@ -196,6 +236,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                 at: None,
                 tolerated: Some((fields, i)),
                 tools_failed: None,
+                later: Later::default(),
             },
         },
         Signal::ToolsFailed {
@@ -203,7 +244,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             bad_tool_path,
             is_final,
         } => {
-            let (era, version, capabilities, at, tolerated, previous) = match state {
+            let (era, version, capabilities, at, tolerated, previous, mut later) = match state {
                 State::Connected {
                     era,
                     version,
@@ -211,9 +252,20 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                     at,
                     tolerated,
                     tools_failed,
-                } => (era, version, capabilities, at, tolerated, tools_failed),
-                _ => (None, None, None, None, None, None),
+                    later,
+                } => (
+                    era,
+                    version,
+                    capabilities,
+                    at,
+                    tolerated,
+                    tools_failed,
+                    later,
+                ),
+                _ => (None, None, None, None, None, None, Later::default()),
             };
+            // a refresh whose listing fails: the first listing had succeeded
+            let after_refresh = std::mem::take(&mut later.refreshing);
             let failure = match previous {
                 Some(mut f) if !f.has_final || !is_final => {
                     // The final error restates the retries and is authoritative, unless
@@ -234,6 +286,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                     bad_tool_path,
                     evidence: vec![i],
                     has_final: is_final,
+                    after_refresh,
                 },
             };
             State::Connected {
@@ -243,8 +296,41 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                 at,
                 tolerated,
                 tools_failed: Some(failure),
+                later,
             }
         }
+        Signal::PageCap | Signal::ListChanged | Signal::ListFailed { .. } => match state {
+            State::Connected {
+                era,
+                version,
+                capabilities,
+                at,
+                tolerated,
+                tools_failed,
+                mut later,
+            } => {
+                match signal {
+                    Signal::PageCap => later.truncated = Some(i),
+                    // a refresh only replaces tools that were listed
+                    Signal::ListChanged => later.refreshing = tools_failed.is_none(),
+                    Signal::ListFailed { list, .. } => {
+                        later.lists_failed.retain(|(l, _)| *l != list);
+                        later.lists_failed.push((list, i));
+                    }
+                    _ => {}
+                }
+                State::Connected {
+                    era,
+                    version,
+                    capabilities,
+                    at,
+                    tolerated,
+                    tools_failed,
+                    later,
+                }
+            }
+            other => other,
+        },
         Signal::VersionUnsupported => match state {
             State::VersionUnsupported(mut ev) => {
                 push_evidence(&mut ev, i);
@@ -265,7 +351,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             _ => State::ConnectionFailed(cause, vec![i]),
         },
         // Handled by the classifier itself (they prove, they do not decide).
-        Signal::ToolCalled | Signal::Closed { .. } => state,
+        Signal::ToolCalled | Signal::Closed { .. } | Signal::Starting { .. } => state,
     }
 }
 
@@ -296,14 +382,46 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
             at,
             tolerated,
             tools_failed,
+            later,
         } => {
             let mut evidence: Vec<E> = at.into_iter().collect();
+            let no_tools = capabilities
+                .as_ref()
+                .is_some_and(lifecycle::declares_no_tools);
             let mut d = match (tools_failed, tolerated) {
+                (Some(f), _) if f.after_refresh => {
+                    evidence.extend(f.evidence);
+                    let mut d = Diagnosis::new(Verdict::Degraded);
+                    d.cause = Some(Cause::StaleAfterRefresh);
+                    d.bad_tool_path = f.bad_tool_path;
+                    d
+                }
                 (Some(f), _) => {
                     evidence.extend(f.evidence);
                     let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
                     d.cause = Some(f.cause);
                     d.bad_tool_path = f.bad_tool_path;
+                    d
+                }
+                (None, _) if no_tools => {
+                    let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+                    d.cause = Some(Cause::NoToolsCapability);
+                    d
+                }
+                (None, _) if later.truncated.is_some() => {
+                    evidence.extend(later.truncated);
+                    let mut d = Diagnosis::new(Verdict::Degraded);
+                    d.cause = Some(Cause::PaginationTruncated);
+                    d
+                }
+                (None, _) if !later.lists_failed.is_empty() => {
+                    let mut d = Diagnosis::new(Verdict::Degraded);
+                    d.cause = Some(Cause::ListsRejected);
+                    for (list, e) in later.lists_failed {
+                        d.lost_lists.push(list.to_string());
+                        evidence.push(e);
+                    }
+                    d.lost_lists.sort();
                     d
                 }
                 (None, Some((fields, i))) => {
@@ -415,7 +533,9 @@ impl NewestFirst {
                     Verdict::Unknown => None,
                     Verdict::Healthy if same && d.tools_proof.is_some() => Some(k),
                     Verdict::Healthy if same => None,
-                    Verdict::ToolsFetchFailed | Verdict::Tolerated if same => Some(k),
+                    Verdict::ToolsFetchFailed | Verdict::Degraded | Verdict::Tolerated if same => {
+                        Some(k)
+                    }
                     _ => Some(*latest),
                 };
             }

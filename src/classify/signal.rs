@@ -11,8 +11,9 @@ use regex::Regex;
 use crate::classify::verdict::{Cause, Era};
 
 use crate::claude_code::markers::{
-    CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, TOLERATED_MARKERS,
-    TOOL_CALL_MARKER, TOOLS_FAILURE_MARKERS, VERSION_MARKER,
+    CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, LIST_CHANGED_MARKER,
+    PAGE_CAP_MARKER, PROMPTS_FAILURE_MARKERS, RESOURCES_FAILURE_MARKERS, STARTING_MARKER,
+    TOLERATED_MARKERS, TOOL_CALL_MARKER, TOOLS_FAILURE_MARKERS, VERSION_MARKER,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +43,15 @@ pub enum Signal {
     /// A connection closed after this many seconds. Decides nothing by itself; a long
     /// one shows the session was more than a health check.
     Closed { secs: u64 },
+    /// `Starting connection with timeout of 30000ms`: the limit (`MCP_TIMEOUT`) of the
+    /// connection that follows. Decides nothing.
+    Starting { timeout_ms: u64 },
+    /// Claude Code stopped following `nextCursor` at its page cap.
+    PageCap,
+    /// `Received tools/list_changed notification, refreshing tools`.
+    ListChanged,
+    /// resources/list (`resources`) or prompts/list (`prompts`) was rejected.
+    ListFailed { list: &'static str, is_final: bool },
 }
 
 /// Reads one decoded message. `None` for everything that decides nothing, including
@@ -51,6 +61,12 @@ pub fn read_signal(message: &str) -> Option<Signal> {
     let m = message.trim_start();
     if m.starts_with("Server stderr") {
         return None;
+    }
+    if let Some(rest) = m.strip_prefix(STARTING_MARKER) {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        return (digits > 0 && rest[digits..].starts_with("ms")).then(|| Signal::Starting {
+            timeout_ms: rest[..digits].parse().unwrap_or(u64::MAX),
+        });
     }
     if let Some(rest) = after(m, "Connection established with capabilities:") {
         let capabilities = parse_capabilities(rest);
@@ -77,6 +93,23 @@ pub fn read_signal(message: &str) -> Option<Signal> {
         return Some(Signal::Tolerated {
             fields: filled_fields(m),
         });
+    }
+    for (list, markers) in [
+        ("resources", RESOURCES_FAILURE_MARKERS),
+        ("prompts", PROMPTS_FAILURE_MARKERS),
+    ] {
+        if markers.iter().any(|k| m.starts_with(k)) {
+            return Some(Signal::ListFailed {
+                list,
+                is_final: !m.contains("retrying in"),
+            });
+        }
+    }
+    if m.starts_with(PAGE_CAP_MARKER) {
+        return Some(Signal::PageCap);
+    }
+    if m.contains(LIST_CHANGED_MARKER) && m.starts_with("Received") {
+        return Some(Signal::ListChanged);
     }
     if m.contains(VERSION_MARKER) {
         return Some(Signal::VersionUnsupported);
@@ -230,6 +263,10 @@ fn text_cause(text: &str) -> (Cause, Option<String>) {
             Cause::InvalidToolDefinition,
             Some(format!("tools[{}]{}", &c[1], &c[2])),
         );
+    }
+    // `Failed to fetch tools: Request timed out` (every build): past MCP_TIMEOUT
+    if text.contains("Request timed out") {
+        return (Cause::ToolsTimeout, None);
     }
     if MISSING_RESULT_TYPE.is_match(text) {
         return (Cause::MissingResultType, None);

@@ -9,17 +9,31 @@ pub enum Verdict {
     Healthy,
     Tolerated,
     ToolsFetchFailed,
+    /// Connected with tools, but Claude Code lost part of what the server offers.
+    Degraded,
     VersionUnsupported,
     ConnectionFailed,
     Unknown,
 }
 
 impl Verdict {
+    /// Every verdict, in the order the docs list them.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Healthy,
+        Verdict::Tolerated,
+        Verdict::ToolsFetchFailed,
+        Verdict::Degraded,
+        Verdict::VersionUnsupported,
+        Verdict::ConnectionFailed,
+        Verdict::Unknown,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Healthy => "healthy",
             Verdict::Tolerated => "tolerated",
             Verdict::ToolsFetchFailed => "tools-fetch-failed",
+            Verdict::Degraded => "degraded",
             Verdict::VersionUnsupported => "version-unsupported",
             Verdict::ConnectionFailed => "connection-failed",
             Verdict::Unknown => "unknown",
@@ -31,7 +45,10 @@ impl Verdict {
     pub fn is_problem(self) -> bool {
         matches!(
             self,
-            Verdict::ToolsFetchFailed | Verdict::VersionUnsupported | Verdict::ConnectionFailed
+            Verdict::ToolsFetchFailed
+                | Verdict::Degraded
+                | Verdict::VersionUnsupported
+                | Verdict::ConnectionFailed
         )
     }
 }
@@ -70,6 +87,18 @@ causes! {
     MissingCacheFields => "missing-cache-fields",
     WrongFieldTypes => "wrong-field-types",
     InvalidToolDefinition => "invalid-tool-definition",
+    /// The handshake declared no `tools` capability: `tools/list` was never sent.
+    NoToolsCapability => "no-tools-capability",
+    /// `tools/list` took longer than `MCP_TIMEOUT`.
+    ToolsTimeout => "tools-timeout",
+    // degraded
+    /// Claude Code stopped following `nextCursor` at its page cap.
+    PaginationTruncated => "pagination-truncated",
+    /// resources/list or prompts/list rejected while the tools loaded.
+    ListsRejected => "lists-rejected",
+    /// The refetch after `notifications/tools/list_changed` was rejected; the previous
+    /// tools stay in use.
+    StaleAfterRefresh => "stale-after-refresh",
     // connection-failed
     CommandNotFound => "command-not-found",
     ConnectionClosed => "connection-closed",
@@ -152,6 +181,11 @@ pub struct Diagnosis {
     /// For `healthy` and `tolerated`: what shows the tools were really loaded, which a
     /// `claude mcp list` health check (connect, list, close) never shows.
     pub tools_proof: Option<ToolsProof>,
+    /// For `lists-rejected`: the lists Claude Code rejected (`resources`, `prompts`).
+    pub lost_lists: Vec<String>,
+    /// The `MCP_TIMEOUT` the connection ran with (`Starting connection with timeout of
+    /// 30000ms`), when logged.
+    pub timeout_ms: Option<u64>,
 }
 
 /// Evidence that a session had its tools loaded, beyond connecting.
@@ -185,6 +219,8 @@ impl Diagnosis {
             evidence: Vec::new(),
             capabilities: None,
             tools_proof: None,
+            lost_lists: Vec::new(),
+            timeout_ms: None,
         }
     }
 

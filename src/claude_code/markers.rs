@@ -16,6 +16,21 @@ pub(crate) const TOOLS_FAILURE_MARKERS: &[&str] = &[
     "Invalid result for tools/list",
     "missing required resultType",
 ];
+/// resources/list and prompts/list failures (observed 2.1.288, modern era): retries
+/// `resources/list failed (...); retrying in 250ms`, `prompts/list failed (...)`, then the
+/// `error` records `Failed to fetch resources: ...` and `Failed to fetch commands: ...`.
+/// Checked before [`TOOLS_FAILURE_MARKERS`], whose `missing required resultType` they
+/// also contain.
+pub(crate) const RESOURCES_FAILURE_MARKERS: &[&str] =
+    &["resources/list failed", "Failed to fetch resources"];
+pub(crate) const PROMPTS_FAILURE_MARKERS: &[&str] =
+    &["prompts/list failed", "Failed to fetch commands"];
+/// `tools/list still returning nextCursor after 20 pages; stopping` (every build).
+pub(crate) const PAGE_CAP_MARKER: &str = "tools/list still returning nextCursor after";
+/// `Received tools/list_changed notification, refreshing tools` (every build).
+pub(crate) const LIST_CHANGED_MARKER: &str = "tools/list_changed notification";
+/// `Starting connection with timeout of 30000ms`: the connection's `MCP_TIMEOUT`.
+pub(crate) const STARTING_MARKER: &str = "Starting connection with timeout of ";
 pub(crate) const CONNECTION_FAILURE_MARKERS: &[&str] = &[
     "Connection failed",
     "connection failed",
@@ -70,6 +85,8 @@ pub const PREFILTER_NEEDLES: &[&str] = &[
     "process exited",
     "HTTP transport",
     "MCP tool",
+    "Failed to fetch",
+    "list failed",
 ];
 
 /// Every marker the classifier and the session bounds look for.
@@ -80,6 +97,11 @@ fn all_markers() -> Vec<&'static str> {
     all.extend(TOLERATED_MARKERS);
     all.push(VERSION_MARKER);
     all.extend(TOOLS_FAILURE_MARKERS);
+    all.extend(RESOURCES_FAILURE_MARKERS);
+    all.extend(PROMPTS_FAILURE_MARKERS);
+    all.push(PAGE_CAP_MARKER);
+    all.push(LIST_CHANGED_MARKER);
+    all.push(STARTING_MARKER);
     all.extend(CONNECTION_FAILURE_MARKERS);
     all.push(TOOL_CALL_MARKER);
     all.push(CLOSED_MARKER);

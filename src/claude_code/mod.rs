@@ -3,6 +3,7 @@
 //! servers it configures for a project ([`config`]).
 
 pub mod config;
+pub mod lifecycle;
 pub mod markers;
 pub mod names;
 pub mod paths;

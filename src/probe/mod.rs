@@ -18,6 +18,7 @@ pub mod validate;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::claude_code::lifecycle;
 use crate::settings::NegotiationValue;
 
 pub use crate::claude_code::config::{ServerConfig, TransportKind};
@@ -251,10 +252,42 @@ pub struct ContractCheck {
     /// `None`: could not be checked.
     pub passed: Option<bool>,
     pub detail: String,
+    /// The modelled builds it answers for: those that would lose, truncate or rename a
+    /// tool when it fails, every modelled build otherwise.
+    pub builds: Vec<ClaudeVersion>,
 }
 
-/// The checks a client can drive, over every handshake run.
+fn check(
+    name: &'static str,
+    passed: Option<bool>,
+    detail: String,
+    failing: Vec<ClaudeVersion>,
+) -> ContractCheck {
+    let all = lifecycle::CONTRACT_BUILDS.to_vec();
+    let builds = if passed == Some(false) && !failing.is_empty() {
+        failing
+    } else {
+        all
+    };
+    let detail = if passed == Some(false) {
+        let names: Vec<String> = builds.iter().map(ToString::to_string).collect();
+        format!("on {}: {detail}", names.join(", "))
+    } else {
+        detail
+    };
+    ContractCheck {
+        name,
+        passed,
+        detail,
+        builds,
+    }
+}
+
+/// The checks a client can drive, over every handshake run. A check fails wherever a
+/// modelled build (`claude_code::lifecycle::CONTRACT_BUILDS`) would lose, truncate or
+/// rename a tool, and names those builds.
 pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
+    let all = || lifecycle::CONTRACT_BUILDS.to_vec();
     let mut out = Vec::new();
     let failures: Vec<String> = p
         .attempts
@@ -271,43 +304,82 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         .filter(|a| a.failure.is_none() && !a.has_tools_capability())
         .map(|a| a.mode.as_str())
         .collect();
-    out.push(ContractCheck {
-        name: "tools-capable-handshake",
-        passed: Some(failures.is_empty() && no_tools.is_empty()),
-        detail: if !failures.is_empty() {
+    out.push(check(
+        "tools-capable-handshake",
+        Some(failures.is_empty() && no_tools.is_empty()),
+        if !failures.is_empty() {
             failures.join("; ")
         } else if !no_tools.is_empty() {
-            format!("no tools capability declared ({})", no_tools.join(", "))
+            format!(
+                "no tools capability declared ({}): Claude Code never sends tools/list",
+                no_tools.join(", ")
+            )
         } else {
             "every handshake succeeded and declared tools".into()
         },
-    });
-    let list_fail: Vec<String> = p
-        .attempts
-        .iter()
-        .filter_map(|a| {
-            a.list_failure
-                .as_ref()
-                .map(|f| format!("{}: {f}", a.mode.as_str()))
-        })
-        .collect();
-    out.push(ContractCheck {
-        name: "pagination",
-        passed: Some(list_fail.is_empty()),
-        detail: if list_fail.is_empty() {
+        all(),
+    ));
+    // pagination: list failures, the page cap, a repeated cursor
+    let mut list_fail: Vec<String> = Vec::new();
+    for a in p.attempts.iter().filter(|a| a.failure.is_none()) {
+        let m = a.mode.as_str();
+        match &a.list_failure {
+            Some(session::ListFailure::RepeatedCursor { page, cursor }) => {
+                let guard: Vec<String> = lifecycle::CONTRACT_BUILDS
+                    .iter()
+                    .filter(|v| v.stops_at_repeated_cursor())
+                    .map(ToString::to_string)
+                    .collect();
+                list_fail.push(format!(
+                    "{m}: page {page} repeats nextCursor {cursor:?} (Claude Code {} stops there; older builds follow it to {} pages)",
+                    guard.join(", "),
+                    lifecycle::PAGE_CAP.value
+                ));
+            }
+            Some(session::ListFailure::PageCap { pages }) => list_fail.push(format!(
+                "{m}: more than {pages} pages; Claude Code keeps the first {}",
+                lifecycle::PAGE_CAP.value
+            )),
+            Some(f) => list_fail.push(format!("{m}: {f}")),
+            None if a.pages.len() > lifecycle::PAGE_CAP.value => {
+                let modern = a.era == Some(session::NegotiatedEra::Modern);
+                let kept = validate::check_pages(&a.pages[..lifecycle::PAGE_CAP.value], modern);
+                let whole = validate::check_pages(&a.pages, modern);
+                list_fail.push(format!(
+                    "{m}: {} pages; Claude Code stops after {}: {} of {} tools",
+                    a.pages.len(),
+                    lifecycle::PAGE_CAP.value,
+                    kept.valid,
+                    whole.valid
+                ));
+            }
+            None => {}
+        }
+    }
+    out.push(check(
+        "pagination",
+        Some(list_fail.is_empty()),
+        if list_fail.is_empty() {
             let pages: Vec<String> = p
                 .attempts
                 .iter()
                 .filter(|a| a.failure.is_none())
                 .map(|a| format!("{}: {} page(s)", a.mode.as_str(), a.pages.len()))
                 .collect();
-            format!("complete and loop-free ({})", pages.join(", "))
+            format!(
+                "complete, loop-free, within {} pages ({})",
+                lifecycle::PAGE_CAP.value,
+                pages.join(", ")
+            )
         } else {
             list_fail.join("; ")
         },
-    });
+        all(),
+    ));
     let mut bad = Vec::new();
+    let mut bad_builds: Vec<ClaudeVersion> = Vec::new();
     let mut dups = Vec::new();
+    let mut renamed = Vec::new();
     for a in &p.attempts {
         let modern = a.era == Some(session::NegotiatedEra::Modern);
         let c = validate::check_pages(&a.pages, modern);
@@ -320,9 +392,28 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
                 r.reason,
                 r.detail
             );
-            if r.fails_list { &mut bad } else { &mut dups }.push(line);
+            if r.fails_list {
+                bad_builds = all();
+                bad.push(line);
+            } else {
+                dups.push(line);
+            }
         }
         for e in &c.envelope {
+            // missing fields lose the list only where the build does not fill them in
+            let losing: Vec<ClaudeVersion> = match e.kind {
+                validate::EnvelopeKind::Missing => lifecycle::CONTRACT_BUILDS
+                    .iter()
+                    .copied()
+                    .filter(|v| !v.fills_missing_fields(lifecycle::List::Tools))
+                    .collect(),
+                _ => all(),
+            };
+            for v in losing {
+                if !bad_builds.contains(&v) {
+                    bad_builds.push(v);
+                }
+            }
             bad.push(format!(
                 "{}: page {}, {}: {}",
                 a.mode.as_str(),
@@ -331,37 +422,57 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
                 e.detail
             ));
         }
+        for r in predict::renamed_tools(&a.pages) {
+            renamed.push(format!("{}: {r}", a.mode.as_str()));
+        }
     }
-    out.push(ContractCheck {
-        name: "every-tool-accepted",
-        passed: Some(bad.is_empty()),
-        detail: if bad.is_empty() {
+    bad_builds.sort();
+    out.push(check(
+        "every-tool-accepted",
+        Some(bad.is_empty()),
+        if bad.is_empty() {
             "every tool and every result envelope passes".into()
         } else {
             bad.join("; ")
         },
-    });
-    out.push(ContractCheck {
-        name: "unique-names",
-        passed: Some(dups.is_empty()),
-        detail: if dups.is_empty() {
+        bad_builds,
+    ));
+    out.push(check(
+        "unique-names",
+        Some(dups.is_empty()),
+        if dups.is_empty() {
             "no tool name twice".into()
         } else {
-            dups.join("; ")
+            format!("Claude Code keeps one of each name: {}", dups.join("; "))
         },
-    });
+        all(),
+    ));
+    renamed.dedup();
+    out.push(check(
+        "tool-names",
+        Some(renamed.is_empty()),
+        if renamed.is_empty() {
+            format!(
+                "every name is non-empty and within [{}]",
+                lifecycle::NAME_CHARSET.value
+            )
+        } else {
+            format!("Claude Code renames: {}", renamed.join("; "))
+        },
+        all(),
+    ));
     let declared = p.attempts.iter().any(Attempt::declares_list_changed);
     let seen = p.attempts.iter().any(|a| a.list_changed_seen);
-    out.push(ContractCheck {
-        name: "list-changed",
-        passed: match (declared, seen) {
+    out.push(check(
+        "list-changed",
+        match (declared, seen) {
             (false, true) => Some(false),
             (true, true) => Some(true),
             _ => None,
         },
-        detail: match (declared, seen) {
+        match (declared, seen) {
             (false, true) => {
-                "notifications/tools/list_changed sent without declaring tools.listChanged".into()
+                "notifications/tools/list_changed sent without declaring tools.listChanged: Claude Code ignores it".into()
             }
             (true, true) => "declared and sent".into(),
             (true, false) => {
@@ -369,7 +480,8 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
             }
             (false, false) => "not declared".into(),
         },
-    });
+        all(),
+    ));
     let slow: Vec<String> = p
         .attempts
         .iter()
@@ -380,10 +492,10 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         })
         .map(|a| format!("{}: {} ms", a.mode.as_str(), a.elapsed_ms))
         .collect();
-    out.push(ContractCheck {
-        name: "timeout-budget",
-        passed: Some(slow.is_empty()),
-        detail: if slow.is_empty() {
+    out.push(check(
+        "timeout-budget",
+        Some(slow.is_empty()),
+        if slow.is_empty() {
             let ms: Vec<String> = p
                 .attempts
                 .iter()
@@ -393,6 +505,7 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         } else {
             format!("over {budget_ms} ms: {}", slow.join(", "))
         },
-    });
+        all(),
+    ));
     out
 }

@@ -1,17 +1,7 @@
 //! From what the server did to what a given Claude Code build will conclude, in
-//! mcplogs' verdict vocabulary.
-//!
-//! Version families (reference section 3, all observed):
-//! - stdio negotiation default: legacy on 2.1.280/2.1.288, modern on 2.1.300 and later
-//!   (builds 2.1.289-2.1.299 were not observed; mcplogs takes them as legacy);
-//! - HTTP: modern by default on every build; SSE: always legacy;
-//! - `MCP_PROTOCOL_NEGOTIATION=auto` turns negotiation on, `=legacy` off; other values
-//!   are ignored by Claude Code (the default applies);
-//! - missing `resultType`/`ttlMs`/`cacheScope` under 2026-07-28: rejected by 2.1.280,
-//!   2.1.288 and 2.1.300, filled in by 2.1.310 and later (2.1.301-2.1.309 not observed:
-//!   taken as rejecting); wrong types are rejected by every build.
-
-use std::fmt;
+//! mcplogs' verdict vocabulary. What each build does is not written here: it is read from
+//! the one model, `claude_code::lifecycle` (negotiation defaults, envelope fields, page
+//! cap and cursor guard, tool defects, capability gating).
 
 use crate::classify::verdict::{Cause, Era, Verdict};
 use crate::settings::NegotiationValue;
@@ -21,65 +11,8 @@ use super::transport::Failure;
 use super::validate::{ListCheck, check_pages};
 use crate::claude_code::config::TransportKind;
 
-/// A Claude Code version `major.minor.patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ClaudeVersion(pub u32, pub u32, pub u32);
-
-/// The builds whose behaviour was observed.
-pub const KNOWN_VERSIONS: [ClaudeVersion; 6] = [
-    ClaudeVersion(2, 1, 280),
-    ClaudeVersion(2, 1, 288),
-    ClaudeVersion(2, 1, 300),
-    ClaudeVersion(2, 1, 310),
-    ClaudeVersion(2, 1, 321),
-    ClaudeVersion(2, 1, 332),
-];
-pub const NEWEST_KNOWN: ClaudeVersion = ClaudeVersion(2, 1, 332);
-const STDIO_MODERN_FROM: ClaudeVersion = ClaudeVersion(2, 1, 300);
-const FILLS_FIELDS_FROM: ClaudeVersion = ClaudeVersion(2, 1, 310);
-
-impl ClaudeVersion {
-    /// `2.1.288`, `v2.1.288` or `claude --version`'s `2.1.288 (Claude Code)`.
-    pub fn parse(s: &str) -> Option<ClaudeVersion> {
-        let word = s.split_whitespace().next()?;
-        let word = word.strip_prefix('v').unwrap_or(word);
-        let mut it = word.split('.').map(|p| p.parse::<u32>().ok());
-        let v = ClaudeVersion(it.next()??, it.next()??, it.next()??);
-        if it.next().is_some() {
-            return None;
-        }
-        Some(v)
-    }
-
-    pub fn stdio_defaults_to_modern(self) -> bool {
-        self >= STDIO_MODERN_FROM
-    }
-
-    /// The most `tools/list` pages Claude Code follows: 20 in 2.1.288, 250 in 2.1.332
-    /// (constants in the binaries; builds before 2.1.310 are taken as 2.1.288).
-    pub fn page_cap(self) -> usize {
-        if self >= FILLS_FIELDS_FROM { 250 } else { 20 }
-    }
-
-    pub fn fills_missing_fields(self) -> bool {
-        self >= FILLS_FIELDS_FROM
-    }
-
-    /// Whether this build's behaviour was observed, or is inferred from its neighbours.
-    pub fn is_known(self) -> bool {
-        KNOWN_VERSIONS.contains(&self)
-    }
-
-    pub fn is_older_than_known(self) -> bool {
-        self < KNOWN_VERSIONS[0]
-    }
-}
-
-impl fmt::Display for ClaudeVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
+use crate::claude_code::lifecycle::{self, List};
+pub use crate::claude_code::lifecycle::{ClaudeVersion, KNOWN_VERSIONS, NEWEST_KNOWN};
 
 /// Which handshake Claude Code starts for this transport and setting.
 pub fn mode_for(
@@ -87,17 +20,21 @@ pub fn mode_for(
     negotiation: Option<&NegotiationValue>,
     version: ClaudeVersion,
 ) -> Mode {
-    if transport == TransportKind::Sse {
+    if transport == TransportKind::Sse && !lifecycle::SSE_NEGOTIATES.value {
         return Mode::Legacy;
     }
-    match negotiation {
-        Some(NegotiationValue::Legacy) => Mode::Legacy,
-        Some(NegotiationValue::Auto) => Mode::Discover,
+    let negotiates = match negotiation {
+        Some(NegotiationValue::Legacy) => false,
+        Some(NegotiationValue::Auto) => true,
         _ => match transport {
-            TransportKind::Http => Mode::Discover,
-            _ if version.stdio_defaults_to_modern() => Mode::Discover,
-            _ => Mode::Legacy,
+            TransportKind::Http => lifecycle::HTTP_NEGOTIATES.value,
+            _ => version.stdio_defaults_to_modern(),
         },
+    };
+    if negotiates {
+        Mode::Discover
+    } else {
+        Mode::Legacy
     }
 }
 
@@ -181,22 +118,41 @@ pub fn predict(
         return p;
     }
     if !attempt.has_tools_capability() {
+        let offers_other = attempt.capabilities.as_ref().is_some_and(|c| {
+            ["prompts", "resources"]
+                .iter()
+                .any(|k| c.get(k).is_some_and(|v| !v.is_null()))
+        });
         p.reason =
-            "connected; the server declares no tools capability, so Claude Code lists no tools"
+            "connected; the server declares no tools capability, so Claude Code never sends tools/list and lists no tools"
                 .into();
+        if lifecycle::TOOLS_NEED_CAPABILITY.value && !offers_other {
+            p.verdict = Verdict::ToolsFetchFailed;
+            p.cause = Some(Cause::NoToolsCapability);
+        }
         return p;
     }
     let modern = attempt.era == Some(NegotiatedEra::Modern);
     let cap = version.page_cap();
     let pages = &attempt.pages[..attempt.pages.len().min(cap)];
     let check = check_pages(pages, modern);
-    // Claude Code stops walking at its page cap (every build) and at a cursor it already
-    // sent (2.1.332: "tools/list returned a nextCursor already sent in this walk (page
-    // N); stopping"; 2.1.288 follows it until the cap), keeping the tools so far.
+    // Claude Code stops walking at its page cap (every build) and, from 2.1.310, at a
+    // cursor it already sent, keeping the tools so far (the model's rows).
+    let mut truncated = attempt.pages.len() > cap;
     let stopped = match &attempt.list_failure {
-        Some(ListFailure::RepeatedCursor { page, cursor }) => Some(format!(
-            "page {page} repeats nextCursor {cursor:?}: Claude Code stops following it and keeps the tools so far"
-        )),
+        Some(ListFailure::RepeatedCursor { page, cursor })
+            if version.stops_at_repeated_cursor() =>
+        {
+            Some(format!(
+                "page {page} repeats nextCursor {cursor:?}: Claude Code {version} stops following it and keeps the tools so far"
+            ))
+        }
+        Some(ListFailure::RepeatedCursor { page, cursor }) => {
+            truncated = true;
+            Some(format!(
+                "page {page} repeats nextCursor {cursor:?}: Claude Code {version} follows it until its {cap}-page cap and keeps each tool once"
+            ))
+        }
         // Claude Code's own cap comes first: the note below says so
         Some(ListFailure::PageCap { .. } | ListFailure::ToolCap { .. })
             if attempt.pages.len() >= cap =>
@@ -211,9 +167,23 @@ pub fn predict(
         }
         _ => None,
     };
+    if matches!(attempt.list_failure, Some(ListFailure::PageCap { .. }))
+        && attempt.pages.len() >= cap
+    {
+        truncated = true;
+    }
     let stopped = stopped.or_else(|| {
-        (attempt.pages.len() > cap).then(|| {
-            format!("Claude Code {version} stops after {cap} pages and keeps the tools so far")
+        truncated.then(|| {
+            let all = check_pages(&attempt.pages, modern).valid;
+            let more = if matches!(attempt.list_failure, Some(ListFailure::PageCap { .. })) {
+                "+"
+            } else {
+                ""
+            };
+            format!(
+                "Claude Code {version} stops after {cap} pages: {} of {all}{more} tools",
+                check.valid
+            )
         })
     });
     let list_failure = attempt.list_failure.as_ref().filter(|f| {
@@ -229,15 +199,29 @@ pub fn predict(
         p.verdict = Verdict::ToolsFetchFailed;
         p.cause = Some(match lf {
             ListFailure::Closed { .. } => Cause::ConnectionClosed,
-            ListFailure::Timeout { .. } => Cause::Timeout,
+            ListFailure::Timeout { .. } => Cause::ToolsTimeout,
             _ => Cause::Other,
         });
         p.reason = format!("tools/list failed: {lf}");
         return p;
     }
     list_verdict(&mut p, &check, modern, version);
+    if truncated && matches!(p.verdict, Verdict::Healthy | Verdict::Tolerated) {
+        p.verdict = Verdict::Degraded;
+        p.cause = Some(Cause::PaginationTruncated);
+    }
     if let Some(note) = stopped {
         p.reason = format!("{}; {note}", p.reason);
+    }
+    if !p.verdict.is_problem() || p.verdict == Verdict::Degraded {
+        let renamed = renamed_tools(pages);
+        if !renamed.is_empty() {
+            p.reason = format!(
+                "{}; renamed by Claude Code: {}",
+                p.reason,
+                renamed.join(", ")
+            );
+        }
     }
     if let Some(s) = attempt
         .steps
@@ -250,6 +234,29 @@ pub fn predict(
         );
     }
     p
+}
+
+/// Tool names Claude Code shows under another name (`"a b" -> a_b`), from the model.
+pub fn renamed_tools(pages: &[serde_json::Value]) -> Vec<String> {
+    let mut out = Vec::new();
+    for page in pages {
+        for t in page
+            .get("tools")
+            .and_then(|t| t.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = t.get("name").and_then(|n| n.as_str())
+                && lifecycle::renames(name).is_some()
+            {
+                out.push(format!(
+                    "{name:?} -> {:?}",
+                    lifecycle::model_tool_part(name)
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// A `server/discover` answer this slow is near Claude Code's stdio probe wait (3000 ms
@@ -301,7 +308,7 @@ fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: Cl
                 .iter()
                 .find(|e| e.kind == super::validate::EnvelopeKind::Missing)
                 .map_or(1, |e| e.page);
-            if version.fills_missing_fields() {
+            if version.fills_missing_fields(List::Tools) {
                 p.verdict = Verdict::Tolerated;
                 p.filled_fields = missing.clone();
                 p.tools_loaded = check.valid;
@@ -342,17 +349,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn versions_parse() {
-        assert_eq!(
-            ClaudeVersion::parse("2.1.288 (Claude Code)"),
-            Some(ClaudeVersion(2, 1, 288))
-        );
-        assert_eq!(ClaudeVersion::parse("v2.1.3"), Some(ClaudeVersion(2, 1, 3)));
-        assert_eq!(ClaudeVersion::parse("2.1"), None);
-        assert_eq!(ClaudeVersion::parse("2.1.x"), None);
-    }
-
-    #[test]
     fn negotiation_defaults_per_transport_and_version() {
         let old = ClaudeVersion(2, 1, 288);
         let new = ClaudeVersion(2, 1, 300);
@@ -375,11 +371,5 @@ mod tests {
             Mode::Legacy
         );
         assert_eq!(mode_for(TransportKind::Sse, Some(&auto), new), Mode::Legacy);
-    }
-
-    #[test]
-    fn fill_in_starts_at_2_1_310() {
-        assert!(!ClaudeVersion(2, 1, 300).fills_missing_fields());
-        assert!(ClaudeVersion(2, 1, 310).fills_missing_fields());
     }
 }

@@ -21,7 +21,7 @@ use crate::classify::verdict::{Diagnosis, Verdict};
 fn paint(verdict: Verdict, text: &str) -> ColoredString {
     match verdict {
         Verdict::Healthy => text.green(),
-        Verdict::Tolerated => text.yellow(),
+        Verdict::Tolerated | Verdict::Degraded => text.yellow(),
         Verdict::Unknown => text.dimmed(),
         _ => text.red().bold(),
     }

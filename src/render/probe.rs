@@ -233,6 +233,7 @@ pub fn server_json(
                     check: c.name.to_string(),
                     passed: c.passed,
                     detail: r.redact(&c.detail),
+                    builds: c.builds.iter().map(ToString::to_string).collect(),
                 })
                 .collect()
         }),
@@ -300,7 +301,7 @@ fn wrap(text: &str, indent: &str, width: usize) -> String {
 fn paint(v: Verdict, s: &str) -> String {
     match v {
         Verdict::Healthy => s.green().to_string(),
-        Verdict::Tolerated => s.yellow().to_string(),
+        Verdict::Tolerated | Verdict::Degraded => s.yellow().to_string(),
         Verdict::Unknown => s.dimmed().to_string(),
         _ => s.red().bold().to_string(),
     }

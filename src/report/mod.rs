@@ -383,6 +383,12 @@ fn summary(s: &ServerReport) -> String {
         (None, _) => String::new(),
     };
     let what = match d.verdict {
+        Verdict::ToolsFetchFailed if d.cause == Some(Cause::NoToolsCapability) => {
+            "the server declares no tools capability, so Claude Code never lists its tools".to_string()
+        }
+        Verdict::ToolsFetchFailed if d.cause == Some(Cause::ToolsTimeout) => {
+            "Claude Code connects, then gives up on tools/list after MCP_TIMEOUT, so the server shows as connected with no tools".to_string()
+        }
         Verdict::ToolsFetchFailed => format!(
             "Claude Code connects, then rejects the server's tools/list result ({}{era}), so the server shows as connected with no tools",
             d.cause.map(Cause::as_str).unwrap_or("other")
@@ -390,6 +396,10 @@ fn summary(s: &ServerReport) -> String {
         Verdict::VersionUnsupported => "the server answers initialize with a protocol version Claude Code did not propose, so it never connects".to_string(),
         Verdict::ConnectionFailed => format!(
             "Claude Code cannot connect to the server ({})",
+            d.cause.map(Cause::as_str).unwrap_or("other")
+        ),
+        Verdict::Degraded => format!(
+            "Claude Code loads the server's tools but loses part of what it offers ({}{era})",
             d.cause.map(Cause::as_str).unwrap_or("other")
         ),
         Verdict::Healthy => format!("connected, tools accepted{era}"),

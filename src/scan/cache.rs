@@ -354,16 +354,13 @@ struct StoredSession {
     capabilities: Option<serde_json::Value>,
     /// `calls:N` or `secs:N`.
     proof: Option<String>,
+    /// For `lists-rejected`: `resources`, `prompts`.
+    lost: Vec<String>,
+    /// The connection's `MCP_TIMEOUT`, when logged.
+    timeout_ms: Option<u64>,
 }
 
-const VERDICTS: [Verdict; 6] = [
-    Verdict::Healthy,
-    Verdict::Tolerated,
-    Verdict::ToolsFetchFailed,
-    Verdict::VersionUnsupported,
-    Verdict::ConnectionFailed,
-    Verdict::Unknown,
-];
+const VERDICTS: [Verdict; 7] = Verdict::ALL;
 
 impl StoredSession {
     fn from_session(s: &SessionLog) -> StoredSession {
@@ -383,6 +380,8 @@ impl StoredSession {
                 ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
                 ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
             }),
+            lost: d.lost_lists.clone(),
+            timeout_ms: d.timeout_ms,
         }
     }
 
@@ -417,6 +416,8 @@ impl StoredSession {
         diagnosis.bad_tool_path = self.bad_tool.clone();
         diagnosis.capabilities = self.capabilities.clone();
         diagnosis.tools_proof = tools_proof;
+        diagnosis.lost_lists = self.lost.clone();
+        diagnosis.timeout_ms = self.timeout_ms;
         Some(SessionLog {
             id: String::new(),
             file: file.to_path_buf(),

@@ -25,9 +25,11 @@ mod fuzz_regressions;
 mod hostile;
 mod human_output;
 mod index;
+mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
 mod probe;
+mod probe_lifecycle;
 #[cfg(unix)]
 mod probe_trust;
 #[cfg(unix)]

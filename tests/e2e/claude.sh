@@ -16,7 +16,12 @@
 #    with the same stub servers (stdio and HTTP), with and without legacy;
 # 6. installs the pinned MCP SDKs into the same cache (tests/e2e/sdk/install.sh: PyPI,
 #    npm, crates.io) and runs tests/e2e/sdk_interop.py: the probe's prediction (verdict,
-#    era, tool count) against Claude Code on servers built on them, and `--contract`.
+#    era, tool count) against Claude Code on servers built on them, and `--contract`;
+# 7. runs tests/e2e/lifecycle.py --e2e on 2.1.288, 2.1.310 and 2.1.332: a server without
+#    the tools capability, 21 pages, resources/prompts lists without the 2026-07-28
+#    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000;
+#    Claude Code must still do what the fixtures recorded, and `mcplogs scan` must give
+#    the fixtures' verdicts (tests/fixtures/lifecycle/expected.json). About a minute.
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -27,6 +32,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 CACHE="${MCPLOGS_CACHE:-/work/.cache-mcplogs}"
 VERSIONS=(2.1.288 2.1.332)
+# the discovery lifecycle part (tests/e2e/lifecycle.py) also runs on 2.1.310
+LIFECYCLE_VERSIONS=(2.1.288 2.1.310 2.1.332)
 
 start=$(date +%s)
 for tool in python3 npm node cargo tmux; do
@@ -37,7 +44,7 @@ for tool in python3 npm node cargo tmux; do
 done
 
 echo "[e2e] Claude Code builds ${VERSIONS[*]} in $CACHE" >&2
-bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${VERSIONS[@]}"
+bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${LIFECYCLE_VERSIONS[@]}"
 echo "[e2e] MCP SDKs (tests/e2e/sdk/install.sh) in $CACHE" >&2
 sdk_start=$(date +%s)
 bash "$REPO/tests/e2e/sdk/install.sh" "$CACHE"
@@ -100,6 +107,14 @@ wait "$pid"
 IFS=,
 python3 "$HERE/sdk_interop.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/sdk" \
   --versions "${VERSIONS[*]}" &
+pid=$!
+IFS=$old_ifs
+wait "$pid"
+
+# the discovery lifecycle on real builds: Claude Code against the fixtures, scan against both
+IFS=,
+python3 "$HERE/lifecycle.py" --e2e --cache "$CACHE" --mcplogs "$BIN" \
+  --versions "${LIFECYCLE_VERSIONS[*]}" &
 pid=$!
 IFS=$old_ifs
 wait "$pid"

@@ -54,7 +54,8 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
 
-    /// Stop following nextCursor after this many pages (Claude Code 2.1.332 stops at 250)
+    /// Stop following nextCursor after this many pages (every Claude Code build up to
+    /// 2.1.332 stops at 20: more pages are reported as truncated)
     #[arg(long, value_name = "N", default_value_t = 250)]
     pub max_pages: usize,
 

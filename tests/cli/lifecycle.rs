@@ -1,0 +1,120 @@
+//! Every discovery-lifecycle fixture (tests/fixtures/lifecycle/, real runs of
+//! 2.1.288, 2.1.310 and 2.1.332) through `scan`: the verdict and cause recorded in
+//! its expected.json, and agreement with Claude Code's own verdict of the same run.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::*;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lifecycle")
+}
+
+fn expected() -> serde_json::Map<String, Value> {
+    let text = fs::read_to_string(root().join("expected.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    doc["cases"].as_object().unwrap().clone()
+}
+
+fn scan(dir: &Path) -> Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = mcplogs(tmp.path());
+    cmd.args(["scan", "--json", "--no-cache"]).arg(dir);
+    let (r, doc) = run_json(&mut cmd);
+    assert!(r.stderr.is_empty(), "{}: {}", dir.display(), r.stderr);
+    doc
+}
+
+/// Claude Code's verdict (init status, or `interactive` for the tmux runs; its tools)
+/// against mcplogs'. `pending` is no verdict and agrees with all.
+fn agrees(status: &str, tools: u64, verdict: &str) -> bool {
+    match status {
+        "connected" | "interactive" if tools > 0 => {
+            ["healthy", "tolerated", "degraded"].contains(&verdict)
+        }
+        "connected" | "interactive" => verdict == "tools-fetch-failed",
+        "failed" => ["connection-failed", "version-unsupported"].contains(&verdict),
+        "pending" => true,
+        other => panic!("unexpected status {other}"),
+    }
+}
+
+#[test]
+fn every_lifecycle_fixture_gets_its_verdict_and_agrees_with_claude_code() {
+    let cases = expected();
+    let mut runs = 0;
+    let mut table = Vec::new();
+    for entry in fs::read_dir(root()).unwrap() {
+        let case_dir = entry.unwrap().path();
+        if !case_dir.is_dir() {
+            continue;
+        }
+        let case = case_dir.file_name().unwrap().to_str().unwrap().to_string();
+        let want_case = cases
+            .get(&case)
+            .unwrap_or_else(|| panic!("{case} has no entry in expected.json"));
+        for b in fs::read_dir(&case_dir).unwrap() {
+            let build_dir = b.unwrap().path();
+            let build = build_dir.file_name().unwrap().to_str().unwrap().to_string();
+            let cc: Value =
+                serde_json::from_str(&fs::read_to_string(build_dir.join("claude.json")).unwrap())
+                    .unwrap();
+            let doc = scan(&build_dir);
+            let servers = doc["servers"].as_array().unwrap();
+            assert_eq!(servers.len(), 1, "{case}/{build}: {doc:#}");
+            let s = &servers[0];
+            let verdict = s["verdict"].as_str().unwrap();
+            let status = cc["status"].as_str().unwrap();
+            let tools = cc["toolCount"].as_u64().unwrap();
+            table.push(format!(
+                "{case}/{build}: {status}/{tools} -> {verdict} {}",
+                s["cause"]
+            ));
+            assert!(
+                agrees(status, tools, verdict),
+                "{case}/{build}: Claude Code says {status}/{tools}, mcplogs {verdict} ({})",
+                s["cause"]
+            );
+            let want = &want_case[&build];
+            if !want.is_null() {
+                assert_eq!(s["verdict"], want["verdict"], "{case}/{build}: {s:#}");
+                assert_eq!(s["cause"], want["cause"], "{case}/{build}: {s:#}");
+            }
+            runs += 1;
+        }
+    }
+    eprintln!("{}", table.join("\n"));
+    // 38 cases on three builds
+    assert!(runs >= 38 * 3, "{runs}");
+}
+
+#[test]
+fn no_lifecycle_failure_prescribes_the_legacy_fix_for_fine_tools() {
+    // resources/prompts lists rejected on 2.1.288 while the tools load: the advice says
+    // what is lost and that legacy would bring them back, never `mcplogs fix` for tools
+    let doc = scan(&root().join("rp-modern-missing/2.1.288"));
+    let s = &doc["servers"][0];
+    assert_eq!(s["legacyFixApplies"], false, "{s:#}");
+    let advice = s["recommendation"].as_str().unwrap();
+    assert!(
+        advice.contains("resources") && advice.contains("prompts"),
+        "{advice}"
+    );
+    assert!(advice.contains("tools load"), "{advice}");
+    assert!(!advice.contains("mcplogs fix"), "{advice}");
+}
+
+#[test]
+fn a_tools_timeout_names_the_variable_and_a_value_that_fixes_it() {
+    for (case, limit) in [("slow-tools-3s", "3000"), ("slow-tools-35s", "30000")] {
+        let doc = scan(&root().join(case).join("2.1.332"));
+        let advice = doc["servers"][0]["recommendation"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(advice.contains("MCP_TIMEOUT=60000"), "{case}: {advice}");
+        assert!(advice.contains(&format!("{limit} ms")), "{case}: {advice}");
+    }
+}

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Claude Code's discovery lifecycle, observed on real builds, fully offline.
+
+    python3 tests/e2e/lifecycle.py --generate [--versions 2.1.288,2.1.310,2.1.332] [--only CASE,...]
+        run every case of tests/e2e/lifecycle_stub.py on each build and (re)write
+        tests/fixtures/lifecycle/<case>/<build>/: the server's mcp-logs-<case>/*.jsonl and
+        claude.json, Claude Code's own verdict (the init line's status and mcp__ tools)
+    python3 tests/e2e/lifecycle.py --e2e --mcplogs BIN [--versions ...]
+        (tests/e2e/claude.sh) a few cases on the real builds, `mcplogs scan --json` on each
+        server's fresh log compared with the cause the fixtures pin down
+
+Everything listens on 127.0.0.1 ports 42000-42999 (fake API, 403 proxy). Each group of
+cases is one `claude -p` run in a throwaway HOME (`MCP_CONNECTION_NONBLOCKING=false`,
+`MCP_CONNECT_TIMEOUT_MS` high so that the init line holds final statuses), or one
+interactive Claude Code in tmux for list_changed (`-p` never refetches).
+Python 3.11 stdlib only.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+import run as e2e  # noqa: E402  (process groups, the sample generator)
+
+generate = e2e.generate
+STUB = HERE / "lifecycle_stub.py"
+FIXTURES = REPO / "tests" / "fixtures" / "lifecycle"
+PORT_API, PORT_PROXY = 42010, 42011
+VERSIONS = ["2.1.288", "2.1.310", "2.1.332"]
+BLOCKING = {"MCP_CONNECTION_NONBLOCKING": "false", "MCP_CONNECT_TIMEOUT_MS": "90000",
+            "MCP_PROTOCOL_NEGOTIATION": "auto"}
+
+
+def srv(case, *extra):
+    return {"type": "stdio", "command": "python3", "args": [str(STUB), "--case", case, *extra]}
+
+
+# group -> (mode, environment, settings env, {fixture name: server config})
+P_CASES = ["ok", "no-tools-cap", "pages-21", "pages-50", "cursor-repeat", "cursor-empty",
+           "rp-modern-missing", "rp-modern-ok", "rp-legacy-missing", "name-space",
+           "name-accent", "name-empty", "name-dup", "schema-no-name", "schema-no-input",
+           "schema-anyof", "schema-ref", "schema-1mb", "schema-500", "output-not-object",
+           "frame-nonrpc", "frame-unknown-id", "frame-early", "frame-early-late", "frame-crlf",
+           "lc-valid-p"]
+GROUPS = {
+    "p": ("p", dict(BLOCKING), None,
+          {c: srv("lc-valid" if c == "lc-valid-p" else c) for c in P_CASES}),
+    # MCP_TIMEOUT=3000 against 5 s answers; pretty-printed output never parses
+    "timeout-short": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), None,
+                      {"slow-tools-3s": srv("slow-tools"), "slow-init-3s": srv("slow-init"),
+                       "frame-pretty": srv("frame-pretty")}),
+    # the same 5 s answers with MCP_TIMEOUT=10000: fixed
+    "timeout-fixed": ("p", dict(BLOCKING, MCP_TIMEOUT="10000"), None,
+                      {"slow-tools-10s": srv("slow-tools"), "slow-init-10s": srv("slow-init")}),
+    # MCP_TIMEOUT=10000 from ~/.claude/settings.json env instead of the environment
+    "timeout-settings": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), {"MCP_TIMEOUT": "10000"},
+                         {"slow-tools-settings": srv("slow-tools")}),
+    # the default MCP_TIMEOUT (30 s) against 35 s answers
+    "timeout-default": ("p", dict(BLOCKING), None,
+                        {"slow-tools-35s": srv("slow-tools", "--delay-tools-ms", "35000"),
+                         "slow-init-35s": srv("slow-init", "--delay-init-ms", "35000")}),
+    # blocking -p without MCP_CONNECT_TIMEOUT_MS: 8 s tools/list, init line says pending
+    "connect-default": ("p", {"MCP_CONNECTION_NONBLOCKING": "false",
+                              "MCP_PROTOCOL_NEGOTIATION": "auto"}, None,
+                        {"connect-pending": srv("slow-tools", "--delay-tools-ms", "8000")}),
+    "tty": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None,
+            {"lc-valid": srv("lc-valid"), "lc-invalid": srv("lc-invalid"),
+             "lc-undeclared": srv("lc-undeclared")}),
+}
+E2E_CASES = ["no-tools-cap", "pages-21", "rp-modern-missing", "slow-tools-3s",
+             "slow-tools-10s"]
+
+
+def log(msg):
+    print(f"[lifecycle] {msg}", file=sys.stderr, flush=True)
+
+
+def binary(cache, v):
+    return Path(cache) / f"claude-{v}" / "node_modules" / generate.PKG / "claude"
+
+
+def env_for(home, work, extra):
+    env = generate.claude_env(home, extra, PORT_API, work)
+    for k in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+        env[k] = f"http://127.0.0.1:{PORT_PROXY}"
+    env["MCP_SERVER_CONNECTION_BATCH_SIZE"] = "40"
+    return env
+
+
+def setup_home(home, servers, settings_env):
+    proj = home / "work" / "proj"
+    proj.mkdir(parents=True)
+    (home / ".claude").mkdir()
+    key = generate.DUMMY_KEY
+    (home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True, "mcpServers": servers,
+        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+        "projects": {str(proj): {"hasTrustDialogAccepted": True, "allowedTools": []}},
+    }, indent=2) + "\n")
+    if settings_env:
+        (home / ".claude" / "settings.json").write_text(json.dumps({"env": settings_env}) + "\n")
+    return proj
+
+
+def run_p(bin_, home, proj, env, raw):
+    out, err, dbg = raw / "p.jsonl", raw / "p.err", raw / "debug.txt"
+    t0 = time.time()
+    rc = e2e.run([str(bin_), "-p", "hi", "--output-format", "stream-json", "--verbose",
+                  "--debug-file", str(dbg)], env=env, cwd=proj, out=out, err=err, timeout=240)
+    init = None
+    for line in out.read_text(errors="replace").splitlines():
+        if '"subtype":"init"' in line:
+            init = json.loads(line)
+            break
+    log(f"  claude -p exit {rc} in {time.time() - t0:.0f}s")
+    return init
+
+
+def run_tty(bin_, home, proj, env, names, raw):
+    """Interactive Claude Code in tmux until every list_changed server logged its refetch
+    (or 60 s), then one prompt so that the model's tool list reaches the fake API."""
+    import interactive  # noqa: E402
+    env = dict(env, TERM="xterm-256color")
+    tty = interactive.Tty(f"mcplogs-lifecycle-{os.getpid()}", [bin_], env, proj)
+    root = home / ".cache" / "claude-cli-nodejs"
+    try:
+        def settled():
+            text = "".join(f.read_text(errors="replace") for f in root.glob("*/mcp-logs-*/*.jsonl"))
+            return text.count("Connection established") >= len(names) and \
+                text.count("list_changed") >= 2
+        interactive.wait_for("refetch", settled, timeout=60)
+        time.sleep(6)
+        api_log = raw.parent.parent.parent / "api.jsonl"
+        before = api_log.stat().st_size if api_log.exists() else 0
+        tty.type("hello")
+        interactive.wait_for("api", lambda: api_log.exists() and api_log.stat().st_size > before, 40)
+        time.sleep(2)
+        (raw / "screen.txt").write_text(tty.screen())
+    finally:
+        tty.close()
+    # Claude Code's verdict in tty mode: the tools offered to the model in the last request
+    tools = []
+    if api_log.exists():
+        with open(api_log, "rb") as f:
+            f.seek(before)
+            for line in f.read().decode(errors="replace").splitlines():
+                try:
+                    body = json.loads(line)
+                except ValueError:
+                    continue
+                tools = [t.get("name") for t in body.get("tools", []) if isinstance(t, dict)]
+                # 2.1.310 and later defer MCP tools behind ToolSearch: their names are
+                # listed in the request's text instead
+                tools += re.findall(r"mcp__[A-Za-z0-9_-]+?__[A-Za-z0-9_-]*", line)
+    return {"mcp_servers": [{"name": n, "status": "interactive"} for n in names],
+            "tools": sorted(set(tools)),
+            "source": "the tools named in the first /v1/messages request after the refetch"}
+
+
+def verdict_of(init, name):
+    prefix = generate.tool_prefix(name)
+    status = next((m.get("status") for m in init.get("mcp_servers", []) if m.get("name") == name), None)
+    tools = sorted(t for t in init.get("tools", []) if t.startswith(prefix))
+    doc = {"server": name, "status": status, "toolCount": len(tools), "tools": tools[:25]}
+    if len(tools) > 25:
+        doc["toolsCut"] = f"first 25 of {len(tools)} shown"
+    if init.get("source"):
+        doc["source"] = init["source"]
+    return doc
+
+
+def run_group(cache, v, gname, work, only=None):
+    mode, extra, settings_env, servers = GROUPS[gname]
+    if only:
+        servers = {k: s for k, s in servers.items() if k in only}
+        if not servers:
+            return {}
+    gdir = work / v / gname
+    home = gdir / "home"
+    raw = gdir / "raw"
+    raw.mkdir(parents=True)
+    proj = setup_home(home, servers, settings_env)
+    env = env_for(home, work, extra)
+    log(f"{v} {gname}: {', '.join(servers)}")
+    if mode == "p":
+        init = run_p(binary(cache, v), home, proj, env, raw)
+    else:
+        init = run_tty(binary(cache, v), home, proj, env, list(servers), raw)
+    if init is None:
+        raise SystemExit(f"{v} {gname}: no init line; see {raw}")
+    out = {}
+    for name in servers:
+        folder = home / ".cache" / "claude-cli-nodejs" / generate.encode(str(proj)) / \
+            f"mcp-logs-{generate.encode(name)}"
+        out[name] = (sorted(folder.glob("*.jsonl")), verdict_of(init, name), raw / "debug.txt")
+    return out
+
+
+def keep_fixture(name, v, logs, verdict, debug):
+    dest = FIXTURES / name / v
+    if dest.exists():
+        shutil.rmtree(dest)
+    folder = dest / f"mcp-logs-{generate.encode(name)}"
+    folder.mkdir(parents=True)
+    for f in logs:
+        shutil.copy(f, folder / f.name)
+    (dest / "claude.json").write_text(json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
+    if name == "connect-pending" and debug.exists():
+        lines = [ln for ln in debug.read_text(errors="replace").splitlines()
+                 if "[MCP]" in ln or "connect-pending" in ln]
+        (dest / "debug-mcp-lines.txt").write_text("\n".join(lines) + "\n")
+    sizes = sum(f.stat().st_size for f in folder.iterdir())
+    log(f"  kept {name}/{v}: {verdict['status']}, {verdict['toolCount']} tools, {sizes} bytes of log")
+
+
+class Services:
+    def __init__(self, work):
+        (work / "logs").mkdir(parents=True, exist_ok=True)
+        self.svc = generate.Services(work)
+        env_log = work / "api.jsonl"
+        os.environ["FAKE_API_LOG"] = str(env_log)
+        self.svc.start("fake-api", [sys.executable, str(generate.HERE / "fake_api.py"),
+                                    str(PORT_API)], PORT_API)
+        self.svc.start("deny-proxy", [sys.executable, str(generate.HERE / "deny_proxy.py"),
+                                      str(PORT_PROXY)], PORT_PROXY)
+
+    def stop(self):
+        self.svc.stop()
+
+
+def generate_all(cache, versions, only):
+    work = Path(tempfile.mkdtemp(prefix="mcplogs-lifecycle-"))
+    svc = Services(work)
+    try:
+        for v in versions:
+            if not binary(cache, v).exists():
+                raise SystemExit(f"no Claude Code {v} in {cache}: run scripts/samples/install_claude.sh")
+            for g in GROUPS:
+                for name, (logs, verdict, debug) in run_group(cache, v, g, work, only).items():
+                    keep_fixture(name, v, logs, verdict, debug)
+    finally:
+        svc.stop()
+    log(f"work folder: {work}")
+
+
+# what `mcplogs scan --json` must say for the e2e cases (the fixtures' verdicts)
+def e2e_check(cache, versions, mcplogs):
+    expected = json.loads((FIXTURES / "expected.json").read_text())["cases"]
+    work = Path(tempfile.mkdtemp(prefix="mcplogs-lifecycle-e2e-"))
+    svc = Services(work)
+    problems = []
+    try:
+        for v in versions:
+            for g in GROUPS:
+                for name, (logs, verdict, _) in run_group(cache, v, g, work, E2E_CASES).items():
+                    kept = json.loads((FIXTURES / name / v / "claude.json").read_text())
+                    want = expected[name][v]
+                    if (verdict["status"], verdict["toolCount"]) != (kept["status"], kept["toolCount"]):
+                        problems.append(f"{v} {name}: Claude Code now says {verdict['status']}/"
+                                        f"{verdict['toolCount']}, the fixture {kept['status']}/"
+                                        f"{kept['toolCount']}")
+                    if not logs:
+                        problems.append(f"{v} {name}: no log written")
+                        continue
+                    p = subprocess.run([mcplogs, "scan", "--json", "--no-cache", str(logs[0].parent)],
+                                       capture_output=True, text=True,
+                                       env=dict(os.environ, NO_COLOR="1", HOME=str(work)))
+                    doc = json.loads(p.stdout)
+                    s = doc["servers"][0]
+                    got = (s["verdict"], s.get("cause"))
+                    exp = (want["verdict"], want.get("cause"))
+                    log(f"{v} {name}: Claude Code {verdict['status']}/{verdict['toolCount']}, "
+                        f"mcplogs {got[0]} ({got[1]})")
+                    if got != exp:
+                        problems.append(f"{v} {name}: mcplogs says {got}, expected {exp}")
+    finally:
+        svc.stop()
+    for p in problems:
+        log(f"MISMATCH {p}")
+    if problems:
+        log(f"work folder kept: {work}")
+        raise SystemExit(1)
+    shutil.rmtree(work, ignore_errors=True)
+    log("every lifecycle case agrees")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--generate", action="store_true")
+    ap.add_argument("--e2e", action="store_true")
+    ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE", "/work/.cache-mcplogs"))
+    ap.add_argument("--versions", default=",".join(VERSIONS))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--mcplogs", default=str(REPO / "target" / "debug" / "mcplogs"))
+    a = ap.parse_args()
+    versions = [v for v in a.versions.split(",") if v]
+    only = {c for c in a.only.split(",") if c}
+    if a.generate:
+        generate_all(a.cache, versions, only)
+    elif a.e2e:
+        e2e_check(a.cache, versions, a.mcplogs)
+    else:
+        ap.error("pass --generate or --e2e")
+
+
+if __name__ == "__main__":
+    main()
