@@ -2,7 +2,7 @@
 //!
 //! Wording drifts between Claude Code releases and values may read `[redacted]`, so each
 //! pattern keys on the stable core of a message (observed in 2.1.280 to 2.1.332, see
-//! shared/reference/claude-code-mcp.md) rather than on whole sentences.
+//! docs/claude-code.md) rather than on whole sentences.
 
 use std::sync::LazyLock;
 

@@ -1,5 +1,5 @@
 //! Leaf: the log wording mcplogs keys on (observed in Claude Code 2.1.280 to 2.1.332, see
-//! shared/reference/claude-code-mcp.md), shared by the decoder's prefilter and the
+//! docs/claude-code.md), shared by the decoder's prefilter and the
 //! classifier. Imports nothing from the crate. Never add wording from memory: take it
 //! from sample-logs/ or a real run.
 

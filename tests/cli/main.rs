@@ -18,6 +18,7 @@ mod clock;
 mod decode_formats;
 mod decode_property;
 mod direction;
+mod doc_paths;
 mod explain;
 mod fuzz_corpus;
 mod fuzz_regressions;
