@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
 use crate::classify::{self, tools_failure_cause};
-use crate::verdict::{Cause, Diagnosis, Era, Verdict};
-use crate::wire;
+use crate::json_doc;
 
 const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸'];
 
@@ -50,16 +50,16 @@ impl ExplainReport {
     }
 }
 
-/// `mcplogs explain --json` ([`wire::ExplainDocument`], fields in docs/json.md).
-pub fn explain_json(report: &ExplainReport) -> wire::ExplainDocument {
-    wire::ExplainDocument {
-        schema_version: wire::SCHEMA_VERSION,
+/// `mcplogs explain --json` ([`json_doc::ExplainDocument`], fields in docs/json.md).
+pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
+    json_doc::ExplainDocument {
+        schema_version: json_doc::SCHEMA_VERSION,
         servers: report
             .entries
             .iter()
             .map(|e| {
                 let d = &e.diagnosis;
-                wire::ExplainServer {
+                json_doc::ExplainServer {
                     name: e.name.clone(),
                     target: e.target.clone(),
                     status: e.status.clone(),
@@ -152,7 +152,7 @@ fn recognised_message(text: &str) -> bool {
     text.lines().any(|l| {
         let l = l.trim();
         classify::read_signal(l).is_some()
-            || crate::decode::split_mcp_prefix(l).is_some()
+            || crate::logs::decode::split_mcp_prefix(l).is_some()
             || l.contains("Failed to connect")
             || l.contains("tools fetch failed")
     })
@@ -373,7 +373,7 @@ const STATUS_CHARS: usize = 120;
 
 fn entry_from_message(message: String) -> ExplainEntry {
     // A pasted debug-log line may carry the `MCP server "name":` prefix.
-    let (name, body) = match crate::decode::split_mcp_prefix(&message) {
+    let (name, body) = match crate::logs::decode::split_mcp_prefix(&message) {
         Some((n, b)) => (Some(n.to_string()), b.to_string()),
         None => (None, message.clone()),
     };

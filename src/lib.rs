@@ -15,30 +15,22 @@
 
 pub mod advice;
 pub mod classify;
-pub mod decode;
-pub mod discovery;
-pub mod du;
+pub mod claude_code;
+pub mod disk;
 pub mod explain;
-pub mod index;
-pub mod markers;
-pub mod names;
+pub mod json_doc;
+pub mod logs;
 pub mod probe;
-pub mod prune;
-pub mod record;
 pub mod redact;
 pub mod render;
 pub mod report;
 pub mod safe_read;
-pub mod sanitize;
 pub mod scan;
-pub mod session;
 pub mod settings;
 pub mod status;
 pub mod text;
 pub mod time;
-pub mod verdict;
 pub mod warning;
-pub mod wire;
 
 #[cfg(test)]
 mod test_support;

@@ -21,9 +21,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::classify::Classifier;
-use crate::names::encode_folder_name;
+use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::claude_code::names::encode_folder_name;
 use crate::text;
-use crate::verdict::{Cause, Diagnosis, Verdict};
 
 /// At most this many files of one server folder are read (newest first).
 pub const MAX_FILES_PER_SERVER: usize = 2;
@@ -456,7 +456,7 @@ fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
     if end <= memo.offset {
         return Ok(());
     }
-    use crate::decode::stream;
+    use crate::logs::decode::stream;
     // Whether the session wrote here: its id anywhere in the new bytes. Checked raw,
     // stopping at the first hit, because its first record may be one that matters to no
     // verdict (after `/clear`, `Channel notifications skipped`), which the prefiltered
@@ -866,7 +866,7 @@ mod tests {
     fn the_hook_names_the_servers_and_the_commands() {
         let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
         d.cause = Some(Cause::MissingResultType);
-        d.era = Some(crate::verdict::Era::Modern);
+        d.era = Some(crate::classify::verdict::Era::Modern);
         let s = status(&[
             ("roblox", ServerState::Failed(d)),
             ("ok", ServerState::Working),

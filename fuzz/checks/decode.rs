@@ -8,11 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcplogs::decode::{LogFormat, decode_bytes, decode_reader, sniff};
+use mcplogs::logs::decode::{LogFormat, decode_bytes, decode_reader, sniff};
 
 pub fn check(data: &[u8]) {
     let max_line = memchr_count(data) + 1;
-    let check = |records: &[mcplogs::record::Record], lines: usize| {
+    let check = |records: &[mcplogs::logs::record::Record], lines: usize| {
         for r in records {
             assert!(r.line >= 1, "line 0");
             assert!(r.line <= max_line, "line {} beyond {max_line}", r.line);

@@ -4,7 +4,7 @@
 //! the test suite (tests/cli/fuzz_corpus.rs): `check` panics on a broken invariant.
 
 use mcplogs::explain::{explain, explain_json};
-use mcplogs::render::table;
+use mcplogs::render::explain as table;
 
 pub fn check(data: &[u8]) {
     let text = String::from_utf8_lossy(data);

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mcplogs::decode::stream::{may_matter, scan_jsonl_with_block};
-use mcplogs::decode::{LogFormat, decode_reader};
+use mcplogs::logs::decode::stream::{may_matter, scan_jsonl_with_block};
+use mcplogs::logs::decode::{LogFormat, decode_reader};
 
 pub fn check(data: &[u8]) {
     let Some((&first, data)) = data.split_first() else {
@@ -28,7 +28,7 @@ pub fn check(data: &[u8]) {
     let damage = scan_jsonl_with_block(&mut reader, &name, &mut |r| streamed.push(r), block)
         .expect("memory");
 
-    let by_line: HashMap<usize, &mcplogs::record::Record> =
+    let by_line: HashMap<usize, &mcplogs::logs::record::Record> =
         full.iter().map(|r| (r.line, r)).collect();
     for r in &streamed {
         let f = by_line

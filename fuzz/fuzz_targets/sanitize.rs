@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcplogs::redact::Redactor;
-use mcplogs::sanitize;
+use mcplogs::text::sanitize;
 
 fuzz_target!(|data: &[u8]| {
     let s = String::from_utf8_lossy(data);

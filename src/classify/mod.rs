@@ -3,10 +3,11 @@
 //! at a time and keeps only its evidence, so a session of any length needs bounded memory.
 
 mod signal;
+pub mod verdict;
 
 pub use signal::{Signal, read_signal, tools_failure_cause};
 
-use crate::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
+use crate::classify::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
 
 /// A connection that stayed open longer than this was not a `claude mcp list` health
 /// check. Health checks close at once (`STDIO connection closed after 0s`, observed in

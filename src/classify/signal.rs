@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::verdict::{Cause, Era};
+use crate::classify::verdict::{Cause, Era};
 
-use crate::markers::{
+use crate::claude_code::markers::{
     CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, TOLERATED_MARKERS,
     TOOL_CALL_MARKER, TOOLS_FAILURE_MARKERS, VERSION_MARKER,
 };

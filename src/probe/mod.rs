@@ -9,10 +9,8 @@
 //! [`predict`] turns all that into a verdict per Claude Code version and negotiation
 //! setting; [`render`] builds the JSON document, the transcript lines and the text.
 
-pub mod config;
 pub mod predict;
 mod reap;
-pub mod render;
 pub mod session;
 pub mod transport;
 pub mod validate;
@@ -22,7 +20,7 @@ use std::time::Instant;
 
 use crate::settings::NegotiationValue;
 
-pub use config::{ServerConfig, TransportKind};
+pub use crate::claude_code::config::{ServerConfig, TransportKind};
 pub use predict::{ClaudeVersion, Prediction};
 pub use session::{Attempt, Limits, Mode};
 

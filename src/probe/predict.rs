@@ -13,13 +13,13 @@
 
 use std::fmt;
 
+use crate::classify::verdict::{Cause, Era, Verdict};
 use crate::settings::NegotiationValue;
-use crate::verdict::{Cause, Era, Verdict};
 
-use super::config::TransportKind;
 use super::session::{Attempt, ListFailure, Mode, NegotiatedEra};
 use super::transport::Failure;
 use super::validate::{ListCheck, check_pages};
+use crate::claude_code::config::TransportKind;
 
 /// A Claude Code version `major.minor.patch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -123,8 +123,8 @@ pub struct Prediction {
 }
 
 impl Prediction {
-    pub fn diagnosis(&self) -> crate::verdict::Diagnosis {
-        let mut d = crate::verdict::Diagnosis::new(self.verdict);
+    pub fn diagnosis(&self) -> crate::classify::verdict::Diagnosis {
+        let mut d = crate::classify::verdict::Diagnosis::new(self.verdict);
         d.cause = self.cause;
         d.era = self.era;
         d.negotiated_protocol_version = self.negotiated_version.clone();

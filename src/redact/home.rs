@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::names::encode_folder_name;
+use crate::claude_code::names::encode_folder_name;
 
 /// Folders under `/Users` or `C:\Users` that are not a person.
 const NOT_USERS: [&str; 5] = ["shared", "public", "default", "default user", "all users"];

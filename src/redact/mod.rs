@@ -177,7 +177,7 @@ impl RedactorBuilder {
             lines.into_iter().map(move |l| (l, kind))
         });
         for (value, kind) in pieces {
-            let encoded = crate::names::encode_folder_name(&value);
+            let encoded = crate::claude_code::names::encode_folder_name(&value);
             for v in [value, encoded] {
                 if v.len() >= MIN_LEARNED_SECRET_LEN
                     && !self.learned_secrets.iter().any(|(s, _)| *s == v)

@@ -1,11 +1,58 @@
-//! Turning reports into text: the human table, `--verbose` evidence, and `--json`.
-//! Renderers return strings; the binary decides where they go.
+//! Turning reports into what each command shows: one file per command, its screen and its
+//! `--json` document together. Renderers return strings and documents; the binary decides
+//! where they go. Colour goes through `colored`, whose global switch the binary sets
+//! (terminal, `--color`, `NO_COLOR`).
 
-pub mod json;
+pub mod du;
+pub mod explain;
+pub mod probe;
 pub mod prune;
-pub mod reason;
-pub mod table;
+pub mod scan;
+pub mod settings;
 
 // The text forms live in the `text` leaf (explain and settings use them too); they are
 // re-exported here for the renderers.
 pub use crate::text::{one_line, pretty_message, shell_word, terminal_safe};
+
+use colored::{ColoredString, Colorize};
+
+use crate::classify::verdict::{Diagnosis, Verdict};
+
+fn paint(verdict: Verdict, text: &str) -> ColoredString {
+    match verdict {
+        Verdict::Healthy => text.green(),
+        Verdict::Tolerated => text.yellow(),
+        Verdict::Unknown => text.dimmed(),
+        _ => text.red().bold(),
+    }
+}
+
+/// `tools-fetch-failed (missing-resultType)`.
+pub fn verdict_label(d: &Diagnosis) -> String {
+    match d.cause {
+        Some(c) => format!("{} ({})", d.verdict, c),
+        None => d.verdict.to_string(),
+    }
+}
+
+/// `2026-11-29T11:50:31.063Z` -> `2026-11-29 11:50`.
+fn short_time(ts: Option<&str>) -> String {
+    match ts {
+        Some(t) if t.len() >= 16 && t.as_bytes()[10] == b'T' => {
+            format!("{} {}", &t[..10], &t[11..16])
+        }
+        Some(t) => t.to_string(),
+        None => "-".to_string(),
+    }
+}
+
+/// The warnings of any `--json` document.
+pub fn warnings_json(warnings: &[crate::warning::Warning]) -> Vec<crate::json_doc::Warning> {
+    warnings
+        .iter()
+        .map(|w| crate::json_doc::Warning {
+            file: w.path.as_ref().map(|p| p.display().to_string()),
+            message: w.message.clone(),
+        })
+        .collect()
+}

@@ -1,11 +1,11 @@
 //! The output of `mcplogs prune`: the plan (per project and server, then the total),
 //! what was kept and why, and what deleting did.
 
-use crate::wire::{self, SCHEMA_VERSION};
+use crate::json_doc::{self, SCHEMA_VERSION};
 
 use super::terminal_safe;
-use crate::du::human_bytes;
-use crate::prune::{Kind, Outcome, Plan};
+use crate::disk::du::human_bytes;
+use crate::disk::prune::{Kind, Outcome, Plan};
 use crate::text::layout::{self, Column, wrap};
 
 /// The plan as a table: per project, its server folders, largest first, then the
@@ -62,7 +62,7 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
     let mut why = Vec::new();
     let in_use = format!(
         "modified in the last {} minutes",
-        crate::prune::IN_USE_SECS / 60
+        crate::disk::prune::IN_USE_SECS / 60
     );
     for (n, what) in [
         (k.newest, "newest of their server"),
@@ -112,9 +112,9 @@ pub fn outcome_text(o: &Outcome) -> String {
     out
 }
 
-pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> wire::PruneDocument {
+pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> json_doc::PruneDocument {
     let k = &plan.kept;
-    wire::PruneDocument {
+    json_doc::PruneDocument {
         schema_version: SCHEMA_VERSION,
         roots: plan.roots.iter().map(|p| p.display().to_string()).collect(),
         files: plan.files as u64,
@@ -122,7 +122,7 @@ pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> wire::PruneDocument
         groups: plan
             .groups
             .iter()
-            .map(|g| wire::PruneGroup {
+            .map(|g| json_doc::PruneGroup {
                 kind: match g.kind {
                     Kind::ServerLogs => "server-logs",
                     Kind::DebugLogs => "debug-logs",
@@ -134,7 +134,7 @@ pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> wire::PruneDocument
                 files: g
                     .files
                     .iter()
-                    .map(|c| wire::PruneFile {
+                    .map(|c| json_doc::PruneFile {
                         path: c.path.display().to_string(),
                         bytes: c.bytes,
                     })
@@ -144,7 +144,7 @@ pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> wire::PruneDocument
                 kept_bytes: g.kept_bytes,
             })
             .collect(),
-        kept: wire::PruneKept {
+        kept: json_doc::PruneKept {
             newest: k.newest as u64,
             deciding: k.deciding as u64,
             in_use: k.in_use as u64,
@@ -153,7 +153,7 @@ pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> wire::PruneDocument
         },
         deleted: outcome.map(|o| o.deleted as u64),
         bytes_freed: outcome.map(|o| o.bytes_freed),
-        skipped: super::json::warnings_json(outcome.map(|o| o.skipped.as_slice()).unwrap_or(&[])),
-        warnings: super::json::warnings_json(&plan.warnings),
+        skipped: super::warnings_json(outcome.map(|o| o.skipped.as_slice()).unwrap_or(&[])),
+        warnings: super::warnings_json(&plan.warnings),
     }
 }

@@ -1,17 +1,17 @@
-//! `mcplogs report --json`: the report's content as data ([`wire::ReportDocument`],
+//! `mcplogs report --json`: the report's content as data ([`json_doc::ReportDocument`],
 //! fields in docs/json.md). Messages stay exactly as logged (after redaction); nothing
 //! is left out for size.
 
 use super::{EvidenceItem, LayerItem, Report, ServerSection};
-use crate::wire::{self, SCHEMA_VERSION};
+use crate::json_doc::{self, SCHEMA_VERSION};
 
-pub fn report_json(r: &Report) -> wire::ReportDocument {
+pub fn report_json(r: &Report) -> json_doc::ReportDocument {
     let st = &r.settings;
-    wire::ReportDocument {
+    json_doc::ReportDocument {
         probe: None,
         schema_version: SCHEMA_VERSION,
         redacted: r.is_redacted(),
-        versions: wire::Versions {
+        versions: json_doc::Versions {
             mcplogs: r.versions.mcplogs.clone(),
             os: r.versions.os.clone(),
             arch: r.versions.arch.clone(),
@@ -19,17 +19,17 @@ pub fn report_json(r: &Report) -> wire::ReportDocument {
         },
         whats_wrong: r
             .problem_servers()
-            .map(|s| wire::WhatsWrong {
+            .map(|s| json_doc::WhatsWrong {
                 name: s.name.clone(),
                 project: s.project.clone(),
                 summary: s.summary.clone(),
             })
             .collect(),
         servers: r.servers.iter().map(server_json).collect(),
-        settings: wire::ReportSettings {
+        settings: json_doc::ReportSettings {
             project: st.project.clone(),
             layers: st.layers.iter().map(layer_json).collect(),
-            effective: wire::ReportEffective {
+            effective: json_doc::ReportEffective {
                 value: st.effective_value.clone(),
                 layer: st.effective_layer.clone(),
                 path: st.effective_path.clone(),
@@ -42,8 +42,8 @@ pub fn report_json(r: &Report) -> wire::ReportDocument {
     }
 }
 
-fn layer_json(l: &LayerItem) -> wire::ReportLayer {
-    wire::ReportLayer {
+fn layer_json(l: &LayerItem) -> json_doc::ReportLayer {
+    json_doc::ReportLayer {
         layer: l.layer.clone(),
         path: l.path.clone(),
         status: l.status.clone(),
@@ -53,8 +53,8 @@ fn layer_json(l: &LayerItem) -> wire::ReportLayer {
     }
 }
 
-fn server_json(s: &ServerSection) -> wire::ReportServer {
-    wire::ReportServer {
+fn server_json(s: &ServerSection) -> json_doc::ReportServer {
+    json_doc::ReportServer {
         name: s.name.clone(),
         project: s.project.clone(),
         verdict: s.verdict.as_str().to_string(),
@@ -79,8 +79,8 @@ fn server_json(s: &ServerSection) -> wire::ReportServer {
     }
 }
 
-fn record_json(e: &EvidenceItem) -> wire::ReportRecord {
-    wire::ReportRecord {
+fn record_json(e: &EvidenceItem) -> json_doc::ReportRecord {
+    json_doc::ReportRecord {
         file: e.file.clone(),
         location: e.location.clone(),
         line: e.line as u64,

@@ -262,8 +262,9 @@ fn server_author(r: &Report) -> String {
             "## {}: Claude Code {} ({})\n\n",
             code(&s.name),
             match s.verdict {
-                crate::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
-                crate::verdict::Verdict::VersionUnsupported => "rejects its protocol version",
+                crate::classify::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
+                crate::classify::verdict::Verdict::VersionUnsupported =>
+                    "rejects its protocol version",
                 _ => "cannot connect to it",
             },
             code(&s.verdict_text())
@@ -305,7 +306,7 @@ fn server_author(r: &Report) -> String {
 
 /// The field (or answer) the server's authors must change, in one sentence.
 fn what_to_fix(s: &ServerSection) -> String {
-    use crate::verdict::{Cause, Verdict};
+    use crate::classify::verdict::{Cause, Verdict};
     let revision = s
         .negotiated_protocol_version
         .as_deref()
@@ -502,7 +503,7 @@ fn recommendations(r: &Report, out: &mut String) {
     for s in r
         .servers
         .iter()
-        .filter(|s| s.is_problem() || s.verdict == crate::verdict::Verdict::Tolerated)
+        .filter(|s| s.is_problem() || s.verdict == crate::classify::verdict::Verdict::Tolerated)
     {
         any = true;
         out.push_str(&format!(

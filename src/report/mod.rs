@@ -16,11 +16,11 @@ pub mod markdown;
 pub mod stderr;
 
 use crate::advice::Audience;
+use crate::classify::verdict::{Cause, Era, Verdict};
 use crate::redact::{Redactor, RedactorBuilder};
+use crate::render::settings::{effective_line, problem_lines};
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::EffectiveNegotiation;
-use crate::settings::render::{effective_line, problem_lines};
-use crate::verdict::{Cause, Era, Verdict};
 use stderr::ServerStderr;
 
 /// GitHub rejects issue bodies longer than this many characters.
@@ -319,7 +319,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         audience: crate::advice::audience(s),
         launch: None,
         summary: summary(s),
-        recommendation: s.recommendation(),
+        recommendation: crate::advice::for_server(s),
         evidence: s.evidence.iter().map(evidence_item).collect(),
         stderr: if d.verdict.is_problem() {
             stderr

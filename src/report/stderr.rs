@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::io;
 
-use crate::decode;
+use crate::logs::decode;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::warning::Warning;
 

@@ -2,13 +2,13 @@ use std::path::{Path, PathBuf};
 
 use super::stderr::ServerStderr;
 use super::*;
-use crate::record::Level;
+use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
+use crate::logs::record::Level;
 use crate::redact::RedactorBuilder;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::{
     EffectiveNegotiation, LayerKind, LayerStatus, NegotiationValue, SettingsLayer,
 };
-use crate::verdict::{Cause, Diagnosis, Era, Verdict};
 
 /// The report with every failing server taken as Claude Code's problem: for the tests of
 /// Claude Code's bug template (the sample's failures are the servers' own).

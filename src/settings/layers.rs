@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::json::Doc;
 use super::strictness::{self, Strictness};
 use super::{NEGOTIATION_KEY, NegotiationValue, TextProblem};
-use crate::discovery::Os;
+use crate::logs::discovery::Os;
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// One kind of layer, in precedence order (the first wins).

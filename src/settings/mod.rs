@@ -13,7 +13,6 @@ pub mod effective;
 pub mod fix;
 pub mod json;
 pub mod layers;
-pub mod render;
 pub mod setup;
 pub mod strictness;
 pub mod target;

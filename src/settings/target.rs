@@ -230,3 +230,33 @@ mod tests {
         assert_eq!(choose(&e).path(), Some(Path::new("/user")));
     }
 }
+
+/// What the settings mean for one server the legacy setting would help.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsAdvice {
+    /// The project whose settings layers were read.
+    pub project_dir: PathBuf,
+    pub target: FixTarget,
+    /// When `legacy` is in effect: when the deciding file was last changed.
+    pub set_at: Option<crate::time::EpochSeconds>,
+}
+
+impl SettingsAdvice {
+    pub fn for_project(e: &EffectiveNegotiation) -> Self {
+        let target = choose(e);
+        let set_at = match &target {
+            FixTarget::InEffect { layer } => layer
+                .path
+                .as_deref()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .and_then(|m| m.modified().ok())
+                .map(crate::time::system_time_secs),
+            _ => None,
+        };
+        SettingsAdvice {
+            project_dir: e.project_dir.clone(),
+            target,
+            set_at,
+        }
+    }
+}

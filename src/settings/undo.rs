@@ -30,8 +30,8 @@ use super::{NegotiationValue, SettingsError, UndoStateProblem};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
 /// The record of mcplogs' last fix of one settings file: its JSON shape is
-/// [`crate::wire::FixRecord`] (docs/json.md, "fix").
-pub use crate::wire::FixRecord as UndoState;
+/// [`crate::json_doc::FixRecord`] (docs/json.md, "fix").
+pub use crate::json_doc::FixRecord as UndoState;
 
 impl UndoState {
     /// 2: camelCase names, the backup's hash, the previous value as literal text.

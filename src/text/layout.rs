@@ -6,7 +6,7 @@
 //! Width is counted as a terminal counts it: East Asian wide characters take two
 //! columns, combining marks none, and the colour escapes `colored` adds (`ESC [ … m`)
 //! none. Everything else that could move the cursor has been escaped by
-//! [`crate::sanitize`] before it gets here.
+//! [`crate::text::sanitize`] before it gets here.
 //!
 //! `width: None` means piped output: nothing is cut or wrapped, a table keeps its
 //! columns, so scripts see one line per item.

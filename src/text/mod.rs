@@ -1,21 +1,22 @@
 //! Leaf: text forms shared by every renderer (terminal-safe escaping, one-line and
 //! pretty forms of a log message) and every cut of a text: [`cut`] and [`cut_middle`]
 //! for display, always after redaction, and [`whole_words`] for bounds set before it.
-//! Imports nothing from the crate but the leaf [`crate::sanitize`]. Widths, cuts, wrapping
+//! Imports nothing from the crate but the leaf [`crate::text::sanitize`]. Widths, cuts, wrapping
 //! and tables: [`layout`], the one layout toolkit.
 
 pub mod layout;
+pub mod sanitize;
 
 pub use layout::{cut, cut_middle};
 
-/// Makes text safe for a terminal or Markdown: see [`crate::sanitize`] (the other
+/// Makes text safe for a terminal or Markdown: see [`crate::text::sanitize`] (the other
 /// leaf this one uses), which this calls. Newlines and tabs are kept only when
 /// `keep_newlines` is set.
 pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
     if keep_newlines {
-        crate::sanitize::multiline(s).into_owned()
+        crate::text::sanitize::multiline(s).into_owned()
     } else {
-        crate::sanitize::text(s).into_owned()
+        crate::text::sanitize::text(s).into_owned()
     }
 }
 

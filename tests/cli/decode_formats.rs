@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::common::*;
-use mcplogs::decode::{LogFormat, decode_bytes, decode_file};
-use mcplogs::record::Level;
+use mcplogs::logs::decode::{LogFormat, decode_bytes, decode_file};
+use mcplogs::logs::record::Level;
 use serde_json::Value;
 
 fn find_file(root: &Path, folder: &str, containing: &str) -> PathBuf {
@@ -87,7 +87,7 @@ fn old_json_array_files_decode_to_the_same_records_as_their_source() {
         })
         .unwrap();
     let original = decode_file(&source).unwrap();
-    let msgs = |d: &mcplogs::decode::DecodedFile| -> Vec<(String, Level, Option<String>)> {
+    let msgs = |d: &mcplogs::logs::decode::DecodedFile| -> Vec<(String, Level, Option<String>)> {
         d.records
             .iter()
             .map(|r| (r.message.clone(), r.level, r.timestamp.clone()))
@@ -172,7 +172,7 @@ fn raw_multi_line_debug_entries_decode_like_json_literals() {
     assert!(converted > 5, "{converted}");
     let a = decode_bytes(text.as_bytes(), &file);
     let b = decode_bytes(raw.as_bytes(), &file);
-    let view = |d: &mcplogs::decode::DecodedFile| -> Vec<(Option<String>, String)> {
+    let view = |d: &mcplogs::logs::decode::DecodedFile| -> Vec<(Option<String>, String)> {
         d.records
             .iter()
             .map(|r| (r.server.clone(), r.message.trim_end().to_string()))
@@ -329,7 +329,7 @@ fn old_format_tree_scans() {
 /// evidence and times that decoding every line gives.
 #[test]
 fn prefiltered_scan_equals_full_decoding_on_every_sample() {
-    use mcplogs::session::group_sessions;
+    use mcplogs::logs::session::group_sessions;
     let mut files = 0;
     let (mut decoded_all, mut decoded_prefiltered) = (0, 0);
     for entry in walkdir::WalkDir::new(samples()) {
@@ -341,7 +341,7 @@ fn prefiltered_scan_equals_full_decoding_on_every_sample() {
         let full = decode_file(&p).unwrap();
         let mut streamed = Vec::new();
         let (format, damage) =
-            mcplogs::decode::decode_prefiltered(&p, &mut |r| streamed.push(r)).unwrap();
+            mcplogs::logs::decode::decode_prefiltered(&p, &mut |r| streamed.push(r)).unwrap();
         assert_eq!(format, Some(LogFormat::JsonLines));
         assert_eq!(damage, full.damage, "{}", p.display());
         decoded_all += full.records.len();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use mcplogs::decode::{LogFormat, decode_bytes, decode_reader, sniff};
+use mcplogs::logs::decode::{LogFormat, decode_bytes, decode_reader, sniff};
 
 fn piece() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![

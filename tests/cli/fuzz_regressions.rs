@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcplogs::decode::{LogFormat, decode_reader};
+use mcplogs::logs::decode::{LogFormat, decode_reader};
 
 fn input(name: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -41,9 +41,13 @@ fn scan_stream_counts_an_over_long_last_line() {
         let file = Arc::new(PathBuf::from("fuzz.jsonl"));
         let full = decode_reader(LogFormat::JsonLines, data, &file, &mut |_| {}).unwrap();
         let mut reader = data;
-        let streamed =
-            mcplogs::decode::stream::scan_jsonl_with_block(&mut reader, &file, &mut |_| {}, block)
-                .unwrap();
+        let streamed = mcplogs::logs::decode::stream::scan_jsonl_with_block(
+            &mut reader,
+            &file,
+            &mut |_| {},
+            block,
+        )
+        .unwrap();
         assert_eq!(streamed.lines, full.lines, "{name}");
         assert!(streamed.too_long >= 1, "{name}");
     }

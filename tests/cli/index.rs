@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcplogs::discovery::Request;
+use mcplogs::logs::discovery::Request;
 use mcplogs::scan::{ScanOptions, ScanReport, scan_with_progress};
 use proptest::prelude::*;
 

@@ -8,7 +8,7 @@ use crate::common::*;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use mcplogs::discovery::Request;
+use mcplogs::logs::discovery::Request;
 use mcplogs::scan::{ScanOptions, ScanReport, scan};
 use proptest::prelude::*;
 use serde_json::Value;

@@ -30,7 +30,7 @@ fn probe_json(version: &str, args: &[&str]) -> (i32, Value, String) {
         r.stderr
     );
     // Every probe document matches its published schema and its struct.
-    let doc = crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &r.stdout);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
     (r.code, doc, r.stderr)
 }
 
@@ -785,7 +785,7 @@ fn every_probe_example_in_the_help_and_the_docs_runs_as_typed() {
         let want = if typed.contains("--sse") { 1 } else { 0 };
         assert_eq!(r.code, want, "{what}");
         if typed.contains("--json") {
-            crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &r.stdout);
+            crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
         } else {
             assert!(r.stdout.contains("Claude Code"), "{what}");
         }
@@ -906,7 +906,7 @@ fn probe_configured(
         transcript.to_str().unwrap(),
     ]));
     assert!(matches!(json.code, 0 | 1), "{}", json.stderr);
-    let doc = crate::wire::check_output::<mcplogs::wire::ProbeDocument>("probe", &json.stdout);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &json.stdout);
     let lines = std::fs::read_to_string(&transcript).unwrap();
     for l in lines.lines() {
         crate::wire::assert_valid("transcript", &serde_json::from_str(l).unwrap());

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mcplogs::prune::{PruneOptions, execute, plan};
+use mcplogs::disk::prune::{PruneOptions, execute, plan};
 use serde_json::Value;
 
 const DAY: Duration = Duration::from_secs(86_400);

@@ -596,7 +596,7 @@ fn new_shapes_in_records_cwds_and_folder_names_are_hidden() {
     fs::create_dir_all(&project).unwrap();
     let cwd = project.to_str().unwrap().to_string();
     let cache = home.join(".cache/claude-cli-nodejs");
-    let folder = cache.join(mcplogs::names::encode_folder_name(&cwd));
+    let folder = cache.join(mcplogs::claude_code::names::encode_folder_name(&cwd));
     fs::rename(
         cache.join("-tmp-mcplogs-samples-home-linux-work-api"),
         &folder,

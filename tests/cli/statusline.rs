@@ -111,7 +111,7 @@ fn bad_or_empty_input_is_a_neutral_mark_exit_0_and_a_reason_on_stderr() {
 fn project(home: &Path, cwd: &str, server: &str, files: &[(&str, Vec<String>)]) {
     let d = home
         .join(".cache/claude-cli-nodejs")
-        .join(mcplogs::names::encode_folder_name(cwd))
+        .join(mcplogs::claude_code::names::encode_folder_name(cwd))
         .join(format!("mcp-logs-{server}"));
     fs::create_dir_all(&d).unwrap();
     for (name, lines) in files {
@@ -362,7 +362,7 @@ fn the_hook_tells_the_model_once_and_is_silent_when_all_works() {
     );
     let r = hook(&linux_home(), cache.path(), &i);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let doc = crate::wire::check_output::<mcplogs::wire::HookOutput>("hook", &r.stdout);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::HookOutput>("hook", &r.stdout);
     let text = doc["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -632,7 +632,7 @@ fn each_run_reads_on_from_where_the_last_stopped() {
     );
     let file = home
         .join(".cache/claude-cli-nodejs")
-        .join(mcplogs::names::encode_folder_name("/w/p"))
+        .join(mcplogs::claude_code::names::encode_folder_name("/w/p"))
         .join("mcp-logs-db/2026-11-29T12-00-00-000Z.jsonl");
     let go = || {
         let mut c = mcplogs(tmp.path());

@@ -76,7 +76,7 @@ fn lone_surrogates_and_bad_escapes_in_every_record_change_no_verdict() {
 
 #[test]
 fn a_lone_surrogate_in_the_old_array_format_and_a_debug_literal_keeps_the_record() {
-    use mcplogs::decode::decode_bytes;
+    use mcplogs::logs::decode::decode_bytes;
     let line = r#"{"error":"Failed to fetch tools: \ud83d broken","timestamp":"2026-11-29T12:44:16.000Z"}"#;
     let jsonl = decode_bytes(format!("{line}\n").as_bytes(), Path::new("a.jsonl"));
     assert_eq!(jsonl.records.len(), 1);

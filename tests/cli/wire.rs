@@ -1,10 +1,10 @@
 //! The JSON contract (docs/json.md): the checked-in schemas under docs/schema/ are the
-//! ones generated from `mcplogs::wire`, every document built from the bundled samples
+//! ones generated from `mcplogs::json_doc`, every document built from the bundled samples
 //! survives a round trip through its struct, and every command's `--json` output on
 //! the samples validates against the checked-in schema.
 //!
 //! Regenerate the schemas after changing a wire struct:
-//! `SCHEMAS=overwrite cargo test --test cli wire::schemas`.
+//! `SCHEMAS=overwrite cargo test --test cli json_doc::schemas`.
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
@@ -12,12 +12,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::common::*;
-use mcplogs::discovery::Request;
+use mcplogs::disk::du;
+use mcplogs::json_doc;
+use mcplogs::logs::discovery::Request;
 use mcplogs::redact::RedactorBuilder;
 use mcplogs::scan::{ScanOptions, scan};
 use mcplogs::settings::fix::{FixOptions, FixPlan, apply_fix, plan_fix};
 use mcplogs::settings::{Sources, effective_negotiation, undo};
-use mcplogs::{du, explain, render, report, settings, wire};
+use mcplogs::{explain, render, report, settings};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -92,7 +94,7 @@ fn schemas_checked_in_match_the_generated_ones() {
     let dir = schema_dir();
     let mut stale = Vec::new();
     let mut names = BTreeSet::new();
-    for (name, schema) in wire::schemas() {
+    for (name, schema) in json_doc::schemas() {
         let file = format!("{name}.schema.json");
         let path = dir.join(&file);
         let want = pretty(&schema);
@@ -109,7 +111,7 @@ fn schemas_checked_in_match_the_generated_ones() {
     assert!(
         stale.is_empty(),
         "docs/schema/ differs from the wire structs: {stale:?}. Regenerate with \
-         `SCHEMAS=overwrite cargo test --test cli wire::schemas` and note the change in docs/json.md"
+         `SCHEMAS=overwrite cargo test --test cli json_doc::schemas` and note the change in docs/json.md"
     );
     let on_disk: BTreeSet<String> = fs::read_dir(&dir)
         .unwrap()
@@ -178,7 +180,7 @@ fn docs_describe_every_field() {
             _ => {}
         }
     }
-    for (name, schema) in wire::schemas() {
+    for (name, schema) in json_doc::schemas() {
         let mut names = BTreeSet::new();
         fields(&serde_json::to_value(&schema).unwrap(), &mut names);
         assert!(names.len() > 2, "{name}");
@@ -206,7 +208,7 @@ fn scan_home(home: &Path) -> mcplogs::scan::ScanReport {
     .expect("sample scans")
 }
 
-fn du_doc(home: &Path) -> wire::DuDocument {
+fn du_doc(home: &Path) -> json_doc::DuDocument {
     let d = du::disk_use(&ScanOptions {
         request: Request {
             homes: vec![home.to_path_buf()],
@@ -215,7 +217,7 @@ fn du_doc(home: &Path) -> wire::DuDocument {
         ..ScanOptions::default()
     })
     .expect("du");
-    render::json::du_json(&d)
+    render::du::du_json(&d)
 }
 
 /// Settings with every kind of layer: managed (strict), local (not JSON at all),
@@ -256,11 +258,11 @@ fn scan_du_and_report_documents_round_trip_on_every_sample_home() {
         let scanned = scan_home(&home);
         assert!(!scanned.servers.is_empty(), "{}", home.display());
 
-        let doc = render::json::scan_json(
+        let doc = render::scan::scan_json(
             &scanned,
-            settings::render::settings_layers_json(&negotiation),
+            mcplogs::render::settings::settings_layers_json(&negotiation),
         );
-        assert_eq!(doc.schema_version, wire::SCHEMA_VERSION);
+        assert_eq!(doc.schema_version, json_doc::SCHEMA_VERSION);
         assert!(doc.servers.iter().any(|s| !s.evidence.is_empty()));
         round_trip("scan", &doc);
 
@@ -305,7 +307,7 @@ fn explain_documents_round_trip_on_every_pasted_sample() {
 #[test]
 fn settings_document_round_trips_with_every_kind_of_layer() {
     let tmp = tempfile::tempdir().unwrap();
-    let doc = settings::render::settings_json(&varied_settings(tmp.path()));
+    let doc = mcplogs::render::settings::settings_json(&varied_settings(tmp.path()));
     let statuses: Vec<&str> = doc.layers.iter().map(|l| l.status.as_str()).collect();
     for s in ["strict", "invalid", "ignored", "environment"] {
         assert!(statuses.contains(&s), "{s} in {statuses:?}");
@@ -329,7 +331,7 @@ fn fix_record_round_trips_and_version_1_records_are_refused() {
     };
     apply_fix(&pending).unwrap();
     let text = fs::read_to_string(undo::state_path(&path)).unwrap();
-    let record: wire::FixRecord = serde_json::from_str(&text).unwrap();
+    let record: json_doc::FixRecord = serde_json::from_str(&text).unwrap();
     assert_eq!(record.version, mcplogs::settings::undo::UndoState::VERSION);
     assert_eq!(record.previous_json.as_deref(), Some("\"auto\""));
     assert_eq!(
@@ -374,7 +376,7 @@ fn scan_and_du_output_on_the_samples_matches_the_schema() {
             .current_dir(tmp.path())
             .args(["scan", "--json", "--home"])
             .arg(&home));
-        let doc = check_output::<wire::ScanDocument>("scan", &r.stdout);
+        let doc = check_output::<json_doc::ScanDocument>("scan", &r.stdout);
         assert_eq!(doc["schemaVersion"], 3);
         assert!(doc["settings"]["layers"][0]["inEffect"].is_boolean());
 
@@ -383,7 +385,7 @@ fn scan_and_du_output_on_the_samples_matches_the_schema() {
             .args(["du", "--json", "--home"])
             .arg(&home));
         assert_eq!(r.code, 0, "{}", r.stderr);
-        check_output::<wire::DuDocument>("du", &r.stdout);
+        check_output::<json_doc::DuDocument>("du", &r.stdout);
     }
     // Debug logs and the old `.txt` format, named as paths.
     let tmp = tempfile::tempdir().unwrap();
@@ -392,7 +394,7 @@ fn scan_and_du_output_on_the_samples_matches_the_schema() {
         .args(["scan", "--json"])
         .arg(samples().join("debug-logs"))
         .arg(samples().join("old-format")));
-    let doc = check_output::<wire::ScanDocument>("scan", &r.stdout);
+    let doc = check_output::<json_doc::ScanDocument>("scan", &r.stdout);
     assert!(doc["servers"].as_array().unwrap().len() > 1);
 }
 
@@ -402,7 +404,7 @@ fn explain_output_on_the_samples_matches_the_schema() {
     for entry in fs::read_dir(samples().join("mcp-list")).unwrap() {
         let path = entry.unwrap().path();
         let r = run(mcplogs(tmp.path()).args(["explain", "--json"]).arg(&path));
-        check_output::<wire::ExplainDocument>("explain", &r.stdout);
+        check_output::<json_doc::ExplainDocument>("explain", &r.stdout);
     }
 }
 
@@ -416,7 +418,7 @@ fn report_output_on_the_samples_matches_the_schema() {
             .arg(tmp.path())
             .arg("--home")
             .arg(samples().join(home)));
-        let doc = check_output::<wire::ReportDocument>("report", &r.stdout);
+        let doc = check_output::<json_doc::ReportDocument>("report", &r.stdout);
         assert_eq!(doc["redacted"], true);
         assert!(!doc["servers"].as_array().unwrap().is_empty());
     }
@@ -434,7 +436,7 @@ fn settings_output_and_the_fix_record_match_their_schemas() {
     .unwrap();
     write_with_mode(&sb.user_settings(), b"{\"env\": {}}\n", 0o600);
     let out = sb.run(&["settings", "--json"]);
-    let doc = check_output::<wire::SettingsDocument>("settings", &stdout(&out));
+    let doc = check_output::<json_doc::SettingsDocument>("settings", &stdout(&out));
     assert_eq!(doc["schemaVersion"], 3);
     let project = &doc["layers"][2];
     assert_eq!(project["layer"], "project");
@@ -448,5 +450,5 @@ fn settings_output_and_the_fix_record_match_their_schemas() {
     let out = sb.run(&["fix", "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let record = fs::read_to_string(undo::state_path(&sb.user_settings())).unwrap();
-    check_output::<wire::FixRecord>("fix", &record);
+    check_output::<json_doc::FixRecord>("fix", &record);
 }

@@ -1,0 +1,228 @@
+//! The short reason shown next to a verdict: what went wrong in a few words, such as
+//! `ttlMs: expected number, got string` or `tools[2].inputSchema.type must be "object"`,
+//! instead of raw evidence cut at a fixed width. Read from the decisive record (zod
+//! issue lists are parsed, not pattern-matched).
+
+use serde_json::Value;
+
+use crate::classify::verdict::{Cause, Verdict};
+use crate::scan::ServerReport;
+use crate::text::terminal_safe;
+
+const TOOLS_LIST: &str = "Invalid result for tools/list:";
+
+/// The reason for `s`'s verdict, one line, terminal-safe; empty for a healthy server.
+pub fn short_reason(s: &ServerReport) -> String {
+    let d = &s.diagnosis;
+    let decisive = s
+        .evidence
+        .iter()
+        .rev()
+        .map(|e| e.message.as_str())
+        .find(|m| !m.starts_with("Connection established"))
+        .unwrap_or("");
+    let text = match d.verdict {
+        Verdict::Healthy if crate::advice::legacy_removed_note(s).is_some() => {
+            crate::advice::LEGACY_REMOVED_REASON.to_string()
+        }
+        Verdict::Healthy => String::new(),
+        Verdict::Tolerated => {
+            if d.filled_fields.is_empty() {
+                "Claude Code fills in missing fields".to_string()
+            } else {
+                format!("Claude Code fills in {}", d.filled_fields.join(", "))
+            }
+        }
+        Verdict::ToolsFetchFailed => tools_reason(decisive, d.cause, d.bad_tool_path.as_deref()),
+        Verdict::VersionUnsupported => match decisive.split_once("is not supported: ") {
+            Some((_, v)) => format!("protocol version {} not supported", first_line(v)),
+            None => "protocol version not supported".to_string(),
+        },
+        Verdict::ConnectionFailed => match d.cause {
+            Some(Cause::CommandNotFound) => match decisive.split_once("not found in $PATH: ") {
+                Some((_, cmd)) => format!("command not found: {}", first_line(cmd)),
+                None => "command not found".to_string(),
+            },
+            Some(Cause::ConnectionClosed) => "server exited during start-up".to_string(),
+            Some(Cause::Timeout) => "no answer in time".to_string(),
+            Some(Cause::NeedsAuth) => "needs authentication".to_string(),
+            _ => connection_detail(decisive),
+        },
+        Verdict::Unknown => "no decisive record in the logs".to_string(),
+    };
+    terminal_safe(&text, false)
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("").trim()
+}
+
+/// `Connection failed (ECONNREFUSED): ECONNREFUSED: Unable to ...` -> `ECONNREFUSED: Unable to ...`.
+fn connection_detail(m: &str) -> String {
+    let line = first_line(m);
+    let rest = line
+        .split_once("): ")
+        .map(|(_, r)| r)
+        .or_else(|| line.strip_prefix("Connection failed: "))
+        .unwrap_or(line);
+    rest.to_string()
+}
+
+fn tools_reason(m: &str, cause: Option<Cause>, bad_tool_path: Option<&str>) -> String {
+    if let Some(i) = m.find(TOOLS_LIST) {
+        let rest = m[i + TOOLS_LIST.len()..].trim_start();
+        if rest.starts_with('[') {
+            let mut it = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+            if let Some(Ok(Value::Array(issues))) = it.next()
+                && let Some(first) = issues.first()
+            {
+                let more = if issues.len() > 1 {
+                    format!(" (+{} more)", issues.len() - 1)
+                } else {
+                    String::new()
+                };
+                return format!("{}{more}", zod_issue(first));
+            }
+        }
+        let line = first_line(rest);
+        if line.starts_with("missing required resultType") {
+            return "resultType missing (revision 2026-07-28 requires it)".to_string();
+        }
+        // 2.1.288's plain form: `tools.2.inputSchema.type: Invalid input: expected "object"`.
+        if let Some((path, msg)) = line.split_once(": ") {
+            return plain_issue(&dotted_path(path), msg);
+        }
+        return line.to_string();
+    }
+    match (cause, bad_tool_path) {
+        (Some(Cause::InvalidToolDefinition), Some(p)) => format!("{p} is invalid"),
+        _ => first_line(m.strip_prefix("Failed to fetch tools: ").unwrap_or(m)).to_string(),
+    }
+}
+
+/// `["tools",2,"inputSchema","type"]` -> `tools[2].inputSchema.type`.
+fn json_path(path: &Value) -> String {
+    let mut out = String::new();
+    for seg in path.as_array().into_iter().flatten() {
+        match seg {
+            Value::Number(n) => out.push_str(&format!("[{n}]")),
+            Value::String(s) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(s);
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    out
+}
+
+/// `tools.2.inputSchema.type` -> `tools[2].inputSchema.type`.
+fn dotted_path(p: &str) -> String {
+    let mut out = String::new();
+    for seg in p.split('.') {
+        if !seg.is_empty() && seg.chars().all(|c| c.is_ascii_digit()) {
+            out.push_str(&format!("[{seg}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(seg);
+        }
+    }
+    out
+}
+
+fn zod_issue(issue: &Value) -> String {
+    let path = json_path(&issue["path"]);
+    let msg = issue["message"].as_str().unwrap_or("");
+    if let (Some(exp), Some(got)) = (issue["expected"].as_str(), issue["received"].as_str()) {
+        return expected_got(&path, exp, got);
+    }
+    plain_issue(&path, msg)
+}
+
+fn expected_got(path: &str, expected: &str, got: &str) -> String {
+    if got == "undefined" {
+        format!("{path} missing (expected {expected})")
+    } else {
+        format!("{path}: expected {expected}, got {got}")
+    }
+}
+
+/// Reads zod's message text: `Invalid input: expected number, received string`,
+/// `Invalid input: expected "object"`, `Invalid option: expected one of "a"|"b"`.
+fn plain_issue(path: &str, msg: &str) -> String {
+    let body = msg.split_once(": ").map(|(_, b)| b).unwrap_or(msg);
+    if let Some(rest) = body.strip_prefix("expected one of ") {
+        return format!("{path} must be one of {}", rest.replace('|', ", "));
+    }
+    if let Some(rest) = body.strip_prefix("expected ") {
+        return match rest.split_once(", received ") {
+            Some((exp, got)) => expected_got(path, exp, got),
+            None => format!("{path} must be {rest}"),
+        };
+    }
+    if msg.is_empty() {
+        format!("{path} is invalid")
+    } else {
+        format!("{path}: {msg}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zod_lists_become_one_short_reason() {
+        let m = "Failed to fetch tools: Invalid result for tools/list: [\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"ttlMs\"\n    ],\n    \"message\": \"Invalid input: expected number, received string\"\n  },\n  {\n    \"code\": \"invalid_value\",\n    \"values\": [\"public\", \"private\"],\n    \"path\": [\"cacheScope\"],\n    \"message\": \"Invalid option: expected one of \\\"public\\\"|\\\"private\\\"\"\n  }\n]";
+        assert_eq!(
+            tools_reason(m, None, None),
+            "ttlMs: expected number, got string (+1 more)"
+        );
+        let undefined = m.replace("received string", "received undefined");
+        assert_eq!(
+            tools_reason(&undefined, None, None),
+            "ttlMs missing (expected number) (+1 more)"
+        );
+        let tool = "Failed to fetch tools: Invalid result for tools/list: [{\"code\":\"invalid_value\",\"values\":[\"object\"],\"path\":[\"tools\",2,\"inputSchema\",\"type\"],\"message\":\"Invalid input: expected \\\"object\\\"\"}]";
+        assert_eq!(
+            tools_reason(tool, None, None),
+            "tools[2].inputSchema.type must be \"object\""
+        );
+    }
+
+    #[test]
+    fn plain_forms_too() {
+        assert_eq!(
+            tools_reason(
+                "Failed to fetch tools: Invalid result for tools/list: tools.2.inputSchema.type: Invalid input: expected \"object\"",
+                None,
+                None
+            ),
+            "tools[2].inputSchema.type must be \"object\""
+        );
+        assert_eq!(
+            tools_reason(
+                "Failed to fetch tools: Invalid result for tools/list: missing required resultType — servers implementing protocol revision 2026-07-28 MUST include it",
+                None,
+                None
+            ),
+            "resultType missing (revision 2026-07-28 requires it)"
+        );
+        assert_eq!(
+            tools_reason(
+                "Failed to fetch tools: Internal error: tool registry unavailable",
+                None,
+                None
+            ),
+            "Internal error: tool registry unavailable"
+        );
+        assert_eq!(
+            connection_detail("Connection failed (ECONNREFUSED): ECONNREFUSED: Unable to connect."),
+            "ECONNREFUSED: Unable to connect."
+        );
+    }
+}

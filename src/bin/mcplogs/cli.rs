@@ -1,0 +1,621 @@
+//! Command-line flags, kept apart from the logic they drive.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcplogs::logs::discovery::Request;
+use mcplogs::scan::ScanOptions;
+
+/// The usual path, shown under `mcplogs --help`.
+const JOURNEY: &str = "\
+EXAMPLES:
+  # A server shows `! Connected · tools fetch failed` in Claude Code:
+  mcplogs scan                 # what is wrong and what to do
+  mcplogs fix                  # the legacy fix, where it works (asks first)
+  # restart Claude Code or run /mcp in it, then check:
+  mcplogs scan --since 10m
+  mcplogs report -o issue.md   # redacted Markdown for a bug report
+
+  # What does `claude mcp list` mean?
+  claude mcp list | mcplogs explain
+
+TERMS:
+  revision   a dated version of the MCP protocol (2026-07-28 is the new one)
+  era        the handshake Claude Code used: modern (revision 2026-07-28)
+             or legacy (the classic initialize)
+  tolerated  works only because Claude Code filled in missing fields
+
+Exit codes: 0 nothing wrong, 1 problems found, 2 usage or I/O error.
+More: `mcplogs docs TOPIC` (the guides), `mcplogs man --install`.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcplogs",
+    version,
+    about = "Diagnose Claude Code MCP server failures from the logs already on your disk",
+    long_about = None,
+    after_help = JOURNEY
+)]
+pub struct Cli {
+    /// When to use colour: auto = only on a terminal. NO_COLOR always disables it.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find every MCP server's logs and give each a verdict, evidence and the fix
+    #[command(after_help = SCAN_EXAMPLES)]
+    Scan(ScanArgs),
+    /// Explain pasted `claude mcp list` output or one error message (stdin or FILE)
+    #[command(after_help = EXPLAIN_EXAMPLES)]
+    Explain(ExplainArgs),
+    /// Show every settings layer Claude Code reads and the effective MCP_PROTOCOL_NEGOTIATION
+    #[command(after_help = SETTINGS_EXAMPLES)]
+    Settings(SettingsArgs),
+    /// Set env.MCP_PROTOCOL_NEGOTIATION to "legacy" safely: diff, confirmation, backup, undo
+    #[command(after_help = FIX_EXAMPLES)]
+    Fix(FixArgs),
+    /// A redacted Markdown report to paste into a bug issue (Claude Code's or a server's)
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
+    /// Disk use of the MCP logs per project and per server, largest first
+    #[command(after_help = DU_EXAMPLES)]
+    Du(DuArgs),
+    /// Delete old MCP and debug logs, keeping what explains each server's verdict
+    Prune(PruneArgs),
+    /// Replay Claude Code's handshake against configured servers and predict what it will do
+    Probe(crate::cmd::probe::ProbeArgs),
+    /// One line for Claude Code's status line: this session's MCP servers (JSON on stdin)
+    #[command(after_help = STATUSLINE_EXAMPLES)]
+    Statusline(StatuslineArgs),
+    /// Claude Code hook: tell the model once when this session's MCP servers have no tools
+    #[command(after_help = HOOK_EXAMPLES)]
+    Hook(HookArgs),
+    /// Install the status line or the hook in Claude Code's settings: diff, confirmation, backup, undo
+    #[command(after_help = SETUP_EXAMPLES)]
+    Setup(SetupArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print or install the man pages (roff) generated from these definitions
+    #[command(after_help = MAN_EXAMPLES)]
+    Man(ManArgs),
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
+    #[command(after_help = DOCS_EXAMPLES)]
+    Docs(DocsArgs),
+}
+
+const STATUSLINE_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup statusline     # install it (diff, confirmation, backup, --undo)
+  echo '{\"session_id\":\"abc\",\"cwd\":\"/work/api\"}' | mcplogs statusline
+  mcplogs statusline --prefix ' | ' < input.json     # after your own text
+
+Claude Code runs the status line command with the session as JSON on stdin
+and shows its first line. This prints `MCP ✓` when the session's servers
+work, `MCP 2✓ 1…` while one is connecting, and names the failing ones with
+what helps: `MCP 3✓ 1✗ roblox (tools fetch failed · mcplogs fix)`. Only
+the newest log file of each server of this project is read. Bad or empty
+input prints `MCP ?` and the reason on stderr, and exits 0.
+
+In your own status line script, save the input and pass it on:
+  input=$(cat); echo \"$(my-status <<<\"$input\") $(mcplogs statusline --color always <<<\"$input\")\"
+or let mcplogs run it: mcplogs statusline --color always --wrap 'my-status'";
+
+const HOOK_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup hook           # install it as a UserPromptSubmit hook
+  echo '{\"session_id\":\"abc\",\"cwd\":\"/work/api\",\"hook_event_name\":\"UserPromptSubmit\"}' | mcplogs hook
+
+Silent (no output, exit 0) while every server of the session works or is
+still connecting. The first time one has failed, prints the hook JSON that
+Claude Code adds to the model's context (hookSpecificOutput.additionalContext):
+which servers have no tools and why, what the user can run (`mcplogs fix`,
+/mcp), and not to pretend those tools exist. Each server is told once per
+session. Why UserPromptSubmit and not SessionStart: `mcplogs docs claude-code`.";
+
+const SETUP_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup statusline --dry-run   # the diff, writing nothing
+  mcplogs setup statusline             # write it, after a yes
+  mcplogs setup statusline --wrap      # keep your own status line, add MCP to it
+  mcplogs setup hook --yes
+  mcplogs setup hook --undo            # put back what was there
+
+Both write ~/.claude/settings.json (or --settings PATH) through the same
+writer as `mcplogs fix`: a backup, an atomic write and an undo record of
+their own. A status line of your own is never replaced: without --wrap the
+command shows how to add mcplogs to it. Nothing is installed while
+disableAllHooks is set, or while a managed file would keep it from running.";
+
+const MAN_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs man --install        # every page, where `man mcplogs` finds it
+  mcplogs man scan | man -l -  # one subcommand's page
+  mcplogs man > mcplogs.1
+
+--install writes mcplogs.1 and mcplogs-SUBCOMMAND.1 into --dir DIR, by
+default share/man/man1 beside the folder that holds this binary
+(~/.cargo/share/man/man1 after `cargo install`), which man finds through
+PATH on Linux and macOS.";
+
+const DOCS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs docs                 # the list of guides
+  mcplogs docs settings        # which file `mcplogs fix` writes, and why
+  mcplogs docs verdicts | less";
+
+const SCAN_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs scan                   # this machine's Claude Code logs
+  mcplogs scan --since 10m       # after a fix and a restart: did it work?
+  mcplogs scan --server my-db -v # one server, with the records behind it
+  mcplogs scan --home ~/alice    # a home folder copied from elsewhere
+  mcplogs scan ~/.claude/debug/abc.txt   # a debug log
+  mcplogs scan --json | jq '.servers[] | select(.legacyFixApplies)'
+
+VERDICTS:
+  healthy, tolerated (works only because Claude Code filled in missing
+  fields), tools-fetch-failed (connected, but no tools), version-unsupported,
+  connection-failed, unknown (no decisive record). The era is the handshake
+  Claude Code used: modern (revision 2026-07-28) or legacy.
+  Next: `mcplogs fix` where the advice says so; `mcplogs report` to report.";
+
+const EXPLAIN_EXAMPLES: &str = "\
+EXAMPLES:
+  claude mcp list | mcplogs explain
+  mcplogs explain listing.txt
+  mcplogs explain -m 'Connection failed: spawn npx ENOENT'
+  mcplogs explain     # then paste, and end with Ctrl-D";
+
+const SETTINGS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs settings                      # for the project in this folder
+  mcplogs settings --project ~/work/api
+  mcplogs settings --json               # fields: docs/settings.md
+
+Layers, highest first: managed settings, the project's
+.claude/settings.local.json, its .claude/settings.json,
+~/.claude/settings.json, then the environment.";
+
+const FIX_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs fix --dry-run              # the diff, and which file and why
+  mcplogs fix                        # write it, after a yes
+  mcplogs fix --project ~/work/api   # a project that overrides your file
+  mcplogs fix --undo                 # put back what was there
+
+The fix goes where it wins with the least intrusion: ~/.claude/settings.json
+when nothing above it sets the variable, else the project's
+.claude/settings.local.json; never a managed file (then: exit 2).
+Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
+
+const REPORT_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs report -o issue.md         # redacted, under GitHub's size limit
+  mcplogs report --server my-db
+  mcplogs report --json              # fields: docs/report.md
+
+Read the report before you post it.";
+
+const DU_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs du
+  mcplogs du --home ~/alice --json";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs completions bash > ~/.local/share/bash-completion/completions/mcplogs
+  mcplogs completions zsh > ~/.zfunc/_mcplogs
+  mcplogs completions fish > ~/.config/fish/completions/mcplogs.fish";
+
+#[derive(Debug, Args)]
+pub struct StatuslineArgs {
+    /// Text before the MCP part (only when there is one)
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub prefix: String,
+    /// Text after the MCP part (only when there is one)
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub suffix: String,
+    /// Run your own status line command with the same input, and print its first line
+    /// followed by the MCP part
+    #[arg(long, value_name = "COMMAND")]
+    pub wrap: Option<String>,
+    /// Read the logs of the Claude Code cache in home folder DIR (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Read the logs of the Claude Code cache in home folder DIR (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    #[command(subcommand)]
+    pub what: SetupWhat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SetupWhat {
+    /// Add `mcplogs statusline` as Claude Code's statusLine command
+    Statusline(SetupFlags),
+    /// Add `mcplogs hook` as a UserPromptSubmit hook
+    Hook(SetupFlags),
+}
+
+#[derive(Debug, Args)]
+pub struct SetupFlags {
+    /// The settings file to change [default: $CLAUDE_CONFIG_DIR or ~/.claude, settings.json]
+    #[arg(long, value_name = "PATH")]
+    pub settings: Option<PathBuf>,
+    /// Apply without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Only print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Restore the state before mcplogs' last install of this into the file
+    #[arg(long)]
+    pub undo: bool,
+    /// With --undo: take mcplogs' entry out even if the file changed since
+    #[arg(long, requires = "undo")]
+    pub force: bool,
+    /// Status line: wrap your existing statusLine command instead of leaving it alone
+    #[arg(long, conflicts_with = "undo")]
+    pub wrap: bool,
+    /// The project whose settings layers count (disableAllHooks) [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// One subcommand's page (mcplogs-SUBCOMMAND.1) instead of the main one
+    #[arg(value_name = "SUBCOMMAND", conflicts_with = "install")]
+    pub page: Option<String>,
+    /// Write every page, into share/man/man1 beside this binary's folder (or --dir)
+    #[arg(long)]
+    pub install: bool,
+    /// With --install: the folder to write the pages into
+    #[arg(long, value_name = "DIR", requires = "install")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DocsArgs {
+    /// The guide to print; without one, the list
+    #[arg(value_name = "TOPIC")]
+    pub topic: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `--json`, shared by every command that has a JSON document. Each command words its
+/// own help line (`mut_arg`), so the flag is declared once.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// One JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--no-redact`, shared by every command that redacts. Worded per command, as above.
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Show secrets (tokens, keys, passwords) as they are
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DuArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Where to look for logs and which servers to keep: shared by `scan`, `report`, `du`.
+#[derive(Debug, Args)]
+pub struct DiscoveryArgs {
+    /// Cache roots, project folders, mcp-logs-* folders, log files or debug logs.
+    /// Default: this OS's Claude Code cache folder.
+    pub paths: Vec<PathBuf>,
+
+    /// Treat DIR as a home folder (from any OS) and scan its Claude Code caches
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
+    /// Only servers with this name (configured name or log folder name)
+    #[arg(long, value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
+    pub server: Option<String>,
+
+    /// Only projects whose path contains this text (formerly --project)
+    // `--project` was this flag's name; it stays a hidden alias so scripts keep working,
+    // while in `settings` and `fix` `--project DIR` names the project folder.
+    #[arg(long = "match-project", alias = "project", value_name = "SUBSTRING")]
+    pub match_project: Option<String>,
+
+    /// Only sessions active since then: a duration back from now (10min, 36h, 7d, 2w) or a
+    /// UTC date (2026-11-01, 2026-11-01T08:00)
+    #[arg(long, value_name = "DURATION|DATE", value_parser = parse_since)]
+    pub since: Option<mcplogs::time::EpochSeconds>,
+}
+
+fn parse_since(arg: &str) -> Result<mcplogs::time::EpochSeconds, mcplogs::time::SinceError> {
+    mcplogs::time::parse_since(arg, mcplogs::time::now())
+}
+
+impl DiscoveryArgs {
+    /// The scan these flags ask for.
+    pub fn scan_options(self) -> ScanOptions {
+        ScanOptions {
+            request: Request {
+                homes: self.home,
+                paths: self.paths,
+            },
+            server: self.server,
+            project: self.match_project,
+            since: self.since,
+            ..ScanOptions::default()
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/json.md)")),
+    mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
+)]
+pub struct ScanArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Show the decoded evidence records with file:line and timestamps
+    #[arg(long, short)]
+    pub verbose: bool,
+
+    /// Read every session file. By default each server's files are read newest first,
+    /// stopping once its verdict is decided (plus two older files of history); the
+    /// verdicts are the same, only the counts and history cover more.
+    #[arg(long)]
+    pub all: bool,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
+
+    #[command(flatten)]
+    pub redact: RedactArgs,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
+    mut_arg("json", |a| a.help("The same content as one JSON document (fields in docs/report.md)")),
+)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    /// Write the report to FILE instead of stdout
+    #[arg(long = "output", short, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
+
+    #[command(flatten)]
+    pub redact: RedactArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Also probe this project's configured servers and add the summary (docs/probe.md)
+    #[arg(long)]
+    pub probe: bool,
+    /// Keep private hostnames and RFC 1918 addresses (masked by default)
+    #[arg(long)]
+    pub keep_hosts: bool,
+    /// Write a report even with no logs, no failing server, or only failures of your own
+    /// set-up (which get the fix instead)
+    #[arg(long)]
+    pub force: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("no_redact", |a| a.help("Show secrets in the pasted text (tokens, keys, passwords) as they are")))]
+pub struct ExplainArgs {
+    /// A file holding the pasted text; stdin when absent or `-`. An argument that names
+    /// no file and reads like a message is explained as the message
+    pub file: Option<PathBuf>,
+
+    /// The pasted text itself (quote it), instead of a file or stdin
+    #[arg(long, short, value_name = "TEXT", conflicts_with = "file")]
+    pub message: Option<String>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub redact: RedactArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/settings.md)")))]
+pub struct SettingsArgs {
+    /// The project whose .claude/ settings count [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// The settings file to change [default: $CLAUDE_CONFIG_DIR or ~/.claude, settings.json]
+    #[arg(long, value_name = "PATH")]
+    pub settings: Option<PathBuf>,
+
+    /// Apply without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+
+    /// Only print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Convert a file with comments or trailing commas to strict JSON (the diff shows what goes)
+    #[arg(long, conflicts_with = "undo")]
+    pub rewrite_strict: bool,
+
+    /// Apply even when no scanned server needs the fix; with --undo, put the key back even if it was changed since
+    #[arg(long)]
+    pub force: bool,
+
+    /// Restore the state before mcplogs' last fix of the file
+    #[arg(long)]
+    pub undo: bool,
+
+    /// The project whose settings layers may override the file [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Scan DIR as a home folder to decide whether any server needs the fix [default: this machine]
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("json", |a| a.help("One JSON document on stdout (the plan, and what was deleted)")),
+    after_help = prune_after_help()
+)]
+pub struct PruneArgs {
+    /// Cache folders (claude-cli-nodejs, or a folder inside one) or debug folders
+    /// (~/.claude/debug). Default: this OS's cache folder and ~/.claude/debug.
+    pub paths: Vec<PathBuf>,
+
+    /// Treat DIR as a home folder (from any OS): prune its caches and .claude/debug
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
+    /// Only files last modified longer ago than this (90m, 10min, 36h, 7d, 2w)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub older_than: Option<std::time::Duration>,
+
+    /// Only print the plan; delete nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Delete without asking (needed when standard input is not a terminal)
+    #[arg(long, short)]
+    pub yes: bool,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `prune --help`'s examples and what it never deletes (the in-use age is the library's).
+fn prune_after_help() -> String {
+    format!(
+        "EXAMPLES:
+  mcplogs prune --dry-run         # what would go, deleting nothing
+  mcplogs prune --older-than 7d   # keep the last week
+  mcplogs prune --home /mnt/old-laptop/home/ana --yes   # a copied home, no question
+
+Never deleted: a file modified in the last {} minutes (Claude Code may be
+writing it, whatever --older-than says), the file holding the session that
+decides each server's verdict and every newer one (so no verdict changes), the
+newest debug log, and anything not named like a Claude Code log.
+Details: `mcplogs docs prune`.",
+        mcplogs::disk::prune::IN_USE_SECS / 60
+    )
+}
+
+/// The summary index of unchanged log files (docs/scanning.md): `scan`, `report`, `prune`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Read every log file looked at, ignoring the index of unchanged files' summaries
+    /// (kept in mcplogs' cache folder or $MCPLOGS_CACHE_DIR)
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder to use, or `None` with `--no-cache`.
+    pub fn index_dir(&self) -> Option<PathBuf> {
+        if self.no_cache {
+            None
+        } else {
+            mcplogs::scan::cache::default_dir()
+        }
+    }
+}
+
+/// Why `--older-than` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DurationArgError {
+    #[error("expected a duration such as 90m, 36h, 7d or 2w")]
+    NotADuration,
+    #[error(transparent)]
+    Since(#[from] mcplogs::time::SinceError),
+}
+
+/// A duration back from now, as `--since` takes it; a date is refused here.
+fn parse_duration(arg: &str) -> Result<std::time::Duration, DurationArgError> {
+    let now = mcplogs::time::now();
+    if arg.contains('-') {
+        return Err(DurationArgError::NotADuration);
+    }
+    let since = mcplogs::time::parse_since(arg, now)?;
+    Ok(std::time::Duration::from_secs(
+        now.saturating_sub(since).max(0) as u64,
+    ))
+}

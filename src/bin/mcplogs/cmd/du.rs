@@ -1,0 +1,42 @@
+//! `mcplogs du`: disk use of the MCP logs per project and per server.
+
+use mcplogs::render;
+
+use crate::cli::DuArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
+    let opts = args.discovery.scan_options();
+    let mut du = mcplogs::disk::du::disk_use(&opts)?;
+    mcplogs::disk::du::redact(&mut du);
+    output::grouped_warnings(&du.warnings, false);
+    let text = if args.output.json {
+        output::json_redacted(&render::du::du_json(&du), true)?
+    } else {
+        // Home as ~ before the table cuts long paths to fit (JSON keeps them whole).
+        for p in &mut du.projects {
+            p.project = output::tilde(&format!("{}/", p.project))
+                .trim_end_matches('/')
+                .to_string();
+        }
+        let mut t = render::du::du_table(&du, output::width());
+        if du.bytes > 0 {
+            t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
+        }
+        mcplogs::redact::output::text(&t)
+    };
+    if du.projects.is_empty() {
+        output::note(format_args!(
+            "mcplogs: no MCP server logs found{}",
+            super::scan::NO_LOGS_HINT
+        ));
+    }
+    if args.output.json {
+        output::stdout(&text)?;
+    } else {
+        output::screen(&text)?;
+    }
+    Ok(ExitCode::Clean)
+}

@@ -1,0 +1,81 @@
+//! `mcplogs explain`: pasted `claude mcp list` output or one error message, explained.
+
+use std::io::{self, IsTerminal};
+
+use mcplogs::explain::explain_json;
+use mcplogs::render;
+use mcplogs::safe_read::{EXPLAIN_MAX_BYTES, read_bounded, read_input_file};
+
+use crate::cli::ExplainArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
+    let bytes = match (args.message, args.file.as_deref()) {
+        (Some(m), _) => m.into_bytes(),
+        (None, Some(p)) if names_no_file(p) && looks_like_pasted_text(p) => {
+            output::note(format_args!(
+                "mcplogs: no file of that name: explaining the argument as a message (`--message TEXT` says so)"
+            ));
+            p.to_string_lossy().into_owned().into_bytes()
+        }
+        (None, Some(p)) if p.as_os_str() != "-" => {
+            read_input_file(p, EXPLAIN_MAX_BYTES).map_err(|source| Error::ReadFile {
+                path: p.to_path_buf(),
+                source,
+            })?
+        }
+        (None, _) => {
+            if io::stdin().is_terminal() {
+                output::note("Paste `claude mcp list` output, then Ctrl-D");
+            }
+            read_bounded(io::stdin().lock(), EXPLAIN_MAX_BYTES).map_err(Error::ReadStdin)?
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut report = mcplogs::explain::explain(&text);
+    if !args.redact.no_redact {
+        mcplogs::explain::redact_report(&mut report, &text);
+    }
+    if report.entries.is_empty() {
+        return Err(Error::NothingToExplain);
+    }
+    let out = if args.output.json {
+        output::json_redacted(&explain_json(&report), !args.redact.no_redact)?
+    } else if args.redact.no_redact {
+        render::explain::explain_table(&report, output::width())
+    } else {
+        mcplogs::redact::output::text(&render::explain::explain_table(&report, output::width()))
+    };
+    if args.output.json {
+        output::stdout(&out)?;
+    } else {
+        output::screen(&out)?;
+    }
+    Ok(ExitCode::from_problems(report.has_problems()))
+}
+
+/// Nothing exists at `p`, not even a dangling link.
+fn names_no_file(p: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+}
+
+/// An argument that is text a user pasted rather than a path: it holds a space and a
+/// word of a status or log message, or a status glyph.
+fn looks_like_pasted_text(p: &std::path::Path) -> bool {
+    let t = p.to_string_lossy();
+    t.contains(['✓', '✔', '✗', '✘', '×', '⏸', '—', '…', '\n'])
+        || (t.contains(' ')
+            && [
+                "failed",
+                "Failed",
+                "Connected",
+                "error",
+                "Error",
+                "tools/list",
+                "timed out",
+            ]
+            .iter()
+            .any(|w| t.contains(w)))
+}

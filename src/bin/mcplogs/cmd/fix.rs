@@ -1,0 +1,281 @@
+//! `mcplogs fix [--undo]`: the library plans and applies; this module shows the diff,
+//! asks, and picks the exit code.
+
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use colored::Colorize;
+
+use crate::cli::FixArgs;
+use crate::cmd::settings::read_layers;
+use crate::error::{Error, FIX_NOT_NEEDED};
+use crate::exit_codes::ExitCode;
+use crate::output;
+use mcplogs::logs::discovery::Request;
+use mcplogs::render::settings::layer_name;
+use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::settings::EffectiveNegotiation;
+use mcplogs::settings::NEGOTIATION_KEY;
+use mcplogs::settings::fix::{self, FixOptions, FixPlan};
+use mcplogs::settings::layers::LayerKind;
+use mcplogs::settings::target::{self, FixTarget};
+use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
+
+/// The file to fix and why: `--settings` when given, else the layer that wins for the
+/// project with the least intrusion (`settings::target`). `None`: legacy is in effect
+/// already, nothing to write (said on stderr).
+fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Error> {
+    if let Some(p) = &args.settings {
+        // The undo record must name the file from any folder.
+        return std::path::absolute(p)
+            .map(|p| Some((p, None)))
+            .map_err(|source| Error::SettingsPath {
+                path: p.clone(),
+                source,
+            });
+    }
+    let layers = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
+    let target = target::choose(&layers);
+    match &target {
+        FixTarget::Write { path, .. } if !args.undo => {
+            Ok(Some((path.clone(), Some(target.reason()))))
+        }
+        // Undo needs the file mcplogs wrote, whatever wins now.
+        _ if args.undo => Ok(undo_target(&layers)),
+        FixTarget::InEffect { .. } => {
+            output::note(format_args!(
+                "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
+                target.reason(),
+                mcplogs::advice::VERIFY_COMMAND
+            ));
+            Ok(None)
+        }
+        _ => Err(Error::FixBlocked(Box::new(target))),
+    }
+}
+
+/// For `fix --undo` without `--settings`: the project's local file if mcplogs fixed it,
+/// else the user file.
+fn undo_target(layers: &EffectiveNegotiation) -> Option<(PathBuf, Option<String>)> {
+    let files: Vec<&PathBuf> = [LayerKind::Local, LayerKind::User]
+        .iter()
+        .filter_map(|k| layers.layers.iter().find(|l| l.kind == *k))
+        .filter_map(|l| l.path.as_ref())
+        .collect();
+    files
+        .iter()
+        .find(|p| undo::state_path(p).exists())
+        .or(files.last())
+        .map(|p| ((*p).clone(), None))
+}
+
+pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
+    let Some((path, why)) = settings_path(&args)? else {
+        return Ok(ExitCode::Clean);
+    };
+    if args.undo {
+        return run_undo(&args, &path);
+    }
+    let plan = fix::plan_fix(
+        &path,
+        FixOptions {
+            rewrite_strict: args.rewrite_strict,
+        },
+    )?;
+    if args.settings.is_some()
+        && let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone())
+    {
+        for l in layers.overriding(&path) {
+            output::warning(format!(
+                "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
+                layer_name(l),
+                l.negotiation.as_ref().map(|v| v.as_str()).unwrap_or(""),
+                path.display(),
+                layers.project_dir.display(),
+            ));
+        }
+    }
+    let pending = match plan {
+        FixPlan::AlreadyLegacy { path } => {
+            output::note(format_args!(
+                "{} already sets env.{NEGOTIATION_KEY} to \"legacy\": nothing to write.",
+                path.display()
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        FixPlan::Pending(p) => p,
+    };
+    if !args.force {
+        let names = servers_needing_fix(&args.home)?;
+        if names.is_empty() {
+            if !args.dry_run {
+                return Err(Error::FixNotNeeded);
+            }
+            output::warning(FIX_NOT_NEEDED);
+        } else {
+            output::note(format_args!("The legacy fix helps: {}", names.join(", ")));
+        }
+    }
+    if let Some(why) = &why {
+        output::note(format_args!("Writing {}: {why}.", path.display()));
+    }
+    print_diff(&pending.diff, args.dry_run)?;
+    if !go_ahead(args.dry_run, args.yes)? {
+        return Ok(ExitCode::Clean);
+    }
+    let applied = fix::apply_fix(&pending)?;
+    let undo_cmd = match &args.settings {
+        Some(p) => format!("mcplogs fix --undo --settings {}", p.display()),
+        None => format!(
+            "mcplogs fix --undo --settings {}",
+            mcplogs::text::shell_word(&path.display().to_string())
+        ),
+    };
+    output::note(format_args!(
+        "{} {}{}. Undo with `{undo_cmd}`.",
+        "Wrote".green().bold(),
+        path.display(),
+        applied
+            .backup
+            .as_ref()
+            .map(|b| format!(" (backup: {})", b.display()))
+            .unwrap_or_default(),
+    ));
+    output::note(format_args!(
+        "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
+        mcplogs::advice::VERIFY_COMMAND
+    ));
+    Ok(ExitCode::Clean)
+}
+
+fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
+    let pending = match undo::plan_undo(path, args.force)? {
+        UndoPlan::Pending(p) => p,
+        UndoPlan::NothingToUndo => {
+            output::note(format_args!(
+                "No mcplogs fix of {} to undo (no {}).",
+                path.display(),
+                undo::state_path(path).display()
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
+        // Only `setup --undo` plans this.
+        UndoPlan::NotOurs { .. } => return Ok(ExitCode::Clean),
+        UndoPlan::KeyChanged {
+            path,
+            now,
+            previous,
+        } => {
+            return Err(Error::UndoKeyChanged {
+                path,
+                now,
+                previous,
+            });
+        }
+    };
+    if pending.diff.is_empty() {
+        output::note(format_args!(
+            "{} is already as it was before mcplogs' fix.",
+            path.display()
+        ));
+    } else {
+        output::note(match pending.how {
+            UndoHow::RestoreBackup => "Unchanged since mcplogs' fix: restoring the backup.",
+            UndoHow::RemoveCreatedFile => {
+                "Unchanged since mcplogs' fix, which created it: removing the file."
+            }
+            UndoHow::RestoreKey => {
+                "Changed since mcplogs' fix: putting back only the key mcplogs set."
+            }
+        });
+        print_diff(&pending.diff, args.dry_run)?;
+        if !go_ahead(args.dry_run, args.yes)? {
+            return Ok(ExitCode::Clean);
+        }
+    }
+    undo::apply_undo(&pending)?;
+    let done = match pending.how {
+        UndoHow::RemoveCreatedFile => "Removed",
+        _ => "Restored",
+    };
+    output::note(format_args!("{} {}.", done.green().bold(), path.display()));
+    Ok(ExitCode::Clean)
+}
+
+/// After the diff: `--dry-run` stops here, and so does anything but a yes at the prompt.
+/// `true` means go ahead and write.
+pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
+    if dry_run {
+        output::note("Dry run: nothing written.");
+        return Ok(false);
+    }
+    let yes = confirm(yes)?;
+    if !yes {
+        output::note("Not applied: nothing written.");
+    }
+    Ok(yes)
+}
+
+/// Names of the scanned servers the fix helps. `homes` empty: this machine's caches.
+fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
+    let opts = ScanOptions {
+        request: Request {
+            homes: homes.to_vec(),
+            paths: Vec::new(),
+        },
+        ..ScanOptions::default()
+    };
+    let report = scan(&opts)?;
+    Ok(report
+        .servers
+        .iter()
+        .filter(|s| s.diagnosis.legacy_fix_applies())
+        .map(|s| format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")))
+        .collect())
+}
+
+/// The diff, secrets masked and control characters escaped, coloured on a terminal.
+pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
+    let diff = output::tilde(&mcplogs::redact::diff::for_display(diff));
+    let width = output::width();
+    let mut out = String::new();
+    for line in diff
+        .lines()
+        .flat_map(|l| mcplogs::text::layout::diff_line(l, width))
+    {
+        let line = line.as_str();
+        let painted = if line.starts_with("+++") || line.starts_with("---") {
+            line.bold()
+        } else if line.starts_with("@@") {
+            line.cyan()
+        } else if line.starts_with('+') {
+            line.green()
+        } else if line.starts_with('-') {
+            line.red()
+        } else {
+            line.normal()
+        };
+        out.push_str(&format!("{painted}\n"));
+    }
+    // As before the redesign, a diff that cannot be shown does not stop the command:
+    // the confirmation still stands between it and any write. A dry run shows nothing
+    // but the diff, so there a failed write is the command's failure (exit 2), not a
+    // silent success.
+    match output::screen(&out) {
+        Err(e) if dry_run => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// `--yes`, or a terminal answering y. No terminal and no `--yes`: refuse (exit 2),
+/// since nobody has seen the diff.
+fn confirm(yes: bool) -> Result<bool, Error> {
+    if yes {
+        return Ok(true);
+    }
+    if !io::stdin().is_terminal() {
+        return Err(Error::NotConfirmed);
+    }
+    output::ask("Apply? [y/N] ").map_err(Error::ReadAnswer)
+}

@@ -1,0 +1,487 @@
+//! `mcplogs probe`: flags, rendering and exit codes; the logic is in `mcplogs::probe`.
+//! (Its flags stay next to it: `ProbeArgs` is referenced from `cli::Command`.)
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+use mcplogs::claude_code::config::{self, ServerConfig, TransportKind};
+use mcplogs::json_doc;
+use mcplogs::probe::predict::NEWEST_KNOWN;
+use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
+use mcplogs::redact::Redactor;
+use mcplogs::render::probe as render;
+use mcplogs::safe_read;
+use mcplogs::settings::{Sources, effective_negotiation};
+
+#[derive(Debug, Args)]
+#[command(after_help = "EXAMPLES:
+  mcplogs probe                   # every server configured for this project
+  mcplogs probe github --claude-version 2.1.288 --json
+  mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
+  mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command node -- server.js --port 3   # its arguments after --
+  mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
+
+Names and options go in any order; with --command, the server's own arguments go
+after `--` or inside the command's quotes.
+
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
+2 usage error, unknown server name, or an unreadable configuration file and no server.")]
+pub struct ProbeArgs {
+    /// Configured server names [default: every server of the project]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
+    pub names: Vec<String>,
+
+    /// With --command: the server's own arguments, after `--` (they may start with `-`)
+    #[arg(value_name = "ARGS", last = true, requires = "command")]
+    pub command_args: Vec<String>,
+
+    /// The project whose servers and settings count [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Predict for this Claude Code version [default: `claude --version`, else the
+    /// newest version mcplogs knows]
+    #[arg(long, value_name = "V")]
+    pub claude_version: Option<String>,
+
+    /// Time budget per connection: handshake and every tools/list page (500ms, 30s, 2m)
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+
+    /// Stop following nextCursor after this many pages (Claude Code 2.1.332 stops at 250)
+    #[arg(long, value_name = "N", default_value_t = 250)]
+    pub max_pages: usize,
+
+    /// One JSON document on stdout (fields in docs/probe.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write every message of every connection to FILE as JSON lines (redacted; a
+    /// regular file only, created 0600; `-`: stdout, before the report)
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+
+    /// Probe this stdio command instead of a configured server (server-author mode)
+    #[arg(long, value_name = "CMD", conflicts_with = "url")]
+    pub command: Option<String>,
+
+    /// Probe this Streamable HTTP URL instead of a configured server
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// With --url: send this header (repeatable), e.g. "Authorization: Bearer ..."
+    #[arg(long = "header", value_name = "K:V", requires = "url")]
+    pub headers: Vec<String>,
+
+    /// With --url: the URL speaks the legacy HTTP+SSE transport
+    #[arg(long, requires = "url")]
+    pub sse: bool,
+
+    /// Run the server-author checks (both handshakes, pagination, every tool, unique
+    /// names, listChanged, budget); exit 0 all pass, 1 one fails, 2 usage error
+    #[arg(long)]
+    pub contract: bool,
+
+    /// Show configured secrets (env and header values) as they are
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+/// Why `--timeout` was refused.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum TimeoutArgError {
+    #[error("{0:?}: expected a duration such as 500ms, 30s or 2m")]
+    NotANumber(String),
+    #[error("{0:?}: unknown unit {1:?} (ms, s, m)")]
+    UnknownUnit(String, String),
+    #[error("{0:?}: must be between 1ms and 60m")]
+    OutOfRange(String),
+}
+
+/// `500ms`, `30s`, `2m`, or a bare number of seconds.
+fn parse_duration(s: &str) -> Result<Duration, TimeoutArgError> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| TimeoutArgError::NotANumber(s.to_string()))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        _ => {
+            return Err(TimeoutArgError::UnknownUnit(
+                s.to_string(),
+                unit.to_string(),
+            ));
+        }
+    };
+    if !(0.001..=3600.0).contains(&secs) {
+        return Err(TimeoutArgError::OutOfRange(s.to_string()));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Every server at once: each probe waits on its own process or socket.
+fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = servers
+            .iter()
+            .map(|s| scope.spawn(|| probe::probe_server(s, opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a probe thread panicked"))
+            .collect()
+    })
+}
+
+/// The servers that may be started without being named ([`ServerConfig::starts_unasked`]);
+/// one note on stderr per project server left out, saying how to probe it anyway.
+fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
+    let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
+    for s in &left {
+        note(format!(
+            "mcplogs: \"{}\": not probed: a project server (.mcp.json) you have not approved; its command and URL come with the project, so mcplogs starts it only when named (`{how}`)",
+            s.name
+        ));
+    }
+    run
+}
+
+/// Probes every server configured for `project` with the machine's settings, for
+/// `mcplogs report --probe`: the probes and the redactor that knows their configured
+/// secrets ([`render::redactor`]).
+pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redactor) {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+    let env = |k: &str| std::env::var(k).ok();
+    let resolved = config::resolve(global.as_deref(), project, &env);
+    let negotiation = effective_negotiation(&Sources::for_this_machine(project));
+    let opts = ProbeOptions {
+        claude_version: probe::installed_claude_version().unwrap_or(NEWEST_KNOWN),
+        negotiation: negotiation.value().cloned(),
+        limits: Limits::default(),
+        project_dir: Some(project.to_path_buf()),
+        both_modes: false,
+    };
+    let _ = crate::exit_codes::install_interrupt_handler();
+    let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
+    let probes = probe_all(&servers, &opts);
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), true);
+    (probes, redactor)
+}
+
+pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
+    let project = match &args.project {
+        Some(p) if !p.is_dir() => return Err(Error::NotAFolder(p.clone())),
+        Some(p) => std::path::absolute(p),
+        None => std::env::current_dir(),
+    };
+    let project = project.map_err(Error::ProjectFolder)?;
+
+    let (version, version_source) = match &args.claude_version {
+        Some(v) => match ClaudeVersion::parse(v) {
+            Some(v) => (v, "flag"),
+            None => {
+                return Err(Error::ClaudeVersion(v.clone()));
+            }
+        },
+        None => match probe::installed_claude_version() {
+            Some(v) => (v, "installed"),
+            None => (NEWEST_KNOWN, "newest-known"),
+        },
+    };
+    if !version.is_known() {
+        note(format!(
+            "mcplogs: note: Claude Code {version} was not observed; predicting from the nearest observed builds ({})",
+            probe::predict::KNOWN_VERSIONS
+                .map(|v| v.to_string())
+                .join(", ")
+        ));
+    }
+
+    let mut sources = Sources::for_this_machine(&project);
+    if let Some(d) = args.managed_dir.clone() {
+        sources.managed_dir = d;
+    }
+    let negotiation = effective_negotiation(&sources);
+    let negotiation_value = negotiation.value().cloned();
+
+    // which servers
+    if let (Some(first), Some(flag)) = (
+        args.names.first(),
+        match (&args.command, &args.url) {
+            (Some(_), _) => Some("--command"),
+            (None, Some(_)) => Some("--url"),
+            (None, None) => None,
+        },
+    ) {
+        return Err(Error::ProbeNameWithServer {
+            flag,
+            name: first.clone(),
+        });
+    }
+    let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
+        match ServerConfig::from_command(cmd, &args.command_args) {
+            Ok(c) => vec![c],
+            Err(source) => {
+                return Err(Error::ProbeServer {
+                    flag: "--command",
+                    source,
+                });
+            }
+        }
+    } else if let Some(url) = &args.url {
+        let kind = if args.sse {
+            TransportKind::Sse
+        } else {
+            TransportKind::Http
+        };
+        match ServerConfig::from_url(url, &args.headers, kind) {
+            Ok(c) => vec![c],
+            Err(source) => {
+                return Err(Error::ProbeServer {
+                    flag: "--url",
+                    source,
+                });
+            }
+        }
+    } else {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+        let env = |k: &str| std::env::var(k).ok();
+        let resolved = config::resolve(global.as_deref(), &project, &env);
+        for p in &resolved.problems {
+            output::warning(p);
+        }
+        if args.names.is_empty() {
+            if resolved.servers.is_empty() {
+                let searched: Vec<String> = resolved
+                    .searched
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                note(format!(
+                    "mcplogs: no MCP server configured for {} (searched: {})",
+                    project.display(),
+                    searched.join(", ")
+                ));
+                // A configuration file that could not be read (its warning is above)
+                // may hold the servers: that is an I/O error, not "nothing configured".
+                return Ok(if resolved.problems.is_empty() {
+                    ExitCode::Clean
+                } else {
+                    ExitCode::Error
+                });
+            }
+            let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
+            if servers.is_empty() {
+                return Ok(ExitCode::Clean);
+            }
+            servers
+        } else {
+            let mut picked = Vec::new();
+            let mut unknown = false;
+            for n in &args.names {
+                match resolved.servers.iter().find(|s| &s.name == n) {
+                    Some(s) => picked.push(s.clone()),
+                    None => {
+                        unknown = true;
+                        let names = resolved.servers.iter().map(|s| s.name.as_str());
+                        match config::suggest(n, names) {
+                            Some(s) => note(format!(
+                                "mcplogs: no server named {n:?} is configured for {}; did you mean {s:?}?",
+                                project.display()
+                            )),
+                            None => note(format!(
+                                "mcplogs: no server named {n:?} is configured for {} (configured: {})",
+                                project.display(),
+                                if resolved.servers.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    resolved
+                                        .servers
+                                        .iter()
+                                        .map(|s| s.name.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                }
+                            )),
+                        }
+                    }
+                }
+            }
+            if unknown {
+                return Err(Error::UnknownServers(args.names.len() - picked.len()));
+            }
+            picked
+        }
+    };
+
+    // Opened before any server starts: a FIFO, device or folder is refused at once
+    // (never opened for a blocking write), and a new file is 0600.
+    let transcript = match args.transcript.as_deref() {
+        None => None,
+        Some(p) if p == std::path::Path::new("-") => {
+            if args.json {
+                return Err(Error::TranscriptAndJsonOnStdout);
+            }
+            Some(None)
+        }
+        Some(p) => Some(Some(safe_read::create_private(p).map_err(|source| {
+            Error::OpenTranscript {
+                path: p.to_path_buf(),
+                source,
+            }
+        })?)),
+    };
+
+    if let Err(e) = crate::exit_codes::install_interrupt_handler() {
+        output::warning(format_args!(
+            "cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running"
+        ));
+    }
+    let opts = ProbeOptions {
+        claude_version: version,
+        negotiation: negotiation_value.clone(),
+        limits: Limits {
+            budget: args.timeout,
+            max_pages: args.max_pages,
+            ..Limits::default()
+        },
+        project_dir: Some(project.clone()),
+        both_modes: args.contract,
+    };
+    let probes = probe_all(&servers, &opts);
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
+    let budget_ms = args.timeout.as_millis() as u64;
+    let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
+        probes
+            .iter()
+            .map(|p| probe::contract(p, budget_ms))
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    if let Some(file) = transcript {
+        let text = render::transcript_lines(&probes, &redactor)?;
+        match file {
+            None => output::stdout(&text)?,
+            Some(mut f) => {
+                use std::io::Write;
+                f.write_all(text.as_bytes())
+                    .and_then(|_| f.flush())
+                    .map_err(|source| Error::WriteTranscript {
+                        path: args.transcript.clone().unwrap_or_default(),
+                        source,
+                    })?
+            }
+        }
+    }
+
+    let decided_by = negotiation.deciding_layer().map(|l| match &l.path {
+        Some(p) => format!("{} ({})", l.kind.as_str(), p.display()),
+        None => l.kind.as_str().to_string(),
+    });
+    let text = if args.json {
+        let doc = json_doc::ProbeDocument {
+            schema_version: json_doc::PROBE_SCHEMA_VERSION,
+            project: project.display().to_string(),
+            claude_version: version.to_string(),
+            claude_version_source: version_source.to_string(),
+            negotiation: json_doc::ProbeNegotiation {
+                value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
+                decided_by,
+            },
+            servers: probes
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    render::server_json(p, contracts.get(i).map(Vec::as_slice), &redactor)
+                })
+                .collect(),
+        };
+        // Each field was redacted as the document was built; the secret rules pass over
+        // the whole document once more (as every command's JSON), then the one JSON
+        // printer writes it (DEL, C1 and bidi controls `\u`-escaped).
+        let mut v = serde_json::to_value(&doc)?;
+        if redactor.is_enabled() {
+            mcplogs::redact::output::json_secrets(&mut v);
+        }
+        output::json(&v)?
+    } else {
+        let width = output::width().unwrap_or(80);
+        let mut out = String::new();
+        for (i, p) in probes.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&render::server_text(p, width, &redactor));
+            if let Some(c) = contracts.get(i) {
+                out.push_str(&render::contract_text(c, width, &redactor));
+            }
+        }
+        // Each field was redacted before it was cut to fit; the secret rules pass over
+        // the finished text once more, as over every command's output.
+        if redactor.is_enabled() {
+            mcplogs::redact::output::text(&out)
+        } else {
+            out
+        }
+    };
+    if args.json {
+        output::stdout(&text)?;
+    } else {
+        output::screen(&text)?;
+    }
+    Ok(exit_code(&args, &probes, &contracts))
+}
+
+fn exit_code(
+    args: &ProbeArgs,
+    probes: &[ServerProbe],
+    contracts: &[Vec<probe::ContractCheck>],
+) -> ExitCode {
+    let problems = if args.contract {
+        contracts.iter().flatten().any(|c| c.passed == Some(false))
+    } else {
+        probes.iter().any(|p| p.prediction.verdict.is_problem())
+    };
+    ExitCode::from_problems(problems)
+}
+
+/// A line on stderr with its secrets hidden: server names and commands come from
+/// configuration files, and a name can hold a token (`tok_ghp_…`).
+fn note(line: String) {
+    output::note(mcplogs::redact::output::text(&line));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("3h").is_err());
+    }
+}

@@ -1,0 +1,70 @@
+//! `mcplogs prune`: shows the plan, asks (or refuses without a terminal), deletes.
+//! Every decision and safety check lives in the library (`mcplogs::disk::prune`).
+
+use std::io::{self, IsTerminal};
+
+use mcplogs::disk::prune::{self, Outcome, Plan, PruneOptions};
+use mcplogs::render::prune::{outcome_text, plan_text, prune_json, question};
+
+use crate::cli::PruneArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
+    let opts = PruneOptions {
+        paths: args.paths,
+        homes: args.home,
+        older_than: args.older_than,
+        index: args.cache.index_dir(),
+    };
+    let plan = prune::plan(&opts, mcplogs::time::now_system())?;
+    output::grouped_warnings(&plan.warnings, false);
+    // What the table shows, redacted before it is laid out (a token in a folder name
+    // would otherwise shift the columns once masked); deleting uses `plan` itself.
+    let mut shown = plan.clone();
+    for g in &mut shown.groups {
+        g.project = mcplogs::redact::output::text(&g.project);
+        g.server = mcplogs::redact::output::text(&g.server);
+    }
+    let json = args.output.json;
+    let show = |outcome: Option<&Outcome>| -> Result<(), Error> {
+        if json {
+            output::stdout(&output::json_redacted(&prune_json(&plan, outcome), true)?)
+        } else {
+            match outcome {
+                None => output::screen(&mcplogs::redact::output::text(&plan_text(
+                    &shown,
+                    output::width(),
+                ))),
+                Some(o) => output::screen(&mcplogs::redact::output::text(&outcome_text(o))),
+            }
+        }
+    };
+    if args.dry_run || plan.files == 0 {
+        show(None)?;
+        return Ok(ExitCode::Clean);
+    }
+    if !args.yes {
+        if !io::stdin().is_terminal() {
+            show(None)?;
+            return Err(Error::NotConfirmedPrune);
+        }
+        if !json {
+            show(None)?;
+        }
+        if !ask(&plan)? {
+            output::note("mcplogs: nothing deleted");
+            return Ok(ExitCode::Clean);
+        }
+    }
+    let outcome = prune::execute(&plan, mcplogs::time::now_system());
+    output::warnings(&outcome.skipped);
+    show(Some(&outcome))?;
+    Ok(ExitCode::Clean)
+}
+
+/// `Delete N files (X GiB)? [y/N]` on a terminal; end of input is a no.
+fn ask(plan: &Plan) -> Result<bool, Error> {
+    output::ask(&question(plan)).map_err(Error::ReadAnswer)
+}

@@ -1,0 +1,302 @@
+//! `mcplogs report`: scan as `scan` does, build the report, redact it, fit it under
+//! GitHub's limit, and write it to stdout or `--output`. Everything written to stderr
+//! goes through the same redactor as the report.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use mcplogs::redact::{Redactor, RedactorBuilder};
+use mcplogs::report::{self, GITHUB_BODY_LIMIT, Versions};
+use mcplogs::scan::scan;
+use mcplogs::settings;
+
+use crate::cli::ReportArgs;
+use crate::cmd::scan::nothing_found;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+/// How long `claude --version` may take before the version is "unknown".
+const CLAUDE_VERSION_TIMEOUT: Duration = Duration::from_secs(1);
+
+pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
+    let no_redact = args.redact.no_redact;
+    let opts = mcplogs::scan::ScanOptions {
+        index: args.cache.index_dir(),
+        ..args.discovery.scan_options()
+    };
+    let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let machine = RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
+        std::env::var_os(k)
+    })
+    .mask_hosts(!args.keep_hosts);
+    // For messages written before the report exists (a bad path on the command line).
+    let early = if no_redact {
+        Redactor::disabled()
+    } else {
+        machine.clone().build()
+    };
+    if no_redact {
+        output::note(
+            "mcplogs: --no-redact: this report is NOT redacted; home folders, user names and any secrets in the logs appear as they are",
+        );
+    }
+
+    let mut scanned = scan(&opts).map_err(|e| Error::Redacted {
+        message: early.redact(&e.to_string()),
+        source: e.error,
+    })?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(&opts.request.homes, dir);
+        if let Some(d) = &args.managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    mcplogs::advice::attach_with(&mut scanned, &cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
+
+    // Read the problem servers' stderr records again: the report's one extra read of
+    // the logs. A file that fails here is a warning (shown below, redacted, and listed in
+    // the report), not an error.
+    let stderr = report::stderr::gather(&scanned);
+    let mut rep = report::build(
+        &scanned,
+        &stderr,
+        &negotiation,
+        Versions::this_machine(claude_version()),
+    );
+    let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
+    rep.set_launches(&|name| launches.get(name).map(|l| config_redactor.redact(l)));
+    if !no_redact {
+        rep.redact(machine);
+    }
+    let redactor = rep.redactor().clone();
+    output::warnings(&rep.warnings);
+    // `--probe` brings its own content (the servers as they answer now), so it writes a
+    // report whatever the logs hold, as `--force` does.
+    let force = args.force || args.probe;
+    if let Some(m) = nothing_found(&scanned, &opts) {
+        if !force {
+            let m = m.trim_start_matches("mcplogs: ");
+            return Err(Error::NothingToReport {
+                detail: redactor.redact(m),
+            });
+        }
+        output::note(redactor.redact(&m));
+    }
+    if !force && let Some(code) = refuse(&rep) {
+        return Ok(code);
+    }
+
+    // `--probe`: this project's configured servers, probed; redacted with the probe's
+    // redactor (which knows their configured secrets), then like the rest.
+    let probed = args
+        .probe
+        .then(|| crate::cmd::probe::probe_for_report(&cwd));
+    let text = if args.output.json {
+        let mut doc = report::json::report_json(&rep);
+        doc.probe = probed.as_ref().map(|(probes, probe_redactor)| {
+            probes
+                .iter()
+                .map(|p| mcplogs::render::probe::server_json(p, None, probe_redactor))
+                .collect()
+        });
+        let mut doc = serde_json::to_value(doc)?;
+        mcplogs::redact::output::json_value(&redactor, &mut doc);
+        output::json(&doc)?
+    } else {
+        let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
+        if !fitted.omitted.is_empty() {
+            output::note(format_args!(
+                "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} left out{}",
+                mcplogs::text::count(fitted.omitted.total(), "log record"),
+                if fitted.omitted.cut {
+                    ", and its end cut"
+                } else {
+                    ""
+                }
+            ));
+        }
+        match &probed {
+            Some((probes, probe_redactor)) => format!(
+                "{text}{}",
+                redactor.redact(&mcplogs::render::probe::markdown_summary(
+                    probes,
+                    probe_redactor
+                ))
+            ),
+            None => text,
+        }
+    };
+
+    let written = match &args.output_file {
+        Some(path) => std::fs::write(
+            path,
+            mcplogs::text::sanitize::output(&text, false).as_bytes(),
+        )
+        .map(|_| {
+            output::note(format_args!(
+                "mcplogs: report written to {} ({} characters)",
+                redactor.redact(&path.display().to_string()),
+                text.chars().count()
+            ));
+        }),
+        None => output::write_stdout(&text),
+    };
+    if let Err(source) = written {
+        let target = args
+            .output_file
+            .as_ref()
+            .map(|p| redactor.redact(&p.display().to_string()))
+            .unwrap_or_else(|| "stdout".to_string());
+        return Err(Error::WriteReport { target, source });
+    }
+    Ok(ExitCode::from_problems(rep.has_problems()))
+}
+
+/// The first line `claude --version` prints, if it answers within a second. A reader
+/// thread holds the pipe, so a `claude` that hangs (or leaves a child holding its
+/// stdout) cannot block the report.
+fn claude_version() -> Option<String> {
+    let candidates: &[&str] = if cfg!(windows) {
+        &["claude", "claude.cmd"]
+    } else {
+        &["claude"]
+    };
+    let mut child = candidates.iter().find_map(|c| {
+        Command::new(c)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()
+    })?;
+    let mut stdout = child.stdout.take()?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        let _ = tx.send(s);
+    });
+    match rx.recv_timeout(CLAUDE_VERSION_TIMEOUT) {
+        Ok(out) => {
+            let ok = child.wait().is_ok_and(|s| s.success());
+            let line = out.lines().map(str::trim).find(|l| !l.is_empty())?;
+            ok.then(|| mcplogs::text::whole_words(line, 200).to_string())
+        }
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            None
+        }
+    }
+}
+
+/// Without `--force`, no report where none is due: no failing server (exit 0), or only
+/// failures of the user's own set-up, which get their fix instead (exit 1). `None`: write
+/// the report.
+fn refuse(rep: &report::Report) -> Option<ExitCode> {
+    use mcplogs::advice::Audience;
+    match rep.audience() {
+        None => {
+            let tolerated = rep
+                .servers
+                .iter()
+                .filter(|s| s.verdict == mcplogs::classify::verdict::Verdict::Tolerated)
+                .count();
+            output::note(format_args!(
+                "mcplogs: no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
+                mcplogs::text::count(rep.servers.len(), "server"),
+                if tolerated > 0 {
+                    format!(
+                        "; {tolerated} {} only because Claude Code fills in missing fields, which their authors may want to know",
+                        mcplogs::text::agree(tolerated, "works", "work")
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+            Some(ExitCode::Clean)
+        }
+        Some(Audience::UserConfig) => {
+            output::note(
+                "mcplogs: no report written: what fails is this machine's own set-up, which no bug tracker can fix. The fix:",
+            );
+            for s in rep.problem_servers() {
+                output::note(format_args!(
+                    "  {}: {}",
+                    mcplogs::text::sanitize::text(&s.name),
+                    s.recommendation
+                ));
+            }
+            output::note("(`--force` writes a report anyway)");
+            Some(ExitCode::from_problems(true))
+        }
+        Some(_) => None,
+    }
+}
+
+/// How each scanned server is configured to start, by name: `command args…` (as a shell
+/// reads it) or the URL, from Claude Code's configuration for the server's project (the
+/// user's and that project's files). No environment or header value is included; the
+/// redactor returned knows the configured secret values, should one sit in an argument.
+fn launches(
+    scanned: &mcplogs::scan::ScanReport,
+    homes: &[std::path::PathBuf],
+    cwd: &std::path::Path,
+) -> (
+    std::collections::HashMap<String, String>,
+    mcplogs::redact::Redactor,
+) {
+    use mcplogs::claude_code::config::{self, TransportKind};
+    // `--home DIR`: that home's configuration (its `.claude.json`), not this user's
+    let globals: Vec<Option<std::path::PathBuf>> = if homes.is_empty() {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        vec![config::global_config_path(home.as_deref(), &|k| {
+            std::env::var(k).ok()
+        })]
+    } else {
+        homes
+            .iter()
+            .map(|h| config::global_config_path(Some(h), &|_| None))
+            .collect()
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let mut projects: Vec<std::path::PathBuf> = scanned
+        .servers
+        .iter()
+        .filter_map(|s| s.project.as_deref().map(std::path::PathBuf::from))
+        .collect();
+    projects.push(cwd.to_path_buf());
+    projects.sort();
+    projects.dedup();
+    let mut configs = Vec::new();
+    for global in &globals {
+        for p in &projects {
+            configs.extend(config::resolve(global.as_deref(), p, &env).servers);
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for c in &configs {
+        let line = match c.transport {
+            TransportKind::Stdio => std::iter::once(&c.command)
+                .chain(&c.args)
+                .map(|w| mcplogs::text::shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+            TransportKind::Http | TransportKind::Sse => {
+                format!("{} ({})", c.url, c.transport.as_str())
+            }
+        };
+        out.entry(c.name.clone()).or_insert(line);
+    }
+    let redactor = mcplogs::render::probe::redactor(&configs.iter().collect::<Vec<_>>(), true);
+    (out, redactor)
+}

@@ -1,0 +1,142 @@
+//! `mcplogs scan`: every server's verdict, as a table or one JSON document.
+
+use mcplogs::render;
+use mcplogs::scan::{ScanOptions, ScanReport, scan_with_progress};
+use mcplogs::settings;
+
+use crate::cli::ScanArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+use crate::progress::ScanProgress;
+
+/// After "no logs found": where logs come from.
+pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
+
+pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
+    let opts = ScanOptions {
+        all: args.all,
+        index: args.cache.index_dir(),
+        ..args.discovery.scan_options()
+    };
+    let bar = ScanProgress::new();
+    let mut report = scan_with_progress(&opts, &|p| bar.update(p))?;
+    bar.finish();
+    if !args.redact.no_redact {
+        mcplogs::scan::redact_report(&mut report);
+    }
+    output::grouped_warnings(&report.warnings, args.verbose);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let homes = &opts.request.homes;
+    let managed_dir = args.managed_dir.clone();
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(homes, dir);
+        if let Some(d) = &managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    mcplogs::advice::attach_with(&mut report, &cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
+    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    if let Some(m) = nothing_found(&report, &opts) {
+        output::note(m);
+        // A --server name that matches none of the servers found is a usage error.
+        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
+            return Ok(ExitCode::Error);
+        }
+    }
+    let text = if args.output.json {
+        // Written as it is made: for 100,000 servers the whole document would be 150 MB.
+        output::json_streamed(
+            &render::scan::scan_json_head(
+                &report,
+                mcplogs::render::settings::settings_layers_json(&negotiation),
+            ),
+            "servers",
+            render::scan::scan_json_servers(&report),
+            !args.redact.no_redact,
+        )?;
+        return Ok(ExitCode::from_problems(report.has_problems()));
+    } else if report.servers.is_empty() {
+        String::new()
+    } else {
+        let width = output::width();
+        let home = output::home().map(str::to_string);
+        let mut t = render::scan::scan_screen(
+            &report,
+            &render::scan::ScreenOptions {
+                width,
+                home,
+                cwd: std::env::current_dir()
+                    .ok()
+                    .map(|d| d.display().to_string()),
+                verbose: args.verbose,
+            },
+        );
+        t.push_str("\nSettings (for this folder)\n");
+        for line in mcplogs::render::settings::summary_lines(&negotiation) {
+            t.push_str(&mcplogs::text::layout::wrap(&line, "  ", 4, width));
+        }
+        if args.redact.no_redact {
+            t
+        } else {
+            mcplogs::redact::output::text(&t)
+        }
+    };
+    output::screen(&text)?;
+    Ok(ExitCode::from_problems(report.has_problems()))
+}
+
+/// The stderr line for a scan that found no server, if it found none.
+pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<String> {
+    if !report.servers.is_empty() {
+        return None;
+    }
+    let searched: Vec<String> = report
+        .searched
+        .iter()
+        .map(|p| mcplogs::text::sanitize::text(&p.display().to_string()).into_owned())
+        .collect();
+    let known = &report.unfiltered_names;
+    if let Some(want) = &opts.server
+        && !known.is_empty()
+    {
+        let hint = mcplogs::claude_code::names::did_you_mean(want, known)
+            .map(|n| format!(" Did you mean `{n}`?"))
+            .unwrap_or_default();
+        return Some(format!(
+            "mcplogs: no server named {want:?}.{hint} Known servers: {}",
+            known.join(", ")
+        ));
+    }
+    if let Some(want) = &opts.project
+        && !known.is_empty()
+    {
+        return Some(format!(
+            "mcplogs: no project path contains {want:?} ({} found in other projects: `mcplogs du` lists the projects)",
+            mcplogs::text::count(known.len(), "server")
+        ));
+    }
+    if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {
+        let now = mcplogs::time::now();
+        return Some(format!(
+            "mcplogs: no MCP server activity since {}; the newest log was last written {} ({}). Widen --since, or drop it",
+            mcplogs::time::format_iso(since).replace(".000Z", "Z"),
+            mcplogs::time::age(now - newest),
+            mcplogs::time::format_iso(newest).replace(".000Z", "Z"),
+        ));
+    }
+    let filtered = opts.server.is_some() || opts.project.is_some();
+    Some(format!(
+        "mcplogs: no MCP server logs{} found (searched: {}){}",
+        if filtered {
+            " matching the filters"
+        } else {
+            ""
+        },
+        searched.join(", "),
+        if filtered { "" } else { NO_LOGS_HINT }
+    ))
+}

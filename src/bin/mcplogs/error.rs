@@ -1,0 +1,200 @@
+//! The binary's one error type. Library errors state facts; the variants here add what
+//! only the command line knows (which flag to pass, what to run next). `main` prints an
+//! error once, with its `source()` chain, and `exit_codes` maps it to the exit code.
+
+use std::io;
+use std::path::PathBuf;
+
+use mcplogs::logs::discovery::DiscoveryError;
+use mcplogs::safe_read::ReadError;
+use mcplogs::settings::{NEGOTIATION_KEY, NegotiationValue, SettingsError};
+
+/// Why `fix` refuses without `--force` (also shown as a warning with `--dry-run`).
+pub const FIX_NOT_NEEDED: &str = "no scanned server needs the legacy fix (MCP_PROTOCOL_NEGOTIATION=legacy helps only servers whose tools/list failed under the modern protocol era)";
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `MCPLOGS_NOW` is set to something that is not a time.
+    #[error(transparent)]
+    Clock(#[from] mcplogs::time::ClockError),
+    /// `mcplogs docs TOPIC` / `mcplogs man SUBCOMMAND` naming nothing there is.
+    #[error("no {kind} named {given:?} (there are: {known})")]
+    UnknownTopic {
+        kind: &'static str,
+        given: String,
+        known: String,
+    },
+    /// `mcplogs man --install`: the folder cannot be written.
+    #[error("cannot write man pages to {}: {source}", .dir.display())]
+    ManInstall { dir: PathBuf, source: io::Error },
+    /// A path named on the command line cannot be read.
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
+    /// Reading, planning or writing a settings file failed.
+    #[error("{0}{hint}", hint = settings_hint(.0))]
+    Settings(#[from] SettingsError),
+    /// A JSON document could not be serialized.
+    #[error("cannot write JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// `explain FILE`: the file cannot be read.
+    #[error("{}: {source}", .path.display())]
+    ReadFile { path: PathBuf, source: ReadError },
+    /// `explain` from stdin: stdin cannot be read.
+    #[error("stdin: {0}")]
+    ReadStdin(#[source] ReadError),
+    /// `explain`: the input holds nothing it recognises.
+    #[error(
+        "no server lines recognised: give `claude mcp list` output (for example `claude mcp list | mcplogs explain`) or one error message from an MCP log"
+    )]
+    NothingToExplain,
+    /// `report` with no logs to report on (without `--force`); `detail` says what was
+    /// searched, already redacted.
+    #[error("nothing to report: {detail} (`--force` writes a report anyway)")]
+    NothingToReport { detail: String },
+    /// `fix`: no file mcplogs may write can take effect (a managed file decides, or the
+    /// user file cannot be located).
+    #[error("not writing anything: {}{}", .0.reason(), fix_blocked_hint(.0))]
+    FixBlocked(Box<mcplogs::settings::target::FixTarget>),
+    /// stdout failed (other than a closed pipe, which is not an error).
+    #[error("cannot write output: {0}")]
+    WriteOutput(#[source] io::Error),
+    /// `report`: stdout or `--output FILE` failed; `target` is already redacted.
+    #[error("cannot write {target}: {source}")]
+    WriteReport { target: String, source: io::Error },
+    /// `report`: an error whose text went through the report's redactor.
+    #[error("{message}")]
+    Redacted { message: String, source: io::Error },
+    /// `probe --claude-version` that is not a version.
+    #[error("--claude-version {0:?}: expected a version such as 2.1.288")]
+    ClaudeVersion(String),
+    /// `probe --command`/`--url`/`--header` that cannot be used.
+    #[error("{flag}: {source}")]
+    ProbeServer {
+        flag: &'static str,
+        source: mcplogs::claude_code::config::CommandLineError,
+    },
+    /// `probe NAME... --command/--url`: a name beside the server the flag gives.
+    #[error(
+        "{flag} gives the server to probe, so {name:?} cannot also name a configured one{}",
+        if *flag == "--command" {
+            "; the command's own arguments go after `--` (mcplogs probe --command node -- server.js --port 3) or inside its quotes (--command \"node server.js --port 3\")"
+        } else {
+            ""
+        }
+    )]
+    ProbeNameWithServer { flag: &'static str, name: String },
+    /// `probe NAME...` naming servers that are not configured (each named on stderr).
+    #[error("{0} unknown server name(s)")]
+    UnknownServers(usize),
+    /// `probe --transcript FILE` cannot be written.
+    #[error("{}: cannot write the transcript", path.display())]
+    WriteTranscript { path: PathBuf, source: io::Error },
+    /// `probe --transcript FILE` names something that is not a regular file (a FIFO, a
+    /// device, a folder), or it cannot be created: refused before any server starts.
+    #[error("{}: cannot write the transcript there: {source}", path.display())]
+    OpenTranscript { path: PathBuf, source: ReadError },
+    /// `probe --transcript - --json`: both would go to stdout.
+    #[error("--transcript - and --json both write to stdout; name a file for the transcript")]
+    TranscriptAndJsonOnStdout,
+    /// `--project DIR` is not a folder.
+    #[error("{}: not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// The current directory cannot be found.
+    #[error("cannot find the project folder: {0}")]
+    ProjectFolder(#[source] io::Error),
+    /// `--settings PATH` cannot be made absolute.
+    #[error("{}: {source}", .path.display())]
+    SettingsPath { path: PathBuf, source: io::Error },
+    /// No home folder, so no default settings file.
+    #[error("cannot find the home folder: name the settings file with --settings PATH")]
+    NoHomeFolder,
+    /// `fix` without `--force` when no scanned server needs it.
+    #[error("{FIX_NOT_NEEDED}; pass --force to apply it anyway")]
+    FixNotNeeded,
+    /// No `--yes` and no terminal to ask.
+    #[error(
+        "refusing to write without confirmation: standard input is not a terminal (read the diff, then run again with --yes)"
+    )]
+    NotConfirmed,
+    /// `prune` without `--yes` and no terminal to ask.
+    #[error(
+        "refusing to delete without confirmation: standard input is not a terminal (read the plan, then run again with --yes)"
+    )]
+    NotConfirmedPrune,
+    /// `prune` cannot work on a named path.
+    #[error(transparent)]
+    Prune(#[from] mcplogs::disk::prune::PruneError),
+    /// The confirmation prompt could not be read.
+    #[error("cannot read the answer: {0}")]
+    ReadAnswer(#[source] io::Error),
+    /// `fix --undo`: the settings file is gone.
+    #[error("{} was removed since mcplogs' fix; nothing to put back", .path.display())]
+    UndoFileRemoved { path: PathBuf },
+    /// `fix --undo`: the user changed the key since the fix.
+    #[error(
+        "env.{NEGOTIATION_KEY} in {} is now {}, not the \"legacy\" mcplogs set: leaving that change alone (--force {})",
+        .path.display(),
+        now_text(.now),
+        force_text(.previous)
+    )]
+    UndoKeyChanged {
+        path: PathBuf,
+        now: Option<NegotiationValue>,
+        previous: Option<String>,
+    },
+    /// `setup`: the layers would stop the status line or hook from ever running.
+    #[error("not writing anything: {0}")]
+    SetupBlocked(#[from] mcplogs::settings::setup::Blocked),
+}
+
+/// The command-line advice when `fix` has no file it may write.
+fn fix_blocked_hint(t: &mcplogs::settings::target::FixTarget) -> &'static str {
+    match t {
+        mcplogs::settings::target::FixTarget::NoUserFile => {
+            " (set HOME or CLAUDE_CONFIG_DIR, or name the file with --settings)"
+        }
+        _ => "",
+    }
+}
+
+/// The command-line advice for a settings error, if there is one.
+fn settings_hint(e: &SettingsError) -> &'static str {
+    match e {
+        SettingsError::NotStrict { .. } => {
+            ". mcplogs will not edit it as it is: remove the comments and trailing commas by hand, or run `mcplogs fix --rewrite-strict` to convert it to strict JSON (the diff shows what is dropped)"
+        }
+        _ => "",
+    }
+}
+
+fn now_text(now: &Option<NegotiationValue>) -> String {
+    match now {
+        Some(v) => format!("\"{v}\""),
+        None => "absent".into(),
+    }
+}
+
+fn force_text(previous: &Option<String>) -> String {
+    match previous {
+        Some(v) => format!("puts back {v}"),
+        None => "removes it".into(),
+    }
+}
+
+impl Error {
+    /// The message and every cause not already part of it, joined by ": ". Most library
+    /// messages already name their cause; the chain adds what they leave out.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(c) = cause {
+            let t = c.to_string();
+            if !text.contains(&t) {
+                text.push_str(": ");
+                text.push_str(&t);
+            }
+            cause = c.source();
+        }
+        text
+    }
+}

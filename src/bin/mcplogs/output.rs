@@ -1,0 +1,535 @@
+//! Everything the binary writes goes through here. stdout: a closed pipe (`| head`) is
+//! success, any other failure an error. stderr: diagnostics only, and a full or closed
+//! stderr is never a reason to panic or to fail a command that did its work.
+
+use std::fmt::Display;
+use std::io::{self, Write};
+
+use colored::Colorize;
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// Whether colour is on (terminal, `--color`, `NO_COLOR`): the sanitizer then keeps
+/// mcplogs' own colour sequences.
+fn colour_on() -> bool {
+    colored::control::SHOULD_COLORIZE.should_colorize()
+}
+
+/// Writes `text` to stdout, through the sanitizer's last pass (no raw control
+/// character from a file name, a log or a setting reaches the terminal).
+pub fn stdout(text: &str) -> Result<(), Error> {
+    write_stdout(text).map_err(Error::WriteOutput)
+}
+
+/// A screen (human output, never JSON) on stdout: the layout toolkit's last pass
+/// ([`mcplogs::text::layout::fit`]) keeps every line within the terminal's width,
+/// whatever a renderer missed; piped, it is written as it is.
+pub fn screen(text: &str) -> Result<(), Error> {
+    stdout(&mcplogs::text::layout::fit(text, width()))
+}
+
+/// [`stdout`] with the raw I/O error, for a caller that words its own message.
+pub fn write_stdout(text: &str) -> io::Result<()> {
+    let text = mcplogs::text::sanitize::output(text, colour_on());
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// One JSON document, pretty-printed, with a final newline: the form every `--json` has.
+/// DEL, C1 and bidi controls, which serde_json writes raw, are `\u`-escaped.
+pub fn json<T: Serialize + ?Sized>(doc: &T) -> Result<String, Error> {
+    let text = serde_json::to_string_pretty(doc)?;
+    let mut text = mcplogs::text::sanitize::json(&text).into_owned();
+    text.push('\n');
+    Ok(text)
+}
+
+/// [`json`], with every string value passed through the secret rules of the redactor
+/// first when `redact` (the last redaction pass of a JSON document).
+pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<String, Error> {
+    if !redact {
+        return json(doc);
+    }
+    let mut value = serde_json::to_value(doc)?;
+    mcplogs::redact::output::json_secrets(&mut value);
+    json(&value)
+}
+
+/// [`json_redacted`] written to stdout as it is serialised, for a document with one
+/// long array: `head` is the document with the array (its field `field`) empty, and
+/// `rows` its elements, each serialised (and redacted) when its turn comes, so only one
+/// element at a time exists as JSON. The bytes are those of [`json_redacted`] of the
+/// whole document followed by [`stdout`]: the same pretty form, each string value
+/// through the same secret rules (which look at one value, or two neighbouring strings
+/// of one array, at a time), the same escapes. A closed pipe is success.
+pub fn json_streamed<H, T>(
+    head: &H,
+    field: &str,
+    rows: impl Iterator<Item = T>,
+    redact: bool,
+) -> Result<(), Error>
+where
+    H: Serialize + ?Sized,
+    T: Serialize,
+{
+    let written = write_streamed(
+        head,
+        field,
+        rows,
+        redact,
+        colour_on(),
+        io::stdout().lock(),
+        1 << 16,
+    );
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(Error::WriteOutput),
+    }
+}
+
+/// [`json_streamed`] into `out`, through a buffer of `capacity` bytes.
+fn write_streamed<H, T>(
+    head: &H,
+    field: &str,
+    rows: impl Iterator<Item = T>,
+    redact: bool,
+    colour: bool,
+    out: impl Write,
+    capacity: usize,
+) -> io::Result<()>
+where
+    H: Serialize + ?Sized,
+    T: Serialize,
+{
+    let mut head = serde_json::to_value(head)?;
+    if redact {
+        mcplogs::redact::output::json_secrets(&mut head);
+    }
+    let out = SafeWriter {
+        inner: out,
+        pending: Vec::new(),
+        colour,
+    };
+    let mut buffered = io::BufWriter::with_capacity(capacity, out);
+    let serde_json::Value::Object(head) = head else {
+        // Not an object: nothing to stream into.
+        serde_json::to_writer_pretty(&mut buffered, &head)?;
+        buffered.write_all(b"\n")?;
+        return buffered.flush();
+    };
+    let doc = Streamed {
+        head: &head,
+        field,
+        rows: std::cell::RefCell::new(Some(rows)),
+        redact,
+    };
+    {
+        let mut ser = serde_json::Serializer::pretty(&mut buffered);
+        doc.serialize(&mut ser)
+            .map_err(|e| match e.io_error_kind() {
+                Some(kind) => io::Error::new(kind, e),
+                None => io::Error::other(e),
+            })?;
+    }
+    buffered.write_all(b"\n")?;
+    buffered.flush()
+}
+
+/// The document of [`json_streamed`]: `head`'s entries in order, `field`'s array
+/// made of `rows`.
+struct Streamed<'a, I> {
+    head: &'a serde_json::Map<String, serde_json::Value>,
+    field: &'a str,
+    rows: std::cell::RefCell<Option<I>>,
+    redact: bool,
+}
+
+impl<I, T> Serialize for Streamed<'_, I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.head.len()))?;
+        for (k, v) in self.head {
+            if k == self.field {
+                map.serialize_entry(k, &Rows(self))?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+struct Rows<'a, 'b, I>(&'a Streamed<'b, I>);
+
+impl<I, T> Serialize for Rows<'_, '_, I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let rows = self.0.rows.borrow_mut().take();
+        let mut seq = s.serialize_seq(None)?;
+        for row in rows.into_iter().flatten() {
+            if self.0.redact {
+                let mut v = serde_json::to_value(&row).map_err(S::Error::custom)?;
+                mcplogs::redact::output::json_secrets(&mut v);
+                seq.serialize_element(&v)?;
+            } else {
+                seq.serialize_element(&row)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Passes serde_json's output through [`mcplogs::text::sanitize::json`] and
+/// [`mcplogs::text::sanitize::output`], as [`json`] and [`stdout`] do with a whole document:
+/// both work character by character on serde_json's output (which holds no raw ESC, so
+/// no colour sequence can span two writes), so whole characters at a time are enough;
+/// a character split between two writes waits in `pending`.
+struct SafeWriter<W: Write> {
+    inner: W,
+    pending: Vec<u8>,
+    colour: bool,
+}
+
+impl<W: Write> Write for SafeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(s) => s.len(),
+            // At most 3 bytes of a character cut at the end; anything else is not
+            // serde_json's output.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&self.pending[..valid]).expect("checked above");
+        let text = mcplogs::text::sanitize::json(text);
+        let text = mcplogs::text::sanitize::output(&text, self.colour);
+        self.inner.write_all(text.as_bytes())?;
+        self.pending.drain(..valid);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "output ends inside a character",
+            ));
+        }
+        self.inner.flush()
+    }
+}
+
+/// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
+/// closed stderr must not undo or hide work already done.
+/// The line is one line: a line break inside it (from a file or folder name, such as
+/// the path in "Wrote <path>") is shown escaped, so no name can forge a line of its own.
+/// This user's home folder, shown as `~` in every path mcplogs prints.
+pub fn home() -> Option<&'static str> {
+    static HOME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| directories::BaseDirs::new().map(|b| b.home_dir().display().to_string()))
+        .as_deref()
+}
+
+/// `text` with the home folder as `~` wherever a path under it starts.
+pub fn tilde(text: &str) -> String {
+    mcplogs::text::layout::tilde_within(text, home())
+}
+
+pub fn note(line: impl Display) {
+    let line = tilde(&line.to_string())
+        .replace('\r', "\\r")
+        .replace('\n', "\\n");
+    let line = mcplogs::text::layout::wrap_keeping(&line, "", 2, err_width());
+    let line = mcplogs::text::sanitize::output(&line, colour_on());
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// A multi-line usage message (clap's, with its tip and usage lines) on stderr, as it is
+/// apart from escapes.
+pub fn usage(text: &str) {
+    let text = mcplogs::text::layout::fit(&format!("{}\n", tilde(text)), err_width());
+    let text = mcplogs::text::sanitize::output(&text, false);
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Text on stderr without a newline (a prompt), flushed.
+pub fn prompt(text: &str) {
+    let text = mcplogs::text::sanitize::output(text, colour_on());
+    let mut err = io::stderr().lock();
+    let _ = write!(err, "{text}");
+    let _ = err.flush();
+}
+
+/// Asks `question` on stderr and reads one line from stdin: true for `y` or `yes` (any
+/// case). End of input (Ctrl-D) is a no, and ends the prompt's line.
+pub fn ask(question: &str) -> io::Result<bool> {
+    prompt(question);
+    let mut answer = String::new();
+    if io::BufRead::read_line(&mut io::stdin().lock(), &mut answer)? == 0 {
+        note("");
+        return Ok(false);
+    }
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+/// `mcplogs: warning: <message>` on stderr.
+/// The message is one line: a newline or control character in it (from a file name)
+/// is shown escaped.
+pub fn warning(message: impl Display) {
+    note(format_args!(
+        "mcplogs: {} {}",
+        "warning:".yellow().bold(),
+        mcplogs::text::sanitize::text(&message.to_string())
+    ));
+}
+
+/// [`warning`] for each of the library's non-fatal problems (`Warning`s, or lines
+/// already redacted for a report).
+pub fn warnings<W: Display>(warnings: &[W]) {
+    for w in warnings {
+        warning(w);
+    }
+}
+
+/// The scan's warnings: one line per kind with a count, or every one with `all`
+/// (`--verbose`).
+pub fn grouped_warnings(warnings: &[mcplogs::warning::Warning], all: bool) {
+    for line in mcplogs::warning::summary_lines(warnings, all) {
+        warning(line);
+    }
+}
+
+/// The width to fit stdout to: `COLUMNS` when set, else the terminal's when stdout is
+/// one, else `None` (piped: nothing is cut or wrapped). Never below
+/// [`mcplogs::text::layout::MIN_WIDTH`].
+pub fn width() -> Option<usize> {
+    width_of(Stream::Stdout)
+}
+
+/// [`width`] for stderr (diagnostics, prompts, errors): `COLUMNS`, else stderr's
+/// terminal.
+pub fn err_width() -> Option<usize> {
+    width_of(Stream::Stderr)
+}
+
+#[derive(Clone, Copy)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+fn width_of(stream: Stream) -> Option<usize> {
+    use std::io::IsTerminal;
+    let min = mcplogs::text::layout::MIN_WIDTH;
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n.max(min));
+    }
+    let terminal = match stream {
+        Stream::Stdout => io::stdout().is_terminal(),
+        Stream::Stderr => io::stderr().is_terminal(),
+    };
+    if !terminal {
+        return None;
+    }
+    terminal_columns(stream).map(|w| w.max(min))
+}
+
+/// The terminal's columns. On Unix straight from TIOCGWINSZ, since `terminal_size`
+/// gives up when the row count is 0 (as under `script` after `stty cols 80`).
+#[cfg(unix)]
+fn terminal_columns(stream: Stream) -> Option<usize> {
+    let fd = match stream {
+        Stream::Stdout => libc::STDOUT_FILENO,
+        Stream::Stderr => libc::STDERR_FILENO,
+    };
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; the fd is only read.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
+    (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns(stream: Stream) -> Option<usize> {
+    let size = match stream {
+        Stream::Stdout => terminal_size::terminal_size_of(io::stdout()),
+        Stream::Stderr => terminal_size::terminal_size_of(io::stderr()),
+    };
+    size.map(|(terminal_size::Width(w), _)| usize::from(w))
+}
+
+/// `mcplogs: error: <message>: <causes>` on stderr. Called once, by `main`.
+pub fn error(e: &Error) {
+    note(format_args!(
+        "mcplogs: error: {}",
+        mcplogs::text::sanitize::text(&e.chain().to_string())
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// Counts what reached it.
+    struct Sink(Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Doc {
+        version: u32,
+        rows: Vec<Row>,
+        tail: Vec<String>,
+    }
+
+    #[derive(Serialize, Clone)]
+    struct Row {
+        name: String,
+        args: Vec<String>,
+    }
+
+    /// Rows with what the last passes change: a bidi control and DEL (escaped), a
+    /// secret (redacted), a flag and its value as two strings, multi-byte characters
+    /// that buffers of a few bytes cut in two.
+    fn row(i: usize) -> Row {
+        Row {
+            name: format!("server-{i} \u{202e}é\u{7f} token ghp_{:036}", i),
+            args: vec!["--token".into(), format!("v{i}-sEcReT-{i:08}-x9Q2")],
+        }
+    }
+
+    fn whole(rows: &[Row], redact: bool) -> Vec<u8> {
+        let doc = Doc {
+            version: 1,
+            rows: rows.to_vec(),
+            tail: vec!["ghp_0123456789abcdef0123456789abcdef0123".into()],
+        };
+        let text = json_redacted(&doc, redact).unwrap();
+        mcplogs::text::sanitize::output(&text, false)
+            .into_owned()
+            .into_bytes()
+    }
+
+    #[test]
+    fn the_streamed_document_is_the_whole_documents_bytes() {
+        let rows: Vec<Row> = (0..50).map(row).collect();
+        for redact in [true, false] {
+            for capacity in [1, 3, 7, 4096, 1 << 16] {
+                let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+                let head = Doc {
+                    version: 1,
+                    rows: Vec::new(),
+                    tail: vec!["ghp_0123456789abcdef0123456789abcdef0123".into()],
+                };
+                write_streamed(
+                    &head,
+                    "rows",
+                    rows.iter().cloned(),
+                    redact,
+                    false,
+                    Sink(Rc::clone(&got)),
+                    capacity,
+                )
+                .unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&got.borrow()),
+                    String::from_utf8_lossy(&whole(&rows, redact)),
+                    "redact {redact}, buffer {capacity}"
+                );
+            }
+        }
+        // No rows: the same `[]` as an empty list.
+        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let head = Doc {
+            version: 1,
+            rows: Vec::new(),
+            tail: Vec::new(),
+        };
+        write_streamed(
+            &head,
+            "rows",
+            std::iter::empty::<Row>(),
+            true,
+            false,
+            Sink(Rc::clone(&got)),
+            64,
+        )
+        .unwrap();
+        assert_eq!(*got.borrow(), json(&head).unwrap().into_bytes());
+    }
+
+    #[test]
+    fn rows_are_written_before_the_next_ones_are_made() {
+        // Each row is made only when the writer asks for it; by then every earlier row
+        // has left the buffer (4 KiB here), so memory holds about one row, whatever
+        // their number.
+        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let made = Rc::new(Cell::new(0usize));
+        let seen = Rc::clone(&got);
+        let counter = Rc::clone(&made);
+        let rows = (0..2000).map(move |i| {
+            counter.set(i + 1);
+            if i >= 100 {
+                // Rows are over 100 bytes each: all but the last buffer's worth of the
+                // earlier ones are out.
+                let out = seen.borrow().len();
+                assert!(out >= (i - 40) * 100, "row {i}: only {out} bytes written");
+            }
+            row(i)
+        });
+        let head = Doc {
+            version: 1,
+            rows: Vec::new(),
+            tail: Vec::new(),
+        };
+        write_streamed(
+            &head,
+            "rows",
+            rows,
+            true,
+            false,
+            Sink(Rc::clone(&got)),
+            4096,
+        )
+        .unwrap();
+        assert_eq!(made.get(), 2000);
+        let all: Vec<Row> = (0..2000).map(row).collect();
+        let doc = Doc {
+            version: 1,
+            rows: all,
+            tail: Vec::new(),
+        };
+        assert_eq!(
+            *got.borrow(),
+            json_redacted(&doc, true).unwrap().into_bytes()
+        );
+    }
+}

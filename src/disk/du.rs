@@ -1,0 +1,263 @@
+//! `mcplogs du`: where the disk went. Claude Code never rotates its MCP logs, so users
+//! find caches of many gigabytes; this sums them per project and per server from file
+//! sizes and names alone (start times), reading at most one line per project.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::claude_code::names::{NameMap, claude_json_in};
+use crate::logs::discovery::{self, DiscoveryError, ServerDir};
+use crate::scan::ScanOptions;
+use crate::warning::Warning;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerUse {
+    pub name: String,
+    pub folder: String,
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub files: usize,
+    /// Start time of the oldest and newest session file (from the file names).
+    pub oldest: Option<String>,
+    pub newest: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectUse {
+    /// The real working directory when known, else the encoded folder name.
+    pub project: String,
+    pub folder: Option<String>,
+    /// The project's folder in the cache.
+    pub path: Option<PathBuf>,
+    pub bytes: u64,
+    pub files: usize,
+    pub oldest: Option<String>,
+    pub newest: Option<String>,
+    /// Largest first.
+    pub servers: Vec<ServerUse>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DiskUse {
+    /// Largest first.
+    pub projects: Vec<ProjectUse>,
+    pub bytes: u64,
+    pub files: usize,
+    pub warnings: Vec<Warning>,
+}
+
+pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
+    let found = discovery::discover(&opts.request)?;
+    let mut names = NameMap::default();
+    for home in &found.homes {
+        names.add_claude_json(&claude_json_in(home));
+    }
+    let mut warnings = found.warnings;
+    let mut projects: Vec<ProjectUse> = Vec::new();
+    // Each project's place in `projects`, by its cache folder: a search of the list per
+    // server folder made 100,000 folders take a minute.
+    let mut index: std::collections::HashMap<Option<PathBuf>, usize> =
+        std::collections::HashMap::new();
+    for dir in &found.server_dirs {
+        let server = server_use(dir, &names, opts, &mut warnings);
+        if server.files == 0 {
+            continue;
+        }
+        if let Some(want) = &opts.server {
+            let enc = crate::claude_code::names::encode_folder_name(want);
+            if !(server.name.eq_ignore_ascii_case(want) || server.folder.eq_ignore_ascii_case(&enc))
+            {
+                continue;
+            }
+        }
+        let key = dir.project_folder.clone();
+        let path = dir.path.parent().map(Path::to_path_buf);
+        let i = match index.get(&path) {
+            Some(&i) => i,
+            None => {
+                index.insert(path.clone(), projects.len());
+                let project = key
+                    .as_deref()
+                    .and_then(|f| names.project(f).map(str::to_string))
+                    .or_else(|| first_cwd(&server))
+                    .or_else(|| key.clone())
+                    .unwrap_or_else(|| dir.path.display().to_string());
+                projects.push(ProjectUse {
+                    project,
+                    folder: key,
+                    path,
+                    bytes: 0,
+                    files: 0,
+                    oldest: None,
+                    newest: None,
+                    servers: Vec::new(),
+                });
+                projects.len() - 1
+            }
+        };
+        let p = &mut projects[i];
+        p.bytes += server.bytes;
+        p.files += server.files;
+        p.oldest = min_opt(p.oldest.take(), server.oldest.clone());
+        p.newest = max_opt(p.newest.take(), server.newest.clone());
+        p.servers.push(server);
+    }
+    if let Some(sub) = &opts.project {
+        let sub = sub.to_lowercase();
+        projects.retain(|p| {
+            p.project.to_lowercase().contains(&sub)
+                || p.folder
+                    .as_deref()
+                    .is_some_and(|f| f.to_lowercase().contains(&sub))
+        });
+    }
+    for p in &mut projects {
+        p.servers
+            .sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
+    }
+    projects.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.project.cmp(&b.project)));
+    Ok(DiskUse {
+        bytes: projects.iter().map(|p| p.bytes).sum(),
+        files: projects.iter().map(|p| p.files).sum(),
+        projects,
+        warnings: crate::warning::collapse(warnings),
+    })
+}
+
+fn server_use(
+    dir: &ServerDir,
+    names: &NameMap,
+    opts: &ScanOptions,
+    warnings: &mut Vec<Warning>,
+) -> ServerUse {
+    // A folder two configured names share is named by both (never silently by one).
+    let sharing = names.sharing(&dir.folder, dir.project_folder.as_deref());
+    let name = if sharing.len() > 1 {
+        sharing.join(" + ")
+    } else {
+        names.server(&dir.folder).unwrap_or(&dir.folder).to_string()
+    };
+    let mut s = ServerUse {
+        name,
+        folder: dir.folder.clone(),
+        path: dir.path.clone(),
+        bytes: 0,
+        files: 0,
+        oldest: None,
+        newest: None,
+    };
+    for f in &dir.files {
+        let meta = match std::fs::metadata(f) {
+            Ok(m) => m,
+            Err(e) => {
+                warnings.push(Warning::new(f, format!("cannot read: {e}")));
+                continue;
+            }
+        };
+        let modified = meta.modified().ok().map(crate::time::system_time_secs);
+        if let (Some(since), Some(m)) = (opts.since, modified)
+            && m < since
+        {
+            continue;
+        }
+        s.bytes += meta.len();
+        s.files += 1;
+        let started = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(crate::time::file_name_time)
+            .or_else(|| modified.map(crate::time::format_iso));
+        s.oldest = min_opt(s.oldest.take(), started.clone());
+        s.newest = max_opt(s.newest.take(), started);
+    }
+    s
+}
+
+/// The `cwd` of the first record of the server's newest file (one line, bounded).
+fn first_cwd(s: &ServerUse) -> Option<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&s.path)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    // A FIFO or device named like a log must not block `du` (issue 10): only a regular
+    // file is opened, without following a link, and without blocking.
+    let newest = files.last()?;
+    if !std::fs::symlink_metadata(newest).ok()?.is_file() {
+        return None;
+    }
+    let f = crate::safe_read::open_nonblocking(newest, crate::safe_read::Follow::NoLinks).ok()?;
+    let mut line = Vec::new();
+    BufReader::new(f.take(64 * 1024))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    let v: serde_json::Value = serde_json::from_slice(line.trim_ascii()).ok()?;
+    v.get("cwd")?.as_str().map(str::to_string)
+}
+
+fn min_opt(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// `1.5 GiB`, `340 KiB`, `12 B`.
+/// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
+/// a server's folder name is shown as `[REDACTED:kind]`).
+pub fn redact(du: &mut DiskUse) {
+    use crate::redact::output::{path, warning};
+    let r = crate::redact::Redactor::secrets_only(std::iter::empty());
+    for p in &mut du.projects {
+        r.apply(&mut p.project);
+        if let Some(f) = p.folder.as_mut() {
+            r.apply(f);
+        }
+        if let Some(x) = p.path.as_mut() {
+            path(&r, x);
+        }
+        for s in &mut p.servers {
+            r.apply(&mut s.name);
+            r.apply(&mut s.folder);
+            path(&r, &mut s.path);
+        }
+    }
+    for w in &mut du.warnings {
+        warning(&r, w);
+    }
+}
+
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 * 1024 * 1024 * 1024), "3.0 GiB");
+    }
+}

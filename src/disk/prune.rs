@@ -1,0 +1,782 @@
+//! `mcplogs prune`: gives the disk back. Claude Code never rotates its per-server MCP
+//! logs or its debug logs; this deletes old ones, and only those that explain nothing.
+//!
+//! [`plan`] decides, [`execute`] deletes; all safety lives here, the command only asks.
+//! Never deleted:
+//! - the newest file of a server (Claude Code may still append to it);
+//! - the file holding a server's deciding session, and every newer file of that server
+//!   (so the verdict, its evidence and its "latest session only connected" note stay as
+//!   they are: the scan decides from the newest files, and deleting only older ones
+//!   cannot change what it picks);
+//! - a file modified in the last [`IN_USE_SECS`] (a running Claude Code may write it),
+//!   or dated in the future;
+//! - anything outside a cache root (`claude-cli-nodejs`) or a `debug` folder, anything
+//!   reached through a symlink (inside the tree nothing is followed, and before each
+//!   deletion the folder is resolved again and must be where the plan found it);
+//! - anything not named like Claude Code's logs: `<start time>.jsonl` or `.txt` (the
+//!   old array format) directly inside an `mcp-logs-*` folder, `<session id>.txt`
+//!   directly inside a debug folder;
+//! - a file that changed since the plan (size, modification time, or identity).
+//!
+//! Debug logs (`~/.claude/debug/<session id>.txt`) are not read by the default scan, so
+//! deleting them changes no verdict; the newest one is kept all the same.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::logs::discovery::{self, DiscoveryError, HOME_LAYOUTS, Os, Request};
+use crate::scan::{ScanOptions, scan};
+use crate::warning::Warning;
+
+/// A file modified this recently may be in use: Claude Code appends as it runs.
+pub const IN_USE_SECS: u64 = 10 * 60;
+
+const CACHE_DIR_NAME: &str = "claude-cli-nodejs";
+const DEBUG_DIR_NAME: &str = "debug";
+
+#[derive(Debug, Clone, Default)]
+pub struct PruneOptions {
+    /// Cache roots (or folders inside one) and debug folders; empty with no homes means
+    /// this machine's default cache root and `~/.claude/debug`.
+    pub paths: Vec<PathBuf>,
+    pub homes: Vec<PathBuf>,
+    /// Only files last modified longer ago than this.
+    pub older_than: Option<Duration>,
+    /// The cache folder of the summary index (see [`crate::scan::cache`]); `None` reads the
+    /// files.
+    pub index: Option<PathBuf>,
+}
+
+/// Where a file was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// An `mcp-logs-<server>` folder.
+    ServerLogs,
+    /// A Claude Code debug folder.
+    DebugLogs,
+}
+
+/// One file the plan would delete, as it was when planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub path: PathBuf,
+    pub bytes: u64,
+    modified: SystemTime,
+    identity: Identity,
+}
+
+/// Files to delete from one folder.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub kind: Kind,
+    /// The project's path (from its records), else its encoded folder name; for debug
+    /// logs, the debug folder's parent.
+    pub project: String,
+    /// The encoded server name, or `debug logs`.
+    pub server: String,
+    /// The folder, resolved (no symlinks).
+    pub dir: PathBuf,
+    pub files: Vec<Candidate>,
+    pub bytes: u64,
+    /// Files of this folder that are kept, and their size.
+    pub kept_files: usize,
+    pub kept_bytes: u64,
+    /// The folder's identity when planned: deletion goes through a handle on the folder
+    /// that must still be this one (Unix; elsewhere std has no handle-relative unlink).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    dir_identity: Option<Identity>,
+}
+
+/// Why files are kept, counted over the whole plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub newest: usize,
+    pub deciding: usize,
+    pub in_use: usize,
+    pub too_young: usize,
+    pub foreign: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// Largest first.
+    pub groups: Vec<Group>,
+    pub files: usize,
+    pub bytes: u64,
+    pub kept: Kept,
+    /// The roots that were searched, resolved.
+    pub roots: Vec<PathBuf>,
+    pub warnings: Vec<Warning>,
+}
+
+/// What deleting did.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub deleted: usize,
+    pub bytes_freed: u64,
+    /// Files left in place, with the reason (vanished, changed, permission denied...).
+    pub skipped: Vec<Warning>,
+}
+
+#[derive(Debug)]
+pub enum PruneError {
+    /// A named path cannot be read.
+    Discovery(DiscoveryError),
+    /// A named path is not inside a Claude Code cache folder or a debug folder.
+    NotACacheFolder(PathBuf),
+}
+
+impl std::fmt::Display for PruneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PruneError::Discovery(e) => e.fmt(f),
+            PruneError::NotACacheFolder(p) => write!(
+                f,
+                "{}: not inside a Claude Code cache folder ({CACHE_DIR_NAME}) or a debug folder; prune deletes nothing elsewhere",
+                p.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PruneError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PruneError::Discovery(e) => Some(e),
+            PruneError::NotACacheFolder(_) => None,
+        }
+    }
+}
+
+/// Finds what can go. Reads each server's newest files to find its deciding session
+/// (as `scan` does), never a whole cache.
+pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
+    let mut plan = Plan::default();
+    let (cache_roots, debug_dirs) = roots(opts, &mut plan.warnings)?;
+    let request = Request {
+        homes: Vec::new(),
+        paths: cache_roots.clone(),
+    };
+    // Per server folder: the deciding session's file, and the project's real path.
+    let mut known: BTreeMap<PathBuf, (Option<PathBuf>, Option<String>)> = BTreeMap::new();
+    if !cache_roots.is_empty() {
+        let report = scan(&ScanOptions {
+            request: request.clone(),
+            no_history: true,
+            index: opts.index.clone(),
+            skip_evidence: true,
+            ..ScanOptions::default()
+        })
+        .map_err(PruneError::Discovery)?;
+        for s in report.servers {
+            known.insert(s.source, (s.deciding_file, s.project));
+        }
+        let found = discovery::discover(&request).map_err(PruneError::Discovery)?;
+        plan.warnings.extend(found.warnings);
+        for dir in found.server_dirs {
+            // A single named file stands for its folder in discovery: prune works on
+            // folders only.
+            if !dir.path.is_dir() {
+                continue;
+            }
+            let (deciding, project) = match known.get(&dir.path) {
+                Some((d, p)) => (d.as_ref(), p.clone()),
+                None => (None, None),
+            };
+            let mut group = server_group(&dir, deciding, opts, now, &mut plan.kept);
+            if let (Some(g), Some(p)) = (&mut group, project) {
+                g.project = p;
+            }
+            plan.push(group);
+        }
+    }
+    for dir in &debug_dirs {
+        let group = debug_group(dir, opts, now, &mut plan.kept, &mut plan.warnings);
+        plan.push(group);
+    }
+    plan.roots = cache_roots.into_iter().chain(debug_dirs).collect();
+    plan.groups
+        .sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.dir.cmp(&b.dir)));
+    plan.files = plan.groups.iter().map(|g| g.files.len()).sum();
+    plan.bytes = plan.groups.iter().map(|g| g.bytes).sum();
+    plan.warnings = crate::warning::collapse(std::mem::take(&mut plan.warnings));
+    Ok(plan)
+}
+
+impl Plan {
+    fn push(&mut self, g: Option<Group>) {
+        if let Some(g) = g
+            && !g.files.is_empty()
+        {
+            self.groups.push(g);
+        }
+    }
+}
+
+/// The cache roots and debug folders to work on, resolved (symlinks in the named path
+/// itself are the user's choice; nothing below is followed). The roots a home implies
+/// (its cache layouts and `.claude/debug`) are confined as `scan` confines them
+/// ([`discovery::confined_root`]): one that resolves outside its home (a copied home whose
+/// `.cache/claude-cli-nodejs` or `.claude/debug` links to another user's folder) or to a
+/// system folder is skipped with a warning, never pruned.
+fn roots(
+    opts: &PruneOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), PruneError> {
+    let mut cache = Vec::new();
+    let mut debug = Vec::new();
+    let mut add = |p: PathBuf, home: Option<&Path>, list: &mut Vec<PathBuf>| {
+        if let Some(c) = discovery::confined_root(&p, home, warnings)
+            && !list.contains(&c)
+        {
+            list.push(c);
+        }
+    };
+    if opts.paths.is_empty() && opts.homes.is_empty() {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        if let Some(root) =
+            discovery::default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
+        {
+            // As in `scan`: the home rule holds when the root was made from the home.
+            let within = home.as_deref().filter(|h| root.starts_with(h));
+            add(root, within, &mut cache);
+        }
+        if let Some(h) = &home {
+            add(h.join(".claude").join(DEBUG_DIR_NAME), Some(h), &mut debug);
+        }
+        if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
+            let dir = PathBuf::from(dir);
+            add(dir.join(DEBUG_DIR_NAME), Some(&dir), &mut debug);
+        }
+    }
+    for home in &opts.homes {
+        fs::metadata(home).map_err(|error| {
+            PruneError::Discovery(DiscoveryError {
+                path: home.clone(),
+                error,
+            })
+        })?;
+        for layout in HOME_LAYOUTS {
+            add(
+                layout.iter().fold(home.clone(), |p, c| p.join(c)),
+                Some(home),
+                &mut cache,
+            );
+        }
+        add(
+            home.join(".claude").join(DEBUG_DIR_NAME),
+            Some(home),
+            &mut debug,
+        );
+    }
+    for p in &opts.paths {
+        let c = fs::canonicalize(p).map_err(|error| {
+            PruneError::Discovery(DiscoveryError {
+                path: p.clone(),
+                error,
+            })
+        })?;
+        if !c.is_dir() {
+            return Err(PruneError::NotACacheFolder(p.clone()));
+        }
+        if c.file_name().is_some_and(|n| n == DEBUG_DIR_NAME) {
+            add(c, None, &mut debug);
+        } else if c.components().any(|x| x.as_os_str() == CACHE_DIR_NAME) {
+            add(c, None, &mut cache);
+        } else {
+            return Err(PruneError::NotACacheFolder(p.clone()));
+        }
+    }
+    Ok((cache, debug))
+}
+
+/// `2026-11-29T11-50-31-063Z.jsonl` (or `.txt`, the old array format).
+pub fn is_server_log_name(name: &str) -> bool {
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    matches!(ext, "jsonl" | "txt")
+        && stem.len() == 24
+        && !stem.contains('.')
+        && crate::time::file_name_time(stem).is_some()
+        && stem.bytes().enumerate().all(|(i, b)| {
+            matches!(
+                (i, b),
+                (4 | 7 | 13 | 16 | 19, b'-') | (10, b'T') | (23, b'Z')
+            ) || b.is_ascii_digit()
+        })
+}
+
+/// `<session id>.txt`: a UUID, as Claude Code names debug logs.
+pub fn is_debug_log_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".txt") else {
+        return false;
+    };
+    let b = stem.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    #[cfg(unix)]
+    dev: u64,
+    #[cfg(unix)]
+    ino: u64,
+}
+
+fn identity(_m: &fs::Metadata) -> Identity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Identity {
+            dev: _m.dev(),
+            ino: _m.ino(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        Identity {}
+    }
+}
+
+/// Whether a file's age lets it go: not modified in the last [`IN_USE_SECS`] (nor in
+/// the future), and older than `--older-than`.
+enum Age {
+    InUse,
+    TooYoung,
+    Old,
+}
+
+fn age(modified: SystemTime, now: SystemTime, older_than: Option<Duration>) -> Age {
+    let Ok(elapsed) = now.duration_since(modified) else {
+        return Age::InUse;
+    };
+    if elapsed < Duration::from_secs(IN_USE_SECS) {
+        return Age::InUse;
+    }
+    match older_than {
+        Some(min) if elapsed < min => Age::TooYoung,
+        _ => Age::Old,
+    }
+}
+
+fn server_group(
+    dir: &discovery::ServerDir,
+    deciding: Option<&PathBuf>,
+    opts: &PruneOptions,
+    now: SystemTime,
+    kept: &mut Kept,
+) -> Option<Group> {
+    let mut group = Group {
+        kind: Kind::ServerLogs,
+        project: dir.project_folder.clone().unwrap_or_default(),
+        server: dir.folder.clone(),
+        dir: dir.path.clone(),
+        files: Vec::new(),
+        bytes: 0,
+        kept_files: 0,
+        kept_bytes: 0,
+        dir_identity: fs::metadata(&dir.path).ok().map(|m| identity(&m)),
+    };
+    // Files sort by name = start time. The newest is kept, and so are the deciding
+    // session's file and everything newer.
+    let is_named = |f: &PathBuf| {
+        f.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_server_log_name)
+    };
+    let newest = dir.files.iter().rposition(is_named);
+    let keep_from = deciding.and_then(|d| dir.files.iter().position(|f| f == d));
+    for (i, f) in dir.files.iter().enumerate() {
+        if !is_named(f) {
+            kept.foreign += 1;
+            continue;
+        }
+        let Ok(meta) = fs::symlink_metadata(f) else {
+            continue;
+        };
+        if !meta.is_file() {
+            kept.foreign += 1;
+            continue;
+        }
+        let keep = if Some(i) == newest {
+            kept.newest += 1;
+            true
+        } else if keep_from.is_some_and(|k| i >= k) {
+            kept.deciding += 1;
+            true
+        } else {
+            kept_for_age(&meta, now, opts.older_than, kept)
+        };
+        group.add(f.clone(), &meta, keep);
+    }
+    Some(group)
+}
+
+fn debug_group(
+    dir: &Path,
+    opts: &PruneOptions,
+    now: SystemTime,
+    kept: &mut Kept,
+    warnings: &mut Vec<Warning>,
+) -> Option<Group> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            warnings.push(Warning::new(dir, format!("cannot read folder: {e}")));
+            return None;
+        }
+    };
+    let mut logs: Vec<(PathBuf, fs::Metadata)> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Ok(t) = e.file_type() else { continue };
+        // file_type() does not follow symlinks: `latest` links and the like stay.
+        if !t.is_file() || !name.to_str().is_some_and(is_debug_log_name) {
+            kept.foreign += 1;
+            continue;
+        }
+        if let Ok(m) = fs::symlink_metadata(e.path()) {
+            logs.push((e.path(), m));
+        }
+    }
+    // Debug log names are session ids, not times: the newest is the last modified.
+    logs.sort_by_key(|(p, m)| (m.modified().ok(), p.clone()));
+    let mut group = Group {
+        kind: Kind::DebugLogs,
+        project: dir
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        server: "debug logs".to_string(),
+        dir: dir.to_path_buf(),
+        files: Vec::new(),
+        bytes: 0,
+        kept_files: 0,
+        kept_bytes: 0,
+        dir_identity: fs::metadata(dir).ok().map(|m| identity(&m)),
+    };
+    let n = logs.len();
+    for (i, (p, m)) in logs.into_iter().enumerate() {
+        let keep = if i + 1 == n {
+            kept.newest += 1;
+            true
+        } else {
+            kept_for_age(&m, now, opts.older_than, kept)
+        };
+        group.add(p, &m, keep);
+    }
+    Some(group)
+}
+
+/// Whether a file that is neither the newest nor a deciding one stays for its age
+/// (in use, or younger than `--older-than`); counts it in `kept` when it does. A file
+/// whose modification time cannot be read stays.
+fn kept_for_age(
+    meta: &fs::Metadata,
+    now: SystemTime,
+    older_than: Option<Duration>,
+    kept: &mut Kept,
+) -> bool {
+    match meta.modified().map(|m| age(m, now, older_than)) {
+        Ok(Age::Old) => false,
+        Ok(Age::TooYoung) => {
+            kept.too_young += 1;
+            true
+        }
+        Ok(Age::InUse) | Err(_) => {
+            kept.in_use += 1;
+            true
+        }
+    }
+}
+
+impl Group {
+    /// Counts a file of this folder: kept, or planned for deletion.
+    fn add(&mut self, path: PathBuf, meta: &fs::Metadata, keep: bool) {
+        match (keep, meta.modified()) {
+            (false, Ok(modified)) => {
+                self.bytes += meta.len();
+                self.files.push(Candidate {
+                    path,
+                    bytes: meta.len(),
+                    modified,
+                    identity: identity(meta),
+                });
+            }
+            _ => {
+                self.kept_files += 1;
+                self.kept_bytes += meta.len();
+            }
+        }
+    }
+}
+
+/// Deletes the plan's files, checking each again just before: still a regular file in
+/// the same resolved folder, same identity, size and modification time, and still not
+/// modified in the last [`IN_USE_SECS`]. A file that vanished, changed or cannot be
+/// deleted is skipped and reported; the rest goes on.
+pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
+    let mut out = Outcome::default();
+    for g in &plan.groups {
+        for c in &g.files {
+            match delete_one(g, c, now) {
+                Ok(()) => {
+                    out.deleted += 1;
+                    out.bytes_freed += c.bytes;
+                }
+                Err(reason) => out.skipped.push(Warning::new(&c.path, reason.to_string())),
+            }
+        }
+    }
+    out
+}
+
+/// Why a planned file was left alone.
+#[derive(Debug, thiserror::Error)]
+pub enum NotDeleted {
+    #[error("not deleted: it has no parent folder")]
+    NoParent,
+    #[error("not deleted: its folder now resolves to {} (a symlink?)", .0.display())]
+    FolderMoved(PathBuf),
+    #[error("not deleted: no longer a regular file")]
+    NotRegular,
+    #[error("not deleted: the file changed since the plan (Claude Code may be using it)")]
+    Changed,
+    #[error("not deleted: modified in the last 10 minutes")]
+    InUse,
+    #[error("not deleted: vanished before it could be deleted")]
+    Vanished,
+    #[error("not deleted: permission denied")]
+    PermissionDenied,
+    #[error("not deleted: {0}")]
+    Io(#[source] io::Error),
+}
+
+impl From<io::Error> for NotDeleted {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::NotFound => NotDeleted::Vanished,
+            io::ErrorKind::PermissionDenied => NotDeleted::PermissionDenied,
+            _ => NotDeleted::Io(e),
+        }
+    }
+}
+
+fn delete_one(g: &Group, c: &Candidate, now: SystemTime) -> Result<(), NotDeleted> {
+    // The folder must still resolve to where the plan found it: a folder swapped for a
+    // symlink (to anywhere) since the plan resolves elsewhere.
+    let parent = c.path.parent().ok_or(NotDeleted::NoParent)?;
+    let resolved = fs::canonicalize(parent)?;
+    if resolved != g.dir {
+        return Err(NotDeleted::FolderMoved(resolved));
+    }
+    let meta = fs::symlink_metadata(&c.path)?;
+    if !meta.is_file() {
+        return Err(NotDeleted::NotRegular);
+    }
+    let modified = meta.modified()?;
+    if identity(&meta) != c.identity || meta.len() != c.bytes || modified != c.modified {
+        return Err(NotDeleted::Changed);
+    }
+    if matches!(age(modified, now, None), Age::InUse) {
+        return Err(NotDeleted::InUse);
+    }
+    remove_in_planned_folder(g, c)?;
+    Ok(())
+}
+
+/// Unlinks the file through a handle on its folder opened without following any
+/// symlink on the way (every component of the planned, resolved folder), checked to
+/// be the folder the plan found (device, inode), and the name checked once more,
+/// through that handle, to be the planned regular file. A folder swapped for a symlink
+/// after the checks above can no longer redirect the deletion out of the cache root:
+/// the name is removed from the planned folder or not at all.
+#[cfg(unix)]
+fn remove_in_planned_folder(g: &Group, c: &Candidate) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Component;
+
+    let changed = || io::Error::other("its folder changed since the plan (a symlink?)");
+    let name = c.path.file_name().ok_or_else(changed)?;
+    let cname = CString::new(name.as_bytes()).map_err(|_| changed())?;
+    #[cfg(target_os = "linux")]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let mut dir: Option<fs::File> = None;
+    for comp in g.dir.components() {
+        let part = match comp {
+            Component::RootDir => c"/".to_owned(),
+            Component::Normal(n) => CString::new(n.as_bytes()).map_err(|_| changed())?,
+            _ => return Err(changed()),
+        };
+        let at = dir.as_ref().map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
+        // SAFETY: `part` is a valid C string; the descriptor returned is owned below.
+        let fd = unsafe { libc::openat(at, part.as_ptr(), flags) };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENOTDIR) => changed(),
+                _ => e,
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        dir = Some(unsafe { fs::File::from_raw_fd(fd) });
+    }
+    let dir = dir.ok_or_else(changed)?;
+    if Some(identity(&dir.metadata()?)) != g.dir_identity {
+        return Err(changed());
+    }
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor, C string and out-pointer.
+    if unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            cname.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let same = (st.st_mode & libc::S_IFMT) == libc::S_IFREG
+        && Identity {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        } == c.identity;
+    if !same {
+        return Err(io::Error::other(
+            "the file changed since the plan (Claude Code may be using it)",
+        ));
+    }
+    // SAFETY: valid descriptor and C string.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), cname.as_ptr(), 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn remove_in_planned_folder(_g: &Group, c: &Candidate) -> io::Result<()> {
+    fs::remove_file(&c.path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_like_claude_codes_logs() {
+        assert!(is_server_log_name("2026-11-29T11-50-31-063Z.jsonl"));
+        assert!(is_server_log_name("2026-11-29T11-50-31-063Z.txt"));
+        assert!(!is_server_log_name("2026-11-29T11-50-31-063Z.jsonl.bak"));
+        assert!(!is_server_log_name("notes.jsonl"));
+        assert!(!is_server_log_name("2026-11-29T11-50-31-063Z.json"));
+        assert!(!is_server_log_name("2026-11-29T11:50:31.063Z.jsonl"));
+        assert!(is_debug_log_name(
+            "b924bdfd-1234-4abc-8def-0123456789ab.txt"
+        ));
+        assert!(!is_debug_log_name("latest"));
+        assert!(!is_debug_log_name(
+            "b924bdfd-1234-4abc-8def-0123456789ab.txt.gz"
+        ));
+        assert!(!is_debug_log_name("my notes.txt"));
+    }
+
+    /// The last layer alone (called past the path checks of `delete_one`, as if the
+    /// swap happened just after them): a planned folder, or a folder above it, swapped
+    /// for a symlink or for another folder holding files of the same names, deletes
+    /// nothing; the planned folder itself still deletes.
+    #[cfg(unix)]
+    #[test]
+    fn deletion_goes_through_the_planned_folder_only() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let debug = home.join(".claude").join("debug");
+        fs::create_dir_all(&debug).unwrap();
+        let names: Vec<String> = (1..=4)
+            .map(|i| format!("0b0f3c1e-1111-4a2b-9c3d-00000000000{i}.txt"))
+            .collect();
+        let week = crate::time::file_system_clock() - Duration::from_secs(7 * 86_400);
+        for (i, n) in names.iter().enumerate() {
+            let p = debug.join(n);
+            fs::write(&p, "x").unwrap();
+            let f = fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(week + Duration::from_secs(i as u64))
+                .unwrap();
+        }
+        let opts = PruneOptions {
+            homes: vec![home.clone()],
+            ..PruneOptions::default()
+        };
+        let p = plan(&opts, crate::time::file_system_clock()).unwrap();
+        let g = &p.groups[0];
+        assert_eq!(g.files.len(), 3);
+        let decoy = tmp.path().join("decoy");
+        fs::create_dir(&decoy).unwrap();
+        for n in &names {
+            fs::write(decoy.join(n), "precious").unwrap();
+        }
+        let count = |d: &Path| fs::read_dir(d).unwrap().count();
+
+        // The folder itself swapped for a symlink.
+        let real = home.join(".claude").join("debug.real");
+        fs::rename(&debug, &real).unwrap();
+        symlink(&decoy, &debug).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&decoy), 4);
+        fs::remove_file(&debug).unwrap();
+
+        // A folder above it swapped for a symlink to a tree of the same shape.
+        let other = tmp.path().join("other");
+        fs::create_dir_all(&other).unwrap();
+        symlink(&decoy, other.join("debug")).unwrap();
+        fs::rename(home.join(".claude"), tmp.path().join("claude.real")).unwrap();
+        symlink(&other, home.join(".claude")).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&decoy), 4);
+        fs::remove_file(home.join(".claude")).unwrap();
+        fs::rename(tmp.path().join("claude.real"), home.join(".claude")).unwrap();
+
+        // Another real folder (no symlink) renamed into its place.
+        fs::rename(&decoy, &debug).unwrap();
+        assert!(remove_in_planned_folder(g, &g.files[0]).is_err());
+        assert_eq!(count(&debug), 4);
+        fs::rename(&debug, &decoy).unwrap();
+
+        // The planned folder back in place: the file goes, the decoy stays.
+        fs::rename(&real, &debug).unwrap();
+        remove_in_planned_folder(g, &g.files[0]).unwrap();
+        assert!(!g.files[0].path.exists());
+        assert_eq!(count(&decoy), 4);
+    }
+
+    #[test]
+    fn ages() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let ago = |s| now - Duration::from_secs(s);
+        assert!(matches!(age(ago(60), now, None), Age::InUse));
+        assert!(matches!(
+            age(now + Duration::from_secs(5), now, None),
+            Age::InUse
+        ));
+        assert!(matches!(age(ago(601), now, None), Age::Old));
+        let week = Some(Duration::from_secs(7 * 86400));
+        assert!(matches!(age(ago(86400), now, week), Age::TooYoung));
+        assert!(matches!(age(ago(8 * 86400), now, week), Age::Old));
+    }
+}

@@ -1,0 +1,241 @@
+//! The `mcplogs probe --json` document and its `--transcript` lines, versioned on their
+//! own ([`PROBE_SCHEMA_VERSION`]; `docs/schema/probe.schema.json`, `transcript.schema.json`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The version of the `probe --json` document and its transcript lines.
+pub const PROBE_SCHEMA_VERSION: u32 = 1;
+
+/// `mcplogs probe --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeDocument {
+    /// [`PROBE_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The project folder whose servers were probed.
+    pub project: String,
+    /// The Claude Code version predicted for.
+    pub claude_version: String,
+    /// Where that version came from: `flag`, `installed` or `newest-known`.
+    pub claude_version_source: String,
+    pub negotiation: ProbeNegotiation,
+    pub servers: Vec<ProbeServer>,
+}
+
+/// The effective `MCP_PROTOCOL_NEGOTIATION` and the layer that sets it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeNegotiation {
+    pub value: Option<String>,
+    /// `<layer> (<file>)`, or null when nothing sets it.
+    pub decided_by: Option<String>,
+}
+
+/// One probed server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeServer {
+    pub name: String,
+    /// `local`, `project`, `user` or `command-line`.
+    pub scope: String,
+    /// The configuration file, or null for `--command`/`--url`.
+    pub source: Option<String>,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub url: Option<String>,
+    /// Names of the configured environment variables (values are never shown).
+    pub env_keys: Vec<String>,
+    /// Names of the configured headers (values are never shown).
+    pub header_names: Vec<String>,
+    /// Project servers: approved to start; null when the question does not arise.
+    pub approved: Option<bool>,
+    /// Problems found while resolving the configuration.
+    pub warnings: Vec<String>,
+    /// What Claude Code will do with the effective setting.
+    pub prediction: ProbePrediction,
+    /// What it would do with `MCP_PROTOCOL_NEGOTIATION=legacy`.
+    pub with_legacy: ProbePrediction,
+    pub legacy_fix_helps: bool,
+    /// The steps of the connection the prediction rests on.
+    pub steps: Vec<ProbeStep>,
+    pub tools: ProbeTools,
+    /// Every connection made.
+    pub attempts: Vec<ProbeAttempt>,
+    /// With `--contract`: each check; else null.
+    pub contract: Option<Vec<ProbeContractCheck>>,
+}
+
+/// A prediction of Claude Code's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbePrediction {
+    pub claude_version: String,
+    /// The `MCP_PROTOCOL_NEGOTIATION` value predicted with, or null.
+    pub negotiation: Option<String>,
+    /// `modern` (server/discover first) or `legacy` (initialize only).
+    pub handshake: String,
+    /// As in `scan --json`.
+    pub verdict: String,
+    pub cause: Option<String>,
+    pub era: Option<String>,
+    pub negotiated_protocol_version: Option<String>,
+    pub filled_fields: Vec<String>,
+    pub bad_tool_path: Option<String>,
+    /// Tools Claude Code would load.
+    pub tools_loaded: u64,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// One line: what to do.
+    pub recommendation: String,
+}
+
+/// One step of a connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeStep {
+    pub connection_id: String,
+    /// `spawn`, `server/discover`, `initialize`, `tools/list`...
+    pub step: String,
+    /// A short form of what was sent, or null.
+    pub sent: Option<String>,
+    /// A short form of what came back, or null.
+    pub received: Option<String>,
+    pub ms: u64,
+    pub ok: bool,
+    pub detail: Option<String>,
+}
+
+/// How a connection failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeFailure {
+    /// `spawn-failed`, `timeout`, `needs-auth`, `http-<status>`, ...
+    pub category: String,
+    pub message: String,
+    /// For HTTP failures: the status; else null.
+    pub http_status: Option<u16>,
+    /// For `needs-auth`: the `WWW-Authenticate` header, or null.
+    pub www_authenticate: Option<String>,
+}
+
+/// One connection to the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeAttempt {
+    /// `modern` or `legacy`.
+    pub handshake: String,
+    pub connection_id: String,
+    /// The negotiated era, or null.
+    pub era: Option<String>,
+    pub negotiated_protocol_version: Option<String>,
+    /// What server/discover said, when it did not simply succeed.
+    pub discover_note: Option<String>,
+    /// The server's `serverInfo`, as sent.
+    pub server_info: Option<serde_json::Value>,
+    /// The server's `capabilities`, as sent.
+    pub capabilities: Option<serde_json::Value>,
+    pub failure: Option<ProbeFailure>,
+    /// Why tools/list failed, or null.
+    pub list_failure: Option<String>,
+    /// tools/list pages received.
+    pub pages: u64,
+    pub elapsed_ms: u64,
+    pub steps: Vec<ProbeStep>,
+    /// Lines on stdout that were not JSON-RPC.
+    pub non_json_lines: ProbeNoise,
+    /// The server's stderr (stdio), or null.
+    pub stderr: Option<ProbeStderr>,
+    /// Transcript events left out over the cap.
+    pub transcript_events_dropped: u64,
+}
+
+/// Non-JSON lines on a server's stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeNoise {
+    pub count: u64,
+    /// The first few.
+    pub examples: Vec<String>,
+}
+
+/// A server's stderr.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeStderr {
+    pub bytes: u64,
+    pub lines: u64,
+    /// Its head and tail.
+    pub kept: String,
+}
+
+/// The tools/list result, checked as Claude Code checks it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeTools {
+    /// Tools the server listed.
+    pub returned: u64,
+    /// Tools Claude Code would load.
+    pub accepted: u64,
+    pub rejected: Vec<ProbeRejectedTool>,
+    /// Problems with the result around the tools (`resultType`, `ttlMs`...).
+    pub envelope: Vec<ProbeEnvelopeIssue>,
+    pub pages: u64,
+    /// The whole list is dropped (tools/list fails as a whole).
+    pub whole_list_dropped: bool,
+}
+
+/// A tool Claude Code would not load.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeRejectedTool {
+    pub name: Option<String>,
+    pub reason: String,
+    pub page: u64,
+    /// e.g. `tools[2].inputSchema.type`.
+    pub path: String,
+    pub detail: String,
+    /// This tool makes the whole tools/list fail.
+    pub fails_list: bool,
+}
+
+/// A problem with a tools/list result outside its tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeEnvelopeIssue {
+    pub page: u64,
+    pub field: String,
+    pub detail: String,
+    /// `missing`, `wrong-type` or `malformed`.
+    pub kind: String,
+}
+
+/// One `--contract` check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeContractCheck {
+    pub check: String,
+    /// Null: not applicable.
+    pub passed: Option<bool>,
+    pub detail: String,
+}
+
+/// One line of `probe --transcript FILE` (JSON lines).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TranscriptEvent {
+    pub seq: u64,
+    pub server: String,
+    pub connection_id: String,
+    /// `client-to-server` or `server-to-client`.
+    pub direction: String,
+    pub t_ms: u64,
+    /// The JSON-RPC id, as sent.
+    pub id: Option<serde_json::Value>,
+    pub method: Option<String>,
+    pub error_category: Option<String>,
+    /// The message, as sent or received.
+    pub payload: serde_json::Value,
+}

@@ -1,0 +1,133 @@
+//! The `mcplogs report --json` document (`docs/schema/report.schema.json`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::*;
+
+/// `mcplogs report --json`: the report's content, redacted like the Markdown, untrimmed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportDocument {
+    pub schema_version: u32,
+    /// False with `--no-redact`.
+    pub redacted: bool,
+    pub versions: Versions,
+    /// Per problem server: one sentence.
+    pub whats_wrong: Vec<WhatsWrong>,
+    /// Every server.
+    pub servers: Vec<ReportServer>,
+    pub settings: ReportSettings,
+    /// The effective `MCP_PROTOCOL_NEGOTIATION` is `legacy`.
+    pub legacy_fix_applied: bool,
+    /// Damaged or unreadable log files, one line each.
+    pub warnings: Vec<String>,
+    /// With `--probe`: this project's configured servers, probed (as `probe --json`'s
+    /// `servers`); else null.
+    pub probe: Option<Vec<ProbeServer>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Versions {
+    pub mcplogs: String,
+    pub os: String,
+    pub arch: String,
+    /// Null: unknown (no `claude --version` answer).
+    pub claude_code: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WhatsWrong {
+    pub name: String,
+    pub project: Option<String>,
+    pub summary: String,
+}
+
+/// One server in `report --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportServer {
+    pub name: String,
+    pub project: Option<String>,
+    /// As in `scan --json`.
+    pub verdict: String,
+    pub cause: Option<String>,
+    pub era: Option<String>,
+    pub negotiated_protocol_version: Option<String>,
+    pub legacy_fix_applies: bool,
+    pub filled_fields: Vec<String>,
+    pub bad_tool_path: Option<String>,
+    pub last_seen: Option<String>,
+    /// Sessions seen in the log folder.
+    pub sessions: u64,
+    /// Of those, the sessions read (newest first, until the verdict was decided).
+    pub sessions_read: u64,
+    /// Of the sessions read, those that failed.
+    pub failed_sessions: u64,
+    /// The verdict is a problem.
+    pub problem: bool,
+    /// Who can act on a failing server: `claude-code`, `server-author` or
+    /// `user-config`; null when it does not fail.
+    pub audience: Option<String>,
+    /// How the server is configured to start (`command args…` or its URL, redacted;
+    /// no environment or header values); null when not found in the configuration.
+    pub launch: Option<String>,
+    /// One sentence.
+    pub summary: String,
+    pub recommendation: String,
+    /// The log folder or debug log, redacted.
+    pub source: String,
+    pub evidence: Vec<ReportRecord>,
+    /// The server's own stderr lines.
+    pub stderr: Vec<ReportRecord>,
+}
+
+/// One log record in `report --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportRecord {
+    pub file: String,
+    /// `mcp-logs-<server>/<file>:<line>`.
+    pub location: String,
+    pub line: u64,
+    pub timestamp: Option<String>,
+    pub level: String,
+    /// Exactly as logged, after redaction.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportSettings {
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<ReportLayer>,
+    pub effective: ReportEffective,
+    /// One sentence per file Claude Code skips.
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportLayer {
+    pub layer: String,
+    pub path: Option<String>,
+    /// `absent`, `strict`, `ignored`, `invalid`, `unreadable`, `set` or `unset`.
+    pub status: String,
+    pub negotiation: Option<String>,
+    pub in_effect: bool,
+    /// This layer decides the effective value.
+    pub decides: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportEffective {
+    pub value: Option<String>,
+    pub layer: Option<String>,
+    pub path: Option<String>,
+    /// The sentence the Markdown shows.
+    pub text: String,
+}

@@ -1,0 +1,93 @@
+//! The `mcplogs settings --json` document (`docs/schema/settings.schema.json`); its
+//! layers are also part of `scan --json`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::*;
+
+/// `mcplogs settings --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsDocument {
+    pub schema_version: u32,
+    /// The project folder the layers were read for.
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<SettingsLayer>,
+    pub effective: Effective,
+}
+
+/// The settings layers as part of another document (`scan --json`'s `settings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    /// The project folder the layers were read for.
+    pub project: String,
+    /// Highest precedence first.
+    pub layers: Vec<SettingsLayer>,
+    pub effective: Effective,
+}
+
+impl Settings {
+    /// The standalone `settings --json` document.
+    pub fn into_document(self) -> SettingsDocument {
+        SettingsDocument {
+            schema_version: SCHEMA_VERSION,
+            project: self.project,
+            layers: self.layers,
+            effective: self.effective,
+        }
+    }
+}
+
+/// One settings layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsLayer {
+    /// `managed-drop-in`, `managed`, `local`, `project`, `user` or `environment`.
+    pub layer: String,
+    /// The file; null for `environment`.
+    pub path: Option<String>,
+    /// The file exists (for `environment`: the variable is set).
+    pub present: bool,
+    /// `absent`, `strict`, `ignored`, `invalid`, `unreadable` or `environment`.
+    pub status: String,
+    /// True or false for a file that exists and was parsed; null otherwise.
+    pub strict: Option<bool>,
+    /// Claude Code reads this layer (a strict file, or a set variable).
+    pub in_effect: bool,
+    /// The layer's `env.MCP_PROTOCOL_NEGOTIATION`, or null when absent.
+    pub negotiation: Option<String>,
+    /// For `ignored` and `invalid`: the first problem.
+    pub problem: Option<TextProblem>,
+    /// For `ignored`: the `env` keys that are therefore not in effect.
+    pub ignored_env_keys: Vec<String>,
+    /// For `unreadable`: why.
+    pub error: Option<String>,
+}
+
+/// Where a settings file stops being strict JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TextProblem {
+    /// 1-based.
+    pub line: u64,
+    /// 1-based.
+    pub column: u64,
+    pub message: String,
+}
+
+/// The value Claude Code uses and the layer that decides it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Effective {
+    /// Null: not set (Claude Code's default).
+    pub value: Option<String>,
+    /// `value` is `legacy`.
+    pub legacy: bool,
+    /// The deciding layer, or null.
+    pub layer: Option<String>,
+    /// The deciding layer's file, or null.
+    pub path: Option<String>,
+}

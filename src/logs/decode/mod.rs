@@ -1,0 +1,465 @@
+//! Bytes to records, for every format Claude Code has written MCP logs in.
+//!
+//! The format is detected from the content (a log can be renamed or pasted anywhere);
+//! every record is JSON-decoded before anyone matches on its text.
+
+mod debug_log;
+mod escapes;
+mod json_array;
+mod jsonl;
+pub mod lines;
+pub mod stream;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use aho_corasick::AhoCorasick;
+
+use crate::logs::record::{Level, Record};
+
+pub use debug_log::split_mcp_prefix;
+
+/// Lines longer than this are skipped (and counted) rather than decoded. Real records
+/// are far shorter; longer lines are JSON-RPC payload dumps that never decide a verdict.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The older pretty-printed array files are parsed whole; refuse absurd sizes.
+pub const MAX_JSON_ARRAY_BYTES: u64 = 256 * 1024 * 1024;
+
+/// How many bytes of the head are looked at to recognise a format.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Current per-server files: one JSON object per line.
+    JsonLines,
+    /// Mid-2025 per-server `.txt` files: one pretty-printed JSON array.
+    JsonArray,
+    /// `--debug-file` / `~/.claude/debug/*.txt`: `<ISO> [LEVEL] message`.
+    DebugLog,
+}
+
+impl LogFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogFormat::JsonLines => "jsonl",
+            LogFormat::JsonArray => "json-array",
+            LogFormat::DebugLog => "debug-log",
+        }
+    }
+}
+
+/// What was wrong with a file, counted so that one warning per file can say it all.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Damage {
+    pub lines: usize,
+    pub not_json: usize,
+    pub not_a_record: usize,
+    pub invalid_utf8: usize,
+    /// Records kept although a string escape was invalid or a lone surrogate: decoded
+    /// with U+FFFD in its place.
+    pub bad_escapes: usize,
+    pub too_long: usize,
+    pub truncated_last: bool,
+    pub empty: bool,
+    pub unrecognised: bool,
+    pub too_large: bool,
+}
+
+impl Damage {
+    pub fn is_clean(&self) -> bool {
+        *self
+            == Damage {
+                lines: self.lines,
+                ..Damage::default()
+            }
+    }
+
+    /// A one-line summary, or `None` for an undamaged file.
+    pub fn summary(&self) -> Option<String> {
+        if self.is_clean() {
+            return None;
+        }
+        if self.empty {
+            return Some("empty file, no records".to_string());
+        }
+        if self.unrecognised {
+            return Some("not a Claude Code log (binary or unknown content), skipped".to_string());
+        }
+        if self.too_large {
+            return Some(format!(
+                "old-format JSON array larger than {} MiB, skipped",
+                MAX_JSON_ARRAY_BYTES >> 20
+            ));
+        }
+        let mut parts = Vec::new();
+        let mut skipped = 0;
+        if self.not_json > 0 {
+            parts.push(format!("{} not valid JSON", self.not_json));
+            skipped += self.not_json;
+        }
+        if self.not_a_record > 0 {
+            parts.push(format!("{} JSON but not a log record", self.not_a_record));
+            skipped += self.not_a_record;
+        }
+        if self.too_long > 0 {
+            parts.push(format!(
+                "{} longer than {} MiB",
+                self.too_long,
+                MAX_LINE_BYTES >> 20
+            ));
+            skipped += self.too_long;
+        }
+        if self.truncated_last {
+            parts.push("a truncated last record".to_string());
+            skipped += 1;
+        }
+        let mut out = if skipped > 0 {
+            // Old-format arrays count elements, and several can share a line.
+            let of = if skipped <= self.lines {
+                format!(" of {} lines", self.lines)
+            } else {
+                String::new()
+            };
+            format!("skipped {skipped}{of} ({})", parts.join(", "))
+        } else {
+            String::new()
+        };
+        if self.invalid_utf8 > 0 {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(&format!(
+                "{} lines with invalid UTF-8 decoded with replacement characters",
+                self.invalid_utf8
+            ));
+        }
+        if self.bad_escapes > 0 {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(&format!(
+                "{} records with invalid escapes or lone surrogates decoded with replacement characters",
+                self.bad_escapes
+            ));
+        }
+        Some(out)
+    }
+}
+
+/// Parses one JSON value; if `serde_json` refuses it only for a string escape (a lone
+/// surrogate, an invalid escape), parses the lossy repair
+/// instead and counts it. A record is never lost to one bad escape.
+pub(crate) fn parse_json_lossy(text: &str, damage: &mut Damage) -> Option<serde_json::Value> {
+    match serde_json::from_str(text) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            let repaired = escapes::repair(text)?;
+            let v = serde_json::from_str(&repaired).ok()?;
+            damage.bad_escapes += 1;
+            Some(v)
+        }
+    }
+}
+
+/// The result of decoding one file.
+#[derive(Debug, Clone)]
+pub struct DecodedFile {
+    pub format: Option<LogFormat>,
+    pub records: Vec<Record>,
+    pub damage: Damage,
+}
+
+/// Recognises a log format from the first bytes of a file. Lines that match no format
+/// (junk left by a crash, a stray header) are passed over: the first line that does
+/// match decides.
+pub fn sniff(head: &[u8]) -> Option<LogFormat> {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    head.split(|&b| b == b'\n').find_map(|raw| {
+        let line = raw.trim_ascii();
+        if line.is_empty() {
+            return None;
+        }
+        if debug_log::looks_like_entry(line) {
+            return Some(LogFormat::DebugLog);
+        }
+        match line[0] {
+            b'{' => Some(LogFormat::JsonLines),
+            b'[' => {
+                let rest = line[1..].trim_ascii_start();
+                (rest.is_empty() || rest[0] == b'{' || rest[0] == b']')
+                    .then_some(LogFormat::JsonArray)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Reads and decodes one file, keeping every record. I/O errors (unreadable file) are
+/// returned; damaged content is not an error, it is counted in `Damage`.
+pub fn decode_file(path: &Path) -> io::Result<DecodedFile> {
+    let mut records = Vec::new();
+    let (format, damage) = for_each_record(path, &mut |r| records.push(r))?;
+    Ok(DecodedFile {
+        format,
+        records,
+        damage,
+    })
+}
+
+/// Decodes every record of a file into `sink`, streaming (bounded memory).
+pub fn for_each_record(
+    path: &Path,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, None, sink)
+}
+
+/// Like [`for_each_record`], but JSON Lines files hand over only the records whose raw
+/// line contains one of `words` (other formats: every record). For finding a few kinds
+/// of record in a file of gigabytes without decoding all of it.
+pub fn for_each_record_containing(
+    path: &Path,
+    words: &[&str],
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, Some(&stream::needles(words)), sink)
+}
+
+/// The scan's way to read a file: JSON Lines go through the prefiltered reader
+/// ([`stream`]), which hands over only the records that can matter and never holds
+/// more than one block of the file; other formats are decoded whole.
+pub fn decode_prefiltered(
+    path: &Path,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, Some(&stream::NEEDLES), sink)
+}
+
+/// [`decode_prefiltered`] telling `on_bytes` how many bytes each read took from the file, so a
+/// progress display moves while one large file is read.
+pub fn decode_prefiltered_progress(
+    path: &Path,
+    sink: &mut dyn FnMut(Record),
+    on_bytes: &dyn Fn(u64),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let mut file = Counting {
+        inner: File::open(path)?,
+        on_bytes,
+    };
+    let len = file.inner.metadata()?.len();
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
+    decode_sniffed(&head, file, len, &name, Some(&stream::NEEDLES), sink)
+}
+
+/// A reader that reports the size of every read.
+struct Counting<'a, R> {
+    inner: R,
+    on_bytes: &'a dyn Fn(u64),
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (self.on_bytes)(n as u64);
+        Ok(n)
+    }
+}
+
+fn read_file(
+    path: &Path,
+    prefilter: Option<&AhoCorasick>,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
+    decode_sniffed(&head, file, len, &name, prefilter, sink)
+}
+
+/// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
+/// Shared by files and bytes in memory, so both treat every format the same way.
+fn decode_sniffed(
+    head: &[u8],
+    rest: impl Read,
+    len: u64,
+    name: &Arc<PathBuf>,
+    prefilter: Option<&AhoCorasick>,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let only = |d: Damage| Ok((None, d));
+    if head.is_empty() {
+        return only(Damage {
+            empty: true,
+            ..Damage::default()
+        });
+    }
+    let format = sniff(head);
+    let mut reader = head.chain(rest);
+    let Some(f) = format else {
+        return only(Damage {
+            unrecognised: true,
+            ..Damage::default()
+        });
+    };
+    let damage = match (f, prefilter) {
+        (LogFormat::JsonArray, _) if len > MAX_JSON_ARRAY_BYTES => Damage {
+            too_large: true,
+            ..Damage::default()
+        },
+        (LogFormat::JsonLines, Some(needles)) => {
+            stream::scan_jsonl_matching(&mut reader, name, needles, sink, stream::BLOCK_BYTES)?
+        }
+        _ => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
+    };
+    Ok((format, damage))
+}
+
+/// Decodes an already-opened stream of a known format, handing each record to `sink`.
+pub fn decode_reader<R: BufRead>(
+    format: LogFormat,
+    mut reader: R,
+    file: &Arc<PathBuf>,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<Damage> {
+    skip_bom(&mut reader)?;
+    match format {
+        LogFormat::JsonLines => jsonl::decode(reader, file, sink),
+        LogFormat::DebugLog => debug_log::decode(reader, file, sink),
+        LogFormat::JsonArray => {
+            let mut bytes = Vec::new();
+            reader
+                .take(MAX_JSON_ARRAY_BYTES + 1)
+                .read_to_end(&mut bytes)?;
+            Ok(json_array::decode(&bytes, file, sink))
+        }
+    }
+}
+
+/// Decodes bytes held in memory (tests, fuzzing, pasted text).
+pub fn decode_bytes(bytes: &[u8], file: &Path) -> DecodedFile {
+    let split = bytes.len().min(SNIFF_BYTES);
+    let mut records = Vec::new();
+    let (format, damage) = decode_sniffed(
+        &bytes[..split],
+        &bytes[split..],
+        bytes.len() as u64,
+        &Arc::new(file.to_path_buf()),
+        None,
+        &mut |r| records.push(r),
+    )
+    .expect("reading from memory cannot fail");
+    DecodedFile {
+        format,
+        records,
+        damage,
+    }
+}
+
+fn skip_bom<R: BufRead>(reader: &mut R) -> io::Result<()> {
+    let head = reader.fill_buf()?;
+    if head.starts_with(b"\xEF\xBB\xBF") {
+        reader.consume(3);
+    }
+    Ok(())
+}
+
+/// Turns one decoded JSON object into a record. Claude Code's per-server records put the
+/// message under a key naming its level (`debug`, `error`); anything else is not a record.
+pub(crate) fn record_from_json(
+    value: serde_json::Value,
+    file: &Arc<PathBuf>,
+    line: usize,
+) -> Option<Record> {
+    let serde_json::Value::Object(mut map) = value else {
+        return None;
+    };
+    let mut found = None;
+    for key in ["error", "debug", "warn", "warning", "info", "verbose"] {
+        if let Some(serde_json::Value::String(_)) = map.get(key) {
+            let Some(serde_json::Value::String(msg)) = map.remove(key) else {
+                unreachable!()
+            };
+            found = Some((Level::parse(key).unwrap_or(Level::Debug), msg));
+            break;
+        }
+    }
+    let (level, message) = found?;
+    let mut take = |k: &str| match map.remove(k) {
+        Some(serde_json::Value::String(s)) => Some(s),
+        _ => None,
+    };
+    Some(Record {
+        message,
+        level,
+        timestamp: take("timestamp"),
+        session_id: take("sessionId"),
+        cwd: take("cwd"),
+        server: None,
+        file: Arc::clone(file),
+        line,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_each_format() {
+        assert_eq!(sniff(b"{\"debug\":\"x\"}\n"), Some(LogFormat::JsonLines));
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBF\r\n{\"debug\":\"x\"}"),
+            Some(LogFormat::JsonLines)
+        );
+        assert_eq!(sniff(b"[\n  {\n"), Some(LogFormat::JsonArray));
+        assert_eq!(
+            sniff(b"2026-11-29T11:50:31.216Z [DEBUG] hello\n"),
+            Some(LogFormat::DebugLog)
+        );
+        assert_eq!(
+            sniff(b"[DEBUG] MCP server \"x\": hi\n"),
+            Some(LogFormat::DebugLog)
+        );
+        assert_eq!(sniff(b"\x7fELF\x02\x01"), None);
+        assert_eq!(
+            sniff(b"\x00junk\n{\"debug\":\"x\"}\n"),
+            Some(LogFormat::JsonLines)
+        );
+        assert_eq!(sniff(b"hello world"), None);
+    }
+
+    #[test]
+    fn damage_summary_names_each_problem() {
+        let d = Damage {
+            lines: 10,
+            not_json: 2,
+            truncated_last: true,
+            invalid_utf8: 1,
+            ..Damage::default()
+        };
+        assert_eq!(
+            d.summary().unwrap(),
+            "skipped 3 of 10 lines (2 not valid JSON, a truncated last record); \
+             1 lines with invalid UTF-8 decoded with replacement characters"
+        );
+        assert_eq!(
+            Damage {
+                lines: 4,
+                ..Damage::default()
+            }
+            .summary(),
+            None
+        );
+    }
+}

@@ -1,0 +1,631 @@
+//! Where the logs are: the per-OS cache roots, home folders copied from any OS, and
+//! whatever paths the user names (a root, a project folder, a server folder, a file).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::logs::decode::{self, LogFormat};
+use crate::warning::Warning;
+
+const APP_DIR: &str = "claude-cli-nodejs";
+const SERVER_DIR_PREFIX: &str = "mcp-logs-";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    Linux,
+    MacOs,
+    Windows,
+}
+
+impl Os {
+    pub fn current() -> Os {
+        #[cfg(target_os = "macos")]
+        {
+            Os::MacOs
+        }
+        #[cfg(windows)]
+        {
+            Os::Windows
+        }
+        #[cfg(not(any(target_os = "macos", windows)))]
+        {
+            Os::Linux
+        }
+    }
+}
+
+/// The cache layouts, relative to a home folder, for `--home`: a home copied from any OS.
+pub const HOME_LAYOUTS: [&[&str]; 3] = [
+    &["Library", "Caches", APP_DIR],
+    &["AppData", "Local", APP_DIR, "Cache"],
+    &[".cache", APP_DIR],
+];
+
+/// Claude Code's cache root on `os` (Node's `env-paths` rules with app `claude-cli`).
+/// `env` reads an environment variable; injected so each OS's rule is testable anywhere.
+pub fn default_cache_root(
+    os: Os,
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    let non_empty = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    match os {
+        Os::MacOs => Some(home?.join("Library").join("Caches").join(APP_DIR)),
+        Os::Windows => {
+            let local = non_empty("LOCALAPPDATA")
+                .or_else(|| home.map(|h| h.join("AppData").join("Local")))?;
+            Some(local.join(APP_DIR).join("Cache"))
+        }
+        Os::Linux => {
+            let cache = non_empty("XDG_CACHE_HOME").or_else(|| home.map(|h| h.join(".cache")))?;
+            Some(cache.join(APP_DIR))
+        }
+    }
+}
+
+/// One `mcp-logs-<server>` folder (or a single log file standing for one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerDir {
+    pub path: PathBuf,
+    /// The encoded server name: the folder name without `mcp-logs-`.
+    pub folder: String,
+    /// The encoded project folder name, when the layout shows it.
+    pub project_folder: Option<String>,
+    /// Log files, sorted by name (= by process start time).
+    pub files: Vec<PathBuf>,
+    /// The home this cache belongs to, when the layout shows it (for config names).
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub server_dirs: Vec<ServerDir>,
+    pub debug_logs: Vec<PathBuf>,
+    /// Homes whose `.claude.json` can name servers.
+    pub homes: Vec<PathBuf>,
+    /// What was searched, for "nothing found" messages.
+    pub searched: Vec<PathBuf>,
+    pub warnings: Vec<Warning>,
+}
+
+/// What to search. Empty `homes` and `paths` mean the current OS's default root.
+#[derive(Debug, Default, Clone)]
+pub struct Request {
+    pub homes: Vec<PathBuf>,
+    pub paths: Vec<PathBuf>,
+}
+
+/// A path the user named that cannot be read at all: a usage or I/O error (exit 2).
+#[derive(Debug)]
+pub struct DiscoveryError {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
+impl fmt::Display for DiscoveryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for DiscoveryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
+    // Check every named path before doing any work: a typo is a usage error.
+    for p in req.homes.iter().chain(&req.paths) {
+        std::fs::metadata(p).map_err(|error| DiscoveryError {
+            path: p.clone(),
+            error,
+        })?;
+    }
+    for h in &req.homes {
+        if !h.is_dir() {
+            return Err(DiscoveryError {
+                path: h.clone(),
+                error: std::io::Error::other(
+                    "not a folder: --home takes a home folder (one holding Library/Caches, AppData/Local or .cache); name log files without --home",
+                ),
+            });
+        }
+    }
+    let mut found = Discovered::default();
+    if req.homes.is_empty() && req.paths.is_empty() {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        if let Some(h) = &home {
+            found.homes.push(h.clone());
+        }
+        if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR") {
+            found.homes.push(PathBuf::from(dir));
+        }
+        if let Some(root) =
+            default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
+        {
+            found.searched.push(root.clone());
+            // The home rule holds only when the root was made from the home (not from
+            // $XDG_CACHE_HOME or %LOCALAPPDATA%, which may be anywhere).
+            let within = home.as_deref().filter(|h| root.starts_with(h));
+            if let Some(root) = confined_root(&root, within, &mut found.warnings) {
+                walk_tree(&root, &mut found);
+            }
+        }
+    }
+    for home in &req.homes {
+        found.homes.push(home.clone());
+        for layout in HOME_LAYOUTS {
+            let root = layout.iter().fold(home.clone(), |p, c| p.join(c));
+            found.searched.push(root.clone());
+            if let Some(real) = confined_root(&root, Some(home), &mut found.warnings) {
+                // Walk the resolved folder, but name what is found by the home's
+                // spelling, so the layout (and the home it belongs to) stays visible.
+                walk_tree_as(&real, &root, &mut found);
+            }
+        }
+    }
+    for path in &req.paths {
+        found.searched.push(path.clone());
+        if path.is_dir() {
+            let Some(real) = confined_root(path, None, &mut found.warnings) else {
+                continue;
+            };
+            let before = (found.server_dirs.len(), found.debug_logs.len());
+            walk_tree_as(&real, path, &mut found);
+            if before == (found.server_dirs.len(), found.debug_logs.len()) {
+                add_debug_logs_in(path, &mut found);
+            }
+        } else {
+            add_file(path, &mut found);
+        }
+    }
+    for dir in &found.server_dirs {
+        if let Some(h) = &dir.home
+            && !found.homes.contains(h)
+        {
+            found.homes.push(h.clone());
+        }
+    }
+    found.server_dirs.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+        .server_dirs
+        .dedup_by(|a, b| a.path == b.path && a.files == b.files);
+    found.debug_logs.sort();
+    found.debug_logs.dedup();
+    Ok(found)
+}
+
+/// Folders that are never a log tree: walking them would read the whole machine (or
+/// other users' files). A root that resolves to one of these is refused.
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/media",
+    "/mnt",
+    "/opt",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/tmp",
+    "/usr",
+    "/var",
+    "/Applications",
+    "/Library",
+    "/System",
+    "/Users",
+    "/Volumes",
+    "/private",
+    "/private/tmp",
+    "/private/var",
+    "/cores",
+];
+
+/// Whether `p` (resolved) is a system folder or a drive root (`C:\`, `C:\Windows`...).
+pub fn is_system_folder(p: &Path) -> bool {
+    if p.parent().is_none() {
+        return true; // `/`, `C:\`, `\\?\C:\`
+    }
+    if SYSTEM_FOLDERS.iter().any(|f| p == Path::new(f)) {
+        return true;
+    }
+    // Windows: the drive's top-level system folders.
+    let comps: Vec<String> = p
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    comps.len() == 1
+        && [
+            "windows",
+            "program files",
+            "program files (x86)",
+            "programdata",
+            "users",
+        ]
+        .contains(&comps[0].as_str())
+}
+
+/// Resolves a root before it is walked. `None` (with a warning) when it is not a
+/// folder, resolves to `/` or a system folder, or, when `home` is given, resolves
+/// outside that home (a copied home whose `.cache/claude-cli-nodejs` is a symlink to
+/// `/` must not make mcplogs walk the whole disk).
+pub fn confined_root(
+    root: &Path,
+    home: Option<&Path>,
+    warnings: &mut Vec<Warning>,
+) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(root).ok()?;
+    if !real.is_dir() {
+        return None;
+    }
+    if is_system_folder(&real) {
+        warnings.push(Warning::new(
+            root,
+            format!(
+                "resolves to the system folder {}, not a log tree: skipped",
+                real.display()
+            ),
+        ));
+        return None;
+    }
+    if let Some(home) = home {
+        let real_home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+        if !real.starts_with(&real_home) {
+            warnings.push(Warning::new(
+                root,
+                format!(
+                    "resolves to {}, outside the home {}: skipped",
+                    real.display(),
+                    home.display()
+                ),
+            ));
+            return None;
+        }
+    }
+    Some(real)
+}
+
+/// [`walk_tree`] over `real` (a resolved root); `shown` is the root as the user or the
+/// layout spells it, for the home a cache belongs to and for warnings.
+fn walk_tree_as(real: &Path, shown: &Path, found: &mut Discovered) {
+    if real == shown {
+        return walk_tree(real, found);
+    }
+    let mut inner = Discovered::default();
+    walk_tree(real, &mut inner);
+    let respell = |p: &Path| match p.strip_prefix(real) {
+        Ok(rest) if rest.as_os_str().is_empty() => shown.to_path_buf(),
+        Ok(rest) => shown.join(rest),
+        Err(_) => p.to_path_buf(),
+    };
+    // Files are read by their resolved paths (nothing can be swapped in between);
+    // the layout, which names the home, is read from the spelling shown.
+    for mut d in inner.server_dirs {
+        let (project_folder, home) = layout_of(&respell(&d.path));
+        d.project_folder = project_folder;
+        d.home = home;
+        found.server_dirs.push(d);
+    }
+    found.debug_logs.extend(inner.debug_logs);
+    for mut w in inner.warnings {
+        w.path = w.path.map(|p| respell(&p));
+        found.warnings.push(w);
+    }
+}
+
+/// Finds every `mcp-logs-*` folder under `root` (or `root` itself). Symlinks inside the
+/// tree are never followed (they may loop, or lead out of it); the root was resolved
+/// by [`confined_root`].
+fn walk_tree(root: &Path, found: &mut Discovered) {
+    let mut walker = WalkDir::new(root).follow_links(false).into_iter();
+    while let Some(entry) = walker.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().unwrap_or(root).to_path_buf();
+                found.warnings.push(Warning::new(
+                    path,
+                    format!("cannot read: {}", io_reason(&e)),
+                ));
+                continue;
+            }
+        };
+        if entry.depth() > 0 && entry.file_type().is_symlink() {
+            // Never followed inside a tree: it may loop, or lead out of it.
+            let target = std::fs::read_link(entry.path())
+                .map(|t| format!(" (to {})", t.display()))
+                .unwrap_or_default();
+            found.warnings.push(Warning::new(
+                entry.path(),
+                format!("symlink inside the log tree{target}, not followed"),
+            ));
+            continue;
+        }
+        let is_dir = entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
+        if !is_dir {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        if let Some(server) = name.strip_prefix(SERVER_DIR_PREFIX) {
+            let server = server.to_string();
+            add_server_dir(entry.path(), server, found);
+            walker.skip_current_dir();
+        } else if name == "errors" && entry.depth() > 0 {
+            // Claude Code's own error logs sit beside the server folders; not MCP.
+            walker.skip_current_dir();
+        }
+    }
+}
+
+fn io_reason(e: &walkdir::Error) -> String {
+    if e.loop_ancestor().is_some() {
+        return "symlink loop".to_string();
+    }
+    e.io_error()
+        .map(|io| io.to_string())
+        .unwrap_or_else(|| e.to_string())
+}
+
+fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
+    let mut files = Vec::new();
+    match std::fs::read_dir(path) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = match entry {
+                    Ok(e) => e,
+                    Err(e) => {
+                        found
+                            .warnings
+                            .push(Warning::new(path, format!("cannot read folder: {e}")));
+                        continue;
+                    }
+                };
+                let name = entry.file_name();
+                if name.to_string_lossy().starts_with('.') {
+                    continue; // .DS_Store and friends
+                }
+                let p = entry.path();
+                // file_type() does not follow symlinks: inside a log tree nothing is
+                // followed (a link can point at /dev/zero, a FIFO, or out of the tree).
+                match entry.file_type() {
+                    Ok(t) if t.is_file() => files.push(p),
+                    Ok(t) if t.is_dir() => {}
+                    Ok(t) => {
+                        let what = describe_special(&t, &p);
+                        found.warnings.push(Warning::new(p, what));
+                    }
+                    Err(e) => found
+                        .warnings
+                        .push(Warning::new(p, format!("cannot read: {e}"))),
+                }
+            }
+        }
+        Err(e) => {
+            found
+                .warnings
+                .push(Warning::new(path, format!("cannot read folder: {e}")));
+            return;
+        }
+    }
+    files.sort();
+    let (project_folder, home) = layout_of(path);
+    found.server_dirs.push(ServerDir {
+        path: path.to_path_buf(),
+        folder,
+        project_folder,
+        files,
+        home,
+    });
+}
+
+/// The warning for a file that is not a regular file.
+fn describe_special(t: &std::fs::FileType, p: &Path) -> String {
+    if t.is_symlink() {
+        return match std::fs::read_link(p) {
+            Ok(target) => format!(
+                "symlink inside a log folder (to {}), not followed",
+                target.display()
+            ),
+            Err(_) => "symlink inside a log folder, not followed".to_string(),
+        };
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO, not a regular file, not read".to_string();
+        }
+        if t.is_socket() {
+            return "a socket, not a regular file, not read".to_string();
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device, not a regular file, not read".to_string();
+        }
+    }
+    "not a regular file, not read".to_string()
+}
+
+/// From `<root>/<project>/mcp-logs-<server>`, the project folder name and, when the root
+/// is one of the known cache layouts, the home it lives in.
+fn layout_of(server_dir: &Path) -> (Option<String>, Option<PathBuf>) {
+    let project = server_dir.parent();
+    let project_folder = project
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let root = project.and_then(|p| p.parent());
+    let home = root.and_then(home_of_cache_root);
+    (project_folder, home)
+}
+
+fn home_of_cache_root(root: &Path) -> Option<PathBuf> {
+    for layout in HOME_LAYOUTS {
+        let mut p = root;
+        let mut ok = true;
+        for comp in layout.iter().rev() {
+            if p.file_name().and_then(|n| n.to_str()) != Some(comp) {
+                ok = false;
+                break;
+            }
+            match p.parent() {
+                Some(parent) => p = parent,
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            return Some(p.to_path_buf());
+        }
+    }
+    None
+}
+
+/// A named file: a per-server log (by its folder or by content) or a debug log.
+/// A named symlink is followed (the user chose it), but only to a regular file: opening
+/// a FIFO would block and a device never ends.
+fn add_file(path: &Path, found: &mut Discovered) {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(m) => {
+            let what = describe_special(&m.file_type(), path);
+            found.warnings.push(Warning::new(path, what));
+            return;
+        }
+        Err(e) => {
+            found
+                .warnings
+                .push(Warning::new(path, format!("cannot read: {e}")));
+            return;
+        }
+    }
+    let parent_server = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(SERVER_DIR_PREFIX))
+        .map(str::to_string);
+    let format = sniff_file(path);
+    match (format, parent_server) {
+        (Some(LogFormat::DebugLog), _) => found.debug_logs.push(path.to_path_buf()),
+        (_, Some(server)) => {
+            let dir = path.parent().expect("has a parent").to_path_buf();
+            let (project_folder, home) = layout_of(&dir);
+            found.server_dirs.push(ServerDir {
+                path: dir,
+                folder: server,
+                project_folder,
+                files: vec![path.to_path_buf()],
+                home,
+            });
+        }
+        (Some(_), None) => {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "unknown".to_string());
+            found.server_dirs.push(ServerDir {
+                path: path.to_path_buf(),
+                folder: stem,
+                project_folder: None,
+                files: vec![path.to_path_buf()],
+                home: None,
+            });
+        }
+        (None, None) => found.warnings.push(Warning::new(
+            path,
+            "not a Claude Code MCP log or debug log (unrecognised content), skipped",
+        )),
+    }
+}
+
+/// A folder without `mcp-logs-*` inside may be `~/.claude/debug`: take its debug logs.
+fn add_debug_logs_in(dir: &Path, found: &mut Discovered) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut any = false;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    for f in files {
+        if sniff_file(&f) == Some(LogFormat::DebugLog) {
+            found.debug_logs.push(f);
+            any = true;
+        }
+    }
+    if !any {
+        found.warnings.push(Warning::new(
+            dir,
+            "no MCP log folders (mcp-logs-*) or debug logs found here",
+        ));
+    }
+}
+
+fn sniff_file(path: &Path) -> Option<LogFormat> {
+    use std::io::Read;
+    let mut head = vec![0u8; 8192];
+    let mut f = std::fs::File::open(path).ok()?;
+    let n = f.read(&mut head).ok()?;
+    decode::sniff(&head[..n])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::test_support::env_of;
+
+    #[test]
+    fn default_roots_per_os() {
+        let home = Path::new("/h");
+        assert_eq!(
+            default_cache_root(Os::MacOs, Some(home), &env_of(&[])),
+            Some(PathBuf::from("/h/Library/Caches/claude-cli-nodejs"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Linux, Some(home), &env_of(&[])),
+            Some(PathBuf::from("/h/.cache/claude-cli-nodejs"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Linux, Some(home), &env_of(&[("XDG_CACHE_HOME", "/x")])),
+            Some(PathBuf::from("/x/claude-cli-nodejs"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Windows, Some(home), &env_of(&[("LOCALAPPDATA", "/L")])),
+            Some(PathBuf::from("/L/claude-cli-nodejs/Cache"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Windows, Some(home), &env_of(&[("LOCALAPPDATA", "")])),
+            Some(PathBuf::from("/h/AppData/Local/claude-cli-nodejs/Cache"))
+        );
+    }
+
+    #[test]
+    fn homes_are_recognised_from_each_layout() {
+        for layout in HOME_LAYOUTS {
+            let root = layout
+                .iter()
+                .fold(PathBuf::from("/copy/home"), |p, c| p.join(c));
+            assert_eq!(home_of_cache_root(&root), Some(PathBuf::from("/copy/home")));
+        }
+        assert_eq!(home_of_cache_root(Path::new("/x/claude-cli-nodejs")), None);
+    }
+}

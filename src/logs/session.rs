@@ -1,0 +1,186 @@
+//! Grouping a server's records into sessions, classifying each as its records stream
+//! past: only a session's evidence and summary are kept, never all of its records.
+
+use std::collections::HashMap;
+
+use crate::classify::Classifier;
+use crate::classify::verdict::Diagnosis;
+use crate::logs::record::Record;
+
+/// A session being read.
+#[derive(Debug)]
+struct OpenSession {
+    id: String,
+    file: std::sync::Arc<std::path::PathBuf>,
+    first_timestamp: Option<String>,
+    last_timestamp: Option<String>,
+    cwd: Option<String>,
+    last_record: Option<Record>,
+    classifier: Classifier<Record>,
+}
+
+/// One Claude Code session of one server, once read.
+#[derive(Debug, Clone)]
+pub struct SessionLog {
+    /// `sessionId`, or the file path for records without one.
+    pub id: String,
+    /// The file holding the session's records: one Claude Code process writes one file
+    /// per server, so a session never spans files (a resumed session id in a later
+    /// process's file is a new session: a new process, a new connection).
+    pub file: std::path::PathBuf,
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+    /// The working directory Claude Code ran in (the latest one recorded).
+    pub cwd: Option<String>,
+    pub diagnosis: Diagnosis,
+    /// The records that decided the diagnosis; when none did, the session's last record.
+    pub evidence: Vec<Record>,
+}
+
+/// Groups records by file and `sessionId`. Feed records in file order, files in name (=
+/// start time) order.
+#[derive(Debug, Default)]
+pub struct SessionGrouper {
+    index: HashMap<String, usize>,
+    sessions: Vec<OpenSession>,
+}
+
+impl SessionGrouper {
+    pub fn push(&mut self, r: Record) {
+        let id = match &r.session_id {
+            Some(id) if !id.is_empty() => id.clone(),
+            _ => format!("file:{}", r.file.display()),
+        };
+        let key = format!("{}\n{id}", r.file.display());
+        let sessions = &mut self.sessions;
+        let i = *self.index.entry(key).or_insert_with(|| {
+            sessions.push(OpenSession {
+                id,
+                file: std::sync::Arc::clone(&r.file),
+                first_timestamp: None,
+                last_timestamp: None,
+                cwd: None,
+                last_record: None,
+                classifier: Classifier::default(),
+            });
+            sessions.len() - 1
+        });
+        let s = &mut self.sessions[i];
+        if let Some(ts) = &r.timestamp {
+            if s.first_timestamp.is_none() {
+                s.first_timestamp = Some(ts.clone());
+            }
+            s.last_timestamp = Some(ts.clone());
+        }
+        if let Some(cwd) = &r.cwd {
+            s.cwd = Some(cwd.clone());
+        }
+        s.classifier.feed(&r.message, || r.clone());
+        s.last_record = Some(r);
+    }
+
+    /// The sessions, ordered by their first timestamp (sessions without one keep their
+    /// file order, which is start order). The scan groups each file on its own, so its
+    /// sessions are in file order first.
+    pub fn finish(self) -> Vec<SessionLog> {
+        let mut out: Vec<SessionLog> = self
+            .sessions
+            .into_iter()
+            .map(|s| {
+                let (diagnosis, mut evidence) = s.classifier.finish();
+                if evidence.is_empty() {
+                    evidence.extend(s.last_record);
+                }
+                SessionLog {
+                    id: s.id,
+                    file: s.file.as_ref().clone(),
+                    first_timestamp: s.first_timestamp,
+                    last_timestamp: s.last_timestamp,
+                    cwd: s.cwd,
+                    diagnosis,
+                    evidence,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| match (&a.first_timestamp, &b.first_timestamp) {
+            (Some(x), Some(y)) => x.cmp(y),
+            _ => std::cmp::Ordering::Equal,
+        });
+        out
+    }
+}
+
+/// Groups and classifies records held in memory.
+pub fn group_sessions(records: impl IntoIterator<Item = Record>) -> Vec<SessionLog> {
+    let mut g = SessionGrouper::default();
+    for r in records {
+        g.push(r);
+    }
+    g.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::verdict::Verdict;
+    use crate::logs::record::Level;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    fn rec(file: &str, sid: Option<&str>, ts: Option<&str>, msg: &str) -> Record {
+        Record {
+            message: msg.to_string(),
+            level: Level::Debug,
+            timestamp: ts.map(str::to_string),
+            session_id: sid.map(str::to_string),
+            cwd: None,
+            server: None,
+            file: Arc::new(PathBuf::from(file)),
+            line: 1,
+        }
+    }
+
+    const OK: &str = r#"Connection established with capabilities: {"protocolEra":"legacy"}"#;
+
+    #[test]
+    fn groups_by_session_and_orders_by_time() {
+        let sessions = group_sessions(vec![
+            rec("a", Some("s2"), Some("2026-01-02T00:00:00Z"), OK),
+            rec(
+                "a",
+                Some("s1"),
+                Some("2026-01-01T00:00:00Z"),
+                "Starting connection",
+            ),
+            rec(
+                "a",
+                Some("s2"),
+                Some("2026-01-02T00:00:01Z"),
+                "Connection failed: Connection closed",
+            ),
+        ]);
+        assert_eq!(sessions.len(), 2);
+        assert_eq!(sessions[0].id, "s1");
+        assert_eq!(sessions[0].diagnosis.verdict, Verdict::Unknown);
+        // Nothing decided: the last record stands as evidence.
+        assert_eq!(sessions[0].evidence[0].message, "Starting connection");
+        assert_eq!(sessions[1].diagnosis.verdict, Verdict::ConnectionFailed);
+        assert_eq!(
+            sessions[1].last_timestamp.as_deref(),
+            Some("2026-01-02T00:00:01Z")
+        );
+        assert_eq!(sessions[1].evidence.len(), 1);
+    }
+
+    #[test]
+    fn records_without_session_id_group_by_file() {
+        let sessions = group_sessions(vec![
+            rec("f1", None, None, "x"),
+            rec("f2", None, None, OK),
+            rec("f1", None, None, "z"),
+        ]);
+        assert_eq!(sessions.len(), 2);
+        assert_eq!(sessions[0].evidence[0].message, "z");
+        assert_eq!(sessions[1].diagnosis.verdict, Verdict::Healthy);
+    }
+}

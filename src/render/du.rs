@@ -1,0 +1,88 @@
+//! `mcplogs du`: the table (projects largest first, each followed by its servers) and
+//! the `--json` document.
+
+use super::{short_time, warnings_json};
+use crate::disk::du::{DiskUse, ProjectUse, ServerUse};
+use crate::json_doc::{self, SCHEMA_VERSION};
+use crate::text::layout::{self, Column};
+use crate::text::terminal_safe;
+
+/// `mcplogs du`: projects largest first, each followed by its servers.
+/// `du`'s table; with a `width`, long project paths are cut in the middle to fit.
+pub fn du_table(du: &crate::disk::du::DiskUse, width: Option<usize>) -> String {
+    use crate::disk::du::human_bytes;
+    if du.projects.is_empty() {
+        return String::new();
+    }
+    let mut rows = Vec::new();
+    for p in &du.projects {
+        rows.push(vec![
+            terminal_safe(&p.project, false),
+            human_bytes(p.bytes),
+            p.files.to_string(),
+            short_time(p.oldest.as_deref()),
+            short_time(p.newest.as_deref()),
+        ]);
+        for s in &p.servers {
+            rows.push(vec![
+                format!("  {}", terminal_safe(&s.name, false)),
+                human_bytes(s.bytes),
+                s.files.to_string(),
+                short_time(s.oldest.as_deref()),
+                short_time(s.newest.as_deref()),
+            ]);
+        }
+    }
+    let mut out = layout::table(
+        &Column::first_shrinks(&[
+            "PROJECT / SERVER",
+            "SIZE",
+            "FILES",
+            "OLDEST SESSION",
+            "NEWEST SESSION",
+        ]),
+        &rows,
+        width,
+    );
+    out.push_str(&format!(
+        "\nTotal: {} in {} files\n",
+        human_bytes(du.bytes),
+        du.files
+    ));
+    out
+}
+
+pub fn du_json(du: &DiskUse) -> json_doc::DuDocument {
+    json_doc::DuDocument {
+        schema_version: SCHEMA_VERSION,
+        bytes: du.bytes,
+        files: du.files as u64,
+        projects: du.projects.iter().map(du_project).collect(),
+        warnings: warnings_json(&du.warnings),
+    }
+}
+
+fn du_project(p: &ProjectUse) -> json_doc::DuProject {
+    json_doc::DuProject {
+        project: p.project.clone(),
+        folder: p.folder.clone(),
+        path: p.path.as_ref().map(|x| x.display().to_string()),
+        bytes: p.bytes,
+        files: p.files as u64,
+        oldest_session: p.oldest.clone(),
+        newest_session: p.newest.clone(),
+        servers: p.servers.iter().map(du_server).collect(),
+    }
+}
+
+fn du_server(s: &ServerUse) -> json_doc::DuServer {
+    json_doc::DuServer {
+        name: s.name.clone(),
+        folder: s.folder.clone(),
+        path: s.path.display().to_string(),
+        bytes: s.bytes,
+        files: s.files as u64,
+        oldest_session: s.oldest.clone(),
+        newest_session: s.newest.clone(),
+    }
+}

@@ -1,0 +1,541 @@
+//! The probe's outputs: the `--json` document, the `--transcript` JSON lines and the
+//! human text, each field redacted by the probe's [`redactor`] as it is rendered.
+//! Each piece is escaped, redacted, then cut to the width ([`crate::text::cut`]): a
+//! secret cut short no longer matches its rule.
+
+use colored::Colorize;
+use serde_json::Value;
+
+use crate::classify::verdict::Verdict;
+use crate::json_doc;
+use crate::probe::predict::Prediction;
+use crate::probe::session::{Attempt, Mode};
+use crate::probe::transport::{Failure, printable};
+use crate::probe::{ContractCheck, ServerProbe};
+use crate::redact::output::json_value;
+use crate::redact::{Redactor, RedactorBuilder};
+
+/// The probe's redactor: the project's one ([`crate::redact`]), with the secret rules
+/// and every configured env and header value that could be a secret
+/// ([`RedactorBuilder::learn_configured`]: by its key's name, its shape, or its length
+/// and entropy); one that changes nothing with `enabled` false (`--no-redact`).
+/// The renderers below redact each field they print with it, before cutting it to fit;
+/// what they take from fixed vocabularies (verdicts, causes, eras, handshakes,
+/// transports, scopes, categories) is never passed through it, and server names pass
+/// the secret rules only ([`name`]), so no configured value rewrites them.
+pub fn redactor(configs: &[&crate::probe::ServerConfig], enabled: bool) -> Redactor {
+    if !enabled {
+        return Redactor::disabled();
+    }
+    let mut b = RedactorBuilder::new();
+    for c in configs {
+        for (k, v) in c.secret_values() {
+            b.learn_configured(k, v);
+        }
+    }
+    b.build()
+}
+
+/// A server's name, or a connection id made from it: the secret rules only (a name can
+/// hold a token), never a learned configured value.
+fn name(r: &Redactor, s: &str) -> String {
+    if r.is_enabled() {
+        crate::redact::output::text(s)
+    } else {
+        s.to_string()
+    }
+}
+
+fn red_opt(r: &Redactor, s: &Option<String>) -> Option<String> {
+    s.as_deref().map(|s| r.redact(s))
+}
+
+fn red_json(r: &Redactor, v: &Value) -> Value {
+    let mut v = v.clone();
+    json_value(r, &mut v);
+    v
+}
+
+/// A list of strings redacted as JSON redacts one (`["--token", "V"]` is read as one
+/// command line, so the value of a secret flag is hidden).
+fn red_list(r: &Redactor, list: &[String]) -> Vec<String> {
+    let mut v = Value::Array(list.iter().cloned().map(Value::String).collect());
+    json_value(r, &mut v);
+    match v {
+        Value::Array(a) => a
+            .into_iter()
+            .map(|x| match x {
+                Value::String(s) => s,
+                other => other.to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn prediction_json(
+    p: &Prediction,
+    r: &Redactor,
+    recommendation: String,
+) -> json_doc::ProbePrediction {
+    json_doc::ProbePrediction {
+        claude_version: p.claude_version.to_string(),
+        negotiation: p.negotiation.clone(),
+        handshake: p.mode.as_str().to_string(),
+        verdict: p.verdict.as_str().to_string(),
+        cause: p.cause.map(|c| c.as_str().to_string()),
+        era: p.era.map(|e| e.as_str().to_string()),
+        negotiated_protocol_version: red_opt(r, &p.negotiated_version),
+        filled_fields: p.filled_fields.clone(),
+        bad_tool_path: red_opt(r, &p.bad_tool_path),
+        tools_loaded: p.tools_loaded as u64,
+        reason: r.redact(&p.reason),
+        recommendation: r.redact(&recommendation),
+    }
+}
+
+fn failure_json(f: &Failure, r: &Redactor) -> json_doc::ProbeFailure {
+    let (http_status, www_authenticate) = match f {
+        Failure::HttpStatus { status, .. } => (Some(*status), None),
+        Failure::NeedsAuth { www_authenticate } => (Some(401), red_opt(r, www_authenticate)),
+        _ => (None, None),
+    };
+    json_doc::ProbeFailure {
+        category: f.category(),
+        message: r.redact(&f.to_string()),
+        http_status,
+        www_authenticate,
+    }
+}
+
+fn steps_json(a: &Attempt, r: &Redactor) -> Vec<json_doc::ProbeStep> {
+    a.steps
+        .iter()
+        .map(|s| json_doc::ProbeStep {
+            connection_id: name(r, &a.connection_id),
+            step: r.redact(&s.name),
+            sent: red_opt(r, &s.sent),
+            received: red_opt(r, &s.received),
+            ms: s.ms,
+            ok: s.ok,
+            detail: red_opt(r, &s.detail),
+        })
+        .collect()
+}
+
+fn attempt_json(a: &Attempt, r: &Redactor) -> json_doc::ProbeAttempt {
+    json_doc::ProbeAttempt {
+        handshake: a.mode.as_str().to_string(),
+        connection_id: name(r, &a.connection_id),
+        era: a.era.map(|e| {
+            match e {
+                crate::probe::session::NegotiatedEra::Modern => "modern",
+                _ => "legacy",
+            }
+            .to_string()
+        }),
+        negotiated_protocol_version: red_opt(r, &a.negotiated_version),
+        discover_note: red_opt(r, &a.discover_note),
+        server_info: a.server_info.as_ref().map(|v| red_json(r, v)),
+        capabilities: a.capabilities.as_ref().map(|v| red_json(r, v)),
+        failure: a.failure.as_ref().map(|f| failure_json(f, r)),
+        list_failure: a.list_failure.as_ref().map(|f| r.redact(&f.to_string())),
+        pages: a.pages.len() as u64,
+        elapsed_ms: a.elapsed_ms,
+        steps: steps_json(a, r),
+        non_json_lines: json_doc::ProbeNoise {
+            count: a.noise_lines as u64,
+            examples: a.noise_examples.iter().map(|e| r.redact(e)).collect(),
+        },
+        stderr: a.stderr.as_ref().map(|s| json_doc::ProbeStderr {
+            bytes: s.bytes,
+            lines: s.lines,
+            kept: r.redact(&s.text()),
+        }),
+        transcript_events_dropped: a.events_dropped as u64,
+    }
+}
+
+/// One server in the `--json` document, redacted field by field with `r` (the probe's
+/// [`redactor`]); `contract` with `--contract`.
+pub fn server_json(
+    p: &ServerProbe,
+    contract: Option<&[ContractCheck]>,
+    r: &Redactor,
+) -> json_doc::ProbeServer {
+    let c = &p.config;
+    let a = p.predicted_attempt();
+    let list_fails = p.prediction.verdict == Verdict::ToolsFetchFailed;
+    let non_empty = |s: &str| (!s.is_empty()).then(|| r.redact(s));
+    json_doc::ProbeServer {
+        name: name(r, &c.name),
+        scope: c.scope.as_str().to_string(),
+        source: c
+            .source
+            .as_ref()
+            .map(|s| r.redact(&s.display().to_string())),
+        transport: c.transport.as_str().to_string(),
+        command: non_empty(&c.command),
+        args: red_list(r, &c.args),
+        url: non_empty(&c.url),
+        env_keys: c.env.keys().map(|k| name(r, k)).collect(),
+        header_names: c.headers.keys().map(|k| name(r, k)).collect(),
+        approved: c.approved,
+        warnings: c.warnings.iter().map(|w| r.redact(w)).collect(),
+        prediction: prediction_json(&p.prediction, r, p.recommendation()),
+        with_legacy: prediction_json(
+            &p.with_legacy,
+            r,
+            p.with_legacy.diagnosis().recommendation(),
+        ),
+        legacy_fix_helps: p.legacy_fix_helps(),
+        steps: steps_json(a, r),
+        tools: json_doc::ProbeTools {
+            returned: p.tools.returned as u64,
+            accepted: p.prediction.tools_loaded as u64,
+            rejected: p
+                .tools
+                .rejected
+                .iter()
+                .map(|t| json_doc::ProbeRejectedTool {
+                    name: red_opt(r, &t.name),
+                    reason: t.reason.to_string(),
+                    page: t.page as u64,
+                    path: r.redact(&t.path),
+                    detail: r.redact(&t.detail),
+                    fails_list: t.fails_list,
+                })
+                .collect(),
+            envelope: p
+                .tools
+                .envelope
+                .iter()
+                .map(|e| json_doc::ProbeEnvelopeIssue {
+                    page: e.page as u64,
+                    field: r.redact(&e.field),
+                    detail: r.redact(&e.detail),
+                    kind: match e.kind {
+                        crate::probe::validate::EnvelopeKind::Missing => "missing",
+                        crate::probe::validate::EnvelopeKind::WrongType => "wrong-type",
+                        crate::probe::validate::EnvelopeKind::Malformed => "malformed",
+                    }
+                    .to_string(),
+                })
+                .collect(),
+            pages: p.tools.pages as u64,
+            whole_list_dropped: list_fails && p.tools.returned > 0,
+        },
+        attempts: p.attempts.iter().map(|a| attempt_json(a, r)).collect(),
+        contract: contract.map(|checks| {
+            checks
+                .iter()
+                .map(|c| json_doc::ProbeContractCheck {
+                    check: c.name.to_string(),
+                    passed: c.passed,
+                    detail: r.redact(&c.detail),
+                })
+                .collect()
+        }),
+    }
+}
+
+/// The transcript of every connection, one JSON object per line, redacted with `r`
+/// (the probe's [`redactor`]): names by the secret rules, each message's strings by
+/// `r`, the direction and the error category not at all; escaped as `--json` is
+/// ([`crate::text::sanitize::json`]).
+pub fn transcript_lines(probes: &[ServerProbe], r: &Redactor) -> Result<String, serde_json::Error> {
+    let mut out = String::new();
+    for p in probes {
+        for a in &p.attempts {
+            for e in &a.events {
+                let line = json_doc::TranscriptEvent {
+                    seq: e.seq as u64,
+                    server: name(r, &p.config.name),
+                    connection_id: name(r, &e.connection_id),
+                    direction: e.direction.to_string(),
+                    t_ms: e.t_ms,
+                    id: e.id.as_ref().map(|v| red_json(r, v)),
+                    method: red_opt(r, &e.method),
+                    error_category: e.error_category.clone(),
+                    payload: red_json(r, &e.payload),
+                };
+                // Escaped as every `--json` document is (DEL, C1 and bidi controls
+                // `\u`-escaped): one line per event, whatever a name or payload holds.
+                out.push_str(&crate::text::sanitize::json(&serde_json::to_string(&line)?));
+                out.push('\n');
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What the human text shows of `s` in `max` columns: escaped, redacted with `r`, then
+/// cut.
+fn cut(r: &Redactor, s: &str, max: usize) -> String {
+    crate::text::cut(&r.redact(&printable(s, usize::MAX, false)), max.max(8))
+}
+
+/// Wraps `text` at word boundaries into lines of at most `width` columns, each
+/// starting with `indent`.
+fn wrap(text: &str, indent: &str, width: usize) -> String {
+    let room = width.saturating_sub(indent.chars().count()).max(20);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in printable(text, usize::MAX, false).split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > room {
+            out.push_str(&format!("{indent}{line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{indent}{line}\n"));
+    }
+    out
+}
+
+fn paint(v: Verdict, s: &str) -> String {
+    match v {
+        Verdict::Healthy => s.green().to_string(),
+        Verdict::Tolerated => s.yellow().to_string(),
+        Verdict::Unknown => s.dimmed().to_string(),
+        _ => s.red().bold().to_string(),
+    }
+}
+
+fn label(p: &Prediction) -> String {
+    match p.cause {
+        Some(c) => format!("{} ({c})", p.verdict),
+        None => p.verdict.to_string(),
+    }
+}
+
+fn setting(p: &Prediction) -> String {
+    match &p.negotiation {
+        Some(n) => format!("MCP_PROTOCOL_NEGOTIATION={n}"),
+        None => "MCP_PROTOCOL_NEGOTIATION not set".into(),
+    }
+}
+
+/// The human text for one server, every line at most `width` columns, each field
+/// redacted with `r` (the probe's [`redactor`]) before it is cut to fit.
+pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
+    let w = width.max(60);
+    let c = &p.config;
+    let mut out = String::new();
+    let what = match c.transport {
+        crate::probe::TransportKind::Stdio => {
+            let mut s = c.command.clone();
+            for a in &c.args {
+                s.push(' ');
+                s.push_str(a);
+            }
+            r.redact(&s)
+        }
+        _ => r.redact(&c.url),
+    };
+    let head = format!(
+        "{} · {} · {} scope · ",
+        name(r, &c.name),
+        c.transport.as_str(),
+        c.scope.as_str()
+    );
+    let room = w.saturating_sub(head.chars().count());
+    out.push_str(&format!("{}{}\n", head.bold(), cut(r, &what, room)));
+    for warn in &c.warnings {
+        out.push_str(&format!("  warning: {}\n", cut(r, warn, w - 11)));
+    }
+    if c.approved == Some(false) {
+        out.push_str(&format!(
+            "  {}\n",
+            cut(r, "note: a project server not approved yet: Claude Code will not start it until approved", w - 2)
+        ));
+    }
+    let a = p.predicted_attempt();
+    out.push_str(&format!(
+        "  handshake as Claude Code {} does it ({}, {}):\n",
+        p.prediction.claude_version,
+        p.prediction.mode.as_str(),
+        setting(&p.prediction)
+    ));
+    for s in &a.steps {
+        let mark = if s.ok {
+            "ok  ".green().to_string()
+        } else {
+            "FAIL".red().bold().to_string()
+        };
+        let what = match (&s.received, &s.detail) {
+            (Some(got), Some(d)) => format!("{got}; {d}"),
+            (Some(got), None) => got.clone(),
+            (None, Some(d)) => d.clone(),
+            (None, None) => String::new(),
+        };
+        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(r, &s.name, 20));
+        let room = w.saturating_sub(left.chars().count() + 5);
+        out.push_str(&format!("{left}{mark} {}\n", cut(r, &what, room)));
+    }
+    if a.noise_lines > 0 {
+        out.push_str(&format!(
+            "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
+            a.noise_lines,
+            cut(
+                r,
+                a.noise_examples.first().map(String::as_str).unwrap_or(""),
+                w.saturating_sub(50)
+            )
+        ));
+    }
+    if let Some(s) = &a.stderr
+        && s.bytes > 0
+    {
+        out.push_str(&format!("  stderr: {} line(s), {} bytes", s.lines, s.bytes));
+        let text = s.text();
+        let last = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let room = w.saturating_sub(40);
+        out.push_str(&format!("; last: {}\n", cut(r, last, room)));
+    }
+    let t = &p.tools;
+    if a.failure.is_none() {
+        // Counts that add up: what was returned is what loads plus what does not.
+        let loaded = p.prediction.tools_loaded;
+        let bad = t.rejected.len();
+        let line = if p.prediction.verdict == Verdict::ToolsFetchFailed && t.returned > 0 {
+            let tools = crate::text::count(bad, "tool");
+            let why = match (bad, t.envelope.is_empty()) {
+                (0, _) => "the result itself is rejected".to_string(),
+                (_, true) => format!("{tools} with a bad definition"),
+                (_, false) => {
+                    format!("{tools} with a bad definition, and the result itself is rejected")
+                }
+            };
+            format!(
+                "{} returned, none loaded: Claude Code drops the whole list ({why})",
+                t.returned
+            )
+        } else if t.returned > loaded {
+            format!(
+                "{} returned, {loaded} loaded, {} not",
+                t.returned,
+                t.returned - loaded
+            )
+        } else {
+            format!("{} returned, {loaded} loaded", t.returned)
+        };
+        out.push_str(&format!("  tools: {line}\n"));
+        for bad in t.rejected.iter().take(10) {
+            let line = format!(
+                "page {}, {} {}: {}",
+                bad.page,
+                bad.path,
+                bad.name
+                    .as_deref()
+                    .map(|n| format!("({n})"))
+                    .unwrap_or_default(),
+                bad.detail,
+            );
+            let line = format!("{} [{}]", r.redact(&line), bad.reason);
+            out.push_str(&format!(
+                "    {}\n",
+                crate::text::cut(&printable(&line, usize::MAX, false), w - 4)
+            ));
+        }
+        if t.rejected.len() > 10 {
+            out.push_str(&format!("    ... and {} more\n", t.rejected.len() - 10));
+        }
+        for e in t.envelope.iter().take(6) {
+            let line = format!("page {}, {}: {}", e.page, e.field, e.detail);
+            out.push_str(&format!("    {}\n", cut(r, &line, w - 4)));
+        }
+    }
+    let pred = &p.prediction;
+    let l = format!(
+        "  Claude Code {} ({}): ",
+        pred.claude_version,
+        setting(pred)
+    );
+    out.push_str(&format!("{l}{}\n", paint(pred.verdict, &label(pred))));
+    out.push_str(&wrap(&r.redact(&pred.reason), "    ", w));
+    if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
+        let wl = &p.with_legacy;
+        let tail = if p.legacy_fix_helps() {
+            " -> `mcplogs fix` will help".to_string()
+        } else if pred.verdict.is_problem() {
+            " -> legacy does not help".to_string()
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  with MCP_PROTOCOL_NEGOTIATION=legacy: {}{tail}\n",
+            paint(wl.verdict, &label(wl))
+        ));
+    }
+    if pred.verdict != Verdict::Healthy {
+        out.push_str(&wrap(&r.redact(&p.recommendation()), "  ", w));
+    }
+    out
+}
+
+/// The `--contract` lines, each check's detail redacted with `r` before it is cut.
+pub fn contract_text(checks: &[ContractCheck], width: usize, r: &Redactor) -> String {
+    let mut out = String::from("  contract:\n");
+    for c in checks {
+        let mark = match c.passed {
+            Some(true) => "pass".green().to_string(),
+            Some(false) => "FAIL".red().bold().to_string(),
+            None => "n/a ".dimmed().to_string(),
+        };
+        let left = format!("    {mark} {:<24} ", c.name);
+        out.push_str(&format!(
+            "{left}{}\n",
+            cut(r, &c.detail, width.max(60) - 35)
+        ));
+    }
+    out
+}
+
+/// The `## Probe` section `mcplogs report --probe` appends: one line per server, each
+/// cell redacted with `r` (the probe's [`redactor`]) before it is cut.
+pub fn markdown_summary(probes: &[ServerProbe], r: &Redactor) -> String {
+    let mut out = String::from("\n## Probe\n\n");
+    if probes.is_empty() {
+        out.push_str("No MCP server is configured for this project.\n");
+        return out;
+    }
+    let p0 = &probes[0].prediction;
+    out.push_str(&format!(
+        "`mcplogs probe` replayed Claude Code {}'s handshake ({}):\n\n",
+        p0.claude_version,
+        setting(p0)
+    ));
+    out.push_str(
+        "| server | transport | prediction | with legacy | tools returned / accepted | detail |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|\n");
+    let cell = |s: &str| cut(r, s, 160).replace('|', "\\|");
+    for p in probes {
+        let detail = p
+            .tools
+            .first_bad_tool()
+            .map(|t| format!("page {}, {}: {}", t.page, t.path, t.detail))
+            .unwrap_or_else(|| p.prediction.reason.clone());
+        let detail = r.redact(&detail);
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} / {} | {} |\n",
+            cell(&name(r, &p.config.name)),
+            p.config.transport.as_str(),
+            label(&p.prediction),
+            label(&p.with_legacy),
+            p.tools.returned,
+            p.prediction.tools_loaded,
+            cell(&detail)
+        ));
+    }
+    out
+}

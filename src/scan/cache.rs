@@ -1,0 +1,547 @@
+//! The summary index: what a scan learned from each log file, kept under the user's cache
+//! folder so the next scan need not read an unchanged file again.
+//!
+//! One index file per server log folder (`<cache>/index-v1/<sha256 of the folder>.json`),
+//! holding, per log file, the file's identity when it was read and the summary of each of
+//! its sessions: the verdict, cause, era, negotiated protocol, filled-in fields, the bad
+//! tool's path, the capabilities object, the tools proof, the first and last timestamps
+//! and the working directory, plus the file's damage summary. No log message is stored:
+//! evidence records are never cached (the scan reads the deciding file again when it
+//! shows evidence).
+//!
+//! A summary replaces reading a file only when the file's key matches exactly: its name
+//! in the folder, size, modification time and, on Unix, inode, device and status-change
+//! time (which any write, truncation or `touch` moves and no user can set back). A
+//! summary is stored only for a file whose times lie [`SETTLE_SECS`] before the read
+//! began and whose key did not change while it was read, so a write after the read
+//! always changes the key (the "racily clean" problem of git's index). An index file
+//! that is corrupt, too large, written by another build of mcplogs, or for another folder
+//! is ignored and rewritten. Writes are atomic (a temporary file renamed over the old one),
+//! with permissions 0600 in a 0700 folder on Unix; failing to write is not an error
+//! (the next scan reads the files again).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::classify::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
+use crate::logs::session::SessionLog;
+
+/// Overrides where the index lives (tests, or a user who wants it elsewhere).
+pub const ENV_CACHE_DIR: &str = "MCPLOGS_CACHE_DIR";
+
+/// The layout version: a change to what is stored bumps it (and the folder name).
+const FORMAT: u32 = 1;
+const SUBDIR: &str = "index-v1";
+
+/// A file modified (or whose status changed) less than this before the read began is
+/// not summarised: a write within the timestamp granularity of some file systems (FAT
+/// keeps 2 s) could otherwise leave the key unchanged.
+pub const SETTLE_SECS: u64 = 3;
+
+/// An index file larger than this is ignored (a folder of thousands of files needs
+/// about a megabyte).
+const MAX_INDEX_BYTES: u64 = 64 << 20;
+
+/// The cache folder: `$MCPLOGS_CACHE_DIR`, else this OS's cache folder for mcplogs
+/// (`~/.cache/mcplogs` on Linux, `~/Library/Caches/mcplogs` on macOS,
+/// `%LOCALAPPDATA%\mcplogs\cache` on Windows). `None` when neither is known.
+pub fn default_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os(ENV_CACHE_DIR).filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    directories::ProjectDirs::from("", "", "mcplogs").map(|p| p.cache_dir().to_path_buf())
+}
+
+/// Which build wrote an index: the package version and the running program's size and
+/// modification time, so a rebuilt or upgraded mcplogs (whose classifier may decide
+/// differently) never trusts summaries written by another. `None` when the program
+/// cannot be found; the index is then not used.
+fn build_id() -> Option<&'static str> {
+    static ID: OnceLock<Option<String>> = OnceLock::new();
+    ID.get_or_init(|| {
+        let exe = std::env::current_exe().ok()?;
+        let meta = fs::metadata(exe).ok()?;
+        let t = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+        Some(format!(
+            "{}+{}-{}.{}",
+            env!("CARGO_PKG_VERSION"),
+            meta.len(),
+            t.as_secs(),
+            t.subsec_nanos()
+        ))
+    })
+    .as_deref()
+}
+
+/// A file's identity as stored in the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Key {
+    len: u64,
+    mtime: (i64, u32),
+    /// Status-change time, inode and device (zero where the OS has none in std).
+    ctime: (i64, u32),
+    ino: u64,
+    dev: u64,
+}
+
+impl Key {
+    /// The key of `path` now (following a symbolic link, as opening it does).
+    pub fn of(path: &Path) -> Option<Key> {
+        let m = fs::metadata(path).ok()?;
+        if !m.is_file() {
+            return None;
+        }
+        let mtime = split(m.modified().ok()?);
+        #[cfg(unix)]
+        let (ctime, ino, dev) = {
+            use std::os::unix::fs::MetadataExt;
+            ((m.ctime(), m.ctime_nsec() as u32), m.ino(), m.dev())
+        };
+        #[cfg(not(unix))]
+        let (ctime, ino, dev) = ((0, 0), 0, 0);
+        Some(Key {
+            len: m.len(),
+            mtime,
+            ctime,
+            ino,
+            dev,
+        })
+    }
+
+    /// Whether the file was last written at least [`SETTLE_SECS`] before `began`: a
+    /// write after that sets a modification time that differs from the stored one. (The
+    /// status-change time is only compared: it cannot be set back, so it catches a
+    /// write whose modification time was then restored, but it moves with `touch` too.)
+    fn settled_before(&self, began: SystemTime) -> bool {
+        let (secs, _) = split(began);
+        self.mtime.0 < secs - SETTLE_SECS as i64
+    }
+}
+
+fn split(t: SystemTime) -> (i64, u32) {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
+        Err(e) => {
+            let d = e.duration();
+            // Before the epoch: whole seconds down, nanoseconds up.
+            let (s, n) = (d.as_secs() as i64, d.subsec_nanos());
+            if n == 0 {
+                (-s, 0)
+            } else {
+                (-s - 1, 1_000_000_000 - n)
+            }
+        }
+    }
+}
+
+/// What was known about a file before reading it: its key and when the read began.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    key: Key,
+    began: SystemTime,
+}
+
+impl Reading {
+    pub fn start(path: &Path) -> Option<Reading> {
+        let began = crate::time::file_system_clock();
+        Some(Reading {
+            key: Key::of(path)?,
+            began,
+        })
+    }
+}
+
+/// One file's summary, as read back.
+#[derive(Debug, Clone)]
+pub struct FileSummary {
+    /// The file's sessions in the order the scan groups them; `evidence` is empty and
+    /// `id` is not kept.
+    pub sessions: Vec<SessionLog>,
+    /// The file's damage warning, when it had one.
+    pub damage: Option<String>,
+}
+
+/// The index of one server log folder, loaded for a scan of that folder.
+#[derive(Debug)]
+pub struct FolderIndex {
+    /// The index file.
+    file: PathBuf,
+    cache_dir: PathBuf,
+    /// The folder, canonical (stored, and checked on load).
+    folder: String,
+    build: &'static str,
+    entries: HashMap<OsString, Entry>,
+    changed: bool,
+}
+
+impl FolderIndex {
+    /// The index of `folder` under `cache_dir`; empty when there is none or it cannot be
+    /// trusted. `None` when the folder or the running program cannot be identified.
+    pub fn load(cache_dir: &Path, folder: &Path) -> Option<FolderIndex> {
+        let build = build_id()?;
+        let canonical = fs::canonicalize(folder).ok()?;
+        let folder = canonical.to_str()?.to_string();
+        let name = hex(&Sha256::digest(folder.as_bytes()));
+        let file = cache_dir.join(SUBDIR).join(format!("{name}.json"));
+        let entries = read_index(&file)
+            .filter(|doc| doc.format == FORMAT && doc.build == build && doc.folder == folder)
+            .map(|doc| {
+                doc.files
+                    .into_iter()
+                    .map(|(name, e)| (OsString::from(name), e))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(FolderIndex {
+            file,
+            cache_dir: cache_dir.to_path_buf(),
+            folder,
+            build,
+            entries,
+            changed: false,
+        })
+    }
+
+    /// The summary of `path` (a file of this folder), when its key matches exactly.
+    pub fn lookup(&self, path: &Path) -> Option<FileSummary> {
+        let entry = self.entries.get(path.file_name()?)?;
+        if Key::of(path)? != entry.key {
+            return None;
+        }
+        let file = path.to_path_buf();
+        let sessions = entry
+            .sessions
+            .iter()
+            .map(|s| s.to_session(&file))
+            .collect::<Option<Vec<_>>>()?;
+        Some(FileSummary {
+            sessions,
+            damage: entry.damage.clone(),
+        })
+    }
+
+    /// Records what reading `path` found, when the file had settled before the read and
+    /// did not change during it.
+    pub fn store(
+        &mut self,
+        path: &Path,
+        before: Reading,
+        sessions: &[SessionLog],
+        damage: Option<&str>,
+    ) {
+        let Some(name) = path.file_name() else { return };
+        if !before.key.settled_before(before.began) || Key::of(path) != Some(before.key) {
+            // Not yet safe to trust: drop any old entry too (it no longer matches).
+            if self.entries.remove(name).is_some() {
+                self.changed = true;
+            }
+            return;
+        }
+        self.entries.insert(
+            name.to_os_string(),
+            Entry {
+                key: before.key,
+                damage: damage.map(str::to_string),
+                sessions: sessions.iter().map(StoredSession::from_session).collect(),
+            },
+        );
+        self.changed = true;
+    }
+
+    /// Forgets every summary of the folder.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.changed = true;
+    }
+
+    /// Writes the index back (atomically) when it changed, without the entries of files
+    /// that are gone. Errors are ignored: the index is only a cache.
+    pub fn save(mut self, folder: &Path) {
+        if !self.changed {
+            return;
+        }
+        self.entries
+            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
+        let mut files: Vec<(String, Entry)> = self
+            .entries
+            .into_iter()
+            .filter_map(|(n, e)| Some((n.into_string().ok()?, e)))
+            .collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let doc = IndexDoc {
+            format: FORMAT,
+            build: self.build.to_string(),
+            folder: self.folder,
+            files,
+        };
+        let _ = write_atomic(&self.cache_dir, &self.file, &doc);
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn read_index(path: &Path) -> Option<IndexDoc> {
+    let f = fs::File::open(path).ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_INDEX_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+fn write_atomic(cache_dir: &Path, path: &Path, doc: &IndexDoc) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(cache_dir);
+    for d in [cache_dir, dir] {
+        let mut b = fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b.create(d)?;
+    }
+    // tempfile creates the file with mode 0600 on Unix.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".index-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    let bytes = serde_json::to_vec(doc).map_err(std::io::Error::other)?;
+    tmp.write_all(&bytes)?;
+    tmp.as_file().sync_data()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct IndexDoc {
+    format: u32,
+    build: String,
+    folder: String,
+    files: Vec<(String, Entry)>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Entry {
+    key: Key,
+    damage: Option<String>,
+    sessions: Vec<StoredSession>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StoredSession {
+    first: Option<String>,
+    last: Option<String>,
+    cwd: Option<String>,
+    verdict: String,
+    cause: Option<String>,
+    era: Option<String>,
+    protocol: Option<String>,
+    filled: Vec<String>,
+    bad_tool: Option<String>,
+    capabilities: Option<serde_json::Value>,
+    /// `calls:N` or `secs:N`.
+    proof: Option<String>,
+}
+
+const VERDICTS: [Verdict; 6] = [
+    Verdict::Healthy,
+    Verdict::Tolerated,
+    Verdict::ToolsFetchFailed,
+    Verdict::VersionUnsupported,
+    Verdict::ConnectionFailed,
+    Verdict::Unknown,
+];
+
+
+impl StoredSession {
+    fn from_session(s: &SessionLog) -> StoredSession {
+        let d = &s.diagnosis;
+        StoredSession {
+            first: s.first_timestamp.clone(),
+            last: s.last_timestamp.clone(),
+            cwd: s.cwd.clone(),
+            verdict: d.verdict.as_str().to_string(),
+            cause: d.cause.map(|c| c.as_str().to_string()),
+            era: d.era.map(|e| e.as_str().to_string()),
+            protocol: d.negotiated_protocol_version.clone(),
+            filled: d.filled_fields.clone(),
+            bad_tool: d.bad_tool_path.clone(),
+            capabilities: d.capabilities.clone(),
+            proof: d.tools_proof.map(|p| match p {
+                ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
+                ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
+            }),
+        }
+    }
+
+    /// The session back; `None` when a stored string is not one this build knows.
+    fn to_session(&self, file: &Path) -> Option<SessionLog> {
+        let verdict = *VERDICTS.iter().find(|v| v.as_str() == self.verdict)?;
+        let cause = match &self.cause {
+            Some(c) => Some(Cause::parse(c)?),
+            None => None,
+        };
+        let era = match &self.era {
+            Some(e) => Some(Era::parse(e)?),
+            None => None,
+        };
+        let tools_proof = match &self.proof {
+            Some(p) => Some(match p.split_once(':')? {
+                ("calls", n) => ToolsProof::ToolCalls {
+                    calls: n.parse().ok()?,
+                },
+                ("secs", n) => ToolsProof::LongConnection {
+                    secs: n.parse().ok()?,
+                },
+                _ => return None,
+            }),
+            None => None,
+        };
+        let mut diagnosis = Diagnosis::new(verdict);
+        diagnosis.cause = cause;
+        diagnosis.era = era;
+        diagnosis.negotiated_protocol_version = self.protocol.clone();
+        diagnosis.filled_fields = self.filled.clone();
+        diagnosis.bad_tool_path = self.bad_tool.clone();
+        diagnosis.capabilities = self.capabilities.clone();
+        diagnosis.tools_proof = tools_proof;
+        Some(SessionLog {
+            id: String::new(),
+            file: file.to_path_buf(),
+            first_timestamp: self.first.clone(),
+            last_timestamp: self.last.clone(),
+            cwd: self.cwd.clone(),
+            diagnosis,
+            evidence: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logs::session::group_sessions;
+
+    fn old(path: &Path) {
+        let f = fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(crate::time::file_system_clock() - std::time::Duration::from_secs(3600))
+            .unwrap();
+    }
+
+    fn sessions_of(path: &Path) -> Vec<SessionLog> {
+        let mut recs = Vec::new();
+        crate::logs::decode::decode_prefiltered(path, &mut |r| recs.push(r)).unwrap();
+        group_sessions(recs)
+    }
+
+    const LINES: &str = concat!(
+        r#"{"debug":"Connection established with capabilities: {\"hasTools\":true,\"protocolEra\":\"modern\"}","timestamp":"2026-11-01T10:00:00.000Z","sessionId":"a","cwd":"/w"}"#,
+        "\n",
+        r#"{"debug":"Calling MCP tool: search","timestamp":"2026-11-01T10:00:05.000Z","sessionId":"a","cwd":"/w"}"#,
+        "\n",
+        r#"{"error":"Failed to fetch tools: Invalid result for tools/list: missing required resultType","timestamp":"2026-11-01T11:00:00.000Z","sessionId":"b"}"#,
+        "\n",
+    );
+
+    #[test]
+    fn round_trip_only_with_an_exact_key() {
+        let cache = tempfile::tempdir().unwrap();
+        let logs = tempfile::tempdir().unwrap();
+        let f = logs.path().join("2026-11-01T10-00-00-000Z.jsonl");
+        fs::write(&f, LINES).unwrap();
+        old(&f);
+        let sessions = sessions_of(&f);
+        assert_eq!(sessions.len(), 2);
+
+        let mut idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        assert!(idx.lookup(&f).is_none());
+        let r = Reading::start(&f).unwrap();
+        idx.store(&f, r, &sessions, Some("1 not valid JSON"));
+        idx.save(logs.path());
+
+        let idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let got = idx.lookup(&f).expect("cached");
+        assert_eq!(got.damage.as_deref(), Some("1 not valid JSON"));
+        let want: Vec<_> = sessions.iter().map(|s| s.diagnosis.clone()).collect();
+        let have: Vec<_> = got.sessions.iter().map(|s| s.diagnosis.clone()).collect();
+        assert_eq!(have, want);
+        assert_eq!(got.sessions[0].cwd.as_deref(), Some("/w"));
+        assert!(got.sessions.iter().all(|s| s.evidence.is_empty()));
+
+        // Appending, or only touching the file, changes the key.
+        fs::write(&f, format!("{LINES}{LINES}")).unwrap();
+        old(&f);
+        assert!(idx.lookup(&f).is_none());
+        // Nothing of the log messages is stored.
+        let text = fs::read_dir(cache.path().join(SUBDIR))
+            .unwrap()
+            .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect::<String>();
+        assert!(!text.contains("Calling MCP tool"), "{text}");
+        assert!(!text.contains("missing required resultType"), "{text}");
+    }
+
+    #[test]
+    fn a_fresh_file_is_not_stored_and_a_bad_index_is_ignored() {
+        let cache = tempfile::tempdir().unwrap();
+        let logs = tempfile::tempdir().unwrap();
+        let f = logs.path().join("a.jsonl");
+        fs::write(&f, LINES).unwrap();
+        let mut idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let r = Reading::start(&f).unwrap();
+        idx.store(&f, r, &sessions_of(&f), None);
+        idx.save(logs.path());
+        // Just written: not settled, nothing stored.
+        let idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        assert!(idx.lookup(&f).is_none());
+
+        old(&f);
+        let mut idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        idx.store(&f, Reading::start(&f).unwrap(), &sessions_of(&f), None);
+        idx.save(logs.path());
+        let index_file = fs::read_dir(cache.path().join(SUBDIR))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&index_file).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+            let dir = fs::metadata(cache.path().join(SUBDIR)).unwrap();
+            assert_eq!(dir.permissions().mode() & 0o777, 0o700);
+        }
+        assert!(
+            FolderIndex::load(cache.path(), logs.path())
+                .unwrap()
+                .lookup(&f)
+                .is_some()
+        );
+        let good = fs::read_to_string(&index_file).unwrap();
+        for bad in [
+            good[..good.len() / 2].to_string(),
+            good.replace("\"healthy\"", "\"fine\""),
+            good.replace(build_id().unwrap(), "0.0.0+1-2.3"),
+            "\u{0}\u{1}garbage".to_string(),
+        ] {
+            fs::write(&index_file, bad).unwrap();
+            let idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+            assert!(idx.lookup(&f).is_none());
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! `mcplogs scan`: discovery -> decoding -> sessions -> classification, per server.
+
+mod assemble;
+pub mod cache;
+mod read;
+mod redact;
+
+use assemble::{Folded, ServerInProgress};
+use read::{ProgressCounter, ReadOptions, Unit, mtime};
+pub use redact::redact_report;
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::claude_code::names::{NameMap, claude_json_in};
+use crate::logs::discovery::{self, DiscoveryError, Request};
+use crate::logs::record::{Level, Record};
+use crate::time::EpochSeconds;
+use crate::warning::Warning;
+
+#[derive(Debug, Default, Clone)]
+pub struct ScanOptions {
+    pub request: Request,
+    /// Keep only servers with this name (configured or folder name, case-insensitive).
+    pub server: Option<String>,
+    /// Keep only servers whose project path or folder contains this.
+    pub project: Option<String>,
+    /// Only sessions with records at or after this time (`--since`).
+    pub since: Option<EpochSeconds>,
+    /// Read every session file (`--all`) instead of stopping, newest first, once the
+    /// verdict is decided and the history window is read.
+    pub all: bool,
+    /// Stop as soon as each verdict is decided, without the history window (for
+    /// callers that need only the deciding sessions, such as `prune`).
+    pub no_history: bool,
+    /// The cache folder holding the summary index ([`crate::scan::cache`]); `None` reads every
+    /// file it looks at (`--no-cache`, and library callers unless they ask).
+    pub index: Option<PathBuf>,
+    /// The caller shows no evidence (`prune`): a deciding session summarised in the
+    /// index is not read again for its records.
+    pub skip_evidence: bool,
+}
+
+/// After the files that decide a server's verdict, this many older files are read too
+/// (when they exist), so that `history` and `failedSessions` show whether the verdict is
+/// new. Files, not days: one file is one Claude Code process, and an image server's
+/// files can be gigabytes each, so a window in days could mean reading everything.
+pub const HISTORY_WINDOW_FILES: usize = 2;
+
+/// One record shown as evidence for a verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub file: PathBuf,
+    pub line: usize,
+    pub timestamp: Option<String>,
+    pub level: Level,
+    pub message: String,
+    /// The record's session (not shown; lets a reader find the session again).
+    pub session_id: Option<String>,
+}
+
+impl From<&Record> for Evidence {
+    fn from(r: &Record) -> Self {
+        Evidence {
+            file: r.file.to_path_buf(),
+            line: r.line,
+            timestamp: r.timestamp.clone(),
+            level: r.level,
+            message: r.message.clone(),
+            session_id: r.session_id.clone(),
+        }
+    }
+}
+
+/// How often a verdict was seen for a server, and when last.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictSeen {
+    pub verdict: Verdict,
+    pub cause: Option<Cause>,
+    pub sessions: usize,
+    pub last_seen: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerReport {
+    /// The configured name when known, else the folder's encoded name.
+    pub name: String,
+    /// The `mcp-logs-*` folder's server part, when the logs came from a cache tree.
+    pub folder: Option<String>,
+    /// The real working directory (records' `cwd`), else the project path known from
+    /// `~/.claude.json`, else the encoded folder name; `None` for debug logs, which do
+    /// not say which project they ran in.
+    pub project: Option<String>,
+    pub project_folder: Option<String>,
+    /// The log folder or debug log the server's records came from.
+    pub source: PathBuf,
+    /// The deciding session's diagnosis; its `capabilities` are not kept (`None`): they
+    /// helped decide, and no output shows them.
+    pub diagnosis: Diagnosis,
+    pub last_seen: Option<String>,
+    /// Session files of the server (one per Claude Code process); for a debug log, the
+    /// sessions in it.
+    pub sessions: usize,
+    /// Sessions read: those of the newest files, back to the deciding session and the
+    /// history window (all of them with `--all`).
+    pub sessions_read: usize,
+    /// Files read, out of `sessions` for a log folder.
+    pub files_read: usize,
+    /// Failed sessions among those read.
+    pub failed_sessions: usize,
+    pub evidence: Vec<Evidence>,
+    /// Verdicts of the sessions read.
+    pub history: Vec<VerdictSeen>,
+    /// The latest session only connected (a health check, or a session that ended before
+    /// any tool was used) and an earlier session on the same connection decided.
+    pub latest_only_connected: bool,
+    /// The file holding the deciding session.
+    pub deciding_file: Option<PathBuf>,
+    /// Configured names (two or more) that all write into this server's log folder:
+    /// their records are interleaved and nothing in them says which server wrote which,
+    /// so the verdict belongs to the folder, not to one of the names.
+    pub shared_by: Vec<String>,
+    /// For a server the legacy setting would help: what its project's settings say now
+    /// (set by `advice::attach`; `None` until then).
+    pub settings: Option<crate::settings::target::SettingsAdvice>,
+}
+
+impl ServerReport {
+    /// The log tree (the `claude-cli-nodejs` folder) the server's log folder sits in;
+    /// `None` for a debug log. Two trees can hold the same project (a home and a copied
+    /// cache, or two homes scanned at once): their rows are told apart by it.
+    pub fn log_tree(&self) -> Option<&std::path::Path> {
+        self.folder.as_ref()?;
+        self.source.parent()?.parent()
+    }
+
+    /// Whether more than one configured server wrote this log folder.
+    pub fn is_shared(&self) -> bool {
+        self.shared_by.len() > 1
+    }
+
+    /// Whether writing the legacy fix can make this server work: the logs say the
+    /// setting helps, and (once the settings are known) a file mcplogs may write wins
+    /// and does not already hold `legacy`.
+    pub fn legacy_fix_applies(&self) -> bool {
+        !self.is_shared()
+            && self.diagnosis.legacy_fix_applies()
+            && self.settings.as_ref().is_none_or(|a| a.target.can_write())
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct ScanReport {
+    pub servers: Vec<ServerReport>,
+    pub warnings: Vec<Warning>,
+    /// The roots and paths that were searched.
+    pub searched: Vec<PathBuf>,
+    /// With `--since`: when the newest log file found was last written (seconds since
+    /// the epoch), whether or not it was recent enough; says why a scan found nothing.
+    pub newest_log: Option<EpochSeconds>,
+    /// With `--server` or `--project`: every server name found before filtering, sorted,
+    /// for "did you mean".
+    pub unfiltered_names: Vec<String>,
+}
+
+impl ScanReport {
+    pub fn has_problems(&self) -> bool {
+        self.servers
+            .iter()
+            .any(|s| s.diagnosis.verdict.is_problem())
+    }
+}
+
+/// How far a scan has got, for a progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub files_done: u64,
+    pub files_total: u64,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+pub fn scan(opts: &ScanOptions) -> Result<ScanReport, DiscoveryError> {
+    scan_with_progress(opts, &|_| {})
+}
+
+/// Scans with a progress callback, called from worker threads after each file.
+pub fn scan_with_progress(
+    opts: &ScanOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<ScanReport, DiscoveryError> {
+    let found = discovery::discover(&opts.request)?;
+    let mut warnings = found.warnings;
+    let mut names = NameMap::default();
+    for home in &found.homes {
+        names.add_claude_json(&claude_json_in(home));
+    }
+
+    // Work units: one per server folder (its files in start-time order, since sessions
+    // can span files) and one per debug log. Units run in parallel.
+    let mut units: Vec<Unit> = found
+        .server_dirs
+        .into_iter()
+        .map(Unit::ServerDir)
+        .chain(found.debug_logs.into_iter().map(Unit::DebugLog))
+        .collect();
+    let since_iso = opts.since.map(crate::time::format_iso);
+    let newest_log = opts.since.and_then(|_| {
+        units
+            .iter()
+            .flat_map(|u| u.files())
+            .filter_map(|f| mtime(f))
+            .max()
+    });
+    units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
+    let counter = ProgressCounter::new(&units);
+    // Each server is folded into its summary where it was read: the sessions it read
+    // (each with its evidence and capabilities) never pile up for the whole tree.
+    let mut results: Vec<(Vec<Folded>, Vec<Warning>)> = units
+        .into_par_iter()
+        .map(|u| {
+            let mut w = Vec::new();
+            let window = if opts.no_history {
+                0
+            } else {
+                HISTORY_WINDOW_FILES
+            };
+            let p = u.read(
+                &ReadOptions {
+                    since_iso: since_iso.as_deref(),
+                    all: opts.all,
+                    window,
+                    index: opts.index.as_deref(),
+                    evidence: !opts.skip_evidence,
+                },
+                &mut w,
+                &|| progress(counter.file_done()),
+                &|bytes| progress(counter.bytes_read(bytes)),
+            );
+            (p.into_iter().map(ServerInProgress::fold).collect(), w)
+        })
+        .collect();
+    // The per-unit lists are kept as they came: each is freed as its servers become
+    // reports, so the summaries and the reports are never both whole in memory.
+    let mut servers_found = 0;
+    for (p, w) in &mut results {
+        servers_found += p.len();
+        warnings.append(w);
+    }
+
+    // Project folders may hold a .mcp.json naming their servers: each working
+    // directory is looked at once, in the order the sessions name them (the servers of
+    // a project share one).
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for cwd in results.iter().flat_map(|(p, _)| p).flat_map(|p| &p.cwds) {
+        if seen.insert(cwd) {
+            let mcp = Path::new(cwd).join(".mcp.json");
+            if mcp.is_file() {
+                names.add_mcp_json(&mcp);
+            }
+        }
+    }
+    drop(seen);
+
+    let mut all: Vec<ServerReport> = Vec::with_capacity(servers_found);
+    for (p, _) in results {
+        all.extend(
+            p.into_iter()
+                .filter(|p| p.sessions_read > 0)
+                .map(|p| p.into_report(&names)),
+        );
+    }
+    let mut unfiltered_names: Vec<String> = Vec::new();
+    if opts.server.is_some() || opts.project.is_some() {
+        unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
+        unfiltered_names.sort();
+        unfiltered_names.dedup();
+    }
+    let mut servers = all;
+    servers.retain(|s| keep(s, opts));
+    // Grouped by project, then by log tree (a project found in two trees is two groups,
+    // not one list with each name twice), then by name.
+    sort_servers(&mut servers);
+    Ok(ScanReport {
+        servers,
+        // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
+        warnings,
+        searched: found.searched,
+        newest_log,
+        unfiltered_names,
+    })
+}
+
+/// Sorts by project, log tree, name (case-insensitive), then source: a stable sort of
+/// the servers' indexes (only the lowercase names are made; the other keys are borrowed),
+/// then the servers moved into that order in place.
+fn sort_servers(servers: &mut [ServerReport]) {
+    let lower: Vec<String> = servers.iter().map(|s| s.name.to_lowercase()).collect();
+    let mut order: Vec<usize> = (0..servers.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&servers[a], &servers[b]);
+        x.project
+            .cmp(&y.project)
+            .then_with(|| x.log_tree().cmp(&y.log_tree()))
+            .then_with(|| lower[a].cmp(&lower[b]))
+            .then_with(|| x.source.cmp(&y.source))
+    });
+    drop(lower);
+    // Position i receives the server at order[i]: follow each cycle once.
+    const DONE: usize = usize::MAX;
+    for i in 0..order.len() {
+        if order[i] == DONE {
+            continue;
+        }
+        let mut j = i;
+        loop {
+            let k = order[j];
+            order[j] = DONE;
+            if k == i {
+                break;
+            }
+            servers.swap(j, k);
+            j = k;
+        }
+    }
+}
+
+fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
+    if let Some(want) = &opts.server {
+        let matches = s.name.eq_ignore_ascii_case(want)
+            || s.folder.as_deref().is_some_and(|f| {
+                f.eq_ignore_ascii_case(want)
+                    || f.eq_ignore_ascii_case(&crate::claude_code::names::encode_folder_name(want))
+            });
+        if !matches {
+            return false;
+        }
+    }
+    if let Some(sub) = &opts.project {
+        let sub = sub.to_lowercase();
+        let hit = s
+            .project
+            .as_deref()
+            .is_some_and(|p| p.to_lowercase().contains(&sub))
+            || s.project_folder
+                .as_deref()
+                .is_some_and(|f| f.to_lowercase().contains(&sub));
+        if !hit {
+            return false;
+        }
+    }
+    true
+}
+
+/// Unless `--no-redact`, `scan` hides the secrets in every text it shows: names,
+/// projects, folders, zod paths, filled fields, evidence messages and file paths,
+/// warnings, searched roots (evidence holds server stderr, command lines and headers;
+/// names and zod paths come from whoever wrote the logs). Home folders and user names
+/// stay: on the user's own terminal they are the point.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(name: &str, project: Option<&str>, source: &str) -> ServerReport {
+        ServerReport {
+            name: name.to_string(),
+            folder: Some(name.to_string()),
+            project: project.map(str::to_string),
+            project_folder: None,
+            source: PathBuf::from(source),
+            diagnosis: Diagnosis::new(Verdict::Healthy),
+            last_seen: None,
+            sessions: 1,
+            sessions_read: 1,
+            files_read: 1,
+            failed_sessions: 0,
+            evidence: Vec::new(),
+            history: Vec::new(),
+            latest_only_connected: false,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+        }
+    }
+
+    #[test]
+    fn servers_sort_as_by_their_cached_keys_stably() {
+        // Every pattern of equal and unequal keys, duplicates (stability) included.
+        let mut v = Vec::new();
+        for i in 0..300usize {
+            let project = ["/a", "/b", "/B"].get(i % 4).copied();
+            let tree = ["/t1", "/t2"][i / 7 % 2];
+            let name = ["Zeta", "alpha", "Alpha", "beta"][i * 7 % 4];
+            let folder = ["x", "y"][i / 3 % 2];
+            let mut s = server(name, project, &format!("{tree}/p/mcp-logs-{folder}"));
+            s.sessions = i; // tells equal keys apart
+            v.push(s);
+        }
+        let mut want = v.clone();
+        want.sort_by_cached_key(|s| {
+            (
+                s.project.clone(),
+                s.log_tree().map(Path::to_path_buf),
+                s.name.to_lowercase(),
+                s.source.clone(),
+            )
+        });
+        sort_servers(&mut v);
+        let ids = |v: &[ServerReport]| v.iter().map(|s| s.sessions).collect::<Vec<_>>();
+        assert_eq!(ids(&v), ids(&want));
+    }
+}

@@ -1,0 +1,339 @@
+//! Reading one unit (a server's log folder or a debug log): the files to read, the summary
+//! cache for the unchanged ones, decoding into sessions, and the progress counter.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::assemble::ServerInProgress;
+use super::*;
+use crate::classify::verdict::Diagnosis;
+use crate::classify::{Decision, NewestFirst, decide};
+use crate::logs::decode;
+use crate::logs::discovery::ServerDir;
+use crate::logs::record::Record;
+use crate::logs::session::{SessionGrouper, SessionLog};
+use crate::scan::cache::{FolderIndex, Reading};
+use crate::time::EpochSeconds;
+use crate::warning::Warning;
+
+pub(super) enum Unit {
+    ServerDir(ServerDir),
+    DebugLog(PathBuf),
+}
+
+impl Unit {
+    pub(super) fn files(&self) -> &[PathBuf] {
+        match self {
+            Unit::ServerDir(d) => &d.files,
+            Unit::DebugLog(p) => std::slice::from_ref(p),
+        }
+    }
+
+    /// `--since`: a file last written before the cut-off holds no session after it.
+    /// Returns whether anything is left to read.
+    pub(super) fn drop_files_before(
+        &mut self,
+        since: Option<EpochSeconds>,
+        warnings: &mut Vec<Warning>,
+    ) -> bool {
+        let Some(since) = since else { return true };
+        let mut recent = |p: &PathBuf| match std::fs::metadata(p).and_then(|m| m.modified()) {
+            Ok(t) => crate::time::system_time_secs(t) >= since,
+            Err(e) => {
+                warnings.push(Warning::new(p, format!("cannot read: {e}")));
+                false
+            }
+        };
+        match self {
+            Unit::ServerDir(d) => {
+                d.files.retain(|p| recent(p));
+                true
+            }
+            Unit::DebugLog(p) => recent(p),
+        }
+    }
+
+    pub(super) fn read(
+        self,
+        o: &ReadOptions,
+        warnings: &mut Vec<Warning>,
+        file_done: &dyn Fn(),
+        bytes_read: &dyn Fn(u64),
+    ) -> Vec<ServerInProgress> {
+        let since_iso = o.since_iso;
+        let keep_session = |s: &SessionLog| match (since_iso, &s.last_timestamp) {
+            (Some(cut), Some(last)) => last.as_str() >= cut,
+            _ => true,
+        };
+        match self {
+            Unit::ServerDir(dir) => {
+                let mut index = o.index.and_then(|c| FolderIndex::load(c, &dir.path));
+                let p = match read_dir(
+                    &dir,
+                    o,
+                    index.as_mut(),
+                    &keep_session,
+                    file_done,
+                    bytes_read,
+                ) {
+                    Ok((p, w)) => {
+                        warnings.extend(w);
+                        p
+                    }
+                    Err(Changed) => {
+                        // A summarised file changed in a way its key did not show (only a
+                        // write racing this scan can do that): read everything afresh,
+                        // and forget the folder's summaries.
+                        if let Some(mut i) = index.take() {
+                            i.clear();
+                            i.save(&dir.path);
+                        }
+                        let (p, w) = read_dir(&dir, o, None, &keep_session, file_done, bytes_read)
+                            .unwrap_or_else(|Changed| unreachable!("no index, nothing cached"));
+                        warnings.extend(w);
+                        p
+                    }
+                };
+                if let Some(index) = index {
+                    index.save(&dir.path);
+                }
+                vec![p]
+            }
+            Unit::DebugLog(log) => {
+                // One debug log covers every server of its session.
+                let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
+                decode_into(
+                    &log,
+                    warnings,
+                    &mut |r| {
+                        let name = r.server.clone().unwrap_or_default();
+                        by_server.entry(name).or_default().push(r);
+                    },
+                    bytes_read,
+                );
+                file_done();
+                by_server
+                    .into_iter()
+                    .map(|(name, g)| {
+                        let sessions: Vec<SessionLog> =
+                            g.finish().into_iter().filter(keep_session).collect();
+                        ServerInProgress {
+                            folder: None,
+                            project_folder: None,
+                            name: Some(name),
+                            source: log.clone(),
+                            session_files: sessions.len(),
+                            files_read: 1,
+                            sessions,
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// How a unit is read.
+pub(super) struct ReadOptions<'a> {
+    pub(super) since_iso: Option<&'a str>,
+    pub(super) all: bool,
+    pub(super) window: usize,
+    pub(super) index: Option<&'a Path>,
+    /// The deciding session's evidence records are wanted (a summary has none).
+    pub(super) evidence: bool,
+}
+
+/// A file summarised in the index no longer matches its summary.
+pub(super) struct Changed;
+
+/// One file's sessions, from the index when its summary matches, else read (and then
+/// summarised). Returns whether they came from the index.
+pub(super) fn read_sessions(
+    f: &Path,
+    index: Option<&mut FolderIndex>,
+    warnings: &mut Vec<Warning>,
+    bytes_read: &dyn Fn(u64),
+) -> (Vec<SessionLog>, bool) {
+    if let Some(summary) = index.as_ref().and_then(|i| i.lookup(f)) {
+        if let Some(d) = summary.damage {
+            warnings.push(Warning::new(f, d));
+        }
+        return (summary.sessions, true);
+    }
+    let reading = index.as_ref().and_then(|_| Reading::start(f));
+    let mut grouper = SessionGrouper::default();
+    let outcome = decode_into(f, warnings, &mut |r| grouper.push(r), bytes_read);
+    let sessions = grouper.finish();
+    if let (Some(index), Some(reading), Some(damage)) = (index, reading, outcome) {
+        index.store(f, reading, &sessions, damage.as_deref());
+    }
+    (sessions, false)
+}
+
+/// Reads a server folder newest first, one file at a time (a file is one process, and a
+/// session never spans files), until the verdict is decided and the history window is
+/// read. Sessions summarised in the index are taken from it; when the deciding one is,
+/// and evidence is wanted, its file is read again for the records (and must still
+/// summarise the same).
+pub(super) fn read_dir(
+    dir: &ServerDir,
+    o: &ReadOptions,
+    mut index: Option<&mut FolderIndex>,
+    keep_session: &dyn Fn(&SessionLog) -> bool,
+    file_done: &dyn Fn(),
+    bytes_read: &dyn Fn(u64),
+) -> Result<(ServerInProgress, Vec<Warning>), Changed> {
+    let mut warnings = Vec::new();
+    // Newest first: (file, its sessions kept, whether from the index).
+    let mut chunks: Vec<(&Path, Vec<SessionLog>, bool)> = Vec::new();
+    let mut walk = NewestFirst::default();
+    let mut decided_after: Option<usize> = None;
+    for (read, f) in dir.files.iter().rev().enumerate() {
+        let (sessions, cached) = read_sessions(f, index.as_deref_mut(), &mut warnings, bytes_read);
+        file_done();
+        let chunk: Vec<SessionLog> = sessions.into_iter().filter(|s| keep_session(s)).collect();
+        if o.all {
+            chunks.push((f, chunk, cached));
+            continue;
+        }
+        for s in chunk.iter().rev() {
+            walk.push(&s.diagnosis);
+        }
+        chunks.push((f, chunk, cached));
+        if decided_after.is_none() && walk.decided().is_some() {
+            decided_after = Some(read + 1);
+        }
+        if decided_after.is_some_and(|n| read + 1 >= n + o.window) {
+            break;
+        }
+    }
+    if o.evidence {
+        // The deciding session, as `into_report` will pick it.
+        let diagnoses: Vec<&Diagnosis> = chunks
+            .iter()
+            .rev()
+            .flat_map(|c| c.1.iter().map(|s| &s.diagnosis))
+            .collect();
+        if let Decision::Session(mut i) = decide(&diagnoses, false) {
+            let at = chunks.iter().rev().position(|c| {
+                let n = c.1.len();
+                if i < n {
+                    true
+                } else {
+                    i -= n;
+                    false
+                }
+            });
+            let at = at.map(|k| chunks.len() - 1 - k);
+            if let Some(k) = at.filter(|&k| chunks[k].2) {
+                let f = chunks[k].0;
+                let (fresh, _) = read_sessions(f, None, &mut Vec::new(), bytes_read);
+                let fresh: Vec<SessionLog> =
+                    fresh.into_iter().filter(|s| keep_session(s)).collect();
+                if !same_summaries(&fresh, &chunks[k].1) {
+                    return Err(Changed);
+                }
+                chunks[k].1 = fresh;
+                chunks[k].2 = false;
+            }
+        }
+    }
+    let files_read = chunks.len();
+    let sessions: Vec<SessionLog> = chunks.into_iter().rev().flat_map(|c| c.1).collect();
+    Ok((
+        ServerInProgress {
+            source: dir.path.clone(),
+            session_files: dir.files.len(),
+            files_read,
+            folder: Some(dir.folder.clone()),
+            project_folder: dir.project_folder.clone(),
+            name: None,
+            sessions,
+        },
+        warnings,
+    ))
+}
+
+/// Whether two readings of a file summarise it the same (evidence aside).
+pub(super) fn same_summaries(a: &[SessionLog], b: &[SessionLog]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.diagnosis == y.diagnosis
+                && x.first_timestamp == y.first_timestamp
+                && x.last_timestamp == y.last_timestamp
+                && x.cwd == y.cwd
+        })
+}
+
+pub(super) fn mtime(p: &Path) -> Option<EpochSeconds> {
+    let t = std::fs::metadata(p).and_then(|m| m.modified()).ok()?;
+    Some(crate::time::system_time_secs(t))
+}
+
+pub(super) fn file_len(p: &Path) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Reads one file into `sink`; an unreadable or damaged file becomes one warning.
+/// Returns the damage summary of a file read to its end (`None` when it could not be).
+pub(super) fn decode_into(
+    f: &Path,
+    warnings: &mut Vec<Warning>,
+    sink: &mut dyn FnMut(Record),
+    bytes_read: &dyn Fn(u64),
+) -> Option<Option<String>> {
+    match decode::decode_prefiltered_progress(f, sink, bytes_read) {
+        Ok((_, damage)) => {
+            let summary = damage.summary();
+            if let Some(summary) = &summary {
+                warnings.push(Warning::new(f, summary.clone()));
+            }
+            Some(summary)
+        }
+        Err(e) => {
+            warnings.push(Warning::new(f, format!("cannot read: {e}")));
+            None
+        }
+    }
+}
+
+pub(super) struct ProgressCounter {
+    pub(super) files_total: u64,
+    pub(super) bytes_total: u64,
+    pub(super) files_done: AtomicU64,
+    pub(super) bytes_done: AtomicU64,
+}
+
+impl ProgressCounter {
+    pub(super) fn new(units: &[Unit]) -> Self {
+        let files = units.iter().flat_map(|u| u.files());
+        ProgressCounter {
+            files_total: files.clone().count() as u64,
+            bytes_total: files.map(|f| file_len(f)).sum(),
+            files_done: AtomicU64::new(0),
+            bytes_done: AtomicU64::new(0),
+        }
+    }
+
+    pub(super) fn file_done(&self) -> Progress {
+        Progress {
+            files_done: self.files_done.fetch_add(1, Ordering::Relaxed) + 1,
+            files_total: self.files_total,
+            bytes_done: self.bytes_done.load(Ordering::Relaxed),
+            bytes_total: self.bytes_total,
+        }
+    }
+
+    /// Called per block read, so progress moves within a large file.
+    pub(super) fn bytes_read(&self, bytes: u64) -> Progress {
+        Progress {
+            files_done: self.files_done.load(Ordering::Relaxed),
+            files_total: self.files_total,
+            bytes_done: (self.bytes_done.fetch_add(bytes, Ordering::Relaxed) + bytes)
+                .min(self.bytes_total),
+            bytes_total: self.bytes_total,
+        }
+    }
+}
