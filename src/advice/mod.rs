@@ -4,6 +4,7 @@
 //! go into the project's `.claude/settings.local.json` because the project overrides the
 //! user file, or a managed file may make it impossible.
 
+pub mod configured;
 pub mod reason;
 
 use std::collections::HashMap;
@@ -20,8 +21,10 @@ pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
 
 /// What to do about one scanned server: the one sentence every output shows.
 pub fn for_server(s: &ServerReport) -> String {
-    // A shared folder's mixed records cannot back advice for one server.
-    shared_note(s)
+    // A server Claude Code no longer starts: its state says what to do, not its old
+    // verdict. A shared folder's mixed records cannot back advice for one server.
+    configured::logged_way_out(s, None)
+        .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_ref()))
 }

@@ -2,6 +2,7 @@
 //! real binary with a pinned environment (see `common`) or call the library directly.
 
 mod common;
+mod configured;
 
 #[cfg(unix)]
 mod confinement;
