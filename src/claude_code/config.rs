@@ -668,7 +668,8 @@ impl Keys {
                 .push((n, decider("disabledMcpjsonServers")));
         }
         for n in string_list(doc, "enabledMcpjsonServers") {
-            self.enabled_mcpjson.push((n, decider("enabledMcpjsonServers")));
+            self.enabled_mcpjson
+                .push((n, decider("enabledMcpjsonServers")));
         }
         if doc.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
             self.enable_all.push(decider("enableAllProjectMcpServers"));
@@ -751,7 +752,10 @@ pub fn resolve_states(
         && let Ok(Some(doc)) = read_json(path)
         && let Some(p) = project_entry(&doc, project)
     {
-        let prefix = format!("projects[{}].", serde_json::to_string(&project_key).unwrap_or_default());
+        let prefix = format!(
+            "projects[{}].",
+            serde_json::to_string(&project_key).unwrap_or_default()
+        );
         disabled_here = string_list(p, "disabledMcpServers");
         // The keys' old home: Claude Code moves them into settings.local.json at start-up
         // (observed), and honours them meanwhile.
@@ -782,8 +786,13 @@ pub fn resolve_states(
                 exclusive = Some(path.clone());
                 if let Some(m) = doc.get("mcpServers").and_then(Value::as_object) {
                     for (name, value) in m {
-                        managed_servers
-                            .push(server_from_json(name, value, Scope::Managed, &path, env));
+                        managed_servers.push(server_from_json(
+                            name,
+                            value,
+                            Scope::Managed,
+                            &path,
+                            env,
+                        ));
                     }
                 }
             }
@@ -851,7 +860,11 @@ pub fn resolve_states(
                 key: "mcpServers".into(),
                 layer: "managed-mcp.json",
             }];
-        } else if let Some((_, d)) = keys.denied.iter().find(|(e, _)| policy_entry_matches(e, cfg)) {
+        } else if let Some((_, d)) = keys
+            .denied
+            .iter()
+            .find(|(e, _)| policy_entry_matches(e, cfg))
+        {
             state = ServerState::Denied;
             by = vec![d.clone()];
         } else if let Some((list, d)) = &keys.allowed
@@ -865,7 +878,10 @@ pub fn resolve_states(
     }
     for mut cfg in managed_servers {
         if cfg.state == ServerState::Starts
-            && let Some((_, d)) = keys.denied.iter().find(|(e, _)| policy_entry_matches(e, &cfg))
+            && let Some((_, d)) = keys
+                .denied
+                .iter()
+                .find(|(e, _)| policy_entry_matches(e, &cfg))
         {
             cfg.state = ServerState::Denied;
             cfg.decided_by = vec![d.clone()];

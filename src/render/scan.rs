@@ -298,13 +298,16 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>) -> Vec<RowView<'a>>
         label: row_label(r).to_string(),
         verdict: None,
         state_problem: r.is_problem(),
-        state_pending: r.configured.state == crate::claude_code::config::ServerState::PendingApproval,
+        state_pending: r.configured.state
+            == crate::claude_code::config::ServerState::PendingApproval,
         time: "-".to_string(),
         reason: match &r.ran_since {
-            Some(t) if r.configured.state == crate::claude_code::config::ServerState::Starts => format!(
-                "configured; Claude Code ran here since ({}) without starting it",
-                crate::time::local_time(t)
-            ),
+            Some(t) if r.configured.state == crate::claude_code::config::ServerState::Starts => {
+                format!(
+                    "configured; Claude Code ran here since ({}) without starting it",
+                    crate::time::local_time(t)
+                )
+            }
             _ => state_reason(&r.configured, home),
         },
         only_connected: false,
@@ -396,7 +399,12 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         .chain([cols("VERDICT")])
         .max()
         .unwrap_or(7);
-    let time_w = rows.iter().map(|r| cols(&r.time)).chain([9]).max().unwrap_or(9);
+    let time_w = rows
+        .iter()
+        .map(|r| cols(&r.time))
+        .chain([9])
+        .max()
+        .unwrap_or(9);
     let fixed = 2 + name_w + 2 + verdict_w + 2 + time_w + 2;
     // The reason goes in its own column when at least 30 columns are left for it, else on
     // the line below the server.

@@ -365,7 +365,6 @@ const VERDICTS: [Verdict; 6] = [
     Verdict::Unknown,
 ];
 
-
 impl StoredSession {
     fn from_session(s: &SessionLog) -> StoredSession {
         let d = &s.diagnosis;

@@ -82,7 +82,9 @@ impl ConfiguredRow {
 /// Log folders of servers Claude Code adds itself (plugins, claude.ai connectors): their
 /// configuration is not in the files mcplogs reads.
 fn added_by_claude_code(folder: &str) -> bool {
-    folder.starts_with("plugin-") || folder.starts_with("claude-ai-") || folder.starts_with("claude_ai_")
+    folder.starts_with("plugin-")
+        || folder.starts_with("claude-ai-")
+        || folder.starts_with("claude_ai_")
 }
 
 fn configured_of(s: &crate::claude_code::config::ServerConfig) -> Configured {
@@ -253,6 +255,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             })
     });
     report.configured.sort_by(|a, b| {
-        (a.project.as_str(), a.name.to_lowercase()).cmp(&(b.project.as_str(), b.name.to_lowercase()))
+        (a.project.as_str(), a.name.to_lowercase())
+            .cmp(&(b.project.as_str(), b.name.to_lowercase()))
     });
 }

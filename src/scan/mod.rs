@@ -197,7 +197,10 @@ impl ScanReport {
     /// (disabled, pending approval, denied by policy, not started) are not problems.
     pub fn has_problems(&self) -> bool {
         self.servers.iter().any(ServerReport::fails_now)
-            || self.configured.iter().any(configured::ConfiguredRow::is_problem)
+            || self
+                .configured
+                .iter()
+                .any(configured::ConfiguredRow::is_problem)
     }
 }
 

@@ -74,7 +74,13 @@ fn place(run_dir: &Path) -> Placed {
     for f in files_under(&config) {
         let rel = f.strip_prefix(&config).unwrap();
         let mut parts = rel.components();
-        let top = parts.next().unwrap().as_os_str().to_str().unwrap().to_string();
+        let top = parts
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_str()
+            .unwrap()
+            .to_string();
         let rest: PathBuf = parts.collect();
         let base = match top.as_str() {
             "home" => p.home.clone(),
@@ -116,11 +122,18 @@ fn scan_json(p: &Placed) -> (i32, serde_json::Value) {
 }
 
 /// What scan says of one server: (verdict, state, the keys that decide it).
-fn row(doc: &serde_json::Value, name: &str) -> Option<(Option<String>, Option<String>, Vec<String>)> {
+fn row(
+    doc: &serde_json::Value,
+    name: &str,
+) -> Option<(Option<String>, Option<String>, Vec<String>)> {
     let keys = |c: &serde_json::Value| -> Vec<String> {
         c["decidedBy"]
             .as_array()
-            .map(|a| a.iter().map(|d| d["key"].as_str().unwrap().to_string()).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|d| d["key"].as_str().unwrap().to_string())
+                    .collect()
+            })
             .unwrap_or_default()
     };
     for s in doc["servers"].as_array().unwrap() {
@@ -174,7 +187,10 @@ fn expected(case: &str) -> Vec<(&'static str, &'static str, &'static str)> {
             ("u-off", "disabled", "disabledMcpServers"),
             ("l-off", "disabled", "disabledMcpServers"),
         ],
-        "mcpjson-local" | "mcpjson-user" | "mcpjson-project" | "mcpjson-managed"
+        "mcpjson-local"
+        | "mcpjson-user"
+        | "mcpjson-project"
+        | "mcpjson-managed"
         | "mcpjson-legacy-keys" => vec![
             ("p-enabled", "starts", "enabledMcpjsonServers"),
             ("p-disabled", "disabled", "disabledMcpjsonServers"),
@@ -207,7 +223,10 @@ fn expected(case: &str) -> Vec<(&'static str, &'static str, &'static str)> {
         ],
         // Neither build honours CLAUDE_CODE_MANAGED_SETTINGS_PATH; mcplogs neither.
         "managed-env-override" => vec![("u-ok", "starts", ""), ("u-denied", "starts", "")],
-        "mcpjson-invalid" => vec![("u-ok", "starts", ""), (".mcp.json", "configuration-error", "")],
+        "mcpjson-invalid" => vec![
+            ("u-ok", "starts", ""),
+            (".mcp.json", "configuration-error", ""),
+        ],
         "entry-errors" => vec![
             ("u-ok", "starts", ""),
             ("u-var", "starts", ""),
@@ -252,9 +271,10 @@ fn runs() -> Vec<(String, String, PathBuf)> {
 /// Claude Code's own word on each server: the init line's status, and the
 /// `claude mcp list` line.
 fn claude_code_says(run_dir: &Path) -> (serde_json::Value, String) {
-    let init: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(run_dir.join("init.json")).unwrap_or_else(|_| "null".into()))
-            .unwrap();
+    let init: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(run_dir.join("init.json")).unwrap_or_else(|_| "null".into()),
+    )
+    .unwrap();
     let list = fs::read_to_string(run_dir.join("mcp-list.txt")).unwrap_or_default();
     (init, list)
 }
@@ -272,14 +292,21 @@ fn every_fixture_run_gives_every_configured_server_its_state() {
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|s| (s["name"].as_str().unwrap().into(), s["status"].as_str().unwrap().into()))
+                    .map(|s| {
+                        (
+                            s["name"].as_str().unwrap().into(),
+                            s["status"].as_str().unwrap().into(),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
         // Every configured name has a row.
         for name in configured_names(dir) {
             if row(&doc, &name).is_none() && case != "after-log" {
-                problems.push(format!("{case} {build}: no row for configured server {name}"));
+                problems.push(format!(
+                    "{case} {build}: no row for configured server {name}"
+                ));
             }
         }
         for (name, state, key) in expected(case) {
@@ -288,14 +315,21 @@ fn every_fixture_run_gives_every_configured_server_its_state() {
                 continue;
             };
             if got.as_deref() != Some(state) {
-                problems.push(format!("{case} {build}: {name}: state {got:?}, expected {state}"));
+                problems.push(format!(
+                    "{case} {build}: {name}: state {got:?}, expected {state}"
+                ));
             }
             if !key.is_empty() && !keys.iter().any(|k| k.ends_with(key)) && state != "starts" {
-                problems.push(format!("{case} {build}: {name}: decided by {keys:?}, expected {key}"));
+                problems.push(format!(
+                    "{case} {build}: {name}: decided by {keys:?}, expected {key}"
+                ));
             }
             // Against Claude Code: started (the init line) means a log verdict; never
             // started means a state and no verdict.
-            let cc = statuses.iter().find(|(n, _)| n == name).map(|(_, s)| s.as_str());
+            let cc = statuses
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| s.as_str());
             match (cc, verdict.as_deref()) {
                 (Some("connected"), Some("healthy")) => {}
                 (Some("failed"), Some("connection-failed")) => {}
@@ -307,13 +341,21 @@ fn every_fixture_run_gives_every_configured_server_its_state() {
             }
             if list.contains(&format!("{name}: "))
                 && list.contains("⏸ Pending approval")
-                && list.lines().any(|l| l.starts_with(&format!("{name}: ")) && l.contains("⏸"))
+                && list
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{name}: ")) && l.contains("⏸"))
                 && state != "pending-approval"
             {
-                problems.push(format!("{case} {build}: {name}: claude mcp list says pending approval"));
+                problems.push(format!(
+                    "{case} {build}: {name}: claude mcp list says pending approval"
+                ));
             }
         }
-        let want_code = if case == "entry-errors" || case == "mcpjson-invalid" { 1 } else { 0 };
+        let want_code = if case == "entry-errors" || case == "mcpjson-invalid" {
+            1
+        } else {
+            0
+        };
         if code != want_code {
             problems.push(format!("{case} {build}: exit {code}, expected {want_code}"));
         }
@@ -355,7 +397,12 @@ fn a_disabled_servers_old_failure_does_not_count_and_is_no_argument_for_fix() {
     assert_eq!(s["verdict"], "tools-fetch-failed");
     assert_eq!(s["configuration"]["state"], "disabled");
     assert_eq!(s["legacyFixApplies"], false);
-    assert!(!s["recommendation"].as_str().unwrap().contains("mcplogs fix"));
+    assert!(
+        !s["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("mcplogs fix")
+    );
     // fix finds nothing to fix, and writes nothing
     let mut cmd = mcplogs(&p.home);
     cmd.current_dir(&p.proj).args([
@@ -367,9 +414,17 @@ fn a_disabled_servers_old_failure_does_not_count_and_is_no_argument_for_fix() {
         p.managed.to_str().unwrap(),
     ]);
     let r = run(&mut cmd);
-    assert_ne!(r.code, 0, "fix must not offer the legacy fix for a disabled server:\n{}", r.stdout);
+    assert_ne!(
+        r.code, 0,
+        "fix must not offer the legacy fix for a disabled server:\n{}",
+        r.stdout
+    );
     assert!(!r.stdout.contains("u-off"), "{}", r.stdout);
-    assert!(!p.home.join(".claude/settings.json").exists(), "{}", r.stderr);
+    assert!(
+        !p.home.join(".claude/settings.json").exists(),
+        "{}",
+        r.stderr
+    );
 }
 
 /// The screen at 80 columns for the `.mcp.json` states, pinned byte for byte.

@@ -155,9 +155,9 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
     use mcplogs::claude_code::config::ServerState;
     // Claude Code does not start these in this project: probing them would say nothing
     // about what it sees.
-    let (servers, off): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| {
-        matches!(s.state, ServerState::Starts | ServerState::PendingApproval)
-    });
+    let (servers, off): (Vec<_>, Vec<_>) = servers
+        .into_iter()
+        .partition(|s| matches!(s.state, ServerState::Starts | ServerState::PendingApproval));
     for s in &off {
         let by: Vec<String> = s
             .decided_by

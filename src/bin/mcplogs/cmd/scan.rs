@@ -90,6 +90,9 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from_problems(report.has_problems()))
 }
 
+/// How the configuration's `${VAR}` are looked up: the real environment, or none.
+type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
+
 /// Joins what Claude Code configures with the logs (every configured server gets a row):
 /// for a scan of a home (this user's, or `--home DIR`'s with no environment), never for
 /// log files or folders named on the command line.
@@ -105,20 +108,19 @@ pub(crate) fn join_configuration(
         return;
     }
     let homes = &opts.request.homes;
-    let (global, env): (Option<std::path::PathBuf>, Box<dyn Fn(&str) -> Option<String>>) =
-        match homes.first() {
-            None => {
-                let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-                (
-                    config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok()),
-                    Box::new(|k: &str| std::env::var(k).ok()),
-                )
-            }
-            Some(h) => (
-                config::global_config_path(Some(h), &|_| None),
-                Box::new(|_: &str| None),
-            ),
-        };
+    let (global, env): (Option<std::path::PathBuf>, EnvLookup) = match homes.first() {
+        None => {
+            let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+            (
+                config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok()),
+                Box::new(|k: &str| std::env::var(k).ok()),
+            )
+        }
+        Some(h) => (
+            config::global_config_path(Some(h), &|_| None),
+            Box::new(|_: &str| None),
+        ),
+    };
     let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
         config::is_known_project(global.as_deref(), d)
     });
