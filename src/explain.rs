@@ -36,7 +36,7 @@ impl ExplainEntry {
     pub fn recommendation(&self) -> String {
         self.note
             .clone()
-            .unwrap_or_else(|| self.diagnosis.recommendation())
+            .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&self.diagnosis))
     }
 }
 
@@ -293,7 +293,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         if cause == Cause::Other && detail_is_cut(d) {
             // The part that would say which field failed is not there: no cause, and
             // no claim about the legacy setting either way.
-            note = Some(cut_detail_note(p.name.as_deref()));
+            note = Some(crate::advice::cut_detail_note(p.name.as_deref()));
             return ExplainEntry {
                 name: p.name,
                 target: p.target.filter(|t| !t.is_empty()),
@@ -336,15 +336,11 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         }
     } else if status.contains("Disabled") || status.starts_with('⊘') {
         state = Some("disabled");
-        note = Some(
-            "Disabled for this project: Claude Code does not start it here, and it is not a failure. It is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json; to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. `mcplogs scan` in the project names the file.".to_string(),
-        );
+        note = Some(crate::advice::DISABLED_FOR_PROJECT.to_string());
         Diagnosis::new(Verdict::Unknown)
     } else if status.contains("Pending approval") {
         state = Some("pending-approval");
-        note = Some(
-            "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).".to_string(),
-        );
+        note = Some(crate::advice::PENDING_APPROVAL.to_string());
         Diagnosis::new(Verdict::Unknown)
     } else if status.contains("Connected") {
         Diagnosis::new(Verdict::Healthy)
@@ -371,17 +367,6 @@ fn detail_is_cut(detail: &str) -> bool {
     d.is_empty() || d.ends_with("...") || d.ends_with('…') || d.ends_with(':') || opened > closed
 }
 
-/// What to do when the detail that would decide the cause was cut off.
-fn cut_detail_note(name: Option<&str>) -> String {
-    let scan = match name {
-        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
-        None => "`mcplogs scan --server NAME`".to_string(),
-    };
-    format!(
-        "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
-    )
-}
-
 /// How much of a pasted message's first line is its status.
 const STATUS_CHARS: usize = 120;
 
@@ -401,7 +386,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
         )
     {
         diagnosis.cause = None;
-        note = Some(cut_detail_note(name.as_deref()));
+        note = Some(crate::advice::cut_detail_note(name.as_deref()));
     }
     ExplainEntry {
         name,

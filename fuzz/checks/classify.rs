@@ -25,7 +25,7 @@ pub fn check(data: &[u8]) {
             messages.len()
         );
     }
-    let _ = d.recommendation();
+    let _ = mcplogs::advice::diagnosis_recommendation(&d);
     let _ = d.legacy_fix_applies();
     let whole = classify(&[text.as_ref()]);
     let _ = pick_deciding_session(&[d, whole]);

@@ -6,40 +6,17 @@
 
 pub mod configured;
 pub mod reason;
+mod sentences;
+
+pub use sentences::*;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::classify::verdict::{Era, Verdict};
 use crate::scan::{ScanReport, ServerReport};
-use crate::settings::layers::LayerKind;
-use crate::settings::target::{FixTarget, SettingsAdvice};
+use crate::settings::target::SettingsAdvice;
 use crate::settings::{EffectiveNegotiation, Sources, effective_negotiation};
-
-/// The command that checks a fix worked, after a restart or `/mcp`.
-pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
-
-/// What to do about one scanned server: the one sentence every output shows.
-pub fn for_server(s: &ServerReport) -> String {
-    // A server Claude Code no longer starts: its state says what to do, not its old
-    // verdict. A shared folder's mixed records cannot back advice for one server.
-    configured::logged_way_out(s, None)
-        .or_else(|| shared_note(s))
-        .or_else(|| legacy_removed_note(s))
-        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_ref()))
-}
-
-/// For a shared log folder: says so, and how to tell the servers apart.
-pub fn shared_note(s: &ServerReport) -> Option<String> {
-    if !s.is_shared() {
-        return None;
-    }
-    Some(format!(
-        "The configured servers {} all write into one log folder (mcp-logs-{}: Claude Code turns every character other than a letter or digit into '-'), with their records mixed, so this verdict is the folder's, not one server's. To tell them apart, rename one so the names differ in a letter or digit, or run `claude --debug-file FILE` and `mcplogs scan FILE` (debug logs name each server).",
-        s.shared_by.join(", "),
-        s.folder.as_deref().unwrap_or("?")
-    ))
-}
 
 /// The project folder whose settings apply to a server: its real working directory
 /// when that is a folder on this machine, else `fallback` (the current directory, whose
@@ -89,133 +66,18 @@ pub fn works_only_under_legacy(s: &ServerReport) -> bool {
 }
 
 /// The latest earlier verdict of `s` that the legacy setting cures.
-fn legacy_curable_failure(s: &ServerReport) -> Option<&crate::scan::VerdictSeen> {
+pub(crate) fn legacy_curable_failure(s: &ServerReport) -> Option<&crate::scan::VerdictSeen> {
     s.history.iter().find(|h| {
         h.verdict == Verdict::ToolsFetchFailed
             && h.cause.is_some_and(|c| c.is_negotiation_field_error())
     })
 }
 
-/// For a server that [`works_only_under_legacy`] while the legacy setting is no longer
-/// in effect: its verdict does not hold past the next start.
-pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
-    if !works_only_under_legacy(s) {
-        return None;
-    }
-    let a = s.settings.as_ref()?;
-    if matches!(a.target, FixTarget::InEffect { .. }) {
-        return None;
-    }
-    let failed = legacy_curable_failure(s)?;
-    let again = match &a.target {
-        FixTarget::Write { .. } => {
-            format!("run `{}` again", fix_command(&a.target, &a.project_dir))
-        }
-        _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
-    };
-    Some(format!(
-        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from 2.1.300 on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
-        failed.verdict,
-        failed.cause.map(|c| format!(", {c}")).unwrap_or_default(),
-    ))
-}
-
-/// The scan screen's few words for such a server.
-pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
-
-/// The `mcplogs fix` command for a target: plain for the user file, with `--project`
-/// for a project's local file.
-pub fn fix_command(target: &FixTarget, project_dir: &Path) -> String {
-    match target {
-        FixTarget::Write {
-            kind: LayerKind::Local,
-            ..
-        } => format!(
-            "mcplogs fix --project {}",
-            crate::text::shell_word(&project_dir.display().to_string())
-        ),
-        _ => "mcplogs fix".to_string(),
-    }
-}
-
-/// [`Diagnosis::recommendation`](crate::classify::verdict::Diagnosis::recommendation) knowing the
-/// settings of the server's project: the legacy advice then names the file `mcplogs fix`
-/// writes, or says the fix is in place.
-pub fn recommendation(
-    d: &crate::classify::verdict::Diagnosis,
-    settings: Option<&SettingsAdvice>,
-) -> String {
-    match (settings, d.legacy_fix_wording()) {
-        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, newer),
-        _ => d.recommendation(),
-    }
-}
-
-/// Whom the legacy setting written to a `kind` file affects: it is not per server.
-pub fn legacy_scope(kind: LayerKind) -> &'static str {
-    match kind {
-        LayerKind::Local | LayerKind::Project => "with every server of that project",
-        _ => "with every server in every project",
-    }
-}
-
-/// What the legacy setting costs the servers that did not need it.
-pub const LEGACY_COST: &str =
-    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
-
-/// The scan screen's action for servers the legacy fix helps: the command, the file
-/// (as shown), whom it affects and at what cost, and why these servers need it.
-pub fn legacy_action(
-    target: &FixTarget,
-    project_dir: &Path,
-    kind: LayerKind,
-    file_shown: &str,
-) -> String {
-    format!(
-        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
-        fix_command(target, project_dir),
-        legacy_scope(kind),
-    )
-}
-
-/// What to do about a server the legacy setting would help, given its settings.
-/// `what` says what the server's tools/list result got wrong.
-pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer: &str) -> String {
-    let head = crate::classify::verdict::legacy_head(what);
-    let report = "and report it to the server's authors";
-    let Some(a) = advice else {
-        return crate::classify::verdict::legacy_recommendation_unplaced(what, newer);
-    };
-    match &a.target {
-        FixTarget::Write { path, kind, .. } => format!(
-            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {LEGACY_COST}), {report}.",
-            fix_command(&a.target, &a.project_dir),
-            path.display(),
-            legacy_scope(*kind),
-        ),
-        FixTarget::InEffect { layer } => format!(
-            "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{VERIFY_COMMAND}`.",
-            layer
-                .path
-                .as_deref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "the environment".into())
-        ),
-        FixTarget::Managed { .. } => format!(
-            "{head}. The legacy setting would help, but {}. Meanwhile, {report}.",
-            a.target.reason()
-        ),
-        FixTarget::NoUserFile => format!(
-            "{head}: set MCP_PROTOCOL_NEGOTIATION=legacy in the \"env\" block of your Claude Code settings{newer}, {report}."
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::settings::NegotiationValue;
-    use crate::settings::layers::{LayerStatus, SettingsLayer};
+    use crate::settings::layers::{LayerKind, LayerStatus, SettingsLayer};
 
     fn e(project: Option<&str>, user: Option<&str>) -> EffectiveNegotiation {
         let l = |kind: LayerKind, path: &str, v: Option<&str>| SettingsLayer {

@@ -101,6 +101,15 @@ impl fmt::Display for Cause {
     }
 }
 
+/// A verdict with its cause, as every screen shows it: `tools-fetch-failed
+/// (missing-resultType)`, or the verdict alone.
+pub fn label(verdict: Verdict, cause: Option<Cause>) -> String {
+    match cause {
+        Some(c) => format!("{verdict} ({c})"),
+        None => verdict.to_string(),
+    }
+}
+
 /// The protocol era Claude Code negotiated (`protocolEra` in the capabilities record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
@@ -185,94 +194,6 @@ impl Diagnosis {
             && self.era == Some(Era::Modern)
             && self.cause.is_some_and(Cause::is_negotiation_field_error)
     }
-
-    /// For a failure the legacy setting fixes: what the server's tools/list result got
-    /// wrong, and the note on newer Claude Code versions (empty when none applies). The
-    /// advice module words the recommendation with the settings that decide.
-    pub fn legacy_fix_wording(&self) -> Option<(&'static str, &'static str)> {
-        if self.verdict != Verdict::ToolsFetchFailed || !self.legacy_fix_applies() {
-            return None;
-        }
-        let c = self.cause?;
-        let what = match c {
-            Cause::MissingResultType => "omits resultType",
-            Cause::MissingCacheFields => "omits ttlMs/cacheScope",
-            _ => "gives ttlMs/cacheScope the wrong types",
-        };
-        let newer = if c == Cause::WrongFieldTypes {
-            ""
-        } else {
-            " (Claude Code 2.1.310 and later also tolerate the omission)"
-        };
-        Some((what, newer))
-    }
-
-    /// One line telling the user what to do; never the legacy fix where it cannot help.
-    /// The legacy advice here names no file: `advice::recommendation` words it knowing
-    /// the settings of the server's project.
-    pub fn recommendation(&self) -> String {
-        if let Some((what, newer)) = self.legacy_fix_wording() {
-            return legacy_recommendation_unplaced(what, newer);
-        }
-        match (self.verdict, self.cause) {
-            (Verdict::Healthy, _) => "Nothing to do.".to_string(),
-            (Verdict::Tolerated, _) => format!(
-                "Works today because Claude Code filled in {}; report to the server's authors that its tools/list result omits fields required by the protocol revision it negotiated (2026-07-28).",
-                if self.filled_fields.is_empty() {
-                    "missing fields".to_string()
-                } else {
-                    self.filled_fields.join(", ")
-                }
-            ),
-            (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
-                "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()
-            }
-            (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition)) => format!(
-                "A tool definition is invalid{}: fix or update the server (report it to its authors); MCP_PROTOCOL_NEGOTIATION cannot help.",
-                self.bad_tool_path
-                    .as_deref()
-                    .map(|p| format!(" (at {p})"))
-                    .unwrap_or_default()
-            ),
-            (Verdict::ToolsFetchFailed, _) => {
-                "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
-            }
-            (Verdict::VersionUnsupported, _) => {
-                "The server answered initialize with a protocol version Claude Code did not propose: update the server or Claude Code. MCP_PROTOCOL_NEGOTIATION=legacy does not help: this fails in the legacy handshake itself.".to_string()
-            }
-            (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)) => {
-                "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
-            }
-            (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
-                "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
-            }
-            (Verdict::ConnectionFailed, Some(Cause::Timeout)) => {
-                "The server did not answer in time: check that it starts on its own (no prompts, no slow installs) or raise MCP_TIMEOUT (milliseconds).".to_string()
-            }
-            (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)) => {
-                "The server needs authentication: run /mcp in Claude Code and authenticate, or configure its credentials.".to_string()
-            }
-            (Verdict::ConnectionFailed, _) => {
-                "Claude Code could not connect: check the server's command or URL and that it is running; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
-            }
-            (Verdict::Unknown, _) => {
-                "No decisive record in the logs: run `claude --debug` or `claude mcp list`, then scan again.".to_string()
-            }
-        }
-    }
-}
-
-/// The head of the legacy advice: what the server negotiated and got wrong.
-pub fn legacy_head(what: &str) -> String {
-    format!("The server negotiated revision 2026-07-28 but its tools/list result {what}")
-}
-
-/// The legacy advice when the settings are not known: it names no file.
-pub fn legacy_recommendation_unplaced(what: &str, newer: &str) -> String {
-    format!(
-        "{}: run `mcplogs fix`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
-        legacy_head(what)
-    )
 }
 
 #[cfg(test)]

@@ -75,13 +75,13 @@ impl ServerProbe {
     /// not help, which the probe has just seen to be false for this server).
     pub fn recommendation(&self) -> String {
         let d = self.prediction.diagnosis();
-        if self.legacy_fix_helps() && d.legacy_fix_wording().is_none() {
+        if self.legacy_fix_helps() && crate::advice::legacy_fix_wording(&d).is_none() {
             return format!(
                 "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `mcplogs fix` sets it for this project; then restart Claude Code.",
                 self.with_legacy.tools_loaded
             );
         }
-        d.recommendation()
+        crate::advice::diagnosis_recommendation(&d)
     }
 }
 

@@ -29,10 +29,7 @@ fn paint(verdict: Verdict, text: &str) -> ColoredString {
 
 /// `tools-fetch-failed (missing-resultType)`.
 pub fn verdict_label(d: &Diagnosis) -> String {
-    match d.cause {
-        Some(c) => format!("{} ({})", d.verdict, c),
-        None => d.verdict.to_string(),
-    }
+    crate::classify::verdict::label(d.verdict, d.cause)
 }
 
 /// `2026-11-29T11:50:31.063Z` -> `2026-11-29 11:50`.

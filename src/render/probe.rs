@@ -186,7 +186,7 @@ pub fn server_json(
         with_legacy: prediction_json(
             &p.with_legacy,
             r,
-            p.with_legacy.diagnosis().recommendation(),
+            crate::advice::diagnosis_recommendation(&p.with_legacy.diagnosis()),
         ),
         legacy_fix_helps: p.legacy_fix_helps(),
         steps: steps_json(a, r),
@@ -307,10 +307,7 @@ fn paint(v: Verdict, s: &str) -> String {
 }
 
 fn label(p: &Prediction) -> String {
-    match p.cause {
-        Some(c) => format!("{} ({c})", p.verdict),
-        None => p.verdict.to_string(),
-    }
+    crate::classify::verdict::label(p.verdict, p.cause)
 }
 
 fn setting(p: &Prediction) -> String {

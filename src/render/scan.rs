@@ -12,10 +12,6 @@ use crate::settings::target::FixTarget;
 use crate::text::layout::{block, cols, tilde, tilde_within, wrap, wrap_keeping};
 use crate::text::{cut, pretty_message, terminal_safe};
 
-/// Said under a verdict decided by an earlier session because the latest one only
-/// connected.
-pub const LATEST_ONLY_CONNECTED: &str = "Note: the latest session only connected (like a `claude mcp list` health check) and shows nothing about tools; this verdict comes from an earlier session on the same server version. To confirm, start `claude` in the project and use one of the server's tools (or open /mcp), then scan again.";
-
 #[derive(Debug, Clone, Default)]
 pub struct ScreenOptions {
     /// The terminal's width in columns; `None` (piped, no `COLUMNS`): nothing is cut or
@@ -105,7 +101,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             2
         };
         if s.diagnosis.verdict == Verdict::Tolerated && !s.is_shared() {
-            push(rank, "Works today only because Claude Code fills in fields the server's tools/list result leaves out (revision 2026-07-28 requires them; older Claude Code builds reject it): tell the server's authors.".to_string(), name);
+            push(rank, crate::advice::TOLERATED_ACTION.to_string(), name);
             continue;
         }
         let (rank, text) = if !s.is_shared()
@@ -474,7 +470,12 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                 out.push_str(&format!("    {}\n", cut(&r.reason, w - 4).dimmed()));
             }
             if r.only_connected {
-                out.push_str(&wrap(LATEST_ONLY_CONNECTED, "    ", 4, o.width));
+                out.push_str(&wrap(
+                    crate::advice::LATEST_ONLY_CONNECTED,
+                    "    ",
+                    4,
+                    o.width,
+                ));
             }
             continue;
         }
@@ -512,7 +513,12 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             }
         }
         if r.only_connected {
-            out.push_str(&wrap(LATEST_ONLY_CONNECTED, "    ", 4, o.width));
+            out.push_str(&wrap(
+                crate::advice::LATEST_ONLY_CONNECTED,
+                "    ",
+                4,
+                o.width,
+            ));
         }
     }
 
@@ -533,15 +539,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             ));
         }
         if any_fix {
-            out.push_str(&wrap(
-                &format!(
-                    "After a fix, restart Claude Code or run /mcp in it, then check with `{}`.",
-                    crate::advice::VERIFY_COMMAND
-                ),
-                "  ",
-                2,
-                o.width,
-            ));
+            out.push_str(&wrap(&crate::advice::after_fix(), "  ", 2, o.width));
         }
     }
     if o.verbose {
@@ -646,10 +644,7 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     if s.history.len() > 1 {
         out.push_str("  history:\n");
         for h in &s.history {
-            let label = match h.cause {
-                Some(c) => format!("{} ({c})", h.verdict),
-                None => h.verdict.to_string(),
-            };
+            let label = crate::classify::verdict::label(h.verdict, h.cause);
             out.push_str(&wrap(
                 &format!(
                     "{label}: {}, last {}",

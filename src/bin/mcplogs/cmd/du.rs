@@ -30,7 +30,7 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     if du.projects.is_empty() {
         output::note(format_args!(
             "mcplogs: no MCP server logs found{}",
-            super::scan::NO_LOGS_HINT
+            mcplogs::advice::NO_LOGS_HINT
         ));
     }
     if args.output.json {

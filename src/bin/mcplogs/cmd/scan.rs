@@ -10,9 +10,6 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::ScanProgress;
 
-/// After "no logs found": where logs come from.
-pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
-
 pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let opts = ScanOptions {
         all: args.all,
@@ -187,6 +184,10 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
             ""
         },
         searched.join(", "),
-        if filtered { "" } else { NO_LOGS_HINT }
+        if filtered {
+            ""
+        } else {
+            mcplogs::advice::NO_LOGS_HINT
+        }
     ))
 }

@@ -1,0 +1,275 @@
+//! Every sentence mcplogs says about what to do: the one recommendation per verdict and
+//! cause, the legacy fix worded with the settings that decide, the notes for shared log
+//! folders and health-check sessions, and the scan screen's actions. Renderers, the
+//! report, explain and the probe take their wording from here and nowhere else.
+
+use std::path::Path;
+
+use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::scan::ServerReport;
+use crate::settings::layers::LayerKind;
+use crate::settings::target::{FixTarget, SettingsAdvice};
+
+use super::{legacy_curable_failure, works_only_under_legacy};
+
+/// The command that checks a fix worked, after a restart or `/mcp`.
+pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
+
+/// What to do about one scanned server: the one sentence every output shows.
+pub fn for_server(s: &ServerReport) -> String {
+    // A server Claude Code no longer starts: its state says what to do, not its old
+    // verdict. A shared folder's mixed records cannot back advice for one server.
+    super::configured::logged_way_out(s, None)
+        .or_else(|| shared_note(s))
+        .or_else(|| legacy_removed_note(s))
+        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_ref()))
+}
+
+/// For a shared log folder: says so, and how to tell the servers apart.
+pub fn shared_note(s: &ServerReport) -> Option<String> {
+    if !s.is_shared() {
+        return None;
+    }
+    Some(format!(
+        "The configured servers {} all write into one log folder (mcp-logs-{}: Claude Code turns every character other than a letter or digit into '-'), with their records mixed, so this verdict is the folder's, not one server's. To tell them apart, rename one so the names differ in a letter or digit, or run `claude --debug-file FILE` and `mcplogs scan FILE` (debug logs name each server).",
+        s.shared_by.join(", "),
+        s.folder.as_deref().unwrap_or("?")
+    ))
+}
+
+/// For a failure the legacy setting fixes: what the server's tools/list result got
+/// wrong, and the note on newer Claude Code versions (empty when none applies). The
+/// advice module words the recommendation with the settings that decide.
+pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, &'static str)> {
+    if d.verdict != Verdict::ToolsFetchFailed || !d.legacy_fix_applies() {
+        return None;
+    }
+    let c = d.cause?;
+    let what = match c {
+        Cause::MissingResultType => "omits resultType",
+        Cause::MissingCacheFields => "omits ttlMs/cacheScope",
+        _ => "gives ttlMs/cacheScope the wrong types",
+    };
+    let newer = if c == Cause::WrongFieldTypes {
+        ""
+    } else {
+        " (Claude Code 2.1.310 and later also tolerate the omission)"
+    };
+    Some((what, newer))
+}
+
+/// One line telling the user what to do; never the legacy fix where it cannot help.
+/// The legacy advice here names no file: `advice::recommendation` words it knowing
+/// the settings of the server's project.
+pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
+    if let Some((what, newer)) = legacy_fix_wording(d) {
+        return legacy_recommendation_unplaced(what, newer);
+    }
+    match (d.verdict, d.cause) {
+        (Verdict::Healthy, _) => "Nothing to do.".to_string(),
+        (Verdict::Tolerated, _) => format!(
+            "Works today because Claude Code filled in {}; report to the server's authors that its tools/list result omits fields required by the protocol revision it negotiated (2026-07-28).",
+            if d.filled_fields.is_empty() {
+                "missing fields".to_string()
+            } else {
+                d.filled_fields.join(", ")
+            }
+        ),
+        (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
+            "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()
+        }
+        (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition)) => format!(
+            "A tool definition is invalid{}: fix or update the server (report it to its authors); MCP_PROTOCOL_NEGOTIATION cannot help.",
+            d.bad_tool_path
+                .as_deref()
+                .map(|p| format!(" (at {p})"))
+                .unwrap_or_default()
+        ),
+        (Verdict::ToolsFetchFailed, _) => {
+            "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+        }
+        (Verdict::VersionUnsupported, _) => {
+            "The server answered initialize with a protocol version Claude Code did not propose: update the server or Claude Code. MCP_PROTOCOL_NEGOTIATION=legacy does not help: this fails in the legacy handshake itd.".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)) => {
+            "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
+            "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::Timeout)) => {
+            "The server did not answer in time: check that it starts on its own (no prompts, no slow installs) or raise MCP_TIMEOUT (milliseconds).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)) => {
+            "The server needs authentication: run /mcp in Claude Code and authenticate, or configure its credentials.".to_string()
+        }
+        (Verdict::ConnectionFailed, _) => {
+            "Claude Code could not connect: check the server's command or URL and that it is running; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+        }
+        (Verdict::Unknown, _) => {
+            "No decisive record in the logs: run `claude --debug` or `claude mcp list`, then scan again.".to_string()
+        }
+    }
+}
+
+/// The head of the legacy advice: what the server negotiated and got wrong.
+pub fn legacy_head(what: &str) -> String {
+    format!("The server negotiated revision 2026-07-28 but its tools/list result {what}")
+}
+
+/// The legacy advice when the settings are not known: it names no file.
+pub fn legacy_recommendation_unplaced(what: &str, newer: &str) -> String {
+    format!(
+        "{}: run `mcplogs fix`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
+        legacy_head(what)
+    )
+}
+
+/// For a server that [`works_only_under_legacy`] while the legacy setting is no longer
+/// in effect: its verdict does not hold past the next start.
+pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
+    if !works_only_under_legacy(s) {
+        return None;
+    }
+    let a = s.settings.as_ref()?;
+    if matches!(a.target, FixTarget::InEffect { .. }) {
+        return None;
+    }
+    let failed = legacy_curable_failure(s)?;
+    let again = match &a.target {
+        FixTarget::Write { .. } => {
+            format!("run `{}` again", fix_command(&a.target, &a.project_dir))
+        }
+        _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
+    };
+    Some(format!(
+        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from 2.1.300 on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
+        failed.verdict,
+        failed.cause.map(|c| format!(", {c}")).unwrap_or_default(),
+    ))
+}
+
+/// The scan screen's few words for such a server.
+pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
+
+/// The `mcplogs fix` command for a target: plain for the user file, with `--project`
+/// for a project's local file.
+pub fn fix_command(target: &FixTarget, project_dir: &Path) -> String {
+    match target {
+        FixTarget::Write {
+            kind: LayerKind::Local,
+            ..
+        } => format!(
+            "mcplogs fix --project {}",
+            crate::text::shell_word(&project_dir.display().to_string())
+        ),
+        _ => "mcplogs fix".to_string(),
+    }
+}
+
+/// [`diagnosis_recommendation`] knowing the
+/// settings of the server's project: the legacy advice then names the file `mcplogs fix`
+/// writes, or says the fix is in place.
+pub fn recommendation(
+    d: &crate::classify::verdict::Diagnosis,
+    settings: Option<&SettingsAdvice>,
+) -> String {
+    match (settings, legacy_fix_wording(d)) {
+        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, newer),
+        _ => diagnosis_recommendation(d),
+    }
+}
+
+/// Whom the legacy setting written to a `kind` file affects: it is not per server.
+pub fn legacy_scope(kind: LayerKind) -> &'static str {
+    match kind {
+        LayerKind::Local | LayerKind::Project => "with every server of that project",
+        _ => "with every server in every project",
+    }
+}
+
+/// What the legacy setting costs the servers that did not need it.
+pub const LEGACY_COST: &str =
+    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
+
+/// The scan screen's action for servers the legacy fix helps: the command, the file
+/// (as shown), whom it affects and at what cost, and why these servers need it.
+pub fn legacy_action(
+    target: &FixTarget,
+    project_dir: &Path,
+    kind: LayerKind,
+    file_shown: &str,
+) -> String {
+    format!(
+        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        fix_command(target, project_dir),
+        legacy_scope(kind),
+    )
+}
+
+/// What to do about a server the legacy setting would help, given its settings.
+/// `what` says what the server's tools/list result got wrong.
+pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer: &str) -> String {
+    let head = legacy_head(what);
+    let report = "and report it to the server's authors";
+    let Some(a) = advice else {
+        return legacy_recommendation_unplaced(what, newer);
+    };
+    match &a.target {
+        FixTarget::Write { path, kind, .. } => format!(
+            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {LEGACY_COST}), {report}.",
+            fix_command(&a.target, &a.project_dir),
+            path.display(),
+            legacy_scope(*kind),
+        ),
+        FixTarget::InEffect { layer } => format!(
+            "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{VERIFY_COMMAND}`.",
+            layer
+                .path
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "the environment".into())
+        ),
+        FixTarget::Managed { .. } => format!(
+            "{head}. The legacy setting would help, but {}. Meanwhile, {report}.",
+            a.target.reason()
+        ),
+        FixTarget::NoUserFile => format!(
+            "{head}: set MCP_PROTOCOL_NEGOTIATION=legacy in the \"env\" block of your Claude Code settings{newer}, {report}."
+        ),
+    }
+}
+
+/// Said under a verdict decided by an earlier session because the latest one only
+/// connected.
+pub const LATEST_ONLY_CONNECTED: &str = "Note: the latest session only connected (like a `claude mcp list` health check) and shows nothing about tools; this verdict comes from an earlier session on the same server version. To confirm, start `claude` in the project and use one of the server's tools (or open /mcp), then scan again.";
+
+/// The scan screen's action for a `tolerated` server.
+pub const TOLERATED_ACTION: &str = "Works today only because Claude Code fills in fields the server's tools/list result leaves out (revision 2026-07-28 requires them; older Claude Code builds reject it): tell the server's authors.";
+
+/// The scan screen's last line when it proposed a fix.
+pub fn after_fix() -> String {
+    format!(
+        "After a fix, restart Claude Code or run /mcp in it, then check with `{VERIFY_COMMAND}`."
+    )
+}
+
+/// After "no logs found": where logs come from.
+pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
+
+/// `explain` on a `⏸ Pending approval` line.
+pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).";
+
+/// What to do when the detail that would decide the cause was cut off.
+pub fn cut_detail_note(name: Option<&str>) -> String {
+    let scan = match name {
+        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
+        None => "`mcplogs scan --server NAME`".to_string(),
+    };
+    format!(
+        "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
+    )
+}
+
+/// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line.
+pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. It is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json; to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. `mcplogs scan` in the project names the file.";
