@@ -89,7 +89,7 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
             "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
         }
         (Verdict::VersionUnsupported, _) => {
-            "The server answered initialize with a protocol version Claude Code did not propose: update the server or Claude Code. MCP_PROTOCOL_NEGOTIATION=legacy does not help: this fails in the legacy handshake itd.".to_string()
+            "The server answered initialize with a protocol version Claude Code did not propose: update the server or Claude Code. MCP_PROTOCOL_NEGOTIATION=legacy does not help: this fails in the legacy handshake itself.".to_string()
         }
         (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)) => {
             "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
