@@ -12,7 +12,7 @@ use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
 use crate::classify::{self, tools_failure_cause};
 use crate::json_doc;
 
-const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸'];
+const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸', '⊘'];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExplainEntry {
@@ -27,6 +27,9 @@ pub struct ExplainEntry {
     pub diagnosis: Diagnosis,
     /// A recommendation for statuses the log verdicts do not cover (pending approval).
     pub note: Option<String>,
+    /// A configuration state instead of a verdict: `disabled` (`⊘ Disabled for this
+    /// project`), `pending-approval` (`⏸ Pending approval`); the verdict is `unknown`.
+    pub state: Option<&'static str>,
 }
 
 impl ExplainEntry {
@@ -72,6 +75,7 @@ pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
                     bad_tool_path: d.bad_tool_path.clone(),
                     recommendation: e.recommendation(),
                     detail: e.detail.clone(),
+                    state: e.state.map(str::to_string),
                 }
             })
             .collect(),
@@ -81,7 +85,7 @@ pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
 static ENTRY_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([^\s:][^:]*?):\s+(.*)$").expect("regex"));
 static STATUS_IN_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\s-\s+([✓✔✗✘×!⏸])\s*(.*)$").expect("regex"));
+    LazyLock::new(|| Regex::new(r"\s-\s+([✓✔✗✘×!⏸⊘])\s*(.*)$").expect("regex"));
 
 struct Partial {
     name: Option<String>,
@@ -281,6 +285,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
     };
     let d = detail.as_deref().unwrap_or("");
     let mut note = None;
+    let mut state = None;
     let diagnosis = if status.contains("tools fetch failed") {
         let (cause, bad_tool_path) = tools_failure_cause(d);
         let mut diag = Diagnosis::new(Verdict::ToolsFetchFailed);
@@ -296,6 +301,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
                 detail,
                 diagnosis: diag,
                 note,
+                state: None,
             };
         }
         diag.cause = Some(cause);
@@ -328,7 +334,12 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
                 ..Diagnosis::new(Verdict::ConnectionFailed)
             }
         }
+    } else if status.contains("Disabled") || status.starts_with('⊘') {
+        state = Some("disabled");
+        note = Some(crate::advice::DISABLED_FOR_PROJECT.to_string());
+        Diagnosis::new(Verdict::Unknown)
     } else if status.contains("Pending approval") {
+        state = Some("pending-approval");
         note = Some(crate::advice::PENDING_APPROVAL.to_string());
         Diagnosis::new(Verdict::Unknown)
     } else if status.contains("Connected") {
@@ -343,6 +354,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         detail,
         diagnosis,
         note,
+        state,
     }
 }
 
@@ -383,6 +395,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
         detail: Some(body),
         diagnosis,
         note,
+        state: None,
     }
 }
 

@@ -4,6 +4,7 @@
 //! go into the project's `.claude/settings.local.json` because the project overrides the
 //! user file, or a managed file may make it impossible.
 
+pub mod configured;
 pub mod reason;
 mod sentences;
 

@@ -18,8 +18,10 @@ pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
 
 /// What to do about one scanned server: the one sentence every output shows.
 pub fn for_server(s: &ServerReport) -> String {
-    // A shared folder's mixed records cannot back advice for one server.
-    shared_note(s)
+    // A server Claude Code no longer starts: its state says what to do, not its old
+    // verdict. A shared folder's mixed records cannot back advice for one server.
+    super::configured::logged_way_out(s, None)
+        .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_ref()))
 }
@@ -322,3 +324,6 @@ pub fn cut_detail_note(name: Option<&str>) -> String {
         "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
     )
 }
+
+/// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line.
+pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. It is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json; to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. `mcplogs scan` in the project names the file.";

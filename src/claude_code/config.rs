@@ -3,11 +3,18 @@
 //! (`projects["<abs path>"].mcpServers` there) and project scope (`<project>/.mcp.json`),
 //! local beating project beating user on a name clash, with `${VAR}` and
 //! `${VAR:-default}` expanded in command, args, env, url and headers.
+//!
+//! [`resolve_states`] adds what Claude Code does with each of them in the project (starts
+//! it, asks first, disabled, denied by managed policy, skipped as invalid) and the file
+//! and key that decide it, from every settings layer and the managed files: the one
+//! resolution `scan`, `report`, `probe` and `settings` share (observed facts in
+//! docs/claude-code.md, "Configured servers and their states").
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::safe_read::{Follow, ReadError, read_regular};
+use crate::settings::layers::LayerKind;
 use serde_json::{Map, Value};
 
 /// Where a server's configuration came from.
@@ -16,6 +23,8 @@ pub enum Scope {
     Local,
     Project,
     User,
+    /// `managed-mcp.json` in the managed settings folder.
+    Managed,
     /// `--command` / `--url` on the command line (server-author mode).
     CommandLine,
 }
@@ -26,6 +35,7 @@ impl Scope {
             Scope::Local => "local",
             Scope::Project => "project",
             Scope::User => "user",
+            Scope::Managed => "managed",
             Scope::CommandLine => "command-line",
         }
     }
@@ -75,6 +85,11 @@ pub struct ServerConfig {
     pub approved_outside_project: bool,
     /// Problems found while resolving (unset variables, an unknown type...).
     pub warnings: Vec<String>,
+    /// What Claude Code does with it in the project: [`resolve`] gives only what the
+    /// entry itself says (starts, or skipped as invalid); [`resolve_states`] the rest.
+    pub state: ServerState,
+    /// The files and keys that decide `state` (empty for a server that starts unasked).
+    pub decided_by: Vec<Decider>,
 }
 
 impl ServerConfig {
@@ -125,6 +140,8 @@ impl ServerConfig {
             approved: None,
             approved_outside_project: false,
             warnings: Vec::new(),
+            state: ServerState::Starts,
+            decided_by: Vec::new(),
         })
     }
 
@@ -158,6 +175,8 @@ impl ServerConfig {
             approved: None,
             approved_outside_project: false,
             warnings: Vec::new(),
+            state: ServerState::Starts,
+            decided_by: Vec::new(),
         })
     }
 }
@@ -374,6 +393,17 @@ pub fn resolve(
     r
 }
 
+/// Whether `project` is one Claude Code knows: listed in `~/.claude.json` `projects`, or
+/// holding a `.mcp.json`.
+pub fn is_known_project(global_config: Option<&Path>, project: &Path) -> bool {
+    if project.join(".mcp.json").is_file() {
+        return true;
+    }
+    global_config
+        .and_then(|g| read_json(g).ok().flatten())
+        .is_some_and(|doc| project_entry(&doc, project).is_some())
+}
+
 fn project_entry<'a>(doc: &'a Value, project: &Path) -> Option<&'a Value> {
     let projects = doc.get("projects")?.as_object()?;
     let wanted = project.to_string_lossy();
@@ -506,6 +536,12 @@ fn server_from_json(
     if transport != TransportKind::Stdio && url.is_empty() {
         warnings.push("no \"url\" configured".into());
     }
+    if obj.and_then(|o| o.get("disabled")) == Some(&Value::Bool(true)) {
+        warnings.push(
+            "\"disabled\": true is not a key Claude Code reads: it starts the server anyway (turn it off with /mcp or disabledMcpjsonServers)".into(),
+        );
+    }
+    let state = entry_state(value, name);
     ServerConfig {
         name: name.to_string(),
         scope,
@@ -519,6 +555,361 @@ fn server_from_json(
         approved: None,
         approved_outside_project: false,
         warnings,
+        state,
+        decided_by: Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// What Claude Code does with each configured server (issue 21). Observed with 2.1.288 and
+// 2.1.332 (`-p`, `claude mcp list` and interactive), fixtures in tests/fixtures/configured/,
+// facts in docs/claude-code.md "Configured servers and their states (observed)".
+// ---------------------------------------------------------------------------
+
+/// What Claude Code does with a configured server in this project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// Claude Code starts it (an unexpanded `${VAR}` is started as written).
+    Starts,
+    /// A `.mcp.json` server no settings file approves: interactive Claude Code asks
+    /// before starting it (and starts nothing of it while it asks); `claude -p` and
+    /// `--dangerously-skip-permissions` start it unasked.
+    PendingApproval,
+    /// Turned off for this project (`disabledMcpServers`, `disabledMcpjsonServers`).
+    Disabled,
+    /// Managed policy keeps it out: `deniedMcpServers`, a missing `allowedMcpServers`
+    /// entry, or a `managed-mcp.json` (which takes exclusive control).
+    Denied,
+    /// Claude Code skips the entry: no command or url, or an unknown type. The text is
+    /// what is wrong.
+    Skipped(String),
+}
+
+impl ServerState {
+    /// The names used in text and in `--json` (a contract: never rename).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ServerState::Starts => "starts",
+            ServerState::PendingApproval => "pending-approval",
+            ServerState::Disabled => "disabled",
+            ServerState::Denied => "denied-by-policy",
+            ServerState::Skipped(_) => "configuration-error",
+        }
+    }
+}
+
+/// A file and key that decide a server's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decider {
+    pub file: PathBuf,
+    /// The key as it is written in the file (`disabledMcpjsonServers`,
+    /// `projects["/p"].disabledMcpServers`).
+    pub key: String,
+    /// The settings layer (`user`, `project`, `local`, `managed`, ...), or `claude.json`,
+    /// `mcp.json`, `managed-mcp.json` for the configuration files.
+    pub layer: &'static str,
+}
+
+/// The settings files that bear on a project's servers, highest precedence first (what
+/// [`crate::settings::layers::Sources::files`] lists), and the managed folder
+/// (`managed-mcp.json`).
+#[derive(Debug, Clone, Default)]
+pub struct StateSources {
+    pub settings: Vec<(LayerKind, PathBuf)>,
+    pub managed_dir: Option<PathBuf>,
+}
+
+impl StateSources {
+    /// The settings layers `mcplogs settings` shows for `project`.
+    pub fn of(sources: &crate::settings::layers::Sources) -> StateSources {
+        StateSources {
+            settings: sources.files(),
+            managed_dir: Some(sources.managed_dir.clone()),
+        }
+    }
+}
+
+/// The approval and policy keys read from every settings layer.
+#[derive(Debug, Default)]
+struct Keys {
+    /// `(name, decider)` of every `disabledMcpjsonServers` entry.
+    disabled_mcpjson: Vec<(String, Decider)>,
+    enabled_mcpjson: Vec<(String, Decider)>,
+    enable_all: Vec<Decider>,
+    /// Managed layers only.
+    denied: Vec<(Value, Decider)>,
+    /// `None`: no managed allow list; `Some`: only these (with the file that lists).
+    allowed: Option<(Vec<Value>, Decider)>,
+}
+
+fn string_list(doc: &Value, key: &str) -> Vec<String> {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Keys {
+    fn read(&mut self, doc: &Value, file: &Path, layer: &'static str, prefix: &str, managed: bool) {
+        let decider = |key: &str| Decider {
+            file: file.to_path_buf(),
+            key: format!("{prefix}{key}"),
+            layer,
+        };
+        for n in string_list(doc, "disabledMcpjsonServers") {
+            self.disabled_mcpjson
+                .push((n, decider("disabledMcpjsonServers")));
+        }
+        for n in string_list(doc, "enabledMcpjsonServers") {
+            self.enabled_mcpjson
+                .push((n, decider("enabledMcpjsonServers")));
+        }
+        if doc.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+            self.enable_all.push(decider("enableAllProjectMcpServers"));
+        }
+        if !managed {
+            return;
+        }
+        if let Some(a) = doc.get("deniedMcpServers").and_then(Value::as_array) {
+            for e in a {
+                self.denied.push((e.clone(), decider("deniedMcpServers")));
+            }
+        }
+        if let Some(a) = doc.get("allowedMcpServers").and_then(Value::as_array)
+            && self.allowed.is_none()
+        {
+            self.allowed = Some((a.clone(), decider("allowedMcpServers")));
+        }
+    }
+}
+
+/// Whether a managed `allowedMcpServers` / `deniedMcpServers` entry names this server:
+/// `{"serverName": ...}`, `{"serverCommand": [command, args...]}` or
+/// `{"serverUrl": "https://*.example.com/*"}` (`*` matches anything).
+fn policy_entry_matches(entry: &Value, cfg: &ServerConfig) -> bool {
+    if let Some(n) = entry.get("serverName").and_then(Value::as_str) {
+        return n == cfg.name;
+    }
+    if let Some(c) = entry.get("serverCommand").and_then(Value::as_array) {
+        let want: Vec<&str> = c.iter().filter_map(Value::as_str).collect();
+        let have: Vec<&str> = std::iter::once(cfg.command.as_str())
+            .chain(cfg.args.iter().map(String::as_str))
+            .collect();
+        return !cfg.command.is_empty() && want == have;
+    }
+    if let Some(u) = entry.get("serverUrl").and_then(Value::as_str) {
+        return !cfg.url.is_empty() && wildcard(u, &cfg.url);
+    }
+    false
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let mut rest = text;
+    for (i, p) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(p) else {
+                return false;
+            };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(p);
+        } else {
+            match rest.find(p) {
+                Some(at) => rest = &rest[at + p.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Every server configured for `project` with the state Claude Code gives it there, the
+/// files and keys that decide it, and the files that could not be read. The one
+/// resolution `scan`, `report`, `probe` and `settings` share.
+pub fn resolve_states(
+    global_config: Option<&Path>,
+    project: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    sources: &StateSources,
+) -> Resolved {
+    let mut r = resolve(global_config, project, env);
+    let mut keys = Keys::default();
+    let mut disabled_here: Vec<String> = Vec::new();
+    let project_key = project.to_string_lossy().into_owned();
+    if let Some(path) = global_config
+        && let Ok(Some(doc)) = read_json(path)
+        && let Some(p) = project_entry(&doc, project)
+    {
+        let prefix = format!(
+            "projects[{}].",
+            serde_json::to_string(&project_key).unwrap_or_default()
+        );
+        disabled_here = string_list(p, "disabledMcpServers");
+        // The keys' old home: Claude Code moves them into settings.local.json at start-up
+        // (observed), and honours them meanwhile.
+        keys.read(p, path, "claude.json", &prefix, false);
+    }
+    for (kind, file) in &sources.settings {
+        r.searched.push(file.clone());
+        // Claude Code reads strict JSON only: a file that is not is ignored as a whole.
+        let Ok(Some(doc)) = read_json(file) else {
+            continue;
+        };
+        let managed = matches!(kind, LayerKind::Managed | LayerKind::ManagedDropIn);
+        keys.read(&doc, file, kind.as_str(), "", managed);
+    }
+    let disabled_key = format!(
+        "projects[{}].disabledMcpServers",
+        serde_json::to_string(&project_key).unwrap_or_default()
+    );
+
+    // managed-mcp.json: its servers, and exclusive control over every other scope.
+    let mut managed_servers = Vec::new();
+    let mut exclusive: Option<PathBuf> = None;
+    if let Some(dir) = &sources.managed_dir {
+        let path = dir.join("managed-mcp.json");
+        r.searched.push(path.clone());
+        match read_json(&path) {
+            Ok(Some(doc)) => {
+                exclusive = Some(path.clone());
+                if let Some(m) = doc.get("mcpServers").and_then(Value::as_object) {
+                    for (name, value) in m {
+                        managed_servers.push(server_from_json(
+                            name,
+                            value,
+                            Scope::Managed,
+                            &path,
+                            env,
+                        ));
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(error) => r.problems.push(ConfigProblem { path, error }),
+        }
+    }
+
+    for cfg in &mut r.servers {
+        let value_state = cfg.state.clone();
+        let mut state = value_state;
+        let mut by = Vec::new();
+        if state == ServerState::Starts {
+            match cfg.scope {
+                Scope::User | Scope::Local => {
+                    if disabled_here.iter().any(|n| n == &cfg.name) {
+                        state = ServerState::Disabled;
+                        if let Some(g) = global_config {
+                            by.push(Decider {
+                                file: g.to_path_buf(),
+                                key: disabled_key.clone(),
+                                layer: "claude.json",
+                            });
+                        }
+                    }
+                }
+                Scope::Project => {
+                    let off: Vec<Decider> = keys
+                        .disabled_mcpjson
+                        .iter()
+                        .filter(|(n, _)| n == &cfg.name)
+                        .map(|(_, d)| d.clone())
+                        .collect();
+                    if !off.is_empty() {
+                        state = ServerState::Disabled;
+                        by = off;
+                    } else {
+                        let on: Vec<Decider> = keys
+                            .enabled_mcpjson
+                            .iter()
+                            .filter(|(n, _)| n == &cfg.name)
+                            .map(|(_, d)| d.clone())
+                            .chain(keys.enable_all.iter().cloned())
+                            .collect();
+                        if on.is_empty() {
+                            state = ServerState::PendingApproval;
+                            by.push(Decider {
+                                file: cfg.source.clone().unwrap_or_default(),
+                                key: format!("mcpServers.{}", cfg.name),
+                                layer: "mcp.json",
+                            });
+                        } else {
+                            by = on;
+                        }
+                    }
+                }
+                Scope::Managed | Scope::CommandLine => {}
+            }
+        }
+        // Managed policy outranks everything a user configures.
+        if let Some(path) = &exclusive {
+            state = ServerState::Denied;
+            by = vec![Decider {
+                file: path.clone(),
+                key: "mcpServers".into(),
+                layer: "managed-mcp.json",
+            }];
+        } else if let Some((_, d)) = keys
+            .denied
+            .iter()
+            .find(|(e, _)| policy_entry_matches(e, cfg))
+        {
+            state = ServerState::Denied;
+            by = vec![d.clone()];
+        } else if let Some((list, d)) = &keys.allowed
+            && !list.iter().any(|e| policy_entry_matches(e, cfg))
+        {
+            state = ServerState::Denied;
+            by = vec![d.clone()];
+        }
+        cfg.state = state;
+        cfg.decided_by = by;
+    }
+    for mut cfg in managed_servers {
+        if cfg.state == ServerState::Starts
+            && let Some((_, d)) = keys
+                .denied
+                .iter()
+                .find(|(e, _)| policy_entry_matches(e, &cfg))
+        {
+            cfg.state = ServerState::Denied;
+            cfg.decided_by = vec![d.clone()];
+        }
+        r.servers.push(cfg);
+    }
+    r
+}
+
+/// The state an entry gives itself: Claude Code skips an entry without a command (stdio)
+/// or url (http, sse), or of an unknown type (observed: `Skipped — invalid MCP server
+/// config for "x": command: expected string, received undefined`, `Skipped — unknown MCP
+/// server type "x" for server "y"`).
+fn entry_state(value: &Value, name: &str) -> ServerState {
+    let _ = name;
+    let Some(obj) = value.as_object() else {
+        return ServerState::Skipped("the entry is not a JSON object".into());
+    };
+    let has = |k: &str| obj.get(k).is_some_and(Value::is_string);
+    match obj.get("type").and_then(Value::as_str) {
+        None | Some("stdio") if !has("command") => ServerState::Skipped(
+            "no \"command\" (command: expected string, received undefined)".into(),
+        ),
+        Some("http" | "sse" | "ws" | "sse-ide" | "ws-ide") if !has("url") => {
+            ServerState::Skipped("no \"url\" (url: expected string, received undefined)".into())
+        }
+        None
+        | Some("stdio" | "http" | "sse" | "ws" | "sse-ide" | "ws-ide" | "sdk" | "claudeai-proxy") => {
+            ServerState::Starts
+        }
+        Some(other) => ServerState::Skipped(format!("unknown MCP server type {other:?}")),
     }
 }
 

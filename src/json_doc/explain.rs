@@ -34,4 +34,8 @@ pub struct ExplainServer {
     pub recommendation: String,
     /// The text after the status, zod errors included.
     pub detail: Option<String>,
+    /// A configuration state instead of a verdict (the verdict is then `unknown`):
+    /// `disabled` (`⊘ Disabled for this project`) or `pending-approval` (`⏸ Pending
+    /// approval`); null otherwise.
+    pub state: Option<String>,
 }

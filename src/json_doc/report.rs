@@ -25,6 +25,20 @@ pub struct ReportDocument {
     /// With `--probe`: this project's configured servers, probed (as `probe --json`'s
     /// `servers`); else null.
     pub probe: Option<Vec<ProbeServer>>,
+    /// Configured servers without a log: `name`, `project`, `state` (as in `scan`'s
+    /// `configured`), `reason` and `recommendation`.
+    pub configured: Vec<ReportConfigured>,
+}
+
+/// A configured server without a log, in `report --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportConfigured {
+    pub name: String,
+    pub project: String,
+    pub state: String,
+    pub reason: String,
+    pub recommendation: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

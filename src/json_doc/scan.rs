@@ -16,6 +16,9 @@ pub struct ScanDocument {
     /// The settings layers for the current directory, as `settings --json` gives them
     /// (without its `schemaVersion`).
     pub settings: Settings,
+    /// Configured servers without a log in their project: each with its state instead
+    /// of a verdict.
+    pub configured: Vec<ConfiguredServer>,
 }
 
 /// One server in `scan --json`.
@@ -74,6 +77,9 @@ pub struct ScanServer {
     pub source: String,
     /// Per verdict seen, in order of first appearance.
     pub history: Vec<VerdictSeen>,
+    /// What the project's configuration says about the server now; null when not
+    /// checked (debug logs, a project folder not on this machine).
+    pub configuration: Option<ServerConfiguration>,
 }
 
 /// One verdict in a server's history.
@@ -86,4 +92,56 @@ pub struct VerdictSeen {
     pub sessions: u64,
     /// ISO-8601 time of the last record of the last such session.
     pub last_seen: Option<String>,
+}
+
+/// A file and key that decide a server's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DecidedBy {
+    pub file: String,
+    /// As written in the file: `disabledMcpjsonServers`, `projects["/p"].disabledMcpServers`.
+    pub key: String,
+    /// `user`, `project`, `local`, `managed`, `managed-drop-in`, `claude.json`, `mcp.json`
+    /// or `managed-mcp.json`.
+    pub layer: String,
+}
+
+/// What the configuration says about a logged server (`servers[].configuration`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerConfiguration {
+    /// `starts`, `pending-approval`, `disabled`, `denied-by-policy`,
+    /// `configuration-error` or `not-configured`.
+    pub state: String,
+    /// `user`, `local`, `project` or `managed`; null when not configured.
+    pub scope: Option<String>,
+    /// The file holding the server's entry; null when not configured.
+    pub file: Option<String>,
+    pub decided_by: Vec<DecidedBy>,
+    /// For `configuration-error`: what Claude Code skips it for.
+    pub detail: Option<String>,
+    /// Problems in the entry that do not stop it (an unset `${VAR}`, `"disabled": true`).
+    pub warnings: Vec<String>,
+}
+
+/// A configured server without a log (`configured[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfiguredServer {
+    pub name: String,
+    pub project: String,
+    pub project_folder: String,
+    /// `not-started`, `pending-approval`, `disabled`, `denied-by-policy` or
+    /// `configuration-error`.
+    pub state: String,
+    pub scope: String,
+    pub file: Option<String>,
+    pub decided_by: Vec<DecidedBy>,
+    pub detail: Option<String>,
+    pub warnings: Vec<String>,
+    /// For `not-started`: the newest log of the project, when newer than the server's
+    /// configuration file (Claude Code ran since without starting it).
+    pub ran_since: Option<String>,
+    /// What to do: the file and key responsible and the way out.
+    pub recommendation: String,
 }

@@ -16,7 +16,11 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
         out.push_str(&format!(
             "{}: {}\n",
             terminal_safe(name, false).bold(),
-            paint(e.diagnosis.verdict, &verdict_label(&e.diagnosis))
+            match e.state {
+                // A state instead of a verdict: not a failure, never healthy.
+                Some(state) => state.dimmed().to_string(),
+                None => paint(e.diagnosis.verdict, &verdict_label(&e.diagnosis)).to_string(),
+            }
         ));
         out.push_str(&wrap_keeping(
             &terminal_safe(&e.status, false),

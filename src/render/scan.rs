@@ -78,6 +78,12 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             }),
         };
     for s in &report.servers {
+        // Not started now (or no longer configured): its state says what to do, its
+        // old verdict does not.
+        if let Some(text) = crate::advice::configured::logged_way_out(s, home) {
+            push(3, text, terminal_safe(&s.name, false));
+            continue;
+        }
         if s.diagnosis.verdict == Verdict::Healthy {
             if crate::advice::legacy_removed_note(s).is_some() {
                 push(
@@ -120,18 +126,22 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         };
         push(rank, text, name);
     }
+    for r in &report.configured {
+        let rank = if r.is_problem() { 1 } else { 3 };
+        push(
+            rank,
+            crate::advice::configured::way_out(&r.configured, home),
+            terminal_safe(&r.name, false),
+        );
+    }
     out.sort_by_key(|a| a.rank);
     (out, any_fix_or_in_place)
 }
 
 /// The one-line summary: "10 servers: 6 fail, 4 can be fixed with `mcplogs fix`".
 pub fn summary_line(report: &ScanReport) -> String {
-    let n = report.servers.len();
-    let failing = report
-        .servers
-        .iter()
-        .filter(|s| s.diagnosis.verdict.is_problem())
-        .count();
+    let n = report.servers.len() + report.configured.len();
+    let failing = report.servers.iter().filter(|s| s.fails_now()).count();
     let fixable = report
         .servers
         .iter()
@@ -188,6 +198,7 @@ pub fn summary_line(report: &ScanReport) -> String {
             crate::text::agree(tolerated, "works", "work")
         ));
     }
+    parts.extend(state_counts(report));
     format!(
         "{n} server{}: {}",
         if n == 1 { "" } else { "s" },
@@ -195,10 +206,167 @@ pub fn summary_line(report: &ScanReport) -> String {
     )
 }
 
+/// The configuration states, counted apart from the verdicts: "2 disabled, 1 pending
+/// approval, 1 configuration error, 1 not started, 1 no longer configured".
+fn state_counts(report: &ScanReport) -> Vec<String> {
+    use crate::claude_code::config::ServerState;
+    use crate::scan::configured::Configuration;
+    let mut counts: Vec<(&'static str, usize)> = vec![
+        ("disabled", 0),
+        ("pending approval", 0),
+        ("denied by policy", 0),
+        ("configuration error", 0),
+        ("not started", 0),
+        ("no longer configured", 0),
+    ];
+    let mut bump = |label: &str| {
+        if let Some(c) = counts.iter_mut().find(|(l, _)| *l == label) {
+            c.1 += 1;
+        }
+    };
+    let label = |st: &ServerState| match st {
+        ServerState::Starts => "not started",
+        ServerState::PendingApproval => "pending approval",
+        ServerState::Disabled => "disabled",
+        ServerState::Denied => "denied by policy",
+        ServerState::Skipped(_) => "configuration error",
+    };
+    for s in &report.servers {
+        match &s.configuration {
+            Configuration::NotConfigured => bump("no longer configured"),
+            Configuration::Configured(c) if c.state != ServerState::Starts => bump(label(&c.state)),
+            _ => {}
+        }
+    }
+    for r in &report.configured {
+        bump(label(&r.configured.state));
+    }
+    counts
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(l, n)| {
+            if l == "configuration error" && n > 1 {
+                format!("{n} configuration errors")
+            } else {
+                format!("{n} {l}")
+            }
+        })
+        .collect()
+}
+
+/// One row of the scan table: a logged server with its verdict, or a configured server
+/// without a log with its state.
+struct RowView<'a> {
+    project: Option<&'a str>,
+    tree: Option<&'a std::path::Path>,
+    name: String,
+    /// The verdict, or the state (`disabled`, `pending approval`, ...).
+    label: String,
+    verdict: Option<Verdict>,
+    /// For a state row: whether it is a configuration error (red) or pending (yellow).
+    state_problem: bool,
+    state_pending: bool,
+    time: String,
+    reason: String,
+    only_connected: bool,
+}
+
+impl RowView<'_> {
+    fn painted(&self) -> String {
+        match self.verdict {
+            Some(v) => paint(v, &self.label).to_string(),
+            None if self.state_problem => self.label.red().bold().to_string(),
+            None if self.state_pending => self.label.yellow().to_string(),
+            None => self.label.dimmed().to_string(),
+        }
+    }
+}
+
+/// The rows in table order: the logged servers as sorted, each project's configured
+/// servers without a log right after its logged ones, then projects with no log at all.
+fn row_views<'a>(report: &'a ScanReport, home: Option<&str>) -> Vec<RowView<'a>> {
+    use crate::advice::configured::{logged_note, row_label, state_reason};
+    let mut used = vec![false; report.configured.len()];
+    let cfg_row = |r: &'a crate::scan::configured::ConfiguredRow| RowView {
+        project: Some(r.project.as_str()),
+        tree: None,
+        name: terminal_safe(&r.name, false),
+        label: row_label(r).to_string(),
+        verdict: None,
+        state_problem: r.is_problem(),
+        state_pending: r.configured.state
+            == crate::claude_code::config::ServerState::PendingApproval,
+        time: "-".to_string(),
+        reason: match &r.ran_since {
+            Some(t) if r.configured.state == crate::claude_code::config::ServerState::Starts => {
+                format!(
+                    "configured; Claude Code ran here since ({}) without starting it",
+                    crate::time::local_time(t)
+                )
+            }
+            _ => state_reason(&r.configured, home),
+        },
+        only_connected: false,
+    };
+    let mut out = Vec::new();
+    for (i, s) in report.servers.iter().enumerate() {
+        let short = short_reason(s);
+        let short = if s.is_shared() {
+            format!("shared log folder; {short}")
+        } else {
+            short
+        };
+        let reason = match logged_note(s, home) {
+            Some(n) if short.is_empty() => n,
+            Some(n) => format!("{n}; {short}"),
+            None => short,
+        };
+        out.push(RowView {
+            project: s.project.as_deref(),
+            tree: s.log_tree(),
+            name: terminal_safe(&s.name, false),
+            label: s.diagnosis.verdict.as_str().to_string(),
+            verdict: Some(s.diagnosis.verdict),
+            state_problem: false,
+            state_pending: false,
+            time: s
+                .last_seen
+                .as_deref()
+                .map(crate::time::local_time)
+                .unwrap_or_else(|| "-".to_string()),
+            reason,
+            only_connected: s.latest_only_connected,
+        });
+        let last_of_project = report
+            .servers
+            .get(i + 1)
+            .is_none_or(|n| n.project != s.project);
+        if last_of_project {
+            for (j, r) in report.configured.iter().enumerate() {
+                if !used[j]
+                    && (s.project.as_deref() == Some(r.project.as_str())
+                        || s.project_folder.as_deref() == Some(r.project_folder.as_str()))
+                {
+                    used[j] = true;
+                    let mut v = cfg_row(r);
+                    v.project = s.project.as_deref();
+                    out.push(v);
+                }
+            }
+        }
+    }
+    for (j, r) in report.configured.iter().enumerate() {
+        if !used[j] {
+            out.push(cfg_row(r));
+        }
+    }
+    out
+}
+
 /// `mcplogs scan`: the summary, the servers grouped under their project, then what to
 /// do (each action once, with its servers and the exact command). Fits `width`.
 pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
-    if report.servers.is_empty() {
+    if report.servers.is_empty() && report.configured.is_empty() {
         return String::new();
     }
     let mut out = String::new();
@@ -210,25 +378,10 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     );
     out.push_str("\n\n");
 
-    let times: Vec<String> = report
-        .servers
+    let rows = row_views(report, o.home.as_deref());
+    let name_w = rows
         .iter()
-        .map(|s| {
-            s.last_seen
-                .as_deref()
-                .map(crate::time::local_time)
-                .unwrap_or_else(|| "-".to_string())
-        })
-        .collect();
-    let reasons: Vec<String> = report.servers.iter().map(short_reason).collect();
-    let names: Vec<String> = report
-        .servers
-        .iter()
-        .map(|s| terminal_safe(&s.name, false))
-        .collect();
-    let name_w = names
-        .iter()
-        .map(|n| cols(n))
+        .map(|r| cols(&r.name))
         .chain([cols("SERVER")])
         .max()
         .unwrap_or(6);
@@ -236,14 +389,18 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         Some(w) => name_w.min((w / 4).max(12)),
         None => name_w,
     };
-    let verdict_w = report
-        .servers
+    let verdict_w = rows
         .iter()
-        .map(|s| cols(s.diagnosis.verdict.as_str()))
+        .map(|r| cols(&r.label))
         .chain([cols("VERDICT")])
         .max()
         .unwrap_or(7);
-    let time_w = times.iter().map(|t| cols(t)).chain([9]).max().unwrap_or(9);
+    let time_w = rows
+        .iter()
+        .map(|r| cols(&r.time))
+        .chain([9])
+        .max()
+        .unwrap_or(9);
     let fixed = 2 + name_w + 2 + verdict_w + 2 + time_w + 2;
     // The reason goes in its own column when at least 30 columns are left for it, else on
     // the line below the server.
@@ -274,10 +431,10 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             .insert(s.log_tree());
     }
     let mut group: Option<(Option<&str>, Option<&std::path::Path>)> = None;
-    for (i, s) in report.servers.iter().enumerate() {
-        let p = s.project.as_deref();
-        let key = (p, s.log_tree());
-        if group != Some(key) {
+    for r in &rows {
+        let p = r.project;
+        let key = (p, r.tree);
+        if group.is_none_or(|g| g.0 != p || (r.tree.is_some() && g.1 != r.tree)) {
             if group.is_some() {
                 out.push('\n');
             }
@@ -307,18 +464,12 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         }
         if list {
             let w = o.width.unwrap_or(usize::MAX);
-            out.push_str(&wrap_keeping(&names[i], "  ", 4, o.width).bold().to_string());
-            let verdict = paint(s.diagnosis.verdict, s.diagnosis.verdict.as_str());
-            out.push_str(&format!("    {verdict} · {}\n", times[i]));
-            let reason = if s.is_shared() {
-                format!("shared log folder; {}", reasons[i])
-            } else {
-                reasons[i].clone()
-            };
-            if !reason.is_empty() {
-                out.push_str(&format!("    {}\n", cut(&reason, w - 4).dimmed()));
+            out.push_str(&wrap_keeping(&r.name, "  ", 4, o.width).bold().to_string());
+            out.push_str(&format!("    {} · {}\n", r.painted(), r.time));
+            if !r.reason.is_empty() {
+                out.push_str(&format!("    {}\n", cut(&r.reason, w - 4).dimmed()));
             }
-            if s.latest_only_connected {
+            if r.only_connected {
                 out.push_str(&wrap(
                     crate::advice::LATEST_ONLY_CONNECTED,
                     "    ",
@@ -329,34 +480,29 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             continue;
         }
         let name = match o.width {
-            Some(_) => cut(&names[i], name_w),
-            None => names[i].clone(),
+            Some(_) => cut(&r.name, name_w),
+            None => r.name.clone(),
         };
-        let verdict = s.diagnosis.verdict.as_str();
         let mut line = format!(
             "  {name}{}  {}{}  {}",
             " ".repeat(name_w.saturating_sub(cols(&name))),
-            paint(s.diagnosis.verdict, verdict),
-            " ".repeat(verdict_w - cols(verdict)),
-            times[i],
+            r.painted(),
+            " ".repeat(verdict_w - cols(&r.label)),
+            r.time,
         );
-        let reason = if s.is_shared() {
-            format!("shared log folder; {}", reasons[i])
-        } else {
-            reasons[i].clone()
-        };
+        let reason = r.reason.clone();
         if inline {
             if !reason.is_empty() {
-                line.push_str(&" ".repeat(time_w - cols(&times[i]) + 2));
+                line.push_str(&" ".repeat(time_w - cols(&r.time) + 2));
                 line.push_str(&match o.width {
                     Some(w) => cut(&reason, w - fixed),
                     None => reason,
                 });
             }
-            out.push_str(&line);
+            out.push_str(line.trim_end());
             out.push('\n');
         } else {
-            out.push_str(&line);
+            out.push_str(line.trim_end());
             out.push('\n');
             if !reason.is_empty() {
                 let indent = 4 + name_w;
@@ -366,7 +512,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                 out.push('\n');
             }
         }
-        if s.latest_only_connected {
+        if r.only_connected {
             out.push_str(&wrap(
                 crate::advice::LATEST_ONLY_CONNECTED,
                 "    ",
@@ -566,6 +712,7 @@ pub fn scan_json_head(report: &ScanReport, settings: json_doc::Settings) -> json
         servers: Vec::new(),
         warnings: warnings_json(&crate::warning::collapse(report.warnings.clone())),
         settings,
+        configured: report.configured.iter().map(configured_json).collect(),
     }
 }
 
@@ -601,6 +748,66 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         project_folder: s.project_folder.clone(),
         source: s.source.display().to_string(),
         history: s.history.iter().map(history_json).collect(),
+        configuration: configuration_json(&s.configuration),
+    }
+}
+
+fn decided_by_json(c: &crate::scan::configured::Configured) -> Vec<json_doc::DecidedBy> {
+    c.decided_by
+        .iter()
+        .map(|d| json_doc::DecidedBy {
+            file: d.file.display().to_string(),
+            key: d.key.clone(),
+            layer: d.layer.to_string(),
+        })
+        .collect()
+}
+
+fn detail_of(c: &crate::scan::configured::Configured) -> Option<String> {
+    match &c.state {
+        crate::claude_code::config::ServerState::Skipped(why) => Some(why.clone()),
+        _ => None,
+    }
+}
+
+fn configuration_json(
+    c: &crate::scan::configured::Configuration,
+) -> Option<json_doc::ServerConfiguration> {
+    use crate::scan::configured::Configuration;
+    match c {
+        Configuration::Unchecked => None,
+        Configuration::NotConfigured => Some(json_doc::ServerConfiguration {
+            state: "not-configured".into(),
+            scope: None,
+            file: None,
+            decided_by: Vec::new(),
+            detail: None,
+            warnings: Vec::new(),
+        }),
+        Configuration::Configured(c) => Some(json_doc::ServerConfiguration {
+            state: c.state.as_str().into(),
+            scope: Some(c.scope.as_str().into()),
+            file: c.file.as_ref().map(|f| f.display().to_string()),
+            decided_by: decided_by_json(c),
+            detail: detail_of(c),
+            warnings: c.warnings.clone(),
+        }),
+    }
+}
+
+fn configured_json(r: &crate::scan::configured::ConfiguredRow) -> json_doc::ConfiguredServer {
+    json_doc::ConfiguredServer {
+        name: r.name.clone(),
+        project: r.project.clone(),
+        project_folder: r.project_folder.clone(),
+        state: r.state_name().into(),
+        scope: r.configured.scope.as_str().into(),
+        file: r.configured.file.as_ref().map(|f| f.display().to_string()),
+        decided_by: decided_by_json(&r.configured),
+        detail: detail_of(&r.configured),
+        warnings: r.configured.warnings.clone(),
+        ran_since: r.ran_since.clone(),
+        recommendation: crate::advice::configured::way_out(&r.configured, None),
     }
 }
 

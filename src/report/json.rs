@@ -9,6 +9,17 @@ pub fn report_json(r: &Report) -> json_doc::ReportDocument {
     let st = &r.settings;
     json_doc::ReportDocument {
         probe: None,
+        configured: r
+            .configured
+            .iter()
+            .map(|c| json_doc::ReportConfigured {
+                name: c.name.clone(),
+                project: c.project.clone(),
+                state: c.state.clone(),
+                reason: c.reason.clone(),
+                recommendation: c.recommendation.clone(),
+            })
+            .collect(),
         schema_version: SCHEMA_VERSION,
         redacted: r.is_redacted(),
         versions: json_doc::Versions {

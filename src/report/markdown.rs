@@ -406,7 +406,7 @@ fn environment(r: &Report, out: &mut String) {
 
 fn verdict_table(r: &Report, out: &mut String) {
     out.push_str("#### MCP servers\n\n");
-    if r.servers.is_empty() {
+    if r.servers.is_empty() && r.configured.is_empty() {
         out.push_str("No MCP server logs found.\n\n");
         return;
     }
@@ -428,6 +428,20 @@ fn verdict_table(r: &Report, out: &mut String) {
         ));
     }
     out.push('\n');
+    if !r.configured.is_empty() {
+        out.push_str("Configured, without a log (Claude Code did not start them):\n\n");
+        out.push_str("| Server | Project | State | Why |\n|---|---|---|---|\n");
+        for c in &r.configured {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                code(&c.name),
+                text(&c.project),
+                code(&c.state),
+                text(&c.reason),
+            ));
+        }
+        out.push('\n');
+    }
 }
 
 fn settings(r: &Report, out: &mut String) {

@@ -94,11 +94,14 @@ pub struct ServerSection {
     pub evidence: Vec<EvidenceItem>,
     /// For problem servers: the `Server stderr` records of that session, oldest first.
     pub stderr: Vec<EvidenceItem>,
+    /// False for a server Claude Code no longer starts (no longer configured, disabled,
+    /// denied, skipped): its verdict is history and never a problem now.
+    pub counts_now: bool,
 }
 
 impl ServerSection {
     pub fn is_problem(&self) -> bool {
-        self.verdict.is_problem()
+        self.verdict.is_problem() && self.counts_now
     }
 
     /// `tools-fetch-failed (missing-resultType)`.
@@ -156,10 +159,24 @@ impl Omitted {
     }
 }
 
+/// A configured server without a log (scan's [`crate::scan::configured::ConfiguredRow`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfiguredSection {
+    pub name: String,
+    pub project: String,
+    /// `disabled`, `pending-approval`, ... (docs/json.md).
+    pub state: String,
+    /// The state in words, with the file and key that decide it.
+    pub reason: String,
+    pub recommendation: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct Report {
     pub versions: Versions,
     pub servers: Vec<ServerSection>,
+    /// Configured servers that wrote no log: their states.
+    pub configured: Vec<ConfiguredSection>,
     pub settings: SettingsSection,
     /// Damaged or unreadable files, one line each.
     pub warnings: Vec<String>,
@@ -253,6 +270,12 @@ impl Report {
                 v.push(&mut e.message);
             }
         }
+        for c in &mut self.configured {
+            v.push(&mut c.name);
+            v.push(&mut c.project);
+            v.push(&mut c.reason);
+            v.push(&mut c.recommendation);
+        }
         let st = &mut self.settings;
         v.push(&mut st.project);
         for l in &mut st.layers {
@@ -283,6 +306,17 @@ pub fn build(
             .iter()
             .enumerate()
             .map(|(i, s)| server_section(s, stderr.of(i)))
+            .collect(),
+        configured: scan
+            .configured
+            .iter()
+            .map(|r| ConfiguredSection {
+                name: r.name.clone(),
+                project: r.project.clone(),
+                state: r.state_name().to_string(),
+                reason: crate::advice::configured::state_reason(&r.configured, None),
+                recommendation: crate::advice::configured::way_out(&r.configured, None),
+            })
             .collect(),
         settings: settings_section(negotiation),
         warnings: {
@@ -316,7 +350,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         sessions_read: s.sessions_read,
         failed_sessions: s.failed_sessions,
         source: s.source.display().to_string(),
-        audience: crate::advice::audience(s),
+        audience: crate::advice::audience(s).filter(|_| s.counts_now()),
         launch: None,
         summary: summary(s),
         recommendation: crate::advice::for_server(s),
@@ -332,6 +366,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         } else {
             Vec::new()
         },
+        counts_now: s.counts_now(),
     }
 }
 

@@ -66,6 +66,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         deciding_file: None,
         shared_by: Vec::new(),
         settings: None,
+        configuration: Default::default(),
     }
 }
 

@@ -181,6 +181,7 @@ impl Folded {
             deciding_file,
             shared_by,
             settings: None,
+            configuration: super::configured::Configuration::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod assemble;
 pub mod cache;
+pub mod configured;
 mod read;
 mod redact;
 
@@ -126,6 +127,9 @@ pub struct ServerReport {
     /// For a server the legacy setting would help: what its project's settings say now
     /// (set by `advice::attach`; `None` until then).
     pub settings: Option<crate::settings::target::SettingsAdvice>,
+    /// What the project's configuration says about the server now (set by
+    /// [`configured::join`]; unchecked until then).
+    pub configuration: configured::Configuration,
 }
 
 impl ServerReport {
@@ -135,6 +139,26 @@ impl ServerReport {
     pub fn log_tree(&self) -> Option<&std::path::Path> {
         self.folder.as_ref()?;
         self.source.parent()?.parent()
+    }
+
+    /// Whether the verdict is about a server Claude Code starts now: false for one no
+    /// longer configured, disabled, denied by policy or skipped since its last log (its
+    /// verdict is history: never counted as failing, never a reason for `mcplogs fix`).
+    pub fn counts_now(&self) -> bool {
+        match &self.configuration {
+            configured::Configuration::Unchecked => true,
+            configured::Configuration::NotConfigured => false,
+            configured::Configuration::Configured(c) => matches!(
+                c.state,
+                crate::claude_code::config::ServerState::Starts
+                    | crate::claude_code::config::ServerState::PendingApproval
+            ),
+        }
+    }
+
+    /// Whether the server fails now: a problem verdict on a server Claude Code starts.
+    pub fn fails_now(&self) -> bool {
+        self.diagnosis.verdict.is_problem() && self.counts_now()
     }
 
     /// Whether more than one configured server wrote this log folder.
@@ -147,6 +171,7 @@ impl ServerReport {
     /// and does not already hold `legacy`.
     pub fn legacy_fix_applies(&self) -> bool {
         !self.is_shared()
+            && self.counts_now()
             && self.diagnosis.legacy_fix_applies()
             && self.settings.as_ref().is_none_or(|a| a.target.can_write())
     }
@@ -164,13 +189,19 @@ pub struct ScanReport {
     /// With `--server` or `--project`: every server name found before filtering, sorted,
     /// for "did you mean".
     pub unfiltered_names: Vec<String>,
+    /// Configured servers without a log in their project (set by [`configured::join`]).
+    pub configured: Vec<configured::ConfiguredRow>,
 }
 
 impl ScanReport {
+    /// A server failing now, or a configuration Claude Code skips: exit code 1. States
+    /// (disabled, pending approval, denied by policy, not started) are not problems.
     pub fn has_problems(&self) -> bool {
-        self.servers
-            .iter()
-            .any(|s| s.diagnosis.verdict.is_problem())
+        self.servers.iter().any(ServerReport::fails_now)
+            || self
+                .configured
+                .iter()
+                .any(configured::ConfiguredRow::is_problem)
     }
 }
 
@@ -291,6 +322,7 @@ pub fn scan_with_progress(
         searched: found.searched,
         newest_log,
         unfiltered_names,
+        configured: Vec::new(),
     })
 }
 
@@ -383,6 +415,7 @@ mod tests {
             deciding_file: None,
             shared_by: Vec::new(),
             settings: None,
+            configuration: configured::Configuration::default(),
         }
     }
 

@@ -12,11 +12,16 @@ fn root() -> &'static Path {
 }
 
 fn documents() -> Vec<PathBuf> {
-    let mut docs: Vec<PathBuf> = ["CONTRIBUTING.md", "README.md", "SECURITY.md", "BENCHMARKS.md"]
-        .iter()
-        .map(|d| root().join(d))
-        .filter(|p| p.exists())
-        .collect();
+    let mut docs: Vec<PathBuf> = [
+        "CONTRIBUTING.md",
+        "README.md",
+        "SECURITY.md",
+        "BENCHMARKS.md",
+    ]
+    .iter()
+    .map(|d| root().join(d))
+    .filter(|p| p.exists())
+    .collect();
     for e in fs::read_dir(root().join("docs")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "md") {
@@ -60,6 +65,7 @@ fn named_paths(text: &str) -> Vec<String> {
 #[test]
 fn every_path_the_docs_name_exists() {
     let mut missing = Vec::new();
+    let link = Regex::new(r"\]\(([^)#\s]+)(?:#[^)]*)?\)").unwrap();
     for doc in documents() {
         let text = fs::read_to_string(&doc).unwrap();
         let name = doc.strip_prefix(root()).unwrap().display().to_string();
@@ -69,7 +75,6 @@ fn every_path_the_docs_name_exists() {
             }
         }
         // relative Markdown links, from the document's own folder
-        let link = Regex::new(r"\]\(([^)#\s]+)(?:#[^)]*)?\)").unwrap();
         for c in link.captures_iter(&text) {
             let target = &c[1];
             if target.contains("://") || target.starts_with("mailto:") {
@@ -80,19 +85,20 @@ fn every_path_the_docs_name_exists() {
             }
         }
     }
-    assert!(missing.is_empty(), "named but not in the repository:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "named but not in the repository:\n{}",
+        missing.join("\n")
+    );
 }
 
 #[test]
 fn nothing_in_the_repository_points_outside_it() {
     let mut found = Vec::new();
-    for e in walkdir::WalkDir::new(root())
-        .into_iter()
-        .filter_entry(|e| {
-            let n = e.file_name().to_string_lossy();
-            !(n == "target" || n == ".git" || n == "mutants.out" || n == "corpus")
-        })
-    {
+    for e in walkdir::WalkDir::new(root()).into_iter().filter_entry(|e| {
+        let n = e.file_name().to_string_lossy();
+        !(n == "target" || n == ".git" || n == "mutants.out" || n == "corpus")
+    }) {
         let e = e.unwrap();
         let ext = e.path().extension().and_then(|x| x.to_str()).unwrap_or("");
         if !e.file_type().is_file() || !["rs", "md", "sh", "py", "toml", "yml"].contains(&ext) {
@@ -102,17 +108,30 @@ fn nothing_in_the_repository_points_outside_it() {
             continue;
         }
         let text = fs::read_to_string(e.path()).unwrap_or_default();
-        for needle in ["../shared/", "shared/reference/", "DEVELOPERS.md", "DEVELOPERS guide"] {
+        for needle in [
+            "../shared/",
+            "shared/reference/",
+            "DEVELOPERS.md",
+            "DEVELOPERS guide",
+        ] {
             if text.contains(needle) {
-                found.push(format!("{}: {needle}", e.path().strip_prefix(root()).unwrap().display()));
+                found.push(format!(
+                    "{}: {needle}",
+                    e.path().strip_prefix(root()).unwrap().display()
+                ));
             }
         }
     }
-    assert!(found.is_empty(), "points outside the repository:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "points outside the repository:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
 fn the_path_finder_sees_paths_and_skips_placeholders() {
-    let got = named_paths("see `src/scan/mod.rs`, tests/fixtures/lifecycle/<case>/ and (docs/json.md).");
+    let got =
+        named_paths("see `src/scan/mod.rs`, tests/fixtures/lifecycle/<case>/ and (docs/json.md).");
     assert_eq!(got, ["src/scan/mod.rs", "docs/json.md"]);
 }

@@ -9,12 +9,15 @@
 # 3. runs tests/e2e/run.py: every scenario with a throwaway HOME, dummy credentials, a
 #    loopback fake API and a loopback 403 proxy on free ports, compares mcplogs' verdicts
 #    with Claude Code's own, applies and undoes the legacy fix, prints the table;
-# 4. runs tests/e2e/interactive.py: `mcplogs setup statusline|hook` in interactive Claude
+# 4. runs tests/e2e/configured.py: one project with an approved, an unapproved and a
+#    disabled .mcp.json server and a user server disabled for the project; mcplogs scan
+#    must give each its state, agreeing with Claude Code's init line and `claude mcp list`;
+# 5. runs tests/e2e/interactive.py: `mcplogs setup statusline|hook` in interactive Claude
 #    Code in tmux: the status line names the failing server, the hook's text reaches the
 #    fake Messages API (and does not when every server works), undo leaves no trace;
-# 5. runs tests/e2e/probe.py: `mcplogs probe` predictions against what Claude Code does
+# 6. runs tests/e2e/probe.py: `mcplogs probe` predictions against what Claude Code does
 #    with the same stub servers (stdio and HTTP), with and without legacy;
-# 6. installs the pinned MCP SDKs into the same cache (tests/e2e/sdk/install.sh: PyPI,
+# 7. installs the pinned MCP SDKs into the same cache (tests/e2e/sdk/install.sh: PyPI,
 #    npm, crates.io) and runs tests/e2e/sdk_interop.py: the probe's prediction (verdict,
 #    era, tool count) against Claude Code on servers built on them, and `--contract`;
 # 7. runs tests/e2e/lifecycle.py --e2e on 2.1.288, 2.1.310 and 2.1.332: a server without
@@ -82,6 +85,14 @@ trap 'exit 143' TERM
 
 old_ifs=$IFS; IFS=,
 python3 "$HERE/run.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK" \
+  --versions "${VERSIONS[*]}" &
+pid=$!
+IFS=$old_ifs
+wait "$pid"
+
+# configured servers that never wrote a log: scan against the init line and mcp list
+IFS=,
+python3 "$HERE/configured.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/configured" \
   --versions "${VERSIONS[*]}" &
 pid=$!
 IFS=$old_ifs

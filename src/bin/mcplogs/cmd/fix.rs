@@ -106,7 +106,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         FixPlan::Pending(p) => p,
     };
     if !args.force {
-        let names = servers_needing_fix(&args.home)?;
+        let names = servers_needing_fix(&args.home, args.managed_dir.as_deref())?;
         if names.is_empty() {
             if !args.dry_run {
                 return Err(Error::FixNotNeeded);
@@ -218,7 +218,10 @@ pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
 }
 
 /// Names of the scanned servers the fix helps. `homes` empty: this machine's caches.
-fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
+fn servers_needing_fix(
+    homes: &[PathBuf],
+    managed_dir: Option<&std::path::Path>,
+) -> Result<Vec<String>, Error> {
     let opts = ScanOptions {
         request: Request {
             homes: homes.to_vec(),
@@ -226,11 +229,15 @@ fn servers_needing_fix(homes: &[PathBuf]) -> Result<Vec<String>, Error> {
         },
         ..ScanOptions::default()
     };
-    let report = scan(&opts)?;
+    let mut report = scan(&opts)?;
+    // A server Claude Code no longer starts (disabled, denied, no longer configured) is
+    // never an argument for the fix.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    super::scan::join_configuration(&mut report, &opts, &cwd, managed_dir);
     Ok(report
         .servers
         .iter()
-        .filter(|s| s.diagnosis.legacy_fix_applies())
+        .filter(|s| s.counts_now() && s.diagnosis.legacy_fix_applies())
         .map(|s| format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")))
         .collect())
 }

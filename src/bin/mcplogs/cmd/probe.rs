@@ -153,6 +153,32 @@ fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> 
 /// The servers that may be started without being named ([`ServerConfig::starts_unasked`]);
 /// one note on stderr per project server left out, saying how to probe it anyway.
 fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
+    use mcplogs::claude_code::config::ServerState;
+    // Claude Code does not start these in this project: probing them would say nothing
+    // about what it sees.
+    let (servers, off): (Vec<_>, Vec<_>) = servers
+        .into_iter()
+        .partition(|s| matches!(s.state, ServerState::Starts | ServerState::PendingApproval));
+    for s in &off {
+        let by: Vec<String> = s
+            .decided_by
+            .iter()
+            .map(|d| format!("{} {}", d.file.display(), d.key))
+            .collect();
+        note(format!(
+            "mcplogs: \"{}\": not probed: {} in this project{} (`mcplogs scan` says what to do)",
+            s.name,
+            match &s.state {
+                ServerState::Skipped(why) => format!("Claude Code skips it ({why})"),
+                other => format!("Claude Code does not start it ({})", other.as_str()),
+            },
+            if by.is_empty() {
+                String::new()
+            } else {
+                format!(", by {}", by.join(" and "))
+            }
+        ));
+    }
     let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
     for s in &left {
         note(format!(
@@ -170,7 +196,12 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
     let env = |k: &str| std::env::var(k).ok();
-    let resolved = config::resolve(global.as_deref(), project, &env);
+    let resolved = config::resolve_states(
+        global.as_deref(),
+        project,
+        &env,
+        &config::StateSources::of(&Sources::for_this_machine(project)),
+    );
     let negotiation = effective_negotiation(&Sources::for_this_machine(project));
     let opts = ProbeOptions {
         claude_version: probe::installed_claude_version().unwrap_or(NEWEST_KNOWN),
@@ -265,7 +296,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
         let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
         let env = |k: &str| std::env::var(k).ok();
-        let resolved = config::resolve(global.as_deref(), &project, &env);
+        let resolved = config::resolve_states(
+            global.as_deref(),
+            &project,
+            &env,
+            &config::StateSources::of(&Sources::for_this_machine(&project)),
+        );
         for p in &resolved.problems {
             output::warning(p);
         }

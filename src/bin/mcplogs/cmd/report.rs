@@ -57,6 +57,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         sources
     };
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    super::scan::join_configuration(&mut scanned, &opts, &cwd, args.managed_dir.as_deref());
     mcplogs::advice::attach_with(&mut scanned, &cwd, &|dir| {
         settings::effective_negotiation(&sources_for(dir))
     });

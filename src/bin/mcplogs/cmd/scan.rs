@@ -33,6 +33,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         }
         sources
     };
+    join_configuration(&mut report, &opts, &cwd, managed_dir.as_deref());
     mcplogs::advice::attach_with(&mut report, &cwd, &|dir| {
         settings::effective_negotiation(&sources_for(dir))
     });
@@ -56,7 +57,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             !args.redact.no_redact,
         )?;
         return Ok(ExitCode::from_problems(report.has_problems()));
-    } else if report.servers.is_empty() {
+    } else if report.servers.is_empty() && report.configured.is_empty() {
         String::new()
     } else {
         let width = output::width();
@@ -86,9 +87,58 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from_problems(report.has_problems()))
 }
 
+/// How the configuration's `${VAR}` are looked up: the real environment, or none.
+type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
+
+/// Joins what Claude Code configures with the logs (every configured server gets a row):
+/// for a scan of a home (this user's, or `--home DIR`'s with no environment), never for
+/// log files or folders named on the command line.
+pub(crate) fn join_configuration(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    cwd: &std::path::Path,
+    managed_dir: Option<&std::path::Path>,
+) {
+    use mcplogs::claude_code::config::{self, StateSources};
+    use mcplogs::scan::configured::{self as joined, ProjectConfig};
+    if !opts.request.paths.is_empty() {
+        return;
+    }
+    let homes = &opts.request.homes;
+    let (global, env): (Option<std::path::PathBuf>, EnvLookup) = match homes.first() {
+        None => {
+            let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+            (
+                config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok()),
+                Box::new(|k: &str| std::env::var(k).ok()),
+            )
+        }
+        Some(h) => (
+            config::global_config_path(Some(h), &|_| None),
+            Box::new(|_: &str| None),
+        ),
+    };
+    let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
+        config::is_known_project(global.as_deref(), d)
+    });
+    let projects = dirs
+        .into_iter()
+        .map(|dir| {
+            let mut sources = settings::Sources::for_scan(homes, &dir);
+            if let Some(m) = managed_dir {
+                sources.managed_dir = m.to_path_buf();
+            }
+            let resolved =
+                config::resolve_states(global.as_deref(), &dir, &*env, &StateSources::of(&sources));
+            ProjectConfig::new(dir, global.as_deref(), resolved)
+        })
+        .collect();
+    joined::join(report, projects, opts);
+}
+
 /// The stderr line for a scan that found no server, if it found none.
 pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<String> {
-    if !report.servers.is_empty() {
+    if !report.servers.is_empty() || !report.configured.is_empty() {
         return None;
     }
     let searched: Vec<String> = report

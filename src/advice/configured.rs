@@ -1,0 +1,150 @@
+//! What to say about a configured server Claude Code does not start (or no longer
+//! configures): its state in words, the file and key that decide it, and the exact way
+//! out. Facts in docs/claude-code.md, "Configured servers and their states (observed)".
+
+use crate::claude_code::config::{Decider, ServerState};
+use crate::scan::ServerReport;
+use crate::scan::configured::{Configuration, Configured, ConfiguredRow};
+
+/// `~/.claude.json projects["/p"].disabledMcpServers`; `home` shown as `~`.
+pub fn decider_text(d: &Decider, home: Option<&str>) -> String {
+    let file = d.file.display().to_string();
+    let file = match home {
+        Some(h) if !h.is_empty() && file.starts_with(h) => format!("~{}", &file[h.len()..]),
+        _ => file,
+    };
+    format!("{file} {}", d.key)
+}
+
+fn deciders(c: &Configured, home: Option<&str>) -> String {
+    let all: Vec<String> = c.decided_by.iter().map(|d| decider_text(d, home)).collect();
+    all.join(" and ")
+}
+
+/// The files and the last part of their keys, for a short reason:
+/// `~/.claude.json disabledMcpServers`.
+fn short_deciders(c: &Configured, home: Option<&str>) -> String {
+    let all: Vec<String> = c
+        .decided_by
+        .iter()
+        .map(|d| {
+            let key = d.key.rsplit('.').next().unwrap_or(&d.key);
+            decider_text(
+                &Decider {
+                    file: d.file.clone(),
+                    key: key.to_string(),
+                    layer: d.layer,
+                },
+                home,
+            )
+        })
+        .collect();
+    all.join(", ")
+}
+
+/// The short reason beside a row: the state in a few words, then the file and key.
+pub fn state_reason(c: &Configured, home: Option<&str>) -> String {
+    match &c.state {
+        ServerState::Starts => "configured; no log of it yet".to_string(),
+        ServerState::PendingApproval => {
+            "⏸ pending approval: interactive Claude Code asks first".to_string()
+        }
+        ServerState::Disabled => format!("⊘ by {}", short_deciders(c, home)),
+        ServerState::Denied => format!("by {}", short_deciders(c, home)),
+        ServerState::Skipped(why) => format!("skipped: {why}"),
+    }
+}
+
+/// The state label shown in the VERDICT column of a row without a log.
+pub fn row_label(row: &ConfiguredRow) -> &'static str {
+    match row.configured.state {
+        ServerState::Starts => "not started",
+        ServerState::PendingApproval => "pending approval",
+        ServerState::Disabled => "disabled",
+        ServerState::Denied => "denied by policy",
+        ServerState::Skipped(_) => "config error",
+    }
+}
+
+/// What to do, in one paragraph: the file and key responsible and the way out.
+pub fn way_out(c: &Configured, home: Option<&str>) -> String {
+    let by = deciders(c, home);
+    let first_key = c.decided_by.first().map(|d| d.key.as_str()).unwrap_or("");
+    match &c.state {
+        ServerState::Starts => "Claude Code has not started it in this project since it was configured: start `claude` there (or run `claude mcp list`), then scan again.".to_string(),
+        ServerState::PendingApproval => "A project (.mcp.json) server nobody approved: interactive Claude Code asks before starting it, and Esc or \"Continue without using this MCP server\" adds it to disabledMcpjsonServers in .claude/settings.local.json (`claude -p` starts it unasked). To approve it, start `claude` in the project and choose \"Use this MCP server\", or add its name to enabledMcpjsonServers in .claude/settings.local.json.".to_string(),
+        ServerState::Disabled if first_key.ends_with("disabledMcpServers") => format!(
+            "Disabled for this project by {by} (`claude mcp list` says \"Disabled for this project\"). To turn it back on: /mcp in Claude Code (select it, enable it), or remove its name from that list."
+        ),
+        ServerState::Disabled => format!(
+            "Turned off by {by}: Claude Code neither starts nor lists it, and this list outranks enabledMcpjsonServers and enableAllProjectMcpServers in every file (Claude Code writes it there when someone answers the approval question with Esc or \"Continue without\"). To use it: remove its name from that list (or run `claude mcp reset-project-choices`), then restart Claude Code."
+        ),
+        ServerState::Denied if first_key == "mcpServers" => format!(
+            "The managed {by} takes exclusive control: Claude Code starts only the servers it lists. Ask your administrator."
+        ),
+        ServerState::Denied if first_key == "allowedMcpServers" => format!(
+            "Not on the managed allow list ({by}): Claude Code neither starts nor lists it. Ask your administrator to allow it."
+        ),
+        ServerState::Denied => format!(
+            "Denied by managed policy ({by}): Claude Code neither starts nor lists it. Ask your administrator."
+        ),
+        ServerState::Skipped(why) => format!(
+            "Claude Code skips it: {why}. Fix it in {} (`claude mcp list` names the problem under \"MCP config diagnostics\").",
+            c.file
+                .as_ref()
+                .map(|f| {
+                    let d = Decider { file: f.clone(), key: String::new(), layer: "" };
+                    decider_text(&d, home).trim_end().to_string()
+                })
+                .unwrap_or_else(|| "its file".to_string())
+        ),
+    }
+}
+
+/// The short reason for a logged server that the configuration no longer starts, if so.
+pub fn logged_note(s: &ServerReport, home: Option<&str>) -> Option<String> {
+    match &s.configuration {
+        Configuration::NotConfigured => Some("no longer configured (logs from before)".to_string()),
+        Configuration::Configured(c) if !s.counts_now() => {
+            Some(format!("now {} (logs from before)", state_reason(c, home)))
+        }
+        Configuration::Configured(c) if c.state == ServerState::PendingApproval => Some(
+            "⏸ pending approval: interactive Claude Code asks first (these logs are from `claude -p` or `claude mcp list`, which start it unasked)".to_string(),
+        ),
+        Configuration::Configured(c) => entry_warning(s, c).map(str::to_string),
+        _ => None,
+    }
+}
+
+/// A warning about the entry worth a row's note: `"disabled": true` (which Claude Code
+/// ignores), or an unset `${VAR}` when the server failed (Claude Code started it with the
+/// text as written). Unset variables of a working server are not shown: the environment
+/// Claude Code ran in may differ from the one mcplogs sees.
+fn entry_warning<'a>(s: &ServerReport, c: &'a Configured) -> Option<&'a str> {
+    c.warnings.iter().map(String::as_str).find(|w| {
+        w.starts_with("\"disabled\": true")
+            || (w.contains("is not set and has no default") && s.diagnosis.verdict.is_problem())
+    })
+}
+
+/// The way out for a logged server the configuration no longer starts, if so.
+pub fn logged_way_out(s: &ServerReport, home: Option<&str>) -> Option<String> {
+    match &s.configuration {
+        Configuration::NotConfigured => Some("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. `mcplogs prune` can remove them.".to_string()),
+        Configuration::Configured(c) if !s.counts_now() => Some(format!(
+            "{} Its logs are from before and do not count as failing now.",
+            way_out(c, home)
+        )),
+        Configuration::Configured(c) if c.state == ServerState::PendingApproval => {
+            Some(way_out(c, home))
+        }
+        Configuration::Configured(c) => entry_warning(s, c).map(|w| {
+            if w.starts_with("\"disabled\"") {
+                "Remove \"disabled\": true from the entry: Claude Code does not read it and starts the server. To turn the server off, use /mcp, or (for a .mcp.json server) its name in disabledMcpjsonServers of .claude/settings.local.json.".to_string()
+            } else {
+                format!("{w}: Claude Code started the server with the text as written (`claude mcp list` says \"Missing environment variables\"). Set the variable where Claude Code starts, or give it a default (`${{VAR:-default}}`).")
+            }
+        }),
+        _ => None,
+    }
+}

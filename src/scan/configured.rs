@@ -1,0 +1,261 @@
+//! Joins what Claude Code configures for a project ([`crate::claude_code::config`]) with
+//! the servers the logs show: every configured server gets a row, the ones that never
+//! wrote a log included, and a log of a server no longer configured says so.
+
+use std::path::{Path, PathBuf};
+
+use crate::claude_code::config::{Decider, Resolved, Scope, ServerState};
+use crate::claude_code::names::encode_folder_name;
+use crate::time::EpochSeconds;
+
+use super::{ScanReport, ServerReport};
+
+/// One project's configuration, resolved by the caller (the binary knows the home, the
+/// environment and the managed folder).
+#[derive(Debug)]
+pub struct ProjectConfig {
+    /// The project's absolute path.
+    pub dir: PathBuf,
+    pub resolved: Resolved,
+    /// Whether the configuration is known well enough to say that a logged server is
+    /// no longer configured: the folder exists and every configuration file was read.
+    pub complete: bool,
+}
+
+/// What the configuration says about one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Configured {
+    pub state: ServerState,
+    /// The files and keys that decide the state (none for a server that starts).
+    pub decided_by: Vec<Decider>,
+    pub scope: Scope,
+    /// The file the server's entry is in (none for an unreadable file's row).
+    pub file: Option<PathBuf>,
+    /// Problems in the entry that do not stop it (an unset `${VAR}`, `"disabled": true`).
+    pub warnings: Vec<String>,
+}
+
+/// A logged server's place in the configuration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Configuration {
+    /// Not looked up (debug logs, a project folder that does not exist here).
+    #[default]
+    Unchecked,
+    /// Configured in none of the files mcplogs reads: removed since, or a plugin,
+    /// claude.ai or `--mcp-config` server. Its verdict is history: it never counts as
+    /// failing now.
+    NotConfigured,
+    Configured(Configured),
+}
+
+/// A configured server without a log in its project.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfiguredRow {
+    pub name: String,
+    /// The project's path.
+    pub project: String,
+    /// Its encoded folder name (`-home-ana-proj`).
+    pub project_folder: String,
+    pub configured: Configured,
+    /// For a server that starts: when the newest log of any server in the project was
+    /// written, if after the server's configuration file last changed (Claude Code ran
+    /// since, and did not start it).
+    pub ran_since: Option<String>,
+}
+
+impl ConfiguredRow {
+    /// The state's name: the configuration state, or `not-started` for a server Claude
+    /// Code would start but has no log of (`docs/json.md`).
+    pub fn state_name(&self) -> &'static str {
+        match self.configured.state {
+            ServerState::Starts => "not-started",
+            ref s => s.as_str(),
+        }
+    }
+
+    /// A configuration error makes the scan's exit code 1; the other states do not.
+    pub fn is_problem(&self) -> bool {
+        matches!(self.configured.state, ServerState::Skipped(_))
+    }
+}
+
+/// Log folders of servers Claude Code adds itself (plugins, claude.ai connectors): their
+/// configuration is not in the files mcplogs reads.
+fn added_by_claude_code(folder: &str) -> bool {
+    folder.starts_with("plugin-")
+        || folder.starts_with("claude-ai-")
+        || folder.starts_with("claude_ai_")
+}
+
+fn configured_of(s: &crate::claude_code::config::ServerConfig) -> Configured {
+    Configured {
+        state: s.state.clone(),
+        decided_by: s.decided_by.clone(),
+        scope: s.scope,
+        file: s.source.clone(),
+        warnings: s.warnings.clone(),
+    }
+}
+
+fn in_project(row: &ServerReport, dir: &Path, folder: &str) -> bool {
+    row.project_folder.as_deref() == Some(folder)
+        || row.project.as_deref() == Some(dir.to_string_lossy().as_ref())
+}
+
+impl ProjectConfig {
+    /// `dir`'s configuration, with `complete` worked out: the folder exists here, the
+    /// global configuration was found, and no file failed to read.
+    pub fn new(dir: PathBuf, global_config: Option<&Path>, resolved: Resolved) -> ProjectConfig {
+        let complete = dir.is_dir()
+            && global_config.is_some_and(Path::is_file)
+            && resolved.problems.is_empty();
+        ProjectConfig {
+            dir,
+            resolved,
+            complete,
+        }
+    }
+}
+
+/// The projects whose configuration a scan joins: every project of the logs that is a
+/// folder on this machine, and the working directory when Claude Code knows it as a
+/// project (`known`) or the logs have it.
+///
+/// `within`: for a scan of another home (`--home DIR`), only its projects inside it
+/// count (a copied home's logs name folders of the machine it came from, which may exist
+/// here with other contents).
+pub fn projects_to_check(
+    report: &ScanReport,
+    cwd: &Path,
+    within: Option<&Path>,
+    known: &dyn Fn(&Path) -> bool,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for s in &report.servers {
+        if s.folder.is_none() {
+            continue;
+        }
+        if let Some(p) = s.project.as_deref().map(Path::new)
+            && p.is_absolute()
+            && within.is_none_or(|w| p.starts_with(w))
+            && p.is_dir()
+            && !out.iter().any(|o| o == p)
+        {
+            out.push(p.to_path_buf());
+        }
+    }
+    if !out.iter().any(|o| o == cwd) && known(cwd) {
+        out.push(cwd.to_path_buf());
+    }
+    out
+}
+
+/// Joins every project's configuration into the report.
+pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super::ScanOptions) {
+    for p in projects {
+        let folder = encode_folder_name(&p.dir.to_string_lossy());
+        let project = p.dir.to_string_lossy().into_owned();
+        let newest_log = report
+            .servers
+            .iter()
+            .filter(|s| in_project(s, &p.dir, &folder))
+            .filter_map(|s| s.last_seen.clone())
+            .max();
+        let mut matched = vec![false; report.servers.len()];
+        for cfg in &p.resolved.servers {
+            let enc = encode_folder_name(&cfg.name);
+            let mut found = false;
+            for (i, row) in report.servers.iter_mut().enumerate() {
+                if !in_project(row, &p.dir, &folder) {
+                    continue;
+                }
+                if row.name == cfg.name || row.folder.as_deref() == Some(enc.as_str()) {
+                    matched[i] = true;
+                    found = true;
+                    if row.configuration == Configuration::Unchecked {
+                        row.configuration = Configuration::Configured(configured_of(cfg));
+                    }
+                }
+            }
+            if found {
+                continue;
+            }
+            let ran_since = match (&cfg.state, &newest_log) {
+                (ServerState::Starts, Some(t)) => {
+                    let changed = cfg
+                        .source
+                        .as_deref()
+                        .and_then(|f| std::fs::metadata(f).ok())
+                        .and_then(|m| m.modified().ok())
+                        .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_secs() as EpochSeconds);
+                    let log_time = crate::time::parse_iso(t);
+                    match (changed, log_time) {
+                        (Some(c), Some(l)) if l > c => Some(t.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            report.configured.push(ConfiguredRow {
+                name: cfg.name.clone(),
+                project: project.clone(),
+                project_folder: folder.clone(),
+                configured: configured_of(cfg),
+                ran_since,
+            });
+        }
+        for problem in &p.resolved.problems {
+            report.configured.push(ConfiguredRow {
+                name: problem
+                    .path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                project: project.clone(),
+                project_folder: folder.clone(),
+                configured: Configured {
+                    state: ServerState::Skipped(format!(
+                        "{}; Claude Code loads none of its servers",
+                        problem.error
+                    )),
+                    decided_by: Vec::new(),
+                    scope: Scope::Project,
+                    file: Some(problem.path.clone()),
+                    warnings: Vec::new(),
+                },
+                ran_since: None,
+            });
+        }
+        if !p.complete {
+            continue;
+        }
+        for (i, row) in report.servers.iter_mut().enumerate() {
+            if matched[i] || !in_project(row, &p.dir, &folder) {
+                continue;
+            }
+            if row
+                .folder
+                .as_deref()
+                .is_some_and(|f| !added_by_claude_code(f))
+                && row.configuration == Configuration::Unchecked
+            {
+                row.configuration = Configuration::NotConfigured;
+            }
+        }
+    }
+    report.configured.retain(|r| {
+        opts.server
+            .as_deref()
+            .is_none_or(|w| r.name.eq_ignore_ascii_case(w))
+            && opts.project.as_deref().is_none_or(|sub| {
+                let sub = sub.to_lowercase();
+                r.project.to_lowercase().contains(&sub)
+                    || r.project_folder.to_lowercase().contains(&sub)
+            })
+    });
+    report.configured.sort_by(|a, b| {
+        (a.project.as_str(), a.name.to_lowercase())
+            .cmp(&(b.project.as_str(), b.name.to_lowercase()))
+    });
+}
