@@ -59,7 +59,7 @@ const GUIDES: &[(&str, &str, &str)] = &[
     ),
     (
         "claude-code",
-        "the status line and the hook inside Claude Code",
+        "what mcplogs knows of Claude Code; status line, hook",
         include_str!("../../../../docs/claude-code.md"),
     ),
     (
