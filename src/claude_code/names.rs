@@ -201,6 +201,23 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// `--server NAME`, for every command that filters by it: the configured name, or the
+/// log folder's name as written or as `NAME` encodes to, case-insensitively.
+pub fn server_matches(name: &str, folder: Option<&str>, want: &str) -> bool {
+    name.eq_ignore_ascii_case(want)
+        || folder.is_some_and(|f| {
+            f.eq_ignore_ascii_case(want) || f.eq_ignore_ascii_case(&encode_folder_name(want))
+        })
+}
+
+/// `--match-project SUBSTRING`: in the project's path or its encoded folder name,
+/// case-insensitively.
+pub fn project_matches(project: Option<&str>, folder: Option<&str>, sub: &str) -> bool {
+    let sub = sub.to_lowercase();
+    project.is_some_and(|p| p.to_lowercase().contains(&sub))
+        || folder.is_some_and(|f| f.to_lowercase().contains(&sub))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

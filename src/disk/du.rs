@@ -65,8 +65,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
             continue;
         }
         if let Some(want) = &opts.server {
-            let enc = crate::claude_code::names::encode_folder_name(want);
-            if !(server.name.eq_ignore_ascii_case(want) || server.folder.eq_ignore_ascii_case(&enc))
+            if !crate::claude_code::names::server_matches(&server.name, Some(&server.folder), want)
             {
                 continue;
             }
@@ -104,12 +103,8 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         p.servers.push(server);
     }
     if let Some(sub) = &opts.project {
-        let sub = sub.to_lowercase();
         projects.retain(|p| {
-            p.project.to_lowercase().contains(&sub)
-                || p.folder
-                    .as_deref()
-                    .is_some_and(|f| f.to_lowercase().contains(&sub))
+            crate::claude_code::names::project_matches(Some(&p.project), p.folder.as_deref(), sub)
         });
     }
     for p in &mut projects {

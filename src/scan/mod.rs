@@ -362,25 +362,16 @@ fn sort_servers(servers: &mut [ServerReport]) {
 
 fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
     if let Some(want) = &opts.server {
-        let matches = s.name.eq_ignore_ascii_case(want)
-            || s.folder.as_deref().is_some_and(|f| {
-                f.eq_ignore_ascii_case(want)
-                    || f.eq_ignore_ascii_case(&crate::claude_code::names::encode_folder_name(want))
-            });
-        if !matches {
+        if !crate::claude_code::names::server_matches(&s.name, s.folder.as_deref(), want) {
             return false;
         }
     }
     if let Some(sub) = &opts.project {
-        let sub = sub.to_lowercase();
-        let hit = s
-            .project
-            .as_deref()
-            .is_some_and(|p| p.to_lowercase().contains(&sub))
-            || s.project_folder
-                .as_deref()
-                .is_some_and(|f| f.to_lowercase().contains(&sub));
-        if !hit {
+        if !crate::claude_code::names::project_matches(
+            s.project.as_deref(),
+            s.project_folder.as_deref(),
+            sub,
+        ) {
             return false;
         }
     }
