@@ -1069,25 +1069,10 @@ pub fn suggest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Op
     let w = wanted.to_lowercase();
     names
         .into_iter()
-        .map(|n| (edit_distance(&w, &n.to_lowercase()), n))
+        .map(|n| (super::names::edit_distance(&w, &n.to_lowercase()), n))
         .filter(|(d, _)| *d <= (w.chars().count() / 3).max(1) || *d == 0)
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

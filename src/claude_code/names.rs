@@ -186,7 +186,8 @@ pub fn did_you_mean<'a>(want: &str, candidates: &'a [String]) -> Option<&'a str>
         .map(|(_, c)| c.as_str())
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance over chars: the one every did-you-mean uses.
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
