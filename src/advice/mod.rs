@@ -23,7 +23,7 @@ pub fn for_server(s: &ServerReport) -> String {
     // A shared folder's mixed records cannot back advice for one server.
     shared_note(s)
         .or_else(|| legacy_removed_note(s))
-        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_ref()))
+        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))
 }
 
 /// For a shared log folder: says so, and how to tell the servers apart.
@@ -63,7 +63,9 @@ pub fn attach_with(
     cwd: &Path,
     read: &dyn Fn(&Path) -> EffectiveNegotiation,
 ) {
-    let mut cache: HashMap<PathBuf, SettingsAdvice> = HashMap::new();
+    // One advice a project, shared by its servers (a copy each was 200 bytes and two
+    // paths for each of thousands of servers).
+    let mut cache: HashMap<PathBuf, std::sync::Arc<SettingsAdvice>> = HashMap::new();
     for s in &mut report.servers {
         if !s.diagnosis.legacy_fix_applies() && !works_only_under_legacy(s) {
             continue;
@@ -71,8 +73,8 @@ pub fn attach_with(
         let dir = project_dir_of(s, cwd);
         let advice = cache
             .entry(dir.clone())
-            .or_insert_with(|| SettingsAdvice::for_project(&read(&dir)));
-        s.settings = Some(advice.clone());
+            .or_insert_with(|| std::sync::Arc::new(SettingsAdvice::for_project(&read(&dir))));
+        s.settings = Some(std::sync::Arc::clone(advice));
     }
 }
 
