@@ -336,13 +336,20 @@ if [ "$FOLDERS" = 1 ]; then
   echo "[bench] warming the page cache"
   find "$FHOME" -type f -print0 | xargs -0 cat > /dev/null
   echo "[bench] load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # As measure, with the CPU seconds (user + system) too: on a loaded machine the wall
+  # times swing run to run, the CPU seconds much less.
+  fmeasure() {
+    local name=$1; shift
+    /usr/bin/time -f '%e %M %U %S' -o "$OUT/$name.one" "$@" > "$OUT/$name.stdout" 2> "$OUT/$name.stderr" || true
+    tail -n 1 "$OUT/$name.one" >> "$OUT/$name.times"
+  }
   for i in $(seq "$FOLDERS_RUNS"); do
-    measure f_find find "$FHOME" -type f
-    measure f_scan_json "$BIN" scan --json --no-cache --home "$FHOME"
+    fmeasure f_find find "$FHOME" -type f
+    fmeasure f_scan_json "$BIN" scan --json --no-cache --home "$FHOME"
     cp "$OUT/f_scan_json.stdout" "$OUT/folders.json"
-    measure f_scan "$BIN" scan --no-cache --home "$FHOME"
-    measure f_report "$BIN" report --no-cache --home "$FHOME"
-    measure f_du "$BIN" du --home "$FHOME"
+    fmeasure f_scan "$BIN" scan --no-cache --home "$FHOME"
+    fmeasure f_report "$BIN" report --no-cache --home "$FHOME"
+    fmeasure f_du "$BIN" du --home "$FHOME"
   done
   echo "[bench] load: $(cut -d' ' -f1-3 /proc/loadavg)"
   python3 - "$OUT" "$FOLDERS_DIR/expected.json" <<'PY' || status=1
@@ -352,10 +359,11 @@ rows = {}
 for name in ["f_find", "f_scan_json", "f_scan", "f_report", "f_du"]:
     t = [tuple(map(float, l.split())) for l in open(f"{out}/{name}.times") if l.strip()]
     rows[name] = dict(median=statistics.median(x[0] for x in t), best=min(x[0] for x in t),
+                      cpu=statistics.median(x[2] + x[3] for x in t),
                       rss=max(x[1] for x in t) / 1024, n=len(t))
-print(f"\n{'run':<24}{'runs':>5}{'best s':>9}{'median s':>10}{'peak RSS MiB':>14}")
+print(f"\n{'run':<24}{'runs':>5}{'best s':>9}{'median s':>10}{'CPU s':>8}{'peak RSS MiB':>14}")
 for name, r in rows.items():
-    print(f"{name[2:]:<24}{r['n']:>5}{r['best']:>9.2f}{r['median']:>10.2f}{r['rss']:>14.1f}")
+    print(f"{name[2:]:<24}{r['n']:>5}{r['best']:>9.2f}{r['median']:>10.2f}{r['cpu']:>8.1f}{r['rss']:>14.1f}")
 ok = True
 def line(text, met):
     global ok
@@ -368,6 +376,9 @@ line(f"scan peak RSS        = {rows['f_scan']['rss']:.0f} MiB (target: under 256
 line(f"scan --json / find   = {sj / f:.1f}x (target: at most 3x)", sj <= 3 * f)
 line(f"scan / find          = {sc / f:.1f}x (target: at most 3x)", sc <= 3 * f)
 line(f"report / scan        = {rep / sc:.1f}x (target: at most 2x)", rep <= 2 * sc)
+cpu = {n: rows[n]["cpu"] for n in rows}
+print(f"  (by CPU seconds: scan --json / find {cpu['f_scan_json'] / cpu['f_find']:.1f}x, "
+      f"scan / find {cpu['f_scan'] / cpu['f_find']:.1f}x, report / scan {cpu['f_report'] / cpu['f_scan']:.1f}x)")
 truth = json.load(open(truth_path))
 doc = json.load(open(f"{out}/folders.json"))
 got = {f"{s['projectFolder']}/{s['folder']}": {"verdict": s["verdict"], "cause": s["cause"], "era": s["era"]} for s in doc["servers"]}

@@ -43,7 +43,9 @@ pub fn attach_with(
     cwd: &Path,
     read: &dyn Fn(&Path) -> EffectiveNegotiation,
 ) {
-    let mut cache: HashMap<PathBuf, SettingsAdvice> = HashMap::new();
+    // One advice a project, shared by its servers (a copy each was 200 bytes and two
+    // paths for each of thousands of servers).
+    let mut cache: HashMap<PathBuf, std::sync::Arc<SettingsAdvice>> = HashMap::new();
     for s in &mut report.servers {
         if !s.diagnosis.legacy_fix_applies() && !works_only_under_legacy(s) {
             continue;
@@ -51,8 +53,8 @@ pub fn attach_with(
         let dir = project_dir_of(s, cwd);
         let advice = cache
             .entry(dir.clone())
-            .or_insert_with(|| SettingsAdvice::for_project(&read(&dir)));
-        s.settings = Some(advice.clone());
+            .or_insert_with(|| std::sync::Arc::new(SettingsAdvice::for_project(&read(&dir))));
+        s.settings = Some(std::sync::Arc::clone(advice));
     }
 }
 

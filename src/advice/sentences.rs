@@ -23,7 +23,7 @@ pub fn for_server(s: &ServerReport) -> String {
     super::configured::logged_way_out(s, None)
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
-        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_ref()))
+        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))
 }
 
 /// For a shared log folder: says so, and how to tell the servers apart.

@@ -64,11 +64,10 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         if server.files == 0 {
             continue;
         }
-        if let Some(want) = &opts.server {
-            if !crate::claude_code::names::server_matches(&server.name, Some(&server.folder), want)
-            {
-                continue;
-            }
+        if let Some(want) = &opts.server
+            && !crate::claude_code::names::server_matches(&server.name, Some(&server.folder), want)
+        {
+            continue;
         }
         let key = dir.project_folder.clone();
         let path = dir.path.parent().map(Path::to_path_buf);

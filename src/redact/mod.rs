@@ -188,6 +188,30 @@ impl RedactorBuilder {
         }
     }
 
+    /// A builder that knows this one's homes and nothing learned: to learn a share of
+    /// the texts, then [`Self::merge_learned`] back (learning reads the homes, never
+    /// what was learned before).
+    pub fn learner(&self) -> RedactorBuilder {
+        RedactorBuilder {
+            homes: self.homes.clone(),
+            ..RedactorBuilder::default()
+        }
+    }
+
+    /// Adds what `other` learned, in its order, as if its texts had been learned here
+    /// after this builder's: builders that learned parts of a list in parallel, merged
+    /// in the list's order, equal one that learned the whole list in turn.
+    pub fn merge_learned(&mut self, other: RedactorBuilder) {
+        for u in &other.users {
+            self.add_user(u);
+        }
+        for (v, kind) in other.learned_secrets {
+            if !self.learned_secrets.iter().any(|(s, _)| *s == v) {
+                self.learned_secrets.push((v, kind));
+            }
+        }
+    }
+
     pub fn build(self) -> Redactor {
         let mut literal_secrets = self.learned_secrets;
         literal_secrets.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));

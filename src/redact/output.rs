@@ -24,6 +24,16 @@ pub fn path(r: &Redactor, p: &mut PathBuf) {
     }
 }
 
+/// [`path`] for a path shared with others: replaced (not changed in place) when the
+/// redaction changes it, so the others keep theirs.
+pub fn shared_path(r: &Redactor, p: &mut std::sync::Arc<PathBuf>) {
+    let s = p.to_string_lossy();
+    let red = r.redact(&s);
+    if red != s {
+        *p = std::sync::Arc::new(PathBuf::from(red));
+    }
+}
+
 /// Redacts a warning's message and path.
 pub fn warning(r: &Redactor, w: &mut Warning) {
     r.apply(&mut w.message);

@@ -895,3 +895,38 @@ mod cut_properties {
         }
     }
 }
+
+#[test]
+fn learning_in_shares_merged_in_order_equals_one_pass() {
+    // Secrets and user names that recur across texts (first spelling and kind win),
+    // in a home and outside it, whole and split over lines.
+    let texts = [
+        "/Users/bob/app token=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "nothing here",
+        "/home/carol/x AKIAIOSFODNN7EXAMPLE and /Users/BOB/y",
+        "again ghp_abcdefghijklmnopqrstuvwxyz0123456789 and /home/dave",
+        "token ghp_abcdefghij\n  klmnopqrstuvwxyz end",
+        "/Users/alice/project /home/carol/z",
+        "sk-ant-api03-AbCdEf0123456789_xyz-QQ AKIAIOSFODNN7EXAMPLE",
+    ];
+    let base = RedactorBuilder::new().home("/Users/alice").user("erin");
+    let mut whole = base.clone();
+    for t in texts {
+        whole.learn(t);
+    }
+    for share in 1..=texts.len() {
+        let mut merged = base.clone();
+        for chunk in texts.chunks(share) {
+            let mut b = merged.learner();
+            for t in chunk {
+                b.learn(t);
+            }
+            merged.merge_learned(b);
+        }
+        assert_eq!(
+            format!("{merged:?}"),
+            format!("{whole:?}"),
+            "shares of {share}"
+        );
+    }
+}

@@ -49,7 +49,7 @@ pub fn gather(scan: &ScanReport) -> ServerStderr {
                 let file = s
                     .evidence
                     .last()
-                    .map(|l| l.file.clone())
+                    .map(|l| l.file.as_ref().clone())
                     .unwrap_or_default();
                 out.warnings.push(Warning::new(
                     file,

@@ -32,7 +32,7 @@ fn versions() -> Versions {
 
 fn ev(file: &str, line: usize, ts: &str, message: &str) -> Evidence {
     Evidence {
-        file: PathBuf::from(file),
+        file: PathBuf::from(file).into(),
         line,
         timestamp: Some(ts.into()),
         level: Level::Error,
@@ -347,7 +347,7 @@ fn stderr_records_are_read_from_the_deciding_session() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/linux-home/.cache/claude-cli-nodejs/-tmp-mcplogs-samples-home-linux-work-api/mcp-logs-wrong-types/2026-11-29T12-43-47-423Z.jsonl");
     let mut scan = sample();
     let mut e = scan.servers[0].evidence[0].clone();
-    e.file = file;
+    e.file = file.into();
     e.session_id = Some("5a717dc3-4645-4eef-b132-4989b265ef18".into());
     scan.servers[0].evidence = vec![e];
     let stderr = super::stderr::gather(&scan);

@@ -91,6 +91,7 @@ impl ServerInProgress {
             }
         }
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
+        history.shrink_to_fit();
         let sessions_read = self.sessions.len();
         let decided = chosen.map(|i| {
             let mut session = self

@@ -54,7 +54,9 @@ pub const HISTORY_WINDOW_FILES: usize = 2;
 /// One record shown as evidence for a verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evidence {
-    pub file: PathBuf,
+    /// Shared with the other records of its file (100,000 servers' evidence each
+    /// holding a copy of its path was a tenth of a scan's memory).
+    pub file: std::sync::Arc<PathBuf>,
     pub line: usize,
     pub timestamp: Option<String>,
     pub level: Level,
@@ -66,7 +68,7 @@ pub struct Evidence {
 impl From<&Record> for Evidence {
     fn from(r: &Record) -> Self {
         Evidence {
-            file: r.file.to_path_buf(),
+            file: std::sync::Arc::clone(&r.file),
             line: r.line,
             timestamp: r.timestamp.clone(),
             level: r.level,
@@ -125,8 +127,8 @@ pub struct ServerReport {
     /// so the verdict belongs to the folder, not to one of the names.
     pub shared_by: Vec<String>,
     /// For a server the legacy setting would help: what its project's settings say now
-    /// (set by `advice::attach`; `None` until then).
-    pub settings: Option<crate::settings::target::SettingsAdvice>,
+    /// (set by `advice::attach`; `None` until then), shared by the servers of a project.
+    pub settings: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>>,
     /// What the project's configuration says about the server now (set by
     /// [`configured::join`]; unchecked until then).
     pub configuration: configured::Configuration,
@@ -361,21 +363,13 @@ fn sort_servers(servers: &mut [ServerReport]) {
 }
 
 fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
-    if let Some(want) = &opts.server {
-        if !crate::claude_code::names::server_matches(&s.name, s.folder.as_deref(), want) {
-            return false;
-        }
-    }
-    if let Some(sub) = &opts.project {
-        if !crate::claude_code::names::project_matches(
-            s.project.as_deref(),
-            s.project_folder.as_deref(),
-            sub,
-        ) {
-            return false;
-        }
-    }
-    true
+    use crate::claude_code::names::{project_matches, server_matches};
+    opts.server
+        .as_deref()
+        .is_none_or(|want| server_matches(&s.name, s.folder.as_deref(), want))
+        && opts.project.as_deref().is_none_or(|sub| {
+            project_matches(s.project.as_deref(), s.project_folder.as_deref(), sub)
+        })
 }
 
 /// Unless `--no-redact`, `scan` hides the secrets in every text it shows: names,
