@@ -427,16 +427,7 @@ impl Approval {
         if doc.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
             self.all = true;
         }
-        let names = |k: &str| -> Vec<String> {
-            doc.get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let names = |k: &str| string_list(doc, k);
         self.enabled.extend(names("enabledMcpjsonServers"));
         self.disabled.extend(names("disabledMcpjsonServers"));
     }
