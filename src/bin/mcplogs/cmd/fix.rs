@@ -174,27 +174,48 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
             });
         }
     };
+    finish_undo(
+        &pending,
+        path,
+        "fix",
+        "putting back only the key mcplogs set",
+        args.dry_run,
+        args.yes,
+    )
+}
+
+/// The end of every undo (`fix --undo`, `setup --undo`): what will happen, the diff, the
+/// confirmation, the write, and what was done. `what` names the change undone (`fix`,
+/// `setup`); `restore_key` says what a key-only undo does.
+pub(crate) fn finish_undo(
+    pending: &undo::PendingUndo,
+    path: &Path,
+    what: &str,
+    restore_key: &str,
+    dry_run: bool,
+    yes: bool,
+) -> Result<ExitCode, Error> {
     if pending.diff.is_empty() {
         output::note(format_args!(
-            "{} is already as it was before mcplogs' fix.",
+            "{} is already as it was before mcplogs' {what}.",
             path.display()
         ));
     } else {
         output::note(match pending.how {
-            UndoHow::RestoreBackup => "Unchanged since mcplogs' fix: restoring the backup.",
+            UndoHow::RestoreBackup => {
+                format!("Unchanged since mcplogs' {what}: restoring the backup.")
+            }
             UndoHow::RemoveCreatedFile => {
-                "Unchanged since mcplogs' fix, which created it: removing the file."
+                format!("Unchanged since mcplogs' {what}, which created it: removing the file.")
             }
-            UndoHow::RestoreKey => {
-                "Changed since mcplogs' fix: putting back only the key mcplogs set."
-            }
+            UndoHow::RestoreKey => format!("Changed since mcplogs' {what}: {restore_key}."),
         });
-        print_diff(&pending.diff, args.dry_run)?;
-        if !go_ahead(args.dry_run, args.yes)? {
+        print_diff(&pending.diff, dry_run)?;
+        if !go_ahead(dry_run, yes)? {
             return Ok(ExitCode::Clean);
         }
     }
-    undo::apply_undo(&pending)?;
+    undo::apply_undo(pending)?;
     let done = match pending.how {
         UndoHow::RemoveCreatedFile => "Removed",
         _ => "Restored",

@@ -12,7 +12,7 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::settings::Sources;
 use mcplogs::settings::setup::{self, Install, SetupOptions, SetupPlan};
-use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
+use mcplogs::settings::undo::{self, UndoPlan};
 
 /// The command lines installed. `--color always`: Claude Code's status line is not a
 /// terminal to mcplogs (a pipe), yet shows colours; NO_COLOR still wins.
@@ -178,29 +178,12 @@ fn run_undo(
             });
         }
     };
-    if pending.diff.is_empty() {
-        output::note(format_args!(
-            "{} is already as it was before mcplogs' setup.",
-            path.display()
-        ));
-    } else {
-        output::note(match pending.how {
-            UndoHow::RestoreBackup => "Unchanged since mcplogs' setup: restoring the backup.",
-            UndoHow::RemoveCreatedFile => {
-                "Unchanged since mcplogs' setup, which created it: removing the file."
-            }
-            UndoHow::RestoreKey => "Changed since mcplogs' setup: taking out only mcplogs' entry.",
-        });
-        print_diff(&pending.diff, flags.dry_run)?;
-        if !go_ahead(flags.dry_run, flags.yes)? {
-            return Ok(ExitCode::Clean);
-        }
-    }
-    undo::apply_undo(&pending)?;
-    let done = match pending.how {
-        UndoHow::RemoveCreatedFile => "Removed",
-        _ => "Restored",
-    };
-    output::note(format_args!("{} {}.", done.green().bold(), path.display()));
-    Ok(ExitCode::Clean)
+    crate::cmd::fix::finish_undo(
+        &pending,
+        path,
+        "setup",
+        "taking out only mcplogs' entry",
+        flags.dry_run,
+        flags.yes,
+    )
 }
