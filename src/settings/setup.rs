@@ -17,7 +17,7 @@ use super::edit::{self, EditError};
 use super::fix::AppliedFix;
 use super::layers::{LayerKind, Sources};
 use super::strictness::{self, Strictness};
-use super::undo::{self, Change, PendingUndo, UndoHow, UndoPlan, backup_path_for, state_path_for};
+use super::undo::{self, Change, KeyUndo, UndoPlan, backup_path_for, state_path_for};
 use super::write::FileSnapshot;
 use super::{SettingsError, TextProblem};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
@@ -307,90 +307,51 @@ pub fn plan_setup_undo(
     install: Install,
     force: bool,
 ) -> Result<UndoPlan, SettingsError> {
-    let change = install.change();
-    let state_path = state_path_for(settings, change);
-    if std::fs::symlink_metadata(&state_path).is_err() {
-        return Ok(UndoPlan::NothingToUndo);
-    }
-    let snapshot = FileSnapshot::read(settings)?;
-    let Some(state) = undo::load_state_owned_for(settings, snapshot.attrs.as_ref(), change)? else {
-        return Ok(UndoPlan::NothingToUndo);
-    };
-    let Some(current) = snapshot.bytes.clone() else {
-        return Ok(UndoPlan::FileRemoved {
-            path: settings.to_path_buf(),
-        });
-    };
-    let label = settings.display().to_string();
-    let current_text = String::from_utf8_lossy(&current).into_owned();
-    let pending = |new_bytes: Option<Vec<u8>>, how| {
-        let new_text = new_bytes
-            .as_ref()
-            .map(|b| String::from_utf8_lossy(b).into_owned());
-        Ok(UndoPlan::Pending(Box::new(PendingUndo {
-            diff: diff::unified(Some(&current_text), new_text.as_deref(), &label),
-            snapshot: snapshot.clone(),
-            new_bytes,
-            how,
-            state: state.clone(),
-            state_path: state_path.clone(),
-        })))
-    };
-    if undo::sha256_hex(&current) == state.written_sha256 {
-        if state.created_file {
-            return pending(None, UndoHow::RemoveCreatedFile);
-        }
-        let bytes = undo::verified_backup(
-            settings,
-            &state,
-            snapshot.attrs.as_ref(),
-            &state_path,
-            change,
-        )?;
-        return pending(Some(bytes), UndoHow::RestoreBackup);
-    }
-    // Changed since: take out only mcplogs' entry.
-    let now = match strict(settings, &current_text) {
-        Ok(v) => v,
-        Err(SettingsError::NotStrict { problem, .. }) => {
-            return Err(SettingsError::NoLongerStrict {
+    undo::plan_undo_for(settings, install.change(), |current_text, state| {
+        // Changed since: take out only mcplogs' entry.
+        let now = match strict(settings, current_text) {
+            Ok(v) => v,
+            Err(SettingsError::NotStrict { problem, .. }) => {
+                return Err(SettingsError::NoLongerStrict {
+                    path: settings.to_path_buf(),
+                    problem,
+                    backup: state.backup_path.clone(),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        let ours = match install {
+            Install::StatusLine => {
+                status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK))
+            }
+            Install::Hook => now.get("hooks").is_some_and(has_our_hook),
+        };
+        if !ours && !force {
+            return Ok(KeyUndo::Refuse(UndoPlan::NotOurs {
                 path: settings.to_path_buf(),
-                problem,
-                backup: state.backup_path.clone(),
-            });
+                key: install.key(),
+            }));
         }
-        Err(e) => return Err(e),
-    };
-    let ours = match install {
-        Install::StatusLine => status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK)),
-        Install::Hook => now.get("hooks").is_some_and(has_our_hook),
-    };
-    if !ours && !force {
-        return Ok(UndoPlan::NotOurs {
-            path: settings.to_path_buf(),
-            key: install.key(),
-        });
-    }
-    let new_text = match install {
-        Install::StatusLine => {
-            edit::restore_top_level(&current_text, "statusLine", state.previous_json.as_deref())
-        }
-        Install::Hook => {
-            let hooks = now.get("hooks").cloned().unwrap_or_else(|| json!({}));
-            let before: Option<Value> = state
-                .previous_json
-                .as_deref()
-                .and_then(|p| serde_json::from_str(p).ok());
-            let kept = without_our_hook(hooks, before.as_ref());
-            match kept {
-                None => edit::restore_top_level(&current_text, "hooks", None),
-                Some(v) => edit::set_top_level(&current_text, "hooks", &v),
+        match install {
+            Install::StatusLine => {
+                edit::restore_top_level(current_text, "statusLine", state.previous_json.as_deref())
+            }
+            Install::Hook => {
+                let hooks = now.get("hooks").cloned().unwrap_or_else(|| json!({}));
+                let before: Option<Value> = state
+                    .previous_json
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str(p).ok());
+                let kept = without_our_hook(hooks, before.as_ref());
+                match kept {
+                    None => edit::restore_top_level(current_text, "hooks", None),
+                    Some(v) => edit::set_top_level(current_text, "hooks", &v),
+                }
             }
         }
-    }
-    .map_err(|e| cannot(settings, e))?;
-    super::fix::within_read_limit(settings, &new_text, true)?;
-    pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
+        .map(KeyUndo::Text)
+        .map_err(|e| cannot(settings, e))
+    })
 }
 
 /// `hooks` without mcplogs' entries; an event list left empty goes when `before` did not

@@ -286,13 +286,28 @@ pub enum UndoPlan {
     Pending(Box<PendingUndo>),
 }
 
-pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
-    let state_path = state_path(settings);
+/// What a key-only undo does once the file changed since mcplogs' change: refuse (a plan
+/// that says why) or the new text.
+pub(super) enum KeyUndo {
+    Refuse(UndoPlan),
+    Text(String),
+}
+
+/// Every undo: no record is nothing to undo; a removed file is named; a file unchanged
+/// since mcplogs wrote it gets its backup back (or goes, when mcplogs created it); a
+/// changed one is handed to `changed_since` (its text and the record), which takes out
+/// only mcplogs' own key. The result is never larger than the read limit.
+pub(super) fn plan_undo_for(
+    settings: &Path,
+    change: Change,
+    changed_since: impl FnOnce(&str, &UndoState) -> Result<KeyUndo, SettingsError>,
+) -> Result<UndoPlan, SettingsError> {
+    let state_path = state_path_for(settings, change);
     if std::fs::symlink_metadata(&state_path).is_err() {
         return Ok(UndoPlan::NothingToUndo);
     }
     let snapshot = FileSnapshot::read(settings)?;
-    let Some(state) = load_state_owned(settings, snapshot.attrs.as_ref())? else {
+    let Some(state) = load_state_owned_for(settings, snapshot.attrs.as_ref(), change)? else {
         return Ok(UndoPlan::NothingToUndo);
     };
     let label = settings.display().to_string();
@@ -315,7 +330,6 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
             state_path: state_path.clone(),
         })))
     };
-
     if sha256_hex(&current) == state.written_sha256 {
         if state.created_file {
             return pending(None, UndoHow::RemoveCreatedFile);
@@ -325,47 +339,57 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
             &state,
             snapshot.attrs.as_ref(),
             &state_path,
-            Change::Negotiation,
+            change,
         )?;
         return pending(Some(bytes), UndoHow::RestoreBackup);
     }
-
-    // Changed since the fix: put back the one key, keep everything else.
-    let object = match strictness::check(&current_text) {
-        Strictness::Strict(doc) => doc,
-        Strictness::NonStrict { problem, .. } => {
-            return Err(SettingsError::NoLongerStrict {
-                path: settings.to_path_buf(),
-                problem,
-                backup: state.backup_path.clone(),
-            });
+    match changed_since(&current_text, &state)? {
+        KeyUndo::Refuse(plan) => Ok(plan),
+        KeyUndo::Text(new_text) => {
+            super::fix::within_read_limit(settings, &new_text, true)?;
+            pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
         }
-        Strictness::Invalid { problem } => {
-            return Err(SettingsError::Invalid {
-                path: settings.to_path_buf(),
-                problem,
-            });
-        }
-    };
-    let now = negotiation_in(&object);
-    if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
-        return Ok(UndoPlan::KeyChanged {
-            path: settings.to_path_buf(),
-            now,
-            previous: state.previous_json.clone(),
-        });
     }
-    let new_text = edit::restore_key(
-        &current_text,
-        state.previous_json.as_deref(),
-        state.env_existed,
-    )
-    .map_err(|problem| SettingsError::CannotEdit {
-        path: settings.to_path_buf(),
-        problem,
-    })?;
-    super::fix::within_read_limit(settings, &new_text, true)?;
-    pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
+}
+
+pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
+    plan_undo_for(settings, Change::Negotiation, |current_text, state| {
+        // Changed since the fix: put back the one key, keep everything else.
+        let object = match strictness::check(current_text) {
+            Strictness::Strict(doc) => doc,
+            Strictness::NonStrict { problem, .. } => {
+                return Err(SettingsError::NoLongerStrict {
+                    path: settings.to_path_buf(),
+                    problem,
+                    backup: state.backup_path.clone(),
+                });
+            }
+            Strictness::Invalid { problem } => {
+                return Err(SettingsError::Invalid {
+                    path: settings.to_path_buf(),
+                    problem,
+                });
+            }
+        };
+        let now = negotiation_in(&object);
+        if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
+            return Ok(KeyUndo::Refuse(UndoPlan::KeyChanged {
+                path: settings.to_path_buf(),
+                now,
+                previous: state.previous_json.clone(),
+            }));
+        }
+        edit::restore_key(
+            current_text,
+            state.previous_json.as_deref(),
+            state.env_existed,
+        )
+        .map(KeyUndo::Text)
+        .map_err(|problem| SettingsError::CannotEdit {
+            path: settings.to_path_buf(),
+            problem,
+        })
+    })
 }
 
 /// Writes (atomically, if unchanged since planned) or removes, then forgets the fix.
