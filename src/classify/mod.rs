@@ -244,29 +244,29 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             bad_tool_path,
             is_final,
         } => {
-            let (era, version, capabilities, at, tolerated, previous, mut later) = match state {
-                State::Connected {
-                    era,
-                    version,
-                    capabilities,
-                    at,
-                    tolerated,
-                    tools_failed,
-                    later,
-                } => (
-                    era,
-                    version,
-                    capabilities,
-                    at,
-                    tolerated,
-                    tools_failed,
-                    later,
-                ),
-                _ => (None, None, None, None, None, None, Later::default()),
+            let mut state = match state {
+                c @ State::Connected { .. } => c,
+                _ => State::Connected {
+                    era: None,
+                    version: None,
+                    capabilities: None,
+                    at: None,
+                    tolerated: None,
+                    tools_failed: None,
+                    later: Later::default(),
+                },
+            };
+            let State::Connected {
+                tools_failed,
+                later,
+                ..
+            } = &mut state
+            else {
+                unreachable!("made Connected above")
             };
             // a refresh whose listing fails: the first listing had succeeded
             let after_refresh = std::mem::take(&mut later.refreshing);
-            let failure = match previous {
+            let failure = match tools_failed.take() {
                 Some(mut f) if !f.has_final || !is_final => {
                     // The final error restates the retries and is authoritative, unless
                     // masking left it vaguer than they were (`missing required
@@ -289,26 +289,17 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                     after_refresh,
                 },
             };
-            State::Connected {
-                era,
-                version,
-                capabilities,
-                at,
-                tolerated,
-                tools_failed: Some(failure),
-                later,
-            }
+            *tools_failed = Some(failure);
+            state
         }
-        Signal::PageCap | Signal::ListChanged | Signal::ListFailed { .. } => match state {
-            State::Connected {
-                era,
-                version,
-                capabilities,
-                at,
-                tolerated,
+        Signal::PageCap | Signal::ListChanged | Signal::ListFailed { .. } => {
+            let mut state = state;
+            if let State::Connected {
                 tools_failed,
-                mut later,
-            } => {
+                later,
+                ..
+            } = &mut state
+            {
                 match signal {
                     Signal::PageCap => later.truncated = Some(i),
                     // a refresh only replaces tools that were listed
@@ -319,18 +310,9 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                     }
                     _ => {}
                 }
-                State::Connected {
-                    era,
-                    version,
-                    capabilities,
-                    at,
-                    tolerated,
-                    tools_failed,
-                    later,
-                }
             }
-            other => other,
-        },
+            state
+        }
         Signal::VersionUnsupported => match state {
             State::VersionUnsupported(mut ev) => {
                 push_evidence(&mut ev, i);
