@@ -268,8 +268,9 @@ pub fn open_nonblocking(path: &Path, follow: Follow) -> io::Result<File> {
 
 /// Opens a file to read it as a stream (a log, an index): without ever blocking, as
 /// [`open_nonblocking`], and only when what was opened is a regular file (a log
-/// replaced by a FIFO between listing and reading is refused, not waited on).
-pub fn open_regular(path: &Path) -> io::Result<File> {
+/// replaced by a FIFO between listing and reading is refused, not waited on). The
+/// metadata of what was opened comes with it, so the caller needs no second `fstat`.
+pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     let f = open_nonblocking(path, Follow::Links)?;
     let meta = f.metadata()?;
     if !meta.is_file() {
@@ -278,7 +279,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
             format!("not a regular file: {}", kind_of(&meta)),
         ));
     }
-    Ok(f)
+    Ok((f, meta))
 }
 
 /// Opens `path` to be written from its start, for a file that may hold secrets (a

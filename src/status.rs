@@ -445,8 +445,8 @@ fn state_of(m: &Memo) -> ServerState {
 /// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
-    let mut f = crate::safe_read::open_regular(file)?;
-    let len = f.metadata()?.len();
+    let (mut f, meta) = crate::safe_read::open_regular(file)?;
+    let len = meta.len();
     if len < memo.offset {
         *memo = Memo {
             file: file.to_path_buf(),

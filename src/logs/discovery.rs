@@ -505,7 +505,7 @@ fn add_debug_logs_in(dir: &Path, found: &mut Discovered) {
 fn sniff_file(path: &Path) -> Option<LogFormat> {
     use std::io::Read;
     let mut head = vec![0u8; 8192];
-    let mut f = crate::safe_read::open_regular(path).ok()?;
+    let (mut f, _) = crate::safe_read::open_regular(path).ok()?;
     let n = f.read(&mut head).ok()?;
     decode::sniff(&head[..n])
 }

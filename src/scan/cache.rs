@@ -291,9 +291,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn read_index(path: &Path) -> Option<IndexDoc> {
-    let f = crate::safe_read::open_regular(path).ok()?;
-    let meta = f.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_INDEX_BYTES {
+    let (f, meta) = crate::safe_read::open_regular(path).ok()?;
+    if meta.len() > MAX_INDEX_BYTES {
         return None;
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);

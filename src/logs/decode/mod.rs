@@ -244,11 +244,9 @@ pub fn decode_prefiltered_progress(
     sink: &mut dyn FnMut(Record),
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    let mut file = Counting {
-        inner: crate::safe_read::open_regular(path)?,
-        on_bytes,
-    };
-    let len = file.inner.metadata()?.len();
+    let (inner, meta) = crate::safe_read::open_regular(path)?;
+    let len = meta.len();
+    let mut file = Counting { inner, on_bytes };
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut file)
         .take(SNIFF_BYTES as u64)
@@ -276,8 +274,8 @@ fn read_file(
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    let mut file = crate::safe_read::open_regular(path)?;
-    let len = file.metadata()?.len();
+    let (mut file, meta) = crate::safe_read::open_regular(path)?;
+    let len = meta.len();
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut file)
         .take(SNIFF_BYTES as u64)
