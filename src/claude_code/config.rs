@@ -269,15 +269,6 @@ pub struct Resolved {
     pub searched: Vec<PathBuf>,
 }
 
-/// Where Claude Code keeps its global config: `$CLAUDE_CONFIG_DIR/.claude.json` when
-/// that variable is set, else `~/.claude.json`.
-pub fn global_config_path(
-    home: Option<&Path>,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Option<PathBuf> {
-    super::paths::global_config(home, &|k| env(k).map(Into::into))
-}
-
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
 const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
 

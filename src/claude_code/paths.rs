@@ -123,6 +123,12 @@ pub fn global_config(
     }
 }
 
+/// [`global_config`] of this machine: the user's home and the process environment.
+pub fn global_config_here() -> Option<PathBuf> {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    global_config(home.as_deref(), &|k| std::env::var_os(k))
+}
+
 /// `.claude.json` in a home (or in a `CLAUDE_CONFIG_DIR`).
 pub fn claude_json_in(dir: &Path) -> PathBuf {
     dir.join(".claude.json")

@@ -156,27 +156,6 @@ pub struct Sources {
     pub environment_value: Option<String>,
 }
 
-/// The folder an administrator's managed settings live in, per OS.
-pub fn managed_settings_dir(os: Os) -> PathBuf {
-    paths::managed_dir(os)
-}
-
-/// `$CLAUDE_CONFIG_DIR` when set and not empty, else `<home>/.claude` (all OSes).
-pub fn user_settings_dir(
-    home: Option<&Path>,
-    env: &dyn Fn(&str) -> Option<OsString>,
-) -> Option<PathBuf> {
-    paths::config_dir(home, env)
-}
-
-/// The user settings file: what `mcplogs fix` edits by default.
-pub fn user_settings_file(
-    home: Option<&Path>,
-    env: &dyn Fn(&str) -> Option<OsString>,
-) -> Option<PathBuf> {
-    paths::user_settings_file(home, env)
-}
-
 impl Sources {
     pub fn new(
         os: Os,
@@ -186,8 +165,8 @@ impl Sources {
     ) -> Sources {
         Sources {
             project_dir: project_dir.to_path_buf(),
-            managed_dir: managed_settings_dir(os),
-            user_dir: user_settings_dir(home, env),
+            managed_dir: paths::managed_dir(os),
+            user_dir: paths::config_dir(home, env),
             environment_value: env(NEGOTIATION_KEY).map(|v| v.to_string_lossy().into_owned()),
         }
     }
@@ -326,15 +305,15 @@ mod tests {
     #[test]
     fn managed_folder_per_os() {
         assert_eq!(
-            managed_settings_dir(Os::Linux),
+            paths::managed_dir(Os::Linux),
             PathBuf::from("/etc/claude-code")
         );
         assert_eq!(
-            managed_settings_dir(Os::MacOs),
+            paths::managed_dir(Os::MacOs),
             PathBuf::from("/Library/Application Support/ClaudeCode")
         );
         assert_eq!(
-            managed_settings_dir(Os::Windows),
+            paths::managed_dir(Os::Windows),
             PathBuf::from(r"C:\Program Files\ClaudeCode")
         );
     }
@@ -370,15 +349,15 @@ mod tests {
     fn claude_config_dir_replaces_dot_claude_unless_empty() {
         let env = env_of(&[("CLAUDE_CONFIG_DIR", "/cfg")]);
         assert_eq!(
-            user_settings_file(Some(Path::new("/home/u")), &env),
+            paths::user_settings_file(Some(Path::new("/home/u")), &env),
             Some(PathBuf::from("/cfg/settings.json"))
         );
         let empty = env_of(&[("CLAUDE_CONFIG_DIR", "")]);
         assert_eq!(
-            user_settings_file(Some(Path::new("/home/u")), &empty),
+            paths::user_settings_file(Some(Path::new("/home/u")), &empty),
             Some(PathBuf::from("/home/u/.claude/settings.json"))
         );
-        assert_eq!(user_settings_file(None, &env_of(&[])), None);
+        assert_eq!(paths::user_settings_file(None, &env_of(&[])), None);
     }
 
     #[test]

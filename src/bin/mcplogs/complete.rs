@@ -16,10 +16,9 @@ pub const VAR: &str = "COMPLETE";
 /// an error: completion must not print anything but candidates.
 pub fn server_names() -> Vec<CompletionCandidate> {
     let mut names = BTreeSet::new();
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let env = |k: &str| std::env::var(k).ok();
     if let Ok(cwd) = std::env::current_dir() {
-        let global = config::global_config_path(home.as_deref(), &env);
+        let global = mcplogs::claude_code::paths::global_config_here();
         for s in config::resolve(global.as_deref(), &cwd, &env).servers {
             names.insert(s.name);
         }

@@ -193,8 +193,7 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
 /// `mcplogs report --probe`: the probes and the redactor that knows their configured
 /// secrets ([`render::redactor`]).
 pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redactor) {
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+    let global = mcplogs::claude_code::paths::global_config_here();
     let env = |k: &str| std::env::var(k).ok();
     let resolved = config::resolve_states(
         global.as_deref(),
@@ -293,8 +292,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             }
         }
     } else {
-        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-        let global = config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok());
+        let global = mcplogs::claude_code::paths::global_config_here();
         let env = |k: &str| std::env::var(k).ok();
         let resolved = config::resolve_states(
             global.as_deref(),

@@ -259,14 +259,11 @@ fn launches(
     use mcplogs::claude_code::config::{self, TransportKind};
     // `--home DIR`: that home's configuration (its `.claude.json`), not this user's
     let globals: Vec<Option<std::path::PathBuf>> = if homes.is_empty() {
-        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-        vec![config::global_config_path(home.as_deref(), &|k| {
-            std::env::var(k).ok()
-        })]
+        vec![mcplogs::claude_code::paths::global_config_here()]
     } else {
         homes
             .iter()
-            .map(|h| config::global_config_path(Some(h), &|_| None))
+            .map(|h| Some(mcplogs::claude_code::paths::claude_json_in(h)))
             .collect()
     };
     let env = |k: &str| std::env::var(k).ok();

@@ -106,15 +106,12 @@ pub(crate) fn join_configuration(
     }
     let homes = &opts.request.homes;
     let (global, env): (Option<std::path::PathBuf>, EnvLookup) = match homes.first() {
-        None => {
-            let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-            (
-                config::global_config_path(home.as_deref(), &|k| std::env::var(k).ok()),
-                Box::new(|k: &str| std::env::var(k).ok()),
-            )
-        }
+        None => (
+            mcplogs::claude_code::paths::global_config_here(),
+            Box::new(|k: &str| std::env::var(k).ok()),
+        ),
         Some(h) => (
-            config::global_config_path(Some(h), &|_| None),
+            Some(mcplogs::claude_code::paths::claude_json_in(h)),
             Box::new(|_: &str| None),
         ),
     };

@@ -124,7 +124,7 @@ fn settings_file(flags: &SetupFlags) -> Result<PathBuf, Error> {
         });
     }
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    mcplogs::settings::layers::user_settings_file(home.as_deref(), &|k| std::env::var_os(k))
+    mcplogs::claude_code::paths::user_settings_file(home.as_deref(), &|k| std::env::var_os(k))
         .ok_or(Error::NoHomeFolder)
 }
 
