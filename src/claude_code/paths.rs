@@ -186,15 +186,7 @@ pub fn managed_mcp_json(dir: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| OsString::from(v))
-        }
-    }
+    use crate::test_support::env_of;
 
     #[test]
     fn an_empty_claude_config_dir_is_unset_for_every_path() {
@@ -223,23 +215,38 @@ mod tests {
     }
 
     #[test]
-    fn cache_roots_per_os_and_back_to_their_home() {
-        let h = Some(Path::new("/h"));
-        let none = env_of(&[]);
-        for (os, root) in [
-            (Os::MacOs, "/h/Library/Caches/claude-cli-nodejs"),
-            (Os::Linux, "/h/.cache/claude-cli-nodejs"),
-            (Os::Windows, "/h/AppData/Local/claude-cli-nodejs/Cache"),
-        ] {
-            let r = default_cache_root(os, h, &none).unwrap();
-            assert_eq!(r, Path::new(root));
-            assert_eq!(home_of_cache_root(&r), Some(PathBuf::from("/h")));
-        }
-        let xdg = env_of(&[("XDG_CACHE_HOME", "/x")]);
+    fn default_roots_per_os() {
+        let home = Path::new("/h");
         assert_eq!(
-            default_cache_root(Os::Linux, h, &xdg),
+            default_cache_root(Os::MacOs, Some(home), &env_of(&[])),
+            Some(PathBuf::from("/h/Library/Caches/claude-cli-nodejs"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Linux, Some(home), &env_of(&[])),
+            Some(PathBuf::from("/h/.cache/claude-cli-nodejs"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Linux, Some(home), &env_of(&[("XDG_CACHE_HOME", "/x")])),
             Some(PathBuf::from("/x/claude-cli-nodejs"))
         );
+        assert_eq!(
+            default_cache_root(Os::Windows, Some(home), &env_of(&[("LOCALAPPDATA", "/L")])),
+            Some(PathBuf::from("/L/claude-cli-nodejs/Cache"))
+        );
+        assert_eq!(
+            default_cache_root(Os::Windows, Some(home), &env_of(&[("LOCALAPPDATA", "")])),
+            Some(PathBuf::from("/h/AppData/Local/claude-cli-nodejs/Cache"))
+        );
+    }
+
+    #[test]
+    fn homes_are_recognised_from_each_layout() {
+        for layout in HOME_LAYOUTS {
+            let root = layout
+                .iter()
+                .fold(PathBuf::from("/copy/home"), |p, c| p.join(c));
+            assert_eq!(home_of_cache_root(&root), Some(PathBuf::from("/copy/home")));
+        }
         assert_eq!(home_of_cache_root(Path::new("/x/claude-cli-nodejs")), None);
     }
 }

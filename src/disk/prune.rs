@@ -27,7 +27,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::logs::discovery::{self, DiscoveryError, HOME_LAYOUTS, Os, Request};
+use crate::logs::discovery::{self, DiscoveryError, Request};
 use crate::scan::{ScanOptions, scan};
 use crate::warning::Warning;
 
@@ -35,7 +35,7 @@ use crate::warning::Warning;
 pub const IN_USE_SECS: u64 = 10 * 60;
 
 use crate::claude_code::paths::{
-    self, CACHE_DIR_NAME, DEBUG_DIR_NAME, debug_dir_in, debug_dir_of_home,
+    self, CACHE_DIR_NAME, DEBUG_DIR_NAME, HOME_LAYOUTS, Os, debug_dir_in, debug_dir_of_home,
 };
 
 #[derive(Debug, Clone, Default)]
@@ -239,7 +239,7 @@ fn roots(
     if opts.paths.is_empty() && opts.homes.is_empty() {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
         if let Some(root) =
-            discovery::default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
+            paths::default_cache_root(Os::current(), home.as_deref(), &|k| std::env::var_os(k))
         {
             // As in `scan`: the home rule holds when the root was made from the home.
             let within = home.as_deref().filter(|h| root.starts_with(h));

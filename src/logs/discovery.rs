@@ -9,8 +9,9 @@ use walkdir::WalkDir;
 use crate::logs::decode::{self, LogFormat};
 use crate::warning::Warning;
 
-pub use crate::claude_code::paths::{HOME_LAYOUTS, Os, default_cache_root};
-use crate::claude_code::paths::{SERVER_DIR_PREFIX, home_of_cache_root};
+use crate::claude_code::paths::{
+    HOME_LAYOUTS, Os, SERVER_DIR_PREFIX, default_cache_root, home_of_cache_root,
+};
 
 /// One `mcp-logs-<server>` folder (or a single log file standing for one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -508,47 +509,4 @@ fn sniff_file(path: &Path) -> Option<LogFormat> {
     let (mut f, _) = crate::safe_read::open_regular(path).ok()?;
     let n = f.read(&mut head).ok()?;
     decode::sniff(&head[..n])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::test_support::env_of;
-
-    #[test]
-    fn default_roots_per_os() {
-        let home = Path::new("/h");
-        assert_eq!(
-            default_cache_root(Os::MacOs, Some(home), &env_of(&[])),
-            Some(PathBuf::from("/h/Library/Caches/claude-cli-nodejs"))
-        );
-        assert_eq!(
-            default_cache_root(Os::Linux, Some(home), &env_of(&[])),
-            Some(PathBuf::from("/h/.cache/claude-cli-nodejs"))
-        );
-        assert_eq!(
-            default_cache_root(Os::Linux, Some(home), &env_of(&[("XDG_CACHE_HOME", "/x")])),
-            Some(PathBuf::from("/x/claude-cli-nodejs"))
-        );
-        assert_eq!(
-            default_cache_root(Os::Windows, Some(home), &env_of(&[("LOCALAPPDATA", "/L")])),
-            Some(PathBuf::from("/L/claude-cli-nodejs/Cache"))
-        );
-        assert_eq!(
-            default_cache_root(Os::Windows, Some(home), &env_of(&[("LOCALAPPDATA", "")])),
-            Some(PathBuf::from("/h/AppData/Local/claude-cli-nodejs/Cache"))
-        );
-    }
-
-    #[test]
-    fn homes_are_recognised_from_each_layout() {
-        for layout in HOME_LAYOUTS {
-            let root = layout
-                .iter()
-                .fold(PathBuf::from("/copy/home"), |p, c| p.join(c));
-            assert_eq!(home_of_cache_root(&root), Some(PathBuf::from("/copy/home")));
-        }
-        assert_eq!(home_of_cache_root(Path::new("/x/claude-cli-nodejs")), None);
-    }
 }
