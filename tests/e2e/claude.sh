@@ -83,49 +83,27 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-old_ifs=$IFS; IFS=,
-python3 "$HERE/run.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK" \
-  --versions "${VERSIONS[*]}" &
-pid=$!
-IFS=$old_ifs
-wait "$pid"
+# One part: its script in the background (so the traps above can end it), then wait for
+# it; a part that fails ends the run (set -e). $1: the script, $2: the builds, comma-
+# separated; the rest are the part's own arguments.
+part() {
+  local script=$1 versions=$2
+  shift 2
+  python3 "$HERE/$script" --cache "$CACHE" --mcplogs "$BIN" --versions "$versions" "$@" &
+  pid=$!
+  wait "$pid"
+}
+csv() { local IFS=,; echo "$*"; }
 
+# scan's verdicts against Claude Code's, the fix and its undo
+part run.py "$(csv "${VERSIONS[@]}")" --work "$WORK"
 # configured servers that never wrote a log: scan against the init line and mcp list
-IFS=,
-python3 "$HERE/configured.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/configured" \
-  --versions "${VERSIONS[*]}" &
-pid=$!
-IFS=$old_ifs
-wait "$pid"
-
+part configured.py "$(csv "${VERSIONS[@]}")" --work "$WORK/configured"
 # mcplogs statusline, hook and setup in interactive Claude Code (tmux)
-IFS=,
-python3 "$HERE/interactive.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/tty" \
-  --versions "${VERSIONS[*]}" &
-pid=$!
-IFS=$old_ifs
-wait "$pid"
-
+part interactive.py "$(csv "${VERSIONS[@]}")" --work "$WORK/tty"
 # mcplogs probe: its predictions against what Claude Code does with the same servers
-IFS=,
-python3 "$HERE/probe.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/probe" \
-  --versions "${VERSIONS[*]}" &
-pid=$!
-IFS=$old_ifs
-wait "$pid"
-
+part probe.py "$(csv "${VERSIONS[@]}")" --work "$WORK/probe"
 # mcplogs probe on servers built on the real SDKs, against Claude Code
-IFS=,
-python3 "$HERE/sdk_interop.py" --cache "$CACHE" --mcplogs "$BIN" --work "$WORK/sdk" \
-  --versions "${VERSIONS[*]}" &
-pid=$!
-IFS=$old_ifs
-wait "$pid"
-
+part sdk_interop.py "$(csv "${VERSIONS[@]}")" --work "$WORK/sdk"
 # the discovery lifecycle on real builds: Claude Code against the fixtures, scan against both
-IFS=,
-python3 "$HERE/lifecycle.py" --e2e --cache "$CACHE" --mcplogs "$BIN" \
-  --versions "${LIFECYCLE_VERSIONS[*]}" &
-pid=$!
-IFS=$old_ifs
-wait "$pid"
+part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
