@@ -10,7 +10,6 @@ use regex::Regex;
 
 use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
 use crate::classify::{self, tools_failure_cause};
-use crate::json_doc;
 
 const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸', '⊘'];
 
@@ -50,35 +49,6 @@ impl ExplainReport {
         self.entries
             .iter()
             .any(|e| e.diagnosis.verdict.is_problem())
-    }
-}
-
-/// `mcplogs explain --json` ([`json_doc::ExplainDocument`], fields in docs/json.md).
-pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
-    json_doc::ExplainDocument {
-        schema_version: json_doc::SCHEMA_VERSION,
-        servers: report
-            .entries
-            .iter()
-            .map(|e| {
-                let d = &e.diagnosis;
-                json_doc::ExplainServer {
-                    name: e.name.clone(),
-                    target: e.target.clone(),
-                    status: e.status.clone(),
-                    verdict: d.verdict.as_str().to_string(),
-                    cause: d.cause.map(|c| c.as_str().to_string()),
-                    era: d.era.map(|e| e.as_str().to_string()),
-                    negotiated_protocol_version: d.negotiated_protocol_version.clone(),
-                    legacy_fix_applies: d.legacy_fix_applies(),
-                    filled_fields: d.filled_fields.clone(),
-                    bad_tool_path: d.bad_tool_path.clone(),
-                    recommendation: e.recommendation(),
-                    detail: e.detail.clone(),
-                    state: e.state.map(str::to_string),
-                }
-            })
-            .collect(),
     }
 }
 

@@ -3,8 +3,9 @@
 //! Shared by the fuzz target (fuzz/fuzz_targets/explain.rs) and the corpus replay in
 //! the test suite (tests/cli/fuzz_corpus.rs): `check` panics on a broken invariant.
 
-use mcplogs::explain::{explain, explain_json};
+use mcplogs::explain::explain;
 use mcplogs::render::explain as table;
+use mcplogs::render::explain::explain_json;
 
 pub fn check(data: &[u8]) {
     let text = String::from_utf8_lossy(data);

@@ -3,6 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::Diagnosis;
+
 /// `mcplogs explain --json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -23,13 +25,8 @@ pub struct ExplainServer {
     /// The status as printed (`✓ Connected`), or the pasted message's first line.
     pub status: String,
     /// As in `scan --json`.
-    pub verdict: String,
-    pub cause: Option<String>,
-    pub era: Option<String>,
-    pub negotiated_protocol_version: Option<String>,
-    pub legacy_fix_applies: bool,
-    pub filled_fields: Vec<String>,
-    pub bad_tool_path: Option<String>,
+    #[serde(flatten)]
+    pub diagnosis: Diagnosis,
     /// One line: what to do.
     pub recommendation: String,
     /// The text after the status, zod errors included.

@@ -66,13 +66,8 @@ pub struct ReportServer {
     pub name: String,
     pub project: Option<String>,
     /// As in `scan --json`.
-    pub verdict: String,
-    pub cause: Option<String>,
-    pub era: Option<String>,
-    pub negotiated_protocol_version: Option<String>,
-    pub legacy_fix_applies: bool,
-    pub filled_fields: Vec<String>,
-    pub bad_tool_path: Option<String>,
+    #[serde(flatten)]
+    pub diagnosis: Diagnosis,
     pub last_seen: Option<String>,
     /// Sessions seen in the log folder.
     pub sessions: u64,

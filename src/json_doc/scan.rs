@@ -29,21 +29,9 @@ pub struct ScanServer {
     pub name: String,
     /// The project's working directory, or null (debug logs).
     pub project: Option<String>,
-    /// `healthy`, `tolerated`, `tools-fetch-failed`, `version-unsupported`,
-    /// `connection-failed` or `unknown`.
-    pub verdict: String,
-    /// The cause, for `tools-fetch-failed` and `connection-failed`.
-    pub cause: Option<String>,
-    /// `modern` or `legacy`: the protocol era of the deciding connection.
-    pub era: Option<String>,
-    /// From the capabilities record.
-    pub negotiated_protocol_version: Option<String>,
-    /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` fixes this server.
-    pub legacy_fix_applies: bool,
-    /// For `tolerated`: the fields Claude Code filled in.
-    pub filled_fields: Vec<String>,
-    /// For `invalid-tool-definition`: e.g. `tools[2].inputSchema.type`.
-    pub bad_tool_path: Option<String>,
+    /// The verdict and what it rests on (the same fields in every document).
+    #[serde(flatten)]
+    pub diagnosis: Diagnosis,
     /// ISO-8601 time of the last record of the deciding session.
     pub last_seen: Option<String>,
     /// Configured names that share this log folder (their names encode to the same

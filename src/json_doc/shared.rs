@@ -1,7 +1,29 @@
-//! Parts shared by several documents: a warning, an evidence record.
+//! Parts shared by several documents: the diagnosis fields, a warning, an evidence record.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// The verdict of one server and what it rests on: the same fields, in the same order, in
+/// `scan`, `explain` and `report` documents (flattened into each server object).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    /// `healthy`, `tolerated`, `tools-fetch-failed`, `degraded`,
+    /// `version-unsupported`, `connection-failed` or `unknown`.
+    pub verdict: String,
+    /// The cause, for `tools-fetch-failed` and `connection-failed`.
+    pub cause: Option<String>,
+    /// `modern` or `legacy`: the protocol era of the deciding connection.
+    pub era: Option<String>,
+    /// From the capabilities record.
+    pub negotiated_protocol_version: Option<String>,
+    /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` fixes this server.
+    pub legacy_fix_applies: bool,
+    /// For `tolerated`: the fields Claude Code filled in.
+    pub filled_fields: Vec<String>,
+    /// For `invalid-tool-definition`: e.g. `tools[2].inputSchema.type`.
+    pub bad_tool_path: Option<String>,
+}
 
 /// A damaged or unreadable file that the command skipped in part or whole.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

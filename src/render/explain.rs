@@ -4,6 +4,7 @@ use colored::Colorize;
 
 use super::{paint, verdict_label};
 use crate::explain::ExplainReport;
+use crate::json_doc;
 use crate::text::layout::wrap_keeping;
 use crate::text::{one_line, terminal_safe};
 
@@ -47,4 +48,27 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
         out.push_str(&wrap_keeping(&e.recommendation(), "  fix: ", 7, width));
     }
     out
+}
+
+/// `mcplogs explain --json` ([`json_doc::ExplainDocument`], fields in docs/json.md).
+pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
+    json_doc::ExplainDocument {
+        schema_version: json_doc::SCHEMA_VERSION,
+        servers: report
+            .entries
+            .iter()
+            .map(|e| {
+                let d = &e.diagnosis;
+                json_doc::ExplainServer {
+                    name: e.name.clone(),
+                    target: e.target.clone(),
+                    status: e.status.clone(),
+                    diagnosis: super::diagnosis_json(d, d.legacy_fix_applies()),
+                    recommendation: e.recommendation(),
+                    detail: e.detail.clone(),
+                    state: e.state.map(str::to_string),
+                }
+            })
+            .collect(),
+    }
 }

@@ -53,3 +53,17 @@ pub fn warnings_json(warnings: &[crate::warning::Warning]) -> Vec<crate::json_do
         })
         .collect()
 }
+
+/// The diagnosis fields every document carries (`json_doc::Diagnosis`), from a verdict;
+/// `legacy_fix_applies` is the caller's, who may know the settings.
+pub fn diagnosis_json(d: &Diagnosis, legacy_fix_applies: bool) -> crate::json_doc::Diagnosis {
+    crate::json_doc::Diagnosis {
+        verdict: d.verdict.as_str().to_string(),
+        cause: d.cause.map(|c| c.as_str().to_string()),
+        era: d.era.map(|e| e.as_str().to_string()),
+        negotiated_protocol_version: d.negotiated_protocol_version.clone(),
+        legacy_fix_applies,
+        filled_fields: d.filled_fields.clone(),
+        bad_tool_path: d.bad_tool_path.clone(),
+    }
+}

@@ -726,14 +726,8 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
     json_doc::ScanServer {
         name: s.name.clone(),
         project: s.project.clone(),
-        verdict: d.verdict.as_str().to_string(),
-        cause: d.cause.map(|c| c.as_str().to_string()),
-        era: d.era.map(|e| e.as_str().to_string()),
-        negotiated_protocol_version: d.negotiated_protocol_version.clone(),
-        // Knowing the settings: true only if writing the fix can take effect.
-        legacy_fix_applies: s.legacy_fix_applies(),
-        filled_fields: d.filled_fields.clone(),
-        bad_tool_path: d.bad_tool_path.clone(),
+        // Knowing the settings: the fix applies only if writing it can take effect.
+        diagnosis: super::diagnosis_json(d, s.legacy_fix_applies()),
         last_seen: s.last_seen.clone(),
         shared_by: s.shared_by.clone(),
         sessions: s.sessions as u64,

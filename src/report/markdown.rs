@@ -261,7 +261,7 @@ fn server_author(r: &Report) -> String {
         out.push_str(&format!(
             "## {}: Claude Code {} ({})\n\n",
             code(&s.name),
-            match s.verdict {
+            match s.diagnosis.verdict {
                 crate::classify::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
                 crate::classify::verdict::Verdict::VersionUnsupported =>
                     "rejects its protocol version",
@@ -271,14 +271,17 @@ fn server_author(r: &Report) -> String {
         ));
         out.push_str(&format!("{}\n\n", text(&s.summary)));
         out.push_str(&format!("**What to fix:** {}\n\n", what_to_fix(s)));
-        if s.cause.is_some_and(|c| c.is_negotiation_field_error()) {
+        if s.diagnosis
+            .cause
+            .is_some_and(|c| c.is_negotiation_field_error())
+        {
             out.push_str("Until it is fixed, Claude Code users can work around it with `MCP_PROTOCOL_NEGOTIATION=legacy` (the older revision, for every server).\n\n");
         }
         out.push_str(&format!(
             "**Seen with:** Claude Code {} · era {} · protocol {} · {} seen, {} read, {} of them failed · last seen {}\n\n",
             r.versions.claude_code.as_deref().map(code).unwrap_or_else(|| "(version unknown)".to_string()),
-            s.era.map(|e| e.as_str()).unwrap_or("-"),
-            or_dash(s.negotiated_protocol_version.as_deref()),
+            s.diagnosis.era.map(|e| e.as_str()).unwrap_or("-"),
+            or_dash(s.diagnosis.negotiated_protocol_version.as_deref()),
             crate::text::count(s.sessions, "session"),
             s.sessions_read,
             s.failed_sessions,
@@ -308,12 +311,13 @@ fn server_author(r: &Report) -> String {
 fn what_to_fix(s: &ServerSection) -> String {
     use crate::classify::verdict::{Cause, Verdict};
     let revision = s
+        .diagnosis
         .negotiated_protocol_version
         .as_deref()
         .map(code)
         .unwrap_or_else(|| "2026-07-28".to_string());
-    match (s.verdict, s.cause) {
-        (_, Some(Cause::InvalidToolDefinition)) => match &s.bad_tool_path {
+    match (s.diagnosis.verdict, s.diagnosis.cause) {
+        (_, Some(Cause::InvalidToolDefinition)) => match &s.diagnosis.bad_tool_path {
             Some(p) => format!(
                 "the tool definition at {}: Claude Code rejects the whole tools/list for it (an `inputSchema` must be a JSON Schema object with `\"type\": \"object\"`).",
                 code(p)
@@ -418,8 +422,8 @@ fn verdict_table(r: &Report, out: &mut String) {
             code(&s.name),
             or_dash(s.project.as_deref()),
             code(&s.verdict_text()),
-            s.era.map(|e| e.as_str()).unwrap_or("-"),
-            or_dash(s.negotiated_protocol_version.as_deref()),
+            s.diagnosis.era.map(|e| e.as_str()).unwrap_or("-"),
+            or_dash(s.diagnosis.negotiated_protocol_version.as_deref()),
             s.sessions,
             s.sessions_read,
             s.failed_sessions,
@@ -514,11 +518,9 @@ fn settings(r: &Report, out: &mut String) {
 fn recommendations(r: &Report, out: &mut String) {
     out.push_str("#### Recommendations\n\n");
     let mut any = false;
-    for s in r
-        .servers
-        .iter()
-        .filter(|s| s.is_problem() || s.verdict == crate::classify::verdict::Verdict::Tolerated)
-    {
+    for s in r.servers.iter().filter(|s| {
+        s.is_problem() || s.diagnosis.verdict == crate::classify::verdict::Verdict::Tolerated
+    }) {
         any = true;
         out.push_str(&format!(
             "- {}: {}\n",

@@ -16,7 +16,7 @@ pub mod markdown;
 pub mod stderr;
 
 use crate::advice::Audience;
-use crate::classify::verdict::{Cause, Era, Verdict};
+use crate::classify::verdict::{Cause, Diagnosis, Verdict};
 use crate::redact::{Redactor, RedactorBuilder};
 use crate::render::settings::{effective_line, problem_lines};
 use crate::scan::{Evidence, ScanReport, ServerReport};
@@ -66,13 +66,10 @@ pub struct EvidenceItem {
 pub struct ServerSection {
     pub name: String,
     pub project: Option<String>,
-    pub verdict: Verdict,
-    pub cause: Option<Cause>,
-    pub era: Option<Era>,
-    pub negotiated_protocol_version: Option<String>,
+    /// The verdict and what it rests on, as the scan decided it.
+    pub diagnosis: Diagnosis,
+    /// Knowing the settings: whether writing the legacy fix can take effect.
     pub legacy_fix_applies: bool,
-    pub filled_fields: Vec<String>,
-    pub bad_tool_path: Option<String>,
     pub last_seen: Option<String>,
     /// Sessions seen in the log folder.
     pub sessions: usize,
@@ -101,14 +98,14 @@ pub struct ServerSection {
 
 impl ServerSection {
     pub fn is_problem(&self) -> bool {
-        self.verdict.is_problem() && self.counts_now
+        self.diagnosis.verdict.is_problem() && self.counts_now
     }
 
     /// `tools-fetch-failed (missing-resultType)`.
     pub fn verdict_text(&self) -> String {
-        match self.cause {
-            Some(c) => format!("{} ({c})", self.verdict),
-            None => self.verdict.to_string(),
+        match self.diagnosis.cause {
+            Some(c) => format!("{} ({c})", self.diagnosis.verdict),
+            None => self.diagnosis.verdict.to_string(),
         }
     }
 }
@@ -269,9 +266,9 @@ impl Report {
         for s in &mut self.servers {
             v.push(&mut s.name);
             v.extend(s.project.as_mut());
-            v.extend(s.negotiated_protocol_version.as_mut());
-            v.extend(s.filled_fields.iter_mut());
-            v.extend(s.bad_tool_path.as_mut());
+            v.extend(s.diagnosis.negotiated_protocol_version.as_mut());
+            v.extend(s.diagnosis.filled_fields.iter_mut());
+            v.extend(s.diagnosis.bad_tool_path.as_mut());
             v.extend(s.last_seen.as_mut());
             v.push(&mut s.source);
             v.extend(s.launch.as_mut());
@@ -352,13 +349,8 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
     ServerSection {
         name: s.name.clone(),
         project: s.project.clone(),
-        verdict: d.verdict,
-        cause: d.cause,
-        era: d.era,
-        negotiated_protocol_version: d.negotiated_protocol_version.clone(),
+        diagnosis: d.clone(),
         legacy_fix_applies: s.legacy_fix_applies(),
-        filled_fields: d.filled_fields.clone(),
-        bad_tool_path: d.bad_tool_path.clone(),
         last_seen: s.last_seen.clone(),
         sessions: s.sessions,
         sessions_read: s.sessions_read,

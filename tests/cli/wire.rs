@@ -292,12 +292,12 @@ fn explain_documents_round_trip_on_every_pasted_sample() {
     assert!(!dir.is_empty());
     for path in dir {
         let text = fs::read_to_string(&path).unwrap();
-        let doc = explain::explain_json(&explain::explain(&text));
+        let doc = render::explain::explain_json(&explain::explain(&text));
         assert!(!doc.servers.is_empty(), "{}", path.display());
         round_trip("explain", &doc);
     }
     // One pasted message (no `claude mcp list` lines).
-    let doc = explain::explain_json(&explain::explain(
+    let doc = render::explain::explain_json(&explain::explain(
         "MCP server \"docs\": Connection failed: spawn docs-server ENOENT",
     ));
     assert_eq!(doc.servers.len(), 1);

@@ -2,8 +2,8 @@
 
 use std::io::{self, IsTerminal};
 
-use mcplogs::explain::explain_json;
 use mcplogs::render;
+use mcplogs::render::explain::explain_json;
 use mcplogs::safe_read::{EXPLAIN_MAX_BYTES, read_bounded, read_input_file};
 
 use crate::cli::ExplainArgs;

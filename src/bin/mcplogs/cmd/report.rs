@@ -210,7 +210,7 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
             let tolerated = rep
                 .servers
                 .iter()
-                .filter(|s| s.verdict == mcplogs::classify::verdict::Verdict::Tolerated)
+                .filter(|s| s.diagnosis.verdict == mcplogs::classify::verdict::Verdict::Tolerated)
                 .count();
             output::note(format_args!(
                 "mcplogs: no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
