@@ -93,6 +93,7 @@ fn place(run_dir: &Path) -> Placed {
         fs::write(&dest, fill(&fs::read_to_string(&f).unwrap(), &p)).unwrap();
     }
     let logs = run_dir.join("logs");
+    let mut newest_log: i64 = 0;
     let tree = p
         .home
         .join(".cache")
@@ -103,6 +104,25 @@ fn place(run_dir: &Path) -> Placed {
         let dest = tree.join(rel);
         fs::create_dir_all(dest.parent().unwrap()).unwrap();
         fs::write(&dest, fill(&fs::read_to_string(&f).unwrap(), &p)).unwrap();
+        newest_log = newest_log.max(
+            f.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(mcplogs::time::file_name_time)
+                .and_then(|t| mcplogs::time::parse_iso(&t))
+                .unwrap_or(0),
+        );
+    }
+    // The configuration as the run left it: written after its last log (a server added
+    // since has none). Its time comes from the fixture, never from this machine's clock,
+    // so "ran since" reads the same on any date.
+    let written = std::time::UNIX_EPOCH + std::time::Duration::from_secs(newest_log as u64 + 60);
+    for f in [&p.home, &p.proj, &p.managed]
+        .into_iter()
+        .flat_map(|d| files_under(d))
+        .filter(|f| !f.starts_with(&tree))
+    {
+        let file = fs::File::options().write(true).open(&f).unwrap();
+        file.set_modified(written).unwrap();
     }
     p
 }
