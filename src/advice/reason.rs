@@ -126,23 +126,6 @@ fn tools_reason(m: &str, cause: Option<Cause>, bad_tool_path: Option<&str>) -> S
 }
 
 /// `["tools",2,"inputSchema","type"]` -> `tools[2].inputSchema.type`.
-fn json_path(path: &Value) -> String {
-    let mut out = String::new();
-    for seg in path.as_array().into_iter().flatten() {
-        match seg {
-            Value::Number(n) => out.push_str(&format!("[{n}]")),
-            Value::String(s) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(s);
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    out
-}
-
 /// `tools.2.inputSchema.type` -> `tools[2].inputSchema.type`.
 fn dotted_path(p: &str) -> String {
     let mut out = String::new();
@@ -160,7 +143,7 @@ fn dotted_path(p: &str) -> String {
 }
 
 fn zod_issue(issue: &Value) -> String {
-    let path = json_path(&issue["path"]);
+    let path = crate::text::json_path(issue["path"].as_array().into_iter().flatten());
     let msg = issue["message"].as_str().unwrap_or("");
     if let (Some(exp), Some(got)) = (issue["expected"].as_str(), issue["received"].as_str()) {
         return expected_got(&path, exp, got);

@@ -195,7 +195,7 @@ pub fn tools_failure_cause(text: &str) -> (Cause, Option<String>) {
             if path.first().and_then(|p| p.as_str()) == Some("tools")
                 && path.get(1).is_some_and(|p| p.is_number())
             {
-                tool_path.get_or_insert_with(|| render_path(&path));
+                tool_path.get_or_insert_with(|| crate::text::json_path(path.iter().copied()));
                 continue;
             }
             let field = path.last().and_then(|p| p.as_str()).unwrap_or("");
@@ -323,22 +323,6 @@ fn zod_issues(text: &str) -> Option<Vec<serde_json::Value>> {
         Some(Ok(serde_json::Value::Array(a))) => Some(a),
         _ => None,
     }
-}
-
-fn render_path(path: &[&serde_json::Value]) -> String {
-    let mut out = String::new();
-    for p in path {
-        match p {
-            serde_json::Value::Number(n) => out.push_str(&format!("[{n}]")),
-            serde_json::Value::String(s) if out.is_empty() => out.push_str(s),
-            serde_json::Value::String(s) => {
-                out.push('.');
-                out.push_str(s);
-            }
-            other => out.push_str(&format!(".{other}")),
-        }
-    }
-    out
 }
 
 fn is_connection_failure(m: &str) -> bool {

@@ -142,6 +142,24 @@ mod tests {
     }
 }
 
+/// A JSON path as Claude Code's zod issues give it (`["tools", 2, "inputSchema"]`), in
+/// the form every output shows: `tools[2].inputSchema`.
+pub fn json_path<'a>(segments: impl IntoIterator<Item = &'a serde_json::Value>) -> String {
+    let mut out = String::new();
+    for p in segments {
+        match p {
+            serde_json::Value::Number(n) => out.push_str(&format!("[{n}]")),
+            serde_json::Value::String(s) if out.is_empty() => out.push_str(s),
+            serde_json::Value::String(s) => {
+                out.push('.');
+                out.push_str(s);
+            }
+            other => out.push_str(&format!(".{other}")),
+        }
+    }
+    out
+}
+
 /// `n` and a noun in the right number: `1 file`, `2 files` (nouns that take an `s`).
 pub fn count(n: usize, singular: &str) -> String {
     if n == 1 {
