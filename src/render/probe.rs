@@ -276,35 +276,19 @@ fn cut(r: &Redactor, s: &str, max: usize) -> String {
     crate::text::cut(&r.redact(&printable(s, usize::MAX, false)), max.max(8))
 }
 
-/// Wraps `text` at word boundaries into lines of at most `width` columns, each
-/// starting with `indent`.
+/// `text`, escaped, wrapped into lines of at most `width` columns, each starting with
+/// `indent` (the one layout toolkit's wrap).
 fn wrap(text: &str, indent: &str, width: usize) -> String {
-    let room = width.saturating_sub(indent.chars().count()).max(20);
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in printable(text, usize::MAX, false).split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > room {
-            out.push_str(&format!("{indent}{line}\n"));
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push_str(&format!("{indent}{line}\n"));
-    }
-    out
+    crate::text::layout::wrap(
+        &printable(text, usize::MAX, false),
+        indent,
+        crate::text::layout::cols(indent),
+        Some(width),
+    )
 }
 
 fn paint(v: Verdict, s: &str) -> String {
-    match v {
-        Verdict::Healthy => s.green().to_string(),
-        Verdict::Tolerated | Verdict::Degraded => s.yellow().to_string(),
-        Verdict::Unknown => s.dimmed().to_string(),
-        _ => s.red().bold().to_string(),
-    }
+    super::paint(v, s).to_string()
 }
 
 fn label(p: &Prediction) -> String {
