@@ -190,7 +190,7 @@ pub fn age(secs: EpochSeconds) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SinceError {
     /// A number followed by letters that are not a unit.
-    #[error("unknown unit '{unit}' in '{arg}' (use s, m or min, h, d or w)")]
+    #[error("unknown unit '{unit}' in '{arg}' (use {UNITS})")]
     UnknownUnit { unit: String, arg: String },
     /// Neither a duration nor a date.
     #[error(
@@ -199,37 +199,96 @@ pub enum SinceError {
     NotADurationOrDate { arg: String },
 }
 
-/// Seconds per unit of a duration: `s`, `m`, `h`, `d`, `w` and their longer spellings
-/// (`sec`, `min`, `hr`, `hour`, `day`, `week`, with or without a plural `s`).
-fn unit_seconds(unit: &str) -> Option<i64> {
+/// Why a duration (`--timeout`, `--older-than`) was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not a number followed by a unit.
+    #[error("'{arg}' is not a duration (500ms, 30s, 90m, 36h, 7d, 2w)")]
+    NotADuration { arg: String },
+    /// A number followed by letters that are not a unit.
+    #[error("unknown unit '{unit}' in '{arg}' (use {UNITS})")]
+    UnknownUnit { unit: String, arg: String },
+}
+
+/// The units every duration flag takes, as its errors list them.
+const UNITS: &str = "ms, s, m or min, h, d or w";
+
+/// Seconds per unit of a duration: `ms`, `s`, `m`, `h`, `d`, `w` and their longer
+/// spellings (`msec`, `sec`, `min`, `hr`, `hour`, `day`, `week`, with or without a
+/// plural `s`).
+fn unit_seconds(unit: &str) -> Option<f64> {
     Some(match unit.to_ascii_lowercase().as_str() {
-        "s" | "sec" | "secs" | "second" | "seconds" => 1,
-        "m" | "min" | "mins" | "minute" | "minutes" => 60,
-        "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
-        "d" | "day" | "days" => 86_400,
-        "w" | "wk" | "wks" | "week" | "weeks" => 7 * 86_400,
+        "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 0.001,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+        "d" | "day" | "days" => 86_400.0,
+        "w" | "wk" | "wks" | "week" | "weeks" => 7.0 * 86_400.0,
         _ => return None,
     })
 }
 
-/// `--since`: a duration back from `now` (`90m`, `10min`, `36h`, `7d`, `2w`) or a UTC
-/// date/time.
+/// What a number written without a unit means to a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BareNumber {
+    /// Refused: the flag needs a unit (`--older-than 7` could mean anything).
+    Refused,
+    /// Seconds (`--timeout 30`).
+    Seconds,
+}
+
+/// A number (decimals allowed) and its unit, split; `None` when `arg` does not start
+/// with one. The unit is what follows the number and any spaces, possibly empty.
+fn split_number(arg: &str) -> Option<(f64, &str)> {
+    let a = arg.trim();
+    let len = a.len()
+        - a.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .len();
+    let (number, unit) = a.split_at(len);
+    if !number.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((number.parse().ok()?, unit.trim_start()))
+}
+
+/// Every duration flag's one grammar: a number (`30`, `1.5`), optional spaces, a unit
+/// ([`unit_seconds`]); a bare number as `bare` says. Too large a number saturates.
+pub fn parse_duration(arg: &str, bare: BareNumber) -> Result<Duration, DurationError> {
+    let not_one = || DurationError::NotADuration {
+        arg: arg.to_string(),
+    };
+    let (n, unit) = split_number(arg).ok_or_else(not_one)?;
+    let per = match unit {
+        "" if bare == BareNumber::Seconds => 1.0,
+        "" => return Err(not_one()),
+        u if u.chars().all(|c| c.is_ascii_alphabetic()) => {
+            unit_seconds(u).ok_or_else(|| DurationError::UnknownUnit {
+                unit: u.to_string(),
+                arg: arg.to_string(),
+            })?
+        }
+        _ => return Err(not_one()),
+    };
+    Ok(Duration::try_from_secs_f64(n * per).unwrap_or(Duration::MAX))
+}
+
+/// `--since`: a duration back from `now` (`90m`, `10min`, `36h`, `7d`, `2w`, in
+/// [`parse_duration`]'s grammar) or a UTC date/time.
 pub fn parse_since(arg: &str, now: EpochSeconds) -> Result<EpochSeconds, SinceError> {
     let a = arg.trim();
-    let digits = a.len() - a.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let (number, unit) = a.split_at(digits);
-    let unit = unit.trim_start();
-    if digits > 0 && !unit.is_empty() && unit.chars().all(|c| c.is_ascii_alphabetic()) {
-        let n: i64 = number.parse().map_err(|_| SinceError::NotADurationOrDate {
-            arg: arg.to_string(),
-        })?;
-        let Some(per) = unit_seconds(unit) else {
-            return Err(SinceError::UnknownUnit {
-                unit: unit.to_string(),
+    let is_duration = split_number(a)
+        .is_some_and(|(_, unit)| !unit.is_empty() && unit.chars().all(|c| c.is_ascii_alphabetic()));
+    if is_duration {
+        return match parse_duration(a, BareNumber::Refused) {
+            Ok(d) => Ok(now.saturating_sub(i64::try_from(d.as_secs()).unwrap_or(i64::MAX))),
+            Err(DurationError::UnknownUnit { unit, .. }) => Err(SinceError::UnknownUnit {
+                unit,
                 arg: arg.to_string(),
-            });
+            }),
+            Err(DurationError::NotADuration { .. }) => Err(SinceError::NotADurationOrDate {
+                arg: arg.to_string(),
+            }),
         };
-        return Ok(now.saturating_sub(n.saturating_mul(per)));
     }
     parse_iso(a).ok_or_else(|| SinceError::NotADurationOrDate {
         arg: arg.to_string(),
@@ -311,6 +370,50 @@ mod tests {
             parse_since("soon", now).unwrap_err().to_string(),
             "'soon' is neither a duration (7d, 36h, 90m) nor a date (2026-11-01, 2026-11-01T08:00)"
         );
+    }
+
+    #[test]
+    fn one_duration_grammar_for_every_flag() {
+        let d = |a: &str, bare| parse_duration(a, bare);
+        assert_eq!(
+            d("500ms", BareNumber::Refused),
+            Ok(Duration::from_millis(500))
+        );
+        assert_eq!(
+            d("1.5 h", BareNumber::Refused),
+            Ok(Duration::from_secs(5400))
+        );
+        assert_eq!(
+            d("10min", BareNumber::Refused),
+            Ok(Duration::from_secs(600))
+        );
+        assert_eq!(d("30", BareNumber::Seconds), Ok(Duration::from_secs(30)));
+        assert_eq!(
+            d("30", BareNumber::Refused),
+            Err(DurationError::NotADuration { arg: "30".into() })
+        );
+        for bad in ["", "ms", ".5s", "2026-11-01", "5 m s", "-5m", "1.2.3s"] {
+            assert!(
+                matches!(
+                    d(bad, BareNumber::Seconds),
+                    Err(DurationError::NotADuration { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            d("3x", BareNumber::Seconds).unwrap_err().to_string(),
+            "unknown unit 'x' in '3x' (use ms, s, m or min, h, d or w)"
+        );
+        assert_eq!(d("1e400w", BareNumber::Refused).ok(), None);
+        assert_eq!(
+            d("99999999999999999999w", BareNumber::Refused),
+            Ok(Duration::MAX)
+        );
+        // --since reads durations the same way, dates besides.
+        let now = parse_iso("2026-11-29T12:00:00Z").unwrap();
+        assert_eq!(parse_since("1.5h", now), Ok(now - 5400));
+        assert_eq!(parse_since("500ms", now), Ok(now));
     }
 
     #[test]

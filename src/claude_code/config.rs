@@ -1044,29 +1044,3 @@ mod tests {
         );
     }
 }
-
-/// The configured name closest to `wanted` (case-insensitive edit distance at most a
-/// third of its length, or a case-only difference), for "did you mean".
-pub fn suggest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let w = wanted.to_lowercase();
-    names
-        .into_iter()
-        .map(|n| (super::names::edit_distance(&w, &n.to_lowercase()), n))
-        .filter(|(d, _)| *d <= (w.chars().count() / 3).max(1) || *d == 0)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
-}
-
-#[cfg(test)]
-mod suggest_tests {
-    use super::suggest;
-
-    #[test]
-    fn close_names_are_suggested() {
-        let names = ["github", "filesystem", "sso-gateway"];
-        assert_eq!(suggest("githb", names), Some("github"));
-        assert_eq!(suggest("GitHub", names), Some("github"));
-        assert_eq!(suggest("sso_gateway", names), Some("sso-gateway"));
-        assert_eq!(suggest("postgres", names), None);
-    }
-}

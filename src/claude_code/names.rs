@@ -165,13 +165,17 @@ fn read_json(path: &Path) -> Option<serde_json::Value> {
     serde_json::from_slice(bytes).ok()
 }
 
-/// The candidate closest to `want` (case-insensitive edit distance, at most a third of
-/// its length, or a candidate containing it), for "did you mean".
-pub fn did_you_mean<'a>(want: &str, candidates: &'a [String]) -> Option<&'a str> {
+/// The candidate closest to `want`, for every "did you mean" (`scan --server`, `probe
+/// NAME`): a candidate that contains it or encodes to the same folder name, else the
+/// nearest by case-insensitive edit distance, at most a third of its length (at least 1).
+pub fn did_you_mean<'a>(
+    want: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let w = want.to_lowercase();
     let limit = (w.chars().count() / 3).max(1);
     candidates
-        .iter()
+        .into_iter()
         .map(|c| {
             let lc = c.to_lowercase();
             let d = if lc.contains(&w) || encode_folder_name(&lc) == encode_folder_name(&w) {
@@ -183,7 +187,7 @@ pub fn did_you_mean<'a>(want: &str, candidates: &'a [String]) -> Option<&'a str>
         })
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.as_str())
+        .map(|(_, c)| c)
 }
 
 /// Levenshtein distance over chars: the one every did-you-mean uses.
@@ -287,14 +291,17 @@ mod tests {
 
     #[test]
     fn did_you_mean_finds_near_names_only() {
-        let names: Vec<String> = ["acme.docs", "modern-ok", "wrong-types"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(did_you_mean("acme-docs", &names), Some("acme.docs"));
-        assert_eq!(did_you_mean("modren-ok", &names), Some("modern-ok"));
-        assert_eq!(did_you_mean("wrong", &names), Some("wrong-types"));
-        assert_eq!(did_you_mean("nope", &names), None);
+        let names = ["acme.docs", "modern-ok", "wrong-types"];
+        assert_eq!(did_you_mean("acme-docs", names), Some("acme.docs"));
+        assert_eq!(did_you_mean("modren-ok", names), Some("modern-ok"));
+        assert_eq!(did_you_mean("wrong", names), Some("wrong-types"));
+        assert_eq!(did_you_mean("nope", names), None);
+        // what probe's own rule used to find, the one rule finds too
+        let names = ["github", "filesystem", "sso-gateway"];
+        assert_eq!(did_you_mean("githb", names), Some("github"));
+        assert_eq!(did_you_mean("GitHub", names), Some("github"));
+        assert_eq!(did_you_mean("sso_gateway", names), Some("sso-gateway"));
+        assert_eq!(did_you_mean("postgres", names), None);
     }
 
     #[test]

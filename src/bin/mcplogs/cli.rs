@@ -1,6 +1,7 @@
 //! Command-line flags, kept apart from the logic they drive.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcplogs::logs::discovery::Request;
@@ -75,7 +76,7 @@ pub enum Command {
     /// Delete old MCP and debug logs, keeping what explains each server's verdict
     Prune(PruneArgs),
     /// Replay Claude Code's handshake against configured servers and predict what it will do
-    Probe(crate::cmd::probe::ProbeArgs),
+    Probe(ProbeArgs),
     /// One line for Claude Code's status line: this session's MCP servers (JSON on stdin)
     #[command(after_help = STATUSLINE_EXAMPLES)]
     Statusline(StatuslineArgs),
@@ -544,7 +545,7 @@ pub struct PruneArgs {
     pub home: Vec<PathBuf>,
 
     /// Only files last modified longer ago than this (90m, 10min, 36h, 7d, 2w)
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_older_than)]
     pub older_than: Option<std::time::Duration>,
 
     /// Only print the plan; delete nothing
@@ -599,23 +600,132 @@ impl CacheArgs {
     }
 }
 
-/// Why `--older-than` was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum DurationArgError {
-    #[error("expected a duration such as 90m, 36h, 7d or 2w")]
-    NotADuration,
-    #[error(transparent)]
-    Since(#[from] mcplogs::time::SinceError),
+/// `--older-than`: a duration back from now, in the one grammar; a unit is needed.
+fn parse_older_than(arg: &str) -> Result<std::time::Duration, mcplogs::time::DurationError> {
+    mcplogs::time::parse_duration(arg, mcplogs::time::BareNumber::Refused)
 }
 
-/// A duration back from now, as `--since` takes it; a date is refused here.
-fn parse_duration(arg: &str) -> Result<std::time::Duration, DurationArgError> {
-    let now = mcplogs::time::now();
-    if arg.contains('-') {
-        return Err(DurationArgError::NotADuration);
+#[derive(Debug, Args)]
+#[command(after_help = "EXAMPLES:
+  mcplogs probe                   # every server configured for this project
+  mcplogs probe github --claude-version 2.1.288 --json
+  mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
+  mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command node -- server.js --port 3   # its arguments after --
+  mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
+
+Names and options go in any order; with --command, the server's own arguments go
+after `--` or inside the command's quotes.
+
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
+2 usage error, unknown server name, or an unreadable configuration file and no server.")]
+pub struct ProbeArgs {
+    /// Configured server names [default: every server of the project]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
+    pub names: Vec<String>,
+
+    /// With --command: the server's own arguments, after `--` (they may start with `-`)
+    #[arg(value_name = "ARGS", last = true, requires = "command")]
+    pub command_args: Vec<String>,
+
+    /// The project whose servers and settings count [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Predict for this Claude Code version [default: `claude --version`, else the
+    /// newest version mcplogs knows]
+    #[arg(long, value_name = "V")]
+    pub claude_version: Option<String>,
+
+    /// Time budget per connection: handshake and every tools/list page (500ms, 30s, 2m)
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_probe_timeout)]
+    pub timeout: Duration,
+
+    /// Stop following nextCursor after this many pages (every Claude Code build up to
+    /// 2.1.332 stops at 20: more pages are reported as truncated)
+    #[arg(long, value_name = "N", default_value_t = 250)]
+    pub max_pages: usize,
+
+    /// One JSON document on stdout (fields in docs/probe.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write every message of every connection to FILE as JSON lines (redacted; a
+    /// regular file only, created 0600; `-`: stdout, before the report)
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+
+    /// Probe this stdio command instead of a configured server (server-author mode)
+    #[arg(long, value_name = "CMD", conflicts_with = "url")]
+    pub command: Option<String>,
+
+    /// Probe this Streamable HTTP URL instead of a configured server
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// With --url: send this header (repeatable), e.g. "Authorization: Bearer ..."
+    #[arg(long = "header", value_name = "K:V", requires = "url")]
+    pub headers: Vec<String>,
+
+    /// With --url: the URL speaks the legacy HTTP+SSE transport
+    #[arg(long, requires = "url")]
+    pub sse: bool,
+
+    /// Run the server-author checks (both handshakes, pagination, every tool, unique
+    /// names, listChanged, budget); exit 0 all pass, 1 one fails, 2 usage error
+    #[arg(long)]
+    pub contract: bool,
+
+    /// Show configured secrets (env and header values) as they are
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
+}
+
+/// Why `--timeout` was refused.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum TimeoutArgError {
+    #[error(transparent)]
+    Duration(#[from] mcplogs::time::DurationError),
+    #[error("'{0}': must be between 1ms and 60m")]
+    OutOfRange(String),
+}
+
+/// `--timeout`: `500ms`, `30s`, `2m` (the one grammar), or a bare number of seconds;
+/// between 1 ms and 60 min.
+fn parse_probe_timeout(s: &str) -> Result<Duration, TimeoutArgError> {
+    let d = mcplogs::time::parse_duration(s, mcplogs::time::BareNumber::Seconds)?;
+    if !(Duration::from_millis(1)..=Duration::from_secs(3600)).contains(&d) {
+        return Err(TimeoutArgError::OutOfRange(s.trim().to_string()));
     }
-    let since = mcplogs::time::parse_since(arg, now)?;
-    Ok(std::time::Duration::from_secs(
-        now.saturating_sub(since).max(0) as u64,
-    ))
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_older_than, parse_probe_timeout};
+    use std::time::Duration;
+
+    #[test]
+    fn probe_timeouts_are_durations_between_a_millisecond_and_an_hour() {
+        assert_eq!(parse_probe_timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_probe_timeout("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_probe_timeout("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_probe_timeout("0s").is_err());
+        assert!(parse_probe_timeout("3h").is_err());
+        assert_eq!(
+            parse_probe_timeout("0.5ms").unwrap_err().to_string(),
+            "'0.5ms': must be between 1ms and 60m"
+        );
+    }
+
+    #[test]
+    fn older_than_needs_a_unit_and_refuses_dates() {
+        assert_eq!(parse_older_than("7d"), Ok(Duration::from_secs(7 * 86_400)));
+        assert!(parse_older_than("7").is_err());
+        assert!(parse_older_than("2026-11-01").is_err());
+    }
 }

@@ -1,11 +1,7 @@
-//! `mcplogs probe`: flags, rendering and exit codes; the logic is in `mcplogs::probe`.
-//! (Its flags stay next to it: `ProbeArgs` is referenced from `cli::Command`.)
+//! `mcplogs probe`: from its flags (`cli::ProbeArgs`) to the rendered probe and its exit
+//! code; the logic is in `mcplogs::probe`.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
-use clap::Args;
-
+use crate::cli::ProbeArgs;
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
@@ -17,124 +13,6 @@ use mcplogs::redact::Redactor;
 use mcplogs::render::probe as render;
 use mcplogs::safe_read;
 use mcplogs::settings::{Sources, effective_negotiation};
-
-#[derive(Debug, Args)]
-#[command(after_help = "EXAMPLES:
-  mcplogs probe                   # every server configured for this project
-  mcplogs probe github --claude-version 2.1.288 --json
-  mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
-  mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
-  mcplogs probe --command node -- server.js --port 3   # its arguments after --
-  mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
-
-Names and options go in any order; with --command, the server's own arguments go
-after `--` or inside the command's quotes.
-
-Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
-2 usage error, unknown server name, or an unreadable configuration file and no server.")]
-pub struct ProbeArgs {
-    /// Configured server names [default: every server of the project]
-    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
-    pub names: Vec<String>,
-
-    /// With --command: the server's own arguments, after `--` (they may start with `-`)
-    #[arg(value_name = "ARGS", last = true, requires = "command")]
-    pub command_args: Vec<String>,
-
-    /// The project whose servers and settings count [default: the current directory]
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
-
-    /// Predict for this Claude Code version [default: `claude --version`, else the
-    /// newest version mcplogs knows]
-    #[arg(long, value_name = "V")]
-    pub claude_version: Option<String>,
-
-    /// Time budget per connection: handshake and every tools/list page (500ms, 30s, 2m)
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
-    pub timeout: Duration,
-
-    /// Stop following nextCursor after this many pages (every Claude Code build up to
-    /// 2.1.332 stops at 20: more pages are reported as truncated)
-    #[arg(long, value_name = "N", default_value_t = 250)]
-    pub max_pages: usize,
-
-    /// One JSON document on stdout (fields in docs/probe.md)
-    #[arg(long)]
-    pub json: bool,
-
-    /// Write every message of every connection to FILE as JSON lines (redacted; a
-    /// regular file only, created 0600; `-`: stdout, before the report)
-    #[arg(long, value_name = "FILE")]
-    pub transcript: Option<PathBuf>,
-
-    /// Probe this stdio command instead of a configured server (server-author mode)
-    #[arg(long, value_name = "CMD", conflicts_with = "url")]
-    pub command: Option<String>,
-
-    /// Probe this Streamable HTTP URL instead of a configured server
-    #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
-
-    /// With --url: send this header (repeatable), e.g. "Authorization: Bearer ..."
-    #[arg(long = "header", value_name = "K:V", requires = "url")]
-    pub headers: Vec<String>,
-
-    /// With --url: the URL speaks the legacy HTTP+SSE transport
-    #[arg(long, requires = "url")]
-    pub sse: bool,
-
-    /// Run the server-author checks (both handshakes, pagination, every tool, unique
-    /// names, listChanged, budget); exit 0 all pass, 1 one fails, 2 usage error
-    #[arg(long)]
-    pub contract: bool,
-
-    /// Show configured secrets (env and header values) as they are
-    #[arg(long)]
-    pub no_redact: bool,
-
-    /// Read managed settings from DIR instead of this OS's folder (for tests)
-    #[arg(long, value_name = "DIR", hide = true)]
-    pub managed_dir: Option<PathBuf>,
-}
-
-/// Why `--timeout` was refused.
-#[derive(Debug, PartialEq, thiserror::Error)]
-enum TimeoutArgError {
-    #[error("{0:?}: expected a duration such as 500ms, 30s or 2m")]
-    NotANumber(String),
-    #[error("{0:?}: unknown unit {1:?} (ms, s, m)")]
-    UnknownUnit(String, String),
-    #[error("{0:?}: must be between 1ms and 60m")]
-    OutOfRange(String),
-}
-
-/// `500ms`, `30s`, `2m`, or a bare number of seconds.
-fn parse_duration(s: &str) -> Result<Duration, TimeoutArgError> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| TimeoutArgError::NotANumber(s.to_string()))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" => n,
-        "m" => n * 60.0,
-        _ => {
-            return Err(TimeoutArgError::UnknownUnit(
-                s.to_string(),
-                unit.to_string(),
-            ));
-        }
-    };
-    if !(0.001..=3600.0).contains(&secs) {
-        return Err(TimeoutArgError::OutOfRange(s.to_string()));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
 
 /// Every server at once: each probe waits on its own process or socket.
 fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
@@ -337,7 +215,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     None => {
                         unknown = true;
                         let names = resolved.servers.iter().map(|s| s.name.as_str());
-                        match config::suggest(n, names) {
+                        match mcplogs::claude_code::names::did_you_mean(n, names) {
                             Some(s) => note(format!(
                                 "mcplogs: no server named {n:?} is configured for {}; did you mean {s:?}?",
                                 project.display()
@@ -504,19 +382,4 @@ fn exit_code(
 /// configuration files, and a name can hold a token (`tok_ghp_…`).
 fn note(line: String) {
     output::note(mcplogs::redact::output::text(&line));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_duration;
-    use std::time::Duration;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("3h").is_err());
-    }
 }

@@ -147,9 +147,10 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     if let Some(want) = &opts.server
         && !known.is_empty()
     {
-        let hint = mcplogs::claude_code::names::did_you_mean(want, known)
-            .map(|n| format!(" Did you mean `{n}`?"))
-            .unwrap_or_default();
+        let hint =
+            mcplogs::claude_code::names::did_you_mean(want, known.iter().map(String::as_str))
+                .map(|n| format!(" Did you mean `{n}`?"))
+                .unwrap_or_default();
         return Some(format!(
             "mcplogs: no server named {want:?}.{hint} Known servers: {}",
             known.join(", ")
