@@ -241,6 +241,33 @@ fn expected(case: &str) -> Vec<(&'static str, &'static str, &'static str)> {
             ("u-mine", "denied-by-policy", "mcpServers"),
             ("p-mine", "denied-by-policy", "mcpServers"),
         ],
+        // Once the allow list holds a serverCommand entry, stdio servers are admitted by
+        // command only; remote ones still by name (no serverUrl entry).
+        "managed-allow-command" => vec![
+            ("u-cmd-allowed", "starts", ""),
+            ("u-name-http", "starts", ""),
+            ("u-name-stdio", "denied-by-policy", "allowedMcpServers"),
+            ("u-cmd-other", "denied-by-policy", "allowedMcpServers"),
+            ("u-url-other", "denied-by-policy", "allowedMcpServers"),
+        ],
+        // ... and once it holds a serverUrl entry, remote servers by URL only.
+        "managed-allow-url" => vec![
+            ("u-name-stdio", "starts", ""),
+            ("u-url-allowed", "starts", ""),
+            ("u-name-http", "denied-by-policy", "allowedMcpServers"),
+            ("u-url-other", "denied-by-policy", "allowedMcpServers"),
+        ],
+        // u-url-slash (the exact pattern's URL with a trailing slash): denied by 2.1.332,
+        // started by 2.1.288; mcplogs follows the newer build (its 2.1.288 log gets the
+        // state beside its verdict).
+        "managed-deny-forms" => vec![
+            ("u-cmd-ok", "starts", ""),
+            ("u-url-ok", "starts", ""),
+            ("u-cmd-denied", "denied-by-policy", "deniedMcpServers"),
+            ("u-url-denied", "denied-by-policy", "deniedMcpServers"),
+            ("u-url-exact", "denied-by-policy", "deniedMcpServers"),
+            ("u-url-slash", "denied-by-policy", "deniedMcpServers"),
+        ],
         // Neither build honours CLAUDE_CODE_MANAGED_SETTINGS_PATH; mcplogs neither.
         "managed-env-override" => vec![("u-ok", "starts", ""), ("u-denied", "starts", "")],
         "mcpjson-invalid" => vec![
@@ -371,7 +398,10 @@ fn every_fixture_run_gives_every_configured_server_its_state() {
                 ));
             }
         }
-        let want_code = if case == "entry-errors" || case == "mcpjson-invalid" {
+        // A configuration error, or a server Claude Code started and saw fail (the HTTP
+        // servers of the managed-*-command/url cases point at a closed port), is a problem.
+        let any_failed = statuses.iter().any(|(_, s)| s == "failed");
+        let want_code = if case == "entry-errors" || case == "mcpjson-invalid" || any_failed {
             1
         } else {
             0
