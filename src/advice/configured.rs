@@ -2,7 +2,7 @@
 //! configures): its state in words, the file and key that decide it, and the exact way
 //! out. Facts in docs/claude-code.md, "Configured servers and their states (observed)".
 
-use crate::claude_code::config::{Decider, ServerState};
+use crate::claude_code::config::{Decider, Scope, ServerConfig, ServerState};
 use crate::scan::ServerReport;
 use crate::scan::configured::{Configuration, Configured, ConfiguredRow};
 
@@ -55,14 +55,36 @@ pub fn state_reason(c: &Configured, home: Option<&str>) -> String {
     }
 }
 
-/// The state label shown in the VERDICT column of a row without a log.
-pub fn row_label(row: &ConfiguredRow) -> &'static str {
-    match row.configured.state {
-        ServerState::Starts => "not started",
+/// The state in a word or two: `starts` (`approved` for a `.mcp.json` server a
+/// settings file approves), `pending approval`, `disabled`, `denied by policy`,
+/// `config error`. What `mcplogs settings` shows in its STATE column.
+pub fn state_label(c: &Configured) -> &'static str {
+    match c.state {
+        ServerState::Starts if c.scope == Scope::Project => "approved",
+        ServerState::Starts => "starts",
         ServerState::PendingApproval => "pending approval",
         ServerState::Disabled => "disabled",
         ServerState::Denied => "denied by policy",
         ServerState::Skipped(_) => "config error",
+    }
+}
+
+/// The state label shown in the VERDICT column of a row without a log.
+pub fn row_label(row: &ConfiguredRow) -> &'static str {
+    match row.configured.state {
+        ServerState::Starts => "not started",
+        _ => state_label(&row.configured),
+    }
+}
+
+/// What `mcplogs settings` says under its table about one server: who approves a
+/// `.mcp.json` server that starts, and for every other state the file and key that
+/// decide it and the way out ([`way_out`]); nothing for a server that simply starts.
+pub fn settings_note(c: &Configured, home: Option<&str>) -> Option<String> {
+    match c.state {
+        ServerState::Starts if c.decided_by.is_empty() => None,
+        ServerState::Starts => Some(format!("approved by {}.", deciders(c, home))),
+        _ => Some(way_out(c, home)),
     }
 }
 
@@ -147,4 +169,50 @@ pub fn logged_way_out(s: &ServerReport, home: Option<&str>) -> Option<String> {
         }),
         _ => None,
     }
+}
+
+/// What Claude Code does instead of starting `s` in the project, as a clause (`Claude
+/// Code does not start it (disabled), by ~/.claude.json projects["/p"].disabledMcpServers`),
+/// or `None` when it starts it (or asks first: `claude -p` starts it unasked).
+fn not_started_clause(s: &ServerConfig, home: Option<&str>) -> Option<String> {
+    let what = match &s.state {
+        ServerState::Starts | ServerState::PendingApproval => return None,
+        ServerState::Skipped(why) => format!("Claude Code skips it ({why})"),
+        other => format!("Claude Code does not start it ({})", other.as_str()),
+    };
+    let by: Vec<String> = s.decided_by.iter().map(|d| decider_text(d, home)).collect();
+    Some(if by.is_empty() {
+        what
+    } else {
+        format!("{what}, by {}", by.join(" and "))
+    })
+}
+
+/// `probe` without names leaves out a server Claude Code does not start in the
+/// project: the line that says so, if `s` is one.
+pub fn probe_left_out(s: &ServerConfig, home: Option<&str>) -> Option<String> {
+    not_started_clause(s, home).map(|why| {
+        format!(
+            "mcplogs: \"{}\": not probed: {why} in this project (`mcplogs scan` says what to do)",
+            s.name
+        )
+    })
+}
+
+/// `probe NAME` of a server Claude Code does not start (or asks about first) in the
+/// project: probed as named, and this line says the probe is not what Claude Code sees
+/// there.
+pub fn probe_named_note(s: &ServerConfig, home: Option<&str>) -> Option<String> {
+    if s.state == ServerState::PendingApproval {
+        return Some(format!(
+            "mcplogs: note: \"{}\": pending approval in this project: interactive Claude Code asks before starting it (`claude -p` starts it unasked); probing it as named",
+            s.name
+        ));
+    }
+    not_started_clause(s, home).map(|why| {
+        format!(
+            "mcplogs: note: \"{}\": {why} in this project; probing it as named, which is not what Claude Code does there (`mcplogs scan` says what to do)",
+            s.name
+        )
+    })
 }

@@ -670,9 +670,11 @@ impl Keys {
 }
 
 /// Whether a managed `allowedMcpServers` / `deniedMcpServers` entry names this server:
-/// `{"serverName": ...}`, `{"serverCommand": [command, args...]}` or
-/// `{"serverUrl": "https://*.example.com/*"}` (`*` matches anything).
-fn policy_entry_matches(entry: &Value, cfg: &ServerConfig) -> bool {
+/// `{"serverName": ...}`, `{"serverCommand": [command, args...]}` (the whole command
+/// line, exactly) or `{"serverUrl": "https://*.example.com/*"}` (`*` matches anything).
+/// A deny entry's URL pattern also matches the URL with a trailing slash added
+/// (observed on 2.1.332; 2.1.288 starts such a server: case `managed-deny-forms`).
+fn policy_entry_matches(entry: &Value, cfg: &ServerConfig, deny: bool) -> bool {
     if let Some(n) = entry.get("serverName").and_then(Value::as_str) {
         return n == cfg.name;
     }
@@ -684,9 +686,37 @@ fn policy_entry_matches(entry: &Value, cfg: &ServerConfig) -> bool {
         return !cfg.command.is_empty() && want == have;
     }
     if let Some(u) = entry.get("serverUrl").and_then(Value::as_str) {
-        return !cfg.url.is_empty() && wildcard(u, &cfg.url);
+        if cfg.url.is_empty() {
+            return false;
+        }
+        return wildcard(u, &cfg.url)
+            || (deny
+                && cfg
+                    .url
+                    .strip_suffix('/')
+                    .is_some_and(|bare| !u.ends_with('/') && wildcard(u, bare)));
     }
     false
+}
+
+/// Whether a managed `allowedMcpServers` list admits this server. Observed on 2.1.288
+/// and 2.1.332 (cases `managed-allow-command`, `managed-allow-url`): once the list holds
+/// a `serverCommand` entry, a stdio server is admitted only by its command (a
+/// `serverName` entry naming it no longer counts), and once it holds a `serverUrl`
+/// entry, a remote server only by its URL; otherwise by name. An empty list admits
+/// nothing.
+fn allowed_by(list: &[Value], cfg: &ServerConfig) -> bool {
+    let has = |k: &str| list.iter().any(|e| e.get(k).is_some());
+    let form = if !cfg.command.is_empty() && has("serverCommand") {
+        "serverCommand"
+    } else if cfg.command.is_empty() && !cfg.url.is_empty() && has("serverUrl") {
+        "serverUrl"
+    } else {
+        "serverName"
+    };
+    list.iter()
+        .filter(|e| e.get(form).is_some())
+        .any(|e| policy_entry_matches(e, cfg, false))
 }
 
 /// `*` matches any run of characters; everything else matches itself.
@@ -842,12 +872,12 @@ pub fn resolve_states(
         } else if let Some((_, d)) = keys
             .denied
             .iter()
-            .find(|(e, _)| policy_entry_matches(e, cfg))
+            .find(|(e, _)| policy_entry_matches(e, cfg, true))
         {
             state = ServerState::Denied;
             by = vec![d.clone()];
         } else if let Some((list, d)) = &keys.allowed
-            && !list.iter().any(|e| policy_entry_matches(e, cfg))
+            && !allowed_by(list, cfg)
         {
             state = ServerState::Denied;
             by = vec![d.clone()];
@@ -860,7 +890,7 @@ pub fn resolve_states(
             && let Some((_, d)) = keys
                 .denied
                 .iter()
-                .find(|(e, _)| policy_entry_matches(e, &cfg))
+                .find(|(e, _)| policy_entry_matches(e, &cfg, true))
         {
             cfg.state = ServerState::Denied;
             cfg.decided_by = vec![d.clone()];
@@ -1002,6 +1032,96 @@ mod tests {
         assert_eq!(r.servers[2].transport, TransportKind::Sse);
         assert_eq!(r.servers[3].url, "http://x/mcp");
         assert_eq!(r.servers[3].headers["Authorization"], "Bearer s3cr3t");
+    }
+
+    fn stdio(name: &str, command: &str, args: &[&str]) -> ServerConfig {
+        let mut c = ServerConfig::from_command(command, &[]).unwrap();
+        c.name = name.into();
+        c.args = args.iter().map(|a| a.to_string()).collect();
+        c
+    }
+
+    fn remote(name: &str, url: &str) -> ServerConfig {
+        let mut c = ServerConfig::from_url(url, &[], TransportKind::Http).unwrap();
+        c.name = name.into();
+        c
+    }
+
+    /// The allow list's forms as both builds apply them (cases `managed-allow-command`,
+    /// `managed-allow-url`): a `serverCommand` entry makes stdio servers answer by
+    /// command only, a `serverUrl` entry remote servers by URL only.
+    #[test]
+    fn an_allow_list_admits_by_command_or_url_once_it_has_such_entries() {
+        let cmd: Vec<Value> = serde_json::from_str(
+            r#"[{"serverName":"by-name"},{"serverName":"web"},{"serverCommand":["python3","s.py","--name","ok"]}]"#,
+        )
+        .unwrap();
+        assert!(allowed_by(
+            &cmd,
+            &stdio("ok", "python3", &["s.py", "--name", "ok"])
+        ));
+        assert!(!allowed_by(&cmd, &stdio("by-name", "python3", &["s.py"])));
+        assert!(!allowed_by(
+            &cmd,
+            &stdio("other", "python3", &["s.py", "--name", "ok", "x"])
+        ));
+        assert!(allowed_by(&cmd, &remote("web", "http://h/mcp")));
+        assert!(!allowed_by(&cmd, &remote("elsewhere", "http://h/mcp")));
+        let url: Vec<Value> = serde_json::from_str(
+            r#"[{"serverName":"by-name"},{"serverName":"web"},{"serverUrl":"http://h:1/allowed/*"}]"#,
+        )
+        .unwrap();
+        assert!(allowed_by(&url, &remote("x", "http://h:1/allowed/mcp")));
+        assert!(!allowed_by(&url, &remote("web", "http://h:1/name/mcp")));
+        assert!(allowed_by(&url, &stdio("by-name", "python3", &[])));
+        assert!(!allowed_by(&[], &stdio("by-name", "python3", &[])));
+    }
+
+    #[test]
+    fn a_deny_url_pattern_also_matches_the_url_with_a_trailing_slash() {
+        let exact = serde_json::json!({"serverUrl": "http://h:1/exact/mcp"});
+        assert!(policy_entry_matches(
+            &exact,
+            &remote("a", "http://h:1/exact/mcp"),
+            true
+        ));
+        assert!(policy_entry_matches(
+            &exact,
+            &remote("a", "http://h:1/exact/mcp/"),
+            true
+        ));
+        assert!(!policy_entry_matches(
+            &exact,
+            &remote("a", "http://h:1/exact/mcp/"),
+            false
+        ));
+        assert!(!policy_entry_matches(
+            &exact,
+            &remote("a", "http://h:1/exact/mcpx"),
+            true
+        ));
+        let star = serde_json::json!({"serverUrl": "http://127.0.0.1:*/denied/*"});
+        assert!(policy_entry_matches(
+            &star,
+            &remote("a", "http://127.0.0.1:42999/denied/mcp"),
+            true
+        ));
+        assert!(!policy_entry_matches(
+            &star,
+            &remote("a", "http://127.0.0.1:42999/ok/mcp"),
+            true
+        ));
+        let cmd = serde_json::json!({"serverCommand": ["python3", "s.py"]});
+        assert!(policy_entry_matches(
+            &cmd,
+            &stdio("a", "python3", &["s.py"]),
+            true
+        ));
+        assert!(!policy_entry_matches(
+            &cmd,
+            &stdio("a", "python3", &["s.py", "x"]),
+            true
+        ));
     }
 
     #[test]

@@ -16,6 +16,25 @@ pub struct SettingsDocument {
     /// Highest precedence first.
     pub layers: Vec<SettingsLayer>,
     pub effective: Effective,
+    /// Every MCP server configured for the project, in Claude Code's precedence, with
+    /// what Claude Code does with it there (the resolution `scan` joins with the logs),
+    /// then one `configuration-error` entry per configuration file it cannot read.
+    pub servers: Vec<SettingsServer>,
+}
+
+/// One server configured for the project (`servers[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsServer {
+    /// The server's name (for an unreadable file: the file's name, `.mcp.json`).
+    pub name: String,
+    /// The same object as `scan --json`'s `servers[].configuration`; `state` is one of
+    /// `starts`, `pending-approval`, `disabled`, `denied-by-policy`,
+    /// `configuration-error`.
+    pub configuration: ServerConfiguration,
+    /// For a server Claude Code does not start: the file and key responsible and the
+    /// way out; for an approved `.mcp.json` server: what approves it; null otherwise.
+    pub note: Option<String>,
 }
 
 /// The settings layers as part of another document (`scan --json`'s `settings`).
@@ -30,13 +49,14 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The standalone `settings --json` document.
-    pub fn into_document(self) -> SettingsDocument {
+    /// The standalone `settings --json` document, with the project's servers.
+    pub fn into_document(self, servers: Vec<SettingsServer>) -> SettingsDocument {
         SettingsDocument {
             schema_version: SCHEMA_VERSION,
             project: self.project,
             layers: self.layers,
             effective: self.effective,
+            servers,
         }
     }
 }

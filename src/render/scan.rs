@@ -778,14 +778,22 @@ fn configuration_json(
             detail: None,
             warnings: Vec::new(),
         }),
-        Configuration::Configured(c) => Some(json_doc::ServerConfiguration {
-            state: c.state.as_str().into(),
-            scope: Some(c.scope.as_str().into()),
-            file: c.file.as_ref().map(|f| f.display().to_string()),
-            decided_by: decided_by_json(c),
-            detail: detail_of(c),
-            warnings: c.warnings.clone(),
-        }),
+        Configuration::Configured(c) => Some(server_configuration_json(c)),
+    }
+}
+
+/// The `configuration` object of a configured server: scan's `servers[]` and
+/// settings' `servers[]`.
+pub(crate) fn server_configuration_json(
+    c: &crate::scan::configured::Configured,
+) -> json_doc::ServerConfiguration {
+    json_doc::ServerConfiguration {
+        state: c.state.as_str().into(),
+        scope: Some(c.scope.as_str().into()),
+        file: c.file.as_ref().map(|f| f.display().to_string()),
+        decided_by: decided_by_json(c),
+        detail: detail_of(c),
+        warnings: c.warnings.clone(),
     }
 }
 

@@ -3,7 +3,10 @@
 
 use colored::Colorize;
 
+use crate::advice::configured;
+use crate::claude_code::config::ServerState;
 use crate::json_doc;
+use crate::scan::configured::Configured;
 use crate::settings::effective::EffectiveNegotiation;
 use crate::settings::layers::{LayerKind, LayerStatus, SettingsLayer};
 use crate::settings::{NEGOTIATION_KEY, NegotiationValue};
@@ -194,9 +197,118 @@ pub fn settings_text(e: &EffectiveNegotiation, width: Option<usize>, home: Optio
     out
 }
 
-/// `mcplogs settings --json` ([`json_doc::SettingsDocument`], fields in docs/json.md).
-pub fn settings_json(e: &EffectiveNegotiation) -> json_doc::SettingsDocument {
-    settings_layers_json(e).into_document()
+/// The servers block of `mcplogs settings`: every server configured for the project
+/// (`servers`: [`crate::scan::configured::entries`] of the one resolution), its scope,
+/// file and state in a table, then a note per server that needs one (who approves it,
+/// or the file and key that keep it off and the way out) and its entry's warnings.
+pub fn servers_text(
+    project: &std::path::Path,
+    servers: &[(String, Configured)],
+    width: Option<usize>,
+    home: Option<&str>,
+) -> String {
+    let project = layout::tilde(&terminal_safe(&project.display().to_string(), false), home);
+    if servers.is_empty() {
+        return layout::wrap_keeping(
+            &format!(
+                "MCP servers: none configured for {project} (in ~/.claude.json, its .mcp.json or managed-mcp.json)."
+            ),
+            "",
+            2,
+            width,
+        );
+    }
+    let columns = [
+        Column {
+            title: "  SERVER",
+            shrink: true,
+        },
+        Column {
+            title: "SCOPE",
+            shrink: false,
+        },
+        Column {
+            title: "STATE",
+            shrink: false,
+        },
+        Column {
+            title: "FILE",
+            shrink: true,
+        },
+    ];
+    let rows: Vec<Vec<String>> = servers
+        .iter()
+        .map(|(name, c)| {
+            let label = configured::state_label(c);
+            let label = match c.state {
+                ServerState::Starts => label.green().to_string(),
+                ServerState::Skipped(_) => label.red().bold().to_string(),
+                ServerState::PendingApproval => label.yellow().to_string(),
+                _ => label.dimmed().to_string(),
+            };
+            vec![
+                format!("  {}", terminal_safe(name, false)),
+                c.scope.as_str().to_string(),
+                label,
+                c.file
+                    .as_ref()
+                    .map(|f| layout::tilde(&terminal_safe(&f.display().to_string(), false), home))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let mut out = layout::wrap_keeping(
+        &format!("MCP servers configured for {project} (what Claude Code does with each there):"),
+        "",
+        2,
+        width,
+    );
+    out.push('\n');
+    out.push_str(&layout::table(&columns, &rows, width));
+    let mut notes = String::new();
+    for (name, c) in servers {
+        let name = terminal_safe(name, false);
+        if let Some(note) = configured::settings_note(c, home) {
+            let note = terminal_safe(&note, false);
+            notes.push_str(&layout::wrap_keeping(
+                &note,
+                &format!("  {name}: "),
+                4,
+                width,
+            ));
+        }
+        for w in &c.warnings {
+            let w = terminal_safe(w, false);
+            let mark = format!("  {} {name}: ", "!".yellow().bold());
+            notes.push_str(&layout::wrap_keeping(&w, &mark, 4, width));
+        }
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        out.push_str(&notes);
+    }
+    out
+}
+
+/// The project's servers in `settings --json` (`servers[]`).
+pub fn servers_json(servers: &[(String, Configured)]) -> Vec<json_doc::SettingsServer> {
+    servers
+        .iter()
+        .map(|(name, c)| json_doc::SettingsServer {
+            name: name.clone(),
+            configuration: super::scan::server_configuration_json(c),
+            note: configured::settings_note(c, None),
+        })
+        .collect()
+}
+
+/// `mcplogs settings --json` ([`json_doc::SettingsDocument`], fields in docs/json.md):
+/// the layers, and the project's `servers` ([`crate::scan::configured::entries`]).
+pub fn settings_json(
+    e: &EffectiveNegotiation,
+    servers: &[(String, Configured)],
+) -> json_doc::SettingsDocument {
+    settings_layers_json(e).into_document(servers_json(servers))
 }
 
 /// The settings layers as part of another document (`scan --json`'s `settings`).
@@ -344,7 +456,7 @@ mod tests {
 
     #[test]
     fn json_shape() {
-        let j = serde_json::to_value(settings_json(&report())).expect("json");
+        let j = serde_json::to_value(settings_json(&report(), &[])).expect("json");
         assert_eq!(j["schemaVersion"], 3);
         assert_eq!(j["effective"]["value"], "auto");
         assert_eq!(j["effective"]["layer"], "user");

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::claude_code::config::{Decider, Resolved, Scope, ServerState};
+use crate::claude_code::config::{ConfigProblem, Decider, Resolved, Scope, ServerState};
 use crate::claude_code::names::encode_folder_name;
 use crate::time::EpochSeconds;
 
@@ -87,14 +87,58 @@ fn added_by_claude_code(folder: &str) -> bool {
         || folder.starts_with("claude_ai_")
 }
 
-fn configured_of(s: &crate::claude_code::config::ServerConfig) -> Configured {
-    Configured {
-        state: s.state.clone(),
-        decided_by: s.decided_by.clone(),
-        scope: s.scope,
-        file: s.source.clone(),
-        warnings: s.warnings.clone(),
+impl Configured {
+    /// What the resolution says about one configured server.
+    pub fn of(s: &crate::claude_code::config::ServerConfig) -> Configured {
+        Configured {
+            state: s.state.clone(),
+            decided_by: s.decided_by.clone(),
+            scope: s.scope,
+            file: s.source.clone(),
+            warnings: s.warnings.clone(),
+        }
     }
+
+    /// A configuration file that could not be read or parsed: a configuration error of
+    /// the whole file (Claude Code loads none of its servers).
+    pub fn of_problem(problem: &ConfigProblem) -> Configured {
+        Configured {
+            state: ServerState::Skipped(format!(
+                "{}; Claude Code loads none of its servers",
+                problem.error
+            )),
+            decided_by: Vec::new(),
+            scope: Scope::Project,
+            file: Some(problem.path.clone()),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The name a file's row goes by (`.mcp.json`).
+fn problem_name(problem: &ConfigProblem) -> String {
+    problem
+        .path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Every configured server of one resolution with what the configuration says about it,
+/// in Claude Code's precedence, then a row per file that could not be read: what `scan`
+/// joins and `settings` shows.
+pub fn entries(resolved: &Resolved) -> Vec<(String, Configured)> {
+    resolved
+        .servers
+        .iter()
+        .map(|s| (s.name.clone(), Configured::of(s)))
+        .chain(
+            resolved
+                .problems
+                .iter()
+                .map(|p| (problem_name(p), Configured::of_problem(p))),
+        )
+        .collect()
 }
 
 fn in_project(row: &ServerReport, dir: &Path, folder: &str) -> bool {
@@ -173,7 +217,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                     matched[i] = true;
                     found = true;
                     if row.configuration == Configuration::Unchecked {
-                        row.configuration = Configuration::Configured(configured_of(cfg));
+                        row.configuration = Configuration::Configured(Configured::of(cfg));
                     }
                 }
             }
@@ -201,29 +245,16 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 name: cfg.name.clone(),
                 project: project.clone(),
                 project_folder: folder.clone(),
-                configured: configured_of(cfg),
+                configured: Configured::of(cfg),
                 ran_since,
             });
         }
         for problem in &p.resolved.problems {
             report.configured.push(ConfiguredRow {
-                name: problem
-                    .path
-                    .file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
+                name: problem_name(problem),
                 project: project.clone(),
                 project_folder: folder.clone(),
-                configured: Configured {
-                    state: ServerState::Skipped(format!(
-                        "{}; Claude Code loads none of its servers",
-                        problem.error
-                    )),
-                    decided_by: Vec::new(),
-                    scope: Scope::Project,
-                    file: Some(problem.path.clone()),
-                    warnings: Vec::new(),
-                },
+                configured: Configured::of_problem(problem),
                 ran_since: None,
             });
         }

@@ -241,6 +241,33 @@ fn expected(case: &str) -> Vec<(&'static str, &'static str, &'static str)> {
             ("u-mine", "denied-by-policy", "mcpServers"),
             ("p-mine", "denied-by-policy", "mcpServers"),
         ],
+        // Once the allow list holds a serverCommand entry, stdio servers are admitted by
+        // command only; remote ones still by name (no serverUrl entry).
+        "managed-allow-command" => vec![
+            ("u-cmd-allowed", "starts", ""),
+            ("u-name-http", "starts", ""),
+            ("u-name-stdio", "denied-by-policy", "allowedMcpServers"),
+            ("u-cmd-other", "denied-by-policy", "allowedMcpServers"),
+            ("u-url-other", "denied-by-policy", "allowedMcpServers"),
+        ],
+        // ... and once it holds a serverUrl entry, remote servers by URL only.
+        "managed-allow-url" => vec![
+            ("u-name-stdio", "starts", ""),
+            ("u-url-allowed", "starts", ""),
+            ("u-name-http", "denied-by-policy", "allowedMcpServers"),
+            ("u-url-other", "denied-by-policy", "allowedMcpServers"),
+        ],
+        // u-url-slash (the exact pattern's URL with a trailing slash): denied by 2.1.332,
+        // started by 2.1.288; mcplogs follows the newer build (its 2.1.288 log gets the
+        // state beside its verdict).
+        "managed-deny-forms" => vec![
+            ("u-cmd-ok", "starts", ""),
+            ("u-url-ok", "starts", ""),
+            ("u-cmd-denied", "denied-by-policy", "deniedMcpServers"),
+            ("u-url-denied", "denied-by-policy", "deniedMcpServers"),
+            ("u-url-exact", "denied-by-policy", "deniedMcpServers"),
+            ("u-url-slash", "denied-by-policy", "deniedMcpServers"),
+        ],
         // Neither build honours CLAUDE_CODE_MANAGED_SETTINGS_PATH; mcplogs neither.
         "managed-env-override" => vec![("u-ok", "starts", ""), ("u-denied", "starts", "")],
         "mcpjson-invalid" => vec![
@@ -371,7 +398,10 @@ fn every_fixture_run_gives_every_configured_server_its_state() {
                 ));
             }
         }
-        let want_code = if case == "entry-errors" || case == "mcpjson-invalid" {
+        // A configuration error, or a server Claude Code started and saw fail (the HTTP
+        // servers of the managed-*-command/url cases point at a closed port), is a problem.
+        let any_failed = statuses.iter().any(|(_, s)| s == "failed");
+        let want_code = if case == "entry-errors" || case == "mcpjson-invalid" || any_failed {
             1
         } else {
             0
@@ -498,4 +528,133 @@ fn explain_reads_disabled_and_pending_lines() {
             assert_eq!(s["verdict"], "unknown");
         }
     }
+}
+
+fn settings_run(p: &Placed, json: bool, columns: &str) -> crate::common::Run {
+    let mut cmd = mcplogs(&p.home);
+    cmd.current_dir(&p.proj).env("COLUMNS", columns).args([
+        "settings",
+        "--managed-dir",
+        p.managed.to_str().unwrap(),
+    ]);
+    if json {
+        cmd.arg("--json");
+    }
+    run(&mut cmd)
+}
+
+/// `mcplogs settings` shows the same resolution as scan: for every fixture run, every
+/// server the expectations name has the same state (and deciding keys) in `settings
+/// --json` as Claude Code gave it, and the screen fits 80 and 120 columns.
+#[test]
+fn settings_shows_every_configured_server_with_the_state_scan_gives_it() {
+    let mut problems = Vec::new();
+    for (case, build, dir) in runs() {
+        let p = place(&dir);
+        let r = settings_run(&p, true, "80");
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{case} {build}: {e}\n{}", r.stdout));
+        let servers = doc["servers"].as_array().expect("servers");
+        for (name, state, key) in expected(&case) {
+            if state == "not-configured" || state == "not-started" {
+                continue;
+            }
+            let Some(s) = servers.iter().find(|s| s["name"] == name) else {
+                problems.push(format!("{case} {build}: settings has no {name}"));
+                continue;
+            };
+            let c = &s["configuration"];
+            if c["state"] != state {
+                problems.push(format!(
+                    "{case} {build}: {name}: settings says {}, expected {state}",
+                    c["state"]
+                ));
+            }
+            let keys: Vec<&str> = c["decidedBy"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["key"].as_str().unwrap())
+                .collect();
+            if !key.is_empty() && !keys.iter().any(|k| k.ends_with(key)) {
+                problems.push(format!("{case} {build}: {name}: decided by {keys:?}"));
+            }
+            if state != "starts" && s["note"].is_null() {
+                problems.push(format!("{case} {build}: {name}: no note"));
+            }
+        }
+        let want = if case == "entry-errors" || case == "mcpjson-invalid" {
+            1
+        } else {
+            0
+        };
+        if r.code != want {
+            problems.push(format!("{case} {build}: exit {}, expected {want}", r.code));
+        }
+        for cols in ["80", "120"] {
+            let r = settings_run(&p, false, cols);
+            let width: usize = cols.parse().unwrap();
+            for line in r.stdout.lines() {
+                if unicode_width::UnicodeWidthStr::width(line) > width {
+                    problems.push(format!("{case} {build}: wider than {cols}: {line:?}"));
+                }
+            }
+            for (name, _, _) in expected(&case) {
+                if !name.starts_with('.') && !r.stdout.contains(name) && case != "after-log" {
+                    problems.push(format!("{case} {build}: {name} not on the screen"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The settings screen of the `.mcp.json` states at 80 columns, pinned byte for byte.
+#[test]
+fn settings_screen_names_each_servers_state_and_file() {
+    let p = place(&fixtures().join("mcpjson-local").join("2.1.332"));
+    let r = settings_run(&p, false, "80");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let shown = r.stdout.replace(p.root.to_str().unwrap(), "[SANDBOX]");
+    insta::assert_snapshot!("configured_settings_mcpjson_local", shown);
+}
+
+/// `probe NAME` of a server disabled for the project says so before probing it; `probe`
+/// without names leaves it out and says why.
+#[test]
+fn probe_says_when_claude_code_does_not_start_the_named_server() {
+    let p = place(&fixtures().join("user-disabled").join("2.1.332"));
+    let mut cmd = mcplogs(&p.home);
+    cmd.current_dir(&p.proj).args([
+        "probe",
+        "u-off",
+        "--timeout",
+        "2s",
+        "--managed-dir",
+        p.managed.to_str().unwrap(),
+    ]);
+    let r = run(&mut cmd);
+    assert!(
+        r.stderr
+            .contains("\"u-off\": Claude Code does not start it (disabled)")
+            && r.stderr.contains("disabledMcpServers")
+            && r.stderr.contains("probing it as named"),
+        "{}",
+        r.stderr
+    );
+    let mut cmd = mcplogs(&p.home);
+    cmd.current_dir(&p.proj).args([
+        "probe",
+        "--timeout",
+        "2s",
+        "--managed-dir",
+        p.managed.to_str().unwrap(),
+    ]);
+    let r = run(&mut cmd);
+    assert!(
+        r.stderr
+            .contains("\"u-off\": not probed: Claude Code does not start it (disabled)"),
+        "{}",
+        r.stderr
+    );
 }

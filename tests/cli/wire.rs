@@ -307,7 +307,7 @@ fn explain_documents_round_trip_on_every_pasted_sample() {
 #[test]
 fn settings_document_round_trips_with_every_kind_of_layer() {
     let tmp = tempfile::tempdir().unwrap();
-    let doc = mcplogs::render::settings::settings_json(&varied_settings(tmp.path()));
+    let doc = mcplogs::render::settings::settings_json(&varied_settings(tmp.path()), &[]);
     let statuses: Vec<&str> = doc.layers.iter().map(|l| l.status.as_str()).collect();
     for s in ["strict", "invalid", "ignored", "environment"] {
         assert!(statuses.contains(&s), "{s} in {statuses:?}");

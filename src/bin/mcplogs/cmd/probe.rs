@@ -38,24 +38,9 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
         .into_iter()
         .partition(|s| matches!(s.state, ServerState::Starts | ServerState::PendingApproval));
     for s in &off {
-        let by: Vec<String> = s
-            .decided_by
-            .iter()
-            .map(|d| format!("{} {}", d.file.display(), d.key))
-            .collect();
-        note(format!(
-            "mcplogs: \"{}\": not probed: {} in this project{} (`mcplogs scan` says what to do)",
-            s.name,
-            match &s.state {
-                ServerState::Skipped(why) => format!("Claude Code skips it ({why})"),
-                other => format!("Claude Code does not start it ({})", other.as_str()),
-            },
-            if by.is_empty() {
-                String::new()
-            } else {
-                format!(", by {}", by.join(" and "))
-            }
-        ));
+        if let Some(line) = mcplogs::advice::configured::probe_left_out(s, None) {
+            note(line);
+        }
     }
     let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
     for s in &left {
@@ -172,11 +157,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     } else {
         let global = mcplogs::claude_code::paths::global_config_here();
         let env = |k: &str| std::env::var(k).ok();
+        // The same settings layers and managed folder (`--managed-dir`) as the negotiation.
         let resolved = config::resolve_states(
             global.as_deref(),
             &project,
             &env,
-            &config::StateSources::of(&Sources::for_this_machine(&project)),
+            &config::StateSources::of(&sources),
         );
         for p in &resolved.problems {
             output::warning(p);
@@ -211,7 +197,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             let mut unknown = false;
             for n in &args.names {
                 match resolved.servers.iter().find(|s| &s.name == n) {
-                    Some(s) => picked.push(s.clone()),
+                    Some(s) => {
+                        if let Some(line) = mcplogs::advice::configured::probe_named_note(s, None) {
+                            note(line);
+                        }
+                        picked.push(s.clone())
+                    }
                     None => {
                         unknown = true;
                         let names = resolved.servers.iter().map(|s| s.name.as_str());

@@ -1,8 +1,11 @@
-//! `mcplogs settings`: every settings layer and the effective MCP_PROTOCOL_NEGOTIATION.
+//! `mcplogs settings`: every settings layer, the effective MCP_PROTOCOL_NEGOTIATION, and
+//! every MCP server configured for the project with the state Claude Code gives it there.
 
 use std::path::{Path, PathBuf};
 
-use mcplogs::render::settings::{integrations_text, settings_json, settings_text};
+use mcplogs::claude_code::config::{self, ServerState, StateSources};
+use mcplogs::render::settings::{integrations_text, servers_text, settings_json, settings_text};
+use mcplogs::scan::configured::{Configured, entries};
 use mcplogs::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 
 use crate::cli::SettingsArgs;
@@ -12,17 +15,24 @@ use crate::output;
 
 pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     let report = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
+    let mut sources = Sources::for_this_machine(&report.project_dir);
+    if let Some(d) = args.managed_dir {
+        sources.managed_dir = d;
+    }
+    let servers = configured_servers(&report.project_dir, &sources);
     let text = if args.output.json {
-        output::json_redacted(&settings_json(&report), true)?
+        output::json_redacted(&settings_json(&report, &servers), true)?
     } else {
-        let mut sources = Sources::for_this_machine(&report.project_dir);
-        if let Some(d) = args.managed_dir {
-            sources.managed_dir = d;
-        }
         let integrations = mcplogs::settings::setup::integrations(&sources);
         mcplogs::redact::output::text(&format!(
-            "{}{}",
+            "{}\n{}{}",
             settings_text(&report, output::width(), output::home()),
+            servers_text(
+                &report.project_dir,
+                &servers,
+                output::width(),
+                output::home()
+            ),
             integrations_text(&integrations)
         ))
     };
@@ -31,9 +41,23 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     } else {
         output::screen(&text)?;
     }
+    // A configuration Claude Code skips is a problem, like a settings file it ignores.
+    let config_error = servers
+        .iter()
+        .any(|(_, c)| matches!(c.state, ServerState::Skipped(_)));
     Ok(ExitCode::from_problems(
-        report.problem_layers().next().is_some(),
+        report.problem_layers().next().is_some() || config_error,
     ))
+}
+
+/// Every server configured for `project`, with its state: the same resolution as `scan`
+/// ([`config::resolve_states`] over the same settings layers and managed folder).
+fn configured_servers(project: &Path, sources: &Sources) -> Vec<(String, Configured)> {
+    let global = mcplogs::claude_code::paths::global_config_here();
+    let env = |k: &str| std::env::var(k).ok();
+    let resolved =
+        config::resolve_states(global.as_deref(), project, &env, &StateSources::of(sources));
+    entries(&resolved)
 }
 
 /// The layers that count for `project` (default: the current directory).
