@@ -84,12 +84,23 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
     match (d.verdict, d.cause) {
         (Verdict::Healthy, _) => "Nothing to do.".to_string(),
         (Verdict::Tolerated, _) => format!(
-            "Works today because Claude Code filled in {}; report to the server's authors that its tools/list result omits fields required by the protocol revision it negotiated (2026-07-28).",
+            "Works today because Claude Code filled in {}; report to the server's authors that its {} result{} omit{} fields required by the protocol revision it negotiated (2026-07-28).",
             if d.filled_fields.is_empty() {
                 "missing fields".to_string()
             } else {
                 d.filled_fields.join(", ")
-            }
+            },
+            if d.filled_lists.is_empty() {
+                "tools/list".to_string()
+            } else {
+                d.filled_lists
+                    .iter()
+                    .map(|l| format!("{l}/list"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            },
+            if d.filled_lists.len() > 1 { "s" } else { "" },
+            if d.filled_lists.len() > 1 { "" } else { "s" },
         ),
         (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
             "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()

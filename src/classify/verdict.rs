@@ -186,6 +186,9 @@ pub struct Diagnosis {
     /// The `MCP_TIMEOUT` the connection ran with (`Starting connection with timeout of
     /// 30000ms`), when logged.
     pub timeout_ms: Option<u64>,
+    /// For `tolerated`: the lists whose results Claude Code filled in (`tools`,
+    /// `prompts`, `resources`); empty: `tools`.
+    pub filled_lists: Vec<String>,
 }
 
 /// Evidence that a session had its tools loaded, beyond connecting.
@@ -221,6 +224,7 @@ impl Diagnosis {
             tools_proof: None,
             lost_lists: Vec::new(),
             timeout_ms: None,
+            filled_lists: Vec::new(),
         }
     }
 

@@ -208,6 +208,108 @@ pub const DEFAULT_CONNECT_WAIT_MS: Shared<u64> = Shared {
     value: 5_000,
     observed_on: THREE,
 };
+/// The variable that bounds the handshake and each `tools/list` request, in ms.
+pub const MCP_TIMEOUT_VAR: &str = "MCP_TIMEOUT";
+/// The variable that bounds how long blocking `-p` waits for servers, in ms.
+pub const CONNECT_TIMEOUT_VAR: &str = "MCP_CONNECT_TIMEOUT_MS";
+/// Both are read like `MCP_PROTOCOL_NEGOTIATION`: the `env` block of the highest settings
+/// layer that sets them, the environment last (`slow-tools-settings`: shell 3000, user
+/// settings 10000, `timeout of 10000ms`).
+pub const TIMEOUTS_FROM_SETTINGS: Shared<bool> = Shared {
+    value: true,
+    observed_on: THREE,
+};
+/// From 2.1.332, `MCP_TIMEOUT` in a project's settings (`.claude/settings.json`,
+/// `.claude/settings.local.json`) counts only when it is longer than what the other
+/// layers give (the default when none): project 3000 and nothing else gives `timeout of
+/// 30000ms`; project 10000 over a shell 3000 gives `timeout of 10000ms`. 2.1.288 and
+/// 2.1.310 take the project's 3000. The 2.1.332 binary's own warning: `a project's
+/// settings can give MCP servers more time to connect, not less`.
+pub const PROJECT_TIMEOUT_ONLY_LENGTHENS_FROM: Since = Since {
+    from: ClaudeVersion(2, 1, 332),
+    observed_on: &["2.1.332"],
+    not_on: &["2.1.288", "2.1.310"],
+};
+
+/// A behaviour that starts at one build (builds between `not_on` and `from` are taken
+/// as the older ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Since {
+    pub from: ClaudeVersion,
+    pub observed_on: &'static [&'static str],
+    pub not_on: &'static [&'static str],
+}
+
+impl Since {
+    pub fn applies_to(&self, v: ClaudeVersion) -> bool {
+        v >= self.from
+    }
+}
+
+/// A timeout value as Claude Code reads it: milliseconds, a positive whole number;
+/// anything else counts as unset (the 2.1.332 binary: `A value that isn't a positive
+/// number counts as 30 seconds`).
+pub fn timeout_ms(raw: &str) -> Option<u64> {
+    raw.trim().parse::<u64>().ok().filter(|ms| *ms > 0)
+}
+
+/// The limits a build applies to one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `MCP_TIMEOUT`: the handshake (from before the spawn) and each `tools/list`
+    /// request, each on its own.
+    pub request_ms: u64,
+    /// `MCP_CONNECT_TIMEOUT_MS`: how long blocking `-p` waits before it goes on with the
+    /// server `pending` (its connection continues in the background).
+    pub connect_wait_ms: u64,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            request_ms: DEFAULT_MCP_TIMEOUT_MS.value,
+            connect_wait_ms: DEFAULT_CONNECT_WAIT_MS.value,
+        }
+    }
+}
+
+/// Which `MCP_TIMEOUT` of several layers a build uses, and its value in ms. `layers`
+/// are highest precedence first, the environment last, each with whether it is a
+/// project layer (`.claude/settings.json`, `.claude/settings.local.json`) and its raw
+/// value. A value that is set but not a positive number counts as the default (the
+/// 2.1.332 binary's wording, not a run). `None`: nothing sets it, the default applies.
+pub fn deciding_timeout(v: ClaudeVersion, layers: &[(bool, Option<&str>)]) -> (Option<usize>, u64) {
+    let default = DEFAULT_MCP_TIMEOUT_MS.value;
+    let value = |raw: &str| timeout_ms(raw).unwrap_or(default);
+    let only_lengthens = PROJECT_TIMEOUT_ONLY_LENGTHENS_FROM.applies_to(v);
+    // what the layers other than the project's give
+    let base = layers
+        .iter()
+        .find_map(|(project, raw)| raw.filter(|_| !project).map(value))
+        .unwrap_or(default);
+    for (i, (project, raw)) in layers.iter().enumerate() {
+        let Some(raw) = raw else { continue };
+        let ms = value(raw);
+        if *project && only_lengthens && ms <= base {
+            continue;
+        }
+        return (Some(i), ms);
+    }
+    (None, default)
+}
+
+/// Which `MCP_CONNECT_TIMEOUT_MS` of several layers is used (the first that sets it;
+/// the project rule of [`deciding_timeout`] is `MCP_TIMEOUT`'s only), and its value.
+pub fn deciding_connect_wait(layers: &[(bool, Option<&str>)]) -> (Option<usize>, u64) {
+    let default = DEFAULT_CONNECT_WAIT_MS.value;
+    layers
+        .iter()
+        .position(|(_, raw)| raw.is_some())
+        .map_or((None, default), |i| {
+            (Some(i), layers[i].1.and_then(timeout_ms).unwrap_or(default))
+        })
+}
+
 /// An initialize result without a `tools` capability: `tools/list` is never sent.
 pub const TOOLS_NEED_CAPABILITY: Shared<bool> = Shared {
     value: true,
@@ -228,6 +330,29 @@ pub const SSE_NEGOTIATES: Shared<bool> = Shared {
 pub const LIST_CHANGED_REFETCH: Shared<bool> = Shared {
     value: true,
     observed_on: THREE,
+};
+/// A response whose id Claude Code has not used yet when it arrives (written right
+/// after the `initialize` answer, `frame-early`) is dropped without a record; the real
+/// answer is used.
+pub const EARLY_RESPONSE_DROPPED: Shared<bool> = Shared {
+    value: true,
+    observed_on: THREE,
+};
+/// A response written before the server read the request it answers, arriving once
+/// Claude Code has sent that request (`frame-early-late`: id 1 written on
+/// `notifications/initialized`, before the server read `tools/list` id 1), is taken as
+/// the answer; the real answer after it is ignored; nothing is logged.
+pub const FIRST_ANSWER_TAKEN: Shared<bool> = Shared {
+    value: true,
+    observed_on: THREE,
+};
+/// The order of the lists after the handshake (the stub's `--trace`): modern
+/// `prompts/list`, `resources/list`, `tools/list`; legacy `tools/list`, `prompts/list`,
+/// `resources/list`; each only when its capability is declared. 2.1.288 retries a
+/// rejected `prompts/list`/`resources/list` three times (250, 500, 1000 ms).
+pub const LIST_ORDER: Shared<&str> = Shared {
+    value: "modern: prompts, resources, tools; legacy: tools, prompts, resources",
+    observed_on: &["2.1.288", "2.1.332"],
 };
 /// Tool names keep `[A-Za-z0-9_-]`; every other character becomes `_`.
 pub const NAME_CHARSET: Shared<&str> = Shared {
@@ -435,6 +560,30 @@ mod tests {
         assert_eq!(renames("ok_tool-2"), None);
         assert_eq!(renames(""), Some(ToolDefect::EmptyName));
         assert_eq!(renames("a.b"), Some(ToolDefect::NameCharacters));
+    }
+
+    #[test]
+    fn timeouts_are_read_as_each_build_reads_them() {
+        let old = ClaudeVersion(2, 1, 310);
+        let new = ClaudeVersion(2, 1, 332);
+        // (project layer?, value): project 3000 alone
+        let alone = [(true, Some("3000")), (false, None)];
+        assert_eq!(deciding_timeout(old, &alone), (Some(0), 3000));
+        assert_eq!(deciding_timeout(new, &alone), (None, 30_000));
+        // project 10000 over a shell 3000: longer, so it counts everywhere
+        let longer = [(true, Some("10000")), (false, Some("3000"))];
+        assert_eq!(deciding_timeout(old, &longer), (Some(0), 10_000));
+        assert_eq!(deciding_timeout(new, &longer), (Some(0), 10_000));
+        // user settings over the shell
+        let user = [(true, None), (false, Some("10000")), (false, Some("3000"))];
+        assert_eq!(deciding_timeout(new, &user), (Some(1), 10_000));
+        assert_eq!(
+            deciding_timeout(new, &[(false, Some("abc"))]),
+            (Some(0), 30_000)
+        );
+        assert_eq!(deciding_timeout(new, &[]), (None, 30_000));
+        assert_eq!(timeout_ms(" 60000 "), Some(60_000));
+        assert_eq!(timeout_ms("0"), None);
     }
 
     #[test]

@@ -20,7 +20,35 @@ pub struct ProbeDocument {
     /// Where that version came from: `flag`, `installed` or `newest-known`.
     pub claude_version_source: String,
     pub negotiation: ProbeNegotiation,
+    /// The limits Claude Code applies, as predicted with.
+    pub timeouts: ProbeTimeouts,
     pub servers: Vec<ProbeServer>,
+}
+
+/// `MCP_TIMEOUT` and `MCP_CONNECT_TIMEOUT_MS`, each as the predicted build reads them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeTimeouts {
+    /// Bounds the handshake (from the spawn) and each `tools/list` request; the probe
+    /// waits this long for each request (`--timeout` may stop it sooner).
+    pub mcp_timeout: ProbeTimeout,
+    /// How long a blocking `claude -p` waits for servers before it goes on with them
+    /// `pending`.
+    pub connect_timeout: ProbeTimeout,
+}
+
+/// One limit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeTimeout {
+    /// `MCP_TIMEOUT` or `MCP_CONNECT_TIMEOUT_MS`.
+    pub variable: String,
+    /// The limit used, in milliseconds.
+    pub ms: u64,
+    /// The value as written in the deciding layer; null: nothing sets it.
+    pub value: Option<String>,
+    /// `<layer> (<file>)`, `environment`, or null: Claude Code's default.
+    pub decided_by: Option<String>,
 }
 
 /// The effective `MCP_PROTOCOL_NEGOTIATION` and the layer that sets it.
@@ -86,6 +114,8 @@ pub struct ProbePrediction {
     pub bad_tool_path: Option<String>,
     /// Tools Claude Code would load.
     pub tools_loaded: u64,
+    /// For `lists-rejected`: the lists Claude Code loses (`prompts`, `resources`).
+    pub lost_lists: Vec<String>,
     /// Why, in one sentence.
     pub reason: String,
     /// One line: what to do.
@@ -150,6 +180,37 @@ pub struct ProbeAttempt {
     pub stderr: Option<ProbeStderr>,
     /// Transcript events left out over the cap.
     pub transcript_events_dropped: u64,
+    /// `prompts/list` and `resources/list`, when the server declared them.
+    pub lists: Vec<ProbeListFetch>,
+    /// Responses that answered no request pending when they arrived.
+    pub stray_responses: Vec<ProbeStrayResponse>,
+}
+
+/// One `prompts/list` or `resources/list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeListFetch {
+    /// `prompts/list` or `resources/list`.
+    pub method: String,
+    /// Items returned, or null when there was no result.
+    pub items: Option<u64>,
+    /// Problems with the result's 2026-07-28 fields (`resultType`, `ttlMs`, `cacheScope`).
+    pub envelope: Vec<ProbeEnvelopeIssue>,
+    /// Why there was no result, or null.
+    pub error: Option<String>,
+}
+
+/// A response that answered no pending request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeStrayResponse {
+    /// Its JSON-RPC id.
+    pub id: serde_json::Value,
+    /// `before-request` (it came before the request with its id was sent), `duplicate`
+    /// (a second answer to an answered request) or `unknown-id`.
+    pub kind: String,
+    /// The method of the request with that id, or null.
+    pub method: Option<String>,
 }
 
 /// Non-JSON lines on a server's stdout.

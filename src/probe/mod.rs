@@ -22,7 +22,7 @@ use crate::claude_code::lifecycle;
 use crate::settings::NegotiationValue;
 
 pub use crate::claude_code::config::{ServerConfig, TransportKind};
-pub use predict::{ClaudeVersion, Prediction};
+pub use predict::{ClaudeVersion, Prediction, ProbeTimeouts, TimeoutSetting};
 pub use session::{Attempt, Limits, Mode};
 
 use session::Step;
@@ -35,6 +35,9 @@ pub struct ProbeOptions {
     pub claude_version: ClaudeVersion,
     /// The effective `MCP_PROTOCOL_NEGOTIATION` (None: nothing set).
     pub negotiation: Option<NegotiationValue>,
+    /// `MCP_TIMEOUT` and `MCP_CONNECT_TIMEOUT_MS` as Claude Code will apply them; the
+    /// probe waits `MCP_TIMEOUT` for each request ([`Limits::request_wait`]).
+    pub timeouts: ProbeTimeouts,
     pub limits: Limits,
     /// Where stdio servers start (Claude Code starts them in the project folder).
     pub project_dir: Option<PathBuf>,
@@ -52,6 +55,8 @@ pub struct ServerProbe {
     pub with_legacy: Prediction,
     /// The tool checks of the attempt the prediction is based on.
     pub tools: ListCheck,
+    /// The limits predicted with.
+    pub timeouts: ProbeTimeouts,
 }
 
 impl ServerProbe {
@@ -76,7 +81,12 @@ impl ServerProbe {
     /// not help, which the probe has just seen to be false for this server).
     pub fn recommendation(&self) -> String {
         let d = self.prediction.diagnosis();
-        if self.legacy_fix_helps() && crate::advice::legacy_fix_wording(&d).is_none() {
+        // lost prompts or resources: the verdict's own advice says what legacy does for
+        // them, never the fix for tools that load anyway
+        if self.legacy_fix_helps()
+            && crate::advice::legacy_fix_wording(&d).is_none()
+            && d.cause != Some(crate::classify::verdict::Cause::ListsRejected)
+        {
             return format!(
                 "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `mcplogs fix` sets it for this project; then restart Claude Code.",
                 self.with_legacy.tools_loaded
@@ -153,7 +163,10 @@ pub fn run_attempt(
             }
         },
         TransportKind::Sse => {
-            match SseTransport::connect(&cfg.url, &cfg.headers, start + limits.budget) {
+            let wait = limits.request_wait.map_or(limits.budget, |w| {
+                limits.budget.min(w + session::WAIT_MARGIN)
+            });
+            match SseTransport::connect(&cfg.url, &cfg.headers, start + wait) {
                 Ok(t) => Box::new(t),
                 Err(f) => {
                     let step = Step {
@@ -198,8 +211,13 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         .collect();
     let by_mode = |m: Mode| attempts.iter().find(|a| a.mode == m).expect("run");
     let negotiation = opts.negotiation.as_ref().map(|n| n.as_str().to_string());
-    let prediction = predict::predict(by_mode(mode), v, negotiation);
-    let with_legacy = predict::predict(by_mode(Mode::Legacy), v, Some("legacy".into()));
+    let prediction = predict::predict(by_mode(mode), v, negotiation, &opts.timeouts);
+    let with_legacy = predict::predict(
+        by_mode(Mode::Legacy),
+        v,
+        Some("legacy".into()),
+        &opts.timeouts,
+    );
     let a = by_mode(mode);
     let tools = validate::check_pages(&a.pages, a.era == Some(session::NegotiatedEra::Modern));
     ServerProbe {
@@ -208,6 +226,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         prediction,
         with_legacy,
         tools,
+        timeouts: opts.timeouts.clone(),
     }
 }
 
@@ -461,6 +480,8 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         },
         all(),
     ));
+    out.push(lists_check(p));
+    out.push(strays_check(p));
     let declared = p.attempts.iter().any(Attempt::declares_list_changed);
     let seen = p.attempts.iter().any(|a| a.list_changed_seen);
     out.push(check(
@@ -508,4 +529,109 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         all(),
     ));
     out
+}
+
+/// `prompts/list` and `resources/list`: under 2026-07-28 a result without
+/// `resultType`/`ttlMs`/`cacheScope` loses the list on the builds that do not fill them in
+/// (the tools load); not applicable when the server declares neither.
+fn lists_check(p: &ServerProbe) -> ContractCheck {
+    let mut bad = Vec::new();
+    let mut losing: Vec<ClaudeVersion> = Vec::new();
+    let mut fetched = 0;
+    for a in &p.attempts {
+        let modern = a.era == Some(session::NegotiatedEra::Modern);
+        for l in &a.lists {
+            fetched += 1;
+            let Ok(result) = &l.result else {
+                continue;
+            };
+            let issues = validate::check_list_envelope(result, modern);
+            if issues.is_empty() {
+                continue;
+            }
+            let missing = issues
+                .iter()
+                .all(|e| e.kind == validate::EnvelopeKind::Missing);
+            let builds: Vec<ClaudeVersion> = lifecycle::CONTRACT_BUILDS
+                .iter()
+                .copied()
+                .filter(|v| !missing || !v.fills_missing_fields(l.list))
+                .collect();
+            let fields: Vec<String> = issues
+                .iter()
+                .map(|e| format!("{} ({})", e.field, e.detail))
+                .collect();
+            let names: Vec<String> = builds.iter().map(ToString::to_string).collect();
+            bad.push(format!(
+                "{}: {}: {}; Claude Code {} rejects it and loses the {} (the tools load){}",
+                a.mode.as_str(),
+                l.list.method(),
+                fields.join(", "),
+                names.join(", "),
+                l.list.what(),
+                if missing {
+                    "; legacy negotiation does not need these fields, and later builds fill them in"
+                } else {
+                    ""
+                }
+            ));
+            for v in builds {
+                if !losing.contains(&v) {
+                    losing.push(v);
+                }
+            }
+        }
+    }
+    losing.sort();
+    let passed = if fetched == 0 {
+        None
+    } else {
+        Some(bad.is_empty())
+    };
+    check(
+        "lists-accepted",
+        passed,
+        match passed {
+            None => "the server declares neither prompts nor resources".into(),
+            Some(true) => "every prompts/list and resources/list result passes".into(),
+            Some(false) => bad.join("; "),
+        },
+        losing,
+    )
+}
+
+/// Every response follows the request it answers. One that arrives before its request
+/// was sent is dropped by every observed build; one written before the server read its
+/// request is taken as the answer and the real answer ignored (the model's rows).
+fn strays_check(p: &ServerProbe) -> ContractCheck {
+    use session::StrayKind;
+    let mut bad = Vec::new();
+    for a in &p.attempts {
+        for s in &a.strays {
+            let what = s.method.as_deref().unwrap_or("?");
+            match s.kind {
+                StrayKind::BeforeRequest => bad.push(format!(
+                    "{}: a response to id {} ({what}) came before the request was sent: Claude Code drops it",
+                    a.mode.as_str(),
+                    s.id
+                )),
+                StrayKind::Duplicate => bad.push(format!(
+                    "{}: two responses to id {} ({what}), one written before the server read the request: Claude Code takes the first it reads as the answer",
+                    a.mode.as_str(),
+                    s.id
+                )),
+                StrayKind::UnknownId => {}
+            }
+        }
+    }
+    check(
+        "responses-follow-requests",
+        Some(bad.is_empty()),
+        if bad.is_empty() {
+            "every response came after its request, once".into()
+        } else {
+            bad.join("; ")
+        },
+        lifecycle::CONTRACT_BUILDS.to_vec(),
+    )
 }

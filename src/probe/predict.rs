@@ -38,6 +38,90 @@ pub fn mode_for(
     }
 }
 
+/// One limit Claude Code applies, and where its value comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeoutSetting {
+    /// `MCP_TIMEOUT` or `MCP_CONNECT_TIMEOUT_MS`.
+    pub var: &'static str,
+    pub ms: u64,
+    /// The value as written in the deciding layer; `None`: nothing sets it.
+    pub raw: Option<String>,
+    /// `environment`, `user (/home/u/.claude/settings.json)`...; `None`: the default.
+    pub decided_by: Option<String>,
+}
+
+impl TimeoutSetting {
+    /// `MCP_TIMEOUT=300 ms (environment)`, `MCP_TIMEOUT 30000 ms (default)`.
+    pub fn describe(&self) -> String {
+        match &self.decided_by {
+            Some(by) => format!("{}={} ms ({by})", self.var, self.ms),
+            None => format!("{} {} ms (default)", self.var, self.ms),
+        }
+    }
+}
+
+/// The limits a prediction is made with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeTimeouts {
+    /// `MCP_TIMEOUT`.
+    pub request: TimeoutSetting,
+    /// `MCP_CONNECT_TIMEOUT_MS` (blocking `-p` only).
+    pub connect_wait: TimeoutSetting,
+}
+
+impl Default for ProbeTimeouts {
+    fn default() -> Self {
+        let d = lifecycle::Timeouts::default();
+        ProbeTimeouts {
+            request: TimeoutSetting {
+                var: lifecycle::MCP_TIMEOUT_VAR,
+                ms: d.request_ms,
+                raw: None,
+                decided_by: None,
+            },
+            connect_wait: TimeoutSetting {
+                var: lifecycle::CONNECT_TIMEOUT_VAR,
+                ms: d.connect_wait_ms,
+                raw: None,
+                decided_by: None,
+            },
+        }
+    }
+}
+
+impl ProbeTimeouts {
+    /// What `version` takes from each variable's layers (highest precedence first, the
+    /// environment last; [`crate::settings::env::env_values`]), through the model.
+    pub fn from_layers(
+        version: ClaudeVersion,
+        request: &[crate::settings::env::EnvValue],
+        connect_wait: &[crate::settings::env::EnvValue],
+    ) -> ProbeTimeouts {
+        let pick =
+            |var: &'static str, layers: &[crate::settings::env::EnvValue], project_rule: bool| {
+                let view: Vec<(bool, Option<&str>)> = layers
+                    .iter()
+                    .map(|l| (project_rule && l.is_project(), l.value.as_deref()))
+                    .collect();
+                let (i, ms) = if project_rule {
+                    lifecycle::deciding_timeout(version, &view)
+                } else {
+                    lifecycle::deciding_connect_wait(&view)
+                };
+                TimeoutSetting {
+                    var,
+                    ms,
+                    raw: i.and_then(|i| layers[i].value.clone()),
+                    decided_by: i.map(|i| layers[i].describe()),
+                }
+            };
+        ProbeTimeouts {
+            request: pick(lifecycle::MCP_TIMEOUT_VAR, request, true),
+            connect_wait: pick(lifecycle::CONNECT_TIMEOUT_VAR, connect_wait, false),
+        }
+    }
+}
+
 /// What Claude Code will conclude.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {
@@ -55,6 +139,12 @@ pub struct Prediction {
     pub bad_tool_path: Option<String>,
     /// Tools Claude Code will load.
     pub tools_loaded: usize,
+    /// For `lists-rejected`: `prompts`, `resources`.
+    pub lost_lists: Vec<String>,
+    /// For `tolerated`: the lists Claude Code fills in (`tools`, `prompts`...).
+    pub filled_lists: Vec<String>,
+    /// The `MCP_TIMEOUT` predicted with, in ms.
+    pub timeout_ms: Option<u64>,
     /// One line: why.
     pub reason: String,
 }
@@ -67,6 +157,9 @@ impl Prediction {
         d.negotiated_protocol_version = self.negotiated_version.clone();
         d.filled_fields = self.filled_fields.clone();
         d.bad_tool_path = self.bad_tool_path.clone();
+        d.lost_lists = self.lost_lists.clone();
+        d.filled_lists = self.filled_lists.clone();
+        d.timeout_ms = self.timeout_ms;
         d
     }
 }
@@ -77,7 +170,25 @@ pub fn predict(
     attempt: &Attempt,
     version: ClaudeVersion,
     negotiation: Option<String>,
+    timeouts: &ProbeTimeouts,
 ) -> Prediction {
+    let mut p = predict_tools(attempt, version, negotiation, timeouts);
+    if p.verdict.is_problem() && p.verdict != Verdict::Degraded {
+        return p;
+    }
+    lists_verdict(&mut p, attempt, version);
+    strays_note(&mut p, attempt);
+    connect_wait_note(&mut p, attempt, timeouts);
+    p
+}
+
+fn predict_tools(
+    attempt: &Attempt,
+    version: ClaudeVersion,
+    negotiation: Option<String>,
+    timeouts: &ProbeTimeouts,
+) -> Prediction {
+    let limit = &timeouts.request;
     let era = attempt.era.map(|e| match e {
         NegotiatedEra::Modern => Era::Modern,
         NegotiatedEra::Legacy => Era::Legacy,
@@ -93,6 +204,9 @@ pub fn predict(
         filled_fields: Vec::new(),
         bad_tool_path: None,
         tools_loaded: 0,
+        lost_lists: Vec::new(),
+        filled_lists: Vec::new(),
+        timeout_ms: Some(limit.ms),
         reason: String::new(),
     };
     if let Some(f) = &attempt.failure {
@@ -114,7 +228,24 @@ pub fn predict(
         p.cause = cause;
         p.era = None;
         p.negotiated_version = None;
-        p.reason = f.to_string();
+        p.reason = match f {
+            Failure::Timeout { waited_ms } => {
+                timeout_reason("the handshake", *waited_ms, limit, version)
+            }
+            _ => f.to_string(),
+        };
+        return p;
+    }
+    // an answer that came in the probe's margin, past Claude Code's limit
+    if let Some(ms) = attempt.handshake_ms.filter(|ms| *ms > limit.ms) {
+        p.verdict = Verdict::ConnectionFailed;
+        p.cause = Some(Cause::Timeout);
+        p.era = None;
+        p.negotiated_version = None;
+        p.reason = format!(
+            "the handshake took {ms} ms, past {}: Claude Code {version} gives up on the connection (CONNECT_TIMEOUT)",
+            limit.describe()
+        );
         return p;
     }
     if !attempt.has_tools_capability() {
@@ -202,7 +333,25 @@ pub fn predict(
             ListFailure::Timeout { .. } => Cause::ToolsTimeout,
             _ => Cause::Other,
         });
-        p.reason = format!("tools/list failed: {lf}");
+        p.reason = match lf {
+            ListFailure::Timeout { page } => {
+                let waited = page_ms(attempt, *page).unwrap_or(0);
+                timeout_reason(&format!("tools/list page {page}"), waited, limit, version)
+            }
+            _ => format!("tools/list failed: {lf}"),
+        };
+        return p;
+    }
+    if let Some((page, ms)) = (1..=attempt.pages.len())
+        .filter_map(|pg| page_ms(attempt, pg).map(|ms| (pg, ms)))
+        .find(|(_, ms)| *ms > limit.ms)
+    {
+        p.verdict = Verdict::ToolsFetchFailed;
+        p.cause = Some(Cause::ToolsTimeout);
+        p.reason = format!(
+            "tools/list page {page} took {ms} ms, past {}: Claude Code {version} gives up on the tools (`Failed to fetch tools: Request timed out`, no retry)",
+            limit.describe()
+        );
         return p;
     }
     list_verdict(&mut p, &check, modern, version);
@@ -234,6 +383,127 @@ pub fn predict(
         );
     }
     p
+}
+
+/// How long the `tools/list` request of `page` took.
+fn page_ms(attempt: &Attempt, page: usize) -> Option<u64> {
+    let name = format!("tools/list page {page}");
+    attempt.steps.iter().find(|s| s.name == name).map(|s| s.ms)
+}
+
+/// Why a request without an answer means what it means: past Claude Code's limit, or
+/// the probe gave up first (`--timeout` shorter than the limit).
+fn timeout_reason(
+    what: &str,
+    waited_ms: u64,
+    limit: &TimeoutSetting,
+    version: ClaudeVersion,
+) -> String {
+    if waited_ms < limit.ms {
+        format!(
+            "{what} got no answer in the {waited_ms} ms mcplogs waited (--timeout), before Claude Code's limit, {}: the probe cannot tell whether Claude Code {version} gets one; run it with a longer --timeout",
+            limit.describe()
+        )
+    } else {
+        format!(
+            "{what} got no answer within {}: Claude Code {version} gives up there (`Request timed out`, no retry)",
+            limit.describe()
+        )
+    }
+}
+
+/// `prompts/list` and `resources/list` as `version` takes them: under 2026-07-28 a
+/// result without `resultType`/`ttlMs`/`cacheScope` is rejected (the list is lost, the
+/// tools load) or filled in, per the model.
+fn lists_verdict(p: &mut Prediction, attempt: &Attempt, version: ClaudeVersion) {
+    let modern = attempt.era == Some(NegotiatedEra::Modern);
+    let mut notes = Vec::new();
+    for fetch in &attempt.lists {
+        let Ok(result) = &fetch.result else {
+            notes.push(format!(
+                "{} failed: {}",
+                fetch.list.method(),
+                fetch.result.as_ref().err().map_or("", String::as_str)
+            ));
+            continue;
+        };
+        let missing: Vec<String> = super::validate::check_list_envelope(result, modern)
+            .into_iter()
+            .filter(|e| e.kind == super::validate::EnvelopeKind::Missing)
+            .map(|e| e.field)
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        if version.fills_missing_fields(fetch.list) {
+            for f in &missing {
+                if !p.filled_fields.contains(f) {
+                    p.filled_fields.push(f.clone());
+                }
+            }
+            p.filled_lists.push(fetch.list.what().to_string());
+            notes.push(format!(
+                "{} omits {}; Claude Code {version} fills them in",
+                fetch.list.method(),
+                missing.join(", ")
+            ));
+        } else {
+            p.lost_lists.push(fetch.list.what().to_string());
+            notes.push(format!(
+                "{} omits {} although 2026-07-28 was negotiated: Claude Code {version} rejects it and loses the server's {}",
+                fetch.list.method(),
+                missing.join(", "),
+                fetch.list.what()
+            ));
+        }
+    }
+    p.lost_lists.sort();
+    if !p.lost_lists.is_empty() {
+        if p.verdict == Verdict::Healthy || p.verdict == Verdict::Tolerated {
+            p.verdict = Verdict::Degraded;
+            p.cause = Some(Cause::ListsRejected);
+        }
+        notes.push("its tools load".into());
+    } else if !p.filled_fields.is_empty() && p.verdict == Verdict::Healthy {
+        p.verdict = Verdict::Tolerated;
+    }
+    if !notes.is_empty() {
+        p.reason = format!("{}; {}", p.reason, notes.join("; "));
+    }
+}
+
+/// What the builds do with responses that answer no pending request (the model's rows).
+fn strays_note(p: &mut Prediction, attempt: &Attempt) {
+    use super::session::StrayKind;
+    for s in &attempt.strays {
+        let what = s.method.as_deref().unwrap_or("a request");
+        let note = match s.kind {
+            StrayKind::BeforeRequest if lifecycle::EARLY_RESPONSE_DROPPED.value => format!(
+                "a response to id {} arrived before {what} was sent: Claude Code drops it and uses the real answer",
+                s.id
+            ),
+            StrayKind::Duplicate if lifecycle::FIRST_ANSWER_TAKEN.value => format!(
+                "two responses to id {} ({what}), one written before the server read the request: Claude Code takes the first, as the probe did, and ignores the other",
+                s.id
+            ),
+            _ => continue,
+        };
+        p.reason = format!("{}; {note}", p.reason);
+    }
+}
+
+/// Blocking `claude -p` waits `MCP_CONNECT_TIMEOUT_MS` for servers, then goes on with
+/// the slower ones `pending` (their connection continues in the background).
+fn connect_wait_note(p: &mut Prediction, attempt: &Attempt, timeouts: &ProbeTimeouts) {
+    let wait = &timeouts.connect_wait;
+    if attempt.elapsed_ms > wait.ms {
+        p.reason = format!(
+            "{}; it needed {} ms in all, more than a blocking `claude -p` waits ({}): -p starts without it (status `pending`), an interactive session gets it when it is ready",
+            p.reason,
+            attempt.elapsed_ms,
+            wait.describe()
+        );
+    }
 }
 
 /// Tool names Claude Code shows under another name (`"a b" -> a_b`), from the model.
@@ -311,6 +581,7 @@ fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: Cl
             if version.fills_missing_fields(List::Tools) {
                 p.verdict = Verdict::Tolerated;
                 p.filled_fields = missing.clone();
+                p.filled_lists.push(List::Tools.what().to_string());
                 p.tools_loaded = check.valid;
                 p.reason = format!(
                     "the result omits {} (page {first_page}) although 2026-07-28 was negotiated; Claude Code {version} fills them in",

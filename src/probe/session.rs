@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::transport::{Failure, Incoming, StderrLog, Transport, printable};
+use crate::claude_code::lifecycle::List;
 
 pub const MODERN_VERSION: &str = "2026-07-28";
 /// What Claude Code proposes in `initialize`.
@@ -67,16 +68,36 @@ pub enum NegotiatedEra {
 /// Limits for one connection.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// The whole connection, handshake and every page.
+    /// The whole connection, handshake and every page (`--timeout`).
     pub budget: Duration,
+    /// Claude Code's `MCP_TIMEOUT`: the handshake (counted from the spawn) and each
+    /// `tools/list` request may take this long, each on its own; the probe waits this
+    /// long plus [`WAIT_MARGIN`] (never past `budget`) so that it knows what Claude Code
+    /// concludes. `None`: `budget` alone.
+    pub request_wait: Option<Duration>,
     pub max_pages: usize,
     pub max_tools: usize,
 }
+
+/// How much longer than Claude Code's limit the probe waits for an answer, so that an
+/// answer just past the limit is seen as late rather than missing.
+pub const WAIT_MARGIN: Duration = Duration::from_millis(100);
+
+/// After the `initialize` answer, how long the probe reads what else the server wrote
+/// before it sends `notifications/initialized`: Claude Code reads the server's output
+/// in chunks, so lines written together with the answer are read before it sends
+/// anything else.
+const SETTLE_AFTER_INITIALIZE: Duration = Duration::from_millis(10);
+/// After the last list, how long the probe waits for more output (a second answer to a
+/// request already answered), and at most how long it reads.
+const SETTLE_AT_END: Duration = Duration::from_millis(50);
+const SETTLE_AT_END_MAX: Duration = Duration::from_millis(500);
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             budget: Duration::from_secs(30),
+            request_wait: None,
             max_pages: 250,
             max_tools: 10_000,
         }
@@ -172,6 +193,45 @@ impl std::fmt::Display for ListFailure {
     }
 }
 
+/// A list fetched after the handshake other than `tools/list` (the server declared the
+/// capability): `prompts/list`, `resources/list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListFetch {
+    pub list: List,
+    /// The result, or why there is none (a JSON-RPC error, a timeout...).
+    pub result: Result<Value, String>,
+}
+
+/// A response the client could not take as the answer to the request it was waiting for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrayResponse {
+    pub id: Value,
+    pub kind: StrayKind,
+    /// The method of the request with that id, when the client sent one.
+    pub method: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrayKind {
+    /// It arrived before the request with its id was sent.
+    BeforeRequest,
+    /// A second answer to a request already answered: one of the two was written before
+    /// the server read the request.
+    Duplicate,
+    /// No request ever had its id.
+    UnknownId,
+}
+
+impl StrayKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StrayKind::BeforeRequest => "before-request",
+            StrayKind::Duplicate => "duplicate",
+            StrayKind::UnknownId => "unknown-id",
+        }
+    }
+}
+
 /// Everything one connection found.
 #[derive(Debug, Clone)]
 pub struct Attempt {
@@ -197,6 +257,12 @@ pub struct Attempt {
     pub elapsed_ms: u64,
     /// `notifications/tools/list_changed` received during the connection.
     pub list_changed_seen: bool,
+    /// From the start (the spawn) to the end of a successful handshake.
+    pub handshake_ms: Option<u64>,
+    /// `prompts/list` and `resources/list`, in the order sent.
+    pub lists: Vec<ListFetch>,
+    /// Responses not taken as an answer, in the order received.
+    pub strays: Vec<StrayResponse>,
 }
 
 impl Attempt {
@@ -220,7 +286,18 @@ impl Attempt {
             stderr: None,
             elapsed_ms: 0,
             list_changed_seen: false,
+            handshake_ms: None,
+            lists: Vec::new(),
+            strays: Vec::new(),
         }
+    }
+
+    /// Whether the capabilities declare `key` (`prompts`, `resources`).
+    pub fn declares(&self, key: &str) -> bool {
+        self.capabilities
+            .as_ref()
+            .and_then(|c| c.get(key))
+            .is_some_and(|t| !t.is_null())
     }
 
     pub fn has_tools_capability(&self) -> bool {
@@ -280,6 +357,19 @@ pub fn tools_list_request(
     cursor: Option<&str>,
     claude_version: &str,
 ) -> Value {
+    list_request("tools/list", id, era, cursor, claude_version)
+}
+
+/// `tools/list`, `prompts/list` or `resources/list` as Claude Code sends it (observed
+/// with the stub's `--trace` on 2.1.288 and 2.1.332: no params in the legacy era,
+/// `_meta` alone in the modern one).
+pub fn list_request(
+    method: &str,
+    id: u64,
+    era: NegotiatedEra,
+    cursor: Option<&str>,
+    claude_version: &str,
+) -> Value {
     let mut params = serde_json::Map::new();
     if let Some(c) = cursor {
         params.insert("cursor".into(), Value::String(c.to_string()));
@@ -287,7 +377,7 @@ pub fn tools_list_request(
     if era == NegotiatedEra::Modern {
         params.insert("_meta".into(), modern_meta(claude_version));
     }
-    let mut req = json!({"method": "tools/list", "jsonrpc": "2.0", "id": id});
+    let mut req = json!({"method": method, "jsonrpc": "2.0", "id": id});
     if !params.is_empty() {
         req["params"] = Value::Object(params);
     }
@@ -304,9 +394,18 @@ struct Driver<'a> {
     t: &'a mut dyn Transport,
     a: Attempt,
     start: Instant,
+    /// The current request's deadline.
     deadline: Instant,
+    /// The connection's (`--timeout`).
+    cap: Instant,
+    /// Claude Code's `MCP_TIMEOUT` plus the margin, when known.
+    wait: Option<Duration>,
     claude_version: String,
-    seen_ids: HashSet<String>,
+    /// Requests sent: id (as JSON text) and method.
+    sent: Vec<(String, String)>,
+    answered: HashSet<String>,
+    /// Responses whose id had not been sent when they arrived.
+    unmatched: Vec<Value>,
 }
 
 impl Driver<'_> {
@@ -353,6 +452,96 @@ impl Driver<'_> {
         self.a.steps.push(step);
     }
 
+    /// The deadline of a request sent now, outside the handshake.
+    fn request_deadline(&self) -> Instant {
+        match self.wait {
+            Some(w) => self.cap.min(Instant::now() + w),
+            None => self.cap,
+        }
+    }
+
+    /// A response that is not the answer being waited for.
+    fn stray(&mut self, m: &Value) {
+        let id = m.get("id").cloned().unwrap_or(Value::Null);
+        let key = id.to_string();
+        if self.answered.contains(&key) {
+            let method = self.method_of(&key);
+            self.a.strays.push(StrayResponse {
+                id,
+                kind: StrayKind::Duplicate,
+                method,
+            });
+        } else {
+            self.unmatched.push(id);
+        }
+    }
+
+    fn method_of(&self, key: &str) -> Option<String> {
+        self.sent
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, m)| m.clone())
+    }
+
+    /// Reads what the server writes until it is quiet for `quiet` (at most `max`),
+    /// answering its requests and noting stray responses; the connection's end stops it.
+    fn drain(&mut self, quiet: Duration, max: Duration) {
+        let until = Instant::now() + max;
+        loop {
+            let deadline = until.min(Instant::now() + quiet);
+            match self.t.recv(deadline) {
+                Ok(Incoming::Message(m)) => {
+                    if m.get("method").is_some() {
+                        self.event("server-to-client", Some(&m), None, None);
+                        if self.answer_server(&m).is_err() {
+                            return;
+                        }
+                    } else {
+                        self.event(
+                            "server-to-client",
+                            Some(&m),
+                            Some("unexpected-id".into()),
+                            None,
+                        );
+                        self.stray(&m);
+                    }
+                }
+                Ok(Incoming::Noise { preview, bytes }) => self.noise(preview, bytes),
+                Ok(Incoming::Closed { .. }) | Err(_) => return,
+            }
+            if Instant::now() >= until {
+                return;
+            }
+        }
+    }
+
+    fn noise(&mut self, preview: String, bytes: usize) {
+        self.a.noise_lines += 1;
+        if self.a.noise_examples.len() < MAX_NOISE_KEPT {
+            self.a.noise_examples.push(preview.clone());
+        }
+        self.event(
+            "server-to-client",
+            None,
+            Some("non-json".into()),
+            Some(json!({"bytes": bytes, "preview": preview})),
+        );
+    }
+
+    /// The responses left unmatched at the end: an id sent later arrived before its
+    /// request; one never sent is unknown.
+    fn settle_strays(&mut self) {
+        for id in std::mem::take(&mut self.unmatched) {
+            let method = self.method_of(&id.to_string());
+            let kind = if method.is_some() {
+                StrayKind::BeforeRequest
+            } else {
+                StrayKind::UnknownId
+            };
+            self.a.strays.push(StrayResponse { id, kind, method });
+        }
+    }
+
     fn send(&mut self, msg: &Value) -> Result<(), Failure> {
         self.event("client-to-server", Some(msg), None, None);
         let r = self.t.send(msg, self.deadline);
@@ -371,7 +560,12 @@ impl Driver<'_> {
     /// server's own requests and counting noise meanwhile.
     fn request(&mut self, msg: &Value) -> Result<Answer, Failure> {
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
-        self.seen_ids.insert(id.to_string());
+        let method = msg
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        self.sent.push((id.to_string(), method));
         self.send(msg)?;
         loop {
             let inc = match self.t.recv(self.deadline) {
@@ -402,18 +596,7 @@ impl Driver<'_> {
                     );
                     return Err(Failure::Closed { detail });
                 }
-                Incoming::Noise { preview, bytes } => {
-                    self.a.noise_lines += 1;
-                    if self.a.noise_examples.len() < MAX_NOISE_KEPT {
-                        self.a.noise_examples.push(preview.clone());
-                    }
-                    self.event(
-                        "server-to-client",
-                        None,
-                        Some("non-json".into()),
-                        Some(json!({"bytes": bytes, "preview": preview})),
-                    );
-                }
+                Incoming::Noise { preview, bytes } => self.noise(preview, bytes),
                 Incoming::Message(m) => {
                     if m.get("method").is_some() {
                         self.event("server-to-client", Some(&m), None, None);
@@ -427,8 +610,10 @@ impl Driver<'_> {
                             Some("unexpected-id".into()),
                             None,
                         );
+                        self.stray(&m);
                         continue;
                     }
+                    self.answered.insert(id.to_string());
                     if let Some(e) = m.get("error") {
                         self.event(
                             "server-to-client",
@@ -548,13 +733,20 @@ pub fn run(
     start: Instant,
     connect_step: Option<Step>,
 ) -> Attempt {
+    let cap = start + limits.budget;
+    let wait = limits.request_wait.map(|w| w + WAIT_MARGIN);
     let mut d = Driver {
         t,
         a: Attempt::new(mode, connection_id),
         start,
-        deadline: start + limits.budget,
+        // Claude Code's clock for the handshake starts before the spawn
+        deadline: wait.map_or(cap, |w| cap.min(start + w)),
+        cap,
+        wait,
         claude_version: claude_version.to_string(),
-        seen_ids: HashSet::new(),
+        sent: Vec::new(),
+        answered: HashSet::new(),
+        unmatched: Vec::new(),
     };
     if let Some(s) = connect_step {
         d.step(s);
@@ -562,18 +754,32 @@ pub fn run(
     let mut next_id: u64 = 0;
     if let Err(f) = handshake(&mut d, mode, &mut next_id) {
         d.a.failure = Some(f);
-    } else if d.a.has_tools_capability() {
-        list_tools(&mut d, &mut next_id, limits);
     } else {
-        d.step(Step {
-            name: "tools/list".into(),
-            sent: None,
-            received: None,
-            ms: 0,
-            ok: true,
-            detail: Some("not sent: the server did not declare the tools capability".into()),
-        });
+        d.a.handshake_ms = Some(d.ms());
+        // the order Claude Code sends them in (the stub's --trace, 2.1.288 and 2.1.332):
+        // modern prompts/list, resources/list, then tools/list; legacy tools/list first
+        let modern = d.a.era == Some(NegotiatedEra::Modern);
+        if modern {
+            fetch_lists(&mut d, &mut next_id);
+        }
+        if d.a.has_tools_capability() {
+            list_tools(&mut d, &mut next_id, limits);
+        } else {
+            d.step(Step {
+                name: "tools/list".into(),
+                sent: None,
+                received: None,
+                ms: 0,
+                ok: true,
+                detail: Some("not sent: the server did not declare the tools capability".into()),
+            });
+        }
+        if !modern {
+            fetch_lists(&mut d, &mut next_id);
+        }
+        d.drain(SETTLE_AT_END, SETTLE_AT_END_MAX);
     }
+    d.settle_strays();
     d.a.stderr = d.t.stderr();
     d.a.elapsed_ms = d.ms();
     d.a
@@ -727,6 +933,7 @@ fn handshake(d: &mut Driver, mode: Mode, next_id: &mut u64) -> Result<(), Failur
         ok: true,
         detail: Some(format!("legacy era ({version})")),
     });
+    d.drain(SETTLE_AFTER_INITIALIZE, SETTLE_AFTER_INITIALIZE);
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let t = Instant::now();
     let r = d.send(&note);
@@ -757,6 +964,7 @@ fn list_tools(d: &mut Driver, next_id: &mut u64, limits: Limits) {
         }
         let req = tools_list_request(*next_id, era, cursor.as_deref(), &d.claude_version);
         *next_id += 1;
+        d.deadline = d.request_deadline();
         let name = format!("tools/list page {page}");
         let (r, ms, sent) = d.timed_request(&name, &req);
         let failure = match r {
@@ -833,6 +1041,48 @@ fn list_tools(d: &mut Driver, next_id: &mut u64, limits: Limits) {
         };
         d.a.list_failure = Some(failure);
         return;
+    }
+}
+
+/// `prompts/list` then `resources/list`, each when the server declared its capability
+/// (one page each: Claude Code's walk of these lists is not modelled).
+fn fetch_lists(d: &mut Driver, next_id: &mut u64) {
+    let era = d.a.era.unwrap_or(NegotiatedEra::Legacy);
+    for (list, key) in [(List::Prompts, "prompts"), (List::Resources, "resources")] {
+        if !d.a.declares(key) {
+            continue;
+        }
+        let req = list_request(list.method(), *next_id, era, None, &d.claude_version);
+        *next_id += 1;
+        d.deadline = d.request_deadline();
+        let (r, ms, sent) = d.timed_request(list.method(), &req);
+        let closed = matches!(r, Err(Failure::Closed { .. }));
+        let (result, received, ok) = match r {
+            Ok(Answer::Result(v)) => {
+                let n = v
+                    .get(list.what())
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                (Ok(v), format!("result, {n} {}", list.what()), true)
+            }
+            Ok(Answer::Error { code, message }) => {
+                let e = summarize_error(code, &message);
+                (Err(e.clone()), e, false)
+            }
+            Err(f) => (Err(f.to_string()), f.to_string(), false),
+        };
+        d.step(Step {
+            name: list.method().into(),
+            sent: Some(sent),
+            received: Some(received),
+            ms,
+            ok,
+            detail: None,
+        });
+        d.a.lists.push(ListFetch { list, result });
+        if closed {
+            return;
+        }
     }
 }
 

@@ -105,6 +105,80 @@ fn short(v: &Value) -> String {
     super::transport::printable(&s, 60, false)
 }
 
+/// The 2026-07-28 fields of one result (`resultType`, `ttlMs`, `cacheScope`): each one
+/// absent or of the wrong type.
+fn envelope_fields(
+    obj: &serde_json::Map<String, Value>,
+) -> Vec<(&'static str, EnvelopeKind, String)> {
+    let mut out = Vec::new();
+    match obj.get("resultType") {
+        None => out.push((
+            "resultType",
+            EnvelopeKind::Missing,
+            "required under 2026-07-28, absent".into(),
+        )),
+        Some(Value::String(_)) => {}
+        Some(v) => out.push((
+            "resultType",
+            EnvelopeKind::WrongType,
+            format!("expected a string, got {}", short(v)),
+        )),
+    }
+    match obj.get("ttlMs") {
+        None => out.push((
+            "ttlMs",
+            EnvelopeKind::Missing,
+            "required under 2026-07-28, absent".into(),
+        )),
+        Some(Value::Number(_)) => {}
+        Some(v) => out.push((
+            "ttlMs",
+            EnvelopeKind::WrongType,
+            format!("expected a number, got {}", short(v)),
+        )),
+    }
+    match obj.get("cacheScope") {
+        None => out.push((
+            "cacheScope",
+            EnvelopeKind::Missing,
+            "required under 2026-07-28, absent".into(),
+        )),
+        Some(Value::String(s)) if s == "public" || s == "private" => {}
+        Some(v) => out.push((
+            "cacheScope",
+            EnvelopeKind::WrongType,
+            format!("expected \"public\" or \"private\", got {}", short(v)),
+        )),
+    }
+    out
+}
+
+/// The envelope of a `prompts/list` or `resources/list` result (one page): under
+/// 2026-07-28 the same three fields as `tools/list` (observed: 2.1.288 rejects the list
+/// without them, 2.1.310 and later fill them in; `claude_code::lifecycle`).
+pub fn check_list_envelope(result: &Value, modern: bool) -> Vec<EnvelopeIssue> {
+    let Some(obj) = result.as_object() else {
+        return vec![EnvelopeIssue {
+            page: 1,
+            field: "result".into(),
+            kind: EnvelopeKind::Malformed,
+            detail: format!("expected an object, got {}", type_name(result)),
+        }];
+    };
+    if !modern {
+        return Vec::new();
+    }
+    envelope_fields(obj)
+        .into_iter()
+        .map(|(field, kind, detail)| EnvelopeIssue {
+            page: 1,
+            field: field.into(),
+            kind,
+            detail,
+        })
+        .collect()
+}
+
 /// Checks every page; `modern`: the 2026-07-28 envelope fields are required.
 pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
     let mut c = ListCheck {
@@ -131,44 +205,8 @@ pub fn check_pages(pages: &[Value], modern: bool) -> ListCheck {
             continue;
         };
         if modern {
-            match obj.get("resultType") {
-                None => issue(
-                    "resultType",
-                    EnvelopeKind::Missing,
-                    "required under 2026-07-28, absent".into(),
-                ),
-                Some(Value::String(_)) => {}
-                Some(v) => issue(
-                    "resultType",
-                    EnvelopeKind::WrongType,
-                    format!("expected a string, got {}", short(v)),
-                ),
-            }
-            match obj.get("ttlMs") {
-                None => issue(
-                    "ttlMs",
-                    EnvelopeKind::Missing,
-                    "required under 2026-07-28, absent".into(),
-                ),
-                Some(Value::Number(_)) => {}
-                Some(v) => issue(
-                    "ttlMs",
-                    EnvelopeKind::WrongType,
-                    format!("expected a number, got {}", short(v)),
-                ),
-            }
-            match obj.get("cacheScope") {
-                None => issue(
-                    "cacheScope",
-                    EnvelopeKind::Missing,
-                    "required under 2026-07-28, absent".into(),
-                ),
-                Some(Value::String(s)) if s == "public" || s == "private" => {}
-                Some(v) => issue(
-                    "cacheScope",
-                    EnvelopeKind::WrongType,
-                    format!("expected \"public\" or \"private\", got {}", short(v)),
-                ),
+            for (field, kind, detail) in envelope_fields(obj) {
+                issue(field, kind, detail);
             }
         }
         match obj.get("nextCursor") {

@@ -89,6 +89,7 @@ fn prediction_json(
         filled_fields: p.filled_fields.clone(),
         bad_tool_path: red_opt(r, &p.bad_tool_path),
         tools_loaded: p.tools_loaded as u64,
+        lost_lists: p.lost_lists.clone(),
         reason: r.redact(&p.reason),
         recommendation: r.redact(&recommendation),
     }
@@ -153,6 +154,70 @@ fn attempt_json(a: &Attempt, r: &Redactor) -> json_doc::ProbeAttempt {
             kept: r.redact(&s.text()),
         }),
         transcript_events_dropped: a.events_dropped as u64,
+        lists: a
+            .lists
+            .iter()
+            .map(|l| {
+                let modern = a.era == Some(crate::probe::session::NegotiatedEra::Modern);
+                json_doc::ProbeListFetch {
+                    method: l.list.method().to_string(),
+                    items: l.result.as_ref().ok().map(|v| {
+                        v.get(l.list.what())
+                            .and_then(Value::as_array)
+                            .map_or(0, Vec::len) as u64
+                    }),
+                    envelope: l
+                        .result
+                        .as_ref()
+                        .map(|v| crate::probe::validate::check_list_envelope(v, modern))
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|e| envelope_json(e, r))
+                        .collect(),
+                    error: l.result.as_ref().err().map(|e| r.redact(e)),
+                }
+            })
+            .collect(),
+        stray_responses: a
+            .strays
+            .iter()
+            .map(|s| json_doc::ProbeStrayResponse {
+                id: red_json(r, &s.id),
+                kind: s.kind.as_str().to_string(),
+                method: s.method.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn envelope_json(
+    e: &crate::probe::validate::EnvelopeIssue,
+    r: &Redactor,
+) -> json_doc::ProbeEnvelopeIssue {
+    json_doc::ProbeEnvelopeIssue {
+        page: e.page as u64,
+        field: r.redact(&e.field),
+        detail: r.redact(&e.detail),
+        kind: match e.kind {
+            crate::probe::validate::EnvelopeKind::Missing => "missing",
+            crate::probe::validate::EnvelopeKind::WrongType => "wrong-type",
+            crate::probe::validate::EnvelopeKind::Malformed => "malformed",
+        }
+        .to_string(),
+    }
+}
+
+/// The probe's timeouts, as the document shows them.
+pub fn timeouts_json(t: &crate::probe::ProbeTimeouts, r: &Redactor) -> json_doc::ProbeTimeouts {
+    let one = |s: &crate::probe::TimeoutSetting| json_doc::ProbeTimeout {
+        variable: s.var.to_string(),
+        ms: s.ms,
+        value: red_opt(r, &s.raw),
+        decided_by: red_opt(r, &s.decided_by),
+    };
+    json_doc::ProbeTimeouts {
+        mcp_timeout: one(&t.request),
+        connect_timeout: one(&t.connect_wait),
     }
 }
 
@@ -210,17 +275,7 @@ pub fn server_json(
                 .tools
                 .envelope
                 .iter()
-                .map(|e| json_doc::ProbeEnvelopeIssue {
-                    page: e.page as u64,
-                    field: r.redact(&e.field),
-                    detail: r.redact(&e.detail),
-                    kind: match e.kind {
-                        crate::probe::validate::EnvelopeKind::Missing => "missing",
-                        crate::probe::validate::EnvelopeKind::WrongType => "wrong-type",
-                        crate::probe::validate::EnvelopeKind::Malformed => "malformed",
-                    }
-                    .to_string(),
-                })
+                .map(|e| envelope_json(e, r))
                 .collect(),
             pages: p.tools.pages as u64,
             whole_list_dropped: list_fails && p.tools.returned > 0,
@@ -444,6 +499,23 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
     );
     out.push_str(&format!("{l}{}\n", paint(pred.verdict, &label(pred))));
     out.push_str(&wrap(&r.redact(&pred.reason), "    ", w));
+    // the limits, when something sets them or the prediction turns on them
+    let t = &p.timeouts;
+    let timed_out = matches!(
+        pred.cause,
+        Some(
+            crate::classify::verdict::Cause::Timeout
+                | crate::classify::verdict::Cause::ToolsTimeout
+        )
+    );
+    if timed_out || t.request.decided_by.is_some() || t.connect_wait.decided_by.is_some() {
+        let line = format!(
+            "limits: {}; {}",
+            t.request.describe(),
+            t.connect_wait.describe()
+        );
+        out.push_str(&wrap(&r.redact(&line), "    ", w));
+    }
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
         let wl = &p.with_legacy;
         let tail = if p.legacy_fix_helps() {
@@ -473,7 +545,7 @@ pub fn contract_text(checks: &[ContractCheck], width: usize, r: &Redactor) -> St
             Some(false) => "FAIL".red().bold().to_string(),
             None => "n/a ".dimmed().to_string(),
         };
-        let left = format!("    {mark} {:<24} ", c.name);
+        let left = format!("    {mark} {:<25} ", c.name);
         out.push_str(&format!(
             "{left}{}\n",
             cut(r, &c.detail, width.max(60) - 35)

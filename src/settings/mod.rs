@@ -10,6 +10,7 @@
 pub mod diff;
 pub mod edit;
 pub mod effective;
+pub mod env;
 pub mod fix;
 pub mod json;
 pub mod layers;

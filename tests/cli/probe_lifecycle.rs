@@ -20,8 +20,31 @@ fn fixtures() -> PathBuf {
 /// `probe --json` (with `--contract` when asked) on one stub case, negotiation `auto`
 /// as in the fixtures' runs.
 fn probe(case: &str, version: &str, contract: bool) -> (i32, Value) {
+    probe_with(case, &[], version, contract, &[], None)
+}
+
+/// The same with stub arguments, environment variables and a user settings `env` block.
+fn probe_with(
+    case: &str,
+    stub_args: &[&str],
+    version: &str,
+    contract: bool,
+    env: &[(&str, &str)],
+    user_settings_env: Option<&str>,
+) -> (i32, Value) {
     let home = tempfile::tempdir().unwrap();
+    if let Some(e) = user_settings_env {
+        fs::create_dir_all(home.path().join(".claude")).unwrap();
+        fs::write(
+            home.path().join(".claude/settings.json"),
+            format!("{{\"env\": {e}}}"),
+        )
+        .unwrap();
+    }
     let mut cmd = mcplogs(home.path());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     cmd.env("MCP_PROTOCOL_NEGOTIATION", "auto").args([
         "probe",
         "--json",
@@ -32,9 +55,10 @@ fn probe(case: &str, version: &str, contract: bool) -> (i32, Value) {
         cmd.arg("--contract");
     }
     cmd.arg("--command").arg(format!(
-        "python3 {} --case {}",
+        "python3 {} --case {} {}",
         stub().display(),
-        case.strip_suffix("-p").unwrap_or(case)
+        case.strip_suffix("-p").unwrap_or(case),
+        stub_args.join(" ")
     ));
     let r = run(&mut cmd);
     let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
@@ -50,12 +74,12 @@ fn contract_check<'a>(s: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no contract check {name}: {s:#}"))
 }
 
-/// The cases a probe can replay as Claude Code ran them: not the interactive ones,
-/// not the slow ones (no timed tests), not resources/prompts (the probe lists tools
-/// only), not a response written ahead of its request.
-/// `frame-early` is left out: the probe takes the early response as its tools/list answer
-/// where every build dropped it (the probe's request ids are not Claude Code's).
-const REPLAYABLE: [&str; 23] = [
+/// The cases a probe can replay as Claude Code ran them: not the interactive ones, not
+/// the slow ones (their own tests below use short limits instead of 30 s).
+const REPLAYABLE: [&str; 26] = [
+    "rp-modern-missing",
+    "frame-early",
+    "frame-early-late",
     "ok",
     "no-tools-cap",
     "pages-21",
@@ -158,5 +182,173 @@ fn no_tools_capability_fails_the_prediction_and_the_contract() {
         assert_eq!(s["prediction"]["cause"], "no-tools-capability", "{s:#}");
         let c = contract_check(&s, "tools-capable-handshake");
         assert_eq!(c["passed"], false);
+    }
+}
+
+#[test]
+fn mcp_timeout_from_the_environment_or_the_settings_decides_a_slow_tools_list() {
+    // a 3 s tools/list: past MCP_TIMEOUT=1500, within 8000
+    let slow = ["--delay-tools-ms", "3000"];
+    let (code, s) = probe_with(
+        "slow-tools",
+        &slow,
+        "2.1.332",
+        false,
+        &[("MCP_TIMEOUT", "1500")],
+        None,
+    );
+    assert_eq!(code, 1, "{s:#}");
+    assert_eq!(s["prediction"]["cause"], "tools-timeout", "{s:#}");
+    let (code, s) = probe_with(
+        "slow-tools",
+        &slow,
+        "2.1.332",
+        false,
+        &[("MCP_TIMEOUT", "8000")],
+        None,
+    );
+    assert_eq!(code, 0, "{s:#}");
+    assert_eq!(s["prediction"]["toolsLoaded"], 3, "{s:#}");
+    // the user settings' env outranks the shell's, as for MCP_PROTOCOL_NEGOTIATION
+    let home_settings = r#"{"MCP_TIMEOUT": "8000"}"#;
+    let (code, s) = probe_with(
+        "slow-tools",
+        &slow,
+        "2.1.288",
+        false,
+        &[("MCP_TIMEOUT", "1500")],
+        Some(home_settings),
+    );
+    assert_eq!(code, 0, "{s:#}");
+    assert_eq!(s["prediction"]["verdict"], "healthy", "{s:#}");
+}
+
+#[test]
+fn a_slow_initialize_is_a_connection_timeout_unless_mcp_timeout_covers_it() {
+    let slow = ["--delay-init-ms", "3000"];
+    let (_, s) = probe_with(
+        "slow-init",
+        &slow,
+        "2.1.310",
+        false,
+        &[("MCP_TIMEOUT", "1500")],
+        None,
+    );
+    assert_eq!(s["prediction"]["verdict"], "connection-failed", "{s:#}");
+    assert_eq!(s["prediction"]["cause"], "timeout", "{s:#}");
+    let (_, s) = probe_with(
+        "slow-init",
+        &slow,
+        "2.1.310",
+        false,
+        &[("MCP_TIMEOUT", "8000")],
+        None,
+    );
+    assert_eq!(s["prediction"]["verdict"], "healthy", "{s:#}");
+}
+
+#[test]
+fn the_document_says_which_limit_was_used_and_where_it_came_from() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = mcplogs(home.path());
+    cmd.env("MCP_TIMEOUT", "4000").args([
+        "probe",
+        "--json",
+        "--claude-version",
+        "2.1.332",
+        "--command",
+    ]);
+    cmd.arg(format!("python3 {} --case ok", stub().display()));
+    let r = run(&mut cmd);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
+    let t = &doc["timeouts"];
+    assert_eq!(t["mcpTimeout"]["ms"], 4000, "{t:#}");
+    assert_eq!(t["mcpTimeout"]["decidedBy"], "environment", "{t:#}");
+    assert_eq!(t["connectTimeout"]["ms"], 5000, "{t:#}");
+    assert_eq!(t["connectTimeout"]["decidedBy"], Value::Null, "{t:#}");
+}
+
+#[test]
+fn lists_2_1_288_rejects_fail_the_contract_there_and_legacy_brings_them_back() {
+    let (code, s) = probe("rp-modern-missing", "2.1.288", true);
+    assert_eq!(code, 1, "{s:#}");
+    let p = &s["prediction"];
+    assert_eq!(p["cause"], "lists-rejected", "{p:#}");
+    assert_eq!(
+        p["lostLists"],
+        serde_json::json!(["prompts", "resources"]),
+        "{p:#}"
+    );
+    assert_eq!(s["withLegacy"]["verdict"], "healthy", "{s:#}");
+    assert_eq!(s["legacyFixHelps"], true, "{s:#}");
+    let rec = p["recommendation"].as_str().unwrap();
+    assert!(!rec.contains("got this server's tools"), "{rec}");
+    let c = contract_check(&s, "lists-accepted");
+    assert_eq!(c["passed"], false, "{c:#}");
+    assert!(
+        c["builds"].as_array().unwrap().contains(&"2.1.288".into()),
+        "{c:#}"
+    );
+    assert!(
+        !c["builds"].as_array().unwrap().contains(&"2.1.332".into()),
+        "{c:#}"
+    );
+    // a complete modern server and one that declares neither list
+    let (_, s) = probe("rp-modern-ok", "2.1.288", true);
+    assert_eq!(
+        contract_check(&s, "lists-accepted")["passed"],
+        true,
+        "{s:#}"
+    );
+    let (_, s) = probe("ok", "2.1.288", true);
+    assert_eq!(
+        contract_check(&s, "lists-accepted")["passed"],
+        Value::Null,
+        "{s:#}"
+    );
+}
+
+#[test]
+fn a_response_written_before_its_request_fails_the_contract_on_every_build() {
+    for case in ["frame-early", "frame-early-late"] {
+        let (code, s) = probe(case, "2.1.332", true);
+        assert_eq!(code, 1, "{case}: {s:#}");
+        let c = contract_check(&s, "responses-follow-requests");
+        assert_eq!(c["passed"], false, "{case}: {c:#}");
+        assert_eq!(
+            c["builds"],
+            serde_json::json!(["2.1.288", "2.1.300", "2.1.332"]),
+            "{case}: {c:#}"
+        );
+    }
+    // an id never sent is not such a response
+    let (_, s) = probe("frame-unknown-id", "2.1.332", true);
+    assert_eq!(
+        contract_check(&s, "responses-follow-requests")["passed"],
+        true,
+        "{s:#}"
+    );
+}
+
+#[test]
+fn list_changed_is_reported_as_what_it_is_and_every_check_names_its_builds() {
+    // the stub notifies 3 s after the first tools/list, after the probe has closed: the
+    // capability declared and nothing seen is said as such, not as a pass or a failure
+    let (_, s) = probe("lc-valid", "2.1.332", true);
+    let c = contract_check(&s, "list-changed");
+    assert_eq!(c["passed"], Value::Null, "{c:#}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("declared; not triggered"),
+        "{c:#}"
+    );
+    let (_, s) = probe("lc-undeclared", "2.1.332", true);
+    let c = contract_check(&s, "list-changed");
+    assert_eq!(c["passed"], Value::Null, "{c:#}");
+    assert_eq!(c["detail"], "not declared", "{c:#}");
+    for c in s["contract"].as_array().unwrap() {
+        assert!(!c["builds"].as_array().unwrap().is_empty(), "{c:#}");
     }
 }

@@ -637,9 +637,11 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "V")]
     pub claude_version: Option<String>,
 
-    /// Time budget per connection: handshake and every tools/list page (500ms, 30s, 2m)
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_probe_timeout)]
-    pub timeout: Duration,
+    /// Time budget per connection, handshake and every list (500ms, 30s, 2m) [default:
+    /// none: each request waits as long as Claude Code would, its MCP_TIMEOUT from the
+    /// environment and settings, 30 s when unset]
+    #[arg(long, value_name = "DURATION", value_parser = parse_probe_timeout)]
+    pub timeout: Option<Duration>,
 
     /// Stop following nextCursor after this many pages (every Claude Code build up to
     /// 2.1.332 stops at 20: more pages are reported as truncated)

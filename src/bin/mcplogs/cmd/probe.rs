@@ -13,6 +13,39 @@ use mcplogs::redact::Redactor;
 use mcplogs::render::probe as render;
 use mcplogs::safe_read;
 use mcplogs::settings::{Sources, effective_negotiation};
+use std::time::Duration;
+
+/// `MCP_TIMEOUT` and `MCP_CONNECT_TIMEOUT_MS` from the settings layers and the
+/// environment, as `version` reads them.
+fn read_timeouts(sources: &Sources, version: ClaudeVersion) -> probe::ProbeTimeouts {
+    use mcplogs::claude_code::lifecycle::{CONNECT_TIMEOUT_VAR, MCP_TIMEOUT_VAR};
+    use mcplogs::settings::env::env_values;
+    let layers = |var: &str| env_values(sources, var, std::env::var(var).ok());
+    probe::ProbeTimeouts::from_layers(
+        version,
+        &layers(MCP_TIMEOUT_VAR),
+        &layers(CONNECT_TIMEOUT_VAR),
+    )
+}
+
+/// Each request waits Claude Code's `MCP_TIMEOUT`; `--timeout`, when given, bounds the
+/// whole connection (and may stop the probe before Claude Code's limit: the prediction
+/// then says so).
+fn limits_for(
+    timeout: Option<Duration>,
+    timeouts: &probe::ProbeTimeouts,
+    max_pages: usize,
+) -> Limits {
+    Limits {
+        budget: timeout.unwrap_or(NO_BUDGET),
+        request_wait: Some(Duration::from_millis(timeouts.request.ms)),
+        max_pages,
+        ..Limits::default()
+    }
+}
+
+/// Without `--timeout` the connection has no budget of its own (each request is bounded).
+const NO_BUDGET: Duration = Duration::from_secs(24 * 3600);
 
 /// Every server at once: each probe waits on its own process or socket.
 fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> {
@@ -65,10 +98,13 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
         &config::StateSources::of(&Sources::for_this_machine(project)),
     );
     let negotiation = effective_negotiation(&Sources::for_this_machine(project));
+    let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
+    let timeouts = read_timeouts(&Sources::for_this_machine(project), version);
     let opts = ProbeOptions {
-        claude_version: probe::installed_claude_version().unwrap_or(NEWEST_KNOWN),
+        claude_version: version,
         negotiation: negotiation.value().cloned(),
-        limits: Limits::default(),
+        limits: limits_for(None, &timeouts, Limits::default().max_pages),
+        timeouts,
         project_dir: Some(project.to_path_buf()),
         both_modes: false,
     };
@@ -259,20 +295,20 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             "cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running"
         ));
     }
+    let timeouts = read_timeouts(&sources, version);
     let opts = ProbeOptions {
         claude_version: version,
         negotiation: negotiation_value.clone(),
-        limits: Limits {
-            budget: args.timeout,
-            max_pages: args.max_pages,
-            ..Limits::default()
-        },
+        limits: limits_for(args.timeout, &timeouts, args.max_pages),
+        timeouts: timeouts.clone(),
         project_dir: Some(project.clone()),
         both_modes: args.contract,
     };
     let probes = probe_all(&servers, &opts);
     let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
-    let budget_ms = args.timeout.as_millis() as u64;
+    let budget_ms = args
+        .timeout
+        .map_or(timeouts.request.ms, |t| t.as_millis() as u64);
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
         probes
             .iter()
@@ -312,6 +348,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
                 decided_by,
             },
+            timeouts: render::timeouts_json(&timeouts, &redactor),
             servers: probes
                 .iter()
                 .enumerate()

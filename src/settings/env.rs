@@ -1,0 +1,130 @@
+//! Any other key of the settings' `env` block (`MCP_TIMEOUT`, `MCP_CONNECT_TIMEOUT_MS`),
+//! read from the same layers, in the same precedence, with the same strictness as
+//! `MCP_PROTOCOL_NEGOTIATION` ([`super::layers`]): a file Claude Code ignores (not
+//! strict JSON, unreadable) sets nothing, and the environment comes last. Which of the
+//! values a build then uses is the model's business (`claude_code::lifecycle`).
+
+use std::path::{Path, PathBuf};
+
+use super::json::Doc;
+use super::layers::{LayerKind, Sources};
+use super::strictness::{self, Strictness};
+use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
+
+/// What one layer says about one `env` key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvValue {
+    pub kind: LayerKind,
+    /// `None` for the environment.
+    pub path: Option<PathBuf>,
+    /// The value as written (a value that is not a JSON string as its JSON text);
+    /// `None`: the layer does not set it, or Claude Code does not read the layer.
+    pub value: Option<String>,
+}
+
+impl EnvValue {
+    /// A project layer: `.claude/settings.json` or `.claude/settings.local.json`.
+    pub fn is_project(&self) -> bool {
+        matches!(self.kind, LayerKind::Project | LayerKind::Local)
+    }
+
+    /// `user (/home/u/.claude/settings.json)`, or `environment`.
+    pub fn describe(&self) -> String {
+        match &self.path {
+            Some(p) => format!("{} ({})", self.kind.as_str(), p.display()),
+            None => self.kind.as_str().to_string(),
+        }
+    }
+}
+
+/// Every layer's value of `env.<key>`, highest precedence first, the environment
+/// (`environment`, the value Claude Code would inherit) last.
+pub fn env_values(sources: &Sources, key: &str, environment: Option<String>) -> Vec<EnvValue> {
+    let mut out: Vec<EnvValue> = sources
+        .files()
+        .into_iter()
+        .map(|(kind, path)| EnvValue {
+            kind,
+            value: read_key(&path, key),
+            path: Some(path),
+        })
+        .collect();
+    out.push(EnvValue {
+        kind: LayerKind::Environment,
+        path: None,
+        value: environment,
+    });
+    out
+}
+
+/// `env.<key>` of a settings file Claude Code reads (strict JSON), through symlinks.
+fn read_key(path: &Path, key: &str) -> Option<String> {
+    let bytes = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
+        .ok()??
+        .bytes;
+    let text = String::from_utf8(bytes).ok()?;
+    match strictness::check(&text) {
+        Strictness::Strict(doc) => env_in(&doc, key),
+        _ => None,
+    }
+}
+
+/// `env.<key>` of a parsed settings file (the last of duplicate keys, as `JSON.parse`
+/// keeps); a value that is not a string as its JSON text.
+pub fn env_in(doc: &Doc, key: &str) -> Option<String> {
+    let env = doc.last_member(doc.root, "env")?;
+    let m = doc.last_member(env.value, key)?;
+    Some(match doc.string(m.value) {
+        Some(s) => s,
+        None => doc.raw(m.value).to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claude_code::paths::Os;
+    use crate::test_support::env_of;
+
+    #[test]
+    fn every_layer_in_precedence_order_and_ignored_files_set_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+        std::fs::write(
+            home.path().join(".claude/settings.json"),
+            r#"{"env": {"MCP_TIMEOUT": "10000"}}"#,
+        )
+        .unwrap();
+        std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+        // JSON5, not strict JSON: Claude Code ignores the whole file
+        std::fs::write(
+            project.path().join(".claude/settings.json"),
+            "{env: {MCP_TIMEOUT: '5'},}",
+        )
+        .unwrap();
+        std::fs::write(
+            project.path().join(".claude/settings.local.json"),
+            r#"{"env": {"MCP_TIMEOUT": 60000}}"#,
+        )
+        .unwrap();
+        let mut s = Sources::new(Os::Linux, Some(home.path()), project.path(), &env_of(&[]));
+        s.managed_dir = home.path().join("managed");
+        let v = env_values(&s, "MCP_TIMEOUT", Some("3000".into()));
+        let got: Vec<(LayerKind, Option<&str>, bool)> = v
+            .iter()
+            .map(|e| (e.kind, e.value.as_deref(), e.is_project()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (LayerKind::Managed, None, false),
+                (LayerKind::Local, Some("60000"), true),
+                (LayerKind::Project, None, true),
+                (LayerKind::User, Some("10000"), false),
+                (LayerKind::Environment, Some("3000"), false),
+            ]
+        );
+        assert_eq!(v[4].describe(), "environment");
+    }
+}
