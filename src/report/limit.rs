@@ -19,15 +19,24 @@ enum Kind {
 /// pass hardly changes them); only the chosen text is redacted, and checked again.
 pub fn fit(report: &Report, limit: usize) -> (String, Report) {
     let redact = |text: &str| report.redactor().redact(text);
-    let mut r = report.clone();
-    r.omitted = Omitted::default();
-    let plain = markdown::render(&r);
+    // The report as rendered with nothing left out; cloned only when it is the answer
+    // (a clone of 100,000 servers is a copy of most of `report`'s memory).
+    let whole = || Report {
+        omitted: Omitted::default(),
+        ..report.clone()
+    };
+    let plain = if report.omitted == Omitted::default() {
+        markdown::render(report)
+    } else {
+        markdown::render(&whole())
+    };
     if chars(&plain) <= limit {
         let text = redact(&plain);
         if chars(&text) <= limit {
-            return (text, r);
+            return (text, whole());
         }
     }
+    drop(plain);
 
     // (kind, timestamp, server, index): records without a timestamp count as oldest;
     // ties keep the log order.
@@ -47,41 +56,51 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
     // The fewest records to leave out, oldest first: the text shrinks as more go, so a
     // binary search over how many finds it in a dozen renders, not one per record (a
     // report 600 records too long re-rendered and re-redacted 600 times: 17 s).
-    let fits_plain = |n: usize| chars(&markdown::render(&without(report, &order[..n]))) <= limit;
-    let (mut lo, mut hi) = (1, order.len());
-    let mut first = order.len() + 1;
-    while lo <= hi {
-        let mid = lo + (hi - lo) / 2;
-        if fits_plain(mid) {
-            first = mid;
-            hi = mid - 1;
-        } else {
-            lo = mid + 1;
+    // The search rests on that (fewer records, shorter text), so when the text is still
+    // too long without any record no count fits: one render says so, rather than a dozen
+    // renders of the whole report that all fail (100,000 servers: each is tens of
+    // megabytes, and they were most of `report`'s time); it is the text the cut starts from.
+    let all_out = without(report, &order);
+    let all_out_plain = markdown::render(&all_out);
+    let (text, mut r) = if chars(&all_out_plain) > limit {
+        (redact(&all_out_plain), all_out)
+    } else {
+        drop((all_out, all_out_plain));
+        let fits_plain =
+            |n: usize| chars(&markdown::render(&without(report, &order[..n]))) <= limit;
+        let (mut lo, mut hi) = (1, order.len());
+        let mut first = order.len() + 1;
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            if fits_plain(mid) {
+                first = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
         }
-    }
-    let mut text = String::new();
-    for n in first..=order.len() {
-        r = without(report, &order[..n]);
-        text = redact(&markdown::render(&r));
-        if chars(&text) <= limit {
-            return (text, r);
+        let mut last = None;
+        for n in first..=order.len() {
+            let r = without(report, &order[..n]);
+            let text = redact(&markdown::render(&r));
+            if chars(&text) <= limit {
+                return (text, r);
+            }
+            last = Some((text, r));
         }
-    }
-    if first > order.len() {
-        r = without(report, &order);
-        text = redact(&markdown::render(&r));
-    }
+        last.unwrap_or_else(|| {
+            let r = without(report, &order);
+            (redact(&markdown::render(&r)), r)
+        })
+    };
 
     // Still too long without any record: cut at a line end and say so.
     r.omitted.cut = true;
-    let note_only = Report {
-        omitted: Omitted {
-            records: Vec::new(),
-            cut: true,
-        },
-        ..r.clone()
-    };
-    let note = format!("\n\n{}", markdown::omitted_note(&note_only));
+    // The note alone (without the per-server counts): the note reads only `omitted`, so
+    // the counts step aside for it rather than the whole report being cloned.
+    let records = std::mem::take(&mut r.omitted.records);
+    let note = format!("\n\n{}", markdown::omitted_note(&r));
+    r.omitted.records = records;
     let keep = limit.saturating_sub(chars(&note));
     let mut cut: String = text.chars().take(keep).collect();
     if let Some(nl) = cut.rfind('\n') {
