@@ -133,10 +133,11 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
             };
             let methods: Vec<String> = lists.iter().map(|l| format!("{l}/list")).collect();
             format!(
-                "Claude Code rejected the server's {} result{} (missing fields required by revision 2026-07-28), so its {} are missing; its tools load and need nothing. MCP_PROTOCOL_NEGOTIATION=legacy would bring them back (the legacy era does not require those fields), as would Claude Code 2.1.310 or later, which fills them in; report it to the server's authors.",
+                "Claude Code rejected the server's {} result{} (missing fields required by revision 2026-07-28), so its {} are missing; its tools load and need nothing. MCP_PROTOCOL_NEGOTIATION=legacy would bring them back (the legacy era does not require those fields), as would Claude Code {} or later, which fills them in; report it to the server's authors.",
                 methods.join(" and "),
                 if lists.len() > 1 { "s" } else { "" },
-                lists.join(" and ")
+                lists.join(" and "),
+                lifecycle::first_build_filling_fields()
             )
         }
         (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {

@@ -175,6 +175,15 @@ pub const FAMILIES: [Family; 3] = [
     },
 ];
 
+/// The first build that fills missing 2026-07-28 envelope fields in instead of rejecting
+/// the list (the advice names it).
+pub fn first_build_filling_fields() -> ClaudeVersion {
+    FAMILIES
+        .iter()
+        .find(|f| f.missing_fields == Envelope::Filled)
+        .map_or(NEWEST_KNOWN, |f| f.from)
+}
+
 /// A fact every observed build shares, with the builds it was observed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shared<T: 'static> {
