@@ -417,14 +417,25 @@ fn every_fixture_run_gives_every_configured_server_its_state() {
 /// and `fix` is never advised for it.
 #[test]
 fn a_disabled_servers_old_failure_does_not_count_and_is_no_argument_for_fix() {
-    let dir = fixtures().join("user-disabled").join("2.1.332");
+    old_failure_is_no_argument_for_fix("user-disabled", "u-off", "disabled");
+}
+
+#[test]
+fn a_denied_servers_old_failure_is_no_argument_for_fix_either() {
+    old_failure_is_no_argument_for_fix("managed-deny-only", "u-denied", "denied-by-policy");
+}
+
+/// `server` of the fixture `case` (2.1.332), which Claude Code no longer starts, gets an
+/// old failing log: its row says so, counts as no failure, and neither the advice nor
+/// `fix` argue for the legacy fix.
+fn old_failure_is_no_argument_for_fix(case: &str, server: &str, state: &str) {
+    let dir = fixtures().join(case).join("2.1.332");
     let p = place(&dir);
-    // u-on failed before it was disabled: give it an old failing log of its own.
     let tree = p
         .home
         .join(".cache/claude-cli-nodejs")
         .join(encode(&p.proj))
-        .join("mcp-logs-u-off");
+        .join(format!("mcp-logs-{server}"));
     fs::create_dir_all(&tree).unwrap();
     fs::write(
         tree.join("2026-11-01T10-00-00-000Z.jsonl"),
@@ -442,10 +453,10 @@ fn a_disabled_servers_old_failure_does_not_count_and_is_no_argument_for_fix() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["name"] == "u-off")
-        .expect("u-off's old log has a row");
+        .find(|s| s["name"] == server)
+        .expect("the old log has a row");
     assert_eq!(s["verdict"], "tools-fetch-failed");
-    assert_eq!(s["configuration"]["state"], "disabled");
+    assert_eq!(s["configuration"]["state"], state);
     assert_eq!(s["legacyFixApplies"], false);
     assert!(
         !s["recommendation"]
@@ -466,10 +477,10 @@ fn a_disabled_servers_old_failure_does_not_count_and_is_no_argument_for_fix() {
     let r = run(&mut cmd);
     assert_ne!(
         r.code, 0,
-        "fix must not offer the legacy fix for a disabled server:\n{}",
+        "fix must not offer the legacy fix for a {state} server:\n{}",
         r.stdout
     );
-    assert!(!r.stdout.contains("u-off"), "{}", r.stdout);
+    assert!(!r.stdout.contains(server), "{}", r.stdout);
     assert!(
         !p.home.join(".claude/settings.json").exists(),
         "{}",
