@@ -172,6 +172,23 @@ fn the_contract_fails_renamed_and_deduplicated_tools_and_passes_what_every_build
     for c in s["contract"].as_array().unwrap() {
         assert!(!c["builds"].as_array().unwrap().is_empty(), "{c:#}");
     }
+    // notified at once, while the probe still reads: sent without the capability fails,
+    // sent with it passes
+    let now = ["--list-changed-after-ms", "0"];
+    let (_, s) = probe_with("lc-undeclared", &now, "2.1.332", true, &[], None);
+    let c = contract_check(&s, "list-changed");
+    assert_eq!(c["passed"], false, "{c:#}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap()
+            .contains("without declaring tools.listChanged"),
+        "{c:#}"
+    );
+    let (_, s) = probe_with("lc-valid", &now, "2.1.332", true, &[], None);
+    let c = contract_check(&s, "list-changed");
+    assert_eq!(c["passed"], true, "{c:#}");
+    assert_eq!(c["detail"], "declared and sent", "{c:#}");
 }
 
 #[test]
@@ -351,4 +368,21 @@ fn list_changed_is_reported_as_what_it_is_and_every_check_names_its_builds() {
     for c in s["contract"].as_array().unwrap() {
         assert!(!c["builds"].as_array().unwrap().is_empty(), "{c:#}");
     }
+    // notified at once, while the probe still reads: sent without the capability fails,
+    // sent with it passes
+    let now = ["--list-changed-after-ms", "0"];
+    let (_, s) = probe_with("lc-undeclared", &now, "2.1.332", true, &[], None);
+    let c = contract_check(&s, "list-changed");
+    assert_eq!(c["passed"], false, "{c:#}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap()
+            .contains("without declaring tools.listChanged"),
+        "{c:#}"
+    );
+    let (_, s) = probe_with("lc-valid", &now, "2.1.332", true, &[], None);
+    let c = contract_check(&s, "list-changed");
+    assert_eq!(c["passed"], true, "{c:#}");
+    assert_eq!(c["detail"], "declared and sent", "{c:#}");
 }

@@ -5,6 +5,7 @@ Used by tests/e2e/lifecycle.py (the fixtures under tests/fixtures/lifecycle/ and
 part). Newline-delimited JSON-RPC 2.0 on stdin/stdout; Python 3.11 stdlib only.
 
     lifecycle_stub.py --case NAME [--delay-tools-ms MS] [--delay-init-ms MS]
+                      [--list-changed-after-ms MS]
 
 The CASES table below says what each case does. Every case answers `server/discover`
 with -32601 (the classic handshake) unless it is marked modern; a modern case answers
@@ -203,8 +204,12 @@ class Stub:
                 time.sleep(delay / 1000)
             ok(self.envelope(self.tools_page(params)))
             if self.c.get("list_changed") and self.lists == 1:
-                self.later(3, lambda: self.write(
-                    {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
+                note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+                if self.args.list_changed_after_ms:
+                    self.later(self.args.list_changed_after_ms / 1000,
+                               lambda: self.write(note))
+                else:  # at once, in the same write order as the answer
+                    self.write(note)
             return
         if method in ("resources/list", "prompts/list"):
             key = "resources" if method == "resources/list" else "prompts"
@@ -232,6 +237,8 @@ def main():
     ap.add_argument("--case", choices=sorted(CASES), required=True)
     ap.add_argument("--delay-tools-ms", type=int, default=0)
     ap.add_argument("--delay-init-ms", type=int, default=0)
+    ap.add_argument("--list-changed-after-ms", type=int, default=3000,
+                    help="when a list_changed case notifies, after the first tools/list")
     ap.add_argument("--trace", default=None, help="append every message received to FILE")
     args = ap.parse_args()
     stub = Stub(args.case, args)
