@@ -252,7 +252,8 @@ fn split_number(arg: &str) -> Option<(f64, &str)> {
 }
 
 /// Every duration flag's one grammar: a number (`30`, `1.5`), optional spaces, a unit
-/// (`ms`, `s`, `m`, `h`, `d`, `w`, spelled short or long); a bare number as `bare` says. Too large a number saturates.
+/// (`ms`, `s`, `m`, `h`, `d`, `w`, spelled short or long); a bare number as `bare` says.
+/// Too large a number saturates.
 pub fn parse_duration(arg: &str, bare: BareNumber) -> Result<Duration, DurationError> {
     let not_one = || DurationError::NotADuration {
         arg: arg.to_string(),

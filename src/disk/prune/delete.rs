@@ -12,8 +12,8 @@ use crate::warning::Warning;
 
 /// Deletes the plan's files, checking each again just before: still a regular file in
 /// the same resolved folder, same identity, size and modification time, and still not
-/// modified in the last [`IN_USE_SECS`](super::IN_USE_SECS). A file that vanished, changed or cannot be
-/// deleted is skipped and reported; the rest goes on.
+/// modified in the last [`IN_USE_SECS`](super::IN_USE_SECS). A file that vanished,
+/// changed or cannot be deleted is skipped and reported; the rest goes on.
 pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
     let mut out = Outcome::default();
     for g in &plan.groups {
