@@ -460,8 +460,15 @@ impl Driver<'_> {
         }
     }
 
-    /// A response that is not the answer being waited for.
+    /// A response that is not the answer being waited for: in the transcript as
+    /// `unexpected-id`, and kept to say what it was.
     fn stray(&mut self, m: &Value) {
+        self.event(
+            "server-to-client",
+            Some(m),
+            Some("unexpected-id".into()),
+            None,
+        );
         let id = m.get("id").cloned().unwrap_or(Value::Null);
         let key = id.to_string();
         if self.answered.contains(&key) {
@@ -497,12 +504,6 @@ impl Driver<'_> {
                             return;
                         }
                     } else {
-                        self.event(
-                            "server-to-client",
-                            Some(&m),
-                            Some("unexpected-id".into()),
-                            None,
-                        );
                         self.stray(&m);
                     }
                 }
@@ -604,12 +605,6 @@ impl Driver<'_> {
                         continue;
                     }
                     if m.get("id") != Some(&id) {
-                        self.event(
-                            "server-to-client",
-                            Some(&m),
-                            Some("unexpected-id".into()),
-                            None,
-                        );
                         self.stray(&m);
                         continue;
                     }
