@@ -231,9 +231,11 @@ pub const TIMEOUTS_FROM_SETTINGS: Shared<bool> = Shared {
 /// From 2.1.332, `MCP_TIMEOUT` in a project's settings (`.claude/settings.json`,
 /// `.claude/settings.local.json`) counts only when it is longer than what the other
 /// layers give (the default when none): project 3000 and nothing else gives `timeout of
-/// 30000ms`; project 10000 over a shell 3000 gives `timeout of 10000ms`. 2.1.288 and
-/// 2.1.310 take the project's 3000. The 2.1.332 binary's own warning: `a project's
-/// settings can give MCP servers more time to connect, not less`.
+/// 30000ms` (fixture `timeout-project-3000`: the 5 s tools/list loads 3 tools); project
+/// 10000 over a shell 3000 gives `timeout of 10000ms` on all three builds
+/// (`timeout-project-over-shell`). 2.1.288 and 2.1.310 take the project's 3000 and lose
+/// the tools. 2.1.332's debug log warns `MCP_TIMEOUT in .claude/settings.json is
+/// ignored: a project's settings can give MCP servers more time to connect, not less.`
 pub const PROJECT_TIMEOUT_ONLY_LENGTHENS_FROM: Since = Since {
     from: ClaudeVersion(2, 1, 332),
     observed_on: &["2.1.332"],
@@ -575,11 +577,12 @@ mod tests {
     fn timeouts_are_read_as_each_build_reads_them() {
         let old = ClaudeVersion(2, 1, 310);
         let new = ClaudeVersion(2, 1, 332);
-        // (project layer?, value): project 3000 alone
+        // (project layer?, value): project 3000 alone (fixture timeout-project-3000)
         let alone = [(true, Some("3000")), (false, None)];
         assert_eq!(deciding_timeout(old, &alone), (Some(0), 3000));
         assert_eq!(deciding_timeout(new, &alone), (None, 30_000));
         // project 10000 over a shell 3000: longer, so it counts everywhere
+        // (timeout-project-over-shell)
         let longer = [(true, Some("10000")), (false, Some("3000"))];
         assert_eq!(deciding_timeout(old, &longer), (Some(0), 10_000));
         assert_eq!(deciding_timeout(new, &longer), (Some(0), 10_000));

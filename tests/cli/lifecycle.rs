@@ -86,8 +86,8 @@ fn every_lifecycle_fixture_gets_its_verdict_and_agrees_with_claude_code() {
         }
     }
     eprintln!("{}", table.join("\n"));
-    // 38 cases on three builds
-    assert!(runs >= 38 * 3, "{runs}");
+    // 40 cases on three builds
+    assert!(runs >= 40 * 3, "{runs}");
 }
 
 #[test]

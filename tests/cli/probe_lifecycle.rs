@@ -386,3 +386,91 @@ fn list_changed_is_reported_as_what_it_is_and_every_check_names_its_builds() {
     assert_eq!(c["passed"], true, "{c:#}");
     assert_eq!(c["detail"], "declared and sent", "{c:#}");
 }
+
+/// `probe --json --project DIR` on one stub case, with the project's
+/// `.claude/settings.json` `env` block and shell variables as in the fixture's run: the
+/// whole document (the decided limits are outside the server).
+fn probe_in_project(
+    case: &str,
+    version: &str,
+    env: &[(&str, &str)],
+    project_settings_env: &str,
+) -> Value {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("work/proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::write(
+        proj.join(".claude/settings.json"),
+        format!("{{\"env\": {project_settings_env}}}"),
+    )
+    .unwrap();
+    let mut cmd = mcplogs(home.path());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.env("MCP_PROTOCOL_NEGOTIATION", "auto")
+        .args(["probe", "--json", "--claude-version", version, "--project"])
+        .arg(&proj)
+        .arg("--command")
+        .arg(format!("python3 {} --case {case}", stub().display()));
+    let r = run(&mut cmd);
+    crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout)
+}
+
+/// A fixture run with a project `MCP_TIMEOUT`: its name, the shell environment, the
+/// project settings' `env` block and the limit each build logged.
+type ProjectCase = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    [u64; 3],
+);
+
+#[test]
+fn a_projects_mcp_timeout_is_read_as_each_build_read_it_in_the_fixtures() {
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(fixtures().join("expected.json")).unwrap())
+            .unwrap();
+    // (fixture, shell environment, project settings env, limit per build as Claude Code
+    // logged it: 2.1.288, 2.1.310, 2.1.332)
+    let cases: [ProjectCase; 2] = [
+        (
+            "timeout-project-3000",
+            &[],
+            r#"{"MCP_TIMEOUT": "3000"}"#,
+            [3000, 3000, 30_000],
+        ),
+        (
+            "timeout-project-over-shell",
+            &[("MCP_TIMEOUT", "3000")],
+            r#"{"MCP_TIMEOUT": "10000"}"#,
+            [10_000, 10_000, 10_000],
+        ),
+    ];
+    for (case, env, project_env, limits) in cases {
+        for (build, limit) in ["2.1.288", "2.1.310", "2.1.332"].into_iter().zip(limits) {
+            let cc: Value = serde_json::from_str(
+                &fs::read_to_string(fixtures().join(case).join(build).join("claude.json")).unwrap(),
+            )
+            .unwrap();
+            let want = &expected["cases"][case][build];
+            // the fixtures' server: the stub's slow-tools (a 5 s tools/list)
+            let doc = probe_in_project("slow-tools", build, env, project_env);
+            let t = &doc["timeouts"]["mcpTimeout"];
+            assert_eq!(t["ms"], limit, "{case}/{build}: {t:#}");
+            // the project's value decides except where 2.1.332 drops a shorter one
+            let by_project = t["decidedBy"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("project"));
+            assert_eq!(by_project, limit != 30_000, "{case}/{build}: {t:#}");
+            let p = &doc["servers"][0]["prediction"];
+            assert_eq!(p["verdict"], want["verdict"], "{case}/{build}: {p:#}");
+            assert_eq!(p["cause"], want["cause"], "{case}/{build}: {p:#}");
+            assert_eq!(
+                p["toolsLoaded"], cc["toolCount"],
+                "{case}/{build}: Claude Code loaded {} tools: {p:#}",
+                cc["toolCount"]
+            );
+        }
+    }
+}

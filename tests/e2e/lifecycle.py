@@ -2,6 +2,7 @@
 """Claude Code's discovery lifecycle, observed on real builds, fully offline.
 
     python3 tests/e2e/lifecycle.py --generate [--versions 2.1.288,2.1.310,2.1.332] [--only CASE,...]
+                                   [--ports API,PROXY]
         run every case of tests/e2e/lifecycle_stub.py on each build and (re)write
         tests/fixtures/lifecycle/<case>/<build>/: the server's mcp-logs-<case>/*.jsonl and
         claude.json, Claude Code's own verdict (the init line's status and mcp__ tools)
@@ -9,7 +10,8 @@
         (tests/e2e/claude.sh) a few cases on the real builds, `mcplogs scan --json` on each
         server's fresh log compared with the cause the fixtures pin down
 
-Everything listens on 127.0.0.1 ports 42000-42999 (fake API, 403 proxy). Each group of
+Everything listens on 127.0.0.1 ports 42010 and 42011 (fake API, 403 proxy; `--ports`
+to move them, e.g. when another run holds those). Each group of
 cases is one `claude -p` run in a throwaway HOME (`MCP_CONNECTION_NONBLOCKING=false`,
 `MCP_CONNECT_TIMEOUT_MS` high so that the init line holds final statuses), or one
 interactive Claude Code in tmux for list_changed (`-p` never refetches).
@@ -44,7 +46,8 @@ def srv(case, *extra):
     return {"type": "stdio", "command": "python3", "args": [str(STUB), "--case", case, *extra]}
 
 
-# group -> (mode, environment, settings env, {fixture name: server config})
+# group -> (mode, environment, user settings env (~/.claude/settings.json), project
+# settings env (<project>/.claude/settings.json), {fixture name: server config})
 P_CASES = ["ok", "no-tools-cap", "pages-21", "pages-50", "cursor-repeat", "cursor-empty",
            "rp-modern-missing", "rp-modern-ok", "rp-legacy-missing", "name-space",
            "name-accent", "name-empty", "name-dup", "schema-no-name", "schema-no-input",
@@ -52,27 +55,37 @@ P_CASES = ["ok", "no-tools-cap", "pages-21", "pages-50", "cursor-repeat", "curso
            "frame-nonrpc", "frame-unknown-id", "frame-early", "frame-early-late", "frame-crlf",
            "lc-valid-p"]
 GROUPS = {
-    "p": ("p", dict(BLOCKING), None,
+    "p": ("p", dict(BLOCKING), None, None,
           {c: srv("lc-valid" if c == "lc-valid-p" else c) for c in P_CASES}),
     # MCP_TIMEOUT=3000 against 5 s answers; pretty-printed output never parses
-    "timeout-short": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), None,
+    "timeout-short": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), None, None,
                       {"slow-tools-3s": srv("slow-tools"), "slow-init-3s": srv("slow-init"),
                        "frame-pretty": srv("frame-pretty")}),
     # the same 5 s answers with MCP_TIMEOUT=10000: fixed
-    "timeout-fixed": ("p", dict(BLOCKING, MCP_TIMEOUT="10000"), None,
+    "timeout-fixed": ("p", dict(BLOCKING, MCP_TIMEOUT="10000"), None, None,
                       {"slow-tools-10s": srv("slow-tools"), "slow-init-10s": srv("slow-init")}),
     # MCP_TIMEOUT=10000 from ~/.claude/settings.json env instead of the environment
-    "timeout-settings": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), {"MCP_TIMEOUT": "10000"},
+    "timeout-settings": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), {"MCP_TIMEOUT": "10000"}, None,
                          {"slow-tools-settings": srv("slow-tools")}),
+    # MCP_TIMEOUT=3000 from the project's .claude/settings.json only, against a 5 s
+    # tools/list: shorter than the default, so 2.1.332 ignores it (project settings only
+    # lengthen) while 2.1.288 and 2.1.310 take it and lose the tools
+    "timeout-project": ("p", dict(BLOCKING), None, {"MCP_TIMEOUT": "3000"},
+                        {"timeout-project-3000": srv("slow-tools")}),
+    # project 10000 over a shell 3000, the same 5 s tools/list: longer, so it counts on
+    # every build
+    "timeout-project-over-shell": ("p", dict(BLOCKING, MCP_TIMEOUT="3000"), None,
+                                   {"MCP_TIMEOUT": "10000"},
+                                   {"timeout-project-over-shell": srv("slow-tools")}),
     # the default MCP_TIMEOUT (30 s) against 35 s answers
-    "timeout-default": ("p", dict(BLOCKING), None,
+    "timeout-default": ("p", dict(BLOCKING), None, None,
                         {"slow-tools-35s": srv("slow-tools", "--delay-tools-ms", "35000"),
                          "slow-init-35s": srv("slow-init", "--delay-init-ms", "35000")}),
     # blocking -p without MCP_CONNECT_TIMEOUT_MS: 8 s tools/list, init line says pending
     "connect-default": ("p", {"MCP_CONNECTION_NONBLOCKING": "false",
-                              "MCP_PROTOCOL_NEGOTIATION": "auto"}, None,
+                              "MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
                         {"connect-pending": srv("slow-tools", "--delay-tools-ms", "8000")}),
-    "tty": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None,
+    "tty": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
             {"lc-valid": srv("lc-valid"), "lc-invalid": srv("lc-invalid"),
              "lc-undeclared": srv("lc-undeclared")}),
 }
@@ -96,7 +109,7 @@ def env_for(home, work, extra):
     return env
 
 
-def setup_home(home, servers, settings_env):
+def setup_home(home, servers, settings_env, project_env=None):
     proj = home / "work" / "proj"
     proj.mkdir(parents=True)
     (home / ".claude").mkdir()
@@ -108,6 +121,9 @@ def setup_home(home, servers, settings_env):
     }, indent=2) + "\n")
     if settings_env:
         (home / ".claude" / "settings.json").write_text(json.dumps({"env": settings_env}) + "\n")
+    if project_env:
+        (proj / ".claude").mkdir()
+        (proj / ".claude" / "settings.json").write_text(json.dumps({"env": project_env}) + "\n")
     return proj
 
 
@@ -179,7 +195,7 @@ def verdict_of(init, name):
 
 
 def run_group(cache, v, gname, work, only=None):
-    mode, extra, settings_env, servers = GROUPS[gname]
+    mode, extra, settings_env, project_env, servers = GROUPS[gname]
     if only:
         servers = {k: s for k, s in servers.items() if k in only}
         if not servers:
@@ -188,7 +204,7 @@ def run_group(cache, v, gname, work, only=None):
     home = gdir / "home"
     raw = gdir / "raw"
     raw.mkdir(parents=True)
-    proj = setup_home(home, servers, settings_env)
+    proj = setup_home(home, servers, settings_env, project_env)
     env = env_for(home, work, extra)
     log(f"{v} {gname}: {', '.join(servers)}")
     if mode == "p":
@@ -218,6 +234,12 @@ def keep_fixture(name, v, logs, verdict, debug):
         lines = [ln for ln in debug.read_text(errors="replace").splitlines()
                  if "[MCP]" in ln or "connect-pending" in ln]
         (dest / "debug-mcp-lines.txt").write_text("\n".join(lines) + "\n")
+    if name.startswith("timeout-project") and debug.exists():
+        # 2.1.332's warning about a project's MCP_TIMEOUT is only in the debug log
+        lines = [ln for ln in debug.read_text(errors="replace").splitlines()
+                 if "MCP_TIMEOUT" in ln]
+        if lines:
+            (dest / "debug-timeout-lines.txt").write_text("\n".join(lines) + "\n")
     sizes = sum(f.stat().st_size for f in folder.iterdir())
     log(f"  kept {name}/{v}: {verdict['status']}, {verdict['toolCount']} tools, {sizes} bytes of log")
 
@@ -294,14 +316,18 @@ def e2e_check(cache, versions, mcplogs):
 
 
 def main():
+    global PORT_API, PORT_PROXY
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--generate", action="store_true")
     ap.add_argument("--e2e", action="store_true")
     ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE", "/work/.cache-mcplogs"))
     ap.add_argument("--versions", default=",".join(VERSIONS))
     ap.add_argument("--only", default="")
+    ap.add_argument("--ports", default=f"{PORT_API},{PORT_PROXY}",
+                    help="the fake API's and the 403 proxy's loopback ports")
     ap.add_argument("--mcplogs", default=str(REPO / "target" / "debug" / "mcplogs"))
     a = ap.parse_args()
+    PORT_API, PORT_PROXY = (int(x) for x in a.ports.split(","))
     versions = [v for v in a.versions.split(",") if v]
     only = {c for c in a.only.split(",") if c}
     if a.generate:
