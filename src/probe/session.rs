@@ -566,7 +566,11 @@ impl Driver<'_> {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
+        // Claude Code's limit runs from the spawn for the handshake, and from each
+        // request for the lists: the wait is reported the same way.
+        let handshake = matches!(method.as_str(), "initialize" | "server/discover");
         self.sent.push((id.to_string(), method));
+        let sent_at = Instant::now();
         self.send(msg)?;
         loop {
             let inc = match self.t.recv(self.deadline) {
@@ -574,7 +578,11 @@ impl Driver<'_> {
                 Err(f) => {
                     let f = match f {
                         Failure::Timeout { .. } => Failure::Timeout {
-                            waited_ms: self.ms(),
+                            waited_ms: if handshake {
+                                self.ms()
+                            } else {
+                                sent_at.elapsed().as_millis() as u64
+                            },
                         },
                         other => other,
                     };
