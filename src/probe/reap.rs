@@ -26,6 +26,10 @@ use std::time::{Duration, Instant};
 /// The pids of the servers running now; each leads its own session and group.
 static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
+/// Set by [`end_all`]: mcplogs is exiting, and no server may start any more (one started
+/// between the sweep and the exit would outlive mcplogs).
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn live() -> MutexGuard<'static, Vec<u32>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -48,6 +52,11 @@ pub(super) fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
         }
     }
     let mut live = live();
+    if ENDING.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(std::io::Error::other(
+            "mcplogs is exiting: no server is started",
+        ));
+    }
     if live.is_empty() {
         subreaper(true);
     }
@@ -97,6 +106,9 @@ pub(super) fn end(child: &mut Child) {
 /// handler, just before exiting).
 pub fn end_all() {
     let live = live();
+    // Under the lock: a probe thread still running cannot start another server after
+    // this sweep (the next connection attempt of a server just ended, say).
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     for &pid in live.iter() {
         signal_session(pid, true);
     }
