@@ -74,6 +74,21 @@ impl<E> Default for Later<E> {
     }
 }
 
+impl<E> State<E> {
+    /// A connection whose start was not seen (trimmed logs): nothing known of it yet.
+    fn connected_unseen() -> Self {
+        State::Connected {
+            era: None,
+            version: None,
+            capabilities: None,
+            at: None,
+            tolerated: None,
+            tools_failed: None,
+            later: Later::default(),
+        }
+    }
+}
+
 /// The classifier fed one message at a time.
 #[derive(Debug)]
 pub struct Classifier<E> {
@@ -138,15 +153,7 @@ impl<E> Classifier<E> {
                         tools_failed: None,
                         later,
                     },
-                    _ => State::Connected {
-                        era: None,
-                        version: None,
-                        capabilities: None,
-                        at: None,
-                        tolerated: None,
-                        tools_failed: None,
-                        later: Later::default(),
-                    },
+                    _ => State::connected_unseen(),
                 };
             }
             signal => {
@@ -249,15 +256,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
         } => {
             let mut state = match state {
                 c @ State::Connected { .. } => c,
-                _ => State::Connected {
-                    era: None,
-                    version: None,
-                    capabilities: None,
-                    at: None,
-                    tolerated: None,
-                    tools_failed: None,
-                    later: Later::default(),
-                },
+                _ => State::connected_unseen(),
             };
             let State::Connected {
                 tools_failed,
