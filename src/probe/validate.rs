@@ -110,47 +110,34 @@ fn short(v: &Value) -> String {
 fn envelope_fields(
     obj: &serde_json::Map<String, Value>,
 ) -> Vec<(&'static str, EnvelopeKind, String)> {
-    let mut out = Vec::new();
-    match obj.get("resultType") {
-        None => out.push((
-            "resultType",
-            EnvelopeKind::Missing,
-            "required under 2026-07-28, absent".into(),
-        )),
-        Some(Value::String(_)) => {}
-        Some(v) => out.push((
-            "resultType",
-            EnvelopeKind::WrongType,
-            format!("expected a string, got {}", short(v)),
-        )),
-    }
-    match obj.get("ttlMs") {
-        None => out.push((
-            "ttlMs",
-            EnvelopeKind::Missing,
-            "required under 2026-07-28, absent".into(),
-        )),
-        Some(Value::Number(_)) => {}
-        Some(v) => out.push((
-            "ttlMs",
-            EnvelopeKind::WrongType,
-            format!("expected a number, got {}", short(v)),
-        )),
-    }
-    match obj.get("cacheScope") {
-        None => out.push((
+    /// What a value of a field must be.
+    type Valid = fn(&Value) -> bool;
+    /// Each field, what a value of it must be, and that said in words.
+    const FIELDS: [(&str, Valid, &str); 3] = [
+        ("resultType", Value::is_string, "a string"),
+        ("ttlMs", Value::is_number, "a number"),
+        (
             "cacheScope",
-            EnvelopeKind::Missing,
-            "required under 2026-07-28, absent".into(),
-        )),
-        Some(Value::String(s)) if s == "public" || s == "private" => {}
-        Some(v) => out.push((
-            "cacheScope",
-            EnvelopeKind::WrongType,
-            format!("expected \"public\" or \"private\", got {}", short(v)),
-        )),
-    }
-    out
+            |v| matches!(v.as_str(), Some("public" | "private")),
+            "\"public\" or \"private\"",
+        ),
+    ];
+    FIELDS
+        .iter()
+        .filter_map(|&(name, valid, expected)| match obj.get(name) {
+            None => Some((
+                name,
+                EnvelopeKind::Missing,
+                "required under 2026-07-28, absent".to_string(),
+            )),
+            Some(v) if valid(v) => None,
+            Some(v) => Some((
+                name,
+                EnvelopeKind::WrongType,
+                format!("expected {expected}, got {}", short(v)),
+            )),
+        })
+        .collect()
 }
 
 /// The envelope of a `prompts/list` or `resources/list` result (one page): under
