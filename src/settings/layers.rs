@@ -288,11 +288,9 @@ pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
 /// `env.MCP_PROTOCOL_NEGOTIATION` of a parsed settings file (the last of duplicate
 /// keys, as `JSON.parse` keeps); a value that is not a string is shown as written.
 pub fn negotiation_in(doc: &Doc) -> Option<NegotiationValue> {
-    let env = doc.last_member(doc.root, "env")?;
-    let m = doc.last_member(env.value, NEGOTIATION_KEY)?;
-    Some(match doc.string(m.value) {
-        Some(s) => NegotiationValue::from_text(&s),
-        None => NegotiationValue::Unrecognised(doc.raw(m.value).to_string()),
+    Some(match super::env::env_entry(doc, NEGOTIATION_KEY)? {
+        Ok(s) => NegotiationValue::from_text(&s),
+        Err(raw) => NegotiationValue::Unrecognised(raw),
     })
 }
 
