@@ -91,15 +91,16 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
 pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redactor) {
     let global = mcplogs::claude_code::paths::global_config_here();
     let env = |k: &str| std::env::var(k).ok();
+    let sources = Sources::for_this_machine(project);
     let resolved = config::resolve_states(
         global.as_deref(),
         project,
         &env,
-        &config::StateSources::of(&Sources::for_this_machine(project)),
+        &config::StateSources::of(&sources),
     );
-    let negotiation = effective_negotiation(&Sources::for_this_machine(project));
+    let negotiation = effective_negotiation(&sources);
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
-    let timeouts = read_timeouts(&Sources::for_this_machine(project), version);
+    let timeouts = read_timeouts(&sources, version);
     let opts = ProbeOptions {
         claude_version: version,
         negotiation: negotiation.value().cloned(),
