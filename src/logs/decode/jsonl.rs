@@ -39,7 +39,16 @@ pub(super) fn decode_line(
         return;
     }
     let parsed = match std::str::from_utf8(bytes) {
-        Ok(text) => parse_json_lossy(text, damage),
+        // The common case, read without building a `Value` (see `fields`); anything it
+        // cannot read goes the repairing way below.
+        Ok(text) => match super::fields::record_from_text(text, file, line_no) {
+            Ok(Some(record)) => return sink(record),
+            Ok(None) => {
+                damage.not_a_record += 1;
+                return;
+            }
+            Err(_) => parse_json_lossy(text, damage),
+        },
         Err(_) => {
             // A bad byte inside a Server stderr line should not cost the record.
             let text = String::from_utf8_lossy(bytes);

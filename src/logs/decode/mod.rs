@@ -5,6 +5,7 @@
 
 mod debug_log;
 mod escapes;
+mod fields;
 mod json_array;
 mod jsonl;
 pub mod lines;
@@ -371,6 +372,10 @@ fn skip_bom<R: BufRead>(reader: &mut R) -> io::Result<()> {
     Ok(())
 }
 
+/// The keys a record's message can be under, in the order they are tried when a record
+/// has more than one.
+pub(crate) const LEVEL_KEYS: [&str; 6] = ["error", "debug", "warn", "warning", "info", "verbose"];
+
 /// Turns one decoded JSON object into a record. Claude Code's per-server records put the
 /// message under a key naming its level (`debug`, `error`); anything else is not a record.
 pub(crate) fn record_from_json(
@@ -382,7 +387,7 @@ pub(crate) fn record_from_json(
         return None;
     };
     let mut found = None;
-    for key in ["error", "debug", "warn", "warning", "info", "verbose"] {
+    for key in LEVEL_KEYS {
         if let Some(serde_json::Value::String(_)) = map.get(key) {
             let Some(serde_json::Value::String(msg)) = map.remove(key) else {
                 unreachable!()
