@@ -307,11 +307,20 @@ pub(super) struct ProgressCounter {
 }
 
 impl ProgressCounter {
-    pub(super) fn new(units: &[Unit]) -> Self {
-        let files = units.iter().flat_map(|u| u.files());
+    /// The totals to count towards; the bytes only when `measure` (a `stat` a file).
+    pub(super) fn new(units: &[Unit], measure: bool) -> Self {
+        use rayon::prelude::*;
+        let bytes_total = if measure {
+            units
+                .par_iter()
+                .map(|u| u.files().iter().map(|f| file_len(f)).sum::<u64>())
+                .sum()
+        } else {
+            0
+        };
         ProgressCounter {
-            files_total: files.clone().count() as u64,
-            bytes_total: files.map(|f| file_len(f)).sum(),
+            files_total: units.iter().map(|u| u.files().len() as u64).sum(),
+            bytes_total,
             files_done: AtomicU64::new(0),
             bytes_done: AtomicU64::new(0),
         }

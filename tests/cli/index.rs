@@ -52,10 +52,10 @@ fn scan_counting(
             skip_evidence,
             ..ScanOptions::default()
         },
-        &|p| {
+        Some(&|p| {
             // bytes_done is cumulative; keep the largest seen.
             last.fetch_max(p.bytes_done, Ordering::Relaxed);
-        },
+        }),
     )
     .unwrap();
     bytes.store(last.load(Ordering::Relaxed), Ordering::Relaxed);

@@ -51,6 +51,11 @@ impl ScanProgress {
         ScanProgress { bar: Some(state) }
     }
 
+    /// Whether the display can ever be drawn (stderr is a terminal).
+    pub fn shown(&self) -> bool {
+        self.bar.is_some()
+    }
+
     pub fn update(&self, p: Progress) {
         let Some(state) = &self.bar else { return };
         let mut s = state.lock().unwrap_or_else(|e| e.into_inner());

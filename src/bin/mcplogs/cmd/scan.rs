@@ -17,7 +17,8 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         ..args.discovery.scan_options()
     };
     let bar = ScanProgress::new();
-    let mut report = scan_with_progress(&opts, &|p| bar.update(p))?;
+    let update = |p| bar.update(p);
+    let mut report = scan_with_progress(&opts, bar.shown().then_some(&update as _))?;
     bar.finish();
     if !args.redact.no_redact {
         mcplogs::scan::redact_report(&mut report);
