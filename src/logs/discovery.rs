@@ -277,14 +277,115 @@ fn walk_tree_as(real: &Path, shown: &Path, found: &mut Discovered) {
 
 /// Finds every `mcp-logs-*` folder under `root` (or `root` itself). Symlinks inside the
 /// tree are never followed (they may loop, or lead out of it); the root was resolved
-/// by [`confined_root`].
+/// by [`confined_root`]. The top levels (where a cache's thousands of projects are) are
+/// walked in parallel; what is found keeps the order of one depth-first walk.
 fn walk_tree(root: &Path, found: &mut Discovered) {
-    let mut walker = WalkDir::new(root).follow_links(false).into_iter();
+    if !root.is_dir() {
+        if let Err(e) = std::fs::metadata(root) {
+            found
+                .warnings
+                .push(Warning::new(root, format!("cannot read: {e}")));
+        }
+        return;
+    }
+    let name = root.file_name().unwrap_or(root.as_os_str());
+    if let Some(server) = name.to_string_lossy().strip_prefix(SERVER_DIR_PREFIX) {
+        return add_server_dir(root, server.to_string(), found);
+    }
+    walk_children(root, 1, found);
+}
+
+/// Below this depth a folder's subfolders are walked in parallel; deeper, one walker
+/// (iterative, so a hostile tree thousands of levels deep costs no stack).
+const PARALLEL_DEPTH: usize = 3;
+
+/// What one entry of a walked folder is to the walk.
+enum Entry {
+    Warn(Warning),
+    Server(PathBuf, String),
+    Walk(PathBuf),
+    Skip,
+}
+
+/// The walk's rules for one entry below the root: symlinks are reported, not followed;
+/// an `mcp-logs-*` folder is a server; `errors` folders are not logs; files are passed.
+fn entry_of(path: &Path, file_type: std::io::Result<std::fs::FileType>) -> Entry {
+    let t = match file_type {
+        Ok(t) => t,
+        Err(e) => return Entry::Warn(Warning::new(path, format!("cannot read: {e}"))),
+    };
+    if t.is_symlink() {
+        let target = std::fs::read_link(path)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default();
+        return Entry::Warn(Warning::new(
+            path,
+            format!("symlink inside the log tree{target}, not followed"),
+        ));
+    }
+    if !t.is_dir() {
+        return Entry::Skip;
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    if let Some(server) = name.strip_prefix(SERVER_DIR_PREFIX) {
+        Entry::Server(path.to_path_buf(), server.to_string())
+    } else if name == "errors" {
+        Entry::Skip
+    } else {
+        Entry::Walk(path.to_path_buf())
+    }
+}
+
+fn walk_children(dir: &Path, depth: usize, found: &mut Discovered) {
+    use rayon::prelude::*;
+    if depth > PARALLEL_DEPTH {
+        return walk_serial(dir, found);
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            return found
+                .warnings
+                .push(Warning::new(dir, format!("cannot read: {e}")));
+        }
+    };
+    // Read whole before going down, so no folder stays open while its children are.
+    let entries: Vec<Entry> = entries
+        .map(|e| match e {
+            Ok(e) => entry_of(&e.path(), e.file_type()),
+            Err(e) => Entry::Warn(Warning::new(dir, format!("cannot read: {e}"))),
+        })
+        .collect();
+    let parts: Vec<Discovered> = entries
+        .into_par_iter()
+        .map(|e| {
+            let mut part = Discovered::default();
+            match e {
+                Entry::Warn(w) => part.warnings.push(w),
+                Entry::Server(p, server) => add_server_dir(&p, server, &mut part),
+                Entry::Walk(p) => walk_children(&p, depth + 1, &mut part),
+                Entry::Skip => {}
+            }
+            part
+        })
+        .collect();
+    for part in parts {
+        found.server_dirs.extend(part.server_dirs);
+        found.warnings.extend(part.warnings);
+    }
+}
+
+/// [`walk_children`] below [`PARALLEL_DEPTH`]: the same rules, one walker.
+fn walk_serial(dir: &Path, found: &mut Discovered) {
+    let mut walker = WalkDir::new(dir)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter();
     while let Some(entry) = walker.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                let path = e.path().unwrap_or(root).to_path_buf();
+                let path = e.path().unwrap_or(dir).to_path_buf();
                 found.warnings.push(Warning::new(
                     path,
                     format!("cannot read: {}", io_reason(&e)),
@@ -292,29 +393,14 @@ fn walk_tree(root: &Path, found: &mut Discovered) {
                 continue;
             }
         };
-        if entry.depth() > 0 && entry.file_type().is_symlink() {
-            // Never followed inside a tree: it may loop, or lead out of it.
-            let target = std::fs::read_link(entry.path())
-                .map(|t| format!(" (to {})", t.display()))
-                .unwrap_or_default();
-            found.warnings.push(Warning::new(
-                entry.path(),
-                format!("symlink inside the log tree{target}, not followed"),
-            ));
-            continue;
-        }
-        let is_dir = entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
-        if !is_dir {
-            continue;
-        }
-        let name = entry.file_name().to_string_lossy();
-        if let Some(server) = name.strip_prefix(SERVER_DIR_PREFIX) {
-            let server = server.to_string();
-            add_server_dir(entry.path(), server, found);
-            walker.skip_current_dir();
-        } else if name == "errors" && entry.depth() > 0 {
-            // Claude Code's own error logs sit beside the server folders; not MCP.
-            walker.skip_current_dir();
+        match entry_of(entry.path(), Ok(entry.file_type())) {
+            Entry::Warn(w) => found.warnings.push(w),
+            Entry::Server(p, server) => {
+                add_server_dir(&p, server, found);
+                walker.skip_current_dir();
+            }
+            Entry::Skip if entry.file_type().is_dir() => walker.skip_current_dir(),
+            Entry::Walk(_) | Entry::Skip => {}
         }
     }
 }
@@ -365,7 +451,7 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
         Err(e) => {
             found
                 .warnings
-                .push(Warning::new(path, format!("cannot read folder: {e}")));
+                .push(Warning::new(path, format!("cannot read: {e}")));
             return;
         }
     }
