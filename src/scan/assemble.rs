@@ -1,7 +1,7 @@
 //! Assembling a server from its sessions: which session decides, the history kept, and the
 //! fold into what the report needs once the sessions are dropped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::classify::verdict::{Diagnosis, Verdict};
@@ -23,30 +23,11 @@ pub(super) struct ServerInProgress {
     pub(super) sessions: Vec<SessionLog>,
 }
 
-/// A server once read: what its report needs, without the sessions. Only the names
-/// (known once every server is read, from the `.mcp.json` files their sessions' working
-/// directories hold) are missing.
-pub(super) struct Folded {
-    pub(super) folder: Option<String>,
-    pub(super) project_folder: Option<String>,
-    pub(super) name: Option<String>,
-    pub(super) source: PathBuf,
-    pub(super) session_files: usize,
-    pub(super) files_read: usize,
-    pub(super) sessions_read: usize,
-    pub(super) failed_sessions: usize,
-    /// The deciding session's diagnosis, evidence, last timestamp and file.
-    pub(super) decided: Option<(Diagnosis, Vec<Evidence>, Option<String>, PathBuf)>,
-    pub(super) latest_only_connected: bool,
-    pub(super) history: Vec<VerdictSeen>,
-    /// The latest working directory recorded.
-    pub(super) cwd: Option<String>,
-    /// Every working directory the sessions recorded, once each, in session order.
-    pub(super) cwds: Vec<String>,
-}
-
 impl ServerInProgress {
-    pub(super) fn fold(self) -> Folded {
+    /// The server's report, made where it was read (so the sessions it read never pile
+    /// up for the whole tree), with the working directories that hold a `.mcp.json`.
+    /// Only its name waits for [`name`], which needs every project's `.mcp.json`.
+    pub(super) fn fold(self) -> (ServerReport, Vec<String>) {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
         // The window read was enough to decide (that is where reading stopped), so this
         // is the session a reading of every file would pick.
@@ -90,6 +71,7 @@ impl ServerInProgress {
                 cwds.push(c.clone());
             }
         }
+        cwds.retain(|c| Path::new(c).join(".mcp.json").is_file());
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
         history.shrink_to_fit();
         let sessions_read = self.sessions.len();
@@ -110,79 +92,59 @@ impl ServerInProgress {
                 session.file,
             )
         });
-        Folded {
-            folder: self.folder,
-            project_folder: self.project_folder,
-            name: self.name,
-            source: self.source,
-            session_files: self.session_files,
-            files_read: self.files_read,
-            sessions_read,
-            failed_sessions,
-            decided,
-            latest_only_connected,
-            history,
-            cwd,
-            cwds,
-        }
-    }
-}
-
-impl Folded {
-    pub(super) fn into_report(self, names: &NameMap) -> ServerReport {
-        let (diagnosis, evidence, last_seen, deciding_file) = match self.decided {
+        let (diagnosis, evidence, last_seen, deciding_file) = match decided {
             Some((d, e, last, file)) => (d, e, last, Some(file)),
             None => (Diagnosis::new(Verdict::Unknown), Vec::new(), None, None),
         };
-        let folder = self.folder;
-        let project_folder = self.project_folder;
-        let shared_by = match (&self.name, &folder) {
-            (None, Some(f)) => {
-                let sharing = names.sharing(f, project_folder.as_deref());
-                if sharing.len() > 1 {
-                    sharing
-                } else {
-                    Vec::new()
-                }
-            }
-            _ => Vec::new(),
-        };
-        let name = match (&self.name, &folder) {
-            (Some(n), _) => n.clone(),
-            // Never attribute a shared folder's verdict silently to one of its names.
-            (None, Some(_)) if !shared_by.is_empty() => shared_by.join(" + "),
-            (None, Some(f)) => names.server(f).unwrap_or(f).to_string(),
+        let name = match (self.name, &self.folder) {
+            (Some(n), _) => n,
+            // Named by `name` from the folder.
+            (None, Some(_)) => String::new(),
             (None, None) => "unknown".to_string(),
         };
-        let project = self
-            .cwd
-            .or_else(|| {
-                project_folder
-                    .as_deref()
-                    .and_then(|f| names.project(f))
-                    .map(str::to_string)
-            })
-            .or_else(|| project_folder.clone());
-
-        ServerReport {
+        let report = ServerReport {
             name,
-            folder,
-            project,
-            project_folder,
+            folder: self.folder,
+            // The latest working directory; else `name` takes it from the configuration.
+            project: cwd,
+            project_folder: self.project_folder,
             source: self.source,
-            failed_sessions: self.failed_sessions,
+            failed_sessions,
             sessions: self.session_files,
-            sessions_read: self.sessions_read,
+            sessions_read,
             files_read: self.files_read,
             diagnosis,
             last_seen,
             evidence,
-            history: self.history,
-            latest_only_connected: self.latest_only_connected,
+            history,
+            latest_only_connected,
             deciding_file,
-            shared_by,
+            shared_by: Vec::new(),
             settings: None,
             configuration: super::configured::Configuration::default(),
-        }
+        };
+        (report, cwds)
+    }
+}
+
+/// Finishes a report made by [`ServerInProgress::fold`] once `names` knows every
+/// configuration: a log folder's server is named by the configuration (or its folder),
+/// and a project with no working directory recorded gets the configured path.
+pub(super) fn name(s: &mut ServerReport, names: &NameMap) {
+    let Some(folder) = &s.folder else { return };
+    let project_folder = s.project_folder.as_deref();
+    let sharing = names.sharing(folder, project_folder);
+    // Never attribute a shared folder's verdict silently to one of its names.
+    if sharing.len() > 1 {
+        s.name = sharing.join(" + ");
+        s.shared_by = sharing;
+    } else {
+        s.name = names.server(folder).unwrap_or(folder).to_string();
+    }
+    if s.project.is_none() {
+        s.project = project_folder
+            .and_then(|f| names.project(f))
+            .map(str::to_string)
+            .or_else(|| s.project_folder.clone());
     }
 }
