@@ -418,7 +418,7 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
             };
             d.era = era.or_else(|| infer_era(&d));
             d.negotiated_protocol_version = version;
-            d.capabilities = capabilities;
+            d.capabilities = capabilities.map(Box::new);
             (d, evidence)
         }
     }

@@ -282,9 +282,11 @@ impl RowView<'_> {
     }
 }
 
-/// The rows in table order: the logged servers as sorted, each project's configured
-/// servers without a log right after its logged ones, then projects with no log at all.
-fn row_views<'a>(report: &'a ScanReport, home: Option<&str>) -> Vec<RowView<'a>> {
+/// The rows in table order, each handed to `each` as it is made (a list of 100,000 rows
+/// would be a sixth of a scan's memory): the logged servers as sorted, each project's
+/// configured servers without a log right after its logged ones, then projects with no
+/// log at all.
+fn row_views<'a>(report: &'a ScanReport, home: Option<&str>, each: &mut dyn FnMut(RowView<'a>)) {
     use crate::advice::configured::{logged_note, row_label, state_reason};
     let mut used = vec![false; report.configured.len()];
     let cfg_row = |r: &'a crate::scan::configured::ConfiguredRow| RowView {
@@ -308,7 +310,6 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>) -> Vec<RowView<'a>>
         },
         only_connected: false,
     };
-    let mut out = Vec::new();
     for (i, s) in report.servers.iter().enumerate() {
         let short = short_reason(s);
         let short = if s.is_shared() {
@@ -321,7 +322,7 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>) -> Vec<RowView<'a>>
             Some(n) => format!("{n}; {short}"),
             None => short,
         };
-        out.push(RowView {
+        each(RowView {
             project: s.project.as_deref(),
             tree: s.log_tree(),
             name: terminal_safe(&s.name, false),
@@ -350,17 +351,16 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>) -> Vec<RowView<'a>>
                     used[j] = true;
                     let mut v = cfg_row(r);
                     v.project = s.project.as_deref();
-                    out.push(v);
+                    each(v);
                 }
             }
         }
     }
     for (j, r) in report.configured.iter().enumerate() {
         if !used[j] {
-            out.push(cfg_row(r));
+            each(cfg_row(r));
         }
     }
-    out
 }
 
 /// `mcplogs scan`: the summary, the servers grouped under their project, then what to
@@ -378,29 +378,18 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     );
     out.push_str("\n\n");
 
-    let rows = row_views(report, o.home.as_deref());
-    let name_w = rows
-        .iter()
-        .map(|r| cols(&r.name))
-        .chain([cols("SERVER")])
-        .max()
-        .unwrap_or(6);
+    // The columns' widths from a first pass over the rows, which are made again, one at
+    // a time, as they are written.
+    let (mut name_w, mut verdict_w, mut time_w) = (cols("SERVER"), cols("VERDICT"), 9);
+    row_views(report, o.home.as_deref(), &mut |r| {
+        name_w = name_w.max(cols(&r.name));
+        verdict_w = verdict_w.max(cols(&r.label));
+        time_w = time_w.max(cols(&r.time));
+    });
     let name_w = match o.width {
         Some(w) => name_w.min((w / 4).max(12)),
         None => name_w,
     };
-    let verdict_w = rows
-        .iter()
-        .map(|r| cols(&r.label))
-        .chain([cols("VERDICT")])
-        .max()
-        .unwrap_or(7);
-    let time_w = rows
-        .iter()
-        .map(|r| cols(&r.time))
-        .chain([9])
-        .max()
-        .unwrap_or(9);
     let fixed = 2 + name_w + 2 + verdict_w + 2 + time_w + 2;
     // The reason goes in its own column when at least 30 columns are left for it, else on
     // the line below the server.
@@ -431,7 +420,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             .insert(s.log_tree());
     }
     let mut group: Option<(Option<&str>, Option<&std::path::Path>)> = None;
-    for r in &rows {
+    row_views(report, o.home.as_deref(), &mut |r| {
         let p = r.project;
         let key = (p, r.tree);
         if group.is_none_or(|g| g.0 != p || (r.tree.is_some() && g.1 != r.tree)) {
@@ -477,7 +466,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                     o.width,
                 ));
             }
-            continue;
+            return;
         }
         let name = match o.width {
             Some(_) => cut(&r.name, name_w),
@@ -520,7 +509,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                 o.width,
             ));
         }
-    }
+    });
 
     let (acts, any_fix) = actions(report, o.home.as_deref());
     if !acts.is_empty() {

@@ -73,7 +73,9 @@ pub fn server_stderr(s: &ServerReport) -> io::Result<Vec<Evidence>> {
     let mut out: VecDeque<Evidence> = VecDeque::new();
     let read = decode::for_each_record_containing(&last.file, &["Server stderr"], &mut |r| {
         let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
-        if r.session_id == last.session_id && same_server && r.message.starts_with("Server stderr")
+        if r.session_id.as_deref() == last.session_id.as_deref()
+            && same_server
+            && r.message.starts_with("Server stderr")
         {
             if out.len() == MAX_STDERR_RECORDS {
                 out.pop_front();

@@ -374,7 +374,7 @@ impl StoredSession {
             protocol: d.negotiated_protocol_version.clone(),
             filled: d.filled_fields.clone(),
             bad_tool: d.bad_tool_path.clone(),
-            capabilities: d.capabilities.clone(),
+            capabilities: d.capabilities.as_deref().cloned(),
             proof: d.tools_proof.map(|p| match p {
                 ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
                 ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
@@ -413,7 +413,7 @@ impl StoredSession {
         diagnosis.negotiated_protocol_version = self.protocol.clone();
         diagnosis.filled_fields = self.filled.clone();
         diagnosis.bad_tool_path = self.bad_tool.clone();
-        diagnosis.capabilities = self.capabilities.clone();
+        diagnosis.capabilities = self.capabilities.clone().map(Box::new);
         diagnosis.tools_proof = tools_proof;
         diagnosis.lost_lists = self.lost.clone();
         diagnosis.timeout_ms = self.timeout_ms;

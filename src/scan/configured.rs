@@ -45,7 +45,9 @@ pub enum Configuration {
     /// claude.ai or `--mcp-config` server. Its verdict is history: it never counts as
     /// failing now.
     NotConfigured,
-    Configured(Configured),
+    /// Boxed: most of a large scan's servers are one of the others, and the report of
+    /// each of 100,000 holds this.
+    Configured(Box<Configured>),
 }
 
 /// A configured server without a log in its project.
@@ -217,7 +219,8 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                     matched[i] = true;
                     found = true;
                     if row.configuration == Configuration::Unchecked {
-                        row.configuration = Configuration::Configured(Configured::of(cfg));
+                        row.configuration =
+                            Configuration::Configured(Box::new(Configured::of(cfg)));
                     }
                 }
             }

@@ -60,8 +60,9 @@ pub struct Evidence {
     pub timestamp: Option<String>,
     pub level: Level,
     pub message: String,
-    /// The record's session (not shown; lets a reader find the session again).
-    pub session_id: Option<String>,
+    /// The record's session (not shown; lets a reader find the session again), shared
+    /// by the records of one session.
+    pub session_id: Option<std::sync::Arc<str>>,
 }
 
 impl From<&Record> for Evidence {
@@ -72,7 +73,7 @@ impl From<&Record> for Evidence {
             timestamp: r.timestamp.clone(),
             level: r.level,
             message: r.message.clone(),
-            session_id: r.session_id.clone(),
+            session_id: r.session_id.as_deref().map(Into::into),
         }
     }
 }
@@ -119,8 +120,8 @@ pub struct ServerReport {
     /// The latest session only connected (a health check, or a session that ended before
     /// any tool was used) and an earlier session on the same connection decided.
     pub latest_only_connected: bool,
-    /// The file holding the deciding session.
-    pub deciding_file: Option<PathBuf>,
+    /// The file holding the deciding session (shared with its evidence records).
+    pub deciding_file: Option<std::sync::Arc<PathBuf>>,
     /// Configured names (two or more) that all write into this server's log folder:
     /// their records are interleaved and nothing in them says which server wrote which,
     /// so the verdict belongs to the folder, not to one of the names.

@@ -244,7 +244,7 @@ fn a_warm_index_reads_only_the_deciding_file_and_prune_reads_nothing() {
     assert_eq!(answer(&warm), answer(&cold));
     // The Work session decides (tools were called): only its file is read again, for
     // the evidence.
-    let deciding = warm.servers[0].deciding_file.clone().unwrap();
+    let deciding = warm.servers[0].deciding_file.as_deref().cloned().unwrap();
     assert_eq!(deciding, files_of(&dir)[2]);
     assert_eq!(read_warm, fs::metadata(&deciding).unwrap().len());
     let (_, read_lean) = scan_counting(tmp.path(), false, Some(cache.path()), true);

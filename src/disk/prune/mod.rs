@@ -175,7 +175,8 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         })
         .map_err(PruneError::Discovery)?;
         for s in report.servers {
-            known.insert(s.source, (s.deciding_file, s.project));
+            let deciding = s.deciding_file.map(|f| (*f).clone());
+            known.insert(s.source, (deciding, s.project));
         }
         let found = discovery::discover(&request).map_err(PruneError::Discovery)?;
         plan.warnings.extend(found.warnings);

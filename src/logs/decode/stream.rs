@@ -67,8 +67,8 @@ pub fn scan_jsonl_matching(
     sink: &mut dyn FnMut(Record),
     block: usize,
 ) -> io::Result<Damage> {
-    let mut owned = take_block(block);
-    let result = scan_blocks(reader, file, needles, sink, &mut owned[..block]);
+    let mut owned = take_block(FIRST_BLOCK_BYTES.min(block));
+    let result = scan_blocks(reader, file, needles, sink, &mut owned, block);
     give_back(owned);
     result
 }
@@ -98,13 +98,21 @@ fn give_back(b: Vec<u8>) {
     });
 }
 
+/// A block starts this large and doubles, up to the caller's block, only for a line
+/// that does not fit: a scan of small files keeps 1 MiB a thread, not 8.
+const FIRST_BLOCK_BYTES: usize = 1024 * 1024;
+
+/// `store` holds the block (at least `FIRST_BLOCK_BYTES.min(max)` bytes, maybe more from
+/// an earlier file); only its first `size` bytes are used, `size` growing up to `max`.
 fn scan_blocks(
     reader: &mut dyn Read,
     file: &Arc<PathBuf>,
     needles: &AhoCorasick,
     sink: &mut dyn FnMut(Record),
-    buf: &mut [u8],
+    store: &mut Vec<u8>,
+    max: usize,
 ) -> io::Result<Damage> {
+    let mut size = FIRST_BLOCK_BYTES.min(max);
     let mut len = 0;
     let mut eof = false;
     let mut st = ScanState {
@@ -117,10 +125,11 @@ fn scan_blocks(
     // Read in chunks much smaller than the block, and hand on the complete lines of each
     // chunk at once: the buffer's hot end stays in the CPU cache, where the kernel's copy
     // and the search are fast. Only a line longer than a chunk grows towards the block.
-    let chunk = (buf.len() / 32).max(1);
+    let chunk = (max / 32).max(1);
     // `buf[..searched]` is known to hold no newline.
     let mut searched = 0;
     loop {
+        let buf = &mut store[..size];
         if !eof && len < buf.len() {
             let end = (len + chunk).min(buf.len());
             match reader.read(&mut buf[len..end]) {
@@ -145,7 +154,15 @@ fn scan_blocks(
         } else {
             match memchr::memrchr(b'\n', &buf[searched..len]) {
                 Some(i) => searched + i + 1,
-                None if len == buf.len() => {
+                None if len == size && size < max => {
+                    // A line longer than the block so far: a larger block.
+                    size = (size * 2).min(max);
+                    if store.len() < size {
+                        store.resize(size, 0);
+                    }
+                    continue;
+                }
+                None if len == size => {
                     // A whole block without a newline: one over-long line. Drop it.
                     if !st.skipping_long_line {
                         st.skipping_long_line = true;
