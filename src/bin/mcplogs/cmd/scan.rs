@@ -46,7 +46,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             return Ok(ExitCode::Error);
         }
     }
-    let text = if args.output.json {
+    if args.output.json {
         // Written as it is made: for 100,000 servers the whole document would be 150 MB.
         output::json_streamed(
             &render::scan::scan_json_head(
@@ -58,7 +58,9 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             !args.redact.no_redact,
         )?;
         return Ok(ExitCode::from_problems(report.has_problems()));
-    } else if report.servers.is_empty() && report.configured.is_empty() {
+    }
+    let problems = report.has_problems();
+    let text = if report.servers.is_empty() && report.configured.is_empty() {
         String::new()
     } else {
         let width = output::width();
@@ -78,14 +80,18 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         for line in mcplogs::render::settings::summary_lines(&negotiation) {
             t.push_str(&mcplogs::text::layout::wrap(&line, "  ", 4, width));
         }
+        t.shrink_to_fit();
         if args.redact.no_redact {
             t
         } else {
+            // The screen is made: the report (most of a large scan's memory) goes
+            // before the last passes copy the text.
+            drop(report);
             mcplogs::redact::output::text(&t)
         }
     };
     output::screen(&text)?;
-    Ok(ExitCode::from_problems(report.has_problems()))
+    Ok(ExitCode::from_problems(problems))
 }
 
 /// How the configuration's `${VAR}` are looked up: the real environment, or none.
