@@ -114,10 +114,10 @@ echo "[bench] building mcplogs (release)"
 cargo build --quiet --release
 BIN=$PWD/target/release/mcplogs
 
-# The needles: exactly the scan's prefilter (PREFILTER_NEEDLES in src/classify/signal.rs).
+# The needles: exactly the scan's prefilter (PREFILTER_NEEDLES in src/claude_code/markers.rs).
 mapfile -t NEEDLES < <(python3 - <<'PY'
 import re
-s = open("src/markers.rs").read()
+s = open("src/claude_code/markers.rs").read()
 body = re.search(r"PREFILTER_NEEDLES: &\[&str\] = &\[(.*?)\];", s, re.S).group(1)
 print("\n".join(re.findall(r'"([^"]+)"', body)))
 PY
