@@ -166,14 +166,7 @@ fn evidence_of(records: &[crate::logs::record::Record]) -> Vec<Evidence> {
                     new
                 }
             });
-            Evidence {
-                file: std::sync::Arc::clone(&r.file),
-                line: r.line,
-                timestamp: r.timestamp.clone(),
-                level: r.level,
-                message: r.message.clone(),
-                session_id,
-            }
+            Evidence::with_session(r, session_id)
         })
         .collect()
 }

@@ -67,13 +67,21 @@ pub struct Evidence {
 
 impl From<&Record> for Evidence {
     fn from(r: &Record) -> Self {
+        Evidence::with_session(r, r.session_id.as_deref().map(Into::into))
+    }
+}
+
+impl Evidence {
+    /// The record as evidence, its session id given (shared with the session's other
+    /// records).
+    pub fn with_session(r: &Record, session_id: Option<std::sync::Arc<str>>) -> Self {
         Evidence {
             file: std::sync::Arc::clone(&r.file),
             line: r.line,
             timestamp: r.timestamp.clone(),
             level: r.level,
             message: r.message.clone(),
-            session_id: r.session_id.as_deref().map(Into::into),
+            session_id,
         }
     }
 }
