@@ -1,7 +1,7 @@
 //! Assembling a server from its sessions: which session decides, the history kept, and the
 //! fold into what the report needs once the sessions are dropped.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::*;
 use crate::classify::verdict::{Diagnosis, Verdict};
@@ -25,7 +25,7 @@ pub(super) struct ServerInProgress {
 
 impl ServerInProgress {
     /// The server's report, made where it was read (so the sessions it read never pile
-    /// up for the whole tree), with the working directories that hold a `.mcp.json`.
+    /// up for the whole tree), with the working directories its sessions recorded.
     /// Only its name waits for [`name`], which needs every project's `.mcp.json`.
     pub(super) fn fold(self) -> (ServerReport, Vec<String>) {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
@@ -71,7 +71,6 @@ impl ServerInProgress {
                 cwds.push(c.clone());
             }
         }
-        cwds.retain(|c| Path::new(c).join(".mcp.json").is_file());
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
         history.shrink_to_fit();
         let sessions_read = self.sessions.len();

@@ -235,7 +235,6 @@ pub fn scan_with_progress(
     opts: &ScanOptions,
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> Result<ScanReport, DiscoveryError> {
-    let watcher = progress;
     let found = discovery::discover(&opts.request)?;
     let mut warnings = found.warnings;
     let mut names = NameMap::default();
@@ -260,12 +259,24 @@ pub fn scan_with_progress(
             .max()
     });
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
-    let counter = ProgressCounter::new(&units, watcher.is_some());
-    let progress = |p: Progress| {
-        if let Some(f) = watcher {
+    let counter = ProgressCounter::new(&units, progress.is_some());
+    let report_progress = |p: Progress| {
+        if let Some(f) = progress {
             f(p)
         }
     };
+    let read_options = ReadOptions {
+        since_iso: since_iso.as_deref(),
+        all: opts.all,
+        window: if opts.no_history {
+            0
+        } else {
+            HISTORY_WINDOW_FILES
+        },
+        index: opts.index.as_deref(),
+        evidence: !opts.skip_evidence,
+    };
+    let mcp_json = McpJsonSeen::default();
     // Each server becomes its report where it was read: the sessions it read (each with
     // its evidence and capabilities) never pile up for the whole tree. A unit is one
     // server folder (or a debug log, which can hold several servers: `more`).
@@ -279,27 +290,16 @@ pub fn scan_with_progress(
         .into_par_iter()
         .map(|u| {
             let mut warnings = Vec::new();
-            let window = if opts.no_history {
-                0
-            } else {
-                HISTORY_WINDOW_FILES
-            };
             let p = u.read(
-                &ReadOptions {
-                    since_iso: since_iso.as_deref(),
-                    all: opts.all,
-                    window,
-                    index: opts.index.as_deref(),
-                    evidence: !opts.skip_evidence,
-                },
+                &read_options,
                 &mut warnings,
-                &|| progress(counter.file_done()),
-                &|bytes| progress(counter.bytes_read(bytes)),
+                &|| report_progress(counter.file_done()),
+                &|bytes| report_progress(counter.bytes_read(bytes)),
             );
             let mut mcp_json_cwds = Vec::new();
             let mut servers = p.into_iter().filter_map(|p| {
                 let (report, cwds) = p.fold();
-                mcp_json_cwds.extend(cwds);
+                mcp_json_cwds.extend(cwds.into_iter().filter(|c| mcp_json.holds_one(c)));
                 (report.sessions_read > 0).then_some(report)
             });
             let server = servers.next();
@@ -357,6 +357,24 @@ pub fn scan_with_progress(
         unfiltered_names,
         configured: Vec::new(),
     })
+}
+
+/// Which working directories hold a `.mcp.json`, each looked at once for all the
+/// servers of its project (the workers share it).
+#[derive(Default)]
+struct McpJsonSeen(std::sync::Mutex<std::collections::HashMap<String, bool>>);
+
+impl McpJsonSeen {
+    fn holds_one(&self, cwd: &str) -> bool {
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&known) = lock().get(cwd) {
+            return known;
+        }
+        // Not held while looking: two workers may both look, and agree.
+        let holds = Path::new(cwd).join(".mcp.json").is_file();
+        lock().insert(cwd.to_string(), holds);
+        holds
+    }
 }
 
 /// Sorts by project, log tree, name (case-insensitive), then source: a stable sort of
