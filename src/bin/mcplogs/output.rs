@@ -28,16 +28,9 @@ pub fn stdout(text: &str) -> Result<(), Error> {
 pub fn screen(text: &str) -> Result<(), Error> {
     // A piece of whole lines at a time (both passes work line by line): the screen of
     // 100,000 servers is 10 MB, and whole copies of it were a tenth of a scan's memory.
-    let (width, colour) = (width(), colour_on());
-    let mut out = io::stdout().lock();
-    let written = line_pieces(text, 1 << 16).try_for_each(|piece| {
-        let fitted = mcplogs::text::layout::fit(piece, width);
-        out.write_all(mcplogs::text::sanitize::output(&fitted, colour).as_bytes())
-    });
-    match written.and_then(|_| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(Error::WriteOutput),
-    }
+    let width = width();
+    write_pieces(line_pieces(text, 1 << 16).map(|piece| mcplogs::text::layout::fit(piece, width)))
+        .map_err(Error::WriteOutput)
 }
 
 /// `text` in pieces of at least `size` bytes (the last may be shorter), each ending
@@ -67,9 +60,19 @@ fn line_pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
 
 /// [`stdout`] with the raw I/O error, for a caller that words its own message.
 pub fn write_stdout(text: &str) -> io::Result<()> {
-    let text = mcplogs::text::sanitize::output(text, colour_on());
+    write_pieces(std::iter::once(text))
+}
+
+/// Writes the pieces to stdout in order, each through the sanitizer's last pass (which
+/// works character by character, so pieces of whole characters are enough); a closed
+/// pipe is success.
+fn write_pieces<T: AsRef<str>>(mut pieces: impl Iterator<Item = T>) -> io::Result<()> {
+    let colour = colour_on();
     let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+    let written = pieces.try_for_each(|p| {
+        out.write_all(mcplogs::text::sanitize::output(p.as_ref(), colour).as_bytes())
+    });
+    match written.and_then(|_| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
