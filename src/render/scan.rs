@@ -286,8 +286,15 @@ impl RowView<'_> {
 /// would be a sixth of a scan's memory): the logged servers as sorted, each project's
 /// configured servers without a log right after its logged ones, then projects with no
 /// log at all.
-fn row_views<'a>(report: &'a ScanReport, home: Option<&str>, each: &mut dyn FnMut(RowView<'a>)) {
-    use crate::advice::configured::{logged_note, row_label, state_reason};
+/// Without `reasons`, each row's reason is left empty (the pass that measures the
+/// columns needs none).
+fn row_views<'a>(
+    report: &'a ScanReport,
+    home: Option<&str>,
+    reasons: bool,
+    each: &mut dyn FnMut(RowView<'a>),
+) {
+    use crate::advice::configured::{row_label, state_reason};
     let mut used = vec![false; report.configured.len()];
     let cfg_row = |r: &'a crate::scan::configured::ConfiguredRow| RowView {
         project: Some(r.project.as_str()),
@@ -300,6 +307,7 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>, each: &mut dyn FnMu
             == crate::claude_code::config::ServerState::PendingApproval,
         time: "-".to_string(),
         reason: match &r.ran_since {
+            _ if !reasons => String::new(),
             Some(t) if r.configured.state == crate::claude_code::config::ServerState::Starts => {
                 format!(
                     "configured; Claude Code ran here since ({}) without starting it",
@@ -311,16 +319,10 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>, each: &mut dyn FnMu
         only_connected: false,
     };
     for (i, s) in report.servers.iter().enumerate() {
-        let short = short_reason(s);
-        let short = if s.is_shared() {
-            format!("shared log folder; {short}")
+        let reason = if reasons {
+            logged_reason(s, home)
         } else {
-            short
-        };
-        let reason = match logged_note(s, home) {
-            Some(n) if short.is_empty() => n,
-            Some(n) => format!("{n}; {short}"),
-            None => short,
+            String::new()
         };
         each(RowView {
             project: s.project.as_deref(),
@@ -363,6 +365,22 @@ fn row_views<'a>(report: &'a ScanReport, home: Option<&str>, each: &mut dyn FnMu
     }
 }
 
+/// A logged server's REASON column: a note on its configuration, then its short reason.
+fn logged_reason(s: &ServerReport, home: Option<&str>) -> String {
+    use crate::advice::configured::logged_note;
+    let short = short_reason(s);
+    let short = if s.is_shared() {
+        format!("shared log folder; {short}")
+    } else {
+        short
+    };
+    match logged_note(s, home) {
+        Some(n) if short.is_empty() => n,
+        Some(n) => format!("{n}; {short}"),
+        None => short,
+    }
+}
+
 /// `mcplogs scan`: the summary, the servers grouped under their project, then what to
 /// do (each action once, with its servers and the exact command). Fits `width`.
 pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
@@ -381,7 +399,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     // The columns' widths from a first pass over the rows, which are made again, one at
     // a time, as they are written.
     let (mut name_w, mut verdict_w, mut time_w) = (cols("SERVER"), cols("VERDICT"), 9);
-    row_views(report, o.home.as_deref(), &mut |r| {
+    row_views(report, o.home.as_deref(), false, &mut |r| {
         name_w = name_w.max(cols(&r.name));
         verdict_w = verdict_w.max(cols(&r.label));
         time_w = time_w.max(cols(&r.time));
@@ -420,7 +438,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             .insert(s.log_tree());
     }
     let mut group: Option<(Option<&str>, Option<&std::path::Path>)> = None;
-    row_views(report, o.home.as_deref(), &mut |r| {
+    row_views(report, o.home.as_deref(), true, &mut |r| {
         let p = r.project;
         let key = (p, r.tree);
         if group.is_none_or(|g| g.0 != p || (r.tree.is_some() && g.1 != r.tree)) {
