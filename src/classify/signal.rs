@@ -68,7 +68,9 @@ pub fn read_signal(message: &str) -> Option<Signal> {
             timeout_ms: rest[..digits].parse().unwrap_or(u64::MAX),
         });
     }
-    if let Some(rest) = after(m, "Connection established with capabilities:") {
+    let found = Found::in_message(m);
+    if let Some(at) = found.first(Needle::Capabilities) {
+        let rest = &m[at + CAPABILITIES_MARKER.len()..];
         let capabilities = parse_capabilities(rest);
         let field = |k: &str| {
             capabilities
@@ -89,45 +91,44 @@ pub fn read_signal(message: &str) -> Option<Signal> {
             capabilities: None,
         });
     }
-    if TOLERATED_MARKERS.iter().any(|k| m.contains(k)) {
+    if found.any(Needle::Tolerated) {
         return Some(Signal::Tolerated {
             fields: filled_fields(m),
         });
     }
+    let is_final = !found.any(Needle::Retrying);
     for (list, markers) in [
         ("resources", RESOURCES_FAILURE_MARKERS),
         ("prompts", PROMPTS_FAILURE_MARKERS),
     ] {
         if markers.iter().any(|k| m.starts_with(k)) {
-            return Some(Signal::ListFailed {
-                list,
-                is_final: !m.contains("retrying in"),
-            });
+            return Some(Signal::ListFailed { list, is_final });
         }
     }
     if m.starts_with(PAGE_CAP_MARKER) {
         return Some(Signal::PageCap);
     }
-    if m.contains(LIST_CHANGED_MARKER) && m.starts_with("Received") {
+    if found.any(Needle::ListChanged) && m.starts_with("Received") {
         return Some(Signal::ListChanged);
     }
-    if m.contains(VERSION_MARKER) {
+    if found.any(Needle::Version) {
         return Some(Signal::VersionUnsupported);
     }
-    if let Some(idx) = tools_failure_start(m) {
+    if let Some(idx) = found.first(Needle::ToolsFailure) {
         let (cause, bad_tool_path) = tools_failure_cause(&m[idx..]);
         return Some(Signal::ToolsFailed {
             cause,
             bad_tool_path,
-            is_final: !m.contains("retrying in"),
+            is_final,
         });
     }
     if m.starts_with(TOOL_CALL_MARKER) {
         return Some(Signal::ToolCalled);
     }
-    if let Some(rest) = after(m, CLOSED_MARKER)
-        && m.len() - rest.len() < 40
+    if let Some(at) = found.first(Needle::Closed)
+        && at < 40 - CLOSED_MARKER.len()
     {
+        let rest = &m[at + CLOSED_MARKER.len()..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits > 0 && rest[digits..].starts_with('s') {
             return Some(Signal::Closed {
@@ -135,12 +136,79 @@ pub fn read_signal(message: &str) -> Option<Signal> {
             });
         }
     }
-    if is_connection_failure(m) {
+    if found.any(Needle::ConnectionFailure) {
         return Some(Signal::ConnectionFailed {
             cause: connection_failure_cause(m),
         });
     }
     None
+}
+
+const CAPABILITIES_MARKER: &str = "Connection established with capabilities:";
+
+/// The kinds of text `read_signal` looks for anywhere in a message (the rest it looks for
+/// at the start).
+#[derive(Clone, Copy)]
+enum Needle {
+    Capabilities,
+    Tolerated,
+    Retrying,
+    ListChanged,
+    Version,
+    ToolsFailure,
+    Closed,
+    ConnectionFailure,
+}
+
+const NEEDLES: usize = 8;
+
+/// Every needle of every kind, with its kind.
+fn needles() -> impl Iterator<Item = (&'static str, Needle)> {
+    let one = |k: Needle, v: &'static [&'static str]| v.iter().map(move |n| (*n, k));
+    one(Needle::Capabilities, &[CAPABILITIES_MARKER])
+        .chain(one(Needle::Tolerated, TOLERATED_MARKERS))
+        .chain(one(Needle::Retrying, &["retrying in"]))
+        .chain(one(Needle::ListChanged, &[LIST_CHANGED_MARKER]))
+        .chain(one(Needle::Version, &[VERSION_MARKER]))
+        .chain(one(Needle::ToolsFailure, TOOLS_FAILURE_MARKERS))
+        .chain(one(Needle::Closed, &[CLOSED_MARKER]))
+        .chain(one(Needle::ConnectionFailure, CONNECTION_FAILURE_MARKERS))
+}
+
+/// Where each kind of needle first starts in a message, from one pass over it (a search
+/// per needle, a searcher built for each, was a sixth of a scan's time).
+struct Found([Option<usize>; NEEDLES]);
+
+impl Found {
+    fn in_message(m: &str) -> Found {
+        static SEARCH: LazyLock<(aho_corasick::AhoCorasick, Vec<Needle>)> = LazyLock::new(|| {
+            let (patterns, kinds): (Vec<&str>, Vec<Needle>) = needles().unzip();
+            let ac = aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(patterns)
+                .expect("literal needles");
+            (ac, kinds)
+        });
+        let (ac, kinds) = &*SEARCH;
+        let mut first = [None; NEEDLES];
+        // Every occurrence of every needle, overlapping ones too, so each kind's earliest
+        // start is what `str::find` of its earliest needle would give.
+        for hit in ac.find_overlapping_iter(m) {
+            let slot: &mut Option<usize> = &mut first[kinds[hit.pattern().as_usize()] as usize];
+            if slot.is_none_or(|at| hit.start() < at) {
+                *slot = Some(hit.start());
+            }
+        }
+        Found(first)
+    }
+
+    fn first(&self, n: Needle) -> Option<usize> {
+        self.0[n as usize]
+    }
+
+    fn any(&self, n: Needle) -> bool {
+        self.first(n).is_some()
+    }
 }
 
 fn after<'a>(m: &'a str, prefix: &str) -> Option<&'a str> {
@@ -170,11 +238,6 @@ fn filled_fields(m: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// Where a tools/list failure message starts (the earliest marker in it).
-fn tools_failure_start(m: &str) -> Option<usize> {
-    TOOLS_FAILURE_MARKERS.iter().filter_map(|p| m.find(p)).min()
 }
 
 /// Decides why tools/list was rejected: from the zod issues when they parse, else from
@@ -325,10 +388,6 @@ fn zod_issues(text: &str) -> Option<Vec<serde_json::Value>> {
     }
 }
 
-fn is_connection_failure(m: &str) -> bool {
-    CONNECTION_FAILURE_MARKERS.iter().any(|k| m.contains(k))
-}
-
 /// Priority matters when a session logs several failures: the most specific cause wins.
 pub fn connection_failure_cause(m: &str) -> Cause {
     static NOT_FOUND: LazyLock<Regex> = LazyLock::new(|| {
@@ -371,6 +430,38 @@ pub fn cause_rank(c: Cause) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pass_finds_each_kind_where_str_find_does() {
+        let all: Vec<(&str, Needle)> = needles().collect();
+        // Every needle alone, each pair in both orders, overlapping and repeated ones,
+        // with text around them.
+        let mut messages: Vec<String> = vec![
+            String::new(),
+            "Connection established with capabilities:Connection established".into(),
+            "tools/list failed: Invalid result for tools/list failed, retrying in 1s".into(),
+            "STDIO connection closed after connection closed after 3s".into(),
+            "cached needs-auth; Needs authentication; needs authentication".into(),
+        ];
+        for (a, _) in &all {
+            messages.push(format!("x{a}y"));
+            for (b, _) in &all {
+                messages.push(format!("{a} {b}"));
+                messages.push(format!("{a}{b}{a}"));
+            }
+        }
+        for m in &messages {
+            let found = Found::in_message(m);
+            for (_, kind) in &all {
+                let want = all
+                    .iter()
+                    .filter(|(_, k)| *k as usize == *kind as usize)
+                    .filter_map(|(n, _)| m.find(n))
+                    .min();
+                assert_eq!(found.first(*kind), want, "{m:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_closed_connection_counts_only_whole_seconds_near_the_start() {
