@@ -43,17 +43,50 @@ pub struct SessionLog {
 pub struct SessionGrouper {
     index: HashMap<String, usize>,
     sessions: Vec<OpenSession>,
+    /// The session of the record pushed last.
+    last: Option<usize>,
 }
 
 impl SessionGrouper {
     pub fn push(&mut self, r: Record) {
+        let i = match self.same_as_last(&r) {
+            Some(i) => i,
+            None => self.open(&r),
+        };
+        self.last = Some(i);
+        let s = &mut self.sessions[i];
+        if let Some(ts) = &r.timestamp {
+            if s.first_timestamp.is_none() {
+                s.first_timestamp = Some(ts.clone());
+            }
+            // In place: a session's records rarely need a longer buffer.
+            s.last_timestamp.clone_from(&r.timestamp);
+        }
+        if r.cwd.is_some() {
+            s.cwd.clone_from(&r.cwd);
+        }
+        s.classifier.feed(&r.message, || r.clone());
+        s.last_record = Some(r);
+    }
+
+    /// The session of the record before, when `r` is of it too (records come a session
+    /// at a time): found without building the key.
+    fn same_as_last(&self, r: &Record) -> Option<usize> {
+        let i = self.last?;
+        let s = &self.sessions[i];
+        let id = r.session_id.as_deref().filter(|id| !id.is_empty())?;
+        (std::sync::Arc::ptr_eq(&s.file, &r.file) && s.id == id).then_some(i)
+    }
+
+    /// The session `r` belongs to, opened if new.
+    fn open(&mut self, r: &Record) -> usize {
         let id = match &r.session_id {
             Some(id) if !id.is_empty() => id.clone(),
             _ => format!("file:{}", r.file.display()),
         };
         let key = format!("{}\n{id}", r.file.display());
         let sessions = &mut self.sessions;
-        let i = *self.index.entry(key).or_insert_with(|| {
+        *self.index.entry(key).or_insert_with(|| {
             sessions.push(OpenSession {
                 id,
                 file: std::sync::Arc::clone(&r.file),
@@ -64,19 +97,7 @@ impl SessionGrouper {
                 classifier: Classifier::default(),
             });
             sessions.len() - 1
-        });
-        let s = &mut self.sessions[i];
-        if let Some(ts) = &r.timestamp {
-            if s.first_timestamp.is_none() {
-                s.first_timestamp = Some(ts.clone());
-            }
-            s.last_timestamp = Some(ts.clone());
-        }
-        if let Some(cwd) = &r.cwd {
-            s.cwd = Some(cwd.clone());
-        }
-        s.classifier.feed(&r.message, || r.clone());
-        s.last_record = Some(r);
+        })
     }
 
     /// The sessions, ordered by their first timestamp (sessions without one keep their
