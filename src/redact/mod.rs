@@ -312,7 +312,7 @@ impl Redactor {
 
     /// The ranges of `view` (a decoded view of `text`) to replace, in `text`'s offsets.
     fn find(&self, text: &str, view: &views::View, out: &mut Vec<Span>) {
-        let t = view.text.as_str();
+        let t: &str = &view.text;
         let mut found: Vec<Found> = Vec::new();
         secrets::SECRETS.find(t, &mut found);
         if self.mask_hosts {
@@ -390,15 +390,20 @@ impl Redactor {
     /// The text with every secret (and, as built, home folder, user name and private
     /// host) replaced.
     pub fn redact(&self, text: &str) -> String {
+        self.redacted(text).unwrap_or_else(|| text.to_string())
+    }
+
+    /// [`Self::redact`], `None` when nothing is replaced (no copy made).
+    pub fn redacted(&self, text: &str) -> Option<String> {
         if !self.enabled || text.is_empty() {
-            return text.to_string();
+            return None;
         }
         let mut spans = Vec::new();
         for view in views::views(text) {
             self.find(text, &view, &mut spans);
         }
         if spans.is_empty() {
-            return text.to_string();
+            return None;
         }
         // A marker an earlier pass wrote is left as it is: a learned value or a user
         // name can be a word of it (`[REDACTED:authorization]`, `<user>`), and
@@ -409,7 +414,7 @@ impl Redactor {
             .collect();
         spans.retain(|s| !markers.iter().any(|&(ms, me)| ms <= s.start && s.end <= me));
         if spans.is_empty() {
-            return text.to_string();
+            return None;
         }
         let chosen = choose(spans);
         let mut out = String::with_capacity(text.len());
@@ -435,16 +440,13 @@ impl Redactor {
             at = s.end;
         }
         out.push_str(&text[at..]);
-        out
+        Some(out)
     }
 
     /// Redacts in place.
     pub fn apply(&self, text: &mut String) {
-        if self.enabled {
-            let r = self.redact(text);
-            if r != *text {
-                *text = r;
-            }
+        if let Some(r) = self.redacted(text) {
+            *text = r;
         }
     }
 }

@@ -18,8 +18,7 @@ use crate::warning::Warning;
 /// Redacts a path in place (as text; a path that changes becomes the redacted text).
 pub fn path(r: &Redactor, p: &mut PathBuf) {
     let s = p.to_string_lossy();
-    let red = r.redact(&s);
-    if red != s {
+    if let Some(red) = r.redacted(&s).filter(|red| *red != s) {
         *p = PathBuf::from(red);
     }
 }
@@ -28,8 +27,7 @@ pub fn path(r: &Redactor, p: &mut PathBuf) {
 /// redaction changes it, so the others keep theirs.
 pub fn shared_path(r: &Redactor, p: &mut std::sync::Arc<PathBuf>) {
     let s = p.to_string_lossy();
-    let red = r.redact(&s);
-    if red != s {
+    if let Some(red) = r.redacted(&s).filter(|red| *red != s) {
         *p = std::sync::Arc::new(PathBuf::from(red));
     }
 }

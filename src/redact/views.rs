@@ -43,12 +43,13 @@ impl Layer {
 
 /// A view: its text and the layers that lead back to the original, innermost last.
 #[derive(Debug, Clone)]
-pub struct View {
-    pub text: String,
+pub struct View<'a> {
+    /// The original text itself (borrowed), or a decoding of it.
+    pub text: std::borrow::Cow<'a, str>,
     layers: Vec<Layer>,
 }
 
-impl View {
+impl View<'_> {
     /// The byte range in the original text that `[start, end)` of this view stands for.
     pub fn to_original(&self, start: usize, end: usize) -> (usize, usize) {
         let (mut s, mut e) = (start, end);
@@ -59,20 +60,23 @@ impl View {
         (s, e.max(s))
     }
 
-    fn derive(&self, decode: fn(&str) -> Option<(String, Layer)>) -> Option<View> {
+    fn derive(&self, decode: fn(&str) -> Option<(String, Layer)>) -> Option<View<'static>> {
         let (text, layer) = decode(&self.text)?;
         let mut layers = self.layers.clone();
         layers.push(layer);
-        Some(View { text, layers })
+        Some(View {
+            text: text.into(),
+            layers,
+        })
     }
 }
 
 /// Every view worth searching: the original first, then its JSON-unescaped forms (two
 /// levels: a JSON message inside a JSON log line), URL-decoded forms, and forms with
 /// line breaks inside a token removed. Views identical to one already listed are left out.
-pub fn views(text: &str) -> Vec<View> {
+pub fn views(text: &str) -> Vec<View<'_>> {
     let raw = View {
-        text: text.to_string(),
+        text: text.into(),
         layers: Vec::new(),
     };
     let mut out = vec![raw];
@@ -80,12 +84,11 @@ pub fn views(text: &str) -> Vec<View> {
     // Breadth-first over decodings; each view is decoded further only a bounded number
     // of times (at most 8 views in all).
     while i < out.len() && out.len() < 8 {
-        let v = out[i].clone();
         for decode in [json_unescape, url_decode, join_split_tokens] {
             if out.len() >= 8 {
                 break;
             }
-            if let Some(d) = v.derive(decode)
+            if let Some(d) = out[i].derive(decode)
                 && !out.iter().any(|o| o.text == d.text)
             {
                 out.push(d);
@@ -264,7 +267,7 @@ fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
 mod tests {
     use super::*;
 
-    fn find<'a>(vs: &'a [View], needle: &str) -> Option<(&'a View, usize)> {
+    fn find<'a>(vs: &'a [View<'a>], needle: &str) -> Option<(&'a View<'a>, usize)> {
         vs.iter().find_map(|v| v.text.find(needle).map(|i| (v, i)))
     }
 
@@ -395,7 +398,10 @@ mod tests {
                 match json_unescape(&s) {
                     Some((text, layer)) => {
                         prop_assert_eq!(&text, &want);
-                        let view = View { text, layers: vec![layer] };
+                        let view = View {
+                            text: text.into(),
+                            layers: vec![layer],
+                        };
                         let mut dec = 0;
                         let mut orig = 0;
                         for (&(c, _), piece) in chars.iter().zip(&pieces) {
