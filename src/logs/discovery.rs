@@ -138,7 +138,10 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
             found.homes.push(h.clone());
         }
     }
-    found.server_dirs.sort_by(|a, b| a.path.cmp(&b.path));
+    use rayon::prelude::*;
+    // In parallel (a path compares component by component: 100,000 folders took a
+    // second alone); stable, as `sort_by` is.
+    found.server_dirs.par_sort_by(|a, b| a.path.cmp(&b.path));
     found
         .server_dirs
         .dedup_by(|a, b| a.path == b.path && a.files == b.files);

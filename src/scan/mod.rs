@@ -383,7 +383,7 @@ impl McpJsonSeen {
 fn sort_servers(servers: &mut [ServerReport]) {
     let lower: Vec<String> = servers.iter().map(|s| s.name.to_lowercase()).collect();
     let mut order: Vec<usize> = (0..servers.len()).collect();
-    order.sort_by(|&a, &b| {
+    order.par_sort_by(|&a, &b| {
         let (x, y) = (&servers[a], &servers[b]);
         x.project
             .cmp(&y.project)
