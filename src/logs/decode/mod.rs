@@ -248,12 +248,28 @@ pub fn decode_prefiltered_progress(
     let (inner, meta) = crate::safe_read::open_regular(path)?;
     let len = meta.len();
     let mut file = Counting { inner, on_bytes };
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&mut file)
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)?;
+    let head = read_head(&mut file)?;
     let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
-    decode_sniffed(&head, file, len, &name, Some(&stream::NEEDLES), sink)
+    let mut nothing = io::empty();
+    let rest: &mut dyn Read = if met_end(&head) {
+        &mut nothing
+    } else {
+        &mut file
+    };
+    decode_sniffed(&head, rest, len, &name, Some(&stream::NEEDLES), sink)
+}
+
+/// A file's first [`SNIFF_BYTES`] (all of it when shorter).
+fn read_head(file: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    file.take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Whether reading `head` met the file's end: then nothing is read after it (a third
+/// read a file, for most files of a log folder, would only meet the end again).
+fn met_end(head: &[u8]) -> bool {
+    head.len() < SNIFF_BYTES
 }
 
 /// A reader that reports the size of every read.
@@ -277,12 +293,15 @@ fn read_file(
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let (mut file, meta) = crate::safe_read::open_regular(path)?;
     let len = meta.len();
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&mut file)
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)?;
+    let head = read_head(&mut file)?;
     let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
-    decode_sniffed(&head, file, len, &name, prefilter, sink)
+    let mut nothing = io::empty();
+    let rest: &mut dyn Read = if met_end(&head) {
+        &mut nothing
+    } else {
+        &mut file
+    };
+    decode_sniffed(&head, rest, len, &name, prefilter, sink)
 }
 
 /// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
