@@ -191,6 +191,11 @@ impl Found {
         });
         let (ac, kinds) = &*SEARCH;
         let mut first = [None; NEEDLES];
+        // Most messages hold no needle: a search with the automaton's prefilter says so
+        // many times faster than the overlapping walk below, which goes byte by byte.
+        if !ac.is_match(m) {
+            return Found(first);
+        }
         // Every occurrence of every needle, overlapping ones too, so each kind's earliest
         // start is what `str::find` of its earliest needle would give.
         for hit in ac.find_overlapping_iter(m) {
