@@ -160,11 +160,16 @@ impl RedactorBuilder {
 
     /// Learns only the secrets `text` holds (see [`Redactor::secrets_only`]).
     pub fn learn_secrets(&mut self, text: &str) {
+        let views = views::views(text);
+        let hits: Vec<Vec<Found>> = views.iter().map(rule_hits).collect();
+        self.learn_found(text, &views, &hits);
+    }
+
+    /// [`Self::learn_secrets`], given the text's views and the rules' hits in each.
+    fn learn_found(&mut self, text: &str, views: &[views::View], hits: &[Vec<Found>]) {
         let mut found: Vec<(String, &'static str)> = Vec::new();
-        for view in views::views(text) {
-            let mut hits = Vec::new();
-            secrets::SECRETS.find(&view.text, &mut hits);
-            for f in hits {
+        for (view, hits) in views.iter().zip(hits) {
+            for f in hits.iter().copied() {
                 found.push((view.text[f.start..f.end].to_string(), f.kind));
                 let (s, e) = view.to_original(f.start, f.end);
                 found.push((text[s..e].to_string(), f.kind));
@@ -306,15 +311,30 @@ impl Redactor {
         b.build()
     }
 
+    /// `Redactor::secrets_only([text]).redact(text)`, with the text's views made and the
+    /// rules run over them once, not once to learn and again to redact (the last pass
+    /// over a whole rendered screen, which no other work waits beside).
+    pub fn redact_own_secrets(text: &str) -> String {
+        let views = views::views(text);
+        let hits: Vec<Vec<Found>> = views.iter().map(rule_hits).collect();
+        let mut b = RedactorBuilder::new();
+        b.learn_found(text, &views, &hits);
+        let r = b.build();
+        if text.is_empty() {
+            return String::new();
+        }
+        r.redacted_with(text, &views, hits)
+            .unwrap_or_else(|| text.to_string())
+    }
+
     pub fn is_enabled(&self) -> bool {
         self.enabled
     }
 
     /// The ranges of `view` (a decoded view of `text`) to replace, in `text`'s offsets.
-    fn find(&self, text: &str, view: &views::View, out: &mut Vec<Span>) {
+    /// `found` holds what the secret rules find in the view (see [`rule_hits`]).
+    fn find(&self, text: &str, view: &views::View, mut found: Vec<Found>, out: &mut Vec<Span>) {
         let t: &str = &view.text;
-        let mut found: Vec<Found> = Vec::new();
-        secrets::SECRETS.find(t, &mut found);
         if self.mask_hosts {
             let base = secrets::RULES.len();
             let mut hosts = Vec::new();
@@ -398,9 +418,21 @@ impl Redactor {
         if !self.enabled || text.is_empty() {
             return None;
         }
+        let views = views::views(text);
+        let hits = views.iter().map(rule_hits).collect();
+        self.redacted_with(text, &views, hits)
+    }
+
+    /// [`Self::redacted`] of `text`, given its views and the rules' hits in each.
+    fn redacted_with(
+        &self,
+        text: &str,
+        views: &[views::View],
+        hits: Vec<Vec<Found>>,
+    ) -> Option<String> {
         let mut spans = Vec::new();
-        for view in views::views(text) {
-            self.find(text, &view, &mut spans);
+        for (view, found) in views.iter().zip(hits) {
+            self.find(text, view, found, &mut spans);
         }
         if spans.is_empty() {
             return None;
@@ -449,6 +481,13 @@ impl Redactor {
             *text = r;
         }
     }
+}
+
+/// What the secret rules find in one view.
+fn rule_hits(view: &views::View) -> Vec<Found> {
+    let mut found = Vec::new();
+    secrets::SECRETS.find(&view.text, &mut found);
+    found
 }
 
 /// The ranges to replace, sorted and disjoint: secrets merged where they overlap (the

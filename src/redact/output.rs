@@ -42,7 +42,7 @@ pub fn warning(r: &Redactor, w: &mut Warning) {
 
 /// The secrets of a rendered text hidden (the last pass over human output).
 pub fn text(t: &str) -> String {
-    Redactor::secrets_only([t]).redact(t)
+    Redactor::redact_own_secrets(t)
 }
 
 /// Redacts every string of a JSON document in place, object keys included.

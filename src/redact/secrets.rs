@@ -525,6 +525,11 @@ impl Scanner {
 
     /// Every secret in `text`, in no particular order.
     pub fn find(&self, text: &str, out: &mut Vec<Found>) {
+        // Most texts hold no anchor: the prefiltered search says so many times faster
+        // than the overlapping walk below, which goes byte by byte.
+        if !self.anchors.is_match(text) {
+            return;
+        }
         // Windows per rule, from the anchors' hits (overlapping hits are all reported,
         // so `sk-ant-` reaches both its rule and the `sk-` rule).
         let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];

@@ -376,6 +376,14 @@ mod properties {
             prop_assert_eq!(red.matches('\n').count(), s.matches('\n').count());
             prop_assert_eq!(r.redact(&red), red.clone());
         }
+
+        #[test]
+        fn redacting_own_secrets_in_one_pass_is_learning_then_redacting(s in "[ -~\n]{0,80}|(sk-ant-api03-|ghp_|glpat-|Bearer |PASSWORD=|token |%3A|%2F|\\\\u00|\\\\\"|\n|  |[a-z0-9]{4}){0,16}") {
+            prop_assert_eq!(
+                Redactor::redact_own_secrets(&s),
+                Redactor::secrets_only([s.as_str()]).redact(&s)
+            );
+        }
     }
 }
 
