@@ -163,8 +163,11 @@ pub fn local_time(iso: &str) -> String {
     let Ok(ts) = jiff::Timestamp::from_second(secs) else {
         return iso.to_string();
     };
-    let tz = jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC);
-    let zoned = ts.to_zoned(tz);
+    // Looked up once a run (a scan shows a time per server: the lookup was most of it).
+    static TZ: std::sync::LazyLock<jiff::tz::TimeZone> = std::sync::LazyLock::new(|| {
+        jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC)
+    });
+    let zoned = ts.to_zoned(TZ.clone());
     let zone = zoned.strftime("%Z").to_string();
     // Some zones have no abbreviation; show the offset then.
     let zone = if zone.is_empty() || zone.starts_with(['+', '-']) {
