@@ -382,16 +382,18 @@ impl McpJsonSeen {
 /// then the servers moved into that order in place.
 fn sort_servers(servers: &mut [ServerReport]) {
     let lower: Vec<String> = servers.iter().map(|s| s.name.to_lowercase()).collect();
+    // Made once each, not twice a comparison (a parent is found by parsing the path).
+    let trees: Vec<Option<&std::path::Path>> = servers.iter().map(|s| s.log_tree()).collect();
     let mut order: Vec<usize> = (0..servers.len()).collect();
     order.par_sort_by(|&a, &b| {
         let (x, y) = (&servers[a], &servers[b]);
         x.project
             .cmp(&y.project)
-            .then_with(|| x.log_tree().cmp(&y.log_tree()))
+            .then_with(|| trees[a].cmp(&trees[b]))
             .then_with(|| lower[a].cmp(&lower[b]))
             .then_with(|| x.source.cmp(&y.source))
     });
-    drop(lower);
+    drop((lower, trees));
     // Position i receives the server at order[i]: follow each cycle once.
     const DONE: usize = usize::MAX;
     for i in 0..order.len() {
