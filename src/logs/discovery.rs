@@ -439,7 +439,7 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
                 // file_type() does not follow symlinks: inside a log tree nothing is
                 // followed (a link can point at /dev/zero, a FIFO, or out of the tree).
                 match entry.file_type() {
-                    Ok(t) if t.is_file() => files.push((name, p)),
+                    Ok(t) if t.is_file() => files.push(p),
                     Ok(t) if t.is_dir() => {}
                     Ok(t) => {
                         let what = describe_special(&t, &p);
@@ -458,10 +458,14 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
             return;
         }
     }
-    // All in one folder: ordered by name, as the paths would be (the paths compare
-    // component by component, the names as bytes).
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    let files = files.into_iter().map(|(_, p)| p).collect();
+    // All in one folder, so all with the same bytes before their names: ordered as
+    // bytes, they are ordered as paths (which compare component by component) and as
+    // names, without parsing every component of every path for every comparison.
+    files.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
     let (project_folder, home) = layout_of(path);
     found.server_dirs.push(ServerDir {
         path: path.to_path_buf(),
