@@ -160,7 +160,8 @@ enum Needle {
     ConnectionFailure,
 }
 
-const NEEDLES: usize = 8;
+/// How many kinds there are (the last kind's index, plus one).
+const NEEDLES: usize = Needle::ConnectionFailure as usize + 1;
 
 /// Every needle of every kind, with its kind.
 fn needles() -> impl Iterator<Item = (&'static str, Needle)> {

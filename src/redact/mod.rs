@@ -160,8 +160,7 @@ impl RedactorBuilder {
 
     /// Learns only the secrets `text` holds (see [`Redactor::secrets_only`]).
     pub fn learn_secrets(&mut self, text: &str) {
-        let views = views::views(text);
-        let hits: Vec<Vec<Found>> = views.iter().map(rule_hits).collect();
+        let (views, hits) = views_and_hits(text);
         self.learn_found(text, &views, &hits);
     }
 
@@ -315,15 +314,14 @@ impl Redactor {
     /// rules run over them once, not once to learn and again to redact (the last pass
     /// over a whole rendered screen, which no other work waits beside).
     pub fn redact_own_secrets(text: &str) -> String {
-        let views = views::views(text);
-        let hits: Vec<Vec<Found>> = views.iter().map(rule_hits).collect();
-        let mut b = RedactorBuilder::new();
-        b.learn_found(text, &views, &hits);
-        let r = b.build();
         if text.is_empty() {
             return String::new();
         }
-        r.redacted_with(text, &views, hits)
+        let (views, hits) = views_and_hits(text);
+        let mut b = RedactorBuilder::new();
+        b.learn_found(text, &views, &hits);
+        b.build()
+            .redacted_with(text, &views, hits)
             .unwrap_or_else(|| text.to_string())
     }
 
@@ -332,7 +330,7 @@ impl Redactor {
     }
 
     /// The ranges of `view` (a decoded view of `text`) to replace, in `text`'s offsets.
-    /// `found` holds what the secret rules find in the view (see [`rule_hits`]).
+    /// `found` holds what the secret rules find in the view (see [`views_and_hits`]).
     fn find(&self, text: &str, view: &views::View, mut found: Vec<Found>, out: &mut Vec<Span>) {
         let t: &str = &view.text;
         if self.mask_hosts {
@@ -418,8 +416,7 @@ impl Redactor {
         if !self.enabled || text.is_empty() {
             return None;
         }
-        let views = views::views(text);
-        let hits = views.iter().map(rule_hits).collect();
+        let (views, hits) = views_and_hits(text);
         self.redacted_with(text, &views, hits)
     }
 
@@ -483,11 +480,18 @@ impl Redactor {
     }
 }
 
-/// What the secret rules find in one view.
-fn rule_hits(view: &views::View) -> Vec<Found> {
-    let mut found = Vec::new();
-    secrets::SECRETS.find(&view.text, &mut found);
-    found
+/// A text's views, and what the secret rules find in each.
+fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
+    let views = views::views(text);
+    let hits = views
+        .iter()
+        .map(|v| {
+            let mut found = Vec::new();
+            secrets::SECRETS.find(&v.text, &mut found);
+            found
+        })
+        .collect();
+    (views, hits)
 }
 
 /// The ranges to replace, sorted and disjoint: secrets merged where they overlap (the

@@ -248,28 +248,31 @@ pub fn decode_prefiltered_progress(
     let (inner, meta) = crate::safe_read::open_regular(path)?;
     let len = meta.len();
     let mut file = Counting { inner, on_bytes };
-    let head = read_head(&mut file)?;
+    decode_opened(&mut file, len, path, Some(&stream::NEEDLES), sink)
+}
+
+/// Decodes an opened file of `len` bytes: its first [`SNIFF_BYTES`] tell the format,
+/// then the rest is read. When reading the head met the end, nothing is read after it
+/// (a third read a file, for most files of a log folder, would only meet the end again).
+fn decode_opened(
+    file: &mut dyn Read,
+    len: u64,
+    path: &Path,
+    prefilter: Option<&AhoCorasick>,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut *file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
     let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
     let mut nothing = io::empty();
-    let rest: &mut dyn Read = if met_end(&head) {
+    let rest: &mut dyn Read = if head.len() < SNIFF_BYTES {
         &mut nothing
     } else {
-        &mut file
+        file
     };
-    decode_sniffed(&head, rest, len, &name, Some(&stream::NEEDLES), sink)
-}
-
-/// A file's first [`SNIFF_BYTES`] (all of it when shorter).
-fn read_head(file: &mut impl Read) -> io::Result<Vec<u8>> {
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    file.take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
-    Ok(head)
-}
-
-/// Whether reading `head` met the file's end: then nothing is read after it (a third
-/// read a file, for most files of a log folder, would only meet the end again).
-fn met_end(head: &[u8]) -> bool {
-    head.len() < SNIFF_BYTES
+    decode_sniffed(&head, rest, len, &name, prefilter, sink)
 }
 
 /// A reader that reports the size of every read.
@@ -292,16 +295,7 @@ fn read_file(
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let (mut file, meta) = crate::safe_read::open_regular(path)?;
-    let len = meta.len();
-    let head = read_head(&mut file)?;
-    let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
-    let mut nothing = io::empty();
-    let rest: &mut dyn Read = if met_end(&head) {
-        &mut nothing
-    } else {
-        &mut file
-    };
-    decode_sniffed(&head, rest, len, &name, prefilter, sink)
+    decode_opened(&mut file, meta.len(), path, prefilter, sink)
 }
 
 /// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
