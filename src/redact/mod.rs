@@ -160,8 +160,15 @@ impl RedactorBuilder {
 
     /// Learns only the secrets `text` holds (see [`Redactor::secrets_only`]).
     pub fn learn_secrets(&mut self, text: &str) {
+        self.learn_secrets_hit(text);
+    }
+
+    /// [`Self::learn_secrets`], telling whether any rule found anything in the text: when
+    /// none did, a [`Redactor::rules_only`] leaves the text as it is.
+    pub fn learn_secrets_hit(&mut self, text: &str) -> bool {
         let (views, hits) = views_and_hits(text);
         self.learn_found(text, &views, &hits);
+        hits.iter().any(|h| !h.is_empty())
     }
 
     /// [`Self::learn_secrets`], given the text's views and the rules' hits in each.
@@ -327,6 +334,17 @@ impl Redactor {
 
     pub fn is_enabled(&self) -> bool {
         self.enabled
+    }
+
+    /// Whether only the secret rules can change a text: nothing learned, no home, no user
+    /// name, no host mask. Such a redactor leaves a text unchanged when the rules found
+    /// nothing in it (what [`RedactorBuilder::learn_secrets_hit`] tells).
+    pub fn rules_only(&self) -> bool {
+        !self.mask_hosts
+            && self.literals.is_none()
+            && self.homes.is_none()
+            && self.user_homes.is_none()
+            && self.bare_users.is_none()
     }
 
     /// The ranges of `view` (a decoded view of `text`) to replace, in `text`'s offsets.
