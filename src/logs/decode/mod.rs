@@ -252,8 +252,11 @@ pub fn decode_prefiltered_progress(
 }
 
 /// Decodes an opened file of `len` bytes: its first [`SNIFF_BYTES`] tell the format,
-/// then the rest is read. When reading the head met the end, nothing is read after it
-/// (a third read a file, for most files of a log folder, would only meet the end again).
+/// then the rest is read. A file shorter than that is read to the size its metadata gave
+/// and no further: one read a file, where reading to the end took a second read only to
+/// meet the end, and the head buffer is as large as the file, not 64 KiB zeroed for
+/// every small file of a log folder. (A file that grew after it was opened is read as it
+/// was; one whose metadata says 0 bytes, as `/proc` files do, is read to its end.)
 fn decode_opened(
     file: &mut dyn Read,
     len: u64,
@@ -261,18 +264,35 @@ fn decode_opened(
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&mut *file)
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)?;
+    let want = match usize::try_from(len) {
+        Ok(n) if n > 0 && n < SNIFF_BYTES => n,
+        _ => SNIFF_BYTES,
+    };
+    let mut head = vec![0; want];
+    let got = read_up_to(file, &mut head)?;
+    head.truncate(got);
     let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
     let mut nothing = io::empty();
-    let rest: &mut dyn Read = if head.len() < SNIFF_BYTES {
+    let rest: &mut dyn Read = if got < SNIFF_BYTES {
         &mut nothing
     } else {
         file
     };
     decode_sniffed(&head, rest, len, &name, prefilter, sink)
+}
+
+/// Fills `buf` from `file` until it is full or the file ends; how much was read.
+fn read_up_to(file: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 /// A reader that reports the size of every read.
