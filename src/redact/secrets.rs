@@ -544,38 +544,65 @@ impl Scanner {
                 }
             }
         }
-        for (ri, ws) in windows.iter_mut().enumerate() {
-            let rule = &self.rules[ri];
+        for ws in windows.iter_mut() {
             merge(ws);
-            for &(ws_start, ws_end) in ws.iter() {
-                let hay = &text[ws_start..ws_end];
-                for c in rule.regex.captures_iter(hay) {
-                    if (rule.keep)(&c) {
-                        continue;
-                    }
-                    let Some(s) = c.name("s") else { continue };
-                    if s.is_empty() {
-                        continue;
-                    }
-                    let start = ws_start + s.start();
-                    let mut end = ws_start + s.end();
-                    // Cut by the window: hide the rest of the value as well.
-                    if end == ws_end && ws_end < text.len() {
-                        end = text[end..]
-                            .find(|ch: char| ch.is_whitespace() || matches!(ch, '"' | '\''))
-                            .map_or(text.len(), |i| end + i);
-                    }
-                    out.push(Found {
-                        start,
-                        end,
-                        kind: rule.kind,
-                        rule: ri,
-                    });
+        }
+        // A long text (a whole rendered screen) has its rules run in parallel, each over
+        // its own windows, the hits kept in the rules' order: each rule's hits are the
+        // same whichever thread finds them.
+        if text.len() >= PARALLEL_TEXT_BYTES {
+            use rayon::prelude::*;
+            let per_rule: Vec<Vec<Found>> = windows
+                .par_iter()
+                .enumerate()
+                .map(|(ri, ws)| {
+                    let mut found = Vec::new();
+                    self.run_rule(text, ri, ws, &mut found);
+                    found
+                })
+                .collect();
+            out.extend(per_rule.into_iter().flatten());
+            return;
+        }
+        for (ri, ws) in windows.iter().enumerate() {
+            self.run_rule(text, ri, ws, out);
+        }
+    }
+
+    /// Rule `ri` over its (merged) windows of `text`.
+    fn run_rule(&self, text: &str, ri: usize, ws: &[(usize, usize)], out: &mut Vec<Found>) {
+        let rule = &self.rules[ri];
+        for &(ws_start, ws_end) in ws {
+            let hay = &text[ws_start..ws_end];
+            for c in rule.regex.captures_iter(hay) {
+                if (rule.keep)(&c) {
+                    continue;
                 }
+                let Some(s) = c.name("s") else { continue };
+                if s.is_empty() {
+                    continue;
+                }
+                let start = ws_start + s.start();
+                let mut end = ws_start + s.end();
+                // Cut by the window: hide the rest of the value as well.
+                if end == ws_end && ws_end < text.len() {
+                    end = text[end..]
+                        .find(|ch: char| ch.is_whitespace() || matches!(ch, '"' | '\''))
+                        .map_or(text.len(), |i| end + i);
+                }
+                out.push(Found {
+                    start,
+                    end,
+                    kind: rule.kind,
+                    rule: ri,
+                });
             }
         }
     }
 }
+
+/// From this length on, [`Scanner::find`] runs its rules in parallel.
+const PARALLEL_TEXT_BYTES: usize = 256 * 1024;
 
 /// Sorts and merges overlapping windows.
 fn merge(ws: &mut Vec<(usize, usize)>) {

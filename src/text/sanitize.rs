@@ -29,6 +29,59 @@ pub fn is_bidi_control(c: char) -> bool {
     )
 }
 
+/// For each byte, whether a text holding it may hold an unsafe character other than the
+/// ASCII controls in `keep`: a C0 control not kept, DEL, and the first bytes of the
+/// UTF-8 forms of the C1 controls (`C2`), U+061C (`D8`) and the other bidi controls
+/// (`E2`).
+const fn flagged_bytes(keep: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    let mut i = 0;
+    while i < keep.len() {
+        t[keep[i] as usize] = false;
+        i += 1;
+    }
+    t[0x7f] = true;
+    t[0xc2] = true;
+    t[0xd8] = true;
+    t[0xe2] = true;
+    t
+}
+
+/// What [`json`] keeps: the white space of a pretty document.
+const JSON_FLAGGED: [bool; 256] = flagged_bytes(b"\n\t\r");
+/// What [`output`] keeps (an ESC, kept only as colour, is flagged: it is looked at).
+const OUTPUT_FLAGGED: [bool; 256] = flagged_bytes(b"\n\t");
+
+/// Whether `s` holds an unsafe character that `flagged` does not let through, told from
+/// its bytes: a flagged ASCII byte is one; a flagged lead byte (`C2`, `D8`, `E2`) is one
+/// only with the continuation bytes of a C1 or bidi control (in UTF-8 they never occur
+/// as continuation bytes). One table look-up a byte, where decoding every character of
+/// a 250 MB `scan --json` document took a second on one core; the same answer as the
+/// character-by-character look (a test holds it so for every character).
+fn may_hold_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        flagged[c as usize] && {
+            let at = |k: usize| b.get(i + k).copied().unwrap_or(0);
+            match c {
+                0xc2 => (0x80..=0x9f).contains(&at(1)),
+                0xd8 => at(1) == 0x9c,
+                0xe2 => match at(1) {
+                    0x80 => matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae),
+                    0x81 => (0xa6..=0xa9).contains(&at(2)),
+                    _ => false,
+                },
+                _ => true,
+            }
+        }
+    })
+}
+
 /// C0, DEL, C1 or a bidi control.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
@@ -74,7 +127,8 @@ pub fn multiline(s: &str) -> Cow<'_, str> {
 /// on serde_json's output: there every such character is inside a string (the syntax
 /// is ASCII), and serde_json already escaped C0, so the result decodes to the same value.
 pub fn json(doc: &str) -> Cow<'_, str> {
-    if !doc
+    if !may_hold_unsafe(doc, &JSON_FLAGGED)
+        || !doc
         .chars()
         .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' '))
     {
@@ -106,6 +160,9 @@ pub fn json_document(v: &impl serde::Serialize) -> String {
 /// itself on a terminal; escapes everything else unsafe. On text that went through
 /// [`text`], [`multiline`] or [`json`] it changes nothing.
 pub fn output(s: &str, colour: bool) -> Cow<'_, str> {
+    if !may_hold_unsafe(s, &OUTPUT_FLAGGED) {
+        return Cow::Borrowed(s);
+    }
     let needs = s
         .chars()
         .any(|c| is_unsafe(c) && c != '\n' && c != '\t' && !(colour && c == '\x1b'));
@@ -159,6 +216,45 @@ pub fn has_raw_control(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_check_flags_the_first_byte_of_every_unsafe_character() {
+        // Every character there is: one that json or output must rewrite makes the
+        // byte check look (its first byte is flagged); a text the check passes as safe
+        // is one the character-by-character look would also leave as it is.
+        for (flagged, kept) in [
+            (&JSON_FLAGGED, &['\n', '\t', '\r'][..]),
+            (&OUTPUT_FLAGGED, &['\n', '\t'][..]),
+        ] {
+            let mut seen = 0;
+            for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+                if is_unsafe(c) && !kept.contains(&c) {
+                    seen += 1;
+                    let mut buf = [0; 4];
+                    let s: &str = c.encode_utf8(&mut buf);
+                    assert!(may_hold_unsafe(s, flagged), "{c:?} passes the byte check");
+                    assert!(may_hold_unsafe(&format!("ok {s} ok"), flagged), "{c:?}");
+                }
+            }
+            assert!(seen > 60, "{seen}");
+            // And no other character does.
+            for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+                if !is_unsafe(c) || kept.contains(&c) {
+                    let mut buf = [0; 4];
+                    assert!(!may_hold_unsafe(c.encode_utf8(&mut buf), flagged), "{c:?}");
+                }
+            }
+            assert!(!may_hold_unsafe("plain ascii, \u{e9}t\u{e9} \u{b7} \u{2014} \u{2026} \u{65e5}\u{672c} \u{1F600}", flagged));
+        }
+        assert!(!may_hold_unsafe("a\nb\tc\r", &JSON_FLAGGED));
+        assert!(may_hold_unsafe("a\rb", &OUTPUT_FLAGGED));
+        assert!(may_hold_unsafe("\x1b[31m", &OUTPUT_FLAGGED));
+        // Safe texts come back as they are, without a copy.
+        assert!(matches!(json("{\n  \"a\": \"\u{e9}\"\n}"), Cow::Borrowed(_)));
+        assert!(matches!(output("line\tone\n", false), Cow::Borrowed(_)));
+        assert_eq!(output("a\u{202e}b", false), "a<U+202E>b");
+        assert_eq!(json("\"a\u{7f}\""), "\"a\\u007f\"");
+    }
 
     #[test]
     fn terminal_text_shows_every_control() {
