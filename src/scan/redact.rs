@@ -21,7 +21,11 @@ pub fn redact_report(report: &mut ScanReport) {
             let mut hit = false;
             for t in [&s.name]
                 .into_iter()
-                .chain([&s.project, &s.folder, &s.project_folder].into_iter().flatten())
+                .chain(
+                    [&s.project, &s.folder, &s.project_folder]
+                        .into_iter()
+                        .flatten(),
+                )
                 .chain(texts_of(&s.diagnosis))
             {
                 hit |= b.learn_secrets_hit(t);
