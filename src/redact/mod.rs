@@ -52,6 +52,9 @@ const MIN_LEARNED_SECRET_LEN: usize = 8;
 #[derive(Debug, Default, Clone)]
 pub struct RedactorBuilder {
     homes: Vec<String>,
+    /// Every form of every home, longest first (made again when a home is added, not
+    /// for every text learned from).
+    home_forms: Vec<String>,
     users: Vec<String>,
     learned_secrets: Vec<(String, &'static str)>,
     mask_hosts: bool,
@@ -114,6 +117,8 @@ impl RedactorBuilder {
             return;
         }
         self.homes.push(path.to_string());
+        self.home_forms = self.homes.iter().flat_map(|h| home_forms(h)).collect();
+        self.home_forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         for u in user_names_in(path) {
             self.add_user(&u);
         }
@@ -135,23 +140,32 @@ impl RedactorBuilder {
     /// Reads a text that will be redacted: learns the user names its home paths show and
     /// the secrets it holds, so their other spellings are redacted in every text.
     pub fn learn(&mut self, text: &str) {
-        self.learn_users(text);
-        self.learn_secrets(text);
-    }
-
-    fn learn_users(&mut self, text: &str) {
         // Known homes first, so `/tmp/x/home/project` under a home `/tmp/x/home` does
         // not read as the home of a user called "project".
-        let mut scrubbed = text.to_string();
-        let mut forms: Vec<String> = self.homes.iter().flat_map(|h| home_forms(h)).collect();
-        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
-        for f in &forms {
+        let mut scrubbed = std::borrow::Cow::Borrowed(text);
+        for f in &self.home_forms {
             if scrubbed.contains(f.as_str()) {
-                scrubbed = scrubbed.replace(f.as_str(), "~");
+                scrubbed = scrubbed.replace(f.as_str(), "~").into();
             }
         }
-        // In every encoding: `%2FUsers%2Fjane.doe` names a user too.
-        for view in views::views(&scrubbed) {
+        match scrubbed {
+            // No home in it: the views the user names are read from are the secrets'.
+            std::borrow::Cow::Borrowed(_) => {
+                let (views, hits) = views_and_hits(text);
+                self.learn_users_in(&views);
+                self.learn_found(text, &views, &hits);
+            }
+            std::borrow::Cow::Owned(scrubbed) => {
+                self.learn_users_in(&views::views(&scrubbed));
+                self.learn_secrets(text);
+            }
+        }
+    }
+
+    /// The user names in a text's views (in every encoding: `%2FUsers%2Fjane.doe` names
+    /// a user too).
+    fn learn_users_in(&mut self, views: &[views::View]) {
+        for view in views {
             for u in user_names_in(&view.text) {
                 self.add_user(&u);
             }
@@ -205,6 +219,7 @@ impl RedactorBuilder {
     pub fn learner(&self) -> RedactorBuilder {
         RedactorBuilder {
             homes: self.homes.clone(),
+            home_forms: self.home_forms.clone(),
             ..RedactorBuilder::default()
         }
     }

@@ -35,26 +35,34 @@ impl ServerStderr {
     }
 }
 
-/// Reads the `Server stderr` records of every problem server of `scan`.
+/// Reads the `Server stderr` records of every problem server of `scan`: the servers'
+/// files are read in parallel (a file each; on 100,000 servers, one after the other,
+/// this was a second of `report`), the lists and warnings kept in the scan's order.
 pub fn gather(scan: &ScanReport) -> ServerStderr {
-    let mut out = ServerStderr::default();
-    for s in &scan.servers {
-        if !s.diagnosis.verdict.is_problem() {
-            out.records.push(Vec::new());
-            continue;
-        }
-        match server_stderr(s) {
-            Ok(records) => out.records.push(records),
-            Err(e) => {
+    use rayon::prelude::*;
+    let read: Vec<Result<Vec<Evidence>, Warning>> = scan
+        .servers
+        .par_iter()
+        .map(|s| {
+            if !s.diagnosis.verdict.is_problem() {
+                return Ok(Vec::new());
+            }
+            server_stderr(s).map_err(|e| {
                 let file = s
                     .evidence
                     .last()
                     .map(|l| l.file.as_ref().clone())
                     .unwrap_or_default();
-                out.warnings.push(Warning::new(
-                    file,
-                    format!("cannot read its Server stderr records: {e}"),
-                ));
+                Warning::new(file, format!("cannot read its Server stderr records: {e}"))
+            })
+        })
+        .collect();
+    let mut out = ServerStderr::default();
+    for r in read {
+        match r {
+            Ok(records) => out.records.push(records),
+            Err(w) => {
+                out.warnings.push(w);
                 out.records.push(Vec::new());
             }
         }
@@ -71,7 +79,10 @@ pub fn server_stderr(s: &ServerReport) -> io::Result<Vec<Evidence>> {
     // Log files can be gigabytes: decode only the `Server stderr` lines, and keep the
     // newest of the deciding session (in a debug log, of this server).
     let mut out: VecDeque<Evidence> = VecDeque::new();
-    let read = decode::for_each_record_containing(&last.file, &["Server stderr"], &mut |r| {
+    // Built once for all the servers' files, not once a file.
+    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+        std::sync::LazyLock::new(|| decode::stream::needles(&["Server stderr"]));
+    let read = decode::for_each_record_matching(&last.file, &STDERR, &mut |r| {
         let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
         if r.session_id.as_deref() == last.session_id.as_deref()
             && same_server

@@ -228,6 +228,16 @@ pub fn for_each_record_containing(
     read_file(path, Some(&stream::needles(words)), sink)
 }
 
+/// [`for_each_record_containing`] with a needle set made once by [`stream::needles`], for
+/// a caller that reads many files for the same words.
+pub fn for_each_record_matching(
+    path: &Path,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<(Option<LogFormat>, Damage)> {
+    read_file(path, Some(needles), sink)
+}
+
 /// The scan's way to read a file: JSON Lines go through the prefiltered reader
 /// ([`stream`]), which hands over only the records that can matter and never holds
 /// more than one block of the file; other formats are decoded whole.
