@@ -129,8 +129,8 @@ pub fn multiline(s: &str) -> Cow<'_, str> {
 pub fn json(doc: &str) -> Cow<'_, str> {
     if !may_hold_unsafe(doc, &JSON_FLAGGED)
         || !doc
-        .chars()
-        .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' '))
+            .chars()
+            .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' '))
     {
         return Cow::Borrowed(doc);
     }
@@ -244,13 +244,19 @@ mod tests {
                     assert!(!may_hold_unsafe(c.encode_utf8(&mut buf), flagged), "{c:?}");
                 }
             }
-            assert!(!may_hold_unsafe("plain ascii, \u{e9}t\u{e9} \u{b7} \u{2014} \u{2026} \u{65e5}\u{672c} \u{1F600}", flagged));
+            assert!(!may_hold_unsafe(
+                "plain ascii, \u{e9}t\u{e9} \u{b7} \u{2014} \u{2026} \u{65e5}\u{672c} \u{1F600}",
+                flagged
+            ));
         }
         assert!(!may_hold_unsafe("a\nb\tc\r", &JSON_FLAGGED));
         assert!(may_hold_unsafe("a\rb", &OUTPUT_FLAGGED));
         assert!(may_hold_unsafe("\x1b[31m", &OUTPUT_FLAGGED));
         // Safe texts come back as they are, without a copy.
-        assert!(matches!(json("{\n  \"a\": \"\u{e9}\"\n}"), Cow::Borrowed(_)));
+        assert!(matches!(
+            json("{\n  \"a\": \"\u{e9}\"\n}"),
+            Cow::Borrowed(_)
+        ));
         assert!(matches!(output("line\tone\n", false), Cow::Borrowed(_)));
         assert_eq!(output("a\u{202e}b", false), "a<U+202E>b");
         assert_eq!(json("\"a\u{7f}\""), "\"a\\u007f\"");
