@@ -25,18 +25,20 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
         omitted: Omitted::default(),
         ..report.clone()
     };
+    // Rendered only as far as it can still fit.
     let plain = if report.omitted == Omitted::default() {
-        markdown::render(report)
+        markdown::render_within(report, limit)
     } else {
-        markdown::render(&whole())
+        markdown::render_within(&whole(), limit)
     };
-    if chars(&plain) <= limit {
+    if let Some(plain) = plain
+        && chars(&plain) <= limit
+    {
         let text = redact(&plain);
         if chars(&text) <= limit {
             return (text, whole());
         }
     }
-    drop(plain);
 
     // (kind, timestamp, server, index): records without a timestamp count as oldest;
     // ties keep the log order.
@@ -66,8 +68,10 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
         (redact(&all_out_plain), all_out)
     } else {
         drop((all_out, all_out_plain));
-        let fits_plain =
-            |n: usize| chars(&markdown::render(&without(report, &order[..n]))) <= limit;
+        let fits_plain = |n: usize| {
+            markdown::render_within(&without(report, &order[..n]), limit)
+                .is_some_and(|t| chars(&t) <= limit)
+        };
         let (mut lo, mut hi) = (1, order.len());
         let mut first = order.len() + 1;
         while lo <= hi {

@@ -62,8 +62,26 @@ fn or_dash(v: Option<&str>) -> String {
 /// the servers' authors when the failures are theirs (`server_author`), else Claude
 /// Code's bug template.
 pub fn render(r: &Report) -> String {
+    render_capped(r, usize::MAX).expect("an uncapped render is whole")
+}
+
+/// [`render`], or `None` once the text is sure to be longer than `limit` characters:
+/// a render only adds text (the trailing white space trimmed at its end aside), and a
+/// character is at most four bytes, so a text whose bytes, trailing white space left
+/// out, pass four times the limit has passed it. On 100,000 servers the whole render
+/// (tens of megabytes, only to learn it is too long) was a tenth of `report`.
+pub fn render_within(r: &Report, limit: usize) -> Option<String> {
+    render_capped(r, limit.saturating_mul(4))
+}
+
+/// Whether `out` has passed `cap` bytes, trailing white space left out.
+fn past(out: &str, cap: usize) -> bool {
+    out.len() > cap && out.trim_end().len() > cap
+}
+
+fn render_capped(r: &Report, cap: usize) -> Option<String> {
     if r.audience() == Some(Audience::ServerAuthor) {
-        return server_author(r);
+        return server_author(r, cap);
     }
     let mut out = String::new();
     out.push_str(&format!(
@@ -78,7 +96,9 @@ pub fn render(r: &Report) -> String {
 
     what_is_wrong(r, &mut out);
     what_should_happen(r, &mut out);
-    logs(r, &mut out);
+    if !logs(r, &mut out, cap) {
+        return None;
+    }
 
     out.push_str("### Steps to Reproduce\n\n");
     out.push_str(&configured_steps(r));
@@ -105,7 +125,7 @@ pub fn render(r: &Report) -> String {
     }
     out.truncate(out.trim_end().len());
     out.push('\n');
-    out
+    Some(out)
 }
 
 fn claude_version(r: &Report) -> String {
@@ -157,7 +177,8 @@ fn what_should_happen(r: &Report, out: &mut String) {
     }
 }
 
-fn logs(r: &Report, out: &mut String) {
+/// The logs section; `false` as soon as `out` passes `cap` bytes (see [`past`]).
+fn logs(r: &Report, out: &mut String, cap: usize) -> bool {
     out.push_str("### Error Messages/Logs\n\n");
     if !r.omitted.is_empty() {
         out.push_str(&omitted_note(r));
@@ -171,10 +192,14 @@ fn logs(r: &Report, out: &mut String) {
             code(&s.verdict_text())
         ));
         server_records(s, out);
+        if past(out, cap) {
+            return false;
+        }
     }
     if !any {
         out.push_str("No error records: no server failed.\n\n");
     }
+    true
 }
 
 /// A server's evidence, then its stderr lines of the same session.
@@ -243,7 +268,7 @@ fn others(r: &Report, out: &mut String) {
 /// The report for the authors of the failing servers: per server, what it sent, the
 /// field to fix, and how to reproduce, one section each (each server's authors get
 /// their own section, to paste into their tracker).
-fn server_author(r: &Report) -> String {
+fn server_author(r: &Report, cap: usize) -> Option<String> {
     let mut out = String::new();
     out.push_str(&format!(
         "<!-- Written by mcplogs {} (mcplogs report) for the authors of these MCP servers: paste each server's section into its own tracker. {} Read it once before posting. -->\n\n",
@@ -294,6 +319,9 @@ fn server_author(r: &Report) -> String {
         out.push_str(
             "2. Start Claude Code in a project with it, or check the server directly with `mcplogs probe --command 'COMMAND ARGS' --contract` (or `--url URL`), which replays Claude Code's handshake and names the field and build.\n\n"
         );
+        if past(&out, cap) {
+            return None;
+        }
     }
     let mut rest = String::new();
     others(r, &mut rest);
@@ -304,7 +332,7 @@ fn server_author(r: &Report) -> String {
         code(&r.versions.os),
         code(&r.versions.arch)
     ));
-    out
+    Some(out)
 }
 
 /// The field (or answer) the server's authors must change, in one sentence.

@@ -386,3 +386,61 @@ fn failures_of_the_servers_get_the_authors_report() {
     // not Claude Code's form
     assert!(!md.contains("### What Should Happen?"), "{md}");
 }
+
+#[test]
+fn a_capped_render_is_the_whole_render_or_sure_to_be_too_long() {
+    // Both audiences (the authors' report for one failing server, the Claude Code one
+    // for many), with non-ASCII text (a character is up to four bytes), every limit
+    // around the lengths that matter: `render_within` gives the whole render when it
+    // fits, and gives up only on a text that is longer than the limit.
+    let many = ScanReport {
+        servers: (0..400)
+            .map(|i| {
+                failing(
+                    &format!("s\u{e9}rver-{i:03}"),
+                    vec![ev(
+                        "/tmp/x.jsonl",
+                        i + 1,
+                        "2026-11-29T12:12:47.574Z",
+                        "Connection failed: \u{1F600} \u{65e5}\u{672c} ECONNREFUSED",
+                    )],
+                )
+            })
+            .collect(),
+        ..Default::default()
+    };
+    for (scan, audience) in [
+        (sample(), Some(crate::advice::Audience::ServerAuthor)),
+        (many, None),
+    ] {
+        let mut r = build(
+            &scan,
+            &ServerStderr::default(),
+            &negotiation(None),
+            versions(),
+        );
+        if audience.is_none() {
+            r = as_claude_codes(r);
+        }
+        let whole = markdown::render(&r);
+        let n = whole.chars().count();
+        let mut gave_up = 0;
+        for limit in (0..=n + 10)
+            .step_by(n / 97 + 1)
+            .chain([n / 4, n / 4 + 1, n - 1, n])
+        {
+            match markdown::render_within(&r, limit) {
+                Some(t) => assert_eq!(t, whole, "limit {limit}"),
+                None => {
+                    gave_up += 1;
+                    assert!(n > limit, "gave up at {limit} on a text of {n}");
+                }
+            }
+        }
+        assert!(gave_up > 0, "no limit was small enough to give up on");
+        assert_eq!(
+            markdown::render_within(&r, n).as_deref(),
+            Some(whole.as_str())
+        );
+    }
+}
