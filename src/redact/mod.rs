@@ -140,6 +140,13 @@ impl RedactorBuilder {
     /// Reads a text that will be redacted: learns the user names its home paths show and
     /// the secrets it holds, so their other spellings are redacted in every text.
     pub fn learn(&mut self, text: &str) {
+        self.learn_hit(text);
+    }
+
+    /// [`Self::learn`], telling whether the secret rules found anything in the text:
+    /// when they did not, [`Redactor::redacted_rules_clean`] redacts it without running
+    /// them again.
+    pub fn learn_hit(&mut self, text: &str) -> bool {
         // Known homes first, so `/tmp/x/home/project` under a home `/tmp/x/home` does
         // not read as the home of a user called "project".
         let mut scrubbed = std::borrow::Cow::Borrowed(text);
@@ -154,10 +161,11 @@ impl RedactorBuilder {
                 let (views, hits) = views_and_hits(text);
                 self.learn_users_in(&views);
                 self.learn_found(text, &views, &hits);
+                hits.iter().any(|h| !h.is_empty())
             }
             std::borrow::Cow::Owned(scrubbed) => {
                 self.learn_users_in(&views::views(&scrubbed));
-                self.learn_secrets(text);
+                self.learn_secrets_hit(text)
             }
         }
     }
@@ -503,6 +511,18 @@ impl Redactor {
         }
         out.push_str(&text[at..]);
         Some(out)
+    }
+
+    /// [`Self::redacted`] of a text the secret rules are known to find nothing in (what
+    /// [`RedactorBuilder::learn_hit`] said of it): its views are searched for what was
+    /// learned, homes and user names, without running the rules a second time.
+    pub fn redacted_rules_clean(&self, text: &str) -> Option<String> {
+        if !self.enabled || text.is_empty() {
+            return None;
+        }
+        let views = views::views(text);
+        let hits = vec![Vec::new(); views.len()];
+        self.redacted_with(text, &views, hits)
     }
 
     /// Redacts in place.

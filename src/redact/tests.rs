@@ -938,3 +938,40 @@ fn learning_in_shares_merged_in_order_equals_one_pass() {
         );
     }
 }
+
+#[test]
+fn a_text_the_rules_found_nothing_in_is_redacted_the_same_without_them() {
+    // What the second pass skips for a text learning found no rule hit in must change
+    // nothing: homes, user names, learned literals (in other texts) and host masks still
+    // apply, and a text with a hit still gets the rules.
+    let texts = [
+        "/Users/alice/proj: Connection failed",
+        "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 in /home/bob/x",
+        "seen again: ghp_abcdefghijklmnopqrstuvwxyz0123456789 (no anchor around it)",
+        "alice ran C:\\\\Users\\\\alice\\\\app at 10.1.2.3",
+        "-Users-alice-proj/mcp-logs-x",
+        "%2FUsers%2Fbob%2Fsecret.txt",
+        "nothing to see here",
+        "PGPASSWORD=Sup3rS3cretValue9",
+        "then Sup3rS3cretValue9 alone",
+        "",
+    ];
+    for mask in [false, true] {
+        let mut b = RedactorBuilder::new().home("/Users/alice").mask_hosts(mask);
+        let hits: Vec<bool> = texts.iter().map(|t| b.learn_hit(t)).collect();
+        assert!(
+            hits.iter().any(|h| *h) && hits.iter().any(|h| !*h),
+            "{hits:?}"
+        );
+        let r = b.build();
+        let mut changed = 0;
+        for (t, hit) in texts.iter().zip(hits) {
+            if !hit {
+                assert_eq!(r.redacted_rules_clean(t), r.redacted(t), "{t:?}");
+                changed += usize::from(r.redacted(t).is_some());
+            }
+        }
+        // Homes, the learned literal and (masked) a private host, in texts with no hit.
+        assert!(changed >= 3, "{changed}");
+    }
+}
