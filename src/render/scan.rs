@@ -318,43 +318,25 @@ fn row_views<'a>(
         },
         only_connected: false,
     };
-    // A row's texts (its name made safe, its time in the local zone, its reason) are
-    // made in parallel a chunk of servers at a time, then the rows are handed on in order:
-    // on 100,000 servers they were most of the screen's time, on one core.
-    const CHUNK: usize = 1024;
-    let mut made: std::vec::IntoIter<(String, String, String)> = Vec::new().into_iter();
     for (i, s) in report.servers.iter().enumerate() {
-        if i % CHUNK == 0 {
-            use rayon::prelude::*;
-            let end = (i + CHUNK).min(report.servers.len());
-            made = report.servers[i..end]
-                .par_iter()
-                .map(|s| {
-                    let reason = if reasons {
-                        logged_reason(s, home)
-                    } else {
-                        String::new()
-                    };
-                    let time = s
-                        .last_seen
-                        .as_deref()
-                        .map(crate::time::local_time)
-                        .unwrap_or_else(|| "-".to_string());
-                    (terminal_safe(&s.name, false), time, reason)
-                })
-                .collect::<Vec<_>>()
-                .into_iter();
-        }
-        let (name, time, reason) = made.next().expect("a chunk holds each of its servers");
+        let reason = if reasons {
+            logged_reason(s, home)
+        } else {
+            String::new()
+        };
         each(RowView {
             project: s.project.as_deref(),
             tree: s.log_tree(),
-            name,
+            name: terminal_safe(&s.name, false),
             label: s.diagnosis.verdict.as_str().to_string(),
             verdict: Some(s.diagnosis.verdict),
             state_problem: false,
             state_pending: false,
-            time,
+            time: s
+                .last_seen
+                .as_deref()
+                .map(crate::time::local_time)
+                .unwrap_or_else(|| "-".to_string()),
             reason,
             only_connected: s.latest_only_connected,
         });
