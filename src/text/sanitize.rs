@@ -52,18 +52,21 @@ const fn flagged_bytes(keep: &[u8]) -> [bool; 256] {
     t
 }
 
-/// What [`json`] keeps: the white space of a pretty document.
-const JSON_FLAGGED: [bool; 256] = flagged_bytes(b"\n\t\r");
-/// What [`output`] keeps (an ESC, kept only as colour, is flagged: it is looked at).
-const OUTPUT_FLAGGED: [bool; 256] = flagged_bytes(b"\n\t");
+/// What [`text`] lets through: nothing unsafe.
+const UNSAFE_IN_TEXT: [bool; 256] = flagged_bytes(b"");
+/// What [`multiline`], [`output`] and [`has_raw_control`] let through: `\n` and `\t`
+/// (an ESC, kept by `output` only as colour, is flagged: it is looked at).
+const UNSAFE_IN_LINES: [bool; 256] = flagged_bytes(b"\n\t");
+/// What [`json`] lets through: the white space of a pretty document.
+const UNSAFE_IN_JSON: [bool; 256] = flagged_bytes(b"\n\t\r");
 
 /// Whether `s` holds an unsafe character that `flagged` does not let through, told from
 /// its bytes: a flagged ASCII byte is one; a flagged lead byte (`C2`, `D8`, `E2`) is one
 /// only with the continuation bytes of a C1 or bidi control (in UTF-8 they never occur
 /// as continuation bytes). One table look-up a byte, where decoding every character of
-/// a 250 MB `scan --json` document took a second on one core; the same answer as the
-/// character-by-character look (a test holds it so for every character).
-fn may_hold_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
+/// a 250 MB `scan --json` document took a second on one core; the same answer as
+/// `is_unsafe` on every character (a test holds it so for every character).
+fn holds_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
     let b = s.as_bytes();
     b.iter().enumerate().any(|(i, &c)| {
         flagged[c as usize] && {
@@ -82,6 +85,11 @@ fn may_hold_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
     })
 }
 
+/// Whether `c` is unsafe and not let through by `flagged` (only ASCII controls are).
+fn rewritten(c: char, flagged: &[bool; 256]) -> bool {
+    is_unsafe(c) && (c as u32 >= 0x20 || flagged[c as usize])
+}
+
 /// C0, DEL, C1 or a bidi control.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
@@ -97,13 +105,13 @@ fn push_visible(out: &mut String, c: char) {
     }
 }
 
-fn visible(s: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
-    if !s.chars().any(|c| is_unsafe(c) && !keep(c)) {
+fn visible<'a>(s: &'a str, flagged: &[bool; 256]) -> Cow<'a, str> {
+    if !holds_unsafe(s, flagged) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
-        if is_unsafe(c) && !keep(c) {
+        if rewritten(c, flagged) {
             push_visible(&mut out, c);
         } else {
             out.push(c);
@@ -115,28 +123,24 @@ fn visible(s: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
 /// One line of terminal or Markdown text: every unsafe character, `\n` and `\t`
 /// included, is shown escaped (`\x1b`, `\n`, `<U+202E>`).
 pub fn text(s: &str) -> Cow<'_, str> {
-    visible(s, |_| false)
+    visible(s, &UNSAFE_IN_TEXT)
 }
 
 /// Like [`text`], but newlines and tabs stay (a multi-line log message, a diff).
 pub fn multiline(s: &str) -> Cow<'_, str> {
-    visible(s, |c| c == '\n' || c == '\t')
+    visible(s, &UNSAFE_IN_LINES)
 }
 
 /// A serialised JSON document with DEL, C1 and bidi controls `\u`-escaped. Only valid
 /// on serde_json's output: there every such character is inside a string (the syntax
 /// is ASCII), and serde_json already escaped C0, so the result decodes to the same value.
 pub fn json(doc: &str) -> Cow<'_, str> {
-    if !may_hold_unsafe(doc, &JSON_FLAGGED)
-        || !doc
-            .chars()
-            .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' '))
-    {
+    if !holds_unsafe(doc, &UNSAFE_IN_JSON) {
         return Cow::Borrowed(doc);
     }
     let mut out = String::with_capacity(doc.len() + 16);
     for c in doc.chars() {
-        if is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r' | ' ') {
+        if rewritten(c, &UNSAFE_IN_JSON) {
             // Outside the BMP nothing is unsafe, so one \u escape always suffices.
             out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
@@ -160,13 +164,8 @@ pub fn json_document(v: &impl serde::Serialize) -> String {
 /// itself on a terminal; escapes everything else unsafe. On text that went through
 /// [`text`], [`multiline`] or [`json`] it changes nothing.
 pub fn output(s: &str, colour: bool) -> Cow<'_, str> {
-    if !may_hold_unsafe(s, &OUTPUT_FLAGGED) {
-        return Cow::Borrowed(s);
-    }
-    let needs = s
-        .chars()
-        .any(|c| is_unsafe(c) && c != '\n' && c != '\t' && !(colour && c == '\x1b'));
-    if !(needs || (colour && s.contains('\x1b'))) {
+    // An ESC is flagged too: with colour on, its sequence is looked at below.
+    if !holds_unsafe(s, &UNSAFE_IN_LINES) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -180,7 +179,7 @@ pub fn output(s: &str, colour: bool) -> Cow<'_, str> {
                 continue;
             }
         }
-        if is_unsafe(c) && c != '\n' && c != '\t' {
+        if rewritten(c, &UNSAFE_IN_LINES) {
             push_visible(&mut out, c);
         } else {
             out.push(c);
@@ -210,7 +209,7 @@ fn sgr_len(s: &str) -> usize {
 /// Whether `s` holds any unsafe character other than `\n` and `\t`: what the tests ask
 /// of everything mcplogs writes.
 pub fn has_raw_control(s: &str) -> bool {
-    s.chars().any(|c| is_unsafe(c) && c != '\n' && c != '\t')
+    holds_unsafe(s, &UNSAFE_IN_LINES)
 }
 
 #[cfg(test)]
@@ -218,13 +217,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_byte_check_flags_the_first_byte_of_every_unsafe_character() {
+    fn the_byte_check_finds_exactly_the_unsafe_characters() {
         // Every character there is: one that json or output must rewrite makes the
         // byte check look (its first byte is flagged); a text the check passes as safe
         // is one the character-by-character look would also leave as it is.
         for (flagged, kept) in [
-            (&JSON_FLAGGED, &['\n', '\t', '\r'][..]),
-            (&OUTPUT_FLAGGED, &['\n', '\t'][..]),
+            (&UNSAFE_IN_JSON, &['\n', '\t', '\r'][..]),
+            (&UNSAFE_IN_LINES, &['\n', '\t'][..]),
+            (&UNSAFE_IN_TEXT, &[][..]),
         ] {
             let mut seen = 0;
             for c in (0..=0x10FFFF).filter_map(char::from_u32) {
@@ -232,8 +232,8 @@ mod tests {
                     seen += 1;
                     let mut buf = [0; 4];
                     let s: &str = c.encode_utf8(&mut buf);
-                    assert!(may_hold_unsafe(s, flagged), "{c:?} passes the byte check");
-                    assert!(may_hold_unsafe(&format!("ok {s} ok"), flagged), "{c:?}");
+                    assert!(holds_unsafe(s, flagged), "{c:?} passes the byte check");
+                    assert!(holds_unsafe(&format!("ok {s} ok"), flagged), "{c:?}");
                 }
             }
             assert!(seen > 60, "{seen}");
@@ -241,17 +241,17 @@ mod tests {
             for c in (0..=0x10FFFF).filter_map(char::from_u32) {
                 if !is_unsafe(c) || kept.contains(&c) {
                     let mut buf = [0; 4];
-                    assert!(!may_hold_unsafe(c.encode_utf8(&mut buf), flagged), "{c:?}");
+                    assert!(!holds_unsafe(c.encode_utf8(&mut buf), flagged), "{c:?}");
                 }
             }
-            assert!(!may_hold_unsafe(
+            assert!(!holds_unsafe(
                 "plain ascii, \u{e9}t\u{e9} \u{b7} \u{2014} \u{2026} \u{65e5}\u{672c} \u{1F600}",
                 flagged
             ));
         }
-        assert!(!may_hold_unsafe("a\nb\tc\r", &JSON_FLAGGED));
-        assert!(may_hold_unsafe("a\rb", &OUTPUT_FLAGGED));
-        assert!(may_hold_unsafe("\x1b[31m", &OUTPUT_FLAGGED));
+        assert!(!holds_unsafe("a\nb\tc\r", &UNSAFE_IN_JSON));
+        assert!(holds_unsafe("a\rb", &UNSAFE_IN_LINES));
+        assert!(holds_unsafe("\x1b[31m", &UNSAFE_IN_LINES));
         // Safe texts come back as they are, without a copy.
         assert!(matches!(
             json("{\n  \"a\": \"\u{e9}\"\n}"),
