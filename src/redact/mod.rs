@@ -139,14 +139,10 @@ impl RedactorBuilder {
 
     /// Reads a text that will be redacted: learns the user names its home paths show and
     /// the secrets it holds, so their other spellings are redacted in every text.
-    pub fn learn(&mut self, text: &str) {
-        self.learn_hit(text);
-    }
-
-    /// [`Self::learn`], telling whether the secret rules found anything in the text:
-    /// when they did not, [`Redactor::redacted_rules_clean`] redacts it without running
-    /// them again.
-    pub fn learn_hit(&mut self, text: &str) -> bool {
+    ///
+    /// Returns whether the secret rules found anything in the text: when they did not,
+    /// [`Redactor::redacted_rules_clean`] redacts it without running them again.
+    pub fn learn(&mut self, text: &str) -> bool {
         // Known homes first, so `/tmp/x/home/project` under a home `/tmp/x/home` does
         // not read as the home of a user called "project".
         let mut scrubbed = std::borrow::Cow::Borrowed(text);
@@ -165,7 +161,7 @@ impl RedactorBuilder {
             }
             std::borrow::Cow::Owned(scrubbed) => {
                 self.learn_users_in(&views::views(&scrubbed));
-                self.learn_secrets_hit(text)
+                self.learn_secrets(text)
             }
         }
     }
@@ -181,13 +177,9 @@ impl RedactorBuilder {
     }
 
     /// Learns only the secrets `text` holds (see [`Redactor::secrets_only`]).
-    pub fn learn_secrets(&mut self, text: &str) {
-        self.learn_secrets_hit(text);
-    }
-
-    /// [`Self::learn_secrets`], telling whether any rule found anything in the text: when
-    /// none did, a [`Redactor::rules_only`] leaves the text as it is.
-    pub fn learn_secrets_hit(&mut self, text: &str) -> bool {
+    /// Returns whether any rule found anything in the text: when none did, a
+    /// [`Redactor::rules_only`] leaves the text as it is.
+    pub fn learn_secrets(&mut self, text: &str) -> bool {
         let (views, hits) = views_and_hits(text);
         self.learn_found(text, &views, &hits);
         hits.iter().any(|h| !h.is_empty())
@@ -361,7 +353,7 @@ impl Redactor {
 
     /// Whether only the secret rules can change a text: nothing learned, no home, no user
     /// name, no host mask. Such a redactor leaves a text unchanged when the rules found
-    /// nothing in it (what [`RedactorBuilder::learn_secrets_hit`] tells).
+    /// nothing in it (what [`RedactorBuilder::learn_secrets`] tells).
     pub fn rules_only(&self) -> bool {
         !self.mask_hosts
             && self.literals.is_none()
@@ -514,7 +506,7 @@ impl Redactor {
     }
 
     /// [`Self::redacted`] of a text the secret rules are known to find nothing in (what
-    /// [`RedactorBuilder::learn_hit`] said of it): its views are searched for what was
+    /// [`RedactorBuilder::learn`] said of it): its views are searched for what was
     /// learned, homes and user names, without running the rules a second time.
     pub fn redacted_rules_clean(&self, text: &str) -> Option<String> {
         if !self.enabled || text.is_empty() {

@@ -958,7 +958,7 @@ fn a_text_the_rules_found_nothing_in_is_redacted_the_same_without_them() {
     ];
     for mask in [false, true] {
         let mut b = RedactorBuilder::new().home("/Users/alice").mask_hosts(mask);
-        let hits: Vec<bool> = texts.iter().map(|t| b.learn_hit(t)).collect();
+        let hits: Vec<bool> = texts.iter().map(|t| b.learn(t)).collect();
         assert!(
             hits.iter().any(|h| *h) && hits.iter().any(|h| !*h),
             "{hits:?}"

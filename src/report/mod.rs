@@ -244,7 +244,7 @@ impl Report {
             .par_chunks(4096)
             .map(|share| {
                 let mut b = builder.learner();
-                let hits = share.iter().map(|s| b.learn_hit(s)).collect();
+                let hits = share.iter().map(|s| b.learn(s)).collect();
                 (b, hits)
             })
             .collect();

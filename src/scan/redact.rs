@@ -28,15 +28,15 @@ pub fn redact_report(report: &mut ScanReport) {
                 )
                 .chain(texts_of(&s.diagnosis))
             {
-                hit |= b.learn_secrets_hit(t);
+                hit |= b.learn_secrets(t);
             }
-            hit |= b.learn_secrets_hit(&s.source.to_string_lossy());
+            hit |= b.learn_secrets(&s.source.to_string_lossy());
             let mut last_file: Option<&Arc<PathBuf>> = None;
             for e in &s.evidence {
-                hit |= b.learn_secrets_hit(&e.message);
+                hit |= b.learn_secrets(&e.message);
                 // A session's records share their file's path: looked at once.
                 if last_file.is_none_or(|f| !Arc::ptr_eq(f, &e.file)) {
-                    hit |= b.learn_secrets_hit(&e.file.to_string_lossy());
+                    hit |= b.learn_secrets(&e.file.to_string_lossy());
                     last_file = Some(&e.file);
                 }
             }
