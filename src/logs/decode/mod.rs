@@ -218,18 +218,9 @@ pub fn for_each_record(
 }
 
 /// Like [`for_each_record`], but JSON Lines files hand over only the records whose raw
-/// line contains one of `words` (other formats: every record). For finding a few kinds
-/// of record in a file of gigabytes without decoding all of it.
-pub fn for_each_record_containing(
-    path: &Path,
-    words: &[&str],
-    sink: &mut dyn FnMut(Record),
-) -> io::Result<(Option<LogFormat>, Damage)> {
-    read_file(path, Some(&stream::needles(words)), sink)
-}
-
-/// [`for_each_record_containing`] with a needle set made once by [`stream::needles`], for
-/// a caller that reads many files for the same words.
+/// line holds one of the needles (other formats: every record). For finding a few kinds
+/// of record in a file of gigabytes without decoding all of it; the needle set is made
+/// once by [`stream::needles`] for all the files read for the same words.
 pub fn for_each_record_matching(
     path: &Path,
     needles: &AhoCorasick,
