@@ -141,11 +141,11 @@ fn server_use(
         oldest: None,
         newest: None,
     };
-    for f in &dir.files {
-        let meta = match std::fs::metadata(f) {
+    for f in dir.files() {
+        let meta = match std::fs::metadata(&f) {
             Ok(m) => m,
             Err(e) => {
-                warnings.push(Warning::new(f, format!("cannot read: {e}")));
+                warnings.push(Warning::new(&f, format!("cannot read: {e}")));
                 continue;
             }
         };

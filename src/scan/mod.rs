@@ -255,7 +255,7 @@ pub fn scan_with_progress(
         units
             .iter()
             .flat_map(|u| u.files())
-            .filter_map(|f| mtime(f))
+            .filter_map(|f| mtime(&f))
             .max()
     });
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));

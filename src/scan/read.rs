@@ -24,10 +24,18 @@ pub(super) enum Unit {
 }
 
 impl Unit {
-    pub(super) fn files(&self) -> &[PathBuf] {
+    pub(super) fn files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        let (dir, log) = match self {
+            Unit::ServerDir(d) => (Some(d), None),
+            Unit::DebugLog(p) => (None, Some(p.clone())),
+        };
+        dir.into_iter().flat_map(ServerDir::files).chain(log)
+    }
+
+    fn file_count(&self) -> usize {
         match self {
-            Unit::ServerDir(d) => &d.files,
-            Unit::DebugLog(p) => std::slice::from_ref(p),
+            Unit::ServerDir(d) => d.file_names.len(),
+            Unit::DebugLog(_) => 1,
         }
     }
 
@@ -39,7 +47,7 @@ impl Unit {
         warnings: &mut Vec<Warning>,
     ) -> bool {
         let Some(since) = since else { return true };
-        let mut recent = |p: &PathBuf| match std::fs::metadata(p).and_then(|m| m.modified()) {
+        let mut recent = |p: &Path| match std::fs::metadata(p).and_then(|m| m.modified()) {
             Ok(t) => crate::time::system_time_secs(t) >= since,
             Err(e) => {
                 warnings.push(Warning::new(p, format!("cannot read: {e}")));
@@ -48,7 +56,9 @@ impl Unit {
         };
         match self {
             Unit::ServerDir(d) => {
-                d.files.retain(|p| recent(p));
+                let path = &d.path;
+                d.file_names
+                    .retain(|n| recent(&crate::logs::discovery::file_in(path, n)));
                 true
             }
             Unit::DebugLog(p) => recent(p),
@@ -187,11 +197,11 @@ pub(super) fn read_dir(
 ) -> Result<(ServerInProgress, Vec<Warning>), Changed> {
     let mut warnings = Vec::new();
     // Newest first: (file, its sessions kept, whether from the index).
-    let mut chunks: Vec<(&Path, Vec<SessionLog>, bool)> = Vec::new();
+    let mut chunks: Vec<(PathBuf, Vec<SessionLog>, bool)> = Vec::new();
     let mut walk = NewestFirst::default();
     let mut decided_after: Option<usize> = None;
-    for (read, f) in dir.files.iter().rev().enumerate() {
-        let (sessions, cached) = read_sessions(f, index.as_deref_mut(), &mut warnings, bytes_read);
+    for (read, f) in dir.files().rev().enumerate() {
+        let (sessions, cached) = read_sessions(&f, index.as_deref_mut(), &mut warnings, bytes_read);
         file_done();
         let chunk: Vec<SessionLog> = sessions.into_iter().filter(|s| keep_session(s)).collect();
         if o.all {
@@ -228,8 +238,7 @@ pub(super) fn read_dir(
             });
             let at = at.map(|k| chunks.len() - 1 - k);
             if let Some(k) = at.filter(|&k| chunks[k].2) {
-                let f = chunks[k].0;
-                let (fresh, _) = read_sessions(f, None, &mut Vec::new(), bytes_read);
+                let (fresh, _) = read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read);
                 let fresh: Vec<SessionLog> =
                     fresh.into_iter().filter(|s| keep_session(s)).collect();
                 if !same_summaries(&fresh, &chunks[k].1) {
@@ -245,7 +254,7 @@ pub(super) fn read_dir(
     Ok((
         ServerInProgress {
             source: dir.path.clone(),
-            session_files: dir.files.len(),
+            session_files: dir.file_names.len(),
             files_read,
             folder: Some(dir.folder.clone()),
             project_folder: dir.project_folder.clone(),
@@ -313,13 +322,13 @@ impl ProgressCounter {
         let bytes_total = if measure {
             units
                 .par_iter()
-                .map(|u| u.files().iter().map(|f| file_len(f)).sum::<u64>())
+                .map(|u| u.files().map(|f| file_len(&f)).sum::<u64>())
                 .sum()
         } else {
             0
         };
         ProgressCounter {
-            files_total: units.iter().map(|u| u.files().len() as u64).sum(),
+            files_total: units.iter().map(|u| u.file_count() as u64).sum(),
             bytes_total,
             files_done: AtomicU64::new(0),
             bytes_done: AtomicU64::new(0),

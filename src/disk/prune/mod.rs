@@ -391,9 +391,10 @@ fn server_group(
             .and_then(|n| n.to_str())
             .is_some_and(is_server_log_name)
     };
-    let newest = dir.files.iter().rposition(is_named);
-    let keep_from = deciding.and_then(|d| dir.files.iter().position(|f| f == d));
-    for (i, f) in dir.files.iter().enumerate() {
+    let files: Vec<PathBuf> = dir.files().collect();
+    let newest = files.iter().rposition(is_named);
+    let keep_from = deciding.and_then(|d| files.iter().position(|f| f == d));
+    for (i, f) in files.iter().enumerate() {
         if !is_named(f) {
             kept.foreign += 1;
             continue;
