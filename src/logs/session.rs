@@ -41,7 +41,8 @@ pub struct SessionLog {
 /// start time) order.
 #[derive(Debug, Default)]
 pub struct SessionGrouper {
-    index: HashMap<String, usize>,
+    /// By file and session id (the file's path, not its `Arc`: equal paths are one file).
+    index: HashMap<(std::sync::Arc<std::path::PathBuf>, String), usize>,
     sessions: Vec<OpenSession>,
     /// The session of the record pushed last.
     last: Option<usize>,
@@ -84,7 +85,7 @@ impl SessionGrouper {
             Some(id) if !id.is_empty() => id.clone(),
             _ => format!("file:{}", r.file.display()),
         };
-        let key = format!("{}\n{id}", r.file.display());
+        let key = (std::sync::Arc::clone(&r.file), id.clone());
         let sessions = &mut self.sessions;
         *self.index.entry(key).or_insert_with(|| {
             sessions.push(OpenSession {
