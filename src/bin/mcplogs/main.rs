@@ -4,6 +4,8 @@
 // Only `output` writes to stdout and stderr (with `writeln!`, so a closed or full stream
 // never panics); `println!`/`eprintln!` would panic on one.
 
+#[cfg(target_os = "linux")]
+mod alloc;
 mod cli;
 mod cmd;
 mod complete;
@@ -20,6 +22,8 @@ use cli::{Cli, ColorChoice};
 use exit_codes::ExitCode;
 
 fn main() -> std::process::ExitCode {
+    #[cfg(target_os = "linux")]
+    alloc::configure();
     // The shell asking for completions (`COMPLETE=bash mcplogs -- …`): answer and exit.
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command)
         .var(complete::VAR)
