@@ -376,8 +376,14 @@ fn walk_children(dir: &Path, depth: usize, found: &mut Discovered) {
                 .push(Warning::new(dir, format!("cannot read: {e}")));
         }
     };
-    // Read whole before going down, so no folder stays open while its children are.
-    let entries: Vec<Entry> = entries
+    // Read whole before going down, so no folder stays open while its children are;
+    // in name order, which is path order: what the walk finds is then sorted per root,
+    // and `discover`'s sort of 100,000 folders (a merge sort that finds runs) is little
+    // more than a check (comparing paths component by component was 4% of a scan).
+    let mut listed: Vec<std::io::Result<std::fs::DirEntry>> = entries.collect();
+    listed.sort_by_cached_key(|e| e.as_ref().ok().map(|e| e.file_name()));
+    let entries: Vec<Entry> = listed
+        .into_iter()
         .map(|e| match e {
             Ok(e) => entry_of(&e.path(), e.file_type()),
             Err(e) => Entry::Warn(Warning::new(dir, format!("cannot read: {e}"))),

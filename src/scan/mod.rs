@@ -382,8 +382,17 @@ impl McpJsonSeen {
 /// then the servers moved into that order in place.
 fn sort_servers(servers: &mut [ServerReport]) {
     let lower: Vec<String> = servers.iter().map(|s| s.name.to_lowercase()).collect();
-    // Made once each, not twice a comparison (a parent is found by parsing the path).
+    // Each server's log tree by its rank among the few trees scanned, found once: a
+    // parent is found by parsing the path, and two paths compare component by component
+    // (for the servers of one project, every component of two equal paths).
     let trees: Vec<Option<&std::path::Path>> = servers.iter().map(|s| s.log_tree()).collect();
+    let mut distinct = trees.clone();
+    distinct.sort();
+    distinct.dedup();
+    let trees: Vec<usize> = trees
+        .iter()
+        .map(|t| distinct.binary_search(t).unwrap_or_default())
+        .collect();
     let mut order: Vec<usize> = (0..servers.len()).collect();
     order.par_sort_by(|&a, &b| {
         let (x, y) = (&servers[a], &servers[b]);
@@ -393,7 +402,7 @@ fn sort_servers(servers: &mut [ServerReport]) {
             .then_with(|| lower[a].cmp(&lower[b]))
             .then_with(|| x.source.cmp(&y.source))
     });
-    drop((lower, trees));
+    drop((lower, trees, distinct));
     // Position i receives the server at order[i]: follow each cycle once.
     const DONE: usize = usize::MAX;
     for i in 0..order.len() {
