@@ -41,8 +41,9 @@ pub struct SessionLog {
 /// start time) order.
 #[derive(Debug, Default)]
 pub struct SessionGrouper {
-    /// By file and session id (the file's path, not its `Arc`: equal paths are one file).
-    index: HashMap<(std::sync::Arc<std::path::PathBuf>, String), usize>,
+    /// By session id, then file (equal paths are one file): only the id is hashed, as
+    /// a session's files are one or few (hashing a path was 1% of a scan).
+    index: HashMap<String, Vec<(std::sync::Arc<std::path::PathBuf>, usize)>>,
     sessions: Vec<OpenSession>,
     /// The session of the record pushed last.
     last: Option<usize>,
@@ -85,20 +86,30 @@ impl SessionGrouper {
             Some(id) if !id.is_empty() => id.clone(),
             _ => format!("file:{}", r.file.display()),
         };
-        let key = (std::sync::Arc::clone(&r.file), id.clone());
-        let sessions = &mut self.sessions;
-        *self.index.entry(key).or_insert_with(|| {
-            sessions.push(OpenSession {
-                id,
-                file: std::sync::Arc::clone(&r.file),
-                first_timestamp: None,
-                last_timestamp: None,
-                cwd: None,
-                last_record: None,
-                classifier: Classifier::default(),
-            });
-            sessions.len() - 1
-        })
+        let of_file = |files: &Vec<(std::sync::Arc<std::path::PathBuf>, usize)>| {
+            files
+                .iter()
+                .find(|(f, _)| std::sync::Arc::ptr_eq(f, &r.file) || **f == *r.file)
+                .map(|&(_, i)| i)
+        };
+        if let Some(i) = self.index.get(&id).and_then(of_file) {
+            return i;
+        }
+        let i = self.sessions.len();
+        self.index
+            .entry(id.clone())
+            .or_default()
+            .push((std::sync::Arc::clone(&r.file), i));
+        self.sessions.push(OpenSession {
+            id,
+            file: std::sync::Arc::clone(&r.file),
+            first_timestamp: None,
+            last_timestamp: None,
+            cwd: None,
+            last_record: None,
+            classifier: Classifier::default(),
+        });
+        i
     }
 
     /// The sessions, ordered by their first timestamp (sessions without one keep their
@@ -192,6 +203,21 @@ mod tests {
             Some("2026-01-02T00:00:01Z")
         );
         assert_eq!(sessions[1].evidence.len(), 1);
+    }
+
+    #[test]
+    fn one_session_id_in_two_files_is_two_sessions() {
+        // A resumed session id in a later process's file is a new session; records of
+        // one path are one file whichever `Arc` they carry.
+        let sessions = group_sessions(vec![
+            rec("f1", Some("s"), Some("2026-01-01T00:00:00Z"), "x"),
+            rec("f2", Some("s"), Some("2026-01-02T00:00:00Z"), OK),
+            rec("f1", Some("s"), Some("2026-01-01T00:00:01Z"), "y"),
+        ]);
+        assert_eq!(sessions.len(), 2);
+        assert_eq!(*sessions[0].file, *PathBuf::from("f1"));
+        assert_eq!(sessions[0].evidence[0].message, "y");
+        assert_eq!(sessions[1].diagnosis.verdict, Verdict::Healthy);
     }
 
     #[test]
