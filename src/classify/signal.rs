@@ -237,13 +237,42 @@ fn after<'a>(m: &'a str, prefix: &str) -> Option<&'a str> {
 
 /// Parses the JSON object embedded after `capabilities:` rather than pattern-matching it.
 fn parse_capabilities(rest: &str) -> Option<serde_json::Value> {
-    let start = rest.find('{')?;
-    let mut stream =
-        serde_json::Deserializer::from_str(&rest[start..]).into_iter::<serde_json::Value>();
-    match stream.next() {
-        Some(Ok(v)) if v.is_object() => Some(v),
-        _ => None,
+    thread_local! {
+        static LAST: LastParsed = const { std::cell::RefCell::new(None) };
     }
+    let start = rest.find('{')?;
+    first_value(&rest[start..], &LAST).filter(|v| v.is_object())
+}
+
+/// The last object or array [`first_value`] parsed on a thread, with its text.
+type LastParsed = std::cell::RefCell<Option<(String, serde_json::Value)>>;
+
+/// The JSON value at the start of `text` (what follows it is not read). A log says the
+/// same thing many times (a server's capabilities in each of its sessions, the same zod
+/// issues in each retry), so the last object or array parsed is kept in `last`: a text
+/// that starts with its text is the same value, and gets a copy without a parse (an
+/// object or an array ends at its closing bracket, whatever follows; parsing was a
+/// twentieth of a scan of 100,000 folders).
+fn first_value(
+    text: &str,
+    last: &'static std::thread::LocalKey<LastParsed>,
+) -> Option<serde_json::Value> {
+    let known = last.with(|l| {
+        l.borrow()
+            .as_ref()
+            .filter(|(t, _)| text.starts_with(t.as_str()))
+            .map(|(_, v)| v.clone())
+    });
+    if known.is_some() {
+        return known;
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+    let v = stream.next()?.ok()?;
+    if v.is_object() || v.is_array() {
+        let end = stream.byte_offset();
+        last.with(|l| *l.borrow_mut() = Some((text[..end].to_string(), v.clone())));
+    }
+    Some(v)
 }
 
 fn filled_fields(m: &str) -> Vec<String> {
@@ -397,13 +426,14 @@ fn issue_kind(issue: &serde_json::Value) -> IssueKind {
 
 /// The JSON array of zod issues following `Invalid result for tools/list:`.
 fn zod_issues(text: &str) -> Option<Vec<serde_json::Value>> {
+    thread_local! {
+        static LAST: LastParsed = const { std::cell::RefCell::new(None) };
+    }
     let start = text.find("Invalid result for tools/list")?;
     let rest = &text[start..];
     let bracket = rest.find('[')?;
-    let mut stream =
-        serde_json::Deserializer::from_str(&rest[bracket..]).into_iter::<serde_json::Value>();
-    match stream.next() {
-        Some(Ok(serde_json::Value::Array(a))) => Some(a),
+    match first_value(&rest[bracket..], &LAST) {
+        Some(serde_json::Value::Array(a)) => Some(a),
         _ => None,
     }
 }
@@ -480,6 +510,40 @@ mod tests {
                     .min();
                 assert_eq!(found.first(*kind), want, "{m:?}");
             }
+        }
+    }
+
+    #[test]
+    fn a_kept_value_is_given_only_for_a_text_that_starts_with_it() {
+        thread_local! {
+            static LAST: LastParsed = const { std::cell::RefCell::new(None) };
+        }
+        let fresh = |t: &str| {
+            serde_json::Deserializer::from_str(t)
+                .into_iter::<serde_json::Value>()
+                .next()
+                .and_then(Result::ok)
+        };
+        // In this order, each after the one before it is kept.
+        let texts = [
+            r#"{"a":1}"#,
+            r#"{"a":1}); retrying in 500ms"#,
+            r#"{"a":12}"#,
+            r#"{"a":1}"#,
+            r#"{"a":1 }"#,
+            r#"[{"path":["tools",2]}]"#,
+            r#"[{"path":["tools",2]}] and more"#,
+            r#"[{"path":["tools",2]},{"path":["ttlMs"]}]"#,
+            r#"[{"path":["tools",2]}"#,
+            "[1]",
+            "[1]]",
+            "12",
+            "123",
+            "not json",
+            "[1]",
+        ];
+        for t in texts {
+            assert_eq!(first_value(t, &LAST), fresh(t), "{t:?}");
         }
     }
 
