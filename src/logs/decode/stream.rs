@@ -212,7 +212,11 @@ impl ScanState<'_> {
         file: &Arc<PathBuf>,
         sink: &mut dyn FnMut(Record),
     ) {
-        let mut matches = self.needles.find_iter(region).map(|m| m.start()).peekable();
+        // The start of the first needle at or after the current line, searched for
+        // again only once a line passes it: one search a decoded line, not one a needle
+        // in it (a zod message holds `tools` many times).
+        let mut next: Option<usize> = None;
+        let mut none_left = false;
         let mut start = 0;
         let mut newlines = memchr::memchr_iter(b'\n', region);
         loop {
@@ -222,20 +226,22 @@ impl ScanState<'_> {
                 None => break,
             };
             let line = &region[start..end];
+            let line_start = start;
             start = end + 1;
             if self.skipping_long_line {
                 // The tail of an over-long line, already counted.
                 self.skipping_long_line = false;
                 self.line_no += 1;
-                while matches.next_if(|&m| m < end).is_some() {}
                 continue;
             }
             self.line_no += 1;
-            let mut hit = false;
-            while matches.next_if(|&m| m < end).is_some() {
-                hit = true;
+            if !none_left && next.is_none_or(|m| m < line_start) {
+                let input = aho_corasick::Input::new(region).span(line_start..region.len());
+                next = self.needles.find(input).map(|m| m.start());
+                none_left = next.is_none();
             }
-            if hit {
+            // The line is decoded when a needle starts in it.
+            if next.is_some_and(|m| m < end) {
                 decode_line(line, terminated, self.line_no, file, &mut self.damage, sink);
             } else {
                 self.check_shape(line, terminated, file);
