@@ -33,12 +33,7 @@ pub struct ServerDir {
 impl ServerDir {
     /// The log files, oldest first.
     pub fn files(&self) -> impl DoubleEndedIterator<Item = PathBuf> + ExactSizeIterator + '_ {
-        self.file_names.iter().map(|n| self.file(n))
-    }
-
-    /// The path of one of `file_names`.
-    pub fn file(&self, name: &OsStr) -> PathBuf {
-        file_in(&self.path, name)
+        self.file_names.iter().map(|n| file_in(&self.path, n))
     }
 }
 
