@@ -7,6 +7,9 @@ use crate::classify::Classifier;
 use crate::classify::verdict::Diagnosis;
 use crate::logs::record::Record;
 
+/// The file a record came from, shared by its records.
+type FileRef = std::sync::Arc<std::path::PathBuf>;
+
 /// A session being read.
 #[derive(Debug)]
 struct OpenSession {
@@ -43,7 +46,7 @@ pub struct SessionLog {
 pub struct SessionGrouper {
     /// By session id, then file (equal paths are one file): only the id is hashed, as
     /// a session's files are one or few (hashing a path was 1% of a scan).
-    index: HashMap<String, Vec<(std::sync::Arc<std::path::PathBuf>, usize)>>,
+    index: HashMap<String, Vec<(FileRef, usize)>>,
     sessions: Vec<OpenSession>,
     /// The session of the record pushed last.
     last: Option<usize>,
@@ -86,7 +89,7 @@ impl SessionGrouper {
             Some(id) if !id.is_empty() => id.clone(),
             _ => format!("file:{}", r.file.display()),
         };
-        let of_file = |files: &Vec<(std::sync::Arc<std::path::PathBuf>, usize)>| {
+        let of_file = |files: &Vec<(FileRef, usize)>| {
             files
                 .iter()
                 .find(|(f, _)| std::sync::Arc::ptr_eq(f, &r.file) || **f == *r.file)
