@@ -389,20 +389,24 @@ fn sort_servers(servers: &mut [ServerReport]) {
     let mut distinct = trees.clone();
     distinct.sort();
     distinct.dedup();
-    let trees: Vec<usize> = trees
+    let tree_rank: Vec<usize> = trees
         .iter()
-        .map(|t| distinct.binary_search(t).unwrap_or_default())
+        .map(|t| {
+            distinct
+                .binary_search(t)
+                .expect("each tree is among the distinct")
+        })
         .collect();
     let mut order: Vec<usize> = (0..servers.len()).collect();
     order.par_sort_by(|&a, &b| {
         let (x, y) = (&servers[a], &servers[b]);
         x.project
             .cmp(&y.project)
-            .then_with(|| trees[a].cmp(&trees[b]))
+            .then_with(|| tree_rank[a].cmp(&tree_rank[b]))
             .then_with(|| lower[a].cmp(&lower[b]))
             .then_with(|| x.source.cmp(&y.source))
     });
-    drop((lower, trees, distinct));
+    drop((lower, trees, distinct, tree_rank));
     // Position i receives the server at order[i]: follow each cycle once.
     const DONE: usize = usize::MAX;
     for i in 0..order.len() {
