@@ -101,6 +101,11 @@ pub fn redact_report(report: &mut ScanReport) {
     for w in &mut report.warnings {
         warning(&r, w);
     }
+    // The names `--server` missed, listed on stderr as "Known servers" (a folder can be
+    // named after a token, and a server filtered out was not learned from).
+    for n in &mut report.unfiltered_names {
+        r.apply(n);
+    }
     for p in &mut report.searched {
         path(&r, p);
     }

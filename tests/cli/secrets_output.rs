@@ -187,3 +187,32 @@ fn warnings_name_files_without_their_secrets() {
         assert!(!r.stderr.contains(token), "{args:?}: {}", r.stderr);
     }
 }
+
+/// `scan --server` that matches nothing lists the servers it knows on stderr, with a
+/// "did you mean"; a server named after its folder can hold a token there.
+#[test]
+fn an_unknown_server_lists_the_known_ones_without_their_secrets() {
+    let dir = tree();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let logs = dir
+        .path()
+        .join("-home-u-work")
+        .join(format!("mcp-logs-evil-{token}"));
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::copy(
+        dir.path()
+            .join("-home-u-work/mcp-logs-api/2026-11-29T12-44-17-845Z.jsonl"),
+        logs.join("2026-11-29T12-44-17-845Z.jsonl"),
+    )
+    .unwrap();
+    let r = scan(dir.path(), &["--server", "evil"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("Known servers"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("evil-[REDACTED:github-token]"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains(token), "{}", r.stderr);
+    assert_no_secret(&r.stderr);
+}
