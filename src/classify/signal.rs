@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::classify::verdict::{Cause, Era};
+use crate::text::needles::Needles;
 
 use crate::claude_code::markers::{
     CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, LIST_CHANGED_MARKER,
@@ -189,33 +190,23 @@ struct Found([Option<usize>; NEEDLES]);
 
 impl Found {
     fn in_message(m: &str) -> Found {
-        static SEARCH: LazyLock<(aho_corasick::AhoCorasick, Vec<Needle>)> = LazyLock::new(|| {
+        static SEARCH: LazyLock<(Needles, Vec<Needle>)> = LazyLock::new(|| {
             let (patterns, kinds): (Vec<&str>, Vec<Needle>) = needles().unzip();
-            let ac = aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .build(patterns)
-                .expect("literal needles");
-            (ac, kinds)
+            (Needles::new(&patterns, false), kinds)
         });
-        let (ac, kinds) = &*SEARCH;
+        let (search, kinds) = &*SEARCH;
         let mut first = [None; NEEDLES];
-        // Most messages hold no needle: a search with the automaton's prefilter says so
-        // many times faster than the overlapping walk below, which goes byte by byte.
-        if !ac.is_match(m) {
-            return Found(first);
-        }
         // Every occurrence of every needle, overlapping ones too, so each kind's earliest
         // start is what `str::find` of its earliest needle would give.
-        for hit in ac.find_overlapping_iter(m) {
-            let slot: &mut Option<usize> = &mut first[kinds[hit.pattern().as_usize()] as usize];
-            if slot.is_none_or(|at| hit.start() < at) {
-                *slot = Some(hit.start());
+        search.for_each(m, |pattern, start, _| {
+            let slot: &mut Option<usize> = &mut first[kinds[pattern] as usize];
+            if slot.is_none_or(|at| start < at) {
+                *slot = Some(start);
             }
-        }
+        });
         Found(first)
     }
 
-    /// Only that `n` starts at the start of the message (what is looked at when it does).
     fn at_start(n: Needle) -> Found {
         let mut first = [None; NEEDLES];
         first[n as usize] = Some(0);

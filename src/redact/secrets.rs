@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use crate::text::needles::Needles;
 use regex::{Captures, Regex};
 
 /// How far before an anchor a match may start (a key name before its secret word).
@@ -490,7 +490,7 @@ pub struct Found {
 /// A set of rules with the anchor prefilter.
 pub struct Scanner {
     rules: &'static [Rule],
-    anchors: AhoCorasick,
+    anchors: Needles,
     /// For each anchor pattern, the rules it stands for.
     anchor_rules: Vec<Vec<usize>>,
 }
@@ -511,11 +511,7 @@ impl Scanner {
                 }
             }
         }
-        let anchors = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(&patterns)
-            .expect("anchors compile");
+        let anchors = Needles::new(&patterns, true);
         Scanner {
             rules,
             anchors,
@@ -525,25 +521,23 @@ impl Scanner {
 
     /// Every secret in `text`, in no particular order.
     pub fn find(&self, text: &str, out: &mut Vec<Found>) {
-        // Most texts hold no anchor: the prefiltered search says so many times faster
-        // than the overlapping walk below, which goes byte by byte.
         if !self.anchors.is_match(text) {
             return;
         }
         // Windows per rule, from the anchors' hits (overlapping hits are all reported,
         // so `sk-ant-` reaches both its rule and the `sk-` rule).
         let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
-        for m in self.anchors.find_overlapping_iter(text) {
-            let start = floor_boundary(text, m.start().saturating_sub(WINDOW_BEFORE));
-            let end = ceil_boundary(text, (m.end() + WINDOW_AFTER).min(text.len()));
-            for &ri in &self.anchor_rules[m.pattern().as_usize()] {
+        self.anchors.for_each(text, |anchor, m_start, m_end| {
+            let start = floor_boundary(text, m_start.saturating_sub(WINDOW_BEFORE));
+            let end = ceil_boundary(text, (m_end + WINDOW_AFTER).min(text.len()));
+            for &ri in &self.anchor_rules[anchor] {
                 let w = &mut windows[ri];
                 match w.last_mut() {
                     Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
                     _ => w.push((start, end)),
                 }
             }
-        }
+        });
         for ws in windows.iter_mut() {
             merge(ws);
         }

@@ -2,9 +2,11 @@
 //! pretty forms of a log message) and every cut of a text: [`cut`] and [`cut_middle`]
 //! for display, always after redaction, and [`whole_words`] for bounds set before it.
 //! Imports nothing from the crate but the leaf [`crate::text::sanitize`]. Widths, cuts, wrapping
-//! and tables: [`layout`], the one layout toolkit.
+//! and tables: [`layout`], the one layout toolkit. Literal needles found wherever they
+//! occur: [`needles`].
 
 pub mod layout;
+pub mod needles;
 pub mod sanitize;
 
 pub use layout::{cut, cut_middle};
