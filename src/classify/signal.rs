@@ -63,6 +63,67 @@ pub fn read_signal(message: &str) -> Option<Signal> {
     if m.starts_with("Server stderr") {
         return None;
     }
+    SEEN.with(|seen| seen.borrow_mut().signal(m))
+}
+
+/// How many messages a thread remembers the signals of.
+const SEEN_SLOTS: usize = 256;
+/// The longest message remembered: a thread's memory stays under a MiB, whatever a log
+/// holds (a longer message is read each time).
+const SEEN_MAX_BYTES: usize = 4096;
+
+thread_local! {
+    static SEEN: std::cell::RefCell<Seen> = std::cell::RefCell::new(Seen::default());
+}
+
+/// The signals of the messages a thread read last, by a hash of the message (one slot
+/// each: a message in a taken slot replaces the one there). A log says the same things
+/// in every session (the same connection lines, the same capabilities, the same zod
+/// issues at every retry) and a user's projects run the same servers: what a message
+/// says is worked out once, and is then a hash and a comparison away.
+#[derive(Default)]
+struct Seen {
+    slots: Vec<Option<(Box<str>, Option<Signal>)>>,
+}
+
+impl Seen {
+    fn signal(&mut self, m: &str) -> Option<Signal> {
+        if m.len() > SEEN_MAX_BYTES {
+            return signal_of(m);
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(SEEN_SLOTS, || None);
+        }
+        let slot = &mut self.slots[message_hash(m) as usize % SEEN_SLOTS];
+        if let Some((text, signal)) = slot
+            && **text == *m
+        {
+            return signal.clone();
+        }
+        let signal = signal_of(m);
+        *slot = Some((m.into(), signal.clone()));
+        signal
+    }
+}
+
+/// A fast hash of a message's bytes (not for a table an adversary fills: a collision
+/// only costs a slot, never a wrong signal, as the text is compared).
+fn message_hash(m: &str) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = m.len() as u64;
+    let mut chunks = m.as_bytes().chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    for &b in chunks.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+    }
+    h ^ (h >> 29)
+}
+
+/// [`read_signal`] of a message that is not server stderr, trimmed at its start.
+fn signal_of(m: &str) -> Option<Signal> {
     if let Some(rest) = m.strip_prefix(STARTING_MARKER) {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         return (digits > 0 && rest[digits..].starts_with("ms")).then(|| Signal::Starting {
@@ -557,6 +618,43 @@ mod tests {
         assert_eq!(secs(&at(&"X".repeat(16))), None);
         assert_eq!(
             secs("Tool 'search' returned: upstream connection closed after 6469s"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_remembered_signal_is_the_signal_of_that_very_message() {
+        let connected = |n: u32| {
+            format!(
+                r#"Connection established with capabilities: {{"protocolEra":"legacy","n":{n}}}"#
+            )
+        };
+        // Two messages of one slot, read in turns: each keeps its own signal.
+        let a = connected(0);
+        let slot = |m: &str| message_hash(m) as usize % SEEN_SLOTS;
+        let b = (1..)
+            .map(connected)
+            .find(|m| slot(m) == slot(&a))
+            .expect("a message of the same slot");
+        let long = format!("{} {}", a, "x".repeat(SEEN_MAX_BYTES));
+        let messages = [
+            a.as_str(),
+            b.as_str(),
+            "Starting connection with timeout of 5ms",
+            &long,
+        ];
+        for _ in 0..3 {
+            for m in messages {
+                assert_eq!(read_signal(m), signal_of(m), "{m}");
+            }
+        }
+        assert_ne!(read_signal(&a), read_signal(&b));
+        assert_eq!(
+            read_signal("  Starting connection with timeout of 5ms"),
+            Some(Signal::Starting { timeout_ms: 5 })
+        );
+        assert_eq!(
+            read_signal("Server stderr: Connection established with capabilities: {}"),
             None
         );
     }
