@@ -157,17 +157,47 @@ pub fn format_iso(t: EpochSeconds) -> String {
 /// An ISO timestamp (`2026-11-29T11:50:31.063Z`) in the local time zone, to the minute,
 /// with the zone: `2026-11-29 12:50 CET`. Unparseable input is returned as it is.
 pub fn local_time(iso: &str) -> String {
+    // Looked up once a run (a scan shows a time per server: the lookup was most of it).
+    static TZ: std::sync::LazyLock<jiff::tz::TimeZone> = std::sync::LazyLock::new(|| {
+        jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC)
+    });
+    local_time_in(iso, &TZ)
+}
+
+/// [`local_time`] in the zone `tz`.
+fn local_time_in(iso: &str, tz: &jiff::tz::TimeZone) -> String {
     let Some(secs) = parse_iso(iso) else {
         return iso.to_string();
     };
     let Ok(ts) = jiff::Timestamp::from_second(secs) else {
         return iso.to_string();
     };
-    // Looked up once a run (a scan shows a time per server: the lookup was most of it).
-    static TZ: std::sync::LazyLock<jiff::tz::TimeZone> = std::sync::LazyLock::new(|| {
-        jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC)
-    });
-    let zoned = ts.to_zoned(TZ.clone());
+    // Written directly from the zone's offset and abbreviation at that instant, as
+    // `strftime` writes them (a `strftime` of each part was most of a scan's table for
+    // 100,000 servers); a zone shown by its offset, or a year of other than four
+    // digits, takes `strftime`.
+    let info = tz.to_offset_info(ts);
+    // `%Z` writes the abbreviation in upper case.
+    let zone = info.abbreviation().to_ascii_uppercase();
+    if !zone.is_empty() && !zone.starts_with(['+', '-']) {
+        let t = info.offset().to_datetime(ts);
+        if (0..=9999).contains(&t.year()) {
+            return format!(
+                "{:04}-{:02}-{:02} {:02}:{:02} {zone}",
+                t.year(),
+                t.month(),
+                t.day(),
+                t.hour(),
+                t.minute()
+            );
+        }
+    }
+    local_time_strftime(ts, tz)
+}
+
+/// [`local_time_in`] by `strftime`.
+fn local_time_strftime(ts: jiff::Timestamp, tz: &jiff::tz::TimeZone) -> String {
+    let zoned = ts.to_zoned(tz.clone());
     let zone = zoned.strftime("%Z").to_string();
     // Some zones have no abbreviation; show the offset then.
     let zone = if zone.is_empty() || zone.starts_with(['+', '-']) {
@@ -436,5 +466,55 @@ mod tests {
             Some("2026-11-29T11:50:31.063Z")
         );
         assert_eq!(file_name_time("notes.txt"), None);
+    }
+
+    #[test]
+    fn local_time_writes_what_strftime_writes_in_every_kind_of_zone() {
+        use jiff::tz::{Offset, TimeZone};
+        let zones = [
+            TimeZone::UTC,
+            TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap(),
+            TimeZone::posix("EST5EDT,M3.2.0,M11.1.0").unwrap(),
+            TimeZone::posix("<+0530>-5:30").unwrap(),
+            TimeZone::posix("abc-3").unwrap(),
+            TimeZone::fixed(Offset::from_seconds(-(3 * 3600 + 25 * 60 + 7)).unwrap()),
+            TimeZone::fixed(Offset::from_seconds(13 * 3600).unwrap()),
+        ];
+        let mut stamps: Vec<String> = vec![
+            "0001-01-01T00:00:00Z".into(),
+            "0999-12-31T23:59:59Z".into(),
+            "9999-12-30T00:00:00Z".into(),
+            "1970-01-01T00:00:00Z".into(),
+        ];
+        // Each hour across both of 2026's switches to and from summer time, in minutes
+        // and seconds either side of them.
+        for (day, hour) in [(29, 0), (29, 1), (29, 2), (25, 0), (25, 1), (25, 2)] {
+            let month = if day == 29 { "03" } else { "10" };
+            for (m, sec) in [(0, 0), (0, 1), (59, 59), (30, 0)] {
+                stamps.push(format!(
+                    "2026-{month}-{day:02}T{hour:02}:{m:02}:{sec:02}.5Z"
+                ));
+            }
+        }
+        for tz in &zones {
+            for iso in &stamps {
+                let ts = jiff::Timestamp::from_second(parse_iso(iso).unwrap()).unwrap();
+                assert_eq!(
+                    local_time_in(iso, tz),
+                    local_time_strftime(ts, tz),
+                    "{iso} in {tz:?}"
+                );
+            }
+        }
+        assert_eq!(
+            local_time_in("2026-03-29T01:30:00Z", &zones[1]),
+            "2026-03-29 03:30 CEST"
+        );
+        assert_eq!(local_time_in("not a time", &zones[1]), "not a time");
+        // Past the last instant a zone can show: given back as it is.
+        assert_eq!(
+            local_time_in("9999-12-31T23:59:59Z", &zones[1]),
+            "9999-12-31T23:59:59Z"
+        );
     }
 }
