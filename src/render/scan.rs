@@ -282,49 +282,56 @@ impl RowView<'_> {
     }
 }
 
-/// The rows in table order, each handed to `each` as it is made (a list of 100,000 rows
-/// would be a sixth of a scan's memory): the logged servers as sorted, each project's
-/// configured servers without a log right after its logged ones, then projects with no
-/// log at all.
-/// Without `reasons`, each row's reason is left empty (the pass that measures the
-/// columns needs none).
-fn row_views<'a>(
-    report: &'a ScanReport,
-    home: Option<&str>,
-    reasons: bool,
-    each: &mut dyn FnMut(RowView<'a>),
-) {
-    use crate::advice::configured::{row_label, state_reason};
+/// Where a table row comes from: a logged server, or a configured server without a log
+/// (with the project of the logged group it closes, when it closes one).
+#[derive(Clone, Copy)]
+enum RowSource<'a> {
+    Logged(&'a ServerReport),
+    Configured(
+        &'a crate::scan::configured::ConfiguredRow,
+        Option<Option<&'a str>>,
+    ),
+}
+
+/// The rows in table order: the logged servers as sorted, each project's configured
+/// servers without a log right after its logged ones, then projects with no log at all.
+/// Only where each row comes from is listed (a list of 100,000 made rows would be a
+/// sixth of a scan's memory); rows are made from it a share at a time.
+fn row_sources(report: &ScanReport) -> Vec<RowSource<'_>> {
+    let mut out = Vec::with_capacity(report.servers.len() + report.configured.len());
     let mut used = vec![false; report.configured.len()];
-    let cfg_row = |r: &'a crate::scan::configured::ConfiguredRow| RowView {
-        project: Some(r.project.as_str()),
-        tree: None,
-        name: terminal_safe(&r.name, false),
-        label: row_label(r).to_string(),
-        verdict: None,
-        state_problem: r.is_problem(),
-        state_pending: r.configured.state
-            == crate::claude_code::config::ServerState::PendingApproval,
-        time: "-".to_string(),
-        reason: match &r.ran_since {
-            _ if !reasons => String::new(),
-            Some(t) if r.configured.state == crate::claude_code::config::ServerState::Starts => {
-                format!(
-                    "configured; Claude Code ran here since ({}) without starting it",
-                    crate::time::local_time(t)
-                )
-            }
-            _ => state_reason(&r.configured, home),
-        },
-        only_connected: false,
-    };
     for (i, s) in report.servers.iter().enumerate() {
-        let reason = if reasons {
-            logged_reason(s, home)
-        } else {
-            String::new()
-        };
-        each(RowView {
+        out.push(RowSource::Logged(s));
+        let last_of_project = report
+            .servers
+            .get(i + 1)
+            .is_none_or(|n| n.project != s.project);
+        if last_of_project {
+            for (j, r) in report.configured.iter().enumerate() {
+                if !used[j]
+                    && (s.project.as_deref() == Some(r.project.as_str())
+                        || s.project_folder.as_deref() == Some(r.project_folder.as_str()))
+                {
+                    used[j] = true;
+                    out.push(RowSource::Configured(r, Some(s.project.as_deref())));
+                }
+            }
+        }
+    }
+    for (j, r) in report.configured.iter().enumerate() {
+        if !used[j] {
+            out.push(RowSource::Configured(r, None));
+        }
+    }
+    out
+}
+
+/// The row `src` stands for. Without `reasons`, its reason is left empty (the pass that
+/// measures the columns needs none).
+fn row_view<'a>(src: RowSource<'a>, home: Option<&str>, reasons: bool) -> RowView<'a> {
+    use crate::advice::configured::{row_label, state_reason};
+    match src {
+        RowSource::Logged(s) => RowView {
             project: s.project.as_deref(),
             tree: s.log_tree(),
             name: terminal_safe(&s.name, false),
@@ -337,32 +344,118 @@ fn row_views<'a>(
                 .as_deref()
                 .map(crate::time::local_time)
                 .unwrap_or_else(|| "-".to_string()),
-            reason,
+            reason: if reasons {
+                logged_reason(s, home)
+            } else {
+                String::new()
+            },
             only_connected: s.latest_only_connected,
-        });
-        let last_of_project = report
-            .servers
-            .get(i + 1)
-            .is_none_or(|n| n.project != s.project);
-        if last_of_project {
-            for (j, r) in report.configured.iter().enumerate() {
-                if !used[j]
-                    && (s.project.as_deref() == Some(r.project.as_str())
-                        || s.project_folder.as_deref() == Some(r.project_folder.as_str()))
+        },
+        RowSource::Configured(r, group) => RowView {
+            project: group.unwrap_or(Some(r.project.as_str())),
+            tree: None,
+            name: terminal_safe(&r.name, false),
+            label: row_label(r).to_string(),
+            verdict: None,
+            state_problem: r.is_problem(),
+            state_pending: r.configured.state
+                == crate::claude_code::config::ServerState::PendingApproval,
+            time: "-".to_string(),
+            reason: match &r.ran_since {
+                _ if !reasons => String::new(),
+                Some(t)
+                    if r.configured.state == crate::claude_code::config::ServerState::Starts =>
                 {
-                    used[j] = true;
-                    let mut v = cfg_row(r);
-                    v.project = s.project.as_deref();
-                    each(v);
+                    format!(
+                        "configured; Claude Code ran here since ({}) without starting it",
+                        crate::time::local_time(t)
+                    )
                 }
-            }
+                _ => state_reason(&r.configured, home),
+            },
+            only_connected: false,
+        },
+    }
+}
+
+/// How many rows are made at once (in parallel) before they are written.
+const ROW_SHARE: usize = 4096;
+
+/// The widths of the table's columns, and its form at the terminal's width.
+struct TableLayout {
+    name_w: usize,
+    verdict_w: usize,
+    time_w: usize,
+    /// The columns before REASON, with their gaps.
+    fixed: usize,
+    /// The reason in its own column (else on the line below the server).
+    inline: bool,
+    /// Below the width of the three columns: each server's name on its own line.
+    list: bool,
+}
+
+/// One row's lines, laid out as `l` says.
+fn row_lines(r: &RowView<'_>, l: &TableLayout, o: &ScreenOptions) -> String {
+    let mut out = String::new();
+    if l.list {
+        let w = o.width.unwrap_or(usize::MAX);
+        out.push_str(&wrap_keeping(&r.name, "  ", 4, o.width).bold().to_string());
+        out.push_str(&format!("    {} · {}\n", r.painted(), r.time));
+        if !r.reason.is_empty() {
+            out.push_str(&format!("    {}\n", cut(&r.reason, w - 4).dimmed()));
+        }
+        if r.only_connected {
+            out.push_str(&wrap(
+                crate::advice::LATEST_ONLY_CONNECTED,
+                "    ",
+                4,
+                o.width,
+            ));
+        }
+        return out;
+    }
+    let name = match o.width {
+        Some(_) => cut(&r.name, l.name_w),
+        None => r.name.clone(),
+    };
+    let mut line = format!(
+        "  {name}{}  {}{}  {}",
+        " ".repeat(l.name_w.saturating_sub(cols(&name))),
+        r.painted(),
+        " ".repeat(l.verdict_w - cols(&r.label)),
+        r.time,
+    );
+    let reason = r.reason.clone();
+    if l.inline {
+        if !reason.is_empty() {
+            line.push_str(&" ".repeat(l.time_w - cols(&r.time) + 2));
+            line.push_str(&match o.width {
+                Some(w) => cut(&reason, w - l.fixed),
+                None => reason,
+            });
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    } else {
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if !reason.is_empty() {
+            let indent = 4 + l.name_w;
+            let w = o.width.unwrap_or(usize::MAX);
+            out.push_str(&" ".repeat(indent));
+            out.push_str(&cut(&reason, w.saturating_sub(indent)).dimmed().to_string());
+            out.push('\n');
         }
     }
-    for (j, r) in report.configured.iter().enumerate() {
-        if !used[j] {
-            each(cfg_row(r));
-        }
+    if r.only_connected {
+        out.push_str(&wrap(
+            crate::advice::LATEST_ONLY_CONNECTED,
+            "    ",
+            4,
+            o.width,
+        ));
     }
+    out
 }
 
 /// A logged server's REASON column: a note on its configuration, then its short reason.
@@ -396,14 +489,21 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     );
     out.push_str("\n\n");
 
-    // The columns' widths from a first pass over the rows, which are made again, one at
-    // a time, as they are written.
-    let (mut name_w, mut verdict_w, mut time_w) = (cols("SERVER"), cols("VERDICT"), 9);
-    row_views(report, o.home.as_deref(), false, &mut |r| {
-        name_w = name_w.max(cols(&r.name));
-        verdict_w = verdict_w.max(cols(&r.label));
-        time_w = time_w.max(cols(&r.time));
-    });
+    // The columns' widths from a first pass over the rows, which are made again, a
+    // share at a time, as they are written. Both passes make rows in parallel.
+    use rayon::prelude::*;
+    let sources = row_sources(report);
+    let home = o.home.as_deref();
+    let (name_w, verdict_w, time_w) = sources
+        .par_iter()
+        .map(|&src| {
+            let r = row_view(src, home, false);
+            (cols(&r.name), cols(&r.label), cols(&r.time))
+        })
+        .reduce(
+            || (cols("SERVER"), cols("VERDICT"), 9),
+            |a, b| (a.0.max(b.0), a.1.max(b.1), a.2.max(b.2)),
+        );
     let name_w = match o.width {
         Some(w) => name_w.min((w / 4).max(12)),
         None => name_w,
@@ -415,6 +515,14 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     // Below the width of the three columns, a list: each server's name on its own line,
     // its verdict and time under it, then the reason.
     let list = o.width.is_some_and(|w| w < fixed - 2);
+    let layout = TableLayout {
+        name_w,
+        verdict_w,
+        time_w,
+        fixed,
+        inline,
+        list,
+    };
     let head = if inline {
         format!(
             "  {:<name_w$}  {:<verdict_w$}  {:<time_w$}  REASON",
@@ -431,103 +539,61 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     // heading naming its tree.
     let mut trees: std::collections::BTreeMap<Option<&str>, std::collections::BTreeSet<_>> =
         std::collections::BTreeMap::new();
-    for s in &report.servers {
-        trees
-            .entry(s.project.as_deref())
-            .or_default()
-            .insert(s.log_tree());
+    let of_server: Vec<(Option<&str>, Option<&std::path::Path>)> = report
+        .servers
+        .par_iter()
+        .map(|s| (s.project.as_deref(), s.log_tree()))
+        .collect();
+    let mut last = None;
+    for pair in of_server {
+        // A project's servers come together, most of them of one tree.
+        if last != Some(pair) {
+            trees.entry(pair.0).or_default().insert(pair.1);
+            last = Some(pair);
+        }
     }
     let mut group: Option<(Option<&str>, Option<&std::path::Path>)> = None;
-    row_views(report, o.home.as_deref(), true, &mut |r| {
-        let p = r.project;
-        let key = (p, r.tree);
-        if group.is_none_or(|g| g.0 != p || (r.tree.is_some() && g.1 != r.tree)) {
-            if group.is_some() {
-                out.push('\n');
-            }
-            let heading = project_heading(p, o.home.as_deref());
-            let heading = match o.width {
-                Some(w) => cut(&heading, w),
-                None => heading,
-            };
-            out.push_str(&heading.bold().to_string());
-            out.push('\n');
-            if let Some(tree) = key.1
-                && trees.get(&p).is_some_and(|t| t.len() > 1)
-            {
-                let line = format!("  logs in {}", tree_shown(tree, o));
-                let line = match o.width {
-                    Some(w) => cut(&line, w),
-                    None => line,
+    for share in sources.chunks(ROW_SHARE) {
+        let made: Vec<(Option<&str>, Option<&std::path::Path>, String)> = share
+            .par_iter()
+            .map(|&src| {
+                let r = row_view(src, home, true);
+                (r.project, r.tree, row_lines(&r, &layout, o))
+            })
+            .collect();
+        for (p, tree, lines) in made {
+            let key = (p, tree);
+            if group.is_none_or(|g| g.0 != p || (tree.is_some() && g.1 != tree)) {
+                if group.is_some() {
+                    out.push('\n');
+                }
+                let heading = project_heading(p, home);
+                let heading = match o.width {
+                    Some(w) => cut(&heading, w),
+                    None => heading,
                 };
-                out.push_str(&line.dimmed().to_string());
+                out.push_str(&heading.bold().to_string());
                 out.push('\n');
+                if let Some(tree) = key.1
+                    && trees.get(&p).is_some_and(|t| t.len() > 1)
+                {
+                    let line = format!("  logs in {}", tree_shown(tree, o));
+                    let line = match o.width {
+                        Some(w) => cut(&line, w),
+                        None => line,
+                    };
+                    out.push_str(&line.dimmed().to_string());
+                    out.push('\n');
+                }
+                if !list {
+                    out.push_str(&head.dimmed().to_string());
+                    out.push('\n');
+                }
+                group = Some(key);
             }
-            if !list {
-                out.push_str(&head.dimmed().to_string());
-                out.push('\n');
-            }
-            group = Some(key);
+            out.push_str(&lines);
         }
-        if list {
-            let w = o.width.unwrap_or(usize::MAX);
-            out.push_str(&wrap_keeping(&r.name, "  ", 4, o.width).bold().to_string());
-            out.push_str(&format!("    {} · {}\n", r.painted(), r.time));
-            if !r.reason.is_empty() {
-                out.push_str(&format!("    {}\n", cut(&r.reason, w - 4).dimmed()));
-            }
-            if r.only_connected {
-                out.push_str(&wrap(
-                    crate::advice::LATEST_ONLY_CONNECTED,
-                    "    ",
-                    4,
-                    o.width,
-                ));
-            }
-            return;
-        }
-        let name = match o.width {
-            Some(_) => cut(&r.name, name_w),
-            None => r.name.clone(),
-        };
-        let mut line = format!(
-            "  {name}{}  {}{}  {}",
-            " ".repeat(name_w.saturating_sub(cols(&name))),
-            r.painted(),
-            " ".repeat(verdict_w - cols(&r.label)),
-            r.time,
-        );
-        let reason = r.reason.clone();
-        if inline {
-            if !reason.is_empty() {
-                line.push_str(&" ".repeat(time_w - cols(&r.time) + 2));
-                line.push_str(&match o.width {
-                    Some(w) => cut(&reason, w - fixed),
-                    None => reason,
-                });
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        } else {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            if !reason.is_empty() {
-                let indent = 4 + name_w;
-                let w = o.width.unwrap_or(usize::MAX);
-                out.push_str(&" ".repeat(indent));
-                out.push_str(&cut(&reason, w.saturating_sub(indent)).dimmed().to_string());
-                out.push('\n');
-            }
-        }
-        if r.only_connected {
-            out.push_str(&wrap(
-                crate::advice::LATEST_ONLY_CONNECTED,
-                "    ",
-                4,
-                o.width,
-            ));
-        }
-    });
+    }
 
     let (acts, any_fix) = actions(report, o.home.as_deref());
     if !acts.is_empty() {

@@ -381,12 +381,14 @@ impl McpJsonSeen {
 /// the servers' indexes (only the lowercase names are made; the other keys are borrowed),
 /// then the servers moved into that order in place.
 fn sort_servers(servers: &mut [ServerReport]) {
-    let lower: Vec<String> = servers.iter().map(|s| s.name.to_lowercase()).collect();
+    let lower: Vec<String> = servers.par_iter().map(|s| s.name.to_lowercase()).collect();
     // Each server's log tree by its rank among the few trees scanned, found once: a
     // parent is found by parsing the path, and two paths compare component by component
     // (for the servers of one project, every component of two equal paths).
-    let trees: Vec<Option<&std::path::Path>> = servers.iter().map(|s| s.log_tree()).collect();
+    let trees: Vec<Option<&std::path::Path>> = servers.par_iter().map(|s| s.log_tree()).collect();
+    // The servers of a tree come together from discovery: the runs go first.
     let mut distinct = trees.clone();
+    distinct.dedup();
     distinct.sort();
     distinct.dedup();
     let tree_rank: Vec<usize> = trees
