@@ -10,6 +10,7 @@ use regex::Regex;
 
 use crate::classify::verdict::{Cause, Era};
 use crate::text::needles::Needles;
+use crate::text::recent::Recent;
 
 use crate::claude_code::markers::{
     CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, LIST_CHANGED_MARKER,
@@ -63,63 +64,28 @@ pub fn read_signal(message: &str) -> Option<Signal> {
     if m.starts_with("Server stderr") {
         return None;
     }
-    SEEN.with(|seen| seen.borrow_mut().signal(m))
+    remembered_signal(m)
 }
-
-/// How many messages a thread remembers the signals of.
-const SEEN_SLOTS: usize = 256;
-/// The longest message remembered: a thread's memory stays under a MiB, whatever a log
-/// holds (a longer message is read each time).
-const SEEN_MAX_BYTES: usize = 4096;
 
 thread_local! {
-    static SEEN: std::cell::RefCell<Seen> = std::cell::RefCell::new(Seen::default());
+    /// The signals of the messages a thread read last (see [`Recent`]): what a message
+    /// says is worked out once, then is a hash and a comparison away.
+    static SEEN: std::cell::RefCell<Recent<Option<Signal>>> =
+        std::cell::RefCell::new(Recent::default());
 }
 
-/// The signals of the messages a thread read last, by a hash of the message (one slot
-/// each: a message in a taken slot replaces the one there). A log says the same things
-/// in every session (the same connection lines, the same capabilities, the same zod
-/// issues at every retry) and a user's projects run the same servers: what a message
-/// says is worked out once, and is then a hash and a comparison away.
-#[derive(Default)]
-struct Seen {
-    slots: Vec<Option<(Box<str>, Option<Signal>)>>,
-}
-
-impl Seen {
-    fn signal(&mut self, m: &str) -> Option<Signal> {
-        if m.len() > SEEN_MAX_BYTES {
-            return signal_of(m);
-        }
-        if self.slots.is_empty() {
-            self.slots.resize_with(SEEN_SLOTS, || None);
-        }
-        let slot = &mut self.slots[message_hash(m) as usize % SEEN_SLOTS];
-        if let Some((text, signal)) = slot
-            && **text == *m
-        {
-            return signal.clone();
-        }
-        let signal = signal_of(m);
-        *slot = Some((m.into(), signal.clone()));
-        signal
+/// [`read_signal`] of a message that is not server stderr, trimmed at its start, from
+/// the messages seen last when it is one of them.
+fn remembered_signal(m: &str) -> Option<Signal> {
+    if m.len() > crate::text::recent::MAX_TEXT_BYTES {
+        return signal_of(m);
     }
-}
-
-/// A fast hash of a message's bytes (not for a table an adversary fills: a collision
-/// only costs a slot, never a wrong signal, as the text is compared).
-fn message_hash(m: &str) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = m.len() as u64;
-    let mut chunks = m.as_bytes().chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    if let Some(s) = SEEN.with(|seen| seen.borrow().get(m).cloned()) {
+        return s;
     }
-    for &b in chunks.remainder() {
-        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-    }
-    h ^ (h >> 29)
+    let s = signal_of(m);
+    SEEN.with(|seen| seen.borrow_mut().insert(m, s.clone()));
+    s
 }
 
 /// [`read_signal`] of a message that is not server stderr, trimmed at its start.
@@ -624,6 +590,7 @@ mod tests {
 
     #[test]
     fn a_remembered_signal_is_the_signal_of_that_very_message() {
+        use crate::text::recent::{MAX_TEXT_BYTES, slot_of};
         let connected = |n: u32| {
             format!(
                 r#"Connection established with capabilities: {{"protocolEra":"legacy","n":{n}}}"#
@@ -631,12 +598,11 @@ mod tests {
         };
         // Two messages of one slot, read in turns: each keeps its own signal.
         let a = connected(0);
-        let slot = |m: &str| message_hash(m) as usize % SEEN_SLOTS;
         let b = (1..)
             .map(connected)
-            .find(|m| slot(m) == slot(&a))
+            .find(|m| slot_of(m) == slot_of(&a))
             .expect("a message of the same slot");
-        let long = format!("{} {}", a, "x".repeat(SEEN_MAX_BYTES));
+        let long = format!("{} {}", a, "x".repeat(MAX_TEXT_BYTES));
         let messages = [
             a.as_str(),
             b.as_str(),

@@ -35,6 +35,7 @@ pub mod views;
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
+use crate::text::recent::Recent;
 pub use home::{home_forms, user_names_in};
 use secrets::Found;
 
@@ -180,9 +181,22 @@ impl RedactorBuilder {
     /// Returns whether any rule found anything in the text: when none did, a
     /// [`Redactor::rules_only`] leaves the text as it is.
     pub fn learn_secrets(&mut self, text: &str) -> bool {
+        thread_local! {
+            /// Texts seen last in which the rules found nothing (a server's name, the
+            /// same error in server after server): for them there is nothing to learn.
+            static CLEAN: std::cell::RefCell<Recent<()>> =
+                std::cell::RefCell::new(Recent::default());
+        }
+        if CLEAN.with(|c| c.borrow().get(text).is_some()) {
+            return false;
+        }
         let (views, hits) = views_and_hits(text);
         self.learn_found(text, &views, &hits);
-        hits.iter().any(|h| !h.is_empty())
+        let hit = hits.iter().any(|h| !h.is_empty());
+        if !hit {
+            CLEAN.with(|c| c.borrow_mut().insert(text, ()));
+        }
+        hit
     }
 
     /// [`Self::learn_secrets`], given the text's views and the rules' hits in each.
@@ -528,14 +542,18 @@ impl Redactor {
 /// A text's views, and what the secret rules find in each.
 fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
     let views = views::views(text);
-    let hits = views
-        .iter()
-        .map(|v| {
-            let mut found = Vec::new();
-            secrets::SECRETS.find(&v.text, &mut found);
-            found
-        })
-        .collect();
+    let find = |v: &views::View<'_>| {
+        let mut found = Vec::new();
+        secrets::SECRETS.find(&v.text, &mut found);
+        found
+    };
+    // A long text (a whole rendered screen) has its views searched in parallel too.
+    let hits = if text.len() >= secrets::PARALLEL_TEXT_BYTES {
+        use rayon::prelude::*;
+        views.par_iter().map(find).collect()
+    } else {
+        views.iter().map(find).collect()
+    };
     (views, hits)
 }
 

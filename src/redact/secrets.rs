@@ -595,8 +595,9 @@ impl Scanner {
     }
 }
 
-/// From this length on, [`Scanner::find`] runs its rules in parallel.
-const PARALLEL_TEXT_BYTES: usize = 256 * 1024;
+/// From this length on, [`Scanner::find`] runs its rules in parallel (and a text's views
+/// are searched in parallel).
+pub(crate) const PARALLEL_TEXT_BYTES: usize = 256 * 1024;
 
 /// Sorts and merges overlapping windows.
 fn merge(ws: &mut Vec<(usize, usize)>) {

@@ -975,3 +975,20 @@ fn a_text_the_rules_found_nothing_in_is_redacted_the_same_without_them() {
         assert!(changed >= 3, "{changed}");
     }
 }
+
+#[test]
+fn learning_a_text_again_learns_the_same() {
+    let token = "ghp_LearnAgain0123456789abcdefghijklmnop";
+    let dirty = format!("/srv/{token}/app");
+    let clean = "Connection failed: ECONNREFUSED";
+    // Each time, with a new builder: a clean text (kept as clean after the first time)
+    // teaches nothing, and a text holding a secret still teaches it.
+    for _ in 0..3 {
+        let mut b = RedactorBuilder::new();
+        assert!(!b.learn_secrets(clean));
+        assert!(b.learn_secrets(&dirty));
+        let r = b.build();
+        assert!(!r.redact(&format!("seen {token} here")).contains(token));
+        assert_eq!(r.redact(clean), clean);
+    }
+}

@@ -3,10 +3,11 @@
 //! for display, always after redaction, and [`whole_words`] for bounds set before it.
 //! Imports nothing from the crate but the leaf [`crate::text::sanitize`]. Widths, cuts, wrapping
 //! and tables: [`layout`], the one layout toolkit. Literal needles found wherever they
-//! occur: [`needles`].
+//! occur: [`needles`]. What was worked out for the texts seen last: [`recent`].
 
 pub mod layout;
 pub mod needles;
+pub mod recent;
 pub mod sanitize;
 
 pub use layout::{cut, cut_middle};

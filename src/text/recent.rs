@@ -1,0 +1,94 @@
+//! What was worked out for the texts seen last: a small table, one slot per hash of a
+//! text, where a text in a taken slot replaces the one there.
+//!
+//! Logs say the same things over and over (the same connection lines, capabilities and
+//! errors in every session, the same servers in every project), so a pure function of a
+//! text is often asked about a text it has just seen. A hit is a hash and a comparison
+//! of the whole text: a collision costs a slot, never a wrong answer. Texts longer than
+//! [`MAX_TEXT_BYTES`] are never kept, so a table holds at most [`SLOTS`] times that.
+
+/// Slots in a table.
+pub const SLOTS: usize = 256;
+/// The longest text a table keeps.
+pub const MAX_TEXT_BYTES: usize = 4096;
+
+/// Texts seen last, each with what was worked out for it.
+pub struct Recent<V> {
+    slots: Vec<Option<(Box<str>, V)>>,
+}
+
+impl<V> Default for Recent<V> {
+    fn default() -> Self {
+        Recent { slots: Vec::new() }
+    }
+}
+
+impl<V> Recent<V> {
+    /// What was kept for `text`, if it is in its slot.
+    pub fn get(&self, text: &str) -> Option<&V> {
+        if text.len() > MAX_TEXT_BYTES {
+            return None;
+        }
+        match self.slots.get(slot_of(text))? {
+            Some((t, v)) if **t == *text => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Keeps `v` for `text` (in place of what its slot held), unless `text` is too long.
+    pub fn insert(&mut self, text: &str, v: V) {
+        if text.len() > MAX_TEXT_BYTES {
+            return;
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(SLOTS, || None);
+        }
+        self.slots[slot_of(text)] = Some((text.into(), v));
+    }
+}
+
+/// The slot of a text: a fast hash of its bytes (not for a table an adversary fills: a
+/// collision only costs a slot, as the text is compared).
+pub fn slot_of(text: &str) -> usize {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = text.len() as u64;
+    let mut chunks = text.as_bytes().chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    for &b in chunks.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+    }
+    ((h ^ (h >> 29)) % SLOTS as u64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_gets_only_its_own_value() {
+        let mut r: Recent<usize> = Recent::default();
+        let a = "a".to_string();
+        assert_eq!(r.get(&a), None);
+        r.insert(&a, 1);
+        assert_eq!(r.get(&a), Some(&1));
+        // Another text of the same slot takes it over; the first is then not known.
+        let b = (0..)
+            .map(|i| format!("b{i}"))
+            .find(|t| slot_of(t) == slot_of(&a))
+            .expect("a text of the same slot");
+        assert_eq!(r.get(&b), None);
+        r.insert(&b, 2);
+        assert_eq!(r.get(&b), Some(&2));
+        assert_eq!(r.get(&a), None);
+        // A long text is never kept.
+        let long = "x".repeat(MAX_TEXT_BYTES + 1);
+        r.insert(&long, 3);
+        assert_eq!(r.get(&long), None);
+        let edge = "x".repeat(MAX_TEXT_BYTES);
+        r.insert(&edge, 4);
+        assert_eq!(r.get(&edge), Some(&4));
+    }
+}
