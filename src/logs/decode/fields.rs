@@ -27,8 +27,165 @@ pub(super) fn record_from_text(
     file: &Arc<PathBuf>,
     line: usize,
 ) -> Result<Option<Record>, serde_json::Error> {
+    if let Some(fields) = flat_fields(text) {
+        return Ok(fields.into_record(file, line));
+    }
     let Top(fields) = serde_json::from_str(text)?;
     Ok(fields.and_then(|f| f.into_record(file, line)))
+}
+
+/// The fields of a line that is one flat object of strings under plain keys (what
+/// Claude Code writes), read without `serde`; `None` for any other line, which `serde`
+/// then reads (and tells whether it is JSON at all). What it reads, it reads as `serde`
+/// does: JSON whitespace between tokens, the last value of a key given twice, escapes
+/// decoded; a key with an escape, a value that is not a string, a surrogate escape, a
+/// control character, an unknown escape or anything after the object is left to
+/// `serde`. Most of a scan's decoding time was `serde`'s generic visiting of these
+/// few strings.
+fn flat_fields(text: &str) -> Option<Fields<'_>> {
+    let b = text.as_bytes();
+    let ws = |i: &mut usize| {
+        while b
+            .get(*i)
+            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    ws(&mut i);
+    let mut fields = Fields::default();
+    if b.get(i) == Some(&b'}') {
+        i += 1;
+        ws(&mut i);
+        return (i == b.len()).then_some(fields);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (key, next) = string_at(text, i + 1)?;
+        let Cow::Borrowed(key) = key else {
+            return None;
+        };
+        i = next;
+        ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        ws(&mut i);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (value, next) = string_at(text, i + 1)?;
+        i = next;
+        match key_kind(key) {
+            KeyKind::Level(l) => fields.levels[l] = Some(Value::Str(value)),
+            KeyKind::Timestamp => fields.timestamp = Some(Value::Str(value)),
+            KeyKind::SessionId => fields.session_id = Some(Value::Str(value)),
+            KeyKind::Cwd => fields.cwd = Some(Value::Str(value)),
+            KeyKind::Other => {}
+        }
+        ws(&mut i);
+        match b.get(i) {
+            Some(b',') => {
+                i += 1;
+                ws(&mut i);
+            }
+            Some(b'}') => {
+                i += 1;
+                ws(&mut i);
+                return (i == b.len()).then_some(fields);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The JSON string whose text starts at `start` (after its opening quote), decoded, and
+/// where it ends (after its closing quote); `None` for a string [`flat_fields`] leaves
+/// to `serde`.
+fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
+    let b = text.as_bytes();
+    let mut owned: Option<String> = None;
+    // The start of the text not yet copied into `owned` (quotes, backslashes and
+    // control characters are ASCII: every index here is at a character boundary).
+    let mut run = start;
+    let mut i = start;
+    loop {
+        i += plain_len(&b[i..]);
+        match *b.get(i)? {
+            b'"' => {
+                let s = match owned {
+                    None => Cow::Borrowed(&text[start..i]),
+                    Some(mut o) => {
+                        o.push_str(&text[run..i]);
+                        Cow::Owned(o)
+                    }
+                };
+                return Some((s, i + 1));
+            }
+            b'\\' => {
+                let (c, len) = match *b.get(i + 1)? {
+                    b'"' => ('"', 2),
+                    b'\\' => ('\\', 2),
+                    b'/' => ('/', 2),
+                    b'b' => ('\u{8}', 2),
+                    b'f' => ('\u{c}', 2),
+                    b'n' => ('\n', 2),
+                    b'r' => ('\r', 2),
+                    b't' => ('\t', 2),
+                    b'u' => {
+                        let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+                        if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                            return None;
+                        }
+                        // A surrogate (a pair, or one alone) is left to `serde`.
+                        (char::from_u32(u32::from_str_radix(hex, 16).ok()?)?, 6)
+                    }
+                    _ => return None,
+                };
+                let o = owned.get_or_insert_with(String::new);
+                o.push_str(&text[run..i]);
+                o.push(c);
+                i += len;
+                run = i;
+            }
+            // A control character, which JSON does not allow in a string.
+            _ => return None,
+        }
+    }
+}
+
+/// How many bytes at the start of `b` are neither a quote, a backslash nor a control
+/// character: eight at a time, each test a borrow that sets the high bit of a byte that
+/// is the one looked for (the lowest such byte is exact; bytes above it may be set too).
+fn plain_len(b: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v;
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let found = (zero_in(w ^ (ONES * u64::from(b'"')))
+            | zero_in(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w))
+            & HIGH;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .unwrap_or(b.len() - i)
 }
 
 /// A key's last value: a string, or anything else (which never counts).
@@ -140,6 +297,19 @@ enum KeyKind {
     Other,
 }
 
+/// What a key of a record's object is.
+fn key_kind(k: &str) -> KeyKind {
+    match k {
+        "timestamp" => KeyKind::Timestamp,
+        "sessionId" => KeyKind::SessionId,
+        "cwd" => KeyKind::Cwd,
+        _ => LEVEL_KEYS
+            .iter()
+            .position(|l| *l == k)
+            .map_or(KeyKind::Other, KeyKind::Level),
+    }
+}
+
 struct Key(KeyKind);
 
 impl<'de> Deserialize<'de> for Key {
@@ -151,15 +321,7 @@ impl<'de> Deserialize<'de> for Key {
                 f.write_str("a key")
             }
             fn visit_str<E: de::Error>(self, k: &str) -> Result<Key, E> {
-                Ok(Key(match k {
-                    "timestamp" => KeyKind::Timestamp,
-                    "sessionId" => KeyKind::SessionId,
-                    "cwd" => KeyKind::Cwd,
-                    _ => LEVEL_KEYS
-                        .iter()
-                        .position(|l| *l == k)
-                        .map_or(KeyKind::Other, KeyKind::Level),
-                }))
+                Ok(Key(key_kind(k)))
             }
         }
         d.deserialize_any(V)
@@ -250,6 +412,7 @@ fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn by_value(text: &str) -> Result<Option<Record>, ()> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|_| ())?;
@@ -307,5 +470,118 @@ mod tests {
     fn a_line_that_is_not_json_is_an_error_for_the_repairing_path() {
         assert!(by_text("not json").is_err());
         assert!(by_text(r#"{"debug":"\ud83d"}"#).is_err());
+    }
+
+    /// The serde way, for comparing.
+    fn by_serde(text: &str) -> Result<Option<Record>, ()> {
+        let Top(fields) = serde_json::from_str(text).map_err(|_| ())?;
+        Ok(fields.and_then(|f| f.into_record(&Arc::new(PathBuf::from("f")), 7)))
+    }
+
+    #[test]
+    fn claude_codes_lines_take_the_flat_way() {
+        let lines = [
+            r#"{"debug":"Starting connection with timeout of 30000ms","timestamp":"2026-11-29T12:43:57.181Z","sessionId":"ecb5338d-ccf6-4d7f-af58-a78eb3cd9cd1","cwd":"/tmp/p"}"#,
+            r#"{"error":"Server stderr: starting (stdio)\nready \u00e9\t\"q\" \\ \/","timestamp":"t","sessionId":"s","cwd":"C:\\w"}"#,
+            r#"{ "debug" : "x" , "other" : "y" }"#,
+            "{}",
+        ];
+        for l in lines {
+            let flat = flat_fields(l).map(|f| f.into_record(&Arc::new(PathBuf::from("f")), 7));
+            assert!(flat.is_some(), "{l}");
+            assert_eq!(Ok(flat.unwrap()), by_serde(l), "{l}");
+        }
+        let r = by_text(lines[1]).unwrap().unwrap();
+        assert_eq!(
+            r.message,
+            "Server stderr: starting (stdio)\nready é\t\"q\" \\ /"
+        );
+        assert_eq!(r.cwd.as_deref(), Some(r"C:\w"));
+        // Left to serde: a key with an escape, a value that is not a string, a
+        // surrogate, a control character, an unknown escape, trailing text, a
+        // trailing comma.
+        for l in [
+            r#"{"\u0064ebug":"x"}"#,
+            r#"{"debug":"x","n":1}"#,
+            r#"{"debug":"\ud83d\ude00"}"#,
+            "{\"debug\":\"a\u{1}b\"}",
+            r#"{"debug":"\x41"}"#,
+            r#"{"debug":"x"} y"#,
+            r#"{"debug":"x",}"#,
+            r#"{"debug":"x""#,
+            r#"["debug"]"#,
+        ] {
+            assert!(flat_fields(l).is_none(), "{l}");
+        }
+    }
+
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => "[a-z /:.é😀-]{0,12}",
+            2 => Just(r#"\""#.to_string()),
+            2 => Just(r"\\".to_string()),
+            2 => Just(r"\/".to_string()),
+            2 => Just(r"\n\t\r\b\f".to_string()),
+            2 => Just(r"\u00e9\u0041\u001B\u0000".to_string()),
+            1 => Just(r"\uD83D\uDE00".to_string()),
+            1 => Just(r"\uDE00".to_string()),
+            1 => Just(r"\u12".to_string()),
+            1 => Just(r"\x".to_string()),
+            1 => Just("\u{1}".to_string()),
+            1 => Just("\u{7f}".to_string()),
+            1 => Just("\"".to_string()),
+            1 => Just("\\".to_string()),
+        ]
+    }
+
+    fn json_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            12 => proptest::collection::vec(piece(), 0..6).prop_map(|p| format!("\"{}\"", p.concat())),
+            1 => Just("1".to_string()),
+            1 => Just("null".to_string()),
+            1 => Just("{\"a\":[1]}".to_string()),
+        ]
+    }
+
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("\"debug\"".to_string()),
+            Just("\"error\"".to_string()),
+            Just("\"warning\"".to_string()),
+            Just("\"timestamp\"".to_string()),
+            Just("\"sessionId\"".to_string()),
+            Just("\"cwd\"".to_string()),
+            Just("\"other\"".to_string()),
+            Just(r#""\u0064ebug""#.to_string()),
+            Just("\"de\\\"bug\"".to_string()),
+        ]
+    }
+
+    fn ws() -> impl Strategy<Value = String> {
+        prop_oneof![
+            12 => Just(String::new()),
+            2 => Just(" ".to_string()),
+            2 => Just("\t\r\n ".to_string()),
+            1 => Just("\u{c}".to_string()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+        #[test]
+        fn the_flat_way_reads_what_serde_reads(
+            entries in proptest::collection::vec((ws(), key(), ws(), ws(), json_value(), ws()), 0..5),
+            tail in prop_oneof![6 => Just(""), 1 => Just(","), 1 => Just(" x"), 1 => Just("}"), 1 => Just("  ")],
+        ) {
+            let body: Vec<String> = entries
+                .iter()
+                .map(|(a, k, b, c, v, d)| format!("{a}{k}{b}:{c}{v}{d}"))
+                .collect();
+            let text = format!("{{{}}}{tail}", body.join(","));
+            if let Some(f) = flat_fields(&text) {
+                let flat = f.into_record(&Arc::new(PathBuf::from("f")), 7);
+                proptest::prop_assert_eq!(Ok(flat), by_serde(&text), "{}", text);
+            }
+        }
     }
 }
