@@ -181,22 +181,12 @@ impl RedactorBuilder {
     /// Returns whether any rule found anything in the text: when none did, a
     /// [`Redactor::rules_only`] leaves the text as it is.
     pub fn learn_secrets(&mut self, text: &str) -> bool {
-        thread_local! {
-            /// Texts seen last in which the rules found nothing (a server's name, the
-            /// same error in server after server): for them there is nothing to learn.
-            static CLEAN: std::cell::RefCell<Recent<()>> =
-                std::cell::RefCell::new(Recent::default());
-        }
-        if CLEAN.with(|c| c.borrow().get(text).is_some()) {
+        if known_clean(text) {
             return false;
         }
         let (views, hits) = views_and_hits(text);
         self.learn_found(text, &views, &hits);
-        let hit = hits.iter().any(|h| !h.is_empty());
-        if !hit {
-            CLEAN.with(|c| c.borrow_mut().insert(text, ()));
-        }
-        hit
+        hits.iter().any(|h| !h.is_empty())
     }
 
     /// [`Self::learn_secrets`], given the text's views and the rules' hits in each.
@@ -463,7 +453,15 @@ impl Redactor {
         if !self.enabled || text.is_empty() {
             return None;
         }
+        // A redactor of the rules alone leaves a text they find nothing in as it is.
+        let rules_only = self.rules_only();
+        if rules_only && known_clean(text) {
+            return None;
+        }
         let (views, hits) = views_and_hits(text);
+        if rules_only && hits.iter().all(Vec::is_empty) {
+            return None;
+        }
         self.redacted_with(text, &views, hits)
     }
 
@@ -539,7 +537,20 @@ impl Redactor {
     }
 }
 
-/// A text's views, and what the secret rules find in each.
+thread_local! {
+    /// Texts seen last in which the secret rules found nothing (a server's name, a JSON
+    /// key, the same error in server after server): nothing to learn from them, and
+    /// nothing in them for the rules alone to hide.
+    static CLEAN: std::cell::RefCell<Recent<()>> = std::cell::RefCell::new(Recent::default());
+}
+
+/// Whether `text` is one of the texts seen last in which the secret rules found nothing.
+fn known_clean(text: &str) -> bool {
+    CLEAN.with(|c| c.borrow().get(text).is_some())
+}
+
+/// A text's views, and what the secret rules find in each (a text they find nothing in
+/// is remembered as clean).
 fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
     let views = views::views(text);
     let find = |v: &views::View<'_>| {
@@ -548,12 +559,15 @@ fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
         found
     };
     // A long text (a whole rendered screen) has its views searched in parallel too.
-    let hits = if text.len() >= secrets::PARALLEL_TEXT_BYTES {
+    let hits: Vec<Vec<Found>> = if text.len() >= secrets::PARALLEL_TEXT_BYTES {
         use rayon::prelude::*;
         views.par_iter().map(find).collect()
     } else {
         views.iter().map(find).collect()
     };
+    if hits.iter().all(Vec::is_empty) {
+        CLEAN.with(|c| c.borrow_mut().insert(text, ()));
+    }
     (views, hits)
 }
 
