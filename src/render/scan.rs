@@ -771,7 +771,7 @@ fn evidence_block(e: &Evidence, logs: &std::path::Path, o: &ScreenOptions) -> St
 /// `scan --json`; `settings` is the settings layers for the current directory.
 pub fn scan_json(report: &ScanReport, settings: json_doc::Settings) -> json_doc::ScanDocument {
     json_doc::ScanDocument {
-        servers: scan_json_servers(report).collect(),
+        servers: report.servers.iter().map(server_json).collect(),
         ..scan_json_head(report, settings)
     }
 }
@@ -789,9 +789,19 @@ pub fn scan_json_head(report: &ScanReport, settings: json_doc::Settings) -> json
     }
 }
 
-/// The `servers` of [`scan_json`], each made when it is asked for.
-pub fn scan_json_servers(report: &ScanReport) -> impl Iterator<Item = json_doc::ScanServer> + '_ {
-    report.servers.iter().map(server_json)
+/// The `servers` of [`scan_json`], each made when it is serialised: a writer that
+/// serialises many at once in parallel makes them in parallel too.
+pub fn scan_json_servers(report: &ScanReport) -> impl Iterator<Item = ScanServerRow<'_>> + '_ {
+    report.servers.iter().map(ScanServerRow)
+}
+
+/// One server of `scan --json`, made ([`json_doc::ScanServer`]) when it is serialised.
+pub struct ScanServerRow<'a>(&'a ServerReport);
+
+impl serde::Serialize for ScanServerRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        server_json(self.0).serialize(s)
+    }
 }
 
 fn server_json(s: &ServerReport) -> json_doc::ScanServer {
