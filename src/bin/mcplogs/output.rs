@@ -108,7 +108,7 @@ pub fn json_redacted<T: Serialize + ?Sized>(doc: &T, redact: bool) -> Result<Str
 pub fn json_streamed<H, T>(
     head: &H,
     field: &str,
-    rows: impl Iterator<Item = T>,
+    rows: impl Iterator<Item = T> + Send,
     redact: bool,
 ) -> Result<(), Error>
 where
@@ -134,7 +134,7 @@ where
 fn write_streamed<H, T>(
     head: &H,
     field: &str,
-    rows: impl Iterator<Item = T>,
+    rows: impl Iterator<Item = T> + Send,
     redact: bool,
     colour: bool,
     out: impl Write,
@@ -189,7 +189,7 @@ struct Streamed<'a, I> {
 
 impl<I, T> Serialize for Streamed<'_, I>
 where
-    I: Iterator<Item = T>,
+    I: Iterator<Item = T> + Send,
     T: Serialize + Send,
 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -218,46 +218,62 @@ const ROW_INDENT: &str = "\n    ";
 
 impl<I, T> Serialize for Rows<'_, '_, I>
 where
-    I: Iterator<Item = T>,
+    I: Iterator<Item = T> + Send,
     T: Serialize + Send,
 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use rayon::prelude::*;
         use serde::ser::{Error as _, SerializeSeq};
         let rows = self.0.rows.borrow_mut().take();
         let mut rows = rows.into_iter().flatten();
         let mut seq = s.serialize_seq(None)?;
-        loop {
-            // A few rows at a time: redacted in parallel (the secret rules are most of
-            // the work), written in order, so memory holds one chunk, not the document.
-            let chunk: Vec<T> = rows.by_ref().take(ROWS_AT_ONCE).collect();
-            if chunk.is_empty() {
-                break;
+        if !self.0.redact {
+            for row in rows {
+                seq.serialize_element(&row)?;
             }
-            if self.0.redact {
-                // Each row becomes its text in the thread that redacted it (made and
-                // freed in one thread: values freed by another thread's allocator arena
-                // cost more than the redaction), indented for its place in the document.
-                let texts: Vec<Result<Box<serde_json::value::RawValue>, serde_json::Error>> = chunk
-                    .into_par_iter()
-                    .map(|row| {
-                        let mut v = serde_json::to_value(&row)?;
-                        mcplogs::redact::output::json_secrets(&mut v);
-                        let text = serde_json::to_string_pretty(&v)?;
-                        serde_json::value::RawValue::from_string(text.replace('\n', ROW_INDENT))
-                    })
-                    .collect();
+            return seq.end();
+        }
+        // A few rows at a time: redacted in parallel (the secret rules are most of the
+        // work), written in order, so memory holds a few shares, not the document. The
+        // next shares are made while this thread writes one (writing and the checks of
+        // every byte written are this thread's alone; waiting for each share left the
+        // workers idle meanwhile).
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RowText>>(2);
+            scope.spawn(move || {
+                use rayon::prelude::*;
+                loop {
+                    let chunk: Vec<T> = rows.by_ref().take(ROWS_AT_ONCE).collect();
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    // Each row becomes its text in the thread that redacted it (made and
+                    // freed in one thread: values freed by another thread's allocator
+                    // arena cost more than the redaction), indented for its place.
+                    let texts: Vec<RowText> = chunk.into_par_iter().map(row_text).collect();
+                    if tx.send(texts).is_err() {
+                        // The writer stopped (an error): nothing more is wanted.
+                        break;
+                    }
+                }
+            });
+            for texts in rx {
                 for t in texts {
                     seq.serialize_element(&t.map_err(S::Error::custom)?)?;
                 }
-            } else {
-                for row in chunk {
-                    seq.serialize_element(&row)?;
-                }
             }
-        }
-        seq.end()
+            seq.end()
+        })
     }
+}
+
+/// A row as redacted JSON text, indented for its place in the document.
+type RowText = Result<Box<serde_json::value::RawValue>, serde_json::Error>;
+
+fn row_text<T: Serialize>(row: T) -> RowText {
+    let mut v = serde_json::to_value(&row)?;
+    mcplogs::redact::output::json_secrets(&mut v);
+    let text = serde_json::to_string_pretty(&v)?;
+    serde_json::value::RawValue::from_string(text.replace('\n', ROW_INDENT))
 }
 
 /// Passes serde_json's output through [`mcplogs::text::sanitize::json`] and
@@ -456,15 +472,15 @@ pub fn error(e: &Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
-    use std::rc::Rc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
 
     /// Counts what reached it.
-    struct Sink(Rc<std::cell::RefCell<Vec<u8>>>);
+    struct Sink(Arc<Mutex<Vec<u8>>>);
 
     impl Write for Sink {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(buf);
+            self.0.lock().unwrap().extend_from_slice(buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -525,7 +541,7 @@ mod tests {
         let rows: Vec<Row> = (0..50).map(row).collect();
         for redact in [true, false] {
             for capacity in [1, 3, 7, 4096, 1 << 16] {
-                let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+                let got = Arc::new(Mutex::new(Vec::new()));
                 let head = Doc {
                     version: 1,
                     rows: Vec::new(),
@@ -537,19 +553,19 @@ mod tests {
                     rows.iter().cloned(),
                     redact,
                     false,
-                    Sink(Rc::clone(&got)),
+                    Sink(Arc::clone(&got)),
                     capacity,
                 )
                 .unwrap();
                 assert_eq!(
-                    String::from_utf8_lossy(&got.borrow()),
+                    String::from_utf8_lossy(&got.lock().unwrap()),
                     String::from_utf8_lossy(&whole(&rows, redact)),
                     "redact {redact}, buffer {capacity}"
                 );
             }
         }
         // No rows: the same `[]` as an empty list.
-        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let got = Arc::new(Mutex::new(Vec::new()));
         let head = Doc {
             version: 1,
             rows: Vec::new(),
@@ -561,30 +577,30 @@ mod tests {
             std::iter::empty::<Row>(),
             true,
             false,
-            Sink(Rc::clone(&got)),
+            Sink(Arc::clone(&got)),
             64,
         )
         .unwrap();
-        assert_eq!(*got.borrow(), json(&head).unwrap().into_bytes());
+        assert_eq!(*got.lock().unwrap(), json(&head).unwrap().into_bytes());
     }
 
     #[test]
     fn rows_are_written_before_the_next_ones_are_made() {
-        // Rows are made a chunk ahead of the writer; by then every earlier chunk has
-        // left the buffer (4 KiB here), so memory holds about one chunk, whatever
-        // their number.
-        let got = Rc::new(std::cell::RefCell::new(Vec::new()));
-        let made = Rc::new(Cell::new(0usize));
-        let seen = Rc::clone(&got);
-        let counter = Rc::clone(&made);
-        let rows = (0..2000).map(move |i| {
-            counter.set(i + 1);
+        // Rows are made a few shares ahead of the writer (the share being written, two
+        // waiting, one being made); by then every earlier share has left the buffer
+        // (4 KiB here), so memory holds a few shares, whatever their number.
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let made = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&got);
+        let counter = Arc::clone(&made);
+        let rows = (0..4000).map(move |i| {
+            counter.store(i + 1, Ordering::Relaxed);
             if i >= 100 {
                 // Rows are over 100 bytes each: all but the last buffer's worth of the
-                // earlier ones are out.
-                let out = seen.borrow().len();
+                // earlier shares are out.
+                let out = seen.lock().unwrap().len();
                 assert!(
-                    out + ROWS_AT_ONCE * 100 >= (i - 40) * 100,
+                    out + 4 * ROWS_AT_ONCE * 100 >= (i - 40) * 100,
                     "row {i}: only {out} bytes written"
                 );
             }
@@ -601,19 +617,19 @@ mod tests {
             rows,
             true,
             false,
-            Sink(Rc::clone(&got)),
+            Sink(Arc::clone(&got)),
             4096,
         )
         .unwrap();
-        assert_eq!(made.get(), 2000);
-        let all: Vec<Row> = (0..2000).map(row).collect();
+        assert_eq!(made.load(Ordering::Relaxed), 4000);
+        let all: Vec<Row> = (0..4000).map(row).collect();
         let doc = Doc {
             version: 1,
             rows: all,
             tail: Vec::new(),
         };
         assert_eq!(
-            *got.borrow(),
+            *got.lock().unwrap(),
             json_redacted(&doc, true).unwrap().into_bytes()
         );
     }
