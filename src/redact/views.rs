@@ -114,14 +114,7 @@ fn json_unescape(s: &str) -> Option<(String, Layer)> {
             continue;
         }
         let (ch, len) = match b[i + 1] {
-            b'n' => ('\n', 2),
-            b't' => ('\t', 2),
-            b'r' => ('\r', 2),
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'/' => ('/', 2),
-            b'\\' => ('\\', 2),
-            b'"' => ('"', 2),
+            // Not JSON, but a shell or a pasted log writes it.
             b'\'' => ('\'', 2),
             b'u' => match hex4(b, i + 2) {
                 Some(hi @ 0xD800..=0xDBFF) => match (b.get(i + 6..i + 8), hex4(b, i + 8)) {
@@ -137,10 +130,13 @@ fn json_unescape(s: &str) -> Option<(String, Layer)> {
                     continue;
                 }
             },
-            _ => {
-                i += 1;
-                continue;
-            }
+            c => match crate::text::json_short_escape(c) {
+                Some(ch) => (ch, 2),
+                None => {
+                    i += 1;
+                    continue;
+                }
+            },
         };
         out.push_str(&s[copied..i]);
         layer.edits.push(Edit {

@@ -132,16 +132,10 @@ fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
                 return Some((s, i + 1));
             }
             b'\\' => {
-                let (c, len) = match *b.get(i + 1)? {
-                    b'"' => ('"', 2),
-                    b'\\' => ('\\', 2),
-                    b'/' => ('/', 2),
-                    b'b' => ('\u{8}', 2),
-                    b'f' => ('\u{c}', 2),
-                    b'n' => ('\n', 2),
-                    b'r' => ('\r', 2),
-                    b't' => ('\t', 2),
-                    b'u' => {
+                let letter = *b.get(i + 1)?;
+                let (c, len) = match crate::text::json_short_escape(letter) {
+                    Some(c) => (c, 2),
+                    None if letter == b'u' => {
                         let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
                         if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
                             return None;
@@ -149,7 +143,7 @@ fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
                         // A surrogate (a pair, or one alone) is left to `serde`.
                         (char::from_u32(u32::from_str_radix(hex, 16).ok()?)?, 6)
                     }
-                    _ => return None,
+                    None => return None,
                 };
                 let o = owned.get_or_insert_with(String::new);
                 o.push_str(&text[run..i]);
