@@ -85,12 +85,8 @@ fn flat_fields(text: &str) -> Option<Fields<'_>> {
         }
         let (value, next) = string_at(text, i + 1)?;
         i = next;
-        match key_kind(key) {
-            KeyKind::Level(l) => fields.levels[l] = Some(Value::Str(value)),
-            KeyKind::Timestamp => fields.timestamp = Some(Value::Str(value)),
-            KeyKind::SessionId => fields.session_id = Some(Value::Str(value)),
-            KeyKind::Cwd => fields.cwd = Some(Value::Str(value)),
-            KeyKind::Other => {}
+        if let Some(slot) = fields.slot(key_kind(key)) {
+            *slot = Some(Value::Str(value));
         }
         ws(&mut i);
         match b.get(i) {
@@ -197,7 +193,18 @@ struct Fields<'a> {
     cwd: Option<Value<'a>>,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
+    /// Where the value of a key of this kind goes (`None`: nowhere, it is not read).
+    fn slot(&mut self, key: KeyKind) -> Option<&mut Option<Value<'a>>> {
+        match key {
+            KeyKind::Level(i) => Some(&mut self.levels[i]),
+            KeyKind::Timestamp => Some(&mut self.timestamp),
+            KeyKind::SessionId => Some(&mut self.session_id),
+            KeyKind::Cwd => Some(&mut self.cwd),
+            KeyKind::Other => None,
+        }
+    }
+
     fn into_record(self, file: &Arc<PathBuf>, line: usize) -> Option<Record> {
         let string = |v: Option<Value<'_>>| match v {
             Some(Value::Str(s)) => Some(s.into_owned()),
@@ -234,17 +241,12 @@ impl<'de> Deserialize<'de> for Top<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<'de>, A::Error> {
                 let mut fields = Fields::default();
                 while let Some(Key(key)) = map.next_key()? {
-                    let slot = match key {
-                        KeyKind::Level(i) => &mut fields.levels[i],
-                        KeyKind::Timestamp => &mut fields.timestamp,
-                        KeyKind::SessionId => &mut fields.session_id,
-                        KeyKind::Cwd => &mut fields.cwd,
-                        KeyKind::Other => {
+                    match fields.slot(key) {
+                        Some(slot) => *slot = Some(map.next_value()?),
+                        None => {
                             map.next_value::<Skip>()?;
-                            continue;
                         }
-                    };
-                    *slot = Some(map.next_value()?);
+                    }
                 }
                 Ok(Top(Some(fields)))
             }
