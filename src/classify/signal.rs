@@ -77,9 +77,6 @@ thread_local! {
 /// [`read_signal`] of a message that is not server stderr, trimmed at its start, from
 /// the messages seen last when it is one of them.
 fn remembered_signal(m: &str) -> Option<Signal> {
-    if m.len() > crate::text::recent::MAX_TEXT_BYTES {
-        return signal_of(m);
-    }
     if let Some(s) = SEEN.with(|seen| seen.borrow().get(m).cloned()) {
         return s;
     }
@@ -234,6 +231,7 @@ impl Found {
         Found(first)
     }
 
+    /// Only that `n` starts at the start of the message (what is looked at when it does).
     fn at_start(n: Needle) -> Found {
         let mut first = [None; NEEDLES];
         first[n as usize] = Some(0);

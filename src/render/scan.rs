@@ -283,14 +283,11 @@ impl RowView<'_> {
 }
 
 /// Where a table row comes from: a logged server, or a configured server without a log
-/// (with the project of the logged group it closes, when it closes one).
+/// with the project it is shown under (that of the logged group it closes, if any).
 #[derive(Clone, Copy)]
 enum RowSource<'a> {
     Logged(&'a ServerReport),
-    Configured(
-        &'a crate::scan::configured::ConfiguredRow,
-        Option<Option<&'a str>>,
-    ),
+    Configured(&'a crate::scan::configured::ConfiguredRow, Option<&'a str>),
 }
 
 /// The rows in table order: the logged servers as sorted, each project's configured
@@ -313,14 +310,14 @@ fn row_sources(report: &ScanReport) -> Vec<RowSource<'_>> {
                         || s.project_folder.as_deref() == Some(r.project_folder.as_str()))
                 {
                     used[j] = true;
-                    out.push(RowSource::Configured(r, Some(s.project.as_deref())));
+                    out.push(RowSource::Configured(r, s.project.as_deref()));
                 }
             }
         }
     }
     for (j, r) in report.configured.iter().enumerate() {
         if !used[j] {
-            out.push(RowSource::Configured(r, None));
+            out.push(RowSource::Configured(r, Some(r.project.as_str())));
         }
     }
     out
@@ -351,8 +348,8 @@ fn row_view<'a>(src: RowSource<'a>, home: Option<&str>, reasons: bool) -> RowVie
             },
             only_connected: s.latest_only_connected,
         },
-        RowSource::Configured(r, group) => RowView {
-            project: group.unwrap_or(Some(r.project.as_str())),
+        RowSource::Configured(r, project) => RowView {
+            project,
             tree: None,
             name: terminal_safe(&r.name, false),
             label: row_label(r).to_string(),
@@ -425,14 +422,14 @@ fn row_lines(r: &RowView<'_>, l: &TableLayout, o: &ScreenOptions) -> String {
         " ".repeat(l.verdict_w - cols(&r.label)),
         r.time,
     );
-    let reason = r.reason.clone();
+    let reason = r.reason.as_str();
     if l.inline {
         if !reason.is_empty() {
             line.push_str(&" ".repeat(l.time_w - cols(&r.time) + 2));
-            line.push_str(&match o.width {
-                Some(w) => cut(&reason, w - l.fixed),
-                None => reason,
-            });
+            match o.width {
+                Some(w) => line.push_str(&cut(reason, w - l.fixed)),
+                None => line.push_str(reason),
+            }
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -443,7 +440,7 @@ fn row_lines(r: &RowView<'_>, l: &TableLayout, o: &ScreenOptions) -> String {
             let indent = 4 + l.name_w;
             let w = o.width.unwrap_or(usize::MAX);
             out.push_str(&" ".repeat(indent));
-            out.push_str(&cut(&reason, w.saturating_sub(indent)).dimmed().to_string());
+            out.push_str(&cut(reason, w.saturating_sub(indent)).dimmed().to_string());
             out.push('\n');
         }
     }

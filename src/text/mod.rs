@@ -23,7 +23,7 @@ pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
     }
 }
 
-/// The character a JSON escape of one letter stands for (`n` in `\\n`), for the eight
+/// The character a JSON escape of one letter stands for (`n` in `\n`), for the eight
 /// that JSON defines; `None` for any other byte (`u` included).
 pub fn json_short_escape(letter: u8) -> Option<char> {
     Some(match letter {
