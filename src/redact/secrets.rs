@@ -521,14 +521,13 @@ impl Scanner {
 
     /// Every secret in `text`, in no particular order.
     pub fn find(&self, text: &str, out: &mut Vec<Found>) {
+        if !self.anchors.is_match(text) {
+            return;
+        }
         // Windows per rule, from the anchors' hits (overlapping hits are all reported,
-        // so `sk-ant-` reaches both its rule and the `sk-` rule); made at the first hit,
-        // so a text with no anchor (most texts) costs one prefiltered search.
-        let mut windows: Vec<Vec<(usize, usize)>> = Vec::new();
+        // so `sk-ant-` reaches both its rule and the `sk-` rule).
+        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
         self.anchors.for_each(text, |anchor, m_start, m_end| {
-            if windows.is_empty() {
-                windows = vec![Vec::new(); self.rules.len()];
-            }
             let start = floor_boundary(text, m_start.saturating_sub(WINDOW_BEFORE));
             let end = ceil_boundary(text, (m_end + WINDOW_AFTER).min(text.len()));
             for &ri in &self.anchor_rules[anchor] {
@@ -539,9 +538,6 @@ impl Scanner {
                 }
             }
         });
-        if windows.is_empty() {
-            return;
-        }
         for ws in windows.iter_mut() {
             merge(ws);
         }

@@ -55,6 +55,11 @@ impl Needles {
         }
     }
 
+    /// Whether any needle occurs in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.leftmost.is_match(text)
+    }
+
     /// Calls `f(needle, start, end)` for every occurrence of every needle, by start, then
     /// by needle.
     pub fn for_each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
