@@ -5,21 +5,31 @@
 //! errors in every session, the same servers in every project), so a pure function of a
 //! text is often asked about a text it has just seen. A hit is a hash and a comparison
 //! of the whole text: a collision costs a slot, never a wrong answer. Texts longer than
-//! [`MAX_TEXT_BYTES`] are never kept, so a table holds at most [`SLOTS`] times that.
+//! [`MAX_TEXT_BYTES`] are never kept, and a table whose texts would pass
+//! [`BUDGET_BYTES`] is emptied first, so a table holds at most that much text.
 
-/// Slots in a table.
-pub const SLOTS: usize = 256;
+/// Slots in a table. A scan of many server folders asks about a few thousand texts in
+/// turn (each server's paths, times and messages): with 256 slots, texts seen a moment
+/// ago had been pushed out, and the secret rules ran on them again.
+pub const SLOTS: usize = 4096;
 /// The longest text a table keeps.
 pub const MAX_TEXT_BYTES: usize = 4096;
+/// The most text a table keeps, in bytes.
+pub const BUDGET_BYTES: usize = 1 << 20;
 
 /// Texts seen last, each with what was worked out for it.
 pub struct Recent<V> {
     slots: Vec<Option<(Box<str>, V)>>,
+    /// The bytes of the texts in `slots`.
+    bytes: usize,
 }
 
 impl<V> Default for Recent<V> {
     fn default() -> Self {
-        Recent { slots: Vec::new() }
+        Recent {
+            slots: Vec::new(),
+            bytes: 0,
+        }
     }
 }
 
@@ -35,7 +45,8 @@ impl<V> Recent<V> {
         }
     }
 
-    /// Keeps `v` for `text` (in place of what its slot held), unless `text` is too long.
+    /// Keeps `v` for `text` (in place of what its slot held), unless `text` is too long;
+    /// first forgets every text if keeping this one would pass [`BUDGET_BYTES`].
     pub fn insert(&mut self, text: &str, v: V) {
         if text.len() > MAX_TEXT_BYTES {
             return;
@@ -43,7 +54,21 @@ impl<V> Recent<V> {
         if self.slots.is_empty() {
             self.slots.resize_with(SLOTS, || None);
         }
-        self.slots[slot_of(text)] = Some((text.into(), v));
+        let slot = slot_of(text);
+        let replaced = self.slots[slot].as_ref().map_or(0, |(t, _)| t.len());
+        if self.bytes - replaced + text.len() > BUDGET_BYTES {
+            self.slots.iter_mut().for_each(|s| *s = None);
+            self.bytes = 0;
+        } else {
+            self.bytes -= replaced;
+        }
+        self.bytes += text.len();
+        self.slots[slot] = Some((text.into(), v));
+    }
+
+    /// The bytes of the texts kept.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 
@@ -90,5 +115,40 @@ mod tests {
         let edge = "x".repeat(MAX_TEXT_BYTES);
         r.insert(&edge, 4);
         assert_eq!(r.get(&edge), Some(&4));
+    }
+
+    #[test]
+    fn a_table_never_keeps_more_than_its_budget() {
+        let mut r: Recent<usize> = Recent::default();
+        let mut kept: Vec<String> = Vec::new();
+        let mut taken = std::collections::HashSet::new();
+        // Long texts, each in a slot of its own, until one passes the budget.
+        let fit = BUDGET_BYTES / MAX_TEXT_BYTES;
+        let mut i = 0;
+        while kept.len() < fit {
+            let t = format!("{i:0>width$}", width = MAX_TEXT_BYTES);
+            i += 1;
+            if taken.insert(slot_of(&t)) {
+                r.insert(&t, i);
+                kept.push(t);
+                assert_eq!(r.bytes(), kept.len() * MAX_TEXT_BYTES);
+            }
+        }
+        assert!(kept.iter().all(|k| r.get(k).is_some()));
+        let over = (i..)
+            .map(|i| format!("{i:0>width$}", width = MAX_TEXT_BYTES))
+            .find(|t| !taken.contains(&slot_of(t)))
+            .expect("a free slot");
+        r.insert(&over, 0);
+        // Everything before it is forgotten; it is kept.
+        assert!(kept.iter().all(|k| r.get(k).is_none()));
+        assert_eq!(r.get(&over), Some(&0));
+        assert_eq!(r.bytes(), MAX_TEXT_BYTES);
+        // A text in place of another counts once.
+        let mut r: Recent<usize> = Recent::default();
+        r.insert("a", 1);
+        r.insert("a", 2);
+        assert_eq!(r.bytes(), 1);
+        assert_eq!(r.get("a"), Some(&2));
     }
 }
