@@ -71,16 +71,20 @@ pub fn json_value(r: &Redactor, v: &mut Value) {
             a.iter_mut().for_each(|x| json_value(r, x))
         }
         Value::Object(o) => {
-            let keys: Vec<String> = o.keys().cloned().collect();
-            for k in keys {
-                let red = r.redact(&k);
-                if red != k {
-                    if let Some(mut val) = o.remove(&k) {
-                        json_value(r, &mut val);
-                        o.insert(red, val);
-                    }
-                } else if let Some(val) = o.get_mut(&k) {
-                    json_value(r, val);
+            // Values in place; an entry whose key the rules change is taken out and put
+            // back under the redacted key, after the others (keys rarely change, so
+            // most objects are walked once, with no copy of their keys).
+            let mut renamed = Vec::new();
+            for (k, val) in o.iter_mut() {
+                match r.redacted(k).filter(|red| red != k) {
+                    Some(red) => renamed.push((k.clone(), red)),
+                    None => json_value(r, val),
+                }
+            }
+            for (k, red) in renamed {
+                if let Some(mut val) = o.remove(&k) {
+                    json_value(r, &mut val);
+                    o.insert(red, val);
                 }
             }
         }
