@@ -131,6 +131,10 @@ where
 }
 
 /// [`json_streamed`] into `out`, through a buffer of `capacity` bytes.
+///
+/// The head is written as [`json`] writes it, cut where its empty array is; each row is
+/// made into its final text (redacted, pretty, indented for its place, escaped) by the
+/// workers, so this thread only writes bytes.
 fn write_streamed<H, T>(
     head: &H,
     field: &str,
@@ -148,65 +152,46 @@ where
     if redact {
         mcplogs::redact::output::json_secrets(&mut head);
     }
-    let out = SafeWriter {
-        inner: out,
-        pending: Vec::new(),
+    let mut out = io::BufWriter::with_capacity(capacity, out);
+    let text = final_text(&serde_json::to_string_pretty(&head)?, colour);
+    // The array is a value of the top object, so in the pretty form it has a line of
+    // its own two spaces in: `  "field": []`. No other line can start so: string values
+    // never hold a raw line break, deeper keys are further in, and keys are unique.
+    let line = final_text(
+        &format!("\n  {}: []", serde_json::to_string(field)?),
         colour,
-    };
-    let mut buffered = io::BufWriter::with_capacity(capacity, out);
-    let serde_json::Value::Object(head) = head else {
-        // Not an object: nothing to stream into.
-        serde_json::to_writer_pretty(&mut buffered, &head)?;
-        buffered.write_all(b"\n")?;
-        return buffered.flush();
-    };
-    let doc = Streamed {
-        head: &head,
-        field,
-        rows: std::cell::RefCell::new(Some(rows)),
-        redact,
-    };
-    {
-        let mut ser = serde_json::Serializer::pretty(&mut buffered);
-        doc.serialize(&mut ser)
-            .map_err(|e| match e.io_error_kind() {
-                Some(kind) => io::Error::new(kind, e),
-                None => io::Error::other(e),
-            })?;
-    }
-    buffered.write_all(b"\n")?;
-    buffered.flush()
-}
-
-/// The document of [`json_streamed`]: `head`'s entries in order, `field`'s array
-/// made of `rows`.
-struct Streamed<'a, I> {
-    head: &'a serde_json::Map<String, serde_json::Value>,
-    field: &'a str,
-    rows: std::cell::RefCell<Option<I>>,
-    redact: bool,
-}
-
-impl<I, T> Serialize for Streamed<'_, I>
-where
-    I: Iterator<Item = T> + Send,
-    T: Serialize + Send,
-{
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.head.len()))?;
-        for (k, v) in self.head {
-            if k == self.field {
-                map.serialize_entry(k, &Rows(self))?;
-            } else {
-                map.serialize_entry(k, v)?;
-            }
+    );
+    let at = match &head {
+        serde_json::Value::Object(o) if o.get(field).is_some_and(is_empty_array) => {
+            text.find(&line)
         }
-        map.end()
+        _ => None,
+    };
+    let Some(at) = at else {
+        // Nothing to stream into: the head is the document.
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")?;
+        return out.flush();
+    };
+    let (before, after) = text.split_at(at + line.len() - 1);
+    out.write_all(before.as_bytes())?;
+    let mut first = true;
+    for_each_row_text(rows, redact, colour, |row| {
+        out.write_all(if first { b"\n    " } else { b",\n    " })?;
+        first = false;
+        out.write_all(row.as_bytes())
+    })?;
+    if !first {
+        out.write_all(b"\n  ")?;
     }
+    out.write_all(after.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
-struct Rows<'a, 'b, I>(&'a Streamed<'b, I>);
+fn is_empty_array(v: &serde_json::Value) -> bool {
+    v.as_array().is_some_and(Vec::is_empty)
+}
 
 /// How many rows [`json_streamed`] makes ahead of the output.
 const ROWS_AT_ONCE: usize = 256;
@@ -216,104 +201,66 @@ const ROWS_AT_ONCE: usize = 256;
 /// values never hold a raw line break: JSON escapes it.)
 const ROW_INDENT: &str = "\n    ";
 
-impl<I, T> Serialize for Rows<'_, '_, I>
-where
-    I: Iterator<Item = T> + Send,
-    T: Serialize + Send,
-{
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeSeq};
-        let rows = self.0.rows.borrow_mut().take();
-        let mut rows = rows.into_iter().flatten();
-        let mut seq = s.serialize_seq(None)?;
-        if !self.0.redact {
-            for row in rows {
-                seq.serialize_element(&row)?;
-            }
-            return seq.end();
-        }
-        // A few rows at a time: redacted in parallel (the secret rules are most of the
-        // work), written in order, so memory holds a few shares, not the document. The
-        // next shares are made while this thread writes one (writing and the checks of
-        // every byte written are this thread's alone; waiting for each share left the
-        // workers idle meanwhile).
-        std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RowText>>(2);
-            scope.spawn(move || {
-                use rayon::prelude::*;
-                loop {
-                    let chunk: Vec<T> = rows.by_ref().take(ROWS_AT_ONCE).collect();
-                    if chunk.is_empty() {
-                        break;
-                    }
-                    // Each row becomes its text in the thread that redacted it (made and
-                    // freed in one thread: values freed by another thread's allocator
-                    // arena cost more than the redaction), indented for its place.
-                    let texts: Vec<RowText> = chunk.into_par_iter().map(row_text).collect();
-                    if tx.send(texts).is_err() {
-                        // The writer stopped (an error): nothing more is wanted.
-                        break;
-                    }
-                }
-            });
-            for texts in rx {
-                for t in texts {
-                    seq.serialize_element(&t.map_err(S::Error::custom)?)?;
-                }
-            }
-            seq.end()
-        })
-    }
-}
-
-/// A row as redacted JSON text, indented for its place in the document.
-type RowText = Result<Box<serde_json::value::RawValue>, serde_json::Error>;
-
-fn row_text<T: Serialize>(row: T) -> RowText {
-    let mut v = serde_json::to_value(&row)?;
-    mcplogs::redact::output::json_secrets(&mut v);
-    let text = serde_json::to_string_pretty(&v)?;
-    serde_json::value::RawValue::from_string(text.replace('\n', ROW_INDENT))
-}
-
-/// Passes serde_json's output through [`mcplogs::text::sanitize::json`] and
-/// [`mcplogs::text::sanitize::output`], as [`json`] and [`stdout`] do with a whole document:
-/// both work character by character on serde_json's output (which holds no raw ESC, so
-/// no colour sequence can span two writes), so whole characters at a time are enough;
-/// a character split between two writes waits in `pending`.
-struct SafeWriter<W: Write> {
-    inner: W,
-    pending: Vec<u8>,
+/// Calls `write` with the final text of each row, in order. A few rows at a time are
+/// made in parallel (the secret rules are most of the work), so memory holds a few
+/// shares, not the document; the next shares are made while this thread writes one.
+fn for_each_row_text<T: Serialize + Send>(
+    rows: impl Iterator<Item = T> + Send,
+    redact: bool,
     colour: bool,
+    mut write: impl FnMut(&str) -> io::Result<()>,
+) -> io::Result<()> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<io::Result<String>>>(2);
+        let mut rows = rows;
+        scope.spawn(move || {
+            use rayon::prelude::*;
+            loop {
+                let chunk: Vec<T> = rows.by_ref().take(ROWS_AT_ONCE).collect();
+                if chunk.is_empty() {
+                    break;
+                }
+                // Each row becomes its text in the thread that made it (made and freed
+                // in one thread: values freed by another thread's allocator arena cost
+                // more than the redaction).
+                let texts: Vec<io::Result<String>> = chunk
+                    .into_par_iter()
+                    .map(|row| row_text(row, redact, colour))
+                    .collect();
+                if tx.send(texts).is_err() {
+                    // The writer stopped (an error): nothing more is wanted.
+                    break;
+                }
+            }
+        });
+        for texts in rx {
+            for t in texts {
+                write(&t?)?;
+            }
+        }
+        Ok(())
+    })
 }
 
-impl<W: Write> Write for SafeWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.pending.extend_from_slice(buf);
-        let valid = match std::str::from_utf8(&self.pending) {
-            Ok(s) => s.len(),
-            // At most 3 bytes of a character cut at the end; anything else is not
-            // serde_json's output.
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
-        };
-        let text = std::str::from_utf8(&self.pending[..valid]).expect("checked above");
-        let text = mcplogs::text::sanitize::json(text);
-        let text = mcplogs::text::sanitize::output(&text, self.colour);
-        self.inner.write_all(text.as_bytes())?;
-        self.pending.drain(..valid);
-        Ok(buf.len())
-    }
+/// A row as the document holds it: redacted (when `redact`), pretty, indented for its
+/// place, escaped as [`json`] and [`stdout`] escape.
+fn row_text<T: Serialize>(row: T, redact: bool, colour: bool) -> io::Result<String> {
+    let text = if redact {
+        let mut v = serde_json::to_value(&row)?;
+        mcplogs::redact::output::json_secrets(&mut v);
+        serde_json::to_string_pretty(&v)?
+    } else {
+        serde_json::to_string_pretty(&row)?
+    };
+    Ok(final_text(&text.replace('\n', ROW_INDENT), colour))
+}
 
-    fn flush(&mut self) -> io::Result<()> {
-        if !self.pending.is_empty() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "output ends inside a character",
-            ));
-        }
-        self.inner.flush()
-    }
+/// serde_json's output as [`json`] and then [`stdout`] leave it. Both work character by
+/// character, and serde_json's output holds no raw ESC (so no colour sequence), so the
+/// pieces of a document can go through them one by one.
+fn final_text(text: &str, colour: bool) -> String {
+    let text = mcplogs::text::sanitize::json(text);
+    mcplogs::text::sanitize::output(&text, colour).into_owned()
 }
 
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
