@@ -176,6 +176,16 @@ pub fn json_document(v: &impl serde::Serialize) -> String {
     s
 }
 
+/// [`json`], then [`output`]: a serialised JSON document (or a piece of one cut between
+/// characters) as it leaves the process. One look at a text neither pass changes (what
+/// [`json`] escapes, [`output`] escapes too).
+pub fn json_output(doc: &str, colour: bool) -> Cow<'_, str> {
+    if !holds_unsafe(doc, &UNSAFE_IN_LINES) {
+        return Cow::Borrowed(doc);
+    }
+    Cow::Owned(output(&json(doc), colour).into_owned())
+}
+
 /// The last pass before text leaves the process. Keeps `\n` and `\t`; keeps SGR colour
 /// sequences (`ESC [ 0-9;... m`) only when `colour` is set, since mcplogs writes those
 /// itself on a terminal; escapes everything else unsafe. On text that went through
@@ -286,6 +296,18 @@ mod tests {
         assert!(!holds_unsafe("a\nb\tc\r", &UNSAFE_IN_JSON));
         assert!(holds_unsafe("a\rb", &UNSAFE_IN_LINES));
         assert!(holds_unsafe("\x1b[31m", &UNSAFE_IN_LINES));
+        // What json then output change, json_output changes the same way.
+        for t in [
+            "a\rb",
+            "\u{202e}x\u{7f}",
+            "\x1b[31mred\x1b[0m",
+            "plain\n\té",
+            "\u{85}",
+        ] {
+            for colour in [true, false] {
+                assert_eq!(json_output(t, colour), output(&json(t), colour), "{t:?}");
+            }
+        }
         // Safe texts come back as they are, without a copy.
         assert!(matches!(
             json("{\n  \"a\": \"\u{e9}\"\n}"),

@@ -259,8 +259,7 @@ fn row_text<T: Serialize>(row: T, redact: bool, colour: bool) -> io::Result<Stri
 /// character, and serde_json's output holds no raw ESC (so no colour sequence), so the
 /// pieces of a document can go through them one by one.
 fn final_text(text: &str, colour: bool) -> String {
-    let text = mcplogs::text::sanitize::json(text);
-    mcplogs::text::sanitize::output(&text, colour).into_owned()
+    mcplogs::text::sanitize::json_output(text, colour).into_owned()
 }
 
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
