@@ -3,8 +3,10 @@
 //! for display, always after redaction, and [`whole_words`] for bounds set before it.
 //! Imports nothing from the crate but the leaf [`crate::text::sanitize`]. Widths, cuts, wrapping
 //! and tables: [`layout`], the one layout toolkit. Literal needles found wherever they
-//! occur: [`needles`]. What was worked out for the texts seen last: [`recent`].
+//! occur: [`needles`]. What was worked out for the texts seen last: [`recent`]. JSON
+//! string text, found and written: [`json_str`].
 
+pub mod json_str;
 pub mod layout;
 pub mod needles;
 pub mod recent;

@@ -115,7 +115,7 @@ fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
     let mut run = start;
     let mut i = start;
     loop {
-        i += plain_len(&b[i..]);
+        i += crate::text::json_str::plain_len(&b[i..]);
         match *b.get(i)? {
             b'"' => {
                 let s = match owned {
@@ -151,75 +151,6 @@ fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
             _ => return None,
         }
     }
-}
-
-/// How many bytes at the start of `b` are neither a quote, a backslash nor a control
-/// character: sixteen at a time with SSE2 (part of every x86-64 CPU), where the string
-/// reader spent a seventh of a scan's instructions eight at a time; the rest by
-/// [`plain_len_swar`].
-#[cfg(target_arch = "x86_64")]
-fn plain_len(b: &[u8]) -> usize {
-    // SAFETY: SSE2 is part of the x86-64 architecture: every CPU that runs this has it.
-    unsafe { plain_len_sse2(b) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn plain_len_sse2(b: &[u8]) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    let quote = _mm_set1_epi8(b'"' as i8);
-    let backslash = _mm_set1_epi8(b'\\' as i8);
-    let last_control = _mm_set1_epi8(0x1f);
-    let mut i = 0;
-    while let Some(chunk) = b.get(i..i + 16) {
-        // SAFETY: `chunk` is 16 readable bytes, and an unaligned load has no other
-        // requirement.
-        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
-        // A byte is a control character when the smaller of it and 0x1f is itself.
-        let looked_for = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-            _mm_cmpeq_epi8(_mm_min_epu8(v, last_control), v),
-        );
-        let mask = _mm_movemask_epi8(looked_for) as u32;
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    i + plain_len_swar(&b[i..])
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn plain_len(b: &[u8]) -> usize {
-    plain_len_swar(b)
-}
-
-/// [`plain_len`] eight bytes at a time, each test a borrow that sets the high bit of a
-/// byte that is the one looked for (the lowest such byte is exact; bytes above it may be
-/// set too).
-fn plain_len_swar(b: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v;
-    let mut i = 0;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let found = (zero_in(w ^ (ONES * u64::from(b'"')))
-            | zero_in(w ^ (ONES * u64::from(b'\\')))
-            | (w.wrapping_sub(ONES * 0x20) & !w))
-            & HIGH;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    i + b[i..]
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-        .unwrap_or(b.len() - i)
 }
 
 /// A key's last value: a string, or anything else (which never counts).
@@ -453,38 +384,6 @@ fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    #[test]
-    fn plain_len_stops_at_the_first_quote_backslash_or_control() {
-        let naive = |b: &[u8]| {
-            b.iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-                .unwrap_or(b.len())
-        };
-        // Every length up to a few SIMD widths, each special byte (and the bytes next to
-        // the ranges: 0x1f/0x20, 0x7f, 0x80, 0xff) at every place, alone and after an
-        // earlier one.
-        let special = [b'"', b'\\', 0x00, 0x0a, 0x1f];
-        let plain = [b'a', 0x20, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'];
-        for len in 0..70 {
-            for &fill in &plain {
-                let base = vec![fill; len];
-                assert_eq!(plain_len(&base), len, "len {len}, fill {fill:#x}");
-                for at in 0..len {
-                    for &sp in &special {
-                        let mut b = base.clone();
-                        b[at] = sp;
-                        assert_eq!(plain_len(&b), naive(&b), "{b:?}");
-                        assert_eq!(plain_len_swar(&b), naive(&b), "{b:?}");
-                        if at + 3 < len {
-                            b[at + 3] = b'"';
-                            assert_eq!(plain_len(&b), at, "{b:?}");
-                        }
-                    }
-                }
-            }
-        }
-    }
 
     fn by_value(text: &str) -> Result<Option<Record>, ()> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|_| ())?;
