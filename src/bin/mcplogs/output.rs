@@ -200,6 +200,8 @@ const ROWS_AT_ONCE: usize = 256;
 /// a value of the top object, so their lines sit two levels (four spaces) in. (String
 /// values never hold a raw line break: JSON escapes it.)
 const ROW_INDENT: &str = "\n    ";
+/// [`ROW_INDENT`] in levels of two spaces.
+const ROW_LEVEL: usize = 2;
 
 /// Calls `write` with the final text of each row, in order. A few rows at a time are
 /// made in parallel (the secret rules are most of the work), so memory holds a few
@@ -247,12 +249,11 @@ fn for_each_row_text<T: Serialize + Send>(
 fn row_text<T: Serialize>(row: T, redact: bool, colour: bool) -> io::Result<String> {
     let text = if redact {
         let mut v = serde_json::to_value(&row)?;
-        mcplogs::redact::output::json_secrets(&mut v);
-        serde_json::to_string_pretty(&v)?
+        mcplogs::redact::output::json_secrets_pretty(&mut v, ROW_LEVEL)
     } else {
-        serde_json::to_string_pretty(&row)?
+        serde_json::to_string_pretty(&row)?.replace('\n', ROW_INDENT)
     };
-    Ok(final_text(&text.replace('\n', ROW_INDENT), colour))
+    Ok(final_text(&text, colour))
 }
 
 /// serde_json's output as [`json`] and then [`stdout`] leave it. Both work character by
