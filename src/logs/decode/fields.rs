@@ -141,7 +141,7 @@ fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
                     }
                     None => return None,
                 };
-                let o = owned.get_or_insert_with(String::new);
+                let o = owned.get_or_insert_with(|| String::with_capacity(text.len() - start));
                 o.push_str(&text[run..i]);
                 o.push(c);
                 i += len;
