@@ -29,6 +29,7 @@ pub mod configured;
 pub mod diff;
 mod home;
 pub mod output;
+pub mod pretty;
 pub mod secrets;
 pub mod views;
 

@@ -71,16 +71,21 @@ pub fn json_value(r: &Redactor, v: &mut Value) {
 /// alone).
 fn flag_values(r: &Redactor, a: &mut [Value]) {
     for i in 1..a.len() {
-        if let (Value::String(k), Value::String(v)) = (&a[i - 1], &a[i]) {
-            let joined = format!("{k} {v}");
-            let red = r.redact(&joined);
-            if red != joined
-                && let Some(rest) = red.strip_prefix(&format!("{k} "))
-                && rest != v
-            {
-                a[i] = Value::String(rest.to_string());
-            }
+        if let (Value::String(k), Value::String(v)) = (&a[i - 1], &a[i])
+            && let Some(rest) = flag_value(r, k, v)
+        {
+            a[i] = Value::String(rest);
         }
+    }
+}
+
+/// What [`flag_values`] makes of `v` after `k`: `None` when it stays as it is.
+pub(super) fn flag_value(r: &Redactor, k: &str, v: &str) -> Option<String> {
+    let joined = format!("{k} {v}");
+    let red = r.redact(&joined);
+    match red.strip_prefix(&format!("{k} ")) {
+        Some(rest) if red != joined && rest != v => Some(rest.to_string()),
+        _ => None,
     }
 }
 
@@ -118,7 +123,7 @@ pub fn json_secrets_pretty(v: &mut Value, level: usize) -> String {
 
 /// Writes `v` redacted (each string once, as [`json_value`] redacts it) in the pretty
 /// form, `level` levels in.
-fn write_redacted(r: &Redactor, v: &mut Value, level: usize, out: &mut String) {
+pub(super) fn write_redacted(r: &Redactor, v: &mut Value, level: usize, out: &mut String) {
     use std::fmt::Write as _;
     let indent = |out: &mut String, level: usize| {
         for _ in 0..level {

@@ -248,8 +248,7 @@ fn for_each_row_text<T: Serialize + Send>(
 /// place, escaped as [`json`] and [`stdout`] escape.
 fn row_text<T: Serialize>(row: T, redact: bool, colour: bool) -> io::Result<String> {
     let text = if redact {
-        let mut v = serde_json::to_value(&row)?;
-        mcplogs::redact::output::json_secrets_pretty(&mut v, ROW_LEVEL)
+        mcplogs::redact::pretty::to_secrets_pretty(&row, ROW_LEVEL)?
     } else {
         serde_json::to_string_pretty(&row)?.replace('\n', ROW_INDENT)
     };

@@ -1,0 +1,850 @@
+//! A value serialised straight to the text [`super::output::json_secrets_pretty`] writes
+//! for it, without building its `serde_json::Value` first: the same pretty form, each
+//! string through the secret rules once, a flag's value hidden in its neighbour, and an
+//! entry whose key the rules change put last as `serde_json::Map` puts it. For the rows
+//! of `scan --json`, where making, walking and freeing each row's `Value` was most of
+//! the cost of a row. Keys of one object are taken to be unique (as those of a struct
+//! or a map are).
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use serde::ser::{self, Error as _, Serialize};
+use serde_json::{Error, Value};
+
+use super::Redactor;
+use super::output::{flag_value, write_redacted};
+use crate::text::json_str::push_string;
+
+/// `v` as [`super::output::json_secrets_pretty`] writes `serde_json::to_value(v)`,
+/// `level` levels in.
+pub fn to_secrets_pretty<T: Serialize + ?Sized>(v: &T, level: usize) -> Result<String, Error> {
+    let r = Redactor::secrets_only(std::iter::empty());
+    let mut w = Writer {
+        r: &r,
+        // A scan row is a few KiB: room for most at once.
+        out: String::with_capacity(4096),
+        level,
+        pending: None,
+        taken: None,
+    };
+    v.serialize(&mut w)?;
+    Ok(w.out)
+}
+
+struct Writer<'r> {
+    r: &'r Redactor,
+    out: String,
+    /// The depth of the value being written.
+    level: usize,
+    /// Set while the next value written is an array's element: the previous element as
+    /// the flag step left it, if it was a string (so this one may be its value).
+    pending: Option<Option<String>>,
+    /// After an element: the element as the flag step left it, if it was a string.
+    taken: Option<String>,
+}
+
+impl<'r> Writer<'r> {
+    fn indent(&mut self, level: usize) {
+        for _ in 0..level {
+            self.out.push_str("  ");
+        }
+    }
+
+    /// A value that is not a string starts: an element it is ends the flag step.
+    fn other(&mut self) {
+        self.pending = None;
+        self.taken = None;
+    }
+
+    /// A string value (what `serde_json::Value::String` holds).
+    fn string(&mut self, s: &str) {
+        match self.pending.take() {
+            Some(prev) => {
+                let v = prev.and_then(|k| flag_value(self.r, &k, s));
+                let v = v.unwrap_or_else(|| s.to_string());
+                self.redacted_string(&v);
+                self.taken = Some(v);
+            }
+            None => {
+                self.redacted_string(s);
+                self.taken = None;
+            }
+        }
+    }
+
+    fn redacted_string(&mut self, s: &str) {
+        match self.r.redacted(s) {
+            Some(red) => push_string(&mut self.out, &red),
+            None => push_string(&mut self.out, s),
+        }
+    }
+
+    /// A value serde_json makes otherwise (floats, wide integers, bytes), written as the
+    /// `Value` path writes it.
+    fn value(&mut self, v: Value) {
+        self.other();
+        let mut v = v;
+        write_redacted(self.r, &mut v, self.level, &mut self.out);
+    }
+
+    fn open(&mut self, bracket: char) {
+        self.other();
+        self.out.push(bracket);
+    }
+
+    fn object(&mut self, variant: bool) -> Object<'_, 'r> {
+        self.open('{');
+        let start = self.out.len();
+        Object {
+            w: self,
+            start,
+            entries: Vec::new(),
+            renamed: false,
+            key: None,
+            variant,
+        }
+    }
+
+    fn array(&mut self, variant: bool) -> Array<'_, 'r> {
+        self.open('[');
+        Array {
+            w: self,
+            first: true,
+            prev: None,
+            variant,
+        }
+    }
+
+    /// `{"variant": ` of an enum's variant with data; [`Self::close_variant`] ends it.
+    fn open_variant(&mut self, variant: &'static str) {
+        self.open('{');
+        self.out.push('\n');
+        self.indent(self.level + 1);
+        self.key(variant);
+        self.level += 1;
+    }
+
+    fn close_variant(&mut self) {
+        self.level -= 1;
+        self.out.push('\n');
+        self.indent(self.level);
+        self.out.push('}');
+        self.other();
+    }
+
+    /// Writes a key, redacted; the redacted key if the rules changed it.
+    fn key(&mut self, k: &str) -> Option<String> {
+        let red = self.r.redacted(k).filter(|red| red != k);
+        push_string(&mut self.out, red.as_deref().unwrap_or(k));
+        self.out.push_str(": ");
+        red
+    }
+}
+
+struct Array<'a, 'r> {
+    w: &'a mut Writer<'r>,
+    first: bool,
+    prev: Option<String>,
+    /// The array is an enum variant's data (`{"variant": [...]}`).
+    variant: bool,
+}
+
+impl Array<'_, '_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.w.out.push_str(if self.first { "\n" } else { ",\n" });
+        self.first = false;
+        self.w.indent(self.w.level + 1);
+        self.w.pending = Some(self.prev.take());
+        self.w.level += 1;
+        let done = value.serialize(&mut *self.w);
+        self.w.level -= 1;
+        done?;
+        self.prev = self.w.taken.take();
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Error> {
+        if !self.first {
+            self.w.out.push('\n');
+            self.w.indent(self.w.level);
+        }
+        self.w.out.push(']');
+        self.w.other();
+        if self.variant {
+            self.w.close_variant();
+        }
+        Ok(())
+    }
+}
+
+struct Object<'a, 'r> {
+    w: &'a mut Writer<'r>,
+    /// Where the first entry starts (after the `{`).
+    start: usize,
+    entries: Vec<Entry>,
+    /// Whether the rules changed a key.
+    renamed: bool,
+    /// The key given by `serialize_key`, waiting for its value.
+    key: Option<String>,
+    /// The object is an enum variant's data (`{"variant": {...}}`).
+    variant: bool,
+}
+
+/// An entry written: its key as given, the key written if the rules changed it, and
+/// where its value's text is in `out`.
+struct Entry {
+    key: Cow<'static, str>,
+    renamed: Option<String>,
+    value: (usize, usize),
+}
+
+impl Object<'_, '_> {
+    fn entry<T: Serialize + ?Sized>(
+        &mut self,
+        key: Cow<'static, str>,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.w
+            .out
+            .push_str(if self.entries.is_empty() { "\n" } else { ",\n" });
+        self.w.indent(self.w.level + 1);
+        let renamed = self.w.key(&key);
+        self.renamed |= renamed.is_some();
+        let from = self.w.out.len();
+        self.w.pending = None;
+        self.w.level += 1;
+        let done = value.serialize(&mut *self.w);
+        self.w.level -= 1;
+        done?;
+        self.entries.push(Entry {
+            key,
+            renamed,
+            value: (from, self.w.out.len()),
+        });
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Error> {
+        let w = self.w;
+        if self.renamed {
+            // As `serde_json::Map` does it: each entry whose key changes, in turn, is
+            // taken out by its key (the last entry takes its place) and put back under
+            // the new key, last, or in place of the value of an entry with that key.
+            let values: Vec<String> = self
+                .entries
+                .iter()
+                .map(|e| w.out[e.value.0..e.value.1].to_string())
+                .collect();
+            let mut map: Vec<(&str, usize)> = self
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (&*e.key, i))
+                .collect();
+            for e in &self.entries {
+                let Some(new) = e.renamed.as_deref() else {
+                    continue;
+                };
+                let Some(at) = map.iter().position(|(k, _)| *k == e.key) else {
+                    continue;
+                };
+                let (_, v) = map.swap_remove(at);
+                match map.iter().position(|(k, _)| *k == new) {
+                    Some(same) => map[same].1 = v,
+                    None => map.push((new, v)),
+                }
+            }
+            w.out.truncate(self.start);
+            for (n, (k, v)) in map.iter().enumerate() {
+                w.out.push_str(if n == 0 { "\n" } else { ",\n" });
+                w.indent(w.level + 1);
+                push_string(&mut w.out, k);
+                w.out.push_str(": ");
+                w.out.push_str(&values[*v]);
+            }
+        }
+        if !self.entries.is_empty() {
+            w.out.push('\n');
+            w.indent(w.level);
+        }
+        w.out.push('}');
+        w.other();
+        if self.variant {
+            w.close_variant();
+        }
+        Ok(())
+    }
+}
+
+impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Array<'a, 'r>;
+    type SerializeTuple = Array<'a, 'r>;
+    type SerializeTupleStruct = Array<'a, 'r>;
+    type SerializeTupleVariant = Array<'a, 'r>;
+    type SerializeMap = Object<'a, 'r>;
+    type SerializeStruct = Object<'a, 'r>;
+    type SerializeStructVariant = Object<'a, 'r>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.other();
+        self.out.push_str(if v { "true" } else { "false" });
+        Ok(())
+    }
+
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.serialize_i64(v.into())
+    }
+
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.serialize_i64(v.into())
+    }
+
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.serialize_i64(v.into())
+    }
+
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.other();
+        let _ = write!(self.out, "{v}");
+        Ok(())
+    }
+
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        let v = serde_json::to_value(v)?;
+        self.value(v);
+        Ok(())
+    }
+
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.serialize_u64(v.into())
+    }
+
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.serialize_u64(v.into())
+    }
+
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.serialize_u64(v.into())
+    }
+
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.other();
+        let _ = write!(self.out, "{v}");
+        Ok(())
+    }
+
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        let v = serde_json::to_value(v)?;
+        self.value(v);
+        Ok(())
+    }
+
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        let v = serde_json::to_value(v)?;
+        self.value(v);
+        Ok(())
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        let v = serde_json::to_value(v)?;
+        self.value(v);
+        Ok(())
+    }
+
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.string(v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.string(v);
+        Ok(())
+    }
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        let v = serde_json::to_value(v)?;
+        self.value(v);
+        Ok(())
+    }
+
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.other();
+        self.out.push_str("null");
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.string(variant);
+        Ok(())
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.open_variant(variant);
+        value.serialize(&mut *self)?;
+        self.close_variant();
+        Ok(())
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Array<'a, 'r>, Error> {
+        Ok(self.array(false))
+    }
+
+    fn serialize_tuple(self, _len: usize) -> Result<Array<'a, 'r>, Error> {
+        Ok(self.array(false))
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Array<'a, 'r>, Error> {
+        Ok(self.array(false))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Array<'a, 'r>, Error> {
+        self.open_variant(variant);
+        Ok(self.array(true))
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'a, 'r>, Error> {
+        Ok(self.object(false))
+    }
+
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Object<'a, 'r>, Error> {
+        Ok(self.object(false))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Object<'a, 'r>, Error> {
+        self.open_variant(variant);
+        Ok(self.object(true))
+    }
+}
+
+impl ser::SerializeSeq for Array<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Array::end(self)
+    }
+}
+
+impl ser::SerializeTuple for Array<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Array::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Array<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Array::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for Array<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Array::end(self)
+    }
+}
+
+impl ser::SerializeMap for Object<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.key = Some(key.serialize(KeyText)?);
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| Error::custom("a map value without its key"))?;
+        self.entry(Cow::Owned(key), value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Object::end(self)
+    }
+}
+
+impl ser::SerializeStruct for Object<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.entry(Cow::Borrowed(key), value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Object::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Object<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.entry(Cow::Borrowed(key), value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Object::end(self)
+    }
+}
+
+/// A map key as the text serde_json makes of it (`serde_json::to_value` accepts the
+/// same keys: strings, characters, booleans, integers and what wraps them).
+struct KeyText;
+
+impl ser::Serializer for KeyText {
+    type Ok = String;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<String, Error>;
+    type SerializeTuple = ser::Impossible<String, Error>;
+    type SerializeTupleStruct = ser::Impossible<String, Error>;
+    type SerializeTupleVariant = ser::Impossible<String, Error>;
+    type SerializeMap = ser::Impossible<String, Error>;
+    type SerializeStruct = ser::Impossible<String, Error>;
+    type SerializeStructVariant = ser::Impossible<String, Error>;
+
+    fn serialize_bool(self, v: bool) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_i8(self, v: i8) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_i16(self, v: i16) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_i32(self, v: i32) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_i64(self, v: i64) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_i128(self, v: i128) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_u8(self, v: u8) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_u16(self, v: u16) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_u32(self, v: u32) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_u64(self, v: u64) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_u128(self, v: u128) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_f32(self, _v: f32) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_f64(self, _v: f64) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_char(self, v: char) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_str(self, v: &str) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_bytes(self, _v: &[u8]) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_none(self) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_unit(self) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<String, Error> {
+        Ok(variant.to_string())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<String, Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(key_error())
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(key_error())
+    }
+    fn serialize_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStruct, Error> {
+        Err(key_error())
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(key_error())
+    }
+}
+
+fn key_error() -> Error {
+    Error::custom("key must be a string")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::output::json_secrets_pretty;
+    use proptest::prelude::*;
+
+    /// Strings with what the rules and the writer change: secrets (two that redact
+    /// alike), a flag and its value, escapes, a marker, plain words.
+    const STRINGS: &[&str] = &[
+        "",
+        "plain",
+        "--token",
+        "v1-sEcReT-00000001-x9Q2",
+        "ghp_0123456789abcdef0123456789abcdef0123",
+        "ghp_abcdefabcdef0123456789abcdef01234567",
+        "password hunter2-but-longer",
+        "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345",
+        "é \u{202e} \"q\" \\ \n\t\u{1}",
+        "[REDACTED:github-token]",
+        "name",
+    ];
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            proptest::sample::select(STRINGS).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec((proptest::sample::select(STRINGS), inner), 0..6)
+                    .prop_map(|entries| {
+                        Value::Object(
+                            entries
+                                .into_iter()
+                                .map(|(k, v)| (k.to_string(), v))
+                                .collect(),
+                        )
+                    }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn a_value_is_written_as_redacting_its_value_writes_it(v in value(), level in 0usize..4) {
+            let mut expected = v.clone();
+            let expected = json_secrets_pretty(&mut expected, level);
+            proptest::prop_assert_eq!(to_secrets_pretty(&v, level).unwrap(), expected);
+        }
+    }
+
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    enum Kind {
+        Plain,
+        WithToken(String),
+        Pair(String, u8),
+        Shaped {
+            secret_field: String,
+            n: Option<f32>,
+        },
+    }
+
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Row {
+        name: String,
+        kinds: Vec<Kind>,
+        args: Vec<String>,
+        missing: Option<String>,
+        unit: (),
+        chars: Vec<char>,
+        wide: i128,
+        map: std::collections::BTreeMap<String, Vec<Option<String>>>,
+        keyed: std::collections::BTreeMap<u32, bool>,
+    }
+
+    #[test]
+    fn a_typed_row_is_written_as_its_redacted_value() {
+        let token = "ghp_0123456789abcdef0123456789abcdef0123".to_string();
+        let row = Row {
+            name: format!("srv {token}"),
+            kinds: vec![
+                Kind::Plain,
+                Kind::WithToken(token.clone()),
+                Kind::Pair("--token".into(), 7),
+                Kind::Shaped {
+                    secret_field: token.clone(),
+                    n: Some(1.1),
+                },
+                Kind::Shaped {
+                    secret_field: "x".into(),
+                    n: None,
+                },
+            ],
+            args: vec!["--api-key".into(), "v1-sEcReT-00000001-x9Q2".into()],
+            missing: None,
+            unit: (),
+            chars: vec!['a', '"', '\u{202e}'],
+            wide: i128::from(u64::MAX),
+            map: [
+                (
+                    token.clone(),
+                    vec![Some("--token".into()), Some(token.clone())],
+                ),
+                ("plain".into(), vec![None, Some("plain".into())]),
+            ]
+            .into_iter()
+            .collect(),
+            keyed: [(3, true), (1, false)].into_iter().collect(),
+        };
+        for level in [0, 2] {
+            let mut v = serde_json::to_value(&row).unwrap();
+            let expected = json_secrets_pretty(&mut v, level);
+            assert!(!expected.contains(&token), "{expected}");
+            assert_eq!(to_secrets_pretty(&row, level).unwrap(), expected);
+        }
+        // What serde_json cannot make a value of fails here too.
+        assert!(to_secrets_pretty(&i128::MAX, 0).is_err());
+        assert!(serde_json::to_value(i128::MAX).is_err());
+    }
+}
