@@ -466,57 +466,55 @@ impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
     }
 }
 
-impl ser::SerializeSeq for Array<'_, '_> {
-    type Ok = ();
-    type Error = Error;
+/// `impl $trait for Array`: each element (`$method`) in turn; the same four ways of
+/// writing an array.
+macro_rules! array_impl {
+    ($($trait:ident: $method:ident),*) => {
+        $(impl ser::$trait for Array<'_, '_> {
+            type Ok = ();
+            type Error = Error;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
 
-    fn end(self) -> Result<(), Error> {
-        Array::end(self)
-    }
+            fn end(self) -> Result<(), Error> {
+                Array::end(self)
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for Array<'_, '_> {
-    type Ok = ();
-    type Error = Error;
+array_impl!(
+    SerializeSeq: serialize_element,
+    SerializeTuple: serialize_element,
+    SerializeTupleStruct: serialize_field,
+    SerializeTupleVariant: serialize_field
+);
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
+/// `impl $trait for Object`: each field under its name; a struct and a struct variant.
+macro_rules! struct_impl {
+    ($($trait:ident),*) => {
+        $(impl ser::$trait for Object<'_, '_> {
+            type Ok = ();
+            type Error = Error;
 
-    fn end(self) -> Result<(), Error> {
-        Array::end(self)
-    }
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.entry(Cow::Borrowed(key), value)
+            }
+
+            fn end(self) -> Result<(), Error> {
+                Object::end(self)
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTupleStruct for Array<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        Array::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for Array<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        Array::end(self)
-    }
-}
+struct_impl!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Object<'_, '_> {
     type Ok = ();
@@ -540,38 +538,22 @@ impl ser::SerializeMap for Object<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Object<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.entry(Cow::Borrowed(key), value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        Object::end(self)
-    }
+/// `fn $name(self, v: $type) -> Result<String, Error>`: the value's text, as a key.
+macro_rules! key_as_text {
+    ($($name:ident: $type:ty),*) => {
+        $(fn $name(self, v: $type) -> Result<String, Error> {
+            Ok(v.to_string())
+        })*
+    };
 }
 
-impl ser::SerializeStructVariant for Object<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.entry(Cow::Borrowed(key), value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        Object::end(self)
-    }
+/// `fn $name(self, _: $type) -> Result<String, Error>`: not a key.
+macro_rules! key_refused {
+    ($($name:ident: $type:ty),*) => {
+        $(fn $name(self, _: $type) -> Result<String, Error> {
+            Err(key_error())
+        })*
+    };
 }
 
 /// A map key as the text serde_json makes of it (`serde_json::to_value` accepts the
@@ -589,54 +571,31 @@ impl ser::Serializer for KeyText {
     type SerializeStruct = ser::Impossible<String, Error>;
     type SerializeStructVariant = ser::Impossible<String, Error>;
 
-    fn serialize_bool(self, v: bool) -> Result<String, Error> {
-        Ok(v.to_string())
+    key_as_text!(
+        serialize_bool: bool,
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128,
+        serialize_char: char,
+        serialize_str: &str
+    );
+    key_refused!(serialize_bytes: &[u8]);
+
+    fn serialize_f32(self, v: f32) -> Result<String, Error> {
+        float_key(v.is_finite(), v)
     }
-    fn serialize_i8(self, v: i8) -> Result<String, Error> {
-        Ok(v.to_string())
+
+    fn serialize_f64(self, v: f64) -> Result<String, Error> {
+        float_key(v.is_finite(), v)
     }
-    fn serialize_i16(self, v: i16) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i128(self, v: i128) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u128(self, v: u128) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_f32(self, _v: f32) -> Result<String, Error> {
-        Err(key_error())
-    }
-    fn serialize_f64(self, _v: f64) -> Result<String, Error> {
-        Err(key_error())
-    }
-    fn serialize_char(self, v: char) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_str(self, v: &str) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_bytes(self, _v: &[u8]) -> Result<String, Error> {
-        Err(key_error())
-    }
+
     fn serialize_none(self) -> Result<String, Error> {
         Err(key_error())
     }
@@ -714,6 +673,14 @@ impl ser::Serializer for KeyText {
     ) -> Result<Self::SerializeStructVariant, Error> {
         Err(key_error())
     }
+}
+
+/// A finite number as a key: its text as serde_json writes the number.
+fn float_key(finite: bool, v: impl Serialize) -> Result<String, Error> {
+    if !finite {
+        return Err(Error::custom("float key must be finite"));
+    }
+    serde_json::to_string(&v)
 }
 
 fn key_error() -> Error {
@@ -803,6 +770,24 @@ mod tests {
         keyed: std::collections::BTreeMap<u32, bool>,
     }
 
+    /// A key of another kind than a string.
+    #[derive(serde::Serialize)]
+    #[serde(untagged)]
+    enum Key {
+        F(f64),
+        B(bool),
+        C(char),
+    }
+
+    /// A map with keys in the order given.
+    struct Pairs(Vec<(Key, u8)>);
+
+    impl Serialize for Pairs {
+        fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+        }
+    }
+
     #[test]
     fn a_typed_row_is_written_as_its_redacted_value() {
         let token = "ghp_0123456789abcdef0123456789abcdef0123".to_string();
@@ -843,6 +828,21 @@ mod tests {
             assert!(!expected.contains(&token), "{expected}");
             assert_eq!(to_secrets_pretty(&row, level).unwrap(), expected);
         }
+        // Keys serde_json makes of numbers and booleans.
+        let odd_keys = Pairs(vec![
+            (Key::F(1.5), 1),
+            (Key::F(-2e-9), 2),
+            (Key::B(true), 3),
+            (Key::C('k'), 4),
+        ]);
+        let mut v = serde_json::to_value(&odd_keys).unwrap();
+        assert_eq!(
+            to_secrets_pretty(&odd_keys, 1).unwrap(),
+            json_secrets_pretty(&mut v, 1)
+        );
+        let bad = Pairs(vec![(Key::F(f64::NAN), 1)]);
+        assert!(serde_json::to_value(&bad).is_err());
+        assert!(to_secrets_pretty(&bad, 0).is_err());
         // What serde_json cannot make a value of fails here too.
         assert!(to_secrets_pretty(&i128::MAX, 0).is_err());
         assert!(serde_json::to_value(i128::MAX).is_err());
