@@ -24,9 +24,17 @@ static HOME_PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .collect()
 });
 
+/// The word every [`HOME_PATHS`] match holds, matched as they match it: a text without
+/// it (most texts, once the known homes are taken out) needs no look for a name.
+static HOME_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)users|home").expect("home word pattern compiles"));
+
 /// The user names visible in home-looking paths in `text`.
 pub fn user_names_in(text: &str) -> Vec<String> {
     let mut names = Vec::new();
+    if !HOME_WORD.is_match(text) {
+        return names;
+    }
     for re in HOME_PATHS.iter() {
         for c in re.captures_iter(text) {
             let name = c[1].trim_end_matches(['"', '\'', ',', ')', ']', '}', '.']);
@@ -103,6 +111,16 @@ mod tests {
             user_names_in(text),
             vec!["alice", "bob", "carol", "dave", "erin", "frank", "gina"]
         );
+        // The word looked for first is matched as the paths are: in any case, and
+        // with Unicode's case folding (`ſ` is an `s`).
+        for (text, name) in [
+            ("/HOME/hal", "hal"),
+            (r"c:\uSeRs\ivy", "ivy"),
+            ("-HOME-jo-x", "jo"),
+            ("/uſers/kim", "kim"),
+        ] {
+            assert_eq!(user_names_in(text), vec![name], "{text}");
+        }
     }
 
     #[test]
