@@ -6,7 +6,7 @@
 /// How many bytes at the start of `b` are neither a quote, a backslash nor a control
 /// character (what a JSON string holds as it is): sixteen at a time with SSE2 (part of
 /// every x86-64 CPU), where the record reader spent a seventh of a scan's instructions
-/// eight at a time; the rest by [`plain_len_swar`].
+/// eight at a time; the last bytes (and other architectures) eight at a time.
 #[cfg(target_arch = "x86_64")]
 pub fn plain_len(b: &[u8]) -> usize {
     // SAFETY: SSE2 is part of the x86-64 architecture: every CPU that runs this has it.
