@@ -13,7 +13,6 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::Redactor;
-use crate::text::json_str::push_string;
 use crate::warning::Warning;
 
 /// Redacts a path in place (as text; a path that changes becomes the redacted text).
@@ -108,106 +107,7 @@ fn rename_keys(r: &Redactor, o: &mut serde_json::Map<String, Value>) {
     }
 }
 
-/// [`json_secrets`] of `v`, written as `serde_json::to_string_pretty` writes the value
-/// nested `level` levels deep in a document (two spaces a level): its first line as it
-/// is, the others `level` levels further in. The same text as redacting, then
-/// serialising and indenting, without the second walk and the serialiser's generic
-/// machinery (most of the cost of a `scan --json` row).
-pub fn json_secrets_pretty(v: &mut Value, level: usize) -> String {
-    let r = Redactor::secrets_only(std::iter::empty());
-    // A scan row is a few KiB: room for most at once.
-    let mut out = String::with_capacity(4096);
-    write_redacted(&r, v, level, &mut out);
-    out
-}
-
-/// Writes `v` redacted (each string once, as [`json_value`] redacts it) in the pretty
-/// form, `level` levels in.
-pub(super) fn write_redacted(r: &Redactor, v: &mut Value, level: usize, out: &mut String) {
-    use std::fmt::Write as _;
-    let indent = |out: &mut String, level: usize| {
-        for _ in 0..level {
-            out.push_str("  ");
-        }
-    };
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::String(s) => match r.redacted(s) {
-            Some(red) => push_string(out, &red),
-            None => push_string(out, s),
-        },
-        Value::Array(a) if a.is_empty() => out.push_str("[]"),
-        Value::Array(a) => {
-            flag_values(r, a);
-            out.push('[');
-            for (i, x) in a.iter_mut().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                indent(out, level + 1);
-                write_redacted(r, x, level + 1, out);
-            }
-            out.push('\n');
-            indent(out, level);
-            out.push(']');
-        }
-        Value::Object(o) if o.is_empty() => out.push_str("{}"),
-        Value::Object(o) => {
-            rename_keys(r, o);
-            out.push('{');
-            for (i, (k, x)) in o.iter_mut().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                indent(out, level + 1);
-                push_string(out, k);
-                out.push_str(": ");
-                write_redacted(r, x, level + 1, out);
-            }
-            out.push('\n');
-            indent(out, level);
-            out.push('}');
-        }
-    }
-}
-
 /// [`json_value`] with the secret rules alone.
 pub fn json_secrets(v: &mut Value) {
     json_value(&Redactor::secrets_only(std::iter::empty()), v);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_pretty_writer_writes_what_redacting_then_serde_writes() {
-        let token = "ghp_0123456789abcdef0123456789abcdef0123";
-        let docs = [
-            serde_json::json!({}),
-            serde_json::json!([]),
-            serde_json::json!(null),
-            serde_json::json!(format!("alone {token}")),
-            serde_json::json!({
-                "name": "srv \u{202e} é \"q\" \\ \n\t\u{1}",
-                "n": [0, -3, 18446744073709551615u64, 1.5, -0.0, 1e300, 2.5e-8],
-                "flags": [true, false, null],
-                "args": ["--token", "v1-sEcReT-00000001-x9Q2", "--other", "plain"],
-                "nested": {"empty": {}, "list": [[], {}, [token, {"k": token}]]},
-                token: "a key that is a secret",
-                "last": {"password": "hunter2-but-longer", "deep": [[["x"]]]},
-            }),
-        ];
-        for doc in docs {
-            for level in [0, 1, 2, 5] {
-                let mut expected = doc.clone();
-                json_secrets(&mut expected);
-                let expected = serde_json::to_string_pretty(&expected)
-                    .unwrap()
-                    .replace('\n', &format!("\n{}", "  ".repeat(level)));
-                let mut v = doc.clone();
-                assert_eq!(json_secrets_pretty(&mut v, level), expected, "{doc}");
-            }
-        }
-    }
 }

@@ -1,7 +1,8 @@
-//! A value serialised straight to the text [`super::output::json_secrets_pretty`] writes
-//! for it, without building its `serde_json::Value` first: the same pretty form, each
-//! string through the secret rules once, a flag's value hidden in its neighbour, and an
-//! entry whose key the rules change put last as `serde_json::Map` puts it. For the rows
+//! A value serialised straight to the text of its redacted `serde_json::Value`
+//! ([`super::output::json_secrets`], then `serde_json::to_string_pretty`), without
+//! building the `Value` first: the same pretty form, each string through the secret
+//! rules once, a flag's value hidden in its neighbour, and an entry whose key the rules
+//! change put last as `serde_json::Map` puts it. For the rows
 //! of `scan --json`, where making, walking and freeing each row's `Value` was most of
 //! the cost of a row. Keys of one object are taken to be unique (as those of a struct
 //! or a map are).
@@ -13,11 +14,12 @@ use serde::ser::{self, Error as _, Serialize};
 use serde_json::{Error, Value};
 
 use super::Redactor;
-use super::output::{flag_value, write_redacted};
+use super::output::flag_value;
 use crate::text::json_str::push_string;
 
-/// `v` as [`super::output::json_secrets_pretty`] writes `serde_json::to_value(v)`,
-/// `level` levels in.
+/// `serde_json::to_value(v)` redacted by [`super::output::json_secrets`] and written by
+/// `serde_json::to_string_pretty` as if nested `level` levels deep (two spaces a level):
+/// its first line as it is, the others `level` levels further in.
 pub fn to_secrets_pretty<T: Serialize + ?Sized>(v: &T, level: usize) -> Result<String, Error> {
     let r = Redactor::secrets_only(std::iter::empty());
     let mut w = Writer {
@@ -80,12 +82,42 @@ impl<'r> Writer<'r> {
         }
     }
 
-    /// A value serde_json makes otherwise (floats, wide integers, bytes), written as the
-    /// `Value` path writes it.
-    fn value(&mut self, v: Value) {
+    /// A number as serde_json makes it a `Value` (floats and wide integers): a number,
+    /// or `null` for a float that is not finite.
+    fn number(&mut self, v: Value) {
         self.other();
-        let mut v = v;
-        write_redacted(self.r, &mut v, self.level, &mut self.out);
+        match v {
+            Value::Number(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            _ => self.out.push_str("null"),
+        }
+    }
+
+    /// A line break and the indent of an element or entry of the value being written,
+    /// after a comma unless it is the `first`.
+    fn item_start(&mut self, first: bool) {
+        self.out.push_str(if first { "\n" } else { ",\n" });
+        self.indent(self.level + 1);
+    }
+
+    /// Writes `value` one level in (an element, an entry's value).
+    fn nested<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.level += 1;
+        let done = value.serialize(&mut *self);
+        self.level -= 1;
+        done
+    }
+
+    /// Ends the array or object being written with `bracket`, on a line of its own
+    /// when it has items.
+    fn close(&mut self, bracket: char, items: bool) {
+        if items {
+            self.out.push('\n');
+            self.indent(self.level);
+        }
+        self.out.push(bracket);
+        self.other();
     }
 
     fn open(&mut self, bracket: char) {
@@ -100,7 +132,6 @@ impl<'r> Writer<'r> {
             w: self,
             start,
             entries: Vec::new(),
-            renamed: false,
             key: None,
             variant,
         }
@@ -119,18 +150,14 @@ impl<'r> Writer<'r> {
     /// `{"variant": ` of an enum's variant with data; [`Self::close_variant`] ends it.
     fn open_variant(&mut self, variant: &'static str) {
         self.open('{');
-        self.out.push('\n');
-        self.indent(self.level + 1);
+        self.item_start(true);
         self.key(variant);
         self.level += 1;
     }
 
     fn close_variant(&mut self) {
         self.level -= 1;
-        self.out.push('\n');
-        self.indent(self.level);
-        self.out.push('}');
-        self.other();
+        self.close('}', true);
     }
 
     /// Writes a key, redacted; the redacted key if the rules changed it.
@@ -152,25 +179,16 @@ struct Array<'a, 'r> {
 
 impl Array<'_, '_> {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.w.out.push_str(if self.first { "\n" } else { ",\n" });
+        self.w.item_start(self.first);
         self.first = false;
-        self.w.indent(self.w.level + 1);
         self.w.pending = Some(self.prev.take());
-        self.w.level += 1;
-        let done = value.serialize(&mut *self.w);
-        self.w.level -= 1;
-        done?;
+        self.w.nested(value)?;
         self.prev = self.w.taken.take();
         Ok(())
     }
 
     fn end(self) -> Result<(), Error> {
-        if !self.first {
-            self.w.out.push('\n');
-            self.w.indent(self.w.level);
-        }
-        self.w.out.push(']');
-        self.w.other();
+        self.w.close(']', !self.first);
         if self.variant {
             self.w.close_variant();
         }
@@ -183,8 +201,6 @@ struct Object<'a, 'r> {
     /// Where the first entry starts (after the `{`).
     start: usize,
     entries: Vec<Entry>,
-    /// Whether the rules changed a key.
-    renamed: bool,
     /// The key given by `serialize_key`, waiting for its value.
     key: Option<String>,
     /// The object is an enum variant's data (`{"variant": {...}}`).
@@ -205,18 +221,11 @@ impl Object<'_, '_> {
         key: Cow<'static, str>,
         value: &T,
     ) -> Result<(), Error> {
-        self.w
-            .out
-            .push_str(if self.entries.is_empty() { "\n" } else { ",\n" });
-        self.w.indent(self.w.level + 1);
+        self.w.item_start(self.entries.is_empty());
         let renamed = self.w.key(&key);
-        self.renamed |= renamed.is_some();
         let from = self.w.out.len();
         self.w.pending = None;
-        self.w.level += 1;
-        let done = value.serialize(&mut *self.w);
-        self.w.level -= 1;
-        done?;
+        self.w.nested(value)?;
         self.entries.push(Entry {
             key,
             renamed,
@@ -227,7 +236,7 @@ impl Object<'_, '_> {
 
     fn end(self) -> Result<(), Error> {
         let w = self.w;
-        if self.renamed {
+        if self.entries.iter().any(|e| e.renamed.is_some()) {
             // As `serde_json::Map` does it: each entry whose key changes, in turn, is
             // taken out by its key (the last entry takes its place) and put back under
             // the new key, last, or in place of the value of an entry with that key.
@@ -257,19 +266,13 @@ impl Object<'_, '_> {
             }
             w.out.truncate(self.start);
             for (n, (k, v)) in map.iter().enumerate() {
-                w.out.push_str(if n == 0 { "\n" } else { ",\n" });
-                w.indent(w.level + 1);
+                w.item_start(n == 0);
                 push_string(&mut w.out, k);
                 w.out.push_str(": ");
                 w.out.push_str(&values[*v]);
             }
         }
-        if !self.entries.is_empty() {
-            w.out.push('\n');
-            w.indent(w.level);
-        }
-        w.out.push('}');
-        w.other();
+        w.close('}', !self.entries.is_empty());
         if self.variant {
             w.close_variant();
         }
@@ -314,7 +317,7 @@ impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
 
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         let v = serde_json::to_value(v)?;
-        self.value(v);
+        self.number(v);
         Ok(())
     }
 
@@ -338,19 +341,19 @@ impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
 
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
         let v = serde_json::to_value(v)?;
-        self.value(v);
+        self.number(v);
         Ok(())
     }
 
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         let v = serde_json::to_value(v)?;
-        self.value(v);
+        self.number(v);
         Ok(())
     }
 
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
         let v = serde_json::to_value(v)?;
-        self.value(v);
+        self.number(v);
         Ok(())
     }
 
@@ -365,9 +368,12 @@ impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
-        let v = serde_json::to_value(v)?;
-        self.value(v);
-        Ok(())
+        // An array of numbers, as serde_json makes bytes a `Value`.
+        let mut a = self.array(false);
+        for b in v {
+            a.element(b)?;
+        }
+        a.end()
     }
 
     fn serialize_none(self) -> Result<(), Error> {
@@ -690,8 +696,47 @@ fn key_error() -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::redact::output::json_secrets_pretty;
+    use crate::redact::output::json_secrets;
+
+    /// What the row writer stands for: the value redacted, serialised by serde_json and
+    /// indented for its depth.
+    fn by_value(v: &Value, level: usize) -> String {
+        let mut v = v.clone();
+        json_secrets(&mut v);
+        serde_json::to_string_pretty(&v)
+            .unwrap()
+            .replace('\n', &format!("\n{}", "  ".repeat(level)))
+    }
     use proptest::prelude::*;
+
+    #[test]
+    fn the_pretty_writer_writes_what_redacting_then_serde_writes() {
+        let token = "ghp_0123456789abcdef0123456789abcdef0123";
+        let docs = [
+            serde_json::json!({}),
+            serde_json::json!([]),
+            serde_json::json!(null),
+            serde_json::json!(format!("alone {token}")),
+            serde_json::json!({
+                "name": "srv \u{202e} é \"q\" \\ \n\t\u{1}",
+                "n": [0, -3, 18446744073709551615u64, 1.5, -0.0, 1e300, 2.5e-8],
+                "flags": [true, false, null],
+                "args": ["--token", "v1-sEcReT-00000001-x9Q2", "--other", "plain"],
+                "nested": {"empty": {}, "list": [[], {}, [token, {"k": token}]]},
+                token: "a key that is a secret",
+                "last": {"password": "hunter2-but-longer", "deep": [[["x"]]]},
+            }),
+        ];
+        for doc in docs {
+            for level in [0, 1, 2, 5] {
+                assert_eq!(
+                    to_secrets_pretty(&doc, level).unwrap(),
+                    by_value(&doc, level),
+                    "{doc}"
+                );
+            }
+        }
+    }
 
     /// Strings with what the rules and the writer change: secrets (two that redact
     /// alike), a flag and its value, escapes, a marker, plain words.
@@ -738,8 +783,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(512))]
         #[test]
         fn a_value_is_written_as_redacting_its_value_writes_it(v in value(), level in 0usize..4) {
-            let mut expected = v.clone();
-            let expected = json_secrets_pretty(&mut expected, level);
+            let expected = by_value(&v, level);
             proptest::prop_assert_eq!(to_secrets_pretty(&v, level).unwrap(), expected);
         }
     }
@@ -823,8 +867,7 @@ mod tests {
             keyed: [(3, true), (1, false)].into_iter().collect(),
         };
         for level in [0, 2] {
-            let mut v = serde_json::to_value(&row).unwrap();
-            let expected = json_secrets_pretty(&mut v, level);
+            let expected = by_value(&serde_json::to_value(&row).unwrap(), level);
             assert!(!expected.contains(&token), "{expected}");
             assert_eq!(to_secrets_pretty(&row, level).unwrap(), expected);
         }
@@ -835,10 +878,9 @@ mod tests {
             (Key::B(true), 3),
             (Key::C('k'), 4),
         ]);
-        let mut v = serde_json::to_value(&odd_keys).unwrap();
         assert_eq!(
             to_secrets_pretty(&odd_keys, 1).unwrap(),
-            json_secrets_pretty(&mut v, 1)
+            by_value(&serde_json::to_value(&odd_keys).unwrap(), 1)
         );
         let bad = Pairs(vec![(Key::F(f64::NAN), 1)]);
         assert!(serde_json::to_value(&bad).is_err());
