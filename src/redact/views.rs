@@ -130,7 +130,7 @@ fn json_unescape(s: &str) -> Option<(String, Layer)> {
                     continue;
                 }
             },
-            c => match crate::text::json_short_escape(c) {
+            c => match crate::text::json_str::short_escape(c) {
                 Some(ch) => (ch, 2),
                 None => {
                     i += 1;

@@ -1,6 +1,7 @@
 //! The text of JSON strings: where the next byte that is not itself is (a quote, a
-//! backslash, a control character), and a string written as serde_json writes it. For
-//! the record reader, which reads Claude Code's lines, and for the redacted JSON that
+//! backslash, a control character), what a one-letter escape stands for, and a string
+//! written as serde_json writes it. For the record reader, which reads Claude Code's
+//! lines, for redaction's JSON-unescaped view, and for the redacted JSON that
 //! `scan --json` writes a row at a time.
 
 /// How many bytes at the start of `b` are neither a quote, a backslash nor a control
@@ -70,6 +71,22 @@ fn plain_len_swar(b: &[u8]) -> usize {
         .iter()
         .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
         .unwrap_or(b.len() - i)
+}
+
+/// The character a JSON escape of one letter stands for (`n` in `\n`), for the eight
+/// that JSON defines; `None` for any other byte (`u` included).
+pub fn short_escape(letter: u8) -> Option<char> {
+    Some(match letter {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
 }
 
 /// Appends `s` as a JSON string, quotes included, escaped as serde_json escapes it: a

@@ -25,22 +25,6 @@ pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
     }
 }
 
-/// The character a JSON escape of one letter stands for (`n` in `\n`), for the eight
-/// that JSON defines; `None` for any other byte (`u` included).
-pub fn json_short_escape(letter: u8) -> Option<char> {
-    Some(match letter {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        _ => return None,
-    })
-}
-
 /// The first line of a message, cut to `max` characters with an ellipsis ([`cut`]).
 pub fn one_line(s: &str, max: usize) -> String {
     let first = s.lines().next().unwrap_or("").trim_end();

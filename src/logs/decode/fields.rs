@@ -129,7 +129,7 @@ fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
             }
             b'\\' => {
                 let letter = *b.get(i + 1)?;
-                let (c, len) = match crate::text::json_short_escape(letter) {
+                let (c, len) = match crate::text::json_str::short_escape(letter) {
                     Some(c) => (c, 2),
                     None if letter == b'u' => {
                         let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
