@@ -177,11 +177,15 @@ where
     out.write_all(before.as_bytes())?;
     let mut first = true;
     for_each_row_text(rows, redact, colour, |row| {
-        out.write_all(if first { b"\n    " } else { b",\n    " })?;
+        if !first {
+            out.write_all(b",")?;
+        }
         first = false;
+        out.write_all(ROW_INDENT.as_bytes())?;
         out.write_all(row.as_bytes())
     })?;
     if !first {
+        // The array's closing bracket, on the line of its key.
         out.write_all(b"\n  ")?;
     }
     out.write_all(after.as_bytes())?;
@@ -202,6 +206,7 @@ const ROWS_AT_ONCE: usize = 256;
 const ROW_INDENT: &str = "\n    ";
 /// [`ROW_INDENT`] in levels of two spaces.
 const ROW_LEVEL: usize = 2;
+const _: () = assert!(ROW_INDENT.len() == 1 + 2 * ROW_LEVEL);
 
 /// Calls `write` with the final text of each row, in order. A few rows at a time are
 /// made in parallel (the secret rules are most of the work), so memory holds a few
