@@ -82,8 +82,8 @@ impl<'r> Writer<'r> {
         }
     }
 
-    /// A number as serde_json makes it a `Value` (floats and wide integers): a number,
-    /// or `null` for a float that is not finite.
+    /// A number as serde_json makes it a `Value`: a number, or `null` for a float that
+    /// is not finite.
     fn number(&mut self, v: Value) {
         self.other();
         match v {
@@ -280,6 +280,17 @@ impl Object<'_, '_> {
     }
 }
 
+/// `fn $name(self, v: $type)`: the number as serde_json makes it a `Value` (a number
+/// too wide for one is an error there and here; a float that is not finite is `null`).
+macro_rules! numbers {
+    ($($name:ident: $type:ty),*) => {
+        $(fn $name(self, v: $type) -> Result<(), Error> {
+            self.number(serde_json::to_value(v)?);
+            Ok(())
+        })*
+    };
+}
+
 impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
     type Ok = ();
     type Error = Error;
@@ -297,65 +308,20 @@ impl<'a, 'r> ser::Serializer for &'a mut Writer<'r> {
         Ok(())
     }
 
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.serialize_i64(v.into())
-    }
-
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.other();
-        let _ = write!(self.out, "{v}");
-        Ok(())
-    }
-
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        let v = serde_json::to_value(v)?;
-        self.number(v);
-        Ok(())
-    }
-
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.serialize_u64(v.into())
-    }
-
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.other();
-        let _ = write!(self.out, "{v}");
-        Ok(())
-    }
-
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        let v = serde_json::to_value(v)?;
-        self.number(v);
-        Ok(())
-    }
-
-    fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        let v = serde_json::to_value(v)?;
-        self.number(v);
-        Ok(())
-    }
-
-    fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        let v = serde_json::to_value(v)?;
-        self.number(v);
-        Ok(())
-    }
+    numbers!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128,
+        serialize_f32: f32,
+        serialize_f64: f64
+    );
 
     fn serialize_char(self, v: char) -> Result<(), Error> {
         self.string(v.encode_utf8(&mut [0; 4]));
