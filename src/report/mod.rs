@@ -21,6 +21,7 @@ use crate::redact::{Redactor, RedactorBuilder};
 use crate::render::settings::{effective_line, problem_lines};
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::EffectiveNegotiation;
+use crate::text::recent::Recent;
 use stderr::ServerStderr;
 
 /// GitHub rejects issue bodies longer than this many characters.
@@ -168,6 +169,9 @@ pub struct ConfiguredSection {
     pub recommendation: String,
 }
 
+/// How many texts [`Report::redact`] gives a worker at once.
+const SHARE: usize = 4096;
+
 #[derive(Debug, Clone)]
 pub struct Report {
     pub versions: Versions,
@@ -240,11 +244,25 @@ impl Report {
         // Each text's rule hits are known from learning: a text they found nothing in is
         // not run through the rules again (half of the redaction's time).
         let mut strings = self.strings_mut();
+        // A text learned again teaches nothing new (what it holds is known): the texts
+        // seen last in a share keep their answer (a server's file and its records'
+        // messages come again and again).
         let learned: Vec<(RedactorBuilder, Vec<bool>)> = strings
-            .par_chunks(4096)
+            .par_chunks(SHARE)
             .map(|share| {
                 let mut b = builder.learner();
-                let hits = share.iter().map(|s| b.learn(s)).collect();
+                let mut seen: Recent<bool> = Recent::default();
+                let hits = share
+                    .iter()
+                    .map(|s| {
+                        if let Some(&hit) = seen.get(s) {
+                            return hit;
+                        }
+                        let hit = b.learn(s);
+                        seen.insert(s, hit);
+                        hit
+                    })
+                    .collect();
                 (b, hits)
             })
             .collect();
@@ -254,16 +272,31 @@ impl Report {
             hits.extend(h);
         }
         let redactor = builder.build();
-        strings.par_iter_mut().zip(hits).for_each(|(s, hit)| {
-            let red = if hit {
-                redactor.redacted(s)
-            } else {
-                redactor.redacted_rules_clean(s)
-            };
-            if let Some(r) = red {
-                **s = r;
-            }
-        });
+        // One redactor for every text: the same text redacts the same, so the texts
+        // seen last in a share keep their redacted form.
+        strings
+            .par_chunks_mut(SHARE)
+            .zip(hits.par_chunks(SHARE))
+            .for_each(|(share, hits)| {
+                let mut seen: Recent<Option<String>> = Recent::default();
+                for (s, &hit) in share.iter_mut().zip(hits) {
+                    let red = match seen.get(s) {
+                        Some(red) => red.clone(),
+                        None => {
+                            let red = if hit {
+                                redactor.redacted(s)
+                            } else {
+                                redactor.redacted_rules_clean(s)
+                            };
+                            seen.insert(s, red.clone());
+                            red
+                        }
+                    };
+                    if let Some(r) = red {
+                        **s = r;
+                    }
+                }
+            });
         drop(strings);
         self.redactor = redactor;
     }

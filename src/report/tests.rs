@@ -444,3 +444,58 @@ fn a_capped_render_is_the_whole_render_or_sure_to_be_too_long() {
         );
     }
 }
+
+/// Texts that come again (a file's path, the same error in server after server) are
+/// learned and redacted once per share of texts: every text ends as the report's
+/// redactor makes it, across shares, and a secret learned in one text is hidden bare in
+/// the copies of another that came before it.
+#[test]
+fn repeated_texts_end_as_the_redactor_makes_each() {
+    let file =
+        "/Users/alice/Library/Caches/claude-cli-nodejs/-Users-alice-proj/mcp-logs-docs/a.jsonl";
+    let bare = "upstream refused the call made with Q7zz81kLmN0pQ4rS";
+    let mut servers = Vec::new();
+    for i in 0..3000 {
+        let mut evidence = vec![
+            ev(file, 1, "2026-11-29T12:12:47.574Z", bare),
+            ev(
+                file,
+                2,
+                "2026-11-29T12:12:47.574Z",
+                "Connection failed: ECONNREFUSED",
+            ),
+        ];
+        if i == 2500 {
+            evidence.push(ev(
+                file,
+                3,
+                "2026-11-29T12:12:48.000Z",
+                "password=Q7zz81kLmN0pQ4rS",
+            ));
+        }
+        servers.push(failing(&format!("s{}", i % 7), evidence));
+    }
+    let scan = ScanReport {
+        servers,
+        ..Default::default()
+    };
+    let mut r = build(
+        &scan,
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
+    let before: Vec<String> = r.strings_mut().into_iter().map(|s| s.clone()).collect();
+    assert!(before.len() > 3 * SHARE, "{} texts", before.len());
+    r.redact(RedactorBuilder::new().home("/Users/alice").user("alice"));
+    let redactor = r.redactor().clone();
+    let after: Vec<String> = r.strings_mut().into_iter().map(|s| s.clone()).collect();
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(*a, redactor.redacted(b).unwrap_or_else(|| b.clone()), "{b}");
+        assert!(
+            !a.contains("Q7zz81kLmN0pQ4rS") && !a.contains("alice"),
+            "{a}"
+        );
+    }
+}
