@@ -36,3 +36,12 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Setup(args) => setup::run(args),
     }
 }
+
+/// Leaves `data` to the end of the process, which comes right after the command: the
+/// OS takes a process's memory back at once, where freeing the reports of 100,000
+/// servers piece by piece took a tenth of a second on one thread (`scan --json`) and
+/// those of a report more. Only for plain data, whose dropping does nothing else (no
+/// file to flush, no child to wait for).
+pub(crate) fn leave_to_exit<T>(data: T) {
+    std::mem::forget(data);
+}

@@ -158,7 +158,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             .unwrap_or_else(|| "stdout".to_string());
         return Err(Error::WriteReport { target, source });
     }
-    Ok(ExitCode::from_problems(rep.has_problems()))
+    let code = ExitCode::from_problems(rep.has_problems());
+    super::leave_to_exit((rep, scanned, stderr, text));
+    Ok(code)
 }
 
 /// The first line `claude --version` prints, if it answers within a second. A reader

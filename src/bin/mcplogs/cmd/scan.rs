@@ -59,7 +59,9 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
             render::scan::scan_json_servers(&report),
             !args.redact.no_redact,
         )?;
-        return Ok(ExitCode::from_problems(report.has_problems()));
+        let code = ExitCode::from_problems(report.has_problems());
+        super::leave_to_exit(report);
+        return Ok(code);
     }
     let problems = report.has_problems();
     let text = if report.servers.is_empty() && report.configured.is_empty() {
