@@ -153,12 +153,12 @@ where
         mcplogs::redact::output::json_secrets(&mut head);
     }
     let mut out = io::BufWriter::with_capacity(capacity, out);
-    let text = final_text(&serde_json::to_string_pretty(&head)?, colour);
+    let text = final_text(serde_json::to_string_pretty(&head)?, colour);
     // The array is a value of the top object, so in the pretty form it has a line of
     // its own two spaces in: `  "field": []`. No other line can start so: string values
     // never hold a raw line break, deeper keys are further in, and keys are unique.
     let line = final_text(
-        &format!("\n  {}: []", serde_json::to_string(field)?),
+        format!("\n  {}: []", serde_json::to_string(field)?),
         colour,
     );
     let at = match &head {
@@ -257,14 +257,18 @@ fn row_text<T: Serialize>(row: T, redact: bool, colour: bool) -> io::Result<Stri
     } else {
         serde_json::to_string_pretty(&row)?.replace('\n', ROW_INDENT)
     };
-    Ok(final_text(&text, colour))
+    Ok(final_text(text, colour))
 }
 
 /// serde_json's output as [`json`] and then [`stdout`] leave it. Both work character by
 /// character, and serde_json's output holds no raw ESC (so no colour sequence), so the
 /// pieces of a document can go through them one by one.
-fn final_text(text: &str, colour: bool) -> String {
-    mcplogs::text::sanitize::json_output(text, colour).into_owned()
+fn final_text(text: String, colour: bool) -> String {
+    match mcplogs::text::sanitize::json_output(&text, colour) {
+        // Nothing to escape (nearly always): the text itself, not a copy.
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
 }
 
 /// A line on stderr. Failures are ignored: stderr is for diagnostics, and a full or
