@@ -216,3 +216,42 @@ fn an_unknown_server_lists_the_known_ones_without_their_secrets() {
     assert!(!r.stderr.contains(token), "{}", r.stderr);
     assert_no_secret(&r.stderr);
 }
+
+/// `scan --json` rows (`redact::pretty`) leave a struct's field names as they are: the
+/// rules change none of the field names of mcplogs' documents (found in their schemas),
+/// so the text is the one the Value path makes.
+#[test]
+fn no_field_name_of_any_document_is_changed_by_the_rules() {
+    fn names(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(serde_json::Value::Object(props)) = o.get("properties") {
+                    out.extend(props.keys().cloned());
+                }
+                o.values().for_each(|x| names(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| names(x, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    for (_, schema) in mcplogs::json_doc::schemas() {
+        names(&serde_json::to_value(schema).unwrap(), &mut all);
+    }
+    assert!(all.len() > 100, "{} names", all.len());
+    assert!(all.iter().any(|n| n == "legacyFixApplies"));
+    let r = mcplogs::redact::Redactor::secrets_only(std::iter::empty());
+    for n in &all {
+        assert_eq!(r.redacted(n), None, "{n}");
+    }
+    // A field named like a secret would be written as it is, where the Value path
+    // would hide it: the check above is what keeps the two paths one.
+    #[derive(serde::Serialize)]
+    struct Odd {
+        #[serde(rename = "ghp_0123456789abcdefghijABCDEFGHIJ")]
+        x: u8,
+    }
+    let odd = mcplogs::redact::pretty::to_secrets_pretty(&Odd { x: 1 }, 0).unwrap();
+    assert!(odd.contains("ghp_0123456789"), "{odd}");
+    assert!(r.redacted("ghp_0123456789abcdefghijABCDEFGHIJ").is_some());
+}
