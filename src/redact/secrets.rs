@@ -33,8 +33,8 @@ pub struct Rule {
 /// Where around an anchor's hit a rule's match can lie: the window its regex runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// Anywhere from 256 bytes before to 16 KiB after (on the anchor's line only, when
-    /// no part of the rule's pattern can match a newline).
+    /// Anywhere from [`WINDOW_BEFORE`] before to [`WINDOW_AFTER`] after (the anchor's
+    /// line only, when no match can pass a newline: [`stays_on_one_line`]).
     Near,
     /// A command-line flag holding the anchor in its name (`--api-key V`): the match
     /// starts just before the dash that starts the anchor's word (a hit in a word that
