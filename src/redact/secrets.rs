@@ -26,21 +26,6 @@ pub struct Rule {
     pub keep: fn(&Captures) -> bool,
     /// Literals (ASCII, any case) one of which every match contains.
     pub anchors: &'static [&'static str],
-    /// Where around an anchor a match can lie.
-    pub shape: Shape,
-}
-
-/// Where around an anchor's hit a rule's match can lie: the window its regex runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    /// Anywhere from [`WINDOW_BEFORE`] before to [`WINDOW_AFTER`] after (the anchor's
-    /// line only, when no match can pass a newline: [`stays_on_one_line`]).
-    Near,
-    /// A command-line flag holding the anchor in its name (`--api-key V`): the match
-    /// starts just before the dash that starts the anchor's word (a hit in a word that
-    /// starts otherwise is no flag), and ends on the line where the value starts, the
-    /// first one after the flag that holds more than whitespace.
-    Flag,
 }
 
 fn never(_: &Captures) -> bool {
@@ -58,7 +43,6 @@ fn rule(
         regex: Regex::new(pattern).expect("secret pattern compiles"),
         keep,
         anchors,
-        shape: Shape::Near,
     }
 }
 
@@ -357,15 +341,12 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ];
     // Command-line arguments: `--token V`, `--password=V`, `--api-key "V W"`.
     for value in [DQ, SQ, BARE] {
-        v.push(Rule {
-            shape: Shape::Flag,
-            ..rule(
-                "secret",
-                SECRET_WORDS,
-                &format!(r#"(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+|=){value}"#),
-                |c| c["s"].starts_with('-') || keep_pair(c),
-            )
-        });
+        v.push(rule(
+            "secret",
+            SECRET_WORDS,
+            &format!(r#"(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+|=){value}"#),
+            |c| c["s"].starts_with('-') || keep_pair(c),
+        ));
     }
     // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view).
     v.push(rule(
@@ -464,7 +445,6 @@ pub static HOST_RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .expect("private IPv6 pattern compiles"),
             keep: never,
             anchors: PRIVATE_IPV6_ANCHORS.as_slice(),
-            shape: Shape::Near,
         },
         rule(
             "private-host",
@@ -513,10 +493,6 @@ pub struct Scanner {
     anchors: Needles,
     /// For each anchor pattern, the rules it stands for.
     anchor_rules: Vec<Vec<usize>>,
-    /// For each rule, whether its matches stay on one line (see [`stays_on_one_line`]):
-    /// its windows then end at the anchor's line, so a text whose anchor words recur
-    /// every few lines ("needs authentication" on a scan screen) is not searched whole.
-    one_line: Vec<bool>,
 }
 
 impl Scanner {
@@ -536,15 +512,10 @@ impl Scanner {
             }
         }
         let anchors = Needles::new(&patterns, true);
-        let one_line = rules
-            .iter()
-            .map(|r| stays_on_one_line(r.regex.as_str()))
-            .collect();
         Scanner {
             rules,
             anchors,
             anchor_rules,
-            one_line,
         }
     }
 
@@ -555,47 +526,15 @@ impl Scanner {
         }
         // Windows per rule, from the anchors' hits (overlapping hits are all reported,
         // so `sk-ant-` reaches both its rule and the `sk-` rule).
-        let mut windows: Vec<Vec<Window>> = vec![Vec::new(); self.rules.len()];
-        let bytes = text.as_bytes();
+        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
         self.anchors.for_each(text, |anchor, m_start, m_end| {
             let start = floor_boundary(text, m_start.saturating_sub(WINDOW_BEFORE));
             let end = ceil_boundary(text, (m_end + WINDOW_AFTER).min(text.len()));
-            let near = Window {
-                start,
-                end,
-                at_start: false,
-            };
-            // The anchor's line within that window (newlines are ASCII: char boundaries).
-            let line = || Window {
-                start: memchr::memrchr(b'\n', &bytes[start..m_start])
-                    .map_or(start, |i| start + i + 1),
-                end: memchr::memchr(b'\n', &bytes[m_end..end]).map_or(end, |i| m_end + i),
-                at_start: false,
-            };
-            let mut line_window = None;
-            let mut flag_window = None;
             for &ri in &self.anchor_rules[anchor] {
-                let win = match self.rules[ri].shape {
-                    Shape::Flag => match *flag_window
-                        .get_or_insert_with(|| flag_reach(text, near, m_start, m_end))
-                    {
-                        Some(w) => w,
-                        None => continue,
-                    },
-                    Shape::Near if self.one_line[ri] => *line_window.get_or_insert_with(line),
-                    Shape::Near => near,
-                };
                 let w = &mut windows[ri];
                 match w.last_mut() {
-                    Some(last)
-                        if !win.at_start
-                            && !last.at_start
-                            && win.start >= last.start
-                            && win.start <= last.end =>
-                    {
-                        last.end = last.end.max(win.end)
-                    }
-                    _ => w.push(win),
+                    Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
+                    _ => w.push((start, end)),
                 }
             }
         });
@@ -625,19 +564,11 @@ impl Scanner {
     }
 
     /// Rule `ri` over its (merged) windows of `text`.
-    fn run_rule(&self, text: &str, ri: usize, ws: &[Window], out: &mut Vec<Found>) {
+    fn run_rule(&self, text: &str, ri: usize, ws: &[(usize, usize)], out: &mut Vec<Found>) {
         let rule = &self.rules[ri];
-        for w in ws {
-            let (ws_start, ws_end) = (w.start, w.end);
+        for &(ws_start, ws_end) in ws {
             let hay = &text[ws_start..ws_end];
-            // A window searched at its start: its first match, if it starts there.
-            let first = w
-                .at_start
-                .then(|| rule.regex.captures(hay))
-                .flatten()
-                .filter(|c| c.get(0).is_some_and(|m| m.start() == 0));
-            let every = (!w.at_start).then(|| rule.regex.captures_iter(hay));
-            for c in first.into_iter().chain(every.into_iter().flatten()) {
+            for c in rule.regex.captures_iter(hay) {
                 if (rule.keep)(&c) {
                     continue;
                 }
@@ -664,109 +595,18 @@ impl Scanner {
     }
 }
 
-/// The window of a [`Shape::Flag`] rule for the anchor hit `m_start..m_end`, within
-/// `near` (the [`Shape::Near`] window): `None` when the anchor's word does not start
-/// with a dash. A flag's name and dashes are one run of `[A-Za-z0-9_-]` (what comes
-/// before the dashes is whitespace, a quote, `[`, `,` or the text's start), the value
-/// follows `=` or whitespace, and no value passes a newline. The window starts at the
-/// character before the dashes, and only a match starting there is this flag's; a word
-/// that reaches back to the window's start is searched as a [`Shape::Near`] window.
-fn flag_reach(text: &str, near: Window, m_start: usize, m_end: usize) -> Option<Window> {
-    let b = text.as_bytes();
-    let (lo, hi) = (near.start, near.end);
-    let in_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
-    let word_start = m_start
-        - b[lo..m_start]
-            .iter()
-            .rev()
-            .take_while(|&&c| in_word(c))
-            .count();
-    if word_start == lo {
-        return Some(near);
-    }
-    if b[word_start] != b'-' {
-        return None;
-    }
-    let word_end = m_end + b[m_end..hi].iter().take_while(|&&c| in_word(c)).count();
-    let value_line = text[word_end..hi]
-        .char_indices()
-        .find(|&(_, c)| !c.is_whitespace())
-        .map_or(hi, |(i, _)| word_end + i);
-    Some(Window {
-        // The character before the dashes is the match's first (`(?:^|[\s"'\[,])`).
-        start: floor_boundary(text, word_start - 1),
-        end: memchr::memchr(b'\n', &b[value_line..hi]).map_or(hi, |i| value_line + i),
-        at_start: true,
-    })
-}
-
-/// Whether every match of `pattern` lies within one line of the text searched: no part
-/// of it can match a newline, and it asserts nothing about where the text starts or ends
-/// (a line's window starts and ends where the whole text does not). Word boundaries are
-/// the same at a newline as at a text's edge. A pattern that cannot be read says no.
-fn stays_on_one_line(pattern: &str) -> bool {
-    use regex_syntax::hir::{Class, Hir, HirKind, Look};
-    fn walk(h: &Hir) -> bool {
-        match h.kind() {
-            HirKind::Empty => true,
-            HirKind::Literal(l) => !l.0.contains(&b'\n'),
-            HirKind::Class(Class::Unicode(c)) => !c
-                .ranges()
-                .iter()
-                .any(|r| r.start() <= '\n' && '\n' <= r.end()),
-            HirKind::Class(Class::Bytes(c)) => !c
-                .ranges()
-                .iter()
-                .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
-            HirKind::Look(l) => matches!(
-                l,
-                Look::WordAscii
-                    | Look::WordAsciiNegate
-                    | Look::WordUnicode
-                    | Look::WordUnicodeNegate
-                    | Look::WordStartAscii
-                    | Look::WordEndAscii
-                    | Look::WordStartUnicode
-                    | Look::WordEndUnicode
-                    | Look::WordStartHalfAscii
-                    | Look::WordEndHalfAscii
-                    | Look::WordStartHalfUnicode
-                    | Look::WordEndHalfUnicode
-            ),
-            HirKind::Repetition(r) => walk(&r.sub),
-            HirKind::Capture(c) => walk(&c.sub),
-            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().all(walk),
-        }
-    }
-    regex_syntax::parse(pattern).is_ok_and(|h| walk(&h))
-}
-
 /// From this length on, [`Scanner::find`] runs its rules in parallel (and a text's views
 /// are searched in parallel).
 pub(crate) const PARALLEL_TEXT_BYTES: usize = 256 * 1024;
 
-/// A part of a text one rule searches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Window {
-    start: usize,
-    end: usize,
-    /// Only a match that starts where the window starts counts (a [`Shape::Flag`] rule
-    /// looks at each flag alone, so a match it vetoes cannot hide the next flag).
-    at_start: bool,
-}
-
-/// Sorts and merges overlapping windows; a window searched only at its start is kept
-/// whole, once.
-fn merge(ws: &mut Vec<Window>) {
+/// Sorts and merges overlapping windows.
+fn merge(ws: &mut Vec<(usize, usize)>) {
     ws.sort_unstable();
-    ws.dedup();
-    let mut out: Vec<Window> = Vec::with_capacity(ws.len());
-    for &w in ws.iter() {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(ws.len());
+    for &(s, e) in ws.iter() {
         match out.last_mut() {
-            Some(last) if !w.at_start && !last.at_start && w.start <= last.end => {
-                last.end = last.end.max(w.end)
-            }
-            _ => out.push(w),
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
         }
     }
     *ws = out;
@@ -834,146 +674,6 @@ mod tests {
             "sessionId",
         ] {
             assert!(!key_looks_secret(k), "{k}");
-        }
-    }
-
-    /// What each rule finds searching the whole text, kept or not by its `keep`.
-    fn found_in_whole(text: &str) -> Vec<Found> {
-        let mut out = Vec::new();
-        for (ri, rule) in RULES.iter().enumerate() {
-            for c in rule.regex.captures_iter(text) {
-                let Some(s) = c.name("s") else { continue };
-                if !(rule.keep)(&c) && !s.is_empty() {
-                    out.push(Found {
-                        start: s.start(),
-                        end: s.end(),
-                        kind: rule.kind,
-                        rule: ri,
-                    });
-                }
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn flag_and_one_line_rules_are_told_apart() {
-        let flags: Vec<usize> = (0..RULES.len())
-            .filter(|&i| RULES[i].shape == Shape::Flag)
-            .collect();
-        assert_eq!(flags.len(), 3);
-        for i in flags {
-            assert!(RULES[i].regex.as_str().contains("--?"), "{i}");
-        }
-        // What can pass a newline or see the text's edges is searched around its anchor.
-        for p in [
-            r"a\s+b",
-            r"(?s:a.+b)",
-            r"^a",
-            r"a$",
-            r"a\z",
-            r"(?m)^a",
-            r"a[^x]b",
-            r"a\nb",
-        ] {
-            assert!(!stays_on_one_line(p), "{p}");
-        }
-        for p in [
-            r"\ba[ \t]*=[ \t]*b",
-            r"a[^\s]b",
-            r"(?i)a.b",
-            r#"a"(?:[^"\\\n]|\\.)*""#,
-        ] {
-            assert!(stays_on_one_line(p), "{p}");
-        }
-        assert!(!stays_on_one_line("("), "a pattern that cannot be read");
-    }
-
-    mod windows {
-        use super::*;
-        use proptest::prelude::*;
-
-        const PIECES: &[&str] = &[
-            "--token",
-            "-api-key",
-            "--API_KEY",
-            "--name",
-            "-x",
-            "--",
-            "-",
-            "token",
-            "password",
-            "auth",
-            "key",
-            "secret",
-            "Authentication",
-            "needs",
-            "=",
-            ":",
-            " ",
-            "  ",
-            "\n",
-            "\n\n",
-            "\t",
-            "\u{a0}",
-            "\u{2028}",
-            "\"",
-            "'",
-            ",",
-            "[",
-            "]",
-            "abc123XYZ",
-            "s3cr3tV4lue99",
-            "x",
-            "_",
-            "é",
-            "Bearer",
-            "API_TOKEN",
-            "my.pass",
-            "q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7",
-        ];
-
-        proptest! {
-            /// A rule searched only in its windows (a flag's, a line's) finds every secret
-            /// it finds searching the whole text: in a text shorter than the windows'
-            /// reach, the narrowing is all that differs.
-            #[test]
-            fn windows_find_what_the_whole_text_holds(
-                pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..40),
-            ) {
-                let text: String = pieces.concat();
-                prop_assume!(text.len() < WINDOW_BEFORE);
-                let mut found = Vec::new();
-                SECRETS.find(&text, &mut found);
-                for w in found_in_whole(&text) {
-                    prop_assert!(
-                        found.iter().any(|f| f.start <= w.start && w.end <= f.end),
-                        "rule {} found {:?} in {:?}, windows found {:?}",
-                        w.rule, &text[w.start..w.end], text, found
-                    );
-                }
-            }
-        }
-
-        #[test]
-        fn a_flag_after_lines_of_blanks_and_a_value_on_a_later_line() {
-            let text = "needs authentication\n  x --api-key \n\n\t \"v4lue 123\" tail\nauth --token=s3cr3t9 next";
-            let mut found = Vec::new();
-            SECRETS.find(text, &mut found);
-            for v in ["v4lue 123", "s3cr3t9"] {
-                assert!(
-                    found.iter().any(|f| &text[f.start..f.end] == v),
-                    "{v}: {found:?}"
-                );
-            }
-            // a word that only holds a dash inside is no flag
-            found.clear();
-            SECRETS.find("x-token s3cr3t9", &mut found);
-            assert!(
-                found
-                    .iter()
-                    .all(|f| f.rule != RULES.iter().position(|r| r.shape == Shape::Flag).unwrap())
-            );
         }
     }
 
