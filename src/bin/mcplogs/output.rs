@@ -157,10 +157,7 @@ where
     // The array is a value of the top object, so in the pretty form it has a line of
     // its own two spaces in: `  "field": []`. No other line can start so: string values
     // never hold a raw line break, deeper keys are further in, and keys are unique.
-    let line = final_text(
-        format!("\n  {}: []", serde_json::to_string(field)?),
-        colour,
-    );
+    let line = final_text(format!("\n  {}: []", serde_json::to_string(field)?), colour);
     let at = match &head {
         serde_json::Value::Object(o) if o.get(field).is_some_and(is_empty_array) => {
             text.find(&line)
