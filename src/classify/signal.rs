@@ -77,12 +77,7 @@ thread_local! {
 /// [`read_signal`] of a message that is not server stderr, trimmed at its start, from
 /// the messages seen last when it is one of them.
 fn remembered_signal(m: &str) -> Option<Signal> {
-    if let Some(s) = SEEN.with(|seen| seen.borrow().get(m).cloned()) {
-        return s;
-    }
-    let s = signal_of(m);
-    SEEN.with(|seen| seen.borrow_mut().insert(m, s.clone()));
-    s
+    SEEN.with(|seen| seen.borrow_mut().get_or_insert_with(m, || signal_of(m)))
 }
 
 /// [`read_signal`] of a message that is not server stderr, trimmed at its start.

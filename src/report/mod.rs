@@ -254,14 +254,7 @@ impl Report {
                 let mut seen: Recent<bool> = Recent::default();
                 let hits = share
                     .iter()
-                    .map(|s| {
-                        if let Some(&hit) = seen.get(s) {
-                            return hit;
-                        }
-                        let hit = b.learn(s);
-                        seen.insert(s, hit);
-                        hit
-                    })
+                    .map(|s| seen.get_or_insert_with(s, || b.learn(s)))
                     .collect();
                 (b, hits)
             })
@@ -280,18 +273,13 @@ impl Report {
             .for_each(|(share, hits)| {
                 let mut seen: Recent<Option<String>> = Recent::default();
                 for (s, &hit) in share.iter_mut().zip(hits) {
-                    let red = match seen.get(s) {
-                        Some(red) => red.clone(),
-                        None => {
-                            let red = if hit {
-                                redactor.redacted(s)
-                            } else {
-                                redactor.redacted_rules_clean(s)
-                            };
-                            seen.insert(s, red.clone());
-                            red
+                    let red = seen.get_or_insert_with(s, || {
+                        if hit {
+                            redactor.redacted(s)
+                        } else {
+                            redactor.redacted_rules_clean(s)
                         }
-                    };
+                    });
                     if let Some(r) = red {
                         **s = r;
                     }

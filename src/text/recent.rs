@@ -66,6 +66,19 @@ impl<V> Recent<V> {
         self.slots[slot] = Some((text.into(), v));
     }
 
+    /// What was kept for `text`, else `make()`, kept for it (as [`Self::insert`]).
+    pub fn get_or_insert_with(&mut self, text: &str, make: impl FnOnce() -> V) -> V
+    where
+        V: Clone,
+    {
+        if let Some(v) = self.get(text) {
+            return v.clone();
+        }
+        let v = make();
+        self.insert(text, v.clone());
+        v
+    }
+
     /// The bytes of the texts kept.
     pub fn bytes(&self) -> usize {
         self.bytes
@@ -115,6 +128,30 @@ mod tests {
         let edge = "x".repeat(MAX_TEXT_BYTES);
         r.insert(&edge, 4);
         assert_eq!(r.get(&edge), Some(&4));
+    }
+
+    #[test]
+    fn a_value_is_made_once_for_a_text_kept_and_each_time_for_one_too_long() {
+        let mut r: Recent<usize> = Recent::default();
+        let mut made = 0;
+        let long = "x".repeat(MAX_TEXT_BYTES + 1);
+        for _ in 0..3 {
+            assert_eq!(
+                r.get_or_insert_with("kept", || {
+                    made += 1;
+                    7
+                }),
+                7
+            );
+            assert_eq!(
+                r.get_or_insert_with(&long, || {
+                    made += 1;
+                    8
+                }),
+                8
+            );
+        }
+        assert_eq!(made, 1 + 3);
     }
 
     #[test]
