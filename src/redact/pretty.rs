@@ -163,9 +163,14 @@ impl<'r> Writer<'r> {
     /// Writes a key, redacted; the redacted key if the rules changed it.
     fn key(&mut self, k: &str) -> Option<String> {
         let red = self.r.redacted(k).filter(|red| red != k);
-        push_string(&mut self.out, red.as_deref().unwrap_or(k));
-        self.out.push_str(": ");
+        self.key_as_is(red.as_deref().unwrap_or(k));
         red
+    }
+
+    /// Writes a key as it is, and the colon after it.
+    fn key_as_is(&mut self, k: &str) {
+        push_string(&mut self.out, k);
+        self.out.push_str(": ");
     }
 }
 
@@ -228,8 +233,7 @@ impl Object<'_, '_> {
             // field name of every document schema unchanged by the rules), so it is
             // written as it is.
             Cow::Borrowed(field) => {
-                push_string(&mut self.w.out, field);
-                self.w.out.push_str(": ");
+                self.w.key_as_is(field);
                 None
             }
             Cow::Owned(k) => self.w.key(k),
@@ -278,8 +282,7 @@ impl Object<'_, '_> {
             w.out.truncate(self.start);
             for (n, (k, v)) in map.iter().enumerate() {
                 w.item_start(n == 0);
-                push_string(&mut w.out, k);
-                w.out.push_str(": ");
+                w.key_as_is(k);
                 w.out.push_str(&values[*v]);
             }
         }
