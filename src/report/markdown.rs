@@ -385,15 +385,29 @@ fn evidence(e: &EvidenceItem, out: &mut String) {
 }
 
 /// The note saying what the size limit left out.
+/// The most servers [`omitted_note`] names.
+const NOTE_NAMES: usize = 10;
+
 pub fn omitted_note(r: &Report) -> String {
     let mut note = String::new();
     if !r.omitted.records.is_empty() {
-        let per: Vec<String> = r
-            .omitted
-            .records
+        // The servers that lost the most first, and only the first few by name: a
+        // report of thousands of servers named every one, and the note alone passed the
+        // limit, so the cut that followed left nothing but the report's first line.
+        let mut most: Vec<&(String, usize)> = r.omitted.records.iter().collect();
+        most.sort_by_key(|r| std::cmp::Reverse(r.1));
+        let mut per: Vec<String> = most
             .iter()
+            .take(NOTE_NAMES)
             .map(|(name, n)| format!("{} from {}", n, code(name)))
             .collect();
+        if most.len() > NOTE_NAMES {
+            per.push(format!(
+                "and {} from {}",
+                most[NOTE_NAMES..].iter().map(|(_, n)| n).sum::<usize>(),
+                crate::text::count(most.len() - NOTE_NAMES, "other server")
+            ));
+        }
         note.push_str(&format!(
             "> **Note:** {} {} left out to keep this report under GitHub's {}-character limit, servers' stderr lines first, then the oldest evidence ({}). `mcplogs report --json` has every record.\n\n",
             crate::text::count(r.omitted.total(), "log record"),

@@ -326,6 +326,53 @@ fn too_long_without_evidence_is_cut_with_a_note() {
 }
 
 #[test]
+fn a_report_of_thousands_of_failing_servers_keeps_its_sections_when_cut() {
+    // Every server loses its records: the note names the first few, not all 3,000 (it
+    // named all, passed the limit alone, and the cut left only the first line).
+    let scan = ScanReport {
+        servers: (0..3000)
+            .map(|i| {
+                let name = format!("server-{i:04}");
+                let e = ev(
+                    &format!("/l/mcp-logs-{name}/f.jsonl"),
+                    1,
+                    "2026-01-01T00:00:00Z",
+                    "Failed to fetch tools: resultType missing",
+                );
+                failing(&name, vec![e])
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let r = build(
+        &scan,
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
+    let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
+    assert!(fitted.omitted.cut);
+    assert_eq!(fitted.omitted.total(), 3000);
+    let n = text.chars().count();
+    assert!(
+        n <= GITHUB_BODY_LIMIT && n > GITHUB_BODY_LIMIT - 2000,
+        "{n}"
+    );
+    assert!(text.matches("\n## `server-").count() > 20, "{text}");
+    assert!(text.contains("3000 log records were left out"), "{text}");
+    assert!(
+        text.contains("9`, and 2990 from 2990 other servers)"),
+        "{text}"
+    );
+    // The ten named are the first of the report's order among equals.
+    assert!(
+        text.contains("(1 from `server-0000`, 1 from `server-0001`"),
+        "{text}"
+    );
+    assert!(text.contains("so its end was cut."));
+}
+
+#[test]
 fn unreadable_stderr_is_a_warning_in_the_report_not_an_empty_section() {
     // The failing server's log file does not exist on this machine.
     let scan = sample();
