@@ -305,12 +305,10 @@ fn a_report_within_the_limit_is_unchanged() {
     assert!(fitted.omitted.is_empty());
 }
 
-#[test]
-fn too_long_without_evidence_is_cut_with_a_note() {
+/// The report of `servers` fitted to GitHub's limit.
+fn fitted(servers: Vec<ServerReport>) -> (String, Report) {
     let scan = ScanReport {
-        servers: (0..3000)
-            .map(|i| healthy(&format!("server-{i:04}")))
-            .collect(),
+        servers,
         ..Default::default()
     };
     let r = build(
@@ -319,7 +317,16 @@ fn too_long_without_evidence_is_cut_with_a_note() {
         &negotiation(None),
         versions(),
     );
-    let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
+    limit::fit(&r, GITHUB_BODY_LIMIT)
+}
+
+#[test]
+fn too_long_without_evidence_is_cut_with_a_note() {
+    let (text, fitted) = fitted(
+        (0..3000)
+            .map(|i| healthy(&format!("server-{i:04}")))
+            .collect(),
+    );
     assert!(fitted.omitted.cut);
     assert!(text.chars().count() <= GITHUB_BODY_LIMIT);
     assert!(text.ends_with("so its end was cut.\n\n") || text.contains("so its end was cut."));
@@ -329,8 +336,8 @@ fn too_long_without_evidence_is_cut_with_a_note() {
 fn a_report_of_thousands_of_failing_servers_keeps_its_sections_when_cut() {
     // Every server loses its records: the note names the first few, not all 3,000 (it
     // named all, passed the limit alone, and the cut left only the first line).
-    let scan = ScanReport {
-        servers: (0..3000)
+    let (text, fitted) = fitted(
+        (0..3000)
             .map(|i| {
                 let name = format!("server-{i:04}");
                 let e = ev(
@@ -342,15 +349,7 @@ fn a_report_of_thousands_of_failing_servers_keeps_its_sections_when_cut() {
                 failing(&name, vec![e])
             })
             .collect(),
-        ..Default::default()
-    };
-    let r = build(
-        &scan,
-        &ServerStderr::default(),
-        &negotiation(None),
-        versions(),
     );
-    let (text, fitted) = limit::fit(&r, GITHUB_BODY_LIMIT);
     assert!(fitted.omitted.cut);
     assert_eq!(fitted.omitted.total(), 3000);
     let n = text.chars().count();
