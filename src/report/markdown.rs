@@ -384,10 +384,10 @@ fn evidence(e: &EvidenceItem, out: &mut String) {
     out.push('\n');
 }
 
-/// The note saying what the size limit left out.
 /// The most servers [`omitted_note`] names.
 const NOTE_NAMES: usize = 10;
 
+/// The note saying what the size limit left out.
 pub fn omitted_note(r: &Report) -> String {
     let mut note = String::new();
     if !r.omitted.records.is_empty() {
@@ -396,16 +396,16 @@ pub fn omitted_note(r: &Report) -> String {
         // limit, so the cut that followed left nothing but the report's first line.
         let mut most: Vec<&(String, usize)> = r.omitted.records.iter().collect();
         most.sort_by_key(|r| std::cmp::Reverse(r.1));
-        let mut per: Vec<String> = most
+        let (named, others) = most.split_at(most.len().min(NOTE_NAMES));
+        let mut per: Vec<String> = named
             .iter()
-            .take(NOTE_NAMES)
             .map(|(name, n)| format!("{} from {}", n, code(name)))
             .collect();
-        if most.len() > NOTE_NAMES {
+        if !others.is_empty() {
             per.push(format!(
                 "and {} from {}",
-                most[NOTE_NAMES..].iter().map(|(_, n)| n).sum::<usize>(),
-                crate::text::count(most.len() - NOTE_NAMES, "other server")
+                others.iter().map(|(_, n)| n).sum::<usize>(),
+                crate::text::count(others.len(), "other server")
             ));
         }
         note.push_str(&format!(

@@ -189,7 +189,7 @@ impl FolderIndex {
         let build = build_id()?;
         let canonical = canonical_folder(folder)?;
         let folder = canonical.to_str()?.to_string();
-        let name = hex(&Sha256::digest(folder.as_bytes()));
+        let name = crate::text::hex(&Sha256::digest(folder.as_bytes()));
         let file = cache_dir.join(SUBDIR).join(format!("{name}.json"));
         let entries = read_index(&file)
             .filter(|doc| doc.format == FORMAT && doc.build == build && doc.folder == folder)
@@ -286,16 +286,6 @@ impl FolderIndex {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    s
-}
-
 /// `fs::canonicalize(folder)`, with the canonical paths of the folders two levels up
 /// (a log tree's `claude-cli-nodejs`) looked up once a run: a server folder and its
 /// project folder that are not symlinks are that path and their two names. `realpath`
@@ -312,11 +302,9 @@ fn canonical_folder(folder: &Path) -> Option<PathBuf> {
                 Component::RootDir | Component::Prefix(_) | Component::Normal(_)
             )
         });
-    let project = folder.parent();
-    let names = (folder.file_name(), project.and_then(Path::file_name));
-    let (Some(project), Some(top), (Some(name), Some(project_name)), true) =
-        (project, project.and_then(Path::parent), names, plain)
-    else {
+    let project = folder.parent().filter(|_| plain);
+    let parts = project.and_then(|p| Some((p, p.parent()?, p.file_name()?, folder.file_name()?)));
+    let Some((project, top, project_name, name)) = parts else {
         return fs::canonicalize(folder).ok();
     };
     for p in [folder, project] {
@@ -330,14 +318,13 @@ fn canonical_folder(folder: &Path) -> Option<PathBuf> {
 /// [`fs::canonicalize`] of a folder two levels above server folders, remembered for the
 /// run (one a log tree, or one a folder named on the command line).
 fn canonical_top(dir: &Path) -> Option<PathBuf> {
-    use std::sync::Mutex;
-    static KNOWN: OnceLock<Mutex<HashMap<PathBuf, Option<PathBuf>>>> = OnceLock::new();
-    let known = KNOWN.get_or_init(Mutex::default);
-    if let Some(c) = known.lock().ok()?.get(dir) {
+    static KNOWN: OnceLock<std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>> = OnceLock::new();
+    let mut known = KNOWN.get_or_init(Default::default).lock().ok()?;
+    if let Some(c) = known.get(dir) {
         return c.clone();
     }
     let c = fs::canonicalize(dir).ok();
-    known.lock().ok()?.insert(dir.to_path_buf(), c.clone());
+    known.insert(dir.to_path_buf(), c.clone());
     c
 }
 
@@ -540,7 +527,6 @@ mod tests {
         let a = FolderIndex::load(&dir, &folder).unwrap();
         let b = FolderIndex::load(&dir, &through_link).unwrap();
         assert_eq!(a.file, b.file);
-        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
     }
 
     fn sessions_of(path: &Path) -> Vec<SessionLog> {

@@ -93,10 +93,7 @@ fn with_suffix(p: &Path, suffix: &str) -> PathBuf {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::hex(&Sha256::digest(bytes))
 }
 
 /// Writes the record `state` to `path` through `files`. `attrs`: the settings file's

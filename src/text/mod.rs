@@ -109,6 +109,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn hex_is_two_lower_case_digits_a_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        assert_eq!(hex(&[]), "");
+    }
+
+    #[test]
     fn escapes_terminal_controls() {
         assert_eq!(
             terminal_safe("a\u{1b}]52;c;ZXZpbA==\u{7}b\rc\u{202e}", false),
@@ -163,6 +169,17 @@ pub fn json_path<'a>(segments: impl IntoIterator<Item = &'a serde_json::Value>) 
         }
     }
     out
+}
+
+/// Bytes as lower-case hexadecimal, two digits a byte (a digest's usual form).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    s
 }
 
 /// `n` and a noun in the right number: `1 file`, `2 files` (nouns that take an `s`).

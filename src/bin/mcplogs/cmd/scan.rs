@@ -61,10 +61,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         super::leave_to_exit(report);
         return Ok(code);
     }
-    // The screen (the reports, their rows and the text at once) is this command's peak
-    // of memory: what the reading freed goes back first. The JSON document is written
-    // a few rows at a time, below the reading's peak, so it keeps mimalloc's delay
-    // (giving each page back at once cost a fifth of its writing time).
+    // Only before the screen, this command's peak; not for JSON (see alloc.rs).
     #[cfg(target_os = "linux")]
     crate::alloc::give_back_at_once();
     let problems = report.has_problems();
