@@ -68,8 +68,43 @@ pub fn scan_jsonl_matching(
     block: usize,
 ) -> io::Result<Damage> {
     let mut owned = take_block(FIRST_BLOCK_BYTES.min(block));
-    let result = scan_blocks(reader, file, needles, sink, &mut owned, block);
+    let result = scan_blocks(reader, file, needles, sink, &mut owned, block, 0);
     give_back(owned);
+    result
+}
+
+/// A block from the thread's store (see [`BLOCK`]) for a whole small file to be read into
+/// and, when it is JSON Lines, scanned where it lies: [`scan_whole`]. Hand it back with
+/// [`scan_whole`] or [`return_block`].
+pub(super) fn block_for_file() -> Vec<u8> {
+    take_block(FIRST_BLOCK_BYTES)
+}
+
+/// Hands back a block from [`block_for_file`] that was not scanned.
+pub(super) fn return_block(b: Vec<u8>) {
+    give_back(b);
+}
+
+/// [`scan_jsonl_matching`] of a whole file already read into `block[..len]` (a block
+/// from [`block_for_file`], handed back here): the scan's common case, a log file of a
+/// few KiB, read once, neither zeroed nor copied into a second buffer.
+pub(super) fn scan_whole(
+    mut block: Vec<u8>,
+    len: usize,
+    file: &Arc<PathBuf>,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<Damage> {
+    let result = scan_blocks(
+        &mut io::empty(),
+        file,
+        needles,
+        sink,
+        &mut block,
+        BLOCK_BYTES,
+        len,
+    );
+    give_back(block);
     result
 }
 
@@ -104,6 +139,8 @@ const FIRST_BLOCK_BYTES: usize = 1024 * 1024;
 
 /// `store` holds the block (at least `FIRST_BLOCK_BYTES.min(max)` bytes, maybe more from
 /// an earlier file); only its first `size` bytes are used, `size` growing up to `max`.
+/// Its first `filled` bytes (at most `FIRST_BLOCK_BYTES.min(max)`) are the stream's
+/// start, already read.
 fn scan_blocks(
     reader: &mut dyn Read,
     file: &Arc<PathBuf>,
@@ -111,9 +148,10 @@ fn scan_blocks(
     sink: &mut dyn FnMut(Record),
     store: &mut Vec<u8>,
     max: usize,
+    filled: usize,
 ) -> io::Result<Damage> {
     let mut size = FIRST_BLOCK_BYTES.min(max);
-    let mut len = 0;
+    let mut len = filled;
     let mut eof = false;
     let mut st = ScanState {
         needles,
