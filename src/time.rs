@@ -113,6 +113,11 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 
 /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH:MM:SS[.fff][Z]` (UTC).
 pub fn parse_iso(s: &str) -> Option<EpochSeconds> {
+    parse_claude_code_iso(s).unwrap_or_else(|| parse_iso_any(s))
+}
+
+/// [`parse_iso`] of any of its forms.
+fn parse_iso_any(s: &str) -> Option<EpochSeconds> {
     let s = s.trim().trim_end_matches('Z');
     let (date, time) = match s.split_once(['T', ' ']) {
         Some((d, t)) => (d, Some(t)),
@@ -138,6 +143,38 @@ pub fn parse_iso(s: &str) -> Option<EpochSeconds> {
         secs = h * 3600 + min * 60 + sec;
     }
     Some(days_from_civil(y, m, d) * 86_400 + secs)
+}
+
+/// [`parse_iso`] of the form Claude Code writes, `YYYY-MM-DDTHH:MM:SS` then nothing, `Z`
+/// or `.` and anything: read by position, as the general parse of a scan's hundreds of
+/// thousands of timestamps was most of its time table. `None` for any other form (which
+/// the general parse reads); `Some` answers as the general parse does.
+fn parse_claude_code_iso(s: &str) -> Option<Option<EpochSeconds>> {
+    let b = s.as_bytes();
+    let (head, rest) = b.split_at_checked(19)?;
+    if !(rest.is_empty() || rest == b"Z" || rest[0] == b'.') {
+        return None;
+    }
+    let mut n = [0i64; 6];
+    for (k, part) in head.split(|&c| matches!(c, b'-' | b'T' | b':')).enumerate() {
+        if k >= n.len() || part.len() != if k == 0 { 4 } else { 2 } {
+            return None;
+        }
+        for &c in part {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            n[k] = n[k] * 10 + i64::from(c - b'0');
+        }
+    }
+    if [head[4], head[7], head[10], head[13], head[16]] != *b"--T::" {
+        return None;
+    }
+    let [y, m, d, h, min, sec] = n;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || h > 23 || min > 59 || sec > 60 {
+        return Some(None);
+    }
+    Some(Some(days_from_civil(y, m, d) * 86_400 + h * 3600 + min * 60 + sec))
 }
 
 /// `2026-11-29T11:50:31.000Z`: the form Claude Code's timestamps have, so the result
@@ -182,17 +219,28 @@ fn local_time_in(iso: &str, tz: &jiff::tz::TimeZone) -> String {
     if !zone.is_empty() && !zone.starts_with(['+', '-']) {
         let t = info.offset().to_datetime(ts);
         if (0..=9999).contains(&t.year()) {
-            return format!(
-                "{:04}-{:02}-{:02} {:02}:{:02} {zone}",
-                t.year(),
-                t.month(),
-                t.day(),
-                t.hour(),
-                t.minute()
-            );
+            // Digit by digit: `format!` of the five numbers was half of this function.
+            let mut out = String::with_capacity(17 + zone.len());
+            push_digits(&mut out, i64::from(t.year()), 4);
+            let parts = [t.month(), t.day(), t.hour(), t.minute()].map(i64::from);
+            for (sep, v) in ['-', '-', ' ', ':'].into_iter().zip(parts) {
+                out.push(sep);
+                push_digits(&mut out, v, 2);
+            }
+            out.push(' ');
+            out.push_str(&zone);
+            return out;
         }
     }
     local_time_strftime(ts, tz)
+}
+
+/// Writes `v` (not negative) in `width` decimal digits, zero-padded on the left.
+fn push_digits(out: &mut String, v: i64, width: u32) {
+    for k in (0..width).rev() {
+        let d = (v / 10_i64.pow(k)) % 10;
+        out.push(char::from(b'0' + d as u8));
+    }
 }
 
 /// [`local_time_in`] by `strftime`.
@@ -360,6 +408,53 @@ mod tests {
         assert_eq!(parse_iso("2000-03-01T00:00"), Some(951_868_800));
         assert_eq!(parse_iso("2026-13-01"), None);
         assert_eq!(parse_iso("yesterday"), None);
+    }
+
+    proptest::proptest! {
+        /// The read by position answers as the general parse, on Claude Code's form,
+        /// damaged copies of it, and text of the same characters.
+        #[test]
+        fn the_claude_code_form_is_read_as_any_form_is(
+            edits in proptest::collection::vec((0usize..26, "[0-9TZ:. +-]"), 0..3),
+            cut in 0usize..27,
+            tail in "(|Z|\\.[0-9]{0,4}Z?|\\.x|Z |\\+01:00|:00)",
+            noise in "[0-9TZ:. +-]{0,26}",
+        ) {
+            let mut t = format!("2026-11-29T11:50:31{tail}").into_bytes();
+            for (at, c) in edits {
+                if at < t.len() {
+                    t[at] = c.as_bytes()[0];
+                }
+            }
+            t.truncate(cut.max(19).min(t.len()));
+            for s in [String::from_utf8(t).unwrap(), noise] {
+                if let Some(fast) = parse_claude_code_iso(&s) {
+                    proptest::prop_assert_eq!(fast, parse_iso_any(&s), "{:?}", s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_claude_code_form_is_read_by_position() {
+        for s in [
+            "2026-11-29T11:50:31.063Z",
+            "2026-11-29T11:50:31Z",
+            "2026-11-29T11:50:31",
+            "2026-11-29T23:59:60.1",
+            "2026-02-31T00:00:00Z",
+        ] {
+            assert!(parse_claude_code_iso(s).is_some(), "{s}");
+            assert_eq!(parse_iso(s), parse_iso_any(s), "{s}");
+            assert!(parse_iso(s).is_some(), "{s}");
+        }
+        for s in ["2026-13-29T11:50:31Z", "2026-11-29T24:00:00Z", "2026-11-29T11:60:00"] {
+            assert_eq!(parse_claude_code_iso(s), Some(None), "{s}");
+        }
+        // Other forms are left to the general parse.
+        for s in [" 2026-11-29T11:50:31Z", "2026-11-29 11:50:31", "2026-11-29T11:50:31+01:00"] {
+            assert_eq!(parse_claude_code_iso(s), None, "{s}");
+        }
     }
 
     #[test]
