@@ -65,7 +65,7 @@ pub struct NewestFirst {
     seen: usize,
     /// The latest session with a decisive record, and its capabilities while the walk
     /// looks past sessions that only connected.
-    latest: Option<(usize, Option<Box<serde_json::Value>>)>,
+    latest: Option<(usize, Option<std::sync::Arc<serde_json::Value>>)>,
     decided: Option<usize>,
 }
 

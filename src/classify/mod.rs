@@ -33,7 +33,7 @@ enum State<E> {
     Connected {
         era: Option<Era>,
         version: Option<String>,
-        capabilities: Option<serde_json::Value>,
+        capabilities: Option<std::sync::Arc<serde_json::Value>>,
         at: Option<E>,
         tolerated: Option<(Vec<String>, E)>,
         tools_failed: Option<ToolsFailure<E>>,
@@ -371,7 +371,7 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
             let mut evidence: Vec<E> = at.into_iter().collect();
             let no_tools = capabilities
                 .as_ref()
-                .is_some_and(lifecycle::declares_no_tools);
+                .is_some_and(|c| lifecycle::declares_no_tools(c));
             let mut d = match (tools_failed, tolerated) {
                 (Some(f), _) if f.after_refresh => {
                     evidence.extend(f.evidence);
@@ -418,7 +418,7 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
             };
             d.era = era.or_else(|| infer_era(&d));
             d.negotiated_protocol_version = version;
-            d.capabilities = capabilities.map(Box::new);
+            d.capabilities = capabilities;
             (d, evidence)
         }
     }

@@ -26,7 +26,7 @@ pub enum Signal {
         version: Option<String>,
         /// The whole capabilities object, to tell whether two sessions met the same
         /// server in the same way.
-        capabilities: Option<serde_json::Value>,
+        capabilities: Option<std::sync::Arc<serde_json::Value>>,
     },
     /// The client accepted a non-compliant tools/list by filling in fields.
     Tolerated { fields: Vec<String> },
@@ -98,7 +98,7 @@ fn signal_of(m: &str) -> Option<Signal> {
     };
     if let Some(at) = found.first(Needle::Capabilities) {
         let rest = &m[at + CAPABILITIES_MARKER.len()..];
-        let capabilities = parse_capabilities(rest);
+        let capabilities = parse_capabilities(rest).map(std::sync::Arc::new);
         let field = |k: &str| {
             capabilities
                 .as_ref()

@@ -177,7 +177,7 @@ pub struct Diagnosis {
     /// Indexes (into the session's records) of the records that decided the verdict.
     pub evidence: Vec<usize>,
     /// The capabilities object of the connection, when logged.
-    pub capabilities: Option<Box<serde_json::Value>>,
+    pub capabilities: Option<std::sync::Arc<serde_json::Value>>,
     /// For `healthy` and `tolerated`: what shows the tools were really loaded, which a
     /// `claude mcp list` health check (connect, list, close) never shows.
     pub tools_proof: Option<ToolsProof>,

@@ -451,7 +451,7 @@ impl StoredSession {
         diagnosis.negotiated_protocol_version = self.protocol.clone();
         diagnosis.filled_fields = self.filled.clone();
         diagnosis.bad_tool_path = self.bad_tool.clone();
-        diagnosis.capabilities = self.capabilities.clone().map(Box::new);
+        diagnosis.capabilities = self.capabilities.clone().map(std::sync::Arc::new);
         diagnosis.tools_proof = tools_proof;
         diagnosis.lost_lists = self.lost.clone();
         diagnosis.timeout_ms = self.timeout_ms;
