@@ -457,7 +457,7 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
                     }
                 };
                 let name = entry.file_name();
-                if name.to_string_lossy().starts_with('.') {
+                if name.as_encoded_bytes().starts_with(b".") {
                     continue; // .DS_Store and friends
                 }
                 // file_type() does not follow symlinks: inside a log tree nothing is
@@ -530,8 +530,26 @@ fn layout_of(server_dir: &Path) -> (Option<String>, Option<PathBuf>) {
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned());
     let root = project.and_then(|p| p.parent());
-    let home = root.and_then(home_of_cache_root);
+    let home = root.and_then(home_of_root);
     (project_folder, home)
+}
+
+/// [`home_of_cache_root`], remembered for the root looked up last: a root holds
+/// thousands of server folders, and walking a long path's parts from its end for each
+/// was half of the cost of finding a server folder.
+fn home_of_root(root: &Path) -> Option<PathBuf> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(PathBuf, Option<PathBuf>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| match last {
+        Some((r, home)) if r.as_os_str() == root.as_os_str() => home.clone(),
+        _ => {
+            let home = home_of_cache_root(root);
+            *last = Some((root.to_path_buf(), home.clone()));
+            home
+        }
+    })
 }
 
 /// A named file: a per-server log (by its folder or by content) or a debug log.
