@@ -60,6 +60,77 @@ pub struct Record {
     pub line: usize,
 }
 
+/// A record borrowed from the text it was decoded from: what the scan's reader hands on,
+/// so that a record that only passes through (most do: a session keeps its summary,
+/// its evidence and its last record) costs no allocation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordRef<'a> {
+    pub message: &'a str,
+    pub level: Level,
+    pub timestamp: Option<&'a str>,
+    pub session_id: Option<&'a str>,
+    pub cwd: Option<&'a str>,
+    pub server: Option<&'a str>,
+    pub file: &'a Arc<PathBuf>,
+    pub line: usize,
+}
+
+impl RecordRef<'_> {
+    /// The record, owned.
+    pub fn to_record(&self) -> Record {
+        Record {
+            message: self.message.to_string(),
+            level: self.level,
+            timestamp: self.timestamp.map(str::to_string),
+            session_id: self.session_id.map(str::to_string),
+            cwd: self.cwd.map(str::to_string),
+            server: self.server.map(str::to_string),
+            file: Arc::clone(self.file),
+            line: self.line,
+        }
+    }
+
+    /// Makes `r` this record, reusing its strings' buffers.
+    pub fn copy_into(&self, r: &mut Record) {
+        fn set(to: &mut Option<String>, from: Option<&str>) {
+            match (to.as_mut(), from) {
+                (Some(t), Some(f)) => {
+                    t.clear();
+                    t.push_str(f);
+                }
+                (_, f) => *to = f.map(str::to_string),
+            }
+        }
+        r.message.clear();
+        r.message.push_str(self.message);
+        r.level = self.level;
+        set(&mut r.timestamp, self.timestamp);
+        set(&mut r.session_id, self.session_id);
+        set(&mut r.cwd, self.cwd);
+        set(&mut r.server, self.server);
+        if !Arc::ptr_eq(&r.file, self.file) {
+            r.file = Arc::clone(self.file);
+        }
+        r.line = self.line;
+    }
+}
+
+impl Record {
+    /// The record, borrowed.
+    pub fn as_ref(&self) -> RecordRef<'_> {
+        RecordRef {
+            message: &self.message,
+            level: self.level,
+            timestamp: self.timestamp.as_deref(),
+            session_id: self.session_id.as_deref(),
+            cwd: self.cwd.as_deref(),
+            server: self.server.as_deref(),
+            file: &self.file,
+            line: self.line,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +150,38 @@ mod tests {
             ("debuġ", None),
         ] {
             assert_eq!(Level::parse(s), want, "{s}");
+        }
+    }
+
+    #[test]
+    fn a_borrowed_record_copies_into_any_record_as_it_is_owned() {
+        let file = Arc::new(PathBuf::from("a.jsonl"));
+        let other = Arc::new(PathBuf::from("b.jsonl"));
+        let full = Record {
+            message: "Connection failed: x".to_string(),
+            level: Level::Error,
+            timestamp: Some("2026-11-29T11:50:31.063Z".to_string()),
+            session_id: Some("s".to_string()),
+            cwd: Some("/w".to_string()),
+            server: Some("srv".to_string()),
+            file: Arc::clone(&file),
+            line: 7,
+        };
+        let bare = Record {
+            message: "m".to_string(),
+            level: Level::Debug,
+            timestamp: None,
+            session_id: None,
+            cwd: None,
+            server: None,
+            file: Arc::clone(&other),
+            line: 1,
+        };
+        for (from, into) in [(&full, &bare), (&bare, &full), (&full, &full)] {
+            assert_eq!(from.as_ref().to_record(), *from);
+            let mut r = into.clone();
+            from.as_ref().copy_into(&mut r);
+            assert_eq!(r, *from);
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::classify::Classifier;
 use crate::classify::verdict::Diagnosis;
-use crate::logs::record::Record;
+use crate::logs::record::{Record, RecordRef};
 
 /// The file a record came from, shared by its records.
 type FileRef = std::sync::Arc<std::path::PathBuf>;
@@ -54,45 +54,54 @@ pub struct SessionGrouper {
 
 impl SessionGrouper {
     pub fn push(&mut self, r: Record) {
+        self.push_ref(r.as_ref());
+    }
+
+    /// [`push`](Self::push) of a borrowed record: only what the session keeps is copied
+    /// (into buffers it already has, mostly).
+    pub fn push_ref(&mut self, r: RecordRef<'_>) {
         let i = match self.same_as_last(&r) {
             Some(i) => i,
             None => self.open(&r),
         };
         self.last = Some(i);
         let s = &mut self.sessions[i];
-        if let Some(ts) = &r.timestamp {
+        if let Some(ts) = r.timestamp {
             if s.first_timestamp.is_none() {
-                s.first_timestamp = Some(ts.clone());
+                s.first_timestamp = Some(ts.to_string());
             }
             // In place: a session's records rarely need a longer buffer.
-            s.last_timestamp.clone_from(&r.timestamp);
+            set_str(&mut s.last_timestamp, ts);
         }
-        if r.cwd.is_some() {
-            s.cwd.clone_from(&r.cwd);
+        if let Some(cwd) = r.cwd {
+            set_str(&mut s.cwd, cwd);
         }
-        s.classifier.feed(&r.message, || r.clone());
-        s.last_record = Some(r);
+        s.classifier.feed(r.message, || r.to_record());
+        match &mut s.last_record {
+            Some(last) => r.copy_into(last),
+            None => s.last_record = Some(r.to_record()),
+        }
     }
 
     /// The session of the record before, when `r` is of it too (records come a session
     /// at a time): found without building the key.
-    fn same_as_last(&self, r: &Record) -> Option<usize> {
+    fn same_as_last(&self, r: &RecordRef<'_>) -> Option<usize> {
         let i = self.last?;
         let s = &self.sessions[i];
-        let id = r.session_id.as_deref().filter(|id| !id.is_empty())?;
-        (std::sync::Arc::ptr_eq(&s.file, &r.file) && s.id == id).then_some(i)
+        let id = r.session_id.filter(|id| !id.is_empty())?;
+        (std::sync::Arc::ptr_eq(&s.file, r.file) && s.id == id).then_some(i)
     }
 
     /// The session `r` belongs to, opened if new.
-    fn open(&mut self, r: &Record) -> usize {
-        let id = match &r.session_id {
-            Some(id) if !id.is_empty() => id.clone(),
+    fn open(&mut self, r: &RecordRef<'_>) -> usize {
+        let id = match r.session_id {
+            Some(id) if !id.is_empty() => id.to_string(),
             _ => format!("file:{}", r.file.display()),
         };
         let of_file = |files: &Vec<(FileRef, usize)>| {
             files
                 .iter()
-                .find(|(f, _)| std::sync::Arc::ptr_eq(f, &r.file) || **f == *r.file)
+                .find(|(f, _)| std::sync::Arc::ptr_eq(f, r.file) || **f == **r.file)
                 .map(|&(_, i)| i)
         };
         if let Some(i) = self.index.get(&id).and_then(of_file) {
@@ -102,10 +111,10 @@ impl SessionGrouper {
         self.index
             .entry(id.clone())
             .or_default()
-            .push((std::sync::Arc::clone(&r.file), i));
+            .push((std::sync::Arc::clone(r.file), i));
         self.sessions.push(OpenSession {
             id,
-            file: std::sync::Arc::clone(&r.file),
+            file: std::sync::Arc::clone(r.file),
             first_timestamp: None,
             last_timestamp: None,
             cwd: None,
@@ -143,6 +152,17 @@ impl SessionGrouper {
             _ => std::cmp::Ordering::Equal,
         });
         out
+    }
+}
+
+/// Makes `to` hold `from`, in the buffer it has.
+fn set_str(to: &mut Option<String>, from: &str) {
+    match to {
+        Some(t) => {
+            t.clear();
+            t.push_str(from);
+        }
+        None => *to = Some(from.to_string()),
     }
 }
 

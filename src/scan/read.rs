@@ -12,7 +12,7 @@ use crate::classify::verdict::Diagnosis;
 use crate::classify::{Decision, NewestFirst, decide};
 use crate::logs::decode;
 use crate::logs::discovery::ServerDir;
-use crate::logs::record::Record;
+use crate::logs::record::RecordRef;
 use crate::logs::session::{SessionGrouper, SessionLog};
 use crate::scan::cache::{FolderIndex, Reading};
 use crate::time::EpochSeconds;
@@ -118,8 +118,11 @@ impl Unit {
                     &log,
                     warnings,
                     &mut |r| {
-                        let name = r.server.clone().unwrap_or_default();
-                        by_server.entry(name).or_default().push(r);
+                        let name = r.server.unwrap_or_default();
+                        match by_server.get_mut(name) {
+                            Some(g) => g.push_ref(r),
+                            None => by_server.entry(name.to_string()).or_default().push_ref(r),
+                        }
                     },
                     bytes_read,
                 );
@@ -174,7 +177,7 @@ pub(super) fn read_sessions(
     }
     let reading = index.as_ref().and_then(|_| Reading::start(f));
     let mut grouper = SessionGrouper::default();
-    let outcome = decode_into(f, warnings, &mut |r| grouper.push(r), bytes_read);
+    let outcome = decode_into(f, warnings, &mut |r| grouper.push_ref(r), bytes_read);
     let sessions = grouper.finish();
     if let (Some(index), Some(reading), Some(damage)) = (index, reading, outcome) {
         index.store(f, reading, &sessions, damage.as_deref());
@@ -290,7 +293,7 @@ pub(super) fn file_len(p: &Path) -> u64 {
 pub(super) fn decode_into(
     f: &Path,
     warnings: &mut Vec<Warning>,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
     bytes_read: &dyn Fn(u64),
 ) -> Option<Option<String>> {
     match decode::decode_prefiltered_progress(f, sink, bytes_read) {

@@ -18,20 +18,25 @@ use std::sync::Arc;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::LEVEL_KEYS;
-use crate::logs::record::{Level, Record};
+use crate::logs::record::{Level, RecordRef};
 
-/// The record in `text`: `Ok(None)` for JSON that is not a record, `Err` for text that
-/// is not JSON as `serde_json` reads it (the caller then tries its repair).
+/// Hands the record in `text` to `sink`, borrowed from `text` where it has no escapes:
+/// `Ok(false)` for JSON that is not a record, `Err` for text that is not JSON as
+/// `serde_json` reads it (the caller then tries its repair).
 pub(super) fn record_from_text(
     text: &str,
     file: &Arc<PathBuf>,
     line: usize,
-) -> Result<Option<Record>, serde_json::Error> {
-    if let Some(fields) = flat_fields(text) {
-        return Ok(fields.into_record(file, line));
-    }
-    let Top(fields) = serde_json::from_str(text)?;
-    Ok(fields.and_then(|f| f.into_record(file, line)))
+    sink: &mut dyn FnMut(RecordRef<'_>),
+) -> Result<bool, serde_json::Error> {
+    let fields = match flat_fields(text) {
+        Some(fields) => fields,
+        None => match serde_json::from_str(text)? {
+            Top(Some(fields)) => fields,
+            Top(None) => return Ok(false),
+        },
+    };
+    Ok(fields.record(file, line).map(|r| sink(r)).is_some())
 }
 
 /// The fields of a line that is one flat object of strings under plain keys (what
@@ -180,23 +185,26 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn into_record(self, file: &Arc<PathBuf>, line: usize) -> Option<Record> {
-        let string = |v: Option<Value<'_>>| match v {
-            Some(Value::Str(s)) => Some(s.into_owned()),
-            _ => None,
-        };
+    /// The record these fields make, borrowed from them; `None` without a message.
+    fn record<'f>(&'f self, file: &'f Arc<PathBuf>, line: usize) -> Option<RecordRef<'f>> {
+        fn string<'f>(v: &'f Option<Value<'_>>) -> Option<&'f str> {
+            match v {
+                Some(Value::Str(s)) => Some(s),
+                _ => None,
+            }
+        }
         let (key, message) = LEVEL_KEYS
             .iter()
-            .zip(self.levels)
+            .zip(&self.levels)
             .find_map(|(k, v)| string(v).map(|m| (*k, m)))?;
-        Some(Record {
+        Some(RecordRef {
             message,
             level: Level::parse(key).unwrap_or(Level::Debug),
-            timestamp: string(self.timestamp),
-            session_id: string(self.session_id),
-            cwd: string(self.cwd),
+            timestamp: string(&self.timestamp),
+            session_id: string(&self.session_id),
+            cwd: string(&self.cwd),
             server: None,
-            file: Arc::clone(file),
+            file,
             line,
         })
     }
@@ -383,6 +391,7 @@ fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logs::record::Record;
     use proptest::prelude::*;
 
     fn by_value(text: &str) -> Result<Option<Record>, ()> {
@@ -395,7 +404,12 @@ mod tests {
     }
 
     fn by_text(text: &str) -> Result<Option<Record>, ()> {
-        record_from_text(text, &Arc::new(PathBuf::from("f")), 7).map_err(|_| ())
+        let mut out = None;
+        record_from_text(text, &Arc::new(PathBuf::from("f")), 7, &mut |r| {
+            out = Some(r.to_record())
+        })
+        .map_err(|_| ())?;
+        Ok(out)
     }
 
     #[test]
@@ -443,10 +457,15 @@ mod tests {
         assert!(by_text(r#"{"debug":"\ud83d"}"#).is_err());
     }
 
+    fn owned(f: &Fields<'_>) -> Option<Record> {
+        f.record(&Arc::new(PathBuf::from("f")), 7)
+            .map(|r| r.to_record())
+    }
+
     /// The serde way, for comparing.
     fn by_serde(text: &str) -> Result<Option<Record>, ()> {
         let Top(fields) = serde_json::from_str(text).map_err(|_| ())?;
-        Ok(fields.and_then(|f| f.into_record(&Arc::new(PathBuf::from("f")), 7)))
+        Ok(fields.and_then(|f| owned(&f)))
     }
 
     #[test]
@@ -458,7 +477,7 @@ mod tests {
             "{}",
         ];
         for l in lines {
-            let flat = flat_fields(l).map(|f| f.into_record(&Arc::new(PathBuf::from("f")), 7));
+            let flat = flat_fields(l).map(|f| owned(&f));
             assert!(flat.is_some(), "{l}");
             assert_eq!(Ok(flat.unwrap()), by_serde(l), "{l}");
         }
@@ -550,7 +569,7 @@ mod tests {
                 .collect();
             let text = format!("{{{}}}{tail}", body.join(","));
             if let Some(f) = flat_fields(&text) {
-                let flat = f.into_record(&Arc::new(PathBuf::from("f")), 7);
+                let flat = owned(&f);
                 proptest::prop_assert_eq!(Ok(flat), by_serde(&text), "{}", text);
             }
         }

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use super::lines::{Line, LineReader};
 use super::{Damage, MAX_LINE_BYTES, parse_json_lossy, record_from_json};
-use crate::logs::record::Record;
+use crate::logs::record::RecordRef;
 
 pub(super) fn decode<R: BufRead>(
     reader: R,
     file: &Arc<PathBuf>,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<Damage> {
     let mut damage = Damage::default();
     let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
@@ -32,7 +32,7 @@ pub(super) fn decode_line(
     line_no: usize,
     file: &Arc<PathBuf>,
     damage: &mut Damage,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
 ) {
     let bytes = raw.trim_ascii();
     if bytes.is_empty() {
@@ -41,9 +41,9 @@ pub(super) fn decode_line(
     let parsed = match std::str::from_utf8(bytes) {
         // The common case, read without building a `Value` (see `fields`); anything it
         // cannot read goes the repairing way below.
-        Ok(text) => match super::fields::record_from_text(text, file, line_no) {
-            Ok(Some(record)) => return sink(record),
-            Ok(None) => {
+        Ok(text) => match super::fields::record_from_text(text, file, line_no, sink) {
+            Ok(true) => return,
+            Ok(false) => {
                 damage.not_a_record += 1;
                 return;
             }
@@ -61,7 +61,7 @@ pub(super) fn decode_line(
     };
     match parsed {
         Some(value) => match record_from_json(value, file, line_no) {
-            Some(record) => sink(record),
+            Some(record) => sink(record.as_ref()),
             None => damage.not_a_record += 1,
         },
         None if !terminated => damage.truncated_last = true,

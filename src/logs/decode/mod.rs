@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use aho_corasick::AhoCorasick;
 
-use crate::logs::record::{Level, Record};
+use crate::logs::record::{Level, Record, RecordRef};
 
 pub use debug_log::split_mcp_prefix;
 
@@ -223,7 +223,7 @@ pub fn for_each_record(
     path: &Path,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    read_file(path, None, sink)
+    read_file(path, None, &mut |r| sink(r.to_record()))
 }
 
 /// Like [`for_each_record`], but JSON Lines files hand over only the records whose raw
@@ -235,7 +235,7 @@ pub fn for_each_record_matching(
     needles: &AhoCorasick,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    read_file(path, Some(needles), sink)
+    read_file(path, Some(needles), &mut |r| sink(r.to_record()))
 }
 
 /// The scan's way to read a file: JSON Lines go through the prefiltered reader
@@ -245,14 +245,15 @@ pub fn decode_prefiltered(
     path: &Path,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    read_file(path, Some(&stream::NEEDLES), sink)
+    read_file(path, Some(&stream::NEEDLES), &mut |r| sink(r.to_record()))
 }
 
 /// [`decode_prefiltered`] telling `on_bytes` how many bytes each read took from the file, so a
-/// progress display moves while one large file is read.
+/// progress display moves while one large file is read, and handing records over
+/// borrowed (the scan copies only what it keeps).
 pub fn decode_prefiltered_progress(
     path: &Path,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let (inner, meta) = crate::safe_read::open_regular(path)?;
@@ -271,7 +272,7 @@ fn decode_opened(
     len: u64,
     path: &Path,
     prefilter: Option<&AhoCorasick>,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let want = match usize::try_from(len) {
         Ok(n) if n > 0 && n < SNIFF_BYTES => n,
@@ -339,7 +340,7 @@ impl<R: Read> Read for Counting<'_, R> {
 fn read_file(
     path: &Path,
     prefilter: Option<&AhoCorasick>,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let (mut file, meta) = crate::safe_read::open_regular(path)?;
     decode_opened(&mut file, meta.len(), path, prefilter, sink)
@@ -353,7 +354,7 @@ fn decode_sniffed(
     len: u64,
     name: &Arc<PathBuf>,
     prefilter: Option<&AhoCorasick>,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let only = |d: Damage| Ok((None, d));
     if head.is_empty() {
@@ -376,9 +377,9 @@ fn decode_sniffed(
             ..Damage::default()
         },
         (LogFormat::JsonLines, Some(needles)) => {
-            stream::scan_jsonl_matching(&mut reader, name, needles, sink, stream::BLOCK_BYTES)?
+            stream::scan_jsonl_matching_ref(&mut reader, name, needles, sink, stream::BLOCK_BYTES)?
         }
-        _ => decode_reader(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
+        _ => decode_reader_ref(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
     };
     Ok((format, damage))
 }
@@ -386,20 +387,31 @@ fn decode_sniffed(
 /// Decodes an already-opened stream of a known format, handing each record to `sink`.
 pub fn decode_reader<R: BufRead>(
     format: LogFormat,
-    mut reader: R,
+    reader: R,
     file: &Arc<PathBuf>,
     sink: &mut dyn FnMut(Record),
 ) -> io::Result<Damage> {
+    decode_reader_ref(format, reader, file, &mut |r| sink(r.to_record()))
+}
+
+/// [`decode_reader`], handing records over borrowed.
+fn decode_reader_ref<R: BufRead>(
+    format: LogFormat,
+    mut reader: R,
+    file: &Arc<PathBuf>,
+    sink: &mut dyn FnMut(RecordRef<'_>),
+) -> io::Result<Damage> {
     skip_bom(&mut reader)?;
+    let mut owned = |r: Record| sink(r.as_ref());
     match format {
         LogFormat::JsonLines => jsonl::decode(reader, file, sink),
-        LogFormat::DebugLog => debug_log::decode(reader, file, sink),
+        LogFormat::DebugLog => debug_log::decode(reader, file, &mut owned),
         LogFormat::JsonArray => {
             let mut bytes = Vec::new();
             reader
                 .take(MAX_JSON_ARRAY_BYTES + 1)
                 .read_to_end(&mut bytes)?;
-            Ok(json_array::decode(&bytes, file, sink))
+            Ok(json_array::decode(&bytes, file, &mut owned))
         }
     }
 }
@@ -414,7 +426,7 @@ pub fn decode_bytes(bytes: &[u8], file: &Path) -> DecodedFile {
         bytes.len() as u64,
         &Arc::new(file.to_path_buf()),
         None,
-        &mut |r| records.push(r),
+        &mut |r| records.push(r.to_record()),
     )
     .expect("reading from memory cannot fail");
     DecodedFile {

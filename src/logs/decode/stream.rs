@@ -16,7 +16,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use super::jsonl::decode_line;
 use super::{Damage, MAX_LINE_BYTES, record_from_json};
 use crate::claude_code::markers::PREFILTER_NEEDLES;
-use crate::logs::record::Record;
+use crate::logs::record::{Record, RecordRef};
 
 /// One block; a line longer than this is skipped (and counted) without being held.
 pub const BLOCK_BYTES: usize = MAX_LINE_BYTES;
@@ -67,6 +67,17 @@ pub fn scan_jsonl_matching(
     sink: &mut dyn FnMut(Record),
     block: usize,
 ) -> io::Result<Damage> {
+    scan_jsonl_matching_ref(reader, file, needles, &mut |r| sink(r.to_record()), block)
+}
+
+/// [`scan_jsonl_matching`], handing records over borrowed.
+pub(super) fn scan_jsonl_matching_ref(
+    reader: &mut dyn Read,
+    file: &Arc<PathBuf>,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(RecordRef<'_>),
+    block: usize,
+) -> io::Result<Damage> {
     let mut owned = take_block(FIRST_BLOCK_BYTES.min(block));
     let result = scan_blocks(reader, file, needles, sink, &mut owned, block, 0);
     give_back(owned);
@@ -93,7 +104,7 @@ pub(super) fn scan_whole(
     len: usize,
     file: &Arc<PathBuf>,
     needles: &AhoCorasick,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<Damage> {
     let result = scan_blocks(
         &mut io::empty(),
@@ -145,7 +156,7 @@ fn scan_blocks(
     reader: &mut dyn Read,
     file: &Arc<PathBuf>,
     needles: &AhoCorasick,
-    sink: &mut dyn FnMut(Record),
+    sink: &mut dyn FnMut(RecordRef<'_>),
     store: &mut Vec<u8>,
     max: usize,
     filled: usize,
@@ -248,7 +259,7 @@ impl ScanState<'_> {
         region: &[u8],
         eof: bool,
         file: &Arc<PathBuf>,
-        sink: &mut dyn FnMut(Record),
+        sink: &mut dyn FnMut(RecordRef<'_>),
     ) {
         // The start of the first needle at or after the current line, searched for
         // again only once a line passes it: one search a decoded line, not one a needle
