@@ -29,25 +29,40 @@ pub(super) fn record_from_text(
     line: usize,
     sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> Result<bool, serde_json::Error> {
-    let fields = match flat_fields(text) {
-        Some(fields) => fields,
-        None => match serde_json::from_str(text)? {
-            Top(Some(fields)) => fields,
+    // Read in place (a `Fields` is a few hundred bytes: returned and moved, it was copied
+    // twice a line).
+    let mut flat = Fields::default();
+    let parsed;
+    let fields = if read_flat(text, &mut flat) {
+        &flat
+    } else {
+        match serde_json::from_str(text)? {
+            Top(Some(f)) => {
+                parsed = f;
+                &parsed
+            }
             Top(None) => return Ok(false),
-        },
+        }
     };
     Ok(fields.record(file, line).map(|r| sink(r)).is_some())
 }
 
-/// The fields of a line that is one flat object of strings under plain keys (what
-/// Claude Code writes), read without `serde`; `None` for any other line, which `serde`
+/// [`read_flat`] into new fields.
+#[cfg(test)]
+fn flat_fields(text: &str) -> Option<Fields<'_>> {
+    let mut fields = Fields::default();
+    read_flat(text, &mut fields).then_some(fields)
+}
+
+/// Reads into `fields` a line that is one flat object of strings under plain keys (what
+/// Claude Code writes), without `serde`; `false` for any other line, which `serde`
 /// then reads (and tells whether it is JSON at all). What it reads, it reads as `serde`
 /// does: JSON whitespace between tokens, the last value of a key given twice, escapes
 /// decoded; a key with an escape, a value that is not a string, a surrogate escape, a
 /// control character, an unknown escape or anything after the object is left to
 /// `serde`. Most of a scan's decoding time was `serde`'s generic visiting of these
 /// few strings.
-fn flat_fields(text: &str) -> Option<Fields<'_>> {
+fn read_flat<'a>(text: &'a str, fields: &mut Fields<'a>) -> bool {
     let b = text.as_bytes();
     let ws = |i: &mut usize| {
         while b
@@ -60,35 +75,38 @@ fn flat_fields(text: &str) -> Option<Fields<'_>> {
     let mut i = 0;
     ws(&mut i);
     if b.get(i) != Some(&b'{') {
-        return None;
+        return false;
     }
     i += 1;
     ws(&mut i);
-    let mut fields = Fields::default();
     if b.get(i) == Some(&b'}') {
         i += 1;
         ws(&mut i);
-        return (i == b.len()).then_some(fields);
+        return i == b.len();
     }
     loop {
         if b.get(i) != Some(&b'"') {
-            return None;
+            return false;
         }
-        let (key, next) = string_at(text, i + 1)?;
+        let Some((key, next)) = string_at(text, i + 1) else {
+            return false;
+        };
         let Cow::Borrowed(key) = key else {
-            return None;
+            return false;
         };
         i = next;
         ws(&mut i);
         if b.get(i) != Some(&b':') {
-            return None;
+            return false;
         }
         i += 1;
         ws(&mut i);
         if b.get(i) != Some(&b'"') {
-            return None;
+            return false;
         }
-        let (value, next) = string_at(text, i + 1)?;
+        let Some((value, next)) = string_at(text, i + 1) else {
+            return false;
+        };
         i = next;
         if let Some(slot) = fields.slot(key_kind(key)) {
             *slot = Some(Value::Str(value));
@@ -102,15 +120,15 @@ fn flat_fields(text: &str) -> Option<Fields<'_>> {
             Some(b'}') => {
                 i += 1;
                 ws(&mut i);
-                return (i == b.len()).then_some(fields);
+                return i == b.len();
             }
-            _ => return None,
+            _ => return false,
         }
     }
 }
 
 /// The JSON string whose text starts at `start` (after its opening quote), decoded, and
-/// where it ends (after its closing quote); `None` for a string [`flat_fields`] leaves
+/// where it ends (after its closing quote); `None` for a string [`read_flat`] leaves
 /// to `serde`.
 fn string_at(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
     let b = text.as_bytes();
