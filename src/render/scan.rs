@@ -323,24 +323,38 @@ fn row_sources(report: &ScanReport) -> Vec<RowSource<'_>> {
     out
 }
 
-/// The row `src` stands for. Without `reasons`, its reason is left empty (the pass that
-/// measures the columns needs none).
-fn row_view<'a>(src: RowSource<'a>, home: Option<&str>, reasons: bool) -> RowView<'a> {
+/// The LAST SEEN column of the row `src` stands for.
+fn row_time(src: RowSource<'_>) -> String {
+    match src {
+        RowSource::Logged(s) => s
+            .last_seen
+            .as_deref()
+            .map(crate::time::local_time)
+            .unwrap_or_else(|| "-".to_string()),
+        RowSource::Configured(..) => "-".to_string(),
+    }
+}
+
+/// The row `src` stands for, its time made by [`row_time`]. Without `reasons`, its
+/// reason and log tree are left empty (the pass that measures the columns needs
+/// neither).
+fn row_view<'a>(
+    src: RowSource<'a>,
+    home: Option<&str>,
+    reasons: bool,
+    time: String,
+) -> RowView<'a> {
     use crate::advice::configured::{row_label, state_reason};
     match src {
         RowSource::Logged(s) => RowView {
             project: s.project.as_deref(),
-            tree: s.log_tree(),
+            tree: if reasons { s.log_tree() } else { None },
             name: terminal_safe(&s.name, false),
             label: s.diagnosis.verdict.as_str().to_string(),
             verdict: Some(s.diagnosis.verdict),
             state_problem: false,
             state_pending: false,
-            time: s
-                .last_seen
-                .as_deref()
-                .map(crate::time::local_time)
-                .unwrap_or_else(|| "-".to_string()),
+            time,
             reason: if reasons {
                 logged_reason(s, home)
             } else {
@@ -357,7 +371,7 @@ fn row_view<'a>(src: RowSource<'a>, home: Option<&str>, reasons: bool) -> RowVie
             state_problem: r.is_problem(),
             state_pending: r.configured.state
                 == crate::claude_code::config::ServerState::PendingApproval,
-            time: "-".to_string(),
+            time,
             reason: match &r.ran_since {
                 _ if !reasons => String::new(),
                 Some(t)
@@ -487,15 +501,18 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     out.push_str("\n\n");
 
     // The columns' widths from a first pass over the rows, which are made again, a
-    // share at a time, as they are written. Both passes make rows in parallel.
+    // share at a time, as they are written. Both passes make rows in parallel; the
+    // times (a time zone lookup each) are made once, in the first.
     use rayon::prelude::*;
     let sources = row_sources(report);
     let home = o.home.as_deref();
+    let mut times: Vec<String> = sources.par_iter().map(|&src| row_time(src)).collect();
     let (name_w, verdict_w, time_w) = sources
         .par_iter()
-        .map(|&src| {
-            let r = row_view(src, home, false);
-            (cols(&r.name), cols(&r.label), cols(&r.time))
+        .zip(&times)
+        .map(|(&src, time)| {
+            let r = row_view(src, home, false, String::new());
+            (cols(&r.name), cols(&r.label), cols(time))
         })
         .reduce(
             || (cols("SERVER"), cols("VERDICT"), 9),
@@ -550,11 +567,12 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         }
     }
     let mut group: Option<(Option<&str>, Option<&std::path::Path>)> = None;
-    for share in sources.chunks(ROW_SHARE) {
+    for (share, times) in sources.chunks(ROW_SHARE).zip(times.chunks_mut(ROW_SHARE)) {
         let made: Vec<(Option<&str>, Option<&std::path::Path>, String)> = share
             .par_iter()
-            .map(|&src| {
-                let r = row_view(src, home, true);
+            .zip(times.par_iter_mut())
+            .map(|(&src, time)| {
+                let r = row_view(src, home, true, std::mem::take(time));
                 (r.project, r.tree, row_lines(&r, &layout, o))
             })
             .collect();
