@@ -174,7 +174,9 @@ fn parse_claude_code_iso(s: &str) -> Option<Option<EpochSeconds>> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || h > 23 || min > 59 || sec > 60 {
         return Some(None);
     }
-    Some(Some(days_from_civil(y, m, d) * 86_400 + h * 3600 + min * 60 + sec))
+    Some(Some(
+        days_from_civil(y, m, d) * 86_400 + h * 3600 + min * 60 + sec,
+    ))
 }
 
 /// `2026-11-29T11:50:31.000Z`: the form Claude Code's timestamps have, so the result
@@ -448,11 +450,19 @@ mod tests {
             assert_eq!(parse_iso(s), parse_iso_any(s), "{s}");
             assert!(parse_iso(s).is_some(), "{s}");
         }
-        for s in ["2026-13-29T11:50:31Z", "2026-11-29T24:00:00Z", "2026-11-29T11:60:00"] {
+        for s in [
+            "2026-13-29T11:50:31Z",
+            "2026-11-29T24:00:00Z",
+            "2026-11-29T11:60:00",
+        ] {
             assert_eq!(parse_claude_code_iso(s), Some(None), "{s}");
         }
         // Other forms are left to the general parse.
-        for s in [" 2026-11-29T11:50:31Z", "2026-11-29 11:50:31", "2026-11-29T11:50:31+01:00"] {
+        for s in [
+            " 2026-11-29T11:50:31Z",
+            "2026-11-29 11:50:31",
+            "2026-11-29T11:50:31+01:00",
+        ] {
             assert_eq!(parse_claude_code_iso(s), None, "{s}");
         }
     }

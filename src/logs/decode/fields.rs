@@ -44,7 +44,13 @@ pub(super) fn record_from_text(
             Top(None) => return Ok(false),
         }
     };
-    Ok(fields.record(file, line).map(|r| sink(r)).is_some())
+    match fields.record(file, line) {
+        Some(r) => {
+            sink(r);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 /// [`read_flat`] into new fields.
