@@ -92,26 +92,28 @@ impl RecordRef<'_> {
 
     /// Makes `r` this record, reusing its strings' buffers.
     pub fn copy_into(&self, r: &mut Record) {
-        fn set(to: &mut Option<String>, from: Option<&str>) {
-            match (to.as_mut(), from) {
-                (Some(t), Some(f)) => {
-                    t.clear();
-                    t.push_str(f);
-                }
-                (_, f) => *to = f.map(str::to_string),
-            }
-        }
         r.message.clear();
         r.message.push_str(self.message);
         r.level = self.level;
-        set(&mut r.timestamp, self.timestamp);
-        set(&mut r.session_id, self.session_id);
-        set(&mut r.cwd, self.cwd);
-        set(&mut r.server, self.server);
+        set_str(&mut r.timestamp, self.timestamp);
+        set_str(&mut r.session_id, self.session_id);
+        set_str(&mut r.cwd, self.cwd);
+        set_str(&mut r.server, self.server);
         if !Arc::ptr_eq(&r.file, self.file) {
             r.file = Arc::clone(self.file);
         }
         r.line = self.line;
+    }
+}
+
+/// Makes `to` hold `from`, in the buffer it already has when it has one.
+pub(crate) fn set_str(to: &mut Option<String>, from: Option<&str>) {
+    match (to.as_mut(), from) {
+        (Some(t), Some(f)) => {
+            t.clear();
+            t.push_str(f);
+        }
+        (_, f) => *to = f.map(str::to_string),
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::classify::Classifier;
 use crate::classify::verdict::Diagnosis;
-use crate::logs::record::{Record, RecordRef};
+use crate::logs::record::{Record, RecordRef, set_str};
 
 /// The file a record came from, shared by its records.
 type FileRef = std::sync::Arc<std::path::PathBuf>;
@@ -71,10 +71,10 @@ impl SessionGrouper {
                 s.first_timestamp = Some(ts.to_string());
             }
             // In place: a session's records rarely need a longer buffer.
-            set_str(&mut s.last_timestamp, ts);
+            set_str(&mut s.last_timestamp, Some(ts));
         }
         if let Some(cwd) = r.cwd {
-            set_str(&mut s.cwd, cwd);
+            set_str(&mut s.cwd, Some(cwd));
         }
         s.classifier.feed(r.message, || r.to_record());
         match &mut s.last_record {
@@ -152,17 +152,6 @@ impl SessionGrouper {
             _ => std::cmp::Ordering::Equal,
         });
         out
-    }
-}
-
-/// Makes `to` hold `from`, in the buffer it has.
-fn set_str(to: &mut Option<String>, from: &str) {
-    match to {
-        Some(t) => {
-            t.clear();
-            t.push_str(from);
-        }
-        None => *to = Some(from.to_string()),
     }
 }
 

@@ -285,7 +285,7 @@ fn decode_opened(
     let got = match read_up_to(file, &mut block[..want]) {
         Ok(n) => n,
         Err(e) => {
-            stream::return_block(block);
+            stream::give_back(block);
             return Err(e);
         }
     };
@@ -299,7 +299,7 @@ fn decode_opened(
         return Ok((Some(LogFormat::JsonLines), damage));
     }
     let head = block[..got].to_vec();
-    stream::return_block(block);
+    stream::give_back(block);
     let mut nothing = io::empty();
     let rest: &mut dyn Read = if got < SNIFF_BYTES {
         &mut nothing

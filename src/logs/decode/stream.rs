@@ -86,14 +86,9 @@ pub(super) fn scan_jsonl_matching_ref(
 
 /// A block from the thread's store (see [`BLOCK`]) for a whole small file to be read into
 /// and, when it is JSON Lines, scanned where it lies: [`scan_whole`]. Hand it back with
-/// [`scan_whole`] or [`return_block`].
+/// [`scan_whole`] or [`give_back`].
 pub(super) fn block_for_file() -> Vec<u8> {
     take_block(FIRST_BLOCK_BYTES)
-}
-
-/// Hands back a block from [`block_for_file`] that was not scanned.
-pub(super) fn return_block(b: Vec<u8>) {
-    give_back(b);
 }
 
 /// [`scan_jsonl_matching`] of a whole file already read into `block[..len]` (a block
@@ -136,7 +131,7 @@ fn take_block(size: usize) -> Vec<u8> {
     b
 }
 
-fn give_back(b: Vec<u8>) {
+pub(super) fn give_back(b: Vec<u8>) {
     BLOCK.with(|c| {
         let held = c.take();
         // Keep the larger one (a nested call may have grown its own).
