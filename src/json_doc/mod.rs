@@ -20,6 +20,7 @@ pub const SCHEMA_VERSION: u32 = 3;
 
 mod du;
 mod explain;
+mod export;
 mod hook;
 mod probe;
 mod prune;
@@ -31,6 +32,7 @@ mod undo;
 
 pub use du::*;
 pub use explain::*;
+pub use export::*;
 pub use hook::*;
 pub use probe::*;
 pub use prune::*;
@@ -63,5 +65,6 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("probe", one::<ProbeDocument>()),
         ("transcript", one::<TranscriptEvent>()),
         ("hook", one::<HookOutput>()),
+        ("export", one::<ExportRecord>()),
     ]
 }

@@ -86,6 +86,9 @@ pub enum Command {
     /// Install the status line or the hook in Claude Code's settings: diff, confirmation, backup, undo
     #[command(after_help = SETUP_EXAMPLES)]
     Setup(SetupArgs),
+    /// Send every server's verdict to an OpenTelemetry collector (OTLP/HTTP) or a JSON Lines file, once
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
@@ -96,6 +99,26 @@ pub enum Command {
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
 }
+
+const EXPORT_EXAMPLES: &str = "\
+EXAMPLES:
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 mcplogs export
+  mcplogs export --dry-run             # the records it would send, as JSON Lines
+  mcplogs export --file ~/mcplogs-export.jsonl   # for a log shipper to tail
+  mcplogs setup hook --export          # after every Claude Code session
+
+Configured like Claude Code's own telemetry: OTEL_EXPORTER_OTLP_ENDPOINT,
+OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or
+http/json), OTEL_EXPORTER_OTLP_TIMEOUT (ms, default 5000),
+OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, from the environment or a
+settings file's env block. Names, paths and error text are sent only with
+OTEL_LOG_TOOL_DETAILS=1; otherwise keyed hashes stand for them
+(MCPLOGS_EXPORT_KEY: the fleet's key). Each record is sent once: what the
+collector accepted is remembered in mcplogs' cache folder, and what it did
+not goes out on the next run.
+
+Exit codes: 0 sent (or nothing new), 2 not sent (the records go out on the
+next run) or a usage error. Details: mcplogs docs export";
 
 const STATUSLINE_EXAMPLES: &str = "\
 EXAMPLES:
@@ -385,6 +408,34 @@ impl DiscoveryArgs {
             ..ScanOptions::default()
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
+
+    /// Append the records as JSON Lines to FILE (for a log shipper to tail) instead of
+    /// sending them; FILE is renamed to FILE.1 before it would pass --max-file-mib
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// The size cap of --file, in MiB
+    #[arg(long, value_name = "MIB", default_value_t = 10, requires = "file",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_file_mib: u64,
+
+    /// Print the records that would be sent as JSON Lines on stdout; send nothing,
+    /// remember nothing
+    #[arg(long, conflicts_with = "file")]
+    pub dry_run: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

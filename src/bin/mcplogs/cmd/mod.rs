@@ -5,6 +5,7 @@
 pub mod docs;
 pub mod du;
 pub mod explain;
+pub mod export;
 pub mod fix;
 pub mod probe;
 pub mod prune;
@@ -34,6 +35,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Statusline(args) => statusline::run(args),
         Command::Hook(args) => statusline::hook(args),
         Command::Setup(args) => setup::run(args),
+        Command::Export(args) => export::run(args),
     }
 }
 
