@@ -33,12 +33,20 @@ pub const REFRESH_SECS: u64 = 10;
 /// What marks mcplogs' own entries.
 pub const STATUSLINE_MARK: &str = "mcplogs statusline";
 pub const HOOK_MARK: &str = "mcplogs hook";
+/// The hook event `setup hook --export` installs. Observed (2.1.288, 2.1.332,
+/// docs/claude-code.md): `SessionEnd` runs at the end of `claude -p` and of an
+/// interactive session (`/exit`, Ctrl-C twice), after the session's MCP logs are
+/// written; a hook still running after about 1.5 s is ended, hence `--detach`.
+pub const EXPORT_HOOK_EVENT: &str = "SessionEnd";
+pub const EXPORT_HOOK_MARK: &str = "mcplogs export";
 
 /// What `mcplogs setup` installs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Install {
     StatusLine,
     Hook,
+    /// `mcplogs export --detach` as a `SessionEnd` hook.
+    ExportHook,
 }
 
 impl Install {
@@ -46,7 +54,7 @@ impl Install {
     pub fn key(self) -> &'static str {
         match self {
             Install::StatusLine => "statusLine",
-            Install::Hook => "hooks",
+            Install::Hook | Install::ExportHook => "hooks",
         }
     }
 
@@ -54,6 +62,7 @@ impl Install {
         match self {
             Install::StatusLine => Change::StatusLine,
             Install::Hook => Change::Hook,
+            Install::ExportHook => Change::ExportHook,
         }
     }
 
@@ -62,6 +71,16 @@ impl Install {
         match self {
             Install::StatusLine => "setup-statusline",
             Install::Hook => "setup-hook",
+            Install::ExportHook => "setup-export-hook",
+        }
+    }
+
+    /// A hook's event and the text that marks mcplogs' entry; `None` for the status line.
+    pub fn hook(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Install::StatusLine => None,
+            Install::Hook => Some((HOOK_EVENT, HOOK_MARK)),
+            Install::ExportHook => Some((EXPORT_HOOK_EVENT, EXPORT_HOOK_MARK)),
         }
     }
 }
@@ -114,9 +133,14 @@ fn commands_in(v: &Value, out: &mut Vec<String>) {
 
 /// Whether a `hooks` value holds mcplogs' hook.
 pub fn has_our_hook(hooks: &Value) -> bool {
+    has_hook_marked(hooks, HOOK_MARK)
+}
+
+/// Whether a `hooks` value holds a command containing `mark`.
+pub fn has_hook_marked(hooks: &Value, mark: &str) -> bool {
     let mut cmds = Vec::new();
     commands_in(hooks, &mut cmds);
-    cmds.iter().any(|c| c.contains(HOOK_MARK))
+    cmds.iter().any(|c| c.contains(mark))
 }
 
 /// The `statusLine.command` of a settings object, if any.
@@ -228,8 +252,9 @@ pub fn plan_setup(
                 "refreshInterval": REFRESH_SECS,
             }),
         },
-        Install::Hook => {
-            if current.is_some_and(has_our_hook) {
+        Install::Hook | Install::ExportHook => {
+            let (event, mark) = install.hook().unwrap_or((HOOK_EVENT, HOOK_MARK));
+            if current.is_some_and(|h| has_hook_marked(h, mark)) {
                 return Ok(SetupPlan::AlreadyInstalled {
                     path: path.to_path_buf(),
                 });
@@ -241,14 +266,18 @@ pub fn plan_setup(
             };
             let entry = json!({"hooks": [{"type": "command", "command": opts.command}]});
             match hooks
-                .entry(HOOK_EVENT)
+                .entry(event)
                 .or_insert_with(|| Value::Array(Vec::new()))
             {
                 Value::Array(a) => a.push(entry),
                 _ => {
                     return Err(cannot(
                         path,
-                        EditError::NotAnObjectAt("hooks.UserPromptSubmit"),
+                        EditError::NotAnObjectAt(if install == Install::Hook {
+                            "hooks.UserPromptSubmit"
+                        } else {
+                            "hooks.SessionEnd"
+                        }),
                     ));
                 }
             }
@@ -324,7 +353,10 @@ pub fn plan_setup_undo(
             Install::StatusLine => {
                 status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK))
             }
-            Install::Hook => now.get("hooks").is_some_and(has_our_hook),
+            Install::Hook | Install::ExportHook => {
+                let mark = install.hook().map_or(HOOK_MARK, |h| h.1);
+                now.get("hooks").is_some_and(|h| has_hook_marked(h, mark))
+            }
         };
         if !ours && !force {
             return Ok(KeyUndo::Refuse(UndoPlan::NotOurs {
@@ -336,13 +368,14 @@ pub fn plan_setup_undo(
             Install::StatusLine => {
                 edit::restore_top_level(current_text, "statusLine", state.previous_json.as_deref())
             }
-            Install::Hook => {
+            Install::Hook | Install::ExportHook => {
+                let mark = install.hook().map_or(HOOK_MARK, |h| h.1);
                 let hooks = now.get("hooks").cloned().unwrap_or_else(|| json!({}));
                 let before: Option<Value> = state
                     .previous_json
                     .as_deref()
                     .and_then(|p| serde_json::from_str(p).ok());
-                let kept = without_our_hook(hooks, before.as_ref());
+                let kept = without_hook_marked(hooks, before.as_ref(), mark);
                 match kept {
                     None => edit::restore_top_level(current_text, "hooks", None),
                     Some(v) => edit::set_top_level(current_text, "hooks", &v),
@@ -356,13 +389,19 @@ pub fn plan_setup_undo(
 
 /// `hooks` without mcplogs' entries; an event list left empty goes when `before` did not
 /// have it, and `None` when nothing is left of a `hooks` that did not exist before.
+#[cfg(test)]
 fn without_our_hook(hooks: Value, before: Option<&Value>) -> Option<Value> {
+    without_hook_marked(hooks, before, HOOK_MARK)
+}
+
+/// [`without_our_hook`] for the entries whose command contains `mark`.
+fn without_hook_marked(hooks: Value, before: Option<&Value>, mark: &str) -> Option<Value> {
     let Value::Object(mut m) = hooks else {
         return Some(hooks);
     };
     for (event, list) in m.iter_mut() {
         if let Value::Array(a) = list {
-            a.retain(|entry| !has_our_hook(entry));
+            a.retain(|entry| !has_hook_marked(entry, mark));
         }
         let _ = event;
     }
@@ -467,7 +506,7 @@ pub fn blocked(i: &Integrations, install: Install) -> Option<Blocked> {
         });
     }
     match install {
-        Install::Hook => i
+        Install::Hook | Install::ExportHook => i
             .managed_hooks_only
             .first()
             .map(|(_, p)| Blocked::ManagedHooksOnly(p.clone())),

@@ -743,3 +743,78 @@ fn the_file_form_never_follows_a_link_or_writes_a_fifo() {
         scan_verdicts(&m).len()
     );
 }
+
+#[test]
+fn setup_hook_export_installs_a_session_end_hook_and_undoes_it() {
+    let m = Machine::new();
+    m.user_settings(
+        r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}}"#,
+    );
+    let before = std::fs::read_to_string(m.home.path().join(".claude/settings.json")).unwrap();
+    let setup = |extra: &[&str]| {
+        let mut c = mcplogs(m.home.path());
+        c.args(["setup", "hook", "--export", "--yes"]).args(extra);
+        c.arg("--managed-dir").arg(m.home.path().join("no-managed"));
+        run(&mut c)
+    };
+    let r = setup(&[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(m.home.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let commands: Vec<&str> = v["hooks"]["SessionEnd"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["hooks"][0]["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, ["echo mine", "mcplogs export --detach"]);
+    assert!(v["hooks"].get("UserPromptSubmit").is_none());
+    let r = setup(&[]);
+    assert!(r.stderr.contains("nothing to write"), "{}", r.stderr);
+    let r = setup(&["--undo"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(m.home.path().join(".claude/settings.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn detach_returns_at_once_and_the_background_run_exports() {
+    let m = Machine::new();
+    let out = m.home.path().join("bg.jsonl");
+    let r = run(&mut m.export(
+        &[],
+        &[
+            "--home",
+            &home_arg(),
+            "--file",
+            &out.display().to_string(),
+            "--detach",
+        ],
+    ));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    let want = scan_verdicts(&m).len();
+    let log = m.cache.join("export/last-run.log");
+    let mut lines = 0;
+    for _ in 0..400 {
+        let log_done = std::fs::read_to_string(&log).is_ok_and(|l| l.contains("sent"));
+        lines = std::fs::read_to_string(&out).map_or(0, |t| t.lines().count());
+        if log_done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(lines, want, "{:?}", std::fs::read_to_string(&log));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&log).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+}

@@ -302,6 +302,10 @@ pub struct SetupFlags {
     /// Status line: wrap your existing statusLine command instead of leaving it alone
     #[arg(long, conflicts_with = "undo")]
     pub wrap: bool,
+    /// Hook: install `mcplogs export --detach` as a SessionEnd hook instead (every
+    /// session's verdicts to the OpenTelemetry collector; docs/export.md)
+    #[arg(long, conflicts_with = "wrap")]
+    pub export: bool,
     /// The project whose settings layers count (disableAllHooks) [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
@@ -432,6 +436,12 @@ pub struct ExportArgs {
     /// remember nothing
     #[arg(long, conflicts_with = "file")]
     pub dry_run: bool,
+
+    /// Run in the background and return at once (for a hook: Claude Code ends a
+    /// SessionEnd hook after about a second and a half); the run's line goes to
+    /// `last-run.log` in mcplogs' cache folder
+    #[arg(long, conflicts_with = "dry_run")]
+    pub detach: bool,
 
     /// Read managed settings from DIR instead of this OS's folder (for tests)
     #[arg(long, value_name = "DIR", hide = true)]

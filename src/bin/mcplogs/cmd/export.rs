@@ -15,6 +15,9 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 
 pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
+    if args.detach {
+        return detach();
+    }
     let cwd = std::env::current_dir().unwrap_or_default();
     let opts = ScanOptions {
         index: args.cache.index_dir(),
@@ -177,4 +180,49 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
 /// A path for a message: terminal-safe.
 fn output_path(p: &std::path::Path) -> String {
     mcplogs::text::sanitize::text(&p.display().to_string()).into_owned()
+}
+
+/// `--detach`: the same command line without `--detach`, started in a session of its
+/// own (so the hook's end does not end it), stdin and stdout empty, stderr into
+/// `<cache>/export/last-run.log` (0600); returns at once.
+fn detach() -> Result<ExitCode, Error> {
+    use std::process::{Command, Stdio};
+    let cache = mcplogs::scan::cache::default_dir().ok_or(store::StoreError::NoCacheDir)?;
+    let dir = store::private_dir(&cache)?;
+    let log_path = dir.join("last-run.log");
+    let log = mcplogs::safe_read::create_private(&log_path).map_err(|e| store::StoreError::Io {
+        path: log_path.clone(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let exe = std::env::current_exe().map_err(|source| store::StoreError::Io {
+        path: "the running mcplogs".into(),
+        source,
+    })?;
+    let mut cmd = Command::new(exe);
+    cmd.args(std::env::args_os().skip(1).filter(|a| a != "--detach"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        // DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
+        cmd.creation_flags(0x0000_0008 | 0x0000_0200);
+    }
+    cmd.spawn().map_err(|source| store::StoreError::Io {
+        path: "the running mcplogs".into(),
+        source,
+    })?;
+    Ok(ExitCode::Clean)
 }
