@@ -95,7 +95,7 @@ pub enum Command {
     /// Print or install the man pages (roff) generated from these definitions
     #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
-    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
 }
