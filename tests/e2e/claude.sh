@@ -25,6 +25,10 @@
 #    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000;
 #    Claude Code must still do what the fixtures recorded, and `mcplogs scan` must give
 #    the fixtures' verdicts (tests/fixtures/lifecycle/expected.json). About a minute.
+# 8. runs tests/e2e/export.sh: `mcplogs export` of a generated fleet of homes through a
+#    real OTLP collector (rotel and opentelemetry-proto from PyPI, in a venv in the
+#    cache): every record once, documented attributes, private by default, nothing lost
+#    across a collector outage. About 40 s (a cold venv adds the download).
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -107,3 +111,7 @@ part probe.py "$(csv "${VERSIONS[@]}")" --work "$WORK/probe"
 part sdk_interop.py "$(csv "${VERSIONS[@]}")" --work "$WORK/sdk"
 # the discovery lifecycle on real builds: Claude Code against the fixtures, scan against both
 part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
+# mcplogs export: a fleet of homes through a real OTLP collector (rotel, from PyPI)
+MCPLOGS_BIN="$BIN" MCPLOGS_CACHE="$CACHE" bash "$HERE/export.sh" &
+pid=$!
+wait "$pid"
