@@ -5,7 +5,7 @@
 //! ledger ([`store::Ledger`]) holds the ids the destination accepted, so each record is
 //! sent once; [`record`] makes the record ([`crate::json_doc::ExportRecord`]) with the
 //! attributes of docs/export.md (private by default); [`send_all`] hands them in
-//! batches to a [`Sink`] (OTLP/HTTP, [`otlp`], or a JSON Lines file, [`file`]) and
+//! batches to a [`Sink`] (OTLP/HTTP, [`otlp`], or a JSON Lines file, [`file`](mod@file)) and
 //! notes in the ledger only what was accepted.
 
 pub mod config;

@@ -27,6 +27,7 @@ enum Answer {
     Status(u16),
     Partial(i64),
     /// Accept the connection and never answer.
+    #[cfg_attr(not(unix), allow(dead_code))]
     Hang,
 }
 
@@ -817,4 +818,61 @@ fn detach_returns_at_once_and_the_background_run_exports() {
             0o600
         );
     }
+}
+
+/// Every example line of `export --help` runs as typed (in a sandbox HOME with its own
+/// cache): never a usage error; delivery may fail (nothing listens), which is exit 2.
+#[cfg(unix)]
+#[test]
+fn every_example_in_the_help_runs_as_typed() {
+    let m = Machine::new();
+    let r = run(&mut m.export(&[], &["--help"]));
+    let examples = r.stdout.split_once("EXAMPLES:").expect("examples").1;
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs"))
+        .parent()
+        .unwrap();
+    let mut ran = 0;
+    for line in examples.lines().skip(1).map(str::trim) {
+        if line.is_empty() {
+            break;
+        }
+        let line = line.split("  #").next().unwrap().trim();
+        // Never the host's managed settings.
+        let line = format!(
+            "{line} --managed-dir {}",
+            m.home.path().join("no-managed").display()
+        );
+        let mut c = mcplogs(m.home.path());
+        c.env("MCPLOGS_CACHE_DIR", &m.cache)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "2000")
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin_dir.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            );
+        let c = Command::new("sh")
+            .args(["-c", &line])
+            .env_clear()
+            .envs(c.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .current_dir(m.home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&c.stderr);
+        assert!(
+            matches!(c.status.code(), Some(0 | 2)),
+            "{line}: exit {:?}\n{err}",
+            c.status.code()
+        );
+        assert!(
+            !err.contains("unexpected argument") && !err.contains("Usage:"),
+            "{line}: {err}"
+        );
+        ran += 1;
+    }
+    assert!(ran >= 4, "{ran}");
 }
