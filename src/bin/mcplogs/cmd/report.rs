@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use mcplogs::redact::{Redactor, RedactorBuilder};
 use mcplogs::report::{self, GITHUB_BODY_LIMIT, Versions};
+use mcplogs::safe_read;
 use mcplogs::scan::scan;
 use mcplogs::settings;
 
@@ -38,6 +39,30 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     } else {
         machine.clone().build()
     };
+    // `-o FILE`: what is there now must be a regular file (or nothing), checked before
+    // the scan, so a FIFO or a device is refused at once instead of blocking the write
+    // at the end. The file itself is opened only once there is a report to write
+    // (non-blocking, and checked again after the open).
+    if let Some(path) = &args.output_file {
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                return Err(Error::OpenReport {
+                    target: early.redact(&path.display().to_string()),
+                    source: safe_read::ReadError::NotRegular {
+                        kind: safe_read::kind_of(&m),
+                    },
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(Error::OpenReport {
+                    target: early.redact(&path.display().to_string()),
+                    source: safe_read::ReadError::Io(e),
+                });
+            }
+        }
+    }
     if no_redact {
         output::note(
             "mcplogs: --no-redact: this report is NOT redacted; home folders, user names and any secrets in the logs appear as they are",
@@ -137,11 +162,19 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     };
 
     let written = match &args.output_file {
-        Some(path) => std::fs::write(
-            path,
-            mcplogs::text::sanitize::output(&text, false).as_bytes(),
-        )
-        .map(|_| {
+        Some(path) => {
+            let mut file =
+                safe_read::create_private(path).map_err(|source| Error::OpenReport {
+                    target: redactor.redact(&path.display().to_string()),
+                    source,
+                })?;
+            std::io::Write::write_all(
+                &mut file,
+                mcplogs::text::sanitize::output(&text, false).as_bytes(),
+            )
+            .and_then(|()| std::io::Write::flush(&mut file))
+        }
+        .map(|()| {
             output::note(format_args!(
                 "mcplogs: report written to {} ({} characters)",
                 redactor.redact(&path.display().to_string()),
