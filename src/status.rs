@@ -664,8 +664,22 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     line
 }
 
+/// The most failing servers the hook names to the model; the rest are counted
+/// ("+N more: run `mcplogs scan`"), so its context stays a few lines however many fail.
+pub const HOOK_NAMED_MAX: usize = 5;
+/// The most characters of one server name in the hook's context (a longer one is cut,
+/// marked `…`).
+pub const HOOK_NAME_MAX_CHARS: usize = 64;
+/// The most characters the hook's context can hold: [`HOOK_NAMED_MAX`] names of
+/// [`HOOK_NAME_MAX_CHARS`], their verdicts and the fixed sentences, with room to spare.
+/// A unit test holds every message under it.
+pub const HOOK_CONTEXT_MAX_CHARS: usize = 1500;
+
 /// What the hook tells the model: two or three plain sentences, `None` when nothing of
-/// this session failed. `names` are the failing servers not told before.
+/// this session failed. `names` are the failing servers not told before. Bounded: at
+/// most [`HOOK_NAMED_MAX`] servers are named (each cut to [`HOOK_NAME_MAX_CHARS`]), the
+/// rest counted, so the whole stays under [`HOOK_CONTEXT_MAX_CHARS`]. Only the configured
+/// names and mcplogs' own words (verdict and cause names) appear: nothing a server sent.
 pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     let failed: Vec<(&str, &Diagnosis)> = status
         .failed()
@@ -674,16 +688,28 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     if failed.is_empty() {
         return None;
     }
-    let list: Vec<String> = failed
+    let mut list: Vec<String> = failed
         .iter()
+        .take(HOOK_NAMED_MAX)
         .map(|(n, d)| {
             let why = d.cause.map_or_else(
                 || d.verdict.as_str().to_string(),
                 |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
             );
-            format!("{n} ({why})")
+            let name: String = if n.chars().count() > HOOK_NAME_MAX_CHARS {
+                let mut cut: String = n.chars().take(HOOK_NAME_MAX_CHARS - 1).collect();
+                cut.push('…');
+                cut
+            } else {
+                n.to_string()
+            };
+            format!("{name} ({why})")
         })
         .collect();
+    let more = failed.len().saturating_sub(HOOK_NAMED_MAX);
+    if more > 0 {
+        list.push(format!("+{more} more: run `mcplogs scan` to see them all"));
+    }
     let fix = failed.iter().any(|(_, d)| d.legacy_fix_applies());
     let auth = failed
         .iter()
@@ -701,11 +727,15 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     } else {
         ("servers", "are")
     };
+    let subject = if more > 0 {
+        format!("{} MCP servers ({})", failed.len(), list.join(", "))
+    } else {
+        format!("MCP {servers} {}", list.join(", "))
+    };
     Some(format!(
-        "mcplogs: the MCP {servers} {} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
+        "mcplogs: the {subject} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
          If the user needs them, tell them to run {}. \
          Do not call or pretend to have tools from {}.",
-        list.join(", "),
         if failed.len() == 1 { "its" } else { "their" },
         what.join(", or "),
         if failed.len() == 1 {
@@ -877,6 +907,33 @@ mod tests {
         assert!(contains(&mut Two(vec![b"xx\"sess", b"ion-1\"yy"]), b"session-1").unwrap());
         assert!(!contains(&mut Two(vec![b"xx\"sess", b"ion-2\"yy"]), b"session-1").unwrap());
         assert!(!contains(&mut Two(vec![]), b"s").unwrap());
+    }
+
+    #[test]
+    fn the_hook_context_is_bounded_however_many_servers_fail() {
+        let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+        d.cause = Some(Cause::MissingResultType);
+        d.era = Some(crate::classify::verdict::Era::Modern);
+        let names: Vec<String> = (0..120)
+            .map(|i| format!("server-{i:03}-{}", "x".repeat(200)))
+            .collect();
+        let servers: Vec<(&str, ServerState)> = names
+            .iter()
+            .map(|n| (n.as_str(), ServerState::Failed(Box::new(d.clone()))))
+            .collect();
+        let s = status(&servers);
+        let m = hook_message(&s, &names).unwrap();
+        assert!(m.chars().count() <= HOOK_CONTEXT_MAX_CHARS, "{}", m.len());
+        assert!(m.contains("+115 more: run `mcplogs scan`"), "{m}");
+        assert!(m.contains("the 120 MCP servers ("), "{m}");
+        assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
+        assert!(m.contains(&format!("server-000-{}…", "x".repeat(HOOK_NAME_MAX_CHARS - 12))), "{m}");
+        // At the bound, every one is named and nothing is counted.
+        let m = hook_message(&s, &names[..HOOK_NAMED_MAX]).unwrap();
+        assert!(!m.contains("more"), "{m}");
+        assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
+        let m = hook_message(&s, &names[..HOOK_NAMED_MAX + 1]).unwrap();
+        assert!(m.contains("+1 more: run `mcplogs scan`"), "{m}");
     }
 
     #[test]

@@ -16,6 +16,8 @@ mod confinement;
 mod bad_input;
 mod basics;
 mod clock;
+#[cfg(unix)]
+mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
@@ -66,6 +68,8 @@ mod statusline;
 #[cfg(unix)]
 mod terminal_safety;
 mod trust_decode;
+#[cfg(unix)]
+mod trust_surfaces;
 #[cfg(unix)]
 mod trust_settings;
 mod wire;

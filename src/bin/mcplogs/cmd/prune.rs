@@ -55,6 +55,10 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         }
         if !ask(&plan)? {
             output::note("mcplogs: nothing deleted");
+            // `--json` prints its one document on exit 0: the plan, nothing done.
+            if json {
+                show(None)?;
+            }
             return Ok(ExitCode::Clean);
         }
     }

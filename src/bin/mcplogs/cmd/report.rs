@@ -116,7 +116,17 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         }
         output::note(redactor.redact(&m));
     }
-    if !force && let Some(code) = refuse(&rep) {
+    if !force && let Some((code, why)) = refuse(&rep) {
+        // `--json` prints one document whenever the exit code is 0 or 1: here, the
+        // scanned content with `written: false` and why (on stdout, never in `-o FILE`).
+        if args.output.json {
+            let mut doc = report::json::report_json(&rep);
+            doc.written = false;
+            doc.not_written = Some(why);
+            let mut doc = serde_json::to_value(doc)?;
+            mcplogs::redact::output::json_value(&redactor, &mut doc);
+            output::stdout(&output::json(&doc)?)?;
+        }
         return Ok(code);
     }
 
@@ -237,9 +247,10 @@ fn claude_version() -> Option<String> {
 
 /// Without `--force`, no report where none is due: no failing server (exit 0), or only
 /// failures of the user's own set-up, which get their fix instead (exit 1). `None`: write
-/// the report.
-fn refuse(rep: &report::Report) -> Option<ExitCode> {
+/// the report. The reason comes back for `--json`'s document.
+fn refuse(rep: &report::Report) -> Option<(ExitCode, mcplogs::json_doc::ReportNotWritten)> {
     use mcplogs::advice::Audience;
+    use mcplogs::json_doc::ReportNotWritten;
     match rep.audience() {
         None => {
             let tolerated = rep
@@ -247,8 +258,8 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
                 .iter()
                 .filter(|s| s.diagnosis.verdict == mcplogs::classify::verdict::Verdict::Tolerated)
                 .count();
-            output::note(format_args!(
-                "mcplogs: no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
+            let message = format!(
+                "no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
                 mcplogs::text::count(rep.servers.len(), "server"),
                 if tolerated > 0 {
                     format!(
@@ -258,10 +269,18 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
                 } else {
                     String::new()
                 }
-            ));
-            Some(ExitCode::Clean)
+            );
+            output::note(format_args!("mcplogs: {message}"));
+            Some((
+                ExitCode::Clean,
+                ReportNotWritten {
+                    reason: "no-failure".into(),
+                    message,
+                },
+            ))
         }
         Some(Audience::UserConfig) => {
+            let message = "no report written: what fails is this machine's own set-up, which no bug tracker can fix; each failing server's recommendation is its fix. `--force` writes a report anyway";
             output::note(
                 "mcplogs: no report written: what fails is this machine's own set-up, which no bug tracker can fix. The fix:",
             );
@@ -273,7 +292,13 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
                 ));
             }
             output::note("(`--force` writes a report anyway)");
-            Some(ExitCode::from_problems(true))
+            Some((
+                ExitCode::from_problems(true),
+                ReportNotWritten {
+                    reason: "own-setup".into(),
+                    message: message.into(),
+                },
+            ))
         }
         Some(_) => None,
     }
