@@ -30,7 +30,8 @@ pub const HOOK_EVENT: &str = "UserPromptSubmit";
 /// `statusLine.refreshInterval` set by `setup statusline`: Claude Code redraws the status
 /// line on its own events only, and its first draw comes before the servers connect.
 pub const REFRESH_SECS: u64 = 10;
-/// What marks mcplogs' own entries.
+/// What mcplogs' own entries start with, as installed from PATH (their identity is
+/// [`is_our_statusline_command`] and [`is_our_hook_command`]).
 pub const STATUSLINE_MARK: &str = "mcplogs statusline";
 pub const HOOK_MARK: &str = "mcplogs hook";
 
@@ -100,8 +101,11 @@ pub enum SetupPlan {
 }
 
 /// The words of a command line as a POSIX shell splits them (single and double quotes,
-/// backslashes), enough to recognise mcplogs' own command however its path is quoted.
-fn shell_words(line: &str) -> Vec<String> {
+/// backslashes), enough to recognise mcplogs' own command however its path is quoted;
+/// `None` when the line holds anything a shell would run besides one command: an
+/// unquoted `|`, `;`, `&`, `<`, `>`, `(`, `)`, `#`, a newline, or a `$` or backquote
+/// outside single quotes.
+fn shell_words(line: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -110,37 +114,53 @@ fn shell_words(line: &str) -> Vec<String> {
         match c {
             '\'' => {
                 in_word = true;
+                let mut closed = false;
                 for q in chars.by_ref() {
                     if q == '\'' {
+                        closed = true;
                         break;
                     }
                     word.push(q);
                 }
+                if !closed {
+                    return None;
+                }
             }
             '"' => {
                 in_word = true;
+                let mut closed = false;
                 while let Some(q) = chars.next() {
                     match q {
-                        '"' => break,
+                        '"' => {
+                            closed = true;
+                            break;
+                        }
+                        '$' | '`' => return None,
                         '\\' => {
-                            if let Some(n) = chars.next() {
-                                if !matches!(n, '"' | '\\' | '$' | '`') {
-                                    word.push('\\');
-                                }
-                                word.push(n);
+                            let n = chars.next()?;
+                            if !matches!(n, '"' | '\\' | '$' | '`') {
+                                word.push('\\');
                             }
+                            word.push(n);
                         }
                         _ => word.push(q),
                     }
                 }
+                if !closed {
+                    return None;
+                }
             }
             '\\' => {
                 in_word = true;
-                if let Some(n) = chars.next() {
-                    word.push(n);
+                let n = chars.next()?;
+                if n == '\n' {
+                    return None;
                 }
+                word.push(n);
             }
-            c if c.is_whitespace() => {
+            '|' | ';' | '&' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '\r' => return None,
+            '#' if !in_word => return None,
+            ' ' | '\t' => {
                 if in_word {
                     words.push(std::mem::take(&mut word));
                     in_word = false;
@@ -155,25 +175,17 @@ fn shell_words(line: &str) -> Vec<String> {
     if in_word {
         words.push(word);
     }
-    words
+    Some(words)
 }
 
-/// Whether `command` is mcplogs' hook, as `setup hook` writes it: the program `mcplogs`
-/// (by any path, quoted or not), the subcommand `hook`, then only its own `--options`
-/// (and their values), and nothing a shell would run besides (no `|`, `;`, `&`, `<`,
-/// `>`, `$`, backquote). Identity, not a substring: a user's `prompt-logger`,
-/// `echo "mcplogs hook"`, `mcplogs hook | tee log` or a wrapper around mcplogs are theirs.
-pub fn is_our_hook_command(command: &str) -> bool {
-    if command.contains(['|', ';', '&', '<', '>', '$', '`', '\n', '\r']) {
-        return false;
-    }
-    let words = shell_words(command);
-    let [program, sub, rest @ ..] = words.as_slice() else {
-        return false;
+/// Whether `command` runs mcplogs' subcommand `sub` and nothing else: the program
+/// `mcplogs` (by any path, quoted or not) and `sub`, then only words the shell passes
+/// to it. The rest of the words are returned.
+fn runs_mcplogs(command: &str, sub: &str) -> Option<Vec<String>> {
+    let words = shell_words(command)?;
+    let [program, first, rest @ ..] = words.as_slice() else {
+        return None;
     };
-    if rest.first().is_some_and(|w| !w.starts_with("--")) {
-        return false;
-    }
     let name = program
         .rsplit(['/', '\\'])
         .next()
@@ -182,7 +194,23 @@ pub fn is_our_hook_command(command: &str) -> bool {
         .strip_suffix(".exe")
         .or_else(|| name.strip_suffix(".EXE"))
         .unwrap_or(name);
-    name == "mcplogs" && sub == "hook"
+    (name == "mcplogs" && first == sub).then(|| rest.to_vec())
+}
+
+/// Whether `command` is mcplogs' hook, as `setup hook` writes it: the program `mcplogs`
+/// (by any path, quoted or not), the subcommand `hook`, then only its own `--options`
+/// (and their values), and nothing a shell would run besides ([`shell_words`]).
+/// Identity, not a substring: a user's `prompt-logger`, `echo "mcplogs hook"`,
+/// `mcplogs hook | tee log` or a wrapper around mcplogs are theirs.
+pub fn is_our_hook_command(command: &str) -> bool {
+    runs_mcplogs(command, "hook").is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
+}
+
+/// Whether `command` is mcplogs' status line, as `setup statusline` writes it (with
+/// `--color always`, and `--wrap 'THEIRS'` when it wraps the user's own): the program
+/// `mcplogs`, the subcommand `statusline`, and nothing a shell would run besides.
+pub fn is_our_statusline_command(command: &str) -> bool {
+    runs_mcplogs(command, "statusline").is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
 }
 
 /// Whether one hook handler (`{"type": "command", "command": ...}`) is mcplogs' hook.
@@ -282,7 +310,7 @@ pub fn plan_setup(
             Some(v)
                 if v.get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(|c| c.contains(STATUSLINE_MARK)) =>
+                    .is_some_and(is_our_statusline_command) =>
             {
                 return Ok(SetupPlan::AlreadyInstalled {
                     path: path.to_path_buf(),
@@ -414,7 +442,7 @@ pub fn plan_setup_undo(
         };
         let ours = match install {
             Install::StatusLine => {
-                status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK))
+                status_command(&now).is_some_and(is_our_statusline_command)
             }
             Install::Hook => now.get("hooks").is_some_and(has_our_hook),
         };
@@ -505,7 +533,7 @@ impl Integrations {
 
     pub fn status_line_installed(&self) -> bool {
         self.effective_status_line()
-            .is_some_and(|(_, _, c)| c.contains(STATUSLINE_MARK))
+            .is_some_and(|(_, _, c)| is_our_statusline_command(c))
     }
 }
 
@@ -618,8 +646,27 @@ mod tests {
             "mcplogs",
             "",
             "sh -c 'mcplogs hook'",
+            "mcplogs hook && x",
+            "mcplogs hook # note",
+            "mcplogs hook $(x)",
+            "'mcplogs hook",
         ] {
             assert!(!is_our_hook_command(theirs), "{theirs}");
+        }
+        for ours in [
+            "mcplogs statusline --color always",
+            "/opt/bin/mcplogs statusline --color always --wrap '~/bin/status.sh; echo x'",
+            r"mcplogs statusline --wrap 'a'\''b | c'",
+        ] {
+            assert!(is_our_statusline_command(ours), "{ours}");
+        }
+        for theirs in [
+            "my-status; mcplogs statusline",
+            "mcplogs statusline | cut -c1-10",
+            "echo mcplogs statusline",
+            "~/bin/status.sh",
+        ] {
+            assert!(!is_our_statusline_command(theirs), "{theirs}");
         }
     }
 
