@@ -927,7 +927,13 @@ mod tests {
         assert!(m.contains("+115 more: run `mcplogs scan`"), "{m}");
         assert!(m.contains("the 120 MCP servers ("), "{m}");
         assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
-        assert!(m.contains(&format!("server-000-{}…", "x".repeat(HOOK_NAME_MAX_CHARS - 12))), "{m}");
+        assert!(
+            m.contains(&format!(
+                "server-000-{}…",
+                "x".repeat(HOOK_NAME_MAX_CHARS - 12)
+            )),
+            "{m}"
+        );
         // At the bound, every one is named and nothing is counted.
         let m = hook_message(&s, &names[..HOOK_NAMED_MAX]).unwrap();
         assert!(!m.contains("more"), "{m}");

@@ -203,14 +203,16 @@ fn runs_mcplogs(command: &str, sub: &str) -> Option<Vec<String>> {
 /// Identity, not a substring: a user's `prompt-logger`, `echo "mcplogs hook"`,
 /// `mcplogs hook | tee log` or a wrapper around mcplogs are theirs.
 pub fn is_our_hook_command(command: &str) -> bool {
-    runs_mcplogs(command, "hook").is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
+    runs_mcplogs(command, "hook")
+        .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
 }
 
 /// Whether `command` is mcplogs' status line, as `setup statusline` writes it (with
 /// `--color always`, and `--wrap 'THEIRS'` when it wraps the user's own): the program
 /// `mcplogs`, the subcommand `statusline`, and nothing a shell would run besides.
 pub fn is_our_statusline_command(command: &str) -> bool {
-    runs_mcplogs(command, "statusline").is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
+    runs_mcplogs(command, "statusline")
+        .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
 }
 
 /// Whether one hook handler (`{"type": "command", "command": ...}`) is mcplogs' hook.
@@ -441,9 +443,7 @@ pub fn plan_setup_undo(
             Err(e) => return Err(e),
         };
         let ours = match install {
-            Install::StatusLine => {
-                status_command(&now).is_some_and(is_our_statusline_command)
-            }
+            Install::StatusLine => status_command(&now).is_some_and(is_our_statusline_command),
             Install::Hook => now.get("hooks").is_some_and(has_our_hook),
         };
         if !ours && !force {

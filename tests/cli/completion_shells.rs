@@ -153,9 +153,8 @@ fn drive(sh: &str, argv: &[&str], source: &str) {
         p.send("\r").unwrap();
         // Sequential input: the completion, then the command, then this marker.
         p.send_line(&format!("printf '%s-%s\\n' DONE {i}")).unwrap();
-        p.exp_string(&format!("DONE-{i}")).unwrap_or_else(|e| {
-            panic!("{sh}: {prefix:?}: no marker ({e})")
-        });
+        p.exp_string(&format!("DONE-{i}"))
+            .unwrap_or_else(|e| panic!("{sh}: {prefix:?}: no marker ({e})"));
         let got = fs::read_to_string(&w.args_out)
             .unwrap_or_else(|e| panic!("{sh}: {prefix:?} ran nothing ({e})"));
         let args: Vec<&str> = got.split('\u{1e}').filter(|a| !a.is_empty()).collect();

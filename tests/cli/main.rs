@@ -69,7 +69,7 @@ mod statusline;
 mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]
-mod trust_surfaces;
-#[cfg(unix)]
 mod trust_settings;
+#[cfg(unix)]
+mod trust_surfaces;
 mod wire;

@@ -108,7 +108,12 @@ fn report_output_refuses_a_fifo_a_folder_and_a_device_without_blocking() {
         .arg(&file);
     pin_host(&mut c);
     let out = output_within(&mut c, Duration::from_secs(60));
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(fs::read_to_string(&file).unwrap().contains("## `bad-tool`"));
     assert_eq!(mode(&file), 0o600);
 }
@@ -137,7 +142,10 @@ fn man_install_follows_the_umask() {
         let new = tmp.path().join("new/man1");
         assert_eq!(mode(&new), dir_mode, "umask {umask}");
         assert_eq!(mode(&tmp.path().join("new")), dir_mode, "umask {umask}");
-        let pages: Vec<PathBuf> = fs::read_dir(&new).unwrap().map(|e| e.unwrap().path()).collect();
+        let pages: Vec<PathBuf> = fs::read_dir(&new)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         assert!(pages.len() > 10);
         for p in &pages {
             assert_eq!(mode(p), file_mode, "{} under umask {umask}", p.display());
@@ -168,7 +176,9 @@ fn the_hooks_context_names_a_few_servers_then_counts_the_rest() {
     let tmp = tempfile::tempdir().unwrap();
     let src = samples()
         .join("linux-home/.cache/claude-cli-nodejs/-tmp-mcplogs-samples-home-linux-work-api/mcp-logs-missing-cmd");
-    let project = tmp.path().join("home/.cache/claude-cli-nodejs/-tmp-mcplogs-samples-home-linux-work-api");
+    let project = tmp
+        .path()
+        .join("home/.cache/claude-cli-nodejs/-tmp-mcplogs-samples-home-linux-work-api");
     for i in 0..120 {
         let d = project.join(format!("mcp-logs-srv-{i:03}"));
         fs::create_dir_all(&d).unwrap();
@@ -187,14 +197,20 @@ fn the_hooks_context_names_a_few_servers_then_counts_the_rest() {
     let r = run_with_stdin(&mut c, input.as_bytes());
     assert_eq!(r.code, 0, "{}", r.stderr);
     let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    let text = doc["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    let text = doc["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     assert!(
         text.chars().count() <= mcplogs::status::HOOK_CONTEXT_MAX_CHARS,
         "{} characters",
         text.chars().count()
     );
     assert!(text.contains("+115 more: run `mcplogs scan`"), "{text}");
-    assert_eq!(text.matches("srv-").count(), mcplogs::status::HOOK_NAMED_MAX, "{text}");
+    assert_eq!(
+        text.matches("srv-").count(),
+        mcplogs::status::HOOK_NAMED_MAX,
+        "{text}"
+    );
     assert!(text.contains("Do not call or pretend"), "{text}");
     // Told once: the next prompt says nothing more about them.
     let r = run_with_stdin(&mut c, input.as_bytes());
@@ -278,7 +294,15 @@ fn every_json_flag_prints_one_document_on_exit_0_or_1() {
         vec!["scan", "--json", "--home", e],
         vec!["du", "--json", "--home", e],
         vec!["prune", "--json", "--home", e, "--older-than", "1d"],
-        vec!["prune", "--json", "--home", e, "--older-than", "1d", "--dry-run"],
+        vec![
+            "prune",
+            "--json",
+            "--home",
+            e,
+            "--older-than",
+            "1d",
+            "--dry-run",
+        ],
         vec!["settings", "--json", "--project", p],
         vec!["probe", "--json", "--project", p],
         vec!["report", "--json", "--home", e, "--force"],
@@ -293,7 +317,8 @@ fn every_json_flag_prints_one_document_on_exit_0_or_1() {
             r.code,
             r.stderr
         );
-        let mut docs = serde_json::Deserializer::from_str(&r.stdout).into_iter::<serde_json::Value>();
+        let mut docs =
+            serde_json::Deserializer::from_str(&r.stdout).into_iter::<serde_json::Value>();
         let first = docs.next();
         assert!(
             matches!(first, Some(Ok(serde_json::Value::Object(_)))),
@@ -310,4 +335,41 @@ fn every_json_flag_prints_one_document_on_exit_0_or_1() {
     );
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
     let _: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+}
+
+/// `prune --json` on a terminal, declined: exit 0 with its one document (the plan,
+/// nothing done) on stdout, and nothing deleted.
+#[test]
+fn prune_json_declined_on_a_terminal_still_prints_its_document() {
+    use rexpect::session::spawn_command;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("linux-home");
+    copy_tree(&samples().join("linux-home"), &home);
+    age_all(&home, 3);
+    let files = || {
+        walkdir::WalkDir::new(&home)
+            .into_iter()
+            .filter(|e| e.as_ref().unwrap().file_type().is_file())
+            .count()
+    };
+    let before = files();
+    let out = tmp.path().join("stdout.json");
+    let mut c = mcplogs(tmp.path());
+    c.stdin(std::process::Stdio::inherit())
+        .stdout(fs::File::create(&out).unwrap());
+    c.args(["prune", "--json", "--home"]).arg(&home);
+    let mut p = spawn_command(c, Some(20_000)).unwrap();
+    p.exp_string("Delete ").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("nothing deleted").unwrap();
+    p.exp_eof().unwrap();
+    match p.process().wait().unwrap() {
+        rexpect::process::WaitStatus::Exited(_, code) => assert_eq!(code, 0),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(files(), before);
+    let text = fs::read_to_string(&out).unwrap();
+    let doc = crate::wire::check_output::<mcplogs::json_doc::PruneDocument>("prune", &text);
+    assert!(doc["files"].as_u64().unwrap() > 0, "{doc}");
+    assert_eq!(doc["deleted"], serde_json::Value::Null, "{doc}");
 }

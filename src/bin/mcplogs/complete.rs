@@ -303,14 +303,13 @@ impl EnvCompleter for Bash {
         // quoting is left out.
         let quoting = std::env::var(BASH_QUOTING_VAR).is_ok_and(|v| v == "single");
         let ifs = env_ifs();
-        let values: Vec<String> =
-            candidates(cmd, args, env_index(), current_dir, posix_unquote)?
-                .iter()
-                .map(|c| c.get_value().to_string_lossy().into_owned())
-                .filter(|v| quoting || plain(v))
-                .map(|v| bash_quote(&v))
-                .filter(|v| !v.contains(ifs.as_str()))
-                .collect();
+        let values: Vec<String> = candidates(cmd, args, env_index(), current_dir, posix_unquote)?
+            .iter()
+            .map(|c| c.get_value().to_string_lossy().into_owned())
+            .filter(|v| quoting || plain(v))
+            .map(|v| bash_quote(&v))
+            .filter(|v| !v.contains(ifs.as_str()))
+            .collect();
         write!(buf, "{}", values.join(&ifs))
     }
 }
@@ -449,7 +448,11 @@ impl EnvCompleter for Powershell {
     ) -> std::io::Result<()> {
         let index = args.len().saturating_sub(1);
         for c in candidates(cmd, args, index, current_dir, powershell_unquote)? {
-            write!(buf, "{}", powershell_quote(&c.get_value().to_string_lossy()))?;
+            write!(
+                buf,
+                "{}",
+                powershell_quote(&c.get_value().to_string_lossy())
+            )?;
             if let Some(h) = help_line(&c) {
                 write!(buf, "\t{h}")?;
             }
@@ -539,7 +542,10 @@ mod tests {
         for p in ["db", "my-server_2", "a.b:c=d@e%f+g,h/i"] {
             assert!(plain(p), "{p}");
         }
-        for q in ["", "a b", "a$b", "a`b`", "a;b", "a'b", "a\"b", "a*", "a?", "[a]", "~a", "a!b", "a(b)", "a\\b", "a&b", "a|b", "a<b", "a#b", "a{b}"] {
+        for q in [
+            "", "a b", "a$b", "a`b`", "a;b", "a'b", "a\"b", "a*", "a?", "[a]", "~a", "a!b", "a(b)",
+            "a\\b", "a&b", "a|b", "a<b", "a#b", "a{b}",
+        ] {
             assert!(!plain(q), "{q}");
         }
     }

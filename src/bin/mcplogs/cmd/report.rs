@@ -173,11 +173,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
 
     let written = match &args.output_file {
         Some(path) => {
-            let mut file =
-                safe_read::create_private(path).map_err(|source| Error::OpenReport {
-                    target: redactor.redact(&path.display().to_string()),
-                    source,
-                })?;
+            let mut file = safe_read::create_private(path).map_err(|source| Error::OpenReport {
+                target: redactor.redact(&path.display().to_string()),
+                source,
+            })?;
             std::io::Write::write_all(
                 &mut file,
                 mcplogs::text::sanitize::output(&text, false).as_bytes(),
