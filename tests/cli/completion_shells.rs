@@ -32,6 +32,9 @@ const CASES: &[(&str, &str)] = &[
 /// A name with a newline: it cannot be offered safely, so Tab leaves `h` as typed.
 const NEWLINE_NAME: &str = "h\ntouch PWNED5";
 
+/// A folder in the project (a cloned repository's), offered by `--home`'s path completion.
+const PATH_NAME: &str = "z$(touch PWNED6)dir";
+
 struct World {
     _dir: tempfile::TempDir,
     home: PathBuf,
@@ -61,6 +64,8 @@ fn world() -> World {
     for f in ["fA", "fB", "'f*'", "ixy"] {
         fs::write(project.join(f), "").unwrap();
     }
+    // A folder the path completion of `--home` offers.
+    fs::create_dir_all(project.join(PATH_NAME)).unwrap();
     let args_out = dir.path().join("args.out");
     let real = env!("CARGO_BIN_EXE_mcplogs");
     let wrapper = format!(
@@ -145,10 +150,19 @@ fn drive(sh: &str, argv: &[&str], source: &str) {
         .unwrap();
     p.send_line("printf '%s-%s\\n' READY 0").unwrap();
     p.exp_string("READY-0").unwrap();
-    let cases = CASES.iter().copied().chain([("h", "h")]);
-    for (i, (prefix, want)) in cases.enumerate() {
+    let path_arg = format!("{PATH_NAME}/");
+    let cases: Vec<(String, Vec<&str>)> = CASES
+        .iter()
+        .chain(&[("h", "h")])
+        .map(|(prefix, want)| (format!("mcplogs probe {prefix}"), vec!["probe", want]))
+        .chain([(
+            "mcplogs scan --home z".to_string(),
+            vec!["scan", "--home", path_arg.as_str()],
+        )])
+        .collect();
+    for (i, (prefix, want)) in cases.iter().enumerate() {
         let _ = fs::remove_file(&w.args_out);
-        p.send(&format!("mcplogs probe {prefix}")).unwrap();
+        p.send(prefix).unwrap();
         p.send("\t").unwrap();
         p.send("\r").unwrap();
         // Sequential input: the completion, then the command, then this marker.
@@ -158,7 +172,7 @@ fn drive(sh: &str, argv: &[&str], source: &str) {
         let got = fs::read_to_string(&w.args_out)
             .unwrap_or_else(|e| panic!("{sh}: {prefix:?} ran nothing ({e})"));
         let args: Vec<&str> = got.split('\u{1e}').filter(|a| !a.is_empty()).collect();
-        assert_eq!(args, ["probe", want], "{sh}: typed {prefix:?}");
+        assert_eq!(&args, want, "{sh}: typed {prefix:?}");
         assert_eq!(markers(&w), Vec::<String>::new(), "{sh}: typed {prefix:?}");
     }
     p.send_line("exit").unwrap();
