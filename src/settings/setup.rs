@@ -199,7 +199,8 @@ fn runs_mcplogs(command: &str, sub: &str) -> Option<Vec<String>> {
 
 /// Whether `command` is mcplogs' hook, as `setup hook` writes it: the program `mcplogs`
 /// (by any path, quoted or not), the subcommand `hook`, then only its own `--options`
-/// (and their values), and nothing a shell would run besides ([`shell_words`]).
+/// (and their values), and nothing a shell would run besides (no unquoted `|`, `;`,
+/// `&`, redirection, `$` or backquote).
 /// Identity, not a substring: a user's `prompt-logger`, `echo "mcplogs hook"`,
 /// `mcplogs hook | tee log` or a wrapper around mcplogs are theirs.
 pub fn is_our_hook_command(command: &str) -> bool {
