@@ -22,7 +22,10 @@
 //! - **fish** escapes a completion as it inserts it; candidates go out raw.
 //! - **PowerShell** inserts a completion's text as it is: each candidate that needs it is
 //!   single-quoted here (`''` for a quote, and the typographic quotes PowerShell also
-//!   treats as quotes doubled), which leaves nothing for PowerShell to expand.
+//!   treats as quotes doubled), which leaves nothing for PowerShell to expand (`@`, `,`
+//!   and a leading `-` count as needing it). clap_complete's script hands the typed line
+//!   to `Invoke-Expression` at each Tab; a single-quoted candidate stays literal there too.
+//!   Not observed here (no PowerShell on the test machines): unit tests only.
 //! - **elvish** quotes plain candidates as it inserts them according to its own source,
 //!   but that was not observed here: a candidate that needs quoting is left out.
 //!
@@ -91,6 +94,17 @@ fn plain(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c))
+}
+
+/// Plainer still, for PowerShell and elvish, where `@`, `,`, `%`, `+`, `=` or a leading
+/// `-` can mean something: letters, digits, `_`, `.`, `/`, `:` and an inner `-`.
+/// An option name (`--json`) is plain too.
+fn strictly_plain(s: &str) -> bool {
+    let s = s.strip_prefix("--").unwrap_or(s);
+    !s.starts_with('-')
+        && !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:-".contains(c))
 }
 
 /// `word` as a POSIX shell reads it: quotes removed, backslash escapes resolved (an
@@ -162,7 +176,7 @@ fn powershell_unquote(word: &str) -> String {
 /// `s` as one literal PowerShell word: bare when plain, else single-quoted with every
 /// quote character doubled (nothing inside single quotes is expanded).
 fn powershell_quote(s: &str) -> String {
-    if plain(s) {
+    if strictly_plain(s) {
         return s.to_string();
     }
     let mut out = String::from("'");
@@ -493,7 +507,7 @@ impl EnvCompleter for Elvish {
         let values: Vec<String> = candidates(cmd, args, env_index(), current_dir, str::to_string)?
             .iter()
             .map(|c| c.get_value().to_string_lossy().into_owned())
-            .filter(|v| plain(v))
+            .filter(|v| strictly_plain(v))
             .collect();
         write!(buf, "{}", values.join(&ifs))
     }
@@ -532,6 +546,11 @@ mod tests {
         assert_eq!(powershell_quote("it's"), "'it''s'");
         assert_eq!(powershell_quote("a\u{2019}b"), "'a\u{2019}\u{2019}b'");
         assert_eq!(powershell_quote("a`b;c"), "'a`b;c'");
+        assert_eq!(powershell_quote("a,b"), "'a,b'");
+        assert_eq!(powershell_quote("@a"), "'@a'");
+        assert_eq!(powershell_quote("my-server.v2"), "my-server.v2");
+        assert_eq!(powershell_quote("--json"), "--json");
+        assert_eq!(powershell_quote("-x"), "'-x'");
         for s in ["x'y", "a\u{2018}$(b)", "''"] {
             assert_eq!(powershell_unquote(&powershell_quote(s)), s);
         }
