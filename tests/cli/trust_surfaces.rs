@@ -99,6 +99,18 @@ fn report_output_refuses_a_fifo_a_folder_and_a_device_without_blocking() {
         );
         assert!(out.stdout.is_empty());
     }
+    // A folder that does not exist: refused before the scan too.
+    let mut c = mcplogs(tmp.path());
+    c.args(["report", "--force", "--home"])
+        .arg(&home)
+        .arg("-o")
+        .arg(tmp.path().join("no-such-folder/r.md"));
+    pin_host(&mut c);
+    let out = output_within(&mut c, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write the report there"), "{err}");
+    assert!(!tmp.path().join("no-such-folder").exists());
     // A regular file (new) is written, 0600.
     let file = tmp.path().join("report.md");
     let mut c = mcplogs(tmp.path());

@@ -54,7 +54,19 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
                 });
             }
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // Absent: it will be created, in a folder that must exist now.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let parent = path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(std::path::Path::new("."));
+                if !std::fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
+                    return Err(Error::OpenReport {
+                        target: early.redact(&path.display().to_string()),
+                        source: safe_read::ReadError::Io(e),
+                    });
+                }
+            }
             Err(e) => {
                 return Err(Error::OpenReport {
                     target: early.redact(&path.display().to_string()),
