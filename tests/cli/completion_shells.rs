@@ -32,6 +32,10 @@ const CASES: &[(&str, &str)] = &[
 /// A name with a newline: it cannot be offered safely, so Tab leaves `h` as typed.
 const NEWLINE_NAME: &str = "h\ntouch PWNED5";
 
+/// Two names with a long common beginning: the first Tab inserts only that much (in
+/// bash, an opened quote), then `B` and Tab complete the second.
+const TWO: [(&str, &str); 2] = [("zz", "zz$(touch PWNA)1"), ("zz", "zz$(touch PWNB)2")];
+
 /// A folder in the project (a cloned repository's), offered by `--home`'s path completion.
 const PATH_NAME: &str = "z$(touch PWNED6)dir";
 
@@ -52,7 +56,12 @@ fn world() -> World {
         fs::create_dir_all(d).unwrap();
     }
     let mut servers = serde_json::Map::new();
-    for (_, name) in CASES.iter().copied().chain([("h", NEWLINE_NAME)]) {
+    for (_, name) in CASES
+        .iter()
+        .copied()
+        .chain([("h", NEWLINE_NAME)])
+        .chain(TWO)
+    {
         servers.insert(name.into(), serde_json::json!({"command": "true"}));
     }
     fs::write(
@@ -155,10 +164,13 @@ fn drive(sh: &str, argv: &[&str], source: &str) {
         .iter()
         .chain(&[("h", "h")])
         .map(|(prefix, want)| (format!("mcplogs probe {prefix}"), vec!["probe", want]))
-        .chain([(
-            "mcplogs scan --home z".to_string(),
-            vec!["scan", "--home", path_arg.as_str()],
-        )])
+        .chain([
+            (
+                "mcplogs scan --home z".to_string(),
+                vec!["scan", "--home", path_arg.as_str()],
+            ),
+            ("mcplogs probe zz\tB".to_string(), vec!["probe", TWO[1].1]),
+        ])
         .collect();
     for (i, (prefix, want)) in cases.iter().enumerate() {
         let _ = fs::remove_file(&w.args_out);
