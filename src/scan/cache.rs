@@ -288,6 +288,26 @@ impl FolderIndex {
     }
 }
 
+/// Drops the summaries of `folder`'s files that are gone from its index (after `prune`
+/// deleted some), when mcplogs' cache folder at `cache_dir` and the index exist.
+pub fn forget_gone(cache_dir: &Path, folder: &Path) {
+    let Ok(Some(store)) = Store::open_existing(cache_dir) else {
+        return;
+    };
+    let Ok(Some(ix)) = store.existing_folder(SUBDIR) else {
+        return;
+    };
+    if let Some(mut i) = FolderIndex::load(&ix, folder) {
+        let before = i.entries.len();
+        i.entries
+            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
+        if i.entries.len() != before {
+            i.changed = true;
+            i.save(&ix, folder);
+        }
+    }
+}
+
 /// `fs::canonicalize(folder)`, with the canonical paths of the folders two levels up
 /// (a log tree's `claude-cli-nodejs`) looked up once a run: a server folder and its
 /// project folder that are not symlinks are that path and their two names. `realpath`
