@@ -54,14 +54,24 @@ pub fn du_table(du: &crate::disk::du::DiskUse, width: Option<usize>) -> String {
 
 /// `mcplogs' own cache: 1.2 MiB in 45 files (~/.cache/mcplogs), not in the total
 /// above.` (or `None` when there is none).
-pub fn cache_line(du: &DiskUse) -> Option<String> {
+/// `path` is how to show the folder (`~` for the home); with a `width`, lines fit it.
+pub fn cache_line(du: &DiskUse, path: &str, width: Option<usize>) -> Option<String> {
     let c = du.own_cache.as_ref()?;
-    Some(format!(
-        "mcplogs' own cache: {} in {} ({}){}; `mcplogs prune` removes what describes pruned or vanished logs.\n",
-        crate::disk::du::human_bytes(c.bytes),
-        crate::text::count(c.files as usize, "file"),
-        terminal_safe(&c.path.display().to_string(), false),
-        if du.projects.is_empty() { "" } else { ", not in the total" },
+    Some(layout::wrap(
+        &format!(
+            "mcplogs' own cache: {} in {} ({}){}; `mcplogs prune` removes what describes pruned or vanished logs.",
+            crate::disk::du::human_bytes(c.bytes),
+            crate::text::count(c.files as usize, "file"),
+            terminal_safe(path, false),
+            if du.projects.is_empty() {
+                ""
+            } else {
+                ", not in the total"
+            },
+        ),
+        "",
+        2,
+        width,
     ))
 }
 

@@ -18,7 +18,11 @@ use crate::warning::Warning;
 fn memo_why(logs: &[PathBuf], deleting: &HashSet<&Path>) -> Option<CacheWhy> {
     let mut pruned = false;
     for l in logs {
-        if deleting.contains(l.as_path()) {
+        // The plan's paths are resolved; a memo's are as the status line found them.
+        let resolved = std::fs::canonicalize(l).ok();
+        if deleting.contains(l.as_path())
+            || resolved.as_deref().is_some_and(|r| deleting.contains(r))
+        {
             pruned = true;
         } else if std::fs::symlink_metadata(l).is_ok() {
             return None;

@@ -25,8 +25,13 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
                 .to_string();
         }
         let mut t = render::du::du_table(&du, output::width());
-        if let Some(line) = render::du::cache_line(&du) {
-            t.push_str(&output::tilde(&line));
+        let shown = du
+            .own_cache
+            .as_ref()
+            .map(|c| output::tilde(&c.path.display().to_string()))
+            .unwrap_or_default();
+        if let Some(line) = render::du::cache_line(&du, &shown, output::width()) {
+            t.push_str(&line);
         }
         if du.bytes > 0 {
             t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");

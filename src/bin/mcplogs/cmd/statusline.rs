@@ -32,7 +32,9 @@ fn read_input() -> Vec<u8> {
 
 /// The cache roots to look in: this machine's, or those of `--home`.
 fn cache_roots(home: Option<&Path>) -> Vec<PathBuf> {
-    match home {
+    // Absolute, so a memo names its log files wherever `prune` runs from.
+    let home = home.map(|h| std::path::absolute(h).unwrap_or_else(|_| h.to_path_buf()));
+    match home.as_deref() {
         Some(h) => HOME_LAYOUTS
             .iter()
             .map(|l| l.iter().fold(h.to_path_buf(), |p, c| p.join(c)))
