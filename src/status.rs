@@ -207,14 +207,21 @@ pub struct Memo {
     /// every session of the file: one process, one connection).
     #[serde(default)]
     pub ours: bool,
+    /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
+    #[serde(skip)]
+    raw: usize,
 }
 
 impl Memo {
-    /// Keeps a message, cut to [`MEMO_MESSAGE_CHARS`] on whole words and redacted (the
-    /// secret rules, as every output): a memo never holds a token from a log, and the
-    /// verdict is decided from the same text whether it was just read or read back.
+    /// Keeps a message, cut to [`MEMO_MESSAGE_CHARS`] on whole words; [`Memo::settle`]
+    /// redacts what is kept.
     fn push(&mut self, message: &str) {
-        let m = redact_kept(text::whole_words(message, MEMO_MESSAGE_CHARS));
+        // No more bytes than the bound: no more characters either, nothing to cut.
+        let m = if message.len() <= MEMO_MESSAGE_CHARS {
+            message.to_string()
+        } else {
+            text::whole_words(message, MEMO_MESSAGE_CHARS).to_string()
+        };
         if self.head.len() < MEMO_HEAD {
             self.head.push(m);
         } else {
@@ -223,6 +230,26 @@ impl Memo {
             }
             self.tail.push_back(m);
         }
+        self.raw = (self.raw + 1).min(self.head.len() + self.tail.len());
+    }
+
+    /// Redacts the messages kept since the last call (the secret rules, as every output
+    /// applies them): a memo never holds a token from a log, and the verdict is decided
+    /// from the same text whether it was just read or read back. Only what is kept is
+    /// redacted, not every message read (at most [`MEMO_HEAD`] + [`MEMO_TAIL`] a run).
+    fn settle(&mut self) {
+        let total = self.head.len() + self.tail.len();
+        for i in total - self.raw.min(total)..total {
+            let m = if i < self.head.len() {
+                &mut self.head[i]
+            } else {
+                &mut self.tail[i - self.head.len()]
+            };
+            if let Some(r) = secrets_only().redacted(m) {
+                *m = r;
+            }
+        }
+        self.raw = 0;
     }
 
     fn messages(&self) -> impl Iterator<Item = &String> {
@@ -230,10 +257,10 @@ impl Memo {
     }
 }
 
-fn redact_kept(message: &str) -> String {
+fn secrets_only() -> &'static Redactor {
     static SECRETS: std::sync::LazyLock<Redactor> =
         std::sync::LazyLock::new(|| Redactor::secrets_only(std::iter::empty()));
-    SECRETS.redact(message)
+    &SECRETS
 }
 
 /// The folder of the status line's memos in mcplogs' cache, one file per session
@@ -256,7 +283,7 @@ fn memo_name(session: &str) -> String {
     format!("{}.json", safe_name(session))
 }
 
-/// The session a memo's or told-list's file name stands for (as [`safe_name`] spells
+/// The session a memo's or told-list's file name stands for (as the file names spell
 /// it), for finding one from the other.
 pub fn session_of_entry(name: &str) -> &str {
     name.strip_suffix(".json").unwrap_or(name)
@@ -326,7 +353,7 @@ fn save_memos(
     }
     folder.write(name, &bytes)?;
     if !had {
-        let gone = evict(folder, MAX_SESSIONS);
+        let gone = evict(folder, MAX_SESSIONS, name);
         if !gone.is_empty()
             && let Ok(Some(told)) = store.existing_folder(TOLD_DIR)
         {
@@ -339,15 +366,21 @@ fn save_memos(
 }
 
 /// Removes the least recently written entries of `folder` beyond `keep` (leftover
-/// temporary files count, and go first when oldest); the names removed.
-fn evict(folder: &Folder, keep: usize) -> Vec<String> {
+/// temporary files count, and go first when oldest), never `current` (just written);
+/// the names removed.
+fn evict(folder: &Folder, keep: usize, current: &str) -> Vec<String> {
     let Ok(mut entries) = folder.entries() else {
         return Vec::new();
     };
     if entries.len() <= keep {
         return Vec::new();
     }
-    entries.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.name.cmp(&b.name)));
+    entries.sort_by(|a, b| {
+        (b.name == current)
+            .cmp(&(a.name == current))
+            .then(b.modified.cmp(&a.modified))
+            .then(a.name.cmp(&b.name))
+    });
     let mut gone = Vec::new();
     for e in entries.into_iter().skip(keep) {
         if folder.remove(&e.name).unwrap_or(false) {
@@ -513,6 +546,12 @@ fn state_of(m: &Memo) -> ServerState {
 /// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
+    let read = read_on_raw(file, session, memo);
+    memo.settle();
+    read
+}
+
+fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
     if len < memo.offset {
@@ -840,7 +879,7 @@ pub fn remember_told(store: &Store, session: &str, names: &[String]) -> std::io:
         text.into_bytes()
     })?;
     if new {
-        evict(&folder, MAX_SESSIONS);
+        evict(&folder, MAX_SESSIONS, &name);
     }
     Ok(())
 }
@@ -930,6 +969,69 @@ mod tests {
         .unwrap();
         assert_eq!(i.folders(), vec!["/a", "/a/b"]);
         assert_eq!(i.width(), DEFAULT_WIDTH);
+    }
+
+    #[test]
+    fn memos_and_told_lists_are_bounded_in_count_and_size() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let count = |d: &str| {
+            std::fs::read_dir(tmp.path().join("cache").join(d))
+                .unwrap()
+                .count()
+        };
+        for i in 0..MAX_SESSIONS + 8 {
+            let session = format!("s{i}");
+            let input =
+                parse_input(format!(r#"{{"session_id":"{session}","cwd":"/nowhere"}}"#).as_bytes())
+                    .unwrap();
+            session_status_with(&input, &[], Some(&store));
+            remember_told(&store, &session, &["a".to_string()]).unwrap();
+            // The one just written always stays.
+            let memos = store.folder(MEMO_DIR).unwrap();
+            assert!(memos.read(&memo_name(&session), 100).unwrap().is_some());
+        }
+        assert_eq!(count(MEMO_DIR), MAX_SESSIONS);
+        assert_eq!(count(TOLD_DIR), MAX_SESSIONS);
+        // A told-list keeps its last names.
+        let many: Vec<String> = (0..TOLD_MAX_NAMES + 10).map(|i| format!("n{i}")).collect();
+        remember_told(&store, "big", &many).unwrap();
+        let text = told_text(&store, "big");
+        assert_eq!(text.lines().count(), TOLD_MAX_NAMES);
+        assert!(text.contains(&told_line(&many[TOLD_MAX_NAMES + 9])));
+        assert!(!text.contains(&told_line(&many[0])));
+        // A memo over the bound is not kept (and one there before goes).
+        let folder = store.folder(MEMO_DIR).unwrap();
+        let mut memos = HashMap::new();
+        let mut m = Memo::default();
+        for _ in 0..MEMO_HEAD + MEMO_TAIL {
+            m.push(&"word ".repeat(MEMO_MESSAGE_CHARS / 5));
+        }
+        memos.insert("db".to_string(), m);
+        folder.write("huge.json", b"{}").unwrap();
+        save_memos(&store, &folder, "huge.json", &memos, true).unwrap();
+        assert_eq!(folder.read("huge.json", u64::MAX).unwrap(), None);
+    }
+
+    #[test]
+    fn kept_messages_are_redacted_and_cut_on_words() {
+        let mut m = Memo::default();
+        m.push("Connection failed: token ghp_R3alLook1ngT0kenF0rTheCacheTest0123456 rejected");
+        m.settle();
+        assert_eq!(
+            m.head[0],
+            "Connection failed: token [REDACTED:github-token] rejected"
+        );
+        let long = format!(
+            "{} ghp_R3alLook1ngT0kenF0rTheCacheTest0123456",
+            "a ".repeat(MEMO_MESSAGE_CHARS / 2 - 10)
+        );
+        m.push(&long);
+        m.settle();
+        assert!(
+            !m.head[1].contains("ghp_"),
+            "no prefix of the token is kept either"
+        );
     }
 
     #[test]

@@ -23,7 +23,9 @@
 //! JSON and is ignored like any unreadable cache file (the next run reads the logs).
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File};
+use std::fs;
+#[cfg(unix)]
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -48,9 +50,7 @@ pub enum Problem {
         "mcplogs' cache folder is writable by group or others (mode {mode:04o}); nothing is read from or written to it"
     )]
     OpenToOthers { mode: u32 },
-    #[error(
-        "mcplogs' cache folder is {kind}, not a folder; nothing is read from or written to it"
-    )]
+    #[error("mcplogs' cache folder is {kind}, not a folder; nothing is read from or written to it")]
     NotAFolder { kind: &'static str },
     #[error("{0}")]
     Io(io::Error),
@@ -391,7 +391,7 @@ fn open_checked(at: Option<&Path>, name: &OsStr, path: &Path) -> Result<Option<(
 /// this only avoids collisions): std's randomly seeded hasher, a counter and the pid.
 fn random() -> u64 {
     use std::hash::{BuildHasher, Hasher};
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     if let Some(n) = tests::FORCED.with(|f| f.borrow_mut().pop()) {
         return n;
     }
@@ -565,6 +565,7 @@ mod sys {
 }
 
 #[cfg(all(test, unix))]
+#[allow(clippy::disallowed_methods, clippy::print_stderr)] // tests read their own files; a skip says so
 mod tests {
     use super::*;
     use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
@@ -628,7 +629,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
-        assert!(fs::symlink_metadata(f.path().join("session")).unwrap().is_file());
+        assert!(
+            fs::symlink_metadata(f.path().join("session"))
+                .unwrap()
+                .is_file()
+        );
         // Every temporary name is exclusive: a link planted at the very name the write
         // draws is never written through (the write draws another name).
         symlink(&victim, f.path().join(format!(".session.{:016x}.tmp", 7))).unwrap();
@@ -636,7 +641,12 @@ mod tests {
         f.write("session", b"b\n").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
         assert_eq!(fs::read_to_string(f.path().join("session")).unwrap(), "b\n");
-        assert!(fs::symlink_metadata(f.path().join(".session.0000000000000007.tmp")).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(f.path().join(".session.0000000000000007.tmp"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert!(fs::symlink_metadata(f.path().join(".session.0000000000000008.tmp")).is_err());
         // Removing a link removes the link.
         symlink(&victim, f.path().join("link")).unwrap();
@@ -694,7 +704,10 @@ mod tests {
         fs::set_permissions(&root, fs::Permissions::from_mode(0o700)).unwrap();
         std::os::unix::fs::chown(&root, Some(4242), Some(4242)).unwrap();
         let e = Store::open(&root).unwrap_err();
-        assert!(matches!(e.problem, Problem::Foreign { owner: 4242, .. }), "{e}");
+        assert!(
+            matches!(e.problem, Problem::Foreign { owner: 4242, .. }),
+            "{e}"
+        );
         assert_eq!(fs::metadata(&root).unwrap().uid(), 4242);
     }
 
@@ -706,8 +719,8 @@ mod tests {
         f.write("big", &[b'x'; 100]).unwrap();
         assert!(f.read("big", 99).is_err());
         assert_eq!(f.read("big", 100).unwrap().unwrap().len(), 100);
-        let fifo = std::ffi::CString::new(f.path().join("fifo").as_os_str().as_encoded_bytes())
-            .unwrap();
+        let fifo =
+            std::ffi::CString::new(f.path().join("fifo").as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid C string.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         assert!(f.read("fifo", 100).is_err());

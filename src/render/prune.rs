@@ -100,7 +100,11 @@ fn cache_line(plan: &Plan) -> Option<String> {
     let count = |k: CacheKind| plan.cache.iter().filter(|e| e.kind == k).count();
     let mut what = Vec::new();
     for (k, one, many) in [
-        (CacheKind::StatusMemo, "status line memo", "status line memos"),
+        (
+            CacheKind::StatusMemo,
+            "status line memo",
+            "status line memos",
+        ),
         (CacheKind::HookTold, "hook told-list", "hook told-lists"),
         (CacheKind::Index, "index file", "index files"),
         (CacheKind::Leftover, "leftover", "leftovers"),

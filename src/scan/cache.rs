@@ -352,7 +352,10 @@ fn canonical_top(dir: &Path) -> Option<PathBuf> {
 
 /// The index file's name for a folder (its canonical path's SHA-256).
 fn index_name(folder: &str) -> String {
-    format!("{}.json", crate::text::hex(&Sha256::digest(folder.as_bytes())))
+    format!(
+        "{}.json",
+        crate::text::hex(&Sha256::digest(folder.as_bytes()))
+    )
 }
 
 /// The index folder of mcplogs' cache at `cache_dir` (created 0700; refused when the

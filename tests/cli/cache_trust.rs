@@ -51,7 +51,11 @@ fn server_dir(home: &Path) -> PathBuf {
 fn log_file(home: &Path, n: usize, text: &str) -> PathBuf {
     let d = server_dir(home);
     fs::create_dir_all(&d).unwrap();
-    let f = d.join(format!("2026-11-{:02}T12-00-{:02}-000Z.jsonl", 1 + n / 60, n % 60));
+    let f = d.join(format!(
+        "2026-11-{:02}T12-00-{:02}-000Z.jsonl",
+        1 + n / 60,
+        n % 60
+    ));
     fs::write(&f, text).unwrap();
     f
 }
@@ -96,7 +100,11 @@ fn modes(dir: &Path) -> Vec<(PathBuf, u32, bool)> {
         .into_iter()
         .map(|e| {
             let e = e.unwrap();
-            (e.path().to_path_buf(), mode(e.path()), e.file_type().is_dir())
+            (
+                e.path().to_path_buf(),
+                mode(e.path()),
+                e.file_type().is_dir(),
+            )
         })
         .collect()
 }
@@ -138,7 +146,10 @@ fn under_umask_022_the_cache_is_0700_and_0600_and_holds_no_raw_secret() {
             "{sub}: {found:?}"
         );
     }
-    assert!(found.iter().filter(|(_, _, dir)| !dir).count() >= 3, "{found:?}");
+    assert!(
+        found.iter().filter(|(_, _, dir)| !dir).count() >= 3,
+        "{found:?}"
+    );
     for (p, m, dir) in &found {
         let want = if *dir { 0o700 } else { 0o600 };
         assert_eq!(*m, want, "{}: {m:o}", p.display());
@@ -146,7 +157,10 @@ fn under_umask_022_the_cache_is_0700_and_0600_and_holds_no_raw_secret() {
     // The memo keeps the session's messages, redacted: no token, in any file.
     let text = all_text(&cache);
     assert!(!text.contains("ghp_"), "{text}");
-    assert!(text.contains("[REDACTED:"), "the memo keeps the messages: {text}");
+    assert!(
+        text.contains("[REDACTED:"),
+        "the memo keeps the messages: {text}"
+    );
     // Read back from the memo, the verdict is the same.
     let r = run_status("statusline", &home, &cache, "now");
     assert_eq!(r.stdout, "MCP 1✗ db (connection closed · mcplogs scan)\n");
@@ -189,7 +203,12 @@ fn a_link_planted_at_the_memo_or_the_told_list_is_replaced_never_written_through
         assert_eq!(r.code, 0, "{}", r.stderr);
     }
     for v in &victims {
-        assert_eq!(fs::read_to_string(v).unwrap(), "precious\n", "{}", v.display());
+        assert_eq!(
+            fs::read_to_string(v).unwrap(),
+            "precious\n",
+            "{}",
+            v.display()
+        );
         assert_eq!(mode(v), 0o644);
     }
     for f in [&memo, &told] {
@@ -256,7 +275,11 @@ fn a_cache_folder_open_to_others_or_someone_elses_is_refused_in_one_line() {
                 .any(|w| w["message"].as_str().unwrap().contains("cache folder")),
             "{what}: {doc}"
         );
-        assert_eq!(fs::read_dir(&cache).unwrap().count(), 0, "{what}: nothing written");
+        assert_eq!(
+            fs::read_dir(&cache).unwrap().count(),
+            0,
+            "{what}: nothing written"
+        );
         assert_eq!(mode(&cache), m, "{what}: left as it was");
     }
 }
@@ -282,7 +305,14 @@ fn thirty_sessions_then_prune_removes_their_memos_and_told_lists() {
     // The plan lists them.
     let mut c = mcplogs(tmp.path());
     c.env("MCPLOGS_CACHE_DIR", &cache)
-        .args(["prune", "--older-than", "7d", "--dry-run", "--json", "--home"])
+        .args([
+            "prune",
+            "--older-than",
+            "7d",
+            "--dry-run",
+            "--json",
+            "--home",
+        ])
         .arg(&home);
     let (r, doc) = run_json(&mut c);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -354,7 +384,9 @@ fn du_counts_mcplogs_own_cache() {
     let cache = tmp.path().join("cache");
     log_file(&home, 0, &failing("now"));
     run_status("statusline", &home, &cache, "now");
-    let memo = fs::metadata(cache.join("statusline/now.json")).unwrap().len();
+    let memo = fs::metadata(cache.join("statusline/now.json"))
+        .unwrap()
+        .len();
     let mut c = mcplogs(tmp.path());
     c.env("MCPLOGS_CACHE_DIR", &cache)
         .args(["du", "--json", "--home"])

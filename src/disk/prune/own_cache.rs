@@ -54,9 +54,7 @@ fn entry(
 
 /// The memo's logs, `None` when it is no memo this build reads.
 fn memo_logs(folder: &Folder, name: &OsStr) -> Option<Vec<PathBuf>> {
-    let bytes = folder
-        .read(name.to_str()?, MEMO_MAX_BYTES as u64)
-        .ok()??;
+    let bytes = folder.read(name.to_str()?, MEMO_MAX_BYTES as u64).ok()??;
     status::memo_logs(&bytes)
 }
 
@@ -179,8 +177,9 @@ pub(super) fn execute(plan: &Plan, dir: Option<&Path>, out: &mut Outcome) {
             continue;
         };
         let still = match e.kind {
-            CacheKind::StatusMemo => memo_logs(&folder, &e.name)
-                .is_none_or(|logs| memo_why(&logs, &none).is_some()),
+            CacheKind::StatusMemo => {
+                memo_logs(&folder, &e.name).is_none_or(|logs| memo_why(&logs, &none).is_some())
+            }
             CacheKind::HookTold => {
                 let memo = format!("{}.json", e.name.to_string_lossy());
                 store
