@@ -283,6 +283,27 @@ fn memo_name(session: &str) -> String {
     format!("{}.json", safe_name(session))
 }
 
+/// Whether `name` is one mcplogs gives a memo (`memo`) or a told-list, or one of the
+/// store's temporary files: what the status line's bounds and `prune` may remove.
+pub fn is_our_entry(name: &str, memo: bool) -> bool {
+    if crate::store::is_temp_name(name) {
+        return true;
+    }
+    let stem = if memo {
+        match name.strip_suffix(".json") {
+            Some(s) => s,
+            None => return false,
+        }
+    } else {
+        name
+    };
+    !stem.is_empty()
+        && stem.len() <= 100
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// The session a memo's or told-list's file name stands for (as the file names spell
 /// it), for finding one from the other.
 pub fn session_of_entry(name: &str) -> &str {
@@ -353,7 +374,7 @@ fn save_memos(
     }
     folder.write(name, &bytes)?;
     if !had {
-        let gone = evict(folder, MAX_SESSIONS, name);
+        let gone = evict(folder, MAX_SESSIONS, name, true);
         if !gone.is_empty()
             && let Ok(Some(told)) = store.existing_folder(TOLD_DIR)
         {
@@ -366,12 +387,13 @@ fn save_memos(
 }
 
 /// Removes the least recently written entries of `folder` beyond `keep` (leftover
-/// temporary files count, and go first when oldest), never `current` (just written);
-/// the names removed.
-fn evict(folder: &Folder, keep: usize, current: &str) -> Vec<String> {
+/// temporary files count, and go first when oldest), never `current` (just written),
+/// and only files named as mcplogs names them ([`is_our_entry`]); the names removed.
+fn evict(folder: &Folder, keep: usize, current: &str, memos: bool) -> Vec<String> {
     let Ok(mut entries) = folder.entries() else {
         return Vec::new();
     };
+    entries.retain(|e| e.regular && e.name.to_str().is_some_and(|n| is_our_entry(n, memos)));
     if entries.len() <= keep {
         return Vec::new();
     }
@@ -879,7 +901,7 @@ pub fn remember_told(store: &Store, session: &str, names: &[String]) -> std::io:
         text.into_bytes()
     })?;
     if new {
-        evict(&folder, MAX_SESSIONS, &name);
+        evict(&folder, MAX_SESSIONS, &name, false);
     }
     Ok(())
 }

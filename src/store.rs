@@ -47,7 +47,7 @@ pub enum Problem {
     )]
     Foreign { owner: u32, me: u32 },
     #[error(
-        "mcplogs' cache folder is writable by group or others (mode {mode:04o}); nothing is read from or written to it"
+        "mcplogs' cache folder is writable by group or others (mode {mode:04o}); nothing is read from or written to it (`chmod 700` it to use it)"
     )]
     OpenToOthers { mode: u32 },
     #[error("mcplogs' cache folder is {kind}, not a folder; nothing is read from or written to it")]
@@ -101,6 +101,8 @@ pub struct Entry {
     pub modified: Option<SystemTime>,
     /// A regular file (not a link, folder or anything else).
     pub regular: bool,
+    /// A symbolic link (never followed; removing it removes the link).
+    pub is_link: bool,
 }
 
 impl Store {
@@ -129,7 +131,7 @@ impl Store {
 
     /// The cache root at `path` when it exists (nothing is created: `du`, `prune`).
     pub fn open_existing(path: &Path) -> Result<Option<Store>, StoreError> {
-        let Some(handle) = open_checked(None, path.as_os_str(), path)? else {
+        let Some(handle) = open_checked(None, path.as_os_str(), path, false)? else {
             return Ok(None);
         };
         #[cfg(not(unix))]
@@ -164,7 +166,7 @@ impl Store {
     pub fn existing_folder(&self, name: &str) -> Result<Option<Folder>, StoreError> {
         let path = self.path.join(name);
         check_name(OsStr::new(name)).map_err(|e| StoreError::io(&path, e))?;
-        let Some(handle) = open_checked(self.at(), OsStr::new(name), &path)? else {
+        let Some(handle) = open_checked(self.at(), OsStr::new(name), &path, true)? else {
             return Ok(None);
         };
         #[cfg(not(unix))]
@@ -312,10 +314,20 @@ impl Folder {
                 bytes: m.len(),
                 modified: m.modified().ok(),
                 regular: m.is_file(),
+                is_link: m.file_type().is_symlink(),
             });
         }
         Ok(out)
     }
+}
+
+/// Whether `name` is one of [`Folder::write`]'s temporary files
+/// (`.<name>.<16 hex digits>.tmp`).
+pub fn is_temp_name(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .and_then(|n| n.rsplit_once('.'))
+        .is_some_and(|(_, hex)| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// A name inside a folder: one component, not `.` or `..`, no separator or NUL.
@@ -331,10 +343,18 @@ fn check_name(name: &OsStr) -> io::Result<()> {
 }
 
 /// Opens the folder `name` (relative to `at`, or a whole path) without following a link
-/// there, and checks it: the user's own, not writable by group or others; made 0700
-/// when looser. `Ok(None)` when absent.
+/// there, and checks it: the user's own, not writable by group or others. A folder of
+/// the store (`tighten`) is made 0700 when looser (an older mcplogs made them by the
+/// umask); the root is not changed, since `$MCPLOGS_CACHE_DIR` may name a folder that
+/// is not mcplogs' alone (it is made 0700 only when mcplogs creates it). `Ok(None)`
+/// when absent.
 #[cfg(unix)]
-fn open_checked(at: Option<&File>, name: &OsStr, path: &Path) -> Result<Option<File>, StoreError> {
+fn open_checked(
+    at: Option<&File>,
+    name: &OsStr,
+    path: &Path,
+    tighten: bool,
+) -> Result<Option<File>, StoreError> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let handle = match sys::open_dir(at, name) {
         Ok(h) => h,
@@ -363,7 +383,7 @@ fn open_checked(at: Option<&File>, name: &OsStr, path: &Path) -> Result<Option<F
     if mode & 0o022 != 0 {
         return Err(StoreError::new(path, Problem::OpenToOthers { mode }));
     }
-    if mode != 0o700 {
+    if tighten && mode != 0o700 {
         handle
             .set_permissions(fs::Permissions::from_mode(0o700))
             .map_err(|e| StoreError::io(path, e))?;
@@ -372,8 +392,13 @@ fn open_checked(at: Option<&File>, name: &OsStr, path: &Path) -> Result<Option<F
 }
 
 #[cfg(not(unix))]
-fn open_checked(at: Option<&Path>, name: &OsStr, path: &Path) -> Result<Option<()>, StoreError> {
-    let _ = (at, name);
+fn open_checked(
+    at: Option<&Path>,
+    name: &OsStr,
+    path: &Path,
+    tighten: bool,
+) -> Result<Option<()>, StoreError> {
+    let _ = (at, name, tighten);
     match fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => Ok(Some(())),
         Ok(m) => Err(StoreError::new(
@@ -600,7 +625,7 @@ mod tests {
     }
 
     #[test]
-    fn an_older_0755_folder_of_ours_is_tightened() {
+    fn an_older_0755_folder_of_ours_is_tightened_the_root_is_left_alone() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("mcplogs");
         fs::create_dir_all(root.join("statusline")).unwrap();
@@ -609,7 +634,8 @@ mod tests {
         }
         let s = Store::open(&root).unwrap();
         s.folder("statusline").unwrap();
-        assert_eq!(mode(&root), 0o700);
+        // `$MCPLOGS_CACHE_DIR` may name the user's home: never chmod'ed.
+        assert_eq!(mode(&root), 0o755);
         assert_eq!(mode(&root.join("statusline")), 0o700);
     }
 

@@ -384,14 +384,18 @@ pub fn stale_entries(index: &Folder, live: &[PathBuf]) -> Vec<store::Entry> {
         .into_iter()
         .filter(|e| {
             let name = e.name.to_string_lossy();
-            if known.contains(name.as_ref()) || !e.regular {
+            if known.contains(name.as_ref()) {
                 return false;
             }
-            match read_index(index, &name) {
-                Some(doc) => fs::symlink_metadata(&doc.folder).is_err(),
-                // A leftover temporary file, or no index at all: only when old.
-                None => name.starts_with('.') && older_than_a_day(e),
+            if !e.regular {
+                // A link (removed, never followed); anything else is not mcplogs'.
+                return e.is_link;
             }
+            if store::is_temp_name(&name) {
+                return older_than_a_day(e);
+            }
+            // An index of a folder that is gone; a file that is no index is left alone.
+            read_index(index, &name).is_some_and(|doc| fs::symlink_metadata(&doc.folder).is_err())
         })
         .collect()
 }

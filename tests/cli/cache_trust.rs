@@ -414,3 +414,56 @@ fn du_counts_mcplogs_own_cache() {
     let (_, doc) = run_json(&mut c);
     assert!(doc["mcplogsCache"].is_null());
 }
+
+#[test]
+fn prune_removes_only_what_mcplogs_wrote_in_its_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let cache = tmp.path().join("cache");
+    log_file(&home, 0, &failing("now"));
+    assert_eq!(run_status("hook", &home, &cache, "now").code, 0);
+    let victim = tmp.path().join("victim");
+    fs::write(&victim, "precious\n").unwrap();
+    let plant = |p: &str, text: &str| {
+        fs::write(cache.join(p), text).unwrap();
+        cache.join(p)
+    };
+    let kept = [
+        plant("statusline/notes.txt", "the user's own"),
+        plant("statusline/broken.json", "not a memo"),
+        plant("hook-told/My File", "not a told-list name"),
+    ];
+    let temp = plant("statusline/.now.json.0123456789abcdef.tmp", "{");
+    let fresh_temp = plant("hook-told/.now.fedcba9876543210.tmp", "");
+    set_age(&temp, 2 * 86_400);
+    symlink(&victim, cache.join("statusline/link.json")).unwrap();
+    // The logs go (by someone else): the memo and told-list of `now` are stale.
+    fs::remove_dir_all(server_dir(&home)).unwrap();
+    let mut c = mcplogs(tmp.path());
+    c.env("MCPLOGS_CACHE_DIR", &cache)
+        .args(["prune", "--yes", "--json", "--home"])
+        .arg(&home);
+    let (r, doc) = run_json(&mut c);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let listed: Vec<&str> = doc["cache"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    assert_eq!(doc["cacheRemoved"], 4);
+    for p in &kept {
+        assert!(p.exists(), "{} is left alone", p.display());
+    }
+    assert!(fresh_temp.exists(), "a temporary file being written stays");
+    for gone in [
+        "statusline/now.json",
+        "hook-told/now",
+        "statusline/link.json",
+    ] {
+        assert!(fs::symlink_metadata(cache.join(gone)).is_err(), "{gone}");
+    }
+    assert!(!temp.exists());
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+}

@@ -95,16 +95,21 @@ pub(super) fn plan(
     if let Some(memos) = folder(MEMO_DIR, warnings) {
         for e in memos.entries().unwrap_or_default() {
             let name = e.name.to_string_lossy().into_owned();
-            let temp = name.starts_with('.');
+            let temp = crate::store::is_temp_name(&name);
             let (kind, why) = if !e.regular {
-                (CacheKind::Leftover, Some(CacheWhy::LogsGone))
+                // A link (removed, never followed), a FIFO: not mcplogs' own.
+                (CacheKind::Leftover, e.is_link.then_some(CacheWhy::LogsGone))
             } else if temp {
                 let old = index::older_than_a_day(&e);
                 (CacheKind::Leftover, old.then_some(CacheWhy::LogsGone))
+            } else if !status::is_our_entry(&name, true) {
+                continue;
             } else {
                 match memo_logs(&memos, &e.name) {
                     Some(logs) => (CacheKind::StatusMemo, memo_why(&logs, deleting)),
-                    None => (CacheKind::Leftover, Some(CacheWhy::LogsGone)),
+                    // Not a memo this build reads: left alone (the bound on memos
+                    // pushes it out in time).
+                    None => (CacheKind::Leftover, None),
                 }
             };
             let session = status::session_of_entry(&name).to_string();
@@ -125,17 +130,20 @@ pub(super) fn plan(
     if let Some(told) = folder(TOLD_DIR, warnings) {
         for e in told.entries().unwrap_or_default() {
             let name = e.name.to_string_lossy().into_owned();
+            let temp = crate::store::is_temp_name(&name);
             let why = if !e.regular {
-                Some(CacheWhy::LogsGone)
-            } else if name.starts_with('.') {
+                e.is_link.then_some(CacheWhy::LogsGone)
+            } else if temp {
                 index::older_than_a_day(&e).then_some(CacheWhy::LogsGone)
+            } else if !status::is_our_entry(&name, false) {
+                None
             } else if kept_sessions.contains(&name) {
                 None
             } else {
                 Some(memo_gone.get(&name).copied().unwrap_or(CacheWhy::LogsGone))
             };
             if let Some(why) = why {
-                let kind = if e.regular && !name.starts_with('.') {
+                let kind = if e.regular && !temp {
                     CacheKind::HookTold
                 } else {
                     CacheKind::Leftover
@@ -146,7 +154,7 @@ pub(super) fn plan(
     }
     if let Some(ix) = folder(index::SUBDIR, warnings) {
         for e in index::stale_entries(&ix, live) {
-            let kind = if e.name.to_string_lossy().starts_with('.') {
+            let kind = if crate::store::is_temp_name(&e.name.to_string_lossy()) {
                 CacheKind::Leftover
             } else {
                 CacheKind::Index
