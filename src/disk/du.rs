@@ -58,13 +58,13 @@ pub struct CacheUse {
 }
 
 /// The size of mcplogs' own cache folder at `dir` (regular files, links not followed);
-/// `None` when it does not exist. A folder that is someone else's or open to others is
+/// `None` when it does not exist or holds no file. A folder that is someone else's or open to others is
 /// refused: a warning.
 pub fn own_cache_use(dir: &Path, warnings: &mut Vec<Warning>) -> Option<CacheUse> {
     match crate::store::Store::open_existing(dir) {
         Ok(Some(s)) => {
             let (files, bytes) = s.usage();
-            Some(CacheUse {
+            (files > 0).then(|| CacheUse {
                 path: dir.to_path_buf(),
                 bytes,
                 files,

@@ -17,7 +17,8 @@ pub struct DuDocument {
     /// Largest first.
     pub projects: Vec<DuProject>,
     /// mcplogs' own cache folder (summary index, status line memos, hook told-lists;
-    /// not counted in `bytes` and `files`), or null when it does not exist.
+    /// not counted in `bytes` and `files`), or null when it does not exist or holds no
+    /// file.
     pub mcplogs_cache: Option<DuCache>,
     pub warnings: Vec<Warning>,
 }
