@@ -135,9 +135,8 @@ pub(super) fn plan(
                 e.is_link.then_some(CacheWhy::LogsGone)
             } else if temp {
                 index::older_than_a_day(&e).then_some(CacheWhy::LogsGone)
-            } else if !status::is_our_entry(&name, false) {
-                None
-            } else if kept_sessions.contains(&name) {
+            } else if !status::is_our_entry(&name, false) || kept_sessions.contains(&name) {
+                // Not a name mcplogs gives, or its session's memo stays.
                 None
             } else {
                 Some(memo_gone.get(&name).copied().unwrap_or(CacheWhy::LogsGone))
