@@ -108,30 +108,33 @@ pub struct Entry {
 impl Store {
     /// The cache root at `path`, created (0700, with any missing parents) when absent.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        match Store::open_existing(path)? {
-            Some(s) => Ok(s),
-            None => {
-                if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    let mut b = fs::DirBuilder::new();
-                    b.recursive(true);
-                    #[cfg(unix)]
-                    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-                    b.create(parent).map_err(|e| StoreError::io(parent, e))?;
-                }
-                match sys::mkdir(None, path.as_os_str()) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                    Err(e) => return Err(StoreError::io(path, e)),
-                }
-                Store::open_existing(path)?
-                    .ok_or_else(|| StoreError::io(path, io::ErrorKind::NotFound.into()))
-            }
+        if let Some(s) = Store::open_existing(path)? {
+            return Ok(s);
         }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let mut b = fs::DirBuilder::new();
+            b.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+            b.create(parent).map_err(|e| StoreError::io(parent, e))?;
+        }
+        // Made here: exactly 0700 (the umask may have taken bits the owner needs).
+        let made = match sys::mkdir(None, path.as_os_str()) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(StoreError::io(path, e)),
+        };
+        Store::checked(path, made)?
+            .ok_or_else(|| StoreError::io(path, io::ErrorKind::NotFound.into()))
     }
 
     /// The cache root at `path` when it exists (nothing is created: `du`, `prune`).
     pub fn open_existing(path: &Path) -> Result<Option<Store>, StoreError> {
-        let Some(handle) = open_checked(None, path.as_os_str(), path, false)? else {
+        Store::checked(path, false)
+    }
+
+    fn checked(path: &Path, tighten: bool) -> Result<Option<Store>, StoreError> {
+        let Some(handle) = open_checked(None, path.as_os_str(), path, tighten)? else {
             return Ok(None);
         };
         #[cfg(not(unix))]
@@ -608,13 +611,11 @@ mod tests {
     fn folders_are_0700_and_files_0600_whatever_the_umask() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("a/b/mcplogs");
-        // SAFETY: umask has no preconditions; the test restores it.
-        let old = unsafe { libc::umask(0o022) };
+        // (The umask is the process's, shared with the tests running beside: the CLI
+        // tests run the binary under 022; the modes here are exact under any umask.)
         let s = Store::open(&root).unwrap();
         let f = s.folder("statusline").unwrap();
         f.write("x.json", b"{}").unwrap();
-        // SAFETY: as above.
-        unsafe { libc::umask(old) };
         assert_eq!(mode(&root), 0o700);
         assert_eq!(mode(&root.join("statusline")), 0o700);
         assert_eq!(mode(&root.join("statusline/x.json")), 0o600);
