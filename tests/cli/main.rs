@@ -11,6 +11,8 @@ mod common;
 mod configured;
 
 #[cfg(unix)]
+mod cache_trust;
+#[cfg(unix)]
 mod confinement;
 
 mod bad_input;
