@@ -45,6 +45,7 @@ impl ExitCode {
             | Error::FixBlocked(_)
             | Error::WriteOutput(_)
             | Error::WriteReport { .. }
+            | Error::OpenReport { .. }
             | Error::Redacted { .. }
             | Error::NotAFolder(_)
             | Error::ClaudeVersion(_)

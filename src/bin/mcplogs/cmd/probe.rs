@@ -218,14 +218,16 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 ));
                 // A configuration file that could not be read (its warning is above)
                 // may hold the servers: that is an I/O error, not "nothing configured".
-                return Ok(if resolved.problems.is_empty() {
-                    ExitCode::Clean
-                } else {
-                    ExitCode::Error
-                });
+                if !resolved.problems.is_empty() {
+                    return Ok(ExitCode::Error);
+                }
+                // `--json` prints its one document (with no servers) on exit 0 too.
+                if !args.json {
+                    return Ok(ExitCode::Clean);
+                }
             }
             let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
-            if servers.is_empty() {
+            if servers.is_empty() && !args.json {
                 return Ok(ExitCode::Clean);
             }
             servers
