@@ -113,11 +113,13 @@ pub fn resolve(var: &dyn Fn(&str) -> Option<String>) -> Result<ExportConfig, Con
         None => match get("OTEL_EXPORTER_OTLP_ENDPOINT") {
             Some((k, v)) => {
                 let base = checked_url(k, v.trim())?;
-                Some(if base.ends_with('/') {
-                    format!("{base}v1/logs")
-                } else {
-                    format!("{base}/v1/logs")
-                })
+                // The path is added before a query (`?key=...`), if there is one.
+                let (path, query) = match base.find('?') {
+                    Some(i) => base.split_at(i),
+                    None => (base.as_str(), ""),
+                };
+                let slash = if path.ends_with('/') { "" } else { "/" };
+                Some(format!("{path}{slash}v1/logs{query}"))
             }
             None => None,
         },
@@ -284,6 +286,8 @@ mod tests {
         assert_eq!(c.endpoint.as_deref(), Some("http://c:4318/v1/logs"));
         let c = resolve_with(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://c/otlp/")]).unwrap();
         assert_eq!(c.endpoint.as_deref(), Some("https://c/otlp/v1/logs"));
+        let c = resolve_with(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://c/o?k=1")]).unwrap();
+        assert_eq!(c.endpoint.as_deref(), Some("https://c/o/v1/logs?k=1"));
         let c = resolve_with(&[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"),
             ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://l:9/custom"),
