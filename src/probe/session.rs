@@ -406,6 +406,7 @@ struct Driver<'a> {
     answered: HashSet<String>,
     /// Responses whose id had not been sent when they arrived.
     unmatched: Vec<Value>,
+    watch: Option<&'a super::WatchSlot>,
 }
 
 impl Driver<'_> {
@@ -676,6 +677,9 @@ impl Driver<'_> {
     }
 
     fn timed_request(&mut self, name: &str, msg: &Value) -> (Result<Answer, Failure>, u64, String) {
+        if let Some(w) = self.watch {
+            w.step(&format!("{name} ({})", self.a.mode.as_str()), self.deadline);
+        }
         let t = Instant::now();
         let r = self.request(msg);
         let sent = format!(
@@ -726,7 +730,9 @@ fn summarize_error(code: Option<i64>, message: &str) -> String {
 
 /// Runs the lifecycle on an open transport: handshake per `mode`, then every
 /// `tools/list` page. `connect_ms` and `connect_step` describe how the transport was
-/// opened (the spawn), already done by the caller.
+/// opened (the spawn), already done by the caller; `watch` is told each wait as it
+/// begins.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     t: &mut dyn Transport,
     mode: Mode,
@@ -735,6 +741,7 @@ pub fn run(
     limits: Limits,
     start: Instant,
     connect_step: Option<Step>,
+    watch: Option<&super::WatchSlot>,
 ) -> Attempt {
     let cap = start + limits.budget;
     let wait = limits.request_wait.map(|w| w + WAIT_MARGIN);
@@ -750,6 +757,7 @@ pub fn run(
         sent: Vec::new(),
         answered: HashSet::new(),
         unmatched: Vec::new(),
+        watch,
     };
     if let Some(s) = connect_step {
         d.step(s);

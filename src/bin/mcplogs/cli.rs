@@ -46,6 +46,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `probe --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeFormat {
+    Text,
+    Json,
+    Junit,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -611,14 +619,20 @@ fn parse_older_than(arg: &str) -> Result<std::time::Duration, mcplogs::time::Dur
   mcplogs probe github --claude-version 2.1.288 --json
   mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
   mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command \"node server.js\" --contract --format junit > probe.xml  # for CI
   mcplogs probe --command node -- server.js --port 3   # its arguments after --
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Names and options go in any order; with --command, the server's own arguments go
 after `--` or inside the command's quotes.
 
-Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
-2 usage error, unknown server name, or an unreadable configuration file and no server.")]
+Piped, nothing is cut; on a terminal long lines wrap, and a live line on stderr shows
+the step, the time spent and the budget waited against.
+
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed;
+a check that could not run is n/a and does not count), 2 usage error, unknown server
+name, --contract with no server to check, or an unreadable configuration file and no
+server.")]
 pub struct ProbeArgs {
     /// Configured server names [default: every server of the project]
     #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
@@ -648,9 +662,14 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 250)]
     pub max_pages: usize,
 
-    /// One JSON document on stdout (fields in docs/probe.md)
-    #[arg(long)]
+    /// One JSON document on stdout (fields in docs/probe.md); the same as --format json
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// The output: text, json (the --json document) or junit (with --contract: JUnit
+    /// XML, one test case per check and Claude Code build, n/a as skipped)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ProbeFormat>,
 
     /// Write every message of every connection to FILE as JSON lines (redacted; a
     /// regular file only, created 0600; `-`: stdout, before the report)

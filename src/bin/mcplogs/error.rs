@@ -83,6 +83,17 @@ pub enum Error {
         }
     )]
     ProbeNameWithServer { flag: &'static str, name: String },
+    /// `probe --contract` with no server to check: none given, none configured or every
+    /// configured one left out (each named on stderr).
+    #[error(
+        "--contract: no server to check in {}: name one with --command or --url, or configure one for the project",
+        project.display()
+    )]
+    ContractWithoutServer { project: PathBuf },
+    /// `probe --format junit` without `--contract`: JUnit lists checks, and only
+    /// `--contract` runs them.
+    #[error("--format junit lists the --contract checks: add --contract")]
+    JunitWithoutContract,
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{0} unknown server name(s)")]
     UnknownServers(usize),
