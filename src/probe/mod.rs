@@ -554,9 +554,7 @@ fn no_list_reason(p: &ServerProbe) -> Option<String> {
         .iter()
         .any(|a| a.failure.is_none() && a.has_tools_capability())
     {
-        return Some(
-            "not checked: no handshake declared tools, so no tools/list was sent".into(),
-        );
+        return Some("not checked: no handshake declared tools, so no tools/list was sent".into());
     }
     Some("not checked: no tools/list result arrived (see tools-listed)".into())
 }

@@ -721,10 +721,18 @@ fn bounded_payload(m: &Value) -> Value {
     json!({"truncated": true, "bytes": text.len(), "preview": preview})
 }
 
+/// Characters kept of a JSON-RPC error's message in a step (the whole message stays in
+/// the failure and the transcript): a bound on what one line may hold, far above what a
+/// server's reason needs.
+const ERROR_MESSAGE_KEPT: usize = 2000;
+
 fn summarize_error(code: Option<i64>, message: &str) -> String {
     match code {
-        Some(c) => format!("error {c}: {}", printable(message, 200, false)),
-        None => format!("error: {}", printable(message, 200, false)),
+        Some(c) => format!(
+            "error {c}: {}",
+            printable(message, ERROR_MESSAGE_KEPT, false)
+        ),
+        None => format!("error: {}", printable(message, ERROR_MESSAGE_KEPT, false)),
     }
 }
 

@@ -149,9 +149,10 @@ impl ProbeProgress {
     }
 }
 
-/// `probing github: tools/list page 2 (discover), 3.1 s of at most 30.1 s (bounded by
-/// MCP_TIMEOUT 30000 ms (default))`; with several servers, the one that has
-/// waited longest and how many others are still running.
+/// `github: tools/list page 2 (discover) · 3.1 of 30.1 s · MCP_TIMEOUT 30000 ms
+/// (default)`: the step, the time waited of the most it will wait, and the budget that
+/// bounds it; with several servers, the one that has waited longest and how many others
+/// are still running.
 fn probe_line(activity: &[mcplogs::probe::Activity], budget: &str) -> String {
     let now = std::time::Instant::now();
     let running: Vec<&mcplogs::probe::Activity> = activity
@@ -159,7 +160,7 @@ fn probe_line(activity: &[mcplogs::probe::Activity], budget: &str) -> String {
         .filter(|a| !a.done && !a.step.is_empty())
         .collect();
     let Some(a) = running.iter().min_by_key(|a| a.since) else {
-        return format!("probing… (bounded by {budget})");
+        return format!("probing… · {budget}");
     };
     let waited = now.saturating_duration_since(a.since).as_secs_f64();
     let most = a.until.saturating_duration_since(a.since).as_secs_f64();
@@ -171,7 +172,7 @@ fn probe_line(activity: &[mcplogs::probe::Activity], budget: &str) -> String {
     // server names come from configuration files: the secret rules and the escaper
     let server = mcplogs::redact::output::text(&mcplogs::text::sanitize::text(&a.server));
     format!(
-        "probing {server}: {} · {waited:.1} s of at most {most:.1} s (bounded by {budget}){others}",
+        "{server}: {} · {waited:.1} of {most:.1} s · {budget}{others}",
         a.step
     )
 }
