@@ -22,6 +22,8 @@ use crate::claude_code::lifecycle;
 use crate::settings::NegotiationValue;
 
 pub use crate::claude_code::config::{ServerConfig, TransportKind};
+/// The builds every contract check answers for (`claude_code::lifecycle`'s).
+pub use crate::claude_code::lifecycle::CONTRACT_BUILDS;
 pub use predict::{ClaudeVersion, Prediction, ProbeTimeouts, TimeoutSetting};
 pub use session::{Attempt, Limits, Mode};
 

@@ -739,7 +739,7 @@ fn xml(s: &str) -> String {
 /// its reason; one that could not run (`n/a`) is `<skipped>` with why; the rest passed.
 /// Every text is escaped, redacted with `r` and whole (nothing is cut).
 pub fn junit(probes: &[ServerProbe], contracts: &[Vec<ContractCheck>], r: &Redactor) -> String {
-    let builds = crate::claude_code::lifecycle::CONTRACT_BUILDS;
+    let builds = crate::probe::CONTRACT_BUILDS;
     let mut suites = String::new();
     let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
     for (p, checks) in probes.iter().zip(contracts) {

@@ -619,20 +619,20 @@ fn parse_older_than(arg: &str) -> Result<std::time::Duration, mcplogs::time::Dur
   mcplogs probe github --claude-version 2.1.288 --json
   mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
   mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
-  mcplogs probe --command \"node server.js\" --contract --format junit > probe.xml  # for CI
+  mcplogs probe --command \"node server.js\" --contract --format junit > probe.xml
   mcplogs probe --command node -- server.js --port 3   # its arguments after --
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Names and options go in any order; with --command, the server's own arguments go
 after `--` or inside the command's quotes.
 
-Piped, nothing is cut; on a terminal long lines wrap, and a live line on stderr shows
-the step, the time spent and the budget waited against.
+Piped, nothing is cut; on a terminal long lines wrap, and a live line on
+stderr shows the step, the time waited and the budget waited against.
 
-Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed;
-a check that could not run is n/a and does not count), 2 usage error, unknown server
-name, --contract with no server to check, or an unreadable configuration file and no
-server.")]
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check
+failed; a check that could not run is n/a and does not count), 2 usage error,
+unknown server name, --contract with no server to check, or an unreadable
+configuration file and no server.")]
 pub struct ProbeArgs {
     /// Configured server names [default: every server of the project]
     #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
