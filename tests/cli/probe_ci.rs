@@ -665,3 +665,122 @@ fn junit_with_json_is_refused_by_the_command_line() {
     ]));
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+/// The reproductions at a terminal (COLUMNS 80, NO_COLOR): checks that never ran are
+/// `n/a`, `--contract` with nothing to check exits 2, a URL server is named from its
+/// URL, the timeout sentences name `--timeout`, and NO_COLOR leaves no escape.
+#[test]
+fn the_reproductions_hold_in_a_terminal_too() {
+    let home = tempfile::tempdir().unwrap();
+    let (out, code) = in_terminal(
+        home.path(),
+        &[
+            "--claude-version",
+            "2.1.332",
+            "--contract",
+            "--command",
+            "nonexist-server-for-mcplogs",
+        ],
+        80,
+        "2",
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains('\u{1b}'), "NO_COLOR on a terminal: {out:?}");
+    assert!(!out.contains("    pass "), "{out}");
+    assert!(out.contains("    n/a  pagination "), "{out}");
+    let words: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("contract: 0 passed, 1 failed, 9 n/a"), "{out}");
+
+    let (err, code) = in_terminal(home.path(), &["--contract"], 80, "1");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--contract: no server to check"), "{err}");
+
+    let (_stub, url) = HttpStub::start(&["--discover", "modern"]);
+    let (out, code) = in_terminal(
+        home.path(),
+        &["--claude-version", "2.1.332", "--url", &url],
+        80,
+        "2",
+    );
+    assert_eq!(code, 0, "{out}");
+    let name = url.trim_start_matches("http://");
+    assert!(
+        out.starts_with(&format!("{name}: of 3 Claude Code builds")),
+        "{out}"
+    );
+
+    let (out, code) = in_terminal(
+        home.path(),
+        &[
+            "--claude-version",
+            "2.1.332",
+            "--timeout",
+            "2s",
+            "--command",
+            &stub_cmd("--hang"),
+        ],
+        80,
+        "2",
+    );
+    assert_eq!(code, 1, "{out}");
+    let words: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!words.contains("ms here"), "{out}");
+    assert!(
+        words.contains("The probe stopped waiting at --timeout 2000 ms, before Claude Code's limit, MCP_TIMEOUT 30000 ms (default)"),
+        "{out}"
+    );
+}
+
+/// Issue 42, point 6 over HTTP: a server that takes the connection and never answers,
+/// and one that dribbles its answer a byte at a time, both end at the budget.
+#[test]
+fn an_http_server_that_never_answers_or_dribbles_cannot_outlast_the_budget() {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    for dribble in [false, true] {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                std::thread::spawn(move || {
+                    if !dribble {
+                        // read nothing, answer nothing: hold the socket open
+                        std::thread::sleep(Duration::from_secs(300));
+                        return;
+                    }
+                    let mut buf = [0u8; 4096];
+                    let _ = conn.read(&mut buf);
+                    for b in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: "
+                        .iter()
+                        .chain(std::iter::repeat(&b'a'))
+                    {
+                        if conn.write_all(&[*b]).is_err() {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                });
+            }
+        });
+        let home = tempfile::tempdir().unwrap();
+        let r = probe(
+            home.path(),
+            &[
+                "--claude-version",
+                "2.1.332",
+                "--timeout",
+                "2s",
+                "--contract",
+                "--json",
+                "--url",
+                &url,
+            ],
+            &[],
+        );
+        assert_eq!(r.code, 1, "dribble {dribble}: {}{}", r.stdout, r.stderr);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(check(&doc, "timeout-budget")["passed"], false, "{doc:#}");
+        assert_eq!(check(&doc, "pagination")["passed"], Value::Null, "{doc:#}");
+    }
+}
