@@ -1009,3 +1009,33 @@ fn strays_check(p: &ServerProbe) -> ContractCheck {
         lifecycle::CONTRACT_BUILDS.to_vec(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn timeouts(ms: u64, by: Option<&str>) -> ProbeTimeouts {
+        let mut t = ProbeTimeouts::default();
+        t.request.ms = ms;
+        t.request.decided_by = by.map(str::to_string);
+        t
+    }
+
+    #[test]
+    fn the_budget_names_the_flag_or_the_setting_that_decided_it() {
+        let b = Budget::new(Some(Duration::from_secs(3)), &timeouts(30_000, None));
+        assert_eq!(b.describe(), "--timeout 3000 ms");
+        assert_eq!(b.describe_limit(), "MCP_TIMEOUT 30000 ms (default)");
+        assert!(b.shorter_than_claude_code());
+        let text = b.cut_short(ClaudeVersion(2, 1, 332));
+        assert!(text.contains("--timeout 3000 ms") && text.contains("above 30000 ms"));
+        let b = Budget::new(None, &timeouts(1500, Some("environment")));
+        assert_eq!(b.describe(), "MCP_TIMEOUT=1500 ms (environment)");
+        assert_eq!(b.ms, 1500);
+        assert!(!b.shorter_than_claude_code());
+        // a --timeout longer than Claude Code's limit does not cut anything short
+        let b = Budget::new(Some(Duration::from_secs(60)), &timeouts(30_000, None));
+        assert!(!b.shorter_than_claude_code());
+    }
+}

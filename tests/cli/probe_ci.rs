@@ -689,7 +689,10 @@ fn the_reproductions_hold_in_a_terminal_too() {
     assert!(!out.contains("    pass "), "{out}");
     assert!(out.contains("    n/a  pagination "), "{out}");
     let words: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(words.contains("contract: 0 passed, 1 failed, 9 n/a"), "{out}");
+    assert!(
+        words.contains("contract: 0 passed, 1 failed, 9 n/a"),
+        "{out}"
+    );
 
     let (err, code) = in_terminal(home.path(), &["--contract"], 80, "1");
     assert_eq!(code, 2, "{err}");

@@ -313,3 +313,23 @@ impl Drop for StdioTransport {
         self.kill_now();
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A server that never reads its stdin: the pipe fills, and each write still ends at
+    /// its deadline; after one stalls, the next fails at once.
+    #[test]
+    fn a_write_to_a_server_that_never_reads_ends_at_its_deadline() {
+        let mut t =
+            StdioTransport::spawn("sleep", &["30".to_string()], &BTreeMap::new(), None).unwrap();
+        let big = serde_json::json!({"jsonrpc": "2.0", "method": "x", "params": {"pad": "a".repeat(256 * 1024)}});
+        let r = t.send(&big, Instant::now() + Duration::from_millis(300));
+        assert!(matches!(r, Err(Failure::Timeout { .. })), "{r:?}");
+        // refused at once: waiting on the stuck pipe would end in a timeout instead
+        let r = t.send(&big, Instant::now() + Duration::from_secs(30));
+        assert!(matches!(r, Err(Failure::Closed { .. })), "{r:?}");
+        let _ = t.close();
+    }
+}
