@@ -105,7 +105,9 @@ pub enum Error {
     #[error("{}: cannot write the transcript there: {source}", path.display())]
     OpenTranscript { path: PathBuf, source: ReadError },
     /// `probe --transcript - --json`: both would go to stdout.
-    #[error("--transcript - and --json both write to stdout; name a file for the transcript")]
+    #[error(
+        "--transcript - and the document (--json or --format json/junit) both write to stdout; name a file for the transcript"
+    )]
     TranscriptAndJsonOnStdout,
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]
