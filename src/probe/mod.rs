@@ -308,7 +308,23 @@ impl ServerProbe {
                 self.with_legacy.tools_loaded
             );
         }
-        crate::advice::diagnosis_recommendation(&d)
+        let rec = crate::advice::diagnosis_recommendation(&d);
+        // the advice's "(N ms here)" says which layer set that limit, as every other
+        // sentence about time does
+        match d.timeout_ms {
+            Some(ms) if ms == self.budget.limit.ms => rec.replace(
+                &format!(" ({ms} ms here)"),
+                &format!(
+                    " ({ms} ms here: {})",
+                    self.budget
+                        .limit
+                        .decided_by
+                        .as_deref()
+                        .unwrap_or("Claude Code's default")
+                ),
+            ),
+            _ => rec,
+        }
     }
 }
 

@@ -511,6 +511,12 @@ fn every_timeout_sentence_names_the_budget_the_probe_used() {
         "{}",
         r.stdout
     );
+    assert!(
+        r.stdout
+            .contains("within MCP_TIMEOUT (1500 ms here: environment)"),
+        "{}",
+        r.stdout
+    );
     assert!(!r.stdout.contains("30000"), "{}", r.stdout);
 }
 
