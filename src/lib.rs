@@ -30,6 +30,7 @@ pub mod safe_read;
 pub mod scan;
 pub mod settings;
 pub mod status;
+pub mod store;
 pub mod text;
 pub mod time;
 pub mod warning;

@@ -11,11 +11,15 @@ mod common;
 mod configured;
 
 #[cfg(unix)]
+mod cache_trust;
+#[cfg(unix)]
 mod confinement;
 
 mod bad_input;
 mod basics;
 mod clock;
+#[cfg(unix)]
+mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
@@ -70,4 +74,6 @@ mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;
+#[cfg(unix)]
+mod trust_surfaces;
 mod wire;

@@ -583,6 +583,8 @@ Never deleted: a file modified in the last {} minutes (Claude Code may be
 writing it, whatever --older-than says), the file holding the session that
 decides each server's verdict and every newer one (so no verdict changes), the
 newest debug log, and anything not named like a Claude Code log.
+What mcplogs' own cache keeps about the logs deleted (status line memos, hook
+told-lists, index entries) goes with them, as does what describes vanished logs.
 Details: `mcplogs docs prune`.",
         mcplogs::disk::prune::IN_USE_SECS / 60
     )

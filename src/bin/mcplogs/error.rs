@@ -61,6 +61,11 @@ pub enum Error {
     /// `report`: stdout or `--output FILE` failed; `target` is already redacted.
     #[error("cannot write {target}: {source}")]
     WriteReport { target: String, source: io::Error },
+    /// `report -o FILE` names something that is not a regular file (a FIFO, a device, a
+    /// folder), or it cannot be created: refused before anything is scanned, never
+    /// opened for a blocking write. `target` is already redacted.
+    #[error("{target}: cannot write the report there: {source}")]
+    OpenReport { target: String, source: ReadError },
     /// `report`: an error whose text went through the report's redactor.
     #[error("{message}")]
     Redacted { message: String, source: io::Error },

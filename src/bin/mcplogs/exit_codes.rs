@@ -41,6 +41,7 @@ impl ExitCode {
             | Error::FixBlocked(_)
             | Error::WriteOutput(_)
             | Error::WriteReport { .. }
+            | Error::OpenReport { .. }
             | Error::Redacted { .. }
             | Error::NotAFolder(_)
             | Error::ClaudeVersion(_)

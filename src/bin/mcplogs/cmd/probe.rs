@@ -235,13 +235,16 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 if args.contract {
                     return Err(Error::ContractWithoutServer { project });
                 }
-                return Ok(ExitCode::Clean);
+                // `--json` prints its one document (with no servers) on exit 0 too.
+                if format != ProbeFormat::Json {
+                    return Ok(ExitCode::Clean);
+                }
             }
             let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
-            if servers.is_empty() {
-                if args.contract {
-                    return Err(Error::ContractWithoutServer { project });
-                }
+            if servers.is_empty() && args.contract {
+                return Err(Error::ContractWithoutServer { project });
+            }
+            if servers.is_empty() && format != ProbeFormat::Json {
                 return Ok(ExitCode::Clean);
             }
             servers
