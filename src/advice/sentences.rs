@@ -41,7 +41,7 @@ pub fn shared_note(s: &ServerReport) -> Option<String> {
 /// For a failure the legacy setting fixes: what the server's tools/list result got
 /// wrong, and the note on newer Claude Code versions (empty when none applies). The
 /// advice module words the recommendation with the settings that decide.
-pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, &'static str)> {
+pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, String)> {
     if d.verdict != Verdict::ToolsFetchFailed || !d.legacy_fix_applies() {
         return None;
     }
@@ -52,11 +52,30 @@ pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, &'static str)>
         _ => "gives ttlMs/cacheScope the wrong types",
     };
     let newer = if c == Cause::WrongFieldTypes {
-        ""
+        String::new()
     } else {
-        " (Claude Code 2.1.310 and later also tolerate the omission)"
+        format!(
+            " (Claude Code {} and later also tolerate the omission)",
+            lifecycle::Behaviour::FillsMissingTools.first_build()
+        )
     };
     Some((what, newer))
+}
+
+/// The first build that fills in the missing 2026-07-28 fields of every list named
+/// (`resources`, `prompts`, `tools`), from the model.
+fn first_filling(lists: &[String]) -> lifecycle::ClaudeVersion {
+    lists
+        .iter()
+        .filter_map(|l| match l.as_str() {
+            "tools" => Some(lifecycle::List::Tools),
+            "resources" => Some(lifecycle::List::Resources),
+            "prompts" => Some(lifecycle::List::Prompts),
+            _ => None,
+        })
+        .map(|l| lifecycle::Behaviour::fills_missing(l).first_build())
+        .max()
+        .unwrap_or_else(|| lifecycle::Behaviour::FillsMissingTools.first_build())
 }
 
 /// ` (3000 ms here)` when the connection's limit was logged.
@@ -79,7 +98,7 @@ fn suggested_timeout(d: &Diagnosis) -> u64 {
 /// the settings of the server's project.
 pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
     if let Some((what, newer)) = legacy_fix_wording(d) {
-        return legacy_recommendation_unplaced(what, newer);
+        return legacy_recommendation_unplaced(what, &newer);
     }
     match (d.verdict, d.cause) {
         (Verdict::Healthy, _) => "Nothing to do.".to_string(),
@@ -137,7 +156,7 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
                 methods.join(" and "),
                 if lists.len() > 1 { "s" } else { "" },
                 lists.join(" and "),
-                lifecycle::first_build_filling_fields()
+                first_filling(&lists)
             )
         }
         (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
@@ -209,7 +228,8 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
         _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
     };
     Some(format!(
-        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from 2.1.300 on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
+        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from {} on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
+        lifecycle::Behaviour::StdioNegotiates.first_build(),
         failed.verdict,
         failed.cause.map(|c| format!(", {c}")).unwrap_or_default(),
     ))
@@ -241,7 +261,7 @@ pub fn recommendation(
     settings: Option<&SettingsAdvice>,
 ) -> String {
     match (settings, legacy_fix_wording(d)) {
-        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, newer),
+        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, &newer),
         _ => diagnosis_recommendation(d),
     }
 }
@@ -279,7 +299,7 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
     let head = legacy_head(what);
     let report = "and report it to the server's authors";
     let Some(a) = advice else {
-        return legacy_recommendation_unplaced(what, newer);
+        return legacy_recommendation_unplaced(what, &newer);
     };
     match &a.target {
         FixTarget::Write { path, kind, .. } => format!(

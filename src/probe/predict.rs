@@ -12,7 +12,7 @@ use super::validate::{ListCheck, check_pages};
 use crate::claude_code::config::TransportKind;
 
 use crate::claude_code::lifecycle::{self, List};
-pub use crate::claude_code::lifecycle::{ClaudeVersion, KNOWN_VERSIONS, NEWEST_KNOWN};
+pub use crate::claude_code::lifecycle::{ClaudeVersion, NEWEST_KNOWN, OBSERVED};
 
 /// Which handshake Claude Code starts for this transport and setting.
 pub fn mode_for(

@@ -136,13 +136,9 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             None => (NEWEST_KNOWN, "newest-known"),
         },
     };
-    if !version.is_known() {
-        note(format!(
-            "mcplogs: note: Claude Code {version} was not observed; predicting from the nearest observed builds ({})",
-            probe::predict::KNOWN_VERSIONS
-                .map(|v| v.to_string())
-                .join(", ")
-        ));
+    let model_note = version.model_note();
+    if let Some(n) = &model_note {
+        note(format!("mcplogs: note: {n}"));
     }
 
     let mut sources = Sources::for_this_machine(&project);
@@ -345,6 +341,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             project: project.display().to_string(),
             claude_version: version.to_string(),
             claude_version_source: version_source.to_string(),
+            claude_version_note: model_note.clone(),
             negotiation: json_doc::ProbeNegotiation {
                 value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
                 decided_by,
