@@ -41,14 +41,7 @@ impl ClaudeVersion {
     /// Whether this build has `b` ([`BOUNDARIES`]): yes from the first build observed
     /// with it, no up to the last observed without it, uncertain in between.
     pub fn has(self, b: Behaviour) -> Has {
-        let row = b.boundary();
-        if self >= row.first_with {
-            Has::Yes
-        } else if self <= row.last_without {
-            Has::No
-        } else {
-            Has::Uncertain(row)
-        }
+        b.boundary().answer(self)
     }
 
     /// Whether this build ran under `scripts/observe-build` (every modelled behaviour
@@ -272,49 +265,62 @@ pub struct Boundary {
     pub fixture: &'static str,
 }
 
+impl Boundary {
+    /// Whether `build` has this row's behaviour.
+    pub fn answer(&'static self, build: ClaudeVersion) -> Has {
+        if build >= self.first_with {
+            Has::Yes
+        } else if build <= self.last_without {
+            Has::No
+        } else {
+            Has::Uncertain(self)
+        }
+    }
+}
+
 /// Every per-build behaviour, newest boundary first.
 pub const BOUNDARIES: [Boundary; 6] = [
     Boundary {
         behaviour: Behaviour::ProjectTimeoutOnlyLengthens,
-        last_without: v(310),
-        first_with: v(332),
+        last_without: v(327),
+        first_with: v(328),
         fixture: "timeout-project-3000",
     },
     Boundary {
         behaviour: Behaviour::FillsMissingTools,
-        last_without: v(300),
-        first_with: v(310),
+        last_without: v(301),
+        first_with: v(302),
         fixture: "tools-modern-missing",
     },
     Boundary {
         behaviour: Behaviour::FillsMissingResources,
-        last_without: v(300),
-        first_with: v(310),
+        last_without: v(301),
+        first_with: v(302),
         fixture: "rp-modern-missing",
     },
     Boundary {
         behaviour: Behaviour::FillsMissingPrompts,
-        last_without: v(300),
-        first_with: v(310),
+        last_without: v(301),
+        first_with: v(302),
         fixture: "rp-modern-missing",
     },
     Boundary {
         behaviour: Behaviour::CursorGuard,
-        last_without: v(288),
-        first_with: v(300),
+        last_without: v(294),
+        first_with: v(295),
         fixture: "cursor-repeat",
     },
     Boundary {
         behaviour: Behaviour::StdioNegotiates,
-        last_without: v(288),
-        first_with: v(300),
+        last_without: v(291),
+        first_with: v(292),
         fixture: "stdio-default",
     },
 ];
 
 /// The builds the contract answers for: the last observed without each behaviour and
 /// the newest observed, oldest first (a test keeps it equal to [`contract_builds`]).
-pub const CONTRACT_BUILDS: [ClaudeVersion; 3] = [v(288), v(300), NEWEST_KNOWN];
+pub const CONTRACT_BUILDS: [ClaudeVersion; 5] = [v(291), v(294), v(301), v(327), NEWEST_KNOWN];
 
 /// [`CONTRACT_BUILDS`] as the table gives them.
 pub fn contract_builds() -> Vec<ClaudeVersion> {
@@ -473,6 +479,62 @@ pub const HTTP_NEGOTIATES: Shared<bool> = Shared {
     value: true,
     observed_on: &["2.1.280", "2.1.288", "2.1.310", "2.1.332"],
 };
+/// On the negotiating path (`server/discover` first, answered with an error such as
+/// -32601, then the classic `initialize`), `initialize` does not get all of
+/// `MCP_TIMEOUT`: part of it stays held for `server/discover` however fast that was
+/// answered, and an `initialize` answered after the rest fails the connection
+/// (`Connection failed after 7117ms, ... (CONNECT_TIMEOUT): Request timed out` with
+/// `timeout of 10000ms`; HTTP: `HTTP Connection failed after 5040ms: Request timed out
+/// (code: REQUEST_TIMEOUT, ...)`), while under `MCP_PROTOCOL_NEGOTIATION=legacy` the same
+/// server connects. Measured on 2.1.332, initialize answered at several delays (stdio:
+/// MCP_TIMEOUT 5000 -> about 3350 ms, 10000 -> 7000, 20000 -> 17000; HTTP: 6000 -> 2000,
+/// 10000 -> 5000, 20000 -> 15000), so the part held is the smaller of `hold_cap_ms` and
+/// `hold_thirds`/3 of MCP_TIMEOUT. Present on every observed build (fixtures
+/// `handshake-budget-stdio`, `handshake-budget-http`: initialize at 8.3 s of 10000 ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InitializeBudget {
+    pub hold_cap_ms: u64,
+    pub hold_thirds: u64,
+}
+
+impl InitializeBudget {
+    /// What `initialize` gets of `mcp_timeout_ms` on the negotiating path.
+    pub fn initialize_ms(&self, mcp_timeout_ms: u64) -> u64 {
+        let held = self
+            .hold_cap_ms
+            .min(mcp_timeout_ms.saturating_mul(self.hold_thirds) / 3);
+        mcp_timeout_ms.saturating_sub(held)
+    }
+}
+
+const EVERY_OBSERVED: &[&str] = &["2.1.280-2.1.336"];
+
+pub const STDIO_INITIALIZE_BUDGET: Shared<InitializeBudget> = Shared {
+    value: InitializeBudget {
+        hold_cap_ms: 3_000,
+        hold_thirds: 1,
+    },
+    observed_on: EVERY_OBSERVED,
+};
+pub const HTTP_INITIALIZE_BUDGET: Shared<InitializeBudget> = Shared {
+    value: InitializeBudget {
+        hold_cap_ms: 5_000,
+        hold_thirds: 2,
+    },
+    observed_on: EVERY_OBSERVED,
+};
+
+/// What `initialize` gets of `mcp_timeout_ms` on the negotiating path (the classic
+/// handshake after a `server/discover` that failed), for an HTTP server or a stdio one.
+pub fn initialize_budget_ms(http: bool, mcp_timeout_ms: u64) -> u64 {
+    let b = if http {
+        HTTP_INITIALIZE_BUDGET
+    } else {
+        STDIO_INITIALIZE_BUDGET
+    };
+    b.value.initialize_ms(mcp_timeout_ms)
+}
+
 pub const SSE_NEGOTIATES: Shared<bool> = Shared {
     value: false,
     observed_on: &["2.1.288", "2.1.332"],
@@ -678,20 +740,81 @@ mod tests {
     }
 
     #[test]
-    fn families_split_where_the_builds_differ() {
-        let f = |p| ClaudeVersion(2, 1, p).family().name;
-        assert_eq!(f(100), "2.1.280-2.1.299");
-        assert_eq!(f(288), "2.1.280-2.1.299");
-        assert_eq!(f(300), "2.1.300-2.1.309");
-        assert_eq!(f(309), "2.1.300-2.1.309");
-        assert_eq!(f(310), "2.1.310+");
-        assert_eq!(f(999), "2.1.310+");
-        assert!(!ClaudeVersion(2, 1, 300).fills_missing_fields(List::Resources));
-        assert!(ClaudeVersion(2, 1, 310).fills_missing_fields(List::Prompts));
-        assert!(ClaudeVersion(2, 1, 310).stops_at_repeated_cursor());
-        assert!(!ClaudeVersion(2, 1, 288).stops_at_repeated_cursor());
+    fn each_behaviour_starts_at_its_bisected_build() {
+        for row in &BOUNDARIES {
+            let b = row.behaviour;
+            assert!(row.last_without < row.first_with, "{}", b.name());
+            assert!(OBSERVED.contains(row.last_without), "{}", b.name());
+            assert!(OBSERVED.contains(row.first_with), "{}", b.name());
+            // bisected: no published build lies between the two
+            assert!(
+                OBSERVED
+                    .builds()
+                    .iter()
+                    .all(|v| *v <= row.last_without || *v >= row.first_with),
+                "{}",
+                b.name()
+            );
+            assert_eq!(row.last_without.has(b), Has::No);
+            assert_eq!(row.first_with.has(b), Has::Yes);
+            assert_eq!(NEWEST_KNOWN.has(b), Has::Yes);
+            assert_eq!(BOUNDARIES.iter().filter(|r| r.behaviour == b).count(), 1);
+        }
+        // newest first
+        assert!(BOUNDARIES.windows(2).all(|w| w[0].first_with >= w[1].first_with));
+        assert!(!v(301).fills_missing_fields(List::Resources));
+        assert!(v(302).fills_missing_fields(List::Prompts));
+        assert!(v(295).stops_at_repeated_cursor());
+        assert!(!v(294).stops_at_repeated_cursor());
+        assert!(v(292).stdio_defaults_to_modern());
+        assert!(!v(291).stdio_defaults_to_modern());
         // 2.1.332 stops at 20 pages too (observed), not 250
         assert_eq!(NEWEST_KNOWN.page_cap(), 20);
+        assert_eq!(CONTRACT_BUILDS.to_vec(), contract_builds());
+    }
+
+    #[test]
+    fn a_build_in_a_gap_is_uncertain_and_newer_builds_extrapolate() {
+        let gap = Boundary {
+            behaviour: Behaviour::CursorGuard,
+            last_without: v(294),
+            first_with: v(299),
+            fixture: "cursor-repeat",
+        };
+        // the table's rows are adjacent published builds; 2.1.297 and 2.1.298 were
+        // never published, so a gap row of the same shape shows what a build inside
+        // one gets
+        assert!(!OBSERVED.contains(v(297)));
+        let row: &'static Boundary = Box::leak(Box::new(gap));
+        assert_eq!(row.answer(v(297)), Has::Uncertain(row));
+        assert_eq!(row.answer(v(294)), Has::No);
+        assert_eq!(row.answer(v(299)), Has::Yes);
+        assert_eq!(Has::Uncertain(row).as_str(), "uncertain");
+        assert!(!Has::Uncertain(row).is_yes());
+        // the real table: 2.1.297 lies in no gap (every neighbour was observed)
+        assert!(v(297).uncertain().is_empty());
+        assert!(!v(297).is_known());
+        assert!(v(297).model_note().unwrap().contains("never published"));
+        assert_eq!(v(300).model_note(), None);
+        let newer = v(340);
+        assert_eq!(newer.extrapolated_from(), Some(NEWEST_KNOWN));
+        let note = newer.model_note().unwrap();
+        assert!(note.contains("2.1.340") && note.contains(&NEWEST_KNOWN.to_string()), "{note}");
+        assert!(v(100).model_note().unwrap().contains("older"));
+        assert_eq!(v(336).extrapolated_from(), None);
+        assert_eq!(OBSERVED.builds().len(), 53);
+    }
+
+    #[test]
+    fn initialize_gets_what_is_left_after_the_discover_hold() {
+        // the measured points (2.1.332)
+        assert_eq!(initialize_budget_ms(false, 10_000), 7_000);
+        assert_eq!(initialize_budget_ms(false, 20_000), 17_000);
+        assert_eq!(initialize_budget_ms(false, 5_000), 3_334);
+        assert_eq!(initialize_budget_ms(true, 10_000), 5_000);
+        assert_eq!(initialize_budget_ms(true, 20_000), 15_000);
+        assert_eq!(initialize_budget_ms(true, 6_000), 2_000);
+        assert_eq!(initialize_budget_ms(true, 0), 0);
     }
 
     #[test]
