@@ -464,7 +464,12 @@ fn lists_verdict(p: &mut Prediction, attempt: &Attempt, version: ClaudeVersion) 
             notes.push(format!(
                 "{} failed: {}",
                 fetch.list.method(),
-                fetch.result.as_ref().err().map_or("", String::as_str)
+                fetch
+                    .result
+                    .as_ref()
+                    .err()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
             ));
             continue;
         };

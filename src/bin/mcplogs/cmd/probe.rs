@@ -96,7 +96,7 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
         global.as_deref(),
         project,
         &env,
-        &config::StateSources::of(&sources),
+        &sources.state_sources(),
     );
     let negotiation = effective_negotiation(&sources);
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
@@ -195,7 +195,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             global.as_deref(),
             &project,
             &env,
-            &config::StateSources::of(&sources),
+            &sources.state_sources(),
         );
         for p in &resolved.problems {
             output::warning(p);
