@@ -195,6 +195,12 @@ pub enum Behaviour {
     /// .claude/settings.json is ignored: a project's settings can give MCP servers more
     /// time to connect, not less.` Before it, the project's shorter value is used.
     ProjectTimeoutOnlyLengthens,
+    /// On the negotiating path (a failed `server/discover`, then `initialize`), a stdio
+    /// server's `initialize` gets all of `MCP_TIMEOUT` but the smaller of 3000 ms and a
+    /// third of it ([`STDIO_INITIALIZE_BUDGET`]); before, the smaller of 5000 ms and two
+    /// thirds were held back, as for HTTP servers on every build
+    /// ([`HTTP_INITIALIZE_BUDGET`]).
+    StdioShortDiscoverHold,
 }
 
 impl Behaviour {
@@ -215,6 +221,7 @@ impl Behaviour {
             Behaviour::FillsMissingPrompts => "fills-missing-prompts",
             Behaviour::CursorGuard => "cursor-guard",
             Behaviour::ProjectTimeoutOnlyLengthens => "project-timeout-only-lengthens",
+            Behaviour::StdioShortDiscoverHold => "stdio-short-discover-hold",
         }
     }
 
@@ -279,7 +286,7 @@ impl Boundary {
 }
 
 /// Every per-build behaviour, newest boundary first.
-pub const BOUNDARIES: [Boundary; 6] = [
+pub const BOUNDARIES: [Boundary; 7] = [
     Boundary {
         behaviour: Behaviour::ProjectTimeoutOnlyLengthens,
         last_without: v(327),
@@ -316,11 +323,17 @@ pub const BOUNDARIES: [Boundary; 6] = [
         first_with: v(292),
         fixture: "stdio-default",
     },
+    Boundary {
+        behaviour: Behaviour::StdioShortDiscoverHold,
+        last_without: v(287),
+        first_with: v(288),
+        fixture: "handshake-budget-stdio",
+    },
 ];
 
 /// The builds the contract answers for: the last observed without each behaviour and
 /// the newest observed, oldest first (a test keeps it equal to [`contract_builds`]).
-pub const CONTRACT_BUILDS: [ClaudeVersion; 5] = [v(291), v(294), v(301), v(327), NEWEST_KNOWN];
+pub const CONTRACT_BUILDS: [ClaudeVersion; 6] = [v(287), v(291), v(294), v(301), v(327), NEWEST_KNOWN];
 
 /// [`CONTRACT_BUILDS`] as the table gives them.
 pub fn contract_builds() -> Vec<ClaudeVersion> {
@@ -486,11 +499,8 @@ pub const HTTP_NEGOTIATES: Shared<bool> = Shared {
 /// (`Connection failed after 7117ms, ... (CONNECT_TIMEOUT): Request timed out` with
 /// `timeout of 10000ms`; HTTP: `HTTP Connection failed after 5040ms: Request timed out
 /// (code: REQUEST_TIMEOUT, ...)`), while under `MCP_PROTOCOL_NEGOTIATION=legacy` the same
-/// server connects. Measured on 2.1.332, initialize answered at several delays (stdio:
-/// MCP_TIMEOUT 5000 -> about 3350 ms, 10000 -> 7000, 20000 -> 17000; HTTP: 6000 -> 2000,
-/// 10000 -> 5000, 20000 -> 15000), so the part held is the smaller of `hold_cap_ms` and
-/// `hold_thirds`/3 of MCP_TIMEOUT. Present on every observed build (fixtures
-/// `handshake-budget-stdio`, `handshake-budget-http`: initialize at 8.3 s of 10000 ms).
+/// server connects. The part held is the smaller of `hold_cap_ms` and `hold_thirds`/3
+/// of `MCP_TIMEOUT`, measured with initialize answered at several delays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InitializeBudget {
     pub hold_cap_ms: u64,
@@ -507,30 +517,35 @@ impl InitializeBudget {
     }
 }
 
-const EVERY_OBSERVED: &[&str] = &["2.1.280-2.1.336"];
-
+/// stdio from [`Behaviour::StdioShortDiscoverHold`] (2.1.332: MCP_TIMEOUT 5000 -> about
+/// 3350 ms, 10000 -> 7000, 20000 -> 17000).
 pub const STDIO_INITIALIZE_BUDGET: Shared<InitializeBudget> = Shared {
     value: InitializeBudget {
         hold_cap_ms: 3_000,
         hold_thirds: 1,
     },
-    observed_on: EVERY_OBSERVED,
+    observed_on: &["2.1.332"],
 };
+/// HTTP on every observed build (fixture `handshake-budget-http`: initialize at 8.3 s
+/// of 10000 ms times out on 2.1.280-2.1.336), and stdio before
+/// [`Behaviour::StdioShortDiscoverHold`] (2.1.280 stdio: 6000 -> 2000 ms, 10000 -> 5000,
+/// 20000 -> 15000; 2.1.280 and 2.1.332 HTTP the same).
 pub const HTTP_INITIALIZE_BUDGET: Shared<InitializeBudget> = Shared {
     value: InitializeBudget {
         hold_cap_ms: 5_000,
         hold_thirds: 2,
     },
-    observed_on: EVERY_OBSERVED,
+    observed_on: &["2.1.280", "2.1.332"],
 };
 
 /// What `initialize` gets of `mcp_timeout_ms` on the negotiating path (the classic
-/// handshake after a `server/discover` that failed), for an HTTP server or a stdio one.
-pub fn initialize_budget_ms(http: bool, mcp_timeout_ms: u64) -> u64 {
-    let b = if http {
-        HTTP_INITIALIZE_BUDGET
-    } else {
+/// handshake after a `server/discover` that failed) in `build`, for an HTTP server or a
+/// stdio one.
+pub fn initialize_budget_ms(build: ClaudeVersion, http: bool, mcp_timeout_ms: u64) -> u64 {
+    let b = if !http && build.has(Behaviour::StdioShortDiscoverHold).is_yes() {
         STDIO_INITIALIZE_BUDGET
+    } else {
+        HTTP_INITIALIZE_BUDGET
     };
     b.value.initialize_ms(mcp_timeout_ms)
 }
@@ -807,14 +822,21 @@ mod tests {
 
     #[test]
     fn initialize_gets_what_is_left_after_the_discover_hold() {
-        // the measured points (2.1.332)
-        assert_eq!(initialize_budget_ms(false, 10_000), 7_000);
-        assert_eq!(initialize_budget_ms(false, 20_000), 17_000);
-        assert_eq!(initialize_budget_ms(false, 5_000), 3_334);
-        assert_eq!(initialize_budget_ms(true, 10_000), 5_000);
-        assert_eq!(initialize_budget_ms(true, 20_000), 15_000);
-        assert_eq!(initialize_budget_ms(true, 6_000), 2_000);
-        assert_eq!(initialize_budget_ms(true, 0), 0);
+        // the measured points (2.1.332; 2.1.280)
+        let new = v(332);
+        assert_eq!(initialize_budget_ms(new, false, 10_000), 7_000);
+        assert_eq!(initialize_budget_ms(new, false, 20_000), 17_000);
+        assert_eq!(initialize_budget_ms(new, false, 5_000), 3_334);
+        assert_eq!(initialize_budget_ms(new, true, 10_000), 5_000);
+        assert_eq!(initialize_budget_ms(new, true, 20_000), 15_000);
+        assert_eq!(initialize_budget_ms(new, true, 6_000), 2_000);
+        assert_eq!(initialize_budget_ms(new, true, 0), 0);
+        let old = v(280);
+        assert_eq!(initialize_budget_ms(old, false, 6_000), 2_000);
+        assert_eq!(initialize_budget_ms(old, false, 10_000), 5_000);
+        assert_eq!(initialize_budget_ms(old, false, 20_000), 15_000);
+        assert_eq!(initialize_budget_ms(v(287), false, 10_000), 5_000);
+        assert_eq!(initialize_budget_ms(v(288), false, 10_000), 7_000);
     }
 
     #[test]

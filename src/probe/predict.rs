@@ -275,7 +275,11 @@ fn predict_tools(
             .iter()
             .find(|s| s.name == "initialize" && s.ok)
     {
-        let budget = lifecycle::initialize_budget_ms(transport == TransportKind::Http, limit.ms);
+        let budget = lifecycle::initialize_budget_ms(
+            version,
+            transport == TransportKind::Http,
+            limit.ms,
+        );
         if init.ms > budget {
             p.verdict = Verdict::ConnectionFailed;
             p.cause = Some(Cause::Timeout);
@@ -667,8 +671,9 @@ mod tests {
 
     #[test]
     fn negotiation_defaults_per_transport_and_version() {
-        let old = ClaudeVersion(2, 1, 288);
-        let new = ClaudeVersion(2, 1, 300);
+        // the bisected boundary: 2.1.291 without, 2.1.292 with
+        let old = ClaudeVersion(2, 1, 291);
+        let new = ClaudeVersion(2, 1, 292);
         let auto = NegotiationValue::Auto;
         let legacy = NegotiationValue::Legacy;
         let junk = NegotiationValue::Unrecognised("on".into());
