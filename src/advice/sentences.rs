@@ -85,6 +85,21 @@ fn timeout_phrase(d: &Diagnosis) -> String {
         .unwrap_or_default()
 }
 
+/// A handshake timeout logged before `MCP_TIMEOUT` ran out: the negotiating path's
+/// budget (`lifecycle::initialize_budget_ms`), with the builds from the model.
+fn budget_sentence(d: &Diagnosis) -> String {
+    let limit = d.timeout_ms.unwrap_or(lifecycle::DEFAULT_MCP_TIMEOUT_MS.value);
+    let after = d.failed_after_ms.unwrap_or(0);
+    let newest = lifecycle::NEWEST_KNOWN;
+    let short = lifecycle::Behaviour::StdioShortDiscoverHold.first_build();
+    format!(
+        "The connection timed out after {after} ms, before MCP_TIMEOUT ({limit} ms here) ran out: when Claude Code tries server/discover first and the server rejects it, initialize gets only part of MCP_TIMEOUT (of {limit} ms, {} ms for a stdio server from Claude Code {short} on, {} ms for HTTP and older builds; the rest is held for server/discover). Set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment, or MCP_PROTOCOL_NEGOTIATION=legacy, which gives initialize all of it; and check that the server starts on its own (no prompts, no slow installs).",
+        lifecycle::initialize_budget_ms(newest, false, limit),
+        lifecycle::initialize_budget_ms(newest, true, limit),
+        suggested_timeout(d)
+    )
+}
+
 /// The `MCP_TIMEOUT` that fixes a request slower than the logged limit (the model's).
 fn suggested_timeout(d: &Diagnosis) -> u64 {
     lifecycle::suggested_mcp_timeout_ms(
@@ -176,6 +191,14 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         }
         (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
             "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::Timeout))
+            if d
+                .failed_after_ms
+                .zip(d.timeout_ms)
+                .is_some_and(|(after, limit)| after < limit) =>
+        {
+            budget_sentence(d)
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout)) if d.timeout_ms.is_some() => format!(
             "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",

@@ -31,6 +31,10 @@ pub(crate) const PAGE_CAP_MARKER: &str = "tools/list still returning nextCursor 
 pub(crate) const LIST_CHANGED_MARKER: &str = "tools/list_changed notification";
 /// `Starting connection with timeout of 30000ms`: the connection's `MCP_TIMEOUT`.
 pub(crate) const STARTING_MARKER: &str = "Starting connection with timeout of ";
+/// `Connection failed after 7117ms, 7117ms of it awake (CONNECT_TIMEOUT): ...`, `HTTP
+/// Connection failed after 5040ms: Request timed out ...`: when the attempt failed
+/// ([`INITIALIZE_TIMEOUT_WORDINGS`]).
+pub(crate) const FAILED_AFTER_MARKER: &str = "Connection failed after ";
 pub(crate) const CONNECTION_FAILURE_MARKERS: &[&str] = &[
     "Connection failed",
     "connection failed",
@@ -146,6 +150,7 @@ fn all_markers() -> Vec<&'static str> {
     all.push(PAGE_CAP_MARKER);
     all.push(LIST_CHANGED_MARKER);
     all.push(STARTING_MARKER);
+    all.push(FAILED_AFTER_MARKER);
     all.extend(CONNECTION_FAILURE_MARKERS);
     all.push(TOOL_CALL_MARKER);
     all.push(CLOSED_MARKER);

@@ -163,3 +163,26 @@ fn every_wording_the_markers_list_is_in_the_run_it_names() {
         );
     }
 }
+
+#[test]
+fn a_handshake_timeout_before_mcp_timeout_ran_out_names_the_discover_hold_and_legacy() {
+    // the negotiating path's budget (docs/claude-code.md, "The handshake budget"):
+    // logged as a failure well inside MCP_TIMEOUT, stdio (2.1.287) and HTTP (2.1.307)
+    for case in [
+        "handshake-budget-stdio/2.1.287",
+        "handshake-budget-http/2.1.307",
+    ] {
+        let doc = scan(&root().join(case));
+        let s = &doc["servers"][0];
+        assert_eq!(s["cause"], "timeout", "{case}: {s:#}");
+        let advice = s["recommendation"].as_str().unwrap();
+        assert!(advice.contains("server/discover"), "{case}: {advice}");
+        assert!(advice.contains("MCP_PROTOCOL_NEGOTIATION=legacy"), "{case}: {advice}");
+        assert!(advice.contains("7000 ms for a stdio server"), "{case}: {advice}");
+        assert!(advice.contains("MCP_TIMEOUT=60000"), "{case}: {advice}");
+    }
+    // a timeout at the limit itself says nothing of it
+    let doc = scan(&root().join("frame-pretty/2.1.288"));
+    let advice = doc["servers"][0]["recommendation"].as_str().unwrap();
+    assert!(!advice.contains("server/discover"), "{advice}");
+}
