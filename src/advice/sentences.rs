@@ -88,7 +88,9 @@ fn timeout_phrase(d: &Diagnosis) -> String {
 /// A handshake timeout logged before `MCP_TIMEOUT` ran out: the negotiating path's
 /// budget (`lifecycle::initialize_budget_ms`), with the builds from the model.
 fn budget_sentence(d: &Diagnosis) -> String {
-    let limit = d.timeout_ms.unwrap_or(lifecycle::DEFAULT_MCP_TIMEOUT_MS.value);
+    let limit = d
+        .timeout_ms
+        .unwrap_or(lifecycle::DEFAULT_MCP_TIMEOUT_MS.value);
     let after = d.failed_after_ms.unwrap_or(0);
     let newest = lifecycle::NEWEST_KNOWN;
     let short = lifecycle::Behaviour::StdioShortDiscoverHold.first_build();
@@ -322,7 +324,7 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
     let head = legacy_head(what);
     let report = "and report it to the server's authors";
     let Some(a) = advice else {
-        return legacy_recommendation_unplaced(what, &newer);
+        return legacy_recommendation_unplaced(what, newer);
     };
     match &a.target {
         FixTarget::Write { path, kind, .. } => format!(

@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::safe_read::{Follow, ReadError, read_regular};
 use crate::claude_code::layer::LayerKind;
+use crate::safe_read::{Follow, ReadError, read_regular};
 use serde_json::{Map, Value};
 
 /// Where a server's configuration came from.

@@ -41,4 +41,3 @@ impl fmt::Display for LayerKind {
         f.write_str(self.as_str())
     }
 }
-

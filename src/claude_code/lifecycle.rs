@@ -333,7 +333,8 @@ pub const BOUNDARIES: [Boundary; 7] = [
 
 /// The builds the contract answers for: the last observed without each behaviour and
 /// the newest observed, oldest first (a test keeps it equal to [`contract_builds`]).
-pub const CONTRACT_BUILDS: [ClaudeVersion; 6] = [v(287), v(291), v(294), v(301), v(327), NEWEST_KNOWN];
+pub const CONTRACT_BUILDS: [ClaudeVersion; 6] =
+    [v(287), v(291), v(294), v(301), v(327), NEWEST_KNOWN];
 
 /// [`CONTRACT_BUILDS`] as the table gives them.
 pub fn contract_builds() -> Vec<ClaudeVersion> {
@@ -776,7 +777,11 @@ mod tests {
             assert_eq!(BOUNDARIES.iter().filter(|r| r.behaviour == b).count(), 1);
         }
         // newest first
-        assert!(BOUNDARIES.windows(2).all(|w| w[0].first_with >= w[1].first_with));
+        assert!(
+            BOUNDARIES
+                .windows(2)
+                .all(|w| w[0].first_with >= w[1].first_with)
+        );
         assert!(!v(301).fills_missing_fields(List::Resources));
         assert!(v(302).fills_missing_fields(List::Prompts));
         assert!(v(295).stops_at_repeated_cursor());
@@ -814,7 +819,10 @@ mod tests {
         let newer = v(340);
         assert_eq!(newer.extrapolated_from(), Some(NEWEST_KNOWN));
         let note = newer.model_note().unwrap();
-        assert!(note.contains("2.1.340") && note.contains(&NEWEST_KNOWN.to_string()), "{note}");
+        assert!(
+            note.contains("2.1.340") && note.contains(&NEWEST_KNOWN.to_string()),
+            "{note}"
+        );
         assert!(v(100).model_note().unwrap().contains("older"));
         assert_eq!(v(336).extrapolated_from(), None);
         assert_eq!(OBSERVED.builds().len(), 53);

@@ -166,13 +166,18 @@ mod tests {
     fn every_observed_wording_of_a_changed_record_is_caught() {
         for w in INITIALIZE_TIMEOUT_WORDINGS {
             assert!(
-                CONNECTION_FAILURE_MARKERS.iter().any(|m| w.text.contains(m)),
+                CONNECTION_FAILURE_MARKERS
+                    .iter()
+                    .any(|m| w.text.contains(m)),
                 "{}",
                 w.text
             );
             assert!(w.text.contains("CONNECT_TIMEOUT"), "{}", w.text);
         }
-        for w in INITIALIZE_TIMEOUT_WORDINGS.iter().chain(PROCESS_END_WORDINGS) {
+        for w in INITIALIZE_TIMEOUT_WORDINGS
+            .iter()
+            .chain(PROCESS_END_WORDINGS)
+        {
             assert!(
                 PREFILTER_NEEDLES.iter().any(|n| w.text.contains(n)),
                 "{}",

@@ -275,11 +275,8 @@ fn predict_tools(
             .iter()
             .find(|s| s.name == "initialize" && s.ok)
     {
-        let budget = lifecycle::initialize_budget_ms(
-            version,
-            transport == TransportKind::Http,
-            limit.ms,
-        );
+        let budget =
+            lifecycle::initialize_budget_ms(version, transport == TransportKind::Http, limit.ms);
         if init.ms > budget {
             p.verdict = Verdict::ConnectionFailed;
             p.cause = Some(Cause::Timeout);

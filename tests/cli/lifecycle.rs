@@ -122,7 +122,10 @@ fn a_tools_timeout_names_the_variable_and_a_value_that_fixes_it() {
 #[test]
 fn every_wording_the_markers_list_is_in_the_run_it_names() {
     use mcplogs::claude_code::markers::{INITIALIZE_TIMEOUT_WORDINGS, PROCESS_END_WORDINGS};
-    for w in INITIALIZE_TIMEOUT_WORDINGS.iter().chain(PROCESS_END_WORDINGS) {
+    for w in INITIALIZE_TIMEOUT_WORDINGS
+        .iter()
+        .chain(PROCESS_END_WORDINGS)
+    {
         let dir = root().join(w.fixture);
         let mut found = false;
         for f in fs::read_dir(&dir).unwrap() {
@@ -177,8 +180,14 @@ fn a_handshake_timeout_before_mcp_timeout_ran_out_names_the_discover_hold_and_le
         assert_eq!(s["cause"], "timeout", "{case}: {s:#}");
         let advice = s["recommendation"].as_str().unwrap();
         assert!(advice.contains("server/discover"), "{case}: {advice}");
-        assert!(advice.contains("MCP_PROTOCOL_NEGOTIATION=legacy"), "{case}: {advice}");
-        assert!(advice.contains("7000 ms for a stdio server"), "{case}: {advice}");
+        assert!(
+            advice.contains("MCP_PROTOCOL_NEGOTIATION=legacy"),
+            "{case}: {advice}"
+        );
+        assert!(
+            advice.contains("7000 ms for a stdio server"),
+            "{case}: {advice}"
+        );
         assert!(advice.contains("MCP_TIMEOUT=60000"), "{case}: {advice}");
     }
     // a timeout at the limit itself says nothing of it

@@ -177,10 +177,7 @@ fn a_truncated_list_says_how_many_tools_claude_code_keeps() {
     assert!(reason.contains("20 of 50 tools"), "{reason}");
     let c = contract_check(&s, "pagination");
     assert_eq!(c["passed"], false);
-    assert_eq!(
-        c["builds"],
-        contract_builds()
-    );
+    assert_eq!(c["builds"], contract_builds());
     assert!(
         c["detail"].as_str().unwrap().contains("20 of 50 tools"),
         "{c:#}"
@@ -371,11 +368,7 @@ fn a_response_written_before_its_request_fails_the_contract_on_every_build() {
         assert_eq!(code, 1, "{case}: {s:#}");
         let c = contract_check(&s, "responses-follow-requests");
         assert_eq!(c["passed"], false, "{case}: {c:#}");
-        assert_eq!(
-            c["builds"],
-            contract_builds(),
-            "{case}: {c:#}"
-        );
+        assert_eq!(c["builds"], contract_builds(), "{case}: {c:#}");
     }
     // an id never sent is not such a response
     let (_, s) = probe("frame-unknown-id", "2.1.332", true);
@@ -515,8 +508,7 @@ fn a_projects_mcp_timeout_is_read_as_each_build_read_it_in_the_fixtures() {
 }
 
 #[test]
-fn a_late_initialize_on_the_negotiating_path_times_out_where_the_build_holds_time_for_discover()
-{
+fn a_late_initialize_on_the_negotiating_path_times_out_where_the_build_holds_time_for_discover() {
     // fixture handshake-budget-stdio: MCP_TIMEOUT=10000, server/discover answered -32601,
     // initialize answered after 6 s. 2.1.287 gives initialize 5000 ms of it and fails;
     // 2.1.288 gives it 7000 ms and connects; legacy gives it all on both
@@ -566,8 +558,14 @@ fn a_build_newer_than_every_observed_one_is_accepted_and_extrapolated_from_the_n
     assert!(r.stderr.contains(&newest.to_string()), "{}", r.stderr);
     // an observed build needs no note
     let mut cmd = mcplogs(home.path());
-    cmd.args(["probe", "--json", "--claude-version", &newest.to_string(), "--command"])
-        .arg(format!("python3 {} --case ok", stub().display()));
+    cmd.args([
+        "probe",
+        "--json",
+        "--claude-version",
+        &newest.to_string(),
+        "--command",
+    ])
+    .arg(format!("python3 {} --case ok", stub().display()));
     let r = run(&mut cmd);
     let doc: Value = serde_json::from_str(&r.stdout).unwrap();
     assert!(doc["claudeVersionNote"].is_null(), "{doc:#}");

@@ -58,7 +58,10 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
         "last without",
         "first with",
         "fixture",
-        doc.build.as_deref().map(|b| format!("  {b}")).unwrap_or_default(),
+        doc.build
+            .as_deref()
+            .map(|b| format!("  {b}"))
+            .unwrap_or_default(),
     ));
     for b in &doc.behaviours {
         text.push_str(&format!(
@@ -67,7 +70,10 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
             b.last_without,
             b.first_with,
             b.fixture,
-            b.prediction.as_deref().map(|p| format!("  {p}")).unwrap_or_default(),
+            b.prediction
+                .as_deref()
+                .map(|p| format!("  {p}"))
+                .unwrap_or_default(),
         ));
     }
     output::stdout(&text)?;

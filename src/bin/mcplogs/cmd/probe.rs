@@ -92,12 +92,8 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
     let global = mcplogs::claude_code::paths::global_config_here();
     let env = |k: &str| std::env::var(k).ok();
     let sources = Sources::for_this_machine(project);
-    let resolved = config::resolve_states(
-        global.as_deref(),
-        project,
-        &env,
-        &sources.state_sources(),
-    );
+    let resolved =
+        config::resolve_states(global.as_deref(), project, &env, &sources.state_sources());
     let negotiation = effective_negotiation(&sources);
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
     let timeouts = read_timeouts(&sources, version);
@@ -191,12 +187,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         let global = mcplogs::claude_code::paths::global_config_here();
         let env = |k: &str| std::env::var(k).ok();
         // The same settings layers and managed folder (`--managed-dir`) as the negotiation.
-        let resolved = config::resolve_states(
-            global.as_deref(),
-            &project,
-            &env,
-            &sources.state_sources(),
-        );
+        let resolved =
+            config::resolve_states(global.as_deref(), &project, &env, &sources.state_sources());
         for p in &resolved.problems {
             output::warning(p);
         }
