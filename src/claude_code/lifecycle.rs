@@ -263,7 +263,7 @@ impl Has {
 }
 
 /// Where a behaviour starts: both builds observed, the fixture
-/// (tests/fixtures/lifecycle/<fixture>/<build>/) holds the runs on both.
+/// (`tests/fixtures/lifecycle/<fixture>/<build>/`) holds the runs on both.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Boundary {
     pub behaviour: Behaviour,
