@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::claude_code::layer::LayerKind;
 use crate::safe_read::{Follow, ReadError, read_regular};
-use crate::settings::layers::LayerKind;
 use serde_json::{Map, Value};
 
 /// Where a server's configuration came from.
@@ -612,22 +612,12 @@ pub struct Decider {
 }
 
 /// The settings files that bear on a project's servers, highest precedence first (what
-/// [`crate::settings::layers::Sources::files`] lists), and the managed folder
-/// (`managed-mcp.json`).
+/// `settings::layers::Sources::files` lists), and the managed folder
+/// (`managed-mcp.json`); `settings::layers::Sources::state_sources` makes one.
 #[derive(Debug, Clone, Default)]
 pub struct StateSources {
     pub settings: Vec<(LayerKind, PathBuf)>,
     pub managed_dir: Option<PathBuf>,
-}
-
-impl StateSources {
-    /// The settings layers `mcplogs settings` shows for `project`.
-    pub fn of(sources: &crate::settings::layers::Sources) -> StateSources {
-        StateSources {
-            settings: sources.files(),
-            managed_dir: Some(sources.managed_dir.clone()),
-        }
-    }
 }
 
 /// The approval and policy keys read from every settings layer.

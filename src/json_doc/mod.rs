@@ -21,6 +21,7 @@ pub const SCHEMA_VERSION: u32 = 3;
 mod du;
 mod explain;
 mod hook;
+mod model;
 mod probe;
 mod prune;
 mod report;
@@ -32,6 +33,7 @@ mod undo;
 pub use du::*;
 pub use explain::*;
 pub use hook::*;
+pub use model::*;
 pub use probe::*;
 pub use prune::*;
 pub use report::*;
@@ -63,5 +65,6 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("probe", one::<ProbeDocument>()),
         ("transcript", one::<TranscriptEvent>()),
         ("hook", one::<HookOutput>()),
+        ("model", one::<ModelDocument>()),
     ]
 }

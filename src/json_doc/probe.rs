@@ -19,6 +19,9 @@ pub struct ProbeDocument {
     pub claude_version: String,
     /// Where that version came from: `flag`, `installed` or `newest-known`.
     pub claude_version_source: String,
+    /// For a build not observed (newer or older than every observed one, or inside a
+    /// range not bisected): what the predictions rest on, naming the builds.
+    pub claude_version_note: Option<String>,
     pub negotiation: ProbeNegotiation,
     /// The limits Claude Code applies, as predicted with.
     pub timeouts: ProbeTimeouts,

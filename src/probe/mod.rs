@@ -465,9 +465,10 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
     }
     let by_mode = |m: Mode| attempts.iter().find(|a| a.mode == m).expect("run");
     let negotiation = opts.negotiation.as_ref().map(|n| n.as_str().to_string());
-    let prediction = predict::predict(by_mode(mode), v, negotiation, &opts.timeouts);
+    let prediction = predict::predict(by_mode(mode), cfg.transport, v, negotiation, &opts.timeouts);
     let with_legacy = predict::predict(
         by_mode(Mode::Legacy),
+        cfg.transport,
         v,
         Some("legacy".into()),
         &opts.timeouts,

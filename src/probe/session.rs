@@ -199,7 +199,18 @@ impl std::fmt::Display for ListFailure {
 pub struct ListFetch {
     pub list: List,
     /// The result, or why there is none (a JSON-RPC error, a timeout...).
-    pub result: Result<Value, String>,
+    pub result: Result<Value, ListFetchError>,
+}
+
+/// Why a list fetched after the handshake has no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ListFetchError {
+    /// A JSON-RPC error answer: `error -32601: Method not found`.
+    #[error("{summary}")]
+    Rpc { code: Option<i64>, summary: String },
+    /// The connection failed while waiting (closed, timed out...).
+    #[error("{0}")]
+    Transport(Failure),
 }
 
 /// A response the client could not take as the answer to the request it was waiting for.
@@ -1085,10 +1096,14 @@ fn fetch_lists(d: &mut Driver, next_id: &mut u64) {
                 (Ok(v), format!("result, {n} {}", list.what()), true)
             }
             Ok(Answer::Error { code, message }) => {
-                let e = summarize_error(code, &message);
-                (Err(e.clone()), e, false)
+                let summary = summarize_error(code, &message);
+                let received = summary.clone();
+                (Err(ListFetchError::Rpc { code, summary }), received, false)
             }
-            Err(f) => (Err(f.to_string()), f.to_string(), false),
+            Err(f) => {
+                let received = f.to_string();
+                (Err(ListFetchError::Transport(f)), received, false)
+            }
         };
         d.step(Step {
             name: list.method().into(),

@@ -174,7 +174,7 @@ fn attempt_json(a: &Attempt, r: &Redactor) -> json_doc::ProbeAttempt {
                         .iter()
                         .map(|e| envelope_json(e, r))
                         .collect(),
-                    error: l.result.as_ref().err().map(|e| r.redact(e)),
+                    error: l.result.as_ref().err().map(|e| r.redact(&e.to_string())),
                 }
             })
             .collect(),

@@ -103,6 +103,26 @@ pub enum Command {
     /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
+    /// The model of Claude Code's builds: what differs between them, from which build
+    /// (for scripts/observe-build)
+    #[command(hide = true, after_help = MODEL_EXAMPLES)]
+    Model(ModelArgs),
+}
+
+const MODEL_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs model                    # every behaviour that differs between builds
+  mcplogs model 2.1.300            # and what the model predicts for 2.1.300
+  mcplogs model --json 2.1.340     # as JSON (newer builds: extrapolated, with a note)";
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// A Claude Code build (2.1.300): what the model predicts for it
+    #[arg(value_name = "VERSION")]
+    pub version: Option<String>,
+    /// Print the JSON document (docs/schema/model.schema.json)
+    #[arg(long)]
+    pub json: bool,
 }
 
 const STATUSLINE_EXAMPLES: &str = "\

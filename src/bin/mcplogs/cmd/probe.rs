@@ -92,12 +92,8 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
     let global = mcplogs::claude_code::paths::global_config_here();
     let env = |k: &str| std::env::var(k).ok();
     let sources = Sources::for_this_machine(project);
-    let resolved = config::resolve_states(
-        global.as_deref(),
-        project,
-        &env,
-        &config::StateSources::of(&sources),
-    );
+    let resolved =
+        config::resolve_states(global.as_deref(), project, &env, &sources.state_sources());
     let negotiation = effective_negotiation(&sources);
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
     let timeouts = read_timeouts(&sources, version);
@@ -146,13 +142,9 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             None => (NEWEST_KNOWN, "newest-known"),
         },
     };
-    if !version.is_known() {
-        note(format!(
-            "mcplogs: note: Claude Code {version} was not observed; predicting from the nearest observed builds ({})",
-            probe::predict::KNOWN_VERSIONS
-                .map(|v| v.to_string())
-                .join(", ")
-        ));
+    let model_note = version.model_note();
+    if let Some(n) = &model_note {
+        note(format!("mcplogs: note: {n}"));
     }
 
     let mut sources = Sources::for_this_machine(&project);
@@ -205,12 +197,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         let global = mcplogs::claude_code::paths::global_config_here();
         let env = |k: &str| std::env::var(k).ok();
         // The same settings layers and managed folder (`--managed-dir`) as the negotiation.
-        let resolved = config::resolve_states(
-            global.as_deref(),
-            &project,
-            &env,
-            &config::StateSources::of(&sources),
-        );
+        let resolved =
+            config::resolve_states(global.as_deref(), &project, &env, &sources.state_sources());
         for p in &resolved.problems {
             output::warning(p);
         }
@@ -374,6 +362,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             project: project.display().to_string(),
             claude_version: version.to_string(),
             claude_version_source: version_source.to_string(),
+            claude_version_note: model_note.clone(),
             negotiation: json_doc::ProbeNegotiation {
                 value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
                 decided_by,
