@@ -20,6 +20,7 @@ pub mod classify;
 pub mod claude_code;
 pub mod disk;
 pub mod explain;
+pub mod export;
 pub mod json_doc;
 pub mod logs;
 pub mod probe;

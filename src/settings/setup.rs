@@ -34,12 +34,20 @@ pub const REFRESH_SECS: u64 = 10;
 /// [`is_our_statusline_command`] and [`is_our_hook_command`]).
 pub const STATUSLINE_MARK: &str = "mcplogs statusline";
 pub const HOOK_MARK: &str = "mcplogs hook";
+/// The hook event `setup hook --export` installs. Observed (2.1.288, 2.1.332,
+/// docs/claude-code.md): `SessionEnd` runs at the end of `claude -p` and of an
+/// interactive session (`/exit`, Ctrl-C twice), after the session's MCP logs are
+/// written; a hook still running after about 1.5 s is ended, hence `--detach`.
+pub const EXPORT_HOOK_EVENT: &str = "SessionEnd";
+pub const EXPORT_HOOK_MARK: &str = "mcplogs export";
 
 /// What `mcplogs setup` installs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Install {
     StatusLine,
     Hook,
+    /// `mcplogs export --detach` as a `SessionEnd` hook.
+    ExportHook,
 }
 
 impl Install {
@@ -47,7 +55,7 @@ impl Install {
     pub fn key(self) -> &'static str {
         match self {
             Install::StatusLine => "statusLine",
-            Install::Hook => "hooks",
+            Install::Hook | Install::ExportHook => "hooks",
         }
     }
 
@@ -55,6 +63,7 @@ impl Install {
         match self {
             Install::StatusLine => Change::StatusLine,
             Install::Hook => Change::Hook,
+            Install::ExportHook => Change::ExportHook,
         }
     }
 
@@ -63,6 +72,17 @@ impl Install {
         match self {
             Install::StatusLine => "setup-statusline",
             Install::Hook => "setup-hook",
+            Install::ExportHook => "setup-export-hook",
+        }
+    }
+
+    /// A hook's event and the mcplogs subcommand its handler runs; `None` for the status
+    /// line.
+    pub fn hook(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Install::StatusLine => None,
+            Install::Hook => Some((HOOK_EVENT, "hook")),
+            Install::ExportHook => Some((EXPORT_HOOK_EVENT, "export")),
         }
     }
 }
@@ -216,13 +236,15 @@ pub fn is_our_statusline_command(command: &str) -> bool {
         .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
 }
 
-/// Whether one hook handler (`{"type": "command", "command": ...}`) is mcplogs' hook.
-fn is_our_handler(handler: &Value) -> bool {
+/// Whether one hook handler (`{"type": "command", "command": ...}`) runs `mcplogs
+/// SUBCOMMAND` (`hook`, or `export` for `setup hook --export`).
+fn is_handler_of(handler: &Value, subcommand: &str) -> bool {
     handler.get("type").and_then(Value::as_str) == Some("command")
         && handler
             .get("command")
             .and_then(Value::as_str)
-            .is_some_and(is_our_hook_command)
+            .and_then(|c| runs_mcplogs(c, subcommand))
+            .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
 }
 
 /// The handlers of one matcher group (`{"matcher": ..., "hooks": [...]}`), if it is one.
@@ -232,12 +254,18 @@ fn handlers(group: &Value) -> Option<&Vec<Value>> {
 
 /// Whether a `hooks` value holds mcplogs' hook: a handler of any group of any event.
 pub fn has_our_hook(hooks: &Value) -> bool {
+    has_hook_marked(hooks, "hook")
+}
+
+/// Whether a `hooks` value holds a handler running `mcplogs SUBCOMMAND` (`hook`,
+/// `export`), in any group of any event.
+pub fn has_hook_marked(hooks: &Value, subcommand: &str) -> bool {
     hooks.as_object().is_some_and(|events| {
         events.values().filter_map(Value::as_array).any(|groups| {
             groups
                 .iter()
                 .filter_map(handlers)
-                .any(|hs| hs.iter().any(is_our_handler))
+                .any(|hs| hs.iter().any(|h| is_handler_of(h, subcommand)))
         })
     })
 }
@@ -351,8 +379,9 @@ pub fn plan_setup(
                 "refreshInterval": REFRESH_SECS,
             }),
         },
-        Install::Hook => {
-            if current.is_some_and(has_our_hook) {
+        Install::Hook | Install::ExportHook => {
+            let (event, mark) = install.hook().unwrap_or((HOOK_EVENT, "hook"));
+            if current.is_some_and(|h| has_hook_marked(h, mark)) {
                 return Ok(SetupPlan::AlreadyInstalled {
                     path: path.to_path_buf(),
                 });
@@ -364,14 +393,18 @@ pub fn plan_setup(
             };
             let entry = json!({"hooks": [{"type": "command", "command": opts.command}]});
             match hooks
-                .entry(HOOK_EVENT)
+                .entry(event)
                 .or_insert_with(|| Value::Array(Vec::new()))
             {
                 Value::Array(a) => a.push(entry),
                 _ => {
                     return Err(cannot(
                         path,
-                        EditError::NotAnObjectAt("hooks.UserPromptSubmit"),
+                        EditError::NotAnObjectAt(if install == Install::Hook {
+                            "hooks.UserPromptSubmit"
+                        } else {
+                            "hooks.SessionEnd"
+                        }),
                     ));
                 }
             }
@@ -445,7 +478,10 @@ pub fn plan_setup_undo(
         };
         let ours = match install {
             Install::StatusLine => status_command(&now).is_some_and(is_our_statusline_command),
-            Install::Hook => now.get("hooks").is_some_and(has_our_hook),
+            Install::Hook | Install::ExportHook => {
+                let sub = install.hook().map_or("hook", |h| h.1);
+                now.get("hooks").is_some_and(|h| has_hook_marked(h, sub))
+            }
         };
         if !ours && !force {
             return Ok(KeyUndo::Refuse(UndoPlan::NotOurs {
@@ -457,13 +493,14 @@ pub fn plan_setup_undo(
             Install::StatusLine => {
                 edit::restore_top_level(current_text, "statusLine", state.previous_json.as_deref())
             }
-            Install::Hook => {
+            Install::Hook | Install::ExportHook => {
+                let mark = install.hook().map_or("hook", |h| h.1);
                 let hooks = now.get("hooks").cloned().unwrap_or_else(|| json!({}));
                 let before: Option<Value> = state
                     .previous_json
                     .as_deref()
                     .and_then(|p| serde_json::from_str(p).ok());
-                let kept = without_our_hook(hooks, before.as_ref());
+                let kept = without_hook_marked(hooks, before.as_ref(), mark);
                 match kept {
                     None => edit::restore_top_level(current_text, "hooks", None),
                     Some(v) => edit::set_top_level(current_text, "hooks", &v),
@@ -480,7 +517,13 @@ pub fn plan_setup_undo(
 /// stays, with its group. A group goes only when taking ours out emptied it; an event
 /// list left empty goes when `before` (the `hooks` before the install) did not have it;
 /// `None` when nothing is left of a `hooks` that did not exist before.
+#[cfg(test)]
 fn without_our_hook(hooks: Value, before: Option<&Value>) -> Option<Value> {
+    without_hook_marked(hooks, before, "hook")
+}
+
+/// [`without_our_hook`] for the handlers running `mcplogs SUBCOMMAND`.
+fn without_hook_marked(hooks: Value, before: Option<&Value>, subcommand: &str) -> Option<Value> {
     let Value::Object(mut m) = hooks else {
         return Some(hooks);
     };
@@ -495,7 +538,7 @@ fn without_our_hook(hooks: Value, before: Option<&Value>) -> Option<Value> {
                 return true;
             };
             let n = hs.len();
-            hs.retain(|h| !is_our_handler(h));
+            hs.retain(|h| !is_handler_of(h, subcommand));
             // Emptied by taking ours out: the group was ours. Empty before: the user's.
             !(hs.is_empty() && n > 0)
         });
@@ -604,7 +647,7 @@ pub fn blocked(i: &Integrations, install: Install) -> Option<Blocked> {
         });
     }
     match install {
-        Install::Hook => i
+        Install::Hook | Install::ExportHook => i
             .managed_hooks_only
             .first()
             .map(|(_, p)| Blocked::ManagedHooksOnly(p.clone())),

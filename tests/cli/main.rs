@@ -25,6 +25,7 @@ mod decode_property;
 mod direction;
 mod doc_paths;
 mod explain;
+mod export;
 mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]

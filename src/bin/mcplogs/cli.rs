@@ -94,13 +94,16 @@ pub enum Command {
     /// Install the status line or the hook in Claude Code's settings: diff, confirmation, backup, undo
     #[command(after_help = SETUP_EXAMPLES)]
     Setup(SetupArgs),
+    /// Send every server's verdict to an OpenTelemetry collector (OTLP/HTTP) or a JSON Lines file, once
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
     /// Print or install the man pages (roff) generated from these definitions
     #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
-    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
     /// The model of Claude Code's builds: what differs between them, from which build
@@ -124,6 +127,26 @@ pub struct ModelArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+const EXPORT_EXAMPLES: &str = "\
+EXAMPLES:
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 mcplogs export
+  mcplogs export --dry-run             # the records it would send, as JSON Lines
+  mcplogs export --file ~/mcplogs-export.jsonl   # for a log shipper to tail
+  mcplogs setup hook --export          # after every Claude Code session
+
+Configured like Claude Code's own telemetry: OTEL_EXPORTER_OTLP_ENDPOINT,
+OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or
+http/json), OTEL_EXPORTER_OTLP_TIMEOUT (ms, default 5000),
+OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, from the environment or a
+settings file's env block. Names, paths and error text are sent only with
+OTEL_LOG_TOOL_DETAILS=1; otherwise keyed hashes stand for them
+(MCPLOGS_EXPORT_KEY: the fleet's key). Each record is sent once: what the
+collector accepted is remembered in mcplogs' cache folder, and what it did
+not goes out on the next run.
+
+Exit codes: 0 sent (or nothing new), 2 not sent (the records go out on the
+next run) or a usage error. Details: mcplogs docs export";
 
 const STATUSLINE_EXAMPLES: &str = "\
 EXAMPLES:
@@ -307,6 +330,10 @@ pub struct SetupFlags {
     /// Status line: wrap your existing statusLine command instead of leaving it alone
     #[arg(long, conflicts_with = "undo")]
     pub wrap: bool,
+    /// Hook: install `mcplogs export --detach` as a SessionEnd hook instead (every
+    /// session's verdicts to the OpenTelemetry collector; docs/export.md)
+    #[arg(long, conflicts_with = "wrap")]
+    pub export: bool,
     /// The project whose settings layers count (disableAllHooks) [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
@@ -413,6 +440,40 @@ impl DiscoveryArgs {
             ..ScanOptions::default()
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
+
+    /// Append the records as JSON Lines to FILE (for a log shipper to tail) instead of
+    /// sending them; FILE is renamed to FILE.1 before it would pass --max-file-mib
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// The size cap of --file, in MiB
+    #[arg(long, value_name = "MIB", default_value_t = 10, requires = "file",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_file_mib: u64,
+
+    /// Print the records that would be sent as JSON Lines on stdout; send nothing,
+    /// remember nothing
+    #[arg(long, conflicts_with = "file")]
+    pub dry_run: bool,
+
+    /// Run in the background and return at once (for a hook: Claude Code ends a
+    /// SessionEnd hook after about a second and a half); the run's line goes to
+    /// `last-run.log` in mcplogs' cache folder
+    #[arg(long, conflicts_with = "dry_run")]
+    pub detach: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

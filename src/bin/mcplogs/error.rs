@@ -14,6 +14,20 @@ pub const FIX_NOT_NEEDED: &str = "no scanned server needs the legacy fix (MCP_PR
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// `export`: an OpenTelemetry variable that cannot be used.
+    #[error("export: {0}")]
+    ExportConfig(#[from] mcplogs::export::config::ConfigError),
+    /// `export` with no endpoint and no `--file`.
+    #[error(
+        "export: nowhere to send: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) in the environment or a settings file's env block, or pass --file FILE (docs/export.md)"
+    )]
+    ExportNowhere,
+    /// `export`: its key or ledger in mcplogs' cache cannot be used.
+    #[error("export: {0}")]
+    ExportStore(#[from] mcplogs::export::store::StoreError),
+    /// `export`: a batch was not accepted; the line says what goes out next run.
+    #[error("{0}")]
+    ExportFailed(String),
     /// `MCPLOGS_NOW` is set to something that is not a time.
     #[error(transparent)]
     Clock(#[from] mcplogs::time::ClockError),

@@ -29,6 +29,10 @@ impl ExitCode {
     pub fn of_error(e: &Error) -> Self {
         match e {
             Error::Clock(_)
+            | Error::ExportConfig(_)
+            | Error::ExportNowhere
+            | Error::ExportStore(_)
+            | Error::ExportFailed(_)
             | Error::UnknownTopic { .. }
             | Error::ManInstall { .. }
             | Error::Discovery(_)

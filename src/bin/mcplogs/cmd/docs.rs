@@ -63,6 +63,11 @@ const GUIDES: &[(&str, &str, &str)] = &[
         include_str!("../../../../docs/claude-code.md"),
     ),
     (
+        "export",
+        "`export`: verdicts to OpenTelemetry, deployment, queries",
+        include_str!("../../../../docs/export.md"),
+    ),
+    (
         "scanning",
         "newest-first reading, large files",
         include_str!("../../../../docs/scanning.md"),
