@@ -229,7 +229,13 @@ impl ServerProbe {
                 let Some(a) = self.attempt(mode) else {
                     return (v, Outcome::Unknown);
                 };
-                let p = predict::predict(a, v, negotiation.clone(), &self.timeouts);
+                let p = predict::predict(
+                    a,
+                    self.config.transport,
+                    v,
+                    negotiation.clone(),
+                    &self.timeouts,
+                );
                 (v, self.outcome_of(&p, a))
             })
             .collect()
