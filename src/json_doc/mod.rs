@@ -22,6 +22,7 @@ mod du;
 mod explain;
 mod export;
 mod hook;
+mod model;
 mod probe;
 mod prune;
 mod report;
@@ -34,6 +35,7 @@ pub use du::*;
 pub use explain::*;
 pub use export::*;
 pub use hook::*;
+pub use model::*;
 pub use probe::*;
 pub use prune::*;
 pub use report::*;
@@ -65,6 +67,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("probe", one::<ProbeDocument>()),
         ("transcript", one::<TranscriptEvent>()),
         ("hook", one::<HookOutput>()),
+        ("model", one::<ModelDocument>()),
         ("export", one::<ExportRecord>()),
     ]
 }

@@ -36,6 +36,8 @@ mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
 mod probe;
+#[cfg(unix)]
+mod probe_ci;
 mod probe_lifecycle;
 #[cfg(unix)]
 mod probe_trust;

@@ -46,6 +46,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `probe --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeFormat {
+    Text,
+    Json,
+    Junit,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -98,6 +106,26 @@ pub enum Command {
     /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
+    /// The model of Claude Code's builds: what differs between them, from which build
+    /// (for scripts/observe-build)
+    #[command(hide = true, after_help = MODEL_EXAMPLES)]
+    Model(ModelArgs),
+}
+
+const MODEL_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs model                    # every behaviour that differs between builds
+  mcplogs model 2.1.300            # and what the model predicts for 2.1.300
+  mcplogs model --json 2.1.340     # as JSON (newer builds: extrapolated, with a note)";
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// A Claude Code build (2.1.300): what the model predicts for it
+    #[arg(value_name = "VERSION")]
+    pub version: Option<String>,
+    /// Print the JSON document (docs/schema/model.schema.json)
+    #[arg(long)]
+    pub json: bool,
 }
 
 const EXPORT_EXAMPLES: &str = "\
@@ -674,14 +702,20 @@ fn parse_older_than(arg: &str) -> Result<std::time::Duration, mcplogs::time::Dur
   mcplogs probe github --claude-version 2.1.288 --json
   mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
   mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command \"node server.js\" --contract --format junit > probe.xml
   mcplogs probe --command node -- server.js --port 3   # its arguments after --
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Names and options go in any order; with --command, the server's own arguments go
 after `--` or inside the command's quotes.
 
-Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
-2 usage error, unknown server name, or an unreadable configuration file and no server.")]
+Piped, nothing is cut; on a terminal long lines wrap, and a live line on
+stderr shows the step, the time waited and the budget waited against.
+
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check
+failed; a check that could not run is n/a and does not count), 2 usage error,
+unknown server name, --contract with no server to check, or an unreadable
+configuration file and no server.")]
 pub struct ProbeArgs {
     /// Configured server names [default: every server of the project]
     #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
@@ -711,9 +745,14 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 250)]
     pub max_pages: usize,
 
-    /// One JSON document on stdout (fields in docs/probe.md)
-    #[arg(long)]
+    /// One JSON document on stdout (fields in docs/probe.md); the same as --format json
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// The output: text, json (the --json document) or junit (with --contract: JUnit
+    /// XML, one test case per check and Claude Code build, n/a as skipped)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ProbeFormat>,
 
     /// Write every message of every connection to FILE as JSON lines (redacted; a
     /// regular file only, created 0600; `-`: stdout, before the report)

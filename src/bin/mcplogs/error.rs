@@ -102,6 +102,17 @@ pub enum Error {
         }
     )]
     ProbeNameWithServer { flag: &'static str, name: String },
+    /// `probe --contract` with no server to check: none given, none configured or every
+    /// configured one left out (each named on stderr).
+    #[error(
+        "--contract: no server to check in {}: name one with --command or --url, or configure one for the project",
+        project.display()
+    )]
+    ContractWithoutServer { project: PathBuf },
+    /// `probe --format junit` without `--contract`: JUnit lists checks, and only
+    /// `--contract` runs them.
+    #[error("--format junit lists the --contract checks: add --contract")]
+    JunitWithoutContract,
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{0} unknown server name(s)")]
     UnknownServers(usize),
@@ -113,7 +124,9 @@ pub enum Error {
     #[error("{}: cannot write the transcript there: {source}", path.display())]
     OpenTranscript { path: PathBuf, source: ReadError },
     /// `probe --transcript - --json`: both would go to stdout.
-    #[error("--transcript - and --json both write to stdout; name a file for the transcript")]
+    #[error(
+        "--transcript - and the document (--json or --format json/junit) both write to stdout; name a file for the transcript"
+    )]
     TranscriptAndJsonOnStdout,
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]

@@ -52,6 +52,8 @@ impl ExitCode {
             | Error::ProbeServer { .. }
             | Error::ProbeNameWithServer { .. }
             | Error::UnknownServers(_)
+            | Error::ContractWithoutServer { .. }
+            | Error::JunitWithoutContract
             | Error::WriteTranscript { .. }
             | Error::OpenTranscript { .. }
             | Error::TranscriptAndJsonOnStdout

@@ -7,6 +7,7 @@ pub mod du;
 pub mod explain;
 pub mod export;
 pub mod fix;
+pub mod model;
 pub mod probe;
 pub mod prune;
 pub mod report;
@@ -35,6 +36,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Statusline(args) => statusline::run(args),
         Command::Hook(args) => statusline::hook(args),
         Command::Setup(args) => setup::run(args),
+        Command::Model(args) => model::run(args),
         Command::Export(args) => export::run(args),
     }
 }
