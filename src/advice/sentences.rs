@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::classify::verdict::{Cause, Diagnosis, Transport, Verdict};
 use crate::claude_code::lifecycle;
 use crate::scan::ServerReport;
 use crate::settings::layers::LayerKind;
@@ -143,6 +143,20 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
             "The server announced new tools (tools/list_changed) and Claude Code rejected the refetched list, so it keeps using the previous tools and the new ones are missing: read the evidence for the bad tool and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
         }
+        (Verdict::Degraded, Some(Cause::ToolNameTooLong)) => format!(
+            "Claude Code {} and later do not send a tool whose full name (mcp__<server>__<tool>) is longer than {} characters to the model, so {} missing and the others work (the evidence names {}): give the server a shorter name in its configuration (its name is part of every tool's full name), or ask its authors to shorten those tool names; MCP_PROTOCOL_NEGOTIATION cannot help.",
+            lifecycle::TOOL_NAME_LIMIT_FROM.first_with,
+            lifecycle::TOOL_NAME_MAX_CHARS.value,
+            match d.tools_not_sent {
+                0 => "some of this server's tools are".to_string(),
+                1 => "1 of this server's tools is".to_string(),
+                n => format!("{n} of this server's tools are"),
+            },
+            if d.tools_not_sent == 1 { "it" } else { "them" }
+        ),
+        (Verdict::Degraded, Some(Cause::ToolHeaderInvalid)) => {
+            "On a 2026-07-28 HTTP connection Claude Code leaves out every tool whose inputSchema declares an invalid x-mcp-header (not an RFC 9110 token, not on a string, integer, boolean or number property reached through \"properties\" alone, or not unique ignoring case) and keeps the others; only Claude Code's own stderr says so. Ask the server's authors to fix the declaration (`mcplogs probe` names the tool); MCP_PROTOCOL_NEGOTIATION=legacy keeps the tool, since the legacy era does not check it.".to_string()
+        }
         (Verdict::Degraded, _) => {
             "Claude Code loaded the server's tools but lost part of what it offers: read the evidence.".to_string()
         }
@@ -155,8 +169,28 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)) => {
             "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
         }
-        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
+        // Advice follows the transport: a URL has no command to run by hand.
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed))
+            if d.transport == Some(Transport::Remote) =>
+        {
+            "The server closed the connection during start-up: check that it is running at its URL and read the evidence for what it answered; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed))
+            if d.transport == Some(Transport::Stdio) =>
+        {
             "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
+            "The server closed the connection during start-up: for a command, run it by hand and read its stderr (the Server stderr records show it); for a URL, check that the server is running there.".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::Timeout))
+            if d.transport == Some(Transport::Remote) =>
+        {
+            format!(
+                "The server did not answer the handshake within MCP_TIMEOUT{}: check that it is up and reachable at its URL, or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
+                timeout_phrase(d),
+                suggested_timeout(d)
+            )
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout)) if d.timeout_ms.is_some() => format!(
             "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
@@ -168,6 +202,12 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         }
         (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)) => {
             "The server needs authentication: run /mcp in Claude Code and authenticate, or configure its credentials.".to_string()
+        }
+        (Verdict::ConnectionFailed, _) if d.transport == Some(Transport::Remote) => {
+            "Claude Code could not connect to the server's URL: the evidence holds the HTTP answer or the network error; check the URL and that the server is running there, and report an error answer (such as an unsupported protocol version) to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+        }
+        (Verdict::ConnectionFailed, _) if d.transport == Some(Transport::Stdio) => {
+            "Claude Code could not start or connect to the server: check its command and arguments, and read the evidence; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
         }
         (Verdict::ConnectionFailed, _) => {
             "Claude Code could not connect: check the server's command or URL and that it is running; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()

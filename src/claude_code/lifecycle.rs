@@ -242,6 +242,68 @@ pub const PROJECT_TIMEOUT_ONLY_LENGTHENS_FROM: Since = Since {
     not_on: &["2.1.288", "2.1.310"],
 };
 
+/// A behaviour whose first build was found by running every published build between
+/// two observed ones (binary search): one self-contained row, to be moved as it is into
+/// a per-build table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Boundary {
+    /// The newest build run without the behaviour.
+    pub last_without: ClaudeVersion,
+    /// The oldest build run with it.
+    pub first_with: ClaudeVersion,
+    /// The fixture (tests/fixtures/lifecycle/<case>/) whose runs show it.
+    pub fixture: &'static str,
+    /// Every build the fixture was run on with the behaviour.
+    pub observed_on: &'static [&'static str],
+    /// Every build it was run on without.
+    pub not_on: &'static [&'static str],
+}
+
+impl Boundary {
+    pub fn applies_to(&self, v: ClaudeVersion) -> bool {
+        v >= self.first_with
+    }
+}
+
+/// From 2.1.292, a tool whose full name (`mcp__<server>__<tool>`, after the renaming of
+/// [`model_tool_name`]) is longer than [`TOOL_NAME_MAX_CHARS`] is not sent to the model:
+/// only that tool is lost, and the server's log gets an `error` record `Tool "mcp__…" is
+/// not sent to Claude: its name has 129 characters and the API accepts at most 128`
+/// (once per name in a process). Names of 64, 65 and 128 characters are kept; 2.1.291
+/// and older send every name (fixture `name-long`: `claude -p` lists 6 tools there, 4
+/// from 2.1.292).
+pub const TOOL_NAME_LIMIT_FROM: Boundary = Boundary {
+    last_without: ClaudeVersion(2, 1, 291),
+    first_with: ClaudeVersion(2, 1, 292),
+    fixture: "name-long",
+    observed_on: &["2.1.292", "2.1.311", "2.1.332", "2.1.336"],
+    not_on: &["2.1.288", "2.1.291"],
+};
+/// The longest full tool name sent to the model (from [`TOOL_NAME_LIMIT_FROM`]).
+pub const TOOL_NAME_MAX_CHARS: Shared<usize> = Shared {
+    value: 128,
+    observed_on: &["2.1.292", "2.1.311", "2.1.332", "2.1.336"],
+};
+
+/// Whether `version` sends the tool `tool` of server `server` to the model.
+pub fn sends_tool_name(version: ClaudeVersion, server: &str, tool: &str) -> bool {
+    !TOOL_NAME_LIMIT_FROM.applies_to(version)
+        || model_tool_name(server, tool).chars().count() <= TOOL_NAME_MAX_CHARS.value
+}
+
+/// On a connection that negotiated 2026-07-28 over HTTP (never stdio, never the legacy
+/// era), a tool whose `inputSchema` holds an invalid `x-mcp-header` declaration is left
+/// out of the list and the other tools are kept; the only trace is a line on Claude
+/// Code's own stderr, `[mcp-sdk] excluding tool 'hdr' from tools/list: invalid
+/// x-mcp-header declaration — q: x-mcp-header 'bad header' is not a valid RFC 9110
+/// token ...`, nothing in the server's log (fixtures `header-http`, kept:
+/// `header-http-legacy`, `header-stdio`, `header-http-valid`). The rules are
+/// `probe::validate::x_mcp_header_problem`'s.
+pub const HEADER_CHECK_ON_MODERN_HTTP: Shared<bool> = Shared {
+    value: true,
+    observed_on: &["2.1.288", "2.1.311", "2.1.332", "2.1.336"],
+};
+
 /// A behaviour that starts at one build (builds between `not_on` and `from` are taken
 /// as the older ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
