@@ -604,24 +604,29 @@ fn header_check(p: &ServerProbe) -> ContractCheck {
             Some(format!("{name:?}: {why}"))
         })
         .collect();
-    let http = p.config.transport == TransportKind::Http;
+    // lost only where a handshake of this server reached the era that checks them
+    let lost = lifecycle::HEADER_CHECK_ON_MODERN_HTTP.value
+        && p.config.transport == TransportKind::Http
+        && p.attempts
+            .iter()
+            .any(|a| a.era == Some(session::NegotiatedEra::Modern));
     let detail = if bad.is_empty() {
         "every x-mcp-header declaration is valid (or none is made)".to_string()
-    } else if http {
+    } else if lost {
         format!(
-            "left out of tools/list on a 2026-07-28 connection: {}",
+            "left out of tools/list on a 2026-07-28 HTTP connection: {}",
             bad.join("; ")
         )
     } else {
         format!(
-            "kept over {}, but left out over HTTP in the 2026-07-28 era: {}",
+            "kept here ({}, no 2026-07-28 handshake over HTTP), but left out over HTTP in the 2026-07-28 era: {}",
             p.config.transport.as_str(),
             bad.join("; ")
         )
     };
     check(
         "x-mcp-header",
-        Some(bad.is_empty() || !http),
+        Some(bad.is_empty() || !lost),
         detail,
         lifecycle::CONTRACT_BUILDS.to_vec(),
     )
