@@ -105,6 +105,17 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
             "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()
         }
+        (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition))
+            if d
+                .bad_tool_path
+                .as_deref()
+                .is_some_and(|p| p.ends_with(".inputSchema.type")) =>
+        {
+            format!(
+                "A tool's inputSchema does not say \"type\": \"object\" at its top (at {}; a top-level anyOf or oneOf without it is rejected too), and one bad tool makes Claude Code drop the whole list: add \"type\": \"object\" at the top of that tool's inputSchema in the server, or report it to its authors; MCP_PROTOCOL_NEGOTIATION cannot help.",
+                d.bad_tool_path.as_deref().unwrap_or_default()
+            )
+        }
         (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition)) => format!(
             "A tool definition is invalid{}: fix or update the server (report it to its authors); MCP_PROTOCOL_NEGOTIATION cannot help.",
             d.bad_tool_path

@@ -199,3 +199,18 @@ fn no_advice_asks_to_run_the_command_of_a_server_reached_by_url() {
         "{s:#}"
     );
 }
+
+#[test]
+fn a_top_level_any_of_is_told_to_add_type_object_at_the_top() {
+    for build in ["2.1.288", "2.1.310", "2.1.332"] {
+        let doc = scan(&root().join("schema-anyof").join(build));
+        let s = &doc["servers"][0];
+        assert_eq!(s["cause"], "invalid-tool-definition", "{s:#}");
+        let advice = s["recommendation"].as_str().unwrap();
+        assert!(
+            advice.contains("add \"type\": \"object\" at the top of that tool's inputSchema"),
+            "{advice}"
+        );
+        assert!(advice.contains("tools[1].inputSchema.type"), "{advice}");
+    }
+}

@@ -11,7 +11,8 @@
         server's fresh log compared with the cause the fixtures pin down
 
 Everything listens on 127.0.0.1 ports 42010 and 42011 (fake API, 403 proxy; `--ports`
-to move them, e.g. when another run holds those). Each group of
+to move them, e.g. when another run holds those), and a group's HTTP stubs and delayed
+fake API on the ports after the API's (API+9 to API+20). Each group of
 cases is one `claude -p` run in a throwaway HOME (`MCP_CONNECTION_NONBLOCKING=false`,
 `MCP_CONNECT_TIMEOUT_MS` high so that the init line holds final statuses), or one
 interactive Claude Code in tmux for list_changed (`-p` never refetches).
@@ -102,7 +103,12 @@ GROUPS = {
                  "header-http": http("header-modern"),
                  "header-http-legacy": http("header-legacy"),
                  "header-http-valid": http("header-valid"),
-                 "http-400-version": http("http-400-version")}),
+                 "http-400-version": http("http-400-version"),
+                 # a top-level anyOf over HTTP (stdio: schema-anyof)
+                 "schema-anyof-http": http("schema-anyof")}),
+    # MCP_TIMEOUT=90000 from the environment against a 65 s tools/list
+    "timeout-90s": ("p", dict(BLOCKING, MCP_TIMEOUT="90000"), None, None,
+                    {"slow-tools-65s": srv("slow-tools", "--delay-tools-ms", "65000")}),
     # servers that ping Claude Code, and one that exits after its tools loaded: the fake
     # API holds its answer 15 s so that `claude -p` stays up meanwhile
     "classes-alive": ("p", dict(BLOCKING), None, None,
