@@ -25,6 +25,11 @@
 #    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000;
 #    Claude Code must still do what the fixtures recorded, and `mcplogs scan` must give
 #    the fixtures' verdicts (tests/fixtures/lifecycle/expected.json). About a minute.
+#    Then, on 2.1.288 and 2.1.332, one case of each way to lose tools of issue 47 that
+#    runs offline (a tool name over 128 characters, an invalid x-mcp-header over HTTP,
+#    HTTP 400 for a protocol version, pings dropped on a modern connection, a server
+#    exiting after its tools loaded, a failed list_changed refresh in tmux, a top-level
+#    anyOf over HTTP). About two minutes.
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -107,3 +112,5 @@ part probe.py "$(csv "${VERSIONS[@]}")" --work "$WORK/probe"
 part sdk_interop.py "$(csv "${VERSIONS[@]}")" --work "$WORK/sdk"
 # the discovery lifecycle on real builds: Claude Code against the fixtures, scan against both
 part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
+# the ways to lose tools of issue 47 (their fixtures are of 2.1.288 and 2.1.332 among others)
+part lifecycle.py "2.1.288,2.1.332" --e2e --cases classes
