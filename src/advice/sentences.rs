@@ -375,6 +375,15 @@ pub fn after_fix() -> String {
 pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
 
 /// `explain` on a `⏸ Pending approval` line.
+/// For `claude mcp list`'s warning that a Windows configuration starts npx without
+/// `cmd /c` (`explain`): the change that makes it start.
+pub fn windows_cmd_wrapper_note(name: Option<&str>) -> String {
+    let name = name.map_or_else(|| "NAME".to_string(), crate::text::shell_word);
+    format!(
+        "On Windows Claude Code does not start npx directly: give the server \"command\": \"cmd\" and \"args\": [\"/c\", \"npx\", ...] (or add it again with `claude mcp add {name} -- cmd /c npx ...`), then restart Claude Code; `mcplogs settings` lists such entries."
+    )
+}
+
 pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).";
 
 /// What to do when the detail that would decide the cause was cut off.

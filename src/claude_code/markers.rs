@@ -35,6 +35,12 @@ pub(crate) const LIST_CHANGED_MARKER: &str = "tools/list_changed notification";
 pub(crate) const TOOL_NAME_LIMIT_MARKER: &str = " is not sent to Claude: its name has ";
 /// Where that record starts.
 pub(crate) const TOOL_NAME_LIMIT_START: &str = "Tool \"";
+/// `claude mcp list`'s warning for a Windows configuration that starts `npx` directly:
+/// `[Warning] ... Windows requires 'cmd /c' wrapper to execute npx`. Wording as a user
+/// reported it: no Windows build was run here, and the text of the Linux builds 2.1.311
+/// and 2.1.332 does not hold it (docs/claude-code.md). Not a log record: `explain` only.
+pub(crate) const WINDOWS_CMD_WRAPPER_MARKER: &str = "requires 'cmd /c' wrapper to execute";
+
 /// How a record names the connection's transport, at its start: `Successfully connected
 /// (transport: stdio) in 137ms`, `Initializing HTTP transport to <url>`, `STDIO
 /// connection closed after 3s (cleanly)`, `HTTP Connection failed after 1750ms: ...`,

@@ -545,7 +545,7 @@ impl HttpStub {
             .local_addr()
             .unwrap()
             .port();
-        let child = std::process::Command::new("python3")
+        let mut child = std::process::Command::new("python3")
             .arg(stub())
             .args(["--case", case, "--http", &port.to_string()])
             .stdin(std::process::Stdio::null())
@@ -559,6 +559,8 @@ impl HttpStub {
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("the HTTP stub of {case} did not listen on {port}");
     }
 }
