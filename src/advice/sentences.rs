@@ -375,6 +375,15 @@ pub fn after_fix() -> String {
 pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
 
 /// `explain` on a `⏸ Pending approval` line.
+/// For a server's authors: the rule its tool names break (`tool-name-too-long`).
+pub fn tool_name_limit_rule() -> String {
+    format!(
+        "tool names: the full name `mcp__<server>__<tool>` must be at most {} characters; Claude Code {} and later do not send longer ones to the model (the log below names them).",
+        lifecycle::TOOL_NAME_MAX_CHARS.value,
+        lifecycle::TOOL_NAME_LIMIT_FROM.first_with
+    )
+}
+
 /// For `claude mcp list`'s warning that a Windows configuration starts npx without
 /// `cmd /c` (`explain`): the change that makes it start.
 pub fn windows_cmd_wrapper_note(name: Option<&str>) -> String {

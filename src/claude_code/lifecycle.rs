@@ -251,7 +251,7 @@ pub struct Boundary {
     pub last_without: ClaudeVersion,
     /// The oldest build run with it.
     pub first_with: ClaudeVersion,
-    /// The fixture (tests/fixtures/lifecycle/<case>/) whose runs show it.
+    /// The fixture (`tests/fixtures/lifecycle/<case>/`) whose runs show it.
     pub fixture: &'static str,
     /// Every build the fixture was run on with the behaviour.
     pub observed_on: &'static [&'static str],
