@@ -58,7 +58,7 @@ pub fn short_reason(s: &ServerReport) -> String {
                 "refetched tools rejected; previous tools in use".to_string()
             }
             Some(Cause::ToolNameTooLong) => format!(
-                "{} not sent to Claude: name over {} characters",
+                "{} lost: name over {} chars",
                 tools_phrase(d.tools_not_sent),
                 crate::claude_code::lifecycle::TOOL_NAME_MAX_CHARS.value
             ),
