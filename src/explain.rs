@@ -10,6 +10,7 @@ use regex::Regex;
 
 use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
 use crate::classify::{self, tools_failure_cause};
+use crate::claude_code::markers::WINDOWS_CMD_WRAPPER_MARKER;
 
 const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸', '⊘'];
 
@@ -137,10 +138,17 @@ pub fn explain(text: &str) -> ExplainReport {
     let text = stripped.as_str();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut partials: Vec<Partial> = Vec::new();
+    // `[Warning] ... Windows requires 'cmd /c' wrapper to execute npx`: about a server,
+    // not one of its own (its `word: rest` shape would read as one)
+    let mut cmd_wrapper_warnings: Vec<String> = Vec::new();
     for raw in text.lines() {
         let line = raw.trim_end();
         let trimmed = line.trim_start();
         if trimmed.is_empty() || trimmed.starts_with("Checking MCP server health") {
+            continue;
+        }
+        if trimmed.contains(WINDOWS_CMD_WRAPPER_MARKER) {
+            cmd_wrapper_warnings.push(trimmed.to_string());
             continue;
         }
         if trimmed.starts_with(GLYPHS) && !trimmed.starts_with("!=") {
@@ -210,12 +218,14 @@ pub fn explain(text: &str) -> ExplainReport {
         }
     }
 
-    let entries = if partials.iter().any(|p| p.status.is_some()) {
+    let mut entries: Vec<ExplainEntry> = if partials.iter().any(|p| p.status.is_some()) {
         partials
             .into_iter()
             .filter(|p| p.status.is_some() || p.name.is_some())
             .map(entry_from_status)
             .collect()
+    } else if !cmd_wrapper_warnings.is_empty() {
+        Vec::new()
     } else {
         // No status line anywhere: a single pasted error message, if it is one.
         let message = text.trim().to_string();
@@ -225,7 +235,48 @@ pub fn explain(text: &str) -> ExplainReport {
             vec![entry_from_message(message)]
         }
     };
+    for w in cmd_wrapper_warnings {
+        cmd_wrapper_warning(&mut entries, w);
+    }
     ExplainReport { entries }
+}
+
+/// Puts a `cmd /c` warning on the entry of the server it names (the longest name found in
+/// it as a whole word), or on an entry of its own when it names none of them.
+fn cmd_wrapper_warning(entries: &mut Vec<ExplainEntry>, warning: String) {
+    let named = |name: &str| {
+        warning.match_indices(name).any(|(at, _)| {
+            let word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.');
+            !warning[..at].ends_with(word) && !warning[at + name.len()..].starts_with(word)
+        })
+    };
+    let best = entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| e.name.as_deref().map(|n| (i, n)))
+        .filter(|(_, n)| !n.is_empty() && named(n))
+        .max_by_key(|(_, n)| n.len())
+        .map(|(i, _)| i);
+    match best {
+        Some(i) => {
+            let e = &mut entries[i];
+            e.note = Some(crate::advice::windows_cmd_wrapper_note(e.name.as_deref()));
+            let detail = e.detail.take();
+            e.detail = Some(match detail {
+                Some(d) => format!("{warning}\n{d}"),
+                None => warning,
+            });
+        }
+        None => entries.push(ExplainEntry {
+            name: None,
+            target: None,
+            status: crate::text::one_line(&warning, STATUS_CHARS),
+            detail: Some(warning),
+            diagnosis: Diagnosis::new(Verdict::Unknown),
+            note: Some(crate::advice::windows_cmd_wrapper_note(None)),
+            state: None,
+        }),
+    }
 }
 
 /// Log messages such as `Connection failed: ...` or `Failed to fetch tools: ...` also

@@ -658,6 +658,8 @@ pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
         (_, Some(Cause::CommandNotFound)) => "command not found",
         (_, Some(Cause::Timeout)) => "timed out",
         (_, Some(Cause::ConnectionClosed)) => "connection closed",
+        (Verdict::Degraded, Some(Cause::ToolNameTooLong)) => "tool names too long",
+        (Verdict::Degraded, _) => "tools partly lost",
         _ => "failed to connect",
     };
     (what, action(d))
@@ -939,6 +941,15 @@ pub fn remember_told(store: &Store, session: &str, names: &[String]) -> std::io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_degraded_server_is_never_said_to_have_failed_to_connect() {
+        let mut d = Diagnosis::new(Verdict::Degraded);
+        d.cause = Some(Cause::ToolNameTooLong);
+        assert_eq!(short_reason(&d).0, "tool names too long");
+        d.cause = Some(Cause::PaginationTruncated);
+        assert_eq!(short_reason(&d).0, "tools partly lost");
+    }
 
     fn failed(verdict: Verdict, cause: Option<Cause>) -> ServerState {
         let mut d = Diagnosis::new(verdict);

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::classify::verdict::{Cause, Verdict};
+use crate::classify::verdict::{Cause, Transport, Verdict};
 use crate::scan::ServerReport;
 use crate::text::terminal_safe;
 
@@ -57,6 +57,14 @@ pub fn short_reason(s: &ServerReport) -> String {
             Some(Cause::StaleAfterRefresh) => {
                 "refetched tools rejected; previous tools in use".to_string()
             }
+            Some(Cause::ToolNameTooLong) => format!(
+                "{} lost: name over {} chars",
+                tools_phrase(d.tools_not_sent),
+                crate::claude_code::lifecycle::TOOL_NAME_MAX_CHARS.value
+            ),
+            Some(Cause::ToolHeaderInvalid) => {
+                "tool left out: invalid x-mcp-header declaration".to_string()
+            }
             _ => "part of the server's offer lost".to_string(),
         },
         Verdict::VersionUnsupported => match decisive.split_once("is not supported: ") {
@@ -68,14 +76,48 @@ pub fn short_reason(s: &ServerReport) -> String {
                 Some((_, cmd)) => format!("command not found: {}", first_line(cmd)),
                 None => "command not found".to_string(),
             },
+            Some(Cause::ConnectionClosed) if d.transport == Some(Transport::Remote) => {
+                "connection closed during start-up".to_string()
+            }
             Some(Cause::ConnectionClosed) => "server exited during start-up".to_string(),
             Some(Cause::Timeout) => "no answer in time".to_string(),
             Some(Cause::NeedsAuth) => "needs authentication".to_string(),
-            _ => connection_detail(decisive),
+            _ => http_answer(decisive).unwrap_or_else(|| connection_detail(decisive)),
         },
         Verdict::Unknown => "no decisive record in the logs".to_string(),
     };
     terminal_safe(&text, false)
+}
+
+/// `Connection failed (400): Error POSTing to endpoint: {"jsonrpc":...,"error":{...,
+/// "message":"Bad Request: Unsupported protocol version: ..."}}` -> `HTTP 400: Bad
+/// Request: Unsupported protocol version: ...`: the server's own words.
+fn http_answer(m: &str) -> Option<String> {
+    let line = first_line(m);
+    let (head, body) = line.split_once("Error POSTing to endpoint: ")?;
+    let v = serde_json::Deserializer::from_str(body)
+        .into_iter::<Value>()
+        .next()?
+        .ok()?;
+    let message = v.pointer("/error/message")?.as_str()?;
+    let status = head
+        .split_once('(')
+        .and_then(|(_, r)| r.split_once(')'))
+        .map(|(s, _)| s)
+        .filter(|s| s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()));
+    Some(match status {
+        Some(s) => format!("HTTP {s}: {}", first_line(message)),
+        None => first_line(message).to_string(),
+    })
+}
+
+/// `1 tool`, `3 tools` (`tools` when the count is not known).
+fn tools_phrase(n: usize) -> String {
+    match n {
+        0 => "tools".to_string(),
+        1 => "1 tool".to_string(),
+        n => format!("{n} tools"),
+    }
 }
 
 fn first_line(s: &str) -> &str {

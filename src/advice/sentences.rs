@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::classify::verdict::{Cause, Diagnosis, Transport, Verdict};
 use crate::claude_code::lifecycle;
 use crate::scan::ServerReport;
 use crate::settings::layers::LayerKind;
@@ -141,6 +141,17 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::ToolsFetchFailed, Some(c)) if c.is_negotiation_field_error() => {
             "The server's tools/list result breaks the protocol although the legacy era was negotiated, so MCP_PROTOCOL_NEGOTIATION=legacy cannot help: report it to the server's authors.".to_string()
         }
+        (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition))
+            if d
+                .bad_tool_path
+                .as_deref()
+                .is_some_and(|p| p.ends_with(".inputSchema.type")) =>
+        {
+            format!(
+                "A tool's inputSchema does not say \"type\": \"object\" at its top (at {}; a top-level anyOf or oneOf without it is rejected too), and one bad tool makes Claude Code drop the whole list: add \"type\": \"object\" at the top of that tool's inputSchema in the server, or report it to its authors; MCP_PROTOCOL_NEGOTIATION cannot help.",
+                d.bad_tool_path.as_deref().unwrap_or_default()
+            )
+        }
         (Verdict::ToolsFetchFailed, Some(Cause::InvalidToolDefinition)) => format!(
             "A tool definition is invalid{}: fix or update the server (report it to its authors); MCP_PROTOCOL_NEGOTIATION cannot help.",
             d.bad_tool_path
@@ -179,6 +190,20 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
             "The server announced new tools (tools/list_changed) and Claude Code rejected the refetched list, so it keeps using the previous tools and the new ones are missing: read the evidence for the bad tool and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
         }
+        (Verdict::Degraded, Some(Cause::ToolNameTooLong)) => format!(
+            "Claude Code {} and later do not send a tool whose full name (mcp__<server>__<tool>) is longer than {} characters to the model, so {} missing and the others work (the evidence names {}): give the server a shorter name in its configuration (its name is part of every tool's full name), or ask its authors to shorten those tool names; MCP_PROTOCOL_NEGOTIATION cannot help.",
+            lifecycle::Behaviour::ToolNameLimit.first_build(),
+            lifecycle::TOOL_NAME_MAX_CHARS.value,
+            match d.tools_not_sent {
+                0 => "some of this server's tools are".to_string(),
+                1 => "1 of this server's tools is".to_string(),
+                n => format!("{n} of this server's tools are"),
+            },
+            if d.tools_not_sent == 1 { "it" } else { "them" }
+        ),
+        (Verdict::Degraded, Some(Cause::ToolHeaderInvalid)) => {
+            "On a 2026-07-28 HTTP connection Claude Code leaves out every tool whose inputSchema declares an invalid x-mcp-header (not an RFC 9110 token, not on a string, integer, boolean or number property reached through \"properties\" alone, or not unique ignoring case) and keeps the others; only Claude Code's own stderr says so. Ask the server's authors to fix the declaration (`mcplogs probe` names the tool); MCP_PROTOCOL_NEGOTIATION=legacy keeps the tool, since the legacy era does not check it.".to_string()
+        }
         (Verdict::Degraded, _) => {
             "Claude Code loaded the server's tools but lost part of what it offers: read the evidence.".to_string()
         }
@@ -191,8 +216,19 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::ConnectionFailed, Some(Cause::CommandNotFound)) => {
             "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
         }
-        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
+        // Advice follows the transport: a URL has no command to run by hand.
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed))
+            if d.transport == Some(Transport::Remote) =>
+        {
+            "The server closed the connection during start-up: check that it is running at its URL and read the evidence for what it answered; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed))
+            if d.transport == Some(Transport::Stdio) =>
+        {
             "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
+            "The server closed the connection during start-up: for a command, run it by hand and read its stderr (the Server stderr records show it); for a URL, check that the server is running there.".to_string()
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout))
             if d
@@ -201,6 +237,15 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
                 .is_some_and(|(after, limit)| after < limit) =>
         {
             budget_sentence(d)
+        }
+        (Verdict::ConnectionFailed, Some(Cause::Timeout))
+            if d.transport == Some(Transport::Remote) =>
+        {
+            format!(
+                "The server did not answer the handshake within MCP_TIMEOUT{}: check that it is up and reachable at its URL, or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
+                timeout_phrase(d),
+                suggested_timeout(d)
+            )
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout)) if d.timeout_ms.is_some() => format!(
             "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
@@ -212,6 +257,12 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         }
         (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)) => {
             "The server needs authentication: run /mcp in Claude Code and authenticate, or configure its credentials.".to_string()
+        }
+        (Verdict::ConnectionFailed, _) if d.transport == Some(Transport::Remote) => {
+            "Claude Code could not connect to the server's URL: the evidence holds the HTTP answer or the network error; check the URL and that the server is running there, and report an error answer (such as an unsupported protocol version) to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
+        }
+        (Verdict::ConnectionFailed, _) if d.transport == Some(Transport::Stdio) => {
+            "Claude Code could not start or connect to the server: check its command and arguments, and read the evidence; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
         }
         (Verdict::ConnectionFailed, _) => {
             "Claude Code could not connect: check the server's command or URL and that it is running; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
@@ -369,6 +420,24 @@ pub fn after_fix() -> String {
 pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
 
 /// `explain` on a `⏸ Pending approval` line.
+/// For a server's authors: the rule its tool names break (`tool-name-too-long`).
+pub fn tool_name_limit_rule() -> String {
+    format!(
+        "tool names: the full name `mcp__<server>__<tool>` must be at most {} characters; Claude Code {} and later do not send longer ones to the model (the log below names them).",
+        lifecycle::TOOL_NAME_MAX_CHARS.value,
+        lifecycle::Behaviour::ToolNameLimit.first_build()
+    )
+}
+
+/// For `claude mcp list`'s warning that a Windows configuration starts npx without
+/// `cmd /c` (`explain`): the change that makes it start.
+pub fn windows_cmd_wrapper_note(name: Option<&str>) -> String {
+    let name = name.map_or_else(|| "NAME".to_string(), crate::text::shell_word);
+    format!(
+        "On Windows Claude Code does not start npx directly: give the server \"command\": \"cmd\" and \"args\": [\"/c\", \"npx\", ...] (or add it again with `claude mcp add {name} -- cmd /c npx ...`), then restart Claude Code; `mcplogs settings` lists such entries."
+    )
+}
+
 pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).";
 
 /// What to do when the detail that would decide the cause was cut off.

@@ -99,6 +99,12 @@ pub struct Classifier<E> {
     failed_after_ms: Option<u64>,
     /// Proof that the current connection's tools were loaded, with its first record.
     proof: Option<(ToolsProof, E)>,
+    /// Tools Claude Code did not send to the model for their name's length: how many,
+    /// and the first and latest records. Kept across reconnects: Claude Code logs each
+    /// name once per process, and drops it again from every later list.
+    not_sent: Option<(usize, Vec<E>)>,
+    /// The transport the latest record naming one named.
+    transport: Option<crate::classify::verdict::Transport>,
 }
 
 impl<E> Default for Classifier<E> {
@@ -108,6 +114,8 @@ impl<E> Default for Classifier<E> {
             timeout_ms: None,
             failed_after_ms: None,
             proof: None,
+            not_sent: None,
+            transport: None,
         }
     }
 }
@@ -115,6 +123,9 @@ impl<E> Default for Classifier<E> {
 impl<E> Classifier<E> {
     /// Reads one message; `evidence` is called only when the message decides something.
     pub fn feed(&mut self, message: &str, evidence: impl FnOnce() -> E) {
+        if let Some(t) = signal::transport_of(message) {
+            self.transport = Some(t);
+        }
         let Some(signal) = read_signal(message) else {
             return;
         };
@@ -130,7 +141,13 @@ impl<E> Classifier<E> {
                 }
             }
             Signal::Starting { timeout_ms } => self.timeout_ms = Some(timeout_ms),
-
+            Signal::ToolNameTooLong => match &mut self.not_sent {
+                Some((n, ev)) => {
+                    *n += 1;
+                    push_evidence(ev, evidence());
+                }
+                None => self.not_sent = Some((1, vec![evidence()])),
+            },
             Signal::ToolCalled => {
                 match &mut self.proof {
                     Some((ToolsProof::ToolCalls { calls }, _)) => *calls += 1,
@@ -199,6 +216,22 @@ impl<E> Classifier<E> {
     pub fn finish(self) -> (Diagnosis, Vec<E>) {
         let (mut d, mut evidence) = finish(self.state);
         d.timeout_ms = self.timeout_ms;
+        d.transport = self.transport;
+        if let Some((n, ev)) = self.not_sent
+            && matches!(
+                d.verdict,
+                Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded
+            )
+        {
+            // Only those tools are lost: the server is degraded, never healthy. A
+            // degraded server keeps its own cause and shows these records too.
+            d.tools_not_sent = n;
+            if d.verdict != Verdict::Degraded {
+                d.verdict = Verdict::Degraded;
+                d.cause = Some(Cause::ToolNameTooLong);
+            }
+            evidence.extend(ev);
+        }
         if d.verdict == Verdict::ConnectionFailed && d.cause == Some(Cause::Timeout) {
             d.failed_after_ms = self.failed_after_ms;
         }
@@ -368,8 +401,11 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             }
             _ => State::ConnectionFailed(cause, vec![i]),
         },
-        // Handled by the classifier itself (they prove, they do not decide).
-        Signal::ToolCalled | Signal::Closed { .. } | Signal::Starting { .. } => state,
+        // Handled by the classifier itself (they prove, or count across connections).
+        Signal::ToolCalled
+        | Signal::Closed { .. }
+        | Signal::Starting { .. }
+        | Signal::ToolNameTooLong => state,
     }
 }
 
@@ -675,5 +711,97 @@ mod tests {
         assert_eq!(session(&[CONNECTED_PLAIN, FINAL_BAD_TOOL]).era, None);
         assert_eq!(session(&[FINAL_OTHER]).era, None);
         assert_eq!(session(&[CONNECTED_PLAIN]).era, None);
+    }
+
+    // Real records of tests/fixtures/lifecycle/ (name-long, http-400-version,
+    // ping-modern, exit-after-tools on 2.1.332).
+    const NOT_SENT_129: &str = "Tool \"mcp__name-long__n129_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" is not sent to Claude: its name has 129 characters and the API accepts at most 128";
+    const NOT_SENT_200: &str = "Tool \"mcp__name-long__n200_x\" is not sent to Claude: its name has 200 characters and the API accepts at most 128";
+    const LEGACY_CAPS: &str = r#"Connection established with capabilities: {"hasTools":true,"protocolEra":"legacy","negotiatedProtocolVersion":"2025-11-25"}"#;
+
+    #[test]
+    fn a_tool_not_sent_for_its_name_degrades_the_server_and_is_counted() {
+        let d = session(&[LEGACY_CAPS, NOT_SENT_129, NOT_SENT_200]);
+        assert_eq!(d.verdict, Verdict::Degraded);
+        assert_eq!(d.cause, Some(Cause::ToolNameTooLong));
+        assert_eq!(d.tools_not_sent, 2);
+        assert_eq!(d.evidence, vec![0, 1, 2]);
+        // logged once per name in a process: a reconnect later in it does not clear it
+        let d = session(&[LEGACY_CAPS, NOT_SENT_129, LEGACY_CAPS]);
+        assert_eq!(d.cause, Some(Cause::ToolNameTooLong));
+        assert_eq!(d.tools_not_sent, 1);
+        // a tool call proves the others loaded, not the lost one
+        let d = session(&[LEGACY_CAPS, NOT_SENT_129, "Calling MCP tool: alpha"]);
+        assert_eq!(d.verdict, Verdict::Degraded);
+        assert_eq!(d.tools_proof, None);
+        // a worse verdict keeps its own cause; another degradation its own, counted
+        let d = session(&[LEGACY_CAPS, NOT_SENT_129, FINAL_OTHER]);
+        assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
+        let d = session(&[
+            LEGACY_CAPS,
+            NOT_SENT_129,
+            "tools/list still returning nextCursor after 20 pages; stopping",
+        ]);
+        assert_eq!(d.cause, Some(Cause::PaginationTruncated));
+        assert_eq!(d.tools_not_sent, 1);
+    }
+
+    #[test]
+    fn a_tool_name_holding_other_wording_is_still_one_tool_not_sent() {
+        let m = "Tool \"mcp__s__Failed to fetch tools: x\" is not sent to Claude: its name has 140 characters and the API accepts at most 128";
+        let d = session(&[LEGACY_CAPS, m]);
+        assert_eq!(d.cause, Some(Cause::ToolNameTooLong));
+        // server stderr saying it decides nothing; nor a sentence that only looks alike
+        let d = session(&[
+            LEGACY_CAPS,
+            &format!("Server stderr: {NOT_SENT_129}"),
+            "Tool \"x\" is not sent to Claude: its name has many characters",
+        ]);
+        assert_eq!(d.verdict, Verdict::Healthy);
+    }
+
+    #[test]
+    fn the_transport_is_read_from_the_records_that_name_it() {
+        use crate::classify::verdict::Transport;
+        let http = [
+            "Initializing HTTP transport to http://127.0.0.1:41425/mcp",
+            "HTTP Connection failed after 1750ms: Error POSTing to endpoint: {\"jsonrpc\": \"2.0\", \"id\": null, \"error\": {\"code\": -32000, \"message\": \"Bad Request: Unsupported protocol version: 2025-11-25 (supported versions: 2025-03-26)\"}} (code: CLIENT_HTTP_NOT_IMPLEMENTED, errno: none)",
+            "Connection failed (400): Error POSTing to endpoint: {\"jsonrpc\": \"2.0\", \"id\": null, \"error\": {\"code\": -32000, \"message\": \"Bad Request: Unsupported protocol version: 2025-11-25 (supported versions: 2025-03-26)\"}}",
+        ];
+        let d = session(&http);
+        assert_eq!(d.verdict, Verdict::ConnectionFailed);
+        // an HTTP error answer: the server answered, nothing closed
+        assert_eq!(d.cause, Some(Cause::Other));
+        assert_eq!(d.transport, Some(Transport::Remote));
+        let d = session(&[CONNECTED_PLAIN, CLOSED]);
+        assert_eq!(d.transport, Some(Transport::Stdio));
+        assert_eq!(d.cause, Some(Cause::ConnectionClosed));
+        let d = session(&[CLOSED]);
+        assert_eq!(d.transport, None);
+        // server stderr never names it
+        let d = session(&["Server stderr: Initializing HTTP transport to x", CLOSED]);
+        assert_eq!(d.transport, None);
+    }
+
+    #[test]
+    fn a_modern_connection_dropping_pings_and_a_server_leaving_after_its_tools_are_healthy() {
+        let modern_caps = modern("1.0");
+        let d = session(&[
+            "Successfully connected (transport: stdio) in 770ms",
+            &modern_caps,
+            "STDIO connection dropped after 0s uptime",
+            "Connection error: Dropped inbound request 'ping': not servable on this connection's protocol era",
+            "STDIO connection dropped after 2s uptime",
+            "Connection error: Dropped inbound request 'ping': not servable on this connection's protocol era",
+            "STDIO connection closed after 15s (with errors)",
+        ]);
+        assert_eq!(d.verdict, Verdict::Healthy, "{d:?}");
+        let d = session(&[
+            "Successfully connected (transport: stdio) in 762ms",
+            LEGACY_CAPS,
+            "STDIO connection closed after 3s (cleanly)",
+            "Cleared connection cache for reconnection",
+        ]);
+        assert_eq!(d.verdict, Verdict::Healthy, "{d:?}");
     }
 }

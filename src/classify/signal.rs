@@ -12,11 +12,37 @@ use crate::classify::verdict::{Cause, Era};
 use crate::text::needles::Needles;
 use crate::text::recent::Recent;
 
+use crate::classify::verdict::Transport;
 use crate::claude_code::markers::{
     CLOSED_MARKER, CONNECTED_MARKERS, CONNECTION_FAILURE_MARKERS, LIST_CHANGED_MARKER,
     PAGE_CAP_MARKER, PROMPTS_FAILURE_MARKERS, RESOURCES_FAILURE_MARKERS, STARTING_MARKER,
-    TOLERATED_MARKERS, TOOL_CALL_MARKER, TOOLS_FAILURE_MARKERS, VERSION_MARKER,
+    TOLERATED_MARKERS, TOOL_CALL_MARKER, TOOL_NAME_LIMIT_MARKER, TOOL_NAME_LIMIT_START,
+    TOOLS_FAILURE_MARKERS, TRANSPORT_NAMED, TRANSPORT_STARTS, VERSION_MARKER,
 };
+
+/// The transport a record names at its start (never from server stderr, which starts
+/// otherwise).
+pub fn transport_of(message: &str) -> Option<Transport> {
+    let m = message.trim_start();
+    if let Some(rest) = m.strip_prefix(TRANSPORT_NAMED) {
+        let word = &rest[..rest.find(')')?];
+        return Some(if word == "stdio" {
+            Transport::Stdio
+        } else {
+            Transport::Remote
+        });
+    }
+    TRANSPORT_STARTS
+        .iter()
+        .find(|(start, _)| m.starts_with(start))
+        .map(|(_, remote)| {
+            if *remote {
+                Transport::Remote
+            } else {
+                Transport::Stdio
+            }
+        })
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Signal {
@@ -54,6 +80,9 @@ pub enum Signal {
     ListChanged,
     /// resources/list (`resources`) or prompts/list (`prompts`) was rejected.
     ListFailed { list: &'static str, is_final: bool },
+    /// `Tool "mcp__…" is not sent to Claude: its name has 129 characters and the API
+    /// accepts at most 128`: that one tool is lost, the others load.
+    ToolNameTooLong,
 }
 
 /// Reads one decoded message. `None` for everything that decides nothing, including
@@ -82,6 +111,15 @@ fn remembered_signal(m: &str) -> Option<Signal> {
 
 /// [`read_signal`] of a message that is not server stderr, trimmed at its start.
 fn signal_of(m: &str) -> Option<Signal> {
+    // The tool's name comes first and may hold any text (another marker too): the
+    // record is known by its start and by what follows the name's closing quote.
+    if m.starts_with(TOOL_NAME_LIMIT_START)
+        && let Some(at) = m.rfind(TOOL_NAME_LIMIT_MARKER)
+        && m[..at].ends_with('"')
+        && m[at + TOOL_NAME_LIMIT_MARKER.len()..].starts_with(|c: char| c.is_ascii_digit())
+    {
+        return Some(Signal::ToolNameTooLong);
+    }
     if let Some(rest) = m.strip_prefix(STARTING_MARKER) {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         return (digits > 0 && rest[digits..].starts_with("ms")).then(|| Signal::Starting {
@@ -464,12 +502,20 @@ pub fn connection_failure_cause(m: &str) -> Cause {
         Regex::new(r"(?i)connection closed|CONNECTION_CLOSED|-32000|EPIPE|process exited")
             .expect("regex")
     });
+    // An HTTP endpoint's error answer (`Connection failed (400): Error POSTing to
+    // endpoint: {..."code": -32000...}`): the server answered, nothing closed.
+    static HTTP_ANSWER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"Error POSTing to endpoint|^(HTTP )?Connection failed( after \d+ms,[^(]*)? \((40[02-9]|4[1-9]\d|5\d\d)\)")
+            .expect("regex")
+    });
     if NOT_FOUND.is_match(m) {
         Cause::CommandNotFound
     } else if AUTH.is_match(m) {
         Cause::NeedsAuth
     } else if TIMEOUT.is_match(m) {
         Cause::Timeout
+    } else if HTTP_ANSWER.is_match(m) {
+        Cause::Other
     } else if CLOSED.is_match(m) {
         Cause::ConnectionClosed
     } else {

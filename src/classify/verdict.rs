@@ -99,6 +99,13 @@ causes! {
     /// The refetch after `notifications/tools/list_changed` was rejected; the previous
     /// tools stay in use.
     StaleAfterRefresh => "stale-after-refresh",
+    /// Claude Code did not send some tools to the model: their full names
+    /// (`mcp__<server>__<tool>`) are longer than the API accepts.
+    ToolNameTooLong => "tool-name-too-long",
+    /// Claude Code left tools out of the list for an invalid `x-mcp-header`
+    /// declaration in their `inputSchema` (2026-07-28 over HTTP; only its own stderr
+    /// says so, so only `probe` finds it).
+    ToolHeaderInvalid => "tool-header-invalid",
     // connection-failed
     CommandNotFound => "command-not-found",
     ConnectionClosed => "connection-closed",
@@ -163,6 +170,33 @@ impl Era {
     }
 }
 
+/// How Claude Code reached the server, as its log says: what advice can ask of the user
+/// (a command to run by hand, or a URL to check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// A process Claude Code started (`stdio`).
+    Stdio,
+    /// A URL (`http`, `sse`).
+    Remote,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Remote => "remote",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Transport> {
+        match s {
+            "stdio" => Some(Transport::Stdio),
+            "remote" => Some(Transport::Remote),
+            _ => None,
+        }
+    }
+}
+
 /// The classifier's full answer for one session (or one pasted status line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnosis {
@@ -193,6 +227,11 @@ pub struct Diagnosis {
     /// For `tolerated`: the lists whose results Claude Code filled in (`tools`,
     /// `prompts`, `resources`); empty: `tools`.
     pub filled_lists: Vec<String>,
+    /// How many of the server's tools Claude Code logged as not sent to the model for
+    /// their name's length (`tool-name-too-long`, or beside another verdict).
+    pub tools_not_sent: usize,
+    /// The transport the session's records name, when they do.
+    pub transport: Option<Transport>,
 }
 
 /// Evidence that a session had its tools loaded, beyond connecting.
@@ -230,6 +269,8 @@ impl Diagnosis {
             timeout_ms: None,
             failed_after_ms: None,
             filled_lists: Vec::new(),
+            tools_not_sent: 0,
+            transport: None,
         }
     }
 

@@ -448,6 +448,32 @@ impl Approval {
     }
 }
 
+/// A `command` that is `npx` itself (any case, any folder, `.cmd` or not), which a
+/// Windows Claude Code does not start without `cmd /c`.
+pub fn runs_npx_directly(command: &str) -> bool {
+    let base = command
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(command)
+        .to_ascii_lowercase();
+    matches!(base.as_str(), "npx" | "npx.cmd")
+}
+
+/// Whether a configuration is for Windows: mcplogs runs on Windows, or the settings
+/// file, the command or an argument is a Windows path (`C:\...`, `\\server\share`), as in
+/// a Windows home read on another system.
+pub fn is_windows_config(file: &Path, command: &str, args: &[String]) -> bool {
+    fn windows_path(s: &str) -> bool {
+        let b = s.as_bytes();
+        (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
+            || s.starts_with("\\\\")
+    }
+    cfg!(windows)
+        || windows_path(&file.to_string_lossy())
+        || windows_path(command)
+        || args.iter().any(|a| windows_path(a))
+}
+
 fn server_from_json(
     name: &str,
     value: &Value,
@@ -499,7 +525,7 @@ fn server_from_json(
                 .collect()
         })
         .unwrap_or_default();
-    let args = args.iter().map(|a| expand(a, "args")).collect();
+    let args: Vec<String> = args.iter().map(|a| expand(a, "args")).collect();
     let map_of = |k: &str| -> Vec<(String, String)> {
         obj.and_then(|o| o.get(k))
             .and_then(Value::as_object)
@@ -541,6 +567,14 @@ fn server_from_json(
         warnings.push(
             "\"disabled\": true is not a key Claude Code reads: it starts the server anyway (turn it off with /mcp or disabledMcpjsonServers)".into(),
         );
+    }
+    if transport == TransportKind::Stdio
+        && runs_npx_directly(&command)
+        && is_windows_config(path, &command, &args)
+    {
+        warnings.push(format!(
+            "on Windows Claude Code cannot start \"{command}\" directly (`claude mcp list` warns: Windows requires 'cmd /c' wrapper to execute npx): use \"command\": \"cmd\" with \"args\": [\"/c\", \"npx\", ...]"
+        ));
     }
     let state = entry_state(value, name);
     ServerConfig {
@@ -970,6 +1004,40 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn npx_without_cmd_is_flagged_only_in_a_windows_configuration() {
+        for c in [
+            "npx",
+            "NPX",
+            "npx.cmd",
+            "C:\\Program Files\\nodejs\\npx.cmd",
+            "/usr/bin/npx",
+        ] {
+            assert!(runs_npx_directly(c), "{c}");
+        }
+        for c in ["cmd", "npx-run", "node", ""] {
+            assert!(!runs_npx_directly(c), "{c}");
+        }
+        let linux = Path::new("/home/me/.claude.json");
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(is_windows_config(
+            linux,
+            "npx",
+            &args(&["-y", "C:\\Users\\me"])
+        ));
+        assert!(is_windows_config(linux, "npx", &args(&["d:/data"])));
+        assert!(is_windows_config(linux, "\\\\host\\share\\npx", &[]));
+        assert!(is_windows_config(
+            Path::new("C:\\Users\\me\\.claude.json"),
+            "npx",
+            &[]
+        ));
+        assert_eq!(
+            is_windows_config(linux, "npx", &args(&["-y", "pkg", "a:b"])),
+            cfg!(windows)
+        );
+    }
 
     #[test]
     fn a_url_only_server_is_named_by_its_host_and_path() {

@@ -201,6 +201,12 @@ pub enum Behaviour {
     /// thirds were held back, as for HTTP servers on every build
     /// ([`HTTP_INITIALIZE_BUDGET`]).
     StdioShortDiscoverHold,
+    /// A tool whose full name `mcp__<server>__<tool>` is longer than
+    /// [`TOOL_NAME_MAX_CHARS`] is not sent to the model, with one `error` record in the
+    /// server's log: `Tool "mcp__…" is not sent to Claude: its name has 129 characters
+    /// and the API accepts at most 128` (once per name in a process). Before it, every
+    /// name is sent (fixture `name-long`: 6 tools on 2.1.288 and 2.1.291, 4 from 2.1.292).
+    ToolNameLimit,
 }
 
 impl Behaviour {
@@ -222,6 +228,7 @@ impl Behaviour {
             Behaviour::CursorGuard => "cursor-guard",
             Behaviour::ProjectTimeoutOnlyLengthens => "project-timeout-only-lengthens",
             Behaviour::StdioShortDiscoverHold => "stdio-short-discover-hold",
+            Behaviour::ToolNameLimit => "tool-name-limit",
         }
     }
 
@@ -286,7 +293,7 @@ impl Boundary {
 }
 
 /// Every per-build behaviour, newest boundary first.
-pub const BOUNDARIES: [Boundary; 7] = [
+pub const BOUNDARIES: [Boundary; 8] = [
     Boundary {
         behaviour: Behaviour::ProjectTimeoutOnlyLengthens,
         last_without: v(327),
@@ -316,6 +323,12 @@ pub const BOUNDARIES: [Boundary; 7] = [
         last_without: v(294),
         first_with: v(295),
         fixture: "cursor-repeat",
+    },
+    Boundary {
+        behaviour: Behaviour::ToolNameLimit,
+        last_without: v(291),
+        first_with: v(292),
+        fixture: "name-long",
     },
     Boundary {
         behaviour: Behaviour::StdioNegotiates,
@@ -419,6 +432,33 @@ pub const TIMEOUTS_FROM_SETTINGS: Shared<bool> = Shared {
     value: true,
     observed_on: THREE,
 };
+/// A tool whose full name (`mcp__<server>__<tool>`, after the renaming of
+/// [`model_tool_name`]) is longer than [`TOOL_NAME_MAX_CHARS`] is not sent to the model
+/// from [`Behaviour::ToolNameLimit`]'s first build: only that tool is lost.
+pub const TOOL_NAME_MAX_CHARS: Shared<usize> = Shared {
+    value: 128,
+    observed_on: &["2.1.292", "2.1.311", "2.1.332", "2.1.336"],
+};
+
+/// Whether `version` sends the tool `tool` of server `server` to the model.
+pub fn sends_tool_name(version: ClaudeVersion, server: &str, tool: &str) -> bool {
+    !version.has(Behaviour::ToolNameLimit).is_yes()
+        || model_tool_name(server, tool).chars().count() <= TOOL_NAME_MAX_CHARS.value
+}
+
+/// On a connection that negotiated 2026-07-28 over HTTP (never stdio, never the legacy
+/// era), a tool whose `inputSchema` holds an invalid `x-mcp-header` declaration is left
+/// out of the list and the other tools are kept; the only trace is a line on Claude
+/// Code's own stderr, `[mcp-sdk] excluding tool 'hdr' from tools/list: invalid
+/// x-mcp-header declaration — q: x-mcp-header 'bad header' is not a valid RFC 9110
+/// token ...`, nothing in the server's log (fixtures `header-http`, kept:
+/// `header-http-legacy`, `header-stdio`, `header-http-valid`). The rules are
+/// `probe::validate::x_mcp_header_problem`'s.
+pub const HEADER_CHECK_ON_MODERN_HTTP: Shared<bool> = Shared {
+    value: true,
+    observed_on: &["2.1.288", "2.1.311", "2.1.332", "2.1.336"],
+};
+
 /// A timeout value as Claude Code reads it: milliseconds, a positive whole number;
 /// anything else counts as unset (the 2.1.332 binary: `A value that isn't a positive
 /// number counts as 30 seconds`).

@@ -29,6 +29,30 @@ pub(crate) const PROMPTS_FAILURE_MARKERS: &[&str] =
 pub(crate) const PAGE_CAP_MARKER: &str = "tools/list still returning nextCursor after";
 /// `Received tools/list_changed notification, refreshing tools` (every build).
 pub(crate) const LIST_CHANGED_MARKER: &str = "tools/list_changed notification";
+/// `Tool "mcp__<server>__<tool>" is not sent to Claude: its name has 129 characters and
+/// the API accepts at most 128` (an `error` record, 2.1.292 and later; once per tool
+/// name in a Claude Code process): only that tool is lost.
+pub(crate) const TOOL_NAME_LIMIT_MARKER: &str = " is not sent to Claude: its name has ";
+/// Where that record starts.
+pub(crate) const TOOL_NAME_LIMIT_START: &str = "Tool \"";
+/// `claude mcp list`'s warning for a Windows configuration that starts `npx` directly:
+/// `[Warning] ... Windows requires 'cmd /c' wrapper to execute npx`. Wording as a user
+/// reported it: no Windows build was run here, and the text of the Linux builds 2.1.311
+/// and 2.1.332 does not hold it (docs/claude-code.md). Not a log record: `explain` only.
+pub(crate) const WINDOWS_CMD_WRAPPER_MARKER: &str = "requires 'cmd /c' wrapper to execute";
+
+/// How a record names the connection's transport, at its start: `Successfully connected
+/// (transport: stdio) in 137ms`, `Initializing HTTP transport to <url>`, `STDIO
+/// connection closed after 3s (cleanly)`, `HTTP Connection failed after 1750ms: ...`,
+/// `STDIO connection dropped after 2s uptime` (every build observed).
+pub(crate) const TRANSPORT_NAMED: &str = "Successfully connected (transport: ";
+pub(crate) const TRANSPORT_STARTS: &[(&str, bool)] = &[
+    ("Initializing HTTP transport", true),
+    ("HTTP Connection failed", true),
+    ("HTTP connection", true),
+    ("SSE connection", true),
+    ("STDIO connection", false),
+];
 /// `Starting connection with timeout of 30000ms`: the connection's `MCP_TIMEOUT`.
 pub(crate) const STARTING_MARKER: &str = "Starting connection with timeout of ";
 /// `Connection failed after 7117ms, 7117ms of it awake (CONNECT_TIMEOUT): ...`, `HTTP
@@ -135,6 +159,7 @@ pub const PREFILTER_NEEDLES: &[&str] = &[
     "MCP tool",
     "Failed to fetch",
     "list failed",
+    "not sent to Claude",
 ];
 
 /// Every marker the classifier and the session bounds look for.
@@ -149,6 +174,9 @@ fn all_markers() -> Vec<&'static str> {
     all.extend(PROMPTS_FAILURE_MARKERS);
     all.push(PAGE_CAP_MARKER);
     all.push(LIST_CHANGED_MARKER);
+    all.push(TOOL_NAME_LIMIT_MARKER);
+    all.push(TRANSPORT_NAMED);
+    all.extend(TRANSPORT_STARTS.iter().map(|(m, _)| *m));
     all.push(STARTING_MARKER);
     all.push(FAILED_AFTER_MARKER);
     all.extend(CONNECTION_FAILURE_MARKERS);

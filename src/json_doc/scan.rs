@@ -50,6 +50,9 @@ pub struct ScanServer {
     /// What proved the tools were loaded in the deciding session, in words
     /// (`3 tool calls`, `connected for 6469 s`); null when no session proved it.
     pub tools_proof: Option<String>,
+    /// Tools Claude Code logged as not sent to the model because their full name
+    /// (`mcp__<server>__<tool>`) is over its limit (`tool-name-too-long`); 0 when none.
+    pub tools_not_sent: u64,
     /// True when the newest session only connected (a health check, such as
     /// `claude mcp list`) and an earlier failure on the same capabilities decides.
     pub latest_session_only_connected: bool,

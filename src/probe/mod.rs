@@ -229,12 +229,17 @@ impl ServerProbe {
                 let Some(a) = self.attempt(mode) else {
                     return (v, Outcome::Unknown);
                 };
+                let served = predict::Served {
+                    name: &self.config.name,
+                    transport: self.config.transport,
+                };
                 let p = predict::predict(
                     a,
                     self.config.transport,
                     v,
                     negotiation.clone(),
                     &self.timeouts,
+                    &served,
                 );
                 (v, self.outcome_of(&p, a))
             })
@@ -471,13 +476,25 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
     }
     let by_mode = |m: Mode| attempts.iter().find(|a| a.mode == m).expect("run");
     let negotiation = opts.negotiation.as_ref().map(|n| n.as_str().to_string());
-    let prediction = predict::predict(by_mode(mode), cfg.transport, v, negotiation, &opts.timeouts);
+    let served = predict::Served {
+        name: &cfg.name,
+        transport: cfg.transport,
+    };
+    let prediction = predict::predict(
+        by_mode(mode),
+        cfg.transport,
+        v,
+        negotiation,
+        &opts.timeouts,
+        &served,
+    );
     let with_legacy = predict::predict(
         by_mode(Mode::Legacy),
         cfg.transport,
         v,
         Some("legacy".into()),
         &opts.timeouts,
+        &served,
     );
     let a = by_mode(mode);
     let tools = validate::check_pages(&a.pages, a.era == Some(session::NegotiatedEra::Modern));
@@ -857,6 +874,8 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         },
         all(),
     ));
+    out.push(name_length_check(p));
+    out.push(header_check(p));
     out.push(lists_check(p));
     out.push(strays_check(p));
     let declared = p.attempts.iter().any(Attempt::declares_list_changed);
@@ -915,6 +934,100 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         all(),
     ));
     out
+}
+
+/// Every tool of every handshake, once per name.
+fn listed_tools(p: &ServerProbe) -> Vec<&serde_json::Value> {
+    let mut seen = std::collections::HashSet::new();
+    p.attempts
+        .iter()
+        .flat_map(|a| a.pages.iter())
+        .filter_map(|pg| pg.get("tools").and_then(serde_json::Value::as_array))
+        .flatten()
+        .filter(|t| seen.insert(t.get("name").map(ToString::to_string)))
+        .collect()
+}
+
+/// Full tool names (`mcp__<server>__<tool>`, under this server's name) the builds from
+/// 2.1.292 on do not send to the model.
+fn name_length_check(p: &ServerProbe) -> ContractCheck {
+    let max = lifecycle::TOOL_NAME_MAX_CHARS.value;
+    let long: Vec<String> = listed_tools(p)
+        .into_iter()
+        .filter_map(|t| t.get("name").and_then(serde_json::Value::as_str))
+        .filter_map(|n| {
+            let full = lifecycle::model_tool_name(&p.config.name, n)
+                .chars()
+                .count();
+            (full > max).then(|| format!("{n:?} ({full} characters)"))
+        })
+        .collect();
+    let losing: Vec<ClaudeVersion> = lifecycle::CONTRACT_BUILDS
+        .iter()
+        .copied()
+        .filter(|v| v.has(lifecycle::Behaviour::ToolNameLimit).is_yes())
+        .collect();
+    check(
+        "tool-name-length",
+        Some(long.is_empty()),
+        if long.is_empty() {
+            format!(
+                "every full name mcp__{}__<tool> within {max} characters",
+                lifecycle::model_tool_part(&p.config.name)
+            )
+        } else {
+            format!(
+                "full names over {max} characters as server {:?}, not sent to the model: {}",
+                p.config.name,
+                long.join(", ")
+            )
+        },
+        losing,
+    )
+}
+
+/// `x-mcp-header` declarations: an invalid one loses its tool on a 2026-07-28 HTTP
+/// connection (never on stdio or legacy, where it is kept).
+fn header_check(p: &ServerProbe) -> ContractCheck {
+    let bad: Vec<String> = listed_tools(p)
+        .into_iter()
+        .filter_map(|t| {
+            let why = t
+                .get("inputSchema")
+                .and_then(validate::x_mcp_header_problem)?;
+            let name = t
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?");
+            Some(format!("{name:?}: {why}"))
+        })
+        .collect();
+    // lost only where a handshake of this server reached the era that checks them
+    let lost = lifecycle::HEADER_CHECK_ON_MODERN_HTTP.value
+        && p.config.transport == TransportKind::Http
+        && p.attempts
+            .iter()
+            .any(|a| a.era == Some(session::NegotiatedEra::Modern));
+    let detail = if bad.is_empty() {
+        "every x-mcp-header declaration is valid (or none is made)".to_string()
+    } else if lost {
+        format!(
+            "left out of tools/list on a 2026-07-28 HTTP connection: {}",
+            bad.join("; ")
+        )
+    } else {
+        format!(
+            "kept here ({}, no 2026-07-28 handshake over HTTP), but left out over HTTP in the 2026-07-28 era: {}",
+            p.config.transport.as_str(),
+            bad.join("; ")
+        )
+    };
+    check(
+        "x-mcp-header",
+        Some(bad.is_empty() || !lost),
+        detail,
+        lifecycle::CONTRACT_BUILDS.to_vec(),
+    )
 }
 
 fn timed_out(a: &Attempt) -> bool {

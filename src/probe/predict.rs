@@ -172,12 +172,14 @@ pub fn predict(
     version: ClaudeVersion,
     negotiation: Option<String>,
     timeouts: &ProbeTimeouts,
+    server: &Served,
 ) -> Prediction {
     let mut p = predict_tools(attempt, transport, version, negotiation, timeouts);
     uncertain_note(&mut p, version);
     if p.verdict.is_problem() && p.verdict != Verdict::Degraded {
         return p;
     }
+    tools_left_out(&mut p, attempt, version, server);
     lists_verdict(&mut p, attempt, version);
     strays_note(&mut p, attempt);
     connect_wait_note(&mut p, attempt, timeouts);
@@ -516,6 +518,83 @@ fn lists_verdict(p: &mut Prediction, attempt: &Attempt, version: ClaudeVersion) 
     }
     if !notes.is_empty() {
         p.reason = format!("{}; {}", p.reason, notes.join("; "));
+    }
+}
+
+/// The server as Claude Code names and reaches it: what decides which listed tools
+/// reach the model.
+#[derive(Debug, Clone, Copy)]
+pub struct Served<'a> {
+    /// The configured name (the `<server>` of `mcp__<server>__<tool>`).
+    pub name: &'a str,
+    pub transport: TransportKind,
+}
+
+/// Tools that are listed and valid but never reach the model: an invalid `x-mcp-header`
+/// declaration on a 2026-07-28 HTTP connection, a full name over the limit (the model's
+/// rows). Only those tools are lost: the server is degraded.
+fn tools_left_out(p: &mut Prediction, attempt: &Attempt, version: ClaudeVersion, server: &Served) {
+    let modern = attempt.era == Some(NegotiatedEra::Modern);
+    let header_check = lifecycle::HEADER_CHECK_ON_MODERN_HTTP.value
+        && modern
+        && server.transport == TransportKind::Http;
+    let pages = &attempt.pages[..attempt.pages.len().min(version.page_cap())];
+    let mut excluded = Vec::new();
+    let mut too_long = Vec::new();
+    for t in pages
+        .iter()
+        .filter_map(|pg| pg.get("tools").and_then(|t| t.as_array()))
+        .flatten()
+    {
+        let Some(name) = t.get("name").and_then(|n| n.as_str()) else {
+            continue;
+        };
+        if header_check
+            && let Some(why) = t
+                .get("inputSchema")
+                .and_then(super::validate::x_mcp_header_problem)
+        {
+            excluded.push(format!("{name:?} ({why})"));
+        } else if !lifecycle::sends_tool_name(version, server.name, name) {
+            too_long.push(format!(
+                "{name:?} ({} characters as {})",
+                lifecycle::model_tool_name(server.name, name)
+                    .chars()
+                    .count(),
+                crate::text::cut(&lifecycle::model_tool_name(server.name, name), 40)
+            ));
+        }
+    }
+    if excluded.is_empty() && too_long.is_empty() {
+        return;
+    }
+    p.tools_loaded = p
+        .tools_loaded
+        .saturating_sub(excluded.len() + too_long.len());
+    if matches!(p.verdict, Verdict::Healthy | Verdict::Tolerated) {
+        p.verdict = Verdict::Degraded;
+        p.cause = Some(if excluded.is_empty() {
+            Cause::ToolNameTooLong
+        } else {
+            Cause::ToolHeaderInvalid
+        });
+    }
+    if !excluded.is_empty() {
+        p.reason = format!(
+            "{}; Claude Code {version} leaves out {} tool(s) with an invalid x-mcp-header declaration on a 2026-07-28 HTTP connection: {}",
+            p.reason,
+            excluded.len(),
+            excluded.join(", ")
+        );
+    }
+    if !too_long.is_empty() {
+        p.reason = format!(
+            "{}; Claude Code {version} does not send {} tool(s) whose full name is longer than {} characters: {}",
+            p.reason,
+            too_long.len(),
+            lifecycle::TOOL_NAME_MAX_CHARS.value,
+            too_long.join(", ")
+        );
     }
 }
 

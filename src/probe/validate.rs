@@ -418,6 +418,122 @@ fn check_schema(s: &Value, which: &str) -> Option<(&'static str, String, String)
     None
 }
 
+/// The keywords under which Claude Code's check of `x-mcp-header` declarations looks
+/// further, a declaration there being misplaced (the SDK in the 2.1.288 and 2.1.332
+/// binaries); those whose value is a map of schemas are [`MAP_KEYWORDS`].
+const NESTED_KEYWORDS: [&str; 18] = [
+    "items",
+    "prefixItems",
+    "contains",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "propertyNames",
+    "patternProperties",
+    "dependentSchemas",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$defs",
+    "definitions",
+];
+const MAP_KEYWORDS: [&str; 4] = [
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+
+/// Why Claude Code would exclude a tool for the `x-mcp-header` declarations of its
+/// `inputSchema` on a 2026-07-28 HTTP connection (`[mcp-sdk] excluding tool ... invalid
+/// x-mcp-header declaration — <reason>`), in its words; `None`: kept. A declaration
+/// must sit on a property reached through `properties` only, be a non-empty RFC 9110
+/// token, on a string, integer, boolean or number property, and be unique ignoring case.
+pub fn x_mcp_header_problem(schema: &Value) -> Option<String> {
+    fn walk(
+        node: &Value,
+        path: &mut Vec<String>,
+        reachable: bool,
+        seen: &mut Vec<(String, String)>,
+        depth: usize,
+    ) -> Option<String> {
+        let obj = node.as_object()?;
+        // deeper than any real schema: Claude Code would recurse; mcplogs stops
+        if depth > 64 {
+            return None;
+        }
+        let at = || path.join(".");
+        if let Some(h) = obj.get("x-mcp-header") {
+            if !reachable || path.is_empty() {
+                return Some(format!(
+                    "{}: x-mcp-header is only permitted on properties statically reachable via a chain of 'properties' keys",
+                    at()
+                ));
+            }
+            let name = match h.as_str() {
+                Some(n) if !n.is_empty() => n,
+                _ => return Some(format!("{}: x-mcp-header MUST be a non-empty string", at())),
+            };
+            let token = name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if !token {
+                return Some(format!(
+                    "{}: x-mcp-header {name:?} is not a valid RFC 9110 token",
+                    at()
+                ));
+            }
+            let ty = obj.get("type").and_then(Value::as_str);
+            if !matches!(ty, Some("string" | "integer" | "boolean" | "number")) {
+                return Some(format!(
+                    "{}: x-mcp-header is only permitted on primitive-typed properties; got {}",
+                    at(),
+                    ty.unwrap_or("<none>")
+                ));
+            }
+            let lower = name.to_ascii_lowercase();
+            if let Some((_, first)) = seen.iter().find(|(l, _)| *l == lower) {
+                return Some(format!(
+                    "x-mcp-header {name:?} is not case-insensitively unique (also declared as {first:?})"
+                ));
+            }
+            seen.push((lower, name.to_string()));
+        }
+        if let Some(Value::Object(props)) = obj.get("properties") {
+            for (k, v) in props {
+                path.push(k.clone());
+                let r = walk(v, path, reachable, seen, depth + 1);
+                path.pop();
+                if r.is_some() {
+                    return r;
+                }
+            }
+        }
+        for key in NESTED_KEYWORDS {
+            let Some(v) = obj.get(key) else { continue };
+            let children: Vec<&Value> = match v {
+                Value::Array(a) => a.iter().collect(),
+                Value::Object(m) if MAP_KEYWORDS.contains(&key) => m.values().collect(),
+                other => vec![other],
+            };
+            for c in children {
+                path.push(format!("<{key}>"));
+                let r = walk(c, path, false, seen, depth + 1);
+                path.pop();
+                if r.is_some() {
+                    return r;
+                }
+            }
+        }
+        None
+    }
+    walk(schema, &mut Vec::new(), true, &mut Vec::new(), 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,5 +601,61 @@ mod tests {
         );
         let reasons: Vec<&str> = c.rejected.iter().map(|r| r.reason).collect();
         assert_eq!(reasons, vec!["name-not-a-string", "input-schema-required"]);
+    }
+
+    #[test]
+    fn x_mcp_header_declarations_as_claude_code_checks_them() {
+        let schema = |q: Value| json!({"type": "object", "properties": {"q": q}});
+        // the fixture's two declarations: kept and excluded
+        assert_eq!(
+            x_mcp_header_problem(&schema(
+                json!({"type": "string", "x-mcp-header": "X-Query"})
+            )),
+            None
+        );
+        let bad = x_mcp_header_problem(&schema(
+            json!({"type": "string", "x-mcp-header": "bad header"}),
+        ))
+        .unwrap();
+        assert!(
+            bad.starts_with("q: ") && bad.contains("RFC 9110 token"),
+            "{bad}"
+        );
+        assert!(
+            x_mcp_header_problem(&schema(json!({"type": "string", "x-mcp-header": ""})))
+                .unwrap()
+                .contains("non-empty string")
+        );
+        assert!(
+            x_mcp_header_problem(&schema(json!({"type": "object", "x-mcp-header": "X-A"})))
+                .unwrap()
+                .contains("got object")
+        );
+        // not reachable through `properties` alone, or on the schema itself
+        let nested = json!({"type": "object", "properties": {"q": {"type": "array",
+            "items": {"type": "string", "x-mcp-header": "X-A"}}}});
+        assert!(
+            x_mcp_header_problem(&nested)
+                .unwrap()
+                .contains("statically reachable")
+        );
+        let top = json!({"type": "object", "x-mcp-header": "X-A"});
+        assert!(
+            x_mcp_header_problem(&top)
+                .unwrap()
+                .contains("statically reachable")
+        );
+        // unique ignoring case
+        let twice = json!({"type": "object", "properties": {
+            "a": {"type": "string", "x-mcp-header": "X-A"},
+            "b": {"type": "string", "x-mcp-header": "x-a"}}});
+        assert!(
+            x_mcp_header_problem(&twice)
+                .unwrap()
+                .contains("case-insensitively unique")
+        );
+        // no declaration at all, or not a schema: nothing to say
+        assert_eq!(x_mcp_header_problem(&json!({"type": "object"})), None);
+        assert_eq!(x_mcp_header_problem(&json!("x")), None);
     }
 }

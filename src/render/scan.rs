@@ -833,6 +833,7 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         files_read: s.files_read as u64,
         failed_sessions: s.failed_sessions as u64,
         tools_proof: d.tools_proof.map(|p| p.to_string()),
+        tools_not_sent: d.tools_not_sent as u64,
         latest_session_only_connected: s.latest_only_connected,
         recommendation: crate::advice::for_server(s),
         evidence: s.evidence.iter().map(evidence_json).collect(),

@@ -364,10 +364,17 @@ fn what_to_fix(s: &ServerSection) -> String {
         (Verdict::VersionUnsupported, _) => {
             "initialize must answer with a protocol version Claude Code proposed.".to_string()
         }
+        (_, Some(Cause::ConnectionClosed))
+            if s.diagnosis.transport == Some(crate::classify::verdict::Transport::Remote) =>
+        {
+            "the server closes the connection during start-up: the log below shows what it answered."
+                .to_string()
+        }
         (_, Some(Cause::ConnectionClosed)) => {
             "the server exits (or closes stdio) during start-up: its stderr below says why."
                 .to_string()
         }
+        (_, Some(Cause::ToolNameTooLong)) => crate::advice::tool_name_limit_rule(),
         _ => "the error the server returned (below).".to_string(),
     }
 }

@@ -30,7 +30,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::classify::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
+use crate::classify::verdict::{Cause, Diagnosis, Era, ToolsProof, Transport, Verdict};
 use crate::logs::session::SessionLog;
 use crate::store::{self, Folder, Store, StoreError};
 
@@ -445,6 +445,16 @@ struct StoredSession {
     lost: Vec<String>,
     /// The connection's `MCP_TIMEOUT`, when logged.
     timeout_ms: Option<u64>,
+    /// Tools not sent to the model for their name's length.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    not_sent: usize,
+    /// `stdio` or `remote`, when the records name it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transport: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 const VERDICTS: [Verdict; 7] = Verdict::ALL;
@@ -469,6 +479,8 @@ impl StoredSession {
             }),
             lost: d.lost_lists.clone(),
             timeout_ms: d.timeout_ms,
+            not_sent: d.tools_not_sent,
+            transport: d.transport.map(|t| t.as_str().to_string()),
         }
     }
 
@@ -505,6 +517,11 @@ impl StoredSession {
         diagnosis.tools_proof = tools_proof;
         diagnosis.lost_lists = self.lost.clone();
         diagnosis.timeout_ms = self.timeout_ms;
+        diagnosis.tools_not_sent = self.not_sent;
+        diagnosis.transport = match &self.transport {
+            Some(t) => Some(Transport::parse(t)?),
+            None => None,
+        };
         Some(SessionLog {
             id: String::new(),
             file: file.to_path_buf(),

@@ -304,3 +304,47 @@ fn a_message_can_be_given_as_an_argument() {
     let r = run(mcplogs(tmp.path()).args(["explain", "a.txt", "-m", "x"]));
     assert_eq!(r.code, 2, "{r:?}");
 }
+
+/// The `cmd /c` warning as reported for `claude mcp list` on Windows (no Windows build
+/// was run: the wording is the report's).
+const CMD_WRAPPER_WARNING: &str =
+    "[Warning] [files] mcpServers.files: Windows requires 'cmd /c' wrapper to execute npx";
+
+#[test]
+fn the_windows_cmd_wrapper_warning_goes_to_the_server_it_names() {
+    let text = format!(
+        "Checking MCP server health...\n\n{CMD_WRAPPER_WARNING}\nfiles: npx -y @modelcontextprotocol/server-filesystem C:\\Users\\me - ✗ Failed to connect\nfiles-extra: node x.js - ✓ Connected\n"
+    );
+    // the warning is no server of its own
+    assert_eq!(
+        verdicts(&text),
+        vec![
+            ("files".into(), "connection-failed".into(), "other".into()),
+            ("files-extra".into(), "healthy".into(), "-".into()),
+        ]
+    );
+    let r = explain_text(&text, true);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let files = &doc["servers"][0];
+    let fix = files["recommendation"].as_str().unwrap();
+    assert!(fix.contains("\"command\": \"cmd\""), "{fix}");
+    assert!(fix.contains("claude mcp add files -- cmd /c npx"), "{fix}");
+    assert!(
+        files["detail"]
+            .as_str()
+            .unwrap()
+            .contains("requires 'cmd /c'"),
+        "{files:#}"
+    );
+    // the server whose name is a prefix of the other's is not the one named
+    assert!(
+        !doc["servers"][1]["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("cmd /c"),
+        "{doc:#}"
+    );
+    // pasted alone, it is explained on its own
+    let r = explain_text(CMD_WRAPPER_WARNING, false);
+    assert!(r.stdout.contains("cmd /c npx"), "{r:?}");
+}

@@ -120,6 +120,102 @@ fn a_tools_timeout_names_the_variable_and_a_value_that_fixes_it() {
 }
 
 #[test]
+fn tools_not_sent_for_their_name_make_the_server_degraded_with_a_fix() {
+    // 2.1.291 sends every name; from 2.1.292 the two names over 128 characters are lost
+    for (build, lost) in [("2.1.291", 0), ("2.1.292", 2), ("2.1.336", 2)] {
+        let doc = scan(&root().join("name-long").join(build));
+        let s = &doc["servers"][0];
+        if lost == 0 {
+            assert_eq!(s["verdict"], "healthy", "{build}: {s:#}");
+            continue;
+        }
+        assert_eq!(s["verdict"], "degraded", "{build}: {s:#}");
+        assert_eq!(s["cause"], "tool-name-too-long", "{build}: {s:#}");
+        assert_eq!(s["toolsNotSent"], lost, "{build}: {s:#}");
+        let advice = s["recommendation"].as_str().unwrap();
+        assert!(
+            advice.contains("2 of this server's tools are missing"),
+            "{advice}"
+        );
+        assert!(advice.contains("shorter name"), "{advice}");
+        assert!(advice.contains("128 characters"), "{advice}");
+    }
+    // the same tools under a 2-character server name: only the 200-character one is lost
+    let doc = scan(&root().join("nl/2.1.332"));
+    assert_eq!(doc["servers"][0]["toolsNotSent"], 1, "{doc:#}");
+}
+
+/// Every fixture of a server reached over HTTP: no advice asks to run its command.
+#[test]
+fn no_advice_asks_to_run_the_command_of_a_server_reached_by_url() {
+    let mut remote = 0;
+    for entry in fs::read_dir(root()).unwrap() {
+        let case_dir = entry.unwrap().path();
+        if !case_dir.is_dir() {
+            continue;
+        }
+        for b in fs::read_dir(&case_dir).unwrap() {
+            let build_dir = b.unwrap().path();
+            let logs = fs::read_dir(&build_dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.is_dir())
+                .unwrap();
+            let text: String = fs::read_dir(&logs)
+                .unwrap()
+                .map(|f| fs::read_to_string(f.unwrap().path()).unwrap())
+                .collect();
+            if !text.contains("Initializing HTTP transport") {
+                continue;
+            }
+            remote += 1;
+            let doc = scan(&build_dir);
+            let s = &doc["servers"][0];
+            let advice = s["recommendation"].as_str().unwrap();
+            for never in ["command", "process", "stderr"] {
+                assert!(!advice.contains(never), "{}: {advice}", build_dir.display());
+            }
+        }
+    }
+    // header-http*, http-400-version: four each on four builds
+    assert!(remote >= 16, "{remote}");
+    let doc = scan(&root().join("http-400-version/2.1.332"));
+    let s = &doc["servers"][0];
+    assert_eq!(s["verdict"], "connection-failed");
+    // the short reason is the server's own answer
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = mcplogs(tmp.path());
+    cmd.args(["scan", "--no-cache"])
+        .arg(root().join("http-400-version/2.1.332"));
+    let r = run(&mut cmd);
+    assert!(
+        r.stdout
+            .contains("HTTP 400: Bad Request: Unsupported protocol version: 2025-11-25"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        s["recommendation"].as_str().unwrap().contains("URL"),
+        "{s:#}"
+    );
+}
+
+#[test]
+fn a_top_level_any_of_is_told_to_add_type_object_at_the_top() {
+    for build in ["2.1.288", "2.1.310", "2.1.332"] {
+        let doc = scan(&root().join("schema-anyof").join(build));
+        let s = &doc["servers"][0];
+        assert_eq!(s["cause"], "invalid-tool-definition", "{s:#}");
+        let advice = s["recommendation"].as_str().unwrap();
+        assert!(
+            advice.contains("add \"type\": \"object\" at the top of that tool's inputSchema"),
+            "{advice}"
+        );
+        assert!(advice.contains("tools[1].inputSchema.type"), "{advice}");
+    }
+}
+
+#[test]
 fn every_wording_the_markers_list_is_in_the_run_it_names() {
     use mcplogs::claude_code::markers::{INITIALIZE_TIMEOUT_WORDINGS, PROCESS_END_WORDINGS};
     for w in INITIALIZE_TIMEOUT_WORDINGS

@@ -507,6 +507,168 @@ fn a_projects_mcp_timeout_is_read_as_each_build_read_it_in_the_fixtures() {
     }
 }
 
+fn tool_count(case: &str, build: &str) -> Value {
+    let cc: Value = serde_json::from_str(
+        &fs::read_to_string(fixtures().join(case).join(build).join("claude.json")).unwrap(),
+    )
+    .unwrap();
+    cc["toolCount"].clone()
+}
+
+#[test]
+fn tools_over_the_name_limit_are_predicted_per_build_under_the_configured_name() {
+    // configured under the names Claude Code ran them with: the name is part of the limit
+    let home = tempfile::tempdir().unwrap();
+    let server = |_: &str| {
+        serde_json::json!({"type": "stdio", "command": "python3",
+            "args": [stub().display().to_string(), "--case", "name-long"]})
+    };
+    fs::write(
+        home.path().join(".claude.json"),
+        serde_json::json!({"mcpServers": {"name-long": server("name-long"), "nl": server("nl")}})
+            .to_string(),
+    )
+    .unwrap();
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(fixtures().join("expected.json")).unwrap())
+            .unwrap();
+    let mut runs = 0;
+    for case in ["name-long", "nl"] {
+        for entry in fs::read_dir(fixtures().join(case)).unwrap() {
+            let build = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let mut cmd = mcplogs(home.path());
+            cmd.env("MCP_PROTOCOL_NEGOTIATION", "auto")
+                .args(["probe", "--json", "--contract", "--claude-version", &build])
+                .arg(case);
+            let r = run(&mut cmd);
+            let doc =
+                crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
+            let s = &doc["servers"][0];
+            let p = &s["prediction"];
+            let want = &expected["cases"][case][&build];
+            assert_eq!(p["verdict"], want["verdict"], "{case}/{build}: {p:#}");
+            assert_eq!(p["cause"], want["cause"], "{case}/{build}: {p:#}");
+            assert_eq!(
+                p["toolsLoaded"],
+                tool_count(case, &build),
+                "{case}/{build}: {p:#}"
+            );
+            // the contract answers for the modelled builds from 2.1.292 on
+            let c = contract_check(s, "tool-name-length");
+            assert_eq!(c["passed"], false, "{c:#}");
+            // every build it names has the limit (2.1.292 and later), and the newest does
+            let builds: Vec<&str> = c["builds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_str().unwrap())
+                .collect();
+            assert!(builds.contains(&"2.1.336"), "{c:#}");
+            for b in &builds {
+                let patch: u32 = b.rsplit('.').next().unwrap().parse().unwrap();
+                assert!(patch >= 292, "{c:#}");
+            }
+            runs += 1;
+        }
+    }
+    assert!(runs >= 9, "{runs}");
+}
+
+/// The stub serving `case` over HTTP on a free loopback port, ended when dropped.
+struct HttpStub(std::process::Child, String);
+
+impl HttpStub {
+    fn start(case: &str) -> HttpStub {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = std::process::Command::new("python3")
+            .arg(stub())
+            .args(["--case", case, "--http", &port.to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return HttpStub(child, format!("http://127.0.0.1:{port}/mcp"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the HTTP stub of {case} did not listen on {port}");
+    }
+}
+
+impl Drop for HttpStub {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn an_invalid_x_mcp_header_loses_its_tool_on_modern_http_only() {
+    for (case, fixture, lost) in [
+        ("header-modern", "header-http", true),
+        ("header-legacy", "header-http-legacy", false),
+        ("header-valid", "header-http-valid", false),
+    ] {
+        let stub = HttpStub::start(case);
+        for build in ["2.1.288", "2.1.332"] {
+            let home = tempfile::tempdir().unwrap();
+            let mut cmd = mcplogs(home.path());
+            cmd.args(["probe", "--json", "--contract", "--claude-version", build])
+                .args(["--url", &stub.1]);
+            let r = run(&mut cmd);
+            let doc =
+                crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
+            let s = &doc["servers"][0];
+            let p = &s["prediction"];
+            assert_eq!(
+                p["toolsLoaded"],
+                tool_count(fixture, build),
+                "{case}/{build}: {p:#}"
+            );
+            let c = contract_check(s, "x-mcp-header");
+            if lost {
+                assert_eq!(p["verdict"], "degraded", "{p:#}");
+                assert_eq!(p["cause"], "tool-header-invalid", "{p:#}");
+                assert!(p["reason"].as_str().unwrap().contains("\"hdr\""), "{p:#}");
+                assert_eq!(c["passed"], false, "{c:#}");
+                assert_eq!(r.code, 1);
+            } else {
+                assert_eq!(p["verdict"], "healthy", "{case}/{build}: {p:#}");
+            }
+            // a server that only speaks legacy keeps the tool: the contract warns only
+            assert_eq!(c["passed"], !lost, "{c:#}");
+            if case == "header-legacy" {
+                assert!(
+                    c["detail"].as_str().unwrap().contains("left out over HTTP"),
+                    "{c:#}"
+                );
+            }
+        }
+    }
+    // over stdio the tool is kept (header-stdio), and the contract only warns
+    let (_, s) = probe("header-modern", "2.1.332", true);
+    assert_eq!(s["prediction"]["verdict"], "healthy", "{s:#}");
+    assert_eq!(
+        s["prediction"]["toolsLoaded"],
+        tool_count("header-stdio", "2.1.332")
+    );
+    let c = contract_check(&s, "x-mcp-header");
+    assert_eq!(c["passed"], true, "{c:#}");
+    assert!(
+        c["detail"].as_str().unwrap().contains("left out over HTTP"),
+        "{c:#}"
+    );
+}
+
 #[test]
 fn a_late_initialize_on_the_negotiating_path_times_out_where_the_build_holds_time_for_discover() {
     // fixture handshake-budget-stdio: MCP_TIMEOUT=10000, server/discover answered -32601,

@@ -361,3 +361,54 @@ fn scan_advice_follows_the_settings_the_verdict_does_not() {
     let text = doc.to_string();
     assert!(text.contains("\"legacyFixApplies\":false"), "{text}");
 }
+
+#[test]
+fn a_windows_configuration_starting_npx_directly_is_flagged() {
+    let sb = Sandbox::new();
+    // a Windows path in the arguments makes it a Windows configuration on any system
+    fs::write(
+        {
+            fs::create_dir_all(sb.claude_dir()).unwrap();
+            sb.claude_dir().join(".claude.json")
+        },
+        serde_json::json!({"mcpServers": {
+            "files": {"command": "npx", "args": ["-y", "pkg", "C:\\Users\\me"]},
+            "wrapped": {"command": "cmd", "args": ["/c", "npx", "-y", "pkg", "C:\\x"]},
+            "plain": {"command": "npx", "args": ["-y", "pkg"]},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let out = sb
+        .command(
+            std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+            &["settings", "--json"],
+        )
+        .output()
+        .unwrap();
+    let j = json(&out);
+    let warnings = |name: &str| -> Vec<String> {
+        let s = j["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {j:#}"));
+        s["configuration"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .collect()
+    };
+    let files = warnings("files");
+    assert!(
+        files
+            .iter()
+            .any(|w| w.contains("cmd /c") && w.contains("\"command\": \"cmd\"")),
+        "{files:?}"
+    );
+    assert!(warnings("wrapped").is_empty(), "{j:#}");
+    // nothing says the configuration is for Windows, except running there
+    assert_eq!(warnings("plain").is_empty(), !cfg!(windows), "{j:#}");
+}

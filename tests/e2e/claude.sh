@@ -25,6 +25,11 @@
 #    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000;
 #    Claude Code must still do what the fixtures recorded, and `mcplogs scan` must give
 #    the fixtures' verdicts (tests/fixtures/lifecycle/expected.json). About a minute.
+#    Then, on 2.1.288 and 2.1.332, one case of each way to lose tools of issue 47 that
+#    runs offline (a tool name over 128 characters, an invalid x-mcp-header over HTTP,
+#    HTTP 400 for a protocol version, pings dropped on a modern connection, a server
+#    exiting after its tools loaded, a failed list_changed refresh in tmux, a top-level
+#    anyOf over HTTP). About two minutes.
 # 8. runs scripts/observe-build on 2.1.291, 2.1.302 and 2.1.336: each per-build behaviour of
 #    the model (src/claude_code/lifecycle.rs) against what those builds do. About 30
 #    seconds a build.
@@ -117,6 +122,8 @@ part probe.py "$(csv "${VERSIONS[@]}")" --work "$WORK/probe"
 part sdk_interop.py "$(csv "${VERSIONS[@]}")" --work "$WORK/sdk"
 # the discovery lifecycle on real builds: Claude Code against the fixtures, scan against both
 part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
+# the ways to lose tools of issue 47 (their fixtures are of 2.1.288 and 2.1.332 among others)
+part lifecycle.py "2.1.288,2.1.332" --e2e --cases classes
 # every per-build behaviour of the model against real builds
 MCPLOGS_CACHE="$CACHE" python3 "$REPO/scripts/observe-build" --mcplogs "$BIN" \
   "${OBSERVE_VERSIONS[@]}" &

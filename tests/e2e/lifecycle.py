@@ -11,7 +11,8 @@
         server's fresh log compared with the cause the fixtures pin down
 
 Everything listens on 127.0.0.1 ports 42010 and 42011 (fake API, 403 proxy; `--ports`
-to move them, e.g. when another run holds those). Each group of
+to move them, e.g. when another run holds those), and a group's HTTP stubs and delayed
+fake API on the ports after the API's (API+9 to API+20). Each group of
 cases is one `claude -p` run in a throwaway HOME (`MCP_CONNECTION_NONBLOCKING=false`,
 `MCP_CONNECT_TIMEOUT_MS` high so that the init line holds final statuses), or one
 interactive Claude Code in tmux for list_changed (`-p` never refetches).
@@ -44,6 +45,11 @@ BLOCKING = {"MCP_CONNECTION_NONBLOCKING": "false", "MCP_CONNECT_TIMEOUT_MS": "90
 
 def srv(case, *extra):
     return {"type": "stdio", "command": "python3", "args": [str(STUB), "--case", case, *extra]}
+
+
+def http(case):
+    """An HTTP server of `case`, started by run_group on a free port (its URL filled in)."""
+    return {"type": "http", "url": None, "_case": case}
 
 
 # group -> (mode, environment, user settings env (~/.claude/settings.json), project
@@ -88,9 +94,43 @@ GROUPS = {
     "tty": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
             {"lc-valid": srv("lc-valid"), "lc-invalid": srv("lc-invalid"),
              "lc-undeclared": srv("lc-undeclared")}),
+    # issue 47: tool names over 128 characters, x-mcp-header declarations by transport and
+    # era, HTTP 400 for a protocol version the server does not support
+    "classes": ("p", dict(BLOCKING), None, None,
+                # the same tools under a 2-character server name: 7 characters shorter
+                {"name-long": srv("name-long"), "nl": srv("name-long"),
+                 "header-stdio": srv("header-modern"),
+                 "header-http": http("header-modern"),
+                 "header-http-legacy": http("header-legacy"),
+                 "header-http-valid": http("header-valid"),
+                 "http-400-version": http("http-400-version"),
+                 # a top-level anyOf over HTTP (stdio: schema-anyof)
+                 "schema-anyof-http": http("schema-anyof")}),
+    # MCP_TIMEOUT=90000 from the environment against a 65 s tools/list
+    "timeout-90s": ("p", dict(BLOCKING, MCP_TIMEOUT="90000"), None, None,
+                    {"slow-tools-65s": srv("slow-tools", "--delay-tools-ms", "65000")}),
+    # servers that ping Claude Code, and one that exits after its tools loaded: the fake
+    # API holds its answer 15 s so that `claude -p` stays up meanwhile
+    "classes-alive": ("p", dict(BLOCKING), None, None,
+                      {"ping-modern": srv("ping-modern"), "ping-legacy": srv("ping-legacy"),
+                       "exit-after-tools": srv("exit-after-tools")}),
+    # one good tool, then list_changed and a refetch whose only tool has no inputSchema
+    "tty-classes": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
+                    {"lc-one-bad": srv("lc-one-bad")}),
 }
+# groups whose fake API holds each answer this many seconds (a port of their own)
+API_DELAY = {"classes-alive": 15}
+# Claude Code's `[mcp-sdk]` stderr lines name a tool but no server: the one server of the
+# group they are kept with (the only one the exclusion can concern)
+STDERR_OWNER = {"classes": "header-http"}
+# list_changed refetches a tty group waits for
+REFETCHES = {"tty": 2, "tty-classes": 1}
 E2E_CASES = ["no-tools-cap", "pages-21", "rp-modern-missing", "slow-tools-3s",
              "slow-tools-10s"]
+# issue 47, one case of each item that runs offline (`--cases`; their fixtures are of
+# 2.1.288, 2.1.311 or 2.1.310, 2.1.332 and 2.1.336)
+CLASSES_E2E_CASES = ["name-long", "header-http", "http-400-version", "ping-modern",
+                     "exit-after-tools", "lc-one-bad", "schema-anyof-http"]
 
 
 def log(msg):
@@ -141,7 +181,7 @@ def run_p(bin_, home, proj, env, raw):
     return init
 
 
-def run_tty(bin_, home, proj, env, names, raw):
+def run_tty(bin_, home, proj, env, names, raw, refetches=2):
     """Interactive Claude Code in tmux until every list_changed server logged its refetch
     (or 60 s), then one prompt so that the model's tool list reaches the fake API."""
     import interactive  # noqa: E402
@@ -152,7 +192,7 @@ def run_tty(bin_, home, proj, env, names, raw):
         def settled():
             text = "".join(f.read_text(errors="replace") for f in root.glob("*/mcp-logs-*/*.jsonl"))
             return text.count("Connection established") >= len(names) and \
-                text.count("list_changed") >= 2
+                text.count("list_changed") >= refetches
         interactive.wait_for("refetch", settled, timeout=60)
         time.sleep(6)
         api_log = raw.parent.parent.parent / "api.jsonl"
@@ -204,20 +244,49 @@ def run_group(cache, v, gname, work, only=None):
     home = gdir / "home"
     raw = gdir / "raw"
     raw.mkdir(parents=True)
-    proj = setup_home(home, servers, settings_env, project_env)
-    env = env_for(home, work, extra)
-    log(f"{v} {gname}: {', '.join(servers)}")
-    if mode == "p":
-        init = run_p(binary(cache, v), home, proj, env, raw)
-    else:
-        init = run_tty(binary(cache, v), home, proj, env, list(servers), raw)
+    extra_svc = generate.Services(work)
+    servers = {k: dict(s) for k, s in servers.items()}
+    try:
+        for i, (name, s) in enumerate(servers.items()):
+            if s.get("type") == "http":
+                port = PORT_API + 10 + i
+                extra_svc.start(f"{v}-{gname}-{name}", [sys.executable, str(STUB), "--case",
+                                                        s.pop("_case"), "--http", str(port),
+                                                        "--trace", str(raw / f"{name}.wire")],
+                                port)
+                s["url"] = f"http://127.0.0.1:{port}/mcp"
+        proj = setup_home(home, servers, settings_env, project_env)
+        env = env_for(home, work, extra)
+        if gname in API_DELAY:
+            port = PORT_API + 9
+            extra_svc.start(f"{v}-{gname}-api", [sys.executable,
+                                                 str(generate.HERE / "fake_api.py"), str(port),
+                                                 str(API_DELAY[gname])], port)
+            env["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{port}"
+        log(f"{v} {gname}: {', '.join(servers)}")
+        if mode == "p":
+            init = run_p(binary(cache, v), home, proj, env, raw)
+        else:
+            init = run_tty(binary(cache, v), home, proj, env, list(servers), raw,
+                           REFETCHES.get(gname, 2))
+    finally:
+        extra_svc.stop()
     if init is None:
         raise SystemExit(f"{v} {gname}: no init line; see {raw}")
     out = {}
     for name in servers:
         folder = home / ".cache" / "claude-cli-nodejs" / generate.encode(str(proj)) / \
             f"mcp-logs-{generate.encode(name)}"
-        out[name] = (sorted(folder.glob("*.jsonl")), verdict_of(init, name), raw / "debug.txt")
+        verdict = verdict_of(init, name)
+        stderr = raw / "p.err"
+        if stderr.exists() and STDERR_OWNER.get(gname) == name:
+            # what Claude Code wrote to its own stderr about this server's tools (the
+            # x-mcp-header exclusions are only there)
+            lines = [ln for ln in stderr.read_text(errors="replace").splitlines()
+                     if "[mcp-sdk]" in ln]
+            if lines:
+                verdict["claudeStderr"] = lines[:10]
+        out[name] = (sorted(folder.glob("*.jsonl")), verdict, raw / "debug.txt")
     return out
 
 
@@ -259,7 +328,7 @@ class Services:
         self.svc.stop()
 
 
-def generate_all(cache, versions, only):
+def generate_all(cache, versions, only, groups=None):
     work = Path(tempfile.mkdtemp(prefix="mcplogs-lifecycle-"))
     svc = Services(work)
     try:
@@ -267,6 +336,8 @@ def generate_all(cache, versions, only):
             if not binary(cache, v).exists():
                 raise SystemExit(f"no Claude Code {v} in {cache}: run scripts/samples/install_claude.sh")
             for g in GROUPS:
+                if groups and g not in groups:
+                    continue
                 for name, (logs, verdict, debug) in run_group(cache, v, g, work, only).items():
                     keep_fixture(name, v, logs, verdict, debug)
     finally:
@@ -275,7 +346,8 @@ def generate_all(cache, versions, only):
 
 
 # what `mcplogs scan --json` must say for the e2e cases (the fixtures' verdicts)
-def e2e_check(cache, versions, mcplogs):
+def e2e_check(cache, versions, mcplogs, cases=None):
+    cases = cases or E2E_CASES
     expected = json.loads((FIXTURES / "expected.json").read_text())["cases"]
     work = Path(tempfile.mkdtemp(prefix="mcplogs-lifecycle-e2e-"))
     svc = Services(work)
@@ -283,7 +355,10 @@ def e2e_check(cache, versions, mcplogs):
     try:
         for v in versions:
             for g in GROUPS:
-                for name, (logs, verdict, _) in run_group(cache, v, g, work, E2E_CASES).items():
+                for name, (logs, verdict, _) in run_group(cache, v, g, work, cases).items():
+                    if not (FIXTURES / name / v).is_dir():
+                        problems.append(f"{v} {name}: no fixture of this build to compare with")
+                        continue
                     kept = json.loads((FIXTURES / name / v / "claude.json").read_text())
                     want = expected[name][v]
                     if (verdict["status"], verdict["toolCount"]) != (kept["status"], kept["toolCount"]):
@@ -323,6 +398,9 @@ def main():
     ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE", "/work/.cache-mcplogs"))
     ap.add_argument("--versions", default=",".join(VERSIONS))
     ap.add_argument("--only", default="")
+    ap.add_argument("--groups", default="", help="only these groups of GROUPS")
+    ap.add_argument("--cases", default="", help="--e2e: these cases instead of E2E_CASES "
+                    "(`classes`: CLASSES_E2E_CASES)")
     ap.add_argument("--ports", default=f"{PORT_API},{PORT_PROXY}",
                     help="the fake API's and the 403 proxy's loopback ports")
     ap.add_argument("--mcplogs", default=str(REPO / "target" / "debug" / "mcplogs"))
@@ -331,9 +409,11 @@ def main():
     versions = [v for v in a.versions.split(",") if v]
     only = {c for c in a.only.split(",") if c}
     if a.generate:
-        generate_all(a.cache, versions, only)
+        generate_all(a.cache, versions, only, {g for g in a.groups.split(",") if g})
     elif a.e2e:
-        e2e_check(a.cache, versions, a.mcplogs)
+        cases = CLASSES_E2E_CASES if a.cases == "classes" else \
+            [c for c in a.cases.split(",") if c]
+        e2e_check(a.cache, versions, a.mcplogs, cases)
     else:
         ap.error("pass --generate or --e2e")
 

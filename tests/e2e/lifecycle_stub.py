@@ -5,7 +5,10 @@ Used by tests/e2e/lifecycle.py (the fixtures under tests/fixtures/lifecycle/ and
 part). Newline-delimited JSON-RPC 2.0 on stdin/stdout; Python 3.11 stdlib only.
 
     lifecycle_stub.py --case NAME [--delay-tools-ms MS] [--delay-init-ms MS]
-                      [--list-changed-after-ms MS]
+                      [--list-changed-after-ms MS] [--http PORT]
+
+`--http PORT` serves the same case as Streamable HTTP on 127.0.0.1:PORT/mcp (one JSON
+answer per POST; no server-initiated stream).
 
 The CASES table below says what each case does. Every case answers `server/discover`
 with -32601 (the classic handshake) unless it is marked modern; a modern case answers
@@ -13,6 +16,7 @@ discover as a 2026-07-28 server and adds resultType/ttlMs/cacheScope to its tool
 """
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -29,6 +33,23 @@ def tool(name, schema=None, **extra):
 
 
 BASE = [tool("alpha"), tool("beta"), tool("gamma")]
+
+
+def sized(server, full):
+    """A tool whose full name `mcp__<server>__<tool>` has `full` characters."""
+    head = f"n{full}_"
+    return tool(head + "x" * (full - len(f"mcp__{server}__") - len(head)))
+
+
+def long_names():
+    # full names of 64, 65, 128, 129 and 200 characters on server `name-long`
+    return [tool("alpha")] + [sized("name-long", n) for n in (64, 65, 128, 129, 200)]
+
+
+def header_tools(header="bad header"):
+    """alpha, plus `hdr` whose property declares the x-mcp-header `header`."""
+    return [tool("alpha"), tool("hdr", {"type": "object", "properties": {
+        "q": {"type": "string", "x-mcp-header": header}}})]
 
 
 def big_schema():
@@ -95,6 +116,23 @@ CASES = {
     "lc-valid": {"caps": {"tools": {"listChanged": True}}, "list_changed": "valid"},
     "lc-invalid": {"caps": {"tools": {"listChanged": True}}, "list_changed": "invalid"},
     "lc-undeclared": {"caps": {"tools": {"listChanged": False}}, "list_changed": "valid"},
+    # one good tool, then list_changed; every later tools/list has a tool without
+    # inputSchema
+    "lc-one-bad": {"caps": {"tools": {"listChanged": True}}, "list_changed": "one-bad",
+                   "tools": lambda: [tool("good")]},
+    "name-long": {"tools": long_names},
+    # modern (answers server/discover) or legacy, with an invalid x-mcp-header
+    "header-modern": {"modern": True, "tools": header_tools},
+    "header-legacy": {"tools": header_tools},
+    "header-valid": {"modern": True, "tools": lambda: header_tools("X-Query")},
+    # modern stdio server that sends `ping` every 2 s from the handshake on
+    "ping-modern": {"modern": True, "ping_every": 2.0},
+    "ping-legacy": {"ping_every": 2.0},
+    # exits with status 1 three seconds after answering tools/list
+    "exit-after-tools": {"exit_after_tools": 3.0},
+    # HTTP: echoes the proposed version in initialize, then answers 400 to every request
+    # whose MCP-Protocol-Version header is not the one it really supports
+    "http-400-version": {"require_version": "2025-03-26"},
 }
 
 
@@ -106,12 +144,18 @@ class Stub:
         self.lock = threading.Lock()
         self.lists = 0
         self.crlf = self.c.get("framing") == "crlf"
+        # HTTP mode: the messages of the POST being answered go here instead of stdout
+        self.sink = None
+        self.pings = 0
 
     def write(self, obj):
         if self.c.get("framing") == "pretty":
             text = json.dumps(obj, indent=2) + "\n"
         else:
             text = json.dumps(obj) + ("\r\n" if self.crlf else "\n")
+        if self.sink is not None:
+            self.sink.append(obj)
+            return
         with self.lock:
             sys.stdout.write(text)
             sys.stdout.flush()
@@ -145,6 +189,10 @@ class Stub:
                     bad = tool("delta")
                     del bad["inputSchema"]
                     return {"tools": [tool("alpha"), bad]}
+                if lc == "one-bad":
+                    bad = tool("good")
+                    del bad["inputSchema"]
+                    return {"tools": [bad]}
                 return {"tools": BASE + [tool("delta")]}
             return {"tools": self.tools()}
         cursor = params.get("cursor")
@@ -166,9 +214,25 @@ class Stub:
         t.daemon = True
         t.start()
 
+    def ping(self):
+        self.pings = max(self.pings, 0) + 1
+        self.write({"jsonrpc": "2.0", "id": f"stub-ping-{self.pings}", "method": "ping"})
+        sys.stderr.write(f"lifecycle-stub: sent ping {self.pings}\n")
+        sys.stderr.flush()
+        self.later(self.c["ping_every"], self.ping)
+
     def handle(self, msg):
         method, mid = msg.get("method"), msg.get("id")
         params = msg.get("params") or {}
+        if method is None and "id" in msg:
+            sys.stderr.write(f"lifecycle-stub: answer to {msg.get('id')}: "
+                             f"{json.dumps(msg.get('result', msg.get('error')))}\n")
+            sys.stderr.flush()
+        if method in ("tools/list", "notifications/initialized") and \
+                self.c.get("ping_every") and not self.pings:
+            # from the handshake's end on (a modern connection sends no initialized)
+            self.later(0.5, self.ping)
+            self.pings = -1
         if method == "notifications/initialized" and self.c.get("framing") == "early-late":
             # the answer to tools/list (id 1 on every build) written before it is asked
             self.write({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("early_tool")]}})
@@ -207,6 +271,12 @@ class Stub:
             if delay:
                 time.sleep(delay / 1000)
             ok(self.envelope(self.tools_page(params)))
+            if self.c.get("exit_after_tools"):
+                def leave():
+                    sys.stderr.write("lifecycle-stub: exiting with status 1\n")
+                    sys.stderr.flush()
+                    os._exit(1)
+                self.later(self.c["exit_after_tools"], leave)
             if self.c.get("list_changed") and self.lists == 1:
                 note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
                 if self.args.list_changed_after_ms:
@@ -227,13 +297,77 @@ class Stub:
             ok(res if self.c.get("rp_omit") else self.envelope(res))
             return
         if method == "ping":
-            ok({})
+            ok(self.envelope({}))
             return
         if method == "tools/call":
             ok(self.envelope({"content": [{"type": "text", "text": "ok"}]}))
             return
         self.write({"jsonrpc": "2.0", "id": mid,
                     "error": {"code": -32601, "message": f"Method not found: {method}"}})
+
+
+def serve_http(stub, port):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *a):
+            sys.stderr.write("lifecycle-stub http: " + (fmt % a) + "\n")
+
+        def send(self, code, body=b"", headers=None):
+            self.send_response(code)
+            if body:
+                self.send_header("Content-Type", "application/json")
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
+
+        def do_GET(self):
+            self.send(405, headers={"Allow": "POST"})
+
+        def do_DELETE(self):
+            self.send(405, headers={"Allow": "POST"})
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(n) if n else b""
+            if stub.args.trace:
+                with open(stub.args.trace, "a", encoding="utf-8") as f:
+                    f.write(json.dumps({"headers": dict(self.headers.items()),
+                                        "body": raw.decode("utf-8", "replace")}) + "\n")
+            try:
+                msg = json.loads(raw or b"null")
+            except ValueError:
+                return self.send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
+            want = stub.c.get("require_version")
+            got = self.headers.get("mcp-protocol-version")
+            if want and got is not None and got != want:
+                text = (f"Bad Request: Unsupported protocol version: {got} "
+                        f"(supported versions: {want})")
+                body = json.dumps({"jsonrpc": "2.0", "id": None,
+                                   "error": {"code": -32000, "message": text}})
+                return self.send(400, body.encode())
+            msgs = msg if isinstance(msg, list) else [msg]
+            with stub.lock:
+                stub.sink = []
+                for m in msgs:
+                    if isinstance(m, dict):
+                        stub.handle(m)
+                out, stub.sink = stub.sink, None
+            if not out:
+                return self.send(202)
+            body = out if isinstance(msg, list) else out[0]
+            return self.send(200, json.dumps(body).encode())
+
+    srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    srv.daemon_threads = True
+    sys.stderr.write(f"lifecycle-stub: {stub.args.case} on http://127.0.0.1:{port}/mcp\n")
+    sys.stderr.flush()
+    srv.serve_forever()
 
 
 def main():
@@ -244,8 +378,13 @@ def main():
     ap.add_argument("--list-changed-after-ms", type=int, default=3000,
                     help="when a list_changed case notifies, after the first tools/list")
     ap.add_argument("--trace", default=None, help="append every message received to FILE")
+    ap.add_argument("--http", type=int, default=None, metavar="PORT",
+                    help="serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio")
     args = ap.parse_args()
     stub = Stub(args.case, args)
+    if args.http:
+        serve_http(stub, args.http)
+        return
     sys.stderr.write(f"lifecycle-stub: {args.case}\n")
     sys.stderr.flush()
     try:
