@@ -23,7 +23,70 @@ pub fn for_server(s: &ServerReport) -> String {
     super::configured::logged_way_out(s, None)
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
+        .or_else(|| connection_failure_by_hand(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))
+}
+
+/// The command that starts a stdio server as Claude Code does, to run by hand in the
+/// user's shell: its configured command and arguments, quoted, in its project folder
+/// when that exists here (Claude Code starts servers there). `None` for a remote server,
+/// one whose entry was not found, or a command no one-line command can show.
+pub fn run_by_hand(s: &ServerReport) -> Option<String> {
+    let launch = s.launch.as_ref().filter(|l| l.is_stdio())?;
+    let command = crate::text::shell_command(&launch.argv)?;
+    match s.project.as_deref().map(Path::new) {
+        Some(p) if p.is_absolute() && p.is_dir() => {
+            crate::text::shell_in_folder(&p.to_string_lossy(), &command)
+        }
+        _ => Some(command),
+    }
+}
+
+/// After "run its command by hand": what a stdio server's connection failure means and
+/// what to do next.
+pub fn connection_failure_why(d: &Diagnosis) -> String {
+    match d.cause {
+        Some(Cause::CommandNotFound) => {
+            "If the shell does not find it either, install it or put its absolute path in the server's \"command\"; if the shell finds it, Claude Code's PATH differs from your shell's: put the absolute path in \"command\".".to_string()
+        }
+        Some(Cause::ConnectionClosed) => {
+            "The server exited or closed the connection during start-up: its stderr says why.".to_string()
+        }
+        Some(Cause::Timeout) => format!(
+            "It did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
+            timeout_phrase(d),
+            suggested_timeout(d)
+        ),
+        _ => "Read what it prints on stderr; MCP_PROTOCOL_NEGOTIATION will not help.".to_string(),
+    }
+}
+
+/// For a stdio server that could not connect (other than for credentials): the exact
+/// command to run by hand first, then what the failure means.
+fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
+    let d = &s.diagnosis;
+    if d.verdict != Verdict::ConnectionFailed || d.cause == Some(Cause::NeedsAuth) {
+        return None;
+    }
+    let command = run_by_hand(s)?;
+    let launch = s.launch.as_ref()?;
+    let env = if launch.env_names.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " with the variables its entry's \"env\" sets ({}{})",
+            launch.env_names.join(", "),
+            launch
+                .file
+                .as_deref()
+                .map(|f| format!(", in {}", f.display()))
+                .unwrap_or_default()
+        )
+    };
+    let why = connection_failure_why(d);
+    Some(format!(
+        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): `{command}`. {why}"
+    ))
 }
 
 /// For a shared log folder: says so, and how to tell the servers apart.

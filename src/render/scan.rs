@@ -635,6 +635,14 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             out.push('\n');
             out.push_str(&server_details(s, o));
         }
+    } else {
+        let hints = stderr_hints(report, o);
+        if !hints.is_empty() {
+            out.push('\n');
+            out.push_str(&"Server stderr".bold().to_string());
+            out.push('\n');
+            out.push_str(&hints);
+        }
     }
     out
 }
@@ -749,9 +757,90 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     for e in &s.evidence {
         out.push_str(&evidence_block(e, &s.source, o));
     }
+    out.push_str(&launch_lines(s, o));
+    if !s.stderr_tail.is_empty() {
+        out.push_str("  stderr (its last lines in that session):\n");
+        for l in &s.stderr_tail {
+            let l = terminal_safe(l, false);
+            let l = match o.width {
+                Some(w) => cut(&l, w.saturating_sub(4).max(20)),
+                None => l,
+            };
+            out.push_str(&format!("    {l}\n"));
+        }
+    }
     // the settings file it names under the home folder, as `~` like the paths above
     let fix = tilde_within(&crate::advice::for_server(s), home);
     out.push_str(&wrap_keeping(&fix, "  fix: ", 7, o.width));
+    out
+}
+
+/// The server's configured command or URL (`command:` / `url:`) and the file it is in,
+/// for `--verbose`; nothing when no entry was found.
+fn launch_lines(s: &ServerReport, o: &ScreenOptions) -> String {
+    let Some(l) = &s.launch else {
+        return String::new();
+    };
+    let home = o.home.as_deref();
+    let mut out = String::new();
+    if l.is_stdio() {
+        let shown = crate::text::shell_command(&l.argv)
+            .unwrap_or_else(|| l.argv.join(" "));
+        out.push_str(&wrap_keeping(&terminal_safe(&shown, false), "  command: ", 4, o.width));
+        if !l.env_names.is_empty() {
+            out.push_str(&wrap(
+                &terminal_safe(&l.env_names.join(", "), false),
+                "  env set by its entry: ",
+                4,
+                o.width,
+            ));
+        }
+    } else if !l.url.is_empty() {
+        out.push_str(&wrap_keeping(
+            &terminal_safe(&l.url, false),
+            &format!("  url ({}): ", l.transport.as_str()),
+            4,
+            o.width,
+        ));
+    }
+    if let Some(f) = &l.file {
+        out.push_str(&wrap_keeping(
+            &tilde(&terminal_safe(&f.display().to_string(), false), home),
+            &format!("  configured in ({} scope): ", l.scope.as_str()),
+            4,
+            o.width,
+        ));
+    }
+    out
+}
+
+/// Without `--verbose`: a line per failing server that wrote on stderr, with its last
+/// line (cut to the width) and how to see more.
+fn stderr_hints(report: &ScanReport, o: &ScreenOptions) -> String {
+    let mut out = String::new();
+    for s in &report.servers {
+        let Some(last) = s.stderr_tail.last() else {
+            continue;
+        };
+        // Where the stderr says why: a server that did not connect.
+        if !s.fails_now() || s.diagnosis.verdict != Verdict::ConnectionFailed {
+            continue;
+        }
+        let line = format!(
+            "  {} last wrote on stderr: {}",
+            terminal_safe(&s.name, false),
+            terminal_safe(last, false)
+        );
+        let line = match o.width {
+            Some(w) => cut(&line, w),
+            None => line,
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push_str("  (--verbose shows each one's last stderr lines and configured command)\n");
+    }
     out
 }
 
@@ -841,6 +930,24 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         source: s.source.display().to_string(),
         history: s.history.iter().map(history_json).collect(),
         configuration: configuration_json(&s.configuration),
+        stderr_tail: s.stderr_tail.clone(),
+        launch: s.launch.as_ref().map(launch_json),
+        run_by_hand: if s.diagnosis.verdict == Verdict::ConnectionFailed {
+            crate::advice::run_by_hand(s)
+        } else {
+            None
+        },
+    }
+}
+
+fn launch_json(l: &crate::scan::configured::Launch) -> json_doc::ServerLaunch {
+    json_doc::ServerLaunch {
+        transport: l.transport.as_str().into(),
+        command: l.argv.clone(),
+        url: (!l.url.is_empty()).then(|| l.url.clone()),
+        env_names: l.env_names.clone(),
+        scope: l.scope.as_str().into(),
+        file: l.file.as_ref().map(|f| f.display().to_string()),
     }
 }
 
