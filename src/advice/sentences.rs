@@ -267,7 +267,7 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
     let failed = legacy_curable_failure(s)?;
     let again = match &a.target {
         FixTarget::Write { .. } => {
-            format!("run `{}` again", fix_command(&a.target, &a.project_dir))
+            format!("run `{}` again", fix_command(a))
         }
         _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
     };
@@ -281,18 +281,41 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
 /// The scan screen's few words for such a server.
 pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
 
-/// The `mcplogs fix` command for a target: plain for the user file, with `--project`
-/// for a project's local file.
-pub fn fix_command(target: &FixTarget, project_dir: &Path) -> String {
-    match target {
+/// The `mcplogs fix` command for a project's advice, as it runs from any folder: with
+/// `--home` for each home the scan read (so it writes that home's user file), `--project`
+/// for a project's local file, and `--settings FILE` when the project folder is gone
+/// (run elsewhere, `fix` would weigh that folder's settings instead). Paths quoted for
+/// the user's shell.
+pub fn fix_command(a: &SettingsAdvice) -> String {
+    let word = |p: &Path| crate::text::shell_word(&p.display().to_string());
+    let mut c = String::from("mcplogs fix");
+    for h in &a.homes {
+        // absolute: the command runs from any folder
+        let h = std::path::absolute(h).unwrap_or_else(|_| h.clone());
+        c.push_str(&format!(" --home {}", word(&h)));
+    }
+    match &a.target {
         FixTarget::Write {
             kind: LayerKind::Local,
             ..
-        } => format!(
-            "mcplogs fix --project {}",
-            crate::text::shell_word(&project_dir.display().to_string())
-        ),
-        _ => "mcplogs fix".to_string(),
+        } if !a.project_gone => c.push_str(&format!(" --project {}", word(&a.project_dir))),
+        FixTarget::Write { path, .. } if a.project_gone => {
+            c.push_str(&format!(" --settings {}", word(path)))
+        }
+        _ => {}
+    }
+    c
+}
+
+/// When the server's project folder is gone: says so (empty otherwise).
+pub fn project_gone_note(a: &SettingsAdvice) -> String {
+    if a.project_gone {
+        format!(
+            " (Its project folder {} no longer exists, so only the settings outside it were read.)",
+            a.project_dir.display()
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -317,22 +340,23 @@ pub fn legacy_scope(kind: LayerKind) -> &'static str {
     }
 }
 
-/// What the legacy setting costs the servers that did not need it.
-pub const LEGACY_COST: &str =
-    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
+/// What the legacy setting costs the servers that did not need it, and the undo
+/// command for the fix `fix` (a [`fix_command`]).
+pub fn legacy_cost(fix: &str) -> String {
+    format!(
+        "they lose revision 2026-07-28 features such as URL elicitation until `{fix} --undo`"
+    )
+}
 
 /// The scan screen's action for servers the legacy fix helps: the command, the file
 /// (as shown), whom it affects and at what cost, and why these servers need it.
-pub fn legacy_action(
-    target: &FixTarget,
-    project_dir: &Path,
-    kind: LayerKind,
-    file_shown: &str,
-) -> String {
+pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> String {
     format!(
-        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
-        fix_command(target, project_dir),
+        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.{}",
+        fix_command(a),
         legacy_scope(kind),
+        legacy_cost(&fix_command(a)),
+        project_gone_note(a),
     )
 }
 
@@ -346,10 +370,12 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
     };
     match &a.target {
         FixTarget::Write { path, kind, .. } => format!(
-            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {LEGACY_COST}), {report}.",
-            fix_command(&a.target, &a.project_dir),
+            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {}), {report}.{}",
+            fix_command(a),
             path.display(),
             legacy_scope(*kind),
+            legacy_cost(&fix_command(a)),
+            project_gone_note(a),
         ),
         FixTarget::InEffect { layer } => format!(
             "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{VERIFY_COMMAND}`.",

@@ -113,8 +113,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 0,
                 match &a.target {
                     FixTarget::Write { path, kind, .. } => crate::advice::legacy_action(
-                        &a.target,
-                        &a.project_dir,
+                        a,
                         *kind,
                         &tilde(&terminal_safe(&path.display().to_string(), false), home),
                     ),
@@ -179,7 +178,19 @@ pub fn summary_line(report: &ScanReport) -> String {
         ));
     }
     if fixable > 0 {
-        parts.push(format!("{fixable} can be fixed with `mcplogs fix`"));
+        // The command as the advice below words it, when one command fixes them all.
+        let mut commands: Vec<String> = report
+            .servers
+            .iter()
+            .filter(|s| s.legacy_fix_applies())
+            .filter_map(|s| s.settings.as_deref().map(crate::advice::fix_command))
+            .collect();
+        commands.sort();
+        commands.dedup();
+        match commands.as_slice() {
+            [one] => parts.push(format!("{fixable} can be fixed with `{one}`")),
+            _ => parts.push(format!("{fixable} can be fixed with `mcplogs fix` (see below)")),
+        }
     }
     if in_place > 0 {
         parts.push(format!(

@@ -521,7 +521,7 @@ pub struct FixArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// Scan DIR as a home folder to decide whether any server needs the fix [default: this machine]
+    /// Fix the home folder DIR (from any OS): its logs decide whether any server needs the fix, and its .claude/settings.json is the user settings file [default: this machine]
     #[arg(long, value_name = "DIR")]
     pub home: Vec<PathBuf>,
 

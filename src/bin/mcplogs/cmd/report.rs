@@ -60,7 +60,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     super::scan::join_configuration(&mut scanned, &opts, &cwd, args.managed_dir.as_deref());
     // How each server is started: the first step for a stdio server that did not connect.
     super::scan::attach_launch(&mut scanned, &opts, !no_redact);
-    mcplogs::advice::attach_with(&mut scanned, &cwd, &|dir| {
+    mcplogs::advice::attach_with(&mut scanned, &opts.request.homes, &cwd, &|dir| {
         settings::effective_negotiation(&sources_for(dir))
     });
 

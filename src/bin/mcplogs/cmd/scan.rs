@@ -36,7 +36,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         sources
     };
     join_configuration(&mut report, &opts, &cwd, managed_dir.as_deref());
-    mcplogs::advice::attach_with(&mut report, &cwd, &|dir| {
+    mcplogs::advice::attach_with(&mut report, homes, &cwd, &|dir| {
         settings::effective_negotiation(&sources_for(dir))
     });
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
