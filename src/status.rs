@@ -588,7 +588,9 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     }
     let ok = status.count(|s| matches!(s, ServerState::Working));
     let pending = status.count(|s| matches!(s, ServerState::Pending));
-    let failed: Vec<(&str, &Diagnosis)> = status.failed().collect();
+    let mut failed: Vec<(&str, &Diagnosis)> = status.failed().collect();
+    // The servers `mcplogs fix` helps first: a `+N` never hides the one fix would help.
+    failed.sort_by_key(|(_, d)| !d.legacy_fix_applies());
     let mut head = vec![Piece::Plain("MCP ".into())];
     if failed.is_empty() && pending == 0 {
         head.push(Piece::Good("✓".into()));
@@ -684,18 +686,26 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
             format!("{n} ({why})")
         })
         .collect();
-    let fix = failed.iter().any(|(_, d)| d.legacy_fix_applies());
-    let auth = failed
+    // What helps each server, said for the servers it helps: never `mcplogs fix` for a
+    // server it cannot help (a missing command, a crash, credentials).
+    let mut groups: Vec<(&'static str, Vec<&str>)> = Vec::new();
+    for (n, d) in &failed {
+        let what = hook_action(d);
+        match groups.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, names)) => names.push(n),
+            None => groups.push((what, vec![n])),
+        }
+    }
+    let what: Vec<String> = groups
         .iter()
-        .any(|(_, d)| d.cause == Some(Cause::NeedsAuth));
-    let mut what = Vec::new();
-    if fix {
-        what.push("`mcplogs fix` in a terminal (then restart Claude Code or run /mcp)");
-    }
-    if auth {
-        what.push("/mcp in Claude Code to authenticate");
-    }
-    what.push("`mcplogs scan` in a terminal for the details");
+        .map(|(w, names)| {
+            if failed.len() == 1 {
+                w.to_string()
+            } else {
+                format!("for {}: {w}", names.join(", "))
+            }
+        })
+        .collect();
     let (servers, verb) = if failed.len() == 1 {
         ("server", "is")
     } else {
@@ -703,17 +713,31 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     };
     Some(format!(
         "mcplogs: the MCP {servers} {} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
-         If the user needs them, tell them to run {}. \
+         If the user needs them, tell them to {}. \
          Do not call or pretend to have tools from {}.",
         list.join(", "),
         if failed.len() == 1 { "its" } else { "their" },
-        what.join(", or "),
+        what.join("; "),
         if failed.len() == 1 {
             "this server"
         } else {
             "these servers"
         },
     ))
+}
+
+/// What the hook tells the user to do about one failing server, by its cause.
+fn hook_action(d: &Diagnosis) -> &'static str {
+    if d.legacy_fix_applies() {
+        return "run `mcplogs fix` in a terminal (then restart Claude Code or run /mcp)";
+    }
+    match d.cause {
+        Some(Cause::NeedsAuth) => "run /mcp in Claude Code to authenticate",
+        Some(Cause::CommandNotFound) => {
+            "install the server's command, or put its absolute path in its configuration (`mcplogs scan -v` in a terminal shows the command)"
+        }
+        _ => "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)",
+    }
 }
 
 /// The servers of the session already told to the model, one name a line, in
@@ -896,5 +920,33 @@ mod tests {
         assert!(m.contains("`mcplogs fix`"), "{m}");
         assert!(m.contains("Do not call or pretend"), "{m}");
         assert_eq!(hook_message(&s, &[]), None);
+    }
+
+    #[test]
+    fn the_hook_never_sends_a_server_fix_cannot_help_to_fix() {
+        let mut fixable = Diagnosis::new(Verdict::ToolsFetchFailed);
+        fixable.cause = Some(Cause::MissingResultType);
+        fixable.era = Some(crate::classify::verdict::Era::Modern);
+        let mut missing = Diagnosis::new(Verdict::ConnectionFailed);
+        missing.cause = Some(Cause::CommandNotFound);
+        let only_missing = status(&[("gone", ServerState::Failed(Box::new(missing.clone())))]);
+        let m = hook_message(&only_missing, &["gone".to_string()]).unwrap();
+        assert!(!m.contains("mcplogs fix"), "{m}");
+        assert!(m.contains("install the server's command"), "{m}");
+        let both = status(&[
+            ("gone", ServerState::Failed(Box::new(missing))),
+            ("roblox", ServerState::Failed(Box::new(fixable))),
+        ]);
+        let m = hook_message(&both, &["gone".to_string(), "roblox".to_string()]).unwrap();
+        assert!(m.contains("for roblox: run `mcplogs fix`"), "{m}");
+        assert!(m.contains("for gone: install"), "{m}");
+        // The status line names the server fix helps first, whatever the order.
+        for width in [20, 30, 45, 80] {
+            let l = line(&both, width);
+            if l.contains('+') && !l.contains("roblox") {
+                panic!("`+N` hides the server fix helps at {width}: {l}");
+            }
+        }
+        assert!(line(&both, 80).contains("roblox (tools fetch failed · mcplogs fix)"));
     }
 }
