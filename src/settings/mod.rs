@@ -16,6 +16,7 @@ pub mod json;
 pub mod layers;
 pub mod setup;
 pub mod strictness;
+pub mod binary;
 pub mod target;
 pub mod undo;
 pub mod write;

@@ -112,11 +112,19 @@ fn commands_in(v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Whether a command line runs mcplogs' `mark` (`mcplogs statusline`), however the
+/// program is written: bare, by an absolute path, quoted (`'/opt/my tools/mcplogs'
+/// hook`), or as `mcplogs.exe`.
+pub fn runs_mcplogs(command: &str, mark: &str) -> bool {
+    let plain: String = command.chars().filter(|c| !matches!(c, '\'' | '"')).collect();
+    plain.replace("mcplogs.exe ", "mcplogs ").contains(mark)
+}
+
 /// Whether a `hooks` value holds mcplogs' hook.
 pub fn has_our_hook(hooks: &Value) -> bool {
     let mut cmds = Vec::new();
     commands_in(hooks, &mut cmds);
-    cmds.iter().any(|c| c.contains(HOOK_MARK))
+    cmds.iter().any(|c| runs_mcplogs(c, HOOK_MARK))
 }
 
 /// The `statusLine.command` of a settings object, if any.
@@ -190,7 +198,7 @@ pub fn plan_setup(
             Some(v)
                 if v.get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(|c| c.contains(STATUSLINE_MARK)) =>
+                    .is_some_and(|c| runs_mcplogs(c, STATUSLINE_MARK)) =>
             {
                 return Ok(SetupPlan::AlreadyInstalled {
                     path: path.to_path_buf(),
@@ -322,7 +330,7 @@ pub fn plan_setup_undo(
         };
         let ours = match install {
             Install::StatusLine => {
-                status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK))
+                status_command(&now).is_some_and(|c| runs_mcplogs(c, STATUSLINE_MARK))
             }
             Install::Hook => now.get("hooks").is_some_and(has_our_hook),
         };
@@ -397,7 +405,7 @@ impl Integrations {
 
     pub fn status_line_installed(&self) -> bool {
         self.effective_status_line()
-            .is_some_and(|(_, _, c)| c.contains(STATUSLINE_MARK))
+            .is_some_and(|(_, _, c)| runs_mcplogs(c, STATUSLINE_MARK))
     }
 }
 

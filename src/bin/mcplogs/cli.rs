@@ -279,6 +279,9 @@ pub struct SetupFlags {
     /// Status line: wrap your existing statusLine command instead of leaving it alone
     #[arg(long, conflicts_with = "undo")]
     pub wrap: bool,
+    /// The mcplogs binary Claude Code runs [default: this one, when it is installed where it stays (not a cargo target/ build or a temporary folder)]
+    #[arg(long, value_name = "PATH", conflicts_with = "undo")]
+    pub binary: Option<PathBuf>,
     /// The project whose settings layers count (disableAllHooks) [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
