@@ -187,9 +187,15 @@ pub fn summary_line(report: &ScanReport) -> String {
             .collect();
         commands.sort();
         commands.dedup();
+        // A long command (a copied home, a project's file) is left to the advice below,
+        // where it is shown whole.
         match commands.as_slice() {
-            [one] => parts.push(format!("{fixable} can be fixed with `{one}`")),
-            _ => parts.push(format!("{fixable} can be fixed with `mcplogs fix` (see below)")),
+            [one] if one == "mcplogs fix" => {
+                parts.push(format!("{fixable} can be fixed with `{one}`"))
+            }
+            _ => parts.push(format!(
+                "{fixable} can be fixed with the legacy setting (below)"
+            )),
         }
     }
     if in_place > 0 {
