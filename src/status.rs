@@ -736,7 +736,9 @@ fn hook_action(d: &Diagnosis) -> &'static str {
         Some(Cause::CommandNotFound) => {
             "install the server's command, or put its absolute path in its configuration (`mcplogs scan -v` in a terminal shows the command)"
         }
-        _ => "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)",
+        _ => {
+            "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)"
+        }
     }
 }
 

@@ -219,7 +219,7 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
             "The server's command was not found: install it, or put its absolute path in the server's \"command\" (Claude Code's PATH may differ from your shell's).".to_string()
         }
         (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
-            "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+            "The server process exited or closed the connection during start-up: its stderr says why (the same scan with --verbose shows the last lines it wrote); run its command (its entry in Claude Code's configuration) by hand to see it again.".to_string()
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout)) if d.timeout_ms.is_some() => format!(
             "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
@@ -307,6 +307,16 @@ pub fn fix_command(a: &SettingsAdvice) -> String {
     c
 }
 
+/// For the scan screen's grouped action: that a project folder is gone (the same words
+/// for every project, so the servers of several gone projects share one action).
+pub fn projects_gone_note(a: &SettingsAdvice) -> &'static str {
+    if a.project_gone {
+        " (The project folder of these servers no longer exists, so only the settings outside it were read; the table heads each group with its folder.)"
+    } else {
+        ""
+    }
+}
+
 /// When the server's project folder is gone: says so (empty otherwise).
 pub fn project_gone_note(a: &SettingsAdvice) -> String {
     if a.project_gone {
@@ -343,9 +353,13 @@ pub fn legacy_scope(kind: LayerKind) -> &'static str {
 /// What the legacy setting costs the servers that did not need it, and the undo
 /// command for the fix `fix` (a [`fix_command`]).
 pub fn legacy_cost(fix: &str) -> String {
-    format!(
-        "they lose revision 2026-07-28 features such as URL elicitation until `{fix} --undo`"
-    )
+    if fix == "mcplogs fix" {
+        format!(
+            "they lose revision 2026-07-28 features such as URL elicitation until `{fix} --undo`"
+        )
+    } else {
+        "they lose revision 2026-07-28 features such as URL elicitation until it is undone: the same command with --undo".to_string()
+    }
 }
 
 /// The scan screen's action for servers the legacy fix helps: the command, the file
@@ -356,7 +370,7 @@ pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> S
         fix_command(a),
         legacy_scope(kind),
         legacy_cost(&fix_command(a)),
-        project_gone_note(a),
+        projects_gone_note(a),
     )
 }
 

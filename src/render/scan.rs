@@ -778,12 +778,7 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     if !s.stderr_tail.is_empty() {
         out.push_str("  stderr (its last lines in that session):\n");
         for l in &s.stderr_tail {
-            let l = terminal_safe(l, false);
-            let l = match o.width {
-                Some(w) => cut(&l, w.saturating_sub(4).max(20)),
-                None => l,
-            };
-            out.push_str(&format!("    {l}\n"));
+            out.push_str(&wrap_keeping(&terminal_safe(l, false), "    ", 6, o.width));
         }
     }
     // the settings file it names under the home folder, as `~` like the paths above
@@ -801,9 +796,13 @@ fn launch_lines(s: &ServerReport, o: &ScreenOptions) -> String {
     let home = o.home.as_deref();
     let mut out = String::new();
     if l.is_stdio() {
-        let shown = crate::text::shell_command(&l.argv)
-            .unwrap_or_else(|| l.argv.join(" "));
-        out.push_str(&wrap_keeping(&terminal_safe(&shown, false), "  command: ", 4, o.width));
+        let shown = crate::text::shell_command(&l.argv).unwrap_or_else(|| l.argv.join(" "));
+        out.push_str(&wrap_keeping(
+            &terminal_safe(&shown, false),
+            "  command: ",
+            4,
+            o.width,
+        ));
         if !l.env_names.is_empty() {
             out.push_str(&wrap(
                 &terminal_safe(&l.env_names.join(", "), false),
@@ -843,17 +842,13 @@ fn stderr_hints(report: &ScanReport, o: &ScreenOptions) -> String {
         if !s.fails_now() || s.diagnosis.verdict != Verdict::ConnectionFailed {
             continue;
         }
-        let line = format!(
-            "  {} last wrote on stderr: {}",
-            terminal_safe(&s.name, false),
-            terminal_safe(last, false)
-        );
-        let line = match o.width {
-            Some(w) => cut(&line, w),
-            None => line,
-        };
-        out.push_str(&line);
-        out.push('\n');
+        // The server's last words are never cut: wrapped, every character kept.
+        out.push_str(&wrap_keeping(
+            &terminal_safe(last, false),
+            &format!("  {} last wrote on stderr: ", terminal_safe(&s.name, false)),
+            4,
+            o.width,
+        ));
     }
     if !out.is_empty() {
         out.push_str("  (--verbose shows each one's last stderr lines and configured command)\n");

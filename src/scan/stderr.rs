@@ -139,7 +139,11 @@ mod tests {
         let long = "a ".repeat(TAIL_LINE_CHARS * 10);
         let t = tail_lines(&[rec(&format!("Server stderr: {long}"))]);
         assert_eq!(t.len(), 1);
-        assert!(t[0].chars().count() <= TAIL_LINE_CHARS + 1, "{}", t[0].len());
+        assert!(
+            t[0].chars().count() <= TAIL_LINE_CHARS + 1,
+            "{}",
+            t[0].len()
+        );
         assert!(t[0].ends_with('…'));
         assert!(tail_lines(&[rec("Server stderr:   \n \n")]).is_empty());
     }

@@ -69,7 +69,10 @@ pub fn check_stable(path: &Path, temp: &Path) -> Result<(), BinaryProblem> {
         .iter()
         .map(|t| std::fs::canonicalize(t).unwrap_or_else(|_| t.to_path_buf()))
         .collect();
-    if let Some(t) = temps.iter().find(|t| t.parent().is_some() && path.starts_with(t)) {
+    if let Some(t) = temps
+        .iter()
+        .find(|t| t.parent().is_some() && path.starts_with(t))
+    {
         return Err(BinaryProblem::Temporary {
             path: path.to_path_buf(),
             temp: t.clone(),

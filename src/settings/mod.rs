@@ -7,6 +7,7 @@
 //! Like the rest of the library this never prints and never asks: the binary shows the
 //! diff, asks for confirmation, then calls `apply_*`.
 
+pub mod binary;
 pub mod diff;
 pub mod edit;
 pub mod effective;
@@ -16,7 +17,6 @@ pub mod json;
 pub mod layers;
 pub mod setup;
 pub mod strictness;
-pub mod binary;
 pub mod target;
 pub mod undo;
 pub mod write;

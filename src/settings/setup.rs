@@ -116,7 +116,10 @@ fn commands_in(v: &Value, out: &mut Vec<String>) {
 /// program is written: bare, by an absolute path, quoted (`'/opt/my tools/mcplogs'
 /// hook`), or as `mcplogs.exe`.
 pub fn runs_mcplogs(command: &str, mark: &str) -> bool {
-    let plain: String = command.chars().filter(|c| !matches!(c, '\'' | '"')).collect();
+    let plain: String = command
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"'))
+        .collect();
     plain.replace("mcplogs.exe ", "mcplogs ").contains(mark)
 }
 

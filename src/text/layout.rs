@@ -366,6 +366,9 @@ pub fn tilde_within(text: &str, home: Option<&str>) -> String {
     };
     let mut out = text.to_string();
     for sep in ['/', '\\'] {
+        // A path quoted for the shell (`'/home/ana/my dir'`) keeps working: `~` is
+        // expanded only outside the quotes (`~/'my dir'`).
+        out = out.replace(&format!("'{h}{sep}"), &format!("~{sep}'"));
         out = out.replace(&format!("{h}{sep}"), &format!("~{sep}"));
     }
     out
@@ -722,6 +725,11 @@ mod command_wrap_tests {
         // Never broken inside a quoted argument.
         assert!(!out.contains("'/tmp/it'\\''s \\\n"), "{out}");
         assert!(out.contains(" \\\n"), "{out}");
+        // A quoted path under the home keeps its `~` outside the quotes.
+        assert_eq!(
+            tilde_within("`cd '/home/ana/my dir' && x`", Some("/home/ana")),
+            "`cd ~/'my dir' && x`"
+        );
         // Plain words wrap as before, with no continuation.
         let plain = wrap(&"word ".repeat(30), "", 0, Some(40));
         assert!(!plain.contains('\\'), "{plain}");

@@ -111,10 +111,15 @@ pub fn shell_word(s: &str) -> String {
 
 /// Whether `s` reads as itself, unquoted, in the user's shell.
 fn is_plain_word(s: &str) -> bool {
-    let extra = if cfg!(windows) { "/._-+:=\\" } else { "/._-+:=@%,~" };
+    let extra = if cfg!(windows) {
+        "/._-+:=\\"
+    } else {
+        "/._-+:=@%,~"
+    };
     !s.is_empty()
         && !s.starts_with('~')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
 }
 
 /// A command line (program, then arguments) quoted for the user's shell, each word by
@@ -122,7 +127,10 @@ fn is_plain_word(s: &str) -> bool {
 /// escape), which no one-line command can show as it is.
 pub fn shell_command<S: AsRef<str>>(argv: &[S]) -> Option<String> {
     let first = argv.first()?;
-    if argv.iter().any(|w| w.as_ref().chars().any(char::is_control)) {
+    if argv
+        .iter()
+        .any(|w| w.as_ref().chars().any(char::is_control))
+    {
         return None;
     }
     let words: Vec<String> = argv.iter().map(|w| shell_word(w.as_ref())).collect();
@@ -171,7 +179,18 @@ mod tests {
             Some("cd '/w/my app' && run")
         );
         // What sh makes of each quoted word is the word itself.
-        for w in ["plain", "two words", "it's", "a\"b", "$HOME", "`id`", "~", "-n", "*", "a;b|c&d"] {
+        for w in [
+            "plain",
+            "two words",
+            "it's",
+            "a\"b",
+            "$HOME",
+            "`id`",
+            "~",
+            "-n",
+            "*",
+            "a;b|c&d",
+        ] {
             let out = std::process::Command::new("sh")
                 .arg("-c")
                 .arg(format!("printf %s {}", shell_word(w)))

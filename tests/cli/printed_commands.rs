@@ -58,12 +58,18 @@ fn rewrite_files(dir: &Path, old: &str, new: &str) {
 fn generated_home(home: &Path, project: &Path, stub: &Path) {
     copy_dir(&samples().join("linux-home"), home);
     let cache = home.join(".cache/claude-cli-nodejs");
-    let old = cache.join(mcplogs::claude_code::names::encode_folder_name(SAMPLE_PROJECT));
+    let old = cache.join(mcplogs::claude_code::names::encode_folder_name(
+        SAMPLE_PROJECT,
+    ));
     let new = cache.join(mcplogs::claude_code::names::encode_folder_name(
         &project.display().to_string(),
     ));
     fs::rename(&old, &new).unwrap();
-    rewrite_files(&new, SAMPLE_PROJECT, &json_inner(&project.display().to_string()));
+    rewrite_files(
+        &new,
+        SAMPLE_PROJECT,
+        &json_inner(&project.display().to_string()),
+    );
     let config = home.join(".claude.json");
     let text = fs::read_to_string(&config)
         .unwrap()
@@ -160,11 +166,7 @@ fn printed_commands(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     // Joined lines: a wrapped screen breaks sentences (never a command: paths are kept
     // whole), and an indented continuation starts with spaces.
-    let joined: String = text
-        .lines()
-        .map(str::trim)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let joined: String = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
     let mut rest = joined.as_str();
     while let Some(i) = rest.find('`') {
         let after = &rest[i + 1..];
@@ -432,7 +434,10 @@ fn check_by_hand(w: &World, json: &serde_json::Value, stub_exists: bool) {
             "command-not-found" => assert_eq!(o.status.code(), Some(127), "`{cmd}`: {err}"),
             "connection-closed" if stub_exists => {
                 let last = last.expect("the log holds its stderr");
-                assert!(err.contains(&last), "`{cmd}` wrote {err:?}, the log {last:?}");
+                assert!(
+                    err.contains(&last),
+                    "`{cmd}` wrote {err:?}, the log {last:?}"
+                );
             }
             _ => assert_ne!(o.status.code(), Some(127), "`{cmd}`: {err}"),
         }

@@ -372,7 +372,9 @@ fn the_users_own_set_up_gets_the_fix_not_a_report() {
     );
     // The exact command, as configured, then what its failure means.
     assert!(
-        r.stderr.contains("`mcp-server-not-installed --stdio`. If the shell does not find it either, install it"),
+        r.stderr.contains(
+            "`mcp-server-not-installed --stdio`. If the shell does not find it either, install it"
+        ),
         "{}",
         r.stderr
     );

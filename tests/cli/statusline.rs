@@ -423,7 +423,10 @@ fn setup(sb: &Sandbox, args: &[&str]) -> std::process::Output {
 /// build's canonical path, then the arguments.
 fn installed(args: &str) -> String {
     let exe = fs::canonicalize(env!("CARGO_BIN_EXE_mcplogs")).unwrap();
-    format!("{} {args}", mcplogs::text::shell_word(&exe.display().to_string()))
+    format!(
+        "{} {args}",
+        mcplogs::text::shell_word(&exe.display().to_string())
+    )
 }
 
 /// [`installed`] as it is written in a JSON string.
@@ -458,12 +461,18 @@ fn setup_installs_only_a_binary_that_stays_and_runs() {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
     }
-    for (bin, says) in [(&not_exe, "not a file that can be run"), (&fake, "did not run")] {
+    for (bin, says) in [
+        (&not_exe, "not a file that can be run"),
+        (&fake, "did not run"),
+    ] {
         let mut c = sb.command(
             Path::new(env!("CARGO_BIN_EXE_mcplogs")),
             &["setup", "statusline", "--yes"],
         );
-        c.arg("--managed-dir").arg(&sb.managed).arg("--binary").arg(bin);
+        c.arg("--managed-dir")
+            .arg(&sb.managed)
+            .arg("--binary")
+            .arg(bin);
         let o = c.stdin(std::process::Stdio::null()).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(says), "{}", stderr(&o));
@@ -478,7 +487,10 @@ fn setup_installs_only_a_binary_that_stays_and_runs() {
         Path::new(env!("CARGO_BIN_EXE_mcplogs")),
         &["setup", "hook", "--yes"],
     );
-    c.arg("--managed-dir").arg(&sb.managed).arg("--binary").arg(&copy);
+    c.arg("--managed-dir")
+        .arg(&sb.managed)
+        .arg("--binary")
+        .arg(&copy);
     let o = c.stdin(std::process::Stdio::null()).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value =

@@ -34,7 +34,11 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
                 source,
             });
     }
-    let layers = read_layers_in(args.project.as_deref(), args.managed_dir.clone(), &args.home)?;
+    let layers = read_layers_in(
+        args.project.as_deref(),
+        args.managed_dir.clone(),
+        &args.home,
+    )?;
     let target = target::choose(&layers);
     match &target {
         FixTarget::Write { path, .. } if !args.undo => {
@@ -83,7 +87,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         },
     )?;
     if args.settings.is_some()
-        && let Ok(layers) = read_layers_in(args.project.as_deref(), args.managed_dir.clone(), &args.home)
+        && let Ok(layers) = read_layers_in(
+            args.project.as_deref(),
+            args.managed_dir.clone(),
+            &args.home,
+        )
     {
         for l in layers.overriding(&path) {
             output::warning(format!(
