@@ -29,6 +29,7 @@ mod human_output;
 mod index;
 mod lifecycle;
 mod newest_first;
+#[cfg(unix)]
 mod printed_commands;
 #[cfg(unix)]
 mod probe;
