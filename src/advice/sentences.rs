@@ -281,7 +281,7 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
 /// The scan screen's few words for such a server.
 pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
 
-/// The `mcplogs fix` command for a project's advice, as it runs from any folder: with
+/// The `mcplogs fix` command for a project's advice, as it runs where the scan ran: with
 /// `--home` for each home the scan read (so it writes that home's user file), `--project`
 /// for a project's local file, and `--settings FILE` when the project folder is gone
 /// (run elsewhere, `fix` would weigh that folder's settings instead). Paths quoted for
@@ -289,10 +289,9 @@ pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails
 pub fn fix_command(a: &SettingsAdvice) -> String {
     let word = |p: &Path| crate::text::shell_word(&p.display().to_string());
     let mut c = String::from("mcplogs fix");
+    // As the user gave them: the command runs in the folder the scan ran in.
     for h in &a.homes {
-        // absolute: the command runs from any folder
-        let h = std::path::absolute(h).unwrap_or_else(|_| h.clone());
-        c.push_str(&format!(" --home {}", word(&h)));
+        c.push_str(&format!(" --home {}", word(h)));
     }
     match &a.target {
         FixTarget::Write {
