@@ -22,6 +22,9 @@ pub const HOOK_ARGS: &str = "hook";
 /// The status line command as a user types it (mcplogs on PATH), for advice.
 pub const STATUSLINE_COMMAND: &str = "mcplogs statusline --color always";
 
+/// `--detach`: Claude Code ends a SessionEnd hook after about 1.5 s (docs/claude-code.md).
+pub const EXPORT_HOOK_ARGS: &str = "export --detach";
+
 /// The binary to install: `--binary PATH` (made absolute and canonical, and runnable),
 /// else this one when its path is stable; then checked to answer `--version`.
 fn binary(flags: &SetupFlags) -> Result<PathBuf, Error> {
@@ -41,6 +44,7 @@ fn binary(flags: &SetupFlags) -> Result<PathBuf, Error> {
 pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let (install, flags) = match args.what {
         SetupWhat::Statusline(f) => (Install::StatusLine, f),
+        SetupWhat::Hook(f) if f.export => (Install::ExportHook, f),
         SetupWhat::Hook(f) => (Install::Hook, f),
     };
     let path = settings_file(&flags)?;
@@ -56,6 +60,7 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let command = match install {
         Install::StatusLine => format!("{exe} {STATUSLINE_ARGS}"),
         Install::Hook => format!("{exe} {HOOK_ARGS}"),
+        Install::ExportHook => format!("{exe} {EXPORT_HOOK_ARGS}"),
     };
     let command = command.as_str();
     let plan = setup::plan_setup(
@@ -88,6 +93,8 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
             Install::StatusLine => "Claude Code's status line, under the prompt",
             Install::Hook =>
                 "a UserPromptSubmit hook (docs/claude-code.md says why not SessionStart)",
+            Install::ExportHook =>
+                "a SessionEnd hook that exports the session's verdicts in the background",
         }
     ));
     print_diff(&pending.diff, flags.dry_run)?;
@@ -98,6 +105,7 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let what = match install {
         Install::StatusLine => "statusline",
         Install::Hook => "hook",
+        Install::ExportHook => "hook --export",
     };
     output::note(format_args!(
         "{} {}{}. Undo with `mcplogs setup {what} --undo --settings {}`.",
@@ -116,6 +124,9 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
         }
         Install::Hook => {
             "Claude Code runs it from the next prompt on; it speaks only when a server of the session failed."
+        }
+        Install::ExportHook => {
+            "Claude Code runs it when a session ends; `mcplogs export --dry-run` shows what it sends, and last-run.log in mcplogs' cache folder what the last run said."
         }
     });
     Ok(ExitCode::Clean)
