@@ -635,6 +635,7 @@ fn man_pages_install_where_man_finds_them_and_docs_are_bundled() {
         "statusline",
         "hook",
         "setup",
+        "export",
         "completions",
         "man",
         "docs",
