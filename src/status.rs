@@ -849,7 +849,8 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     let what: Vec<String> = groups
         .iter()
         .map(|(w, names)| {
-            if failed.len() == 1 {
+            // One action for all: no need to name them again.
+            if failed.len() == 1 || groups.len() == 1 {
                 w.to_string()
             } else if names.is_empty() {
                 format!("for the others: {w}")
