@@ -36,7 +36,34 @@ impl ExplainEntry {
     pub fn recommendation(&self) -> String {
         self.note
             .clone()
+            .or_else(|| self.by_hand())
             .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&self.diagnosis))
+    }
+
+    /// The command `claude mcp list` showed for a stdio server that failed to connect
+    /// (never a URL), the one to run by hand; `None` otherwise.
+    pub fn stdio_command(&self) -> Option<&str> {
+        let d = &self.diagnosis;
+        if d.verdict != Verdict::ConnectionFailed || d.cause == Some(Cause::NeedsAuth) {
+            return None;
+        }
+        self.target
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty() && !t.contains("://"))
+    }
+
+    /// For a stdio server that failed to connect: run its command by hand first.
+    fn by_hand(&self) -> Option<String> {
+        let command = self.stdio_command()?;
+        let scan = match &self.name {
+            Some(n) => format!("`mcplogs scan --server {} -v`", crate::text::shell_word(n)),
+            None => "`mcplogs scan -v`".to_string(),
+        };
+        let then = crate::advice::connection_failure_why(&self.diagnosis);
+        Some(format!(
+            "Run its command by hand in the project folder and read its stderr (a working server waits for input: stop it with Ctrl-C): {command} (as `claude mcp list` prints it, arguments unquoted: quote any that hold spaces or shell characters). {scan} in the project shows its configured command quoted, and the last lines it wrote on stderr in Claude Code's log. {then}"
+        ))
     }
 }
 

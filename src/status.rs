@@ -719,7 +719,9 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     }
     let ok = status.count(|s| matches!(s, ServerState::Working));
     let pending = status.count(|s| matches!(s, ServerState::Pending));
-    let failed: Vec<(&str, &Diagnosis)> = status.failed().collect();
+    let mut failed: Vec<(&str, &Diagnosis)> = status.failed().collect();
+    // The servers `mcplogs fix` helps first: a `+N` never hides the one fix would help.
+    failed.sort_by_key(|(_, d)| !d.legacy_fix_applies());
     let mut head = vec![Piece::Plain("MCP ".into())];
     if failed.is_empty() && pending == 0 {
         head.push(Piece::Good("✓".into()));
@@ -827,32 +829,38 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
                 || d.verdict.as_str().to_string(),
                 |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
             );
-            let name: String = if n.chars().count() > HOOK_NAME_MAX_CHARS {
-                let mut cut: String = n.chars().take(HOOK_NAME_MAX_CHARS - 1).collect();
-                cut.push('…');
-                cut
-            } else {
-                n.to_string()
-            };
-            format!("{name} ({why})")
+            format!("{} ({why})", hook_name(n))
         })
         .collect();
     let more = failed.len().saturating_sub(HOOK_NAMED_MAX);
     if more > 0 {
         list.push(format!("+{more} more: run `mcplogs scan` to see them all"));
     }
-    let fix = failed.iter().any(|(_, d)| d.legacy_fix_applies());
-    let auth = failed
+    // What helps each server, said for the servers it helps: never `mcplogs fix` for a
+    // server it cannot help (a missing command, a crash, credentials).
+    // Bounded like the list: the names beyond HOOK_NAMED_MAX are "the others".
+    let mut groups: Vec<(&'static str, Vec<String>)> = Vec::new();
+    for (i, (n, d)) in failed.iter().enumerate() {
+        let what = hook_action(d);
+        let name = (i < HOOK_NAMED_MAX).then(|| hook_name(n));
+        match groups.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, names)) => names.extend(name),
+            None => groups.push((what, name.into_iter().collect())),
+        }
+    }
+    let what: Vec<String> = groups
         .iter()
-        .any(|(_, d)| d.cause == Some(Cause::NeedsAuth));
-    let mut what = Vec::new();
-    if fix {
-        what.push("`mcplogs fix` in a terminal (then restart Claude Code or run /mcp)");
-    }
-    if auth {
-        what.push("/mcp in Claude Code to authenticate");
-    }
-    what.push("`mcplogs scan` in a terminal for the details");
+        .map(|(w, names)| {
+            // One action for all: no need to name them again.
+            if failed.len() == 1 || groups.len() == 1 {
+                w.to_string()
+            } else if names.is_empty() {
+                format!("for the others: {w}")
+            } else {
+                format!("for {}: {w}", names.join(", "))
+            }
+        })
+        .collect();
     let (servers, verb) = if failed.len() == 1 {
         ("server", "is")
     } else {
@@ -865,16 +873,43 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     };
     Some(format!(
         "mcplogs: the {subject} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
-         If the user needs them, tell them to run {}. \
+         If the user needs them, tell them to {}. \
          Do not call or pretend to have tools from {}.",
         if failed.len() == 1 { "its" } else { "their" },
-        what.join(", or "),
+        what.join("; "),
         if failed.len() == 1 {
             "this server"
         } else {
             "these servers"
         },
     ))
+}
+
+/// A server's name as the hook says it: at most [`HOOK_NAME_MAX_CHARS`] characters.
+fn hook_name(n: &str) -> String {
+    if n.chars().count() > HOOK_NAME_MAX_CHARS {
+        let mut cut: String = n.chars().take(HOOK_NAME_MAX_CHARS - 1).collect();
+        cut.push('…');
+        cut
+    } else {
+        n.to_string()
+    }
+}
+
+/// What the hook tells the user to do about one failing server, by its cause.
+fn hook_action(d: &Diagnosis) -> &'static str {
+    if d.legacy_fix_applies() {
+        return "run `mcplogs fix` in a terminal (then restart Claude Code or run /mcp)";
+    }
+    match d.cause {
+        Some(Cause::NeedsAuth) => "run /mcp in Claude Code to authenticate",
+        Some(Cause::CommandNotFound) => {
+            "install the server's command, or put its absolute path in its configuration (`mcplogs scan -v` in a terminal shows the command)"
+        }
+        _ => {
+            "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)"
+        }
+    }
 }
 
 /// A told-list line: the name's SHA-256, cut to 128 bits, in hex (no server-controlled
@@ -1165,5 +1200,33 @@ mod tests {
         assert!(m.contains("`mcplogs fix`"), "{m}");
         assert!(m.contains("Do not call or pretend"), "{m}");
         assert_eq!(hook_message(&s, &[]), None);
+    }
+
+    #[test]
+    fn the_hook_never_sends_a_server_fix_cannot_help_to_fix() {
+        let mut fixable = Diagnosis::new(Verdict::ToolsFetchFailed);
+        fixable.cause = Some(Cause::MissingResultType);
+        fixable.era = Some(crate::classify::verdict::Era::Modern);
+        let mut missing = Diagnosis::new(Verdict::ConnectionFailed);
+        missing.cause = Some(Cause::CommandNotFound);
+        let only_missing = status(&[("gone", ServerState::Failed(Box::new(missing.clone())))]);
+        let m = hook_message(&only_missing, &["gone".to_string()]).unwrap();
+        assert!(!m.contains("mcplogs fix"), "{m}");
+        assert!(m.contains("install the server's command"), "{m}");
+        let both = status(&[
+            ("gone", ServerState::Failed(Box::new(missing))),
+            ("roblox", ServerState::Failed(Box::new(fixable))),
+        ]);
+        let m = hook_message(&both, &["gone".to_string(), "roblox".to_string()]).unwrap();
+        assert!(m.contains("for roblox: run `mcplogs fix`"), "{m}");
+        assert!(m.contains("for gone: install"), "{m}");
+        // The status line names the server fix helps first, whatever the order.
+        for width in [20, 30, 45, 80] {
+            let l = line(&both, width);
+            if l.contains('+') && !l.contains("roblox") {
+                panic!("`+N` hides the server fix helps at {width}: {l}");
+            }
+        }
+        assert!(line(&both, 80).contains("roblox (tools fetch failed · mcplogs fix)"));
     }
 }

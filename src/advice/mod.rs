@@ -18,13 +18,18 @@ use crate::scan::{ScanReport, ServerReport};
 use crate::settings::target::SettingsAdvice;
 use crate::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 
-/// The project folder whose settings apply to a server: its real working directory
-/// when that is a folder on this machine, else `fallback` (the current directory, whose
-/// settings `scan` shows too: logs copied from elsewhere, or a project since removed).
-pub fn project_dir_of(s: &ServerReport, fallback: &Path) -> PathBuf {
+/// The project folder whose settings apply to a server, and whether it is gone: its
+/// real working directory when that is a folder on this machine; the same path, gone,
+/// when it is an absolute path that no longer exists (only the files outside it count,
+/// never the current directory's: an unrelated folder); else `fallback` (the current
+/// directory, whose settings `scan` shows too: a server whose project is not recorded).
+pub fn project_dir_of(s: &ServerReport, fallback: &Path) -> (PathBuf, bool) {
     match s.project.as_deref().map(Path::new) {
-        Some(p) if p.is_absolute() && p.is_dir() => p.to_path_buf(),
-        _ => fallback.to_path_buf(),
+        Some(p) if p.is_absolute() && p.is_dir() => (p.to_path_buf(), false),
+        Some(p) if p.is_absolute() && std::fs::symlink_metadata(p).is_err() => {
+            (p.to_path_buf(), true)
+        }
+        _ => (fallback.to_path_buf(), false),
     }
 }
 
@@ -32,14 +37,16 @@ pub fn project_dir_of(s: &ServerReport, fallback: &Path) -> PathBuf {
 /// and attaches the advice. `homes` as in the scan (`--home`): a copied home's user file
 /// and no environment; `cwd` stands in for servers whose project is unknown.
 pub fn attach(report: &mut ScanReport, homes: &[PathBuf], cwd: &Path) {
-    attach_with(report, cwd, &|dir| {
+    attach_with(report, homes, cwd, &|dir| {
         effective_negotiation(&Sources::for_scan(homes, dir))
     });
 }
 
-/// [`attach`] with the settings reader given (tests point it at temporary folders).
+/// [`attach`] with the settings reader given (tests point it at temporary folders);
+/// `homes` as in the scan, for the commands the advice prints.
 pub fn attach_with(
     report: &mut ScanReport,
+    homes: &[PathBuf],
     cwd: &Path,
     read: &dyn Fn(&Path) -> EffectiveNegotiation,
 ) {
@@ -50,10 +57,13 @@ pub fn attach_with(
         if !s.diagnosis.legacy_fix_applies() && !works_only_under_legacy(s) {
             continue;
         }
-        let dir = project_dir_of(s, cwd);
-        let advice = cache
-            .entry(dir.clone())
-            .or_insert_with(|| std::sync::Arc::new(SettingsAdvice::for_project(&read(&dir))));
+        let (dir, gone) = project_dir_of(s, cwd);
+        let advice = cache.entry(dir.clone()).or_insert_with(|| {
+            let mut a = SettingsAdvice::for_project(&read(&dir));
+            a.homes = homes.to_vec();
+            a.project_gone = gone;
+            std::sync::Arc::new(a)
+        });
         s.settings = Some(std::sync::Arc::clone(advice));
     }
 }

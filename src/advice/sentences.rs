@@ -23,7 +23,70 @@ pub fn for_server(s: &ServerReport) -> String {
     super::configured::logged_way_out(s, None)
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
+        .or_else(|| connection_failure_by_hand(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))
+}
+
+/// The command that starts a stdio server as Claude Code does, to run by hand in the
+/// user's shell: its configured command and arguments, quoted, in its project folder
+/// when that exists here (Claude Code starts servers there). `None` for a remote server,
+/// one whose entry was not found, or a command no one-line command can show.
+pub fn run_by_hand(s: &ServerReport) -> Option<String> {
+    let launch = s.launch.as_ref().filter(|l| l.is_stdio())?;
+    let command = crate::text::shell_command(&launch.argv)?;
+    match s.project.as_deref().map(Path::new) {
+        Some(p) if p.is_absolute() && p.is_dir() => {
+            crate::text::shell_in_folder(&p.to_string_lossy(), &command)
+        }
+        _ => Some(command),
+    }
+}
+
+/// After "run its command by hand": what a stdio server's connection failure means and
+/// what to do next.
+pub fn connection_failure_why(d: &Diagnosis) -> String {
+    match d.cause {
+        Some(Cause::CommandNotFound) => {
+            "If the shell does not find it either, install it or put its absolute path in the server's \"command\"; if the shell finds it, Claude Code's PATH differs from your shell's: put the absolute path in \"command\".".to_string()
+        }
+        Some(Cause::ConnectionClosed) => {
+            "The server exited or closed the connection during start-up: its stderr says why.".to_string()
+        }
+        Some(Cause::Timeout) => format!(
+            "It did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
+            timeout_phrase(d),
+            suggested_timeout(d)
+        ),
+        _ => "Read what it prints on stderr; MCP_PROTOCOL_NEGOTIATION will not help.".to_string(),
+    }
+}
+
+/// For a stdio server that could not connect (other than for credentials): the exact
+/// command to run by hand first, then what the failure means.
+fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
+    let d = &s.diagnosis;
+    if d.verdict != Verdict::ConnectionFailed || d.cause == Some(Cause::NeedsAuth) {
+        return None;
+    }
+    let command = run_by_hand(s)?;
+    let launch = s.launch.as_ref()?;
+    let env = if launch.env_names.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " with the variables its entry's \"env\" sets ({}{})",
+            launch.env_names.join(", "),
+            launch
+                .file
+                .as_deref()
+                .map(|f| format!(", in {}", f.display()))
+                .unwrap_or_default()
+        )
+    };
+    let why = connection_failure_why(d);
+    Some(format!(
+        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): `{command}`. {why}"
+    ))
 }
 
 /// For a shared log folder: says so, and how to tell the servers apart.
@@ -225,10 +288,10 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed))
             if d.transport == Some(Transport::Stdio) =>
         {
-            "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+            "The server process exited or closed the connection during start-up: its stderr says why (the same scan with --verbose shows the last lines it wrote); run its command (its entry in Claude Code's configuration) by hand to see it again.".to_string()
         }
         (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
-            "The server closed the connection during start-up: for a command, run it by hand and read its stderr (the Server stderr records show it); for a URL, check that the server is running there.".to_string()
+            "The server closed the connection during start-up: for a command, its stderr says why (the same scan with --verbose shows the last lines it wrote; run its command by hand to see it again); for a URL, check that the server is running there.".to_string()
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout))
             if d
@@ -299,7 +362,7 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
     let failed = legacy_curable_failure(s)?;
     let again = match &a.target {
         FixTarget::Write { .. } => {
-            format!("run `{}` again", fix_command(&a.target, &a.project_dir))
+            format!("run `{}` again", fix_command(a))
         }
         _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
     };
@@ -314,18 +377,50 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
 /// The scan screen's few words for such a server.
 pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
 
-/// The `mcplogs fix` command for a target: plain for the user file, with `--project`
-/// for a project's local file.
-pub fn fix_command(target: &FixTarget, project_dir: &Path) -> String {
-    match target {
+/// The `mcplogs fix` command for a project's advice, as it runs where the scan ran: with
+/// `--home` for each home the scan read (so it writes that home's user file), `--project`
+/// for a project's local file, and `--settings FILE` when the project folder is gone
+/// (run elsewhere, `fix` would weigh that folder's settings instead). Paths quoted for
+/// the user's shell.
+pub fn fix_command(a: &SettingsAdvice) -> String {
+    let word = |p: &Path| crate::text::shell_word(&p.display().to_string());
+    let mut c = String::from("mcplogs fix");
+    // As the user gave them: the command runs in the folder the scan ran in.
+    for h in &a.homes {
+        c.push_str(&format!(" --home {}", word(h)));
+    }
+    match &a.target {
         FixTarget::Write {
             kind: LayerKind::Local,
             ..
-        } => format!(
-            "mcplogs fix --project {}",
-            crate::text::shell_word(&project_dir.display().to_string())
-        ),
-        _ => "mcplogs fix".to_string(),
+        } if !a.project_gone => c.push_str(&format!(" --project {}", word(&a.project_dir))),
+        FixTarget::Write { path, .. } if a.project_gone => {
+            c.push_str(&format!(" --settings {}", word(path)))
+        }
+        _ => {}
+    }
+    c
+}
+
+/// For the scan screen's grouped action: that a project folder is gone (the same words
+/// for every project, so the servers of several gone projects share one action).
+pub fn projects_gone_note(a: &SettingsAdvice) -> &'static str {
+    if a.project_gone {
+        " (The project folder of these servers no longer exists, so only the settings outside it were read; the table heads each group with its folder.)"
+    } else {
+        ""
+    }
+}
+
+/// When the server's project folder is gone: says so (empty otherwise).
+pub fn project_gone_note(a: &SettingsAdvice) -> String {
+    if a.project_gone {
+        format!(
+            " (Its project folder {} no longer exists, so only the settings outside it were read.)",
+            a.project_dir.display()
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -350,22 +445,27 @@ pub fn legacy_scope(kind: LayerKind) -> &'static str {
     }
 }
 
-/// What the legacy setting costs the servers that did not need it.
-pub const LEGACY_COST: &str =
-    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
+/// What the legacy setting costs the servers that did not need it, and the undo
+/// command for the fix `fix` (a [`fix_command`]).
+pub fn legacy_cost(fix: &str) -> String {
+    if fix == "mcplogs fix" {
+        format!(
+            "they lose revision 2026-07-28 features such as URL elicitation until `{fix} --undo`"
+        )
+    } else {
+        "they lose revision 2026-07-28 features such as URL elicitation until it is undone: the same command with --undo".to_string()
+    }
+}
 
 /// The scan screen's action for servers the legacy fix helps: the command, the file
 /// (as shown), whom it affects and at what cost, and why these servers need it.
-pub fn legacy_action(
-    target: &FixTarget,
-    project_dir: &Path,
-    kind: LayerKind,
-    file_shown: &str,
-) -> String {
+pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> String {
     format!(
-        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
-        fix_command(target, project_dir),
+        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.{}",
+        fix_command(a),
         legacy_scope(kind),
+        legacy_cost(&fix_command(a)),
+        projects_gone_note(a),
     )
 }
 
@@ -379,10 +479,12 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
     };
     match &a.target {
         FixTarget::Write { path, kind, .. } => format!(
-            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {LEGACY_COST}), {report}.",
-            fix_command(&a.target, &a.project_dir),
+            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {}), {report}.{}",
+            fix_command(a),
             path.display(),
             legacy_scope(*kind),
+            legacy_cost(&fix_command(a)),
+            project_gone_note(a),
         ),
         FixTarget::InEffect { layer } => format!(
             "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{VERIFY_COMMAND}`.",

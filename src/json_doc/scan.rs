@@ -71,6 +71,40 @@ pub struct ScanServer {
     /// What the project's configuration says about the server now; null when not
     /// checked (debug logs, a project folder not on this machine).
     pub configuration: Option<ServerConfiguration>,
+    /// For a failing server: the last lines it wrote on stderr in the deciding session
+    /// (its `Server stderr` records), oldest first, redacted; at most 8 lines of at most
+    /// 400 characters each (a cut line ends in `…`). Empty when it wrote none.
+    #[serde(default)]
+    pub stderr_tail: Vec<String>,
+    /// How the configuration starts the server now; null when no entry of that name was
+    /// found (debug logs, log files named on the command line, a server no longer
+    /// configured).
+    #[serde(default)]
+    pub launch: Option<ServerLaunch>,
+    /// For a stdio server that failed to connect: its configured command, quoted for the
+    /// user's shell (POSIX `sh`; PowerShell on Windows), run in its project folder when
+    /// that exists here. Null otherwise (never for HTTP or SSE servers).
+    #[serde(default)]
+    pub run_by_hand: Option<String>,
+}
+
+/// How Claude Code starts a logged server (`servers[].launch`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerLaunch {
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// The program, then its arguments, `${VAR}` expanded as Claude Code expands them,
+    /// redacted; empty for a remote server.
+    pub command: Vec<String>,
+    /// The URL of a remote server, redacted; null for stdio.
+    pub url: Option<String>,
+    /// The names of the variables the entry's `env` sets (never their values).
+    pub env_names: Vec<String>,
+    /// `user`, `local`, `project` or `managed`.
+    pub scope: String,
+    /// The file holding the entry.
+    pub file: Option<String>,
 }
 
 /// One verdict in a server's history.

@@ -34,6 +34,14 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
             let room = width.map_or(100, |w| (2 * w).saturating_sub(14).min(200));
             out.push_str(&wrap_keeping(&one_line(d, room), "  detail: ", 4, width));
         }
+        if let Some(c) = e.stdio_command() {
+            out.push_str(&wrap_keeping(
+                &terminal_safe(c, false),
+                "  command: ",
+                4,
+                width,
+            ));
+        }
         if let Some(era) = e.diagnosis.era {
             out.push_str(&format!("  era: {}\n", era.as_str()));
         }

@@ -113,8 +113,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 0,
                 match &a.target {
                     FixTarget::Write { path, kind, .. } => crate::advice::legacy_action(
-                        &a.target,
-                        &a.project_dir,
+                        a,
                         *kind,
                         &tilde(&terminal_safe(&path.display().to_string(), false), home),
                     ),
@@ -179,7 +178,25 @@ pub fn summary_line(report: &ScanReport) -> String {
         ));
     }
     if fixable > 0 {
-        parts.push(format!("{fixable} can be fixed with `mcplogs fix`"));
+        // The command as the advice below words it, when one command fixes them all.
+        let mut commands: Vec<String> = report
+            .servers
+            .iter()
+            .filter(|s| s.legacy_fix_applies())
+            .filter_map(|s| s.settings.as_deref().map(crate::advice::fix_command))
+            .collect();
+        commands.sort();
+        commands.dedup();
+        // A long command (a copied home, a project's file) is left to the advice below,
+        // where it is shown whole.
+        match commands.as_slice() {
+            [one] if one == "mcplogs fix" => {
+                parts.push(format!("{fixable} can be fixed with `{one}`"))
+            }
+            _ => parts.push(format!(
+                "{fixable} can be fixed with the legacy setting (below)"
+            )),
+        }
     }
     if in_place > 0 {
         parts.push(format!(
@@ -635,6 +652,14 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             out.push('\n');
             out.push_str(&server_details(s, o));
         }
+    } else {
+        let hints = stderr_hints(report, o);
+        if !hints.is_empty() {
+            out.push('\n');
+            out.push_str(&"Server stderr".bold().to_string());
+            out.push('\n');
+            out.push_str(&hints);
+        }
     }
     out
 }
@@ -749,9 +774,85 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     for e in &s.evidence {
         out.push_str(&evidence_block(e, &s.source, o));
     }
+    out.push_str(&launch_lines(s, o));
+    if !s.stderr_tail.is_empty() {
+        out.push_str("  stderr (its last lines in that session):\n");
+        for l in &s.stderr_tail {
+            out.push_str(&wrap_keeping(&terminal_safe(l, false), "    ", 6, o.width));
+        }
+    }
     // the settings file it names under the home folder, as `~` like the paths above
     let fix = tilde_within(&crate::advice::for_server(s), home);
     out.push_str(&wrap_keeping(&fix, "  fix: ", 7, o.width));
+    out
+}
+
+/// The server's configured command or URL (`command:` / `url:`) and the file it is in,
+/// for `--verbose`; nothing when no entry was found.
+fn launch_lines(s: &ServerReport, o: &ScreenOptions) -> String {
+    let Some(l) = &s.launch else {
+        return String::new();
+    };
+    let home = o.home.as_deref();
+    let mut out = String::new();
+    if l.is_stdio() {
+        let shown = crate::text::shell_command(&l.argv).unwrap_or_else(|| l.argv.join(" "));
+        out.push_str(&wrap_keeping(
+            &terminal_safe(&shown, false),
+            "  command: ",
+            4,
+            o.width,
+        ));
+        if !l.env_names.is_empty() {
+            out.push_str(&wrap(
+                &terminal_safe(&l.env_names.join(", "), false),
+                "  env set by its entry: ",
+                4,
+                o.width,
+            ));
+        }
+    } else if !l.url.is_empty() {
+        out.push_str(&wrap_keeping(
+            &terminal_safe(&l.url, false),
+            &format!("  url ({}): ", l.transport.as_str()),
+            4,
+            o.width,
+        ));
+    }
+    if let Some(f) = &l.file {
+        out.push_str(&wrap_keeping(
+            &tilde(&terminal_safe(&f.display().to_string(), false), home),
+            &format!("  configured in ({} scope): ", l.scope.as_str()),
+            4,
+            o.width,
+        ));
+    }
+    out
+}
+
+/// Without `--verbose`: a line per failing server that wrote on stderr, with its last
+/// line (cut to the width) and how to see more.
+fn stderr_hints(report: &ScanReport, o: &ScreenOptions) -> String {
+    let mut out = String::new();
+    for s in &report.servers {
+        let Some(last) = s.stderr_tail.last() else {
+            continue;
+        };
+        // Where the stderr says why: a server that did not connect.
+        if !s.fails_now() || s.diagnosis.verdict != Verdict::ConnectionFailed {
+            continue;
+        }
+        // The server's last words are never cut: wrapped, every character kept.
+        out.push_str(&wrap_keeping(
+            &terminal_safe(last, false),
+            &format!("  {} last wrote on stderr: ", terminal_safe(&s.name, false)),
+            4,
+            o.width,
+        ));
+    }
+    if !out.is_empty() {
+        out.push_str("  (--verbose shows each one's last stderr lines and configured command)\n");
+    }
     out
 }
 
@@ -842,6 +943,24 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         source: s.source.display().to_string(),
         history: s.history.iter().map(history_json).collect(),
         configuration: configuration_json(&s.configuration),
+        stderr_tail: s.stderr_tail.clone(),
+        launch: s.launch.as_ref().map(launch_json),
+        run_by_hand: if s.diagnosis.verdict == Verdict::ConnectionFailed {
+            crate::advice::run_by_hand(s)
+        } else {
+            None
+        },
+    }
+}
+
+fn launch_json(l: &crate::scan::configured::Launch) -> json_doc::ServerLaunch {
+    json_doc::ServerLaunch {
+        transport: l.transport.as_str().into(),
+        command: l.argv.clone(),
+        url: (!l.url.is_empty()).then(|| l.url.clone()),
+        env_names: l.env_names.clone(),
+        scope: l.scope.as_str().into(),
+        file: l.file.as_ref().map(|f| f.display().to_string()),
     }
 }
 

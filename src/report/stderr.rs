@@ -8,10 +8,8 @@
 //! scan and [`super::build`], which does no I/O); a file that cannot be read again
 //! becomes a warning, never a silently empty section.
 
-use std::collections::VecDeque;
 use std::io;
 
-use crate::logs::decode;
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::warning::Warning;
 
@@ -73,26 +71,5 @@ pub fn gather(scan: &ScanReport) -> ServerStderr {
 /// The `Server stderr` records of `s`'s deciding session, the newest
 /// [`MAX_STDERR_RECORDS`], oldest first.
 pub fn server_stderr(s: &ServerReport) -> io::Result<Vec<Evidence>> {
-    let Some(last) = s.evidence.last() else {
-        return Ok(Vec::new());
-    };
-    // Log files can be gigabytes: decode only the `Server stderr` lines, and keep the
-    // newest of the deciding session (in a debug log, of this server).
-    let mut out: VecDeque<Evidence> = VecDeque::new();
-    // Built once for all the servers' files, not once a file.
-    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
-        std::sync::LazyLock::new(|| decode::stream::needles(&["Server stderr"]));
-    let read = decode::for_each_record_matching(&last.file, &STDERR, &mut |r| {
-        let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
-        if r.session_id.as_deref() == last.session_id.as_deref()
-            && same_server
-            && r.message.starts_with("Server stderr")
-        {
-            if out.len() == MAX_STDERR_RECORDS {
-                out.pop_front();
-            }
-            out.push_back(Evidence::from(&r));
-        }
-    });
-    read.map(|_| out.into())
+    crate::scan::stderr::server_stderr(s, MAX_STDERR_RECORDS)
 }

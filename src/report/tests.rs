@@ -67,6 +67,8 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         shared_by: Vec::new(),
         settings: None,
         configuration: Default::default(),
+        stderr_tail: Vec::new(),
+        launch: None,
     }
 }
 

@@ -123,6 +123,8 @@ impl ServerInProgress {
             shared_by: Vec::new(),
             settings: None,
             configuration: super::configured::Configuration::default(),
+            stderr_tail: Vec::new(),
+            launch: None,
         };
         (report, cwds)
     }

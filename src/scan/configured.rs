@@ -297,3 +297,93 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             .cmp(&(b.project.as_str(), b.name.to_lowercase()))
     });
 }
+
+/// How Claude Code starts a logged server, as its configuration says now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub transport: crate::claude_code::config::TransportKind,
+    /// The program, then its arguments, `${VAR}` expanded as Claude Code expands them
+    /// (stdio); empty for a remote server.
+    pub argv: Vec<String>,
+    /// The URL (http, sse); empty for a stdio server.
+    pub url: String,
+    /// The names of the variables the entry's `env` sets (their values are never kept:
+    /// they are where credentials go).
+    pub env_names: Vec<String>,
+    pub scope: Scope,
+    /// The file the entry is in.
+    pub file: Option<PathBuf>,
+}
+
+impl Launch {
+    pub fn of(cfg: &crate::claude_code::config::ServerConfig) -> Launch {
+        use crate::claude_code::config::TransportKind;
+        let argv = if cfg.transport == TransportKind::Stdio && !cfg.command.is_empty() {
+            std::iter::once(cfg.command.clone())
+                .chain(cfg.args.iter().cloned())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Launch {
+            transport: cfg.transport,
+            argv,
+            url: if cfg.transport == TransportKind::Stdio {
+                String::new()
+            } else {
+                cfg.url.clone()
+            },
+            env_names: cfg.env.keys().cloned().collect(),
+            scope: cfg.scope,
+            file: cfg.source.clone(),
+        }
+    }
+
+    /// Whether Claude Code starts the server as a process (stdio) with a command.
+    pub fn is_stdio(&self) -> bool {
+        self.transport == crate::claude_code::config::TransportKind::Stdio && !self.argv.is_empty()
+    }
+}
+
+/// Finds each logged server's configuration entry and keeps how it is started
+/// ([`ServerReport::launch`]). `resolve` gives a project's configuration (called once a
+/// project); a project folder that does not exist here (or, for a scan of another home,
+/// lies outside `within`) still has the entries of the home's `~/.claude.json` (user
+/// and local scope), but not those of its `.mcp.json`, which is not this project's.
+/// A shared log folder's servers get none (nothing says which one wrote the records).
+pub fn attach_launch(
+    report: &mut ScanReport,
+    within: Option<&Path>,
+    resolve: &dyn Fn(&Path) -> Resolved,
+) {
+    let mut cache: std::collections::HashMap<PathBuf, Resolved> = Default::default();
+    for s in &mut report.servers {
+        let (Some(folder), Some(project)) = (s.folder.as_deref(), s.project.as_deref()) else {
+            continue;
+        };
+        if s.is_shared() {
+            continue;
+        }
+        let dir = Path::new(project);
+        if !dir.is_absolute() {
+            continue;
+        }
+        let here = dir.is_dir() && within.is_none_or(|w| dir.starts_with(w));
+        let resolved = cache
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| resolve(dir));
+        let cfg = resolved
+            .servers
+            .iter()
+            .filter(|c| here || c.scope != Scope::Project)
+            .find(|c| c.name == s.name)
+            .or_else(|| {
+                resolved
+                    .servers
+                    .iter()
+                    .filter(|c| here || c.scope != Scope::Project)
+                    .find(|c| encode_folder_name(&c.name) == folder)
+            });
+        s.launch = cfg.map(Launch::of);
+    }
+}

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod configured;
 mod read;
 mod redact;
+pub mod stderr;
 
 use read::{ProgressCounter, ReadOptions, Unit, mtime};
 pub use redact::redact_report;
@@ -140,6 +141,14 @@ pub struct ServerReport {
     /// What the project's configuration says about the server now (set by
     /// [`configured::join`]; unchecked until then).
     pub configuration: configured::Configuration,
+    /// For a failing server: the last lines it wrote on stderr in the deciding session
+    /// (its `Server stderr` records), oldest first, bounded ([`stderr::TAIL_LINES`]
+    /// lines of at most [`stderr::TAIL_LINE_CHARS`] characters); empty when it wrote
+    /// none, or when the caller shows no evidence.
+    pub stderr_tail: Vec<String>,
+    /// How the configuration starts the server now (its command and arguments, or its
+    /// URL), when an entry of that name is found (set by [`configured::attach_launch`]).
+    pub launch: Option<configured::Launch>,
 }
 
 impl ServerReport {
@@ -362,6 +371,9 @@ pub fn scan_with_progress(
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
+    if !opts.skip_evidence {
+        stderr::attach(&mut servers);
+    }
     Ok(ScanReport {
         servers,
         // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
@@ -481,6 +493,8 @@ mod tests {
             shared_by: Vec::new(),
             settings: None,
             configuration: configured::Configuration::default(),
+            stderr_tail: Vec::new(),
+            launch: None,
         }
     }
 

@@ -38,6 +38,22 @@ fn for_each_text(s: &mut ServerReport, f: &mut dyn FnMut(Text)) {
         f(Text::Str(&mut e.message));
         f(Text::Shared(&mut e.file));
     }
+    for t in &mut s.stderr_tail {
+        f(Text::Str(t));
+    }
+    if let Some(l) = &mut s.launch {
+        for t in l
+            .argv
+            .iter_mut()
+            .chain(std::iter::once(&mut l.url))
+            .chain(l.env_names.iter_mut())
+        {
+            f(Text::Str(t));
+        }
+        if let Some(p) = &mut l.file {
+            f(Text::Path(p));
+        }
+    }
 }
 
 pub fn redact_report(report: &mut ScanReport) {

@@ -7,6 +7,7 @@
 //! Like the rest of the library this never prints and never asks: the binary shows the
 //! diff, asks for confirmation, then calls `apply_*`.
 
+pub mod binary;
 pub mod diff;
 pub mod edit;
 pub mod effective;

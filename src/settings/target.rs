@@ -239,6 +239,12 @@ pub struct SettingsAdvice {
     pub target: FixTarget,
     /// When `legacy` is in effect: when the deciding file was last changed.
     pub set_at: Option<crate::time::EpochSeconds>,
+    /// The home folders the scan read (`--home`): `mcplogs fix` must be given them too,
+    /// to write their user file (empty: this machine's).
+    pub homes: Vec<PathBuf>,
+    /// The server's project folder does not exist here: only the files outside it were
+    /// read, and the fix command names the file it writes instead of a project.
+    pub project_gone: bool,
 }
 
 impl SettingsAdvice {
@@ -257,6 +263,8 @@ impl SettingsAdvice {
             project_dir: e.project_dir.clone(),
             target,
             set_at,
+            homes: Vec::new(),
+            project_gone: false,
         }
     }
 }

@@ -159,6 +159,55 @@ fn room(width: usize, indent: usize) -> usize {
     width.max(indent + 20)
 }
 
+/// One word of a text to wrap: a plain word, or a shell word of a command in backquotes
+/// (a quoted argument holding spaces stays one word).
+struct Unit<'a> {
+    text: std::borrow::Cow<'a, str>,
+    /// Inside a command, after its first word: a line may break before it only with a
+    /// shell continuation (` \` at the end of the line), so the command still runs as
+    /// printed when copied from the screen.
+    continues: bool,
+}
+
+/// The words of `text` ([`Unit`]).
+fn units(text: &str) -> Vec<Unit<'_>> {
+    let mut out: Vec<Unit> = Vec::new();
+    let (mut tick, mut quote) = (false, false);
+    // The last unit is a quoted argument still open: the next piece belongs to it.
+    let mut joining = false;
+    for piece in text.split(' ') {
+        if !joining && piece.is_empty() {
+            continue;
+        }
+        let starts_in_command = tick;
+        let mut chars = piece.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '`' if !quote => tick = !tick,
+                '\\' if tick && !quote => {
+                    chars.next();
+                }
+                '\'' if tick => quote = !quote,
+                _ => {}
+            }
+        }
+        match out.last_mut() {
+            Some(last) if joining => {
+                let mut t = std::mem::take(&mut last.text).into_owned();
+                t.push(' ');
+                t.push_str(piece);
+                last.text = t.into();
+            }
+            _ => out.push(Unit {
+                text: piece.into(),
+                continues: starts_in_command,
+            }),
+        }
+        joining = tick && quote;
+    }
+    out
+}
+
 fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep: bool) -> String {
     let Some(width) = width else {
         return format!("{first}{text}\n");
@@ -172,9 +221,20 @@ fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep:
         out.push_str(&" ".repeat(indent));
         *col = indent;
     };
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
+    let units = units(text);
+    for (i, unit) in units.iter().enumerate() {
+        let word = unit.text.as_ref();
         let w = cols(word);
-        if !line_empty && col + 1 + w > room {
+        // Room for the ` \` a break inside a command after this word would need.
+        let reserve = if units.get(i + 1).is_some_and(|n| n.continues) {
+            2
+        } else {
+            0
+        };
+        if !line_empty && col + 1 + w + reserve > room {
+            if unit.continues {
+                out.push_str(" \\");
+            }
             new_line(&mut out, &mut col);
             line_empty = true;
         }
@@ -182,6 +242,8 @@ fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep:
             out.push(' ');
             col += 1;
         }
+        // A command's word is never cut: broken across lines, every character kept.
+        let keep = keep || unit.continues || reserve > 0;
         if col + w > room {
             if keep {
                 let mut rest = word;
@@ -304,6 +366,9 @@ pub fn tilde_within(text: &str, home: Option<&str>) -> String {
     };
     let mut out = text.to_string();
     for sep in ['/', '\\'] {
+        // A path quoted for the shell (`'/home/ana/my dir'`) keeps working: `~` is
+        // expanded only outside the quotes (`~/'my dir'`).
+        out = out.replace(&format!("'{h}{sep}"), &format!("~{sep}'"));
         out = out.replace(&format!("{h}{sep}"), &format!("~{sep}"));
     }
     out
@@ -640,5 +705,33 @@ mod tests {
             let strip = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
             prop_assert_eq!(strip(&out), strip(&text));
         }
+    }
+}
+
+#[cfg(test)]
+mod command_wrap_tests {
+    use super::*;
+
+    #[test]
+    fn a_command_breaks_only_between_its_words_with_a_continuation() {
+        let text = "Run `mcplogs fix --home '/tmp/it'\\''s a home' --settings '/tmp/it'\\''s a home/.claude/settings.json'`. It sets it.";
+        let out = wrap(text, "  1. ", 5, Some(50));
+        for line in out.lines() {
+            assert!(line.chars().count() <= 50, "{line}");
+        }
+        // Joined back as a shell reads a continuation, the command is whole.
+        let joined = out.replace(" \\\n     ", " ").replace("\n     ", " ");
+        assert!(joined.contains(&text[4..text.len() - 11]), "{out}");
+        // Never broken inside a quoted argument.
+        assert!(!out.contains("'/tmp/it'\\''s \\\n"), "{out}");
+        assert!(out.contains(" \\\n"), "{out}");
+        // A quoted path under the home keeps its `~` outside the quotes.
+        assert_eq!(
+            tilde_within("`cd '/home/ana/my dir' && x`", Some("/home/ana")),
+            "`cd ~/'my dir' && x`"
+        );
+        // Plain words wrap as before, with no continuation.
+        let plain = wrap(&"word ".repeat(30), "", 0, Some(40));
+        assert!(!plain.contains('\\'), "{plain}");
     }
 }

@@ -91,22 +91,114 @@ pub fn pretty_message(message: &str) -> String {
     }
 }
 
-/// A word as a POSIX shell reads it: unchanged when it holds only safe characters,
-/// else in single quotes. For commands mcplogs prints for the user to copy.
+/// A word quoted for the user's shell, for commands mcplogs prints for the user to copy
+/// (the one quoting function: every printed command goes through it). On Unix, POSIX
+/// `sh`: unchanged when it holds only characters no shell treats specially (and does not
+/// start with `~`, which the shell would expand), else in single quotes, a `'` written
+/// `'\''`. On Windows, PowerShell: unchanged when safe, else in single quotes, a `'`
+/// written `''` (a quoted program is run with the call operator, see
+/// [`shell_command`]).
 pub fn shell_word(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c));
-    if safe {
-        s.to_string()
+    if is_plain_word(s) {
+        return s.to_string();
+    }
+    if cfg!(windows) {
+        format!("'{}'", s.replace('\'', "''"))
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 
+/// Whether `s` reads as itself, unquoted, in the user's shell.
+fn is_plain_word(s: &str) -> bool {
+    let extra = if cfg!(windows) {
+        "/._-+:=\\"
+    } else {
+        "/._-+:=@%,~"
+    };
+    !s.is_empty()
+        && !s.starts_with('~')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+}
+
+/// A command line (program, then arguments) quoted for the user's shell, each word by
+/// [`shell_word`]; `None` when a word holds a control character (a newline, an
+/// escape), which no one-line command can show as it is.
+pub fn shell_command<S: AsRef<str>>(argv: &[S]) -> Option<String> {
+    let first = argv.first()?;
+    if argv
+        .iter()
+        .any(|w| w.as_ref().chars().any(char::is_control))
+    {
+        return None;
+    }
+    let words: Vec<String> = argv.iter().map(|w| shell_word(w.as_ref())).collect();
+    let line = words.join(" ");
+    // PowerShell runs a quoted program only through the call operator.
+    if cfg!(windows) && !is_plain_word(first.as_ref()) {
+        return Some(format!("& {line}"));
+    }
+    Some(line)
+}
+
+/// `command` run in folder `dir`: `cd DIR && COMMAND` (`Set-Location DIR; COMMAND` in
+/// PowerShell); `None` when the folder's name holds a control character.
+pub fn shell_in_folder(dir: &str, command: &str) -> Option<String> {
+    if dir.chars().any(char::is_control) {
+        return None;
+    }
+    Some(if cfg!(windows) {
+        format!("Set-Location {}; {command}", shell_word(dir))
+    } else {
+        format!("cd {} && {command}", shell_word(dir))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn shell_words_read_back_as_themselves() {
+        assert_eq!(shell_word("/a/b-c_d.e"), "/a/b-c_d.e");
+        assert_eq!(shell_word("~/x"), "'~/x'");
+        assert_eq!(shell_word("a~b"), "a~b");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("it's here"), "'it'\\''s here'");
+        assert_eq!(shell_word("$(rm -rf x)"), "'$(rm -rf x)'");
+        assert_eq!(
+            shell_command(&["python3", "a b.py", "--x"]).as_deref(),
+            Some("python3 'a b.py' --x")
+        );
+        assert_eq!(shell_command(&["a", "x\ny"]), None);
+        assert_eq!(shell_command::<&str>(&[]), None);
+        assert_eq!(
+            shell_in_folder("/w/my app", "run").as_deref(),
+            Some("cd '/w/my app' && run")
+        );
+        // What sh makes of each quoted word is the word itself.
+        for w in [
+            "plain",
+            "two words",
+            "it's",
+            "a\"b",
+            "$HOME",
+            "`id`",
+            "~",
+            "-n",
+            "*",
+            "a;b|c&d",
+        ] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", shell_word(w)))
+                .output()
+                .expect("sh runs");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), w, "{w}");
+        }
+    }
 
     #[test]
     fn hex_is_two_lower_case_digits_a_byte() {

@@ -21,7 +21,7 @@ fn text_table_lists_every_server_with_verdicts_and_fixes() {
     // Summary first, in plain words.
     let summary = lines.next().unwrap();
     assert!(
-        summary.contains(" servers: ") && summary.contains("can be fixed with `mcplogs fix`"),
+        summary.contains(" servers: ") && summary.contains(" can be fixed with "),
         "{summary}"
     );
     // A project heading, then the column header, then the servers.
@@ -75,7 +75,7 @@ fn the_scan_screen_fits_80_and_120_columns() {
         }
         // Each action once: the legacy fix appears in one numbered item.
         assert_eq!(
-            r.stdout.matches("Run `mcplogs fix`").count(),
+            r.stdout.matches("Run `mcplogs fix").count(),
             1,
             "{}",
             r.stdout
@@ -744,7 +744,9 @@ fn a_verdict_seen_under_a_removed_legacy_setting_says_it_fails_again() {
         rec.contains("(tools-fetch-failed, missing-resultType)"),
         "{rec}"
     );
-    assert!(rec.contains("run `mcplogs fix` again"), "{rec}");
+    // The command carries the home scanned, so it fixes that home's file.
+    assert!(rec.contains("run `mcplogs fix --home "), "{rec}");
+    assert!(rec.contains("` again"), "{rec}");
     let r = run(mcplogs(tmp.path())
         .env("COLUMNS", "80")
         .args(["scan", "--home"])

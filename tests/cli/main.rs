@@ -35,6 +35,8 @@ mod index;
 mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
+mod printed_commands;
+#[cfg(unix)]
 mod probe;
 #[cfg(unix)]
 mod probe_ci;

@@ -366,7 +366,15 @@ fn the_users_own_set_up_gets_the_fix_not_a_report() {
     assert!(r.stderr.contains("no report written"), "{}", r.stderr);
     assert!(
         r.stderr
-            .contains("missing-cmd: The server's command was not found: install it"),
+            .contains("missing-cmd: Run its command by hand and read its stderr"),
+        "{}",
+        r.stderr
+    );
+    // The exact command, as configured, then what its failure means.
+    assert!(
+        r.stderr.contains(
+            "`mcp-server-not-installed --stdio`. If the shell does not find it either, install it"
+        ),
         "{}",
         r.stderr
     );

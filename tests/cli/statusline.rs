@@ -35,7 +35,7 @@ fn the_sample_session_names_its_failing_servers_and_counts_the_rest() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
         r.stdout,
-        "MCP 4✓ 6✗ bad-tool, exits-early, missing-cmd, old-protocol, tools-error +1\n"
+        "MCP 4✓ 6✗ wrong-types, bad-tool, exits-early, missing-cmd, old-protocol +1\n"
     );
     assert_eq!(r.stderr, "");
     // A wider terminal (the input's width, when a build sends one) names more.
@@ -43,7 +43,7 @@ fn the_sample_session_names_its_failing_servers_and_counts_the_rest() {
     let r = statusline(&linux_home(), &[], &wide);
     assert_eq!(
         r.stdout,
-        "MCP 4✓ 6✗ bad-tool (tools fetch failed · mcplogs scan), exits-early, missing-cmd, old-protocol, tools-error, wrong-types\n",
+        "MCP 4✓ 6✗ wrong-types (tools fetch failed · mcplogs fix), bad-tool, exits-early, missing-cmd, old-protocol, tools-error\n",
     );
     let wider =
         input(SAMPLE_SESSION, SAMPLE_CWD).replacen('{', "{\"terminal\":{\"width\":400},", 1);
@@ -300,11 +300,11 @@ fn the_output_is_the_same_in_a_terminal_at_80_and_120_columns_with_colour() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         // On a terminal: colour; the width is the input's (80 here), not the terminal's.
-        assert!(text.contains("\u{1b}[1;31mbad-tool"), "{cols}: {text:?}");
+        assert!(text.contains("\u{1b}[1;31mwrong-types"), "{cols}: {text:?}");
         let plain = strip_ansi(&text);
         assert_eq!(
             plain.trim_end(),
-            "MCP 4✓ 6✗ bad-tool, exits-early, missing-cmd, old-protocol, tools-error +1",
+            "MCP 4✓ 6✗ wrong-types, bad-tool, exits-early, missing-cmd, old-protocol +1",
             "{cols}"
         );
     }
@@ -333,7 +333,7 @@ fn wrap_runs_the_users_command_with_the_same_input() {
     let r = statusline(&linux_home(), &["--wrap", &own, "--prefix", "| "], &i);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stdout.starts_with("my line | MCP 4✓ 6✗ bad-tool"),
+        r.stdout.starts_with("my line | MCP 4✓ 6✗ wrong-types"),
         "{}",
         r.stdout
     );
@@ -411,10 +411,112 @@ fn the_hook_tells_the_model_once_and_is_silent_when_all_works() {
 
 const USER: &str = "{\n  \"model\": \"opus\"\n}\n";
 
+/// `setup ARGS` with `--binary` naming the test build (this build's own path is in a
+/// cargo target folder, which setup refuses to install).
 fn setup(sb: &Sandbox, args: &[&str]) -> std::process::Output {
     let mut c = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), args);
     c.arg("--managed-dir").arg(&sb.managed);
+    if !args.contains(&"--undo") {
+        c.arg("--binary").arg(env!("CARGO_BIN_EXE_mcplogs"));
+    }
     c.stdin(std::process::Stdio::null()).output().unwrap()
+}
+
+/// The installed command for `args` (`statusline --color always`, `hook`): the test
+/// build's canonical path, then the arguments.
+fn installed(args: &str) -> String {
+    let exe = fs::canonicalize(env!("CARGO_BIN_EXE_mcplogs")).unwrap();
+    format!(
+        "{} {args}",
+        mcplogs::text::shell_word(&exe.display().to_string())
+    )
+}
+
+/// [`installed`] as it is written in a JSON string.
+fn installed_json(args: &str) -> String {
+    let s = serde_json::to_string(&installed(args)).unwrap();
+    s[1..s.len() - 1].to_string()
+}
+
+#[test]
+fn setup_installs_only_a_binary_that_stays_and_runs() {
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(sb.user_settings(), USER).unwrap();
+    // This build is inside a cargo target folder: refused, nothing written.
+    let mut c = sb.command(
+        Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+        &["setup", "hook", "--yes"],
+    );
+    c.arg("--managed-dir").arg(&sb.managed);
+    let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cargo target folder"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--binary PATH"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), USER);
+    // A --binary that is not a program, or not mcplogs: refused.
+    let not_exe = sb.dir.path().join("not-a-program");
+    fs::write(&not_exe, "echo hi").unwrap();
+    let fake = sb.dir.path().join("fake mcplogs");
+    fs::write(&fake, "#!/bin/sh\necho something else\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for (bin, says) in [
+        (&not_exe, "not a file that can be run"),
+        (&fake, "did not run"),
+    ] {
+        let mut c = sb.command(
+            Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+            &["setup", "statusline", "--yes"],
+        );
+        c.arg("--managed-dir")
+            .arg(&sb.managed)
+            .arg("--binary")
+            .arg(bin);
+        let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), USER);
+    }
+    // A path with a space and a quote is installed quoted, and runs as written.
+    let dir = sb.dir.path().join("my tools' bin");
+    fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("mcplogs");
+    fs::copy(env!("CARGO_BIN_EXE_mcplogs"), &copy).unwrap();
+    let mut c = sb.command(
+        Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+        &["setup", "hook", "--yes"],
+    );
+    c.arg("--managed-dir")
+        .arg(&sb.managed)
+        .arg("--binary")
+        .arg(&copy);
+    let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(sb.user_settings()).unwrap()).unwrap();
+    let cmd = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(cmd.starts_with('\''), "{cmd}");
+    // Run as Claude Code runs a hook command: through the shell, from another folder,
+    // with a PATH that has no mcplogs. The hook reads its input and says nothing here.
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd.replace(" hook", " --version"))
+        .current_dir(sb.dir.path())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).starts_with("mcplogs "),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -425,7 +527,10 @@ fn setup_statusline_installs_and_undo_gives_the_bytes_back() {
     let o = setup(&sb, &["setup", "statusline", "--dry-run"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("+    \"command\": \"mcplogs statusline --color always\","),
+        stdout(&o).contains(&format!(
+            "+    \"command\": \"{}\",",
+            installed_json("statusline --color always")
+        )),
         "{}",
         stdout(&o)
     );
@@ -436,7 +541,10 @@ fn setup_statusline_installs_and_undo_gives_the_bytes_back() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         fs::read_to_string(sb.user_settings()).unwrap(),
-        "{\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"mcplogs statusline --color always\",\n    \"refreshInterval\": 10\n  },\n  \"model\": \"opus\"\n}\n"
+        format!(
+            "{{\n  \"statusLine\": {{\n    \"type\": \"command\",\n    \"command\": \"{}\",\n    \"refreshInterval\": 10\n  }},\n  \"model\": \"opus\"\n}}\n",
+            installed_json("statusline --color always")
+        )
     );
     let o = setup(&sb, &["setup", "statusline", "--yes"]);
     assert!(stderr(&o).contains("nothing to write"), "{}", stderr(&o));
@@ -477,7 +585,10 @@ fn a_users_own_status_line_is_never_replaced_unless_wrapped() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let now = fs::read_to_string(sb.user_settings()).unwrap();
     assert!(
-        now.contains("\"command\": \"mcplogs statusline --color always --wrap ~/bin/status.sh\""),
+        now.contains(&format!(
+            "\"command\": \"{} --wrap '~/bin/status.sh'\"",
+            installed_json("statusline --color always")
+        )),
         "{now}"
     );
     // Changed since (another key added by hand): undo takes out only mcplogs' part.
@@ -504,7 +615,7 @@ fn setup_hook_keeps_the_users_hooks_and_undo_takes_out_only_its_own() {
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");
     assert_eq!(
         v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"],
-        "mcplogs hook"
+        installed("hook").as_str()
     );
     let o = sb.run(&["settings"]);
     assert!(
@@ -587,8 +698,16 @@ fn every_example_in_the_help_runs() {
             }
             let line = line.split("  #").next().unwrap().trim();
             // Never the host's managed settings.
-            let line = if line.starts_with("mcplogs setup") {
+            // Never the host's managed settings; the test build is in a cargo target
+            // folder, which setup refuses to install: it is named with --binary.
+            let line = if line.starts_with("mcplogs setup") && line.contains("--undo") {
                 format!("{line} --managed-dir {}", sb.managed.display())
+            } else if line.starts_with("mcplogs setup") {
+                format!(
+                    "{line} --managed-dir {} --binary {}",
+                    sb.managed.display(),
+                    env!("CARGO_BIN_EXE_mcplogs")
+                )
             } else {
                 line.to_string()
             };

@@ -142,7 +142,12 @@ class Version:
     def mcplogs_run(self, *args):
         env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "XDG_CACHE_HOME")}
         env.update(HOME=str(self.home), NO_COLOR="1")
-        p = subprocess.run([str(self.mcplogs), *args, "--managed-dir", str(self.managed)],
+        extra = []
+        if args and args[0] == "setup" and "--undo" not in args:
+            # The build under test sits in a cargo target folder, which setup refuses to
+            # install on its own: name it.
+            extra = ["--binary", str(self.mcplogs)]
+        p = subprocess.run([str(self.mcplogs), *args, "--managed-dir", str(self.managed), *extra],
                            env=env, cwd=self.proj, capture_output=True, text=True, timeout=60)
         if p.returncode != 0:
             self.problem(f"mcplogs {' '.join(args)} exited {p.returncode}: {p.stderr.strip()}")

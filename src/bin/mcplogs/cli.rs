@@ -330,6 +330,9 @@ pub struct SetupFlags {
     /// Status line: wrap your existing statusLine command instead of leaving it alone
     #[arg(long, conflicts_with = "undo")]
     pub wrap: bool,
+    /// The mcplogs binary Claude Code runs [default: this one, when it is installed where it stays (not a cargo target/ build or a temporary folder)]
+    #[arg(long, value_name = "PATH", conflicts_with = "undo")]
+    pub binary: Option<PathBuf>,
     /// Hook: install `mcplogs export --detach` as a SessionEnd hook instead (every
     /// session's verdicts to the OpenTelemetry collector; docs/export.md)
     #[arg(long, conflicts_with = "wrap")]
@@ -610,7 +613,7 @@ pub struct FixArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// Scan DIR as a home folder to decide whether any server needs the fix [default: this machine]
+    /// Fix the home folder DIR (from any OS): its logs decide whether any server needs the fix, and its .claude/settings.json is the user settings file [default: this machine]
     #[arg(long, value_name = "DIR")]
     pub home: Vec<PathBuf>,
 

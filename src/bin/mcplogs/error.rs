@@ -177,6 +177,11 @@ pub enum Error {
     /// `setup`: the layers would stop the status line or hook from ever running.
     #[error("not writing anything: {0}")]
     SetupBlocked(#[from] mcplogs::settings::setup::Blocked),
+    /// `setup`: the binary to install would not keep working for Claude Code.
+    #[error(
+        "not writing anything: {0}. Setup installs the absolute path of an mcplogs binary that Claude Code can run from any folder: install mcplogs (for example `cargo install --path .`, or a release build copied into a folder on PATH) and run setup from the installed binary, or name one with --binary PATH"
+    )]
+    SetupBinary(#[from] mcplogs::settings::binary::BinaryProblem),
 }
 
 /// The command-line advice when `fix` has no file it may write.

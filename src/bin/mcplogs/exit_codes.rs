@@ -67,7 +67,8 @@ impl ExitCode {
             | Error::ReadAnswer(_)
             | Error::UndoFileRemoved { .. }
             | Error::UndoKeyChanged { .. }
-            | Error::SetupBlocked(_) => ExitCode::Error,
+            | Error::SetupBlocked(_)
+            | Error::SetupBinary(_) => ExitCode::Error,
         }
     }
 }

@@ -68,7 +68,7 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
 
     let mut report = scan(&opts)?;
     super::scan::join_configuration(&mut report, &opts, &cwd, args.managed_dir.as_deref());
-    mcplogs::advice::attach_with(&mut report, &cwd, &|d| {
+    mcplogs::advice::attach_with(&mut report, &opts.request.homes, &cwd, &|d| {
         settings::effective_negotiation(&sources_for(d))
     });
     let items = export::items(&report, &keys);

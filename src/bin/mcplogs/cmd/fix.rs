@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use colored::Colorize;
 
 use crate::cli::FixArgs;
-use crate::cmd::settings::read_layers;
+use crate::cmd::settings::read_layers_in;
 use crate::error::{Error, FIX_NOT_NEEDED};
 use crate::exit_codes::ExitCode;
 use crate::output;
@@ -34,7 +34,11 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
                 source,
             });
     }
-    let layers = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
+    let layers = read_layers_in(
+        args.project.as_deref(),
+        args.managed_dir.clone(),
+        &args.home,
+    )?;
     let target = target::choose(&layers);
     match &target {
         FixTarget::Write { path, .. } if !args.undo => {
@@ -83,7 +87,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         },
     )?;
     if args.settings.is_some()
-        && let Ok(layers) = read_layers(args.project.as_deref(), args.managed_dir.clone())
+        && let Ok(layers) = read_layers_in(
+            args.project.as_deref(),
+            args.managed_dir.clone(),
+            &args.home,
+        )
     {
         for l in layers.overriding(&path) {
             output::warning(format!(
@@ -124,13 +132,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::Clean);
     }
     let applied = fix::apply_fix(&pending)?;
-    let undo_cmd = match &args.settings {
-        Some(p) => format!("mcplogs fix --undo --settings {}", p.display()),
-        None => format!(
-            "mcplogs fix --undo --settings {}",
-            mcplogs::text::shell_word(&path.display().to_string())
-        ),
-    };
+    // `path` is absolute (the file written), so the command runs from any folder.
+    let undo_cmd = format!(
+        "mcplogs fix --undo --settings {}",
+        mcplogs::text::shell_word(&path.display().to_string())
+    );
     output::note(format_args!(
         "{} {}{}. Undo with `{undo_cmd}`.",
         "Wrote".green().bold(),

@@ -95,7 +95,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     };
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     super::scan::join_configuration(&mut scanned, &opts, &cwd, args.managed_dir.as_deref());
-    mcplogs::advice::attach_with(&mut scanned, &cwd, &|dir| {
+    // How each server is started: the first step for a stdio server that did not connect.
+    super::scan::attach_launch(&mut scanned, &opts, !no_redact);
+    mcplogs::advice::attach_with(&mut scanned, &opts.request.homes, &cwd, &|dir| {
         settings::effective_negotiation(&sources_for(dir))
     });
 
@@ -111,6 +113,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     );
     let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
     rep.set_launches(&|name| launches.get(name).map(|l| config_redactor.redact(l)));
+    if !no_redact {
+        // The advice can name the configured command (run it by hand).
+        for s in &mut rep.servers {
+            s.recommendation = config_redactor.redact(&s.recommendation);
+        }
+    }
     if !no_redact {
         rep.redact(machine);
     }

@@ -20,6 +20,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let update = |p| bar.update(p);
     let mut report = scan_with_progress(&opts, bar.shown().then_some(&update as _))?;
     bar.finish();
+    attach_launch(&mut report, &opts, !args.redact.no_redact);
     if !args.redact.no_redact {
         mcplogs::scan::redact_report(&mut report);
     }
@@ -35,7 +36,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         sources
     };
     join_configuration(&mut report, &opts, &cwd, managed_dir.as_deref());
-    mcplogs::advice::attach_with(&mut report, &cwd, &|dir| {
+    mcplogs::advice::attach_with(&mut report, homes, &cwd, &|dir| {
         settings::effective_negotiation(&sources_for(dir))
     });
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
@@ -120,16 +121,7 @@ pub(crate) fn join_configuration(
         return;
     }
     let homes = &opts.request.homes;
-    let (global, env): (Option<std::path::PathBuf>, EnvLookup) = match homes.first() {
-        None => (
-            mcplogs::claude_code::paths::global_config_here(),
-            Box::new(|k: &str| std::env::var(k).ok()),
-        ),
-        Some(h) => (
-            Some(mcplogs::claude_code::paths::claude_json_in(h)),
-            Box::new(|_: &str| None),
-        ),
-    };
+    let (global, env) = config_sources(opts);
     let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
         config::is_known_project(global.as_deref(), d)
     });
@@ -146,6 +138,54 @@ pub(crate) fn join_configuration(
         })
         .collect();
     joined::join(report, projects, opts);
+}
+
+/// The configuration's global file and `${VAR}` lookup for a scan: this user's, or for
+/// `--home DIR` that home's `.claude.json` with no environment (the other machine's is
+/// not known here).
+fn config_sources(opts: &ScanOptions) -> (Option<std::path::PathBuf>, EnvLookup) {
+    match opts.request.homes.first() {
+        None => (
+            mcplogs::claude_code::paths::global_config_here(),
+            Box::new(|k: &str| std::env::var(k).ok()),
+        ),
+        Some(h) => (
+            Some(mcplogs::claude_code::paths::claude_json_in(h)),
+            Box::new(|_: &str| None),
+        ),
+    }
+}
+
+/// Finds how each logged server is started (its configured command or URL), for a scan
+/// of a home; never for log files or folders named on the command line (whose
+/// configuration is not known). Before the scan's redaction, which passes over the
+/// command too; with `redact`, a value the configuration holds as a secret (an `env` or
+/// header value) that also sits in an argument or URL is masked here.
+pub(crate) fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact: bool) {
+    if !opts.request.paths.is_empty() {
+        return;
+    }
+    let (global, env) = config_sources(opts);
+    let seen = std::cell::RefCell::new(Vec::new());
+    mcplogs::scan::configured::attach_launch(
+        report,
+        opts.request.homes.first().map(|h| h.as_path()),
+        &|dir| {
+            let r = mcplogs::claude_code::config::resolve(global.as_deref(), dir, &*env);
+            seen.borrow_mut().extend(r.servers.iter().cloned());
+            r
+        },
+    );
+    let seen = seen.into_inner();
+    if !redact || seen.iter().all(|c| c.secret_values().is_empty()) {
+        return;
+    }
+    let r = mcplogs::render::probe::redactor(&seen.iter().collect::<Vec<_>>(), true);
+    for l in report.servers.iter_mut().filter_map(|s| s.launch.as_mut()) {
+        for t in l.argv.iter_mut().chain(std::iter::once(&mut l.url)) {
+            *t = r.redact(t);
+        }
+    }
 }
 
 /// The stderr line for a scan that found no server, if it found none.

@@ -65,13 +65,24 @@ pub(crate) fn read_layers(
     project: Option<&Path>,
     managed_dir: Option<PathBuf>,
 ) -> Result<EffectiveNegotiation, Error> {
+    read_layers_in(project, managed_dir, &[])
+}
+
+/// [`read_layers`] for a scan of `homes` (`--home`): the first home's user file, and no
+/// environment layer (that machine's environment is not known here); this machine's
+/// layers when `homes` is empty.
+pub(crate) fn read_layers_in(
+    project: Option<&Path>,
+    managed_dir: Option<PathBuf>,
+    homes: &[PathBuf],
+) -> Result<EffectiveNegotiation, Error> {
     let project = match project {
         Some(p) if !p.is_dir() => return Err(Error::NotAFolder(p.to_path_buf())),
         Some(p) => std::path::absolute(p),
         None => std::env::current_dir(),
     }
     .map_err(Error::ProjectFolder)?;
-    let mut sources = Sources::for_this_machine(&project);
+    let mut sources = Sources::for_scan(homes, &project);
     if let Some(d) = managed_dir {
         sources.managed_dir = d;
     }

@@ -14,12 +14,32 @@ use mcplogs::settings::Sources;
 use mcplogs::settings::setup::{self, Install, SetupOptions, SetupPlan};
 use mcplogs::settings::undo::{self, UndoPlan};
 
-/// The command lines installed. `--color always`: Claude Code's status line is not a
-/// terminal to mcplogs (a pipe), yet shows colours; NO_COLOR still wins.
+/// The command lines installed, after the binary's quoted absolute path. `--color
+/// always`: Claude Code's status line is not a terminal to mcplogs (a pipe), yet shows
+/// colours; NO_COLOR still wins.
+pub const STATUSLINE_ARGS: &str = "statusline --color always";
+pub const HOOK_ARGS: &str = "hook";
+/// The status line command as a user types it (mcplogs on PATH), for advice.
 pub const STATUSLINE_COMMAND: &str = "mcplogs statusline --color always";
-pub const HOOK_COMMAND: &str = "mcplogs hook";
+
 /// `--detach`: Claude Code ends a SessionEnd hook after about 1.5 s (docs/claude-code.md).
-pub const EXPORT_HOOK_COMMAND: &str = "mcplogs export --detach";
+pub const EXPORT_HOOK_ARGS: &str = "export --detach";
+
+/// The binary to install: `--binary PATH` (made absolute and canonical, and runnable),
+/// else this one when its path is stable; then checked to answer `--version`.
+fn binary(flags: &SetupFlags) -> Result<PathBuf, Error> {
+    use mcplogs::settings::binary;
+    let path = match &flags.binary {
+        Some(p) => {
+            let p = binary::canonical(p)?;
+            binary::check_executable(&p)?;
+            p
+        }
+        None => binary::own_stable_path()?,
+    };
+    binary::check_runs(&path)?;
+    Ok(path)
+}
 
 pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let (install, flags) = match args.what {
@@ -35,11 +55,14 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     if let Some(b) = setup::blocked(&setup::integrations(&sources), install) {
         return Err(Error::SetupBlocked(b));
     }
+    let exe = binary(&flags)?;
+    let exe = mcplogs::text::shell_word(&exe.display().to_string());
     let command = match install {
-        Install::StatusLine => STATUSLINE_COMMAND,
-        Install::Hook => HOOK_COMMAND,
-        Install::ExportHook => EXPORT_HOOK_COMMAND,
+        Install::StatusLine => format!("{exe} {STATUSLINE_ARGS}"),
+        Install::Hook => format!("{exe} {HOOK_ARGS}"),
+        Install::ExportHook => format!("{exe} {EXPORT_HOOK_ARGS}"),
     };
+    let command = command.as_str();
     let plan = setup::plan_setup(
         &path,
         install,

@@ -1,0 +1,445 @@
+//! Every command a screen prints runs as printed, in the user's context (issue 43): the
+//! `mcplogs …` commands that `scan` (screen, `--verbose`, `--json`), `report` and
+//! `explain` print over the sample homes and over generated homes (a home path with
+//! spaces and quotes, a logged project folder that is gone, one that exists with its own
+//! settings) are collected, run through `sh -c` from another folder (with `--dry-run`
+//! added where they write), and checked to do what the text around them said: the file a
+//! fix names is the file `fix` plans to write, the home is the one scanned, a command to
+//! run a server by hand starts that server (it writes the same last words on stderr as
+//! in the log), and nothing is a usage error.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+
+/// The logged project of the linux sample home, and its stub server's path.
+const SAMPLE_PROJECT: &str = "/tmp/mcplogs-samples/home-linux/work/api";
+const SAMPLE_STUB: &str = "/tmp/mcplogs-samples/bin/stub_mcp_server.py";
+
+/// A string as it is written inside a JSON string (no quotes around it).
+fn json_inner(s: &str) -> String {
+    let j = serde_json::to_string(s).unwrap();
+    j[1..j.len() - 1].to_string()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+/// Replaces `old` by `new` in every file under `dir`.
+fn rewrite_files(dir: &Path, old: &str, new: &str) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rewrite_files(&p, old, new);
+        } else if let Ok(text) = fs::read_to_string(&p)
+            && text.contains(old)
+        {
+            fs::write(&p, text.replace(old, new)).unwrap();
+        }
+    }
+}
+
+/// The linux sample home copied to `home`, its logs moved to `project` (the folder
+/// renamed to its encoded name, every record's `cwd` rewritten), and its servers'
+/// stub script at `stub`.
+fn generated_home(home: &Path, project: &Path, stub: &Path) {
+    copy_dir(&samples().join("linux-home"), home);
+    let cache = home.join(".cache/claude-cli-nodejs");
+    let old = cache.join(mcplogs::claude_code::names::encode_folder_name(
+        SAMPLE_PROJECT,
+    ));
+    let new = cache.join(mcplogs::claude_code::names::encode_folder_name(
+        &project.display().to_string(),
+    ));
+    fs::rename(&old, &new).unwrap();
+    rewrite_files(
+        &new,
+        SAMPLE_PROJECT,
+        &json_inner(&project.display().to_string()),
+    );
+    let config = home.join(".claude.json");
+    let text = fs::read_to_string(&config)
+        .unwrap()
+        .replace(SAMPLE_STUB, &json_inner(&stub.display().to_string()))
+        .replace(SAMPLE_PROJECT, &json_inner(&project.display().to_string()));
+    fs::write(&config, text).unwrap();
+}
+
+/// Where the commands run: a HOME with no logs that is also the working directory (not
+/// the scanned home), `mcplogs` on PATH, and an empty managed-settings folder.
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    cwd: PathBuf,
+    bin: PathBuf,
+    managed: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let cwd = root.join("elsewhere");
+        let bin = root.join("bin");
+        let managed = root.join("managed");
+        for d in [&cwd, &bin, &managed] {
+            fs::create_dir_all(d).unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcplogs"), bin.join("mcplogs")).unwrap();
+        World {
+            _tmp: tmp,
+            root,
+            cwd,
+            bin,
+            managed,
+        }
+    }
+
+    /// mcplogs with `args`, as the user would run it in `cwd`.
+    fn mcplogs(&self, args: &[&str]) -> Output {
+        let mut c = mcplogs(&self.cwd);
+        c.args(args);
+        if matches!(args.first(), Some(&"scan" | &"report")) {
+            c.arg("--managed-dir").arg(&self.managed);
+        }
+        c.output().unwrap()
+    }
+
+    /// `line` through `sh -c` in `cwd`, stdin closed, killed after 20 s.
+    fn sh(&self, line: &str) -> Output {
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(line)
+            .env_clear()
+            .env("HOME", &self.cwd)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    self.bin.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        clock_env(&mut c);
+        let mut child = c.spawn().unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("`{line}` did not finish within 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Every command in backquotes in `text` that starts with `mcplogs `, with the text that
+/// follows it up to the end of its sentence (what it says the command does).
+fn printed_commands(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // Joined lines: a wrapped screen breaks sentences (never a command: paths are kept
+    // whole), and an indented continuation starts with spaces.
+    let joined: String = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    let mut rest = joined.as_str();
+    while let Some(i) = rest.find('`') {
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('`') else { break };
+        let span = &after[..j];
+        let tail = &after[j + 1..];
+        // `mcplogs 0.1.0` (a version in the report) is no command.
+        let runs = span
+            .strip_prefix("mcplogs ")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_lowercase() || c == '-'));
+        if runs {
+            let said = tail.split(". ").next().unwrap_or("").to_string();
+            out.push((span.to_string(), said));
+        }
+        rest = tail;
+    }
+    out
+}
+
+/// A command holding a placeholder (`NAME`, `FILE`, `DIR`) is a pattern, not a command.
+fn is_pattern(cmd: &str) -> bool {
+    cmd.split_whitespace().any(|w| {
+        w.len() >= 3
+            && w.chars().all(|c| c.is_ascii_uppercase())
+            && ["NAME", "FILE", "DIR", "PATH", "SUBSTRING"].contains(&w)
+    })
+}
+
+/// Runs every printed `mcplogs` command of `outputs`, checks each, and returns how many
+/// ran. `home` is the home scanned; `gone` a logged project folder that does not exist.
+/// `scanned`: the outputs are about `home`'s logs, so a fix they print must see the
+/// servers it is for (`explain` is about this machine, whose home is empty here).
+fn run_printed(
+    w: &World,
+    outputs: &[String],
+    home: &Path,
+    gone: Option<&Path>,
+    scanned: bool,
+) -> usize {
+    let mut ran = 0;
+    let mut seen = std::collections::HashSet::new();
+    for out in outputs {
+        for (cmd, said) in printed_commands(out) {
+            if is_pattern(&cmd) || !seen.insert(cmd.clone()) {
+                continue;
+            }
+            // Never a fallback to the folder the user happens to be in.
+            assert!(
+                !cmd.contains(&w.cwd.display().to_string()),
+                "`{cmd}` names the current folder"
+            );
+            if let Some(g) = gone {
+                assert!(
+                    !cmd.contains("--project"),
+                    "`{cmd}` names a project although {} is gone",
+                    g.display()
+                );
+            }
+            let writes = cmd.starts_with("mcplogs fix")
+                || cmd.starts_with("mcplogs setup")
+                || cmd.starts_with("mcplogs prune");
+            let mut line = cmd.clone();
+            if writes && !cmd.contains("--dry-run") {
+                line.push_str(" --dry-run");
+            }
+            let o = w.sh(&line);
+            let t = text(&o);
+            ran += 1;
+            assert!(
+                !t.contains("unexpected argument") && !t.contains("Usage:"),
+                "`{line}`: {t}"
+            );
+            let code = o.status.code();
+            if cmd.starts_with("mcplogs fix") && !cmd.contains("--undo") {
+                assert_eq!(code, Some(0), "`{line}`: {t}");
+                // It sees the servers the advice is about (run without --dry-run it
+                // would otherwise refuse: no server needs the fix).
+                assert!(
+                    !scanned || t.contains("The legacy fix helps: "),
+                    "`{line}`: {t}"
+                );
+                // The advice named the file the fix writes: that is the file fix plans.
+                if let Some(file) = said
+                    .split("MCP_PROTOCOL_NEGOTIATION=legacy in ")
+                    .nth(1)
+                    .map(|f| f.split([':', '(']).next().unwrap().trim())
+                    .filter(|f| f.starts_with('/'))
+                {
+                    assert!(
+                        t.contains(&format!("+++ {file}")),
+                        "`{line}` does not plan to write {file}, which the advice named: {t}"
+                    );
+                    assert!(
+                        file.starts_with(&home.display().to_string())
+                            || !file.contains(".claude/settings.json"),
+                        "the user file {file} is not the scanned home's ({})",
+                        home.display()
+                    );
+                }
+            } else {
+                assert!(
+                    matches!(code, Some(0) | Some(1)),
+                    "`{line}` exited {code:?}: {t}"
+                );
+            }
+        }
+    }
+    ran
+}
+
+/// The servers of `scan --json` that carry a command to run by hand: the command, the
+/// cause, and the last stderr line in the log.
+fn by_hand(json: &serde_json::Value) -> Vec<(String, String, Option<String>)> {
+    json["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| {
+            let cmd = s["runByHand"].as_str()?.to_string();
+            let cause = s["cause"].as_str().unwrap_or("").to_string();
+            let last = s["stderrTail"]
+                .as_array()
+                .and_then(|t| t.last())
+                .and_then(|l| l.as_str())
+                .map(str::to_string);
+            Some((cmd, cause, last))
+        })
+        .collect()
+}
+
+/// Every screen's output for a scan of `home`.
+fn outputs(w: &World, home: &Path) -> (Vec<String>, serde_json::Value) {
+    let h = home.to_str().unwrap();
+    let mut outs = Vec::new();
+    for args in [
+        vec!["scan", "--home", h],
+        vec!["scan", "--home", h, "--verbose"],
+        vec!["report", "--home", h],
+    ] {
+        let o = w.mcplogs(&args);
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(1)),
+            "{args:?}: {}",
+            text(&o)
+        );
+        outs.push(text(&o));
+    }
+    let o = w.mcplogs(&["scan", "--home", h, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for s in json["servers"].as_array().unwrap() {
+        outs.push(s["recommendation"].as_str().unwrap().to_string());
+    }
+    (outs, json)
+}
+
+#[cfg(unix)]
+#[test]
+fn every_printed_command_runs_as_printed_on_the_sample_homes() {
+    let w = World::new();
+    let mut ran = 0;
+    for name in ["linux-home", "macos-home", "windows-home"] {
+        let home = w.root.join("copies").join(name);
+        copy_dir(&samples().join(name), &home);
+        let (outs, _) = outputs(&w, &home);
+        ran += run_printed(&w, &outs, &home, None, true);
+    }
+    // `explain` of the sample `claude mcp list` output.
+    let list = samples().join("mcp-list/linux-home-2.1.288.txt");
+    let o = w.mcplogs(&["explain", list.to_str().unwrap()]);
+    ran += run_printed(&w, &[text(&o)], &w.root, None, false);
+    assert!(ran >= 4, "only {ran} commands printed");
+}
+
+#[cfg(unix)]
+#[test]
+fn printed_commands_keep_the_home_and_never_fall_back_to_this_folder() {
+    let w = World::new();
+    // A home whose path holds spaces and both quotes, whose logged project is gone.
+    let home = w.root.join("it's a \"home\"").join("ana");
+    let gone = w.root.join("gone project");
+    let stub_dir = w.root.join("stub's bin");
+    fs::create_dir_all(&stub_dir).unwrap();
+    let stub = stub_dir.join("stub server.py");
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py"),
+        &stub,
+    )
+    .unwrap();
+    generated_home(&home, &gone, &stub);
+    // The current folder has settings of its own that a fallback would obey.
+    fs::create_dir_all(w.cwd.join(".claude")).unwrap();
+    fs::write(
+        w.cwd.join(".claude/settings.json"),
+        r#"{"env":{"MCP_PROTOCOL_NEGOTIATION":"auto"}}"#,
+    )
+    .unwrap();
+    let (outs, json) = outputs(&w, &home);
+    let all = outs.join("\n");
+    assert!(all.contains("no longer exists"), "{all}");
+    let fix: Vec<String> = printed_commands(&all)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.starts_with("mcplogs fix") && !c.contains("--undo"))
+        .collect();
+    assert!(!fix.is_empty(), "no fix command printed: {all}");
+    for c in &fix {
+        assert!(c.contains("--home '"), "{c}");
+    }
+    assert!(run_printed(&w, &outs, &home, Some(&gone), true) >= 2);
+    check_by_hand(&w, &json, true);
+}
+
+#[cfg(unix)]
+#[test]
+fn printed_commands_carry_the_project_whose_settings_decide() {
+    let w = World::new();
+    let home = w.root.join("home dir").join("bo");
+    let project = w.root.join("my proj's dir");
+    let stub = w.root.join("stub_mcp_server.py");
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py"),
+        &stub,
+    )
+    .unwrap();
+    generated_home(&home, &project, &stub);
+    // The project's shared settings choose `auto`: the fix goes into its local file.
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"env":{"MCP_PROTOCOL_NEGOTIATION":"auto"}}"#,
+    )
+    .unwrap();
+    let (outs, json) = outputs(&w, &home);
+    let all = outs.join("\n");
+    let local = project.join(".claude/settings.local.json");
+    assert!(all.contains(&local.display().to_string()), "{all}");
+    let fix: Vec<String> = printed_commands(&all)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.starts_with("mcplogs fix") && !c.contains("--undo"))
+        .collect();
+    assert!(!fix.is_empty(), "{all}");
+    for c in &fix {
+        assert!(c.contains("--project '"), "{c}");
+    }
+    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
+    // The command run by hand starts in the project folder.
+    let hand = by_hand(&json);
+    assert!(
+        hand.iter().all(|(c, _, _)| c.starts_with("cd '")),
+        "{hand:?}"
+    );
+    check_by_hand(&w, &json, true);
+}
+
+/// Each command to run by hand does what the advice says: the server exiting at start
+/// writes its last words again, a missing command is not found by the shell either.
+fn check_by_hand(w: &World, json: &serde_json::Value, stub_exists: bool) {
+    let hand = by_hand(json);
+    assert!(hand.len() >= 2, "{hand:?}");
+    for (cmd, cause, last) in hand {
+        let o = w.sh(&cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        match cause.as_str() {
+            "command-not-found" => assert_eq!(o.status.code(), Some(127), "`{cmd}`: {err}"),
+            "connection-closed" if stub_exists => {
+                let last = last.expect("the log holds its stderr");
+                assert!(
+                    err.contains(&last),
+                    "`{cmd}` wrote {err:?}, the log {last:?}"
+                );
+            }
+            _ => assert_ne!(o.status.code(), Some(127), "`{cmd}`: {err}"),
+        }
+    }
+}
