@@ -227,8 +227,15 @@ fn project_filter_and_an_empty_result() {
         "{}",
         r.stderr
     );
+    // A project filter that matches nothing is the same usage error as --server's.
+    for flag in ["--project", "--match-project"] {
+        let r = scan_samples(&[flag, "no-such-project"]);
+        assert_eq!(r.code, 2, "{flag}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{flag}: {}", r.stdout);
+        let r = scan_samples(&[flag, "no-such-project", "--json"]);
+        assert_eq!(r.code, 2, "{flag} --json: {}", r.stderr);
+    }
     let r = scan_samples(&["--project", "no-such-project"]);
-    assert_eq!(r.code, 0);
     assert!(
         r.stderr.contains("no project path contains"),
         "{}",
@@ -297,7 +304,9 @@ fn colour_rules() {
         run(&mut c).stdout
     };
     assert!(base(&["--color", "always"], None).contains("\u{1b}["));
-    assert!(!base(&["--color", "always"], Some("1")).contains('\u{1b}'));
+    // An explicit flag beats NO_COLOR (no-color.org: command-line arguments override it).
+    assert!(base(&["--color", "always"], Some("1")).contains("\u{1b}["));
+    assert!(!base(&["--color", "never"], Some("1")).contains('\u{1b}'));
     assert!(base(&["--color", "always"], Some("")).contains("\u{1b}["));
     assert!(!base(&["--color", "never"], None).contains('\u{1b}'));
     assert!(!base(&[], None).contains('\u{1b}'));

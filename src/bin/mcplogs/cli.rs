@@ -26,7 +26,10 @@ TERMS:
              or legacy (the classic initialize)
   tolerated  works only because Claude Code filled in missing fields
 
-Exit codes: 0 nothing wrong, 1 problems found, 2 usage or I/O error.
+Exit codes: 0 nothing wrong (or done: `report -o FILE` wrote FILE),
+  1 problems found, 2 usage or I/O error (also a --server or --match-project
+  that matches nothing), 130 interrupted. `mcplogs docs usage`: the table.
+Colour: only on a terminal, never with NO_COLOR, unless --color always|never.
 More: `mcplogs docs TOPIC` (the guides), `mcplogs man --install`.";
 
 #[derive(Debug, Parser)]
@@ -38,7 +41,8 @@ More: `mcplogs docs TOPIC` (the guides), `mcplogs man --install`.";
     after_help = JOURNEY
 )]
 pub struct Cli {
-    /// When to use colour: auto = only on a terminal. NO_COLOR always disables it.
+    /// When to use colour: auto = only on a terminal and without NO_COLOR; always and never
+    /// beat NO_COLOR.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
 

@@ -41,8 +41,11 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
-        // A --server name that matches none of the servers found is a usage error.
-        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
+        // A filter (--server, --match-project) that matches none of the servers found is
+        // a usage error, the same for both (docs/usage.md, "Exit codes").
+        if (opts.server.is_some() || opts.project.is_some())
+            && !report.unfiltered_names.is_empty()
+        {
             return Ok(ExitCode::Error);
         }
     }

@@ -15,7 +15,8 @@ use mcplogs::settings::setup::{self, Install, SetupOptions, SetupPlan};
 use mcplogs::settings::undo::{self, UndoPlan};
 
 /// The command lines installed. `--color always`: Claude Code's status line is not a
-/// terminal to mcplogs (a pipe), yet shows colours; NO_COLOR still wins.
+/// terminal to mcplogs (a pipe), yet shows colours; an explicit `--color` beats NO_COLOR
+/// (edit the installed command to `--color never` for a plain line).
 pub const STATUSLINE_COMMAND: &str = "mcplogs statusline --color always";
 pub const HOOK_COMMAND: &str = "mcplogs hook";
 
