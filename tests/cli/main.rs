@@ -20,6 +20,8 @@ mod decode_formats;
 mod decode_property;
 mod direction;
 mod doc_paths;
+#[cfg(unix)]
+mod docs_true;
 mod explain;
 mod fuzz_corpus;
 mod fuzz_regressions;

@@ -144,6 +144,29 @@ their own. A status line of your own is never replaced: without --wrap the
 command shows how to add mcplogs to it. Nothing is installed while
 disableAllHooks is set, or while a managed file would keep it from running.";
 
+const SETUP_STATUSLINE_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup statusline --dry-run   # the diff, writing nothing
+  mcplogs setup statusline             # write it, after a yes
+  mcplogs setup statusline --wrap      # keep your own status line, add MCP to it
+  mcplogs setup statusline --undo      # put back what was there
+
+Writes statusLine in ~/.claude/settings.json (or --settings PATH) through
+the writer `mcplogs fix` uses: diff, confirmation, backup, undo. A status
+line of your own is never replaced: without --wrap the command shows how to
+add mcplogs to it.";
+
+const SETUP_HOOK_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup hook --dry-run         # the diff, writing nothing
+  mcplogs setup hook --yes             # write it without asking
+  mcplogs setup hook --undo            # put back what was there
+
+Adds a UserPromptSubmit hook running `mcplogs hook` to ~/.claude/settings.json
+(or --settings PATH) through the writer `mcplogs fix` uses. Nothing is
+installed while disableAllHooks is set, or while a managed file would keep
+it from running.";
+
 const MAN_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs man --install        # every page, where `man mcplogs` finds it
@@ -258,8 +281,10 @@ pub struct SetupArgs {
 #[derive(Debug, Subcommand)]
 pub enum SetupWhat {
     /// Add `mcplogs statusline` as Claude Code's statusLine command
+    #[command(after_help = SETUP_STATUSLINE_EXAMPLES)]
     Statusline(SetupFlags),
     /// Add `mcplogs hook` as a UserPromptSubmit hook
+    #[command(after_help = SETUP_HOOK_EXAMPLES)]
     Hook(SetupFlags),
 }
 
