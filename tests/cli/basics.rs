@@ -711,7 +711,15 @@ fn man_pages_install_where_man_finds_them_and_docs_are_bundled() {
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/{topic}.md")),
         )
         .unwrap();
-        assert_eq!(g.stdout, want, "{topic}");
+        // Whole, piped: every line of the guide, changed only where it cites the
+        // repository's docs (tests/cli/docs_true.rs checks what replaces those).
+        let shown: Vec<&str> = g.stdout.lines().collect();
+        for (i, line) in want.lines().enumerate() {
+            if !line.contains(".md") && !line.contains("docs/schema") {
+                assert_eq!(shown.get(i), Some(&line), "{topic}, line {}", i + 1);
+            }
+        }
+        assert!(shown.len() >= want.lines().count(), "{topic}");
     }
     let r = run(mcplogs(tmp.path()).args(["docs", "nope"]));
     assert_eq!(r.code, 2);

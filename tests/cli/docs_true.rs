@@ -155,7 +155,10 @@ fn exit_codes_are_documented_in_one_table_and_in_the_help() {
             "docs/usage.md's table lacks {code}"
         );
         let said = regex::Regex::new(&format!(r"(^|[\s:,(]){code}[\s,]")).unwrap();
-        assert!(said.is_match(&help), "--help does not name exit code {code}");
+        assert!(
+            said.is_match(&help),
+            "--help does not name exit code {code}"
+        );
         assert!(
             said.is_match(readme_codes),
             "the README does not name exit code {code}"
@@ -261,4 +264,119 @@ fn every_help_example_runs_as_typed() {
         }
     }
     assert!(ran >= 30, "only {ran} examples ran");
+}
+
+/// What an installed user is pointed to ships inside the binary (issue 43 item 12): no
+/// help text and no guide printed by `mcplogs docs` cites a file of the repository's
+/// docs/ (a guide or a schema), and every `mcplogs docs …` they cite instead works.
+#[test]
+fn help_and_guides_cite_only_what_ships_in_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo_doc = regex::Regex::new(r"docs/[A-Za-z0-9_./*-]+|\]\([^)#:]+\.md").unwrap();
+    let cited = regex::Regex::new(r"mcplogs docs (schema [a-z-]+|[a-z-]+)").unwrap();
+    let mut citations: Vec<(String, String)> = Vec::new();
+    // every help, every nesting level
+    let mut helps = vec![vec![]];
+    for sub in subcommands(tmp.path(), &[]) {
+        for n in subcommands(tmp.path(), &[&sub]) {
+            helps.push(vec![sub.clone(), n]);
+        }
+        helps.push(vec![sub]);
+    }
+    for path in &helps {
+        let args: Vec<&str> = path.iter().map(String::as_str).collect();
+        let r = run(mcplogs(tmp.path()).args(&args).arg("--help"));
+        assert_eq!(r.code, 0, "{path:?}");
+        let what = format!("`mcplogs {} --help`", path.join(" "));
+        if let Some(m) = repo_doc.find(&r.stdout) {
+            panic!(
+                "{what} cites {:?}, which an installed user does not have",
+                m.as_str()
+            );
+        }
+        for c in cited.captures_iter(&r.stdout) {
+            citations.push((what.clone(), c[1].to_string()));
+        }
+    }
+    // every guide, as `mcplogs docs TOPIC` prints it
+    let list = run(mcplogs(tmp.path()).arg("docs"));
+    let topics: Vec<String> = list
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
+    assert!(topics.len() >= 10, "{}", list.stdout);
+    for topic in topics.iter().filter(|t| *t != "schema") {
+        let r = run(mcplogs(tmp.path()).args(["docs", topic]));
+        assert_eq!(r.code, 0, "{topic}");
+        let mut fenced = false;
+        for line in r.stdout.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            if fenced {
+                continue;
+            }
+            if let Some(m) = repo_doc.find(line) {
+                let rest = line[m.end()..].trim_start_matches('`');
+                assert!(
+                    rest.starts_with(" (in mcplogs' source repository)"),
+                    "`mcplogs docs {topic}` cites {:?} as if it were installed: {line}",
+                    m.as_str()
+                );
+            }
+            for c in cited.captures_iter(line) {
+                citations.push((format!("`mcplogs docs {topic}`"), c[1].to_string()));
+            }
+        }
+    }
+    assert!(citations.len() >= 20, "{citations:?}");
+    for (source, cite) in citations {
+        if cite == "TOPIC" || cite.starts_with("schema NAME") {
+            continue;
+        }
+        let args: Vec<&str> = std::iter::once("docs")
+            .chain(cite.split_whitespace())
+            .collect();
+        let r = run(mcplogs(tmp.path()).args(&args));
+        assert_eq!(
+            r.code, 0,
+            "{source} cites `mcplogs docs {cite}`: {}",
+            r.stderr
+        );
+        assert!(
+            !r.stdout.is_empty(),
+            "{source}: `mcplogs docs {cite}` is empty"
+        );
+    }
+}
+
+/// Every schema of docs/schema/ ships in the binary, byte for byte.
+#[test]
+fn every_schema_ships_in_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for e in fs::read_dir(root().join("docs/schema")).unwrap() {
+        let p = e.unwrap().path();
+        let file = p.file_name().unwrap().to_str().unwrap().to_string();
+        let name = file.trim_end_matches(".schema.json");
+        let r = run(mcplogs(tmp.path()).args(["docs", "schema", name]));
+        assert_eq!(
+            r.code, 0,
+            "docs/schema/{file} is not shipped: add it to SCHEMAS in src/bin/mcplogs/cmd/docs.rs"
+        );
+        assert_eq!(r.stdout, fs::read_to_string(&p).unwrap(), "{file}");
+        n += 1;
+    }
+    assert!(n >= 9);
+    let r = run(mcplogs(tmp.path()).args(["docs", "schema", "nope"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("no schema named \"nope\""),
+        "{}",
+        r.stderr
+    );
 }

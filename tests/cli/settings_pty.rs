@@ -108,7 +108,10 @@ fn stdout_redirected_the_diff_is_shown_where_the_question_is_asked() {
     let sb = sandbox();
     let log = sb.dir.path().join("fix.log");
     for cols in [80, 120] {
-        let mut cmd = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), &["fix", "--force"]);
+        let mut cmd = sb.command(
+            Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+            &["fix", "--force"],
+        );
         cmd.env("COLUMNS", cols.to_string());
         cmd.stdout(fs::File::create(&log).unwrap());
         let mut p = spawn_command(cmd, Some(20_000)).unwrap();
@@ -125,7 +128,8 @@ fn stdout_redirected_the_diff_is_shown_where_the_question_is_asked() {
         // stdout (the file) still has the diff, once
         let file = fs::read_to_string(&log).unwrap();
         assert_eq!(
-            file.matches("+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"").count(),
+            file.matches("+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"")
+                .count(),
             1,
             "{file}"
         );

@@ -182,7 +182,8 @@ const DOCS_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs docs                 # the list of guides
   mcplogs docs settings        # which file `mcplogs fix` writes, and why
-  mcplogs docs verdicts | less";
+  mcplogs docs verdicts | less
+  mcplogs docs schema scan     # the JSON Schema of `mcplogs scan --json`";
 
 const SCAN_EXAMPLES: &str = "\
 EXAMPLES:
@@ -211,7 +212,7 @@ const SETTINGS_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs settings                      # for the project in this folder
   mcplogs settings --project ~/work/api
-  mcplogs settings --json               # fields: docs/settings.md
+  mcplogs settings --json               # fields: mcplogs docs settings
 
 Layers, highest first: managed settings, the project's
 .claude/settings.local.json, its .claude/settings.json,
@@ -233,7 +234,7 @@ const REPORT_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs report -o issue.md         # redacted, under GitHub's size limit
   mcplogs report --server my-db
-  mcplogs report --json              # fields: docs/report.md
+  mcplogs report --json              # fields: mcplogs docs report
 
 Read the report before you post it.";
 
@@ -331,9 +332,12 @@ pub struct ManArgs {
 
 #[derive(Debug, Args)]
 pub struct DocsArgs {
-    /// The guide to print; without one, the list
+    /// The guide to print (or `schema`); without one, the list
     #[arg(value_name = "TOPIC")]
     pub topic: Option<String>,
+    /// With `schema`: the document whose JSON Schema to print (scan, report, ...)
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -418,7 +422,7 @@ impl DiscoveryArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/json.md)")),
+    mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs json`)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
 )]
 pub struct ScanArgs {
@@ -452,7 +456,7 @@ pub struct ScanArgs {
 #[derive(Debug, Args)]
 #[command(
     mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
-    mut_arg("json", |a| a.help("The same content as one JSON document (fields in docs/report.md)")),
+    mut_arg("json", |a| a.help("The same content as one JSON document (fields: `mcplogs docs report`)")),
 )]
 pub struct ReportArgs {
     #[command(flatten)]
@@ -471,7 +475,7 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Also probe this project's configured servers and add the summary (docs/probe.md)
+    /// Also probe this project's configured servers and add the summary (`mcplogs docs probe`)
     #[arg(long)]
     pub probe: bool,
     /// Keep private hostnames and RFC 1918 addresses (masked by default)
@@ -506,7 +510,7 @@ pub struct ExplainArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/settings.md)")))]
+#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs settings`)")))]
 pub struct SettingsArgs {
     /// The project whose .claude/ settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
@@ -677,7 +681,7 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 250)]
     pub max_pages: usize,
 
-    /// One JSON document on stdout (fields in docs/probe.md)
+    /// One JSON document on stdout (fields: `mcplogs docs probe`)
     #[arg(long)]
     pub json: bool,
 

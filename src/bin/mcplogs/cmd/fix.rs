@@ -316,10 +316,7 @@ fn confirm(yes: bool) -> Result<bool, Error> {
     // The question is asked on stderr; the diff went to stdout. Redirected, the user
     // would be asked about a change they cannot see: show it here too.
     if !io::stdout().is_terminal() {
-        let diff = SHOWN_DIFF
-            .lock()
-            .map(|d| d.clone())
-            .unwrap_or_default();
+        let diff = SHOWN_DIFF.lock().map(|d| d.clone()).unwrap_or_default();
         if !diff.is_empty() {
             output::note("The change (stdout is not a terminal, so it is shown here too):");
             output::stderr_block(&format!("{}\n", diff.trim_end_matches('\n')));

@@ -43,8 +43,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
         // a usage error, the same for both (docs/usage.md, "Exit codes").
-        if (opts.server.is_some() || opts.project.is_some())
-            && !report.unfiltered_names.is_empty()
+        if (opts.server.is_some() || opts.project.is_some()) && !report.unfiltered_names.is_empty()
         {
             return Ok(ExitCode::Error);
         }

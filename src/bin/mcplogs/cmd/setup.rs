@@ -66,7 +66,7 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
         match install {
             Install::StatusLine => "Claude Code's status line, under the prompt",
             Install::Hook =>
-                "a UserPromptSubmit hook (docs/claude-code.md says why not SessionStart)",
+                "a UserPromptSubmit hook (`mcplogs docs claude-code` says why not SessionStart)",
         }
     ));
     print_diff(&pending.diff, flags.dry_run)?;
