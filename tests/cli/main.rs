@@ -70,4 +70,5 @@ mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;
+mod vocabulary;
 mod wire;

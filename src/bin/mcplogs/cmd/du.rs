@@ -15,13 +15,8 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&render::du::du_json(&du), true)?
     } else {
-        // Home as ~ before the table cuts long paths to fit (JSON keeps them whole).
-        for p in &mut du.projects {
-            p.project = output::tilde(&format!("{}/", p.project))
-                .trim_end_matches('/')
-                .to_string();
-        }
-        let mut t = render::du::du_table(&du, output::width());
+        // Home as ~ (JSON keeps paths whole).
+        let mut t = render::du::du_table(&du, output::width(), output::home());
         if du.bytes > 0 {
             t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
         }

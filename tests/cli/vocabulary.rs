@@ -1,0 +1,168 @@
+//! One vocabulary (issue 43 items 7-11): times with their zone, messages that never mix
+//! two clocks, one display form, singular and plural.
+
+use std::path::Path;
+
+use crate::common::*;
+
+fn all_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
+}
+
+/// `scan --since 10m` on copied logs (files written just now, records days old) says
+/// the records are older, not that "the newest log was written 10 s ago"; on logs not
+/// written since, it says so; both give the time with its zone, never a bare `Z` time.
+#[test]
+fn since_finding_nothing_names_one_clock_and_the_zone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("copied");
+    copy_tree(&samples().join("linux-home"), &home);
+    for f in all_files(&home) {
+        set_age(&f, 5);
+    }
+    let scan = || {
+        run(mcplogs(tmp.path())
+            .env("TZ", "UTC")
+            .args(["scan", "--since", "10m", "--home"])
+            .arg(&home))
+    };
+    let r = scan();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("every record in them is older"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("last written"), "{}", r.stderr);
+    let zoned = regex::Regex::new(r"since \d{4}-\d\d-\d\d \d\d:\d\d UTC:").unwrap();
+    assert!(zoned.is_match(&r.stderr), "{}", r.stderr);
+    assert!(
+        !r.stderr.contains("Z;") && !r.stderr.contains("Z ("),
+        "{}",
+        r.stderr
+    );
+
+    // Files last written three days ago: no file since, and when the newest was.
+    for f in all_files(&home) {
+        set_age(&f, 3 * 86_400);
+    }
+    let r = scan();
+    assert!(
+        r.stderr
+            .contains("no log file was written since; the newest was last written"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("3 days ago"), "{}", r.stderr);
+    let two = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").unwrap();
+    assert_eq!(two.find_iter(&r.stderr).count(), 2, "{}", r.stderr);
+}
+
+/// `args` run in a pseudo-terminal of `cols` columns (script(1)), colour codes removed.
+#[cfg(unix)]
+fn in_pty(sb: &Sandbox, args: &[&str], cols: usize) -> String {
+    let bin = env!("CARGO_BIN_EXE_mcplogs");
+    let line: Vec<String> = std::iter::once(bin)
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let mut c = sb.command(Path::new("script"), &[]);
+    c.env_remove("COLUMNS").env("TZ", "UTC").args([
+        "-qec",
+        &format!("stty cols {cols} rows 50; {}", line.join(" ")),
+        "/dev/null",
+    ]);
+    let o = c.output().expect("script(1) from util-linux runs");
+    let text = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    regex::Regex::new("\x1b\\[[0-9;?]*[A-Za-z]")
+        .unwrap()
+        .replace_all(&text, "")
+        .into_owned()
+}
+
+/// `du` over every sample root in a terminal of 80 and 120 columns, and piped: no
+/// project path or server name is cut (a long one goes on its own lines, whole), times
+/// are local with their zone as in `scan`, a project whose logs lie under two roots
+/// says which root each row is, and an old-format folder (no `cwd` in its records) is
+/// shown by the path another root gives it, not by its encoded name (issue 43 item 7).
+#[cfg(unix)]
+#[test]
+fn du_never_cuts_paths_shows_zones_and_tells_identical_rows_apart() {
+    let sb = Sandbox::new();
+    let roots = samples();
+    let roots = roots.to_str().unwrap();
+    let (_, doc) = run_json(mcplogs(&sb.home).args(["du", "--json"]).arg(roots));
+    let projects = doc["projects"].as_array().unwrap();
+    assert!(projects.len() >= 5, "{doc:#}");
+    let piped = run(mcplogs(&sb.home).env("TZ", "UTC").args(["du", roots])).stdout;
+    let zoned = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").unwrap();
+    for (cols, text) in [
+        (80, in_pty(&sb, &["du", roots], 80)),
+        (120, in_pty(&sb, &["du", roots], 120)),
+        (usize::MAX, piped),
+    ] {
+        assert!(text.contains("PROJECT / SERVER"), "{cols}: {text}");
+        for l in text.lines() {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(l) <= cols,
+                "{cols}: {l}\n{text}"
+            );
+        }
+        assert!(!text.contains('…'), "{cols}: something was cut\n{text}");
+        // the table's text with wrapped lines joined again (no path here has a space)
+        let joined: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        for p in projects {
+            let path = p["project"].as_str().unwrap();
+            assert!(joined.contains(path), "{cols}: {path} is not whole\n{text}");
+            for s in p["servers"].as_array().unwrap() {
+                let name = s["name"].as_str().unwrap();
+                assert!(text.contains(name), "{cols}: {name}\n{text}");
+            }
+        }
+        // every session time with its zone, two per row
+        let rows = text
+            .lines()
+            .filter(|l| l.contains("KiB") && !l.starts_with("Total"))
+            .count();
+        assert_eq!(zoned.find_iter(&text).count(), 2 * rows, "{cols}\n{text}");
+        // no project row is an encoded folder name
+        assert!(
+            !text.lines().any(|l| l.starts_with("-tmp-")),
+            "{cols}: a raw folder name\n{text}"
+        );
+        // identical project rows say which cache root each is under, each another
+        let mut twice = 0;
+        for p in projects {
+            let path = p["project"].as_str().unwrap();
+            let same = projects
+                .iter()
+                .filter(|q| q["project"] == p["project"])
+                .count();
+            if same < 2 {
+                continue;
+            }
+            twice += 1;
+            let root = p["path"].as_str().unwrap();
+            let root = Path::new(root).parent().unwrap().to_str().unwrap();
+            let shown = format!("{path}(in{root})");
+            assert_eq!(joined.matches(&shown).count(), 1, "{cols}: {shown}\n{text}");
+        }
+        assert!(
+            twice >= 4,
+            "{cols}: the samples have two projects under two roots"
+        );
+    }
+    // in JSON the project of the old-format logs is the path, too
+    assert!(
+        projects
+            .iter()
+            .all(|p| !p["project"].as_str().unwrap().starts_with("-tmp-")),
+        "{doc:#}"
+    );
+}
