@@ -383,7 +383,13 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
                 .attempts
                 .iter()
                 .filter(|a| a.failure.is_none())
-                .map(|a| format!("{}: {} page(s)", a.mode.as_str(), a.pages.len()))
+                .map(|a| {
+                    format!(
+                        "{}: {}",
+                        a.mode.as_str(),
+                        crate::text::count(a.pages.len(), "page")
+                    )
+                })
                 .collect();
             format!(
                 "complete, loop-free, within {} pages ({})",

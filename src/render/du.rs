@@ -59,9 +59,9 @@ pub fn du_table(du: &crate::disk::du::DiskUse, width: Option<usize>, home: Optio
         width,
     );
     out.push_str(&format!(
-        "\nTotal: {} in {} files\n",
+        "\nTotal: {} in {}\n",
         human_bytes(du.bytes),
-        du.files
+        crate::text::count(du.files, "file")
     ));
     out
 }

@@ -416,8 +416,8 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
     }
     if a.noise_lines > 0 {
         out.push_str(&format!(
-            "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
-            a.noise_lines,
+            "  stdout: {} ignored, e.g. {}\n",
+            crate::text::count(a.noise_lines, "non-JSON line"),
             cut(
                 r,
                 a.noise_examples.first().map(String::as_str).unwrap_or(""),
@@ -428,7 +428,11 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
     if let Some(s) = &a.stderr
         && s.bytes > 0
     {
-        out.push_str(&format!("  stderr: {} line(s), {} bytes", s.lines, s.bytes));
+        out.push_str(&format!(
+            "  stderr: {}, {}",
+            crate::text::count(s.lines as usize, "line"),
+            crate::text::count(s.bytes as usize, "byte")
+        ));
         let text = s.text();
         let last = text
             .lines()

@@ -166,3 +166,67 @@ fn du_never_cuts_paths_shows_zones_and_tells_identical_rows_apart() {
         "{doc:#}"
     );
 }
+
+/// Undo leaves nothing mcplogs made (issue 43 item 11): after `fix --undo` and `setup
+/// … --undo` only the user's own settings file is left, no backup, no record; a file
+/// mcplogs created goes again, also when it was only reformatted since (its content,
+/// mcplogs' key taken out, is an empty object); a backup someone changed is kept.
+#[cfg(unix)]
+#[test]
+fn undo_leaves_nothing_mcplogs_created() {
+    let managed = |sb: &Sandbox| sb.managed.to_str().unwrap().to_string();
+    let setup = |sb: &Sandbox, what: &str, undo: bool| {
+        let m = managed(sb);
+        let mut args = vec!["setup", what, "--yes", "--managed-dir", &m];
+        if undo {
+            args.push("--undo");
+        }
+        let o = sb.run(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    };
+    // An existing file: fix, setup statusline and setup hook, each undone.
+    let sb = Sandbox::new();
+    let user = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::create_dir_all(sb.claude_dir()).unwrap();
+    std::fs::write(sb.user_settings(), user).unwrap();
+    let o = sb.run(&["fix", "--force", "--yes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    setup(&sb, "statusline", false);
+    setup(&sb, "hook", false);
+    assert!(names_in(&sb.claude_dir()).len() > 3);
+    let o = sb.run(&["fix", "--undo", "--yes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    setup(&sb, "hook", true);
+    setup(&sb, "statusline", true);
+    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+    assert_eq!(std::fs::read_to_string(sb.user_settings()).unwrap(), user);
+
+    // No file before: setup creates one; reformatted since, undo still removes it.
+    let sb = Sandbox::new();
+    setup(&sb, "statusline", false);
+    let text = std::fs::read_to_string(sb.user_settings()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    std::fs::write(sb.user_settings(), serde_json::to_string(&v).unwrap()).unwrap();
+    setup(&sb, "statusline", true);
+    assert!(
+        names_in(&sb.claude_dir()).is_empty(),
+        "{:?}",
+        names_in(&sb.claude_dir())
+    );
+
+    // A backup changed since by someone else is theirs: kept.
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.claude_dir()).unwrap();
+    std::fs::write(sb.user_settings(), user).unwrap();
+    setup(&sb, "hook", false);
+    let backup = sb.claude_dir().join("settings.json.mcplogs-hook-backup");
+    assert!(backup.exists());
+    let o = sb.run(&["fix", "--force", "--yes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let fix_backup = sb.claude_dir().join("settings.json.mcplogs-backup");
+    std::fs::write(&fix_backup, "{\"mine\": true}\n").unwrap();
+    // the fix's backup no longer matches its record: fix --undo takes out its key only
+    let o = sb.run(&["fix", "--undo", "--yes", "--force"]);
+    let _ = o;
+    assert!(fix_backup.exists(), "a changed backup was removed");
+}

@@ -84,7 +84,7 @@ pub enum Error {
     )]
     ProbeNameWithServer { flag: &'static str, name: String },
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
-    #[error("{0} unknown server name(s)")]
+    #[error("{}", mcplogs::text::count(*.0, "unknown server name"))]
     UnknownServers(usize),
     /// `probe --transcript FILE` cannot be written.
     #[error("{}: cannot write the transcript", path.display())]
