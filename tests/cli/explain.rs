@@ -330,7 +330,11 @@ fn piped_whole_summary_first_actions_grouped_once() {
         for s in servers {
             if let Some(d) = s["detail"].as_str() {
                 for line in d.lines() {
-                    assert!(r.stdout.contains(line.trim()), "{file}: {line}\n{}", r.stdout);
+                    assert!(
+                        r.stdout.contains(line.trim()),
+                        "{file}: {line}\n{}",
+                        r.stdout
+                    );
                 }
             }
         }
@@ -339,8 +343,13 @@ fn piped_whole_summary_first_actions_grouped_once() {
         let failing = servers
             .iter()
             .filter(|s| {
-                ["tools-fetch-failed", "connection-failed", "version-unsupported", "degraded"]
-                    .contains(&s["verdict"].as_str().unwrap())
+                [
+                    "tools-fetch-failed",
+                    "connection-failed",
+                    "version-unsupported",
+                    "degraded",
+                ]
+                .contains(&s["verdict"].as_str().unwrap())
             })
             .count();
         assert!(

@@ -230,3 +230,30 @@ fn undo_leaves_nothing_mcplogs_created() {
     let _ = o;
     assert!(fix_backup.exists(), "a changed backup was removed");
 }
+
+/// A filter that matches none of the logs found is a usage error in `du` as in `scan`
+/// (exit 2, the line says what exists); with no logs at all it is not.
+#[test]
+fn a_filter_matching_nothing_exits_2_in_du_as_in_scan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = samples().join("linux-home");
+    for (cmd, flag) in [
+        ("du", "--server"),
+        ("du", "--match-project"),
+        ("scan", "--server"),
+        ("scan", "--match-project"),
+    ] {
+        let r = run(mcplogs(tmp.path())
+            .args([cmd, flag, "no-such-thing", "--home"])
+            .arg(&home));
+        assert_eq!(r.code, 2, "{cmd} {flag}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{cmd} {flag}: {}", r.stdout);
+        assert!(r.stderr.contains("no-such-thing"), "{}", r.stderr);
+    }
+    let empty = tmp.path().join("empty-home");
+    std::fs::create_dir_all(&empty).unwrap();
+    let r = run(mcplogs(tmp.path())
+        .args(["du", "--server", "x", "--home"])
+        .arg(&empty));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

@@ -23,6 +23,26 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
         mcplogs::redact::output::text(&t)
     };
     if du.projects.is_empty() {
+        // A filter that matches none of the logs found is a usage error, as in scan.
+        if opts.server.is_some() || opts.project.is_some() {
+            let mut all_opts = opts.clone();
+            all_opts.server = None;
+            all_opts.project = None;
+            let all = mcplogs::disk::du::disk_use(&all_opts)?;
+            let found: usize = all.projects.iter().map(|p| p.servers.len()).sum();
+            if found > 0 {
+                let what = match (&opts.server, &opts.project) {
+                    (Some(s), _) => format!("no server named {s:?}"),
+                    (None, Some(p)) => format!("no project path contains {p:?}"),
+                    (None, None) => unreachable!("a filter was given"),
+                };
+                output::note(format_args!(
+                    "mcplogs: {what} ({} found: `mcplogs du` lists them)",
+                    mcplogs::text::count(found, "server")
+                ));
+                return Ok(ExitCode::Error);
+            }
+        }
         output::note(format_args!(
             "mcplogs: no MCP server logs found{}",
             mcplogs::advice::NO_LOGS_HINT
