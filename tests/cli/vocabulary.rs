@@ -257,3 +257,43 @@ fn a_filter_matching_nothing_exits_2_in_du_as_in_scan() {
         .arg(&empty));
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+/// The report's wording (issue 43 item 11): summaries in sentence case, `cacheScope`
+/// described as Claude Code's validation says (`"public"` or `"private"`), and an
+/// unknown Claude Code version asks for what `claude --version` prints.
+#[test]
+fn report_wording_sentence_case_cache_scope_and_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let no_claude = tmp.path().join("bin");
+    std::fs::create_dir_all(&no_claude).unwrap();
+    let report = |json: bool| {
+        let mut c = mcplogs(tmp.path());
+        c.env("PATH", &no_claude)
+            .args(["report", "--force", "--home"])
+            .arg(samples().join("linux-home"));
+        if json {
+            c.arg("--json");
+        }
+        run(&mut c)
+    };
+    let (r, doc) = {
+        let r = report(true);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        (r, v)
+    };
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let mut n = 0;
+    for s in doc["servers"].as_array().unwrap() {
+        if let Some(summary) = s["summary"].as_str() {
+            let first = summary.chars().next().unwrap();
+            assert!(!first.is_lowercase(), "{}: {summary}", s["name"]);
+            n += 1;
+        }
+    }
+    assert!(n >= 5, "{doc:#}");
+    let md = report(false).stdout;
+    assert!(md.contains("`\"public\"`"), "{md}");
+    assert!(!md.contains("`cacheScope` a string"), "{md}");
+    assert!(md.contains("`claude --version`"), "{md}");
+    assert!(!md.contains("(version unknown)"), "{md}");
+}

@@ -525,7 +525,7 @@ mod tests {
         assert_eq!(
             d.summary().unwrap(),
             "skipped 3 of 10 lines (2 not valid JSON, a truncated last record); \
-             1 lines with invalid UTF-8 decoded with replacement characters"
+             1 line with invalid UTF-8 decoded with replacement characters"
         );
         assert_eq!(
             Damage {

@@ -159,8 +159,9 @@ fn since_message(since: i64, newest_file: i64, now: i64) -> String {
         // Files written since, records all older: copied or restored logs keep their
         // records' own times.
         format!(
-            "mcplogs: no MCP server activity since {}: log files were written since (the newest {}), but every record in them is older (copied or restored logs keep their records' times). Widen --since, or drop it",
+            "mcplogs: no MCP server activity since {}: log files were written since (the newest at {}, {}), but every record in them is older (copied or restored logs keep their records' times). Widen --since, or drop it",
             at(since),
+            at(newest_file),
             mcplogs::time::age(now - newest_file),
         )
     } else {
