@@ -36,6 +36,7 @@ Switches
                               stdout before the first answer (stdio)
   --stderr-flood N            write N stderr lines at start (stdio)
   --delay-ms MS               wait MS milliseconds before every answer
+  --delay-init-ms MS          wait MS milliseconds before answering `initialize` only
   --http-status CODE          (HTTP) answer every request with this status (404, 500...)
   --http-sse                  (HTTP) answer POSTs as text/event-stream instead of JSON
   --trace FILE                append every received/sent message to FILE (debugging)
@@ -135,6 +136,7 @@ def parse_args(argv):
     p.add_argument("--stdout-noise", action="store_true")
     p.add_argument("--stderr-flood", type=int, default=0)
     p.add_argument("--delay-ms", type=int, default=0)
+    p.add_argument("--delay-init-ms", type=int, default=0)
     p.add_argument("--http-status", type=int, default=None)
     p.add_argument("--http-sse", action="store_true")
     p.add_argument("--trace", default=None)
@@ -232,6 +234,8 @@ class Stub:
             return ok(res)
         if method == "initialize":
             self.modern = False
+            if self.args.delay_init_ms:
+                time.sleep(self.args.delay_init_ms / 1000)
             proposed = params.get("protocolVersion") or LEGACY_DEFAULT
             version = self.args.init_version or proposed
             return ok({

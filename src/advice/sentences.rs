@@ -41,7 +41,7 @@ pub fn shared_note(s: &ServerReport) -> Option<String> {
 /// For a failure the legacy setting fixes: what the server's tools/list result got
 /// wrong, and the note on newer Claude Code versions (empty when none applies). The
 /// advice module words the recommendation with the settings that decide.
-pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, &'static str)> {
+pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, String)> {
     if d.verdict != Verdict::ToolsFetchFailed || !d.legacy_fix_applies() {
         return None;
     }
@@ -52,11 +52,30 @@ pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, &'static str)>
         _ => "gives ttlMs/cacheScope the wrong types",
     };
     let newer = if c == Cause::WrongFieldTypes {
-        ""
+        String::new()
     } else {
-        " (Claude Code 2.1.310 and later also tolerate the omission)"
+        format!(
+            " (Claude Code {} and later also tolerate the omission)",
+            lifecycle::Behaviour::FillsMissingTools.first_build()
+        )
     };
     Some((what, newer))
+}
+
+/// The first build that fills in the missing 2026-07-28 fields of every list named
+/// (`resources`, `prompts`, `tools`), from the model.
+fn first_filling(lists: &[String]) -> lifecycle::ClaudeVersion {
+    lists
+        .iter()
+        .filter_map(|l| match l.as_str() {
+            "tools" => Some(lifecycle::List::Tools),
+            "resources" => Some(lifecycle::List::Resources),
+            "prompts" => Some(lifecycle::List::Prompts),
+            _ => None,
+        })
+        .map(|l| lifecycle::Behaviour::fills_missing(l).first_build())
+        .max()
+        .unwrap_or_else(|| lifecycle::Behaviour::FillsMissingTools.first_build())
 }
 
 /// ` (3000 ms here)` when the connection's limit was logged.
@@ -64,6 +83,23 @@ fn timeout_phrase(d: &Diagnosis) -> String {
     d.timeout_ms
         .map(|t| format!(" ({t} ms here)"))
         .unwrap_or_default()
+}
+
+/// A handshake timeout logged before `MCP_TIMEOUT` ran out: the negotiating path's
+/// budget (`lifecycle::initialize_budget_ms`), with the builds from the model.
+fn budget_sentence(d: &Diagnosis) -> String {
+    let limit = d
+        .timeout_ms
+        .unwrap_or(lifecycle::DEFAULT_MCP_TIMEOUT_MS.value);
+    let after = d.failed_after_ms.unwrap_or(0);
+    let newest = lifecycle::NEWEST_KNOWN;
+    let short = lifecycle::Behaviour::StdioShortDiscoverHold.first_build();
+    format!(
+        "The connection timed out after {after} ms, before MCP_TIMEOUT ({limit} ms here) ran out: when Claude Code tries server/discover first and the server rejects it, initialize gets only part of MCP_TIMEOUT (of {limit} ms, {} ms for a stdio server from Claude Code {short} on, {} ms for HTTP and older builds; the rest is held for server/discover). Set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment, or MCP_PROTOCOL_NEGOTIATION=legacy, which gives initialize all of it; and check that the server starts on its own (no prompts, no slow installs).",
+        lifecycle::initialize_budget_ms(newest, false, limit),
+        lifecycle::initialize_budget_ms(newest, true, limit),
+        suggested_timeout(d)
+    )
 }
 
 /// The `MCP_TIMEOUT` that fixes a request slower than the logged limit (the model's).
@@ -79,7 +115,7 @@ fn suggested_timeout(d: &Diagnosis) -> u64 {
 /// the settings of the server's project.
 pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
     if let Some((what, newer)) = legacy_fix_wording(d) {
-        return legacy_recommendation_unplaced(what, newer);
+        return legacy_recommendation_unplaced(what, &newer);
     }
     match (d.verdict, d.cause) {
         (Verdict::Healthy, _) => "Nothing to do.".to_string(),
@@ -137,7 +173,7 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
                 methods.join(" and "),
                 if lists.len() > 1 { "s" } else { "" },
                 lists.join(" and "),
-                lifecycle::first_build_filling_fields()
+                first_filling(&lists)
             )
         }
         (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
@@ -157,6 +193,14 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
         }
         (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)) => {
             "The server process exited or closed the connection during start-up: run its command by hand and read its stderr (the Server stderr records show it).".to_string()
+        }
+        (Verdict::ConnectionFailed, Some(Cause::Timeout))
+            if d
+                .failed_after_ms
+                .zip(d.timeout_ms)
+                .is_some_and(|(after, limit)| after < limit) =>
+        {
+            budget_sentence(d)
         }
         (Verdict::ConnectionFailed, Some(Cause::Timeout)) if d.timeout_ms.is_some() => format!(
             "The server did not answer the handshake within MCP_TIMEOUT{}: check that it starts on its own (no prompts, no slow installs), or set MCP_TIMEOUT={} (milliseconds) in the env block of your Claude Code settings or in the environment.",
@@ -209,7 +253,8 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
         _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
     };
     Some(format!(
-        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from 2.1.300 on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
+        "This verdict was observed under MCP_PROTOCOL_NEGOTIATION=legacy, which is no longer set: at its next start Claude Code negotiates revision 2026-07-28 again (its default for HTTP servers, and for stdio servers from {} on), and the server fails as it did before ({}{}). To keep it working, {again}, and tell the server's authors.",
+        lifecycle::Behaviour::StdioNegotiates.first_build(),
         failed.verdict,
         failed.cause.map(|c| format!(", {c}")).unwrap_or_default(),
     ))
@@ -241,7 +286,7 @@ pub fn recommendation(
     settings: Option<&SettingsAdvice>,
 ) -> String {
     match (settings, legacy_fix_wording(d)) {
-        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, newer),
+        (Some(_), Some((what, newer))) => legacy_recommendation(settings, what, &newer),
         _ => diagnosis_recommendation(d),
     }
 }

@@ -95,6 +95,8 @@ pub struct Classifier<E> {
     state: State<E>,
     /// The `MCP_TIMEOUT` of the latest `Starting connection` record.
     timeout_ms: Option<u64>,
+    /// When the latest connection failed on a timeout, in ms.
+    failed_after_ms: Option<u64>,
     /// Proof that the current connection's tools were loaded, with its first record.
     proof: Option<(ToolsProof, E)>,
 }
@@ -104,6 +106,7 @@ impl<E> Default for Classifier<E> {
         Classifier {
             state: State::Nothing,
             timeout_ms: None,
+            failed_after_ms: None,
             proof: None,
         }
     }
@@ -127,6 +130,7 @@ impl<E> Classifier<E> {
                 }
             }
             Signal::Starting { timeout_ms } => self.timeout_ms = Some(timeout_ms),
+
             Signal::ToolCalled => {
                 match &mut self.proof {
                     Some((ToolsProof::ToolCalls { calls }, _)) => *calls += 1,
@@ -169,6 +173,22 @@ impl<E> Classifier<E> {
                 ) {
                     self.proof = None;
                 }
+                // the latest failure's time, kept over a reconnection's records (the
+                // `Connection failed (CONNECT_TIMEOUT)` record after it has none)
+                match signal {
+                    Signal::ConnectionFailed {
+                        cause: Cause::Timeout,
+                    } => {
+                        if let Some(ms) = failed_after(message) {
+                            self.failed_after_ms = Some(ms);
+                        } else if message.contains("limit:") {
+                            // `Connection timeout triggered after 3024ms (limit: 3000ms)`
+                            self.failed_after_ms = None;
+                        }
+                    }
+                    Signal::ConnectionFailed { .. } => self.failed_after_ms = None,
+                    _ => {}
+                }
                 let state = std::mem::replace(&mut self.state, State::Nothing);
                 self.state = step(state, signal, evidence());
             }
@@ -179,6 +199,9 @@ impl<E> Classifier<E> {
     pub fn finish(self) -> (Diagnosis, Vec<E>) {
         let (mut d, mut evidence) = finish(self.state);
         d.timeout_ms = self.timeout_ms;
+        if d.verdict == Verdict::ConnectionFailed && d.cause == Some(Cause::Timeout) {
+            d.failed_after_ms = self.failed_after_ms;
+        }
         if let Some((proof, e)) = self.proof
             && matches!(d.verdict, Verdict::Healthy | Verdict::Tolerated)
         {
@@ -202,6 +225,17 @@ pub fn classify<S: AsRef<str>>(messages: &[S]) -> Diagnosis {
     let (mut d, evidence) = c.finish();
     d.evidence = evidence;
     d
+}
+
+/// `7117` of `Connection failed after 7117ms, ...` (also `HTTP Connection failed after
+/// 5040ms: ...`).
+fn failed_after(message: &str) -> Option<u64> {
+    let at = message.find(crate::claude_code::markers::FAILED_AFTER_MARKER)?;
+    let rest = &message[at + crate::claude_code::markers::FAILED_AFTER_MARKER.len()..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0 && rest[digits..].starts_with("ms"))
+        .then(|| rest[..digits].parse().ok())
+        .flatten()
 }
 
 fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {

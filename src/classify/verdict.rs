@@ -186,6 +186,10 @@ pub struct Diagnosis {
     /// The `MCP_TIMEOUT` the connection ran with (`Starting connection with timeout of
     /// 30000ms`), when logged.
     pub timeout_ms: Option<u64>,
+    /// For a handshake timeout: when the connection failed (`Connection failed after
+    /// 7117ms ... (CONNECT_TIMEOUT)`), in ms. Well inside [`Diagnosis::timeout_ms`], it
+    /// shows the negotiating path's budget (`claude_code::lifecycle::initialize_budget_ms`).
+    pub failed_after_ms: Option<u64>,
     /// For `tolerated`: the lists whose results Claude Code filled in (`tools`,
     /// `prompts`, `resources`); empty: `tools`.
     pub filled_lists: Vec<String>,
@@ -224,6 +228,7 @@ impl Diagnosis {
             tools_proof: None,
             lost_lists: Vec::new(),
             timeout_ms: None,
+            failed_after_ms: None,
             filled_lists: Vec::new(),
         }
     }

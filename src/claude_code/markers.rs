@@ -31,6 +31,10 @@ pub(crate) const PAGE_CAP_MARKER: &str = "tools/list still returning nextCursor 
 pub(crate) const LIST_CHANGED_MARKER: &str = "tools/list_changed notification";
 /// `Starting connection with timeout of 30000ms`: the connection's `MCP_TIMEOUT`.
 pub(crate) const STARTING_MARKER: &str = "Starting connection with timeout of ";
+/// `Connection failed after 7117ms, 7117ms of it awake (CONNECT_TIMEOUT): ...`, `HTTP
+/// Connection failed after 5040ms: Request timed out ...`: when the attempt failed
+/// ([`INITIALIZE_TIMEOUT_WORDINGS`]).
+pub(crate) const FAILED_AFTER_MARKER: &str = "Connection failed after ";
 pub(crate) const CONNECTION_FAILURE_MARKERS: &[&str] = &[
     "Connection failed",
     "connection failed",
@@ -51,8 +55,51 @@ pub(crate) const TOOL_CALL_MARKER: &str = "Calling MCP tool:";
 /// `STDIO connection closed after 5400s (cleanly)` (also `HTTP`, `SSE`, `UNKNOWN`, and
 /// `(with errors)`): how long the connection lasted, observed in every version.
 pub(crate) const CLOSED_MARKER: &str = "connection closed after ";
+/// A record whose wording changed between builds: each form, with the builds it was seen
+/// on (every published build from 2.1.280 to 2.1.336 ran under `scripts/observe-build`;
+/// the fixture under tests/fixtures/lifecycle/ holds a run of each form). `N` stands for
+/// a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    pub text: &'static str,
+    /// The first and the last build it was seen on.
+    pub seen: (&'static str, &'static str),
+    /// `<fixture>/<build>` holding it.
+    pub fixture: &'static str,
+}
+
+/// An `initialize` past its limit (the classifier's timeout cause keys on
+/// `CONNECT_TIMEOUT`/`timed out`, which every form holds).
+pub const INITIALIZE_TIMEOUT_WORDINGS: &[Wording] = &[
+    Wording {
+        text: "Connection failed after Nms (CONNECT_TIMEOUT): Request timed out",
+        seen: ("2.1.280", "2.1.306"),
+        fixture: "handshake-budget-stdio/2.1.287",
+    },
+    Wording {
+        text: "Connection failed after Nms, Nms of it awake (CONNECT_TIMEOUT): Request timed out",
+        seen: ("2.1.307", "2.1.336"),
+        fixture: "handshake-budget-http/2.1.307",
+    },
+];
+
+/// The last record of a stdio server that Claude Code stopped at its exit.
+pub const PROCESS_END_WORDINGS: &[Wording] = &[
+    Wording {
+        text: "MCP server process exited cleanly",
+        seen: ("2.1.280", "2.1.332"),
+        fixture: "stdio-default/2.1.332",
+    },
+    Wording {
+        text: "MCP server process closed",
+        seen: ("2.1.333", "2.1.336"),
+        fixture: "stdio-default/2.1.333",
+    },
+];
+
 /// Not decisive, but they bound a session in time (`Starting connection with timeout of
-/// 30000ms`, `STDIO connection closed after 5s`, `MCP server process exited cleanly`,
+/// 30000ms`, `STDIO connection closed after 5s`, `MCP server process exited cleanly`
+/// or, from 2.1.333, `MCP server process closed` ([`PROCESS_END_WORDINGS`]),
 /// `Connection abandoned after 7150ms (Claude Code is shutting down)`, and the first and
 /// last records of an HTTP session, `Initializing HTTP transport to <url>` and `Cleared
 /// connection cache for reconnection`).
@@ -62,7 +109,8 @@ const SESSION_MARKERS: &[&str] = &[
     "Starting connection",
     "Initializing HTTP transport",
     "connection closed",
-    "process exited",
+    "server process exited",
+    "server process closed",
     "Connection abandoned",
     "Cleared connection cache",
 ];
@@ -82,7 +130,7 @@ pub const PREFILTER_NEEDLES: &[&str] = &[
     "uthentication",
     "needs-auth",
     "protocol version",
-    "process exited",
+    "server process",
     "HTTP transport",
     "MCP tool",
     "Failed to fetch",
@@ -102,6 +150,7 @@ fn all_markers() -> Vec<&'static str> {
     all.push(PAGE_CAP_MARKER);
     all.push(LIST_CHANGED_MARKER);
     all.push(STARTING_MARKER);
+    all.push(FAILED_AFTER_MARKER);
     all.extend(CONNECTION_FAILURE_MARKERS);
     all.push(TOOL_CALL_MARKER);
     all.push(CLOSED_MARKER);
@@ -112,6 +161,38 @@ fn all_markers() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_observed_wording_of_a_changed_record_is_caught() {
+        for w in INITIALIZE_TIMEOUT_WORDINGS {
+            assert!(
+                CONNECTION_FAILURE_MARKERS
+                    .iter()
+                    .any(|m| w.text.contains(m)),
+                "{}",
+                w.text
+            );
+            assert!(w.text.contains("CONNECT_TIMEOUT"), "{}", w.text);
+        }
+        for w in INITIALIZE_TIMEOUT_WORDINGS
+            .iter()
+            .chain(PROCESS_END_WORDINGS)
+        {
+            assert!(
+                PREFILTER_NEEDLES.iter().any(|n| w.text.contains(n)),
+                "{}",
+                w.text
+            );
+            assert!(w.seen.0 <= w.seen.1, "{}", w.text);
+        }
+        for w in PROCESS_END_WORDINGS {
+            assert!(
+                SESSION_MARKERS.iter().any(|m| w.text.contains(m)),
+                "{}",
+                w.text
+            );
+        }
+    }
 
     #[test]
     fn every_marker_is_caught_by_the_prefilter_and_every_needle_is_used() {

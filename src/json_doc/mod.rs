@@ -20,7 +20,9 @@ pub const SCHEMA_VERSION: u32 = 3;
 
 mod du;
 mod explain;
+mod export;
 mod hook;
+mod model;
 mod probe;
 mod prune;
 mod report;
@@ -31,7 +33,9 @@ mod undo;
 
 pub use du::*;
 pub use explain::*;
+pub use export::*;
 pub use hook::*;
+pub use model::*;
 pub use probe::*;
 pub use prune::*;
 pub use report::*;
@@ -63,5 +67,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("probe", one::<ProbeDocument>()),
         ("transcript", one::<TranscriptEvent>()),
         ("hook", one::<HookOutput>()),
+        ("model", one::<ModelDocument>()),
+        ("export", one::<ExportRecord>()),
     ]
 }

@@ -19,6 +19,9 @@ pub struct ProbeDocument {
     pub claude_version: String,
     /// Where that version came from: `flag`, `installed` or `newest-known`.
     pub claude_version_source: String,
+    /// For a build not observed (newer or older than every observed one, or inside a
+    /// range not bisected): what the predictions rest on, naming the builds.
+    pub claude_version_note: Option<String>,
     pub negotiation: ProbeNegotiation,
     /// The limits Claude Code applies, as predicted with.
     pub timeouts: ProbeTimeouts,
@@ -277,8 +280,14 @@ pub struct ProbeEnvelopeIssue {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeContractCheck {
+    /// `tools-capable-handshake`, `tools-listed`, `pagination`, `every-tool-accepted`,
+    /// `unique-names`, `tool-names`, `lists-accepted`, `responses-follow-requests`,
+    /// `list-changed`, `timeout-budget`.
     pub check: String,
-    /// Null: not applicable.
+    /// True: it ran and passed; false: it failed on `builds`; null (`n/a`): it could not
+    /// run, its input never arrived (no handshake, no list, no answer) or it does not
+    /// apply, and `detail` says why. Only a check that ran passes, and only failures
+    /// count for the exit code.
     pub passed: Option<bool>,
     pub detail: String,
     /// The modelled Claude Code builds the check answers for (`2.1.288`, `2.1.300`,

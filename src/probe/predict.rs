@@ -12,7 +12,7 @@ use super::validate::{ListCheck, check_pages};
 use crate::claude_code::config::TransportKind;
 
 use crate::claude_code::lifecycle::{self, List};
-pub use crate::claude_code::lifecycle::{ClaudeVersion, KNOWN_VERSIONS, NEWEST_KNOWN};
+pub use crate::claude_code::lifecycle::{ClaudeVersion, NEWEST_KNOWN, OBSERVED};
 
 /// Which handshake Claude Code starts for this transport and setting.
 pub fn mode_for(
@@ -168,11 +168,13 @@ impl Prediction {
 /// the mode [`mode_for`] picks), with the setting `negotiation` noted.
 pub fn predict(
     attempt: &Attempt,
+    transport: TransportKind,
     version: ClaudeVersion,
     negotiation: Option<String>,
     timeouts: &ProbeTimeouts,
 ) -> Prediction {
-    let mut p = predict_tools(attempt, version, negotiation, timeouts);
+    let mut p = predict_tools(attempt, transport, version, negotiation, timeouts);
+    uncertain_note(&mut p, version);
     if p.verdict.is_problem() && p.verdict != Verdict::Degraded {
         return p;
     }
@@ -182,8 +184,24 @@ pub fn predict(
     p
 }
 
+/// A build inside a range not bisected: the prediction takes the older builds' side of
+/// each such behaviour, and says so.
+fn uncertain_note(p: &mut Prediction, version: ClaudeVersion) {
+    for row in version.uncertain() {
+        p.reason = format!(
+            "{}; uncertain: Claude Code {version} lies between {} (without {}) and {} (with it), and was not observed: predicted as {}",
+            p.reason,
+            row.last_without,
+            row.behaviour.name(),
+            row.first_with,
+            row.last_without
+        );
+    }
+}
+
 fn predict_tools(
     attempt: &Attempt,
+    transport: TransportKind,
     version: ClaudeVersion,
     negotiation: Option<String>,
     timeouts: &ProbeTimeouts,
@@ -247,6 +265,30 @@ fn predict_tools(
             limit.describe()
         );
         return p;
+    }
+    // the negotiating path: server/discover failed, then the classic initialize, which
+    // gets only part of MCP_TIMEOUT (the model's budget)
+    if attempt.mode == Mode::Discover
+        && attempt.era == Some(NegotiatedEra::Legacy)
+        && let Some(init) = attempt
+            .steps
+            .iter()
+            .find(|s| s.name == "initialize" && s.ok)
+    {
+        let budget =
+            lifecycle::initialize_budget_ms(version, transport == TransportKind::Http, limit.ms);
+        if init.ms > budget {
+            p.verdict = Verdict::ConnectionFailed;
+            p.cause = Some(Cause::Timeout);
+            p.era = None;
+            p.negotiated_version = None;
+            p.reason = format!(
+                "server/discover failed, so Claude Code {version} sent initialize, which answered after {} ms: on this path initialize gets only {budget} ms of {} (the rest is held for server/discover), so Claude Code gives up on the connection (CONNECT_TIMEOUT: Request timed out); under MCP_PROTOCOL_NEGOTIATION=legacy initialize gets all of it",
+                init.ms,
+                limit.describe()
+            );
+            return p;
+        }
     }
     if !attempt.has_tools_capability() {
         let offers_other = attempt.capabilities.as_ref().is_some_and(|c| {
@@ -424,7 +466,12 @@ fn lists_verdict(p: &mut Prediction, attempt: &Attempt, version: ClaudeVersion) 
             notes.push(format!(
                 "{} failed: {}",
                 fetch.list.method(),
-                fetch.result.as_ref().err().map_or("", String::as_str)
+                fetch
+                    .result
+                    .as_ref()
+                    .err()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
             ));
             continue;
         };
@@ -625,8 +672,9 @@ mod tests {
 
     #[test]
     fn negotiation_defaults_per_transport_and_version() {
-        let old = ClaudeVersion(2, 1, 288);
-        let new = ClaudeVersion(2, 1, 300);
+        // the bisected boundary: 2.1.291 without, 2.1.292 with
+        let old = ClaudeVersion(2, 1, 291);
+        let new = ClaudeVersion(2, 1, 292);
         let auto = NegotiationValue::Auto;
         let legacy = NegotiationValue::Legacy;
         let junk = NegotiationValue::Unrecognised("on".into());

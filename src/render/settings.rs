@@ -16,7 +16,13 @@ use crate::text::terminal_safe;
 /// What Claude Code does when nothing sets the variable (reference, section 3).
 /// Observed: 2.1.288 negotiates the modern revision only with HTTP servers, 2.1.332
 /// with stdio servers too (its stdio flag defaults to on).
-const DEFAULT_MEANING: &str = "not set: Claude Code's default (modern negotiation with HTTP servers; with stdio servers too in 2.1.332, not in 2.1.288)";
+/// What an unset value means, the build that changed it from the model.
+fn default_meaning() -> String {
+    format!(
+        "not set: Claude Code's default (modern negotiation with HTTP servers; with stdio servers too from {} on)",
+        crate::claude_code::lifecycle::Behaviour::StdioNegotiates.first_build()
+    )
+}
 
 fn value_text(v: &NegotiationValue) -> String {
     match v {
@@ -100,7 +106,7 @@ pub fn effective_line(e: &EffectiveNegotiation) -> String {
             value_text(v),
             layer_name(l)
         ),
-        _ => format!("{NEGOTIATION_KEY} is {DEFAULT_MEANING}"),
+        _ => format!("{NEGOTIATION_KEY} is {}", default_meaning()),
     }
 }
 
@@ -373,7 +379,7 @@ pub fn integrations_text(i: &crate::settings::setup::Integrations) -> String {
     };
     let mut out = String::from("\nStatus line and hook (mcplogs setup):\n");
     match i.effective_status_line() {
-        Some((k, p, c)) if c.contains(crate::settings::setup::STATUSLINE_MARK) => {
+        Some((k, p, c)) if crate::settings::setup::is_our_statusline_command(c) => {
             out.push_str(&format!("  status line: mcplogs, in {}\n", place(k, p)));
         }
         Some((k, p, c)) => out.push_str(&format!(

@@ -72,18 +72,25 @@ fn read_key(path: &Path, key: &str) -> Option<String> {
 /// `env.<key>` of a parsed settings file (the last of duplicate keys, as `JSON.parse`
 /// keeps); a value that is not a string as its JSON text.
 pub fn env_in(doc: &Doc, key: &str) -> Option<String> {
-    env_entry(doc, key).map(|e| e.unwrap_or_else(|raw| raw))
+    env_entry(doc, key).map(|e| e.unwrap_or_else(|e| e.json))
+}
+
+/// An `env` value that is not a JSON string (a number, `true`, an object...).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a string: {json}")]
+pub struct NotAString {
+    /// The value's JSON text, as written.
+    pub json: String,
 }
 
 /// `env.<key>`, the last of duplicate keys (as `JSON.parse` keeps): `Ok` a string's
-/// value, `Err` the JSON text of anything else. Every `env` key is read through this.
-pub fn env_entry(doc: &Doc, key: &str) -> Option<Result<String, String>> {
+/// value, `Err` anything else, with its JSON text. Every `env` key is read through this.
+pub fn env_entry(doc: &Doc, key: &str) -> Option<Result<String, NotAString>> {
     let env = doc.last_member(doc.root, "env")?;
     let m = doc.last_member(env.value, key)?;
-    Some(
-        doc.string(m.value)
-            .ok_or_else(|| doc.raw(m.value).to_string()),
-    )
+    Some(doc.string(m.value).ok_or_else(|| NotAString {
+        json: doc.raw(m.value).to_string(),
+    }))
 }
 
 #[cfg(test)]

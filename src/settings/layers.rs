@@ -2,7 +2,6 @@
 //! what each one says about `MCP_PROTOCOL_NEGOTIATION`.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::json::Doc;
@@ -11,43 +10,8 @@ use super::{NEGOTIATION_KEY, NegotiationValue, TextProblem};
 use crate::claude_code::paths::{self, Os};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
-/// One kind of layer, in precedence order (the first wins).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LayerKind {
-    /// `managed-settings.d/*.json`: merged on top of `managed-settings.json` in name
-    /// order, so the last name wins (the systemd drop-in convention Claude Code follows).
-    ManagedDropIn,
-    /// `managed-settings.json` in the per-OS folder an administrator owns.
-    Managed,
-    /// `<project>/.claude/settings.local.json`.
-    Local,
-    /// `<project>/.claude/settings.json`.
-    Project,
-    /// `$CLAUDE_CONFIG_DIR/settings.json` or `~/.claude/settings.json`.
-    User,
-    /// The environment Claude Code was started with: settings `env` beats it.
-    Environment,
-}
-
-impl LayerKind {
-    /// The names used in text and in `--json` (a contract: never rename).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LayerKind::ManagedDropIn => "managed-drop-in",
-            LayerKind::Managed => "managed",
-            LayerKind::Local => "local",
-            LayerKind::Project => "project",
-            LayerKind::User => "user",
-            LayerKind::Environment => "environment",
-        }
-    }
-}
-
-impl fmt::Display for LayerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The layer kinds are Claude Code's (its precedence order): `claude_code::layer`.
+pub use crate::claude_code::layer::LayerKind;
 
 /// Why a settings file that exists cannot be read.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -157,6 +121,15 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// The settings layers `mcplogs settings` shows, and the managed folder, as the
+    /// server states are resolved from them ([`crate::claude_code::config::StateSources`]).
+    pub fn state_sources(&self) -> crate::claude_code::config::StateSources {
+        crate::claude_code::config::StateSources {
+            settings: self.files(),
+            managed_dir: Some(self.managed_dir.clone()),
+        }
+    }
+
     pub fn new(
         os: Os,
         home: Option<&Path>,
@@ -290,7 +263,7 @@ pub fn read_layer(kind: LayerKind, path: &Path) -> SettingsLayer {
 pub fn negotiation_in(doc: &Doc) -> Option<NegotiationValue> {
     Some(match super::env::env_entry(doc, NEGOTIATION_KEY)? {
         Ok(s) => NegotiationValue::from_text(&s),
-        Err(raw) => NegotiationValue::Unrecognised(raw),
+        Err(e) => NegotiationValue::Unrecognised(e.json),
     })
 }
 

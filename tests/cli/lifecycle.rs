@@ -118,3 +118,80 @@ fn a_tools_timeout_names_the_variable_and_a_value_that_fixes_it() {
         assert!(advice.contains(&format!("{limit} ms")), "{case}: {advice}");
     }
 }
+
+#[test]
+fn every_wording_the_markers_list_is_in_the_run_it_names() {
+    use mcplogs::claude_code::markers::{INITIALIZE_TIMEOUT_WORDINGS, PROCESS_END_WORDINGS};
+    for w in INITIALIZE_TIMEOUT_WORDINGS
+        .iter()
+        .chain(PROCESS_END_WORDINGS)
+    {
+        let dir = root().join(w.fixture);
+        let mut found = false;
+        for f in fs::read_dir(&dir).unwrap() {
+            let sub = f.unwrap().path();
+            if !sub.is_dir() {
+                continue;
+            }
+            for log in fs::read_dir(&sub).unwrap() {
+                let text = fs::read_to_string(log.unwrap().path()).unwrap();
+                for line in text.lines() {
+                    let r: Value = serde_json::from_str(line).unwrap();
+                    let t = r["debug"].as_str().or(r["error"].as_str()).unwrap_or("");
+                    // numbers stand as N in the table
+                    let mut norm = String::new();
+                    let mut in_num = false;
+                    for c in t.chars() {
+                        if c.is_ascii_digit() {
+                            if !in_num {
+                                norm.push('N');
+                            }
+                            in_num = true;
+                        } else {
+                            norm.push(c);
+                            in_num = false;
+                        }
+                    }
+                    found |= norm == w.text;
+                }
+            }
+        }
+        assert!(found, "{:?} not in {}", w.text, w.fixture);
+        let build = w.fixture.rsplit('/').next().unwrap();
+        assert!(
+            w.seen.0 <= build && build <= w.seen.1,
+            "{}: {build} outside {:?}",
+            w.text,
+            w.seen
+        );
+    }
+}
+
+#[test]
+fn a_handshake_timeout_before_mcp_timeout_ran_out_names_the_discover_hold_and_legacy() {
+    // the negotiating path's budget (docs/claude-code.md, "The handshake budget"):
+    // logged as a failure well inside MCP_TIMEOUT, stdio (2.1.287) and HTTP (2.1.307)
+    for case in [
+        "handshake-budget-stdio/2.1.287",
+        "handshake-budget-http/2.1.307",
+    ] {
+        let doc = scan(&root().join(case));
+        let s = &doc["servers"][0];
+        assert_eq!(s["cause"], "timeout", "{case}: {s:#}");
+        let advice = s["recommendation"].as_str().unwrap();
+        assert!(advice.contains("server/discover"), "{case}: {advice}");
+        assert!(
+            advice.contains("MCP_PROTOCOL_NEGOTIATION=legacy"),
+            "{case}: {advice}"
+        );
+        assert!(
+            advice.contains("7000 ms for a stdio server"),
+            "{case}: {advice}"
+        );
+        assert!(advice.contains("MCP_TIMEOUT=60000"), "{case}: {advice}");
+    }
+    // a timeout at the limit itself says nothing of it
+    let doc = scan(&root().join("frame-pretty/2.1.288"));
+    let advice = doc["servers"][0]["recommendation"].as_str().unwrap();
+    assert!(!advice.contains("server/discover"), "{advice}");
+}

@@ -11,11 +11,15 @@ mod common;
 mod configured;
 
 #[cfg(unix)]
+mod cache_trust;
+#[cfg(unix)]
 mod confinement;
 
 mod bad_input;
 mod basics;
 mod clock;
+#[cfg(unix)]
+mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
@@ -23,6 +27,7 @@ mod doc_paths;
 #[cfg(unix)]
 mod docs_true;
 mod explain;
+mod export;
 mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]
@@ -33,6 +38,8 @@ mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
 mod probe;
+#[cfg(unix)]
+mod probe_ci;
 mod probe_lifecycle;
 #[cfg(unix)]
 mod probe_trust;
@@ -70,5 +77,7 @@ mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;
+#[cfg(unix)]
+mod trust_surfaces;
 mod vocabulary;
 mod wire;

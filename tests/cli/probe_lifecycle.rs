@@ -105,6 +105,45 @@ const REPLAYABLE: [&str; 26] = [
     "lc-valid-p",
 ];
 
+/// The builds the contract answers for, as the model gives them.
+fn contract_builds() -> Value {
+    mcplogs::claude_code::lifecycle::CONTRACT_BUILDS
+        .iter()
+        .map(|v| Value::String(v.to_string()))
+        .collect()
+}
+
+#[test]
+fn each_boundary_is_predicted_on_both_sides_as_the_bisected_runs_show() {
+    // the last build observed without the behaviour and the first observed with it,
+    // each a real run kept as a fixture (scripts/observe-build --record)
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(fixtures().join("expected.json")).unwrap())
+            .unwrap();
+    let mut checked = 0;
+    for row in &mcplogs::claude_code::lifecycle::BOUNDARIES {
+        let case = row.fixture;
+        if !["tools-modern-missing", "rp-modern-missing", "cursor-repeat"].contains(&case) {
+            continue;
+        }
+        for build in [row.last_without, row.first_with] {
+            let build = build.to_string();
+            let dir = fixtures().join(case).join(&build);
+            let cc: Value =
+                serde_json::from_str(&fs::read_to_string(dir.join("claude.json")).unwrap())
+                    .unwrap();
+            let want = &expected["cases"][case][&build];
+            let (_, s) = probe(case, &build, false);
+            let p = &s["prediction"];
+            assert_eq!(p["verdict"], want["verdict"], "{case}/{build}: {p:#}");
+            assert_eq!(p["cause"], want["cause"], "{case}/{build}: {p:#}");
+            assert_eq!(p["toolsLoaded"], cc["toolCount"], "{case}/{build}: {p:#}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8);
+}
+
 #[test]
 fn the_prediction_is_what_each_build_did_with_the_same_stub() {
     let expected: Value =
@@ -138,10 +177,7 @@ fn a_truncated_list_says_how_many_tools_claude_code_keeps() {
     assert!(reason.contains("20 of 50 tools"), "{reason}");
     let c = contract_check(&s, "pagination");
     assert_eq!(c["passed"], false);
-    assert_eq!(
-        c["builds"],
-        serde_json::json!(["2.1.288", "2.1.300", "2.1.332"])
-    );
+    assert_eq!(c["builds"], contract_builds());
     assert!(
         c["detail"].as_str().unwrap().contains("20 of 50 tools"),
         "{c:#}"
@@ -303,11 +339,11 @@ fn lists_2_1_288_rejects_fail_the_contract_there_and_legacy_brings_them_back() {
     let c = contract_check(&s, "lists-accepted");
     assert_eq!(c["passed"], false, "{c:#}");
     assert!(
-        c["builds"].as_array().unwrap().contains(&"2.1.288".into()),
+        c["builds"].as_array().unwrap().contains(&"2.1.301".into()),
         "{c:#}"
     );
     assert!(
-        !c["builds"].as_array().unwrap().contains(&"2.1.332".into()),
+        !c["builds"].as_array().unwrap().contains(&"2.1.336".into()),
         "{c:#}"
     );
     // a complete modern server and one that declares neither list
@@ -332,11 +368,7 @@ fn a_response_written_before_its_request_fails_the_contract_on_every_build() {
         assert_eq!(code, 1, "{case}: {s:#}");
         let c = contract_check(&s, "responses-follow-requests");
         assert_eq!(c["passed"], false, "{case}: {c:#}");
-        assert_eq!(
-            c["builds"],
-            serde_json::json!(["2.1.288", "2.1.300", "2.1.332"]),
-            "{case}: {c:#}"
-        );
+        assert_eq!(c["builds"], contract_builds(), "{case}: {c:#}");
     }
     // an id never sent is not such a response
     let (_, s) = probe("frame-unknown-id", "2.1.332", true);
@@ -473,4 +505,68 @@ fn a_projects_mcp_timeout_is_read_as_each_build_read_it_in_the_fixtures() {
             );
         }
     }
+}
+
+#[test]
+fn a_late_initialize_on_the_negotiating_path_times_out_where_the_build_holds_time_for_discover() {
+    // fixture handshake-budget-stdio: MCP_TIMEOUT=10000, server/discover answered -32601,
+    // initialize answered after 6 s. 2.1.287 gives initialize 5000 ms of it and fails;
+    // 2.1.288 gives it 7000 ms and connects; legacy gives it all on both
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(fixtures().join("expected.json")).unwrap())
+            .unwrap();
+    for build in ["2.1.287", "2.1.288"] {
+        let (_, s) = probe_with(
+            "slow-init",
+            &["--delay-init-ms", "6000"],
+            build,
+            false,
+            &[("MCP_TIMEOUT", "10000")],
+            None,
+        );
+        let want = &expected["cases"]["handshake-budget-stdio"][build];
+        let p = &s["prediction"];
+        assert_eq!(p["verdict"], want["verdict"], "{build}: {p:#}");
+        assert_eq!(p["cause"], want["cause"], "{build}: {p:#}");
+        assert_eq!(s["withLegacy"]["verdict"], "healthy", "{build}: {s:#}");
+        let fails = want["verdict"] == "connection-failed";
+        assert_eq!(s["legacyFixHelps"], fails, "{build}: {s:#}");
+        if fails {
+            let reason = p["reason"].as_str().unwrap();
+            assert!(reason.contains("5000 ms of MCP_TIMEOUT=10000"), "{reason}");
+        }
+    }
+}
+
+#[test]
+fn a_build_newer_than_every_observed_one_is_accepted_and_extrapolated_from_the_newest() {
+    let newest = mcplogs::claude_code::lifecycle::NEWEST_KNOWN;
+    let newer = format!("{}.{}.{}", newest.0, newest.1, newest.2 + 40);
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = mcplogs(home.path());
+    cmd.args(["probe", "--json", "--claude-version", &newer, "--command"])
+        .arg(format!("python3 {} --case ok", stub().display()));
+    let r = run(&mut cmd);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["claudeVersion"], newer.as_str());
+    let note = doc["claudeVersionNote"].as_str().unwrap();
+    assert!(
+        note.contains(&newer) && note.contains(&newest.to_string()) && note.contains("extrapolate"),
+        "{note}"
+    );
+    assert!(r.stderr.contains(&newest.to_string()), "{}", r.stderr);
+    // an observed build needs no note
+    let mut cmd = mcplogs(home.path());
+    cmd.args([
+        "probe",
+        "--json",
+        "--claude-version",
+        &newest.to_string(),
+        "--command",
+    ])
+    .arg(format!("python3 {} --case ok", stub().display()));
+    let r = run(&mut cmd);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(doc["claudeVersionNote"].is_null(), "{doc:#}");
 }

@@ -26,6 +26,13 @@
 #    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000;
 #    Claude Code must still do what the fixtures recorded, and `mcplogs scan` must give
 #    the fixtures' verdicts (tests/fixtures/lifecycle/expected.json). About a minute.
+# 8. runs scripts/observe-build on 2.1.291, 2.1.302 and 2.1.336: each per-build behaviour of
+#    the model (src/claude_code/lifecycle.rs) against what those builds do. About 30
+#    seconds a build.
+# 9. runs tests/e2e/export.sh: `mcplogs export` of a generated fleet of homes through a
+#    real OTLP collector (rotel and opentelemetry-proto from PyPI, in a venv in the
+#    cache): every record once, documented attributes, private by default, nothing lost
+#    across a collector outage. About 40 s (a cold venv adds the download).
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -38,6 +45,8 @@ CACHE="${MCPLOGS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e}"
 VERSIONS=(2.1.288 2.1.332)
 # the discovery lifecycle part (tests/e2e/lifecycle.py) also runs on 2.1.310
 LIFECYCLE_VERSIONS=(2.1.288 2.1.310 2.1.332)
+# scripts/observe-build: one build on each side of a boundary, and the newest observed
+OBSERVE_VERSIONS=(2.1.291 2.1.302 2.1.336)
 
 start=$(date +%s)
 for tool in python3 npm node cargo tmux; do
@@ -48,7 +57,8 @@ for tool in python3 npm node cargo tmux; do
 done
 
 echo "[e2e] Claude Code builds ${VERSIONS[*]} in $CACHE" >&2
-bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${LIFECYCLE_VERSIONS[@]}"
+bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${LIFECYCLE_VERSIONS[@]}" \
+  "${OBSERVE_VERSIONS[@]}"
 echo "[e2e] MCP SDKs (tests/e2e/sdk/install.sh) in $CACHE" >&2
 sdk_start=$(date +%s)
 bash "$REPO/tests/e2e/sdk/install.sh" "$CACHE"
@@ -108,3 +118,12 @@ part probe.py "$(csv "${VERSIONS[@]}")" --work "$WORK/probe"
 part sdk_interop.py "$(csv "${VERSIONS[@]}")" --work "$WORK/sdk"
 # the discovery lifecycle on real builds: Claude Code against the fixtures, scan against both
 part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
+# every per-build behaviour of the model against real builds
+MCPLOGS_CACHE="$CACHE" python3 "$REPO/scripts/observe-build" --mcplogs "$BIN" \
+  "${OBSERVE_VERSIONS[@]}" &
+pid=$!
+wait "$pid"
+# mcplogs export: a fleet of homes through a real OTLP collector (rotel, from PyPI)
+MCPLOGS_BIN="$BIN" MCPLOGS_CACHE="$CACHE" bash "$HERE/export.sh" &
+pid=$!
+wait "$pid"

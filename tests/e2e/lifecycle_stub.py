@@ -66,6 +66,10 @@ CASES = {
     "rp-modern-missing": {"modern": True, "rp": True, "rp_omit": True},
     "rp-modern-ok": {"modern": True, "rp": True},
     "rp-legacy-missing": {"rp": True, "rp_omit": True},
+    # a 2026-07-28 server whose tools/list carries no resultType/ttlMs/cacheScope
+    "tools-modern-missing": {"modern": True, "tools_omit": True},
+    # a correct 2026-07-28 server: which era a build picks with nothing set
+    "modern-ok": {"modern": True},
     "name-space": {"tools": lambda: [tool("a b"), tool("ok_tool")]},
     "name-accent": {"tools": lambda: [tool("caf\u00e9"), tool("ok_tool")]},
     "name-empty": {"tools": lambda: [tool(""), tool("ok_tool")]},
@@ -113,7 +117,7 @@ class Stub:
             sys.stdout.flush()
 
     def envelope(self, res):
-        if self.modern:
+        if self.modern and not self.c.get("tools_omit"):
             out = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
             out.update(res)
             return out

@@ -5,7 +5,9 @@
 pub mod docs;
 pub mod du;
 pub mod explain;
+pub mod export;
 pub mod fix;
+pub mod model;
 pub mod probe;
 pub mod prune;
 pub mod report;
@@ -34,6 +36,8 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Statusline(args) => statusline::run(args),
         Command::Hook(args) => statusline::hook(args),
         Command::Setup(args) => setup::run(args),
+        Command::Model(args) => model::run(args),
+        Command::Export(args) => export::run(args),
     }
 }
 

@@ -116,7 +116,7 @@ pub(crate) fn join_configuration(
     cwd: &std::path::Path,
     managed_dir: Option<&std::path::Path>,
 ) {
-    use mcplogs::claude_code::config::{self, StateSources};
+    use mcplogs::claude_code::config;
     use mcplogs::scan::configured::{self as joined, ProjectConfig};
     if !opts.request.paths.is_empty() {
         return;
@@ -143,7 +143,7 @@ pub(crate) fn join_configuration(
                 sources.managed_dir = m.to_path_buf();
             }
             let resolved =
-                config::resolve_states(global.as_deref(), &dir, &*env, &StateSources::of(&sources));
+                config::resolve_states(global.as_deref(), &dir, &*env, &sources.state_sources());
             ProjectConfig::new(dir, global.as_deref(), resolved)
         })
         .collect();

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcplogs::claude_code::config::{self, ServerState, StateSources};
+use mcplogs::claude_code::config::{self, ServerState};
 use mcplogs::render::settings::{integrations_text, servers_text, settings_json, settings_text};
 use mcplogs::scan::configured::{Configured, entries};
 use mcplogs::settings::{EffectiveNegotiation, Sources, effective_negotiation};
@@ -56,7 +56,7 @@ fn configured_servers(project: &Path, sources: &Sources) -> Vec<(String, Configu
     let global = mcplogs::claude_code::paths::global_config_here();
     let env = |k: &str| std::env::var(k).ok();
     let resolved =
-        config::resolve_states(global.as_deref(), project, &env, &StateSources::of(sources));
+        config::resolve_states(global.as_deref(), project, &env, &sources.state_sources());
     entries(&resolved)
 }
 

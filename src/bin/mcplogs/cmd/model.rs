@@ -1,0 +1,81 @@
+//! `mcplogs model [--json] [VERSION]` (hidden): the model of Claude Code's builds, one
+//! row a behaviour that differs between them, and what it predicts for VERSION.
+//! `scripts/observe-build` compares it with what a real build does.
+
+use mcplogs::claude_code::lifecycle::{BOUNDARIES, ClaudeVersion, OBSERVED};
+use mcplogs::json_doc;
+
+use crate::cli::ModelArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
+    let build = match &args.version {
+        Some(v) => Some(ClaudeVersion::parse(v).ok_or_else(|| Error::ClaudeVersion(v.clone()))?),
+        None => None,
+    };
+    let doc = json_doc::ModelDocument {
+        schema_version: json_doc::MODEL_SCHEMA_VERSION,
+        oldest_observed: OBSERVED.from.to_string(),
+        newest_observed: OBSERVED.to.to_string(),
+        unpublished: OBSERVED.unpublished.iter().map(|v| v.to_string()).collect(),
+        build: build.map(|b| b.to_string()),
+        build_note: build.and_then(|b| b.model_note()),
+        behaviours: BOUNDARIES
+            .iter()
+            .map(|row| json_doc::ModelBehaviour {
+                behaviour: row.behaviour.name().to_string(),
+                last_without: row.last_without.to_string(),
+                first_with: row.first_with.to_string(),
+                fixture: row.fixture.to_string(),
+                prediction: build.map(|b| b.has(row.behaviour).as_str().to_string()),
+            })
+            .collect(),
+    };
+    if args.json {
+        output::stdout(&output::json(&doc)?)?;
+        return Ok(ExitCode::Clean);
+    }
+    let mut text = format!(
+        "Observed builds: {} to {} (never published: {})\n",
+        doc.oldest_observed,
+        doc.newest_observed,
+        doc.unpublished.join(", ")
+    );
+    if let Some(n) = &doc.build_note {
+        text.push_str(&format!("{n}\n"));
+    }
+    let w = doc
+        .behaviours
+        .iter()
+        .map(|b| b.behaviour.len())
+        .max()
+        .unwrap_or(0);
+    text.push_str(&format!(
+        "\n{:<w$}  {:<12}  {:<10}  {:<22}{}\n",
+        "behaviour",
+        "last without",
+        "first with",
+        "fixture",
+        doc.build
+            .as_deref()
+            .map(|b| format!("  {b}"))
+            .unwrap_or_default(),
+    ));
+    for b in &doc.behaviours {
+        text.push_str(&format!(
+            "{:<w$}  {:<12}  {:<10}  {:<22}{}\n",
+            b.behaviour,
+            b.last_without,
+            b.first_with,
+            b.fixture,
+            b.prediction
+                .as_deref()
+                .map(|p| format!("  {p}"))
+                .unwrap_or_default(),
+        ));
+    }
+    output::stdout(&text)?;
+    Ok(ExitCode::Clean)
+}
