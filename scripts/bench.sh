@@ -29,7 +29,7 @@
 # CACHE_GB (11), COLD_RUNS (3), REAL_CACHE (1; 0 skips it), SYNTHETIC (1; 0 skips the
 # 2 GiB benchmark), SETUP (1; 0 skips the set-up times), PROBE (1; 0 skips the probe
 # benchmark), PROBE_RUNS (5), MCPLOGS_CACHE (the e2e's install cache, default
-# /work/.cache-mcplogs), FOLDERS (1; 0 skips the many-folders benchmark), FOLDERS_DIR
+# ${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e), FOLDERS (1; 0 skips the many-folders benchmark), FOLDERS_DIR
 # (default $BENCH_DIR-folders), FOLDERS_PROJECTS (10000), FOLDERS_RUNS (3), STATUSLINE (1;
 # 0 skips the status line benchmark), SL_RUNS (21).
 #
@@ -140,7 +140,7 @@ measure() { # name, then the command; appends "seconds kb" to $OUT/name
 }
 
 if [ "$PROBE" = 1 ]; then
-  PROBE_CACHE=${MCPLOGS_CACHE:-/work/.cache-mcplogs}
+  PROBE_CACHE=${MCPLOGS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e}
   bash tests/e2e/sdk/install.sh "$PROBE_CACHE" --with-inspector
   python3 scripts/bench/probe_bench.py "$BIN" "$PROBE_CACHE" "${PROBE_RUNS:-5}" || status=1
 fi

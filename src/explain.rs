@@ -340,8 +340,13 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         diag.bad_tool_path = bad_tool_path;
         if cause == Cause::Other && detail_is_cut(d) {
             // The part that would say which field failed is not there: no cause, and
-            // no claim about the legacy setting either way.
-            note = Some(crate::advice::cut_detail_note(p.name.as_deref()));
+            // no claim about the legacy setting either way. A bare status line (no
+            // detail at all) is what `claude mcp list` printed, not a cut paste.
+            note = Some(if d.trim().is_empty() {
+                crate::advice::status_only_note(p.name.as_deref())
+            } else {
+                crate::advice::cut_detail_note(p.name.as_deref())
+            });
             return ExplainEntry {
                 name: p.name,
                 target: p.target.filter(|t| !t.is_empty()),

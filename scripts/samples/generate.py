@@ -386,7 +386,7 @@ def prune_home(home, layout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE", "/work/.cache-mcplogs"))
+    ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mcplogs-e2e"))
     ap.add_argument("--work", default=os.environ.get("MCPLOGS_SAMPLES_WORK", "/tmp/mcplogs-samples"))
     ap.add_argument("--out", default=str(OUT))
     a = ap.parse_args()
@@ -616,7 +616,7 @@ npm registry) running fully offline against a stub MCP server, except `old-forma
 
     bash scripts/samples/generate.sh
 
-(one command, idempotent; it caches the npm installs in `/work/.cache-mcplogs` or
+(one command, idempotent; it caches the npm installs in `${XDG_CACHE_HOME:-~/.cache}/mcplogs-e2e` or
 `$MCPLOGS_CACHE`, wipes and rebuilds this folder, and fails if a latest session no longer
 shows what the table below expects). Timestamps, session ids and file names change on every
 regeneration; paths do not.

@@ -25,7 +25,7 @@ OUT = generate.OUT / "shared-folder"
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE", "/work/.cache-mcplogs"))
+    ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mcplogs-e2e"))
     ap.add_argument("--version", default="2.1.288")
     ap.add_argument("--work", default="/tmp/mcplogs-samples-shared")
     a = ap.parse_args()

@@ -457,6 +457,18 @@ pub fn legacy_cost(fix: &str) -> String {
     }
 }
 
+/// The legacy fix as one action for several servers when the settings are not known
+/// (`explain` on pasted text): `fix --dry-run` names the file and why.
+pub fn legacy_action_unplaced() -> String {
+    format!(
+        "Run `mcplogs fix` in the project (`mcplogs fix --dry-run` first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors."
+    )
+}
+
+/// What the legacy setting costs the servers that did not need it.
+pub const LEGACY_COST: &str =
+    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
+
 /// The scan screen's action for servers the legacy fix helps: the command, the file
 /// (as shown), whom it affects and at what cost, and why these servers need it.
 pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> String {
@@ -550,6 +562,18 @@ pub fn cut_detail_note(name: Option<&str>) -> String {
     };
     format!(
         "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
+    )
+}
+
+/// What to do about a bare `! Connected · tools fetch failed` status (no detail pasted):
+/// the status says tools failed, not why.
+pub fn status_only_note(name: Option<&str>) -> String {
+    let scan = match name {
+        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
+        None => "`mcplogs scan --server NAME`".to_string(),
+    };
+    format!(
+        "The status says Claude Code rejected the server's tools, not why, so neither the cause nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help is known from it. The server's log says: run {scan}, or paste the detail `claude mcp list` prints after the status."
     )
 }
 

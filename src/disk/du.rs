@@ -30,6 +30,9 @@ pub struct ProjectUse {
     pub folder: Option<String>,
     /// The project's folder in the cache.
     pub path: Option<PathBuf>,
+    /// The cache root holding [`Self::path`], set when another row shows the same
+    /// project (its logs under two roots): what tells the two rows apart.
+    pub root: Option<PathBuf>,
     pub bytes: u64,
     pub files: usize,
     pub oldest: Option<String>,
@@ -118,6 +121,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
                     project,
                     folder: key,
                     path,
+                    root: None,
                     bytes: 0,
                     files: 0,
                     oldest: None,
@@ -133,6 +137,37 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         p.oldest = min_opt(p.oldest.take(), server.oldest.clone());
         p.newest = max_opt(p.newest.take(), server.newest.clone());
         p.servers.push(server);
+    }
+    // A project known only by its encoded folder here (old-format logs carry no `cwd`)
+    // is shown by the path another root gives the same folder: one name per project.
+    let known: std::collections::HashMap<String, String> = projects
+        .iter()
+        .filter_map(|p| {
+            let f = p.folder.as_ref()?;
+            (p.project != *f).then(|| (f.clone(), p.project.clone()))
+        })
+        .collect();
+    for p in &mut projects {
+        if let Some(f) = &p.folder
+            && p.project == *f
+            && let Some(path) = known.get(f)
+        {
+            p.project = path.clone();
+        }
+    }
+    // Two rows of one project (its logs under two cache roots) say which root each is.
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for p in &projects {
+        *seen.entry(p.project.clone()).or_default() += 1;
+    }
+    for p in &mut projects {
+        if seen.get(&p.project).is_some_and(|&n| n > 1) {
+            p.root = p
+                .path
+                .as_ref()
+                .and_then(|d| d.parent())
+                .map(Path::to_path_buf);
+        }
     }
     if let Some(sub) = &opts.project {
         projects.retain(|p| {
@@ -251,6 +286,9 @@ pub fn redact(du: &mut DiskUse) {
             r.apply(f);
         }
         if let Some(x) = p.path.as_mut() {
+            path(&r, x);
+        }
+        if let Some(x) = p.root.as_mut() {
             path(&r, x);
         }
         for s in &mut p.servers {

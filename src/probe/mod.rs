@@ -683,7 +683,13 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         } else if unanswered.is_empty() {
             let pages: Vec<String> = listed
                 .iter()
-                .map(|a| format!("{}: {} page(s)", a.mode.as_str(), a.pages.len()))
+                .map(|a| {
+                    format!(
+                        "{}: {}",
+                        a.mode.as_str(),
+                        crate::text::count(a.pages.len(), "page")
+                    )
+                })
                 .collect();
             format!(
                 "every tools/list request got a result ({})",
@@ -763,7 +769,13 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         } else if list_fail.is_empty() {
             let pages: Vec<String> = walked
                 .iter()
-                .map(|a| format!("{}: {} page(s)", a.mode.as_str(), a.pages.len()))
+                .map(|a| {
+                    format!(
+                        "{}: {}",
+                        a.mode.as_str(),
+                        crate::text::count(a.pages.len(), "page")
+                    )
+                })
                 .collect();
             let mut d = format!(
                 "loop-free, within {} pages ({})",

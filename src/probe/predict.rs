@@ -337,9 +337,10 @@ fn predict_tools(
         Some(ListFailure::PageCap { pages }) => Some(format!(
             "mcplogs stopped after {pages} pages (--max-pages); Claude Code {version} would follow up to {cap}"
         )),
-        Some(ListFailure::ToolCap { tools }) => {
-            Some(format!("mcplogs stopped after {tools} tools"))
-        }
+        Some(ListFailure::ToolCap { tools }) => Some(format!(
+            "mcplogs stopped after {}",
+            crate::text::count(*tools, "tool")
+        )),
         _ => None,
     };
     if matches!(attempt.list_failure, Some(ListFailure::PageCap { .. }))
@@ -730,13 +731,16 @@ fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: Cl
     }
     p.tools_loaded = check.valid;
     p.reason = format!(
-        "{} tools on {} page(s), all accepted{}",
-        check.valid,
-        check.pages,
+        "{} on {}, all accepted{}",
+        crate::text::count(check.valid, "tool"),
+        crate::text::count(check.pages, "page"),
         if check.rejected.is_empty() {
             String::new()
         } else {
-            format!(" ({} duplicate name(s) kept once)", check.rejected.len())
+            format!(
+                " ({} kept once)",
+                crate::text::count(check.rejected.len(), "duplicate name")
+            )
         }
     );
 }

@@ -1013,10 +1013,11 @@ fn list_tools(d: &mut Driver, next_id: &mut u64, limits: Limits) {
                     sent: Some(sent),
                     received: Some(match &next {
                         Some(c) => format!(
-                            "result, {n} tools, nextCursor {:?}",
+                            "result, {}, nextCursor {:?}",
+                            crate::text::count(n, "tool"),
                             printable(c, 40, false)
                         ),
-                        None => format!("result, {n} tools"),
+                        None => format!("result, {}", crate::text::count(n, "tool")),
                     }),
                     ms,
                     ok: true,

@@ -1,53 +1,67 @@
 //! `mcplogs du`: the table (projects largest first, each followed by its servers) and
 //! the `--json` document.
 
-use super::{short_time, warnings_json};
+use super::warnings_json;
 use crate::disk::du::{DiskUse, ProjectUse, ServerUse};
 use crate::json_doc::{self, SCHEMA_VERSION};
-use crate::text::layout::{self, Column};
+use crate::text::layout;
 use crate::text::terminal_safe;
 
-/// `mcplogs du`: projects largest first, each followed by its servers.
-/// `du`'s table; with a `width`, long project paths are cut in the middle to fit.
-pub fn du_table(du: &crate::disk::du::DiskUse, width: Option<usize>) -> String {
+/// A session's start time as every screen shows times: local, to the minute, with the
+/// zone (`2026-11-29 12:43 CET`), as `scan`'s LAST SEEN.
+fn shown_time(ts: Option<&str>) -> String {
+    ts.map_or_else(|| "-".to_string(), crate::time::local_time)
+}
+
+/// `mcplogs du`: projects largest first, each followed by its servers. Paths and names
+/// are never cut: with a `width`, one too long for its column goes on a line of its own.
+/// `home` is shown as `~`.
+pub fn du_table(du: &crate::disk::du::DiskUse, width: Option<usize>, home: Option<&str>) -> String {
     use crate::disk::du::human_bytes;
     if du.projects.is_empty() {
         return String::new();
     }
     let mut rows = Vec::new();
     for p in &du.projects {
+        let mut project = layout::tilde(&p.project, home);
+        if let Some(root) = &p.root {
+            project.push_str(&format!(
+                " (in {})",
+                layout::tilde(&root.display().to_string(), home)
+            ));
+        }
         rows.push(vec![
-            terminal_safe(&p.project, false),
+            terminal_safe(&project, false),
             human_bytes(p.bytes),
             p.files.to_string(),
-            short_time(p.oldest.as_deref()),
-            short_time(p.newest.as_deref()),
+            shown_time(p.oldest.as_deref()),
+            shown_time(p.newest.as_deref()),
         ]);
         for s in &p.servers {
             rows.push(vec![
                 format!("  {}", terminal_safe(&s.name, false)),
                 human_bytes(s.bytes),
                 s.files.to_string(),
-                short_time(s.oldest.as_deref()),
-                short_time(s.newest.as_deref()),
+                shown_time(s.oldest.as_deref()),
+                shown_time(s.newest.as_deref()),
             ]);
         }
     }
-    let mut out = layout::table(
-        &Column::first_shrinks(&[
+    let mut out = layout::table_first_wraps(
+        &[
             "PROJECT / SERVER",
             "SIZE",
             "FILES",
             "OLDEST SESSION",
             "NEWEST SESSION",
-        ]),
+        ],
         &rows,
         width,
     );
     out.push_str(&format!(
-        "\nTotal: {} in {} files\n",
+        "\nTotal: {} in {}\n",
         human_bytes(du.bytes),
-        du.files
+        crate::text::count(du.files, "file")
     ));
     out
 }

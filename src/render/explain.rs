@@ -1,59 +1,196 @@
-//! `mcplogs explain`: per entry its verdict, then the status, detail and fix.
+//! `mcplogs explain`: the summary line (as `scan`'s), per entry its verdict, status and
+//! detail, then "What to do": each action once, with the servers it covers.
 
 use colored::Colorize;
 
 use super::{paint, verdict_label};
-use crate::explain::ExplainReport;
+use crate::explain::{ExplainEntry, ExplainReport};
 use crate::json_doc;
-use crate::text::layout::wrap_keeping;
+use crate::text::layout::{cols, wrap, wrap_keeping};
 use crate::text::{one_line, terminal_safe};
 
-/// `explain`'s screen: per entry its verdict, then the status, detail and fix, each
-/// wrapped to `width` under its label.
-pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
-    let mut out = String::new();
-    for e in &report.entries {
-        let name = e.name.as_deref().unwrap_or("(pasted message)");
-        out.push_str(&format!(
-            "{}: {}\n",
-            terminal_safe(name, false).bold(),
-            match e.state {
-                // A state instead of a verdict: not a failure, never healthy.
-                Some(state) => state.dimmed().to_string(),
-                None => paint(e.diagnosis.verdict, &verdict_label(&e.diagnosis)).to_string(),
-            }
+/// The one-line summary, as `scan`'s: "11 servers: 9 fail, 3 can be fixed with
+/// `mcplogs fix`, 1 disabled". Pasted messages without a server name are "messages".
+pub fn explain_summary(report: &ExplainReport) -> String {
+    let n = report.entries.len();
+    let noun = if report.entries.iter().all(|e| e.name.is_none()) {
+        "message"
+    } else {
+        "server"
+    };
+    let failing = report
+        .entries
+        .iter()
+        .filter(|e| e.diagnosis.verdict.is_problem())
+        .count();
+    let fixable = report
+        .entries
+        .iter()
+        .filter(|e| e.diagnosis.legacy_fix_applies())
+        .count();
+    let tolerated = report
+        .entries
+        .iter()
+        .filter(|e| e.diagnosis.verdict == crate::classify::verdict::Verdict::Tolerated)
+        .count();
+    let mut parts = vec![if failing == 0 {
+        "none fail".to_string()
+    } else {
+        format!("{failing} {}", crate::text::agree(failing, "fails", "fail"))
+    }];
+    if fixable > 0 {
+        parts.push(format!("{fixable} can be fixed with `mcplogs fix`"));
+    }
+    if tolerated > 0 {
+        parts.push(format!(
+            "{tolerated} {} only because Claude Code fills in missing fields",
+            crate::text::agree(tolerated, "works", "work")
         ));
+    }
+    let mut states: Vec<(String, usize)> = Vec::new();
+    for s in report.entries.iter().filter_map(|e| e.state) {
+        let label = s.replace('-', " ");
+        match states.iter_mut().find(|(l, _)| *l == label) {
+            Some(c) => c.1 += 1,
+            None => states.push((label, 1)),
+        }
+    }
+    parts.extend(states.into_iter().map(|(l, c)| format!("{c} {l}")));
+    format!("{}: {}", crate::text::count(n, noun), parts.join(", "))
+}
+
+/// One action of "What to do": its text and the entries it covers.
+struct Action {
+    rank: u8,
+    text: String,
+    servers: Vec<String>,
+}
+
+/// Each action once, with the servers it covers, in the order scan gives them: the
+/// legacy fix, then failures, then the rest. A healthy entry needs none.
+fn actions(report: &ExplainReport) -> Vec<Action> {
+    use crate::classify::verdict::Verdict;
+    let mut out: Vec<Action> = Vec::new();
+    for e in &report.entries {
+        let d = &e.diagnosis;
+        if d.verdict == Verdict::Healthy && e.note.is_none() {
+            continue;
+        }
+        let (rank, text) = if e.note.is_none() && d.legacy_fix_applies() {
+            (0, crate::advice::legacy_action_unplaced())
+        } else if e.state.is_some() {
+            (3, e.recommendation())
+        } else if d.verdict.is_problem() {
+            (1, e.recommendation())
+        } else {
+            (2, e.recommendation())
+        };
+        let name = e.name.as_deref().map(|n| terminal_safe(n, false));
+        match out.iter_mut().find(|a| a.text == text) {
+            Some(a) => {
+                if let Some(n) = name
+                    && !a.servers.contains(&n)
+                {
+                    a.servers.push(n);
+                }
+            }
+            None => out.push(Action {
+                rank,
+                text,
+                servers: name.into_iter().collect(),
+            }),
+        }
+    }
+    out.sort_by_key(|a| a.rank);
+    out
+}
+
+/// `explain`'s screen: the summary, per entry its verdict, then the status and detail
+/// (whole when piped; at a terminal at most two lines), each wrapped to `width` under
+/// its label, then "What to do".
+pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
+    let mut out = wrap(&explain_summary(report), "", 2, width);
+    out.push('\n');
+    for e in &report.entries {
+        out.push_str(&entry_lines(e, width));
+    }
+    let acts = actions(report);
+    if !acts.is_empty() {
+        out.push('\n');
+        out.push_str(&"What to do".bold().to_string());
+        out.push('\n');
+        let any_fix = acts.iter().any(|a| a.rank == 0);
+        for (i, a) in acts.iter().enumerate() {
+            let first = format!("  {}. ", i + 1);
+            let indent = cols(&first);
+            out.push_str(&wrap_keeping(&a.text, &first, indent, width));
+            if !a.servers.is_empty() {
+                out.push_str(&wrap(
+                    &a.servers.join(", "),
+                    &format!("{}Servers: ", " ".repeat(indent)),
+                    indent + 9,
+                    width,
+                ));
+            }
+        }
+        if any_fix {
+            out.push_str(&wrap(&crate::advice::after_fix(), "  ", 2, width));
+        }
+    }
+    out
+}
+
+fn entry_lines(e: &ExplainEntry, width: Option<usize>) -> String {
+    let name = e.name.as_deref().unwrap_or("(pasted message)");
+    let mut out = format!(
+        "{}: {}\n",
+        terminal_safe(name, false).bold(),
+        match e.state {
+            // A state instead of a verdict: not a failure, never healthy.
+            Some(state) => state.dimmed().to_string(),
+            None => paint(e.diagnosis.verdict, &verdict_label(&e.diagnosis)).to_string(),
+        }
+    );
+    out.push_str(&wrap_keeping(
+        &terminal_safe(&e.status, false),
+        "  status: ",
+        4,
+        width,
+    ));
+    match (&e.detail, width) {
+        // at a terminal, one line of the detail cut to what fits on two lines at most
+        // (the whole detail is in the paste)
+        (Some(d), Some(w)) => {
+            let room = (2 * w).saturating_sub(14).min(200);
+            out.push_str(&wrap_keeping(&one_line(d, room), "  detail: ", 4, width));
+        }
+        // piped: all of it, every line
+        (Some(d), None) => {
+            for (i, line) in d.lines().enumerate() {
+                let first = if i == 0 { "  detail: " } else { "    " };
+                out.push_str(&format!("{first}{}\n", terminal_safe(line, false)));
+            }
+        }
+        (None, _) => {}
+    }
+    if let Some(c) = e.stdio_command() {
         out.push_str(&wrap_keeping(
-            &terminal_safe(&e.status, false),
-            "  status: ",
+            &terminal_safe(c, false),
+            "  command: ",
             4,
             width,
         ));
-        if let Some(d) = &e.detail {
-            // one line of the detail, cut to what fits on two lines at most
-            let room = width.map_or(100, |w| (2 * w).saturating_sub(14).min(200));
-            out.push_str(&wrap_keeping(&one_line(d, room), "  detail: ", 4, width));
-        }
-        if let Some(c) = e.stdio_command() {
-            out.push_str(&wrap_keeping(
-                &terminal_safe(c, false),
-                "  command: ",
-                4,
-                width,
-            ));
-        }
-        if let Some(era) = e.diagnosis.era {
-            out.push_str(&format!("  era: {}\n", era.as_str()));
-        }
-        if let Some(p) = &e.diagnosis.bad_tool_path {
-            out.push_str(&wrap_keeping(
-                &terminal_safe(p, false),
-                "  bad field: ",
-                4,
-                width,
-            ));
-        }
-        out.push_str(&wrap_keeping(&e.recommendation(), "  fix: ", 7, width));
+    }
+    if let Some(era) = e.diagnosis.era {
+        out.push_str(&format!("  era: {}\n", era.as_str()));
+    }
+    if let Some(p) = &e.diagnosis.bad_tool_path {
+        out.push_str(&wrap_keeping(
+            &terminal_safe(p, false),
+            "  bad field: ",
+            4,
+            width,
+        ));
     }
     out
 }

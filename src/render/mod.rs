@@ -32,17 +32,6 @@ pub fn verdict_label(d: &Diagnosis) -> String {
     crate::classify::verdict::label(d.verdict, d.cause)
 }
 
-/// `2026-11-29T11:50:31.063Z` -> `2026-11-29 11:50`.
-fn short_time(ts: Option<&str>) -> String {
-    match ts {
-        Some(t) if t.len() >= 16 && t.as_bytes()[10] == b'T' => {
-            format!("{} {}", &t[..10], &t[11..16])
-        }
-        Some(t) => t.to_string(),
-        None => "-".to_string(),
-    }
-}
-
 /// The warnings of any `--json` document.
 pub fn warnings_json(warnings: &[crate::warning::Warning]) -> Vec<crate::json_doc::Warning> {
     warnings

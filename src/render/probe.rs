@@ -507,8 +507,8 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         out.push_str(&line(
             "  ",
             &format!(
-                "stdout: {} non-JSON line(s) ignored, e.g. {}",
-                a.noise_lines,
+                "stdout: {} ignored, e.g. {}",
+                crate::text::count(a.noise_lines, "non-JSON line"),
                 field(
                     r,
                     a.noise_examples.first().map(String::as_str).unwrap_or("")
@@ -529,9 +529,9 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         out.push_str(&line(
             "  ",
             &format!(
-                "stderr: {} line(s), {} bytes; last: {}",
-                s.lines,
-                s.bytes,
+                "stderr: {}, {}; last: {}",
+                crate::text::count(s.lines as usize, "line"),
+                crate::text::count(s.bytes as usize, "byte"),
                 field(r, last)
             ),
             width,

@@ -6,7 +6,7 @@ use crate::json_doc::{self, SCHEMA_VERSION};
 use super::terminal_safe;
 use crate::disk::du::human_bytes;
 use crate::disk::prune::{CacheKind, CacheWhy, Kind, Outcome, Plan};
-use crate::text::layout::{self, Column, wrap};
+use crate::text::layout::{self, wrap};
 
 /// The plan as a table: per project, its server folders, largest first, then the
 /// total and what is kept. With a `width`, lines fit it.
@@ -47,8 +47,9 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
                 ]);
             }
         }
-        out.push_str(&layout::table(
-            &Column::first_shrinks(&["PROJECT / SERVER", "FILES", "SIZE"]),
+        // paths and names are never cut: one too long goes on a line of its own
+        out.push_str(&layout::table_first_wraps(
+            &["PROJECT / SERVER", "FILES", "SIZE"],
             &rows,
             width,
         ));

@@ -131,7 +131,7 @@ fn render_capped(r: &Report, cap: usize) -> Option<String> {
 fn claude_version(r: &Report) -> String {
     match &r.versions.claude_code {
         Some(v) => code(v),
-        None => "unknown (`claude --version` did not answer within a second)".to_string(),
+        None => "unknown: `claude --version` did not answer within a second; run it and add what it prints".to_string(),
     }
 }
 
@@ -304,7 +304,7 @@ fn server_author(r: &Report, cap: usize) -> Option<String> {
         }
         out.push_str(&format!(
             "**Seen with:** Claude Code {} · era {} · protocol {} · {} seen, {} read, {} of them failed · last seen {}\n\n",
-            r.versions.claude_code.as_deref().map(code).unwrap_or_else(|| "(version unknown)".to_string()),
+            r.versions.claude_code.as_deref().map(code).unwrap_or_else(|| "(version unknown: add what `claude --version` prints)".to_string()),
             s.diagnosis.era.map(|e| e.as_str()).unwrap_or("-"),
             or_dash(s.diagnosis.negotiated_protocol_version.as_deref()),
             crate::text::count(s.sessions, "session"),
@@ -356,10 +356,10 @@ fn what_to_fix(s: &ServerSection) -> String {
             "tools/list results must carry `resultType` under the revision the server negotiated ({revision})."
         ),
         (_, Some(Cause::MissingCacheFields)) => format!(
-            "tools/list results must carry `ttlMs` (a number) and `cacheScope` under the revision the server negotiated ({revision})."
+            "tools/list results must carry `ttlMs` (a number) and `cacheScope` (`\"public\"` or `\"private\"`) under the revision the server negotiated ({revision})."
         ),
         (_, Some(Cause::WrongFieldTypes)) => format!(
-            "`ttlMs` must be a number and `cacheScope` a string in tools/list results under {revision}."
+            "`ttlMs` must be a number and `cacheScope` one of `\"public\"` and `\"private\"` in tools/list results under {revision}."
         ),
         (Verdict::VersionUnsupported, _) => {
             "initialize must answer with a protocol version Claude Code proposed.".to_string()

@@ -486,14 +486,14 @@ fn summary(s: &ServerReport) -> String {
         ),
         Verdict::Unknown => "the logs hold no decisive record".to_string(),
     };
-    let what = if s.is_shared() {
+    let what = crate::text::sentence(&if s.is_shared() {
         format!(
             "the configured servers {} share this log folder (their names encode to the same folder name), so their records are mixed and the verdict is the folder's, not one server's; the mixed records say: {what}",
             s.shared_by.join(", ")
         )
     } else {
         what
-    };
+    });
     let when = s
         .last_seen
         .as_deref()
@@ -510,7 +510,11 @@ fn summary(s: &ServerReport) -> String {
                 crate::text::count(s.sessions_read, "latest session")
             )
         };
-        format!("{what}. {read} failed ({} in all){when}.", s.sessions)
+        format!(
+            "{what}. {} failed ({} in all){when}.",
+            crate::text::sentence(&read),
+            s.sessions
+        )
     } else if d.verdict.is_problem() {
         let seen = if s.sessions == 1 {
             let at = s

@@ -253,6 +253,9 @@ pub struct PendingUndo {
     pub how: UndoHow,
     pub state: UndoState,
     pub state_path: PathBuf,
+    /// The backup mcplogs' change made (it may not exist: a created file has none).
+    /// Undo removes it once done, if it still holds exactly what was recorded.
+    pub backup: PathBuf,
     /// Empty when the file already is as before the fix. Lines as in the files (show it
     /// through `redact::diff::for_display`).
     pub diff: String,
@@ -327,6 +330,7 @@ pub(super) fn plan_undo_for(
             how,
             state: state.clone(),
             state_path: state_path.clone(),
+            backup: backup_path_for(settings, change),
         })))
     };
     if sha256_hex(&current) == state.written_sha256 {
@@ -344,6 +348,12 @@ pub(super) fn plan_undo_for(
     }
     match changed_since(&current_text, &state)? {
         KeyUndo::Refuse(plan) => Ok(plan),
+        // mcplogs created the file and, its key taken out, nothing else is in it: the
+        // file goes, as when it is unchanged (an empty object nobody wrote is no
+        // setting of the user's).
+        KeyUndo::Text(new_text) if state.created_file && is_empty_object(&new_text) => {
+            pending(None, UndoHow::RemoveCreatedFile)
+        }
         KeyUndo::Text(new_text) => {
             super::fix::within_read_limit(settings, &new_text, true)?;
             pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
@@ -391,8 +401,17 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     })
 }
 
-/// Writes (atomically, if unchanged since planned) or removes, then forgets the fix.
-/// The backup is kept: it is the user's data and costs nothing.
+/// Whether `text` is a JSON object with nothing in it (`{}`, any white space).
+fn is_empty_object(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.as_object().map(serde_json::Map::is_empty))
+        .unwrap_or(false)
+}
+
+/// Writes (atomically, if unchanged since planned) or removes, then forgets the fix:
+/// its record, and its backup when that still holds exactly the recorded bytes (undo
+/// leaves nothing mcplogs made; a backup someone changed since is theirs and stays).
 pub fn apply_undo(undo: &PendingUndo) -> Result<(), SettingsError> {
     apply_undo_in(&RealFs, undo)
 }
@@ -412,5 +431,14 @@ pub fn apply_undo_in(files: &dyn Fs, undo: &PendingUndo) -> Result<(), SettingsE
             path: undo.state_path.clone(),
             error,
             written: false,
-        })
+        })?;
+    if let (Some(expected), Ok(Some(b))) = (
+        &undo.state.backup_sha256,
+        read_regular(&undo.backup, SETTINGS_MAX_BYTES, Follow::NoLinks),
+    ) && sha256_hex(&b.bytes) == *expected
+    {
+        // The undo is done; a backup that cannot be removed is only left behind.
+        let _ = files.remove_file(&undo.backup);
+    }
+    Ok(())
 }

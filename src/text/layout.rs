@@ -504,6 +504,80 @@ pub fn table(columns: &[Column], rows: &[Vec<String>], width: Option<usize>) -> 
     out
 }
 
+/// [`table`] for a first column of paths and names that are never cut (`du`, `prune`):
+/// when a first cell is wider than its column can be, it goes on a line of its own,
+/// wrapped with every character kept, and the row's other cells follow on the next
+/// line under their titles. When even the other columns cannot fit, the list layout.
+/// `None` (piped): the plain table.
+pub fn table_first_wraps(titles: &[&str], rows: &[Vec<String>], width: Option<usize>) -> String {
+    use colored::Colorize;
+    let columns: Vec<Column> = titles
+        .iter()
+        .map(|&title| Column {
+            title,
+            shrink: false,
+        })
+        .collect();
+    let Some(width) = width else {
+        return table(&columns, rows, None);
+    };
+    let mut widths: Vec<usize> = titles.iter().map(|t| cols(t)).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate().skip(1) {
+            widths[i] = widths[i].max(cols(cell));
+        }
+    }
+    let gaps = 2 * titles.len().saturating_sub(1);
+    let others: usize = widths[1..].iter().sum::<usize>() + gaps;
+    let widest_first = rows
+        .iter()
+        .filter_map(|r| r.first())
+        .map(|c| cols(c))
+        .chain([cols(titles[0])])
+        .max()
+        .unwrap_or(0);
+    let Some(room) = width.checked_sub(others).filter(|&r| r >= SHRINK_MIN) else {
+        return list(&columns, rows, width);
+    };
+    widths[0] = widest_first.min(room).max(cols(titles[0]));
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut out = String::new();
+        for (i, cell) in cells.enumerate() {
+            if i > 0 {
+                out.push_str("  ");
+            }
+            out.push_str(cell);
+            out.push_str(&" ".repeat(widths[i].saturating_sub(cols(cell))));
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+        out
+    };
+    let head = line(&mut titles.iter().copied());
+    let mut out = format!("{}\n", head.trim_end().bold());
+    for row in rows {
+        let Some((first, rest)) = row.split_first() else {
+            continue;
+        };
+        if cols(first) <= widths[0] {
+            out.push_str(&line(&mut row.iter().map(String::as_str)));
+            continue;
+        }
+        // the whole cell on its own lines, continuation lines indented two more
+        let lead = first.len() - first.trim_start_matches(' ').len();
+        out.push_str(&wrap_keeping(
+            &first[lead..],
+            &first[..lead],
+            lead + 2,
+            Some(width),
+        ));
+        out.push_str(&line(
+            &mut std::iter::once("").chain(rest.iter().map(String::as_str)),
+        ));
+    }
+    out
+}
+
 /// The list layout of a table that cannot fit: per row, its first cell, then one
 /// `title: value` line per other non-empty cell, wrapped with every character kept.
 fn list(columns: &[Column], rows: &[Vec<String>], width: usize) -> String {
@@ -538,6 +612,41 @@ fn list(columns: &[Column], rows: &[Vec<String>], width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_first_cell_too_wide_goes_on_its_own_line_whole() {
+        let long = "/home/someone/a/rather/long/project/path/that/does/not/fit/in/the/column";
+        let rows = vec![
+            vec![long.to_string(), "1.0 KiB".to_string(), "3".to_string()],
+            vec!["  short".to_string(), "512 B".to_string(), "1".to_string()],
+        ];
+        let t = super::table_first_wraps(&["PROJECT / SERVER", "SIZE", "FILES"], &rows, Some(40));
+        for l in t.lines() {
+            assert!(super::cols(l) <= 40, "{l:?}\n{t}");
+        }
+        // every character of the path is there, in order
+        let joined: String = t
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.contains("KiB"))
+            .map(str::trim)
+            .collect();
+        assert_eq!(joined, long, "{t}");
+        assert!(t.contains("1.0 KiB"), "{t}");
+        assert!(
+            t.lines()
+                .any(|l| l.starts_with("  short") && l.contains("512 B")),
+            "{t}"
+        );
+        // piped: one row per line, nothing moved
+        let piped = super::table_first_wraps(&["PROJECT / SERVER", "SIZE", "FILES"], &rows, None);
+        assert!(
+            piped
+                .lines()
+                .any(|l| l.starts_with(long) && l.contains("1.0 KiB")),
+            "{piped}"
+        );
+    }
+
     use super::*;
     use proptest::prelude::*;
 

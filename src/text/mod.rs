@@ -283,6 +283,16 @@ pub fn count(n: usize, singular: &str) -> String {
     }
 }
 
+/// `s` starting a sentence: its first letter in upper case (`the server answers` ->
+/// `The server answers`); the rest, names and code included, as it is.
+pub fn sentence(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// A verb agreeing with a count: `1 fails`, `2 fail` (`agree(n, "fails", "fail")`).
 pub fn agree<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
@@ -297,5 +307,8 @@ mod count_tests {
         assert_eq!(super::count(2, "session"), "2 sessions");
         assert_eq!(super::agree(1, "fails", "fail"), "fails");
         assert_eq!(super::agree(3, "fails", "fail"), "fail");
+        assert_eq!(super::sentence("the server answers"), "The server answers");
+        assert_eq!(super::sentence("`x` fails"), "`x` fails");
+        assert_eq!(super::sentence(""), "");
     }
 }

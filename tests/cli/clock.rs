@@ -66,6 +66,7 @@ fn pinned_clock_decides_ages_and_since() {
     let at = |when: &str, since: &str| {
         let mut c = mcplogs(tmp.path());
         c.env(mcplogs::time::NOW_VAR, when)
+            .env("TZ", "UTC")
             .args(["scan", "--json", "--home"])
             .arg(&home)
             .args(["--since", since]);
@@ -81,7 +82,7 @@ fn pinned_clock_decides_ages_and_since() {
     let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert!(doc["servers"].as_array().unwrap().is_empty(), "{doc:#}");
     assert!(
-        r.stderr.contains("since 2026-11-30T12:00:00Z"),
+        r.stderr.contains("since 2026-11-30 12:00 UTC"),
         "{}",
         r.stderr
     );

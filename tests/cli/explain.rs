@@ -163,7 +163,7 @@ fn text_output_and_exit_codes() {
         r.stdout
             .contains("crm.tools: tools-fetch-failed (invalid-tool-definition)")
     );
-    assert!(r.stdout.contains("  fix: "));
+    assert!(r.stdout.contains("\nWhat to do\n"), "{}", r.stdout);
     let healthy_only: String = mcp_list("windows-home-2.1.332.txt")
         .lines()
         .filter(|l| !l.contains('✘') && !l.contains('!'))
@@ -347,4 +347,121 @@ fn the_windows_cmd_wrapper_warning_goes_to_the_server_it_names() {
     // pasted alone, it is explained on its own
     let r = explain_text(CMD_WRAPPER_WARNING, false);
     assert!(r.stdout.contains("cmd /c npx"), "{r:?}");
+}
+
+/// Issue 43 item 10: piped, nothing is cut (every detail whole, every line of it); a
+/// summary line like scan's comes first; each action is listed once with the servers
+/// it covers; a healthy row gets no "Nothing to do"; a bare status line is read as a
+/// status, not as a cut paste.
+#[test]
+fn piped_whole_summary_first_actions_grouped_once() {
+    for file in [
+        "linux-home-2.1.288.txt",
+        "linux-home-2.1.332.txt",
+        "macos-home-2.1.288.txt",
+        "windows-home-2.1.332.txt",
+    ] {
+        let paste = mcp_list(file);
+        let r = explain_text(&paste, false);
+        let (_, doc) = {
+            let j = explain_text(&paste, true);
+            let v: Value = serde_json::from_str(&j.stdout).unwrap();
+            (j, v)
+        };
+        let servers = doc["servers"].as_array().unwrap();
+        // nothing cut: no ellipsis of ours, and every pasted detail is there whole
+        assert!(!r.stdout.contains('…'), "{file}: {}", r.stdout);
+        for s in servers {
+            if let Some(d) = s["detail"].as_str() {
+                for line in d.lines() {
+                    assert!(
+                        r.stdout.contains(line.trim()),
+                        "{file}: {line}\n{}",
+                        r.stdout
+                    );
+                }
+            }
+        }
+        // the summary first, counting as scan does
+        let first = r.stdout.lines().next().unwrap();
+        let failing = servers
+            .iter()
+            .filter(|s| {
+                [
+                    "tools-fetch-failed",
+                    "connection-failed",
+                    "version-unsupported",
+                    "degraded",
+                ]
+                .contains(&s["verdict"].as_str().unwrap())
+            })
+            .count();
+        assert!(
+            first.starts_with(&format!("{} servers: {failing} fail", servers.len())),
+            "{file}: {first}"
+        );
+        // each recommendation once
+        assert!(!r.stdout.contains("Nothing to do"), "{file}: {}", r.stdout);
+        let actions: Vec<&str> = r
+            .stdout
+            .split("\nWhat to do\n")
+            .nth(1)
+            .unwrap_or("")
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .split_once(". ")
+                    .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+            })
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for a in &actions {
+            let text = a.trim_start().split_once(". ").unwrap().1;
+            assert!(seen.insert(text), "{file}: listed twice: {text}");
+        }
+        // every failing server is named under an action, once
+        for s in servers.iter().filter(|s| {
+            s["verdict"] != "healthy" && s["verdict"] != "unknown" && s["state"].is_null()
+        }) {
+            let name = s["name"].as_str().unwrap();
+            let listed = r
+                .stdout
+                .lines()
+                .filter(|l| l.trim_start().starts_with("Servers: "))
+                .filter(|l| {
+                    l.trim_start()["Servers: ".len()..]
+                        .split(", ")
+                        .any(|n| n == name)
+                })
+                .count();
+            assert_eq!(listed, 1, "{file}: {name}\n{}", r.stdout);
+        }
+        let fixable = servers
+            .iter()
+            .filter(|s| s["legacyFixApplies"] == true)
+            .count();
+        if fixable > 1 {
+            assert_eq!(
+                r.stdout.matches("Run `mcplogs fix`").count(),
+                1,
+                "{file}: {}",
+                r.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bare_status_line_is_a_status_not_a_cut_paste() {
+    let r = explain_text("! Connected · tools fetch failed\n", false);
+    assert_eq!(r.code, 1);
+    assert!(!r.stdout.contains("cut off"), "{}", r.stdout);
+    assert!(r.stdout.contains("not why"), "{}", r.stdout);
+    assert!(r.stdout.contains("mcplogs scan --server"), "{}", r.stdout);
+    // a detail that ends mid-way is still a cut paste
+    let r = explain_text(
+        "db: npx db - ! Connected · tools fetch failed — Invalid result for tools/list: [ {\n",
+        false,
+    );
+    assert!(r.stdout.contains("cut off"), "{}", r.stdout);
 }

@@ -24,6 +24,8 @@ mod decode_formats;
 mod decode_property;
 mod direction;
 mod doc_paths;
+#[cfg(unix)]
+mod docs_true;
 mod explain;
 mod export;
 mod fuzz_corpus;
@@ -79,4 +81,5 @@ mod trust_decode;
 mod trust_settings;
 #[cfg(unix)]
 mod trust_surfaces;
+mod vocabulary;
 mod wire;

@@ -39,7 +39,8 @@ fn output_writes_the_file_not_stdout() {
         tmp.path(),
         &[&samples_arg(), "--output", out.to_str().unwrap()],
     );
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    // written is success, failing servers or not: `report -o x && open x` works
+    assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     let text = fs::read_to_string(&out).unwrap();
     assert!(text.contains("### Error Messages/Logs"));

@@ -99,3 +99,41 @@ fn file_rewritten_while_the_prompt_waits_is_not_overwritten() {
     assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), theirs);
     assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
 }
+
+/// `mcplogs fix > fix.log` in a terminal: the diff goes to the file, and the question is
+/// asked on the terminal; the terminal shows the diff again before it, so nobody is
+/// asked about a change they cannot see (issue 43, item 6).
+#[test]
+fn stdout_redirected_the_diff_is_shown_where_the_question_is_asked() {
+    let sb = sandbox();
+    let log = sb.dir.path().join("fix.log");
+    for cols in [80, 120] {
+        let mut cmd = sb.command(
+            Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+            &["fix", "--force"],
+        );
+        cmd.env("COLUMNS", cols.to_string());
+        cmd.stdout(fs::File::create(&log).unwrap());
+        let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("shown here too").unwrap();
+        let before = p.exp_string("Apply? [y/N]").unwrap();
+        assert!(
+            before.contains("+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\""),
+            "{cols}: {before:?}"
+        );
+        p.send_line("n").unwrap();
+        p.exp_string("Not applied: nothing written.").unwrap();
+        p.exp_eof().unwrap();
+        assert_eq!(exit_code(&p), 0);
+        // stdout (the file) still has the diff, once
+        let file = fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            file.matches("+    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"")
+                .count(),
+            1,
+            "{file}"
+        );
+        assert!(!file.contains("Apply?"), "{file}");
+        assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), ORIGINAL);
+    }
+}

@@ -63,7 +63,7 @@ fn the_sample_session_names_its_failing_servers_and_counts_the_rest() {
 }
 
 #[test]
-fn colour_only_when_asked_and_never_with_no_color() {
+fn colour_only_when_asked_and_an_explicit_flag_beats_no_color() {
     let i = input(SAMPLE_SESSION, SAMPLE_CWD);
     let r = statusline(&linux_home(), &["--color", "always"], &i);
     assert!(
@@ -75,6 +75,14 @@ fn colour_only_when_asked_and_never_with_no_color() {
     let mut c = mcplogs(tmp.path());
     c.env("NO_COLOR", "1")
         .args(["statusline", "--color", "always", "--home"])
+        .arg(linux_home());
+    let r = run_with_stdin(&mut c, i.as_bytes());
+    // the command `setup statusline` installs says `--color always`: NO_COLOR in Claude
+    // Code's environment does not override that explicit choice
+    assert!(r.stdout.contains("\u{1b}[1;31mbad-tool"), "{:?}", r.stdout);
+    let mut c = mcplogs(tmp.path());
+    c.env("NO_COLOR", "1")
+        .args(["statusline", "--home"])
         .arg(linux_home());
     let r = run_with_stdin(&mut c, i.as_bytes());
     assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);

@@ -120,9 +120,10 @@ fn report_output_refuses_a_fifo_a_folder_and_a_device_without_blocking() {
         .arg(&file);
     pin_host(&mut c);
     let out = output_within(&mut c, Duration::from_secs(60));
+    // written: exit 0 (docs/usage.md, "Exit codes"), failing servers or not
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -4,7 +4,8 @@
 #   bash tests/e2e/claude.sh
 #
 # 1. installs the pinned native Claude Code builds (npm registry) into a cache reused
-#    across runs: ${MCPLOGS_CACHE:-/work/.cache-mcplogs} (same cache as generate.sh);
+#    across runs: ${MCPLOGS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e}
+#    (same cache as generate.sh);
 # 2. builds mcplogs (debug profile; MCPLOGS_BIN=path uses a given binary instead);
 # 3. runs tests/e2e/run.py: every scenario with a throwaway HOME, dummy credentials, a
 #    loopback fake API and a loopback 403 proxy on free ports, compares mcplogs' verdicts
@@ -45,7 +46,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-CACHE="${MCPLOGS_CACHE:-/work/.cache-mcplogs}"
+CACHE="${MCPLOGS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e}"
 VERSIONS=(2.1.288 2.1.332)
 # the discovery lifecycle part (tests/e2e/lifecycle.py) also runs on 2.1.310
 LIFECYCLE_VERSIONS=(2.1.288 2.1.310 2.1.332)

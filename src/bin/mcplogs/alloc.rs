@@ -1,8 +1,8 @@
 //! The allocator on Linux: mimalloc, not glibc's. A scan of 100,000 server folders makes
 //! tens of millions of small allocations on its worker threads; glibc's allocator was a
 //! seventh of its CPU time, and with mimalloc the scan takes about a fifth less wall time
-//! (BENCHMARKS.md, "Seventh step"). Elsewhere the system allocator stays: the other
-//! targets are type-checked from Linux, without a C cross compiler.
+//! (docs/benchmarks-history.md, "Seventh step"). Elsewhere the system allocator stays:
+//! the other targets are type-checked from Linux, without a C cross compiler.
 
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;

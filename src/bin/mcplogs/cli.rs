@@ -26,7 +26,10 @@ TERMS:
              or legacy (the classic initialize)
   tolerated  works only because Claude Code filled in missing fields
 
-Exit codes: 0 nothing wrong, 1 problems found, 2 usage or I/O error.
+Exit codes: 0 nothing wrong (or done: `report -o FILE` wrote FILE),
+  1 problems found, 2 usage or I/O error (also a --server or --match-project
+  that matches nothing), 130 interrupted. `mcplogs docs usage`: the table.
+Colour: only on a terminal, never with NO_COLOR, unless --color always|never.
 More: `mcplogs docs TOPIC` (the guides), `mcplogs man --install`.";
 
 #[derive(Debug, Parser)]
@@ -38,7 +41,8 @@ More: `mcplogs docs TOPIC` (the guides), `mcplogs man --install`.";
     after_help = JOURNEY
 )]
 pub struct Cli {
-    /// When to use colour: auto = only on a terminal. NO_COLOR always disables it.
+    /// When to use colour: auto = only on a terminal and without NO_COLOR; always and never
+    /// beat NO_COLOR.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
 
@@ -103,7 +107,7 @@ pub enum Command {
     /// Print or install the man pages (roff) generated from these definitions
     #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
-    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning)
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning, security, benchmarks) or a JSON schema (schema NAME)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
     /// The model of Claude Code's builds: what differs between them, from which build
@@ -191,6 +195,29 @@ their own. A status line of your own is never replaced: without --wrap the
 command shows how to add mcplogs to it. Nothing is installed while
 disableAllHooks is set, or while a managed file would keep it from running.";
 
+const SETUP_STATUSLINE_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup statusline --dry-run   # the diff, writing nothing
+  mcplogs setup statusline             # write it, after a yes
+  mcplogs setup statusline --wrap      # keep your own status line, add MCP to it
+  mcplogs setup statusline --undo      # put back what was there
+
+Writes statusLine in ~/.claude/settings.json (or --settings PATH) through
+the writer `mcplogs fix` uses: diff, confirmation, backup, undo. A status
+line of your own is never replaced: without --wrap the command shows how to
+add mcplogs to it.";
+
+const SETUP_HOOK_EXAMPLES: &str = "\
+EXAMPLES:
+  mcplogs setup hook --dry-run         # the diff, writing nothing
+  mcplogs setup hook --yes             # write it without asking
+  mcplogs setup hook --undo            # put back what was there
+
+Adds a UserPromptSubmit hook running `mcplogs hook` to ~/.claude/settings.json
+(or --settings PATH) through the writer `mcplogs fix` uses. Nothing is
+installed while disableAllHooks is set, or while a managed file would keep
+it from running.";
+
 const MAN_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs man --install        # every page, where `man mcplogs` finds it
@@ -206,7 +233,8 @@ const DOCS_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs docs                 # the list of guides
   mcplogs docs settings        # which file `mcplogs fix` writes, and why
-  mcplogs docs verdicts | less";
+  mcplogs docs verdicts | less
+  mcplogs docs schema scan     # the JSON Schema of `mcplogs scan --json`";
 
 const SCAN_EXAMPLES: &str = "\
 EXAMPLES:
@@ -235,7 +263,7 @@ const SETTINGS_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs settings                      # for the project in this folder
   mcplogs settings --project ~/work/api
-  mcplogs settings --json               # fields: docs/settings.md
+  mcplogs settings --json               # fields: mcplogs docs settings
 
 Layers, highest first: managed settings, the project's
 .claude/settings.local.json, its .claude/settings.json,
@@ -257,7 +285,7 @@ const REPORT_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs report -o issue.md         # redacted, under GitHub's size limit
   mcplogs report --server my-db
-  mcplogs report --json              # fields: docs/report.md
+  mcplogs report --json              # fields: mcplogs docs report
 
 Read the report before you post it.";
 
@@ -305,8 +333,10 @@ pub struct SetupArgs {
 #[derive(Debug, Subcommand)]
 pub enum SetupWhat {
     /// Add `mcplogs statusline` as Claude Code's statusLine command
+    #[command(after_help = SETUP_STATUSLINE_EXAMPLES)]
     Statusline(SetupFlags),
     /// Add `mcplogs hook` as a UserPromptSubmit hook
+    #[command(after_help = SETUP_HOOK_EXAMPLES)]
     Hook(SetupFlags),
 }
 
@@ -334,7 +364,7 @@ pub struct SetupFlags {
     #[arg(long, value_name = "PATH", conflicts_with = "undo")]
     pub binary: Option<PathBuf>,
     /// Hook: install `mcplogs export --detach` as a SessionEnd hook instead (every
-    /// session's verdicts to the OpenTelemetry collector; docs/export.md)
+    /// session's verdicts to the OpenTelemetry collector; `mcplogs docs export`)
     #[arg(long, conflicts_with = "wrap")]
     pub export: bool,
     /// The project whose settings layers count (disableAllHooks) [default: the current directory]
@@ -360,9 +390,12 @@ pub struct ManArgs {
 
 #[derive(Debug, Args)]
 pub struct DocsArgs {
-    /// The guide to print; without one, the list
+    /// The guide to print (or `schema`); without one, the list
     #[arg(value_name = "TOPIC")]
     pub topic: Option<String>,
+    /// With `schema`: the document whose JSON Schema to print (scan, report, ...)
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -481,7 +514,7 @@ pub struct ExportArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/json.md)")),
+    mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs json`)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
 )]
 pub struct ScanArgs {
@@ -515,7 +548,7 @@ pub struct ScanArgs {
 #[derive(Debug, Args)]
 #[command(
     mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
-    mut_arg("json", |a| a.help("The same content as one JSON document (fields in docs/report.md)")),
+    mut_arg("json", |a| a.help("The same content as one JSON document (fields: `mcplogs docs report`)")),
 )]
 pub struct ReportArgs {
     #[command(flatten)]
@@ -534,7 +567,7 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Also probe this project's configured servers and add the summary (docs/probe.md)
+    /// Also probe this project's configured servers and add the summary (`mcplogs docs probe`)
     #[arg(long)]
     pub probe: bool,
     /// Keep private hostnames and RFC 1918 addresses (masked by default)
@@ -569,7 +602,7 @@ pub struct ExplainArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields in docs/settings.md)")))]
+#[command(mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs settings`)")))]
 pub struct SettingsArgs {
     /// The project whose .claude/ settings count [default: the current directory]
     #[arg(long, value_name = "DIR")]
@@ -748,7 +781,7 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 250)]
     pub max_pages: usize,
 
-    /// One JSON document on stdout (fields in docs/probe.md); the same as --format json
+    /// One JSON document on stdout (fields: `mcplogs docs probe`); the same as --format json
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 

@@ -114,7 +114,7 @@ pub enum Error {
     #[error("--format junit lists the --contract checks: add --contract")]
     JunitWithoutContract,
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
-    #[error("{0} unknown server name(s)")]
+    #[error("{}", mcplogs::text::count(*.0, "unknown server name"))]
     UnknownServers(usize),
     /// `probe --transcript FILE` cannot be written.
     #[error("{}: cannot write the transcript", path.display())]

@@ -1,4 +1,4 @@
-//! The process exit codes, a documented contract (README, "Exit codes"), and the one
+//! The process exit codes, a documented contract (docs/usage.md, "Exit codes"), and the one
 //! place that maps an error to its code.
 
 use crate::error::Error;

@@ -71,13 +71,15 @@ fn usage_error(e: clap::Error) -> std::process::ExitCode {
     ExitCode::Error.into()
 }
 
+/// Colour on or off. An explicit `--color always` or `--color never` is the user's
+/// choice for this run and beats `NO_COLOR` (no-color.org: a command-line argument
+/// overrides it); `auto` means a terminal on stdout and no non-empty `NO_COLOR`.
 fn set_colour(choice: ColorChoice) {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let on = !no_color
-        && match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => io::stdout().is_terminal(),
-        };
+    let on = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => !no_color && io::stdout().is_terminal(),
+    };
     colored::control::set_override(on);
 }

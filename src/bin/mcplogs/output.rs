@@ -301,6 +301,14 @@ pub fn usage(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// Lines on stderr as they are (a diff shown again where a question is asked), fitted to
+/// stderr's terminal, control characters escaped, uncoloured.
+pub fn stderr_block(text: &str) {
+    let text = mcplogs::text::layout::fit(text, err_width());
+    let text = mcplogs::text::sanitize::output(&text, false);
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Text on stderr without a newline (a prompt), flushed.
 pub fn prompt(text: &str) {
     let text = mcplogs::text::sanitize::output(text, colour_on());

@@ -118,7 +118,8 @@ pub struct Group {
     /// The project's path (from its records), else its encoded folder name; for debug
     /// logs, the debug folder's parent.
     pub project: String,
-    /// The encoded server name, or `debug logs`.
+    /// The server's name as `scan` shows it (its configured name when known, else the
+    /// encoded folder name), or `debug logs`.
     pub server: String,
     /// The folder, resolved (no symlinks).
     pub dir: PathBuf,
@@ -212,8 +213,10 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         homes: Vec::new(),
         paths: cache_roots.clone(),
     };
-    // Per server folder: the deciding session's file, and the project's real path.
-    let mut known: BTreeMap<PathBuf, (Option<PathBuf>, Option<String>)> = BTreeMap::new();
+    // Per server folder: the deciding session's file, the project's real path, and the
+    // server's name as scan shows it (its configured name when known: one display form
+    // for `scan`, `du` and `prune`).
+    let mut known: BTreeMap<PathBuf, (Option<PathBuf>, Option<String>, String)> = BTreeMap::new();
     let mut live_folders: Vec<PathBuf> = Vec::new();
     if !cache_roots.is_empty() {
         let report = scan(&ScanOptions {
@@ -226,7 +229,7 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         .map_err(PruneError::Discovery)?;
         for s in report.servers {
             let deciding = s.deciding_file.map(|f| (*f).clone());
-            known.insert(s.source, (deciding, s.project));
+            known.insert(s.source, (deciding, s.project, s.name));
         }
         let found = discovery::discover(&request).map_err(PruneError::Discovery)?;
         plan.warnings.extend(found.warnings);
@@ -237,13 +240,18 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
                 continue;
             }
             live_folders.push(dir.path.clone());
-            let (deciding, project) = match known.get(&dir.path) {
-                Some((d, p)) => (d.as_ref(), p.clone()),
-                None => (None, None),
+            let (deciding, project, name) = match known.get(&dir.path) {
+                Some((d, p, n)) => (d.as_ref(), p.clone(), Some(n.clone())),
+                None => (None, None, None),
             };
             let mut group = server_group(&dir, deciding, opts, now, &mut plan.kept);
-            if let (Some(g), Some(p)) = (&mut group, project) {
-                g.project = p;
+            if let Some(g) = &mut group {
+                if let Some(p) = project {
+                    g.project = p;
+                }
+                if let Some(n) = name {
+                    g.server = n;
+                }
             }
             plan.push(group);
         }

@@ -119,7 +119,7 @@ impl Damage {
         let mut out = if skipped > 0 {
             // Old-format arrays count elements, and several can share a line.
             let of = if skipped <= self.lines {
-                format!(" of {} lines", self.lines)
+                format!(" of {}", crate::text::count(self.lines, "line"))
             } else {
                 String::new()
             };
@@ -132,8 +132,8 @@ impl Damage {
                 out.push_str("; ");
             }
             out.push_str(&format!(
-                "{} lines with invalid UTF-8 decoded with replacement characters",
-                self.invalid_utf8
+                "{} with invalid UTF-8 decoded with replacement characters",
+                crate::text::count(self.invalid_utf8, "line")
             ));
         }
         if self.bad_escapes > 0 {
@@ -141,8 +141,8 @@ impl Damage {
                 out.push_str("; ");
             }
             out.push_str(&format!(
-                "{} records with invalid escapes or lone surrogates decoded with replacement characters",
-                self.bad_escapes
+                "{} with invalid escapes or lone surrogates decoded with replacement characters",
+                crate::text::count(self.bad_escapes, "record")
             ));
         }
         Some(out)
@@ -525,7 +525,7 @@ mod tests {
         assert_eq!(
             d.summary().unwrap(),
             "skipped 3 of 10 lines (2 not valid JSON, a truncated last record); \
-             1 lines with invalid UTF-8 decoded with replacement characters"
+             1 line with invalid UTF-8 decoded with replacement characters"
         );
         assert_eq!(
             Damage {

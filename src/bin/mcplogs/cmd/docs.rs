@@ -72,23 +72,218 @@ const GUIDES: &[(&str, &str, &str)] = &[
         "newest-first reading, large files",
         include_str!("../../../../docs/scanning.md"),
     ),
+    (
+        "security",
+        "what mcplogs reads, writes and never does",
+        include_str!("../../../../SECURITY.md"),
+    ),
+    (
+        "benchmarks",
+        "speed and memory on large log trees",
+        include_str!("../../../../BENCHMARKS.md"),
+    ),
 ];
 
-/// `mcplogs docs [TOPIC]`: the guide, or the list of guides.
-pub fn docs(topic: Option<&str>) -> Result<ExitCode, Error> {
+/// The JSON schemas of every document (`mcplogs docs schema NAME`), as in docs/schema/.
+const SCHEMAS: &[(&str, &str)] = &[
+    (
+        "scan",
+        include_str!("../../../../docs/schema/scan.schema.json"),
+    ),
+    (
+        "explain",
+        include_str!("../../../../docs/schema/explain.schema.json"),
+    ),
+    ("du", include_str!("../../../../docs/schema/du.schema.json")),
+    (
+        "settings",
+        include_str!("../../../../docs/schema/settings.schema.json"),
+    ),
+    (
+        "report",
+        include_str!("../../../../docs/schema/report.schema.json"),
+    ),
+    (
+        "fix",
+        include_str!("../../../../docs/schema/fix.schema.json"),
+    ),
+    (
+        "hook",
+        include_str!("../../../../docs/schema/hook.schema.json"),
+    ),
+    (
+        "probe",
+        include_str!("../../../../docs/schema/probe.schema.json"),
+    ),
+    (
+        "prune",
+        include_str!("../../../../docs/schema/prune.schema.json"),
+    ),
+    (
+        "transcript",
+        include_str!("../../../../docs/schema/transcript.schema.json"),
+    ),
+    (
+        "export",
+        include_str!("../../../../docs/schema/export.schema.json"),
+    ),
+    (
+        "model",
+        include_str!("../../../../docs/schema/model.schema.json"),
+    ),
+];
+
+/// A guide as an installed user reads it: what its prose cites of the repository's docs
+/// becomes the `mcplogs docs` command that prints the same thing (a guide, a schema),
+/// since an installed copy has no docs/ folder. Links to a guide keep their text; links
+/// within the page (`#anchor`) and to the web, and fenced code blocks, stay as written.
+pub fn for_installed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fenced = false;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            out.push_str(line);
+        } else if fenced {
+            out.push_str(line);
+        } else {
+            out.push_str(&cite_installed(line));
+        }
+    }
+    let cites_sources = ["src/", "tests/", "scripts/", "sample-logs/", "fuzz/"]
+        .iter()
+        .any(|p| out.contains(p));
+    if cites_sources {
+        out.push_str(
+            "\n(Paths such as src/..., tests/... and scripts/... name files of mcplogs' source repository, not of this installation.)\n",
+        );
+    }
+    out
+}
+
+/// [`for_installed`] for one line of prose.
+fn cite_installed(line: &str) -> String {
+    use std::sync::LazyLock;
+    static SCHEMA_LINK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\[[^\]]*\]\((?:\.\./)?(?:docs/)?schema/([a-z-]+)\.schema\.json\)")
+            .unwrap()
+    });
+    static MD_LINK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\[([^\]]*)\]\((?:\.\./)?(?:docs/)?([A-Za-z-]+)\.md(?:#[^)]*)?\)")
+            .unwrap()
+    });
+    static SCHEMA_PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"docs/schema/(?:([a-z-]+)\.schema\.json|\*\.json)?").unwrap()
+    });
+    static GUIDE_PATH: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"\bdocs/([a-z-]+)\.md\b").unwrap());
+    let topic = |file: &str| -> Option<&'static str> {
+        let want = file.to_ascii_lowercase();
+        GUIDES
+            .iter()
+            .map(|(name, _, _)| *name)
+            .find(|name| *name == want)
+    };
+    if !line.contains(".md") && !line.contains("schema") {
+        return line.to_string();
+    }
+    let line = SCHEMA_LINK.replace_all(line, "`mcplogs docs schema $1`");
+    let line = MD_LINK.replace_all(&line, |c: &regex::Captures| {
+        let text = &c[1];
+        let shown = text.trim_matches('`');
+        match topic(&c[2]) {
+            Some(t) if shown.ends_with(".md") || shown == t => format!("`mcplogs docs {t}`"),
+            Some(t) => format!("{text} (`mcplogs docs {t}`)"),
+            None if shown.ends_with(".md") => format!("{text}{SOURCE_ONLY}"),
+            None => format!("{text} ({}.md in mcplogs' source repository)", &c[2]),
+        }
+    });
+    let line = in_backticks(&SCHEMA_PATH, &line, |c, _| match c.get(1) {
+        Some(name) => Some((format!("mcplogs docs schema {}", name.as_str()), "")),
+        None => Some(("mcplogs docs schema".to_string(), "")),
+    });
+    in_backticks(&GUIDE_PATH, &line, |c, rest| match topic(&c[1]) {
+        Some(t) => Some((format!("mcplogs docs {t}"), "")),
+        None if rest.trim_start_matches('`').starts_with(SOURCE_ONLY) => None,
+        None => Some((c[0].to_string(), SOURCE_ONLY)),
+    })
+}
+
+/// What follows a cited file that only the source repository has.
+const SOURCE_ONLY: &str = " (in mcplogs' source repository)";
+
+/// Each match of `re` in `line` replaced by what `with` makes of it and of the rest of
+/// the line (`None`: kept): a code span (in backticks unless it already stands in them)
+/// and words after it.
+fn in_backticks(
+    re: &regex::Regex,
+    line: &str,
+    with: impl Fn(&regex::Captures, &str) -> Option<(String, &'static str)>,
+) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut last = 0;
+    for c in re.captures_iter(line) {
+        let m = c.get(0).expect("the whole match");
+        if m.start() < last {
+            continue;
+        }
+        let Some((code, after)) = with(&c, &line[m.end()..]) else {
+            continue;
+        };
+        out.push_str(&line[last..m.start()]);
+        let quoted = line[..m.start()].ends_with('`') && line[m.end()..].starts_with('`');
+        if quoted {
+            out.push_str(&code);
+            out.push('`');
+            last = m.end() + 1;
+        } else {
+            out.push('`');
+            out.push_str(&code);
+            out.push('`');
+            last = m.end();
+        }
+        out.push_str(after);
+    }
+    out.push_str(&line[last..]);
+    out
+}
+
+/// `mcplogs docs [TOPIC]`: the guide, or the list of guides; `mcplogs docs schema
+/// [NAME]`: a JSON document's schema, or the list of them.
+pub fn docs(topic: Option<&str>, name: Option<&str>) -> Result<ExitCode, Error> {
     let Some(topic) = topic else {
         let mut out = String::from("Guides (mcplogs docs TOPIC):\n");
         for (name, about, _) in GUIDES {
-            out.push_str(&format!("  {name:<10} {about}\n"));
+            out.push_str(&format!("  {name:<11} {about}\n"));
         }
+        out.push_str(&format!(
+            "  {:<11} the JSON Schema of each --json document (mcplogs docs schema NAME)\n",
+            "schema"
+        ));
         output::screen(&out)?;
         return Ok(ExitCode::Clean);
     };
     let wanted = topic.trim_end_matches(".md").to_ascii_lowercase();
+    if wanted == "schema" {
+        return schema(name);
+    }
+    if let Some(extra) = name {
+        // only `mcplogs docs schema NAME` takes a second word
+        return Err(Error::UnknownTopic {
+            kind: "guide",
+            given: format!("{topic} {extra}"),
+            known: GUIDES
+                .iter()
+                .map(|(n, _, _)| *n)
+                .chain(["schema"])
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
     match GUIDES.iter().find(|(name, _, _)| *name == wanted) {
         Some((_, _, text)) => {
-            // fitted to a terminal; piped (`> usage.md`) exactly as bundled
-            output::screen(text)?;
+            // fitted to a terminal; piped (`> usage.md`) whole, every line kept
+            output::screen(&for_installed(text))?;
             Ok(ExitCode::Clean)
         }
         None => Err(Error::UnknownTopic {
@@ -97,6 +292,37 @@ pub fn docs(topic: Option<&str>) -> Result<ExitCode, Error> {
             known: GUIDES
                 .iter()
                 .map(|(n, _, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+/// `mcplogs docs schema [NAME]`: the list of schemas, or one, exactly as shipped.
+fn schema(name: Option<&str>) -> Result<ExitCode, Error> {
+    let Some(name) = name else {
+        let mut out = String::from("JSON schemas (mcplogs docs schema NAME):\n");
+        for (name, _) in SCHEMAS {
+            out.push_str(&format!("  {name}\n"));
+        }
+        output::screen(&out)?;
+        return Ok(ExitCode::Clean);
+    };
+    let wanted = name
+        .trim_end_matches(".json")
+        .trim_end_matches(".schema")
+        .to_ascii_lowercase();
+    match SCHEMAS.iter().find(|(n, _)| *n == wanted) {
+        Some((_, text)) => {
+            output::stdout(text)?;
+            Ok(ExitCode::Clean)
+        }
+        None => Err(Error::UnknownTopic {
+            kind: "schema",
+            given: name.to_string(),
+            known: SCHEMAS
+                .iter()
+                .map(|(n, _)| *n)
                 .collect::<Vec<_>>()
                 .join(", "),
         }),

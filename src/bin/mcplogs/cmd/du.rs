@@ -18,13 +18,8 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     let text = if args.output.json {
         output::json_redacted(&render::du::du_json(&du), true)?
     } else {
-        // Home as ~ before the table cuts long paths to fit (JSON keeps them whole).
-        for p in &mut du.projects {
-            p.project = output::tilde(&format!("{}/", p.project))
-                .trim_end_matches('/')
-                .to_string();
-        }
-        let mut t = render::du::du_table(&du, output::width());
+        // Home as ~ (JSON keeps paths whole).
+        let mut t = render::du::du_table(&du, output::width(), output::home());
         let shown = du
             .own_cache
             .as_ref()
@@ -39,6 +34,26 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
         mcplogs::redact::output::text(&t)
     };
     if du.projects.is_empty() {
+        // A filter that matches none of the logs found is a usage error, as in scan.
+        if opts.server.is_some() || opts.project.is_some() {
+            let mut all_opts = opts.clone();
+            all_opts.server = None;
+            all_opts.project = None;
+            let all = mcplogs::disk::du::disk_use(&all_opts)?;
+            let found: usize = all.projects.iter().map(|p| p.servers.len()).sum();
+            if found > 0 {
+                let what = match (&opts.server, &opts.project) {
+                    (Some(s), _) => format!("no server named {s:?}"),
+                    (None, Some(p)) => format!("no project path contains {p:?}"),
+                    (None, None) => unreachable!("a filter was given"),
+                };
+                output::note(format_args!(
+                    "mcplogs: {what} ({} found: `mcplogs du` lists them)",
+                    mcplogs::text::count(found, "server")
+                ));
+                return Ok(ExitCode::Error);
+            }
+        }
         output::note(format_args!(
             "mcplogs: no MCP server logs found{}",
             mcplogs::advice::NO_LOGS_HINT

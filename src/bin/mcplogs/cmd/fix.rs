@@ -269,9 +269,17 @@ fn servers_needing_fix(
         .collect())
 }
 
+/// The last diff [`print_diff`] showed, uncoloured and unfitted: [`confirm`] shows it again
+/// on stderr when stdout is not a terminal (`mcplogs fix > fix.log`), so the question
+/// "Apply?" is never asked without the diff beside it.
+static SHOWN_DIFF: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     let diff = output::tilde(&mcplogs::redact::diff::for_display(diff));
+    if let Ok(mut shown) = SHOWN_DIFF.lock() {
+        shown.clone_from(&diff);
+    }
     let width = output::width();
     let mut out = String::new();
     for line in diff
@@ -310,6 +318,15 @@ fn confirm(yes: bool) -> Result<bool, Error> {
     }
     if !io::stdin().is_terminal() {
         return Err(Error::NotConfirmed);
+    }
+    // The question is asked on stderr; the diff went to stdout. Redirected, the user
+    // would be asked about a change they cannot see: show it here too.
+    if !io::stdout().is_terminal() {
+        let diff = SHOWN_DIFF.lock().map(|d| d.clone()).unwrap_or_default();
+        if !diff.is_empty() {
+            output::note("The change (stdout is not a terminal, so it is shown here too):");
+            output::stderr_block(&format!("{}\n", diff.trim_end_matches('\n')));
+        }
     }
     output::ask("Apply? [y/N] ").map_err(Error::ReadAnswer)
 }

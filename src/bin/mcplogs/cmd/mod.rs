@@ -31,7 +31,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Prune(args) => prune::run(args),
         Command::Completions(args) => docs::completions(args.shell),
         Command::Man(args) => docs::man(args),
-        Command::Docs(args) => docs::docs(args.topic.as_deref()),
+        Command::Docs(args) => docs::docs(args.topic.as_deref(), args.name.as_deref()),
         Command::Probe(args) => probe::run(args),
         Command::Statusline(args) => statusline::run(args),
         Command::Hook(args) => statusline::hook(args),

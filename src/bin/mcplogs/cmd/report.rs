@@ -220,7 +220,14 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             .unwrap_or_else(|| "stdout".to_string());
         return Err(Error::WriteReport { target, source });
     }
-    let code = ExitCode::from_problems(rep.has_problems());
+    // With `--output FILE` the file is the result: written is success (exit 0), so
+    // `mcplogs report -o issue.md && open issue.md` works. On stdout the code says, as
+    // scan's does, whether a server fails (docs/usage.md, "Exit codes").
+    let code = if args.output_file.is_some() {
+        ExitCode::Clean
+    } else {
+        ExitCode::from_problems(rep.has_problems())
+    };
     super::leave_to_exit((rep, scanned, stderr, text));
     Ok(code)
 }

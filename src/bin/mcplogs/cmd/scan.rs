@@ -42,8 +42,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
-        // A --server name that matches none of the servers found is a usage error.
-        if opts.server.is_some() && !report.unfiltered_names.is_empty() {
+        // A filter (--server, --match-project) that matches none of the servers found is
+        // a usage error, the same for both (docs/usage.md, "Exit codes").
+        if (opts.server.is_some() || opts.project.is_some()) && !report.unfiltered_names.is_empty()
+        {
             return Ok(ExitCode::Error);
         }
     }
@@ -188,6 +190,30 @@ pub(crate) fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact:
     }
 }
 
+/// Why `--since` found nothing, in the scan's local time form with its zone. `--since`
+/// keeps the sessions whose records are that recent, in files written since: the
+/// sentence says which of the two clocks ruled everything out, never both at once.
+fn since_message(since: i64, newest_file: i64, now: i64) -> String {
+    let at = |t: i64| mcplogs::time::local_time(&mcplogs::time::format_iso(t));
+    if newest_file >= since {
+        // Files written since, records all older: copied or restored logs keep their
+        // records' own times.
+        format!(
+            "mcplogs: no MCP server activity since {}: log files were written since (the newest at {}, {}), but every record in them is older (copied or restored logs keep their records' times). Widen --since, or drop it",
+            at(since),
+            at(newest_file),
+            mcplogs::time::age(now - newest_file),
+        )
+    } else {
+        format!(
+            "mcplogs: no MCP server activity since {}: no log file was written since; the newest was last written {} ({}). Widen --since, or drop it",
+            at(since),
+            at(newest_file),
+            mcplogs::time::age(now - newest_file),
+        )
+    }
+}
+
 /// The stderr line for a scan that found no server, if it found none.
 pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<String> {
     if !report.servers.is_empty() || !report.configured.is_empty() {
@@ -220,13 +246,7 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         ));
     }
     if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {
-        let now = mcplogs::time::now();
-        return Some(format!(
-            "mcplogs: no MCP server activity since {}; the newest log was last written {} ({}). Widen --since, or drop it",
-            mcplogs::time::format_iso(since).replace(".000Z", "Z"),
-            mcplogs::time::age(now - newest),
-            mcplogs::time::format_iso(newest).replace(".000Z", "Z"),
-        ));
+        return Some(since_message(since, newest, mcplogs::time::now()));
     }
     let filtered = opts.server.is_some() || opts.project.is_some();
     Some(format!(

@@ -16,7 +16,8 @@ use mcplogs::settings::undo::{self, UndoPlan};
 
 /// The command lines installed, after the binary's quoted absolute path. `--color
 /// always`: Claude Code's status line is not a terminal to mcplogs (a pipe), yet shows
-/// colours; NO_COLOR still wins.
+/// colours; an explicit `--color` beats NO_COLOR (edit the installed command to
+/// `--color never` for a plain line).
 pub const STATUSLINE_ARGS: &str = "statusline --color always";
 pub const HOOK_ARGS: &str = "hook";
 /// The status line command as a user types it (mcplogs on PATH), for advice.
@@ -92,7 +93,7 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
         match install {
             Install::StatusLine => "Claude Code's status line, under the prompt",
             Install::Hook =>
-                "a UserPromptSubmit hook (docs/claude-code.md says why not SessionStart)",
+                "a UserPromptSubmit hook (`mcplogs docs claude-code` says why not SessionStart)",
             Install::ExportHook =>
                 "a SessionEnd hook that exports the session's verdicts in the background",
         }

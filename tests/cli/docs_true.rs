@@ -1,0 +1,400 @@
+//! The docs stay true by test (issue 43 items 12-13): the README quotes Cargo.toml's
+//! Rust version, lists every verdict and state, its sample screens are what the binary
+//! prints, the exit codes are documented in one table, and every example in every
+//! command's help runs as typed.
+//!
+//! After an intended change of a screen shown in the README or docs/usage.md:
+//! `README_UPDATE=1 cargo test --test cli docs_true`, then read `git diff README.md docs`.
+
+use std::fs;
+use std::path::Path;
+
+use crate::common::*;
+use mcplogs::classify::verdict::Verdict;
+use mcplogs::claude_code::config::ServerState;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn readme() -> String {
+    fs::read_to_string(root().join("README.md")).unwrap()
+}
+
+/// The Markdown section under `## title`, up to the next `## `.
+fn section<'a>(text: &'a str, title: &str) -> &'a str {
+    let start = text
+        .find(&format!("\n## {title}\n"))
+        .unwrap_or_else(|| panic!("no section {title:?}"));
+    let rest = &text[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 4);
+    &rest[..end]
+}
+
+#[test]
+fn readme_quotes_the_rust_version_of_cargo_toml() {
+    let toml = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let version = toml
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("Cargo.toml has a rust-version")
+        .trim_matches('"');
+    let readme = readme();
+    assert!(
+        readme.contains(&format!("Rust {version} or later")),
+        "README must say `Rust {version} or later`"
+    );
+    // and no other Rust version
+    let re = regex::Regex::new(r"Rust (1\.[0-9]+)").unwrap();
+    for c in re.captures_iter(&readme) {
+        assert_eq!(&c[1], version, "README names Rust {}", &c[1]);
+    }
+}
+
+#[test]
+fn readme_lists_every_verdict_and_every_state() {
+    let readme = readme();
+    let verdicts = section(&readme, "Verdicts");
+    let rows: Vec<&str> = verdicts.lines().filter(|l| l.starts_with("| `")).collect();
+    for v in Verdict::ALL {
+        let cell = format!("| `{}` |", v.as_str());
+        assert!(
+            rows.iter().any(|r| r.starts_with(&cell)),
+            "README's verdict table lacks {cell}"
+        );
+    }
+    // The states a configured server without a log shows instead, with their JSON names.
+    for state in [
+        ServerState::Starts,
+        ServerState::PendingApproval,
+        ServerState::Disabled,
+        ServerState::Denied,
+        ServerState::Skipped(String::new()),
+    ] {
+        let json = match state {
+            ServerState::Starts => "not-started",
+            ref s => s.as_str(),
+        };
+        assert!(
+            rows.iter().any(|r| r.contains(&format!("| `{json}` |"))),
+            "README's state table lacks `{json}`"
+        );
+    }
+    assert!(
+        rows.iter().any(|r| r.starts_with("| `not started` |")),
+        "README's state table lacks `not started`"
+    );
+}
+
+/// Every fenced `text` block of the README and docs/usage.md that starts with
+/// `$ mcplogs …` is that command's real output at 80 columns (TZ=UTC, no colour, an
+/// empty home, run from the repository's root as their relative paths assume).
+#[test]
+fn sample_screens_in_the_docs_are_the_real_output() {
+    let mut checked = 0;
+    let mut stale = Vec::new();
+    for doc in ["README.md", "docs/usage.md"] {
+        let path = root().join(doc);
+        let text = fs::read_to_string(&path).unwrap();
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        let tmp = tempfile::tempdir().unwrap();
+        while let Some(i) = rest.find("```text\n$ mcplogs ") {
+            let (before, block) = rest.split_at(i + "```text\n".len());
+            out.push_str(before);
+            let end = block.find("\n```").expect("a closed block");
+            let (shown, after) = block.split_at(end + 1);
+            let command = shown.lines().next().unwrap();
+            let args: Vec<&str> = command
+                .trim_start_matches("$ mcplogs ")
+                .split_whitespace()
+                .collect();
+            let mut c = mcplogs(tmp.path());
+            c.current_dir(root())
+                .env("COLUMNS", "80")
+                .env("TZ", "UTC")
+                .env("NO_COLOR", "1")
+                .args(&args);
+            let r = run(&mut c);
+            // Log folders are shown resolved (absolute): the checkout's own path is
+            // this machine's, so it is left out, and where it was, line breaks may
+            // fall elsewhere on another machine: compared without them.
+            let here = format!("{}/", root().display());
+            let (real, same) = if r.stdout.contains(&here) {
+                let real = format!("{command}\n{}", r.stdout.replace(&here, ""));
+                let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+                let same = words(&real) == words(shown);
+                (real, same)
+            } else {
+                let real = format!("{command}\n{}", r.stdout);
+                let same = real == shown;
+                (real, same)
+            };
+            if !same {
+                stale.push(format!(
+                    "--- {doc}\n{shown}--- real (exit {}, stderr {:?})\n{real}",
+                    r.code, r.stderr
+                ));
+            }
+            out.push_str(&real);
+            rest = after;
+            checked += 1;
+        }
+        out.push_str(rest);
+        if std::env::var_os("README_UPDATE").is_some() {
+            fs::write(&path, out).unwrap();
+        }
+    }
+    assert!(checked >= 5, "the docs' sample screens were not found");
+    if std::env::var_os("README_UPDATE").is_some() {
+        return;
+    }
+    assert!(
+        stale.is_empty(),
+        "sample output in the docs differs from the binary's (README_UPDATE=1 rewrites it):\n{}",
+        stale.join("\n")
+    );
+}
+
+/// The exit codes: one table (docs/usage.md, "Exit codes"), every code in it, and the
+/// README and `--help` naming the same codes.
+#[test]
+fn exit_codes_are_documented_in_one_table_and_in_the_help() {
+    let usage = fs::read_to_string(root().join("docs/usage.md")).unwrap();
+    let usage = usage.replace("\n### Exit codes\n", "\n## Exit codes\n");
+    let table = section(&usage, "Exit codes");
+    let tmp = tempfile::tempdir().unwrap();
+    let help = run(mcplogs(tmp.path()).arg("--help")).stdout;
+    let readme = readme();
+    let readme_codes = section(&readme, "Exit codes");
+    for code in ["0", "1", "2", "130"] {
+        assert!(
+            table.lines().any(|l| l.starts_with(&format!("| {code} |"))),
+            "docs/usage.md's table lacks {code}"
+        );
+        let said = regex::Regex::new(&format!(r"(^|[\s:,(]){code}[\s,]")).unwrap();
+        assert!(
+            said.is_match(&help),
+            "--help does not name exit code {code}"
+        );
+        assert!(
+            said.is_match(readme_codes),
+            "the README does not name exit code {code}"
+        );
+    }
+    assert!(readme_codes.contains("docs/usage.md"));
+}
+
+/// The visible subcommands of `mcplogs [SUB…] --help` (its `Commands:` list).
+fn subcommands(dir: &Path, path: &[&str]) -> Vec<String> {
+    let help = run(mcplogs(dir).args(path).arg("--help")).stdout;
+    let Some((_, list)) = help.split_once("Commands:\n") else {
+        return Vec::new();
+    };
+    list.lines()
+        .take_while(|l| l.starts_with("  "))
+        // a wrapped description goes on further indented
+        .filter(|l| !l[2..].starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every command and subcommand has examples in its help, and every example parses as
+/// typed: run in a throw-away home (stdin closed, so nothing that asks writes), none is
+/// a usage error.
+#[test]
+fn every_help_example_runs_as_typed() {
+    let sb = Sandbox::new();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_mcplogs"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let mut commands: Vec<Vec<String>> = Vec::new();
+    for sub in subcommands(&sb.home, &[]) {
+        let nested = subcommands(&sb.home, &[&sub]);
+        commands.push(vec![sub.clone()]);
+        for n in nested {
+            commands.push(vec![sub.clone(), n]);
+        }
+    }
+    assert!(commands.len() >= 14, "{commands:?}");
+    let mut ran = 0;
+    for cmd in &commands {
+        // probe's examples start servers and reach URLs: tests/cli/probe.rs runs each
+        // against local stubs (`every_probe_example_in_the_help_and_the_docs_runs_as_typed`)
+        if cmd[0] == "probe" || cmd[0] == "export" {
+            continue;
+        }
+        let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
+        let r = run(mcplogs(&sb.home).args(&args).arg("--help"));
+        let examples = r
+            .stdout
+            .split_once("EXAMPLES:")
+            .unwrap_or_else(|| panic!("`mcplogs {} --help` has no examples", cmd.join(" ")))
+            .1;
+        let lines: Vec<&str> = examples
+            .lines()
+            .skip(1)
+            .map(str::trim)
+            .take_while(|l| !l.is_empty())
+            .filter(|l| !l.starts_with('#'))
+            .collect();
+        assert!(!lines.is_empty(), "{cmd:?}: {}", r.stdout);
+        for line in lines {
+            let typed = line.split("  #").next().unwrap().trim();
+            if !typed.contains("mcplogs") {
+                continue;
+            }
+            let mut c = std::process::Command::new("sh");
+            c.args(["-c", typed])
+                .env_clear()
+                .env(
+                    "PATH",
+                    format!(
+                        "{}:{}",
+                        bin_dir.display(),
+                        std::env::var("PATH").unwrap_or_default()
+                    ),
+                )
+                .env("HOME", &sb.home)
+                .env("MCPLOGS_CACHE_DIR", sb.dir.path().join("cache"))
+                .current_dir(&sb.project)
+                .stdin(std::process::Stdio::null());
+            clock_env(&mut c);
+            let o = output_within(&mut c, std::time::Duration::from_secs(60));
+            let e = String::from_utf8_lossy(&o.stderr);
+            for clap_error in [
+                "unexpected argument",
+                "unrecognized subcommand",
+                "invalid value",
+                "required arguments were not provided",
+                "Usage: mcplogs",
+            ] {
+                assert!(
+                    !e.contains(clap_error),
+                    "`{typed}` (from `mcplogs {} --help`) is not accepted as typed: {e}",
+                    cmd.join(" ")
+                );
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 30, "only {ran} examples ran");
+}
+
+/// What an installed user is pointed to ships inside the binary (issue 43 item 12): no
+/// help text and no guide printed by `mcplogs docs` cites a file of the repository's
+/// docs/ (a guide or a schema), and every `mcplogs docs …` they cite instead works.
+#[test]
+fn help_and_guides_cite_only_what_ships_in_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo_doc = regex::Regex::new(r"docs/[A-Za-z0-9_./*-]+|\]\([^)#:]+\.md").unwrap();
+    let cited = regex::Regex::new(r"mcplogs docs (schema [a-z-]+|[a-z-]+)").unwrap();
+    let mut citations: Vec<(String, String)> = Vec::new();
+    // every help, every nesting level
+    let mut helps = vec![vec![]];
+    for sub in subcommands(tmp.path(), &[]) {
+        for n in subcommands(tmp.path(), &[&sub]) {
+            helps.push(vec![sub.clone(), n]);
+        }
+        helps.push(vec![sub]);
+    }
+    for path in &helps {
+        let args: Vec<&str> = path.iter().map(String::as_str).collect();
+        let r = run(mcplogs(tmp.path()).args(&args).arg("--help"));
+        assert_eq!(r.code, 0, "{path:?}");
+        let what = format!("`mcplogs {} --help`", path.join(" "));
+        if let Some(m) = repo_doc.find(&r.stdout) {
+            panic!(
+                "{what} cites {:?}, which an installed user does not have",
+                m.as_str()
+            );
+        }
+        for c in cited.captures_iter(&r.stdout) {
+            citations.push((what.clone(), c[1].to_string()));
+        }
+    }
+    // every guide, as `mcplogs docs TOPIC` prints it
+    let list = run(mcplogs(tmp.path()).arg("docs"));
+    let topics: Vec<String> = list
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
+    assert!(topics.len() >= 10, "{}", list.stdout);
+    for topic in topics.iter().filter(|t| *t != "schema") {
+        let r = run(mcplogs(tmp.path()).args(["docs", topic]));
+        assert_eq!(r.code, 0, "{topic}");
+        let mut fenced = false;
+        for line in r.stdout.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            if fenced {
+                continue;
+            }
+            if let Some(m) = repo_doc.find(line) {
+                let rest = line[m.end()..].trim_start_matches('`');
+                assert!(
+                    rest.starts_with(" (in mcplogs' source repository)"),
+                    "`mcplogs docs {topic}` cites {:?} as if it were installed: {line}",
+                    m.as_str()
+                );
+            }
+            for c in cited.captures_iter(line) {
+                citations.push((format!("`mcplogs docs {topic}`"), c[1].to_string()));
+            }
+        }
+    }
+    assert!(citations.len() >= 20, "{citations:?}");
+    for (source, cite) in citations {
+        if cite == "TOPIC" || cite.starts_with("schema NAME") {
+            continue;
+        }
+        let args: Vec<&str> = std::iter::once("docs")
+            .chain(cite.split_whitespace())
+            .collect();
+        let r = run(mcplogs(tmp.path()).args(&args));
+        assert_eq!(
+            r.code, 0,
+            "{source} cites `mcplogs docs {cite}`: {}",
+            r.stderr
+        );
+        assert!(
+            !r.stdout.is_empty(),
+            "{source}: `mcplogs docs {cite}` is empty"
+        );
+    }
+}
+
+/// Every schema of docs/schema/ ships in the binary, byte for byte.
+#[test]
+fn every_schema_ships_in_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for e in fs::read_dir(root().join("docs/schema")).unwrap() {
+        let p = e.unwrap().path();
+        let file = p.file_name().unwrap().to_str().unwrap().to_string();
+        let name = file.trim_end_matches(".schema.json");
+        let r = run(mcplogs(tmp.path()).args(["docs", "schema", name]));
+        assert_eq!(
+            r.code, 0,
+            "docs/schema/{file} is not shipped: add it to SCHEMAS in src/bin/mcplogs/cmd/docs.rs"
+        );
+        assert_eq!(r.stdout, fs::read_to_string(&p).unwrap(), "{file}");
+        n += 1;
+    }
+    assert!(n >= 9);
+    let r = run(mcplogs(tmp.path()).args(["docs", "schema", "nope"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("no schema named \"nope\""),
+        "{}",
+        r.stderr
+    );
+}
