@@ -41,8 +41,10 @@
 # Last, the many-folders benchmark (issue 23 item 7, scripts/bench/gen_folders.py):
 # FOLDERS_PROJECTS projects x 10 server folders of real sample logs, page cache warm,
 # FOLDERS_RUNS interleaved runs each of `find TREE -type f`, `scan --json`, `scan`,
-# `report` and `du` (--no-cache: reading, not the index). Targets: scan (both forms)
-# under 256 MiB peak RSS and at most 3x find's time; report at most 2x scan's.
+# `report`, `du` and `export --file` (--no-cache: reading, not the index). Targets: scan
+# (both forms) under 256 MiB peak RSS and at most 3x find's time; report at most 2x
+# scan's; a first export (every record new) at most 1.25x scan --json's time and 1.1x
+# its peak RSS, one record per server and configured state.
 #
 # Last, the status line (issue 26, scripts/bench/statusline.py): median of
 # `mcplogs statusline` (first run of a session, and every later run with its memo)
@@ -354,13 +356,19 @@ if [ "$FOLDERS" = 1 ]; then
     fmeasure f_scan_cached "$BIN" scan --home "$FHOME"
     fmeasure f_report_cached "$BIN" report --home "$FHOME"
     fmeasure f_du "$BIN" du --home "$FHOME"
+    # export (issue 44): a first export of every server (an empty cache of its own: all
+    # records new) into a file, then the same again (nothing new: ids only).
+    rm -rf "$OUT/export-cache" "$OUT/export.jsonl" "$OUT/export.jsonl.1"
+    fmeasure f_export env MCPLOGS_CACHE_DIR="$OUT/export-cache" "$BIN" export --no-cache --home "$FHOME" --file "$OUT/export.jsonl" --max-file-mib 4096
+    cp "$OUT/export.jsonl" "$OUT/export-first.jsonl"
+    fmeasure f_export_again env MCPLOGS_CACHE_DIR="$OUT/export-cache" "$BIN" export --no-cache --home "$FHOME" --file "$OUT/export.jsonl" --max-file-mib 4096
   done
   echo "[bench] load: $(cut -d' ' -f1-3 /proc/loadavg)"
   python3 - "$OUT" "$FOLDERS_DIR/expected.json" <<'PY' || status=1
 import json, statistics, sys
 out, truth_path = sys.argv[1], sys.argv[2]
 rows = {}
-for name in ["f_find", "f_scan_json", "f_scan", "f_report", "f_scan_cached", "f_report_cached", "f_du"]:
+for name in ["f_find", "f_scan_json", "f_scan", "f_report", "f_scan_cached", "f_report_cached", "f_du", "f_export", "f_export_again"]:
     t = [tuple(map(float, l.split())) for l in open(f"{out}/{name}.times") if l.strip()]
     rows[name] = dict(median=statistics.median(x[0] for x in t), best=min(x[0] for x in t),
                       cpu=statistics.median(x[2] + x[3] for x in t),
@@ -380,6 +388,10 @@ line(f"scan peak RSS        = {rows['f_scan']['rss']:.0f} MiB (target: under 256
 line(f"scan --json / find   = {sj / f:.1f}x (target: at most 3x)", sj <= 3 * f)
 line(f"scan / find          = {sc / f:.1f}x (target: at most 3x)", sc <= 3 * f)
 line(f"report / scan        = {rep / sc:.1f}x (target: at most 2x)", rep <= 2 * sc)
+ex, exr, sjr = rows["f_export"]["median"], rows["f_export"]["rss"], rows["f_scan_json"]["rss"]
+line(f"export / scan --json = {ex / sj:.2f}x (target: at most 1.25x)", ex <= 1.25 * sj)
+line(f"export peak RSS      = {exr:.0f} MiB (target: at most scan --json's {sjr:.0f} MiB x 1.1)", exr <= 1.1 * sjr)
+exported = sum(1 for _ in open(f"{out}/export-first.jsonl"))
 print(f"  (with the index: scan / find {rows['f_scan_cached']['median'] / f:.1f}x, "
       f"report / scan {rows['f_report_cached']['median'] / rows['f_scan_cached']['median']:.1f}x; "
       f"peak RSS scan {rows['f_scan_cached']['rss']:.0f} MiB, report {rows['f_report_cached']['rss']:.0f} MiB)")
@@ -390,6 +402,8 @@ truth = json.load(open(truth_path))
 doc = json.load(open(f"{out}/folders.json"))
 got = {f"{s['projectFolder']}/{s['folder']}": {"verdict": s["verdict"], "cause": s["cause"], "era": s["era"]} for s in doc["servers"]}
 bad = [k for k in truth if got.get(k) != truth[k]]
+line(f"export records       = {exported} (scan --json: {len(doc['servers']) + len(doc['configured'])}); again: {rows['f_export_again']['median']:.2f} s",
+     exported == len(doc["servers"]) + len(doc["configured"]))
 line(f"verdicts             = {len(truth) - len(bad)}/{len(truth)} equal to the samples'", not bad and len(got) == len(truth))
 for k in bad[:10]:
     print(f"  {k}: mcplogs {got.get(k)}, samples {truth[k]}")

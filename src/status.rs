@@ -23,6 +23,8 @@ use serde::{Deserialize, Serialize};
 use crate::classify::Classifier;
 use crate::classify::verdict::{Cause, Diagnosis, Verdict};
 use crate::claude_code::names::encode_folder_name;
+use crate::redact::Redactor;
+use crate::store::{Folder, Store};
 use crate::text;
 
 /// At most this many files of one server folder are read (newest first).
@@ -32,8 +34,9 @@ pub const MAX_FILES_PER_SERVER: usize = 2;
 pub const MEMO_HEAD: usize = 16;
 /// ...and the latest ones (the latest event decides).
 pub const MEMO_TAIL: usize = 48;
-/// A kept message is cut to this many bytes (a zod error's start names its cause).
-const MEMO_MESSAGE_BYTES: usize = 64 * 1024;
+/// A kept message is cut to this many characters, on a word boundary (a zod error's
+/// start names its cause).
+const MEMO_MESSAGE_CHARS: usize = 64 * 1024;
 
 /// The width when the input gives none (Claude Code's status line JSON has none as of
 /// 2.1.332).
@@ -204,11 +207,21 @@ pub struct Memo {
     /// every session of the file: one process, one connection).
     #[serde(default)]
     pub ours: bool,
+    /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
+    #[serde(skip)]
+    raw: usize,
 }
 
 impl Memo {
+    /// Keeps a message, cut to [`MEMO_MESSAGE_CHARS`] on whole words; [`Memo::settle`]
+    /// redacts what is kept.
     fn push(&mut self, message: &str) {
-        let m = cut_bytes(message, MEMO_MESSAGE_BYTES).to_string();
+        // No more bytes than the bound: no more characters either, nothing to cut.
+        let m = if message.len() <= MEMO_MESSAGE_CHARS {
+            message.to_string()
+        } else {
+            text::whole_words(message, MEMO_MESSAGE_CHARS).to_string()
+        };
         if self.head.len() < MEMO_HEAD {
             self.head.push(m);
         } else {
@@ -217,6 +230,26 @@ impl Memo {
             }
             self.tail.push_back(m);
         }
+        self.raw = (self.raw + 1).min(self.head.len() + self.tail.len());
+    }
+
+    /// Redacts the messages kept since the last call (the secret rules, as every output
+    /// applies them): a memo never holds a token from a log, and the verdict is decided
+    /// from the same text whether it was just read or read back. Only what is kept is
+    /// redacted, not every message read (at most [`MEMO_HEAD`] + [`MEMO_TAIL`] a run).
+    fn settle(&mut self) {
+        let total = self.head.len() + self.tail.len();
+        for i in total - self.raw.min(total)..total {
+            let m = if i < self.head.len() {
+                &mut self.head[i]
+            } else {
+                &mut self.tail[i - self.head.len()]
+            };
+            if let Some(r) = secrets_only().redacted(m) {
+                *m = r;
+            }
+        }
+        self.raw = 0;
     }
 
     fn messages(&self) -> impl Iterator<Item = &String> {
@@ -224,20 +257,57 @@ impl Memo {
     }
 }
 
-fn cut_bytes(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+fn secrets_only() -> &'static Redactor {
+    static SECRETS: std::sync::LazyLock<Redactor> =
+        std::sync::LazyLock::new(|| Redactor::secrets_only(std::iter::empty()));
+    &SECRETS
 }
 
-fn memo_path(dir: &Path, session: &str) -> PathBuf {
-    dir.join("statusline")
-        .join(format!("{}.json", safe_name(session)))
+/// The folder of the status line's memos in mcplogs' cache, one file per session
+/// (`<session>.json`).
+pub const MEMO_DIR: &str = "statusline";
+/// The folder of the hook's told-lists, one file per session (`<session>`).
+pub const TOLD_DIR: &str = "hook-told";
+/// At most this many memos (sessions) are kept, and as many told-lists: writing a new one
+/// removes the least recently written beyond it (with their told-lists). A session
+/// whose memo went reads its logs in full once more; its hook may tell again.
+pub const MAX_SESSIONS: usize = 32;
+/// A memo larger than this is not kept (the next run reads the logs in full), and one
+/// read back is at most this large.
+pub const MEMO_MAX_BYTES: usize = 2 * 1024 * 1024;
+/// A told-list keeps the last this many names (64 bytes a line).
+pub const TOLD_MAX_NAMES: usize = 1024;
+const TOLD_MAX_BYTES: u64 = (TOLD_MAX_NAMES as u64 + 1) * 64;
+
+fn memo_name(session: &str) -> String {
+    format!("{}.json", safe_name(session))
+}
+
+/// Whether `name` is one mcplogs gives a memo (`memo`) or a told-list, or one of the
+/// store's temporary files: what the status line's bounds and `prune` may remove.
+pub fn is_our_entry(name: &str, memo: bool) -> bool {
+    if crate::store::is_temp_name(name) {
+        return true;
+    }
+    let stem = if memo {
+        match name.strip_suffix(".json") {
+            Some(s) => s,
+            None => return false,
+        }
+    } else {
+        name
+    };
+    !stem.is_empty()
+        && stem.len() <= 100
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The session a memo's or told-list's file name stands for (as the file names spell
+/// it), for finding one from the other.
+pub fn session_of_entry(name: &str) -> &str {
+    name.strip_suffix(".json").unwrap_or(name)
 }
 
 fn safe_name(session: &str) -> String {
@@ -254,39 +324,92 @@ fn safe_name(session: &str) -> String {
         .collect()
 }
 
-/// [`session_status`], remembering what it read in `memo_dir` (mcplogs' cache folder) so
+/// The log files a memo in mcplogs' cache describes (its entry goes when they are gone,
+/// see `mcplogs prune`); `None` when the bytes are no memo this build reads.
+pub fn memo_logs(bytes: &[u8]) -> Option<Vec<PathBuf>> {
+    let memos: HashMap<String, Memo> = serde_json::from_slice(bytes).ok()?;
+    Some(memos.into_values().map(|m| m.file).collect())
+}
+
+/// [`session_status`], remembering what it read in `store` (mcplogs' cache folder) so
 /// the next run for the session reads only what was appended since. Best effort: a memo
 /// that cannot be read or written costs only a full read.
 pub fn session_status_with(
     input: &SessionInput,
     cache_roots: &[PathBuf],
-    memo_dir: Option<&Path>,
+    store: Option<&Store>,
 ) -> SessionStatus {
     let Some(session) = input.session_id.as_deref() else {
         return SessionStatus::default();
     };
-    let memo_file = memo_dir.map(|d| memo_path(d, session));
-    let mut memos: HashMap<String, Memo> = memo_file
+    let folder = store.and_then(|s| s.folder(MEMO_DIR).ok());
+    let name = memo_name(session);
+    let old = folder
         .as_ref()
-        .and_then(|p| read_small(p))
+        .and_then(|f| f.read(&name, MEMO_MAX_BYTES as u64).ok().flatten());
+    let had = old.is_some();
+    let mut memos: HashMap<String, Memo> = old
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     let status = status_in(input, session, cache_roots, &mut memos);
-    if let Some(p) = memo_file {
-        let _ = save_memos(&p, &memos);
+    if let (Some(store), Some(folder)) = (store, &folder) {
+        let _ = save_memos(store, folder, &name, &memos, had);
     }
     status
 }
 
-fn save_memos(path: &Path, memos: &HashMap<String, Memo>) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
-    fs::write(
-        &tmp,
-        serde_json::to_vec(memos).map_err(std::io::Error::other)?,
-    )?;
-    fs::rename(&tmp, path)
+/// Writes the memo (through the store's private, atomic write), or removes it when it
+/// would be larger than [`MEMO_MAX_BYTES`]; a new one may push out the oldest.
+fn save_memos(
+    store: &Store,
+    folder: &Folder,
+    name: &str,
+    memos: &HashMap<String, Memo>,
+    had: bool,
+) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(memos).map_err(std::io::Error::other)?;
+    if bytes.len() > MEMO_MAX_BYTES {
+        folder.remove(std::ffi::OsStr::new(name))?;
+        return Ok(());
+    }
+    folder.write(name, &bytes)?;
+    if !had {
+        let gone = evict(folder, MAX_SESSIONS, name, true);
+        if !gone.is_empty()
+            && let Ok(Some(told)) = store.existing_folder(TOLD_DIR)
+        {
+            for g in gone {
+                let _ = told.remove(std::ffi::OsStr::new(session_of_entry(&g)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the least recently written entries of `folder` beyond `keep` (leftover
+/// temporary files count, and go first when oldest), never `current` (just written),
+/// and only files named as mcplogs names them ([`is_our_entry`]); the names removed.
+fn evict(folder: &Folder, keep: usize, current: &str, memos: bool) -> Vec<String> {
+    let Ok(mut entries) = folder.entries() else {
+        return Vec::new();
+    };
+    entries.retain(|e| e.regular && e.name.to_str().is_some_and(|n| is_our_entry(n, memos)));
+    if entries.len() <= keep {
+        return Vec::new();
+    }
+    entries.sort_by(|a, b| {
+        (b.name == current)
+            .cmp(&(a.name == current))
+            .then(b.modified.cmp(&a.modified))
+            .then(a.name.cmp(&b.name))
+    });
+    let mut gone = Vec::new();
+    for e in entries.into_iter().skip(keep) {
+        if folder.remove(&e.name).unwrap_or(false) {
+            gone.push(e.name.to_string_lossy().into_owned());
+        }
+    }
+    gone
 }
 
 fn status_in(
@@ -445,6 +568,12 @@ fn state_of(m: &Memo) -> ServerState {
 /// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
+    let read = read_on_raw(file, session, memo);
+    memo.settle();
+    read
+}
+
+fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
     if len < memo.offset {
@@ -664,8 +793,22 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     line
 }
 
+/// The most failing servers the hook names to the model; the rest are counted
+/// ("+N more: run `mcplogs scan`"), so its context stays a few lines however many fail.
+pub const HOOK_NAMED_MAX: usize = 5;
+/// The most characters of one server name in the hook's context (a longer one is cut,
+/// marked `…`).
+pub const HOOK_NAME_MAX_CHARS: usize = 64;
+/// The most characters the hook's context can hold: [`HOOK_NAMED_MAX`] names of
+/// [`HOOK_NAME_MAX_CHARS`], their verdicts and the fixed sentences, with room to spare.
+/// A unit test holds every message under it.
+pub const HOOK_CONTEXT_MAX_CHARS: usize = 1500;
+
 /// What the hook tells the model: two or three plain sentences, `None` when nothing of
-/// this session failed. `names` are the failing servers not told before.
+/// this session failed. `names` are the failing servers not told before. Bounded: at
+/// most [`HOOK_NAMED_MAX`] servers are named (each cut to [`HOOK_NAME_MAX_CHARS`]), the
+/// rest counted, so the whole stays under [`HOOK_CONTEXT_MAX_CHARS`]. Only the configured
+/// names and mcplogs' own words (verdict and cause names) appear: nothing a server sent.
 pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     let failed: Vec<(&str, &Diagnosis)> = status
         .failed()
@@ -674,16 +817,28 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     if failed.is_empty() {
         return None;
     }
-    let list: Vec<String> = failed
+    let mut list: Vec<String> = failed
         .iter()
+        .take(HOOK_NAMED_MAX)
         .map(|(n, d)| {
             let why = d.cause.map_or_else(
                 || d.verdict.as_str().to_string(),
                 |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
             );
-            format!("{n} ({why})")
+            let name: String = if n.chars().count() > HOOK_NAME_MAX_CHARS {
+                let mut cut: String = n.chars().take(HOOK_NAME_MAX_CHARS - 1).collect();
+                cut.push('…');
+                cut
+            } else {
+                n.to_string()
+            };
+            format!("{name} ({why})")
         })
         .collect();
+    let more = failed.len().saturating_sub(HOOK_NAMED_MAX);
+    if more > 0 {
+        list.push(format!("+{more} more: run `mcplogs scan` to see them all"));
+    }
     let fix = failed.iter().any(|(_, d)| d.legacy_fix_applies());
     let auth = failed
         .iter()
@@ -701,11 +856,15 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     } else {
         ("servers", "are")
     };
+    let subject = if more > 0 {
+        format!("{} MCP servers ({})", failed.len(), list.join(", "))
+    } else {
+        format!("MCP {servers} {}", list.join(", "))
+    };
     Some(format!(
-        "mcplogs: the MCP {servers} {} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
+        "mcplogs: the {subject} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
          If the user needs them, tell them to run {}. \
          Do not call or pretend to have tools from {}.",
-        list.join(", "),
         if failed.len() == 1 { "its" } else { "their" },
         what.join(", or "),
         if failed.len() == 1 {
@@ -716,62 +875,65 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     ))
 }
 
-/// The servers of the session already told to the model, one name a line, in
-/// `dir/hook-told/<session>`.
-fn told_path(dir: &Path, session: &str) -> PathBuf {
-    let safe: String = session
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(100)
-        .collect();
-    dir.join("hook-told").join(safe)
+/// A told-list line: the name's SHA-256, cut to 128 bits, in hex (no server-controlled
+/// text is stored, so there is nothing to redact).
+fn told_line(name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    text::hex(&Sha256::digest(name.as_bytes())[..16])
 }
 
-/// The most a memo or told-list file of mcplogs' own is read (they hold a few names).
-const MEMO_LIMIT: u64 = 4 * 1024 * 1024;
-
-/// One of mcplogs' own small files, when it is a regular file within [`MEMO_LIMIT`].
-fn read_small(p: &Path) -> Option<Vec<u8>> {
-    crate::safe_read::read_regular(p, MEMO_LIMIT, crate::safe_read::Follow::Links)
+fn told_text(store: &Store, session: &str) -> String {
+    store
+        .existing_folder(TOLD_DIR)
         .ok()
         .flatten()
-        .map(|r| r.bytes)
+        .and_then(|f| f.read(&safe_name(session), TOLD_MAX_BYTES).ok().flatten())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
 }
 
 /// The failing servers of `status` that the hook has not told this session about yet.
-pub fn not_told(dir: Option<&Path>, session: &str, status: &SessionStatus) -> Vec<String> {
-    let told = dir
-        .and_then(|d| read_small(&told_path(d, session)))
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+pub fn not_told(store: Option<&Store>, session: &str, status: &SessionStatus) -> Vec<String> {
+    let told = store.map(|s| told_text(s, session)).unwrap_or_default();
     status
         .failed()
         .map(|(n, _)| n.to_string())
-        .filter(|n| !told.lines().any(|l| l == n))
+        .filter(|n| {
+            let line = told_line(n);
+            !told.lines().any(|l| l == line)
+        })
         .collect()
 }
 
 /// Remembers that `names` were told to the session (best effort: a hook that cannot
-/// remember tells again next time, which is better than never).
-pub fn remember_told(dir: &Path, session: &str, names: &[String]) -> std::io::Result<()> {
-    let p = told_path(dir, session);
-    if let Some(parent) = p.parent() {
-        fs::create_dir_all(parent)?;
+/// remember tells again next time, which is better than never). The told-list is read,
+/// extended and written back through the store's private, atomic write; it keeps the
+/// last [`TOLD_MAX_NAMES`] names.
+pub fn remember_told(store: &Store, session: &str, names: &[String]) -> std::io::Result<()> {
+    let folder = store.folder(TOLD_DIR).map_err(std::io::Error::other)?;
+    let name = safe_name(session);
+    let mut new = false;
+    folder.update(&name, TOLD_MAX_BYTES, |old| {
+        new = old.is_none();
+        let old = old.map(|b| String::from_utf8_lossy(&b).into_owned());
+        let mut lines: Vec<String> = old
+            .iter()
+            .flat_map(|t| t.lines())
+            .map(str::to_string)
+            .collect();
+        lines.extend(names.iter().map(|n| told_line(n)));
+        let skip = lines.len().saturating_sub(TOLD_MAX_NAMES);
+        let mut text = String::new();
+        for l in &lines[skip..] {
+            text.push_str(l);
+            text.push('\n');
+        }
+        text.into_bytes()
+    })?;
+    if new {
+        evict(&folder, MAX_SESSIONS, &name, false);
     }
-    let mut text = read_small(&p)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    for n in names {
-        text.push_str(n);
-        text.push('\n');
-    }
-    fs::write(&p, text)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -862,6 +1024,69 @@ mod tests {
     }
 
     #[test]
+    fn memos_and_told_lists_are_bounded_in_count_and_size() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let count = |d: &str| {
+            std::fs::read_dir(tmp.path().join("cache").join(d))
+                .unwrap()
+                .count()
+        };
+        for i in 0..MAX_SESSIONS + 8 {
+            let session = format!("s{i}");
+            let input =
+                parse_input(format!(r#"{{"session_id":"{session}","cwd":"/nowhere"}}"#).as_bytes())
+                    .unwrap();
+            session_status_with(&input, &[], Some(&store));
+            remember_told(&store, &session, &["a".to_string()]).unwrap();
+            // The one just written always stays.
+            let memos = store.folder(MEMO_DIR).unwrap();
+            assert!(memos.read(&memo_name(&session), 100).unwrap().is_some());
+        }
+        assert_eq!(count(MEMO_DIR), MAX_SESSIONS);
+        assert_eq!(count(TOLD_DIR), MAX_SESSIONS);
+        // A told-list keeps its last names.
+        let many: Vec<String> = (0..TOLD_MAX_NAMES + 10).map(|i| format!("n{i}")).collect();
+        remember_told(&store, "big", &many).unwrap();
+        let text = told_text(&store, "big");
+        assert_eq!(text.lines().count(), TOLD_MAX_NAMES);
+        assert!(text.contains(&told_line(&many[TOLD_MAX_NAMES + 9])));
+        assert!(!text.contains(&told_line(&many[0])));
+        // A memo over the bound is not kept (and one there before goes).
+        let folder = store.folder(MEMO_DIR).unwrap();
+        let mut memos = HashMap::new();
+        let mut m = Memo::default();
+        for _ in 0..MEMO_HEAD + MEMO_TAIL {
+            m.push(&"word ".repeat(MEMO_MESSAGE_CHARS / 5));
+        }
+        memos.insert("db".to_string(), m);
+        folder.write("huge.json", b"{}").unwrap();
+        save_memos(&store, &folder, "huge.json", &memos, true).unwrap();
+        assert_eq!(folder.read("huge.json", u64::MAX).unwrap(), None);
+    }
+
+    #[test]
+    fn kept_messages_are_redacted_and_cut_on_words() {
+        let mut m = Memo::default();
+        m.push("Connection failed: token ghp_R3alLook1ngT0kenF0rTheCacheTest0123456 rejected");
+        m.settle();
+        assert_eq!(
+            m.head[0],
+            "Connection failed: token [REDACTED:github-token] rejected"
+        );
+        let long = format!(
+            "{} ghp_R3alLook1ngT0kenF0rTheCacheTest0123456",
+            "a ".repeat(MEMO_MESSAGE_CHARS / 2 - 10)
+        );
+        m.push(&long);
+        m.settle();
+        assert!(
+            !m.head[1].contains("ghp_"),
+            "no prefix of the token is kept either"
+        );
+    }
+
+    #[test]
     fn a_needle_across_two_reads_is_found() {
         struct Two<'a>(Vec<&'a [u8]>);
         impl Read for Two<'_> {
@@ -877,6 +1102,39 @@ mod tests {
         assert!(contains(&mut Two(vec![b"xx\"sess", b"ion-1\"yy"]), b"session-1").unwrap());
         assert!(!contains(&mut Two(vec![b"xx\"sess", b"ion-2\"yy"]), b"session-1").unwrap());
         assert!(!contains(&mut Two(vec![]), b"s").unwrap());
+    }
+
+    #[test]
+    fn the_hook_context_is_bounded_however_many_servers_fail() {
+        let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+        d.cause = Some(Cause::MissingResultType);
+        d.era = Some(crate::classify::verdict::Era::Modern);
+        let names: Vec<String> = (0..120)
+            .map(|i| format!("server-{i:03}-{}", "x".repeat(200)))
+            .collect();
+        let servers: Vec<(&str, ServerState)> = names
+            .iter()
+            .map(|n| (n.as_str(), ServerState::Failed(Box::new(d.clone()))))
+            .collect();
+        let s = status(&servers);
+        let m = hook_message(&s, &names).unwrap();
+        assert!(m.chars().count() <= HOOK_CONTEXT_MAX_CHARS, "{}", m.len());
+        assert!(m.contains("+115 more: run `mcplogs scan`"), "{m}");
+        assert!(m.contains("the 120 MCP servers ("), "{m}");
+        assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
+        assert!(
+            m.contains(&format!(
+                "server-000-{}…",
+                "x".repeat(HOOK_NAME_MAX_CHARS - 12)
+            )),
+            "{m}"
+        );
+        // At the bound, every one is named and nothing is counted.
+        let m = hook_message(&s, &names[..HOOK_NAMED_MAX]).unwrap();
+        assert!(!m.contains("more"), "{m}");
+        assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
+        let m = hook_message(&s, &names[..HOOK_NAMED_MAX + 1]).unwrap();
+        assert!(m.contains("+1 more: run `mcplogs scan`"), "{m}");
     }
 
     #[test]

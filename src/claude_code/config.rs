@@ -163,7 +163,7 @@ impl ServerConfig {
             map.insert(k.to_string(), v.trim().to_string());
         }
         Ok(ServerConfig {
-            name: "server".into(),
+            name: name_of_url(url),
             scope: Scope::CommandLine,
             source: None,
             transport,
@@ -178,6 +178,25 @@ impl ServerConfig {
             state: ServerState::Starts,
             decided_by: Vec::new(),
         })
+    }
+}
+
+/// The name of a server given by its URL alone: its host (and port) and path, without
+/// the scheme, the user information, the query or the fragment (any of which may hold a
+/// credential), and without a trailing `/`; `server` when nothing is left.
+fn name_of_url(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let name = format!("{host}{}", path.trim_end_matches('/'));
+    if name.trim().is_empty() {
+        "server".into()
+    } else {
+        name
     }
 }
 
@@ -951,6 +970,25 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_only_server_is_named_by_its_host_and_path() {
+        let n = |u: &str| name_of_url(u);
+        assert_eq!(n("http://127.0.0.1:8080/mcp"), "127.0.0.1:8080/mcp");
+        assert_eq!(
+            n("https://api.example.com/v1/mcp/"),
+            "api.example.com/v1/mcp"
+        );
+        assert_eq!(n("https://example.com"), "example.com");
+        // credentials in the user information, the query or the fragment stay out
+        assert_eq!(
+            n("https://user:pw@h.example/mcp?token=abc#frag"),
+            "h.example/mcp"
+        );
+        assert_eq!(n("http:///"), "server");
+        let c = ServerConfig::from_url("http://h:1/sse", &[], TransportKind::Sse).unwrap();
+        assert_eq!(c.name, "h:1/sse");
+    }
 
     fn env(k: &str) -> Option<String> {
         match k {

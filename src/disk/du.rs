@@ -44,7 +44,40 @@ pub struct DiskUse {
     pub projects: Vec<ProjectUse>,
     pub bytes: u64,
     pub files: usize,
+    /// mcplogs' own cache folder, when asked for ([`own_cache_use`]) and it exists.
+    pub own_cache: Option<CacheUse>,
     pub warnings: Vec<Warning>,
+}
+
+/// What mcplogs' own cache folder holds (index, memos, told-lists).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheUse {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub files: u64,
+}
+
+/// The size of mcplogs' own cache folder at `dir` (regular files, links not followed);
+/// `None` when it does not exist or holds no file. A folder that is someone else's or open to others is
+/// refused: a warning.
+pub fn own_cache_use(dir: &Path, warnings: &mut Vec<Warning>) -> Option<CacheUse> {
+    match crate::store::Store::open_existing(dir) {
+        Ok(Some(s)) => {
+            let (files, bytes) = s.usage();
+            (files > 0).then(|| CacheUse {
+                path: dir.to_path_buf(),
+                bytes,
+                files,
+            })
+        }
+        Ok(None) => None,
+        Err(e) => {
+            if e.is_refusal() {
+                warnings.push(Warning::new(&e.path, e.problem.to_string()));
+            }
+            None
+        }
+    }
 }
 
 pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
@@ -112,6 +145,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
     }
     projects.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.project.cmp(&b.project)));
     Ok(DiskUse {
+        own_cache: None,
         bytes: projects.iter().map(|p| p.bytes).sum(),
         files: projects.iter().map(|p| p.files).sum(),
         projects,
@@ -224,6 +258,9 @@ pub fn redact(du: &mut DiskUse) {
             r.apply(&mut s.folder);
             path(&r, &mut s.path);
         }
+    }
+    if let Some(c) = du.own_cache.as_mut() {
+        path(&r, &mut c.path);
     }
     for w in &mut du.warnings {
         warning(&r, w);

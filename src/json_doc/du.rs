@@ -16,7 +16,20 @@ pub struct DuDocument {
     pub files: u64,
     /// Largest first.
     pub projects: Vec<DuProject>,
+    /// mcplogs' own cache folder (summary index, status line memos, hook told-lists;
+    /// not counted in `bytes` and `files`), or null when it does not exist or holds no
+    /// file.
+    pub mcplogs_cache: Option<DuCache>,
     pub warnings: Vec<Warning>,
+}
+
+/// mcplogs' own cache folder in `du --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DuCache {
+    pub path: String,
+    pub bytes: u64,
+    pub files: u64,
 }
 
 /// One project folder in `du --json`.

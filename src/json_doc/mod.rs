@@ -20,6 +20,7 @@ pub const SCHEMA_VERSION: u32 = 3;
 
 mod du;
 mod explain;
+mod export;
 mod hook;
 mod model;
 mod probe;
@@ -32,6 +33,7 @@ mod undo;
 
 pub use du::*;
 pub use explain::*;
+pub use export::*;
 pub use hook::*;
 pub use model::*;
 pub use probe::*;
@@ -66,5 +68,6 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("transcript", one::<TranscriptEvent>()),
         ("hook", one::<HookOutput>()),
         ("model", one::<ModelDocument>()),
+        ("export", one::<ExportRecord>()),
     ]
 }

@@ -280,8 +280,14 @@ pub struct ProbeEnvelopeIssue {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeContractCheck {
+    /// `tools-capable-handshake`, `tools-listed`, `pagination`, `every-tool-accepted`,
+    /// `unique-names`, `tool-names`, `lists-accepted`, `responses-follow-requests`,
+    /// `list-changed`, `timeout-budget`.
     pub check: String,
-    /// Null: not applicable.
+    /// True: it ran and passed; false: it failed on `builds`; null (`n/a`): it could not
+    /// run, its input never arrived (no handshake, no list, no answer) or it does not
+    /// apply, and `detail` says why. Only a check that ran passes, and only failures
+    /// count for the exit code.
     pub passed: Option<bool>,
     pub detail: String,
     /// The modelled Claude Code builds the check answers for (the last build without

@@ -26,6 +26,13 @@ pub struct PruneDocument {
     pub bytes_freed: Option<u64>,
     /// Files left alone while deleting (vanished, changed, permission denied).
     pub skipped: Vec<Warning>,
+    /// Entries of mcplogs' own cache (status line memos, hook told-lists, index files)
+    /// that go with the logs they describe, or whose logs are gone already.
+    pub cache: Vec<PruneCacheEntry>,
+    /// Their bytes.
+    pub cache_bytes: u64,
+    /// Cache entries removed; null without `--yes`.
+    pub cache_removed: Option<u64>,
     pub warnings: Vec<Warning>,
 }
 
@@ -47,6 +54,20 @@ pub struct PruneGroup {
     /// Files of this folder that are kept.
     pub kept_files: u64,
     pub kept_bytes: u64,
+}
+
+/// One entry of mcplogs' own cache planned for removal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneCacheEntry {
+    pub path: String,
+    pub bytes: u64,
+    /// `statusline-memo`, `hook-told`, `index` or `leftover` (a crash's temporary file,
+    /// a link, a file this build cannot read).
+    pub kind: String,
+    /// `logs-pruned` (its logs are deleted by this plan) or `logs-gone` (they were gone
+    /// already).
+    pub reason: String,
 }
 
 /// One file planned for deletion.

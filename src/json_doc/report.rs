@@ -28,6 +28,23 @@ pub struct ReportDocument {
     /// Configured servers without a log: `name`, `project`, `state` (as in `scan`'s
     /// `configured`), `reason` and `recommendation`.
     pub configured: Vec<ReportConfigured>,
+    /// True: this document is the report (on stdout, or in `--output FILE`). False: no
+    /// report was due and none was written (nor any `--output` file); `notWritten` says
+    /// why, and the other fields still describe what was scanned.
+    pub written: bool,
+    /// Why no report was written (`written` is false); null when it was.
+    pub not_written: Option<ReportNotWritten>,
+}
+
+/// Why `report` wrote no report (without `--force`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportNotWritten {
+    /// `no-failure`: no server fails in these logs (exit 0); `own-setup`: what fails is
+    /// this machine's own set-up, whose fix is in each server's `recommendation` (exit 1).
+    pub reason: String,
+    /// The sentence `report` prints on stderr.
+    pub message: String,
 }
 
 /// A configured server without a log, in `report --json`.

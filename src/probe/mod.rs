@@ -22,6 +22,8 @@ use crate::claude_code::lifecycle;
 use crate::settings::NegotiationValue;
 
 pub use crate::claude_code::config::{ServerConfig, TransportKind};
+/// The builds every contract check answers for (`claude_code::lifecycle`'s).
+pub use crate::claude_code::lifecycle::CONTRACT_BUILDS;
 pub use predict::{ClaudeVersion, Prediction, ProbeTimeouts, TimeoutSetting};
 pub use session::{Attempt, Limits, Mode};
 
@@ -43,6 +45,138 @@ pub struct ProbeOptions {
     pub project_dir: Option<PathBuf>,
     /// Run both handshakes even when the prediction needs only one (`--contract`).
     pub both_modes: bool,
+    /// What bounds each connection, as every sentence about time names it.
+    pub budget: Budget,
+    /// Where each server's current step is kept for a live display (`None`: nowhere).
+    pub watch: Option<Watch>,
+}
+
+/// What one server's probe is doing now: the step and the wait it is in.
+#[derive(Debug, Clone)]
+pub struct Activity {
+    pub server: String,
+    /// `spawn`, `initialize`, `tools/list page 2`...; empty once done.
+    pub step: String,
+    /// When the wait began.
+    pub since: Instant,
+    /// When the wait ends at the latest.
+    pub until: Instant,
+    pub done: bool,
+}
+
+/// Every server's [`Activity`], shared with a display (the binary's progress line); the
+/// library only writes it.
+#[derive(Debug, Clone, Default)]
+pub struct Watch(std::sync::Arc<std::sync::Mutex<Vec<Activity>>>);
+
+impl Watch {
+    fn slot(&self, server: &str) -> WatchSlot {
+        let mut v = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        v.push(Activity {
+            server: server.to_string(),
+            step: String::new(),
+            since: now,
+            until: now,
+            done: false,
+        });
+        WatchSlot {
+            watch: self.clone(),
+            index: v.len() - 1,
+        }
+    }
+
+    /// A copy of every server's activity.
+    pub fn snapshot(&self) -> Vec<Activity> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// One server's place in a [`Watch`].
+#[derive(Debug, Clone)]
+pub struct WatchSlot {
+    watch: Watch,
+    index: usize,
+}
+
+impl WatchSlot {
+    /// The step now waited for, until `until`.
+    pub fn step(&self, step: &str, until: Instant) {
+        let mut v = self.watch.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = v.get_mut(self.index) {
+            a.step = step.to_string();
+            a.since = Instant::now();
+            a.until = until;
+        }
+    }
+
+    fn done(&self) {
+        let mut v = self.watch.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = v.get_mut(self.index) {
+            a.done = true;
+            a.step.clear();
+        }
+    }
+}
+
+/// The one account of how long the probe waits, which every sentence about time
+/// names: `--timeout` when given, else Claude Code's `MCP_TIMEOUT` (from the layer that
+/// sets it, or Claude Code's default).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    /// Milliseconds per connection (`--timeout`) or per request (`MCP_TIMEOUT`).
+    pub ms: u64,
+    /// Set by `--timeout`; otherwise `MCP_TIMEOUT` decides ([`Budget::limit`]).
+    pub from_flag: bool,
+    /// Claude Code's own limit, as the settings decide it.
+    pub limit: TimeoutSetting,
+}
+
+impl Budget {
+    pub fn new(flag: Option<std::time::Duration>, timeouts: &ProbeTimeouts) -> Budget {
+        Budget {
+            ms: flag.map_or(timeouts.request.ms, |d| d.as_millis() as u64),
+            from_flag: flag.is_some(),
+            limit: timeouts.request.clone(),
+        }
+    }
+
+    /// `--timeout 3000 ms`, `MCP_TIMEOUT=300 ms (environment)`, `MCP_TIMEOUT 30000 ms
+    /// (default)` ([`TimeoutSetting::describe`], the one wording).
+    pub fn describe(&self) -> String {
+        if self.from_flag {
+            format!("--timeout {} ms", self.ms)
+        } else {
+            self.limit_text()
+        }
+    }
+
+    /// Claude Code's own limit: `MCP_TIMEOUT=300 ms (environment)`, `MCP_TIMEOUT 30000
+    /// ms (default)`.
+    pub fn describe_limit(&self) -> String {
+        self.limit_text()
+    }
+
+    fn limit_text(&self) -> String {
+        self.limit.describe()
+    }
+
+    /// Whether `--timeout` stops the probe before Claude Code's own limit: a server
+    /// silent that long may still answer Claude Code.
+    pub fn shorter_than_claude_code(&self) -> bool {
+        self.from_flag && self.ms < self.limit.ms
+    }
+
+    /// The sentence for a wait the probe gave up before Claude Code would: what was
+    /// waited, against what, and how to learn more.
+    pub fn cut_short(&self, claude_version: ClaudeVersion) -> String {
+        format!(
+            "The probe stopped waiting at {}, before Claude Code's limit, {}: run it again with a longer --timeout (above {} ms), or without one, to learn whether Claude Code {claude_version} gets an answer.",
+            self.describe(),
+            self.limit_text(),
+            self.limit.ms
+        )
+    }
 }
 
 /// Everything known about one server after probing it.
@@ -57,6 +191,80 @@ pub struct ServerProbe {
     pub tools: ListCheck,
     /// The limits predicted with.
     pub timeouts: ProbeTimeouts,
+    /// What the probe waited against.
+    pub budget: Budget,
+    /// The effective `MCP_PROTOCOL_NEGOTIATION` probed with.
+    pub negotiation: Option<NegotiationValue>,
+}
+
+/// What one Claude Code build does with a server's tools (the summary line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every tool the server lists loads as it is.
+    Keeps,
+    /// Some load, but not all or not as listed (dropped, renamed, truncated lists).
+    Changes,
+    /// None load (the connection or the list fails).
+    Loses,
+    /// The probe stopped waiting before Claude Code would, or the build's handshake was
+    /// not run: unknown.
+    Unknown,
+}
+
+impl ServerProbe {
+    /// What each modelled build (`claude_code::lifecycle::CONTRACT_BUILDS`, and the
+    /// build predicted for when it is another one) does with the tools, from the
+    /// handshakes run; a build whose handshake was not run is [`Outcome::Unknown`].
+    pub fn build_outcomes(&self) -> Vec<(ClaudeVersion, Outcome)> {
+        let mut builds = lifecycle::CONTRACT_BUILDS.to_vec();
+        if !builds.contains(&self.prediction.claude_version) {
+            builds.push(self.prediction.claude_version);
+            builds.sort();
+        }
+        let negotiation = self.negotiation.as_ref().map(|n| n.as_str().to_string());
+        builds
+            .into_iter()
+            .map(|v| {
+                let mode = predict::mode_for(self.config.transport, self.negotiation.as_ref(), v);
+                let Some(a) = self.attempt(mode) else {
+                    return (v, Outcome::Unknown);
+                };
+                let p = predict::predict(
+                    a,
+                    self.config.transport,
+                    v,
+                    negotiation.clone(),
+                    &self.timeouts,
+                );
+                (v, self.outcome_of(&p, a))
+            })
+            .collect()
+    }
+
+    fn outcome_of(&self, p: &Prediction, a: &Attempt) -> Outcome {
+        use crate::classify::verdict::{Cause, Verdict};
+        if self.budget.shorter_than_claude_code()
+            && matches!(p.cause, Some(Cause::Timeout | Cause::ToolsTimeout))
+        {
+            return Outcome::Unknown;
+        }
+        match p.verdict {
+            Verdict::Unknown => Outcome::Unknown,
+            Verdict::ConnectionFailed | Verdict::VersionUnsupported | Verdict::ToolsFetchFailed => {
+                Outcome::Loses
+            }
+            Verdict::Degraded => Outcome::Changes,
+            Verdict::Healthy | Verdict::Tolerated => {
+                let modern = a.era == Some(session::NegotiatedEra::Modern);
+                let c = validate::check_pages(&a.pages, modern);
+                if p.tools_loaded < c.returned || !predict::renamed_tools(&a.pages).is_empty() {
+                    Outcome::Changes
+                } else {
+                    Outcome::Keeps
+                }
+            }
+        }
+    }
 }
 
 impl ServerProbe {
@@ -70,6 +278,17 @@ impl ServerProbe {
             .expect("the predicted mode was run")
     }
 
+    /// Whether the prediction's timeout is the probe's own `--timeout`, shorter than
+    /// Claude Code's limit: what Claude Code concludes is then unknown.
+    pub fn cut_short(&self) -> bool {
+        use crate::classify::verdict::Cause;
+        self.budget.shorter_than_claude_code()
+            && matches!(
+                self.prediction.cause,
+                Some(Cause::Timeout | Cause::ToolsTimeout)
+            )
+    }
+
     /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` turns a failure into a working server.
     pub fn legacy_fix_helps(&self) -> bool {
         self.prediction.verdict.is_problem() && !self.with_legacy.verdict.is_problem()
@@ -81,6 +300,9 @@ impl ServerProbe {
     /// not help, which the probe has just seen to be false for this server).
     pub fn recommendation(&self) -> String {
         let d = self.prediction.diagnosis();
+        if self.cut_short() {
+            return self.budget.cut_short(self.prediction.claude_version);
+        }
         // lost prompts or resources: the verdict's own advice says what legacy does for
         // them, never the fix for tools that load anyway
         if self.legacy_fix_helps()
@@ -92,7 +314,23 @@ impl ServerProbe {
                 self.with_legacy.tools_loaded
             );
         }
-        crate::advice::diagnosis_recommendation(&d)
+        let rec = crate::advice::diagnosis_recommendation(&d);
+        // the advice's "(N ms here)" says which layer set that limit, as every other
+        // sentence about time does
+        match d.timeout_ms {
+            Some(ms) if ms == self.budget.limit.ms => rec.replace(
+                &format!(" ({ms} ms here)"),
+                &format!(
+                    " ({ms} ms here: {})",
+                    self.budget
+                        .limit
+                        .decided_by
+                        .as_deref()
+                        .unwrap_or("Claude Code's default")
+                ),
+            ),
+            _ => rec,
+        }
     }
 }
 
@@ -103,8 +341,20 @@ pub fn run_attempt(
     claude_version: ClaudeVersion,
     limits: Limits,
     project_dir: Option<&std::path::Path>,
+    watch: Option<&WatchSlot>,
 ) -> Attempt {
     let start = Instant::now();
+    let wait_until = start
+        + limits.request_wait.map_or(limits.budget, |w| {
+            limits.budget.min(w + session::WAIT_MARGIN)
+        });
+    if let Some(w) = watch {
+        let what = match cfg.transport {
+            TransportKind::Stdio => "starting the server",
+            _ => "connecting",
+        };
+        w.step(&format!("{} ({})", what, mode.as_str()), wait_until);
+    }
     let connection_id = format!("{}/{}", cfg.name, mode.as_str());
     let version = claude_version.to_string();
     let failed = |f: Failure, step: Step| {
@@ -131,6 +381,7 @@ pub fn run_attempt(
                         limits,
                         start,
                         Some(step),
+                        watch,
                     );
                     a.stderr = t.close();
                     return a;
@@ -162,25 +413,20 @@ pub fn run_attempt(
                 return failed(f, step);
             }
         },
-        TransportKind::Sse => {
-            let wait = limits.request_wait.map_or(limits.budget, |w| {
-                limits.budget.min(w + session::WAIT_MARGIN)
-            });
-            match SseTransport::connect(&cfg.url, &cfg.headers, start + wait) {
-                Ok(t) => Box::new(t),
-                Err(f) => {
-                    let step = Step {
-                        name: "GET (SSE stream)".into(),
-                        sent: Some("GET".into()),
-                        received: None,
-                        ms: start.elapsed().as_millis() as u64,
-                        ok: false,
-                        detail: Some(f.to_string()),
-                    };
-                    return failed(f, step);
-                }
+        TransportKind::Sse => match SseTransport::connect(&cfg.url, &cfg.headers, wait_until) {
+            Ok(t) => Box::new(t),
+            Err(f) => {
+                let step = Step {
+                    name: "GET (SSE stream)".into(),
+                    sent: Some("GET".into()),
+                    received: None,
+                    ms: start.elapsed().as_millis() as u64,
+                    ok: false,
+                    detail: Some(f.to_string()),
+                };
+                return failed(f, step);
             }
-        }
+        },
     };
     session::run(
         open.as_mut(),
@@ -190,6 +436,7 @@ pub fn run_attempt(
         limits,
         start,
         None,
+        watch,
     )
 }
 
@@ -205,10 +452,23 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
     if opts.both_modes && cfg.transport != TransportKind::Sse && !modes.contains(&Mode::Discover) {
         modes.insert(0, Mode::Discover);
     }
+    let slot = opts.watch.as_ref().map(|w| w.slot(&cfg.name));
     let attempts: Vec<Attempt> = modes
         .iter()
-        .map(|&m| run_attempt(cfg, m, v, opts.limits, opts.project_dir.as_deref()))
+        .map(|&m| {
+            run_attempt(
+                cfg,
+                m,
+                v,
+                opts.limits,
+                opts.project_dir.as_deref(),
+                slot.as_ref(),
+            )
+        })
         .collect();
+    if let Some(s) = &slot {
+        s.done();
+    }
     let by_mode = |m: Mode| attempts.iter().find(|a| a.mode == m).expect("run");
     let negotiation = opts.negotiation.as_ref().map(|n| n.as_str().to_string());
     let prediction = predict::predict(by_mode(mode), cfg.transport, v, negotiation, &opts.timeouts);
@@ -228,6 +488,8 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         with_legacy,
         tools,
         timeouts: opts.timeouts.clone(),
+        budget: opts.budget.clone(),
+        negotiation: opts.negotiation.clone(),
     }
 }
 
@@ -303,10 +565,39 @@ fn check(
     }
 }
 
+/// Why the checks that need a tools list have none: every handshake failed, none
+/// declared tools, or every first `tools/list` failed. `None`: a list arrived.
+fn no_list_reason(p: &ServerProbe) -> Option<String> {
+    if p.attempts.iter().any(|a| !a.pages.is_empty()) {
+        return None;
+    }
+    if p.attempts.iter().all(|a| a.failure.is_some()) {
+        return Some("not checked: no handshake succeeded, so no tools/list was sent".into());
+    }
+    if !p
+        .attempts
+        .iter()
+        .any(|a| a.failure.is_none() && a.has_tools_capability())
+    {
+        return Some("not checked: no handshake declared tools, so no tools/list was sent".into());
+    }
+    Some("not checked: no tools/list result arrived (see tools-listed)".into())
+}
+
+/// Whether the server answered anything on this connection (a handshake, an error, a
+/// stray response): what the timing and ordering checks need.
+fn heard_from(a: &Attempt) -> bool {
+    a.era.is_some()
+        || !a.strays.is_empty()
+        || a.steps
+            .iter()
+            .any(|s| s.received.is_some() && s.name != "spawn")
+}
+
 /// The checks a client can drive, over every handshake run. A check fails wherever a
 /// modelled build (`claude_code::lifecycle::CONTRACT_BUILDS`) would lose, truncate or
 /// rename a tool, and names those builds.
-pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
+pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
     let all = || lifecycle::CONTRACT_BUILDS.to_vec();
     let mut out = Vec::new();
     let failures: Vec<String> = p
@@ -339,9 +630,61 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         },
         all(),
     ));
-    // pagination: list failures, the page cap, a repeated cursor
+    let no_list = no_list_reason(p);
+    // every tools/list request answered: a JSON-RPC error, a crash, a timeout or an HTTP
+    // failure on any page (the first one included) is not a pagination problem
+    let listed: Vec<&Attempt> = p
+        .attempts
+        .iter()
+        .filter(|a| a.failure.is_none() && a.has_tools_capability())
+        .collect();
+    let unanswered: Vec<String> = listed
+        .iter()
+        .filter_map(|a| match &a.list_failure {
+            Some(
+                f @ (session::ListFailure::RpcError { .. }
+                | session::ListFailure::Closed { .. }
+                | session::ListFailure::Timeout { .. }
+                | session::ListFailure::Transport { .. }),
+            ) => Some(format!("{}: tools/list {f}", a.mode.as_str())),
+            _ => None,
+        })
+        .collect();
+    out.push(check(
+        "tools-listed",
+        if listed.is_empty() {
+            None
+        } else {
+            Some(unanswered.is_empty())
+        },
+        if listed.is_empty() {
+            if p.attempts.iter().all(|a| a.failure.is_some()) {
+                "not checked: no handshake succeeded, so no tools/list was sent".into()
+            } else {
+                "not checked: no handshake declared tools, so no tools/list was sent".into()
+            }
+        } else if unanswered.is_empty() {
+            let pages: Vec<String> = listed
+                .iter()
+                .map(|a| format!("{}: {} page(s)", a.mode.as_str(), a.pages.len()))
+                .collect();
+            format!(
+                "every tools/list request got a result ({})",
+                pages.join(", ")
+            )
+        } else {
+            unanswered.join("; ")
+        },
+        all(),
+    ));
+    // pagination: the page cap, a repeated cursor, over the walks that got a page
     let mut list_fail: Vec<String> = Vec::new();
-    for a in p.attempts.iter().filter(|a| a.failure.is_none()) {
+    let walked: Vec<&Attempt> = p
+        .attempts
+        .iter()
+        .filter(|a| a.failure.is_none() && !a.pages.is_empty())
+        .collect();
+    for a in &walked {
         let m = a.mode.as_str();
         match &a.list_failure {
             Some(session::ListFailure::RepeatedCursor { page, cursor }) => {
@@ -360,8 +703,8 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
                 "{m}: more than {pages} pages; Claude Code keeps the first {}",
                 lifecycle::PAGE_CAP.value
             )),
-            Some(f) => list_fail.push(format!("{m}: {f}")),
-            None if a.pages.len() > lifecycle::PAGE_CAP.value => {
+            Some(f @ session::ListFailure::ToolCap { .. }) => list_fail.push(format!("{m}: {f}")),
+            _ if a.pages.len() > lifecycle::PAGE_CAP.value => {
                 let modern = a.era == Some(session::NegotiatedEra::Modern);
                 let kept = validate::check_pages(&a.pages[..lifecycle::PAGE_CAP.value], modern);
                 let whole = validate::check_pages(&a.pages, modern);
@@ -373,24 +716,50 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
                     whole.valid
                 ));
             }
-            None => {}
+            _ => {}
         }
     }
+    // a walk cut short by a failed later page is checked as far as it went
+    let partial: Vec<&str> = walked
+        .iter()
+        .filter(|a| {
+            matches!(
+                a.list_failure,
+                Some(
+                    session::ListFailure::RpcError { .. }
+                        | session::ListFailure::Closed { .. }
+                        | session::ListFailure::Timeout { .. }
+                        | session::ListFailure::Transport { .. }
+                )
+            )
+        })
+        .map(|a| a.mode.as_str())
+        .collect();
     out.push(check(
         "pagination",
-        Some(list_fail.is_empty()),
-        if list_fail.is_empty() {
-            let pages: Vec<String> = p
-                .attempts
+        match (&no_list, list_fail.is_empty()) {
+            (Some(_), _) => None,
+            (None, ok) => Some(ok),
+        },
+        if let Some(why) = &no_list {
+            why.clone()
+        } else if list_fail.is_empty() {
+            let pages: Vec<String> = walked
                 .iter()
-                .filter(|a| a.failure.is_none())
                 .map(|a| format!("{}: {} page(s)", a.mode.as_str(), a.pages.len()))
                 .collect();
-            format!(
-                "complete, loop-free, within {} pages ({})",
+            let mut d = format!(
+                "loop-free, within {} pages ({})",
                 lifecycle::PAGE_CAP.value,
                 pages.join(", ")
-            )
+            );
+            if !partial.is_empty() {
+                d.push_str(&format!(
+                    "; checked as far as the walk went ({} stopped at a failed page: see tools-listed)",
+                    partial.join(", ")
+                ));
+            }
+            d
         } else {
             list_fail.join("; ")
         },
@@ -447,10 +816,13 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
         }
     }
     bad_builds.sort();
+    let ran = |ok: bool| if no_list.is_some() { None } else { Some(ok) };
     out.push(check(
         "every-tool-accepted",
-        Some(bad.is_empty()),
-        if bad.is_empty() {
+        ran(bad.is_empty()),
+        if let Some(why) = &no_list {
+            why.clone()
+        } else if bad.is_empty() {
             "every tool and every result envelope passes".into()
         } else {
             bad.join("; ")
@@ -459,8 +831,10 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
     ));
     out.push(check(
         "unique-names",
-        Some(dups.is_empty()),
-        if dups.is_empty() {
+        ran(dups.is_empty()),
+        if let Some(why) = &no_list {
+            why.clone()
+        } else if dups.is_empty() {
             "no tool name twice".into()
         } else {
             format!("Claude Code keeps one of each name: {}", dups.join("; "))
@@ -470,8 +844,10 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
     renamed.dedup();
     out.push(check(
         "tool-names",
-        Some(renamed.is_empty()),
-        if renamed.is_empty() {
+        ran(renamed.is_empty()),
+        if let Some(why) = &no_list {
+            why.clone()
+        } else if renamed.is_empty() {
             format!(
                 "every name is non-empty and within [{}]",
                 lifecycle::NAME_CHARSET.value
@@ -485,6 +861,7 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
     out.push(strays_check(p));
     let declared = p.attempts.iter().any(Attempt::declares_list_changed);
     let seen = p.attempts.iter().any(|a| a.list_changed_seen);
+    let shook = p.attempts.iter().any(|a| a.failure.is_none());
     out.push(check(
         "list-changed",
         match (declared, seen) {
@@ -500,36 +877,49 @@ pub fn contract(p: &ServerProbe, budget_ms: u64) -> Vec<ContractCheck> {
             (true, false) => {
                 "declared; not triggered (mcplogs cannot change the server's tools)".into()
             }
+            (false, false) if !shook => {
+                "not checked: no handshake succeeded, so no capabilities arrived".into()
+            }
             (false, false) => "not declared".into(),
         },
         all(),
     ));
-    let slow: Vec<String> = p
+    let timed: Vec<&Attempt> = p
         .attempts
         .iter()
-        .filter(|a| {
-            a.elapsed_ms > budget_ms
-                || matches!(a.failure, Some(Failure::Timeout { .. }))
-                || matches!(a.list_failure, Some(session::ListFailure::Timeout { .. }))
-        })
+        .filter(|a| heard_from(a) || timed_out(a))
+        .collect();
+    let slow: Vec<String> = timed
+        .iter()
+        .filter(|a| a.elapsed_ms > budget.ms || timed_out(a))
         .map(|a| format!("{}: {} ms", a.mode.as_str(), a.elapsed_ms))
         .collect();
     out.push(check(
         "timeout-budget",
-        Some(slow.is_empty()),
-        if slow.is_empty() {
-            let ms: Vec<String> = p
-                .attempts
+        if timed.is_empty() {
+            None
+        } else {
+            Some(slow.is_empty())
+        },
+        if timed.is_empty() {
+            "not checked: the server never answered and no wait ran out".into()
+        } else if slow.is_empty() {
+            let ms: Vec<String> = timed
                 .iter()
                 .map(|a| format!("{}: {} ms", a.mode.as_str(), a.elapsed_ms))
                 .collect();
-            format!("within {budget_ms} ms ({})", ms.join(", "))
+            format!("within {} ({})", budget.describe(), ms.join(", "))
         } else {
-            format!("over {budget_ms} ms: {}", slow.join(", "))
+            format!("over {}: {}", budget.describe(), slow.join(", "))
         },
         all(),
     ));
     out
+}
+
+fn timed_out(a: &Attempt) -> bool {
+    matches!(a.failure, Some(Failure::Timeout { .. }))
+        || matches!(a.list_failure, Some(session::ListFailure::Timeout { .. }))
 }
 
 /// `prompts/list` and `resources/list`: under 2026-07-28 a result without
@@ -593,7 +983,10 @@ fn lists_check(p: &ServerProbe) -> ContractCheck {
         "lists-accepted",
         passed,
         match passed {
-            None => "the server declares neither prompts nor resources".into(),
+            None if p.attempts.iter().all(|a| a.failure.is_some()) => {
+                "not checked: no handshake succeeded, so no capabilities arrived".into()
+            }
+            None => "not applicable: the server declares neither prompts nor resources".into(),
             Some(true) => "every prompts/list and resources/list result passes".into(),
             Some(false) => bad.join("; "),
         },
@@ -625,14 +1018,47 @@ fn strays_check(p: &ServerProbe) -> ContractCheck {
             }
         }
     }
+    let heard = p.attempts.iter().any(heard_from);
     check(
         "responses-follow-requests",
-        Some(bad.is_empty()),
-        if bad.is_empty() {
+        heard.then_some(bad.is_empty()),
+        if !heard {
+            "not checked: the server never answered".into()
+        } else if bad.is_empty() {
             "every response came after its request, once".into()
         } else {
             bad.join("; ")
         },
         lifecycle::CONTRACT_BUILDS.to_vec(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn timeouts(ms: u64, by: Option<&str>) -> ProbeTimeouts {
+        let mut t = ProbeTimeouts::default();
+        t.request.ms = ms;
+        t.request.decided_by = by.map(str::to_string);
+        t
+    }
+
+    #[test]
+    fn the_budget_names_the_flag_or_the_setting_that_decided_it() {
+        let b = Budget::new(Some(Duration::from_secs(3)), &timeouts(30_000, None));
+        assert_eq!(b.describe(), "--timeout 3000 ms");
+        assert_eq!(b.describe_limit(), "MCP_TIMEOUT 30000 ms (default)");
+        assert!(b.shorter_than_claude_code());
+        let text = b.cut_short(ClaudeVersion(2, 1, 332));
+        assert!(text.contains("--timeout 3000 ms") && text.contains("above 30000 ms"));
+        let b = Budget::new(None, &timeouts(1500, Some("environment")));
+        assert_eq!(b.describe(), "MCP_TIMEOUT=1500 ms (environment)");
+        assert_eq!(b.ms, 1500);
+        assert!(!b.shorter_than_claude_code());
+        // a --timeout longer than Claude Code's limit does not cut anything short
+        let b = Budget::new(Some(Duration::from_secs(60)), &timeouts(30_000, None));
+        assert!(!b.shorter_than_claude_code());
+    }
 }

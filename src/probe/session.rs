@@ -417,6 +417,7 @@ struct Driver<'a> {
     answered: HashSet<String>,
     /// Responses whose id had not been sent when they arrived.
     unmatched: Vec<Value>,
+    watch: Option<&'a super::WatchSlot>,
 }
 
 impl Driver<'_> {
@@ -687,6 +688,9 @@ impl Driver<'_> {
     }
 
     fn timed_request(&mut self, name: &str, msg: &Value) -> (Result<Answer, Failure>, u64, String) {
+        if let Some(w) = self.watch {
+            w.step(&format!("{name} ({})", self.a.mode.as_str()), self.deadline);
+        }
         let t = Instant::now();
         let r = self.request(msg);
         let sent = format!(
@@ -728,16 +732,26 @@ fn bounded_payload(m: &Value) -> Value {
     json!({"truncated": true, "bytes": text.len(), "preview": preview})
 }
 
+/// Characters kept of a JSON-RPC error's message in a step (the whole message stays in
+/// the failure and the transcript): a bound on what one line may hold, far above what a
+/// server's reason needs.
+const ERROR_MESSAGE_KEPT: usize = 2000;
+
 fn summarize_error(code: Option<i64>, message: &str) -> String {
     match code {
-        Some(c) => format!("error {c}: {}", printable(message, 200, false)),
-        None => format!("error: {}", printable(message, 200, false)),
+        Some(c) => format!(
+            "error {c}: {}",
+            printable(message, ERROR_MESSAGE_KEPT, false)
+        ),
+        None => format!("error: {}", printable(message, ERROR_MESSAGE_KEPT, false)),
     }
 }
 
 /// Runs the lifecycle on an open transport: handshake per `mode`, then every
 /// `tools/list` page. `connect_ms` and `connect_step` describe how the transport was
-/// opened (the spawn), already done by the caller.
+/// opened (the spawn), already done by the caller; `watch` is told each wait as it
+/// begins.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     t: &mut dyn Transport,
     mode: Mode,
@@ -746,6 +760,7 @@ pub fn run(
     limits: Limits,
     start: Instant,
     connect_step: Option<Step>,
+    watch: Option<&super::WatchSlot>,
 ) -> Attempt {
     let cap = start + limits.budget;
     let wait = limits.request_wait.map(|w| w + WAIT_MARGIN);
@@ -761,6 +776,7 @@ pub fn run(
         sent: Vec::new(),
         answered: HashSet::new(),
         unmatched: Vec::new(),
+        watch,
     };
     if let Some(s) = connect_step {
         d.step(s);

@@ -52,12 +52,40 @@ pub fn du_table(du: &crate::disk::du::DiskUse, width: Option<usize>) -> String {
     out
 }
 
+/// `mcplogs' own cache: 1.2 MiB in 45 files (~/.cache/mcplogs), not in the total
+/// above.` (or `None` when there is none).
+/// `path` is how to show the folder (`~` for the home); with a `width`, lines fit it.
+pub fn cache_line(du: &DiskUse, path: &str, width: Option<usize>) -> Option<String> {
+    let c = du.own_cache.as_ref()?;
+    Some(layout::wrap(
+        &format!(
+            "mcplogs' own cache: {} in {} ({}){}; `mcplogs prune` removes what describes pruned or vanished logs.",
+            crate::disk::du::human_bytes(c.bytes),
+            crate::text::count(c.files as usize, "file"),
+            terminal_safe(path, false),
+            if du.projects.is_empty() {
+                ""
+            } else {
+                ", not in the total"
+            },
+        ),
+        "",
+        2,
+        width,
+    ))
+}
+
 pub fn du_json(du: &DiskUse) -> json_doc::DuDocument {
     json_doc::DuDocument {
         schema_version: SCHEMA_VERSION,
         bytes: du.bytes,
         files: du.files as u64,
         projects: du.projects.iter().map(du_project).collect(),
+        mcplogs_cache: du.own_cache.as_ref().map(|c| json_doc::DuCache {
+            path: c.path.display().to_string(),
+            bytes: c.bytes,
+            files: c.files,
+        }),
         warnings: warnings_json(&du.warnings),
     }
 }

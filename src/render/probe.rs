@@ -11,7 +11,7 @@ use crate::json_doc;
 use crate::probe::predict::Prediction;
 use crate::probe::session::{Attempt, Mode};
 use crate::probe::transport::{Failure, printable};
-use crate::probe::{ContractCheck, ServerProbe};
+use crate::probe::{ClaudeVersion, ContractCheck, Outcome, ServerProbe};
 use crate::redact::output::json_value;
 use crate::redact::{Redactor, RedactorBuilder};
 
@@ -326,19 +326,32 @@ pub fn transcript_lines(probes: &[ServerProbe], r: &Redactor) -> Result<String, 
 }
 
 /// What the human text shows of `s` in `max` columns: escaped, redacted with `r`, then
-/// cut.
+/// cut (the report's table cells).
 fn cut(r: &Redactor, s: &str, max: usize) -> String {
     crate::text::cut(&r.redact(&printable(s, usize::MAX, false)), max.max(8))
 }
 
+/// `s` escaped and redacted with `r`, whole.
+fn field(r: &Redactor, s: &str) -> String {
+    r.redact(&printable(s, usize::MAX, false))
+}
+
+/// One line of the text: `left` (already escaped), then `text` (escaped and redacted),
+/// wrapped at `width` with a hanging indent under the start of `text`, every character
+/// kept; `None` (piped): one line, nothing cut.
+fn line(left: &str, text: &str, width: Option<usize>) -> String {
+    let indent = crate::text::layout::cols(left).min(width.map_or(usize::MAX, |w| w / 2));
+    crate::text::layout::wrap_keeping(text, left, indent, width)
+}
+
 /// `text`, escaped, wrapped into lines of at most `width` columns, each starting with
-/// `indent` (the one layout toolkit's wrap).
-fn wrap(text: &str, indent: &str, width: usize) -> String {
-    crate::text::layout::wrap(
+/// `indent` (the one layout toolkit's wrap); `None`: one line.
+fn wrap(text: &str, indent: &str, width: Option<usize>) -> String {
+    crate::text::layout::wrap_keeping(
         &printable(text, usize::MAX, false),
         indent,
         crate::text::layout::cols(indent),
-        Some(width),
+        width,
     )
 }
 
@@ -357,10 +370,78 @@ fn setting(p: &Prediction) -> String {
     }
 }
 
-/// The human text for one server, every line at most `width` columns, each field
-/// redacted with `r` (the probe's [`redactor`]) before it is cut to fit.
-pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
-    let w = width.max(60);
+/// The builds counted per outcome, with the versions of those that do not keep the tools:
+/// `2 keep the tools, 1 loses them (2.1.288), 1 cannot tell (2.1.300)`.
+pub fn outcomes_phrase(outcomes: &[(ClaudeVersion, Outcome)]) -> String {
+    let of = |o: Outcome| -> Vec<String> {
+        outcomes
+            .iter()
+            .filter(|(_, x)| *x == o)
+            .map(|(v, _)| v.to_string())
+            .collect()
+    };
+    let mut parts = Vec::new();
+    for (o, one, many) in [
+        (Outcome::Keeps, "keeps the tools", "keep the tools"),
+        (Outcome::Changes, "changes them", "change them"),
+        (Outcome::Loses, "loses them", "lose them"),
+        (Outcome::Unknown, "cannot be told", "cannot be told"),
+    ] {
+        let vs = of(o);
+        if vs.is_empty() {
+            continue;
+        }
+        let verb = if vs.len() == 1 { one } else { many };
+        if o == Outcome::Keeps {
+            parts.push(format!("{} {verb}", vs.len()));
+        } else {
+            parts.push(format!("{} {verb} ({})", vs.len(), vs.join(", ")));
+        }
+    }
+    format!(
+        "of {}: {}",
+        crate::text::count(outcomes.len(), "Claude Code build"),
+        parts.join(", ")
+    )
+}
+
+/// The first check that failed, with the builds it fails on: `every-tool-accepted
+/// (2.1.288)`.
+pub fn first_failure(checks: &[ContractCheck]) -> Option<String> {
+    checks.iter().find(|c| c.passed == Some(false)).map(|c| {
+        let vs: Vec<String> = c.builds.iter().map(ToString::to_string).collect();
+        format!("{} ({})", c.name, vs.join(", "))
+    })
+}
+
+/// The summary line of one server, first on the screen: what the modelled builds do with
+/// its tools and, with `--contract`, the first failing check.
+pub fn summary_text(
+    p: &ServerProbe,
+    contract: Option<&[ContractCheck]>,
+    width: Option<usize>,
+    r: &Redactor,
+) -> String {
+    let mut text = outcomes_phrase(&p.build_outcomes());
+    if let Some(checks) = contract {
+        let failed = checks.iter().filter(|c| c.passed == Some(false)).count();
+        let na = checks.iter().filter(|c| c.passed.is_none()).count();
+        let passed = checks.iter().filter(|c| c.passed == Some(true)).count();
+        text.push_str(&format!(
+            "; contract: {passed} passed, {failed} failed, {na} n/a"
+        ));
+        if let Some(f) = first_failure(checks) {
+            text.push_str(&format!("; first failing check: {f}"));
+        }
+    }
+    line(&format!("{}: ", name(r, &p.config.name)), &text, width)
+}
+
+/// The human text for one server; `width`: the terminal's columns (long lines wrap with a
+/// hanging indent, nothing is cut), `None` when piped (one line each, nothing cut). Each
+/// field is redacted with `r` (the probe's [`redactor`]).
+pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> String {
+    let width = width.map(|w| w.max(crate::text::layout::MIN_WIDTH));
     let c = &p.config;
     let mut out = String::new();
     let what = match c.transport {
@@ -370,9 +451,9 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
                 s.push(' ');
                 s.push_str(a);
             }
-            r.redact(&s)
+            field(r, &s)
         }
-        _ => r.redact(&c.url),
+        _ => field(r, &c.url),
     };
     let head = format!(
         "{} · {} · {} scope · ",
@@ -380,23 +461,32 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         c.transport.as_str(),
         c.scope.as_str()
     );
-    let room = w.saturating_sub(head.chars().count());
-    out.push_str(&format!("{}{}\n", head.bold(), cut(r, &what, room)));
+    out.push_str(&crate::text::layout::wrap_keeping(
+        &what,
+        &head.bold().to_string(),
+        4,
+        width,
+    ));
     for warn in &c.warnings {
-        out.push_str(&format!("  warning: {}\n", cut(r, warn, w - 11)));
+        out.push_str(&line("  warning: ", &field(r, warn), width));
     }
     if c.approved == Some(false) {
-        out.push_str(&format!(
-            "  {}\n",
-            cut(r, "note: a project server not approved yet: Claude Code will not start it until approved", w - 2)
+        out.push_str(&line(
+            "  ",
+            "note: a project server not approved yet: Claude Code will not start it until approved",
+            width,
         ));
     }
     let a = p.predicted_attempt();
-    out.push_str(&format!(
-        "  handshake as Claude Code {} does it ({}, {}):\n",
-        p.prediction.claude_version,
-        p.prediction.mode.as_str(),
-        setting(&p.prediction)
+    out.push_str(&line(
+        "  ",
+        &format!(
+            "handshake as Claude Code {} does it ({}, {}):",
+            p.prediction.claude_version,
+            p.prediction.mode.as_str(),
+            setting(&p.prediction)
+        ),
+        width,
     ));
     for s in &a.steps {
         let mark = if s.ok {
@@ -410,40 +500,49 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
             (None, Some(d)) => d.clone(),
             (None, None) => String::new(),
         };
-        let left = format!("  {:>6} ms  {:<20} ", s.ms, cut(r, &s.name, 20));
-        let room = w.saturating_sub(left.chars().count() + 5);
-        out.push_str(&format!("{left}{mark} {}\n", cut(r, &what, room)));
+        let left = format!("  {:>6} ms  {:<20} {mark} ", s.ms, field(r, &s.name));
+        out.push_str(&line(&left, &field(r, &what), width));
     }
     if a.noise_lines > 0 {
-        out.push_str(&format!(
-            "  stdout: {} non-JSON line(s) ignored, e.g. {}\n",
-            a.noise_lines,
-            cut(
-                r,
-                a.noise_examples.first().map(String::as_str).unwrap_or(""),
-                w.saturating_sub(50)
-            )
+        out.push_str(&line(
+            "  ",
+            &format!(
+                "stdout: {} non-JSON line(s) ignored, e.g. {}",
+                a.noise_lines,
+                field(
+                    r,
+                    a.noise_examples.first().map(String::as_str).unwrap_or("")
+                )
+            ),
+            width,
         ));
     }
     if let Some(s) = &a.stderr
         && s.bytes > 0
     {
-        out.push_str(&format!("  stderr: {} line(s), {} bytes", s.lines, s.bytes));
         let text = s.text();
         let last = text
             .lines()
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
-        let room = w.saturating_sub(40);
-        out.push_str(&format!("; last: {}\n", cut(r, last, room)));
+        out.push_str(&line(
+            "  ",
+            &format!(
+                "stderr: {} line(s), {} bytes; last: {}",
+                s.lines,
+                s.bytes,
+                field(r, last)
+            ),
+            width,
+        ));
     }
     let t = &p.tools;
     if a.failure.is_none() {
         // Counts that add up: what was returned is what loads plus what does not.
         let loaded = p.prediction.tools_loaded;
         let bad = t.rejected.len();
-        let line = if p.prediction.verdict == Verdict::ToolsFetchFailed && t.returned > 0 {
+        let summary = if p.prediction.verdict == Verdict::ToolsFetchFailed && t.returned > 0 {
             let tools = crate::text::count(bad, "tool");
             let why = match (bad, t.envelope.is_empty()) {
                 (0, _) => "the result itself is rejected".to_string(),
@@ -465,9 +564,9 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         } else {
             format!("{} returned, {loaded} loaded", t.returned)
         };
-        out.push_str(&format!("  tools: {line}\n"));
+        out.push_str(&line("  tools: ", &summary, width));
         for bad in t.rejected.iter().take(10) {
-            let line = format!(
+            let text = format!(
                 "page {}, {} {}: {}",
                 bad.page,
                 bad.path,
@@ -477,18 +576,21 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
                     .unwrap_or_default(),
                 bad.detail,
             );
-            let line = format!("{} [{}]", r.redact(&line), bad.reason);
-            out.push_str(&format!(
-                "    {}\n",
-                crate::text::cut(&printable(&line, usize::MAX, false), w - 4)
+            out.push_str(&line(
+                "    ",
+                &format!("{} [{}]", field(r, &text), bad.reason),
+                width,
             ));
         }
         if t.rejected.len() > 10 {
             out.push_str(&format!("    ... and {} more\n", t.rejected.len() - 10));
         }
         for e in t.envelope.iter().take(6) {
-            let line = format!("page {}, {}: {}", e.page, e.field, e.detail);
-            out.push_str(&format!("    {}\n", cut(r, &line, w - 4)));
+            let text = format!("page {}, {}: {}", e.page, e.field, e.detail);
+            out.push_str(&line("    ", &field(r, &text), width));
+        }
+        if t.envelope.len() > 6 {
+            out.push_str(&format!("    ... and {} more\n", t.envelope.len() - 6));
         }
     }
     let pred = &p.prediction;
@@ -498,7 +600,7 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         setting(pred)
     );
     out.push_str(&format!("{l}{}\n", paint(pred.verdict, &label(pred))));
-    out.push_str(&wrap(&r.redact(&pred.reason), "    ", w));
+    out.push_str(&wrap(&r.redact(&pred.reason), "    ", width));
     // the limits, when something sets them or the prediction turns on them
     let t = &p.timeouts;
     let timed_out = matches!(
@@ -508,18 +610,25 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
                 | crate::classify::verdict::Cause::ToolsTimeout
         )
     );
-    if timed_out || t.request.decided_by.is_some() || t.connect_wait.decided_by.is_some() {
-        let line = format!(
-            "limits: {}; {}",
-            t.request.describe(),
+    if timed_out
+        || p.budget.from_flag
+        || t.request.decided_by.is_some()
+        || t.connect_wait.decided_by.is_some()
+    {
+        let text = format!(
+            "waited against {}; Claude Code's limits: {}, {}",
+            p.budget.describe(),
+            p.budget.describe_limit(),
             t.connect_wait.describe()
         );
-        out.push_str(&wrap(&r.redact(&line), "    ", w));
+        out.push_str(&wrap(&r.redact(&text), "    ", width));
     }
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
         let wl = &p.with_legacy;
         let tail = if p.legacy_fix_helps() {
             " -> `mcplogs fix` will help".to_string()
+        } else if p.cut_short() {
+            " -> cannot tell (the probe stopped at --timeout)".to_string()
         } else if pred.verdict.is_problem() {
             " -> legacy does not help".to_string()
         } else {
@@ -531,13 +640,24 @@ pub fn server_text(p: &ServerProbe, width: usize, r: &Redactor) -> String {
         ));
     }
     if pred.verdict != Verdict::Healthy {
-        out.push_str(&wrap(&r.redact(&p.recommendation()), "  ", w));
+        out.push_str(&wrap(&r.redact(&p.recommendation()), "  ", width));
     }
     out
 }
 
-/// The `--contract` lines, each check's detail redacted with `r` before it is cut.
-pub fn contract_text(checks: &[ContractCheck], width: usize, r: &Redactor) -> String {
+/// The word a check's result is shown as: `pass`, `FAIL`, `n/a`.
+pub fn check_mark(c: &ContractCheck) -> &'static str {
+    match c.passed {
+        Some(true) => "pass",
+        Some(false) => "FAIL",
+        None => "n/a",
+    }
+}
+
+/// The `--contract` lines, each check's detail redacted with `r`; on a terminal (`width`)
+/// wrapped under the detail's first column, never cut; piped (`None`) one line each.
+pub fn contract_text(checks: &[ContractCheck], width: Option<usize>, r: &Redactor) -> String {
+    let width = width.map(|w| w.max(crate::text::layout::MIN_WIDTH));
     let mut out = String::from("  contract:\n");
     for c in checks {
         let mark = match c.passed {
@@ -546,10 +666,7 @@ pub fn contract_text(checks: &[ContractCheck], width: usize, r: &Redactor) -> St
             None => "n/a ".dimmed().to_string(),
         };
         let left = format!("    {mark} {:<25} ", c.name);
-        out.push_str(&format!(
-            "{left}{}\n",
-            cut(r, &c.detail, width.max(60) - 35)
-        ));
+        out.push_str(&line(&left, &field(r, &c.detail), width));
     }
     out
 }
@@ -592,4 +709,80 @@ pub fn markdown_summary(probes: &[ServerProbe], r: &Redactor) -> String {
         ));
     }
     out
+}
+
+/// Text for XML character data and attribute values: `&`, `<`, `>`, quotes escaped, and
+/// every character XML 1.0 does not allow (controls other than tab, newline and carriage
+/// return; U+FFFE, U+FFFF) written as `\u{…}` (the text was escaped by the sanitizer
+/// before, so this is a last guard).
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `--format junit`: one `<testsuite>` per server, one `<testcase>` per contract check
+/// and modelled Claude Code build. A check that fails on a build is a `<failure>` with
+/// its reason; one that could not run (`n/a`) is `<skipped>` with why; the rest passed.
+/// Every text is escaped, redacted with `r` and whole (nothing is cut).
+pub fn junit(probes: &[ServerProbe], contracts: &[Vec<ContractCheck>], r: &Redactor) -> String {
+    let builds = crate::probe::CONTRACT_BUILDS;
+    let mut suites = String::new();
+    let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
+    for (p, checks) in probes.iter().zip(contracts) {
+        let server = name(r, &p.config.name);
+        let (mut t, mut f, mut s) = (0usize, 0usize, 0usize);
+        let mut cases = String::new();
+        for c in checks {
+            let detail = xml(&field(r, &c.detail));
+            for v in builds {
+                t += 1;
+                let case = format!(
+                    "    <testcase classname=\"mcplogs.probe.contract.{}\" name=\"{} on Claude Code {v}\"",
+                    xml(&server),
+                    c.name
+                );
+                match c.passed {
+                    Some(false) if c.builds.contains(&v) => {
+                        f += 1;
+                        cases.push_str(&format!(
+                            "{case}>\n      <failure message=\"{detail}\" type=\"{}\">{detail}</failure>\n    </testcase>\n",
+                            c.name
+                        ));
+                    }
+                    None => {
+                        s += 1;
+                        cases.push_str(&format!(
+                            "{case}>\n      <skipped message=\"{detail}\"/>\n    </testcase>\n"
+                        ));
+                    }
+                    _ => cases.push_str(&format!("{case}/>\n")),
+                }
+            }
+        }
+        let secs = p.attempts.iter().map(|a| a.elapsed_ms).sum::<u64>() as f64 / 1000.0;
+        suites.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\" time=\"{secs:.3}\">\n{cases}  </testsuite>\n",
+            xml(&format!("mcplogs probe --contract: {server}"))
+        ));
+        tests += t;
+        failures += f;
+        skipped += s;
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcplogs probe --contract\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{suites}</testsuites>\n"
+    )
 }

@@ -5,7 +5,7 @@ use crate::json_doc::{self, SCHEMA_VERSION};
 
 use super::terminal_safe;
 use crate::disk::du::human_bytes;
-use crate::disk::prune::{Kind, Outcome, Plan};
+use crate::disk::prune::{CacheKind, CacheWhy, Kind, Outcome, Plan};
 use crate::text::layout::{self, Column, wrap};
 
 /// The plan as a table: per project, its server folders, largest first, then the
@@ -85,13 +85,62 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
     if !why.is_empty() {
         out.push_str(&wrap(&format!("Kept: {}", why.join(", ")), "", 2, width));
     }
+    if let Some(line) = cache_line(plan) {
+        out.push_str(&wrap(&line, "", 2, width));
+    }
     out
+}
+
+/// `Also from mcplogs' cache: 29 status line memos, 2 hook told-lists (4.5 MiB), of
+/// logs deleted here or gone already.`
+fn cache_line(plan: &Plan) -> Option<String> {
+    if plan.cache.is_empty() {
+        return None;
+    }
+    let count = |k: CacheKind| plan.cache.iter().filter(|e| e.kind == k).count();
+    let mut what = Vec::new();
+    for (k, one, many) in [
+        (
+            CacheKind::StatusMemo,
+            "status line memo",
+            "status line memos",
+        ),
+        (CacheKind::HookTold, "hook told-list", "hook told-lists"),
+        (CacheKind::Index, "index file", "index files"),
+        (CacheKind::Leftover, "leftover", "leftovers"),
+    ] {
+        let n = count(k);
+        if n > 0 {
+            what.push(format!("{n} {}", if n == 1 { one } else { many }));
+        }
+    }
+    let pruned = plan.cache.iter().any(|e| e.why == CacheWhy::LogsPruned);
+    let gone = plan.cache.iter().any(|e| e.why == CacheWhy::LogsGone);
+    let of = match (pruned, gone) {
+        (true, true) => "of logs deleted here or gone already",
+        (true, false) => "of the logs deleted here",
+        _ => "of logs gone already",
+    };
+    Some(format!(
+        "Also from mcplogs' cache: {} ({}), {of} (`--json` lists them).",
+        what.join(", "),
+        human_bytes(plan.cache_bytes)
+    ))
 }
 
 /// `Delete 12 files (3.4 GiB)? [y/N] `
 pub fn question(plan: &Plan) -> String {
+    let cache = if plan.cache.is_empty() {
+        String::new()
+    } else {
+        let n = plan.cache.len();
+        format!(
+            " and {n} {} of mcplogs' cache",
+            crate::text::agree(n, "entry", "entries")
+        )
+    };
     format!(
-        "Delete {} ({})? [y/N] ",
+        "Delete {} ({}){cache}? [y/N] ",
         crate::text::count(plan.files, "file"),
         human_bytes(plan.bytes)
     )
@@ -103,6 +152,14 @@ pub fn outcome_text(o: &Outcome) -> String {
         crate::text::count(o.deleted, "file"),
         human_bytes(o.bytes_freed)
     );
+    if o.cache_removed > 0 {
+        let n = o.cache_removed;
+        out.push_str(&format!(
+            "Removed {n} {} of mcplogs' cache ({}).\n",
+            crate::text::agree(n, "entry", "entries"),
+            human_bytes(o.cache_bytes_freed)
+        ));
+    }
     if !o.skipped.is_empty() {
         out.push_str(&format!(
             "Left {} in place (see the warnings).\n",
@@ -154,6 +211,28 @@ pub fn prune_json(plan: &Plan, outcome: Option<&Outcome>) -> json_doc::PruneDocu
         deleted: outcome.map(|o| o.deleted as u64),
         bytes_freed: outcome.map(|o| o.bytes_freed),
         skipped: super::warnings_json(outcome.map(|o| o.skipped.as_slice()).unwrap_or(&[])),
+        cache: plan
+            .cache
+            .iter()
+            .map(|e| json_doc::PruneCacheEntry {
+                path: e.path.display().to_string(),
+                bytes: e.bytes,
+                kind: match e.kind {
+                    CacheKind::StatusMemo => "statusline-memo",
+                    CacheKind::HookTold => "hook-told",
+                    CacheKind::Index => "index",
+                    CacheKind::Leftover => "leftover",
+                }
+                .to_string(),
+                reason: match e.why {
+                    CacheWhy::LogsPruned => "logs-pruned",
+                    CacheWhy::LogsGone => "logs-gone",
+                }
+                .to_string(),
+            })
+            .collect(),
+        cache_bytes: plan.cache_bytes,
+        cache_removed: outcome.map(|o| o.cache_removed as u64),
         warnings: super::warnings_json(&plan.warnings),
     }
 }

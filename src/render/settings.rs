@@ -379,7 +379,7 @@ pub fn integrations_text(i: &crate::settings::setup::Integrations) -> String {
     };
     let mut out = String::from("\nStatus line and hook (mcplogs setup):\n");
     match i.effective_status_line() {
-        Some((k, p, c)) if c.contains(crate::settings::setup::STATUSLINE_MARK) => {
+        Some((k, p, c)) if crate::settings::setup::is_our_statusline_command(c) => {
             out.push_str(&format!("  status line: mcplogs, in {}\n", place(k, p)));
         }
         Some((k, p, c)) => out.push_str(&format!(

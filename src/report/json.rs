@@ -9,6 +9,8 @@ pub fn report_json(r: &Report) -> json_doc::ReportDocument {
     let st = &r.settings;
     json_doc::ReportDocument {
         probe: None,
+        written: true,
+        not_written: None,
         configured: r
             .configured
             .iter()

@@ -23,7 +23,6 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -33,13 +32,15 @@ use sha2::{Digest, Sha256};
 
 use crate::classify::verdict::{Cause, Diagnosis, Era, ToolsProof, Verdict};
 use crate::logs::session::SessionLog;
+use crate::store::{self, Folder, Store, StoreError};
 
 /// Overrides where the index lives (tests, or a user who wants it elsewhere).
 pub const ENV_CACHE_DIR: &str = "MCPLOGS_CACHE_DIR";
 
 /// The layout version: a change to what is stored bumps it (and the folder name).
 const FORMAT: u32 = 1;
-const SUBDIR: &str = "index-v1";
+/// The index's folder in mcplogs' cache.
+pub const SUBDIR: &str = "index-v1";
 
 /// A file modified (or whose status changed) less than this before the read began is
 /// not summarised: a write within the timestamp granularity of some file systems (FAT
@@ -172,9 +173,8 @@ pub struct FileSummary {
 /// The index of one server log folder, loaded for a scan of that folder.
 #[derive(Debug)]
 pub struct FolderIndex {
-    /// The index file.
-    file: PathBuf,
-    cache_dir: PathBuf,
+    /// The index file's name in [`SUBDIR`].
+    file: String,
     /// The folder, canonical (stored, and checked on load).
     folder: String,
     build: &'static str,
@@ -183,15 +183,15 @@ pub struct FolderIndex {
 }
 
 impl FolderIndex {
-    /// The index of `folder` under `cache_dir`; empty when there is none or it cannot be
-    /// trusted. `None` when the folder or the running program cannot be identified.
-    pub fn load(cache_dir: &Path, folder: &Path) -> Option<FolderIndex> {
+    /// The index of `folder` in `index` (the store's [`SUBDIR`], see [`open`]); empty
+    /// when there is none or it cannot be trusted. `None` when the folder or the running
+    /// program cannot be identified.
+    pub fn load(index: &Folder, folder: &Path) -> Option<FolderIndex> {
         let build = build_id()?;
         let canonical = canonical_folder(folder)?;
         let folder = canonical.to_str()?.to_string();
-        let name = crate::text::hex(&Sha256::digest(folder.as_bytes()));
-        let file = cache_dir.join(SUBDIR).join(format!("{name}.json"));
-        let entries = read_index(&file)
+        let file = index_name(&folder);
+        let entries = read_index(index, &file)
             .filter(|doc| doc.format == FORMAT && doc.build == build && doc.folder == folder)
             .map(|doc| {
                 doc.files
@@ -202,7 +202,6 @@ impl FolderIndex {
             .unwrap_or_default();
         Some(FolderIndex {
             file,
-            cache_dir: cache_dir.to_path_buf(),
             folder,
             build,
             entries,
@@ -262,9 +261,10 @@ impl FolderIndex {
         self.changed = true;
     }
 
-    /// Writes the index back (atomically) when it changed, without the entries of files
-    /// that are gone. Errors are ignored: the index is only a cache.
-    pub fn save(mut self, folder: &Path) {
+    /// Writes the index back into `index` (through the store's private, atomic write)
+    /// when it changed, without the entries of files that are gone. Errors are ignored:
+    /// the index is only a cache.
+    pub fn save(mut self, index: &Folder, folder: &Path) {
         if !self.changed {
             return;
         }
@@ -282,7 +282,29 @@ impl FolderIndex {
             folder: self.folder,
             files,
         };
-        let _ = write_atomic(&self.cache_dir, &self.file, &doc);
+        if let Ok(bytes) = serde_json::to_vec(&doc) {
+            let _ = index.write(&self.file, &bytes);
+        }
+    }
+}
+
+/// Drops the summaries of `folder`'s files that are gone from its index (after `prune`
+/// deleted some), when mcplogs' cache folder at `cache_dir` and the index exist.
+pub fn forget_gone(cache_dir: &Path, folder: &Path) {
+    let Ok(Some(store)) = Store::open_existing(cache_dir) else {
+        return;
+    };
+    let Ok(Some(ix)) = store.existing_folder(SUBDIR) else {
+        return;
+    };
+    if let Some(mut i) = FolderIndex::load(&ix, folder) {
+        let before = i.entries.len();
+        i.entries
+            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
+        if i.entries.len() != before {
+            i.changed = true;
+            i.save(&ix, folder);
+        }
     }
 }
 
@@ -328,35 +350,63 @@ fn canonical_top(dir: &Path) -> Option<PathBuf> {
     c
 }
 
-fn read_index(path: &Path) -> Option<IndexDoc> {
-    let (f, meta) = crate::safe_read::open_regular(path).ok()?;
-    if meta.len() > MAX_INDEX_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).ok()?;
+/// The index file's name for a folder (its canonical path's SHA-256).
+fn index_name(folder: &str) -> String {
+    format!(
+        "{}.json",
+        crate::text::hex(&Sha256::digest(folder.as_bytes()))
+    )
+}
+
+/// The index folder of mcplogs' cache at `cache_dir` (created 0700; refused when the
+/// cache folder is someone else's or open to others, see [`crate::store`]).
+pub fn open(cache_dir: &Path) -> Result<Folder, StoreError> {
+    Store::open(cache_dir)?.folder(SUBDIR)
+}
+
+fn read_index(index: &Folder, name: &str) -> Option<IndexDoc> {
+    let bytes = index.read(name, MAX_INDEX_BYTES).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 
-fn write_atomic(cache_dir: &Path, path: &Path, doc: &IndexDoc) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(cache_dir);
-    for d in [cache_dir, dir] {
-        let mut b = fs::DirBuilder::new();
-        b.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-        b.create(d)?;
-    }
-    // tempfile creates the file with mode 0600 on Unix.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".index-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    let bytes = serde_json::to_vec(doc).map_err(std::io::Error::other)?;
-    tmp.write_all(&bytes)?;
-    tmp.as_file().sync_data()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// The index files of `index` that describe a log folder that is gone (or that are not
+/// index files this build reads), with their sizes: `prune` removes them. `live` are
+/// folders known to exist (their files are not opened).
+pub fn stale_entries(index: &Folder, live: &[PathBuf]) -> Vec<store::Entry> {
+    let known: std::collections::HashSet<String> = live
+        .iter()
+        .filter_map(|f| Some(index_name(canonical_folder(f)?.to_str()?)))
+        .collect();
+    let Ok(entries) = index.entries() else {
+        return Vec::new();
+    };
+    entries
+        .into_iter()
+        .filter(|e| {
+            let name = e.name.to_string_lossy();
+            if known.contains(name.as_ref()) {
+                return false;
+            }
+            if !e.regular {
+                // A link (removed, never followed); anything else is not mcplogs'.
+                return e.is_link;
+            }
+            if store::is_temp_name(&name) {
+                return older_than_a_day(e);
+            }
+            // An index of a folder that is gone; a file that is no index is left alone.
+            read_index(index, &name).is_some_and(|doc| fs::symlink_metadata(&doc.folder).is_err())
+        })
+        .collect()
+}
+
+/// Whether an entry was last written more than a day ago (a temporary file that old is
+/// a crash's leftover, not a write in progress).
+pub fn older_than_a_day(e: &store::Entry) -> bool {
+    let now = crate::time::file_system_clock();
+    e.modified
+        .and_then(|m| now.duration_since(m).ok())
+        .is_some_and(|d| d.as_secs() > 86_400)
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -524,8 +574,9 @@ mod tests {
         assert_eq!(canonical_folder(Path::new("relative-and-missing")), None);
         // Both names of one folder share one index file.
         let dir = t.path().join("cache");
-        let a = FolderIndex::load(&dir, &folder).unwrap();
-        let b = FolderIndex::load(&dir, &through_link).unwrap();
+        let ix = open(&dir).unwrap();
+        let a = FolderIndex::load(&ix, &folder).unwrap();
+        let b = FolderIndex::load(&ix, &through_link).unwrap();
         assert_eq!(a.file, b.file);
     }
 
@@ -554,13 +605,13 @@ mod tests {
         let sessions = sessions_of(&f);
         assert_eq!(sessions.len(), 2);
 
-        let mut idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let mut idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
         assert!(idx.lookup(&f).is_none());
         let r = Reading::start(&f).unwrap();
         idx.store(&f, r, &sessions, Some("1 not valid JSON"));
-        idx.save(logs.path());
+        idx.save(&open(cache.path()).unwrap(), logs.path());
 
-        let idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
         let got = idx.lookup(&f).expect("cached");
         assert_eq!(got.damage.as_deref(), Some("1 not valid JSON"));
         let want: Vec<_> = sessions.iter().map(|s| s.diagnosis.clone()).collect();
@@ -588,18 +639,18 @@ mod tests {
         let logs = tempfile::tempdir().unwrap();
         let f = logs.path().join("a.jsonl");
         fs::write(&f, LINES).unwrap();
-        let mut idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let mut idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
         let r = Reading::start(&f).unwrap();
         idx.store(&f, r, &sessions_of(&f), None);
-        idx.save(logs.path());
+        idx.save(&open(cache.path()).unwrap(), logs.path());
         // Just written: not settled, nothing stored.
-        let idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
         assert!(idx.lookup(&f).is_none());
 
         old(&f);
-        let mut idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+        let mut idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
         idx.store(&f, Reading::start(&f).unwrap(), &sessions_of(&f), None);
-        idx.save(logs.path());
+        idx.save(&open(cache.path()).unwrap(), logs.path());
         let index_file = fs::read_dir(cache.path().join(SUBDIR))
             .unwrap()
             .next()
@@ -615,7 +666,7 @@ mod tests {
             assert_eq!(dir.permissions().mode() & 0o777, 0o700);
         }
         assert!(
-            FolderIndex::load(cache.path(), logs.path())
+            FolderIndex::load(&open(cache.path()).unwrap(), logs.path())
                 .unwrap()
                 .lookup(&f)
                 .is_some()
@@ -628,7 +679,7 @@ mod tests {
             "\u{0}\u{1}garbage".to_string(),
         ] {
             fs::write(&index_file, bad).unwrap();
-            let idx = FolderIndex::load(cache.path(), logs.path()).unwrap();
+            let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
             assert!(idx.lookup(&f).is_none());
         }
     }

@@ -33,6 +33,8 @@ pub struct Configured {
     pub file: Option<PathBuf>,
     /// Problems in the entry that do not stop it (an unset `${VAR}`, `"disabled": true`).
     pub warnings: Vec<String>,
+    /// The entry's transport; `None` for an unreadable file's row.
+    pub transport: Option<crate::claude_code::config::TransportKind>,
 }
 
 /// A logged server's place in the configuration.
@@ -98,6 +100,7 @@ impl Configured {
             scope: s.scope,
             file: s.source.clone(),
             warnings: s.warnings.clone(),
+            transport: Some(s.transport),
         }
     }
 
@@ -113,6 +116,7 @@ impl Configured {
             scope: Scope::Project,
             file: Some(problem.path.clone()),
             warnings: Vec::new(),
+            transport: None,
         }
     }
 }

@@ -265,6 +265,20 @@ pub fn scan_with_progress(
             f(p)
         }
     };
+    // The index folder, opened once for the run (mcplogs' cache folder checked there):
+    // one that is someone else's or open to others is refused with a warning.
+    let index = opts
+        .index
+        .as_deref()
+        .and_then(|dir| match cache::open(dir) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                if e.is_refusal() {
+                    warnings.push(Warning::new(&e.path, e.problem.to_string()));
+                }
+                None
+            }
+        });
     let read_options = ReadOptions {
         since_iso: since_iso.as_deref(),
         all: opts.all,
@@ -273,7 +287,7 @@ pub fn scan_with_progress(
         } else {
             HISTORY_WINDOW_FILES
         },
-        index: opts.index.as_deref(),
+        index: index.as_ref(),
         evidence: !opts.skip_evidence,
     };
     let mcp_json = McpJsonSeen::default();

@@ -98,7 +98,7 @@ impl Unit {
                         // and forget the folder's summaries.
                         if let Some(mut i) = index.take() {
                             i.clear();
-                            i.save(&dir.path);
+                            i.save(o.index.expect("an index was loaded"), &dir.path);
                         }
                         let (p, w) = read_dir(&dir, o, None, &keep_session, file_done, bytes_read)
                             .unwrap_or_else(|Changed| unreachable!("no index, nothing cached"));
@@ -107,7 +107,7 @@ impl Unit {
                     }
                 };
                 if let Some(index) = index {
-                    index.save(&dir.path);
+                    index.save(o.index.expect("an index was loaded"), &dir.path);
                 }
                 vec![p]
             }
@@ -153,7 +153,7 @@ pub(super) struct ReadOptions<'a> {
     pub(super) since_iso: Option<&'a str>,
     pub(super) all: bool,
     pub(super) window: usize,
-    pub(super) index: Option<&'a Path>,
+    pub(super) index: Option<&'a crate::store::Folder>,
     /// The deciding session's evidence records are wanted (a summary has none).
     pub(super) evidence: bool,
 }

@@ -30,15 +30,24 @@ pub const HOOK_EVENT: &str = "UserPromptSubmit";
 /// `statusLine.refreshInterval` set by `setup statusline`: Claude Code redraws the status
 /// line on its own events only, and its first draw comes before the servers connect.
 pub const REFRESH_SECS: u64 = 10;
-/// What marks mcplogs' own entries.
+/// What mcplogs' own entries start with, as installed from PATH (their identity is
+/// [`is_our_statusline_command`] and [`is_our_hook_command`]).
 pub const STATUSLINE_MARK: &str = "mcplogs statusline";
 pub const HOOK_MARK: &str = "mcplogs hook";
+/// The hook event `setup hook --export` installs. Observed (2.1.288, 2.1.332,
+/// docs/claude-code.md): `SessionEnd` runs at the end of `claude -p` and of an
+/// interactive session (`/exit`, Ctrl-C twice), after the session's MCP logs are
+/// written; a hook still running after about 1.5 s is ended, hence `--detach`.
+pub const EXPORT_HOOK_EVENT: &str = "SessionEnd";
+pub const EXPORT_HOOK_MARK: &str = "mcplogs export";
 
 /// What `mcplogs setup` installs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Install {
     StatusLine,
     Hook,
+    /// `mcplogs export --detach` as a `SessionEnd` hook.
+    ExportHook,
 }
 
 impl Install {
@@ -46,7 +55,7 @@ impl Install {
     pub fn key(self) -> &'static str {
         match self {
             Install::StatusLine => "statusLine",
-            Install::Hook => "hooks",
+            Install::Hook | Install::ExportHook => "hooks",
         }
     }
 
@@ -54,6 +63,7 @@ impl Install {
         match self {
             Install::StatusLine => Change::StatusLine,
             Install::Hook => Change::Hook,
+            Install::ExportHook => Change::ExportHook,
         }
     }
 
@@ -62,6 +72,17 @@ impl Install {
         match self {
             Install::StatusLine => "setup-statusline",
             Install::Hook => "setup-hook",
+            Install::ExportHook => "setup-export-hook",
+        }
+    }
+
+    /// A hook's event and the mcplogs subcommand its handler runs; `None` for the status
+    /// line.
+    pub fn hook(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Install::StatusLine => None,
+            Install::Hook => Some((HOOK_EVENT, "hook")),
+            Install::ExportHook => Some((EXPORT_HOOK_EVENT, "export")),
         }
     }
 }
@@ -99,24 +120,154 @@ pub enum SetupPlan {
     Pending(PendingSetup),
 }
 
-fn commands_in(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(c)) = m.get("command") {
-                out.push(c.clone());
+/// The words of a command line as a POSIX shell splits them (single and double quotes,
+/// backslashes), enough to recognise mcplogs' own command however its path is quoted;
+/// `None` when the line holds anything a shell would run besides one command: an
+/// unquoted `|`, `;`, `&`, `<`, `>`, `(`, `)`, `#`, a newline, or a `$` or backquote
+/// outside single quotes.
+fn shell_words(line: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                let mut closed = false;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        closed = true;
+                        break;
+                    }
+                    word.push(q);
+                }
+                if !closed {
+                    return None;
+                }
             }
-            m.values().for_each(|x| commands_in(x, out));
+            '"' => {
+                in_word = true;
+                let mut closed = false;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => {
+                            closed = true;
+                            break;
+                        }
+                        '$' | '`' => return None,
+                        '\\' => {
+                            let n = chars.next()?;
+                            if !matches!(n, '"' | '\\' | '$' | '`') {
+                                word.push('\\');
+                            }
+                            word.push(n);
+                        }
+                        _ => word.push(q),
+                    }
+                }
+                if !closed {
+                    return None;
+                }
+            }
+            '\\' => {
+                in_word = true;
+                let n = chars.next()?;
+                if n == '\n' {
+                    return None;
+                }
+                word.push(n);
+            }
+            '|' | ';' | '&' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '\r' => return None,
+            '#' if !in_word => return None,
+            ' ' | '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
         }
-        Value::Array(a) => a.iter().for_each(|x| commands_in(x, out)),
-        _ => {}
     }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
 }
 
-/// Whether a `hooks` value holds mcplogs' hook.
+/// Whether `command` runs mcplogs' subcommand `sub` and nothing else: the program
+/// `mcplogs` (by any path, quoted or not) and `sub`, then only words the shell passes
+/// to it. The rest of the words are returned.
+fn runs_mcplogs(command: &str, sub: &str) -> Option<Vec<String>> {
+    let words = shell_words(command)?;
+    let [program, first, rest @ ..] = words.as_slice() else {
+        return None;
+    };
+    let name = program
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(program.as_str());
+    let name = name
+        .strip_suffix(".exe")
+        .or_else(|| name.strip_suffix(".EXE"))
+        .unwrap_or(name);
+    (name == "mcplogs" && first == sub).then(|| rest.to_vec())
+}
+
+/// Whether `command` is mcplogs' hook, as `setup hook` writes it: the program `mcplogs`
+/// (by any path, quoted or not), the subcommand `hook`, then only its own `--options`
+/// (and their values), and nothing a shell would run besides (no unquoted `|`, `;`,
+/// `&`, redirection, `$` or backquote).
+/// Identity, not a substring: a user's `prompt-logger`, `echo "mcplogs hook"`,
+/// `mcplogs hook | tee log` or a wrapper around mcplogs are theirs.
+pub fn is_our_hook_command(command: &str) -> bool {
+    runs_mcplogs(command, "hook")
+        .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
+}
+
+/// Whether `command` is mcplogs' status line, as `setup statusline` writes it (with
+/// `--color always`, and `--wrap 'THEIRS'` when it wraps the user's own): the program
+/// `mcplogs`, the subcommand `statusline`, and nothing a shell would run besides.
+pub fn is_our_statusline_command(command: &str) -> bool {
+    runs_mcplogs(command, "statusline")
+        .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
+}
+
+/// Whether one hook handler (`{"type": "command", "command": ...}`) runs `mcplogs
+/// SUBCOMMAND` (`hook`, or `export` for `setup hook --export`).
+fn is_handler_of(handler: &Value, subcommand: &str) -> bool {
+    handler.get("type").and_then(Value::as_str) == Some("command")
+        && handler
+            .get("command")
+            .and_then(Value::as_str)
+            .and_then(|c| runs_mcplogs(c, subcommand))
+            .is_some_and(|rest| rest.first().is_none_or(|w| w.starts_with("--")))
+}
+
+/// The handlers of one matcher group (`{"matcher": ..., "hooks": [...]}`), if it is one.
+fn handlers(group: &Value) -> Option<&Vec<Value>> {
+    group.get("hooks")?.as_array()
+}
+
+/// Whether a `hooks` value holds mcplogs' hook: a handler of any group of any event.
 pub fn has_our_hook(hooks: &Value) -> bool {
-    let mut cmds = Vec::new();
-    commands_in(hooks, &mut cmds);
-    cmds.iter().any(|c| c.contains(HOOK_MARK))
+    has_hook_marked(hooks, "hook")
+}
+
+/// Whether a `hooks` value holds a handler running `mcplogs SUBCOMMAND` (`hook`,
+/// `export`), in any group of any event.
+pub fn has_hook_marked(hooks: &Value, subcommand: &str) -> bool {
+    hooks.as_object().is_some_and(|events| {
+        events.values().filter_map(Value::as_array).any(|groups| {
+            groups
+                .iter()
+                .filter_map(handlers)
+                .any(|hs| hs.iter().any(|h| is_handler_of(h, subcommand)))
+        })
+    })
 }
 
 /// The `statusLine.command` of a settings object, if any.
@@ -190,7 +341,7 @@ pub fn plan_setup(
             Some(v)
                 if v.get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(|c| c.contains(STATUSLINE_MARK)) =>
+                    .is_some_and(is_our_statusline_command) =>
             {
                 return Ok(SetupPlan::AlreadyInstalled {
                     path: path.to_path_buf(),
@@ -228,8 +379,9 @@ pub fn plan_setup(
                 "refreshInterval": REFRESH_SECS,
             }),
         },
-        Install::Hook => {
-            if current.is_some_and(has_our_hook) {
+        Install::Hook | Install::ExportHook => {
+            let (event, mark) = install.hook().unwrap_or((HOOK_EVENT, "hook"));
+            if current.is_some_and(|h| has_hook_marked(h, mark)) {
                 return Ok(SetupPlan::AlreadyInstalled {
                     path: path.to_path_buf(),
                 });
@@ -241,14 +393,18 @@ pub fn plan_setup(
             };
             let entry = json!({"hooks": [{"type": "command", "command": opts.command}]});
             match hooks
-                .entry(HOOK_EVENT)
+                .entry(event)
                 .or_insert_with(|| Value::Array(Vec::new()))
             {
                 Value::Array(a) => a.push(entry),
                 _ => {
                     return Err(cannot(
                         path,
-                        EditError::NotAnObjectAt("hooks.UserPromptSubmit"),
+                        EditError::NotAnObjectAt(if install == Install::Hook {
+                            "hooks.UserPromptSubmit"
+                        } else {
+                            "hooks.SessionEnd"
+                        }),
                     ));
                 }
             }
@@ -321,10 +477,11 @@ pub fn plan_setup_undo(
             Err(e) => return Err(e),
         };
         let ours = match install {
-            Install::StatusLine => {
-                status_command(&now).is_some_and(|c| c.contains(STATUSLINE_MARK))
+            Install::StatusLine => status_command(&now).is_some_and(is_our_statusline_command),
+            Install::Hook | Install::ExportHook => {
+                let sub = install.hook().map_or("hook", |h| h.1);
+                now.get("hooks").is_some_and(|h| has_hook_marked(h, sub))
             }
-            Install::Hook => now.get("hooks").is_some_and(has_our_hook),
         };
         if !ours && !force {
             return Ok(KeyUndo::Refuse(UndoPlan::NotOurs {
@@ -336,13 +493,14 @@ pub fn plan_setup_undo(
             Install::StatusLine => {
                 edit::restore_top_level(current_text, "statusLine", state.previous_json.as_deref())
             }
-            Install::Hook => {
+            Install::Hook | Install::ExportHook => {
+                let mark = install.hook().map_or("hook", |h| h.1);
                 let hooks = now.get("hooks").cloned().unwrap_or_else(|| json!({}));
                 let before: Option<Value> = state
                     .previous_json
                     .as_deref()
                     .and_then(|p| serde_json::from_str(p).ok());
-                let kept = without_our_hook(hooks, before.as_ref());
+                let kept = without_hook_marked(hooks, before.as_ref(), mark);
                 match kept {
                     None => edit::restore_top_level(current_text, "hooks", None),
                     Some(v) => edit::set_top_level(current_text, "hooks", &v),
@@ -354,20 +512,42 @@ pub fn plan_setup_undo(
     })
 }
 
-/// `hooks` without mcplogs' entries; an event list left empty goes when `before` did not
-/// have it, and `None` when nothing is left of a `hooks` that did not exist before.
+/// `hooks` without mcplogs' own handlers, taken out by identity ([`is_our_hook_command`])
+/// wherever they are, and nothing else: a user's handler in the same group or another
+/// stays, with its group. A group goes only when taking ours out emptied it; an event
+/// list left empty goes when `before` (the `hooks` before the install) did not have it;
+/// `None` when nothing is left of a `hooks` that did not exist before.
+#[cfg(test)]
 fn without_our_hook(hooks: Value, before: Option<&Value>) -> Option<Value> {
+    without_hook_marked(hooks, before, "hook")
+}
+
+/// [`without_our_hook`] for the handlers running `mcplogs SUBCOMMAND`.
+fn without_hook_marked(hooks: Value, before: Option<&Value>, subcommand: &str) -> Option<Value> {
     let Value::Object(mut m) = hooks else {
         return Some(hooks);
     };
+    let mut emptied_events = Vec::new();
     for (event, list) in m.iter_mut() {
-        if let Value::Array(a) = list {
-            a.retain(|entry| !has_our_hook(entry));
+        let Value::Array(groups) = list else {
+            continue;
+        };
+        let before_len = groups.len();
+        groups.retain_mut(|group| {
+            let Some(Value::Array(hs)) = group.get_mut("hooks") else {
+                return true;
+            };
+            let n = hs.len();
+            hs.retain(|h| !is_handler_of(h, subcommand));
+            // Emptied by taking ours out: the group was ours. Empty before: the user's.
+            !(hs.is_empty() && n > 0)
+        });
+        if groups.is_empty() && before_len > 0 {
+            emptied_events.push(event.clone());
         }
-        let _ = event;
     }
-    m.retain(|event, list| {
-        !(list.as_array().is_some_and(Vec::is_empty) && before.and_then(|b| b.get(event)).is_none())
+    m.retain(|event, _| {
+        !(emptied_events.contains(event) && before.and_then(|b| b.get(event)).is_none())
     });
     if m.is_empty() && before.is_none() {
         return None;
@@ -397,7 +577,7 @@ impl Integrations {
 
     pub fn status_line_installed(&self) -> bool {
         self.effective_status_line()
-            .is_some_and(|(_, _, c)| c.contains(STATUSLINE_MARK))
+            .is_some_and(|(_, _, c)| is_our_statusline_command(c))
     }
 }
 
@@ -467,7 +647,7 @@ pub fn blocked(i: &Integrations, install: Install) -> Option<Blocked> {
         });
     }
     match install {
-        Install::Hook => i
+        Install::Hook | Install::ExportHook => i
             .managed_hooks_only
             .first()
             .map(|(_, p)| Blocked::ManagedHooksOnly(p.clone())),
@@ -482,6 +662,108 @@ pub fn blocked(i: &Integrations, install: Install) -> Option<Blocked> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn our_hook_is_known_by_identity_not_by_a_substring() {
+        for ours in [
+            "mcplogs hook",
+            "  mcplogs   hook ",
+            "/usr/local/bin/mcplogs hook",
+            "'/home/me/my tools/mcplogs' hook",
+            "\"/opt/x y/mcplogs\" hook",
+            r"'C:\Tools\mcplogs.exe' hook",
+            "mcplogs hook --home /srv/claude",
+        ] {
+            assert!(is_our_hook_command(ours), "{ours}");
+        }
+        for theirs in [
+            "/home/me/bin/prompt-logger",
+            "echo \"mcplogs hook\"",
+            "echo mcplogs hook",
+            "mcplogs hook | tee /tmp/log",
+            "mcplogs hook; rm -rf x",
+            "mcplogs hook > out",
+            "mcplogs-wrapper hook",
+            "not-mcplogs hook",
+            "mcplogs statusline",
+            "mcplogs hook extra",
+            "mcplogs",
+            "",
+            "sh -c 'mcplogs hook'",
+            "mcplogs hook && x",
+            "mcplogs hook # note",
+            "mcplogs hook $(x)",
+            "'mcplogs hook",
+        ] {
+            assert!(!is_our_hook_command(theirs), "{theirs}");
+        }
+        for ours in [
+            "mcplogs statusline --color always",
+            "/opt/bin/mcplogs statusline --color always --wrap '~/bin/status.sh; echo x'",
+            r"mcplogs statusline --wrap 'a'\''b | c'",
+        ] {
+            assert!(is_our_statusline_command(ours), "{ours}");
+        }
+        for theirs in [
+            "my-status; mcplogs statusline",
+            "mcplogs statusline | cut -c1-10",
+            "echo mcplogs statusline",
+            "~/bin/status.sh",
+        ] {
+            assert!(!is_our_statusline_command(theirs), "{theirs}");
+        }
+    }
+
+    #[test]
+    fn undo_keeps_every_neighbour_of_our_handler() {
+        let ours = json!({"type": "command", "command": "mcplogs hook"});
+        let logger = json!({"type": "command", "command": "/home/me/bin/prompt-logger"});
+        let other = json!({"type": "command", "command": "echo mcplogs hook"});
+        // The user added theirs to our group, before and after ours: the group stays.
+        let h = json!({"UserPromptSubmit": [
+            {"hooks": [logger.clone(), ours.clone(), other.clone()]}
+        ]});
+        assert_eq!(
+            without_our_hook(h, None),
+            Some(json!({"UserPromptSubmit": [{"hooks": [logger.clone(), other.clone()]}]}))
+        );
+        // Groups of theirs before and after ours, a matcher kept, an empty group of
+        // theirs kept, another event untouched; our own group goes.
+        let h = json!({
+            "UserPromptSubmit": [
+                {"matcher": "x", "hooks": [logger.clone()]},
+                {"hooks": [ours.clone()]},
+                {"hooks": []},
+                {"hooks": [other.clone()]}
+            ],
+            "Stop": [{"hooks": [logger.clone()]}]
+        });
+        assert_eq!(
+            without_our_hook(h, Some(&json!({"Stop": [{"hooks": [logger.clone()]}]}))),
+            Some(json!({
+                "UserPromptSubmit": [
+                    {"matcher": "x", "hooks": [logger.clone()]},
+                    {"hooks": []},
+                    {"hooks": [other.clone()]}
+                ],
+                "Stop": [{"hooks": [logger.clone()]}]
+            }))
+        );
+        // Ours in another event (moved by the user) goes there too.
+        let h = json!({"Stop": [{"hooks": [ours.clone(), logger.clone()]}]});
+        assert_eq!(
+            without_our_hook(h, Some(&json!({}))),
+            Some(json!({"Stop": [{"hooks": [logger.clone()]}]}))
+        );
+        // An event list that was there before, emptied of ours, stays (empty).
+        let h = json!({"UserPromptSubmit": [{"hooks": [ours.clone()]}]});
+        assert_eq!(
+            without_our_hook(h, Some(&json!({"UserPromptSubmit": []}))),
+            Some(json!({"UserPromptSubmit": []}))
+        );
+        assert!(has_our_hook(&json!({"E": [{"hooks": [ours]}]})));
+        assert!(!has_our_hook(&json!({"E": [{"hooks": [other, logger]}]})));
+    }
 
     #[test]
     fn a_hook_entry_is_taken_out_and_what_it_created_goes_with_it() {

@@ -56,6 +56,7 @@ pub enum Change {
     Negotiation,
     StatusLine,
     Hook,
+    ExportHook,
 }
 
 impl Change {
@@ -64,6 +65,7 @@ impl Change {
             Change::Negotiation => "",
             Change::StatusLine => "-statusline",
             Change::Hook => "-hook",
+            Change::ExportHook => "-export-hook",
         }
     }
 }
@@ -76,12 +78,12 @@ pub fn state_path(settings: &Path) -> PathBuf {
     state_path_for(settings, Change::Negotiation)
 }
 
-/// `<name>.mcplogs[-statusline|-hook]-backup`.
+/// `<name>.mcplogs[-statusline|-hook|-export-hook]-backup`.
 pub fn backup_path_for(settings: &Path, change: Change) -> PathBuf {
     with_suffix(settings, &format!(".mcplogs{}-backup", change.infix()))
 }
 
-/// `<name>.mcplogs[-statusline|-hook]-undo.json`.
+/// `<name>.mcplogs[-statusline|-hook|-export-hook]-undo.json`.
 pub fn state_path_for(settings: &Path, change: Change) -> PathBuf {
     with_suffix(settings, &format!(".mcplogs{}-undo.json", change.infix()))
 }

@@ -498,6 +498,7 @@ fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
         "statusline",
         "hook",
         "setup",
+        "export",
         "completions",
         "man",
         "docs",

@@ -267,7 +267,6 @@ fn prune_outputs() {
 #[test]
 fn probe_outputs() {
     let sb = Sandbox::new();
-    // In the sandbox, whose path has one length: the server line is cut to the width.
     let stub = sb.dir.path().join("stub.py");
     fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py"),
@@ -285,13 +284,23 @@ fn probe_outputs() {
             ("probe_bad_tool", "f-bad-schema-modern", "2.1.332"),
         ] {
             let cmd = format!("python3 {} --scenario {scenario}", stub.display());
-            insta::assert_snapshot!(
-                name,
-                run_shown(
-                    &sb,
-                    &["probe", "--claude-version", version, "--command", &cmd]
-                )
+            // Piped, the probe cuts and wraps nothing whatever COLUMNS says (a CI log
+            // keeps every reason): one run shows it; the terminal's wrapping is
+            // checked in a pseudo-terminal (tests/cli/probe_ci.rs).
+            let mut c = pinned(
+                &sb,
+                &["probe", "--claude-version", version, "--command", &cmd],
             );
+            let o = c.output().expect("binary runs");
+            let text = format!(
+                "exit: {}\n--- stdout\n{}--- stderr\n{}",
+                o.status.code().expect("exited normally"),
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            )
+            .replace(sb.dir.path().to_str().unwrap(), "[SANDBOX]")
+            .replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]");
+            insta::assert_snapshot!(name, text);
         }
     });
 }

@@ -11,16 +11,21 @@ mod common;
 mod configured;
 
 #[cfg(unix)]
+mod cache_trust;
+#[cfg(unix)]
 mod confinement;
 
 mod bad_input;
 mod basics;
 mod clock;
+#[cfg(unix)]
+mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
 mod doc_paths;
 mod explain;
+mod export;
 mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]
@@ -31,6 +36,8 @@ mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
 mod probe;
+#[cfg(unix)]
+mod probe_ci;
 mod probe_lifecycle;
 #[cfg(unix)]
 mod probe_trust;
@@ -68,4 +75,6 @@ mod terminal_safety;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;
+#[cfg(unix)]
+mod trust_surfaces;
 mod wire;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::common::{mcplogs, pin_host, run};
 use serde_json::Value;
 
-fn stub() -> PathBuf {
+pub(crate) fn stub() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py")
 }
 
@@ -38,7 +38,7 @@ fn server(doc: &Value) -> &Value {
     &doc["servers"][0]
 }
 
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     // SAFETY: signal 0 only checks that the process exists.
     let r = unsafe { libc::kill(pid, 0) };
     if r != 0 {
@@ -269,10 +269,10 @@ fn free_port() -> u16 {
         .port()
 }
 
-struct HttpStub(Child);
+pub(crate) struct HttpStub(Child);
 
 impl HttpStub {
-    fn start(args: &[&str]) -> (HttpStub, String) {
+    pub(crate) fn start(args: &[&str]) -> (HttpStub, String) {
         let port = free_port();
         let child = Command::new("python3")
             .arg(stub())
@@ -726,6 +726,7 @@ fn fill_placeholders(line: &str, url: &str) -> String {
     ] {
         s = s.replace(from, &to);
     }
+    s = s.replace("[--contract [--format junit]]", "--contract --format junit");
     for flag in ["--json", "--no-redact", "--contract", "--sse"] {
         s = s.replace(&format!("[{flag}]"), flag);
     }
@@ -782,6 +783,7 @@ fn every_probe_example_in_the_help_and_the_docs_runs_as_typed() {
         let typed = fill_placeholders(line, &url);
         let _ = std::fs::remove_file(t.proj.join("t.jsonl"));
         let _ = std::fs::remove_file(t.proj.join("probe.jsonl"));
+        let _ = std::fs::remove_file(t.proj.join("probe.xml"));
         let r = t.sh(&typed);
         let what = format!("{source}: {line}\n  ran: {typed}\n{}{}", r.stdout, r.stderr);
         assert!(
@@ -795,6 +797,14 @@ fn every_probe_example_in_the_help_and_the_docs_runs_as_typed() {
         assert_eq!(r.code, want, "{what}");
         if typed.contains("--json") {
             crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
+        } else if typed.contains("--format junit") {
+            let xml = if typed.contains("> probe.xml") {
+                std::fs::read_to_string(t.proj.join("probe.xml")).unwrap()
+            } else {
+                r.stdout.clone()
+            };
+            crate::probe_ci::assert_valid_junit(&xml);
+            assert!(xml.contains("on Claude Code 2.1.332"), "{what}\n{xml}");
         } else {
             assert!(r.stdout.contains("Claude Code"), "{what}");
         }

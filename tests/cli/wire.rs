@@ -53,6 +53,21 @@ fn schema_errors(name: &str, doc: &Value) -> Vec<String> {
         .collect()
 }
 
+pub(crate) fn schema_errors_of(name: &str, doc: &Value) -> Vec<String> {
+    schema_errors(name, doc)
+}
+
+/// The attribute names the export schema lists (`ExportAttributes`' properties).
+pub(crate) fn export_schema_attribute_names() -> BTreeSet<String> {
+    let s = checked_in_schema("export");
+    s["$defs"]["ExportAttributes"]["properties"]
+        .as_object()
+        .expect("ExportAttributes in docs/schema/export.schema.json")
+        .keys()
+        .cloned()
+        .collect()
+}
+
 pub(crate) fn assert_valid(name: &str, doc: &Value) {
     let errors = schema_errors(name, doc);
     assert!(

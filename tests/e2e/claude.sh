@@ -28,6 +28,10 @@
 # 8. runs scripts/observe-build on 2.1.291, 2.1.302 and 2.1.336: each per-build behaviour of
 #    the model (src/claude_code/lifecycle.rs) against what those builds do. About 30
 #    seconds a build.
+# 9. runs tests/e2e/export.sh: `mcplogs export` of a generated fleet of homes through a
+#    real OTLP collector (rotel and opentelemetry-proto from PyPI, in a venv in the
+#    cache): every record once, documented attributes, private by default, nothing lost
+#    across a collector outage. About 40 s (a cold venv adds the download).
 #
 # Exit 0 only when everything agrees. Fails loudly (never skips) when npm, the registry,
 # python3 or cargo is missing. MCPLOGS_E2E_KEEP=1 keeps the work folder (homes, logs, raw
@@ -116,5 +120,9 @@ part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
 # every per-build behaviour of the model against real builds
 MCPLOGS_CACHE="$CACHE" python3 "$REPO/scripts/observe-build" --mcplogs "$BIN" \
   "${OBSERVE_VERSIONS[@]}" &
+pid=$!
+wait "$pid"
+# mcplogs export: a fleet of homes through a real OTLP collector (rotel, from PyPI)
+MCPLOGS_BIN="$BIN" MCPLOGS_CACHE="$CACHE" bash "$HERE/export.sh" &
 pid=$!
 wait "$pid"

@@ -46,6 +46,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `probe --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeFormat {
+    Text,
+    Json,
+    Junit,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -86,13 +94,16 @@ pub enum Command {
     /// Install the status line or the hook in Claude Code's settings: diff, confirmation, backup, undo
     #[command(after_help = SETUP_EXAMPLES)]
     Setup(SetupArgs),
+    /// Send every server's verdict to an OpenTelemetry collector (OTLP/HTTP) or a JSON Lines file, once
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
     /// Print or install the man pages (roff) generated from these definitions
     #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
-    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, scanning)
+    /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
     /// The model of Claude Code's builds: what differs between them, from which build
@@ -116,6 +127,26 @@ pub struct ModelArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+const EXPORT_EXAMPLES: &str = "\
+EXAMPLES:
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 mcplogs export
+  mcplogs export --dry-run             # the records it would send, as JSON Lines
+  mcplogs export --file ~/mcplogs-export.jsonl   # for a log shipper to tail
+  mcplogs setup hook --export          # after every Claude Code session
+
+Configured like Claude Code's own telemetry: OTEL_EXPORTER_OTLP_ENDPOINT,
+OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or
+http/json), OTEL_EXPORTER_OTLP_TIMEOUT (ms, default 5000),
+OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, from the environment or a
+settings file's env block. Names, paths and error text are sent only with
+OTEL_LOG_TOOL_DETAILS=1; otherwise keyed hashes stand for them
+(MCPLOGS_EXPORT_KEY: the fleet's key). Each record is sent once: what the
+collector accepted is remembered in mcplogs' cache folder, and what it did
+not goes out on the next run.
+
+Exit codes: 0 sent (or nothing new), 2 not sent (the records go out on the
+next run) or a usage error. Details: mcplogs docs export";
 
 const STATUSLINE_EXAMPLES: &str = "\
 EXAMPLES:
@@ -299,6 +330,10 @@ pub struct SetupFlags {
     /// Status line: wrap your existing statusLine command instead of leaving it alone
     #[arg(long, conflicts_with = "undo")]
     pub wrap: bool,
+    /// Hook: install `mcplogs export --detach` as a SessionEnd hook instead (every
+    /// session's verdicts to the OpenTelemetry collector; docs/export.md)
+    #[arg(long, conflicts_with = "wrap")]
+    pub export: bool,
     /// The project whose settings layers count (disableAllHooks) [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
@@ -405,6 +440,40 @@ impl DiscoveryArgs {
             ..ScanOptions::default()
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+
+    #[command(flatten)]
+    pub cache: CacheArgs,
+
+    /// Append the records as JSON Lines to FILE (for a log shipper to tail) instead of
+    /// sending them; FILE is renamed to FILE.1 before it would pass --max-file-mib
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// The size cap of --file, in MiB
+    #[arg(long, value_name = "MIB", default_value_t = 10, requires = "file",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_file_mib: u64,
+
+    /// Print the records that would be sent as JSON Lines on stdout; send nothing,
+    /// remember nothing
+    #[arg(long, conflicts_with = "file")]
+    pub dry_run: bool,
+
+    /// Run in the background and return at once (for a hook: Claude Code ends a
+    /// SessionEnd hook after about a second and a half); the run's line goes to
+    /// `last-run.log` in mcplogs' cache folder
+    #[arg(long, conflicts_with = "dry_run")]
+    pub detach: bool,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -595,6 +664,8 @@ Never deleted: a file modified in the last {} minutes (Claude Code may be
 writing it, whatever --older-than says), the file holding the session that
 decides each server's verdict and every newer one (so no verdict changes), the
 newest debug log, and anything not named like a Claude Code log.
+What mcplogs' own cache keeps about the logs deleted (status line memos, hook
+told-lists, index entries) goes with them, as does what describes vanished logs.
 Details: `mcplogs docs prune`.",
         mcplogs::disk::prune::IN_USE_SECS / 60
     )
@@ -631,14 +702,20 @@ fn parse_older_than(arg: &str) -> Result<std::time::Duration, mcplogs::time::Dur
   mcplogs probe github --claude-version 2.1.288 --json
   mcplogs probe --transcript probe.jsonl sso-gateway   # every message, for a bug report
   mcplogs probe --command \"node server.js\" --contract  # server authors: check a build
+  mcplogs probe --command \"node server.js\" --contract --format junit > probe.xml
   mcplogs probe --command node -- server.js --port 3   # its arguments after --
   mcplogs probe --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\"
 
 Names and options go in any order; with --command, the server's own arguments go
 after `--` or inside the command's quotes.
 
-Exit codes: 0 every server works, 1 a server will fail (or a --contract check failed),
-2 usage error, unknown server name, or an unreadable configuration file and no server.")]
+Piped, nothing is cut; on a terminal long lines wrap, and a live line on
+stderr shows the step, the time waited and the budget waited against.
+
+Exit codes: 0 every server works, 1 a server will fail (or a --contract check
+failed; a check that could not run is n/a and does not count), 2 usage error,
+unknown server name, --contract with no server to check, or an unreadable
+configuration file and no server.")]
 pub struct ProbeArgs {
     /// Configured server names [default: every server of the project]
     #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::server_names))]
@@ -668,9 +745,14 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 250)]
     pub max_pages: usize,
 
-    /// One JSON document on stdout (fields in docs/probe.md)
-    #[arg(long)]
+    /// One JSON document on stdout (fields in docs/probe.md); the same as --format json
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// The output: text, json (the --json document) or junit (with --contract: JUnit
+    /// XML, one test case per check and Claude Code build, n/a as skipped)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ProbeFormat>,
 
     /// Write every message of every connection to FILE as JSON lines (redacted; a
     /// regular file only, created 0600; `-`: stdout, before the report)

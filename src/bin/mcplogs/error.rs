@@ -14,6 +14,20 @@ pub const FIX_NOT_NEEDED: &str = "no scanned server needs the legacy fix (MCP_PR
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// `export`: an OpenTelemetry variable that cannot be used.
+    #[error("export: {0}")]
+    ExportConfig(#[from] mcplogs::export::config::ConfigError),
+    /// `export` with no endpoint and no `--file`.
+    #[error(
+        "export: nowhere to send: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) in the environment or a settings file's env block, or pass --file FILE (docs/export.md)"
+    )]
+    ExportNowhere,
+    /// `export`: its key or ledger in mcplogs' cache cannot be used.
+    #[error("export: {0}")]
+    ExportStore(#[from] mcplogs::export::store::StoreError),
+    /// `export`: a batch was not accepted; the line says what goes out next run.
+    #[error("{0}")]
+    ExportFailed(String),
     /// `MCPLOGS_NOW` is set to something that is not a time.
     #[error(transparent)]
     Clock(#[from] mcplogs::time::ClockError),
@@ -61,6 +75,11 @@ pub enum Error {
     /// `report`: stdout or `--output FILE` failed; `target` is already redacted.
     #[error("cannot write {target}: {source}")]
     WriteReport { target: String, source: io::Error },
+    /// `report -o FILE` names something that is not a regular file (a FIFO, a device, a
+    /// folder), or it cannot be created: refused before anything is scanned, never
+    /// opened for a blocking write. `target` is already redacted.
+    #[error("{target}: cannot write the report there: {source}")]
+    OpenReport { target: String, source: ReadError },
     /// `report`: an error whose text went through the report's redactor.
     #[error("{message}")]
     Redacted { message: String, source: io::Error },
@@ -83,6 +102,17 @@ pub enum Error {
         }
     )]
     ProbeNameWithServer { flag: &'static str, name: String },
+    /// `probe --contract` with no server to check: none given, none configured or every
+    /// configured one left out (each named on stderr).
+    #[error(
+        "--contract: no server to check in {}: name one with --command or --url, or configure one for the project",
+        project.display()
+    )]
+    ContractWithoutServer { project: PathBuf },
+    /// `probe --format junit` without `--contract`: JUnit lists checks, and only
+    /// `--contract` runs them.
+    #[error("--format junit lists the --contract checks: add --contract")]
+    JunitWithoutContract,
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{0} unknown server name(s)")]
     UnknownServers(usize),
@@ -94,7 +124,9 @@ pub enum Error {
     #[error("{}: cannot write the transcript there: {source}", path.display())]
     OpenTranscript { path: PathBuf, source: ReadError },
     /// `probe --transcript - --json`: both would go to stdout.
-    #[error("--transcript - and --json both write to stdout; name a file for the transcript")]
+    #[error(
+        "--transcript - and the document (--json or --format json/junit) both write to stdout; name a file for the transcript"
+    )]
     TranscriptAndJsonOnStdout,
     /// `--project DIR` is not a folder.
     #[error("{}: not a folder", .0.display())]

@@ -29,6 +29,10 @@ impl ExitCode {
     pub fn of_error(e: &Error) -> Self {
         match e {
             Error::Clock(_)
+            | Error::ExportConfig(_)
+            | Error::ExportNowhere
+            | Error::ExportStore(_)
+            | Error::ExportFailed(_)
             | Error::UnknownTopic { .. }
             | Error::ManInstall { .. }
             | Error::Discovery(_)
@@ -41,12 +45,15 @@ impl ExitCode {
             | Error::FixBlocked(_)
             | Error::WriteOutput(_)
             | Error::WriteReport { .. }
+            | Error::OpenReport { .. }
             | Error::Redacted { .. }
             | Error::NotAFolder(_)
             | Error::ClaudeVersion(_)
             | Error::ProbeServer { .. }
             | Error::ProbeNameWithServer { .. }
             | Error::UnknownServers(_)
+            | Error::ContractWithoutServer { .. }
+            | Error::JunitWithoutContract
             | Error::WriteTranscript { .. }
             | Error::OpenTranscript { .. }
             | Error::TranscriptAndJsonOnStdout

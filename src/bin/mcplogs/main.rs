@@ -27,6 +27,7 @@ fn main() -> std::process::ExitCode {
     // The shell asking for completions (`COMPLETE=bash mcplogs -- …`): answer and exit.
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command)
         .var(complete::VAR)
+        .shells(complete::SHELLS)
         .complete();
     // Before parsing: `--since` and `--older-than` read the clock as they are parsed.
     if let Err(e) = mcplogs::time::check_clock() {

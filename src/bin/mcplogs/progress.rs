@@ -86,3 +86,93 @@ impl ScanProgress {
         }
     }
 }
+
+/// The probe's live line: on stderr, only when stderr is a terminal, after a short
+/// moment (a fast probe shows nothing). It names the step each server waits in, the
+/// time it has waited and the most it will wait, and the budget that bounds it.
+pub struct ProbeProgress {
+    /// `None` when stderr is not a terminal: never drawn, nothing watched.
+    state: Option<(mcplogs::probe::Watch, Arc<Mutex<bool>>, ProgressBar)>,
+}
+
+const PROBE_SHOW_AFTER: Duration = Duration::from_millis(300);
+
+impl ProbeProgress {
+    /// `budget`: what every wait is bounded by, in words (`--timeout 3000 ms`).
+    pub fn new(budget: String) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return ProbeProgress { state: None };
+        }
+        let watch = mcplogs::probe::Watch::default();
+        let done = Arc::new(Mutex::new(false));
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        let (w, d, b) = (watch.clone(), Arc::clone(&done), bar.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(PROBE_SHOW_AFTER);
+            let mut shown = false;
+            loop {
+                {
+                    let finished = d.lock().unwrap_or_else(|e| e.into_inner());
+                    if *finished {
+                        return;
+                    }
+                    if !shown {
+                        shown = true;
+                        b.set_draw_target(ProgressDrawTarget::stderr());
+                        b.enable_steady_tick(Duration::from_millis(120));
+                    }
+                    b.set_message(probe_line(&w.snapshot(), &budget));
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        ProbeProgress {
+            state: Some((watch, done, bar)),
+        }
+    }
+
+    /// Where the probe reports its steps (`None` when nothing is drawn).
+    pub fn watch(&self) -> Option<mcplogs::probe::Watch> {
+        self.state.as_ref().map(|(w, _, _)| w.clone())
+    }
+
+    pub fn finish(&self) {
+        if let Some((_, done, bar)) = &self.state {
+            let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+            *d = true;
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `github: tools/list page 2 (discover) · 3.1 of 30.1 s · MCP_TIMEOUT 30000 ms
+/// (default)`: the step, the time waited of the most it will wait, and the budget that
+/// bounds it; with several servers, the one that has waited longest and how many others
+/// are still running.
+fn probe_line(activity: &[mcplogs::probe::Activity], budget: &str) -> String {
+    let now = std::time::Instant::now();
+    let running: Vec<&mcplogs::probe::Activity> = activity
+        .iter()
+        .filter(|a| !a.done && !a.step.is_empty())
+        .collect();
+    let Some(a) = running.iter().min_by_key(|a| a.since) else {
+        return format!("probing… · {budget}");
+    };
+    let waited = now.saturating_duration_since(a.since).as_secs_f64();
+    let most = a.until.saturating_duration_since(a.since).as_secs_f64();
+    let others = match running.len() - 1 {
+        0 => String::new(),
+        1 => "; 1 more server running".to_string(),
+        n => format!("; {n} more servers running"),
+    };
+    // server names come from configuration files: the secret rules and the escaper
+    let server = mcplogs::redact::output::text(&mcplogs::text::sanitize::text(&a.server));
+    format!(
+        "{server}: {} · {waited:.1} of {most:.1} s · {budget}{others}",
+        a.step
+    )
+}

@@ -14,9 +14,13 @@ use crate::warning::Warning;
 /// the same resolved folder, same identity, size and modification time, and still not
 /// modified in the last [`IN_USE_SECS`](super::IN_USE_SECS). A file that vanished,
 /// changed or cannot be deleted is skipped and reported; the rest goes on.
+///
+/// Then the entries of mcplogs' own cache that describe what went (the plan's `cache`,
+/// each checked again), and the summaries of the deleted files in the index.
 pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
     let mut out = Outcome::default();
     for g in &plan.groups {
+        let before = out.deleted;
         for c in &g.files {
             match delete_one(g, c, now) {
                 Ok(()) => {
@@ -26,7 +30,13 @@ pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
                 Err(reason) => out.skipped.push(Warning::new(&c.path, reason.to_string())),
             }
         }
+        if out.deleted > before
+            && let Some(ix) = &plan.index
+        {
+            crate::scan::cache::forget_gone(ix, &g.dir);
+        }
     }
+    super::own_cache::execute(plan, plan.own_cache.as_deref(), &mut out);
     out
 }
 

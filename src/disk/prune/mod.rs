@@ -21,7 +21,7 @@
 //! Debug logs (`~/.claude/debug/<session id>.txt`) are not read by the default scan, so
 //! deleting them changes no verdict; the newest one is kept all the same.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -34,6 +34,7 @@ use crate::warning::Warning;
 pub const IN_USE_SECS: u64 = 10 * 60;
 
 mod delete;
+mod own_cache;
 pub use delete::{NotDeleted, execute};
 
 use crate::claude_code::paths::{
@@ -51,6 +52,45 @@ pub struct PruneOptions {
     /// The cache folder of the summary index (see [`crate::scan::cache`]); `None` reads the
     /// files.
     pub index: Option<PathBuf>,
+    /// mcplogs' own cache folder: its entries that describe logs this plan deletes, or
+    /// logs already gone, go too (status line memos, hook told-lists, index files).
+    /// `None`: it is not looked at.
+    pub own_cache: Option<PathBuf>,
+}
+
+/// What an entry of mcplogs' own cache is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheKind {
+    /// A status line memo (`statusline/<session>.json`).
+    StatusMemo,
+    /// A hook told-list (`hook-told/<session>`).
+    HookTold,
+    /// A summary index file (`index-v1/<hash>.json`).
+    Index,
+    /// Something else in those folders: a crash's temporary file, a link, a file this
+    /// build cannot read.
+    Leftover,
+}
+
+/// Why an entry of mcplogs' own cache goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheWhy {
+    /// Its logs are among the files this plan deletes (the rest already gone).
+    LogsPruned,
+    /// Its logs are gone already (or it describes none).
+    LogsGone,
+}
+
+/// One entry of mcplogs' own cache the plan removes.
+#[derive(Debug, Clone)]
+pub struct CacheEntry {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub kind: CacheKind,
+    pub why: CacheWhy,
+    /// Its folder in the cache (`statusline`...) and its name there.
+    folder: &'static str,
+    name: std::ffi::OsString,
 }
 
 /// Where a file was found.
@@ -112,7 +152,13 @@ pub struct Plan {
     pub kept: Kept,
     /// The roots that were searched, resolved.
     pub roots: Vec<PathBuf>,
+    /// Entries of mcplogs' own cache that go with the logs (or whose logs are gone).
+    pub cache: Vec<CacheEntry>,
+    pub cache_bytes: u64,
     pub warnings: Vec<Warning>,
+    /// mcplogs' own cache folder and the index's (`PruneOptions`), for `execute`.
+    own_cache: Option<PathBuf>,
+    index: Option<PathBuf>,
 }
 
 /// What deleting did.
@@ -120,6 +166,9 @@ pub struct Plan {
 pub struct Outcome {
     pub deleted: usize,
     pub bytes_freed: u64,
+    /// Entries of mcplogs' own cache removed, and their bytes.
+    pub cache_removed: usize,
+    pub cache_bytes_freed: u64,
     /// Files left in place, with the reason (vanished, changed, permission denied...).
     pub skipped: Vec<Warning>,
 }
@@ -165,6 +214,7 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
     };
     // Per server folder: the deciding session's file, and the project's real path.
     let mut known: BTreeMap<PathBuf, (Option<PathBuf>, Option<String>)> = BTreeMap::new();
+    let mut live_folders: Vec<PathBuf> = Vec::new();
     if !cache_roots.is_empty() {
         let report = scan(&ScanOptions {
             request: request.clone(),
@@ -186,6 +236,7 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
             if !dir.path.is_dir() {
                 continue;
             }
+            live_folders.push(dir.path.clone());
             let (deciding, project) = match known.get(&dir.path) {
                 Some((d, p)) => (d.as_ref(), p.clone()),
                 None => (None, None),
@@ -206,6 +257,17 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         .sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.dir.cmp(&b.dir)));
     plan.files = plan.groups.iter().map(|g| g.files.len()).sum();
     plan.bytes = plan.groups.iter().map(|g| g.bytes).sum();
+    if let Some(dir) = &opts.own_cache {
+        let deleting: HashSet<&Path> = plan
+            .groups
+            .iter()
+            .flat_map(|g| g.files.iter().map(|c| c.path.as_path()))
+            .collect();
+        plan.cache = own_cache::plan(dir, &deleting, &live_folders, &mut plan.warnings);
+        plan.cache_bytes = plan.cache.iter().map(|e| e.bytes).sum();
+    }
+    plan.own_cache = opts.own_cache.clone();
+    plan.index = opts.index.clone();
     plan.warnings = crate::warning::collapse(std::mem::take(&mut plan.warnings));
     Ok(plan)
 }

@@ -19,7 +19,10 @@ use super::*;
 
 pub struct StdioTransport {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// The server's stdin, written by a thread of its own so that every write ends at
+    /// its deadline: a server that never reads its stdin fills the pipe, and a write
+    /// blocks until the server is killed ([`StdinWriter`]).
+    stdin: Option<StdinWriter>,
     rx: Receiver<Incoming>,
     stderr: Arc<Mutex<StderrLog>>,
     /// Disconnects when the stderr reader has seen end of file.
@@ -60,7 +63,7 @@ impl StdioTransport {
                 message: format!("{command}: {e}"),
             },
         })?;
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().map(StdinWriter::start);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, rx) = sync_channel(256);
@@ -106,6 +109,71 @@ impl StdioTransport {
                 Ok(Some(status)) => return format!("the server exited, {status}"),
                 Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
                 _ => return "the server closed its stdout".into(),
+            }
+        }
+    }
+}
+
+/// The writing end of a server's stdin, on a thread of its own: [`StdinWriter::write`]
+/// hands a message over and waits for it to be written until the deadline. A write
+/// still blocked then (the server does not read, its pipe is full) stays with the
+/// thread, which ends when the server is killed (the write fails) or mcplogs exits;
+/// every later write fails at once.
+struct StdinWriter {
+    tx: Option<SyncSender<Vec<u8>>>,
+    done: Receiver<std::io::Result<()>>,
+    /// A write that did not finish by its deadline: the pipe is stuck.
+    stalled: Option<u64>,
+}
+
+impl StdinWriter {
+    fn start(mut stdin: ChildStdin) -> StdinWriter {
+        let (tx, rx) = sync_channel::<Vec<u8>>(1);
+        let (done_tx, done) = sync_channel(1);
+        std::thread::spawn(move || {
+            for line in rx {
+                let r = stdin.write_all(&line).and_then(|_| stdin.flush());
+                let failed = r.is_err();
+                if done_tx.send(r).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        StdinWriter {
+            tx: Some(tx),
+            done,
+            stalled: None,
+        }
+    }
+
+    fn write(&mut self, line: Vec<u8>, deadline: Instant) -> Result<(), Failure> {
+        if let Some(waited_ms) = self.stalled {
+            return Err(Failure::Closed {
+                detail: format!(
+                    "the server has not read its stdin (a write waited {waited_ms} ms): nothing more can be sent"
+                ),
+            });
+        }
+        let started = Instant::now();
+        let gone = || Failure::Closed {
+            detail: "writing to the server's stdin failed: the pipe is closed".into(),
+        };
+        let tx = self.tx.as_ref().ok_or_else(gone)?;
+        // the channel holds one message, and the previous one was acknowledged
+        tx.try_send(line).map_err(|_| gone())?;
+        match self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(started))
+        {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Failure::Closed {
+                detail: format!("writing to the server's stdin failed: {e}"),
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(gone()),
+            Err(RecvTimeoutError::Timeout) => {
+                let waited_ms = started.elapsed().as_millis() as u64;
+                self.stalled = Some(waited_ms);
+                Err(Failure::Timeout { waited_ms })
             }
         }
     }
@@ -181,7 +249,7 @@ pub(super) fn classify_line(line: &[u8]) -> Option<Incoming> {
 }
 
 impl Transport for StdioTransport {
-    fn send(&mut self, msg: &Value, _deadline: Instant) -> Result<(), Failure> {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Failure::Closed {
                 detail: "stdin already closed".into(),
@@ -189,14 +257,7 @@ impl Transport for StdioTransport {
         };
         let mut line = serde_json::to_vec(msg).expect("json");
         line.push(b'\n');
-        // A server that does not read its stdin can block this write once the pipe is
-        // full; messages here are small, far below a pipe's buffer.
-        stdin
-            .write_all(&line)
-            .and_then(|_| stdin.flush())
-            .map_err(|e| Failure::Closed {
-                detail: format!("writing to the server's stdin failed: {e}"),
-            })
+        stdin.write(line, deadline)
     }
 
     fn recv(&mut self, deadline: Instant) -> Result<Incoming, Failure> {
@@ -250,5 +311,25 @@ impl StdioTransport {
 impl Drop for StdioTransport {
     fn drop(&mut self) {
         self.kill_now();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A server that never reads its stdin: the pipe fills, and each write still ends at
+    /// its deadline; after one stalls, the next fails at once.
+    #[test]
+    fn a_write_to_a_server_that_never_reads_ends_at_its_deadline() {
+        let mut t =
+            StdioTransport::spawn("sleep", &["30".to_string()], &BTreeMap::new(), None).unwrap();
+        let big = serde_json::json!({"jsonrpc": "2.0", "method": "x", "params": {"pad": "a".repeat(256 * 1024)}});
+        let r = t.send(&big, Instant::now() + Duration::from_millis(300));
+        assert!(matches!(r, Err(Failure::Timeout { .. })), "{r:?}");
+        // refused at once: waiting on the stuck pipe would end in a timeout instead
+        let r = t.send(&big, Instant::now() + Duration::from_secs(30));
+        assert!(matches!(r, Err(Failure::Closed { .. })), "{r:?}");
+        let _ = t.close();
     }
 }

@@ -63,7 +63,7 @@ pub fn mcplogs(empty_home: &Path) -> Command {
 }
 
 /// The subcommands that read the settings layers, managed ones included.
-const READS_SETTINGS: [&str; 5] = ["scan", "report", "settings", "fix", "probe"];
+const READS_SETTINGS: [&str; 6] = ["scan", "report", "settings", "fix", "probe", "export"];
 
 /// Points a command that reads settings at an empty managed-settings folder inside its
 /// HOME (unless the test chose one), so the host's `/etc/claude-code` is never read.

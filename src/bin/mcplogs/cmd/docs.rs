@@ -63,6 +63,11 @@ const GUIDES: &[(&str, &str, &str)] = &[
         include_str!("../../../../docs/claude-code.md"),
     ),
     (
+        "export",
+        "`export`: verdicts to OpenTelemetry, deployment, queries",
+        include_str!("../../../../docs/export.md"),
+    ),
+    (
         "scanning",
         "newest-first reading, large files",
         include_str!("../../../../docs/scanning.md"),
@@ -202,12 +207,23 @@ fn install(pages: &[clap::Command], dir: &Path, default: bool) -> Result<ExitCod
         dir: dir.to_path_buf(),
         source,
     };
+    // Folders as `mkdir -p` makes them: 0777 less the umask (0755 with the usual 022).
     std::fs::create_dir_all(dir).map_err(fail)?;
     for page in pages {
         let text = render_page(page.clone())?;
         let path = dir.join(file_name(page));
-        // Through a temporary file and a rename, so a reader never sees half a page.
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+        // Through a temporary file and a rename, so a reader never sees half a page, and
+        // the rename replaces whatever is at the final name (a link is never followed).
+        // Man pages are for every user of the system: the file is created 0666 less the
+        // umask (0644 with the usual 022), as any installer does, not tempfile's 0600.
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".mcplogs-man-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
         std::io::Write::write_all(&mut tmp, &text).map_err(fail)?;
         tmp.persist(&path).map_err(|e| fail(e.error))?;
     }

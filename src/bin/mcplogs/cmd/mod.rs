@@ -5,6 +5,7 @@
 pub mod docs;
 pub mod du;
 pub mod explain;
+pub mod export;
 pub mod fix;
 pub mod model;
 pub mod probe;
@@ -36,6 +37,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Hook(args) => statusline::hook(args),
         Command::Setup(args) => setup::run(args),
         Command::Model(args) => model::run(args),
+        Command::Export(args) => export::run(args),
     }
 }
 

@@ -1,14 +1,14 @@
 //! `mcplogs probe`: from its flags (`cli::ProbeArgs`) to the rendered probe and its exit
 //! code; the logic is in `mcplogs::probe`.
 
-use crate::cli::ProbeArgs;
+use crate::cli::{ProbeArgs, ProbeFormat};
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::claude_code::config::{self, ServerConfig, TransportKind};
 use mcplogs::json_doc;
 use mcplogs::probe::predict::NEWEST_KNOWN;
-use mcplogs::probe::{self as probe, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
+use mcplogs::probe::{self as probe, Budget, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
 use mcplogs::redact::Redactor;
 use mcplogs::render::probe as render;
 use mcplogs::safe_read;
@@ -101,9 +101,11 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
         claude_version: version,
         negotiation: negotiation.value().cloned(),
         limits: limits_for(None, &timeouts, Limits::default().max_pages),
+        budget: Budget::new(None, &timeouts),
         timeouts,
         project_dir: Some(project.to_path_buf()),
         both_modes: false,
+        watch: None,
     };
     let _ = crate::exit_codes::install_interrupt_handler();
     let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
@@ -113,6 +115,14 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
 }
 
 pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
+    let format = if args.json {
+        ProbeFormat::Json
+    } else {
+        args.format.unwrap_or(ProbeFormat::Text)
+    };
+    if format == ProbeFormat::Junit && !args.contract {
+        return Err(Error::JunitWithoutContract);
+    }
     let project = match &args.project {
         Some(p) if !p.is_dir() => return Err(Error::NotAFolder(p.clone())),
         Some(p) => std::path::absolute(p),
@@ -206,14 +216,23 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 ));
                 // A configuration file that could not be read (its warning is above)
                 // may hold the servers: that is an I/O error, not "nothing configured".
-                return Ok(if resolved.problems.is_empty() {
-                    ExitCode::Clean
-                } else {
-                    ExitCode::Error
-                });
+                if !resolved.problems.is_empty() {
+                    return Ok(ExitCode::Error);
+                }
+                // A CI job whose target went missing must not stay green.
+                if args.contract {
+                    return Err(Error::ContractWithoutServer { project });
+                }
+                // `--json` prints its one document (with no servers) on exit 0 too.
+                if format != ProbeFormat::Json {
+                    return Ok(ExitCode::Clean);
+                }
             }
             let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
-            if servers.is_empty() {
+            if servers.is_empty() && args.contract {
+                return Err(Error::ContractWithoutServer { project });
+            }
+            if servers.is_empty() && format != ProbeFormat::Json {
                 return Ok(ExitCode::Clean);
             }
             servers
@@ -266,7 +285,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let transcript = match args.transcript.as_deref() {
         None => None,
         Some(p) if p == std::path::Path::new("-") => {
-            if args.json {
+            if format != ProbeFormat::Text {
                 return Err(Error::TranscriptAndJsonOnStdout);
             }
             Some(None)
@@ -285,6 +304,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         ));
     }
     let timeouts = read_timeouts(&sources, version);
+    let budget = Budget::new(args.timeout, &timeouts);
+    let progress = crate::progress::ProbeProgress::new(budget.describe());
     let opts = ProbeOptions {
         claude_version: version,
         negotiation: negotiation_value.clone(),
@@ -292,17 +313,14 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         timeouts: timeouts.clone(),
         project_dir: Some(project.clone()),
         both_modes: args.contract,
+        budget: budget.clone(),
+        watch: progress.watch(),
     };
     let probes = probe_all(&servers, &opts);
+    progress.finish();
     let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
-    let budget_ms = args
-        .timeout
-        .map_or(timeouts.request.ms, |t| t.as_millis() as u64);
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
-        probes
-            .iter()
-            .map(|p| probe::contract(p, budget_ms))
-            .collect()
+        probes.iter().map(|p| probe::contract(p, &budget)).collect()
     } else {
         Vec::new()
     };
@@ -323,11 +341,22 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
     }
 
+    let on_terminal = {
+        use std::io::IsTerminal;
+        std::io::stdout().is_terminal()
+    };
     let decided_by = negotiation.deciding_layer().map(|l| match &l.path {
         Some(p) => format!("{} ({})", l.kind.as_str(), p.display()),
         None => l.kind.as_str().to_string(),
     });
-    let text = if args.json {
+    let text = if format == ProbeFormat::Junit {
+        let xml = render::junit(&probes, &contracts, &redactor);
+        if redactor.is_enabled() {
+            mcplogs::redact::output::text(&xml)
+        } else {
+            xml
+        }
+    } else if format == ProbeFormat::Json {
         let doc = json_doc::ProbeDocument {
             schema_version: json_doc::PROBE_SCHEMA_VERSION,
             project: project.display().to_string(),
@@ -356,12 +385,19 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
         output::json(&v)?
     } else {
-        let width = output::width().unwrap_or(80);
+        // Piped, nothing is cut or wrapped (COLUMNS or not): a CI log keeps every reason.
+        let width = if on_terminal { output::width() } else { None };
         let mut out = String::new();
         for (i, p) in probes.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
+            out.push_str(&render::summary_text(
+                p,
+                contracts.get(i).map(Vec::as_slice),
+                width,
+                &redactor,
+            ));
+        }
+        for (i, p) in probes.iter().enumerate() {
+            out.push('\n');
             out.push_str(&render::server_text(p, width, &redactor));
             if let Some(c) = contracts.get(i) {
                 out.push_str(&render::contract_text(c, width, &redactor));
@@ -375,10 +411,10 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             out
         }
     };
-    if args.json {
-        output::stdout(&text)?;
-    } else {
+    if format == ProbeFormat::Text && on_terminal {
         output::screen(&text)?;
+    } else {
+        output::stdout(&text)?;
     }
     Ok(exit_code(&args, &probes, &contracts))
 }

@@ -17,6 +17,8 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         homes: args.home,
         older_than: args.older_than,
         index: args.cache.index_dir(),
+        // With --no-cache too: what describes the deleted logs goes with them.
+        own_cache: mcplogs::scan::cache::default_dir(),
     };
     let plan = prune::plan(&opts, mcplogs::time::now_system())?;
     output::grouped_warnings(&plan.warnings, false);
@@ -41,7 +43,7 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
             }
         }
     };
-    if args.dry_run || plan.files == 0 {
+    if args.dry_run || (plan.files == 0 && plan.cache.is_empty()) {
         show(None)?;
         return Ok(ExitCode::Clean);
     }
@@ -55,6 +57,10 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         }
         if !ask(&plan)? {
             output::note("mcplogs: nothing deleted");
+            // `--json` prints its one document on exit 0: the plan, nothing done.
+            if json {
+                show(None)?;
+            }
             return Ok(ExitCode::Clean);
         }
     }

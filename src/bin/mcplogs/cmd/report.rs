@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use mcplogs::redact::{Redactor, RedactorBuilder};
 use mcplogs::report::{self, GITHUB_BODY_LIMIT, Versions};
+use mcplogs::safe_read;
 use mcplogs::scan::scan;
 use mcplogs::settings;
 
@@ -38,6 +39,42 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     } else {
         machine.clone().build()
     };
+    // `-o FILE`: what is there now must be a regular file (or nothing), checked before
+    // the scan, so a FIFO or a device is refused at once instead of blocking the write
+    // at the end. The file itself is opened only once there is a report to write
+    // (non-blocking, and checked again after the open).
+    if let Some(path) = &args.output_file {
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                return Err(Error::OpenReport {
+                    target: early.redact(&path.display().to_string()),
+                    source: safe_read::ReadError::NotRegular {
+                        kind: safe_read::kind_of(&m),
+                    },
+                });
+            }
+            Ok(_) => {}
+            // Absent: it will be created, in a folder that must exist now.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let parent = path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(std::path::Path::new("."));
+                if !std::fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
+                    return Err(Error::OpenReport {
+                        target: early.redact(&path.display().to_string()),
+                        source: safe_read::ReadError::Io(e),
+                    });
+                }
+            }
+            Err(e) => {
+                return Err(Error::OpenReport {
+                    target: early.redact(&path.display().to_string()),
+                    source: safe_read::ReadError::Io(e),
+                });
+            }
+        }
+    }
     if no_redact {
         output::note(
             "mcplogs: --no-redact: this report is NOT redacted; home folders, user names and any secrets in the logs appear as they are",
@@ -91,7 +128,17 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         }
         output::note(redactor.redact(&m));
     }
-    if !force && let Some(code) = refuse(&rep) {
+    if !force && let Some((code, why)) = refuse(&rep) {
+        // `--json` prints one document whenever the exit code is 0 or 1: here, the
+        // scanned content with `written: false` and why (on stdout, never in `-o FILE`).
+        if args.output.json {
+            let mut doc = report::json::report_json(&rep);
+            doc.written = false;
+            doc.not_written = Some(why);
+            let mut doc = serde_json::to_value(doc)?;
+            mcplogs::redact::output::json_value(&redactor, &mut doc);
+            output::stdout(&output::json(&doc)?)?;
+        }
         return Ok(code);
     }
 
@@ -137,11 +184,18 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     };
 
     let written = match &args.output_file {
-        Some(path) => std::fs::write(
-            path,
-            mcplogs::text::sanitize::output(&text, false).as_bytes(),
-        )
-        .map(|_| {
+        Some(path) => {
+            let mut file = safe_read::create_private(path).map_err(|source| Error::OpenReport {
+                target: redactor.redact(&path.display().to_string()),
+                source,
+            })?;
+            std::io::Write::write_all(
+                &mut file,
+                mcplogs::text::sanitize::output(&text, false).as_bytes(),
+            )
+            .and_then(|()| std::io::Write::flush(&mut file))
+        }
+        .map(|()| {
             output::note(format_args!(
                 "mcplogs: report written to {} ({} characters)",
                 redactor.redact(&path.display().to_string()),
@@ -204,9 +258,10 @@ fn claude_version() -> Option<String> {
 
 /// Without `--force`, no report where none is due: no failing server (exit 0), or only
 /// failures of the user's own set-up, which get their fix instead (exit 1). `None`: write
-/// the report.
-fn refuse(rep: &report::Report) -> Option<ExitCode> {
+/// the report. The reason comes back for `--json`'s document.
+fn refuse(rep: &report::Report) -> Option<(ExitCode, mcplogs::json_doc::ReportNotWritten)> {
     use mcplogs::advice::Audience;
+    use mcplogs::json_doc::ReportNotWritten;
     match rep.audience() {
         None => {
             let tolerated = rep
@@ -214,8 +269,8 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
                 .iter()
                 .filter(|s| s.diagnosis.verdict == mcplogs::classify::verdict::Verdict::Tolerated)
                 .count();
-            output::note(format_args!(
-                "mcplogs: no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
+            let message = format!(
+                "no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
                 mcplogs::text::count(rep.servers.len(), "server"),
                 if tolerated > 0 {
                     format!(
@@ -225,10 +280,18 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
                 } else {
                     String::new()
                 }
-            ));
-            Some(ExitCode::Clean)
+            );
+            output::note(format_args!("mcplogs: {message}"));
+            Some((
+                ExitCode::Clean,
+                ReportNotWritten {
+                    reason: "no-failure".into(),
+                    message,
+                },
+            ))
         }
         Some(Audience::UserConfig) => {
+            let message = "no report written: what fails is this machine's own set-up, which no bug tracker can fix; each failing server's recommendation is its fix. `--force` writes a report anyway";
             output::note(
                 "mcplogs: no report written: what fails is this machine's own set-up, which no bug tracker can fix. The fix:",
             );
@@ -240,7 +303,13 @@ fn refuse(rep: &report::Report) -> Option<ExitCode> {
                 ));
             }
             output::note("(`--force` writes a report anyway)");
-            Some(ExitCode::from_problems(true))
+            Some((
+                ExitCode::from_problems(true),
+                ReportNotWritten {
+                    reason: "own-setup".into(),
+                    message: message.into(),
+                },
+            ))
         }
         Some(_) => None,
     }

@@ -18,10 +18,13 @@ use mcplogs::settings::undo::{self, UndoPlan};
 /// terminal to mcplogs (a pipe), yet shows colours; NO_COLOR still wins.
 pub const STATUSLINE_COMMAND: &str = "mcplogs statusline --color always";
 pub const HOOK_COMMAND: &str = "mcplogs hook";
+/// `--detach`: Claude Code ends a SessionEnd hook after about 1.5 s (docs/claude-code.md).
+pub const EXPORT_HOOK_COMMAND: &str = "mcplogs export --detach";
 
 pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let (install, flags) = match args.what {
         SetupWhat::Statusline(f) => (Install::StatusLine, f),
+        SetupWhat::Hook(f) if f.export => (Install::ExportHook, f),
         SetupWhat::Hook(f) => (Install::Hook, f),
     };
     let path = settings_file(&flags)?;
@@ -35,6 +38,7 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let command = match install {
         Install::StatusLine => STATUSLINE_COMMAND,
         Install::Hook => HOOK_COMMAND,
+        Install::ExportHook => EXPORT_HOOK_COMMAND,
     };
     let plan = setup::plan_setup(
         &path,
@@ -66,6 +70,8 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
             Install::StatusLine => "Claude Code's status line, under the prompt",
             Install::Hook =>
                 "a UserPromptSubmit hook (docs/claude-code.md says why not SessionStart)",
+            Install::ExportHook =>
+                "a SessionEnd hook that exports the session's verdicts in the background",
         }
     ));
     print_diff(&pending.diff, flags.dry_run)?;
@@ -76,6 +82,7 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let what = match install {
         Install::StatusLine => "statusline",
         Install::Hook => "hook",
+        Install::ExportHook => "hook --export",
     };
     output::note(format_args!(
         "{} {}{}. Undo with `mcplogs setup {what} --undo --settings {}`.",
@@ -94,6 +101,9 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
         }
         Install::Hook => {
             "Claude Code runs it from the next prompt on; it speaks only when a server of the session failed."
+        }
+        Install::ExportHook => {
+            "Claude Code runs it when a session ends; `mcplogs export --dry-run` shows what it sends, and last-run.log in mcplogs' cache folder what the last run said."
         }
     });
     Ok(ExitCode::Clean)

@@ -14,6 +14,7 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::claude_code::paths::{HOME_LAYOUTS, Os, default_cache_root};
 use mcplogs::status::{self, Piece, SessionInput};
+use mcplogs::store::Store;
 
 /// Claude Code's input is a few kilobytes; more is not its JSON.
 const INPUT_MAX_BYTES: u64 = 1024 * 1024;
@@ -31,7 +32,9 @@ fn read_input() -> Vec<u8> {
 
 /// The cache roots to look in: this machine's, or those of `--home`.
 fn cache_roots(home: Option<&Path>) -> Vec<PathBuf> {
-    match home {
+    // Absolute, so a memo names its log files wherever `prune` runs from.
+    let home = home.map(|h| std::path::absolute(h).unwrap_or_else(|_| h.to_path_buf()));
+    match home.as_deref() {
         Some(h) => HOME_LAYOUTS
             .iter()
             .map(|l| l.iter().fold(h.to_path_buf(), |p, c| p.join(c)))
@@ -95,6 +98,22 @@ fn run_wrapped(command: &str, input: &[u8]) -> String {
     }
 }
 
+/// mcplogs' cache folder for the memos and told-lists: `None` when there is none, it
+/// cannot be made, or it is refused (someone else's, open to others, a link: one line on
+/// stderr says so; the run goes on without it).
+fn open_store(command: &str) -> Option<Store> {
+    let dir = mcplogs::scan::cache::default_dir()?;
+    match Store::open(&dir) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            if e.is_refusal() {
+                output::note(format_args!("mcplogs {command}: {e}"));
+            }
+            None
+        }
+    }
+}
+
 pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
     let bytes = read_input();
     let own = args
@@ -125,9 +144,8 @@ pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
             return Ok(ExitCode::Clean);
         }
     };
-    let memo = mcplogs::scan::cache::default_dir();
-    let s =
-        status::session_status_with(&input, &cache_roots(args.home.as_deref()), memo.as_deref());
+    let store = open_store("statusline");
+    let s = status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
     let taken = [&args.prefix, &args.suffix, &own]
         .iter()
         .map(|t| t.chars().count())
@@ -149,9 +167,9 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
         }
     };
     let session = input.session_id.clone().unwrap_or_default();
-    let dir = mcplogs::scan::cache::default_dir();
-    let s = status::session_status_with(&input, &cache_roots(args.home.as_deref()), dir.as_deref());
-    let new = status::not_told(dir.as_deref(), &session, &s);
+    let store = open_store("hook");
+    let s = status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
+    let new = status::not_told(store.as_ref(), &session, &s);
     let Some(message) = status::hook_message(&s, &new) else {
         return Ok(ExitCode::Clean);
     };
@@ -165,8 +183,8 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
         },
     };
     output::stdout(&output::json(&doc)?)?;
-    if let Some(d) = dir
-        && let Err(e) = status::remember_told(&d, &session, &new)
+    if let Some(d) = &store
+        && let Err(e) = status::remember_told(d, &session, &new)
     {
         output::note(format_args!(
             "mcplogs hook: cannot remember what was told ({e}); it may be told again"

@@ -1,0 +1,228 @@
+//! `mcplogs export`: scan as `scan` does, then send each verdict and configured state
+//! the destination has not accepted yet (OTLP/HTTP, or `--file`), and say so in one
+//! line on stderr. The logic is the library's (`mcplogs::export`).
+
+use std::time::Instant;
+
+use mcplogs::export::{self, Keys, RecordOptions, config, file, otlp, store};
+use mcplogs::redact::RedactorBuilder;
+use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::settings;
+
+use crate::cli::ExportArgs;
+use crate::error::Error;
+use crate::exit_codes::ExitCode;
+use crate::output;
+
+pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
+    if args.detach {
+        return detach();
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let opts = ScanOptions {
+        index: args.cache.index_dir(),
+        ..args.discovery.scan_options()
+    };
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(&opts.request.homes, dir);
+        if let Some(d) = &args.managed_dir {
+            sources.managed_dir = d.clone();
+        }
+        sources
+    };
+    let here = sources_for(&cwd);
+    let environment = |k: &str| std::env::var(k).ok();
+    let cfg = config::resolve(&config::lookup_in(&here, &environment))?;
+    if cfg.disabled && !args.dry_run {
+        output::note("mcplogs: export is turned off here (MCPLOGS_EXPORT_DISABLED=1)");
+        return Ok(ExitCode::Clean);
+    }
+    // Where the records go, and the name of its ledger.
+    let destination = match (&args.file, &cfg.endpoint) {
+        (Some(f), _) => {
+            let abs = std::path::absolute(f).unwrap_or_else(|_| f.clone());
+            format!("file:{}", abs.display())
+        }
+        (None, Some(url)) => url.clone(),
+        (None, None) if args.dry_run => "dry-run".to_string(),
+        (None, None) => return Err(Error::ExportNowhere),
+    };
+    let shown = match &args.file {
+        Some(f) => output_path(f),
+        None => config::shown_endpoint(&destination),
+    };
+
+    let cache = mcplogs::scan::cache::default_dir().ok_or(store::StoreError::NoCacheDir)?;
+    let dir = store::private_dir(&cache)?;
+    let keys = Keys::new(store::machine_key(&dir)?, cfg.fleet_key.as_deref());
+    let mut ledger = match store::Ledger::open(&dir, &destination) {
+        Ok(l) => l,
+        Err(store::StoreError::Busy) => {
+            output::note(format_args!(
+                "mcplogs: another export to {shown} is running; it sends these records"
+            ));
+            return Ok(ExitCode::Clean);
+        }
+        Err(e) => return Err(e.into()),
+    };
+
+    let mut report = scan(&opts)?;
+    super::scan::join_configuration(&mut report, &opts, &cwd, args.managed_dir.as_deref());
+    mcplogs::advice::attach_with(&mut report, &cwd, &|d| {
+        settings::effective_negotiation(&sources_for(d))
+    });
+    let items = export::items(&report, &keys);
+    let redactor = if cfg.details {
+        let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        let machine =
+            RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
+                std::env::var_os(k)
+            });
+        export::redactor_for(machine, &items)
+    } else {
+        mcplogs::redact::Redactor::disabled()
+    };
+    let now = mcplogs::time::now();
+    let today = now.div_euclid(86_400);
+    let record_options = RecordOptions {
+        details: cfg.details,
+        redactor: &redactor,
+        resource: &cfg.resource,
+        now: mcplogs::time::format_iso(now),
+        machine_id: keys.machine_id(),
+    };
+
+    if args.dry_run {
+        let mut text = String::new();
+        for (id, item) in &items {
+            if ledger.seen(id, today) {
+                continue;
+            }
+            text.push_str(&serde_json::to_string(&export::record(
+                id,
+                *item,
+                &keys,
+                &record_options,
+            ))?);
+            text.push('\n');
+        }
+        output::write_stdout(&text).map_err(Error::WriteOutput)?;
+        return Ok(ExitCode::Clean);
+    }
+
+    let deadline = Instant::now() + cfg.timeout;
+    let mut client = None;
+    let mut lines = None;
+    let sink: &mut dyn export::Sink = match &args.file {
+        Some(f) => lines.insert(file::JsonLines::new(f, args.max_file_mib << 20)),
+        None => client.insert(otlp::Client::new(
+            &destination,
+            cfg.headers.clone(),
+            cfg.protocol,
+            cfg.resource.clone(),
+        )),
+    };
+    let outcome = export::send_all(
+        &items,
+        &keys,
+        &record_options,
+        &mut ledger,
+        today,
+        sink,
+        deadline,
+    );
+    let rejected_message = client.and_then(|c| c.rejected_message);
+    // What was accepted is remembered even when a later batch failed.
+    ledger.save(today)?;
+    let rejected = if outcome.rejected > 0 {
+        format!(
+            "; the collector refused {} for good{}",
+            mcplogs::text::count(outcome.rejected as usize, "record"),
+            rejected_message
+                .map(|m| format!(" ({})", mcplogs::text::sanitize::text(&m)))
+                .unwrap_or_default()
+        )
+    } else {
+        String::new()
+    };
+    if let Some(failure) = outcome.failure {
+        return Err(Error::ExportFailed(format!(
+            "export to {shown} failed: {failure}; {} go out on the next run{}",
+            mcplogs::text::count(outcome.left, "record"),
+            if outcome.sent > 0 {
+                format!(" ({} sent)", outcome.sent)
+            } else {
+                String::new()
+            }
+        )));
+    }
+    if outcome.sent == 0 && outcome.rejected == 0 {
+        output::note(format_args!(
+            "mcplogs: export: nothing new for {shown} ({} already sent)",
+            mcplogs::text::count(outcome.already, "record")
+        ));
+    } else {
+        output::note(format_args!(
+            "mcplogs: export: {} sent to {shown}{}{rejected}",
+            mcplogs::text::count(outcome.sent, "record"),
+            if outcome.already > 0 {
+                format!(" ({} already sent before)", outcome.already)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    super::leave_to_exit(items);
+    super::leave_to_exit(report);
+    Ok(ExitCode::Clean)
+}
+
+/// A path for a message: terminal-safe.
+fn output_path(p: &std::path::Path) -> String {
+    mcplogs::text::sanitize::text(&p.display().to_string()).into_owned()
+}
+
+/// `--detach`: the same command line without `--detach`, started in a session of its
+/// own (so the hook's end does not end it), stdin and stdout empty, stderr into
+/// `<cache>/export/last-run.log` (0600); returns at once.
+fn detach() -> Result<ExitCode, Error> {
+    use std::process::{Command, Stdio};
+    let cache = mcplogs::scan::cache::default_dir().ok_or(store::StoreError::NoCacheDir)?;
+    let dir = store::private_dir(&cache)?;
+    let log_path = dir.join("last-run.log");
+    let log = mcplogs::safe_read::create_private(&log_path).map_err(|e| store::StoreError::Io {
+        path: log_path.clone(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let exe = std::env::current_exe().map_err(|source| store::StoreError::Io {
+        path: "the running mcplogs".into(),
+        source,
+    })?;
+    let mut cmd = Command::new(exe);
+    cmd.args(std::env::args_os().skip(1).filter(|a| a != "--detach"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        // DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
+        cmd.creation_flags(0x0000_0008 | 0x0000_0200);
+    }
+    cmd.spawn().map_err(|source| store::StoreError::Io {
+        path: "the running mcplogs".into(),
+        source,
+    })?;
+    Ok(ExitCode::Clean)
+}

@@ -1,0 +1,107 @@
+//! The file form: the same records as JSON Lines appended to a file a log shipper
+//! tails, kept under a size cap by renaming it to `<file>.1` (the one older
+//! generation kept) before a batch would pass the cap. Created 0600 (unix), never
+//! through a symbolic link, only ever a regular file.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::{Accepted, SendError, Sink};
+use crate::json_doc::ExportRecord;
+
+/// The cap when none is given: 10 MiB (twice that on disk with `<file>.1`).
+pub const DEFAULT_MAX_BYTES: u64 = 10 << 20;
+
+pub struct JsonLines {
+    path: PathBuf,
+    max_bytes: u64,
+}
+
+impl JsonLines {
+    pub fn new(path: &Path, max_bytes: u64) -> JsonLines {
+        JsonLines {
+            path: path.to_path_buf(),
+            max_bytes,
+        }
+    }
+
+    /// The rotated generation's path: `<file>.1`.
+    pub fn rotated(&self) -> PathBuf {
+        let mut s = self.path.clone().into_os_string();
+        s.push(".1");
+        PathBuf::from(s)
+    }
+
+    fn err(&self, source: std::io::Error) -> SendError {
+        SendError::File {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+
+    fn open(&self) -> std::io::Result<File> {
+        // A FIFO, device or folder at the path is refused before it is opened.
+        match fs::symlink_metadata(&self.path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a symbolic link (not followed)",
+                ));
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("not a regular file: {}", crate::safe_read::kind_of(&m)),
+                ));
+            }
+            _ => {}
+        }
+        let mut o = OpenOptions::new();
+        o.append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.mode(0o600).custom_flags(
+                libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC,
+            );
+        }
+        let f = o.open(&self.path)?;
+        let meta = f.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if meta.permissions().mode() & 0o077 != 0 {
+                f.set_permissions(fs::Permissions::from_mode(0o600))?;
+            }
+        }
+        Ok(f)
+    }
+}
+
+impl Sink for JsonLines {
+    fn send(&mut self, batch: &[ExportRecord], _deadline: Instant) -> Result<Accepted, SendError> {
+        let mut text = Vec::new();
+        for r in batch {
+            serde_json::to_writer(&mut text, r).map_err(|e| self.err(e.into()))?;
+            text.push(b'\n');
+        }
+        let mut f = self.open().map_err(|e| self.err(e))?;
+        let len = f.metadata().map_err(|e| self.err(e))?.len();
+        if len > 0 && len + text.len() as u64 > self.max_bytes {
+            drop(f);
+            fs::rename(&self.path, self.rotated()).map_err(|e| self.err(e))?;
+            f = self.open().map_err(|e| self.err(e))?;
+        }
+        f.write_all(&text).map_err(|e| self.err(e))?;
+        f.sync_data().map_err(|e| self.err(e))?;
+        Ok(Accepted::default())
+    }
+}

@@ -1,0 +1,216 @@
+//! OTLP/HTTP: the records as an `ExportLogsServiceRequest` (the official message types
+//! of `opentelemetry-proto`), encoded as protobuf or OTLP/JSON, POSTed to `/v1/logs`;
+//! the answer's partial success read back.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
+use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use prost::Message;
+
+use super::config::Protocol;
+use super::{Accepted, SendError, Sink};
+use crate::json_doc::ExportRecord;
+
+/// The longest collector message kept from an error answer, in characters.
+const MAX_DETAIL: usize = 200;
+
+fn kv(key: &str, value: any_value::Value) -> KeyValue {
+    KeyValue {
+        key: key.to_string(),
+        value: Some(AnyValue { value: Some(value) }),
+        ..Default::default()
+    }
+}
+
+/// Nanoseconds since the epoch of an ISO-8601 time; 0 (unknown, as OTLP reads it) when
+/// it does not parse.
+fn nanos(iso: &str) -> u64 {
+    iso.parse::<jiff::Timestamp>()
+        .ok()
+        .and_then(|t| u64::try_from(t.as_nanosecond()).ok())
+        .unwrap_or(0)
+}
+
+/// The attributes as OTLP key-values: from the record's own JSON form, so the names
+/// are the schema's (docs/export.md); `null` values are left out.
+fn attributes(r: &ExportRecord) -> Vec<KeyValue> {
+    let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&r.attributes) else {
+        return Vec::new();
+    };
+    m.into_iter()
+        .filter_map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::String(s) => any_value::Value::StringValue(s),
+                serde_json::Value::Bool(b) => any_value::Value::BoolValue(b),
+                serde_json::Value::Number(n) => any_value::Value::IntValue(n.as_i64()?),
+                _ => return None,
+            };
+            Some(kv(&k, v))
+        })
+        .collect()
+}
+
+/// One request holding `records`, under one resource and the `mcplogs` scope.
+pub fn request(
+    records: &[ExportRecord],
+    resource: &BTreeMap<String, String>,
+) -> ExportLogsServiceRequest {
+    let log_records = records
+        .iter()
+        .map(|r| LogRecord {
+            time_unix_nano: nanos(&r.timestamp),
+            observed_time_unix_nano: nanos(&r.observed_timestamp),
+            severity_number: i32::from(r.severity_number),
+            severity_text: r.severity_text.clone(),
+            body: Some(AnyValue {
+                value: Some(any_value::Value::StringValue(r.body.clone())),
+            }),
+            attributes: attributes(r),
+            event_name: r.attributes.event_name.clone(),
+            ..Default::default()
+        })
+        .collect();
+    ExportLogsServiceRequest {
+        resource_logs: vec![ResourceLogs {
+            resource: Some(Resource {
+                attributes: resource
+                    .iter()
+                    .map(|(k, v)| kv(k, any_value::Value::StringValue(v.clone())))
+                    .collect(),
+                ..Default::default()
+            }),
+            scope_logs: vec![ScopeLogs {
+                scope: Some(InstrumentationScope {
+                    name: "mcplogs".into(),
+                    version: env!("CARGO_PKG_VERSION").into(),
+                    ..Default::default()
+                }),
+                log_records,
+                schema_url: String::new(),
+            }],
+            schema_url: String::new(),
+        }],
+    }
+}
+
+/// The request's body in `protocol`.
+pub fn encode(req: &ExportLogsServiceRequest, protocol: Protocol) -> Vec<u8> {
+    match protocol {
+        Protocol::Protobuf => req.encode_to_vec(),
+        // The official types' serde form is OTLP/JSON (camelCase, 64-bit integers as
+        // strings); it cannot fail on these types.
+        Protocol::Json => serde_json::to_vec(req).unwrap_or_default(),
+    }
+}
+
+/// Records refused in a 2xx answer's body (`partialSuccess.rejectedLogRecords`) and its
+/// message. An empty or unreadable body is a full success.
+pub fn partial_success(body: &[u8], protocol: Protocol) -> (u64, Option<String>) {
+    let resp = match protocol {
+        Protocol::Protobuf => ExportLogsServiceResponse::decode(body).ok(),
+        Protocol::Json => serde_json::from_slice::<ExportLogsServiceResponse>(body).ok(),
+    };
+    match resp.and_then(|r| r.partial_success) {
+        Some(p) => (
+            u64::try_from(p.rejected_log_records).unwrap_or(0),
+            Some(p.error_message).filter(|m| !m.is_empty()),
+        ),
+        None => (0, None),
+    }
+}
+
+/// An OTLP/HTTP destination.
+pub struct Client {
+    agent: ureq::Agent,
+    endpoint: String,
+    headers: Vec<(String, String)>,
+    protocol: Protocol,
+    resource: BTreeMap<String, String>,
+    /// The last partial-success message, for the run's one line.
+    pub rejected_message: Option<String>,
+}
+
+impl Client {
+    pub fn new(
+        endpoint: &str,
+        headers: Vec<(String, String)>,
+        protocol: Protocol,
+        resource: BTreeMap<String, String>,
+    ) -> Client {
+        let b = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // A redirect would carry the headers (a token) elsewhere: not followed.
+            .max_redirects(0)
+            .user_agent(concat!("mcplogs-export/", env!("CARGO_PKG_VERSION")));
+        #[cfg(any(windows, target_os = "macos"))]
+        let b = b.tls_config(
+            ureq::tls::TlsConfig::builder()
+                .provider(ureq::tls::TlsProvider::NativeTls)
+                .build(),
+        );
+        Client {
+            agent: b.build().into(),
+            endpoint: endpoint.to_string(),
+            headers,
+            protocol,
+            resource,
+            rejected_message: None,
+        }
+    }
+}
+
+impl Sink for Client {
+    fn send(&mut self, batch: &[ExportRecord], deadline: Instant) -> Result<Accepted, SendError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(SendError::Timeout(0));
+        }
+        let body = encode(&request(batch, &self.resource), self.protocol);
+        let mut req = self
+            .agent
+            .post(&self.endpoint)
+            .header("Content-Type", self.protocol.content_type());
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let started = Instant::now();
+        let resp = req
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .send(&body[..])
+            .map_err(|e| match e {
+                ureq::Error::Timeout(_) => SendError::Timeout(started.elapsed().as_millis() as u64),
+                ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                    SendError::Timeout(started.elapsed().as_millis() as u64)
+                }
+                other => SendError::Connect(crate::text::one_line(&other.to_string(), MAX_DETAIL)),
+            })?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .into_body()
+            .with_config()
+            .limit(1 << 20)
+            .read_to_vec()
+            .unwrap_or_default();
+        if !(200..300).contains(&status) {
+            let detail = std::str::from_utf8(&text)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+                .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+                .map(|m| crate::text::one_line(&m, MAX_DETAIL));
+            return Err(SendError::Status { status, detail });
+        }
+        let (rejected, message) = partial_success(&text, self.protocol);
+        if message.is_some() {
+            self.rejected_message = message.map(|m| crate::text::one_line(&m, MAX_DETAIL));
+        }
+        Ok(Accepted { rejected })
+    }
+}

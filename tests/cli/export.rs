@@ -1,0 +1,878 @@
+//! `mcplogs export` against an in-process OTLP/HTTP collector on loopback: the wire
+//! (path, content type, headers, protobuf and OTLP/JSON bodies decoded with the
+//! official message types), each record once over repeated runs, nothing lost when
+//! the collector fails or hangs, partial success, privacy by default and with
+//! `OTEL_LOG_TOOL_DETAILS=1`, settings `env` blocks, the fleet key, and the file form.
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use prost::Message;
+use serde_json::Value;
+
+use crate::common::{mcplogs, run, run_json, samples};
+
+/// What the collector answers to each request, in turn (the last one repeats).
+#[derive(Clone)]
+enum Answer {
+    Ok,
+    Status(u16),
+    Partial(i64),
+    /// Accept the connection and never answer.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Hang,
+}
+
+#[derive(Debug, Clone)]
+struct Request {
+    path: String,
+    headers: BTreeMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn decode(&self) -> ExportLogsServiceRequest {
+        match self.headers.get("content-type").map(String::as_str) {
+            Some("application/x-protobuf") => {
+                ExportLogsServiceRequest::decode(&self.body[..]).expect("protobuf body")
+            }
+            Some("application/json") => serde_json::from_slice(&self.body).expect("OTLP/JSON"),
+            other => panic!("content type {other:?}"),
+        }
+    }
+}
+
+struct Collector {
+    url: String,
+    requests: Arc<Mutex<Vec<Request>>>,
+    answers: Arc<Mutex<Vec<Answer>>>,
+}
+
+impl Collector {
+    fn start(answers: Vec<Answer>) -> Collector {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let answers = Arc::new(Mutex::new(answers));
+        let (r, a) = (Arc::clone(&requests), Arc::clone(&answers));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (r, a) = (Arc::clone(&r), Arc::clone(&a));
+                std::thread::spawn(move || serve(stream, &r, &a));
+            }
+        });
+        Collector {
+            url,
+            requests,
+            answers,
+        }
+    }
+
+    fn answer(&self, answers: Vec<Answer>) {
+        *self.answers.lock().unwrap() = answers;
+    }
+
+    fn requests(&self) -> Vec<Request> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// Every log record received so far, as (attributes, body, severity, resource).
+    fn records(&self) -> Vec<Received> {
+        let mut out = Vec::new();
+        for req in self.requests() {
+            for rl in req.decode().resource_logs {
+                let resource = attrs(&rl.resource.unwrap_or_default().attributes);
+                for sl in rl.scope_logs {
+                    assert_eq!(sl.scope.as_ref().unwrap().name, "mcplogs");
+                    for lr in sl.log_records {
+                        let body = match lr.body.and_then(|b| b.value) {
+                            Some(Any::StringValue(s)) => s,
+                            other => panic!("body {other:?}"),
+                        };
+                        assert_eq!(
+                            lr.event_name,
+                            attrs(&lr.attributes)["event.name"].as_str().unwrap()
+                        );
+                        assert!(lr.time_unix_nano > 0 && lr.observed_time_unix_nano > 0);
+                        out.push(Received {
+                            attributes: attrs(&lr.attributes),
+                            body,
+                            severity: lr.severity_text,
+                            resource: resource.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Received {
+    attributes: BTreeMap<String, Value>,
+    body: String,
+    severity: String,
+    resource: BTreeMap<String, Value>,
+}
+
+fn attrs(kvs: &[opentelemetry_proto::tonic::common::v1::KeyValue]) -> BTreeMap<String, Value> {
+    kvs.iter()
+        .map(|kv| {
+            let v = match kv.value.as_ref().and_then(|v| v.value.clone()) {
+                Some(Any::StringValue(s)) => Value::from(s),
+                Some(Any::IntValue(i)) => Value::from(i),
+                Some(Any::BoolValue(b)) => Value::from(b),
+                other => panic!("attribute {} is {other:?}", kv.key),
+            };
+            (kv.key.clone(), v)
+        })
+        .collect()
+}
+
+fn serve(stream: TcpStream, requests: &Mutex<Vec<Request>>, answers: &Mutex<Vec<Answer>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut stream = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let path = line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string();
+        let mut headers = BTreeMap::new();
+        loop {
+            let mut h = String::new();
+            reader.read_line(&mut h).unwrap();
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            let (k, v) = h.split_once(':').unwrap();
+            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+        let len: usize = headers
+            .get("content-length")
+            .map(|l| l.parse().unwrap())
+            .unwrap_or(0);
+        let mut body = vec![0; len];
+        reader.read_exact(&mut body).unwrap();
+        let answer = {
+            let mut a = answers.lock().unwrap();
+            if a.len() > 1 {
+                a.remove(0)
+            } else {
+                a[0].clone()
+            }
+        };
+        let json = headers.get("content-type").map(String::as_str) == Some("application/json");
+        let (status, reply): (u16, Vec<u8>) = match answer {
+            Answer::Hang => {
+                std::thread::sleep(Duration::from_secs(30));
+                return;
+            }
+            Answer::Status(s) => (s, br#"{"code":14,"message":"try later"}"#.to_vec()),
+            Answer::Ok => (200, Vec::new()),
+            Answer::Partial(n) => {
+                let r = ExportLogsServiceResponse {
+                    partial_success: Some(ExportLogsPartialSuccess {
+                        rejected_log_records: n,
+                        error_message: "attribute too long".into(),
+                    }),
+                };
+                (
+                    200,
+                    if json {
+                        serde_json::to_vec(&r).unwrap()
+                    } else {
+                        r.encode_to_vec()
+                    },
+                )
+            }
+        };
+        if status == 200 {
+            requests.lock().unwrap().push(Request {
+                path: path.clone(),
+                headers: headers.clone(),
+                body,
+            });
+        }
+        let head = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
+            if json {
+                "application/json"
+            } else {
+                "application/x-protobuf"
+            },
+            reply.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(&reply).is_err() {
+            return;
+        }
+    }
+}
+
+/// A sandbox: an empty HOME (the working directory) and a cache folder of its own.
+struct Machine {
+    home: tempfile::TempDir,
+    cache: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let home = tempfile::tempdir().unwrap();
+        let cache = home.path().join("cache");
+        Machine { home, cache }
+    }
+
+    fn export(&self, env: &[(&str, &str)], args: &[&str]) -> Command {
+        let mut c = mcplogs(self.home.path());
+        c.env("MCPLOGS_CACHE_DIR", &self.cache).arg("export");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.args(args);
+        c
+    }
+
+    fn user_settings(&self, text: &str) {
+        let d = self.home.path().join(".claude");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("settings.json"), text).unwrap();
+    }
+}
+
+fn sample_home() -> PathBuf {
+    samples().join("linux-home")
+}
+
+fn home_arg() -> String {
+    sample_home().display().to_string()
+}
+
+/// What `scan --json` says of the sample home: (verdict or state) per entry.
+fn scan_verdicts(m: &Machine) -> Vec<String> {
+    let mut c = mcplogs(m.home.path());
+    c.args(["scan", "--json", "--no-cache", "--home", &home_arg()]);
+    let (_, doc) = run_json(&mut c);
+    let mut v: Vec<String> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["verdict"].as_str().unwrap().to_string())
+        .chain(
+            doc["configured"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["state"].as_str().unwrap().to_string()),
+        )
+        .collect();
+    v.sort();
+    v
+}
+
+fn verdicts(records: &[Received]) -> Vec<String> {
+    let mut v: Vec<String> = records
+        .iter()
+        .map(|r| {
+            r.attributes["mcplogs.verdict"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_verdict_arrives_once_over_protobuf_with_the_documented_attributes() {
+    let collector = Collector::start(vec![Answer::Ok]);
+    let m = Machine::new();
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str())];
+    let r = run(&mut m.export(&env, &["--home", &home_arg()]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    let got = collector.records();
+    let want = scan_verdicts(&m);
+    assert!(want.len() >= 5, "{want:?}");
+    assert_eq!(verdicts(&got), want);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("{} records sent", got.len())),
+        "{}",
+        r.stderr
+    );
+    for req in collector.requests() {
+        assert_eq!(req.path, "/v1/logs");
+        assert_eq!(req.headers["content-type"], "application/x-protobuf");
+    }
+    let schema = crate::wire::export_schema_attribute_names();
+    for rec in &got {
+        let a = &rec.attributes;
+        for k in a.keys() {
+            assert!(schema.contains(k), "{k} is not in the export schema");
+        }
+        assert_eq!(a["event.name"], "mcplogs.server_verdict");
+        assert!(
+            a["session.id"].as_str().is_some_and(|s| s.len() > 8),
+            "{a:?}"
+        );
+        assert_eq!(a["mcplogs.record.id"].as_str().unwrap().len(), 32);
+        assert_eq!(a["mcplogs.server.id"].as_str().unwrap().len(), 32);
+        // Private by default: no name, path or error text.
+        for private in ["server_name", "mcplogs.project", "mcplogs.error"] {
+            assert!(!a.contains_key(private), "{private} sent without opt-in");
+        }
+        assert!(a.contains_key("mcplogs.sessions"));
+        assert_eq!(rec.resource["service.name"], "mcplogs");
+        assert!(rec.body.starts_with(a["mcplogs.verdict"].as_str().unwrap()));
+        let problem = a["mcplogs.problem"].as_bool().unwrap();
+        assert_eq!(problem, rec.severity == "ERROR", "{rec:?}");
+    }
+    let ids: std::collections::BTreeSet<&str> = got
+        .iter()
+        .map(|r| r.attributes["mcplogs.record.id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), got.len(), "record ids are unique");
+    let everything = format!("{got:?}");
+    for private in [
+        "acme",
+        "bad-tool",
+        "mcplogs-samples",
+        "/tmp/",
+        "Failed to fetch",
+    ] {
+        assert!(!everything.contains(private), "{private} left the machine");
+    }
+
+    // Nothing new: no request at all, and one line that says so.
+    let before = collector.requests().len();
+    let r = run(&mut m.export(&env, &["--home", &home_arg()]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(collector.requests().len(), before);
+    assert!(r.stderr.contains("nothing new"), "{}", r.stderr);
+
+    // Another destination has its own ledger.
+    let other = Collector::start(vec![Answer::Ok]);
+    let env2 = [("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", other.url.as_str())];
+    let mut c = m.export(&env2, &["--home", &home_arg()]);
+    assert_eq!(run(&mut c).code, 0);
+    assert_eq!(other.records().len(), got.len());
+    assert_eq!(other.requests()[0].path, "/");
+}
+
+#[test]
+fn json_protocol_headers_and_resource_come_from_the_settings_env_block() {
+    let collector = Collector::start(vec![Answer::Ok]);
+    let m = Machine::new();
+    m.user_settings(&format!(
+        r#"{{"env": {{"OTEL_EXPORTER_OTLP_ENDPOINT": "{}", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+            "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20sekrit-token-1", "OTEL_RESOURCE_ATTRIBUTES": "team=infra",
+            "OTEL_SERVICE_NAME": "fleet-mcp"}}}}"#,
+        collector.url
+    ));
+    // The settings file wins over the environment, as in Claude Code.
+    let env = [("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")];
+    let r = run(&mut m.export(&env, &["--home", &home_arg()]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("sekrit"));
+    let reqs = collector.requests();
+    assert!(!reqs.is_empty());
+    for req in &reqs {
+        assert_eq!(req.headers["content-type"], "application/json");
+        assert_eq!(req.headers["authorization"], "Bearer sekrit-token-1");
+        // OTLP/JSON: 64-bit integers as strings, camelCase.
+        let v: Value = serde_json::from_slice(&req.body).unwrap();
+        let rec = &v["resourceLogs"][0]["scopeLogs"][0]["logRecords"][0];
+        assert!(rec["timeUnixNano"].is_string(), "{rec}");
+    }
+    let got = collector.records();
+    assert_eq!(verdicts(&got), scan_verdicts(&m));
+    assert_eq!(got[0].resource["team"], "infra");
+    assert_eq!(got[0].resource["service.name"], "fleet-mcp");
+}
+
+#[test]
+fn an_outage_loses_nothing_and_a_partial_success_is_not_sent_again() {
+    let collector = Collector::start(vec![Answer::Status(503)]);
+    let m = Machine::new();
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str())];
+    let r = run(&mut m.export(&env, &["--home", &home_arg()]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("HTTP 503"), "{}", r.stderr);
+    assert!(r.stderr.contains("go out on the next run"), "{}", r.stderr);
+    assert!(collector.records().is_empty());
+
+    // Down: nothing listens on the port any more.
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let r = run(&mut m.export(
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", closed.as_str())],
+        &["--home", &home_arg()],
+    ));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+
+    // Back: everything arrives, once; then a partial success counts as delivered.
+    collector.answer(vec![Answer::Partial(1)]);
+    let r = run(&mut m.export(&env, &["--home", &home_arg()]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("refused 1 record for good (attribute too long)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(verdicts(&collector.records()), scan_verdicts(&m));
+    let n = collector.requests().len();
+    let r = run(&mut m.export(&env, &["--home", &home_arg()]));
+    assert_eq!(r.code, 0);
+    assert_eq!(collector.requests().len(), n);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_collector_that_never_answers_costs_the_time_limit_only() {
+    let collector = Collector::start(vec![Answer::Hang]);
+    let m = Machine::new();
+    let mut c = m.export(
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str()),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "300"),
+        ],
+        &["--home", &home_arg()],
+    );
+    crate::common::pin_host(&mut c);
+    // Only a guard against a hang: the limit itself is 300 ms.
+    let out = crate::common::output_within(&mut c, Duration::from_secs(25));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no answer within"), "{stderr}");
+    collector.answer(vec![Answer::Ok]);
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str())];
+    assert_eq!(run(&mut m.export(&env, &["--home", &home_arg()])).code, 0);
+    assert_eq!(verdicts(&collector.records()), scan_verdicts(&m));
+}
+
+#[test]
+fn details_only_with_the_opt_in_redacted_as_report_is() {
+    // The sample home copied, with a token planted in a failing server's error.
+    let m = Machine::new();
+    let home = m.home.path().join("copy");
+    crate::common::copy_tree(&sample_home(), &home);
+    let token = "ghp_ExportLeak0123456789abcdefghijABCDEFGH";
+    let mut planted = 0;
+    for f in walkdir::WalkDir::new(&home).into_iter().flatten() {
+        if f.path().extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(f.path()).unwrap();
+            if text.contains("Failed to fetch tools") {
+                std::fs::write(
+                    f.path(),
+                    text.replace(
+                        "Failed to fetch tools",
+                        &format!("Failed to fetch tools (token {token})"),
+                    ),
+                )
+                .unwrap();
+                planted += 1;
+            }
+        }
+    }
+    assert!(planted > 0);
+    let collector = Collector::start(vec![Answer::Ok]);
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str()),
+        ("OTEL_LOG_TOOL_DETAILS", "1"),
+    ];
+    let r = run(&mut m.export(&env, &["--home", &home.display().to_string(), "--no-cache"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let got = collector.records();
+    assert!(got.iter().any(|r| {
+        r.attributes
+            .get("server_name")
+            .is_some_and(|n| n == "bad-tool")
+    }));
+    assert!(
+        got.iter()
+            .any(|r| r.attributes.contains_key("mcplogs.project"))
+    );
+    let errors: Vec<&str> = got
+        .iter()
+        .filter_map(|r| r.attributes.get("mcplogs.error")?.as_str())
+        .collect();
+    assert!(
+        errors.iter().any(|e| e.contains("Failed to fetch tools")),
+        "{errors:?}"
+    );
+    let everything = format!("{got:?}");
+    assert!(!everything.contains(token), "the token left the machine");
+    assert!(!everything.contains(&m.home.path().display().to_string()));
+}
+
+#[test]
+fn the_fleet_key_groups_one_server_across_machines() {
+    let ids = |key: Option<&str>| {
+        let collector = Collector::start(vec![Answer::Ok]);
+        let m = Machine::new();
+        let mut env = vec![("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str())];
+        if let Some(k) = key {
+            env.push(("MCPLOGS_EXPORT_KEY", k));
+        }
+        assert_eq!(run(&mut m.export(&env, &["--home", &home_arg()])).code, 0);
+        let mut v: Vec<(String, String)> = collector
+            .records()
+            .iter()
+            .map(|r| {
+                (
+                    r.attributes["mcplogs.server.id"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    r.attributes["mcplogs.machine.id"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let key = "fleet-key-0123456789abcdef";
+    let (a, b) = (ids(Some(key)), ids(Some(key)));
+    let servers = |v: &[(String, String)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        servers(&a),
+        servers(&b),
+        "the same key, the same server ids"
+    );
+    assert_ne!(a[0].1, b[0].1, "two machines, two machine ids");
+    let (c, d) = (ids(None), ids(None));
+    assert_ne!(
+        servers(&c),
+        servers(&d),
+        "without the key, nothing groups across machines"
+    );
+    assert_ne!(servers(&a), servers(&c));
+}
+
+#[test]
+fn configuration_errors_and_nowhere_to_send_are_usage_errors() {
+    let m = Machine::new();
+    let r = run(&mut m.export(&[], &["--home", &home_arg()]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nowhere to send"), "{}", r.stderr);
+    let r = run(&mut m.export(
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ],
+        &["--home", &home_arg()],
+    ));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("OTLP over HTTP only"), "{}", r.stderr);
+    let r = run(&mut m.export(
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "Authorization"),
+        ],
+        &["--home", &home_arg()],
+    ));
+    assert_eq!(r.code, 2);
+    let r = run(&mut m.export(
+        &[("MCPLOGS_EXPORT_DISABLED", "1")],
+        &["--home", &home_arg()],
+    ));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("turned off"));
+}
+
+#[test]
+fn dry_run_prints_the_records_and_remembers_nothing() {
+    let collector = Collector::start(vec![Answer::Ok]);
+    let m = Machine::new();
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url.as_str())];
+    let r = run(&mut m.export(&env, &["--home", &home_arg(), "--dry-run"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(collector.requests().is_empty());
+    let lines: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for l in &lines {
+        let errors = crate::wire::schema_errors_of("export", l);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    let mut v: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            l["attributes"]["mcplogs.verdict"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    assert_eq!(v, scan_verdicts(&m));
+    assert_eq!(run(&mut m.export(&env, &["--home", &home_arg()])).code, 0);
+    assert_eq!(verdicts(&collector.records()), v);
+}
+
+#[test]
+fn the_file_form_appends_rotates_and_stays_private() {
+    let m = Machine::new();
+    let out = m.home.path().join("export.jsonl");
+    let outs = out.display().to_string();
+    let r = run(&mut m.export(&[], &["--home", &home_arg(), "--file", &outs]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let n = text.lines().count();
+    assert_eq!(n, scan_verdicts(&m).len());
+    for l in text.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert!(crate::wire::schema_errors_of("export", &v).is_empty());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    // Nothing new: nothing appended.
+    assert_eq!(
+        run(&mut m.export(&[], &["--home", &home_arg(), "--file", &outs])).code,
+        0
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+
+    // A second home into the same file, under a cap it would pass: the old file is
+    // rotated to `.1` first, and nothing is lost between the two.
+    let m2 = Machine::new();
+    let home2 = m2.home.path().join("h");
+    crate::common::copy_tree(&samples().join("macos-home"), &home2);
+    let r = run(&mut m2.export(
+        &[],
+        &[
+            "--home",
+            &home2.display().to_string(),
+            "--file",
+            &outs,
+            "--max-file-mib",
+            "1",
+        ],
+    ));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rotated = m.home.path().join("export.jsonl.1");
+    assert!(!rotated.exists(), "under the cap: appended");
+    let appended = std::fs::read_to_string(&out).unwrap();
+    assert!(appended.starts_with(&text) && appended.len() > text.len());
+
+    // Filled to just under the cap: the next batch would pass it, so the file moves
+    // to `.1` whole and the batch starts a new one.
+    let filler = format!("{}\n", "x".repeat(1023)).repeat(1023);
+    std::fs::write(&out, &filler).unwrap();
+    let m3 = Machine::new();
+    let r = run(&mut m3.export(
+        &[],
+        &[
+            "--home",
+            &home_arg(),
+            "--file",
+            &outs,
+            "--max-file-mib",
+            "1",
+        ],
+    ));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&rotated).unwrap(), filler);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), n);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_file_form_never_follows_a_link_or_writes_a_fifo() {
+    let m = Machine::new();
+    let target = m.home.path().join("target");
+    std::fs::write(&target, "").unwrap();
+    let link = m.home.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let r = run(&mut m.export(
+        &[],
+        &["--home", &home_arg(), "--file", &link.display().to_string()],
+    ));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
+    let fifo = m.home.path().join("fifo.jsonl");
+    crate::common::mkfifo(&fifo);
+    let mut c = m.export(
+        &[],
+        &["--home", &home_arg(), "--file", &fifo.display().to_string()],
+    );
+    crate::common::pin_host(&mut c);
+    let out = crate::common::output_within(&mut c, Duration::from_secs(25));
+    assert_eq!(out.status.code(), Some(2));
+    // Refused twice: the records are still due (a regular file gets them all).
+    let file = m.home.path().join("ok.jsonl");
+    assert_eq!(
+        run(&mut m.export(
+            &[],
+            &["--home", &home_arg(), "--file", &file.display().to_string()]
+        ))
+        .code,
+        0
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().lines().count(),
+        scan_verdicts(&m).len()
+    );
+}
+
+#[test]
+fn setup_hook_export_installs_a_session_end_hook_and_undoes_it() {
+    let m = Machine::new();
+    m.user_settings(
+        r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}}"#,
+    );
+    let before = std::fs::read_to_string(m.home.path().join(".claude/settings.json")).unwrap();
+    let setup = |extra: &[&str]| {
+        let mut c = mcplogs(m.home.path());
+        c.args(["setup", "hook", "--export", "--yes"]).args(extra);
+        c.arg("--managed-dir").arg(m.home.path().join("no-managed"));
+        run(&mut c)
+    };
+    let r = setup(&[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(m.home.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let commands: Vec<&str> = v["hooks"]["SessionEnd"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["hooks"][0]["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, ["echo mine", "mcplogs export --detach"]);
+    assert!(v["hooks"].get("UserPromptSubmit").is_none());
+    let r = setup(&[]);
+    assert!(r.stderr.contains("nothing to write"), "{}", r.stderr);
+    let r = setup(&["--undo"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(m.home.path().join(".claude/settings.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn detach_returns_at_once_and_the_background_run_exports() {
+    let m = Machine::new();
+    let out = m.home.path().join("bg.jsonl");
+    let r = run(&mut m.export(
+        &[],
+        &[
+            "--home",
+            &home_arg(),
+            "--file",
+            &out.display().to_string(),
+            "--detach",
+        ],
+    ));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    let want = scan_verdicts(&m).len();
+    let log = m.cache.join("export/last-run.log");
+    let mut lines = 0;
+    for _ in 0..400 {
+        let log_done = std::fs::read_to_string(&log).is_ok_and(|l| l.contains("sent"));
+        lines = std::fs::read_to_string(&out).map_or(0, |t| t.lines().count());
+        if log_done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(lines, want, "{:?}", std::fs::read_to_string(&log));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&log).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+}
+
+/// Every example line of `export --help` runs as typed (in a sandbox HOME with its own
+/// cache): never a usage error; delivery may fail (nothing listens), which is exit 2.
+#[cfg(unix)]
+#[test]
+fn every_example_in_the_help_runs_as_typed() {
+    let m = Machine::new();
+    let r = run(&mut m.export(&[], &["--help"]));
+    let examples = r.stdout.split_once("EXAMPLES:").expect("examples").1;
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs"))
+        .parent()
+        .unwrap();
+    let mut ran = 0;
+    for line in examples.lines().skip(1).map(str::trim) {
+        if line.is_empty() {
+            break;
+        }
+        let line = line.split("  #").next().unwrap().trim();
+        // Never the host's managed settings.
+        let line = format!(
+            "{line} --managed-dir {}",
+            m.home.path().join("no-managed").display()
+        );
+        let mut c = mcplogs(m.home.path());
+        c.env("MCPLOGS_CACHE_DIR", &m.cache)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "2000")
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin_dir.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            );
+        let c = Command::new("sh")
+            .args(["-c", &line])
+            .env_clear()
+            .envs(c.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .current_dir(m.home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&c.stderr);
+        assert!(
+            matches!(c.status.code(), Some(0 | 2)),
+            "{line}: exit {:?}\n{err}",
+            c.status.code()
+        );
+        assert!(
+            !err.contains("unexpected argument") && !err.contains("Usage:"),
+            "{line}: {err}"
+        );
+        ran += 1;
+    }
+    assert!(ran >= 4, "{ran}");
+}
