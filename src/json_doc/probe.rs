@@ -290,8 +290,9 @@ pub struct ProbeContractCheck {
     /// count for the exit code.
     pub passed: Option<bool>,
     pub detail: String,
-    /// The modelled Claude Code builds the check answers for (`2.1.288`, `2.1.300`,
-    /// `2.1.332`): when it fails, those that would lose, truncate or rename a tool.
+    /// The modelled Claude Code builds the check answers for (the last build without
+    /// each per-build behaviour, and the newest observed): when it fails, those that
+    /// would lose, truncate or rename a tool.
     pub builds: Vec<String>,
 }
 

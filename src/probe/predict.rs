@@ -311,7 +311,7 @@ fn predict_tools(
     let cap = version.page_cap();
     let pages = &attempt.pages[..attempt.pages.len().min(cap)];
     let check = check_pages(pages, modern);
-    // Claude Code stops walking at its page cap (every build) and, from 2.1.310, at a
+    // Claude Code stops walking at its page cap (every build) and, from the cursor guard's build on, at a
     // cursor it already sent, keeping the tools so far (the model's rows).
     let mut truncated = attempt.pages.len() > cap;
     let stopped = match &attempt.list_failure {

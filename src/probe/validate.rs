@@ -142,7 +142,7 @@ fn envelope_fields(
 
 /// The envelope of a `prompts/list` or `resources/list` result (one page): under
 /// 2026-07-28 the same three fields as `tools/list` (observed: 2.1.288 rejects the list
-/// without them, 2.1.310 and later fill them in; `claude_code::lifecycle`).
+/// without them, 2.1.302 and later fill them in; `claude_code::lifecycle`).
 pub fn check_list_envelope(result: &Value, modern: bool) -> Vec<EnvelopeIssue> {
     let Some(obj) = result.as_object() else {
         return vec![EnvelopeIssue {
