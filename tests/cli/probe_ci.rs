@@ -177,10 +177,14 @@ fn checks_whose_input_never_arrived_are_na_not_passed() {
     );
     assert_eq!(xml.code, 1);
     assert_valid_junit(&xml.stdout);
-    // 10 checks x 3 builds; the handshake fails on each build, the other 27 are skipped
+    // 10 checks x every modelled build: the handshake fails on each, the rest are skipped
+    let b = mcplogs::probe::CONTRACT_BUILDS.len();
     assert!(
-        xml.stdout
-            .contains("tests=\"30\" failures=\"3\" errors=\"0\" skipped=\"27\""),
+        xml.stdout.contains(&format!(
+            "tests=\"{}\" failures=\"{b}\" errors=\"0\" skipped=\"{}\"",
+            10 * b,
+            9 * b
+        )),
         "{}",
         xml.stdout
     );
@@ -491,7 +495,7 @@ fn every_timeout_sentence_names_the_budget_the_probe_used() {
     );
     assert!(out.contains("over --timeout 3000 ms"), "{out}");
     // what Claude Code does cannot be told from a wait it did not make
-    assert!(out.contains("3 cannot be told"), "{out}");
+    assert!(out.contains(" cannot be told ("), "{out}");
 
     // MCP_TIMEOUT from the environment, no --timeout: the sentences name that layer
     let r = probe(
@@ -533,11 +537,16 @@ fn a_url_only_server_is_named_from_its_url_and_the_summary_comes_first() {
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let name = url.trim_start_matches("http://");
+    // every modelled build, and 2.1.332 (predicted for) when it is not one of them
+    let mut n = mcplogs::probe::CONTRACT_BUILDS.len();
+    if !mcplogs::probe::CONTRACT_BUILDS.contains(&mcplogs::probe::ClaudeVersion(2, 1, 332)) {
+        n += 1;
+    }
     let first = r.stdout.lines().next().unwrap();
     assert_eq!(
         first,
         format!(
-            "{name}: of 3 Claude Code builds: 3 keep the tools; contract: 8 passed, 0 failed, 2 n/a"
+            "{name}: of {n} Claude Code builds: {n} keep the tools; contract: 8 passed, 0 failed, 2 n/a"
         ),
         "{}",
         r.stdout
@@ -565,7 +574,7 @@ fn a_url_only_server_is_named_from_its_url_and_the_summary_comes_first() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     let first = r.stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("python3: of 3 Claude Code builds: ")
+        first.starts_with("python3: of ")
             && first.contains("; first failing check: every-tool-accepted (2.1."),
         "{first}"
     );
@@ -653,7 +662,14 @@ for line in sys.stdin:
     assert!(!r.stdout.contains("JunitLeak"), "{}", r.stdout);
     assert!(!r.stdout.contains('\u{1b}') && !r.stdout.contains('\u{7}'));
     assert!(!r.stdout.contains("<script>") && !r.stdout.contains("<x a"));
-    assert!(r.stdout.contains("failures=\"3\""), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!(
+            "failures=\"{}\"",
+            mcplogs::probe::CONTRACT_BUILDS.len()
+        )),
+        "{}",
+        r.stdout
+    );
 }
 
 /// The run helper of `common` is used for a check that does not need the watchdog.
@@ -713,10 +729,7 @@ fn the_reproductions_hold_in_a_terminal_too() {
     );
     assert_eq!(code, 0, "{out}");
     let name = url.trim_start_matches("http://");
-    assert!(
-        out.starts_with(&format!("{name}: of 3 Claude Code builds")),
-        "{out}"
-    );
+    assert!(out.starts_with(&format!("{name}: of ")), "{out}");
 
     let (out, code) = in_terminal(
         home.path(),
