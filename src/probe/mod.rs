@@ -886,8 +886,8 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         },
         all(),
     ));
-    out.push(name_length_check(p));
-    out.push(header_check(p));
+    out.push(name_length_check(p, no_list.as_deref()));
+    out.push(header_check(p, no_list.as_deref()));
     out.push(lists_check(p));
     out.push(strays_check(p));
     let declared = p.attempts.iter().any(Attempt::declares_list_changed);
@@ -961,8 +961,9 @@ fn listed_tools(p: &ServerProbe) -> Vec<&serde_json::Value> {
 }
 
 /// Full tool names (`mcp__<server>__<tool>`, under this server's name) the builds from
-/// 2.1.292 on do not send to the model.
-fn name_length_check(p: &ServerProbe) -> ContractCheck {
+/// 2.1.292 on do not send to the model. `no_list`: why no tools/list arrived, which
+/// makes the check `n/a` (it never passes unchecked).
+fn name_length_check(p: &ServerProbe, no_list: Option<&str>) -> ContractCheck {
     let max = lifecycle::TOOL_NAME_MAX_CHARS.value;
     let long: Vec<String> = listed_tools(p)
         .into_iter()
@@ -979,6 +980,9 @@ fn name_length_check(p: &ServerProbe) -> ContractCheck {
         .copied()
         .filter(|v| v.has(lifecycle::Behaviour::ToolNameLimit).is_yes())
         .collect();
+    if let Some(why) = no_list {
+        return check("tool-name-length", None, why.to_string(), losing);
+    }
     check(
         "tool-name-length",
         Some(long.is_empty()),
@@ -999,8 +1003,17 @@ fn name_length_check(p: &ServerProbe) -> ContractCheck {
 }
 
 /// `x-mcp-header` declarations: an invalid one loses its tool on a 2026-07-28 HTTP
-/// connection (never on stdio or legacy, where it is kept).
-fn header_check(p: &ServerProbe) -> ContractCheck {
+/// connection (never on stdio or legacy, where it is kept). `no_list` as in
+/// [`name_length_check`].
+fn header_check(p: &ServerProbe, no_list: Option<&str>) -> ContractCheck {
+    if let Some(why) = no_list {
+        return check(
+            "x-mcp-header",
+            None,
+            why.to_string(),
+            lifecycle::CONTRACT_BUILDS.to_vec(),
+        );
+    }
     let bad: Vec<String> = listed_tools(p)
         .into_iter()
         .filter_map(|t| {

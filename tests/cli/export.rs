@@ -756,6 +756,10 @@ fn setup_hook_export_installs_a_session_end_hook_and_undoes_it() {
         let mut c = mcplogs(m.home.path());
         c.args(["setup", "hook", "--export", "--yes"]).args(extra);
         c.arg("--managed-dir").arg(m.home.path().join("no-managed"));
+        // this build lives in a cargo target folder, which setup installs only when named
+        if !extra.contains(&"--undo") {
+            c.arg("--binary").arg(env!("CARGO_BIN_EXE_mcplogs"));
+        }
         run(&mut c)
     };
     let r = setup(&[]);
@@ -770,7 +774,13 @@ fn setup_hook_export_installs_a_session_end_hook_and_undoes_it() {
         .iter()
         .map(|e| e["hooks"][0]["command"].as_str().unwrap())
         .collect();
-    assert_eq!(commands, ["echo mine", "mcplogs export --detach"]);
+    // the absolute path of the binary named with --binary, then the arguments
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert_eq!(commands[0], "echo mine");
+    assert!(
+        commands[1].ends_with("mcplogs export --detach") && commands[1].starts_with('/'),
+        "{commands:?}"
+    );
     assert!(v["hooks"].get("UserPromptSubmit").is_none());
     let r = setup(&[]);
     assert!(r.stderr.contains("nothing to write"), "{}", r.stderr);

@@ -804,7 +804,11 @@ fn every_probe_example_in_the_help_and_the_docs_runs_as_typed() {
                 r.stdout.clone()
             };
             crate::probe_ci::assert_valid_junit(&xml);
-            assert!(xml.contains("on Claude Code 2.1.332"), "{what}\n{xml}");
+            let newest = mcplogs::probe::CONTRACT_BUILDS.last().unwrap();
+            assert!(
+                xml.contains(&format!("on Claude Code {newest}")),
+                "{what}\n{xml}"
+            );
         } else {
             assert!(r.stdout.contains("Claude Code"), "{what}");
         }

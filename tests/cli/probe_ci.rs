@@ -177,13 +177,13 @@ fn checks_whose_input_never_arrived_are_na_not_passed() {
     );
     assert_eq!(xml.code, 1);
     assert_valid_junit(&xml.stdout);
-    // 10 checks x every modelled build: the handshake fails on each, the rest are skipped
+    // 12 checks x every modelled build: the handshake fails on each, the rest are skipped
     let b = mcplogs::probe::CONTRACT_BUILDS.len();
     assert!(
         xml.stdout.contains(&format!(
             "tests=\"{}\" failures=\"{b}\" errors=\"0\" skipped=\"{}\"",
-            10 * b,
-            9 * b
+            12 * b,
+            11 * b
         )),
         "{}",
         xml.stdout
@@ -546,7 +546,7 @@ fn a_url_only_server_is_named_from_its_url_and_the_summary_comes_first() {
     assert_eq!(
         first,
         format!(
-            "{name}: of {n} Claude Code builds: {n} keep the tools; contract: 8 passed, 0 failed, 2 n/a"
+            "{name}: of {n} Claude Code builds: {n} keep the tools; contract: 10 passed, 0 failed, 2 n/a"
         ),
         "{}",
         r.stdout
@@ -712,7 +712,7 @@ fn the_reproductions_hold_in_a_terminal_too() {
     assert!(out.contains("    n/a  pagination "), "{out}");
     let words: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        words.contains("contract: 0 passed, 1 failed, 9 n/a"),
+        words.contains("contract: 0 passed, 1 failed, 11 n/a"),
         "{out}"
     );
 

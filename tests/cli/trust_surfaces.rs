@@ -12,6 +12,10 @@ use crate::common::*;
 fn setup(sb: &Sandbox, args: &[&str]) -> std::process::Output {
     let mut c = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), args);
     c.arg("--managed-dir").arg(&sb.managed);
+    // this build lives in a cargo target folder, which setup installs only when named
+    if !args.contains(&"--undo") {
+        c.arg("--binary").arg(env!("CARGO_BIN_EXE_mcplogs"));
+    }
     c.stdin(std::process::Stdio::null()).output().unwrap()
 }
 

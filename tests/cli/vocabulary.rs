@@ -178,8 +178,12 @@ fn undo_leaves_nothing_mcplogs_created() {
     let setup = |sb: &Sandbox, what: &str, undo: bool| {
         let m = managed(sb);
         let mut args = vec!["setup", what, "--yes", "--managed-dir", &m];
+        let bin = env!("CARGO_BIN_EXE_mcplogs");
         if undo {
             args.push("--undo");
+        } else {
+            // this build lives in a cargo target folder, which setup installs only when named
+            args.extend(["--binary", bin]);
         }
         let o = sb.run(&args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
