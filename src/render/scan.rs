@@ -111,14 +111,19 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             any_fix_or_in_place = true;
             (
                 0,
-                match &a.target {
-                    FixTarget::Write { path, kind, .. } => crate::advice::legacy_action(
-                        a,
-                        *kind,
-                        &tilde(&terminal_safe(&path.display().to_string(), false), home),
-                    ),
-                    _ => crate::advice::for_server(s),
-                },
+                // the command's own paths under the home folder as `~` too (outside
+                // any quotes, so the shell still expands it), as the file is shown
+                tilde_within(
+                    &match &a.target {
+                        FixTarget::Write { path, kind, .. } => crate::advice::legacy_action(
+                            a,
+                            *kind,
+                            &tilde(&terminal_safe(&path.display().to_string(), false), home),
+                        ),
+                        _ => crate::advice::for_server(s),
+                    },
+                    home,
+                ),
             )
         } else {
             (rank, crate::advice::for_server(s))
