@@ -195,7 +195,23 @@ pub struct ServerProbe {
     pub budget: Budget,
     /// The effective `MCP_PROTOCOL_NEGOTIATION` probed with.
     pub negotiation: Option<NegotiationValue>,
+    /// The handshakes the budget left no time for, and why.
+    pub not_run: Vec<NotRun>,
 }
+
+/// A handshake the probe did not run: the whole probe of a server shares one budget,
+/// and the attempts before it spent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRun {
+    pub mode: Mode,
+    /// `not run: the budget of 3000 ms (--timeout 3000 ms) was spent on the discover
+    /// handshake`.
+    pub reason: String,
+}
+
+/// Less than this left of the budget and a further handshake is not started: it could
+/// only time out, which would say nothing about the server.
+const MIN_ATTEMPT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What one Claude Code build does with a server's tools (the summary line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -450,27 +466,47 @@ pub fn run_attempt(
 pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
     let v = opts.claude_version;
     let mode = predict::mode_for(cfg.transport, opts.negotiation.as_ref(), v);
+    // the predicted handshake first: it always runs, the others get what is left
     let mut modes = vec![mode];
     if mode != Mode::Legacy {
         modes.push(Mode::Legacy);
     }
     if opts.both_modes && cfg.transport != TransportKind::Sse && !modes.contains(&Mode::Discover) {
-        modes.insert(0, Mode::Discover);
+        modes.push(Mode::Discover);
     }
     let slot = opts.watch.as_ref().map(|w| w.slot(&cfg.name));
-    let attempts: Vec<Attempt> = modes
-        .iter()
-        .map(|&m| {
-            run_attempt(
-                cfg,
-                m,
-                v,
-                opts.limits,
-                opts.project_dir.as_deref(),
-                slot.as_ref(),
-            )
-        })
-        .collect();
+    // one deadline for the whole probe of this server, shared by every attempt
+    let deadline = Instant::now() + opts.limits.budget;
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut not_run: Vec<NotRun> = Vec::new();
+    for &m in &modes {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if m != mode && left < MIN_ATTEMPT {
+            let spent: Vec<&str> = attempts.iter().map(|a| a.mode.as_str()).collect();
+            not_run.push(NotRun {
+                mode: m,
+                reason: format!(
+                    "not run: the budget of {} ms ({}) was spent on the {} handshake",
+                    opts.budget.ms,
+                    opts.budget.describe(),
+                    spent.join(" and ")
+                ),
+            });
+            continue;
+        }
+        let limits = Limits {
+            budget: left,
+            ..opts.limits
+        };
+        attempts.push(run_attempt(
+            cfg,
+            m,
+            v,
+            limits,
+            opts.project_dir.as_deref(),
+            slot.as_ref(),
+        ));
+    }
     if let Some(s) = &slot {
         s.done();
     }
@@ -488,14 +524,25 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         &opts.timeouts,
         &served,
     );
-    let with_legacy = predict::predict(
-        by_mode(Mode::Legacy),
-        cfg.transport,
-        v,
-        Some("legacy".into()),
-        &opts.timeouts,
-        &served,
-    );
+    let with_legacy = match attempts.iter().find(|a| a.mode == Mode::Legacy) {
+        Some(a) => predict::predict(
+            a,
+            cfg.transport,
+            v,
+            Some("legacy".into()),
+            &opts.timeouts,
+            &served,
+        ),
+        None => predict::not_run(
+            Mode::Legacy,
+            v,
+            Some("legacy".into()),
+            not_run
+                .iter()
+                .find(|n| n.mode == Mode::Legacy)
+                .map_or_else(|| "not run".to_string(), |n| n.reason.clone()),
+        ),
+    };
     let a = by_mode(mode);
     let tools = validate::check_pages(&a.pages, a.era == Some(session::NegotiatedEra::Modern));
     ServerProbe {
@@ -507,6 +554,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         timeouts: opts.timeouts.clone(),
         budget: opts.budget.clone(),
         negotiation: opts.negotiation.clone(),
+        not_run,
     }
 }
 
@@ -945,6 +993,23 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         },
         all(),
     ));
+    // a handshake the budget left no time for: what passed on the others is not a pass
+    // for the server (a failure seen stays one)
+    if !p.not_run.is_empty() {
+        let why: Vec<String> = p
+            .not_run
+            .iter()
+            .map(|n| format!("{}: {}", n.mode.as_str(), n.reason))
+            .collect();
+        for c in out.iter_mut().filter(|c| c.passed == Some(true)) {
+            c.passed = None;
+            c.detail = format!(
+                "not checked: {} (on the handshakes run: {})",
+                why.join("; "),
+                c.detail
+            );
+        }
+    }
     out
 }
 

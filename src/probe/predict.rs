@@ -186,6 +186,32 @@ pub fn predict(
     p
 }
 
+/// The prediction for a handshake the probe did not run (the budget was spent before
+/// it): unknown, with `reason` saying why.
+pub fn not_run(
+    mode: Mode,
+    version: ClaudeVersion,
+    negotiation: Option<String>,
+    reason: String,
+) -> Prediction {
+    Prediction {
+        claude_version: version,
+        negotiation,
+        mode,
+        verdict: Verdict::Unknown,
+        cause: None,
+        era: None,
+        negotiated_version: None,
+        filled_fields: Vec::new(),
+        bad_tool_path: None,
+        tools_loaded: 0,
+        lost_lists: Vec::new(),
+        filled_lists: Vec::new(),
+        timeout_ms: None,
+        reason,
+    }
+}
+
 /// A build inside a range not bisected: the prediction takes the older builds' side of
 /// each such behaviour, and says so.
 fn uncertain_note(p: &mut Prediction, version: ClaudeVersion) {

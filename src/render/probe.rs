@@ -625,7 +625,10 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
     }
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {
         let wl = &p.with_legacy;
-        let tail = if p.legacy_fix_helps() {
+        let skipped = p.not_run.iter().find(|n| n.mode == Mode::Legacy);
+        let tail = if let Some(n) = skipped {
+            format!(" -> cannot tell ({})", n.reason)
+        } else if p.legacy_fix_helps() {
             " -> `mcplogs fix` will help".to_string()
         } else if p.cut_short() {
             " -> cannot tell (the probe stopped at --timeout)".to_string()
