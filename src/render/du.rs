@@ -73,7 +73,7 @@ pub fn cache_line(du: &DiskUse, path: &str, width: Option<usize>) -> Option<Stri
     let c = du.own_cache.as_ref()?;
     Some(layout::wrap(
         &format!(
-            "mcplogs' own cache: {} in {} ({}){}; `mcplogs prune` removes what describes pruned or vanished logs.",
+            "mcplogs' own cache: {} in {} ({}){}; pruning removes the entries of pruned or vanished logs.",
             crate::disk::du::human_bytes(c.bytes),
             crate::text::count(c.files as usize, "file"),
             terminal_safe(path, false),

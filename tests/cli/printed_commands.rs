@@ -305,6 +305,8 @@ fn outputs(w: &World, home: &Path) -> (Vec<String>, serde_json::Value) {
         vec!["scan", "--home", h],
         vec!["scan", "--home", h, "--verbose"],
         vec!["report", "--home", h],
+        vec!["du", "--home", h],
+        vec!["prune", "--home", h, "--dry-run"],
     ] {
         let o = w.mcplogs(&args);
         assert!(

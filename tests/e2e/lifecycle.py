@@ -248,7 +248,9 @@ def run_group(cache, v, gname, work, only=None):
     servers = {k: dict(s) for k, s in servers.items()}
     try:
         for i, (name, s) in enumerate(servers.items()):
-            if s.get("type") == "http":
+            # an HTTP case of this file gets its stub here; a caller that started its
+            # own server (scripts/observe-build) passes the URL instead
+            if s.get("type") == "http" and "_case" in s:
                 port = PORT_API + 10 + i
                 extra_svc.start(f"{v}-{gname}-{name}", [sys.executable, str(STUB), "--case",
                                                         s.pop("_case"), "--http", str(port),

@@ -8,6 +8,9 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 
 pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
+    // `prune` takes the same log folders and homes: the hint below names them, so it
+    // runs on what this `du` measured (as the user typed them: it runs from here).
+    let prune = prune_command(&args.discovery.paths, &args.discovery.home);
     let opts = args.discovery.scan_options();
     let mut du = mcplogs::disk::du::disk_use(&opts)?;
     if let Some(dir) = mcplogs::scan::cache::default_dir() {
@@ -29,7 +32,7 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
             t.push_str(&line);
         }
         if du.bytes > 0 {
-            t.push_str("Reclaim space: `mcplogs prune --dry-run` shows what can go (it keeps what explains each verdict).\n");
+            t.push_str(&format!("Reclaim space: `{prune}` shows what can go (it keeps what explains each verdict).\n"));
         }
         mcplogs::redact::output::text(&t)
     };
@@ -65,4 +68,20 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
         output::screen(&text)?;
     }
     Ok(ExitCode::Clean)
+}
+
+/// `mcplogs prune [PATH...] [--home DIR...] --dry-run`, each path quoted for the shell.
+fn prune_command(paths: &[std::path::PathBuf], homes: &[std::path::PathBuf]) -> String {
+    let word = |p: &std::path::Path| mcplogs::text::shell_word(&p.display().to_string());
+    let mut c = String::from("mcplogs prune");
+    for p in paths {
+        c.push(' ');
+        c.push_str(&word(p));
+    }
+    for h in homes {
+        c.push_str(" --home ");
+        c.push_str(&word(h));
+    }
+    c.push_str(" --dry-run");
+    c
 }
