@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate /work/main/sample-logs (repo-relative: sample-logs/) from real Claude Code
+"""Regenerate sample-logs/ from real Claude Code
 builds run fully offline against the stub MCP server. Called by generate.sh, which
 installs the pinned builds first. Python 3.11 stdlib only.
 

@@ -2,7 +2,7 @@
 # `mcplogs export` against a real OTLP collector, on loopback (tests/e2e/export.py says
 # what is checked). Installs the `rotel` collector and the official OpenTelemetry
 # protobuf definitions (`opentelemetry-proto`) from PyPI into a venv in the cache
-# (${MCPLOGS_CACHE:-/work/.cache-mcplogs}/export-venv), reused across runs. Fails loudly
+# (${MCPLOGS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e}/export-venv), reused across runs. Fails loudly
 # (never skips) when python3, its venv module or PyPI is missing.
 #
 #   bash tests/e2e/export.sh            # MCPLOGS_BIN=path uses a given binary
@@ -10,7 +10,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-CACHE="${MCPLOGS_CACHE:-/work/.cache-mcplogs}"
+CACHE="${MCPLOGS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e}"
 VENV="$CACHE/export-venv"
 # Pinned: the collector and the definitions the checks were written against.
 ROTEL=rotel==0.0.1a15
