@@ -729,20 +729,8 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
                 "not checked: no handshake declared tools, so no tools/list was sent".into()
             }
         } else if unanswered.is_empty() {
-            let pages: Vec<String> = listed
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{}: {}",
-                        a.mode.as_str(),
-                        crate::text::count(a.pages.len(), "page")
-                    )
-                })
-                .collect();
-            format!(
-                "every tools/list request got a result ({})",
-                pages.join(", ")
-            )
+            let pages = pages_per_attempt(&listed);
+            format!("every tools/list request got a result ({})", pages)
         } else {
             unanswered.join("; ")
         },
@@ -815,20 +803,11 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         if let Some(why) = &no_list {
             why.clone()
         } else if list_fail.is_empty() {
-            let pages: Vec<String> = walked
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{}: {}",
-                        a.mode.as_str(),
-                        crate::text::count(a.pages.len(), "page")
-                    )
-                })
-                .collect();
+            let pages = pages_per_attempt(&walked);
             let mut d = format!(
                 "loop-free, within {} pages ({})",
                 lifecycle::PAGE_CAP.value,
-                pages.join(", ")
+                pages
             );
             if !partial.is_empty() {
                 d.push_str(&format!(
@@ -1011,6 +990,21 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
         }
     }
     out
+}
+
+/// `discover: 1 page, legacy: 2 pages`: how many tools/list pages each handshake read.
+fn pages_per_attempt(attempts: &[&Attempt]) -> String {
+    attempts
+        .iter()
+        .map(|a| {
+            format!(
+                "{}: {}",
+                a.mode.as_str(),
+                crate::text::count(a.pages.len(), "page")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Every tool of every handshake, once per name.

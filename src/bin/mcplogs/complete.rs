@@ -345,26 +345,34 @@ fn bash_quote(s: &str) -> String {
     format!("'{}'{slash}", body.replace('\'', r"'\''"))
 }
 
+/// `name`, `is` and `write_registration` of a shell whose registration script is
+/// clap's own (only the candidates it is sent are mcplogs' own).
+macro_rules! clap_registration {
+    ($shell:ident, $name:literal, $($is:literal)|+) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn is(&self, name: &str) -> bool {
+            matches!(name, $($is)|+)
+        }
+        fn write_registration(
+            &self,
+            var: &str,
+            name: &str,
+            bin: &str,
+            completer: &str,
+            buf: &mut dyn Write,
+        ) -> std::io::Result<()> {
+            clap_complete::env::$shell.write_registration(var, name, bin, completer, buf)
+        }
+    };
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Zsh;
 
 impl EnvCompleter for Zsh {
-    fn name(&self) -> &'static str {
-        "zsh"
-    }
-    fn is(&self, name: &str) -> bool {
-        name == "zsh"
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        clap_complete::env::Zsh.write_registration(var, name, bin, completer, buf)
-    }
+    clap_registration!(Zsh, "zsh", "zsh");
     fn write_complete(
         &self,
         cmd: &mut clap::Command,
@@ -397,22 +405,7 @@ impl EnvCompleter for Zsh {
 pub struct Fish;
 
 impl EnvCompleter for Fish {
-    fn name(&self) -> &'static str {
-        "fish"
-    }
-    fn is(&self, name: &str) -> bool {
-        name == "fish"
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        clap_complete::env::Fish.write_registration(var, name, bin, completer, buf)
-    }
+    clap_registration!(Fish, "fish", "fish");
     fn write_complete(
         &self,
         cmd: &mut clap::Command,
@@ -437,22 +430,11 @@ impl EnvCompleter for Fish {
 pub struct Powershell;
 
 impl EnvCompleter for Powershell {
-    fn name(&self) -> &'static str {
-        "powershell"
-    }
-    fn is(&self, name: &str) -> bool {
-        name == "pwsh" || name == "powershell" || name == "powershell_ise"
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        clap_complete::env::Powershell.write_registration(var, name, bin, completer, buf)
-    }
+    clap_registration!(
+        Powershell,
+        "powershell",
+        "pwsh" | "powershell" | "powershell_ise"
+    );
     fn write_complete(
         &self,
         cmd: &mut clap::Command,
@@ -480,22 +462,7 @@ impl EnvCompleter for Powershell {
 pub struct Elvish;
 
 impl EnvCompleter for Elvish {
-    fn name(&self) -> &'static str {
-        "elvish"
-    }
-    fn is(&self, name: &str) -> bool {
-        name == "elvish"
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        clap_complete::env::Elvish.write_registration(var, name, bin, completer, buf)
-    }
+    clap_registration!(Elvish, "elvish", "elvish");
     fn write_complete(
         &self,
         cmd: &mut clap::Command,
