@@ -499,12 +499,13 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
             project_gone_note(a),
         ),
         FixTarget::InEffect { layer } => format!(
-            "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{VERIFY_COMMAND}`.",
+            "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{}`.",
             layer
                 .path
                 .as_deref()
                 .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "the environment".into())
+                .unwrap_or_else(|| "the environment".into()),
+            verify_command(&a.homes)
         ),
         FixTarget::Managed { .. } => format!(
             "{head}. The legacy setting would help, but {}. Meanwhile, {report}.",
@@ -523,10 +524,26 @@ pub const LATEST_ONLY_CONNECTED: &str = "Note: the latest session only connected
 /// The scan screen's action for a `tolerated` server.
 pub const TOLERATED_ACTION: &str = "Works today only because Claude Code fills in fields the server's tools/list result leaves out (revision 2026-07-28 requires them; older Claude Code builds reject it): tell the server's authors.";
 
-/// The scan screen's last line when it proposed a fix.
-pub fn after_fix() -> String {
+/// [`VERIFY_COMMAND`] for the logs of `homes` (as the user gave them; empty: this
+/// machine's), so it checks the same logs the advice was about.
+pub fn verify_command(homes: &[std::path::PathBuf]) -> String {
+    let mut c = String::from("mcplogs scan");
+    for h in homes {
+        c.push_str(&format!(
+            " --home {}",
+            crate::text::shell_word(&h.display().to_string())
+        ));
+    }
+    c.push_str(" --since 10m");
+    c
+}
+
+/// The scan screen's last line when it proposed a fix (`homes` as in
+/// [`verify_command`]).
+pub fn after_fix(homes: &[std::path::PathBuf]) -> String {
     format!(
-        "After a fix, restart Claude Code or run /mcp in it, then check with `{VERIFY_COMMAND}`."
+        "After a fix, restart Claude Code or run /mcp in it, then check with `{}`.",
+        verify_command(homes)
     )
 }
 

@@ -134,7 +134,7 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
             }
         }
         if any_fix {
-            out.push_str(&wrap(&crate::advice::after_fix(), "  ", 2, width));
+            out.push_str(&wrap(&crate::advice::after_fix(&[]), "  ", 2, width));
         }
     }
     out

@@ -23,6 +23,8 @@ pub struct ScreenOptions {
     /// typed it (`sample-logs/…`).
     pub cwd: Option<String>,
     pub verbose: bool,
+    /// The `--home` folders scanned, as given: the commands shown carry them.
+    pub homes: Vec<std::path::PathBuf>,
 }
 
 /// A project path for a heading: the home folder as `~`.
@@ -649,7 +651,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             ));
         }
         if any_fix {
-            out.push_str(&wrap(&crate::advice::after_fix(), "  ", 2, o.width));
+            out.push_str(&wrap(&crate::advice::after_fix(&o.homes), "  ", 2, o.width));
         }
     }
     if o.verbose {

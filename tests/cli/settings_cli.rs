@@ -160,7 +160,11 @@ fn fix_writes_the_local_file_when_the_project_overrides_the_user_file() {
         msg.contains(&format!("{} already sets", local.display())),
         "{msg}"
     );
-    assert!(msg.contains("mcplogs scan --since 10m"), "{msg}");
+    // the verify command checks the same home's logs as the fix used (`--home`)
+    assert!(
+        msg.contains("mcplogs scan --home ") && msg.contains(" --since 10m`"),
+        "{msg}"
+    );
     // Undo finds the file mcplogs wrote without being told.
     let undo = sb.run(&["fix", "--undo", "--yes"]);
     assert!(undo.status.success(), "{}", stderr(&undo));

@@ -50,7 +50,7 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
             output::note(format_args!(
                 "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
                 target.reason(),
-                mcplogs::advice::VERIFY_COMMAND
+                mcplogs::advice::verify_command(&args.home)
             ));
             Ok(None)
         }
@@ -149,7 +149,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     ));
     output::note(format_args!(
         "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
-        mcplogs::advice::VERIFY_COMMAND
+        mcplogs::advice::verify_command(&args.home)
     ));
     Ok(ExitCode::Clean)
 }

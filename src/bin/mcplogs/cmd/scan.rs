@@ -82,6 +82,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
                     .ok()
                     .map(|d| d.display().to_string()),
                 verbose: args.verbose,
+                homes: opts.request.homes.clone(),
             },
         );
         t.push_str("\nSettings (for this folder)\n");
