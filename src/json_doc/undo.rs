@@ -26,6 +26,11 @@ pub struct FixRecord {
     /// The fix created the file.
     #[serde(alias = "created_file")]
     pub created_file: bool,
+    /// Another mcplogs change of this file (`fix` or a `setup` install), still recorded
+    /// when this one was made, had created the file: undo removes the file when taking
+    /// this change out leaves an empty object. Absent (false) in older records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_by_another_change: bool,
     /// The backup of the bytes before the fix; null when the fix created the file.
     #[serde(alias = "backup_path")]
     pub backup_path: Option<PathBuf>,

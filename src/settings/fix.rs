@@ -206,6 +206,9 @@ pub(crate) fn write_with_undo(
     w: Written,
 ) -> Result<AppliedFix, SettingsError> {
     snap.ensure_unchanged()?;
+    // read before this change's own record is written (it is left out anyway)
+    let created_by_another_change = snap.bytes.is_some()
+        && undo::created_by_another_change(&snap.path, snap.attrs.as_ref(), &w.state);
     let backup = match &snap.bytes {
         Some(original) => {
             let attrs = snap
@@ -224,6 +227,7 @@ pub(crate) fn write_with_undo(
         written_path: snap.target.clone(),
         kind: w.kind.to_string(),
         created_file: snap.bytes.is_none(),
+        created_by_another_change,
         backup_path: backup.clone(),
         backup_sha256: snap.bytes.as_deref().map(undo::sha256_hex),
         written_sha256: undo::sha256_hex(w.new_bytes),

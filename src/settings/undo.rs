@@ -60,6 +60,14 @@ pub enum Change {
 }
 
 impl Change {
+    /// Every kind of change, each with its own record.
+    pub const ALL: [Change; 4] = [
+        Change::Negotiation,
+        Change::StatusLine,
+        Change::Hook,
+        Change::ExportHook,
+    ];
+
     fn infix(self) -> &'static str {
         match self {
             Change::Negotiation => "",
@@ -351,7 +359,10 @@ pub(super) fn plan_undo_for(
         // mcplogs created the file and, its key taken out, nothing else is in it: the
         // file goes, as when it is unchanged (an empty object nobody wrote is no
         // setting of the user's).
-        KeyUndo::Text(new_text) if state.created_file && is_empty_object(&new_text) => {
+        KeyUndo::Text(new_text)
+            if (state.created_file || state.created_by_another_change)
+                && is_empty_object(&new_text) =>
+        {
             pending(None, UndoHow::RemoveCreatedFile)
         }
         KeyUndo::Text(new_text) => {
@@ -399,6 +410,21 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
             problem,
         })
     })
+}
+
+/// Whether another live record of `settings` (any change but the one recorded at
+/// `state_path`) says mcplogs created the file: its own change, or one before it. A
+/// record that cannot be trusted says nothing.
+pub(super) fn created_by_another_change(
+    settings: &Path,
+    owner: Option<&Attrs>,
+    state_path: &Path,
+) -> bool {
+    Change::ALL
+        .into_iter()
+        .filter(|c| state_path_for(settings, *c) != state_path)
+        .filter_map(|c| load_state_owned_for(settings, owner, c).ok().flatten())
+        .any(|s| s.created_file || s.created_by_another_change)
 }
 
 /// Whether `text` is a JSON object with nothing in it (`{}`, any white space).

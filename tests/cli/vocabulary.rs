@@ -218,6 +218,37 @@ fn undo_leaves_nothing_mcplogs_created() {
         names_in(&sb.claude_dir())
     );
 
+    // No file before, two installs: the status line creates the file, the hook joins
+    // it. Undone in either order, the file mcplogs created goes with the last of them;
+    // a key the user added in between keeps it.
+    for first in ["statusline", "hook"] {
+        let second = if first == "statusline" { "hook" } else { "statusline" };
+        let sb = Sandbox::new();
+        setup(&sb, "statusline", false);
+        setup(&sb, "hook", false);
+        setup(&sb, first, true);
+        assert!(sb.user_settings().exists(), "undoing {first} took the other install");
+        setup(&sb, second, true);
+        assert!(
+            names_in(&sb.claude_dir()).is_empty(),
+            "undo {first} then {second}: {:?}",
+            names_in(&sb.claude_dir())
+        );
+    }
+    let sb = Sandbox::new();
+    setup(&sb, "statusline", false);
+    setup(&sb, "hook", false);
+    let text = std::fs::read_to_string(sb.user_settings()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["model"] = "opus".into();
+    std::fs::write(sb.user_settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    setup(&sb, "statusline", true);
+    setup(&sb, "hook", true);
+    let left: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sb.user_settings()).unwrap()).unwrap();
+    assert_eq!(left, serde_json::json!({"model": "opus"}));
+    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+
     // A backup changed since by someone else is theirs: kept.
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.claude_dir()).unwrap();
