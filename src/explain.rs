@@ -30,14 +30,49 @@ pub struct ExplainEntry {
     /// A configuration state instead of a verdict: `disabled` (`⊘ Disabled for this
     /// project`), `pending-approval` (`⏸ Pending approval`); the verdict is `unknown`.
     pub state: Option<&'static str>,
+    /// What this machine's log of the server says, when `explain` looked
+    /// ([`attach_local`]) and found it.
+    pub local: Option<LocalEvidence>,
+}
+
+/// A failing server's own log on this machine, found for a pasted line by its name in
+/// the project `claude mcp list` ran in: its last words on stderr and how its
+/// configuration starts it (`claude mcp list` prints the command unquoted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalEvidence {
+    /// The server's log folder.
+    pub source: std::path::PathBuf,
+    /// The log's verdict (its deciding session's), as `scan` gives it.
+    pub diagnosis: Diagnosis,
+    /// When that session's last record was written.
+    pub last_seen: Option<String>,
+    /// Its last lines on stderr in that session (as `scan`'s `stderrTail`).
+    pub stderr_tail: Vec<String>,
+    /// Its configured command or URL.
+    pub launch: Option<crate::scan::configured::Launch>,
+    /// For a stdio server that failed to connect: the exact command to run by hand, in
+    /// its project folder (`scan`'s `runByHand`).
+    pub run_by_hand: Option<String>,
 }
 
 impl ExplainEntry {
+    /// What to do, the legacy fix run as `mcplogs fix` in the project.
     pub fn recommendation(&self) -> String {
+        self.recommendation_in(&[], None)
+    }
+
+    /// What to do, the commands carrying the home and project folders the user named
+    /// (`explain --home/--project`).
+    pub fn recommendation_in(
+        &self,
+        homes: &[std::path::PathBuf],
+        project: Option<&std::path::Path>,
+    ) -> String {
+        let (fix, _) = crate::advice::unplaced_fix_command(homes, project);
         self.note
             .clone()
             .or_else(|| self.by_hand())
-            .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&self.diagnosis))
+            .unwrap_or_else(|| crate::advice::diagnosis_recommendation_with(&self.diagnosis, &fix))
     }
 
     /// The command `claude mcp list` showed for a stdio server that failed to connect
@@ -53,14 +88,20 @@ impl ExplainEntry {
             .filter(|t| !t.is_empty() && !t.contains("://"))
     }
 
-    /// For a stdio server that failed to connect: run its command by hand first.
+    /// For a stdio server that failed to connect: run its command by hand first (the
+    /// configured one, quoted, when this machine's log of it was found).
     fn by_hand(&self) -> Option<String> {
         let command = self.stdio_command()?;
+        let then = crate::advice::connection_failure_why(&self.diagnosis);
+        if let Some(exact) = self.local.as_ref().and_then(|l| l.run_by_hand.as_deref()) {
+            return Some(format!(
+                "Run its command by hand and read its stderr (a working server waits for input: stop it with Ctrl-C): `{exact}`. {then}"
+            ));
+        }
         let scan = match &self.name {
             Some(n) => format!("`mcplogs scan --server {} -v`", crate::text::shell_word(n)),
             None => "`mcplogs scan -v`".to_string(),
         };
-        let then = crate::advice::connection_failure_why(&self.diagnosis);
         Some(format!(
             "Run its command by hand in the project folder and read its stderr (a working server waits for input: stop it with Ctrl-C): {command} (as `claude mcp list` prints it, arguments unquoted: quote any that hold spaces or shell characters). {scan} in the project shows its configured command quoted, and the last lines it wrote on stderr in Claude Code's log. {then}"
         ))
@@ -70,6 +111,10 @@ impl ExplainEntry {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ExplainReport {
     pub entries: Vec<ExplainEntry>,
+    /// The home folders the user named (`--home`): the commands printed carry them.
+    pub homes: Vec<std::path::PathBuf>,
+    /// The project folder the user named (`--project`): the commands printed carry it.
+    pub project: Option<std::path::PathBuf>,
 }
 
 impl ExplainReport {
@@ -265,7 +310,10 @@ pub fn explain(text: &str) -> ExplainReport {
     for w in cmd_wrapper_warnings {
         cmd_wrapper_warning(&mut entries, w);
     }
-    ExplainReport { entries }
+    ExplainReport {
+        entries,
+        ..ExplainReport::default()
+    }
 }
 
 /// Puts a `cmd /c` warning on the entry of the server it names (the longest name found in
@@ -302,6 +350,7 @@ fn cmd_wrapper_warning(entries: &mut Vec<ExplainEntry>, warning: String) {
             diagnosis: Diagnosis::new(Verdict::Unknown),
             note: Some(crate::advice::windows_cmd_wrapper_note(None)),
             state: None,
+            local: None,
         }),
     }
 }
@@ -355,6 +404,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
                 diagnosis: diag,
                 note,
                 state: None,
+                local: None,
             };
         }
         diag.cause = Some(cause);
@@ -408,6 +458,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         diagnosis,
         note,
         state,
+        local: None,
     }
 }
 
@@ -449,6 +500,50 @@ fn entry_from_message(message: String) -> ExplainEntry {
         diagnosis,
         note,
         state: None,
+        local: None,
+    }
+}
+
+/// Whether `explain` should look for this machine's log of the entries: some entry
+/// names a server that fails.
+pub fn wants_local(report: &ExplainReport) -> bool {
+    report.entries.iter().any(wants_local_entry)
+}
+
+fn wants_local_entry(e: &ExplainEntry) -> bool {
+    e.name.is_some() && e.diagnosis.verdict.is_problem()
+}
+
+/// Gives each failing named entry its server's log in `project` (the folder `claude mcp
+/// list` ran in) from `scan`, a scan of this machine's logs with their configuration
+/// joined: the server of that name (or log folder name) whose logs ran in `project`.
+/// Servers whose log does not fail now have no stderr to show and are left alone.
+pub fn attach_local(
+    report: &mut ExplainReport,
+    scan: &crate::scan::ScanReport,
+    project: &std::path::Path,
+) {
+    use crate::claude_code::names::server_matches;
+    let project = project.to_string_lossy();
+    for e in report.entries.iter_mut().filter(|e| wants_local_entry(e)) {
+        let name = e.name.as_deref().unwrap_or_default();
+        let Some(s) = scan.servers.iter().find(|s| {
+            s.project.as_deref() == Some(project.as_ref())
+                && server_matches(&s.name, s.folder.as_deref(), name)
+                && s.diagnosis.verdict.is_problem()
+        }) else {
+            continue;
+        };
+        e.local = Some(LocalEvidence {
+            source: s.source.clone(),
+            diagnosis: s.diagnosis.clone(),
+            last_seen: s.last_seen.clone(),
+            stderr_tail: s.stderr_tail.clone(),
+            launch: s.launch.clone(),
+            run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
+                .then(|| crate::advice::run_by_hand(s))
+                .flatten(),
+        });
     }
 }
 

@@ -177,8 +177,14 @@ fn suggested_timeout(d: &Diagnosis) -> u64 {
 /// The legacy advice here names no file: `advice::recommendation` words it knowing
 /// the settings of the server's project.
 pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
+    diagnosis_recommendation_with(d, "mcplogs fix")
+}
+
+/// [`diagnosis_recommendation`] with the legacy fix run as `fix` (`mcplogs fix` and the
+/// home and project folders the user named).
+pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
     if let Some((what, newer)) = legacy_fix_wording(d) {
-        return legacy_recommendation_unplaced(what, &newer);
+        return legacy_recommendation_unplaced(what, &newer, fix);
     }
     match (d.verdict, d.cause) {
         (Verdict::Healthy, _) => "Nothing to do.".to_string(),
@@ -342,9 +348,9 @@ pub fn legacy_head(what: &str) -> String {
 }
 
 /// The legacy advice when the settings are not known: it names no file.
-pub fn legacy_recommendation_unplaced(what: &str, newer: &str) -> String {
+pub fn legacy_recommendation_unplaced(what: &str, newer: &str, fix: &str) -> String {
     format!(
-        "{}: run `mcplogs fix`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
+        "{}: run `{fix}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
         legacy_head(what)
     )
 }
@@ -459,15 +465,42 @@ pub fn legacy_cost(fix: &str) -> String {
 
 /// The legacy fix as one action for several servers when the settings are not known
 /// (`explain` on pasted text): `fix --dry-run` names the file and why.
-pub fn legacy_action_unplaced() -> String {
+pub fn legacy_action_unplaced(homes: &[std::path::PathBuf], project: Option<&Path>) -> String {
+    let (fix, place) = unplaced_fix_command(homes, project);
     format!(
-        "Run `mcplogs fix` in the project (`mcplogs fix --dry-run` first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision ({LEGACY_COST}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors."
+        "Run `{fix}`{place} (`{fix} --dry-run` first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision (they lose revision 2026-07-28 features such as URL elicitation until `{fix} --undo`), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors."
     )
 }
 
-/// What the legacy setting costs the servers that did not need it.
-pub const LEGACY_COST: &str =
-    "they lose revision 2026-07-28 features such as URL elicitation until `mcplogs fix --undo`";
+/// `mcplogs fix` with the home folders and project folder the user named (`explain
+/// --home/--project`), and where to run it: " in the project" when no project was
+/// named, else nothing.
+pub fn unplaced_fix_command(
+    homes: &[std::path::PathBuf],
+    project: Option<&Path>,
+) -> (String, &'static str) {
+    let mut fix = String::from("mcplogs fix");
+    for h in homes {
+        fix.push_str(&format!(
+            " --home {}",
+            crate::text::shell_word(&h.display().to_string())
+        ));
+    }
+    // a project folder named but not here: `fix` cannot take it (its settings are not
+    // on this machine), and only the settings outside it count
+    let place = match project {
+        Some(p) if p.is_dir() => {
+            fix.push_str(&format!(
+                " --project {}",
+                crate::text::shell_word(&p.display().to_string())
+            ));
+            ""
+        }
+        Some(_) => "",
+        None => " in the project",
+    };
+    (fix, place)
+}
 
 /// The scan screen's action for servers the legacy fix helps: the command, the file
 /// (as shown), whom it affects and at what cost, and why these servers need it.
@@ -487,7 +520,7 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
     let head = legacy_head(what);
     let report = "and report it to the server's authors";
     let Some(a) = advice else {
-        return legacy_recommendation_unplaced(what, newer);
+        return legacy_recommendation_unplaced(what, newer, "mcplogs fix");
     };
     match &a.target {
         FixTarget::Write { path, kind, .. } => format!(

@@ -35,4 +35,21 @@ pub struct ExplainServer {
     /// `disabled` (`⊘ Disabled for this project`) or `pending-approval` (`⏸ Pending
     /// approval`); null otherwise.
     pub state: Option<String>,
+    /// This machine's log folder of the server, when `explain` found one in the project
+    /// `claude mcp list` ran in (a failing named server only); null otherwise.
+    #[serde(default)]
+    pub logs: Option<String>,
+    /// From that log: the server's last lines on stderr, as `scan --json`'s
+    /// `stderrTail` (redacted, at most 8 lines of at most 400 characters); empty when no
+    /// log was found or it wrote none.
+    #[serde(default)]
+    pub stderr_tail: Vec<String>,
+    /// How its configuration starts it, as `scan --json`'s `launch`; null when not
+    /// found.
+    #[serde(default)]
+    pub launch: Option<super::ServerLaunch>,
+    /// For a stdio server that failed to connect: the exact command to run by hand (its
+    /// configured command, quoted for the shell, in its project folder); null otherwise.
+    #[serde(default)]
+    pub run_by_hand: Option<String>,
 }

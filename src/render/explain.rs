@@ -39,7 +39,15 @@ pub fn explain_summary(report: &ExplainReport) -> String {
         format!("{failing} {}", crate::text::agree(failing, "fails", "fail"))
     }];
     if fixable > 0 {
-        parts.push(format!("{fixable} can be fixed with `mcplogs fix`"));
+        // as scan: the command only when it is the bare one; else the action below
+        // shows it whole
+        let (fix, _) =
+            crate::advice::unplaced_fix_command(&report.homes, report.project.as_deref());
+        parts.push(if fix == "mcplogs fix" {
+            format!("{fixable} can be fixed with `{fix}`")
+        } else {
+            format!("{fixable} can be fixed with the legacy setting (below)")
+        });
     }
     if tolerated > 0 {
         parts.push(format!(
@@ -77,13 +85,25 @@ fn actions(report: &ExplainReport) -> Vec<Action> {
             continue;
         }
         let (rank, text) = if e.note.is_none() && d.legacy_fix_applies() {
-            (0, crate::advice::legacy_action_unplaced())
+            (
+                0,
+                crate::advice::legacy_action_unplaced(&report.homes, report.project.as_deref()),
+            )
         } else if e.state.is_some() {
-            (3, e.recommendation())
+            (
+                3,
+                e.recommendation_in(&report.homes, report.project.as_deref()),
+            )
         } else if d.verdict.is_problem() {
-            (1, e.recommendation())
+            (
+                1,
+                e.recommendation_in(&report.homes, report.project.as_deref()),
+            )
         } else {
-            (2, e.recommendation())
+            (
+                2,
+                e.recommendation_in(&report.homes, report.project.as_deref()),
+            )
         };
         let name = e.name.as_deref().map(|n| terminal_safe(n, false));
         match out.iter_mut().find(|a| a.text == text) {
@@ -134,7 +154,12 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
             }
         }
         if any_fix {
-            out.push_str(&wrap(&crate::advice::after_fix(&[]), "  ", 2, width));
+            out.push_str(&wrap(
+                &crate::advice::after_fix(&report.homes),
+                "  ",
+                2,
+                width,
+            ));
         }
     }
     out
@@ -173,13 +198,49 @@ fn entry_lines(e: &ExplainEntry, width: Option<usize>) -> String {
         }
         (None, _) => {}
     }
-    if let Some(c) = e.stdio_command() {
-        out.push_str(&wrap_keeping(
-            &terminal_safe(c, false),
-            "  command: ",
-            4,
-            width,
-        ));
+    let launch = e.local.as_ref().and_then(|l| l.launch.as_ref());
+    match launch {
+        // the configured command, quoted as a shell reads it (`claude mcp list` prints
+        // it unquoted)
+        Some(l) if l.is_stdio() => {
+            let shown = crate::text::shell_command(&l.argv).unwrap_or_else(|| l.argv.join(" "));
+            out.push_str(&wrap_keeping(
+                &terminal_safe(&shown, false),
+                "  command: ",
+                4,
+                width,
+            ));
+        }
+        Some(l) if !l.url.is_empty() => {
+            out.push_str(&wrap_keeping(
+                &terminal_safe(&l.url, false),
+                &format!("  url ({}): ", l.transport.as_str()),
+                4,
+                width,
+            ));
+        }
+        _ => {
+            if let Some(c) = e.stdio_command() {
+                out.push_str(&wrap_keeping(
+                    &terminal_safe(c, false),
+                    "  command: ",
+                    4,
+                    width,
+                ));
+            }
+        }
+    }
+    if let Some(l) = e.local.as_ref().filter(|l| !l.stderr_tail.is_empty()) {
+        // the log's failing session, when it ended (the paste says nothing of when)
+        let when = l
+            .last_seen
+            .as_deref()
+            .map(|t| format!(" ({})", crate::time::local_time(t)))
+            .unwrap_or_default();
+        out.push_str(&wrap(&format!("stderr in its log{when}:"), "  ", 4, width));
+        for line in &l.stderr_tail {
+            out.push_str(&wrap_keeping(&terminal_safe(line, false), "    ", 6, width));
+        }
     }
     if let Some(era) = e.diagnosis.era {
         out.push_str(&format!("  era: {}\n", era.as_str()));
@@ -209,9 +270,21 @@ pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
                     target: e.target.clone(),
                     status: e.status.clone(),
                     diagnosis: super::diagnosis_json(d, d.legacy_fix_applies()),
-                    recommendation: e.recommendation(),
+                    recommendation: e.recommendation_in(&report.homes, report.project.as_deref()),
                     detail: e.detail.clone(),
                     state: e.state.map(str::to_string),
+                    logs: e.local.as_ref().map(|l| l.source.display().to_string()),
+                    stderr_tail: e
+                        .local
+                        .as_ref()
+                        .map(|l| l.stderr_tail.clone())
+                        .unwrap_or_default(),
+                    launch: e
+                        .local
+                        .as_ref()
+                        .and_then(|l| l.launch.as_ref())
+                        .map(super::scan::launch_json),
+                    run_by_hand: e.local.as_ref().and_then(|l| l.run_by_hand.clone()),
                 }
             })
             .collect(),

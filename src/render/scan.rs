@@ -960,7 +960,7 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
     }
 }
 
-fn launch_json(l: &crate::scan::configured::Launch) -> json_doc::ServerLaunch {
+pub(crate) fn launch_json(l: &crate::scan::configured::Launch) -> json_doc::ServerLaunch {
     json_doc::ServerLaunch {
         transport: l.transport.as_str().into(),
         command: l.argv.clone(),

@@ -465,3 +465,116 @@ fn a_bare_status_line_is_a_status_not_a_cut_paste() {
     );
     assert!(r.stdout.contains("cut off"), "{}", r.stdout);
 }
+
+/// A failing server named in the paste gets its own log's evidence (issue 43): its last
+/// lines on stderr and its configured command, found in the project `claude mcp list`
+/// ran in (the current folder or `--project`), redacted like `scan`; `--no-logs` and
+/// another folder leave the paste on its own.
+#[test]
+fn a_failing_servers_own_log_shows_its_stderr_and_command_redacted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(tmp.path()).unwrap();
+    let project = home.join("work").join("api");
+    fs::create_dir_all(&project).unwrap();
+    let token = format!("ghp_{}", "A1b2C3d4E5".repeat(4).get(..36).unwrap());
+    let p = project.display().to_string();
+    let logs = home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&p))
+        .join("mcp-logs-leaky");
+    fs::create_dir_all(&logs).unwrap();
+    let rec = |kind: &str, msg: &str, t: &str| {
+        serde_json::json!({kind: msg, "timestamp": format!("2026-11-29T12:43:{t}Z"),
+            "sessionId": "s1", "cwd": p})
+        .to_string()
+    };
+    let lines = [
+        rec(
+            "debug",
+            "Starting connection with timeout of 30000ms",
+            "57.216",
+        ),
+        rec(
+            "error",
+            &format!("Server stderr: leaky: starting\nleaky: fatal: token {token} refused\n"),
+            "57.501",
+        ),
+        rec(
+            "error",
+            "Connection failed (CONNECTION_CLOSED): Connection closed",
+            "57.502",
+        ),
+    ];
+    fs::write(
+        logs.join("2026-11-29T12-43-57-179Z.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({"mcpServers": {"leaky": {"type": "stdio", "command": "node",
+            "args": ["my server.js", "--api-key", token]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let paste = format!(
+        "leaky: node my server.js --api-key {token} - ✘ Failed to connect — CONNECTION_CLOSED: Connection closed\n"
+    );
+    let explain = |dir: &std::path::Path, extra: &[&str], json: bool| {
+        let mut c = mcplogs(&home);
+        c.current_dir(dir).arg("explain").args(extra);
+        if json {
+            c.arg("--json");
+        }
+        run_with_stdin(&mut c, paste.as_bytes())
+    };
+    let r = explain(&project, &[], false);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains("leaky: fatal: token"), "{r:?}");
+    // the configured command, quoted for the shell (the paste has it unquoted)
+    assert!(r.stdout.contains("node 'my server.js' --api-key"), "{r:?}");
+    assert!(
+        !r.stdout.contains(&token) && !r.stderr.contains(&token),
+        "{r:?}"
+    );
+    let r = explain(&project, &[], true);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let s = &doc["servers"][0];
+    assert_eq!(s["logs"].as_str(), Some(logs.to_str().unwrap()), "{s:#}");
+    let tail: Vec<&str> = s["stderrTail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(tail.len(), 2, "{s:#}");
+    assert!(tail[1].starts_with("leaky: fatal: token "), "{s:#}");
+    assert_eq!(s["launch"]["command"][1], "my server.js", "{s:#}");
+    let by_hand = s["runByHand"].as_str().unwrap();
+    assert!(
+        by_hand.starts_with(&format!(
+            "cd {} && node 'my server.js'",
+            mcplogs::text::shell_word(&p)
+        )),
+        "{by_hand}"
+    );
+    assert!(
+        s["recommendation"].as_str().unwrap().contains(by_hand),
+        "{s:#}"
+    );
+    assert!(!r.stdout.contains(&token), "{}", r.stdout);
+    // told the project from elsewhere: the same; not told, or --no-logs: nothing read
+    let r = explain(&home, &["--project", &p], true);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["servers"][0]["stderrTail"].as_array().unwrap().len(), 2);
+    for (dir, extra) in [(&home, &[][..]), (&project, &["--no-logs"][..])] {
+        let r = explain(dir, extra, true);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        let s = &doc["servers"][0];
+        assert!(
+            s["logs"].is_null() && s["runByHand"].is_null(),
+            "{extra:?} {s:#}"
+        );
+        assert!(s["stderrTail"].as_array().unwrap().is_empty());
+    }
+}

@@ -297,6 +297,55 @@ fn by_hand(json: &serde_json::Value) -> Vec<(String, String, Option<String>)> {
         .collect()
 }
 
+/// `explain` of the sample `claude mcp list` output of `home`'s servers (their stub at
+/// `stub`, printed unquoted as `claude mcp list` does), told where it ran (`--project`)
+/// and which home's logs to read: the screen and the JSON recommendations, and the JSON.
+fn explain_outputs(
+    w: &World,
+    home: &Path,
+    project: &Path,
+    stub: &Path,
+) -> (Vec<String>, serde_json::Value) {
+    let paste = fs::read_to_string(samples().join("mcp-list/linux-home-2.1.288.txt"))
+        .unwrap()
+        .replace(SAMPLE_STUB, &stub.display().to_string());
+    let list = w.root.join("list.txt");
+    fs::write(&list, paste).unwrap();
+    let args = |json: bool| {
+        let mut a = vec![
+            "explain".to_string(),
+            list.display().to_string(),
+            "--home".into(),
+            home.display().to_string(),
+            "--project".into(),
+            project.display().to_string(),
+        ];
+        if json {
+            a.push("--json".into());
+        }
+        a
+    };
+    let run = |json: bool| {
+        let a = args(json);
+        let o = w.mcplogs(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(o.status.code(), Some(1), "{a:?}: {}", text(&o));
+        o
+    };
+    let screen = text(&run(false));
+    // the server's own last words from the log, and its configured command, quoted
+    assert!(
+        screen.contains("mcplogs-stub: fatal: configured to exit at start"),
+        "{screen}"
+    );
+    let o = run(true);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut outs = vec![screen];
+    for s in json["servers"].as_array().unwrap() {
+        outs.push(s["recommendation"].as_str().unwrap().to_string());
+    }
+    (outs, json)
+}
+
 /// Every screen's output for a scan of `home`.
 fn outputs(w: &World, home: &Path) -> (Vec<String>, serde_json::Value) {
     let h = home.to_str().unwrap();
@@ -379,6 +428,10 @@ fn printed_commands_keep_the_home_and_never_fall_back_to_this_folder() {
     }
     assert!(run_printed(&w, &outs, &home, Some(&gone), true) >= 2);
     check_by_hand(&w, &json, true);
+    // `explain` of these servers' `claude mcp list` output, told the gone folder
+    let (outs, json) = explain_outputs(&w, &home, &gone, &stub);
+    assert!(run_printed(&w, &outs, &home, Some(&gone), true) >= 2);
+    check_by_hand(&w, &json, true);
 }
 
 #[cfg(unix)]
@@ -416,6 +469,26 @@ fn printed_commands_carry_the_project_whose_settings_decide() {
     }
     assert!(run_printed(&w, &outs, &home, None, true) >= 2);
     // The command run by hand starts in the project folder.
+    let hand = by_hand(&json);
+    assert!(
+        hand.iter().all(|(c, _, _)| c.starts_with("cd '")),
+        "{hand:?}"
+    );
+    check_by_hand(&w, &json, true);
+    // `explain` of these servers' `claude mcp list` output, run elsewhere and told the
+    // project: its fix carries the project and the home, its commands run by hand start
+    // in the project and write the server's last words again
+    let (outs, json) = explain_outputs(&w, &home, &project, &stub);
+    let fix: Vec<String> = printed_commands(&outs.join("\n"))
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.starts_with("mcplogs fix"))
+        .collect();
+    assert!(!fix.is_empty(), "{outs:?}");
+    for c in &fix {
+        assert!(c.contains("--project '") && c.contains("--home '"), "{c}");
+    }
+    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
     let hand = by_hand(&json);
     assert!(
         hand.iter().all(|(c, _, _)| c.starts_with("cd '")),

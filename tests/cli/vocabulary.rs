@@ -222,12 +222,19 @@ fn undo_leaves_nothing_mcplogs_created() {
     // it. Undone in either order, the file mcplogs created goes with the last of them;
     // a key the user added in between keeps it.
     for first in ["statusline", "hook"] {
-        let second = if first == "statusline" { "hook" } else { "statusline" };
+        let second = if first == "statusline" {
+            "hook"
+        } else {
+            "statusline"
+        };
         let sb = Sandbox::new();
         setup(&sb, "statusline", false);
         setup(&sb, "hook", false);
         setup(&sb, first, true);
-        assert!(sb.user_settings().exists(), "undoing {first} took the other install");
+        assert!(
+            sb.user_settings().exists(),
+            "undoing {first} took the other install"
+        );
         setup(&sb, second, true);
         assert!(
             names_in(&sb.claude_dir()).is_empty(),
@@ -241,7 +248,11 @@ fn undo_leaves_nothing_mcplogs_created() {
     let text = std::fs::read_to_string(sb.user_settings()).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["model"] = "opus".into();
-    std::fs::write(sb.user_settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    std::fs::write(
+        sb.user_settings(),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
     setup(&sb, "statusline", true);
     setup(&sb, "hook", true);
     let left: serde_json::Value =

@@ -257,6 +257,7 @@ EXAMPLES:
   claude mcp list | mcplogs explain
   mcplogs explain listing.txt
   mcplogs explain -m 'Connection failed: spawn npx ENOENT'
+  mcplogs explain listing.txt --project ~/work/api   # the folder it ran in
   mcplogs explain     # then paste, and end with Ctrl-D";
 
 const SETTINGS_EXAMPLES: &str = "\
@@ -593,6 +594,20 @@ pub struct ExplainArgs {
     /// The pasted text itself (quote it), instead of a file or stdin
     #[arg(long, short, value_name = "TEXT", conflicts_with = "file")]
     pub message: Option<String>,
+
+    /// The folder `claude mcp list` ran in: a failing server's log there shows its last
+    /// lines on stderr and its configured command [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Read the logs and configuration of DIR as a home folder (from any OS) instead of
+    /// this machine's
+    #[arg(long, value_name = "DIR", conflicts_with = "no_logs")]
+    pub home: Option<PathBuf>,
+
+    /// Explain the pasted text alone, without reading this machine's logs
+    #[arg(long)]
+    pub no_logs: bool,
 
     #[command(flatten)]
     pub output: OutputArgs,

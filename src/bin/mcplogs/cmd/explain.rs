@@ -12,7 +12,7 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 
 pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
-    let bytes = match (args.message, args.file.as_deref()) {
+    let bytes = match (args.message.clone(), args.file.as_deref()) {
         (Some(m), _) => m.into_bytes(),
         (None, Some(p)) if names_no_file(p) && looks_like_pasted_text(p) => {
             output::note(format_args!(
@@ -41,6 +41,11 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     if report.entries.is_empty() {
         return Err(Error::NothingToExplain);
     }
+    report.homes = args.home.iter().cloned().collect();
+    report.project = args.project.clone();
+    if !args.no_logs && mcplogs::explain::wants_local(&report) {
+        attach_local(&mut report, &args);
+    }
     let out = if args.output.json {
         output::json_redacted(&explain_json(&report), !args.redact.no_redact)?
     } else if args.redact.no_redact {
@@ -54,6 +59,41 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         output::screen(&out)?;
     }
     Ok(ExitCode::from_problems(report.has_problems()))
+}
+
+/// Each failing named server's own log in the project `claude mcp list` ran in (this
+/// machine's, or `--home`'s): its last stderr lines and configured command. A scan of
+/// that project's logs, through the index; logs that cannot be read leave the paste
+/// explained on its own (scan says why).
+fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs) {
+    use mcplogs::logs::discovery::Request;
+    use mcplogs::scan::{ScanOptions, scan};
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let project = match &args.project {
+        Some(p) => {
+            let p = cwd.join(p);
+            std::fs::canonicalize(&p).unwrap_or(p)
+        }
+        None => std::fs::canonicalize(&cwd).unwrap_or(cwd),
+    };
+    let opts = ScanOptions {
+        request: Request {
+            homes: args.home.iter().cloned().collect(),
+            paths: Vec::new(),
+        },
+        // only this project's servers are kept (and their stderr read again)
+        project: Some(project.to_string_lossy().into_owned()),
+        index: mcplogs::scan::cache::default_dir(),
+        ..ScanOptions::default()
+    };
+    let Ok(mut scanned) = scan(&opts) else {
+        return;
+    };
+    super::scan::attach_launch(&mut scanned, &opts, !args.redact.no_redact);
+    if !args.redact.no_redact {
+        mcplogs::scan::redact_report(&mut scanned);
+    }
+    mcplogs::explain::attach_local(report, &scanned, &project);
 }
 
 /// Nothing exists at `p`, not even a dangling link.
