@@ -259,6 +259,26 @@ impl Folder {
     /// Writes `bytes` as the file `name`: an exclusive temporary file with a random
     /// name, 0600, renamed over `name` (a link at `name` is replaced, not followed).
     pub fn write(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        self.publish(name, bytes, Publish::Replace).map(|_| ())
+    }
+
+    /// [`Folder::write`] with the temporary file flushed to disk before the rename: for
+    /// a file whose loss costs more than reading the logs again (export's record of what
+    /// the collector accepted).
+    pub fn write_durable(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        self.publish(name, bytes, Publish::ReplaceDurable)
+            .map(|_| ())
+    }
+
+    /// Makes the file `name` hold `bytes` only when nothing has that name yet (two
+    /// processes creating it at once agree on one content): written whole and flushed in
+    /// an exclusive temporary file, then linked into place (a reader never sees a part of
+    /// it; a link at `name` is left alone). `Ok(false)` when something had the name.
+    pub fn create_exclusive(&self, name: &str, bytes: &[u8]) -> io::Result<bool> {
+        self.publish(name, bytes, Publish::Exclusive)
+    }
+
+    fn publish(&self, name: &str, bytes: &[u8], how: Publish) -> io::Result<bool> {
         check_name(OsStr::new(name))?;
         let mut attempt = 0;
         let (tmp, mut file) = loop {
@@ -271,13 +291,60 @@ impl Folder {
                 Err(e) => return Err(e),
             }
         };
-        let done = file
-            .write_all(bytes)
-            .and_then(|()| sys::rename(self.at(), OsStr::new(&tmp), OsStr::new(name)));
+        let (from, to) = (OsStr::new(&tmp), OsStr::new(name));
+        let written = file.write_all(bytes).and_then(|()| match how {
+            Publish::Replace => Ok(()),
+            Publish::ReplaceDurable | Publish::Exclusive => file.sync_all(),
+        });
+        drop(file);
+        let done = written.and_then(|()| match how {
+            Publish::Replace | Publish::ReplaceDurable => {
+                sys::rename(self.at(), from, to).map(|()| true)
+            }
+            Publish::Exclusive => {
+                let linked = match sys::link(self.at(), from, to) {
+                    Ok(()) => Ok(true),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+                    Err(e) => Err(e),
+                };
+                // the temporary name goes either way (the file stays under `name`)
+                let _ = sys::unlink(self.at(), from);
+                linked
+            }
+        });
         if done.is_err() {
-            let _ = sys::unlink(self.at(), OsStr::new(&tmp));
+            let _ = sys::unlink(self.at(), from);
         }
         done
+    }
+
+    /// The file `name` opened for writing, created 0600 when absent: never through a
+    /// link, never blocking on a FIFO planted there; it must be a regular file of the
+    /// user's own (its mode is tightened to at most 0600), truncated when `truncate`.
+    /// For a file another process holds open: a lock, a log a background run writes.
+    pub fn open_private(&self, name: &str, truncate: bool) -> io::Result<fs::File> {
+        check_name(OsStr::new(name))?;
+        let f = sys::open_write(self.at(), OsStr::new(name))?;
+        let meta = f.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not a regular file",
+            ));
+        }
+        sys::check_owner(&meta)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = meta.permissions().mode() & 0o7777;
+            if mode & !0o600 != 0 {
+                f.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
+            }
+        }
+        if truncate {
+            f.set_len(0)?;
+        }
+        Ok(f)
     }
 
     /// Read, change, write back (through [`Folder::write`]): the told-list's append. A
@@ -322,6 +389,17 @@ impl Folder {
         }
         Ok(out)
     }
+}
+
+/// How [`Folder::publish`] puts a written temporary file in place.
+#[derive(Clone, Copy)]
+enum Publish {
+    /// Renamed over the name.
+    Replace,
+    /// Flushed to disk, then renamed over the name.
+    ReplaceDurable,
+    /// Flushed to disk, then linked to the name only if nothing has it.
+    Exclusive,
 }
 
 /// Whether `name` is one of [`Folder::write`]'s temporary files
@@ -499,6 +577,29 @@ mod sys {
         Ok(f)
     }
 
+    /// A file to write, created 0600 when absent: never through a link, never blocking
+    /// (a FIFO planted there), never truncated here.
+    pub fn open_write(at: Option<&File>, name: &OsStr) -> io::Result<File> {
+        let f = open(
+            at,
+            name,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+            0o600,
+        )?;
+        // a regular file ignores O_NONBLOCK; anything else is refused by the caller
+        Ok(f)
+    }
+
+    /// A second name for the file `from` (no link followed): fails when `to` exists.
+    pub fn link(at: Option<&File>, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        let (from, to) = (c(from)?, c(to)?);
+        // SAFETY: valid descriptors and C strings; flags 0: a link is not followed.
+        if unsafe { libc::linkat(fd(at), from.as_ptr(), fd(at), to.as_ptr(), 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
     pub fn mkdir(at: Option<&File>, name: &OsStr) -> io::Result<()> {
         let name = c(name)?;
         // SAFETY: a valid descriptor (or AT_FDCWD) and C string.
@@ -575,6 +676,16 @@ mod sys {
             .open(join(at, name))
     }
 
+    pub fn open_write(at: Option<&Path>, name: &OsStr) -> io::Result<File> {
+        let p = join(at, name);
+        refuse_link(&p)?;
+        fs::OpenOptions::new().write(true).create(true).open(p)
+    }
+
+    pub fn link(at: Option<&Path>, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        fs::hard_link(join(at, from), join(at, to))
+    }
+
     pub fn mkdir(at: Option<&Path>, name: &OsStr) -> io::Result<()> {
         fs::create_dir(join(at, name))
     }
@@ -605,6 +716,41 @@ mod tests {
 
     fn mode(p: &Path) -> u32 {
         fs::symlink_metadata(p).unwrap().mode() & 0o7777
+    }
+
+    #[test]
+    fn an_exclusive_file_is_made_once_whole_and_a_private_one_is_never_a_fifo_or_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = Store::open(&tmp.path().join("c")).unwrap();
+        let f = s.folder("export").unwrap();
+        assert!(f.create_exclusive("key", b"first\n").unwrap());
+        assert!(!f.create_exclusive("key", b"second\n").unwrap());
+        assert_eq!(f.read("key", 100).unwrap().unwrap(), b"first\n");
+        assert_eq!(mode(&f.path().join("key")), 0o600);
+        // no temporary file is left behind
+        let names: Vec<_> = f.entries().unwrap().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["key"]);
+        f.write_durable("ledger", b"a").unwrap();
+        f.write_durable("ledger", b"b").unwrap();
+        assert_eq!(f.read("ledger", 100).unwrap().unwrap(), b"b");
+
+        let mut log = f.open_private("log", false).unwrap();
+        log.write_all(b"old").unwrap();
+        drop(f.open_private("log", true).unwrap());
+        assert_eq!(f.read("log", 100).unwrap().unwrap(), b"");
+        assert_eq!(mode(&f.path().join("log")), 0o600);
+        let fifo = f.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // refused at once, without waiting for a reader
+        assert!(f.open_private("fifo", false).is_err());
+        let target = tmp.path().join("target");
+        fs::write(&target, "mine").unwrap();
+        symlink(&target, f.path().join("link")).unwrap();
+        assert!(f.open_private("link", true).is_err());
+        assert!(!f.create_exclusive("link", b"x").unwrap());
+        assert_eq!(fs::read(&target).unwrap(), b"mine");
     }
 
     #[test]

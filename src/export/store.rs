@@ -1,18 +1,18 @@
 //! What export keeps in mcplogs' private cache folder (`<cache>/export/`): the
 //! machine's key (`key`), and per destination the ids of the records the destination
-//! accepted (`sent-<id>.json`, the watermark) and a lock (`sent-<id>.lock`). The folder
-//! is 0700 and the files 0600 (unix); the key is created exclusively; the ledger is
-//! written to an exclusive temporary file, synced, then renamed over the old one; no
-//! symbolic link is followed.
+//! accepted (`sent-<id>.json`, the watermark) and a lock (`sent-<id>.lock`), and the last
+//! background run's stderr (`last-run.log`). All of it goes through mcplogs' one private
+//! store ([`crate::store`]): the folder 0700 and the files 0600, no symbolic link
+//! followed, the key created exclusively, the ledger written to an exclusive temporary
+//! file, flushed, then renamed over the old one.
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::safe_read::{Follow, read_regular};
+use crate::store::{Folder, Store};
 
 /// The largest ledger read: 64 MiB (about a million records' ids).
 const MAX_LEDGER_BYTES: u64 = 64 << 20;
@@ -26,8 +26,9 @@ pub const FORGET_AFTER_DAYS: i64 = 90;
 pub enum StoreError {
     #[error("mcplogs' cache folder is unknown (set MCPLOGS_CACHE_DIR)")]
     NoCacheDir,
-    #[error("{path} is not a private folder of this user (a symbolic link, or not a folder)")]
-    NotPrivate { path: PathBuf },
+    /// The cache folder, or its `export` folder, was refused or could not be made.
+    #[error(transparent)]
+    Private(#[from] crate::store::StoreError),
     #[error("cannot use {path}")]
     Io {
         path: PathBuf,
@@ -49,56 +50,28 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     }
 }
 
-/// `<cache>/export`, created 0700 when missing; refused when it is a symbolic link or
-/// not a folder.
-pub fn private_dir(cache: &Path) -> Result<PathBuf, StoreError> {
-    let dir = cache.join("export");
-    let mut b = fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(&dir).map_err(io(&dir))?;
-    let meta = fs::symlink_metadata(&dir).map_err(io(&dir))?;
-    if !meta.is_dir() {
-        return Err(StoreError::NotPrivate { path: dir });
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        // SAFETY: geteuid has no preconditions.
-        if meta.uid() != unsafe { libc::geteuid() } {
-            return Err(StoreError::NotPrivate { path: dir });
-        }
-        if meta.permissions().mode() & 0o077 != 0 {
-            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(io(&dir))?;
-        }
-    }
-    Ok(dir)
+/// `<cache>/export`, through the private store: the cache folder checked (the user's
+/// own, not open to others, not a link), `export` created 0700 when missing and
+/// refused when it is a link or not a folder.
+pub fn private_dir(cache: &Path) -> Result<Folder, StoreError> {
+    Ok(Store::open(cache)?.folder("export")?)
 }
 
 /// The machine's key: 32 random bytes, hex in `<dir>/key`, made on first use
-/// (exclusively: two exports starting at once agree on one key).
-pub fn machine_key(dir: &Path) -> Result<Vec<u8>, StoreError> {
-    let path = dir.join("key");
+/// (exclusively and whole: two exports starting at once agree on one key).
+pub fn machine_key(dir: &Folder) -> Result<Vec<u8>, StoreError> {
+    let path = dir.path().join("key");
     for _ in 0..2 {
-        if let Some(r) = read_regular(&path, 1024, Follow::NoLinks).map_err(|e| StoreError::Io {
-            path: path.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })? {
-            let text = String::from_utf8_lossy(&r.bytes);
+        if let Some(bytes) = dir.read("key", 1024).map_err(io(&path))? {
+            let text = String::from_utf8_lossy(&bytes);
             let text = text.trim();
             if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Ok(text.as_bytes().to_vec());
             }
-            if !text.is_empty() {
-                return Err(StoreError::Damaged {
-                    path,
-                    detail: "not 64 hex digits".into(),
-                });
-            }
-            // Empty: another export is writing it right now.
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            continue;
+            return Err(StoreError::Damaged {
+                path,
+                detail: "not 64 hex digits".into(),
+            });
         }
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|e| StoreError::Io {
@@ -106,28 +79,17 @@ pub fn machine_key(dir: &Path) -> Result<Vec<u8>, StoreError> {
             source: std::io::Error::other(e.to_string()),
         })?;
         let hex = crate::text::hex(&bytes);
-        let mut o = fs::OpenOptions::new();
-        o.write(true).create_new(true);
-        #[cfg(unix)]
+        if dir
+            .create_exclusive("key", format!("{hex}\n").as_bytes())
+            .map_err(io(&path))?
         {
-            use std::os::unix::fs::OpenOptionsExt;
-            o.mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+            return Ok(hex.into_bytes());
         }
-        match o.open(&path) {
-            Ok(mut f) => {
-                f.write_all(format!("{hex}\n").as_bytes())
-                    .map_err(io(&path))?;
-                f.sync_all().map_err(io(&path))?;
-                return Ok(hex.into_bytes());
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io(&path)(e)),
-        }
+        // another export made it first: read theirs
     }
     Err(StoreError::Damaged {
         path,
-        detail: "empty".into(),
+        detail: "made and gone again".into(),
     })
 }
 
@@ -159,7 +121,8 @@ pub fn keyed_id(key: &[u8], parts: &[&str]) -> String {
 /// seen in a scan.
 #[derive(Debug)]
 pub struct Ledger {
-    path: PathBuf,
+    dir: Folder,
+    name: String,
     sent: HashMap<String, i64>,
     /// Held while the ledger is in use (unix: an flock on `sent-<id>.lock`).
     _lock: fs::File,
@@ -168,22 +131,14 @@ pub struct Ledger {
 impl Ledger {
     /// Opens (and locks) the ledger of `destination` in `dir`. A second export to the
     /// same destination at the same time gets [`StoreError::Busy`].
-    pub fn open(dir: &Path, destination: &str) -> Result<Ledger, StoreError> {
+    pub fn open(dir: Folder, destination: &str) -> Result<Ledger, StoreError> {
         let id = crate::text::hex(&Sha256::digest(destination.as_bytes())[..8]);
-        let path = dir.join(format!("sent-{id}.json"));
-        let lock_path = dir.join(format!("sent-{id}.lock"));
-        let mut o = fs::OpenOptions::new();
-        o.write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            o.mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
-        }
-        let lock = o.open(&lock_path).map_err(io(&lock_path))?;
-        if !lock.metadata().map_err(io(&lock_path))?.is_file() {
-            return Err(StoreError::NotPrivate { path: lock_path });
-        }
+        let name = format!("sent-{id}.json");
+        let lock_name = format!("sent-{id}.lock");
+        let lock_path = dir.path().join(&lock_name);
+        let lock = dir
+            .open_private(&lock_name, false)
+            .map_err(io(&lock_path))?;
         #[cfg(unix)]
         {
             use std::os::unix::io::AsRawFd;
@@ -197,28 +152,30 @@ impl Ledger {
                 });
             }
         }
-        let sent = match read_regular(&path, MAX_LEDGER_BYTES, Follow::NoLinks) {
+        let path = dir.path().join(&name);
+        let sent = match dir.read(&name, MAX_LEDGER_BYTES) {
             Ok(None) => HashMap::new(),
-            Ok(Some(r)) => parse(&r.bytes).ok_or_else(|| StoreError::Damaged {
+            Ok(Some(bytes)) => parse(&bytes).ok_or_else(|| StoreError::Damaged {
                 path: path.clone(),
                 detail: "not a ledger".into(),
             })?,
             Err(e) => {
                 return Err(StoreError::Damaged {
-                    path: path.clone(),
+                    path,
                     detail: e.to_string(),
                 });
             }
         };
         Ok(Ledger {
-            path,
+            dir,
+            name,
             sent,
             _lock: lock,
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join(&self.name)
     }
 
     pub fn len(&self) -> usize {
@@ -249,10 +206,9 @@ impl Ledger {
     }
 
     /// Writes the ledger (dropping ids not seen for [`FORGET_AFTER_DAYS`]): exclusive
-    /// temporary file, synced, renamed over the old one.
+    /// temporary file, flushed, renamed over the old one.
     pub fn save(&mut self, today: i64) -> Result<(), StoreError> {
         self.sent.retain(|_, day| today - *day <= FORGET_AFTER_DAYS);
-        let dir = self.path.parent().unwrap_or(Path::new("."));
         let mut ids: Vec<(&String, &i64)> = self.sent.iter().collect();
         ids.sort();
         let mut text = String::with_capacity(ids.len() * 44 + 32);
@@ -264,17 +220,9 @@ impl Ledger {
             text.push_str(&format!("\"{id}\":{day}"));
         }
         text.push_str("}}\n");
-        // tempfile creates it exclusively, 0600 on unix.
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".sent-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(io(dir))?;
-        tmp.write_all(text.as_bytes()).map_err(io(&self.path))?;
-        tmp.as_file().sync_all().map_err(io(&self.path))?;
-        tmp.persist(&self.path)
-            .map_err(|e| io(&self.path)(e.error))?;
-        Ok(())
+        self.dir
+            .write_durable(&self.name, text.as_bytes())
+            .map_err(io(&self.path()))
     }
 }
 
@@ -323,8 +271,8 @@ mod tests {
         {
             use std::os::unix::fs::PermissionsExt;
             let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode(&dir.join("key")), 0o600);
-            assert_eq!(mode(&dir), 0o700);
+            assert_eq!(mode(&dir.path().join("key")), 0o600);
+            assert_eq!(mode(dir.path()), 0o700);
         }
         let other = tempfile::tempdir().unwrap();
         let k3 = machine_key(&private_dir(other.path()).unwrap()).unwrap();
@@ -333,43 +281,65 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    #[allow(clippy::disallowed_methods)] // reads back its own planted target
     fn symbolic_links_are_not_followed() {
         let t = tempfile::tempdir().unwrap();
         let elsewhere = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), t.path().join("export")).unwrap();
         assert!(matches!(
             private_dir(t.path()),
-            Err(StoreError::NotPrivate { .. })
+            Err(StoreError::Private(e)) if e.is_refusal()
         ));
         let t = tempfile::tempdir().unwrap();
         let dir = private_dir(t.path()).unwrap();
         let target = elsewhere.path().join("target");
         fs::write(&target, "x".repeat(64)).unwrap();
-        std::os::unix::fs::symlink(&target, dir.join("key")).unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("key")).unwrap();
         assert!(machine_key(&dir).is_err());
+        // nor at the lock, the ledger or the background run's log
+        let dir = private_dir(t.path()).unwrap();
+        let lock = Sha256::digest(b"http://c/v1/logs");
+        let lock = format!("sent-{}.lock", crate::text::hex(&lock[..8]));
+        std::os::unix::fs::symlink(&target, dir.path().join(&lock)).unwrap();
+        assert!(Ledger::open(dir, "http://c/v1/logs").is_err());
+        let dir = private_dir(t.path()).unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("last-run.log")).unwrap();
+        assert!(dir.open_private("last-run.log", true).is_err());
+        let dir = private_dir(t.path()).unwrap();
+        let mut l = Ledger::open(dir, "file:/x").unwrap();
+        std::os::unix::fs::symlink(&target, l.path()).unwrap();
+        l.accepted(["a"], 1);
+        l.save(1).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "x".repeat(64));
+        assert!(
+            !fs::symlink_metadata(l.path())
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 
     #[test]
     fn the_ledger_keeps_what_was_accepted_forgets_old_ids_and_locks() {
         let t = tempfile::tempdir().unwrap();
-        let dir = private_dir(t.path()).unwrap();
+        let dir = || private_dir(t.path()).unwrap();
         {
-            let mut l = Ledger::open(&dir, "http://c/v1/logs").unwrap();
+            let mut l = Ledger::open(dir(), "http://c/v1/logs").unwrap();
             assert!(l.is_empty());
             #[cfg(unix)]
             assert!(matches!(
-                Ledger::open(&dir, "http://c/v1/logs"),
+                Ledger::open(dir(), "http://c/v1/logs"),
                 Err(StoreError::Busy)
             ));
             l.accepted(["a", "b"], 100);
             l.accepted(["old"], 100 - FORGET_AFTER_DAYS - 1);
             l.save(100).unwrap();
         }
-        let mut l = Ledger::open(&dir, "http://c/v1/logs").unwrap();
+        let mut l = Ledger::open(dir(), "http://c/v1/logs").unwrap();
         assert_eq!(l.len(), 2);
         assert!(l.seen("a", 101));
         assert!(!l.seen("old", 101));
-        let other = Ledger::open(&dir, "file:/x").unwrap();
+        let other = Ledger::open(dir(), "file:/x").unwrap();
         assert!(other.is_empty());
         #[cfg(unix)]
         {
@@ -380,7 +350,7 @@ mod tests {
         fs::write(l.path(), "{not json").unwrap();
         drop(l);
         assert!(matches!(
-            Ledger::open(&dir, "http://c/v1/logs"),
+            Ledger::open(dir(), "http://c/v1/logs"),
             Err(StoreError::Damaged { .. })
         ));
     }

@@ -55,7 +55,7 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     let cache = mcplogs::scan::cache::default_dir().ok_or(store::StoreError::NoCacheDir)?;
     let dir = store::private_dir(&cache)?;
     let keys = Keys::new(store::machine_key(&dir)?, cfg.fleet_key.as_deref());
-    let mut ledger = match store::Ledger::open(&dir, &destination) {
+    let mut ledger = match store::Ledger::open(dir, &destination) {
         Ok(l) => l,
         Err(store::StoreError::Busy) => {
             output::note(format_args!(
@@ -189,11 +189,13 @@ fn detach() -> Result<ExitCode, Error> {
     use std::process::{Command, Stdio};
     let cache = mcplogs::scan::cache::default_dir().ok_or(store::StoreError::NoCacheDir)?;
     let dir = store::private_dir(&cache)?;
-    let log_path = dir.join("last-run.log");
-    let log = mcplogs::safe_read::create_private(&log_path).map_err(|e| store::StoreError::Io {
-        path: log_path.clone(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    let log_path = dir.path().join("last-run.log");
+    let log = dir
+        .open_private("last-run.log", true)
+        .map_err(|source| store::StoreError::Io {
+            path: log_path.clone(),
+            source,
+        })?;
     let exe = std::env::current_exe().map_err(|source| store::StoreError::Io {
         path: "the running mcplogs".into(),
         source,
