@@ -539,7 +539,7 @@ pub fn attach_local(
             diagnosis: s.diagnosis.clone(),
             last_seen: s.last_seen.clone(),
             stderr_tail: s.stderr_tail.clone(),
-            launch: s.launch.clone(),
+            launch: s.launch.as_deref().cloned(),
             run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
                 .then(|| crate::advice::run_by_hand(s))
                 .flatten(),

@@ -24,11 +24,10 @@ use crate::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 /// never the current directory's: an unrelated folder); else `fallback` (the current
 /// directory, whose settings `scan` shows too: a server whose project is not recorded).
 pub fn project_dir_of(s: &ServerReport, fallback: &Path) -> (PathBuf, bool) {
-    match s.project.as_deref().map(Path::new) {
-        Some(p) if p.is_absolute() && p.is_dir() => (p.to_path_buf(), false),
-        Some(p) if p.is_absolute() && std::fs::symlink_metadata(p).is_err() => {
-            (p.to_path_buf(), true)
-        }
+    use crate::scan::ProjectHere;
+    match (s.project.as_deref(), s.project_here()) {
+        (Some(p), ProjectHere::Folder) => (PathBuf::from(p), false),
+        (Some(p), ProjectHere::Gone) => (PathBuf::from(p), true),
         _ => (fallback.to_path_buf(), false),
     }
 }
@@ -53,15 +52,28 @@ pub fn attach_with(
     // One advice a project, shared by its servers (a copy each was 200 bytes and two
     // paths for each of thousands of servers).
     let mut cache: HashMap<PathBuf, std::sync::Arc<SettingsAdvice>> = HashMap::new();
+    // A gone project has no settings files of its own: every gone project's advice is
+    // the settings outside them, read once (10,000 gone projects read the user's files
+    // 10,000 times), with its own folder named.
+    let mut gone_read: Option<SettingsAdvice> = None;
     for s in &mut report.servers {
         if !s.diagnosis.legacy_fix_applies() && !works_only_under_legacy(s) {
             continue;
         }
         let (dir, gone) = project_dir_of(s, cwd);
         let advice = cache.entry(dir.clone()).or_insert_with(|| {
-            let mut a = SettingsAdvice::for_project(&read(&dir));
+            let mut a = match &gone_read {
+                Some(first) if gone => SettingsAdvice {
+                    project_dir: dir.clone(),
+                    ..first.clone()
+                },
+                _ => SettingsAdvice::for_project(&read(&dir)),
+            };
             a.homes = homes.to_vec();
             a.project_gone = gone;
+            if gone && gone_read.is_none() {
+                gone_read = Some(a.clone());
+            }
             std::sync::Arc::new(a)
         });
         s.settings = Some(std::sync::Arc::clone(advice));

@@ -34,9 +34,9 @@ pub fn for_server(s: &ServerReport) -> String {
 pub fn run_by_hand(s: &ServerReport) -> Option<String> {
     let launch = s.launch.as_ref().filter(|l| l.is_stdio())?;
     let command = crate::text::shell_command(&launch.argv)?;
-    match s.project.as_deref().map(Path::new) {
-        Some(p) if p.is_absolute() && p.is_dir() => {
-            crate::text::shell_in_folder(&p.to_string_lossy(), &command)
+    match s.project.as_deref() {
+        Some(p) if s.project_here() == crate::scan::ProjectHere::Folder => {
+            crate::text::shell_in_folder(p, &command)
         }
         _ => Some(command),
     }

@@ -308,6 +308,51 @@ fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
         .map_err(ConfigFileError::Json)
 }
 
+/// `~/.claude.json` (the global configuration) parsed: it holds every project's history
+/// and can be megabytes, and a scan resolves each of its projects against it, so a
+/// parse is kept and used again while the file's identity, size and change time are the
+/// same (one `stat` a project instead of a read and a parse). At most a few files are
+/// kept (one a home scanned).
+fn read_global(path: &Path) -> Result<Option<std::sync::Arc<Value>>, ConfigFileError> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Stamp = (u64, Option<std::time::SystemTime>, u64, u64);
+    type Parsed = HashMap<PathBuf, (Stamp, Arc<Value>)>;
+    static PARSED: Mutex<Option<Parsed>> = Mutex::new(None);
+    let stamp = |m: &std::fs::Metadata| -> Stamp {
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (m.dev(), m.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        (m.len(), m.modified().ok(), dev, ino)
+    };
+    let before = std::fs::metadata(path).ok().filter(|m| m.is_file());
+    if let Some(m) = &before {
+        let parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((s, doc)) = parsed.as_ref().and_then(|c| c.get(path))
+            && *s == stamp(m)
+        {
+            return Ok(Some(Arc::clone(doc)));
+        }
+    }
+    let doc = read_json(path)?.map(Arc::new);
+    // kept only when the file did not change while it was read
+    if let (Some(doc), Some(m)) = (&doc, &before)
+        && std::fs::metadata(path).is_ok_and(|now| stamp(&now) == stamp(m))
+    {
+        let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = parsed.get_or_insert_with(HashMap::new);
+        if cache.len() >= 4 {
+            cache.clear();
+        }
+        cache.insert(path.to_path_buf(), (stamp(m), Arc::clone(doc)));
+    }
+    Ok(doc)
+}
+
 /// Resolves every server for `project` (an absolute path).
 pub fn resolve(
     global_config: Option<&Path>,
@@ -329,7 +374,7 @@ pub fn resolve(
     let mut user: Option<(PathBuf, Map<String, Value>)> = None;
     if let Some(path) = global_config {
         r.searched.push(path.to_path_buf());
-        match read_json(path) {
+        match read_global(path) {
             Ok(Some(doc)) => {
                 if let Some(m) = doc.get("mcpServers").and_then(Value::as_object) {
                     user = Some((path.to_path_buf(), m.clone()));
@@ -410,7 +455,7 @@ pub fn is_known_project(global_config: Option<&Path>, project: &Path) -> bool {
         return true;
     }
     global_config
-        .and_then(|g| read_json(g).ok().flatten())
+        .and_then(|g| read_global(g).ok().flatten())
         .is_some_and(|doc| project_entry(&doc, project).is_some())
 }
 
@@ -801,7 +846,7 @@ pub fn resolve_states(
     let mut disabled_here: Vec<String> = Vec::new();
     let project_key = project.to_string_lossy().into_owned();
     if let Some(path) = global_config
-        && let Ok(Some(doc)) = read_json(path)
+        && let Ok(Some(doc)) = read_global(path)
         && let Some(p) = project_entry(&doc, project)
     {
         let prefix = format!(
@@ -1004,6 +1049,44 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The global configuration's parse is used again only while the file is the same:
+    /// rewritten in place or replaced by a rename, the next resolution reads it again.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own test files
+    fn the_global_configuration_is_read_again_once_it_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let global = tmp.path().join(".claude.json");
+        let project = tmp.path().join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        let names = || -> Vec<String> {
+            let mut n: Vec<String> = resolve(Some(&global), &project, &|_| None)
+                .servers
+                .into_iter()
+                .map(|s| s.name)
+                .collect();
+            n.sort();
+            n
+        };
+        let write = |names: &[&str]| {
+            let servers: serde_json::Map<String, Value> = names
+                .iter()
+                .map(|n| (n.to_string(), serde_json::json!({"command": "x"})))
+                .collect();
+            serde_json::json!({ "mcpServers": servers }).to_string()
+        };
+        std::fs::write(&global, write(&["one"])).unwrap();
+        assert_eq!(names(), ["one"]);
+        assert_eq!(names(), ["one"]);
+        std::fs::write(&global, write(&["one", "two"])).unwrap();
+        assert_eq!(names(), ["one", "two"]);
+        let next = tmp.path().join("next.json");
+        std::fs::write(&next, write(&["three", "four"])).unwrap();
+        std::fs::rename(&next, &global).unwrap();
+        assert_eq!(names(), ["four", "three"]);
+        std::fs::remove_file(&global).unwrap();
+        assert!(names().is_empty());
+    }
 
     #[test]
     fn npx_without_cmd_is_flagged_only_in_a_windows_configuration() {

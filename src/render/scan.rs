@@ -951,7 +951,7 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         history: s.history.iter().map(history_json).collect(),
         configuration: configuration_json(&s.configuration),
         stderr_tail: s.stderr_tail.clone(),
-        launch: s.launch.as_ref().map(launch_json),
+        launch: s.launch.as_deref().map(launch_json),
         run_by_hand: if s.diagnosis.verdict == Verdict::ConnectionFailed {
             crate::advice::run_by_hand(s)
         } else {

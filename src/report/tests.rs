@@ -69,6 +69,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         configuration: Default::default(),
         stderr_tail: Vec::new(),
         launch: None,
+        project_here: None,
     }
 }
 

@@ -125,6 +125,7 @@ impl ServerInProgress {
             configuration: super::configured::Configuration::default(),
             stderr_tail: Vec::new(),
             launch: None,
+            project_here: None,
         };
         (report, cwds)
     }

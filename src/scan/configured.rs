@@ -181,17 +181,19 @@ pub fn projects_to_check(
     known: &dyn Fn(&Path) -> bool,
 ) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
+    // each project once (10,000 projects' servers each looked through the list was
+    // quadratic)
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for s in &report.servers {
         if s.folder.is_none() {
             continue;
         }
-        if let Some(p) = s.project.as_deref().map(Path::new)
-            && p.is_absolute()
-            && within.is_none_or(|w| p.starts_with(w))
-            && p.is_dir()
-            && !out.iter().any(|o| o == p)
+        if let Some(project) = s.project.as_deref()
+            && seen.insert(project)
+            && within.is_none_or(|w| Path::new(project).starts_with(w))
+            && s.project_here() == super::ProjectHere::Folder
         {
-            out.push(p.to_path_buf());
+            out.push(PathBuf::from(project));
         }
     }
     if !out.iter().any(|o| o == cwd) && known(cwd) {
@@ -368,7 +370,8 @@ pub fn attach_launch(
         if !dir.is_absolute() {
             continue;
         }
-        let here = dir.is_dir() && within.is_none_or(|w| dir.starts_with(w));
+        let here = s.project_here() == super::ProjectHere::Folder
+            && within.is_none_or(|w| dir.starts_with(w));
         let resolved = cache
             .entry(dir.to_path_buf())
             .or_insert_with(|| resolve(dir));
@@ -384,6 +387,6 @@ pub fn attach_launch(
                     .filter(|c| here || c.scope != Scope::Project)
                     .find(|c| encode_folder_name(&c.name) == folder)
             });
-        s.launch = cfg.map(Launch::of);
+        s.launch = cfg.map(|c| Box::new(Launch::of(c)));
     }
 }

@@ -43,6 +43,24 @@ pub struct ScanOptions {
     /// The caller shows no evidence (`prune`): a deciding session summarised in the
     /// index is not read again for its records.
     pub skip_evidence: bool,
+    /// Which failing servers get their last stderr lines (read again from the deciding
+    /// file: only for what the caller shows).
+    pub stderr_tails: StderrTails,
+}
+
+/// Which failing servers get [`ServerReport::stderr_tail`], each read again from its
+/// deciding file (about a second of a 100,000-server scan when every one is).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StderrTails {
+    /// Every failing server (`scan --json`, `scan --verbose`, `explain`).
+    #[default]
+    Failing,
+    /// Only the servers that failed to connect (the screen's hint names their last
+    /// words).
+    ConnectionFailures,
+    /// None (callers that show no stderr, or read it themselves: `report`, `fix`,
+    /// `export`, `prune`).
+    Skip,
 }
 
 /// After the files that decide a server's verdict, this many older files are read too
@@ -148,10 +166,49 @@ pub struct ServerReport {
     pub stderr_tail: Vec<String>,
     /// How the configuration starts the server now (its command and arguments, or its
     /// URL), when an entry of that name is found (set by [`configured::attach_launch`]).
-    pub launch: Option<configured::Launch>,
+    /// Boxed: most servers of a large scan have none, and 100,000 reports each holding
+    /// a whole one inline was a tenth of the scan's memory.
+    pub launch: Option<Box<configured::Launch>>,
+    /// Where its project folder stands on this machine, looked up once a project at the
+    /// end of the scan (100,000 servers asked it several times each: a quarter of a
+    /// million failed `stat`s); `None` until then, and [`ServerReport::project_here`]
+    /// looks it up itself.
+    pub project_here: Option<ProjectHere>,
+}
+
+/// Where a server's project folder stands on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectHere {
+    /// A folder here (Claude Code would start the server in it).
+    Folder,
+    /// Nothing at that absolute path any more.
+    Gone,
+    /// Something else: a relative or unknown project, or not a folder.
+    Other,
+}
+
+impl ProjectHere {
+    /// Looks `project` up (only an absolute path can be a folder here).
+    pub fn of(project: Option<&str>) -> ProjectHere {
+        match project.map(Path::new) {
+            Some(p) if p.is_absolute() => match std::fs::metadata(p) {
+                Ok(m) if m.is_dir() => ProjectHere::Folder,
+                Ok(_) => ProjectHere::Other,
+                Err(_) if std::fs::symlink_metadata(p).is_err() => ProjectHere::Gone,
+                Err(_) => ProjectHere::Other,
+            },
+            _ => ProjectHere::Other,
+        }
+    }
 }
 
 impl ServerReport {
+    /// Where its project folder stands here: as the scan looked it up, else looked up now.
+    pub fn project_here(&self) -> ProjectHere {
+        self.project_here
+            .unwrap_or_else(|| ProjectHere::of(self.project.as_deref()))
+    }
+
     /// The log tree (the `claude-cli-nodejs` folder) the server's log folder sits in;
     /// `None` for a debug log. Two trees can hold the same project (a home and a copied
     /// cache, or two homes scanned at once): their rows are told apart by it.
@@ -372,8 +429,9 @@ pub fn scan_with_progress(
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
     if !opts.skip_evidence {
-        stderr::attach(&mut servers);
+        stderr::attach(&mut servers, opts.stderr_tails);
     }
+    look_up_projects(&mut servers);
     Ok(ScanReport {
         servers,
         // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
@@ -383,6 +441,25 @@ pub fn scan_with_progress(
         unfiltered_names,
         configured: Vec::new(),
     })
+}
+
+/// Each server's [`ProjectHere`], one look-up a project (the servers come grouped by
+/// project: a run of equal projects shares the last answer).
+fn look_up_projects(servers: &mut [ServerReport]) {
+    let mut last: Option<(String, ProjectHere)> = None;
+    for s in servers.iter_mut() {
+        let here = match (&last, s.project.as_deref()) {
+            (Some((p, h)), Some(q)) if p == q => *h,
+            (_, q) => {
+                let h = ProjectHere::of(q);
+                if let Some(q) = q {
+                    last = Some((q.to_string(), h));
+                }
+                h
+            }
+        };
+        s.project_here = Some(here);
+    }
 }
 
 /// Which working directories hold a `.mcp.json`, each looked at once for all the
@@ -495,6 +572,7 @@ mod tests {
             configuration: configured::Configuration::default(),
             stderr_tail: Vec::new(),
             launch: None,
+            project_here: None,
         }
     }
 

@@ -85,13 +85,23 @@ pub fn tail_lines(records: &[Evidence]) -> Vec<String> {
     out.into()
 }
 
-/// Fills `stderr_tail` of every failing server that has evidence, the files read in
-/// parallel. A file that cannot be read again leaves the tail empty: the tail is a
-/// help, and `report` (which warns) reads it again.
-pub(super) fn attach(servers: &mut [ServerReport]) {
+/// Fills `stderr_tail` of the failing servers `which` asks for that have evidence, the
+/// files read in parallel. A file that cannot be read again leaves the tail empty: the
+/// tail is a help, and `report` (which warns) reads it again.
+pub(super) fn attach(servers: &mut [ServerReport], which: super::StderrTails) {
+    use super::StderrTails;
+    use crate::classify::verdict::Verdict;
     use rayon::prelude::*;
+    if which == StderrTails::Skip {
+        return;
+    }
     servers.par_iter_mut().for_each(|s| {
-        if !s.diagnosis.verdict.is_problem() {
+        let wanted = match which {
+            StderrTails::Failing => s.diagnosis.verdict.is_problem(),
+            StderrTails::ConnectionFailures => s.diagnosis.verdict == Verdict::ConnectionFailed,
+            StderrTails::Skip => false,
+        };
+        if !wanted {
             return;
         }
         // Enough records for the tail: each holds at least one line.

@@ -21,6 +21,8 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let opts = ScanOptions {
         index: args.cache.index_dir(),
+        // no record carries a server's stderr
+        stderr_tails: mcplogs::scan::StderrTails::Skip,
         ..args.discovery.scan_options()
     };
     let sources_for = |dir: &std::path::Path| {

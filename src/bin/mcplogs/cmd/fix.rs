@@ -254,6 +254,7 @@ fn servers_needing_fix(
             homes: homes.to_vec(),
             paths: Vec::new(),
         },
+        stderr_tails: mcplogs::scan::StderrTails::Skip,
         ..ScanOptions::default()
     };
     let mut report = scan(&opts)?;

@@ -26,6 +26,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     let no_redact = args.redact.no_redact;
     let opts = mcplogs::scan::ScanOptions {
         index: args.cache.index_dir(),
+        // the report reads more of each server's stderr itself (report::stderr)
+        stderr_tails: mcplogs::scan::StderrTails::Skip,
         ..args.discovery.scan_options()
     };
     let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());

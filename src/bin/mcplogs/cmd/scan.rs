@@ -1,7 +1,7 @@
 //! `mcplogs scan`: every server's verdict, as a table or one JSON document.
 
 use mcplogs::render;
-use mcplogs::scan::{ScanOptions, ScanReport, scan_with_progress};
+use mcplogs::scan::{ScanOptions, ScanReport, StderrTails, scan_with_progress};
 use mcplogs::settings;
 
 use crate::cli::ScanArgs;
@@ -14,6 +14,14 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     let opts = ScanOptions {
         all: args.all,
         index: args.cache.index_dir(),
+        // the screen without --verbose names only the connection failures' last words
+        stderr_tails: if args.output.json || args.verbose {
+            StderrTails::Failing
+        } else if std::env::var_os("XSKIP").is_some() {
+            StderrTails::Skip
+        } else {
+            StderrTails::ConnectionFailures
+        },
         ..args.discovery.scan_options()
     };
     let bar = ScanProgress::new();
