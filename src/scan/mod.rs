@@ -55,8 +55,8 @@ pub enum StderrTails {
     /// Every failing server (`scan --json`, `scan --verbose`, `explain`).
     #[default]
     Failing,
-    /// Only the servers that failed to connect (the screen's hint names their last
-    /// words).
+    /// Only the servers that failed to connect, and only their last line (the plain
+    /// screen's hint names their last words).
     ConnectionFailures,
     /// None (callers that show no stderr, or read it themselves: `report`, `fix`,
     /// `export`, `prune`).

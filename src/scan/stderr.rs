@@ -104,9 +104,17 @@ pub(super) fn attach(servers: &mut [ServerReport], which: super::StderrTails) {
         if !wanted {
             return;
         }
-        // Enough records for the tail: each holds at least one line.
-        if let Ok(records) = server_stderr(s, TAIL_LINES) {
+        // Enough records for the tail: each holds at least one line. The plain screen
+        // shows only the last line: the last record holds it.
+        let records = match which {
+            StderrTails::ConnectionFailures => 1,
+            _ => TAIL_LINES,
+        };
+        if let Ok(records) = server_stderr(s, records) {
             s.stderr_tail = tail_lines(&records);
+            if which == StderrTails::ConnectionFailures {
+                s.stderr_tail.drain(..s.stderr_tail.len().saturating_sub(1));
+            }
         }
     });
 }
