@@ -1,6 +1,6 @@
 //! Every command a screen prints runs as printed, in the user's context (issue 43): the
-//! `mcplogs …` commands that `scan` (screen, `--verbose`, `--json`), `report` and
-//! `explain` print over the sample homes and over generated homes (a home path with
+//! `mcplogs …` commands that `scan` (screen, `--verbose`, `--json`), `report`,
+//! `explain` and `settings` print over the sample homes and over generated homes (a home path with
 //! spaces and quotes, a logged project folder that is gone, one that exists with its own
 //! settings) are collected, run through `sh -c` from another folder (with `--dry-run`
 //! added where they write), and checked to do what the text around them said: the file a
@@ -516,5 +516,78 @@ fn check_by_hand(w: &World, json: &serde_json::Value, stub_exists: bool) {
             }
             _ => assert_ne!(o.status.code(), Some(127), "`{cmd}`: {err}"),
         }
+    }
+}
+
+/// The `settings` screen's commands (issue 43): `mcplogs setup statusline` and `mcplogs
+/// setup hook` when mcplogs' are not installed, also next to a status line of the
+/// user's own. Each runs as printed in the same folder, dry-run, with only the binary
+/// named (an installed mcplogs would be that binary; setup refuses a cargo build it is
+/// not told to use, which is this test's), and plans to write the user settings file
+/// the screen lists.
+#[cfg(unix)]
+#[test]
+fn the_settings_screens_commands_run_as_printed() {
+    let bin = env!("CARGO_BIN_EXE_mcplogs");
+    for own_status_line in [false, true] {
+        let w = World::new();
+        let user = w.cwd.join(".claude/settings.json");
+        if own_status_line {
+            fs::create_dir_all(w.cwd.join(".claude")).unwrap();
+            fs::write(
+                &user,
+                r#"{"statusLine": {"type": "command", "command": "~/bin/my-line"}}"#,
+            )
+            .unwrap();
+        }
+        let o = w.mcplogs(&["settings", "--managed-dir", w.managed.to_str().unwrap()]);
+        let screen = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{screen}");
+        let cmds: Vec<String> = printed_commands(&screen)
+            .into_iter()
+            .map(|(c, _)| c)
+            .filter(|c| !is_pattern(c))
+            .collect();
+        for want in ["mcplogs setup statusline", "mcplogs setup hook"] {
+            assert!(
+                cmds.iter().any(|c| c == want),
+                "{want} not printed: {screen}"
+            );
+        }
+        // the commands, and those their output prints in turn (the way to add mcplogs
+        // next to a status line of the user's own)
+        let mut todo = cmds;
+        let mut ran = std::collections::HashSet::new();
+        while let Some(cmd) = todo.pop() {
+            if !ran.insert(cmd.clone()) {
+                continue;
+            }
+            assert!(cmd.starts_with("mcplogs setup "), "{cmd}");
+            let line = format!(
+                "{cmd} --dry-run --binary {} --managed-dir {}",
+                mcplogs::text::shell_word(bin),
+                mcplogs::text::shell_word(w.managed.to_str().unwrap())
+            );
+            let before = fs::read(&user).ok();
+            let o = w.sh(&line);
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(0), "`{line}`: {t}");
+            assert_eq!(fs::read(&user).ok(), before, "`{line}` wrote");
+            if own_status_line && cmd == "mcplogs setup statusline" {
+                // what the screen said it does: shows how to add mcplogs
+                assert!(t.contains("status line of your own"), "`{line}`: {t}");
+                let next: Vec<String> = printed_commands(&t)
+                    .into_iter()
+                    .map(|(c, _)| c)
+                    .filter(|c| c.starts_with("mcplogs setup"))
+                    .collect();
+                assert!(!next.is_empty(), "`{line}`: {t}");
+                todo.extend(next);
+            } else {
+                assert!(t.contains("~/.claude/settings.json"), "`{line}`: {t}");
+                assert!(t.contains("Dry run: nothing written."), "`{line}`: {t}");
+            }
+        }
+        assert!(ran.len() >= 2 + usize::from(own_status_line), "{ran:?}");
     }
 }
