@@ -329,7 +329,11 @@ fn read_global(path: &Path) -> Result<Option<std::sync::Arc<Value>>, ConfigFileE
         let (dev, ino) = (0, 0);
         (m.len(), m.modified().ok(), dev, ino)
     };
-    let before = std::fs::metadata(path).ok().filter(|m| m.is_file());
+    let before = match std::fs::metadata(path) {
+        // nothing there: nothing to read (a scan asks once a project)
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        m => m.ok().filter(|m| m.is_file()),
+    };
     if let Some(m) = &before {
         let parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((s, doc)) = parsed.as_ref().and_then(|c| c.get(path))

@@ -451,6 +451,12 @@ struct StoredSession {
     /// `stdio` or `remote`, when the records name it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     transport: Option<String>,
+    /// For a handshake timeout: when the connection failed, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failed_after_ms: Option<u64>,
+    /// For `tolerated`: the lists whose results Claude Code filled in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    filled_lists: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -481,6 +487,8 @@ impl StoredSession {
             timeout_ms: d.timeout_ms,
             not_sent: d.tools_not_sent,
             transport: d.transport.map(|t| t.as_str().to_string()),
+            failed_after_ms: d.failed_after_ms,
+            filled_lists: d.filled_lists.clone(),
         }
     }
 
@@ -522,6 +530,8 @@ impl StoredSession {
             Some(t) => Some(Transport::parse(t)?),
             None => None,
         };
+        diagnosis.failed_after_ms = self.failed_after_ms;
+        diagnosis.filled_lists = self.filled_lists.clone();
         Some(SessionLog {
             id: String::new(),
             file: file.to_path_buf(),
@@ -611,6 +621,46 @@ mod tests {
         r#"{"error":"Failed to fetch tools: Invalid result for tools/list: missing required resultType","timestamp":"2026-11-01T11:00:00.000Z","sessionId":"b"}"#,
         "\n",
     );
+
+    #[test]
+    fn every_field_of_a_diagnosis_survives_the_index() {
+        use crate::classify::verdict::{ToolsProof, Transport};
+        // A struct literal without `..`: a field added to Diagnosis fails to compile
+        // here until the index keeps it (a forgotten one made every scan of such a
+        // server read its file twice and rewrite its index).
+        let d = Diagnosis {
+            verdict: Verdict::ConnectionFailed,
+            cause: Some(Cause::Timeout),
+            era: Some(Era::Modern),
+            negotiated_protocol_version: Some("2026-07-28".into()),
+            filled_fields: vec!["ttlMs".into()],
+            bad_tool_path: Some("tools[2].inputSchema.type".into()),
+            evidence: Vec::new(),
+            capabilities: Some(std::sync::Arc::new(serde_json::json!({"hasTools": true}))),
+            tools_proof: Some(ToolsProof::ToolCalls { calls: 3 }),
+            lost_lists: vec!["prompts".into()],
+            timeout_ms: Some(30_000),
+            failed_after_ms: Some(7_117),
+            filled_lists: vec!["resources".into()],
+            tools_not_sent: 2,
+            transport: Some(Transport::Stdio),
+        };
+        let session = SessionLog {
+            id: "s".into(),
+            file: PathBuf::from("/f.jsonl"),
+            first_timestamp: Some("2026-11-01T10:00:00.000Z".into()),
+            last_timestamp: Some("2026-11-01T10:00:01.000Z".into()),
+            cwd: Some("/w".into()),
+            diagnosis: d.clone(),
+            evidence: Vec::new(),
+        };
+        let stored = StoredSession::from_session(&session);
+        let text = serde_json::to_string(&stored).unwrap();
+        let back: StoredSession = serde_json::from_str(&text).unwrap();
+        let got = back.to_session(Path::new("/f.jsonl")).unwrap();
+        assert_eq!(got.diagnosis, d);
+        assert!(super::super::read::same_summaries(&[got], &[session]));
+    }
 
     #[test]
     fn round_trip_only_with_an_exact_key() {

@@ -191,11 +191,12 @@ impl ProjectHere {
     /// Looks `project` up (only an absolute path can be a folder here).
     pub fn of(project: Option<&str>) -> ProjectHere {
         match project.map(Path::new) {
-            Some(p) if p.is_absolute() => match std::fs::metadata(p) {
+            // one `stat` for the common cases (a folder, nothing); a link is followed
+            Some(p) if p.is_absolute() => match std::fs::symlink_metadata(p) {
+                Err(_) => ProjectHere::Gone,
                 Ok(m) if m.is_dir() => ProjectHere::Folder,
+                Ok(m) if m.file_type().is_symlink() && p.is_dir() => ProjectHere::Folder,
                 Ok(_) => ProjectHere::Other,
-                Err(_) if std::fs::symlink_metadata(p).is_err() => ProjectHere::Gone,
-                Err(_) => ProjectHere::Other,
             },
             _ => ProjectHere::Other,
         }

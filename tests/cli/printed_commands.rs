@@ -467,14 +467,7 @@ fn printed_commands_carry_the_project_whose_settings_decide() {
     for c in &fix {
         assert!(c.contains("--project '"), "{c}");
     }
-    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
-    // The command run by hand starts in the project folder.
-    let hand = by_hand(&json);
-    assert!(
-        hand.iter().all(|(c, _, _)| c.starts_with("cd '")),
-        "{hand:?}"
-    );
-    check_by_hand(&w, &json, true);
+    in_the_project(&w, &outs, &json, &home);
     // `explain` of these servers' `claude mcp list` output, run elsewhere and told the
     // project: its fix carries the project and the home, its commands run by hand start
     // in the project and write the server's last words again
@@ -488,13 +481,19 @@ fn printed_commands_carry_the_project_whose_settings_decide() {
     for c in &fix {
         assert!(c.contains("--project '") && c.contains("--home '"), "{c}");
     }
-    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
-    let hand = by_hand(&json);
+    in_the_project(&w, &outs, &json, &home);
+}
+
+/// The printed commands of `outs` run, and each command to run by hand (in `json`)
+/// starts in the project folder and does what the advice says.
+fn in_the_project(w: &World, outs: &[String], json: &serde_json::Value, home: &Path) {
+    assert!(run_printed(w, outs, home, None, true) >= 2);
+    let hand = by_hand(json);
     assert!(
         hand.iter().all(|(c, _, _)| c.starts_with("cd '")),
         "{hand:?}"
     );
-    check_by_hand(&w, &json, true);
+    check_by_hand(w, json, true);
 }
 
 /// Each command to run by hand does what the advice says: the server exiting at start
