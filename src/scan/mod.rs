@@ -46,6 +46,9 @@ pub struct ScanOptions {
     /// Which failing servers get their last stderr lines (read again from the deciding
     /// file: only for what the caller shows).
     pub stderr_tails: StderrTails,
+    /// Read only the server folders of this encoded project folder (`explain`: the
+    /// project `claude mcp list` ran in), and no debug log: nothing else is opened.
+    pub only_project_folder: Option<String>,
 }
 
 /// Which failing servers get [`ServerReport::stderr_tail`], each read again from its
@@ -325,6 +328,11 @@ pub fn scan_with_progress(
             .filter_map(|f| mtime(&f))
             .max()
     });
+    if let Some(want) = &opts.only_project_folder {
+        units.retain(|u| {
+            matches!(u, Unit::ServerDir(d) if d.project_folder.as_deref() == Some(want.as_str()))
+        });
+    }
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units, progress.is_some());
     let report_progress = |p: Progress| {

@@ -81,7 +81,11 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
             homes: args.home.iter().cloned().collect(),
             paths: Vec::new(),
         },
-        // only this project's servers are kept (and their stderr read again)
+        // only this project's log folders are read (a machine's whole cache would be
+        // read for a few names otherwise), and its servers kept
+        only_project_folder: Some(mcplogs::claude_code::names::encode_folder_name(
+            &project.to_string_lossy(),
+        )),
         project: Some(project.to_string_lossy().into_owned()),
         index: mcplogs::scan::cache::default_dir(),
         ..ScanOptions::default()
