@@ -327,6 +327,8 @@ impl Folder {
                 f.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
             }
         }
+        #[cfg(not(unix))]
+        let _ = meta;
         if truncate {
             f.set_len(0)?;
         }
