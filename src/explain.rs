@@ -42,8 +42,6 @@ pub struct ExplainEntry {
 pub struct LocalEvidence {
     /// The server's log folder.
     pub source: std::path::PathBuf,
-    /// The log's verdict (its deciding session's), as `scan` gives it.
-    pub diagnosis: Diagnosis,
     /// When that session's last record was written.
     pub last_seen: Option<String>,
     /// Its last lines on stderr in that session (as `scan`'s `stderrTail`).
@@ -536,7 +534,6 @@ pub fn attach_local(
         };
         e.local = Some(LocalEvidence {
             source: s.source.clone(),
-            diagnosis: s.diagnosis.clone(),
             last_seen: s.last_seen.clone(),
             stderr_tail: s.stderr_tail.clone(),
             launch: s.launch.as_deref().cloned(),
