@@ -76,21 +76,34 @@ impl StoreError {
     }
 }
 
-/// mcplogs' cache root, opened and checked.
+/// A folder opened and checked ([`open_checked`]), held open on Unix so that the names
+/// below it are resolved relative to it.
 #[derive(Debug)]
-pub struct Store {
+struct Opened {
     path: PathBuf,
     #[cfg(unix)]
     handle: File,
 }
 
+impl Opened {
+    #[cfg(unix)]
+    fn at(&self) -> Option<&File> {
+        Some(&self.handle)
+    }
+
+    #[cfg(not(unix))]
+    fn at(&self) -> Option<&Path> {
+        Some(&self.path)
+    }
+}
+
+/// mcplogs' cache root, opened and checked.
+#[derive(Debug)]
+pub struct Store(Opened);
+
 /// A folder of the store (`statusline`, `hook-told`, `index-v1`), opened and checked.
 #[derive(Debug)]
-pub struct Folder {
-    path: PathBuf,
-    #[cfg(unix)]
-    handle: File,
-}
+pub struct Folder(Opened);
 
 /// One entry of a [`Folder`], as listed (links are not followed).
 #[derive(Debug, Clone)]
@@ -134,20 +147,11 @@ impl Store {
     }
 
     fn checked(path: &Path, tighten: bool) -> Result<Option<Store>, StoreError> {
-        let Some(handle) = open_checked(None, path.as_os_str(), path, tighten)? else {
-            return Ok(None);
-        };
-        #[cfg(not(unix))]
-        let _ = handle;
-        Ok(Some(Store {
-            path: path.to_path_buf(),
-            #[cfg(unix)]
-            handle,
-        }))
+        Ok(open_checked(None, path.as_os_str(), path, tighten)?.map(Store))
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.0.path
     }
 
     /// The folder `name` of the store, created 0700 when absent.
@@ -155,8 +159,8 @@ impl Store {
         if let Some(f) = self.existing_folder(name)? {
             return Ok(f);
         }
-        let path = self.path.join(name);
-        match sys::mkdir(self.at(), OsStr::new(name)) {
+        let path = self.0.path.join(name);
+        match sys::mkdir(self.0.at(), OsStr::new(name)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::io(&path, e)),
@@ -167,35 +171,16 @@ impl Store {
 
     /// The folder `name` of the store when it exists.
     pub fn existing_folder(&self, name: &str) -> Result<Option<Folder>, StoreError> {
-        let path = self.path.join(name);
+        let path = self.0.path.join(name);
         check_name(OsStr::new(name)).map_err(|e| StoreError::io(&path, e))?;
-        let Some(handle) = open_checked(self.at(), OsStr::new(name), &path, true)? else {
-            return Ok(None);
-        };
-        #[cfg(not(unix))]
-        let _ = handle;
-        Ok(Some(Folder {
-            path,
-            #[cfg(unix)]
-            handle,
-        }))
-    }
-
-    #[cfg(unix)]
-    fn at(&self) -> Option<&File> {
-        Some(&self.handle)
-    }
-
-    #[cfg(not(unix))]
-    fn at(&self) -> Option<&Path> {
-        Some(&self.path)
+        Ok(open_checked(self.0.at(), OsStr::new(name), &path, true)?.map(Folder))
     }
 
     /// Every regular file under the root (links not followed), for `du`: how many and
     /// how many bytes.
     pub fn usage(&self) -> (u64, u64) {
         let (mut files, mut bytes) = (0, 0);
-        for e in walkdir::WalkDir::new(&self.path)
+        for e in walkdir::WalkDir::new(&self.0.path)
             .follow_links(false)
             .max_depth(4)
             .into_iter()
@@ -214,17 +199,7 @@ impl Store {
 
 impl Folder {
     pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    #[cfg(unix)]
-    fn at(&self) -> Option<&File> {
-        Some(&self.handle)
-    }
-
-    #[cfg(not(unix))]
-    fn at(&self) -> Option<&Path> {
-        Some(&self.path)
+        &self.0.path
     }
 
     /// The bytes of the file `name`: `Ok(None)` when absent; an error when it is not a
@@ -232,7 +207,7 @@ impl Folder {
     /// `limit`.
     pub fn read(&self, name: &str, limit: u64) -> io::Result<Option<Vec<u8>>> {
         check_name(OsStr::new(name))?;
-        let f = match sys::open_read(self.at(), OsStr::new(name)) {
+        let f = match sys::open_read(self.0.at(), OsStr::new(name)) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
@@ -276,7 +251,7 @@ impl Folder {
         let mut attempt = 0;
         let (tmp, mut file) = loop {
             let tmp = format!(".{name}.{:016x}.tmp", random());
-            match sys::create_new(self.at(), OsStr::new(&tmp)) {
+            match sys::create_new(self.0.at(), OsStr::new(&tmp)) {
                 Ok(f) => break (tmp, f),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
                     attempt += 1;
@@ -292,21 +267,21 @@ impl Folder {
         drop(file);
         let done = written.and_then(|()| match how {
             Publish::Replace | Publish::ReplaceDurable => {
-                sys::rename(self.at(), from, to).map(|()| true)
+                sys::rename(self.0.at(), from, to).map(|()| true)
             }
             Publish::Exclusive => {
-                let linked = match sys::link(self.at(), from, to) {
+                let linked = match sys::link(self.0.at(), from, to) {
                     Ok(()) => Ok(true),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
                     Err(e) => Err(e),
                 };
                 // the temporary name goes either way (the file stays under `name`)
-                let _ = sys::unlink(self.at(), from);
+                let _ = sys::unlink(self.0.at(), from);
                 linked
             }
         });
         if done.is_err() {
-            let _ = sys::unlink(self.at(), from);
+            let _ = sys::unlink(self.0.at(), from);
         }
         done
     }
@@ -317,7 +292,7 @@ impl Folder {
     /// For a file another process holds open: a lock, a log a background run writes.
     pub fn open_private(&self, name: &str, truncate: bool) -> io::Result<fs::File> {
         check_name(OsStr::new(name))?;
-        let f = sys::open_write(self.at(), OsStr::new(name))?;
+        let f = sys::open_write(self.0.at(), OsStr::new(name))?;
         let meta = own_regular_file(&f)?;
         #[cfg(unix)]
         {
@@ -351,7 +326,7 @@ impl Folder {
     /// `Ok(false)` when there was none.
     pub fn remove(&self, name: &OsStr) -> io::Result<bool> {
         check_name(name)?;
-        match sys::unlink(self.at(), name) {
+        match sys::unlink(self.0.at(), name) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(e),
@@ -361,7 +336,7 @@ impl Folder {
     /// The folder's entries (links not followed), in no particular order.
     pub fn entries(&self) -> io::Result<Vec<Entry>> {
         let mut out = Vec::new();
-        for e in fs::read_dir(&self.path)? {
+        for e in fs::read_dir(&self.0.path)? {
             let e = e?;
             let Ok(m) = fs::symlink_metadata(e.path()) else {
                 continue;
@@ -436,7 +411,7 @@ fn open_checked(
     name: &OsStr,
     path: &Path,
     tighten: bool,
-) -> Result<Option<File>, StoreError> {
+) -> Result<Option<Opened>, StoreError> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let handle = match sys::open_dir(at, name) {
         Ok(h) => h,
@@ -470,7 +445,10 @@ fn open_checked(
             .set_permissions(fs::Permissions::from_mode(0o700))
             .map_err(|e| StoreError::io(path, e))?;
     }
-    Ok(Some(handle))
+    Ok(Some(Opened {
+        path: path.to_path_buf(),
+        handle,
+    }))
 }
 
 #[cfg(not(unix))]
@@ -479,10 +457,12 @@ fn open_checked(
     name: &OsStr,
     path: &Path,
     tighten: bool,
-) -> Result<Option<()>, StoreError> {
+) -> Result<Option<Opened>, StoreError> {
     let _ = (at, name, tighten);
     match fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => Ok(Some(())),
+        Ok(m) if m.is_dir() => Ok(Some(Opened {
+            path: path.to_path_buf(),
+        })),
         Ok(m) => Err(StoreError::new(
             path,
             Problem::NotAFolder {
