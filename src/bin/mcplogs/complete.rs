@@ -227,6 +227,23 @@ fn env_ifs() -> String {
     std::env::var("_CLAP_IFS").unwrap_or_else(|_| "\n".to_string())
 }
 
+/// One candidate a line, `VALUE<TAB>HELP` (fish, PowerShell), each value as `shown`
+/// gives it.
+fn write_tab_lines(
+    buf: &mut dyn Write,
+    found: &[CompletionCandidate],
+    shown: impl Fn(&str) -> String,
+) -> std::io::Result<()> {
+    for c in found {
+        write!(buf, "{}", shown(&c.get_value().to_string_lossy()))?;
+        if let Some(h) = help_line(c) {
+            write!(buf, "\t{h}")?;
+        }
+        writeln!(buf)?;
+    }
+    Ok(())
+}
+
 fn help_line(c: &CompletionCandidate) -> Option<String> {
     c.get_help()
         .map(|h| h.to_string().lines().next().unwrap_or_default().to_string())
@@ -415,14 +432,8 @@ impl EnvCompleter for Fish {
     ) -> std::io::Result<()> {
         // The current token comes as typed (`commandline --current-token`).
         let index = args.len().saturating_sub(1);
-        for c in candidates(cmd, args, index, current_dir, posix_unquote)? {
-            write!(buf, "{}", c.get_value().to_string_lossy())?;
-            if let Some(h) = help_line(&c) {
-                write!(buf, "\t{h}")?;
-            }
-            writeln!(buf)?;
-        }
-        Ok(())
+        let found = candidates(cmd, args, index, current_dir, posix_unquote)?;
+        write_tab_lines(buf, &found, str::to_string)
     }
 }
 
@@ -443,18 +454,8 @@ impl EnvCompleter for Powershell {
         buf: &mut dyn Write,
     ) -> std::io::Result<()> {
         let index = args.len().saturating_sub(1);
-        for c in candidates(cmd, args, index, current_dir, powershell_unquote)? {
-            write!(
-                buf,
-                "{}",
-                powershell_quote(&c.get_value().to_string_lossy())
-            )?;
-            if let Some(h) = help_line(&c) {
-                write!(buf, "\t{h}")?;
-            }
-            writeln!(buf)?;
-        }
-        Ok(())
+        let found = candidates(cmd, args, index, current_dir, powershell_unquote)?;
+        write_tab_lines(buf, &found, powershell_quote)
     }
 }
 
