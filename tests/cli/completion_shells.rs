@@ -220,43 +220,32 @@ fn fish_completes_hostile_names_as_one_literal_argument() {
 #[test]
 fn without_mcplogs_bash_script_a_name_that_needs_quoting_is_left_out() {
     let w = world();
-    let out = Command::new(env!("CARGO_BIN_EXE_mcplogs"))
-        .args(["--", "mcplogs", "probe", ""])
-        .env_clear()
-        .env("HOME", &w.home)
-        .env("COMPLETE", "bash")
-        .env("_CLAP_COMPLETE_INDEX", "2")
-        .env("_CLAP_IFS", "\n")
-        .current_dir(&w.project)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    // The candidates for `mcplogs probe WORD` as `shell` asks for them, with `env`.
+    let complete = |shell: &str, word: &str, env: &[(&str, &str)]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcplogs"))
+            .args(["--", "mcplogs", "probe", word])
+            .env_clear()
+            .env("HOME", &w.home)
+            .env("COMPLETE", shell)
+            .envs(env.iter().copied())
+            .current_dir(&w.project)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bash = [("_CLAP_COMPLETE_INDEX", "2"), ("_CLAP_IFS", "\n")];
+    let text = complete("bash", "", &bash);
     assert!(!text.contains("PWNED"), "{text}");
     assert!(!text.contains("e f g"), "{text}");
     // With mcplogs' script, the same names come single-quoted.
-    let out = Command::new(env!("CARGO_BIN_EXE_mcplogs"))
-        .args(["--", "mcplogs", "probe", ""])
-        .env_clear()
-        .env("HOME", &w.home)
-        .env("COMPLETE", "bash")
-        .env("_CLAP_COMPLETE_INDEX", "2")
-        .env("_CLAP_IFS", "\n")
-        .env("_MCPLOGS_COMPLETE_QUOTING", "single")
-        .current_dir(&w.project)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = complete(
+        "bash",
+        "",
+        &[&bash[..], &[("_MCPLOGS_COMPLETE_QUOTING", "single")]].concat(),
+    );
     assert!(text.lines().any(|l| l == "'a$(touch PWNED1)b'"), "{text}");
     assert!(text.lines().any(|l| l == "'e f g'"), "{text}");
     assert!(!text.contains("PWNED5"), "{text}");
     // PowerShell inserts text as it is: every candidate comes as one literal word.
-    let out = Command::new(env!("CARGO_BIN_EXE_mcplogs"))
-        .args(["--", "mcplogs", "probe", "'d"])
-        .env_clear()
-        .env("HOME", &w.home)
-        .env("COMPLETE", "powershell")
-        .current_dir(&w.project)
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "'d''q\"e'\n");
+    assert_eq!(complete("powershell", "'d", &[]), "'d''q\"e'\n");
 }

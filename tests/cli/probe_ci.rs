@@ -224,23 +224,29 @@ fn checks_whose_input_never_arrived_are_na_not_passed() {
     );
 }
 
-/// Issue 46, reproduction 7: a JSON-RPC error on the first `tools/list` page is filed
-/// under `tools-listed`, and `pagination` (which had no page to walk) is `n/a`.
-#[test]
-fn a_failed_first_page_is_not_a_pagination_failure() {
-    let home = tempfile::tempdir().unwrap();
-    let r = probe(
-        home.path(),
+/// `probe --contract --json` as Claude Code 2.1.332 against the stub server in
+/// `scenario`.
+fn contract_json(home: &Path, scenario: &str) -> Out {
+    probe(
+        home,
         &[
             "--claude-version",
             "2.1.332",
             "--contract",
             "--json",
             "--command",
-            &stub_cmd("--scenario g-list-err"),
+            &stub_cmd(&format!("--scenario {scenario}")),
         ],
         &[],
-    );
+    )
+}
+
+/// Issue 46, reproduction 7: a JSON-RPC error on the first `tools/list` page is filed
+/// under `tools-listed`, and `pagination` (which had no page to walk) is `n/a`.
+#[test]
+fn a_failed_first_page_is_not_a_pagination_failure() {
+    let home = tempfile::tempdir().unwrap();
+    let r = contract_json(home.path(), "g-list-err");
     assert_eq!(r.code, 1, "{}", r.stderr);
     let doc: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(check(&doc, "tools-capable-handshake")["passed"], true);
@@ -266,18 +272,7 @@ fn a_failed_first_page_is_not_a_pagination_failure() {
     assert_eq!(check(&doc, "timeout-budget")["passed"], true);
 
     // a healthy server: every check that can run passes, and pagination is checked
-    let ok = probe(
-        home.path(),
-        &[
-            "--claude-version",
-            "2.1.332",
-            "--contract",
-            "--json",
-            "--command",
-            &stub_cmd("--scenario l-pages"),
-        ],
-        &[],
-    );
+    let ok = contract_json(home.path(), "l-pages");
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     let doc: Value = serde_json::from_str(&ok.stdout).unwrap();
     assert_eq!(check(&doc, "pagination")["passed"], true, "{doc:#}");
