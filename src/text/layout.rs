@@ -483,24 +483,28 @@ pub fn table(columns: &[Column], rows: &[Vec<String>], width: Option<usize>) -> 
         widths = w;
     }
     let rows = cut_rows.as_deref().unwrap_or(rows);
-    let line = |cells: &mut dyn Iterator<Item = &str>| {
-        let mut out = String::new();
-        for (i, cell) in cells.enumerate() {
-            if i > 0 {
-                out.push_str("  ");
-            }
-            out.push_str(cell);
-            out.push_str(&" ".repeat(widths[i].saturating_sub(cols(cell))));
-        }
-        out.truncate(out.trim_end().len());
-        out.push('\n');
-        out
-    };
+    let line = |cells: &mut dyn Iterator<Item = &str>| table_line(cells, &widths);
     let head = line(&mut columns.iter().map(|c| c.title));
     let mut out = format!("{}\n", head.trim_end().bold());
     for row in rows {
         out.push_str(&line(&mut row.iter().map(String::as_str)));
     }
+    out
+}
+
+/// One line of a table: each cell padded to its column's width, two spaces between
+/// columns, no trailing white space.
+fn table_line(cells: &mut dyn Iterator<Item = &str>, widths: &[usize]) -> String {
+    let mut out = String::new();
+    for (i, cell) in cells.enumerate() {
+        if i > 0 {
+            out.push_str("  ");
+        }
+        out.push_str(cell);
+        out.push_str(&" ".repeat(widths[i].saturating_sub(cols(cell))));
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
     out
 }
 
@@ -540,19 +544,7 @@ pub fn table_first_wraps(titles: &[&str], rows: &[Vec<String>], width: Option<us
         return list(&columns, rows, width);
     };
     widths[0] = widest_first.min(room).max(cols(titles[0]));
-    let line = |cells: &mut dyn Iterator<Item = &str>| {
-        let mut out = String::new();
-        for (i, cell) in cells.enumerate() {
-            if i > 0 {
-                out.push_str("  ");
-            }
-            out.push_str(cell);
-            out.push_str(&" ".repeat(widths[i].saturating_sub(cols(cell))));
-        }
-        out.truncate(out.trim_end().len());
-        out.push('\n');
-        out
-    };
+    let line = |cells: &mut dyn Iterator<Item = &str>| table_line(cells, &widths);
     let head = line(&mut titles.iter().copied());
     let mut out = format!("{}\n", head.trim_end().bold());
     for row in rows {
