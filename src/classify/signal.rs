@@ -136,7 +136,7 @@ fn signal_of(m: &str) -> Option<Signal> {
     };
     if let Some(at) = found.first(Needle::Capabilities) {
         let rest = &m[at + CAPABILITIES_MARKER.len()..];
-        let capabilities = parse_capabilities(rest).map(std::sync::Arc::new);
+        let capabilities = parse_capabilities(rest);
         let field = |k: &str| {
             capabilities
                 .as_ref()
@@ -146,7 +146,7 @@ fn signal_of(m: &str) -> Option<Signal> {
         return Some(Signal::Connected {
             era: field("protocolEra").and_then(Era::parse),
             version: field("negotiatedProtocolVersion").map(str::to_string),
-            capabilities,
+            capabilities: capabilities.as_ref().map(|c| std::sync::Arc::new(kept(c))),
         });
     }
     if CONNECTED_MARKERS.iter().any(|k| m.starts_with(k)) {
@@ -282,6 +282,24 @@ impl Found {
 
 fn after<'a>(m: &'a str, prefix: &str) -> Option<&'a str> {
     m.find(prefix).map(|i| &m[i + prefix.len()..])
+}
+
+/// What the classification keeps of a connection's capabilities: its flags (`hasTools`
+/// and the like, which it reads) and a digest of the whole object, which tells two
+/// connections apart. The rest is the server's own text (its name and version can hold
+/// anything, a token too) and is not kept: the summary index stores what is kept.
+fn kept(capabilities: &serde_json::Value) -> serde_json::Value {
+    use sha2::Digest;
+    let mut out: serde_json::Map<String, serde_json::Value> = capabilities
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, v)| v.is_boolean())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let digest = sha2::Sha256::digest(capabilities.to_string().as_bytes());
+    out.insert("digest".into(), crate::text::hex(&digest[..16]).into());
+    serde_json::Value::Object(out)
 }
 
 /// Parses the JSON object embedded after `capabilities:` rather than pattern-matching it.
@@ -537,6 +555,29 @@ pub fn cause_rank(c: Cause) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The server's own text in its capabilities (name, version) is not kept, so it
+    /// never reaches the summary index; the flags are, and two objects differ as before.
+    #[test]
+    fn capabilities_keep_the_flags_and_a_digest_not_the_servers_text() {
+        let secret = "ghp_R3alLook1ngT0kenF0rTheCacheTest0123456";
+        let line = |v: &str| {
+            format!(
+                r#"Connection established with capabilities: {{"hasTools":false,"hasPrompts":true,"serverVersion":{{"name":"x {secret}","version":"{v}"}}}}"#
+            )
+        };
+        let caps = |m: &str| match read_signal(m) {
+            Some(Signal::Connected { capabilities, .. }) => capabilities.unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let a = caps(&line("1"));
+        assert!(!a.to_string().contains(secret), "{a}");
+        assert!(!a.to_string().contains("serverVersion"), "{a}");
+        assert_eq!(a["hasTools"], false);
+        assert_eq!(a["hasPrompts"], true);
+        assert_eq!(caps(&line("1")), a);
+        assert_ne!(caps(&line("2")), a);
+    }
 
     #[test]
     fn one_pass_finds_each_kind_where_str_find_does() {

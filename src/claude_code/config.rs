@@ -308,53 +308,41 @@ fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
         .map_err(ConfigFileError::Json)
 }
 
-/// `~/.claude.json` (the global configuration) parsed: it holds every project's history
-/// and can be megabytes, and a scan resolves each of its projects against it, so a
-/// parse is kept and used again while the file's identity, size and change time are the
-/// same (one `stat` a project instead of a read and a parse). At most a few files are
-/// kept (one a home scanned).
-fn read_global(path: &Path) -> Result<Option<std::sync::Arc<Value>>, ConfigFileError> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-    type Stamp = (u64, Option<std::time::SystemTime>, u64, u64);
-    type Parsed = HashMap<PathBuf, (Stamp, Arc<Value>)>;
-    static PARSED: Mutex<Option<Parsed>> = Mutex::new(None);
-    let stamp = |m: &std::fs::Metadata| -> Stamp {
-        #[cfg(unix)]
-        let (dev, ino) = {
-            use std::os::unix::fs::MetadataExt;
-            (m.dev(), m.ino())
+/// `~/.claude.json` (the global configuration) read once, for resolving any number of
+/// projects against it: it holds every project's history and can be megabytes, and a
+/// scan resolves each of its projects (it was read and parsed again for each).
+#[derive(Debug, Clone)]
+pub struct GlobalConfig {
+    path: PathBuf,
+    doc: Option<std::sync::Arc<Value>>,
+    /// It could not be read or parsed: each resolution reads it again for its problem
+    /// (rare, and the error is not kept).
+    unreadable: bool,
+}
+
+impl GlobalConfig {
+    pub fn read(path: &Path) -> GlobalConfig {
+        let (doc, unreadable) = match read_json(path) {
+            Ok(doc) => (doc.map(std::sync::Arc::new), false),
+            Err(_) => (None, true),
         };
-        #[cfg(not(unix))]
-        let (dev, ino) = (0, 0);
-        (m.len(), m.modified().ok(), dev, ino)
-    };
-    let before = match std::fs::metadata(path) {
-        // nothing there: nothing to read (a scan asks once a project)
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        m => m.ok().filter(|m| m.is_file()),
-    };
-    if let Some(m) = &before {
-        let parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((s, doc)) = parsed.as_ref().and_then(|c| c.get(path))
-            && *s == stamp(m)
-        {
-            return Ok(Some(Arc::clone(doc)));
+        GlobalConfig {
+            path: path.to_path_buf(),
+            doc,
+            unreadable,
         }
     }
-    let doc = read_json(path)?.map(Arc::new);
-    // kept only when the file did not change while it was read
-    if let (Some(doc), Some(m)) = (&doc, &before)
-        && std::fs::metadata(path).is_ok_and(|now| stamp(&now) == stamp(m))
-    {
-        let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
-        let cache = parsed.get_or_insert_with(HashMap::new);
-        if cache.len() >= 4 {
-            cache.clear();
-        }
-        cache.insert(path.to_path_buf(), (stamp(m), Arc::clone(doc)));
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    Ok(doc)
+
+    fn doc(&self) -> Result<Option<std::sync::Arc<Value>>, ConfigFileError> {
+        if self.unreadable {
+            return read_json(&self.path).map(|d| d.map(std::sync::Arc::new));
+        }
+        Ok(self.doc.clone())
+    }
 }
 
 /// Resolves every server for `project` (an absolute path).
@@ -363,6 +351,16 @@ pub fn resolve(
     project: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Resolved {
+    resolve_in(global_config.map(GlobalConfig::read).as_ref(), project, env)
+}
+
+/// [`resolve`] against a global configuration read once for many projects.
+pub fn resolve_in(
+    global: Option<&GlobalConfig>,
+    project: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Resolved {
+    let global_config = global.map(GlobalConfig::path);
     let mut r = Resolved::default();
     let mut by_name: Vec<ServerConfig> = Vec::new();
     let add = |cfg: ServerConfig, list: &mut Vec<ServerConfig>| {
@@ -376,9 +374,10 @@ pub fn resolve(
     let mut user_approval = Approval::default();
     let mut local: Option<(PathBuf, Map<String, Value>)> = None;
     let mut user: Option<(PathBuf, Map<String, Value>)> = None;
-    if let Some(path) = global_config {
+    if let Some(g) = global {
+        let path = g.path();
         r.searched.push(path.to_path_buf());
-        match read_global(path) {
+        match g.doc() {
             Ok(Some(doc)) => {
                 if let Some(m) = doc.get("mcpServers").and_then(Value::as_object) {
                     user = Some((path.to_path_buf(), m.clone()));
@@ -454,12 +453,12 @@ pub fn resolve(
 
 /// Whether `project` is one Claude Code knows: listed in `~/.claude.json` `projects`, or
 /// holding a `.mcp.json`.
-pub fn is_known_project(global_config: Option<&Path>, project: &Path) -> bool {
+pub fn is_known_project(global: Option<&GlobalConfig>, project: &Path) -> bool {
     if project.join(".mcp.json").is_file() {
         return true;
     }
-    global_config
-        .and_then(|g| read_global(g).ok().flatten())
+    global
+        .and_then(|g| g.doc().ok().flatten())
         .is_some_and(|doc| project_entry(&doc, project).is_some())
 }
 
@@ -845,12 +844,24 @@ pub fn resolve_states(
     env: &dyn Fn(&str) -> Option<String>,
     sources: &StateSources,
 ) -> Resolved {
-    let mut r = resolve(global_config, project, env);
+    let global = global_config.map(GlobalConfig::read);
+    resolve_states_in(global.as_ref(), project, env, sources)
+}
+
+/// [`resolve_states`] against a global configuration read once for many projects.
+pub fn resolve_states_in(
+    global: Option<&GlobalConfig>,
+    project: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    sources: &StateSources,
+) -> Resolved {
+    let global_config = global.map(GlobalConfig::path);
+    let mut r = resolve_in(global, project, env);
     let mut keys = Keys::default();
     let mut disabled_here: Vec<String> = Vec::new();
     let project_key = project.to_string_lossy().into_owned();
-    if let Some(path) = global_config
-        && let Ok(Some(doc)) = read_global(path)
+    if let Some(g) = global
+        && let Ok(Some(doc)) = g.doc()
         && let Some(p) = project_entry(&doc, project)
     {
         let prefix = format!(
@@ -860,7 +871,7 @@ pub fn resolve_states(
         disabled_here = string_list(p, "disabledMcpServers");
         // The keys' old home: Claude Code moves them into settings.local.json at start-up
         // (observed), and honours them meanwhile.
-        keys.read(p, path, "claude.json", &prefix, false);
+        keys.read(p, g.path(), "claude.json", &prefix, false);
     }
     for (kind, file) in &sources.settings {
         r.searched.push(file.clone());
@@ -1054,8 +1065,9 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 mod tests {
     use super::*;
 
-    /// The global configuration's parse is used again only while the file is the same:
-    /// rewritten in place or replaced by a rename, the next resolution reads it again.
+    /// `resolve` reads the global configuration as it is at each call (a caller that
+    /// resolves many projects reads it once, as a `GlobalConfig`): rewritten in place,
+    /// replaced by a rename or removed, the next resolution sees it.
     #[test]
     #[allow(clippy::disallowed_methods)] // writes its own test files
     fn the_global_configuration_is_read_again_once_it_changes() {

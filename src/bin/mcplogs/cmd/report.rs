@@ -365,8 +365,10 @@ fn launches(
     projects.dedup();
     let mut configs = Vec::new();
     for global in &globals {
+        // read once for every project
+        let global = global.as_deref().map(config::GlobalConfig::read);
         for p in &projects {
-            configs.extend(config::resolve(global.as_deref(), p, &env).servers);
+            configs.extend(config::resolve_in(global.as_ref(), p, &env).servers);
         }
     }
     let mut out = std::collections::HashMap::new();

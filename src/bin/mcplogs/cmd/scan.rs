@@ -134,7 +134,7 @@ pub(crate) fn join_configuration(
     let homes = &opts.request.homes;
     let (global, env) = config_sources(opts);
     let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
-        config::is_known_project(global.as_deref(), d)
+        config::is_known_project(global.as_ref(), d)
     });
     let projects = dirs
         .into_iter()
@@ -144,18 +144,24 @@ pub(crate) fn join_configuration(
                 sources.managed_dir = m.to_path_buf();
             }
             let resolved =
-                config::resolve_states(global.as_deref(), &dir, &*env, &sources.state_sources());
-            ProjectConfig::new(dir, global.as_deref(), resolved)
+                config::resolve_states_in(global.as_ref(), &dir, &*env, &sources.state_sources());
+            ProjectConfig::new(dir, global.as_ref().map(|g| g.path()), resolved)
         })
         .collect();
     joined::join(report, projects, opts);
 }
 
-/// The configuration's global file and `${VAR}` lookup for a scan: this user's, or for
-/// `--home DIR` that home's `.claude.json` with no environment (the other machine's is
-/// not known here).
-fn config_sources(opts: &ScanOptions) -> (Option<std::path::PathBuf>, EnvLookup) {
-    match opts.request.homes.first() {
+/// The configuration's global file, read once for every project of the scan, and the
+/// `${VAR}` lookup: this user's, or for `--home DIR` that home's `.claude.json` with no
+/// environment (the other machine's is not known here).
+fn config_sources(
+    opts: &ScanOptions,
+) -> (
+    Option<mcplogs::claude_code::config::GlobalConfig>,
+    EnvLookup,
+) {
+    use mcplogs::claude_code::config::GlobalConfig;
+    let (path, env): (_, EnvLookup) = match opts.request.homes.first() {
         None => (
             mcplogs::claude_code::paths::global_config_here(),
             Box::new(|k: &str| std::env::var(k).ok()),
@@ -164,7 +170,8 @@ fn config_sources(opts: &ScanOptions) -> (Option<std::path::PathBuf>, EnvLookup)
             Some(mcplogs::claude_code::paths::claude_json_in(h)),
             Box::new(|_: &str| None),
         ),
-    }
+    };
+    (path.as_deref().map(GlobalConfig::read), env)
 }
 
 /// Finds how each logged server is started (its configured command or URL), for a scan
@@ -182,7 +189,7 @@ pub(crate) fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact:
         report,
         opts.request.homes.first().map(|h| h.as_path()),
         &|dir| {
-            let r = mcplogs::claude_code::config::resolve(global.as_deref(), dir, &*env);
+            let r = mcplogs::claude_code::config::resolve_in(global.as_ref(), dir, &*env);
             seen.borrow_mut().extend(r.servers.iter().cloned());
             r
         },
