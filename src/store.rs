@@ -288,7 +288,7 @@ impl Folder {
 
     /// The file `name` opened for writing, created 0600 when absent: never through a
     /// link, never blocking on a FIFO planted there; it must be a regular file of the
-    /// user's own (its mode is tightened to at most 0600), truncated when `truncate`.
+    /// user's own (its mode is made 0600), truncated when `truncate`.
     /// For a file another process holds open: a lock, a log a background run writes.
     pub fn open_private(&self, name: &str, truncate: bool) -> io::Result<fs::File> {
         check_name(OsStr::new(name))?;
@@ -297,9 +297,10 @@ impl Folder {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = meta.permissions().mode() & 0o7777;
-            if mode & !0o600 != 0 {
-                f.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
+            // exactly 0600: under umask 0277 a new file was 0400, and the next run
+            // could not open it for writing
+            if meta.permissions().mode() & 0o7777 != 0o600 {
+                f.set_permissions(fs::Permissions::from_mode(0o600))?;
             }
         }
         #[cfg(not(unix))]
@@ -722,6 +723,13 @@ mod tests {
         log.write_all(b"old").unwrap();
         drop(f.open_private("log", true).unwrap());
         assert_eq!(f.read("log", 100).unwrap().unwrap(), b"");
+        assert_eq!(mode(&f.path().join("log")), 0o600);
+        // made under umask 0277 (0400): opened again, it is 0600 and takes writes
+        fs::set_permissions(f.path().join("log"), fs::Permissions::from_mode(0o400)).unwrap();
+        f.open_private("log", false)
+            .unwrap()
+            .write_all(b"x")
+            .unwrap();
         assert_eq!(mode(&f.path().join("log")), 0o600);
         let fifo = f.path().join("fifo");
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();

@@ -78,7 +78,9 @@ impl JsonLines {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            if meta.permissions().mode() & 0o077 != 0 {
+            // exactly 0600 (a new file under umask 0277 was 0400: the next run could not
+            // append)
+            if meta.permissions().mode() & 0o7777 != 0o600 {
                 f.set_permissions(fs::Permissions::from_mode(0o600))?;
             }
         }
