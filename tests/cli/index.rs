@@ -320,4 +320,23 @@ fn the_binary_keeps_its_index_private_and_no_cache_skips_it() {
         .args(["report", "--no-cache"])
         .arg(&root));
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+
+    // `prune --no-cache` reads without the index, yet the summaries of the files it
+    // deletes leave it: nothing kept describes a log that is gone.
+    let before = files_of(&dir).len();
+    let r = run(mcplogs(home.path())
+        .args(["prune", "--older-than", "1h", "--yes", "--no-cache"])
+        .arg(&root));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        files_of(&dir).len() < before,
+        "nothing pruned: {}",
+        r.stdout
+    );
+    let index: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&files_of(&index_dir)[0]).unwrap()).unwrap();
+    for entry in index["files"].as_array().unwrap() {
+        let name = entry[0].as_str().unwrap();
+        assert!(dir.join(name).exists(), "the index still summarises {name}");
+    }
 }

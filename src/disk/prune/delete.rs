@@ -31,8 +31,10 @@ pub fn execute(plan: &Plan, now: SystemTime) -> Outcome {
             }
         }
         if out.deleted > before
-            && let Some(ix) = &plan.index
+            && let Some(ix) = &plan.own_cache
         {
+            // the index in mcplogs' cache, also when this run read without it
+            // (`--no-cache`): summaries of deleted files are not kept
             crate::scan::cache::forget_gone(ix, &g.dir);
         }
     }

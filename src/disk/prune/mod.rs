@@ -157,9 +157,9 @@ pub struct Plan {
     pub cache: Vec<CacheEntry>,
     pub cache_bytes: u64,
     pub warnings: Vec<Warning>,
-    /// mcplogs' own cache folder and the index's (`PruneOptions`), for `execute`.
+    /// mcplogs' own cache folder (`PruneOptions::own_cache`), for `execute`: its memos
+    /// and told-lists, and the index's summaries of the deleted files.
     own_cache: Option<PathBuf>,
-    index: Option<PathBuf>,
 }
 
 /// What deleting did.
@@ -275,7 +275,6 @@ pub fn plan(opts: &PruneOptions, now: SystemTime) -> Result<Plan, PruneError> {
         plan.cache_bytes = plan.cache.iter().map(|e| e.bytes).sum();
     }
     plan.own_cache = opts.own_cache.clone();
-    plan.index = opts.index.clone();
     plan.warnings = crate::warning::collapse(std::mem::take(&mut plan.warnings));
     Ok(plan)
 }
