@@ -207,6 +207,10 @@ pub struct Memo {
     /// every session of the file: one process, one connection).
     #[serde(default)]
     pub ours: bool,
+    /// Its messages are redacted ([`Memo::settle`]); false in a memo an older mcplogs
+    /// wrote, whose messages are redacted when it is read back.
+    #[serde(default)]
+    redacted: bool,
     /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
     #[serde(skip)]
     raw: usize,
@@ -250,6 +254,7 @@ impl Memo {
             }
         }
         self.raw = 0;
+        self.redacted = true;
     }
 
     fn messages(&self) -> impl Iterator<Item = &String> {
@@ -351,6 +356,10 @@ pub fn session_status_with(
     let mut memos: HashMap<String, Memo> = old
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
+    for m in memos.values_mut().filter(|m| !m.redacted) {
+        m.raw = m.head.len() + m.tail.len();
+        m.settle();
+    }
     let status = status_in(input, session, cache_roots, &mut memos);
     if let (Some(store), Some(folder)) = (store, &folder) {
         let _ = save_memos(store, folder, &name, &memos, had);
@@ -919,6 +928,11 @@ fn told_line(name: &str) -> String {
     text::hex(&Sha256::digest(name.as_bytes())[..16])
 }
 
+/// Whether `l` has the form of a [`told_line`].
+fn is_told_line(l: &str) -> bool {
+    l.len() == 32 && l.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 fn told_text(store: &Store, session: &str) -> String {
     store
         .existing_folder(TOLD_DIR)
@@ -953,9 +967,12 @@ pub fn remember_told(store: &Store, session: &str, names: &[String]) -> std::io:
     folder.update(&name, TOLD_MAX_BYTES, |old| {
         new = old.is_none();
         let old = old.map(|b| String::from_utf8_lossy(&b).into_owned());
+        // only hashes are kept: a line of an older mcplogs' list (the server's name as it
+        // was) goes
         let mut lines: Vec<String> = old
             .iter()
             .flat_map(|t| t.lines())
+            .filter(|l| is_told_line(l))
             .map(str::to_string)
             .collect();
         lines.extend(names.iter().map(|n| told_line(n)));

@@ -467,3 +467,53 @@ fn prune_removes_only_what_mcplogs_wrote_in_its_cache() {
     assert!(!temp.exists());
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
 }
+
+/// A memo or told-list an older mcplogs wrote (messages and server names kept as they
+/// were) holds no raw secret once this build has used it: the memo's messages are
+/// redacted when read back, the told-list keeps only hashes.
+#[test]
+fn an_older_builds_memo_and_told_list_lose_their_raw_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let cache = tmp.path().join("cache");
+    log_file(&home, 0, &failing("old"));
+    assert_eq!(run_status("statusline", &home, &cache, "old").code, 0);
+    assert_eq!(run_status("hook", &home, &cache, "old").code, 0);
+    // As an older build left them: no `redacted` mark, a raw message; a raw name.
+    let memo = fs::read_dir(cache.join("statusline"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(&memo).unwrap()).unwrap();
+    for m in doc.as_object_mut().unwrap().values_mut() {
+        let m = m.as_object_mut().unwrap();
+        m.remove("redacted");
+        m["head"]
+            .as_array_mut()
+            .unwrap()
+            .push(format!("Connection failed: token {TOKEN} rejected").into());
+    }
+    fs::write(&memo, doc.to_string()).unwrap();
+    let told = fs::read_dir(cache.join("hook-told"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap();
+    let mut list = fs::read_to_string(&told).unwrap();
+    list.push_str(&format!("db {TOKEN}\n"));
+    fs::write(&told, list).unwrap();
+    // A second server fails, so the hook has something new to tell and rewrites its list.
+    let other = home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name("/w/p"))
+        .join("mcp-logs-db2");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join("2026-11-01T12-00-05-000Z.jsonl"), failing("old")).unwrap();
+
+    assert_eq!(run_status("statusline", &home, &cache, "old").code, 0);
+    assert_eq!(run_status("hook", &home, &cache, "old").code, 0);
+    let text = all_text(&cache);
+    assert!(!text.contains("ghp_"), "{text}");
+    assert!(text.contains("token [REDACTED:"), "{text}");
+}
