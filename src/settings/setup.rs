@@ -176,6 +176,13 @@ fn shell_words(line: &str) -> Option<Vec<String>> {
                 if n == '\n' {
                     return None;
                 }
+                // A Windows path as `text::shell_word` leaves it there (unquoted:
+                // `C:\Tools\mcplogs.exe`) keeps its separators; a shell escape of a
+                // letter or digit would stand for the letter alone, and no command of
+                // mcplogs' is written with one.
+                if n.is_ascii_alphanumeric() {
+                    word.push('\\');
+                }
                 word.push(n);
             }
             '|' | ';' | '&' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '\r' => return None,
@@ -672,6 +679,7 @@ mod tests {
             "'/home/me/my tools/mcplogs' hook",
             "\"/opt/x y/mcplogs\" hook",
             r"'C:\Tools\mcplogs.exe' hook",
+            r"C:\Tools\mcplogs.exe hook",
             "mcplogs hook --home /srv/claude",
         ] {
             assert!(is_our_hook_command(ours), "{ours}");
