@@ -534,6 +534,14 @@ fn without_hook_marked(hooks: Value, before: Option<&Value>, subcommand: &str) -
     let Value::Object(mut m) = hooks else {
         return Some(hooks);
     };
+    // What was there before, as the user's: another install of mcplogs' (its hook, its
+    // export hook) is no setting of theirs to keep an empty event or `hooks` for.
+    let before = before.and_then(|b| {
+        ["hook", "export"]
+            .into_iter()
+            .try_fold(b.clone(), |h, sub| without_hook_marked(h, None, sub))
+    });
+    let before = before.as_ref();
     let mut emptied_events = Vec::new();
     for (event, list) in m.iter_mut() {
         let Value::Array(groups) = list else {

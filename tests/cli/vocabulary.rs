@@ -177,7 +177,9 @@ fn undo_leaves_nothing_mcplogs_created() {
     let managed = |sb: &Sandbox| sb.managed.to_str().unwrap().to_string();
     let setup = |sb: &Sandbox, what: &str, undo: bool| {
         let m = managed(sb);
-        let mut args = vec!["setup", what, "--yes", "--managed-dir", &m];
+        let mut args = vec!["setup"];
+        args.extend(what.split(' '));
+        args.extend(["--yes", "--managed-dir", &m]);
         let bin = env!("CARGO_BIN_EXE_mcplogs");
         if undo {
             args.push("--undo");
@@ -242,6 +244,20 @@ fn undo_leaves_nothing_mcplogs_created() {
             names_in(&sb.claude_dir())
         );
     }
+    // Three installs, undone in the order they were made: the hook's and the export
+    // hook's `hooks` were mcplogs' own, so nothing of them is kept either.
+    let sb = Sandbox::new();
+    for what in ["statusline", "hook", "hook --export"] {
+        setup(&sb, what, false);
+    }
+    for what in ["statusline", "hook", "hook --export"] {
+        setup(&sb, what, true);
+    }
+    assert!(
+        names_in(&sb.claude_dir()).is_empty(),
+        "{:?}",
+        names_in(&sb.claude_dir())
+    );
     let sb = Sandbox::new();
     setup(&sb, "statusline", false);
     setup(&sb, "hook", false);
