@@ -419,11 +419,8 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         if d.trim().is_empty() {
             // `claude mcp list` says no more; the server's own log does.
             note = Some(format!(
-                "`claude mcp list` does not say why. The server's log does: run `mcplogs scan --server {}`.",
-                p.name
-                    .as_deref()
-                    .map(crate::text::shell_word)
-                    .unwrap_or_else(|| "NAME".to_string())
+                "`claude mcp list` does not say why. The server's log does: run {}.",
+                crate::advice::scan_server(p.name.as_deref())
             ));
         }
         let failure = classify::classify(&[format!("Connection failed: {d}")]);

@@ -390,11 +390,8 @@ pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails
 /// the user's shell.
 pub fn fix_command(a: &SettingsAdvice) -> String {
     let word = |p: &Path| crate::text::shell_word(&p.display().to_string());
-    let mut c = String::from("mcplogs fix");
     // As the user gave them: the command runs in the folder the scan ran in.
-    for h in &a.homes {
-        c.push_str(&format!(" --home {}", word(h)));
-    }
+    let mut c = format!("mcplogs fix{}", home_flags(&a.homes));
     match &a.target {
         FixTarget::Write {
             kind: LayerKind::Local,
@@ -468,7 +465,8 @@ pub fn legacy_cost(fix: &str) -> String {
 pub fn legacy_action_unplaced(homes: &[std::path::PathBuf], project: Option<&Path>) -> String {
     let (fix, place) = unplaced_fix_command(homes, project);
     format!(
-        "Run `{fix}`{place} (`{fix} --dry-run` first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision (they lose revision 2026-07-28 features such as URL elicitation until `{fix} --undo`), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors."
+        "Run `{fix}`{place} (`{fix} --dry-run` first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        legacy_cost(&fix)
     )
 }
 
@@ -479,13 +477,7 @@ pub fn unplaced_fix_command(
     homes: &[std::path::PathBuf],
     project: Option<&Path>,
 ) -> (String, &'static str) {
-    let mut fix = String::from("mcplogs fix");
-    for h in homes {
-        fix.push_str(&format!(
-            " --home {}",
-            crate::text::shell_word(&h.display().to_string())
-        ));
-    }
+    let mut fix = format!("mcplogs fix{}", home_flags(homes));
     // a project folder named but not here: `fix` cannot take it (its settings are not
     // on this machine), and only the settings outside it count
     let place = match project {
@@ -560,15 +552,21 @@ pub const TOLERATED_ACTION: &str = "Works today only because Claude Code fills i
 /// [`VERIFY_COMMAND`] for the logs of `homes` (as the user gave them; empty: this
 /// machine's), so it checks the same logs the advice was about.
 pub fn verify_command(homes: &[std::path::PathBuf]) -> String {
-    let mut c = String::from("mcplogs scan");
-    for h in homes {
-        c.push_str(&format!(
-            " --home {}",
-            crate::text::shell_word(&h.display().to_string())
-        ));
-    }
-    c.push_str(" --since 10m");
-    c
+    format!("mcplogs scan{} --since 10m", home_flags(homes))
+}
+
+/// ` --home DIR` for each of `homes`, quoted for the user's shell (empty: this
+/// machine's): what every printed command carries to read the same homes.
+fn home_flags(homes: &[std::path::PathBuf]) -> String {
+    homes
+        .iter()
+        .map(|h| {
+            format!(
+                " --home {}",
+                crate::text::shell_word(&h.display().to_string())
+            )
+        })
+        .collect()
 }
 
 /// The scan screen's last line when it proposed a fix (`homes` as in
@@ -583,7 +581,6 @@ pub fn after_fix(homes: &[std::path::PathBuf]) -> String {
 /// After "no logs found": where logs come from.
 pub const NO_LOGS_HINT: &str = ". Claude Code writes a server's log when it starts the server: run `claude` in the project (or `claude mcp list` there), then scan again";
 
-/// `explain` on a `⏸ Pending approval` line.
 /// For a server's authors: the rule its tool names break (`tool-name-too-long`).
 pub fn tool_name_limit_rule() -> String {
     format!(
@@ -596,20 +593,28 @@ pub fn tool_name_limit_rule() -> String {
 /// For `claude mcp list`'s warning that a Windows configuration starts npx without
 /// `cmd /c` (`explain`): the change that makes it start.
 pub fn windows_cmd_wrapper_note(name: Option<&str>) -> String {
-    let name = name.map_or_else(|| "NAME".to_string(), crate::text::shell_word);
+    let name = name_or_placeholder(name);
     format!(
         "On Windows Claude Code does not start npx directly: give the server \"command\": \"cmd\" and \"args\": [\"/c\", \"npx\", ...] (or add it again with `claude mcp add {name} -- cmd /c npx ...`), then restart Claude Code; `mcplogs settings` lists such entries."
     )
 }
 
+/// `explain` on a `⏸ Pending approval` line.
 pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).";
+
+/// A pasted server's name quoted for the shell, or the placeholder `NAME`.
+fn name_or_placeholder(name: Option<&str>) -> String {
+    name.map_or_else(|| "NAME".to_string(), crate::text::shell_word)
+}
+
+/// `` `mcplogs scan --server NAME` `` for a pasted server.
+pub fn scan_server(name: Option<&str>) -> String {
+    format!("`mcplogs scan --server {}`", name_or_placeholder(name))
+}
 
 /// What to do when the detail that would decide the cause was cut off.
 pub fn cut_detail_note(name: Option<&str>) -> String {
-    let scan = match name {
-        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
-        None => "`mcplogs scan --server NAME`".to_string(),
-    };
+    let scan = scan_server(name);
     format!(
         "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
     )
@@ -618,10 +623,7 @@ pub fn cut_detail_note(name: Option<&str>) -> String {
 /// What to do about a bare `! Connected · tools fetch failed` status (no detail pasted):
 /// the status says tools failed, not why.
 pub fn status_only_note(name: Option<&str>) -> String {
-    let scan = match name {
-        Some(n) => format!("`mcplogs scan --server {}`", crate::text::shell_word(n)),
-        None => "`mcplogs scan --server NAME`".to_string(),
-    };
+    let scan = scan_server(name);
     format!(
         "The status says Claude Code rejected the server's tools, not why, so neither the cause nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help is known from it. The server's log says: run {scan}, or paste the detail `claude mcp list` prints after the status."
     )
