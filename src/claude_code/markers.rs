@@ -79,6 +79,12 @@ pub(crate) const TOOL_CALL_MARKER: &str = "Calling MCP tool:";
 /// `STDIO connection closed after 5400s (cleanly)` (also `HTTP`, `SSE`, `UNKNOWN`, and
 /// `(with errors)`): how long the connection lasted, observed in every version.
 pub(crate) const CLOSED_MARKER: &str = "connection closed after ";
+use super::lifecycle::ClaudeVersion;
+
+const fn v(major: u32, minor: u32, patch: u32) -> ClaudeVersion {
+    ClaudeVersion(major, minor, patch)
+}
+
 /// A record whose wording changed between builds: each form, with the builds it was seen
 /// on (every published build from 2.1.280 to 2.1.336 ran under `scripts/observe-build`;
 /// the fixture under tests/fixtures/lifecycle/ holds a run of each form). `N` stands for
@@ -86,8 +92,9 @@ pub(crate) const CLOSED_MARKER: &str = "connection closed after ";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wording {
     pub text: &'static str,
-    /// The first and the last build it was seen on.
-    pub seen: (&'static str, &'static str),
+    /// The first and the last build it was seen on (compared as versions: as text,
+    /// 2.1.1000 would sort before 2.1.999).
+    pub seen: (ClaudeVersion, ClaudeVersion),
     /// `<fixture>/<build>` holding it.
     pub fixture: &'static str,
 }
@@ -97,12 +104,12 @@ pub struct Wording {
 pub const INITIALIZE_TIMEOUT_WORDINGS: &[Wording] = &[
     Wording {
         text: "Connection failed after Nms (CONNECT_TIMEOUT): Request timed out",
-        seen: ("2.1.280", "2.1.306"),
+        seen: (v(2, 1, 280), v(2, 1, 306)),
         fixture: "handshake-budget-stdio/2.1.287",
     },
     Wording {
         text: "Connection failed after Nms, Nms of it awake (CONNECT_TIMEOUT): Request timed out",
-        seen: ("2.1.307", "2.1.336"),
+        seen: (v(2, 1, 307), v(2, 1, 336)),
         fixture: "handshake-budget-http/2.1.307",
     },
 ];
@@ -111,12 +118,12 @@ pub const INITIALIZE_TIMEOUT_WORDINGS: &[Wording] = &[
 pub const PROCESS_END_WORDINGS: &[Wording] = &[
     Wording {
         text: "MCP server process exited cleanly",
-        seen: ("2.1.280", "2.1.332"),
+        seen: (v(2, 1, 280), v(2, 1, 332)),
         fixture: "stdio-default/2.1.332",
     },
     Wording {
         text: "MCP server process closed",
-        seen: ("2.1.333", "2.1.336"),
+        seen: (v(2, 1, 333), v(2, 1, 336)),
         fixture: "stdio-default/2.1.333",
     },
 ];

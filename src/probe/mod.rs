@@ -147,17 +147,13 @@ impl Budget {
         if self.from_flag {
             format!("--timeout {} ms", self.ms)
         } else {
-            self.limit_text()
+            self.describe_limit()
         }
     }
 
     /// Claude Code's own limit: `MCP_TIMEOUT=300 ms (environment)`, `MCP_TIMEOUT 30000
     /// ms (default)`.
     pub fn describe_limit(&self) -> String {
-        self.limit_text()
-    }
-
-    fn limit_text(&self) -> String {
         self.limit.describe()
     }
 
@@ -173,7 +169,7 @@ impl Budget {
         format!(
             "The probe stopped waiting at {}, before Claude Code's limit, {}: run it again with a longer --timeout (above {} ms), or without one, to learn whether Claude Code {claude_version} gets an answer.",
             self.describe(),
-            self.limit_text(),
+            self.describe_limit(),
             self.limit.ms
         )
     }

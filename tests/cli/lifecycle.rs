@@ -254,6 +254,7 @@ fn every_wording_the_markers_list_is_in_the_run_it_names() {
         }
         assert!(found, "{:?} not in {}", w.text, w.fixture);
         let build = w.fixture.rsplit('/').next().unwrap();
+        let build = mcplogs::claude_code::lifecycle::ClaudeVersion::parse(build).unwrap();
         assert!(
             w.seen.0 <= build && build <= w.seen.1,
             "{}: {build} outside {:?}",
