@@ -163,6 +163,14 @@ impl Budget {
         self.from_flag && self.ms < self.limit.ms
     }
 
+    /// Whether `p` is a timeout this budget caused before Claude Code's own limit: the
+    /// probe cannot tell what Claude Code gets.
+    pub fn cuts_short(&self, p: &Prediction) -> bool {
+        use crate::classify::verdict::Cause;
+        self.shorter_than_claude_code()
+            && matches!(p.cause, Some(Cause::Timeout | Cause::ToolsTimeout))
+    }
+
     /// The sentence for a wait the probe gave up before Claude Code would: what was
     /// waited, against what, and how to learn more.
     pub fn cut_short(&self, claude_version: ClaudeVersion) -> String {
@@ -259,10 +267,8 @@ impl ServerProbe {
     }
 
     fn outcome_of(&self, p: &Prediction, a: &Attempt) -> Outcome {
-        use crate::classify::verdict::{Cause, Verdict};
-        if self.budget.shorter_than_claude_code()
-            && matches!(p.cause, Some(Cause::Timeout | Cause::ToolsTimeout))
-        {
+        use crate::classify::verdict::Verdict;
+        if self.cut_short_for(p) {
             return Outcome::Unknown;
         }
         match p.verdict {
@@ -298,12 +304,13 @@ impl ServerProbe {
     /// Whether the prediction's timeout is the probe's own `--timeout`, shorter than
     /// Claude Code's limit: what Claude Code concludes is then unknown.
     pub fn cut_short(&self) -> bool {
-        use crate::classify::verdict::Cause;
-        self.budget.shorter_than_claude_code()
-            && matches!(
-                self.prediction.cause,
-                Some(Cause::Timeout | Cause::ToolsTimeout)
-            )
+        self.cut_short_for(&self.prediction)
+    }
+
+    /// Whether `p` (the prediction, or the one with the legacy setting) is a timeout
+    /// the probe's `--timeout` caused before Claude Code's own limit: it cannot tell.
+    pub fn cut_short_for(&self, p: &Prediction) -> bool {
+        self.budget.cuts_short(p)
     }
 
     /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` turns a failure into a working server.
@@ -1253,5 +1260,34 @@ mod tests {
         // a --timeout longer than Claude Code's limit does not cut anything short
         let b = Budget::new(Some(Duration::from_secs(60)), &timeouts(30_000, None));
         assert!(!b.shorter_than_claude_code());
+    }
+
+    /// Any prediction (the main one or the one with the legacy setting) that timed out
+    /// at a `--timeout` below Claude Code's limit is cut short: "cannot tell".
+    #[test]
+    fn a_timeout_the_flag_caused_is_cut_short_in_either_prediction() {
+        use crate::classify::verdict::{Cause, Verdict};
+        let p = |cause| Prediction {
+            claude_version: ClaudeVersion(2, 1, 332),
+            negotiation: Some("legacy".into()),
+            mode: Mode::Legacy,
+            verdict: Verdict::ConnectionFailed,
+            cause,
+            era: None,
+            negotiated_version: None,
+            filled_fields: Vec::new(),
+            bad_tool_path: None,
+            tools_loaded: 0,
+            lost_lists: Vec::new(),
+            filled_lists: Vec::new(),
+            timeout_ms: None,
+            reason: String::new(),
+        };
+        let short = Budget::new(Some(Duration::from_secs(3)), &timeouts(30_000, None));
+        assert!(short.cuts_short(&p(Some(Cause::Timeout))));
+        assert!(short.cuts_short(&p(Some(Cause::ToolsTimeout))));
+        assert!(!short.cuts_short(&p(Some(Cause::ConnectionClosed))));
+        let claude_codes = Budget::new(None, &timeouts(30_000, None));
+        assert!(!claude_codes.cuts_short(&p(Some(Cause::Timeout))));
     }
 }

@@ -630,7 +630,8 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
             format!(" -> cannot tell ({})", n.reason)
         } else if p.legacy_fix_helps() {
             " -> `mcplogs fix` will help".to_string()
-        } else if p.cut_short() {
+        } else if p.cut_short() || p.cut_short_for(wl) {
+            // either attempt stopped by --timeout: its outcome is not known
             " -> cannot tell (the probe stopped at --timeout)".to_string()
         } else if pred.verdict.is_problem() {
             " -> legacy does not help".to_string()
