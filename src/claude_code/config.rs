@@ -621,7 +621,7 @@ fn server_from_json(
         && is_windows_config(path, &command, &args)
     {
         warnings.push(format!(
-            "on Windows Claude Code cannot start \"{command}\" directly (`claude mcp list` warns: Windows requires 'cmd /c' wrapper to execute npx): use \"command\": \"cmd\" with \"args\": [\"/c\", \"npx\", ...]"
+            "on Windows Claude Code is reported not to start \"{command}\" directly (`claude mcp list` warns, by a user's report: Windows requires 'cmd /c' wrapper to execute npx; not verified here): use \"command\": \"cmd\" with \"args\": [\"/c\", \"npx\", ...]"
         ));
     }
     let state = entry_state(value, name);

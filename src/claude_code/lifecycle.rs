@@ -4,8 +4,9 @@
 //! It reads as tables. [`BOUNDARIES`] holds what differs between builds, newest first:
 //! each row a behaviour, the last build observed without it, the first observed with it,
 //! and the fixture that shows it; callers ask `build.has(Behaviour::X)`. [`TOOL_DEFECTS`]
-//! says what each tool defect does to the list; the constants below them what every
-//! observed build shares. [`OBSERVED`] names the builds `scripts/observe-build` ran
+//! says what each tool defect does to the list; the constants below them what the model
+//! assumes of every build, each naming the builds it was observed on (on the others it
+//! is assumed, not observed). [`OBSERVED`] names the builds `scripts/observe-build` ran
 //! (docs/claude-code.md, "Build boundaries"; the runs are the fixtures under
 //! tests/fixtures/lifecycle/). A build inside a boundary's gap (after the last without,
 //! before the first with) is [`Has::Uncertain`]; a build newer than the newest observed
@@ -388,7 +389,8 @@ impl List {
     }
 }
 
-/// A fact every observed build shares, with the builds it was observed on.
+/// A fact the model gives every build, with the builds it was observed on (on the
+/// others it is assumed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shared<T: 'static> {
     pub value: T,

@@ -281,8 +281,8 @@ pub struct ProbeEnvelopeIssue {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeContractCheck {
     /// `tools-capable-handshake`, `tools-listed`, `pagination`, `every-tool-accepted`,
-    /// `unique-names`, `tool-names`, `lists-accepted`, `responses-follow-requests`,
-    /// `list-changed`, `timeout-budget`.
+    /// `unique-names`, `tool-names`, `tool-name-length`, `x-mcp-header`,
+    /// `lists-accepted`, `responses-follow-requests`, `list-changed`, `timeout-budget`.
     pub check: String,
     /// True: it ran and passed; false: it failed on `builds`; null (`n/a`): it could not
     /// run, its input never arrived (no handshake, no list, no answer) or it does not
