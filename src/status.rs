@@ -356,12 +356,19 @@ pub fn session_status_with(
     let mut memos: HashMap<String, Memo> = old
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
+    let mut changed = false;
     for m in memos.values_mut().filter(|m| !m.redacted) {
         m.raw = m.head.len() + m.tail.len();
         m.settle();
+        changed = true;
     }
+    let before = memos.clone();
     let status = status_in(input, session, cache_roots, &mut memos);
-    if let (Some(store), Some(folder)) = (store, &folder) {
+    // the status line runs every few seconds: a memo that learned nothing is not
+    // written again
+    if let (Some(store), Some(folder)) = (store, &folder)
+        && (changed || !had || memos != before)
+    {
         let _ = save_memos(store, folder, &name, &memos, had);
     }
     status
