@@ -426,8 +426,7 @@ fn open_checked(
         Err(e) => return Err(StoreError::io(path, e)),
     };
     let meta = handle.metadata().map_err(|e| StoreError::io(path, e))?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = sys::me();
     if meta.uid() != me {
         return Err(StoreError::new(
             path,
@@ -609,14 +608,19 @@ mod sys {
         Ok(())
     }
 
-    /// A file of the store must be the user's own.
-    pub fn check_owner(meta: &Metadata) -> io::Result<()> {
-        use std::os::unix::fs::MetadataExt;
-        // Asked once a run: a scan reads an index file for each of 100,000 folders.
+    /// The user running mcplogs, asked once a run (a scan checks an index file of
+    /// each of 100,000 folders).
+    pub fn me() -> u32 {
         // SAFETY: geteuid has no preconditions and cannot fail.
         static ME: std::sync::LazyLock<u32> =
             std::sync::LazyLock::new(|| unsafe { libc::geteuid() });
-        if meta.uid() != *ME {
+        *ME
+    }
+
+    /// A file of the store must be the user's own.
+    pub fn check_owner(meta: &Metadata) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        if meta.uid() != me() {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
                 "owned by another user",
