@@ -95,18 +95,36 @@ pub fn pretty_message(message: &str) -> String {
 /// (the one quoting function: every printed command goes through it). On Unix, POSIX
 /// `sh`: unchanged when it holds only characters no shell treats specially (and does not
 /// start with `~`, which the shell would expand), else in single quotes, a `'` written
-/// `'\''`. On Windows, PowerShell: unchanged when safe, else in single quotes, a `'`
-/// written `''` (a quoted program is run with the call operator, see
+/// `'\''`. On Windows, PowerShell: unchanged when safe, else
+/// [`powershell_single_quoted`] (a quoted program is run with the call operator, see
 /// [`shell_command`]).
 pub fn shell_word(s: &str) -> String {
     if is_plain_word(s) {
         return s.to_string();
     }
     if cfg!(windows) {
-        format!("'{}'", s.replace('\'', "''"))
+        powershell_single_quoted(s)
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// PowerShell's single quotes: `'` and the typographic quotes it also accepts (a `’` in
+/// a name would otherwise end the quoting).
+pub const POWERSHELL_QUOTES: [char; 5] = ['\'', '\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}'];
+
+/// `s` in PowerShell's single quotes, every quote character doubled: one literal word,
+/// nothing in it expanded.
+pub fn powershell_single_quoted(s: &str) -> String {
+    let mut out = String::from("'");
+    for c in s.chars() {
+        if POWERSHELL_QUOTES.contains(&c) {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
 }
 
 /// Whether `s` reads as itself, unquoted, in the user's shell.
@@ -158,6 +176,22 @@ pub fn shell_in_folder(dir: &str, command: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every PowerShell quote character is doubled, so none can end the quoting (the
+    /// Windows form of `shell_word`, and completion's).
+    #[test]
+    fn powershell_quoting_doubles_every_quote_character() {
+        assert_eq!(powershell_single_quoted("it's"), "'it''s'");
+        assert_eq!(
+            powershell_single_quoted("a\u{2019}; rm x"),
+            "'a\u{2019}\u{2019}; rm x'"
+        );
+        for q in POWERSHELL_QUOTES {
+            let quoted = powershell_single_quoted(&format!("x{q}y"));
+            assert_eq!(quoted.matches(q).count() % 2, 0, "{quoted}");
+            assert!(quoted.contains(&format!("{q}{q}")), "{quoted}");
+        }
+    }
 
     #[cfg(unix)]
     #[test]

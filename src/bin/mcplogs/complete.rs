@@ -149,8 +149,7 @@ fn posix_unquote(word: &str) -> String {
     out
 }
 
-/// PowerShell's single quotes: `'` and the typographic quotes it also accepts.
-const PS_QUOTES: [char; 5] = ['\'', '\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}'];
+use mcplogs::text::POWERSHELL_QUOTES as PS_QUOTES;
 
 /// `word` as PowerShell reads a single-quoted word (or a bare one).
 fn powershell_unquote(word: &str) -> String {
@@ -179,15 +178,7 @@ fn powershell_quote(s: &str) -> String {
     if strictly_plain(s) {
         return s.to_string();
     }
-    let mut out = String::from("'");
-    for c in s.chars() {
-        if PS_QUOTES.contains(&c) {
-            out.push(c);
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
+    mcplogs::text::powershell_single_quoted(s)
 }
 
 /// The engine's candidates for `args` (the word at `index` compared unquoted), without
