@@ -22,6 +22,7 @@ Switches
   --exit-at-start             write one stderr line and exit(1) at once
   --hang                      read requests but never answer anything
   --http PORT                 serve Streamable HTTP on 127.0.0.1:PORT instead of stdio
+                              (0: a port the system picks, printed on stdout)
   --http-auth [oauth|bare]    (HTTP) answer /mcp with 401 + WWW-Authenticate: Bearer;
                               oauth (default) also serves OAuth metadata and dynamic
                               client registration, so only a browser sign-in is missing;
@@ -476,6 +477,12 @@ def run_http(stub):
 
     srv = ThreadingHTTPServer(("127.0.0.1", stub.args.http), Handler)
     srv.daemon_threads = True
+    if stub.args.http == 0:
+        # port 0: the system picks a free port, told on stdout (stdout is otherwise
+        # unused over HTTP), so a caller never races another process for a port
+        stub.args.http = srv.server_address[1]
+        sys.stdout.write(f"{stub.args.http}\n")
+        sys.stdout.flush()
     sys.stderr.write(f"mcplogs-stub: listening on http://127.0.0.1:{stub.args.http}/mcp\n")
     sys.stderr.flush()
     srv.serve_forever()

@@ -18,7 +18,7 @@ use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use prost::Message;
 use serde_json::Value;
 
-use crate::common::{mcplogs, run, run_json, samples};
+use crate::common::{RefusingPort, mcplogs, run, run_json, samples};
 
 /// What the collector answers to each request, in turn (the last one repeats).
 #[derive(Clone)]
@@ -418,10 +418,8 @@ fn an_outage_loses_nothing_and_a_partial_success_is_not_sent_again() {
     assert!(collector.records().is_empty());
 
     // Down: nothing listens on the port any more.
-    let closed = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}", l.local_addr().unwrap())
-    };
+    let refusing = RefusingPort::new();
+    let closed = format!("http://{}", refusing.addr);
     let r = run(&mut m.export(
         &[("OTEL_EXPORTER_OTLP_ENDPOINT", closed.as_str())],
         &["--home", &home_arg()],

@@ -1,12 +1,11 @@
 //! `mcplogs probe` against the repository's stub MCP server (python3): pagination,
 //! loops, caps, timeouts, floods, process-group cleanup, Ctrl-C, HTTP statuses,
 //! secrets, name resolution and the contract's exit codes.
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{mcplogs, pin_host, run};
+use crate::common::{HttpStubProcess, mcplogs, pin_host, run};
 use serde_json::Value;
 
 pub(crate) fn stub() -> PathBuf {
@@ -261,40 +260,15 @@ fn exiting_on_tools_list_and_a_missing_command() {
     assert_eq!(server(&doc)["prediction"]["cause"], "command-not-found");
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-pub(crate) struct HttpStub(Child);
+pub(crate) struct HttpStub;
 
 impl HttpStub {
-    pub(crate) fn start(args: &[&str]) -> (HttpStub, String) {
-        let port = free_port();
-        let child = Command::new("python3")
-            .arg(stub())
-            .args(["--http", &port.to_string()])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let until = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < until, "HTTP stub did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        (HttpStub(child), format!("http://127.0.0.1:{port}/mcp"))
-    }
-}
-
-impl Drop for HttpStub {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+    /// The sample stub over HTTP with `args`, and its URL.
+    pub(crate) fn start(args: &[&str]) -> (HttpStubProcess, String) {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let s = HttpStubProcess::start(&stub(), &args);
+        let url = s.url.clone();
+        (s, url)
     }
 }
 

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{mcplogs, run};
+use crate::common::{HttpStubProcess, mcplogs, run};
 use serde_json::Value;
 
 fn stub() -> PathBuf {
@@ -575,39 +575,11 @@ fn tools_over_the_name_limit_are_predicted_per_build_under_the_configured_name()
 }
 
 /// The stub serving `case` over HTTP on a free loopback port, ended when dropped.
-struct HttpStub(std::process::Child, String);
+struct HttpStub;
 
 impl HttpStub {
-    fn start(case: &str) -> HttpStub {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut child = std::process::Command::new("python3")
-            .arg(stub())
-            .args(["--case", case, "--http", &port.to_string()])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return HttpStub(child, format!("http://127.0.0.1:{port}/mcp"));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the HTTP stub of {case} did not listen on {port}");
-    }
-}
-
-impl Drop for HttpStub {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+    fn start(case: &str) -> HttpStubProcess {
+        HttpStubProcess::start(&stub(), &["--case".as_ref(), case.as_ref()])
     }
 }
 
@@ -623,7 +595,7 @@ fn an_invalid_x_mcp_header_loses_its_tool_on_modern_http_only() {
             let home = tempfile::tempdir().unwrap();
             let mut cmd = mcplogs(home.path());
             cmd.args(["probe", "--json", "--contract", "--claude-version", build])
-                .args(["--url", &stub.1]);
+                .args(["--url", &stub.url]);
             let r = run(&mut cmd);
             let doc =
                 crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);

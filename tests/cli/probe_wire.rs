@@ -17,12 +17,9 @@
 //! Claude Code's GET that opens the server-to-client SSE stream after a classic
 //! handshake (docs/probe.md says so), and what it sends after `tools/list`.
 use std::collections::BTreeMap;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use crate::common::{mcplogs, run};
+use crate::common::{HttpStubProcess, mcplogs, run};
 use serde_json::Value;
 
 const VERSIONS: [&str; 2] = ["2.1.288", "2.1.332"];
@@ -94,40 +91,12 @@ fn headers(r: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-struct Stub(Child);
-
-impl Drop for Stub {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn http_stub(args: &[&str], cap: &Path) -> (Stub, String) {
-    let port = free_port();
-    let child = Command::new("python3")
-        .arg(stub())
-        .args(["--http", &port.to_string(), "--capture"])
-        .arg(cap)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let until = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < until, "HTTP stub did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Stub(child), format!("http://127.0.0.1:{port}/mcp"))
+fn http_stub(args: &[&str], cap: &Path) -> (HttpStubProcess, String) {
+    let mut all: Vec<&std::ffi::OsStr> = vec!["--capture".as_ref(), cap.as_os_str()];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    let s = HttpStubProcess::start(&stub(), &all);
+    let url = s.url.clone();
+    (s, url)
 }
 
 /// The probe's requests to the server `name` of the captures, under `run`.

@@ -365,6 +365,11 @@ def serve_http(stub, port):
 
     srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     srv.daemon_threads = True
+    if port == 0:
+        # port 0: the system picks a free port, told on stdout (unused over HTTP)
+        port = srv.server_address[1]
+        sys.stdout.write(f"{port}\n")
+        sys.stdout.flush()
     sys.stderr.write(f"lifecycle-stub: {stub.args.case} on http://127.0.0.1:{port}/mcp\n")
     sys.stderr.flush()
     srv.serve_forever()
@@ -379,10 +384,11 @@ def main():
                     help="when a list_changed case notifies, after the first tools/list")
     ap.add_argument("--trace", default=None, help="append every message received to FILE")
     ap.add_argument("--http", type=int, default=None, metavar="PORT",
-                    help="serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio")
+                    help="serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: a free port, "
+                         "printed on stdout)")
     args = ap.parse_args()
     stub = Stub(args.case, args)
-    if args.http:
+    if args.http is not None:
         serve_http(stub, args.http)
         return
     sys.stderr.write(f"lifecycle-stub: {args.case}\n")

@@ -224,3 +224,114 @@ pub fn mkfifo(p: &Path) {
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
+
+/// A stub MCP server serving HTTP on a port the system picked for it, killed when
+/// dropped. The stub binds port 0 and prints the port it got, so no other test can take
+/// that port between a free-port lookup and the stub's bind (which once let a test talk
+/// to a parallel test's stub).
+pub struct HttpStubProcess {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT/mcp`
+    pub url: String,
+}
+
+impl HttpStubProcess {
+    /// Starts `python3 SCRIPT --http 0 ARGS…`; panics if no port is printed in 20 s.
+    pub fn start(script: &Path, args: &[&std::ffi::OsStr]) -> HttpStubProcess {
+        use std::io::BufRead;
+        let mut child = Command::new("python3")
+            .arg(script)
+            .args(["--http", "0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = std::io::BufReader::new(stdout);
+            let mut first = String::new();
+            let _ = lines.read_line(&mut first);
+            let _ = tx.send(first);
+            // drain whatever else comes, so the stub never blocks on a full pipe
+            let _ = std::io::copy(&mut lines, &mut std::io::sink());
+        });
+        let port = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .ok()
+            .and_then(|line| line.trim().parse::<u16>().ok());
+        let Some(port) = port else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the HTTP stub {} printed no port", script.display());
+        };
+        HttpStubProcess {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpStubProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback address where nothing listens, reserved for as long as the value lives:
+/// a socket bound to a port the system picked and never put to listening, so a
+/// connection is refused and no parallel test can take the port meanwhile.
+pub struct RefusingPort {
+    #[cfg(unix)]
+    fd: libc::c_int,
+    /// `127.0.0.1:PORT`
+    pub addr: std::net::SocketAddr,
+}
+
+impl RefusingPort {
+    #[cfg(unix)]
+    pub fn new() -> RefusingPort {
+        // SAFETY: plain socket calls on a socket this function owns; every pointer is
+        // to a local of the right size.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+            let mut sa: libc::sockaddr_in = std::mem::zeroed();
+            sa.sin_family = libc::AF_INET as libc::sa_family_t;
+            sa.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+            let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let rc = libc::bind(fd, (&raw const sa).cast(), len);
+            assert_eq!(rc, 0, "bind: {}", std::io::Error::last_os_error());
+            let mut got: libc::sockaddr_in = std::mem::zeroed();
+            let mut got_len = len;
+            let rc = libc::getsockname(fd, (&raw mut got).cast(), &mut got_len);
+            assert_eq!(rc, 0, "getsockname: {}", std::io::Error::last_os_error());
+            RefusingPort {
+                fd,
+                addr: (std::net::Ipv4Addr::LOCALHOST, u16::from_be(got.sin_port)).into(),
+            }
+        }
+    }
+
+    /// Without the socket calls: a port that was free a moment ago.
+    #[cfg(not(unix))]
+    pub fn new() -> RefusingPort {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        RefusingPort {
+            addr: l.local_addr().unwrap(),
+        }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for RefusingPort {
+    fn drop(&mut self) {
+        // SAFETY: the socket this value owns, closed once.
+        unsafe {
+            libc::close(self.fd);
+        }
+    }
+}
