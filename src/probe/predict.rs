@@ -311,7 +311,7 @@ fn predict_tools(
             p.era = None;
             p.negotiated_version = None;
             p.reason = format!(
-                "server/discover failed, so Claude Code {version} sent initialize, which answered after {} ms: on this path initialize gets only {budget} ms of {} (the rest is held for server/discover), so Claude Code gives up on the connection (CONNECT_TIMEOUT: Request timed out); under MCP_PROTOCOL_NEGOTIATION=legacy initialize gets all of it",
+                "server/discover failed, so Claude Code {version} sent initialize, which answered after {} ms: on this path initialize gets only about {budget} ms of {} (the rest is held for server/discover), so Claude Code gives up on the connection (CONNECT_TIMEOUT: Request timed out); under MCP_PROTOCOL_NEGOTIATION=legacy initialize gets all of it",
                 init.ms,
                 limit.describe()
             );

@@ -615,12 +615,21 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         || t.request.decided_by.is_some()
         || t.connect_wait.decided_by.is_some()
     {
-        let text = format!(
-            "waited against {}; Claude Code's limits: {}, {}",
-            p.budget.describe(),
-            p.budget.describe_limit(),
-            t.connect_wait.describe()
-        );
+        // the probe's own budget only when --timeout set one; else it is the limit
+        let text = if p.budget.from_flag {
+            format!(
+                "waited against {}; Claude Code's limits: {}, {}",
+                p.budget.describe(),
+                p.budget.describe_limit(),
+                t.connect_wait.describe()
+            )
+        } else {
+            format!(
+                "Claude Code's limits, which the probe waited against: {}, {}",
+                p.budget.describe_limit(),
+                t.connect_wait.describe()
+            )
+        };
         out.push_str(&wrap(&r.redact(&text), "    ", width));
     }
     if pred.mode != Mode::Legacy || pred.verdict.is_problem() {

@@ -237,7 +237,10 @@ impl FolderIndex {
         damage: Option<&str>,
     ) {
         let Some(name) = path.file_name() else { return };
-        if !before.key.settled_before(before.began) || Key::of(path) != Some(before.key) {
+        if !before.key.settled_before(before.began)
+            || Key::of(path) != Some(before.key)
+            || sessions.iter().any(holds_a_secret)
+        {
             // Not yet safe to trust: drop any old entry too (it no longer matches).
             if self.entries.remove(name).is_some() {
                 self.changed = true;
@@ -459,6 +462,22 @@ struct StoredSession {
     filled_lists: Vec<String>,
 }
 
+/// Whether a text the index would keep from `s` holds something the secret rules mask
+/// (a token in a project path, say). Such a file is not summarised: the index stores
+/// nothing a redacted output would hide, and a summary with the text masked would not
+/// read back as the file reads.
+fn holds_a_secret(s: &SessionLog) -> bool {
+    let d = &s.diagnosis;
+    s.cwd
+        .iter()
+        .chain(d.bad_tool_path.iter())
+        .chain(d.negotiated_protocol_version.iter())
+        .chain(d.filled_fields.iter())
+        .chain(d.lost_lists.iter())
+        .chain(d.filled_lists.iter())
+        .any(|t| crate::redact::Redactor::redact_own_secrets(t) != *t)
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -660,6 +679,35 @@ mod tests {
         let got = back.to_session(Path::new("/f.jsonl")).unwrap();
         assert_eq!(got.diagnosis, d);
         assert!(super::super::read::same_summaries(&[got], &[session]));
+    }
+
+    #[test]
+    fn a_file_whose_summary_would_hold_a_secret_is_not_summarised() {
+        let cache = tempfile::tempdir().unwrap();
+        let logs = tempfile::tempdir().unwrap();
+        let f = logs.path().join("2026-11-01T10-00-00-000Z.jsonl");
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        fs::write(
+            &f,
+            LINES.replace("\"cwd\":\"/w\"", &format!("\"cwd\":\"/w/{token}\"")),
+        )
+        .unwrap();
+        old(&f);
+        let sessions = sessions_of(&f);
+        assert_eq!(sessions[0].cwd.as_deref(), Some(&*format!("/w/{token}")));
+        let mut idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
+        let r = Reading::start(&f).unwrap();
+        idx.store(&f, r, &sessions, None);
+        idx.save(&open(cache.path()).unwrap(), logs.path());
+        let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
+        assert!(idx.lookup(&f).is_none(), "read from the file each time");
+        let text = walkdir::WalkDir::new(cache.path())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| fs::read_to_string(e.path()).unwrap_or_default())
+            .collect::<String>();
+        assert!(!text.contains(token), "{text}");
     }
 
     #[test]
