@@ -397,31 +397,33 @@ pub struct Shared<T: 'static> {
     pub observed_on: &'static [&'static str],
 }
 
-const THREE: &[&str] = &["2.1.288", "2.1.310", "2.1.332"];
+/// The builds the whole lifecycle corpus (`tests/e2e/lifecycle.py --generate`) ran on:
+/// every case of `tests/fixtures/lifecycle/` has a run on each.
+const CORPUS: &[&str] = &["2.1.287", "2.1.288", "2.1.310", "2.1.332"];
 
 /// `tools/list` pages followed: `tools/list still returning nextCursor after 20 pages;
 /// stopping`, and the tools of the first 20 pages are kept.
 pub const PAGE_CAP: Shared<usize> = Shared {
     value: 20,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// An empty-string `nextCursor` ends the walk (no record).
 pub const EMPTY_CURSOR_ENDS: Shared<bool> = Shared {
     value: true,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// `MCP_TIMEOUT` when unset, in ms (`Starting connection with timeout of 30000ms`); it
 /// bounds initialize and tools/list separately, and a tools/list past it gives
 /// `Failed to fetch tools: Request timed out` without retries.
 pub const DEFAULT_MCP_TIMEOUT_MS: Shared<u64> = Shared {
     value: 30_000,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// How long blocking `-p` waits for servers (`MCP_CONNECT_TIMEOUT_MS`) when unset, in ms;
 /// the rest are `pending`.
 pub const DEFAULT_CONNECT_WAIT_MS: Shared<u64> = Shared {
     value: 5_000,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// The variable that bounds the handshake and each `tools/list` request, in ms.
 pub const MCP_TIMEOUT_VAR: &str = "MCP_TIMEOUT";
@@ -432,7 +434,7 @@ pub const CONNECT_TIMEOUT_VAR: &str = "MCP_CONNECT_TIMEOUT_MS";
 /// settings 10000, `timeout of 10000ms`).
 pub const TIMEOUTS_FROM_SETTINGS: Shared<bool> = Shared {
     value: true,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// A tool whose full name (`mcp__<server>__<tool>`, after the renaming of
 /// [`model_tool_name`]) is longer than [`TOOL_NAME_MAX_CHARS`] is not sent to the model
@@ -458,7 +460,7 @@ pub fn sends_tool_name(version: ClaudeVersion, server: &str, tool: &str) -> bool
 /// `probe::validate::x_mcp_header_problem`'s.
 pub const HEADER_CHECK_ON_MODERN_HTTP: Shared<bool> = Shared {
     value: true,
-    observed_on: &["2.1.288", "2.1.311", "2.1.332", "2.1.336"],
+    observed_on: &["2.1.287", "2.1.288", "2.1.311", "2.1.332", "2.1.336"],
 };
 
 /// A timeout value as Claude Code reads it: milliseconds, a positive whole number;
@@ -528,7 +530,7 @@ pub fn deciding_connect_wait(layers: &[(bool, Option<&str>)]) -> (Option<usize>,
 /// An initialize result without a `tools` capability: `tools/list` is never sent.
 pub const TOOLS_NEED_CAPABILITY: Shared<bool> = Shared {
     value: true,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// HTTP servers negotiate 2026-07-28 with nothing set; SSE servers never do.
 pub const HTTP_NEGOTIATES: Shared<bool> = Shared {
@@ -572,13 +574,15 @@ pub const STDIO_INITIALIZE_BUDGET: Shared<InitializeBudget> = Shared {
 /// HTTP on every observed build (fixture `handshake-budget-http`: initialize at 8.3 s
 /// of 10000 ms times out on 2.1.280-2.1.336), and stdio before
 /// [`Behaviour::StdioShortDiscoverHold`] (2.1.280 stdio: 6000 -> 2000 ms, 10000 -> 5000,
-/// 20000 -> 15000; 2.1.280 and 2.1.332 HTTP the same).
+/// 20000 -> 15000; 2.1.287 stdio, 10000: an `initialize` answered after 5 s
+/// (`slow-init-10s`) or 6 s (`handshake-budget-stdio`) fails after about 5100 ms;
+/// 2.1.280 and 2.1.332 HTTP the same).
 pub const HTTP_INITIALIZE_BUDGET: Shared<InitializeBudget> = Shared {
     value: InitializeBudget {
         hold_cap_ms: 5_000,
         hold_thirds: 2,
     },
-    observed_on: &["2.1.280", "2.1.332"],
+    observed_on: &["2.1.280", "2.1.287", "2.1.332"],
 };
 
 /// What `initialize` gets of `mcp_timeout_ms` on the negotiating path (the classic
@@ -602,14 +606,14 @@ pub const SSE_NEGOTIATES: Shared<bool> = Shared {
 /// declared `tools.listChanged`; if the refetch fails, the previous tools stay in use.
 pub const LIST_CHANGED_REFETCH: Shared<bool> = Shared {
     value: true,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// A response whose id Claude Code has not used yet when it arrives (written right
 /// after the `initialize` answer, `frame-early`) is dropped without a record; the real
 /// answer is used.
 pub const EARLY_RESPONSE_DROPPED: Shared<bool> = Shared {
     value: true,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// A response written before the server read the request it answers, arriving once
 /// Claude Code has sent that request (`frame-early-late`: id 1 written on
@@ -617,7 +621,7 @@ pub const EARLY_RESPONSE_DROPPED: Shared<bool> = Shared {
 /// the answer; the real answer after it is ignored; nothing is logged.
 pub const FIRST_ANSWER_TAKEN: Shared<bool> = Shared {
     value: true,
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 /// The order of the lists after the handshake (the stub's `--trace`): modern
 /// `prompts/list`, `resources/list`, `tools/list`; legacy `tools/list`, `prompts/list`,
@@ -630,7 +634,7 @@ pub const LIST_ORDER: Shared<&str> = Shared {
 /// Tool names keep `[A-Za-z0-9_-]`; every other character becomes `_`.
 pub const NAME_CHARSET: Shared<&str> = Shared {
     value: "A-Za-z0-9_-",
-    observed_on: THREE,
+    observed_on: CORPUS,
 };
 
 /// What Claude Code does with one tool defect.
@@ -681,17 +685,17 @@ pub const TOOL_DEFECTS: [(ToolDefect, Treatment, &[&str]); 13] = [
         Treatment::DropsList,
         &["2.1.288", "2.1.332"],
     ),
-    (ToolDefect::MissingName, Treatment::DropsList, THREE),
+    (ToolDefect::MissingName, Treatment::DropsList, CORPUS),
     (
         ToolDefect::NameNotAString,
         Treatment::DropsList,
         &["2.1.288", "2.1.332"],
     ),
-    (ToolDefect::MissingInputSchema, Treatment::DropsList, THREE),
+    (ToolDefect::MissingInputSchema, Treatment::DropsList, CORPUS),
     (
         ToolDefect::InputSchemaTypeNotObject,
         Treatment::DropsList,
-        THREE,
+        CORPUS,
     ),
     (
         ToolDefect::FieldWrongType,
@@ -701,14 +705,14 @@ pub const TOOL_DEFECTS: [(ToolDefect, Treatment, &[&str]); 13] = [
     (
         ToolDefect::OutputSchemaTypeNotObject,
         Treatment::Accepted,
-        THREE,
+        CORPUS,
     ),
-    (ToolDefect::SchemaRef, Treatment::Accepted, THREE),
-    (ToolDefect::HugeSchema, Treatment::Accepted, THREE),
-    (ToolDefect::ManyTools, Treatment::Accepted, THREE),
-    (ToolDefect::NameCharacters, Treatment::Renamed, THREE),
-    (ToolDefect::EmptyName, Treatment::Renamed, THREE),
-    (ToolDefect::DuplicateName, Treatment::Deduplicated, THREE),
+    (ToolDefect::SchemaRef, Treatment::Accepted, CORPUS),
+    (ToolDefect::HugeSchema, Treatment::Accepted, CORPUS),
+    (ToolDefect::ManyTools, Treatment::Accepted, CORPUS),
+    (ToolDefect::NameCharacters, Treatment::Renamed, CORPUS),
+    (ToolDefect::EmptyName, Treatment::Renamed, CORPUS),
+    (ToolDefect::DuplicateName, Treatment::Deduplicated, CORPUS),
 ];
 
 impl ToolDefect {

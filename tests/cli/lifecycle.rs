@@ -1,5 +1,5 @@
 //! Every discovery-lifecycle fixture (tests/fixtures/lifecycle/, real runs of
-//! 2.1.288, 2.1.310 and 2.1.332) through `scan`: the verdict and cause recorded in
+//! 2.1.287, 2.1.288, 2.1.310 and 2.1.332) through `scan`: the verdict and cause recorded in
 //! its expected.json, and agreement with Claude Code's own verdict of the same run.
 
 use std::fs;

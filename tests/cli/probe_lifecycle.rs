@@ -150,7 +150,7 @@ fn the_prediction_is_what_each_build_did_with_the_same_stub() {
         serde_json::from_str(&fs::read_to_string(fixtures().join("expected.json")).unwrap())
             .unwrap();
     for case in REPLAYABLE {
-        for build in ["2.1.288", "2.1.310", "2.1.332"] {
+        for build in ["2.1.287", "2.1.288", "2.1.310", "2.1.332"] {
             let cc: Value = serde_json::from_str(
                 &fs::read_to_string(fixtures().join(case).join(build).join("claude.json")).unwrap(),
             )

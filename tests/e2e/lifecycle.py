@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Claude Code's discovery lifecycle, observed on real builds, fully offline.
 
-    python3 tests/e2e/lifecycle.py --generate [--versions 2.1.288,2.1.310,2.1.332] [--only CASE,...]
+    python3 tests/e2e/lifecycle.py --generate [--versions 2.1.287,2.1.288,2.1.310,2.1.332] [--only CASE,...]
                                    [--ports API,PROXY]
         run every case of tests/e2e/lifecycle_stub.py on each build and (re)write
         tests/fixtures/lifecycle/<case>/<build>/: the server's mcp-logs-<case>/*.jsonl and
@@ -38,7 +38,7 @@ generate = e2e.generate
 STUB = HERE / "lifecycle_stub.py"
 FIXTURES = REPO / "tests" / "fixtures" / "lifecycle"
 PORT_API, PORT_PROXY = 42010, 42011
-VERSIONS = ["2.1.288", "2.1.310", "2.1.332"]
+VERSIONS = ["2.1.287", "2.1.288", "2.1.310", "2.1.332"]
 BLOCKING = {"MCP_CONNECTION_NONBLOCKING": "false", "MCP_CONNECT_TIMEOUT_MS": "90000",
             "MCP_PROTOCOL_NEGOTIATION": "auto"}
 
