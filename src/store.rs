@@ -292,7 +292,23 @@ impl Folder {
     /// For a file another process holds open: a lock, a log a background run writes.
     pub fn open_private(&self, name: &str, truncate: bool) -> io::Result<fs::File> {
         check_name(OsStr::new(name))?;
-        let f = sys::open_write(self.0.at(), OsStr::new(name))?;
+        let f = match sys::open_write(self.0.at(), OsStr::new(name)) {
+            // Our own file without write permission (made 0400 under umask 0277): made
+            // 0600 through a descriptor opened to read, then opened again. Anything
+            // that is not our own regular file keeps the first error.
+            #[cfg(unix)]
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                use std::os::unix::fs::PermissionsExt;
+                let r = sys::open_read(self.0.at(), OsStr::new(name));
+                match r.as_ref().map(own_regular_file) {
+                    Ok(Ok(_)) => {}
+                    _ => return Err(e),
+                }
+                r?.set_permissions(fs::Permissions::from_mode(0o600))?;
+                sys::open_write(self.0.at(), OsStr::new(name))?
+            }
+            r => r?,
+        };
         let meta = own_regular_file(&f)?;
         #[cfg(unix)]
         {
