@@ -244,11 +244,12 @@ fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep:
         }
         // A command's word is never cut: broken across lines, every character kept.
         let keep = keep || unit.continues || reserve > 0;
-        if col + w > room {
+        // (the ` \` after it counts: a word that fits only without it is broken too)
+        if col + w + reserve > room {
             if keep {
                 let mut rest = word;
                 while !rest.is_empty() {
-                    let mut take = break_at(rest, room.saturating_sub(col));
+                    let mut take = break_at(rest, room.saturating_sub(col + reserve));
                     if take == 0 {
                         if col > indent {
                             // not even one character fits after what is there
@@ -641,6 +642,25 @@ mod tests {
 
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_command_word_that_fits_only_without_its_continuation_is_broken_too() {
+        // an indent of 2, a 77-column path: 79 columns, and the ` \` before the next
+        // word of the command would end at 81
+        for n in 74..=80 {
+            let path = format!("/{}", "x".repeat(n - 1));
+            let text = format!("Reclaim space: `mcplogs prune --home {path} --dry-run` shows it.");
+            let out = wrap(&text, "", 2, Some(80));
+            for l in out.lines() {
+                assert!(cols(l) <= 80, "{n}: {l:?}\n{out}");
+            }
+            let joined: String = out
+                .lines()
+                .map(|l| l.trim().trim_end_matches('\\').trim())
+                .collect();
+            assert!(joined.contains(&path), "{n}: every character kept\n{out}");
+        }
+    }
 
     #[test]
     fn width_counts_wide_characters_and_skips_colour() {
