@@ -228,6 +228,12 @@ fn sweep_adopted() {
     }
 }
 
+/// Held by every unit test that starts a server through [`spawn`]: the subreaper flag
+/// and the list of live servers are the whole process's, and one test asserts the flag
+/// is off when no server runs.
+#[cfg(test)]
+pub(crate) static TEST_SERVERS: Mutex<()> = Mutex::new(());
+
 #[cfg(target_os = "linux")]
 mod linux {
     use std::time::{Duration, Instant};
@@ -306,7 +312,10 @@ mod linux {
 
         #[test]
         fn a_server_leads_its_own_session_and_the_subreaper_lasts_while_it_runs() {
-            // (No other unit test starts a server: the flag is this test's alone.)
+            // every unit test that starts a server holds this lock
+            let _only = crate::probe::reap::TEST_SERVERS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             assert!(!is_subreaper());
             let mut cmd = std::process::Command::new("sleep");
             cmd.arg("30");

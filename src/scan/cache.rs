@@ -754,6 +754,13 @@ mod tests {
         let logs = tempfile::tempdir().unwrap();
         let f = logs.path().join("a.jsonl");
         fs::write(&f, LINES).unwrap();
+        // written "now" however slowly this test runs: its time an hour ahead
+        fs::File::options()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_modified(crate::time::file_system_clock() + std::time::Duration::from_secs(3600))
+            .unwrap();
         let mut idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
         let r = Reading::start(&f).unwrap();
         idx.store(&f, r, &sessions_of(&f), None);

@@ -621,7 +621,10 @@ fn man_pages_install_where_man_finds_them_and_docs_are_bundled() {
     let tmp = tempfile::tempdir().unwrap();
     let bin = tmp.path().join("prefix").join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_mcplogs"), bin.join("mcplogs")).unwrap();
+    crate::common::copy_program(
+        std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs")),
+        &bin.join("mcplogs"),
+    );
     let mut c = std::process::Command::new(bin.join("mcplogs"));
     c.env_clear()
         .env("HOME", tmp.path())

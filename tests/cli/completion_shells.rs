@@ -82,8 +82,7 @@ fn world() -> World {
         args_out.display()
     );
     let w = bin.join("mcplogs");
-    fs::write(&w, wrapper).unwrap();
-    set_mode(&w, 0o755);
+    crate::common::write_program(&w, &wrapper);
     World {
         _dir: dir,
         home,
@@ -91,11 +90,6 @@ fn world() -> World {
         bin,
         args_out,
     }
-}
-
-fn set_mode(p: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(p, fs::Permissions::from_mode(mode)).unwrap();
 }
 
 /// The shell's path, or `None` (and a message) when it is missing outside CI.

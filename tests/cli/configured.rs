@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{mcplogs, run, run_json};
+use crate::common::{fixed_length_tempdir, mcplogs, run, run_json};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/configured")
@@ -56,7 +56,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// One run's configuration and logs, placed in a fresh sandbox.
 fn place(run_dir: &Path) -> Placed {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = fixed_length_tempdir();
     let root = dir.path().to_path_buf();
     let home = root.join("home");
     let proj = home.join("work").join("proj");

@@ -262,7 +262,12 @@ fn a_file_still_being_written_is_not_summarised() {
     let dir = write_history(tmp.path(), &[Fail, Work]);
     let files = files_of(&dir);
     age(&files[0], 86_400);
-    // files[1] was just written: Claude Code may still append to it.
+    // files[1] was just written: Claude Code may still append to it. (Its time is put
+    // an hour ahead, so that it stays "just written" however slowly the scans start.)
+    let f = fs::File::options().write(true).open(&files[1]).unwrap();
+    f.set_modified(mcplogs::time::file_system_clock() + Duration::from_secs(3600))
+        .unwrap();
+    drop(f);
     scan_counting(tmp.path(), true, Some(cache.path()), false);
     let (_, read) = scan_counting(tmp.path(), true, Some(cache.path()), true);
     assert_eq!(read, fs::metadata(&files[1]).unwrap().len());

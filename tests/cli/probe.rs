@@ -170,6 +170,11 @@ fn a_hanging_server_times_out_and_its_whole_group_is_killed() {
         .trim()
         .parse()
         .unwrap();
+    // a killed process may take a moment to be reaped; a survivor never goes
+    let gone = Instant::now() + Duration::from_secs(5);
+    while alive(pid) && Instant::now() < gone {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(!alive(pid), "the server's child {pid} outlived the probe");
 }
 
@@ -252,11 +257,15 @@ fn exiting_on_tools_list_and_a_missing_command() {
     let p = &server(&doc)["prediction"];
     assert_eq!(p["verdict"], "tools-fetch-failed");
     assert_eq!(p["cause"], "connection-closed");
-    let (code, doc, _) = probe_json(
-        "2.1.332",
-        &["--command", "mcp-server-not-installed-x --stdio"],
-    );
-    assert_eq!(code, 1);
+    // a PATH of readable folders only: an unreadable one in the caller's (another
+    // user's home, say) makes the lookup fail with "permission denied" instead
+    let home = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(home.path())
+        .env("PATH", "/usr/bin:/bin")
+        .args(["probe", "--json", "--claude-version", "2.1.332"])
+        .args(["--command", "mcp-server-not-installed-x --stdio"]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
     assert_eq!(server(&doc)["prediction"]["cause"], "command-not-found");
 }
 
@@ -573,8 +582,7 @@ impl Typed {
         std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
         let node_args = home.path().join("node-args");
         let script = |path: &Path, body: String| {
-            std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
-            crate::common::set_mode(path, 0o755);
+            crate::common::write_program(path, &format!("#!/bin/sh\n{body}\n"));
         };
         script(
             &bin.join("node"),

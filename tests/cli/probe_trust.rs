@@ -333,7 +333,8 @@ fn sse_naming_itself(req: &Seen, out: &mut TcpStream, _: u16) {
             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\nevent: endpoint\ndata: /messages?s=1\n\n"
         );
         let _ = out.flush();
-        std::thread::sleep(Duration::from_secs(2));
+        // open long enough for a loaded machine's probe to POST its initialize
+        std::thread::sleep(Duration::from_secs(5));
     } else {
         respond(out, "202 Accepted", "", "");
     }

@@ -266,14 +266,12 @@ fn a_report_over_the_limit_is_trimmed_with_a_note() {
 #[cfg(unix)]
 mod claude_version {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
     use std::time::{Duration, Instant};
 
     fn fake_claude(dir: &Path, body: &str) {
         fs::create_dir_all(dir).unwrap();
         let script = dir.join("claude");
-        fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
-        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        crate::common::write_program(&script, &format!("#!/bin/sh\n{body}\n"));
     }
 
     fn report_with_path(home: &Path, bin: &Path) -> Run {

@@ -14,7 +14,6 @@
 //! ```
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::common::*;
@@ -25,8 +24,7 @@ pub const FAKE_CLAUDE_VERSION: &str = "2.1.332 (Claude Code)";
 fn fake_claude(dir: &Path, output: &str) {
     fs::create_dir_all(dir).unwrap();
     let script = dir.join("claude");
-    fs::write(&script, format!("#!/bin/sh\necho '{output}'\n")).unwrap();
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    crate::common::write_program(&script, &format!("#!/bin/sh\necho '{output}'\n"));
 }
 
 fn normalise(report: &str) -> String {

@@ -466,12 +466,7 @@ fn setup_installs_only_a_binary_that_stays_and_runs() {
     let not_exe = sb.dir.path().join("not-a-program");
     fs::write(&not_exe, "echo hi").unwrap();
     let fake = sb.dir.path().join("fake mcplogs");
-    fs::write(&fake, "#!/bin/sh\necho something else\n").unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    crate::common::write_program(&fake, "#!/bin/sh\necho something else\n");
     for (bin, says) in [
         (&not_exe, "not a file that can be run"),
         (&fake, "did not run"),
@@ -493,7 +488,7 @@ fn setup_installs_only_a_binary_that_stays_and_runs() {
     let dir = sb.dir.path().join("my tools' bin");
     fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("mcplogs");
-    fs::copy(env!("CARGO_BIN_EXE_mcplogs"), &copy).unwrap();
+    crate::common::copy_program(Path::new(env!("CARGO_BIN_EXE_mcplogs")), &copy);
     let mut c = sb.command(
         Path::new(env!("CARGO_BIN_EXE_mcplogs")),
         &["setup", "hook", "--yes"],

@@ -322,6 +322,9 @@ mod tests {
     /// its deadline; after one stalls, the next fails at once.
     #[test]
     fn a_write_to_a_server_that_never_reads_ends_at_its_deadline() {
+        let _only = crate::probe::reap::TEST_SERVERS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let mut t =
             StdioTransport::spawn("sleep", &["30".to_string()], &BTreeMap::new(), None).unwrap();
         let big = serde_json::json!({"jsonrpc": "2.0", "method": "x", "params": {"pad": "a".repeat(256 * 1024)}});

@@ -335,3 +335,50 @@ impl Drop for RefusingPort {
         }
     }
 }
+
+/// A temporary folder whose path has the same length on every machine (`/tmp/.tmpXXXXXX`
+/// on Unix, whatever `TMPDIR` says): screens pinned byte for byte wrap lines that hold
+/// it, and a longer `TMPDIR` would move the wrap.
+pub fn fixed_length_tempdir() -> tempfile::TempDir {
+    #[cfg(unix)]
+    {
+        tempfile::tempdir_in("/tmp").unwrap()
+    }
+    #[cfg(not(unix))]
+    {
+        tempfile::tempdir().unwrap()
+    }
+}
+
+/// Puts a program at `to` (a copy of the file `from`), made 0755, for a test to run.
+/// On Unix the copy is written by a `cp` child process: a file this multi-threaded
+/// process wrote itself could be held open for writing by a child another test thread
+/// forked meanwhile, and running it would fail with "text file busy" until that child
+/// execs.
+pub fn copy_program(from: &Path, to: &Path) {
+    #[cfg(unix)]
+    {
+        let st = Command::new("cp")
+            .arg("--")
+            .arg(from)
+            .arg(to)
+            .stdin(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "cp {} {}", from.display(), to.display());
+        let st = Command::new("chmod").arg("0755").arg(to).status().unwrap();
+        assert!(st.success(), "chmod {}", to.display());
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+/// A program at `to` holding `text` (a `#!/bin/sh` script, say), put there as
+/// [`copy_program`] does.
+pub fn write_program(to: &Path, text: &str) {
+    let staged = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(staged.path(), text).unwrap();
+    copy_program(staged.path(), to);
+}

@@ -19,7 +19,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Sandbox {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = super::fixed_length_tempdir();
         let home = dir.path().join("home");
         let project = dir.path().join("project");
         let managed = dir.path().join("managed");
