@@ -34,10 +34,11 @@ fn probe(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
 /// The whole-probe bound (issue 42, point 5): a budget of [`BOUND_BUDGET`] and a
 /// watchdog of that plus [`BOUND_SLACK`]. The old behaviour (each handshake its own full
 /// budget, one after the other) took at least twice the budget and fails it; the slack
-/// leaves a loaded machine room for the grace of ending processes.
+/// leaves a loaded machine room for the grace of ending processes (up to 7 s was seen
+/// under load), and stays under the old behaviour's 12 s.
 const BOUND_BUDGET: &str = "6s";
 const BOUND_WATCHDOG: Duration = Duration::from_secs(6 + BOUND_SLACK);
-const BOUND_SLACK: u64 = 4;
+const BOUND_SLACK: u64 = 5;
 
 /// [`probe`] under a watchdog of `watchdog`.
 fn probe_within(home: &Path, args: &[&str], env: &[(&str, &str)], watchdog: Duration) -> Out {
