@@ -715,6 +715,80 @@ pub const TOOL_DEFECTS: [(ToolDefect, Treatment, &[&str]); 13] = [
     (ToolDefect::DuplicateName, Treatment::Deduplicated, CORPUS),
 ];
 
+/// A fact the model gives every build, as `mcplogs model` lists it: its name, its value
+/// and the builds it was observed on (on the others it is assumed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    pub name: String,
+    pub value: String,
+    pub observed_on: &'static [&'static str],
+}
+
+/// Every [`Shared`] fact and every tool defect's treatment (a test keeps the list whole).
+pub fn facts() -> Vec<Fact> {
+    fn fact<T: fmt::Debug>(name: &str, s: &Shared<T>) -> Fact {
+        Fact {
+            name: name.to_string(),
+            value: format!("{:?}", s.value).trim_matches('"').to_string(),
+            observed_on: s.observed_on,
+        }
+    }
+    fn budget(name: &str, s: &Shared<InitializeBudget>) -> Fact {
+        let b = &s.value;
+        Fact {
+            name: name.to_string(),
+            value: format!(
+                "MCP_TIMEOUT less the smaller of {} ms and {}/3 of it",
+                b.hold_cap_ms, b.hold_thirds
+            ),
+            observed_on: s.observed_on,
+        }
+    }
+    let mut out = vec![
+        fact("page-cap", &PAGE_CAP),
+        fact("empty-cursor-ends", &EMPTY_CURSOR_ENDS),
+        fact("default-mcp-timeout-ms", &DEFAULT_MCP_TIMEOUT_MS),
+        fact("default-connect-wait-ms", &DEFAULT_CONNECT_WAIT_MS),
+        fact("timeouts-from-settings", &TIMEOUTS_FROM_SETTINGS),
+        fact("tool-name-max-chars", &TOOL_NAME_MAX_CHARS),
+        fact("header-check-on-modern-http", &HEADER_CHECK_ON_MODERN_HTTP),
+        fact("tools-need-capability", &TOOLS_NEED_CAPABILITY),
+        fact("http-negotiates", &HTTP_NEGOTIATES),
+        budget("stdio-initialize-budget", &STDIO_INITIALIZE_BUDGET),
+        budget("http-initialize-budget", &HTTP_INITIALIZE_BUDGET),
+        fact("sse-negotiates", &SSE_NEGOTIATES),
+        fact("list-changed-refetch", &LIST_CHANGED_REFETCH),
+        fact("early-response-dropped", &EARLY_RESPONSE_DROPPED),
+        fact("first-answer-taken", &FIRST_ANSWER_TAKEN),
+        fact("list-order", &LIST_ORDER),
+        fact("name-charset", &NAME_CHARSET),
+    ];
+    for (defect, treatment, observed_on) in TOOL_DEFECTS {
+        out.push(Fact {
+            name: format!("tool-defect:{}", kebab(&format!("{defect:?}"))),
+            value: kebab(&format!("{treatment:?}")),
+            observed_on,
+        });
+    }
+    out
+}
+
+/// `DropsList` -> `drops-list`.
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 impl ToolDefect {
     pub fn treatment(self) -> Treatment {
         TOOL_DEFECTS
@@ -789,6 +863,47 @@ pub fn suggested_mcp_timeout_ms(current_ms: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_shared_fact_and_defect_is_listed_once_with_builds_it_ran_on() {
+        let source = include_str!("lifecycle.rs");
+        let consts = source
+            .lines()
+            .filter(|l| l.starts_with("pub const ") && l.contains(": Shared<"))
+            .count();
+        let f = facts();
+        assert_eq!(f.len(), consts + TOOL_DEFECTS.len());
+        let mut names: Vec<&str> = f.iter().map(|x| x.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), f.len(), "a name twice");
+        for x in &f {
+            assert!(!x.observed_on.is_empty(), "{}", x.name);
+            for b in x.observed_on {
+                let v = ClaudeVersion::parse(b).expect(b);
+                assert!(
+                    OBSERVED.contains(v),
+                    "{}: {b} is not an observed build",
+                    x.name
+                );
+            }
+        }
+        let cap = f.iter().find(|x| x.name == "page-cap").unwrap();
+        assert_eq!(cap.value, "20");
+        let d = f
+            .iter()
+            .find(|x| x.name == "tool-defect:missing-input-schema")
+            .unwrap();
+        assert_eq!(d.value, "drops-list");
+        let b = f
+            .iter()
+            .find(|x| x.name == "stdio-initialize-budget")
+            .unwrap();
+        assert_eq!(
+            b.value,
+            "MCP_TIMEOUT less the smaller of 3000 ms and 1/3 of it"
+        );
+    }
 
     #[test]
     fn versions_parse() {

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The version of the `model --json` document.
-pub const MODEL_SCHEMA_VERSION: u32 = 1;
+pub const MODEL_SCHEMA_VERSION: u32 = 2;
 
 /// `mcplogs model --json [VERSION]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -24,6 +24,20 @@ pub struct ModelDocument {
     pub build_note: Option<String>,
     /// One per behaviour that differs between builds, newest boundary first.
     pub behaviours: Vec<ModelBehaviour>,
+    /// What the model gives every build, each with the builds it was observed on.
+    pub facts: Vec<ModelFact>,
+}
+
+/// A fact the model gives every build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelFact {
+    /// `page-cap`, `default-mcp-timeout-ms`, `tool-defect:missing-input-schema`...
+    pub fact: String,
+    /// Its value: `20`, `30000`, `true`, `drops-list`...
+    pub value: String,
+    /// The builds it was observed on; on the others it is assumed.
+    pub observed_on: Vec<String>,
 }
 
 /// One row of the table, and what the model predicts for the build asked about.

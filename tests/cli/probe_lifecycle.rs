@@ -704,3 +704,55 @@ fn a_build_newer_than_every_observed_one_is_accepted_and_extrapolated_from_the_n
     let doc: Value = serde_json::from_str(&r.stdout).unwrap();
     assert!(doc["claudeVersionNote"].is_null(), "{doc:#}");
 }
+
+/// `mcplogs model` (what scripts/observe-build compares real builds with): every
+/// boundary with the prediction for the build asked about, and every fact the model
+/// gives every build with the builds it was observed on, as a table and as JSON.
+#[test]
+fn the_model_lists_each_boundary_and_each_fact_with_its_builds() {
+    let home = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(home.path()).args(["model", "--json", "2.1.287"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::ModelDocument>("model", &r.stdout);
+    let rows = doc["behaviours"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        mcplogs::claude_code::lifecycle::BOUNDARIES.len()
+    );
+    let hold = rows
+        .iter()
+        .find(|b| b["behaviour"] == "stdio-short-discover-hold")
+        .unwrap();
+    assert_eq!(hold["prediction"], "no", "{hold:#}");
+    assert!(doc["buildNote"].is_null(), "2.1.287 was observed: {doc:#}");
+    let facts = doc["facts"].as_array().unwrap();
+    let fact = |name: &str| facts.iter().find(|f| f["fact"] == name).unwrap().clone();
+    assert_eq!(fact("page-cap")["value"], "20");
+    let on: Vec<&str> = facts
+        .iter()
+        .flat_map(|f| f["observedOn"].as_array().unwrap())
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    assert!(on.contains(&"2.1.287"), "{on:?}");
+    // the corpus's own builds: every case has a run on each of them
+    for b in fact("list-changed-refetch")["observedOn"]
+        .as_array()
+        .unwrap()
+    {
+        let b = b.as_str().unwrap();
+        assert!(
+            fixtures().join("lc-invalid").join(b).is_dir(),
+            "no lc-invalid run on {b}"
+        );
+    }
+    let r = run(mcplogs(home.path()).args(["model"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("Facts given every build"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.starts_with("page-cap ") && l.contains("2.1.287")),
+        "{}",
+        r.stdout
+    );
+}

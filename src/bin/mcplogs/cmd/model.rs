@@ -2,7 +2,7 @@
 //! row a behaviour that differs between them, and what it predicts for VERSION.
 //! `scripts/observe-build` compares it with what a real build does.
 
-use mcplogs::claude_code::lifecycle::{BOUNDARIES, ClaudeVersion, OBSERVED};
+use mcplogs::claude_code::lifecycle::{BOUNDARIES, ClaudeVersion, OBSERVED, facts};
 use mcplogs::json_doc;
 
 use crate::cli::ModelArgs;
@@ -30,6 +30,14 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
                 first_with: row.first_with.to_string(),
                 fixture: row.fixture.to_string(),
                 prediction: build.map(|b| b.has(row.behaviour).as_str().to_string()),
+            })
+            .collect(),
+        facts: facts()
+            .into_iter()
+            .map(|f| json_doc::ModelFact {
+                fact: f.name,
+                value: f.value,
+                observed_on: f.observed_on.iter().map(|b| b.to_string()).collect(),
             })
             .collect(),
     };
@@ -74,6 +82,20 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
                 .as_deref()
                 .map(|p| format!("  {p}"))
                 .unwrap_or_default(),
+        ));
+    }
+    let w = doc.facts.iter().map(|f| f.fact.len()).max().unwrap_or(0);
+    let v = doc.facts.iter().map(|f| f.value.len()).max().unwrap_or(0);
+    text.push_str(&format!(
+        "\nFacts given every build (assumed on builds not named):\n{:<w$}  {:<v$}  observed on\n",
+        "fact", "value"
+    ));
+    for f in &doc.facts {
+        text.push_str(&format!(
+            "{:<w$}  {:<v$}  {}\n",
+            f.fact,
+            f.value,
+            f.observed_on.join(", ")
         ));
     }
     output::stdout(&text)?;
