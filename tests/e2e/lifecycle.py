@@ -10,7 +10,7 @@
         (tests/e2e/claude.sh) a few cases on the real builds, `mcplogs scan --json` on each
         server's fresh log compared with the cause the fixtures pin down
 
-Everything listens on 127.0.0.1 ports 42010 and 42011 (fake API, 403 proxy; `--ports`
+Everything listens on 127.0.0.1 ports 22010 and 22011 (fake API, 403 proxy; `--ports`
 to move them, e.g. when another run holds those), and a group's HTTP stubs and delayed
 fake API on the ports after the API's (API+9 to API+20). Each group of
 cases is one `claude -p` run in a throwaway HOME (`MCP_CONNECTION_NONBLOCKING=false`,
@@ -37,7 +37,7 @@ import run as e2e  # noqa: E402  (process groups, the sample generator)
 generate = e2e.generate
 STUB = HERE / "lifecycle_stub.py"
 FIXTURES = REPO / "tests" / "fixtures" / "lifecycle"
-PORT_API, PORT_PROXY = 42010, 42011
+PORT_API, PORT_PROXY = 22010, 22011  # below the ephemeral range (32768-60999 on Linux)
 VERSIONS = ["2.1.287", "2.1.288", "2.1.310", "2.1.332"]
 BLOCKING = {"MCP_CONNECTION_NONBLOCKING": "false", "MCP_CONNECT_TIMEOUT_MS": "90000",
             "MCP_PROTOCOL_NEGOTIATION": "auto"}
