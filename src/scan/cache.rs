@@ -191,21 +191,26 @@ impl FolderIndex {
         let canonical = canonical_folder(folder)?;
         let folder = canonical.to_str()?.to_string();
         let file = index_name(&folder);
-        let entries = read_index(index, &file)
+        let bytes = index.read(&file, MAX_INDEX_BYTES).ok().flatten();
+        // one this build cannot use (another build's, a corrupt one) is rewritten, or
+        // removed, on save
+        let found = bytes.is_some();
+        let entries = bytes
+            .and_then(|b| serde_json::from_slice::<IndexDoc>(&b).ok())
             .filter(|doc| doc.format == FORMAT && doc.build == build && doc.folder == folder)
             .map(|doc| {
                 doc.files
                     .into_iter()
                     .map(|(name, e)| (OsString::from(name), e))
                     .collect()
-            })
-            .unwrap_or_default();
+            });
+        let changed = found && entries.is_none();
         Some(FolderIndex {
             file,
             folder,
             build,
-            entries,
-            changed: false,
+            entries: entries.unwrap_or_default(),
+            changed,
         })
     }
 
@@ -279,6 +284,16 @@ impl FolderIndex {
             .filter_map(|(n, e)| Some((n.into_string().ok()?, e)))
             .collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
+        // Nothing to keep, or a folder whose own path holds a secret (a token in a
+        // project's path; only an earlier build wrote an index for one, and this build
+        // cannot use that, so it is here): no file at all. Checked on save, which is
+        // rare, not on each load.
+        if files.is_empty()
+            || crate::redact::Redactor::redact_own_secrets(&self.folder) != self.folder
+        {
+            let _ = index.remove(std::ffi::OsStr::new(&self.file));
+            return;
+        }
         let doc = IndexDoc {
             format: FORMAT,
             build: self.build.to_string(),
@@ -708,6 +723,36 @@ mod tests {
             .map(|e| fs::read_to_string(e.path()).unwrap_or_default())
             .collect::<String>();
         assert!(!text.contains(token), "{text}");
+
+        // An index another build wrote, holding the token: gone once this build saves.
+        let ix = open(cache.path()).unwrap();
+        let folder = canonical_folder(logs.path()).unwrap();
+        let folder = folder.to_str().unwrap();
+        let old_doc = format!(
+            r#"{{"format":{FORMAT},"build":"another","folder":"{folder}","files":[["x.jsonl",{{"cwd":"/w/{token}"}}]]}}"#
+        );
+        ix.write(&index_name(folder), old_doc.as_bytes()).unwrap();
+        let mut idx = FolderIndex::load(&ix, logs.path()).unwrap();
+        idx.store(&f, Reading::start(&f).unwrap(), &sessions, None);
+        idx.save(&ix, logs.path());
+        assert_eq!(ix.read(&index_name(folder), 1 << 20).unwrap(), None);
+
+        // A log folder whose own path holds a secret has no index at all.
+        let secret_dir = logs.path().join(format!("-w-{token}"));
+        fs::create_dir(&secret_dir).unwrap();
+        let g = secret_dir.join("2026-11-01T10-00-00-000Z.jsonl");
+        fs::write(&g, LINES).unwrap();
+        old(&g);
+        let named = canonical_folder(&secret_dir).unwrap();
+        let name = index_name(named.to_str().unwrap());
+        ix.write(&name, b"{}").unwrap();
+        for _ in 0..2 {
+            // the old one is removed, and none is written
+            let mut idx = FolderIndex::load(&ix, &secret_dir).unwrap();
+            idx.store(&g, Reading::start(&g).unwrap(), &sessions_of(&g), None);
+            idx.save(&ix, &secret_dir);
+            assert_eq!(ix.read(&name, 1 << 20).unwrap(), None);
+        }
     }
 
     #[test]
