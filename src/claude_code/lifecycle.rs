@@ -722,6 +722,8 @@ pub struct Fact {
     pub name: String,
     pub value: String,
     pub observed_on: &'static [&'static str],
+    /// The behaviour from whose first build it holds; `None`: every build.
+    pub applies_with: Option<Behaviour>,
 }
 
 /// Every [`Shared`] fact and every tool defect's treatment (a test keeps the list whole).
@@ -731,6 +733,7 @@ pub fn facts() -> Vec<Fact> {
             name: name.to_string(),
             value: format!("{:?}", s.value).trim_matches('"').to_string(),
             observed_on: s.observed_on,
+            applies_with: None,
         }
     }
     fn budget(name: &str, s: &Shared<InitializeBudget>) -> Fact {
@@ -742,19 +745,30 @@ pub fn facts() -> Vec<Fact> {
                 b.hold_cap_ms, b.hold_thirds
             ),
             observed_on: s.observed_on,
+            applies_with: None,
         }
     }
+    let with = |mut f: Fact, b: Behaviour| {
+        f.applies_with = Some(b);
+        f
+    };
     let mut out = vec![
         fact("page-cap", &PAGE_CAP),
         fact("empty-cursor-ends", &EMPTY_CURSOR_ENDS),
         fact("default-mcp-timeout-ms", &DEFAULT_MCP_TIMEOUT_MS),
         fact("default-connect-wait-ms", &DEFAULT_CONNECT_WAIT_MS),
         fact("timeouts-from-settings", &TIMEOUTS_FROM_SETTINGS),
-        fact("tool-name-max-chars", &TOOL_NAME_MAX_CHARS),
+        with(
+            fact("tool-name-max-chars", &TOOL_NAME_MAX_CHARS),
+            Behaviour::ToolNameLimit,
+        ),
         fact("header-check-on-modern-http", &HEADER_CHECK_ON_MODERN_HTTP),
         fact("tools-need-capability", &TOOLS_NEED_CAPABILITY),
         fact("http-negotiates", &HTTP_NEGOTIATES),
-        budget("stdio-initialize-budget", &STDIO_INITIALIZE_BUDGET),
+        with(
+            budget("stdio-initialize-budget", &STDIO_INITIALIZE_BUDGET),
+            Behaviour::StdioShortDiscoverHold,
+        ),
         budget("http-initialize-budget", &HTTP_INITIALIZE_BUDGET),
         fact("sse-negotiates", &SSE_NEGOTIATES),
         fact("list-changed-refetch", &LIST_CHANGED_REFETCH),
@@ -768,6 +782,7 @@ pub fn facts() -> Vec<Fact> {
             name: format!("tool-defect:{}", kebab(&format!("{defect:?}"))),
             value: kebab(&format!("{treatment:?}")),
             observed_on,
+            applies_with: None,
         });
     }
     out
@@ -886,6 +901,10 @@ mod tests {
                     "{}: {b} is not an observed build",
                     x.name
                 );
+                // a fact of a behaviour was observed on builds that have it
+                if let Some(beh) = x.applies_with {
+                    assert!(v.has(beh).is_yes(), "{}: {b} lacks {}", x.name, beh.name());
+                }
             }
         }
         let cap = f.iter().find(|x| x.name == "page-cap").unwrap();

@@ -38,6 +38,12 @@ pub struct ModelFact {
     pub value: String,
     /// The builds it was observed on; on the others it is assumed.
     pub observed_on: Vec<String>,
+    /// The behaviour (a row of `behaviours`) from whose first build it holds; `null`:
+    /// every build.
+    pub applies_with: Option<String>,
+    /// For the build asked about: `yes`, `no` or `uncertain` (whether it holds there);
+    /// `null` without a build.
+    pub prediction: Option<String>,
 }
 
 /// One row of the table, and what the model predicts for the build asked about.

@@ -38,6 +38,11 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
                 fact: f.name,
                 value: f.value,
                 observed_on: f.observed_on.iter().map(|b| b.to_string()).collect(),
+                applies_with: f.applies_with.map(|b| b.name().to_string()),
+                prediction: build.map(|v| match f.applies_with {
+                    Some(b) => v.has(b).as_str().to_string(),
+                    None => "yes".to_string(),
+                }),
             })
             .collect(),
     };
@@ -84,15 +89,23 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
                 .unwrap_or_default(),
         ));
     }
-    let w = doc.facts.iter().map(|f| f.fact.len()).max().unwrap_or(0);
-    let v = doc.facts.iter().map(|f| f.value.len()).max().unwrap_or(0);
-    text.push_str(&format!(
-        "\nFacts given every build (assumed on builds not named):\n{:<w$}  {:<v$}  observed on\n",
-        "fact", "value"
-    ));
+    text.push_str(
+        "\nFacts (observed on the builds named, assumed on the others; one \"with\" a\nbehaviour holds from that behaviour's first build):\n",
+    );
     for f in &doc.facts {
+        let scope = f
+            .applies_with
+            .as_deref()
+            .map(|b| format!(" (with {b})"))
+            .unwrap_or_default();
+        let here = f
+            .prediction
+            .as_deref()
+            .zip(doc.build.as_deref())
+            .map(|(p, b)| format!("; on {b}: {p}"))
+            .unwrap_or_default();
         text.push_str(&format!(
-            "{:<w$}  {:<v$}  {}\n",
+            "{}: {}{scope}; observed on {}{here}\n",
             f.fact,
             f.value,
             f.observed_on.join(", ")
