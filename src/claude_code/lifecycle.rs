@@ -397,8 +397,9 @@ pub struct Shared<T: 'static> {
     pub observed_on: &'static [&'static str],
 }
 
-/// The builds the whole lifecycle corpus (`tests/e2e/lifecycle.py --generate`) ran on:
-/// every case of `tests/fixtures/lifecycle/` has a run on each.
+/// The builds the lifecycle corpus (`tests/e2e/lifecycle.py --generate`) ran on; the
+/// facts below that cite it come from cases run on all four (a few later cases were
+/// not: tests/fixtures/lifecycle/README.md).
 const CORPUS: &[&str] = &["2.1.287", "2.1.288", "2.1.310", "2.1.332"];
 
 /// `tools/list` pages followed: `tools/list still returning nextCursor after 20 pages;

@@ -884,3 +884,68 @@ fn every_example_in_the_help_runs_as_typed() {
     }
     assert!(ran >= 4, "{ran}");
 }
+
+/// The export's lock made 0400 (as under umask 0277) is reopened by its owner on the
+/// next run. Run as a user who is not root (as root, through uid 65534): root would
+/// open it whatever its mode, and the test could not fail.
+#[cfg(unix)]
+#[test]
+fn a_lock_left_0400_is_reopened_by_its_owner_who_is_not_root() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let m = Machine::new();
+    let home = m.home.path();
+    let logs = home.join("logs-home");
+    crate::common::copy_tree(&sample_home(), &logs);
+    let bin = home.join("mcplogs");
+    crate::common::copy_program(std::path::Path::new(env!("CARGO_BIN_EXE_mcplogs")), &bin);
+    // SAFETY: geteuid has no preconditions.
+    let as_root = unsafe { libc::geteuid() } == 0;
+    if as_root {
+        for e in walkdir::WalkDir::new(home) {
+            std::os::unix::fs::lchown(e.unwrap().path(), Some(65534), Some(65534)).unwrap();
+        }
+    }
+    let export = || {
+        let mut c = Command::new(&bin);
+        c.env_clear()
+            .env("HOME", home)
+            .env("PATH", "/usr/bin:/bin")
+            .env("MCPLOGS_CACHE_DIR", &m.cache)
+            .arg("export")
+            .arg("--home")
+            .arg(&logs)
+            .arg("--file")
+            .arg(home.join("out.jsonl"))
+            .stdin(std::process::Stdio::null());
+        crate::common::clock_env(&mut c);
+        crate::common::pin_host(&mut c);
+        if as_root {
+            c.uid(65534).gid(65534);
+        }
+        c.output().unwrap()
+    };
+    let o = export();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let locks: Vec<PathBuf> = walkdir::WalkDir::new(&m.cache)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "lock"))
+        .collect();
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    std::fs::set_permissions(&locks[0], std::fs::Permissions::from_mode(0o400)).unwrap();
+    let o = export();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mode = std::fs::metadata(&locks[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
