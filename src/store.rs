@@ -299,9 +299,11 @@ impl Folder {
             #[cfg(unix)]
             Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
                 use std::os::unix::fs::PermissionsExt;
+                use std::os::unix::fs::MetadataExt;
                 let r = sys::open_read(self.0.at(), OsStr::new(name));
+                // (one name only: a hard link to another file of the user's is left be)
                 match r.as_ref().map(own_regular_file) {
-                    Ok(Ok(_)) => {}
+                    Ok(Ok(m)) if m.nlink() == 1 => {}
                     _ => return Err(e),
                 }
                 r?.set_permissions(fs::Permissions::from_mode(0o600))?;

@@ -231,7 +231,7 @@ fn sweep_adopted() {
 /// Held by every unit test that starts a server through [`spawn`]: the subreaper flag
 /// and the list of live servers are the whole process's, and one test asserts the flag
 /// is off when no server runs.
-#[cfg(test)]
+#[cfg(all(test, unix))]
 pub(crate) static TEST_SERVERS: Mutex<()> = Mutex::new(());
 
 #[cfg(target_os = "linux")]

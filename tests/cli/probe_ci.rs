@@ -553,6 +553,15 @@ fn every_timeout_sentence_names_the_budget_the_probe_used() {
         r.stdout
     );
     assert!(!r.stdout.contains("30000"), "{}", r.stdout);
+    // the limit the probe waited for is named once, and only it is said to be waited for
+    assert!(
+        r.stdout.contains(
+            "Claude Code's limits: MCP_TIMEOUT=1500 ms (environment) (the probe waited as long), MCP_CONNECT_TIMEOUT_MS"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("waited against"), "{}", r.stdout);
 }
 
 /// Issue 46, reproductions 5 and 7: a URL-only server is named by its host and path,

@@ -377,6 +377,7 @@ pub fn copy_program(from: &Path, to: &Path) {
 
 /// A program at `to` holding `text` (a `#!/bin/sh` script, say), put there as
 /// [`copy_program`] does.
+#[cfg(unix)]
 pub fn write_program(to: &Path, text: &str) {
     let staged = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(staged.path(), text).unwrap();
