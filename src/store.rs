@@ -298,8 +298,8 @@ impl Folder {
             // that is not our own regular file keeps the first error.
             #[cfg(unix)]
             Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-                use std::os::unix::fs::PermissionsExt;
                 use std::os::unix::fs::MetadataExt;
+                use std::os::unix::fs::PermissionsExt;
                 let r = sys::open_read(self.0.at(), OsStr::new(name));
                 // (one name only: a hard link to another file of the user's is left be)
                 match r.as_ref().map(own_regular_file) {

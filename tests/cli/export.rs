@@ -923,15 +923,11 @@ fn a_lock_left_0400_is_reopened_by_its_owner_who_is_not_root() {
         if as_root {
             c.uid(65534).gid(65534);
         }
-        c.output().unwrap()
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
     };
-    let o = export();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    export();
     let locks: Vec<PathBuf> = walkdir::WalkDir::new(&m.cache)
         .into_iter()
         .map(|e| e.unwrap().into_path())
@@ -939,13 +935,7 @@ fn a_lock_left_0400_is_reopened_by_its_owner_who_is_not_root() {
         .collect();
     assert_eq!(locks.len(), 1, "{locks:?}");
     std::fs::set_permissions(&locks[0], std::fs::Permissions::from_mode(0o400)).unwrap();
-    let o = export();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    export();
     let mode = std::fs::metadata(&locks[0]).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
