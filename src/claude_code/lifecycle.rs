@@ -22,7 +22,8 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClaudeVersion(pub u32, pub u32, pub u32);
 
-const fn v(patch: u32) -> ClaudeVersion {
+/// Build `2.1.patch` (every build the model knows is a 2.1 one).
+pub(super) const fn v(patch: u32) -> ClaudeVersion {
     ClaudeVersion(2, 1, patch)
 }
 
@@ -727,6 +728,13 @@ pub struct Fact {
     pub applies_with: Option<Behaviour>,
 }
 
+impl Fact {
+    /// Whether it holds on `build`: on every build, or as `build` has its behaviour.
+    pub fn holds_on(&self, build: ClaudeVersion) -> Has {
+        self.applies_with.map_or(Has::Yes, |b| build.has(b))
+    }
+}
+
 /// Every [`Shared`] fact and every tool defect's treatment (a test keeps the list whole).
 pub fn facts() -> Vec<Fact> {
     fn fact<T: fmt::Debug>(name: &str, s: &Shared<T>) -> Fact {
@@ -903,9 +911,7 @@ mod tests {
                     x.name
                 );
                 // a fact of a behaviour was observed on builds that have it
-                if let Some(beh) = x.applies_with {
-                    assert!(v.has(beh).is_yes(), "{}: {b} lacks {}", x.name, beh.name());
-                }
+                assert!(x.holds_on(v).is_yes(), "{}: does not hold on {b}", x.name);
             }
         }
         let cap = f.iter().find(|x| x.name == "page-cap").unwrap();

@@ -1,7 +1,10 @@
-//! Leaf: the log wording mcplogs keys on (observed in Claude Code 2.1.280 to 2.1.332, see
+//! The log wording mcplogs keys on (observed in Claude Code 2.1.280 to 2.1.336, see
 //! docs/claude-code.md), shared by the decoder's prefilter and the
-//! classifier. Imports nothing from the crate. Never add wording from memory: take it
-//! from sample-logs/ or a real run.
+//! classifier. Imports nothing from the crate but the build numbers of
+//! `claude_code::lifecycle` (which builds a wording was seen on). Never add wording from
+//! memory: take it from sample-logs/ or a real run.
+
+use super::lifecycle::{ClaudeVersion, v};
 
 pub(crate) const CONNECTED_MARKERS: &[&str] = &["Connection established", "Successfully connected"];
 pub(crate) const TOLERATED_MARKERS: &[&str] = &["omits required fields", "filled in resultType"];
@@ -82,12 +85,6 @@ pub(crate) const TOOL_CALL_MARKER: &str = "Calling MCP tool:";
 /// `STDIO connection closed after 5400s (cleanly)` (also `HTTP`, `SSE`, `UNKNOWN`, and
 /// `(with errors)`): how long the connection lasted, observed in every version.
 pub(crate) const CLOSED_MARKER: &str = "connection closed after ";
-use super::lifecycle::ClaudeVersion;
-
-const fn v(major: u32, minor: u32, patch: u32) -> ClaudeVersion {
-    ClaudeVersion(major, minor, patch)
-}
-
 /// A record whose wording changed between builds: each form, with the builds it was seen
 /// on (every published build from 2.1.280 to 2.1.336 ran under `scripts/observe-build`;
 /// the fixture under tests/fixtures/lifecycle/ holds a run of each form). `N` stands for
@@ -107,12 +104,12 @@ pub struct Wording {
 pub const INITIALIZE_TIMEOUT_WORDINGS: &[Wording] = &[
     Wording {
         text: "Connection failed after Nms (CONNECT_TIMEOUT): Request timed out",
-        seen: (v(2, 1, 280), v(2, 1, 306)),
+        seen: (v(280), v(306)),
         fixture: "handshake-budget-stdio/2.1.287",
     },
     Wording {
         text: "Connection failed after Nms, Nms of it awake (CONNECT_TIMEOUT): Request timed out",
-        seen: (v(2, 1, 307), v(2, 1, 336)),
+        seen: (v(307), v(336)),
         fixture: "handshake-budget-http/2.1.307",
     },
 ];
@@ -121,12 +118,12 @@ pub const INITIALIZE_TIMEOUT_WORDINGS: &[Wording] = &[
 pub const PROCESS_END_WORDINGS: &[Wording] = &[
     Wording {
         text: "MCP server process exited cleanly",
-        seen: (v(2, 1, 280), v(2, 1, 332)),
+        seen: (v(280), v(332)),
         fixture: "stdio-default/2.1.332",
     },
     Wording {
         text: "MCP server process closed",
-        seen: (v(2, 1, 333), v(2, 1, 336)),
+        seen: (v(333), v(336)),
         fixture: "stdio-default/2.1.333",
     },
 ];

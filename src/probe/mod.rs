@@ -1268,20 +1268,14 @@ mod tests {
     fn a_timeout_the_flag_caused_is_cut_short_in_either_prediction() {
         use crate::classify::verdict::{Cause, Verdict};
         let p = |cause| Prediction {
-            claude_version: ClaudeVersion(2, 1, 332),
-            negotiation: Some("legacy".into()),
-            mode: Mode::Legacy,
             verdict: Verdict::ConnectionFailed,
             cause,
-            era: None,
-            negotiated_version: None,
-            filled_fields: Vec::new(),
-            bad_tool_path: None,
-            tools_loaded: 0,
-            lost_lists: Vec::new(),
-            filled_lists: Vec::new(),
-            timeout_ms: None,
-            reason: String::new(),
+            ..predict::not_run(
+                Mode::Legacy,
+                ClaudeVersion(2, 1, 332),
+                Some("legacy".into()),
+                String::new(),
+            )
         };
         let short = Budget::new(Some(Duration::from_secs(3)), &timeouts(30_000, None));
         assert!(short.cuts_short(&p(Some(Cause::Timeout))));

@@ -35,14 +35,11 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
         facts: facts()
             .into_iter()
             .map(|f| json_doc::ModelFact {
+                prediction: build.map(|v| f.holds_on(v).as_str().to_string()),
+                applies_with: f.applies_with.map(|b| b.name().to_string()),
+                observed_on: f.observed_on.iter().map(|b| b.to_string()).collect(),
                 fact: f.name,
                 value: f.value,
-                observed_on: f.observed_on.iter().map(|b| b.to_string()).collect(),
-                applies_with: f.applies_with.map(|b| b.name().to_string()),
-                prediction: build.map(|v| match f.applies_with {
-                    Some(b) => v.has(b).as_str().to_string(),
-                    None => "yes".to_string(),
-                }),
             })
             .collect(),
     };
