@@ -362,16 +362,28 @@ pub fn session_status_with(
         m.settle();
         changed = true;
     }
-    let before = memos.clone();
+    let before = progress(&memos);
     let status = status_in(input, session, cache_roots, &mut memos);
     // the status line runs every few seconds: a memo that learned nothing is not
     // written again
     if let (Some(store), Some(folder)) = (store, &folder)
-        && (changed || !had || memos != before)
+        && (changed || !had || progress(&memos) != before)
     {
         let _ = save_memos(store, folder, &name, &memos, had);
     }
     status
+}
+
+/// How far each memo has read: a memo's records change only with its file, its offset or
+/// whether the session wrote there (compared instead of a copy of every message, up to
+/// 2 MiB, on each refresh).
+fn progress(
+    memos: &HashMap<String, Memo>,
+) -> std::collections::BTreeMap<String, (PathBuf, u64, bool)> {
+    memos
+        .iter()
+        .map(|(k, m)| (k.clone(), (m.file.clone(), m.offset, m.ours)))
+        .collect()
 }
 
 /// Writes the memo (through the store's private, atomic write), or removes it when it
@@ -1133,6 +1145,51 @@ mod tests {
         folder.write("huge.json", b"{}").unwrap();
         save_memos(&store, &folder, "huge.json", &memos, true).unwrap();
         assert_eq!(folder.read("huge.json", u64::MAX).unwrap(), None);
+    }
+
+    /// The status line runs every few seconds: a memo is written again only when it
+    /// learned something (the store writes a new file and renames it: a new inode).
+    #[cfg(unix)]
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_memo_that_learned_nothing_is_not_written_again() {
+        use std::io::Write;
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let dir = root.join(encode_folder_name("/w")).join("mcp-logs-db");
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("2026-11-01T10-00-00-000Z.jsonl");
+        let line = |m: &str| {
+            format!(
+                "{{\"debug\":\"{m}\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"s\",\"cwd\":\"/w\"}}\n"
+            )
+        };
+        std::fs::write(
+            &log,
+            line("Successfully connected (transport: stdio) in 5ms"),
+        )
+        .unwrap();
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let input = parse_input(br#"{"session_id":"s","cwd":"/w"}"#).unwrap();
+        let inode = || {
+            std::fs::metadata(tmp.path().join("cache").join(MEMO_DIR).join(memo_name("s")))
+                .unwrap()
+                .ino()
+        };
+        let roots = [root.clone()];
+        session_status_with(&input, &roots, Some(&store));
+        let first = inode();
+        session_status_with(&input, &roots, Some(&store));
+        assert_eq!(inode(), first, "nothing new: not written again");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&log)
+            .unwrap()
+            .write_all(line("Calling MCP tool: q").as_bytes())
+            .unwrap();
+        session_status_with(&input, &roots, Some(&store));
+        assert_ne!(inode(), first, "a record more: written");
     }
 
     #[test]
