@@ -242,14 +242,13 @@ fn wrap_with(text: &str, first: &str, indent: usize, width: Option<usize>, keep:
             out.push(' ');
             col += 1;
         }
-        // A command's word is never cut: broken across lines, every character kept.
-        let keep = keep || unit.continues || reserve > 0;
+        // A command's word is never cut: broken so that it still pastes as itself.
+        let in_command = unit.continues || reserve > 0;
         // (the ` \` after it counts: a word that fits only without it is broken too)
         if col + w + reserve > room {
-            let in_command = unit.continues || reserve > 0;
             if in_command && !word.contains('\u{1b}') {
                 col = push_command_word(&mut out, col, word, room, reserve, unit.continues);
-            } else if keep {
+            } else if keep || in_command {
                 let mut rest = word;
                 while !rest.is_empty() {
                     let mut take = break_at(rest, room.saturating_sub(col + reserve));
