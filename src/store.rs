@@ -292,37 +292,7 @@ impl Folder {
     /// For a file another process holds open: a lock, a log a background run writes.
     pub fn open_private(&self, name: &str, truncate: bool) -> io::Result<fs::File> {
         check_name(OsStr::new(name))?;
-        let f = match sys::open_write(self.0.at(), OsStr::new(name)) {
-            // Our own file without write permission (made 0400 under umask 0277): made
-            // 0600 through a descriptor opened to read, then opened again. Anything
-            // that is not our own regular file keeps the first error.
-            #[cfg(unix)]
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-                use std::os::unix::fs::MetadataExt;
-                use std::os::unix::fs::PermissionsExt;
-                let r = sys::open_read(self.0.at(), OsStr::new(name));
-                // (one name only: a hard link to another file of the user's is left be)
-                match r.as_ref().map(own_regular_file) {
-                    Ok(Ok(m)) if m.nlink() == 1 => {}
-                    _ => return Err(e),
-                }
-                r?.set_permissions(fs::Permissions::from_mode(0o600))?;
-                sys::open_write(self.0.at(), OsStr::new(name))?
-            }
-            r => r?,
-        };
-        let meta = own_regular_file(&f)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // exactly 0600: under umask 0277 a new file was 0400, and the next run
-            // could not open it for writing
-            if meta.permissions().mode() & 0o7777 != 0o600 {
-                f.set_permissions(fs::Permissions::from_mode(0o600))?;
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = meta;
+        let f = open_private_in(self.0.at(), OsStr::new(name), false)?;
         if truncate {
             f.set_len(0)?;
         }
@@ -371,6 +341,70 @@ impl Folder {
         }
         Ok(out)
     }
+}
+
+/// What names below a folder are resolved against: its open handle on Unix, its path
+/// elsewhere.
+#[cfg(unix)]
+type At = File;
+#[cfg(not(unix))]
+type At = Path;
+
+/// The file `name` below `at` opened for writing (at its end when `append`), as
+/// [`Folder::open_private`] describes.
+fn open_private_in(at: Option<&At>, name: &OsStr, append: bool) -> io::Result<fs::File> {
+    let f = match sys::open_write(at, name, append) {
+        // Our own file without write permission (made 0400 under umask 0277): made
+        // 0600 through a descriptor opened to read, then opened again. Anything
+        // that is not our own regular file keeps the first error.
+        #[cfg(unix)]
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            use std::os::unix::fs::MetadataExt;
+            use std::os::unix::fs::PermissionsExt;
+            let r = sys::open_read(at, name);
+            // (one name only: a hard link to another file of the user's is left be)
+            match r.as_ref().map(own_regular_file) {
+                Ok(Ok(m)) if m.nlink() == 1 => {}
+                _ => return Err(e),
+            }
+            r?.set_permissions(fs::Permissions::from_mode(0o600))?;
+            sys::open_write(at, name, append)?
+        }
+        r => r?,
+    };
+    let meta = own_regular_file(&f)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // exactly 0600: under umask 0277 a new file was 0400, and the next run
+        // could not open it for writing
+        if meta.permissions().mode() & 0o7777 != 0o600 {
+            f.set_permissions(fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = meta;
+    Ok(f)
+}
+
+/// A private file outside mcplogs' cache (`export --file PATH`: a path the user chose)
+/// opened to append, as [`Folder::open_private`] opens one of the cache's: created
+/// 0600, never through a link at its name, never blocking on a FIFO, a regular file of
+/// the user's own made 0600 (also one left 0400). The folder it is in is the user's
+/// choice and is taken as named.
+pub fn open_private_append(path: &Path) -> io::Result<fs::File> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    #[cfg(unix)]
+    let dir = sys::open_named_dir(parent)?;
+    #[cfg(not(unix))]
+    let dir = parent;
+    open_private_in(Some(&dir), name, true)
 }
 
 /// The metadata of an opened entry that must be a regular file of the user's own.
@@ -548,6 +582,17 @@ mod sys {
         )
     }
 
+    /// A folder the user named (links in its path followed, as they named it): only a
+    /// folder opens.
+    pub fn open_named_dir(path: &std::path::Path) -> io::Result<File> {
+        open(
+            None,
+            path.as_os_str(),
+            libc::O_RDONLY | libc::O_DIRECTORY,
+            0,
+        )
+    }
+
     /// A file to read: never through a link, never blocking (a FIFO planted there).
     pub fn open_read(at: Option<&File>, name: &OsStr) -> io::Result<File> {
         open(
@@ -576,13 +621,19 @@ mod sys {
         Ok(f)
     }
 
-    /// A file to write, created 0600 when absent: never through a link, never blocking
-    /// (a FIFO planted there), never truncated here.
-    pub fn open_write(at: Option<&File>, name: &OsStr) -> io::Result<File> {
+    /// A file to write (at its end when `append`), created 0600 when absent: never
+    /// through a link, never blocking (a FIFO planted there), never truncated here.
+    pub fn open_write(at: Option<&File>, name: &OsStr, append: bool) -> io::Result<File> {
+        let append = if append { libc::O_APPEND } else { 0 };
         let f = open(
             at,
             name,
-            libc::O_WRONLY | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+            libc::O_WRONLY
+                | libc::O_CREAT
+                | libc::O_NOFOLLOW
+                | libc::O_NONBLOCK
+                | libc::O_NOCTTY
+                | append,
             0o600,
         )?;
         // a regular file ignores O_NONBLOCK; anything else is refused by the caller
@@ -683,10 +734,14 @@ mod sys {
             .open(join(at, name))
     }
 
-    pub fn open_write(at: Option<&Path>, name: &OsStr) -> io::Result<File> {
+    pub fn open_write(at: Option<&Path>, name: &OsStr, append: bool) -> io::Result<File> {
         let p = join(at, name);
         refuse_link(&p)?;
-        fs::OpenOptions::new().write(true).create(true).open(p)
+        fs::OpenOptions::new()
+            .write(true)
+            .append(append)
+            .create(true)
+            .open(p)
     }
 
     pub fn link(at: Option<&Path>, from: &OsStr, to: &OsStr) -> io::Result<()> {

@@ -3,7 +3,7 @@
 //! generation kept) before a batch would pass the cap. Created 0600 (unix), never
 //! through a symbolic link, only ever a regular file.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -58,33 +58,9 @@ impl JsonLines {
             }
             _ => {}
         }
-        let mut o = OpenOptions::new();
-        o.append(true).create(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            o.mode(0o600).custom_flags(
-                libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC,
-            );
-        }
-        let f = o.open(&self.path)?;
-        let meta = f.metadata()?;
-        if !meta.is_file() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a regular file",
-            ));
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // exactly 0600 (a new file under umask 0277 was 0400: the next run could not
-            // append)
-            if meta.permissions().mode() & 0o7777 != 0o600 {
-                f.set_permissions(fs::Permissions::from_mode(0o600))?;
-            }
-        }
-        Ok(f)
+        // created 0600, no link followed, never blocking, our own regular file made 0600
+        // (one left 0400 under umask 0277 too): the store's one way to open a private file
+        crate::store::open_private_append(&self.path)
     }
 }
 

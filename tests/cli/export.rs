@@ -934,8 +934,23 @@ fn a_lock_left_0400_is_reopened_by_its_owner_who_is_not_root() {
         .filter(|p| p.extension().is_some_and(|x| x == "lock"))
         .collect();
     assert_eq!(locks.len(), 1, "{locks:?}");
-    std::fs::set_permissions(&locks[0], std::fs::Permissions::from_mode(0o400)).unwrap();
+    // the lock, and the JSON Lines file the export appends to
+    let out = home.join("out.jsonl");
+    let lines = std::fs::read_to_string(&out).unwrap().lines().count();
+    for f in [&locks[0], &out] {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o400)).unwrap();
+    }
+    // the next run finds every record new again (its ledger gone; the lock stays)
+    let ledger = locks[0].with_extension("json");
+    std::fs::remove_file(&ledger).unwrap();
     export();
-    let mode = std::fs::metadata(&locks[0]).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600);
+    for f in [&locks[0], &out] {
+        let mode = std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", f.display());
+    }
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        2 * lines,
+        "appended, not overwritten"
+    );
 }
