@@ -909,6 +909,7 @@ fn a_lock_left_0400_is_reopened_by_its_owner_who_is_not_root() {
     let export = || {
         let mut c = Command::new(&bin);
         c.env_clear()
+            .current_dir(home)
             .env("HOME", home)
             .env("PATH", "/usr/bin:/bin")
             .env("MCPLOGS_CACHE_DIR", &m.cache)
