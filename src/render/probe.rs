@@ -625,7 +625,7 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
             )
         } else {
             format!(
-                "Claude Code's limits: {} (the probe waited as long), {}",
+                "Claude Code's limits: {}, which the probe waited for; {}",
                 p.budget.describe_limit(),
                 t.connect_wait.describe()
             )

@@ -556,7 +556,7 @@ fn every_timeout_sentence_names_the_budget_the_probe_used() {
     // the limit the probe waited for is named once, and only it is said to be waited for
     assert!(
         r.stdout.contains(
-            "Claude Code's limits: MCP_TIMEOUT=1500 ms (environment) (the probe waited as long), MCP_CONNECT_TIMEOUT_MS"
+            "Claude Code's limits: MCP_TIMEOUT=1500 ms (environment), which the probe waited for; MCP_CONNECT_TIMEOUT_MS"
         ),
         "{}",
         r.stdout
