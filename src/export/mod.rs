@@ -339,7 +339,7 @@ pub enum SendError {
     Status { status: u16, detail: Option<String> },
     #[error("{0}")]
     Connect(String),
-    #[error("cannot write {path}")]
+    #[error("cannot write {path}: {source}")]
     File {
         path: String,
         #[source]

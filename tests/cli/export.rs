@@ -717,6 +717,12 @@ fn the_file_form_never_follows_a_link_or_writes_a_fifo() {
         &["--home", &home_arg(), "--file", &link.display().to_string()],
     ));
     assert_eq!(r.code, 2, "{}", r.stderr);
+    // the reason is said, not only that it failed
+    assert!(
+        r.stderr.contains("a symbolic link (not followed)"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
     let fifo = m.home.path().join("fifo.jsonl");
     crate::common::mkfifo(&fifo);
@@ -727,6 +733,8 @@ fn the_file_form_never_follows_a_link_or_writes_a_fifo() {
     crate::common::pin_host(&mut c);
     let out = crate::common::output_within(&mut c, Duration::from_secs(25));
     assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a regular file"), "{err}");
     // Refused twice: the records are still due (a regular file gets them all).
     let file = m.home.path().join("ok.jsonl");
     assert_eq!(
