@@ -761,3 +761,77 @@ fn the_model_lists_each_boundary_and_each_fact_with_its_builds() {
         r.stdout
     );
 }
+
+/// Claude Code's verdict of a fixture run (its `claude.json`).
+fn claude_json(case: &str, build: &str) -> Value {
+    serde_json::from_str(
+        &fs::read_to_string(fixtures().join(case).join(build).join("claude.json")).unwrap(),
+    )
+    .unwrap()
+}
+
+/// Bytes that are not UTF-8 in a server's answers (tests/e2e/lifecycle_stub.py `bytes-*`,
+/// each answer written with 0xff, a cut sequence, an overlong form or a surrogate in it):
+/// 2.1.288, 2.1.310 and 2.1.336 read them as U+FFFD and parse the line, over stdio and over
+/// HTTP. The probe must load the same tools, under the same renamed names, and only bytes
+/// outside any JSON string leave the answer unread (a tools/list timeout).
+#[test]
+fn bytes_that_are_not_utf8_are_read_as_replacement_characters_as_claude_code_reads_them() {
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(fixtures().join("expected.json")).unwrap())
+            .unwrap();
+    let check = |fixture: &str, build: &str, s: &Value| {
+        let cc = claude_json(fixture, build);
+        let want = &expected["cases"][fixture][build];
+        let p = &s["prediction"];
+        assert_eq!(p["verdict"], want["verdict"], "{fixture}/{build}: {p:#}");
+        assert_eq!(p["cause"], want["cause"], "{fixture}/{build}: {p:#}");
+        assert_eq!(
+            p["toolsLoaded"], cc["toolCount"],
+            "{fixture}/{build}: {p:#}"
+        );
+        // each renamed tool under the name the build gave it: one `_` for each U+FFFD,
+        // one U+FFFD for each maximal ill-formed sequence (0xe2 0x82: one; 0xf0 0x80 0x80
+        // and 0xed 0xa0 0x80: three)
+        let prefix = format!("mcp__{fixture}__");
+        let reason = p["reason"].as_str().unwrap();
+        for t in cc["tools"].as_array().unwrap() {
+            let name = t.as_str().unwrap().strip_prefix(&prefix).unwrap();
+            if name.contains('_') && name != "ok_tool" {
+                let raw = name.replace('_', "\u{fffd}");
+                assert!(
+                    reason.contains(&format!("\"{raw}\" -> \"{name}\"")),
+                    "{fixture}/{build}: {name}: {reason}"
+                );
+            }
+        }
+    };
+    for build in ["2.1.288", "2.1.310", "2.1.336"] {
+        for case in ["bytes-desc", "bytes-name", "bytes-init"] {
+            let (_, s) = probe(case, build, false);
+            check(case, build, &s);
+        }
+        for case in ["bytes-desc", "bytes-name"] {
+            let stub = HttpStub::start(case);
+            let home = tempfile::tempdir().unwrap();
+            let mut cmd = mcplogs(home.path());
+            cmd.args(["probe", "--json", "--claude-version", build])
+                .args(["--url", &stub.url]);
+            let r = run(&mut cmd);
+            let doc =
+                crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
+            check(&format!("{case}-http"), build, &doc["servers"][0]);
+        }
+    }
+    // 0xff after the tools/list object: not JSON, so no answer (Claude Code waited out
+    // MCP_TIMEOUT=5000; 1000 here reaches the same end sooner)
+    let (_, s) = probe_with(
+        "bytes-outside",
+        &[],
+        "2.1.336",
+        false,
+        &[("MCP_TIMEOUT", "1000")],
+        None,
+    );
+    check("bytes-outside", "2.1.336", &s);
+}

@@ -118,6 +118,17 @@ GROUPS = {
     "tty-classes": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
                     {"lc-one-bad": srv("lc-one-bad")}),
 }
+# bytes that are not UTF-8 on the wire (stdio lines, HTTP bodies); MCP_TIMEOUT=5000 ends
+# the wait for a tools/list answer that never parses (`bytes-outside`); ENABLE_TOOL_SEARCH
+# off makes the first Messages API request carry every MCP tool with its description
+GROUPS["bytes"] = ("p", dict(BLOCKING, MCP_TIMEOUT="5000", ENABLE_TOOL_SEARCH="false"), None,
+                   None, {"bytes-desc": srv("bytes-desc"), "bytes-name": srv("bytes-name"),
+                          "bytes-init": srv("bytes-init"), "bytes-outside": srv("bytes-outside"),
+                          "bytes-desc-http": http("bytes-desc"),
+                          "bytes-name-http": http("bytes-name")})
+# groups whose first Messages API request's MCP tools (name, description) are kept in
+# claude.json as `apiTools`: what the model was shown
+API_TOOLS = {"bytes"}
 # groups whose fake API holds each answer this many seconds (a port of their own)
 API_DELAY = {"classes-alive": 15}
 # Claude Code's `[mcp-sdk]` stderr lines name a tool but no server: the one server of the
@@ -234,6 +245,25 @@ def verdict_of(init, name):
     return doc
 
 
+def api_tools(api_log, start, prefix):
+    """The tools named `prefix...` in the first Messages API request logged after `start`,
+    with their descriptions."""
+    if not api_log.exists():
+        return []
+    with open(api_log, "rb") as f:
+        f.seek(start)
+        for line in f.read().decode(errors="replace").splitlines():
+            try:
+                body = json.loads(line)
+            except ValueError:
+                continue
+            tools = [t for t in body.get("tools", []) if isinstance(t, dict)]
+            if tools:
+                return [{"name": t.get("name"), "description": t.get("description")}
+                        for t in tools if str(t.get("name", "")).startswith(prefix)]
+    return []
+
+
 def run_group(cache, v, gname, work, only=None):
     mode, extra, settings_env, project_env, servers = GROUPS[gname]
     if only:
@@ -266,6 +296,8 @@ def run_group(cache, v, gname, work, only=None):
                                                  str(API_DELAY[gname])], port)
             env["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{port}"
         log(f"{v} {gname}: {', '.join(servers)}")
+        api_log = work / "api.jsonl"
+        api_from = api_log.stat().st_size if api_log.exists() else 0
         if mode == "p":
             init = run_p(binary(cache, v), home, proj, env, raw)
         else:
@@ -288,6 +320,8 @@ def run_group(cache, v, gname, work, only=None):
                      if "[mcp-sdk]" in ln]
             if lines:
                 verdict["claudeStderr"] = lines[:10]
+        if gname in API_TOOLS:
+            verdict["apiTools"] = api_tools(api_log, api_from, generate.tool_prefix(name))
         out[name] = (sorted(folder.glob("*.jsonl")), verdict, raw / "debug.txt")
     return out
 

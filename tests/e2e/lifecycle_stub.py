@@ -17,6 +17,7 @@ discover as a 2026-07-28 server and adds resultType/ttlMs/cacheScope to its tool
 import argparse
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -68,6 +69,20 @@ def no_schema():
     t = tool("x")
     del t["inputSchema"]
     return [tool("alpha"), t]
+
+
+# `<<hex>>` in a string of a `raw` case: those bytes on the wire, written as they are
+# (not UTF-8: 0xff 0xfe, a cut sequence, an overlong form, a surrogate, Latin-1 0xe9)
+RAW = re.compile(rb"<<([0-9a-f ]+)>>")
+
+
+def raw_bytes(data):
+    return RAW.sub(lambda m: bytes.fromhex(m.group(1).decode()), data)
+
+
+def bytes_names():
+    return [tool("al<<ff>>pha"), tool("t<<e2 82>>u"), tool("o<<f0 80 80>>p"),
+            tool("s<<ed a0 80>>t"), tool("ok_tool")]
 
 
 # case -> settings. tools: the tool list (or a callable); pages/cursor: pagination;
@@ -133,6 +148,15 @@ CASES = {
     # HTTP: echoes the proposed version in initialize, then answers 400 to every request
     # whose MCP-Protocol-Version header is not the one it really supports
     "http-400-version": {"require_version": "2025-03-26"},
+    # bytes that are not UTF-8 in the tools/list line: inside a description, inside tool
+    # names; in the initialize answer (serverInfo, instructions) and on stderr; after the
+    # tools/list object (outside any string)
+    "bytes-desc": {"raw": True, "tools": lambda: [
+        tool("alpha", description="Tool alpha <<ff fe>> caf<<e9>> end."), tool("beta")]},
+    "bytes-name": {"raw": True, "tools": bytes_names},
+    "bytes-init": {"raw": True, "server_name": "stub-<<ff fe>>-name",
+                   "instructions": "Use <<ff>> wisely.", "stderr": b"stub stderr \xff\xfe caf\xe9\n"},
+    "bytes-outside": {"raw": True, "trailing": "<<ff>>"},
 }
 
 
@@ -156,9 +180,14 @@ class Stub:
         if self.sink is not None:
             self.sink.append(obj)
             return
+        data = text.encode()
+        if self.c.get("raw"):
+            if self.c.get("trailing") and "tools" in (obj.get("result") or {}):
+                data = data.rstrip(b"\r\n") + self.c["trailing"].encode() + b"\n"
+            data = raw_bytes(data)
         with self.lock:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
 
     def envelope(self, res):
         if self.modern and not self.c.get("tools_omit"):
@@ -251,8 +280,13 @@ class Stub:
         if method == "initialize":
             if self.args.delay_init_ms or self.c.get("delay_init"):
                 time.sleep((self.args.delay_init_ms or self.c["delay_init"]) / 1000)
-            ok({"protocolVersion": params.get("protocolVersion") or "2025-11-25",
-                "capabilities": self.caps(), "serverInfo": INFO})
+            res = {"protocolVersion": params.get("protocolVersion") or "2025-11-25",
+                   "capabilities": self.caps(), "serverInfo": INFO}
+            if self.c.get("server_name"):
+                res["serverInfo"] = dict(INFO, name=self.c["server_name"])
+            if self.c.get("instructions"):
+                res["instructions"] = self.c["instructions"]
+            ok(res)
             framing = self.c.get("framing")
             if framing == "nonrpc":
                 self.write({"hello": "this is JSON but not JSON-RPC"})
@@ -361,7 +395,8 @@ def serve_http(stub, port):
             if not out:
                 return self.send(202)
             body = out if isinstance(msg, list) else out[0]
-            return self.send(200, json.dumps(body).encode())
+            data = json.dumps(body).encode()
+            return self.send(200, raw_bytes(data) if stub.c.get("raw") else data)
 
     srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     srv.daemon_threads = True
@@ -393,6 +428,9 @@ def main():
         return
     sys.stderr.write(f"lifecycle-stub: {args.case}\n")
     sys.stderr.flush()
+    if stub.c.get("stderr"):
+        sys.stderr.buffer.write(stub.c["stderr"])
+        sys.stderr.buffer.flush()
     try:
         for line in sys.stdin:
             line = line.strip()

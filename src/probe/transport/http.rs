@@ -329,7 +329,7 @@ impl Transport for HttpTransport {
             let mut r = reader;
             r.read_to_end(&mut bytes)
                 .map_err(|e| http_failure(ureq::Error::Io(e), started.elapsed()))?;
-            match serde_json::from_slice::<Value>(&bytes) {
+            match parse_message(&bytes) {
                 Ok(Value::Array(items)) => {
                     self.queue.extend(items.into_iter().map(Incoming::Message))
                 }

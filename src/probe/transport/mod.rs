@@ -155,6 +155,19 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// Parses one message (a stdout line, an HTTP body) as Claude Code reads it: bytes that
+/// are not UTF-8 become U+FFFD, one for each maximal ill-formed sequence (as the WHATWG
+/// decoder and `String::from_utf8_lossy` do), and the text is then parsed as JSON.
+/// Observed on 2.1.288, 2.1.310 and 2.1.336 (tests/fixtures/lifecycle/bytes-*): a tool
+/// description or name holding 0xff is loaded with U+FFFD in its place; such bytes outside
+/// any JSON string leave the line unparsed, as any other non-JSON line.
+pub(super) fn parse_message(bytes: &[u8]) -> serde_json::Result<Value> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_str(&String::from_utf8_lossy(bytes)),
+    }
+}
+
 /// What a server wrote to stderr: counts, the first and the last bytes.
 #[derive(Debug, Clone, Default)]
 pub struct StderrLog {
@@ -261,6 +274,30 @@ pub use stdio::*;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stdout line whose strings hold bytes that are not UTF-8 is a message with U+FFFD
+    /// in their place (one for each maximal ill-formed sequence), as Claude Code reads it;
+    /// such a byte outside any string leaves the line noise.
+    #[test]
+    fn a_line_that_is_not_utf8_is_read_with_replacement_characters() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\xffb\",\"description\":\"t\xe2\x82u o\xf0\x80\x80p s\xed\xa0\x80t caf\xe9\"}]}}";
+        let Some(Incoming::Message(v)) = stdio::classify_line(line) else {
+            panic!("not read as a message");
+        };
+        let tool = &v["result"]["tools"][0];
+        assert_eq!(tool["name"], "a\u{fffd}b");
+        assert_eq!(
+            tool["description"],
+            "t\u{fffd}u o\u{fffd}\u{fffd}\u{fffd}p s\u{fffd}\u{fffd}\u{fffd}t caf\u{fffd}"
+        );
+        let outside = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\xff";
+        assert!(matches!(
+            stdio::classify_line(outside),
+            Some(Incoming::Noise { .. })
+        ));
+        // an HTTP body is read the same way
+        assert_eq!(parse_message(b"\"x\xfey\"").unwrap(), "x\u{fffd}y");
+    }
 
     #[test]
     fn stderr_keeps_head_and_tail_only() {

@@ -239,7 +239,7 @@ pub(super) fn classify_line(line: &[u8]) -> Option<Incoming> {
     if trimmed.is_empty() {
         return None;
     }
-    match serde_json::from_slice::<Value>(trimmed) {
+    match parse_message(trimmed) {
         Ok(v) => Some(Incoming::Message(v)),
         Err(_) => Some(Incoming::Noise {
             preview: printable(&String::from_utf8_lossy(trimmed), NOISE_PREVIEW, false),
