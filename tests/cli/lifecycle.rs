@@ -292,3 +292,34 @@ fn a_handshake_timeout_before_mcp_timeout_ran_out_names_the_discover_hold_and_le
     let advice = doc["servers"][0]["recommendation"].as_str().unwrap();
     assert!(!advice.contains("server/discover"), "{advice}");
 }
+
+/// Claude Code writes what a server sent as bytes that are not UTF-8 as U+FFFD (its log
+/// stays UTF-8; observed on 2.1.288, 2.1.310 and 2.1.336, fixtures `bytes-*`): those
+/// records are read whole, with no warning, and quoted as written.
+#[test]
+fn records_holding_replacement_characters_are_read_whole() {
+    for build in ["2.1.288", "2.1.310", "2.1.336"] {
+        let dir = root().join("bytes-init").join(build);
+        let log = fs::read_dir(dir.join("mcp-logs-bytes-init"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let text = fs::read_to_string(&log).expect("Claude Code's log is UTF-8");
+        assert!(
+            text.contains("stub stderr \u{fffd}\u{fffd} caf\u{fffd}"),
+            "{text}"
+        );
+        let doc = scan(&dir);
+        assert_eq!(doc["warnings"], serde_json::json!([]), "{doc:#}");
+        let s = &doc["servers"][0];
+        assert_eq!(s["verdict"], "healthy", "{s:#}");
+        assert!(
+            s["evidence"]
+                .to_string()
+                .contains("\\\"name\\\":\\\"stub-\u{fffd}\u{fffd}-name\\\""),
+            "{build}: {s:#}"
+        );
+    }
+}
