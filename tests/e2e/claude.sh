@@ -23,7 +23,8 @@
 #    era, tool count) against Claude Code on servers built on them, and `--contract`;
 # 7. runs tests/e2e/lifecycle.py --e2e on 2.1.288, 2.1.310 and 2.1.332: a server without
 #    the tools capability, 21 pages, resources/prompts lists without the 2026-07-28
-#    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000;
+#    fields, a 5 s tools/list against MCP_TIMEOUT=3000 and fixed by MCP_TIMEOUT=10000, tool
+#    names holding bytes that are not UTF-8 (loaded with U+FFFD in them, renamed to `_`);
 #    Claude Code must still do what the fixtures recorded, and `mcplogs scan` must give
 #    the fixtures' verdicts (tests/fixtures/lifecycle/expected.json). About a minute.
 #    Then, on 2.1.288 and 2.1.332, one case of each way to lose tools of issue 47 that

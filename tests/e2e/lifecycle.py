@@ -137,7 +137,7 @@ STDERR_OWNER = {"classes": "header-http"}
 # list_changed refetches a tty group waits for
 REFETCHES = {"tty": 2, "tty-classes": 1}
 E2E_CASES = ["no-tools-cap", "pages-21", "rp-modern-missing", "slow-tools-3s",
-             "slow-tools-10s"]
+             "slow-tools-10s", "bytes-name"]
 # issue 47, one case of each item that runs offline (`--cases`; their fixtures are of
 # 2.1.288, 2.1.311 or 2.1.310, 2.1.332 and 2.1.336)
 CLASSES_E2E_CASES = ["name-long", "header-http", "http-400-version", "ping-modern",
