@@ -294,7 +294,7 @@ fn a_handshake_timeout_before_mcp_timeout_ran_out_names_the_discover_hold_and_le
 }
 
 /// Claude Code writes what a server sent as bytes that are not UTF-8 as U+FFFD (its log
-/// stays UTF-8; observed on 2.1.288, 2.1.310 and 2.1.336, fixtures `bytes-*`): those
+/// stays UTF-8; observed on 2.1.287 to 2.1.336, fixtures `bytes-*`): those
 /// records are read whole, with no warning, and quoted as written.
 #[test]
 fn records_holding_replacement_characters_are_read_whole() {

@@ -772,7 +772,7 @@ fn claude_json(case: &str, build: &str) -> Value {
 
 /// Bytes that are not UTF-8 in a server's answers (tests/e2e/lifecycle_stub.py `bytes-*`,
 /// each answer written with 0xff, a cut sequence, an overlong form or a surrogate in it):
-/// 2.1.288, 2.1.310 and 2.1.336 read them as U+FFFD and parse the line, over stdio and over
+/// 2.1.287 to 2.1.336 (five builds) read them as U+FFFD and parse the line, over stdio and over
 /// HTTP. The probe must load the same tools, under the same renamed names, and only bytes
 /// outside any JSON string leave the answer unread (a tools/list timeout).
 #[test]
@@ -806,7 +806,7 @@ fn bytes_that_are_not_utf8_are_read_as_replacement_characters_as_claude_code_rea
             }
         }
     };
-    for build in ["2.1.288", "2.1.310", "2.1.336"] {
+    for build in ["2.1.287", "2.1.310", "2.1.336"] {
         for case in ["bytes-desc", "bytes-name", "bytes-init"] {
             let (_, s) = probe(case, build, false);
             check(case, build, &s);

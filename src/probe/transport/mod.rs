@@ -158,7 +158,7 @@ impl std::fmt::Display for Failure {
 /// Parses one message (a stdout line, an HTTP body) as Claude Code reads it: bytes that
 /// are not UTF-8 become U+FFFD, one for each maximal ill-formed sequence (as the WHATWG
 /// decoder and `String::from_utf8_lossy` do), and the text is then parsed as JSON.
-/// Observed on 2.1.288, 2.1.310 and 2.1.336 (tests/fixtures/lifecycle/bytes-*): a tool
+/// Observed on 2.1.287, 2.1.288, 2.1.310, 2.1.332 and 2.1.336 (tests/fixtures/lifecycle/bytes-*): a tool
 /// description or name holding 0xff is loaded with U+FFFD in its place; such bytes outside
 /// any JSON string leave the line unparsed, as any other non-JSON line.
 pub(super) fn parse_message(bytes: &[u8]) -> serde_json::Result<Value> {
