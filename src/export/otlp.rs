@@ -16,6 +16,7 @@ use prost::Message;
 use super::config::Protocol;
 use super::{Accepted, SendError, Sink};
 use crate::json_doc::ExportRecord;
+use crate::redact::Redactor;
 
 /// The longest collector message kept from an error answer, in characters.
 const MAX_DETAIL: usize = 200;
@@ -132,8 +133,21 @@ pub struct Client {
     headers: Vec<(String, String)>,
     protocol: Protocol,
     resource: BTreeMap<String, String>,
-    /// The last partial-success message, for the run's one line.
+    /// Redacts every text the collector (or the connection) returns before it is kept:
+    /// a collector may quote the headers it was sent ([`ExportConfig::redactor`]).
+    ///
+    /// [`ExportConfig::redactor`]: super::config::ExportConfig::redactor
+    redactor: Redactor,
+    /// The last partial-success message (redacted), for the run's one line.
     pub rejected_message: Option<String>,
+}
+
+impl Client {
+    /// A text the collector or the connection returned, as it may be shown: redacted
+    /// whole, then made one line and cut (redaction before any cut).
+    fn shown(&self, text: &str) -> String {
+        crate::text::one_line(&self.redactor.redact(text), MAX_DETAIL)
+    }
 }
 
 impl Client {
@@ -142,6 +156,7 @@ impl Client {
         headers: Vec<(String, String)>,
         protocol: Protocol,
         resource: BTreeMap<String, String>,
+        redactor: Redactor,
     ) -> Client {
         let b = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -160,6 +175,7 @@ impl Client {
             headers,
             protocol,
             resource,
+            redactor,
             rejected_message: None,
         }
     }
@@ -190,7 +206,7 @@ impl Sink for Client {
                 ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
                     SendError::Timeout(started.elapsed().as_millis() as u64)
                 }
-                other => SendError::Connect(crate::text::one_line(&other.to_string(), MAX_DETAIL)),
+                other => SendError::Connect(self.shown(&other.to_string())),
             })?;
         let status = resp.status().as_u16();
         let text = resp
@@ -200,16 +216,19 @@ impl Sink for Client {
             .read_to_vec()
             .unwrap_or_default();
         if !(200..300).contains(&status) {
-            let detail = std::str::from_utf8(&text)
-                .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-                .and_then(|v| v.get("message")?.as_str().map(str::to_string))
-                .map(|m| crate::text::one_line(&m, MAX_DETAIL));
+            // The JSON status' message (OTLP/HTTP's error form), else a text body (a
+            // proxy's or gateway's page); either quoted only once redacted.
+            let detail = std::str::from_utf8(&text).ok().and_then(|t| {
+                match serde_json::from_str::<serde_json::Value>(t) {
+                    Ok(v) => v.get("message")?.as_str().map(|m| self.shown(m)),
+                    Err(_) => Some(self.shown(t)).filter(|m| !m.is_empty()),
+                }
+            });
             return Err(SendError::Status { status, detail });
         }
         let (rejected, message) = partial_success(&text, self.protocol);
         if message.is_some() {
-            self.rejected_message = message.map(|m| crate::text::one_line(&m, MAX_DETAIL));
+            self.rejected_message = message.map(|m| self.shown(&m));
         }
         Ok(Accepted { rejected })
     }
