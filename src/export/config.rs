@@ -13,8 +13,10 @@
 //! - a project's settings (`.claude/settings.json`, `.claude/settings.local.json`) are
 //!   never read for export: whoever wrote a cloned repository must not redirect the
 //!   records of every project, add headers, or turn details on. What they set is
-//!   reported ([`Ignored`]), and so is an environment value equal to a project's (Claude
-//!   Code passes a project's `env` on to the hooks it runs, `export --detach` among them).
+//!   reported ([`Ignored`]), and so is an environment value equal to a project's: Claude
+//!   Code passes a project's `env` on to the hooks it runs, `export --detach` among them
+//!   (all but the `OTEL_*` variables, which it removes from a hook's environment
+//!   whatever set them; observed, docs/claude-code.md).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -257,7 +259,7 @@ pub enum IgnoredWhy {
     /// A project's settings file: never read for export.
     Project,
     /// An environment value equal to a project file's value of the same variable:
-    /// Claude Code passed the project's `env` on (to a hook), so it is the project's.
+    /// Claude Code passes a project's `env` on to a hook, so it is the project's.
     FromProject,
     /// A lower layer's exporter variables: a higher layer sets the exporter.
     Lower,
@@ -291,7 +293,7 @@ impl fmt::Display for Ignored {
             ),
             IgnoredWhy::FromProject => write!(
                 f,
-                "export ignores {keys} in the environment: the same value as a project's settings set, which Claude Code passes on to the commands it runs"
+                "export ignores {keys} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs"
             ),
             IgnoredWhy::Lower => write!(
                 f,
