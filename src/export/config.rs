@@ -809,7 +809,6 @@ mod tests {
 
     #[test]
     fn layers_are_read_from_the_files_and_a_project_in_the_home_folder_is_the_users() {
-        use crate::claude_code::paths::Os;
         let home = tempfile::tempdir().unwrap();
         let managed = home.path().join("managed");
         std::fs::create_dir_all(home.path().join(".claude")).unwrap();
@@ -824,10 +823,13 @@ mod tests {
             r#"{"env": {"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": "https://user.example/l", "OTEL_LOG_TOOL_DETAILS": ""}}"#,
         )
         .unwrap();
-        let env = crate::test_support::env_of(&[]);
         // The project is the home folder: its `.claude/settings.json` is the user's.
-        let mut s = Sources::new(Os::Linux, Some(home.path()), home.path(), &env);
-        s.managed_dir = managed.clone();
+        let s = Sources {
+            project_dir: home.path().to_path_buf(),
+            managed_dir: managed.clone(),
+            user_dir: Some(home.path().join(".claude")),
+            environment_value: None,
+        };
         let environment = |k: &str| (k == DETAILS).then(|| "1".to_string());
         let layers = read_layers(&s, &environment);
         let kinds: Vec<LayerKind> = layers.iter().map(|l| l.origin.kind).collect();
