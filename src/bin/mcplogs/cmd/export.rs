@@ -41,12 +41,8 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     }
     let environment = |k: &str| std::env::var(k).ok();
     let resolution = config::resolve_layers(&config::read_layers(&here, &environment));
-    for ignored in &resolution.ignored {
-        if ignored.is_warning() {
-            output::warning(ignored);
-        } else if args.dry_run {
-            output::note(format_args!("mcplogs: export --dry-run: {ignored}"));
-        }
+    for ignored in resolution.ignored.iter().filter(|i| i.is_warning()) {
+        output::warning(ignored);
     }
     let cfg = resolution.config?;
     if cfg.disabled && !args.dry_run {
@@ -113,6 +109,9 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
             "mcplogs: export --dry-run: {}",
             dry_run_destination(&cfg, resolution.source.as_ref(), &shown)
         ));
+        for lower in resolution.ignored.iter().filter(|i| !i.is_warning()) {
+            output::note(format_args!("mcplogs: export --dry-run: {lower}"));
+        }
         let mut text = String::new();
         for (id, item) in &items {
             if ledger.seen(id, today) {
