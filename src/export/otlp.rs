@@ -233,3 +233,88 @@ impl Sink for Client {
         Ok(Accepted { rejected })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    /// A collector on loopback that answers every request with `status` and a body
+    /// quoting the `authorization` and `x-team` headers it received, in `content_type`.
+    fn echoing_collector(status: u16, content_type: &'static str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/logs", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut stream = stream;
+                let mut quoted = Vec::new();
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                    if lower.starts_with("authorization:") || lower.starts_with("x-team:") {
+                        quoted.push(line.trim().to_string());
+                    }
+                }
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                let said = format!("denied; you sent {}", quoted.join(" | "));
+                let reply = if content_type == "application/json" {
+                    serde_json::json!({"code": 16, "message": said}).to_string()
+                } else {
+                    said
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn what_a_collector_says_is_redacted_with_the_configured_headers_before_it_is_kept() {
+        for content_type in ["application/json", "text/plain"] {
+            let url = echoing_collector(401, content_type);
+            let cfg = super::super::config::ExportConfig {
+                endpoint: Some(url.clone()),
+                headers: vec![
+                    ("Authorization".into(), "Bearer plain-words-token".into()),
+                    ("x-team".into(), "teamsecret42".into()),
+                ],
+                protocol: Protocol::Json,
+                timeout: std::time::Duration::from_secs(10),
+                resource: BTreeMap::new(),
+                details: false,
+                fleet_key: None,
+                disabled: false,
+            };
+            let mut client = Client::new(
+                &url,
+                cfg.headers.clone(),
+                cfg.protocol,
+                BTreeMap::new(),
+                cfg.redactor(),
+            );
+            let deadline = Instant::now() + std::time::Duration::from_secs(30);
+            let e = client.send(&[], deadline).unwrap_err().to_string();
+            assert!(
+                e.starts_with("the collector answered HTTP 401: denied; you sent authorization: "),
+                "{e}"
+            );
+            assert!(e.contains("x-team: "), "{e}");
+            for secret in ["plain-words-token", "teamsecret42"] {
+                assert!(!e.contains(secret), "{content_type}: {secret} in {e}");
+            }
+        }
+    }
+}
