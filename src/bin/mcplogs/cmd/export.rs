@@ -40,7 +40,15 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
         here.managed_dir = d.clone();
     }
     let environment = |k: &str| std::env::var(k).ok();
-    let resolution = config::resolve_layers(&config::read_layers(&here, &environment));
+    // A hook runs where the session was; its project folder, which Claude Code names in
+    // the hook's environment, may be above it: its settings are a project's too.
+    let hook_project: Vec<std::path::PathBuf> = std::env::var_os("CLAUDE_PROJECT_DIR")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .collect();
+    let resolution =
+        config::resolve_layers(&config::read_layers(&here, &hook_project, &environment));
     for ignored in resolution.ignored.iter().filter(|i| i.is_warning()) {
         output::warning(ignored);
     }
