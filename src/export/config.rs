@@ -898,7 +898,11 @@ mod tests {
         // Claude Code passed the project's key on to the hook.
         let environment =
             |k: &str| (k == KEY_VARIABLE).then(|| "project-key-0123456789".to_string());
-        let r = resolve_layers(&read_layers(&s, &[project.clone()], &environment));
+        let r = resolve_layers(&read_layers(
+            &s,
+            std::slice::from_ref(&project),
+            &environment,
+        ));
         let c = r.config.unwrap();
         assert_eq!((c.endpoint, c.fleet_key), (None, None));
         let ignored: Vec<(IgnoredWhy, Option<PathBuf>)> = r
