@@ -142,11 +142,17 @@ pub struct Client {
     pub rejected_message: Option<String>,
 }
 
+/// The most of a collector's text redacted, in characters: far more than the one line
+/// of [`MAX_DETAIL`] shown, so a body of a megabyte costs no more than this.
+const MAX_REDACTED: usize = 16 * 1024;
+
 impl Client {
     /// A text the collector or the connection returned, as it may be shown: redacted
-    /// whole, then made one line and cut (redaction before any cut).
+    /// whole (its first [`MAX_REDACTED`] characters, ending where a word ends, so no
+    /// secret is cut before it is redacted), then made one line and cut.
     fn shown(&self, text: &str) -> String {
-        crate::text::one_line(&self.redactor.redact(text), MAX_DETAIL)
+        let bounded = crate::text::whole_words(text, MAX_REDACTED);
+        crate::text::one_line(&self.redactor.redact(bounded), MAX_DETAIL)
     }
 }
 
@@ -218,12 +224,13 @@ impl Sink for Client {
         if !(200..300).contains(&status) {
             // The JSON status' message (OTLP/HTTP's error form), else a text body (a
             // proxy's or gateway's page); either quoted only once redacted.
-            let detail = std::str::from_utf8(&text).ok().and_then(|t| {
-                match serde_json::from_str::<serde_json::Value>(t) {
+            let detail = std::str::from_utf8(&text)
+                .ok()
+                .and_then(|t| match serde_json::from_str::<serde_json::Value>(t) {
                     Ok(v) => v.get("message")?.as_str().map(|m| self.shown(m)),
-                    Err(_) => Some(self.shown(t)).filter(|m| !m.is_empty()),
-                }
-            });
+                    Err(_) => Some(self.shown(t)),
+                })
+                .filter(|m| !m.is_empty());
             return Err(SendError::Status { status, detail });
         }
         let (rejected, message) = partial_success(&text, self.protocol);
