@@ -1,14 +1,30 @@
 //! Where and how `mcplogs export` sends: the standard OpenTelemetry exporter variables
 //! (`OTEL_EXPORTER_OTLP_*`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SERVICE_NAME`), Claude
-//! Code's `OTEL_LOG_TOOL_DETAILS`, and mcplogs' own `MCPLOGS_EXPORT_KEY`, each read
-//! from Claude Code's settings `env` blocks and the environment in Claude Code's
-//! precedence (managed, local, project, user settings, then the environment).
+//! Code's `OTEL_LOG_TOOL_DETAILS`, and mcplogs' own `MCPLOGS_EXPORT_KEY` and
+//! `MCPLOGS_EXPORT_DISABLED`, read from the settings `env` blocks Claude Code reads and
+//! the environment ([`read_layers`]), and decided by [`resolve_layers`]:
+//!
+//! - the exporter's variables ([`EXPORTER_VARIABLES`]: where records go, with which
+//!   headers, in which protocol, holding what) are one unit, taken whole from the one
+//!   layer, highest first, that sets any of them: managed settings, then the user's
+//!   settings, then the environment (Claude Code's order). A lower layer's value is not
+//!   mixed in, so the logs-specific endpoint of a lower layer never beats the general
+//!   endpoint of a higher one, and a token set for one collector never goes to another;
+//! - a project's settings (`.claude/settings.json`, `.claude/settings.local.json`) are
+//!   never read for export: whoever wrote a cloned repository must not redirect the
+//!   records of every project, add headers, or turn details on. What they set is
+//!   reported ([`Ignored`]), and so is an environment value equal to a project's: Claude
+//!   Code passes a project's `env` on to the hooks it runs, `export --detach` among them
+//!   (all but the `OTEL_*` variables, which it removes from a hook's environment
+//!   whatever set them; observed, docs/claude-code.md).
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::settings::env::env_values;
-use crate::settings::layers::Sources;
+use crate::settings::env::env_keys_in_file;
+use crate::settings::layers::{LayerKind, Sources};
 
 /// Every variable export reads, in the order docs/export.md lists them.
 pub const VARIABLES: [&str; 13] = [
@@ -24,11 +40,30 @@ pub const VARIABLES: [&str; 13] = [
     "OTEL_SERVICE_NAME",
     "OTEL_LOG_TOOL_DETAILS",
     KEY_VARIABLE,
-    "MCPLOGS_EXPORT_DISABLED",
+    DISABLED_VARIABLE,
+];
+
+/// The exporter's variables: one unit, from one layer ([`resolve_layers`]). Every
+/// variable that says where records go or what they hold is here.
+pub const EXPORTER_VARIABLES: [&str; 11] = [
+    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT",
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "OTEL_SERVICE_NAME",
+    "OTEL_LOG_TOOL_DETAILS",
 ];
 
 /// The admin's key for the hashes that stand for names (docs/export.md).
 pub const KEY_VARIABLE: &str = "MCPLOGS_EXPORT_KEY";
+
+/// The admin's switch that turns export off.
+pub const DISABLED_VARIABLE: &str = "MCPLOGS_EXPORT_DISABLED";
 
 /// The time limit when none is set: a few seconds, so a collector that is down or
 /// slow never holds up the session that ran the hook. (The OpenTelemetry default of
@@ -73,6 +108,26 @@ pub struct ExportConfig {
     pub disabled: bool,
 }
 
+impl ExportConfig {
+    /// A redactor that knows this configuration's secrets: every header value (each is
+    /// a credential, whatever its name: an `Authorization` value and its bare token
+    /// after `Bearer `, an API key) and the endpoint's own (a password in the URL, a
+    /// token in its query), with the usual secret rules. Every text a collector returns
+    /// goes through it before it is shown or kept.
+    pub fn redactor(&self) -> crate::redact::Redactor {
+        let mut b = crate::redact::RedactorBuilder::new();
+        for (_, value) in &self.headers {
+            // Learned as an `Authorization` value is: the name of an OTLP header says
+            // nothing (`x-honeycomb-team`, `DD-API-KEY`, `signoz-access-token`...).
+            b.learn_configured("Authorization", value);
+        }
+        if let Some(url) = &self.endpoint {
+            b.learn_secrets(url);
+        }
+        b.build()
+    }
+}
+
 /// A variable that cannot be used. Its value is never quoted (headers hold tokens).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -92,20 +147,267 @@ pub enum ConfigError {
     ShortKey,
 }
 
-/// The value of `key` as Claude Code would see it: the first settings layer that sets
-/// it (managed, local, project, user), else `environment`.
-pub fn lookup_in<'a>(
-    sources: &'a Sources,
-    environment: &'a dyn Fn(&str) -> Option<String>,
-) -> impl Fn(&str) -> Option<String> + 'a {
-    move |key| {
-        env_values(sources, key, environment(key))
-            .into_iter()
-            .find_map(|v| v.value)
+/// Where a layer's values come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub kind: LayerKind,
+    /// `None` for the environment.
+    pub path: Option<PathBuf>,
+}
+
+impl Origin {
+    /// A project's settings file: `.claude/settings.json` or `.claude/settings.local.json`.
+    pub fn is_project(&self) -> bool {
+        matches!(self.kind, LayerKind::Project | LayerKind::Local)
     }
 }
 
-/// Resolves every variable through `var` (see [`lookup_in`]).
+/// `user settings /home/u/.claude/settings.json`, `the environment`.
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            LayerKind::ManagedDropIn | LayerKind::Managed => "managed settings",
+            LayerKind::Local => "local project settings",
+            LayerKind::Project => "project settings",
+            LayerKind::User => "user settings",
+            LayerKind::Environment => return f.write_str("the environment"),
+        };
+        match &self.path {
+            Some(p) => write!(f, "{kind} {}", p.display()),
+            None => f.write_str(kind),
+        }
+    }
+}
+
+/// What one layer sets of [`VARIABLES`] (empty values left out: they set nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerValues {
+    pub origin: Origin,
+    pub values: Vec<(&'static str, String)>,
+}
+
+impl LayerValues {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn sets_exporter(&self) -> bool {
+        self.values
+            .iter()
+            .any(|(k, _)| EXPORTER_VARIABLES.contains(k))
+    }
+}
+
+/// Every layer's values of [`VARIABLES`], highest precedence first (managed, local,
+/// project, user), then the project files of `other_projects` (the folder Claude Code
+/// names a hook's project, `CLAUDE_PROJECT_DIR`, when it is not the current one), the
+/// environment last; each file read once, as Claude Code reads it (strict JSON, through
+/// symlinks). A project's file that is the user's own settings file (a project opened
+/// in the home folder) is the user's: it is read as that only.
+pub fn read_layers(
+    sources: &Sources,
+    other_projects: &[PathBuf],
+    environment: &dyn Fn(&str) -> Option<String>,
+) -> Vec<LayerValues> {
+    let mut files = sources.files();
+    for dir in other_projects
+        .iter()
+        .filter(|d| !same_file(d, &sources.project_dir))
+    {
+        let other = Sources {
+            project_dir: dir.clone(),
+            ..sources.clone()
+        };
+        files.extend(
+            other
+                .files()
+                .into_iter()
+                .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local)),
+        );
+    }
+    let user_file = files
+        .iter()
+        .find(|(k, _)| *k == LayerKind::User)
+        .map(|(_, p)| p.clone());
+    let mut out: Vec<LayerValues> = files
+        .into_iter()
+        .filter(|(kind, path)| {
+            let project = matches!(kind, LayerKind::Project | LayerKind::Local);
+            !(project && user_file.as_deref().is_some_and(|u| same_file(u, path)))
+        })
+        .map(|(kind, path)| LayerValues {
+            values: env_keys_in_file(&path, &VARIABLES)
+                .into_iter()
+                .filter(|(_, v)| !v.trim().is_empty())
+                .collect(),
+            origin: Origin {
+                kind,
+                path: Some(path),
+            },
+        })
+        .collect();
+    out.push(LayerValues {
+        origin: Origin {
+            kind: LayerKind::Environment,
+            path: None,
+        },
+        values: VARIABLES
+            .iter()
+            .filter_map(|k| Some((*k, environment(k).filter(|v| !v.trim().is_empty())?)))
+            .collect(),
+    });
+    out
+}
+
+/// The same file: the same path, or both resolve to one.
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// Why a layer's variables were not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IgnoredWhy {
+    /// A project's settings file: never read for export.
+    Project,
+    /// An environment value equal to a project file's value of the same variable:
+    /// Claude Code passes a project's `env` on to a hook, so it is the project's.
+    FromProject,
+    /// A lower layer's exporter variables: a higher layer sets the exporter.
+    Lower,
+}
+
+/// Variables a layer sets that export does not use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    pub origin: Origin,
+    pub keys: Vec<&'static str>,
+    pub why: IgnoredWhy,
+}
+
+impl Ignored {
+    /// Whether a person is told on every run ([`IgnoredWhy::Lower`] is the ordinary
+    /// precedence, shown by `--dry-run` only).
+    pub fn is_warning(&self) -> bool {
+        self.why != IgnoredWhy::Lower
+    }
+}
+
+/// `export ignores OTEL_LOG_TOOL_DETAILS in project settings /p/.claude/settings.json: ...`
+impl fmt::Display for Ignored {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keys = self.keys.join(", ");
+        match self.why {
+            IgnoredWhy::Project => write!(
+                f,
+                "export ignores {keys} in {}: a project's settings never choose where export sends, its headers or what it sends (set them in managed settings, the user's settings or the environment)",
+                self.origin
+            ),
+            IgnoredWhy::FromProject => write!(
+                f,
+                "export ignores {keys} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs"
+            ),
+            IgnoredWhy::Lower => write!(
+                f,
+                "{keys} in {} not used: export takes all its OTEL_* variables from one place, the highest that sets any",
+                self.origin
+            ),
+        }
+    }
+}
+
+/// What the layers decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    pub config: Result<ExportConfig, ConfigError>,
+    /// The layer the exporter's variables came from; `None` when no layer export reads
+    /// sets any.
+    pub source: Option<Origin>,
+    /// What was not used, and why, in precedence order.
+    pub ignored: Vec<Ignored>,
+}
+
+/// Decides the configuration from every layer's values ([`read_layers`]), as the
+/// module documentation says: the exporter's variables from the highest layer that
+/// sets any of them, among managed, user and environment; [`KEY_VARIABLE`] and
+/// [`DISABLED_VARIABLE`] each from the highest of those that sets it; a project's
+/// files never.
+pub fn resolve_layers(layers: &[LayerValues]) -> Resolution {
+    let mut ignored = Vec::new();
+    let project_values: Vec<(&'static str, &str)> = layers
+        .iter()
+        .filter(|l| l.origin.is_project())
+        .flat_map(|l| l.values.iter().map(|(k, v)| (*k, v.as_str())))
+        .collect();
+    let mut trusted: Vec<LayerValues> = Vec::new();
+    for layer in layers {
+        if layer.origin.is_project() {
+            if !layer.values.is_empty() {
+                ignored.push(Ignored {
+                    origin: layer.origin.clone(),
+                    keys: layer.values.iter().map(|(k, _)| *k).collect(),
+                    why: IgnoredWhy::Project,
+                });
+            }
+            continue;
+        }
+        let mut layer = layer.clone();
+        if layer.origin.kind == LayerKind::Environment {
+            let (copied, own): (Vec<_>, Vec<_>) = layer.values.into_iter().partition(|(k, v)| {
+                project_values
+                    .iter()
+                    .any(|(pk, pv)| pk == k && pv.trim() == v.trim())
+            });
+            if !copied.is_empty() {
+                ignored.push(Ignored {
+                    origin: layer.origin.clone(),
+                    keys: copied.iter().map(|(k, _)| *k).collect(),
+                    why: IgnoredWhy::FromProject,
+                });
+            }
+            layer.values = own;
+        }
+        trusted.push(layer);
+    }
+    let source = trusted.iter().position(LayerValues::sets_exporter);
+    if let Some(i) = source {
+        for lower in &trusted[i + 1..] {
+            let keys: Vec<&'static str> = lower
+                .values
+                .iter()
+                .map(|(k, _)| *k)
+                .filter(|k| EXPORTER_VARIABLES.contains(k))
+                .collect();
+            if !keys.is_empty() {
+                ignored.push(Ignored {
+                    origin: lower.origin.clone(),
+                    keys,
+                    why: IgnoredWhy::Lower,
+                });
+            }
+        }
+    }
+    let config = resolve(&|k| {
+        if EXPORTER_VARIABLES.contains(&k) {
+            source.and_then(|i| trusted[i].get(k)).map(str::to_string)
+        } else {
+            trusted.iter().find_map(|l| l.get(k)).map(str::to_string)
+        }
+    });
+    Resolution {
+        config,
+        source: source.map(|i| trusted[i].origin.clone()),
+        ignored,
+    }
+}
+
+/// Resolves every variable through `var` (the values of one source: [`resolve_layers`]).
 pub fn resolve(var: &dyn Fn(&str) -> Option<String>) -> Result<ExportConfig, ConfigError> {
     let get = |k: &'static str| var(k).filter(|v| !v.trim().is_empty()).map(|v| (k, v));
     let endpoint = match get("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") {
@@ -184,7 +486,7 @@ pub fn resolve(var: &dyn Fn(&str) -> Option<String>) -> Result<ExportConfig, Con
         resource,
         details: get("OTEL_LOG_TOOL_DETAILS").is_some_and(|(_, v)| is_on(&v)),
         fleet_key,
-        disabled: get("MCPLOGS_EXPORT_DISABLED").is_some_and(|(_, v)| is_on(&v)),
+        disabled: get(DISABLED_VARIABLE).is_some_and(|(_, v)| is_on(&v)),
     })
 }
 
@@ -362,6 +664,290 @@ mod tests {
             resolve_with(&[(KEY_VARIABLE, "short")]),
             Err(ConfigError::ShortKey)
         );
+    }
+
+    fn layer(kind: LayerKind, values: &[(&'static str, &str)]) -> LayerValues {
+        LayerValues {
+            origin: Origin {
+                kind,
+                path: (kind != LayerKind::Environment)
+                    .then(|| PathBuf::from(format!("/{}/settings.json", kind.as_str()))),
+            },
+            values: values.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+        }
+    }
+
+    const LOGS: &str = "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
+    const BASE: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    const HEADERS: &str = "OTEL_EXPORTER_OTLP_HEADERS";
+    const DETAILS: &str = "OTEL_LOG_TOOL_DETAILS";
+
+    #[test]
+    fn the_exporter_comes_whole_from_the_highest_layer_that_sets_any_of_it() {
+        // A lower layer's logs endpoint never beats a higher layer's general one, and
+        // the higher layer's token never goes to the lower layer's endpoint.
+        let layers = [
+            layer(LayerKind::Managed, &[]),
+            layer(
+                LayerKind::User,
+                &[(BASE, "https://user.example"), (HEADERS, "Authorization=u")],
+            ),
+            layer(
+                LayerKind::Environment,
+                &[(LOGS, "https://env.example/logs"), (DETAILS, "1")],
+            ),
+        ];
+        let r = resolve_layers(&layers);
+        let c = r.config.unwrap();
+        assert_eq!(c.endpoint.as_deref(), Some("https://user.example/v1/logs"));
+        assert!(!c.details, "the environment's switch is not the user's");
+        assert_eq!(r.source.unwrap().kind, LayerKind::User);
+        assert_eq!(
+            r.ignored,
+            vec![Ignored {
+                origin: layers[2].origin.clone(),
+                keys: vec![LOGS, DETAILS],
+                why: IgnoredWhy::Lower
+            }]
+        );
+        assert!(!r.ignored[0].is_warning());
+
+        // Managed settings that set any exporter variable win whole, over the user's
+        // (even the one they leave out), drop-ins first.
+        let layers = [
+            layer(LayerKind::ManagedDropIn, &[(BASE, "https://admin.example")]),
+            layer(LayerKind::Managed, &[(HEADERS, "Authorization=old")]),
+            layer(
+                LayerKind::User,
+                &[(LOGS, "https://user.example/l"), (DETAILS, "true")],
+            ),
+            layer(LayerKind::Environment, &[(HEADERS, "x=1")]),
+        ];
+        let r = resolve_layers(&layers);
+        let c = r.config.unwrap();
+        assert_eq!(c.endpoint.as_deref(), Some("https://admin.example/v1/logs"));
+        assert!(c.headers.is_empty() && !c.details);
+        assert_eq!(r.source.unwrap().kind, LayerKind::ManagedDropIn);
+        let lower: Vec<LayerKind> = r.ignored.iter().map(|i| i.origin.kind).collect();
+        assert_eq!(
+            lower,
+            vec![LayerKind::Managed, LayerKind::User, LayerKind::Environment]
+        );
+
+        // Nothing set anywhere: no source, no endpoint.
+        let r = resolve_layers(&[layer(LayerKind::Environment, &[])]);
+        assert_eq!((r.source, r.config.unwrap().endpoint), (None, None));
+    }
+
+    #[test]
+    fn a_projects_settings_never_choose_and_are_named_when_they_try() {
+        let layers = [
+            layer(
+                LayerKind::Local,
+                &[
+                    (HEADERS, "x-leak=1"),
+                    (KEY_VARIABLE, "project-key-0123456789"),
+                ],
+            ),
+            layer(
+                LayerKind::Project,
+                &[(LOGS, "https://attacker.example/x"), (DETAILS, "1")],
+            ),
+            layer(
+                LayerKind::User,
+                &[
+                    (BASE, "https://user.example"),
+                    (HEADERS, "Authorization=Bearer tok"),
+                ],
+            ),
+            // Claude Code passes the project's env on to a hook: the same value in the
+            // environment is the project's too.
+            layer(
+                LayerKind::Environment,
+                &[
+                    (LOGS, "https://attacker.example/x"),
+                    (DISABLED_VARIABLE, "0"),
+                ],
+            ),
+        ];
+        let r = resolve_layers(&layers);
+        let c = r.config.unwrap();
+        assert_eq!(c.endpoint.as_deref(), Some("https://user.example/v1/logs"));
+        assert_eq!(
+            c.headers,
+            vec![("Authorization".to_string(), "Bearer tok".to_string())]
+        );
+        assert!(!c.details && c.fleet_key.is_none() && !c.disabled);
+        let whys: Vec<(LayerKind, IgnoredWhy, Vec<&str>)> = r
+            .ignored
+            .iter()
+            .map(|i| (i.origin.kind, i.why, i.keys.clone()))
+            .collect();
+        assert_eq!(
+            whys,
+            vec![
+                (
+                    LayerKind::Local,
+                    IgnoredWhy::Project,
+                    vec![HEADERS, KEY_VARIABLE]
+                ),
+                (LayerKind::Project, IgnoredWhy::Project, vec![LOGS, DETAILS]),
+                (LayerKind::Environment, IgnoredWhy::FromProject, vec![LOGS]),
+            ]
+        );
+        let warning = r.ignored[1].to_string();
+        assert!(
+            warning.contains("/project/settings.json") && warning.contains(LOGS),
+            "{warning}"
+        );
+        assert!(r.ignored.iter().all(Ignored::is_warning));
+
+        // With no other layer, the project's endpoint is still not used.
+        let r = resolve_layers(&layers[1..2]);
+        assert_eq!(r.config.unwrap().endpoint, None);
+        assert_eq!(r.source, None);
+    }
+
+    #[test]
+    fn the_key_and_the_switch_off_are_read_one_by_one_from_the_trusted_layers() {
+        let r = resolve_layers(&[
+            layer(
+                LayerKind::Managed,
+                &[(KEY_VARIABLE, "fleet-key-0123456789")],
+            ),
+            layer(LayerKind::User, &[(BASE, "https://user.example")]),
+            layer(LayerKind::Environment, &[(DISABLED_VARIABLE, "1")]),
+        ]);
+        let c = r.config.unwrap();
+        assert_eq!(c.fleet_key.as_deref(), Some("fleet-key-0123456789"));
+        assert!(c.disabled);
+        assert_eq!(c.endpoint.as_deref(), Some("https://user.example/v1/logs"));
+        assert_eq!(r.source.unwrap().kind, LayerKind::User);
+    }
+
+    #[test]
+    fn layers_are_read_from_the_files_and_a_project_in_the_home_folder_is_the_users() {
+        let home = tempfile::tempdir().unwrap();
+        let managed = home.path().join("managed");
+        std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+        std::fs::create_dir_all(&managed).unwrap();
+        std::fs::write(
+            managed.join("managed-settings.json"),
+            r#"{"env": {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://admin.example", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20adm"}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            home.path().join(".claude/settings.json"),
+            r#"{"env": {"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": "https://user.example/l", "OTEL_LOG_TOOL_DETAILS": ""}}"#,
+        )
+        .unwrap();
+        // The project is the home folder: its `.claude/settings.json` is the user's.
+        let s = Sources {
+            project_dir: home.path().to_path_buf(),
+            managed_dir: managed.clone(),
+            user_dir: Some(home.path().join(".claude")),
+            environment_value: None,
+        };
+        let environment = |k: &str| (k == DETAILS).then(|| "1".to_string());
+        let layers = read_layers(&s, &[], &environment);
+        let kinds: Vec<LayerKind> = layers.iter().map(|l| l.origin.kind).collect();
+        // (`~/.claude/settings.local.json` is the home project's local file: absent)
+        assert_eq!(
+            kinds,
+            vec![
+                LayerKind::Managed,
+                LayerKind::Local,
+                LayerKind::User,
+                LayerKind::Environment
+            ]
+        );
+        // An empty value sets nothing.
+        assert_eq!(
+            layers[2].values,
+            vec![(LOGS, "https://user.example/l".to_string())]
+        );
+        let r = resolve_layers(&layers);
+        let c = r.config.unwrap();
+        assert_eq!(c.endpoint.as_deref(), Some("https://admin.example/v1/logs"));
+        assert!(!c.details);
+        assert_eq!(
+            r.source.unwrap().path,
+            Some(managed.join("managed-settings.json"))
+        );
+        assert!(r.ignored.iter().all(|i| !i.is_warning()), "{:?}", r.ignored);
+    }
+
+    #[test]
+    fn the_hooks_project_folder_above_the_current_one_is_a_project_too() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("repo");
+        let below = project.join("src");
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::create_dir_all(&below).unwrap();
+        std::fs::write(
+            project.join(".claude/settings.json"),
+            r#"{"env": {"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": "https://attacker.example", "MCPLOGS_EXPORT_KEY": "project-key-0123456789"}}"#,
+        )
+        .unwrap();
+        let s = Sources {
+            project_dir: below,
+            managed_dir: root.path().join("managed"),
+            user_dir: Some(root.path().join("user")),
+            environment_value: None,
+        };
+        // Claude Code passed the project's key on to the hook.
+        let environment =
+            |k: &str| (k == KEY_VARIABLE).then(|| "project-key-0123456789".to_string());
+        let r = resolve_layers(&read_layers(
+            &s,
+            std::slice::from_ref(&project),
+            &environment,
+        ));
+        let c = r.config.unwrap();
+        assert_eq!((c.endpoint, c.fleet_key), (None, None));
+        let ignored: Vec<(IgnoredWhy, Option<PathBuf>)> = r
+            .ignored
+            .iter()
+            .map(|i| (i.why, i.origin.path.clone()))
+            .collect();
+        assert_eq!(
+            ignored,
+            vec![
+                (
+                    IgnoredWhy::Project,
+                    Some(project.join(".claude/settings.json"))
+                ),
+                (IgnoredWhy::FromProject, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_redactor_knows_every_header_value_and_the_endpoints_secrets() {
+        let c = resolve_with(&[
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "https://u:pw-0123456789@c.example?api_key=q0123456789secret",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "Authorization=Bearer%20plainword,x-team=teamvalue1",
+            ),
+        ])
+        .unwrap();
+        let r = c.redactor();
+        let said = "bad: Authorization: Bearer plainword; x-team: teamvalue1; \
+                    token plainword; url https://u:pw-0123456789@c.example/v1/logs?api_key=q0123456789secret";
+        let out = r.redact(said);
+        for secret in [
+            "plainword",
+            "teamvalue1",
+            "pw-0123456789",
+            "q0123456789secret",
+        ] {
+            assert!(!out.contains(secret), "{secret} in {out}");
+        }
+        assert!(out.starts_with("bad: Authorization:"), "{out}");
     }
 
     #[test]

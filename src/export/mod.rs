@@ -80,7 +80,9 @@ fn configuration_state(s: &ServerReport) -> Option<&'static str> {
 /// The record's id: what makes it the same record on the next run. A server's
 /// verdict: its log source and name, the deciding session (its file when no record
 /// names a session), the verdict, cause and configuration state; a configured
-/// server: its project, name, scope, state and detail.
+/// server: its project, name, scope, state and detail. Nothing that grows while a
+/// session goes on (its last time, its tool calls, the count of sessions) is part of
+/// it: one record per session and verdict, however long the session runs.
 pub fn item_id(item: Item<'_>, keys: &Keys) -> String {
     match item {
         Item::Server(s) => {
@@ -99,7 +101,6 @@ pub fn item_id(item: Item<'_>, keys: &Keys) -> String {
                     &s.source.to_string_lossy(),
                     &s.name,
                     &session,
-                    s.last_seen.as_deref().unwrap_or_default(),
                     s.diagnosis.verdict.as_str(),
                     s.diagnosis.cause.map(|c| c.as_str()).unwrap_or_default(),
                     configuration_state(s).unwrap_or_default(),

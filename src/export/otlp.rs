@@ -16,6 +16,7 @@ use prost::Message;
 use super::config::Protocol;
 use super::{Accepted, SendError, Sink};
 use crate::json_doc::ExportRecord;
+use crate::redact::Redactor;
 
 /// The longest collector message kept from an error answer, in characters.
 const MAX_DETAIL: usize = 200;
@@ -132,8 +133,27 @@ pub struct Client {
     headers: Vec<(String, String)>,
     protocol: Protocol,
     resource: BTreeMap<String, String>,
-    /// The last partial-success message, for the run's one line.
+    /// Redacts every text the collector (or the connection) returns before it is kept:
+    /// a collector may quote the headers it was sent ([`ExportConfig::redactor`]).
+    ///
+    /// [`ExportConfig::redactor`]: super::config::ExportConfig::redactor
+    redactor: Redactor,
+    /// The last partial-success message (redacted), for the run's one line.
     pub rejected_message: Option<String>,
+}
+
+/// The most of a collector's text redacted, in characters: far more than the one line
+/// of [`MAX_DETAIL`] shown, so a body of a megabyte costs no more than this.
+const MAX_REDACTED: usize = 16 * 1024;
+
+impl Client {
+    /// A text the collector or the connection returned, as it may be shown: redacted
+    /// whole (its first [`MAX_REDACTED`] characters, ending where a word ends, so no
+    /// secret is cut before it is redacted), then made one line and cut.
+    fn shown(&self, text: &str) -> String {
+        let bounded = crate::text::whole_words(text, MAX_REDACTED);
+        crate::text::one_line(&self.redactor.redact(bounded), MAX_DETAIL)
+    }
 }
 
 impl Client {
@@ -142,6 +162,7 @@ impl Client {
         headers: Vec<(String, String)>,
         protocol: Protocol,
         resource: BTreeMap<String, String>,
+        redactor: Redactor,
     ) -> Client {
         let b = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -160,6 +181,7 @@ impl Client {
             headers,
             protocol,
             resource,
+            redactor,
             rejected_message: None,
         }
     }
@@ -190,7 +212,7 @@ impl Sink for Client {
                 ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
                     SendError::Timeout(started.elapsed().as_millis() as u64)
                 }
-                other => SendError::Connect(crate::text::one_line(&other.to_string(), MAX_DETAIL)),
+                other => SendError::Connect(self.shown(&other.to_string())),
             })?;
         let status = resp.status().as_u16();
         let text = resp
@@ -200,17 +222,106 @@ impl Sink for Client {
             .read_to_vec()
             .unwrap_or_default();
         if !(200..300).contains(&status) {
+            // The JSON status' message (OTLP/HTTP's error form), else a text body (a
+            // proxy's or gateway's page); either quoted only once redacted.
             let detail = std::str::from_utf8(&text)
                 .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-                .and_then(|v| v.get("message")?.as_str().map(str::to_string))
-                .map(|m| crate::text::one_line(&m, MAX_DETAIL));
+                .and_then(|t| match serde_json::from_str::<serde_json::Value>(t) {
+                    Ok(v) => v.get("message")?.as_str().map(|m| self.shown(m)),
+                    Err(_) => Some(self.shown(t)),
+                })
+                .filter(|m| !m.is_empty());
             return Err(SendError::Status { status, detail });
         }
         let (rejected, message) = partial_success(&text, self.protocol);
         if message.is_some() {
-            self.rejected_message = message.map(|m| crate::text::one_line(&m, MAX_DETAIL));
+            self.rejected_message = message.map(|m| self.shown(&m));
         }
         Ok(Accepted { rejected })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    /// A collector on loopback that answers every request with `status` and a body
+    /// quoting the `authorization` and `x-team` headers it received, in `content_type`.
+    fn echoing_collector(status: u16, content_type: &'static str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/logs", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut stream = stream;
+                let mut quoted = Vec::new();
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                    if lower.starts_with("authorization:") || lower.starts_with("x-team:") {
+                        quoted.push(line.trim().to_string());
+                    }
+                }
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                let said = format!("denied; you sent {}", quoted.join(" | "));
+                let reply = if content_type == "application/json" {
+                    serde_json::json!({"code": 16, "message": said}).to_string()
+                } else {
+                    said
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn what_a_collector_says_is_redacted_with_the_configured_headers_before_it_is_kept() {
+        for content_type in ["application/json", "text/plain"] {
+            let url = echoing_collector(401, content_type);
+            let cfg = super::super::config::ExportConfig {
+                endpoint: Some(url.clone()),
+                headers: vec![
+                    ("Authorization".into(), "Bearer plain-words-token".into()),
+                    ("x-team".into(), "teamsecret42".into()),
+                ],
+                protocol: Protocol::Json,
+                timeout: std::time::Duration::from_secs(10),
+                resource: BTreeMap::new(),
+                details: false,
+                fleet_key: None,
+                disabled: false,
+            };
+            let mut client = Client::new(
+                &url,
+                cfg.headers.clone(),
+                cfg.protocol,
+                BTreeMap::new(),
+                cfg.redactor(),
+            );
+            let deadline = Instant::now() + std::time::Duration::from_secs(30);
+            let e = client.send(&[], deadline).unwrap_err().to_string();
+            assert!(
+                e.starts_with("the collector answered HTTP 401: denied; you sent authorization: "),
+                "{e}"
+            );
+            assert!(e.contains("x-team: "), "{e}");
+            for secret in ["plain-words-token", "teamsecret42"] {
+                assert!(!e.contains(secret), "{content_type}: {secret} in {e}");
+            }
+        }
     }
 }

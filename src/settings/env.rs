@@ -59,13 +59,29 @@ pub fn env_values(sources: &Sources, key: &str, environment: Option<String>) -> 
 
 /// `env.<key>` of a settings file Claude Code reads (strict JSON), through symlinks.
 fn read_key(path: &Path, key: &str) -> Option<String> {
-    let bytes = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
-        .ok()??
-        .bytes;
-    let text = String::from_utf8(bytes).ok()?;
+    env_keys_in_file(path, &[key]).pop().map(|(_, v)| v)
+}
+
+/// `env.<key>` for each of `keys` that a settings file Claude Code reads (strict JSON)
+/// sets, in the order of `keys`; the file read once, through symlinks. A file Claude
+/// Code ignores (not strict JSON, unreadable, absent) sets nothing.
+pub fn env_keys_in_file<'k>(path: &Path, keys: &[&'k str]) -> Vec<(&'k str, String)> {
+    let Some(bytes) = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
+        .ok()
+        .flatten()
+        .map(|r| r.bytes)
+    else {
+        return Vec::new();
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Vec::new();
+    };
     match strictness::check(&text) {
-        Strictness::Strict(doc) => env_in(&doc, key),
-        _ => None,
+        Strictness::Strict(doc) => keys
+            .iter()
+            .filter_map(|k| Some((*k, env_in(&doc, k)?)))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -142,8 +142,11 @@ EXAMPLES:
 Configured like Claude Code's own telemetry: OTEL_EXPORTER_OTLP_ENDPOINT,
 OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or
 http/json), OTEL_EXPORTER_OTLP_TIMEOUT (ms, default 5000),
-OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, from the environment or a
-settings file's env block. Names, paths and error text are sent only with
+OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, all taken from one place:
+the highest of managed settings, ~/.claude/settings.json (their env blocks)
+and the environment that sets any of them. A project's .claude settings are
+never read for export (a warning names them). Names, paths and error text are
+sent only with
 OTEL_LOG_TOOL_DETAILS=1; otherwise keyed hashes stand for them
 (MCPLOGS_EXPORT_KEY: the fleet's key). Each record is sent once: what the
 collector accepted is remembered in mcplogs' cache folder, and what it did

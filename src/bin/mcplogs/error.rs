@@ -19,7 +19,7 @@ pub enum Error {
     ExportConfig(#[from] mcplogs::export::config::ConfigError),
     /// `export` with no endpoint and no `--file`.
     #[error(
-        "export: nowhere to send: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) in the environment or a settings file's env block, or pass --file FILE (docs/export.md)"
+        "export: nowhere to send: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) in the environment, or in the env block of managed settings or ~/.claude/settings.json (a project's settings are not read), or pass --file FILE (docs/export.md)"
     )]
     ExportNowhere,
     /// `export`: its key or ledger in mcplogs' cache cannot be used.

@@ -32,9 +32,27 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
         }
         sources
     };
-    let here = sources_for(&cwd);
+    // Where and what to send: this machine's managed and user settings and its
+    // environment, never a project's settings (`config`), and never the settings of a
+    // home named with --home (whose logs are read, not whose collector is trusted).
+    let mut here = settings::Sources::for_this_machine(&cwd);
+    if let Some(d) = &args.managed_dir {
+        here.managed_dir = d.clone();
+    }
     let environment = |k: &str| std::env::var(k).ok();
-    let cfg = config::resolve(&config::lookup_in(&here, &environment))?;
+    // A hook runs where the session was; its project folder, which Claude Code names in
+    // the hook's environment, may be above it: its settings are a project's too.
+    let hook_project: Vec<std::path::PathBuf> = std::env::var_os("CLAUDE_PROJECT_DIR")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .collect();
+    let resolution =
+        config::resolve_layers(&config::read_layers(&here, &hook_project, &environment));
+    for ignored in resolution.ignored.iter().filter(|i| i.is_warning()) {
+        output::warning(ignored);
+    }
+    let cfg = resolution.config?;
     if cfg.disabled && !args.dry_run {
         output::note("mcplogs: export is turned off here (MCPLOGS_EXPORT_DISABLED=1)");
         return Ok(ExitCode::Clean);
@@ -95,6 +113,13 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     };
 
     if args.dry_run {
+        output::note(format_args!(
+            "mcplogs: export --dry-run: {}",
+            dry_run_destination(&cfg, resolution.source.as_ref(), &shown)
+        ));
+        for lower in resolution.ignored.iter().filter(|i| !i.is_warning()) {
+            output::note(format_args!("mcplogs: export --dry-run: {lower}"));
+        }
         let mut text = String::new();
         for (id, item) in &items {
             if ledger.seen(id, today) {
@@ -122,6 +147,7 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
             cfg.headers.clone(),
             cfg.protocol,
             cfg.resource.clone(),
+            cfg.redactor(),
         )),
     };
     let outcome = export::send_all(
@@ -177,6 +203,36 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     super::leave_to_exit(items);
     super::leave_to_exit(report);
     Ok(ExitCode::Clean)
+}
+
+/// What `--dry-run` says of the destination: where the records would go, which
+/// settings chose it, and what they add (headers are counted, never shown).
+fn dry_run_destination(
+    cfg: &config::ExportConfig,
+    source: Option<&config::Origin>,
+    shown: &str,
+) -> String {
+    let from = source.map_or_else(|| "no settings".to_string(), ToString::to_string);
+    let headers = match cfg.headers.len() {
+        0 => String::new(),
+        n => format!(
+            " with {} (values not shown)",
+            mcplogs::text::count(n, "header")
+        ),
+    };
+    // (--dry-run and --file do not go together)
+    let to = match &cfg.endpoint {
+        Some(_) => format!("the records would go to {shown}{headers}, set in {from}"),
+        None => {
+            "no endpoint is set (in managed settings, the user's settings or the environment): nothing would be sent".to_string()
+        }
+    };
+    let details = if cfg.details {
+        format!("; details on (OTEL_LOG_TOOL_DETAILS, set in {from})")
+    } else {
+        "; details off".to_string()
+    };
+    format!("{to}{details}")
 }
 
 /// A path for a message: terminal-safe.
