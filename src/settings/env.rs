@@ -58,7 +58,7 @@ pub fn env_values(sources: &Sources, key: &str, environment: Option<String>) -> 
 }
 
 /// `env.<key>` of a settings file Claude Code reads (strict JSON), through symlinks.
-fn read_key(path: &Path, key: &str) -> Option<String> {
+pub fn read_key(path: &Path, key: &str) -> Option<String> {
     let bytes = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
         .ok()??
         .bytes;
