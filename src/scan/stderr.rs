@@ -224,4 +224,65 @@ mod tests {
         assert!(t[0].ends_with('…'));
         assert!(tail_lines(&[rec("Server stderr:   \n \n")], None).is_empty());
     }
+
+    /// A PEM key and tokens planted across line ends, record ends and the cut lengths:
+    /// no fragment of them is in the tail when it is redacted whole first.
+    #[test]
+    fn the_tail_is_redacted_whole_before_it_is_cut() {
+        let body: Vec<String> = (0..30)
+            .map(|i| {
+                format!("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{i:02}BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj")
+            })
+            .collect();
+        let mut records = vec![rec(
+            "Server stderr: loading key\n-----BEGIN PRIVATE KEY-----",
+        )];
+        // the body one record a line (line-buffered stderr), the BEGIN line far above
+        // the tail's 8 lines
+        for l in &body {
+            records.push(rec(&format!("Server stderr: {l}")));
+        }
+        records.push(rec("Server stderr: -----END PRIVATE KEY-----"));
+        // a token broken across a line end, and one across two records
+        records.push(rec(
+            "Server stderr: using ghp_0123456789abcdefghij\nKLMNOPQRSTUVWXYZ0123 now",
+        ));
+        records.push(rec("Server stderr: next ghp_9876543210zyxwvutsrq"));
+        records.push(rec("Server stderr: PONMLKJIHGFEDCBA9876 end"));
+        // a token straddling the shown length
+        let pad = "word ".repeat((TAIL_LINE_CHARS - 20) / 5);
+        records.push(rec(&format!(
+            "Server stderr: {pad}ghp_StraddleStraddle0123456789abcdef"
+        )));
+        let r = crate::redact::Redactor::secrets_only(std::iter::empty());
+        let all = tail_lines(&records, Some(&r)).join("\n");
+        for l in &body {
+            assert!(!all.contains(&l[..16]), "{all}");
+        }
+        for frag in [
+            "KLMNOPQRSTUV",
+            "0123456789abcdefghij",
+            "9876543210zyx",
+            "PONMLKJIHGF",
+            "StraddleStraddle",
+        ] {
+            assert!(!all.contains(frag), "{frag} in {all}");
+        }
+        // and without redaction the same view shows them (the test plants where it looks)
+        let clear = tail_lines(&records, None).join("\n");
+        assert!(
+            clear.contains("PONMLKJIHGF") && clear.contains(&body[29][..16]),
+            "{clear}"
+        );
+        // and the lines redacted one by one, as the tail was before, still show them
+        let line_by_line: Vec<String> = tail_lines(&records, None)
+            .iter()
+            .map(|l| r.redact(l))
+            .collect();
+        let line_by_line = line_by_line.join("\n");
+        assert!(
+            line_by_line.contains("PONMLKJIHGF") && line_by_line.contains(&body[29][..16]),
+            "{line_by_line}"
+        );
+    }
 }
