@@ -102,22 +102,52 @@ pub fn redacted_whole(mut records: Vec<Evidence>, redactor: Option<&Redactor>) -
             if budget == 0 {
                 break;
             }
-            parts.push(crate::scan::stderr::last_lines(&e.message, &mut budget));
+            parts.push(crate::scan::stderr::last_lines(
+                text_of(&e.message),
+                &mut budget,
+            ));
         }
         parts.reverse();
     }
     let context = parts.len();
+    // The stream is the records' texts, without the prefix Claude Code gives each (a
+    // token broken over two records continues in the next one's text).
     let mut dropped = Vec::with_capacity(shown.len());
+    let mut prefixes = Vec::with_capacity(shown.len());
     for e in &shown {
-        let bounded = crate::text::whole_words(&e.message, 2 * super::MAX_MESSAGE_CHARS);
-        dropped.push(e.message[bounded.len()..].chars().count());
+        let text = text_of(&e.message);
+        let prefix = &e.message[..e.message.len() - text.len()];
+        let bounded = crate::text::whole_words(
+            text,
+            (2 * super::MAX_MESSAGE_CHARS).saturating_sub(prefix.chars().count()),
+        );
+        dropped.push(text[bounded.len()..].chars().count());
+        prefixes.push(prefix.to_string());
         parts.push(bounded.to_string());
     }
     if let Some(r) = redactor {
         r.apply_joined(&mut parts);
     }
-    for ((e, p), dropped) in shown.iter_mut().zip(parts.drain(context..)).zip(dropped) {
-        e.message = super::clip_message(&p, dropped);
+    for (((e, p), dropped), prefix) in shown
+        .iter_mut()
+        .zip(parts.drain(context..))
+        .zip(dropped)
+        .zip(prefixes)
+    {
+        e.message = super::clip_message(&format!("{prefix}{p}"), dropped);
     }
     shown
+}
+
+/// A record's text after Claude Code's `Server stderr: ` prefix (the whole message
+/// when it has none).
+fn text_of(message: &str) -> &str {
+    let prefix = crate::scan::stderr::PREFIX;
+    match message.strip_prefix(prefix) {
+        Some(t) => {
+            let t = t.strip_prefix(':').unwrap_or(t);
+            t.strip_prefix(' ').unwrap_or(t)
+        }
+        None => message,
+    }
 }
