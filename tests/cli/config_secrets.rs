@@ -265,6 +265,7 @@ fn scan_in_every_form_hides_every_configured_secret_and_every_cut_secret() {
     // than the logs do, and the same with or without the configuration (the values are
     // never written; the index is not redacted with them).
     let index_with: Vec<u8> = index_bytes(&h.cache());
+    assert!(!index_with.is_empty(), "the scans wrote a summary index");
     std::fs::remove_dir_all(h.cache()).unwrap();
     let json_without_config = {
         std::fs::rename(
