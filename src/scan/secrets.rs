@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::claude_code::config::{self, ConfiguredValue, GlobalConfig};
 use crate::claude_code::paths;
 use crate::redact::configured::ConfiguredSecrets;
-use crate::settings::env::read_key;
+use crate::settings::env::read_keys;
 use crate::settings::layers::{LayerKind, Sources};
 
 /// The exporter's header variables: their values are credentials.
@@ -94,12 +94,15 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
                 .map(|(_, p)| p),
         );
     }
+    for f in &settings {
+        for (var, v) in HEADER_VARIABLES.iter().zip(read_keys(f, &HEADER_VARIABLES)) {
+            if let Some(v) = v {
+                out.add_header_list(var, &v);
+            }
+        }
+    }
     for var in HEADER_VARIABLES {
-        for v in settings
-            .iter()
-            .filter_map(|f| read_key(f, var))
-            .chain(env(var))
-        {
+        if let Some(v) = env(var) {
             out.add_header_list(var, &v);
         }
     }
