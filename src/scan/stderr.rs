@@ -32,7 +32,7 @@ pub const CONTEXT_RECORDS: usize = 256;
 /// A line of the context is bounded to this many characters, at a word, before
 /// redaction (four times what is shown of it: a secret near the shown part's end is
 /// kept whole, and one beyond is not shown).
-const CONTEXT_LINE_CHARS: usize = 4 * TAIL_LINE_CHARS;
+pub const CONTEXT_LINE_CHARS: usize = 4 * TAIL_LINE_CHARS;
 
 /// The prefix Claude Code gives a server's stderr in its log.
 pub const PREFIX: &str = "Server stderr";
