@@ -112,11 +112,15 @@ fn home() -> Home {
     let write = |server: &str, lines: Vec<String>| {
         let d = logs.join(format!("mcp-logs-{server}"));
         std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(
-            d.join("2026-11-29T12-00-00-000Z.jsonl"),
-            lines.join("\n") + "\n",
-        )
-        .unwrap();
+        let f = d.join("2026-11-29T12-00-00-000Z.jsonl");
+        std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+        // settled an hour ago: the summary index takes it
+        std::fs::File::options()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_modified(mcplogs::time::file_system_clock() - std::time::Duration::from_secs(3600))
+            .unwrap();
     };
     let p = &project;
     let start = rec("debug", "Starting connection with timeout of 30000ms", p);
