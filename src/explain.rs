@@ -544,20 +544,29 @@ pub fn attach_local(
 /// Unless `--no-redact`, `explain` (pasted `claude mcp list` output shows command lines
 /// and URLs) hides the secrets in every field that was pasted text. `input` is the whole
 /// paste: a key and its value may land in different fields (`KEY: value` reads as a
-/// server name and a status), so the secrets are learned from it whole.
-pub fn redact_report(report: &mut ExplainReport, input: &str) {
-    let r = crate::redact::Redactor::secrets_only(std::iter::once(input).chain(
-        report.entries.iter().flat_map(|e| {
-            [
-                e.name.as_deref(),
-                e.target.as_deref(),
-                Some(e.status.as_str()),
-                e.detail.as_deref(),
-            ]
-            .into_iter()
-            .flatten()
-        }),
-    ));
+/// server name and a status), so the secrets are learned from it whole. `secrets`: every
+/// value the configuration marks as secret (`crate::scan::secrets::collect`), hidden
+/// wherever the paste shows it.
+pub fn redact_report(
+    report: &mut ExplainReport,
+    input: &str,
+    secrets: &crate::redact::configured::ConfiguredSecrets,
+) {
+    let mut b = crate::redact::RedactorBuilder::new();
+    b.learn_configured_secrets(secrets);
+    for t in std::iter::once(input).chain(report.entries.iter().flat_map(|e| {
+        [
+            e.name.as_deref(),
+            e.target.as_deref(),
+            Some(e.status.as_str()),
+            e.detail.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    })) {
+        b.learn_secrets(t);
+    }
+    let r = b.build();
     for e in &mut report.entries {
         // A status cut from the message (`one_line`) is cut again from the redacted
         // message: redact, then cut (a token cut short no longer matches its rule).

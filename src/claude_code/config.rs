@@ -451,6 +451,72 @@ pub fn resolve_in(
     r
 }
 
+/// A value a configuration file gives one of its MCP servers that may be a secret:
+/// what `crate::scan::secrets` hands the redactor.
+#[derive(Clone, PartialEq, Eq)]
+pub enum ConfiguredValue {
+    /// An `env` variable or a header: its name and its value (`${VAR}` expanded).
+    Keyed(String, String),
+    /// A server's `url` (`${VAR}` expanded): its credentials and query may be secrets.
+    Url(String),
+}
+
+/// Every `env` value, header value and `url` of every MCP server a configuration
+/// document lists: its top-level `mcpServers` (`~/.claude.json`'s user scope, a
+/// `.mcp.json`, a `managed-mcp.json`) and each `projects.*.mcpServers` (local scope,
+/// every project's), `${VAR}` expanded through `env` as Claude Code expands them.
+pub fn configured_values(
+    doc: &Value,
+    env: &dyn Fn(&str) -> Option<String>,
+    out: &mut dyn FnMut(ConfiguredValue),
+) {
+    let mut of_servers = |servers: Option<&Value>| {
+        let Some(servers) = servers.and_then(Value::as_object) else {
+            return;
+        };
+        for entry in servers.values().filter_map(Value::as_object) {
+            let text = |v: &Value| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            for key in ["env", "headers"] {
+                for (k, v) in entry
+                    .get(key)
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    let (expanded, _) = expand_vars(&text(v), env);
+                    out(ConfiguredValue::Keyed(k.clone(), expanded));
+                }
+            }
+            if let Some(url) = entry.get("url").and_then(Value::as_str) {
+                out(ConfiguredValue::Url(expand_vars(url, env).0));
+            }
+        }
+    };
+    of_servers(doc.get("mcpServers"));
+    if let Some(projects) = doc.get("projects").and_then(Value::as_object) {
+        for p in projects.values() {
+            of_servers(p.get("mcpServers"));
+        }
+    }
+}
+
+/// A configuration file (`.mcp.json`, `managed-mcp.json`) read and parsed as every
+/// other is here (bounded, regular files only); `None` when absent, unreadable or not
+/// JSON.
+pub fn read_config_file(path: &Path) -> Option<Value> {
+    read_json(path).ok().flatten()
+}
+
+impl GlobalConfig {
+    /// The parsed document, when it could be read.
+    pub fn document(&self) -> Option<std::sync::Arc<Value>> {
+        self.doc().ok().flatten()
+    }
+}
+
 /// Whether `project` is one Claude Code knows: listed in `~/.claude.json` `projects`, or
 /// holding a `.mcp.json`.
 pub fn is_known_project(global: Option<&GlobalConfig>, project: &Path) -> bool {

@@ -156,10 +156,16 @@ pub struct RecordOptions<'a> {
     pub machine_id: String,
 }
 
-/// The redactor `report` uses, having learned the texts the records will hold (only
+/// The redactor `report` uses, having learned the scan's configured secrets
+/// ([`crate::scan::ScanReport::secrets`]) and the texts the records will hold (only
 /// needed with details: without them no text of the logs is sent).
-pub fn redactor_for(machine: RedactorBuilder, items: &[(String, Item<'_>)]) -> Redactor {
+pub fn redactor_for(
+    machine: RedactorBuilder,
+    secrets: &crate::redact::configured::ConfiguredSecrets,
+    items: &[(String, Item<'_>)],
+) -> Redactor {
     let mut b = machine;
+    b.learn_configured_secrets(secrets);
     for (_, item) in items {
         for t in detail_texts(*item).into_iter().flatten() {
             b.learn(t);

@@ -161,11 +161,145 @@ impl RedactorBuilder {
         }
     }
 
+    /// Learns every value of `secrets` ([`Self::learn_configured`]).
+    pub fn learn_configured_secrets(&mut self, secrets: &ConfiguredSecrets) {
+        for (k, v) in &secrets.pairs {
+            self.learn_configured(k, v);
+        }
+    }
+
     fn learn_literal(&mut self, v: &str, min: usize) {
         if v.chars().count() >= min && !self.learned_secrets.iter().any(|(s, _)| s == v) {
             self.learned_secrets.push((v.to_string(), KIND));
         }
     }
+}
+
+/// Every value the configuration marks as a secret, gathered once a run from every
+/// configuration file mcplogs reads (`crate::scan::secrets::collect`): each MCP
+/// server's `env` and `headers` values, the credentials and query values of its `url`,
+/// and the `OTEL_EXPORTER_OTLP_*HEADERS` values. Every redactor of an output learns them
+/// ([`RedactorBuilder::learn_configured_secrets`]), so a value a server echoes on
+/// stderr or in an error message is hidden wherever it reappears.
+///
+/// Held in memory only: it is never serialised, and its `Debug` form shows how many
+/// values it holds, never one of them.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ConfiguredSecrets {
+    /// `(key, value)`, each once, in the order found.
+    pairs: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for ConfiguredSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ConfiguredSecrets({} values)", self.pairs.len())
+    }
+}
+
+impl ConfiguredSecrets {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// An `env` variable or a header of an MCP server: learned where it could be a
+    /// secret ([`RedactorBuilder::learn_configured`]).
+    pub fn add(&mut self, key: &str, value: &str) {
+        let value = value.trim();
+        if value.is_empty() || self.pairs.iter().any(|(k, v)| k == key && v == value) {
+            return;
+        }
+        self.pairs.push((key.to_string(), value.to_string()));
+    }
+
+    /// A server's `url`: its user information (`user:password@`) and every query value
+    /// (`?api_key=...`), each under its own key, percent-decoded and as written.
+    pub fn add_url(&mut self, url: &str) {
+        let url = url.trim();
+        let Some((_, rest)) = url.split_once("://") else {
+            return;
+        };
+        let (authority_and_path, query) = match rest.split_once('?') {
+            Some((a, q)) => (a, q.split('#').next().unwrap_or_default()),
+            None => (rest.split('#').next().unwrap_or_default(), ""),
+        };
+        let authority = authority_and_path
+            .split(['/', '\\'])
+            .next()
+            .unwrap_or_default();
+        if let Some((userinfo, _)) = authority.rsplit_once('@') {
+            match userinfo.split_once(':') {
+                Some((user, password)) => {
+                    self.add("password", password);
+                    self.add("password", &percent_decoded(password));
+                    // `token@host`, `user:token@host`: a user part that reads as random
+                    // is a credential too.
+                    self.add("user", user);
+                }
+                None => self.add("userinfo", userinfo),
+            }
+        }
+        for pair in query.split('&') {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let k = percent_decoded(k);
+            self.add(&k, v);
+            self.add(&k, &percent_decoded(v));
+        }
+    }
+
+    /// `OTEL_EXPORTER_OTLP_HEADERS`-style `name=value,name=value` (values may be
+    /// percent-encoded): each value under its header's name, and the whole value.
+    pub fn add_header_list(&mut self, variable: &str, list: &str) {
+        self.add(variable, list);
+        for entry in list.split(',') {
+            if let Some((name, value)) = entry.split_once('=') {
+                let name = percent_decoded(name.trim());
+                self.add(&name, value);
+                self.add(&name, &percent_decoded(value.trim()));
+            }
+        }
+    }
+
+    /// Adds every value `other` holds.
+    pub fn extend(&mut self, other: &ConfiguredSecrets) {
+        for (k, v) in &other.pairs {
+            self.add(k, v);
+        }
+    }
+}
+
+/// `%XX` decoded (invalid sequences and non-UTF-8 results left as written).
+fn percent_decoded(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
 }
 
 #[cfg(test)]

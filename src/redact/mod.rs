@@ -526,6 +526,34 @@ impl Redactor {
         self.redacted_with(text, &views, hits)
     }
 
+    /// Redacts `parts` (the records of one stream: a server's stderr) as one text, the
+    /// parts joined by line breaks, then gives each part its own redacted lines back:
+    /// a secret that spans two parts (a PEM key's BEGIN line in one record and its body
+    /// in the next, a token broken across two records) is found whole, and each part
+    /// keeps its line count (redaction keeps every line break, see the module
+    /// documentation). Any cut for a view comes after this.
+    pub fn apply_joined(&self, parts: &mut [String]) {
+        if !self.enabled || parts.is_empty() {
+            return;
+        }
+        let joined = parts.join("\n");
+        let Some(red) = self.redacted(&joined) else {
+            return;
+        };
+        let mut lines = red.split('\n');
+        for p in parts.iter_mut() {
+            let n = p.bytes().filter(|&b| b == b'\n').count() + 1;
+            let mut out = String::with_capacity(p.len());
+            for i in 0..n {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(lines.next().unwrap_or_default());
+            }
+            *p = out;
+        }
+    }
+
     /// Redacts in place.
     pub fn apply(&self, text: &mut String) {
         if let Some(r) = self.redacted(text) {

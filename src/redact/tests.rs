@@ -992,3 +992,33 @@ fn learning_a_text_again_learns_the_same() {
         assert_eq!(r.redact(clean), clean);
     }
 }
+
+#[test]
+fn records_redacted_joined_keep_their_lines_and_lose_every_piece() {
+    let r = Redactor::secrets_only(std::iter::empty());
+    let mut parts = vec![
+        "loading\n-----BEGIN PRIVATE KEY-----".to_string(),
+        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj".to_string(),
+        "-----END PRIVATE KEY-----\nusing ghp_0123456789abcdefghij".to_string(),
+        "KLMNOPQRSTUVWXYZ0123 done".to_string(),
+        "plain".to_string(),
+    ];
+    let lines: Vec<usize> = parts.iter().map(|p| p.lines().count()).collect();
+    r.apply_joined(&mut parts);
+    assert_eq!(
+        parts.iter().map(|p| p.lines().count()).collect::<Vec<_>>(),
+        lines
+    );
+    let all = parts.join("\n");
+    assert!(
+        !all.contains("MIIEvQIB") && !all.contains("KLMNOPQRS") && !all.contains("0123456789abc"),
+        "{all}"
+    );
+    assert_eq!(parts[0].lines().next(), Some("loading"));
+    assert_eq!(parts[4], "plain");
+    // each alone, the body and the second half of the token are not recognised
+    assert!(
+        r.redact("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj")
+            .contains("MIIEvQIB")
+    );
+}

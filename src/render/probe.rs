@@ -15,24 +15,34 @@ use crate::probe::{ClaudeVersion, ContractCheck, Outcome, ServerProbe};
 use crate::redact::output::json_value;
 use crate::redact::{Redactor, RedactorBuilder};
 
-/// The probe's redactor: the project's one ([`crate::redact`]), with the secret rules
-/// and every configured env and header value that could be a secret
+/// The probe's redactor: the project's one ([`crate::redact`]), with the secret rules,
+/// every configured env and header value of `configs` that could be a secret
 /// ([`RedactorBuilder::learn_configured`]: by its key's name, its shape, or its length
-/// and entropy); one that changes nothing with `enabled` false (`--no-redact`).
+/// and entropy) and every one of `secrets` (all the configuration's,
+/// `crate::scan::secrets::collect`); one that changes nothing with `enabled` false
+/// (`--no-redact`).
 /// The renderers below redact each field they print with it, before cutting it to fit;
 /// what they take from fixed vocabularies (verdicts, causes, eras, handshakes,
 /// transports, scopes, categories) is never passed through it, and server names pass
 /// the secret rules only (`name`), so no configured value rewrites them.
-pub fn redactor(configs: &[&crate::probe::ServerConfig], enabled: bool) -> Redactor {
+pub fn redactor(
+    configs: &[&crate::probe::ServerConfig],
+    secrets: &crate::redact::configured::ConfiguredSecrets,
+    enabled: bool,
+) -> Redactor {
     if !enabled {
         return Redactor::disabled();
     }
     let mut b = RedactorBuilder::new();
+    b.learn_configured_secrets(secrets);
+    let mut own = crate::redact::configured::ConfiguredSecrets::new();
     for c in configs {
         for (k, v) in c.secret_values() {
-            b.learn_configured(k, v);
+            own.add(k, v);
         }
+        own.add_url(&c.url);
     }
+    b.learn_configured_secrets(&own);
     b.build()
 }
 

@@ -184,6 +184,9 @@ pub struct Report {
     /// Set by [`limit::fit`].
     pub omitted: Omitted,
     redactor: Redactor,
+    /// The scan's configured secrets ([`crate::scan::ScanReport::secrets`]): what
+    /// [`Self::redact`] learns first.
+    secrets: crate::redact::configured::ConfiguredSecrets,
 }
 
 impl Report {
@@ -238,6 +241,8 @@ impl Report {
     /// name or secret seen in one place is redacted in all its spellings everywhere.
     pub fn redact(&mut self, mut builder: RedactorBuilder) {
         use rayon::prelude::*;
+        // Every value the configuration marks as secret, wherever it reappears.
+        builder.learn_configured_secrets(&self.secrets);
         // Learned in shares in parallel, merged in the texts' order: what one pass over
         // every text would learn, in the same order (a report of 100,000 servers holds
         // millions of texts).
@@ -373,6 +378,7 @@ pub fn build(
         },
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
+        secrets: scan.secrets.clone(),
     }
 }
 
@@ -396,10 +402,8 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         stderr: if d.verdict.is_problem() {
             stderr
                 .iter()
-                .map(|e| EvidenceItem {
-                    message: clip_message(&e.message),
-                    ..evidence_item(e)
-                })
+                // cut to MAX_MESSAGE_CHARS already, after redaction (stderr::gather)
+                .map(evidence_item)
                 .collect()
         } else {
             Vec::new()
@@ -433,17 +437,17 @@ fn evidence_item(e: &Evidence) -> EvidenceItem {
 /// report on the 2 GiB benchmark tree took 117 s with whole lines, 17 s clipped).
 pub const MAX_MESSAGE_CHARS: usize = 4096;
 
-/// Cuts an over-long message to whole words ([`crate::text::whole_words`]: this bound
-/// comes before redaction, for speed), so no secret is left half-shown where redaction
-/// could no longer recognise it.
-fn clip_message(m: &str) -> String {
+/// Cuts an over-long message (already redacted: [`stderr::redacted_whole`]) to whole
+/// words ([`crate::text::whole_words`]), saying how many characters are not shown:
+/// those cut here and `dropped`, cut before redaction.
+fn clip_message(m: &str, dropped: usize) -> String {
     let kept = crate::text::whole_words(m, MAX_MESSAGE_CHARS);
-    if kept.len() == m.len() {
+    if kept.len() == m.len() && dropped == 0 {
         return m.to_string();
     }
     format!(
         "{kept} … [{} more characters not shown]",
-        m[kept.len()..].chars().count()
+        m[kept.len()..].chars().count() + dropped
     )
 }
 
@@ -579,10 +583,10 @@ mod clip_tests {
 
     #[test]
     fn long_messages_are_cut_at_a_word_boundary() {
-        assert_eq!(clip_message("short"), "short");
+        assert_eq!(clip_message("short", 0), "short");
         let secret = "sk-ant-api03-".to_string() + &"x".repeat(MAX_MESSAGE_CHARS);
         let m = format!("Server stderr: token {secret}");
-        let c = clip_message(&m);
+        let c = clip_message(&m, 0);
         assert!(!c.contains("sk-ant"), "no partial secret: {c}");
         assert!(c.starts_with("Server stderr: token … ["), "{c}");
         assert!(c.ends_with("more characters not shown]"));

@@ -378,7 +378,7 @@ fn a_report_of_thousands_of_failing_servers_keeps_its_sections_when_cut() {
 fn unreadable_stderr_is_a_warning_in_the_report_not_an_empty_section() {
     // The failing server's log file does not exist on this machine.
     let scan = sample();
-    let stderr = super::stderr::gather(&scan);
+    let stderr = super::stderr::gather(&scan, true);
     assert_eq!(stderr.records, vec![Vec::new(), Vec::new()]);
     assert_eq!(stderr.warnings.len(), 1, "{:?}", stderr.warnings);
     let w = stderr.warnings[0].to_string();
@@ -399,7 +399,7 @@ fn stderr_records_are_read_from_the_deciding_session() {
     e.file = file.into();
     e.session_id = Some("5a717dc3-4645-4eef-b132-4989b265ef18".into());
     scan.servers[0].evidence = vec![e];
-    let stderr = super::stderr::gather(&scan);
+    let stderr = super::stderr::gather(&scan, true);
     assert!(stderr.warnings.is_empty(), "{:?}", stderr.warnings);
     assert!(!stderr.of(0).is_empty());
     for r in stderr.of(0) {

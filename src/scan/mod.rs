@@ -5,6 +5,7 @@ pub mod cache;
 pub mod configured;
 mod read;
 mod redact;
+pub mod secrets;
 pub mod stderr;
 
 use read::{ProgressCounter, ReadOptions, Unit, mtime};
@@ -49,6 +50,12 @@ pub struct ScanOptions {
     /// Read only the server folders of this encoded project folder (`explain`: the
     /// project `claude mcp list` ran in), and no debug log: nothing else is opened.
     pub only_project_folder: Option<String>,
+    /// The managed settings folder (`--managed-dir`) whose `managed-mcp.json` and
+    /// settings hold configured secrets ([`secrets`]); `None`: this OS's.
+    pub managed_dir: Option<PathBuf>,
+    /// `--no-redact`: the stderr tails are cut without being redacted first (they are
+    /// otherwise redacted whole, before any cut: [`stderr`]).
+    pub no_redact: bool,
 }
 
 /// Which failing servers get [`ServerReport::stderr_tail`], each read again from its
@@ -271,6 +278,11 @@ pub struct ScanReport {
     pub unfiltered_names: Vec<String>,
     /// Configured servers without a log in their project (set by [`configured::join`]).
     pub configured: Vec<configured::ConfiguredRow>,
+    /// Every value the configuration marks as a secret ([`secrets::collect`], read
+    /// once by the scan): every redaction of this report and of what is made from it
+    /// learns them ([`redact_report`], `report`, `export`, `probe`). Never written
+    /// anywhere.
+    pub secrets: crate::redact::configured::ConfiguredSecrets,
 }
 
 impl ScanReport {
@@ -437,10 +449,20 @@ pub fn scan_with_progress(
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
-    if !opts.skip_evidence {
-        stderr::attach(&mut servers, opts.stderr_tails);
-    }
     look_up_projects(&mut servers);
+    let secrets = secrets::collect(&secrets::Places {
+        homes: opts.request.homes.clone(),
+        projects: projects_here(&servers),
+        managed_dir: opts.managed_dir.clone(),
+    });
+    if !opts.skip_evidence {
+        let redactor = (!opts.no_redact).then(|| {
+            let mut b = crate::redact::RedactorBuilder::new();
+            b.learn_configured_secrets(&secrets);
+            b.build()
+        });
+        stderr::attach(&mut servers, opts.stderr_tails, redactor.as_ref());
+    }
     Ok(ScanReport {
         servers,
         // Not collapsed: `--verbose` lists every one; the binary groups them by kind.
@@ -449,7 +471,25 @@ pub fn scan_with_progress(
         newest_log,
         unfiltered_names,
         configured: Vec::new(),
+        secrets,
     })
+}
+
+/// The project folders whose configuration holds the servers' secrets: the working
+/// directory, and each project of the servers that is a folder here, once.
+fn projects_here(servers: &[ServerReport]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for s in servers {
+        if let Some(p) = s.project.as_deref()
+            && s.project_here == Some(ProjectHere::Folder)
+            && seen.insert(p)
+            && out.iter().all(|o| o != Path::new(p))
+        {
+            out.push(PathBuf::from(p));
+        }
+    }
+    out
 }
 
 /// Each server's [`ProjectHere`], one look-up a project (the servers come grouped by

@@ -1,4 +1,6 @@
-//! Redaction of a finished scan, before anything shows it.
+//! Redaction of a finished scan, before anything shows it: the secret rules, what the
+//! texts themselves teach, and every value the configuration marks as secret
+//! ([`ScanReport::secrets`]).
 
 use std::sync::Arc;
 
@@ -85,7 +87,9 @@ pub fn redact_report(report: &mut ScanReport) {
             (b, hit)
         })
         .collect();
+    // Every value the configuration marks as secret first ([`super::secrets`]).
     let mut b = RedactorBuilder::new();
+    b.learn_configured_secrets(&report.secrets);
     let mut hits = Vec::with_capacity(learned.len());
     for (l, hit) in learned {
         b.merge_learned(l);

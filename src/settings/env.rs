@@ -57,6 +57,22 @@ pub fn env_values(sources: &Sources, key: &str, environment: Option<String>) -> 
     out
 }
 
+/// `env.<key>` of each of `keys` in a settings file Claude Code reads (strict JSON),
+/// the file read once.
+pub fn read_keys(path: &Path, keys: &[&str]) -> Vec<Option<String>> {
+    let doc = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
+        .ok()
+        .flatten()
+        .and_then(|f| String::from_utf8(f.bytes).ok());
+    let Some(text) = doc else {
+        return vec![None; keys.len()];
+    };
+    match strictness::check(&text) {
+        Strictness::Strict(doc) => keys.iter().map(|k| env_in(&doc, k)).collect(),
+        _ => vec![None; keys.len()],
+    }
+}
+
 /// `env.<key>` of a settings file Claude Code reads (strict JSON), through symlinks.
 fn read_key(path: &Path, key: &str) -> Option<String> {
     env_keys_in_file(path, &[key]).pop().map(|(_, v)| v)

@@ -198,11 +198,26 @@ impl StderrLog {
         let kept = (self.head.len() + self.tail.len()) as u64;
         if self.bytes > kept {
             // Cut before redaction: the word at each cut goes whole, so no secret is
-            // left as a prefix (or suffix) its rule no longer recognises.
-            let head_end = s.rfind(char::is_whitespace).unwrap_or(0);
+            // left as a prefix (or suffix) its rule no longer recognises. A line end
+            // is no word's end here: a token broken across a line end at the cut goes
+            // whole too (both its pieces).
+            let blank = |c: char| c.is_whitespace() && c != '\n' && c != '\r';
+            let head_end = s.rfind(blank).unwrap_or(0);
             s.truncate(head_end);
-            let tail_start = tail.find(char::is_whitespace).unwrap_or(tail.len());
+            let tail_start = tail.find(blank).unwrap_or(tail.len());
             tail.drain(..tail_start);
+            // A PEM key whose BEGIN line was left out: its rule needs that line, so the
+            // body lines kept would show. The tail starts after its END line.
+            if let Some(end) = tail.find("-----END")
+                && tail.find("-----BEGIN").is_none_or(|b| b > end)
+                && tail[end..]
+                    .lines()
+                    .next()
+                    .is_some_and(|l| l.contains("PRIVATE KEY-----"))
+            {
+                let after = tail[end..].find('\n').map_or(tail.len(), |i| end + i + 1);
+                tail.drain(..after);
+            }
             s.push_str(&format!(
                 "\n[... {} bytes left out ...]\n",
                 self.bytes.saturating_sub((s.len() + tail.len()) as u64)
@@ -328,6 +343,32 @@ mod tests {
         assert!(t.contains("bytes left out"), "{t}");
         assert!(!t.contains("ghp_Cut") && !t.contains("Leak0123"), "{t}");
         assert!(t.ends_with(" end"), "{t}");
+    }
+
+    #[test]
+    fn a_pem_body_or_a_broken_token_at_a_cut_is_not_kept() {
+        let mut s = StderrLog::default();
+        s.push(b"starting\n-----BEGIN PRIVATE KEY-----\n");
+        s.push(
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n"
+                .repeat(STDERR_KEEP / 20)
+                .as_bytes(),
+        );
+        s.push(b"-----END PRIVATE KEY-----\nkey loaded, token ghp_0123456789abcdefghij\nKLMNOPQRSTUVWXYZ0123 ok\n");
+        s.push("x ".repeat(100).as_bytes());
+        let t = s.text();
+        assert!(t.contains("bytes left out"), "{t}");
+        assert!(t.ends_with("x "), "{t}");
+        // the tail starts in the body (its BEGIN line left out): none of it is kept
+        let tail = t.split("bytes left out").nth(1).unwrap();
+        assert!(!tail.contains("MIIEvQIB"), "{tail}");
+        // a token broken across a line end at the head's cut goes whole
+        let mut s = StderrLog::default();
+        s.push("y ".repeat((STDERR_KEEP - 30) / 2).as_bytes());
+        s.push(b"ghp_0123456789abcdefghij\nKLMNOPQRSTUVWXYZ0123 rest ");
+        s.push("z ".repeat(STDERR_KEEP * 2).as_bytes());
+        let t = s.text();
+        assert!(!t.contains("ghp_0123") && !t.contains("KLMNOPQRS"), "{t}");
     }
 
     #[test]

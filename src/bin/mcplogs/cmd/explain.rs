@@ -36,7 +36,14 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let text = String::from_utf8_lossy(&bytes);
     let mut report = mcplogs::explain::explain(&text);
     if !args.redact.no_redact {
-        mcplogs::explain::redact_report(&mut report, &text);
+        // Every value the configuration marks as secret (this machine's, or --home's),
+        // hidden wherever the paste shows it.
+        let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+            homes: args.home.iter().cloned().collect(),
+            projects: vec![project_dir(&args)],
+            managed_dir: None,
+        });
+        mcplogs::explain::redact_report(&mut report, &text, &secrets);
     }
     if report.entries.is_empty() {
         return Err(Error::NothingToExplain);
@@ -68,14 +75,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
 fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs) {
     use mcplogs::logs::discovery::Request;
     use mcplogs::scan::{ScanOptions, scan};
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let project = match &args.project {
-        Some(p) => {
-            let p = cwd.join(p);
-            std::fs::canonicalize(&p).unwrap_or(p)
-        }
-        None => std::fs::canonicalize(&cwd).unwrap_or(cwd),
-    };
+    let project = project_dir(args);
     let opts = ScanOptions {
         request: Request {
             homes: args.home.iter().cloned().collect(),
@@ -88,6 +88,7 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
         )),
         project: Some(project.to_string_lossy().into_owned()),
         index: mcplogs::scan::cache::default_dir(),
+        no_redact: args.redact.no_redact,
         ..ScanOptions::default()
     };
     let Ok(mut scanned) = scan(&opts) else {
@@ -98,6 +99,18 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
         mcplogs::scan::redact_report(&mut scanned);
     }
     mcplogs::explain::attach_local(report, &scanned, &project);
+}
+
+/// The project `claude mcp list` ran in: `--project`, else the working directory.
+fn project_dir(args: &ExplainArgs) -> std::path::PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match &args.project {
+        Some(p) => {
+            let p = cwd.join(p);
+            std::fs::canonicalize(&p).unwrap_or(p)
+        }
+        None => std::fs::canonicalize(&cwd).unwrap_or(cwd),
+    }
 }
 
 /// Nothing exists at `p`, not even a dangling link.

@@ -23,6 +23,7 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
         index: args.cache.index_dir(),
         // no record carries a server's stderr
         stderr_tails: mcplogs::scan::StderrTails::Skip,
+        managed_dir: args.managed_dir.clone(),
         ..args.discovery.scan_options()
     };
     let sources_for = |dir: &std::path::Path| {
@@ -98,7 +99,7 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
             RedactorBuilder::for_machine(&opts.request.homes, home_dir.as_deref(), &|k| {
                 std::env::var_os(k)
             });
-        export::redactor_for(machine, &items)
+        export::redactor_for(machine, &report.secrets, &items)
     } else {
         mcplogs::redact::Redactor::disabled()
     };

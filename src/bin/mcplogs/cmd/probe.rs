@@ -110,7 +110,11 @@ pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redacto
     let _ = crate::exit_codes::install_interrupt_handler();
     let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
     let probes = probe_all(&servers, &opts);
-    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), true);
+    let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+        projects: vec![project.to_path_buf()],
+        ..Default::default()
+    });
+    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), &secrets, true);
     (probes, redactor)
 }
 
@@ -318,7 +322,21 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     };
     let probes = probe_all(&servers, &opts);
     progress.finish();
-    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), !args.no_redact);
+    // Every value the configuration marks as secret, not only the probed servers'.
+    let secrets = if args.no_redact {
+        mcplogs::redact::configured::ConfiguredSecrets::new()
+    } else {
+        mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+            projects: vec![project.clone()],
+            managed_dir: args.managed_dir.clone(),
+            ..Default::default()
+        })
+    };
+    let redactor = render::redactor(
+        &servers.iter().collect::<Vec<_>>(),
+        &secrets,
+        !args.no_redact,
+    );
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
         probes.iter().map(|p| probe::contract(p, &budget)).collect()
     } else {

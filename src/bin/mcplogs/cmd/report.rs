@@ -28,6 +28,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         index: args.cache.index_dir(),
         // the report reads more of each server's stderr itself (report::stderr)
         stderr_tails: mcplogs::scan::StderrTails::Skip,
+        managed_dir: args.managed_dir.clone(),
+        no_redact,
         ..args.discovery.scan_options()
     };
     let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
@@ -106,7 +108,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // Read the problem servers' stderr records again: the report's one extra read of
     // the logs. A file that fails here is a warning (shown below, redacted, and listed in
     // the report), not an error.
-    let stderr = report::stderr::gather(&scanned);
+    let stderr = report::stderr::gather(&scanned, !no_redact);
     let mut rep = report::build(
         &scanned,
         &stderr,
@@ -385,6 +387,10 @@ fn launches(
         };
         out.entry(c.name.clone()).or_insert(line);
     }
-    let redactor = mcplogs::render::probe::redactor(&configs.iter().collect::<Vec<_>>(), true);
+    let redactor = mcplogs::render::probe::redactor(
+        &configs.iter().collect::<Vec<_>>(),
+        &scanned.secrets,
+        true,
+    );
     (out, redactor)
 }

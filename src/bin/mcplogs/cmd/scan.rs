@@ -20,6 +20,8 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         } else {
             StderrTails::ConnectionFailures
         },
+        managed_dir: args.managed_dir.clone(),
+        no_redact: args.redact.no_redact,
         ..args.discovery.scan_options()
     };
     let bar = ScanProgress::new();
@@ -193,10 +195,16 @@ pub(crate) fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact:
         },
     );
     let seen = seen.into_inner();
-    if !redact || seen.iter().all(|c| c.secret_values().is_empty()) {
+    if !redact
+        || (report.secrets.is_empty()
+            && seen
+                .iter()
+                .all(|c| c.secret_values().is_empty() && c.url.is_empty()))
+    {
         return;
     }
-    let r = mcplogs::render::probe::redactor(&seen.iter().collect::<Vec<_>>(), true);
+    let r =
+        mcplogs::render::probe::redactor(&seen.iter().collect::<Vec<_>>(), &report.secrets, true);
     for l in report.servers.iter_mut().filter_map(|s| s.launch.as_mut()) {
         for t in l.argv.iter_mut().chain(std::iter::once(&mut l.url)) {
             *t = r.redact(t);

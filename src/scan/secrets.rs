@@ -1,0 +1,169 @@
+//! Every value the configuration marks as a secret ([`ConfiguredSecrets`]), gathered
+//! once a run: each configured MCP server's `env` and `headers` values and its `url`'s
+//! credentials and query values, from every configuration file the scan reads
+//! (`~/.claude.json`: user scope and every project's local scope; each project's
+//! `.mcp.json`; `managed-mcp.json`), and the `OTEL_EXPORTER_OTLP_HEADERS` and
+//! `OTEL_EXPORTER_OTLP_LOGS_HEADERS` values of the settings layers and the environment.
+//!
+//! A scan collects them itself ([`super::ScanReport::secrets`]) and every redaction of
+//! its result learns them: [`super::redact_report`], the stderr tails, `report`,
+//! `export`, `probe`. Each file is read once a run, never once a server folder, and the
+//! values stay in memory: nothing of them is written anywhere (the summary index holds
+//! the same text with or without them).
+
+use std::path::{Path, PathBuf};
+
+use crate::claude_code::config::{self, ConfiguredValue, GlobalConfig};
+use crate::claude_code::paths;
+use crate::redact::configured::ConfiguredSecrets;
+use crate::settings::env::read_keys;
+use crate::settings::layers::{LayerKind, Sources};
+
+/// The exporter's header variables: their values are credentials.
+pub const HEADER_VARIABLES: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+];
+
+/// Where the configured secrets are read from.
+#[derive(Debug, Clone, Default)]
+pub struct Places {
+    /// The homes read (`--home`); none: this machine's, with its environment (which
+    /// `${VAR}` expands from, and which may set the header variables). Another home's
+    /// environment is not known here.
+    pub homes: Vec<PathBuf>,
+    /// Project folders whose `.mcp.json` and project settings count.
+    pub projects: Vec<PathBuf>,
+    /// The managed settings folder (`--managed-dir`); `None`: this OS's.
+    pub managed_dir: Option<PathBuf>,
+}
+
+/// Reads every configuration file of `places` once and gathers what it marks as secret.
+pub fn collect(places: &Places) -> ConfiguredSecrets {
+    let env = |k: &str| -> Option<String> {
+        if places.homes.is_empty() {
+            std::env::var(k).ok()
+        } else {
+            None
+        }
+    };
+    let mut out = ConfiguredSecrets::new();
+    let mut add = |v: ConfiguredValue| match v {
+        ConfiguredValue::Keyed(k, v) => out.add(&k, &v),
+        ConfiguredValue::Url(u) => out.add_url(&u),
+    };
+    let globals: Vec<PathBuf> = if places.homes.is_empty() {
+        paths::global_config_here().into_iter().collect()
+    } else {
+        places
+            .homes
+            .iter()
+            .map(|h| paths::claude_json_in(h))
+            .collect()
+    };
+    for g in &globals {
+        if let Some(doc) = GlobalConfig::read(g).document() {
+            config::configured_values(&doc, &env, &mut add);
+        }
+    }
+    let sources_for = |dir: &Path| {
+        let mut s = Sources::for_scan(&places.homes, dir);
+        if let Some(m) = &places.managed_dir {
+            s.managed_dir = m.clone();
+        }
+        s
+    };
+    let first = sources_for(places.projects.first().map_or(Path::new(""), |p| p));
+    let managed = paths::managed_mcp_json(&first.managed_dir);
+    let mut files: Vec<PathBuf> = vec![managed];
+    files.extend(places.projects.iter().map(|p| paths::project_mcp_json(p)));
+    for f in &files {
+        if let Some(doc) = config::read_config_file(f) {
+            config::configured_values(&doc, &env, &mut add);
+        }
+    }
+    // The header variables: every settings layer of the first project (managed, user,
+    // its own), the project layers of the others, and the environment.
+    let mut settings: Vec<PathBuf> = first.files().into_iter().map(|(_, p)| p).collect();
+    for p in places.projects.iter().skip(1) {
+        settings.extend(
+            sources_for(p)
+                .files()
+                .into_iter()
+                .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local))
+                .map(|(_, p)| p),
+        );
+    }
+    for f in &settings {
+        for (var, v) in HEADER_VARIABLES.iter().zip(read_keys(f, &HEADER_VARIABLES)) {
+            if let Some(v) = v {
+                out.add_header_list(var, &v);
+            }
+        }
+    }
+    for var in HEADER_VARIABLES {
+        if let Some(v) = env(var) {
+            out.add_header_list(var, &v);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_is_read_and_every_kind_of_value_is_learned() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let managed = tempfile::tempdir().unwrap();
+        let w = |p: &Path, s: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, s).unwrap();
+        };
+        let key = project.path().to_string_lossy().into_owned();
+        w(
+            &home.path().join(".claude.json"),
+            &serde_json::json!({
+                "mcpServers": {"u": {"command": "x", "env": {"USER_SVC_KEY": "userSecret0001"}}},
+                "projects": {key: {"mcpServers": {"l": {"type": "http",
+                    "url": "https://bob:urlPassword77@h.example/mcp?api_key=queryValue55&x=1",
+                    "headers": {"X-Api-Key": "headerValue99"}}}}}
+            })
+            .to_string(),
+        );
+        w(
+            &project.path().join(".mcp.json"),
+            r#"{"mcpServers":{"p":{"command":"y","env":{"PROJECT_TOKEN":"projectTok42"}}}}"#,
+        );
+        w(
+            &managed.path().join("managed-mcp.json"),
+            r#"{"mcpServers":{"m":{"command":"z","env":{"M_SECRET":"managedSecret3"}}}}"#,
+        );
+        w(
+            &home.path().join(".claude/settings.json"),
+            r#"{"env":{"OTEL_EXPORTER_OTLP_HEADERS":"Authorization=Bearer otelTok8x,x-team=core"}}"#,
+        );
+        let s = collect(&Places {
+            homes: vec![home.path().to_path_buf()],
+            projects: vec![project.path().to_path_buf()],
+            managed_dir: Some(managed.path().to_path_buf()),
+        });
+        let mut b = crate::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&s);
+        let r = b.build();
+        let all = "userSecret0001 urlPassword77 queryValue55 headerValue99 projectTok42 \
+                   managedSecret3 otelTok8x";
+        let red = r.redact(all);
+        for v in all.split_whitespace() {
+            assert!(!red.contains(v), "{v} in {red}");
+        }
+        assert!(!format!("{s:?}").contains("userSecret0001"));
+        // plain configuration stays
+        assert_eq!(
+            r.redact("x-team core bob h.example"),
+            "x-team core bob h.example"
+        );
+    }
+}
