@@ -34,6 +34,7 @@ mod fuzz_regressions;
 mod hostile;
 mod human_output;
 mod index;
+mod junit;
 mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
