@@ -58,6 +58,8 @@ mod report_leak;
 mod report_snapshot;
 mod samples;
 mod scale;
+#[cfg(unix)]
+mod script_versions;
 mod secrets_output;
 #[cfg(unix)]
 mod settings_cli;
