@@ -762,7 +762,7 @@ pub struct JunitSuite<'a> {
 /// `--format junit`: one `<testsuite>` per server, one `<testcase>` per contract check
 /// and modelled Claude Code build. A check that fails on a build is a `<failure>` with
 /// its reason; one that could not run (`n/a`) is `<skipped>` with why; the rest passed.
-/// Every text is redacted with `r`, escaped ([`xml`]) and whole (nothing is cut).
+/// Every text is redacted with `r`, escaped as XML 1.0 allows and whole (nothing is cut).
 pub fn junit(probes: &[ServerProbe], contracts: &[Vec<ContractCheck>], r: &Redactor) -> String {
     let suites: Vec<JunitSuite> = probes
         .iter()
