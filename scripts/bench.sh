@@ -31,7 +31,8 @@
 # benchmark), PROBE_RUNS (5), MCPLOGS_CACHE (the e2e's install cache, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e), FOLDERS (1; 0 skips the many-folders benchmark), FOLDERS_DIR
 # (default $BENCH_DIR-folders), FOLDERS_PROJECTS (10000), FOLDERS_RUNS (3), STATUSLINE (1;
-# 0 skips the status line benchmark), SL_RUNS (21).
+# 0 skips the status line benchmark), SL_RUNS (21), EXPLAIN (1; 0 skips the paste
+# benchmark), EXPLAIN_RUNS (3).
 #
 # PROBE: `mcplogs probe` against the MCP Inspector CLI (`--cli ... --method tools/list`)
 # on the e2e's SDK servers, stdio and Streamable HTTP, wall time and peak RSS of each,
@@ -45,6 +46,12 @@
 # (both forms) under 256 MiB peak RSS and at most 3x find's time; report at most 2x
 # scan's; a first export (every record new) at most 1.25x scan --json's time and 1.1x
 # its peak RSS, one record per server and configured state.
+#
+# EXPLAIN: `mcplogs explain` on the largest pastes it accepts (issue 50,
+# scripts/bench/explain.py): 16,000 lines each holding a token, and 16 MiB of lines with
+# and without tokens; text, --json and --no-redact (the floor), wall time and peak RSS.
+# Targets: linear (time per MiB of a 16 MiB paste at most 1.5x that of the 16,000
+# lines), peak RSS under 1 GiB, 16,000 tokens under 2 s.
 #
 # Last, the status line (issue 26, scripts/bench/statusline.py): median of
 # `mcplogs statusline` (first run of a session, and every later run with its memo)
@@ -75,6 +82,8 @@ FOLDERS_PROJECTS=${FOLDERS_PROJECTS:-10000}
 FOLDERS_RUNS=${FOLDERS_RUNS:-3}
 STATUSLINE=${STATUSLINE:-1}
 SL_RUNS=${SL_RUNS:-21}
+EXPLAIN=${EXPLAIN:-1}
+EXPLAIN_RUNS=${EXPLAIN_RUNS:-3}
 status=0
 
 if [ "$SETUP" = 1 ]; then
@@ -409,6 +418,12 @@ for k in bad[:10]:
     print(f"  {k}: mcplogs {got.get(k)}, samples {truth[k]}")
 sys.exit(0 if ok else 1)
 PY
+fi
+
+# explain on its largest pastes (issue 50): linear time, bounded memory.
+if [ "$EXPLAIN" = 1 ]; then
+  echo "[bench] explain on 16 MiB pastes; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  python3 scripts/bench/explain.py "$BIN" "$BENCH_DIR-explain" "$EXPLAIN_RUNS" || status=1
 fi
 
 # The status line (issue 26): `mcplogs statusline` against `mcplogs --version` on the

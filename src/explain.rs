@@ -305,52 +305,72 @@ pub fn explain(text: &str) -> ExplainReport {
             vec![entry_from_message(message)]
         }
     };
-    for w in cmd_wrapper_warnings {
-        cmd_wrapper_warning(&mut entries, w);
-    }
+    cmd_wrapper_warnings_placed(&mut entries, cmd_wrapper_warnings);
     ExplainReport {
         entries,
         ..ExplainReport::default()
     }
 }
 
-/// Puts a `cmd /c` warning on the entry of the server it names (the longest name found in
-/// it as a whole word), or on an entry of its own when it names none of them.
-fn cmd_wrapper_warning(entries: &mut Vec<ExplainEntry>, warning: String) {
-    let named = |name: &str| {
-        warning.match_indices(name).any(|(at, _)| {
-            let word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.');
-            !warning[..at].ends_with(word) && !warning[at + name.len()..].starts_with(word)
-        })
-    };
-    let best = entries
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| e.name.as_deref().map(|n| (i, n)))
-        .filter(|(_, n)| !n.is_empty() && named(n))
-        .max_by_key(|(_, n)| n.len())
-        .map(|(i, _)| i);
-    match best {
-        Some(i) => {
-            let e = &mut entries[i];
-            e.note = Some(crate::advice::windows_cmd_wrapper_note(e.name.as_deref()));
-            let detail = e.detail.take();
-            e.detail = Some(match detail {
-                Some(d) => format!("{warning}\n{d}"),
-                None => warning,
-            });
-        }
-        None => entries.push(ExplainEntry {
-            name: None,
-            target: None,
-            status: crate::text::one_line(&warning, STATUS_CHARS),
-            detail: Some(warning),
-            diagnosis: Diagnosis::new(Verdict::Unknown),
-            note: Some(crate::advice::windows_cmd_wrapper_note(None)),
-            state: None,
-            local: None,
-        }),
+/// Puts each `cmd /c` warning on the entry of the server it names (the longest name
+/// found in it as a whole word; of equal ones, the last entry), or on an entry of its
+/// own when it names none of them. A warning placed on an entry goes before what its
+/// detail held, so the last one placed comes first. The names are searched for all at
+/// once in each warning (one automaton), and each entry's detail is made once, so the
+/// work grows with the paste, not with warnings times entries.
+fn cmd_wrapper_warnings_placed(entries: &mut Vec<ExplainEntry>, warnings: Vec<String>) {
+    if warnings.is_empty() {
+        return;
     }
+    // Each name once, with the last entry that has it (the one the longest-name rule
+    // picks among equals).
+    let mut last_with: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(n) = e.name.as_deref().filter(|n| !n.is_empty()) {
+            last_with.insert(n, i);
+        }
+    }
+    let names: Vec<(&str, usize)> = last_with.into_iter().collect();
+    let finder =
+        aho_corasick::AhoCorasick::new(names.iter().map(|(n, _)| n)).expect("server names compile");
+    let word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let mut placed: Vec<(usize, String)> = Vec::new();
+    let mut alone: Vec<String> = Vec::new();
+    for warning in warnings {
+        let best = finder
+            .find_overlapping_iter(warning.as_str())
+            .filter(|m| {
+                !warning[..m.start()].ends_with(word) && !warning[m.end()..].starts_with(word)
+            })
+            .map(|m| names[m.pattern().as_usize()])
+            .max_by_key(|&(n, i)| (n.len(), i))
+            .map(|(_, i)| i);
+        match best {
+            Some(i) => placed.push((i, warning)),
+            None => alone.push(warning),
+        }
+    }
+    let mut on: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
+    for (i, w) in placed {
+        on.entry(i).or_default().push(w);
+    }
+    for (i, mut ws) in on {
+        let e = &mut entries[i];
+        e.note = Some(crate::advice::windows_cmd_wrapper_note(e.name.as_deref()));
+        ws.reverse();
+        ws.extend(e.detail.take());
+        e.detail = Some(ws.join("\n"));
+    }
+    entries.extend(alone.into_iter().map(|warning| ExplainEntry {
+        name: None,
+        target: None,
+        status: crate::text::one_line(&warning, STATUS_CHARS),
+        detail: Some(warning),
+        diagnosis: Diagnosis::new(Verdict::Unknown),
+        note: Some(crate::advice::windows_cmd_wrapper_note(None)),
+        state: None,
+        local: None,
+    }));
 }
 
 /// Log messages such as `Connection failed: ...` or `Failed to fetch tools: ...` also
@@ -596,6 +616,38 @@ pub fn redact_report(
 #[cfg(test)]
 mod journey_tests {
     use super::*;
+
+    /// `cmd /c` warnings, placed all at once: each on the entry whose name it holds as a
+    /// whole word (the longest), several on one entry the last first, one that names no
+    /// entry an entry of its own.
+    #[test]
+    fn cmd_wrapper_warnings_go_to_the_longest_whole_name() {
+        let w = |n: &str, k: &str| {
+            format!("[Warning] [{n}] {k}: Windows requires 'cmd /c' wrapper to execute npx")
+        };
+        let paste = format!(
+            "files: npx -y files - \u{2717} Failed to connect\nfiles-extra: npx x - \u{2717} Failed to connect\n{}\n{}\n{}\n{}\n",
+            w("files-extra", "mcpServers.files-extra"),
+            w("files", "mcpServers.files"),
+            w("other", "mcpServers.other"),
+            w("files", "second"),
+        );
+        let r = explain(&paste);
+        assert_eq!(r.entries.len(), 3, "{r:#?}");
+        let detail = |i: usize| r.entries[i].detail.clone().unwrap_or_default();
+        assert_eq!(
+            detail(0),
+            format!(
+                "{}\n{}",
+                w("files", "second"),
+                w("files", "mcpServers.files")
+            )
+        );
+        assert_eq!(detail(1), w("files-extra", "mcpServers.files-extra"));
+        assert_eq!(r.entries[2].name, None);
+        assert_eq!(detail(2), w("other", "mcpServers.other"));
+        assert!(r.entries.iter().all(|e| e.note.is_some()), "{r:#?}");
+    }
 
     #[test]
     fn escapes_are_stripped_before_parsing() {

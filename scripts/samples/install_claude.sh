@@ -19,6 +19,15 @@ fi
 CACHE="$1"
 shift
 
+# A version is ASCII digits only (2.1.332): `[0-9]` can match other digits in some
+# locales, so the digits are listed; anything else never reaches npm or a cache path.
+for v in "$@"; do
+  if ! [[ "$v" =~ ^[0123456789]+\.[0123456789]+\.[0123456789]+$ ]]; then
+    echo "[install] '$v' is not a version such as 2.1.332" >&2
+    exit 2
+  fi
+done
+
 for v in "$@"; do
   dir="$CACHE/claude-$v"
   bin="$dir/node_modules/$PKG/claude"

@@ -68,7 +68,11 @@ impl Sink for JsonLines {
     fn send(&mut self, batch: &[ExportRecord], _deadline: Instant) -> Result<Accepted, SendError> {
         let mut text = Vec::new();
         for r in batch {
-            serde_json::to_writer(&mut text, r).map_err(|e| self.err(e.into()))?;
+            // Escaped as `--dry-run` and every JSON document are (DEL, C1 and bidi
+            // controls `\u`-escaped): the same value, and no raw control for a
+            // shipper's terminal.
+            let line = serde_json::to_string(r).map_err(|e| self.err(e.into()))?;
+            text.extend_from_slice(crate::text::sanitize::json(&line).as_bytes());
             text.push(b'\n');
         }
         let mut f = self.open().map_err(|e| self.err(e))?;

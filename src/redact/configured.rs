@@ -169,8 +169,8 @@ impl RedactorBuilder {
     }
 
     fn learn_literal(&mut self, v: &str, min: usize) {
-        if v.chars().count() >= min && !self.learned_secrets.iter().any(|(s, _)| s == v) {
-            self.learned_secrets.push((v.to_string(), KIND));
+        if v.chars().count() >= min {
+            self.add_learned(v.to_string(), KIND);
         }
     }
 }

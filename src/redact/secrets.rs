@@ -207,7 +207,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     const DQ: &str = r#""(?P<s>(?:[^"\\\n]|\\.)*)""#;
     const SQ: &str = r"'(?P<s>[^'\n]*)'";
     const BARE: &str = r#"(?P<s>[^\s"'&,]+)"#;
-    const KEY: &str = r"\b(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
+    const KEY: &str = r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
     let mut v = vec![
         rule(
             "private-key",
@@ -218,25 +218,25 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "url-credentials",
             &["://"],
-            r#"(?i)\b[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@"'\\<>]+)@"#,
+            r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@"'\\<>]+)@"#,
             never,
         ),
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)\bauthorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
+            r#"(?i)(?-u:\b)authorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
             keep_scheme_or_harmless,
         ),
         rule(
             "cookie",
             &["cookie"],
-            r#"(?i)\b(?:set-)?cookie\\*"?[ \t]*[:=][ \t]*\\*"?(?P<s>[^\r\n"\\]+)"#,
+            r#"(?i)(?-u:\b)(?:set-)?cookie\\*"?[ \t]*[:=][ \t]*\\*"?(?P<s>[^\r\n"\\]+)"#,
             keep_harmless,
         ),
         rule(
             "bearer-token",
             &["bearer"],
-            r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
+            r"(?i)(?-u:\b)bearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
             never,
         ),
         rule(
@@ -335,7 +335,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "netrc-password",
             &["password"],
-            r"(?i)\b(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(?P<s>\S+)",
+            r"(?i)(?-u:\b)(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(?P<s>\S+)",
             keep_harmless,
         ),
     ];
@@ -394,7 +394,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         v.push(rule(
             "secret",
             &["password", "passwd", "secret", "token"],
-            &format!(r"(?i)\b(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|secret|token))[ \t]+{value}"),
+            &format!(
+                r"(?i)(?-u:\b)(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|secret|token))[ \t]+{value}"
+            ),
             keep_unless_made_up,
         ));
     }
@@ -402,7 +404,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         "email",
         &["@"],
         // Not the `user:password@host` of a URL (the URL rule hides the credentials).
-        r"(?:^|[^A-Za-z0-9._%+:/-])(?P<s>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b",
+        r"(?:^|[^A-Za-z0-9._%+:/-])(?P<s>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?-u:\b)",
         never,
     ));
     v
@@ -471,7 +473,7 @@ pub static HOST_RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "private-host",
             &["://"],
-            r"(?i)\b[a-z][a-z0-9+.-]*://(?:[^\s/?#@]*@)?(?P<s>[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:[:/?#\s]|$)",
+            r"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?:[^\s/?#@]*@)?(?P<s>[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:[:/?#\s]|$)",
             |c| c["s"].eq_ignore_ascii_case("localhost"),
         ),
     ]

@@ -79,6 +79,10 @@ struct Action {
 fn actions(report: &ExplainReport) -> Vec<Action> {
     use crate::classify::verdict::Verdict;
     let mut out: Vec<Action> = Vec::new();
+    // Where each action's text is in `out`, and the names each lists already: one look
+    // each, where a paste of 200,000 entries compared every name with every one before.
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut listed: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
     for e in &report.entries {
         let d = &e.diagnosis;
         if d.verdict == Verdict::Healthy && e.note.is_none() {
@@ -106,19 +110,18 @@ fn actions(report: &ExplainReport) -> Vec<Action> {
             )
         };
         let name = e.name.as_deref().map(|n| terminal_safe(n, false));
-        match out.iter_mut().find(|a| a.text == text) {
-            Some(a) => {
-                if let Some(n) = name
-                    && !a.servers.contains(&n)
-                {
-                    a.servers.push(n);
-                }
-            }
-            None => out.push(Action {
+        let i = *at.entry(text).or_insert_with_key(|text| {
+            out.push(Action {
                 rank,
-                text,
-                servers: name.into_iter().collect(),
-            }),
+                text: text.clone(),
+                servers: Vec::new(),
+            });
+            out.len() - 1
+        });
+        if let Some(n) = name
+            && listed.insert((i, n.clone()))
+        {
+            out[i].servers.push(n);
         }
     }
     out.sort_by_key(|a| a.rank);
@@ -257,36 +260,70 @@ fn entry_lines(e: &ExplainEntry, width: Option<usize>) -> String {
 }
 
 /// `mcplogs explain --json` ([`json_doc::ExplainDocument`], fields in docs/json.md).
+/// The whole document (for a caller that wants it as a value; the command writes
+/// [`explain_json_head`] and [`explain_json_servers`] as they are made).
 pub fn explain_json(report: &ExplainReport) -> json_doc::ExplainDocument {
     json_doc::ExplainDocument {
-        schema_version: json_doc::SCHEMA_VERSION,
         servers: report
             .entries
             .iter()
-            .map(|e| {
-                let d = &e.diagnosis;
-                json_doc::ExplainServer {
-                    name: e.name.clone(),
-                    target: e.target.clone(),
-                    status: e.status.clone(),
-                    diagnosis: super::diagnosis_json(d, d.legacy_fix_applies()),
-                    recommendation: e.recommendation_in(&report.homes, report.project.as_deref()),
-                    detail: e.detail.clone(),
-                    state: e.state.map(str::to_string),
-                    logs: e.local.as_ref().map(|l| l.source.display().to_string()),
-                    stderr_tail: e
-                        .local
-                        .as_ref()
-                        .map(|l| l.stderr_tail.clone())
-                        .unwrap_or_default(),
-                    launch: e
-                        .local
-                        .as_ref()
-                        .and_then(|l| l.launch.as_ref())
-                        .map(super::scan::launch_json),
-                    run_by_hand: e.local.as_ref().and_then(|l| l.run_by_hand.clone()),
-                }
-            })
+            .map(|e| server_json(e, report))
             .collect(),
+        ..explain_json_head()
+    }
+}
+
+/// [`explain_json`] with `servers` empty: the rest of the document, written around the
+/// servers as they are made (`output::json_streamed`), so a 16 MiB paste's document never
+/// exists whole (it peaked at 1.9 GB as one JSON value).
+pub fn explain_json_head() -> json_doc::ExplainDocument {
+    json_doc::ExplainDocument {
+        schema_version: json_doc::SCHEMA_VERSION,
+        servers: Vec::new(),
+    }
+}
+
+/// The `servers` of [`explain_json`], each made when it is serialised.
+pub fn explain_json_servers(
+    report: &ExplainReport,
+) -> impl Iterator<Item = ExplainServerRow<'_>> + Send + '_ {
+    report
+        .entries
+        .iter()
+        .map(move |e| ExplainServerRow(e, report))
+}
+
+/// One server of `explain --json`, made ([`json_doc::ExplainServer`]) when it is
+/// serialised.
+pub struct ExplainServerRow<'a>(&'a ExplainEntry, &'a ExplainReport);
+
+impl serde::Serialize for ExplainServerRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        server_json(self.0, self.1).serialize(s)
+    }
+}
+
+fn server_json(e: &ExplainEntry, report: &ExplainReport) -> json_doc::ExplainServer {
+    let d = &e.diagnosis;
+    json_doc::ExplainServer {
+        name: e.name.clone(),
+        target: e.target.clone(),
+        status: e.status.clone(),
+        diagnosis: super::diagnosis_json(d, d.legacy_fix_applies()),
+        recommendation: e.recommendation_in(&report.homes, report.project.as_deref()),
+        detail: e.detail.clone(),
+        state: e.state.map(str::to_string),
+        logs: e.local.as_ref().map(|l| l.source.display().to_string()),
+        stderr_tail: e
+            .local
+            .as_ref()
+            .map(|l| l.stderr_tail.clone())
+            .unwrap_or_default(),
+        launch: e
+            .local
+            .as_ref()
+            .and_then(|l| l.launch.as_ref())
+            .map(super::scan::launch_json),
+        run_by_hand: e.local.as_ref().and_then(|l| l.run_by_hand.clone()),
     }
 }

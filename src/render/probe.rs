@@ -712,7 +712,8 @@ pub fn markdown_summary(probes: &[ServerProbe], r: &Redactor) -> String {
         "| server | transport | prediction | with legacy | tools returned / accepted | detail |\n",
     );
     out.push_str("|---|---|---|---|---|---|\n");
-    let cell = |s: &str| cut(r, s, 160).replace('|', "\\|");
+    // Escaped and redacted, cut, then made Markdown: a code span no backtick ends, text
+    // no `<` turns into HTML, and no `|` or backslash that adds a column.
     for p in probes {
         let detail = p
             .tools
@@ -721,73 +722,117 @@ pub fn markdown_summary(probes: &[ServerProbe], r: &Redactor) -> String {
             .unwrap_or_else(|| p.prediction.reason.clone());
         let detail = r.redact(&detail);
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} / {} | {} |\n",
-            cell(&name(r, &p.config.name)),
+            "| {} | {} | {} | {} | {} / {} | {} |\n",
+            crate::text::markdown_code(&cut(r, &name(r, &p.config.name), 160)),
             p.config.transport.as_str(),
             label(&p.prediction),
             label(&p.with_legacy),
             p.tools.returned,
             p.prediction.tools_loaded,
-            cell(&detail)
+            crate::text::markdown_text(&cut(r, &detail, 160))
         ));
     }
     out
 }
 
-/// Text for XML character data and attribute values: `&`, `<`, `>`, quotes escaped, and
-/// every character XML 1.0 does not allow (controls other than tab, newline and carriage
-/// return; U+FFFE, U+FFFF) written as `\u{…}` (the text was escaped by the sanitizer
-/// before, so this is a last guard).
+/// Text for XML character data and attribute values, well-formed XML 1.0 for any input:
+/// every character the sanitizer would not let through (C0 controls, tab and newline
+/// included, DEL, C1 and bidi controls) is first made visible as on a terminal (`\x01`,
+/// `\n`, `<U+202E>`), as are U+FFFE and U+FFFF (which XML 1.0 forbids), and then `&`,
+/// `<`, `>` and both quotes are escaped. So the marker of a bidi control reads
+/// `&lt;U+202E&gt;`, no text can close an attribute or open an element, and the output
+/// pass before stdout ([`crate::text::sanitize::output`]) has nothing left to rewrite.
 fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let shown = crate::text::sanitize::text(s);
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
+            '\u{fffe}' | '\u{ffff}' => out.push_str(&format!("&lt;U+{:04X}&gt;", c as u32)),
             c => out.push(c),
         }
     }
     out
 }
 
+/// One `<testsuite>` of [`junit_document`]: a server's configured name (as configured;
+/// the document redacts and escapes it), the seconds its handshakes took and its
+/// contract checks.
+#[derive(Debug, Clone)]
+pub struct JunitSuite<'a> {
+    pub server: &'a str,
+    pub secs: f64,
+    pub checks: &'a [ContractCheck],
+}
+
 /// `--format junit`: one `<testsuite>` per server, one `<testcase>` per contract check
 /// and modelled Claude Code build. A check that fails on a build is a `<failure>` with
 /// its reason; one that could not run (`n/a`) is `<skipped>` with why; the rest passed.
-/// Every text is escaped, redacted with `r` and whole (nothing is cut).
+/// Every text is redacted with `r`, escaped as XML 1.0 allows and whole (nothing is cut).
 pub fn junit(probes: &[ServerProbe], contracts: &[Vec<ContractCheck>], r: &Redactor) -> String {
+    let suites: Vec<JunitSuite> = probes
+        .iter()
+        .zip(contracts)
+        .map(|(p, checks)| JunitSuite {
+            server: &p.config.name,
+            secs: p.attempts.iter().map(|a| a.elapsed_ms).sum::<u64>() as f64 / 1000.0,
+            checks,
+        })
+        .collect();
+    junit_document(&suites, r)
+}
+
+/// The JUnit XML document of [`junit`], from its suites. Well-formed for any name and
+/// detail: each is redacted with `r`, then with the secrets the rules find in all of
+/// them together (what a last pass over the whole text would hide: a key in one field,
+/// its value in another), and only then escaped; the document is never redacted after
+/// escaping, since a replacement there could cut an entity in half.
+pub fn junit_document(suites: &[JunitSuite], r: &Redactor) -> String {
     let builds = crate::probe::CONTRACT_BUILDS;
-    let mut suites = String::new();
+    let names: Vec<String> = suites.iter().map(|s| name(r, s.server)).collect();
+    let details: Vec<Vec<String>> = suites
+        .iter()
+        .map(|s| s.checks.iter().map(|c| field(r, &c.detail)).collect())
+        .collect();
+    let own = if r.is_enabled() {
+        Redactor::secrets_only(
+            names
+                .iter()
+                .chain(details.iter().flatten())
+                .map(String::as_str),
+        )
+    } else {
+        Redactor::disabled()
+    };
+    let mut suites_xml = String::new();
     let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
-    for (p, checks) in probes.iter().zip(contracts) {
-        let server = name(r, &p.config.name);
-        let (mut t, mut f, mut s) = (0usize, 0usize, 0usize);
+    for ((s, server), details) in suites.iter().zip(&names).zip(&details) {
+        let server = own.redact(server);
+        let classname = xml(&format!("mcplogs.probe.contract.{server}"));
+        let (mut t, mut f, mut k) = (0usize, 0usize, 0usize);
         let mut cases = String::new();
-        for c in checks {
-            let detail = xml(&field(r, &c.detail));
+        for (c, detail) in s.checks.iter().zip(details) {
+            let detail = xml(&own.redact(detail));
+            let check = xml(c.name);
             for v in builds {
                 t += 1;
                 let case = format!(
-                    "    <testcase classname=\"mcplogs.probe.contract.{}\" name=\"{} on Claude Code {v}\"",
-                    xml(&server),
-                    c.name
+                    "    <testcase classname=\"{classname}\" name=\"{}\"",
+                    xml(&format!("{} on Claude Code {v}", c.name))
                 );
                 match c.passed {
                     Some(false) if c.builds.contains(&v) => {
                         f += 1;
                         cases.push_str(&format!(
-                            "{case}>\n      <failure message=\"{detail}\" type=\"{}\">{detail}</failure>\n    </testcase>\n",
-                            c.name
+                            "{case}>\n      <failure message=\"{detail}\" type=\"{check}\">{detail}</failure>\n    </testcase>\n"
                         ));
                     }
                     None => {
-                        s += 1;
+                        k += 1;
                         cases.push_str(&format!(
                             "{case}>\n      <skipped message=\"{detail}\"/>\n    </testcase>\n"
                         ));
@@ -796,16 +841,20 @@ pub fn junit(probes: &[ServerProbe], contracts: &[Vec<ContractCheck>], r: &Redac
                 }
             }
         }
-        let secs = p.attempts.iter().map(|a| a.elapsed_ms).sum::<u64>() as f64 / 1000.0;
-        suites.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\" time=\"{secs:.3}\">\n{cases}  </testsuite>\n",
+        let secs = if s.secs.is_finite() {
+            s.secs.max(0.0)
+        } else {
+            0.0
+        };
+        suites_xml.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{k}\" time=\"{secs:.3}\">\n{cases}  </testsuite>\n",
             xml(&format!("mcplogs probe --contract: {server}"))
         ));
         tests += t;
         failures += f;
-        skipped += s;
+        skipped += k;
     }
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcplogs probe --contract\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{suites}</testsuites>\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcplogs probe --contract\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{suites_xml}</testsuites>\n"
     )
 }

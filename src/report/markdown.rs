@@ -13,24 +13,16 @@ use super::{EvidenceItem, GITHUB_BODY_LIMIT, Report, ServerSection};
 use crate::advice::Audience;
 use crate::text::{pretty_message, terminal_safe};
 
-/// An inline code span holding `s` exactly (one line; `|` escaped for table cells).
+/// An inline code span holding `s` exactly (one line; pipes escaped for table cells):
+/// [`crate::text::markdown_code`].
 pub fn code(s: &str) -> String {
-    let s = terminal_safe(s, false).replace('|', "\\|");
-    let ticks = "`".repeat(longest_run(&s, '`') + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{ticks}{pad}{s}{pad}{ticks}")
+    crate::text::markdown_code(s)
 }
 
-/// Plain text that must not turn into HTML or break a table.
+/// Plain text that must not turn into HTML or break a table:
+/// [`crate::text::markdown_text`].
 pub fn text(s: &str) -> String {
-    terminal_safe(s, false)
-        .replace('<', "\\<")
-        .replace('>', "\\>")
-        .replace('|', "\\|")
+    crate::text::markdown_text(s)
 }
 
 /// A fenced block that no line of `body` can close early.

@@ -25,6 +25,63 @@ pub fn terminal_safe(s: &str, keep_newlines: bool) -> String {
     }
 }
 
+/// `s` with its pipes escaped for a cell of a GitHub-flavoured Markdown table. GFM splits
+/// a row at every `|` not escaped by a backslash, pairing backslashes with the character
+/// after them from the left (cmark-gfm's cell scanner, also inside code spans), and then
+/// turns `\|` into `|`. So a `|` becomes `\|`, and a run of backslashes right before it
+/// is doubled first (`a\|b` would otherwise be `a\\|b`: an escaped backslash, then a
+/// cell boundary). No text can add a column or end a row (newlines are the caller's:
+/// every cell is one line of [`terminal_safe`] text).
+pub fn table_pipes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    let mut run = 0;
+    for c in s.chars() {
+        match c {
+            '\\' => run += 1,
+            '|' => {
+                out.push_str(&"\\".repeat(2 * run));
+                out.push_str("\\|");
+                run = 0;
+            }
+            c => {
+                out.push_str(&"\\".repeat(run));
+                out.push(c);
+                run = 0;
+            }
+        }
+    }
+    out.push_str(&"\\".repeat(run));
+    out
+}
+
+/// An inline Markdown code span holding `s` on one line ([`terminal_safe`]), fit for a
+/// table cell ([`table_pipes`]): fenced by one more backtick than its longest run, so no
+/// backtick in it ends the span (and nothing after it reads as HTML).
+pub fn markdown_code(s: &str) -> String {
+    let s = table_pipes(&terminal_safe(s, false));
+    let run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let ticks = "`".repeat(run + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
+}
+
+/// Plain Markdown text on one line ([`terminal_safe`]) that renders as written and fits a
+/// table cell: backslashes, `<`, `>`, backticks and `|` escaped (no HTML, no code span,
+/// no escape of what follows; every backslash doubled, so the one before a `|` is
+/// always the odd one out).
+pub fn markdown_text(s: &str) -> String {
+    terminal_safe(s, false)
+        .replace('\\', "\\\\")
+        .replace('`', "\\`")
+        .replace('<', "\\<")
+        .replace('>', "\\>")
+        .replace('|', "\\|")
+}
+
 /// The first line of a message, cut to `max` characters with an ellipsis ([`cut`]).
 pub fn one_line(s: &str, max: usize) -> String {
     let first = s.lines().next().unwrap_or("").trim_end();
@@ -171,6 +228,110 @@ pub fn shell_in_folder(dir: &str, command: &str) -> Option<String> {
     } else {
         format!("cd {} && {command}", shell_word(dir))
     })
+}
+
+#[cfg(test)]
+mod markdown_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A table row split as cmark-gfm splits it: the outer pipes dropped, a cell runs to
+    /// the next `|` not escaped (a backslash takes the character after it along, from
+    /// the left), and `\|` in a cell becomes `|`.
+    fn gfm_cells(row: &str) -> Vec<String> {
+        let inner = row.trim().strip_prefix('|').unwrap_or(row.trim());
+        let mut cells = vec![String::new()];
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    let cell = cells.last_mut().expect("a cell");
+                    cell.push('\\');
+                    if let Some(n) = chars.next() {
+                        cell.push(n);
+                    }
+                }
+                '|' => cells.push(String::new()),
+                c => cells.last_mut().expect("a cell").push(c),
+            }
+        }
+        if cells.last().is_some_and(|c| c.trim().is_empty()) {
+            cells.pop();
+        }
+        cells
+            .into_iter()
+            .map(|c| c.trim().replace("\\|", "|"))
+            .collect()
+    }
+
+    /// What CommonMark shows of plain inline text made of escapes and characters only:
+    /// a backslash before ASCII punctuation shows the punctuation.
+    fn shown_text(cell: &str) -> String {
+        let mut out = String::new();
+        let mut chars = cell.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, chars.peek()) {
+                ('\\', Some(n)) if n.is_ascii_punctuation() => {
+                    out.push(*n);
+                    chars.next();
+                }
+                (c, _) => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// What CommonMark shows of a cell that is one code span: the text between its
+    /// backtick fences, one space stripped from each side when both sides have one.
+    fn shown_code(cell: &str) -> String {
+        let n = cell.chars().take_while(|&c| c == '`').count();
+        let inner = &cell[n..cell.len() - n];
+        match inner.strip_prefix(' ').and_then(|i| i.strip_suffix(' ')) {
+            Some(i) if !inner.trim().is_empty() => i.to_string(),
+            _ => inner.to_string(),
+        }
+    }
+
+    fn cell_text() -> impl Strategy<Value = String> {
+        let c = prop_oneof![
+            2 => any::<char>(),
+            3 => prop::sample::select(vec!['|', '\\', '`', '<', '>', ' ', 'a', '\n']),
+        ];
+        prop::collection::vec(c, 0..24).prop_map(String::from_iter)
+    }
+
+    #[test]
+    fn pipes_and_backslashes_keep_a_table_row() {
+        assert_eq!(table_pipes("a|b"), "a\\|b");
+        assert_eq!(table_pipes("a\\|b"), "a\\\\\\|b");
+        assert_eq!(markdown_text("a\\|b<c>"), "a\\\\\\|b\\<c\\>");
+        assert_eq!(markdown_code("x `y` z"), "``x `y` z``");
+        let row = format!(
+            "| {} | {} |",
+            markdown_code("a\\|b"),
+            markdown_text("a\\|b")
+        );
+        assert_eq!(gfm_cells(&row).len(), 2, "{row}");
+    }
+
+    proptest! {
+        /// Any text in a code span and as plain text is two cells, no more, and the
+        /// plain text shows exactly what it was (made terminal-safe); the code span
+        /// too, but for the backslashes doubled before a pipe (a code span shows every
+        /// backslash).
+        #[test]
+        fn any_text_stays_in_its_cell(s in cell_text()) {
+            let row = format!("| {} | {} |", markdown_code(&s), markdown_text(&s));
+            let cells = gfm_cells(&row);
+            prop_assert_eq!(cells.len(), 2, "{}", row);
+            let safe = terminal_safe(&s, false);
+            prop_assert_eq!(shown_text(&cells[1]), safe.trim(), "{}", row);
+            if !safe.is_empty() && !safe.contains("\\|") {
+                let code = shown_code(&cells[0]);
+                prop_assert_eq!(code.trim(), safe.trim(), "{}", row);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1314,3 +1314,60 @@ fn a_session_that_goes_on_with_the_same_verdict_is_one_record() {
     assert_eq!(new["attributes"]["mcplogs.verdict"], "tools-fetch-failed");
     assert_eq!(new["attributes"]["session.id"], first["sessionId"]);
 }
+
+/// Issue 50: the JSON Lines (`--dry-run` on stdout, `--file`) stay JSON whatever a
+/// server's name holds. DEL, C1 and bidi controls are `\u`-escaped as in every `--json`
+/// document; the output pass used to write DEL as `\x7f`, an escape JSON refuses.
+#[cfg(unix)]
+#[test]
+fn json_lines_stay_json_whatever_a_server_name_holds() {
+    let m = Machine::new();
+    let home = m.home.path().join("copy");
+    crate::common::copy_tree(&sample_home(), &home);
+    let dir = walkdir::WalkDir::new(&home)
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_name() == "mcp-logs-bad-tool")
+        .expect("the sample's bad-tool folder")
+        .into_path();
+    let name = "bad\u{7f}\u{85}\u{9b}\u{202e}\u{2066}tool";
+    std::fs::rename(&dir, dir.with_file_name(format!("mcp-logs-{name}"))).unwrap();
+    let file = m.home.path().join("out.jsonl");
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+        ("OTEL_LOG_TOOL_DETAILS", "1"),
+    ];
+    let home_arg = home.display().to_string();
+    let dry = run(&mut m.export(&env, &["--home", &home_arg, "--no-cache", "--dry-run"]));
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    let to_file = run(&mut m.export(
+        &env,
+        &[
+            "--home",
+            &home_arg,
+            "--no-cache",
+            "--file",
+            &file.display().to_string(),
+        ],
+    ));
+    assert_eq!(to_file.code, 0, "{}", to_file.stderr);
+    let written = std::fs::read_to_string(&file).unwrap();
+    for (what, text) in [("--dry-run", &dry.stdout), ("--file", &written)] {
+        assert!(
+            !mcplogs::text::sanitize::has_raw_control(text),
+            "{what}: a raw control"
+        );
+        let names: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {l}"));
+                v["attributes"]["server_name"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        assert!(names.iter().any(|n| n == name), "{what}: {names:?}");
+    }
+}

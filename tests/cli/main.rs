@@ -35,6 +35,7 @@ mod fuzz_regressions;
 mod hostile;
 mod human_output;
 mod index;
+mod junit;
 mod lifecycle;
 mod newest_first;
 #[cfg(unix)]
@@ -58,6 +59,8 @@ mod report_leak;
 mod report_snapshot;
 mod samples;
 mod scale;
+#[cfg(unix)]
+mod script_versions;
 mod secrets_output;
 #[cfg(unix)]
 mod settings_cli;

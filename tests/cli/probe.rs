@@ -785,7 +785,7 @@ fn every_probe_example_in_the_help_and_the_docs_runs_as_typed() {
             } else {
                 r.stdout.clone()
             };
-            crate::probe_ci::assert_valid_junit(&xml);
+            crate::junit::assert_valid_junit(&xml);
             let newest = mcplogs::probe::CONTRACT_BUILDS.last().unwrap();
             assert!(
                 xml.contains(&format!("on Claude Code {newest}")),

@@ -2,13 +2,14 @@
 //! its budget against a server that never reads (issue 42, point 6): nothing cut when
 //! piped, wrapping on a terminal, checks that never ran are `n/a`, a live progress line
 //! on a terminal only, one budget in every sentence about time, a name for URL-only
-//! servers, `--contract` with nothing to check, and `--format junit` validated against
-//! a JUnit XML schema.
+//! servers, `--contract` with nothing to check, and `--format junit` checked against
+//! the JUnit XML schema's rules (`crate::junit`).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use crate::common::{mcplogs, output_within, pin_host, run};
+use crate::junit::assert_valid_junit;
 use crate::probe::{HttpStub, alive, stub};
 use serde_json::Value;
 
@@ -617,48 +618,6 @@ fn a_url_only_server_is_named_from_its_url_and_the_summary_comes_first() {
         first.starts_with("python3: of ")
             && first.contains("; first failing check: every-tool-accepted (2.1."),
         "{first}"
-    );
-}
-
-/// Validates `xml` against tests/fixtures/junit.xsd with python's `xmlschema` (Debian's
-/// python3-xmlschema, which .ci/run installs); fails when no interpreter has it.
-pub(crate) fn assert_valid_junit(xml: &str) {
-    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit.xsd");
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("probe.xml");
-    std::fs::write(&file, xml).unwrap();
-    let check = "import sys, xmlschema\nxmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])\n";
-    let mut missing = Vec::new();
-    for python in ["python3", "/usr/bin/python3"] {
-        let Ok(o) = Command::new(python)
-            .args(["-c", check])
-            .arg(&xsd)
-            .arg(&file)
-            .output()
-        else {
-            missing.push(format!("{python}: not found"));
-            continue;
-        };
-        let err = String::from_utf8_lossy(&o.stderr);
-        if err.contains("No module named 'xmlschema'") {
-            missing.push(format!("{python}: no xmlschema"));
-            continue;
-        }
-        assert!(o.status.success(), "not valid JUnit XML: {err}\n{xml}");
-        return;
-    }
-    panic!(
-        "cannot validate JUnit XML: python's xmlschema is missing ({}); install it (apt-get install python3-xmlschema, or pip install xmlschema)",
-        missing.join(", ")
-    );
-}
-
-/// The schema check can fail: a document without the counts CI readers need is refused.
-#[test]
-#[should_panic(expected = "not valid JUnit XML")]
-fn the_junit_schema_refuses_a_suite_without_its_counts() {
-    assert_valid_junit(
-        "<?xml version=\"1.0\"?>\n<testsuites tests=\"1\" failures=\"0\" errors=\"0\"><testsuite name=\"x\"><testcase name=\"a\" classname=\"b\"/></testsuite></testsuites>\n",
     );
 }
 

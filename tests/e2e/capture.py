@@ -65,7 +65,7 @@ def read_capture(path, port):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", required=True)
-    ap.add_argument("--versions", default=",".join(R.DEFAULT_VERSIONS))
+    ap.add_argument("--versions", default=",".join(R.DEFAULT_VERSIONS), type=R.versions_arg)
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--work", default=None)
     a = ap.parse_args()

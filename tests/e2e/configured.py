@@ -199,7 +199,7 @@ def main():
     ap.add_argument("--cache", required=True)
     ap.add_argument("--mcplogs", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--versions", default=",".join(e2e.DEFAULT_VERSIONS))
+    ap.add_argument("--versions", default=",".join(e2e.DEFAULT_VERSIONS), type=e2e.versions_arg)
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, e2e.on_signal)
     work = Path(a.work)

@@ -264,8 +264,9 @@ def main():
     ap.add_argument("--cache", required=True)
     ap.add_argument("--mcplogs", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--versions", default="2.1.288,2.1.332")
-    ap.add_argument("--full", default="2.1.332", help="versions that also run B and C")
+    ap.add_argument("--versions", default="2.1.288,2.1.332", type=e2e.versions_arg)
+    ap.add_argument("--full", default="2.1.332", type=e2e.versions_arg,
+                    help="versions that also run B and C")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, e2e.on_signal)
     signal.signal(signal.SIGHUP, e2e.on_signal)

@@ -432,7 +432,7 @@ def main():
     ap.add_argument("--generate", action="store_true")
     ap.add_argument("--e2e", action="store_true")
     ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mcplogs-e2e"))
-    ap.add_argument("--versions", default=",".join(VERSIONS))
+    ap.add_argument("--versions", default=",".join(VERSIONS), type=e2e.versions_arg)
     ap.add_argument("--only", default="")
     ap.add_argument("--groups", default="", help="only these groups of GROUPS")
     ap.add_argument("--cases", default="", help="--e2e: these cases instead of E2E_CASES "

@@ -310,7 +310,7 @@ def main():
     ap.add_argument("--cache", required=True)
     ap.add_argument("--mcplogs", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--versions", default=",".join(R.DEFAULT_VERSIONS))
+    ap.add_argument("--versions", default=",".join(R.DEFAULT_VERSIONS), type=R.versions_arg)
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, R.on_signal)
     signal.signal(signal.SIGHUP, R.on_signal)

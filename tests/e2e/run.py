@@ -37,6 +37,7 @@ Code does: the server had no tools before the fix, and has them after it.
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -53,6 +54,23 @@ import generate  # noqa: E402  (the sample generator: environment, services, nam
 
 PKG = generate.PKG
 DEFAULT_VERSIONS = ["2.1.288", "2.1.332"]
+
+# A Claude Code version as npm is asked for it: ASCII digits only (`\d` and str.isdigit
+# also take Arabic-Indic or fullwidth digits, which would reach npm and the cache's
+# paths). Every script that takes a version checks it here.
+VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+", re.ASCII)
+
+
+def is_version(v):
+    return VERSION.fullmatch(v) is not None
+
+
+def versions_arg(text):
+    """argparse `type` of `--versions`: a comma list of versions, returned as given."""
+    bad = [v for v in text.split(",") if v and not is_version(v)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"{bad[0]!r} is not a version such as 2.1.332")
+    return text
 NEGOTIATION = {"MCP_PROTOCOL_NEGOTIATION": "auto"}
 
 # ---------------------------------------------------------------------------
@@ -574,7 +592,7 @@ def main():
     ap.add_argument("--cache", required=True)
     ap.add_argument("--mcplogs", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--versions", default=",".join(DEFAULT_VERSIONS))
+    ap.add_argument("--versions", default=",".join(DEFAULT_VERSIONS), type=versions_arg)
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)

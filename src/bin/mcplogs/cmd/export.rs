@@ -126,12 +126,10 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
             if ledger.seen(id, today) {
                 continue;
             }
-            text.push_str(&serde_json::to_string(&export::record(
-                id,
-                *item,
-                &keys,
-                &record_options,
-            ))?);
+            // Escaped as every JSON document is (DEL, C1 and bidi controls `\u`-escaped):
+            // the output pass would otherwise write them as `\x7f`, which JSON refuses.
+            let line = serde_json::to_string(&export::record(id, *item, &keys, &record_options))?;
+            text.push_str(&mcplogs::text::sanitize::json(&line));
             text.push('\n');
         }
         output::write_stdout(&text).map_err(Error::WriteOutput)?;

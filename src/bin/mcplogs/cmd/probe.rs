@@ -368,12 +368,9 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         None => l.kind.as_str().to_string(),
     });
     let text = if format == ProbeFormat::Junit {
-        let xml = render::junit(&probes, &contracts, &redactor);
-        if redactor.is_enabled() {
-            mcplogs::redact::output::text(&xml)
-        } else {
-            xml
-        }
+        // Not redacted again as a whole: the renderer redacts every text before it
+        // escapes it (a replacement made after escaping could cut an entity in half).
+        render::junit(&probes, &contracts, &redactor)
     } else if format == ProbeFormat::Json {
         let doc = json_doc::ProbeDocument {
             schema_version: json_doc::PROBE_SCHEMA_VERSION,
