@@ -241,7 +241,7 @@ impl Memo {
     /// applies them): a memo never holds a token from a log, and the verdict is decided
     /// from the same text whether it was just read or read back. Only what is kept is
     /// redacted, not every message read (at most [`MEMO_HEAD`] + [`MEMO_TAIL`] a run).
-    fn settle(&mut self) {
+    fn settle(&mut self, redactor: &MemoRedactor) {
         let total = self.head.len() + self.tail.len();
         for i in total - self.raw.min(total)..total {
             let m = if i < self.head.len() {
@@ -249,7 +249,7 @@ impl Memo {
             } else {
                 &mut self.tail[i - self.head.len()]
             };
-            if let Some(r) = secrets_only().redacted(m) {
+            if let Some(r) = redactor.get().redacted(m) {
                 *m = r;
             }
         }
@@ -262,10 +262,45 @@ impl Memo {
     }
 }
 
-fn secrets_only() -> &'static Redactor {
-    static SECRETS: std::sync::LazyLock<Redactor> =
-        std::sync::LazyLock::new(|| Redactor::secrets_only(std::iter::empty()));
-    &SECRETS
+/// The redactor of the memos' messages: the secret rules and every value this
+/// machine's configuration marks as secret ([`crate::scan::secrets`]: a server's `env`
+/// and `headers` values echoed in its stderr), so a memo kept in the cache holds none of
+/// them. The configuration is read only when a run has new messages to keep: most
+/// status-line runs read nothing new and never pay for it.
+pub(crate) struct MemoRedactor {
+    projects: Vec<PathBuf>,
+    built: std::cell::OnceCell<Redactor>,
+}
+
+impl MemoRedactor {
+    /// For a session in the project folders `projects` (the status line's input).
+    fn for_projects(projects: Vec<PathBuf>) -> Self {
+        Self {
+            projects,
+            built: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The secret rules alone (tests of a memo on its own).
+    #[cfg(test)]
+    fn rules_only() -> Self {
+        let r = Self::for_projects(Vec::new());
+        let _ = r.built.set(Redactor::secrets_only(std::iter::empty()));
+        r
+    }
+
+    fn get(&self) -> &Redactor {
+        self.built.get_or_init(|| {
+            let secrets = crate::scan::secrets::collect(&crate::scan::secrets::Places {
+                homes: Vec::new(),
+                projects: self.projects.clone(),
+                managed_dir: None,
+            });
+            let mut b = crate::redact::RedactorBuilder::new();
+            b.learn_configured_secrets(&secrets);
+            b.build()
+        })
+    }
 }
 
 /// The folder of the status line's memos in mcplogs' cache, one file per session
@@ -356,14 +391,16 @@ pub fn session_status_with(
     let mut memos: HashMap<String, Memo> = old
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
+    let redactor =
+        MemoRedactor::for_projects(input.folders().into_iter().map(PathBuf::from).collect());
     let mut changed = false;
     for m in memos.values_mut().filter(|m| !m.redacted) {
         m.raw = m.head.len() + m.tail.len();
-        m.settle();
+        m.settle(&redactor);
         changed = true;
     }
     let before = progress(&memos);
-    let status = status_in(input, session, cache_roots, &mut memos);
+    let status = status_in(input, session, cache_roots, &mut memos, &redactor);
     // the status line runs every few seconds: a memo that learned nothing is not
     // written again
     if let (Some(store), Some(folder)) = (store, &folder)
@@ -445,6 +482,7 @@ fn status_in(
     session: &str,
     cache_roots: &[PathBuf],
     memos: &mut HashMap<String, Memo>,
+    redactor: &MemoRedactor,
 ) -> SessionStatus {
     let Some(project) = project_folder(cache_roots, &input.folders()) else {
         return SessionStatus::default();
@@ -485,7 +523,7 @@ fn status_in(
                     ..Memo::default()
                 };
             }
-            if read_on(f, session, memo).is_err() {
+            if read_on(f, session, memo, redactor).is_err() {
                 *memo = Memo::default();
             }
             status.files_read += 1;
@@ -506,7 +544,7 @@ fn status_in(
                 ..Memo::default()
             };
             status.files_read += 1;
-            if read_on(f, session, &mut m).is_ok() && m.ours {
+            if read_on(f, session, &mut m, redactor).is_ok() && m.ours {
                 let n = file_name(f);
                 if stamp.as_ref().is_none_or(|s| n > *s) {
                     stamp = Some(n);
@@ -531,7 +569,7 @@ fn status_in(
                     ..Memo::default()
                 };
                 status.files_read += 1;
-                let _ = read_on(&f, session, &mut m);
+                let _ = read_on(&f, session, &mut m, redactor);
                 m
             })
         };
@@ -595,9 +633,14 @@ fn state_of(m: &Memo) -> ServerState {
 /// records that can matter (of every session in it: one process's connection) and noting
 /// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
-fn read_on(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
+fn read_on(
+    file: &Path,
+    session: &str,
+    memo: &mut Memo,
+    redactor: &MemoRedactor,
+) -> std::io::Result<()> {
     let read = read_on_raw(file, session, memo);
-    memo.settle();
+    memo.settle(redactor);
     read
 }
 
@@ -1196,7 +1239,7 @@ mod tests {
     fn kept_messages_are_redacted_and_cut_on_words() {
         let mut m = Memo::default();
         m.push("Connection failed: token ghp_R3alLook1ngT0kenF0rTheCacheTest0123456 rejected");
-        m.settle();
+        m.settle(&MemoRedactor::rules_only());
         assert_eq!(
             m.head[0],
             "Connection failed: token [REDACTED:github-token] rejected"
@@ -1206,7 +1249,7 @@ mod tests {
             "a ".repeat(MEMO_MESSAGE_CHARS / 2 - 10)
         );
         m.push(&long);
-        m.settle();
+        m.settle(&MemoRedactor::rules_only());
         assert!(
             !m.head[1].contains("ghp_"),
             "no prefix of the token is kept either"

@@ -385,9 +385,16 @@ fn export_records_with_tool_details_hide_them() {
     let h = home();
     let out = h.home().join("records.jsonl");
     let o = out.to_string_lossy().into_owned();
-    let mut c = h.cmd(&["export", "--file", &o]);
-    c.env("OTEL_LOG_TOOL_DETAILS", "1");
-    let r = run(&mut c);
+    // Export takes its OTEL_* variables whole from the highest layer that sets any: the
+    // user's settings here (they set the header), so the switch goes there too.
+    std::fs::write(
+        h.home().join(".claude/settings.json"),
+        format!(
+            r#"{{"env": {{"OTEL_EXPORTER_OTLP_HEADERS": "x-otel-key={OTEL}", "OTEL_LOG_TOOL_DETAILS": "1"}}}}"#
+        ),
+    )
+    .unwrap();
+    let r = run(&mut h.cmd(&["export", "--file", &o]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let records = std::fs::read_to_string(&out).unwrap();
     assert!(records.contains("svc"), "{records}");
@@ -417,4 +424,14 @@ fn the_status_line_and_the_hook_hide_them() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("svc"), "{}", r.stdout);
     assert_clean("hook", &format!("{}{}", r.stdout, r.stderr));
+    // What they keep between runs (the memos of the logs they read) holds none either;
+    // the memo does keep the messages that echo them, so the check can fail.
+    let mut memos = String::new();
+    for e in walkdir::WalkDir::new(h.cache()).into_iter().flatten() {
+        if e.file_type().is_file() {
+            memos.push_str(&String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()));
+        }
+    }
+    assert!(memos.contains("[REDACTED:config]"), "{memos}");
+    assert_clean("the status line's memos", &memos);
 }
