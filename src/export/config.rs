@@ -26,23 +26,6 @@ use std::time::Duration;
 use crate::settings::env::env_keys_in_file;
 use crate::settings::layers::{LayerKind, Sources};
 
-/// Every variable export reads, in the order docs/export.md lists them.
-pub const VARIABLES: [&str; 13] = [
-    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
-    "OTEL_EXPORTER_OTLP_HEADERS",
-    "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT",
-    "OTEL_EXPORTER_OTLP_TIMEOUT",
-    "OTEL_RESOURCE_ATTRIBUTES",
-    "OTEL_SERVICE_NAME",
-    "OTEL_LOG_TOOL_DETAILS",
-    KEY_VARIABLE,
-    DISABLED_VARIABLE,
-];
-
 /// The exporter's variables: one unit, from one layer ([`resolve_layers`]). Every
 /// variable that says where records go or what they hold is here.
 pub const EXPORTER_VARIABLES: [&str; 11] = [
@@ -58,6 +41,19 @@ pub const EXPORTER_VARIABLES: [&str; 11] = [
     "OTEL_SERVICE_NAME",
     "OTEL_LOG_TOOL_DETAILS",
 ];
+
+/// Every variable export reads, in the order docs/export.md lists them: the exporter's,
+/// then mcplogs' own two.
+pub const VARIABLES: [&str; 13] = {
+    let mut out = [KEY_VARIABLE; 13];
+    let mut i = 0;
+    while i < EXPORTER_VARIABLES.len() {
+        out[i] = EXPORTER_VARIABLES[i];
+        i += 1;
+    }
+    out[12] = DISABLED_VARIABLE;
+    out
+};
 
 /// The admin's key for the hashes that stand for names (docs/export.md).
 pub const KEY_VARIABLE: &str = "MCPLOGS_EXPORT_KEY";
@@ -535,26 +531,7 @@ fn pairs(var: &'static str, v: &str) -> Result<Vec<(String, String)>, ConfigErro
 }
 
 fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let (Some(h), Some(l)) = (hex_digit(b[i + 1]), hex_digit(b[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex_digit(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
+    String::from_utf8_lossy(&crate::text::percent_decoded_bytes(s)).into_owned()
 }
 
 /// The endpoint as it may be shown: scheme, host, port and path, without a user,

@@ -275,31 +275,12 @@ impl ConfiguredSecrets {
     }
 }
 
-/// `%XX` decoded (invalid sequences and non-UTF-8 results left as written).
+/// `%XX` decoded (a non-UTF-8 result left as written).
 fn percent_decoded(s: &str) -> String {
     if !s.contains('%') {
         return s.to_string();
     }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
-}
-
-fn hex(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
+    String::from_utf8(crate::text::percent_decoded_bytes(s)).unwrap_or_else(|_| s.to_string())
 }
 
 #[cfg(test)]

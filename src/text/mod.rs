@@ -535,3 +535,25 @@ mod count_tests {
         assert_eq!(super::sentence(""), "");
     }
 }
+
+/// `%XX` sequences decoded to their bytes (an invalid or cut-short sequence is kept as
+/// written): the one percent-decoding of a URL's parts and of the OTLP header lists.
+pub fn percent_decoded_bytes(s: &str) -> Vec<u8> {
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
