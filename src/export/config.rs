@@ -258,6 +258,80 @@ pub fn read_layers(
     out
 }
 
+/// Variables outside [`VARIABLES`] that decide where export looks and how it connects:
+/// the home and Claude Code's configuration folder (where the user's settings are),
+/// mcplogs' cache (the key and the ledger), the proxies and the certificates trusted.
+/// When a project's settings set one of them, a hook's environment carries it
+/// ([`passed_from_projects`]); export then drops it and says so.
+pub const CONNECTION_VARIABLES: [&str; 18] = [
+    "HOME",
+    "USERPROFILE",
+    "CLAUDE_CONFIG_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "MCPLOGS_CACHE_DIR",
+    "LOCALAPPDATA",
+    "APPDATA",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// The [`CONNECTION_VARIABLES`] of `environment` (name, value) that a project's settings
+/// `env` set to the same value ([`VARIABLES`] are [`resolve_layers`]'s to name and
+/// ignore): Claude Code passes a project's `env` on to the hooks it runs (observed,
+/// docs/claude-code.md), so in a hook they are the repository's choice, not the
+/// user's. The projects are `project_dirs` (the current folder, and the one a hook's
+/// `CLAUDE_PROJECT_DIR` names), their `.claude/settings.json` and
+/// `.claude/settings.local.json`, read as Claude Code reads them; a project file that
+/// is the user's own settings file (a project in the home folder) is not a project's.
+pub fn passed_from_projects(
+    sources: &Sources,
+    project_dirs: &[PathBuf],
+    environment: &[(String, String)],
+) -> Vec<String> {
+    let user_file = sources
+        .files()
+        .into_iter()
+        .find(|(k, _)| *k == LayerKind::User)
+        .map(|(_, p)| p);
+    let names: Vec<&str> = environment
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| CONNECTION_VARIABLES.contains(k))
+        .collect();
+    let mut passed: Vec<String> = Vec::new();
+    for dir in project_dirs {
+        let project = Sources {
+            project_dir: dir.clone(),
+            ..sources.clone()
+        };
+        for (_, file) in project
+            .files()
+            .into_iter()
+            .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local))
+            .filter(|(_, f)| !user_file.as_deref().is_some_and(|u| same_file(u, f)))
+        {
+            for (k, v) in env_keys_in_file(&file, &names) {
+                let same = environment
+                    .iter()
+                    .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
+                if same && !passed.iter().any(|p| p == k) {
+                    passed.push(k.to_string());
+                }
+            }
+        }
+    }
+    passed
+}
+
 /// The same file: the same path, or both resolve to one.
 fn same_file(a: &Path, b: &Path) -> bool {
     a == b

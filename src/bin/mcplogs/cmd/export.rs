@@ -15,10 +15,14 @@ use crate::exit_codes::ExitCode;
 use crate::output;
 
 pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
-    if args.detach {
-        return detach();
-    }
     let cwd = std::env::current_dir().unwrap_or_default();
+    let dropped = drop_what_projects_passed(&cwd, args.managed_dir.as_deref());
+    if args.detach {
+        return detach(&dropped);
+    }
+    if let Some(d) = &dropped {
+        output::warning(d);
+    }
     let opts = ScanOptions {
         index: args.cache.index_dir(),
         // no record carries a server's stderr
@@ -239,10 +243,51 @@ fn output_path(p: &std::path::Path) -> String {
     mcplogs::text::sanitize::text(&p.display().to_string()).into_owned()
 }
 
+/// Drops from this process's environment every variable that decides where export looks
+/// or how it connects (`config::CONNECTION_VARIABLES`: the home, Claude Code's
+/// configuration folder, mcplogs' cache, proxies, certificates) that a project's
+/// settings set to the same value: Claude Code passes a project's `env` on to the hook
+/// that runs `export --detach`, so there they are the repository's choice, and a
+/// repository must not choose whose settings name the collector, which key hashes the
+/// names, or a proxy that sees the token. Returns the warning that says so.
+fn drop_what_projects_passed(
+    cwd: &std::path::Path,
+    managed_dir: Option<&std::path::Path>,
+) -> Option<String> {
+    let mut sources = settings::Sources::for_this_machine(cwd);
+    if let Some(d) = managed_dir {
+        sources.managed_dir = d.to_path_buf();
+    }
+    let mut projects = vec![cwd.to_path_buf()];
+    projects.extend(
+        std::env::var_os("CLAUDE_PROJECT_DIR")
+            .filter(|d| !d.is_empty())
+            .map(std::path::PathBuf::from),
+    );
+    let environment: Vec<(String, String)> = config::CONNECTION_VARIABLES
+        .iter()
+        .filter_map(|k| Some((k.to_string(), std::env::var(k).ok()?)))
+        .collect();
+    let passed = config::passed_from_projects(&sources, &projects, &environment);
+    if passed.is_empty() {
+        return None;
+    }
+    for k in &passed {
+        // SAFETY: export's `run` calls this first, before any thread of this process is
+        // started (the scan's pool, the sender), so nothing reads the environment
+        // concurrently.
+        unsafe { std::env::remove_var(k) };
+    }
+    Some(format!(
+        "export ignores {} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs; export runs without it",
+        passed.join(", ")
+    ))
+}
+
 /// `--detach`: the same command line without `--detach`, started in a session of its
 /// own (so the hook's end does not end it), stdin and stdout empty, stderr into
 /// `<cache>/export/last-run.log` (0600); returns at once.
-fn detach() -> Result<ExitCode, Error> {
+fn detach(dropped: &Option<String>) -> Result<ExitCode, Error> {
     use std::process::{Command, Stdio};
     let cache = mcplogs::scan::cache::default_dir().ok_or(store::StoreError::NoCacheDir)?;
     let dir = store::private_dir(&cache)?;
@@ -253,6 +298,12 @@ fn detach() -> Result<ExitCode, Error> {
             path: log_path.clone(),
             source,
         })?;
+    // What was dropped from the environment goes into the log the detached run writes
+    // (it inherits the environment without it, so it cannot tell).
+    if let Some(d) = dropped {
+        use std::io::Write;
+        let _ = writeln!(&log, "mcplogs: warning: {d}");
+    }
     let exe = std::env::current_exe().map_err(|source| store::StoreError::Io {
         path: "the running mcplogs".into(),
         source,
