@@ -828,7 +828,7 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
         let mut named = 0;
         for (i, (name, d)) in failed.iter().enumerate() {
             let mut next = vec![Piece::Plain(if i == 0 { " " } else { ", " }.into())];
-            next.push(Piece::Bad((*name).to_string()));
+            next.push(Piece::Bad(shown_name(name)));
             if i < with_detail {
                 next.push(Piece::Detail(detail(d)));
             }
@@ -957,7 +957,14 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
 }
 
 /// A server's name as the hook says it: at most [`HOOK_NAME_MAX_CHARS`] characters.
+/// A server's name as the status line and the hook show it: through the secret rules
+/// (a log folder can be named after a token), before anything cuts it.
+fn shown_name(n: &str) -> String {
+    crate::redact::output::text(n)
+}
+
 fn hook_name(n: &str) -> String {
+    let n = &shown_name(n);
     if n.chars().count() > HOOK_NAME_MAX_CHARS {
         let mut cut: String = n.chars().take(HOOK_NAME_MAX_CHARS - 1).collect();
         cut.push('…');

@@ -204,6 +204,16 @@ pub fn projects_to_check(
 
 /// Joins every project's configuration into the report.
 pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super::ScanOptions) {
+    // A configured name as the report shows names: through the secret rules (a name can
+    // hold a token), before anything cuts it to a column; a logged name was redacted so
+    // already, and is matched in that form too.
+    let shown = |n: &str| {
+        if opts.no_redact {
+            n.to_string()
+        } else {
+            crate::redact::output::text(n)
+        }
+    };
     for p in projects {
         let folder = encode_folder_name(&p.dir.to_string_lossy());
         let project = p.dir.to_string_lossy().into_owned();
@@ -216,12 +226,16 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         let mut matched = vec![false; report.servers.len()];
         for cfg in &p.resolved.servers {
             let enc = encode_folder_name(&cfg.name);
+            let name = shown(&cfg.name);
             let mut found = false;
             for (i, row) in report.servers.iter_mut().enumerate() {
                 if !in_project(row, &p.dir, &folder) {
                     continue;
                 }
-                if row.name == cfg.name || row.folder.as_deref() == Some(enc.as_str()) {
+                if row.name == cfg.name
+                    || row.name == name
+                    || row.folder.as_deref() == Some(enc.as_str())
+                {
                     matched[i] = true;
                     found = true;
                     if row.configuration == Configuration::Unchecked {
@@ -251,7 +265,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 _ => None,
             };
             report.configured.push(ConfiguredRow {
-                name: cfg.name.clone(),
+                name,
                 project: project.clone(),
                 project_folder: folder.clone(),
                 configured: Configured::of(cfg),
@@ -260,7 +274,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         }
         for problem in &p.resolved.problems {
             report.configured.push(ConfiguredRow {
-                name: problem_name(problem),
+                name: shown(&problem_name(problem)),
                 project: project.clone(),
                 project_folder: folder.clone(),
                 configured: Configured::of_problem(problem),

@@ -435,3 +435,92 @@ fn the_status_line_and_the_hook_hide_them() {
     assert!(memos.contains("[REDACTED:config]"), "{memos}");
     assert_clean("the status line's memos", &memos);
 }
+
+/// The fourth pass: a server named after a token (its log folder, and its entry in
+/// `~/.claude.json`) is redacted before any view cuts the name to its column or to the
+/// hook's bound, so no piece of the token long enough to recognise it shows: the scan
+/// table at 80 and 120 columns, the status line and the hook. The configured entry and
+/// its logs are still one server.
+#[test]
+fn a_server_named_after_a_token_is_redacted_before_its_name_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let key = project.to_string_lossy().into_owned();
+    let token_tail = "NameTokXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX";
+    let name = format!("{}ghp_{token_tail}", "a".repeat(40));
+    std::fs::write(
+        dir.path().join(".claude.json"),
+        serde_json::json!({"projects": {key.clone(): {"mcpServers": {name.clone(): {"command": "x"}}}}})
+            .to_string(),
+    )
+    .unwrap();
+    let d = dir
+        .path()
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key))
+        .join(format!("mcp-logs-{name}"));
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("2026-11-29T12-00-00-000Z.jsonl"),
+        [
+            rec(
+                "debug",
+                "Starting connection with timeout of 30000ms",
+                &project,
+            ),
+            rec(
+                "error",
+                "Connection failed (CONNECTION_CLOSED): x",
+                &project,
+            ),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let cache = dir.path().join("mcplogs-cache");
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(dir.path());
+        c.env("MCPLOGS_CACHE_DIR", &cache)
+            .current_dir(&project)
+            .args(args)
+            .args([
+                "--managed-dir",
+                &dir.path().join("managed").to_string_lossy(),
+            ]);
+        c
+    };
+    let leaked = |out: &str| out.contains("NameTokXXXX") || out.contains("ghp_N");
+    for cols in ["80", "120"] {
+        let mut c = cmd(&["scan"]);
+        c.env("COLUMNS", cols);
+        let r = run(&mut c);
+        assert!(!leaked(&r.stdout), "scan at {cols} columns:\n{}", r.stdout);
+        assert!(
+            r.stdout.starts_with("1 server"),
+            "the configured entry and its logs are one server:\n{}",
+            r.stdout
+        );
+    }
+    let input = serde_json::json!({
+        "session_id": SESSION, "transcript_path": "/x.jsonl", "cwd": key,
+        "workspace": {"current_dir": key, "project_dir": key}
+    })
+    .to_string();
+    for (what, args, input) in [
+        ("statusline", ["statusline"], input.clone()),
+        (
+            "hook",
+            ["hook"],
+            input.replacen('{', "{\"hook_event_name\":\"UserPromptSubmit\",", 1),
+        ),
+    ] {
+        let mut c = mcplogs(dir.path());
+        c.env("MCPLOGS_CACHE_DIR", &cache).args(args);
+        let r = run_with_stdin(&mut c, input.as_bytes());
+        assert_eq!(r.code, 0, "{what}: {}", r.stderr);
+        assert!(!r.stdout.is_empty(), "{what} said nothing");
+        assert!(!leaked(&r.stdout), "{what}:\n{}", r.stdout);
+    }
+}
