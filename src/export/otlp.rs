@@ -115,7 +115,7 @@ pub fn encode(req: &ExportLogsServiceRequest, protocol: Protocol) -> Vec<u8> {
 pub fn partial_success(body: &[u8], protocol: Protocol) -> (u64, Option<String>) {
     let resp = match protocol {
         Protocol::Protobuf => ExportLogsServiceResponse::decode(body).ok(),
-        Protocol::Json => serde_json::from_slice::<ExportLogsServiceResponse>(body).ok(),
+        Protocol::Json => return partial_success_json(body),
     };
     match resp.and_then(|r| r.partial_success) {
         Some(p) => (
@@ -124,6 +124,32 @@ pub fn partial_success(body: &[u8], protocol: Protocol) -> (u64, Option<String>)
         ),
         None => (0, None),
     }
+}
+
+/// [`partial_success`] of an OTLP/JSON body, read field by field: proto3's JSON form
+/// writes a 64-bit count as a string (`"rejectedLogRecords": "1"`) and a collector may
+/// write it as a number; either is a count, and an unknown field changes nothing.
+fn partial_success_json(body: &[u8]) -> (u64, Option<String>) {
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return (0, None);
+    };
+    let Some(p) = doc
+        .get("partialSuccess")
+        .or_else(|| doc.get("partial_success"))
+    else {
+        return (0, None);
+    };
+    let field = |camel: &str, snake: &str| p.get(camel).or_else(|| p.get(snake));
+    let rejected = match field("rejectedLogRecords", "rejected_log_records") {
+        Some(serde_json::Value::Number(n)) => n.as_u64().unwrap_or(0),
+        Some(serde_json::Value::String(t)) => t.trim().parse().unwrap_or(0),
+        _ => 0,
+    };
+    let message = field("errorMessage", "error_message")
+        .and_then(|m| m.as_str())
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
+    (rejected, message)
 }
 
 /// An OTLP/HTTP destination.
@@ -244,6 +270,26 @@ impl Sink for Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_partial_success_counts_in_either_form() {
+        for body in [
+            r#"{"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"too old"}}"#,
+            r#"{"partialSuccess":{"rejectedLogRecords":2,"errorMessage":"too old"}}"#,
+        ] {
+            assert_eq!(
+                partial_success(body.as_bytes(), Protocol::Json),
+                (2, Some("too old".to_string())),
+                "{body}"
+            );
+        }
+        assert_eq!(partial_success(b"{}", Protocol::Json), (0, None));
+        assert_eq!(partial_success(b"", Protocol::Json), (0, None));
+        assert_eq!(
+            partial_success(br#"{"partialSuccess":{}}"#, Protocol::Json),
+            (0, None)
+        );
+    }
     use std::io::{BufRead, BufReader, Read, Write};
 
     /// A collector on loopback that answers every request with `status` and a body
