@@ -8,7 +8,8 @@
 //!
 //! What counts as unsafe ([`is_unsafe`]): the C0 controls (U+0000–U+001F), DEL (U+007F),
 //! the C1 controls (U+0080–U+009F; U+009B is a one-character CSI on many terminals) and
-//! the bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+//! the bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the
+//! Unicode line and paragraph separators (U+2028, U+2029).
 //!
 //! - [`text`] (one line) and [`multiline`] (keeps `\n` and `\t`) make them visible:
 //!   `\x1b`, `\r`, `<U+202E>`. For terminals and Markdown.
@@ -78,7 +79,7 @@ fn holds_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
                 0xc2 => (0x80..=0x9f).contains(&at(1)),
                 0xd8 => at(1) == 0x9c,
                 0xe2 => match at(1) {
-                    0x80 => matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae),
+                    0x80 => matches!(at(2), 0x8e | 0x8f | 0xa8..=0xae),
                     0x81 => (0xa6..=0xa9).contains(&at(2)),
                     _ => false,
                 },
@@ -109,7 +110,14 @@ fn rewritten(c: char, flagged: &[bool; 256]) -> bool {
 
 /// C0, DEL, C1 or a bidi control.
 pub fn is_unsafe(c: char) -> bool {
-    c.is_control() || is_bidi_control(c)
+    c.is_control() || is_bidi_control(c) || is_line_separator(c)
+}
+
+/// U+2028 and U+2029: a line break to every reader that splits on Unicode line ends
+/// (Python's `splitlines`, JavaScript before ES2019 in a string), so a raw one would cut
+/// a JSON Lines record or a screen line in two for them.
+pub fn is_line_separator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 fn push_visible(out: &mut String, c: char) {

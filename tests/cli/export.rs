@@ -1330,7 +1330,7 @@ fn json_lines_stay_json_whatever_a_server_name_holds() {
         .find(|e| e.file_name() == "mcp-logs-bad-tool")
         .expect("the sample's bad-tool folder")
         .into_path();
-    let name = "bad\u{7f}\u{85}\u{9b}\u{202e}\u{2066}tool";
+    let name = "bad\u{7f}\u{85}\u{9b}\u{202e}\u{2066}\u{2028}\u{2029}tool";
     std::fs::rename(&dir, dir.with_file_name(format!("mcp-logs-{name}"))).unwrap();
     let file = m.home.path().join("out.jsonl");
     let env = [
@@ -1356,6 +1356,11 @@ fn json_lines_stay_json_whatever_a_server_name_holds() {
         assert!(
             !mcplogs::text::sanitize::has_raw_control(text),
             "{what}: a raw control"
+        );
+        // A raw line or paragraph separator is a line end to `splitlines` readers.
+        assert!(
+            !text.contains(['\u{2028}', '\u{2029}']),
+            "{what}: a raw U+2028 or U+2029"
         );
         let names: Vec<String> = text
             .lines()
