@@ -20,9 +20,11 @@ CACHE="$1"
 shift
 
 # A version is ASCII digits only (2.1.332): `[0-9]` can match other digits in some
-# locales, so the digits are listed; anything else never reaches npm or a cache path.
+# locales, so the digits are listed; no number has a leading zero (semver); anything
+# else never reaches npm or a cache path.
+N='(0|[123456789][0123456789]*)'
 for v in "$@"; do
-  if ! [[ "$v" =~ ^[0123456789]+\.[0123456789]+\.[0123456789]+$ ]]; then
+  if ! [[ "$v" =~ ^$N\.$N\.$N$ ]]; then
     echo "[install] '$v' is not a version such as 2.1.332" >&2
     exit 2
   fi

@@ -23,6 +23,7 @@ const NOT_VERSIONS: &[&str] = &[
     "../2.1.332",
     "2.1",
     "2.1.332.1",
+    "2.1.0332", // a leading zero: no version npm publishes
     "",
 ];
 

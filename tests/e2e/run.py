@@ -57,8 +57,9 @@ DEFAULT_VERSIONS = ["2.1.288", "2.1.332"]
 
 # A Claude Code version as npm is asked for it: ASCII digits only (`\d` and str.isdigit
 # also take Arabic-Indic or fullwidth digits, which would reach npm and the cache's
-# paths). Every script that takes a version checks it here.
-VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+", re.ASCII)
+# paths), and each number without a leading zero, as semver writes it (`2.1.0332` is no
+# version npm publishes). Every script that takes a version checks it here.
+VERSION = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)", re.ASCII)
 
 
 def is_version(v):
