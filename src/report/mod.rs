@@ -368,8 +368,8 @@ pub fn build(
                 name: r.name.clone(),
                 project: r.project.clone(),
                 state: r.state_name().to_string(),
-                reason: crate::advice::configured::state_reason(&r.configured, None),
-                recommendation: crate::advice::configured::way_out(&r.configured, None),
+                reason: crate::advice::configured::row_reason(r, None),
+                recommendation: crate::advice::configured::row_way_out(r, None),
             })
             .collect(),
         settings: settings_section(negotiation),

@@ -261,3 +261,80 @@ fn a_server_losing_its_only_tool_is_failing_everywhere_and_never_told_the_others
     assert_eq!(scan_run.code, 1);
     assert_eq!(explain_run.code, 1);
 }
+
+/// Item 2: `scan --since 10m` in a project folder after a restart that started only
+/// one of its servers: the others have logs, all older, so they are "not seen since"
+/// (with their last session's time), never "no log of it yet", counted apart, and the
+/// summary never says "none fail" of servers it did not look at. Scan without `--since`
+/// on the same home still gives each its verdict.
+#[test]
+fn since_says_not_seen_since_never_no_log() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    age_all(&home.join(".cache"), 2);
+    // one fresh session of acme.docs, its records written a minute ago
+    let folder = walkdir::WalkDir::new(home.join(".cache"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with("mcp-logs-acme-docs"))
+        .unwrap();
+    let latest = sorted_files(&folder).pop().unwrap();
+    let now = now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let fresh: Vec<String> = fs::read_to_string(&latest)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["timestamp"] = mcplogs::time::format_iso(now - 60).into();
+            v.to_string()
+        })
+        .collect();
+    fs::write(
+        folder.join("2026-12-31T00-00-00-000Z.jsonl"),
+        fresh.join("\n") + "\n",
+    )
+    .unwrap();
+
+    let (all_run, all) = scan_doc(&home, &project, &[]);
+    let (since_run, since) = scan_doc(&home, &project, &["--since", "10m"]);
+    assert_eq!(answers(&since).keys().collect::<Vec<_>>(), ["acme.docs"]);
+    assert_eq!(answers(&since)["acme.docs"], answers(&all)["acme.docs"]);
+    let rows = since["configured"].as_array().unwrap();
+    assert_eq!(rows.len(), 9, "{since:#}");
+    for r in rows {
+        assert_eq!(r["state"], "not-seen-since", "{r:#}");
+        assert!(r["lastSession"].is_string(), "{r:#}");
+        let rec = r["recommendation"].as_str().unwrap();
+        assert!(rec.contains("has not started it since"), "{rec}");
+        // it has a verdict, from before: scan without --since shows it
+        assert!(answers(&all).contains_key(r["name"].as_str().unwrap()));
+    }
+    // failing servers among those not seen: the exit code is of those seen
+    assert_eq!(all_run.code, 1);
+    assert_eq!(since_run.code, 0, "{since_run:?}");
+    let screen = run(&mut cmd(&home, &project, &["scan", "--since", "10m"]));
+    assert_eq!(screen.code, 0, "{screen:?}");
+    assert!(!screen.stdout.contains("no log of it yet"), "{}", screen.stdout);
+    assert!(!screen.stdout.contains("none fail"), "{}", screen.stdout);
+    assert!(screen.stdout.contains("9 not seen since"), "{}", screen.stdout);
+    assert!(
+        screen.stdout.contains("the 1 seen since does not fail"),
+        "{}",
+        screen.stdout
+    );
+    assert!(screen.stdout.contains("no session since"), "{}", screen.stdout);
+    // the report's configured section says the same
+    let r = run(&mut cmd(
+        &home,
+        &project,
+        &["report", "--json", "--force", "--since", "10m"],
+    ));
+    let report = json_of(&r);
+    for c in report["configured"].as_array().unwrap() {
+        assert_eq!(c["state"], "not-seen-since", "{c:#}");
+        assert!(c["reason"].as_str().unwrap().starts_with("no session since"));
+    }
+}
