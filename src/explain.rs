@@ -63,9 +63,10 @@ impl ExplainEntry {
     /// Whether the legacy fix applies: the log's answer (`scan`'s, knowing the
     /// project's settings) when the log was found, else the paste's.
     pub fn legacy_fix_applies(&self) -> bool {
-        self.local
-            .as_ref()
-            .map_or_else(|| self.diagnosis.legacy_fix_applies(), |l| l.legacy_fix_applies)
+        self.local.as_ref().map_or_else(
+            || self.diagnosis.legacy_fix_applies(),
+            |l| l.legacy_fix_applies,
+        )
     }
 
     /// What to do, the legacy fix run as `mcplogs fix` in the project.

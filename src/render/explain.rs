@@ -321,10 +321,7 @@ fn server_json(e: &ExplainEntry, report: &ExplainReport) -> json_doc::ExplainSer
         name: e.name.clone(),
         target: e.target.clone(),
         status: e.status.clone(),
-        diagnosis: super::diagnosis_json(
-            d,
-            e.legacy_fix_applies(),
-        ),
+        diagnosis: super::diagnosis_json(d, e.legacy_fix_applies()),
         recommendation: e.recommendation_in(&report.homes, report.project.as_deref()),
         detail: e.detail.clone(),
         state: e.state.map(str::to_string),

@@ -156,7 +156,10 @@ fn explain_names_the_cause_scan_finds_in_the_log() {
         s["recommendation"],
         server(&scan, "no-resulttype")["recommendation"]
     );
-    assert_eq!(answers(&explain)["no-resulttype"], answers(&scan)["no-resulttype"]);
+    assert_eq!(
+        answers(&explain)["no-resulttype"],
+        answers(&scan)["no-resulttype"]
+    );
     let mut c = mcplogs(&home);
     c.current_dir(&project)
         .args(["explain", "--json", "--no-logs"]);
@@ -188,7 +191,11 @@ fn report_includes_every_server_scan_says_to_report() {
                 !server(&report, name)["audience"].is_null(),
                 "{name}: {report:#}"
             );
-            assert!(markdown.contains(&format!("`{name}`")), "{name}: {markdown}");
+            // this home's report is for the servers' authors: a section each
+            assert!(
+                markdown.contains(&format!("## `{name}`")),
+                "{name}: {markdown}"
+            );
         }
     }
     // only the tolerated ones: the authors' report, written, exit 0
@@ -224,8 +231,16 @@ fn a_server_losing_its_only_tool_is_failing_everywhere_and_never_told_the_others
         .to_string()
     };
     let lines = [
-        rec("debug", "Starting connection with timeout of 30000ms", "57.216"),
-        rec("debug", "Successfully connected (transport: stdio) in 30ms", "57.246"),
+        rec(
+            "debug",
+            "Starting connection with timeout of 30000ms",
+            "57.216",
+        ),
+        rec(
+            "debug",
+            "Successfully connected (transport: stdio) in 30ms",
+            "57.246",
+        ),
         rec(
             "error",
             &format!(
@@ -248,14 +263,20 @@ fn a_server_losing_its_only_tool_is_failing_everywhere_and_never_told_the_others
     )
     .unwrap();
     let (scan_run, scan) = scan_doc(&home, &project, &[]);
-    let (explain_run, explain) =
-        explain_doc(&home, &project, &format!("{key}: node s.js - ✔ Connected\n"));
+    let (explain_run, explain) = explain_doc(
+        &home,
+        &project,
+        &format!("{key}: node s.js - ✔ Connected\n"),
+    );
     let r = run(&mut cmd(&home, &project, &["report", "--json", "--force"]));
     let report = json_of(&r);
     let want = ("degraded".to_string(), "tool-name-too-long".to_string());
     for doc in [&scan, &explain, &report] {
         assert_eq!(answers(doc)[key], want, "{doc:#}");
-        let rec = server(doc, key)["recommendation"].as_str().unwrap().to_string();
+        let rec = server(doc, key)["recommendation"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert!(!rec.contains("others work"), "{rec}");
     }
     assert_eq!(scan_run.code, 1);
@@ -317,15 +338,27 @@ fn since_says_not_seen_since_never_no_log() {
     assert_eq!(since_run.code, 0, "{since_run:?}");
     let screen = run(&mut cmd(&home, &project, &["scan", "--since", "10m"]));
     assert_eq!(screen.code, 0, "{screen:?}");
-    assert!(!screen.stdout.contains("no log of it yet"), "{}", screen.stdout);
+    assert!(
+        !screen.stdout.contains("no log of it yet"),
+        "{}",
+        screen.stdout
+    );
     assert!(!screen.stdout.contains("none fail"), "{}", screen.stdout);
-    assert!(screen.stdout.contains("9 not seen since"), "{}", screen.stdout);
+    assert!(
+        screen.stdout.contains("9 not seen since"),
+        "{}",
+        screen.stdout
+    );
     assert!(
         screen.stdout.contains("the 1 seen since does not fail"),
         "{}",
         screen.stdout
     );
-    assert!(screen.stdout.contains("no session since"), "{}", screen.stdout);
+    assert!(
+        screen.stdout.contains("no session since"),
+        "{}",
+        screen.stdout
+    );
     // the report's configured section says the same
     let r = run(&mut cmd(
         &home,
@@ -335,6 +368,11 @@ fn since_says_not_seen_since_never_no_log() {
     let report = json_of(&r);
     for c in report["configured"].as_array().unwrap() {
         assert_eq!(c["state"], "not-seen-since", "{c:#}");
-        assert!(c["reason"].as_str().unwrap().starts_with("no session since"));
+        assert!(
+            c["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("no session since")
+        );
     }
 }
