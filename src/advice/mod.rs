@@ -143,20 +143,10 @@ mod tests {
 
     /// Issue 51: a server whose one tool is dropped for its name's length loses every
     /// tool; the log never says how many it has, so the advice never says the others
-    /// work, and the verdict is one that fails.
+    /// work (the verdict, a failing one, is checked in `tests/cli/one_answer.rs`).
     #[test]
     fn tools_dropped_for_their_names_never_say_the_others_work() {
         use crate::classify::verdict::{Cause, Diagnosis, Verdict};
-        let long = format!("mcp__k__{}", "x".repeat(130));
-        let d = crate::classify::classify(&[
-            "Successfully connected (transport: stdio) in 5ms".to_string(),
-            format!(
-                "Tool \"{long}\" is not sent to Claude: its name has 138 characters and the API accepts at most 128"
-            ),
-        ]);
-        assert_eq!(d.verdict, Verdict::Degraded);
-        assert_eq!(d.cause, Some(Cause::ToolNameTooLong));
-        assert!(d.verdict.is_problem());
         for n in [0, 1, 3] {
             let mut d = Diagnosis::new(Verdict::Degraded);
             d.cause = Some(Cause::ToolNameTooLong);

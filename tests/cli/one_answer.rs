@@ -313,11 +313,10 @@ fn since_says_not_seen_since_never_no_log() {
             v.to_string()
         })
         .collect();
-    fs::write(
-        folder.join("2026-12-31T00-00-00-000Z.jsonl"),
-        fresh.join("\n") + "\n",
-    )
-    .unwrap();
+    let fresh_file = folder.join("2026-12-31T00-00-00-000Z.jsonl");
+    fs::write(&fresh_file, fresh.join("\n") + "\n").unwrap();
+    // on the suite's clock (pinned years ahead by `clock::`)
+    set_age(&fresh_file, 60);
 
     let (all_run, all) = scan_doc(&home, &project, &[]);
     let (since_run, since) = scan_doc(&home, &project, &["--since", "10m"]);
