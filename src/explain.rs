@@ -51,9 +51,24 @@ pub struct LocalEvidence {
     /// For a stdio server that failed to connect: the exact command to run by hand, in
     /// its project folder (`scan`'s `runByHand`).
     pub run_by_hand: Option<String>,
+    /// `scan`'s recommendation for the server, knowing its project's settings: the
+    /// entry's, in place of one derived from the paste (issue 51).
+    pub recommendation: String,
+    /// `scan`'s `legacyFixApplies`: whether writing the legacy fix can take effect in
+    /// the server's project.
+    pub legacy_fix_applies: bool,
 }
 
 impl ExplainEntry {
+    /// Whether the legacy fix applies: the log's answer (`scan`'s, knowing the
+    /// project's settings) when the log was found, else the paste's.
+    pub fn legacy_fix_applies(&self) -> bool {
+        self.local.as_ref().map_or_else(
+            || self.diagnosis.legacy_fix_applies(),
+            |l| l.legacy_fix_applies,
+        )
+    }
+
     /// What to do, the legacy fix run as `mcplogs fix` in the project.
     pub fn recommendation(&self) -> String {
         self.recommendation_in(&[], None)
@@ -66,6 +81,10 @@ impl ExplainEntry {
         homes: &[std::path::PathBuf],
         project: Option<&std::path::Path>,
     ) -> String {
+        if let Some(l) = &self.local {
+            // the log decided the verdict: scan's own advice, never one of the paste
+            return l.recommendation.clone();
+        }
         let (fix, _) = crate::advice::unplaced_fix_command(homes, project);
         self.note
             .clone()
@@ -520,19 +539,24 @@ fn entry_from_message(message: String) -> ExplainEntry {
 }
 
 /// Whether `explain` should look for this machine's log of the entries: some entry
-/// names a server that fails.
+/// names a server (whatever its pasted status: the log's verdict is the one that
+/// counts).
 pub fn wants_local(report: &ExplainReport) -> bool {
     report.entries.iter().any(wants_local_entry)
 }
 
+/// A named server line with a status (a configuration state, `disabled` or `pending
+/// approval`, is what Claude Code says now, not a verdict: it stays the paste's).
 fn wants_local_entry(e: &ExplainEntry) -> bool {
-    e.name.is_some() && e.diagnosis.verdict.is_problem()
+    e.name.is_some() && e.state.is_none()
 }
 
-/// Gives each failing named entry its server's log in `project` (the folder `claude mcp
-/// list` ran in) from `scan`, a scan of this machine's logs with their configuration
-/// joined: the server of that name (or log folder name) whose logs ran in `project`.
-/// Servers whose log does not fail now have no stderr to show and are left alone.
+/// Gives each named entry its server's log in `project` (the folder `claude mcp list`
+/// ran in) from `scan`, a scan of this machine's logs with their configuration and
+/// settings joined, as `mcplogs scan` makes it: the server of that name (or log folder
+/// name) whose logs ran in `project`. Where one is found, its verdict, cause and advice
+/// are the scan's, taken whole (one resolution, never derived again from the paste,
+/// which keeps only its `status` and `detail`); the paste decides only where no log is.
 pub fn attach_local(
     report: &mut ExplainReport,
     scan: &crate::scan::ScanReport,
@@ -545,10 +569,10 @@ pub fn attach_local(
         let Some(s) = scan.servers.iter().find(|s| {
             s.project.as_deref() == Some(project.as_ref())
                 && server_matches(&s.name, s.folder.as_deref(), name)
-                && s.diagnosis.verdict.is_problem()
         }) else {
             continue;
         };
+        e.diagnosis = s.diagnosis.clone();
         e.local = Some(LocalEvidence {
             source: s.source.clone(),
             last_seen: s.last_seen.clone(),
@@ -557,6 +581,8 @@ pub fn attach_local(
             run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
                 .then(|| crate::advice::run_by_hand(s))
                 .flatten(),
+            recommendation: crate::advice::for_server(s),
+            legacy_fix_applies: s.legacy_fix_applies(),
         });
     }
 }

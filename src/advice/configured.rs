@@ -69,11 +69,50 @@ pub fn state_label(c: &Configured) -> &'static str {
     }
 }
 
-/// The state label shown in the VERDICT column of a row without a log.
+/// The state label shown in the VERDICT column of a row without a log (without one
+/// since `--since`: `not seen since`).
 pub fn row_label(row: &ConfiguredRow) -> &'static str {
     match row.configured.state {
+        ServerState::Starts if row.not_seen_since().is_some() => "not seen since",
         ServerState::Starts => "not started",
         _ => state_label(&row.configured),
+    }
+}
+
+/// `--since`'s cut-off and a log time, in the local form every screen uses.
+fn at(iso: &str) -> String {
+    crate::time::local_time(iso)
+}
+
+/// The short reason beside a row without a log: [`state_reason`], or for a server
+/// whose every session is older than `--since`, "no session since …" with the last
+/// one's time (it has logs: never "no log of it yet").
+pub fn row_reason(row: &ConfiguredRow, home: Option<&str>) -> String {
+    match row.not_seen_since() {
+        Some(last) => format!(
+            "no session since {}; the last at {}",
+            row.since
+                .map(|t| at(&crate::time::format_iso(t)))
+                .unwrap_or_else(|| "--since".to_string()),
+            at(last)
+        ),
+        None => state_reason(&row.configured, home),
+    }
+}
+
+/// What to do about a row without a log: [`way_out`], or for a server not seen since
+/// `--since`, that its state now is unknown and how to see it.
+pub fn row_way_out(row: &ConfiguredRow, home: Option<&str>) -> String {
+    match row.not_seen_since() {
+        Some(last) => format!(
+            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan --server {}` without --since shows its last verdict.",
+            row.since
+                .map(|t| at(&crate::time::format_iso(t)))
+                .unwrap_or_else(|| "the --since cut-off".to_string()),
+            at(last),
+            crate::text::shell_word(&row.name)
+        ),
+        None => way_out(&row.configured, home),
     }
 }
 

@@ -140,6 +140,22 @@ mod tests {
         assert!(r.contains("`mcplogs scan --since 10m`"), "{r}");
         assert!(!r.contains("run `mcplogs fix`"), "{r}");
     }
+
+    /// Issue 51: a server whose one tool is dropped for its name's length loses every
+    /// tool; the log never says how many it has, so the advice never says the others
+    /// work (the verdict, a failing one, is checked in `tests/cli/one_answer.rs`).
+    #[test]
+    fn tools_dropped_for_their_names_never_say_the_others_work() {
+        use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+        for n in [0, 1, 3] {
+            let mut d = Diagnosis::new(Verdict::Degraded);
+            d.cause = Some(Cause::ToolNameTooLong);
+            d.tools_not_sent = n;
+            let r = diagnosis_recommendation(&d);
+            assert!(!r.contains("others work"), "{r}");
+            assert!(r.contains("none of this server's tools"), "{r}");
+        }
+    }
 }
 
 /// Who can act on a failing server, which decides what `report` writes: Claude Code's
@@ -169,10 +185,15 @@ impl Audience {
     }
 }
 
-/// Who can act on `s`; `None` for a server that does not fail.
+/// Who can act on `s`; `None` for a server that neither fails nor is to be reported.
+/// A `tolerated` server works, yet its advice (every command's) tells the user to
+/// report it to its authors: theirs too (issue 51: `report` left it out).
 pub fn audience(s: &ServerReport) -> Option<Audience> {
     use crate::classify::verdict::Cause;
     let d = &s.diagnosis;
+    if d.verdict == Verdict::Tolerated && !s.is_shared() {
+        return Some(Audience::ServerAuthor);
+    }
     if !d.verdict.is_problem() {
         return None;
     }

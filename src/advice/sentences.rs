@@ -260,7 +260,10 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
             "The server announced new tools (tools/list_changed) and Claude Code rejected the refetched list, so it keeps using the previous tools and the new ones are missing: read the evidence for the bad tool and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
         }
         (Verdict::Degraded, Some(Cause::ToolNameTooLong)) => format!(
-            "Claude Code {} and later do not send a tool whose full name (mcp__<server>__<tool>) is longer than {} characters to the model, so {} missing and the others work (the evidence names {}): give the server a shorter name in its configuration (its name is part of every tool's full name), or ask its authors to shorten those tool names; MCP_PROTOCOL_NEGOTIATION cannot help.",
+            // The log names only the tools lost, never how many the server has: when
+            // those were all of them the model gets none (issue 51), so no claim that
+            // "the others work".
+            "Claude Code {} and later do not send a tool whose full name (mcp__<server>__<tool>) is longer than {} characters to the model, so {} missing (the evidence names {}); the log does not say how many tools the server has: if these are all of them, the model gets none of this server's tools. Give the server a shorter name in its configuration (its name is part of every tool's full name), or ask its authors to shorten those tool names; MCP_PROTOCOL_NEGOTIATION cannot help.",
             lifecycle::Behaviour::ToolNameLimit.first_build(),
             lifecycle::TOOL_NAME_MAX_CHARS.value,
             match d.tools_not_sent {

@@ -36,7 +36,8 @@ pub struct ExplainServer {
     /// approval`); null otherwise.
     pub state: Option<String>,
     /// This machine's log folder of the server, when `explain` found one in the project
-    /// `claude mcp list` ran in (a failing named server only); null otherwise.
+    /// `claude mcp list` ran in (a named server; its verdict, cause and recommendation
+    /// are then `scan`'s); null otherwise.
     #[serde(default)]
     pub logs: Option<String>,
     /// From that log: the server's last lines on stderr, as `scan --json`'s

@@ -95,7 +95,8 @@ pub struct ReportServer {
     /// The verdict is a problem.
     pub problem: bool,
     /// Who can act on a failing server: `claude-code`, `server-author` or
-    /// `user-config`; null when it does not fail.
+    /// `user-config`; `server-author` for a `tolerated` one (its advice is to report
+    /// it to its authors); null when it neither fails nor is `tolerated`.
     pub audience: Option<String>,
     /// How the server is configured to start (`command args…` or its URL, redacted;
     /// no environment or header values); null when not found in the configuration.

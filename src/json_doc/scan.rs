@@ -156,7 +156,8 @@ pub struct ConfiguredServer {
     pub name: String,
     pub project: String,
     pub project_folder: String,
-    /// `not-started`, `pending-approval`, `disabled`, `denied-by-policy` or
+    /// `not-started`, `not-seen-since` (`--since`: it has logs, every session older
+    /// than the cut-off), `pending-approval`, `disabled`, `denied-by-policy` or
     /// `configuration-error`.
     pub state: String,
     pub scope: String,
@@ -169,4 +170,8 @@ pub struct ConfiguredServer {
     pub ran_since: Option<String>,
     /// What to do: the file and key responsible and the way out.
     pub recommendation: String,
+    /// For `not-seen-since`: when its newest log was last written (before the
+    /// `--since` cut-off); null otherwise.
+    #[serde(default)]
+    pub last_session: Option<String>,
 }

@@ -26,7 +26,7 @@ pub fn explain_summary(report: &ExplainReport) -> String {
     let fixable = report
         .entries
         .iter()
-        .filter(|e| e.diagnosis.legacy_fix_applies())
+        .filter(|e| e.legacy_fix_applies())
         .count();
     let tolerated = report
         .entries
@@ -88,7 +88,19 @@ fn actions(report: &ExplainReport) -> Vec<Action> {
         if d.verdict == Verdict::Healthy && e.note.is_none() {
             continue;
         }
-        let (rank, text) = if e.note.is_none() && d.legacy_fix_applies() {
+        let (rank, text) = if let Some(l) = &e.local {
+            // the log decided: scan's advice, ranked as scan ranks it
+            (
+                if l.legacy_fix_applies {
+                    0
+                } else if d.verdict.is_problem() {
+                    1
+                } else {
+                    2
+                },
+                l.recommendation.clone(),
+            )
+        } else if e.note.is_none() && d.legacy_fix_applies() {
             (
                 0,
                 crate::advice::legacy_action_unplaced(&report.homes, report.project.as_deref()),
@@ -309,7 +321,7 @@ fn server_json(e: &ExplainEntry, report: &ExplainReport) -> json_doc::ExplainSer
         name: e.name.clone(),
         target: e.target.clone(),
         status: e.status.clone(),
-        diagnosis: super::diagnosis_json(d, d.legacy_fix_applies()),
+        diagnosis: super::diagnosis_json(d, e.legacy_fix_applies()),
         recommendation: e.recommendation_in(&report.homes, report.project.as_deref()),
         detail: e.detail.clone(),
         state: e.state.map(str::to_string),

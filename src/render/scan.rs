@@ -136,7 +136,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         let rank = if r.is_problem() { 1 } else { 3 };
         push(
             rank,
-            crate::advice::configured::way_out(&r.configured, home),
+            crate::advice::configured::row_way_out(r, home),
             terminal_safe(&r.name, false),
         );
     }
@@ -174,7 +174,21 @@ pub fn summary_line(report: &ScanReport) -> String {
         .filter(|s| crate::advice::legacy_removed_note(s).is_some())
         .count();
     let mut parts = Vec::new();
-    if failing == 0 && unfixed > 0 {
+    // `--since`: servers with sessions, none since the cut-off, were not looked at:
+    // "none fail" would be about them too
+    let not_seen = report
+        .configured
+        .iter()
+        .filter(|r| r.not_seen_since().is_some())
+        .count();
+    if failing == 0 && not_seen > 0 {
+        let seen = report.servers.len();
+        parts.push(match seen {
+            0 => "none seen since".to_string(),
+            1 => "the 1 seen since does not fail".to_string(),
+            n => format!("none of the {n} seen since fail"),
+        });
+    } else if failing == 0 && unfixed > 0 {
         parts.push("none fail now".to_string());
     } else if failing == 0 {
         parts.push("none fail".to_string());
@@ -262,10 +276,15 @@ fn state_counts(report: &ScanReport) -> Vec<String> {
             _ => {}
         }
     }
+    let mut not_seen = 0;
     for r in &report.configured {
-        bump(label(&r.configured.state));
+        if r.not_seen_since().is_some() {
+            not_seen += 1;
+        } else {
+            bump(label(&r.configured.state));
+        }
     }
-    counts
+    let mut out: Vec<String> = counts
         .into_iter()
         .filter(|(_, n)| *n > 0)
         .map(|(l, n)| {
@@ -275,7 +294,20 @@ fn state_counts(report: &ScanReport) -> Vec<String> {
                 format!("{n} {l}")
             }
         })
-        .collect()
+        .collect();
+    if not_seen > 0 {
+        out.insert(
+            0,
+            format!(
+                "{not_seen} not seen since {}",
+                report
+                    .since
+                    .map(|t| crate::time::local_time(&crate::time::format_iso(t)))
+                    .unwrap_or_else(|| "--since".to_string())
+            ),
+        );
+    }
+    out
 }
 
 /// One row of the scan table: a logged server with its verdict, or a configured server
@@ -355,7 +387,11 @@ fn row_time(src: RowSource<'_>) -> String {
             .as_deref()
             .map(crate::time::local_time)
             .unwrap_or_else(|| "-".to_string()),
-        RowSource::Configured(..) => "-".to_string(),
+        // `--since`: its last session, all older than the cut-off
+        RowSource::Configured(r, _) => r
+            .not_seen_since()
+            .map(crate::time::local_time)
+            .unwrap_or_else(|| "-".to_string()),
     }
 }
 
@@ -368,7 +404,7 @@ fn row_view<'a>(
     reasons: bool,
     time: String,
 ) -> RowView<'a> {
-    use crate::advice::configured::{row_label, state_reason};
+    use crate::advice::configured::row_label;
     match src {
         RowSource::Logged(s) => RowView {
             project: s.project.as_deref(),
@@ -406,7 +442,7 @@ fn row_view<'a>(
                         crate::time::local_time(t)
                     )
                 }
-                _ => state_reason(&r.configured, home),
+                _ => crate::advice::configured::row_reason(r, home),
             },
             only_connected: false,
         },
@@ -1034,7 +1070,8 @@ fn configured_json(r: &crate::scan::configured::ConfiguredRow) -> json_doc::Conf
         detail: detail_of(&r.configured),
         warnings: r.configured.warnings.clone(),
         ran_since: r.ran_since.clone(),
-        recommendation: crate::advice::configured::way_out(&r.configured, None),
+        recommendation: crate::advice::configured::row_way_out(r, None),
+        last_session: r.last_session.clone(),
     }
 }
 

@@ -239,7 +239,7 @@ fn others(r: &Report, out: &mut String) {
     if others.is_empty() {
         return;
     }
-    out.push_str("#### Other failing servers (not part of this report)\n\n");
+    out.push_str("#### Other servers to act on (not part of this report)\n\n");
     for s in others {
         let whose = match s.audience {
             Some(Audience::ServerAuthor) => {
@@ -280,6 +280,8 @@ fn server_author(r: &Report, cap: usize) -> Option<String> {
             code(&s.name),
             match s.diagnosis.verdict {
                 crate::classify::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
+                crate::classify::verdict::Verdict::Tolerated =>
+                    "fills in what its tools/list result omits",
                 crate::classify::verdict::Verdict::VersionUnsupported =>
                     "rejects its protocol version",
                 _ => "cannot connect to it",
@@ -367,6 +369,29 @@ fn what_to_fix(s: &ServerSection) -> String {
                 .to_string()
         }
         (_, Some(Cause::ToolNameTooLong)) => crate::advice::tool_name_limit_rule(),
+        (Verdict::Tolerated, _) => format!(
+            "{} results must carry {} under the revision the server negotiated ({revision}): Claude Code fills them in, and builds that do not reject the list.",
+            if s.diagnosis.filled_lists.is_empty() {
+                "tools/list".to_string()
+            } else {
+                s.diagnosis
+                    .filled_lists
+                    .iter()
+                    .map(|l| format!("{l}/list"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            },
+            if s.diagnosis.filled_fields.is_empty() {
+                "every field that revision requires".to_string()
+            } else {
+                s.diagnosis
+                    .filled_fields
+                    .iter()
+                    .map(|f| code(f))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
         _ => "the error the server returned (below).".to_string(),
     }
 }

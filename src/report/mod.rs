@@ -206,16 +206,22 @@ impl Report {
         self.servers.iter().filter_map(|s| s.audience).min()
     }
 
-    /// The failing servers this report is about: those of [`Self::audience`].
+    /// The servers this report is about: those of [`Self::audience`], failing or
+    /// `tolerated` (whose advice, in every command, is to report it to its authors).
     pub fn reported_servers(&self) -> impl Iterator<Item = &ServerSection> {
         let a = self.audience();
-        self.problem_servers().filter(move |s| s.audience == a)
+        self.servers
+            .iter()
+            .filter(move |s| s.audience.is_some() && s.audience == a)
     }
 
-    /// The other failing servers (for other readers), listed by name only.
+    /// The other servers someone should act on (failing, or `tolerated`, for other
+    /// readers), listed by name only.
     pub fn other_failing_servers(&self) -> impl Iterator<Item = &ServerSection> {
         let a = self.audience();
-        self.problem_servers().filter(move |s| s.audience != a)
+        self.servers
+            .iter()
+            .filter(move |s| s.audience.is_some() && s.audience != a)
     }
 
     /// Sets each server's [`ServerSection::launch`] from `launch(name)` (the binary
@@ -362,8 +368,8 @@ pub fn build(
                 name: r.name.clone(),
                 project: r.project.clone(),
                 state: r.state_name().to_string(),
-                reason: crate::advice::configured::state_reason(&r.configured, None),
-                recommendation: crate::advice::configured::way_out(&r.configured, None),
+                reason: crate::advice::configured::row_reason(r, None),
+                recommendation: crate::advice::configured::row_way_out(r, None),
             })
             .collect(),
         settings: settings_section(negotiation),

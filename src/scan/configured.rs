@@ -65,15 +65,30 @@ pub struct ConfiguredRow {
     /// written, if after the server's configuration file last changed (Claude Code ran
     /// since, and did not start it).
     pub ran_since: Option<String>,
+    /// `--since`: when its newest log (all of it older than the cut-off) was last
+    /// written; `None` when it has no log at all, or without `--since`.
+    pub last_session: Option<String>,
+    /// `--since`'s cut-off, for a row with a [`ConfiguredRow::last_session`].
+    pub since: Option<EpochSeconds>,
 }
 
 impl ConfiguredRow {
-    /// The state's name: the configuration state, or `not-started` for a server Claude
-    /// Code would start but has no log of (`docs/json.md`).
+    /// The state's name: the configuration state, `not-seen-since` for a server Claude
+    /// Code would start whose logs are all older than `--since`, or `not-started` for
+    /// one it has no log of (`docs/json.md`).
     pub fn state_name(&self) -> &'static str {
         match self.configured.state {
+            ServerState::Starts if self.last_session.is_some() => "not-seen-since",
             ServerState::Starts => "not-started",
             ref s => s.as_str(),
+        }
+    }
+
+    /// A server Claude Code starts whose every session is older than `--since`.
+    pub fn not_seen_since(&self) -> Option<&str> {
+        match self.configured.state {
+            ServerState::Starts => self.last_session.as_deref(),
+            _ => None,
         }
     }
 
@@ -264,12 +279,26 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 }
                 _ => None,
             };
+            // `--since`: its log folder is there, every session in it older
+            let last_session = report
+                .not_since
+                .iter()
+                .filter(|n| n.project_folder.as_deref() == Some(folder.as_str()) && n.folder == enc)
+                .map(|n| n.last_written)
+                .max()
+                .map(crate::time::format_iso);
             report.configured.push(ConfiguredRow {
                 name,
                 project: project.clone(),
                 project_folder: folder.clone(),
                 configured: Configured::of(cfg),
-                ran_since,
+                ran_since: if last_session.is_some() {
+                    None
+                } else {
+                    ran_since
+                },
+                since: last_session.as_ref().and(report.since),
+                last_session,
             });
         }
         for problem in &p.resolved.problems {
@@ -279,6 +308,8 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 project_folder: folder.clone(),
                 configured: Configured::of_problem(problem),
                 ran_since: None,
+                last_session: None,
+                since: None,
             });
         }
         if !p.complete {

@@ -264,6 +264,17 @@ impl ServerReport {
     }
 }
 
+/// A server log folder whose every session is older than `--since`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotSince {
+    /// The encoded project folder name, when the layout shows it.
+    pub project_folder: Option<String>,
+    /// The encoded server name (the folder name without `mcp-logs-`).
+    pub folder: String,
+    /// When its newest log file was last written (seconds since the epoch).
+    pub last_written: EpochSeconds,
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct ScanReport {
     pub servers: Vec<ServerReport>,
@@ -278,6 +289,12 @@ pub struct ScanReport {
     pub unfiltered_names: Vec<String>,
     /// Configured servers without a log in their project (set by [`configured::join`]).
     pub configured: Vec<configured::ConfiguredRow>,
+    /// `--since`: the cut-off (seconds since the epoch); `None` without `--since`.
+    pub since: Option<EpochSeconds>,
+    /// `--since`: the server log folders that have sessions, none of them since the
+    /// cut-off (so no row of their own): a configured server among them is "not seen
+    /// since", never "no log of it yet" ([`configured::join`]).
+    pub not_since: Vec<NotSince>,
     /// Every value the configuration marks as a secret ([`secrets::collect`], read
     /// once by the scan): every redaction of this report and of what is made from it
     /// learns them ([`redact_report`], `report`, `export`, `probe`). Never written
@@ -344,6 +361,25 @@ pub fn scan_with_progress(
         units.retain(|u| {
             matches!(u, Unit::ServerDir(d) if d.project_folder.as_deref() == Some(want.as_str()))
         });
+    }
+    // `--since`: every server folder with its newest file's time, before the older
+    // files go: those left without a session since are "not seen since" (below)
+    let mut before_since: Vec<(PathBuf, NotSince)> = Vec::new();
+    if opts.since.is_some() {
+        for u in &units {
+            if let Unit::ServerDir(d) = u
+                && let Some(t) = u.files().filter_map(|f| mtime(&f)).max()
+            {
+                before_since.push((
+                    d.path.clone(),
+                    NotSince {
+                        project_folder: d.project_folder.clone(),
+                        folder: d.folder.clone(),
+                        last_written: t,
+                    },
+                ));
+            }
+        }
     }
     units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
     let counter = ProgressCounter::new(&units, progress.is_some());
@@ -444,6 +480,17 @@ pub fn scan_with_progress(
         unfiltered_names.sort();
         unfiltered_names.dedup();
     }
+    let not_since: Vec<NotSince> = if before_since.is_empty() {
+        Vec::new()
+    } else {
+        let seen: std::collections::HashSet<&Path> =
+            all.iter().map(|s| s.source.as_path()).collect();
+        before_since
+            .into_iter()
+            .filter(|(p, _)| !seen.contains(p.as_path()))
+            .map(|(_, n)| n)
+            .collect()
+    };
     let mut servers = all;
     servers.retain(|s| keep(s, opts));
     // Grouped by project, then by log tree (a project found in two trees is two groups,
@@ -471,6 +518,8 @@ pub fn scan_with_progress(
         newest_log,
         unfiltered_names,
         configured: Vec::new(),
+        since: opts.since,
+        not_since,
         secrets,
     })
 }

@@ -17,10 +17,11 @@ const TIME_RELATIVE: &[&str] = &[
     "redaction_corpus::",
     "terminal_safety::",
     "clock::pinned_clock_decides_ages_and_since",
+    "one_answer::since_says_not_seen_since_never_no_log",
 ];
 
 /// How many tests those filters select today; a rename that drops one fails here.
-const AT_LEAST: usize = 24;
+const AT_LEAST: usize = 25;
 
 #[test]
 fn time_relative_tests_pass_years_ahead() {

@@ -38,6 +38,7 @@ mod index;
 mod junit;
 mod lifecycle;
 mod newest_first;
+mod one_answer;
 #[cfg(unix)]
 mod printed_commands;
 #[cfg(unix)]

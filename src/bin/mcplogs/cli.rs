@@ -617,6 +617,9 @@ pub struct ExplainArgs {
 
     #[command(flatten)]
     pub redact: RedactArgs,
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

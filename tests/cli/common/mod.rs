@@ -63,7 +63,9 @@ pub fn mcplogs(empty_home: &Path) -> Command {
 }
 
 /// The subcommands that read the settings layers, managed ones included.
-const READS_SETTINGS: [&str; 6] = ["scan", "report", "settings", "fix", "probe", "export"];
+const READS_SETTINGS: [&str; 7] = [
+    "scan", "report", "settings", "fix", "probe", "export", "explain",
+];
 
 /// Points a command that reads settings at an empty managed-settings folder inside its
 /// HOME (unless the test chose one), so the host's `/etc/claude-code` is never read.

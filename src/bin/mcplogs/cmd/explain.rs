@@ -94,6 +94,7 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
         project: Some(project.to_string_lossy().into_owned()),
         index: mcplogs::scan::cache::default_dir(),
         no_redact: args.redact.no_redact,
+        managed_dir: args.managed_dir.clone(),
         ..ScanOptions::default()
     };
     let Ok(mut scanned) = scan(&opts) else {
@@ -103,6 +104,10 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
     if !args.redact.no_redact {
         mcplogs::scan::redact_report(&mut scanned);
     }
+    // the configuration and settings joined as `scan` joins them: the verdict and
+    // advice explain shows for a logged server are scan's own
+    // (the folder `claude mcp list` ran in is the one whose settings are "here")
+    super::scan::resolve(&mut scanned, &opts, &project, args.managed_dir.as_deref());
     mcplogs::explain::attach_local(report, &scanned, &project);
 }
 

@@ -282,23 +282,12 @@ fn refuse(rep: &report::Report) -> Option<(ExitCode, mcplogs::json_doc::ReportNo
     use mcplogs::advice::Audience;
     use mcplogs::json_doc::ReportNotWritten;
     match rep.audience() {
+        // A `tolerated` server has an audience (its authors), so none here works only
+        // because Claude Code fills in fields: those are reported (issue 51).
         None => {
-            let tolerated = rep
-                .servers
-                .iter()
-                .filter(|s| s.diagnosis.verdict == mcplogs::classify::verdict::Verdict::Tolerated)
-                .count();
             let message = format!(
-                "no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them){}. `--force` writes one anyway",
+                "no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them). `--force` writes one anyway",
                 mcplogs::text::count(rep.servers.len(), "server"),
-                if tolerated > 0 {
-                    format!(
-                        "; {tolerated} {} only because Claude Code fills in missing fields, which their authors may want to know",
-                        mcplogs::text::agree(tolerated, "works", "work")
-                    )
-                } else {
-                    String::new()
-                }
             );
             output::note(format_args!("mcplogs: {message}"));
             Some((

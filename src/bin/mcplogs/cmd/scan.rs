@@ -43,10 +43,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
         }
         sources
     };
-    join_configuration(&mut report, &opts, &cwd, managed_dir.as_deref());
-    mcplogs::advice::attach_with(&mut report, homes, &cwd, &|dir| {
-        settings::effective_negotiation(&sources_for(dir))
-    });
+    resolve(&mut report, &opts, &cwd, managed_dir.as_deref());
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
@@ -112,6 +109,29 @@ pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
     };
     output::screen(&text)?;
     Ok(ExitCode::from_problems(problems))
+}
+
+/// What `scan` knows of each server beyond its log, joined as every command that shows
+/// a server's verdict must join it (`scan`, `explain`): its configuration and approval
+/// ([`join_configuration`]), and the settings in effect in its own project (the advice).
+pub(crate) fn resolve(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    cwd: &std::path::Path,
+    managed_dir: Option<&std::path::Path>,
+) {
+    let homes = &opts.request.homes;
+    let sources_for = |dir: &std::path::Path| {
+        let mut sources = settings::Sources::for_scan(homes, dir);
+        if let Some(d) = managed_dir {
+            sources.managed_dir = d.to_path_buf();
+        }
+        sources
+    };
+    join_configuration(report, opts, cwd, managed_dir);
+    mcplogs::advice::attach_with(report, homes, cwd, &|dir| {
+        settings::effective_negotiation(&sources_for(dir))
+    });
 }
 
 /// How the configuration's `${VAR}` are looked up: the real environment, or none.

@@ -1,0 +1,377 @@
+//! Issue 51: one answer per server, whichever command asks. `scan`, `explain` and
+//! `report` run side by side on the same home (real Claude Code logs from
+//! `sample-logs/`, moved into a throw-away home) and give each server the same verdict
+//! and cause.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::*;
+use serde_json::Value;
+
+/// A sample home moved into a throw-away folder: its project path (in the records'
+/// `cwd`, `.claude.json` and the encoded log folder's name) is rewritten to one inside
+/// it. Returns the temp folder and the home.
+fn relocated(sample: &str, old_home: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(tmp.path()).unwrap().join("home");
+    copy_tree(&samples().join(sample), &home);
+    let new_home = home.display().to_string();
+    let files: Vec<PathBuf> = walkdir::WalkDir::new(&home)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for f in files {
+        let text = fs::read_to_string(&f).unwrap();
+        if text.contains(old_home) {
+            fs::write(&f, text.replace(old_home, &new_home)).unwrap();
+        }
+    }
+    let old_folder = mcplogs::claude_code::names::encode_folder_name(old_home);
+    let new_folder = mcplogs::claude_code::names::encode_folder_name(&new_home);
+    let dirs: Vec<PathBuf> = walkdir::WalkDir::new(&home)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_dir())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&old_folder))
+        .map(|e| e.into_path())
+        .collect();
+    for d in dirs {
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        let renamed = name.replacen(&old_folder, &new_folder, 1);
+        fs::rename(&d, d.with_file_name(renamed)).unwrap();
+    }
+    (tmp, home)
+}
+
+/// The project folder a relocated home's logs ran in (`<home>/work/<name>`), created.
+fn project_in(home: &Path, name: &str) -> PathBuf {
+    let p = home.join("work").join(name);
+    fs::create_dir_all(&p).unwrap();
+    p
+}
+
+fn cmd(home: &Path, project: &Path, args: &[&str]) -> std::process::Command {
+    let mut c = mcplogs(home);
+    c.current_dir(project)
+        .args(args)
+        .arg("--home")
+        .arg(home)
+        .arg("--no-cache");
+    c
+}
+
+fn json_of(r: &Run) -> Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"))
+}
+
+/// Each server's `(verdict, cause)` in a document's `servers`, by name.
+fn answers(doc: &Value) -> std::collections::BTreeMap<String, (String, String)> {
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| {
+            Some((
+                s["name"].as_str()?.to_string(),
+                (
+                    s["verdict"].as_str().unwrap().to_string(),
+                    s["cause"].as_str().unwrap_or("-").to_string(),
+                ),
+            ))
+        })
+        .collect()
+}
+
+fn scan_doc(home: &Path, project: &Path, extra: &[&str]) -> (Run, Value) {
+    let mut c = cmd(home, project, &["scan", "--json"]);
+    c.args(extra);
+    let r = run(&mut c);
+    let doc = json_of(&r);
+    (r, doc)
+}
+
+fn explain_doc(home: &Path, project: &Path, paste: &str) -> (Run, Value) {
+    let mut c = mcplogs(home);
+    c.current_dir(project)
+        .args(["explain", "--json", "--home"])
+        .arg(home);
+    let r = run_with_stdin(&mut c, paste.as_bytes());
+    let doc = json_of(&r);
+    (r, doc)
+}
+
+/// Item 6: on real 2.1.332 output (`claude mcp list` says `✔ Connected` for servers
+/// whose log shows Claude Code filling in fields), explain gives every server scan's
+/// verdict, cause and advice, and exits as scan does.
+#[test]
+fn explain_gives_each_logged_server_scans_verdict_on_real_2_1_332_output() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    let (scan_run, scan) = scan_doc(&home, &project, &[]);
+    let paste = fs::read_to_string(samples().join("mcp-list/linux-home-2.1.332.txt")).unwrap();
+    let (explain_run, explain) = explain_doc(&home, &project, &paste);
+    let want = answers(&scan);
+    let got = answers(&explain);
+    assert_eq!(got.len(), 10, "{explain:#}");
+    for (name, answer) in &got {
+        assert_eq!(Some(answer), want.get(name), "{name}: {explain:#}");
+    }
+    // the paste said `✔ Connected`; the log says Claude Code filled the field in
+    assert_eq!(got["no-resulttype"].0, "tolerated", "{explain:#}");
+    // the advice is scan's too, and the log was found for each
+    for s in explain["servers"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        assert!(s["logs"].is_string(), "{s:#}");
+        assert_eq!(
+            s["recommendation"],
+            server(&scan, name)["recommendation"],
+            "{name}"
+        );
+        assert_eq!(
+            s["legacyFixApplies"],
+            server(&scan, name)["legacyFixApplies"],
+            "{name}"
+        );
+    }
+    assert_eq!(explain_run.code, scan_run.code);
+}
+
+/// Item 6: a bare `tools fetch failed` status (no detail: "cause unknown" on its own)
+/// whose log, a 2.1.288 one, names `missing-resultType`: explain names it, with scan's
+/// fix; with `--no-logs` the paste alone decides, and says it cannot tell.
+#[test]
+fn explain_names_the_cause_scan_finds_in_the_log() {
+    let (_tmp, home) = relocated("macos-home", "/tmp/mcplogs-samples/home-macos");
+    let project = project_in(&home, "web");
+    let (_, scan) = scan_doc(&home, &project, &[]);
+    let paste = "no-resulttype: python3 stub.py - ! Connected · tools fetch failed\n";
+    let (_, explain) = explain_doc(&home, &project, paste);
+    let s = &explain["servers"][0];
+    assert_eq!(s["verdict"], "tools-fetch-failed", "{s:#}");
+    assert_eq!(s["cause"], "missing-resultType", "{s:#}");
+    assert_eq!(
+        s["recommendation"],
+        server(&scan, "no-resulttype")["recommendation"]
+    );
+    assert_eq!(
+        answers(&explain)["no-resulttype"],
+        answers(&scan)["no-resulttype"]
+    );
+    let mut c = mcplogs(&home);
+    c.current_dir(&project)
+        .args(["explain", "--json", "--no-logs"]);
+    let alone = json_of(&run_with_stdin(&mut c, paste.as_bytes()));
+    assert!(alone["servers"][0]["cause"].is_null(), "{alone:#}");
+}
+
+/// Item 7: every server scan tells the user to report (a failing one, or a
+/// `tolerated` one whose advice is to tell its authors) is in the report, with scan's
+/// verdict; a home whose only servers to report are tolerated gets the authors'
+/// report (exit 0: nothing fails), not "no report written".
+#[test]
+fn report_includes_every_server_scan_says_to_report() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    let (_, scan) = scan_doc(&home, &project, &[]);
+    let r = run(&mut cmd(&home, &project, &["report", "--json"]));
+    let report = json_of(&r);
+    assert_eq!(answers(&report), answers(&scan));
+    let markdown = run(&mut cmd(&home, &project, &["report"])).stdout;
+    for s in scan["servers"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        let to_report = s["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("report to the server's authors");
+        if to_report {
+            assert!(
+                !server(&report, name)["audience"].is_null(),
+                "{name}: {report:#}"
+            );
+            // this home's report is for the servers' authors: a section each
+            assert!(
+                markdown.contains(&format!("## `{name}`")),
+                "{name}: {markdown}"
+            );
+        }
+    }
+    // only the tolerated ones: the authors' report, written, exit 0
+    for name in ["no-resulttype", "no-cache-fields"] {
+        let r = run(&mut cmd(&home, &project, &["report", "--server", name]));
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(r.stdout.contains(&format!("## `{name}`")), "{r:?}");
+        assert!(!r.stderr.contains("no report written"), "{r:?}");
+        let (_, one) = scan_doc(&home, &project, &["--server", name]);
+        assert_eq!(answers(&one)[name].0, "tolerated");
+    }
+}
+
+/// Item 8: a server whose one tool is dropped for its name's length: scan, explain and
+/// report agree on `degraded` (`tool-name-too-long`, a failure: exit 1), and none of
+/// their advice says the others work.
+#[test]
+fn a_server_losing_its_only_tool_is_failing_everywhere_and_never_told_the_others_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(tmp.path()).unwrap();
+    let project = project_in(&home, "api");
+    let p = project.display().to_string();
+    let key = "k";
+    let tool = format!("mcp__{key}__{}", "t".repeat(130));
+    let logs = home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&p))
+        .join(format!("mcp-logs-{key}"));
+    fs::create_dir_all(&logs).unwrap();
+    let rec = |kind: &str, msg: &str, t: &str| {
+        serde_json::json!({kind: msg, "timestamp": format!("2026-11-29T12:43:{t}Z"),
+            "sessionId": "s1", "cwd": p})
+        .to_string()
+    };
+    let lines = [
+        rec(
+            "debug",
+            "Starting connection with timeout of 30000ms",
+            "57.216",
+        ),
+        rec(
+            "debug",
+            "Successfully connected (transport: stdio) in 30ms",
+            "57.246",
+        ),
+        rec(
+            "error",
+            &format!(
+                "Tool \"{tool}\" is not sent to Claude: its name has {} characters and the API accepts at most 128",
+                tool.len()
+            ),
+            "57.400",
+        ),
+    ];
+    fs::write(
+        logs.join("2026-11-29T12-43-57-179Z.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({"mcpServers": {key: {"type": "stdio", "command": "node",
+            "args": ["s.js"]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let (scan_run, scan) = scan_doc(&home, &project, &[]);
+    let (explain_run, explain) = explain_doc(
+        &home,
+        &project,
+        &format!("{key}: node s.js - ✔ Connected\n"),
+    );
+    let r = run(&mut cmd(&home, &project, &["report", "--json", "--force"]));
+    let report = json_of(&r);
+    let want = ("degraded".to_string(), "tool-name-too-long".to_string());
+    for doc in [&scan, &explain, &report] {
+        assert_eq!(answers(doc)[key], want, "{doc:#}");
+        let rec = server(doc, key)["recommendation"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(!rec.contains("others work"), "{rec}");
+    }
+    assert_eq!(scan_run.code, 1);
+    assert_eq!(explain_run.code, 1);
+}
+
+/// Item 2: `scan --since 10m` in a project folder after a restart that started only
+/// one of its servers: the others have logs, all older, so they are "not seen since"
+/// (with their last session's time), never "no log of it yet", counted apart, and the
+/// summary never says "none fail" of servers it did not look at. Scan without `--since`
+/// on the same home still gives each its verdict.
+#[test]
+fn since_says_not_seen_since_never_no_log() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    age_all(&home.join(".cache"), 2);
+    // one fresh session of acme.docs, its records written a minute ago
+    let folder = walkdir::WalkDir::new(home.join(".cache"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with("mcp-logs-acme-docs"))
+        .unwrap();
+    let latest = sorted_files(&folder).pop().unwrap();
+    let now = now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let fresh: Vec<String> = fs::read_to_string(&latest)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["timestamp"] = mcplogs::time::format_iso(now - 60).into();
+            v.to_string()
+        })
+        .collect();
+    let fresh_file = folder.join("2026-12-31T00-00-00-000Z.jsonl");
+    fs::write(&fresh_file, fresh.join("\n") + "\n").unwrap();
+    // on the suite's clock (pinned years ahead by `clock::`)
+    set_age(&fresh_file, 60);
+
+    let (all_run, all) = scan_doc(&home, &project, &[]);
+    let (since_run, since) = scan_doc(&home, &project, &["--since", "10m"]);
+    assert_eq!(answers(&since).keys().collect::<Vec<_>>(), ["acme.docs"]);
+    assert_eq!(answers(&since)["acme.docs"], answers(&all)["acme.docs"]);
+    let rows = since["configured"].as_array().unwrap();
+    assert_eq!(rows.len(), 9, "{since:#}");
+    for r in rows {
+        assert_eq!(r["state"], "not-seen-since", "{r:#}");
+        assert!(r["lastSession"].is_string(), "{r:#}");
+        let rec = r["recommendation"].as_str().unwrap();
+        assert!(rec.contains("has not started it since"), "{rec}");
+        // it has a verdict, from before: scan without --since shows it
+        assert!(answers(&all).contains_key(r["name"].as_str().unwrap()));
+    }
+    // failing servers among those not seen: the exit code is of those seen
+    assert_eq!(all_run.code, 1);
+    assert_eq!(since_run.code, 0, "{since_run:?}");
+    let screen = run(&mut cmd(&home, &project, &["scan", "--since", "10m"]));
+    assert_eq!(screen.code, 0, "{screen:?}");
+    assert!(
+        !screen.stdout.contains("no log of it yet"),
+        "{}",
+        screen.stdout
+    );
+    assert!(!screen.stdout.contains("none fail"), "{}", screen.stdout);
+    assert!(
+        screen.stdout.contains("9 not seen since"),
+        "{}",
+        screen.stdout
+    );
+    assert!(
+        screen.stdout.contains("the 1 seen since does not fail"),
+        "{}",
+        screen.stdout
+    );
+    assert!(
+        screen.stdout.contains("no session since"),
+        "{}",
+        screen.stdout
+    );
+    // the report's configured section says the same
+    let r = run(&mut cmd(
+        &home,
+        &project,
+        &["report", "--json", "--force", "--since", "10m"],
+    ));
+    let report = json_of(&r);
+    for c in report["configured"].as_array().unwrap() {
+        assert_eq!(c["state"], "not-seen-since", "{c:#}");
+        assert!(
+            c["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("no session since")
+        );
+    }
+}
