@@ -557,7 +557,7 @@ pub fn verify_command(homes: &[std::path::PathBuf]) -> String {
 
 /// ` --home DIR` for each of `homes`, quoted for the user's shell (empty: this
 /// machine's): what every printed command carries to read the same homes.
-fn home_flags(homes: &[std::path::PathBuf]) -> String {
+pub fn home_flags(homes: &[std::path::PathBuf]) -> String {
     homes
         .iter()
         .map(|h| {
