@@ -158,12 +158,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     if plan.is_empty() {
         return Ok(ExitCode::Clean);
     }
-    if !args.force || !failing.is_empty() {
-        if failing.is_empty() {
-            output::warning(FIX_NOT_NEEDED);
-        } else {
-            say_reach(&failing, &plan);
+    if failing.is_empty() && !args.force {
+        if !args.dry_run {
+            return Err(Error::FixNotNeeded);
         }
+        output::warning(FIX_NOT_NEEDED);
+    } else if !failing.is_empty() {
+        say_reach(&failing, &plan);
     }
     for p in &plan {
         if let Some(why) = &p.why {
@@ -186,7 +187,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         }
     }
     let paths: Vec<PathBuf> = written.iter().map(|(p, _)| p.clone()).collect();
-    let recorded = record_plan(&args, &paths);
+    // A plan of the failing servers' projects is recorded for `fix --undo` from any
+    // folder; a file the user named (`--settings`, `--project`) is undone by naming it.
+    let recorded = !explicit && record_plan(&args, &paths);
     // Every path is absolute (the file written), so the command runs from any folder.
     let undo_cmd = match paths.as_slice() {
         [one] => format!(
