@@ -200,3 +200,83 @@ fn fix_with_project_says_which_servers_it_does_not_reach() {
     assert!(err.contains("The legacy fix helps: srv-a"), "{err}");
     assert!(err.contains("does not take effect for srv-b"), "{err}");
 }
+
+/// The numbered actions of scan's "What to do", each joined onto one line.
+fn actions(screen: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut inside = false;
+    for line in screen.lines() {
+        if line.starts_with("What to do") {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            break;
+        }
+        let t = line.trim_start();
+        let numbered = t
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if numbered {
+            out.push(t.to_string());
+        } else if let Some(last) = out.last_mut() {
+            last.push(' ');
+            last.push_str(t);
+        }
+    }
+    out
+}
+
+#[test]
+fn scan_offers_each_settings_change_once() {
+    let h = Home::new();
+    // A third failing server whose project folder is gone (the user file is its fix,
+    // as for proj-b): it once got an action of its own naming the same file.
+    h.log_for(&h.home.parent().unwrap().join("gone proj"), "srv-c");
+    for cwd in [&h.elsewhere, &h.overriding, &h.plain] {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        c.args(["scan", "--managed-dir"])
+            .arg(&h.managed)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &h.home)
+            .env("CLAUDE_CONFIG_DIR", h.home.join(".claude"))
+            .env("XDG_CACHE_HOME", h.home.join(".cache"))
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "400")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        let out = c.output().unwrap();
+        let screen = stdout(&out);
+        let acts = actions(&screen);
+        let fixes: Vec<&String> = acts
+            .iter()
+            .filter(|a| a.contains("MCP_PROTOCOL_NEGOTIATION=legacy in"))
+            .collect();
+        // One change, one action: one `mcplogs fix` for the three servers, and each file
+        // it writes named in it once.
+        assert_eq!(fixes.len(), 1, "{screen}");
+        let fix = fixes[0];
+        assert_eq!(fix.matches("Run `mcplogs fix").count(), 1, "{screen}");
+        assert_eq!(fix.matches("~/.claude/settings.json").count(), 1, "{fix}");
+        let local = h.overriding.join(".claude/settings.local.json");
+        assert_eq!(
+            fix.matches(local.display().to_string().as_str()).count(),
+            1,
+            "{fix}"
+        );
+        for name in ["srv-a", "srv-b", "srv-c"] {
+            assert!(fix.contains(name), "{fix}");
+        }
+        // and running it from this folder does what the action says
+        let out = h.run(cwd, &["fix", "--dry-run"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        assert!(!err.contains("does not take effect"), "{err}");
+        assert_eq!(stdout(&out).matches("+++ ").count(), 2, "{}", stdout(&out));
+    }
+}
