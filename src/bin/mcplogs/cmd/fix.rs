@@ -211,9 +211,15 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .collect::<Vec<_>>()
             .join("` and `"),
     };
-    for (path, applied) in &written {
+    for (i, (path, applied)) in written.iter().enumerate() {
+        // the undo command after the last file written
+        let undo = if i + 1 == written.len() {
+            format!(" Undo with `{undo_cmd}`.")
+        } else {
+            String::new()
+        };
         output::note(format_args!(
-            "{} {}{}.",
+            "{} {}{}.{undo}",
             "Wrote".green().bold(),
             path.display(),
             applied
@@ -223,7 +229,6 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 .unwrap_or_default(),
         ));
     }
-    output::note(format_args!("Undo with `{undo_cmd}`."));
     output::note(format_args!(
         "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
         mcplogs::advice::verify_command(&args.home)
