@@ -496,7 +496,10 @@ pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> S
 /// The scan screen's one action for every server the legacy fix helps when `fix` writes
 /// several files (`files`: each as shown, its kind and its servers): one command, each
 /// file with the servers it is for.
-pub fn legacy_action_files(a: &SettingsAdvice, files: &[(String, LayerKind, Vec<String>)]) -> String {
+pub fn legacy_action_files(
+    a: &SettingsAdvice,
+    files: &[(String, LayerKind, Vec<String>)],
+) -> String {
     let each: Vec<String> = files
         .iter()
         .map(|(file, kind, servers)| {

@@ -164,7 +164,12 @@ pub fn save_plan(user_settings: &Path, files: &[PathBuf]) -> Result<(), Settings
     });
     let mut text = serde_json::to_string_pretty(&doc).expect("plan serializes");
     text.push('\n');
-    write_copy_in(&RealFs, &plan_path(user_settings), text.as_bytes(), attrs.as_ref())
+    write_copy_in(
+        &RealFs,
+        &plan_path(user_settings),
+        text.as_bytes(),
+        attrs.as_ref(),
+    )
 }
 
 /// Removes the plan record (absent: nothing to do).

@@ -68,10 +68,7 @@ impl Home {
         let newest = files.pop().unwrap();
         let text = fs::read_to_string(&newest).unwrap();
         let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
-        let text = text.replace(
-            "\"/tmp/mcplogs-samples/home-macos/work/web\"",
-            cwd.as_str(),
-        );
+        let text = text.replace("\"/tmp/mcplogs-samples/home-macos/work/web\"", cwd.as_str());
         let slug: String = project
             .display()
             .to_string()
@@ -107,8 +104,8 @@ impl Home {
     /// The value in effect in `project` and the file deciding it, per `settings --json`.
     fn in_effect(&self, project: &Path) -> (String, String) {
         let out = self.run(project, &["settings", "--json"]);
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
         let eff = &doc["effective"];
         (
             eff["value"].as_str().unwrap_or("").to_string(),

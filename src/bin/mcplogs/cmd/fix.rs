@@ -14,12 +14,12 @@ use crate::output;
 use mcplogs::logs::discovery::Request;
 use mcplogs::render::settings::layer_name;
 use mcplogs::scan::{ScanOptions, scan};
-use mcplogs::settings::{EffectiveNegotiation, Sources};
 use mcplogs::settings::NEGOTIATION_KEY;
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
 use mcplogs::settings::layers::LayerKind;
 use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
+use mcplogs::settings::{EffectiveNegotiation, Sources};
 
 /// The file to fix and why: `--settings` when given, else the layer that wins for the
 /// project with the least intrusion (`settings::target`). `None`: legacy is in effect
@@ -80,6 +80,9 @@ struct Failing {
     project: PathBuf,
     layers: std::rc::Rc<EffectiveNegotiation>,
 }
+
+/// A file to write and why it was chosen (shown above the diff).
+type FileAndWhy = (PathBuf, Option<String>);
 
 /// One file of the plan: the servers whose project it reaches, and why this file.
 struct Planned {
@@ -243,7 +246,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
 fn per_project_files(
     args: &FixArgs,
     failing: &[Failing],
-) -> Result<Option<Vec<(PathBuf, Option<String>)>>, Error> {
+) -> Result<Option<Vec<FileAndWhy>>, Error> {
     // (file, target, projects) in the order the servers came
     let mut groups: Vec<(PathBuf, FixTarget, Vec<PathBuf>)> = Vec::new();
     let mut blocked: Option<FixTarget> = None;
@@ -255,12 +258,10 @@ fn per_project_files(
         seen.push(&f.project);
         let target = target::choose(&f.layers);
         match &target {
-            FixTarget::Write { path, .. } => {
-                match groups.iter_mut().find(|(p, _, _)| p == path) {
-                    Some((_, _, projects)) => projects.push(f.project.clone()),
-                    None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
-                }
-            }
+            FixTarget::Write { path, .. } => match groups.iter_mut().find(|(p, _, _)| p == path) {
+                Some((_, _, projects)) => projects.push(f.project.clone()),
+                None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
+            },
             FixTarget::InEffect { .. } => output::note(format_args!(
                 "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
                 f.project.display(),
@@ -268,11 +269,7 @@ fn per_project_files(
                 mcplogs::advice::verify_command(&args.home)
             )),
             FixTarget::Managed { .. } | FixTarget::NoUserFile => {
-                output::warning(format!(
-                    "{}: {}",
-                    f.project.display(),
-                    target.reason()
-                ));
+                output::warning(format!("{}: {}", f.project.display(), target.reason()));
                 blocked.get_or_insert(target.clone());
             }
         }
@@ -348,7 +345,10 @@ fn roll_back(written: &[(PathBuf, fix::AppliedFix)]) {
             _ => false,
         };
         if done {
-            output::note(format_args!("Put back {} (the plan stopped).", path.display()));
+            output::note(format_args!(
+                "Put back {} (the plan stopped).",
+                path.display()
+            ));
         } else {
             output::warning(format!(
                 "{} was written and could not be put back: `mcplogs fix --undo --settings {}`",
