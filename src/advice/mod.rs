@@ -123,7 +123,8 @@ mod tests {
     fn recommendation_names_the_file_that_wins() {
         let a = SettingsAdvice::for_project(&e(Some("auto"), Some("legacy")));
         let r = legacy_recommendation(Some(&a), "omits resultType", "");
-        assert!(r.contains("`mcplogs fix --project /w/app`"), "{r}");
+        // `fix` plans each server's own project: the one command, run from any folder.
+        assert!(r.contains("run `mcplogs fix`, which sets"), "{r}");
         assert!(r.contains("/w/app/.claude/settings.local.json"), "{r}");
         let a = SettingsAdvice::for_project(&e(None, None));
         let r = legacy_recommendation(Some(&a), "omits resultType", "");

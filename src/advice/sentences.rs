@@ -387,25 +387,12 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
 pub const LEGACY_REMOVED_REASON: &str = "seen under legacy, no longer set: fails at next start";
 
 /// The `mcplogs fix` command for a project's advice, as it runs where the scan ran: with
-/// `--home` for each home the scan read (so it writes that home's user file), `--project`
-/// for a project's local file, and `--settings FILE` when the project folder is gone
-/// (run elsewhere, `fix` would weigh that folder's settings instead). Paths quoted for
-/// the user's shell.
+/// `--home` for each home the scan read (so it writes that home's user file). `fix`
+/// plans each failing server's own project (the file that wins there, the user file or
+/// a project's local file, gone projects included), from any folder: one command for
+/// every project, never one per file. Paths quoted for the user's shell.
 pub fn fix_command(a: &SettingsAdvice) -> String {
-    let word = |p: &Path| crate::text::shell_word(&p.display().to_string());
-    // As the user gave them: the command runs in the folder the scan ran in.
-    let mut c = format!("mcplogs fix{}", home_flags(&a.homes));
-    match &a.target {
-        FixTarget::Write {
-            kind: LayerKind::Local,
-            ..
-        } if !a.project_gone => c.push_str(&format!(" --project {}", word(&a.project_dir))),
-        FixTarget::Write { path, .. } if a.project_gone => {
-            c.push_str(&format!(" --settings {}", word(path)))
-        }
-        _ => {}
-    }
-    c
+    format!("mcplogs fix{}", home_flags(&a.homes))
 }
 
 /// For the scan screen's grouped action: that a project folder is gone (the same words
@@ -447,7 +434,7 @@ pub fn recommendation(
 pub fn legacy_scope(kind: LayerKind) -> &'static str {
     match kind {
         LayerKind::Local | LayerKind::Project => "with every server of that project",
-        _ => "with every server in every project",
+        _ => "with every server of every project whose own settings do not set it",
     }
 }
 
@@ -509,6 +496,31 @@ pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> S
     )
 }
 
+/// The scan screen's one action for every server the legacy fix helps when `fix` writes
+/// several files (`files`: each as shown, its kind and its servers): one command, each
+/// file with the servers it is for.
+pub fn legacy_action_files(
+    a: &SettingsAdvice,
+    files: &[(String, LayerKind, Vec<String>)],
+) -> String {
+    let each: Vec<String> = files
+        .iter()
+        .map(|(file, kind, servers)| {
+            format!(
+                "in {file} for {} ({})",
+                servers.join(", "),
+                legacy_scope(*kind)
+            )
+        })
+        .collect();
+    format!(
+        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy {}, each the file that wins in those servers' project: Claude Code then uses the older protocol revision there ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        fix_command(a),
+        each.join(", and "),
+        legacy_cost(&fix_command(a)),
+    )
+}
+
 /// What to do about a server the legacy setting would help, given its settings.
 /// `what` says what the server's tools/list result got wrong.
 pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer: &str) -> String {
@@ -560,7 +572,7 @@ pub fn verify_command(homes: &[std::path::PathBuf]) -> String {
 
 /// ` --home DIR` for each of `homes`, quoted for the user's shell (empty: this
 /// machine's): what every printed command carries to read the same homes.
-fn home_flags(homes: &[std::path::PathBuf]) -> String {
+pub fn home_flags(homes: &[std::path::PathBuf]) -> String {
     homes
         .iter()
         .map(|h| {

@@ -8,6 +8,7 @@ use crate::advice::reason::short_reason;
 use crate::classify::verdict::Verdict;
 use crate::json_doc::{self, SCHEMA_VERSION};
 use crate::scan::{Evidence, ScanReport, ServerReport, VerdictSeen};
+use crate::settings::LayerKind;
 use crate::settings::target::FixTarget;
 use crate::text::layout::{block, cols, tilde, tilde_within, wrap, wrap_keeping};
 use crate::text::{cut, pretty_message, terminal_safe};
@@ -79,6 +80,10 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 servers: vec![server],
             }),
         };
+    let mut legacy: Vec<(String, LayerKind, Vec<String>)> = Vec::new();
+    let mut legacy_advice: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>> = None;
+    // whether every project of those servers is gone (the note says so only then)
+    let mut legacy_gone = true;
     for s in &report.servers {
         // Not started now (or no longer configured): its state says what to do, its
         // old verdict does not.
@@ -106,6 +111,27 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             push(rank, crate::advice::TOLERATED_ACTION.to_string(), name);
             continue;
         }
+        // The legacy fix: one action for every file `mcplogs fix` writes (one change,
+        // one action), built below.
+        if !s.is_shared()
+            && s.diagnosis.legacy_fix_applies()
+            && let Some(a) = &s.settings
+            && let FixTarget::Write { path, kind, .. } = &a.target
+        {
+            any_fix_or_in_place = true;
+            let file = tilde(&terminal_safe(&path.display().to_string(), false), home);
+            legacy_advice.get_or_insert_with(|| std::sync::Arc::clone(a));
+            legacy_gone &= a.project_gone;
+            match legacy.iter_mut().find(|(f, _, _)| *f == file) {
+                Some((_, _, names)) => {
+                    if !names.contains(&name) {
+                        names.push(name)
+                    }
+                }
+                None => legacy.push((file, *kind, vec![name])),
+            }
+            continue;
+        }
         let (rank, text) = if !s.is_shared()
             && s.diagnosis.legacy_fix_applies()
             && let Some(a) = &s.settings
@@ -131,6 +157,24 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             (rank, crate::advice::for_server(s))
         };
         push(rank, text, name);
+    }
+    if let Some(a) = &legacy_advice {
+        let text = match legacy.as_slice() {
+            [(file, kind, _)] => {
+                let mut a = (**a).clone();
+                a.project_gone = legacy_gone;
+                crate::advice::legacy_action(&a, *kind, file)
+            }
+            _ => crate::advice::legacy_action_files(a, &legacy),
+        };
+        // the command's own paths under the home folder as `~` too (outside any
+        // quotes, so the shell still expands it), as the files are shown
+        let text = tilde_within(&text, home);
+        for (_, _, names) in &legacy {
+            for n in names {
+                push(0, text.clone(), n.clone());
+            }
+        }
     }
     for r in &report.configured {
         let rank = if r.is_problem() { 1 } else { 3 };

@@ -64,6 +64,24 @@ impl EffectiveNegotiation {
     }
 }
 
+impl EffectiveNegotiation {
+    /// Whether `legacy` written to the file at `path` takes effect in this project: the
+    /// file is one of its layers (the user file always is; a project's own files only
+    /// for that project) and no layer above it sets another value.
+    pub fn reached_by(&self, path: &Path) -> bool {
+        match self
+            .layers
+            .iter()
+            .position(|l| l.path.as_deref().is_some_and(|p| same_file(p, path)))
+        {
+            Some(rank) => !self.layers[..rank]
+                .iter()
+                .any(|l| l.effective_value().is_some_and(|v| !v.is_legacy())),
+            None => false,
+        }
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     if a == b {
         return true;
@@ -164,5 +182,10 @@ mod tests {
         assert!(e.overriding(Path::new("/local")).is_empty());
         // An unknown path ranks as the user file.
         assert_eq!(e.overriding(Path::new("/elsewhere")).len(), 1);
+        // Reach: the local file wins here; the user file, below it, does not; a file
+        // that is none of this project's layers never does.
+        assert!(e.reached_by(Path::new("/local")));
+        assert!(!e.reached_by(Path::new("/user")));
+        assert!(!e.reached_by(Path::new("/elsewhere")));
     }
 }

@@ -52,7 +52,7 @@ impl FixTarget {
     pub fn reason(&self) -> String {
         match self {
             FixTarget::Write { outranks: None, .. } => format!(
-                "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY}, so it applies to every project"
+                "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in this project"
             ),
             FixTarget::Write {
                 path,
@@ -172,7 +172,9 @@ mod tests {
         let t = choose(&stack(None, None, None, Some("auto")));
         assert_eq!(t.path(), Some(Path::new("/user")));
         assert!(t.can_write());
-        assert!(t.reason().contains("applies to every project"));
+        // It reaches this project; it never claims the others (their own files may win).
+        assert!(t.reason().contains("in this project"), "{}", t.reason());
+        assert!(!t.reason().contains("every project"));
         // The environment's auto does not change that: settings env beats it.
         assert_eq!(
             choose(&stack(None, None, None, None)).path(),

@@ -102,6 +102,86 @@ fn with_suffix(p: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The record of mcplogs' last `fix` plan: the settings files it wrote, one a line as
+/// JSON (`{"version":1,"files":[...]}`), kept beside the user settings file so that
+/// `mcplogs fix --undo` run from any folder undoes every file of the plan. Each file
+/// keeps its own backup and undo record, which undo verifies as for a single fix: the
+/// plan only says which files to look at.
+pub fn plan_path(user_settings: &Path) -> PathBuf {
+    with_suffix(user_settings, ".mcplogs-fix-plan.json")
+}
+
+const PLAN_VERSION: u64 = 1;
+
+/// The files of the last plan (none when there is no plan record). The record must be
+/// a regular file owned by the user file's owner and writable by no one else, and name
+/// absolute paths only.
+pub fn load_plan(user_settings: &Path) -> Result<Vec<PathBuf>, SettingsError> {
+    let path = plan_path(user_settings);
+    let owner = FileSnapshot::read(user_settings).ok().and_then(|s| s.attrs);
+    let bad = |problem: UndoStateProblem| SettingsError::BadUndoState {
+        path: path.clone(),
+        problem,
+    };
+    let Some(record) = read_regular(&path, RECORD_MAX_BYTES, Follow::NoLinks)
+        .map_err(|e| bad(UndoStateProblem::CannotRead(e)))?
+    else {
+        return Ok(Vec::new());
+    };
+    trusted(&record.meta, owner.as_ref()).map_err(&bad)?;
+    let v: Value =
+        serde_json::from_slice(&record.bytes).map_err(|e| bad(UndoStateProblem::Unreadable(e)))?;
+    let version = v.get("version").and_then(Value::as_u64).unwrap_or(0);
+    if version != PLAN_VERSION {
+        return Err(bad(UndoStateProblem::UnknownVersion(
+            u32::try_from(version).unwrap_or(u32::MAX),
+        )));
+    }
+    let files = v
+        .get("files")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(files)
+}
+
+/// Records `files` as the plan (the runner's, mode 0600 at most, the user file's owner
+/// when it exists).
+pub fn save_plan(user_settings: &Path, files: &[PathBuf]) -> Result<(), SettingsError> {
+    let attrs = FileSnapshot::read(user_settings)
+        .ok()
+        .and_then(|s| s.attrs)
+        .map(|a| a.masked(RECORD_MODE_MASK));
+    let doc = serde_json::json!({
+        "version": PLAN_VERSION,
+        "files": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+    });
+    let mut text = serde_json::to_string_pretty(&doc).expect("plan serializes");
+    text.push('\n');
+    write_copy_in(
+        &RealFs,
+        &plan_path(user_settings),
+        text.as_bytes(),
+        attrs.as_ref(),
+    )
+}
+
+/// Removes the plan record (absent: nothing to do).
+pub fn remove_plan(user_settings: &Path) -> Result<(), SettingsError> {
+    let path = plan_path(user_settings);
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(SettingsError::io(&path, "remove", e)),
+    }
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::text::hex(&Sha256::digest(bytes))
 }

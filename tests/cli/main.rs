@@ -29,6 +29,8 @@ mod doc_paths;
 mod docs_true;
 mod explain;
 mod export;
+#[cfg(unix)]
+mod fix_plan;
 mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]

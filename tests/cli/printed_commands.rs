@@ -464,8 +464,10 @@ fn printed_commands_carry_the_project_whose_settings_decide() {
         .filter(|c| c.starts_with("mcplogs fix") && !c.contains("--undo"))
         .collect();
     assert!(!fix.is_empty(), "{all}");
+    // `fix` plans each failing server's own project (issue 51), from any folder: the
+    // command carries the home, and needs no --project to reach the local file.
     for c in &fix {
-        assert!(c.contains("--project '"), "{c}");
+        assert!(c.contains("--home '"), "{c}");
     }
     in_the_project(&w, &outs, &json, &home);
     // `explain` of these servers' `claude mcp list` output, run elsewhere and told the

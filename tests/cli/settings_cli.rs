@@ -337,7 +337,8 @@ fn scan_advice_follows_the_settings_the_verdict_does_not() {
     assert_eq!(s["legacyFixApplies"], true);
     let r = s["recommendation"].as_str().unwrap();
     assert!(r.contains("settings.local.json"), "{r}");
-    assert!(r.contains("mcplogs fix --project"), "{r}");
+    // `fix` plans each server's own project from any folder: no --project needed.
+    assert!(r.contains("run `mcplogs fix`"), "{r}");
     // Legacy in effect now: same verdict, but the fix is in place.
     write_with_mode(
         &sb.project.join(".claude/settings.local.json"),

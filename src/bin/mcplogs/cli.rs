@@ -276,13 +276,14 @@ Layers, highest first: managed settings, the project's
 const FIX_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs fix --dry-run              # the diff, and which file and why
-  mcplogs fix                        # write it, after a yes
-  mcplogs fix --project ~/work/api   # a project that overrides your file
-  mcplogs fix --undo                 # put back what was there
+  mcplogs fix                        # write it, after a yes (from any folder)
+  mcplogs fix --project ~/work/api   # that project's file only
+  mcplogs fix --undo                 # put back every file it wrote
 
-The fix goes where it wins with the least intrusion: ~/.claude/settings.json
-when nothing above it sets the variable, else the project's
-.claude/settings.local.json; never a managed file (then: exit 2).
+For each failing server, the fix goes where it wins in that server's project,
+with the least intrusion: ~/.claude/settings.json when nothing above it sets the
+variable there, else that project's .claude/settings.local.json; never a
+managed file (then: exit 2). All files in one diff, one confirmation.
 Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
 
 const REPORT_EXAMPLES: &str = "\

@@ -14,12 +14,12 @@ use crate::output;
 use mcplogs::logs::discovery::Request;
 use mcplogs::render::settings::layer_name;
 use mcplogs::scan::{ScanOptions, scan};
-use mcplogs::settings::EffectiveNegotiation;
 use mcplogs::settings::NEGOTIATION_KEY;
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
 use mcplogs::settings::layers::LayerKind;
 use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
+use mcplogs::settings::{EffectiveNegotiation, Sources};
 
 /// The file to fix and why: `--settings` when given, else the layer that wins for the
 /// project with the least intrusion (`settings::target`). `None`: legacy is in effect
@@ -73,19 +73,56 @@ fn undo_target(layers: &EffectiveNegotiation) -> Option<(PathBuf, Option<String>
         .map(|p| ((*p).clone(), None))
 }
 
+/// A scanned server the legacy fix helps, with the settings layers of its own project.
+struct Failing {
+    /// "name (project)", as the notes show it.
+    label: String,
+    project: PathBuf,
+    layers: std::rc::Rc<EffectiveNegotiation>,
+}
+
+/// A file to write and why it was chosen (shown above the diff).
+type FileAndWhy = (PathBuf, Option<String>);
+
+/// One file of the plan: the servers whose project it reaches, and why this file.
+struct Planned {
+    path: PathBuf,
+    why: Option<String>,
+    pending: fix::PendingFix,
+}
+
 pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
-    let Some((path, why)) = settings_path(&args)? else {
-        return Ok(ExitCode::Clean);
-    };
     if args.undo {
-        return run_undo(&args, &path);
+        return run_undo_cmd(&args);
     }
-    let plan = fix::plan_fix(
-        &path,
-        FixOptions {
-            rewrite_strict: args.rewrite_strict,
-        },
-    )?;
+    // `--settings FILE` or `--project DIR`: that one file, as the user named it. Else one
+    // file per failing server's project: the file that wins there.
+    let explicit = args.settings.is_some() || args.project.is_some();
+    let failing = if args.force && explicit {
+        Vec::new()
+    } else {
+        servers_needing_fix(&args)?
+    };
+    let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
+    if explicit {
+        let Some(one) = settings_path(&args)? else {
+            return Ok(ExitCode::Clean);
+        };
+        files.push(one);
+    } else if failing.is_empty() {
+        if !args.force && !args.dry_run {
+            return Err(Error::FixNotNeeded);
+        }
+        let Some(one) = settings_path(&args)? else {
+            return Ok(ExitCode::Clean);
+        };
+        files.push(one);
+    } else {
+        match per_project_files(&args, &failing)? {
+            Some(f) => files = f,
+            None => return Ok(ExitCode::Clean),
+        }
+    }
     if args.settings.is_some()
         && let Ok(layers) = read_layers_in(
             args.project.as_deref(),
@@ -93,7 +130,8 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             &args.home,
         )
     {
-        for l in layers.overriding(&path) {
+        let path = &files[0].0;
+        for l in layers.overriding(path) {
             output::warning(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
                 layer_name(l),
@@ -103,54 +141,340 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             ));
         }
     }
-    let pending = match plan {
-        FixPlan::AlreadyLegacy { path } => {
-            output::note(format_args!(
+    // Every file planned before anything is written: a file that cannot be fixed stops
+    // the whole plan.
+    let mut plan: Vec<Planned> = Vec::new();
+    for (path, why) in files {
+        match fix::plan_fix(
+            &path,
+            FixOptions {
+                rewrite_strict: args.rewrite_strict,
+            },
+        )? {
+            FixPlan::AlreadyLegacy { path } => output::note(format_args!(
                 "{} already sets env.{NEGOTIATION_KEY} to \"legacy\": nothing to write.",
                 path.display()
-            ));
-            return Ok(ExitCode::Clean);
-        }
-        FixPlan::Pending(p) => p,
-    };
-    if !args.force {
-        let names = servers_needing_fix(&args.home, args.managed_dir.as_deref())?;
-        if names.is_empty() {
-            if !args.dry_run {
-                return Err(Error::FixNotNeeded);
-            }
-            output::warning(FIX_NOT_NEEDED);
-        } else {
-            output::note(format_args!("The legacy fix helps: {}", names.join(", ")));
+            )),
+            FixPlan::Pending(pending) => plan.push(Planned { path, why, pending }),
         }
     }
-    if let Some(why) = &why {
-        output::note(format_args!("Writing {}: {why}.", path.display()));
+    if plan.is_empty() {
+        return Ok(ExitCode::Clean);
     }
-    print_diff(&pending.diff, args.dry_run)?;
+    if failing.is_empty() && !args.force {
+        if !args.dry_run {
+            return Err(Error::FixNotNeeded);
+        }
+        output::warning(FIX_NOT_NEEDED);
+    } else if !failing.is_empty() {
+        say_reach(&failing, &plan);
+    }
+    for p in &plan {
+        if let Some(why) = &p.why {
+            output::note(format_args!("Writing {}: {why}.", p.path.display()));
+        }
+    }
+    let diff: String = plan.iter().map(|p| p.pending.diff.as_str()).collect();
+    print_diff(&diff, args.dry_run)?;
     if !go_ahead(args.dry_run, args.yes)? {
         return Ok(ExitCode::Clean);
     }
-    let applied = fix::apply_fix(&pending)?;
-    // `path` is absolute (the file written), so the command runs from any folder.
-    let undo_cmd = format!(
-        "mcplogs fix --undo --settings {}",
-        mcplogs::text::shell_word(&path.display().to_string())
-    );
-    output::note(format_args!(
-        "{} {}{}. Undo with `{undo_cmd}`.",
-        "Wrote".green().bold(),
-        path.display(),
-        applied
-            .backup
-            .as_ref()
-            .map(|b| format!(" (backup: {})", b.display()))
-            .unwrap_or_default(),
-    ));
+    let mut written: Vec<(PathBuf, fix::AppliedFix)> = Vec::new();
+    for p in &plan {
+        match fix::apply_fix(&p.pending) {
+            Ok(applied) => written.push((p.path.clone(), applied)),
+            Err(e) => {
+                roll_back(&written);
+                return Err(e.into());
+            }
+        }
+    }
+    let paths: Vec<PathBuf> = written.iter().map(|(p, _)| p.clone()).collect();
+    // A plan of the failing servers' projects is recorded for `fix --undo` from any
+    // folder; a file the user named (`--settings`, `--project`) is undone by naming it.
+    let recorded = !explicit && record_plan(&args, &paths);
+    // Every path is absolute (the file written), so the command runs from any folder.
+    let undo_cmd = match paths.as_slice() {
+        [one] => format!(
+            "mcplogs fix --undo --settings {}",
+            mcplogs::text::shell_word(&one.display().to_string())
+        ),
+        _ if recorded => format!(
+            "mcplogs fix --undo{}",
+            mcplogs::advice::home_flags(&args.home)
+        ),
+        _ => paths
+            .iter()
+            .map(|p| {
+                format!(
+                    "mcplogs fix --undo --settings {}",
+                    mcplogs::text::shell_word(&p.display().to_string())
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("` and `"),
+    };
+    for (i, (path, applied)) in written.iter().enumerate() {
+        // the undo command after the last file written
+        let undo = if i + 1 == written.len() {
+            format!(" Undo with `{undo_cmd}`.")
+        } else {
+            String::new()
+        };
+        output::note(format_args!(
+            "{} {}{}.{undo}",
+            "Wrote".green().bold(),
+            path.display(),
+            applied
+                .backup
+                .as_ref()
+                .map(|b| format!(" (backup: {})", b.display()))
+                .unwrap_or_default(),
+        ));
+    }
     output::note(format_args!(
         "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
         mcplogs::advice::verify_command(&args.home)
     ));
+    Ok(ExitCode::Clean)
+}
+
+/// The file each failing server's project needs, grouped by file (several projects
+/// share the user file), with why. `None`: nothing to write (legacy in effect in every
+/// project, said on stderr). A project no file mcplogs may write can reach (a managed
+/// value) is said as a warning; if that leaves nothing to write, the command fails.
+fn per_project_files(
+    args: &FixArgs,
+    failing: &[Failing],
+) -> Result<Option<Vec<FileAndWhy>>, Error> {
+    // (file, target, projects) in the order the servers came
+    let mut groups: Vec<(PathBuf, FixTarget, Vec<PathBuf>)> = Vec::new();
+    let mut blocked: Option<FixTarget> = None;
+    let mut seen: Vec<&Path> = Vec::new();
+    for f in failing {
+        if seen.contains(&f.project.as_path()) {
+            continue;
+        }
+        seen.push(&f.project);
+        let target = target::choose(&f.layers);
+        match &target {
+            FixTarget::Write { path, .. } => match groups.iter_mut().find(|(p, _, _)| p == path) {
+                Some((_, _, projects)) => projects.push(f.project.clone()),
+                None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
+            },
+            FixTarget::InEffect { .. } => output::note(format_args!(
+                "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
+                f.project.display(),
+                target.reason(),
+                mcplogs::advice::verify_command(&args.home)
+            )),
+            FixTarget::Managed { .. } | FixTarget::NoUserFile => {
+                output::warning(format!("{}: {}", f.project.display(), target.reason()));
+                blocked.get_or_insert(target.clone());
+            }
+        }
+    }
+    if groups.is_empty() {
+        return match blocked {
+            Some(t) => Err(Error::FixBlocked(Box::new(t))),
+            None => Ok(None),
+        };
+    }
+    Ok(Some(
+        groups
+            .into_iter()
+            .map(|(path, target, projects)| {
+                let why = match &target {
+                    FixTarget::Write { outranks: None, .. } => format!(
+                        "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in {}",
+                        projects
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    _ => target.reason(),
+                };
+                (path, Some(why))
+            })
+            .collect(),
+    ))
+}
+
+/// Which failing servers the plan reaches (the written file wins in their project), and
+/// a warning for each it does not: the plan never claims a reach it does not have.
+fn say_reach(failing: &[Failing], plan: &[Planned]) {
+    let (reached, missed): (Vec<&Failing>, Vec<&Failing>) = failing
+        .iter()
+        .partition(|f| plan.iter().any(|p| f.layers.reached_by(&p.path)));
+    if !reached.is_empty() {
+        output::note(format_args!(
+            "The legacy fix helps: {}",
+            reached
+                .iter()
+                .map(|f| f.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for f in missed {
+        let target = target::choose(&f.layers);
+        let detail = match &target {
+            FixTarget::Write { path, .. } => format!(
+                "its project needs {} ({}); `mcplogs fix` without --project or --settings writes it",
+                path.display(),
+                target.reason()
+            ),
+            FixTarget::InEffect { .. } => target.reason(),
+            _ => target.reason(),
+        };
+        output::warning(format!(
+            "this change does not take effect for {}: {detail}",
+            f.label
+        ));
+    }
+}
+
+/// After a failed write in a plan of several files: undoes the files already written,
+/// so the plan is all or nothing as far as it can be. Best effort: what cannot be undone
+/// is said, with its own undo record left in place.
+fn roll_back(written: &[(PathBuf, fix::AppliedFix)]) {
+    for (path, _) in written.iter().rev() {
+        let done = match undo::plan_undo(path, false) {
+            Ok(UndoPlan::Pending(p)) => undo::apply_undo(&p).is_ok(),
+            _ => false,
+        };
+        if done {
+            output::note(format_args!(
+                "Put back {} (the plan stopped).",
+                path.display()
+            ));
+        } else {
+            output::warning(format!(
+                "{} was written and could not be put back: `mcplogs fix --undo --settings {}`",
+                path.display(),
+                mcplogs::text::shell_word(&path.display().to_string())
+            ));
+        }
+    }
+}
+
+/// The user settings file of the home `fix` works on: where the plan record goes.
+fn user_file(args: &FixArgs) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let mut sources = Sources::for_scan(&args.home, &cwd);
+    if let Some(d) = &args.managed_dir {
+        sources.managed_dir = d.clone();
+    }
+    mcplogs::settings::effective_negotiation(&sources)
+        .layers
+        .into_iter()
+        .find(|l| l.kind == LayerKind::User)
+        .and_then(|l| l.path)
+}
+
+/// Records the files written (with those of an earlier plan still undoable) so that
+/// `fix --undo` undoes the whole plan from any folder. `false`: no record (said).
+fn record_plan(args: &FixArgs, written: &[PathBuf]) -> bool {
+    let Some(user) = user_file(args) else {
+        return false;
+    };
+    let mut files: Vec<PathBuf> = undo::load_plan(&user)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| !written.contains(p) && undo::state_path(p).exists())
+        .collect();
+    files.extend(written.iter().cloned());
+    match undo::save_plan(&user, &files) {
+        Ok(()) => true,
+        Err(e) => {
+            output::warning(format!("the plan's record was not written: {e}"));
+            false
+        }
+    }
+}
+
+/// `fix --undo`: `--settings FILE` or `--project DIR` undo that one file as before;
+/// otherwise the whole last plan (every file it wrote), from any folder.
+fn run_undo_cmd(args: &FixArgs) -> Result<ExitCode, Error> {
+    if args.settings.is_none()
+        && args.project.is_none()
+        && let Some(user) = user_file(args)
+    {
+        let files = undo::load_plan(&user)?;
+        if !files.is_empty() {
+            return run_undo_plan(args, &user, &files);
+        }
+    }
+    let Some((path, _)) = settings_path(args)? else {
+        return Ok(ExitCode::Clean);
+    };
+    run_undo(args, &path)
+}
+
+/// Undoes every file of the plan: each planned (and verified) first, one diff, one
+/// confirmation, then each written back.
+fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitCode, Error> {
+    let mut pendings: Vec<(PathBuf, Box<undo::PendingUndo>)> = Vec::new();
+    for path in files {
+        match undo::plan_undo(path, args.force)? {
+            UndoPlan::Pending(p) => pendings.push((path.clone(), p)),
+            UndoPlan::NothingToUndo | UndoPlan::NotOurs { .. } => output::note(format_args!(
+                "No mcplogs fix of {} to undo (no {}).",
+                path.display(),
+                undo::state_path(path).display()
+            )),
+            UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
+            UndoPlan::KeyChanged {
+                path,
+                now,
+                previous,
+            } => {
+                return Err(Error::UndoKeyChanged {
+                    path,
+                    now,
+                    previous,
+                });
+            }
+        }
+    }
+    if pendings.is_empty() {
+        if !args.dry_run {
+            undo::remove_plan(user)?;
+        }
+        return Ok(ExitCode::Clean);
+    }
+    for (path, p) in &pendings {
+        output::note(format_args!(
+            "{}: {}",
+            path.display(),
+            match p.how {
+                UndoHow::RestoreBackup => "unchanged since mcplogs' fix: restoring the backup.",
+                UndoHow::RemoveCreatedFile =>
+                    "unchanged since mcplogs' fix, which created it: removing the file.",
+                UndoHow::RestoreKey =>
+                    "changed since mcplogs' fix: putting back only the key mcplogs set.",
+            }
+        ));
+    }
+    let diff: String = pendings.iter().map(|(_, p)| p.diff.as_str()).collect();
+    if !diff.is_empty() {
+        print_diff(&diff, args.dry_run)?;
+        if !go_ahead(args.dry_run, args.yes)? {
+            return Ok(ExitCode::Clean);
+        }
+    } else if args.dry_run {
+        return Ok(ExitCode::Clean);
+    }
+    for (path, p) in &pendings {
+        undo::apply_undo(p)?;
+        let done = match p.how {
+            UndoHow::RemoveCreatedFile => "Removed",
+            _ => "Restored",
+        };
+        output::note(format_args!("{} {}.", done.green().bold(), path.display()));
+    }
+    undo::remove_plan(user)?;
     Ok(ExitCode::Clean)
 }
 
@@ -244,11 +568,11 @@ pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
     Ok(yes)
 }
 
-/// Names of the scanned servers the fix helps. `homes` empty: this machine's caches.
-fn servers_needing_fix(
-    homes: &[PathBuf],
-    managed_dir: Option<&std::path::Path>,
-) -> Result<Vec<String>, Error> {
+/// The scanned servers the fix helps, each with its own project's settings layers
+/// (`homes` empty: this machine's caches).
+fn servers_needing_fix(args: &FixArgs) -> Result<Vec<Failing>, Error> {
+    let homes = &args.home;
+    let managed_dir = args.managed_dir.as_deref();
     let opts = ScanOptions {
         request: Request {
             homes: homes.to_vec(),
@@ -262,12 +586,32 @@ fn servers_needing_fix(
     // never an argument for the fix.
     let cwd = std::env::current_dir().unwrap_or_default();
     super::scan::join_configuration(&mut report, &opts, &cwd, managed_dir);
-    Ok(report
-        .servers
-        .iter()
-        .filter(|s| s.counts_now() && s.diagnosis.legacy_fix_applies())
-        .map(|s| format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")))
-        .collect())
+    let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
+    let mut out = Vec::new();
+    for s in &report.servers {
+        if !(s.counts_now() && s.diagnosis.legacy_fix_applies()) {
+            continue;
+        }
+        let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
+        let layers = match read.iter().find(|(p, _)| *p == project) {
+            Some((_, l)) => std::rc::Rc::clone(l),
+            None => {
+                let mut sources = Sources::for_scan(homes, &project);
+                if let Some(d) = managed_dir {
+                    sources.managed_dir = d.to_path_buf();
+                }
+                let l = std::rc::Rc::new(mcplogs::settings::effective_negotiation(&sources));
+                read.push((project.clone(), std::rc::Rc::clone(&l)));
+                l
+            }
+        };
+        out.push(Failing {
+            label: format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")),
+            project,
+            layers,
+        });
+    }
+    Ok(out)
 }
 
 /// The last diff [`print_diff`] showed, uncoloured and unfitted: [`confirm`] shows it again

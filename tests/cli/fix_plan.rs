@@ -1,0 +1,279 @@
+//! Issue 51: `mcplogs fix` plans one file per failing server's project, whatever folder
+//! it runs in, and `settings --json` in each project then shows legacy in effect there;
+//! `fix --undo` gives every file back byte for byte. The home path holds a space and a
+//! quote.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::*;
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    managed: PathBuf,
+    /// Its shared `.claude/settings.json` sets auto: the user file does not reach it.
+    overriding: PathBuf,
+    plain: PathBuf,
+    elsewhere: PathBuf,
+}
+
+const OVERRIDE: &str = "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n";
+const USER: &str = "{\n  \"theme\": \"dark\"\n}\n";
+
+impl Home {
+    fn new() -> Home {
+        let dir = fixed_length_tempdir();
+        let base = dir.path().join("it's a home");
+        let home = base.join("me");
+        let managed = base.join("managed");
+        let overriding = base.join("proj a");
+        let plain = base.join("proj-b");
+        let elsewhere = base.join("elsewhere");
+        for d in [&home, &managed, &overriding, &plain, &elsewhere] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::create_dir_all(overriding.join(".claude")).unwrap();
+        fs::write(overriding.join(".claude/settings.json"), OVERRIDE).unwrap();
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        fs::write(home.join(".claude/settings.json"), USER).unwrap();
+        let h = Home {
+            _dir: dir,
+            home,
+            managed,
+            overriding,
+            plain,
+            elsewhere,
+        };
+        h.log_for(&h.overriding.clone(), "srv-a");
+        h.log_for(&h.plain.clone(), "srv-b");
+        h
+    }
+
+    /// A session of the real sample server that lacks resultType (the legacy fix cures
+    /// it), recorded as run in `project`.
+    fn log_for(&self, project: &Path, name: &str) {
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs");
+        let src_dir = walkdir::WalkDir::new(samples.join("macos-home"))
+            .into_iter()
+            .map(|e| e.unwrap().into_path())
+            .find(|p| p.ends_with("mcp-logs-no-resulttype"))
+            .expect("sample server");
+        let mut files: Vec<PathBuf> = fs::read_dir(&src_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let newest = files.pop().unwrap();
+        let text = fs::read_to_string(&newest).unwrap();
+        let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
+        let text = text.replace("\"/tmp/mcplogs-samples/home-macos/work/web\"", cwd.as_str());
+        let slug: String = project
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let d = self
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join(format!("mcp-logs-{name}"));
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
+    }
+
+    fn run(&self, cwd: &Path, args: &[&str]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        c.args(args)
+            .arg("--managed-dir")
+            .arg(&self.managed)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("NO_COLOR", "1")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        c.output().unwrap()
+    }
+
+    /// The value in effect in `project` and the file deciding it, per `settings --json`.
+    fn in_effect(&self, project: &Path) -> (String, String) {
+        let out = self.run(project, &["settings", "--json"]);
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
+        let eff = &doc["effective"];
+        (
+            eff["value"].as_str().unwrap_or("").to_string(),
+            eff["path"].as_str().unwrap_or("").to_string(),
+        )
+    }
+
+    fn files(&self) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let mut out = Vec::new();
+        for d in [
+            self.home.join(".claude"),
+            self.overriding.join(".claude"),
+            self.plain.join(".claude"),
+            self.plain.clone(),
+            self.elsewhere.clone(),
+        ] {
+            let Ok(entries) = fs::read_dir(&d) else {
+                continue;
+            };
+            for p in entries.map(|e| e.unwrap().path()).filter(|p| p.is_file()) {
+                let bytes = fs::read(&p).ok();
+                out.push((p, bytes));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+fn fix_from(h: &Home, cwd: &Path) {
+    let before = h.files();
+    let out = h.run(cwd, &["fix", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    // Both servers, each reached in its own project; no claim about every project.
+    assert!(err.contains("The legacy fix helps: "), "{err}");
+    assert!(err.contains("srv-a") && err.contains("srv-b"), "{err}");
+    assert!(!err.contains("does not take effect"), "{err}");
+    assert!(!err.contains("every project"), "{err}");
+    let local = h.overriding.join(".claude/settings.local.json");
+    assert!(names_path(&err, &local), "{err}");
+    // one diff, both files in it
+    let diff = stdout(&out);
+    assert_eq!(diff.matches("+++ ").count(), 2, "{diff}");
+    for project in [&h.overriding, &h.plain] {
+        let (value, _) = h.in_effect(project);
+        assert_eq!(value, "legacy", "{}: {err}", project.display());
+    }
+    let (_, path) = h.in_effect(&h.overriding);
+    assert_eq!(Path::new(&path), local);
+    // The shared file the project commits is left alone.
+    assert_eq!(
+        fs::read_to_string(h.overriding.join(".claude/settings.json")).unwrap(),
+        OVERRIDE
+    );
+    // Undo from yet another folder: every file back, byte for byte, nothing left over.
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before, "{}", stderr(&undo));
+    for project in [&h.overriding, &h.plain] {
+        assert_ne!(h.in_effect(project).0, "legacy");
+    }
+}
+
+#[test]
+fn fix_from_a_third_folder_reaches_every_failing_servers_project() {
+    let h = Home::new();
+    fix_from(&h, &h.elsewhere.clone());
+}
+
+#[test]
+fn fix_from_inside_the_overriding_project_reaches_the_other_one_too() {
+    let h = Home::new();
+    fix_from(&h, &h.overriding.clone());
+}
+
+#[test]
+fn fix_with_project_says_which_servers_it_does_not_reach() {
+    let h = Home::new();
+    // `--project DIR` writes that project's file alone: the other server is named as not
+    // reached, never claimed.
+    let mut args = vec!["fix", "--dry-run", "--project"];
+    let p = h.overriding.display().to_string();
+    args.push(&p);
+    let out = h.run(&h.elsewhere, &args);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("The legacy fix helps: srv-a"), "{err}");
+    assert!(err.contains("does not take effect for srv-b"), "{err}");
+}
+
+/// The numbered actions of scan's "What to do", each joined onto one line.
+fn actions(screen: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut inside = false;
+    for line in screen.lines() {
+        if line.starts_with("What to do") {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            break;
+        }
+        let t = line.trim_start();
+        let numbered = t
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if numbered {
+            out.push(t.to_string());
+        } else if let Some(last) = out.last_mut() {
+            last.push(' ');
+            last.push_str(t);
+        }
+    }
+    out
+}
+
+#[test]
+fn scan_offers_each_settings_change_once() {
+    let h = Home::new();
+    // A third failing server whose project folder is gone (the user file is its fix,
+    // as for proj-b): it once got an action of its own naming the same file.
+    h.log_for(&h.home.parent().unwrap().join("gone proj"), "srv-c");
+    for cwd in [&h.elsewhere, &h.overriding, &h.plain] {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        c.args(["scan", "--managed-dir"])
+            .arg(&h.managed)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &h.home)
+            .env("CLAUDE_CONFIG_DIR", h.home.join(".claude"))
+            .env("XDG_CACHE_HOME", h.home.join(".cache"))
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "400")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        let out = c.output().unwrap();
+        let screen = stdout(&out);
+        let acts = actions(&screen);
+        let fixes: Vec<&String> = acts
+            .iter()
+            .filter(|a| a.contains("MCP_PROTOCOL_NEGOTIATION=legacy in"))
+            .collect();
+        // One change, one action: one `mcplogs fix` for the three servers, and each file
+        // it writes named in it once.
+        assert_eq!(fixes.len(), 1, "{screen}");
+        let fix = fixes[0];
+        assert_eq!(fix.matches("Run `mcplogs fix").count(), 1, "{screen}");
+        assert_eq!(fix.matches("~/.claude/settings.json").count(), 1, "{fix}");
+        let local = h.overriding.join(".claude/settings.local.json");
+        assert_eq!(
+            fix.matches(local.display().to_string().as_str()).count(),
+            1,
+            "{fix}"
+        );
+        for name in ["srv-a", "srv-b", "srv-c"] {
+            assert!(fix.contains(name), "{fix}");
+        }
+        // and running it from this folder does what the action says
+        let out = h.run(cwd, &["fix", "--dry-run"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        assert!(!err.contains("does not take effect"), "{err}");
+        assert_eq!(stdout(&out).matches("+++ ").count(), 2, "{}", stdout(&out));
+    }
+}
