@@ -400,3 +400,94 @@ fn every_schema_ships_in_the_binary() {
         r.stderr
     );
 }
+
+/// Whether the dotted field path (`layers[].inEffect`, `effective.path`) names a field of
+/// the JSON schema `node`, following `$ref`s, `anyOf`/`oneOf` and array `items`.
+fn schema_has_path(root_schema: &serde_json::Value, node: &serde_json::Value, path: &str) -> bool {
+    let node = match node.get("$ref").and_then(|r| r.as_str()) {
+        Some(r) => {
+            let name = r.trim_start_matches("#/$defs/");
+            &root_schema["$defs"][name]
+        }
+        None => node,
+    };
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(alts) = node.get(key).and_then(|a| a.as_array()) {
+            if alts.iter().any(|a| schema_has_path(root_schema, a, path)) {
+                return true;
+            }
+        }
+    }
+    if path.is_empty() {
+        return true;
+    }
+    if let Some(rest) = path.strip_prefix("[]") {
+        let rest = rest.strip_prefix('.').unwrap_or(rest);
+        return node
+            .get("items")
+            .is_some_and(|i| schema_has_path(root_schema, i, rest));
+    }
+    let end = path.find(['.', '[']).unwrap_or(path.len());
+    let (field, rest) = path.split_at(end);
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    node.get("properties")
+        .and_then(|p| p.get(field))
+        .is_some_and(|f| schema_has_path(root_schema, f, rest))
+}
+
+/// The backticked field paths in the first column of every table of `text`.
+fn documented_fields(text: &str) -> Vec<String> {
+    let tick = regex::Regex::new(
+        r"`([A-Za-z_][A-Za-z0-9_]*(?:\[\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\])?)*)`",
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(row) = line.strip_prefix("| ") else {
+            continue;
+        };
+        let first = row.split(" | ").next().unwrap_or("");
+        out.extend(tick.captures_iter(first).map(|c| c[1].to_string()));
+    }
+    out
+}
+
+/// The field tables of `settings --json` in docs/settings.md and docs/json.md name only
+/// fields the document has (issue 51 item 9: docs/settings.md documented
+/// `in_effect` where `settings --json` writes `inEffect`).
+#[test]
+fn every_documented_json_field_is_in_its_schema() {
+    let json_md = fs::read_to_string(root().join("docs/json.md")).unwrap();
+    let settings_md = fs::read_to_string(root().join("docs/settings.md")).unwrap();
+    let settings_json = settings_md
+        .split("### `mcplogs settings --json`")
+        .nth(1)
+        .expect("docs/settings.md has its `mcplogs settings --json` section");
+    // Other sections of docs/json.md describe nested objects by their own field names
+    // (explain's `logs[]` rows say `name`), so the settings document, whose tables name
+    // every field from the top, is the one checked whole.
+    let checked = [
+        ("docs/settings.md", "settings", settings_json),
+        ("docs/json.md", "settings", section(&json_md, "settings")),
+    ];
+    let mut missing = Vec::new();
+    let mut n = 0;
+    for (doc, name, text) in &checked {
+        let schema: serde_json::Value = serde_json::from_str(
+            &fs::read_to_string(root().join(format!("docs/schema/{name}.schema.json"))).unwrap(),
+        )
+        .unwrap();
+        for field in documented_fields(text) {
+            n += 1;
+            if !schema_has_path(&schema, &schema, &field) {
+                missing.push(format!("{doc} ({name}): `{field}`"));
+            }
+        }
+    }
+    assert!(n > 30, "only {n} documented fields found");
+    assert!(
+        missing.is_empty(),
+        "documented fields the schema does not have:\n{}",
+        missing.join("\n")
+    );
+}
