@@ -491,3 +491,72 @@ fn every_documented_json_field_is_in_its_schema() {
         missing.join("\n")
     );
 }
+
+/// Every subcommand `cli.rs` defines (the `Command` enum's variants, kebab-case).
+fn defined_subcommands() -> Vec<String> {
+    let cli = fs::read_to_string(root().join("src/bin/mcplogs/cli.rs")).unwrap();
+    let body = cli
+        .split("pub enum Command {")
+        .nth(1)
+        .and_then(|b| b.split("\n}\n").next())
+        .expect("cli.rs has `pub enum Command`");
+    let variant = regex::Regex::new(r"(?m)^    ([A-Z][A-Za-z]*)\(").unwrap();
+    variant
+        .captures_iter(body)
+        .map(|c| {
+            let mut out = String::new();
+            for (i, ch) in c[1].chars().enumerate() {
+                if ch.is_ascii_uppercase() && i > 0 {
+                    out.push('-');
+                }
+                out.push(ch.to_ascii_lowercase());
+            }
+            out
+        })
+        .collect()
+}
+
+/// Issue 51 item 9: every subcommand is listed in `mcplogs --help`, in the README's
+/// command table, in docs/usage.md's synopsis, and has its man page (`model` was in none).
+#[test]
+fn every_subcommand_is_in_help_readme_usage_and_man() {
+    let defined = defined_subcommands();
+    assert!(defined.len() >= 15, "{defined:?}");
+    let tmp = tempfile::tempdir().unwrap();
+    let listed = subcommands(tmp.path(), &[]);
+    let readme = readme();
+    let table = section(&readme, "Commands");
+    let usage = fs::read_to_string(root().join("docs/usage.md")).unwrap();
+    let synopsis = section(&usage, "Usage")
+        .split("```")
+        .nth(1)
+        .expect("docs/usage.md's Usage opens with the synopsis block");
+    let dir = tmp.path().join("man");
+    let r = run(mcplogs(tmp.path())
+        .args(["man", "--install", "--dir"])
+        .arg(&dir));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let main_page = fs::read_to_string(dir.join("man1/mcplogs.1"))
+        .or_else(|_| fs::read_to_string(dir.join("mcplogs.1")))
+        .unwrap();
+    let mut missing = Vec::new();
+    for sub in &defined {
+        if !listed.contains(sub) {
+            missing.push(format!("{sub}: not in `mcplogs --help`"));
+        }
+        if !table.contains(&format!("`mcplogs {sub}")) {
+            missing.push(format!("{sub}: not in README.md's command table"));
+        }
+        if !synopsis.contains(&format!("mcplogs {sub}")) {
+            missing.push(format!("{sub}: not in docs/usage.md's synopsis"));
+        }
+        let page = format!("mcplogs-{sub}.1");
+        if !dir.join("man1").join(&page).exists() && !dir.join(&page).exists() {
+            missing.push(format!("{sub}: no man page {page}"));
+        }
+        if !main_page.contains(&format!("mcplogs\\-{sub}(1)")) {
+            missing.push(format!("{sub}: not in mcplogs(1)'s SEE ALSO"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}

@@ -110,9 +110,8 @@ pub enum Command {
     /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning, security, benchmarks) or a JSON schema (schema NAME)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
-    /// The model of Claude Code's builds: what differs between them, from which build
-    /// (for scripts/observe-build)
-    #[command(hide = true, after_help = MODEL_EXAMPLES)]
+    /// What differs between Claude Code's builds, from which build, and what mcplogs predicts for one
+    #[command(after_help = MODEL_EXAMPLES)]
     Model(ModelArgs),
 }
 
@@ -127,7 +126,7 @@ pub struct ModelArgs {
     /// A Claude Code build (2.1.300): what the model predicts for it
     #[arg(value_name = "VERSION")]
     pub version: Option<String>,
-    /// Print the JSON document (docs/schema/model.schema.json)
+    /// Print the JSON document (`mcplogs docs schema model`)
     #[arg(long)]
     pub json: bool,
 }
