@@ -491,7 +491,7 @@ pub struct ExportArgs {
 
     /// Append the records as JSON Lines to FILE (for a log shipper to tail) instead of
     /// sending them; FILE is renamed to FILE.1 before it would pass --max-file-mib
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short = 'o', visible_alias = "output", value_name = "FILE")]
     pub file: Option<PathBuf>,
 
     /// The size cap of --file, in MiB
@@ -558,7 +558,7 @@ pub struct ReportArgs {
     pub discovery: DiscoveryArgs,
 
     /// Write the report to FILE instead of stdout
-    #[arg(long = "output", short, value_name = "FILE")]
+    #[arg(long = "output", short, visible_alias = "file", value_name = "FILE")]
     pub output_file: Option<PathBuf>,
 
     #[command(flatten)]
