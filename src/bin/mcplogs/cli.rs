@@ -243,6 +243,7 @@ EXAMPLES:
   mcplogs scan                   # this machine's Claude Code logs
   mcplogs scan --since 10m       # after a fix and a restart: did it work?
   mcplogs scan --server my-db -v # one server, with the records behind it
+  mcplogs scan my-db             # the same, when no file is named my-db
   mcplogs scan --home ~/alice    # a home folder copied from elsewhere
   mcplogs scan ~/.claude/debug/abc.txt   # a debug log
   mcplogs scan --json | jq '.servers[] | select(.legacyFixApplies)'
@@ -519,6 +520,7 @@ pub struct ExportArgs {
 #[command(
     mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs json`)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
+    mut_arg("paths", |a| a.help("Cache roots, project folders, mcp-logs-* folders, log files or debug logs; a word that is none of them but a server's name stands for --server NAME. Default: this OS's Claude Code cache folder")),
 )]
 pub struct ScanArgs {
     #[command(flatten)]
