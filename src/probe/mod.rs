@@ -321,17 +321,21 @@ impl ServerProbe {
         self.prediction.verdict.is_problem() && !self.with_legacy.verdict.is_problem()
     }
 
-    /// For a stdio server that could not connect (other than for credentials): the
-    /// command the probe started, to run by hand in the folder it started it in, as
-    /// `scan`'s advice gives it (`runByHand`), then what the failure means. `None` for a
-    /// URL, or a command no one-line command can show.
+    /// For a stdio server that exited or was not found at start-up: the command the
+    /// probe started, to run by hand in the folder it started it in, as `scan`'s advice
+    /// gives it (`runByHand`), then what the failure means. `None` for a URL, for a
+    /// timeout (its own advice names the limit that was waited for), or a command no
+    /// one-line command can show.
     fn connection_failure_by_hand(
         &self,
         d: &crate::classify::verdict::Diagnosis,
     ) -> Option<String> {
         use crate::classify::verdict::{Cause, Verdict};
         if d.verdict != Verdict::ConnectionFailed
-            || d.cause == Some(Cause::NeedsAuth)
+            || !matches!(
+                d.cause,
+                Some(Cause::ConnectionClosed | Cause::CommandNotFound)
+            )
             || self.config.transport != TransportKind::Stdio
         {
             return None;
