@@ -412,10 +412,10 @@ fn schema_has_path(root_schema: &serde_json::Value, node: &serde_json::Value, pa
         None => node,
     };
     for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(alts) = node.get(key).and_then(|a| a.as_array()) {
-            if alts.iter().any(|a| schema_has_path(root_schema, a, path)) {
-                return true;
-            }
+        if let Some(alts) = node.get(key).and_then(|a| a.as_array())
+            && alts.iter().any(|a| schema_has_path(root_schema, a, path))
+        {
+            return true;
         }
     }
     if path.is_empty() {
