@@ -70,23 +70,37 @@ fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
     }
     let command = run_by_hand(s)?;
     let launch = s.launch.as_ref()?;
-    let env = if launch.env_names.is_empty() {
+    Some(by_hand_advice(
+        &command,
+        &launch.env_names,
+        launch.file.as_deref(),
+        d,
+    ))
+}
+
+/// "Run its command by hand": `command` (already quoted, in its folder), the variables
+/// its entry sets (`env_names`, from `file`), then what the failure `d` means. `scan`'s
+/// and `probe`'s advice for a stdio server that could not connect.
+pub fn by_hand_advice(
+    command: &str,
+    env_names: &[String],
+    file: Option<&std::path::Path>,
+    d: &Diagnosis,
+) -> String {
+    let env = if env_names.is_empty() {
         String::new()
     } else {
         format!(
             " with the variables its entry's \"env\" sets ({}{})",
-            launch.env_names.join(", "),
-            launch
-                .file
-                .as_deref()
-                .map(|f| format!(", in {}", f.display()))
+            env_names.join(", "),
+            file.map(|f| format!(", in {}", f.display()))
                 .unwrap_or_default()
         )
     };
     let why = connection_failure_why(d);
-    Some(format!(
+    format!(
         "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): `{command}`. {why}"
-    ))
+    )
 }
 
 /// For a shared log folder: says so, and how to tell the servers apart.

@@ -201,6 +201,9 @@ pub struct ServerProbe {
     pub negotiation: Option<NegotiationValue>,
     /// The handshakes the budget left no time for, and why.
     pub not_run: Vec<NotRun>,
+    /// Where a stdio server was started (`ProbeOptions::project_dir`), for the command
+    /// the advice gives to run by hand.
+    pub project_dir: Option<PathBuf>,
 }
 
 /// A handshake the probe did not run: the whole probe of a server shares one budget,
@@ -318,6 +321,51 @@ impl ServerProbe {
         self.prediction.verdict.is_problem() && !self.with_legacy.verdict.is_problem()
     }
 
+    /// For a stdio server that exited or was not found at start-up: the command the
+    /// probe started, to run by hand in the folder it started it in, as `scan`'s advice
+    /// gives it (`runByHand`), then what the failure means. `None` for a URL, for a
+    /// timeout (its own advice names the limit that was waited for), or a command no
+    /// one-line command can show.
+    fn connection_failure_by_hand(
+        &self,
+        d: &crate::classify::verdict::Diagnosis,
+    ) -> Option<String> {
+        use crate::classify::verdict::{Cause, Verdict};
+        if d.verdict != Verdict::ConnectionFailed
+            || !matches!(
+                d.cause,
+                Some(Cause::ConnectionClosed | Cause::CommandNotFound)
+            )
+            || self.config.transport != TransportKind::Stdio
+        {
+            return None;
+        }
+        let argv: Vec<&str> = std::iter::once(self.config.command.as_str())
+            .chain(self.config.args.iter().map(String::as_str))
+            .collect();
+        let command = crate::text::shell_command(&argv)?;
+        let command = match &self.project_dir {
+            Some(dir) => crate::text::shell_in_folder(&dir.display().to_string(), &command)?,
+            None => command,
+        };
+        let env_names: Vec<String> = self.config.env.keys().cloned().collect();
+        Some(crate::advice::by_hand_advice(
+            &command,
+            &env_names,
+            self.config.source.as_deref(),
+            d,
+        ))
+    }
+
+    /// What to do about the prediction with `MCP_PROTOCOL_NEGOTIATION=legacy`: the
+    /// verdict's advice, or for a stdio server that still cannot connect, the command to
+    /// run by hand.
+    pub fn recommendation_with_legacy(&self) -> String {
+        let d = self.with_legacy.diagnosis();
+        self.connection_failure_by_hand(&d)
+            .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&d))
+    }
+
     /// What to do about the prediction. When legacy turns the failure into a working
     /// server and the verdict's own advice is not already the legacy fix, that is the
     /// advice (the generic advice of, say, a connection failure says the setting will
@@ -337,6 +385,9 @@ impl ServerProbe {
                 "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `mcplogs fix` sets it for this project; then restart Claude Code.",
                 self.with_legacy.tools_loaded
             );
+        }
+        if let Some(by_hand) = self.connection_failure_by_hand(&d) {
+            return by_hand;
         }
         let rec = crate::advice::diagnosis_recommendation(&d);
         // the advice's "(N ms here)" says which layer set that limit, as every other
@@ -558,6 +609,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         budget: opts.budget.clone(),
         negotiation: opts.negotiation.clone(),
         not_run,
+        project_dir: opts.project_dir.clone(),
     }
 }
 

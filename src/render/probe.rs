@@ -258,11 +258,7 @@ pub fn server_json(
         approved: c.approved,
         warnings: c.warnings.iter().map(|w| r.redact(w)).collect(),
         prediction: prediction_json(&p.prediction, r, p.recommendation()),
-        with_legacy: prediction_json(
-            &p.with_legacy,
-            r,
-            crate::advice::diagnosis_recommendation(&p.with_legacy.diagnosis()),
-        ),
+        with_legacy: prediction_json(&p.with_legacy, r, p.recommendation_with_legacy()),
         legacy_fix_helps: p.legacy_fix_helps(),
         steps: steps_json(a, r),
         tools: json_doc::ProbeTools {

@@ -36,10 +36,23 @@ pub enum BinaryProblem {
 /// The absolute, canonical path of this running binary, if it is stable
 /// ([`check_stable`]).
 pub fn own_stable_path() -> Result<PathBuf, BinaryProblem> {
-    let exe = std::env::current_exe().map_err(BinaryProblem::NoOwnPath)?;
-    let path = canonical(&exe)?;
+    let path = own_path()?;
     check_stable(&path, &std::env::temp_dir())?;
     Ok(path)
+}
+
+/// The absolute, canonical path of this running binary, stable or not.
+pub fn own_path() -> Result<PathBuf, BinaryProblem> {
+    let exe = std::env::current_exe().map_err(BinaryProblem::NoOwnPath)?;
+    canonical(&exe)
+}
+
+impl BinaryProblem {
+    /// The path exists and runs but may not stay (a cargo build, a temporary folder):
+    /// a preview (`--dry-run`) may still show it, with this problem as a warning.
+    pub fn may_not_stay(&self) -> bool {
+        matches!(self, Self::CargoTarget { .. } | Self::Temporary { .. })
+    }
 }
 
 /// `path` made absolute and canonical (links resolved: the installed path is the file

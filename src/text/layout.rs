@@ -416,7 +416,19 @@ pub fn tilde_within(text: &str, home: Option<&str>) -> String {
         return text.to_string();
     };
     let mut out = text.to_string();
+    // A home holding a quote appears quoted for the shell with the quote escaped
+    // (`'/home/it'\''s me/x'`, PowerShell `'C:\Users\O''Brien\x'`): that spelling is
+    // the same path and goes to `~` too, or one screen would show both forms.
+    let escaped = if cfg!(windows) {
+        let q = super::powershell_single_quoted(h);
+        q[1..q.len() - 1].to_string()
+    } else {
+        h.replace('\'', r"'\''")
+    };
     for sep in ['/', '\\'] {
+        if escaped != h {
+            out = out.replace(&format!("'{escaped}{sep}"), &format!("~{sep}'"));
+        }
         // A path quoted for the shell (`'/home/ana/my dir'`) keeps working: `~` is
         // expanded only outside the quotes (`~/'my dir'`).
         out = out.replace(&format!("'{h}{sep}"), &format!("~{sep}'"));
@@ -927,6 +939,16 @@ mod command_wrap_tests {
         assert_eq!(
             tilde_within("`cd '/home/ana/my dir' && x`", Some("/home/ana")),
             "`cd ~/'my dir' && x`"
+        );
+        // So does a home holding a quote, in its quoted spelling (issue 51 item 9: one
+        // screen showed `~/.claude/settings.json` beside the same path in full).
+        #[cfg(unix)]
+        assert_eq!(
+            tilde_within(
+                "`mcplogs fix --settings '/tmp/it'\\''s me/.claude/settings.json'` writes /tmp/it's me/.claude/settings.json",
+                Some("/tmp/it's me")
+            ),
+            "`mcplogs fix --settings ~/'.claude/settings.json'` writes ~/.claude/settings.json"
         );
         // Plain words wrap as before, with no continuation.
         let plain = wrap(&"word ".repeat(30), "", 0, Some(40));

@@ -240,3 +240,43 @@ fn a_named_path_that_does_not_exist_is_exit_2() {
     );
     assert!(run.stdout.is_empty());
 }
+
+/// Issue 51 item 9: `scan NAME` takes a server's name as `probe NAME` does, when NAME is
+/// no file or folder but names a logged (or configured) server: the same JSON as
+/// `--server NAME`. A word that names neither is a usage error naming both readings; a
+/// path-like NAME stays a path.
+#[test]
+fn scan_name_takes_a_server_name_when_it_is_no_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = samples().join("linux-home");
+    let home = home.to_str().unwrap();
+    let json = |args: &[&str]| {
+        let r = run(mcplogs(tmp.path())
+            .args(["scan", "--json", "--home", home])
+            .args(args));
+        let v: serde_json::Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", r.stderr));
+        (r.code, v["servers"].clone(), r.stderr)
+    };
+    let (code, by_name, stderr) = json(&["bad-tool"]);
+    let (flag_code, by_flag, _) = json(&["--server", "bad-tool"]);
+    assert_eq!(code, flag_code);
+    assert_eq!(by_name, by_flag);
+    assert_eq!(by_name.as_array().unwrap().len(), 1, "{by_name}");
+    assert_eq!(by_name[0]["name"], "bad-tool");
+    assert!(
+        stderr.contains("scanning the server of that name"),
+        "{stderr}"
+    );
+
+    let r = run(mcplogs(tmp.path()).args(["scan", "--home", home, "no-such-server"]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no such file or folder"), "{}", r.stderr);
+    assert!(r.stderr.contains("--server NAME"), "{}", r.stderr);
+    assert!(!r.stderr.contains("os error"), "{}", r.stderr);
+
+    // A path-like name is a path: discovery's own error.
+    let r = run(mcplogs(tmp.path()).args(["scan", "--home", home, "./bad-tool"]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!r.stderr.contains("scanning the server"), "{}", r.stderr);
+}

@@ -512,6 +512,7 @@ fn help_has_examples_and_wraps_and_man_and_completions_are_generated() {
         "completions",
         "man",
         "docs",
+        "model",
     ] {
         let r = run(mcplogs(tmp.path())
             .env("COLUMNS", "80")
@@ -652,6 +653,7 @@ fn man_pages_install_where_man_finds_them_and_docs_are_bundled() {
         "completions",
         "man",
         "docs",
+        "model",
     ] {
         let page = std::fs::read_to_string(man1.join(format!("mcplogs-{sub}.1")))
             .unwrap_or_else(|e| panic!("mcplogs-{sub}.1: {e}"));

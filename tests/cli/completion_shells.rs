@@ -243,3 +243,26 @@ fn without_mcplogs_bash_script_a_name_that_needs_quoting_is_left_out() {
     // PowerShell inserts text as it is: every candidate comes as one literal word.
     assert_eq!(complete("powershell", "'d", &[]), "'d''q\"e'\n");
 }
+
+/// Issue 51 item 9: Tab completes both spellings of the output file on `report` and
+/// `export` (`--ou` to `--output`, `--fi` to `--file`; clap lists an alias once typed).
+#[test]
+fn report_and_export_complete_both_spellings_of_the_output_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    for sub in ["report", "export"] {
+        for (typed, flag) in [("--ou", "--output"), ("--fi", "--file")] {
+            let out = Command::new(env!("CARGO_BIN_EXE_mcplogs"))
+                .args(["--", "mcplogs", sub, typed])
+                .env_clear()
+                .env("HOME", tmp.path())
+                .env("COMPLETE", "bash")
+                .env("_CLAP_COMPLETE_INDEX", "2")
+                .env("_CLAP_IFS", "\n")
+                .current_dir(tmp.path())
+                .output()
+                .unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(text.lines().any(|l| l == flag), "{sub} {typed}: {text}");
+        }
+    }
+}

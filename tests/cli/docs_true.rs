@@ -400,3 +400,163 @@ fn every_schema_ships_in_the_binary() {
         r.stderr
     );
 }
+
+/// Whether the dotted field path (`layers[].inEffect`, `effective.path`) names a field of
+/// the JSON schema `node`, following `$ref`s, `anyOf`/`oneOf` and array `items`.
+fn schema_has_path(root_schema: &serde_json::Value, node: &serde_json::Value, path: &str) -> bool {
+    let node = match node.get("$ref").and_then(|r| r.as_str()) {
+        Some(r) => {
+            let name = r.trim_start_matches("#/$defs/");
+            &root_schema["$defs"][name]
+        }
+        None => node,
+    };
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(alts) = node.get(key).and_then(|a| a.as_array())
+            && alts.iter().any(|a| schema_has_path(root_schema, a, path))
+        {
+            return true;
+        }
+    }
+    if path.is_empty() {
+        return true;
+    }
+    if let Some(rest) = path.strip_prefix("[]") {
+        let rest = rest.strip_prefix('.').unwrap_or(rest);
+        return node
+            .get("items")
+            .is_some_and(|i| schema_has_path(root_schema, i, rest));
+    }
+    let end = path.find(['.', '[']).unwrap_or(path.len());
+    let (field, rest) = path.split_at(end);
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    node.get("properties")
+        .and_then(|p| p.get(field))
+        .is_some_and(|f| schema_has_path(root_schema, f, rest))
+}
+
+/// The backticked field paths in the first column of every table of `text`.
+fn documented_fields(text: &str) -> Vec<String> {
+    let tick = regex::Regex::new(
+        r"`([A-Za-z_][A-Za-z0-9_]*(?:\[\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\])?)*)`",
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(row) = line.strip_prefix("| ") else {
+            continue;
+        };
+        let first = row.split(" | ").next().unwrap_or("");
+        out.extend(tick.captures_iter(first).map(|c| c[1].to_string()));
+    }
+    out
+}
+
+/// The field tables of `settings --json` in docs/settings.md and docs/json.md name only
+/// fields the document has (issue 51 item 9: docs/settings.md documented
+/// `in_effect` where `settings --json` writes `inEffect`).
+#[test]
+fn every_documented_json_field_is_in_its_schema() {
+    let json_md = fs::read_to_string(root().join("docs/json.md")).unwrap();
+    let settings_md = fs::read_to_string(root().join("docs/settings.md")).unwrap();
+    let settings_json = settings_md
+        .split("### `mcplogs settings --json`")
+        .nth(1)
+        .expect("docs/settings.md has its `mcplogs settings --json` section");
+    // Other sections of docs/json.md describe nested objects by their own field names
+    // (explain's `logs[]` rows say `name`), so the settings document, whose tables name
+    // every field from the top, is the one checked whole.
+    let checked = [
+        ("docs/settings.md", "settings", settings_json),
+        ("docs/json.md", "settings", section(&json_md, "settings")),
+    ];
+    let mut missing = Vec::new();
+    let mut n = 0;
+    for (doc, name, text) in &checked {
+        let schema: serde_json::Value = serde_json::from_str(
+            &fs::read_to_string(root().join(format!("docs/schema/{name}.schema.json"))).unwrap(),
+        )
+        .unwrap();
+        for field in documented_fields(text) {
+            n += 1;
+            if !schema_has_path(&schema, &schema, &field) {
+                missing.push(format!("{doc} ({name}): `{field}`"));
+            }
+        }
+    }
+    assert!(n > 30, "only {n} documented fields found");
+    assert!(
+        missing.is_empty(),
+        "documented fields the schema does not have:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// Every subcommand `cli.rs` defines (the `Command` enum's variants, kebab-case).
+fn defined_subcommands() -> Vec<String> {
+    let cli = fs::read_to_string(root().join("src/bin/mcplogs/cli.rs")).unwrap();
+    let body = cli
+        .split("pub enum Command {")
+        .nth(1)
+        .and_then(|b| b.split("\n}\n").next())
+        .expect("cli.rs has `pub enum Command`");
+    let variant = regex::Regex::new(r"(?m)^    ([A-Z][A-Za-z]*)\(").unwrap();
+    variant
+        .captures_iter(body)
+        .map(|c| {
+            let mut out = String::new();
+            for (i, ch) in c[1].chars().enumerate() {
+                if ch.is_ascii_uppercase() && i > 0 {
+                    out.push('-');
+                }
+                out.push(ch.to_ascii_lowercase());
+            }
+            out
+        })
+        .collect()
+}
+
+/// Issue 51 item 9: every subcommand is listed in `mcplogs --help`, in the README's
+/// command table, in docs/usage.md's synopsis, and has its man page (`model` was in none).
+#[test]
+fn every_subcommand_is_in_help_readme_usage_and_man() {
+    let defined = defined_subcommands();
+    assert!(defined.len() >= 15, "{defined:?}");
+    let tmp = tempfile::tempdir().unwrap();
+    let listed = subcommands(tmp.path(), &[]);
+    let readme = readme();
+    let table = section(&readme, "Commands");
+    let usage = fs::read_to_string(root().join("docs/usage.md")).unwrap();
+    let synopsis = section(&usage, "Usage")
+        .split("```")
+        .nth(1)
+        .expect("docs/usage.md's Usage opens with the synopsis block");
+    let dir = tmp.path().join("man");
+    let r = run(mcplogs(tmp.path())
+        .args(["man", "--install", "--dir"])
+        .arg(&dir));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let main_page = fs::read_to_string(dir.join("man1/mcplogs.1"))
+        .or_else(|_| fs::read_to_string(dir.join("mcplogs.1")))
+        .unwrap();
+    let mut missing = Vec::new();
+    for sub in &defined {
+        if !listed.contains(sub) {
+            missing.push(format!("{sub}: not in `mcplogs --help`"));
+        }
+        if !table.contains(&format!("`mcplogs {sub}")) {
+            missing.push(format!("{sub}: not in README.md's command table"));
+        }
+        if !synopsis.contains(&format!("mcplogs {sub}")) {
+            missing.push(format!("{sub}: not in docs/usage.md's synopsis"));
+        }
+        let page = format!("mcplogs-{sub}.1");
+        if !dir.join("man1").join(&page).exists() && !dir.join(&page).exists() {
+            missing.push(format!("{sub}: no man page {page}"));
+        }
+        if !main_page.contains(&format!("mcplogs\\-{sub}(1)")) {
+            missing.push(format!("{sub}: not in mcplogs(1)'s SEE ALSO"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}

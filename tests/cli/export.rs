@@ -1455,3 +1455,18 @@ fn a_projects_env_passed_to_the_hook_never_chooses_the_settings_proxy_or_cache()
         "export kept its key or ledger in the repository's cache folder"
     );
 }
+
+/// Issue 51 item 9: `export` names its file as `report` does too: `--file`, `-o` and
+/// `--output` write the same records.
+#[test]
+fn the_file_form_takes_reports_spellings_too() {
+    for flag in ["--file", "-o", "--output"] {
+        let m = Machine::new();
+        let out = m.home.path().join("export.jsonl");
+        let outs = out.display().to_string();
+        let r = run(&mut m.export(&[], &["--home", &home_arg(), flag, &outs]));
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
+        let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{flag}: {e}"));
+        assert_eq!(text.lines().count(), scan_verdicts(&m).len(), "{flag}");
+    }
+}

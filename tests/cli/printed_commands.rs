@@ -592,3 +592,74 @@ fn the_settings_screens_commands_run_as_printed() {
         assert!(ran.len() >= 2 + usize::from(own_status_line), "{ran:?}");
     }
 }
+
+/// Issue 51 item 9: on one screen a path under the user's home is shown one way, `~/…`:
+/// a home holding a space and a quote was shown as `~/.claude/settings.json` in a
+/// sentence and in full, quoted for the shell, in the command beside it. The `~/'…'`
+/// command still runs as printed.
+#[cfg(unix)]
+#[test]
+fn a_home_holding_a_quote_is_shown_as_tilde_everywhere_on_a_screen() {
+    let w = World::new();
+    let home = w.root.join("an 'x' home");
+    copy_dir(&samples().join("linux-home"), &home);
+    let h = home.to_str().unwrap();
+    let quoted = mcplogs::text::shell_word(h);
+    let quoted_body = &quoted[1..quoted.len() - 1];
+    let in_home = |args: &[&str]| {
+        let mut c = mcplogs(&home);
+        c.args(args).env("HOME", &home);
+        if matches!(args.first(), Some(&"scan")) {
+            c.arg("--managed-dir").arg(&w.managed);
+        }
+        if matches!(args.first(), Some(&"fix" | &"settings")) {
+            c.arg("--managed-dir").arg(&w.managed);
+        }
+        text(&c.output().unwrap())
+    };
+    let mut screens = Vec::new();
+    for args in [
+        vec!["scan", "--color", "never"],
+        vec!["scan", "--color", "never", "--verbose"],
+        vec!["fix", "--dry-run", "--color", "never"],
+        vec!["settings", "--color", "never"],
+    ] {
+        let screen = in_home(&args);
+        assert!(screen.contains("~/"), "{args:?}: {screen}");
+        assert!(
+            !screen.contains(h),
+            "{args:?} shows the home in full: {screen}"
+        );
+        assert!(
+            !screen.contains(quoted_body),
+            "{args:?} shows the home in full, quoted: {screen}"
+        );
+        screens.push(screen);
+    }
+    // The fix command the scan prints names the user file as `~/'…'`, and runs.
+    let fix: Vec<String> = printed_commands(&screens[0])
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.starts_with("mcplogs fix --settings"))
+        .collect();
+    assert!(!fix.is_empty(), "{}", screens[0]);
+    for c in &fix {
+        assert!(c.contains("~/'.claude/settings.json'"), "{c}");
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{c} --dry-run"))
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", format!("{}:/usr/bin:/bin", w.bin.display()))
+            .current_dir(&home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{c}: {}", text(&o));
+        assert!(
+            text(&o).contains("+++ ~/.claude/settings.json"),
+            "{c}: {}",
+            text(&o)
+        );
+    }
+}

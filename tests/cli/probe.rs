@@ -1024,3 +1024,67 @@ fn a_configured_secret_is_hidden_everywhere_the_probe_prints() {
         );
     }
 }
+
+/// Issue 51 item 9: for a stdio server that crashes at start-up, probe's advice (the
+/// screen and both JSON recommendations) is the command to run by hand, in the folder
+/// probe started it in, as scan's `runByHand`, not a pointer to `scan`; the command runs
+/// as printed and shows the server's stderr.
+#[cfg(unix)]
+#[test]
+fn a_crashing_command_is_advised_to_be_run_by_hand() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("my proj");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        r#"{"mcpServers":{"crashy":{"command":"sh","args":["-c","echo boom-$PWD >&2; exit 3"],"env":{"TOKEN_X":"v"}}}}"#,
+    )
+    .unwrap();
+    let r = run(mcplogs(home.path()).current_dir(&project).args([
+        "probe",
+        "--json",
+        "--claude-version",
+        "2.1.332",
+        "crashy",
+    ]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &r.stdout);
+    let s = server(&doc);
+    assert_eq!(s["prediction"]["verdict"], "connection-failed", "{s:#}");
+    for key in ["prediction", "withLegacy"] {
+        let rec = s[key]["recommendation"].as_str().unwrap();
+        assert!(rec.starts_with("Run its command by hand"), "{key}: {rec}");
+        assert!(rec.contains("TOKEN_X"), "{key}: {rec}");
+        assert!(!rec.contains("scan"), "{key}: {rec}");
+    }
+    let rec = s["prediction"]["recommendation"].as_str().unwrap();
+    let command = rec.split('`').nth(1).expect("a command in backticks");
+    assert!(command.starts_with("cd "), "{command}");
+    let o = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    let real = std::fs::canonicalize(&project).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("boom-{}", project.display()))
+            || err.contains(&format!("boom-{}", real.display())),
+        "{command}: {err}"
+    );
+    // The screen says the same.
+    let r = run(mcplogs(home.path()).current_dir(&project).args([
+        "probe",
+        "--color",
+        "never",
+        "--claude-version",
+        "2.1.332",
+        "crashy",
+    ]));
+    assert!(r.stdout.contains("Run its command by hand"), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains("same scan with --verbose"),
+        "{}",
+        r.stdout
+    );
+}

@@ -475,3 +475,18 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Issue 51 item 9: `report` and `export` name their output file alike; `report` takes
+/// `-o`, `--output` and `--file`.
+#[test]
+fn report_takes_every_spelling_of_its_output_file() {
+    for flag in ["-o", "--output", "--file"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("report.md");
+        let r = report_in(tmp.path(), &[&samples_arg(), flag, out.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{flag}: {}", r.stdout);
+        let text = fs::read_to_string(&out).unwrap_or_else(|e| panic!("{flag}: {e}"));
+        assert!(text.contains("### Error Messages/Logs"), "{flag}");
+    }
+}

@@ -790,3 +790,47 @@ fn each_run_reads_on_from_where_the_last_stopped() {
     fs::write(&file, connected("now").join("\n") + "\n").unwrap();
     assert_eq!(go(), "MCP ✓\n");
 }
+
+/// Issue 51 item 9: `setup … --dry-run` run from a binary in a temporary folder shows its
+/// diff (with that binary's path) and a warning that the real run refuses it; without
+/// `--dry-run` it still refuses, and nothing is written either way.
+#[test]
+fn setup_dry_run_from_a_temporary_folder_shows_the_diff_with_a_warning() {
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(sb.user_settings(), USER).unwrap();
+    // The temporary folder is named by TMPDIR, set here, not the machine's own.
+    let temp = sb.dir.path().join("temp");
+    let bin = temp.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let copy = bin.join("mcplogs");
+    crate::common::copy_program(Path::new(env!("CARGO_BIN_EXE_mcplogs")), &copy);
+    let shown = serde_json::to_string(&fs::canonicalize(&copy).unwrap()).unwrap();
+    let shown = &shown[1..shown.len() - 1];
+    for what in ["hook", "statusline"] {
+        let mut c = sb.command(&copy, &["setup", what, "--dry-run"]);
+        c.arg("--managed-dir").arg(&sb.managed).env("TMPDIR", &temp);
+        let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!("\"command\": \"{shown}")),
+            "{what}: {}",
+            stdout(&o)
+        );
+        assert!(stderr(&o).contains("warning:"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("temporary folder"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("refuses to install it"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), USER);
+
+        let mut c = sb.command(&copy, &["setup", what, "--yes"]);
+        c.arg("--managed-dir").arg(&sb.managed).env("TMPDIR", &temp);
+        let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains("temporary folder"), "{}", stderr(&o));
+        assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), USER);
+    }
+}

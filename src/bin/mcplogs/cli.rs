@@ -110,9 +110,8 @@ pub enum Command {
     /// Print a bundled guide (usage, settings, verdicts, json, probe, report, prune, claude-code, export, scanning, security, benchmarks) or a JSON schema (schema NAME)
     #[command(after_help = DOCS_EXAMPLES)]
     Docs(DocsArgs),
-    /// The model of Claude Code's builds: what differs between them, from which build
-    /// (for scripts/observe-build)
-    #[command(hide = true, after_help = MODEL_EXAMPLES)]
+    /// What differs between Claude Code's builds, from which build, and what mcplogs predicts for one
+    #[command(after_help = MODEL_EXAMPLES)]
     Model(ModelArgs),
 }
 
@@ -127,7 +126,7 @@ pub struct ModelArgs {
     /// A Claude Code build (2.1.300): what the model predicts for it
     #[arg(value_name = "VERSION")]
     pub version: Option<String>,
-    /// Print the JSON document (docs/schema/model.schema.json)
+    /// Print the JSON document (`mcplogs docs schema model`)
     #[arg(long)]
     pub json: bool,
 }
@@ -244,6 +243,7 @@ EXAMPLES:
   mcplogs scan                   # this machine's Claude Code logs
   mcplogs scan --since 10m       # after a fix and a restart: did it work?
   mcplogs scan --server my-db -v # one server, with the records behind it
+  mcplogs scan my-db             # the same, when no file is named my-db
   mcplogs scan --home ~/alice    # a home folder copied from elsewhere
   mcplogs scan ~/.claude/debug/abc.txt   # a debug log
   mcplogs scan --json | jq '.servers[] | select(.legacyFixApplies)'
@@ -493,7 +493,7 @@ pub struct ExportArgs {
 
     /// Append the records as JSON Lines to FILE (for a log shipper to tail) instead of
     /// sending them; FILE is renamed to FILE.1 before it would pass --max-file-mib
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short = 'o', visible_alias = "output", value_name = "FILE")]
     pub file: Option<PathBuf>,
 
     /// The size cap of --file, in MiB
@@ -521,6 +521,7 @@ pub struct ExportArgs {
 #[command(
     mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs json`)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
+    mut_arg("paths", |a| a.help("Cache roots, project folders, mcp-logs-* folders, log files or debug logs; a word that is none of them but a server's name stands for --server NAME. Default: this OS's Claude Code cache folder")),
 )]
 pub struct ScanArgs {
     #[command(flatten)]
@@ -560,7 +561,7 @@ pub struct ReportArgs {
     pub discovery: DiscoveryArgs,
 
     /// Write the report to FILE instead of stdout
-    #[arg(long = "output", short, value_name = "FILE")]
+    #[arg(long = "output", short, visible_alias = "file", value_name = "FILE")]
     pub output_file: Option<PathBuf>,
 
     #[command(flatten)]

@@ -113,6 +113,12 @@ pub enum Error {
     /// `--contract` runs them.
     #[error("--format junit lists the --contract checks: add --contract")]
     JunitWithoutContract,
+    /// `scan NAME`: NAME is neither a file or folder nor the name of a server configured
+    /// here or logged.
+    #[error(
+        "{name}: no such file or folder, and no server of that name is configured here or logged (`mcplogs scan` lists the servers; `mcplogs scan --server NAME` filters by name)"
+    )]
+    ScanNameUnknown { name: String },
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{}", mcplogs::text::count(*.0, "unknown server name"))]
     UnknownServers(usize),

@@ -52,6 +52,7 @@ impl ExitCode {
             | Error::ProbeServer { .. }
             | Error::ProbeNameWithServer { .. }
             | Error::UnknownServers(_)
+            | Error::ScanNameUnknown { .. }
             | Error::ContractWithoutServer { .. }
             | Error::JunitWithoutContract
             | Error::WriteTranscript { .. }

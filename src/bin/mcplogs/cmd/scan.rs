@@ -4,13 +4,78 @@ use mcplogs::render;
 use mcplogs::scan::{ScanOptions, ScanReport, StderrTails, scan_with_progress};
 use mcplogs::settings;
 
-use crate::cli::ScanArgs;
+use std::path::PathBuf;
+
+use crate::cli::{DiscoveryArgs, ScanArgs};
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::ScanProgress;
 
-pub fn run(args: ScanArgs) -> Result<ExitCode, Error> {
+/// `scan NAME` where NAME is no file or folder: `probe NAME` takes a server's name, so
+/// `scan` does too when NAME names a server configured for this folder or logged
+/// (NAME then stands for `--server NAME`, said on stderr); a plain word that names
+/// neither is an error naming both readings. A NAME with a folder separator, or one
+/// beside `--server`, stays a path (discovery says it is missing).
+fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
+    if discovery.server.is_some() {
+        return Ok(());
+    }
+    let missing: Vec<usize> = (0..discovery.paths.len())
+        .filter(|&i| std::fs::symlink_metadata(&discovery.paths[i]).is_err())
+        .collect();
+    let [i] = missing[..] else {
+        return Ok(());
+    };
+    let Some(name) = discovery.paths[i]
+        .to_str()
+        .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.'))
+        .map(str::to_string)
+    else {
+        return Ok(());
+    };
+    let rest: Vec<PathBuf> = discovery
+        .paths
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != i)
+        .map(|(_, p)| p.clone())
+        .collect();
+    use mcplogs::claude_code::names::server_matches;
+    let env = |k: &str| std::env::var(k).ok();
+    let configured = std::env::current_dir().ok().is_some_and(|cwd| {
+        let global = mcplogs::claude_code::paths::global_config_here();
+        mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
+            .servers
+            .iter()
+            .any(|s| server_matches(&s.name, None, &name))
+    });
+    let logged = || {
+        mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {
+            homes: discovery.home.clone(),
+            paths: rest.clone(),
+        })
+        .is_ok_and(|found| {
+            found
+                .server_dirs
+                .iter()
+                .any(|d| server_matches(&d.folder, Some(&d.folder), &name))
+        })
+    };
+    if configured || logged() {
+        output::note(format_args!(
+            "mcplogs: no file or folder named {}: scanning the server of that name (`--server`)",
+            mcplogs::text::shell_word(&name)
+        ));
+        discovery.paths = rest;
+        discovery.server = Some(name);
+        return Ok(());
+    }
+    Err(Error::ScanNameUnknown { name })
+}
+
+pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
+    name_as_server(&mut args.discovery)?;
     let opts = ScanOptions {
         all: args.all,
         index: args.cache.index_dir(),

@@ -27,7 +27,9 @@ pub const STATUSLINE_COMMAND: &str = "mcplogs statusline --color always";
 pub const EXPORT_HOOK_ARGS: &str = "export --detach";
 
 /// The binary to install: `--binary PATH` (made absolute and canonical, and runnable),
-/// else this one when its path is stable; then checked to answer `--version`.
+/// else this one when its path is stable; then checked to answer `--version`. With
+/// `--dry-run`, a path that may not stay (a cargo build, a temporary folder) is still
+/// shown in the diff, with a warning that the real run refuses it.
 fn binary(flags: &SetupFlags) -> Result<PathBuf, Error> {
     use mcplogs::settings::binary;
     let path = match &flags.binary {
@@ -36,7 +38,16 @@ fn binary(flags: &SetupFlags) -> Result<PathBuf, Error> {
             binary::check_executable(&p)?;
             p
         }
-        None => binary::own_stable_path()?,
+        None => match binary::own_stable_path() {
+            Ok(p) => p,
+            Err(problem) if flags.dry_run && problem.may_not_stay() => {
+                output::warning(format_args!(
+                    "{problem}: the diff below shows it, but setup without --dry-run refuses to install it; install mcplogs (for example `cargo install --path .`, or a release build copied into a folder on PATH) and run setup from the installed binary, or name one with --binary PATH"
+                ));
+                binary::own_path()?
+            }
+            Err(problem) => return Err(problem.into()),
+        },
     };
     binary::check_runs(&path)?;
     Ok(path)
