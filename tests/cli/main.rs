@@ -44,6 +44,8 @@ mod printed_commands;
 mod probe;
 #[cfg(unix)]
 mod probe_ci;
+#[cfg(unix)]
+mod probe_agree;
 mod probe_lifecycle;
 #[cfg(unix)]
 mod probe_trust;

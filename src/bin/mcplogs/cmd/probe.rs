@@ -98,7 +98,7 @@ fn not_probed_line(s: &ServerConfig, how: &str) -> String {
                 .map(|(d, why)| format!("{} in {} ({why})", d.key, d.file.display()))
                 .collect();
             format!(
-                "mcplogs: \"{}\": not probed: a project server (.mcp.json) approved only by {}; mcplogs does not count that approval. Approve it in Claude Code (it records your answer in .claude/settings.local.json) or in ~/.claude/settings.json, or name it to probe it anyway: `{named}`",
+                "mcplogs: \"{}\": not probed: a project server (.mcp.json) approved only by {}; mcplogs does not count that approval. To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: `{named}`",
                 s.name,
                 what.join(" and ")
             )
@@ -124,6 +124,20 @@ pub fn probe_for_report(
     let env = |k: &str| std::env::var(k).ok();
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
     let _ = crate::exit_codes::install_interrupt_handler();
+    // A report that covers no server (`--force` with no log) probes the current
+    // folder's configured servers: the servers as they answer now are its content.
+    let here: Vec<(String, Option<String>)>;
+    let covered = if covered.is_empty() {
+        let sources = Sources::for_this_machine(cwd);
+        here = config::resolve_states(global.as_deref(), cwd, &env, &sources.state_sources())
+            .servers
+            .into_iter()
+            .map(|s| (s.name, None))
+            .collect();
+        &here
+    } else {
+        covered
+    };
     // one group per project folder, in the order the report first names it
     let mut groups: Vec<(std::path::PathBuf, Vec<&str>)> = Vec::new();
     for (name, project) in covered {
