@@ -162,8 +162,10 @@ fn a_hanging_server_times_out_and_its_whole_group_is_killed() {
     );
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     let s = server(&doc);
-    assert_eq!(code, 1);
-    assert_eq!(s["prediction"]["verdict"], "connection-failed");
+    // stopped by --timeout 1s, before Claude Code's 30 s: the probe cannot tell, and its
+    // verdict and exit code say so as its summary does (issue 51)
+    assert_eq!(code, 0);
+    assert_eq!(s["prediction"]["verdict"], "unknown");
     assert_eq!(s["prediction"]["cause"], "timeout");
     let pid: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
