@@ -1087,7 +1087,8 @@ pub fn probe_approval(cfg: &ServerConfig) -> ProbeApproval {
         .decided_by
         .iter()
         .filter(|d| {
-            d.key.ends_with("enabledMcpjsonServers") || d.key.ends_with("enableAllProjectMcpServers")
+            d.key.ends_with("enabledMcpjsonServers")
+                || d.key.ends_with("enableAllProjectMcpServers")
         })
         .collect();
     if cfg.state != ServerState::Starts || approvals.is_empty() {
@@ -1122,11 +1123,15 @@ fn git_tracks(file: &Path) -> bool {
         let git_dir = if dot_git.is_dir() {
             Some(dot_git)
         } else if dot_git.is_file() {
-            std::fs::read_to_string(&dot_git).ok().and_then(|t| {
-                t.lines()
-                    .find_map(|l| l.strip_prefix("gitdir:"))
-                    .map(|g| d.join(g.trim()))
-            })
+            crate::safe_read::read_regular(&dot_git, 64 * 1024, crate::safe_read::Follow::Links)
+                .ok()
+                .flatten()
+                .and_then(|r| {
+                    String::from_utf8_lossy(&r.bytes)
+                        .lines()
+                        .find_map(|l| l.strip_prefix("gitdir:"))
+                        .map(|g| d.join(g.trim()))
+                })
         } else {
             None
         };
@@ -1248,6 +1253,34 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A version-2 git index with one entry for `path`.
+    fn index_with(path: &str) -> Vec<u8> {
+        let mut b = b"DIRC\0\0\0\x02\0\0\0\x01".to_vec();
+        b.extend([0u8; 60]);
+        b.extend((path.len() as u16).to_be_bytes());
+        b.extend(path.as_bytes());
+        b.extend([0u8; 8]);
+        b
+    }
+
+    #[test]
+    fn a_git_index_lists_a_path_only_as_a_whole_entry() {
+        let local = ".claude/settings.local.json";
+        assert!(index_lists(
+            &index_with(local),
+            local,
+            "settings.local.json"
+        ));
+        // another folder's file of that name is not this one
+        let other = format!("sub/{local}");
+        assert!(!index_lists(
+            &index_with(&other),
+            local,
+            "settings.local.json"
+        ));
+        assert!(!index_lists(b"not an index", local, "settings.local.json"));
+    }
 
     /// `resolve` reads the global configuration as it is at each call (a caller that
     /// resolves many projects reads it once, as a `GlobalConfig`): rewritten in place,

@@ -512,7 +512,11 @@ fn an_unapproved_mcp_json_server_is_never_started_unasked() {
     std::fs::remove_file(&mark).unwrap();
     // A settings.local.json git does not track is where Claude Code recorded the user's
     // answer: it counts.
-    git(home.path(), &proj, &["rm", "-q", "--cached", ".claude/settings.local.json"]);
+    git(
+        home.path(),
+        &proj,
+        &["rm", "-q", "--cached", ".claude/settings.local.json"],
+    );
     let r = run(mcplogs(home.path()).current_dir(&proj).args([
         "probe",
         "--claude-version",

@@ -92,8 +92,13 @@ fn scan_and_probe_agree_on_which_project_servers_are_approved() {
     let probe_args = ["probe", "--claude-version", "2.1.332"];
     let text = cmd(&probe_args);
     let json_run = cmd(&[&probe_args[..], &["--json"]].concat());
-    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &json_run.stdout);
-    assert_eq!(text.code, json_run.code, "{}\n{}", text.stderr, json_run.stderr);
+    let doc =
+        crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &json_run.stdout);
+    assert_eq!(
+        text.code, json_run.code,
+        "{}\n{}",
+        text.stderr, json_run.stderr
+    );
     let ran = probed(&doc);
     for name in ["p-local", "p-user", "p-unlisted", "p-off"] {
         let st = state(name);
@@ -132,7 +137,11 @@ fn scan_and_probe_agree_on_which_project_servers_are_approved() {
             "{}",
             r.stderr
         );
-        assert!(!r.stderr.contains("\"p-local\": not probed"), "{}", r.stderr);
+        assert!(
+            !r.stderr.contains("\"p-local\": not probed"),
+            "{}",
+            r.stderr
+        );
     }
 }
 
@@ -157,7 +166,8 @@ fn a_probe_cut_short_by_its_timeout_says_cannot_tell_everywhere() {
     ];
     let text = run(mcplogs(home.path()).args(args));
     let json_run = run(mcplogs(home.path()).args(args).arg("--json"));
-    let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &json_run.stdout);
+    let doc =
+        crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &json_run.stdout);
     let s = &doc["servers"][0];
     assert_eq!(s["prediction"]["verdict"], "unknown", "{s:#}");
     assert!(
@@ -172,7 +182,10 @@ fn a_probe_cut_short_by_its_timeout_says_cannot_tell_everywhere() {
 
 /// The builds a summary line counts under `lose them (...)`.
 fn losing_builds(summary: &str) -> Vec<String> {
-    let Some(at) = summary.find("lose them (").or_else(|| summary.find("loses them (")) else {
+    let Some(at) = summary
+        .find("lose them (")
+        .or_else(|| summary.find("loses them ("))
+    else {
         return Vec::new();
     };
     let rest = &summary[at..];
@@ -219,8 +232,10 @@ fn the_contracts_failing_builds_are_the_builds_the_predictions_lose() {
         ];
         let text = run(mcplogs(home.path()).args(args));
         let json_run = run(mcplogs(home.path()).args(args).arg("--json"));
-        let doc =
-            crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &json_run.stdout);
+        let doc = crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>(
+            "probe",
+            &json_run.stdout,
+        );
         let summary = text.stdout.lines().next().unwrap();
         let predicted = losing_builds(summary);
         assert_eq!(predicted, expected, "{negotiation:?}: {summary}");

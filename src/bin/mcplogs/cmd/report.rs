@@ -199,7 +199,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
                     probe_redactor,
                 ));
                 let at = text.rfind("<sub>").unwrap_or(text.len());
-                format!("{}{}\n{}", &text[..at], section.trim_start_matches('\n'), &text[at..])
+                format!(
+                    "{}{}\n{}",
+                    &text[..at],
+                    section.trim_start_matches('\n'),
+                    &text[at..]
+                )
             }
             None => text,
         }
