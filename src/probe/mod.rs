@@ -341,7 +341,10 @@ impl ServerProbe {
 
     /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` turns a failure into a working server.
     pub fn legacy_fix_helps(&self) -> bool {
-        self.prediction.verdict.is_problem() && !self.with_legacy.verdict.is_problem()
+        // an unknown legacy outcome (not run, or stopped by --timeout) helps nobody
+        self.prediction.verdict.is_problem()
+            && !self.with_legacy.verdict.is_problem()
+            && self.with_legacy.verdict != crate::classify::verdict::Verdict::Unknown
     }
 
     /// What to do about the prediction. When legacy turns the failure into a working
