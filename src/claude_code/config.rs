@@ -77,12 +77,6 @@ pub struct ServerConfig {
     /// Project servers need approval before Claude Code starts them; `None` when the
     /// question does not arise (user and local scope).
     pub approved: Option<bool>,
-    /// A project server approved in a file the project cannot ship: the user's
-    /// `~/.claude.json` (where Claude Code records the user's answer) or
-    /// `~/.claude/settings.json`. A cloned repository can commit its own `.mcp.json`
-    /// and `.claude/settings*.json`, approving itself; only this lets mcplogs start the
-    /// server unasked (see [`ServerConfig::starts_unasked`]).
-    pub approved_outside_project: bool,
     /// Problems found while resolving (unset variables, an unknown type...).
     pub warnings: Vec<String>,
     /// What Claude Code does with it in the project: [`resolve`] gives only what the
@@ -103,13 +97,9 @@ impl ServerConfig {
     }
 
     /// Whether `probe` (and `report --probe`) may start or connect to this server
-    /// without the user naming it: every server except a project (`.mcp.json`) server
-    /// the user has not approved outside the project. A repository's `.mcp.json` is
-    /// code from whoever wrote the repository: Claude Code asks before starting it, and
-    /// so mcplogs neither runs its command nor sends its headers (which may expand the
-    /// user's environment variables) to its URL unless approved or named.
+    /// without the user naming it ([`probe_approval`]).
     pub fn starts_unasked(&self) -> bool {
-        self.scope != Scope::Project || self.approved_outside_project
+        probe_approval(self) == ProbeApproval::Unasked
     }
 
     /// A server from `--command "node server.js" [-- ARGS...]`: the command line is split on
@@ -138,7 +128,6 @@ impl ServerConfig {
             url: String::new(),
             headers: BTreeMap::new(),
             approved: None,
-            approved_outside_project: false,
             warnings: Vec::new(),
             state: ServerState::Starts,
             decided_by: Vec::new(),
@@ -173,7 +162,6 @@ impl ServerConfig {
             url: url.to_string(),
             headers: map,
             approved: None,
-            approved_outside_project: false,
             warnings: Vec::new(),
             state: ServerState::Starts,
             decided_by: Vec::new(),
@@ -370,8 +358,6 @@ pub fn resolve_in(
     };
 
     let mut approval = Approval::default();
-    // Approval read only from the user's own files, outside the project.
-    let mut user_approval = Approval::default();
     let mut local: Option<(PathBuf, Map<String, Value>)> = None;
     let mut user: Option<(PathBuf, Map<String, Value>)> = None;
     if let Some(g) = global {
@@ -387,7 +373,6 @@ pub fn resolve_in(
                         local = Some((path.to_path_buf(), m.clone()));
                     }
                     approval.read(p);
-                    user_approval.read(p);
                 }
             }
             Ok(None) => {}
@@ -426,7 +411,6 @@ pub fn resolve_in(
         && let Ok(Some(doc)) = read_json(&home_settings)
     {
         approval.read(&doc);
-        user_approval.read(&doc);
     }
 
     for (scope, entry) in [
@@ -441,8 +425,6 @@ pub fn resolve_in(
             let mut cfg = server_from_json(&name, &value, scope, &path, env);
             if scope == Scope::Project {
                 cfg.approved = Some(approval.approves(&name));
-                cfg.approved_outside_project =
-                    user_approval.approves(&name) && !approval.disabled.iter().any(|n| n == &name);
             }
             add(cfg, &mut by_name);
         }
@@ -702,7 +684,6 @@ fn server_from_json(
         url,
         headers,
         approved: None,
-        approved_outside_project: false,
         warnings,
         state,
         decided_by: Vec::new(),
@@ -1005,6 +986,7 @@ pub fn resolve_states_in(
                         .map(|(_, d)| d.clone())
                         .collect();
                     if !off.is_empty() {
+                        cfg.approved = Some(false);
                         state = ServerState::Disabled;
                         by = off;
                     } else {
@@ -1015,6 +997,7 @@ pub fn resolve_states_in(
                             .map(|(_, d)| d.clone())
                             .chain(keys.enable_all.iter().cloned())
                             .collect();
+                        cfg.approved = Some(!on.is_empty());
                         if on.is_empty() {
                             state = ServerState::PendingApproval;
                             by.push(Decider {
@@ -1067,6 +1050,146 @@ pub fn resolve_states_in(
         r.servers.push(cfg);
     }
     r
+}
+
+/// Whether `probe` and `report --probe` may start (or connect to) a server the user did
+/// not name. A repository's `.mcp.json` is code from whoever wrote the repository:
+/// Claude Code asks before starting it, and so mcplogs neither runs its command nor
+/// sends its headers (which may expand the user's environment variables) to its URL
+/// unless the user approved it or names it (`mcplogs probe NAME`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProbeApproval {
+    /// Not a project server, or approved where Claude Code records the user's own
+    /// answer: `~/.claude.json`, the user's `settings.json`, the project's
+    /// `.claude/settings.local.json` (Claude Code writes it when the user approves, and
+    /// keeps it out of git), or managed settings.
+    Unasked,
+    /// A `.mcp.json` server no settings file approves (Claude Code asks first).
+    NotApproved,
+    /// Approved only by files the repository itself can ship, each with why mcplogs
+    /// does not count it.
+    NotCounted(Vec<(Decider, &'static str)>),
+}
+
+/// Why a committed `.claude/settings.json` approval is not counted.
+pub const PROJECT_APPROVAL_NOT_COUNTED: &str = "the project's .claude/settings.json is committed with the repository, so a cloned repository can approve its own servers there";
+/// Why a `.claude/settings.local.json` that git tracks is not counted.
+pub const TRACKED_LOCAL_APPROVAL_NOT_COUNTED: &str = "this .claude/settings.local.json is tracked by git (committed with the repository), so it may come from whoever wrote the repository rather than from your answer to Claude Code";
+
+/// [`ProbeApproval`] of a server resolved by [`resolve_states`], from the same
+/// deciders that give it its state: `scan`, `report` and `probe` agree on which servers
+/// are approved, and `probe` says which approval it does not count and why.
+pub fn probe_approval(cfg: &ServerConfig) -> ProbeApproval {
+    if cfg.scope != Scope::Project {
+        return ProbeApproval::Unasked;
+    }
+    let approvals: Vec<&Decider> = cfg
+        .decided_by
+        .iter()
+        .filter(|d| {
+            d.key.ends_with("enabledMcpjsonServers")
+                || d.key.ends_with("enableAllProjectMcpServers")
+        })
+        .collect();
+    if cfg.state != ServerState::Starts || approvals.is_empty() {
+        return ProbeApproval::NotApproved;
+    }
+    let mut not_counted = Vec::new();
+    for d in approvals {
+        let why = match d.layer {
+            "project" => Some(PROJECT_APPROVAL_NOT_COUNTED),
+            "local" if git_tracks(&d.file) => Some(TRACKED_LOCAL_APPROVAL_NOT_COUNTED),
+            _ => None,
+        };
+        match why {
+            None => return ProbeApproval::Unasked,
+            Some(why) => not_counted.push((d.clone(), why)),
+        }
+    }
+    ProbeApproval::NotCounted(not_counted)
+}
+
+/// Whether git tracks `file` (it is in the index of the repository holding it): the
+/// index is read, git is not run. An index that cannot be read says not tracked; one in
+/// the prefix-compressed format (version 4) says tracked when any entry ends in the
+/// file's name (it cannot be told apart there without decoding).
+fn git_tracks(file: &Path) -> bool {
+    let Some(name) = file.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return false;
+    };
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        let git_dir = if dot_git.is_dir() {
+            Some(dot_git)
+        } else if dot_git.is_file() {
+            crate::safe_read::read_regular(&dot_git, 64 * 1024, crate::safe_read::Follow::Links)
+                .ok()
+                .flatten()
+                .and_then(|r| {
+                    String::from_utf8_lossy(&r.bytes)
+                        .lines()
+                        .find_map(|l| l.strip_prefix("gitdir:"))
+                        .map(|g| d.join(g.trim()))
+                })
+        } else {
+            None
+        };
+        if let Some(git_dir) = git_dir {
+            let Ok(rel) = file.strip_prefix(d) else {
+                return false;
+            };
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let Ok(Some(index)) = crate::safe_read::read_regular(
+                &git_dir.join("index"),
+                MAX_GIT_INDEX,
+                crate::safe_read::Follow::Links,
+            ) else {
+                return false;
+            };
+            return index_lists(&index.bytes, &rel.join("/"), &name);
+        }
+        dir = d.parent();
+    }
+    false
+}
+
+/// A git index larger than this is not read (the file counts as not tracked).
+const MAX_GIT_INDEX: u64 = 256 * 1024 * 1024;
+
+/// Whether a git index (`DIRC`, versions 2 to 4) has an entry for `path`.
+fn index_lists(index: &[u8], path: &str, name: &str) -> bool {
+    if index.len() < 12 || &index[..4] != b"DIRC" {
+        return false;
+    }
+    let version = u32::from_be_bytes([index[4], index[5], index[6], index[7]]);
+    let find = |needle: &[u8]| -> Vec<usize> {
+        index
+            .windows(needle.len())
+            .enumerate()
+            .filter(|(_, w)| *w == needle)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    if version >= 4 {
+        let mut needle = name.as_bytes().to_vec();
+        needle.push(0);
+        return !find(&needle).is_empty();
+    }
+    let mut needle = path.as_bytes().to_vec();
+    needle.push(0);
+    let len = path.len().min(0xfff) as u16;
+    // an entry's path follows its 16-bit flags (low 12 bits: the path's length), and
+    // in version 3 perhaps 16 bits of extended flags after them
+    find(&needle).into_iter().any(|at| {
+        let flags = |i: usize| -> Option<u16> {
+            (i >= 2).then(|| u16::from_be_bytes([index[i - 2], index[i - 1]]) & 0xfff)
+        };
+        flags(at) == Some(len) || (version == 3 && at >= 2 && flags(at - 2) == Some(len))
+    })
 }
 
 /// The state an entry gives itself: Claude Code skips an entry without a command (stdio)
@@ -1130,6 +1253,34 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A version-2 git index with one entry for `path`.
+    fn index_with(path: &str) -> Vec<u8> {
+        let mut b = b"DIRC\0\0\0\x02\0\0\0\x01".to_vec();
+        b.extend([0u8; 60]);
+        b.extend((path.len() as u16).to_be_bytes());
+        b.extend(path.as_bytes());
+        b.extend([0u8; 8]);
+        b
+    }
+
+    #[test]
+    fn a_git_index_lists_a_path_only_as_a_whole_entry() {
+        let local = ".claude/settings.local.json";
+        assert!(index_lists(
+            &index_with(local),
+            local,
+            "settings.local.json"
+        ));
+        // another folder's file of that name is not this one
+        let other = format!("sub/{local}");
+        assert!(!index_lists(
+            &index_with(&other),
+            local,
+            "settings.local.json"
+        ));
+        assert!(!index_lists(b"not an index", local, "settings.local.json"));
+    }
 
     /// `resolve` reads the global configuration as it is at each call (a caller that
     /// resolves many projects reads it once, as a `GlobalConfig`): rewritten in place,

@@ -171,6 +171,16 @@ impl Budget {
             && matches!(p.cause, Some(Cause::Timeout | Cause::ToolsTimeout))
     }
 
+    /// `p` as the probe reports it: a timeout this budget caused before Claude Code's
+    /// own limit is verdict `unknown` (its cause, the timeout, is kept), so the summary
+    /// line, the JSON verdict and the exit code all say "cannot tell".
+    pub fn settle(&self, mut p: Prediction) -> Prediction {
+        if self.cuts_short(&p) {
+            p.verdict = crate::classify::verdict::Verdict::Unknown;
+        }
+        p
+    }
+
     /// The sentence for a wait the probe gave up before Claude Code would: what was
     /// waited, against what, and how to learn more.
     pub fn cut_short(&self, claude_version: ClaudeVersion) -> String {
@@ -244,28 +254,44 @@ impl ServerProbe {
             builds.push(self.prediction.claude_version);
             builds.sort();
         }
-        let negotiation = self.negotiation.as_ref().map(|n| n.as_str().to_string());
         builds
             .into_iter()
-            .map(|v| {
-                let mode = predict::mode_for(self.config.transport, self.negotiation.as_ref(), v);
-                let Some(a) = self.attempt(mode) else {
-                    return (v, Outcome::Unknown);
-                };
-                let served = predict::Served {
-                    name: &self.config.name,
-                    transport: self.config.transport,
-                };
-                let p = predict::predict(
-                    a,
-                    self.config.transport,
-                    v,
-                    negotiation.clone(),
-                    &self.timeouts,
-                    &served,
-                );
-                (v, self.outcome_of(&p, a))
+            .map(|v| match self.build_prediction(v) {
+                None => (v, Outcome::Unknown),
+                Some((p, a)) => (v, self.outcome_of(&p, a)),
             })
+            .collect()
+    }
+
+    /// What build `v` does with this server: its prediction from the handshake that
+    /// build uses (with the negotiation probed with), and that handshake; `None` when
+    /// the handshake was not run. The one per-build computation the summary line, the
+    /// JSON and the contract's per-build failures share.
+    pub fn build_prediction(&self, v: ClaudeVersion) -> Option<(Prediction, &Attempt)> {
+        let mode = predict::mode_for(self.config.transport, self.negotiation.as_ref(), v);
+        let a = self.attempt(mode)?;
+        let served = predict::Served {
+            name: &self.config.name,
+            transport: self.config.transport,
+        };
+        let p = predict::predict(
+            a,
+            self.config.transport,
+            v,
+            self.negotiation.as_ref().map(|n| n.as_str().to_string()),
+            &self.timeouts,
+            &served,
+        );
+        Some((self.budget.settle(p), a))
+    }
+
+    /// The modelled builds ([`lifecycle::CONTRACT_BUILDS`]) whose prediction `lost`
+    /// says loses something: what a contract check names as its failing builds.
+    fn builds_where(&self, lost: impl Fn(&Prediction) -> bool) -> Vec<ClaudeVersion> {
+        lifecycle::CONTRACT_BUILDS
+            .iter()
+            .copied()
+            .filter(|v| self.build_prediction(*v).is_some_and(|(p, _)| lost(&p)))
             .collect()
     }
 
@@ -318,7 +344,10 @@ impl ServerProbe {
 
     /// Whether `MCP_PROTOCOL_NEGOTIATION=legacy` turns a failure into a working server.
     pub fn legacy_fix_helps(&self) -> bool {
-        self.prediction.verdict.is_problem() && !self.with_legacy.verdict.is_problem()
+        // an unknown legacy outcome (not run, or stopped by --timeout) helps nobody
+        self.prediction.verdict.is_problem()
+            && !self.with_legacy.verdict.is_problem()
+            && self.with_legacy.verdict != crate::classify::verdict::Verdict::Unknown
     }
 
     /// For a stdio server that exited or was not found at start-up: the command the
@@ -570,23 +599,23 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         name: &cfg.name,
         transport: cfg.transport,
     };
-    let prediction = predict::predict(
+    let prediction = opts.budget.settle(predict::predict(
         by_mode(mode),
         cfg.transport,
         v,
         negotiation,
         &opts.timeouts,
         &served,
-    );
+    ));
     let with_legacy = match attempts.iter().find(|a| a.mode == Mode::Legacy) {
-        Some(a) => predict::predict(
+        Some(a) => opts.budget.settle(predict::predict(
             a,
             cfg.transport,
             v,
             Some("legacy".into()),
             &opts.timeouts,
             &served,
-        ),
+        )),
         None => predict::not_run(
             Mode::Legacy,
             v,
@@ -718,6 +747,7 @@ fn heard_from(a: &Attempt) -> bool {
 /// modelled build (`claude_code::lifecycle::CONTRACT_BUILDS`) would lose, truncate or
 /// rename a tool, and names those builds.
 pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
+    use crate::classify::verdict::Cause;
     let all = || lifecycle::CONTRACT_BUILDS.to_vec();
     let mut out = Vec::new();
     let failures: Vec<String> = p
@@ -900,15 +930,26 @@ pub fn contract(p: &ServerProbe, budget: &Budget) -> Vec<ContractCheck> {
             }
         }
         for e in &c.envelope {
-            // missing fields lose the list only where the build does not fill them in
+            // missing fields lose the list only on the builds whose own prediction (the
+            // handshake that build uses, and whether it fills them in) rejects it: the
+            // per-build predictions of the summary line, not a second model
             let losing: Vec<ClaudeVersion> = match e.kind {
-                validate::EnvelopeKind::Missing => lifecycle::CONTRACT_BUILDS
-                    .iter()
-                    .copied()
-                    .filter(|v| !v.fills_missing_fields(lifecycle::List::Tools))
-                    .collect(),
+                validate::EnvelopeKind::Missing => {
+                    let mode = a.mode;
+                    p.builds_where(|pr| {
+                        pr.mode == mode
+                            && matches!(
+                                pr.cause,
+                                Some(Cause::MissingResultType | Cause::MissingCacheFields)
+                            )
+                    })
+                }
                 _ => all(),
             };
+            if losing.is_empty() {
+                // no modelled build uses this handshake with these fields missing
+                continue;
+            }
             for v in losing {
                 if !bad_builds.contains(&v) {
                     bad_builds.push(v);
@@ -1195,11 +1236,17 @@ fn lists_check(p: &ServerProbe) -> ContractCheck {
             let missing = issues
                 .iter()
                 .all(|e| e.kind == validate::EnvelopeKind::Missing);
-            let builds: Vec<ClaudeVersion> = lifecycle::CONTRACT_BUILDS
-                .iter()
-                .copied()
-                .filter(|v| !missing || !v.fills_missing_fields(l.list))
-                .collect();
+            // the builds whose own prediction loses this list over this handshake
+            let mode = a.mode;
+            let what = l.list.what();
+            let builds: Vec<ClaudeVersion> = if missing {
+                p.builds_where(|pr| pr.mode == mode && pr.lost_lists.iter().any(|x| x == what))
+            } else {
+                lifecycle::CONTRACT_BUILDS.to_vec()
+            };
+            if builds.is_empty() {
+                continue;
+            }
             let fields: Vec<String> = issues
                 .iter()
                 .map(|e| format!("{} ({})", e.field, e.detail))

@@ -46,6 +46,8 @@ mod printed_commands;
 #[cfg(unix)]
 mod probe;
 #[cfg(unix)]
+mod probe_agree;
+#[cfg(unix)]
 mod probe_ci;
 mod probe_lifecycle;
 #[cfg(unix)]

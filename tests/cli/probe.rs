@@ -162,8 +162,10 @@ fn a_hanging_server_times_out_and_its_whole_group_is_killed() {
     );
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     let s = server(&doc);
-    assert_eq!(code, 1);
-    assert_eq!(s["prediction"]["verdict"], "connection-failed");
+    // stopped by --timeout 1s, before Claude Code's 30 s: the probe cannot tell, and its
+    // verdict and exit code say so as its summary does (issue 51)
+    assert_eq!(code, 0);
+    assert_eq!(s["prediction"]["verdict"], "unknown");
     assert_eq!(s["prediction"]["cause"], "timeout");
     let pid: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
@@ -430,10 +432,27 @@ fn the_contract_exit_codes() {
     assert_eq!(usage.code, 2);
 }
 
+/// `git` in `dir` with no user or system configuration.
+pub(crate) fn git(home: &Path, dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
 /// A cloned repository's `.mcp.json` is code from whoever wrote the repository: Claude
-/// Code asks before starting it. `probe` and `report --probe` start it only when the
-/// user approved it in their own files (not in the repository's `.claude/settings*.json`,
-/// which the repository can ship) or named it.
+/// Code asks before starting it. `probe` and `report --probe` start it unasked only when
+/// the user approved it where Claude Code records the user's answer (their own files, or
+/// a `.claude/settings.local.json` git does not track), never on the repository's own
+/// `.claude/settings.json` or a committed `settings.local.json`; the line that says so
+/// names each approval not counted, why, and the command that probes it anyway.
 #[test]
 fn an_unapproved_mcp_json_server_is_never_started_unasked() {
     let home = tempfile::tempdir().unwrap();
@@ -444,7 +463,7 @@ fn an_unapproved_mcp_json_server_is_never_started_unasked() {
         "evil": {"command": "sh", "args": ["-c", format!("touch '{}'", mark.display())]}
     }});
     std::fs::write(proj.join(".mcp.json"), cfg.to_string()).unwrap();
-    // The repository approves itself.
+    // The repository approves itself, and commits both files.
     for f in ["settings.json", "settings.local.json"] {
         std::fs::write(
             proj.join(".claude").join(f),
@@ -452,6 +471,8 @@ fn an_unapproved_mcp_json_server_is_never_started_unasked() {
         )
         .unwrap();
     }
+    git(home.path(), &proj, &["init", "-q"]);
+    git(home.path(), &proj, &["add", ".mcp.json", ".claude"]);
     for args in [
         &["probe", "--claude-version", "2.1.332"][..],
         &["probe", "--json", "--claude-version", "2.1.332"],
@@ -460,12 +481,21 @@ fn an_unapproved_mcp_json_server_is_never_started_unasked() {
     ] {
         let r = run(mcplogs(home.path()).current_dir(&proj).args(args));
         assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
-        assert!(
-            r.stderr.contains("\"evil\": not probed"),
-            "{args:?}: {}",
-            r.stderr
-        );
         assert!(!mark.exists(), "{args:?} ran the repository's command");
+        let line = r
+            .stderr
+            .lines()
+            .find(|l| l.contains("\"evil\": not probed"))
+            .unwrap_or_else(|| panic!("{args:?}: {}", r.stderr));
+        for part in [
+            "enabledMcpjsonServers in ",
+            "enableAllProjectMcpServers in ",
+            ".claude/settings.json (the project's .claude/settings.json is committed",
+            ".claude/settings.local.json (this .claude/settings.local.json is tracked by git",
+            "`mcplogs probe evil`",
+        ] {
+            assert!(line.contains(part), "{args:?}: {part:?} in {line}");
+        }
     }
     // Named, it is the user's choice.
     let r = run(mcplogs(home.path()).current_dir(&proj).args([
@@ -480,6 +510,24 @@ fn an_unapproved_mcp_json_server_is_never_started_unasked() {
     ]));
     assert!(mark.exists(), "named, it runs: {}", r.stderr);
     std::fs::remove_file(&mark).unwrap();
+    // A settings.local.json git does not track is where Claude Code recorded the user's
+    // answer: it counts.
+    git(
+        home.path(),
+        &proj,
+        &["rm", "-q", "--cached", ".claude/settings.local.json"],
+    );
+    let r = run(mcplogs(home.path()).current_dir(&proj).args([
+        "probe",
+        "--claude-version",
+        "2.1.332",
+        "--timeout",
+        "2s",
+    ]));
+    assert!(!r.stderr.contains("not probed"), "{}", r.stderr);
+    assert!(mark.exists(), "approved in settings.local.json, it runs");
+    std::fs::remove_file(&mark).unwrap();
+    std::fs::remove_file(proj.join(".claude/settings.local.json")).unwrap();
     // Approved in the user's own settings, it runs unasked.
     std::fs::create_dir_all(home.path().join(".claude")).unwrap();
     std::fs::write(

@@ -131,7 +131,10 @@ while True:
         args.extend_from_slice(&["--command", &cmd]);
         // the whole probe, every handshake together, ends within the budget plus grace
         let r = probe_within(home.path(), &args, &[], BOUND_WATCHDOG);
-        assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+        // cut short by --timeout: "cannot tell" (verdict unknown, exit 0, issue 51);
+        // the contract's timeout-budget check fails it
+        let want = if extra.is_empty() { 0 } else { 1 };
+        assert_eq!(r.code, want, "{}{}", r.stdout, r.stderr);
         let doc: Value = serde_json::from_str(&r.stdout).unwrap();
         let s = &doc["servers"][0];
         assert_eq!(s["prediction"]["cause"], "timeout", "{s:#}");
@@ -475,7 +478,8 @@ fn a_terminal_shows_the_step_and_the_budget_while_the_probe_waits() {
         &stub_cmd("--hang"),
     ];
     let (err, code) = in_terminal(home.path(), &args, 120, "1");
-    assert_eq!(code, 1, "{err}");
+    // stopped by --timeout before Claude Code's limit: cannot tell, exit 0 (issue 51)
+    assert_eq!(code, 0, "{err}");
     // `python3: server/discover (discover) · 1.2 of 3.0 s · --timeout 3000 ms` (the
     // terminal's bytes are read one by one, so `·` is not matched)
     assert!(
@@ -487,7 +491,7 @@ fn a_terminal_shows_the_step_and_the_budget_while_the_probe_waits() {
     // the discover handshake spent the whole budget: legacy gets nothing left to wait
     assert!(!err.contains("python3: initialize (legacy) "), "{err}");
     let piped = probe(home.path(), &args, &[]);
-    assert_eq!(piped.code, 1);
+    assert_eq!(piped.code, code);
     assert!(!piped.stderr.contains(" of 3.0 s"), "{}", piped.stderr);
     assert!(!piped.stderr.contains('\u{1b}'), "{:?}", piped.stderr);
 }
@@ -743,7 +747,8 @@ fn the_reproductions_hold_in_a_terminal_too() {
         80,
         "2",
     );
-    assert_eq!(code, 1, "{out}");
+    // cut short by --timeout: cannot tell, exit 0 (issue 51)
+    assert_eq!(code, 0, "{out}");
     let words: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(!words.contains("ms here"), "{out}");
     assert!(

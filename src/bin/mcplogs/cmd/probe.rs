@@ -77,44 +77,122 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
     }
     let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
     for s in &left {
-        note(format!(
-            "mcplogs: \"{}\": not probed: a project server (.mcp.json) you have not approved; its command and URL come with the project, so mcplogs starts it only when named (`{how}`)",
-            s.name
-        ));
+        note(not_probed_line(s, how));
     }
     run
 }
 
-/// Probes every server configured for `project` with the machine's settings, for
-/// `mcplogs report --probe`: the probes and the redactor that knows their configured
-/// secrets ([`render::redactor`]).
-pub fn probe_for_report(project: &std::path::Path) -> (Vec<ServerProbe>, Redactor) {
+/// Why a project server was not probed unasked: no approval at all, or the approvals
+/// mcplogs does not count (file, key and why), and how to probe it anyway.
+fn not_probed_line(s: &ServerConfig, how: &str) -> String {
+    use mcplogs::claude_code::config::{ProbeApproval, probe_approval};
+    let named = format!("{} {}", how, mcplogs::text::shell_word(&s.name));
+    match probe_approval(s) {
+        ProbeApproval::NotCounted(list) => {
+            let what: Vec<String> = list
+                .iter()
+                .map(|(d, why)| format!("{} in {} ({why})", d.key, d.file.display()))
+                .collect();
+            format!(
+                "mcplogs: \"{}\": not probed: a project server (.mcp.json) approved only by {}; mcplogs does not count that approval. To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: `{named}`",
+                s.name,
+                what.join(" and ")
+            )
+        }
+        _ => format!(
+            "mcplogs: \"{}\": not probed: a project server (.mcp.json) that no settings file approves (interactive Claude Code asks before starting it); its command and URL come with the project, so mcplogs starts it only when named: `{named}`",
+            s.name
+        ),
+    }
+}
+
+/// Probes the servers a report covers (`covered`: each name with its project folder,
+/// the current folder when it has none here), each in its own project with that
+/// project's settings, for `mcplogs report --probe`: the probes, in the report's order,
+/// and the redactor that knows their configured secrets ([`render::redactor`]). A
+/// covered server no longer configured in its project, or one mcplogs may not start
+/// unasked, is left out with a line on stderr.
+pub fn probe_for_report(
+    covered: &[(String, Option<String>)],
+    cwd: &std::path::Path,
+) -> (Vec<ServerProbe>, Redactor) {
     let global = mcplogs::claude_code::paths::global_config_here();
     let env = |k: &str| std::env::var(k).ok();
-    let sources = Sources::for_this_machine(project);
-    let resolved =
-        config::resolve_states(global.as_deref(), project, &env, &sources.state_sources());
-    let negotiation = effective_negotiation(&sources);
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
-    let timeouts = read_timeouts(&sources, version);
-    let opts = ProbeOptions {
-        claude_version: version,
-        negotiation: negotiation.value().cloned(),
-        limits: limits_for(None, &timeouts, Limits::default().max_pages),
-        budget: Budget::new(None, &timeouts),
-        timeouts,
-        project_dir: Some(project.to_path_buf()),
-        both_modes: false,
-        watch: None,
-    };
     let _ = crate::exit_codes::install_interrupt_handler();
-    let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
-    let probes = probe_all(&servers, &opts);
+    // A report that covers no server (`--force` with no log) probes the current
+    // folder's configured servers: the servers as they answer now are its content.
+    let here: Vec<(String, Option<String>)>;
+    let covered = if covered.is_empty() {
+        let sources = Sources::for_this_machine(cwd);
+        here = config::resolve_states(global.as_deref(), cwd, &env, &sources.state_sources())
+            .servers
+            .into_iter()
+            .map(|s| (s.name, None))
+            .collect();
+        &here
+    } else {
+        covered
+    };
+    // one group per project folder, in the order the report first names it
+    let mut groups: Vec<(std::path::PathBuf, Vec<&str>)> = Vec::new();
+    for (name, project) in covered {
+        let dir = project
+            .as_deref()
+            .map(std::path::Path::new)
+            .filter(|p| p.is_absolute() && p.is_dir())
+            .map_or_else(|| cwd.to_path_buf(), std::path::Path::to_path_buf);
+        match groups.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, names)) => {
+                if !names.contains(&name.as_str()) {
+                    names.push(name)
+                }
+            }
+            None => groups.push((dir, vec![name])),
+        }
+    }
+    let mut probes = Vec::new();
+    let mut all_servers = Vec::new();
+    let mut projects = Vec::new();
+    for (project, names) in groups {
+        let sources = Sources::for_this_machine(&project);
+        let resolved =
+            config::resolve_states(global.as_deref(), &project, &env, &sources.state_sources());
+        let mut wanted = Vec::new();
+        for n in &names {
+            match resolved.servers.iter().find(|s| s.name == *n) {
+                Some(s) => wanted.push(s.clone()),
+                None => note(format!(
+                    "mcplogs: \"{n}\": not probed: no longer configured for {}",
+                    project.display()
+                )),
+            }
+        }
+        let servers = started_unasked(wanted, "mcplogs probe");
+        if servers.is_empty() {
+            continue;
+        }
+        let negotiation = effective_negotiation(&sources);
+        let timeouts = read_timeouts(&sources, version);
+        let opts = ProbeOptions {
+            claude_version: version,
+            negotiation: negotiation.value().cloned(),
+            limits: limits_for(None, &timeouts, Limits::default().max_pages),
+            budget: Budget::new(None, &timeouts),
+            timeouts,
+            project_dir: Some(project.clone()),
+            both_modes: false,
+            watch: None,
+        };
+        probes.extend(probe_all(&servers, &opts));
+        all_servers.extend(servers);
+        projects.push(project);
+    }
     let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
-        projects: vec![project.to_path_buf()],
+        projects,
         ..Default::default()
     });
-    let redactor = render::redactor(&servers.iter().collect::<Vec<_>>(), &secrets, true);
+    let redactor = render::redactor(&all_servers.iter().collect::<Vec<_>>(), &secrets, true);
     (probes, redactor)
 }
 
@@ -232,7 +310,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     return Ok(ExitCode::Clean);
                 }
             }
-            let servers = started_unasked(resolved.servers, "mcplogs probe NAME");
+            let servers = started_unasked(resolved.servers, "mcplogs probe");
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
             }

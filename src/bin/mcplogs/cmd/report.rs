@@ -115,6 +115,13 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         &negotiation,
         Versions::this_machine(claude_version()),
     );
+    // The servers the report covers, before their names and folders are redacted:
+    // what `--probe` probes.
+    let covered: Vec<(String, Option<String>)> = rep
+        .servers
+        .iter()
+        .map(|s| (s.name.clone(), s.project.clone()))
+        .collect();
     let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
     rep.set_launches(&|name| launches.get(name).map(|l| config_redactor.redact(l)));
     if !no_redact {
@@ -158,7 +165,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // redactor (which knows their configured secrets), then like the rest.
     let probed = args
         .probe
-        .then(|| crate::cmd::probe::probe_for_report(&cwd));
+        .then(|| crate::cmd::probe::probe_for_report(&covered, &cwd));
     let text = if args.output.json {
         let mut doc = report::json::report_json(&rep);
         doc.probe = probed.as_ref().map(|(probes, probe_redactor)| {
@@ -184,13 +191,21 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             ));
         }
         match &probed {
-            Some((probes, probe_redactor)) => format!(
-                "{text}{}",
-                redactor.redact(&mcplogs::render::probe::markdown_summary(
+            // the Probe section goes before the footer (`<sub>mcplogs VERSION on ...`,
+            // the report's last line: no log text renders as a `<sub>` tag)
+            Some((probes, probe_redactor)) => {
+                let section = redactor.redact(&mcplogs::render::probe::markdown_summary(
                     probes,
-                    probe_redactor
-                ))
-            ),
+                    probe_redactor,
+                ));
+                let at = text.rfind("<sub>").unwrap_or(text.len());
+                format!(
+                    "{}{}\n{}",
+                    &text[..at],
+                    section.trim_start_matches('\n'),
+                    &text[at..]
+                )
+            }
             None => text,
         }
     };
