@@ -537,7 +537,12 @@ impl Redactor {
             .find_iter(text)
             .map(|m| (m.start(), m.end()))
             .collect();
-        spans.retain(|s| !markers.iter().any(|&(ms, me)| ms <= s.start && s.end <= me));
+        // (The markers are in order and disjoint: the one a span could lie in is the
+        // last that starts at or before it.)
+        spans.retain(|s| {
+            let i = markers.partition_point(|&(ms, _)| ms <= s.start);
+            !i.checked_sub(1).is_some_and(|i| s.end <= markers[i].1)
+        });
         if spans.is_empty() {
             return None;
         }
@@ -686,14 +691,20 @@ fn choose(mut spans: Vec<Span>) -> Vec<Span> {
             s.start,
         )
     });
-    let mut taken: Vec<Span> = merged.clone();
+    // The ranges taken, by start (disjoint, so their ends are in order too: the only
+    // one a new range can overlap first is the last that starts before its end).
+    let mut taken: std::collections::BTreeMap<usize, Span> =
+        merged.into_iter().map(|s| (s.start, s)).collect();
     for o in others {
-        if !taken.iter().any(|t| o.start < t.end && t.start < o.end) {
-            taken.push(o);
+        let free = taken
+            .range(..o.end)
+            .next_back()
+            .is_none_or(|(_, t)| t.end <= o.start);
+        if free {
+            taken.insert(o.start, o);
         }
     }
-    taken.sort_by_key(|s| s.start);
-    taken
+    taken.into_values().collect()
 }
 
 /// One case-insensitive regex matching any of `parts` (in order), or none when empty.
