@@ -541,7 +541,7 @@ impl Redactor {
         // last that starts at or before it.)
         spans.retain(|s| {
             let i = markers.partition_point(|&(ms, _)| ms <= s.start);
-            !i.checked_sub(1).is_some_and(|i| s.end <= markers[i].1)
+            i.checked_sub(1).is_none_or(|i| s.end > markers[i].1)
         });
         if spans.is_empty() {
             return None;
