@@ -33,7 +33,7 @@ pub mod pretty;
 pub mod secrets;
 pub mod views;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 use crate::text::recent::Recent;
@@ -255,8 +255,13 @@ impl RedactorBuilder {
         let mut literal_secrets = self.learned_secrets;
         literal_secrets.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
         let literals = (!literal_secrets.is_empty()).then(|| {
+            // A contiguous NFA, never a DFA: a DFA's build follows each state's failure
+            // chain for every byte class, quadratic in a long periodic value (a line of
+            // 64 KiB repeating `-----BEGIN PRIVATE KEY----- MIIE… `, learned whole as a
+            // private key, took 15 to 50 s); the NFA is built and searched in linear time.
             let ac = AhoCorasick::builder()
                 .match_kind(MatchKind::LeftmostLongest)
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
                 .build(literal_secrets.iter().map(|(s, _)| s))
                 .expect("literals compile");
             (ac, literal_secrets.iter().map(|(_, k)| *k).collect())
@@ -388,6 +393,7 @@ impl Redactor {
                 ..f
             }));
         }
+        self.find_literals(text, view, out);
         let mut push = |s: usize, e: usize, class: Class, rank: usize| {
             let (os, oe) = view.to_original(s, e);
             if os < oe && text.is_char_boundary(os) && text.is_char_boundary(oe) {
@@ -401,28 +407,6 @@ impl Redactor {
         };
         for f in found {
             push(f.start, f.end, Class::Secret(f.kind), f.rule);
-        }
-        if let Some((ac, kinds)) = &self.literals {
-            for m in ac.find_iter(t) {
-                let kind = kinds[m.pattern().as_usize()];
-                // A learned value found inside a longer word takes the whole word: cut
-                // out of its middle, it would leave word pieces that read differently
-                // next to the marker (`x[REDACTED]Bearer y` is a bearer token to the
-                // next pass), and a word that holds a secret is no better shown.
-                let start = t[..m.start()]
-                    .char_indices()
-                    .rev()
-                    .take_while(|&(_, c)| is_word(c))
-                    .last()
-                    .map_or(m.start(), |(i, _)| i);
-                let end = m.end()
-                    + t[m.end()..]
-                        .chars()
-                        .take_while(|&c| is_word(c))
-                        .map(char::len_utf8)
-                        .sum::<usize>();
-                push(start, end, Class::Secret(kind), usize::MAX / 2);
-            }
         }
         let bounded = |re: &Regex, check_before: bool, class: Class| {
             let mut v = Vec::new();
@@ -448,6 +432,61 @@ impl Redactor {
         }
         for (s, e, class) in others {
             push(s, e, class, usize::MAX);
+        }
+    }
+
+    /// The learned secrets in `view` (a decoded view of `text`), in `text`'s offsets.
+    fn find_literals(&self, text: &str, view: &views::View, out: &mut Vec<Span>) {
+        let Some((ac, kinds)) = &self.literals else {
+            return;
+        };
+        let t: &str = &view.text;
+        // Whether a line break of `text` was left out of the view at `p` (a view that
+        // joins lines): a word does not go on across it.
+        let joined_at = |p: usize| {
+            let (a, b) = view.removed_at(p);
+            text.as_bytes()
+                .get(a..b)
+                .is_some_and(|r| r.contains(&b'\n'))
+        };
+        // Where the last span taken ends, in the view: a match inside it is taken, and
+        // a word is widened only up to it, so each byte is looked at a bounded number
+        // of times (a line of one repeated value is not scanned again for every match).
+        let mut taken = 0;
+        for m in ac.find_iter(t) {
+            if m.end() <= taken {
+                continue;
+            }
+            let kind = kinds[m.pattern().as_usize()];
+            // A learned value found inside a longer word takes the whole word: cut
+            // out of its middle, it would leave word pieces that read differently
+            // next to the marker (`x[REDACTED]Bearer y` is a bearer token to the
+            // next pass), and a word that holds a secret is no better shown. A word
+            // ends where a line break was removed: the next line's word is another.
+            let mut start = m.start();
+            for (i, c) in t[taken.min(m.start())..m.start()].char_indices().rev() {
+                if !is_word(c) || joined_at(start) {
+                    break;
+                }
+                start = taken.min(m.start()) + i;
+            }
+            let mut end = m.end();
+            for c in t[m.end()..].chars() {
+                if !is_word(c) || joined_at(end) {
+                    break;
+                }
+                end += c.len_utf8();
+            }
+            taken = end;
+            let (os, oe) = view.to_original(start, end);
+            if os < oe && text.is_char_boundary(os) && text.is_char_boundary(oe) {
+                out.push(Span {
+                    start: os,
+                    end: oe,
+                    class: Class::Secret(kind),
+                    rank: usize::MAX / 2,
+                });
+            }
         }
     }
 
@@ -480,6 +519,13 @@ impl Redactor {
         let mut spans = Vec::new();
         for (view, found) in views.iter().zip(hits) {
             self.find(text, view, found, &mut spans);
+            // A learned value broken across a line end (a configured key a server echoed
+            // over two lines of one record) is found with every line break removed.
+            if self.literals.is_some()
+                && let Some(joined) = view.lines_joined()
+            {
+                self.find_literals(text, &joined, &mut spans);
+            }
         }
         if spans.is_empty() {
             return None;
@@ -491,7 +537,12 @@ impl Redactor {
             .find_iter(text)
             .map(|m| (m.start(), m.end()))
             .collect();
-        spans.retain(|s| !markers.iter().any(|&(ms, me)| ms <= s.start && s.end <= me));
+        // (The markers are in order and disjoint: the one a span could lie in is the
+        // last that starts at or before it.)
+        spans.retain(|s| {
+            let i = markers.partition_point(|&(ms, _)| ms <= s.start);
+            i.checked_sub(1).is_none_or(|i| s.end > markers[i].1)
+        });
         if spans.is_empty() {
             return None;
         }
@@ -505,15 +556,23 @@ impl Redactor {
                 Class::Home => "~".to_string(),
                 Class::User => "<user>".to_string(),
             };
-            // Keep line breaks, so a diff or a PEM block keeps its lines.
-            let mut first = true;
-            for seg in text[s.start..s.end].split('\n') {
-                if !first {
-                    out.push('\n');
-                }
-                first = false;
-                if !seg.trim().is_empty() {
+            // Keep line breaks (`\r\n` as written), so a diff or a PEM block keeps its
+            // lines.
+            let mut segs = text[s.start..s.end].split('\n').peekable();
+            while let Some(seg) = segs.next() {
+                let last = segs.peek().is_none();
+                let (body, cr) = match seg.strip_suffix('\r') {
+                    Some(body) if !last => (body, true),
+                    _ => (seg, false),
+                };
+                if !body.trim().is_empty() {
                     out.push_str(&with);
+                }
+                if cr {
+                    out.push('\r');
+                }
+                if !last {
+                    out.push('\n');
                 }
             }
             at = s.end;
@@ -632,14 +691,20 @@ fn choose(mut spans: Vec<Span>) -> Vec<Span> {
             s.start,
         )
     });
-    let mut taken: Vec<Span> = merged.clone();
+    // The ranges taken, by start (disjoint, so their ends are in order too: the only
+    // one a new range can overlap first is the last that starts before its end).
+    let mut taken: std::collections::BTreeMap<usize, Span> =
+        merged.into_iter().map(|s| (s.start, s)).collect();
     for o in others {
-        if !taken.iter().any(|t| o.start < t.end && t.start < o.end) {
-            taken.push(o);
+        let free = taken
+            .range(..o.end)
+            .next_back()
+            .is_none_or(|(_, t)| t.end <= o.start);
+        if free {
+            taken.insert(o.start, o);
         }
     }
-    taken.sort_by_key(|s| s.start);
-    taken
+    taken.into_values().collect()
 }
 
 /// One case-insensitive regex matching any of `parts` (in order), or none when empty.

@@ -1022,3 +1022,124 @@ fn records_redacted_joined_keep_their_lines_and_lose_every_piece() {
             .contains("MIIEvQIB")
     );
 }
+
+/// `f` on a thread of its own; the test fails if it has not returned after `limit` (a
+/// watchdog far above any normal run: a run that does not end fails, it does not hang).
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .expect("redaction did not end within the watchdog (super-linear)")
+}
+
+#[test]
+fn a_line_of_a_mebibyte_of_private_key_markers_is_redacted() {
+    // One line repeating a PEM BEGIN marker and no END: the private-key rule takes the
+    // rest of the line, learned as one value; the learned values' automaton was a DFA,
+    // whose build is quadratic in a periodic value (64 KiB took 15 to 50 s, this hours).
+    let unit = "-----BEGIN PRIVATE KEY----- MIIEvQIBADAN ";
+    let text = format!("x: {}", unit.repeat((1 << 20) / unit.len()));
+    let (out, own) = within(std::time::Duration::from_secs(600), move || {
+        let mut b = RedactorBuilder::new();
+        b.learn_secrets(&text);
+        let r = b.build();
+        (r.redact(&text), Redactor::redact_own_secrets(&text))
+    });
+    for o in [out, own] {
+        assert!(!o.contains("MIIEvQIBADAN"), "{}", &o[..200]);
+        assert!(o.starts_with("x: -----BEGIN PRIVATE KEY-----[REDACTED:private-key]"));
+    }
+}
+
+#[test]
+fn the_learned_values_automaton_is_an_nfa() {
+    // Its build is linear in the values' length (see the test above); a DFA's is not.
+    let mut b = RedactorBuilder::new();
+    b.learn_configured("API_KEY", "p@ss/w0rd+K3y=Zq");
+    let r = b.build();
+    let (ac, _) = r.literals.as_ref().expect("a value learned");
+    assert_eq!(ac.kind(), AhoCorasickKind::ContiguousNFA);
+}
+
+fn configured(pairs: &[(&str, &str)]) -> Redactor {
+    let mut b = RedactorBuilder::new();
+    for (k, v) in pairs {
+        b.learn_configured(k, v);
+    }
+    b.build()
+}
+
+#[test]
+fn a_configured_secret_broken_across_a_line_end_is_hidden_and_keeps_its_lines() {
+    let r = configured(&[
+        ("API_KEY", "p@ss/w0rd+K3y=Zq"),
+        ("X_PASS", "hunter2hunter2"),
+    ]);
+    check(
+        &r,
+        "key is p@ss/w0\nrd+K3y=Zq, pass is hunter2\nhunter2 end",
+        "key is [REDACTED:config]\n[REDACTED:config], pass is [REDACTED:config]\n[REDACTED:config] end",
+    );
+    // a Windows line break, and the next line indented
+    check(
+        &r,
+        "key p@ss/w0\r\n    rd+K3y=Zq\r\nnext",
+        "key [REDACTED:config]\r\n[REDACTED:config]\r\nnext",
+    );
+    // over three lines
+    check(
+        &r,
+        "hunter\n2hunt\ner2 ok",
+        "[REDACTED:config]\n[REDACTED:config]\n[REDACTED:config] ok",
+    );
+    // JSON-escaped line breaks (a record quoted in a pasted log line), once and twice
+    check(
+        &r,
+        r#"{"m":"pass hunter2\nhunter2 x"}"#,
+        r#"{"m":"pass [REDACTED:config] x"}"#,
+    );
+    check(
+        &r,
+        r#"{\"m\":\"pass hunter2\\nhunter2 x\"}"#,
+        r#"{\"m\":\"pass [REDACTED:config] x\"}"#,
+    );
+    // the records of one stream, the value broken between two of them
+    let mut parts = vec!["pass is hunter2".to_string(), "hunter2 end".to_string()];
+    r.apply_joined(&mut parts);
+    assert_eq!(
+        parts,
+        ["pass is [REDACTED:config]", "[REDACTED:config] end"]
+    );
+}
+
+#[test]
+fn a_value_joined_across_lines_takes_no_word_of_the_next_line() {
+    let r = configured(&[("X_PASS", "hunter2hunter2")]);
+    // the value ends its line: the next line's first word is not part of it
+    check(
+        &r,
+        "pass hunter2hunter2\nnext line\nhunter2hunter2x",
+        "pass [REDACTED:config]\nnext line\n[REDACTED:config]",
+    );
+    // broken across a line end, a word before and after it on its own lines stays
+    check(
+        &r,
+        "we hunter2\nhunter2\nnext",
+        "we [REDACTED:config]\n[REDACTED:config]\nnext",
+    );
+    // ordinary lines that only hold pieces of it are untouched, and a blank line between
+    // the two halves is no line end inside one token
+    for text in [
+        "hunter2\nsomething else\nhunter",
+        "hunter2\n\nhunter2",
+        "the hunter2\nhunter3 tool\nhunter",
+        "line one\nline two\r\nline three\n",
+    ] {
+        check(&r, text, text);
+    }
+}

@@ -60,6 +60,31 @@ impl View<'_> {
         (s, e.max(s))
     }
 
+    /// This view with every line break between two lines that hold text removed (`\n`
+    /// or `\r\n`, with the next line's indentation; a break next to an empty line
+    /// stays): for learned secrets, which match only their exact value, so a value
+    /// broken across a line end reads whole again (the rules' view,
+    /// [`join_split_tokens`], joins only where a token looks cut). `None` when there is
+    /// no such break.
+    pub fn lines_joined(&self) -> Option<View<'static>> {
+        if !self.text.contains('\n') {
+            return None;
+        }
+        self.derive(remove_line_breaks)
+    }
+
+    /// The bytes of the original text that were left out between the view's bytes before
+    /// and after offset `p` (a line break a joining view removed), as a range: empty
+    /// when the two are neighbours in the original too.
+    pub fn removed_at(&self, p: usize) -> (usize, usize) {
+        let (mut before, mut after) = (p, p);
+        for l in self.layers.iter().rev() {
+            before = l.end(before);
+            after = l.start(after);
+        }
+        (before, after.max(before))
+    }
+
     fn derive(&self, decode: fn(&str) -> Option<(String, Layer)>) -> Option<View<'static>> {
         let (text, layer) = decode(&self.text)?;
         let mut layers = self.layers.clone();
@@ -251,6 +276,42 @@ fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
             copied = j;
         }
         i = j.max(i + 1);
+    }
+    if layer.edits.is_empty() {
+        return None;
+    }
+    out.push_str(&s[copied..]);
+    Some((out, layer))
+}
+
+/// Removes every line break (`\n` or `\r\n`, with the next line's indentation) between
+/// two lines that hold text (see [`View::lines_joined`]).
+fn remove_line_breaks(s: &str) -> Option<(String, Layer)> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut layer = Layer::default();
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\n', &b[i..]) {
+        i += off;
+        let brk_start = if i > 0 && b[i - 1] == b'\r' { i - 1 } else { i };
+        let mut j = i + 1;
+        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        let before = brk_start.checked_sub(1).map(|k| b[k]);
+        let after = b.get(j).copied();
+        if before.is_some_and(|c| c != b'\n') && after.is_some_and(|c| c != b'\r' && c != b'\n') {
+            out.push_str(&s[copied..brk_start]);
+            layer.edits.push(Edit {
+                dec: out.len(),
+                dec_len: 0,
+                orig: brk_start,
+                orig_len: j - brk_start,
+            });
+            copied = j;
+        }
+        i = j;
     }
     if layer.edits.is_empty() {
         return None;

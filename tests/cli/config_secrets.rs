@@ -524,3 +524,79 @@ fn a_server_named_after_a_token_is_redacted_before_its_name_is_cut() {
         assert!(!leaked(&r.stdout), "{what}:\n{}", r.stdout);
     }
 }
+
+/// Configured values a server echoes broken across a line end of one record (the
+/// SECURITY.md promise: a secret split across two lines of one record is hidden), in the
+/// message of a failure and in its stderr, `\n` and `\r\n`.
+#[test]
+fn a_configured_secret_broken_across_a_line_end_of_one_record_is_hidden() {
+    const KEY: &str = "p@ss/w0rd+K3y=Zq";
+    const PASS: &str = "hunter2hunter2";
+    // the halves, each of which must never be shown
+    const HALVES: [&str; 4] = ["p@ss/w0", "rd+K3y=Zq", "hunter2", "K3y=Zq"];
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let key = project.to_string_lossy().into_owned();
+    let claude_json = serde_json::json!({
+        "projects": {key.clone(): {"mcpServers": {
+            "split": {"command": "node", "args": ["s.js"],
+                      "env": {"API_KEY": KEY, "X_PASS": PASS}}
+        }}}
+    });
+    std::fs::write(dir.path().join(".claude.json"), claude_json.to_string()).unwrap();
+    let logs = dir
+        .path()
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key))
+        .join("mcp-logs-split");
+    std::fs::create_dir_all(&logs).unwrap();
+    let p = &project;
+    let lines = [
+        rec("debug", "Starting connection with timeout of 30000ms", p),
+        rec(
+            "error",
+            "Server stderr: split: key is p@ss/w0\nrd+K3y=Zq, pass is hunter2\r\nhunter2 end",
+            p,
+        ),
+        rec(
+            "error",
+            "Connection failed (CONNECTION_CLOSED): rejected p@ss/w0\n  rd+K3y=Zq and hunter2\nhunter2",
+            p,
+        ),
+    ];
+    std::fs::write(
+        logs.join("2026-11-29T12-00-00-000Z.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let h = Home { dir, project };
+    let paste = h.home().join("paste.txt");
+    std::fs::write(&paste, "split: node s.js - ✗ Failed to connect\n").unwrap();
+    let paste = paste.to_string_lossy().into_owned();
+    let project = h.project.to_string_lossy().into_owned();
+    let explain = ["explain", "--project", &project, &paste];
+    let views: [&[&str]; 5] = [
+        &["scan", "-v"],
+        &["scan", "--json"],
+        &["report"],
+        &["report", "--json"],
+        &explain,
+    ];
+    for args in views {
+        let r = run(&mut h.cmd(args));
+        let out = format!("{}{}", r.stdout, r.stderr);
+        let shown: Vec<&str> = HALVES.into_iter().filter(|s| out.contains(s)).collect();
+        assert!(shown.is_empty(), "{args:?} shows {shown:?}:\n{out}");
+        assert!(out.contains("[REDACTED:config]"), "{args:?}:\n{out}");
+        // the plant is where the view looks
+        let mut raw_args = args.to_vec();
+        raw_args.insert(1, "--no-redact");
+        let raw = run(&mut h.cmd(&raw_args));
+        assert!(
+            raw.stdout.contains("rd+K3y=Zq") && raw.stdout.contains("hunter2"),
+            "{raw_args:?}:\n{}",
+            raw.stdout
+        );
+    }
+}
