@@ -335,6 +335,19 @@ pub fn ask(question: &str) -> io::Result<bool> {
 /// `mcplogs: warning: <message>` on stderr.
 /// The message is one line: a newline or control character in it (from a file name)
 /// is shown escaped.
+/// `Wrote PATH (backup: BACKUP).` and what follows it (` Undo with `…`.`, or nothing):
+/// the one line a settings write ends with (`fix`, `setup`).
+pub fn wrote(path: &std::path::Path, backup: Option<&std::path::Path>, then: &str) {
+    note(format_args!(
+        "{} {}{}.{then}",
+        "Wrote".green().bold(),
+        path.display(),
+        backup
+            .map(|b| format!(" (backup: {})", b.display()))
+            .unwrap_or_default(),
+    ));
+}
+
 pub fn warning(message: impl Display) {
     note(format_args!(
         "mcplogs: {} {}",

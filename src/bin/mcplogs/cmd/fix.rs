@@ -221,16 +221,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         } else {
             String::new()
         };
-        output::note(format_args!(
-            "{} {}{}.{undo}",
-            "Wrote".green().bold(),
-            path.display(),
-            applied
-                .backup
-                .as_ref()
-                .map(|b| format!(" (backup: {})", b.display()))
-                .unwrap_or_default(),
-        ));
+        output::wrote(path, applied.backup.as_deref(), &undo);
     }
     output::note(format_args!(
         "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",

@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use colored::Colorize;
-
 use crate::cli::{SetupArgs, SetupFlags, SetupWhat};
 use crate::cmd::fix::{go_ahead, print_diff};
 use crate::error::Error;
@@ -119,17 +117,14 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
         Install::Hook => "hook",
         Install::ExportHook => "hook --export",
     };
-    output::note(format_args!(
-        "{} {}{}. Undo with `mcplogs setup {what} --undo --settings {}`.",
-        "Wrote".green().bold(),
-        path.display(),
-        applied
-            .backup
-            .as_ref()
-            .map(|b| format!(" (backup: {})", b.display()))
-            .unwrap_or_default(),
-        mcplogs::text::shell_word(&path.display().to_string()),
-    ));
+    output::wrote(
+        &path,
+        applied.backup.as_deref(),
+        &format!(
+            " Undo with `mcplogs setup {what} --undo --settings {}`.",
+            mcplogs::text::shell_word(&path.display().to_string())
+        ),
+    );
     output::note(match install {
         Install::StatusLine => {
             "Claude Code reads it at once; the line shows this session's MCP servers."
