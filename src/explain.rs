@@ -557,6 +557,28 @@ fn wants_local_entry(e: &ExplainEntry) -> bool {
 /// name) whose logs ran in `project`. Where one is found, its verdict, cause and advice
 /// are the scan's, taken whole (one resolution, never derived again from the paste,
 /// which keeps only its `status` and `detail`); the paste decides only where no log is.
+/// What Claude Code's `claude mcp list` shows of a verdict: connected (the tools it
+/// loaded, some filled in or lost), tools fetch failed, failed to connect; `None` for
+/// what it does not show as one of these.
+fn shown_by_mcp_list(v: Verdict) -> Option<u8> {
+    match v {
+        Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded => Some(0),
+        Verdict::ToolsFetchFailed => Some(1),
+        Verdict::VersionUnsupported | Verdict::ConnectionFailed => Some(2),
+        Verdict::Unknown => None,
+    }
+}
+
+/// Whether a log's verdict refines the pasted one (the same thing shown, with its
+/// cause: `tolerated` for a "✔ Connected", `missing-resultType` for a "tools fetch
+/// failed"), rather than contradicting it.
+fn log_refines_paste(pasted: Verdict, logged: Verdict) -> bool {
+    match shown_by_mcp_list(pasted) {
+        None => true,
+        shown => shown == shown_by_mcp_list(logged),
+    }
+}
+
 pub fn attach_local(
     report: &mut ExplainReport,
     scan: &crate::scan::ScanReport,
@@ -572,6 +594,13 @@ pub fn attach_local(
         }) else {
             continue;
         };
+        if !log_refines_paste(e.diagnosis.verdict, s.diagnosis.verdict) {
+            // The log says otherwise than what Claude Code showed now: it is another
+            // session's (`claude mcp list` itself writes a log that can read healthy
+            // while it prints "tools fetch failed"; observed on 2.1.288 and 2.1.332).
+            // The paste decides.
+            continue;
+        }
         e.diagnosis = s.diagnosis.clone();
         e.local = Some(LocalEvidence {
             source: s.source.clone(),
@@ -636,6 +665,24 @@ pub fn redact_report(
         for f in &mut e.diagnosis.filled_fields {
             r.apply(f);
         }
+    }
+}
+
+#[cfg(test)]
+mod refine_tests {
+    use super::*;
+
+    #[test]
+    fn a_log_refines_the_paste_only_where_it_says_the_same_thing() {
+        use Verdict::*;
+        assert!(log_refines_paste(Healthy, Tolerated));
+        assert!(log_refines_paste(Healthy, Degraded));
+        assert!(log_refines_paste(ToolsFetchFailed, ToolsFetchFailed));
+        assert!(log_refines_paste(ConnectionFailed, VersionUnsupported));
+        assert!(log_refines_paste(Unknown, Healthy));
+        assert!(!log_refines_paste(ToolsFetchFailed, Healthy));
+        assert!(!log_refines_paste(ConnectionFailed, Healthy));
+        assert!(!log_refines_paste(Healthy, ToolsFetchFailed));
     }
 }
 
