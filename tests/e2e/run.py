@@ -374,11 +374,10 @@ class VersionRun:
             self.problem(k, f"run {tag}: {label} says negotiatedProtocolVersion "
                             f"{res.get('negotiatedProtocolVersion')!r}, the scenario expects {version!r}")
         if explain:
-            # `claude mcp list` shows neither the era nor a tolerance (only "Connected")
+            # `claude mcp list` shows no era; a tolerance ("Connected") explain reads from
+            # the server's log, which refines what the listing shows (issue 51)
             want = dict(want, era=None)
             got["era"] = None
-            if want["verdict"] == "tolerated":
-                want = dict(want, verdict="healthy")
         if got != want:
             self.problem(k, f"run {tag}: {label} says {fmt_m(got)}, the scenario expects {fmt_m(want)}")
 
