@@ -415,17 +415,8 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
                 path.display(),
                 undo::state_path(path).display()
             )),
-            UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
-            UndoPlan::KeyChanged {
-                path,
-                now,
-                previous,
-            } => {
-                return Err(Error::UndoKeyChanged {
-                    path,
-                    now,
-                    previous,
-                });
+            refused @ (UndoPlan::FileRemoved { .. } | UndoPlan::KeyChanged { .. }) => {
+                return Err(undo_refused(refused));
             }
         }
     }
@@ -436,17 +427,13 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
         return Ok(ExitCode::Clean);
     }
     for (path, p) in &pendings {
-        output::note(format_args!(
-            "{}: {}",
-            path.display(),
-            match p.how {
-                UndoHow::RestoreBackup => "unchanged since mcplogs' fix: restoring the backup.",
-                UndoHow::RemoveCreatedFile =>
-                    "unchanged since mcplogs' fix, which created it: removing the file.",
-                UndoHow::RestoreKey =>
-                    "changed since mcplogs' fix: putting back only the key mcplogs set.",
-            }
-        ));
+        let how = undo_how(p.how, "fix", FIX_RESTORE_KEY);
+        let mut first = how.chars();
+        let how: String = first
+            .next()
+            .map(|c| c.to_lowercase().chain(first).collect())
+            .unwrap_or_default();
+        output::note(format_args!("{}: {how}", path.display()));
     }
     let diff: String = pendings.iter().map(|(_, p)| p.diff.as_str()).collect();
     if !diff.is_empty() {
@@ -480,29 +467,53 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
             ));
             return Ok(ExitCode::Clean);
         }
-        UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
         // Only `setup --undo` plans this.
         UndoPlan::NotOurs { .. } => return Ok(ExitCode::Clean),
-        UndoPlan::KeyChanged {
-            path,
-            now,
-            previous,
-        } => {
-            return Err(Error::UndoKeyChanged {
-                path,
-                now,
-                previous,
-            });
+        refused @ (UndoPlan::FileRemoved { .. } | UndoPlan::KeyChanged { .. }) => {
+            return Err(undo_refused(refused));
         }
     };
     finish_undo(
         &pending,
         path,
         "fix",
-        "putting back only the key mcplogs set",
+        FIX_RESTORE_KEY,
         args.dry_run,
         args.yes,
     )
+}
+
+/// What `fix --undo` does to a file changed since: put the key back.
+const FIX_RESTORE_KEY: &str = "putting back only the key mcplogs set";
+
+/// How an undo goes, in one sentence: `Unchanged since mcplogs' fix: restoring the
+/// backup.` (`what` is `fix` or `setup`; `restore_key` says what a changed file gets).
+fn undo_how(how: UndoHow, what: &str, restore_key: &str) -> String {
+    match how {
+        UndoHow::RestoreBackup => format!("Unchanged since mcplogs' {what}: restoring the backup."),
+        UndoHow::RemoveCreatedFile => {
+            format!("Unchanged since mcplogs' {what}, which created it: removing the file.")
+        }
+        UndoHow::RestoreKey => format!("Changed since mcplogs' {what}: {restore_key}."),
+    }
+}
+
+/// The error for an undo the plan refuses: the file is gone, or its key was changed.
+pub(crate) fn undo_refused(plan: UndoPlan) -> Error {
+    match plan {
+        UndoPlan::FileRemoved { path } => Error::UndoFileRemoved { path },
+        UndoPlan::KeyChanged {
+            path,
+            now,
+            previous,
+        } => Error::UndoKeyChanged {
+            path,
+            now,
+            previous,
+        },
+        // Every other plan goes ahead or says why not; only these two are refusals.
+        other => unreachable!("not a refused undo: {other:?}"),
+    }
 }
 
 /// The end of every undo (`fix --undo`, `setup --undo`): what will happen, the diff, the
@@ -522,15 +533,7 @@ pub(crate) fn finish_undo(
             path.display()
         ));
     } else {
-        output::note(match pending.how {
-            UndoHow::RestoreBackup => {
-                format!("Unchanged since mcplogs' {what}: restoring the backup.")
-            }
-            UndoHow::RemoveCreatedFile => {
-                format!("Unchanged since mcplogs' {what}, which created it: removing the file.")
-            }
-            UndoHow::RestoreKey => format!("Changed since mcplogs' {what}: {restore_key}."),
-        });
+        output::note(undo_how(pending.how, what, restore_key));
         print_diff(&pending.diff, dry_run)?;
         if !go_ahead(dry_run, yes)? {
             return Ok(ExitCode::Clean);

@@ -198,7 +198,6 @@ fn run_undo(
             ));
             return Ok(ExitCode::Clean);
         }
-        UndoPlan::FileRemoved { path } => return Err(Error::UndoFileRemoved { path }),
         UndoPlan::NotOurs { path, key } => {
             output::note(format_args!(
                 "{} changed since mcplogs' setup and its {key} no longer holds mcplogs' entry: leaving it alone (--force takes the recorded state back anyway).",
@@ -206,16 +205,8 @@ fn run_undo(
             ));
             return Ok(ExitCode::Clean);
         }
-        UndoPlan::KeyChanged {
-            path,
-            now,
-            previous,
-        } => {
-            return Err(Error::UndoKeyChanged {
-                path,
-                now,
-                previous,
-            });
+        refused @ (UndoPlan::FileRemoved { .. } | UndoPlan::KeyChanged { .. }) => {
+            return Err(crate::cmd::fix::undo_refused(refused));
         }
     };
     crate::cmd::fix::finish_undo(
