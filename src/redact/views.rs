@@ -234,24 +234,7 @@ fn is_token_byte(c: u8) -> bool {
 /// token character on both sides: a token split across two lines of one record reads
 /// whole again.
 fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
-    if !s.contains('\n') {
-        return None;
-    }
-    let b = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut layer = Layer::default();
-    let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\n' {
-            i += 1;
-            continue;
-        }
-        let brk_start = if i > 0 && b[i - 1] == b'\r' { i - 1 } else { i };
-        let mut j = i + 1;
-        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
-        }
+    remove_breaks_where(s, |b, brk_start, next| {
         // A token cut by a wrap: a run of at least 8 token characters ending in a letter
         // or digit, then a line starting with one. Sentences ("...credentials.") and
         // short words are not joined to the next line.
@@ -261,57 +244,56 @@ fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
             .take_while(|&&c| is_token_byte(c))
             .count();
         let before = brk_start.checked_sub(1).map(|k| b[k]);
-        let after = b.get(j).copied();
-        if run >= 8
+        let after = b.get(next).copied();
+        run >= 8
             && before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'=')
             && after.is_some_and(|c| c.is_ascii_alphanumeric())
-        {
-            out.push_str(&s[copied..brk_start]);
-            layer.edits.push(Edit {
-                dec: out.len(),
-                dec_len: 0,
-                orig: brk_start,
-                orig_len: j - brk_start,
-            });
-            copied = j;
-        }
-        i = j.max(i + 1);
-    }
-    if layer.edits.is_empty() {
-        return None;
-    }
-    out.push_str(&s[copied..]);
-    Some((out, layer))
+    })
 }
 
 /// Removes every line break (`\n` or `\r\n`, with the next line's indentation) between
 /// two lines that hold text (see [`View::lines_joined`]).
 fn remove_line_breaks(s: &str) -> Option<(String, Layer)> {
+    remove_breaks_where(s, |b, brk_start, next| {
+        let before = brk_start.checked_sub(1).map(|k| b[k]);
+        let after = b.get(next).copied();
+        before.is_some_and(|c| c != b'\n') && after.is_some_and(|c| c != b'\r' && c != b'\n')
+    })
+}
+
+/// Removes each line break of `s` (`\n` or `\r\n`, with the next line's indentation)
+/// for which `remove(bytes, start of the break, start of the next line's text)` holds,
+/// each removal an edit of the view's layer; `None` when none is removed.
+fn remove_breaks_where(
+    s: &str,
+    remove: impl Fn(&[u8], usize, usize) -> bool,
+) -> Option<(String, Layer)> {
     let b = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::new();
     let mut layer = Layer::default();
     let mut copied = 0;
     let mut i = 0;
     while let Some(off) = memchr::memchr(b'\n', &b[i..]) {
         i += off;
         let brk_start = if i > 0 && b[i - 1] == b'\r' { i - 1 } else { i };
-        let mut j = i + 1;
-        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
+        let mut next = i + 1;
+        while next < b.len() && (b[next] == b' ' || b[next] == b'\t') {
+            next += 1;
         }
-        let before = brk_start.checked_sub(1).map(|k| b[k]);
-        let after = b.get(j).copied();
-        if before.is_some_and(|c| c != b'\n') && after.is_some_and(|c| c != b'\r' && c != b'\n') {
+        if remove(b, brk_start, next) {
+            if out.is_empty() {
+                out.reserve(s.len());
+            }
             out.push_str(&s[copied..brk_start]);
             layer.edits.push(Edit {
                 dec: out.len(),
                 dec_len: 0,
                 orig: brk_start,
-                orig_len: j - brk_start,
+                orig_len: next - brk_start,
             });
-            copied = j;
+            copied = next;
         }
-        i = j;
+        i = next;
     }
     if layer.edits.is_empty() {
         return None;
