@@ -273,20 +273,24 @@ pub(crate) struct MemoRedactor {
 }
 
 impl MemoRedactor {
-    /// For a session in the project folders `projects` (the status line's input).
+    /// For a session in the project folders `projects` (the status line's input). The
+    /// library's own tests never read this machine's configuration: they get the secret
+    /// rules alone (the configured values are held by the binary's tests, in a sandbox
+    /// home: `config_secrets::the_status_line_and_the_hook_hide_them`).
     fn for_projects(projects: Vec<PathBuf>) -> Self {
-        Self {
+        let r = Self {
             projects,
             built: std::cell::OnceCell::new(),
-        }
+        };
+        #[cfg(test)]
+        let _ = r.built.set(Redactor::secrets_only(std::iter::empty()));
+        r
     }
 
     /// The secret rules alone (tests of a memo on its own).
     #[cfg(test)]
     fn rules_only() -> Self {
-        let r = Self::for_projects(Vec::new());
-        let _ = r.built.set(Redactor::secrets_only(std::iter::empty()));
-        r
+        Self::for_projects(Vec::new())
     }
 
     fn get(&self) -> &Redactor {

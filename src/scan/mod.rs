@@ -497,11 +497,16 @@ pub fn scan_with_progress(
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
     look_up_projects(&mut servers);
-    let secrets = secrets::collect(&secrets::Places {
-        homes: opts.request.homes.clone(),
-        projects: projects_here(&servers),
-        managed_dir: opts.managed_dir.clone(),
-    });
+    // Nothing learns them under `--no-redact`: the configuration is not read for them.
+    let secrets = if opts.no_redact {
+        crate::redact::configured::ConfiguredSecrets::default()
+    } else {
+        secrets::collect(&secrets::Places {
+            homes: opts.request.homes.clone(),
+            projects: projects_here(&servers),
+            managed_dir: opts.managed_dir.clone(),
+        })
+    };
     if !opts.skip_evidence {
         let redactor = (!opts.no_redact).then(|| {
             let mut b = crate::redact::RedactorBuilder::new();
