@@ -64,7 +64,7 @@ impl View<'_> {
     /// or `\r\n`, with the next line's indentation; a break next to an empty line
     /// stays): for learned secrets, which match only their exact value, so a value
     /// broken across a line end reads whole again (the rules' view,
-    /// [`join_split_tokens`], joins only where a token looks cut). `None` when there is
+    /// `join_split_tokens`, joins only where a token looks cut). `None` when there is
     /// no such break.
     pub fn lines_joined(&self) -> Option<View<'static>> {
         if !self.text.contains('\n') {
