@@ -8,7 +8,8 @@
 //! the settings) -> [`render`] (each command's screen and `--json` document, typed in
 //! [`json_doc`]). Beside it: [`claude_code`] (what mcplogs knows of Claude Code: paths,
 //! names, log wording, configured servers; `docs/claude-code.md`), [`settings`],
-//! [`probe`], [`report`], [`disk`] (du and prune), [`explain`], [`status`], and the
+//! [`probe`], [`report`], [`resolve`] (one server's whole state, resolved once for
+//! every command), [`disk`] (du and prune), [`explain`], [`status`], and the
 //! leaves [`redact`], [`text`], [`safe_read`], [`time`] and [`warning`]. The allowed
 //! imports are a table in CONTRIBUTING.md, checked by `tests/cli/direction.rs`.
 
@@ -27,6 +28,7 @@ pub mod probe;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod resolve;
 pub mod safe_read;
 pub mod scan;
 pub mod settings;

@@ -12,12 +12,12 @@ use crate::probe::predict::Prediction;
 use crate::probe::session::{Attempt, Mode};
 use crate::probe::transport::{Failure, printable};
 use crate::probe::{ClaudeVersion, ContractCheck, Outcome, ServerProbe};
+use crate::redact::Redactor;
 use crate::redact::output::json_value;
-use crate::redact::{Redactor, RedactorBuilder};
 
 /// The probe's redactor: the project's one ([`crate::redact`]), with the secret rules,
 /// every configured env and header value of `configs` that could be a secret
-/// ([`RedactorBuilder::learn_configured`]: by its key's name, its shape, or its length
+/// ([`crate::redact::RedactorBuilder::learn_configured_secrets`]: by its key's name, its shape, or its length
 /// and entropy) and every one of `secrets` (all the configuration's,
 /// `crate::scan::secrets::collect`); one that changes nothing with `enabled` false
 /// (`--no-redact`).
@@ -33,17 +33,7 @@ pub fn redactor(
     if !enabled {
         return Redactor::disabled();
     }
-    let mut b = RedactorBuilder::new();
-    b.learn_configured_secrets(secrets);
-    let mut own = crate::redact::configured::ConfiguredSecrets::new();
-    for c in configs {
-        for (k, v) in c.secret_values() {
-            own.add(k, v);
-        }
-        own.add_url(&c.url);
-    }
-    b.learn_configured_secrets(&own);
-    b.build()
+    crate::resolve::configured_redactor(configs, secrets)
 }
 
 /// A server's name, or a connection id made from it: the secret rules only (a name can

@@ -100,14 +100,20 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
     let Ok(mut scanned) = scan(&opts) else {
         return;
     };
-    super::scan::attach_launch(&mut scanned, &opts, !args.redact.no_redact);
-    if !args.redact.no_redact {
-        mcplogs::scan::redact_report(&mut scanned);
-    }
-    // the configuration and settings joined as `scan` joins them: the verdict and
-    // advice explain shows for a logged server are scan's own
-    // (the folder `claude mcp list` ran in is the one whose settings are "here")
-    super::scan::resolve(&mut scanned, &opts, &project, args.managed_dir.as_deref());
+    // resolved as `scan` resolves them: the verdict and advice explain shows for a
+    // logged server are scan's own (the folder `claude mcp list` ran in is the one
+    // whose settings are "here")
+    let redact = !args.redact.no_redact;
+    mcplogs::resolve::resolve(
+        &mut scanned,
+        &opts,
+        &project,
+        args.managed_dir.as_deref(),
+        mcplogs::resolve::Steps {
+            launch: mcplogs::resolve::Launch::Attach { redact },
+            redact_report: redact,
+        },
+    );
     mcplogs::explain::attach_local(report, &scanned, &project);
 }
 

@@ -30,13 +30,6 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
         managed_dir: args.managed_dir.clone(),
         ..args.discovery.scan_options()
     };
-    let sources_for = |dir: &std::path::Path| {
-        let mut sources = settings::Sources::for_scan(&opts.request.homes, dir);
-        if let Some(d) = &args.managed_dir {
-            sources.managed_dir = d.clone();
-        }
-        sources
-    };
     // Where and what to send: this machine's managed and user settings and its
     // environment, never a project's settings (`config`), and never the settings of a
     // home named with --home (whose logs are read, not whose collector is trusted).
@@ -92,10 +85,16 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     };
 
     let mut report = scan(&opts)?;
-    super::scan::join_configuration(&mut report, &opts, &cwd, args.managed_dir.as_deref());
-    mcplogs::advice::attach_with(&mut report, &opts.request.homes, &cwd, &|d| {
-        settings::effective_negotiation(&sources_for(d))
-    });
+    mcplogs::resolve::resolve(
+        &mut report,
+        &opts,
+        &cwd,
+        args.managed_dir.as_deref(),
+        mcplogs::resolve::Steps {
+            launch: mcplogs::resolve::Launch::Skip,
+            redact_report: false,
+        },
+    );
     let items = export::items(&report, &keys);
     let redactor = if cfg.details {
         let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());

@@ -579,7 +579,16 @@ fn servers_needing_fix(args: &FixArgs) -> Result<Vec<Failing>, Error> {
     // A server Claude Code no longer starts (disabled, denied, no longer configured) is
     // never an argument for the fix.
     let cwd = std::env::current_dir().unwrap_or_default();
-    super::scan::join_configuration(&mut report, &opts, &cwd, managed_dir);
+    mcplogs::resolve::resolve(
+        &mut report,
+        &opts,
+        &cwd,
+        managed_dir,
+        mcplogs::resolve::Steps {
+            launch: mcplogs::resolve::Launch::Skip,
+            redact_report: false,
+        },
+    );
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
     for s in &report.servers {
@@ -590,11 +599,11 @@ fn servers_needing_fix(args: &FixArgs) -> Result<Vec<Failing>, Error> {
         let layers = match read.iter().find(|(p, _)| *p == project) {
             Some((_, l)) => std::rc::Rc::clone(l),
             None => {
-                let mut sources = Sources::for_scan(homes, &project);
-                if let Some(d) = managed_dir {
-                    sources.managed_dir = d.to_path_buf();
-                }
-                let l = std::rc::Rc::new(mcplogs::settings::effective_negotiation(&sources));
+                let l = std::rc::Rc::new(mcplogs::resolve::negotiation_in(
+                    homes,
+                    &project,
+                    managed_dir,
+                ));
                 read.push((project.clone(), std::rc::Rc::clone(&l)));
                 l
             }

@@ -11,7 +11,6 @@ use mcplogs::redact::{Redactor, RedactorBuilder};
 use mcplogs::report::{self, GITHUB_BODY_LIMIT, Versions};
 use mcplogs::safe_read;
 use mcplogs::scan::scan;
-use mcplogs::settings;
 
 use crate::cli::ReportArgs;
 use crate::cmd::scan::nothing_found;
@@ -90,20 +89,21 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         source: e.error,
     })?;
     let cwd = std::env::current_dir().unwrap_or_default();
-    let sources_for = |dir: &std::path::Path| {
-        let mut sources = settings::Sources::for_scan(&opts.request.homes, dir);
-        if let Some(d) = &args.managed_dir {
-            sources.managed_dir = d.clone();
-        }
-        sources
-    };
-    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
-    super::scan::join_configuration(&mut scanned, &opts, &cwd, args.managed_dir.as_deref());
-    // How each server is started: the first step for a stdio server that did not connect.
-    super::scan::attach_launch(&mut scanned, &opts, !no_redact);
-    mcplogs::advice::attach_with(&mut scanned, &opts.request.homes, &cwd, &|dir| {
-        settings::effective_negotiation(&sources_for(dir))
-    });
+    let managed_dir = args.managed_dir.as_deref();
+    let negotiation = mcplogs::resolve::negotiation_in(&opts.request.homes, &cwd, managed_dir);
+    // Resolved as `scan` resolves them; with how each server is started (the first
+    // step for a stdio server that did not connect). The report redacts its own
+    // document.
+    mcplogs::resolve::resolve(
+        &mut scanned,
+        &opts,
+        &cwd,
+        managed_dir,
+        mcplogs::resolve::Steps {
+            launch: mcplogs::resolve::Launch::Attach { redact: !no_redact },
+            redact_report: false,
+        },
+    );
 
     // Read the problem servers' stderr records again: the report's one extra read of
     // the logs. A file that fails here is a warning (shown below, redacted, and listed in

@@ -1,8 +1,8 @@
 //! `mcplogs scan`: every server's verdict, as a table or one JSON document.
 
 use mcplogs::render;
+use mcplogs::resolve;
 use mcplogs::scan::{ScanOptions, ScanReport, StderrTails, scan_with_progress};
-use mcplogs::settings;
 
 use std::path::PathBuf;
 
@@ -93,23 +93,21 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     let update = |p| bar.update(p);
     let mut report = scan_with_progress(&opts, bar.shown().then_some(&update as _))?;
     bar.finish();
-    attach_launch(&mut report, &opts, !args.redact.no_redact);
-    if !args.redact.no_redact {
-        mcplogs::scan::redact_report(&mut report);
-    }
-    output::grouped_warnings(&report.warnings, args.verbose);
     let cwd = std::env::current_dir().unwrap_or_default();
-    let homes = &opts.request.homes;
-    let managed_dir = args.managed_dir.clone();
-    let sources_for = |dir: &std::path::Path| {
-        let mut sources = settings::Sources::for_scan(homes, dir);
-        if let Some(d) = &managed_dir {
-            sources.managed_dir = d.clone();
-        }
-        sources
-    };
-    resolve(&mut report, &opts, &cwd, managed_dir.as_deref());
-    let negotiation = settings::effective_negotiation(&sources_for(&cwd));
+    let managed_dir = args.managed_dir.as_deref();
+    let redact = !args.redact.no_redact;
+    resolve::resolve(
+        &mut report,
+        &opts,
+        &cwd,
+        managed_dir,
+        resolve::Steps {
+            launch: resolve::Launch::Attach { redact },
+            redact_report: redact,
+        },
+    );
+    output::grouped_warnings(&report.warnings, args.verbose);
+    let negotiation = resolve::negotiation_in(&opts.request.homes, &cwd, managed_dir);
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
@@ -174,127 +172,6 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     };
     output::screen(&text)?;
     Ok(ExitCode::from_problems(problems))
-}
-
-/// What `scan` knows of each server beyond its log, joined as every command that shows
-/// a server's verdict must join it (`scan`, `explain`): its configuration and approval
-/// ([`join_configuration`]), and the settings in effect in its own project (the advice).
-pub(crate) fn resolve(
-    report: &mut ScanReport,
-    opts: &ScanOptions,
-    cwd: &std::path::Path,
-    managed_dir: Option<&std::path::Path>,
-) {
-    let homes = &opts.request.homes;
-    let sources_for = |dir: &std::path::Path| {
-        let mut sources = settings::Sources::for_scan(homes, dir);
-        if let Some(d) = managed_dir {
-            sources.managed_dir = d.to_path_buf();
-        }
-        sources
-    };
-    join_configuration(report, opts, cwd, managed_dir);
-    mcplogs::advice::attach_with(report, homes, cwd, &|dir| {
-        settings::effective_negotiation(&sources_for(dir))
-    });
-}
-
-/// How the configuration's `${VAR}` are looked up: the real environment, or none.
-type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
-
-/// Joins what Claude Code configures with the logs (every configured server gets a row):
-/// for a scan of a home (this user's, or `--home DIR`'s with no environment), never for
-/// log files or folders named on the command line.
-pub(crate) fn join_configuration(
-    report: &mut ScanReport,
-    opts: &ScanOptions,
-    cwd: &std::path::Path,
-    managed_dir: Option<&std::path::Path>,
-) {
-    use mcplogs::claude_code::config;
-    use mcplogs::scan::configured::{self as joined, ProjectConfig};
-    if !opts.request.paths.is_empty() {
-        return;
-    }
-    let homes = &opts.request.homes;
-    let (global, env) = config_sources(opts);
-    let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
-        config::is_known_project(global.as_ref(), d)
-    });
-    let projects = dirs
-        .into_iter()
-        .map(|dir| {
-            let mut sources = settings::Sources::for_scan(homes, &dir);
-            if let Some(m) = managed_dir {
-                sources.managed_dir = m.to_path_buf();
-            }
-            let resolved =
-                config::resolve_states_in(global.as_ref(), &dir, &*env, &sources.state_sources());
-            ProjectConfig::new(dir, global.as_ref().map(|g| g.path()), resolved)
-        })
-        .collect();
-    joined::join(report, projects, opts);
-}
-
-/// The configuration's global file, read once for every project of the scan, and the
-/// `${VAR}` lookup: this user's, or for `--home DIR` that home's `.claude.json` with no
-/// environment (the other machine's is not known here).
-fn config_sources(
-    opts: &ScanOptions,
-) -> (
-    Option<mcplogs::claude_code::config::GlobalConfig>,
-    EnvLookup,
-) {
-    use mcplogs::claude_code::config::GlobalConfig;
-    let (path, env): (_, EnvLookup) = match opts.request.homes.first() {
-        None => (
-            mcplogs::claude_code::paths::global_config_here(),
-            Box::new(|k: &str| std::env::var(k).ok()),
-        ),
-        Some(h) => (
-            Some(mcplogs::claude_code::paths::claude_json_in(h)),
-            Box::new(|_: &str| None),
-        ),
-    };
-    (path.as_deref().map(GlobalConfig::read), env)
-}
-
-/// Finds how each logged server is started (its configured command or URL), for a scan
-/// of a home; never for log files or folders named on the command line (whose
-/// configuration is not known). Before the scan's redaction, which passes over the
-/// command too; with `redact`, a value the configuration holds as a secret (an `env` or
-/// header value) that also sits in an argument or URL is masked here.
-pub(crate) fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact: bool) {
-    if !opts.request.paths.is_empty() {
-        return;
-    }
-    let (global, env) = config_sources(opts);
-    let seen = std::cell::RefCell::new(Vec::new());
-    mcplogs::scan::configured::attach_launch(
-        report,
-        opts.request.homes.first().map(|h| h.as_path()),
-        &|dir| {
-            let r = mcplogs::claude_code::config::resolve_in(global.as_ref(), dir, &*env);
-            seen.borrow_mut().extend(r.servers.iter().cloned());
-            r
-        },
-    );
-    let seen = seen.into_inner();
-    if !redact
-        || (report.secrets.is_empty()
-            && seen
-                .iter()
-                .all(|c| c.secret_values().is_empty() && c.url.is_empty()))
-    {
-        return;
-    }
-    let r =
-        mcplogs::render::probe::redactor(&seen.iter().collect::<Vec<_>>(), &report.secrets, true);
-    for l in report.servers.iter_mut().filter_map(|s| s.launch.as_mut()) {
-        for t in l.argv.iter_mut().chain(std::iter::once(&mut l.url)) {
-            *t = r.redact(t);
-        }
-    }
 }
 
 /// Why `--since` found nothing, in the scan's local time form with its zone. `--since`

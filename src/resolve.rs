@@ -1,0 +1,184 @@
+//! One resolution of every scanned server's state, the one every command consults
+//! (`scan`, `explain`, `report`, `export`, `fix`, `probe`): beyond its verdict from the
+//! logs, how the configuration starts it ([`attach_launch`]), its configuration and
+//! approval in its own project ([`join_configuration`]), and the settings in effect
+//! there, which decide what the fix would change ([`crate::advice::attach_with`]).
+//! [`resolve`] runs them in the one order; the binary only parses and renders.
+
+use std::path::{Path, PathBuf};
+
+use crate::claude_code::config::{self, GlobalConfig};
+use crate::scan::configured::{self as joined, ProjectConfig};
+use crate::scan::{ScanOptions, ScanReport};
+use crate::settings::{self, EffectiveNegotiation, Sources};
+
+/// Whether [`resolve`] finds how each server is started, and what it masks there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// Not needed (`export`, `fix`).
+    Skip,
+    /// Found, with every value the configuration holds as a secret masked in its
+    /// arguments and URL (`redact`: not under `--no-redact`).
+    Attach { redact: bool },
+}
+
+/// What [`resolve`] does beyond the configuration and the settings advice, which it
+/// always joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Steps {
+    pub launch: Launch,
+    /// Redacts the scanned report ([`crate::scan::redact_report`]) after the launch is
+    /// found and before anything else is joined (the screens of `scan` and `explain`;
+    /// `report` redacts its own document).
+    pub redact_report: bool,
+}
+
+/// The settings layers of `dir` as a scan of `homes` reads them, with the managed
+/// settings in `managed_dir` when given (tests' `--managed-dir`).
+pub fn sources_for(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> Sources {
+    let mut sources = Sources::for_scan(homes, dir);
+    if let Some(d) = managed_dir {
+        sources.managed_dir = d.to_path_buf();
+    }
+    sources
+}
+
+/// The settings in effect in `dir` (see [`sources_for`]).
+pub fn negotiation_in(
+    homes: &[PathBuf],
+    dir: &Path,
+    managed_dir: Option<&Path>,
+) -> EffectiveNegotiation {
+    settings::effective_negotiation(&sources_for(homes, dir, managed_dir))
+}
+
+/// Every server of `report` resolved: its launch (per `steps`), its configuration and
+/// approval in its own project, and the settings advice of that project. `cwd` stands
+/// in for servers whose project is unknown (and is the folder whose project servers
+/// are checked); `managed_dir` as [`sources_for`].
+pub fn resolve(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    steps: Steps,
+) {
+    if let Launch::Attach { redact } = steps.launch {
+        attach_launch(report, opts, redact);
+    }
+    if steps.redact_report {
+        crate::scan::redact_report(report);
+    }
+    join_configuration(report, opts, cwd, managed_dir);
+    let homes = &opts.request.homes;
+    crate::advice::attach_with(report, homes, cwd, &|dir| {
+        negotiation_in(homes, dir, managed_dir)
+    });
+}
+
+/// How the configuration's `${VAR}` are looked up: the real environment, or none.
+type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
+
+/// Joins what Claude Code configures with the logs (every configured server gets a row):
+/// for a scan of a home (this user's, or `--home DIR`'s with no environment), never for
+/// log files or folders named on the command line.
+pub fn join_configuration(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+) {
+    if !opts.request.paths.is_empty() {
+        return;
+    }
+    let homes = &opts.request.homes;
+    let (global, env) = config_sources(opts);
+    let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
+        config::is_known_project(global.as_ref(), d)
+    });
+    let projects = dirs
+        .into_iter()
+        .map(|dir| {
+            let sources = sources_for(homes, &dir, managed_dir);
+            let resolved =
+                config::resolve_states_in(global.as_ref(), &dir, &*env, &sources.state_sources());
+            ProjectConfig::new(dir, global.as_ref().map(|g| g.path()), resolved)
+        })
+        .collect();
+    joined::join(report, projects, opts);
+}
+
+/// The configuration's global file, read once for every project of the scan, and the
+/// `${VAR}` lookup: this user's, or for `--home DIR` that home's `.claude.json` with no
+/// environment (the other machine's is not known here).
+fn config_sources(opts: &ScanOptions) -> (Option<GlobalConfig>, EnvLookup) {
+    let (path, env): (_, EnvLookup) = match opts.request.homes.first() {
+        None => (
+            crate::claude_code::paths::global_config_here(),
+            Box::new(|k: &str| std::env::var(k).ok()),
+        ),
+        Some(h) => (
+            Some(crate::claude_code::paths::claude_json_in(h)),
+            Box::new(|_: &str| None),
+        ),
+    };
+    (path.as_deref().map(GlobalConfig::read), env)
+}
+
+/// Finds how each logged server is started (its configured command or URL), for a scan
+/// of a home; never for log files or folders named on the command line (whose
+/// configuration is not known). Before the scan's redaction, which passes over the
+/// command too; with `redact`, a value the configuration holds as a secret (an `env` or
+/// header value) that also sits in an argument or URL is masked here.
+pub fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact: bool) {
+    if !opts.request.paths.is_empty() {
+        return;
+    }
+    let (global, env) = config_sources(opts);
+    let seen = std::cell::RefCell::new(Vec::new());
+    joined::attach_launch(
+        report,
+        opts.request.homes.first().map(|h| h.as_path()),
+        &|dir| {
+            let r = config::resolve_in(global.as_ref(), dir, &*env);
+            seen.borrow_mut().extend(r.servers.iter().cloned());
+            r
+        },
+    );
+    let seen = seen.into_inner();
+    if !redact
+        || (report.secrets.is_empty()
+            && seen
+                .iter()
+                .all(|c| c.secret_values().is_empty() && c.url.is_empty()))
+    {
+        return;
+    }
+    let r = configured_redactor(&seen.iter().collect::<Vec<_>>(), &report.secrets);
+    for l in report.servers.iter_mut().filter_map(|s| s.launch.as_mut()) {
+        for t in l.argv.iter_mut().chain(std::iter::once(&mut l.url)) {
+            *t = r.redact(t);
+        }
+    }
+}
+
+/// The redactor of configured values: the secret rules, every one of `secrets` (all the
+/// configuration's, `crate::scan::secrets::collect`) and every env and header value of
+/// `configs` that could be a secret, and their URLs
+/// ([`crate::redact::RedactorBuilder::learn_configured_secrets`]).
+pub fn configured_redactor(
+    configs: &[&config::ServerConfig],
+    secrets: &crate::redact::configured::ConfiguredSecrets,
+) -> crate::redact::Redactor {
+    let mut b = crate::redact::RedactorBuilder::new();
+    b.learn_configured_secrets(secrets);
+    let mut own = crate::redact::configured::ConfiguredSecrets::new();
+    for c in configs {
+        for (k, v) in c.secret_values() {
+            own.add(k, v);
+        }
+        own.add_url(&c.url);
+    }
+    b.learn_configured_secrets(&own);
+    b.build()
+}
