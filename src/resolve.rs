@@ -182,3 +182,108 @@ pub fn configured_redactor(
     b.learn_configured_secrets(&own);
     b.build()
 }
+
+/// The running session's failing servers (`mcplogs statusline`, `mcplogs hook`),
+/// resolved by [`resolve`] as `scan` resolves them in the session's project: the name
+/// `scan` gives each, whether Claude Code still starts it, and what the settings there
+/// say of the fix (the command `scan` gives, or that the fix is in effect already).
+/// Reads only the configuration and the settings of that one project, and only when a
+/// server fails (the status line refreshes every few seconds). `homes` as in the scan
+/// (`--home`).
+pub fn session(
+    status: &mut crate::status::SessionStatus,
+    homes: &[PathBuf],
+    managed_dir: Option<&Path>,
+) {
+    use crate::classify::verdict::Diagnosis;
+    use crate::status::{Resolved, ServerState};
+    let Some(project_dir) = status.project_dir().map(Path::to_path_buf) else {
+        return;
+    };
+    let Some(log_folder) = status.project_folder.clone() else {
+        return;
+    };
+    let failing: Vec<(usize, Diagnosis)> = status
+        .servers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match &s.state {
+            ServerState::Failed(d) => Some((i, (**d).clone())),
+            _ => None,
+        })
+        .collect();
+    if failing.is_empty() {
+        return;
+    }
+    let project = project_dir.to_string_lossy().into_owned();
+    let project_folder = log_folder
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let mut names = crate::claude_code::names::NameMap::default();
+    let opts = ScanOptions {
+        request: crate::logs::discovery::Request {
+            homes: homes.to_vec(),
+            paths: Vec::new(),
+        },
+        ..ScanOptions::default()
+    };
+    let (global, _) = config_sources(&opts);
+    if let Some(g) = &global {
+        names.add_claude_json(g.path());
+    }
+    let mut report = ScanReport::default();
+    for (i, d) in &failing {
+        let folder = status.servers[*i].name.clone();
+        let mut s = crate::scan::ServerReport {
+            name: folder.clone(),
+            source: log_folder.join(format!("mcp-logs-{folder}")),
+            folder: Some(folder),
+            project: Some(project.clone()),
+            project_folder: project_folder.clone(),
+            diagnosis: d.clone(),
+            last_seen: None,
+            sessions: 1,
+            sessions_read: 1,
+            files_read: 1,
+            failed_sessions: 1,
+            evidence: Vec::new(),
+            history: Vec::new(),
+            latest_only_connected: false,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+            configuration: Default::default(),
+            stderr_tail: Vec::new(),
+            launch: None,
+            project_here: None,
+        };
+        crate::scan::name_from_configuration(&mut s, &names);
+        report.servers.push(s);
+    }
+    resolve(
+        &mut report,
+        &opts,
+        &project_dir,
+        managed_dir,
+        Steps {
+            launch: Launch::Skip,
+            redact_report: false,
+        },
+    );
+    for ((i, _), s) in failing.iter().zip(&report.servers) {
+        let in_effect = s.diagnosis.legacy_fix_applies()
+            && s.settings
+                .as_ref()
+                .is_some_and(|a| matches!(a.target, settings::target::FixTarget::InEffect { .. }));
+        status.servers[*i].resolved = Some(Resolved {
+            name: crate::text::terminal_safe(&s.name, false),
+            counts: s.counts_now(),
+            fix: s.legacy_fix_applies().then(|| {
+                s.settings
+                    .as_deref()
+                    .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+            }),
+            fix_in_effect: in_effect,
+        });
+    }
+}

@@ -136,11 +136,12 @@ impl SessionInput {
 /// Where one server of the session stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerState {
-    /// Connected with its tools (healthy, tolerated or degraded).
+    /// Connected with its tools (healthy or tolerated).
     Working,
     /// Not decided yet: connecting, or nothing decisive logged.
     Pending,
-    /// Failed: its tools are missing.
+    /// Failed: its tools are missing, or some of them (`degraded`, which `scan` counts
+    /// as failing too).
     Failed(Box<Diagnosis>),
 }
 
@@ -149,6 +150,61 @@ pub struct ServerStatus {
     /// The log folder's server name (`mcp-logs-<name>`), terminal-safe.
     pub name: String,
     pub state: ServerState,
+    /// What the one resolution of a server's state (`crate::resolve::session`, the one
+    /// `scan` uses) says of a failing server; `None` until resolved (then the verdict
+    /// alone decides what helps).
+    pub resolved: Option<Resolved>,
+}
+
+/// A failing server of the session resolved as `scan` resolves it: its configuration and
+/// approval in the session's project and the settings in effect there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// Its name as `scan` gives it (the configured name; the log folder's otherwise).
+    pub name: String,
+    /// Claude Code starts it now (`scan` counts its failure): not disabled, denied or
+    /// no longer configured.
+    pub counts: bool,
+    /// The command `scan` gives for it when writing the legacy setting helps it
+    /// (`mcplogs fix`, with `--home` for a copied home).
+    pub fix: Option<String>,
+    /// The legacy setting is in effect in its project already: this failure is from
+    /// before (restart Claude Code or run /mcp), as `scan` says.
+    pub fix_in_effect: bool,
+}
+
+/// What helps one failing server first, decided as `scan` decides it when resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Help<'a> {
+    Fix(&'a str),
+    FixInEffect,
+    Auth,
+    CommandNotFound,
+    Scan,
+}
+
+impl ServerStatus {
+    /// The name shown: `scan`'s when resolved, else the log folder's.
+    fn shown(&self) -> &str {
+        self.resolved.as_ref().map_or(&self.name, |r| &r.name)
+    }
+
+    fn help<'a>(&'a self, d: &Diagnosis) -> Help<'a> {
+        match &self.resolved {
+            Some(Resolved { fix: Some(f), .. }) => return Help::Fix(f),
+            Some(r) if r.fix_in_effect => return Help::FixInEffect,
+            // the settings say `mcplogs fix` cannot help (a managed file decides,
+            // say): `scan` says what can
+            Some(_) if d.legacy_fix_applies() => return Help::Scan,
+            None if d.legacy_fix_applies() => return Help::Fix("mcplogs fix"),
+            _ => {}
+        }
+        match d.cause {
+            Some(Cause::NeedsAuth) => Help::Auth,
+            Some(Cause::CommandNotFound) => Help::CommandNotFound,
+            _ => Help::Scan,
+        }
+    }
 }
 
 /// This session's servers, by name.
@@ -156,6 +212,8 @@ pub struct ServerStatus {
 pub struct SessionStatus {
     /// The project's log folder, if one was found.
     pub project_folder: Option<PathBuf>,
+    /// The project folder it is the log folder of (one of the input's folders).
+    pub project_dir: Option<PathBuf>,
     pub servers: Vec<ServerStatus>,
     /// Files read (for tests and the benchmark: never more than
     /// [`MAX_FILES_PER_SERVER`] per server folder).
@@ -163,11 +221,25 @@ pub struct SessionStatus {
 }
 
 impl SessionStatus {
+    /// The failing servers, each with its diagnosis: never one Claude Code no longer
+    /// starts (disabled, denied, no longer configured), which `scan` does not count as
+    /// failing either.
     pub fn failed(&self) -> impl Iterator<Item = (&str, &Diagnosis)> {
+        self.failing().map(|(s, d)| (s.name.as_str(), d))
+    }
+
+    fn failing(&self) -> impl Iterator<Item = (&ServerStatus, &Diagnosis)> {
         self.servers.iter().filter_map(|s| match &s.state {
-            ServerState::Failed(d) => Some((s.name.as_str(), &**d)),
+            ServerState::Failed(d) if s.resolved.as_ref().is_none_or(|r| r.counts) => {
+                Some((s, &**d))
+            }
             _ => None,
         })
+    }
+
+    /// The session's project folder (as Claude Code sent it) whose logs were read.
+    pub fn project_dir(&self) -> Option<&Path> {
+        self.project_dir.as_deref()
     }
 
     fn count(&self, f: fn(&ServerState) -> bool) -> usize {
@@ -488,11 +560,21 @@ fn status_in(
     memos: &mut HashMap<String, Memo>,
     redactor: &MemoRedactor,
 ) -> SessionStatus {
-    let Some(project) = project_folder(cache_roots, &input.folders()) else {
+    let folders = input.folders();
+    let Some(project) = project_folder(cache_roots, &folders) else {
         return SessionStatus::default();
     };
+    let project_dir = folders
+        .iter()
+        .find(|f| {
+            project
+                .file_name()
+                .is_some_and(|n| *n == *encode_folder_name(f))
+        })
+        .map(PathBuf::from);
     let mut status = SessionStatus {
         project_folder: Some(project.clone()),
+        project_dir,
         ..SessionStatus::default()
     };
     let Ok(entries) = fs::read_dir(&project) else {
@@ -583,6 +665,7 @@ fn status_in(
         status.servers.push(ServerStatus {
             name: text::terminal_safe(&name, false),
             state: state_of(&m),
+            resolved: None,
         });
     }
     status
@@ -625,8 +708,8 @@ fn state_of(m: &Memo) -> ServerState {
     }
     let (d, _) = classifier.finish();
     match d.verdict {
-        // degraded: tools loaded, part of the offer lost (scan tells which)
-        Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded => ServerState::Working,
+        // degraded: part of the offer lost, maybe all of it; `scan` counts it as failing
+        Verdict::Healthy | Verdict::Tolerated => ServerState::Working,
         Verdict::Unknown => ServerState::Pending,
         _ if retrying => ServerState::Pending,
         _ => ServerState::Failed(Box::new(d)),
@@ -722,8 +805,13 @@ fn last_line_end(f: &mut fs::File, from: u64, len: u64) -> std::io::Result<u64> 
     Ok(from)
 }
 
-/// A failure in a few words, and what helps: `("tools fetch failed", "mcplogs fix")`.
+/// A failure in a few words, and what helps: `("tools fetch failed", "mcplogs fix")`
+/// (from the verdict alone: [`ServerStatus::resolved`] may say otherwise).
 pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
+    (failure_words(d), action(d))
+}
+
+fn failure_words(d: &Diagnosis) -> &'static str {
     let what = match (d.verdict, d.cause) {
         (Verdict::ToolsFetchFailed, Some(Cause::NoToolsCapability)) => "no tools capability",
         (Verdict::ToolsFetchFailed, Some(Cause::ToolsTimeout)) => "tools/list timed out",
@@ -737,7 +825,17 @@ pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
         (Verdict::Degraded, _) => "tools partly lost",
         _ => "failed to connect",
     };
-    (what, action(d))
+    what
+}
+
+/// The status line's few words for what helps.
+fn help_words(h: Help<'_>) -> &str {
+    match h {
+        Help::Fix(f) => f,
+        Help::FixInEffect => "fix in place: /mcp",
+        Help::Auth => "/mcp",
+        Help::CommandNotFound | Help::Scan => "mcplogs scan",
+    }
 }
 
 /// The one command that helps first.
@@ -794,9 +892,9 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     }
     let ok = status.count(|s| matches!(s, ServerState::Working));
     let pending = status.count(|s| matches!(s, ServerState::Pending));
-    let mut failed: Vec<(&str, &Diagnosis)> = status.failed().collect();
+    let mut failed: Vec<(&ServerStatus, &Diagnosis)> = status.failing().collect();
     // The servers `mcplogs fix` helps first: a `+N` never hides the one fix would help.
-    failed.sort_by_key(|(_, d)| !d.legacy_fix_applies());
+    failed.sort_by_key(|(s, d)| !matches!(s.help(d), Help::Fix(_)));
     let mut head = vec![Piece::Plain("MCP ".into())];
     if failed.is_empty() && pending == 0 {
         head.push(Piece::Good("✓".into()));
@@ -823,18 +921,17 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     }
     // Candidates, richest first: every name with its reason, then the first with its
     // reason and the others' names, then names only; each cut at `width` with `+N`.
-    let detail = |d: &Diagnosis| {
-        let (what, act) = short_reason(d);
-        format!(" ({what} · {act})")
+    let detail = |s: &ServerStatus, d: &Diagnosis| {
+        format!(" ({} · {})", failure_words(d), help_words(s.help(d)))
     };
     let build = |with_detail: usize| -> Vec<Piece> {
         let mut line = head.clone();
         let mut named = 0;
-        for (i, (name, d)) in failed.iter().enumerate() {
+        for (i, (s, d)) in failed.iter().enumerate() {
             let mut next = vec![Piece::Plain(if i == 0 { " " } else { ", " }.into())];
-            next.push(Piece::Bad(shown_name(name)));
+            next.push(Piece::Bad(shown_name(s.shown())));
             if i < with_detail {
-                next.push(Piece::Detail(detail(d)));
+                next.push(Piece::Detail(detail(s, d)));
             }
             let rest = failed.len() - i - 1;
             let more = if rest > 0 {
@@ -889,9 +986,9 @@ pub const HOOK_CONTEXT_MAX_CHARS: usize = 1500;
 /// rest counted, so the whole stays under [`HOOK_CONTEXT_MAX_CHARS`]. Only the configured
 /// names and mcplogs' own words (verdict and cause names) appear: nothing a server sent.
 pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
-    let failed: Vec<(&str, &Diagnosis)> = status
-        .failed()
-        .filter(|(n, _)| only.iter().any(|o| o == n))
+    let failed: Vec<(&ServerStatus, &Diagnosis)> = status
+        .failing()
+        .filter(|(s, _)| only.iter().any(|o| *o == s.name))
         .collect();
     if failed.is_empty() {
         return None;
@@ -899,12 +996,12 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     let mut list: Vec<String> = failed
         .iter()
         .take(HOOK_NAMED_MAX)
-        .map(|(n, d)| {
+        .map(|(s, d)| {
             let why = d.cause.map_or_else(
                 || d.verdict.as_str().to_string(),
                 |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
             );
-            format!("{} ({why})", hook_name(n))
+            format!("{} ({why})", hook_name(s.shown()))
         })
         .collect();
     let more = failed.len().saturating_sub(HOOK_NAMED_MAX);
@@ -914,11 +1011,11 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     // What helps each server, said for the servers it helps: never `mcplogs fix` for a
     // server it cannot help (a missing command, a crash, credentials).
     // Bounded like the list: the names beyond HOOK_NAMED_MAX are "the others".
-    let mut groups: Vec<(&'static str, Vec<String>)> = Vec::new();
-    for (i, (n, d)) in failed.iter().enumerate() {
-        let what = hook_action(d);
-        let name = (i < HOOK_NAMED_MAX).then(|| hook_name(n));
-        match groups.iter_mut().find(|(w, _)| *w == what) {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (i, (s, d)) in failed.iter().enumerate() {
+        let what = hook_action(s.help(d));
+        let name = (i < HOOK_NAMED_MAX).then(|| hook_name(s.shown()));
+        match groups.iter_mut().find(|(w, _)| **w == what) {
             Some((_, names)) => names.extend(name),
             None => groups.push((what, name.into_iter().collect())),
         }
@@ -946,11 +1043,27 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     } else {
         format!("MCP {servers} {}", list.join(", "))
     };
+    let its = if failed.len() == 1 { "its" } else { "their" };
+    // a degraded server loaded some of its tools, or none (every one dropped)
+    let degraded = failed
+        .iter()
+        .filter(|(_, d)| d.verdict == Verdict::Degraded)
+        .count();
+    let lost = if degraded == 0 {
+        format!("loaded no tools in this session, so none of {its} tools exist here")
+    } else if degraded == failed.len() {
+        format!(
+            "lost tools in this session (degraded), so some or all of {its} tools do not exist here"
+        )
+    } else {
+        format!(
+            "loaded no tools in this session, or only some (degraded), so {its} tools may not exist here"
+        )
+    };
     Some(format!(
-        "mcplogs: the {subject} {verb} configured but loaded no tools in this session, so none of {} tools exist here. \
+        "mcplogs: the {subject} {verb} configured but {lost}. \
          If the user needs them, tell them to {}. \
          Do not call or pretend to have tools from {}.",
-        if failed.len() == 1 { "its" } else { "their" },
         what.join("; "),
         if failed.len() == 1 {
             "this server"
@@ -978,18 +1091,19 @@ fn hook_name(n: &str) -> String {
     }
 }
 
-/// What the hook tells the user to do about one failing server, by its cause.
-fn hook_action(d: &Diagnosis) -> &'static str {
-    if d.legacy_fix_applies() {
-        return "run `mcplogs fix` in a terminal (then restart Claude Code or run /mcp)";
-    }
-    match d.cause {
-        Some(Cause::NeedsAuth) => "run /mcp in Claude Code to authenticate",
-        Some(Cause::CommandNotFound) => {
-            "install the server's command, or put its absolute path in its configuration (`mcplogs scan -v` in a terminal shows the command)"
+/// What the hook tells the user to do about one failing server: what helps it first.
+fn hook_action(h: Help<'_>) -> String {
+    match h {
+        Help::Fix(f) => {
+            format!("run `{f}` in a terminal (then restart Claude Code or run /mcp)")
         }
-        _ => {
-            "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)"
+        Help::FixInEffect => "restart Claude Code or run /mcp: the fix (MCP_PROTOCOL_NEGOTIATION=legacy) is in place already, and this connection was made before it took effect".to_string(),
+        Help::Auth => "run /mcp in Claude Code to authenticate".to_string(),
+        Help::CommandNotFound => {
+            "install the server's command, or put its absolute path in its configuration (`mcplogs scan -v` in a terminal shows the command)".to_string()
+        }
+        Help::Scan => {
+            "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)".to_string()
         }
     }
 }
@@ -1090,8 +1204,10 @@ mod tests {
                 .map(|(n, s)| ServerStatus {
                     name: n.to_string(),
                     state: s.clone(),
+                    resolved: None,
                 })
                 .collect(),
+            project_dir: None,
             files_read: 0,
         }
     }

@@ -134,7 +134,7 @@ impl ServerInProgress {
 /// Finishes a report made by [`ServerInProgress::fold`] once `names` knows every
 /// configuration: a log folder's server is named by the configuration (or its folder),
 /// and a project with no working directory recorded gets the configured path.
-pub(super) fn name(s: &mut ServerReport, names: &NameMap) {
+pub fn name(s: &mut ServerReport, names: &NameMap) {
     let Some(folder) = &s.folder else { return };
     let project_folder = s.project_folder.as_deref();
     let sharing = names.sharing(folder, project_folder);

@@ -8,6 +8,8 @@ mod redact;
 pub mod secrets;
 pub mod stderr;
 
+/// A log folder's server named as a scan names it, from the configuration's names.
+pub use assemble::name as name_from_configuration;
 use read::{ProgressCounter, ReadOptions, Unit, mtime};
 pub use redact::redact_report;
 

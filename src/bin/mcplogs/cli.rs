@@ -320,6 +320,9 @@ pub struct StatuslineArgs {
     /// Read the logs of the Claude Code cache in home folder DIR (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
     pub home: Option<PathBuf>,
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -327,6 +330,9 @@ pub struct HookArgs {
     /// Read the logs of the Claude Code cache in home folder DIR (for tests)
     #[arg(long, value_name = "DIR", hide = true)]
     pub home: Option<PathBuf>,
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

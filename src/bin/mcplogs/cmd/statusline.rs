@@ -145,7 +145,15 @@ pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
         }
     };
     let store = open_store("statusline");
-    let s = status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
+    let mut s =
+        status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
+    // its failing servers resolved as `scan` resolves them (their configuration and the
+    // settings of the session's project): the same verdict and the same fix
+    mcplogs::resolve::session(
+        &mut s,
+        &args.home.iter().cloned().collect::<Vec<_>>(),
+        args.managed_dir.as_deref(),
+    );
     let taken = [&args.prefix, &args.suffix, &own]
         .iter()
         .map(|t| t.chars().count())
@@ -168,7 +176,15 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
     };
     let session = input.session_id.clone().unwrap_or_default();
     let store = open_store("hook");
-    let s = status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
+    let mut s =
+        status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
+    // its failing servers resolved as `scan` resolves them (their configuration and the
+    // settings of the session's project): the same verdict and the same fix
+    mcplogs::resolve::session(
+        &mut s,
+        &args.home.iter().cloned().collect::<Vec<_>>(),
+        args.managed_dir.as_deref(),
+    );
     let new = status::not_told(store.as_ref(), &session, &s);
     let Some(message) = status::hook_message(&s, &new) else {
         return Ok(ExitCode::Clean);
