@@ -375,3 +375,212 @@ fn since_says_not_seen_since_never_no_log() {
         );
     }
 }
+
+/// The newest session of the linux sample home (Claude Code 2.1.332).
+const LINUX_SESSION: &str = "8c5a55f0-962f-45f4-8b1e-aab3bbe13010";
+
+/// What Claude Code sends the status line and the hook for that session in `project`
+/// (a wide terminal, so every failing server is named with its reason).
+fn session_input(project: &Path) -> String {
+    let p = serde_json::to_string(&project.display().to_string()).unwrap();
+    format!(
+        r#"{{"hook_event_name":"UserPromptSubmit","session_id":"{LINUX_SESSION}","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
+    )
+}
+
+/// `mcplogs statusline` and `mcplogs hook` for the session (a fresh cache each): the
+/// status line, and the hook's context ("" when it says nothing).
+fn status_and_hook(home: &Path, project: &Path) -> (String, String) {
+    let input = session_input(project);
+    let go = |sub: &str| {
+        let cache = tempfile::tempdir().unwrap();
+        let mut c = mcplogs(home);
+        c.current_dir(project)
+            .env("MCPLOGS_CACHE_DIR", cache.path())
+            .args([sub, "--home"])
+            .arg(home);
+        let r = run_with_stdin(&mut c, input.as_bytes());
+        assert_eq!(r.code, 0, "{sub}: {r:?}");
+        r.stdout
+    };
+    let line = go("statusline").trim_end().to_string();
+    let hook = go("hook");
+    let context = if hook.is_empty() {
+        String::new()
+    } else {
+        json_of(&Run {
+            code: 0,
+            stdout: hook,
+            stderr: String::new(),
+        })["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    (line, context)
+}
+
+/// The servers the status line names as failing, each with its words after the name
+/// (`tools fetch failed · mcplogs fix`).
+fn status_failing(line: &str) -> std::collections::BTreeMap<String, String> {
+    let Some((_, names)) = line.split_once("✗ ") else {
+        return Default::default();
+    };
+    names
+        .trim_end_matches(')')
+        .split("), ")
+        .map(|one| {
+            let (name, detail) = one.split_once(" (").unwrap_or((one, ""));
+            (name.to_string(), detail.to_string())
+        })
+        .collect()
+}
+
+/// The servers `scan --json` counts as failing (a problem verdict on a server Claude
+/// Code starts), each with its verdict, cause, and the fix command its advice gives (the
+/// backquoted `mcplogs fix ...`), if any.
+fn scan_failing(
+    scan: &Value,
+) -> std::collections::BTreeMap<String, (String, String, Option<String>)> {
+    scan["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| {
+            [
+                "tools-fetch-failed",
+                "connection-failed",
+                "version-unsupported",
+                "degraded",
+            ]
+            .contains(&s["verdict"].as_str().unwrap())
+                && ["starts", "pending-approval"]
+                    .contains(&s["configuration"]["state"].as_str().unwrap_or("starts"))
+        })
+        .map(|s| {
+            let rec = s["recommendation"].as_str().unwrap();
+            let fix = rec
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .find(|c| c.starts_with("mcplogs fix"))
+                .map(str::to_string);
+            (
+                s["name"].as_str().unwrap().to_string(),
+                (
+                    s["verdict"].as_str().unwrap().to_string(),
+                    s["cause"].as_str().unwrap_or("-").to_string(),
+                    fix,
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Checks the status line and the hook against `scan --json` for the session's servers:
+/// the same failing servers, each hook entry with scan's verdict and cause, and the fix
+/// command wherever scan gives one (and nowhere else).
+fn assert_status_agrees_with_scan(scan: &Value, line: &str, hook: &str) {
+    let want = scan_failing(scan);
+    let got = status_failing(line);
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!("{}✗", want.len())),
+        "the count is scan's: {line}"
+    );
+    for (name, (verdict, cause, fix)) in &want {
+        let detail = &got[name];
+        match fix {
+            Some(f) => assert!(detail.ends_with(&format!("· {f}")), "{name}: {line}"),
+            None => assert!(!detail.contains("mcplogs fix"), "{name}: {line}"),
+        }
+        // the hook names up to five servers: each it names, with scan's answer
+        let said = if cause == "-" {
+            format!("{name} ({verdict})")
+        } else {
+            format!("{name} ({verdict}: {cause})")
+        };
+        if hook.contains(&format!("{name} (")) {
+            assert!(hook.contains(&said), "{said}: {hook}");
+        }
+    }
+    let fixes: Vec<&String> = want.values().filter_map(|(_, _, f)| f.as_ref()).collect();
+    match fixes.first() {
+        Some(f) => assert!(hook.contains(&format!("`{f}`")), "{hook}"),
+        None => assert!(!hook.contains("mcplogs fix"), "{hook}"),
+    }
+    for name in scan["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+    {
+        if !want.contains_key(name) {
+            assert!(!hook.contains(&format!("{name} (")), "{name}: {hook}");
+        }
+    }
+}
+
+/// Status line and hook against `scan --json` on the same home and session: the same
+/// failing servers with the same verdict and cause, and the same fix. Then, with the
+/// legacy setting in effect in the project (its `.claude/settings.local.json`) and one
+/// server disabled there: neither offers `mcplogs fix` (scan says the fix is in place)
+/// and neither counts the disabled server, as scan does not.
+#[test]
+fn status_line_and_hook_give_each_server_scans_answer_and_fix() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    let (_, scan) = scan_doc(&home, &project, &[]);
+    let (line, hook) = status_and_hook(&home, &project);
+    assert_status_agrees_with_scan(&scan, &line, &hook);
+    // scan gives one server the fix, and names it by its configured name
+    assert!(
+        line.contains("wrong-types (tools fetch failed · mcplogs fix --home"),
+        "{line}"
+    );
+    assert_eq!(scan_failing(&scan).len(), 6);
+
+    // the fix in effect in the project; `bad-tool` disabled there
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    fs::write(
+        project.join(".claude/settings.local.json"),
+        "{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"}}\n",
+    )
+    .unwrap();
+    let claude_json = home.join(".claude.json");
+    let mut cfg: Value = serde_json::from_str(&fs::read_to_string(&claude_json).unwrap()).unwrap();
+    cfg["projects"][project.display().to_string()]["disabledMcpServers"] =
+        serde_json::json!(["bad-tool"]);
+    fs::write(&claude_json, serde_json::to_string_pretty(&cfg).unwrap()).unwrap();
+    let (_, scan) = scan_doc(&home, &project, &[]);
+    assert_eq!(
+        server(&scan, "bad-tool")["configuration"]["state"],
+        "disabled"
+    );
+    assert!(
+        server(&scan, "wrong-types")["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("The fix is in place"),
+        "{scan:#}"
+    );
+    let (line, hook) = status_and_hook(&home, &project);
+    assert_status_agrees_with_scan(&scan, &line, &hook);
+    assert!(
+        !line.contains("bad-tool") && !hook.contains("bad-tool"),
+        "{line}\n{hook}"
+    );
+    assert!(
+        line.contains("wrong-types (tools fetch failed · fix in place"),
+        "{line}"
+    );
+    assert!(hook.contains("in place already"), "{hook}");
+    assert!(
+        hook.contains("wrong-types (tools-fetch-failed: wrong-field-types)"),
+        "{hook}"
+    );
+}

@@ -39,18 +39,31 @@ fn the_sample_session_names_its_failing_servers_and_counts_the_rest() {
     );
     assert_eq!(r.stderr, "");
     // A wider terminal (the input's width, when a build sends one) names more.
-    let wide = input(SAMPLE_SESSION, SAMPLE_CWD).replacen('{', "{\"terminal_width\":200,", 1);
+    // (wide enough for the checkout's path in the fix command, as `scan` gives it for a
+    // home named with `--home`)
+    let fix = format!(
+        "mcplogs fix{}",
+        mcplogs::advice::home_flags(&[linux_home()])
+    );
+    let width = 160 + fix.chars().count();
+    let wide = input(SAMPLE_SESSION, SAMPLE_CWD).replacen(
+        '{',
+        &format!("{{\"terminal_width\":{width},"),
+        1,
+    );
     let r = statusline(&linux_home(), &[], &wide);
     assert_eq!(
         r.stdout,
-        "MCP 4✓ 6✗ wrong-types (tools fetch failed · mcplogs fix), bad-tool, exits-early, missing-cmd, old-protocol, tools-error\n",
+        format!(
+            "MCP 4✓ 6✗ wrong-types (tools fetch failed · {fix}), bad-tool, exits-early, missing-cmd, old-protocol, tools-error\n"
+        ),
     );
     let wider =
         input(SAMPLE_SESSION, SAMPLE_CWD).replacen('{', "{\"terminal\":{\"width\":400},", 1);
     let r = statusline(&linux_home(), &[], &wider);
     assert!(
         r.stdout
-            .contains("wrong-types (tools fetch failed · mcplogs fix)"),
+            .contains(&format!("wrong-types (tools fetch failed · {fix})")),
         "{}",
         r.stdout
     );
@@ -386,7 +399,7 @@ fn the_hook_tells_the_model_once_and_is_silent_when_all_works() {
     );
     assert!(!text.contains("wrong-types"), "{text}");
     assert!(
-        text.contains("`mcplogs fix`") && text.contains("Do not call or pretend"),
+        text.contains("`mcplogs fix --home ") && text.contains("Do not call or pretend"),
         "{text}"
     );
     assert!(

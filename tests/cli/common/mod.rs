@@ -63,8 +63,16 @@ pub fn mcplogs(empty_home: &Path) -> Command {
 }
 
 /// The subcommands that read the settings layers, managed ones included.
-const READS_SETTINGS: [&str; 7] = [
-    "scan", "report", "settings", "fix", "probe", "export", "explain",
+const READS_SETTINGS: [&str; 9] = [
+    "scan",
+    "report",
+    "settings",
+    "fix",
+    "probe",
+    "export",
+    "explain",
+    "statusline",
+    "hook",
 ];
 
 /// Points a command that reads settings at an empty managed-settings folder inside its
