@@ -57,6 +57,28 @@ pub struct LocalEvidence {
     /// `scan`'s `legacyFixApplies`: whether writing the legacy fix can take effect in
     /// the server's project.
     pub legacy_fix_applies: bool,
+    /// The `mcplogs fix` command `scan` gives for the server (knowing its project's
+    /// settings), when the legacy fix applies.
+    pub fix_command: Option<String>,
+}
+
+impl ExplainEntry {
+    /// The `mcplogs fix` command for this entry when the legacy fix applies: `scan`'s
+    /// for a server whose log was found, else `mcplogs fix` with the folders the user
+    /// named (`explain --home/--project`: the paste's server is not in any log here).
+    pub fn fix_command_in(
+        &self,
+        homes: &[std::path::PathBuf],
+        project: Option<&std::path::Path>,
+    ) -> Option<String> {
+        if !self.legacy_fix_applies() {
+            return None;
+        }
+        match &self.local {
+            Some(l) => l.fix_command.clone(),
+            None => Some(crate::advice::unplaced_fix_command(homes, project).0),
+        }
+    }
 }
 
 impl ExplainEntry {
@@ -612,6 +634,11 @@ pub fn attach_local(
                 .flatten(),
             recommendation: crate::advice::for_server(s),
             legacy_fix_applies: s.legacy_fix_applies(),
+            fix_command: s.legacy_fix_applies().then(|| {
+                s.settings
+                    .as_deref()
+                    .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+            }),
         });
     }
 }

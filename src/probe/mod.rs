@@ -49,6 +49,11 @@ pub struct ProbeOptions {
     pub budget: Budget,
     /// Where each server's current step is kept for a live display (`None`: nowhere).
     pub watch: Option<Watch>,
+    /// The settings of the project probed in, as `scan` resolves them for its servers
+    /// ([`crate::settings::target::SettingsAdvice::for_project`]): the legacy advice
+    /// names the file `mcplogs fix` writes there, or says the fix is in place, in
+    /// `scan`'s words. `None`: not known (the advice names no file).
+    pub settings: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>>,
 }
 
 /// What one server's probe is doing now: the step and the wait it is in.
@@ -214,6 +219,8 @@ pub struct ServerProbe {
     /// Where a stdio server was started (`ProbeOptions::project_dir`), for the command
     /// the advice gives to run by hand.
     pub project_dir: Option<PathBuf>,
+    /// [`ProbeOptions::settings`].
+    pub settings: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>>,
 }
 
 /// A handshake the probe did not run: the whole probe of a server shares one budget,
@@ -410,15 +417,20 @@ impl ServerProbe {
             && crate::advice::legacy_fix_wording(&d).is_none()
             && d.cause != Some(crate::classify::verdict::Cause::ListsRejected)
         {
+            let fix = self
+                .settings
+                .as_deref()
+                .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command);
             return format!(
-                "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `mcplogs fix` sets it for this project; then restart Claude Code.",
+                "with MCP_PROTOCOL_NEGOTIATION=legacy the probe got this server's tools ({} loaded): `{fix}` sets it where it wins in this project; then restart Claude Code.",
                 self.with_legacy.tools_loaded
             );
         }
         if let Some(by_hand) = self.connection_failure_by_hand(&d) {
             return by_hand;
         }
-        let rec = crate::advice::diagnosis_recommendation(&d);
+        // `scan`'s advice for the verdict, knowing the project's settings as it does
+        let rec = crate::advice::recommendation(&d, self.settings.as_deref());
         // the advice's "(N ms here)" says which layer set that limit, as every other
         // sentence about time does
         match d.timeout_ms {
@@ -639,6 +651,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         negotiation: opts.negotiation.clone(),
         not_run,
         project_dir: opts.project_dir.clone(),
+        settings: opts.settings.clone(),
     }
 }
 

@@ -41,13 +41,23 @@ pub fn explain_summary(report: &ExplainReport) -> String {
     if fixable > 0 {
         // as scan: the command only when it is the bare one; else the action below
         // shows it whole
-        let (fix, _) =
-            crate::advice::unplaced_fix_command(&report.homes, report.project.as_deref());
-        parts.push(if fix == "mcplogs fix" {
-            format!("{fixable} can be fixed with `{fix}`")
-        } else {
-            format!("{fixable} can be fixed with the legacy setting (below)")
-        });
+        // each entry's own command: `scan`'s for a server whose log was found
+        let mut commands: Vec<String> = report
+            .entries
+            .iter()
+            .filter_map(|e| e.fix_command_in(&report.homes, report.project.as_deref()))
+            .collect();
+        commands.sort();
+        commands.dedup();
+        parts.push(
+            if let [fix] = commands.as_slice()
+                && fix == "mcplogs fix"
+            {
+                format!("{fixable} can be fixed with `{fix}`")
+            } else {
+                format!("{fixable} can be fixed with the legacy setting (below)")
+            },
+        );
     }
     if tolerated > 0 {
         parts.push(format!(

@@ -84,6 +84,9 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
     let mut legacy_advice: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>> = None;
     // whether every project of those servers is gone (the note says so only then)
     let mut legacy_gone = true;
+    // servers healthy only under a legacy setting no longer set: (the file `fix` would
+    // write for them, their own action, their name)
+    let mut removed: Vec<(Option<String>, String, String)> = Vec::new();
     for s in &report.servers {
         // Not started now (or no longer configured): its state says what to do, its
         // old verdict does not.
@@ -93,11 +96,20 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         }
         if s.diagnosis.verdict == Verdict::Healthy {
             if crate::advice::legacy_removed_note(s).is_some() {
-                push(
-                    0,
+                // the same change as the legacy action's, when that writes its file:
+                // joined to it below (one change, one action)
+                let file = s.settings.as_ref().and_then(|a| match &a.target {
+                    FixTarget::Write { path, .. } => Some(tilde(
+                        &terminal_safe(&path.display().to_string(), false),
+                        home,
+                    )),
+                    _ => None,
+                });
+                removed.push((
+                    file,
                     crate::advice::for_server(s),
                     terminal_safe(&s.name, false),
-                );
+                ));
             }
             continue;
         }
@@ -157,6 +169,16 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             (rank, crate::advice::for_server(s))
         };
         push(rank, text, name);
+    }
+    for (file, text, name) in removed {
+        match legacy.iter_mut().find(|(f, _, _)| Some(f) == file.as_ref()) {
+            Some((_, _, names)) => {
+                if !names.contains(&name) {
+                    names.push(name)
+                }
+            }
+            None => push(0, text, name),
+        }
     }
     if let Some(a) = &legacy_advice {
         let text = match legacy.as_slice() {

@@ -183,6 +183,9 @@ pub fn probe_for_report(
             project_dir: Some(project.clone()),
             both_modes: false,
             watch: None,
+            settings: Some(std::sync::Arc::new(
+                mcplogs::settings::target::SettingsAdvice::for_project(&negotiation),
+            )),
         };
         probes.extend(probe_all(&servers, &opts));
         all_servers.extend(servers);
@@ -397,6 +400,10 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         both_modes: args.contract,
         budget: budget.clone(),
         watch: progress.watch(),
+        // the project's settings as `scan` resolves them: the same legacy advice
+        settings: Some(std::sync::Arc::new(
+            mcplogs::settings::target::SettingsAdvice::for_project(&negotiation),
+        )),
     };
     let probes = probe_all(&servers, &opts);
     progress.finish();
