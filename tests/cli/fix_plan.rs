@@ -199,7 +199,7 @@ fn fix_with_project_says_which_servers_it_does_not_reach() {
 }
 
 /// The numbered actions of scan's "What to do", each joined onto one line.
-fn actions(screen: &str) -> Vec<String> {
+pub(crate) fn actions(screen: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut inside = false;
     for line in screen.lines() {
