@@ -812,7 +812,7 @@ pub fn short_reason(d: &Diagnosis) -> (&'static str, &'static str) {
 }
 
 fn failure_words(d: &Diagnosis) -> &'static str {
-    let what = match (d.verdict, d.cause) {
+    match (d.verdict, d.cause) {
         (Verdict::ToolsFetchFailed, Some(Cause::NoToolsCapability)) => "no tools capability",
         (Verdict::ToolsFetchFailed, Some(Cause::ToolsTimeout)) => "tools/list timed out",
         (Verdict::ToolsFetchFailed, _) => "tools fetch failed",
@@ -824,8 +824,7 @@ fn failure_words(d: &Diagnosis) -> &'static str {
         (Verdict::Degraded, Some(Cause::ToolNameTooLong)) => "tool names too long",
         (Verdict::Degraded, _) => "tools partly lost",
         _ => "failed to connect",
-    };
-    what
+    }
 }
 
 /// The status line's few words for what helps.
@@ -988,7 +987,7 @@ pub const HOOK_CONTEXT_MAX_CHARS: usize = 1500;
 pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     let failed: Vec<(&ServerStatus, &Diagnosis)> = status
         .failing()
-        .filter(|(s, _)| only.iter().any(|o| *o == s.name))
+        .filter(|(s, _)| only.contains(&s.name))
         .collect();
     if failed.is_empty() {
         return None;

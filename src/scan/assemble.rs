@@ -131,7 +131,7 @@ impl ServerInProgress {
     }
 }
 
-/// Finishes a report made by [`ServerInProgress::fold`] once `names` knows every
+/// Finishes a report made by `ServerInProgress::fold` once `names` knows every
 /// configuration: a log folder's server is named by the configuration (or its folder),
 /// and a project with no working directory recorded gets the configured path.
 pub fn name(s: &mut ServerReport, names: &NameMap) {

@@ -601,312 +601,319 @@ fn status_line_and_hook_give_each_server_scans_answer_and_fix() {
     );
 }
 
-/// The macOS sample's project, as its logs' `cwd` name it, and its newest session.
-const MACOS_WEB: &str = "/tmp/mcplogs-samples/home-macos/work/web";
-const MACOS_SESSION: &str = "0e989218-1ea5-4e55-8986-f42d5383d58d";
+/// The whole-home test: unix only (the settings tests' path helpers and the fix plan's
+/// screen parser are).
+#[cfg(unix)]
+mod many {
+    use super::*;
 
-/// A home of several projects under a path holding a space and a quote: `proj a`
-/// commits `.claude/settings.json` with MCP_PROTOCOL_NEGOTIATION=auto (the user file
-/// does not reach it), `proj-b` sets nothing; a third folder is neither.
-struct Many {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    managed: PathBuf,
-    cache: PathBuf,
-    shared: PathBuf,
-    plain: PathBuf,
-    elsewhere: PathBuf,
-}
+    /// The macOS sample's project, as its logs' `cwd` name it, and its newest session.
+    const MACOS_WEB: &str = "/tmp/mcplogs-samples/home-macos/work/web";
+    const MACOS_SESSION: &str = "0e989218-1ea5-4e55-8986-f42d5383d58d";
 
-impl Many {
-    fn new() -> Many {
-        let dir = fixed_length_tempdir();
-        let base = fs::canonicalize(dir.path()).unwrap().join("it's a home");
-        let m = Many {
-            home: base.join("me"),
-            managed: base.join("managed"),
-            cache: base.join("mcplogs-cache"),
-            shared: base.join("proj a"),
-            plain: base.join("proj-b"),
-            elsewhere: base.join("elsewhere"),
-            _dir: dir,
-        };
-        for d in [&m.home, &m.managed, &m.shared, &m.plain, &m.elsewhere] {
-            fs::create_dir_all(d).unwrap();
+    /// A home of several projects under a path holding a space and a quote: `proj a`
+    /// commits `.claude/settings.json` with MCP_PROTOCOL_NEGOTIATION=auto (the user file
+    /// does not reach it), `proj-b` sets nothing; a third folder is neither.
+    struct Many {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        managed: PathBuf,
+        cache: PathBuf,
+        shared: PathBuf,
+        plain: PathBuf,
+        elsewhere: PathBuf,
+    }
+
+    impl Many {
+        fn new() -> Many {
+            let dir = fixed_length_tempdir();
+            let base = fs::canonicalize(dir.path()).unwrap().join("it's a home");
+            let m = Many {
+                home: base.join("me"),
+                managed: base.join("managed"),
+                cache: base.join("mcplogs-cache"),
+                shared: base.join("proj a"),
+                plain: base.join("proj-b"),
+                elsewhere: base.join("elsewhere"),
+                _dir: dir,
+            };
+            for d in [&m.home, &m.managed, &m.shared, &m.plain, &m.elsewhere] {
+                fs::create_dir_all(d).unwrap();
+            }
+            fs::create_dir_all(m.shared.join(".claude")).unwrap();
+            fs::write(
+                m.shared.join(".claude/settings.json"),
+                "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n",
+            )
+            .unwrap();
+            let stub = |case: &str| {
+                serde_json::json!({"command": "python3", "args": [
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/lifecycle_stub.py"),
+                    "--case", case]})
+            };
+            let cfg = serde_json::json!({"projects": {
+                m.shared.display().to_string(): {"mcpServers": {
+                    "srv-a": stub("tools-modern-missing"), "bad-a": stub("ok")}},
+                m.plain.display().to_string(): {"mcpServers": {"srv-b": stub("tools-modern-missing")}},
+            }});
+            fs::write(m.home.join(".claude.json"), cfg.to_string()).unwrap();
+            // real 2.1.288 logs: missing resultType (the legacy fix cures it), and a tool
+            // schema it cannot help
+            m.log(&m.shared.clone(), "srv-a", "no-resulttype");
+            m.log(&m.shared.clone(), "bad-a", "bad-tool-modern");
+            m.log(&m.plain.clone(), "srv-b", "no-resulttype");
+            // a server healthy only under a legacy setting since removed (real 2.1.288
+            // logs, its project gone): `fix` writing the user file is its fix too
+            copy_tree(&samples().join("after-undo"), &m.home);
+            m
         }
-        fs::create_dir_all(m.shared.join(".claude")).unwrap();
-        fs::write(
-            m.shared.join(".claude/settings.json"),
-            "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n",
-        )
-        .unwrap();
-        let stub = |case: &str| {
-            serde_json::json!({"command": "python3", "args": [
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/lifecycle_stub.py"),
-                "--case", case]})
-        };
-        let cfg = serde_json::json!({"projects": {
-            m.shared.display().to_string(): {"mcpServers": {
-                "srv-a": stub("tools-modern-missing"), "bad-a": stub("ok")}},
-            m.plain.display().to_string(): {"mcpServers": {"srv-b": stub("tools-modern-missing")}},
-        }});
-        fs::write(m.home.join(".claude.json"), cfg.to_string()).unwrap();
-        // real 2.1.288 logs: missing resultType (the legacy fix cures it), and a tool
-        // schema it cannot help
-        m.log(&m.shared.clone(), "srv-a", "no-resulttype");
-        m.log(&m.shared.clone(), "bad-a", "bad-tool-modern");
-        m.log(&m.plain.clone(), "srv-b", "no-resulttype");
-        // a server healthy only under a legacy setting since removed (real 2.1.288
-        // logs, its project gone): `fix` writing the user file is its fix too
-        copy_tree(&samples().join("after-undo"), &m.home);
-        m
-    }
 
-    /// The sample session of macOS's `mcp-logs-<sample>` as run by `name` in `project`.
-    fn log(&self, project: &Path, name: &str, sample: &str) {
-        let src = samples()
-            .join("macos-home/Library/Caches/claude-cli-nodejs")
-            .join(mcplogs::claude_code::names::encode_folder_name(MACOS_WEB))
-            .join(format!("mcp-logs-{sample}"));
-        let mut files: Vec<PathBuf> = fs::read_dir(&src)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        let newest = files.pop().unwrap();
-        let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
-        let text = fs::read_to_string(&newest)
-            .unwrap()
-            .replace(&format!("\"{MACOS_WEB}\""), &cwd);
-        let d = self
-            .home
-            .join(".cache/claude-cli-nodejs")
-            .join(mcplogs::claude_code::names::encode_folder_name(
-                &project.display().to_string(),
-            ))
-            .join(format!("mcp-logs-{name}"));
-        fs::create_dir_all(&d).unwrap();
-        fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
-    }
-
-    /// `mcplogs ARGS` in `cwd`, this home the machine's, the managed folder pinned.
-    fn cmd(&self, cwd: &Path, args: &[&str]) -> std::process::Command {
-        let mut c = mcplogs(&self.home);
-        c.current_dir(cwd)
-            .env("MCPLOGS_CACHE_DIR", &self.cache)
-            .env("COLUMNS", "400")
-            .args(args)
-            .arg("--managed-dir")
-            .arg(&self.managed);
-        c
-    }
-
-    fn run(&self, cwd: &Path, args: &[&str]) -> Run {
-        run(&mut self.cmd(cwd, args))
-    }
-
-    fn json(&self, cwd: &Path, args: &[&str]) -> Value {
-        json_of(&self.run(cwd, args))
-    }
-
-    /// `statusline` and `hook` for the macOS session run in `project` (the hook's
-    /// told-list cleared first, so it speaks).
-    fn status(&self, project: &Path) -> (String, String) {
-        let _ = fs::remove_dir_all(self.cache.join("hook-told"));
-        let p = serde_json::to_string(&project.display().to_string()).unwrap();
-        let input = format!(
-            r#"{{"hook_event_name":"UserPromptSubmit","session_id":"{MACOS_SESSION}","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
-        );
-        let line = run_with_stdin(&mut self.cmd(project, &["statusline"]), input.as_bytes());
-        assert_eq!(line.code, 0, "{line:?}");
-        let hook = run_with_stdin(&mut self.cmd(project, &["hook"]), input.as_bytes());
-        assert_eq!(hook.code, 0, "{hook:?}");
-        let context = if hook.stdout.is_empty() {
-            String::new()
-        } else {
-            json_of(&hook)["hookSpecificOutput"]["additionalContext"]
-                .as_str()
+        /// The sample session of macOS's `mcp-logs-<sample>` as run by `name` in `project`.
+        fn log(&self, project: &Path, name: &str, sample: &str) {
+            let src = samples()
+                .join("macos-home/Library/Caches/claude-cli-nodejs")
+                .join(mcplogs::claude_code::names::encode_folder_name(MACOS_WEB))
+                .join(format!("mcp-logs-{sample}"));
+            let mut files: Vec<PathBuf> = fs::read_dir(&src)
                 .unwrap()
-                .to_string()
-        };
-        (line.stdout.trim_end().to_string(), context)
-    }
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            let newest = files.pop().unwrap();
+            let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
+            let text = fs::read_to_string(&newest)
+                .unwrap()
+                .replace(&format!("\"{MACOS_WEB}\""), &cwd);
+            let d = self
+                .home
+                .join(".cache/claude-cli-nodejs")
+                .join(mcplogs::claude_code::names::encode_folder_name(
+                    &project.display().to_string(),
+                ))
+                .join(format!("mcp-logs-{name}"));
+            fs::create_dir_all(&d).unwrap();
+            fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
+        }
 
-    /// `settings --json` in `project`: the value in effect and the file deciding it.
-    fn in_effect(&self, project: &Path) -> (String, String) {
-        let doc = self.json(project, &["settings", "--json"]);
-        let eff = &doc["effective"];
-        (
-            eff["value"].as_str().unwrap_or("").to_string(),
-            eff["path"].as_str().unwrap_or("").to_string(),
-        )
-    }
-}
+        /// `mcplogs ARGS` in `cwd`, this home the machine's, the managed folder pinned.
+        fn cmd(&self, cwd: &Path, args: &[&str]) -> std::process::Command {
+            let mut c = mcplogs(&self.home);
+            c.current_dir(cwd)
+                .env("MCPLOGS_CACHE_DIR", &self.cache)
+                .env("COLUMNS", "400")
+                .args(args)
+                .arg("--managed-dir")
+                .arg(&self.managed);
+            c
+        }
 
-/// Issue 51, "Done when": on a home of several projects (one committing
-/// MCP_PROTOCOL_NEGOTIATION=auto, the home path holding a space and a quote), scan,
-/// explain, report, probe, export, the status line and the hook give each server the
-/// same verdict and cause, and the same fix command; scan offers the one change once;
-/// `fix --yes` from an unrelated folder makes `settings --json` in each named project
-/// show legacy in effect, and then every command says the fix is in place.
-#[test]
-fn every_command_gives_each_server_one_answer_and_fix_reaches_every_project() {
-    let m = Many::new();
-    let scan = m.json(&m.elsewhere, &["scan", "--json"]);
-    let want = answers(&scan);
-    let fails = (
-        "tools-fetch-failed".to_string(),
-        "missing-resultType".to_string(),
-    );
-    assert_eq!(want["srv-a"], fails, "{scan:#}");
-    assert_eq!(want["srv-b"], fails, "{scan:#}");
-    assert_eq!(want["bad-a"].1, "invalid-tool-definition", "{scan:#}");
-    assert_eq!(want["no-resulttype"].0, "healthy", "{scan:#}");
-    // wherever scan runs, the same answers and advice
-    for cwd in [&m.shared, &m.plain] {
-        let here = m.json(cwd, &["scan", "--json"]);
-        assert_eq!(answers(&here), want, "{}", cwd.display());
-        for name in want.keys() {
-            assert_eq!(
-                server(&here, name)["recommendation"],
-                server(&scan, name)["recommendation"],
-                "{name} from {}",
-                cwd.display()
+        fn run(&self, cwd: &Path, args: &[&str]) -> Run {
+            run(&mut self.cmd(cwd, args))
+        }
+
+        fn json(&self, cwd: &Path, args: &[&str]) -> Value {
+            json_of(&self.run(cwd, args))
+        }
+
+        /// `statusline` and `hook` for the macOS session run in `project` (the hook's
+        /// told-list cleared first, so it speaks).
+        fn status(&self, project: &Path) -> (String, String) {
+            let _ = fs::remove_dir_all(self.cache.join("hook-told"));
+            let p = serde_json::to_string(&project.display().to_string()).unwrap();
+            let input = format!(
+                r#"{{"hook_event_name":"UserPromptSubmit","session_id":"{MACOS_SESSION}","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
             );
+            let line = run_with_stdin(&mut self.cmd(project, &["statusline"]), input.as_bytes());
+            assert_eq!(line.code, 0, "{line:?}");
+            let hook = run_with_stdin(&mut self.cmd(project, &["hook"]), input.as_bytes());
+            assert_eq!(hook.code, 0, "{hook:?}");
+            let context = if hook.stdout.is_empty() {
+                String::new()
+            } else {
+                json_of(&hook)["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            };
+            (line.stdout.trim_end().to_string(), context)
+        }
+
+        /// `settings --json` in `project`: the value in effect and the file deciding it.
+        fn in_effect(&self, project: &Path) -> (String, String) {
+            let doc = self.json(project, &["settings", "--json"]);
+            let eff = &doc["effective"];
+            (
+                eff["value"].as_str().unwrap_or("").to_string(),
+                eff["path"].as_str().unwrap_or("").to_string(),
+            )
         }
     }
-    // srv-a's fix is proj a's local file (its committed file sets auto): scan's command
-    // is the plain one, run from anywhere
-    let local = m.shared.join(".claude/settings.local.json");
-    let rec_a = server(&scan, "srv-a")["recommendation"].as_str().unwrap();
-    assert!(rec_a.contains("run `mcplogs fix`"), "{rec_a}");
-    assert!(names_path(rec_a, &local), "{rec_a}");
 
-    // explain, in the project and with --project from elsewhere: scan's answers,
-    // advice, and fix command (never `--project` where scan has none)
-    let paste = "srv-a: python3 stub.py - ! Connected · tools fetch failed\n\
-                 bad-a: python3 stub.py - ! Connected · tools fetch failed\n";
-    let proj_a = m.shared.display().to_string();
-    for (cwd, extra) in [
-        (&m.shared, vec![]),
-        (&m.elsewhere, vec!["--project", proj_a.as_str()]),
-    ] {
-        let mut args = vec!["explain", "--json"];
-        args.extend(&extra);
-        let doc = json_of(&run_with_stdin(&mut m.cmd(cwd, &args), paste.as_bytes()));
-        for (name, answer) in answers(&doc) {
-            assert_eq!(answer, want[&name], "{name}: {doc:#}");
-            assert_eq!(
-                server(&doc, &name)["recommendation"],
-                server(&scan, &name)["recommendation"],
-                "{name}"
-            );
+    /// Issue 51, "Done when": on a home of several projects (one committing
+    /// MCP_PROTOCOL_NEGOTIATION=auto, the home path holding a space and a quote), scan,
+    /// explain, report, probe, export, the status line and the hook give each server the
+    /// same verdict and cause, and the same fix command; scan offers the one change once;
+    /// `fix --yes` from an unrelated folder makes `settings --json` in each named project
+    /// show legacy in effect, and then every command says the fix is in place.
+    #[test]
+    fn every_command_gives_each_server_one_answer_and_fix_reaches_every_project() {
+        let m = Many::new();
+        let scan = m.json(&m.elsewhere, &["scan", "--json"]);
+        let want = answers(&scan);
+        let fails = (
+            "tools-fetch-failed".to_string(),
+            "missing-resultType".to_string(),
+        );
+        assert_eq!(want["srv-a"], fails, "{scan:#}");
+        assert_eq!(want["srv-b"], fails, "{scan:#}");
+        assert_eq!(want["bad-a"].1, "invalid-tool-definition", "{scan:#}");
+        assert_eq!(want["no-resulttype"].0, "healthy", "{scan:#}");
+        // wherever scan runs, the same answers and advice
+        for cwd in [&m.shared, &m.plain] {
+            let here = m.json(cwd, &["scan", "--json"]);
+            assert_eq!(answers(&here), want, "{}", cwd.display());
+            for name in want.keys() {
+                assert_eq!(
+                    server(&here, name)["recommendation"],
+                    server(&scan, name)["recommendation"],
+                    "{name} from {}",
+                    cwd.display()
+                );
+            }
         }
-        let mut args = vec!["explain"];
-        args.extend(&extra);
-        let text = run_with_stdin(&mut m.cmd(cwd, &args), paste.as_bytes()).stdout;
-        assert!(text.contains("1 can be fixed with `mcplogs fix`"), "{text}");
-        assert!(!text.contains("--project"), "{text}");
-    }
+        // srv-a's fix is proj a's local file (its committed file sets auto): scan's command
+        // is the plain one, run from anywhere
+        let local = m.shared.join(".claude/settings.local.json");
+        let rec_a = server(&scan, "srv-a")["recommendation"].as_str().unwrap();
+        assert!(rec_a.contains("run `mcplogs fix`"), "{rec_a}");
+        assert!(names_path(rec_a, &local), "{rec_a}");
 
-    // report: every server it covers, with scan's answer
-    let report = m.json(&m.elsewhere, &["report", "--json"]);
-    let covered = answers(&report);
-    assert!(
-        covered.contains_key("srv-a") && covered.contains_key("srv-b"),
-        "{report:#}"
-    );
-    for (name, answer) in &covered {
-        assert_eq!(Some(answer), want.get(name), "{name}: {report:#}");
-    }
-
-    // export: each record's verdict and cause are scan's
-    let out = m.elsewhere.join("records.jsonl");
-    let out_arg = out.display().to_string();
-    let r = run(m
-        .cmd(&m.elsewhere, &["export", "--file", &out_arg])
-        .env("OTEL_LOG_TOOL_DETAILS", "1"));
-    assert_eq!(r.code, 0, "{r:?}");
-    let mut exported = 0;
-    for line in fs::read_to_string(&out).unwrap().lines() {
-        let rec: Value = serde_json::from_str(line).unwrap();
-        let a = &rec["attributes"];
-        let Some(name) = a["mcp.server.name"].as_str().or(a["server_name"].as_str()) else {
-            panic!("no server name: {rec:#}");
-        };
-        if let Some((verdict, cause)) = want.get(name) {
-            assert_eq!(a["mcplogs.verdict"], verdict.as_str(), "{name}: {rec:#}");
-            assert_eq!(
-                a["mcplogs.cause"].as_str().unwrap_or("-"),
-                cause,
-                "{name}: {rec:#}"
-            );
-            exported += 1;
+        // explain, in the project and with --project from elsewhere: scan's answers,
+        // advice, and fix command (never `--project` where scan has none)
+        let paste = "srv-a: python3 stub.py - ! Connected · tools fetch failed\n\
+                     bad-a: python3 stub.py - ! Connected · tools fetch failed\n";
+        let proj_a = m.shared.display().to_string();
+        for (cwd, extra) in [
+            (&m.shared, vec![]),
+            (&m.elsewhere, vec!["--project", proj_a.as_str()]),
+        ] {
+            let mut args = vec!["explain", "--json"];
+            args.extend(&extra);
+            let doc = json_of(&run_with_stdin(&mut m.cmd(cwd, &args), paste.as_bytes()));
+            for (name, answer) in answers(&doc) {
+                assert_eq!(answer, want[&name], "{name}: {doc:#}");
+                assert_eq!(
+                    server(&doc, &name)["recommendation"],
+                    server(&scan, &name)["recommendation"],
+                    "{name}"
+                );
+            }
+            let mut args = vec!["explain"];
+            args.extend(&extra);
+            let text = run_with_stdin(&mut m.cmd(cwd, &args), paste.as_bytes()).stdout;
+            assert!(text.contains("1 can be fixed with `mcplogs fix`"), "{text}");
+            assert!(!text.contains("--project"), "{text}");
         }
-    }
-    assert_eq!(exported, want.len(), "every scanned server exported once");
 
-    // the status line and the hook of the session in proj a
-    let (line, hook) = m.status(&m.shared);
-    assert_status_agrees_with_scan_in(&scan, Some(&m.shared), &line, &hook);
-    assert!(
-        line.contains("srv-a (tools fetch failed · mcplogs fix)"),
-        "{line}"
-    );
+        // report: every server it covers, with scan's answer
+        let report = m.json(&m.elsewhere, &["report", "--json"]);
+        let covered = answers(&report);
+        assert!(
+            covered.contains_key("srv-a") && covered.contains_key("srv-b"),
+            "{report:#}"
+        );
+        for (name, answer) in &covered {
+            assert_eq!(Some(answer), want.get(name), "{name}: {report:#}");
+        }
 
-    // probe of srv-a in its project (the settings there: auto), for the build that
-    // wrote its logs: scan's verdict, cause and fix, naming the same file
-    let probe = m.json(
-        &m.shared,
-        &["probe", "srv-a", "--claude-version", "2.1.288", "--json"],
-    );
-    let p = &probe["servers"][0];
-    let predicted = &p["prediction"];
-    assert_eq!(
-        (
-            predicted["verdict"].as_str().unwrap().to_string(),
-            predicted["cause"].as_str().unwrap_or("-").to_string()
-        ),
-        want["srv-a"],
-        "{probe:#}"
-    );
-    let rec = predicted["recommendation"].as_str().unwrap();
-    assert!(rec.contains("run `mcplogs fix`"), "{rec}");
-    assert!(names_path(rec, &local), "{rec}");
-    assert!(!rec.contains("the settings file that wins"), "{rec}");
+        // export: each record's verdict and cause are scan's
+        let out = m.elsewhere.join("records.jsonl");
+        let out_arg = out.display().to_string();
+        let r = run(m
+            .cmd(&m.elsewhere, &["export", "--file", &out_arg])
+            .env("OTEL_LOG_TOOL_DETAILS", "1"));
+        assert_eq!(r.code, 0, "{r:?}");
+        let mut exported = 0;
+        for line in fs::read_to_string(&out).unwrap().lines() {
+            let rec: Value = serde_json::from_str(line).unwrap();
+            let a = &rec["attributes"];
+            let Some(name) = a["mcp.server.name"].as_str().or(a["server_name"].as_str()) else {
+                panic!("no server name: {rec:#}");
+            };
+            if let Some((verdict, cause)) = want.get(name) {
+                assert_eq!(a["mcplogs.verdict"], verdict.as_str(), "{name}: {rec:#}");
+                assert_eq!(
+                    a["mcplogs.cause"].as_str().unwrap_or("-"),
+                    cause,
+                    "{name}: {rec:#}"
+                );
+                exported += 1;
+            }
+        }
+        assert_eq!(exported, want.len(), "every scanned server exported once");
 
-    // scan's screen: the one settings change is one action, for all three servers
-    let screen = m.run(&m.elsewhere, &["scan"]).stdout;
-    let acts = crate::fix_plan::actions(&screen);
-    let fixes: Vec<&String> = acts.iter().filter(|a| a.contains("mcplogs fix")).collect();
-    assert_eq!(fixes.len(), 1, "{screen}");
-    for name in ["srv-a", "srv-b", "no-resulttype"] {
-        assert!(fixes[0].contains(name), "{name}: {screen}");
-    }
+        // the status line and the hook of the session in proj a
+        let (line, hook) = m.status(&m.shared);
+        assert_status_agrees_with_scan_in(&scan, Some(&m.shared), &line, &hook);
+        assert!(
+            line.contains("srv-a (tools fetch failed · mcplogs fix)"),
+            "{line}"
+        );
 
-    // fix from an unrelated folder: in effect in every project it names
-    let r = m.run(&m.elsewhere, &["fix", "--yes"]);
-    assert_eq!(r.code, 0, "{r:?}");
-    assert!(!r.stderr.contains("every project"), "{}", r.stderr);
-    for project in [&m.shared, &m.plain] {
-        assert_eq!(m.in_effect(project).0, "legacy", "{}", project.display());
+        // probe of srv-a in its project (the settings there: auto), for the build that
+        // wrote its logs: scan's verdict, cause and fix, naming the same file
+        let probe = m.json(
+            &m.shared,
+            &["probe", "srv-a", "--claude-version", "2.1.288", "--json"],
+        );
+        let p = &probe["servers"][0];
+        let predicted = &p["prediction"];
+        assert_eq!(
+            (
+                predicted["verdict"].as_str().unwrap().to_string(),
+                predicted["cause"].as_str().unwrap_or("-").to_string()
+            ),
+            want["srv-a"],
+            "{probe:#}"
+        );
+        let rec = predicted["recommendation"].as_str().unwrap();
+        assert!(rec.contains("run `mcplogs fix`"), "{rec}");
+        assert!(names_path(rec, &local), "{rec}");
+        assert!(!rec.contains("the settings file that wins"), "{rec}");
+
+        // scan's screen: the one settings change is one action, for all three servers
+        let screen = m.run(&m.elsewhere, &["scan"]).stdout;
+        let acts = crate::fix_plan::actions(&screen);
+        let fixes: Vec<&String> = acts.iter().filter(|a| a.contains("mcplogs fix")).collect();
+        assert_eq!(fixes.len(), 1, "{screen}");
+        for name in ["srv-a", "srv-b", "no-resulttype"] {
+            assert!(fixes[0].contains(name), "{name}: {screen}");
+        }
+
+        // fix from an unrelated folder: in effect in every project it names
+        let r = m.run(&m.elsewhere, &["fix", "--yes"]);
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(!r.stderr.contains("every project"), "{}", r.stderr);
+        for project in [&m.shared, &m.plain] {
+            assert_eq!(m.in_effect(project).0, "legacy", "{}", project.display());
+        }
+        assert_eq!(Path::new(&m.in_effect(&m.shared).1), local);
+        // then every command says the fix is in place, none offers it again
+        let scan = m.json(&m.elsewhere, &["scan", "--json"]);
+        assert_eq!(answers(&scan)["srv-a"], fails);
+        for name in ["srv-a", "srv-b"] {
+            let rec = server(&scan, name)["recommendation"].as_str().unwrap();
+            assert!(rec.contains("The fix is in place"), "{name}: {rec}");
+        }
+        let (line, hook) = m.status(&m.shared);
+        assert_status_agrees_with_scan_in(&scan, Some(&m.shared), &line, &hook);
+        assert!(
+            line.contains("srv-a (tools fetch failed · fix in place"),
+            "{line}"
+        );
+        assert!(
+            !line.contains("mcplogs fix") && !hook.contains("mcplogs fix"),
+            "{line}\n{hook}"
+        );
     }
-    assert_eq!(Path::new(&m.in_effect(&m.shared).1), local);
-    // then every command says the fix is in place, none offers it again
-    let scan = m.json(&m.elsewhere, &["scan", "--json"]);
-    assert_eq!(answers(&scan)["srv-a"], fails);
-    for name in ["srv-a", "srv-b"] {
-        let rec = server(&scan, name)["recommendation"].as_str().unwrap();
-        assert!(rec.contains("The fix is in place"), "{name}: {rec}");
-    }
-    let (line, hook) = m.status(&m.shared);
-    assert_status_agrees_with_scan_in(&scan, Some(&m.shared), &line, &hook);
-    assert!(
-        line.contains("srv-a (tools fetch failed · fix in place"),
-        "{line}"
-    );
-    assert!(
-        !line.contains("mcplogs fix") && !hook.contains("mcplogs fix"),
-        "{line}\n{hook}"
-    );
 }
