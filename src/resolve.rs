@@ -79,6 +79,32 @@ pub fn resolve(
 /// How the configuration's `${VAR}` are looked up: the real environment, or none.
 type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
 
+/// The servers Claude Code configures for `dir` and each one's state (approval,
+/// disabled, denied...), resolved as [`join_configuration`] resolves a scanned
+/// project's: for `homes` as in the scan (none: this machine's, with its environment),
+/// the settings layers of [`sources_for`]. `probe` starts what this says Claude Code
+/// starts.
+pub fn configured_in(
+    homes: &[PathBuf],
+    dir: &Path,
+    managed_dir: Option<&Path>,
+) -> config::Resolved {
+    let (global, env) = config_sources_of(homes);
+    project_states(global.as_ref(), &*env, homes, dir, managed_dir)
+}
+
+/// One project's configured servers and states, the global file read by the caller.
+fn project_states(
+    global: Option<&GlobalConfig>,
+    env: &dyn Fn(&str) -> Option<String>,
+    homes: &[PathBuf],
+    dir: &Path,
+    managed_dir: Option<&Path>,
+) -> config::Resolved {
+    let sources = sources_for(homes, dir, managed_dir);
+    config::resolve_states_in(global, dir, env, &sources.state_sources())
+}
+
 /// Joins what Claude Code configures with the logs (every configured server gets a row):
 /// for a scan of a home (this user's, or `--home DIR`'s with no environment), never for
 /// log files or folders named on the command line.
@@ -99,9 +125,7 @@ pub fn join_configuration(
     let projects = dirs
         .into_iter()
         .map(|dir| {
-            let sources = sources_for(homes, &dir, managed_dir);
-            let resolved =
-                config::resolve_states_in(global.as_ref(), &dir, &*env, &sources.state_sources());
+            let resolved = project_states(global.as_ref(), &*env, homes, &dir, managed_dir);
             ProjectConfig::new(dir, global.as_ref().map(|g| g.path()), resolved)
         })
         .collect();
@@ -112,7 +136,11 @@ pub fn join_configuration(
 /// `${VAR}` lookup: this user's, or for `--home DIR` that home's `.claude.json` with no
 /// environment (the other machine's is not known here).
 fn config_sources(opts: &ScanOptions) -> (Option<GlobalConfig>, EnvLookup) {
-    let (path, env): (_, EnvLookup) = match opts.request.homes.first() {
+    config_sources_of(&opts.request.homes)
+}
+
+fn config_sources_of(homes: &[PathBuf]) -> (Option<GlobalConfig>, EnvLookup) {
+    let (path, env): (_, EnvLookup) = match homes.first() {
         None => (
             crate::claude_code::paths::global_config_here(),
             Box::new(|k: &str| std::env::var(k).ok()),

@@ -5,7 +5,7 @@ use crate::cli::{ProbeArgs, ProbeFormat};
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
-use mcplogs::claude_code::config::{self, ServerConfig, TransportKind};
+use mcplogs::claude_code::config::{ServerConfig, TransportKind};
 use mcplogs::json_doc;
 use mcplogs::probe::predict::NEWEST_KNOWN;
 use mcplogs::probe::{self as probe, Budget, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
@@ -115,17 +115,15 @@ fn not_probed_line(s: &ServerConfig, how: &str) -> String {
 pub fn probe_for_report(
     covered: &[(String, Option<String>)],
     cwd: &std::path::Path,
+    managed_dir: Option<&std::path::Path>,
 ) -> (Vec<ServerProbe>, Redactor) {
-    let global = mcplogs::claude_code::paths::global_config_here();
-    let env = |k: &str| std::env::var(k).ok();
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
     let _ = crate::exit_codes::install_interrupt_handler();
     // A report that covers no server (`--force` with no log) probes the current
     // folder's configured servers: the servers as they answer now are its content.
     let here: Vec<(String, Option<String>)>;
     let covered = if covered.is_empty() {
-        let sources = Sources::for_this_machine(cwd);
-        here = config::resolve_states(global.as_deref(), cwd, &env, &sources.state_sources())
+        here = mcplogs::resolve::configured_in(&[], cwd, managed_dir)
             .servers
             .into_iter()
             .map(|s| (s.name, None))
@@ -155,9 +153,9 @@ pub fn probe_for_report(
     let mut all_servers = Vec::new();
     let mut projects = Vec::new();
     for (project, names) in groups {
-        let sources = Sources::for_this_machine(&project);
-        let resolved =
-            config::resolve_states(global.as_deref(), &project, &env, &sources.state_sources());
+        // resolved as `scan` resolves the project (its settings, the managed folder)
+        let sources = mcplogs::resolve::sources_for(&[], &project, managed_dir);
+        let resolved = mcplogs::resolve::configured_in(&[], &project, managed_dir);
         let mut wanted = Vec::new();
         for n in &names {
             match resolved.servers.iter().find(|s| s.name == *n) {
@@ -232,10 +230,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         note(format!("mcplogs: note: {n}"));
     }
 
-    let mut sources = Sources::for_this_machine(&project);
-    if let Some(d) = args.managed_dir.clone() {
-        sources.managed_dir = d;
-    }
+    // the project's settings and configuration as `scan` resolves them
+    let sources = mcplogs::resolve::sources_for(&[], &project, args.managed_dir.as_deref());
     let negotiation = effective_negotiation(&sources);
     let negotiation_value = negotiation.value().cloned();
 
@@ -279,11 +275,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             }
         }
     } else {
-        let global = mcplogs::claude_code::paths::global_config_here();
-        let env = |k: &str| std::env::var(k).ok();
         // The same settings layers and managed folder (`--managed-dir`) as the negotiation.
-        let resolved =
-            config::resolve_states(global.as_deref(), &project, &env, &sources.state_sources());
+        let resolved = mcplogs::resolve::configured_in(&[], &project, args.managed_dir.as_deref());
         for p in &resolved.problems {
             output::warning(p);
         }

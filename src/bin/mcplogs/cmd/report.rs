@@ -165,7 +165,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // redactor (which knows their configured secrets), then like the rest.
     let probed = args
         .probe
-        .then(|| crate::cmd::probe::probe_for_report(&covered, &cwd));
+        .then(|| crate::cmd::probe::probe_for_report(&covered, &cwd, args.managed_dir.as_deref()));
     let text = if args.output.json {
         let mut doc = report::json::report_json(&rep);
         doc.probe = probed.as_ref().map(|(probes, probe_redactor)| {
