@@ -1453,6 +1453,69 @@ mod tests {
     }
 
     #[test]
+    fn a_degraded_server_counts_as_failing_as_in_scan() {
+        let mut d = Diagnosis::new(Verdict::Degraded);
+        d.cause = Some(Cause::ToolNameTooLong);
+        let s = status(&[("long", ServerState::Failed(Box::new(d)))]);
+        assert_eq!(
+            line(&s, 100),
+            "MCP 1✗ long (tool names too long · mcplogs scan)"
+        );
+        let m = hook_message(&s, &["long".to_string()]).unwrap();
+        assert!(m.contains("long (degraded: tool-name-too-long)"), "{m}");
+        assert!(m.contains("lost tools in this session (degraded)"), "{m}");
+        assert!(!m.contains("loaded no tools"), "{m}");
+    }
+
+    #[test]
+    fn a_resolved_server_gets_scans_name_count_and_fix() {
+        let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+        d.cause = Some(Cause::MissingResultType);
+        d.era = Some(crate::classify::verdict::Era::Modern);
+        let mut s = status(&[
+            ("a-b", ServerState::Failed(Box::new(d.clone()))),
+            ("off", ServerState::Failed(Box::new(d.clone()))),
+            ("done", ServerState::Failed(Box::new(d))),
+        ]);
+        let resolved = [
+            Resolved {
+                name: "a.b".into(),
+                counts: true,
+                fix: Some("mcplogs fix --home /h".into()),
+                fix_in_effect: false,
+            },
+            Resolved {
+                name: "off".into(),
+                counts: false,
+                fix: None,
+                fix_in_effect: false,
+            },
+            Resolved {
+                name: "done".into(),
+                counts: true,
+                fix: None,
+                fix_in_effect: true,
+            },
+        ];
+        for (srv, r) in s.servers.iter_mut().zip(resolved) {
+            srv.resolved = Some(r);
+        }
+        assert_eq!(
+            line(&s, 200),
+            "MCP 2✗ a.b (tools fetch failed · mcplogs fix --home /h), done (tools fetch failed · fix in place: /mcp)"
+        );
+        let all = ["a-b".to_string(), "off".to_string(), "done".to_string()];
+        let m = hook_message(&s, &all).unwrap();
+        assert!(m.contains("for a.b: run `mcplogs fix --home /h`"), "{m}");
+        assert!(
+            m.contains("for done: restart Claude Code or run /mcp"),
+            "{m}"
+        );
+        assert!(!m.contains("off"), "{m}");
+        assert_eq!(s.failed().count(), 2);
+    }
+
+    #[test]
     fn the_hook_never_sends_a_server_fix_cannot_help_to_fix() {
         let mut fixable = Diagnosis::new(Verdict::ToolsFetchFailed);
         fixable.cause = Some(Cause::MissingResultType);
