@@ -139,3 +139,30 @@ fn scan_screen_names_the_proxy_refusal_and_the_host_to_exempt() {
         r.stdout
     );
 }
+
+/// The debug file of the same runs (its lines about the server, `debug.txt`) gives each
+/// server the same verdict and cause as its MCP log.
+#[test]
+fn every_remote_debug_file_gives_the_cause_of_the_log() {
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("expected.json")).unwrap()).unwrap();
+    let mut runs = 0;
+    for (case, builds) in expected["cases"].as_object().unwrap() {
+        for (build, want) in builds.as_object().unwrap() {
+            let debug = root().join(case).join(build).join("debug.txt");
+            let tmp = tempfile::tempdir().unwrap();
+            let mut cmd = mcplogs(tmp.path());
+            cmd.args(["scan", "--json", "--no-cache"]).arg(&debug);
+            let (r, doc) = run_json(&mut cmd);
+            assert!(r.stderr.is_empty(), "{case}/{build}: {}", r.stderr);
+            let s = server(&doc, case);
+            assert_eq!(
+                (s["verdict"].as_str(), s["cause"].as_str()),
+                (want["verdict"].as_str(), want["cause"].as_str()),
+                "{case} on {build} (debug file)"
+            );
+            runs += 1;
+        }
+    }
+    assert!(runs >= 60, "only {runs} debug files");
+}
