@@ -1,6 +1,7 @@
 //! The remote-server causes of issue 52 on the real runs kept under
 //! tests/fixtures/remote/ (2.1.287, 2.1.310, 2.1.336): every log gives the cause its
 //! `expected.json` names, from the record that names it.
+#![allow(clippy::disallowed_methods)] // tests read the checked-in fixtures
 
 use std::path::{Path, PathBuf};
 
