@@ -125,7 +125,7 @@ pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Op
             "Nothing accepts connections at the server's host and port (ECONNREFUSED): start the server, or correct the port in its URL; when HTTPS_PROXY or HTTP_PROXY is set, check that the proxy itself is running. No Claude Code setting fixes this.".to_string()
         }
         Cause::OauthNoRegistration => format!(
-            "The server's authorization server offers no dynamic client registration, so Claude Code cannot register itself: ask the server's operator for an OAuth client id, add the server again with it (`claude mcp add --transport http --client-id <client id> {} {}`, with --client-secret if they gave you a secret), then sign in with {login}.",
+            "The server's authorization server offers no dynamic client registration, so Claude Code cannot register itself: ask the server's operator for an OAuth client id, add the server again with it (`claude mcp add --transport http --client-id <client id> {} {}`, plus `--client-secret`, which prompts for it, when they gave you a secret too), then sign in with {login}.",
             name.and_then(|n| crate::text::shell_command(&[n]))
                 .unwrap_or_else(|| "<server name>".to_string()),
             url.and_then(|u| crate::text::shell_command(&[u]))

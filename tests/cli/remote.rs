@@ -166,3 +166,35 @@ fn every_remote_debug_file_gives_the_cause_of_the_log() {
     }
     assert!(runs >= 60, "only {runs} debug files");
 }
+
+/// `claude mcp list` over the same servers (tests/fixtures/remote/mcp-list/<build>.txt),
+/// pasted into `explain`: each server the cause its log gives, and advice naming it.
+#[test]
+fn explain_reads_each_remote_failure_of_claude_mcp_list() {
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("expected.json")).unwrap()).unwrap();
+    let lists = sorted_files(&root().join("mcp-list"));
+    assert!(lists.len() >= 2, "{lists:?}");
+    for list in lists {
+        let build = list.file_stem().unwrap().to_str().unwrap().to_string();
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cmd = mcplogs(tmp.path());
+        cmd.args(["explain", "--no-logs", "--json"]).arg(&list);
+        let (_, doc) = run_json(&mut cmd);
+        let mut seen = 0;
+        for s in doc["servers"].as_array().unwrap() {
+            let name = s["name"].as_str().unwrap();
+            let want = &expected["cases"][name][&build];
+            assert!(!want.is_null(), "{name}: no expectation for {build}");
+            // the health check's detail gives the cause the session's log gives
+            let want_cause = want["cause"].as_str();
+            assert_eq!(s["cause"].as_str(), want_cause, "{name} in {build}'s list");
+            let advice = s["recommendation"].as_str().unwrap();
+            for word in advice_names(name, want_cause.unwrap_or("")) {
+                assert!(advice.contains(&word), "{name}: {word:?} not in {advice}");
+            }
+            seen += 1;
+        }
+        assert!(seen >= 20, "{build}: only {seen} servers explained");
+    }
+}

@@ -7,6 +7,9 @@
         the server's mcp-logs-<case>/*.jsonl, claude.json (Claude Code's own verdict: the
         `-p` init line's status and mcp__ tools) and debug.txt (the debug file's lines about
         the server); the throwaway work folder's path is written as /tmp/mcplogs-remote
+    python3 tests/e2e/remote.py --generate --mcp-list [--versions ...]
+        `claude mcp list` over the servers of every group, one run a group, kept as
+        tests/fixtures/remote/mcp-list/<build>.txt
     python3 tests/e2e/remote.py --e2e --mcplogs BIN [--versions ...]
         the same runs, then `mcplogs scan --json` on each fresh log compared with
         tests/fixtures/remote/expected.json
@@ -194,7 +197,9 @@ def fill(value, work):
     return value.replace("{work}", str(work)) if isinstance(value, str) else value
 
 
-def run_group(cache, v, gname, work, only=None):
+def run_group(cache, v, gname, work, only=None, mcp_list=False):
+    """One `claude -p` of group `gname` (`claude mcp list` with `mcp_list`, whose stdout
+    is returned instead)."""
     extra, user_env, servers = GROUPS[gname]
     if only:
         servers = {k: s for k, s in servers.items() if k in only}
@@ -220,6 +225,10 @@ def run_group(cache, v, gname, work, only=None):
                 env[k] = f"http://127.0.0.1:{port}"
         env.update({k: fill(val, work) for k, val in extra.items()})
         log(f"{v} {gname}: {', '.join(configs)}")
+        if mcp_list:
+            e2e.run([str(lc.binary(cache, v)), "mcp", "list"], env=env, cwd=proj,
+                    out=raw / "list.txt", err=raw / "list.err", timeout=180)
+            return (raw / "list.txt").read_text(errors="replace")
         init = lc.run_p(lc.binary(cache, v), home, proj, env, raw)
     finally:
         stubs.stop()
@@ -271,6 +280,22 @@ def start(work):
     make_certs(work)
     lc.PORT_API, lc.PORT_PROXY = e2e.free_port(), e2e.free_port()
     return lc.Services(work)
+
+
+def generate_mcp_list(cache, versions, groups):
+    """`claude mcp list` over every group's servers, kept as
+    tests/fixtures/remote/mcp-list/<build>.txt (what `mcplogs explain` reads)."""
+    work = Path(tempfile.mkdtemp(prefix="mcplogs-remote-"))
+    svc = start(work)
+    try:
+        for v in versions:
+            text = "".join(run_group(cache, v, g, work, mcp_list=True) for g in groups)
+            dest = FIXTURES / "mcp-list" / f"{v}.txt"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(scrub(text, work))
+            log(f"  kept mcp-list/{v}.txt")
+    finally:
+        svc.stop()
 
 
 def generate_all(cache, versions, groups, only):
@@ -334,6 +359,8 @@ def e2e_check(cache, versions, groups, only, mcplogs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--generate", action="store_true")
+    ap.add_argument("--mcp-list", action="store_true",
+                    help="with --generate: keep `claude mcp list` over every group instead")
     ap.add_argument("--e2e", action="store_true")
     ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mcplogs-e2e"))
@@ -348,7 +375,9 @@ def main():
         if g not in GROUPS:
             ap.error(f"unknown group {g!r}; known: {', '.join(GROUPS)}")
     only = {c for c in a.only.split(",") if c}
-    if a.generate:
+    if a.generate and a.mcp_list:
+        generate_mcp_list(a.cache, versions, groups)
+    elif a.generate:
         generate_all(a.cache, versions, groups, only)
     elif a.e2e:
         if e2e_check(a.cache, versions, groups, only, a.mcplogs):
