@@ -47,10 +47,12 @@ BASE_NO_PROXY = "127.0.0.1,localhost,::1"
 PROXIED_HOST = "127.0.0.2"
 
 
-def mcp(host="127.0.0.1", tls=None, auth=None, headers=None, path="/mcp"):
-    """An MCP server of remote_stub.py (tls: the certificate's name in the work folder)."""
+def mcp(host="127.0.0.1", tls=None, auth=None, headers=None, path="/mcp", stored=None):
+    """An MCP server of remote_stub.py (tls: the certificate's name in the work folder;
+    stored: the OAuth tokens seeded in ~/.claude/.credentials.json, (access token,
+    refresh token, expired?))."""
     return {"kind": "mcp", "host": host, "tls": tls, "auth": auth, "headers": headers,
-            "path": path}
+            "path": path, "stored": stored}
 
 
 def url(u):
@@ -98,6 +100,16 @@ GROUPS = {
     # the 407 proxy, the server's host in NO_PROXY of ~/.claude/settings.json env only
     "no-proxy-settings": ({"proxy": 407}, {"NO_PROXY": BASE_NO_PROXY + "," + PROXIED_HOST}, {
         "no-proxy-settings": mcp(host=PROXIED_HOST),
+    }),
+    # OAuth tokens Claude Code already holds (seeded where it keeps them,
+    # ~/.claude/.credentials.json `mcpOAuth`): valid; expired with a refresh the server
+    # grants; expired with a refresh it refuses (400 invalid_grant)
+    "oauth-stored": ({}, None, {
+        "oauth-stored-valid": mcp(auth="token", stored=("mcplogs-valid-access", None, False)),
+        "oauth-refresh-ok": mcp(auth="token", stored=("mcplogs-stale-access",
+                                                      "mcplogs-good-refresh", True)),
+        "oauth-refresh-refused": mcp(auth="token", stored=("mcplogs-stale-access",
+                                                           "mcplogs-revoked-refresh", True)),
     }),
     # OAuth and static tokens, each refused at another step
     "oauth": ({}, None, {
@@ -193,6 +205,37 @@ def server_config(stubs, work, name, spec):
     return cfg
 
 
+def token_key(name, cfg):
+    """Where Claude Code keeps a server's OAuth tokens in `mcpOAuth` (read from the
+    2.1.336 binary): `<name>|` and the first 16 hex digits of the SHA-256 of
+    `{"type","url","headers"}` as JSON."""
+    import hashlib
+    doc = json.dumps({"type": cfg["type"], "url": cfg["url"], "headers": cfg.get("headers") or {}},
+                     separators=(",", ":"))
+    return f"{name}|{hashlib.sha256(doc.encode()).hexdigest()[:16]}"
+
+
+def seed_tokens(home, servers, configs):
+    """Writes the `stored` tokens of `servers` into ~/.claude/.credentials.json."""
+    import time
+    entries = {}
+    for name, spec in servers.items():
+        if not spec.get("stored"):
+            continue
+        access, refresh, expired = spec["stored"]
+        cfg = configs[name]
+        entry = {"serverName": name, "serverUrl": cfg["url"], "accessToken": access,
+                 "expiresAt": int((time.time() + (-3600 if expired else 3600)) * 1000),
+                 "scope": "", "clientId": "mcplogs-remote-client"}
+        if refresh:
+            entry["refreshToken"] = refresh
+        entries[token_key(name, cfg)] = entry
+    if entries:
+        path = home / ".claude" / ".credentials.json"
+        path.write_text(json.dumps({"mcpOAuth": entries}, indent=2) + "\n")
+        path.chmod(0o600)
+
+
 def fill(value, work):
     return value.replace("{work}", str(work)) if isinstance(value, str) else value
 
@@ -213,6 +256,7 @@ def run_group(cache, v, gname, work, only=None, mcp_list=False):
         configs = {n: server_config(stubs, work, f"{v}-{gname}-{n}", s) for n, s in servers.items()}
         user_env = {k: fill(val, work) for k, val in (user_env or {}).items()} or None
         proj = lc.setup_home(home, configs, user_env)
+        seed_tokens(home, servers, configs)
         env = lc.env_for(home, work, lc.BLOCKING)
         env.pop("MCP_PROTOCOL_NEGOTIATION", None)  # HTTP negotiates by default
         env["NO_PROXY"] = BASE_NO_PROXY

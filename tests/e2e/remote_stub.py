@@ -17,6 +17,10 @@
                            that carries an Authorization header, no metadata (a static token
                            the server refuses)
           static-403       403 to every request (the token is known but not allowed)
+          token            as oauth, but a request carrying `Authorization: Bearer
+                           mcplogs-valid-access` is served; the token endpoint answers a
+                           refresh_token grant of `mcplogs-good-refresh` with that access
+                           token and any other refresh token with 400 invalid_grant
     remote_stub.py blackhole [--host H]
         accepts connections and never answers (nor closes)
     remote_stub.py proxy --status 407|403 [--host H]
@@ -32,9 +36,12 @@ import socket
 import ssl
 import sys
 import threading
+import urllib.parse
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+VALID_ACCESS = "mcplogs-valid-access"
+GOOD_REFRESH = "mcplogs-good-refresh"
 TOOL = {"name": "echo", "description": "Echo the text back.",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
 
@@ -100,13 +107,14 @@ def mcp(a):
             base = self.base()
             if path.startswith("/.well-known/oauth-protected-resource"):
                 if a.auth in ("oauth", "as-meta-404", "no-registration", "register-400",
-                              "register-500"):
+                              "register-500", "token"):
                     return {"resource": f"{base}/mcp", "authorization_servers": [base],
                             "bearer_methods_supported": ["header"]}
                 return None
             if path.startswith("/.well-known/oauth-authorization-server") or \
                     path.startswith("/.well-known/openid-configuration"):
-                if a.auth in ("oauth", "no-registration", "register-400", "register-500"):
+                if a.auth in ("oauth", "no-registration", "register-400", "register-500",
+                              "token"):
                     doc = {"issuer": base, "authorization_endpoint": f"{base}/authorize",
                            "token_endpoint": f"{base}/token",
                            "response_types_supported": ["code"],
@@ -121,6 +129,9 @@ def mcp(a):
         def refuse(self):
             """The protected resource's answer to /mcp (False: serve it)."""
             if not a.auth:
+                return False
+            if a.auth == "token" and \
+                    self.headers.get("Authorization") == f"Bearer {VALID_ACCESS}":
                 return False
             if a.auth == "static-403":
                 self.send(403, {"error": "insufficient_scope",
@@ -159,6 +170,16 @@ def mcp(a):
         def do_POST(self):
             raw = self.body()
             path = self.path.split("?", 1)[0]
+            if path == "/token" and a.auth == "token":
+                form = urllib.parse.parse_qs(raw.decode("utf-8", "replace"))
+                grant = (form.get("grant_type") or [""])[0]
+                refresh = (form.get("refresh_token") or [""])[0]
+                sys.stderr.write(f"remote_stub mcp: token grant {grant}\n")
+                if grant == "refresh_token" and refresh == GOOD_REFRESH:
+                    return self.send(200, {"access_token": VALID_ACCESS, "token_type": "Bearer",
+                                           "expires_in": 3600, "refresh_token": GOOD_REFRESH})
+                return self.send(400, {"error": "invalid_grant",
+                                       "error_description": "refresh token revoked"})
             if path == "/register" and a.auth:
                 if a.auth == "register-400":
                     return self.send(400, {"error": "invalid_client_metadata",
@@ -249,7 +270,7 @@ def main():
     ap.add_argument("--key")
     ap.add_argument("--auth", choices=["oauth", "meta-404", "as-meta-404", "no-registration",
                                        "register-400", "register-500", "static-401",
-                                       "static-403"])
+                                       "static-403", "token"])
     ap.add_argument("--status", type=int, default=403)
     a = ap.parse_args()
     if not a.host.startswith("127."):
