@@ -111,6 +111,16 @@ impl ExplainEntry {
         self.note
             .clone()
             .or_else(|| self.by_hand())
+            .or_else(|| {
+                // a remote failure's advice names the server and its URL (`https://h/mcp
+                // (HTTP)` as `claude mcp list` prints it)
+                let url = self
+                    .target
+                    .as_deref()
+                    .and_then(|t| t.split_whitespace().next())
+                    .filter(|u| u.contains("://"));
+                crate::advice::remote::remote_advice(&self.diagnosis, self.name.as_deref(), url)
+            })
             .unwrap_or_else(|| crate::advice::diagnosis_recommendation_with(&self.diagnosis, &fix))
     }
 

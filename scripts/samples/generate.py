@@ -196,7 +196,7 @@ HOMES = {
                  verdict="connection-failed", cause="needs-auth", era=None,
                  must=["Skipping connection (cached needs-auth)"], must_not=[]),
             dict(name="api-down", cfg=http(PORT_CLOSED), letter="m",
-                 verdict="connection-failed", cause="other", era=None,
+                 verdict="connection-failed", cause="connection-refused", era=None,
                  must=["(ECONNREFUSED)"], must_not=[]),
         ],
     },

@@ -6,6 +6,7 @@
 
 pub mod configured;
 pub mod reason;
+pub mod remote;
 mod sentences;
 
 pub use sentences::*;
@@ -208,6 +209,21 @@ pub fn audience(s: &ServerReport) -> Option<Audience> {
         (_, Some(Cause::CommandNotFound | Cause::NeedsAuth | Cause::Timeout)) => {
             Audience::UserConfig
         }
+        // an expired certificate only its operator can renew
+        (Verdict::ConnectionFailed, Some(Cause::TlsExpired)) => Audience::ServerAuthor,
+        // the user's trust store, proxy, DNS, URL, client id or token (issue 52)
+        (
+            Verdict::ConnectionFailed,
+            Some(
+                Cause::TlsUntrusted
+                | Cause::TlsHostname
+                | Cause::ProxyRefused
+                | Cause::NameNotResolved
+                | Cause::ConnectionRefused
+                | Cause::OauthNoRegistration
+                | Cause::AuthHeaderRejected,
+            ),
+        ) => Audience::UserConfig,
         // could not connect at all (refused, bad URL, DNS): the server is not running
         // where the configuration says
         (Verdict::ConnectionFailed, Some(Cause::Other) | None) => Audience::UserConfig,

@@ -82,7 +82,9 @@ pub fn short_reason(s: &ServerReport) -> String {
             Some(Cause::ConnectionClosed) => "server exited during start-up".to_string(),
             Some(Cause::Timeout) => "no answer in time".to_string(),
             Some(Cause::NeedsAuth) => "needs authentication".to_string(),
-            _ => http_answer(decisive).unwrap_or_else(|| connection_detail(decisive)),
+            _ => crate::advice::remote::remote_reason(d, decisive)
+                .or_else(|| http_answer(decisive))
+                .unwrap_or_else(|| connection_detail(decisive)),
         },
         Verdict::Unknown => "no decisive record in the logs".to_string(),
     };

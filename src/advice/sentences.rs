@@ -23,6 +23,7 @@ pub fn for_server(s: &ServerReport) -> String {
     super::configured::logged_way_out(s, None)
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
+        .or_else(|| super::remote::for_remote_server(s))
         .or_else(|| connection_failure_by_hand(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))
 }
@@ -199,6 +200,9 @@ pub fn diagnosis_recommendation(d: &Diagnosis) -> String {
 pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
     if let Some((what, newer)) = legacy_fix_wording(d) {
         return legacy_recommendation_unplaced(what, &newer, fix);
+    }
+    if let Some(a) = super::remote::remote_advice(d, None, None) {
+        return a;
     }
     match (d.verdict, d.cause) {
         (Verdict::Healthy, _) => "Nothing to do.".to_string(),

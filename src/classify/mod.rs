@@ -4,6 +4,8 @@
 //! Which of a server's sessions speaks for it is [`decide`]'s, in `decide.rs`.
 
 mod decide;
+#[cfg(test)]
+mod remote_tests;
 mod signal;
 pub mod verdict;
 

@@ -528,6 +528,8 @@ pub fn connection_failure_cause(m: &str) -> Cause {
     });
     if NOT_FOUND.is_match(m) {
         Cause::CommandNotFound
+    } else if let Some(cause) = remote_failure_cause(m) {
+        cause
     } else if AUTH.is_match(m) {
         Cause::NeedsAuth
     } else if TIMEOUT.is_match(m) {
@@ -541,10 +543,49 @@ pub fn connection_failure_cause(m: &str) -> Cause {
     }
 }
 
-/// Rank for picking the most specific of several connection-failure causes.
+/// A remote server's failure that names its cause (a certificate, the proxy, the name,
+/// the port, the OAuth registration, the configured `Authorization` header), from the
+/// wording in [`crate::claude_code::markers`]. Read before the generic causes: a proxy's
+/// `407 Proxy Authentication Required` is not the server asking for credentials.
+fn remote_failure_cause(m: &str) -> Option<Cause> {
+    use crate::claude_code::markers as k;
+    static REMOTE: LazyLock<Vec<(Regex, Cause)>> = LazyLock::new(|| {
+        [
+            (k::TLS_EXPIRED_WORDING, Cause::TlsExpired),
+            (k::TLS_HOSTNAME_WORDING, Cause::TlsHostname),
+            (k::TLS_UNTRUSTED_WORDING, Cause::TlsUntrusted),
+            (k::PROXY_REFUSED_WORDING, Cause::ProxyRefused),
+            (k::NAME_NOT_RESOLVED_WORDING, Cause::NameNotResolved),
+            (k::CONNECTION_REFUSED_WORDING, Cause::ConnectionRefused),
+            (k::OAUTH_NO_REGISTRATION_WORDING, Cause::OauthNoRegistration),
+        ]
+        .into_iter()
+        .map(|(w, c)| (Regex::new(w).expect("regex"), c))
+        .collect()
+    });
+    if m.contains(k::AUTH_HEADER_REJECTED_MARKER) {
+        return Some(Cause::AuthHeaderRejected);
+    }
+    REMOTE
+        .iter()
+        .find(|(re, _)| re.is_match(m))
+        .map(|(_, c)| *c)
+}
+
+/// Rank for picking the most specific of several connection-failure causes. A remote
+/// failure that names its cause outranks the generic ones: the configured header's
+/// rejection follows records that read as an HTTP answer or as `invalid_token`.
 pub fn cause_rank(c: Cause) -> u8 {
     match c {
-        Cause::CommandNotFound => 5,
+        Cause::CommandNotFound => 6,
+        Cause::TlsUntrusted
+        | Cause::TlsExpired
+        | Cause::TlsHostname
+        | Cause::ProxyRefused
+        | Cause::NameNotResolved
+        | Cause::ConnectionRefused
+        | Cause::OauthNoRegistration
+        | Cause::AuthHeaderRejected => 5,
         Cause::NeedsAuth => 4,
         Cause::Timeout => 3,
         Cause::ConnectionClosed => 2,

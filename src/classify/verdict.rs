@@ -111,6 +111,29 @@ causes! {
     ConnectionClosed => "connection-closed",
     Timeout => "timeout",
     NeedsAuth => "needs-auth",
+    /// A remote server's TLS certificate is not trusted: self-signed, or signed by a
+    /// certificate authority Claude Code does not know (`DEPTH_ZERO_SELF_SIGNED_CERT`,
+    /// `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, ...).
+    TlsUntrusted => "tls-untrusted",
+    /// A remote server's TLS certificate has expired (`CERT_HAS_EXPIRED`).
+    TlsExpired => "tls-expired",
+    /// A remote server's TLS certificate is for another host name
+    /// (`ERR_TLS_CERT_ALTNAME_INVALID`).
+    TlsHostname => "tls-hostname",
+    /// The proxy of `HTTPS_PROXY`/`HTTP_PROXY` refused the connection (a CONNECT
+    /// answered 403 or 407: `ERR_PROXY_TUNNEL`; a plain-HTTP request answered 407).
+    ProxyRefused => "proxy-refused",
+    /// The server's host name does not resolve (`ENOTFOUND`, `EAI_AGAIN`).
+    NameNotResolved => "name-not-resolved",
+    /// Nothing listens at the server's host and port (`ECONNREFUSED`).
+    ConnectionRefused => "connection-refused",
+    /// The authorization server offers no dynamic client registration, and no client
+    /// id is configured (`Incompatible auth server: does not support dynamic client
+    /// registration`).
+    OauthNoRegistration => "oauth-no-registration",
+    /// The server refused the `Authorization` header configured in the server's
+    /// `headers` (HTTP 401 or 403); Claude Code does not fall back to OAuth then.
+    AuthHeaderRejected => "auth-header-rejected",
     // either
     Other => "other",
 }

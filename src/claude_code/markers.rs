@@ -76,7 +76,47 @@ pub(crate) const CONNECTION_FAILURE_MARKERS: &[&str] = &[
     "needs authentication",
     // 2.1.332: `Skipping connection (cached needs-auth)`, left by an earlier 401.
     "cached needs-auth",
+    AUTH_HEADER_REJECTED_MARKER,
 ];
+/// The `error` record of a remote server that refused the `Authorization` header of its
+/// configured `headers`: `Server rejected the configured Authorization header (HTTP 401).
+/// Check that the token is valid for this MCP endpoint — OAuth fallback is disabled when
+/// headers.Authorization is set.` (also `(HTTP 403)`; observed 2.1.287, 2.1.310,
+/// 2.1.336, tests/fixtures/remote/static-401). The records before it read as an HTTP
+/// answer (`Error POSTing to endpoint: ...`), so it is a connection failure of its own.
+pub(crate) const AUTH_HEADER_REJECTED_MARKER: &str = "rejected the configured Authorization header";
+/// What a remote server's failed connection says about its cause, in the records
+/// `HTTP Connection failed after 44ms: <text> (code: <CODE>, errno: none)` and
+/// `Connection failed (<CODE>): <text>` (observed on 2.1.287, 2.1.310 and 2.1.336, runs
+/// kept under tests/fixtures/remote/; the Node error codes are Bun's, the same on every
+/// build). Each is a regular expression; the classifier maps each list to its cause.
+/// Untrusted certificate: self-signed (`DEPTH_ZERO_SELF_SIGNED_CERT: self signed
+/// certificate`), signed by an unknown authority (`UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+/// unable to verify the first certificate`); the chain forms are Node's codes for the
+/// same (not observed here).
+pub(crate) const TLS_UNTRUSTED_WORDING: &str = r"DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|CERT_UNTRUSTED|self[- ]signed certificate|unable to verify the first certificate|unable to get local issuer certificate";
+/// `CERT_HAS_EXPIRED: certificate has expired`.
+pub(crate) const TLS_EXPIRED_WORDING: &str = r"CERT_HAS_EXPIRED|certificate has expired";
+/// `ERR_TLS_CERT_ALTNAME_INVALID fetching "https://127.0.0.1:41167/mcp"`.
+pub(crate) const TLS_HOSTNAME_WORDING: &str =
+    r"ERR_TLS_CERT_ALTNAME_INVALID|does not match certificate's altnames";
+/// A CONNECT the proxy answered 403 or 407 (`ERR_PROXY_TUNNEL: Proxy refused to open a
+/// tunnel: 407 Proxy Authentication Required`), or a plain-HTTP request it answered 407
+/// (`Connection failed (407): Error POSTing to endpoint: ...`). A plain-HTTP request the
+/// proxy answers 403 reads as the server's own 403: Claude Code says `needs-auth`.
+/// `PROXY_REFUSED` is the code in the 2.1.337 build's strings (not observed).
+pub(crate) const PROXY_REFUSED_WORDING: &str = r"ERR_PROXY_TUNNEL|PROXY_REFUSED|Proxy refused to open a tunnel|\(407\)|Proxy Authentication Required";
+/// `getaddrinfo ENOTFOUND mcp.invalid`; `EAI_AGAIN` (no resolver answered) and
+/// `NAME_LOOKUP_FAILED` (the 2.1.337 build's strings) are not observed here.
+pub(crate) const NAME_NOT_RESOLVED_WORDING: &str =
+    r"ENOTFOUND|EAI_AGAIN|NAME_LOOKUP_FAILED|getaddrinfo";
+/// `ECONNREFUSED: Unable to connect. Is the computer able to access the url?`.
+pub(crate) const CONNECTION_REFUSED_WORDING: &str = r"ECONNREFUSED";
+/// `Connection failed: Incompatible auth server: does not support dynamic client
+/// registration` (the authorization server's metadata has no `registration_endpoint`);
+/// `CLIENT_REGISTRATION_UNAVAILABLE` is the 2.1.337 build's code (not observed).
+pub(crate) const OAUTH_NO_REGISTRATION_WORDING: &str =
+    r"does not support dynamic client registration|CLIENT_REGISTRATION_UNAVAILABLE";
 /// A tool call, logged to the server's file when the model calls one of its tools
 /// (`Calling MCP tool: NAME`, then `Tool 'NAME' completed successfully in 3s` or `Tool
 /// 'NAME' failed after 2s: ...`; templates in the 2.1.288 and 2.1.332 binaries). A
@@ -167,6 +207,7 @@ pub const PREFILTER_NEEDLES: &[&str] = &[
     "Failed to fetch",
     "list failed",
     "not sent to Claude",
+    "Authorization header",
 ];
 
 /// Every marker the classifier and the session bounds look for.

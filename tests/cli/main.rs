@@ -58,6 +58,7 @@ mod prune;
 #[cfg(unix)]
 mod redact_then_cut;
 mod redaction_corpus;
+mod remote;
 mod report_cli;
 mod report_leak;
 #[cfg(unix)]

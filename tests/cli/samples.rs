@@ -151,7 +151,7 @@ fn every_verdict_and_cause_is_covered_by_the_samples() {
         "connection-failed/connection-closed",
         "connection-failed/timeout",
         "connection-failed/needs-auth",
-        "connection-failed/other",
+        "connection-failed/connection-refused",
         "unknown/-",
     ] {
         assert!(seen.contains(want), "no sample for {want}: {seen:?}");

@@ -32,6 +32,10 @@
 #    HTTP 400 for a protocol version, pings dropped on a modern connection, a server
 #    exiting after its tools loaded, a failed list_changed refresh in tmux, a top-level
 #    anyOf over HTTP). About two minutes.
+#    Then tests/e2e/remote.py --e2e on 2.1.288 and 2.1.336 (issue 52): remote servers
+#    failing on TLS, a proxy, a name, a refused or silent port, OAuth or a static header,
+#    and fixed by NODE_EXTRA_CA_CERTS or NO_PROXY; `mcplogs scan` must give each fresh log
+#    the cause of tests/fixtures/remote/expected.json. About two minutes.
 # 8. runs scripts/observe-build on 2.1.291, 2.1.302 and 2.1.336: each per-build behaviour of
 #    the model (src/claude_code/lifecycle.rs) against what those builds do. About 30
 #    seconds a build.
@@ -126,6 +130,8 @@ part sdk_interop.py "$(csv "${VERSIONS[@]}")" --work "$WORK/sdk"
 part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
 # the ways to lose tools of issue 47 (their fixtures are of 2.1.288 and 2.1.332 among others)
 part lifecycle.py "2.1.288,2.1.332" --e2e --cases classes
+# remote servers of issue 52 (TLS, proxies, names, ports, OAuth): scan against the fixtures
+part remote.py "2.1.288,2.1.336" --e2e
 # every per-build behaviour of the model against real builds
 MCPLOGS_CACHE="$CACHE" python3 "$REPO/scripts/observe-build" --mcplogs "$BIN" \
   "${OBSERVE_VERSIONS[@]}" &
