@@ -117,6 +117,12 @@ GROUPS = {
     # one good tool, then list_changed and a refetch whose only tool has no inputSchema
     "tty-classes": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
                     {"lc-one-bad": srv("lc-one-bad")}),
+    # issue 54: refreshes failing after a good first listing: twice, with a JSON-RPC error,
+    # never answered (MCP_TIMEOUT=5000 bounds the wait)
+    "tty-refresh": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto", "MCP_TIMEOUT": "5000"},
+                    None, None,
+                    {"lc-twice-bad": srv("lc-twice-bad"), "lc-error": srv("lc-error"),
+                     "lc-hang": srv("lc-hang")}),
 }
 # bytes that are not UTF-8 on the wire (stdio lines, HTTP bodies); MCP_TIMEOUT=5000 ends
 # the wait for a tools/list answer that never parses (`bytes-outside`); ENABLE_TOOL_SEARCH
@@ -135,7 +141,7 @@ API_DELAY = {"classes-alive": 15}
 # group they are kept with (the only one the exclusion can concern)
 STDERR_OWNER = {"classes": "header-http"}
 # list_changed refetches a tty group waits for
-REFETCHES = {"tty": 2, "tty-classes": 1}
+REFETCHES = {"tty": 2, "tty-classes": 1, "tty-refresh": 4}
 E2E_CASES = ["no-tools-cap", "pages-21", "rp-modern-missing", "slow-tools-3s",
              "slow-tools-10s", "bytes-name"]
 # issue 47, one case of each item that runs offline (`--cases`; their fixtures are of
