@@ -64,6 +64,7 @@ mod report_leak;
 mod report_snapshot;
 mod samples;
 mod scale;
+mod sdk_generation;
 #[cfg(unix)]
 mod script_versions;
 mod secrets_output;
