@@ -8,6 +8,7 @@
 mod alloc;
 mod cli;
 mod cmd;
+mod discovery_notes;
 mod complete;
 mod error;
 mod exit_codes;

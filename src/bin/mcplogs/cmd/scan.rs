@@ -94,11 +94,15 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     let mut report = scan_with_progress(&opts, bar.shown().then_some(&update as _))?;
     bar.finish();
     attach_launch(&mut report, &opts, !args.redact.no_redact);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    // Claude Code's discovery cache: before the redaction, which passes over warnings
+    report
+        .warnings
+        .extend(crate::discovery_notes::notes(&report, &opts, &cwd));
     if !args.redact.no_redact {
         mcplogs::scan::redact_report(&mut report);
     }
     output::grouped_warnings(&report.warnings, args.verbose);
-    let cwd = std::env::current_dir().unwrap_or_default();
     let homes = &opts.request.homes;
     let managed_dir = args.managed_dir.clone();
     let sources_for = |dir: &std::path::Path| {
