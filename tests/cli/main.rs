@@ -23,6 +23,7 @@ mod clock;
 mod completion_shells;
 mod decode_formats;
 mod decode_property;
+mod discovery_cache;
 mod direction;
 mod doc_paths;
 #[cfg(unix)]
