@@ -377,10 +377,8 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                     Signal::PageCap => later.truncated = Some(i),
                     // a refresh only replaces tools that were listed: no failure
                     // before the first refresh means the first listing was accepted
-                    Signal::ListChanged => {
-                        if later.listed.is_none() && tools_failed.is_none() {
-                            later.listed = Some(i);
-                        }
+                    Signal::ListChanged if later.listed.is_none() && tools_failed.is_none() => {
+                        later.listed = Some(i);
                     }
                     Signal::ListFailed { list, .. } => {
                         later.lists_failed.retain(|(l, _)| *l != list);

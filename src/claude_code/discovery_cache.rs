@@ -89,7 +89,10 @@ pub fn rollout_flag(claude_json: &serde_json::Value) -> Option<bool> {
 /// The TTL and max-stale ages Claude Code uses, from the variables' values (a value
 /// that is not a positive number is the default, as in the builds' code).
 pub fn ages(ttl: Option<&str>, max_stale: Option<&str>) -> (u64, u64) {
-    let positive = |v: Option<&str>| v.and_then(|s| s.trim().parse::<u64>().ok()).filter(|n| *n > 0);
+    let positive = |v: Option<&str>| {
+        v.and_then(|s| s.trim().parse::<u64>().ok())
+            .filter(|n| *n > 0)
+    };
     let max_stale = positive(max_stale)
         .unwrap_or(DEFAULT_MAX_STALE_S)
         .min(MAX_STALE_CAP_S);
@@ -243,7 +246,10 @@ mod tests {
             bytes: 1,
             written: 1_000,
         };
-        assert_eq!(e.freshness(1_100, 900, 14_400), Freshness::Fresh { until: 1_900 });
+        assert_eq!(
+            e.freshness(1_100, 900, 14_400),
+            Freshness::Fresh { until: 1_900 }
+        );
         assert_eq!(
             e.freshness(2_000, 900, 14_400),
             Freshness::Stale { until: 15_400 }

@@ -28,14 +28,22 @@ fn home_of(build: &str, session: &str, into: &Path, entry_age: u64) {
     for e in fs::read_dir(into.join(".claude/mcp-discovery-cache")).unwrap() {
         set_age(&e.unwrap().path(), entry_age);
     }
-    let order = fs::read_to_string(fixture(build, session).parent().unwrap().join("sessions.txt"))
-        .unwrap();
+    let order = fs::read_to_string(
+        fixture(build, session)
+            .parent()
+            .unwrap()
+            .join("sessions.txt"),
+    )
+    .unwrap();
     let order: Vec<&str> = order.lines().collect();
     for p in fs::read_dir(into.join(".claude/projects")).unwrap() {
         for t in fs::read_dir(p.unwrap().path()).unwrap() {
             let t = t.unwrap().path();
             let id = t.file_stem().unwrap().to_string_lossy().to_string();
-            let i = order.iter().position(|s| *s == id).expect("listed in sessions.txt");
+            let i = order
+                .iter()
+                .position(|s| *s == id)
+                .expect("listed in sessions.txt");
             set_age(&t, 5 + (order.len() - 1 - i) as u64 * 10);
         }
     }
@@ -81,9 +89,9 @@ fn a_fresh_hit_is_served_from_cache_and_not_contacted() {
             "{build}: {note}"
         );
         assert!(
-            w.iter()
-                .any(|m| m.contains("discovery cache is on (MCP_DISCOVERY_CACHE, environment)")
-                    && m.contains("1 entry")),
+            w.iter().any(|m| m
+                .contains("discovery cache is on (MCP_DISCOVERY_CACHE, environment)")
+                && m.contains("1 entry")),
             "{build}: {w:?}"
         );
     }
@@ -96,14 +104,16 @@ fn with_the_cache_off_nothing_is_said_of_the_server() {
     let (_, w) = scan(tmp.path(), &[]);
     assert!(!w.iter().any(|m| m.starts_with("cached-http: ")), "{w:?}");
     // the entry is still shown: the cache may be on on the machine it came from
-    assert!(w.iter().any(|m| m.contains("discovery cache is off")), "{w:?}");
+    assert!(
+        w.iter().any(|m| m.contains("discovery cache is off")),
+        "{w:?}"
+    );
     // the flag Claude Code caches in .claude.json turns it on
     let doc: Value =
         serde_json::from_str(&fs::read_to_string(tmp.path().join(".claude.json")).unwrap())
             .unwrap();
     let mut doc = doc;
-    doc["cachedGrowthBookFeatures"] =
-        serde_json::json!({"tengu_mcp_discovery_cache_enable": true});
+    doc["cachedGrowthBookFeatures"] = serde_json::json!({"tengu_mcp_discovery_cache_enable": true});
     fs::write(tmp.path().join(".claude.json"), doc.to_string()).unwrap();
     let (_, w) = scan(tmp.path(), &[]);
     assert!(
@@ -124,11 +134,15 @@ fn a_stale_hit_whose_refresh_fails_and_a_failed_connection_are_told() {
         let (doc, w) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
         assert_eq!(verdict(&doc).0, "tools-fetch-failed", "{build}");
         assert!(
-            w.iter().any(|m| m.starts_with("cached-http: ")
-                && m.contains("kept serving the cached tools")),
+            w.iter()
+                .any(|m| m.starts_with("cached-http: ")
+                    && m.contains("kept serving the cached tools")),
             "{build}: {w:?}"
         );
-        assert!(w.iter().any(|m| m.contains("stale until")), "{build}: {w:?}");
+        assert!(
+            w.iter().any(|m| m.contains("stale until")),
+            "{build}: {w:?}"
+        );
 
         let tmp = tempfile::tempdir().unwrap();
         home_of(build, "down", tmp.path(), 0);
@@ -160,7 +174,11 @@ fn the_cache_folder_is_listed_never_read_nor_followed() {
     assert!(!r.stderr.contains("PLAINTEXT") && !r.stdout.contains("PLAINTEXT"));
     assert!(r.stderr.contains("2 entries"), "{}", r.stderr);
     #[cfg(unix)]
-    assert!(r.stderr.contains("1 other item left unread"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("1 other item left unread"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -169,7 +187,11 @@ fn du_and_prune_leave_the_cache_alone() {
     let home = tmp.path().join("home");
     home_of("2.1.332", "stale-fail", &home, 40 * 86_400);
     crate::common::age_all(&home.join(".cache"), 40);
-    let entries = || fs::read_dir(home.join(".claude/mcp-discovery-cache")).unwrap().count();
+    let entries = || {
+        fs::read_dir(home.join(".claude/mcp-discovery-cache"))
+            .unwrap()
+            .count()
+    };
     assert_eq!(entries(), 1);
     let r = run(mcplogs(tmp.path()).args(["du", "--home"]).arg(&home));
     assert_eq!(r.code, 0, "{}", r.stderr);

@@ -23,8 +23,8 @@ mod clock;
 mod completion_shells;
 mod decode_formats;
 mod decode_property;
-mod discovery_cache;
 mod direction;
+mod discovery_cache;
 mod doc_paths;
 #[cfg(unix)]
 mod docs_true;
@@ -65,9 +65,9 @@ mod report_leak;
 mod report_snapshot;
 mod samples;
 mod scale;
-mod sdk_generation;
 #[cfg(unix)]
 mod script_versions;
+mod sdk_generation;
 mod secrets_output;
 #[cfg(unix)]
 mod settings_cli;

@@ -74,7 +74,10 @@ fn state(opts: &ScanOptions, cwd: &Path) -> Option<CacheState> {
         })
         .and_then(|r| serde_json::from_slice::<serde_json::Value>(&r.bytes).ok())
         .and_then(|doc| dc::rollout_flag(&doc));
-    let switch = Switch::decide(variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())), flag);
+    let switch = Switch::decide(
+        variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
+        flag,
+    );
     let (ttl_s, max_stale_s) = dc::ages(
         layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
         layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
@@ -97,7 +100,11 @@ fn newest_session(config_dir: &Path, project_folder: &str) -> Option<(String, u6
         return None;
     }
     let mut best: Option<(String, u64)> = None;
-    for e in std::fs::read_dir(&dir).ok()?.take(MAX_TRANSCRIPTS).flatten() {
+    for e in std::fs::read_dir(&dir)
+        .ok()?
+        .take(MAX_TRANSCRIPTS)
+        .flatten()
+    {
         let name = e.file_name().to_string_lossy().into_owned();
         let Some(id) = name.strip_suffix(".jsonl") else {
             continue;
@@ -212,7 +219,9 @@ pub fn notes(report: &ScanReport, opts: &ScanOptions, cwd: &Path) -> Vec<Warning
                 }));
             }
             _ => match (s.diagnosis.verdict, s.diagnosis.cause) {
-                (Verdict::ToolsFetchFailed, c) if c != Some(Cause::StaleAfterRefresh) && !entries.is_empty() => {
+                (Verdict::ToolsFetchFailed, c)
+                    if c != Some(Cause::StaleAfterRefresh) && !entries.is_empty() =>
+                {
                     out.push(Warning::general(format!(
                         "{}: its tools/list failed while Claude Code's discovery cache holds entries: if one was this server's, Claude Code kept serving the cached tools (shown pending with them) while this refresh failed, at most until the entry's max-stale age ({} s after it was written).",
                         s.name, st.max_stale_s

@@ -8,8 +8,8 @@
 mod alloc;
 mod cli;
 mod cmd;
-mod discovery_notes;
 mod complete;
+mod discovery_notes;
 mod error;
 mod exit_codes;
 mod output;
