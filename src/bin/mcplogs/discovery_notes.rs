@@ -4,7 +4,7 @@
 //! cache"); the notes are scan warnings, so the screen and `--json` both carry them.
 //!
 //! Nothing here reads a credential or a cache entry's bytes: the cache folder is listed
-//! ([`discovery_cache::list`]: bounded, no link followed, nothing opened), the
+//! ([`dc::list`]: bounded, no link followed, nothing opened), the
 //! transcripts folder of a project is listed for its newest session's name and time,
 //! and `.claude.json` is read bounded for one flag.
 
