@@ -6,12 +6,13 @@
 
 One HTTP server (tests/e2e/lifecycle_stub.py --http, on a free loopback port, the same
 URL every session so that the cache key stays the same) and one throwaway HOME kept
-across five blocking `claude -p` sessions with MCP_DISCOVERY_CACHE=1:
+across six blocking `claude -p` sessions with MCP_DISCOVERY_CACHE=1:
 
 1. `warm`: the server answers; Claude Code caches it.
 2. `fresh`: within the TTL, the server stopped: does Claude Code contact it, log, show it?
 3. `stale-fail`: MCP_DISCOVERY_CACHE_TTL_S=1 (past the TTL), the server answers but its
    tools/list is rejected: are the cached tools served?
+3b. `stale-fail-again`: the same once more: does the failed refresh count as a strike?
 4. `down`: past the TTL, nothing listens: the connection fails; is the entry deleted?
 5. `after-down`: past the TTL, nothing listens again: what the next session sees.
 
@@ -107,6 +108,7 @@ def main():
                 ("warm", "ok", {}),
                 ("fresh", None, {}),
                 ("stale-fail", "schema-no-input", {"MCP_DISCOVERY_CACHE_TTL_S": "1"}),
+                ("stale-fail-again", "schema-no-input", {"MCP_DISCOVERY_CACHE_TTL_S": "1"}),
                 ("down", None, {"MCP_DISCOVERY_CACHE_TTL_S": "1"}),
                 ("after-down", None, {"MCP_DISCOVERY_CACHE_TTL_S": "1"}),
             ]
