@@ -62,6 +62,17 @@ fn state(opts: &ScanOptions, cwd: &Path) -> Option<CacheState> {
         .find_map(|l| Some((l.value.clone()?, l.describe())))
     };
     let variable = layer(dc::SWITCH_VAR);
+    let listing = dc::list(&dc::folder_in(&config_dir));
+    let on_by_variable = Switch::decide(
+        variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
+        None,
+    )
+    .is_on();
+    // Nothing to say without entries unless the variable turns the cache on: the flag
+    // (in a `.claude.json` that may be large) is read only when it can matter.
+    if listing.entries.is_empty() && listing.refused == 0 && !on_by_variable {
+        return None;
+    }
     let flag = mcplogs::claude_code::paths::global_config(Some(&home), &env)
         .and_then(|p| {
             mcplogs::safe_read::read_regular(
@@ -82,7 +93,6 @@ fn state(opts: &ScanOptions, cwd: &Path) -> Option<CacheState> {
         layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
         layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
     );
-    let listing = dc::list(&dc::folder_in(&config_dir));
     Some(CacheState {
         switch,
         listing,
