@@ -3,7 +3,11 @@
 //! logs, how the configuration starts it ([`attach_launch`]), its configuration and
 //! approval in its own project ([`join_configuration`]), and the settings in effect
 //! there, which decide what the fix would change ([`crate::advice::attach_with`]).
-//! [`resolve`] runs them in the one order; the binary only parses and renders.
+//! [`resolve`] runs them in the one order; the binary only parses and renders. What
+//! Claude Code's MCP discovery cache did or will do to a server is part of its state too
+//! ([`discovery`]: notes among the report's warnings).
+
+mod discovery;
 
 use std::path::{Path, PathBuf};
 
@@ -66,6 +70,9 @@ pub fn resolve(
     if let Launch::Attach { redact } = steps.launch {
         attach_launch(report, opts, redact);
     }
+    // Claude Code's discovery cache: before the redaction, which passes over warnings
+    let notes = discovery::notes(report, opts, cwd);
+    report.warnings.extend(notes);
     if steps.redact_report {
         crate::scan::redact_report(report);
     }

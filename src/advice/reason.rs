@@ -55,7 +55,7 @@ pub fn short_reason(s: &ServerReport) -> String {
                 }
             ),
             Some(Cause::StaleAfterRefresh) => {
-                "refetched tools rejected; previous tools in use".to_string()
+                "refetch failed; first listing's tools kept".to_string()
             }
             Some(Cause::ToolNameTooLong) => format!(
                 "{} lost: name over {} chars",

@@ -275,7 +275,7 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
             )
         }
         (Verdict::Degraded, Some(Cause::StaleAfterRefresh)) => {
-            "The server announced new tools (tools/list_changed) and Claude Code rejected the refetched list, so it keeps using the previous tools and the new ones are missing: read the evidence for the bad tool and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
+            "The server announced new tools (tools/list_changed) and Claude Code's refetch failed (the evidence says how: a rejected list, an error or a timeout), so for the rest of that session it kept the tools of its first listing, which worked, and the new ones were missing. A new session lists the tools afresh: if the server still answers tools/list this way, that session gets none of its tools (tools-fetch-failed). Read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.".to_string()
         }
         (Verdict::Degraded, Some(Cause::ToolNameTooLong)) => format!(
             // The log names only the tools lost, never how many the server has: when

@@ -57,13 +57,17 @@ struct ToolsFailure<E> {
 }
 
 /// What a connection logs after its handshake besides the tools verdict: the page cap,
-/// rejected resources/prompts lists, a list_changed refresh under way.
+/// rejected resources/prompts lists, the refresh that proved the first listing accepted.
 #[derive(Debug)]
 struct Later<E> {
     truncated: Option<E>,
     /// `resources` / `prompts`, with their latest record.
     lists_failed: Vec<(&'static str, E)>,
-    refreshing: bool,
+    /// The first `Received tools/list_changed` record of this connection that no tools
+    /// failure preceded: the first listing was accepted, so Claude Code keeps its tools
+    /// through every later refresh that fails, the second as well as the first (observed
+    /// 2.1.288, 2.1.310, 2.1.332: `lc-one-bad`, `lc-twice-bad`, `lc-error`, `lc-hang`).
+    listed: Option<E>,
 }
 
 impl<E> Default for Later<E> {
@@ -71,7 +75,7 @@ impl<E> Default for Later<E> {
         Later {
             truncated: None,
             lists_failed: Vec::new(),
-            refreshing: false,
+            listed: None,
         }
     }
 }
@@ -336,7 +340,7 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
                 unreachable!("made Connected above")
             };
             // a refresh whose listing fails: the first listing had succeeded
-            let after_refresh = std::mem::take(&mut later.refreshing);
+            let after_refresh = later.listed.is_some();
             let failure = match tools_failed.take() {
                 Some(mut f) if !f.has_final || !is_final => {
                     // The final error restates the retries and is authoritative, unless
@@ -373,8 +377,11 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             {
                 match signal {
                     Signal::PageCap => later.truncated = Some(i),
-                    // a refresh only replaces tools that were listed
-                    Signal::ListChanged => later.refreshing = tools_failed.is_none(),
+                    // a refresh only replaces tools that were listed: no failure
+                    // before the first refresh means the first listing was accepted
+                    Signal::ListChanged if later.listed.is_none() && tools_failed.is_none() => {
+                        later.listed = Some(i);
+                    }
                     Signal::ListFailed { list, .. } => {
                         later.lists_failed.retain(|(l, _)| *l != list);
                         later.lists_failed.push((list, i));
@@ -446,6 +453,8 @@ fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
                 .is_some_and(|c| lifecycle::declares_no_tools(c));
             let mut d = match (tools_failed, tolerated) {
                 (Some(f), _) if f.after_refresh => {
+                    // the refresh record is what tells a kept listing from a lost one
+                    evidence.extend(later.listed);
                     evidence.extend(f.evidence);
                     let mut d = Diagnosis::new(Verdict::Degraded);
                     d.cause = Some(Cause::StaleAfterRefresh);
@@ -805,5 +814,46 @@ mod tests {
             "Cleared connection cache for reconnection",
         ]);
         assert_eq!(d.verdict, Verdict::Healthy, "{d:?}");
+    }
+}
+
+#[cfg(test)]
+mod refresh_tests {
+    use super::tests::{FINAL_OTHER, FINAL_RESULT_TYPE, RETRY_RESULT_TYPE, modern, session};
+    use super::*;
+
+    const LIST_CHANGED: &str = "Received tools/list_changed notification, refreshing tools";
+
+    #[test]
+    fn every_failed_refresh_after_an_accepted_listing_keeps_the_tools() {
+        let m = modern("1.0");
+        // lc-twice-bad: two refreshes, each rejected (three retries and a final error)
+        let d = session(&[
+            &m,
+            LIST_CHANGED,
+            RETRY_RESULT_TYPE,
+            FINAL_RESULT_TYPE,
+            LIST_CHANGED,
+            RETRY_RESULT_TYPE,
+            FINAL_RESULT_TYPE,
+        ]);
+        assert_eq!(d.verdict, Verdict::Degraded);
+        assert_eq!(d.cause, Some(Cause::StaleAfterRefresh));
+        // the connection, the refresh that proves the first listing, the latest failure
+        assert_eq!(d.evidence, vec![0, 1, 6]);
+        // one refresh failing on a timeout
+        let d = session(&[&m, LIST_CHANGED, "Failed to fetch tools: Request timed out"]);
+        assert_eq!(d.cause, Some(Cause::StaleAfterRefresh));
+        assert_eq!(d.evidence, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_refresh_after_a_failed_first_listing_proves_nothing() {
+        let m = modern("1.0");
+        let d = session(&[&m, FINAL_RESULT_TYPE, LIST_CHANGED, FINAL_OTHER]);
+        assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
+        // and a new connection forgets the refresh of the previous one
+        let d = session(&[&m, LIST_CHANGED, &m, FINAL_OTHER]);
+        assert_eq!(d.verdict, Verdict::ToolsFetchFailed);
     }
 }

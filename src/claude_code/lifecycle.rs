@@ -633,6 +633,68 @@ pub const LIST_ORDER: Shared<&str> = Shared {
     value: "modern: prompts, resources, tools; legacy: tools, prompts, resources",
     observed_on: &["2.1.288", "2.1.332"],
 };
+/// The variable that picks Claude Code's MCP client (`v1`, `v2`; anything else is
+/// ignored with a warning in the debug log), read from the settings layers' `env` and
+/// the environment as `MCP_PROTOCOL_NEGOTIATION` is (observed: `~/.claude/settings.json`'s
+/// `env` alone sets it on 2.1.288, 2.1.310 and 2.1.332, fixture `sdk-v1-settings`).
+pub const SDK_GENERATION_VAR: &str = "MCP_SDK_GENERATION";
+
+/// What `MCP_SDK_GENERATION=v1` does on a build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdkV1 {
+    /// The older MCP client runs (`mcp runtime arm: v1 (source: env)` in the debug log):
+    /// the classic handshake only, even under `MCP_PROTOCOL_NEGOTIATION=auto`, and a
+    /// `Connection established with capabilities` record without `protocolEra` or
+    /// `negotiatedProtocolVersion`; a 2026-07-28 server's tools load as under legacy.
+    OlderClient,
+    /// The build has only the v2 client; `v1` forces the legacy handshake, over
+    /// `MCP_PROTOCOL_NEGOTIATION=auto` too (`mcp runtime arm: v2 (source:
+    /// env_v1_compat)`, a warning `The v1 MCP client was selected, but this build has
+    /// only the v2 client...`; `"protocolEra":"legacy"` in the record). It also turns
+    /// off an OAuth issuer check (read in the 2.1.332 code, not run).
+    ForcedLegacy,
+}
+
+/// `MCP_SDK_GENERATION=v1` per build, as a table: the older client up to
+/// `older_client_through`, the forced legacy handshake from `forced_legacy_from`
+/// (fixtures `sdk-v1-modern`, `sdk-v1-missing`, `sdk-v1-settings`; the boundary found
+/// in the code of 2.1.321, 2.1.322, 2.1.323, 2.1.324 and 2.1.326, then run on 2.1.322
+/// and 2.1.323). Either way the
+/// server gets the classic handshake. Unset, the builds with two clients pick by the
+/// cached feature flag `tengu_brindle_causeway` (true or absent: v2), read in the 2.1.288
+/// and 2.1.310 code; offline runs read no flags and ran v2.
+pub struct SdkV1Table {
+    pub older_client_through: ClaudeVersion,
+    pub forced_legacy_from: ClaudeVersion,
+    pub observed_on: &'static [&'static str],
+}
+
+pub const SDK_V1: SdkV1Table = SdkV1Table {
+    older_client_through: v(322),
+    forced_legacy_from: v(323),
+    observed_on: &["2.1.288", "2.1.310", "2.1.322", "2.1.323", "2.1.332"],
+};
+
+impl SdkV1Table {
+    /// What `v1` does on `build`; `None` between the two rows (not observed).
+    pub fn on(&self, build: ClaudeVersion) -> Option<SdkV1> {
+        if build <= self.older_client_through {
+            Some(SdkV1::OlderClient)
+        } else if build >= self.forced_legacy_from {
+            Some(SdkV1::ForcedLegacy)
+        } else {
+            None
+        }
+    }
+}
+
+/// `MCP_SDK_GENERATION=v1` means the classic handshake on every observed build, whatever
+/// `MCP_PROTOCOL_NEGOTIATION` says ([`SDK_V1`]).
+pub const SDK_V1_MEANS_LEGACY: Shared<bool> = Shared {
+    value: true,
+    observed_on: &["2.1.288", "2.1.310", "2.1.332"],
+};
+
 /// Tool names keep `[A-Za-z0-9_-]`; every other character becomes `_`.
 pub const NAME_CHARSET: Shared<&str> = Shared {
     value: "A-Za-z0-9_-",
@@ -785,6 +847,7 @@ pub fn facts() -> Vec<Fact> {
         fact("first-answer-taken", &FIRST_ANSWER_TAKEN),
         fact("list-order", &LIST_ORDER),
         fact("name-charset", &NAME_CHARSET),
+        fact("sdk-v1-means-legacy", &SDK_V1_MEANS_LEGACY),
     ];
     for (defect, treatment, observed_on) in TOOL_DEFECTS {
         out.push(Fact {

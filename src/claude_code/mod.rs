@@ -4,6 +4,7 @@
 //! how each build discovers tools ([`lifecycle`]). It imports nothing from `settings`.
 
 pub mod config;
+pub mod discovery_cache;
 pub mod layer;
 pub mod lifecycle;
 pub mod markers;

@@ -23,6 +23,8 @@ pub struct ProbeDocument {
     /// range not bisected): what the predictions rest on, naming the builds.
     pub claude_version_note: Option<String>,
     pub negotiation: ProbeNegotiation,
+    /// The effective `MCP_SDK_GENERATION` and what it means for the predicted build.
+    pub sdk_generation: ProbeSdkGeneration,
     /// The limits Claude Code applies, as predicted with.
     pub timeouts: ProbeTimeouts,
     pub servers: Vec<ProbeServer>,
@@ -52,6 +54,20 @@ pub struct ProbeTimeout {
     pub value: Option<String>,
     /// `<layer> (<file>)`, `environment`, or null: Claude Code's default.
     pub decided_by: Option<String>,
+}
+
+/// The effective `MCP_SDK_GENERATION` (`v1` makes every observed build use the classic
+/// handshake, over `MCP_PROTOCOL_NEGOTIATION=auto` too) and the layer that sets it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeSdkGeneration {
+    /// The value as written; null: nothing sets it.
+    pub value: Option<String>,
+    /// `<layer> (<file>)` or `environment`; null: nothing sets it.
+    pub decided_by: Option<String>,
+    /// What it means for the predicted build (the note the text output prints on
+    /// stderr); null: nothing sets it.
+    pub note: Option<String>,
 }
 
 /// The effective `MCP_PROTOCOL_NEGOTIATION` and the layer that sets it.

@@ -37,6 +37,9 @@ pub struct ProbeOptions {
     pub claude_version: ClaudeVersion,
     /// The effective `MCP_PROTOCOL_NEGOTIATION` (None: nothing set).
     pub negotiation: Option<NegotiationValue>,
+    /// `MCP_SDK_GENERATION=v1` is in effect: every build observed then uses the classic
+    /// handshake, whatever `negotiation` says (`lifecycle::SDK_V1`).
+    pub sdk_v1: bool,
     /// `MCP_TIMEOUT` and `MCP_CONNECT_TIMEOUT_MS` as Claude Code will apply them; the
     /// probe waits `MCP_TIMEOUT` for each request ([`Limits::request_wait`]).
     pub timeouts: ProbeTimeouts,
@@ -214,6 +217,8 @@ pub struct ServerProbe {
     pub budget: Budget,
     /// The effective `MCP_PROTOCOL_NEGOTIATION` probed with.
     pub negotiation: Option<NegotiationValue>,
+    /// `MCP_SDK_GENERATION=v1` was in effect ([`ProbeOptions::sdk_v1`]).
+    pub sdk_v1: bool,
     /// The handshakes the budget left no time for, and why.
     pub not_run: Vec<NotRun>,
     /// Where a stdio server was started (`ProbeOptions::project_dir`), for the command
@@ -275,7 +280,8 @@ impl ServerProbe {
     /// the handshake was not run. The one per-build computation the summary line, the
     /// JSON and the contract's per-build failures share.
     pub fn build_prediction(&self, v: ClaudeVersion) -> Option<(Prediction, &Attempt)> {
-        let mode = predict::mode_for(self.config.transport, self.negotiation.as_ref(), v);
+        let handshake = handshake_setting(self.negotiation.as_ref(), self.sdk_v1);
+        let mode = predict::mode_for(self.config.transport, handshake.as_ref(), v);
         let a = self.attempt(mode)?;
         let served = predict::Served {
             name: &self.config.name,
@@ -285,7 +291,7 @@ impl ServerProbe {
             a,
             self.config.transport,
             v,
-            self.negotiation.as_ref().map(|n| n.as_str().to_string()),
+            handshake.as_ref().map(|n| n.as_str().to_string()),
             &self.timeouts,
             &served,
         );
@@ -556,11 +562,63 @@ pub fn run_attempt(
     )
 }
 
+/// The setting the handshake is picked by: `MCP_SDK_GENERATION=v1` means the classic
+/// handshake on every observed build (the older client, or the legacy handshake forced:
+/// `lifecycle::SDK_V1`), over `MCP_PROTOCOL_NEGOTIATION=auto` as well.
+pub fn handshake_setting(
+    negotiation: Option<&NegotiationValue>,
+    sdk_v1: bool,
+) -> Option<NegotiationValue> {
+    if sdk_v1 && lifecycle::SDK_V1_MEANS_LEGACY.value {
+        Some(NegotiationValue::Legacy)
+    } else {
+        negotiation.cloned()
+    }
+}
+
+/// What `MCP_SDK_GENERATION`, as the settings layers and the environment set it, means
+/// for the predicted build: a sentence for the probe's output, or `None` when nothing
+/// sets it. `decided_by` names the layer (`environment`, `user (<file>)`...).
+pub fn sdk_generation_note(
+    value: Option<&str>,
+    decided_by: &str,
+    build: ClaudeVersion,
+) -> Option<String> {
+    use lifecycle::{SDK_V1, SdkV1};
+    let value = value?;
+    if value == "v2" {
+        return Some(format!(
+            "MCP_SDK_GENERATION=v2 ({decided_by}): Claude Code's default client; the prediction is unchanged."
+        ));
+    }
+    if value != "v1" {
+        return Some(format!(
+            "MCP_SDK_GENERATION={value} ({decided_by}) is neither v1 nor v2: Claude Code ignores it (with a warning in its debug log); the prediction is unchanged."
+        ));
+    }
+    let what = match SDK_V1.on(build) {
+        Some(SdkV1::OlderClient) => format!(
+            "Claude Code {build} then runs its older MCP client, which uses the classic handshake only (its log's `Connection established` record has no protocolEra)"
+        ),
+        Some(SdkV1::ForcedLegacy) => format!(
+            "Claude Code {build} has only the v2 client and forces the legacy handshake with it, over MCP_PROTOCOL_NEGOTIATION=auto too"
+        ),
+        None => format!(
+            "Claude Code {build} was not observed with it ({} ran the older client, {} forced the legacy handshake; both mean the classic handshake)",
+            SDK_V1.older_client_through, SDK_V1.forced_legacy_from
+        ),
+    };
+    Some(format!(
+        "MCP_SDK_GENERATION=v1 ({decided_by}): {what}; the probe predicts with the legacy handshake."
+    ))
+}
+
 /// Probes one server: the handshake Claude Code would use under the effective setting,
 /// and the legacy one.
 pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
     let v = opts.claude_version;
-    let mode = predict::mode_for(cfg.transport, opts.negotiation.as_ref(), v);
+    let handshake = handshake_setting(opts.negotiation.as_ref(), opts.sdk_v1);
+    let mode = predict::mode_for(cfg.transport, handshake.as_ref(), v);
     // the predicted handshake first: it always runs, the others get what is left
     let mut modes = vec![mode];
     if mode != Mode::Legacy {
@@ -606,7 +664,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         s.done();
     }
     let by_mode = |m: Mode| attempts.iter().find(|a| a.mode == m).expect("run");
-    let negotiation = opts.negotiation.as_ref().map(|n| n.as_str().to_string());
+    let negotiation = handshake.as_ref().map(|n| n.as_str().to_string());
     let served = predict::Served {
         name: &cfg.name,
         transport: cfg.transport,
@@ -649,6 +707,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         timeouts: opts.timeouts.clone(),
         budget: opts.budget.clone(),
         negotiation: opts.negotiation.clone(),
+        sdk_v1: opts.sdk_v1,
         not_run,
         project_dir: opts.project_dir.clone(),
         settings: opts.settings.clone(),

@@ -24,6 +24,7 @@ mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
+mod discovery_cache;
 mod doc_paths;
 #[cfg(unix)]
 mod docs_true;
@@ -67,6 +68,7 @@ mod samples;
 mod scale;
 #[cfg(unix)]
 mod script_versions;
+mod sdk_generation;
 mod secrets_output;
 #[cfg(unix)]
 mod settings_cli;

@@ -117,6 +117,19 @@ GROUPS = {
     # one good tool, then list_changed and a refetch whose only tool has no inputSchema
     "tty-classes": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto"}, None, None,
                     {"lc-one-bad": srv("lc-one-bad")}),
+    # issue 54: refreshes failing after a good first listing: twice, with a JSON-RPC error,
+    # never answered (MCP_TIMEOUT=5000 bounds the wait)
+    "tty-refresh": ("tty", {"MCP_PROTOCOL_NEGOTIATION": "auto", "MCP_TIMEOUT": "5000"},
+                    None, None,
+                    {"lc-twice-bad": srv("lc-twice-bad"), "lc-error": srv("lc-error"),
+                     "lc-hang": srv("lc-hang")}),
+    # issue 54: MCP_SDK_GENERATION=v1 (over MCP_PROTOCOL_NEGOTIATION=auto) from the
+    # environment, and from ~/.claude/settings.json's env alone: which client, which era,
+    # and what a modern tools/list without resultType/ttlMs/cacheScope gets
+    "sdk-v1": ("p", dict(BLOCKING, MCP_SDK_GENERATION="v1"), None, None,
+               {"sdk-v1-modern": srv("modern-ok"), "sdk-v1-missing": srv("tools-modern-missing")}),
+    "sdk-v1-settings": ("p", dict(BLOCKING), {"MCP_SDK_GENERATION": "v1"}, None,
+                        {"sdk-v1-settings": srv("tools-modern-missing")}),
 }
 # bytes that are not UTF-8 on the wire (stdio lines, HTTP bodies); MCP_TIMEOUT=5000 ends
 # the wait for a tools/list answer that never parses (`bytes-outside`); ENABLE_TOOL_SEARCH
@@ -135,7 +148,7 @@ API_DELAY = {"classes-alive": 15}
 # group they are kept with (the only one the exclusion can concern)
 STDERR_OWNER = {"classes": "header-http"}
 # list_changed refetches a tty group waits for
-REFETCHES = {"tty": 2, "tty-classes": 1}
+REFETCHES = {"tty": 2, "tty-classes": 1, "tty-refresh": 4}
 E2E_CASES = ["no-tools-cap", "pages-21", "rp-modern-missing", "slow-tools-3s",
              "slow-tools-10s", "bytes-name"]
 # issue 47, one case of each item that runs offline (`--cases`; their fixtures are of
@@ -345,6 +358,12 @@ def keep_fixture(name, v, logs, verdict, debug):
                  if "MCP_TIMEOUT" in ln]
         if lines:
             (dest / "debug-timeout-lines.txt").write_text("\n".join(lines) + "\n")
+    if name.startswith("sdk-v1") and debug.exists():
+        # which MCP client ran: only the debug log says (`mcp runtime arm: ...`)
+        lines = [ln for ln in debug.read_text(errors="replace").splitlines()
+                 if "mcp runtime arm" in ln or "MCP_SDK_GENERATION" in ln
+                 or "v1 MCP client" in ln]
+        (dest / "debug-sdk-lines.txt").write_text("\n".join(lines) + "\n")
     sizes = sum(f.stat().st_size for f in folder.iterdir())
     log(f"  kept {name}/{v}: {verdict['status']}, {verdict['toolCount']} tools, {sizes} bytes of log")
 

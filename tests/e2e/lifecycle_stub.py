@@ -135,6 +135,15 @@ CASES = {
     # inputSchema
     "lc-one-bad": {"caps": {"tools": {"listChanged": True}}, "list_changed": "one-bad",
                    "tools": lambda: [tool("good")]},
+    # issue 54: refreshes that fail in other ways after a good first listing. A second
+    # list_changed 8 s after the first, whose refetch is rejected again; a refetch answered
+    # with a JSON-RPC error; a refetch never answered (run with a short MCP_TIMEOUT)
+    "lc-twice-bad": {"caps": {"tools": {"listChanged": True}}, "list_changed": "one-bad",
+                     "tools": lambda: [tool("good")], "notify_again": 8},
+    "lc-error": {"caps": {"tools": {"listChanged": True}}, "list_changed": "error",
+                 "tools": lambda: [tool("good")]},
+    "lc-hang": {"caps": {"tools": {"listChanged": True}}, "list_changed": "hang",
+                "tools": lambda: [tool("good")]},
     "name-long": {"tools": long_names},
     # modern (answers server/discover) or legacy, with an invalid x-mcp-header
     "header-modern": {"modern": True, "tools": header_tools},
@@ -300,6 +309,13 @@ class Stub:
             return
         if method == "tools/list" and self.c.get("ignore_tools_list"):
             return
+        if method == "tools/list" and self.lists >= 1 and \
+                self.c.get("list_changed") in ("error", "hang"):
+            self.lists += 1
+            if self.c["list_changed"] == "error":
+                self.write({"jsonrpc": "2.0", "id": mid, "error": {
+                    "code": -32603, "message": "Internal error: tool registry reloading"}})
+            return
         if method == "tools/list":
             delay = self.args.delay_tools_ms or self.c.get("delay_tools")
             if delay:
@@ -318,6 +334,9 @@ class Stub:
                                lambda: self.write(note))
                 else:  # at once, in the same write order as the answer
                     self.write(note)
+                if self.c.get("notify_again"):
+                    self.later((self.args.list_changed_after_ms or 0) / 1000
+                               + self.c["notify_again"], lambda: self.write(note))
             return
         if method in ("resources/list", "prompts/list"):
             key = "resources" if method == "resources/list" else "prompts"

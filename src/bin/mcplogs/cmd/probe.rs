@@ -28,6 +28,21 @@ fn read_timeouts(sources: &Sources, version: ClaudeVersion) -> probe::ProbeTimeo
     )
 }
 
+/// `MCP_SDK_GENERATION` from the settings layers and the environment, as Claude Code
+/// reads it (the highest layer that sets it wins, as for `MCP_PROTOCOL_NEGOTIATION`):
+/// the value and the layer that sets it.
+fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
+    use mcplogs::claude_code::lifecycle::SDK_GENERATION_VAR;
+    use mcplogs::settings::env::env_values;
+    env_values(
+        sources,
+        SDK_GENERATION_VAR,
+        std::env::var(SDK_GENERATION_VAR).ok(),
+    )
+    .into_iter()
+    .find_map(|l| Some((l.value.clone()?, l.describe())))
+}
+
 /// Each request waits Claude Code's `MCP_TIMEOUT`; `--timeout`, when given, bounds the
 /// whole connection (and may stop the probe before Claude Code's limit: the prediction
 /// then says so).
@@ -172,9 +187,11 @@ pub fn probe_for_report(
         }
         let negotiation = effective_negotiation(&sources);
         let timeouts = read_timeouts(&sources, version);
+        let sdk = read_sdk_generation(&sources);
         let opts = ProbeOptions {
             claude_version: version,
             negotiation: negotiation.value().cloned(),
+            sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1"),
             limits: limits_for(None, &timeouts, Limits::default().max_pages),
             budget: Budget::new(None, &timeouts),
             timeouts,
@@ -234,6 +251,13 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let sources = mcplogs::resolve::sources_for(&[], &project, args.managed_dir.as_deref());
     let negotiation = effective_negotiation(&sources);
     let negotiation_value = negotiation.value().cloned();
+    let sdk = read_sdk_generation(&sources);
+    let sdk_note = sdk
+        .as_ref()
+        .and_then(|(v, by)| probe::sdk_generation_note(Some(v), by, version));
+    if let Some(n) = &sdk_note {
+        note(format!("mcplogs: note: {n}"));
+    }
 
     // which servers
     if let (Some(first), Some(flag)) = (
@@ -387,6 +411,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let opts = ProbeOptions {
         claude_version: version,
         negotiation: negotiation_value.clone(),
+        sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1"),
         limits: limits_for(args.timeout, &timeouts, args.max_pages),
         timeouts: timeouts.clone(),
         project_dir: Some(project.clone()),
@@ -459,6 +484,11 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             negotiation: json_doc::ProbeNegotiation {
                 value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
                 decided_by,
+            },
+            sdk_generation: json_doc::ProbeSdkGeneration {
+                value: sdk.as_ref().map(|(v, _)| v.clone()),
+                decided_by: sdk.as_ref().map(|(_, by)| by.clone()),
+                note: sdk_note.clone(),
             },
             timeouts: render::timeouts_json(&timeouts, &redactor),
             servers: probes

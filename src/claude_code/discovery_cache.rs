@@ -1,0 +1,288 @@
+//! Claude Code's MCP discovery cache (`<config dir>/mcp-discovery-cache/`), as far as it
+//! can be read without its key: whether it is on, its tunables, and its entries' names,
+//! sizes and write times. Observed on 2.1.288, 2.1.310 and 2.1.332 (issue 54,
+//! tests/fixtures/discovery-cache/); the rules below were read in those builds' code.
+//!
+//! Each entry is one file per server, protocol era and Claude Code version, named by a
+//! hash and **sealed** (encrypted with a key Claude Code keeps in its secure storage):
+//! which server an entry is for cannot be read, and mcplogs never tries (it never reads
+//! the key, nor an entry's bytes). The folder is listed, bounded, without following
+//! links; nothing in it is opened.
+
+use std::path::{Path, PathBuf};
+
+/// The folder under Claude Code's configuration folder (`~/.claude`, or
+/// `$CLAUDE_CONFIG_DIR`).
+pub const FOLDER_NAME: &str = "mcp-discovery-cache";
+/// The switch (`1`/`true` on, `0`/`false` off; off wins over the rollout flag).
+pub const SWITCH_VAR: &str = "MCP_DISCOVERY_CACHE";
+pub const TTL_VAR: &str = "MCP_DISCOVERY_CACHE_TTL_S";
+pub const MAX_STALE_VAR: &str = "MCP_DISCOVERY_CACHE_MAX_STALE_S";
+pub const STRIKES_VAR: &str = "MCP_DISCOVERY_CACHE_STRIKES";
+/// The rollout flag in `cachedGrowthBookFeatures` of `~/.claude.json`.
+pub const ROLLOUT_FLAG: &str = "tengu_mcp_discovery_cache_enable";
+/// Within this age an entry is served without contacting the server (seconds; 2.1.288,
+/// 2.1.310, 2.1.332 code: 900, capped at the max-stale age).
+pub const DEFAULT_TTL_S: u64 = 900;
+/// Past the TTL, an entry is served while a refresh runs, until this age (14400 s = 4 h,
+/// capped at 7 days).
+pub const DEFAULT_MAX_STALE_S: u64 = 14_400;
+pub const MAX_STALE_CAP_S: u64 = 604_800;
+/// Refresh failures in a row after which an entry is no longer served.
+pub const DEFAULT_STRIKES: u64 = 1;
+/// At most this many folder entries are looked at.
+pub const MAX_ENTRIES: usize = 256;
+
+/// Why the cache is on or off, as Claude Code decides it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Switch {
+    /// `MCP_DISCOVERY_CACHE` turns it on, from the named layer.
+    OnByVariable(String),
+    /// The rollout flag cached in `~/.claude.json` is true.
+    OnByFlag,
+    /// `MCP_DISCOVERY_CACHE` turns it off, from the named layer.
+    OffByVariable(String),
+    /// Nothing turns it on.
+    Off,
+}
+
+impl Switch {
+    /// `variable`: the effective `MCP_DISCOVERY_CACHE` and the layer that sets it;
+    /// `flag`: the rollout flag as cached (`None`: absent or unreadable).
+    pub fn decide(variable: Option<(&str, &str)>, flag: Option<bool>) -> Switch {
+        match variable.map(|(v, by)| (v.trim().to_ascii_lowercase(), by)) {
+            Some((v, by)) if matches!(v.as_str(), "1" | "true" | "yes" | "on") => {
+                Switch::OnByVariable(by.to_string())
+            }
+            Some((v, by)) if matches!(v.as_str(), "0" | "false" | "no" | "off") => {
+                Switch::OffByVariable(by.to_string())
+            }
+            _ if flag == Some(true) => Switch::OnByFlag,
+            _ => Switch::Off,
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        matches!(self, Switch::OnByVariable(_) | Switch::OnByFlag)
+    }
+
+    /// `on (MCP_DISCOVERY_CACHE=1, environment)`...
+    pub fn describe(&self) -> String {
+        match self {
+            Switch::OnByVariable(by) => format!("on ({SWITCH_VAR}, {by})"),
+            Switch::OnByFlag => format!("on (feature flag {ROLLOUT_FLAG} cached in .claude.json)"),
+            Switch::OffByVariable(by) => format!("off ({SWITCH_VAR}, {by})"),
+            Switch::Off => "off".to_string(),
+        }
+    }
+}
+
+/// The rollout flag as `.claude.json` caches it: `Some(bool)` when
+/// `cachedGrowthBookFeatures.<ROLLOUT_FLAG>` is a boolean. Only that key is looked at.
+pub fn rollout_flag(claude_json: &serde_json::Value) -> Option<bool> {
+    claude_json
+        .get("cachedGrowthBookFeatures")?
+        .get(ROLLOUT_FLAG)?
+        .as_bool()
+}
+
+/// The TTL and max-stale ages Claude Code uses, from the variables' values (a value
+/// that is not a positive number is the default, as in the builds' code).
+pub fn ages(ttl: Option<&str>, max_stale: Option<&str>) -> (u64, u64) {
+    let positive = |v: Option<&str>| {
+        v.and_then(|s| s.trim().parse::<u64>().ok())
+            .filter(|n| *n > 0)
+    };
+    let max_stale = positive(max_stale)
+        .unwrap_or(DEFAULT_MAX_STALE_S)
+        .min(MAX_STALE_CAP_S);
+    let ttl = positive(ttl).unwrap_or(DEFAULT_TTL_S).min(max_stale);
+    (ttl, max_stale)
+}
+
+/// One entry of the folder: its file name (a hash), size and write time. An entry is
+/// rewritten when a refresh succeeds, so the write time is when its tools were last
+/// listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub bytes: u64,
+    /// Seconds since the epoch.
+    pub written: u64,
+}
+
+/// How old an entry is against the TTL and max-stale ages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Served without contacting the server, until the given time.
+    Fresh { until: u64 },
+    /// Served while a refresh runs, until the given time.
+    Stale { until: u64 },
+    /// Deleted when next read.
+    Expired,
+}
+
+impl Entry {
+    pub fn freshness(&self, now: u64, ttl_s: u64, max_stale_s: u64) -> Freshness {
+        let age = now.saturating_sub(self.written);
+        if age < ttl_s {
+            Freshness::Fresh {
+                until: self.written + ttl_s,
+            }
+        } else if age < max_stale_s {
+            Freshness::Stale {
+                until: self.written + max_stale_s,
+            }
+        } else {
+            Freshness::Expired
+        }
+    }
+}
+
+/// The folder's entries as listed: `.json` regular files only (a symlink, folder or
+/// other kind is counted in `refused`, never followed), at most [`MAX_ENTRIES`] looked at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub folder: PathBuf,
+    /// Whether the folder exists (as a real folder, not a link).
+    pub exists: bool,
+    pub entries: Vec<Entry>,
+    pub refused: usize,
+    /// More than [`MAX_ENTRIES`] names: the rest were not looked at.
+    pub truncated: bool,
+}
+
+/// The cache folder of a configuration folder.
+pub fn folder_in(config_dir: &Path) -> PathBuf {
+    config_dir.join(FOLDER_NAME)
+}
+
+/// Lists `folder` without opening anything in it and without following links.
+pub fn list(folder: &Path) -> Listing {
+    let mut out = Listing {
+        folder: folder.to_path_buf(),
+        ..Listing::default()
+    };
+    match std::fs::symlink_metadata(folder) {
+        Ok(m) if m.is_dir() => out.exists = true,
+        Ok(_) => {
+            out.refused = 1;
+            return out;
+        }
+        Err(_) => return out,
+    }
+    let Ok(rd) = std::fs::read_dir(folder) else {
+        return out;
+    };
+    for (i, e) in rd.enumerate() {
+        if i >= MAX_ENTRIES {
+            out.truncated = true;
+            break;
+        }
+        let Ok(e) = e else { continue };
+        let name = e.file_name().to_string_lossy().into_owned();
+        // lock folders (`<entry>.json.lock`) and temporary files belong to a write
+        if name.ends_with(".json.lock") || name.contains(".json.tmp.") {
+            continue;
+        }
+        let Ok(m) = std::fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if !m.is_file() || !name.ends_with(".json") {
+            out.refused += 1;
+            continue;
+        }
+        let written = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        out.entries.push(Entry {
+            name,
+            bytes: m.len(),
+            written,
+        });
+    }
+    out.entries.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variable_decides_before_the_flag_and_off_wins() {
+        assert_eq!(
+            Switch::decide(Some(("1", "environment")), None),
+            Switch::OnByVariable("environment".into())
+        );
+        assert_eq!(
+            Switch::decide(Some(("0", "environment")), Some(true)),
+            Switch::OffByVariable("environment".into())
+        );
+        assert_eq!(Switch::decide(None, Some(true)), Switch::OnByFlag);
+        assert_eq!(Switch::decide(None, Some(false)), Switch::Off);
+        assert_eq!(Switch::decide(Some(("maybe", "user")), None), Switch::Off);
+        let doc = serde_json::json!({"cachedGrowthBookFeatures": {ROLLOUT_FLAG: true}});
+        assert_eq!(rollout_flag(&doc), Some(true));
+        assert_eq!(rollout_flag(&serde_json::json!({})), None);
+    }
+
+    #[test]
+    fn ages_default_and_cap_as_the_builds_do() {
+        assert_eq!(ages(None, None), (900, 14_400));
+        assert_eq!(ages(Some("1"), None), (1, 14_400));
+        // the TTL never exceeds max-stale, max-stale never 7 days
+        assert_eq!(ages(Some("99999"), Some("60")), (60, 60));
+        assert_eq!(ages(None, Some("9999999")), (900, 604_800));
+        assert_eq!(ages(Some("0"), Some("-5")), (900, 14_400));
+    }
+
+    #[test]
+    fn freshness_follows_the_entry_write_time() {
+        let e = Entry {
+            name: "a.json".into(),
+            bytes: 1,
+            written: 1_000,
+        };
+        assert_eq!(
+            e.freshness(1_100, 900, 14_400),
+            Freshness::Fresh { until: 1_900 }
+        );
+        assert_eq!(
+            e.freshness(2_000, 900, 14_400),
+            Freshness::Stale { until: 15_400 }
+        );
+        assert_eq!(e.freshness(15_400, 900, 14_400), Freshness::Expired);
+    }
+
+    #[test]
+    fn the_listing_opens_nothing_and_follows_no_link() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(FOLDER_NAME);
+        assert!(!list(&f).exists);
+        std::fs::create_dir(&f).unwrap();
+        std::fs::write(f.join("0123abcd.json"), b"sealed").unwrap();
+        std::fs::create_dir(f.join("0123abcd.json.lock")).unwrap();
+        std::fs::write(f.join("notes.txt"), b"x").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc/passwd", f.join("evil.json")).unwrap();
+        let l = list(&f);
+        assert!(l.exists);
+        assert_eq!(l.entries.len(), 1);
+        assert_eq!(l.entries[0].name, "0123abcd.json");
+        assert_eq!(l.entries[0].bytes, 6);
+        #[cfg(unix)]
+        assert_eq!(l.refused, 2);
+        // a folder that is itself a link is not listed
+        #[cfg(unix)]
+        {
+            let link = d.path().join("linked");
+            std::os::unix::fs::symlink(&f, &link).unwrap();
+            let l = list(&link);
+            assert!(!l.exists);
+            assert!(l.entries.is_empty());
+        }
+    }
+}
