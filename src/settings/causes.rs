@@ -366,6 +366,56 @@ fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     });
 }
 
+/// A failing server whose cause the configuration no longer has: the engine's fix (or
+/// the user's own) is in place, and the log is older than it. `(label, what)` for each.
+pub fn in_place(
+    report: &ScanReport,
+    homes: &[PathBuf],
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in report.servers.iter().filter(|s| s.fails_now() && !s.is_shared()) {
+        let who = label(&s.name, s.project.as_deref());
+        match s.diagnosis.cause {
+            Some(Cause::CommandNotFound) => {
+                let Some(cmd) = s.launch.as_deref().and_then(|l| l.argv.first()) else {
+                    continue;
+                };
+                let p = Path::new(cmd);
+                if p.is_absolute() && is_executable(p) {
+                    out.push((who, format!("its command is now {cmd}")));
+                }
+            }
+            Some(Cause::Timeout | Cause::ToolsTimeout) => {
+                let Some(limit) = s.diagnosis.timeout_ms else {
+                    continue;
+                };
+                let (project, _) = crate::advice::project_dir_of(s, cwd);
+                let mut sources = Sources::for_scan(homes, &project);
+                if let Some(d) = managed_dir {
+                    sources.managed_dir = d.to_path_buf();
+                }
+                let var = lifecycle::MCP_TIMEOUT_VAR;
+                let now = super::env::env_values(&sources, var, std::env::var(var).ok())
+                    .into_iter()
+                    .find(|l| l.value.is_some());
+                if let Some(l) = now
+                    && let Some(ms) = l.value.as_deref().and_then(lifecycle::timeout_ms)
+                    && ms > limit
+                {
+                    out.push((
+                        who,
+                        format!("{var} is now {ms} ms ({}), above the {limit} ms it failed with", l.describe()),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A tool dropped for its long name: never fixed (the key is referred to by permission
 /// rules, hooks, sign-ins, approval lists and a team's `.mcp.json`), only explained.
 fn tool_name_step(s: &ServerReport, who: &str) -> UserStep {

@@ -162,8 +162,9 @@ class Case:
 
     def go(self):
         self.setup()
-        before = self.files()
         st, n = self.claude_p("before")
+        # the files as the fix finds them (Claude Code has run once)
+        before = self.files()
         if st == "connected" and n > 0:
             self.problem(f"{self.server} connected with {n} tools before any fix")
             return self.row(st, n, "-", "-", "-")
@@ -196,17 +197,17 @@ class Case:
         for p, b in before.items():
             if after[p] == b:
                 continue
-            if p.name == ".claude.json" and after[p] is not None and mid[p] != b:
+            if p.name == ".claude.json" and self.name != "path" and mid[p] == after[p]:
+                continue  # Claude Code's own rewrite; the fix did not write it
+            if p.name == ".claude.json" and self.name == "path" and mid[p] != b and after[p] is not None:
                 # Claude Code rewrote it while it ran: the undo must give back exactly
-                # the keys the fix set, nothing else changed by the undo
-                want = json.loads(mid[p])
-                got = json.loads(after[p])
-                orig = json.loads(b)
-                if self.name == "path":
-                    want["mcpServers"]["far"]["command"] = orig["mcpServers"]["far"]["command"]
-                if got != want:
-                    self.problem(f"{p}: the undo changed more than the fix's keys")
-                restored = "keys (Claude Code rewrote ~/.claude.json)"
+                # the key the fix set, every other byte as Claude Code left it
+                fixed = json.dumps(str(self.d / "tools" / "farstub"))
+                if mid[p].decode().replace(fixed, '"farstub"') != after[p].decode():
+                    self.problem(f"{p}: the undo changed more than the key the fix set")
+                    restored = "NO"
+                else:
+                    restored = "the key (Claude Code rewrote ~/.claude.json since); every other byte kept"
                 continue
             self.problem(f"{p}: not restored byte for byte after the undo")
             restored = "NO"

@@ -109,6 +109,7 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         sources
     };
     resolve(&mut report, &opts, &cwd, managed_dir.as_deref());
+    let in_place = settings::causes::in_place(&report, homes, &cwd, managed_dir.as_deref());
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
@@ -173,6 +174,12 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         }
     };
     output::screen(&text)?;
+    // a fix of `mcplogs fix` (besides the legacy setting) made since the failing log
+    for (who, what) in in_place {
+        output::note(format_args!(
+            "{who}: already fixed (restart Claude Code to check): {what}."
+        ));
+    }
     Ok(ExitCode::from_problems(problems))
 }
 
