@@ -30,6 +30,7 @@ mod docs_true;
 mod explain;
 mod export;
 #[cfg(unix)]
+mod fix_engine;
 mod fix_plan;
 mod fuzz_corpus;
 mod fuzz_regressions;
