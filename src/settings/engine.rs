@@ -424,6 +424,30 @@ mod tests {
     }
 
     #[test]
+    fn a_file_rewritten_between_plan_and_write_is_read_again_and_keeps_both_changes() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(".claude.json");
+        std::fs::write(&f, "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 1\n}\n").unwrap();
+        let c = vec![change(&f, set(&["mcpServers", "far", "command"], json!("/opt/farstub")))];
+        let plan = plan_file(&f, c).unwrap().unwrap();
+        // Claude Code writes its own change in between (a new file, as it writes)
+        let theirs = "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 2\n}\n";
+        let tmp = d.path().join("tmp");
+        std::fs::write(&tmp, theirs).unwrap();
+        std::fs::rename(&tmp, &f).unwrap();
+        apply_file(&plan).unwrap();
+        let now = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(now, theirs.replace("\"farstub\"", "\"/opt/farstub\""));
+        // the backup is what the write replaced, so undo gives back their change too
+        assert_eq!(std::fs::read_to_string(undo::backup_path(&f)).unwrap(), theirs);
+        match undo::plan_undo(&f, false).unwrap() {
+            undo::UndoPlan::Pending(p) => undo::apply_undo(&p).unwrap(),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), theirs);
+    }
+
+    #[test]
     fn nothing_to_change_is_no_plan() {
         let f = Path::new("/x/settings.json");
         let text = "{\"env\": {\"MCP_TIMEOUT\": \"60000\"}}";
