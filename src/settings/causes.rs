@@ -426,24 +426,62 @@ fn tool_name_step(s: &ServerReport, who: &str) -> UserStep {
         .and_then(|l| l.file.as_ref())
         .map(|f| f.display().to_string())
         .unwrap_or_else(|| "its configuration file".into());
-    // `mcp__` + key + `__` + tool: the key can be as long as what the tool leaves.
+    // `mcp__` + key + `__` + tool: the longest name dropped says how much too long
+    let longest = s
+        .evidence
+        .iter()
+        .filter_map(|e| name_length_in(&e.message))
+        .max();
     let key_len = s.name.chars().count();
-    let shorter: String = s.name.chars().take((key_len / 2).max(1)).collect();
+    let fits = longest.map(|n| key_len as i64 - (n as i64 - max as i64));
+    let advice = match fits {
+        Some(k) if k >= 1 => {
+            let shorter: String = s.name.chars().take(k as usize).collect();
+            let shorter = shorter.trim_end_matches(['-', '_']).to_string();
+            format!(
+                "rename the key \"{}\" in {file} to one of at most {k} characters (such as \"{shorter}\") yourself, and update what refers to it",
+                s.name
+            )
+        }
+        Some(_) => format!(
+            "no key is short enough for its longest tool name: the server's authors must shorten the tool's name (its key \"{}\" is in {file})",
+            s.name
+        ),
+        None => format!(
+            "rename the key \"{}\" in {file} to a shorter one yourself, and update what refers to it",
+            s.name
+        ),
+    };
     UserStep {
         server: who.to_string(),
         text: format!(
-            "{} of its tools {} not sent to the model: `mcp__{}__<tool>` is over {max} characters. mcplogs does not rename a server (permission rules, hook matchers, sign-ins, the approval lists and a team's .mcp.json refer to the key, and a rename can silently switch a rule off): rename the key \"{}\" in {file} to a shorter one such as \"{shorter}\" yourself, and update what refers to it",
+            "{} of its tools {} not sent to the model: `mcp__{}__<tool>` is over {max} characters. mcplogs never renames a server (permission rules, hook matchers, sign-ins, the approval lists and a team's .mcp.json refer to the key, and a rename can silently switch a rule off): {advice}",
             s.diagnosis.tools_not_sent,
             if s.diagnosis.tools_not_sent == 1 { "is" } else { "are" },
-            s.name,
             s.name,
         ),
     }
 }
 
+/// `... its name has 129 characters and the API accepts at most 128`: the 129.
+fn name_length_in(message: &str) -> Option<usize> {
+    let rest = &message[message.find("its name has ")? + "its name has ".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_length_of_a_dropped_name_is_read_from_claude_codes_message() {
+        assert_eq!(
+            name_length_in("Tool \"mcp__a__b\" is not sent to Claude: its name has 129 characters and the API accepts at most 128"),
+            Some(129)
+        );
+        assert_eq!(name_length_in("its name has many characters"), None);
+    }
 
     #[cfg(unix)]
     #[test]

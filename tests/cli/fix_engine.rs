@@ -370,3 +370,45 @@ fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
     assert_eq!(mcplogs_files.len(), 3, "{mcplogs_files:?}"); // backup, record, plan
     scan_then_undo(&h, &before, false);
 }
+
+#[test]
+fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/lifecycle/name-long/2.1.332/mcp-logs-name-long");
+    let log = fs::read_dir(&src).unwrap().next().unwrap().unwrap().path();
+    let text = fs::read_to_string(&log).unwrap();
+    let from = "/tmp/mcplogs-lifecycle-u5mfwqnz/2.1.332/classes/home/work/proj";
+    // with the 200-character name: no key fits; with only the 129 one: 8 characters
+    let only_129: String = text
+        .lines()
+        .filter(|l| !l.contains("has 200 characters"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (text, want) in [
+        (text.clone(), "no key is short enough".to_string()),
+        (only_129, "at most 8 characters (such as \"name-lon\")".to_string()),
+    ] {
+        let h = Home::new();
+        let cwd = serde_json::to_string(&h.proj.display().to_string()).unwrap();
+        let body = text.replace(&format!("\"{from}\""), &cwd);
+        let slug: String = h
+            .proj
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let d = h.home.join(".cache/claude-cli-nodejs").join(slug).join("mcp-logs-name-long");
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join(log.file_name().unwrap()), body).unwrap();
+        h.claude_json(serde_json::json!({ "name-long": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
+        let before = h.files();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(err.contains("Only you can fix name-long ("), "{err}");
+        assert!(err.contains("mcplogs never renames a server"), "{err}");
+        assert!(err.contains(&want), "{want}: {err}");
+        assert!(err.contains("is in ~/.claude.json") || err.contains("in ~/.claude.json to one"), "{err}");
+        assert_eq!(h.files(), before, "{err}");
+    }
+}
