@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::edit::path::value_at;
 use super::engine::{Change, Edit, FixCause};
 use super::layers::{LayerKind, Sources};
+use crate::classify::verdict::Cause;
 use crate::claude_code::config::{Scope, ServerState, TransportKind};
 use crate::claude_code::lifecycle::{self, ClaudeVersion};
-use crate::classify::verdict::Cause;
 use crate::scan::configured::{Configuration, Configured};
 use crate::scan::{ScanReport, ServerReport};
 
@@ -193,8 +193,18 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     };
     key.push("command".into());
     // The entry must hold the bare name as written (no `${VAR}` to keep).
-    let text = std::fs::read_to_string(file).unwrap_or_default();
-    if value_at(&text, &key) != Some(Value::String(command.clone())) || command.contains(['/', '\\']) {
+    let text = crate::safe_read::read_regular(
+        file,
+        crate::safe_read::SETTINGS_MAX_BYTES,
+        crate::safe_read::Follow::Links,
+    )
+    .ok()
+    .flatten()
+    .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
+    .unwrap_or_default();
+    if value_at(&text, &key) != Some(Value::String(command.clone()))
+        || command.contains(['/', '\\'])
+    {
         found.steps.push(step(format!(
             "its command `{command}` was not found; put the command's absolute path as \"command\" of its entry in {}",
             file.display()
@@ -375,7 +385,11 @@ pub fn in_place(
     managed_dir: Option<&Path>,
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for s in report.servers.iter().filter(|s| s.fails_now() && !s.is_shared()) {
+    for s in report
+        .servers
+        .iter()
+        .filter(|s| s.fails_now() && !s.is_shared())
+    {
         let who = label(&s.name, s.project.as_deref());
         match s.diagnosis.cause {
             Some(Cause::CommandNotFound) => {
@@ -406,7 +420,10 @@ pub fn in_place(
                 {
                     out.push((
                         who,
-                        format!("{var} is now {ms} ms ({}), above the {limit} ms it failed with", l.describe()),
+                        format!(
+                            "{var} is now {ms} ms ({}), above the {limit} ms it failed with",
+                            l.describe()
+                        ),
                     ));
                 }
             }
@@ -457,7 +474,11 @@ fn tool_name_step(s: &ServerReport, who: &str) -> UserStep {
         text: format!(
             "{} of its tools {} not sent to the model: `mcp__{}__<tool>` is over {max} characters. mcplogs never renames a server (permission rules, hook matchers, sign-ins, the approval lists and a team's .mcp.json refer to the key, and a rename can silently switch a rule off): {advice}",
             s.diagnosis.tools_not_sent,
-            if s.diagnosis.tools_not_sent == 1 { "is" } else { "are" },
+            if s.diagnosis.tools_not_sent == 1 {
+                "is"
+            } else {
+                "are"
+            },
             s.name,
         ),
     }
@@ -477,7 +498,9 @@ mod tests {
     #[test]
     fn the_length_of_a_dropped_name_is_read_from_claude_codes_message() {
         assert_eq!(
-            name_length_in("Tool \"mcp__a__b\" is not sent to Claude: its name has 129 characters and the API accepts at most 128"),
+            name_length_in(
+                "Tool \"mcp__a__b\" is not sent to Claude: its name has 129 characters and the API accepts at most 128"
+            ),
             Some(129)
         );
         assert_eq!(name_length_in("its name has many characters"), None);

@@ -55,9 +55,15 @@ impl FixCause {
     pub fn observed_on(self) -> &'static [&'static str] {
         match self {
             FixCause::Negotiation => &["2.1.288", "2.1.300", "2.1.332"],
-            FixCause::CommandPath => &["2.1.288", "2.1.332"],
-            FixCause::Timeout => &["2.1.288", "2.1.310", "2.1.332"],
-            FixCause::DisabledMcpjson => &["2.1.288", "2.1.332"],
+            FixCause::CommandPath => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
+            FixCause::Timeout => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
+            FixCause::DisabledMcpjson => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
         }
     }
 
@@ -147,7 +153,11 @@ pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, 
     super::fix::within_read_limit(path, &new_text, false)?;
     Ok(Some(FilePlan {
         path: path.to_path_buf(),
-        diff: diff::unified(old_text.as_deref(), Some(&new_text), &path.display().to_string()),
+        diff: diff::unified(
+            old_text.as_deref(),
+            Some(&new_text),
+            &path.display().to_string(),
+        ),
         new_bytes: new_text.into_bytes(),
         snapshot,
         changes,
@@ -206,12 +216,11 @@ fn edited(
                 continue;
             }
             records.push(record_of(&text, &key, &value));
-            text = set_at(&text, &key, Some(&value)).map_err(|problem| {
-                SettingsError::CannotEdit {
+            text =
+                set_at(&text, &key, Some(&value)).map_err(|problem| SettingsError::CannotEdit {
                     path: path.to_path_buf(),
                     problem,
-                }
-            })?;
+                })?;
         }
     }
     if records.is_empty() {
@@ -386,9 +395,10 @@ mod tests {
         let c = FixCause::CommandPath;
         assert!(c.offered_on(None));
         assert!(c.offered_on(ClaudeVersion::parse("2.1.300")));
-        assert!(c.offered_on(ClaudeVersion::parse("2.1.332")));
-        assert!(!c.offered_on(ClaudeVersion::parse("2.1.287")));
-        assert!(!c.offered_on(ClaudeVersion::parse("2.1.333")));
+        assert!(c.offered_on(ClaudeVersion::parse("2.1.336")));
+        assert!(c.offered_on(ClaudeVersion::parse("2.1.287")));
+        assert!(!c.offered_on(ClaudeVersion::parse("2.1.286")));
+        assert!(!c.offered_on(ClaudeVersion::parse("2.1.337")));
     }
 
     #[test]
@@ -396,7 +406,10 @@ mod tests {
         let f = Path::new("/x/.claude.json");
         let text = "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 1\n}\n";
         let changes = vec![
-            change(f, set(&["mcpServers", "far", "command"], json!("/opt/farstub"))),
+            change(
+                f,
+                set(&["mcpServers", "far", "command"], json!("/opt/farstub")),
+            ),
             change(
                 f,
                 Edit::MoveName {
@@ -408,12 +421,21 @@ mod tests {
         ];
         let (new, records) = edited(f, Some(text.as_bytes()), &changes).unwrap().unwrap();
         assert_eq!(records.len(), 2);
-        assert_eq!(value_at(&new, &["mcpServers".into(), "far".into(), "command".into()]), Some(json!("/opt/farstub")));
-        assert_eq!(value_at(&new, &["enabledMcpjsonServers".into()]), Some(json!(["p-off"])));
+        assert_eq!(
+            value_at(&new, &["mcpServers".into(), "far".into(), "command".into()]),
+            Some(json!("/opt/farstub"))
+        );
+        assert_eq!(
+            value_at(&new, &["enabledMcpjsonServers".into()]),
+            Some(json!(["p-off"]))
+        );
         // Claude Code rewrote another key since: undo keeps it and takes out ours.
         let since = new.replace("\"numStartups\": 1", "\"numStartups\": 2");
         let undone = undo_changed(f, &since, &records, false).unwrap();
-        assert_eq!(undone, text.replace("\"numStartups\": 1", "\"numStartups\": 2"));
+        assert_eq!(
+            undone,
+            text.replace("\"numStartups\": 1", "\"numStartups\": 2")
+        );
         // A key the user changed since stops the undo, unless forced.
         let changed = since.replace("/opt/farstub", "/usr/bin/farstub");
         assert!(matches!(
@@ -424,11 +446,15 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::disallowed_methods)] // a test's own temporary files
     fn a_file_rewritten_between_plan_and_write_is_read_again_and_keeps_both_changes() {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join(".claude.json");
         std::fs::write(&f, "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 1\n}\n").unwrap();
-        let c = vec![change(&f, set(&["mcpServers", "far", "command"], json!("/opt/farstub")))];
+        let c = vec![change(
+            &f,
+            set(&["mcpServers", "far", "command"], json!("/opt/farstub")),
+        )];
         let plan = plan_file(&f, c).unwrap().unwrap();
         // Claude Code writes its own change in between (a new file, as it writes)
         let theirs = "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 2\n}\n";
@@ -439,7 +465,10 @@ mod tests {
         let now = std::fs::read_to_string(&f).unwrap();
         assert_eq!(now, theirs.replace("\"farstub\"", "\"/opt/farstub\""));
         // the backup is what the write replaced, so undo gives back their change too
-        assert_eq!(std::fs::read_to_string(undo::backup_path(&f)).unwrap(), theirs);
+        assert_eq!(
+            std::fs::read_to_string(undo::backup_path(&f)).unwrap(),
+            theirs
+        );
         match undo::plan_undo(&f, false).unwrap() {
             undo::UndoPlan::Pending(p) => undo::apply_undo(&p).unwrap(),
             other => panic!("{other:?}"),

@@ -87,8 +87,12 @@ impl Home {
 
     fn run(&self, cwd: &Path, args: &[&str]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
-        let path = std::env::join_paths([self.tools.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
-            .unwrap();
+        let path = std::env::join_paths([
+            self.tools.as_path(),
+            Path::new("/usr/bin"),
+            Path::new("/bin"),
+        ])
+        .unwrap();
         c.args(args)
             .arg("--managed-dir")
             .arg(&self.managed)
@@ -165,14 +169,26 @@ fn a_command_not_on_claude_codes_path_gets_the_one_absolute_path_on_the_users() 
         let out = h.fix(&h.elsewhere, &["--yes"]);
         let err = stderr(&out);
         assert!(out.status.success(), "{build}: {err}");
-        assert!(err.contains("For far (") && err.contains("(command-path)"), "{err}");
+        assert!(
+            err.contains("For far (") && err.contains("(command-path)"),
+            "{err}"
+        );
         // one diff of ~/.claude.json: the command and nothing else
         let diff = stdout(&out);
         assert_eq!(diff.matches("+++ ").count(), 1, "{diff}");
-        assert_eq!(diff.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count(), 1, "{diff}");
+        assert_eq!(
+            diff.lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .count(),
+            1,
+            "{diff}"
+        );
         let doc: serde_json::Value =
             serde_json::from_slice(&fs::read(h.home.join(".claude.json")).unwrap()).unwrap();
-        assert_eq!(doc["mcpServers"]["far"]["command"], exe.display().to_string());
+        assert_eq!(
+            doc["mcpServers"]["far"]["command"],
+            exe.display().to_string()
+        );
         scan_then_undo(&h, &before, true);
     }
 }
@@ -188,23 +204,33 @@ fn two_commands_of_that_name_are_the_users_choice_and_command_path_makes_it() {
     let other = h.tools.join("more");
     let second = h.tool(&other, "farstub");
     let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
-    let path = std::env::join_paths([h.tools.as_path(), other.as_path(), Path::new("/usr/bin")]).unwrap();
-    c.args(["fix", "--yes", "--claude-version", "2.1.332", "--managed-dir"])
-        .arg(&h.managed)
-        .env_clear()
-        .env("PATH", path)
-        .env("HOME", &h.home)
-        .env("XDG_CACHE_HOME", h.home.join(".cache"))
-        .env("NO_COLOR", "1")
-        .current_dir(&h.elsewhere)
-        .stdin(Stdio::null());
+    let path =
+        std::env::join_paths([h.tools.as_path(), other.as_path(), Path::new("/usr/bin")]).unwrap();
+    c.args([
+        "fix",
+        "--yes",
+        "--claude-version",
+        "2.1.332",
+        "--managed-dir",
+    ])
+    .arg(&h.managed)
+    .env_clear()
+    .env("PATH", path)
+    .env("HOME", &h.home)
+    .env("XDG_CACHE_HOME", h.home.join(".cache"))
+    .env("NO_COLOR", "1")
+    .current_dir(&h.elsewhere)
+    .stdin(Stdio::null());
     let out = c.output().unwrap();
     let err = stderr(&out);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("Only you can fix far"), "{err}");
     assert!(err.contains("2 programs named `farstub`"), "{err}");
     assert!(err.contains("mcplogs fix far --command-path PATH"), "{err}");
-    assert_eq!(fs::read_to_string(h.home.join(".claude.json")).unwrap(), text);
+    assert_eq!(
+        fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+        text
+    );
     // named: that one
     let second_s = second.display().to_string();
     let out = h.fix(&h.elsewhere, &["far", "--command-path", &second_s, "--yes"]);
@@ -221,10 +247,21 @@ fn a_build_outside_the_observed_ones_gets_no_fix_and_is_told_so() {
     h.log("path-2.1.332.jsonl", "far");
     let text = h.claude_json(far("farstub"));
     h.tool(&h.tools, "farstub");
-    let out = h.run(&h.elsewhere, &["fix", "--yes", "--claude-version", "2.1.340"]);
+    let out = h.run(
+        &h.elsewhere,
+        &["fix", "--yes", "--claude-version", "2.1.340"],
+    );
     let err = stderr(&out);
-    assert!(err.contains("observed to work on Claude Code 2.1.288 to 2.1.332 only, and this is 2.1.340"), "{err}");
-    assert_eq!(fs::read_to_string(h.home.join(".claude.json")).unwrap(), text);
+    assert!(
+        err.contains(
+            "observed to work on Claude Code 2.1.287 to 2.1.336 only, and this is 2.1.340"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+        text
+    );
 }
 
 #[cfg(unix)]
@@ -237,7 +274,11 @@ fn dry_run_shows_the_plan_and_writes_nothing() {
     let before = h.files();
     let out = h.fix(&h.elsewhere, &["--dry-run"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("+      \"command\": \""), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("+      \"command\": \""),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(h.files(), before);
 }
 
@@ -245,7 +286,9 @@ fn dry_run_shows_the_plan_and_writes_nothing() {
 fn a_settings_file_with_a_comment_is_refused_and_left_alone() {
     let h = Home::new();
     h.log("timeout-2.1.332.jsonl", "slow");
-    h.claude_json(serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
     // Claude Code ignores this file whole: the fix would go there, and is refused
     let user = h.home.join(".claude/settings.json");
     fs::write(&user, "{\n  // mine\n  \"theme\": \"dark\",\n}\n").unwrap();
@@ -264,12 +307,19 @@ fn a_server_slower_than_mcp_timeout_gets_a_longer_one_where_it_is_set() {
         h.log(&format!("timeout-{build}.jsonl"), "slow");
         h.claude_json(serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
         let user = h.home.join(".claude/settings.json");
-        fs::write(&user, "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  },\n  \"theme\": \"dark\"\n}\n").unwrap();
+        fs::write(
+            &user,
+            "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  },\n  \"theme\": \"dark\"\n}\n",
+        )
+        .unwrap();
         let before = h.files();
         let out = h.fix(&h.elsewhere, &["--yes"]);
         let err = stderr(&out);
         assert!(out.status.success(), "{build}: {err}");
-        assert!(err.contains("For slow (") && err.contains("(longer-timeout)"), "{err}");
+        assert!(
+            err.contains("For slow (") && err.contains("(longer-timeout)"),
+            "{err}"
+        );
         assert_eq!(
             fs::read_to_string(&user).unwrap(),
             "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"60000\"\n  },\n  \"theme\": \"dark\"\n}\n"
@@ -282,16 +332,22 @@ fn a_server_slower_than_mcp_timeout_gets_a_longer_one_where_it_is_set() {
 fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it() {
     let h = Home::new();
     h.log("timeout-2.1.332.jsonl", "slow");
-    h.claude_json(serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
     fs::create_dir_all(h.proj.join(".claude")).unwrap();
     let shared = "{\"env\": {\"MCP_TIMEOUT\": \"3000\"}}\n";
     fs::write(h.proj.join(".claude/settings.json"), shared).unwrap();
     let before = h.files();
     let out = h.fix(&h.elsewhere, &["--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(fs::read_to_string(h.proj.join(".claude/settings.json")).unwrap(), shared);
+    assert_eq!(
+        fs::read_to_string(h.proj.join(".claude/settings.json")).unwrap(),
+        shared
+    );
     let local: serde_json::Value =
-        serde_json::from_slice(&fs::read(h.proj.join(".claude/settings.local.json")).unwrap()).unwrap();
+        serde_json::from_slice(&fs::read(h.proj.join(".claude/settings.local.json")).unwrap())
+            .unwrap();
     assert_eq!(local["env"]["MCP_TIMEOUT"], "60000");
     scan_then_undo(&h, &before, false);
 }
@@ -309,12 +365,23 @@ fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
     .unwrap();
     fs::create_dir_all(h.proj.join(".claude")).unwrap();
     let local = h.proj.join(".claude/settings.local.json");
-    fs::write(&local, "{\n  \"disabledMcpjsonServers\": [\n    \"p-off\"\n  ]\n}\n").unwrap();
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\n    \"p-off\"\n  ]\n}\n",
+    )
+    .unwrap();
     let before = h.files();
     // not named: never enabled (nothing of it fails)
     let out = h.fix(&h.proj, &["--yes"]);
-    assert!(!stderr(&out).contains("enable-mcpjson-server"), "{}", stderr(&out));
-    assert_eq!(fs::read(&local).unwrap(), before.iter().find(|(p, _)| *p == local).unwrap().1);
+    assert!(
+        !stderr(&out).contains("enable-mcpjson-server"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        fs::read(&local).unwrap(),
+        before.iter().find(|(p, _)| *p == local).unwrap().1
+    );
     let out = h.fix(&h.proj, &["p-off", "--yes"]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
@@ -337,14 +404,22 @@ fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
         .map(|e| e.unwrap().into_path())
         .find(|p| p.ends_with("mcp-logs-no-resulttype"))
         .expect("sample server");
-    let mut logs: Vec<PathBuf> = fs::read_dir(&src_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut logs: Vec<PathBuf> = fs::read_dir(&src_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     logs.sort();
     let newest = logs.pop().unwrap();
     let cwd = serde_json::to_string(&h.proj.display().to_string()).unwrap();
     let text = fs::read_to_string(&newest)
         .unwrap()
         .replace("\"/tmp/mcplogs-samples/home-macos/work/web\"", &cwd);
-    let slow_dir = fs::read_dir(h.home.join(".cache/claude-cli-nodejs")).unwrap().next().unwrap().unwrap().path();
+    let slow_dir = fs::read_dir(h.home.join(".cache/claude-cli-nodejs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let d = slow_dir.join("mcp-logs-no-resulttype");
     fs::create_dir_all(&d).unwrap();
     fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
@@ -353,7 +428,11 @@ fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
         "no-resulttype": { "type": "stdio", "command": "python3", "args": ["n.py"] },
     }));
     let user = h.home.join(".claude/settings.json");
-    fs::write(&user, "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n").unwrap();
+    fs::write(
+        &user,
+        "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n",
+    )
+    .unwrap();
     let before = h.files();
     let out = h.fix(&h.elsewhere, &["--yes"]);
     let err = stderr(&out);
@@ -386,7 +465,10 @@ fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
         .collect();
     for (text, want) in [
         (text.clone(), "no key is short enough".to_string()),
-        (only_129, "at most 8 characters (such as \"name-lon\")".to_string()),
+        (
+            only_129,
+            "at most 8 characters (such as \"name-lon\")".to_string(),
+        ),
     ] {
         let h = Home::new();
         let cwd = serde_json::to_string(&h.proj.display().to_string()).unwrap();
@@ -398,7 +480,11 @@ fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
-        let d = h.home.join(".cache/claude-cli-nodejs").join(slug).join("mcp-logs-name-long");
+        let d = h
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join("mcp-logs-name-long");
         fs::create_dir_all(&d).unwrap();
         fs::write(d.join(log.file_name().unwrap()), body).unwrap();
         h.claude_json(serde_json::json!({ "name-long": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
@@ -408,7 +494,10 @@ fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
         assert!(err.contains("Only you can fix name-long ("), "{err}");
         assert!(err.contains("mcplogs never renames a server"), "{err}");
         assert!(err.contains(&want), "{want}: {err}");
-        assert!(err.contains("is in ~/.claude.json") || err.contains("in ~/.claude.json to one"), "{err}");
+        assert!(
+            err.contains("is in ~/.claude.json") || err.contains("in ~/.claude.json to one"),
+            "{err}"
+        );
         assert_eq!(h.files(), before, "{err}");
     }
 }

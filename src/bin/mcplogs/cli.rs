@@ -652,7 +652,12 @@ pub struct FixArgs {
     pub server: Option<String>,
 
     /// With SERVER: the absolute path of its command, when Claude Code cannot find it and your PATH holds none or several
-    #[arg(long, value_name = "PATH", requires = "server", conflicts_with = "undo")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "server",
+        conflicts_with = "undo"
+    )]
     pub command_path: Option<PathBuf>,
 
     /// The Claude Code build to offer fixes for [default: `claude --version`] (for tests)

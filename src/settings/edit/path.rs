@@ -16,13 +16,12 @@ use crate::settings::strictness::split_bom;
 /// Code's parser keeps); `None` when absent or when the text is not strict JSON.
 pub fn value_at(text: &str, path: &[String]) -> Option<Value> {
     let (_, body) = split_bom(text);
-    let mut v: &Value = &serde_json::from_str::<Value>(body).ok()?;
-    let owned;
+    let root: Value = serde_json::from_str(body).ok()?;
+    let mut v = &root;
     for k in path {
         v = v.as_object()?.get(k)?;
     }
-    owned = v.clone();
-    Some(owned)
+    Some(v.clone())
 }
 
 /// The shortest prefix of `path` absent from `text`: where a set creates the first new
@@ -160,7 +159,12 @@ mod tests {
     #[test]
     fn replaces_a_nested_string_in_place() {
         let t = "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\",\n      \"args\": []\n    }\n  },\n  \"n\": 1\n}\n";
-        let out = set_at(t, &p(&["mcpServers", "far", "command"]), Some(&json!("/opt/bin/farstub"))).unwrap();
+        let out = set_at(
+            t,
+            &p(&["mcpServers", "far", "command"]),
+            Some(&json!("/opt/bin/farstub")),
+        )
+        .unwrap();
         assert_eq!(out, t.replace("\"farstub\"", "\"/opt/bin/farstub\""));
     }
 
@@ -182,14 +186,22 @@ mod tests {
         let out = set_at(t, &p(&["env", "MCP_TIMEOUT"]), None).unwrap();
         assert_eq!(out, "{\n  \"env\": {\n    \"A\": \"1\"\n  }\n}\n");
         // absent: nothing to remove
-        assert_eq!(set_at(&out, &p(&["env", "MCP_TIMEOUT"]), None).unwrap(), out);
+        assert_eq!(
+            set_at(&out, &p(&["env", "MCP_TIMEOUT"]), None).unwrap(),
+            out
+        );
     }
 
     #[test]
     fn arrays_are_written_in_the_files_style() {
         let t = "{\n  \"disabledMcpjsonServers\": [\n    \"p-off\"\n  ]\n}\n";
         let out = set_at(t, &p(&["disabledMcpjsonServers"]), Some(&json!([]))).unwrap();
-        let out = set_at(&out, &p(&["enabledMcpjsonServers"]), Some(&json!(["p-off"]))).unwrap();
+        let out = set_at(
+            &out,
+            &p(&["enabledMcpjsonServers"]),
+            Some(&json!(["p-off"])),
+        )
+        .unwrap();
         assert_eq!(
             out,
             "{\n  \"enabledMcpjsonServers\": [\n    \"p-off\"\n  ],\n  \"disabledMcpjsonServers\": []\n}\n"
