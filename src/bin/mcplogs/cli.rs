@@ -279,8 +279,8 @@ EXAMPLES:
   mcplogs fix                        # write it, after a yes (from any folder)
   mcplogs fix --project ~/work/api   # that project's file only
   mcplogs fix --undo                 # put back every file it wrote
-  mcplogs fix api                    # only the server named api (enables it if you disabled it)
-  mcplogs fix api --command-path /opt/node/bin/node   # its command, when several are on PATH
+  mcplogs fix api                    # only api; enables it if you disabled it
+  mcplogs fix api --command-path /opt/bin/api   # when PATH has several
 
 For each failing server, the fix goes where it wins in that server's project,
 with the least intrusion: ~/.claude/settings.json when nothing above it sets the
@@ -648,7 +648,7 @@ pub struct SettingsArgs {
 #[derive(Debug, Args)]
 pub struct FixArgs {
     /// Fix this server only (its configured name); a .mcp.json server you disabled is enabled only when named
-    #[arg(value_name = "SERVER")]
+    #[arg(value_name = "SERVER", conflicts_with = "undo")]
     pub server: Option<String>,
 
     /// With SERVER: the absolute path of its command, when Claude Code cannot find it and your PATH holds none or several

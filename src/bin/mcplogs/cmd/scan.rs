@@ -110,6 +110,24 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     };
     resolve(&mut report, &opts, &cwd, managed_dir.as_deref());
     let in_place = settings::causes::in_place(&report, homes, &cwd, managed_dir.as_deref());
+    // what `mcplogs fix` writes besides the legacy setting (which the screen offers)
+    let engine = if opts.request.paths.is_empty() {
+        settings::causes::find(
+            &report,
+            &settings::causes::Context {
+                homes,
+                cwd: &cwd,
+                managed_dir: managed_dir.as_deref(),
+                server: None,
+                command_path: None,
+                path_var: std::env::var_os("PATH"),
+                build: None,
+            },
+        )
+        .changes
+    } else {
+        Vec::new()
+    };
     let negotiation = settings::effective_negotiation(&sources_for(&cwd));
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
@@ -175,6 +193,15 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     };
     output::screen(&text)?;
     // a fix of `mcplogs fix` (besides the legacy setting) made since the failing log
+    for c in &engine {
+        output::note(format_args!(
+            "{}: `mcplogs fix{}` can fix it ({}): {}.",
+            c.server,
+            mcplogs::advice::home_flags(homes),
+            c.cause.as_str(),
+            c.why
+        ));
+    }
     for (who, what) in in_place {
         output::note(format_args!(
             "{who}: already fixed (restart Claude Code to check): {what}."
