@@ -14,7 +14,8 @@
 #    disabled .mcp.json server and a user server disabled for the project; mcplogs scan
 #    must give each its state, agreeing with Claude Code's init line and `claude mcp list`;
 # 4b. runs tests/e2e/fixes.py: each cause `mcplogs fix` fixes besides the legacy setting
-#    (a command not on Claude Code's PATH, a server slower than MCP_TIMEOUT, a disabled
+#    (a command not on Claude Code's PATH, in a user, local and .mcp.json entry; a server
+#    slower than MCP_TIMEOUT; a disabled
 #    .mcp.json server named to `fix`): the server fails, `mcplogs fix --yes` from another
 #    folder, it connects with its tools, scan says already fixed, `fix --undo` gives every
 #    file back byte for byte, it fails again. About a minute.

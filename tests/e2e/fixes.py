@@ -9,6 +9,8 @@ Per Claude Code build and per cause, one throwaway HOME and one project:
   path      a user server whose command (`farstub`) is on the user's PATH (the one mcplogs
             runs with) but not on the PATH Claude Code gets: fails (`command-not-found`);
             the fix writes the command's absolute path into its ~/.claude.json entry
+  path-local  the same server in ~/.claude.json projects[dir].mcpServers (local scope)
+  path-mcpjson  the same server in the project's .mcp.json (approved in settings.local.json)
   timeout   ~/.claude/settings.json sets env.MCP_TIMEOUT to 3000 and the server answers
             every request after 4 s: fails (`timeout`); the fix writes a longer MCP_TIMEOUT
   disabled  a .mcp.json server listed in the project's disabledMcpjsonServers: absent from
@@ -39,7 +41,7 @@ import run as e2e  # noqa: E402
 
 generate = e2e.generate
 SAMPLES = e2e.SAMPLES
-CASES = ["path", "timeout", "disabled"]
+CASES = ["path", "path-local", "path-mcpjson", "timeout", "disabled"]
 
 
 def log(msg):
@@ -71,7 +73,8 @@ class Case:
         self.env["MCP_CONNECTION_NONBLOCKING"] = "false"
         self.env["MCP_CONNECT_TIMEOUT_MS"] = "60000"
         self.problems = []
-        self.server = {"path": "far", "timeout": "slow", "disabled": "p-off"}[name]
+        self.server = {"path": "far", "path-local": "far", "path-mcpjson": "far", "timeout": "slow",
+                       "disabled": "p-off"}[name]
 
     def problem(self, text):
         self.problems.append(f"{self.version} {self.name}: {text}")
@@ -88,11 +91,20 @@ class Case:
         (self.home / ".claude.json").write_text(json.dumps(doc, indent=2) + "\n")
 
     def setup(self):
-        if self.name == "path":
+        if self.name.startswith("path"):
             tool = self.d / "tools" / "farstub"
             tool.write_text(f"#!/bin/sh\nexec {sys.executable} {self.stub} --scenario b-modern --name far \"$@\"\n")
             tool.chmod(0o755)
-            self.claude_json({"far": {"type": "stdio", "command": "farstub", "args": []}})
+            entry = {"far": {"type": "stdio", "command": "farstub", "args": []}}
+            if self.name == "path":  # user scope
+                self.claude_json(entry)
+            elif self.name == "path-local":  # local scope: projects[dir].mcpServers
+                self.claude_json(project={"mcpServers": entry})
+            else:  # project scope, approved in the local settings
+                self.claude_json()
+                (self.proj / ".mcp.json").write_text(json.dumps({"mcpServers": entry}, indent=2) + "\n")
+                (self.proj / ".claude" / "settings.local.json").write_text(
+                    json.dumps({"enabledMcpjsonServers": ["far"]}, indent=2) + "\n")
         elif self.name == "timeout":
             self.claude_json({"slow": self.srv("--delay-ms", "4000")})
             (self.home / ".claude" / "settings.json").write_text(
@@ -115,10 +127,11 @@ class Case:
         return {p: (p.read_bytes() if p.exists() else None) for p in paths}
 
     def by_hand_fix(self):
-        if self.name == "path":
-            p = self.home / ".claude.json"
+        if self.name.startswith("path"):
+            p = self.proj / ".mcp.json" if self.name == "path-mcpjson" else self.home / ".claude.json"
             doc = json.loads(p.read_text())
-            doc["mcpServers"]["far"]["command"] = str(self.d / "tools" / "farstub")
+            servers = doc["projects"][str(self.proj)]["mcpServers"] if self.name == "path-local" else doc["mcpServers"]
+            servers["far"]["command"] = str(self.d / "tools" / "farstub")
             p.write_text(json.dumps(doc, indent=2) + "\n")
         elif self.name == "timeout":
             p = self.home / ".claude" / "settings.json"
@@ -197,9 +210,9 @@ class Case:
         for p, b in before.items():
             if after[p] == b:
                 continue
-            if p.name == ".claude.json" and self.name != "path" and mid[p] == after[p]:
+            if p.name == ".claude.json" and self.name not in ("path", "path-local") and mid[p] == after[p]:
                 continue  # Claude Code's own rewrite; the fix did not write it
-            if p.name == ".claude.json" and self.name == "path" and mid[p] != b and after[p] is not None:
+            if p.name == ".claude.json" and self.name in ("path", "path-local") and mid[p] != b and after[p] is not None:
                 # Claude Code rewrote it while it ran: the undo must give back exactly
                 # the key the fix set, every other byte as Claude Code left it
                 fixed = json.dumps(str(self.d / "tools" / "farstub"))
