@@ -501,3 +501,48 @@ fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
         assert_eq!(h.files(), before, "{err}");
     }
 }
+
+#[test]
+fn claude_json_keeps_its_mode_and_a_symlinked_one_keeps_its_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let text = h.claude_json(far("farstub"));
+    let exe = h.tool(&h.tools, "farstub");
+    // a dotfiles repository holds the real file; ~/.claude.json links to it
+    let dotfiles = h.home.join("dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("claude.json");
+    fs::rename(h.home.join(".claude.json"), &real).unwrap();
+    std::os::unix::fs::symlink(&real, h.home.join(".claude.json")).unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let link = fs::symlink_metadata(h.home.join(".claude.json")).unwrap();
+    assert!(link.file_type().is_symlink());
+    assert_eq!(
+        fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
+    assert_eq!(
+        doc["mcpServers"]["far"]["command"],
+        exe.display().to_string()
+    );
+    let backup = h.home.join(".claude.json.mcplogs-backup");
+    assert_eq!(fs::read_to_string(&backup).unwrap(), text);
+    assert_eq!(
+        fs::metadata(&backup).unwrap().permissions().mode() & 0o077,
+        0
+    );
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(fs::read_to_string(&real).unwrap(), text);
+    assert!(
+        fs::symlink_metadata(h.home.join(".claude.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(!backup.exists());
+}
