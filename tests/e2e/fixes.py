@@ -13,6 +13,9 @@ Per Claude Code build and per cause, one throwaway HOME and one project:
   path-mcpjson  the same server in the project's .mcp.json (approved in settings.local.json)
   timeout   ~/.claude/settings.json sets env.MCP_TIMEOUT to 3000 and the server answers
             every request after 4 s: fails (`timeout`); the fix writes a longer MCP_TIMEOUT
+  timeout-project  the project's shared .claude/settings.json sets it to 3000 instead: the fix
+            writes the project's .claude/settings.local.json; from 2.1.328 on the shorter
+            project value is ignored, so the server must connect with nothing fixed
   disabled  a .mcp.json server listed in the project's disabledMcpjsonServers: absent from
             the init line; `mcplogs fix <name>` moves it to enabledMcpjsonServers
 
@@ -41,7 +44,7 @@ import run as e2e  # noqa: E402
 
 generate = e2e.generate
 SAMPLES = e2e.SAMPLES
-CASES = ["path", "path-local", "path-mcpjson", "timeout", "disabled"]
+CASES = ["path", "path-local", "path-mcpjson", "timeout", "timeout-project", "disabled"]
 
 
 def log(msg):
@@ -74,7 +77,7 @@ class Case:
         self.env["MCP_CONNECT_TIMEOUT_MS"] = "60000"
         self.problems = []
         self.server = {"path": "far", "path-local": "far", "path-mcpjson": "far", "timeout": "slow",
-                       "disabled": "p-off"}[name]
+                       "timeout-project": "slow", "disabled": "p-off"}[name]
 
     def problem(self, text):
         self.problems.append(f"{self.version} {self.name}: {text}")
@@ -109,6 +112,11 @@ class Case:
             self.claude_json({"slow": self.srv("--delay-ms", "4000")})
             (self.home / ".claude" / "settings.json").write_text(
                 json.dumps({"env": {"MCP_TIMEOUT": "3000"}}, indent=2) + "\n")
+        elif self.name == "timeout-project":
+            # the project's shared settings shorten it: from 2.1.328 on that is ignored
+            self.claude_json({"slow": self.srv("--delay-ms", "4000")})
+            (self.proj / ".claude" / "settings.json").write_text(
+                json.dumps({"env": {"MCP_TIMEOUT": "3000"}}, indent=2) + "\n")
         elif self.name == "disabled":
             # a healthy server of the project wrote logs there: how mcplogs knows the
             # project from another folder
@@ -135,6 +143,9 @@ class Case:
             p.write_text(json.dumps(doc, indent=2) + "\n")
         elif self.name == "timeout":
             p = self.home / ".claude" / "settings.json"
+            p.write_text(json.dumps({"env": {"MCP_TIMEOUT": "60000"}}, indent=2) + "\n")
+        elif self.name == "timeout-project":
+            p = self.proj / ".claude" / "settings.local.json"
             p.write_text(json.dumps({"env": {"MCP_TIMEOUT": "60000"}}, indent=2) + "\n")
         elif self.name == "disabled":
             p = self.proj / ".claude" / "settings.local.json"
@@ -178,6 +189,11 @@ class Case:
         st, n = self.claude_p("before")
         # the files as the fix finds them (Claude Code has run once)
         before = self.files()
+        if self.name == "timeout-project" and tuple(map(int, self.version.split("."))) >= (2, 1, 328):
+            # a project's settings can only lengthen MCP_TIMEOUT: its 3000 is ignored
+            if st != "connected" or n == 0:
+                self.problem(f"the project's shorter MCP_TIMEOUT was not ignored: {st}/{n}")
+            return self.row(st, n, "not failing (project value ignored)", "-", "-")
         if st == "connected" and n > 0:
             self.problem(f"{self.server} connected with {n} tools before any fix")
             return self.row(st, n, "-", "-", "-")
