@@ -50,8 +50,8 @@ impl FixCause {
 
     /// The Claude Code builds on which the change was observed to make a failing server
     /// connect with its tools (docs/claude-code.md, "Fixes proven on real builds";
-    /// tests/e2e/fixes.py and run.py run them). Between two of them the engine offers the
-    /// fix ([`FixCause::offered_on`]); outside, it says so and writes nothing.
+    /// tests/e2e/fixes.py and run.py run them). Between two of them `mcplogs fix` offers
+    /// the fix (`advice::fixes::offered_on`); outside, it says so and writes nothing.
     pub fn observed_on(self) -> &'static [&'static str] {
         match self {
             FixCause::Negotiation => &["2.1.288", "2.1.300", "2.1.332"],
@@ -64,22 +64,6 @@ impl FixCause {
             FixCause::DisabledMcpjson => &[
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
-        }
-    }
-
-    /// Whether the fix is offered on `build`: from the first to the last build it was
-    /// observed on. `None` (the build is not known): offered.
-    pub fn offered_on(self, build: Option<crate::claude_code::lifecycle::ClaudeVersion>) -> bool {
-        use crate::claude_code::lifecycle::ClaudeVersion;
-        let Some(b) = build else { return true };
-        let builds: Vec<ClaudeVersion> = self
-            .observed_on()
-            .iter()
-            .filter_map(|v| ClaudeVersion::parse(v))
-            .collect();
-        match (builds.iter().min(), builds.iter().max()) {
-            (Some(lo), Some(hi)) => *lo <= b && b <= *hi,
-            _ => false,
         }
     }
 
@@ -387,18 +371,6 @@ mod tests {
             path: path.iter().map(|s| s.to_string()).collect(),
             value,
         }
-    }
-
-    #[test]
-    fn offered_between_the_first_and_the_last_observed_build() {
-        use crate::claude_code::lifecycle::ClaudeVersion;
-        let c = FixCause::CommandPath;
-        assert!(c.offered_on(None));
-        assert!(c.offered_on(ClaudeVersion::parse("2.1.300")));
-        assert!(c.offered_on(ClaudeVersion::parse("2.1.336")));
-        assert!(c.offered_on(ClaudeVersion::parse("2.1.287")));
-        assert!(!c.offered_on(ClaudeVersion::parse("2.1.286")));
-        assert!(!c.offered_on(ClaudeVersion::parse("2.1.337")));
     }
 
     #[test]

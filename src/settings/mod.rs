@@ -8,7 +8,6 @@
 //! diff, asks for confirmation, then calls `apply_*`.
 
 pub mod binary;
-pub mod causes;
 pub mod diff;
 pub mod edit;
 pub mod effective;

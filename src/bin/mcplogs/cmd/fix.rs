@@ -11,12 +11,12 @@ use crate::cmd::settings::read_layers_in;
 use crate::error::{Error, FIX_NOT_NEEDED};
 use crate::exit_codes::ExitCode;
 use crate::output;
+use mcplogs::advice::fixes::{self, Found, UserStep};
 use mcplogs::claude_code::lifecycle::ClaudeVersion;
 use mcplogs::logs::discovery::Request;
 use mcplogs::render::settings::layer_name;
 use mcplogs::scan::{ScanOptions, ScanReport, scan};
 use mcplogs::settings::NEGOTIATION_KEY;
-use mcplogs::settings::causes::{self, Found, UserStep};
 use mcplogs::settings::engine::{self, Change, Edit, FilePlan, FixCause};
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
 use mcplogs::settings::layers::LayerKind;
@@ -338,9 +338,9 @@ fn engine_found(args: &FixArgs, report: &ScanReport) -> Found {
         Some(v) => ClaudeVersion::parse(v),
         None => mcplogs::probe::installed_claude_version(),
     };
-    causes::find(
+    fixes::find(
         report,
-        &causes::Context {
+        &fixes::Context {
             homes: &args.home,
             cwd: &cwd,
             managed_dir: args.managed_dir.as_deref(),

@@ -109,12 +109,12 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         sources
     };
     resolve(&mut report, &opts, &cwd, managed_dir.as_deref());
-    let in_place = settings::causes::in_place(&report, homes, &cwd, managed_dir.as_deref());
+    let in_place = mcplogs::advice::fixes::in_place(&report, homes, &cwd, managed_dir.as_deref());
     // what `mcplogs fix` writes besides the legacy setting (which the screen offers)
     let engine = if opts.request.paths.is_empty() {
-        settings::causes::find(
+        mcplogs::advice::fixes::find(
             &report,
-            &settings::causes::Context {
+            &mcplogs::advice::fixes::Context {
                 homes,
                 cwd: &cwd,
                 managed_dir: managed_dir.as_deref(),

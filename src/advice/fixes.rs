@@ -1,4 +1,4 @@
-//! Which declared change ([`super::engine::Change`]) each scanned server needs, beside
+//! Which declared change ([`crate::settings::engine::Change`]) each scanned server needs, beside
 //! the legacy setting (planned by `mcplogs fix` as before): the absolute path of a
 //! command Claude Code cannot find, a longer `MCP_TIMEOUT`, a `.mcp.json` server taken
 //! off `disabledMcpjsonServers` (only when the user names it: a disabled server is the
@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::edit::path::value_at;
-use super::engine::{Change, Edit, FixCause};
-use super::layers::{LayerKind, Sources};
 use crate::classify::verdict::Cause;
 use crate::claude_code::config::{Scope, ServerState, TransportKind};
 use crate::claude_code::lifecycle::{self, ClaudeVersion};
 use crate::scan::configured::{Configuration, Configured};
 use crate::scan::{ScanReport, ServerReport};
+use crate::settings::edit::path::value_at;
+use crate::settings::engine::{Change, Edit, FixCause};
+use crate::settings::layers::{LayerKind, Sources};
 
 /// What the caller knows that the scan does not.
 pub struct Context<'a> {
@@ -98,9 +98,25 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     found
 }
 
+/// Whether the fix for `cause` is offered on `build`: from the first to the last build
+/// it was observed on ([`FixCause::observed_on`]). `None` (the build is not known):
+/// offered.
+pub fn offered_on(cause: FixCause, build: Option<ClaudeVersion>) -> bool {
+    let Some(b) = build else { return true };
+    let builds: Vec<ClaudeVersion> = cause
+        .observed_on()
+        .iter()
+        .filter_map(|v| ClaudeVersion::parse(v))
+        .collect();
+    match (builds.iter().min(), builds.iter().max()) {
+        (Some(lo), Some(hi)) => *lo <= b && b <= *hi,
+        _ => false,
+    }
+}
+
 /// Whether the fix for `cause` is offered on this build; when not, says so as a step.
 fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Context) -> bool {
-    if cause.offered_on(cx.build) {
+    if offered_on(cause, cx.build) {
         return true;
     }
     found.steps.push(UserStep {
@@ -193,15 +209,12 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     };
     key.push("command".into());
     // The entry must hold the bare name as written (no `${VAR}` to keep).
-    let text = crate::safe_read::read_regular(
-        file,
-        crate::safe_read::SETTINGS_MAX_BYTES,
-        crate::safe_read::Follow::Links,
-    )
-    .ok()
-    .flatten()
-    .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
-    .unwrap_or_default();
+    // read as the write will read it: bounded, regular files only
+    let text = crate::settings::write::FileSnapshot::read(file)
+        .ok()
+        .and_then(|f| f.bytes)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     if value_at(&text, &key) != Some(Value::String(command.clone()))
         || command.contains(['/', '\\'])
     {
@@ -311,13 +324,13 @@ fn is_executable(p: &Path) -> bool {
 }
 
 fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
-    let (project, _) = crate::advice::project_dir_of(s, cx.cwd);
+    let (project, _) = super::project_dir_of(s, cx.cwd);
     let mut sources = Sources::for_scan(cx.homes, &project);
     if let Some(d) = cx.managed_dir {
         sources.managed_dir = d.to_path_buf();
     }
     let var = lifecycle::MCP_TIMEOUT_VAR;
-    let layers = super::env::env_values(&sources, var, std::env::var(var).ok());
+    let layers = crate::settings::env::env_values(&sources, var, std::env::var(var).ok());
     let limit = s
         .diagnosis
         .timeout_ms
@@ -340,17 +353,23 @@ fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
             return;
         }
         // The shared project file: the project's local file outranks it, uncommitted.
-        Some(l) if l.kind == LayerKind::Project => (
-            LayerKind::Local,
-            crate::claude_code::paths::project_local_settings(&project),
-        ),
+        Some(l) if l.kind == LayerKind::Project => match sources
+            .files()
+            .into_iter()
+            .find(|(k, _)| *k == LayerKind::Local)
+        {
+            Some((k, p)) => (k, p),
+            None => return,
+        },
         Some(l) => (l.kind, l.path.clone().unwrap_or_default()),
         None => match &sources.user_dir {
             Some(u) => (LayerKind::User, u.join("settings.json")),
             None => return,
         },
     };
-    if let Some(now) = super::env::read_keys(&file, &[var]).pop().flatten()
+    if let Some(now) = crate::settings::env::read_keys(&file, &[var])
+        .pop()
+        .flatten()
         && lifecycle::timeout_ms(&now).is_some_and(|ms| ms >= want)
     {
         return;
@@ -405,13 +424,13 @@ pub fn in_place(
                 let Some(limit) = s.diagnosis.timeout_ms else {
                     continue;
                 };
-                let (project, _) = crate::advice::project_dir_of(s, cwd);
+                let (project, _) = super::project_dir_of(s, cwd);
                 let mut sources = Sources::for_scan(homes, &project);
                 if let Some(d) = managed_dir {
                     sources.managed_dir = d.to_path_buf();
                 }
                 let var = lifecycle::MCP_TIMEOUT_VAR;
-                let now = super::env::env_values(&sources, var, std::env::var(var).ok())
+                let now = crate::settings::env::env_values(&sources, var, std::env::var(var).ok())
                     .into_iter()
                     .find(|l| l.value.is_some());
                 if let Some(l) = now
@@ -494,6 +513,17 @@ fn name_length_in(message: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offered_between_the_first_and_the_last_observed_build() {
+        let c = FixCause::CommandPath;
+        assert!(offered_on(c, None));
+        assert!(offered_on(c, ClaudeVersion::parse("2.1.300")));
+        assert!(offered_on(c, ClaudeVersion::parse("2.1.336")));
+        assert!(offered_on(c, ClaudeVersion::parse("2.1.287")));
+        assert!(!offered_on(c, ClaudeVersion::parse("2.1.286")));
+        assert!(!offered_on(c, ClaudeVersion::parse("2.1.337")));
+    }
 
     #[test]
     fn the_length_of_a_dropped_name_is_read_from_claude_codes_message() {
