@@ -5,6 +5,7 @@
 //! user file, or a managed file may make it impossible.
 
 pub mod configured;
+pub mod fixes;
 pub mod reason;
 pub mod remote;
 mod sentences;

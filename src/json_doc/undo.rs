@@ -42,4 +42,24 @@ pub struct FixRecord {
     pub env_existed: bool,
     /// `env.MCP_PROTOCOL_NEGOTIATION` before the fix, as its literal JSON text; null: absent.
     pub previous_json: Option<String>,
+    /// A fix of the engine (a command's path, `MCP_TIMEOUT`, an approval list, or several
+    /// changes in one file): every key it set, in the order set. Undo of a file changed
+    /// since puts back each of them, last first, and nothing else. Absent (empty) in a
+    /// record of the legacy fix alone, which `envExisted`/`previousJson` describe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<KeyChangeRecord>,
+}
+
+/// One key the fix engine set in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeyChangeRecord {
+    /// The key path from the top of the file (`["mcpServers", "far", "command"]`); for a
+    /// key created inside objects the fix also created, the first object created.
+    pub path: Vec<String>,
+    /// Its value before, as JSON text; null: absent.
+    pub previous_json: Option<String>,
+    /// The value the fix wrote there, as JSON text: undo puts back only a key that
+    /// still holds it (or, with `--force`, whatever it holds).
+    pub written_json: String,
 }

@@ -181,6 +181,7 @@ pub fn apply_fix_in(files: &dyn Fs, fix: &PendingFix) -> Result<AppliedFix, Sett
             kind: fix.kind.as_str(),
             env_existed: fix.env_existed,
             previous: fix.previous.clone(),
+            changes: Vec::new(),
         },
     )
 }
@@ -193,6 +194,8 @@ pub(crate) struct Written<'a> {
     pub kind: &'a str,
     pub env_existed: bool,
     pub previous: Option<String>,
+    /// The keys the fix engine set (empty for the legacy fix alone and `setup`).
+    pub changes: Vec<crate::json_doc::KeyChangeRecord>,
 }
 
 /// The one write path of every settings change (`fix`, `setup`): the backup (same
@@ -233,6 +236,7 @@ pub(crate) fn write_with_undo(
         written_sha256: undo::sha256_hex(w.new_bytes),
         env_existed: w.env_existed,
         previous_json: w.previous,
+        changes: w.changes,
     };
     let state_path = w.state;
     let record_attrs = snap

@@ -11,6 +11,7 @@ pub mod binary;
 pub mod diff;
 pub mod edit;
 pub mod effective;
+pub mod engine;
 pub mod env;
 pub mod fix;
 pub mod json;
@@ -149,6 +150,16 @@ pub enum SettingsError {
         path: PathBuf,
         error: std::io::Error,
         written: bool,
+    },
+    /// Undo of a fix-engine change: the user changed a key mcplogs set since the fix.
+    KeyChangedSince {
+        path: PathBuf,
+        /// The key path, dotted.
+        key: String,
+        /// Its value now, as JSON (`None`: absent).
+        now: Option<String>,
+        /// What mcplogs wrote there.
+        written: String,
     },
     /// An undo state file exists but cannot be used.
     BadUndoState {
@@ -333,6 +344,17 @@ impl fmt::Display for SettingsError {
                 if *written { "written" } else { "restored" },
                 path.display()
             ),
+            SettingsError::KeyChangedSince {
+                path,
+                key,
+                now,
+                written,
+            } => write!(
+                f,
+                "{key} in {} is now {}, not the {written} mcplogs set: leaving that change alone (--force puts back what was there before the fix)",
+                path.display(),
+                now.as_deref().unwrap_or("absent")
+            ),
             SettingsError::BadUndoState { path, problem } => {
                 write!(f, "undo state {}: {problem}", path.display())
             }
@@ -355,6 +377,7 @@ impl std::error::Error for SettingsError {
             | SettingsError::NotRegular { .. }
             | SettingsError::HardLinked { .. }
             | SettingsError::ResultTooLarge { .. }
+            | SettingsError::KeyChangedSince { .. }
             | SettingsError::RaceLeftFile { .. } => None,
         }
     }

@@ -458,6 +458,7 @@ pub fn apply_setup(p: &PendingSetup) -> Result<AppliedFix, SettingsError> {
             kind: p.install.as_str(),
             env_existed: p.previous.is_some(),
             previous: p.previous.clone(),
+            changes: Vec::new(),
         },
     )
 }

@@ -454,6 +454,11 @@ pub(super) fn plan_undo_for(
 
 pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
     plan_undo_for(settings, Change::Negotiation, |current_text, state| {
+        // A fix of the engine: every key it set, put back.
+        if !state.changes.is_empty() {
+            return super::engine::undo_changed(settings, current_text, &state.changes, force)
+                .map(KeyUndo::Text);
+        }
         // Changed since the fix: put back the one key, keep everything else.
         let object = match strictness::check(current_text) {
             Strictness::Strict(doc) => doc,

@@ -31,6 +31,8 @@ mod docs_true;
 mod explain;
 mod export;
 #[cfg(unix)]
+mod fix_engine;
+#[cfg(unix)]
 mod fix_plan;
 mod fuzz_corpus;
 mod fuzz_regressions;

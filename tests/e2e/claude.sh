@@ -13,6 +13,12 @@
 # 4. runs tests/e2e/configured.py: one project with an approved, an unapproved and a
 #    disabled .mcp.json server and a user server disabled for the project; mcplogs scan
 #    must give each its state, agreeing with Claude Code's init line and `claude mcp list`;
+# 4b. runs tests/e2e/fixes.py: each cause `mcplogs fix` fixes besides the legacy setting
+#    (a command not on Claude Code's PATH, in a user, local and .mcp.json entry; a server
+#    slower than MCP_TIMEOUT; a disabled
+#    .mcp.json server named to `fix`): the server fails, `mcplogs fix --yes` from another
+#    folder, it connects with its tools, scan says already fixed, `fix --undo` gives every
+#    file back byte for byte, it fails again. About a minute.
 # 5. runs tests/e2e/interactive.py: `mcplogs setup statusline|hook` in interactive Claude
 #    Code in tmux: the status line names the failing server, the hook's text reaches the
 #    fake Messages API (and does not when every server works), undo leaves no trace;
@@ -120,6 +126,9 @@ csv() { local IFS=,; echo "$*"; }
 part run.py "$(csv "${VERSIONS[@]}")" --work "$WORK"
 # configured servers that never wrote a log: scan against the init line and mcp list
 part configured.py "$(csv "${VERSIONS[@]}")" --work "$WORK/configured"
+# every fix of the engine (command path, MCP_TIMEOUT, a disabled .mcp.json server): fails,
+# `mcplogs fix --yes` from another folder, connects with its tools, undo byte for byte
+part fixes.py "$(csv "${VERSIONS[@]}")" --work "$WORK/fixes"
 # mcplogs statusline, hook and setup in interactive Claude Code (tmux)
 part interactive.py "$(csv "${VERSIONS[@]}")" --work "$WORK/tty"
 # mcplogs probe: its predictions against what Claude Code does with the same servers

@@ -76,7 +76,7 @@ pub enum Command {
     /// Show every settings layer Claude Code reads and the effective MCP_PROTOCOL_NEGOTIATION
     #[command(after_help = SETTINGS_EXAMPLES)]
     Settings(SettingsArgs),
-    /// Set env.MCP_PROTOCOL_NEGOTIATION to "legacy" safely: diff, confirmation, backup, undo
+    /// Fix what a settings file can fix (legacy negotiation, a command's path, MCP_TIMEOUT, a disabled .mcp.json server) safely: diff, confirmation, backup, undo
     #[command(after_help = FIX_EXAMPLES)]
     Fix(FixArgs),
     /// A redacted Markdown report to paste into a bug issue (Claude Code's or a server's)
@@ -279,11 +279,17 @@ EXAMPLES:
   mcplogs fix                        # write it, after a yes (from any folder)
   mcplogs fix --project ~/work/api   # that project's file only
   mcplogs fix --undo                 # put back every file it wrote
+  mcplogs fix api                    # only api; enables it if you disabled it
+  mcplogs fix api --command-path /opt/bin/api   # when PATH has several
 
 For each failing server, the fix goes where it wins in that server's project,
 with the least intrusion: ~/.claude/settings.json when nothing above it sets the
 variable there, else that project's .claude/settings.local.json; never a
-managed file (then: exit 2). All files in one diff, one confirmation.
+managed file (then: exit 2). A command Claude Code cannot find gets its absolute
+path in the entry that configures it (~/.claude.json or .mcp.json), a server slower
+than MCP_TIMEOUT a longer MCP_TIMEOUT where it takes effect; each change says which
+server it is for and why. All files in one diff, one confirmation; what only you can
+do (sign in, rename a server) is listed after the plan.
 Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
 
 const REPORT_EXAMPLES: &str = "\
@@ -647,6 +653,23 @@ pub struct SettingsArgs {
 
 #[derive(Debug, Args)]
 pub struct FixArgs {
+    /// Fix this server only (its configured name); a .mcp.json server you disabled is enabled only when named
+    #[arg(value_name = "SERVER", conflicts_with = "undo")]
+    pub server: Option<String>,
+
+    /// With SERVER: the absolute path of its command, when Claude Code cannot find it and your PATH holds none or several
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "server",
+        conflicts_with = "undo"
+    )]
+    pub command_path: Option<PathBuf>,
+
+    /// The Claude Code build to offer fixes for [default: `claude --version`] (for tests)
+    #[arg(long, value_name = "VERSION", hide = true)]
+    pub claude_version: Option<String>,
+
     /// The settings file to change [default: $CLAUDE_CONFIG_DIR or ~/.claude, settings.json]
     #[arg(long, value_name = "PATH")]
     pub settings: Option<PathBuf>,

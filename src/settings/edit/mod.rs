@@ -12,6 +12,7 @@ use super::json::{self, Dialect, Doc, Member as JsonMember, NodeId};
 use super::strictness::split_bom;
 use super::{LEGACY, NEGOTIATION_KEY};
 
+pub mod path;
 mod rewrite;
 pub use rewrite::{MAX_REWRITE_DEPTH, rewrite_strict};
 
@@ -36,6 +37,11 @@ pub enum EditError {
         "\"{0}\" is not of the shape Claude Code expects (an object, or a list of hooks), so mcplogs cannot add to it without guessing; fix it by hand"
     )]
     NotAnObjectAt(&'static str),
+    /// A key path of the fix engine goes through a value that is not an object.
+    #[error(
+        "\"{0}\" is not an object, so mcplogs cannot set a key inside it without guessing; fix it by hand"
+    )]
+    NotAnObjectAtPath(String),
     /// A JSON5 value with no strict-JSON spelling that keeps it.
     #[error(
         "the value {literal} at line {line}, column {column} has no strict-JSON form that keeps it, so mcplogs will not rewrite the file: change that value by hand"

@@ -11,10 +11,13 @@ use crate::cmd::settings::read_layers_in;
 use crate::error::{Error, FIX_NOT_NEEDED};
 use crate::exit_codes::ExitCode;
 use crate::output;
+use mcplogs::advice::fixes::{self, Found, UserStep};
+use mcplogs::claude_code::lifecycle::ClaudeVersion;
 use mcplogs::logs::discovery::Request;
 use mcplogs::render::settings::layer_name;
-use mcplogs::scan::{ScanOptions, scan};
+use mcplogs::scan::{ScanOptions, ScanReport, scan};
 use mcplogs::settings::NEGOTIATION_KEY;
+use mcplogs::settings::engine::{self, Change, Edit, FilePlan, FixCause};
 use mcplogs::settings::fix::{self, FixOptions, FixPlan};
 use mcplogs::settings::layers::LayerKind;
 use mcplogs::settings::target::{self, FixTarget};
@@ -95,14 +98,32 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     if args.undo {
         return run_undo_cmd(&args);
     }
-    // `--settings FILE` or `--project DIR`: that one file, as the user named it. Else one
-    // file per failing server's project: the file that wins there.
+    // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
+    // legacy setting only. Else one file per failing server's project: the file that
+    // wins there, and every other change the fix engine declares for a failing server.
     let explicit = args.settings.is_some() || args.project.is_some();
-    let failing = if args.force && explicit {
-        Vec::new()
+    let report = if args.force && explicit {
+        None
     } else {
-        servers_needing_fix(&args)?
+        Some(scan_for_fix(&args)?)
     };
+    let failing = match &report {
+        Some(r) => servers_needing_fix(&args, r),
+        None => Vec::new(),
+    };
+    let found = match &report {
+        Some(r) if !explicit => engine_found(&args, r),
+        _ => Found::default(),
+    };
+    // the engine's changes grouped by file, in the order the servers came
+    let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
+    for c in found.changes {
+        match groups.iter_mut().find(|(p, _)| *p == c.file) {
+            Some((_, cs)) => cs.push(c),
+            None => groups.push((c.file.clone(), vec![c])),
+        }
+    }
+    let engine_any = !groups.is_empty();
     let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
     if explicit {
         let Some(one) = settings_path(&args)? else {
@@ -110,16 +131,20 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         };
         files.push(one);
     } else if failing.is_empty() {
-        if !args.force && !args.dry_run {
-            return Err(Error::FixNotNeeded);
+        if !engine_any {
+            if !args.force && !args.dry_run {
+                say_steps(&found.steps);
+                return Err(Error::FixNotNeeded);
+            }
+            let Some(one) = settings_path(&args)? else {
+                return Ok(ExitCode::Clean);
+            };
+            files.push(one);
         }
-        let Some(one) = settings_path(&args)? else {
-            return Ok(ExitCode::Clean);
-        };
-        files.push(one);
     } else {
         match per_project_files(&args, &failing)? {
             Some(f) => files = f,
+            None if engine_any => {}
             None => return Ok(ExitCode::Clean),
         }
     }
@@ -145,6 +170,12 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     // the whole plan.
     let mut plan: Vec<Planned> = Vec::new();
     for (path, why) in files {
+        // A file the engine writes too gets the legacy setting as one more of its
+        // changes: one diff, one backup and one undo record a file.
+        if let Some((_, cs)) = groups.iter_mut().find(|(p, _)| *p == path) {
+            cs.push(legacy_change(&path, why.as_deref(), &failing));
+            continue;
+        }
         match fix::plan_fix(
             &path,
             FixOptions {
@@ -158,24 +189,56 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             FixPlan::Pending(pending) => plan.push(Planned { path, why, pending }),
         }
     }
-    if plan.is_empty() {
+    let mut engine_plans: Vec<FilePlan> = Vec::new();
+    for (path, changes) in groups {
+        if let Some(p) = engine::plan_file(&path, changes)? {
+            engine_plans.push(p);
+        }
+    }
+    if plan.is_empty() && engine_plans.is_empty() {
+        say_steps(&found.steps);
         return Ok(ExitCode::Clean);
     }
-    if failing.is_empty() && !args.force {
+    if failing.is_empty() && !args.force && !engine_any {
         if !args.dry_run {
             return Err(Error::FixNotNeeded);
         }
         output::warning(FIX_NOT_NEEDED);
     } else if !failing.is_empty() {
-        say_reach(&failing, &plan);
+        let written: Vec<&Path> = plan
+            .iter()
+            .map(|p| p.path.as_path())
+            .chain(engine_plans.iter().filter_map(|p| {
+                p.changes
+                    .iter()
+                    .any(|c| c.cause == FixCause::Negotiation)
+                    .then_some(p.path.as_path())
+            }))
+            .collect();
+        say_reach(&failing, &written);
     }
     for p in &plan {
         if let Some(why) = &p.why {
             output::note(format_args!("Writing {}: {why}.", p.path.display()));
         }
     }
-    let diff: String = plan.iter().map(|p| p.pending.diff.as_str()).collect();
+    for p in &engine_plans {
+        for c in &p.changes {
+            output::note(format_args!(
+                "For {} ({}): {}.",
+                c.server,
+                c.cause.as_str(),
+                c.why
+            ));
+        }
+    }
+    let diff: String = plan
+        .iter()
+        .map(|p| p.pending.diff.as_str())
+        .chain(engine_plans.iter().map(|p| p.diff.as_str()))
+        .collect();
     print_diff(&diff, args.dry_run)?;
+    say_steps(&found.steps);
     if !go_ahead(args.dry_run, args.yes)? {
         return Ok(ExitCode::Clean);
     }
@@ -189,13 +252,22 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             }
         }
     }
+    for p in &engine_plans {
+        match engine::apply_file(p) {
+            Ok(applied) => written.push((p.path.clone(), applied)),
+            Err(e) => {
+                roll_back(&written);
+                return Err(e.into());
+            }
+        }
+    }
     let paths: Vec<PathBuf> = written.iter().map(|(p, _)| p.clone()).collect();
     // A plan of the failing servers' projects is recorded for `fix --undo` from any
     // folder; a file the user named (`--settings`, `--project`) is undone by naming it.
     let recorded = !explicit && record_plan(&args, &paths);
     // Every path is absolute (the file written), so the command runs from any folder.
     let undo_cmd = match paths.as_slice() {
-        [one] => format!(
+        [one] if !recorded || !engine_any => format!(
             "mcplogs fix --undo --settings {}",
             mcplogs::text::shell_word(&one.display().to_string())
         ),
@@ -228,6 +300,56 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         mcplogs::advice::verify_command(&args.home)
     ));
     Ok(ExitCode::Clean)
+}
+
+/// The legacy setting as one change of a file the engine writes too.
+fn legacy_change(path: &Path, why: Option<&str>, failing: &[Failing]) -> Change {
+    Change {
+        cause: FixCause::Negotiation,
+        server: failing
+            .iter()
+            .map(|f| f.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        why: why.map_or_else(
+            || format!("{NEGOTIATION_KEY}=legacy in {}", path.display()),
+            |w| format!("{NEGOTIATION_KEY}=legacy in {}: {w}", path.display()),
+        ),
+        file: path.to_path_buf(),
+        layer: "settings",
+        edit: Edit::Set {
+            path: vec!["env".into(), NEGOTIATION_KEY.into()],
+            value: serde_json::Value::String(mcplogs::settings::LEGACY.into()),
+        },
+    }
+}
+
+/// What only the user can do, after the plan, each with its server.
+fn say_steps(steps: &[UserStep]) {
+    for s in steps {
+        output::note(format_args!("Only you can fix {}: {}.", s.server, s.text));
+    }
+}
+
+/// The engine's changes for the scanned servers (with `SERVER`, that one only).
+fn engine_found(args: &FixArgs, report: &ScanReport) -> Found {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let build = match &args.claude_version {
+        Some(v) => ClaudeVersion::parse(v),
+        None => mcplogs::probe::installed_claude_version(),
+    };
+    fixes::find(
+        report,
+        &fixes::Context {
+            homes: &args.home,
+            cwd: &cwd,
+            managed_dir: args.managed_dir.as_deref(),
+            server: args.server.as_deref(),
+            command_path: args.command_path.as_deref(),
+            path_var: std::env::var_os("PATH"),
+            build,
+        },
+    )
 }
 
 /// The file each failing server's project needs, grouped by file (several projects
@@ -294,10 +416,10 @@ fn per_project_files(
 
 /// Which failing servers the plan reaches (the written file wins in their project), and
 /// a warning for each it does not: the plan never claims a reach it does not have.
-fn say_reach(failing: &[Failing], plan: &[Planned]) {
+fn say_reach(failing: &[Failing], written: &[&Path]) {
     let (reached, missed): (Vec<&Failing>, Vec<&Failing>) = failing
         .iter()
-        .partition(|f| plan.iter().any(|p| f.layers.reached_by(&p.path)));
+        .partition(|f| written.iter().any(|p| f.layers.reached_by(p)));
     if !reached.is_empty() {
         output::note(format_args!(
             "The legacy fix helps: {}",
@@ -562,14 +684,12 @@ pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
     Ok(yes)
 }
 
-/// The scanned servers the fix helps, each with its own project's settings layers
-/// (`homes` empty: this machine's caches).
-fn servers_needing_fix(args: &FixArgs) -> Result<Vec<Failing>, Error> {
-    let homes = &args.home;
-    let managed_dir = args.managed_dir.as_deref();
+/// The scan `fix` decides on: this machine's caches (or `--home`), joined with what
+/// the configuration says now.
+fn scan_for_fix(args: &FixArgs) -> Result<ScanReport, Error> {
     let opts = ScanOptions {
         request: Request {
-            homes: homes.to_vec(),
+            homes: args.home.to_vec(),
             paths: Vec::new(),
         },
         stderr_tails: mcplogs::scan::StderrTails::Skip,
@@ -577,22 +697,36 @@ fn servers_needing_fix(args: &FixArgs) -> Result<Vec<Failing>, Error> {
     };
     let mut report = scan(&opts)?;
     // A server Claude Code no longer starts (disabled, denied, no longer configured) is
-    // never an argument for the fix.
+    // never an argument for the fix (unless named: `fix SERVER` enables it).
+    // How each server is started is the command a path fix is about (never shown whole,
+    // so not masked here).
     let cwd = std::env::current_dir().unwrap_or_default();
     mcplogs::resolve::resolve(
         &mut report,
         &opts,
         &cwd,
-        managed_dir,
+        args.managed_dir.as_deref(),
         mcplogs::resolve::Steps {
-            launch: mcplogs::resolve::Launch::Skip,
+            launch: mcplogs::resolve::Launch::Attach { redact: false },
             redact_report: false,
         },
     );
+    Ok(report)
+}
+
+/// The scanned servers the legacy fix helps (with `SERVER`, that one only), each with
+/// its own project's settings layers (`homes` empty: this machine's caches).
+fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
+    let homes = &args.home;
+    let managed_dir = args.managed_dir.as_deref();
+    let cwd = std::env::current_dir().unwrap_or_default();
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
     for s in &report.servers {
         if !(s.counts_now() && s.diagnosis.legacy_fix_applies()) {
+            continue;
+        }
+        if args.server.as_deref().is_some_and(|n| n != s.name) {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
@@ -614,7 +748,7 @@ fn servers_needing_fix(args: &FixArgs) -> Result<Vec<Failing>, Error> {
             layers,
         });
     }
-    Ok(out)
+    out
 }
 
 /// The last diff [`print_diff`] showed, uncoloured and unfitted: [`confirm`] shows it again

@@ -108,6 +108,26 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     );
     output::grouped_warnings(&report.warnings, args.verbose);
     let negotiation = resolve::negotiation_in(&opts.request.homes, &cwd, managed_dir);
+    let homes = &opts.request.homes;
+    let in_place = mcplogs::advice::fixes::in_place(&report, homes, &cwd, managed_dir);
+    // what `mcplogs fix` writes besides the legacy setting (which the screen offers)
+    let engine = if opts.request.paths.is_empty() {
+        mcplogs::advice::fixes::find(
+            &report,
+            &mcplogs::advice::fixes::Context {
+                homes,
+                cwd: &cwd,
+                managed_dir,
+                server: None,
+                command_path: None,
+                path_var: std::env::var_os("PATH"),
+                build: None,
+            },
+        )
+        .changes
+    } else {
+        Vec::new()
+    };
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
@@ -171,6 +191,21 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         }
     };
     output::screen(&text)?;
+    // a fix of `mcplogs fix` (besides the legacy setting) made since the failing log
+    for c in &engine {
+        output::note(format_args!(
+            "{}: `mcplogs fix{}` can fix it ({}): {}.",
+            c.server,
+            mcplogs::advice::home_flags(homes),
+            c.cause.as_str(),
+            c.why
+        ));
+    }
+    for (who, what) in in_place {
+        output::note(format_args!(
+            "{who}: already fixed (restart Claude Code to check): {what}."
+        ));
+    }
     Ok(ExitCode::from_problems(problems))
 }
 

@@ -1,0 +1,558 @@
+//! Which declared change ([`crate::settings::engine::Change`]) each scanned server needs, beside
+//! the legacy setting (planned by `mcplogs fix` as before): the absolute path of a
+//! command Claude Code cannot find, a longer `MCP_TIMEOUT`, a `.mcp.json` server taken
+//! off `disabledMcpjsonServers` (only when the user names it: a disabled server is the
+//! user's choice, never failing). What no file can fix is a [`UserStep`]: what only the
+//! user can do, with the exact command or change.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::classify::verdict::Cause;
+use crate::claude_code::config::{Scope, ServerState, TransportKind};
+use crate::claude_code::lifecycle::{self, ClaudeVersion};
+use crate::scan::configured::{Configuration, Configured};
+use crate::scan::{ScanReport, ServerReport};
+use crate::settings::edit::path::value_at;
+use crate::settings::engine::{Change, Edit, FixCause};
+use crate::settings::layers::{LayerKind, Sources};
+
+/// What the caller knows that the scan does not.
+pub struct Context<'a> {
+    pub homes: &'a [PathBuf],
+    pub cwd: &'a Path,
+    pub managed_dir: Option<&'a Path>,
+    /// `mcplogs fix SERVER`: only this server (its configured name), and a disabled one
+    /// may be enabled.
+    pub server: Option<&'a str>,
+    /// `--command-path`: the command's absolute path, for a server whose command is
+    /// not found (with `server`).
+    pub command_path: Option<&'a Path>,
+    /// The `PATH` to look commands up in (the user's, where mcplogs runs).
+    pub path_var: Option<std::ffi::OsString>,
+    /// The Claude Code build here, when known.
+    pub build: Option<ClaudeVersion>,
+}
+
+/// Something only the user can do for a server, with the exact command or change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserStep {
+    /// `far (/home/u/proj)`.
+    pub server: String,
+    pub text: String,
+}
+
+/// The changes and the user's steps for a scan.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub changes: Vec<Change>,
+    pub steps: Vec<UserStep>,
+}
+
+fn label(name: &str, project: Option<&str>) -> String {
+    format!("{name} ({})", project.unwrap_or("-"))
+}
+
+/// The changes every failing server of `report` can get from a file (besides the legacy
+/// setting), and what only the user can do.
+pub fn find(report: &ScanReport, cx: &Context) -> Found {
+    let mut found = Found::default();
+    let named = |n: &str| cx.server.is_none_or(|s| s == n);
+    for s in report.servers.iter().filter(|s| named(&s.name)) {
+        let who = label(&s.name, s.project.as_deref());
+        if !s.counts_now() {
+            if cx.server.is_some()
+                && let Configuration::Configured(c) = &s.configuration
+            {
+                enable(&mut found, c, &s.name, &who, cx);
+            }
+            continue;
+        }
+        if s.is_shared() {
+            continue;
+        }
+        match s.diagnosis.cause {
+            Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx),
+            Some(Cause::Timeout | Cause::ToolsTimeout) => timeout(&mut found, s, &who, cx),
+            Some(Cause::NeedsAuth) => found.steps.push(UserStep {
+                server: who.clone(),
+                text: format!(
+                    "sign in: start `claude` in {}, run /mcp, pick {} and authenticate (no file holds a sign-in mcplogs could write)",
+                    s.project.as_deref().unwrap_or("the project"),
+                    s.name
+                ),
+            }),
+            _ => {}
+        }
+        if s.diagnosis.tools_not_sent > 0 {
+            found.steps.push(tool_name_step(s, &who));
+        }
+    }
+    if cx.server.is_some() {
+        for row in report.configured.iter().filter(|r| named(&r.name)) {
+            let who = label(&row.name, Some(&row.project));
+            enable(&mut found, &row.configured, &row.name, &who, cx);
+        }
+    }
+    found
+}
+
+/// Whether the fix for `cause` is offered on `build`: from the first to the last build
+/// it was observed on ([`FixCause::observed_on`]). `None` (the build is not known):
+/// offered.
+pub fn offered_on(cause: FixCause, build: Option<ClaudeVersion>) -> bool {
+    let Some(b) = build else { return true };
+    let builds: Vec<ClaudeVersion> = cause
+        .observed_on()
+        .iter()
+        .filter_map(|v| ClaudeVersion::parse(v))
+        .collect();
+    match (builds.iter().min(), builds.iter().max()) {
+        (Some(lo), Some(hi)) => *lo <= b && b <= *hi,
+        _ => false,
+    }
+}
+
+/// Whether the fix for `cause` is offered on this build; when not, says so as a step.
+fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Context) -> bool {
+    if offered_on(cause, cx.build) {
+        return true;
+    }
+    found.steps.push(UserStep {
+        server: who.to_string(),
+        text: format!(
+            "mcplogs' {} fix was observed to work on Claude Code {} only, and this is {}: make the change by hand if you want it (docs/claude-code.md)",
+            cause.as_str(),
+            cause.observed_range(),
+            cx.build.map(|b| b.to_string()).unwrap_or_default()
+        ),
+    });
+    false
+}
+
+/// A `.mcp.json` server off by `disabledMcpjsonServers` in a settings file mcplogs may
+/// write: moved to `enabledMcpjsonServers` in the same file.
+fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
+    if c.state != ServerState::Disabled || c.scope != Scope::Project {
+        return;
+    }
+    for d in &c.decided_by {
+        if !d.key.ends_with("disabledMcpjsonServers") {
+            continue;
+        }
+        if d.layer.starts_with("managed") {
+            found.steps.push(UserStep {
+                server: who.to_string(),
+                text: format!(
+                    "the managed settings file {} disables it; ask whoever administers this machine",
+                    d.file.display()
+                ),
+            });
+            continue;
+        }
+        if !offered(found, FixCause::DisabledMcpjson, who, cx) {
+            return;
+        }
+        found.changes.push(Change {
+            cause: FixCause::DisabledMcpjson,
+            server: who.to_string(),
+            why: format!(
+                "{name} is listed in disabledMcpjsonServers of {}, so Claude Code never starts it; moved to enabledMcpjsonServers",
+                d.file.display()
+            ),
+            file: d.file.clone(),
+            layer: d.layer,
+            edit: Edit::MoveName {
+                from: "disabledMcpjsonServers".into(),
+                to: "enabledMcpjsonServers".into(),
+                name: name.to_string(),
+            },
+        });
+    }
+}
+
+/// The key path of a server's entry in its configuration file.
+fn entry_path(scope: Scope, name: &str, project: Option<&str>) -> Option<Vec<String>> {
+    match scope {
+        Scope::User | Scope::Project => Some(vec!["mcpServers".into(), name.into()]),
+        Scope::Local => Some(vec![
+            "projects".into(),
+            project?.to_string(),
+            "mcpServers".into(),
+            name.into(),
+        ]),
+        Scope::Managed | Scope::CommandLine => None,
+    }
+}
+
+fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
+    let Some(launch) = s.launch.as_deref() else {
+        return;
+    };
+    let (Some(command), Some(file)) = (launch.argv.first(), launch.file.as_ref()) else {
+        return;
+    };
+    if launch.transport != TransportKind::Stdio {
+        return;
+    }
+    let step = |text: String| UserStep {
+        server: who.to_string(),
+        text,
+    };
+    let Some(mut key) = entry_path(launch.scope, &s.name, s.project.as_deref()) else {
+        found.steps.push(step(format!(
+            "its command `{command}` is not on the PATH Claude Code gets, and its entry is in {}, which mcplogs does not write: put the command's absolute path there",
+            file.display()
+        )));
+        return;
+    };
+    key.push("command".into());
+    // The entry must hold the bare name as written (no `${VAR}` to keep).
+    // read as the write will read it: bounded, regular files only
+    let text = crate::settings::write::FileSnapshot::read(file)
+        .ok()
+        .and_then(|f| f.bytes)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    if value_at(&text, &key) != Some(Value::String(command.clone()))
+        || command.contains(['/', '\\'])
+    {
+        found.steps.push(step(format!(
+            "its command `{command}` was not found; put the command's absolute path as \"command\" of its entry in {}",
+            file.display()
+        )));
+        return;
+    }
+    let chosen = match (cx.server, cx.command_path) {
+        (Some(_), Some(p)) => Some(p.to_path_buf()),
+        _ => match executables_named(command, cx.path_var.as_deref()).as_slice() {
+            [one] => Some(one.clone()),
+            [] => {
+                found.steps.push(step(format!(
+                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix {} --command-path /ABSOLUTE/PATH/{command}`",
+                    crate::text::shell_word(&s.name)
+                )));
+                None
+            }
+            several => {
+                found.steps.push(step(format!(
+                    "your PATH holds {} programs named `{command}` ({}): choose one with `mcplogs fix {} --command-path PATH`",
+                    several.len(),
+                    several
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    crate::text::shell_word(&s.name)
+                )));
+                None
+            }
+        },
+    };
+    let Some(abs) = chosen else { return };
+    if !offered(found, FixCause::CommandPath, who, cx) {
+        return;
+    }
+    found.changes.push(Change {
+        cause: FixCause::CommandPath,
+        server: who.to_string(),
+        why: format!(
+            "Claude Code could not start `{command}` (not on the PATH it gets); {} is the one on yours",
+            abs.display()
+        ),
+        file: file.clone(),
+        layer: match launch.scope {
+            Scope::Project => "mcp.json",
+            _ => "claude.json",
+        },
+        edit: Edit::Set {
+            path: key,
+            value: Value::String(abs.display().to_string()),
+        },
+    });
+}
+
+/// Every executable file named `name` in the folders of `path_var`, each once (a
+/// folder listed twice, or two links to one file, count once).
+pub fn executables_named(name: &str, path_var: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
+    let Some(var) = path_var else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut real: Vec<PathBuf> = Vec::new();
+    for dir in std::env::split_paths(var).filter(|d| d.is_absolute()) {
+        for candidate in candidates(&dir, name) {
+            if !is_executable(&candidate) {
+                continue;
+            }
+            let canon = std::fs::canonicalize(&candidate).unwrap_or_else(|_| candidate.clone());
+            if !real.contains(&canon) {
+                real.push(canon);
+                found.push(candidate);
+            }
+        }
+    }
+    found
+}
+
+fn candidates(dir: &Path, name: &str) -> Vec<PathBuf> {
+    if cfg!(windows) {
+        [".exe", ".cmd", ".bat", ""]
+            .iter()
+            .map(|ext| dir.join(format!("{name}{ext}")))
+            .collect()
+    } else {
+        vec![dir.join(name)]
+    }
+}
+
+fn is_executable(p: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(p) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    true
+}
+
+fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
+    let (project, _) = super::project_dir_of(s, cx.cwd);
+    let mut sources = Sources::for_scan(cx.homes, &project);
+    if let Some(d) = cx.managed_dir {
+        sources.managed_dir = d.to_path_buf();
+    }
+    let var = lifecycle::MCP_TIMEOUT_VAR;
+    let layers = crate::settings::env::env_values(&sources, var, std::env::var(var).ok());
+    let limit = s
+        .diagnosis
+        .timeout_ms
+        .unwrap_or(lifecycle::DEFAULT_MCP_TIMEOUT_MS.value);
+    let want = lifecycle::suggested_mcp_timeout_ms(limit);
+    let step = |text: String| UserStep {
+        server: who.to_string(),
+        text,
+    };
+    // the highest file layer that sets it decides where the longer value goes
+    let setter = layers
+        .iter()
+        .find(|l| l.value.is_some() && l.kind != LayerKind::Environment);
+    let (kind, file) = match setter {
+        Some(l) if matches!(l.kind, LayerKind::Managed | LayerKind::ManagedDropIn) => {
+            found.steps.push(step(format!(
+                "the managed settings file {} sets {var}; ask whoever administers this machine for {var}={want}",
+                l.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default()
+            )));
+            return;
+        }
+        // The shared project file: the project's local file outranks it, uncommitted.
+        Some(l) if l.kind == LayerKind::Project => match sources
+            .files()
+            .into_iter()
+            .find(|(k, _)| *k == LayerKind::Local)
+        {
+            Some((k, p)) => (k, p),
+            None => return,
+        },
+        Some(l) => (l.kind, l.path.clone().unwrap_or_default()),
+        None => match &sources.user_dir {
+            Some(u) => (LayerKind::User, u.join("settings.json")),
+            None => return,
+        },
+    };
+    if let Some(now) = crate::settings::env::read_keys(&file, &[var])
+        .pop()
+        .flatten()
+        && lifecycle::timeout_ms(&now).is_some_and(|ms| ms >= want)
+    {
+        return;
+    }
+    if !offered(found, FixCause::Timeout, who, cx) {
+        return;
+    }
+    found.changes.push(Change {
+        cause: FixCause::Timeout,
+        server: who.to_string(),
+        why: format!(
+            "it took longer than MCP_TIMEOUT ({limit} ms); {var}={want} in the env of {} (the {} settings, which decide it in {})",
+            file.display(),
+            kind.as_str(),
+            project.display()
+        ),
+        file,
+        layer: kind.as_str(),
+        edit: Edit::Set {
+            path: vec!["env".into(), var.into()],
+            value: Value::String(want.to_string()),
+        },
+    });
+}
+
+/// A failing server whose cause the configuration no longer has: the engine's fix (or
+/// the user's own) is in place, and the log is older than it. `(label, what)` for each.
+pub fn in_place(
+    report: &ScanReport,
+    homes: &[PathBuf],
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in report
+        .servers
+        .iter()
+        .filter(|s| s.fails_now() && !s.is_shared())
+    {
+        let who = label(&s.name, s.project.as_deref());
+        match s.diagnosis.cause {
+            Some(Cause::CommandNotFound) => {
+                let Some(cmd) = s.launch.as_deref().and_then(|l| l.argv.first()) else {
+                    continue;
+                };
+                let p = Path::new(cmd);
+                if p.is_absolute() && is_executable(p) {
+                    out.push((who, format!("its command is now {cmd}")));
+                }
+            }
+            Some(Cause::Timeout | Cause::ToolsTimeout) => {
+                let Some(limit) = s.diagnosis.timeout_ms else {
+                    continue;
+                };
+                let (project, _) = super::project_dir_of(s, cwd);
+                let mut sources = Sources::for_scan(homes, &project);
+                if let Some(d) = managed_dir {
+                    sources.managed_dir = d.to_path_buf();
+                }
+                let var = lifecycle::MCP_TIMEOUT_VAR;
+                let now = crate::settings::env::env_values(&sources, var, std::env::var(var).ok())
+                    .into_iter()
+                    .find(|l| l.value.is_some());
+                if let Some(l) = now
+                    && let Some(ms) = l.value.as_deref().and_then(lifecycle::timeout_ms)
+                    && ms > limit
+                {
+                    out.push((
+                        who,
+                        format!(
+                            "{var} is now {ms} ms ({}), above the {limit} ms it failed with",
+                            l.describe()
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A tool dropped for its long name: never fixed (the key is referred to by permission
+/// rules, hooks, sign-ins, approval lists and a team's `.mcp.json`), only explained.
+fn tool_name_step(s: &ServerReport, who: &str) -> UserStep {
+    let max = lifecycle::TOOL_NAME_MAX_CHARS.value;
+    let file = s
+        .launch
+        .as_deref()
+        .and_then(|l| l.file.as_ref())
+        .map(|f| f.display().to_string())
+        .unwrap_or_else(|| "its configuration file".into());
+    // `mcp__` + key + `__` + tool: the longest name dropped says how much too long
+    let longest = s
+        .evidence
+        .iter()
+        .filter_map(|e| name_length_in(&e.message))
+        .max();
+    let key_len = s.name.chars().count();
+    let fits = longest.map(|n| key_len as i64 - (n as i64 - max as i64));
+    let advice = match fits {
+        Some(k) if k >= 1 => {
+            let shorter: String = s.name.chars().take(k as usize).collect();
+            let shorter = shorter.trim_end_matches(['-', '_']).to_string();
+            format!(
+                "rename the key \"{}\" in {file} to one of at most {k} characters (such as \"{shorter}\") yourself, and update what refers to it",
+                s.name
+            )
+        }
+        Some(_) => format!(
+            "no key is short enough for its longest tool name: the server's authors must shorten the tool's name (its key \"{}\" is in {file})",
+            s.name
+        ),
+        None => format!(
+            "rename the key \"{}\" in {file} to a shorter one yourself, and update what refers to it",
+            s.name
+        ),
+    };
+    UserStep {
+        server: who.to_string(),
+        text: format!(
+            "{} of its tools {} not sent to the model: `mcp__{}__<tool>` is over {max} characters. mcplogs never renames a server (permission rules, hook matchers, sign-ins, the approval lists and a team's .mcp.json refer to the key, and a rename can silently switch a rule off): {advice}",
+            s.diagnosis.tools_not_sent,
+            if s.diagnosis.tools_not_sent == 1 {
+                "is"
+            } else {
+                "are"
+            },
+            s.name,
+        ),
+    }
+}
+
+/// `... its name has 129 characters and the API accepts at most 128`: the 129.
+fn name_length_in(message: &str) -> Option<usize> {
+    let rest = &message[message.find("its name has ")? + "its name has ".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offered_between_the_first_and_the_last_observed_build() {
+        let c = FixCause::CommandPath;
+        assert!(offered_on(c, None));
+        assert!(offered_on(c, ClaudeVersion::parse("2.1.300")));
+        assert!(offered_on(c, ClaudeVersion::parse("2.1.336")));
+        assert!(offered_on(c, ClaudeVersion::parse("2.1.287")));
+        assert!(!offered_on(c, ClaudeVersion::parse("2.1.286")));
+        assert!(!offered_on(c, ClaudeVersion::parse("2.1.337")));
+    }
+
+    #[test]
+    fn the_length_of_a_dropped_name_is_read_from_claude_codes_message() {
+        assert_eq!(
+            name_length_in(
+                "Tool \"mcp__a__b\" is not sent to Claude: its name has 129 characters and the API accepts at most 128"
+            ),
+            Some(129)
+        );
+        assert_eq!(name_length_in("its name has many characters"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn one_executable_a_folder_listed_twice_counts_once_a_plain_file_never() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let exe = a.join("tool");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(b.join("tool"), "not executable").unwrap();
+        let var = std::env::join_paths([&a, &b, &a]).unwrap();
+        assert_eq!(executables_named("tool", Some(&var)), vec![exe.clone()]);
+        let other = b.join("tool");
+        std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(executables_named("tool", Some(&var)).len(), 2);
+        assert!(executables_named("tool", None).is_empty());
+    }
+}

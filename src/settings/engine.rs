@@ -1,0 +1,468 @@
+//! The fix engine: every cause mcplogs can fix with a local file declares its change
+//! ([`Change`]: the file, the key path, the value or how it merges with what is there,
+//! the settings layer that must hold it, the builds it was observed to work on), and a
+//! plan is the changes grouped by file ([`plan_file`]): one diff, one backup and one
+//! undo record a file, written through the same path as every settings change
+//! ([`super::fix::write_with_undo`]: backup with the file's owner and at most its bits,
+//! atomic swap that refuses a file changed since it was read, symlinks written through
+//! to their target, hard links and non-regular files refused, comments refused).
+//!
+//! The legacy setting alone in a file keeps its own planner ([`super::fix::plan_fix`],
+//! with `--rewrite-strict`); mixed with another change in the same file it is one more
+//! [`Edit::Set`] here.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::diff;
+use super::edit::path::{first_missing, set_at, value_at};
+use super::fix::{AppliedFix, Written, write_with_undo};
+use super::strictness::{self, Strictness};
+use super::undo;
+use super::write::{FileSnapshot, Fs, RealFs};
+use super::{SettingsError, TextProblem};
+use crate::json_doc::KeyChangeRecord;
+
+/// A cause with a local fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FixCause {
+    /// `MCP_PROTOCOL_NEGOTIATION=legacy` (the modern era rejects the server's lists).
+    Negotiation,
+    /// A stdio server's command is not on the PATH Claude Code gets: its absolute path.
+    CommandPath,
+    /// A server slower than `MCP_TIMEOUT`: a longer one.
+    Timeout,
+    /// A `.mcp.json` server in `disabledMcpjsonServers`: moved to the enabled list.
+    DisabledMcpjson,
+}
+
+impl FixCause {
+    /// The name in text and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixCause::Negotiation => "legacy-negotiation",
+            FixCause::CommandPath => "command-path",
+            FixCause::Timeout => "longer-timeout",
+            FixCause::DisabledMcpjson => "enable-mcpjson-server",
+        }
+    }
+
+    /// The Claude Code builds on which the change was observed to make a failing server
+    /// connect with its tools (docs/claude-code.md, "Fixes proven on real builds";
+    /// tests/e2e/fixes.py and run.py run them). Between two of them `mcplogs fix` offers
+    /// the fix (`advice::fixes::offered_on`); outside, it says so and writes nothing.
+    pub fn observed_on(self) -> &'static [&'static str] {
+        match self {
+            FixCause::Negotiation => &["2.1.288", "2.1.300", "2.1.332"],
+            FixCause::CommandPath => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
+            FixCause::Timeout => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
+            FixCause::DisabledMcpjson => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
+        }
+    }
+
+    /// `2.1.288 to 2.1.332`, for the advice.
+    pub fn observed_range(self) -> String {
+        let b = self.observed_on();
+        match (b.first(), b.last()) {
+            (Some(f), Some(l)) if f != l => format!("{f} to {l}"),
+            (Some(f), _) => (*f).to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// How a change writes its key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// `path` set to `value` (objects on the way created when missing).
+    Set { path: Vec<String>, value: Value },
+    /// `name` taken out of the string list at `from` (when there) and added to the list
+    /// at `to` (created when missing), both top-level keys: merged with what the file
+    /// holds when it is written, not when it was planned.
+    MoveName {
+        from: String,
+        to: String,
+        name: String,
+    },
+}
+
+/// One declared change for one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub cause: FixCause,
+    /// The server it is for, as the user knows it (`far (/home/u/proj)`).
+    pub server: String,
+    /// Why, in one sentence (shown above the diff).
+    pub why: String,
+    /// The file it writes (absolute).
+    pub file: PathBuf,
+    /// The layer that file is for the server's project (`user`, `local`, `claude.json`,
+    /// `mcp.json`).
+    pub layer: &'static str,
+    pub edit: Edit,
+}
+
+/// The changes of one file, planned: nothing written yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilePlan {
+    pub path: PathBuf,
+    pub snapshot: FileSnapshot,
+    pub new_bytes: Vec<u8>,
+    /// Unified diff, lines as in the files (show it through `redact::diff::for_display`).
+    pub diff: String,
+    pub changes: Vec<Change>,
+    /// The keys set, for the undo record.
+    pub records: Vec<KeyChangeRecord>,
+}
+
+/// Reads `path` and applies `changes` to its text. `None`: the file already holds
+/// every change. A file that is not strict JSON is refused (Claude Code would ignore it
+/// or, for `~/.claude.json`, mcplogs would have to rewrite it whole).
+pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, SettingsError> {
+    let snapshot = FileSnapshot::read(path)?;
+    let Some((new_text, records)) = edited(path, snapshot.bytes.as_deref(), &changes)? else {
+        return Ok(None);
+    };
+    let old_text = snapshot
+        .bytes
+        .as_deref()
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    super::fix::within_read_limit(path, &new_text, false)?;
+    Ok(Some(FilePlan {
+        path: path.to_path_buf(),
+        diff: diff::unified(
+            old_text.as_deref(),
+            Some(&new_text),
+            &path.display().to_string(),
+        ),
+        new_bytes: new_text.into_bytes(),
+        snapshot,
+        changes,
+        records,
+    }))
+}
+
+/// The text with every change made, and what each set; `None` when nothing changes.
+fn edited(
+    path: &Path,
+    bytes: Option<&[u8]>,
+    changes: &[Change],
+) -> Result<Option<(String, Vec<KeyChangeRecord>)>, SettingsError> {
+    let mut text = match bytes {
+        None => String::new(),
+        Some(b) => {
+            let t = std::str::from_utf8(b).map_err(|_| SettingsError::Invalid {
+                path: path.to_path_buf(),
+                problem: TextProblem {
+                    line: 1,
+                    column: 1,
+                    message: "not UTF-8 text".into(),
+                },
+            })?;
+            strict(path, t)?;
+            t.to_string()
+        }
+    };
+    let mut records = Vec::new();
+    for c in changes {
+        let sets: Vec<(Vec<String>, Value)> = match &c.edit {
+            Edit::Set { path, value } => vec![(path.clone(), value.clone())],
+            Edit::MoveName { from, to, name } => {
+                let list = |key: &str| -> Vec<Value> {
+                    value_at(&text, &[key.to_string()])
+                        .and_then(|v| v.as_array().cloned())
+                        .unwrap_or_default()
+                };
+                let named = Value::String(name.clone());
+                let mut out = Vec::new();
+                let disabled = list(from);
+                if disabled.contains(&named) {
+                    let kept: Vec<Value> = disabled.into_iter().filter(|v| *v != named).collect();
+                    out.push((vec![from.clone()], Value::Array(kept)));
+                }
+                let mut enabled = list(to);
+                if !enabled.contains(&named) {
+                    enabled.push(named);
+                    out.push((vec![to.clone()], Value::Array(enabled)));
+                }
+                out
+            }
+        };
+        for (key, value) in sets {
+            if value_at(&text, &key).as_ref() == Some(&value) {
+                continue;
+            }
+            records.push(record_of(&text, &key, &value));
+            text =
+                set_at(&text, &key, Some(&value)).map_err(|problem| SettingsError::CannotEdit {
+                    path: path.to_path_buf(),
+                    problem,
+                })?;
+        }
+    }
+    if records.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((text, records)))
+}
+
+/// What setting `key` to `value` in `text` changes, for undo: the first member created
+/// (with what it holds) or the key's previous value.
+fn record_of(text: &str, key: &[String], value: &Value) -> KeyChangeRecord {
+    match first_missing(text, key) {
+        Some(n) => {
+            let mut written = value.clone();
+            for k in key[n..].iter().rev() {
+                let mut m = serde_json::Map::new();
+                m.insert(k.clone(), written);
+                written = Value::Object(m);
+            }
+            KeyChangeRecord {
+                path: key[..n].to_vec(),
+                previous_json: None,
+                written_json: written.to_string(),
+            }
+        }
+        None => KeyChangeRecord {
+            path: key.to_vec(),
+            previous_json: value_at(text, key).map(|v| v.to_string()),
+            written_json: value.to_string(),
+        },
+    }
+}
+
+fn strict(path: &Path, text: &str) -> Result<(), SettingsError> {
+    match strictness::check(text) {
+        Strictness::Strict(_) => Ok(()),
+        Strictness::NonStrict { problem, doc } => Err(SettingsError::NotStrict {
+            path: path.to_path_buf(),
+            env_keys: strictness::env_keys(&doc),
+            problem,
+        }),
+        Strictness::Invalid { problem } => Err(SettingsError::Invalid {
+            path: path.to_path_buf(),
+            problem,
+        }),
+    }
+}
+
+/// How many times a file another program rewrites while mcplogs writes it
+/// (`~/.claude.json`: Claude Code keeps it up to date as it runs) is read again, its
+/// changes made again, before the plan stops.
+pub const REREAD_ATTEMPTS: usize = 3;
+
+/// Backup, atomic write, undo record. A file changed since it was planned is read
+/// again and the same changes made to what it holds now, up to [`REREAD_ATTEMPTS`]
+/// times (the keys are merged with the new text, as when planned); the diff shown
+/// stays true for the keys mcplogs sets.
+pub fn apply_file(plan: &FilePlan) -> Result<AppliedFix, SettingsError> {
+    apply_file_in(&RealFs, plan)
+}
+
+/// [`apply_file`] through `files`.
+pub fn apply_file_in(files: &dyn Fs, plan: &FilePlan) -> Result<AppliedFix, SettingsError> {
+    let mut current = plan.clone();
+    for attempt in 0.. {
+        match write_with_undo(
+            files,
+            &current.snapshot,
+            Written {
+                backup: undo::backup_path(&current.path),
+                state: undo::state_path(&current.path),
+                new_bytes: &current.new_bytes,
+                kind: if current.snapshot.bytes.is_none() {
+                    "create"
+                } else {
+                    "edit"
+                },
+                env_existed: false,
+                previous: None,
+                changes: current.records.clone(),
+            },
+        ) {
+            Err(SettingsError::ChangedSinceRead { .. }) if attempt + 1 < REREAD_ATTEMPTS => {
+                match plan_file(&current.path, current.changes.clone())? {
+                    Some(p) => current = p,
+                    // Someone else made the change meanwhile: nothing left to write.
+                    None => {
+                        return Err(SettingsError::ChangedSinceRead {
+                            path: current.path.clone(),
+                        });
+                    }
+                }
+            }
+            other => return other,
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// Undo of an engine record in a file changed since: each recorded key put back (last
+/// first) when it still holds what mcplogs wrote; a key changed since is left alone and
+/// stops the undo unless `force`.
+pub(super) fn undo_changed(
+    settings: &Path,
+    text: &str,
+    records: &[KeyChangeRecord],
+    force: bool,
+) -> Result<String, SettingsError> {
+    strict(settings, text).map_err(|e| match e {
+        SettingsError::NotStrict { problem, .. } => SettingsError::NoLongerStrict {
+            path: settings.to_path_buf(),
+            problem,
+            backup: Some(undo::backup_path(settings)),
+        },
+        other => other,
+    })?;
+    let mut out = text.to_string();
+    for r in records.iter().rev() {
+        let now = value_at(&out, &r.path);
+        let written: Option<Value> = serde_json::from_str(&r.written_json).ok();
+        let previous: Option<Value> = r
+            .previous_json
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p).ok());
+        if now == previous {
+            continue;
+        }
+        if now != written && !force {
+            return Err(SettingsError::KeyChangedSince {
+                path: settings.to_path_buf(),
+                key: r.path.join("."),
+                now: now.map(|v| v.to_string()),
+                written: r.written_json.clone(),
+            });
+        }
+        out = set_at(&out, &r.path, previous.as_ref()).map_err(|problem| {
+            SettingsError::CannotEdit {
+                path: settings.to_path_buf(),
+                problem,
+            }
+        })?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn change(file: &Path, edit: Edit) -> Change {
+        Change {
+            cause: FixCause::CommandPath,
+            server: "far (/p)".into(),
+            why: "test".into(),
+            file: file.to_path_buf(),
+            layer: "claude.json",
+            edit,
+        }
+    }
+
+    fn set(path: &[&str], value: Value) -> Edit {
+        Edit::Set {
+            path: path.iter().map(|s| s.to_string()).collect(),
+            value,
+        }
+    }
+
+    #[test]
+    fn several_changes_of_one_file_are_one_text_and_undo_takes_out_only_them() {
+        let f = Path::new("/x/.claude.json");
+        let text = "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 1\n}\n";
+        let changes = vec![
+            change(
+                f,
+                set(&["mcpServers", "far", "command"], json!("/opt/farstub")),
+            ),
+            change(
+                f,
+                Edit::MoveName {
+                    from: "disabledMcpjsonServers".into(),
+                    to: "enabledMcpjsonServers".into(),
+                    name: "p-off".into(),
+                },
+            ),
+        ];
+        let (new, records) = edited(f, Some(text.as_bytes()), &changes).unwrap().unwrap();
+        assert_eq!(records.len(), 2);
+        assert_eq!(
+            value_at(&new, &["mcpServers".into(), "far".into(), "command".into()]),
+            Some(json!("/opt/farstub"))
+        );
+        assert_eq!(
+            value_at(&new, &["enabledMcpjsonServers".into()]),
+            Some(json!(["p-off"]))
+        );
+        // Claude Code rewrote another key since: undo keeps it and takes out ours.
+        let since = new.replace("\"numStartups\": 1", "\"numStartups\": 2");
+        let undone = undo_changed(f, &since, &records, false).unwrap();
+        assert_eq!(
+            undone,
+            text.replace("\"numStartups\": 1", "\"numStartups\": 2")
+        );
+        // A key the user changed since stops the undo, unless forced.
+        let changed = since.replace("/opt/farstub", "/usr/bin/farstub");
+        assert!(matches!(
+            undo_changed(f, &changed, &records, false),
+            Err(SettingsError::KeyChangedSince { .. })
+        ));
+        assert!(undo_changed(f, &changed, &records, true).is_ok());
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // a test's own temporary files
+    fn a_file_rewritten_between_plan_and_write_is_read_again_and_keeps_both_changes() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(".claude.json");
+        std::fs::write(&f, "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 1\n}\n").unwrap();
+        let c = vec![change(
+            &f,
+            set(&["mcpServers", "far", "command"], json!("/opt/farstub")),
+        )];
+        let plan = plan_file(&f, c).unwrap().unwrap();
+        // Claude Code writes its own change in between (a new file, as it writes)
+        let theirs = "{\n  \"mcpServers\": {\n    \"far\": {\n      \"command\": \"farstub\"\n    }\n  },\n  \"numStartups\": 2\n}\n";
+        let tmp = d.path().join("tmp");
+        std::fs::write(&tmp, theirs).unwrap();
+        std::fs::rename(&tmp, &f).unwrap();
+        apply_file(&plan).unwrap();
+        let now = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(now, theirs.replace("\"farstub\"", "\"/opt/farstub\""));
+        // the backup is what the write replaced, so undo gives back their change too
+        assert_eq!(
+            std::fs::read_to_string(undo::backup_path(&f)).unwrap(),
+            theirs
+        );
+        match undo::plan_undo(&f, false).unwrap() {
+            undo::UndoPlan::Pending(p) => undo::apply_undo(&p).unwrap(),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), theirs);
+    }
+
+    #[test]
+    fn nothing_to_change_is_no_plan() {
+        let f = Path::new("/x/settings.json");
+        let text = "{\"env\": {\"MCP_TIMEOUT\": \"60000\"}}";
+        let c = vec![change(f, set(&["env", "MCP_TIMEOUT"], json!("60000")))];
+        assert_eq!(edited(f, Some(text.as_bytes()), &c).unwrap(), None);
+    }
+
+    #[test]
+    fn comments_are_refused() {
+        let f = Path::new("/x/settings.json");
+        let c = vec![change(f, set(&["env", "MCP_TIMEOUT"], json!("60000")))];
+        assert!(matches!(
+            edited(f, Some(b"{ // hi\n}"), &c),
+            Err(SettingsError::NotStrict { .. })
+        ));
+    }
+}

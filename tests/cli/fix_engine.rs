@@ -1,0 +1,548 @@
+//! Issue 53: the fix engine. Each cause a local file fixes, replayed from a real build's
+//! log (tests/fixtures/fix-engine/): `mcplogs fix --yes` from another folder writes the
+//! declared change (and says for which server and why), `scan` then says already fixed,
+//! `fix --undo` gives every file back byte for byte and leaves nothing behind.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::*;
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    managed: PathBuf,
+    proj: PathBuf,
+    elsewhere: PathBuf,
+    /// A folder on the user's PATH (not Claude Code's).
+    tools: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = fixed_length_tempdir();
+        let base = dir.path().join("a home");
+        let home = base.join("me");
+        let managed = base.join("managed");
+        let proj = home.join("work/proj");
+        let elsewhere = base.join("elsewhere");
+        let tools = base.join("tools");
+        for d in [&home, &managed, &proj, &elsewhere, &tools] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        Home {
+            _dir: dir,
+            home,
+            managed,
+            proj,
+            elsewhere,
+            tools,
+        }
+    }
+
+    /// The fixture's failing session, recorded as run in the project, as server `name`.
+    fn log(&self, fixture: &str, name: &str) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fix-engine")
+            .join(fixture);
+        let cwd = serde_json::to_string(&self.proj.display().to_string()).unwrap();
+        let text = fs::read_to_string(src)
+            .unwrap()
+            .replace("\"/PROJECT\"", &cwd);
+        let slug: String = self
+            .proj
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let d = self
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join(format!("mcp-logs-{name}"));
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("2026-12-05T17-55-35-642Z.jsonl"), text).unwrap();
+    }
+
+    fn claude_json(&self, servers: serde_json::Value) -> String {
+        let doc = serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "mcpServers": servers,
+            "projects": { self.proj.display().to_string(): { "hasTrustDialogAccepted": true } },
+        });
+        let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+        fs::write(self.home.join(".claude.json"), &text).unwrap();
+        text
+    }
+
+    fn tool(&self, dir: &Path, name: &str) -> PathBuf {
+        fs::create_dir_all(dir).unwrap();
+        let p = dir.join(name);
+        write_program(&p, "#!/bin/sh\nexit 0\n");
+        p
+    }
+
+    fn run(&self, cwd: &Path, args: &[&str]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        let path = std::env::join_paths([
+            self.tools.as_path(),
+            Path::new("/usr/bin"),
+            Path::new("/bin"),
+        ])
+        .unwrap();
+        c.args(args)
+            .arg("--managed-dir")
+            .arg(&self.managed)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("NO_COLOR", "1")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        c.output().unwrap()
+    }
+
+    fn fix(&self, cwd: &Path, extra: &[&str]) -> Output {
+        let mut args = vec!["fix"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--claude-version", "2.1.332"]);
+        self.run(cwd, &args)
+    }
+
+    /// Every file of the home and the project (not the logs), with its bytes.
+    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        for d in [
+            self.home.clone(),
+            self.home.join(".claude"),
+            self.proj.clone(),
+            self.proj.join(".claude"),
+            self.elsewhere.clone(),
+        ] {
+            let Ok(entries) = fs::read_dir(&d) else {
+                continue;
+            };
+            for p in entries.map(|e| e.unwrap().path()).filter(|p| p.is_file()) {
+                let bytes = fs::read(&p).unwrap();
+                out.push((p, bytes));
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// After a fix: `scan` says it is in place, undo from another folder gives every file
+/// back byte for byte (records and backups gone).
+fn scan_then_undo(h: &Home, before: &[(PathBuf, Vec<u8>)], in_place: bool) {
+    if in_place {
+        let scan = h.run(&h.elsewhere, &["scan"]);
+        let text = format!("{}{}", stdout(&scan), stderr(&scan));
+        assert!(
+            text.contains("already fixed (restart Claude Code to check)"),
+            "{text}"
+        );
+    }
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before, "{}", stderr(&undo));
+}
+
+fn far(command: &str) -> serde_json::Value {
+    serde_json::json!({ "far": { "type": "stdio", "command": command, "args": [] } })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_command_not_on_claude_codes_path_gets_the_one_absolute_path_on_the_users() {
+    for build in ["2.1.288", "2.1.332"] {
+        let h = Home::new();
+        h.log(&format!("path-{build}.jsonl"), "far");
+        h.claude_json(far("farstub"));
+        let exe = h.tool(&h.tools, "farstub");
+        let before = h.files();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{build}: {err}");
+        assert!(
+            err.contains("For far (") && err.contains("(command-path)"),
+            "{err}"
+        );
+        // one diff of ~/.claude.json: the command and nothing else
+        let diff = stdout(&out);
+        assert_eq!(diff.matches("+++ ").count(), 1, "{diff}");
+        assert_eq!(
+            diff.lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .count(),
+            1,
+            "{diff}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_slice(&fs::read(h.home.join(".claude.json")).unwrap()).unwrap();
+        assert_eq!(
+            doc["mcpServers"]["far"]["command"],
+            exe.display().to_string()
+        );
+        scan_then_undo(&h, &before, true);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn two_commands_of_that_name_are_the_users_choice_and_command_path_makes_it() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let text = h.claude_json(far("farstub"));
+    h.tool(&h.tools, "farstub");
+    // a second folder on PATH with another one
+    let other = h.tools.join("more");
+    let second = h.tool(&other, "farstub");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+    let path =
+        std::env::join_paths([h.tools.as_path(), other.as_path(), Path::new("/usr/bin")]).unwrap();
+    c.args([
+        "fix",
+        "--yes",
+        "--claude-version",
+        "2.1.332",
+        "--managed-dir",
+    ])
+    .arg(&h.managed)
+    .env_clear()
+    .env("PATH", path)
+    .env("HOME", &h.home)
+    .env("XDG_CACHE_HOME", h.home.join(".cache"))
+    .env("NO_COLOR", "1")
+    .current_dir(&h.elsewhere)
+    .stdin(Stdio::null());
+    let out = c.output().unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("Only you can fix far"), "{err}");
+    assert!(err.contains("2 programs named `farstub`"), "{err}");
+    assert!(err.contains("mcplogs fix far --command-path PATH"), "{err}");
+    assert_eq!(
+        fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+        text
+    );
+    // named: that one
+    let second_s = second.display().to_string();
+    let out = h.fix(&h.elsewhere, &["far", "--command-path", &second_s, "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(h.home.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(doc["mcpServers"]["far"]["command"], second_s);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_build_outside_the_observed_ones_gets_no_fix_and_is_told_so() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let text = h.claude_json(far("farstub"));
+    h.tool(&h.tools, "farstub");
+    let out = h.run(
+        &h.elsewhere,
+        &["fix", "--yes", "--claude-version", "2.1.340"],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "observed to work on Claude Code 2.1.287 to 2.1.336 only, and this is 2.1.340"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+        text
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn dry_run_shows_the_plan_and_writes_nothing() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    h.claude_json(far("farstub"));
+    h.tool(&h.tools, "farstub");
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("+      \"command\": \""),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(h.files(), before);
+}
+
+#[test]
+fn a_settings_file_with_a_comment_is_refused_and_left_alone() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    // Claude Code ignores this file whole: the fix would go there, and is refused
+    let user = h.home.join(".claude/settings.json");
+    fs::write(&user, "{\n  // mine\n  \"theme\": \"dark\",\n}\n").unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("is not strict JSON"), "{err}");
+    assert_eq!(h.files(), before, "{err}");
+}
+
+#[test]
+fn a_server_slower_than_mcp_timeout_gets_a_longer_one_where_it_is_set() {
+    for build in ["2.1.288", "2.1.332"] {
+        let h = Home::new();
+        h.log(&format!("timeout-{build}.jsonl"), "slow");
+        h.claude_json(serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
+        let user = h.home.join(".claude/settings.json");
+        fs::write(
+            &user,
+            "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  },\n  \"theme\": \"dark\"\n}\n",
+        )
+        .unwrap();
+        let before = h.files();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{build}: {err}");
+        assert!(
+            err.contains("For slow (") && err.contains("(longer-timeout)"),
+            "{err}"
+        );
+        assert_eq!(
+            fs::read_to_string(&user).unwrap(),
+            "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"60000\"\n  },\n  \"theme\": \"dark\"\n}\n"
+        );
+        scan_then_undo(&h, &before, true);
+    }
+}
+
+#[test]
+fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    let shared = "{\"env\": {\"MCP_TIMEOUT\": \"3000\"}}\n";
+    fs::write(h.proj.join(".claude/settings.json"), shared).unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(h.proj.join(".claude/settings.json")).unwrap(),
+        shared
+    );
+    let local: serde_json::Value =
+        serde_json::from_slice(&fs::read(h.proj.join(".claude/settings.local.json")).unwrap())
+            .unwrap();
+    assert_eq!(local["env"]["MCP_TIMEOUT"], "60000");
+    scan_then_undo(&h, &before, false);
+}
+
+#[test]
+fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
+    let h = Home::new();
+    // a server of the project that ran (the scan knows the project by its log)
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(serde_json::json!({}));
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\n  \"mcpServers\": {\n    \"p-off\": {\n      \"command\": \"python3\",\n      \"args\": [\"s.py\"]\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\n    \"p-off\"\n  ]\n}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    // not named: never enabled (nothing of it fails)
+    let out = h.fix(&h.proj, &["--yes"]);
+    assert!(
+        !stderr(&out).contains("enable-mcpjson-server"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        fs::read(&local).unwrap(),
+        before.iter().find(|(p, _)| *p == local).unwrap().1
+    );
+    let out = h.fix(&h.proj, &["p-off", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(enable-mcpjson-server)"), "{err}");
+    assert_eq!(
+        fs::read_to_string(&local).unwrap(),
+        "{\n  \"enabledMcpjsonServers\": [\n    \"p-off\"\n  ],\n  \"disabledMcpjsonServers\": []\n}\n"
+    );
+    scan_then_undo(&h, &before, false);
+}
+
+#[test]
+fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    // the legacy fix's sample server (no resultType), in the same project
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs");
+    let src_dir = walkdir::WalkDir::new(samples.join("macos-home"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with("mcp-logs-no-resulttype"))
+        .expect("sample server");
+    let mut logs: Vec<PathBuf> = fs::read_dir(&src_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    let newest = logs.pop().unwrap();
+    let cwd = serde_json::to_string(&h.proj.display().to_string()).unwrap();
+    let text = fs::read_to_string(&newest)
+        .unwrap()
+        .replace("\"/tmp/mcplogs-samples/home-macos/work/web\"", &cwd);
+    let slow_dir = fs::read_dir(h.home.join(".cache/claude-cli-nodejs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let d = slow_dir.join("mcp-logs-no-resulttype");
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
+    h.claude_json(serde_json::json!({
+        "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] },
+        "no-resulttype": { "type": "stdio", "command": "python3", "args": ["n.py"] },
+    }));
+    let user = h.home.join(".claude/settings.json");
+    fs::write(
+        &user,
+        "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(stdout(&out).matches("+++ ").count(), 1, "{}", stdout(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&user).unwrap()).unwrap();
+    assert_eq!(doc["env"]["MCP_TIMEOUT"], "60000");
+    assert_eq!(doc["env"]["MCP_PROTOCOL_NEGOTIATION"], "legacy");
+    let mcplogs_files: Vec<String> = fs::read_dir(h.home.join(".claude"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("mcplogs"))
+        .collect();
+    assert_eq!(mcplogs_files.len(), 3, "{mcplogs_files:?}"); // backup, record, plan
+    scan_then_undo(&h, &before, false);
+}
+
+#[test]
+fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/lifecycle/name-long/2.1.332/mcp-logs-name-long");
+    let log = fs::read_dir(&src).unwrap().next().unwrap().unwrap().path();
+    let text = fs::read_to_string(&log).unwrap();
+    let from = "/tmp/mcplogs-lifecycle-u5mfwqnz/2.1.332/classes/home/work/proj";
+    // with the 200-character name: no key fits; with only the 129 one: 8 characters
+    let only_129: String = text
+        .lines()
+        .filter(|l| !l.contains("has 200 characters"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (text, want) in [
+        (text.clone(), "no key is short enough".to_string()),
+        (
+            only_129,
+            "at most 8 characters (such as \"name-lon\")".to_string(),
+        ),
+    ] {
+        let h = Home::new();
+        let cwd = serde_json::to_string(&h.proj.display().to_string()).unwrap();
+        let body = text.replace(&format!("\"{from}\""), &cwd);
+        let slug: String = h
+            .proj
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let d = h
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join("mcp-logs-name-long");
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join(log.file_name().unwrap()), body).unwrap();
+        h.claude_json(serde_json::json!({ "name-long": { "type": "stdio", "command": "python3", "args": ["s.py"] } }));
+        let before = h.files();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(err.contains("Only you can fix name-long ("), "{err}");
+        assert!(err.contains("mcplogs never renames a server"), "{err}");
+        assert!(err.contains(&want), "{want}: {err}");
+        assert!(
+            err.contains("is in ~/.claude.json") || err.contains("in ~/.claude.json to one"),
+            "{err}"
+        );
+        assert_eq!(h.files(), before, "{err}");
+    }
+}
+
+#[test]
+fn claude_json_keeps_its_mode_and_a_symlinked_one_keeps_its_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let text = h.claude_json(far("farstub"));
+    let exe = h.tool(&h.tools, "farstub");
+    // a dotfiles repository holds the real file; ~/.claude.json links to it
+    let dotfiles = h.home.join("dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("claude.json");
+    fs::rename(h.home.join(".claude.json"), &real).unwrap();
+    std::os::unix::fs::symlink(&real, h.home.join(".claude.json")).unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let link = fs::symlink_metadata(h.home.join(".claude.json")).unwrap();
+    assert!(link.file_type().is_symlink());
+    assert_eq!(
+        fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
+    assert_eq!(
+        doc["mcpServers"]["far"]["command"],
+        exe.display().to_string()
+    );
+    let backup = h.home.join(".claude.json.mcplogs-backup");
+    assert_eq!(fs::read_to_string(&backup).unwrap(), text);
+    assert_eq!(
+        fs::metadata(&backup).unwrap().permissions().mode() & 0o077,
+        0
+    );
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(fs::read_to_string(&real).unwrap(), text);
+    assert!(
+        fs::symlink_metadata(h.home.join(".claude.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(!backup.exists());
+}
