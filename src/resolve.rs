@@ -5,7 +5,7 @@
 //! there, which decide what the fix would change ([`crate::advice::attach_with`]).
 //! [`resolve`] runs them in the one order; the binary only parses and renders. What
 //! Claude Code's MCP discovery cache did or will do to a server is part of its state too
-//! ([`discovery`]: notes among the report's warnings).
+//! (`discovery`: notes among the report's warnings).
 
 mod discovery;
 

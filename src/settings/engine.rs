@@ -3,7 +3,7 @@
 //! the settings layer that must hold it, the builds it was observed to work on), and a
 //! plan is the changes grouped by file ([`plan_file`]): one diff, one backup and one
 //! undo record a file, written through the same path as every settings change
-//! ([`super::fix::write_with_undo`]: backup with the file's owner and at most its bits,
+//! (`fix::write_with_undo`: backup with the file's owner and at most its bits,
 //! atomic swap that refuses a file changed since it was read, symlinks written through
 //! to their target, hard links and non-regular files refused, comments refused).
 //!
