@@ -59,7 +59,7 @@ pub fn attach_with(
     // 10,000 times), with its own folder named.
     let mut gone_read: Option<SettingsAdvice> = None;
     for s in &mut report.servers {
-        if !s.diagnosis.legacy_fix_applies() && !works_only_under_legacy(s) {
+        if !needs_legacy_setting(s) {
             continue;
         }
         let (dir, gone) = project_dir_of(s, cwd);
@@ -80,6 +80,13 @@ pub fn attach_with(
         });
         s.settings = Some(std::sync::Arc::clone(advice));
     }
+}
+
+/// A server the legacy setting is for, in every command: one that fails in a way it
+/// cures, or one that works only under it ([`works_only_under_legacy`]). `scan` advises
+/// `mcplogs fix` for both, and `fix` plans for both.
+pub fn needs_legacy_setting(s: &ServerReport) -> bool {
+    s.diagnosis.legacy_fix_applies() || works_only_under_legacy(s)
 }
 
 /// A server whose latest verdict was observed in the legacy era after sessions that

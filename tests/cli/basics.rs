@@ -780,14 +780,27 @@ fn a_verdict_seen_under_a_removed_legacy_setting_says_it_fails_again() {
         r.stdout
     );
     assert!(r.stdout.contains("seen under legacy"), "{}", r.stdout);
-    // Legacy still set: healthy, nothing to do.
+    // The command scan printed plans for this server (it fails only at the next start,
+    // so `fix` must not call it a server that needs nothing) and sets legacy again:
+    // then healthy, nothing to do.
+    let r = run(mcplogs(tmp.path())
+        .args(["fix", "--yes", "--home"])
+        .arg(&home));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        !r.stderr.contains("no scanned server needs the legacy fix"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("The legacy fix helps: no-resulttype"),
+        "{}",
+        r.stderr
+    );
     let settings = home.join(".claude/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(
-        &settings,
-        "{\"env\":{\"MCP_PROTOCOL_NEGOTIATION\":\"legacy\"}}\n",
-    )
-    .unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(written["env"]["MCP_PROTOCOL_NEGOTIATION"], "legacy");
     let s = scan();
     assert_eq!(s["recommendation"], "Nothing to do.");
 }

@@ -723,7 +723,7 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
     for s in &report.servers {
-        if !(s.counts_now() && s.diagnosis.legacy_fix_applies()) {
+        if !(s.counts_now() && mcplogs::advice::needs_legacy_setting(s)) {
             continue;
         }
         if args.server.as_deref().is_some_and(|n| n != s.name) {
