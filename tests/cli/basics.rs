@@ -84,6 +84,34 @@ fn the_scan_screen_fits_80_and_120_columns() {
     }
 }
 
+/// A server named with 200 characters: its name is shortened in the table and broken in
+/// an action's "Servers:" line, so no line passes the width.
+#[test]
+fn a_server_with_a_very_long_name_stays_within_80_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = format!("{}-end", "x".repeat(200));
+    let dir = tmp.path().join(format!("mcp-logs-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("2026-11-29T12-00-00-000Z.jsonl"),
+        concat!(
+            r#"{"debug":"Starting connection","timestamp":"2026-11-29T12:00:00.000Z","sessionId":"s1","cwd":"/p"}"#,
+            "\n",
+            r#"{"error":"Connection failed: spawn farstub ENOENT","timestamp":"2026-11-29T12:00:01.000Z","sessionId":"s1","cwd":"/p"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let r = run(mcplogs(tmp.path())
+        .env("COLUMNS", "80")
+        .arg("scan")
+        .arg(tmp.path()));
+    assert!(r.stdout.contains("Servers: "), "{}", r.stdout);
+    for line in r.stdout.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+}
+
 #[test]
 fn the_verbose_screen_fits_80_columns_but_for_log_folder_paths() {
     let tmp = tempfile::tempdir().unwrap();
