@@ -745,7 +745,6 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             let first = format!("  {}. ", i + 1);
             let indent = cols(&first);
             out.push_str(&wrap(&a.text, &first, indent, o.width));
-            // a name longer than the line is broken, never left past the width
             out.push_str(&wrap(
                 &a.servers.join(", "),
                 &format!("{}Servers: ", " ".repeat(indent)),
