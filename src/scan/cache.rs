@@ -38,9 +38,12 @@ use crate::store::{self, Folder, Store, StoreError};
 pub const ENV_CACHE_DIR: &str = "MCPLOGS_CACHE_DIR";
 
 /// The layout version: a change to what is stored bumps it (and the folder name).
-const FORMAT: u32 = 1;
-/// The index's folder in mcplogs' cache.
-pub const SUBDIR: &str = "index-v1";
+const FORMAT: u32 = 2;
+/// The index's folder in mcplogs' cache: one index file per project folder.
+pub const SUBDIR: &str = "index-v2";
+/// The first layout's folder (one index file per server log folder): never read, its
+/// files go with `prune`.
+pub const OLD_SUBDIR: &str = "index-v1";
 
 /// A file modified (or whose status changed) less than this before the read began is
 /// not summarised: a write within the timestamp granularity of some file systems (FAT
@@ -170,47 +173,246 @@ pub struct FileSummary {
     pub damage: Option<String>,
 }
 
-/// The index of one server log folder, loaded for a scan of that folder.
+/// The index of one project folder's log folders, shared by the scan's workers: loaded
+/// when the first of its server folders is read, written back once the last is done.
+#[derive(Debug, Default)]
+struct ProjectSlot {
+    /// Loaded (or found unusable) already.
+    loaded: bool,
+    /// The project folder, canonical (stored, and checked on load); `None` when it cannot
+    /// be named: nothing is kept for its folders.
+    project: Option<String>,
+    /// Each server folder's summaries, by folder name: as stored (parsed when a worker
+    /// takes it) or as a worker gave them back.
+    folders: HashMap<OsString, Section>,
+    /// Something differs from the file on disk (or the file must go).
+    changed: bool,
+    /// Server folders taken and not yet given back.
+    out: usize,
+    /// Server folders of this run still to come (counted when the index was opened).
+    expected: usize,
+}
+
+#[derive(Debug)]
+enum Section {
+    /// As read from the index file: parsed only when a scan of the folder takes it.
+    Stored(Box<serde_json::value::RawValue>),
+    Parsed(HashMap<OsString, Entry>),
+}
+
+/// A stored section's summaries by file name; `None` when it does not parse.
+fn parse_section(raw: &serde_json::value::RawValue) -> Option<HashMap<OsString, Entry>> {
+    let files: Vec<(String, Entry)> = serde_json::from_str(raw.get()).ok()?;
+    Some(
+        files
+            .into_iter()
+            .map(|(n, e)| (OsString::from(n), e))
+            .collect(),
+    )
+}
+
+/// The summary index of one run: mcplogs' cache folder [`SUBDIR`], and the project
+/// indexes its workers share (one index file per project folder: one small file a
+/// server folder cost as much to read as the logs it summarised).
+#[derive(Debug)]
+pub struct Index {
+    folder: Folder,
+    slots: std::sync::Mutex<HashMap<PathBuf, std::sync::Arc<std::sync::Mutex<ProjectSlot>>>>,
+}
+
+impl Index {
+    /// The index folder of mcplogs' cache at `cache_dir` (created 0700; refused when the
+    /// cache folder is someone else's or open to others, see [`crate::store`]), for a
+    /// run that reads `folders` (server log folders, or log files named alone): each
+    /// project's index is written once the last of its folders is read.
+    pub fn open<'a>(
+        cache_dir: &Path,
+        folders: impl IntoIterator<Item = &'a Path>,
+    ) -> Result<Index, StoreError> {
+        let folder = Store::open(cache_dir)?.folder(SUBDIR)?;
+        let mut slots: HashMap<PathBuf, std::sync::Arc<std::sync::Mutex<ProjectSlot>>> =
+            HashMap::new();
+        for f in folders {
+            if let Some(p) = f.parent() {
+                let slot = slots.entry(p.to_path_buf()).or_default();
+                slot.lock().unwrap_or_else(|e| e.into_inner()).expected += 1;
+            }
+        }
+        Ok(Index {
+            folder,
+            slots: std::sync::Mutex::new(slots),
+        })
+    }
+
+    fn slot(&self, project: &Path) -> std::sync::Arc<std::sync::Mutex<ProjectSlot>> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        std::sync::Arc::clone(slots.entry(project.to_path_buf()).or_default())
+    }
+
+    /// Writes every project index still held (a folder that was never given back).
+    pub fn finish(self) {
+        let slots = self.slots.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (project, slot) in slots {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            let s = std::mem::take(&mut *s);
+            if s.loaded {
+                write_project(&self.folder, &project, s);
+            }
+        }
+    }
+}
+
+/// Loads a project's index file into its slot (once).
+fn load_project(index: &Folder, project: &Path, slot: &mut ProjectSlot) {
+    if slot.loaded {
+        return;
+    }
+    slot.loaded = true;
+    let Some(build) = build_id() else { return };
+    let Some(canonical) = canonical_folder(project).and_then(|c| c.to_str().map(str::to_string))
+    else {
+        return;
+    };
+    let file = index_name(&canonical);
+    let bytes = index.read(&file, MAX_INDEX_BYTES).ok().flatten();
+    let found = bytes.is_some();
+    let folders = bytes
+        .and_then(|b| serde_json::from_slice::<ProjectDoc>(&b).ok())
+        .filter(|doc| doc.format == FORMAT && doc.build == build && doc.project == canonical)
+        .map(|doc| {
+            doc.folders
+                .into_iter()
+                .map(|(name, raw)| (OsString::from(name), Section::Stored(raw)))
+                .collect()
+        });
+    // one this build cannot use (another build's, a corrupt one) is rewritten, or
+    // removed, on save
+    slot.changed = found && folders.is_none();
+    slot.folders = folders.unwrap_or_default();
+    slot.project = Some(canonical);
+}
+
+/// Writes a project's index back, when it changed: the folders that are gone, and the
+/// summaries of files that are gone from the folders given back changed, left out. Nothing to keep (or a project path that holds a secret): the file
+/// is removed. Errors are ignored: the index is only a cache.
+fn write_project(
+    index: &Folder,
+    project: &Path,
+    slot: ProjectSlot,
+) {
+    let Some(canonical) = slot.project.filter(|_| slot.changed) else {
+        return;
+    };
+    let file = index_name(&canonical);
+    let secret = |t: &str| crate::redact::Redactor::redact_own_secrets(t) != t;
+    let mut folders: Vec<(String, Vec<(String, Entry)>)> = Vec::new();
+    let mut raw: Vec<(String, Box<serde_json::value::RawValue>)> = Vec::new();
+    for (name, section) in slot.folders {
+        let dir = project.join(&name);
+        let Some(name) = name.into_string().ok() else {
+            continue;
+        };
+        if fs::symlink_metadata(&dir).is_err() || secret(&name) {
+            continue;
+        }
+        match section {
+            Section::Stored(r) => raw.push((name, r)),
+            Section::Parsed(entries) => {
+                let mut files: Vec<(String, Entry)> = entries
+                    .into_iter()
+                    .filter(|(n, _)| fs::symlink_metadata(file_in(&dir, n)).is_ok())
+                    .filter_map(|(n, e)| Some((n.into_string().ok()?, e)))
+                    .collect();
+                if files.is_empty() {
+                    continue;
+                }
+                files.sort_by(|a, b| a.0.cmp(&b.0));
+                folders.push((name, files));
+            }
+        }
+    }
+    // Nothing to keep, or a project whose own path holds a secret (a token in a
+    // project's path; only an earlier build wrote an index for one, and this build
+    // cannot use that, so it is here): no file at all. Checked on save, which is rare,
+    // not on each load.
+    if (folders.is_empty() && raw.is_empty()) || secret(&canonical) {
+        let _ = index.remove(std::ffi::OsStr::new(&file));
+        return;
+    }
+    let Some(build) = build_id() else { return };
+    // Written by hand around the sections: the stored ones are copied as they were read.
+    let mut all: Vec<(String, Box<serde_json::value::RawValue>)> = raw;
+    for (name, files) in folders {
+        if let Ok(r) = serde_json::value::to_raw_value(&files) {
+            all.push((name, r));
+        }
+    }
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    let doc = ProjectDocOut {
+        format: FORMAT,
+        build,
+        project: &canonical,
+        folders: all.iter().map(|(n, r)| (n.as_str(), &**r)).collect(),
+    };
+    if let Ok(bytes) = serde_json::to_vec(&doc) {
+        let _ = index.write(&file, &bytes);
+    }
+}
+
+/// The path of a file of a server folder (a name that is empty stands for the folder
+/// itself: a log file named alone).
+fn file_in(dir: &Path, name: &std::ffi::OsStr) -> PathBuf {
+    crate::logs::discovery::file_in(dir, name)
+}
+
+/// The summaries of one server log folder (or of a log file named alone), taken from
+/// its project's index for a scan of that folder, and given back with
+/// [`FolderIndex::save`].
 #[derive(Debug)]
 pub struct FolderIndex {
-    /// The index file's name in [`SUBDIR`].
-    file: String,
-    /// The folder, canonical (stored, and checked on load).
-    folder: String,
-    build: &'static str,
+    slot: std::sync::Arc<std::sync::Mutex<ProjectSlot>>,
+    /// The folder's name in its project folder.
+    name: OsString,
     entries: HashMap<OsString, Entry>,
+    /// The section as it was stored, put back as it was when nothing changed.
+    stored: Option<Box<serde_json::value::RawValue>>,
     changed: bool,
 }
 
 impl FolderIndex {
-    /// The index of `folder` in `index` (the store's [`SUBDIR`], see [`open`]); empty
-    /// when there is none or it cannot be trusted. `None` when the folder or the running
-    /// program cannot be identified.
-    pub fn load(index: &Folder, folder: &Path) -> Option<FolderIndex> {
-        let build = build_id()?;
-        let canonical = canonical_folder(folder)?;
-        let folder = canonical.to_str()?.to_string();
-        let file = index_name(&folder);
-        let bytes = index.read(&file, MAX_INDEX_BYTES).ok().flatten();
-        // one this build cannot use (another build's, a corrupt one) is rewritten, or
-        // removed, on save
-        let found = bytes.is_some();
-        let entries = bytes
-            .and_then(|b| serde_json::from_slice::<IndexDoc>(&b).ok())
-            .filter(|doc| doc.format == FORMAT && doc.build == build && doc.folder == folder)
-            .map(|doc| {
-                doc.files
-                    .into_iter()
-                    .map(|(name, e)| (OsString::from(name), e))
-                    .collect()
-            });
-        let changed = found && entries.is_none();
+    /// The summaries of `folder` in `index` (see [`Index::open`]); empty when there are
+    /// none or they cannot be trusted. `None` when the folder or the running program
+    /// cannot be identified.
+    pub fn load(index: &Index, folder: &Path) -> Option<FolderIndex> {
+        let (project, name) = (folder.parent()?, folder.file_name()?);
+        let slot = index.slot(project);
+        let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+        load_project(&index.folder, project, &mut s);
+        s.expected = s.expected.saturating_sub(1);
+        if s.project.is_none() {
+            drop(s);
+            return None;
+        }
+        let (entries, stored) = match s.folders.remove(name) {
+            Some(Section::Stored(raw)) => match parse_section(&raw) {
+                Some(m) => (m, Some(raw)),
+                None => {
+                    // a section that does not parse: gone on save
+                    s.changed = true;
+                    (HashMap::new(), None)
+                }
+            },
+            Some(Section::Parsed(m)) => (m, None),
+            None => (HashMap::new(), None),
+        };
+        s.out += 1;
+        drop(s);
         Some(FolderIndex {
-            file,
-            folder,
-            build,
-            entries: entries.unwrap_or_default(),
-            changed,
+            slot,
+            name: name.to_os_string(),
+            entries,
+            stored,
+            changed: false,
         })
     }
 
@@ -269,44 +471,40 @@ impl FolderIndex {
         self.changed = true;
     }
 
-    /// Writes the index back into `index` (through the store's private, atomic write)
-    /// when it changed, without the entries of files that are gone. Errors are ignored:
-    /// the index is only a cache.
-    pub fn save(mut self, index: &Folder, folder: &Path) {
-        if !self.changed {
+    /// Gives the folder's summaries back to its project's index, which is written (when
+    /// anything in it changed) once the last folder of the project this run reads is
+    /// given back. Errors are ignored: the index is only a cache.
+    pub fn save(self, index: &Index, folder: &Path) {
+        let Some(project) = folder.parent() else {
             return;
-        }
-        self.entries
-            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
-        let mut files: Vec<(String, Entry)> = self
-            .entries
-            .into_iter()
-            .filter_map(|(n, e)| Some((n.into_string().ok()?, e)))
-            .collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
-        // Nothing to keep, or a folder whose own path holds a secret (a token in a
-        // project's path; only an earlier build wrote an index for one, and this build
-        // cannot use that, so it is here): no file at all. Checked on save, which is
-        // rare, not on each load.
-        if files.is_empty()
-            || crate::redact::Redactor::redact_own_secrets(&self.folder) != self.folder
-        {
-            let _ = index.remove(std::ffi::OsStr::new(&self.file));
-            return;
-        }
-        let doc = IndexDoc {
-            format: FORMAT,
-            build: self.build.to_string(),
-            folder: self.folder,
-            files,
         };
-        if let Ok(bytes) = serde_json::to_vec(&doc) {
-            let _ = index.write(&self.file, &bytes);
+        let mut s = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let section = match self.stored {
+            Some(raw) if !self.changed => Section::Stored(raw),
+            _ => Section::Parsed(self.entries),
+        };
+        s.folders.insert(self.name, section);
+        s.changed |= self.changed;
+        s.out = s.out.saturating_sub(1);
+        if s.out > 0 || s.expected > 0 {
+            return;
         }
+        let done = std::mem::take(&mut *s);
+        drop(s);
+        {
+            let mut slots = index.slots.lock().unwrap_or_else(|e| e.into_inner());
+            if slots
+                .get(project)
+                .is_some_and(|x| std::sync::Arc::ptr_eq(x, &self.slot))
+            {
+                slots.remove(project);
+            }
+        }
+        write_project(&index.folder, project, done);
     }
 }
 
-/// Drops the summaries of `folder`'s files that are gone from its index (after `prune`
+/// Drops the summaries of `folder`'s files that are gone from the index (after `prune`
 /// deleted some), when mcplogs' cache folder at `cache_dir` and the index exist.
 pub fn forget_gone(cache_dir: &Path, folder: &Path) {
     let Ok(Some(store)) = Store::open_existing(cache_dir) else {
@@ -315,23 +513,26 @@ pub fn forget_gone(cache_dir: &Path, folder: &Path) {
     let Ok(Some(ix)) = store.existing_folder(SUBDIR) else {
         return;
     };
-    if let Some(mut i) = FolderIndex::load(&ix, folder) {
+    let index = Index {
+        folder: ix,
+        slots: Default::default(),
+    };
+    if let Some(mut i) = FolderIndex::load(&index, folder) {
         let before = i.entries.len();
         i.entries
-            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
+            .retain(|name, _| fs::symlink_metadata(file_in(folder, name)).is_ok());
         if i.entries.len() != before {
             i.changed = true;
-            i.save(&ix, folder);
         }
+        i.save(&index, folder);
     }
 }
 
 /// `fs::canonicalize(folder)`, with the canonical paths of the folders two levels up
-/// (a log tree's `claude-cli-nodejs`) looked up once a run: a server folder and its
-/// project folder that are not symlinks are that path and their two names. `realpath`
-/// reads every component of every path as a link (`readlink`, seven a server folder in
-/// a cache tree): on 10,000 folders those were 70,000 of an indexed scan's 243,000
-/// system calls; this takes two `lstat`s. A relative path, or one with `.` or `..` in
+/// (a home's `.cache` above its log tree) looked up once a run: a project folder and
+/// its log tree that are not symlinks are that path and their two names. `realpath`
+/// reads every component of every path as a link (`readlink`, several a folder in a
+/// cache tree); this takes two `lstat`s. A relative path, or one with `.` or `..` in
 /// it, takes `fs::canonicalize` as before.
 fn canonical_folder(folder: &Path) -> Option<PathBuf> {
     use std::path::Component;
@@ -355,8 +556,8 @@ fn canonical_folder(folder: &Path) -> Option<PathBuf> {
     Some(canonical_top(top)?.join(project_name).join(name))
 }
 
-/// [`fs::canonicalize`] of a folder two levels above server folders, remembered for the
-/// run (one a log tree, or one a folder named on the command line).
+/// [`fs::canonicalize`] of a folder two levels above project folders, remembered for
+/// the run (one a log tree, or one a folder named on the command line).
 fn canonical_top(dir: &Path) -> Option<PathBuf> {
     static KNOWN: OnceLock<std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>> = OnceLock::new();
     let mut known = KNOWN.get_or_init(Default::default).lock().ok()?;
@@ -368,32 +569,33 @@ fn canonical_top(dir: &Path) -> Option<PathBuf> {
     c
 }
 
-/// The index file's name for a folder (its canonical path's SHA-256).
-fn index_name(folder: &str) -> String {
+/// The index file's name for a project folder (its canonical path's SHA-256).
+fn index_name(project: &str) -> String {
     format!(
         "{}.json",
-        crate::text::hex(&Sha256::digest(folder.as_bytes()))
+        crate::text::hex(&Sha256::digest(project.as_bytes()))
     )
 }
 
-/// The index folder of mcplogs' cache at `cache_dir` (created 0700; refused when the
-/// cache folder is someone else's or open to others, see [`crate::store`]).
-pub fn open(cache_dir: &Path) -> Result<Folder, StoreError> {
-    Store::open(cache_dir)?.folder(SUBDIR)
-}
-
-fn read_index(index: &Folder, name: &str) -> Option<IndexDoc> {
+/// The project a stored index file describes (its canonical path), when it is an
+/// index file this build reads.
+fn project_of(index: &Folder, name: &str) -> Option<String> {
     let bytes = index.read(name, MAX_INDEX_BYTES).ok()??;
-    serde_json::from_slice(&bytes).ok()
+    // The sections are kept unparsed.
+    let doc: ProjectDoc = serde_json::from_slice(&bytes).ok()?;
+    (doc.format == FORMAT).then_some(doc.project)
 }
 
-/// The index files of `index` that describe a log folder that is gone (or that are not
-/// index files this build reads), with their sizes: `prune` removes them. `live` are
-/// folders known to exist (their files are not opened).
+/// The index files of `index` that describe a project folder that is gone (or that are
+/// not index files this build reads), with their sizes: `prune` removes them. `live`
+/// are server folders known to exist (their projects' index files are not opened).
 pub fn stale_entries(index: &Folder, live: &[PathBuf]) -> Vec<store::Entry> {
     let known: std::collections::HashSet<String> = live
         .iter()
-        .filter_map(|f| Some(index_name(canonical_folder(f)?.to_str()?)))
+        .filter_map(|f| f.parent())
+        .collect::<std::collections::HashSet<&Path>>()
+        .into_iter()
+        .filter_map(|p| Some(index_name(canonical_folder(p)?.to_str()?)))
         .collect();
     let Ok(entries) = index.entries() else {
         return Vec::new();
@@ -412,10 +614,20 @@ pub fn stale_entries(index: &Folder, live: &[PathBuf]) -> Vec<store::Entry> {
             if store::is_temp_name(&name) {
                 return older_than_a_day(e);
             }
-            // An index of a folder that is gone; a file that is no index is left alone.
-            read_index(index, &name).is_some_and(|doc| fs::symlink_metadata(&doc.folder).is_err())
+            // An index of a project folder that is gone; a file that is no index is
+            // left alone.
+            project_of(index, &name).is_some_and(|p| fs::symlink_metadata(&p).is_err())
         })
         .collect()
+}
+
+/// Every entry of the first layout's folder ([`OLD_SUBDIR`]: one index file per server
+/// folder), which this build never reads: `prune` removes them (links are removed, not
+/// followed).
+pub fn old_format_entries(store: &Store) -> Option<(Folder, Vec<store::Entry>)> {
+    let old = store.existing_folder(OLD_SUBDIR).ok()??;
+    let entries = old.entries().ok()?;
+    Some((old, entries))
 }
 
 /// Whether an entry was last written more than a day ago (a temporary file that old is
@@ -427,13 +639,23 @@ pub fn older_than_a_day(e: &store::Entry) -> bool {
         .is_some_and(|d| d.as_secs() > 86_400)
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+/// One index file: a project folder's server folders, each with its files' summaries.
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct IndexDoc {
+struct ProjectDoc {
     format: u32,
     build: String,
-    folder: String,
-    files: Vec<(String, Entry)>,
+    project: String,
+    folders: HashMap<String, Box<serde_json::value::RawValue>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProjectDocOut<'a> {
+    format: u32,
+    build: &'a str,
+    project: &'a str,
+    folders: std::collections::BTreeMap<&'a str, &'a serde_json::value::RawValue>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -584,6 +806,12 @@ mod tests {
     use super::*;
     use crate::logs::session::group_sessions;
 
+    /// The index of a run that names no folder ahead: each folder's summaries are
+    /// written when given back.
+    fn open(cache_dir: &Path) -> Result<Index, StoreError> {
+        Index::open(cache_dir, [])
+    }
+
     fn old(path: &Path) {
         let f = fs::File::options().write(true).open(path).unwrap();
         f.set_modified(crate::time::file_system_clock() - std::time::Duration::from_secs(3600))
@@ -633,12 +861,14 @@ mod tests {
         }
         assert_eq!(canonical_folder(&real.join("proj").join("gone")), None);
         assert_eq!(canonical_folder(Path::new("relative-and-missing")), None);
-        // Both names of one folder share one index file.
+        // Both names of one project folder share one index file.
         let dir = t.path().join("cache");
         let ix = open(&dir).unwrap();
         let a = FolderIndex::load(&ix, &folder).unwrap();
         let b = FolderIndex::load(&ix, &through_link).unwrap();
-        assert_eq!(a.file, b.file);
+        let project = |i: &FolderIndex| i.slot.lock().unwrap().project.clone();
+        assert!(project(&a).is_some());
+        assert_eq!(project(&a), project(&b));
     }
 
     fn sessions_of(path: &Path) -> Vec<SessionLog> {
@@ -726,32 +956,42 @@ mod tests {
 
         // An index another build wrote, holding the token: gone once this build saves.
         let ix = open(cache.path()).unwrap();
-        let folder = canonical_folder(logs.path()).unwrap();
-        let folder = folder.to_str().unwrap();
+        let project = canonical_folder(logs.path().parent().unwrap()).unwrap();
+        let project = project.to_str().unwrap();
+        let section = logs.path().file_name().unwrap().to_str().unwrap();
         let old_doc = format!(
-            r#"{{"format":{FORMAT},"build":"another","folder":"{folder}","files":[["x.jsonl",{{"cwd":"/w/{token}"}}]]}}"#
+            r#"{{"format":{FORMAT},"build":"another","project":"{project}","folders":{{"{section}":[["x.jsonl",{{"cwd":"/w/{token}"}}]]}}}}"#
         );
-        ix.write(&index_name(folder), old_doc.as_bytes()).unwrap();
+        ix.folder
+            .write(&index_name(project), old_doc.as_bytes())
+            .unwrap();
         let mut idx = FolderIndex::load(&ix, logs.path()).unwrap();
         idx.store(&f, Reading::start(&f).unwrap(), &sessions, None);
         idx.save(&ix, logs.path());
-        assert_eq!(ix.read(&index_name(folder), 1 << 20).unwrap(), None);
+        assert_eq!(ix.folder.read(&index_name(project), 1 << 20).unwrap(), None);
 
-        // A log folder whose own path holds a secret has no index at all.
-        let secret_dir = logs.path().join(format!("-w-{token}"));
-        fs::create_dir(&secret_dir).unwrap();
-        let g = secret_dir.join("2026-11-01T10-00-00-000Z.jsonl");
-        fs::write(&g, LINES).unwrap();
-        old(&g);
-        let named = canonical_folder(&secret_dir).unwrap();
-        let name = index_name(named.to_str().unwrap());
-        ix.write(&name, b"{}").unwrap();
-        for _ in 0..2 {
-            // the old one is removed, and none is written
-            let mut idx = FolderIndex::load(&ix, &secret_dir).unwrap();
-            idx.store(&g, Reading::start(&g).unwrap(), &sessions_of(&g), None);
-            idx.save(&ix, &secret_dir);
-            assert_eq!(ix.read(&name, 1 << 20).unwrap(), None);
+        // A log folder, or a project folder, whose own path holds a secret has no
+        // summaries at all.
+        for (project, folder) in [
+            (logs.path().to_path_buf(), format!("-w-{token}")),
+            (logs.path().join(format!("-w-{token}")), "mcp-logs-a".into()),
+        ] {
+            let secret_dir = project.join(folder);
+            fs::create_dir_all(&secret_dir).unwrap();
+            let g = secret_dir.join("2026-11-01T10-00-00-000Z.jsonl");
+            fs::write(&g, LINES).unwrap();
+            old(&g);
+            let named = canonical_folder(&project).unwrap();
+            let name = index_name(named.to_str().unwrap());
+            ix.folder.write(&name, b"{}").unwrap();
+            for _ in 0..2 {
+                // the old one is removed, and none is written
+                let mut idx = FolderIndex::load(&ix, &secret_dir).unwrap();
+                idx.store(&g, Reading::start(&g).unwrap(), &sessions_of(&g), None);
+                assert!(idx.changed, "summarised, but never written");
+                idx.save(&ix, &secret_dir);
+                assert_eq!(ix.folder.read(&name, 1 << 20).unwrap(), None);
+            }
         }
     }
 

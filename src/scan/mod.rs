@@ -389,11 +389,12 @@ pub fn scan_with_progress(
         }
     };
     // The index folder, opened once for the run (mcplogs' cache folder checked there):
-    // one that is someone else's or open to others is refused with a warning.
+    // one that is someone else's or open to others is refused with a warning. Each
+    // project's index is written once the last of its server folders is read.
     let index = opts
         .index
         .as_deref()
-        .and_then(|dir| match cache::open(dir) {
+        .and_then(|dir| match cache::Index::open(dir, units.iter().filter_map(Unit::folder)) {
             Ok(f) => Some(f),
             Err(e) => {
                 if e.is_refusal() {
@@ -449,6 +450,9 @@ pub fn scan_with_progress(
             }
         })
         .collect();
+    if let Some(index) = index {
+        index.finish();
+    }
     let mut more = Vec::new();
     for r in &mut results {
         warnings.append(&mut r.warnings);
