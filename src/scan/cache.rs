@@ -197,6 +197,9 @@ struct ProjectSlot {
 enum Section {
     /// As read from the index file: parsed only when a scan of the folder takes it.
     Stored(Box<serde_json::value::RawValue>),
+    /// As read, given back unchanged by the scan of its folder.
+    Kept(Box<serde_json::value::RawValue>),
+    /// Changed by the scan of its folder.
     Parsed(HashMap<OsString, Entry>),
 }
 
@@ -316,7 +319,7 @@ fn write_project(
             continue;
         }
         match section {
-            Section::Stored(r) => raw.push((name, r)),
+            Section::Stored(r) | Section::Kept(r) => raw.push((name, r)),
             Section::Parsed(entries) => {
                 let mut files: Vec<(String, Entry)> = entries
                     .into_iter()
@@ -402,6 +405,7 @@ impl FolderIndex {
                     (HashMap::new(), None)
                 }
             },
+            Some(Section::Kept(raw)) => (parse_section(&raw).unwrap_or_default(), Some(raw)),
             Some(Section::Parsed(m)) => (m, None),
             None => (HashMap::new(), None),
         };
@@ -480,7 +484,7 @@ impl FolderIndex {
         };
         let mut s = self.slot.lock().unwrap_or_else(|e| e.into_inner());
         let section = match self.stored {
-            Some(raw) if !self.changed => Section::Stored(raw),
+            Some(raw) if !self.changed => Section::Kept(raw),
             _ => Section::Parsed(self.entries),
         };
         s.folders.insert(self.name, section);
@@ -489,8 +493,14 @@ impl FolderIndex {
         if s.out > 0 || s.expected > 0 {
             return;
         }
-        let done = std::mem::take(&mut *s);
+        let mut done = std::mem::take(&mut *s);
         drop(s);
+        // A folder this run did not read (a scan of one folder, or one deleted since):
+        // its summaries go with it.
+        done.changed |= done.folders.iter().any(|(name, section)| {
+            matches!(section, Section::Stored(_))
+                && fs::symlink_metadata(project.join(name)).is_err()
+        });
         {
             let mut slots = index.slots.lock().unwrap_or_else(|e| e.into_inner());
             if slots
