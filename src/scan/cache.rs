@@ -86,7 +86,7 @@ fn build_id() -> Option<&'static str> {
 }
 
 /// A file's identity as stored in the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
     len: u64,
     mtime: (i64, u32),
@@ -193,25 +193,14 @@ struct ProjectSlot {
     expected: usize,
 }
 
-#[derive(Debug)]
-enum Section {
-    /// As read from the index file: parsed only when a scan of the folder takes it.
-    Stored(Box<serde_json::value::RawValue>),
-    /// As read, given back unchanged by the scan of its folder.
-    Kept(Box<serde_json::value::RawValue>),
-    /// Changed by the scan of its folder.
-    Parsed(HashMap<OsString, Entry>),
-}
-
-/// A stored section's summaries by file name; `None` when it does not parse.
-fn parse_section(raw: &serde_json::value::RawValue) -> Option<HashMap<OsString, Entry>> {
-    let files: Vec<(String, Entry)> = serde_json::from_str(raw.get()).ok()?;
-    Some(
-        files
-            .into_iter()
-            .map(|(n, e)| (OsString::from(n), e))
-            .collect(),
-    )
+/// One server folder's summaries in a project's index.
+#[derive(Debug, Default)]
+struct Section {
+    entries: HashMap<OsString, Entry>,
+    /// Read by this run (else: as loaded, and its folder may be gone).
+    taken: bool,
+    /// Changed by this run (the summaries of files that are gone leave it on save).
+    changed: bool,
 }
 
 /// The summary index of one run: mcplogs' cache folder [`SUBDIR`], and the project
@@ -282,34 +271,26 @@ fn load_project(index: &Folder, project: &Path, slot: &mut ProjectSlot) {
     let folders = bytes
         .and_then(|b| serde_json::from_slice::<ProjectDoc>(&b).ok())
         .filter(|doc| doc.format == FORMAT && doc.build == build && doc.project == canonical)
-        .map(|doc| {
-            doc.folders
-                .into_iter()
-                .map(|(name, raw)| (OsString::from(name), Section::Stored(raw)))
-                .collect()
-        });
+        .map(ProjectDoc::into_sections);
     // one this build cannot use (another build's, a corrupt one) is rewritten, or
-    // removed, on save
-    slot.changed = found && folders.is_none();
-    slot.folders = folders.unwrap_or_default();
+    // removed, on save; so is one holding a summary this build cannot read
+    slot.changed = found && folders.as_ref().is_none_or(|(_, complete)| !complete);
+    slot.folders = folders.map(|(f, _)| f).unwrap_or_default();
     slot.project = Some(canonical);
 }
 
 /// Writes a project's index back, when it changed: the folders that are gone, and the
-/// summaries of files that are gone from the folders given back changed, left out. Nothing to keep (or a project path that holds a secret): the file
-/// is removed. Errors are ignored: the index is only a cache.
-fn write_project(
-    index: &Folder,
-    project: &Path,
-    slot: ProjectSlot,
-) {
+/// summaries of files that are gone from the folders this run changed, left out.
+/// Nothing to keep (or a project path that holds a secret): the file is removed. Errors
+/// are ignored: the index is only a cache.
+fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
     let Some(canonical) = slot.project.filter(|_| slot.changed) else {
         return;
     };
     let file = index_name(&canonical);
     let secret = |t: &str| crate::redact::Redactor::redact_own_secrets(t) != t;
-    let mut folders: Vec<(String, Vec<(String, Entry)>)> = Vec::new();
-    let mut raw: Vec<(String, Box<serde_json::value::RawValue>)> = Vec::new();
+    let mut tables = Tables::default();
+    let mut folders: std::collections::BTreeMap<String, Vec<StoredFile>> = Default::default();
     for (name, section) in slot.folders {
         let dir = project.join(&name);
         let Some(name) = name.into_string().ok() else {
@@ -318,44 +299,34 @@ fn write_project(
         if fs::symlink_metadata(&dir).is_err() || secret(&name) {
             continue;
         }
-        match section {
-            Section::Stored(r) | Section::Kept(r) => raw.push((name, r)),
-            Section::Parsed(entries) => {
-                let mut files: Vec<(String, Entry)> = entries
-                    .into_iter()
-                    .filter(|(n, _)| fs::symlink_metadata(file_in(&dir, n)).is_ok())
-                    .filter_map(|(n, e)| Some((n.into_string().ok()?, e)))
-                    .collect();
-                if files.is_empty() {
-                    continue;
-                }
-                files.sort_by(|a, b| a.0.cmp(&b.0));
-                folders.push((name, files));
-            }
+        let mut files: Vec<StoredFile> = section
+            .entries
+            .into_iter()
+            .filter(|(n, _)| !section.changed || fs::symlink_metadata(file_in(&dir, n)).is_ok())
+            .filter_map(|(n, e)| Some(e.stored(n.into_string().ok()?, &mut tables)))
+            .collect();
+        if files.is_empty() {
+            continue;
         }
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        folders.insert(name, files);
     }
     // Nothing to keep, or a project whose own path holds a secret (a token in a
     // project's path; only an earlier build wrote an index for one, and this build
     // cannot use that, so it is here): no file at all. Checked on save, which is rare,
     // not on each load.
-    if (folders.is_empty() && raw.is_empty()) || secret(&canonical) {
+    if folders.is_empty() || secret(&canonical) {
         let _ = index.remove(std::ffi::OsStr::new(&file));
         return;
     }
     let Some(build) = build_id() else { return };
-    // Written by hand around the sections: the stored ones are copied as they were read.
-    let mut all: Vec<(String, Box<serde_json::value::RawValue>)> = raw;
-    for (name, files) in folders {
-        if let Ok(r) = serde_json::value::to_raw_value(&files) {
-            all.push((name, r));
-        }
-    }
-    all.sort_by(|a, b| a.0.cmp(&b.0));
     let doc = ProjectDocOut {
         format: FORMAT,
         build,
         project: &canonical,
-        folders: all.iter().map(|(n, r)| (n.as_str(), &**r)).collect(),
+        texts: &tables.texts,
+        capabilities: &tables.capabilities,
+        folders,
     };
     if let Ok(bytes) = serde_json::to_vec(&doc) {
         let _ = index.write(&file, &bytes);
@@ -377,8 +348,6 @@ pub struct FolderIndex {
     /// The folder's name in its project folder.
     name: OsString,
     entries: HashMap<OsString, Entry>,
-    /// The section as it was stored, put back as it was when nothing changed.
-    stored: Option<Box<serde_json::value::RawValue>>,
     changed: bool,
 }
 
@@ -396,26 +365,13 @@ impl FolderIndex {
             drop(s);
             return None;
         }
-        let (entries, stored) = match s.folders.remove(name) {
-            Some(Section::Stored(raw)) => match parse_section(&raw) {
-                Some(m) => (m, Some(raw)),
-                None => {
-                    // a section that does not parse: gone on save
-                    s.changed = true;
-                    (HashMap::new(), None)
-                }
-            },
-            Some(Section::Kept(raw)) => (parse_section(&raw).unwrap_or_default(), Some(raw)),
-            Some(Section::Parsed(m)) => (m, None),
-            None => (HashMap::new(), None),
-        };
+        let entries = s.folders.remove(name).unwrap_or_default().entries;
         s.out += 1;
         drop(s);
         Some(FolderIndex {
             slot,
             name: name.to_os_string(),
             entries,
-            stored,
             changed: false,
         })
     }
@@ -426,12 +382,14 @@ impl FolderIndex {
         if Key::of(path)? != entry.key {
             return None;
         }
-        let file = path.to_path_buf();
         let sessions = entry
             .sessions
             .iter()
-            .map(|s| s.to_session(&file))
-            .collect::<Option<Vec<_>>>()?;
+            .map(|s| SessionLog {
+                file: path.to_path_buf(),
+                ..s.clone()
+            })
+            .collect();
         Some(FileSummary {
             sessions,
             damage: entry.damage.clone(),
@@ -463,7 +421,7 @@ impl FolderIndex {
             Entry {
                 key: before.key,
                 damage: damage.map(str::to_string),
-                sessions: sessions.iter().map(StoredSession::from_session).collect(),
+                sessions: sessions.iter().map(summary_of).collect(),
             },
         );
         self.changed = true;
@@ -483,9 +441,10 @@ impl FolderIndex {
             return;
         };
         let mut s = self.slot.lock().unwrap_or_else(|e| e.into_inner());
-        let section = match self.stored {
-            Some(raw) if !self.changed => Section::Kept(raw),
-            _ => Section::Parsed(self.entries),
+        let section = Section {
+            entries: self.entries,
+            taken: true,
+            changed: self.changed,
         };
         s.folders.insert(self.name, section);
         s.changed |= self.changed;
@@ -497,10 +456,10 @@ impl FolderIndex {
         drop(s);
         // A folder this run did not read (a scan of one folder, or one deleted since):
         // its summaries go with it.
-        done.changed |= done.folders.iter().any(|(name, section)| {
-            matches!(section, Section::Stored(_))
-                && fs::symlink_metadata(project.join(name)).is_err()
-        });
+        done.changed |= done
+            .folders
+            .iter()
+            .any(|(name, section)| !section.taken && fs::symlink_metadata(project.join(name)).is_err());
         {
             let mut slots = index.slots.lock().unwrap_or_else(|e| e.into_inner());
             if slots
@@ -650,13 +609,64 @@ pub fn older_than_a_day(e: &store::Entry) -> bool {
 }
 
 /// One index file: a project folder's server folders, each with its files' summaries.
+/// Compact, because a warm scan reads every index file of the tree: arrays rather than
+/// objects, and the texts and capabilities objects its sessions share (the working
+/// directory, the protocol version) stored once and named by their place in `texts`
+/// and `capabilities`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ProjectDoc {
     format: u32,
     build: String,
     project: String,
-    folders: HashMap<String, Box<serde_json::value::RawValue>>,
+    texts: Vec<String>,
+    capabilities: Vec<serde_json::Value>,
+    folders: HashMap<String, Vec<StoredFile>>,
+}
+
+impl ProjectDoc {
+    /// The sections, and whether every stored summary could be read back (one that
+    /// cannot is left out: its file is read again, and the index rewritten).
+    fn into_sections(self) -> (HashMap<OsString, Section>, bool) {
+        let caps: Vec<std::sync::Arc<serde_json::Value>> = self
+            .capabilities
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect();
+        let mut complete = true;
+        let sections = self
+            .folders
+            .into_iter()
+            .map(|(name, files)| {
+                let entries: HashMap<OsString, Entry> = files
+                    .into_iter()
+                    .filter_map(|StoredFile(file, key, damage, sessions)| {
+                        let sessions = sessions
+                            .iter()
+                            .map(|s| s.to_session(&self.texts, &caps))
+                            .collect::<Option<Vec<_>>>();
+                        complete &= sessions.is_some();
+                        Some((
+                            OsString::from(file),
+                            Entry {
+                                key: key.into(),
+                                damage,
+                                sessions: sessions?,
+                            },
+                        ))
+                    })
+                    .collect();
+                (
+                    OsString::from(name),
+                    Section {
+                        entries,
+                        ..Section::default()
+                    },
+                )
+            })
+            .collect();
+        (sections, complete)
+    }
 }
 
 #[derive(Serialize)]
@@ -665,49 +675,132 @@ struct ProjectDocOut<'a> {
     format: u32,
     build: &'a str,
     project: &'a str,
-    folders: std::collections::BTreeMap<&'a str, &'a serde_json::value::RawValue>,
+    texts: &'a [String],
+    capabilities: &'a [serde_json::Value],
+    folders: std::collections::BTreeMap<String, Vec<StoredFile>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// The texts and capabilities objects of a project's index, each stored once.
+#[derive(Default)]
+struct Tables {
+    texts: Vec<String>,
+    text_at: HashMap<String, u32>,
+    capabilities: Vec<serde_json::Value>,
+    capabilities_at: HashMap<String, u32>,
+}
+
+impl Tables {
+    fn text(&mut self, t: &Option<String>) -> Option<u32> {
+        let t = t.as_ref()?;
+        if let Some(&i) = self.text_at.get(t) {
+            return Some(i);
+        }
+        let i = self.texts.len() as u32;
+        self.texts.push(t.clone());
+        self.text_at.insert(t.clone(), i);
+        Some(i)
+    }
+
+    fn capabilities(&mut self, c: &Option<std::sync::Arc<serde_json::Value>>) -> Option<u32> {
+        let c = c.as_deref()?;
+        let key = c.to_string();
+        if let Some(&i) = self.capabilities_at.get(&key) {
+            return Some(i);
+        }
+        let i = self.capabilities.len() as u32;
+        self.capabilities.push(c.clone());
+        self.capabilities_at.insert(key, i);
+        Some(i)
+    }
+}
+
+/// One file's summary in memory: its key, damage warning, and its sessions as the scan
+/// groups them (no evidence, no id, no file: [`FolderIndex::lookup`] sets the file).
+#[derive(Debug, Clone)]
 struct Entry {
     key: Key,
     damage: Option<String>,
-    sessions: Vec<StoredSession>,
+    sessions: Vec<SessionLog>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct StoredSession {
-    first: Option<String>,
-    last: Option<String>,
-    cwd: Option<String>,
-    verdict: String,
-    cause: Option<String>,
-    era: Option<String>,
-    protocol: Option<String>,
-    filled: Vec<String>,
-    bad_tool: Option<String>,
-    capabilities: Option<serde_json::Value>,
-    /// `calls:N` or `secs:N`.
-    proof: Option<String>,
-    /// For `lists-rejected`: `resources`, `prompts`.
-    lost: Vec<String>,
-    /// The connection's `MCP_TIMEOUT`, when logged.
-    timeout_ms: Option<u64>,
-    /// Tools not sent to the model for their name's length.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    not_sent: usize,
-    /// `stdio` or `remote`, when the records name it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    transport: Option<String>,
-    /// For a handshake timeout: when the connection failed, in ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    failed_after_ms: Option<u64>,
-    /// For `tolerated`: the lists whose results Claude Code filled in.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    filled_lists: Vec<String>,
+impl Entry {
+    fn stored(self, name: String, tables: &mut Tables) -> StoredFile {
+        let sessions = self
+            .sessions
+            .iter()
+            .map(|s| StoredSession::from_session(s, tables))
+            .collect();
+        StoredFile(name, self.key.into(), self.damage, sessions)
+    }
 }
+
+/// What the index keeps of a session the scan read (its evidence and id dropped).
+fn summary_of(s: &SessionLog) -> SessionLog {
+    let mut diagnosis = s.diagnosis.clone();
+    diagnosis.evidence = Vec::new();
+    SessionLog {
+        id: String::new(),
+        file: PathBuf::new(),
+        first_timestamp: s.first_timestamp.clone(),
+        last_timestamp: s.last_timestamp.clone(),
+        cwd: s.cwd.clone(),
+        diagnosis,
+        evidence: Vec::new(),
+    }
+}
+
+/// A file's key as stored: size, modification time (seconds, nanoseconds),
+/// status-change time, inode, device.
+type StoredKey = (u64, i64, u32, i64, u32, u64, u64);
+
+impl From<Key> for StoredKey {
+    fn from(k: Key) -> StoredKey {
+        (k.len, k.mtime.0, k.mtime.1, k.ctime.0, k.ctime.1, k.ino, k.dev)
+    }
+}
+
+impl From<StoredKey> for Key {
+    fn from(k: StoredKey) -> Key {
+        Key {
+            len: k.0,
+            mtime: (k.1, k.2),
+            ctime: (k.3, k.4),
+            ino: k.5,
+            dev: k.6,
+        }
+    }
+}
+
+/// One file as stored: its name, key, damage warning and sessions.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredFile(String, StoredKey, Option<String>, Vec<StoredSession>);
+
+/// One session as stored, in this order: first and last timestamps, working directory
+/// (a place in `texts`), verdict, cause, era, negotiated protocol (a place in `texts`),
+/// filled-in fields, the bad tool's path, capabilities (a place in `capabilities`), the
+/// tools proof (`calls:N` or `secs:N`), the lists lost (`lists-rejected`), the
+/// connection's `MCP_TIMEOUT` in ms, tools not sent for their name's length, the
+/// transport, when a handshake timeout failed (ms), the lists Claude Code filled in.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StoredSession(
+    Option<String>,
+    Option<String>,
+    Option<u32>,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<u32>,
+    Vec<String>,
+    Option<String>,
+    Option<u32>,
+    Option<String>,
+    Vec<String>,
+    Option<u64>,
+    usize,
+    Option<String>,
+    Option<u64>,
+    Vec<String>,
+);
 
 /// Whether a text the index would keep from `s` holds something the secret rules mask
 /// (a token in a project path, say). Such a file is not summarised: the index stores
@@ -725,51 +818,58 @@ fn holds_a_secret(s: &SessionLog) -> bool {
         .any(|t| crate::redact::Redactor::redact_own_secrets(t) != *t)
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
 const VERDICTS: [Verdict; 7] = Verdict::ALL;
 
 impl StoredSession {
-    fn from_session(s: &SessionLog) -> StoredSession {
+    fn from_session(s: &SessionLog, tables: &mut Tables) -> StoredSession {
         let d = &s.diagnosis;
-        StoredSession {
-            first: s.first_timestamp.clone(),
-            last: s.last_timestamp.clone(),
-            cwd: s.cwd.clone(),
-            verdict: d.verdict.as_str().to_string(),
-            cause: d.cause.map(|c| c.as_str().to_string()),
-            era: d.era.map(|e| e.as_str().to_string()),
-            protocol: d.negotiated_protocol_version.clone(),
-            filled: d.filled_fields.clone(),
-            bad_tool: d.bad_tool_path.clone(),
-            capabilities: d.capabilities.as_deref().cloned(),
-            proof: d.tools_proof.map(|p| match p {
+        StoredSession(
+            s.first_timestamp.clone(),
+            s.last_timestamp.clone(),
+            tables.text(&s.cwd),
+            d.verdict.as_str().to_string(),
+            d.cause.map(|c| c.as_str().to_string()),
+            d.era.map(|e| e.as_str().to_string()),
+            tables.text(&d.negotiated_protocol_version),
+            d.filled_fields.clone(),
+            d.bad_tool_path.clone(),
+            tables.capabilities(&d.capabilities),
+            d.tools_proof.map(|p| match p {
                 ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
                 ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
             }),
-            lost: d.lost_lists.clone(),
-            timeout_ms: d.timeout_ms,
-            not_sent: d.tools_not_sent,
-            transport: d.transport.map(|t| t.as_str().to_string()),
-            failed_after_ms: d.failed_after_ms,
-            filled_lists: d.filled_lists.clone(),
-        }
+            d.lost_lists.clone(),
+            d.timeout_ms,
+            d.tools_not_sent,
+            d.transport.map(|t| t.as_str().to_string()),
+            d.failed_after_ms,
+            d.filled_lists.clone(),
+        )
     }
 
-    /// The session back; `None` when a stored string is not one this build knows.
-    fn to_session(&self, file: &Path) -> Option<SessionLog> {
-        let verdict = *VERDICTS.iter().find(|v| v.as_str() == self.verdict)?;
-        let cause = match &self.cause {
+    /// The session back (its file not set); `None` when a stored value is not one this
+    /// build knows, or names no text or capabilities object of the index.
+    fn to_session(
+        &self,
+        texts: &[String],
+        caps: &[std::sync::Arc<serde_json::Value>],
+    ) -> Option<SessionLog> {
+        let text = |i: Option<u32>| -> Option<Option<String>> {
+            match i {
+                Some(i) => Some(Some(texts.get(i as usize)?.clone())),
+                None => Some(None),
+            }
+        };
+        let verdict = *VERDICTS.iter().find(|v| v.as_str() == self.3)?;
+        let cause = match &self.4 {
             Some(c) => Some(Cause::parse(c)?),
             None => None,
         };
-        let era = match &self.era {
+        let era = match &self.5 {
             Some(e) => Some(Era::parse(e)?),
             None => None,
         };
-        let tools_proof = match &self.proof {
+        let tools_proof = match &self.10 {
             Some(p) => Some(match p.split_once(':')? {
                 ("calls", n) => ToolsProof::ToolCalls {
                     calls: n.parse().ok()?,
@@ -784,26 +884,29 @@ impl StoredSession {
         let mut diagnosis = Diagnosis::new(verdict);
         diagnosis.cause = cause;
         diagnosis.era = era;
-        diagnosis.negotiated_protocol_version = self.protocol.clone();
-        diagnosis.filled_fields = self.filled.clone();
-        diagnosis.bad_tool_path = self.bad_tool.clone();
-        diagnosis.capabilities = self.capabilities.clone().map(std::sync::Arc::new);
+        diagnosis.negotiated_protocol_version = text(self.6)?;
+        diagnosis.filled_fields = self.7.clone();
+        diagnosis.bad_tool_path = self.8.clone();
+        diagnosis.capabilities = match self.9 {
+            Some(i) => Some(std::sync::Arc::clone(caps.get(i as usize)?)),
+            None => None,
+        };
         diagnosis.tools_proof = tools_proof;
-        diagnosis.lost_lists = self.lost.clone();
-        diagnosis.timeout_ms = self.timeout_ms;
-        diagnosis.tools_not_sent = self.not_sent;
-        diagnosis.transport = match &self.transport {
+        diagnosis.lost_lists = self.11.clone();
+        diagnosis.timeout_ms = self.12;
+        diagnosis.tools_not_sent = self.13;
+        diagnosis.transport = match &self.14 {
             Some(t) => Some(Transport::parse(t)?),
             None => None,
         };
-        diagnosis.failed_after_ms = self.failed_after_ms;
-        diagnosis.filled_lists = self.filled_lists.clone();
+        diagnosis.failed_after_ms = self.15;
+        diagnosis.filled_lists = self.16.clone();
         Some(SessionLog {
             id: String::new(),
-            file: file.to_path_buf(),
-            first_timestamp: self.first.clone(),
-            last_timestamp: self.last.clone(),
-            cwd: self.cwd.clone(),
+            file: PathBuf::new(),
+            first_timestamp: self.0.clone(),
+            last_timestamp: self.1.clone(),
+            cwd: text(self.2)?,
             diagnosis,
             evidence: Vec::new(),
         })
@@ -928,11 +1031,24 @@ mod tests {
             diagnosis: d.clone(),
             evidence: Vec::new(),
         };
-        let stored = StoredSession::from_session(&session);
+        let mut tables = Tables::default();
+        let stored = StoredSession::from_session(&session, &mut tables);
         let text = serde_json::to_string(&stored).unwrap();
         let back: StoredSession = serde_json::from_str(&text).unwrap();
-        let got = back.to_session(Path::new("/f.jsonl")).unwrap();
+        let caps: Vec<_> = tables
+            .capabilities
+            .iter()
+            .cloned()
+            .map(std::sync::Arc::new)
+            .collect();
+        let mut got = back.to_session(&tables.texts, &caps).unwrap();
+        got.file = PathBuf::from("/f.jsonl");
         assert_eq!(got.diagnosis, d);
+        assert_eq!(got.cwd.as_deref(), Some("/w"));
+        // A place in a table that is not there: not read back.
+        let mut bad = back.clone();
+        bad.2 = Some(7);
+        assert!(bad.to_session(&tables.texts, &caps).is_none());
         assert!(super::super::read::same_summaries(&[got], &[session]));
     }
 
@@ -970,7 +1086,7 @@ mod tests {
         let project = project.to_str().unwrap();
         let section = logs.path().file_name().unwrap().to_str().unwrap();
         let old_doc = format!(
-            r#"{{"format":{FORMAT},"build":"another","project":"{project}","folders":{{"{section}":[["x.jsonl",{{"cwd":"/w/{token}"}}]]}}}}"#
+            r#"{{"format":{FORMAT},"build":"another","project":"{project}","texts":["/w/{token}"],"capabilities":[],"folders":{{"{section}":[]}}}}"#
         );
         ix.folder
             .write(&index_name(project), old_doc.as_bytes())
