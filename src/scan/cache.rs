@@ -273,9 +273,9 @@ fn load_project(index: &Folder, project: &Path, slot: &mut ProjectSlot) {
         .filter(|doc| doc.format == FORMAT && doc.build == build && doc.project == canonical)
         .map(ProjectDoc::into_sections);
     // one this build cannot use (another build's, a corrupt one) is rewritten, or
-    // removed, on save; so is one holding a summary this build cannot read
-    slot.changed = found && folders.as_ref().is_none_or(|(_, complete)| !complete);
-    slot.folders = folders.map(|(f, _)| f).unwrap_or_default();
+    // removed, on save
+    slot.changed = found && folders.is_none();
+    slot.folders = folders.unwrap_or_default();
     slot.project = Some(canonical);
 }
 
@@ -303,7 +303,7 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
             .entries
             .into_iter()
             .filter(|(n, _)| !section.changed || fs::symlink_metadata(file_in(&dir, n)).is_ok())
-            .filter_map(|(n, e)| Some(e.stored(n.into_string().ok()?, &mut tables)))
+            .filter_map(|(n, e)| e.stored(n.into_string().ok()?, &mut tables))
             .collect();
         if files.is_empty() {
             continue;
@@ -382,14 +382,7 @@ impl FolderIndex {
         if Key::of(path)? != entry.key {
             return None;
         }
-        let sessions = entry
-            .sessions
-            .iter()
-            .map(|s| SessionLog {
-                file: path.to_path_buf(),
-                ..s.clone()
-            })
-            .collect();
+        let sessions = entry.sessions.read_back(path)?;
         Some(FileSummary {
             sessions,
             damage: entry.damage.clone(),
@@ -421,7 +414,7 @@ impl FolderIndex {
             Entry {
                 key: before.key,
                 damage: damage.map(str::to_string),
-                sessions: sessions.iter().map(summary_of).collect(),
+                sessions: Sessions::Read(sessions.iter().map(summary_of).collect()),
             },
         );
         self.changed = true;
@@ -625,35 +618,30 @@ struct ProjectDoc {
 }
 
 impl ProjectDoc {
-    /// The sections, and whether every stored summary could be read back (one that
-    /// cannot is left out: its file is read again, and the index rewritten).
-    fn into_sections(self) -> (HashMap<OsString, Section>, bool) {
-        let caps: Vec<std::sync::Arc<serde_json::Value>> = self
-            .capabilities
-            .into_iter()
-            .map(std::sync::Arc::new)
-            .collect();
-        let mut complete = true;
-        let sections = self
-            .folders
+    /// The sections, each file's sessions kept as stored: a lookup reads them back.
+    fn into_sections(self) -> HashMap<OsString, Section> {
+        let tables = std::sync::Arc::new(Loaded {
+            texts: self.texts,
+            capabilities: self
+                .capabilities
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect(),
+        });
+        self.folders
             .into_iter()
             .map(|(name, files)| {
                 let entries: HashMap<OsString, Entry> = files
                     .into_iter()
-                    .filter_map(|StoredFile(file, key, damage, sessions)| {
-                        let sessions = sessions
-                            .iter()
-                            .map(|s| s.to_session(&self.texts, &caps))
-                            .collect::<Option<Vec<_>>>();
-                        complete &= sessions.is_some();
-                        Some((
+                    .map(|StoredFile(file, key, damage, sessions)| {
+                        (
                             OsString::from(file),
                             Entry {
                                 key: key.into(),
                                 damage,
-                                sessions: sessions?,
+                                sessions: Sessions::Stored(sessions, std::sync::Arc::clone(&tables)),
                             },
-                        ))
+                        )
                     })
                     .collect();
                 (
@@ -664,8 +652,46 @@ impl ProjectDoc {
                     },
                 )
             })
-            .collect();
-        (sections, complete)
+            .collect()
+    }
+}
+
+/// The tables of a loaded index file, shared by its summaries.
+#[derive(Debug)]
+struct Loaded {
+    texts: Vec<String>,
+    capabilities: Vec<std::sync::Arc<serde_json::Value>>,
+}
+
+/// A file's sessions: as stored (read back on lookup), or as this run read them.
+#[derive(Debug, Clone)]
+enum Sessions {
+    Stored(Vec<StoredSession>, std::sync::Arc<Loaded>),
+    Read(Vec<SessionLog>),
+}
+
+impl Sessions {
+    /// The sessions, their file set to `file`; `None` when a stored value is not one
+    /// this build knows.
+    fn read_back(&self, file: &Path) -> Option<Vec<SessionLog>> {
+        match self {
+            Sessions::Stored(stored, t) => stored
+                .iter()
+                .map(|s| {
+                    let mut s = s.to_session(&t.texts, &t.capabilities)?;
+                    s.file = file.to_path_buf();
+                    Some(s)
+                })
+                .collect(),
+            Sessions::Read(read) => Some(
+                read.iter()
+                    .map(|s| SessionLog {
+                        file: file.to_path_buf(),
+                        ..s.clone()
+                    })
+                    .collect(),
+            ),
+        }
     }
 }
 
@@ -701,6 +727,10 @@ impl Tables {
         Some(i)
     }
 
+    fn word(&mut self, w: &str) -> u32 {
+        self.text(&Some(w.to_string())).unwrap_or_default()
+    }
+
     fn capabilities(&mut self, c: &Option<std::sync::Arc<serde_json::Value>>) -> Option<u32> {
         let c = c.as_deref()?;
         let key = c.to_string();
@@ -720,17 +750,20 @@ impl Tables {
 struct Entry {
     key: Key,
     damage: Option<String>,
-    sessions: Vec<SessionLog>,
+    sessions: Sessions,
 }
 
 impl Entry {
-    fn stored(self, name: String, tables: &mut Tables) -> StoredFile {
+    /// The entry as written into a new index file (`None`: one that does not read back
+    /// is not kept).
+    fn stored(self, name: String, tables: &mut Tables) -> Option<StoredFile> {
         let sessions = self
             .sessions
+            .read_back(Path::new(""))?
             .iter()
             .map(|s| StoredSession::from_session(s, tables))
             .collect();
-        StoredFile(name, self.key.into(), self.damage, sessions)
+        Some(StoredFile(name, self.key.into(), self.damage, sessions))
     }
 }
 
@@ -775,29 +808,30 @@ impl From<StoredKey> for Key {
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredFile(String, StoredKey, Option<String>, Vec<StoredSession>);
 
-/// One session as stored, in this order: first and last timestamps, working directory
-/// (a place in `texts`), verdict, cause, era, negotiated protocol (a place in `texts`),
-/// filled-in fields, the bad tool's path, capabilities (a place in `capabilities`), the
-/// tools proof (`calls:N` or `secs:N`), the lists lost (`lists-rejected`), the
-/// connection's `MCP_TIMEOUT` in ms, tools not sent for their name's length, the
-/// transport, when a handshake timeout failed (ms), the lists Claude Code filled in.
+/// One session as stored, in this order: first and last timestamps, working directory,
+/// verdict, cause, era, negotiated protocol, filled-in fields, the bad tool's path,
+/// capabilities (a place in `capabilities`), the tools proof (`calls:N` or `secs:N`),
+/// the lists lost (`lists-rejected`), the connection's `MCP_TIMEOUT` in ms, tools not
+/// sent for their name's length, the transport, when a handshake timeout failed (ms),
+/// the lists Claude Code filled in. The working directory, verdict, cause, era,
+/// protocol, proof and transport are places in `texts` (read as numbers, no text made).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct StoredSession(
     Option<String>,
     Option<String>,
     Option<u32>,
-    String,
-    Option<String>,
-    Option<String>,
+    u32,
+    Option<u32>,
+    Option<u32>,
     Option<u32>,
     Vec<String>,
     Option<String>,
     Option<u32>,
-    Option<String>,
+    Option<u32>,
     Vec<String>,
     Option<u64>,
     usize,
-    Option<String>,
+    Option<u32>,
     Option<u64>,
     Vec<String>,
 );
@@ -827,21 +861,23 @@ impl StoredSession {
             s.first_timestamp.clone(),
             s.last_timestamp.clone(),
             tables.text(&s.cwd),
-            d.verdict.as_str().to_string(),
-            d.cause.map(|c| c.as_str().to_string()),
-            d.era.map(|e| e.as_str().to_string()),
+            tables.word(d.verdict.as_str()),
+            d.cause.map(|c| tables.word(c.as_str())),
+            d.era.map(|e| tables.word(e.as_str())),
             tables.text(&d.negotiated_protocol_version),
             d.filled_fields.clone(),
             d.bad_tool_path.clone(),
             tables.capabilities(&d.capabilities),
-            d.tools_proof.map(|p| match p {
-                ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
-                ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
+            d.tools_proof.map(|p| {
+                tables.word(&match p {
+                    ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
+                    ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
+                })
             }),
             d.lost_lists.clone(),
             d.timeout_ms,
             d.tools_not_sent,
-            d.transport.map(|t| t.as_str().to_string()),
+            d.transport.map(|t| tables.word(t.as_str())),
             d.failed_after_ms,
             d.filled_lists.clone(),
         )
@@ -860,17 +896,18 @@ impl StoredSession {
                 None => Some(None),
             }
         };
-        let verdict = *VERDICTS.iter().find(|v| v.as_str() == self.3)?;
-        let cause = match &self.4 {
-            Some(c) => Some(Cause::parse(c)?),
+        let word = |i: u32| texts.get(i as usize).map(String::as_str);
+        let verdict = *VERDICTS.iter().find(|v| Some(v.as_str()) == word(self.3))?;
+        let cause = match self.4 {
+            Some(c) => Some(Cause::parse(word(c)?)?),
             None => None,
         };
-        let era = match &self.5 {
-            Some(e) => Some(Era::parse(e)?),
+        let era = match self.5 {
+            Some(e) => Some(Era::parse(word(e)?)?),
             None => None,
         };
-        let tools_proof = match &self.10 {
-            Some(p) => Some(match p.split_once(':')? {
+        let tools_proof = match self.10 {
+            Some(p) => Some(match word(p)?.split_once(':')? {
                 ("calls", n) => ToolsProof::ToolCalls {
                     calls: n.parse().ok()?,
                 },
@@ -895,8 +932,8 @@ impl StoredSession {
         diagnosis.lost_lists = self.11.clone();
         diagnosis.timeout_ms = self.12;
         diagnosis.tools_not_sent = self.13;
-        diagnosis.transport = match &self.14 {
-            Some(t) => Some(Transport::parse(t)?),
+        diagnosis.transport = match self.14 {
+            Some(t) => Some(Transport::parse(word(t)?)?),
             None => None,
         };
         diagnosis.failed_after_ms = self.15;
