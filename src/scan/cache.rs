@@ -449,10 +449,9 @@ impl FolderIndex {
         drop(s);
         // A folder this run did not read (a scan of one folder, or one deleted since):
         // its summaries go with it.
-        done.changed |= done
-            .folders
-            .iter()
-            .any(|(name, section)| !section.taken && fs::symlink_metadata(project.join(name)).is_err());
+        done.changed |= done.folders.iter().any(|(name, section)| {
+            !section.taken && fs::symlink_metadata(project.join(name)).is_err()
+        });
         {
             let mut slots = index.slots.lock().unwrap_or_else(|e| e.into_inner());
             if slots
@@ -639,7 +638,10 @@ impl ProjectDoc {
                             Entry {
                                 key: key.into(),
                                 damage,
-                                sessions: Sessions::Stored(sessions, std::sync::Arc::clone(&tables)),
+                                sessions: Sessions::Stored(
+                                    sessions,
+                                    std::sync::Arc::clone(&tables),
+                                ),
                             },
                         )
                     })
@@ -788,7 +790,9 @@ type StoredKey = (u64, i64, u32, i64, u32, u64, u64);
 
 impl From<Key> for StoredKey {
     fn from(k: Key) -> StoredKey {
-        (k.len, k.mtime.0, k.mtime.1, k.ctime.0, k.ctime.1, k.ino, k.dev)
+        (
+            k.len, k.mtime.0, k.mtime.1, k.ctime.0, k.ctime.1, k.ino, k.dev,
+        )
     }
 }
 

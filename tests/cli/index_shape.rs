@@ -66,7 +66,12 @@ fn shape(cache: &Path) -> Vec<(String, Vec<String>)> {
                 serde_json::from_str(&fs::read_to_string(f).unwrap()).unwrap();
             let project = doc["project"].as_str().unwrap();
             let name = Path::new(project).file_name().unwrap();
-            let folders = doc["folders"].as_object().unwrap().keys().cloned().collect();
+            let folders = doc["folders"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
             (name.to_string_lossy().into_owned(), folders)
         })
         .collect();
@@ -87,7 +92,9 @@ fn one_private_index_file_per_project_folder_and_answers_unchanged() {
     let warm = scan_json(&home, &cache, &tree, &[]);
     assert_eq!(first, without);
     assert_eq!(warm, without);
-    let all = ["mcp-logs-b", "mcp-logs-c", "mcp-logs-srv"].map(String::from).to_vec();
+    let all = ["mcp-logs-b", "mcp-logs-c", "mcp-logs-srv"]
+        .map(String::from)
+        .to_vec();
     assert_eq!(
         shape(&cache),
         vec![
@@ -156,7 +163,9 @@ fn summaries_go_with_their_folders() {
     // summaries.
     fs::remove_dir_all(tree.join("-home-ana-proj").join("mcp-logs-c")).unwrap();
     scan_json(&home, &cache, &tree, &[]);
-    let all = ["mcp-logs-b", "mcp-logs-c", "mcp-logs-srv"].map(String::from).to_vec();
+    let all = ["mcp-logs-b", "mcp-logs-c", "mcp-logs-srv"]
+        .map(String::from)
+        .to_vec();
     assert_eq!(
         shape(&cache),
         vec![
@@ -215,7 +224,11 @@ fn the_first_layouts_files_are_never_read_and_prune_removes_them() {
     std::os::unix::fs::symlink(&victim, old.join("link.json")).unwrap();
     let without = scan_json(&home, &cache, &tree, &["--no-cache"]);
     assert_eq!(scan_json(&home, &cache, &tree, &[]), without);
-    assert_eq!(fs::read_dir(&old).unwrap().count(), 3, "a scan leaves it be");
+    assert_eq!(
+        fs::read_dir(&old).unwrap().count(),
+        3,
+        "a scan leaves it be"
+    );
     let (r, doc) = run_json(
         mcplogs(&home)
             .env("MCPLOGS_CACHE_DIR", &cache)
