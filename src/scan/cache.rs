@@ -333,10 +333,14 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
     }
 }
 
-/// The path of a file of a server folder (a name that is empty stands for the folder
-/// itself: a log file named alone).
+/// The path of a summarised file of a server folder: `dir` itself when it is a log
+/// file named alone (its section is named after it, as its one file is).
 fn file_in(dir: &Path, name: &std::ffi::OsStr) -> PathBuf {
-    crate::logs::discovery::file_in(dir, name)
+    if dir.file_name() == Some(name) && !dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        dir.join(name)
+    }
 }
 
 /// The summaries of one server log folder (or of a log file named alone), taken from
