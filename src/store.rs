@@ -101,7 +101,7 @@ impl Opened {
 #[derive(Debug)]
 pub struct Store(Opened);
 
-/// A folder of the store (`statusline`, `hook-told`, `index-v1`), opened and checked.
+/// A folder of the store (`statusline`, `hook-told`, `index-v2`), opened and checked.
 #[derive(Debug)]
 pub struct Folder(Opened);
 

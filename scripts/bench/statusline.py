@@ -171,11 +171,16 @@ def main():
     if opened is not None:
         print(f"  log files opened by a first run: {len(opened)} (of {sum(1 for _ in tree.rglob('*.jsonl'))} in the tree)")
     ok = med["steady"] <= target
+    target_ms = target * 1000
     print(f"target 3 x {med['version'] * 1000:.1f} + 30 = {target * 1000:.1f} ms")
     print(f"  every run after the first (steady) = {med['steady'] * 1000:.1f} ms: {'met' if ok else 'NOT MET'}")
     first_ok = med["first"] <= target
     print(f"  the first run of a session on this tree = {med['first'] * 1000:.1f} ms: "
           f"{'met' if first_ok else 'not met (it reads the newest files whole once)'}")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from targets import target as record_target
+    record_target("statusline-steady", ok, f"{med['steady'] * 1000:.1f} ms (target {target_ms:.1f} ms)")
+    record_target("statusline-first", first_ok, f"{med['first'] * 1000:.1f} ms (target {target_ms:.1f} ms)")
     if "1✗ launcher" not in line:
         print(f"the line does not name the live session's failing server (launcher): {line!r}")
         ok = False

@@ -38,9 +38,12 @@ use crate::store::{self, Folder, Store, StoreError};
 pub const ENV_CACHE_DIR: &str = "MCPLOGS_CACHE_DIR";
 
 /// The layout version: a change to what is stored bumps it (and the folder name).
-const FORMAT: u32 = 1;
-/// The index's folder in mcplogs' cache.
-pub const SUBDIR: &str = "index-v1";
+const FORMAT: u32 = 2;
+/// The index's folder in mcplogs' cache: one index file per project folder.
+pub const SUBDIR: &str = "index-v2";
+/// The first layout's folder (one index file per server log folder): never read, its
+/// files go with `prune`.
+pub const OLD_SUBDIR: &str = "index-v1";
 
 /// A file modified (or whose status changed) less than this before the read began is
 /// not summarised: a write within the timestamp granularity of some file systems (FAT
@@ -83,7 +86,7 @@ fn build_id() -> Option<&'static str> {
 }
 
 /// A file's identity as stored in the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
     len: u64,
     mtime: (i64, u32),
@@ -170,47 +173,210 @@ pub struct FileSummary {
     pub damage: Option<String>,
 }
 
-/// The index of one server log folder, loaded for a scan of that folder.
+/// The index of one project folder's log folders, shared by the scan's workers: loaded
+/// when the first of its server folders is read, written back once the last is done.
+#[derive(Debug, Default)]
+struct ProjectSlot {
+    /// Loaded (or found unusable) already.
+    loaded: bool,
+    /// The project folder, canonical (stored, and checked on load); `None` when it cannot
+    /// be named: nothing is kept for its folders.
+    project: Option<String>,
+    /// Each server folder's summaries, by folder name: as stored (parsed when a worker
+    /// takes it) or as a worker gave them back.
+    folders: HashMap<OsString, Section>,
+    /// Something differs from the file on disk (or the file must go).
+    changed: bool,
+    /// Server folders taken and not yet given back.
+    out: usize,
+    /// Server folders of this run still to come (counted when the index was opened).
+    expected: usize,
+}
+
+/// One server folder's summaries in a project's index.
+#[derive(Debug, Default)]
+struct Section {
+    entries: HashMap<OsString, Entry>,
+    /// Read by this run (else: as loaded, and its folder may be gone).
+    taken: bool,
+    /// Changed by this run (the summaries of files that are gone leave it on save).
+    changed: bool,
+}
+
+/// The summary index of one run: mcplogs' cache folder [`SUBDIR`], and the project
+/// indexes its workers share (one index file per project folder: one small file a
+/// server folder cost as much to read as the logs it summarised).
+#[derive(Debug)]
+pub struct Index {
+    folder: Folder,
+    slots: std::sync::Mutex<HashMap<PathBuf, std::sync::Arc<std::sync::Mutex<ProjectSlot>>>>,
+}
+
+impl Index {
+    /// The index folder of mcplogs' cache at `cache_dir` (created 0700; refused when the
+    /// cache folder is someone else's or open to others, see [`crate::store`]), for a
+    /// run that reads `folders` (server log folders, or log files named alone): each
+    /// project's index is written once the last of its folders is read.
+    pub fn open<'a>(
+        cache_dir: &Path,
+        folders: impl IntoIterator<Item = &'a Path>,
+    ) -> Result<Index, StoreError> {
+        let folder = Store::open(cache_dir)?.folder(SUBDIR)?;
+        let mut slots: HashMap<PathBuf, std::sync::Arc<std::sync::Mutex<ProjectSlot>>> =
+            HashMap::new();
+        for f in folders {
+            if let Some(p) = f.parent() {
+                let slot = slots.entry(p.to_path_buf()).or_default();
+                slot.lock().unwrap_or_else(|e| e.into_inner()).expected += 1;
+            }
+        }
+        Ok(Index {
+            folder,
+            slots: std::sync::Mutex::new(slots),
+        })
+    }
+
+    fn slot(&self, project: &Path) -> std::sync::Arc<std::sync::Mutex<ProjectSlot>> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        std::sync::Arc::clone(slots.entry(project.to_path_buf()).or_default())
+    }
+
+    /// Writes every project index still held (a folder that was never given back).
+    pub fn finish(self) {
+        let slots = self.slots.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (project, slot) in slots {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            let s = std::mem::take(&mut *s);
+            if s.loaded {
+                write_project(&self.folder, &project, s);
+            }
+        }
+    }
+}
+
+/// Loads a project's index file into its slot (once).
+fn load_project(index: &Folder, project: &Path, slot: &mut ProjectSlot) {
+    if slot.loaded {
+        return;
+    }
+    slot.loaded = true;
+    let Some(build) = build_id() else { return };
+    let Some(canonical) = canonical_folder(project).and_then(|c| c.to_str().map(str::to_string))
+    else {
+        return;
+    };
+    let file = index_name(&canonical);
+    let bytes = index.read(&file, MAX_INDEX_BYTES).ok().flatten();
+    let found = bytes.is_some();
+    let folders = bytes
+        .and_then(|b| serde_json::from_slice::<ProjectDoc>(&b).ok())
+        .filter(|doc| doc.format == FORMAT && doc.build == build && doc.project == canonical)
+        .map(ProjectDoc::into_sections);
+    // one this build cannot use (another build's, a corrupt one) is rewritten, or
+    // removed, on save
+    slot.changed = found && folders.is_none();
+    slot.folders = folders.unwrap_or_default();
+    slot.project = Some(canonical);
+}
+
+/// Writes a project's index back, when it changed: the folders that are gone, and the
+/// summaries of files that are gone from the folders this run changed, left out.
+/// Nothing to keep (or a project path that holds a secret): the file is removed. Errors
+/// are ignored: the index is only a cache.
+fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
+    let Some(canonical) = slot.project.filter(|_| slot.changed) else {
+        return;
+    };
+    let file = index_name(&canonical);
+    let secret = |t: &str| crate::redact::Redactor::redact_own_secrets(t) != t;
+    let mut tables = Tables::default();
+    let mut folders: std::collections::BTreeMap<String, Vec<StoredFile>> = Default::default();
+    for (name, section) in slot.folders {
+        let dir = project.join(&name);
+        let Some(name) = name.into_string().ok() else {
+            continue;
+        };
+        if fs::symlink_metadata(&dir).is_err() || secret(&name) {
+            continue;
+        }
+        let mut files: Vec<StoredFile> = section
+            .entries
+            .into_iter()
+            .filter(|(n, _)| !section.changed || fs::symlink_metadata(file_in(&dir, n)).is_ok())
+            .filter_map(|(n, e)| e.stored(n.into_string().ok()?, &mut tables))
+            .collect();
+        if files.is_empty() {
+            continue;
+        }
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        folders.insert(name, files);
+    }
+    // Nothing to keep, or a project whose own path holds a secret (a token in a
+    // project's path; only an earlier build wrote an index for one, and this build
+    // cannot use that, so it is here): no file at all. Checked on save, which is rare,
+    // not on each load.
+    if folders.is_empty() || secret(&canonical) {
+        let _ = index.remove(std::ffi::OsStr::new(&file));
+        return;
+    }
+    let Some(build) = build_id() else { return };
+    let doc = ProjectDocOut {
+        format: FORMAT,
+        build,
+        project: &canonical,
+        texts: &tables.texts,
+        capabilities: &tables.capabilities,
+        folders,
+    };
+    if let Ok(bytes) = serde_json::to_vec(&doc) {
+        let _ = index.write(&file, &bytes);
+    }
+}
+
+/// The path of a summarised file of a server folder: `dir` itself when it is a log
+/// file named alone (its section is named after it, as its one file is).
+fn file_in(dir: &Path, name: &std::ffi::OsStr) -> PathBuf {
+    if dir.file_name() == Some(name) && !dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        dir.join(name)
+    }
+}
+
+/// The summaries of one server log folder (or of a log file named alone), taken from
+/// its project's index for a scan of that folder, and given back with
+/// [`FolderIndex::save`].
 #[derive(Debug)]
 pub struct FolderIndex {
-    /// The index file's name in [`SUBDIR`].
-    file: String,
-    /// The folder, canonical (stored, and checked on load).
-    folder: String,
-    build: &'static str,
+    slot: std::sync::Arc<std::sync::Mutex<ProjectSlot>>,
+    /// The folder's name in its project folder.
+    name: OsString,
     entries: HashMap<OsString, Entry>,
     changed: bool,
 }
 
 impl FolderIndex {
-    /// The index of `folder` in `index` (the store's [`SUBDIR`], see [`open`]); empty
-    /// when there is none or it cannot be trusted. `None` when the folder or the running
-    /// program cannot be identified.
-    pub fn load(index: &Folder, folder: &Path) -> Option<FolderIndex> {
-        let build = build_id()?;
-        let canonical = canonical_folder(folder)?;
-        let folder = canonical.to_str()?.to_string();
-        let file = index_name(&folder);
-        let bytes = index.read(&file, MAX_INDEX_BYTES).ok().flatten();
-        // one this build cannot use (another build's, a corrupt one) is rewritten, or
-        // removed, on save
-        let found = bytes.is_some();
-        let entries = bytes
-            .and_then(|b| serde_json::from_slice::<IndexDoc>(&b).ok())
-            .filter(|doc| doc.format == FORMAT && doc.build == build && doc.folder == folder)
-            .map(|doc| {
-                doc.files
-                    .into_iter()
-                    .map(|(name, e)| (OsString::from(name), e))
-                    .collect()
-            });
-        let changed = found && entries.is_none();
+    /// The summaries of `folder` in `index` (see [`Index::open`]); empty when there are
+    /// none or they cannot be trusted. `None` when the folder or the running program
+    /// cannot be identified.
+    pub fn load(index: &Index, folder: &Path) -> Option<FolderIndex> {
+        let (project, name) = (folder.parent()?, folder.file_name()?);
+        let slot = index.slot(project);
+        let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+        load_project(&index.folder, project, &mut s);
+        s.expected = s.expected.saturating_sub(1);
+        if s.project.is_none() {
+            drop(s);
+            return None;
+        }
+        let entries = s.folders.remove(name).unwrap_or_default().entries;
+        s.out += 1;
+        drop(s);
         Some(FolderIndex {
-            file,
-            folder,
-            build,
-            entries: entries.unwrap_or_default(),
-            changed,
+            slot,
+            name: name.to_os_string(),
+            entries,
+            changed: false,
         })
     }
 
@@ -220,12 +386,7 @@ impl FolderIndex {
         if Key::of(path)? != entry.key {
             return None;
         }
-        let file = path.to_path_buf();
-        let sessions = entry
-            .sessions
-            .iter()
-            .map(|s| s.to_session(&file))
-            .collect::<Option<Vec<_>>>()?;
+        let sessions = entry.sessions.read_back(path)?;
         Some(FileSummary {
             sessions,
             damage: entry.damage.clone(),
@@ -257,7 +418,7 @@ impl FolderIndex {
             Entry {
                 key: before.key,
                 damage: damage.map(str::to_string),
-                sessions: sessions.iter().map(StoredSession::from_session).collect(),
+                sessions: Sessions::Read(sessions.iter().map(summary_of).collect()),
             },
         );
         self.changed = true;
@@ -269,44 +430,46 @@ impl FolderIndex {
         self.changed = true;
     }
 
-    /// Writes the index back into `index` (through the store's private, atomic write)
-    /// when it changed, without the entries of files that are gone. Errors are ignored:
-    /// the index is only a cache.
-    pub fn save(mut self, index: &Folder, folder: &Path) {
-        if !self.changed {
+    /// Gives the folder's summaries back to its project's index, which is written (when
+    /// anything in it changed) once the last folder of the project this run reads is
+    /// given back. Errors are ignored: the index is only a cache.
+    pub fn save(self, index: &Index, folder: &Path) {
+        let Some(project) = folder.parent() else {
             return;
-        }
-        self.entries
-            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
-        let mut files: Vec<(String, Entry)> = self
-            .entries
-            .into_iter()
-            .filter_map(|(n, e)| Some((n.into_string().ok()?, e)))
-            .collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
-        // Nothing to keep, or a folder whose own path holds a secret (a token in a
-        // project's path; only an earlier build wrote an index for one, and this build
-        // cannot use that, so it is here): no file at all. Checked on save, which is
-        // rare, not on each load.
-        if files.is_empty()
-            || crate::redact::Redactor::redact_own_secrets(&self.folder) != self.folder
-        {
-            let _ = index.remove(std::ffi::OsStr::new(&self.file));
-            return;
-        }
-        let doc = IndexDoc {
-            format: FORMAT,
-            build: self.build.to_string(),
-            folder: self.folder,
-            files,
         };
-        if let Ok(bytes) = serde_json::to_vec(&doc) {
-            let _ = index.write(&self.file, &bytes);
+        let mut s = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let section = Section {
+            entries: self.entries,
+            taken: true,
+            changed: self.changed,
+        };
+        s.folders.insert(self.name, section);
+        s.changed |= self.changed;
+        s.out = s.out.saturating_sub(1);
+        if s.out > 0 || s.expected > 0 {
+            return;
         }
+        let mut done = std::mem::take(&mut *s);
+        drop(s);
+        // A folder this run did not read (a scan of one folder, or one deleted since):
+        // its summaries go with it.
+        done.changed |= done.folders.iter().any(|(name, section)| {
+            !section.taken && fs::symlink_metadata(project.join(name)).is_err()
+        });
+        {
+            let mut slots = index.slots.lock().unwrap_or_else(|e| e.into_inner());
+            if slots
+                .get(project)
+                .is_some_and(|x| std::sync::Arc::ptr_eq(x, &self.slot))
+            {
+                slots.remove(project);
+            }
+        }
+        write_project(&index.folder, project, done);
     }
 }
 
-/// Drops the summaries of `folder`'s files that are gone from its index (after `prune`
+/// Drops the summaries of `folder`'s files that are gone from the index (after `prune`
 /// deleted some), when mcplogs' cache folder at `cache_dir` and the index exist.
 pub fn forget_gone(cache_dir: &Path, folder: &Path) {
     let Ok(Some(store)) = Store::open_existing(cache_dir) else {
@@ -315,23 +478,26 @@ pub fn forget_gone(cache_dir: &Path, folder: &Path) {
     let Ok(Some(ix)) = store.existing_folder(SUBDIR) else {
         return;
     };
-    if let Some(mut i) = FolderIndex::load(&ix, folder) {
+    let index = Index {
+        folder: ix,
+        slots: Default::default(),
+    };
+    if let Some(mut i) = FolderIndex::load(&index, folder) {
         let before = i.entries.len();
         i.entries
-            .retain(|name, _| fs::symlink_metadata(folder.join(name)).is_ok());
+            .retain(|name, _| fs::symlink_metadata(file_in(folder, name)).is_ok());
         if i.entries.len() != before {
             i.changed = true;
-            i.save(&ix, folder);
         }
+        i.save(&index, folder);
     }
 }
 
 /// `fs::canonicalize(folder)`, with the canonical paths of the folders two levels up
-/// (a log tree's `claude-cli-nodejs`) looked up once a run: a server folder and its
-/// project folder that are not symlinks are that path and their two names. `realpath`
-/// reads every component of every path as a link (`readlink`, seven a server folder in
-/// a cache tree): on 10,000 folders those were 70,000 of an indexed scan's 243,000
-/// system calls; this takes two `lstat`s. A relative path, or one with `.` or `..` in
+/// (a home's `.cache` above its log tree) looked up once a run: a project folder and
+/// its log tree that are not symlinks are that path and their two names. `realpath`
+/// reads every component of every path as a link (`readlink`, several a folder in a
+/// cache tree); this takes two `lstat`s. A relative path, or one with `.` or `..` in
 /// it, takes `fs::canonicalize` as before.
 fn canonical_folder(folder: &Path) -> Option<PathBuf> {
     use std::path::Component;
@@ -355,8 +521,8 @@ fn canonical_folder(folder: &Path) -> Option<PathBuf> {
     Some(canonical_top(top)?.join(project_name).join(name))
 }
 
-/// [`fs::canonicalize`] of a folder two levels above server folders, remembered for the
-/// run (one a log tree, or one a folder named on the command line).
+/// [`fs::canonicalize`] of a folder two levels above project folders, remembered for
+/// the run (one a log tree, or one a folder named on the command line).
 fn canonical_top(dir: &Path) -> Option<PathBuf> {
     static KNOWN: OnceLock<std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>> = OnceLock::new();
     let mut known = KNOWN.get_or_init(Default::default).lock().ok()?;
@@ -368,32 +534,33 @@ fn canonical_top(dir: &Path) -> Option<PathBuf> {
     c
 }
 
-/// The index file's name for a folder (its canonical path's SHA-256).
-fn index_name(folder: &str) -> String {
+/// The index file's name for a project folder (its canonical path's SHA-256).
+fn index_name(project: &str) -> String {
     format!(
         "{}.json",
-        crate::text::hex(&Sha256::digest(folder.as_bytes()))
+        crate::text::hex(&Sha256::digest(project.as_bytes()))
     )
 }
 
-/// The index folder of mcplogs' cache at `cache_dir` (created 0700; refused when the
-/// cache folder is someone else's or open to others, see [`crate::store`]).
-pub fn open(cache_dir: &Path) -> Result<Folder, StoreError> {
-    Store::open(cache_dir)?.folder(SUBDIR)
-}
-
-fn read_index(index: &Folder, name: &str) -> Option<IndexDoc> {
+/// The project a stored index file describes (its canonical path), when it is an
+/// index file this build reads.
+fn project_of(index: &Folder, name: &str) -> Option<String> {
     let bytes = index.read(name, MAX_INDEX_BYTES).ok()??;
-    serde_json::from_slice(&bytes).ok()
+    // The sections are kept unparsed.
+    let doc: ProjectDoc = serde_json::from_slice(&bytes).ok()?;
+    (doc.format == FORMAT).then_some(doc.project)
 }
 
-/// The index files of `index` that describe a log folder that is gone (or that are not
-/// index files this build reads), with their sizes: `prune` removes them. `live` are
-/// folders known to exist (their files are not opened).
+/// The index files of `index` that describe a project folder that is gone (or that are
+/// not index files this build reads), with their sizes: `prune` removes them. `live`
+/// are server folders known to exist (their projects' index files are not opened).
 pub fn stale_entries(index: &Folder, live: &[PathBuf]) -> Vec<store::Entry> {
     let known: std::collections::HashSet<String> = live
         .iter()
-        .filter_map(|f| Some(index_name(canonical_folder(f)?.to_str()?)))
+        .filter_map(|f| f.parent())
+        .collect::<std::collections::HashSet<&Path>>()
+        .into_iter()
+        .filter_map(|p| Some(index_name(canonical_folder(p)?.to_str()?)))
         .collect();
     let Ok(entries) = index.entries() else {
         return Vec::new();
@@ -412,10 +579,20 @@ pub fn stale_entries(index: &Folder, live: &[PathBuf]) -> Vec<store::Entry> {
             if store::is_temp_name(&name) {
                 return older_than_a_day(e);
             }
-            // An index of a folder that is gone; a file that is no index is left alone.
-            read_index(index, &name).is_some_and(|doc| fs::symlink_metadata(&doc.folder).is_err())
+            // An index of a project folder that is gone; a file that is no index is
+            // left alone.
+            project_of(index, &name).is_some_and(|p| fs::symlink_metadata(&p).is_err())
         })
         .collect()
+}
+
+/// Every entry of the first layout's folder ([`OLD_SUBDIR`]: one index file per server
+/// folder), which this build never reads: `prune` removes them (links are removed, not
+/// followed).
+pub fn old_format_entries(store: &Store) -> Option<(Folder, Vec<store::Entry>)> {
+    let old = store.existing_folder(OLD_SUBDIR).ok()??;
+    let entries = old.entries().ok()?;
+    Some((old, entries))
 }
 
 /// Whether an entry was last written more than a day ago (a temporary file that old is
@@ -427,55 +604,245 @@ pub fn older_than_a_day(e: &store::Entry) -> bool {
         .is_some_and(|d| d.as_secs() > 86_400)
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+/// One index file: a project folder's server folders, each with its files' summaries.
+/// Compact, because a warm scan reads every index file of the tree: arrays rather than
+/// objects, and the texts and capabilities objects its sessions share (the working
+/// directory, the protocol version) stored once and named by their place in `texts`
+/// and `capabilities`.
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct IndexDoc {
+struct ProjectDoc {
     format: u32,
     build: String,
-    folder: String,
-    files: Vec<(String, Entry)>,
+    project: String,
+    texts: Vec<String>,
+    capabilities: Vec<serde_json::Value>,
+    folders: HashMap<String, Vec<StoredFile>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+impl ProjectDoc {
+    /// The sections, each file's sessions kept as stored: a lookup reads them back.
+    fn into_sections(self) -> HashMap<OsString, Section> {
+        let tables = std::sync::Arc::new(Loaded {
+            texts: self.texts,
+            capabilities: self
+                .capabilities
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect(),
+        });
+        self.folders
+            .into_iter()
+            .map(|(name, files)| {
+                let entries: HashMap<OsString, Entry> = files
+                    .into_iter()
+                    .map(|StoredFile(file, key, damage, sessions)| {
+                        (
+                            OsString::from(file),
+                            Entry {
+                                key: key.into(),
+                                damage,
+                                sessions: Sessions::Stored(
+                                    sessions,
+                                    std::sync::Arc::clone(&tables),
+                                ),
+                            },
+                        )
+                    })
+                    .collect();
+                (
+                    OsString::from(name),
+                    Section {
+                        entries,
+                        ..Section::default()
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+/// The tables of a loaded index file, shared by its summaries.
+#[derive(Debug)]
+struct Loaded {
+    texts: Vec<String>,
+    capabilities: Vec<std::sync::Arc<serde_json::Value>>,
+}
+
+/// A file's sessions: as stored (read back on lookup), or as this run read them.
+#[derive(Debug, Clone)]
+enum Sessions {
+    Stored(Vec<StoredSession>, std::sync::Arc<Loaded>),
+    Read(Vec<SessionLog>),
+}
+
+impl Sessions {
+    /// The sessions, their file set to `file`; `None` when a stored value is not one
+    /// this build knows.
+    fn read_back(&self, file: &Path) -> Option<Vec<SessionLog>> {
+        match self {
+            Sessions::Stored(stored, t) => stored
+                .iter()
+                .map(|s| {
+                    let mut s = s.to_session(&t.texts, &t.capabilities)?;
+                    s.file = file.to_path_buf();
+                    Some(s)
+                })
+                .collect(),
+            Sessions::Read(read) => Some(
+                read.iter()
+                    .map(|s| SessionLog {
+                        file: file.to_path_buf(),
+                        ..s.clone()
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProjectDocOut<'a> {
+    format: u32,
+    build: &'a str,
+    project: &'a str,
+    texts: &'a [String],
+    capabilities: &'a [serde_json::Value],
+    folders: std::collections::BTreeMap<String, Vec<StoredFile>>,
+}
+
+/// The texts and capabilities objects of a project's index, each stored once.
+#[derive(Default)]
+struct Tables {
+    texts: Vec<String>,
+    text_at: HashMap<String, u32>,
+    capabilities: Vec<serde_json::Value>,
+    capabilities_at: HashMap<String, u32>,
+}
+
+impl Tables {
+    fn text(&mut self, t: &Option<String>) -> Option<u32> {
+        let t = t.as_ref()?;
+        if let Some(&i) = self.text_at.get(t) {
+            return Some(i);
+        }
+        let i = self.texts.len() as u32;
+        self.texts.push(t.clone());
+        self.text_at.insert(t.clone(), i);
+        Some(i)
+    }
+
+    fn word(&mut self, w: &str) -> u32 {
+        self.text(&Some(w.to_string())).unwrap_or_default()
+    }
+
+    fn capabilities(&mut self, c: &Option<std::sync::Arc<serde_json::Value>>) -> Option<u32> {
+        let c = c.as_deref()?;
+        let key = c.to_string();
+        if let Some(&i) = self.capabilities_at.get(&key) {
+            return Some(i);
+        }
+        let i = self.capabilities.len() as u32;
+        self.capabilities.push(c.clone());
+        self.capabilities_at.insert(key, i);
+        Some(i)
+    }
+}
+
+/// One file's summary in memory: its key, damage warning, and its sessions as the scan
+/// groups them (no evidence, no id, no file: [`FolderIndex::lookup`] sets the file).
+#[derive(Debug, Clone)]
 struct Entry {
     key: Key,
     damage: Option<String>,
-    sessions: Vec<StoredSession>,
+    sessions: Sessions,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct StoredSession {
-    first: Option<String>,
-    last: Option<String>,
-    cwd: Option<String>,
-    verdict: String,
-    cause: Option<String>,
-    era: Option<String>,
-    protocol: Option<String>,
-    filled: Vec<String>,
-    bad_tool: Option<String>,
-    capabilities: Option<serde_json::Value>,
-    /// `calls:N` or `secs:N`.
-    proof: Option<String>,
-    /// For `lists-rejected`: `resources`, `prompts`.
-    lost: Vec<String>,
-    /// The connection's `MCP_TIMEOUT`, when logged.
-    timeout_ms: Option<u64>,
-    /// Tools not sent to the model for their name's length.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    not_sent: usize,
-    /// `stdio` or `remote`, when the records name it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    transport: Option<String>,
-    /// For a handshake timeout: when the connection failed, in ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    failed_after_ms: Option<u64>,
-    /// For `tolerated`: the lists whose results Claude Code filled in.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    filled_lists: Vec<String>,
+impl Entry {
+    /// The entry as written into a new index file (`None`: one that does not read back
+    /// is not kept).
+    fn stored(self, name: String, tables: &mut Tables) -> Option<StoredFile> {
+        let sessions = self
+            .sessions
+            .read_back(Path::new(""))?
+            .iter()
+            .map(|s| StoredSession::from_session(s, tables))
+            .collect();
+        Some(StoredFile(name, self.key.into(), self.damage, sessions))
+    }
 }
+
+/// What the index keeps of a session the scan read (its evidence and id dropped).
+fn summary_of(s: &SessionLog) -> SessionLog {
+    let mut diagnosis = s.diagnosis.clone();
+    diagnosis.evidence = Vec::new();
+    SessionLog {
+        id: String::new(),
+        file: PathBuf::new(),
+        first_timestamp: s.first_timestamp.clone(),
+        last_timestamp: s.last_timestamp.clone(),
+        cwd: s.cwd.clone(),
+        diagnosis,
+        evidence: Vec::new(),
+    }
+}
+
+/// A file's key as stored: size, modification time (seconds, nanoseconds),
+/// status-change time, inode, device.
+type StoredKey = (u64, i64, u32, i64, u32, u64, u64);
+
+impl From<Key> for StoredKey {
+    fn from(k: Key) -> StoredKey {
+        (
+            k.len, k.mtime.0, k.mtime.1, k.ctime.0, k.ctime.1, k.ino, k.dev,
+        )
+    }
+}
+
+impl From<StoredKey> for Key {
+    fn from(k: StoredKey) -> Key {
+        Key {
+            len: k.0,
+            mtime: (k.1, k.2),
+            ctime: (k.3, k.4),
+            ino: k.5,
+            dev: k.6,
+        }
+    }
+}
+
+/// One file as stored: its name, key, damage warning and sessions.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredFile(String, StoredKey, Option<String>, Vec<StoredSession>);
+
+/// One session as stored, in this order: first and last timestamps, working directory,
+/// verdict, cause, era, negotiated protocol, filled-in fields, the bad tool's path,
+/// capabilities (a place in `capabilities`), the tools proof (`calls:N` or `secs:N`),
+/// the lists lost (`lists-rejected`), the connection's `MCP_TIMEOUT` in ms, tools not
+/// sent for their name's length, the transport, when a handshake timeout failed (ms),
+/// the lists Claude Code filled in. The working directory, verdict, cause, era,
+/// protocol, proof and transport are places in `texts` (read as numbers, no text made).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StoredSession(
+    Option<String>,
+    Option<String>,
+    Option<u32>,
+    u32,
+    Option<u32>,
+    Option<u32>,
+    Option<u32>,
+    Vec<String>,
+    Option<String>,
+    Option<u32>,
+    Option<u32>,
+    Vec<String>,
+    Option<u64>,
+    usize,
+    Option<u32>,
+    Option<u64>,
+    Vec<String>,
+);
 
 /// Whether a text the index would keep from `s` holds something the secret rules mask
 /// (a token in a project path, say). Such a file is not summarised: the index stores
@@ -493,52 +860,62 @@ fn holds_a_secret(s: &SessionLog) -> bool {
         .any(|t| crate::redact::Redactor::redact_own_secrets(t) != *t)
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
 const VERDICTS: [Verdict; 7] = Verdict::ALL;
 
 impl StoredSession {
-    fn from_session(s: &SessionLog) -> StoredSession {
+    fn from_session(s: &SessionLog, tables: &mut Tables) -> StoredSession {
         let d = &s.diagnosis;
-        StoredSession {
-            first: s.first_timestamp.clone(),
-            last: s.last_timestamp.clone(),
-            cwd: s.cwd.clone(),
-            verdict: d.verdict.as_str().to_string(),
-            cause: d.cause.map(|c| c.as_str().to_string()),
-            era: d.era.map(|e| e.as_str().to_string()),
-            protocol: d.negotiated_protocol_version.clone(),
-            filled: d.filled_fields.clone(),
-            bad_tool: d.bad_tool_path.clone(),
-            capabilities: d.capabilities.as_deref().cloned(),
-            proof: d.tools_proof.map(|p| match p {
-                ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
-                ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
+        StoredSession(
+            s.first_timestamp.clone(),
+            s.last_timestamp.clone(),
+            tables.text(&s.cwd),
+            tables.word(d.verdict.as_str()),
+            d.cause.map(|c| tables.word(c.as_str())),
+            d.era.map(|e| tables.word(e.as_str())),
+            tables.text(&d.negotiated_protocol_version),
+            d.filled_fields.clone(),
+            d.bad_tool_path.clone(),
+            tables.capabilities(&d.capabilities),
+            d.tools_proof.map(|p| {
+                tables.word(&match p {
+                    ToolsProof::ToolCalls { calls } => format!("calls:{calls}"),
+                    ToolsProof::LongConnection { secs } => format!("secs:{secs}"),
+                })
             }),
-            lost: d.lost_lists.clone(),
-            timeout_ms: d.timeout_ms,
-            not_sent: d.tools_not_sent,
-            transport: d.transport.map(|t| t.as_str().to_string()),
-            failed_after_ms: d.failed_after_ms,
-            filled_lists: d.filled_lists.clone(),
-        }
+            d.lost_lists.clone(),
+            d.timeout_ms,
+            d.tools_not_sent,
+            d.transport.map(|t| tables.word(t.as_str())),
+            d.failed_after_ms,
+            d.filled_lists.clone(),
+        )
     }
 
-    /// The session back; `None` when a stored string is not one this build knows.
-    fn to_session(&self, file: &Path) -> Option<SessionLog> {
-        let verdict = *VERDICTS.iter().find(|v| v.as_str() == self.verdict)?;
-        let cause = match &self.cause {
-            Some(c) => Some(Cause::parse(c)?),
+    /// The session back (its file not set); `None` when a stored value is not one this
+    /// build knows, or names no text or capabilities object of the index.
+    fn to_session(
+        &self,
+        texts: &[String],
+        caps: &[std::sync::Arc<serde_json::Value>],
+    ) -> Option<SessionLog> {
+        let text = |i: Option<u32>| -> Option<Option<String>> {
+            match i {
+                Some(i) => Some(Some(texts.get(i as usize)?.clone())),
+                None => Some(None),
+            }
+        };
+        let word = |i: u32| texts.get(i as usize).map(String::as_str);
+        let verdict = *VERDICTS.iter().find(|v| Some(v.as_str()) == word(self.3))?;
+        let cause = match self.4 {
+            Some(c) => Some(Cause::parse(word(c)?)?),
             None => None,
         };
-        let era = match &self.era {
-            Some(e) => Some(Era::parse(e)?),
+        let era = match self.5 {
+            Some(e) => Some(Era::parse(word(e)?)?),
             None => None,
         };
-        let tools_proof = match &self.proof {
-            Some(p) => Some(match p.split_once(':')? {
+        let tools_proof = match self.10 {
+            Some(p) => Some(match word(p)?.split_once(':')? {
                 ("calls", n) => ToolsProof::ToolCalls {
                     calls: n.parse().ok()?,
                 },
@@ -552,26 +929,29 @@ impl StoredSession {
         let mut diagnosis = Diagnosis::new(verdict);
         diagnosis.cause = cause;
         diagnosis.era = era;
-        diagnosis.negotiated_protocol_version = self.protocol.clone();
-        diagnosis.filled_fields = self.filled.clone();
-        diagnosis.bad_tool_path = self.bad_tool.clone();
-        diagnosis.capabilities = self.capabilities.clone().map(std::sync::Arc::new);
-        diagnosis.tools_proof = tools_proof;
-        diagnosis.lost_lists = self.lost.clone();
-        diagnosis.timeout_ms = self.timeout_ms;
-        diagnosis.tools_not_sent = self.not_sent;
-        diagnosis.transport = match &self.transport {
-            Some(t) => Some(Transport::parse(t)?),
+        diagnosis.negotiated_protocol_version = text(self.6)?;
+        diagnosis.filled_fields = self.7.clone();
+        diagnosis.bad_tool_path = self.8.clone();
+        diagnosis.capabilities = match self.9 {
+            Some(i) => Some(std::sync::Arc::clone(caps.get(i as usize)?)),
             None => None,
         };
-        diagnosis.failed_after_ms = self.failed_after_ms;
-        diagnosis.filled_lists = self.filled_lists.clone();
+        diagnosis.tools_proof = tools_proof;
+        diagnosis.lost_lists = self.11.clone();
+        diagnosis.timeout_ms = self.12;
+        diagnosis.tools_not_sent = self.13;
+        diagnosis.transport = match self.14 {
+            Some(t) => Some(Transport::parse(word(t)?)?),
+            None => None,
+        };
+        diagnosis.failed_after_ms = self.15;
+        diagnosis.filled_lists = self.16.clone();
         Some(SessionLog {
             id: String::new(),
-            file: file.to_path_buf(),
-            first_timestamp: self.first.clone(),
-            last_timestamp: self.last.clone(),
-            cwd: self.cwd.clone(),
+            file: PathBuf::new(),
+            first_timestamp: self.0.clone(),
+            last_timestamp: self.1.clone(),
+            cwd: text(self.2)?,
             diagnosis,
             evidence: Vec::new(),
         })
@@ -583,6 +963,12 @@ impl StoredSession {
 mod tests {
     use super::*;
     use crate::logs::session::group_sessions;
+
+    /// The index of a run that names no folder ahead: each folder's summaries are
+    /// written when given back.
+    fn open(cache_dir: &Path) -> Result<Index, StoreError> {
+        Index::open(cache_dir, [])
+    }
 
     fn old(path: &Path) {
         let f = fs::File::options().write(true).open(path).unwrap();
@@ -633,12 +1019,14 @@ mod tests {
         }
         assert_eq!(canonical_folder(&real.join("proj").join("gone")), None);
         assert_eq!(canonical_folder(Path::new("relative-and-missing")), None);
-        // Both names of one folder share one index file.
+        // Both names of one project folder share one index file.
         let dir = t.path().join("cache");
         let ix = open(&dir).unwrap();
         let a = FolderIndex::load(&ix, &folder).unwrap();
         let b = FolderIndex::load(&ix, &through_link).unwrap();
-        assert_eq!(a.file, b.file);
+        let project = |i: &FolderIndex| i.slot.lock().unwrap().project.clone();
+        assert!(project(&a).is_some());
+        assert_eq!(project(&a), project(&b));
     }
 
     fn sessions_of(path: &Path) -> Vec<SessionLog> {
@@ -688,11 +1076,24 @@ mod tests {
             diagnosis: d.clone(),
             evidence: Vec::new(),
         };
-        let stored = StoredSession::from_session(&session);
+        let mut tables = Tables::default();
+        let stored = StoredSession::from_session(&session, &mut tables);
         let text = serde_json::to_string(&stored).unwrap();
         let back: StoredSession = serde_json::from_str(&text).unwrap();
-        let got = back.to_session(Path::new("/f.jsonl")).unwrap();
+        let caps: Vec<_> = tables
+            .capabilities
+            .iter()
+            .cloned()
+            .map(std::sync::Arc::new)
+            .collect();
+        let mut got = back.to_session(&tables.texts, &caps).unwrap();
+        got.file = PathBuf::from("/f.jsonl");
         assert_eq!(got.diagnosis, d);
+        assert_eq!(got.cwd.as_deref(), Some("/w"));
+        // A place in a table that is not there: not read back.
+        let mut bad = back.clone();
+        bad.2 = Some(7);
+        assert!(bad.to_session(&tables.texts, &caps).is_none());
         assert!(super::super::read::same_summaries(&[got], &[session]));
     }
 
@@ -726,32 +1127,42 @@ mod tests {
 
         // An index another build wrote, holding the token: gone once this build saves.
         let ix = open(cache.path()).unwrap();
-        let folder = canonical_folder(logs.path()).unwrap();
-        let folder = folder.to_str().unwrap();
+        let project = canonical_folder(logs.path().parent().unwrap()).unwrap();
+        let project = project.to_str().unwrap();
+        let section = logs.path().file_name().unwrap().to_str().unwrap();
         let old_doc = format!(
-            r#"{{"format":{FORMAT},"build":"another","folder":"{folder}","files":[["x.jsonl",{{"cwd":"/w/{token}"}}]]}}"#
+            r#"{{"format":{FORMAT},"build":"another","project":"{project}","texts":["/w/{token}"],"capabilities":[],"folders":{{"{section}":[]}}}}"#
         );
-        ix.write(&index_name(folder), old_doc.as_bytes()).unwrap();
+        ix.folder
+            .write(&index_name(project), old_doc.as_bytes())
+            .unwrap();
         let mut idx = FolderIndex::load(&ix, logs.path()).unwrap();
         idx.store(&f, Reading::start(&f).unwrap(), &sessions, None);
         idx.save(&ix, logs.path());
-        assert_eq!(ix.read(&index_name(folder), 1 << 20).unwrap(), None);
+        assert_eq!(ix.folder.read(&index_name(project), 1 << 20).unwrap(), None);
 
-        // A log folder whose own path holds a secret has no index at all.
-        let secret_dir = logs.path().join(format!("-w-{token}"));
-        fs::create_dir(&secret_dir).unwrap();
-        let g = secret_dir.join("2026-11-01T10-00-00-000Z.jsonl");
-        fs::write(&g, LINES).unwrap();
-        old(&g);
-        let named = canonical_folder(&secret_dir).unwrap();
-        let name = index_name(named.to_str().unwrap());
-        ix.write(&name, b"{}").unwrap();
-        for _ in 0..2 {
-            // the old one is removed, and none is written
-            let mut idx = FolderIndex::load(&ix, &secret_dir).unwrap();
-            idx.store(&g, Reading::start(&g).unwrap(), &sessions_of(&g), None);
-            idx.save(&ix, &secret_dir);
-            assert_eq!(ix.read(&name, 1 << 20).unwrap(), None);
+        // A log folder, or a project folder, whose own path holds a secret has no
+        // summaries at all.
+        for (project, folder) in [
+            (logs.path().to_path_buf(), format!("-w-{token}")),
+            (logs.path().join(format!("-w-{token}")), "mcp-logs-a".into()),
+        ] {
+            let secret_dir = project.join(folder);
+            fs::create_dir_all(&secret_dir).unwrap();
+            let g = secret_dir.join("2026-11-01T10-00-00-000Z.jsonl");
+            fs::write(&g, LINES).unwrap();
+            old(&g);
+            let named = canonical_folder(&project).unwrap();
+            let name = index_name(named.to_str().unwrap());
+            ix.folder.write(&name, b"{}").unwrap();
+            for _ in 0..2 {
+                // the old one is removed, and none is written
+                let mut idx = FolderIndex::load(&ix, &secret_dir).unwrap();
+                idx.store(&g, Reading::start(&g).unwrap(), &sessions_of(&g), None);
+                assert!(idx.changed, "summarised, but never written");
+                idx.save(&ix, &secret_dir);
+                assert_eq!(ix.folder.read(&name, 1 << 20).unwrap(), None);
+            }
         }
     }
 

@@ -391,11 +391,10 @@ pub fn scan_with_progress(
         }
     };
     // The index folder, opened once for the run (mcplogs' cache folder checked there):
-    // one that is someone else's or open to others is refused with a warning.
-    let index = opts
-        .index
-        .as_deref()
-        .and_then(|dir| match cache::open(dir) {
+    // one that is someone else's or open to others is refused with a warning. Each
+    // project's index is written once the last of its server folders is read.
+    let index = opts.index.as_deref().and_then(|dir| {
+        match cache::Index::open(dir, units.iter().filter_map(Unit::folder)) {
             Ok(f) => Some(f),
             Err(e) => {
                 if e.is_refusal() {
@@ -403,7 +402,8 @@ pub fn scan_with_progress(
                 }
                 None
             }
-        });
+        }
+    });
     let read_options = ReadOptions {
         since_iso: since_iso.as_deref(),
         all: opts.all,
@@ -451,6 +451,9 @@ pub fn scan_with_progress(
             }
         })
         .collect();
+    if let Some(index) = index {
+        index.finish();
+    }
     let mut more = Vec::new();
     for r in &mut results {
         warnings.append(&mut r.warnings);

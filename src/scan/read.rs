@@ -32,6 +32,15 @@ impl Unit {
         dir.into_iter().flat_map(ServerDir::files).chain(log)
     }
 
+    /// The server folder (or log file named alone) the summary index keeps this unit
+    /// under; `None` for a debug log (not indexed).
+    pub(super) fn folder(&self) -> Option<&Path> {
+        match self {
+            Unit::ServerDir(d) => Some(&d.path),
+            Unit::DebugLog(_) => None,
+        }
+    }
+
     fn file_count(&self) -> usize {
         match self {
             Unit::ServerDir(d) => d.file_names.len(),
@@ -153,7 +162,7 @@ pub(super) struct ReadOptions<'a> {
     pub(super) since_iso: Option<&'a str>,
     pub(super) all: bool,
     pub(super) window: usize,
-    pub(super) index: Option<&'a crate::store::Folder>,
+    pub(super) index: Option<&'a super::cache::Index>,
     /// The deciding session's evidence records are wanted (a summary has none).
     pub(super) evidence: bool,
 }

@@ -140,7 +140,7 @@ fn under_umask_022_the_cache_is_0700_and_0600_and_holds_no_raw_secret() {
     assert_eq!(run(&mut c).code, 1);
 
     let found = modes(&cache);
-    for sub in ["statusline", "hook-told", "index-v1"] {
+    for sub in ["statusline", "hook-told", "index-v2"] {
         assert!(
             found.iter().any(|(p, _, dir)| *dir && p.ends_with(sub)),
             "{sub}: {found:?}"

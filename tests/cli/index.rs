@@ -286,7 +286,7 @@ fn the_binary_keeps_its_index_private_and_no_cache_skips_it() {
         age(&f, 86_400);
     }
     let root = tree.path().join("claude-cli-nodejs");
-    let index_dir = home.path().join(".cache/mcplogs/index-v1");
+    let index_dir = home.path().join(".cache/mcplogs/index-v2");
 
     let first = run(mcplogs(home.path())
         .args(["scan", "--json", "--no-cache"])
@@ -313,7 +313,7 @@ fn the_binary_keeps_its_index_private_and_no_cache_skips_it() {
         .args(["prune", "--dry-run"])
         .arg(&root));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(elsewhere.path().join("index-v1").is_dir());
+    assert!(elsewhere.path().join("index-v2").is_dir());
     let with = run(mcplogs(home.path())
         .args(["prune", "--dry-run", "--json"])
         .arg(&root));
@@ -340,7 +340,10 @@ fn the_binary_keeps_its_index_private_and_no_cache_skips_it() {
     );
     let index: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&files_of(&index_dir)[0]).unwrap()).unwrap();
-    for entry in index["files"].as_array().unwrap() {
+    let folder = dir.file_name().unwrap().to_str().unwrap();
+    let files = index["folders"][folder].as_array().unwrap();
+    assert!(!files.is_empty());
+    for entry in files {
         let name = entry[0].as_str().unwrap();
         assert!(dir.join(name).exists(), "the index still summarises {name}");
     }

@@ -40,6 +40,7 @@ mod fuzz_regressions;
 mod hostile;
 mod human_output;
 mod index;
+mod index_shape;
 mod junit;
 mod lifecycle;
 mod newest_first;

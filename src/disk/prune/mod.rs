@@ -65,7 +65,7 @@ pub enum CacheKind {
     StatusMemo,
     /// A hook told-list (`hook-told/<session>`).
     HookTold,
-    /// A summary index file (`index-v1/<hash>.json`).
+    /// A summary index file (`index-v2/<hash>.json`, one a project folder).
     Index,
     /// Something else in those folders: a crash's temporary file, a link, a file this
     /// build cannot read.

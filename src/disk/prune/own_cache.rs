@@ -1,6 +1,6 @@
 //! mcplogs' own cache goes with the logs it describes: a status line memo names the log
 //! files it read, a hook told-list belongs to its session's memo, an index file names its
-//! log folder. An entry whose logs are all deleted by the plan, or already gone, is
+//! project folder. An entry whose logs are all deleted by the plan, or already gone, is
 //! planned for removal (listed with the plan), and removed after the logs, once checked
 //! again.
 
@@ -60,8 +60,9 @@ fn memo_logs(folder: &Folder, name: &OsStr) -> Option<Vec<PathBuf>> {
 
 /// The entries of mcplogs' cache at `dir` that go: memos whose logs are all in
 /// `deleting` or gone, the told-lists of sessions whose memo goes (or has none), index
-/// files of log folders that are gone (`live` exist), and leftovers (a temporary file
-/// older than a day, a link, a memo this build cannot read). A cache folder that is
+/// files of project folders that are gone (`live` server folders exist), and leftovers
+/// (a temporary file older than a day, a link, a memo this build cannot read, an index
+/// file of the first layout). A cache folder that is
 /// refused (someone else's, open to others) is a warning, and nothing in it is touched.
 pub(super) fn plan(
     dir: &Path,
@@ -159,6 +160,18 @@ pub(super) fn plan(
                 CacheKind::Index
             };
             out.push(entry(&ix, &e, index::SUBDIR, kind, CacheWhy::LogsGone));
+        }
+    }
+    // The first layout's index files (one a server folder): never read by this build.
+    if let Some((old, entries)) = index::old_format_entries(&store) {
+        for e in entries.into_iter().filter(|e| e.regular || e.is_link) {
+            out.push(entry(
+                &old,
+                &e,
+                index::OLD_SUBDIR,
+                CacheKind::Leftover,
+                CacheWhy::LogsGone,
+            ));
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
