@@ -114,7 +114,7 @@ impl Unit {
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
                 let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                decode_into(
+                let _ = decode_into(
                     &log,
                     warnings,
                     &mut |r| {
@@ -194,7 +194,7 @@ pub(super) fn read_sessions(
             t.push(r)
         }
     };
-    let outcome = decode_into(
+    let (outcome, tapped) = decode_into(
         f,
         warnings,
         &mut |r| grouper.push_ref(r),
@@ -205,8 +205,17 @@ pub(super) fn read_sessions(
     if let (Some(index), Some(reading), Some(damage)) = (index, reading, outcome) {
         index.store(f, reading, &sessions, damage.as_deref());
     }
+    let tails = tails.filter(|_| tapped);
     (sessions, false, tails.map(stderr::FileStderr::finish))
 }
+
+/// The stderr records are taken in the first read of files up to this size. Taking them
+/// decodes every `Server stderr` line of every file read, where reading the deciding
+/// file again decodes only its own: on small files (nearly all) the second open and
+/// read cost more than that decoding, on a file of a gigabyte of base64 stderr the
+/// decoding costs as much as the read itself (measured: `scan --json` 1.8x `rg` against
+/// 0.95x, docs/benchmarks-history.md), so a larger deciding file is read again.
+const TAP_UP_TO: u64 = 4 << 20;
 
 /// Reads a server folder newest first, one file at a time (a file is one process, and a
 /// session never spans files), until the verdict is decided and the history window is
@@ -335,18 +344,18 @@ pub(super) fn decode_into(
     sink: &mut dyn FnMut(RecordRef<'_>),
     tap: Option<decode::stream::Tap<'_>>,
     bytes_read: &dyn Fn(u64),
-) -> Option<Option<String>> {
-    match decode::decode_prefiltered_tapped(f, sink, tap, bytes_read) {
-        Ok((_, damage)) => {
+) -> (Option<Option<String>>, bool) {
+    match decode::decode_prefiltered_tapped(f, sink, tap, TAP_UP_TO, bytes_read) {
+        Ok((_, damage, tapped)) => {
             let summary = damage.summary();
             if let Some(summary) = &summary {
                 warnings.push(Warning::new(f, summary.clone()));
             }
-            Some(summary)
+            (Some(summary), tapped)
         }
         Err(e) => {
             warnings.push(Warning::new(f, format!("cannot read: {e}")));
-            None
+            (None, false)
         }
     }
 }

@@ -330,8 +330,8 @@ pub(super) fn attach(
             s.stderr_context = None;
             return;
         }
-        // Taken in the scan's read of the file; else (a debug log) the file is read
-        // again. The records before the shown lines too: redaction reads them with the
+        // Taken in the scan's read of the file; else (a debug log, a file larger than
+        // the first read takes them from) the file is read again. The records before the shown lines too: redaction reads them with the
         // lines.
         let context = match s.stderr_context.take() {
             Some(c) => c,

@@ -256,22 +256,27 @@ pub fn decode_prefiltered_progress(
     sink: &mut dyn FnMut(RecordRef<'_>),
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    decode_prefiltered_tapped(path, sink, None, on_bytes)
+    decode_prefiltered_tapped(path, sink, None, 0, on_bytes).map(|(f, d, _)| (f, d))
 }
 
-/// [`decode_prefiltered_progress`] with a [`stream::Tap`]: it is handed, in the same
-/// read, the records of the JSON Lines that hold [`stream::TAP_WORD`] (of other
-/// formats, every record).
+/// [`decode_prefiltered_progress`] with a [`stream::Tap`] for a file of at most
+/// `tap_up_to` bytes: it is handed, in the same read, the records of the JSON Lines that
+/// hold [`stream::TAP_WORD`] (of other formats, every record). Also says whether the
+/// tap was given the file.
 pub fn decode_prefiltered_tapped(
     path: &Path,
     sink: &mut dyn FnMut(RecordRef<'_>),
     tap: Option<stream::Tap<'_>>,
+    tap_up_to: u64,
     on_bytes: &dyn Fn(u64),
-) -> io::Result<(Option<LogFormat>, Damage)> {
+) -> io::Result<(Option<LogFormat>, Damage, bool)> {
     let (inner, meta) = crate::safe_read::open_regular(path)?;
     let len = meta.len();
     let mut file = Counting { inner, on_bytes };
-    decode_opened(&mut file, len, path, Some(&stream::NEEDLES), sink, tap)
+    let tap = tap.filter(|_| len <= tap_up_to);
+    let tapped = tap.is_some();
+    let (format, damage) = decode_opened(&mut file, len, path, Some(&stream::NEEDLES), sink, tap)?;
+    Ok((format, damage, tapped))
 }
 
 /// Decodes an opened file of `len` bytes: its first [`SNIFF_BYTES`] tell the format,
