@@ -731,9 +731,11 @@ fn read_ends(
     let mut e = end;
     let mut chunk = BACK_CHUNK;
     let mut buf: Vec<u8> = Vec::new();
-    while e > from && found < MEMO_TAIL {
+    let mut read_back = 0;
+    while e > from && found < MEMO_TAIL && read_back < BACK_LIMIT {
         let s = e.saturating_sub(chunk as u64).max(from);
         buf.resize((e - s) as usize, 0);
+        read_back += buf.len();
         f.seek(SeekFrom::Start(s))?;
         f.read_exact(&mut buf)?;
         // Whole lines only: from the first line that starts in the chunk (its last
@@ -766,11 +768,29 @@ fn read_ends(
         e = s + start as u64;
         chunk = BACK_CHUNK;
     }
+    if e > from && found < MEMO_TAIL {
+        // Records too far apart at the end (a few in hundreds of megabytes of a
+        // server's stderr): the rest, forward, each byte once; of it only what the
+        // memo's tail can keep.
+        let mut middle: VecDeque<crate::logs::record::Record> = VecDeque::new();
+        f.seek(SeekFrom::Start(from))?;
+        let mut region = (&b"\n"[..]).chain((&mut *f).take(e - from));
+        stream::scan_jsonl(&mut region, name, &mut |r| {
+            if middle.len() == MEMO_TAIL {
+                middle.pop_front();
+            }
+            middle.push_back(r);
+        })?;
+        back.push(middle.into());
+    }
     for r in front.into_iter().chain(back.into_iter().rev().flatten()) {
         sink(r);
     }
     Ok(())
 }
+
+/// [`read_ends`] reads at most about this much backwards, then the rest forwards.
+const BACK_LIMIT: usize = if cfg!(test) { 64 << 10 } else { 32 << 20 };
 
 /// [`read_ends`] reads backwards this many bytes at a time (less in the unit tests, so
 /// that their lines are longer than a chunk without costing megabytes).
