@@ -729,44 +729,45 @@ fn read_ends(
     // only if this read meets it)
     let mut found = 0;
     let mut e = end;
-    let mut chunk = BACK_CHUNK;
+    // `buf` holds `f[s..e]`: read backwards a chunk at a time, each byte once (what is
+    // left of a line that started before the chunk stays for the next).
+    let mut s = end;
     let mut buf: Vec<u8> = Vec::new();
     let mut read_back = 0;
     while e > from && found < MEMO_TAIL && read_back < BACK_LIMIT {
-        let s = e.saturating_sub(chunk as u64).max(from);
-        buf.resize((e - s) as usize, 0);
-        read_back += buf.len();
-        f.seek(SeekFrom::Start(s))?;
-        f.read_exact(&mut buf)?;
-        // Whole lines only: from the first line that starts in the chunk (its last
-        // byte ends the line before `e`).
+        let s2 = s.saturating_sub(BACK_CHUNK as u64).max(from);
+        let mut piece = vec![0u8; (s - s2) as usize];
+        f.seek(SeekFrom::Start(s2))?;
+        f.read_exact(&mut piece)?;
+        read_back += piece.len();
+        piece.extend_from_slice(&buf);
+        buf = piece;
+        s = s2;
+        // Whole lines only: from the first line that starts in `buf` (its last byte
+        // ends the line before `e`).
         let start = if s == from {
-            0
+            Some(0)
         } else {
-            match memchr::memchr(b'\n', &buf[..buf.len() - 1]) {
-                Some(i) => i + 1,
-                None if buf.len() < stream::BLOCK_BYTES => {
-                    // one line longer than the chunk: a larger chunk
-                    chunk *= 2;
-                    continue;
-                }
-                None => {
-                    // longer than the reader's block: it skips it, and so does this
-                    e = line_start(f, from, s)?;
-                    chunk = BACK_CHUNK;
-                    continue;
-                }
+            memchr::memchr(b'\n', &buf[..buf.len() - 1]).map(|i| i + 1)
+        };
+        let Some(start) = start else {
+            if buf.len() > stream::BLOCK_BYTES {
+                // a line longer than the reader's block: it skips it, and so does this
+                e = line_start(f, from, s)?;
+                s = e;
+                buf.clear();
             }
+            continue;
         };
         let mut records = Vec::new();
         // A line before these (even an empty one) keeps a byte-order mark at the
-        // chunk's start where it is: inside the file, not at its start.
+        // region's start where it is: inside the file, not at its start.
         let mut region = (&b"\n"[..]).chain(&buf[start..]);
         stream::scan_jsonl(&mut region, name, &mut |r| records.push(r))?;
         found += records.len();
         back.push(records);
         e = s + start as u64;
-        chunk = BACK_CHUNK;
+        buf.truncate(start);
     }
     if e > from && found < MEMO_TAIL {
         // Records too far apart at the end (a few in hundreds of megabytes of a
@@ -1242,7 +1243,7 @@ mod tests {
     /// A first run's memo of `file`: by its ends ([`read_ends`]) when `ends`, else by a
     /// whole read, as every first run was before.
     fn first_memo(file: &Path, ends: bool) -> Memo {
-        let mut f = fs::File::open(file).unwrap();
+        let (mut f, _) = crate::safe_read::open_regular(file).unwrap();
         let len = f.metadata().unwrap().len();
         let end = last_line_end(&mut f, 0, len).unwrap();
         let name = Arc::new(file.to_path_buf());
