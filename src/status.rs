@@ -717,6 +717,8 @@ fn read_ends(
         end,
         stop: &enough,
         mid_line: false,
+        carry: Vec::new(),
+        read_to: 0,
     };
     stream::scan_jsonl(&mut lines, name, &mut |r| {
         front.push(r);
@@ -817,13 +819,17 @@ fn line_start(f: &mut fs::File, from: u64, before: u64) -> std::io::Result<u64> 
 
 /// A file's bytes up to `end`, handed on so that each read ends at a line's end (unless
 /// a line is longer than the read): once `stop` is set, the next read ends the stream
-/// at the end of the last line handed on. `pos` is how far it was handed on.
+/// at the end of the last line handed on. `pos` is how far it was handed on; what was
+/// read past it waits in `carry` (read once).
 struct WholeLines<'a> {
     file: &'a mut fs::File,
     pos: u64,
     end: u64,
     stop: &'a std::cell::Cell<bool>,
     mid_line: bool,
+    carry: Vec<u8>,
+    /// How far the file was read.
+    read_to: u64,
 }
 
 impl Read for WholeLines<'_> {
@@ -831,8 +837,15 @@ impl Read for WholeLines<'_> {
         if self.pos >= self.end || (self.stop.get() && !self.mid_line) {
             return Ok(0);
         }
-        let want = buf.len().min((self.end - self.pos) as usize);
-        let n = self.file.read(&mut buf[..want])?;
+        let mut n = self.carry.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.carry[..n]);
+        self.carry.drain(..n);
+        if n < buf.len() && self.read_to < self.end {
+            let want = (buf.len() - n).min((self.end - self.read_to) as usize);
+            let got = self.file.read(&mut buf[n..n + want])?;
+            self.read_to += got as u64;
+            n += got;
+        }
         if n == 0 {
             return Ok(0);
         }
@@ -847,7 +860,9 @@ impl Read for WholeLines<'_> {
             }
         };
         if keep < n {
-            self.file.seek(SeekFrom::Current(-((n - keep) as i64)))?;
+            let mut rest = buf[keep..n].to_vec();
+            rest.extend_from_slice(&self.carry);
+            self.carry = rest;
         }
         self.pos += keep as u64;
         Ok(keep)
