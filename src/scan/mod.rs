@@ -175,7 +175,7 @@ pub struct ServerReport {
     /// none, or when the caller shows no evidence.
     pub stderr_tail: Vec<String>,
     /// What the stderr tail is made from, taken in the scan's read of the deciding file
-    /// (until [`stderr::attach`] makes the tail; `None` then, and when it was not).
+    /// (until the scan makes the tail from it; `None` then, and when it was not).
     pub stderr_context: Option<stderr::Context>,
     /// How the configuration starts the server now (its command and arguments, or its
     /// URL), when an entry of that name is found (set by [`configured::attach_launch`]).

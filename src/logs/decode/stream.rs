@@ -26,7 +26,8 @@ pub const BLOCK_BYTES: usize = MAX_LINE_BYTES;
 /// scan ran at a tenth of `rg`'s speed (measured, see BENCHMARKS.md).
 pub(crate) static NEEDLES: LazyLock<AhoCorasick> = LazyLock::new(|| needles(PREFILTER_NEEDLES));
 
-/// The words a tap of the scan's read looks for besides [`NEEDLES`] (see [`Tap`]).
+/// The words a tap of the scan's read looks for besides the prefilter's needles (see
+/// [`Tap`]).
 pub const TAP_WORD: &str = "Server stderr";
 
 /// [`NEEDLES`] and [`TAP_WORD`] last: one search finds both kinds of line.
