@@ -208,7 +208,15 @@ impl Ring {
 /// context of its deciding session's `Server stderr` records ([`context_of`]), taken
 /// in the scan's one read of the file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Context(Vec<String>);
+pub struct Context(Box<[Box<str>]>);
+
+impl Context {
+    /// Held for each failing server from its read to its tail: no spare capacity
+    /// (100,000 servers).
+    fn of(parts: Vec<String>) -> Self {
+        Context(parts.into_iter().map(String::into_boxed_str).collect())
+    }
+}
 
 /// The `Server stderr` records of one file as the scan reads it ([`Tap`]): a [`Ring`]
 /// for each session id, as [`server_stderr`] tells the sessions apart.
@@ -263,7 +271,7 @@ impl FileStderr {
         Captured(
             self.sessions
                 .into_iter()
-                .map(|(id, ring)| (id, Context(ring.context())))
+                .map(|(id, ring)| (id, Context::of(ring.context())))
                 .collect(),
         )
     }
@@ -275,12 +283,12 @@ impl FileStderr {
 /// one text first ([`Redactor::apply_joined`], over the last [`CONTEXT_BYTES`]), and
 /// only then cut into lines and each line cut to its length.
 pub fn tail_lines(records: &[Evidence], redactor: Option<&Redactor>) -> Vec<String> {
-    tail_from(Context(context_of(records)), redactor)
+    tail_from(Context::of(context_of(records)), redactor)
 }
 
 /// [`tail_lines`] of the records a [`Context`] was taken from.
 pub fn tail_from(context: Context, redactor: Option<&Redactor>) -> Vec<String> {
-    let mut parts = context.0;
+    let mut parts: Vec<String> = context.0.into_vec().into_iter().map(String::from).collect();
     if let Some(r) = redactor {
         r.apply_joined(&mut parts);
     }
@@ -336,7 +344,7 @@ pub(super) fn attach(
         let context = match s.stderr_context.take() {
             Some(c) => c,
             None => match server_stderr(s, CONTEXT_RECORDS) {
-                Ok(records) => Context(context_of(&records)),
+                Ok(records) => Context::of(context_of(&records)),
                 Err(_) => return,
             },
         };
