@@ -753,15 +753,203 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<(
         f.seek(SeekFrom::Start(memo.offset))?;
         memo.ours = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
     }
-    f.seek(SeekFrom::Start(memo.offset))?;
     let name = Arc::new(file.to_path_buf());
-    let mut reader = (&mut f).take(end - memo.offset);
-    stream::scan_jsonl(&mut reader, &name, &mut |r| {
+    let offset = memo.offset;
+    let fresh = offset == 0 && memo.head.is_empty() && memo.tail.is_empty();
+    let mut keep = |r: crate::logs::record::Record| {
         memo.ours |= r.session_id.as_deref() == Some(session);
         memo.push(&r.message);
-    })?;
+    };
+    if fresh && end > ENDS_ONLY_FROM {
+        read_ends(&mut f, &name, end, &mut keep)?;
+    } else {
+        f.seek(SeekFrom::Start(offset))?;
+        let mut reader = (&mut f).take(end - offset);
+        stream::scan_jsonl(&mut reader, &name, &mut keep)?;
+    }
     memo.offset = end;
     Ok(())
+}
+
+/// A session's first run reads a file larger than this by its ends ([`read_ends`]).
+const ENDS_ONLY_FROM: u64 = 4 << 20;
+
+/// What a memo keeps of a whole read of `f[..end]` (whole lines), read by its ends: the
+/// records that can matter from the start until [`MEMO_HEAD`] of them are found, then
+/// from the end backwards until [`MEMO_TAIL`] more are (or the two meet), handed to
+/// `sink` in file order. The records in between would only have been pushed out of
+/// the memo's tail by those after them. Lines are read as the prefiltered reader reads
+/// them: one longer than its block is left out, and a byte-order mark counts only at
+/// the file's start. The first run of a session on a file of hundreds of megabytes
+/// reads a few of them, not all.
+fn read_ends(
+    f: &mut fs::File,
+    name: &Arc<PathBuf>,
+    end: u64,
+    sink: &mut dyn FnMut(crate::logs::record::Record),
+) -> std::io::Result<()> {
+    use crate::logs::decode::stream;
+    use std::cell::Cell;
+    // Forward, a line at a time at most past the head.
+    let enough = Cell::new(false);
+    let mut front: Vec<crate::logs::record::Record> = Vec::new();
+    f.seek(SeekFrom::Start(0))?;
+    let mut lines = WholeLines {
+        file: &mut *f,
+        pos: 0,
+        end,
+        stop: &enough,
+        mid_line: false,
+        carry: Vec::new(),
+        read_to: 0,
+    };
+    stream::scan_jsonl(&mut lines, name, &mut |r| {
+        front.push(r);
+        enough.set(front.len() >= MEMO_HEAD);
+    })?;
+    let from = lines.pos;
+    // Backward, a chunk of whole lines at a time.
+    let mut back: Vec<Vec<crate::logs::record::Record>> = Vec::new();
+    // (the forward read's records past the head are before all of these: they count
+    // only if this read meets it)
+    let mut found = 0;
+    let mut e = end;
+    // `buf` holds `f[s..e]`: read backwards a chunk at a time, each byte once (what is
+    // left of a line that started before the chunk stays for the next).
+    let mut s = end;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut read_back = 0;
+    while e > from && found < MEMO_TAIL && read_back < BACK_LIMIT {
+        let s2 = s.saturating_sub(BACK_CHUNK as u64).max(from);
+        let mut piece = vec![0u8; (s - s2) as usize];
+        f.seek(SeekFrom::Start(s2))?;
+        f.read_exact(&mut piece)?;
+        read_back += piece.len();
+        piece.extend_from_slice(&buf);
+        buf = piece;
+        s = s2;
+        // Whole lines only: from the first line that starts in `buf` (its last byte
+        // ends the line before `e`).
+        let start = if s == from {
+            Some(0)
+        } else {
+            memchr::memchr(b'\n', &buf[..buf.len() - 1]).map(|i| i + 1)
+        };
+        let Some(start) = start else {
+            if buf.len() > stream::BLOCK_BYTES {
+                // a line longer than the reader's block: it skips it, and so does this
+                e = line_start(f, from, s)?;
+                s = e;
+                buf.clear();
+            }
+            continue;
+        };
+        let mut records = Vec::new();
+        // A line before these (even an empty one) keeps a byte-order mark at the
+        // region's start where it is: inside the file, not at its start.
+        let mut region = (&b"\n"[..]).chain(&buf[start..]);
+        stream::scan_jsonl(&mut region, name, &mut |r| records.push(r))?;
+        found += records.len();
+        back.push(records);
+        e = s + start as u64;
+        buf.truncate(start);
+    }
+    if e > from && found < MEMO_TAIL {
+        // Records too far apart at the end (a few in hundreds of megabytes of a
+        // server's stderr): the rest, forward, each byte once; of it only what the
+        // memo's tail can keep.
+        let mut middle: VecDeque<crate::logs::record::Record> = VecDeque::new();
+        f.seek(SeekFrom::Start(from))?;
+        let mut region = (&b"\n"[..]).chain((&mut *f).take(e - from));
+        stream::scan_jsonl(&mut region, name, &mut |r| {
+            if middle.len() == MEMO_TAIL {
+                middle.pop_front();
+            }
+            middle.push_back(r);
+        })?;
+        back.push(middle.into());
+    }
+    for r in front.into_iter().chain(back.into_iter().rev().flatten()) {
+        sink(r);
+    }
+    Ok(())
+}
+
+/// [`read_ends`] reads at most about this much backwards, then the rest forwards.
+const BACK_LIMIT: usize = if cfg!(test) { 64 << 10 } else { 32 << 20 };
+
+/// [`read_ends`] reads backwards this many bytes at a time (less in the unit tests, so
+/// that their lines are longer than a chunk without costing megabytes).
+const BACK_CHUNK: usize = if cfg!(test) { 16 << 10 } else { 1 << 20 };
+
+/// The offset just after the last `\n` of `f` before `before` and at or after `from`
+/// (`from` when none), found without keeping what is read.
+fn line_start(f: &mut fs::File, from: u64, before: u64) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; BACK_CHUNK];
+    let mut e = before;
+    while e > from {
+        let s = e.saturating_sub(BACK_CHUNK as u64).max(from);
+        let n = (e - s) as usize;
+        f.seek(SeekFrom::Start(s))?;
+        f.read_exact(&mut buf[..n])?;
+        if let Some(i) = memchr::memrchr(b'\n', &buf[..n]) {
+            return Ok(s + i as u64 + 1);
+        }
+        e = s;
+    }
+    Ok(from)
+}
+
+/// A file's bytes up to `end`, handed on so that each read ends at a line's end (unless
+/// a line is longer than the read): once `stop` is set, the next read ends the stream
+/// at the end of the last line handed on. `pos` is how far it was handed on; what was
+/// read past it waits in `carry` (read once).
+struct WholeLines<'a> {
+    file: &'a mut fs::File,
+    pos: u64,
+    end: u64,
+    stop: &'a std::cell::Cell<bool>,
+    mid_line: bool,
+    carry: Vec<u8>,
+    /// How far the file was read.
+    read_to: u64,
+}
+
+impl Read for WholeLines<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.end || (self.stop.get() && !self.mid_line) {
+            return Ok(0);
+        }
+        let mut n = self.carry.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.carry[..n]);
+        self.carry.drain(..n);
+        if n < buf.len() && self.read_to < self.end {
+            let want = (buf.len() - n).min((self.end - self.read_to) as usize);
+            let got = self.file.read(&mut buf[n..n + want])?;
+            self.read_to += got as u64;
+            n += got;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        let keep = match memchr::memrchr(b'\n', &buf[..n]) {
+            Some(i) => {
+                self.mid_line = false;
+                i + 1
+            }
+            None => {
+                self.mid_line = true;
+                n
+            }
+        };
+        if keep < n {
+            let mut rest = buf[keep..n].to_vec();
+            rest.extend_from_slice(&self.carry);
+            self.carry = rest;
+        }
+        self.pos += keep as u64;
+        Ok(keep)
+    }
 }
 
 /// Whether `needle` occurs in what `r` gives, reading blocks until the first hit.
@@ -1187,6 +1375,85 @@ pub fn remember_told(store: &Store, session: &str, names: &[String]) -> std::io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A first run's memo of `file`: by its ends ([`read_ends`]) when `ends`, else by a
+    /// whole read, as every first run was before.
+    fn first_memo(file: &Path, ends: bool) -> Memo {
+        let (mut f, _) = crate::safe_read::open_regular(file).unwrap();
+        let len = f.metadata().unwrap().len();
+        let end = last_line_end(&mut f, 0, len).unwrap();
+        let name = Arc::new(file.to_path_buf());
+        let mut memo = Memo::default();
+        let mut keep = |r: crate::logs::record::Record| memo.push(&r.message);
+        if ends {
+            read_ends(&mut f, &name, end, &mut keep).unwrap();
+        } else {
+            f.seek(SeekFrom::Start(0)).unwrap();
+            let mut reader = (&mut f).take(end);
+            crate::logs::decode::stream::scan_jsonl(&mut reader, &name, &mut keep).unwrap();
+        }
+        memo
+    }
+
+    /// Files of every shape a first run meets: few records or many, far apart or close,
+    /// lines longer than a backward chunk and one longer than the reader's block (left
+    /// out either way), byte-order marks at the start and inside, blank and junk lines,
+    /// an unfinished last line. The memo read by the ends equals the whole read's.
+    #[test]
+    fn a_first_run_by_the_ends_keeps_what_a_whole_read_keeps() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut seed: u64 = 26;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let noise = |n: usize| format!("{{\"error\":\"Server stderr: {}\"}}\n", "A".repeat(n));
+        for case in 0..16 {
+            let path = tmp.path().join(format!("{case}.jsonl"));
+            let mut text = String::new();
+            if case % 5 == 0 {
+                text.push('\u{feff}');
+            }
+            let records = [3, 20, 70, 130][case % 4];
+            let mut n = 0;
+            while n < records {
+                match next(12) {
+                    0 => text.push_str(&noise(BACK_CHUNK + next(4096) as usize)),
+                    1 => text.push('\n'),
+                    2 => text.push_str("junk not json\n"),
+                    3 => text.push_str(&format!(
+                        "\u{feff}{{\"debug\":\"Connection failed: bom {n}\"}}\n"
+                    )),
+                    4 | 5 => text.push_str(&noise(next(6_000) as usize)),
+                    _ => {
+                        let m = if n % 3 == 0 {
+                            "Connection failed: gone"
+                        } else {
+                            "Calling MCP tool: t"
+                        };
+                        text.push_str(&format!("{{\"debug\":\"{m} {n}\",\"sessionId\":\"s\"}}\n"));
+                        n += 1;
+                    }
+                }
+                if case == 7 && n == records - 10 {
+                    // longer than the block: a record in it is never read
+                    text.push_str(&format!(
+                        "{{\"debug\":\"Connection failed: {}\"}}\n",
+                        "B".repeat(crate::logs::decode::stream::BLOCK_BYTES)
+                    ));
+                }
+            }
+            if case % 3 == 0 {
+                text.push_str("{\"debug\":\"Connection failed: unfinished");
+            }
+            fs::write(&path, &text).unwrap();
+            let whole = first_memo(&path, false);
+            assert_eq!(first_memo(&path, true), whole, "case {case}");
+            assert!(!whole.head.is_empty(), "case {case}");
+        }
+    }
 
     #[test]
     fn a_degraded_server_is_never_said_to_have_failed_to_connect() {

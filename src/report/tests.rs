@@ -68,6 +68,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         settings: None,
         configuration: Default::default(),
         stderr_tail: Vec::new(),
+        stderr_context: None,
         launch: None,
         project_here: None,
     }

@@ -21,13 +21,16 @@ pub(super) struct ServerInProgress {
     pub(super) files_read: usize,
     /// The sessions read, in time order.
     pub(super) sessions: Vec<SessionLog>,
+    /// The stderr records of the files read, taken as they were read (when the tails
+    /// are wanted, [`ReadOptions::stderr`](super::read::ReadOptions)).
+    pub(super) stderr: Option<Vec<(PathBuf, super::stderr::Captured)>>,
 }
 
 impl ServerInProgress {
     /// The server's report, made where it was read (so the sessions it read never pile
     /// up for the whole tree), with the working directories its sessions recorded.
     /// Only its name waits for [`name`], which needs every project's `.mcp.json`.
-    pub(super) fn fold(self) -> (ServerReport, Vec<String>) {
+    pub(super) fn fold(mut self, tails: StderrTails) -> (ServerReport, Vec<String>) {
         let diagnoses: Vec<&Diagnosis> = self.sessions.iter().map(|s| &s.diagnosis).collect();
         // The window read was enough to decide (that is where reading stopped), so this
         // is the session a reading of every file would pick.
@@ -74,6 +77,26 @@ impl ServerInProgress {
         let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
         history.shrink_to_fit();
         let sessions_read = self.sessions.len();
+        // The deciding session's stderr records, for a server whose tail is shown
+        // (`stderr::attach`): those of the session of its last evidence record, as
+        // `stderr::server_stderr` finds them.
+        let stderr_context = chosen.and_then(|i| {
+            let session = &self.sessions[i];
+            let wanted = match tails {
+                StderrTails::Failing => session.diagnosis.verdict.is_problem(),
+                StderrTails::ConnectionFailures => {
+                    session.diagnosis.verdict == Verdict::ConnectionFailed
+                }
+                StderrTails::Skip => false,
+            };
+            let files = self.stderr.as_mut().filter(|_| wanted)?;
+            let Some(last) = session.evidence.last() else {
+                return Some(super::stderr::Context::default());
+            };
+            let (_, captured) = files.iter_mut().find(|(f, _)| *f == *last.file)?;
+            Some(captured.take(last.session_id.as_deref()))
+        });
+        drop(self.stderr.take());
         let decided = chosen.map(|i| {
             let mut session = self
                 .sessions
@@ -124,6 +147,7 @@ impl ServerInProgress {
             settings: None,
             configuration: super::configured::Configuration::default(),
             stderr_tail: Vec::new(),
+            stderr_context,
             launch: None,
             project_here: None,
         };

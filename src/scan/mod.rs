@@ -176,6 +176,9 @@ pub struct ServerReport {
     /// lines of at most [`stderr::TAIL_LINE_CHARS`] characters); empty when it wrote
     /// none, or when the caller shows no evidence.
     pub stderr_tail: Vec<String>,
+    /// What the stderr tail is made from, taken in the scan's read of the deciding file
+    /// (until the scan makes the tail from it; `None` then, and when it was not).
+    pub stderr_context: Option<stderr::Context>,
     /// How the configuration starts the server now (its command and arguments, or its
     /// URL), when an entry of that name is found (set by [`configured::attach_launch`]).
     /// Boxed: most servers of a large scan have none, and 100,000 reports each holding
@@ -414,6 +417,7 @@ pub fn scan_with_progress(
         },
         index: index.as_ref(),
         evidence: !opts.skip_evidence,
+        stderr: !opts.skip_evidence && opts.stderr_tails != StderrTails::Skip,
     };
     let mcp_json = McpJsonSeen::default();
     // Each server becomes its report where it was read: the sessions it read (each with
@@ -437,7 +441,7 @@ pub fn scan_with_progress(
             );
             let mut mcp_json_cwds = Vec::new();
             let mut servers = p.into_iter().filter_map(|p| {
-                let (report, cwds) = p.fold();
+                let (report, cwds) = p.fold(opts.stderr_tails);
                 mcp_json_cwds.extend(cwds.into_iter().filter(|c| mcp_json.holds_one(c)));
                 (report.sessions_read > 0).then_some(report)
             });
@@ -679,6 +683,7 @@ mod tests {
             settings: None,
             configuration: configured::Configuration::default(),
             stderr_tail: Vec::new(),
+            stderr_context: None,
             launch: None,
             project_here: None,
         }

@@ -123,7 +123,7 @@ impl Unit {
             Unit::DebugLog(log) => {
                 // One debug log covers every server of its session.
                 let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                decode_into(
+                let _ = decode_into(
                     &log,
                     warnings,
                     &mut |r| {
@@ -133,6 +133,7 @@ impl Unit {
                             None => by_server.entry(name.to_string()).or_default().push_ref(r),
                         }
                     },
+                    None,
                     bytes_read,
                 );
                 file_done();
@@ -149,6 +150,9 @@ impl Unit {
                             session_files: sessions.len(),
                             files_read: 1,
                             sessions,
+                            // a debug log's stderr records are told apart by server
+                            // too: its tails are read again (`stderr::attach`)
+                            stderr: None,
                         }
                     })
                     .collect()
@@ -165,6 +169,10 @@ pub(super) struct ReadOptions<'a> {
     pub(super) index: Option<&'a super::cache::Index>,
     /// The deciding session's evidence records are wanted (a summary has none).
     pub(super) evidence: bool,
+    /// The stderr tails are wanted: each file read keeps its sessions' last `Server
+    /// stderr` records as it is read ([`stderr::FileStderr`]), so no file is read again
+    /// for them.
+    pub(super) stderr: bool,
 }
 
 /// A file summarised in the index no longer matches its summary.
@@ -172,27 +180,51 @@ pub(super) struct Changed;
 
 /// One file's sessions, from the index when its summary matches, else read (and then
 /// summarised). Returns whether they came from the index.
+/// With `stderr`, a file read (not one taken from the index) also gives its sessions'
+/// stderr records ([`stderr::Captured`]).
 pub(super) fn read_sessions(
     f: &Path,
     index: Option<&mut FolderIndex>,
     warnings: &mut Vec<Warning>,
     bytes_read: &dyn Fn(u64),
-) -> (Vec<SessionLog>, bool) {
+    stderr: bool,
+) -> (Vec<SessionLog>, bool, Option<stderr::Captured>) {
     if let Some(summary) = index.as_ref().and_then(|i| i.lookup(f)) {
         if let Some(d) = summary.damage {
             warnings.push(Warning::new(f, d));
         }
-        return (summary.sessions, true);
+        return (summary.sessions, true, None);
     }
     let reading = index.as_ref().and_then(|_| Reading::start(f));
     let mut grouper = SessionGrouper::default();
-    let outcome = decode_into(f, warnings, &mut |r| grouper.push_ref(r), bytes_read);
+    let mut tails = stderr.then(stderr::FileStderr::default);
+    let mut tap = |r: RecordRef<'_>| {
+        if let Some(t) = tails.as_mut() {
+            t.push(r)
+        }
+    };
+    let (outcome, tapped) = decode_into(
+        f,
+        warnings,
+        &mut |r| grouper.push_ref(r),
+        stderr.then_some(&mut tap as decode::stream::Tap<'_>),
+        bytes_read,
+    );
     let sessions = grouper.finish();
     if let (Some(index), Some(reading), Some(damage)) = (index, reading, outcome) {
         index.store(f, reading, &sessions, damage.as_deref());
     }
-    (sessions, false)
+    let tails = tails.filter(|_| tapped);
+    (sessions, false, tails.map(stderr::FileStderr::finish))
 }
+
+/// The stderr records are taken in the first read of files up to this size. Taking them
+/// decodes every `Server stderr` line of every file read, where reading the deciding
+/// file again decodes only its own: on small files (nearly all) the second open and
+/// read cost more than that decoding, on a file of a gigabyte of base64 stderr the
+/// decoding costs as much as the read itself (measured: `scan --json` 1.8x `rg` against
+/// 0.95x, docs/benchmarks-history.md), so a larger deciding file is read again.
+const TAP_UP_TO: u64 = 4 << 20;
 
 /// Reads a server folder newest first, one file at a time (a file is one process, and a
 /// session never spans files), until the verdict is decided and the history window is
@@ -210,11 +242,22 @@ pub(super) fn read_dir(
     let mut warnings = Vec::new();
     // Newest first: (file, its sessions kept, whether from the index).
     let mut chunks: Vec<(PathBuf, Vec<SessionLog>, bool)> = Vec::new();
+    // The files read (not taken from the index), with their sessions' stderr records.
+    let mut captured: Vec<(PathBuf, stderr::Captured)> = Vec::new();
     let mut walk = NewestFirst::default();
     let mut decided_after: Option<usize> = None;
     for (read, f) in dir.files().rev().enumerate() {
-        let (sessions, cached) = read_sessions(&f, index.as_deref_mut(), &mut warnings, bytes_read);
+        let (sessions, cached, tails) = read_sessions(
+            &f,
+            index.as_deref_mut(),
+            &mut warnings,
+            bytes_read,
+            o.stderr,
+        );
         file_done();
+        if let Some(t) = tails {
+            captured.push((f.clone(), t));
+        }
         let chunk: Vec<SessionLog> = sessions.into_iter().filter(|s| keep_session(s)).collect();
         if o.all {
             chunks.push((f, chunk, cached));
@@ -250,7 +293,11 @@ pub(super) fn read_dir(
             });
             let at = at.map(|k| chunks.len() - 1 - k);
             if let Some(k) = at.filter(|&k| chunks[k].2) {
-                let (fresh, _) = read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read);
+                let (fresh, _, tails) =
+                    read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read, o.stderr);
+                if let Some(t) = tails {
+                    captured.push((chunks[k].0.clone(), t));
+                }
                 let fresh: Vec<SessionLog> =
                     fresh.into_iter().filter(|s| keep_session(s)).collect();
                 if !same_summaries(&fresh, &chunks[k].1) {
@@ -272,6 +319,7 @@ pub(super) fn read_dir(
             project_folder: dir.project_folder.clone(),
             name: None,
             sessions,
+            stderr: o.stderr.then_some(captured),
         },
         warnings,
     ))
@@ -303,19 +351,20 @@ pub(super) fn decode_into(
     f: &Path,
     warnings: &mut Vec<Warning>,
     sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<decode::stream::Tap<'_>>,
     bytes_read: &dyn Fn(u64),
-) -> Option<Option<String>> {
-    match decode::decode_prefiltered_progress(f, sink, bytes_read) {
-        Ok((_, damage)) => {
+) -> (Option<Option<String>>, bool) {
+    match decode::decode_prefiltered_tapped(f, sink, tap, TAP_UP_TO, bytes_read) {
+        Ok((_, damage, tapped)) => {
             let summary = damage.summary();
             if let Some(summary) = &summary {
                 warnings.push(Warning::new(f, summary.clone()));
             }
-            Some(summary)
+            (Some(summary), tapped)
         }
         Err(e) => {
             warnings.push(Warning::new(f, format!("cannot read: {e}")));
-            None
+            (None, false)
         }
     }
 }

@@ -69,11 +69,16 @@ pub fn server_stderr(s: &ServerReport, max: usize) -> io::Result<Vec<Evidence>> 
 
 /// A record's text without its `Server stderr:` prefix.
 fn text_of(r: &Evidence) -> &str {
-    r.message
+    text_str(&r.message)
+}
+
+/// [`text_of`] a message.
+fn text_str(message: &str) -> &str {
+    message
         .strip_prefix(PREFIX)
         .map(|t| t.strip_prefix(':').unwrap_or(t))
         .map(|t| t.strip_prefix(' ').unwrap_or(t))
-        .unwrap_or(&r.message)
+        .unwrap_or(message)
 }
 
 /// The end of `text` that redaction needs to see for a view of its last lines: its
@@ -99,16 +104,177 @@ pub fn last_lines(text: &str, budget: &mut usize) -> String {
 /// before any view cuts them: at most [`CONTEXT_BYTES`] of their last lines, the newest
 /// record always (its last line at least), oldest first.
 pub fn context_of(records: &[Evidence]) -> Vec<String> {
-    let mut budget = CONTEXT_BYTES;
-    let mut parts: Vec<String> = Vec::new();
-    for r in records.iter().rev() {
-        if budget == 0 && !parts.is_empty() {
-            break;
-        }
-        parts.push(last_lines(text_of(r), &mut budget));
+    let mut ring = Ring::default();
+    for r in records {
+        ring.push(text_of(r));
     }
-    parts.reverse();
-    parts
+    ring.context()
+}
+
+/// One record's text reduced to what [`context_of`] can read of it: its
+/// [`last_lines`] with the whole budget, what they took of it, and whether they stopped
+/// before its first line.
+#[derive(Debug)]
+struct Reduced {
+    text: String,
+    took: usize,
+    stopped: bool,
+}
+
+impl Reduced {
+    fn of(text: &str) -> Self {
+        let mut budget = CONTEXT_BYTES;
+        let mut lines: Vec<&str> = Vec::new();
+        let mut stopped = false;
+        // `text.split('\n').rev()`, its line ends found with `memchr` (a server's
+        // stderr record can be megabytes of one line).
+        let mut end = text.len();
+        let ends = memchr::memrchr_iter(b'\n', text.as_bytes())
+            .map(Some)
+            .chain(std::iter::once(None));
+        for nl in ends {
+            let line = match nl {
+                Some(i) => &text[i + 1..end],
+                None => &text[..end],
+            };
+            end = nl.unwrap_or(0);
+            let kept = crate::text::whole_words(line.trim_end(), CONTEXT_LINE_CHARS);
+            if budget < kept.len() + 1 && !lines.is_empty() {
+                stopped = true;
+                break;
+            }
+            budget = budget.saturating_sub(kept.len() + 1);
+            lines.push(kept);
+        }
+        lines.reverse();
+        Reduced {
+            text: lines.join("\n"),
+            took: if stopped {
+                CONTEXT_BYTES
+            } else {
+                CONTEXT_BYTES - budget
+            },
+            stopped,
+        }
+    }
+}
+
+/// The newest stderr records of one session as they stream past, each [`Reduced`]:
+/// what [`context_of`] reads of the newest [`CONTEXT_RECORDS`], and no more. A record
+/// goes once the newer ones take the whole [`CONTEXT_BYTES`] (the context stops before
+/// it), so a ring holds about twice that, whatever the session wrote.
+#[derive(Debug, Default)]
+struct Ring {
+    records: VecDeque<Reduced>,
+    /// What the records held take of the budget, together.
+    took: usize,
+}
+
+impl Ring {
+    fn push(&mut self, text: &str) {
+        let r = Reduced::of(text);
+        self.took += r.took;
+        self.records.push_back(r);
+        while let Some(oldest) = self.records.front()
+            && self.records.len() > 1
+            && (self.records.len() > CONTEXT_RECORDS || self.took - oldest.took >= CONTEXT_BYTES)
+        {
+            self.took -= oldest.took;
+            self.records.pop_front();
+        }
+    }
+
+    /// [`context_of`] the records pushed: the last lines of a reduced text with less
+    /// budget are those of the text (each line is bounded the same way twice), and a
+    /// text its reduction stopped in stops the context there too.
+    fn context(&self) -> Vec<String> {
+        let mut budget = CONTEXT_BYTES;
+        let mut parts: Vec<String> = Vec::new();
+        for r in self.records.iter().rev() {
+            if budget == 0 && !parts.is_empty() {
+                break;
+            }
+            parts.push(last_lines(&r.text, &mut budget));
+            if r.stopped {
+                budget = 0;
+            }
+        }
+        parts.reverse();
+        parts
+    }
+}
+
+/// What a failing server's stderr tail is made from ([`tail_from`]): the redaction
+/// context of its deciding session's `Server stderr` records ([`context_of`]), taken
+/// in the scan's one read of the file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context(Box<[Box<str>]>);
+
+impl Context {
+    /// Held for each failing server from its read to its tail: no spare capacity
+    /// (100,000 servers).
+    fn of(parts: Vec<String>) -> Self {
+        Context(parts.into_iter().map(String::into_boxed_str).collect())
+    }
+}
+
+/// The `Server stderr` records of one file as the scan reads it ([`Tap`]): a [`Ring`]
+/// for each session id, as [`server_stderr`] tells the sessions apart.
+#[derive(Debug, Default)]
+pub(super) struct FileStderr {
+    sessions: Vec<(Option<String>, Ring)>,
+    /// The session of the record before (records come a session at a time).
+    last: usize,
+}
+
+/// What a file's [`FileStderr`] leaves: each session's [`Context`].
+#[derive(Debug, Default)]
+pub(super) struct Captured(Vec<(Option<String>, Context)>);
+
+impl Captured {
+    /// The context of session `id`'s records (none written: empty).
+    pub(super) fn take(&mut self, id: Option<&str>) -> Context {
+        self.0
+            .iter_mut()
+            .find(|(s, _)| s.as_deref() == id)
+            .map(|(_, c)| std::mem::take(c))
+            .unwrap_or_default()
+    }
+}
+
+impl FileStderr {
+    /// A record of the file's read: kept when it is a `Server stderr` record.
+    pub(super) fn push(&mut self, r: crate::logs::record::RecordRef<'_>) {
+        if !r.message.starts_with(PREFIX) {
+            return;
+        }
+        let at = match self.sessions.get(self.last) {
+            Some((id, _)) if id.as_deref() == r.session_id => self.last,
+            _ => match self
+                .sessions
+                .iter()
+                .position(|(id, _)| id.as_deref() == r.session_id)
+            {
+                Some(i) => i,
+                None => {
+                    self.sessions
+                        .push((r.session_id.map(str::to_string), Ring::default()));
+                    self.sessions.len() - 1
+                }
+            },
+        };
+        self.last = at;
+        self.sessions[at].1.push(text_str(r.message));
+    }
+
+    pub(super) fn finish(self) -> Captured {
+        Captured(
+            self.sessions
+                .into_iter()
+                .map(|(id, ring)| (id, Context::of(ring.context())))
+                .collect(),
+        )
+    }
 }
 
 /// The text lines of `records` (each record's `Server stderr:` prefix taken off, blank
@@ -117,7 +283,12 @@ pub fn context_of(records: &[Evidence]) -> Vec<String> {
 /// one text first ([`Redactor::apply_joined`], over the last [`CONTEXT_BYTES`]), and
 /// only then cut into lines and each line cut to its length.
 pub fn tail_lines(records: &[Evidence], redactor: Option<&Redactor>) -> Vec<String> {
-    let mut parts = context_of(records);
+    tail_from(Context::of(context_of(records)), redactor)
+}
+
+/// [`tail_lines`] of the records a [`Context`] was taken from.
+pub fn tail_from(context: Context, redactor: Option<&Redactor>) -> Vec<String> {
+    let mut parts: Vec<String> = context.0.into_vec().into_iter().map(String::from).collect();
     if let Some(r) = redactor {
         r.apply_joined(&mut parts);
     }
@@ -164,16 +335,23 @@ pub(super) fn attach(
             StderrTails::Skip => false,
         };
         if !wanted {
+            s.stderr_context = None;
             return;
         }
-        // The records before the shown lines too: redaction reads them with the lines
-        // (the file is read through either way; only the newest are kept).
-        if let Ok(records) = server_stderr(s, CONTEXT_RECORDS) {
-            s.stderr_tail = tail_lines(&records, redactor);
-            // The plain screen shows only the last line.
-            if which == StderrTails::ConnectionFailures {
-                s.stderr_tail.drain(..s.stderr_tail.len().saturating_sub(1));
-            }
+        // Taken in the scan's read of the file; else (a debug log, a file larger than
+        // the first read takes them from) the file is read again. The records before the shown lines too: redaction reads them with the
+        // lines.
+        let context = match s.stderr_context.take() {
+            Some(c) => c,
+            None => match server_stderr(s, CONTEXT_RECORDS) {
+                Ok(records) => Context::of(context_of(&records)),
+                Err(_) => return,
+            },
+        };
+        s.stderr_tail = tail_from(context, redactor);
+        // The plain screen shows only the last line.
+        if which == StderrTails::ConnectionFailures {
+            s.stderr_tail.drain(..s.stderr_tail.len().saturating_sub(1));
         }
     });
 }
@@ -193,6 +371,88 @@ mod tests {
             level: Level::Error,
             message: m.to_string(),
             session_id: None,
+        }
+    }
+
+    /// [`context_of`] as it was, on every record held: the reference the ring must equal.
+    fn context_whole(records: &[Evidence]) -> Vec<String> {
+        let records = &records[records.len().saturating_sub(CONTEXT_RECORDS)..];
+        let mut budget = CONTEXT_BYTES;
+        let mut parts: Vec<String> = Vec::new();
+        for r in records.iter().rev() {
+            if budget == 0 && !parts.is_empty() {
+                break;
+            }
+            parts.push(last_lines(text_of(r), &mut budget));
+        }
+        parts.reverse();
+        parts
+    }
+
+    /// Records of every shape that meets the budget: many short lines, lines longer
+    /// than a context line (with and without spaces), texts larger than the whole
+    /// context, blank ones, more records than are kept; the ring's context equals the
+    /// whole records', and it holds about twice the budget at most.
+    #[test]
+    fn the_ring_gives_the_context_of_every_record() {
+        let mut seed: u64 = 55;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        // a record larger than the context, and one before it that it leaves out
+        let line = "word ".repeat(300);
+        let big = format!("Server stderr: {}", vec![line.as_str(); 30].join("\n"));
+        let records = vec![rec("Server stderr: before"), rec(&big)];
+        let mut ring = Ring::default();
+        for r in &records {
+            ring.push(text_of(r));
+        }
+        assert_eq!(ring.context(), context_whole(&records));
+        assert_eq!(ring.context().len(), 1);
+        for case in 0..120 {
+            let count = 1 + next(if case % 4 == 0 { 300 } else { 30 }) as usize;
+            let mut records = Vec::new();
+            let mut ring = Ring::default();
+            let mut held_most = 0;
+            for _ in 0..count {
+                let many = next(5) == 0;
+                let lines = 1 + next(if many { 60 } else { 4 });
+                let mut text = String::new();
+                for l in 0..lines {
+                    if l > 0 {
+                        text.push('\n');
+                    }
+                    let len = match next(6) {
+                        0 => 0,
+                        1 => next(12_000),
+                        2 => CONTEXT_LINE_CHARS as u64 - 2 + next(5),
+                        _ => next(300),
+                    } as usize;
+                    let word = if next(3) == 0 {
+                        5000
+                    } else {
+                        1 + next(12) as usize
+                    };
+                    for i in 0..len {
+                        text.push(if i % (word + 1) == word { ' ' } else { 'x' });
+                    }
+                    if next(4) == 0 {
+                        text.push_str("  ");
+                    }
+                }
+                let message = format!("Server stderr: {text}");
+                ring.push(text_str(&message));
+                held_most = held_most.max(ring.records.iter().map(|r| r.text.len()).sum());
+                records.push(rec(&message));
+            }
+            assert_eq!(ring.context(), context_whole(&records), "case {case}");
+            assert!(
+                held_most <= 2 * CONTEXT_BYTES + 4 * CONTEXT_LINE_CHARS,
+                "case {case}: {held_most}"
+            );
         }
     }
 

@@ -59,6 +59,7 @@ mod probe_trust;
 #[cfg(unix)]
 mod probe_wire;
 mod prune;
+mod read_once;
 #[cfg(unix)]
 mod redact_then_cut;
 mod redaction_corpus;

@@ -256,10 +256,27 @@ pub fn decode_prefiltered_progress(
     sink: &mut dyn FnMut(RecordRef<'_>),
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
+    decode_prefiltered_tapped(path, sink, None, 0, on_bytes).map(|(f, d, _)| (f, d))
+}
+
+/// [`decode_prefiltered_progress`] with a [`stream::Tap`] for a file of at most
+/// `tap_up_to` bytes: it is handed, in the same read, the records of the JSON Lines that
+/// hold [`stream::TAP_WORD`] (of other formats, every record). Also says whether the
+/// tap was given the file.
+pub fn decode_prefiltered_tapped(
+    path: &Path,
+    sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<stream::Tap<'_>>,
+    tap_up_to: u64,
+    on_bytes: &dyn Fn(u64),
+) -> io::Result<(Option<LogFormat>, Damage, bool)> {
     let (inner, meta) = crate::safe_read::open_regular(path)?;
     let len = meta.len();
     let mut file = Counting { inner, on_bytes };
-    decode_opened(&mut file, len, path, Some(&stream::NEEDLES), sink)
+    let tap = tap.filter(|_| len <= tap_up_to);
+    let tapped = tap.is_some();
+    let (format, damage) = decode_opened(&mut file, len, path, Some(&stream::NEEDLES), sink, tap)?;
+    Ok((format, damage, tapped))
 }
 
 /// Decodes an opened file of `len` bytes: its first [`SNIFF_BYTES`] tell the format,
@@ -273,6 +290,7 @@ fn decode_opened(
     path: &Path,
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<stream::Tap<'_>>,
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let want = match usize::try_from(len) {
         Ok(n) if n > 0 && n < SNIFF_BYTES => n,
@@ -295,7 +313,7 @@ fn decode_opened(
         && let Some(needles) = prefilter
         && sniff(&block[..got]) == Some(LogFormat::JsonLines)
     {
-        let damage = stream::scan_whole(block, got, &name, needles, sink)?;
+        let damage = stream::scan_whole(block, got, &name, needles, sink, tap)?;
         return Ok((Some(LogFormat::JsonLines), damage));
     }
     let head = block[..got].to_vec();
@@ -306,7 +324,7 @@ fn decode_opened(
     } else {
         file
     };
-    decode_sniffed(&head, rest, len, &name, prefilter, sink)
+    decode_sniffed(&head, rest, len, &name, prefilter, sink, tap)
 }
 
 /// Fills `buf` from `file` until it is full or the file ends; how much was read.
@@ -343,7 +361,7 @@ fn read_file(
     sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let (mut file, meta) = crate::safe_read::open_regular(path)?;
-    decode_opened(&mut file, meta.len(), path, prefilter, sink)
+    decode_opened(&mut file, meta.len(), path, prefilter, sink, None)
 }
 
 /// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
@@ -355,6 +373,7 @@ fn decode_sniffed(
     name: &Arc<PathBuf>,
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<stream::Tap<'_>>,
 ) -> io::Result<(Option<LogFormat>, Damage)> {
     let only = |d: Damage| Ok((None, d));
     if head.is_empty() {
@@ -376,10 +395,25 @@ fn decode_sniffed(
             too_large: true,
             ..Damage::default()
         },
-        (LogFormat::JsonLines, Some(needles)) => {
-            stream::scan_jsonl_matching_ref(&mut reader, name, needles, sink, stream::BLOCK_BYTES)?
+        (LogFormat::JsonLines, Some(needles)) => stream::scan_jsonl_matching_ref(
+            &mut reader,
+            name,
+            needles,
+            sink,
+            tap,
+            stream::BLOCK_BYTES,
+        )?,
+        _ => {
+            let reader = BufReader::with_capacity(64 * 1024, reader);
+            match tap {
+                // Every record of these formats is handed on: the tap sees them all.
+                Some(tap) => decode_reader_ref(f, reader, name, &mut |r| {
+                    sink(r);
+                    tap(r);
+                })?,
+                None => decode_reader_ref(f, reader, name, sink)?,
+            }
         }
-        _ => decode_reader_ref(f, BufReader::with_capacity(64 * 1024, reader), name, sink)?,
     };
     Ok((format, damage))
 }
@@ -427,6 +461,7 @@ pub fn decode_bytes(bytes: &[u8], file: &Path) -> DecodedFile {
         &Arc::new(file.to_path_buf()),
         None,
         &mut |r| records.push(r.to_record()),
+        None,
     )
     .expect("reading from memory cannot fail");
     DecodedFile {

@@ -26,6 +26,23 @@ pub const BLOCK_BYTES: usize = MAX_LINE_BYTES;
 /// scan ran at a tenth of `rg`'s speed (measured, see BENCHMARKS.md).
 pub(crate) static NEEDLES: LazyLock<AhoCorasick> = LazyLock::new(|| needles(PREFILTER_NEEDLES));
 
+/// The words a tap of the scan's read looks for besides the prefilter's needles (see
+/// [`Tap`]).
+pub const TAP_WORD: &str = "Server stderr";
+
+/// [`NEEDLES`] and [`TAP_WORD`] last: one search finds both kinds of line.
+static NEEDLES_AND_TAP: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let mut words: Vec<&str> = PREFILTER_NEEDLES.to_vec();
+    words.push(TAP_WORD);
+    needles(&words)
+});
+
+/// A second reader of the scan's one read of a file: it is handed the records of the
+/// lines that hold [`TAP_WORD`] (decoded once, whether or not the prefilter wanted them
+/// too), so what a view needs of them is taken in the same read. Lines only the tap
+/// wants count no damage: the file's warnings stay what the prefiltered read says.
+pub type Tap<'a> = &'a mut dyn FnMut(RecordRef<'_>);
+
 /// Whether a raw line can hold a decisive record (exposed for tests and benchmarks).
 pub fn may_matter(raw: &[u8]) -> bool {
     NEEDLES.is_match(raw)
@@ -67,7 +84,14 @@ pub fn scan_jsonl_matching(
     sink: &mut dyn FnMut(Record),
     block: usize,
 ) -> io::Result<Damage> {
-    scan_jsonl_matching_ref(reader, file, needles, &mut |r| sink(r.to_record()), block)
+    scan_jsonl_matching_ref(
+        reader,
+        file,
+        needles,
+        &mut |r| sink(r.to_record()),
+        None,
+        block,
+    )
 }
 
 /// [`scan_jsonl_matching`], handing records over borrowed.
@@ -76,10 +100,11 @@ pub(super) fn scan_jsonl_matching_ref(
     file: &Arc<PathBuf>,
     needles: &AhoCorasick,
     sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<Tap<'_>>,
     block: usize,
 ) -> io::Result<Damage> {
     let mut owned = take_block(FIRST_BLOCK_BYTES.min(block));
-    let result = scan_blocks(reader, file, needles, sink, &mut owned, block, 0);
+    let result = scan_blocks(reader, file, needles, sink, tap, &mut owned, block, 0);
     give_back(owned);
     result
 }
@@ -100,12 +125,14 @@ pub(super) fn scan_whole(
     file: &Arc<PathBuf>,
     needles: &AhoCorasick,
     sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<Tap<'_>>,
 ) -> io::Result<Damage> {
     let result = scan_blocks(
         &mut io::empty(),
         file,
         needles,
         sink,
+        tap,
         &mut block,
         BLOCK_BYTES,
         len,
@@ -147,11 +174,15 @@ const FIRST_BLOCK_BYTES: usize = 1024 * 1024;
 /// an earlier file); only its first `size` bytes are used, `size` growing up to `max`.
 /// Its first `filled` bytes (at most `FIRST_BLOCK_BYTES.min(max)`) are the stream's
 /// start, already read.
+/// With a `tap`, `needles` must be [`NEEDLES`] (the scan's read): the search is then
+/// for those and [`TAP_WORD`] at once.
+#[allow(clippy::too_many_arguments)]
 fn scan_blocks(
     reader: &mut dyn Read,
     file: &Arc<PathBuf>,
     needles: &AhoCorasick,
     sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<Tap<'_>>,
     store: &mut Vec<u8>,
     max: usize,
     filled: usize,
@@ -159,8 +190,18 @@ fn scan_blocks(
     let mut size = FIRST_BLOCK_BYTES.min(max);
     let mut len = filled;
     let mut eof = false;
+    let tap_pattern = tap
+        .is_some()
+        .then(|| aho_corasick::PatternID::must(PREFILTER_NEEDLES.len()));
     let mut st = ScanState {
+        search: if tap.is_some() {
+            &NEEDLES_AND_TAP
+        } else {
+            needles
+        },
         needles,
+        tap,
+        tap_pattern,
         damage: Damage::default(),
         line_no: 0,
         skipping_long_line: false,
@@ -238,8 +279,13 @@ fn scan_blocks(
     Ok(st.damage)
 }
 
-struct ScanState<'n> {
+struct ScanState<'n, 't> {
+    /// What is searched for: `needles`, or with a tap those and [`TAP_WORD`].
+    search: &'n AhoCorasick,
     needles: &'n AhoCorasick,
+    tap: Option<Tap<'t>>,
+    /// The pattern of [`TAP_WORD`] in `search`.
+    tap_pattern: Option<aho_corasick::PatternID>,
     damage: Damage,
     line_no: usize,
     /// Inside a line longer than a block: its tail up to the next newline is dropped.
@@ -247,7 +293,7 @@ struct ScanState<'n> {
     first_block: bool,
 }
 
-impl ScanState<'_> {
+impl ScanState<'_, '_> {
     /// Processes whole lines (the last one may lack its newline only at end of file).
     fn block(
         &mut self,
@@ -259,7 +305,7 @@ impl ScanState<'_> {
         // The start of the first needle at or after the current line, searched for
         // again only once a line passes it: one search a decoded line, not one a needle
         // in it (a zod message holds `tools` many times).
-        let mut next: Option<usize> = None;
+        let mut next: Option<(usize, bool)> = None;
         let mut none_left = false;
         let mut start = 0;
         let mut newlines = memchr::memchr_iter(b'\n', region);
@@ -279,16 +325,58 @@ impl ScanState<'_> {
                 continue;
             }
             self.line_no += 1;
-            if !none_left && next.is_none_or(|m| m < line_start) {
+            if !none_left && next.is_none_or(|(m, _)| m < line_start) {
                 let input = aho_corasick::Input::new(region).span(line_start..region.len());
-                next = self.needles.find(input).map(|m| m.start());
+                next = self
+                    .search
+                    .find(input)
+                    .map(|m| (m.start(), Some(m.pattern()) == self.tap_pattern));
                 none_left = next.is_none();
             }
             // The line is decoded when a needle starts in it.
-            if next.is_some_and(|m| m < end) {
-                decode_line(line, terminated, self.line_no, file, &mut self.damage, sink);
-            } else {
+            let Some((m, tap_word)) = next.filter(|&(m, _)| m < end) else {
                 self.check_shape(line, terminated, file);
+                continue;
+            };
+            let Some(tap) = self.tap.as_mut() else {
+                decode_line(line, terminated, self.line_no, file, &mut self.damage, sink);
+                continue;
+            };
+            // Leftmost first, the prefilter's needles before the tap's word: a line
+            // found by the word holds a needle only after it.
+            let (wanted, tapped) = if tap_word {
+                let rest = aho_corasick::Input::new(region).span(m + 1..end);
+                (self.needles.is_match(rest), true)
+            } else {
+                let word = memchr::memmem::find(line, TAP_WORD.as_bytes()).is_some();
+                (true, word)
+            };
+            match (wanted, tapped) {
+                (true, true) => decode_line(
+                    line,
+                    terminated,
+                    self.line_no,
+                    file,
+                    &mut self.damage,
+                    &mut |r| {
+                        sink(r);
+                        tap(r);
+                    },
+                ),
+                (true, false) => {
+                    decode_line(line, terminated, self.line_no, file, &mut self.damage, sink)
+                }
+                (false, _) => {
+                    let mut uncounted = Damage::default();
+                    decode_line(
+                        line,
+                        terminated,
+                        self.line_no,
+                        file,
+                        &mut uncounted,
+                        &mut **tap,
+                    );
+                }
             }
         }
     }
