@@ -289,6 +289,7 @@ pub fn session(
             settings: None,
             configuration: Default::default(),
             stderr_tail: Vec::new(),
+            stderr_context: None,
             launch: None,
             project_here: None,
         };
