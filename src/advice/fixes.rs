@@ -132,7 +132,8 @@ fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Context) -> bool 
 }
 
 /// A `.mcp.json` server off by `disabledMcpjsonServers` in a settings file mcplogs may
-/// write: moved to `enabledMcpjsonServers` in the same file.
+/// write: moved to `enabledMcpjsonServers` in the same place (the same file, and in
+/// `~/.claude.json` the same project's entry, where Claude Code may have recorded it).
 fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
     if c.state != ServerState::Disabled || c.scope != Scope::Project {
         return;
@@ -154,22 +155,69 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
         if !offered(found, FixCause::DisabledMcpjson, who, cx) {
             return;
         }
+        let Some(parent) = list_parent(&d.key, &d.file, name) else {
+            found.steps.push(UserStep {
+                server: who.to_string(),
+                text: format!(
+                    "{} of {} disables it: take its name out of that list",
+                    d.key,
+                    d.file.display()
+                ),
+            });
+            continue;
+        };
         found.changes.push(Change {
             cause: FixCause::DisabledMcpjson,
             server: who.to_string(),
             why: format!(
-                "{name} is listed in disabledMcpjsonServers of {}, so Claude Code never starts it; moved to enabledMcpjsonServers",
-                d.file.display()
+                "{name} is listed in {} of {}, so Claude Code never starts it; moved to {}",
+                d.key,
+                d.file.display(),
+                d.key
+                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers")
             ),
             file: d.file.clone(),
             layer: d.layer,
             edit: Edit::MoveName {
+                parent,
                 from: "disabledMcpjsonServers".into(),
                 to: "enabledMcpjsonServers".into(),
                 name: name.to_string(),
             },
         });
     }
+}
+
+/// The object holding the `disabledMcpjsonServers` that `key` names
+/// (`disabledMcpjsonServers`: the top level; `projects["/p"].disabledMcpjsonServers`:
+/// that project's entry, under the member name the file uses, which may be the folder's
+/// canonical form). `None`: a key of another form, or no list there holds `name`.
+fn list_parent(key: &str, file: &Path, name: &str) -> Option<Vec<String>> {
+    const LIST: &str = "disabledMcpjsonServers";
+    if key == LIST {
+        return Some(Vec::new());
+    }
+    let quoted = key
+        .strip_prefix("projects[")?
+        .strip_suffix(&format!("].{LIST}"))?;
+    let dir: String = serde_json::from_str(quoted).ok()?;
+    let text = crate::settings::write::FileSnapshot::read(file)
+        .ok()
+        .and_then(|f| f.bytes)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let canon = std::fs::canonicalize(&dir)
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    std::iter::once(dir).chain(canon).find_map(|d| {
+        let parent = vec!["projects".to_string(), d];
+        let mut at = parent.clone();
+        at.push(LIST.into());
+        value_at(&text, &at)
+            .and_then(|v| v.as_array().cloned())
+            .is_some_and(|a| a.contains(&Value::String(name.into())))
+            .then_some(parent)
+    })
 }
 
 /// The key path of a server's entry in its configuration file.

@@ -393,6 +393,67 @@ fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
     scan_then_undo(&h, &before, false);
 }
 
+/// The state scan gives configured server `name` (run from the project).
+fn state_of(h: &Home, name: &str) -> String {
+    let out = h.run(&h.proj, &["scan", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))["state"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_server_disabled_in_claude_json_s_project_entry_is_enabled_there() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    // where Claude Code itself has recorded an Esc: the project's entry of ~/.claude.json
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": {},
+        "projects": { proj.clone(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpjsonServers": ["p-off", "p-other"],
+        } },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\n  \"mcpServers\": {\n    \"p-off\": {\n      \"command\": \"python3\",\n      \"args\": [\"s.py\"]\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    assert_eq!(state_of(&h, "p-off"), "disabled");
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["p-off", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(enable-mcpjson-server)"), "{err}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(h.home.join(".claude.json")).unwrap()).unwrap();
+    // moved within the project's entry, never to a top-level key Claude Code ignores
+    assert_eq!(doc.get("enabledMcpjsonServers"), None, "{doc:#}");
+    assert_eq!(
+        doc["projects"][&proj]["disabledMcpjsonServers"],
+        serde_json::json!(["p-other"])
+    );
+    assert_eq!(
+        doc["projects"][&proj]["enabledMcpjsonServers"],
+        serde_json::json!(["p-off"])
+    );
+    assert_ne!(state_of(&h, "p-off"), "disabled");
+    scan_then_undo(&h, &before, false);
+}
+
 #[test]
 fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
     let h = Home::new();
