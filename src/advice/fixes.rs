@@ -305,10 +305,7 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     found.changes.push(Change {
         cause: FixCause::CommandPath,
         server: who.to_string(),
-        why: format!(
-            "Claude Code could not start `{command}` (not on the PATH it gets); {} is the one on yours",
-            abs.display()
-        ),
+        why: command_path_why(command, &abs, cx.command_path.is_some(), launch.scope),
         file: file.clone(),
         layer: match launch.scope {
             Scope::Project => "mcp.json",
@@ -319,6 +316,43 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
             value: Value::String(abs.display().to_string()),
         },
     });
+}
+
+/// Why the command-path change, with what the user should know: a path they named whose
+/// file name is not the command's, and a machine's own path written into a project's
+/// `.mcp.json` (usually committed and shared).
+fn command_path_why(command: &str, abs: &Path, named: bool, scope: Scope) -> String {
+    let mut why = if named {
+        format!(
+            "Claude Code could not start `{command}` (not on the PATH it gets); you named {}",
+            abs.display()
+        )
+    } else {
+        format!(
+            "Claude Code could not start `{command}` (not on the PATH it gets); {} is the one on yours",
+            abs.display()
+        )
+    };
+    let file_name = abs.file_name().map(|n| n.to_string_lossy().into_owned());
+    let same = file_name.as_deref().is_some_and(|n| {
+        n == command
+            || (cfg!(windows)
+                && [".exe", ".cmd", ".bat"]
+                    .iter()
+                    .any(|e| n.eq_ignore_ascii_case(&format!("{command}{e}"))))
+    });
+    if !same {
+        why.push_str(&format!(
+            ", a program named `{}`, not `{command}`: the server will run that program instead",
+            file_name.unwrap_or_default()
+        ));
+    }
+    if scope == Scope::Project {
+        why.push_str(
+            ". This writes a path of this machine into the project's .mcp.json, which is usually committed and shared: other machines may not have it there",
+        );
+    }
+    why
 }
 
 /// Every executable file named `name` in the folders of `path_var`, each once (a

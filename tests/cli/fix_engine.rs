@@ -242,6 +242,50 @@ fn two_commands_of_that_name_are_the_users_choice_and_command_path_makes_it() {
 
 #[cfg(unix)]
 #[test]
+fn command_path_must_be_an_absolute_executable_file_and_another_name_is_said() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let text = h.claude_json(far("farstub"));
+    let plain = h.tools.join("plain");
+    fs::write(&plain, "not a program").unwrap();
+    let missing = h.tools.join("nonexistent/farstub");
+    for (bad, why) in [
+        (missing.display().to_string(), "cannot be read"),
+        ("tools/farstub".to_string(), "not an absolute path"),
+        (plain.display().to_string(), "not executable"),
+        (h.tools.display().to_string(), "not a regular file"),
+    ] {
+        let out = h.fix(&h.elsewhere, &["far", "--command-path", &bad, "--yes"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains("--command-path") && err.contains(why),
+            "{bad}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+            text,
+            "{bad}"
+        );
+    }
+    // another program's name: accepted, and said plainly
+    let other = h.tool(&h.tools, "farstub2");
+    let other_s = other.display().to_string();
+    let out = h.fix(
+        &h.elsewhere,
+        &["far", "--command-path", &other_s, "--dry-run"],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("you named") && err.contains("a program named `farstub2`, not `farstub`"),
+        "{err}"
+    );
+    assert!(!err.contains("is the one on yours"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
 fn a_build_outside_the_observed_ones_gets_no_fix_and_is_told_so() {
     let h = Home::new();
     h.log("path-2.1.332.jsonl", "far");

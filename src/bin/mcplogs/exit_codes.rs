@@ -62,6 +62,8 @@ impl ExitCode {
             | Error::SettingsPath { .. }
             | Error::NoHomeFolder
             | Error::FixNotNeeded
+            | Error::CommandPath { .. }
+            | Error::FixUnknownServer { .. }
             | Error::NotConfirmed
             | Error::NotConfirmedPrune
             | Error::Prune(_)

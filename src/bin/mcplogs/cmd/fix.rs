@@ -98,6 +98,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     if args.undo {
         return run_undo_cmd(&args);
     }
+    if let Some(p) = &args.command_path {
+        check_command_path(p)?;
+    }
     // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
     // legacy setting only. Else one file per failing server's project: the file that
     // wins there, and every other change the fix engine declares for a failing server.
@@ -300,6 +303,37 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         mcplogs::advice::verify_command(&args.home)
     ));
     Ok(ExitCode::Clean)
+}
+
+/// `--command-path`: written as the server's command, so it must be an absolute path to
+/// an executable regular file (a link to one is fine: Claude Code follows it).
+fn check_command_path(p: &Path) -> Result<(), Error> {
+    let refuse = |why: String| {
+        Err(Error::CommandPath {
+            path: p.to_path_buf(),
+            why,
+        })
+    };
+    if !p.is_absolute() {
+        return refuse(
+            "not an absolute path (Claude Code starts the server from another folder)".into(),
+        );
+    }
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(e) => return refuse(format!("cannot be read ({e})")),
+    };
+    if !meta.is_file() {
+        return refuse("not a regular file".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o111 == 0 {
+            return refuse("not executable (no x permission)".into());
+        }
+    }
+    Ok(())
 }
 
 /// The legacy setting as one change of a file the engine writes too.
