@@ -284,6 +284,47 @@ fn command_path_must_be_an_absolute_executable_file_and_another_name_is_said() {
     assert!(!err.contains("is the one on yours"), "{err}");
 }
 
+#[test]
+fn fix_name_unknown_is_an_error_and_nothing_to_change_is_said_without_a_legacy_diff() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    // far's command is on no PATH (only the user can), quiet is configured and healthy
+    let mut servers = far("farstub");
+    servers["quiet"] = serde_json::json!({ "type": "stdio", "command": "true", "args": [] });
+    h.claude_json(servers);
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["nonexist", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no server \"nonexist\""), "{err}");
+    assert!(!stdout(&out).contains("+++ "), "{}", stdout(&out));
+    for name in ["far", "quiet"] {
+        let out = h.fix(&h.elsewhere, &[name, "--dry-run"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{name}: {err}");
+        assert!(
+            err.contains(&format!("nothing mcplogs fix can change for {name}")),
+            "{err}"
+        );
+        assert!(!stdout(&out).contains("+++ "), "{name}: {}", stdout(&out));
+        assert!(!err.contains("MCP_PROTOCOL_NEGOTIATION"), "{name}: {err}");
+        let out = h.fix(&h.elsewhere, &[name, "--yes"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("nothing mcplogs fix can change for {name}")),
+            "{err}"
+        );
+        assert!(!err.contains("--force"), "{name}: {err}");
+    }
+    assert!(stderr(&h.fix(&h.elsewhere, &["far", "--dry-run"])).contains("Only you can fix far"));
+    // plain fix with nothing fixable: no legacy diff either
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("+++ "), "{}", stdout(&out));
+    assert_eq!(h.files(), before);
+}
+
 #[cfg(unix)]
 #[test]
 fn a_build_outside_the_observed_ones_gets_no_fix_and_is_told_so() {

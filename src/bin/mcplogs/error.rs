@@ -159,6 +159,10 @@ pub enum Error {
         "no server {name:?}: none of that name is logged or configured (`mcplogs scan` lists the servers)"
     )]
     FixUnknownServer { name: String },
+    /// `fix SERVER`: no file mcplogs writes would change anything for it (`what` says so
+    /// and where to look).
+    #[error("{what}; nothing written")]
+    FixNothingFor { what: String },
     /// `fix` without `--force` when no scanned server needs it.
     #[error("{FIX_NOT_NEEDED}; pass --force to apply it anyway")]
     FixNotNeeded,

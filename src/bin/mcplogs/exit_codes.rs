@@ -64,6 +64,7 @@ impl ExitCode {
             | Error::FixNotNeeded
             | Error::CommandPath { .. }
             | Error::FixUnknownServer { .. }
+            | Error::FixNothingFor { .. }
             | Error::NotConfirmed
             | Error::NotConfirmedPrune
             | Error::Prune(_)

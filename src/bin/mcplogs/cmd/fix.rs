@@ -110,6 +110,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     } else {
         Some(scan_for_fix(&args)?)
     };
+    if let (Some(name), Some(r)) = (args.server.as_deref(), &report)
+        && !server_known(r, name)
+    {
+        return Err(Error::FixUnknownServer {
+            name: name.to_string(),
+        });
+    }
     let failing = match &report {
         Some(r) => servers_needing_fix(&args, r),
         None => Vec::new(),
@@ -135,8 +142,19 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         files.push(one);
     } else if failing.is_empty() {
         if !engine_any {
-            if !args.force && !args.dry_run {
+            // Nothing any file can change: never a legacy diff that helps no server.
+            if let Some(name) = args.server.as_deref() {
                 say_steps(&found.steps);
+                return nothing_for(name, &args, found.steps.is_empty());
+            }
+            if !args.force {
+                say_steps(&found.steps);
+                if args.dry_run {
+                    output::note(format_args!(
+                        "{FIX_NOT_NEEDED}: nothing to write (--force shows and writes it anyway)."
+                    ));
+                    return Ok(ExitCode::Clean);
+                }
                 return Err(Error::FixNotNeeded);
             }
             let Some(one) = settings_path(&args)? else {
@@ -206,7 +224,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         if !args.dry_run {
             return Err(Error::FixNotNeeded);
         }
-        output::warning(FIX_NOT_NEEDED);
+        // never a diff that helps no server; --force shows it
+        output::note(format_args!(
+            "{FIX_NOT_NEEDED}: nothing to write (--force shows and writes it anyway)."
+        ));
+        return Ok(ExitCode::Clean);
     } else if !failing.is_empty() {
         let written: Vec<&Path> = plan
             .iter()
@@ -303,6 +325,49 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         mcplogs::advice::verify_command(&args.home)
     ));
     Ok(ExitCode::Clean)
+}
+
+/// Whether `fix NAME` names a server the scan knows: logged, or configured for a
+/// scanned project or for the folder `fix` runs in.
+fn server_known(report: &ScanReport, name: &str) -> bool {
+    if report.servers.iter().any(|s| s.name == name)
+        || report.configured.iter().any(|r| r.name == name)
+    {
+        return true;
+    }
+    let env = |k: &str| std::env::var(k).ok();
+    std::env::current_dir().ok().is_some_and(|cwd| {
+        let global = mcplogs::claude_code::paths::global_config_here();
+        mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
+            .servers
+            .iter()
+            .any(|s| s.name == name)
+    })
+}
+
+/// `fix NAME` where no file mcplogs writes would change anything for NAME: said, with
+/// where to look (the steps only the user can take were said before). A dry run ends
+/// cleanly; otherwise the command fails (exit 2), since the fix asked for was not made.
+fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, Error> {
+    let what = format!(
+        "nothing mcplogs fix can change for {}{}: `{}` shows its state and what to do",
+        mcplogs::text::shell_word(name),
+        if no_steps {
+            ""
+        } else {
+            " (only you can, as said above)"
+        },
+        format_args!(
+            "mcplogs scan --server {}{}",
+            mcplogs::text::shell_word(name),
+            mcplogs::advice::home_flags(&args.home)
+        )
+    );
+    if args.dry_run {
+        output::note(format_args!("{what}. Nothing to write."));
+        return Ok(ExitCode::Clean);
+    }
+    Err(Error::FixNothingFor { what })
 }
 
 /// `--command-path`: written as the server's command, so it must be an absolute path to
