@@ -596,6 +596,91 @@ fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
     scan_then_undo(&h, &before, false);
 }
 
+/// The legacy fix's sample server (no resultType), recorded as run in `proj`, as `name`.
+fn legacy_log(h: &Home, proj: &Path, name: &str) {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs");
+    let src_dir = walkdir::WalkDir::new(samples.join("macos-home"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with("mcp-logs-no-resulttype"))
+        .expect("sample server");
+    let mut logs: Vec<PathBuf> = fs::read_dir(&src_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    let newest = logs.pop().unwrap();
+    let cwd = serde_json::to_string(&proj.display().to_string()).unwrap();
+    let text = fs::read_to_string(&newest)
+        .unwrap()
+        .replace("\"/tmp/mcplogs-samples/home-macos/work/web\"", &cwd);
+    let slug: String = proj
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let d = h
+        .home
+        .join(".cache/claude-cli-nodejs")
+        .join(slug)
+        .join(format!("mcp-logs-{name}"));
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
+}
+
+#[test]
+fn each_file_of_the_plan_names_only_the_servers_it_covers() {
+    let h = Home::new();
+    // proj: a slow server and a legacy one, both fixed in the user file
+    h.log("timeout-2.1.332.jsonl", "slow");
+    legacy_log(&h, &h.proj, "near");
+    // web: a legacy server whose committed settings say auto, so its local file is written
+    let web = h.home.join("work/web");
+    fs::create_dir_all(web.join(".claude")).unwrap();
+    fs::write(
+        web.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n",
+    )
+    .unwrap();
+    legacy_log(&h, &web, "farweb");
+    let entry = |f: &str| serde_json::json!({ "type": "stdio", "command": "python3", "args": [f] });
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": { "slow": entry("s.py"), "near": entry("n.py"), "farweb": entry("w.py") },
+        "projects": {
+            h.proj.display().to_string(): { "hasTrustDialogAccepted": true },
+            web.display().to_string(): { "hasTrustDialogAccepted": true },
+        },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(stdout(&out).matches("+++ ").count(), 2, "{}", stdout(&out));
+    let legacy_line = err
+        .lines()
+        .find(|l| l.contains("(legacy-negotiation)"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(legacy_line.contains("near ("), "{legacy_line}");
+    assert!(!legacy_line.contains("farweb"), "{legacy_line}");
+    let local_line = err
+        .lines()
+        .find(|l| l.starts_with("Writing ") && l.contains("settings.local.json"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(local_line.contains("(for farweb ("), "{local_line}");
+    assert!(!local_line.contains("near"), "{local_line}");
+}
+
 #[test]
 fn a_tool_name_too_long_is_never_fixed_only_explained_with_a_key_that_fits() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))

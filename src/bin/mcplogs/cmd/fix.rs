@@ -242,9 +242,25 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .collect();
         say_reach(&failing, &written);
     }
+    // Several files get the legacy setting: each names the servers it covers.
+    let legacy_files = plan.len()
+        + engine_plans
+            .iter()
+            .filter(|p| p.changes.iter().any(|c| c.cause == FixCause::Negotiation))
+            .count();
     for p in &plan {
         if let Some(why) = &p.why {
-            output::note(format_args!("Writing {}: {why}.", p.path.display()));
+            let covers: Vec<&str> = failing
+                .iter()
+                .filter(|f| f.layers.reached_by(&p.path))
+                .map(|f| f.label.as_str())
+                .collect();
+            let named = if legacy_files > 1 && !covers.is_empty() {
+                format!(" (for {})", covers.join(", "))
+            } else {
+                String::new()
+            };
+            output::note(format_args!("Writing {}{named}: {why}.", p.path.display()));
         }
     }
     for p in &engine_plans {
@@ -401,12 +417,14 @@ fn check_command_path(p: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The legacy setting as one change of a file the engine writes too.
+/// The legacy setting as one change of a file the engine writes too, for the failing
+/// servers it reaches (the file wins in their project) and no others.
 fn legacy_change(path: &Path, why: Option<&str>, failing: &[Failing]) -> Change {
     Change {
         cause: FixCause::Negotiation,
         server: failing
             .iter()
+            .filter(|f| f.layers.reached_by(path))
             .map(|f| f.label.as_str())
             .collect::<Vec<_>>()
             .join(", "),
