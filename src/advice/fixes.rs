@@ -50,7 +50,8 @@ pub struct Found {
     pub steps: Vec<UserStep>,
 }
 
-fn label(name: &str, project: Option<&str>) -> String {
+/// `far (/home/u/proj)`: how a [`Change`] and a [`UserStep`] name their server.
+pub fn label(name: &str, project: Option<&str>) -> String {
     format!("{name} ({})", project.unwrap_or("-"))
 }
 

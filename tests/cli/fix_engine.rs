@@ -413,6 +413,78 @@ fn a_server_slower_than_mcp_timeout_gets_a_longer_one_where_it_is_set() {
     }
 }
 
+/// The hand edit scan advises for a slow server when nothing does it for the user.
+const HAND_EDIT: &str = "in the env block of your Claude Code settings";
+
+#[test]
+fn scan_counts_and_advises_the_timeout_fix_as_fix_plans_it_before_and_after() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let user = h.home.join(".claude/settings.json");
+    fs::write(
+        &user,
+        "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n",
+    )
+    .unwrap();
+    let scan = |h: &Home| {
+        let out = h.run(&h.elsewhere, &["scan"]);
+        (stdout(&out), stderr(&out))
+    };
+    let (screen, notes) = scan(&h);
+    let summary = screen.lines().next().unwrap();
+    assert!(
+        summary.contains("1 can be fixed with `mcplogs fix`"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Run `mcplogs fix` (longer-timeout)"),
+        "{screen}"
+    );
+    assert!(!screen.contains(HAND_EDIT), "{screen}");
+    assert!(
+        notes.contains("`mcplogs fix` can fix it (longer-timeout)"),
+        "{notes}"
+    );
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (screen, notes) = scan(&h);
+    let summary = screen.lines().next().unwrap();
+    assert!(summary.contains("1 already fixed"), "{screen}");
+    assert!(!summary.contains("can be fixed"), "{screen}");
+    assert!(screen.contains("Already fixed"), "{screen}");
+    assert!(!screen.contains(HAND_EDIT), "{screen}");
+    assert!(notes.contains("already fixed"), "{notes}");
+}
+
+#[cfg(unix)]
+#[test]
+fn scan_never_calls_fixable_what_fix_refuses_to_write() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    mkfifo(&h.home.join(".claude/settings.json"));
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = h.run(&h.elsewhere, &["scan"]);
+    let (screen, notes) = (stdout(&out), stderr(&out));
+    assert!(
+        !screen.lines().next().unwrap().contains("can be fixed"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Run `mcplogs fix`"), "{screen}");
+    assert!(screen.contains(HAND_EDIT), "{screen}");
+    assert!(!notes.contains("can fix it"), "{notes}");
+    assert!(
+        notes.contains("`mcplogs fix` cannot make its change"),
+        "{notes}"
+    );
+}
+
 #[test]
 fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it() {
     let h = Home::new();
