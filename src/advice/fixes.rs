@@ -280,7 +280,7 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
             [] => {
                 found.steps.push(step(format!(
                     "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix {} --command-path /ABSOLUTE/PATH/{command}`",
-                    crate::text::shell_word(&s.name)
+                    crate::text::shell_word_typed(&s.name)
                 )));
                 None
             }
@@ -293,7 +293,7 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    crate::text::shell_word(&s.name)
+                    crate::text::shell_word_typed(&s.name)
                 )));
                 None
             }

@@ -367,7 +367,7 @@ fn server_known(report: &ScanReport, name: &str) -> bool {
 fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, Error> {
     let what = format!(
         "nothing mcplogs fix can change for {}{}: `{}` shows its state and what to do",
-        mcplogs::text::shell_word(name),
+        mcplogs::text::shell_word_typed(name),
         if no_steps {
             ""
         } else {
@@ -375,7 +375,7 @@ fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, E
         },
         format_args!(
             "mcplogs scan --server {}{}",
-            mcplogs::text::shell_word(name),
+            mcplogs::text::shell_word_typed(name),
             mcplogs::advice::home_flags(&args.home)
         )
     );
