@@ -345,6 +345,17 @@ pub(super) fn undo_changed(
         if now == previous {
             continue;
         }
+        // The object that held the key is gone (the user deleted the server since):
+        // putting back the one key would make a stub entry of it (`"far": {"command":
+        // "farstub"}` without its type and args); forced, it is left gone.
+        if force
+            && previous.is_some()
+            && let Some((_, parent)) = r.path.split_last()
+            && !parent.is_empty()
+            && value_at(&out, parent).is_none()
+        {
+            continue;
+        }
         if now != written && !force {
             return Err(SettingsError::KeyChangedSince {
                 path: settings.to_path_buf(),
@@ -429,6 +440,14 @@ mod tests {
             Err(SettingsError::KeyChangedSince { .. })
         ));
         assert!(undo_changed(f, &changed, &records, true).is_ok());
+        // The user deleted the server since: forced, it stays deleted (no stub entry).
+        let deleted = since.replace("\"far\": {\n      \"command\": \"/opt/farstub\"\n    }", "");
+        assert_ne!(deleted, since);
+        let undone = undo_changed(f, &deleted, &records, true).unwrap();
+        assert_eq!(
+            value_at(&undone, &["mcpServers".into(), "far".into()]),
+            None
+        );
     }
 
     #[test]

@@ -686,7 +686,7 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
     for (path, p) in &pendings {
         undo::apply_undo(p)?;
         let done = match p.how {
-            UndoHow::RemoveCreatedFile => "Removed",
+            UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile => "Removed",
             _ => "Restored",
         };
         output::note(format_args!("{} {}.", done.green().bold(), path.display()));
@@ -734,6 +734,9 @@ fn undo_how(how: UndoHow, what: &str, restore_key: &str) -> String {
             format!("Unchanged since mcplogs' {what}, which created it: removing the file.")
         }
         UndoHow::RestoreKey => format!("Changed since mcplogs' {what}: {restore_key}."),
+        UndoHow::RemoveEmptiedFile => format!(
+            "Changed since mcplogs' {what}, which created it: {restore_key} leaves nothing in it, so removing the file."
+        ),
     }
 }
 
@@ -780,7 +783,7 @@ pub(crate) fn finish_undo(
     }
     undo::apply_undo(pending)?;
     let done = match pending.how {
-        UndoHow::RemoveCreatedFile => "Removed",
+        UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile => "Removed",
         _ => "Restored",
     };
     output::note(format_args!("{} {}.", done.green().bold(), path.display()));
