@@ -50,7 +50,8 @@ pub struct Found {
     pub steps: Vec<UserStep>,
 }
 
-fn label(name: &str, project: Option<&str>) -> String {
+/// `far (/home/u/proj)`: how a [`Change`] and a [`UserStep`] name their server.
+pub fn label(name: &str, project: Option<&str>) -> String {
     format!("{name} ({})", project.unwrap_or("-"))
 }
 
@@ -132,7 +133,8 @@ fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Context) -> bool 
 }
 
 /// A `.mcp.json` server off by `disabledMcpjsonServers` in a settings file mcplogs may
-/// write: moved to `enabledMcpjsonServers` in the same file.
+/// write: moved to `enabledMcpjsonServers` in the same place (the same file, and in
+/// `~/.claude.json` the same project's entry, where Claude Code may have recorded it).
 fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
     if c.state != ServerState::Disabled || c.scope != Scope::Project {
         return;
@@ -154,22 +156,69 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
         if !offered(found, FixCause::DisabledMcpjson, who, cx) {
             return;
         }
+        let Some(parent) = list_parent(&d.key, &d.file, name) else {
+            found.steps.push(UserStep {
+                server: who.to_string(),
+                text: format!(
+                    "{} of {} disables it: take its name out of that list",
+                    d.key,
+                    d.file.display()
+                ),
+            });
+            continue;
+        };
         found.changes.push(Change {
             cause: FixCause::DisabledMcpjson,
             server: who.to_string(),
             why: format!(
-                "{name} is listed in disabledMcpjsonServers of {}, so Claude Code never starts it; moved to enabledMcpjsonServers",
-                d.file.display()
+                "{name} is listed in {} of {}, so Claude Code never starts it; moved to {}",
+                d.key,
+                d.file.display(),
+                d.key
+                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers")
             ),
             file: d.file.clone(),
             layer: d.layer,
             edit: Edit::MoveName {
+                parent,
                 from: "disabledMcpjsonServers".into(),
                 to: "enabledMcpjsonServers".into(),
                 name: name.to_string(),
             },
         });
     }
+}
+
+/// The object holding the `disabledMcpjsonServers` that `key` names
+/// (`disabledMcpjsonServers`: the top level; `projects["/p"].disabledMcpjsonServers`:
+/// that project's entry, under the member name the file uses, which may be the folder's
+/// canonical form). `None`: a key of another form, or no list there holds `name`.
+fn list_parent(key: &str, file: &Path, name: &str) -> Option<Vec<String>> {
+    const LIST: &str = "disabledMcpjsonServers";
+    if key == LIST {
+        return Some(Vec::new());
+    }
+    let quoted = key
+        .strip_prefix("projects[")?
+        .strip_suffix(&format!("].{LIST}"))?;
+    let dir: String = serde_json::from_str(quoted).ok()?;
+    let text = crate::settings::write::FileSnapshot::read(file)
+        .ok()
+        .and_then(|f| f.bytes)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let canon = std::fs::canonicalize(&dir)
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    std::iter::once(dir).chain(canon).find_map(|d| {
+        let parent = vec!["projects".to_string(), d];
+        let mut at = parent.clone();
+        at.push(LIST.into());
+        value_at(&text, &at)
+            .and_then(|v| v.as_array().cloned())
+            .is_some_and(|a| a.contains(&Value::String(name.into())))
+            .then_some(parent)
+    })
 }
 
 /// The key path of a server's entry in its configuration file.
@@ -231,7 +280,7 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
             [] => {
                 found.steps.push(step(format!(
                     "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix {} --command-path /ABSOLUTE/PATH/{command}`",
-                    crate::text::shell_word(&s.name)
+                    crate::text::shell_word_typed(&s.name)
                 )));
                 None
             }
@@ -244,7 +293,7 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    crate::text::shell_word(&s.name)
+                    crate::text::shell_word_typed(&s.name)
                 )));
                 None
             }
@@ -257,10 +306,7 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     found.changes.push(Change {
         cause: FixCause::CommandPath,
         server: who.to_string(),
-        why: format!(
-            "Claude Code could not start `{command}` (not on the PATH it gets); {} is the one on yours",
-            abs.display()
-        ),
+        why: command_path_why(command, &abs, cx.command_path.is_some(), launch.scope),
         file: file.clone(),
         layer: match launch.scope {
             Scope::Project => "mcp.json",
@@ -271,6 +317,43 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
             value: Value::String(abs.display().to_string()),
         },
     });
+}
+
+/// Why the command-path change, with what the user should know: a path they named whose
+/// file name is not the command's, and a machine's own path written into a project's
+/// `.mcp.json` (usually committed and shared).
+fn command_path_why(command: &str, abs: &Path, named: bool, scope: Scope) -> String {
+    let mut why = if named {
+        format!(
+            "Claude Code could not start `{command}` (not on the PATH it gets); you named {}",
+            abs.display()
+        )
+    } else {
+        format!(
+            "Claude Code could not start `{command}` (not on the PATH it gets); {} is the one on yours",
+            abs.display()
+        )
+    };
+    let file_name = abs.file_name().map(|n| n.to_string_lossy().into_owned());
+    let same = file_name.as_deref().is_some_and(|n| {
+        n == command
+            || (cfg!(windows)
+                && [".exe", ".cmd", ".bat"]
+                    .iter()
+                    .any(|e| n.eq_ignore_ascii_case(&format!("{command}{e}"))))
+    });
+    if !same {
+        why.push_str(&format!(
+            ", a program named `{}`, not `{command}`: the server will run that program instead",
+            file_name.unwrap_or_default()
+        ));
+    }
+    if scope == Scope::Project {
+        why.push_str(
+            ". This writes a path of this machine into the project's .mcp.json, which is usually committed and shared: other machines may not have it there",
+        );
+    }
+    why
 }
 
 /// Every executable file named `name` in the folders of `path_var`, each once (a

@@ -83,10 +83,13 @@ impl FixCause {
 pub enum Edit {
     /// `path` set to `value` (objects on the way created when missing).
     Set { path: Vec<String>, value: Value },
-    /// `name` taken out of the string list at `from` (when there) and added to the list
-    /// at `to` (created when missing), both top-level keys: merged with what the file
-    /// holds when it is written, not when it was planned.
+    /// `name` taken out of the string list at `parent` + `from` (when there) and added
+    /// to the list at `parent` + `to` (created when missing): merged with what the file
+    /// holds when it is written, not when it was planned. `parent` is empty for a
+    /// settings file's top-level keys, `["projects", "<dir>"]` for `~/.claude.json`'s
+    /// entry of a project (where Claude Code may have recorded the answer).
     MoveName {
+        parent: Vec<String>,
         from: String,
         to: String,
         name: String,
@@ -174,9 +177,19 @@ fn edited(
     for c in changes {
         let sets: Vec<(Vec<String>, Value)> = match &c.edit {
             Edit::Set { path, value } => vec![(path.clone(), value.clone())],
-            Edit::MoveName { from, to, name } => {
+            Edit::MoveName {
+                parent,
+                from,
+                to,
+                name,
+            } => {
+                let at = |key: &str| -> Vec<String> {
+                    let mut p = parent.clone();
+                    p.push(key.to_string());
+                    p
+                };
                 let list = |key: &str| -> Vec<Value> {
-                    value_at(&text, &[key.to_string()])
+                    value_at(&text, &at(key))
                         .and_then(|v| v.as_array().cloned())
                         .unwrap_or_default()
                 };
@@ -185,12 +198,12 @@ fn edited(
                 let disabled = list(from);
                 if disabled.contains(&named) {
                     let kept: Vec<Value> = disabled.into_iter().filter(|v| *v != named).collect();
-                    out.push((vec![from.clone()], Value::Array(kept)));
+                    out.push((at(from), Value::Array(kept)));
                 }
                 let mut enabled = list(to);
                 if !enabled.contains(&named) {
                     enabled.push(named);
-                    out.push((vec![to.clone()], Value::Array(enabled)));
+                    out.push((at(to), Value::Array(enabled)));
                 }
                 out
             }
@@ -332,6 +345,17 @@ pub(super) fn undo_changed(
         if now == previous {
             continue;
         }
+        // The object that held the key is gone (the user deleted the server since):
+        // putting back the one key would make a stub entry of it (`"far": {"command":
+        // "farstub"}` without its type and args); forced, it is left gone.
+        if force
+            && previous.is_some()
+            && let Some((_, parent)) = r.path.split_last()
+            && !parent.is_empty()
+            && value_at(&out, parent).is_none()
+        {
+            continue;
+        }
         if now != written && !force {
             return Err(SettingsError::KeyChangedSince {
                 path: settings.to_path_buf(),
@@ -385,6 +409,7 @@ mod tests {
             change(
                 f,
                 Edit::MoveName {
+                    parent: Vec::new(),
                     from: "disabledMcpjsonServers".into(),
                     to: "enabledMcpjsonServers".into(),
                     name: "p-off".into(),
@@ -415,6 +440,14 @@ mod tests {
             Err(SettingsError::KeyChangedSince { .. })
         ));
         assert!(undo_changed(f, &changed, &records, true).is_ok());
+        // The user deleted the server since: forced, it stays deleted (no stub entry).
+        let deleted = since.replace("\"far\": {\n      \"command\": \"/opt/farstub\"\n    }", "");
+        assert_ne!(deleted, since);
+        let undone = undo_changed(f, &deleted, &records, true).unwrap();
+        assert_eq!(
+            value_at(&undone, &["mcpServers".into(), "far".into()]),
+            None
+        );
     }
 
     #[test]

@@ -331,6 +331,9 @@ pub enum UndoHow {
     RemoveCreatedFile,
     /// Changed since the fix: only the key is put back.
     RestoreKey,
+    /// Changed since the fix, which created it: with the key put back (`--force`)
+    /// nothing is left in it, so the file goes.
+    RemoveEmptiedFile,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -443,7 +446,7 @@ pub(super) fn plan_undo_for(
             if (state.created_file || state.created_by_another_change)
                 && is_empty_object(&new_text) =>
         {
-            pending(None, UndoHow::RemoveCreatedFile)
+            pending(None, UndoHow::RemoveEmptiedFile)
         }
         KeyUndo::Text(new_text) => {
             super::fix::within_read_limit(settings, &new_text, true)?;

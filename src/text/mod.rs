@@ -194,6 +194,47 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
+/// [`shell_word`], for a word that may hold characters the screen escapes (a control
+/// character, a bidi control: a server name can): in `sh` those make `$'...'` with
+/// `\xHH` / `\uHHHH` escapes (bash, zsh, ksh and recent dash read it), so the command
+/// runs as printed; the escaped screen would otherwise show `\x1b` inside plain
+/// quotes, which the shell takes literally. PowerShell: `` `u{HHHH} `` in double quotes.
+pub fn shell_word_typed(s: &str) -> String {
+    if !s.chars().any(sanitize::is_unsafe) {
+        return shell_word(s);
+    }
+    let mut out = String::new();
+    if cfg!(windows) {
+        out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' | '`' | '$' => {
+                    out.push('`');
+                    out.push(c);
+                }
+                c if sanitize::is_unsafe(c) => out.push_str(&format!("`u{{{:04x}}}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        return out;
+    }
+    out.push_str("$'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            c if sanitize::is_unsafe(c) && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if sanitize::is_unsafe(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// PowerShell's single quotes: `'` and the typographic quotes it also accepts (a `’` in
 /// a name would otherwise end the quoting).
 pub const POWERSHELL_QUOTES: [char; 5] = ['\'', '\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}'];
@@ -391,6 +432,26 @@ mod markdown_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name with a control or bidi character is printed in a form the shell turns
+    /// back into the same bytes, in printable ASCII (the screen shows it as it is).
+    #[cfg(unix)]
+    #[test]
+    fn a_word_with_control_characters_is_typed_back_by_the_shell() {
+        let name = "ev\u{1b}[2J\u{202e}it's\\";
+        let w = shell_word_typed(name);
+        assert_eq!(w, "$'ev\\x1b[2J\\u202eit\\'s\\\\'");
+        assert!(w.chars().all(|c| c.is_ascii_graphic()), "{w}");
+        assert_eq!(shell_word_typed("plain"), "plain");
+        assert_eq!(shell_word_typed("a b"), "'a b'");
+        if std::path::Path::new("/bin/bash").exists() {
+            let out = std::process::Command::new("/bin/bash")
+                .args(["-c", &format!("printf %s {w}")])
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), name);
+        }
+    }
 
     /// Every PowerShell quote character is doubled, so none can end the quoting (the
     /// Windows form of `shell_word`, and completion's).

@@ -242,6 +242,91 @@ fn two_commands_of_that_name_are_the_users_choice_and_command_path_makes_it() {
 
 #[cfg(unix)]
 #[test]
+fn command_path_must_be_an_absolute_executable_file_and_another_name_is_said() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let text = h.claude_json(far("farstub"));
+    let plain = h.tools.join("plain");
+    fs::write(&plain, "not a program").unwrap();
+    let missing = h.tools.join("nonexistent/farstub");
+    for (bad, why) in [
+        (missing.display().to_string(), "cannot be read"),
+        ("tools/farstub".to_string(), "not an absolute path"),
+        (plain.display().to_string(), "not executable"),
+        (h.tools.display().to_string(), "not a regular file"),
+    ] {
+        let out = h.fix(&h.elsewhere, &["far", "--command-path", &bad, "--yes"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains("--command-path") && err.contains(why),
+            "{bad}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+            text,
+            "{bad}"
+        );
+    }
+    // another program's name: accepted, and said plainly
+    let other = h.tool(&h.tools, "farstub2");
+    let other_s = other.display().to_string();
+    let out = h.fix(
+        &h.elsewhere,
+        &["far", "--command-path", &other_s, "--dry-run"],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("you named") && err.contains("a program named `farstub2`, not `farstub`"),
+        "{err}"
+    );
+    assert!(!err.contains("is the one on yours"), "{err}");
+}
+
+#[test]
+fn fix_name_unknown_is_an_error_and_nothing_to_change_is_said_without_a_legacy_diff() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    // far's command is on no PATH (only the user can), quiet is configured and healthy
+    let mut servers = far("farstub");
+    servers["quiet"] = serde_json::json!({ "type": "stdio", "command": "true", "args": [] });
+    h.claude_json(servers);
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["nonexist", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no server \"nonexist\""), "{err}");
+    assert!(!stdout(&out).contains("+++ "), "{}", stdout(&out));
+    for name in ["far", "quiet"] {
+        let out = h.fix(&h.elsewhere, &[name, "--dry-run"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{name}: {err}");
+        assert!(
+            err.contains(&format!("nothing mcplogs fix can change for {name}")),
+            "{err}"
+        );
+        assert!(!stdout(&out).contains("+++ "), "{name}: {}", stdout(&out));
+        assert!(!err.contains("MCP_PROTOCOL_NEGOTIATION"), "{name}: {err}");
+        let out = h.fix(&h.elsewhere, &[name, "--yes"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("nothing mcplogs fix can change for {name}")),
+            "{err}"
+        );
+        assert!(!err.contains("--force"), "{name}: {err}");
+    }
+    assert!(stderr(&h.fix(&h.elsewhere, &["far", "--dry-run"])).contains("Only you can fix far"));
+    // plain fix with nothing fixable: no legacy diff either
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("+++ "), "{}", stdout(&out));
+    assert_eq!(h.files(), before);
+}
+
+#[cfg(unix)]
+#[test]
 fn a_build_outside_the_observed_ones_gets_no_fix_and_is_told_so() {
     let h = Home::new();
     h.log("path-2.1.332.jsonl", "far");
@@ -328,6 +413,78 @@ fn a_server_slower_than_mcp_timeout_gets_a_longer_one_where_it_is_set() {
     }
 }
 
+/// The hand edit scan advises for a slow server when nothing does it for the user.
+const HAND_EDIT: &str = "in the env block of your Claude Code settings";
+
+#[test]
+fn scan_counts_and_advises_the_timeout_fix_as_fix_plans_it_before_and_after() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let user = h.home.join(".claude/settings.json");
+    fs::write(
+        &user,
+        "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n",
+    )
+    .unwrap();
+    let scan = |h: &Home| {
+        let out = h.run(&h.elsewhere, &["scan"]);
+        (stdout(&out), stderr(&out))
+    };
+    let (screen, notes) = scan(&h);
+    let summary = screen.lines().next().unwrap();
+    assert!(
+        summary.contains("1 can be fixed with `mcplogs fix`"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Run `mcplogs fix` (longer-timeout)"),
+        "{screen}"
+    );
+    assert!(!screen.contains(HAND_EDIT), "{screen}");
+    assert!(
+        notes.contains("`mcplogs fix` can fix it (longer-timeout)"),
+        "{notes}"
+    );
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (screen, notes) = scan(&h);
+    let summary = screen.lines().next().unwrap();
+    assert!(summary.contains("1 already fixed"), "{screen}");
+    assert!(!summary.contains("can be fixed"), "{screen}");
+    assert!(screen.contains("Already fixed"), "{screen}");
+    assert!(!screen.contains(HAND_EDIT), "{screen}");
+    assert!(notes.contains("already fixed"), "{notes}");
+}
+
+#[cfg(unix)]
+#[test]
+fn scan_never_calls_fixable_what_fix_refuses_to_write() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    mkfifo(&h.home.join(".claude/settings.json"));
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = h.run(&h.elsewhere, &["scan"]);
+    let (screen, notes) = (stdout(&out), stderr(&out));
+    assert!(
+        !screen.lines().next().unwrap().contains("can be fixed"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Run `mcplogs fix`"), "{screen}");
+    assert!(screen.contains(HAND_EDIT), "{screen}");
+    assert!(!notes.contains("can fix it"), "{notes}");
+    assert!(
+        notes.contains("`mcplogs fix` cannot make its change"),
+        "{notes}"
+    );
+}
+
 #[test]
 fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it() {
     let h = Home::new();
@@ -393,6 +550,67 @@ fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
     scan_then_undo(&h, &before, false);
 }
 
+/// The state scan gives configured server `name` (run from the project).
+fn state_of(h: &Home, name: &str) -> String {
+    let out = h.run(&h.proj, &["scan", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))["state"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_server_disabled_in_claude_json_s_project_entry_is_enabled_there() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    // where Claude Code itself has recorded an Esc: the project's entry of ~/.claude.json
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": {},
+        "projects": { proj.clone(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpjsonServers": ["p-off", "p-other"],
+        } },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\n  \"mcpServers\": {\n    \"p-off\": {\n      \"command\": \"python3\",\n      \"args\": [\"s.py\"]\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    assert_eq!(state_of(&h, "p-off"), "disabled");
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["p-off", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(enable-mcpjson-server)"), "{err}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(h.home.join(".claude.json")).unwrap()).unwrap();
+    // moved within the project's entry, never to a top-level key Claude Code ignores
+    assert_eq!(doc.get("enabledMcpjsonServers"), None, "{doc:#}");
+    assert_eq!(
+        doc["projects"][&proj]["disabledMcpjsonServers"],
+        serde_json::json!(["p-other"])
+    );
+    assert_eq!(
+        doc["projects"][&proj]["enabledMcpjsonServers"],
+        serde_json::json!(["p-off"])
+    );
+    assert_ne!(state_of(&h, "p-off"), "disabled");
+    scan_then_undo(&h, &before, false);
+}
+
 #[test]
 fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
     let h = Home::new();
@@ -448,6 +666,91 @@ fn legacy_and_a_longer_timeout_in_one_file_are_one_backup_and_one_record() {
         .collect();
     assert_eq!(mcplogs_files.len(), 3, "{mcplogs_files:?}"); // backup, record, plan
     scan_then_undo(&h, &before, false);
+}
+
+/// The legacy fix's sample server (no resultType), recorded as run in `proj`, as `name`.
+fn legacy_log(h: &Home, proj: &Path, name: &str) {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs");
+    let src_dir = walkdir::WalkDir::new(samples.join("macos-home"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with("mcp-logs-no-resulttype"))
+        .expect("sample server");
+    let mut logs: Vec<PathBuf> = fs::read_dir(&src_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    let newest = logs.pop().unwrap();
+    let cwd = serde_json::to_string(&proj.display().to_string()).unwrap();
+    let text = fs::read_to_string(&newest)
+        .unwrap()
+        .replace("\"/tmp/mcplogs-samples/home-macos/work/web\"", &cwd);
+    let slug: String = proj
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let d = h
+        .home
+        .join(".cache/claude-cli-nodejs")
+        .join(slug)
+        .join(format!("mcp-logs-{name}"));
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join(newest.file_name().unwrap()), text).unwrap();
+}
+
+#[test]
+fn each_file_of_the_plan_names_only_the_servers_it_covers() {
+    let h = Home::new();
+    // proj: a slow server and a legacy one, both fixed in the user file
+    h.log("timeout-2.1.332.jsonl", "slow");
+    legacy_log(&h, &h.proj, "near");
+    // web: a legacy server whose committed settings say auto, so its local file is written
+    let web = h.home.join("work/web");
+    fs::create_dir_all(web.join(".claude")).unwrap();
+    fs::write(
+        web.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n",
+    )
+    .unwrap();
+    legacy_log(&h, &web, "farweb");
+    let entry = |f: &str| serde_json::json!({ "type": "stdio", "command": "python3", "args": [f] });
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": { "slow": entry("s.py"), "near": entry("n.py"), "farweb": entry("w.py") },
+        "projects": {
+            h.proj.display().to_string(): { "hasTrustDialogAccepted": true },
+            web.display().to_string(): { "hasTrustDialogAccepted": true },
+        },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_TIMEOUT\": \"3000\"\n  }\n}\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(stdout(&out).matches("+++ ").count(), 2, "{}", stdout(&out));
+    let legacy_line = err
+        .lines()
+        .find(|l| l.contains("(legacy-negotiation)"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(legacy_line.contains("near ("), "{legacy_line}");
+    assert!(!legacy_line.contains("farweb"), "{legacy_line}");
+    let local_line = err
+        .lines()
+        .find(|l| l.starts_with("Writing ") && l.contains("settings.local.json"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(local_line.contains("(for farweb ("), "{local_line}");
+    assert!(!local_line.contains("near"), "{local_line}");
 }
 
 #[test]

@@ -226,10 +226,14 @@ fn without_a_server_needing_it_fix_needs_force() {
     assert!(stderr(&out).contains("no scanned server needs the legacy fix"));
     assert!(stderr(&out).contains("--force"));
     assert!(!sb.user_settings().exists());
-    // A dry run only notes it and shows the diff.
+    // A dry run notes it and shows no diff: the legacy setting would help no server.
     let dry = sb.run(&["fix", "--dry-run"]);
     assert_eq!(dry.status.code(), Some(0));
-    assert!(stdout(&dry).contains("+++ "));
+    assert!(!stdout(&dry).contains("+++ "), "{}", stdout(&dry));
+    assert!(stderr(&dry).contains("no scanned server needs the legacy fix"));
+    // --force shows it
+    let forced = sb.run(&["fix", "--dry-run", "--force"]);
+    assert!(stdout(&forced).contains("+++ "), "{}", stdout(&forced));
     assert!(!sb.user_settings().exists());
 }
 

@@ -369,3 +369,35 @@ fn read_only_folder_is_a_clear_error_and_the_file_is_untouched() {
     assert_eq!(mode(&path), 0o600);
     assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
 }
+
+/// A file the fix created, changed by the user since: `--undo --force` never calls it
+/// unchanged, even when putting the key back leaves it empty and it goes.
+#[test]
+fn forced_undo_of_a_created_file_changed_since_says_it_was_changed() {
+    let sb = Sandbox::new();
+    sb.add_server_needing_fix();
+    let out = sb.run(&["fix", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let path = sb.user_settings();
+    fs::write(
+        &path,
+        "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"auto\"\n  }\n}\n",
+    )
+    .unwrap();
+    let out = sb.run(&[
+        "fix",
+        "--undo",
+        "--force",
+        "--yes",
+        "--settings",
+        path.to_str().unwrap(),
+    ]);
+    let msg = stderr(&out);
+    assert!(out.status.success(), "{msg}");
+    assert!(!msg.contains("Unchanged since"), "{msg}");
+    assert!(
+        msg.contains("Changed since mcplogs' fix, which created it"),
+        "{msg}"
+    );
+    assert!(!path.exists());
+}

@@ -146,6 +146,23 @@ pub enum Error {
     /// No home folder, so no default settings file.
     #[error("cannot find the home folder: name the settings file with --settings PATH")]
     NoHomeFolder,
+    /// `fix SERVER --command-path PATH`: PATH is not an absolute path to an executable
+    /// regular file (checked before anything is planned: the path is written as the
+    /// server's command).
+    #[error(
+        "--command-path {}: {why}; give the absolute path of the server's program (such as /usr/local/bin/NAME)",
+        .path.display()
+    )]
+    CommandPath { path: PathBuf, why: String },
+    /// `fix SERVER`: no server of that name is logged or configured.
+    #[error(
+        "no server {name:?}: none of that name is logged or configured (`mcplogs scan` lists the servers)"
+    )]
+    FixUnknownServer { name: String },
+    /// `fix SERVER`: no file mcplogs writes would change anything for it (`what` says so
+    /// and where to look).
+    #[error("{what}; nothing written")]
+    FixNothingFor { what: String },
     /// `fix` without `--force` when no scanned server needs it.
     #[error("{FIX_NOT_NEEDED}; pass --force to apply it anyway")]
     FixNotNeeded,

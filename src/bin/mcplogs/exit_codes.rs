@@ -62,6 +62,9 @@ impl ExitCode {
             | Error::SettingsPath { .. }
             | Error::NoHomeFolder
             | Error::FixNotNeeded
+            | Error::CommandPath { .. }
+            | Error::FixUnknownServer { .. }
+            | Error::FixNothingFor { .. }
             | Error::NotConfirmed
             | Error::NotConfirmedPrune
             | Error::Prune(_)

@@ -98,6 +98,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     if args.undo {
         return run_undo_cmd(&args);
     }
+    if let Some(p) = &args.command_path {
+        check_command_path(p)?;
+    }
     // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
     // legacy setting only. Else one file per failing server's project: the file that
     // wins there, and every other change the fix engine declares for a failing server.
@@ -107,6 +110,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     } else {
         Some(scan_for_fix(&args)?)
     };
+    if let (Some(name), Some(r)) = (args.server.as_deref(), &report)
+        && !server_known(r, name)
+    {
+        return Err(Error::FixUnknownServer {
+            name: name.to_string(),
+        });
+    }
     let failing = match &report {
         Some(r) => servers_needing_fix(&args, r),
         None => Vec::new(),
@@ -132,8 +142,19 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         files.push(one);
     } else if failing.is_empty() {
         if !engine_any {
-            if !args.force && !args.dry_run {
+            // Nothing any file can change: never a legacy diff that helps no server.
+            if let Some(name) = args.server.as_deref() {
                 say_steps(&found.steps);
+                return nothing_for(name, &args, found.steps.is_empty());
+            }
+            if !args.force {
+                say_steps(&found.steps);
+                if args.dry_run {
+                    output::note(format_args!(
+                        "{FIX_NOT_NEEDED}: nothing to write (--force shows and writes it anyway)."
+                    ));
+                    return Ok(ExitCode::Clean);
+                }
                 return Err(Error::FixNotNeeded);
             }
             let Some(one) = settings_path(&args)? else {
@@ -203,7 +224,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         if !args.dry_run {
             return Err(Error::FixNotNeeded);
         }
-        output::warning(FIX_NOT_NEEDED);
+        // never a diff that helps no server; --force shows it
+        output::note(format_args!(
+            "{FIX_NOT_NEEDED}: nothing to write (--force shows and writes it anyway)."
+        ));
+        return Ok(ExitCode::Clean);
     } else if !failing.is_empty() {
         let written: Vec<&Path> = plan
             .iter()
@@ -217,9 +242,25 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .collect();
         say_reach(&failing, &written);
     }
+    // Several files get the legacy setting: each names the servers it covers.
+    let legacy_files = plan.len()
+        + engine_plans
+            .iter()
+            .filter(|p| p.changes.iter().any(|c| c.cause == FixCause::Negotiation))
+            .count();
     for p in &plan {
         if let Some(why) = &p.why {
-            output::note(format_args!("Writing {}: {why}.", p.path.display()));
+            let covers: Vec<&str> = failing
+                .iter()
+                .filter(|f| f.layers.reached_by(&p.path))
+                .map(|f| f.label.as_str())
+                .collect();
+            let named = if legacy_files > 1 && !covers.is_empty() {
+                format!(" (for {})", covers.join(", "))
+            } else {
+                String::new()
+            };
+            output::note(format_args!("Writing {}{named}: {why}.", p.path.display()));
         }
     }
     for p in &engine_plans {
@@ -302,12 +343,88 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// The legacy setting as one change of a file the engine writes too.
+/// Whether `fix NAME` names a server the scan knows: logged, or configured for a
+/// scanned project or for the folder `fix` runs in.
+fn server_known(report: &ScanReport, name: &str) -> bool {
+    if report.servers.iter().any(|s| s.name == name)
+        || report.configured.iter().any(|r| r.name == name)
+    {
+        return true;
+    }
+    let env = |k: &str| std::env::var(k).ok();
+    std::env::current_dir().ok().is_some_and(|cwd| {
+        let global = mcplogs::claude_code::paths::global_config_here();
+        mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
+            .servers
+            .iter()
+            .any(|s| s.name == name)
+    })
+}
+
+/// `fix NAME` where no file mcplogs writes would change anything for NAME: said, with
+/// where to look (the steps only the user can take were said before). A dry run ends
+/// cleanly; otherwise the command fails (exit 2), since the fix asked for was not made.
+fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, Error> {
+    let what = format!(
+        "nothing mcplogs fix can change for {}{}: `{}` shows its state and what to do",
+        mcplogs::text::shell_word_typed(name),
+        if no_steps {
+            ""
+        } else {
+            " (only you can, as said above)"
+        },
+        format_args!(
+            "mcplogs scan --server {}{}",
+            mcplogs::text::shell_word_typed(name),
+            mcplogs::advice::home_flags(&args.home)
+        )
+    );
+    if args.dry_run {
+        output::note(format_args!("{what}. Nothing to write."));
+        return Ok(ExitCode::Clean);
+    }
+    Err(Error::FixNothingFor { what })
+}
+
+/// `--command-path`: written as the server's command, so it must be an absolute path to
+/// an executable regular file (a link to one is fine: Claude Code follows it).
+fn check_command_path(p: &Path) -> Result<(), Error> {
+    let refuse = |why: String| {
+        Err(Error::CommandPath {
+            path: p.to_path_buf(),
+            why,
+        })
+    };
+    if !p.is_absolute() {
+        return refuse(
+            "not an absolute path (Claude Code starts the server from another folder)".into(),
+        );
+    }
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(e) => return refuse(format!("cannot be read ({e})")),
+    };
+    if !meta.is_file() {
+        return refuse("not a regular file".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o111 == 0 {
+            return refuse("not executable (no x permission)".into());
+        }
+    }
+    Ok(())
+}
+
+/// The legacy setting as one change of a file the engine writes too, for the failing
+/// servers it reaches (the file wins in their project) and no others.
 fn legacy_change(path: &Path, why: Option<&str>, failing: &[Failing]) -> Change {
     Change {
         cause: FixCause::Negotiation,
         server: failing
             .iter()
+            .filter(|f| f.layers.reached_by(path))
             .map(|f| f.label.as_str())
             .collect::<Vec<_>>()
             .join(", "),
@@ -569,7 +686,7 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
     for (path, p) in &pendings {
         undo::apply_undo(p)?;
         let done = match p.how {
-            UndoHow::RemoveCreatedFile => "Removed",
+            UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile => "Removed",
             _ => "Restored",
         };
         output::note(format_args!("{} {}.", done.green().bold(), path.display()));
@@ -617,6 +734,9 @@ fn undo_how(how: UndoHow, what: &str, restore_key: &str) -> String {
             format!("Unchanged since mcplogs' {what}, which created it: removing the file.")
         }
         UndoHow::RestoreKey => format!("Changed since mcplogs' {what}: {restore_key}."),
+        UndoHow::RemoveEmptiedFile => format!(
+            "Changed since mcplogs' {what}, which created it: {restore_key} leaves nothing in it, so removing the file."
+        ),
     }
 }
 
@@ -663,7 +783,7 @@ pub(crate) fn finish_undo(
     }
     undo::apply_undo(pending)?;
     let done = match pending.how {
-        UndoHow::RemoveCreatedFile => "Removed",
+        UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile => "Removed",
         _ => "Restored",
     };
     output::note(format_args!("{} {}.", done.green().bold(), path.display()));

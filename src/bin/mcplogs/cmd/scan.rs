@@ -128,6 +128,28 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     } else {
         Vec::new()
     };
+    // only what `fix` would write: a file it refuses (not a regular file, comments, not
+    // JSON) is said, and its servers keep their own advice
+    let (engine, refused) = plannable(engine);
+    let fix_cmd = format!("mcplogs fix{}", mcplogs::advice::home_flags(homes));
+    let engine_actions: Vec<render::scan::EngineAction> = engine
+        .iter()
+        .map(|c| render::scan::EngineAction {
+            label: c.server.clone(),
+            text: format!("Run `{fix_cmd}` ({}): {}.", c.cause.as_str(), c.why),
+            command: fix_cmd.clone(),
+            in_place: false,
+        })
+        .chain(in_place.iter().map(|(who, what)| render::scan::EngineAction {
+            label: who.clone(),
+            text: format!(
+                "Already fixed (restart Claude Code or run /mcp, then check with `{}`): {what}.",
+                mcplogs::advice::verify_command(homes)
+            ),
+            command: fix_cmd.clone(),
+            in_place: true,
+        }))
+        .collect();
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
@@ -171,6 +193,7 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
                     .map(|d| d.display().to_string()),
                 verbose: args.verbose,
                 homes: opts.request.homes.clone(),
+                engine: engine_actions,
             },
         );
         t.push_str("\nSettings (for this folder)\n");
@@ -201,12 +224,47 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
             c.why
         ));
     }
+    for (who, cause, why) in refused {
+        output::note(format_args!(
+            "{who}: `mcplogs fix` cannot make its change ({cause}): {why}."
+        ));
+    }
     for (who, what) in in_place {
         output::note(format_args!(
             "{who}: already fixed (restart Claude Code to check): {what}."
         ));
     }
     Ok(ExitCode::from_problems(problems))
+}
+
+/// The engine's changes `mcplogs fix` would write, and for each it would refuse (its
+/// file cannot be planned) the server, the cause and why. A change its file already
+/// holds is neither.
+fn plannable(
+    changes: Vec<mcplogs::settings::engine::Change>,
+) -> (
+    Vec<mcplogs::settings::engine::Change>,
+    Vec<(String, &'static str, String)>,
+) {
+    let mut groups: Vec<(std::path::PathBuf, Vec<mcplogs::settings::engine::Change>)> = Vec::new();
+    for c in changes {
+        match groups.iter_mut().find(|(p, _)| *p == c.file) {
+            Some((_, cs)) => cs.push(c),
+            None => groups.push((c.file.clone(), vec![c])),
+        }
+    }
+    let (mut ok, mut refused) = (Vec::new(), Vec::new());
+    for (path, cs) in groups {
+        match mcplogs::settings::engine::plan_file(&path, cs.clone()) {
+            Ok(Some(_)) => ok.extend(cs),
+            Ok(None) => {}
+            Err(e) => refused.extend(
+                cs.into_iter()
+                    .map(|c| (c.server, c.cause.as_str(), e.to_string())),
+            ),
+        }
+    }
+    (ok, refused)
 }
 
 /// Why `--since` found nothing, in the scan's local time form with its zone. `--since`
