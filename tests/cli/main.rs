@@ -29,6 +29,7 @@ mod doc_paths;
 #[cfg(unix)]
 mod docs_true;
 mod explain;
+mod explain_log;
 mod export;
 #[cfg(unix)]
 mod fix_engine;
