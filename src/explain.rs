@@ -686,7 +686,15 @@ pub fn from_log_scan(scan: &crate::scan::ScanReport, named: bool) -> ExplainRepo
             diagnosis: s.diagnosis.clone(),
             note: None,
             state: None,
-            local: Some(local_evidence(s)),
+            local: Some(LocalEvidence {
+                // piped: the private copy scan read is gone; `-` is stdin
+                source: if named {
+                    s.source.clone()
+                } else {
+                    std::path::PathBuf::from("-")
+                },
+                ..local_evidence(s)
+            }),
         })
         .collect();
     ExplainReport {

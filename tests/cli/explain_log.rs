@@ -62,6 +62,8 @@ fn explain_of_each_sample_log_file_gives_scans_verdict_and_cause() {
         let doc: serde_json::Value = serde_json::from_str(&piped.stdout)
             .unwrap_or_else(|e| panic!("{f:?} piped: {e}: {}{}", piped.stdout, piped.stderr));
         assert_eq!(verdicts(&doc), want, "explain < {f:?}");
+        // no path of the private copy it was read from: `-`, stdin
+        assert_eq!(doc["servers"][0]["logs"], "-", "{f:?}");
         // exit code as scan's: 1 for a failing verdict
         assert_eq!(named.code, scan_run.code, "{f:?}: {}", named.stderr);
     }
