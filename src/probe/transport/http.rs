@@ -522,6 +522,12 @@ mod remote_cause_tests {
         ] {
             assert_eq!(tls_cause(text), Some(cause), "{text}");
         }
+        // observed: ureq 3.5 with rustls against a self-signed certificate made by
+        // `openssl req -x509` (a CA certificate used as the server's own)
+        let self_signed = ureq::Error::Io(std::io::Error::other(
+            "invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))",
+        ));
+        assert_eq!(remote_cause(&self_signed), Some(Cause::TlsUntrusted));
         assert_eq!(tls_cause("io: unexpected end of file"), None);
     }
 }
