@@ -634,22 +634,72 @@ pub fn attach_local(
             continue;
         }
         e.diagnosis = s.diagnosis.clone();
-        e.local = Some(LocalEvidence {
-            source: s.source.clone(),
-            last_seen: s.last_seen.clone(),
-            stderr_tail: s.stderr_tail.clone(),
-            launch: s.launch.as_deref().cloned(),
-            run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
-                .then(|| crate::advice::run_by_hand(s))
-                .flatten(),
-            recommendation: crate::advice::for_server(s),
-            legacy_fix_applies: s.legacy_fix_applies(),
-            fix_command: s.legacy_fix_applies().then(|| {
-                s.settings
-                    .as_deref()
-                    .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+        e.local = Some(local_evidence(s));
+    }
+}
+
+/// What `scan` says of one server, as an entry's [`LocalEvidence`].
+fn local_evidence(s: &crate::scan::ServerReport) -> LocalEvidence {
+    LocalEvidence {
+        source: s.source.clone(),
+        last_seen: s.last_seen.clone(),
+        stderr_tail: s.stderr_tail.clone(),
+        launch: s.launch.as_deref().cloned(),
+        run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
+            .then(|| crate::advice::run_by_hand(s))
+            .flatten(),
+        recommendation: crate::advice::for_server(s),
+        legacy_fix_applies: s.legacy_fix_applies(),
+        fix_command: s.legacy_fix_applies().then(|| {
+            s.settings
+                .as_deref()
+                .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+        }),
+    }
+}
+
+/// Whether the input is a server's log (JSON Lines or a JSON array of records, as
+/// Claude Code writes them) rather than pasted `claude mcp list` output or one message:
+/// such input is explained as `scan` reads it ([`from_log_scan`]), every session
+/// grouped and classified, never its lines taken as one message.
+pub fn is_server_log(bytes: &[u8]) -> bool {
+    use crate::logs::decode::{LogFormat, sniff};
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    matches!(
+        sniff(head),
+        Some(LogFormat::JsonLines | LogFormat::JsonArray)
+    )
+}
+
+/// A scan of a server's log file, as entries: each server's verdict, cause and advice
+/// are the scan's, whole. `named`: the file was named (its folder names the server);
+/// piped input names none.
+pub fn from_log_scan(scan: &crate::scan::ScanReport, named: bool) -> ExplainReport {
+    let entries = scan
+        .servers
+        .iter()
+        .map(|s| ExplainEntry {
+            name: named.then(|| s.name.clone()),
+            target: None,
+            status: crate::advice::reason::short_reason(s),
+            detail: None,
+            diagnosis: s.diagnosis.clone(),
+            note: None,
+            state: None,
+            local: Some(LocalEvidence {
+                // piped: the private copy scan read is gone; `-` is stdin
+                source: if named {
+                    s.source.clone()
+                } else {
+                    std::path::PathBuf::from("-")
+                },
+                ..local_evidence(s)
             }),
-        });
+        })
+        .collect();
+    ExplainReport {
+        entries,
+        ..ExplainReport::default()
     }
 }
 

@@ -1205,24 +1205,31 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     }
     // What helps each server, said for the servers it helps: never `mcplogs fix` for a
     // server it cannot help (a missing command, a crash, credentials).
-    // Bounded like the list: the names beyond HOOK_NAMED_MAX are "the others".
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    // Bounded like the list: the servers beyond HOOK_NAMED_MAX are counted in the
+    // action that helps each of them ("and 1 more"), never given another's action.
+    let mut groups: Vec<(String, Vec<String>, usize)> = Vec::new();
     for (i, (s, d)) in failed.iter().enumerate() {
         let what = hook_action(s.help(d));
         let name = (i < HOOK_NAMED_MAX).then(|| hook_name(s.shown()));
-        match groups.iter_mut().find(|(w, _)| **w == what) {
-            Some((_, names)) => names.extend(name),
-            None => groups.push((what, name.into_iter().collect())),
+        let unnamed = usize::from(name.is_none());
+        match groups.iter_mut().find(|(w, _, _)| **w == what) {
+            Some((_, names, n)) => {
+                names.extend(name);
+                *n += unnamed;
+            }
+            None => groups.push((what, name.into_iter().collect(), unnamed)),
         }
     }
     let what: Vec<String> = groups
         .iter()
-        .map(|(w, names)| {
+        .map(|(w, names, unnamed)| {
             // One action for all: no need to name them again.
             if failed.len() == 1 || groups.len() == 1 {
                 w.to_string()
             } else if names.is_empty() {
-                format!("for the others: {w}")
+                format!("for {unnamed} more: {w}")
+            } else if *unnamed > 0 {
+                format!("for {} and {unnamed} more: {w}", names.join(", "))
             } else {
                 format!("for {}: {w}", names.join(", "))
             }
@@ -1706,6 +1713,50 @@ mod tests {
         assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
         let m = hook_message(&s, &names[..HOOK_NAMED_MAX + 1]).unwrap();
         assert!(m.contains("+1 more: run `mcplogs scan`"), "{m}");
+    }
+
+    /// The servers past [`HOOK_NAMED_MAX`] are counted in the action that helps each
+    /// of them: one needing the legacy fix is never told to authenticate because the
+    /// one other unnamed server needs that (adversarial finding 5).
+    #[test]
+    fn the_unnamed_servers_get_each_their_own_action() {
+        let fetch = || {
+            let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+            d.cause = Some(Cause::MissingResultType);
+            d.era = Some(crate::classify::verdict::Era::Modern);
+            ServerState::Failed(Box::new(d))
+        };
+        let crash = || {
+            let mut d = Diagnosis::new(Verdict::ConnectionFailed);
+            d.cause = Some(Cause::ConnectionClosed);
+            ServerState::Failed(Box::new(d))
+        };
+        let auth = || {
+            let mut d = Diagnosis::new(Verdict::ConnectionFailed);
+            d.cause = Some(Cause::NeedsAuth);
+            ServerState::Failed(Box::new(d))
+        };
+        let s = status(&[
+            ("a", crash()),
+            ("b", fetch()),
+            ("c", fetch()),
+            ("d", crash()),
+            ("e", fetch()),
+            ("sso", auth()),
+            ("late-fetch", fetch()),
+        ]);
+        let names: Vec<String> = s.servers.iter().map(|x| x.name.clone()).collect();
+        let m = hook_message(&s, &names).unwrap();
+        assert!(!m.contains("for the others"), "{m}");
+        assert!(
+            m.contains("for b, c, e and 1 more: run `mcplogs fix`"),
+            "the unnamed fetch failure counted with the fix: {m}"
+        );
+        assert!(
+            m.contains("for 1 more: run /mcp in Claude Code to authenticate"),
+            "only the one needing it told to authenticate: {m}"
+        );
+        assert!(m.contains("for a, d: run `mcplogs scan -v`"), "{m}");
     }
 
     #[test]

@@ -264,6 +264,14 @@ fn predict_tools(
             Failure::Timeout { .. } => (Verdict::ConnectionFailed, Some(Cause::Timeout)),
             Failure::NeedsAuth { .. } => (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)),
             Failure::VersionUnsupported { .. } => (Verdict::VersionUnsupported, None),
+            // scan's cause for the same failure in Claude Code's log
+            Failure::Http {
+                cause: Some(cause), ..
+            } => (Verdict::ConnectionFailed, Some(*cause)),
+            // a proxy's `407 Proxy Authentication Required` (scan: `(407)`)
+            Failure::HttpStatus { status: 407, .. } => {
+                (Verdict::ConnectionFailed, Some(Cause::ProxyRefused))
+            }
             Failure::Spawn { .. }
             | Failure::HttpStatus { .. }
             | Failure::Http { .. }

@@ -276,7 +276,8 @@ pub struct NotSince {
     pub project_folder: Option<String>,
     /// The encoded server name (the folder name without `mcp-logs-`).
     pub folder: String,
-    /// When its newest log file was last written (seconds since the epoch).
+    /// When its last record was written (seconds since the epoch): the latest record
+    /// time of the file written last; that file's mtime only when no record has a time.
     pub last_written: EpochSeconds,
 }
 
@@ -369,14 +370,17 @@ pub fn scan_with_progress(
     }
     // `--since`: every server folder with its newest file's time, before the older
     // files go: those left without a session since are "not seen since" (below)
-    let mut before_since: Vec<(PathBuf, NotSince)> = Vec::new();
+    // (with the file written last: its last record's time is read only for the
+    // folders left without a row)
+    let mut before_since: Vec<(PathBuf, PathBuf, NotSince)> = Vec::new();
     if opts.since.is_some() {
         for u in &units {
             if let Unit::ServerDir(d) = u
-                && let Some(t) = u.files().filter_map(|f| mtime(&f)).max()
+                && let Some((t, newest)) = u.files().filter_map(|f| Some((mtime(&f)?, f))).max()
             {
                 before_since.push((
                     d.path.clone(),
+                    newest,
                     NotSince {
                         project_folder: d.project_folder.clone(),
                         folder: d.folder.clone(),
@@ -494,10 +498,18 @@ pub fn scan_with_progress(
     } else {
         let seen: std::collections::HashSet<&Path> =
             all.iter().map(|s| s.source.as_path()).collect();
+        use rayon::prelude::*;
         before_since
-            .into_iter()
-            .filter(|(p, _)| !seen.contains(p.as_path()))
-            .map(|(_, n)| n)
+            .into_par_iter()
+            .filter(|(p, _, _)| !seen.contains(p.as_path()))
+            .map(|(_, newest, mut n)| {
+                // the records' time, as a row's LAST SEEN is (a copied or restored
+                // file's mtime is another time); the mtime only when no record has one
+                if let Some(t) = read::last_record_time(&newest) {
+                    n.last_written = t;
+                }
+                n
+            })
             .collect()
     };
     let mut servers = all;

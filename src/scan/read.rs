@@ -341,6 +341,45 @@ pub(super) fn mtime(p: &Path) -> Option<EpochSeconds> {
     Some(crate::time::system_time_secs(t))
 }
 
+/// How much of a file's end [`last_record_time`] reads first.
+const TAIL_BYTES: u64 = 256 * 1024;
+
+/// When the last record of the log file `p` was written, by the records' own
+/// timestamps (never the file's mtime, which a copy or a backup restore sets to another
+/// time): the latest `"timestamp"` in its last [`TAIL_BYTES`], else in the whole file
+/// (a last record longer than that). `None` when no record has a time.
+pub(super) fn last_record_time(p: &Path) -> Option<EpochSeconds> {
+    use std::io::{Read, Seek, SeekFrom};
+    static TIMESTAMP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""timestamp"\s*:\s*"([^"\\]{1,64})""#).expect("regex")
+    });
+    let latest = |text: &str| {
+        TIMESTAMP
+            .captures_iter(text)
+            .filter_map(|c| crate::time::parse_iso(&c[1]))
+            .max()
+    };
+    let (mut f, meta) = crate::safe_read::open_regular(p).ok()?;
+    let start = meta.len().saturating_sub(TAIL_BYTES);
+    f.seek(SeekFrom::Start(start)).ok()?;
+    let mut tail = Vec::new();
+    f.take(TAIL_BYTES).read_to_end(&mut tail).ok()?;
+    if let Some(t) = latest(&String::from_utf8_lossy(&tail)) {
+        return Some(t);
+    }
+    if start == 0 {
+        return None;
+    }
+    let mut newest = None;
+    decode::for_each_record(p, &mut |r| {
+        if let Some(t) = r.timestamp.as_deref().and_then(crate::time::parse_iso) {
+            newest = newest.max(Some(t));
+        }
+    })
+    .ok()?;
+    newest
+}
+
 pub(super) fn file_len(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }

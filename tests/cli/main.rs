@@ -29,6 +29,7 @@ mod doc_paths;
 #[cfg(unix)]
 mod docs_true;
 mod explain;
+mod explain_log;
 mod export;
 #[cfg(unix)]
 mod fix_engine;
@@ -54,6 +55,7 @@ mod probe_agree;
 #[cfg(unix)]
 mod probe_ci;
 mod probe_lifecycle;
+mod probe_remote_cause;
 #[cfg(unix)]
 mod probe_trust;
 #[cfg(unix)]

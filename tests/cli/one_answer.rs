@@ -917,3 +917,73 @@ mod many {
         );
     }
 }
+
+/// `--since` on logs whose files were written lately (copied, restored) but whose
+/// records are old: a "not seen since" server's last session is its records' time, the
+/// LAST SEEN that scan without `--since` shows, never its file's mtime (adversarial
+/// finding 9).
+#[test]
+fn since_gives_the_records_time_not_the_files() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    // every log written a minute ago (on the suite's clock); its records are of
+    // 2026-11-29
+    for f in walkdir::WalkDir::new(home.join(".cache"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+    {
+        set_age(&f, 60);
+    }
+    // one server seen since (its records a minute old), so the project is scanned
+    let folder = walkdir::WalkDir::new(home.join(".cache"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.ends_with("mcp-logs-acme-docs"))
+        .unwrap();
+    let latest = sorted_files(&folder).pop().unwrap();
+    let now = now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let fresh: Vec<String> = fs::read_to_string(&latest)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["timestamp"] = mcplogs::time::format_iso(now - 60).into();
+            v.to_string()
+        })
+        .collect();
+    let fresh_file = folder.join("2026-12-31T00-00-00-000Z.jsonl");
+    fs::write(&fresh_file, fresh.join("\n") + "\n").unwrap();
+    set_age(&fresh_file, 60);
+    let (_, all) = scan_doc(&home, &project, &[]);
+    let (_, since) = scan_doc(&home, &project, &["--since", "10m"]);
+    let last_seen = |name: &str| {
+        all["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .and_then(|s| s["lastSeen"].as_str())
+            .map(|t| mcplogs::time::parse_iso(t).unwrap())
+    };
+    let rows = since["configured"].as_array().unwrap();
+    let not_seen: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["state"] == "not-seen-since")
+        .collect();
+    assert!(not_seen.len() >= 5, "{since:#}");
+    for r in not_seen {
+        let name = r["name"].as_str().unwrap();
+        let last = mcplogs::time::parse_iso(r["lastSession"].as_str().unwrap()).unwrap();
+        assert_eq!(Some(last), last_seen(name), "{name}: {r:#}");
+    }
+    let screen = run(&mut cmd(&home, &project, &["scan", "--since", "10m"]));
+    assert!(
+        screen.stdout.contains("its last session was at 2026-11-29"),
+        "{}",
+        screen.stdout
+    );
+}

@@ -126,6 +126,7 @@ pub(super) fn request(
     }
     Err(Failure::Http {
         message: format!("more than {MAX_REDIRECTS} redirects"),
+        cause: None,
     })
 }
 
@@ -181,8 +182,61 @@ pub(super) fn http_failure(e: ureq::Error, waited: Duration) -> Failure {
             waited_ms: waited.as_millis() as u64,
         },
         other => Failure::Http {
+            cause: remote_cause(&other),
             message: other.to_string(),
         },
+    }
+}
+
+/// The cause `scan` gives the same failure when Claude Code logs it (Node's words,
+/// `ECONNREFUSED`, `getaddrinfo ENOTFOUND`, `DEPTH_ZERO_SELF_SIGNED_CERT`...; see
+/// `claude_code::markers`), read from the HTTP client's error: the refused port, the
+/// name no resolver knows, the certificate not trusted, expired or for another name,
+/// the proxy that refused the tunnel.
+pub(super) fn remote_cause(e: &ureq::Error) -> Option<crate::classify::verdict::Cause> {
+    use crate::classify::verdict::Cause;
+    match e {
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            Some(Cause::ConnectionRefused)
+        }
+        ureq::Error::HostNotFound => Some(Cause::NameNotResolved),
+        // `to_socket_addrs`' error: "failed to lookup address information: ..."
+        ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+            Some(Cause::NameNotResolved)
+        }
+        ureq::Error::ConnectProxyFailed(_) => Some(Cause::ProxyRefused),
+        other => tls_cause(&other.to_string()),
+    }
+}
+
+/// A certificate error, from the TLS library's words (rustls': `invalid peer
+/// certificate: UnknownIssuer`, `Expired`, `NotValidForName`; native-tls' on Windows:
+/// the chain or its root not trusted, the date, the name).
+fn tls_cause(text: &str) -> Option<crate::classify::verdict::Cause> {
+    use crate::classify::verdict::Cause;
+    let t = text.to_ascii_lowercase();
+    if !(t.contains("certificate") || t.contains("rustls") || t.contains("tls")) {
+        return None;
+    }
+    if t.contains("expired") || t.contains("notvalidyet") || t.contains("validity period") {
+        Some(Cause::TlsExpired)
+    } else if t.contains("notvalidforname")
+        || t.contains("name mismatch")
+        || t.contains("principal name")
+        || t.contains("hostname")
+    {
+        Some(Cause::TlsHostname)
+    } else if t.contains("unknownissuer")
+        || t.contains("badsignature")
+        || t.contains("untrusted")
+        || t.contains("not trusted")
+        || t.contains("self signed")
+        || t.contains("self-signed")
+        || t.contains("invalid peer certificate")
+    {
+        Some(Cause::TlsUntrusted)
+    } else {
+        None
     }
 }
 
@@ -241,6 +295,7 @@ impl HttpTransport {
         let Some(origin) = Origin::of(url) else {
             return Err(Failure::Http {
                 message: format!("not an http(s) URL: {url:?}"),
+                cause: None,
             });
         };
         Ok(HttpTransport {
@@ -422,5 +477,57 @@ pub(super) fn read_sse(
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod remote_cause_tests {
+    use super::*;
+    use crate::classify::verdict::Cause;
+
+    /// The HTTP client's errors, as scan's causes for the same failures.
+    #[test]
+    fn client_errors_get_scans_remote_causes() {
+        let refused = ureq::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert_eq!(remote_cause(&refused), Some(Cause::ConnectionRefused));
+        assert_eq!(
+            remote_cause(&ureq::Error::HostNotFound),
+            Some(Cause::NameNotResolved)
+        );
+        let lookup = ureq::Error::Io(std::io::Error::other(
+            "failed to lookup address information: Name or service not known",
+        ));
+        assert_eq!(remote_cause(&lookup), Some(Cause::NameNotResolved));
+        assert_eq!(
+            remote_cause(&ureq::Error::ConnectProxyFailed("407".into())),
+            Some(Cause::ProxyRefused)
+        );
+        assert_eq!(
+            remote_cause(&ureq::Error::Io(std::io::Error::other("broken pipe"))),
+            None
+        );
+        for (text, cause) in [
+            (
+                "rustls: invalid peer certificate: UnknownIssuer",
+                Cause::TlsUntrusted,
+            ),
+            (
+                "rustls: invalid peer certificate: Expired",
+                Cause::TlsExpired,
+            ),
+            (
+                "rustls: invalid peer certificate: NotValidForName",
+                Cause::TlsHostname,
+            ),
+        ] {
+            assert_eq!(tls_cause(text), Some(cause), "{text}");
+        }
+        // observed: ureq 3.5 with rustls against a self-signed certificate made by
+        // `openssl req -x509` (a CA certificate used as the server's own)
+        let self_signed = ureq::Error::Io(std::io::Error::other(
+            "invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))",
+        ));
+        assert_eq!(remote_cause(&self_signed), Some(Cause::TlsUntrusted));
+        assert_eq!(tls_cause("io: unexpected end of file"), None);
     }
 }

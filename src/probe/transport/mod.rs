@@ -58,6 +58,10 @@ pub enum Failure {
     /// DNS, refused connection, TLS, a malformed URL...
     Http {
         message: String,
+        /// The cause `scan` names for the same failure in Claude Code's log
+        /// (`connection-refused`, `name-not-resolved`, `tls-*`, `proxy-refused`), when
+        /// the error says which it is.
+        cause: Option<crate::classify::verdict::Cause>,
     },
     VersionUnsupported {
         version: String,
@@ -128,7 +132,7 @@ impl std::fmt::Display for Failure {
             },
             Failure::HttpStatus { status, body } if body.is_empty() => write!(f, "HTTP {status}"),
             Failure::HttpStatus { status, body } => write!(f, "HTTP {status}: {body}"),
-            Failure::Http { message } => write!(f, "{message}"),
+            Failure::Http { message, .. } => write!(f, "{message}"),
             Failure::VersionUnsupported { version } => write!(
                 f,
                 "the server answered initialize with protocol version {version:?}, which Claude Code does not support"

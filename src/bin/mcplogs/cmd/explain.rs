@@ -34,7 +34,15 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         }
     };
     let text = String::from_utf8_lossy(&bytes);
-    let mut report = mcplogs::explain::explain(&text);
+    // A server's log (named, or piped): read as `scan` reads it, each session
+    // classified, never its many lines taken as one pasted message.
+    let logged = if args.message.is_none() && mcplogs::explain::is_server_log(&bytes) {
+        explain_log(&args, &bytes)
+    } else {
+        None
+    };
+    let from_log = logged.is_some();
+    let mut report = logged.unwrap_or_else(|| mcplogs::explain::explain(&text));
     if !args.redact.no_redact {
         // Every value the configuration marks as secret (this machine's, or --home's),
         // hidden wherever the paste shows it.
@@ -50,7 +58,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     }
     report.homes = args.home.iter().cloned().collect();
     report.project = args.project.clone();
-    if !args.no_logs && mcplogs::explain::wants_local(&report) {
+    if !from_log && !args.no_logs && mcplogs::explain::wants_local(&report) {
         attach_local(&mut report, &args);
     }
     if args.output.json {
@@ -115,6 +123,55 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
         },
     );
     mcplogs::explain::attach_local(report, &scanned, &project);
+}
+
+/// A server's log file (or the same bytes piped on stdin), scanned as `mcplogs scan
+/// FILE` scans it and resolved as it resolves it (the working folder, or `--project`,
+/// is "here"): its verdict, cause and advice are scan's. `None` when the scan finds no
+/// server in it (the input is then explained as a paste).
+fn explain_log(args: &ExplainArgs, bytes: &[u8]) -> Option<mcplogs::explain::ExplainReport> {
+    use mcplogs::logs::discovery::Request;
+    use mcplogs::scan::{ScanOptions, scan};
+    let named = args
+        .file
+        .as_deref()
+        .filter(|p| p.as_os_str() != "-" && p.is_file());
+    // piped bytes are scanned from a private copy (scan reads files), named by no folder
+    let tmp;
+    let path = match named {
+        Some(p) => p.to_path_buf(),
+        None => {
+            tmp = tempfile::tempdir().ok()?;
+            let p = tmp.path().join("stdin.jsonl");
+            std::fs::write(&p, bytes).ok()?;
+            p
+        }
+    };
+    let opts = ScanOptions {
+        request: Request {
+            homes: args.home.iter().cloned().collect(),
+            paths: vec![path],
+        },
+        no_redact: args.redact.no_redact,
+        managed_dir: args.managed_dir.clone(),
+        ..ScanOptions::default()
+    };
+    let mut scanned = scan(&opts).ok()?;
+    if scanned.servers.is_empty() {
+        return None;
+    }
+    let redact = !args.redact.no_redact;
+    mcplogs::resolve::resolve(
+        &mut scanned,
+        &opts,
+        &project_dir(args),
+        args.managed_dir.as_deref(),
+        mcplogs::resolve::Steps {
+            launch: mcplogs::resolve::Launch::Attach { redact },
+            redact_report: redact,
+        },
+    );
+    Some(mcplogs::explain::from_log_scan(&scanned, named.is_some()))
 }
 
 /// The project `claude mcp list` ran in: `--project`, else the working directory.
