@@ -291,7 +291,12 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
     let secret = |t: &str| crate::redact::Redactor::redact_own_secrets(t) != t;
     let mut tables = Tables::default();
     let mut folders: std::collections::BTreeMap<String, Vec<StoredFile>> = Default::default();
-    for (name, section) in slot.folders {
+    // In name order, folders and files alike, so the tables are interned in one order
+    // and the same summaries always make the same bytes (whatever order the scan's
+    // workers finished in).
+    let mut sections: Vec<_> = slot.folders.into_iter().collect();
+    sections.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, section) in sections {
         let dir = project.join(&name);
         let Some(name) = name.into_string().ok() else {
             continue;
@@ -299,8 +304,9 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
         if fs::symlink_metadata(&dir).is_err() || secret(&name) {
             continue;
         }
-        let mut files: Vec<StoredFile> = section
-            .entries
+        let mut entries: Vec<_> = section.entries.into_iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut files: Vec<StoredFile> = entries
             .into_iter()
             .filter(|(n, _)| !section.changed || fs::symlink_metadata(file_in(&dir, n)).is_ok())
             .filter_map(|(n, e)| e.stored(n.into_string().ok()?, &mut tables))
@@ -1163,6 +1169,49 @@ mod tests {
                 idx.save(&ix, &secret_dir);
                 assert_eq!(ix.folder.read(&name, 1 << 20).unwrap(), None);
             }
+        }
+    }
+
+    /// The same summaries make the same bytes, whatever order the server folders were
+    /// read and saved in (the texts table was interned in the order of a hash map).
+    #[test]
+    fn a_projects_index_is_the_same_bytes_whatever_order_its_folders_were_read_in() {
+        let logs = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        for i in 0..12 {
+            let dir = logs.path().join(format!("mcp-logs-s{i}"));
+            fs::create_dir_all(&dir).unwrap();
+            let f = dir.join("2026-11-01T10-00-00-000Z.jsonl");
+            fs::write(
+                &f,
+                LINES.replace("\"cwd\":\"/w\"", &format!("\"cwd\":\"/w{i}\"")),
+            )
+            .unwrap();
+            old(&f);
+            files.push(f);
+        }
+        let bytes_when = |order: &[usize]| {
+            let cache = tempfile::tempdir().unwrap();
+            let ix = open(cache.path()).unwrap();
+            for &i in order {
+                let f = &files[i];
+                let dir = f.parent().unwrap();
+                let mut idx = FolderIndex::load(&ix, dir).unwrap();
+                idx.store(f, Reading::start(f).unwrap(), &sessions_of(f), None);
+                idx.save(&ix, dir);
+            }
+            let project = canonical_folder(logs.path()).unwrap();
+            ix.folder
+                .read(&index_name(project.to_str().unwrap()), 1 << 20)
+                .unwrap()
+                .expect("an index of the project")
+        };
+        let forward: Vec<usize> = (0..12).collect();
+        let backward: Vec<usize> = (0..12).rev().collect();
+        let first = bytes_when(&forward);
+        for _ in 0..3 {
+            assert_eq!(bytes_when(&forward), first);
+            assert_eq!(bytes_when(&backward), first);
         }
     }
 
