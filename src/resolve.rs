@@ -67,16 +67,23 @@ pub fn resolve(
     managed_dir: Option<&Path>,
     steps: Steps,
 ) {
-    if let Launch::Attach { redact } = steps.launch {
-        attach_launch(report, opts, redact);
+    // The configuration's global file, read once for every step below (a scan of log
+    // files or folders named on the command line joins no configuration).
+    let config = opts.request.paths.is_empty().then(|| config_sources(opts));
+    if let (Launch::Attach { redact }, Some((global, env))) = (steps.launch, &config) {
+        attach_launch(report, opts, global.as_ref(), &**env, redact);
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
-    let notes = discovery::notes(report, opts, cwd);
-    report.warnings.extend(notes);
+    if let Some((global, _)) = &config {
+        let notes = discovery::notes(report, opts, cwd, managed_dir, global.as_ref());
+        report.warnings.extend(notes);
+    }
     if steps.redact_report {
         crate::scan::redact_report(report);
     }
-    join_configuration(report, opts, cwd, managed_dir);
+    if let Some((global, env)) = &config {
+        join_configuration(report, opts, cwd, managed_dir, global.as_ref(), &**env);
+    }
     let homes = &opts.request.homes;
     crate::advice::attach_with(report, homes, cwd, &|dir| {
         negotiation_in(homes, dir, managed_dir)
@@ -115,25 +122,23 @@ fn project_states(
 /// Joins what Claude Code configures with the logs (every configured server gets a row):
 /// for a scan of a home (this user's, or `--home DIR`'s with no environment), never for
 /// log files or folders named on the command line.
-pub fn join_configuration(
+fn join_configuration(
     report: &mut ScanReport,
     opts: &ScanOptions,
     cwd: &Path,
     managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+    env: &dyn Fn(&str) -> Option<String>,
 ) {
-    if !opts.request.paths.is_empty() {
-        return;
-    }
     let homes = &opts.request.homes;
-    let (global, env) = config_sources(opts);
     let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
-        config::is_known_project(global.as_ref(), d)
+        config::is_known_project(global, d)
     });
     let projects = dirs
         .into_iter()
         .map(|dir| {
-            let resolved = project_states(global.as_ref(), &*env, homes, &dir, managed_dir);
-            ProjectConfig::new(dir, global.as_ref().map(|g| g.path()), resolved)
+            let resolved = project_states(global, env, homes, &dir, managed_dir);
+            ProjectConfig::new(dir, global.map(|g| g.path()), resolved)
         })
         .collect();
     joined::join(report, projects, opts);
@@ -165,17 +170,19 @@ fn config_sources_of(homes: &[PathBuf]) -> (Option<GlobalConfig>, EnvLookup) {
 /// configuration is not known). Before the scan's redaction, which passes over the
 /// command too; with `redact`, a value the configuration holds as a secret (an `env` or
 /// header value) that also sits in an argument or URL is masked here.
-pub fn attach_launch(report: &mut ScanReport, opts: &ScanOptions, redact: bool) {
-    if !opts.request.paths.is_empty() {
-        return;
-    }
-    let (global, env) = config_sources(opts);
+fn attach_launch(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    global: Option<&GlobalConfig>,
+    env: &dyn Fn(&str) -> Option<String>,
+    redact: bool,
+) {
     let seen = std::cell::RefCell::new(Vec::new());
     joined::attach_launch(
         report,
         opts.request.homes.first().map(|h| h.as_path()),
         &|dir| {
-            let r = config::resolve_in(global.as_ref(), dir, &*env);
+            let r = config::resolve_in(global, dir, env);
             seen.borrow_mut().extend(r.servers.iter().cloned());
             r
         },

@@ -6,12 +6,12 @@
 //! Nothing here reads a credential or a cache entry's bytes: the cache folder is listed
 //! ([`dc::list`]: bounded, no link followed, nothing opened), the
 //! transcripts folder of a project is listed for its newest session's name and time,
-//! and `.claude.json` is read bounded for one flag.
+//! and one flag is taken from `.claude.json` as the resolution read it (with its bound).
 
 use std::path::{Path, PathBuf};
 
 use crate::classify::verdict::{Cause, Verdict};
-use crate::claude_code::config::TransportKind;
+use crate::claude_code::config::{GlobalConfig, TransportKind};
 use crate::claude_code::discovery_cache::{self as dc, Freshness, Listing, Switch};
 use crate::scan::{ScanOptions, ScanReport, ServerReport};
 use crate::settings;
@@ -33,7 +33,12 @@ fn iso(t: u64) -> String {
     crate::time::local_time(&crate::time::format_iso(t as i64))
 }
 
-fn state(opts: &ScanOptions, cwd: &Path) -> Option<CacheState> {
+fn state(
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+) -> Option<CacheState> {
     let this_machine = opts.request.homes.is_empty();
     let home = match opts.request.homes.first() {
         Some(h) => h.clone(),
@@ -47,7 +52,7 @@ fn state(opts: &ScanOptions, cwd: &Path) -> Option<CacheState> {
         }
     };
     let config_dir = crate::claude_code::paths::config_dir(Some(&home), &env)?;
-    let sources = settings::Sources::for_scan(&opts.request.homes, cwd);
+    let sources = super::sources_for(&opts.request.homes, cwd, managed_dir);
     let layer = |var: &str| {
         settings::env::env_values(
             &sources,
@@ -68,22 +73,13 @@ fn state(opts: &ScanOptions, cwd: &Path) -> Option<CacheState> {
         None,
     )
     .is_on();
-    // Nothing to say without entries unless the variable turns the cache on: the flag
-    // (in a `.claude.json` that may be large) is read only when it can matter.
+    // Nothing to say without entries unless the variable turns the cache on.
     if listing.entries.is_empty() && listing.refused == 0 && !on_by_variable {
         return None;
     }
-    let flag = crate::claude_code::paths::global_config(Some(&home), &env)
-        .and_then(|p| {
-            crate::safe_read::read_regular(
-                &p,
-                crate::safe_read::SETTINGS_MAX_BYTES,
-                crate::safe_read::Follow::Links,
-            )
-            .ok()
-            .flatten()
-        })
-        .and_then(|r| serde_json::from_slice::<serde_json::Value>(&r.bytes).ok())
+    // `.claude.json`, as the resolution read it
+    let flag = global
+        .and_then(GlobalConfig::document)
         .and_then(|doc| dc::rollout_flag(&doc));
     let switch = Switch::decide(
         variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
@@ -145,11 +141,14 @@ fn deciding_session(s: &ServerReport) -> Option<&str> {
 }
 
 /// The notes for a scan of a home (none for files or folders named on the command line).
-pub(super) fn notes(report: &ScanReport, opts: &ScanOptions, cwd: &Path) -> Vec<Warning> {
-    if !opts.request.paths.is_empty() {
-        return Vec::new();
-    }
-    let Some(st) = state(opts, cwd) else {
+pub(super) fn notes(
+    report: &ScanReport,
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+) -> Vec<Warning> {
+    let Some(st) = state(opts, cwd, managed_dir, global) else {
         return Vec::new();
     };
     let entries = &st.listing.entries;
