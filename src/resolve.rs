@@ -40,11 +40,7 @@ pub struct Steps {
 /// The settings layers of `dir` as a scan of `homes` reads them, with the managed
 /// settings in `managed_dir` when given (tests' `--managed-dir`).
 pub fn sources_for(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> Sources {
-    let mut sources = Sources::for_scan(homes, dir);
-    if let Some(d) = managed_dir {
-        sources.managed_dir = d.to_path_buf();
-    }
-    sources
+    Sources::for_scan_in(homes, dir, managed_dir)
 }
 
 /// The settings in effect in `dir` (see [`sources_for`]).

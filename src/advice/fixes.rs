@@ -408,10 +408,7 @@ fn is_executable(p: &Path) -> bool {
 
 fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     let (project, _) = super::project_dir_of(s, cx.cwd);
-    let mut sources = Sources::for_scan(cx.homes, &project);
-    if let Some(d) = cx.managed_dir {
-        sources.managed_dir = d.to_path_buf();
-    }
+    let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
     let var = lifecycle::MCP_TIMEOUT_VAR;
     let layers = crate::settings::env::env_values(&sources, var, std::env::var(var).ok());
     let limit = s
@@ -508,10 +505,7 @@ pub fn in_place(
                     continue;
                 };
                 let (project, _) = super::project_dir_of(s, cwd);
-                let mut sources = Sources::for_scan(homes, &project);
-                if let Some(d) = managed_dir {
-                    sources.managed_dir = d.to_path_buf();
-                }
+                let sources = Sources::for_scan_in(homes, &project, managed_dir);
                 let var = lifecycle::MCP_TIMEOUT_VAR;
                 let now = crate::settings::env::env_values(&sources, var, std::env::var(var).ok())
                     .into_iter()

@@ -66,13 +66,8 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
             config::configured_values(&doc, &env, &mut add);
         }
     }
-    let sources_for = |dir: &Path| {
-        let mut s = Sources::for_scan(&places.homes, dir);
-        if let Some(m) = &places.managed_dir {
-            s.managed_dir = m.clone();
-        }
-        s
-    };
+    let sources_for =
+        |dir: &Path| Sources::for_scan_in(&places.homes, dir, places.managed_dir.as_deref());
     let first = sources_for(places.projects.first().map_or(Path::new(""), |p| p));
     let managed = paths::managed_mcp_json(&first.managed_dir);
     let mut files: Vec<PathBuf> = vec![managed];

@@ -162,6 +162,20 @@ impl Sources {
         }
     }
 
+    /// [`Sources::for_scan`], with the managed settings in `managed_dir` when given
+    /// (`--managed-dir`): every command reads a project's layers through this.
+    pub fn for_scan_in(
+        homes: &[PathBuf],
+        project_dir: &Path,
+        managed_dir: Option<&Path>,
+    ) -> Sources {
+        let mut sources = Sources::for_scan(homes, project_dir);
+        if let Some(d) = managed_dir {
+            sources.managed_dir = d.to_path_buf();
+        }
+        sources
+    }
+
     /// Every settings file, highest precedence first (no environment layer).
     pub fn files(&self) -> Vec<(LayerKind, PathBuf)> {
         let mut files = Vec::new();

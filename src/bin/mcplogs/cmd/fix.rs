@@ -592,10 +592,7 @@ fn roll_back(written: &[(PathBuf, fix::AppliedFix)]) {
 /// The user settings file of the home `fix` works on: where the plan record goes.
 fn user_file(args: &FixArgs) -> Option<PathBuf> {
     let cwd = std::env::current_dir().ok()?;
-    let mut sources = Sources::for_scan(&args.home, &cwd);
-    if let Some(d) = &args.managed_dir {
-        sources.managed_dir = d.clone();
-    }
+    let sources = Sources::for_scan_in(&args.home, &cwd, args.managed_dir.as_deref());
     mcplogs::settings::effective_negotiation(&sources)
         .layers
         .into_iter()
