@@ -5,6 +5,7 @@
 //! user's choice, never failing). What no file can fix is a [`UserStep`]: what only the
 //! user can do, with the exact command or change.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -59,6 +60,8 @@ pub fn label(name: &str, project: Option<&str>) -> String {
 /// setting), and what only the user can do.
 pub fn find(report: &ScanReport, cx: &Context) -> Found {
     let mut found = Found::default();
+    // Each configuration file read once, however many of its servers are not found.
+    let mut texts: HashMap<PathBuf, String> = HashMap::new();
     let named = |n: &str| cx.server.is_none_or(|s| s == n);
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());
@@ -74,7 +77,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             continue;
         }
         match s.diagnosis.cause {
-            Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx),
+            Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx, &mut texts),
             Some(Cause::Timeout | Cause::ToolsTimeout) => timeout(&mut found, s, &who, cx),
             Some(Cause::NeedsAuth) => found.steps.push(UserStep {
                 server: who.clone(),
@@ -235,7 +238,13 @@ fn entry_path(scope: Scope, name: &str, project: Option<&str>) -> Option<Vec<Str
     }
 }
 
-fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
+fn command_path(
+    found: &mut Found,
+    s: &ServerReport,
+    who: &str,
+    cx: &Context,
+    texts: &mut HashMap<PathBuf, String>,
+) {
     let Some(launch) = s.launch.as_deref() else {
         return;
     };
@@ -259,13 +268,14 @@ fn command_path(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     key.push("command".into());
     // The entry must hold the bare name as written (no `${VAR}` to keep).
     // read as the write will read it: bounded, regular files only
-    let text = crate::settings::write::FileSnapshot::read(file)
-        .ok()
-        .and_then(|f| f.bytes)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    if value_at(&text, &key) != Some(Value::String(command.clone()))
-        || command.contains(['/', '\\'])
+    let text = texts.entry(file.clone()).or_insert_with(|| {
+        crate::settings::write::FileSnapshot::read(file)
+            .ok()
+            .and_then(|f| f.bytes)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
+    });
+    if value_at(text, &key) != Some(Value::String(command.clone())) || command.contains(['/', '\\'])
     {
         found.steps.push(step(format!(
             "its command `{command}` was not found; put the command's absolute path as \"command\" of its entry in {}",
