@@ -1,7 +1,7 @@
 //! One resolution of every scanned server's state, the one every command consults
 //! (`scan`, `explain`, `report`, `export`, `fix`, `probe`): beyond its verdict from the
-//! logs, how the configuration starts it ([`attach_launch`]), its configuration and
-//! approval in its own project ([`join_configuration`]), and the settings in effect
+//! logs, how the configuration starts it (`attach_launch`), its configuration and
+//! approval in its own project (`join_configuration`), and the settings in effect
 //! there, which decide what the fix would change ([`crate::advice::attach_with`]).
 //! [`resolve`] runs them in the one order; the binary only parses and renders. What
 //! Claude Code's MCP discovery cache did or will do to a server is part of its state too
@@ -90,7 +90,7 @@ pub fn resolve(
 type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
 
 /// The servers Claude Code configures for `dir` and each one's state (approval,
-/// disabled, denied...), resolved as [`join_configuration`] resolves a scanned
+/// disabled, denied...), resolved as `join_configuration` resolves a scanned
 /// project's: for `homes` as in the scan (none: this machine's, with its environment),
 /// the settings layers of [`sources_for`]. `probe` starts what this says Claude Code
 /// starts.
