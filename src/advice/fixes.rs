@@ -76,9 +76,15 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         if s.is_shared() {
             continue;
         }
+        if super::needs_legacy_setting(s)
+            && let Some(other) = super::negotiation_conflict(report, s, cx.cwd)
+        {
+            found.steps.push(conflict_step(&who, &other.name, &s.name));
+        }
         match s.diagnosis.cause {
             Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx, &mut texts),
             Some(Cause::Timeout | Cause::ToolsTimeout) => timeout(&mut found, s, &who, cx),
+            Some(Cause::ModernOnly) => modern_negotiation(&mut found, report, s, &who, cx),
             Some(Cause::NeedsAuth) => found.steps.push(UserStep {
                 server: who.clone(),
                 text: format!(
@@ -485,6 +491,81 @@ fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
     });
 }
 
+/// A server that speaks only the 2026-07-28 protocol, met with the legacy handshake:
+/// `MCP_PROTOCOL_NEGOTIATION=auto` in its project's `.claude/settings.local.json`, which
+/// outranks the user file, the shared project file and the environment (observed on
+/// 2.1.287, 2.1.288, 2.1.300, 2.1.310, 2.1.332 and 2.1.336 with `legacy` in the user
+/// file: the server connected with its tools). Never where a managed file decides, and never in a project where another
+/// failing server needs the legacy setting: no value serves both.
+fn modern_negotiation(
+    found: &mut Found,
+    report: &ScanReport,
+    s: &ServerReport,
+    who: &str,
+    cx: &Context,
+) {
+    use crate::settings::{NEGOTIATION_KEY, NegotiationValue, effective_negotiation};
+    let (project, gone) = super::project_dir_of(s, cx.cwd);
+    if gone {
+        return;
+    }
+    let e = effective_negotiation(&Sources::for_scan_in(cx.homes, &project, cx.managed_dir));
+    if e.value() == Some(&NegotiationValue::Auto) {
+        return; // in place: `in_place` says so
+    }
+    if let Some(l) = e.deciding_layer()
+        && matches!(l.kind, LayerKind::Managed | LayerKind::ManagedDropIn)
+    {
+        found.steps.push(UserStep {
+            server: who.to_string(),
+            text: format!(
+                "the managed settings file {} sets {NEGOTIATION_KEY}, and no file mcplogs may write outranks it: ask whoever administers this machine for {NEGOTIATION_KEY}=auto in this project",
+                l.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default()
+            ),
+        });
+        return;
+    }
+    if let Some(other) = super::negotiation_conflict(report, s, cx.cwd) {
+        found.steps.push(conflict_step(who, &s.name, &other.name));
+        return;
+    }
+    if !offered(found, FixCause::ModernNegotiation, who, cx) {
+        return;
+    }
+    let file = project.join(".claude").join("settings.local.json");
+    let from = e
+        .deciding_layer()
+        .and_then(|l| l.path.as_deref())
+        .map(|p| format!("legacy is in effect from {}", p.display()))
+        .unwrap_or_else(|| "this build uses the legacy handshake for it".to_string());
+    found.changes.push(Change {
+        cause: FixCause::ModernNegotiation,
+        server: who.to_string(),
+        why: format!(
+            "it speaks only the 2026-07-28 protocol and {from}; {NEGOTIATION_KEY}=auto in {} (the local settings of {}, which outrank the user file and the project's shared file) makes Claude Code negotiate it there only",
+            file.display(),
+            project.display()
+        ),
+        file,
+        layer: LayerKind::Local.as_str(),
+        edit: Edit::Set {
+            path: vec!["env".into(), NEGOTIATION_KEY.into()],
+            value: Value::String("auto".into()),
+        },
+    });
+}
+
+/// Two servers of one project need opposite values of `MCP_PROTOCOL_NEGOTIATION`:
+/// `modern` speaks only the new protocol, `legacy` needs the legacy setting.
+fn conflict_step(who: &str, modern: &str, legacy: &str) -> UserStep {
+    UserStep {
+        server: who.to_string(),
+        text: format!(
+            "in this project {legacy} needs MCP_PROTOCOL_NEGOTIATION=legacy and {modern} speaks only the new protocol, which that setting breaks: no value serves both, so mcplogs writes neither; ask the authors of {legacy} to fix its tools/list (its evidence says how), or of {modern} to accept the legacy handshake"
+        ),
+    }
+}
+
 /// A failing server whose cause the configuration no longer has: the engine's fix (or
 /// the user's own) is in place, and the log is older than it. `(label, what)` for each.
 pub fn in_place(
@@ -530,6 +611,25 @@ pub fn in_place(
                             "{var} is now {ms} ms ({}), above the {limit} ms it failed with",
                             l.describe()
                         ),
+                    ));
+                }
+            }
+            Some(Cause::ModernOnly) => {
+                let (project, _) = super::project_dir_of(s, cwd);
+                let e = crate::settings::effective_negotiation(&Sources::for_scan_in(
+                    homes,
+                    &project,
+                    managed_dir,
+                ));
+                if e.value() == Some(&crate::settings::NegotiationValue::Auto) {
+                    let from = e
+                        .deciding_layer()
+                        .and_then(|l| l.path.as_deref())
+                        .map(|p| format!(" (from {})", p.display()))
+                        .unwrap_or_default();
+                    out.push((
+                        who,
+                        format!("MCP_PROTOCOL_NEGOTIATION is now auto{from}, which negotiates the new protocol"),
                     ));
                 }
             }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::classify::verdict::{Era, Verdict};
 use crate::scan::{ScanReport, ServerReport};
-use crate::settings::target::SettingsAdvice;
+use crate::settings::target::{FixTarget, SettingsAdvice};
 use crate::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 
 /// The project folder whose settings apply to a server, and whether it is gone: its
@@ -58,6 +58,7 @@ pub fn attach_with(
     // the settings outside them, read once (10,000 gone projects read the user's files
     // 10,000 times), with its own folder named.
     let mut gone_read: Option<SettingsAdvice> = None;
+    let modern_only = modern_only_servers(report, cwd);
     for s in &mut report.servers {
         if !needs_legacy_setting(s) {
             continue;
@@ -69,7 +70,12 @@ pub fn attach_with(
                     project_dir: dir.clone(),
                     ..first.clone()
                 },
-                _ => SettingsAdvice::for_project(&read(&dir)),
+                _ => {
+                    let e = read(&dir);
+                    let mut a = SettingsAdvice::for_project(&e);
+                    a.target = legacy_target(&e, &modern_only, read).0;
+                    a
+                }
             };
             a.homes = homes.to_vec();
             a.project_gone = gone;
@@ -96,6 +102,94 @@ pub fn works_only_under_legacy(s: &ServerReport) -> bool {
     s.diagnosis.verdict == Verdict::Healthy
         && s.diagnosis.era == Some(Era::Legacy)
         && legacy_curable_failure(s).is_some()
+}
+
+/// A server the legacy setting breaks: it speaks only the 2026-07-28 protocol
+/// ([`Cause::ModernOnly`](crate::classify::verdict::Cause::ModernOnly) now, or connected
+/// in the modern era after sessions that failed so). `MCP_PROTOCOL_NEGOTIATION=legacy`
+/// must not reach its project (observed on 2.1.287 to 2.1.336: it fails there), and
+/// `auto` in its project's local settings makes it connect.
+pub fn needs_modern_negotiation(s: &ServerReport) -> bool {
+    use crate::classify::verdict::Cause;
+    let modern_only = |c: Option<Cause>| c == Some(Cause::ModernOnly);
+    (s.counts_now() && s.fails_now() && modern_only(s.diagnosis.cause))
+        || (matches!(s.diagnosis.verdict, Verdict::Healthy | Verdict::Degraded)
+            && s.diagnosis.era == Some(Era::Modern)
+            && s.history.iter().any(|h| modern_only(h.cause)))
+}
+
+/// For a server that one negotiation value cures (the legacy setting, or `auto` for a
+/// server that speaks only the new protocol), the first other server of the same
+/// project that needs the opposite value: then no value of `MCP_PROTOCOL_NEGOTIATION`
+/// serves both, and `mcplogs fix` writes neither (it lists the conflict as the user's
+/// to settle). `cwd` stands in for servers whose project is unknown.
+pub fn negotiation_conflict<'a>(
+    report: &'a ScanReport,
+    s: &ServerReport,
+    cwd: &Path,
+) -> Option<&'a ServerReport> {
+    let opposite: fn(&ServerReport) -> bool = if needs_modern_negotiation(s) {
+        |o| o.counts_now() && needs_legacy_setting(o)
+    } else if needs_legacy_setting(s) {
+        needs_modern_negotiation
+    } else {
+        return None;
+    };
+    let project = project_dir_of(s, cwd).0;
+    report
+        .servers
+        .iter()
+        .filter(|o| !std::ptr::eq(*o, s))
+        .find(|o| opposite(o) && project_dir_of(o, cwd).0 == project)
+}
+
+/// The servers known to speak only the new protocol ([`needs_modern_negotiation`]):
+/// each one's name and project folder. The legacy setting must not be written where it
+/// reaches them (the user file covers every project that does not decide the value
+/// itself).
+pub fn modern_only_servers(report: &ScanReport, cwd: &Path) -> Vec<(String, PathBuf)> {
+    report
+        .servers
+        .iter()
+        .filter(|s| needs_modern_negotiation(s))
+        .map(|s| (s.name.clone(), project_dir_of(s, cwd).0))
+        .collect()
+}
+
+/// Where the legacy setting goes for the project of `e`: the file [`choose`] picks, except
+/// the user file when it would also reach a server of another project that speaks only
+/// the new protocol (`modern_only`: each one's name and project, from
+/// [`modern_only_servers`]; `read` gives a project's settings): then the project's own
+/// `.claude/settings.local.json`, and the name of the server it spares. Scan's advice
+/// and `mcplogs fix` both take it from here.
+///
+/// [`choose`]: crate::settings::target::choose
+pub fn legacy_target<'a>(
+    e: &EffectiveNegotiation,
+    modern_only: &'a [(String, PathBuf)],
+    read: &dyn Fn(&Path) -> EffectiveNegotiation,
+) -> (FixTarget, Option<&'a (String, PathBuf)>) {
+    use crate::settings::layers::LayerKind;
+    let target = crate::settings::target::choose(e);
+    if let FixTarget::Write {
+        kind: LayerKind::User,
+        path: user,
+        ..
+    } = &target
+        && let Some(m) = modern_only
+            .iter()
+            .find(|(_, p)| *p != e.project_dir && read(p).reached_by(user))
+    {
+        return (
+            FixTarget::Write {
+                kind: LayerKind::Local,
+                path: e.project_dir.join(".claude").join("settings.local.json"),
+                outranks: None,
+            },
+            Some(m),
+        );
+    }
+    (target, None)
 }
 
 /// The latest earlier verdict of `s` that the legacy setting cures.

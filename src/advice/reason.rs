@@ -67,10 +67,22 @@ pub fn short_reason(s: &ServerReport) -> String {
             }
             _ => "part of the server's offer lost".to_string(),
         },
+        Verdict::VersionUnsupported if d.cause == Some(Cause::ModernOnly) => {
+            match decisive.split_once("is not supported: ") {
+                Some((_, v)) => format!(
+                    "speaks only protocol {}; the legacy handshake was used",
+                    first_line(v)
+                ),
+                None => "speaks only the new protocol; the legacy handshake was used".to_string(),
+            }
+        }
         Verdict::VersionUnsupported => match decisive.split_once("is not supported: ") {
             Some((_, v)) => format!("protocol version {} not supported", first_line(v)),
             None => "protocol version not supported".to_string(),
         },
+        Verdict::ConnectionFailed if d.cause == Some(Cause::ModernOnly) => {
+            "refused the legacy handshake's protocol version".to_string()
+        }
         Verdict::ConnectionFailed => match d.cause {
             Some(Cause::CommandNotFound) => match decisive.split_once("not found in $PATH: ") {
                 Some((_, cmd)) => format!("command not found: {}", first_line(cmd)),

@@ -300,6 +300,17 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
         (Verdict::ToolsFetchFailed, _) => {
             "tools/list was rejected for a reason unrelated to protocol negotiation: read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION will not help.".to_string()
         }
+        (Verdict::VersionUnsupported | Verdict::ConnectionFailed, Some(Cause::ModernOnly)) => {
+            let how = if d.verdict == Verdict::VersionUnsupported {
+                "answered the legacy handshake's initialize with a version that handshake cannot accept"
+            } else {
+                "refused the version the legacy handshake's initialize proposed"
+            };
+            format!(
+                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (the Settings section says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`mcplogs fix` writes it); if another server of the project needs the legacy setting, no value serves both.",
+                lifecycle::Behaviour::StdioNegotiates.first_build()
+            )
+        }
         (Verdict::VersionUnsupported, _) => {
             "The server answered initialize with a protocol version Claude Code did not propose: update the server or Claude Code. MCP_PROTOCOL_NEGOTIATION=legacy does not help: this fails in the legacy handshake itself.".to_string()
         }

@@ -41,7 +41,8 @@ enum State<E> {
         tools_failed: Option<ToolsFailure<E>>,
         later: Later<E>,
     },
-    VersionUnsupported(Vec<E>),
+    /// `true`: the server answered a version newer than the legacy handshake proposes.
+    VersionUnsupported(bool, Vec<E>),
     ConnectionFailed(Cause, Vec<E>),
 }
 
@@ -391,12 +392,12 @@ fn step<E>(state: State<E>, signal: Signal, i: E) -> State<E> {
             }
             state
         }
-        Signal::VersionUnsupported => match state {
-            State::VersionUnsupported(mut ev) => {
+        Signal::VersionUnsupported { modern } => match state {
+            State::VersionUnsupported(_, mut ev) => {
                 push_evidence(&mut ev, i);
-                State::VersionUnsupported(ev)
+                State::VersionUnsupported(modern, ev)
             }
-            _ => State::VersionUnsupported(vec![i]),
+            _ => State::VersionUnsupported(modern, vec![i]),
         },
         Signal::ConnectionFailed { cause } => match state {
             State::ConnectionFailed(old, mut ev) => {
@@ -430,7 +431,13 @@ fn push_evidence<E>(ev: &mut Vec<E>, i: E) {
 fn finish<E>(state: State<E>) -> (Diagnosis, Vec<E>) {
     match state {
         State::Nothing => (Diagnosis::new(Verdict::Unknown), Vec::new()),
-        State::VersionUnsupported(ev) => (Diagnosis::new(Verdict::VersionUnsupported), ev),
+        State::VersionUnsupported(modern, ev) => (
+            Diagnosis {
+                cause: modern.then_some(Cause::ModernOnly),
+                ..Diagnosis::new(Verdict::VersionUnsupported)
+            },
+            ev,
+        ),
         State::ConnectionFailed(cause, ev) => (
             Diagnosis {
                 cause: Some(cause),

@@ -62,8 +62,10 @@ pub enum Signal {
         bad_tool_path: Option<String>,
         is_final: bool,
     },
-    /// The classic handshake got a version the client did not propose.
-    VersionUnsupported,
+    /// The classic handshake got a version the client did not propose; `modern`: a
+    /// version newer than every one that handshake proposes (a server that speaks only
+    /// the 2026-07-28 revision).
+    VersionUnsupported { modern: bool },
     /// A connection attempt failed.
     ConnectionFailed { cause: Cause },
     /// The model called one of the server's tools: its tools were loaded.
@@ -176,8 +178,13 @@ fn signal_of(m: &str) -> Option<Signal> {
     if found.any(Needle::ListChanged) && m.starts_with("Received") {
         return Some(Signal::ListChanged);
     }
-    if found.any(Needle::Version) {
-        return Some(Signal::VersionUnsupported);
+    if let Some(idx) = found.first(Needle::Version) {
+        let answered = m[idx..]
+            .split_once(": ")
+            .map_or("", |(_, v)| v.split_whitespace().next().unwrap_or(""));
+        return Some(Signal::VersionUnsupported {
+            modern: crate::claude_code::lifecycle::newer_than_legacy_handshake(answered),
+        });
     }
     if let Some(idx) = found.first(Needle::ToolsFailure) {
         let (cause, bad_tool_path) = tools_failure_cause(&m[idx..]);
@@ -526,8 +533,13 @@ pub fn connection_failure_cause(m: &str) -> Cause {
         Regex::new(r"Error POSTing to endpoint|^(HTTP )?Connection failed( after \d+ms,[^(]*)? \((40[02-9]|4[1-9]\d|5\d\d)\)")
             .expect("regex")
     });
+    static VERSION_REFUSED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(crate::claude_code::markers::INITIALIZE_VERSION_REFUSED_WORDING).expect("regex")
+    });
     if NOT_FOUND.is_match(m) {
         Cause::CommandNotFound
+    } else if VERSION_REFUSED.is_match(m) {
+        Cause::ModernOnly
     } else if let Some(cause) = remote_failure_cause(m) {
         cause
     } else if AUTH.is_match(m) {
@@ -585,7 +597,8 @@ pub fn cause_rank(c: Cause) -> u8 {
         | Cause::NameNotResolved
         | Cause::ConnectionRefused
         | Cause::OauthNoRegistration
-        | Cause::AuthHeaderRejected => 5,
+        | Cause::AuthHeaderRejected
+        | Cause::ModernOnly => 5,
         Cause::NeedsAuth => 4,
         Cause::Timeout => 3,
         Cause::ConnectionClosed => 2,

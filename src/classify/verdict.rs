@@ -106,6 +106,14 @@ causes! {
     /// declaration in their `inputSchema` (2026-07-28 over HTTP; only its own stderr
     /// says so, so only `probe` finds it).
     ToolHeaderInvalid => "tool-header-invalid",
+    // version-unsupported, or connection-failed
+    /// The server speaks only the 2026-07-28 revision and met the legacy handshake: it
+    /// answered `initialize` with a version newer than every one that handshake proposes
+    /// (`version-unsupported`), or refused the handshake's version with a JSON-RPC error
+    /// (`connection-failed`). Claude Code negotiates the new revision unless
+    /// `MCP_PROTOCOL_NEGOTIATION=legacy` is in effect (or, for stdio, on builds before
+    /// 2.1.292).
+    ModernOnly => "modern-only",
     // connection-failed
     CommandNotFound => "command-not-found",
     ConnectionClosed => "connection-closed",

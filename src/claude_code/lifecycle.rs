@@ -446,6 +446,33 @@ pub const TOOL_NAME_MAX_CHARS: Shared<usize> = Shared {
     observed_on: &["2.1.292", "2.1.311", "2.1.332", "2.1.336"],
 };
 
+/// The newest protocol version the legacy handshake (`initialize`) proposes; a server
+/// that answers it with a newer one speaks only the 2026-07-28 revision and fails there
+/// with `Server's protocol version is not supported: 2026-07-28` (observed on 2.1.287,
+/// 2.1.288, 2.1.300, 2.1.310, 2.1.332 and 2.1.336 under `MCP_PROTOCOL_NEGOTIATION=legacy`,
+/// and on 2.1.288 for stdio with nothing set; `auto` made the same server connect).
+pub const LEGACY_HANDSHAKE_NEWEST: Shared<&str> = Shared {
+    value: "2025-11-25",
+    observed_on: &[
+        "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+    ],
+};
+
+/// Whether `answered` (a protocol version a server gave in its `initialize` answer, as
+/// `YYYY-MM-DD`) is newer than every version the legacy handshake proposes.
+pub fn newer_than_legacy_handshake(answered: &str) -> bool {
+    let date = answered.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    let is_date = date.len() == 10
+        && date.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    is_date && date > LEGACY_HANDSHAKE_NEWEST.value
+}
+
 /// Whether `version` sends the tool `tool` of server `server` to the model.
 pub fn sends_tool_name(version: ClaudeVersion, server: &str, tool: &str) -> bool {
     !version.has(Behaviour::ToolNameLimit).is_yes()
@@ -836,6 +863,7 @@ pub fn facts() -> Vec<Fact> {
         fact("header-check-on-modern-http", &HEADER_CHECK_ON_MODERN_HTTP),
         fact("tools-need-capability", &TOOLS_NEED_CAPABILITY),
         fact("http-negotiates", &HTTP_NEGOTIATES),
+        fact("legacy-handshake-newest", &LEGACY_HANDSHAKE_NEWEST),
         with(
             budget("stdio-initialize-budget", &STDIO_INITIALIZE_BUDGET),
             Behaviour::StdioShortDiscoverHold,

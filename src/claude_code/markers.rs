@@ -112,6 +112,14 @@ pub(crate) const NAME_NOT_RESOLVED_WORDING: &str =
     r"ENOTFOUND|EAI_AGAIN|NAME_LOOKUP_FAILED|getaddrinfo";
 /// `ECONNREFUSED: Unable to connect. Is the computer able to access the url?`.
 pub(crate) const CONNECTION_REFUSED_WORDING: &str = r"ECONNREFUSED";
+/// A server that refused the legacy handshake's `initialize` with a JSON-RPC error
+/// instead of answering another version: `Connection failed (-32602): Unsupported
+/// protocol version` (observed on 2.1.287, 2.1.288, 2.1.300, 2.1.310, 2.1.332 and
+/// 2.1.336 from a server that speaks only 2026-07-28, under
+/// `MCP_PROTOCOL_NEGOTIATION=legacy`; `auto` made it connect). Every build proposes
+/// 2025-11-25 there, so a server refusing it speaks only newer revisions.
+pub(crate) const INITIALIZE_VERSION_REFUSED_WORDING: &str =
+    r"\(-32602\): Unsupported protocol version";
 /// `Connection failed: Incompatible auth server: does not support dynamic client
 /// registration` (the authorization server's metadata has no `registration_endpoint`);
 /// `CLIENT_REGISTRATION_UNAVAILABLE` is the 2.1.337 build's code (not observed).

@@ -35,6 +35,9 @@ pub enum FixCause {
     Timeout,
     /// A `.mcp.json` server in `disabledMcpjsonServers`: moved to the enabled list.
     DisabledMcpjson,
+    /// A server that speaks only the 2026-07-28 protocol, met with the legacy handshake:
+    /// `MCP_PROTOCOL_NEGOTIATION=auto` in its project's `.claude/settings.local.json`.
+    ModernNegotiation,
 }
 
 impl FixCause {
@@ -45,6 +48,7 @@ impl FixCause {
             FixCause::CommandPath => "command-path",
             FixCause::Timeout => "longer-timeout",
             FixCause::DisabledMcpjson => "enable-mcpjson-server",
+            FixCause::ModernNegotiation => "modern-negotiation",
         }
     }
 
@@ -62,6 +66,9 @@ impl FixCause {
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
             FixCause::DisabledMcpjson => &[
+                "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
+            ],
+            FixCause::ModernNegotiation => &[
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
         }

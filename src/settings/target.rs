@@ -51,6 +51,14 @@ impl FixTarget {
     /// One sentence saying which file and why (the "why" `fix` prints above its diff).
     pub fn reason(&self) -> String {
         match self {
+            FixTarget::Write {
+                kind: LayerKind::Local,
+                outranks: None,
+                path,
+            } => format!(
+                "the user settings file would also reach a server of another project that speaks only the new protocol, which the legacy setting breaks; the project's local file {} reaches this project only and is not meant to be committed",
+                path.display()
+            ),
             FixTarget::Write { outranks: None, .. } => format!(
                 "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in this project"
             ),

@@ -44,15 +44,19 @@ impl Home {
 
     /// The fixture's failing session, recorded as run in the project, as server `name`.
     fn log(&self, fixture: &str, name: &str) {
+        self.log_in(&self.proj.clone(), fixture, name);
+    }
+
+    /// The fixture's session, recorded as run in `proj`, as server `name`.
+    fn log_in(&self, proj: &Path, fixture: &str, name: &str) {
         let src = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/fix-engine")
             .join(fixture);
-        let cwd = serde_json::to_string(&self.proj.display().to_string()).unwrap();
+        let cwd = serde_json::to_string(&proj.display().to_string()).unwrap();
         let text = fs::read_to_string(src)
             .unwrap()
             .replace("\"/PROJECT\"", &cwd);
-        let slug: String = self
-            .proj
+        let slug: String = proj
             .display()
             .to_string()
             .chars()
@@ -848,4 +852,147 @@ fn claude_json_keeps_its_mode_and_a_symlinked_one_keeps_its_link() {
             .is_symlink()
     );
     assert!(!backup.exists());
+}
+
+/// `MCP_PROTOCOL_NEGOTIATION=legacy` in the user file, as `mcplogs fix` writes it.
+fn legacy_in_user_file(h: &Home) {
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  }\n}\n",
+    )
+    .unwrap();
+}
+
+fn stdio(names: &[&str]) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for n in names {
+        m.insert(
+            n.to_string(),
+            serde_json::json!({ "type": "stdio", "command": "/bin/true", "args": [] }),
+        );
+    }
+    serde_json::Value::Object(m)
+}
+
+fn scan_json(h: &Home, cwd: &Path) -> serde_json::Value {
+    let out = h.run(cwd, &["scan", "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)))
+}
+
+fn env_of(file: &Path) -> serde_json::Value {
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(file).unwrap()).unwrap();
+    doc["env"].clone()
+}
+
+/// A server that speaks only the 2026-07-28 protocol, met with the legacy handshake
+/// (real 2.1.287 and 2.1.332 runs, both forms: it answered initialize with 2026-07-28,
+/// or refused the proposed version with -32602): `modern-only`, and `fix` writes `auto`
+/// in its project's local settings, never touching the user file that set `legacy`.
+#[test]
+fn a_server_that_speaks_only_the_new_protocol_gets_auto_in_its_projects_local_settings() {
+    for (fixture, verdict) in [
+        ("modern-only-answer-2.1.287.jsonl", "version-unsupported"),
+        ("modern-only-answer-2.1.332.jsonl", "version-unsupported"),
+        ("modern-only-refused-2.1.287.jsonl", "connection-failed"),
+        ("modern-only-refused-2.1.332.jsonl", "connection-failed"),
+    ] {
+        let h = Home::new();
+        h.log(fixture, "newonly");
+        h.claude_json(stdio(&["newonly"]));
+        legacy_in_user_file(&h);
+        let doc = scan_json(&h, &h.elsewhere);
+        let s = &doc["servers"][0];
+        assert_eq!(s["verdict"], verdict, "{fixture}: {s}");
+        assert_eq!(s["cause"], "modern-only", "{fixture}: {s}");
+        let before = h.files();
+        let user_before = fs::read(h.home.join(".claude/settings.json")).unwrap();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{fixture}: {err}");
+        assert!(err.contains("(modern-negotiation)"), "{fixture}: {err}");
+        let local = h.proj.join(".claude/settings.local.json");
+        assert_eq!(
+            env_of(&local)["MCP_PROTOCOL_NEGOTIATION"],
+            "auto",
+            "{fixture}"
+        );
+        assert_eq!(
+            fs::read(h.home.join(".claude/settings.json")).unwrap(),
+            user_before,
+            "{fixture}: the user file is left as it was"
+        );
+        scan_then_undo(&h, &before, true);
+    }
+}
+
+/// The legacy setting in the user file would reach every project: not when one of them
+/// has a server that speaks only the new protocol. Then it goes into the failing
+/// server's own project (and that server's project gets `auto`), and scan names the
+/// same file as fix.
+#[test]
+fn the_legacy_fix_is_not_global_when_it_would_reach_a_server_that_speaks_only_the_new_protocol() {
+    let h = Home::new();
+    let other = h.home.join("work/other");
+    fs::create_dir_all(&other).unwrap();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log_in(&other, "modern-only-answer-2.1.332.jsonl", "newonly");
+    h.claude_json(stdio(&["oldlist", "newonly"]));
+    let before = h.files();
+    let scan = h.run(&h.elsewhere, &["scan"]);
+    let text = stdout(&scan);
+    let local = h.proj.join(".claude/settings.local.json");
+    let user = h.home.join(".claude/settings.json");
+    assert!(
+        !text.contains("~/.claude/settings.json") && !text.contains(&user.display().to_string()),
+        "scan must not send the legacy setting to the user file: {text}"
+    );
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("speaks only the new protocol"), "{err}");
+    assert!(!user.exists(), "{err}");
+    assert_eq!(
+        env_of(&local)["MCP_PROTOCOL_NEGOTIATION"],
+        "legacy",
+        "{err}"
+    );
+    assert_eq!(
+        env_of(&other.join(".claude/settings.local.json"))["MCP_PROTOCOL_NEGOTIATION"],
+        "auto",
+        "{err}"
+    );
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before);
+    assert!(!other.join(".claude/settings.local.json").exists());
+}
+
+/// With no server that speaks only the new protocol, the legacy setting still goes
+/// into the user file (it covers every project).
+#[test]
+fn without_such_a_server_the_legacy_fix_stays_in_the_user_file() {
+    let h = Home::new();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.claude_json(stdio(&["oldlist"]));
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        env_of(&h.home.join(".claude/settings.json"))["MCP_PROTOCOL_NEGOTIATION"],
+        "legacy"
+    );
+    assert!(!h.proj.join(".claude/settings.local.json").exists());
+}
+
+/// Two servers of one project need opposite values: `fix` writes neither and says why.
+#[test]
+fn one_project_needing_both_values_gets_neither_and_says_why() {
+    let h = Home::new();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log("modern-only-refused-2.1.332.jsonl", "newonly");
+    h.claude_json(stdio(&["oldlist", "newonly"]));
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(err.contains("no value serves both"), "{err}");
+    assert_eq!(h.files(), before, "{err}");
 }

@@ -18,6 +18,11 @@ Per Claude Code build and per cause, one throwaway HOME and one project:
             project value is ignored, so the server must connect with nothing fixed
   disabled  a .mcp.json server listed in the project's disabledMcpjsonServers: absent from
             the init line; `mcplogs fix <name>` moves it to enabledMcpjsonServers
+  modern-only  ~/.claude/settings.json sets env.MCP_PROTOCOL_NEGOTIATION to legacy and a
+            stdio server speaks only 2026-07-28 (modern_only_stub.py: it answers initialize
+            with 2026-07-28): fails (`modern-only`); the fix writes `auto` into the project's
+            .claude/settings.local.json, the user file untouched
+  modern-only-refused  the same server refusing the proposed version (-32602)
 
 The loop of each: `claude -p` (fails) -> `mcplogs fix --yes` (for `disabled`: naming the
 server) from another folder -> `claude -p` (connected with its tools) -> `mcplogs scan`
@@ -44,7 +49,8 @@ import run as e2e  # noqa: E402
 
 generate = e2e.generate
 SAMPLES = e2e.SAMPLES
-CASES = ["path", "path-local", "path-mcpjson", "timeout", "timeout-project", "disabled"]
+CASES = ["path", "path-local", "path-mcpjson", "timeout", "timeout-project", "disabled",
+         "modern-only", "modern-only-refused"]
 
 
 def log(msg):
@@ -77,7 +83,8 @@ class Case:
         self.env["MCP_CONNECT_TIMEOUT_MS"] = "60000"
         self.problems = []
         self.server = {"path": "far", "path-local": "far", "path-mcpjson": "far", "timeout": "slow",
-                       "timeout-project": "slow", "disabled": "p-off"}[name]
+                       "timeout-project": "slow", "disabled": "p-off", "modern-only": "newonly",
+                       "modern-only-refused": "newonly"}[name]
 
     def problem(self, text):
         self.problems.append(f"{self.version} {self.name}: {text}")
@@ -127,6 +134,13 @@ class Case:
             (self.proj / ".claude" / "settings.local.json").write_text(
                 json.dumps({"disabledMcpjsonServers": ["p-off"]}, indent=2) + "\n")
 
+        elif self.name.startswith("modern-only"):
+            mode = "refuse" if self.name.endswith("refused") else "answer"
+            self.claude_json({"newonly": {"type": "stdio", "command": "python3",
+                                          "args": [str(HERE / "modern_only_stub.py"), mode]}})
+            (self.home / ".claude" / "settings.json").write_text(
+                json.dumps({"env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"}}, indent=2) + "\n")
+
     def files(self):
         """Every file a fix of this case may write, with its bytes now (None: absent)."""
         paths = [self.home / ".claude.json", self.home / ".claude" / "settings.json",
@@ -151,6 +165,9 @@ class Case:
             p = self.proj / ".claude" / "settings.local.json"
             p.write_text(json.dumps({"disabledMcpjsonServers": [], "enabledMcpjsonServers": ["p-off"]},
                                     indent=2) + "\n")
+        elif self.name.startswith("modern-only"):
+            p = self.proj / ".claude" / "settings.local.json"
+            p.write_text(json.dumps({"env": {"MCP_PROTOCOL_NEGOTIATION": "auto"}}, indent=2) + "\n")
 
     def claude_p(self, tag):
         out = self.d / "raw" / f"p-{tag}.jsonl"

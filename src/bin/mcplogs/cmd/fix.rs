@@ -163,7 +163,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             files.push(one);
         }
     } else {
-        match per_project_files(&args, &failing)? {
+        match per_project_files(&args, &failing, report.as_ref())? {
             Some(f) => files = f,
             None if engine_any => {}
             None => return Ok(ExitCode::Clean),
@@ -476,17 +476,36 @@ fn engine_found(args: &FixArgs, report: &ScanReport) -> Found {
 fn per_project_files(
     args: &FixArgs,
     failing: &[Failing],
+    report: Option<&ScanReport>,
 ) -> Result<Option<Vec<FileAndWhy>>, Error> {
     // (file, target, projects) in the order the servers came
     let mut groups: Vec<(PathBuf, FixTarget, Vec<PathBuf>)> = Vec::new();
     let mut blocked: Option<FixTarget> = None;
     let mut seen: Vec<&Path> = Vec::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let modern_only =
+        report.map_or_else(Vec::new, |r| mcplogs::advice::modern_only_servers(r, &cwd));
+    let mut local_why: Vec<(PathBuf, String)> = Vec::new();
     for f in failing {
         if seen.contains(&f.project.as_path()) {
             continue;
         }
         seen.push(&f.project);
-        let target = target::choose(&f.layers);
+        // The user file reaches every project that does not decide the value itself:
+        // not where it would reach a server that speaks only the new protocol.
+        let read =
+            |p: &Path| mcplogs::resolve::negotiation_in(&args.home, p, args.managed_dir.as_deref());
+        let (target, spared) = mcplogs::advice::legacy_target(&f.layers, &modern_only, &read);
+        if let (Some((name, project)), Some(path)) = (spared, target.path()) {
+            local_why.push((
+                path.to_path_buf(),
+                format!(
+                    "not the user file: it would also reach {name} in {}, which speaks only the new protocol and fails under legacy; the local settings of {} reach this project only",
+                    project.display(),
+                    f.project.display()
+                ),
+            ));
+        }
         match &target {
             FixTarget::Write { path, .. } => match groups.iter_mut().find(|(p, _, _)| p == path) {
                 Some((_, _, projects)) => projects.push(f.project.clone()),
@@ -515,6 +534,11 @@ fn per_project_files(
             .into_iter()
             .map(|(path, target, projects)| {
                 let why = match &target {
+                    _ if local_why.iter().any(|(p, _)| *p == path) => local_why
+                        .iter()
+                        .find(|(p, _)| *p == path)
+                        .map(|(_, w)| w.clone())
+                        .unwrap_or_default(),
                     FixTarget::Write { outranks: None, .. } => format!(
                         "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in {}",
                         projects
@@ -844,6 +868,11 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
             continue;
         }
         if args.server.as_deref().is_some_and(|n| n != s.name) {
+            continue;
+        }
+        // a server of the same project speaks only the new protocol: the engine lists
+        // the conflict as the user's to settle
+        if mcplogs::advice::negotiation_conflict(report, s, &cwd).is_some() {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
