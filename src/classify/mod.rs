@@ -7,6 +7,10 @@ mod decide;
 #[cfg(test)]
 mod remote_tests;
 mod signal;
+
+/// The cause Claude Code's failure record `m` names (`probe` words its own failures as
+/// Claude Code's log would, to give the same cause as scan).
+pub use signal::connection_failure_cause;
 pub mod verdict;
 
 pub use decide::{Decision, NewestFirst, decide, pick_deciding_session};
@@ -689,6 +693,43 @@ mod tests {
         let d = session(&[&m, RETRY_RESULT_TYPE, FINAL_BAD_TOOL]);
         assert_eq!(d.cause, Some(Cause::InvalidToolDefinition));
         assert!(d.bad_tool_path.is_some());
+    }
+
+    /// A version newer than every one the legacy handshake proposes, in either form
+    /// (answered, or refused with -32602), is a server that speaks only the new
+    /// protocol; an older or unparsable one is not.
+    #[test]
+    fn a_server_answering_or_refusing_with_the_new_protocol_is_modern_only() {
+        let answered = "Connection failed: Server's protocol version is not supported: 2026-07-28";
+        let d = session(&[answered]);
+        assert_eq!(d.verdict, Verdict::VersionUnsupported);
+        assert_eq!(d.cause, Some(Cause::ModernOnly));
+        let d = session(&[VERSION]);
+        assert_eq!(d.verdict, Verdict::VersionUnsupported);
+        assert_eq!(d.cause, None, "1999-01-01 is older, not the new protocol");
+        let refused = "Connection failed (-32602): Unsupported protocol version";
+        let d = session(&[refused]);
+        assert_eq!(d.verdict, Verdict::ConnectionFailed);
+        assert_eq!(d.cause, Some(Cause::ModernOnly));
+        // an HTTP server naming only an older version it supports is not
+        let d = session(&[
+            "Connection failed (400): Error POSTing to endpoint: {\"error\": {\"code\": -32000, \"message\": \"Bad Request: Unsupported protocol version: 2025-11-25 (supported versions: 2025-03-26)\"}}",
+        ]);
+        assert_ne!(d.cause, Some(Cause::ModernOnly));
+        for (v, newer) in [
+            ("2026-07-28", true),
+            ("2025-11-25", false),
+            ("2024-11-05", false),
+            ("2026-07-28.", true),
+            ("later", false),
+            ("2026-7-28", false),
+        ] {
+            assert_eq!(
+                crate::claude_code::lifecycle::newer_than_legacy_handshake(v),
+                newer,
+                "{v}"
+            );
+        }
     }
 
     #[test]

@@ -263,7 +263,12 @@ fn predict_tools(
             Failure::Closed { .. } => (Verdict::ConnectionFailed, Some(Cause::ConnectionClosed)),
             Failure::Timeout { .. } => (Verdict::ConnectionFailed, Some(Cause::Timeout)),
             Failure::NeedsAuth { .. } => (Verdict::ConnectionFailed, Some(Cause::NeedsAuth)),
-            Failure::VersionUnsupported { .. } => (Verdict::VersionUnsupported, None),
+            // scan's cause: a server that speaks only the new protocol
+            Failure::VersionUnsupported { version } => (
+                Verdict::VersionUnsupported,
+                crate::claude_code::lifecycle::newer_than_legacy_handshake(version)
+                    .then_some(Cause::ModernOnly),
+            ),
             // scan's cause for the same failure in Claude Code's log
             Failure::Http {
                 cause: Some(cause), ..
@@ -271,6 +276,11 @@ fn predict_tools(
             // a proxy's `407 Proxy Authentication Required` (scan: `(407)`)
             Failure::HttpStatus { status: 407, .. } => {
                 (Verdict::ConnectionFailed, Some(Cause::ProxyRefused))
+            }
+            // an error answer to initialize, as Claude Code logs it
+            // (`Connection failed (-32602): Unsupported protocol version`): scan's cause
+            Failure::BadInitResult { message } if logged_cause(message).is_some() => {
+                (Verdict::ConnectionFailed, logged_cause(message))
             }
             Failure::Spawn { .. }
             | Failure::HttpStatus { .. }
@@ -777,6 +787,19 @@ fn list_verdict(p: &mut Prediction, check: &ListCheck, modern: bool, version: Cl
             )
         }
     );
+}
+
+/// Scan's cause of an error answer to `initialize` (`initialize answered error -32602:
+/// Unsupported protocol version`), read from the record Claude Code writes for it
+/// (`Connection failed (-32602): Unsupported protocol version`): only a server that
+/// speaks only the new protocol; any other error stays `other` as before.
+fn logged_cause(message: &str) -> Option<Cause> {
+    let (code, text) = message
+        .strip_prefix("initialize answered error ")?
+        .split_once(": ")?;
+    let c =
+        crate::classify::connection_failure_cause(&format!("Connection failed ({code}): {text}"));
+    (c == Cause::ModernOnly).then_some(c)
 }
 
 #[cfg(test)]

@@ -996,3 +996,28 @@ fn one_project_needing_both_values_gets_neither_and_says_why() {
     assert!(err.contains("no value serves both"), "{err}");
     assert_eq!(h.files(), before, "{err}");
 }
+
+/// `probe` of the same server (tests/e2e/modern_only_stub.py, both forms) under the
+/// legacy setting gives scan's verdict and cause for the real run's log.
+#[test]
+fn probe_gives_a_server_that_speaks_only_the_new_protocol_scans_cause() {
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/modern_only_stub.py");
+    for (fixture, mode) in [
+        ("modern-only-answer-2.1.332.jsonl", "answer"),
+        ("modern-only-refused-2.1.332.jsonl", "refuse"),
+    ] {
+        let h = Home::new();
+        h.log(fixture, "newonly");
+        h.claude_json(serde_json::json!({ "newonly": {
+            "type": "stdio", "command": "python3", "args": [stub.display().to_string(), mode]
+        }}));
+        legacy_in_user_file(&h);
+        let scan = scan_json(&h, &h.proj);
+        let out = h.run(&h.proj, &["probe", "--json", "--claude-version", "2.1.332"]);
+        let probe: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+        let p = &probe["servers"][0]["prediction"];
+        assert_eq!(p["verdict"], scan["servers"][0]["verdict"], "{mode}: {p}");
+        assert_eq!(p["cause"], "modern-only", "{mode}: {p}");
+    }
+}
