@@ -701,6 +701,41 @@ fn probe_and_scan_agree_on_each_oauth_fixture() {
         );
         let scanned = server(&doc, case);
         let (_, probed) = probe_json(&home, case);
+        // the metadata Claude Code asked for (2.1.287 and 2.1.336, request by request),
+        // asked by the probe in the same order and answered the same
+        let asked: Vec<String> = probed["oauth"]["steps"]
+            .as_array()
+            .map(|steps| {
+                steps
+                    .iter()
+                    .filter(|st| st["contacted"] == true)
+                    .map(|st| {
+                        format!(
+                            "GET {} {}",
+                            st["url"].as_str().unwrap().replace(&stub.base(), ""),
+                            st["status"]
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        for build in ["2.1.287", "2.1.336"] {
+            let recorded = fs::read_to_string(
+                root.join("oauth-requests")
+                    .join(build)
+                    .join(format!("{case}.txt")),
+            )
+            .unwrap();
+            let gets: Vec<&str> = recorded.lines().filter(|l| l.starts_with("GET ")).collect();
+            assert_eq!(asked, gets, "{case} on {build}");
+        }
+        assert!(
+            stub.seen()
+                .iter()
+                .all(|r| r.method == "GET" || r.path == "/mcp"),
+            "{case}: {:?}",
+            stub.lines()
+        );
         let p = &probed["prediction"];
         assert_eq!(p["verdict"], scanned["verdict"], "{case}");
         assert_eq!(p["cause"], scanned["cause"], "{case}: {probed}");
