@@ -683,7 +683,15 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
             slot.as_ref(),
         ));
     }
-    let auth = auth_check(cfg, &attempts, deadline, slot.as_ref());
+    // the discovery waits no longer than Claude Code's connection would
+    let discovery_until = deadline.min(
+        Instant::now()
+            + opts
+                .limits
+                .request_wait
+                .unwrap_or(std::time::Duration::from_secs(30)),
+    );
+    let auth = auth_check(cfg, &attempts, discovery_until, slot.as_ref());
     if let Some(s) = &slot {
         s.done();
     }
@@ -756,7 +764,8 @@ const MIN_DISCOVERY: std::time::Duration = std::time::Duration::from_secs(2);
 /// For a remote server that asked for credentials: a configured `Authorization` header
 /// it refused (401 or 403: Claude Code then tries no OAuth, observed), or the OAuth
 /// discovery after a 401 ([`oauth::discover`]), once per server, within `deadline`
-/// (at least [`MIN_DISCOVERY`]).
+/// (the probe's budget or Claude Code's `MCP_TIMEOUT`, whichever ends first; at least
+/// [`MIN_DISCOVERY`]).
 fn auth_check(
     cfg: &ServerConfig,
     attempts: &[Attempt],

@@ -567,7 +567,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
     // 2. the authorization server's metadata
     let mut found: Option<Result<Option<String>, String>> = None;
     let mut failure: Option<(String, Cause)> = None;
-    let mut unanswered: Option<Cause> = None;
+    let mut unanswered: Option<&'static str> = None;
     if let Some(a) = &auth_server {
         for url in auth_server_metadata_urls(a) {
             let (f, ms) = timed(&url);
@@ -623,16 +623,17 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                         StepOutcome::NotFound,
                         format!("no answer ({why}): Claude Code tries the next URL"),
                     ));
-                    unanswered = Some(cause.unwrap_or(Cause::Other));
+                    unanswered = Some(cause.map_or("no answer", |c| c.as_str()));
                 }
             }
         }
     }
     // every URL unanswered: the authorization server cannot be reached at all, and
-    // neither can its default endpoints (not observed: the client's cause, else other)
+    // neither can its default endpoints (not observed: `other`, since the advice of
+    // the network causes speaks of the server itself; the step says what the client met)
     if found.is_none()
         && failure.is_none()
-        && let Some(cause) = unanswered
+        && let Some(met) = unanswered
         && steps
             .iter()
             .filter(|s| s.kind == StepKind::AuthServerMetadata)
@@ -645,8 +646,8 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
             ": the authorization server does not answer",
         );
         failure = Some((
-            "the authorization server does not answer at any of its metadata URLs".to_string(),
-            cause,
+            format!("the authorization server does not answer at any of its metadata URLs ({met})"),
+            Cause::Other,
         ));
     }
 

@@ -549,6 +549,46 @@ fn no_configured_header_goes_to_a_metadata_url_and_no_redirect_crosses_origins()
     assert!(!s.to_string().contains(secret), "{s}");
 }
 
+/// An authorization server that answers at none of its metadata URLs (a closed port):
+/// the step fails, naming what the client met; the cause is `other` (not observed on a
+/// real build, and the advice of `connection-refused` speaks of the server itself).
+#[test]
+fn an_authorization_server_that_does_not_answer_fails_its_step() {
+    let tmp = tempfile::tempdir().unwrap();
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let stub = Stub::start(Arc::new(move |req: &Seen| {
+        if req.path == "/mcp" {
+            return answer(401, json!({}));
+        }
+        answer(
+            200,
+            json!({"resource": "x", "authorization_servers": [format!("http://127.0.0.1:{closed}")]}),
+        )
+    }));
+    let url = format!("{}/mcp", stub.base());
+    let (_, s) = probe_json(&home_with(tmp.path(), "gone-as", &url, None), "gone-as");
+    assert_eq!(s["prediction"]["cause"], "other", "{s}");
+    assert!(
+        s["prediction"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not answer at any of its metadata URLs (connection-refused)"),
+        "{s}"
+    );
+    assert_eq!(
+        steps(&s),
+        vec![
+            step("resource-metadata", Some(200), "found"),
+            step("auth-server-metadata", None, "not-found"),
+            step("auth-server-metadata", None, "failed"),
+        ]
+    );
+    assert_eq!(s["oauth"]["registration"], "not-reached");
+}
+
 /// Hostile authorization-server metadata: each is a failure of that step, named, with
 /// nothing of it on the screen unescaped and no secret of it shown.
 #[test]
