@@ -108,6 +108,10 @@ pub struct ProbeServer {
     pub legacy_fix_helps: bool,
     /// The steps of the connection the prediction rests on.
     pub steps: Vec<ProbeStep>,
+    /// A remote server that answered 401: the OAuth discovery Claude Code follows, step
+    /// by step (no browser, no token, nothing registered); null otherwise, and for a
+    /// refused configured `Authorization` header (Claude Code tries no OAuth then).
+    pub oauth: Option<ProbeOauth>,
     pub tools: ProbeTools,
     /// Every connection made.
     pub attempts: Vec<ProbeAttempt>,
@@ -155,6 +159,61 @@ pub struct ProbeStep {
     pub ms: u64,
     pub ok: bool,
     pub detail: Option<String>,
+}
+
+/// The OAuth discovery of a server that answered 401, as Claude Code follows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeOauth {
+    /// What Claude Code then shows, as `scan` names it: `needs-auth`,
+    /// `oauth-no-registration`, or another cause for a failure not observed.
+    pub cause: String,
+    /// The first step that did not go as a working sign-in needs (a 404 Claude Code
+    /// falls back from included), as `step` names it; null: none.
+    pub failed_step: Option<String>,
+    /// The step that decides a failure (`registration` for `oauth-no-registration`);
+    /// null when Claude Code shows `needs-auth`.
+    pub deciding_step: Option<String>,
+    /// The `resource_metadata` URL of the 401's `WWW-Authenticate`, or null.
+    pub resource_metadata_url: Option<String>,
+    /// The authorization server Claude Code uses: the protected-resource metadata's
+    /// first `authorization_servers`, else the server's origin.
+    pub authorization_server: Option<String>,
+    /// `advertised`, `missing` (metadata without `registration_endpoint`), `default`
+    /// (no metadata: Claude Code's default `/register`) or `not-reached`.
+    pub registration: String,
+    /// The registration endpoint (advertised or default), never contacted; or null.
+    pub registration_endpoint: Option<String>,
+    /// The headers every discovery request carried (`Accept`, `MCP-Protocol-Version`):
+    /// no configured header and no token goes to any metadata URL.
+    pub headers_sent: Vec<String>,
+    /// Always false: the probe never registers a client (Claude Code's verdict does not
+    /// depend on the registration's answer: observed).
+    pub registered: bool,
+    /// One sentence: what Claude Code does after these steps.
+    pub summary: String,
+    pub steps: Vec<ProbeOauthStep>,
+}
+
+/// One step of the OAuth discovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeOauthStep {
+    /// `resource-metadata`, `auth-server-metadata` or `registration`.
+    pub step: String,
+    /// The URL asked (the registration: the endpoint), without user information and with
+    /// every query value `[REDACTED]` (unless `--no-redact`); empty when there is none.
+    pub url: String,
+    /// The HTTP status, or null (not contacted, or no answer).
+    pub status: Option<u16>,
+    /// `found`, `not-found` (Claude Code tries the next URL), `fall-back` (Claude Code
+    /// takes the server's origin as the authorization server), `failed` (the sign-in
+    /// stops), `advertised`, `missing` or `default`.
+    pub outcome: String,
+    /// Whether a request was sent (the registration never is).
+    pub contacted: bool,
+    pub ms: u64,
+    pub detail: String,
 }
 
 /// How a connection failed.

@@ -9,6 +9,7 @@
 //! [`predict`] turns all that into a verdict per Claude Code version and negotiation
 //! setting; [`crate::render::probe`] builds the JSON document, the transcript lines and the text.
 
+pub mod oauth;
 pub mod predict;
 mod reap;
 pub mod session;
@@ -226,6 +227,10 @@ pub struct ServerProbe {
     pub project_dir: Option<PathBuf>,
     /// [`ProbeOptions::settings`].
     pub settings: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>>,
+    /// A remote server that asked for credentials (401, or 403 to a configured
+    /// `Authorization` header): the refused header, or the OAuth discovery Claude Code
+    /// follows ([`oauth`]); `None` otherwise.
+    pub auth: Option<oauth::AuthCheck>,
 }
 
 /// A handshake the probe did not run: the whole probe of a server shares one budget,
@@ -295,6 +300,7 @@ impl ServerProbe {
             &self.timeouts,
             &served,
         );
+        let p = oauth::settle(p, a.failure.as_ref(), self.auth.as_ref());
         Some((self.budget.settle(p), a))
     }
 
@@ -399,12 +405,26 @@ impl ServerProbe {
         ))
     }
 
+    /// `scan`'s advice for a remote cause (`advice::remote`), naming the server as
+    /// `scan` does: by its configured name, and its URL (a server given by `--url` is
+    /// configured nowhere: the sentence names no name).
+    fn remote_advice(&self, d: &crate::classify::verdict::Diagnosis) -> Option<String> {
+        if self.config.transport == TransportKind::Stdio {
+            return None;
+        }
+        let name = (self.config.scope != crate::claude_code::config::Scope::CommandLine)
+            .then_some(self.config.name.as_str());
+        let url = Some(self.config.url.as_str()).filter(|u| !u.is_empty());
+        crate::advice::remote::remote_advice(d, name, url)
+    }
+
     /// What to do about the prediction with `MCP_PROTOCOL_NEGOTIATION=legacy`: the
     /// verdict's advice, or for a stdio server that still cannot connect, the command to
     /// run by hand.
     pub fn recommendation_with_legacy(&self) -> String {
         let d = self.with_legacy.diagnosis();
         self.connection_failure_by_hand(&d)
+            .or_else(|| self.remote_advice(&d))
             .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&d))
     }
 
@@ -434,6 +454,9 @@ impl ServerProbe {
         }
         if let Some(by_hand) = self.connection_failure_by_hand(&d) {
             return by_hand;
+        }
+        if let Some(remote) = self.remote_advice(&d) {
+            return remote;
         }
         // `scan`'s advice for the verdict, knowing the project's settings as it does
         let rec = crate::advice::recommendation(&d, self.settings.as_deref());
@@ -660,32 +683,51 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
             slot.as_ref(),
         ));
     }
+    // the discovery waits no longer than Claude Code's connection would
+    let discovery_until = deadline.min(
+        Instant::now()
+            + opts
+                .limits
+                .request_wait
+                .unwrap_or(std::time::Duration::from_secs(30)),
+    );
+    let auth = auth_check(cfg, &attempts, discovery_until, slot.as_ref());
     if let Some(s) = &slot {
         s.done();
     }
     let by_mode = |m: Mode| attempts.iter().find(|a| a.mode == m).expect("run");
+    let settle = |p: Prediction, a: &Attempt| {
+        opts.budget
+            .settle(oauth::settle(p, a.failure.as_ref(), auth.as_ref()))
+    };
     let negotiation = handshake.as_ref().map(|n| n.as_str().to_string());
     let served = predict::Served {
         name: &cfg.name,
         transport: cfg.transport,
     };
-    let prediction = opts.budget.settle(predict::predict(
-        by_mode(mode),
-        cfg.transport,
-        v,
-        negotiation,
-        &opts.timeouts,
-        &served,
-    ));
-    let with_legacy = match attempts.iter().find(|a| a.mode == Mode::Legacy) {
-        Some(a) => opts.budget.settle(predict::predict(
-            a,
+    let prediction = settle(
+        predict::predict(
+            by_mode(mode),
             cfg.transport,
             v,
-            Some("legacy".into()),
+            negotiation,
             &opts.timeouts,
             &served,
-        )),
+        ),
+        by_mode(mode),
+    );
+    let with_legacy = match attempts.iter().find(|a| a.mode == Mode::Legacy) {
+        Some(a) => settle(
+            predict::predict(
+                a,
+                cfg.transport,
+                v,
+                Some("legacy".into()),
+                &opts.timeouts,
+                &served,
+            ),
+            a,
+        ),
         None => predict::not_run(
             Mode::Legacy,
             v,
@@ -711,7 +753,48 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         not_run,
         project_dir: opts.project_dir.clone(),
         settings: opts.settings.clone(),
+        auth,
     }
+}
+
+/// Less than this left of the budget and the OAuth discovery still gets it: each of
+/// its requests is short, and without it the probe could not name the failing step.
+const MIN_DISCOVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// For a remote server that asked for credentials: a configured `Authorization` header
+/// it refused (401 or 403: Claude Code then tries no OAuth, observed), or the OAuth
+/// discovery after a 401 ([`oauth::discover`]), once per server, within `deadline`
+/// (the probe's budget or Claude Code's `MCP_TIMEOUT`, whichever ends first; at least
+/// [`MIN_DISCOVERY`]).
+fn auth_check(
+    cfg: &ServerConfig,
+    attempts: &[Attempt],
+    deadline: Instant,
+    watch: Option<&WatchSlot>,
+) -> Option<oauth::AuthCheck> {
+    if cfg.transport == TransportKind::Stdio {
+        return None;
+    }
+    let failure = attempts
+        .iter()
+        .filter_map(|a| a.failure.as_ref())
+        .find(|f| oauth::auth_status(f).is_some())?;
+    let status = oauth::auth_status(failure)?;
+    if oauth::has_authorization(&cfg.headers) {
+        return Some(oauth::AuthCheck::HeaderRejected { status });
+    }
+    let Failure::NeedsAuth { www_authenticate } = failure else {
+        return None;
+    };
+    let deadline = deadline.max(Instant::now() + MIN_DISCOVERY);
+    if let Some(w) = watch {
+        w.step("OAuth discovery", deadline);
+    }
+    Some(oauth::AuthCheck::Discovery(oauth::discover(
+        &cfg.url,
+        www_authenticate.as_deref(),
+        deadline,
+    )))
 }
 
 /// `claude --version`, when Claude Code is installed and answers within two seconds.

@@ -207,6 +207,91 @@ fn envelope_json(
     }
 }
 
+/// A discovery URL as the output shows it: without user information and query values
+/// ([`crate::probe::oauth::shown_url`]), then redacted with `r`; whole with `--no-redact`.
+fn oauth_url(r: &Redactor, url: &str) -> String {
+    if r.is_enabled() {
+        r.redact(&crate::probe::oauth::shown_url(url))
+    } else {
+        url.to_string()
+    }
+}
+
+/// The OAuth discovery of a server that answered 401, as the document shows it; `None`
+/// when there was none.
+fn oauth_json(p: &ServerProbe, r: &Redactor) -> Option<json_doc::ProbeOauth> {
+    use crate::probe::oauth::{AuthCheck, HEADERS_SENT};
+    let Some(AuthCheck::Discovery(d)) = &p.auth else {
+        return None;
+    };
+    let registration = d
+        .steps
+        .iter()
+        .find(|s| s.kind == crate::probe::oauth::StepKind::Registration)
+        .map_or("not-reached", |s| s.outcome.as_str());
+    Some(json_doc::ProbeOauth {
+        cause: d.cause.as_str().to_string(),
+        failed_step: d.first_failing().map(|s| s.kind.as_str().to_string()),
+        deciding_step: d.deciding().map(|s| s.kind.as_str().to_string()),
+        resource_metadata_url: d.resource_metadata_url.as_deref().map(|u| oauth_url(r, u)),
+        authorization_server: d.authorization_server.as_deref().map(|u| oauth_url(r, u)),
+        registration: registration.to_string(),
+        registration_endpoint: d.registration_endpoint.as_deref().map(|u| oauth_url(r, u)),
+        headers_sent: HEADERS_SENT.iter().map(ToString::to_string).collect(),
+        registered: false,
+        summary: r.redact(&d.summary),
+        steps: d
+            .steps
+            .iter()
+            .map(|s| json_doc::ProbeOauthStep {
+                step: s.kind.as_str().to_string(),
+                url: oauth_url(r, &s.url),
+                status: s.status,
+                outcome: s.outcome.as_str().to_string(),
+                contacted: s.contacted,
+                ms: s.ms,
+                detail: r.redact(&s.detail),
+            })
+            .collect(),
+    })
+}
+
+/// The OAuth discovery's lines of the text: a heading, then one line a step (its time,
+/// name, mark, status and URL, then what it found), wrapped as the handshake's steps.
+fn oauth_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> String {
+    use crate::probe::oauth::{AuthCheck, StepOutcome};
+    let Some(AuthCheck::Discovery(d)) = &p.auth else {
+        return String::new();
+    };
+    let mut out = line(
+        "  ",
+        &format!(
+            "OAuth discovery as Claude Code {} follows it (no browser, no token, nothing registered):",
+            p.prediction.claude_version
+        ),
+        width,
+    );
+    for s in &d.steps {
+        let mark = match s.outcome {
+            o if o.ok() => "ok  ".green().to_string(),
+            StepOutcome::NotFound | StepOutcome::FallBack => "miss".yellow().to_string(),
+            _ => "FAIL".red().bold().to_string(),
+        };
+        let status = s
+            .status
+            .map_or_else(|| "   ".to_string(), |c| format!("{c:>3}"));
+        let left = format!("    {mark} {status} ");
+        let url = oauth_url(r, &s.url);
+        let what = if url.is_empty() {
+            format!("{}: {}", s.kind.words(), r.redact(&s.detail))
+        } else {
+            format!("{} {url}: {}", s.kind.words(), r.redact(&s.detail))
+        };
+        out.push_str(&line(&left, &field(r, &what), width));
+    }
+    out
+}
+
 /// The probe's timeouts, as the document shows them.
 pub fn timeouts_json(t: &crate::probe::ProbeTimeouts, r: &Redactor) -> json_doc::ProbeTimeouts {
     let one = |s: &crate::probe::TimeoutSetting| json_doc::ProbeTimeout {
@@ -251,6 +336,7 @@ pub fn server_json(
         with_legacy: prediction_json(&p.with_legacy, r, p.recommendation_with_legacy()),
         legacy_fix_helps: p.legacy_fix_helps(),
         steps: steps_json(a, r),
+        oauth: oauth_json(p, r),
         tools: json_doc::ProbeTools {
             returned: p.tools.returned as u64,
             accepted: p.prediction.tools_loaded as u64,
@@ -499,6 +585,7 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         let left = format!("  {:>6} ms  {:<20} {mark} ", s.ms, field(r, &s.name));
         out.push_str(&line(&left, &field(r, &what), width));
     }
+    out.push_str(&oauth_text(p, width, r));
     if a.noise_lines > 0 {
         out.push_str(&line(
             "  ",

@@ -55,6 +55,7 @@ mod probe_agree;
 #[cfg(unix)]
 mod probe_ci;
 mod probe_lifecycle;
+mod probe_oauth;
 mod probe_remote_cause;
 #[cfg(unix)]
 mod probe_trust;

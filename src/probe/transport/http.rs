@@ -71,7 +71,7 @@ pub(super) fn same_origin(url: &str, allowed: &Origin, kind: CrossOrigin) -> Res
 
 /// How long one request may take.
 #[derive(Clone, Copy)]
-pub(super) enum Wait {
+pub(crate) enum Wait {
     /// The whole exchange (a POST and its answer).
     Global(Duration),
     /// Connecting only (a stream that stays open).
@@ -82,7 +82,7 @@ pub(super) enum Wait {
 /// configured headers (Authorization, X-Api-Key, Cookie, any other) never leave it.
 /// A redirect elsewhere is a [`Failure::CrossOrigin`], and nothing is sent there. As
 /// `fetch` does, 303 (and 301/302 after a POST) continue as a GET without the body.
-pub(super) fn request(
+pub(crate) fn request(
     agent: &ureq::Agent,
     url: &str,
     origin: &Origin,
@@ -148,7 +148,7 @@ pub(super) fn with_headers<B>(
     .build()
 }
 
-pub(super) fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     let b = ureq::Agent::config_builder()
         .http_status_as_error(false)
         // Followed by `request`, only within the configured origin.

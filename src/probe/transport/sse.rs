@@ -96,7 +96,7 @@ impl SseTransport {
 
 /// `rel` (absolute, host-relative `/path` or relative) against `base`.
 /// Whatever it gives is checked against the configured origin before anything is sent.
-pub(super) fn resolve_url(base: &str, rel: &str) -> String {
+pub(crate) fn resolve_url(base: &str, rel: &str) -> String {
     let scheme = rel.find("://").map(|i| &rel[..i]);
     if scheme.is_some_and(|s| {
         !s.is_empty()
