@@ -35,6 +35,13 @@ pub enum FixCause {
     Timeout,
     /// A `.mcp.json` server in `disabledMcpjsonServers`: moved to the enabled list.
     DisabledMcpjson,
+    /// An HTTPS server whose certificate chain Claude Code does not trust:
+    /// `NODE_EXTRA_CA_CERTS` naming a PEM file that verifies it (checked by a handshake,
+    /// `settings::ca`). Never `NODE_TLS_REJECT_UNAUTHORIZED`.
+    TrustedCa,
+    /// A proxy that refuses the server's host: the host added to `NO_PROXY`, merged with
+    /// the value in effect (every host already there kept; the proxy itself untouched).
+    NoProxy,
 }
 
 impl FixCause {
@@ -45,6 +52,8 @@ impl FixCause {
             FixCause::CommandPath => "command-path",
             FixCause::Timeout => "longer-timeout",
             FixCause::DisabledMcpjson => "enable-mcpjson-server",
+            FixCause::TrustedCa => "trusted-ca",
+            FixCause::NoProxy => "no-proxy",
         }
     }
 
@@ -64,6 +73,8 @@ impl FixCause {
             FixCause::DisabledMcpjson => &[
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
+            // tests/e2e/fixes_remote.py
+            FixCause::TrustedCa | FixCause::NoProxy => &["2.1.287", "2.1.310", "2.1.336"],
         }
     }
 

@@ -223,8 +223,12 @@ pub(crate) fn write_with_undo(
         }
         None => None,
     };
+    let folder = snap.target.parent().map(Path::to_path_buf);
+    let created_folder =
+        folder.filter(|d| snap.bytes.is_none() && !d.as_os_str().is_empty() && !d.exists());
     snap.replace_in(files, w.new_bytes)?;
     let state = UndoState {
+        created_folder,
         version: UndoState::VERSION,
         settings_path: snap.path.clone(),
         written_path: snap.target.clone(),

@@ -554,5 +554,18 @@ pub fn apply_undo_in(files: &dyn Fs, undo: &PendingUndo) -> Result<(), SettingsE
         // The undo is done; a backup that cannot be removed is only left behind.
         let _ = files.remove_file(&undo.backup);
     }
+    remove_created_folder(undo);
     Ok(())
+}
+
+/// The folder the undone fix created (`~/.claude`), removed when nothing is left in it;
+/// a folder anything else was put into since stays. Called again once the plan's record
+/// (kept in the same folder) is gone.
+pub fn remove_created_folder(undo: &PendingUndo) {
+    if undo.new_bytes.is_none()
+        && let Some(d) = &undo.state.created_folder
+    {
+        // `remove_dir` removes only an empty folder
+        let _ = std::fs::remove_dir(d);
+    }
 }
