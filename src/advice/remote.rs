@@ -100,7 +100,7 @@ pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Op
         Cause::TlsUntrusted => {
             let fix = observed_settings_fix(cause)?;
             format!(
-                "Claude Code does not trust the server's TLS certificate (self-signed, or signed by a certificate authority it does not know, such as a company proxy that inspects TLS): {}, where the value is the path of a PEM file holding that certificate authority; or have the server use a certificate from a public authority.",
+                "Claude Code does not trust the server's TLS certificate (self-signed, or signed by a certificate authority it does not know, such as a company proxy that inspects TLS): {}, where the value is the path of a PEM file holding that certificate authority (`mcplogs fix --ca-file /path/to/ca.pem` checks the file against the server, then writes it); or have the server use a certificate from a public authority.",
                 settings_form(fix, "/path/to/ca.pem")
             )
         }
@@ -490,7 +490,12 @@ pub(super) fn no_proxy(found: &mut Found, s: &ServerReport, who: &str, cx: &Cont
         cause: FixCause::NoProxy,
         server: who.to_string(),
         why: format!(
-            "the proxy in HTTPS_PROXY/HTTP_PROXY refused {host}, which answers without it; {NO_PROXY_VAR}={want} in the env of {} (the {} settings, which decide it in {}){kept}; the proxy setting itself is left as it is",
+            "the proxy in HTTPS_PROXY/HTTP_PROXY refused {host}{}; {NO_PROXY_VAR}={want} in the env of {} (the {} settings, which decide it in {}){kept}; the proxy setting itself is left as it is",
+            if cx.net.is_some() {
+                ", which accepts connections without it"
+            } else {
+                " (`mcplogs fix` first checks that it accepts connections without it)"
+            },
             file.display(),
             kind.as_str(),
             project.display()
@@ -668,6 +673,30 @@ mod tests {
             remote_advice(&Diagnosis::new(Verdict::Healthy), None, None),
             None
         );
+    }
+
+    #[test]
+    fn no_proxy_is_merged_keeping_every_host_once_and_endpoints_get_their_ports() {
+        assert_eq!(
+            merged_no_proxy(" localhost, .corp.test,,127.0.0.1 ", ["127.0.0.2"]),
+            "localhost,.corp.test,127.0.0.1,127.0.0.2"
+        );
+        assert_eq!(
+            merged_no_proxy("A.test", ["a.TEST", "b.test"]),
+            "A.test,b.test"
+        );
+        assert_eq!(merged_no_proxy("", ["h"]), "h");
+        assert_eq!(
+            endpoint("https://u:p@mcp.corp.test/mcp"),
+            Some(("mcp.corp.test".into(), 443, true))
+        );
+        assert_eq!(
+            endpoint("http://127.0.0.2:8080/x?y"),
+            Some(("127.0.0.2".into(), 8080, false))
+        );
+        assert_eq!(endpoint("https://[::1]:9/x"), Some(("::1".into(), 9, true)));
+        assert_eq!(endpoint("ftp://h/x"), None);
+        assert_eq!(endpoint("https://h:notaport/x"), None);
     }
 
     #[test]

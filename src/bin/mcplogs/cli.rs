@@ -288,11 +288,11 @@ with the least intrusion: ~/.claude/settings.json when nothing above it sets the
 variable there, else that project's .claude/settings.local.json; never a
 managed file (then: exit 2). A command Claude Code cannot find gets its absolute
 path in the entry that configures it (~/.claude.json or .mcp.json), a server slower
-than MCP_TIMEOUT a longer MCP_TIMEOUT where it takes effect, an HTTPS server whose
-certificate is not trusted NODE_EXTRA_CA_CERTS (a CA file that a TLS handshake with
-the server verified: --ca-file, else SSL_CERT_FILE or the system bundle), a server the
-proxy refuses its host in NO_PROXY (merged, the proxy kept); each change says which
-server it is for and why. All files in one diff, one confirmation; what only you can
+than MCP_TIMEOUT a longer MCP_TIMEOUT where it takes effect, an HTTPS server
+whose certificate is not trusted NODE_EXTRA_CA_CERTS (a CA file a TLS handshake
+with the server verified: --ca-file, else SSL_CERT_FILE or the system bundle),
+a server the proxy refuses its host in NO_PROXY (merged, the proxy kept); each
+change says which server it is for and why. All files in one diff, one confirmation; what only you can
 do (sign in, rename a server) is listed after the plan.
 Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
 
