@@ -143,10 +143,10 @@ const SYSTEM_BUNDLES: &[&str] = &[
 pub enum ChainCheck {
     /// The server's chain verifies up to one of the file's certificates, for its host.
     Verified,
-    /// The handshake ran and the chain did not verify (or the server could not be
-    /// reached): why, in words.
+    /// The handshake ran and the chain did not verify: why, in words.
     Failed(String),
-    /// No handshake ran here (why).
+    /// No handshake ran, or it never got to the server's chain (the server or the proxy
+    /// could not be reached, it stopped answering, no TLS here): why.
     NotRun(String),
 }
 
@@ -252,10 +252,11 @@ mod imp {
             Err(e) => return ChainCheck::NotRun(format!("no TLS client: {e}")),
         };
         let (via_host, via_port) = proxy.unwrap_or((host, port));
+        // a server (or proxy) that cannot be reached is a check that did not run
         let mut sock = match connect(via_host, via_port) {
             Ok(s) => s,
             Err(e) => {
-                return failed(format!(
+                return ChainCheck::NotRun(format!(
                     "could not reach {}{}:{via_port}: {e}",
                     if proxy.is_some() { "the proxy " } else { "" },
                     via_host
@@ -265,21 +266,23 @@ mod imp {
         if proxy.is_some()
             && let Err(why) = tunnel(&mut sock, host, port)
         {
-            return failed(why);
+            return ChainCheck::NotRun(why);
         }
         while conn.is_handshaking() {
             if let Err(e) = conn.complete_io(&mut sock) {
-                let why = match e
+                return match e
                     .get_ref()
                     .and_then(|inner| inner.downcast_ref::<rustls::Error>())
                 {
-                    Some(rustls::Error::InvalidCertificate(c)) => {
-                        format!("the server's certificate does not verify with it ({c:?})")
-                    }
-                    Some(other) => format!("the TLS handshake failed ({other})"),
-                    None => format!("the TLS handshake failed ({e})"),
+                    Some(rustls::Error::InvalidCertificate(c)) => failed(format!(
+                        "the server's certificate does not verify with it ({c:?})"
+                    )),
+                    Some(other) => failed(format!("the TLS handshake failed ({other})")),
+                    // a timeout, a reset: the server never showed its chain
+                    None => ChainCheck::NotRun(format!(
+                        "the TLS handshake with {host}:{port} did not complete ({e})"
+                    )),
                 };
-                return failed(why);
             }
         }
         conn.send_close_notify();

@@ -453,3 +453,22 @@ fn a_server_not_reachable_without_the_proxy_gets_no_no_proxy() {
     assert!(t.contains("cannot be reached without the proxy"), "{t}");
     assert_eq!(h.files(), before);
 }
+
+#[test]
+fn a_check_that_did_not_run_says_so_and_writes_nothing() {
+    // nothing listens: the handshake never reaches the server's chain
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let h = Home::new();
+    h.failing("tls-untrusted-ca", &format!("https://127.0.0.1:{port}/mcp"));
+    let before = h.files();
+    let ca = fixtures().join("ca.pem");
+    let o = h.fix(&["--ca-file", ca.to_str().unwrap(), "--yes"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("did not run (could not reach 127.0.0.1"), "{t}");
+    assert!(t.contains("nothing is written"), "{t}");
+    assert_eq!(h.files(), before);
+}
