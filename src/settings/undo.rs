@@ -547,6 +547,21 @@ pub(super) fn created_by_another_change(
         .any(|s| s.created_file || s.created_by_another_change)
 }
 
+/// The folder another mcplogs change of the file, still recorded, created to hold it:
+/// a change that joins the file inherits it, so that whichever undo removes the file
+/// last removes the folder too.
+pub(super) fn folder_created_by_another_change(
+    settings: &Path,
+    owner: Option<&Attrs>,
+    state_path: &Path,
+) -> Option<PathBuf> {
+    Change::ALL
+        .into_iter()
+        .filter(|c| state_path_for(settings, *c) != state_path)
+        .filter_map(|c| load_state_owned_for(settings, owner, c).ok().flatten())
+        .find_map(|s| s.created_folder)
+}
+
 /// Whether `text` is a JSON object with nothing in it (`{}`, any white space).
 fn is_empty_object(text: &str) -> bool {
     serde_json::from_str::<Value>(text)
