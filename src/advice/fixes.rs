@@ -15,6 +15,7 @@ use crate::claude_code::config::{Scope, ServerState, TransportKind};
 use crate::claude_code::lifecycle::{self, ClaudeVersion};
 use crate::scan::configured::{Configuration, Configured};
 use crate::scan::{ScanReport, ServerReport};
+use crate::settings::ca::{CaFile, ChainCheck};
 use crate::settings::edit::path::value_at;
 use crate::settings::engine::{Change, Edit, FixCause};
 use crate::settings::layers::{LayerKind, Sources};
@@ -34,6 +35,21 @@ pub struct Context<'a> {
     pub path_var: Option<std::ffi::OsString>,
     /// The Claude Code build here, when known.
     pub build: Option<ClaudeVersion>,
+    /// `--ca-file`: the CA file the user named (read and checked by the caller).
+    pub ca_file: Option<&'a CaFile>,
+    /// The network checks `mcplogs fix` makes before it writes a remote server's fix (a
+    /// TLS handshake for a CA file, a direct connection for `NO_PROXY`). `None` (`scan`):
+    /// nothing is sent anywhere, so no CA file is found, and `NO_PROXY` is offered
+    /// unchecked.
+    pub net: Option<&'a dyn NetChecks>,
+}
+
+/// What `mcplogs fix` asks the network before it writes a remote server's fix.
+pub trait NetChecks {
+    /// A TLS handshake to `host:port` with only `ca`'s certificates as roots.
+    fn verify_chain(&self, ca: &CaFile, host: &str, port: u16) -> ChainCheck;
+    /// Whether `host:port` accepts a connection without the proxy (`Err`: why not).
+    fn reachable_directly(&self, host: &str, port: u16) -> Result<(), String>;
 }
 
 /// Something only the user can do for a server, with the exact command or change.
@@ -85,6 +101,8 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx, &mut texts),
             Some(Cause::Timeout | Cause::ToolsTimeout) => timeout(&mut found, s, &who, cx),
             Some(Cause::ModernOnly) => modern_negotiation(&mut found, report, s, &who, cx),
+            Some(Cause::TlsUntrusted) => super::remote::trusted_ca(&mut found, s, &who, cx),
+            Some(Cause::ProxyRefused) => super::remote::no_proxy(&mut found, s, &who, cx),
             Some(Cause::NeedsAuth) => found.steps.push(UserStep {
                 server: who.clone(),
                 text: format!(
@@ -125,7 +143,7 @@ pub fn offered_on(cause: FixCause, build: Option<ClaudeVersion>) -> bool {
 }
 
 /// Whether the fix for `cause` is offered on this build; when not, says so as a step.
-fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Context) -> bool {
+pub(super) fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Context) -> bool {
     if offered_on(cause, cx.build) {
         return true;
     }
@@ -631,6 +649,11 @@ pub fn in_place(
                         who,
                         format!("MCP_PROTOCOL_NEGOTIATION is now auto{from}, which negotiates the new protocol"),
                     ));
+                }
+            }
+            Some(Cause::TlsUntrusted | Cause::ProxyRefused) => {
+                if let Some(what) = super::remote::in_place(s, homes, cwd, managed_dir) {
+                    out.push((who, what));
                 }
             }
             _ => {}

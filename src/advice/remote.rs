@@ -5,8 +5,17 @@
 //! connecting after it ([`observed_settings_fix`], the runs under
 //! tests/fixtures/remote/). Certificate checks are never advised off.
 
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::fixes::{Context, Found, UserStep};
 use crate::classify::verdict::{Cause, Diagnosis, Verdict};
 use crate::scan::ServerReport;
+use crate::settings::ca::{self, CaFile, ChainCheck};
+use crate::settings::engine::{Change, Edit, FixCause};
+use crate::settings::env::{EnvValue, env_values};
+use crate::settings::layers::{LayerKind, Sources};
 
 /// A settings change observed to fix a class of failure: the variable to set in the
 /// `env` block of `~/.claude/settings.json` (or in the environment Claude Code starts
@@ -91,7 +100,7 @@ pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Op
         Cause::TlsUntrusted => {
             let fix = observed_settings_fix(cause)?;
             format!(
-                "Claude Code does not trust the server's TLS certificate (self-signed, or signed by a certificate authority it does not know, such as a company proxy that inspects TLS): {}, where the value is the path of a PEM file holding that certificate authority; or have the server use a certificate from a public authority.",
+                "Claude Code does not trust the server's TLS certificate (self-signed, or signed by a certificate authority it does not know, such as a company proxy that inspects TLS): {}, where the value is the path of a PEM file holding that certificate authority (`mcplogs fix --ca-file /path/to/ca.pem` checks the file against the server, then writes it); or have the server use a certificate from a public authority.",
                 settings_form(fix, "/path/to/ca.pem")
             )
         }
@@ -187,6 +196,400 @@ fn status_in(m: &str) -> Option<&str> {
     s.bytes().all(|b| b.is_ascii_digit()).then_some(s)
 }
 
+/// The variable of the trusted-CA fix.
+pub const CA_VAR: &str = "NODE_EXTRA_CA_CERTS";
+/// The variable of the no-proxy fix.
+pub const NO_PROXY_VAR: &str = "NO_PROXY";
+
+/// A remote server's URL, from its configuration.
+fn url_of(s: &ServerReport) -> Option<&str> {
+    s.launch
+        .as_ref()
+        .filter(|l| !l.is_stdio())
+        .map(|l| l.url.as_str())
+        .filter(|u| !u.is_empty())
+}
+
+/// `(host, port, https)` of a URL; the port is the scheme's default when absent.
+pub fn endpoint(url: &str) -> Option<(String, u16, bool)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let https = scheme.eq_ignore_ascii_case("https");
+    if !https && !scheme.eq_ignore_ascii_case("http") {
+        return None;
+    }
+    let host = host_of(url)?.to_string();
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let after = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or("", |(_, r)| r),
+        None => authority.split_once(':').map_or("", |(_, p)| p),
+    };
+    let port = match after.trim_start_matches(':') {
+        "" => {
+            if https {
+                443
+            } else {
+                80
+            }
+        }
+        p => p.parse().ok()?,
+    };
+    Some((host, port, https))
+}
+
+/// `NO_PROXY` and `no_proxy` of the environment mcplogs runs in (the one Claude Code is
+/// started from, as far as mcplogs knows), merged: both spellings are read by Node's
+/// HTTP clients.
+fn environment_no_proxy() -> Option<String> {
+    let both: Vec<String> = ["NO_PROXY", "no_proxy"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .filter(|v| !v.trim().is_empty())
+        .collect();
+    match both.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [a, b] => Some(merged_no_proxy(a, b.split(','))),
+        _ => None,
+    }
+}
+
+/// `list` with each of `hosts` not already in it appended (compared without case and
+/// surrounding spaces); the hosts already there kept, in their order.
+pub fn merged_no_proxy<'h>(list: &str, hosts: impl IntoIterator<Item = &'h str>) -> String {
+    let mut out: Vec<String> = list
+        .split(',')
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect();
+    for h in hosts.into_iter().map(str::trim).filter(|h| !h.is_empty()) {
+        if !out.iter().any(|e| e.eq_ignore_ascii_case(h)) {
+            out.push(h.to_string());
+        }
+    }
+    out.join(",")
+}
+
+/// Where an `env` variable of a remote fix goes for the server's project: the highest
+/// settings file that sets it (a shared project file: the project's local file, which
+/// outranks it and stays uncommitted), else the user file. `Err`: a managed file sets
+/// it (what to ask for), or there is no user file. `project_ok`: a project layer may
+/// hold it (observed for `NO_PROXY`, not for `NODE_EXTRA_CA_CERTS`).
+fn layer_for(
+    layers: &[EnvValue],
+    sources: &Sources,
+    var: &str,
+    want: &str,
+    project_ok: bool,
+) -> Result<(LayerKind, PathBuf), String> {
+    let setter = layers
+        .iter()
+        .find(|l| l.value.is_some() && l.kind != LayerKind::Environment);
+    match setter {
+        Some(l) if matches!(l.kind, LayerKind::Managed | LayerKind::ManagedDropIn) => Err(format!(
+            "the managed settings file {} sets {var}; ask whoever administers this machine for {var}={want}",
+            l.path
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        )),
+        Some(l) if l.is_project() && !project_ok => Err(format!(
+            "{} sets {var} to {:?}, which outranks your user settings for this project (a project layer's {var} was not observed to be read): set {var}={want} there yourself",
+            l.describe(),
+            l.value.as_deref().unwrap_or_default()
+        )),
+        Some(l) if l.kind == LayerKind::Project => sources
+            .files()
+            .into_iter()
+            .find(|(k, _)| *k == LayerKind::Local)
+            .ok_or_else(|| {
+                format!("set {var}={want} in the project's .claude/settings.local.json")
+            }),
+        Some(l) => Ok((l.kind, l.path.clone().unwrap_or_default())),
+        None => match &sources.user_dir {
+            Some(u) => Ok((LayerKind::User, u.join("settings.json"))),
+            None => Err(format!(
+                "set {var}={want} in the \"env\" block of ~/.claude/settings.json"
+            )),
+        },
+    }
+}
+
+/// The trusted-CA fix for a server whose certificate Claude Code does not trust:
+/// `NODE_EXTRA_CA_CERTS` naming the CA file the user gave (`--ca-file`) or, without one,
+/// the first file the machine already trusts (`SSL_CERT_FILE`, the system bundle) that
+/// verifies the server's chain in a live handshake. Without the network check (`scan`)
+/// nothing is found; a check that fails or did not run writes nothing and says what only
+/// the user can do.
+pub(super) fn trusted_ca(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
+    let step = |text: String| UserStep {
+        server: who.to_string(),
+        text,
+    };
+    let Some(net) = cx.net else { return };
+    let Some((host, port, true)) = url_of(s).and_then(endpoint) else {
+        return;
+    };
+    let (project, _) = super::project_dir_of(s, cx.cwd);
+    let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
+    let layers = env_values(&sources, CA_VAR, std::env::var(CA_VAR).ok());
+    let by_hand = |file: &str| {
+        format!(
+            "set {CA_VAR} in the \"env\" block of {file} to the path of a PEM file holding the certificate authority that signed the server's certificate (`mcplogs fix --ca-file PATH` checks such a file against the server and writes it), then restart Claude Code"
+        )
+    };
+    let (kind, file) = match layer_for(&layers, &sources, CA_VAR, "/path/to/ca.pem", false) {
+        Ok(w) => w,
+        Err(why) => {
+            found.steps.push(step(why));
+            return;
+        }
+    };
+    // the value the file holds now, when it already verifies the chain: nothing to do
+    let now = layers
+        .iter()
+        .find(|l| l.path.as_deref() == Some(file.as_path()))
+        .and_then(|l| l.value.clone());
+    if let Some(now) = &now
+        && cx.ca_file.is_none()
+        && let Ok(f) = ca::read_ca_file(Path::new(now))
+        && net.verify_chain(&f, &host, port) == ChainCheck::Verified
+    {
+        return;
+    }
+    if !super::fixes::offered(found, FixCause::TrustedCa, who, cx) {
+        return;
+    }
+    let candidates: Vec<(CaFile, String)> = match cx.ca_file {
+        Some(f) => vec![(f.clone(), "the file you named".to_string())],
+        None => {
+            let ssl = std::env::var_os("SSL_CERT_FILE");
+            ca::trusted_candidates(ssl.as_deref())
+                .into_iter()
+                .filter_map(|p| {
+                    let from_env = ssl.as_deref().is_some_and(|v| Path::new(v) == p);
+                    let f = ca::read_ca_file(&p).ok()?;
+                    Some((
+                        f,
+                        if from_env {
+                            "SSL_CERT_FILE, which your machine trusts for other tools"
+                        } else {
+                            "the system's CA bundle, which your machine trusts for other tools"
+                        }
+                        .to_string(),
+                    ))
+                })
+                .collect()
+        }
+    };
+    let mut tried: Vec<String> = Vec::new();
+    for (f, what) in candidates {
+        match net.verify_chain(&f, &host, port) {
+            ChainCheck::Verified => {
+                let replaces = now
+                    .as_deref()
+                    .filter(|n| Path::new(n) != f.path)
+                    .map(|n| format!(", replacing {n} (it did not verify the server's certificate; {CA_VAR} names one file, so a CA you still need from it must go into one file with this one)"))
+                    .unwrap_or_default();
+                found.changes.push(Change {
+                    cause: FixCause::TrustedCa,
+                    server: who.to_string(),
+                    why: format!(
+                        "Claude Code does not trust the certificate of {host}:{port}; {CA_VAR}={} ({what}) in the env of {} (the {} settings, which decide it in {}): a TLS handshake with {host}:{port} using only that file's {} certificate{} as roots verified the server's chain{replaces}",
+                        f.path.display(),
+                        file.display(),
+                        kind.as_str(),
+                        project.display(),
+                        f.certificates,
+                        if f.certificates == 1 { "" } else { "s" },
+                    ),
+                    file,
+                    layer: kind.as_str(),
+                    edit: Edit::Set {
+                        path: vec!["env".into(), CA_VAR.into()],
+                        value: Value::String(f.path.display().to_string()),
+                    },
+                });
+                return;
+            }
+            ChainCheck::Failed(why) => tried.push(format!("{}: {why}", f.path.display())),
+            ChainCheck::NotRun(why) => {
+                found.steps.push(step(format!(
+                    "the check of {} against {host}:{port} did not run ({why}), so nothing is written: {}",
+                    f.path.display(),
+                    by_hand(&file.display().to_string())
+                )));
+                return;
+            }
+        }
+    }
+    let tried = if tried.is_empty() {
+        "no file the machine trusts for other tools (SSL_CERT_FILE, the system's CA bundle) was found".to_string()
+    } else {
+        format!(
+            "checked against {host}:{port} and refused: {}",
+            tried.join("; ")
+        )
+    };
+    found.steps.push(step(format!(
+        "{tried}. Nothing is written: {}",
+        by_hand(&file.display().to_string())
+    )));
+}
+
+/// The no-proxy fix for a server the proxy refused: its host added to `NO_PROXY`,
+/// merged with the value in effect in its project (the highest settings layer that sets
+/// it, else the environment's `NO_PROXY`/`no_proxy`), every host already there kept and
+/// nothing else touched (the proxy variables stay). With the network check (`fix`), only
+/// when the server accepts a connection without the proxy.
+pub(super) fn no_proxy(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
+    let step = |text: String| UserStep {
+        server: who.to_string(),
+        text,
+    };
+    let Some((host, port, _)) = url_of(s).and_then(endpoint) else {
+        return;
+    };
+    let (project, _) = super::project_dir_of(s, cx.cwd);
+    let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
+    let layers = env_values(&sources, NO_PROXY_VAR, environment_no_proxy());
+    let in_effect = layers.iter().find(|l| l.value.is_some());
+    let base = in_effect.and_then(|l| l.value.clone()).unwrap_or_default();
+    if ca::no_proxy_covers(&base, &host) {
+        return;
+    }
+    let want = merged_no_proxy(&base, [host.as_str()]);
+    let (kind, file) = match layer_for(&layers, &sources, NO_PROXY_VAR, &want, true) {
+        Ok(w) => w,
+        Err(why) => {
+            found.steps.push(step(why));
+            return;
+        }
+    };
+    if let Some(net) = cx.net
+        && let Err(why) = net.reachable_directly(&host, port)
+    {
+        found.steps.push(step(format!(
+            "{host}:{port} cannot be reached without the proxy ({why}), so {NO_PROXY_VAR} would not help: ask the proxy's administrators to allow {host}"
+        )));
+        return;
+    }
+    if !super::fixes::offered(found, FixCause::NoProxy, who, cx) {
+        return;
+    }
+    let kept = match in_effect {
+        Some(l) if !base.trim().is_empty() => {
+            format!(
+                ", every host of the value in effect ({}) kept",
+                l.describe()
+            )
+        }
+        _ => String::new(),
+    };
+    found.changes.push(Change {
+        cause: FixCause::NoProxy,
+        server: who.to_string(),
+        why: format!(
+            "the proxy in HTTPS_PROXY/HTTP_PROXY refused {host}{}; {NO_PROXY_VAR}={want} in the env of {} (the {} settings, which decide it in {}){kept}; the proxy setting itself is left as it is",
+            if cx.net.is_some() {
+                ", which accepts connections without it"
+            } else {
+                " (`mcplogs fix` first checks that it accepts connections without it)"
+            },
+            file.display(),
+            kind.as_str(),
+            project.display()
+        ),
+        file,
+        layer: kind.as_str(),
+        edit: Edit::Set {
+            path: vec!["env".into(), NO_PROXY_VAR.into()],
+            value: Value::String(want),
+        },
+    });
+}
+
+/// A failing remote server whose fix is in place since its log: `NO_PROXY` in effect
+/// now covers its host; or a settings file sets `NODE_EXTRA_CA_CERTS` to an existing
+/// file and was written after the log that failed (whether the file verifies the chain
+/// is for the next session to show: `scan` sends nothing anywhere).
+pub(super) fn in_place(
+    s: &ServerReport,
+    homes: &[PathBuf],
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+) -> Option<String> {
+    let (host, _, https) = url_of(s).and_then(endpoint)?;
+    let (project, _) = super::project_dir_of(s, cwd);
+    let sources = Sources::for_scan_in(homes, &project, managed_dir);
+    match s.diagnosis.cause? {
+        Cause::ProxyRefused => {
+            let layers = env_values(&sources, NO_PROXY_VAR, environment_no_proxy());
+            let l = layers.into_iter().find(|l| l.value.is_some())?;
+            ca::no_proxy_covers(l.value.as_deref()?, &host).then(|| {
+                format!(
+                    "{NO_PROXY_VAR} now holds {host} ({}), so the proxy is not used for it",
+                    l.describe()
+                )
+            })
+        }
+        Cause::TlsUntrusted if https => {
+            let layers = env_values(&sources, CA_VAR, None);
+            let l = layers.into_iter().find(|l| l.value.is_some())?;
+            let value = l.value.clone()?;
+            let settings = l.path.as_deref()?;
+            let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+            let log = s.deciding_file.as_deref().map(|f| f.as_path())?;
+            let newer = modified(settings)? >= modified(log)?;
+            (newer && Path::new(&value).is_file()).then(|| {
+                format!(
+                    "{CA_VAR} is now {value} ({}), set after its last failing session",
+                    l.describe()
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The checks `mcplogs fix` makes on this machine's network: the TLS handshake
+/// through the proxy the environment names for the server (unless its `NO_PROXY`
+/// covers it), and a direct connection for `NO_PROXY`. Only a handshake or a
+/// connection: no request, no credential.
+pub struct LiveNet;
+
+impl super::fixes::NetChecks for LiveNet {
+    fn verify_chain(&self, ca: &CaFile, host: &str, port: u16) -> ChainCheck {
+        let var = |k: &str| std::env::var(k).ok();
+        let proxy = ca::proxy_for(
+            host,
+            var("HTTPS_PROXY").or_else(|| var("https_proxy")).as_deref(),
+            environment_no_proxy().as_deref(),
+        );
+        ca::verify_chain(
+            ca,
+            host,
+            port,
+            proxy.as_ref().map(|(h, p)| (h.as_str(), *p)),
+        )
+    }
+
+    fn reachable_directly(&self, host: &str, port: u16) -> Result<(), String> {
+        use std::net::{TcpStream, ToSocketAddrs};
+        let addrs = (host.trim_matches(['[', ']']), port)
+            .to_socket_addrs()
+            .map_err(|e| e.to_string())?;
+        let mut last = String::from("the name has no address");
+        for a in addrs {
+            match TcpStream::connect_timeout(&a, ca::HANDSHAKE_TIMEOUT) {
+                Ok(_) => return Ok(()),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(last)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,6 +673,30 @@ mod tests {
             remote_advice(&Diagnosis::new(Verdict::Healthy), None, None),
             None
         );
+    }
+
+    #[test]
+    fn no_proxy_is_merged_keeping_every_host_once_and_endpoints_get_their_ports() {
+        assert_eq!(
+            merged_no_proxy(" localhost, .corp.test,,127.0.0.1 ", ["127.0.0.2"]),
+            "localhost,.corp.test,127.0.0.1,127.0.0.2"
+        );
+        assert_eq!(
+            merged_no_proxy("A.test", ["a.TEST", "b.test"]),
+            "A.test,b.test"
+        );
+        assert_eq!(merged_no_proxy("", ["h"]), "h");
+        assert_eq!(
+            endpoint("https://u:p@mcp.corp.test/mcp"),
+            Some(("mcp.corp.test".into(), 443, true))
+        );
+        assert_eq!(
+            endpoint("http://127.0.0.2:8080/x?y"),
+            Some(("127.0.0.2".into(), 8080, false))
+        );
+        assert_eq!(endpoint("https://[::1]:9/x"), Some(("::1".into(), 9, true)));
+        assert_eq!(endpoint("ftp://h/x"), None);
+        assert_eq!(endpoint("https://h:notaport/x"), None);
     }
 
     #[test]

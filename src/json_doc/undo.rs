@@ -31,6 +31,11 @@ pub struct FixRecord {
     /// this change out leaves an empty object. Absent (false) in older records.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_by_another_change: bool,
+    /// The folder the fix created to hold the file (`~/.claude` on a machine where
+    /// Claude Code never wrote settings): undo removes it again when it is left empty.
+    /// Absent when the folder was there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_folder: Option<PathBuf>,
     /// The backup of the bytes before the fix; null when the fix created the file.
     #[serde(alias = "backup_path")]
     pub backup_path: Option<PathBuf>,

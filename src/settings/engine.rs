@@ -38,6 +38,13 @@ pub enum FixCause {
     /// A server that speaks only the 2026-07-28 protocol, met with the legacy handshake:
     /// `MCP_PROTOCOL_NEGOTIATION=auto` in its project's `.claude/settings.local.json`.
     ModernNegotiation,
+    /// An HTTPS server whose certificate chain Claude Code does not trust:
+    /// `NODE_EXTRA_CA_CERTS` naming a PEM file that verifies it (checked by a handshake,
+    /// `settings::ca`). Never `NODE_TLS_REJECT_UNAUTHORIZED`.
+    TrustedCa,
+    /// A proxy that refuses the server's host: the host added to `NO_PROXY`, merged with
+    /// the value in effect (every host already there kept; the proxy itself untouched).
+    NoProxy,
 }
 
 impl FixCause {
@@ -49,6 +56,8 @@ impl FixCause {
             FixCause::Timeout => "longer-timeout",
             FixCause::DisabledMcpjson => "enable-mcpjson-server",
             FixCause::ModernNegotiation => "modern-negotiation",
+            FixCause::TrustedCa => "trusted-ca",
+            FixCause::NoProxy => "no-proxy",
         }
     }
 
@@ -71,6 +80,8 @@ impl FixCause {
             FixCause::ModernNegotiation => &[
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
+            // tests/e2e/fixes_remote.py
+            FixCause::TrustedCa | FixCause::NoProxy => &["2.1.287", "2.1.310", "2.1.336"],
         }
     }
 

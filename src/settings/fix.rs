@@ -223,8 +223,19 @@ pub(crate) fn write_with_undo(
         }
         None => None,
     };
+    let folder = snap.target.parent().map(Path::to_path_buf);
+    // the folder this write creates, or the one an earlier change of the file (whose
+    // file this one joins) created: whichever undo removes the file removes it too
+    let created_folder = match folder {
+        Some(d) if snap.bytes.is_none() && !d.as_os_str().is_empty() && !d.exists() => Some(d),
+        _ if created_by_another_change => {
+            undo::folder_created_by_another_change(&snap.path, snap.attrs.as_ref(), &w.state)
+        }
+        _ => None,
+    };
     snap.replace_in(files, w.new_bytes)?;
     let state = UndoState {
+        created_folder,
         version: UndoState::VERSION,
         settings_path: snap.path.clone(),
         written_path: snap.target.clone(),

@@ -8,6 +8,7 @@
 //! diff, asks for confirmation, then calls `apply_*`.
 
 pub mod binary;
+pub mod ca;
 pub mod diff;
 pub mod edit;
 pub mod effective;

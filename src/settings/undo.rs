@@ -158,10 +158,24 @@ pub fn save_plan(user_settings: &Path, files: &[PathBuf]) -> Result<(), Settings
         .ok()
         .and_then(|s| s.attrs)
         .map(|a| a.masked(RECORD_MODE_MASK));
-    let doc = serde_json::json!({
+    // No user settings folder (`~/.claude` on a machine where Claude Code never wrote
+    // settings): made for the record, and removed with it when the undo leaves it empty.
+    let mut created_folder = plan_created_folder(user_settings);
+    if let Some(d) = user_settings.parent()
+        && !d.as_os_str().is_empty()
+        && !d.exists()
+    {
+        super::write::create_dir_private(d)
+            .map_err(|e| SettingsError::io(d, "create the folder", e))?;
+        created_folder = true;
+    }
+    let mut doc = serde_json::json!({
         "version": PLAN_VERSION,
         "files": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
     });
+    if created_folder {
+        doc["createdFolder"] = Value::Bool(true);
+    }
     let mut text = serde_json::to_string_pretty(&doc).expect("plan serializes");
     text.push('\n');
     write_copy_in(
@@ -172,11 +186,29 @@ pub fn save_plan(user_settings: &Path, files: &[PathBuf]) -> Result<(), Settings
     )
 }
 
-/// Removes the plan record (absent: nothing to do).
+/// Whether the plan record says mcplogs made the folder it is in.
+fn plan_created_folder(user_settings: &Path) -> bool {
+    read_regular(&plan_path(user_settings), RECORD_MAX_BYTES, Follow::NoLinks)
+        .ok()
+        .flatten()
+        .and_then(|r| serde_json::from_slice::<Value>(&r.bytes).ok())
+        .and_then(|v| v.get("createdFolder").and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
+/// Removes the plan record (absent: nothing to do), and the folder mcplogs made for it
+/// when nothing else is left in it.
 pub fn remove_plan(user_settings: &Path) -> Result<(), SettingsError> {
     let path = plan_path(user_settings);
+    let created_folder = plan_created_folder(user_settings);
     match std::fs::remove_file(&path) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            if created_folder && let Some(d) = user_settings.parent() {
+                // `remove_dir` removes only an empty folder
+                let _ = std::fs::remove_dir(d);
+            }
+            Ok(())
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(SettingsError::io(&path, "remove", e)),
     }
@@ -515,6 +547,21 @@ pub(super) fn created_by_another_change(
         .any(|s| s.created_file || s.created_by_another_change)
 }
 
+/// The folder another mcplogs change of the file, still recorded, created to hold it:
+/// a change that joins the file inherits it, so that whichever undo removes the file
+/// last removes the folder too.
+pub(super) fn folder_created_by_another_change(
+    settings: &Path,
+    owner: Option<&Attrs>,
+    state_path: &Path,
+) -> Option<PathBuf> {
+    Change::ALL
+        .into_iter()
+        .filter(|c| state_path_for(settings, *c) != state_path)
+        .filter_map(|c| load_state_owned_for(settings, owner, c).ok().flatten())
+        .find_map(|s| s.created_folder)
+}
+
 /// Whether `text` is a JSON object with nothing in it (`{}`, any white space).
 fn is_empty_object(text: &str) -> bool {
     serde_json::from_str::<Value>(text)
@@ -554,5 +601,18 @@ pub fn apply_undo_in(files: &dyn Fs, undo: &PendingUndo) -> Result<(), SettingsE
         // The undo is done; a backup that cannot be removed is only left behind.
         let _ = files.remove_file(&undo.backup);
     }
+    remove_created_folder(undo);
     Ok(())
+}
+
+/// The folder the undone fix created (`~/.claude`), removed when nothing is left in it;
+/// a folder anything else was put into since stays. Called again once the plan's record
+/// (kept in the same folder) is gone.
+pub fn remove_created_folder(undo: &PendingUndo) {
+    if undo.new_bytes.is_none()
+        && let Some(d) = &undo.state.created_folder
+    {
+        // `remove_dir` removes only an empty folder
+        let _ = std::fs::remove_dir(d);
+    }
 }

@@ -356,7 +356,7 @@ fn parent_of(p: &Path) -> PathBuf {
     }
 }
 
-fn create_dir_private(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_dir_private(dir: &Path) -> io::Result<()> {
     let mut b = fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]

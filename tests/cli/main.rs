@@ -35,6 +35,7 @@ mod export;
 mod fix_engine;
 #[cfg(unix)]
 mod fix_plan;
+mod fix_remote;
 mod fuzz_corpus;
 mod fuzz_regressions;
 #[cfg(unix)]

@@ -122,7 +122,8 @@ fn every_remote_fixture_gets_its_cause_agrees_with_claude_code_and_names_the_fix
 }
 
 /// The screen says the cause in a few words and the settings fix once, with the
-/// server's host taken from its configured URL.
+/// server's host taken from its configured URL: `mcplogs fix`'s no-proxy change (the
+/// value merged with what is in effect, none here).
 #[test]
 fn scan_screen_names_the_proxy_refusal_and_the_host_to_exempt() {
     let tmp = tempfile::tempdir().unwrap();
@@ -134,7 +135,8 @@ fn scan_screen_names_the_proxy_refusal_and_the_host_to_exempt() {
     assert!(r.stdout.contains("proxy refused (407)"), "{}", r.stdout);
     let flat = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("set NO_PROXY=<the hosts already there>,127.0.0.2 in the \"env\" block of ~/.claude/settings.json"),
+        flat.contains("(no-proxy): the proxy in HTTPS_PROXY/HTTP_PROXY refused 127.0.0.2")
+            && flat.contains("NO_PROXY=127.0.0.2 in the env of"),
         "{}",
         r.stdout
     );

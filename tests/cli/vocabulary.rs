@@ -214,8 +214,9 @@ fn undo_leaves_nothing_mcplogs_created() {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     std::fs::write(sb.user_settings(), serde_json::to_string(&v).unwrap()).unwrap();
     setup(&sb, "statusline", true);
+    // the folder the install made goes too
     assert!(
-        names_in(&sb.claude_dir()).is_empty(),
+        !sb.claude_dir().exists(),
         "{:?}",
         names_in(&sb.claude_dir())
     );
@@ -239,7 +240,7 @@ fn undo_leaves_nothing_mcplogs_created() {
         );
         setup(&sb, second, true);
         assert!(
-            names_in(&sb.claude_dir()).is_empty(),
+            !sb.claude_dir().exists(),
             "undo {first} then {second}: {:?}",
             names_in(&sb.claude_dir())
         );
@@ -254,7 +255,7 @@ fn undo_leaves_nothing_mcplogs_created() {
         setup(&sb, what, true);
     }
     assert!(
-        names_in(&sb.claude_dir()).is_empty(),
+        !sb.claude_dir().exists(),
         "{:?}",
         names_in(&sb.claude_dir())
     );

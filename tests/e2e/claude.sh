@@ -42,6 +42,12 @@
 #    failing on TLS, a proxy, a name, a refused or silent port, OAuth or a static header,
 #    and fixed by NODE_EXTRA_CA_CERTS or NO_PROXY; `mcplogs scan` must give each fresh log
 #    the cause of tests/fixtures/remote/expected.json. About two minutes.
+#    Then tests/e2e/fixes_remote.py on 2.1.287, 2.1.310 and 2.1.336: the two remote causes
+#    `mcplogs fix` fixes (an untrusted certificate: NODE_EXTRA_CA_CERTS from --ca-file or
+#    SSL_CERT_FILE, checked by a handshake; a refusing proxy: the host merged into NO_PROXY,
+#    in the user file or, where the project's settings set NO_PROXY, its local file): fails,
+#    fix from another folder, connects with its tools, undo byte for byte, fails again.
+#    About 90 seconds.
 # 8. runs scripts/observe-build on 2.1.291, 2.1.302 and 2.1.336: each per-build behaviour of
 #    the model (src/claude_code/lifecycle.rs) against what those builds do. About 30
 #    seconds a build.
@@ -63,6 +69,8 @@ VERSIONS=(2.1.288 2.1.332)
 LIFECYCLE_VERSIONS=(2.1.288 2.1.310 2.1.332)
 # scripts/observe-build: one build on each side of a boundary, and the newest observed
 OBSERVE_VERSIONS=(2.1.291 2.1.302 2.1.336)
+# the remote fixes (tests/e2e/fixes_remote.py): the oldest build in the cache, one between, the newest
+FIXES_REMOTE_VERSIONS=(2.1.287 2.1.310 2.1.336)
 
 start=$(date +%s)
 for tool in python3 npm node cargo tmux; do
@@ -74,7 +82,7 @@ done
 
 echo "[e2e] Claude Code builds ${VERSIONS[*]} in $CACHE" >&2
 bash "$REPO/scripts/samples/install_claude.sh" "$CACHE" "${LIFECYCLE_VERSIONS[@]}" \
-  "${OBSERVE_VERSIONS[@]}"
+  "${OBSERVE_VERSIONS[@]}" "${FIXES_REMOTE_VERSIONS[@]}"
 echo "[e2e] MCP SDKs (tests/e2e/sdk/install.sh) in $CACHE" >&2
 sdk_start=$(date +%s)
 bash "$REPO/tests/e2e/sdk/install.sh" "$CACHE"
@@ -141,6 +149,8 @@ part lifecycle.py "$(csv "${LIFECYCLE_VERSIONS[@]}")" --e2e
 part lifecycle.py "2.1.288,2.1.332" --e2e --cases classes
 # remote servers of issue 52 (TLS, proxies, names, ports, OAuth): scan against the fixtures
 part remote.py "2.1.288,2.1.336" --e2e
+# the remote fixes: NODE_EXTRA_CA_CERTS and NO_PROXY written by `mcplogs fix`, proven and undone
+part fixes_remote.py "$(csv "${FIXES_REMOTE_VERSIONS[@]}")" --work "$WORK/fixes-remote"
 # every per-build behaviour of the model against real builds
 MCPLOGS_CACHE="$CACHE" python3 "$REPO/scripts/observe-build" --mcplogs "$BIN" \
   "${OBSERVE_VERSIONS[@]}" &

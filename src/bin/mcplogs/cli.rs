@@ -281,14 +281,18 @@ EXAMPLES:
   mcplogs fix --undo                 # put back every file it wrote
   mcplogs fix api                    # only api; enables it if you disabled it
   mcplogs fix api --command-path /opt/bin/api   # when PATH has several
+  mcplogs fix --ca-file ~/corp-ca.pem   # an HTTPS server's CA, checked first
 
 For each failing server, the fix goes where it wins in that server's project,
 with the least intrusion: ~/.claude/settings.json when nothing above it sets the
 variable there, else that project's .claude/settings.local.json; never a
 managed file (then: exit 2). A command Claude Code cannot find gets its absolute
 path in the entry that configures it (~/.claude.json or .mcp.json), a server slower
-than MCP_TIMEOUT a longer MCP_TIMEOUT where it takes effect; each change says which
-server it is for and why. All files in one diff, one confirmation; what only you can
+than MCP_TIMEOUT a longer MCP_TIMEOUT where it takes effect, an HTTPS server
+whose certificate is not trusted NODE_EXTRA_CA_CERTS (a CA file a TLS handshake
+with the server verified: --ca-file, else SSL_CERT_FILE or the system bundle),
+a server the proxy refuses its host in NO_PROXY (merged, the proxy kept); each
+change says which server it is for and why. All files in one diff, one confirmation; what only you can
 do (sign in, rename a server) is listed after the plan.
 Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
 
@@ -665,6 +669,10 @@ pub struct FixArgs {
         conflicts_with = "undo"
     )]
     pub command_path: Option<PathBuf>,
+
+    /// A PEM file of the certificate authority that signed an HTTPS server's certificate (a TLS-inspecting proxy's CA): checked against each server with an untrusted certificate, then written as NODE_EXTRA_CA_CERTS
+    #[arg(long, value_name = "PATH", conflicts_with = "undo")]
+    pub ca_file: Option<PathBuf>,
 
     /// The Claude Code build to offer fixes for [default: `claude --version`] (for tests)
     #[arg(long, value_name = "VERSION", hide = true)]

@@ -154,6 +154,24 @@ pub enum Error {
         .path.display()
     )]
     CommandPath { path: PathBuf, why: String },
+    /// `fix --ca-file PATH`: PATH is not a readable regular file of PEM certificates
+    /// (checked before anything is planned: its absolute path is written).
+    #[error(
+        "--ca-file {}: {source}; give a PEM file holding the certificate authority that signed the server's certificate",
+        .path.display()
+    )]
+    CaFile {
+        path: PathBuf,
+        #[source]
+        source: mcplogs::settings::ca::CaFileError,
+    },
+    /// `fix --ca-file PATH`: the file verified no failing server's certificate (each
+    /// check said why, above), so nothing was written.
+    #[error(
+        "--ca-file {}: {why}; nothing written",
+        .path.display()
+    )]
+    CaFileNotUsed { path: PathBuf, why: String },
     /// `fix SERVER`: no server of that name is logged or configured.
     #[error(
         "no server {name:?}: none of that name is logged or configured (`mcplogs scan` lists the servers)"

@@ -63,6 +63,8 @@ impl ExitCode {
             | Error::NoHomeFolder
             | Error::FixNotNeeded
             | Error::CommandPath { .. }
+            | Error::CaFile { .. }
+            | Error::CaFileNotUsed { .. }
             | Error::FixUnknownServer { .. }
             | Error::FixNothingFor { .. }
             | Error::NotConfirmed

@@ -101,6 +101,18 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     if let Some(p) = &args.command_path {
         check_command_path(p)?;
     }
+    // read and checked before anything is planned: its absolute path is what is written
+    let ca_file = match &args.ca_file {
+        Some(p) => {
+            Some(
+                mcplogs::settings::ca::read_ca_file(p).map_err(|source| Error::CaFile {
+                    path: p.clone(),
+                    source,
+                })?,
+            )
+        }
+        None => None,
+    };
     // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
     // legacy setting only. Else one file per failing server's project: the file that
     // wins there, and every other change the fix engine declares for a failing server.
@@ -122,9 +134,23 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         None => Vec::new(),
     };
     let found = match &report {
-        Some(r) if !explicit => engine_found(&args, r),
+        Some(r) if !explicit => engine_found(&args, r, ca_file.as_ref()),
         _ => Found::default(),
     };
+    // a CA file the user named that verified no server's chain: nothing is written
+    if let Some(ca) = &ca_file
+        && !found.changes.iter().any(|c| c.cause == FixCause::TrustedCa)
+    {
+        say_steps(&found.steps);
+        return Err(Error::CaFileNotUsed {
+            path: ca.path.clone(),
+            why: if found.steps.is_empty() {
+                "no failing server has a certificate Claude Code does not trust (`mcplogs scan` shows each server's cause)".to_string()
+            } else {
+                "it verified the certificate of no server that fails for an untrusted certificate (said above)".to_string()
+            },
+        });
+    }
     // the engine's changes grouped by file, in the order the servers came
     let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
     for c in found.changes {
@@ -449,7 +475,11 @@ fn say_steps(steps: &[UserStep]) {
 }
 
 /// The engine's changes for the scanned servers (with `SERVER`, that one only).
-fn engine_found(args: &FixArgs, report: &ScanReport) -> Found {
+fn engine_found(
+    args: &FixArgs,
+    report: &ScanReport,
+    ca_file: Option<&mcplogs::settings::ca::CaFile>,
+) -> Found {
     let cwd = std::env::current_dir().unwrap_or_default();
     let build = match &args.claude_version {
         Some(v) => ClaudeVersion::parse(v),
@@ -465,6 +495,8 @@ fn engine_found(args: &FixArgs, report: &ScanReport) -> Found {
             command_path: args.command_path.as_deref(),
             path_var: std::env::var_os("PATH"),
             build,
+            ca_file,
+            net: Some(&mcplogs::advice::remote::LiveNet),
         },
     )
 }
@@ -713,6 +745,10 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
         output::note(format_args!("{} {}.", done.green().bold(), path.display()));
     }
     undo::remove_plan(user)?;
+    // a folder a fix created, left empty now that the plan's record is gone too
+    for (_, p) in &pendings {
+        undo::remove_created_folder(p);
+    }
     Ok(ExitCode::Clean)
 }
 

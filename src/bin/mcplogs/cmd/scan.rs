@@ -122,6 +122,8 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
                 command_path: None,
                 path_var: std::env::var_os("PATH"),
                 build: None,
+                ca_file: None,
+                net: None,
             },
         )
         .changes
