@@ -555,7 +555,9 @@ fn modern_negotiation(
         .deciding_layer()
         .and_then(|l| l.path.as_deref())
         .map(|p| format!("legacy is in effect from {}", p.display()))
-        .unwrap_or_else(|| "this build uses the legacy handshake for it".to_string());
+        .unwrap_or_else(|| {
+            "nothing sets legacy now: its log is from a session that used the legacy handshake (the setting then, or a stdio server on a build before 2.1.292)".to_string()
+        });
     found.changes.push(Change {
         cause: FixCause::ModernNegotiation,
         server: who.to_string(),

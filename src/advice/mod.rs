@@ -140,20 +140,56 @@ pub fn negotiation_conflict<'a>(
         .servers
         .iter()
         .filter(|o| !std::ptr::eq(*o, s))
-        .find(|o| opposite(o) && project_dir_of(o, cwd).0 == project)
+        .find(|o| opposite(o) && (project_dir_of(o, cwd).0 == project || in_every_project(o)))
 }
 
-/// The servers known to speak only the new protocol ([`needs_modern_negotiation`]):
-/// each one's name and project folder. The legacy setting must not be written where it
-/// reaches them (the user file covers every project that does not decide the value
-/// itself).
-pub fn modern_only_servers(report: &ScanReport, cwd: &Path) -> Vec<(String, PathBuf)> {
+/// A server configured in the user scope (`mcpServers` of `~/.claude.json`): Claude Code
+/// starts it in every project, so a setting that reaches any project reaches it.
+pub fn in_every_project(s: &ServerReport) -> bool {
+    matches!(
+        &s.configuration,
+        crate::scan::configured::Configuration::Configured(c)
+            if c.scope == crate::claude_code::config::Scope::User
+    )
+}
+
+/// A server known to speak only the new protocol ([`needs_modern_negotiation`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModernOnly {
+    pub name: String,
+    /// The project folder of its log.
+    pub project: PathBuf,
+    /// Configured in the user scope: Claude Code starts it in every project.
+    pub everywhere: bool,
+}
+
+/// The servers known to speak only the new protocol. The legacy setting must not be
+/// written where it reaches them (the user file covers every project that does not
+/// decide the value itself; a user-scope server runs in every project).
+pub fn modern_only_servers(report: &ScanReport, cwd: &Path) -> Vec<ModernOnly> {
     report
         .servers
         .iter()
         .filter(|s| needs_modern_negotiation(s))
-        .map(|s| (s.name.clone(), project_dir_of(s, cwd).0))
+        .map(|s| ModernOnly {
+            name: s.name.clone(),
+            project: project_dir_of(s, cwd).0,
+            everywhere: in_every_project(s),
+        })
         .collect()
+}
+
+/// The first of `modern_only` that a legacy setting in `file` would reach (`read` gives
+/// a project's settings): a user-scope one whatever the file (it runs in every project
+/// the file reaches), else one whose project the file reaches.
+pub fn reached_modern_only<'a>(
+    file: &Path,
+    modern_only: &'a [ModernOnly],
+    read: &dyn Fn(&Path) -> EffectiveNegotiation,
+) -> Option<&'a ModernOnly> {
+    modern_only
+        .iter()
+        .find(|m| m.everywhere || read(&m.project).reached_by(file))
 }
 
 /// Where the legacy setting goes for the project of `e`: the file [`choose`] picks, except
@@ -166,9 +202,9 @@ pub fn modern_only_servers(report: &ScanReport, cwd: &Path) -> Vec<(String, Path
 /// [`choose`]: crate::settings::target::choose
 pub fn legacy_target<'a>(
     e: &EffectiveNegotiation,
-    modern_only: &'a [(String, PathBuf)],
+    modern_only: &'a [ModernOnly],
     read: &dyn Fn(&Path) -> EffectiveNegotiation,
-) -> (FixTarget, Option<&'a (String, PathBuf)>) {
+) -> (FixTarget, Option<&'a ModernOnly>) {
     use crate::settings::layers::LayerKind;
     let target = crate::settings::target::choose(e);
     if let FixTarget::Write {
@@ -178,7 +214,8 @@ pub fn legacy_target<'a>(
     } = &target
         && let Some(m) = modern_only
             .iter()
-            .find(|(_, p)| *p != e.project_dir && read(p).reached_by(user))
+            .filter(|m| m.everywhere || m.project != e.project_dir)
+            .find(|m| m.everywhere || read(&m.project).reached_by(user))
     {
         return (
             FixTarget::Write {
@@ -308,9 +345,11 @@ pub fn audience(s: &ServerReport) -> Option<Audience> {
         (_, Some(c)) if c.is_negotiation_field_error() && d.era == Some(Era::Legacy) => {
             Audience::ClaudeCode
         }
-        (_, Some(Cause::CommandNotFound | Cause::NeedsAuth | Cause::Timeout)) => {
-            Audience::UserConfig
-        }
+        // the negotiation setting in effect, not the server (it speaks the newer revision)
+        (
+            _,
+            Some(Cause::CommandNotFound | Cause::NeedsAuth | Cause::Timeout | Cause::ModernOnly),
+        ) => Audience::UserConfig,
         // an expired certificate only its operator can renew
         (Verdict::ConnectionFailed, Some(Cause::TlsExpired)) => Audience::ServerAuthor,
         // the user's trust store, proxy, DNS, URL, client id or token (issue 52)

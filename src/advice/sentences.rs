@@ -66,7 +66,9 @@ pub fn connection_failure_why(d: &Diagnosis) -> String {
 /// command to run by hand first, then what the failure means.
 fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
     let d = &s.diagnosis;
-    if d.verdict != Verdict::ConnectionFailed || d.cause == Some(Cause::NeedsAuth) {
+    if d.verdict != Verdict::ConnectionFailed
+        || matches!(d.cause, Some(Cause::NeedsAuth | Cause::ModernOnly))
+    {
         return None;
     }
     let command = run_by_hand(s)?;

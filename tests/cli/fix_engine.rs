@@ -936,7 +936,15 @@ fn the_legacy_fix_is_not_global_when_it_would_reach_a_server_that_speaks_only_th
     fs::create_dir_all(&other).unwrap();
     h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
     h.log_in(&other, "modern-only-answer-2.1.332.jsonl", "newonly");
-    h.claude_json(stdio(&["oldlist", "newonly"]));
+    // each in its own project's local scope (a user-scope server runs in every project)
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "projects": {
+            h.proj.display().to_string(): { "mcpServers": stdio(&["oldlist"]) },
+            other.display().to_string(): { "mcpServers": stdio(&["newonly"]) },
+        },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
     let before = h.files();
     let scan = h.run(&h.elsewhere, &["scan"]);
     let text = stdout(&scan);
@@ -1020,4 +1028,45 @@ fn probe_gives_a_server_that_speaks_only_the_new_protocol_scans_cause() {
         assert_eq!(p["verdict"], scan["servers"][0]["verdict"], "{mode}: {p}");
         assert_eq!(p["cause"], "modern-only", "{mode}: {p}");
     }
+}
+
+/// A user-scope server runs in every project: one that speaks only the new protocol
+/// conflicts with the legacy setting anywhere, so `fix` writes no `legacy`, and
+/// `--force` refuses a file that reaches it.
+#[test]
+fn a_user_scope_server_that_speaks_only_the_new_protocol_blocks_the_legacy_setting_everywhere() {
+    let h = Home::new();
+    let other = h.home.join("work/other");
+    fs::create_dir_all(&other).unwrap();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log_in(&other, "modern-only-answer-2.1.332.jsonl", "newonly");
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": stdio(&["newonly"]),
+        "projects": { h.proj.display().to_string(): { "mcpServers": stdio(&["oldlist"]) } },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(err.contains("no value serves both"), "{err}");
+    assert!(
+        !h.proj.join(".claude/settings.local.json").exists(),
+        "{err}"
+    );
+    // newonly's own project gets `auto` (no server there needs legacy)
+    assert_eq!(
+        env_of(&other.join(".claude/settings.local.json"))["MCP_PROTOCOL_NEGOTIATION"],
+        "auto",
+        "{err}"
+    );
+    // with `auto` in place nothing is left to plan: `--force` asks for the legacy
+    // setting anyway, and is refused where it reaches newonly
+    let forced = h.fix(&h.proj, &["--yes", "--force"]);
+    let err = stderr(&forced);
+    assert_eq!(forced.status.code(), Some(2), "{err}");
+    assert!(err.contains("it would reach newonly"), "{err}");
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before);
 }

@@ -184,6 +184,11 @@ pub enum Error {
     /// `fix` without `--force` when no scanned server needs it.
     #[error("{FIX_NOT_NEEDED}; pass --force to apply it anyway")]
     FixNotNeeded,
+    #[error(
+        "not writing MCP_PROTOCOL_NEGOTIATION=legacy into {}: it would reach {server}, which speaks only the new protocol and fails under that setting (see `mcplogs scan`)",
+        file.display()
+    )]
+    FixWouldBreak { file: PathBuf, server: String },
     /// No `--yes` and no terminal to ask.
     #[error(
         "refusing to write without confirmation: standard input is not a terminal (read the diff, then run again with --yes)"

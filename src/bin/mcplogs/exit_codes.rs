@@ -43,6 +43,7 @@ impl ExitCode {
             | Error::NothingToExplain
             | Error::NothingToReport { .. }
             | Error::FixBlocked(_)
+            | Error::FixWouldBreak { .. }
             | Error::WriteOutput(_)
             | Error::WriteReport { .. }
             | Error::OpenReport { .. }

@@ -173,6 +173,16 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 say_steps(&found.steps);
                 return nothing_for(name, &args, found.steps.is_empty());
             }
+            if !args.force && !found.steps.is_empty() {
+                // what only the user can do is the answer: not the legacy fix's error
+                say_steps(&found.steps);
+                let what = "nothing mcplogs fix can change for the servers above (only you can, as said there)".to_string();
+                if args.dry_run {
+                    output::note(format_args!("{what}. Nothing to write."));
+                    return Ok(ExitCode::Clean);
+                }
+                return Err(Error::FixNothingFor { what });
+            }
             if !args.force {
                 say_steps(&found.steps);
                 if args.dry_run {
@@ -186,6 +196,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             let Some(one) = settings_path(&args)? else {
                 return Ok(ExitCode::Clean);
             };
+            refuse_reaching_modern_only(&args, report.as_ref(), &one.0)?;
             files.push(one);
         }
     } else {
@@ -467,6 +478,27 @@ fn legacy_change(path: &Path, why: Option<&str>, failing: &[Failing]) -> Change 
     }
 }
 
+/// `--force` writes the legacy setting where the user asks: never where it reaches a
+/// server known to speak only the new protocol (the setting breaks it).
+fn refuse_reaching_modern_only(
+    args: &FixArgs,
+    report: Option<&ScanReport>,
+    file: &Path,
+) -> Result<(), Error> {
+    let Some(r) = report else { return Ok(()) };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let modern_only = mcplogs::advice::modern_only_servers(r, &cwd);
+    let read =
+        |p: &Path| mcplogs::resolve::negotiation_in(&args.home, p, args.managed_dir.as_deref());
+    match mcplogs::advice::reached_modern_only(file, &modern_only, &read) {
+        Some(m) => Err(Error::FixWouldBreak {
+            file: file.to_path_buf(),
+            server: m.name.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// What only the user can do, after the plan, each with its server.
 fn say_steps(steps: &[UserStep]) {
     for s in steps {
@@ -528,12 +560,17 @@ fn per_project_files(
         let read =
             |p: &Path| mcplogs::resolve::negotiation_in(&args.home, p, args.managed_dir.as_deref());
         let (target, spared) = mcplogs::advice::legacy_target(&f.layers, &modern_only, &read);
-        if let (Some((name, project)), Some(path)) = (spared, target.path()) {
+        if let (Some(m), Some(path)) = (spared, target.path()) {
             local_why.push((
                 path.to_path_buf(),
                 format!(
-                    "not the user file: it would also reach {name} in {}, which speaks only the new protocol and fails under legacy; the local settings of {} reach this project only",
-                    project.display(),
+                    "not the user file: it would also reach {} ({}), which speaks only the new protocol and fails under legacy; the local settings of {} reach this project only",
+                    m.name,
+                    if m.everywhere {
+                        "configured for every project".to_string()
+                    } else {
+                        format!("in {}", m.project.display())
+                    },
                     f.project.display()
                 ),
             ));
