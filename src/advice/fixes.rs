@@ -486,13 +486,14 @@ fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
 }
 
 /// A failing server whose cause the configuration no longer has: the engine's fix (or
-/// the user's own) is in place, and the log is older than it. `(label, what)` for each.
+/// the user's own) is in place, and the log is older than it. `(label, what, cause)` for
+/// each.
 pub fn in_place(
     report: &ScanReport,
     homes: &[PathBuf],
     cwd: &Path,
     managed_dir: Option<&Path>,
-) -> Vec<(String, String)> {
+) -> Vec<(String, String, FixCause)> {
     let mut out = Vec::new();
     for s in report
         .servers
@@ -507,7 +508,11 @@ pub fn in_place(
                 };
                 let p = Path::new(cmd);
                 if p.is_absolute() && is_executable(p) {
-                    out.push((who, format!("its command is now {cmd}")));
+                    out.push((
+                        who,
+                        format!("its command is now {cmd}"),
+                        FixCause::CommandPath,
+                    ));
                 }
             }
             Some(Cause::Timeout | Cause::ToolsTimeout) => {
@@ -530,6 +535,7 @@ pub fn in_place(
                             "{var} is now {ms} ms ({}), above the {limit} ms it failed with",
                             l.describe()
                         ),
+                        FixCause::Timeout,
                     ));
                 }
             }
