@@ -1097,6 +1097,66 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         } else {
             None
         },
+        fix: s.fix.as_deref().map(fix_json),
+    }
+}
+
+/// `servers[].fix`: the resolution's answer of what `mcplogs fix` would do.
+pub(crate) fn fix_json(f: &crate::scan::fix::ServerFix) -> json_doc::ServerFix {
+    use crate::scan::fix::FixState;
+    use crate::settings::engine::Edit;
+    json_doc::ServerFix {
+        fixable: f.fixable(),
+        command: f.command.clone(),
+        changes: f
+            .changes
+            .iter()
+            .map(|c| {
+                let ch = c.change.as_ref();
+                let (key, value, move_name) = match ch.map(|ch| &ch.edit) {
+                    Some(Edit::Set { path, value }) => {
+                        (Some(path.clone()), Some(value.clone()), None)
+                    }
+                    Some(Edit::MoveName {
+                        parent,
+                        from,
+                        to,
+                        name,
+                    }) => (
+                        Some(parent.clone()),
+                        None,
+                        Some(json_doc::FixMove {
+                            from: from.clone(),
+                            to: to.clone(),
+                            name: name.clone(),
+                        }),
+                    ),
+                    None => (None, None, None),
+                };
+                json_doc::FixChange {
+                    cause: c.cause.as_str().to_string(),
+                    state: c.state.as_str().to_string(),
+                    why: c.why.clone(),
+                    file: ch.map(|ch| ch.file.display().to_string()),
+                    layer: ch.map(|ch| ch.layer.to_string()),
+                    key,
+                    value,
+                    move_name,
+                    offered: !matches!(c.state, FixState::NotOffered { .. }),
+                    not_offered: match &c.state {
+                        FixState::NotOffered { build, observed } => Some(format!(
+                            "observed to work on Claude Code {observed}; this machine runs {build}"
+                        )),
+                        _ => None,
+                    },
+                    refused: match &c.state {
+                        FixState::Refused { why } => Some(why.clone()),
+                        _ => None,
+                    },
+                }
+            })
+            .collect(),
+        steps: f.steps.clone(),
     }
 }
 
