@@ -248,8 +248,14 @@ fn others(r: &Report, out: &mut String) {
             Some(Audience::UserConfig) => "the user's own set-up",
             _ => "see `mcplogs scan`",
         };
+        // the fix `scan` gives it, when `mcplogs fix` has one (the same sentence)
+        let fix = s
+            .fix_action
+            .as_deref()
+            .map(|a| format!(": {}", text(a)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "- {}: {} ({whose})\n",
+            "- {}: {} ({whose}){fix}\n",
             code(&s.name),
             code(&s.verdict_text())
         ));
