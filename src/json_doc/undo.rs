@@ -31,6 +31,11 @@ pub struct FixRecord {
     /// this change out leaves an empty object. Absent (false) in older records.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_by_another_change: bool,
+    /// The fix created the file's folder too (`~/.claude` missing): undo removes it
+    /// once it removed the file, if nothing else is in it. Absent (false) in older
+    /// records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_folder: bool,
     /// The backup of the bytes before the fix; null when the fix created the file.
     #[serde(alias = "backup_path")]
     pub backup_path: Option<PathBuf>,

@@ -223,6 +223,12 @@ pub(crate) fn write_with_undo(
         }
         None => None,
     };
+    // a missing folder is created with the file: undo removes it again (when empty)
+    let created_folder = snap.bytes.is_none()
+        && snap
+            .target
+            .parent()
+            .is_some_and(|d| !d.as_os_str().is_empty() && !d.exists());
     snap.replace_in(files, w.new_bytes)?;
     let state = UndoState {
         version: UndoState::VERSION,
@@ -231,6 +237,7 @@ pub(crate) fn write_with_undo(
         kind: w.kind.to_string(),
         created_file: snap.bytes.is_none(),
         created_by_another_change,
+        created_folder,
         backup_path: backup.clone(),
         backup_sha256: snap.bytes.as_deref().map(undo::sha256_hex),
         written_sha256: undo::sha256_hex(w.new_bytes),

@@ -554,5 +554,30 @@ pub fn apply_undo_in(files: &dyn Fs, undo: &PendingUndo) -> Result<(), SettingsE
         // The undo is done; a backup that cannot be removed is only left behind.
         let _ = files.remove_file(&undo.backup);
     }
+    remove_created_folder(undo);
     Ok(())
+}
+
+/// After an undo that removed the file: the folder the fix created for it
+/// (`createdFolder`), removed if nothing is left in it (best effort: a folder holding
+/// anything, or one that cannot be removed, stays). `fix --undo` of a plan calls it
+/// again once the plan's own record, kept in that folder, is gone.
+pub fn remove_created_folder(undo: &PendingUndo) {
+    if !undo.state.created_folder
+        || !matches!(
+            undo.how,
+            UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile
+        )
+    {
+        return;
+    }
+    if let Some(dir) = undo
+        .state
+        .written_path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        // `remove_dir` removes only an empty folder, and never follows a link
+        let _ = std::fs::remove_dir(dir);
+    }
 }

@@ -439,3 +439,56 @@ fn a_build_outside_the_observed_ones_is_said_by_scan_and_never_written_by_fix() 
     assert!(user.contains("\"MCP_TIMEOUT\": \"3000\""), "{user}");
     assert!(user.contains("\"legacy\""), "{user}");
 }
+
+/// Every folder and file under `dir` but the logs (`.cache`), with the files' bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    let mut out: Vec<(PathBuf, Option<Vec<u8>>)> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".cache")
+        .map(|e| e.unwrap())
+        .map(|e| {
+            let bytes = e.file_type().is_file().then(|| fs::read(e.path()).unwrap());
+            (e.into_path(), bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 53: `fix --undo` after a plan that created `~/.claude/settings.json` and the
+/// `~/.claude` folder itself leaves the machine as before: the file, the plan's records
+/// and the folder are gone (the folder only because the plan created it and nothing
+/// else is in it), and `.claude.json`, which the plan edited, has its bytes back.
+#[cfg(unix)]
+#[test]
+fn undo_removes_the_settings_file_and_the_folder_the_plan_created() {
+    let h = Home::three();
+    fs::remove_dir_all(h.home.join(".claude")).unwrap();
+    let before = tree(&h.home);
+    let out = h.run(&["fix", "--yes", "--claude-version", "2.1.332"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let user = h.home.join(".claude/settings.json");
+    let written = fs::read_to_string(&user).unwrap();
+    assert!(
+        written.contains("\"legacy\"") && written.contains("MCP_TIMEOUT"),
+        "{written}"
+    );
+    let out = h.run(&["fix", "--undo", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!h.home.join(".claude").exists(), "{}", stderr(&out));
+    assert_eq!(tree(&h.home), before, "{}", stderr(&out));
+
+    // a folder that holds something else of the user's stays, with it
+    let h = Home::three();
+    fs::remove_dir_all(h.home.join(".claude")).unwrap();
+    let out = h.run(&["fix", "--yes", "--claude-version", "2.1.332"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    fs::write(h.home.join(".claude/CLAUDE.md"), "mine\n").unwrap();
+    let out = h.run(&["fix", "--undo", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let left: Vec<String> = fs::read_dir(h.home.join(".claude"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["CLAUDE.md"]);
+}

@@ -725,6 +725,10 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
         output::note(format_args!("{} {}.", done.green().bold(), path.display()));
     }
     undo::remove_plan(user)?;
+    // the plan's record was the last thing in a folder the plan created
+    for (_, p) in &pendings {
+        undo::remove_created_folder(p);
+    }
     Ok(ExitCode::Clean)
 }
 
