@@ -120,7 +120,11 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         if let Some(e) = crate::advice::fix_action(s) {
             any_fix_or_in_place |= e.planned || e.in_place;
             let rank = if e.planned || e.in_place { 0 } else { 1 };
-            push(rank, tilde_within(&terminal_safe(&e.text, false), home), name);
+            push(
+                rank,
+                tilde_within(&terminal_safe(&e.text, false), home),
+                name,
+            );
             continue;
         }
         let rank = if s.diagnosis.verdict.is_problem() {

@@ -109,7 +109,10 @@ pub fn attach(
         command,
         verify: crate::advice::verify_command(homes),
         changes: unplaced.into_iter().map(|(_, c)| c).collect(),
-        steps: steps.into_iter().map(|s| format!("{}: {}", s.server, s.text)).collect(),
+        steps: steps
+            .into_iter()
+            .map(|s| format!("{}: {}", s.server, s.text))
+            .collect(),
     };
 }
 

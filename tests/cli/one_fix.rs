@@ -48,15 +48,17 @@ impl Home {
         fs::create_dir_all(h.home.join(".claude")).unwrap();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix-engine");
         h.log(&fixtures.join("path-2.1.332.jsonl"), "\"/PROJECT\"", "far");
-        h.log(&fixtures.join("timeout-2.1.332.jsonl"), "\"/PROJECT\"", "slow");
+        h.log(
+            &fixtures.join("timeout-2.1.332.jsonl"),
+            "\"/PROJECT\"",
+            "slow",
+        );
         h.log(
             &newest_in(&samples().join("macos-home"), "mcp-logs-no-resulttype"),
             "\"/tmp/mcplogs-samples/home-macos/work/web\"",
             "near",
         );
-        let entry = |cmd: &str, arg: &str| {
-            serde_json::json!({ "type": "stdio", "command": cmd, "args": [arg] })
-        };
+        let entry = |cmd: &str, arg: &str| serde_json::json!({ "type": "stdio", "command": cmd, "args": [arg] });
         let doc = serde_json::json!({
             "hasCompletedOnboarding": true,
             "mcpServers": {
@@ -178,7 +180,11 @@ impl Home {
     /// Every file of the home (not the logs), with its bytes.
     fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
         let mut out = Vec::new();
-        for d in [self.home.clone(), self.home.join(".claude"), self.proj.clone()] {
+        for d in [
+            self.home.clone(),
+            self.home.join(".claude"),
+            self.proj.clone(),
+        ] {
             for p in fs::read_dir(&d)
                 .unwrap()
                 .map(|e| e.unwrap().path())
@@ -278,7 +284,10 @@ fn every_command_gives_each_server_the_fix_scan_gives() {
         h.home.join(".claude.json").display().to_string()
     );
     assert_eq!(change["layer"], "claude.json");
-    assert_eq!(change["key"], serde_json::json!(["mcpServers", "far", "command"]));
+    assert_eq!(
+        change["key"],
+        serde_json::json!(["mcpServers", "far", "command"])
+    );
     assert_eq!(
         change["value"],
         h.tools.join("farstub").display().to_string()
@@ -310,7 +319,10 @@ fn every_command_gives_each_server_the_fix_scan_gives() {
     for name in ["far", "slow", "near"] {
         let want = server(&scan, name)["recommendation"].as_str().unwrap();
         if name != "near" {
-            assert!(want.starts_with("Run `mcplogs fix --home "), "{name}: {want}");
+            assert!(
+                want.starts_with("Run `mcplogs fix --home "),
+                "{name}: {want}"
+            );
             // the screen's What-to-do item, the same words (wrapped: compare the start)
             assert!(screen.contains(&want[..40]), "{name}: {screen}");
         }
@@ -346,14 +358,15 @@ fn every_command_gives_each_server_the_fix_scan_gives() {
 
     // the status line and the hook: each failing server gets `mcplogs fix`, as scan
     let mut c = h.cmd(&h.elsewhere, &["statusline", "--home"]);
-    c.arg(&h.home)
-        .arg("--managed-dir")
-        .arg(&h.managed);
+    c.arg(&h.home).arg("--managed-dir").arg(&h.managed);
     let wide = h
         .status_input()
         .replacen('{', "{\"terminal\":{\"width\":400},", 1);
     let line = stdout(&h.with_stdin(c, &wide));
-    let fix = format!("mcplogs fix{}", mcplogs::advice::home_flags(&[h.home.clone()]));
+    let fix = format!(
+        "mcplogs fix{}",
+        mcplogs::advice::home_flags(std::slice::from_ref(&h.home))
+    );
     for (name, what) in [
         ("far", "command not found"),
         ("near", "tools fetch failed"),
@@ -412,7 +425,9 @@ fn a_build_outside_the_observed_ones_is_said_by_scan_and_never_written_by_fix() 
         let rec = s["recommendation"].as_str().unwrap();
         assert!(
             rec.starts_with("Not offered by `mcplogs fix` (")
-                && rec.contains("observed to work on Claude Code 2.1.287 to 2.1.336; this machine runs 2.1.340"),
+                && rec.contains(
+                    "observed to work on Claude Code 2.1.287 to 2.1.336; this machine runs 2.1.340"
+                ),
             "{rec}"
         );
     }

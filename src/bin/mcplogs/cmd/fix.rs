@@ -457,7 +457,11 @@ fn engine_found(report: &ScanReport) -> Found {
     use mcplogs::scan::fix::{FixState, ServerFix};
     let mut found = Found::default();
     let mut take = |who: &str, f: &ServerFix| {
-        for c in f.changes.iter().filter(|c| c.cause != FixCause::Negotiation) {
+        for c in f
+            .changes
+            .iter()
+            .filter(|c| c.cause != FixCause::Negotiation)
+        {
             match (&c.state, &c.change) {
                 (FixState::Planned | FixState::Refused { .. }, Some(ch)) => {
                     found.changes.push(ch.clone())
@@ -481,10 +485,13 @@ fn engine_found(report: &ScanReport) -> Found {
         }
     }
     for c in &report.fix_unlogged.changes {
-        take(c.change.as_ref().map_or("", |ch| ch.server.as_str()), &ServerFix {
-            changes: vec![c.clone()],
-            ..ServerFix::default()
-        });
+        take(
+            c.change.as_ref().map_or("", |ch| ch.server.as_str()),
+            &ServerFix {
+                changes: vec![c.clone()],
+                ..ServerFix::default()
+            },
+        );
     }
     for s in &report.servers {
         let who = fixes::label(&s.name, s.project.as_deref());
@@ -900,11 +907,10 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let mut out = Vec::new();
     for s in &report.servers {
         // the servers the resolution gives the legacy setting (as `scan` shows them)
-        let legacy = s.fix.as_deref().is_some_and(|f| {
-            f.changes
-                .iter()
-                .any(|c| c.cause == FixCause::Negotiation)
-        });
+        let legacy = s
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.changes.iter().any(|c| c.cause == FixCause::Negotiation));
         if !legacy {
             continue;
         }
