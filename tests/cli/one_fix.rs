@@ -5,6 +5,8 @@
 //! `--json`), the status line and the hook give each server the same fix, `fix
 //! --dry-run` plans for exactly the servers `scan --json` marks fixable, and on a build
 //! outside a fix's observed ones both say it is not offered and nothing is written.
+//! Unix only: its homes hold shell-script programs (the user's `farstub`, a `claude`).
+#![cfg(unix)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -267,7 +269,6 @@ far: farstub f - \u{2718} Failed to connect\n\
 slow: python3 s.py - \u{2718} Failed to connect\n\
 near: python3 n.py - ! Connected \u{b7} tools fetch failed\n";
 
-#[cfg(unix)]
 #[test]
 fn every_command_gives_each_server_the_fix_scan_gives() {
     let h = Home::three();
@@ -404,7 +405,6 @@ fn every_command_gives_each_server_the_fix_scan_gives() {
 /// Item 4 of issue 53: on a build outside the builds a fix was observed on (this
 /// machine's `claude --version`), scan says it is not offered, with the change to make
 /// by hand, and `fix` writes nothing for it; the two still agree on what is fixable.
-#[cfg(unix)]
 #[test]
 fn a_build_outside_the_observed_ones_is_said_by_scan_and_never_written_by_fix() {
     let h = Home::three();
@@ -474,7 +474,6 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
 /// `~/.claude` folder itself leaves the machine as before: the file, the plan's records
 /// and the folder are gone (the folder only because the plan created it and nothing
 /// else is in it), and `.claude.json`, which the plan edited, has its bytes back.
-#[cfg(unix)]
 #[test]
 fn undo_removes_the_settings_file_and_the_folder_the_plan_created() {
     let h = Home::three();
