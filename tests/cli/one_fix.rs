@@ -315,6 +315,18 @@ fn every_command_gives_each_server_the_fix_scan_gives() {
         serde_json::from_slice::<Value>(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)))
     };
+    // explain's screen counts what scan counts as fixable
+    let explain_screen = {
+        let mut c = h.cmd(&h.proj, &["explain", "--home"]);
+        c.arg(&h.home);
+        stdout(&h.with_stdin(c, PASTE))
+    };
+    let summary = |t: &str| t.lines().next().unwrap_or_default().to_string();
+    assert!(summary(&screen).contains("3 can be fixed"), "{screen}");
+    assert!(
+        summary(&explain_screen).contains("3 can be fixed"),
+        "{explain_screen}"
+    );
     let report = h.json(&["report", "--json", "--force"]);
     let markdown = stdout(&h.run(&["report", "--force"]));
     for name in ["far", "slow", "near"] {
@@ -353,7 +365,14 @@ fn every_command_gives_each_server_the_fix_scan_gives() {
                 .lines()
                 .find(|l| l.starts_with(&format!("- `{name}`: ")))
                 .unwrap_or_else(|| panic!("report, {name}: {markdown}"));
-            assert!(line.contains(&shared[..30]), "report, {name}: {line}");
+            let cause = server(&scan, name)["fix"]["changes"][0]["cause"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(
+                line.ends_with(&format!(": fixable with mcplogs fix ({cause})")),
+                "report, {name}: {line}"
+            );
         }
     }
 

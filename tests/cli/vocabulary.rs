@@ -174,6 +174,15 @@ fn du_never_cuts_paths_shows_zones_and_tells_identical_rows_apart() {
 #[cfg(unix)]
 #[test]
 fn undo_leaves_nothing_mcplogs_created() {
+    // what is left in the folder; none when undo removed the folder itself (an install
+    // that created it, undone last, takes it when nothing else is in it)
+    let left_in = |dir: &std::path::Path| {
+        if dir.exists() {
+            names_in(dir)
+        } else {
+            Vec::new()
+        }
+    };
     let managed = |sb: &Sandbox| sb.managed.to_str().unwrap().to_string();
     let setup = |sb: &Sandbox, what: &str, undo: bool| {
         let m = managed(sb);
@@ -199,26 +208,23 @@ fn undo_leaves_nothing_mcplogs_created() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     setup(&sb, "statusline", false);
     setup(&sb, "hook", false);
-    assert!(names_in(&sb.claude_dir()).len() > 3);
+    assert!(left_in(&sb.claude_dir()).len() > 3);
     let o = sb.run(&["fix", "--undo", "--yes"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     setup(&sb, "hook", true);
     setup(&sb, "statusline", true);
-    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+    assert_eq!(left_in(&sb.claude_dir()), ["settings.json"]);
     assert_eq!(std::fs::read_to_string(sb.user_settings()).unwrap(), user);
 
-    // No file before: setup creates one; reformatted since, undo still removes it.
+    // No file (and no folder) before: setup creates them; reformatted since, undo
+    // still removes the file, and the folder it created.
     let sb = Sandbox::new();
     setup(&sb, "statusline", false);
     let text = std::fs::read_to_string(sb.user_settings()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     std::fs::write(sb.user_settings(), serde_json::to_string(&v).unwrap()).unwrap();
     setup(&sb, "statusline", true);
-    assert!(
-        names_in(&sb.claude_dir()).is_empty(),
-        "{:?}",
-        names_in(&sb.claude_dir())
-    );
+    assert!(!sb.claude_dir().exists(), "{:?}", left_in(&sb.claude_dir()));
 
     // No file before, two installs: the status line creates the file, the hook joins
     // it. Undone in either order, the file mcplogs created goes with the last of them;
@@ -239,9 +245,9 @@ fn undo_leaves_nothing_mcplogs_created() {
         );
         setup(&sb, second, true);
         assert!(
-            names_in(&sb.claude_dir()).is_empty(),
+            left_in(&sb.claude_dir()).is_empty(),
             "undo {first} then {second}: {:?}",
-            names_in(&sb.claude_dir())
+            left_in(&sb.claude_dir())
         );
     }
     // Three installs, undone in the order they were made: the hook's and the export
@@ -254,9 +260,9 @@ fn undo_leaves_nothing_mcplogs_created() {
         setup(&sb, what, true);
     }
     assert!(
-        names_in(&sb.claude_dir()).is_empty(),
+        left_in(&sb.claude_dir()).is_empty(),
         "{:?}",
-        names_in(&sb.claude_dir())
+        left_in(&sb.claude_dir())
     );
     let sb = Sandbox::new();
     setup(&sb, "statusline", false);
@@ -274,7 +280,7 @@ fn undo_leaves_nothing_mcplogs_created() {
     let left: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(sb.user_settings()).unwrap()).unwrap();
     assert_eq!(left, serde_json::json!({"model": "opus"}));
-    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+    assert_eq!(left_in(&sb.claude_dir()), ["settings.json"]);
 
     // A backup changed since by someone else is theirs: kept.
     let sb = Sandbox::new();
