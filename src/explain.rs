@@ -60,6 +60,9 @@ pub struct LocalEvidence {
     /// The `mcplogs fix` command `scan` gives for the server (knowing its project's
     /// settings), when the legacy fix applies.
     pub fix_command: Option<String>,
+    /// The command `scan` gives when the fix engine plans a change for the server
+    /// (the resolution's [`crate::scan::ServerReport::fix`]): it counts as fixable.
+    pub engine_fix_command: Option<String>,
 }
 
 impl ExplainEntry {
@@ -82,6 +85,12 @@ impl ExplainEntry {
 }
 
 impl ExplainEntry {
+    /// The command of the fix engine's change `scan` gives for this entry's server, when
+    /// its log was found and `mcplogs fix` plans one.
+    pub fn engine_fix_command(&self) -> Option<&str> {
+        self.local.as_ref()?.engine_fix_command.as_deref()
+    }
+
     /// Whether the legacy fix applies: the log's answer (`scan`'s, knowing the
     /// project's settings) when the log was found, else the paste's.
     pub fn legacy_fix_applies(&self) -> bool {
@@ -655,6 +664,10 @@ fn local_evidence(s: &crate::scan::ServerReport) -> LocalEvidence {
                 .as_deref()
                 .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
         }),
+        engine_fix_command: crate::advice::fix_action(s)
+            .filter(|a| a.planned)
+            .and(s.fix.as_deref())
+            .map(|f| f.command.clone()),
     }
 }
 

@@ -8,6 +8,7 @@
 //! (`discovery`: notes among the report's warnings).
 
 mod discovery;
+pub mod fixes;
 
 use std::path::{Path, PathBuf};
 
@@ -26,15 +27,30 @@ pub enum Launch {
     Attach { redact: bool },
 }
 
+/// Whether [`resolve`] finds what `mcplogs fix` would do for each server
+/// ([`crate::scan::ServerReport::fix`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Fixes {
+    /// Not needed (`export`), or asked by the caller itself ([`fixes::attach`], `fix`
+    /// with its `SERVER` and options).
+    Skip,
+    /// Found, the Claude Code build here told by `build` (`claude --version`), asked
+    /// only when a change needs it.
+    Find {
+        build: fn() -> Option<crate::claude_code::lifecycle::ClaudeVersion>,
+    },
+}
+
 /// What [`resolve`] does beyond the configuration and the settings advice, which it
 /// always joins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Steps {
     pub launch: Launch,
     /// Redacts the scanned report ([`crate::scan::redact_report`]) after the launch is
     /// found and before anything else is joined (the screens of `scan` and `explain`;
     /// `report` redacts its own document).
     pub redact_report: bool,
+    pub fixes: Fixes,
 }
 
 /// The settings layers of `dir` as a scan of `homes` reads them, with the managed
@@ -84,6 +100,22 @@ pub fn resolve(
     crate::advice::attach_with(report, homes, cwd, &|dir| {
         negotiation_in(homes, dir, managed_dir)
     });
+    if let Fixes::Find { build } = steps.fixes {
+        fixes::attach(
+            report,
+            homes,
+            cwd,
+            managed_dir,
+            opts.request.paths.is_empty(),
+            &fixes::Ask {
+                server: None,
+                command_path: None,
+                build: &build,
+                ca_file: None,
+                net: None,
+            },
+        );
+    }
 }
 
 /// How the configuration's `${VAR}` are looked up: the real environment, or none.
@@ -232,6 +264,7 @@ pub fn session(
     status: &mut crate::status::SessionStatus,
     homes: &[PathBuf],
     managed_dir: Option<&Path>,
+    build: fn() -> Option<crate::claude_code::lifecycle::ClaudeVersion>,
 ) {
     use crate::classify::verdict::Diagnosis;
     use crate::status::{Resolved, ServerState};
@@ -295,6 +328,7 @@ pub fn session(
             stderr_context: None,
             launch: None,
             project_here: None,
+            fix: None,
         };
         crate::scan::name_from_configuration(&mut s, &names);
         report.servers.push(s);
@@ -305,8 +339,10 @@ pub fn session(
         &project_dir,
         managed_dir,
         Steps {
-            launch: Launch::Skip,
+            // the engine's command-path fix reads how the server is started
+            launch: Launch::Attach { redact: true },
             redact_report: false,
+            fixes: Fixes::Find { build },
         },
     );
     for ((i, _), s) in failing.iter().zip(&report.servers) {
@@ -314,15 +350,21 @@ pub fn session(
             && s.settings
                 .as_ref()
                 .is_some_and(|a| matches!(a.target, settings::target::FixTarget::InEffect { .. }));
+        let engine = s.fix.as_deref();
         status.servers[*i].resolved = Some(Resolved {
             name: crate::text::terminal_safe(&s.name, false),
             counts: s.counts_now(),
-            fix: s.legacy_fix_applies().then(|| {
-                s.settings
-                    .as_deref()
-                    .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
-            }),
-            fix_in_effect: in_effect,
+            // the command `scan` gives: the legacy setting's, else the fix engine's
+            fix: if s.legacy_fix_applies() {
+                Some(
+                    s.settings
+                        .as_deref()
+                        .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command),
+                )
+            } else {
+                engine.filter(|f| f.fixable()).map(|f| f.command.clone())
+            },
+            fix_in_effect: in_effect || engine.is_some_and(|f| f.in_place()),
         });
     }
 }

@@ -587,13 +587,14 @@ fn conflict_step(who: &str, modern: &str, legacy: &str) -> UserStep {
 }
 
 /// A failing server whose cause the configuration no longer has: the engine's fix (or
-/// the user's own) is in place, and the log is older than it. `(label, what)` for each.
+/// the user's own) is in place, and the log is older than it. `(label, what, cause)` for
+/// each.
 pub fn in_place(
     report: &ScanReport,
     homes: &[PathBuf],
     cwd: &Path,
     managed_dir: Option<&Path>,
-) -> Vec<(String, String)> {
+) -> Vec<(String, String, FixCause)> {
     let mut out = Vec::new();
     for s in report
         .servers
@@ -608,7 +609,11 @@ pub fn in_place(
                 };
                 let p = Path::new(cmd);
                 if p.is_absolute() && is_executable(p) {
-                    out.push((who, format!("its command is now {cmd}")));
+                    out.push((
+                        who,
+                        format!("its command is now {cmd}"),
+                        FixCause::CommandPath,
+                    ));
                 }
             }
             Some(Cause::Timeout | Cause::ToolsTimeout) => {
@@ -631,6 +636,7 @@ pub fn in_place(
                             "{var} is now {ms} ms ({}), above the {limit} ms it failed with",
                             l.describe()
                         ),
+                        FixCause::Timeout,
                     ));
                 }
             }
@@ -650,12 +656,18 @@ pub fn in_place(
                     out.push((
                         who,
                         format!("MCP_PROTOCOL_NEGOTIATION is now auto{from}, which negotiates the new protocol"),
+                        FixCause::ModernNegotiation,
                     ));
                 }
             }
-            Some(Cause::TlsUntrusted | Cause::ProxyRefused) => {
+            Some(c @ (Cause::TlsUntrusted | Cause::ProxyRefused)) => {
                 if let Some(what) = super::remote::in_place(s, homes, cwd, managed_dir) {
-                    out.push((who, what));
+                    let cause = if c == Cause::TlsUntrusted {
+                        FixCause::TrustedCa
+                    } else {
+                        FixCause::NoProxy
+                    };
+                    out.push((who, what, cause));
                 }
             }
             _ => {}

@@ -5,11 +5,13 @@
 //! user file, or a managed file may make it impossible.
 
 pub mod configured;
+mod fix_action;
 pub mod fixes;
 pub mod reason;
 pub mod remote;
 mod sentences;
 
+pub use fix_action::{FixAction, fix_action};
 pub use sentences::*;
 
 use std::collections::HashMap;

@@ -23,6 +23,7 @@ pub fn for_server(s: &ServerReport) -> String {
     super::configured::logged_way_out(s, None)
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
+        .or_else(|| super::fix_action(s).map(|a| a.text))
         .or_else(|| super::remote::for_remote_server(s))
         .or_else(|| connection_failure_by_hand(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))

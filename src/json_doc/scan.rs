@@ -86,6 +86,72 @@ pub struct ScanServer {
     /// that exists here. Null otherwise (never for HTTP or SSE servers).
     #[serde(default)]
     pub run_by_hand: Option<String>,
+    /// What `mcplogs fix` would do for it: every change a file can make (the legacy
+    /// setting and the fix engine's), each with its state, and what only the user can
+    /// do. Null when there is neither. The same answer `explain`, `report`, the status
+    /// line and `fix` give.
+    #[serde(default)]
+    pub fix: Option<ServerFix>,
+}
+
+/// `servers[].fix`: what `mcplogs fix` would do for a server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerFix {
+    /// True when `command` writes at least one change for it (a change `planned`):
+    /// plain `mcplogs fix` plans for exactly the servers marked so.
+    pub fixable: bool,
+    /// The command that makes the planned changes (`mcplogs fix`, with `--home`).
+    pub command: String,
+    pub changes: Vec<FixChange>,
+    /// What only the user can do (sign in, rename a key...), one sentence each.
+    pub steps: Vec<String>,
+}
+
+/// One change of `servers[].fix.changes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FixChange {
+    /// The cause it fixes: `legacy-negotiation`, `command-path`, `longer-timeout`,
+    /// `enable-mcpjson-server`, ... (new causes add names, never fields).
+    pub cause: String,
+    /// `planned` (`mcplogs fix` writes it), `in-place` (made already: restart Claude
+    /// Code to check), `not-offered` (this build is outside those it was observed to
+    /// work on: never written) or `refused` (its file cannot be written: `refused` says
+    /// why).
+    pub state: String,
+    /// Why, in one sentence; for `in-place`, what the configuration holds now.
+    pub why: String,
+    /// The file it writes; null for `in-place` (see `why`) and for a `refused` legacy
+    /// setting.
+    pub file: Option<String>,
+    /// The settings layer that file is for the server's project: `user`, `project`,
+    /// `local`, `claude.json`, `mcp.json`; null with `file`.
+    pub layer: Option<String>,
+    /// The key path it sets (`["env", "MCP_TIMEOUT"]`), or for a `move`, the object
+    /// holding both lists (`[]`: the top level); null with `file`.
+    pub key: Option<Vec<String>>,
+    /// The value set at `key`; null for a `move`.
+    pub value: Option<serde_json::Value>,
+    /// A name moved from one list to another under `key`; null for a value.
+    #[serde(rename = "move")]
+    pub move_name: Option<FixMove>,
+    /// False when Claude Code's build here is outside the builds the fix was observed
+    /// to work on (`state` is then `not-offered`).
+    pub offered: bool,
+    /// Why not offered: the build here and the builds observed; null when offered.
+    pub not_offered: Option<String>,
+    /// Why its file cannot be written; null unless `refused`.
+    pub refused: Option<String>,
+}
+
+/// `servers[].fix.changes[].move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FixMove {
+    pub from: String,
+    pub to: String,
+    pub name: String,
 }
 
 /// How Claude Code starts a logged server (`servers[].launch`).

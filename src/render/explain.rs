@@ -23,11 +23,16 @@ pub fn explain_summary(report: &ExplainReport) -> String {
         .iter()
         .filter(|e| e.diagnosis.verdict.is_problem())
         .count();
+    // as scan counts them: the legacy setting's, and the fix engine's
     let fixable = report
         .entries
         .iter()
-        .filter(|e| e.legacy_fix_applies())
+        .filter(|e| e.legacy_fix_applies() || e.engine_fix_command().is_some())
         .count();
+    let engine_fixable = report
+        .entries
+        .iter()
+        .any(|e| !e.legacy_fix_applies() && e.engine_fix_command().is_some());
     let tolerated = report
         .entries
         .iter()
@@ -45,7 +50,10 @@ pub fn explain_summary(report: &ExplainReport) -> String {
         let mut commands: Vec<String> = report
             .entries
             .iter()
-            .filter_map(|e| e.fix_command_in(&report.homes, report.project.as_deref()))
+            .filter_map(|e| {
+                e.fix_command_in(&report.homes, report.project.as_deref())
+                    .or_else(|| e.engine_fix_command().map(str::to_string))
+            })
             .collect();
         commands.sort();
         commands.dedup();
@@ -54,6 +62,8 @@ pub fn explain_summary(report: &ExplainReport) -> String {
                 && fix == "mcplogs fix"
             {
                 format!("{fixable} can be fixed with `{fix}`")
+            } else if engine_fixable {
+                format!("{fixable} can be fixed with mcplogs fix (below)")
             } else {
                 format!("{fixable} can be fixed with the legacy setting (below)")
             },

@@ -26,23 +26,6 @@ pub struct ScreenOptions {
     pub verbose: bool,
     /// The `--home` folders scanned, as given: the commands shown carry them.
     pub homes: Vec<std::path::PathBuf>,
-    /// Servers `mcplogs fix` changes (or already changed) with a file besides the legacy
-    /// setting, by [`crate::advice::fixes::label`], each with its action: it replaces
-    /// the server's own advice (so the screen never says to hand-edit what `fix` does)
-    /// and counts in the summary.
-    pub engine: Vec<EngineAction>,
-}
-
-/// A server's action from the fix engine (see [`ScreenOptions::engine`]).
-#[derive(Debug, Clone, Default)]
-pub struct EngineAction {
-    /// [`crate::advice::fixes::label`] of the server.
-    pub label: String,
-    pub text: String,
-    /// The command that makes it (`mcplogs fix`, with `--home` when given).
-    pub command: String,
-    /// `true`: the fix is in place already (the log is older); `false`: `fix` plans it.
-    pub in_place: bool,
 }
 
 /// A project path for a heading: the home folder as `~`.
@@ -81,11 +64,7 @@ struct Action {
 
 /// The advice, each action once with the servers it covers (as `flutter doctor`
 /// groups its checks). The legacy fix is grouped by the file it writes.
-fn actions(
-    report: &ScanReport,
-    home: Option<&str>,
-    engine: &[EngineAction],
-) -> (Vec<Action>, bool) {
+fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
     let mut out: Vec<Action> = Vec::new();
     let mut any_fix_or_in_place = false;
     let mut push =
@@ -135,13 +114,18 @@ fn actions(
             continue;
         }
         let name = terminal_safe(&s.name, false);
-        if !engine.is_empty() {
-            let label = crate::advice::fixes::label(&s.name, s.project.as_deref());
-            if let Some(e) = engine.iter().find(|e| e.label == label) {
-                any_fix_or_in_place = true;
-                push(0, tilde_within(&terminal_safe(&e.text, false), home), name);
-                continue;
-            }
+        // the fix engine's change (planned, made, or not offered on this build): it
+        // replaces the server's own advice, so the screen never says to hand-edit what
+        // `fix` does
+        if let Some(e) = crate::advice::fix_action(s) {
+            any_fix_or_in_place |= e.planned || e.in_place;
+            let rank = if e.planned || e.in_place { 0 } else { 1 };
+            push(
+                rank,
+                tilde_within(&terminal_safe(&e.text, false), home),
+                name,
+            );
+            continue;
         }
         let rank = if s.diagnosis.verdict.is_problem() {
             1
@@ -239,14 +223,10 @@ fn actions(
     (out, any_fix_or_in_place)
 }
 
-/// The one-line summary: "10 servers: 6 fail, 4 can be fixed with `mcplogs fix`".
+/// The one-line summary: "10 servers: 6 fail, 4 can be fixed with `mcplogs fix`",
+/// counting the servers the fix engine changes (or changed) too: the count is the
+/// servers `mcplogs fix` plans.
 pub fn summary_line(report: &ScanReport) -> String {
-    summary_line_with(report, &[])
-}
-
-/// [`summary_line`], counting the servers the fix engine changes (or changed) too:
-/// the count is the servers `mcplogs fix` plans.
-pub fn summary_line_with(report: &ScanReport, engine: &[EngineAction]) -> String {
     let n = report.servers.len() + report.configured.len();
     let failing = report.servers.iter().filter(|s| s.fails_now()).count();
     // a server of the engine's, unless the legacy setting already counts it
@@ -256,10 +236,8 @@ pub fn summary_line_with(report: &ScanReport, engine: &[EngineAction]) -> String
             .iter()
             .filter(|s| !s.legacy_fix_applies())
             .filter(|s| {
-                let label = crate::advice::fixes::label(&s.name, s.project.as_deref());
-                engine
-                    .iter()
-                    .any(|e| e.in_place == in_place && e.label == label)
+                crate::advice::fix_action(s)
+                    .is_some_and(|e| if in_place { e.in_place } else { e.planned })
             })
             .count()
     };
@@ -326,10 +304,11 @@ pub fn summary_line_with(report: &ScanReport, engine: &[EngineAction]) -> String
             .collect();
         // the engine's changes are planned by the same `mcplogs fix` (with --home)
         commands.extend(
-            engine
+            report
+                .servers
                 .iter()
-                .filter(|e| !e.in_place)
-                .map(|e| e.command.clone()),
+                .filter(|s| crate::advice::fix_action(s).is_some_and(|e| e.planned))
+                .filter_map(|s| s.fix.as_deref().map(|f| f.command.clone())),
         );
         commands.sort();
         commands.dedup();
@@ -682,7 +661,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     }
     let mut out = String::new();
     out.push_str(
-        &wrap(&summary_line_with(report, &o.engine), "", 2, o.width)
+        &wrap(&summary_line(report), "", 2, o.width)
             .trim_end()
             .bold()
             .to_string(),
@@ -799,7 +778,7 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         }
     }
 
-    let (acts, any_fix) = actions(report, o.home.as_deref(), &o.engine);
+    let (acts, any_fix) = actions(report, o.home.as_deref());
     if !acts.is_empty() {
         out.push('\n');
         out.push_str(&"What to do".bold().to_string());
@@ -1122,6 +1101,66 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         } else {
             None
         },
+        fix: s.fix.as_deref().map(fix_json),
+    }
+}
+
+/// `servers[].fix`: the resolution's answer of what `mcplogs fix` would do.
+pub(crate) fn fix_json(f: &crate::scan::fix::ServerFix) -> json_doc::ServerFix {
+    use crate::scan::fix::FixState;
+    use crate::settings::engine::Edit;
+    json_doc::ServerFix {
+        fixable: f.fixable(),
+        command: f.command.clone(),
+        changes: f
+            .changes
+            .iter()
+            .map(|c| {
+                let ch = c.change.as_ref();
+                let (key, value, move_name) = match ch.map(|ch| &ch.edit) {
+                    Some(Edit::Set { path, value }) => {
+                        (Some(path.clone()), Some(value.clone()), None)
+                    }
+                    Some(Edit::MoveName {
+                        parent,
+                        from,
+                        to,
+                        name,
+                    }) => (
+                        Some(parent.clone()),
+                        None,
+                        Some(json_doc::FixMove {
+                            from: from.clone(),
+                            to: to.clone(),
+                            name: name.clone(),
+                        }),
+                    ),
+                    None => (None, None, None),
+                };
+                json_doc::FixChange {
+                    cause: c.cause.as_str().to_string(),
+                    state: c.state.as_str().to_string(),
+                    why: c.why.clone(),
+                    file: ch.map(|ch| ch.file.display().to_string()),
+                    layer: ch.map(|ch| ch.layer.to_string()),
+                    key,
+                    value,
+                    move_name,
+                    offered: !matches!(c.state, FixState::NotOffered { .. }),
+                    not_offered: match &c.state {
+                        FixState::NotOffered { build, observed } => Some(format!(
+                            "observed to work on Claude Code {observed}; this machine runs {build}"
+                        )),
+                        _ => None,
+                    },
+                    refused: match &c.state {
+                        FixState::Refused { why } => Some(why.clone()),
+                        _ => None,
+                    },
+                }
+            })
+            .collect(),
+        steps: f.steps.clone(),
     }
 }
 

@@ -174,6 +174,7 @@ fn section_with(
         launch: s.launch.clone(),
         summary: s.summary.clone(),
         recommendation: s.recommendation.clone(),
+        fix_action: s.fix_action.clone(),
         evidence,
         stderr,
         counts_now: s.counts_now,

@@ -248,8 +248,15 @@ fn others(r: &Report, out: &mut String) {
             Some(Audience::UserConfig) => "the user's own set-up",
             _ => "see `mcplogs scan`",
         };
+        // the fix `scan` gives it, when `mcplogs fix` has one (named, not as a command
+        // to run: the report's paths are redacted, its `--home` among them)
+        let fix = s
+            .fix_action
+            .as_deref()
+            .map(|cause| format!(": fixable with mcplogs fix ({})", text(cause)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "- {}: {} ({whose})\n",
+            "- {}: {} ({whose}){fix}\n",
             code(&s.name),
             code(&s.verdict_text())
         ));

@@ -88,6 +88,10 @@ pub struct ServerSection {
     /// One sentence saying what is wrong (for problem servers) or how it stands.
     pub summary: String,
     pub recommendation: String,
+    /// The fix engine's change `mcplogs fix` plans for it, by its cause name
+    /// (`command-path`), as `scan` gives it ([`crate::advice::fix_action`]): a report
+    /// for the servers' authors still names it beside a server of the user's own set-up.
+    pub fix_action: Option<String>,
     /// The decisive records of the deciding (latest decisive) session, oldest first.
     pub evidence: Vec<EvidenceItem>,
     /// For problem servers: the `Server stderr` records of that session, oldest first.
@@ -404,6 +408,14 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         launch: None,
         summary: summary(s),
         recommendation: crate::advice::for_server(s),
+        fix_action: crate::advice::fix_action(s)
+            .filter(|a| a.planned)
+            .and_then(|_| {
+                s.fix
+                    .as_deref()?
+                    .engine_change(|st| *st == crate::scan::fix::FixState::Planned)
+            })
+            .map(|c| c.cause.as_str().to_string()),
         evidence: s.evidence.iter().map(evidence_item).collect(),
         stderr: if d.verdict.is_problem() {
             stderr

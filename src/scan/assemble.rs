@@ -150,6 +150,7 @@ impl ServerInProgress {
             stderr_context,
             launch: None,
             project_here: None,
+            fix: None,
         };
         (report, cwds)
     }

@@ -3,6 +3,7 @@
 mod assemble;
 pub mod cache;
 pub mod configured;
+pub mod fix;
 mod read;
 mod redact;
 pub mod secrets;
@@ -189,6 +190,9 @@ pub struct ServerReport {
     /// million failed `stat`s); `None` until then, and [`ServerReport::project_here`]
     /// looks it up itself.
     pub project_here: Option<ProjectHere>,
+    /// What `mcplogs fix` would do for it (set by `resolve`; `None` until then, and when
+    /// no file can change anything for it and there is nothing only the user can do).
+    pub fix: Option<Box<fix::ServerFix>>,
 }
 
 /// Where a server's project folder stands on this machine.
@@ -306,6 +310,10 @@ pub struct ScanReport {
     /// learns them ([`redact_report`], `report`, `export`, `probe`). Never written
     /// anywhere.
     pub secrets: crate::redact::configured::ConfiguredSecrets,
+    /// What `mcplogs fix SERVER` would do for a configured server without a log (a
+    /// `.mcp.json` server it enables), and what only the user can do for it (set by
+    /// `resolve`; a logged server's are its own [`ServerReport::fix`]).
+    pub fix_unlogged: fix::ServerFix,
 }
 
 impl ScanReport {
@@ -547,6 +555,7 @@ pub fn scan_with_progress(
         since: opts.since,
         not_since,
         secrets,
+        fix_unlogged: Default::default(),
     })
 }
 
@@ -698,6 +707,7 @@ mod tests {
             stderr_context: None,
             launch: None,
             project_here: None,
+            fix: None,
         }
     }
 

@@ -47,6 +47,7 @@ mod junit;
 mod lifecycle;
 mod newest_first;
 mod one_answer;
+mod one_fix;
 #[cfg(unix)]
 mod printed_commands;
 #[cfg(unix)]

@@ -174,6 +174,15 @@ fn du_never_cuts_paths_shows_zones_and_tells_identical_rows_apart() {
 #[cfg(unix)]
 #[test]
 fn undo_leaves_nothing_mcplogs_created() {
+    // what is left in the folder; none when undo removed the folder itself (an install
+    // that created it, undone last, takes it when nothing else is in it)
+    let left_in = |dir: &std::path::Path| {
+        if dir.exists() {
+            names_in(dir)
+        } else {
+            Vec::new()
+        }
+    };
     let managed = |sb: &Sandbox| sb.managed.to_str().unwrap().to_string();
     let setup = |sb: &Sandbox, what: &str, undo: bool| {
         let m = managed(sb);
@@ -199,15 +208,16 @@ fn undo_leaves_nothing_mcplogs_created() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     setup(&sb, "statusline", false);
     setup(&sb, "hook", false);
-    assert!(names_in(&sb.claude_dir()).len() > 3);
+    assert!(left_in(&sb.claude_dir()).len() > 3);
     let o = sb.run(&["fix", "--undo", "--yes"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     setup(&sb, "hook", true);
     setup(&sb, "statusline", true);
-    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+    assert_eq!(left_in(&sb.claude_dir()), ["settings.json"]);
     assert_eq!(std::fs::read_to_string(sb.user_settings()).unwrap(), user);
 
-    // No file before: setup creates one; reformatted since, undo still removes it.
+    // No file (and no folder) before: setup creates them; reformatted since, undo
+    // still removes the file, and the folder it created.
     let sb = Sandbox::new();
     setup(&sb, "statusline", false);
     let text = std::fs::read_to_string(sb.user_settings()).unwrap();
@@ -215,11 +225,7 @@ fn undo_leaves_nothing_mcplogs_created() {
     std::fs::write(sb.user_settings(), serde_json::to_string(&v).unwrap()).unwrap();
     setup(&sb, "statusline", true);
     // the folder the install made goes too
-    assert!(
-        !sb.claude_dir().exists(),
-        "{:?}",
-        names_in(&sb.claude_dir())
-    );
+    assert!(!sb.claude_dir().exists(), "{:?}", left_in(&sb.claude_dir()));
 
     // No file before, two installs: the status line creates the file, the hook joins
     // it. Undone in either order, the file mcplogs created goes with the last of them;
@@ -242,7 +248,7 @@ fn undo_leaves_nothing_mcplogs_created() {
         assert!(
             !sb.claude_dir().exists(),
             "undo {first} then {second}: {:?}",
-            names_in(&sb.claude_dir())
+            left_in(&sb.claude_dir())
         );
     }
     // Three installs, undone in the order they were made: the hook's and the export
@@ -254,11 +260,7 @@ fn undo_leaves_nothing_mcplogs_created() {
     for what in ["statusline", "hook", "hook --export"] {
         setup(&sb, what, true);
     }
-    assert!(
-        !sb.claude_dir().exists(),
-        "{:?}",
-        names_in(&sb.claude_dir())
-    );
+    assert!(!sb.claude_dir().exists(), "{:?}", left_in(&sb.claude_dir()));
     let sb = Sandbox::new();
     setup(&sb, "statusline", false);
     setup(&sb, "hook", false);
@@ -275,7 +277,7 @@ fn undo_leaves_nothing_mcplogs_created() {
     let left: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(sb.user_settings()).unwrap()).unwrap();
     assert_eq!(left, serde_json::json!({"model": "opus"}));
-    assert_eq!(names_in(&sb.claude_dir()), ["settings.json"]);
+    assert_eq!(left_in(&sb.claude_dir()), ["settings.json"]);
 
     // A backup changed since by someone else is theirs: kept.
     let sb = Sandbox::new();

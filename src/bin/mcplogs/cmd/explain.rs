@@ -120,6 +120,9 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
         mcplogs::resolve::Steps {
             launch: mcplogs::resolve::Launch::Attach { redact },
             redact_report: redact,
+            fixes: mcplogs::resolve::Fixes::Find {
+                build: mcplogs::probe::installed_claude_version,
+            },
         },
     );
     mcplogs::explain::attach_local(report, &scanned, &project);
@@ -169,6 +172,9 @@ fn explain_log(args: &ExplainArgs, bytes: &[u8]) -> Option<mcplogs::explain::Exp
         mcplogs::resolve::Steps {
             launch: mcplogs::resolve::Launch::Attach { redact },
             redact_report: redact,
+            fixes: mcplogs::resolve::Fixes::Find {
+                build: mcplogs::probe::installed_claude_version,
+            },
         },
     );
     Some(mcplogs::explain::from_log_scan(&scanned, named.is_some()))

@@ -93,6 +93,7 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
         mcplogs::resolve::Steps {
             launch: mcplogs::resolve::Launch::Skip,
             redact_report: false,
+            fixes: mcplogs::resolve::Fixes::Skip,
         },
     );
     let items = export::items(&report, &keys);

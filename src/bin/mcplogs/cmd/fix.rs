@@ -120,7 +120,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     let report = if args.force && explicit {
         None
     } else {
-        Some(scan_for_fix(&args)?)
+        Some(scan_for_fix(&args, ca_file.as_ref())?)
     };
     if let (Some(name), Some(r)) = (args.server.as_deref(), &report)
         && !server_known(r, name)
@@ -134,7 +134,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         None => Vec::new(),
     };
     let found = match &report {
-        Some(r) if !explicit => engine_found(&args, r, ca_file.as_ref()),
+        Some(r) if !explicit => engine_found(r),
         _ => Found::default(),
     };
     // a CA file the user named that verified no server's chain: nothing is written
@@ -506,31 +506,68 @@ fn say_steps(steps: &[UserStep]) {
     }
 }
 
-/// The engine's changes for the scanned servers (with `SERVER`, that one only).
-fn engine_found(
-    args: &FixArgs,
-    report: &ScanReport,
-    ca_file: Option<&mcplogs::settings::ca::CaFile>,
-) -> Found {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let build = match &args.claude_version {
-        Some(v) => ClaudeVersion::parse(v),
-        None => mcplogs::probe::installed_claude_version(),
+/// The engine's changes for the scanned servers (with `SERVER`, that one only), as the
+/// resolution found them ([`mcplogs::resolve::fixes`], the answer `scan` shows): those
+/// planned, and those whose file refuses them (planning them again says why, and stops
+/// the plan, as before); a change not offered on this build is a step only the user can
+/// take.
+fn engine_found(report: &ScanReport) -> Found {
+    use mcplogs::scan::fix::{FixState, ServerFix};
+    let mut found = Found::default();
+    let mut take = |who: &str, f: &ServerFix| {
+        for c in f
+            .changes
+            .iter()
+            .filter(|c| c.cause != FixCause::Negotiation)
+        {
+            match (&c.state, &c.change) {
+                (FixState::Planned | FixState::Refused { .. }, Some(ch)) => {
+                    found.changes.push(ch.clone())
+                }
+                (FixState::NotOffered { build, observed }, _) => found.steps.push(UserStep {
+                    server: who.to_string(),
+                    text: format!(
+                        "`mcplogs fix` does not offer its {} fix here: observed to work on Claude Code {observed}; this machine runs {build}. To make it by hand: {}",
+                        c.cause.as_str(),
+                        c.why
+                    ),
+                }),
+                _ => {}
+            }
+        }
     };
-    fixes::find(
-        report,
-        &fixes::Context {
-            homes: &args.home,
-            cwd: &cwd,
-            managed_dir: args.managed_dir.as_deref(),
-            server: args.server.as_deref(),
-            command_path: args.command_path.as_deref(),
-            path_var: std::env::var_os("PATH"),
-            build,
-            ca_file,
-            net: Some(&mcplogs::advice::remote::LiveNet),
-        },
-    )
+    for s in &report.servers {
+        let who = fixes::label(&s.name, s.project.as_deref());
+        if let Some(f) = s.fix.as_deref() {
+            take(&who, f);
+        }
+    }
+    for c in &report.fix_unlogged.changes {
+        take(
+            c.change.as_ref().map_or("", |ch| ch.server.as_str()),
+            &ServerFix {
+                changes: vec![c.clone()],
+                ..ServerFix::default()
+            },
+        );
+    }
+    for s in &report.servers {
+        let who = fixes::label(&s.name, s.project.as_deref());
+        for t in s.fix.iter().flat_map(|f| f.steps.iter()) {
+            found.steps.push(UserStep {
+                server: who.clone(),
+                text: t.clone(),
+            });
+        }
+    }
+    for t in &report.fix_unlogged.steps {
+        let (server, text) = t.split_once(": ").unwrap_or(("", t));
+        found.steps.push(UserStep {
+            server: server.to_string(),
+            text: text.to_string(),
+        });
+    }
+    found
 }
 
 /// The file each failing server's project needs, grouped by file (several projects
@@ -900,7 +937,10 @@ pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
 
 /// The scan `fix` decides on: this machine's caches (or `--home`), joined with what
 /// the configuration says now.
-fn scan_for_fix(args: &FixArgs) -> Result<ScanReport, Error> {
+fn scan_for_fix(
+    args: &FixArgs,
+    ca_file: Option<&mcplogs::settings::ca::CaFile>,
+) -> Result<ScanReport, Error> {
     let opts = ScanOptions {
         request: Request {
             homes: args.home.to_vec(),
@@ -923,6 +963,27 @@ fn scan_for_fix(args: &FixArgs) -> Result<ScanReport, Error> {
         mcplogs::resolve::Steps {
             launch: mcplogs::resolve::Launch::Attach { redact: false },
             redact_report: false,
+            fixes: mcplogs::resolve::Fixes::Skip,
+        },
+    );
+    // what `fix` changes: the one resolution `scan` shows, asked with this command's
+    // SERVER and options
+    let build = || match &args.claude_version {
+        Some(v) => ClaudeVersion::parse(v),
+        None => mcplogs::probe::installed_claude_version(),
+    };
+    mcplogs::resolve::fixes::attach(
+        &mut report,
+        &args.home,
+        &cwd,
+        args.managed_dir.as_deref(),
+        true,
+        &mcplogs::resolve::fixes::Ask {
+            server: args.server.as_deref(),
+            command_path: args.command_path.as_deref(),
+            build: &build,
+            ca_file,
+            net: Some(&mcplogs::advice::remote::LiveNet),
         },
     );
     Ok(report)
@@ -937,7 +998,12 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
     for s in &report.servers {
-        if !(s.counts_now() && mcplogs::advice::needs_legacy_setting(s)) {
+        // the servers the resolution gives the legacy setting (as `scan` shows them)
+        let legacy = s
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.changes.iter().any(|c| c.cause == FixCause::Negotiation));
+        if !legacy {
             continue;
         }
         if args.server.as_deref().is_some_and(|n| n != s.name) {

@@ -102,6 +102,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         mcplogs::resolve::Steps {
             launch: mcplogs::resolve::Launch::Attach { redact: !no_redact },
             redact_report: false,
+            fixes: mcplogs::resolve::Fixes::Find {
+                build: mcplogs::probe::installed_claude_version,
+            },
         },
     );
 

@@ -104,54 +104,13 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         resolve::Steps {
             launch: resolve::Launch::Attach { redact },
             redact_report: redact,
+            fixes: resolve::Fixes::Find {
+                build: mcplogs::probe::installed_claude_version,
+            },
         },
     );
     output::grouped_warnings(&report.warnings, args.verbose);
     let negotiation = resolve::negotiation_in(&opts.request.homes, &cwd, managed_dir);
-    let homes = &opts.request.homes;
-    let in_place = mcplogs::advice::fixes::in_place(&report, homes, &cwd, managed_dir);
-    // what `mcplogs fix` writes besides the legacy setting (which the screen offers)
-    let engine = if opts.request.paths.is_empty() {
-        mcplogs::advice::fixes::find(
-            &report,
-            &mcplogs::advice::fixes::Context {
-                homes,
-                cwd: &cwd,
-                managed_dir,
-                server: None,
-                command_path: None,
-                path_var: std::env::var_os("PATH"),
-                build: None,
-                ca_file: None,
-                net: None,
-            },
-        )
-        .changes
-    } else {
-        Vec::new()
-    };
-    // only what `fix` would write: a file it refuses (not a regular file, comments, not
-    // JSON) is said, and its servers keep their own advice
-    let (engine, refused) = plannable(engine);
-    let fix_cmd = format!("mcplogs fix{}", mcplogs::advice::home_flags(homes));
-    let engine_actions: Vec<render::scan::EngineAction> = engine
-        .iter()
-        .map(|c| render::scan::EngineAction {
-            label: c.server.clone(),
-            text: format!("Run `{fix_cmd}` ({}): {}.", c.cause.as_str(), c.why),
-            command: fix_cmd.clone(),
-            in_place: false,
-        })
-        .chain(in_place.iter().map(|(who, what)| render::scan::EngineAction {
-            label: who.clone(),
-            text: format!(
-                "Already fixed (restart Claude Code or run /mcp, then check with `{}`): {what}.",
-                mcplogs::advice::verify_command(homes)
-            ),
-            command: fix_cmd.clone(),
-            in_place: true,
-        }))
-        .collect();
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
@@ -180,6 +139,27 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     #[cfg(target_os = "linux")]
     crate::alloc::give_back_at_once();
     let problems = report.has_problems();
+    // a change `mcplogs fix` would refuse to write (its file): the server keeps its own
+    // advice on the screen, and this says why `fix` does not make it
+    let refused: Vec<String> = report
+        .servers
+        .iter()
+        .filter_map(|s| {
+            let f = s.fix.as_deref()?;
+            let c = f.changes.iter().find(|c| {
+                c.cause != mcplogs::settings::engine::FixCause::Negotiation
+                    && matches!(c.state, mcplogs::scan::fix::FixState::Refused { .. })
+            })?;
+            let mcplogs::scan::fix::FixState::Refused { why } = &c.state else {
+                return None;
+            };
+            Some(format!(
+                "{}: `mcplogs fix` cannot make its change ({}): {why}.",
+                mcplogs::advice::fixes::label(&s.name, s.project.as_deref()),
+                c.cause.as_str()
+            ))
+        })
+        .collect();
     let text = if report.servers.is_empty() && report.configured.is_empty() {
         String::new()
     } else {
@@ -195,7 +175,6 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
                     .map(|d| d.display().to_string()),
                 verbose: args.verbose,
                 homes: opts.request.homes.clone(),
-                engine: engine_actions,
             },
         );
         t.push_str("\nSettings (for this folder)\n");
@@ -216,57 +195,12 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         }
     };
     output::screen(&text)?;
-    // a fix of `mcplogs fix` (besides the legacy setting) made since the failing log
-    for c in &engine {
-        output::note(format_args!(
-            "{}: `mcplogs fix{}` can fix it ({}): {}.",
-            c.server,
-            mcplogs::advice::home_flags(homes),
-            c.cause.as_str(),
-            c.why
-        ));
-    }
-    for (who, cause, why) in refused {
-        output::note(format_args!(
-            "{who}: `mcplogs fix` cannot make its change ({cause}): {why}."
-        ));
-    }
-    for (who, what) in in_place {
-        output::note(format_args!(
-            "{who}: already fixed (restart Claude Code to check): {what}."
-        ));
+    // what the What-to-do items say (a fix `mcplogs fix` plans, or made) is not
+    // repeated here: only why `fix` cannot make a change the screen does not show
+    for n in refused {
+        output::note(n);
     }
     Ok(ExitCode::from_problems(problems))
-}
-
-/// The engine's changes `mcplogs fix` would write, and for each it would refuse (its
-/// file cannot be planned) the server, the cause and why. A change its file already
-/// holds is neither.
-fn plannable(
-    changes: Vec<mcplogs::settings::engine::Change>,
-) -> (
-    Vec<mcplogs::settings::engine::Change>,
-    Vec<(String, &'static str, String)>,
-) {
-    let mut groups: Vec<(std::path::PathBuf, Vec<mcplogs::settings::engine::Change>)> = Vec::new();
-    for c in changes {
-        match groups.iter_mut().find(|(p, _)| *p == c.file) {
-            Some((_, cs)) => cs.push(c),
-            None => groups.push((c.file.clone(), vec![c])),
-        }
-    }
-    let (mut ok, mut refused) = (Vec::new(), Vec::new());
-    for (path, cs) in groups {
-        match mcplogs::settings::engine::plan_file(&path, cs.clone()) {
-            Ok(Some(_)) => ok.extend(cs),
-            Ok(None) => {}
-            Err(e) => refused.extend(
-                cs.into_iter()
-                    .map(|c| (c.server, c.cause.as_str(), e.to_string())),
-            ),
-        }
-    }
-    (ok, refused)
 }
 
 /// Why `--since` found nothing, in the scan's local time form with its zone. `--since`

@@ -153,6 +153,7 @@ pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
         &mut s,
         &args.home.iter().cloned().collect::<Vec<_>>(),
         args.managed_dir.as_deref(),
+        mcplogs::probe::installed_claude_version,
     );
     let taken = [&args.prefix, &args.suffix, &own]
         .iter()
@@ -184,6 +185,7 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
         &mut s,
         &args.home.iter().cloned().collect::<Vec<_>>(),
         args.managed_dir.as_deref(),
+        mcplogs::probe::installed_claude_version,
     );
     let new = status::not_told(store.as_ref(), &session, &s);
     let Some(message) = status::hook_message(&s, &new) else {

@@ -1,0 +1,54 @@
+//! A server's fix engine action, worded once for every screen (`scan`, its JSON
+//! `recommendation`, `explain`, `report`): what the resolution found `mcplogs fix`
+//! would do for it ([`crate::scan::fix::ServerFix`]), besides the legacy setting, which
+//! keeps its own wording.
+
+use crate::scan::ServerReport;
+use crate::scan::fix::FixState;
+
+/// The fix engine's action for a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixAction {
+    pub text: String,
+    /// `mcplogs fix` plans it (it counts as fixable).
+    pub planned: bool,
+    /// Made already: the failure is from before it.
+    pub in_place: bool,
+}
+
+/// The fix engine's action for `s`, if it has one: a change `mcplogs fix` plans, one
+/// made already, or one not offered on this build (with the change to make by hand). A
+/// change whose file `fix` refuses is none: the server keeps its own advice.
+pub fn fix_action(s: &ServerReport) -> Option<FixAction> {
+    let f = s.fix.as_deref()?;
+    if let Some(c) = f.engine_change(|st| *st == FixState::Planned) {
+        return Some(FixAction {
+            text: format!("Run `{}` ({}): {}.", f.command, c.cause.as_str(), c.why),
+            planned: true,
+            in_place: false,
+        });
+    }
+    if let Some(c) = f.engine_change(|st| *st == FixState::InPlace) {
+        return Some(FixAction {
+            text: format!(
+                "Already fixed (restart Claude Code or run /mcp, then check with `{}`): {}.",
+                f.verify, c.why
+            ),
+            planned: false,
+            in_place: true,
+        });
+    }
+    let c = f.engine_change(|st| matches!(st, FixState::NotOffered { .. }))?;
+    let FixState::NotOffered { build, observed } = &c.state else {
+        return None;
+    };
+    Some(FixAction {
+        text: format!(
+            "Not offered by `mcplogs fix` ({}): observed to work on Claude Code {observed}; this machine runs {build}. To make it by hand: {}.",
+            c.cause.as_str(),
+            c.why
+        ),
+        planned: false,
+        in_place: false,
+    })
+}
