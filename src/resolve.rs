@@ -71,7 +71,7 @@ pub fn resolve(
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
     if let Some((global, _)) = &config {
-        let notes = discovery::notes(report, opts, cwd, managed_dir, global.as_ref());
+        let notes = discovery::apply(report, opts, cwd, managed_dir, global.as_ref());
         report.warnings.extend(notes);
     }
     if steps.redact_report {
@@ -295,6 +295,7 @@ pub fn session(
             stderr_context: None,
             launch: None,
             project_here: None,
+            discovery_cache: None,
         };
         crate::scan::name_from_configuration(&mut s, &names);
         report.servers.push(s);

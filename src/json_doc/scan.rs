@@ -86,6 +86,10 @@ pub struct ScanServer {
     /// that exists here. Null otherwise (never for HTTP or SSE servers).
     #[serde(default)]
     pub run_by_hand: Option<String>,
+    /// What Claude Code's MCP discovery cache did to the server in its project's last
+    /// session, when it decided what the user saw (issue 54); null otherwise.
+    #[serde(default)]
+    pub discovery_cache: Option<DiscoveryCacheServed>,
 }
 
 /// How Claude Code starts a logged server (`servers[].launch`).

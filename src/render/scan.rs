@@ -1122,6 +1122,7 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         } else {
             None
         },
+        discovery_cache: s.discovery_cache.as_deref().map(super::discovery_cache_json),
     }
 }
 

@@ -150,6 +150,7 @@ impl ServerInProgress {
             stderr_context,
             launch: None,
             project_here: None,
+            discovery_cache: None,
         };
         (report, cwds)
     }

@@ -189,6 +189,51 @@ pub struct ServerReport {
     /// million failed `stat`s); `None` until then, and [`ServerReport::project_here`]
     /// looks it up itself.
     pub project_here: Option<ProjectHere>,
+    /// What Claude Code's MCP discovery cache did to the server in its project's last
+    /// session, when it decided what the user saw (set by the resolution,
+    /// `crate::resolve`; boxed, as most servers have none).
+    pub discovery_cache: Option<Box<CacheServed>>,
+}
+
+/// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
+/// last session (issue 54): the server's verdict says what the user saw, this says why.
+/// Times are seconds since the epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheServed {
+    pub kind: CacheServedKind,
+    /// The project's last session (its id), and when its transcript was last written.
+    pub session: Option<String>,
+    pub session_at: Option<u64>,
+    /// When the entry that served it was written (its tools last listed).
+    pub cached_at: Option<u64>,
+    /// Until when Claude Code serves that entry (`Served`: the TTL; `Kept`: max-stale).
+    pub until: Option<u64>,
+    /// What the next session will do, in words.
+    pub next_session: String,
+}
+
+/// See [`CacheServed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheServedKind {
+    /// Within the TTL: shown with its cached tools, not contacted (verdict `unknown`,
+    /// cause `served-from-cache`).
+    Served,
+    /// Past the TTL, within max-stale: the cached tools kept while the refresh's
+    /// `tools/list` failed (verdict `degraded`, cause `stale-after-refresh`).
+    Kept,
+    /// The connection failed, which deletes the server's entry: the next session starts
+    /// without one (the verdict is the failure's).
+    Deleted,
+}
+
+impl CacheServedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheServedKind::Served => "served-from-cache",
+            CacheServedKind::Kept => "cached-tools-kept",
+            CacheServedKind::Deleted => "entry-deleted",
+        }
+    }
 }
 
 /// Where a server's project folder stands on this machine.
@@ -698,6 +743,7 @@ mod tests {
             stderr_context: None,
             launch: None,
             project_here: None,
+            discovery_cache: None,
         }
     }
 
