@@ -109,6 +109,10 @@ pub struct ReportServer {
     pub evidence: Vec<ReportRecord>,
     /// The server's own stderr lines.
     pub stderr: Vec<ReportRecord>,
+    /// As in `scan --json`: what Claude Code's MCP discovery cache did to the server in
+    /// its project's last session; null otherwise.
+    #[serde(default)]
+    pub discovery_cache: Option<DiscoveryCacheServed>,
 }
 
 /// One log record in `report --json`.

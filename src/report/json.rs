@@ -83,6 +83,10 @@ fn server_json(s: &ServerSection) -> json_doc::ReportServer {
         source: s.source.clone(),
         evidence: s.evidence.iter().map(record_json).collect(),
         stderr: s.stderr.iter().map(record_json).collect(),
+        discovery_cache: s
+            .discovery_cache
+            .as_ref()
+            .map(crate::render::discovery_cache_json),
     }
 }
 

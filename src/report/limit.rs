@@ -177,6 +177,7 @@ fn section_with(
         evidence,
         stderr,
         counts_now: s.counts_now,
+        discovery_cache: s.discovery_cache.clone(),
     }
 }
 

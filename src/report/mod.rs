@@ -95,6 +95,8 @@ pub struct ServerSection {
     /// False for a server Claude Code no longer starts (no longer configured, disabled,
     /// denied, skipped): its verdict is history and never a problem now.
     pub counts_now: bool,
+    /// What Claude Code's MCP discovery cache did to it, when that decided its verdict.
+    pub discovery_cache: Option<crate::scan::CacheServed>,
 }
 
 impl ServerSection {
@@ -415,6 +417,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
             Vec::new()
         },
         counts_now: s.counts_now(),
+        discovery_cache: s.discovery_cache.as_deref().cloned(),
     }
 }
 
