@@ -73,6 +73,12 @@ pub fn resolve(
     if let Some((global, _)) = &config {
         let notes = discovery::apply(report, opts, cwd, managed_dir, global.as_ref());
         report.warnings.extend(notes);
+        report.machine_state = Some(discovery::machine_state(
+            opts,
+            cwd,
+            managed_dir,
+            global.as_ref(),
+        ));
     }
     if steps.redact_report {
         crate::scan::redact_report(report);

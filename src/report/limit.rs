@@ -148,6 +148,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         configured: report.configured.clone(),
         settings: report.settings.clone(),
         warnings: report.warnings.clone(),
+        machine_state: report.machine_state.clone(),
         omitted,
         redactor: report.redactor.clone(),
         secrets: report.secrets.clone(),

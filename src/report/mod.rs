@@ -183,6 +183,8 @@ pub struct Report {
     pub settings: SettingsSection,
     /// Damaged or unreadable files, one line each.
     pub warnings: Vec<String>,
+    /// Claude Code's state on the machine (discovery cache, switches, cached MCP flags).
+    pub machine_state: Option<crate::scan::MachineState>,
     /// Set by [`limit::fit`].
     pub omitted: Omitted,
     redactor: Redactor,
@@ -343,6 +345,13 @@ impl Report {
         v.push(&mut st.effective_text);
         v.extend(st.problems.iter_mut());
         v.extend(self.warnings.iter_mut());
+        if let Some(m) = &mut self.machine_state {
+            v.push(&mut m.discovery_cache);
+            for (_, value, set_in) in &mut m.switches {
+                v.push(value);
+                v.push(set_in);
+            }
+        }
         v
     }
 }
@@ -384,6 +393,7 @@ pub fn build(
                 .collect();
             crate::warning::summary_lines(&all, false)
         },
+        machine_state: scan.machine_state.clone(),
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
         secrets: scan.secrets.clone(),

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use crate::classify::verdict::{Cause, Verdict};
 use crate::claude_code::config::{GlobalConfig, TransportKind};
 use crate::claude_code::discovery_cache::{self as dc, Freshness, Listing, Switch};
-use crate::scan::{CacheServed, CacheServedKind, ScanOptions, ScanReport, ServerReport};
+use crate::scan::{
+    CacheServed, CacheServedKind, MachineState, ScanOptions, ScanReport, ServerReport,
+};
 use crate::settings;
 use crate::warning::Warning;
 
@@ -34,12 +36,29 @@ fn iso(t: u64) -> String {
     crate::time::local_time(&crate::time::format_iso(t as i64))
 }
 
-fn state(
-    opts: &ScanOptions,
-    cwd: &Path,
-    managed_dir: Option<&Path>,
-    global: Option<&GlobalConfig>,
-) -> Option<CacheState> {
+/// Where each switch is set for a scan: `(value, layer)` of the effective one, from the
+/// settings layers' `env` and (this machine only) the environment.
+type Lookup = Box<dyn Fn(&str) -> Option<(String, String)>>;
+
+fn lookup(opts: &ScanOptions, cwd: &Path, managed_dir: Option<&Path>) -> Lookup {
+    let this_machine = opts.request.homes.is_empty();
+    let sources = super::sources_for(&opts.request.homes, cwd, managed_dir);
+    Box::new(move |var: &str| {
+        settings::env::env_values(
+            &sources,
+            var,
+            if this_machine {
+                std::env::var(var).ok()
+            } else {
+                None
+            },
+        )
+        .into_iter()
+        .find_map(|l| Some((l.value.clone()?, l.describe())))
+    })
+}
+
+fn config_dir_of(opts: &ScanOptions) -> Option<PathBuf> {
     let this_machine = opts.request.homes.is_empty();
     let home = match opts.request.homes.first() {
         Some(h) => h.clone(),
@@ -52,21 +71,15 @@ fn state(
             None
         }
     };
-    let config_dir = crate::claude_code::paths::config_dir(Some(&home), &env)?;
-    let sources = super::sources_for(&opts.request.homes, cwd, managed_dir);
-    let layer = |var: &str| {
-        settings::env::env_values(
-            &sources,
-            var,
-            if this_machine {
-                std::env::var(var).ok()
-            } else {
-                None
-            },
-        )
-        .into_iter()
-        .find_map(|l| Some((l.value.clone()?, l.describe())))
-    };
+    crate::claude_code::paths::config_dir(Some(&home), &env)
+}
+
+fn state(
+    opts: &ScanOptions,
+    layer: &Lookup,
+    global: Option<&GlobalConfig>,
+) -> Option<CacheState> {
+    let config_dir = config_dir_of(opts)?;
     let variable = layer(dc::SWITCH_VAR);
     let listing = dc::list(&dc::folder_in(&config_dir));
     let on_by_variable = Switch::decide(
@@ -102,6 +115,48 @@ fn state(
         strikes,
         config_dir,
     })
+}
+
+/// What Claude Code keeps on the scanned machine that changes what it shows for MCP
+/// servers: the cache's switch and ages, the switches set, the MCP flags cached in
+/// `.claude.json` (described, never a string's text). For a scan of a home.
+pub(super) fn machine_state(
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+) -> MachineState {
+    let layer = lookup(opts, cwd, managed_dir);
+    let doc = global.and_then(GlobalConfig::document);
+    let variable = layer(dc::SWITCH_VAR);
+    let switch = Switch::decide(
+        variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
+        doc.as_deref().and_then(dc::rollout_flag),
+    );
+    let (ttl_s, max_stale_s) = dc::ages(
+        layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
+        layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
+    );
+    let strikes = layer(dc::STRIKES_VAR)
+        .and_then(|(v, _)| v.trim().parse::<u64>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(dc::DEFAULT_STRIKES);
+    let entries = config_dir_of(opts)
+        .map(|d| dc::list(&dc::folder_in(&d)).entries.len())
+        .unwrap_or(0);
+    MachineState {
+        discovery_cache_on: switch.is_on(),
+        discovery_cache: format!(
+            "{}; TTL {ttl_s} s, max-stale {max_stale_s} s, strikes {strikes}",
+            switch.describe()
+        ),
+        cache_entries: entries,
+        switches: dc::SWITCHES
+            .iter()
+            .filter_map(|k| layer(k).map(|(v, by)| (k.to_string(), v, by)))
+            .collect(),
+        flags: doc.as_deref().map(dc::cached_flags).unwrap_or_default(),
+    }
 }
 
 /// The newest session of a project, from its transcripts' names and write times
@@ -224,7 +279,8 @@ pub(super) fn apply(
     managed_dir: Option<&Path>,
     global: Option<&GlobalConfig>,
 ) -> Vec<Warning> {
-    let Some(st) = state(opts, cwd, managed_dir, global) else {
+    let layer = lookup(opts, cwd, managed_dir);
+    let Some(st) = state(opts, &layer, global) else {
         return Vec::new();
     };
     let entries = &st.listing.entries;

@@ -351,6 +351,30 @@ pub struct ScanReport {
     /// learns them ([`redact_report`], `report`, `export`, `probe`). Never written
     /// anywhere.
     pub secrets: crate::redact::configured::ConfiguredSecrets,
+    /// For a scan of a home: the state Claude Code keeps on that machine that changes
+    /// what it shows for MCP servers (set by the resolution, `crate::resolve`).
+    pub machine_state: Option<MachineState>,
+}
+
+/// What Claude Code keeps between sessions on a machine and that changes what it shows
+/// for MCP servers (issue 54): its MCP discovery cache, the switches set in the
+/// environment or the settings' `env`, and the MCP feature flags it cached in
+/// `.claude.json`. Values only; no credential is ever read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MachineState {
+    /// Whether the discovery cache is on for HTTP and SSE servers.
+    pub discovery_cache_on: bool,
+    /// The same in words, with what decides it and its ages (`on (MCP_DISCOVERY_CACHE,
+    /// environment); TTL 900 s, max-stale 14400 s, strikes 1`).
+    pub discovery_cache: String,
+    /// The cache's entries (sealed files; never opened).
+    pub cache_entries: usize,
+    /// Each switch set: its name, value and where it is set.
+    pub switches: Vec<(String, String, String)>,
+    /// Each MCP feature flag cached in `.claude.json`: its name, its value (a boolean or
+    /// number as it is; a string or list only described, never shown: it may name
+    /// hosts) and what it changes.
+    pub flags: Vec<(String, String, String)>,
 }
 
 impl ScanReport {
@@ -592,6 +616,7 @@ pub fn scan_with_progress(
         since: opts.since,
         not_since,
         secrets,
+        machine_state: None,
     })
 }
 

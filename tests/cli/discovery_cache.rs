@@ -385,3 +385,62 @@ fn du_and_prune_leave_the_cache_alone() {
     assert!(doc["deleted"].as_u64().unwrap() > 0, "{doc:#}");
     assert_eq!(entries(), 1, "prune deleted a discovery cache entry");
 }
+
+#[test]
+fn report_says_which_cache_switches_and_flags_were_in_effect_redacted() {
+    let tmp = tempfile::tempdir().unwrap();
+    home_of("2.1.332", "down", tmp.path(), 0);
+    let path = tmp.path().join(".claude.json");
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    doc["cachedGrowthBookFeatures"] = serde_json::json!({
+        "tengu_mcp_discovery_cache_enable": true,
+        "tengu_brindle_causeway": false,
+        "tengu_mcp_negotiation_server_denylist": ["private-host.example.com"],
+        "tengu_not_about_mcp": true,
+    });
+    fs::write(&path, doc.to_string()).unwrap();
+    let mut cmd = mcplogs(tmp.path());
+    cmd.env("MCP_SDK_GENERATION", "v1");
+    let (r, rep) = run_json(cmd.args(["report", "--json", "--no-cache"]));
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let st = &rep["claudeCodeState"];
+    assert_eq!(st["discoveryCacheOn"], true, "{st:#}");
+    assert!(
+        st["discoveryCache"]
+            .as_str()
+            .unwrap()
+            .contains("tengu_mcp_discovery_cache_enable"),
+        "{st:#}"
+    );
+    assert_eq!(
+        st["switches"],
+        serde_json::json!([{"name": "MCP_SDK_GENERATION", "value": "v1", "setIn": "environment"}])
+    );
+    let flags: Vec<(&str, &str)> = st["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["value"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("tengu_mcp_discovery_cache_enable", "true"),
+            ("tengu_brindle_causeway", "false"),
+            ("tengu_mcp_negotiation_server_denylist", "a list of 1 entry"),
+        ]
+    );
+    // the Markdown says the same, and never a flag's host
+    let mut cmd = mcplogs(tmp.path());
+    cmd.env("MCP_SDK_GENERATION", "v1");
+    let r = run(cmd.args(["report", "--no-cache", "--force"]));
+    assert!(
+        r.stdout.contains("#### Claude Code's state on this machine")
+            && r.stdout.contains("`tengu_brindle_causeway` = `false`")
+            && r.stdout.contains("`MCP_SDK_GENERATION` = `v1`"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("private-host"), "{}", r.stdout);
+    assert!(!serde_json::to_string(&rep).unwrap().contains("private-host"));
+}
