@@ -24,6 +24,7 @@ mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
+mod cached_flags;
 mod discovery_cache;
 mod doc_paths;
 #[cfg(unix)]
