@@ -233,6 +233,13 @@ pub struct Listing {
     pub truncated: bool,
 }
 
+impl Listing {
+    /// The entries' total size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.entries.iter().map(|e| e.bytes).sum()
+    }
+}
+
 /// The cache folder of a configuration folder.
 pub fn folder_in(config_dir: &Path) -> PathBuf {
     config_dir.join(FOLDER_NAME)

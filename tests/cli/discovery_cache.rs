@@ -375,7 +375,24 @@ fn du_and_prune_leave_the_cache_alone() {
     assert_eq!(entries(), 1);
     let r = run(mcplogs(tmp.path()).args(["du", "--home"]).arg(&home));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(!r.stdout.contains("discovery"), "{}", r.stdout);
+    // shown as Claude Code's state, outside the logs' total
+    assert!(
+        r.stdout
+            .contains("Claude Code's MCP discovery cache: 862 B in 1 entry")
+            && r.stdout.contains("prune leaves it alone"),
+        "{}",
+        r.stdout
+    );
+    let (_, du) = run_json(mcplogs(tmp.path()).args(["du", "--json", "--home"]).arg(&home));
+    assert_eq!(du["discoveryCache"]["files"], 1, "{du:#}");
+    assert_eq!(du["discoveryCache"]["bytes"], 862, "{du:#}");
+    let logs: u64 = du["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(du["bytes"].as_u64().unwrap(), logs, "{du:#}");
     let (r, doc) = run_json(
         mcplogs(tmp.path())
             .args(["prune", "--json", "--yes", "--home"])
