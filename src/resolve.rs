@@ -317,6 +317,10 @@ pub fn session(
         },
     );
     for ((i, _), s) in failing.iter().zip(&report.servers) {
+        // the discovery cache kept its tools: the status line says what scan says
+        if s.discovery_cache.is_some() {
+            status.servers[*i].state = ServerState::Failed(Box::new(s.diagnosis.clone()));
+        }
         let in_effect = s.diagnosis.legacy_fix_applies()
             && s.settings
                 .as_ref()

@@ -461,3 +461,38 @@ fn report_says_which_cache_switches_and_flags_were_in_effect_redacted() {
     assert!(!r.stdout.contains("private-host"), "{}", r.stdout);
     assert!(!serde_json::to_string(&rep).unwrap().contains("private-host"));
 }
+
+#[test]
+fn the_status_line_says_what_scan_says_of_a_stale_hit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    home_of("2.1.332", "stale-fail", &home, 3_000);
+    // the flag cached in .claude.json turns the cache on (a `--home` has no environment)
+    let path = home.join(".claude.json");
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    doc["cachedGrowthBookFeatures"] = serde_json::json!({"tengu_mcp_discovery_cache_enable": true});
+    let order = fs::read_to_string(
+        fixture("2.1.332", "stale-fail")
+            .parent()
+            .unwrap()
+            .join("sessions.txt"),
+    )
+    .unwrap();
+    let session = order.lines().last().unwrap().to_string();
+    let cwd = "/tmp/mcplogs-dcache-igppf9w5/2.1.332/home/work/proj";
+    let input = format!(
+        r#"{{"session_id":"{session}","transcript_path":"/x.jsonl","cwd":"{cwd}","model":{{"id":"m","display_name":"M"}},"workspace":{{"current_dir":"{cwd}","project_dir":"{cwd}","added_dirs":[]}},"version":"2.1.332","terminal_width":200}}"#
+    );
+    let line = |doc: &Value| {
+        fs::write(&path, doc.to_string()).unwrap();
+        let mut c = mcplogs(tmp.path());
+        c.arg("statusline").arg("--home").arg(&home);
+        crate::common::run_with_stdin(&mut c, input.as_bytes()).stdout
+    };
+    let on = line(&doc);
+    doc["cachedGrowthBookFeatures"] = serde_json::json!({});
+    let off = line(&doc);
+    assert!(off.contains("cached-http (tools fetch failed"), "{off}");
+    // degraded, as scan says: the cached tools were kept
+    assert!(on.contains("cached-http (tools partly lost"), "{on}");
+}
