@@ -226,6 +226,29 @@ fn plain_issue(path: &str, msg: &str) -> String {
     }
 }
 
+/// The short reason of a server Claude Code's discovery cache decided (issue 54).
+fn cache_reason(s: &ServerReport) -> Option<String> {
+    use crate::scan::CacheServedKind;
+    let c = s.discovery_cache.as_deref()?;
+    let at = |t: Option<u64>| {
+        t.map_or_else(
+            || "an unknown time".to_string(),
+            |t| crate::time::local_time(&crate::time::format_iso(t as i64)),
+        )
+    };
+    match c.kind {
+        CacheServedKind::Served => Some(format!(
+            "served from cache, not contacted this session; cached at {}; live state unknown",
+            at(c.cached_at)
+        )),
+        CacheServedKind::Kept => Some(format!(
+            "cached tools kept while the live list fails, until {}",
+            at(c.until)
+        )),
+        CacheServedKind::Deleted => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,28 +302,5 @@ mod tests {
             connection_detail("Connection failed (ECONNREFUSED): ECONNREFUSED: Unable to connect."),
             "ECONNREFUSED: Unable to connect."
         );
-    }
-}
-
-/// The short reason of a server Claude Code's discovery cache decided (issue 54).
-fn cache_reason(s: &ServerReport) -> Option<String> {
-    use crate::scan::CacheServedKind;
-    let c = s.discovery_cache.as_deref()?;
-    let at = |t: Option<u64>| {
-        t.map_or_else(
-            || "an unknown time".to_string(),
-            |t| crate::time::local_time(&crate::time::format_iso(t as i64)),
-        )
-    };
-    match c.kind {
-        CacheServedKind::Served => Some(format!(
-            "served from cache, not contacted this session; cached at {}; live state unknown",
-            at(c.cached_at)
-        )),
-        CacheServedKind::Kept => Some(format!(
-            "cached tools kept while the live list fails, until {}",
-            at(c.until)
-        )),
-        CacheServedKind::Deleted => None,
     }
 }

@@ -333,7 +333,10 @@ mod tests {
             [
                 (ROLLOUT_FLAG, "true"),
                 ("tengu_brindle_causeway", "false"),
-                ("tengu_mcp_negotiation_server_denylist", "a list of 2 entries"),
+                (
+                    "tengu_mcp_negotiation_server_denylist",
+                    "a list of 2 entries"
+                ),
                 ("tengu_mcp_issuer_strict_echo", "a string of 19 characters"),
             ]
         );

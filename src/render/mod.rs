@@ -58,9 +58,7 @@ pub fn diagnosis_json(d: &Diagnosis, legacy_fix_applies: bool) -> crate::json_do
 }
 
 /// `servers[].discoveryCache` of `scan` and `report`.
-pub fn discovery_cache_json(
-    c: &crate::scan::CacheServed,
-) -> crate::json_doc::DiscoveryCacheServed {
+pub fn discovery_cache_json(c: &crate::scan::CacheServed) -> crate::json_doc::DiscoveryCacheServed {
     let iso = |t: Option<u64>| t.map(|t| crate::time::format_iso(t as i64));
     crate::json_doc::DiscoveryCacheServed {
         state: c.kind.as_str().to_string(),

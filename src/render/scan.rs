@@ -1122,7 +1122,10 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         } else {
             None
         },
-        discovery_cache: s.discovery_cache.as_deref().map(super::discovery_cache_json),
+        discovery_cache: s
+            .discovery_cache
+            .as_deref()
+            .map(super::discovery_cache_json),
     }
 }
 

@@ -601,6 +601,44 @@ fn recommendations(r: &Report, out: &mut String) {
     out.push('\n');
 }
 
+/// What Claude Code keeps on this machine that changes what it shows for MCP servers
+/// (issue 54): said only when something is on, set or cached.
+fn claude_code_state(r: &Report, out: &mut String) {
+    let Some(m) = &r.machine_state else { return };
+    if !m.discovery_cache_on && m.cache_entries == 0 && m.switches.is_empty() && m.flags.is_empty()
+    {
+        return;
+    }
+    out.push_str(
+        "#### Claude Code's state on this machine
+
+",
+    );
+    out.push_str(&format!(
+        "- MCP discovery cache: {} ({} entr{})\n",
+        text(&m.discovery_cache),
+        m.cache_entries,
+        if m.cache_entries == 1 { "y" } else { "ies" }
+    ));
+    for (name, value, set_in) in &m.switches {
+        out.push_str(&format!(
+            "- switch {} = {} ({})\n",
+            code(name),
+            code(value),
+            text(set_in)
+        ));
+    }
+    for (name, value, changes) in &m.flags {
+        out.push_str(&format!(
+            "- cached flag {} = {}: {}\n",
+            code(name),
+            code(value),
+            text(changes)
+        ));
+    }
+    out.push('\n');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,40 +668,4 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000000), "1,000,000");
     }
-}
-
-/// What Claude Code keeps on this machine that changes what it shows for MCP servers
-/// (issue 54): said only when something is on, set or cached.
-fn claude_code_state(r: &Report, out: &mut String) {
-    let Some(m) = &r.machine_state else { return };
-    if !m.discovery_cache_on && m.cache_entries == 0 && m.switches.is_empty() && m.flags.is_empty()
-    {
-        return;
-    }
-    out.push_str("#### Claude Code's state on this machine
-
-");
-    out.push_str(&format!(
-        "- MCP discovery cache: {} ({} entr{})\n",
-        text(&m.discovery_cache),
-        m.cache_entries,
-        if m.cache_entries == 1 { "y" } else { "ies" }
-    ));
-    for (name, value, set_in) in &m.switches {
-        out.push_str(&format!(
-            "- switch {} = {} ({})\n",
-            code(name),
-            code(value),
-            text(set_in)
-        ));
-    }
-    for (name, value, changes) in &m.flags {
-        out.push_str(&format!(
-            "- cached flag {} = {}: {}\n",
-            code(name),
-            code(value),
-            text(changes)
-        ));
-    }
-    out.push('\n');
 }

@@ -71,7 +71,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         stderr_context: None,
         launch: None,
         project_here: None,
-            discovery_cache: None,
+        discovery_cache: None,
     }
 }
 

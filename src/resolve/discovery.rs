@@ -74,11 +74,7 @@ fn config_dir_of(opts: &ScanOptions) -> Option<PathBuf> {
     crate::claude_code::paths::config_dir(Some(&home), &env)
 }
 
-fn state(
-    opts: &ScanOptions,
-    layer: &Lookup,
-    global: Option<&GlobalConfig>,
-) -> Option<CacheState> {
+fn state(opts: &ScanOptions, layer: &Lookup, global: Option<&GlobalConfig>) -> Option<CacheState> {
     let config_dir = config_dir_of(opts)?;
     let variable = layer(dc::SWITCH_VAR);
     let listing = dc::list(&dc::folder_in(&config_dir));
@@ -231,8 +227,7 @@ fn opted_out(entry: &serde_json::Value) -> Option<&'static str> {
         return Some("a headersHelper");
     }
     let placeholder = |v: Option<&serde_json::Value>| {
-        v.and_then(|v| v.as_str())
-            .is_some_and(|t| t.contains("${"))
+        v.and_then(|v| v.as_str()).is_some_and(|t| t.contains("${"))
     };
     let in_headers = entry
         .get("headers")
@@ -244,7 +239,10 @@ fn opted_out(entry: &serde_json::Value) -> Option<&'static str> {
 /// The entry that most likely served `s`: among `candidates`, the one written nearest
 /// the server's last logged record (an entry is written when its tools are listed), else
 /// the newest. Returns it and how many candidates there were.
-fn likeliest<'a>(candidates: Vec<&'a dc::Entry>, s: &ServerReport) -> Option<(&'a dc::Entry, usize)> {
+fn likeliest<'a>(
+    candidates: Vec<&'a dc::Entry>,
+    s: &ServerReport,
+) -> Option<(&'a dc::Entry, usize)> {
     let n = candidates.len();
     let last = s
         .last_seen

@@ -43,7 +43,10 @@ fn cached(flag: Value) -> Option<Value> {
 
 #[test]
 fn an_unread_client_flag_is_said_and_the_default_assumed() {
-    for claude_json in [None, Some(serde_json::json!({"cachedGrowthBookFeatures": {}}))] {
+    for claude_json in [
+        None,
+        Some(serde_json::json!({"cachedGrowthBookFeatures": {}})),
+    ] {
         let (doc, stderr) = probe("2.1.288", claude_json.clone(), &[]);
         assert_eq!(verdict(&doc), "tools-fetch-failed", "{doc:#}");
         let f = &doc["flags"][0];

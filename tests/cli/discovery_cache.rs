@@ -84,7 +84,11 @@ fn a_fresh_hit_is_served_from_cache_and_not_contacted() {
         home_of(build, "fresh", tmp.path(), 30);
         let (doc, w) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
         // the log holds only the warm session; the last session served it from cache
-        assert_eq!(verdict(&doc), ("unknown", Some("served-from-cache")), "{build}");
+        assert_eq!(
+            verdict(&doc),
+            ("unknown", Some("served-from-cache")),
+            "{build}"
+        );
         let c = cache_of(&doc);
         assert_eq!(c["state"], "served-from-cache", "{build}: {c:#}");
         let order = fs::read_to_string(
@@ -117,7 +121,8 @@ fn a_fresh_hit_is_served_from_cache_and_not_contacted() {
         cmd.env("MCP_DISCOVERY_CACHE", "1");
         let r = run(cmd.args(["scan", "--no-cache"]));
         assert!(
-            r.stdout.contains("served from cache, not contacted this session; cached at")
+            r.stdout
+                .contains("served from cache, not contacted this session; cached at")
                 && r.stdout.contains("live state unknown"),
             "{build}: {}",
             r.stdout
@@ -159,14 +164,21 @@ fn with_the_cache_off_the_logged_verdict_stands() {
 /// The time of the server's last record, as scan reads it (seconds since the epoch).
 fn last_record(home: &Path) -> i64 {
     let (doc, _) = scan(home, &[]);
-    let t: jiff::Timestamp = doc["servers"][0]["lastSeen"].as_str().unwrap().parse().unwrap();
+    let t: jiff::Timestamp = doc["servers"][0]["lastSeen"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     t.as_second()
 }
 
 /// Every cache entry written at `secs` since the epoch.
 fn entries_written_at(home: &Path, secs: i64) {
     for e in fs::read_dir(home.join(".claude/mcp-discovery-cache")).unwrap() {
-        let f = fs::File::options().write(true).open(e.unwrap().path()).unwrap();
+        let f = fs::File::options()
+            .write(true)
+            .open(e.unwrap().path())
+            .unwrap();
         f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64))
             .unwrap();
     }
@@ -197,10 +209,7 @@ fn a_stale_hit_whose_refresh_fails_keeps_the_cached_tools_until_max_stale() {
                 .contains("MCP_DISCOVERY_CACHE_STRIKES"),
             "{c:#}"
         );
-        assert!(
-            w.iter().any(|m| m.contains("written")),
-            "{build}: {w:?}"
-        );
+        assert!(w.iter().any(|m| m.contains("written")), "{build}: {w:?}");
         // a shorter max-stale: the entry had expired when the refresh ran, so the log's
         // verdict stands
         let (doc, _) = scan(
@@ -253,8 +262,10 @@ fn state_home(build: &str, session: &str, into: &Path) {
             .write(true)
             .open(into.join(path))
             .unwrap();
-        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t.as_f64().unwrap()))
-            .unwrap();
+        f.set_modified(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t.as_f64().unwrap()),
+        )
+        .unwrap();
     }
 }
 
@@ -310,7 +321,10 @@ fn several_servers_each_get_what_claude_code_showed() {
         if build == "2.1.332" {
             assert_eq!(
                 (&a["verdict"], &a["cause"]),
-                (&Value::from("degraded"), &Value::from("stale-after-refresh")),
+                (
+                    &Value::from("degraded"),
+                    &Value::from("stale-after-refresh")
+                ),
                 "{build}: {a:#}"
             );
             assert_eq!(a["discoveryCache"]["state"], "cached-tools-kept", "{a:#}");
@@ -320,7 +334,10 @@ fn several_servers_each_get_what_claude_code_showed() {
         }
         let b = by_name(&doc, "beta");
         assert_eq!(b["verdict"], "connection-failed", "{build}: {b:#}");
-        assert_eq!(b["discoveryCache"]["state"], "entry-deleted", "{build}: {b:#}");
+        assert_eq!(
+            b["discoveryCache"]["state"], "entry-deleted",
+            "{build}: {b:#}"
+        );
         // report and export give the same verdicts
         let mut cmd = mcplogs(tmp.path());
         for (k, v) in STATE {
@@ -383,7 +400,11 @@ fn du_and_prune_leave_the_cache_alone() {
         "{}",
         r.stdout
     );
-    let (_, du) = run_json(mcplogs(tmp.path()).args(["du", "--json", "--home"]).arg(&home));
+    let (_, du) = run_json(
+        mcplogs(tmp.path())
+            .args(["du", "--json", "--home"])
+            .arg(&home),
+    );
     assert_eq!(du["discoveryCache"]["files"], 1, "{du:#}");
     assert_eq!(du["discoveryCache"]["bytes"], 862, "{du:#}");
     let logs: u64 = du["projects"]
@@ -452,14 +473,19 @@ fn report_says_which_cache_switches_and_flags_were_in_effect_redacted() {
     cmd.env("MCP_SDK_GENERATION", "v1");
     let r = run(cmd.args(["report", "--no-cache", "--force"]));
     assert!(
-        r.stdout.contains("#### Claude Code's state on this machine")
+        r.stdout
+            .contains("#### Claude Code's state on this machine")
             && r.stdout.contains("`tengu_brindle_causeway` = `false`")
             && r.stdout.contains("`MCP_SDK_GENERATION` = `v1`"),
         "{}",
         r.stdout
     );
     assert!(!r.stdout.contains("private-host"), "{}", r.stdout);
-    assert!(!serde_json::to_string(&rep).unwrap().contains("private-host"));
+    assert!(
+        !serde_json::to_string(&rep)
+            .unwrap()
+            .contains("private-host")
+    );
 }
 
 #[test]

@@ -18,13 +18,13 @@ mod confinement;
 
 mod bad_input;
 mod basics;
+mod cached_flags;
 mod clock;
 #[cfg(unix)]
 mod completion_shells;
 mod decode_formats;
 mod decode_property;
 mod direction;
-mod cached_flags;
 mod discovery_cache;
 mod doc_paths;
 #[cfg(unix)]
