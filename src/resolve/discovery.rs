@@ -337,7 +337,15 @@ pub(super) fn apply(
             .and_then(|p| newest_session(&st.config_dir, p));
         let own = deciding_session(s).map(str::to_string);
         match last {
-            Some((sid, t)) if own.as_ref().is_some_and(|o| *o != sid) => {
+            // A last logged session whose connection failed deleted the entry (observed),
+            // and one that never connected wrote none: nothing could serve it since.
+            Some((sid, t))
+                if own.as_ref().is_some_and(|o| *o != sid)
+                    && !matches!(
+                        s.diagnosis.verdict,
+                        Verdict::ConnectionFailed | Verdict::VersionUnsupported
+                    ) =>
+            {
                 // Not logged in the project's last session: an entry written before it
                 // and fresh then served it (a stale one would have been refreshed, which
                 // logs); the nearest-to-fresh one when several were written before it.

@@ -522,3 +522,30 @@ fn the_status_line_says_what_scan_says_of_a_stale_hit() {
     // degraded, as scan says: the cached tools were kept
     assert!(on.contains("cached-http (tools partly lost"), "{on}");
 }
+
+#[test]
+fn a_server_whose_last_connection_failed_is_never_called_served_from_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    home_of("2.1.332", "down", tmp.path(), 0);
+    // a later session the server wrote nothing in, and an entry fresh then (another
+    // server's: the failed connection deleted this one's)
+    let projects = tmp.path().join(".claude/projects");
+    let project = fs::read_dir(&projects)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::write(project.join("0a0a0a0a-later-session.jsonl"), b"").unwrap();
+    let cache = tmp.path().join(".claude/mcp-discovery-cache");
+    fs::create_dir_all(&cache).unwrap();
+    fs::write(
+        cache.join("0123456789abcdef0123456789abcdef.json"),
+        b"sealed",
+    )
+    .unwrap();
+    crate::common::set_age(&cache.join("0123456789abcdef0123456789abcdef.json"), 3);
+    let (doc, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
+    assert_eq!(verdict(&doc).0, "connection-failed", "{doc:#}");
+    assert_eq!(cache_of(&doc)["state"], "entry-deleted", "{doc:#}");
+}
