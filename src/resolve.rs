@@ -87,8 +87,14 @@ pub fn resolve(
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
     if let Some((global, _)) = &config {
-        let notes = discovery::notes(report, opts, cwd, managed_dir, global.as_ref());
+        let notes = discovery::apply(report, opts, cwd, managed_dir, global.as_ref());
         report.warnings.extend(notes);
+        report.machine_state = Some(discovery::machine_state(
+            opts,
+            cwd,
+            managed_dir,
+            global.as_ref(),
+        ));
     }
     if steps.redact_report {
         crate::scan::redact_report(report);
@@ -329,6 +335,7 @@ pub fn session(
             launch: None,
             project_here: None,
             fix: None,
+            discovery_cache: None,
         };
         crate::scan::name_from_configuration(&mut s, &names);
         report.servers.push(s);
@@ -346,6 +353,10 @@ pub fn session(
         },
     );
     for ((i, _), s) in failing.iter().zip(&report.servers) {
+        // the discovery cache kept its tools: the status line says what scan says
+        if s.discovery_cache.is_some() {
+            status.servers[*i].state = ServerState::Failed(Box::new(s.diagnosis.clone()));
+        }
         let in_effect = s.diagnosis.legacy_fix_applies()
             && s.settings
                 .as_ref()

@@ -14,6 +14,9 @@ const TOOLS_LIST: &str = "Invalid result for tools/list:";
 /// The reason for `s`'s verdict, one line, terminal-safe; empty for a healthy server.
 pub fn short_reason(s: &ServerReport) -> String {
     let d = &s.diagnosis;
+    if let Some(r) = cache_reason(s) {
+        return terminal_safe(&r, false);
+    }
     let decisive = s
         .evidence
         .iter()
@@ -232,6 +235,29 @@ fn plain_issue(path: &str, msg: &str) -> String {
         format!("{path} is invalid")
     } else {
         format!("{path}: {msg}")
+    }
+}
+
+/// The short reason of a server Claude Code's discovery cache decided (issue 54).
+fn cache_reason(s: &ServerReport) -> Option<String> {
+    use crate::scan::CacheServedKind;
+    let c = s.discovery_cache.as_deref()?;
+    let at = |t: Option<u64>| {
+        t.map_or_else(
+            || "an unknown time".to_string(),
+            |t| crate::time::local_time(&crate::time::format_iso(t as i64)),
+        )
+    };
+    match c.kind {
+        CacheServedKind::Served => Some(format!(
+            "served from cache, not contacted this session; cached at {}; live state unknown",
+            at(c.cached_at)
+        )),
+        CacheServedKind::Kept => Some(format!(
+            "cached tools kept while the live list fails, until {}",
+            at(c.until)
+        )),
+        CacheServedKind::Deleted => None,
     }
 }
 

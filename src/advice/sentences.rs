@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::classify::verdict::{Cause, Diagnosis, Transport, Verdict};
 use crate::claude_code::lifecycle;
-use crate::scan::ServerReport;
+use crate::scan::{CacheServedKind, ServerReport};
 use crate::settings::layers::LayerKind;
 use crate::settings::target::{FixTarget, SettingsAdvice};
 
@@ -18,9 +18,47 @@ pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
 
 /// What to do about one scanned server: the one sentence every output shows.
 pub fn for_server(s: &ServerReport) -> String {
+    let sentence = for_server_alone(s);
+    match s.discovery_cache.as_deref() {
+        Some(c) if c.kind == CacheServedKind::Deleted => format!(
+            "{sentence} A failed connection deletes the server's MCP discovery cache entry, if it had one: in the next session {}.",
+            c.next_session
+        ),
+        _ => sentence,
+    }
+}
+
+/// What Claude Code's discovery cache did, when it decided what the user saw (issue 54):
+/// the sentence of a server served from the cache, or kept on its cached tools.
+pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
+    let c = s.discovery_cache.as_deref()?;
+    let at = |t: Option<u64>| t.map_or_else(|| "an unknown time".to_string(), local);
+    match c.kind {
+        CacheServedKind::Served => Some(format!(
+            "Claude Code's MCP discovery cache served this server's tools in the project's last session ({}) without contacting it, so that session logged nothing for it: Claude Code showed it pending with the tools cached at {}, and whether the server works now is unknown (the history shows its last logged sessions). Next: {}. To see its live state, run `mcplogs probe {}`, or set \"discoveryCache\": false in its configuration entry (which also drops its cached entries).",
+            c.session.as_deref().unwrap_or("unknown"),
+            at(c.cached_at),
+            c.next_session,
+            crate::text::shell_word(&s.name)
+        )),
+        CacheServedKind::Kept => Some(format!(
+            "The server's tools/list failed when Claude Code refreshed its MCP discovery cache entry (cached at {}; the evidence says how), so Claude Code kept showing the cached tools, which may no longer match the server's. Next: {}. Read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.",
+            at(c.cached_at),
+            c.next_session
+        )),
+        CacheServedKind::Deleted => None,
+    }
+}
+
+fn local(t: u64) -> String {
+    crate::time::local_time(&crate::time::format_iso(t as i64))
+}
+
+fn for_server_alone(s: &ServerReport) -> String {
     // A server Claude Code no longer starts: its state says what to do, not its old
     // verdict. A shared folder's mixed records cannot back advice for one server.
     super::configured::logged_way_out(s, None)
+        .or_else(|| discovery_cache_sentence(s))
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
         .or_else(|| super::fix_action(s).map(|a| a.text))

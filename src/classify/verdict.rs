@@ -142,6 +142,10 @@ causes! {
     /// The server refused the `Authorization` header configured in the server's
     /// `headers` (HTTP 401 or 403); Claude Code does not fall back to OAuth then.
     AuthHeaderRejected => "auth-header-rejected",
+    // unknown
+    /// Claude Code served the server's tools from its MCP discovery cache and did not
+    /// contact it in the project's last session: its live state is unknown (issue 54).
+    ServedFromCache => "served-from-cache",
     // either
     Other => "other",
 }

@@ -86,6 +86,87 @@ pub fn rollout_flag(claude_json: &serde_json::Value) -> Option<bool> {
         .as_bool()
 }
 
+/// The switches (environment variables, or the settings layers' `env`) that change what
+/// Claude Code does with MCP servers between sessions.
+pub const SWITCHES: [&str; 5] = [
+    SWITCH_VAR,
+    TTL_VAR,
+    MAX_STALE_VAR,
+    STRIKES_VAR,
+    "MCP_SDK_GENERATION",
+];
+
+/// The feature flags Claude Code caches in `cachedGrowthBookFeatures` of `~/.claude.json`
+/// that its code consults for MCP servers, with what each changes and where it was read
+/// (docs/claude-code.md, "MCP feature flags"). Offline runs never fetch them.
+pub const MCP_FLAGS: [(&str, &str); 8] = [
+    (
+        ROLLOUT_FLAG,
+        "true turns the discovery cache on when MCP_DISCOVERY_CACHE is unset (2.1.287 to 2.1.336)",
+    ),
+    (
+        "tengu_brindle_causeway",
+        "picks the MCP client when MCP_SDK_GENERATION is unset: false gives v1 (read in 2.1.288 and 2.1.310; builds before 2.1.323 have both clients)",
+    ),
+    (
+        "tengu_mcp_protocol_negotiation_http",
+        "false gives the legacy handshake to HTTP servers (2.1.332 code)",
+    ),
+    (
+        "tengu_mcp_protocol_negotiation_stdio",
+        "false gives the legacy handshake to stdio servers (2.1.332 code)",
+    ),
+    (
+        "tengu_mcp_protocol_negotiation_claudeai",
+        "false gives the legacy handshake to claude.ai connectors (2.1.332 code)",
+    ),
+    (
+        "tengu_mcp_protocol_negotiation_ccr",
+        "false gives the legacy handshake in remote sessions (2.1.332 code)",
+    ),
+    (
+        "tengu_mcp_negotiation_server_denylist",
+        "servers it names get the legacy handshake (2.1.332 code)",
+    ),
+    (
+        "tengu_mcp_issuer_strict_echo",
+        "how strictly an OAuth authorization response's issuer is checked (2.1.288 code)",
+    ),
+];
+
+/// Each of [`MCP_FLAGS`] cached in `claude_json`: its name, its value described without
+/// showing a string or a list's items (they may name hosts), and what it changes.
+pub fn cached_flags(claude_json: &serde_json::Value) -> Vec<(String, String, String)> {
+    let Some(features) = claude_json.get("cachedGrowthBookFeatures") else {
+        return Vec::new();
+    };
+    MCP_FLAGS
+        .iter()
+        .filter_map(|(name, what)| {
+            let v = features.get(*name)?;
+            let shown = match v {
+                serde_json::Value::Bool(b) => b.to_string(),
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::Null => "null".to_string(),
+                serde_json::Value::String(t) => {
+                    format!("a string of {} characters", t.chars().count())
+                }
+                serde_json::Value::Array(a) => format!(
+                    "a list of {} entr{}",
+                    a.len(),
+                    if a.len() == 1 { "y" } else { "ies" }
+                ),
+                serde_json::Value::Object(o) => format!(
+                    "an object of {} key{}",
+                    o.len(),
+                    if o.len() == 1 { "" } else { "s" }
+                ),
+            };
+            Some((name.to_string(), shown, what.to_string()))
+        })
+        .collect()
+}
+
 /// The TTL and max-stale ages Claude Code uses, from the variables' values (a value
 /// that is not a positive number is the default, as in the builds' code).
 pub fn ages(ttl: Option<&str>, max_stale: Option<&str>) -> (u64, u64) {
@@ -150,6 +231,13 @@ pub struct Listing {
     pub refused: usize,
     /// More than [`MAX_ENTRIES`] names: the rest were not looked at.
     pub truncated: bool,
+}
+
+impl Listing {
+    /// The entries' total size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.entries.iter().map(|e| e.bytes).sum()
+    }
 }
 
 /// The cache folder of a configuration folder.
@@ -227,6 +315,32 @@ mod tests {
         let doc = serde_json::json!({"cachedGrowthBookFeatures": {ROLLOUT_FLAG: true}});
         assert_eq!(rollout_flag(&doc), Some(true));
         assert_eq!(rollout_flag(&serde_json::json!({})), None);
+    }
+
+    #[test]
+    fn cached_flags_show_booleans_and_never_a_string_or_list() {
+        let doc = serde_json::json!({"cachedGrowthBookFeatures": {
+            ROLLOUT_FLAG: true,
+            "tengu_brindle_causeway": false,
+            "tengu_mcp_negotiation_server_denylist": ["mcp.example.com", "b"],
+            "tengu_mcp_issuer_strict_echo": "secret-host.example",
+            "tengu_unrelated": true,
+        }});
+        let f = cached_flags(&doc);
+        let shown: Vec<(&str, &str)> = f.iter().map(|(n, v, _)| (n.as_str(), v.as_str())).collect();
+        assert_eq!(
+            shown,
+            [
+                (ROLLOUT_FLAG, "true"),
+                ("tengu_brindle_causeway", "false"),
+                (
+                    "tengu_mcp_negotiation_server_denylist",
+                    "a list of 2 entries"
+                ),
+                ("tengu_mcp_issuer_strict_echo", "a string of 19 characters"),
+            ]
+        );
+        assert!(cached_flags(&serde_json::json!({})).is_empty());
     }
 
     #[test]

@@ -715,6 +715,13 @@ impl SdkV1Table {
     }
 }
 
+/// The feature flag that picks the MCP client when `MCP_SDK_GENERATION` is unset, on the
+/// builds with two clients (those where [`SDK_V1`] runs the older client): cached
+/// `false` gives v1, `true` or absent v2 (read in the 2.1.288 and 2.1.310 code; offline
+/// runs read no flags and ran v2). Claude Code caches it in `cachedGrowthBookFeatures`
+/// of `~/.claude.json`.
+pub const CLIENT_FLAG: &str = "tengu_brindle_causeway";
+
 /// `MCP_SDK_GENERATION=v1` means the classic handshake on every observed build, whatever
 /// `MCP_PROTOCOL_NEGOTIATION` says ([`SDK_V1`]).
 pub const SDK_V1_MEANS_LEGACY: Shared<bool> = Shared {

@@ -49,6 +49,10 @@ pub struct DiskUse {
     pub files: usize,
     /// mcplogs' own cache folder, when asked for ([`own_cache_use`]) and it exists.
     pub own_cache: Option<CacheUse>,
+    /// Claude Code's MCP discovery cache folder (`files`: its entries), when asked for
+    /// and it holds entries: Claude Code's state, not logs, so never in the total and
+    /// never pruned.
+    pub discovery_cache: Option<CacheUse>,
     pub warnings: Vec<Warning>,
 }
 
@@ -181,6 +185,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
     projects.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.project.cmp(&b.project)));
     Ok(DiskUse {
         own_cache: None,
+        discovery_cache: None,
         bytes: projects.iter().map(|p| p.bytes).sum(),
         files: projects.iter().map(|p| p.files).sum(),
         projects,
@@ -298,6 +303,9 @@ pub fn redact(du: &mut DiskUse) {
         }
     }
     if let Some(c) = du.own_cache.as_mut() {
+        path(&r, &mut c.path);
+    }
+    if let Some(c) = du.discovery_cache.as_mut() {
         path(&r, &mut c.path);
     }
     for w in &mut du.warnings {

@@ -20,6 +20,11 @@ pub struct DuDocument {
     /// not counted in `bytes` and `files`), or null when it does not exist or holds no
     /// file.
     pub mcplogs_cache: Option<DuCache>,
+    /// Claude Code's MCP discovery cache folder (`files`: its entries; not counted in
+    /// `bytes` and `files`, never pruned: it is Claude Code's state, not logs), or null
+    /// when it holds no entry or logs were named on the command line.
+    #[serde(default)]
+    pub discovery_cache: Option<DuCache>,
     pub warnings: Vec<Warning>,
 }
 

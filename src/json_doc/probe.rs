@@ -25,6 +25,11 @@ pub struct ProbeDocument {
     pub negotiation: ProbeNegotiation,
     /// The effective `MCP_SDK_GENERATION` and what it means for the predicted build.
     pub sdk_generation: ProbeSdkGeneration,
+    /// The feature flags Claude Code caches in `.claude.json` that the prediction
+    /// depends on (today `tengu_brindle_causeway`, when `MCP_SDK_GENERATION` is unset on
+    /// a build with two clients): each with its value, or that it could not be read.
+    #[serde(default)]
+    pub flags: Vec<ProbeFlag>,
     /// The limits Claude Code applies, as predicted with.
     pub timeouts: ProbeTimeouts,
     pub servers: Vec<ProbeServer>,
@@ -68,6 +73,20 @@ pub struct ProbeSdkGeneration {
     /// What it means for the predicted build (the note the text output prints on
     /// stderr); null: nothing sets it.
     pub note: Option<String>,
+}
+
+/// One of `probe --json`'s `flags`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeFlag {
+    pub name: String,
+    /// The cached value (`true`, `false`, `null` or `not a boolean`); null: not read.
+    pub value: Option<String>,
+    /// False: mcplogs could not read it (not cached in `.claude.json`, or that file
+    /// unreadable), so the prediction assumes Claude Code's default.
+    pub read: bool,
+    /// What the prediction assumes (the note the text output prints on stderr).
+    pub note: String,
 }
 
 /// The effective `MCP_PROTOCOL_NEGOTIATION` and the layer that sets it.

@@ -34,6 +34,49 @@ pub struct ReportDocument {
     pub written: bool,
     /// Why no report was written (`written` is false); null when it was.
     pub not_written: Option<ReportNotWritten>,
+    /// What Claude Code keeps on this machine that changes what it shows for MCP
+    /// servers: its discovery cache, the switches set and the MCP feature flags it
+    /// cached; null for logs named on the command line.
+    #[serde(default)]
+    pub claude_code_state: Option<ReportClaudeCodeState>,
+}
+
+/// `report --json`'s `claudeCodeState`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportClaudeCodeState {
+    /// Whether the MCP discovery cache is on for HTTP and SSE servers.
+    pub discovery_cache_on: bool,
+    /// The same in words: what turns it on or off, its TTL, max-stale and strikes.
+    pub discovery_cache: String,
+    /// The cache's entries (sealed files, never opened).
+    pub discovery_cache_entries: u64,
+    /// Each switch set (`MCP_DISCOVERY_CACHE*`, `MCP_SDK_GENERATION`).
+    pub switches: Vec<ReportSwitch>,
+    /// Each MCP feature flag Claude Code cached in `.claude.json`.
+    pub flags: Vec<ReportFlag>,
+}
+
+/// One switch of `claudeCodeState.switches`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportSwitch {
+    pub name: String,
+    pub value: String,
+    /// Where it is set: `environment`, or a settings layer and its file (redacted).
+    pub set_in: String,
+}
+
+/// One flag of `claudeCodeState.flags`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportFlag {
+    pub name: String,
+    /// A boolean or number as cached; a string, list or object only described (`a
+    /// list of 2 entries`): they may name hosts.
+    pub value: String,
+    /// What it changes, and the builds it was read in.
+    pub changes: String,
 }
 
 /// Why `report` wrote no report (without `--force`).
@@ -109,6 +152,10 @@ pub struct ReportServer {
     pub evidence: Vec<ReportRecord>,
     /// The server's own stderr lines.
     pub stderr: Vec<ReportRecord>,
+    /// As in `scan --json`: what Claude Code's MCP discovery cache did to the server in
+    /// its project's last session; null otherwise.
+    #[serde(default)]
+    pub discovery_cache: Option<DiscoveryCacheServed>,
 }
 
 /// One log record in `report --json`.

@@ -92,6 +92,10 @@ pub struct ScanServer {
     /// line and `fix` give.
     #[serde(default)]
     pub fix: Option<ServerFix>,
+    /// What Claude Code's MCP discovery cache did to the server in its project's last
+    /// session, when it decided what the user saw (issue 54); null otherwise.
+    #[serde(default)]
+    pub discovery_cache: Option<DiscoveryCacheServed>,
 }
 
 /// `servers[].fix`: what `mcplogs fix` would do for a server.

@@ -50,3 +50,29 @@ pub struct Evidence {
     /// The message, decoded, exactly as logged (after redaction).
     pub message: String,
 }
+
+/// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
+/// last session (`servers[].discoveryCache` of `scan` and `report`), when it decided
+/// what the user saw; null otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DiscoveryCacheServed {
+    /// `served-from-cache` (within the TTL: not contacted, shown with its cached tools;
+    /// verdict `unknown`, cause `served-from-cache`), `cached-tools-kept` (past the TTL:
+    /// the cached tools kept while the refresh's `tools/list` failed; verdict
+    /// `degraded`, cause `stale-after-refresh`) or `entry-deleted` (the connection
+    /// failed, which deletes the server's entry; the verdict is the failure's).
+    pub state: String,
+    /// The session this is about: the project's last session (`served-from-cache`) or
+    /// the server's deciding one.
+    pub session: Option<String>,
+    /// When that session was (its transcript's last write, or the server's last record).
+    pub session_at: Option<String>,
+    /// When the entry that served it was written (its tools last listed).
+    pub cached_at: Option<String>,
+    /// Until when Claude Code serves that entry: the TTL (`served-from-cache`), the
+    /// max-stale age (`cached-tools-kept`).
+    pub until: Option<String>,
+    /// What the next session will do, in words.
+    pub next_session: String,
+}

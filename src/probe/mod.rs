@@ -636,6 +636,72 @@ pub fn sdk_generation_note(
     ))
 }
 
+/// A cached feature flag the prediction depends on (`probe --json`'s `flags`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlagDependency {
+    pub name: String,
+    /// The cached value (a boolean as it is; anything else described); `None`: not read.
+    pub value: Option<String>,
+    /// Whether mcplogs read the value (it is cached in `.claude.json`).
+    pub read: bool,
+    /// What the prediction assumes, in one sentence.
+    pub note: String,
+    /// The flag, as read, makes Claude Code run its v1 client.
+    pub sdk_v1: bool,
+}
+
+/// Whether the prediction depends on [`lifecycle::CLIENT_FLAG`]: only when
+/// `MCP_SDK_GENERATION` is unset and `build` has two clients. `cached`: `None` when
+/// `.claude.json` could not be read, `Some(None)` when the flag is not cached there.
+pub fn client_flag_dependency(
+    sdk_set: bool,
+    build: ClaudeVersion,
+    cached: Option<Option<&serde_json::Value>>,
+) -> Option<FlagDependency> {
+    use lifecycle::{CLIENT_FLAG, SDK_V1, SdkV1};
+    if sdk_set || SDK_V1.on(build) != Some(SdkV1::OlderClient) {
+        return None;
+    }
+    let flag = cached.flatten();
+    let value = flag.map(|v| match v {
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Null => "null".to_string(),
+        _ => "not a boolean".to_string(),
+    });
+    let (note, sdk_v1) = match flag {
+        Some(serde_json::Value::Bool(false)) => (
+            format!(
+                "MCP_SDK_GENERATION is unset and the feature flag {CLIENT_FLAG} cached in .claude.json is false: Claude Code {build} then runs its older MCP client (v1), which uses the classic handshake only; the probe predicts with the legacy handshake."
+            ),
+            true,
+        ),
+        Some(_) => (
+            format!(
+                "MCP_SDK_GENERATION is unset and the feature flag {CLIENT_FLAG} cached in .claude.json is not false: Claude Code {build} runs its default client (v2); the prediction is unchanged."
+            ),
+            false,
+        ),
+        None => (
+            format!(
+                "MCP_SDK_GENERATION is unset, so Claude Code {build} picks its MCP client by the feature flag {CLIENT_FLAG}, whose value mcplogs could not read ({}): the prediction assumes the default client (v2), as when the flag is true or absent; if Claude Code has it false, it runs its older client and the classic handshake (set MCP_SDK_GENERATION to decide it).",
+                if cached.is_none() {
+                    ".claude.json unreadable or absent"
+                } else {
+                    "not cached in .claude.json"
+                }
+            ),
+            false,
+        ),
+    };
+    Some(FlagDependency {
+        name: CLIENT_FLAG.to_string(),
+        read: flag.is_some(),
+        value,
+        note,
+        sdk_v1,
+    })
+}
+
 /// Probes one server: the handshake Claude Code would use under the effective setting,
 /// and the legacy one.
 pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {

@@ -89,6 +89,28 @@ pub fn cache_line(du: &DiskUse, path: &str, width: Option<usize>) -> Option<Stri
     ))
 }
 
+/// `Claude Code's MCP discovery cache: 862 B in 1 entry (~/.claude/mcp-discovery-cache):
+/// Claude Code's state, not logs; not in the total, and prune leaves it alone.` (or
+/// `None` when there is none).
+pub fn discovery_cache_line(du: &DiskUse, path: &str, width: Option<usize>) -> Option<String> {
+    let c = du.discovery_cache.as_ref()?;
+    Some(layout::wrap(
+        &format!(
+            "Claude Code's MCP discovery cache: {} in {} ({}): Claude Code's state, not logs; not in the total, and prune leaves it alone.",
+            crate::disk::du::human_bytes(c.bytes),
+            if c.files == 1 {
+                "1 entry".to_string()
+            } else {
+                format!("{} entries", c.files)
+            },
+            terminal_safe(path, false),
+        ),
+        "",
+        2,
+        width,
+    ))
+}
+
 pub fn du_json(du: &DiskUse) -> json_doc::DuDocument {
     json_doc::DuDocument {
         schema_version: SCHEMA_VERSION,
@@ -96,6 +118,11 @@ pub fn du_json(du: &DiskUse) -> json_doc::DuDocument {
         files: du.files as u64,
         projects: du.projects.iter().map(du_project).collect(),
         mcplogs_cache: du.own_cache.as_ref().map(|c| json_doc::DuCache {
+            path: c.path.display().to_string(),
+            bytes: c.bytes,
+            files: c.files,
+        }),
+        discovery_cache: du.discovery_cache.as_ref().map(|c| json_doc::DuCache {
             path: c.path.display().to_string(),
             bytes: c.bytes,
             files: c.files,

@@ -56,3 +56,16 @@ pub fn diagnosis_json(d: &Diagnosis, legacy_fix_applies: bool) -> crate::json_do
         bad_tool_path: d.bad_tool_path.clone(),
     }
 }
+
+/// `servers[].discoveryCache` of `scan` and `report`.
+pub fn discovery_cache_json(c: &crate::scan::CacheServed) -> crate::json_doc::DiscoveryCacheServed {
+    let iso = |t: Option<u64>| t.map(|t| crate::time::format_iso(t as i64));
+    crate::json_doc::DiscoveryCacheServed {
+        state: c.kind.as_str().to_string(),
+        session: c.session.clone(),
+        session_at: iso(c.session_at),
+        cached_at: iso(c.cached_at),
+        until: iso(c.until),
+        next_session: c.next_session.clone(),
+    }
+}

@@ -1102,6 +1102,10 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
             None
         },
         fix: s.fix.as_deref().map(fix_json),
+        discovery_cache: s
+            .discovery_cache
+            .as_deref()
+            .map(super::discovery_cache_json),
     }
 }
 

@@ -11,6 +11,32 @@ pub fn report_json(r: &Report) -> json_doc::ReportDocument {
         probe: None,
         written: true,
         not_written: None,
+        claude_code_state: r
+            .machine_state
+            .as_ref()
+            .map(|m| json_doc::ReportClaudeCodeState {
+                discovery_cache_on: m.discovery_cache_on,
+                discovery_cache: m.discovery_cache.clone(),
+                discovery_cache_entries: m.cache_entries as u64,
+                switches: m
+                    .switches
+                    .iter()
+                    .map(|(name, value, set_in)| json_doc::ReportSwitch {
+                        name: name.clone(),
+                        value: value.clone(),
+                        set_in: set_in.clone(),
+                    })
+                    .collect(),
+                flags: m
+                    .flags
+                    .iter()
+                    .map(|(name, value, changes)| json_doc::ReportFlag {
+                        name: name.clone(),
+                        value: value.clone(),
+                        changes: changes.clone(),
+                    })
+                    .collect(),
+            }),
         configured: r
             .configured
             .iter()
@@ -83,6 +109,10 @@ fn server_json(s: &ServerSection) -> json_doc::ReportServer {
         source: s.source.clone(),
         evidence: s.evidence.iter().map(record_json).collect(),
         stderr: s.stderr.iter().map(record_json).collect(),
+        discovery_cache: s
+            .discovery_cache
+            .as_ref()
+            .map(crate::render::discovery_cache_json),
     }
 }
 

@@ -148,6 +148,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         configured: report.configured.clone(),
         settings: report.settings.clone(),
         warnings: report.warnings.clone(),
+        machine_state: report.machine_state.clone(),
         omitted,
         redactor: report.redactor.clone(),
         secrets: report.secrets.clone(),
@@ -178,6 +179,7 @@ fn section_with(
         evidence,
         stderr,
         counts_now: s.counts_now,
+        discovery_cache: s.discovery_cache.clone(),
     }
 }
 

@@ -107,6 +107,7 @@ fn render_capped(r: &Report, cap: usize) -> Option<String> {
     verdict_table(r, &mut out);
     others(r, &mut out);
     settings(r, &mut out);
+    claude_code_state(r, &mut out);
     recommendations(r, &mut out);
     if !r.warnings.is_empty() {
         out.push_str("#### Damaged or unreadable log files\n\n");
@@ -603,6 +604,44 @@ fn recommendations(r: &Report, out: &mut String) {
     }
     if !any {
         out.push_str("Nothing to do.\n");
+    }
+    out.push('\n');
+}
+
+/// What Claude Code keeps on this machine that changes what it shows for MCP servers
+/// (issue 54): said only when something is on, set or cached.
+fn claude_code_state(r: &Report, out: &mut String) {
+    let Some(m) = &r.machine_state else { return };
+    if !m.discovery_cache_on && m.cache_entries == 0 && m.switches.is_empty() && m.flags.is_empty()
+    {
+        return;
+    }
+    out.push_str(
+        "#### Claude Code's state on this machine
+
+",
+    );
+    out.push_str(&format!(
+        "- MCP discovery cache: {} ({} entr{})\n",
+        text(&m.discovery_cache),
+        m.cache_entries,
+        if m.cache_entries == 1 { "y" } else { "ies" }
+    ));
+    for (name, value, set_in) in &m.switches {
+        out.push_str(&format!(
+            "- switch {} = {} ({})\n",
+            code(name),
+            code(value),
+            text(set_in)
+        ));
+    }
+    for (name, value, changes) in &m.flags {
+        out.push_str(&format!(
+            "- cached flag {} = {}: {}\n",
+            code(name),
+            code(value),
+            text(changes)
+        ));
     }
     out.push('\n');
 }

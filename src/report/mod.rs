@@ -99,6 +99,8 @@ pub struct ServerSection {
     /// False for a server Claude Code no longer starts (no longer configured, disabled,
     /// denied, skipped): its verdict is history and never a problem now.
     pub counts_now: bool,
+    /// What Claude Code's MCP discovery cache did to it, when that decided its verdict.
+    pub discovery_cache: Option<crate::scan::CacheServed>,
 }
 
 impl ServerSection {
@@ -185,6 +187,8 @@ pub struct Report {
     pub settings: SettingsSection,
     /// Damaged or unreadable files, one line each.
     pub warnings: Vec<String>,
+    /// Claude Code's state on the machine (discovery cache, switches, cached MCP flags).
+    pub machine_state: Option<crate::scan::MachineState>,
     /// Set by [`limit::fit`].
     pub omitted: Omitted,
     redactor: Redactor,
@@ -345,6 +349,13 @@ impl Report {
         v.push(&mut st.effective_text);
         v.extend(st.problems.iter_mut());
         v.extend(self.warnings.iter_mut());
+        if let Some(m) = &mut self.machine_state {
+            v.push(&mut m.discovery_cache);
+            for (_, value, set_in) in &mut m.switches {
+                v.push(value);
+                v.push(set_in);
+            }
+        }
         v
     }
 }
@@ -386,6 +397,7 @@ pub fn build(
                 .collect();
             crate::warning::summary_lines(&all, false)
         },
+        machine_state: scan.machine_state.clone(),
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
         secrets: scan.secrets.clone(),
@@ -427,6 +439,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
             Vec::new()
         },
         counts_now: s.counts_now(),
+        discovery_cache: s.discovery_cache.as_deref().cloned(),
     }
 }
 

@@ -72,6 +72,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         launch: None,
         project_here: None,
         fix: None,
+        discovery_cache: None,
     }
 }
 

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use crate::classify::verdict::{Cause, Verdict};
 use crate::claude_code::config::{GlobalConfig, TransportKind};
 use crate::claude_code::discovery_cache::{self as dc, Freshness, Listing, Switch};
-use crate::scan::{ScanOptions, ScanReport, ServerReport};
+use crate::scan::{
+    CacheServed, CacheServedKind, MachineState, ScanOptions, ScanReport, ServerReport,
+};
 use crate::settings;
 use crate::warning::Warning;
 
@@ -26,6 +28,7 @@ struct CacheState {
     listing: Listing,
     ttl_s: u64,
     max_stale_s: u64,
+    strikes: u64,
     config_dir: PathBuf,
 }
 
@@ -33,12 +36,29 @@ fn iso(t: u64) -> String {
     crate::time::local_time(&crate::time::format_iso(t as i64))
 }
 
-fn state(
-    opts: &ScanOptions,
-    cwd: &Path,
-    managed_dir: Option<&Path>,
-    global: Option<&GlobalConfig>,
-) -> Option<CacheState> {
+/// Where each switch is set for a scan: `(value, layer)` of the effective one, from the
+/// settings layers' `env` and (this machine only) the environment.
+type Lookup = Box<dyn Fn(&str) -> Option<(String, String)>>;
+
+fn lookup(opts: &ScanOptions, cwd: &Path, managed_dir: Option<&Path>) -> Lookup {
+    let this_machine = opts.request.homes.is_empty();
+    let sources = super::sources_for(&opts.request.homes, cwd, managed_dir);
+    Box::new(move |var: &str| {
+        settings::env::env_values(
+            &sources,
+            var,
+            if this_machine {
+                std::env::var(var).ok()
+            } else {
+                None
+            },
+        )
+        .into_iter()
+        .find_map(|l| Some((l.value.clone()?, l.describe())))
+    })
+}
+
+fn config_dir_of(opts: &ScanOptions) -> Option<PathBuf> {
     let this_machine = opts.request.homes.is_empty();
     let home = match opts.request.homes.first() {
         Some(h) => h.clone(),
@@ -51,21 +71,11 @@ fn state(
             None
         }
     };
-    let config_dir = crate::claude_code::paths::config_dir(Some(&home), &env)?;
-    let sources = super::sources_for(&opts.request.homes, cwd, managed_dir);
-    let layer = |var: &str| {
-        settings::env::env_values(
-            &sources,
-            var,
-            if this_machine {
-                std::env::var(var).ok()
-            } else {
-                None
-            },
-        )
-        .into_iter()
-        .find_map(|l| Some((l.value.clone()?, l.describe())))
-    };
+    crate::claude_code::paths::config_dir(Some(&home), &env)
+}
+
+fn state(opts: &ScanOptions, layer: &Lookup, global: Option<&GlobalConfig>) -> Option<CacheState> {
+    let config_dir = config_dir_of(opts)?;
     let variable = layer(dc::SWITCH_VAR);
     let listing = dc::list(&dc::folder_in(&config_dir));
     let on_by_variable = Switch::decide(
@@ -89,13 +99,60 @@ fn state(
         layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
         layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
     );
+    let strikes = layer(dc::STRIKES_VAR)
+        .and_then(|(v, _)| v.trim().parse::<u64>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(dc::DEFAULT_STRIKES);
     Some(CacheState {
         switch,
         listing,
         ttl_s,
         max_stale_s,
+        strikes,
         config_dir,
     })
+}
+
+/// What Claude Code keeps on the scanned machine that changes what it shows for MCP
+/// servers: the cache's switch and ages, the switches set, the MCP flags cached in
+/// `.claude.json` (described, never a string's text). For a scan of a home.
+pub(super) fn machine_state(
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+) -> MachineState {
+    let layer = lookup(opts, cwd, managed_dir);
+    let doc = global.and_then(GlobalConfig::document);
+    let variable = layer(dc::SWITCH_VAR);
+    let switch = Switch::decide(
+        variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
+        doc.as_deref().and_then(dc::rollout_flag),
+    );
+    let (ttl_s, max_stale_s) = dc::ages(
+        layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
+        layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
+    );
+    let strikes = layer(dc::STRIKES_VAR)
+        .and_then(|(v, _)| v.trim().parse::<u64>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(dc::DEFAULT_STRIKES);
+    let entries = config_dir_of(opts)
+        .map(|d| dc::list(&dc::folder_in(&d)).entries.len())
+        .unwrap_or(0);
+    MachineState {
+        discovery_cache_on: switch.is_on(),
+        discovery_cache: format!(
+            "{}; TTL {ttl_s} s, max-stale {max_stale_s} s, strikes {strikes}",
+            switch.describe()
+        ),
+        cache_entries: entries,
+        switches: dc::SWITCHES
+            .iter()
+            .filter_map(|k| layer(k).map(|(v, by)| (k.to_string(), v, by)))
+            .collect(),
+        flags: doc.as_deref().map(dc::cached_flags).unwrap_or_default(),
+    }
 }
 
 /// The newest session of a project, from its transcripts' names and write times
@@ -140,15 +197,88 @@ fn deciding_session(s: &ServerReport) -> Option<&str> {
     s.evidence.iter().find_map(|e| e.session_id.as_deref())
 }
 
-/// The notes for a scan of a home (none for files or folders named on the command line).
-pub(super) fn notes(
-    report: &ScanReport,
+/// Why Claude Code never caches the server's lists, from its configuration entry (the
+/// builds' code: `"discoveryCache": false`, which also purges its entries; a
+/// `headersHelper`; a `${VAR}` placeholder in its URL or headers). `None`: eligible, or
+/// its entry was not found.
+fn not_cached_because(s: &ServerReport, global: Option<&GlobalConfig>) -> Option<&'static str> {
+    let launch = s.launch.as_ref()?;
+    let file = launch.file.as_deref()?;
+    let doc = match global.filter(|g| g.path() == file) {
+        Some(g) => g.document()?,
+        None => std::sync::Arc::new(crate::claude_code::config::read_config_file(file)?),
+    };
+    let in_servers = |v: &serde_json::Value| v.get("mcpServers")?.get(&s.name).cloned();
+    let entry = in_servers(&doc).or_else(|| {
+        let projects = doc.get("projects")?.as_object()?;
+        let own = s.project.as_deref().and_then(|p| projects.get(p));
+        own.and_then(in_servers)
+            .or_else(|| projects.values().find_map(in_servers))
+    })?;
+    opted_out(&entry)
+}
+
+/// See [`not_cached_because`].
+fn opted_out(entry: &serde_json::Value) -> Option<&'static str> {
+    if entry.get("discoveryCache") == Some(&serde_json::Value::Bool(false)) {
+        return Some("\"discoveryCache\": false");
+    }
+    if entry.get("headersHelper").is_some() {
+        return Some("a headersHelper");
+    }
+    let placeholder = |v: Option<&serde_json::Value>| {
+        v.and_then(|v| v.as_str()).is_some_and(|t| t.contains("${"))
+    };
+    let in_headers = entry
+        .get("headers")
+        .and_then(|h| h.as_object())
+        .is_some_and(|h| h.values().any(|v| placeholder(Some(v))));
+    (placeholder(entry.get("url")) || in_headers).then_some("a ${VAR} placeholder")
+}
+
+/// The entry that most likely served `s`: among `candidates`, the one written nearest
+/// the server's last logged record (an entry is written when its tools are listed), else
+/// the newest. Returns it and how many candidates there were.
+fn likeliest<'a>(
+    candidates: Vec<&'a dc::Entry>,
+    s: &ServerReport,
+) -> Option<(&'a dc::Entry, usize)> {
+    let n = candidates.len();
+    let last = s
+        .last_seen
+        .as_deref()
+        .and_then(crate::time::parse_iso)
+        .map(|t| t.max(0) as u64);
+    let near = last.and_then(|l| {
+        candidates
+            .iter()
+            .filter(|e| e.written.abs_diff(l) <= NEAR_S)
+            .min_by_key(|e| e.written.abs_diff(l))
+            .copied()
+    });
+    near.or_else(|| candidates.iter().max_by_key(|e| e.written).copied())
+        .map(|e| (e, n))
+}
+
+/// How near an entry's write time must be to a server's last record to be called its.
+const NEAR_S: u64 = 120;
+
+/// What the next session does after a failed connection deleted the entry.
+const NEXT_AFTER_DELETE: &str = "it has no cached entry, so it connects afresh and shows the server failed, with no tools, for as long as the server cannot be reached (observed on 2.1.287, 2.1.288, 2.1.332 and 2.1.336)";
+
+/// Applies the cache to the report of a scan of a home: the cache's state as one note,
+/// and per HTTP/SSE server what Claude Code showed in its project's last session when the
+/// cache decided it (the server's verdict, cause and [`crate::scan::CacheServed`]); none
+/// for files or folders named on the command line.
+pub(super) fn apply(
+    report: &mut ScanReport,
     opts: &ScanOptions,
     cwd: &Path,
     managed_dir: Option<&Path>,
     global: Option<&GlobalConfig>,
 ) -> Vec<Warning> {
-    let Some(st) = state(opts, cwd, managed_dir, global) else {
+    let layer = lookup(opts, cwd, managed_dir);
+    let Some(st) = state(opts, &layer, global) else {
         return Vec::new();
     };
     let entries = &st.listing.entries;
@@ -197,54 +327,149 @@ pub(super) fn notes(
     if !st.switch.is_on() {
         return out;
     }
-    for s in report.servers.iter().filter(|s| is_remote(s)) {
+    for s in report.servers.iter_mut().filter(|s| is_remote(s)) {
+        if not_cached_because(s, global).is_some() {
+            continue;
+        }
         let last = s
             .project_folder
             .as_deref()
             .and_then(|p| newest_session(&st.config_dir, p));
-        let own = deciding_session(s);
-        let seen = s.last_seen.as_deref().map(crate::time::local_time);
-        let seen = seen.as_deref().unwrap_or("an earlier session");
+        let own = deciding_session(s).map(str::to_string);
         match last {
-            Some((sid, t)) if own.is_some_and(|o| o != sid) => {
-                // the newest entry that was fresh when that session was written last
-                let fresh = entries
+            // A last logged session whose connection failed deleted the entry (observed),
+            // and one that never connected wrote none: nothing could serve it since.
+            Some((sid, t))
+                if own.as_ref().is_some_and(|o| *o != sid)
+                    && !matches!(
+                        s.diagnosis.verdict,
+                        Verdict::ConnectionFailed | Verdict::VersionUnsupported
+                    ) =>
+            {
+                // Not logged in the project's last session: an entry written before it
+                // and fresh then served it (a stale one would have been refreshed, which
+                // logs); the nearest-to-fresh one when several were written before it.
+                let before: Vec<&dc::Entry> = entries
                     .iter()
-                    .filter(|e| e.written <= t && t < e.written + st.ttl_s)
-                    .map(|e| e.written)
-                    .max();
-                out.push(Warning::general(match fresh {
-                    Some(at) => format!(
-                        "{}: served from cache, not contacted this session ({sid}, {}); cached at {}; live state unknown: Claude Code showed it pending with its cached tools, and the verdict is of its last logged session ({seen}).",
+                    .filter(|e| e.written <= t && t < e.written + st.max_stale_s)
+                    .collect();
+                let fresh: Vec<&dc::Entry> = before
+                    .iter()
+                    .copied()
+                    .filter(|e| t < e.written + st.ttl_s)
+                    .collect();
+                let pick = if fresh.is_empty() { before } else { fresh };
+                match likeliest(pick, s) {
+                    Some((e, n)) => served(s, sid, t, e, n, &st),
+                    None => out.push(Warning::general(format!(
+                        "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({}); live state unknown.",
                         s.name,
                         iso(t),
-                        iso(at)
-                    ),
-                    None => format!(
-                        "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({seen}); live state unknown.",
-                        s.name,
-                        iso(t)
-                    ),
-                }));
+                        s.last_seen
+                            .as_deref()
+                            .map_or("an earlier session".to_string(), crate::time::local_time)
+                    ))),
+                }
             }
-            _ => match (s.diagnosis.verdict, s.diagnosis.cause) {
-                (Verdict::ToolsFetchFailed, c)
-                    if c != Some(Cause::StaleAfterRefresh) && !entries.is_empty() =>
-                {
-                    out.push(Warning::general(format!(
-                        "{}: its tools/list failed while Claude Code's discovery cache holds entries: if one was this server's, Claude Code kept serving the cached tools (shown pending with them) while this refresh failed, at most until the entry's max-stale age ({} s after it was written).",
-                        s.name, st.max_stale_s
-                    )));
+            last => {
+                let session_at = last.as_ref().map(|(_, t)| *t);
+                let failed_at = s
+                    .last_seen
+                    .as_deref()
+                    .and_then(crate::time::parse_iso)
+                    .map(|t| t.max(0) as u64)
+                    .or(session_at);
+                match s.diagnosis.verdict {
+                    Verdict::ToolsFetchFailed => {
+                        // Past the TTL, within max-stale when the refresh ran: the cached
+                        // tools stayed while the live list failed.
+                        let Some(at) = failed_at else { continue };
+                        let stale: Vec<&dc::Entry> = entries
+                            .iter()
+                            .filter(|e| {
+                                e.written + st.ttl_s <= at + 1 && at < e.written + st.max_stale_s
+                            })
+                            .collect();
+                        if let Some((e, n)) = likeliest(stale, s) {
+                            kept(s, own.or(last.map(|l| l.0)), at, e, n, &st);
+                        }
+                    }
+                    Verdict::ConnectionFailed => {
+                        s.discovery_cache = Some(Box::new(CacheServed {
+                            kind: CacheServedKind::Deleted,
+                            session: own.or(last.map(|l| l.0)),
+                            session_at,
+                            cached_at: None,
+                            until: None,
+                            next_session: NEXT_AFTER_DELETE.to_string(),
+                        }));
+                    }
+                    _ => {}
                 }
-                (Verdict::ConnectionFailed, _) => {
-                    out.push(Warning::general(format!(
-                        "{}: a failed connection deletes the server's discovery cache entry, so the next session connects afresh and fails the same way while the server is unreachable.",
-                        s.name
-                    )));
-                }
-                _ => {}
-            },
+            }
         }
     }
     out
+}
+
+fn which(n: usize) -> String {
+    if n > 1 {
+        format!(
+            " (one of {n} entries that could be its: entries are sealed, so which is whose is told by their write times)"
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// Within the TTL: shown with the cached tools, not contacted.
+fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st: &CacheState) {
+    let mut d = crate::classify::verdict::Diagnosis::new(Verdict::Unknown);
+    d.cause = Some(Cause::ServedFromCache);
+    d.transport = Some(crate::classify::verdict::Transport::Remote);
+    d.era = s.diagnosis.era;
+    d.negotiated_protocol_version = s.diagnosis.negotiated_protocol_version.clone();
+    s.diagnosis = d;
+    let until = e.written + st.ttl_s;
+    s.discovery_cache = Some(Box::new(CacheServed {
+        kind: CacheServedKind::Served,
+        session: Some(sid),
+        session_at: Some(t),
+        cached_at: Some(e.written),
+        until: Some(until),
+        next_session: format!(
+            "until {} it is served from the cache again without being contacted{}; after that, a session refreshes it: a server that then fails to connect loses the entry and shows failed, one whose tools/list fails keeps the cached tools until {} (max-stale)",
+            iso(until),
+            which(n),
+            iso(e.written + st.max_stale_s)
+        ),
+    }));
+}
+
+/// Past the TTL: the cached tools kept while the refresh's tools/list failed.
+fn kept(
+    s: &mut ServerReport,
+    session: Option<String>,
+    at: u64,
+    e: &dc::Entry,
+    n: usize,
+    st: &CacheState,
+) {
+    s.diagnosis.verdict = Verdict::Degraded;
+    s.diagnosis.cause = Some(Cause::StaleAfterRefresh);
+    let until = e.written + st.max_stale_s;
+    s.discovery_cache = Some(Box::new(CacheServed {
+        kind: CacheServedKind::Kept,
+        session,
+        session_at: Some(at),
+        cached_at: Some(e.written),
+        until: Some(until),
+        next_session: format!(
+            "it is shown with the cached tools again while the refresh fails, until {}{}, unless a refresh that ran to its failure counted a strike ({} failure{} in a row, MCP_DISCOVERY_CACHE_STRIKES): then, and after that time, it lists afresh and gets no tools while tools/list keeps failing (tools-fetch-failed). A refresh that `claude -p` cut short counted none (observed on 2.1.288 and 2.1.332)",
+            iso(until),
+            which(n),
+            st.strikes,
+            if st.strikes == 1 { "" } else { "s" }
+        ),
+    }));
 }

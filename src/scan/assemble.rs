@@ -151,6 +151,7 @@ impl ServerInProgress {
             launch: None,
             project_here: None,
             fix: None,
+            discovery_cache: None,
         };
         (report, cwds)
     }

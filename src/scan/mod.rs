@@ -193,6 +193,51 @@ pub struct ServerReport {
     /// What `mcplogs fix` would do for it (set by `resolve`; `None` until then, and when
     /// no file can change anything for it and there is nothing only the user can do).
     pub fix: Option<Box<fix::ServerFix>>,
+    /// What Claude Code's MCP discovery cache did to the server in its project's last
+    /// session, when it decided what the user saw (set by the resolution,
+    /// `crate::resolve`; boxed, as most servers have none).
+    pub discovery_cache: Option<Box<CacheServed>>,
+}
+
+/// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
+/// last session (issue 54): the server's verdict says what the user saw, this says why.
+/// Times are seconds since the epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheServed {
+    pub kind: CacheServedKind,
+    /// The project's last session (its id), and when its transcript was last written.
+    pub session: Option<String>,
+    pub session_at: Option<u64>,
+    /// When the entry that served it was written (its tools last listed).
+    pub cached_at: Option<u64>,
+    /// Until when Claude Code serves that entry (`Served`: the TTL; `Kept`: max-stale).
+    pub until: Option<u64>,
+    /// What the next session will do, in words.
+    pub next_session: String,
+}
+
+/// See [`CacheServed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheServedKind {
+    /// Within the TTL: shown with its cached tools, not contacted (verdict `unknown`,
+    /// cause `served-from-cache`).
+    Served,
+    /// Past the TTL, within max-stale: the cached tools kept while the refresh's
+    /// `tools/list` failed (verdict `degraded`, cause `stale-after-refresh`).
+    Kept,
+    /// The connection failed, which deletes the server's entry: the next session starts
+    /// without one (the verdict is the failure's).
+    Deleted,
+}
+
+impl CacheServedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheServedKind::Served => "served-from-cache",
+            CacheServedKind::Kept => "cached-tools-kept",
+            CacheServedKind::Deleted => "entry-deleted",
+        }
+    }
 }
 
 /// Where a server's project folder stands on this machine.
@@ -314,6 +359,30 @@ pub struct ScanReport {
     /// `.mcp.json` server it enables), and what only the user can do for it (set by
     /// `resolve`; a logged server's are its own [`ServerReport::fix`]).
     pub fix_unlogged: fix::ServerFix,
+    /// For a scan of a home: the state Claude Code keeps on that machine that changes
+    /// what it shows for MCP servers (set by the resolution, `crate::resolve`).
+    pub machine_state: Option<MachineState>,
+}
+
+/// What Claude Code keeps between sessions on a machine and that changes what it shows
+/// for MCP servers (issue 54): its MCP discovery cache, the switches set in the
+/// environment or the settings' `env`, and the MCP feature flags it cached in
+/// `.claude.json`. Values only; no credential is ever read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MachineState {
+    /// Whether the discovery cache is on for HTTP and SSE servers.
+    pub discovery_cache_on: bool,
+    /// The same in words, with what decides it and its ages (`on (MCP_DISCOVERY_CACHE,
+    /// environment); TTL 900 s, max-stale 14400 s, strikes 1`).
+    pub discovery_cache: String,
+    /// The cache's entries (sealed files; never opened).
+    pub cache_entries: usize,
+    /// Each switch set: its name, value and where it is set.
+    pub switches: Vec<(String, String, String)>,
+    /// Each MCP feature flag cached in `.claude.json`: its name, its value (a boolean or
+    /// number as it is; a string or list only described, never shown: it may name
+    /// hosts) and what it changes.
+    pub flags: Vec<(String, String, String)>,
 }
 
 impl ScanReport {
@@ -556,6 +625,7 @@ pub fn scan_with_progress(
         not_since,
         secrets,
         fix_unlogged: Default::default(),
+        machine_state: None,
     })
 }
 
@@ -708,6 +778,7 @@ mod tests {
             launch: None,
             project_here: None,
             fix: None,
+            discovery_cache: None,
         }
     }
 

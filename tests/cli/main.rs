@@ -18,6 +18,7 @@ mod confinement;
 
 mod bad_input;
 mod basics;
+mod cached_flags;
 mod clock;
 #[cfg(unix)]
 mod completion_shells;

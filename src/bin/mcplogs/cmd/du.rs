@@ -16,6 +16,9 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     if let Some(dir) = mcplogs::scan::cache::default_dir() {
         du.own_cache = mcplogs::disk::du::own_cache_use(&dir, &mut du.warnings);
     }
+    if opts.request.paths.is_empty() {
+        du.discovery_cache = discovery_cache_use(&opts.request.homes);
+    }
     mcplogs::disk::du::redact(&mut du);
     output::grouped_warnings(&du.warnings, false);
     let text = if args.output.json {
@@ -29,6 +32,14 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
             .map(|c| output::tilde(&c.path.display().to_string()))
             .unwrap_or_default();
         if let Some(line) = render::du::cache_line(&du, &shown, output::width()) {
+            t.push_str(&line);
+        }
+        let shown = du
+            .discovery_cache
+            .as_ref()
+            .map(|c| output::tilde(&c.path.display().to_string()))
+            .unwrap_or_default();
+        if let Some(line) = render::du::discovery_cache_line(&du, &shown, output::width()) {
             t.push_str(&line);
         }
         if du.bytes > 0 {
@@ -84,4 +95,35 @@ fn prune_command(paths: &[std::path::PathBuf], homes: &[std::path::PathBuf]) -> 
     }
     c.push_str(" --dry-run");
     c
+}
+
+/// Claude Code's MCP discovery cache of the first home that has entries (this machine's
+/// with its `CLAUDE_CONFIG_DIR`, or each `--home`'s `.claude`): listed, nothing opened.
+fn discovery_cache_use(homes: &[std::path::PathBuf]) -> Option<mcplogs::disk::du::CacheUse> {
+    use mcplogs::claude_code::discovery_cache as dc;
+    let this_machine = homes.is_empty();
+    let homes: Vec<std::path::PathBuf> = if this_machine {
+        directories::BaseDirs::new()
+            .map(|b| b.home_dir().to_path_buf())
+            .into_iter()
+            .collect()
+    } else {
+        homes.to_vec()
+    };
+    homes.iter().find_map(|h| {
+        let env = |k: &str| {
+            if this_machine {
+                std::env::var_os(k)
+            } else {
+                None
+            }
+        };
+        let dir = mcplogs::claude_code::paths::config_dir(Some(h), &env)?;
+        let listing = dc::list(&dc::folder_in(&dir));
+        (!listing.entries.is_empty()).then(|| mcplogs::disk::du::CacheUse {
+            bytes: listing.bytes(),
+            files: listing.entries.len() as u64,
+            path: listing.folder,
+        })
+    })
 }

@@ -43,6 +43,22 @@ fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
     .find_map(|l| Some((l.value.clone()?, l.describe())))
 }
 
+/// The prediction's dependency on the cached client flag (`MCP_SDK_GENERATION` unset on a
+/// build with two clients), read from this machine's `.claude.json`.
+fn client_flag(
+    sdk: Option<&(String, String)>,
+    version: ClaudeVersion,
+) -> Option<probe::FlagDependency> {
+    use mcplogs::claude_code::lifecycle::CLIENT_FLAG;
+    let doc = mcplogs::claude_code::paths::global_config_here()
+        .and_then(|p| mcplogs::claude_code::config::read_config_file(&p));
+    let cached = doc.as_ref().map(|d| {
+        d.get("cachedGrowthBookFeatures")
+            .and_then(|f| f.get(CLIENT_FLAG))
+    });
+    probe::client_flag_dependency(sdk.is_some(), version, cached)
+}
+
 /// Each request waits Claude Code's `MCP_TIMEOUT`; `--timeout`, when given, bounds the
 /// whole connection (and may stop the probe before Claude Code's limit: the prediction
 /// then says so).
@@ -188,10 +204,11 @@ pub fn probe_for_report(
         let negotiation = effective_negotiation(&sources);
         let timeouts = read_timeouts(&sources, version);
         let sdk = read_sdk_generation(&sources);
+        let flag_v1 = client_flag(sdk.as_ref(), version).is_some_and(|f| f.sdk_v1);
         let opts = ProbeOptions {
             claude_version: version,
             negotiation: negotiation.value().cloned(),
-            sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1"),
+            sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1") || flag_v1,
             limits: limits_for(None, &timeouts, Limits::default().max_pages),
             budget: Budget::new(None, &timeouts),
             timeouts,
@@ -257,6 +274,10 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         .and_then(|(v, by)| probe::sdk_generation_note(Some(v), by, version));
     if let Some(n) = &sdk_note {
         note(format!("mcplogs: note: {n}"));
+    }
+    let flag = client_flag(sdk.as_ref(), version);
+    if let Some(f) = &flag {
+        note(format!("mcplogs: note: {}", f.note));
     }
 
     // which servers
@@ -411,7 +432,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let opts = ProbeOptions {
         claude_version: version,
         negotiation: negotiation_value.clone(),
-        sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1"),
+        sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1")
+            || flag.as_ref().is_some_and(|f| f.sdk_v1),
         limits: limits_for(args.timeout, &timeouts, args.max_pages),
         timeouts: timeouts.clone(),
         project_dir: Some(project.clone()),
@@ -490,6 +512,15 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 decided_by: sdk.as_ref().map(|(_, by)| by.clone()),
                 note: sdk_note.clone(),
             },
+            flags: flag
+                .iter()
+                .map(|f| json_doc::ProbeFlag {
+                    name: f.name.clone(),
+                    value: f.value.clone(),
+                    read: f.read,
+                    note: f.note.clone(),
+                })
+                .collect(),
             timeouts: render::timeouts_json(&timeouts, &redactor),
             servers: probes
                 .iter()
