@@ -7,10 +7,6 @@ mod decide;
 #[cfg(test)]
 mod remote_tests;
 mod signal;
-
-/// The cause Claude Code's failure record `m` names (`probe` words its own failures as
-/// Claude Code's log would, to give the same cause as scan).
-pub use signal::connection_failure_cause;
 pub mod verdict;
 
 pub use decide::{Decision, NewestFirst, decide, pick_deciding_session};

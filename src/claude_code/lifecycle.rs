@@ -473,6 +473,17 @@ pub fn newer_than_legacy_handshake(answered: &str) -> bool {
     is_date && date > LEGACY_HANDSHAKE_NEWEST.value
 }
 
+/// Whether Claude Code's failure record `record` says the server refused the legacy
+/// handshake's version with a JSON-RPC error (`Connection failed (-32602): Unsupported
+/// protocol version`): a server that speaks only the new protocol (see
+/// [`LEGACY_HANDSHAKE_NEWEST`]). `probe` words its own failure as the record would.
+pub fn refuses_legacy_version(record: &str) -> bool {
+    static REFUSED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(super::markers::INITIALIZE_VERSION_REFUSED_WORDING).expect("regex")
+    });
+    REFUSED.is_match(record)
+}
+
 /// Whether `version` sends the tool `tool` of server `server` to the model.
 pub fn sends_tool_name(version: ClaudeVersion, server: &str, tool: &str) -> bool {
     !version.has(Behaviour::ToolNameLimit).is_yes()

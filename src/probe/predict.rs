@@ -797,9 +797,10 @@ fn logged_cause(message: &str) -> Option<Cause> {
     let (code, text) = message
         .strip_prefix("initialize answered error ")?
         .split_once(": ")?;
-    let c =
-        crate::classify::connection_failure_cause(&format!("Connection failed ({code}): {text}"));
-    (c == Cause::ModernOnly).then_some(c)
+    crate::claude_code::lifecycle::refuses_legacy_version(&format!(
+        "Connection failed ({code}): {text}"
+    ))
+    .then_some(Cause::ModernOnly)
 }
 
 #[cfg(test)]

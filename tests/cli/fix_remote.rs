@@ -416,7 +416,9 @@ fn outside_the_builds_it_was_observed_on_the_fix_says_so_and_writes_nothing() {
     let o = h.fix(&["--yes", "--claude-version", "2.1.337"]);
     let t = text(&o);
     assert!(
-        t.contains("no-proxy fix was observed to work on Claude Code 2.1.287 to 2.1.336 only"),
+        t.contains(
+            "does not offer its no-proxy fix here: observed to work on Claude Code 2.1.287 to 2.1.336; this machine runs 2.1.337"
+        ),
         "{t}"
     );
     assert_eq!(h.files(), before);
@@ -434,7 +436,10 @@ fn outside_the_builds_it_was_observed_on_the_fix_says_so_and_writes_nothing() {
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
-    assert!(t.contains("trusted-ca fix was observed to work"), "{t}");
+    assert!(
+        t.contains("does not offer its trusted-ca fix here: observed to work on Claude Code 2.1.287 to 2.1.336"),
+        "{t}"
+    );
     assert_eq!(tls.files(), before);
 }
 

@@ -64,7 +64,9 @@ fn advice_names(case: &str, cause: &str) -> Vec<String> {
             "NODE_EXTRA_CA_CERTS".into(),
             "~/.claude/settings.json".into(),
         ],
-        "proxy-refused" => vec!["NO_PROXY=<the hosts already there>,127.0.0.2".into()],
+        // scan: the fix engine's action (merged with the hosts in effect: none here);
+        // explain of a pasted line: the hand advice (`<the hosts already there>,`)
+        "proxy-refused" => vec!["NO_PROXY=".into(), "127.0.0.2".into()],
         "needs-auth" => vec![format!("`claude mcp login {case}`")],
         "oauth-no-registration" => vec![
             "--client-id <client id>".into(),
