@@ -4,7 +4,9 @@
 #
 # Builds a deterministic ~2 GiB synthetic tree from the real sample records
 # (scripts/bench/gen_tree.py: 50 servers over 10 projects, several sessions each, one
-# file over 1.5 GiB, base64 payload noise), warms the page cache, then runs on the same
+# file of 1.5 GiB (700 MiB with BENCH_GB under 2), the deciding file of a server that
+# failed to connect, so its stderr tail comes from it; base64 payload noise), warms the
+# page cache, then runs on the same
 # tree, in this one invocation:
 #   - mcplogs scan --json                     (decodes what can matter, classifies)
 #   - rg -uuu -c -e NEEDLE...                 (raw search for the same needles: the limit)

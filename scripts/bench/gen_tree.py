@@ -5,7 +5,9 @@ Every record comes from the real sample logs (sample-logs/*-home): each syntheti
 replays all session files of one real sample server, in order, with a new cwd and new
 session ids, and with noise between the records: `Server stderr:` records carrying
 base64 (what a chatty server writes) of a few hundred bytes to a few megabytes. One
-server's latest session is padded to at least 1.5 GB. The expected verdict of each
+failing server's latest session (its deciding one: a server that failed to connect, so
+its stderr tail is made from that file) is padded to 1.5 GiB (700 MiB for a tree under
+2 GiB, as the issue-55 1 GiB tree). The expected verdict of each
 synthetic server is its source server's, from sample-logs/expected.json; it is written to
 <tree>/expected.json for bench.sh to check.
 
@@ -22,6 +24,7 @@ from pathlib import Path
 PROJECTS = 10
 SERVERS_PER_PROJECT = 5
 BIG_FILE_BYTES = 1_550 * 1024 * 1024
+SMALL_TREE_BIG_FILE_BYTES = 700 * 1024 * 1024
 
 
 def records(path):
@@ -48,7 +51,11 @@ def main():
             src = sources[(p * SERVERS_PER_PROJECT + k) % len(sources)]
             plan.append((p, k, src))
     files_total = sum(e["sessions"] for _, _, e in plan)
-    small_budget = (total_bytes - BIG_FILE_BYTES) // files_total
+    big_bytes = BIG_FILE_BYTES if total >= 2.0 else SMALL_TREE_BIG_FILE_BYTES
+    small_budget = max(0, total_bytes - big_bytes) // files_total
+    # The big file is the deciding file of a failing server: the first that failed to
+    # connect (its stderr tail, which `scan --json` shows, comes from that file).
+    big_at = next(n for n, (_, _, e) in enumerate(plan) if e["expected"]["verdict"] == "connection-failed")
 
     truth = {}
     written = 0
@@ -65,7 +72,7 @@ def main():
         for fi, f in enumerate(files):
             recs = records(f)
             sids = {}
-            budget = BIG_FILE_BYTES if (n == 0 and fi == len(files) - 1) else small_budget
+            budget = big_bytes if (n == big_at and fi == len(files) - 1) else small_budget
             per_gap = budget // max(1, len(recs))
             with open(dst_dir / f.name, "w", encoding="utf-8") as w:
                 for r in recs:

@@ -28,9 +28,23 @@ pub struct ServerDir {
     pub file_names: Vec<Box<OsStr>>,
     /// The home this cache belongs to, when the layout shows it (for config names).
     pub home: Option<PathBuf>,
+    /// Whether `file_names` were listed: a scan with the summary index finds the folders
+    /// without listing them ([`discover_unlisted`]) and lists each as it reads it
+    /// ([`ServerDir::list`]), or takes the listing its index keeps for an unchanged
+    /// folder.
+    pub listed: bool,
 }
 
 impl ServerDir {
+    /// Lists the folder's log files now, when [`discover_unlisted`] did not; what cannot
+    /// be read is said in `warnings`, as discovery says it.
+    pub fn list(&mut self, warnings: &mut Vec<Warning>) {
+        if !self.listed {
+            self.file_names = list_files(&self.path, warnings).unwrap_or_default();
+            self.listed = true;
+        }
+    }
+
     /// The log files, oldest first.
     pub fn files(&self) -> impl DoubleEndedIterator<Item = PathBuf> + ExactSizeIterator + '_ {
         self.file_names.iter().map(|n| file_in(&self.path, n))
@@ -55,6 +69,18 @@ pub struct Discovered {
     /// What was searched, for "nothing found" messages.
     pub searched: Vec<PathBuf>,
     pub warnings: Vec<Warning>,
+    /// Server folders are found, not listed ([`discover_unlisted`]).
+    unlisted: bool,
+}
+
+impl Discovered {
+    /// An empty part of this discovery (for a walk of one subtree), with its rules.
+    fn part(&self) -> Discovered {
+        Discovered {
+            unlisted: self.unlisted,
+            ..Discovered::default()
+        }
+    }
 }
 
 /// What to search. Empty `homes` and `paths` mean the current OS's default root.
@@ -84,6 +110,17 @@ impl std::error::Error for DiscoveryError {
 }
 
 pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
+    discover_with(req, false)
+}
+
+/// [`discover`] without listing the server folders (each is [`ServerDir::list`]ed when
+/// it is read): a scan with the summary index takes an unchanged folder's listing from
+/// it, one `stat` instead of opening and reading the folder.
+pub fn discover_unlisted(req: &Request) -> Result<Discovered, DiscoveryError> {
+    discover_with(req, true)
+}
+
+fn discover_with(req: &Request, unlisted: bool) -> Result<Discovered, DiscoveryError> {
     // Check every named path before doing any work: a typo is a usage error.
     for p in req.homes.iter().chain(&req.paths) {
         std::fs::metadata(p).map_err(|error| DiscoveryError {
@@ -101,7 +138,10 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
             });
         }
     }
-    let mut found = Discovered::default();
+    let mut found = Discovered {
+        unlisted,
+        ..Discovered::default()
+    };
     if req.homes.is_empty() && req.paths.is_empty() {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
         if let Some(h) = &home {
@@ -163,7 +203,7 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
     found.server_dirs.par_sort_by(|a, b| a.path.cmp(&b.path));
     found
         .server_dirs
-        .dedup_by(|a, b| a.path == b.path && a.file_names == b.file_names);
+        .dedup_by(|a, b| a.path == b.path && a.file_names == b.file_names && a.listed == b.listed);
     found.debug_logs.sort();
     found.debug_logs.dedup();
     Ok(found)
@@ -275,7 +315,7 @@ fn walk_tree_as(real: &Path, shown: &Path, found: &mut Discovered) {
     if real == shown {
         return walk_tree(real, found);
     }
-    let mut inner = Discovered::default();
+    let mut inner = found.part();
     walk_tree(real, &mut inner);
     let respell = |p: &Path| match p.strip_prefix(real) {
         Ok(rest) if rest.as_os_str().is_empty() => shown.to_path_buf(),
@@ -387,7 +427,7 @@ fn walk_children(dir: &Path, depth: usize, found: &mut Discovered) {
     let parts: Vec<Discovered> = entries
         .into_par_iter()
         .map(|e| {
-            let mut part = Discovered::default();
+            let mut part = found.part();
             match e {
                 Entry::Warn(w) => part.warnings.push(w),
                 Entry::Server(p, server) => add_server_dir(&p, server, &mut part),
@@ -443,6 +483,28 @@ fn io_reason(e: &walkdir::Error) -> String {
 }
 
 fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
+    let (files, listed) = if found.unlisted {
+        (Vec::new(), false)
+    } else {
+        match list_files(path, &mut found.warnings) {
+            Some(files) => (files, true),
+            None => return,
+        }
+    };
+    let (project_folder, home) = layout_of(path);
+    found.server_dirs.push(ServerDir {
+        path: path.to_path_buf(),
+        folder,
+        project_folder,
+        file_names: files,
+        home,
+        listed,
+    });
+}
+
+/// A server folder's log files' names, sorted; `None` when the folder cannot be read.
+/// What is not a regular file is said in `warnings`, never followed or read.
+pub fn list_files(path: &Path, warnings: &mut Vec<Warning>) -> Option<Vec<Box<OsStr>>> {
     let mut files = Vec::new();
     match std::fs::read_dir(path) {
         Ok(entries) => {
@@ -450,9 +512,7 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
                 let entry = match entry {
                     Ok(e) => e,
                     Err(e) => {
-                        found
-                            .warnings
-                            .push(Warning::new(path, format!("cannot read folder: {e}")));
+                        warnings.push(Warning::new(path, format!("cannot read folder: {e}")));
                         continue;
                     }
                 };
@@ -468,31 +528,22 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
                     Ok(t) => {
                         let p = entry.path();
                         let what = describe_special(&t, &p);
-                        found.warnings.push(Warning::new(p, what));
+                        warnings.push(Warning::new(p, what));
                     }
-                    Err(e) => found
-                        .warnings
-                        .push(Warning::new(entry.path(), format!("cannot read: {e}"))),
+                    Err(e) => {
+                        warnings.push(Warning::new(entry.path(), format!("cannot read: {e}")))
+                    }
                 }
             }
         }
         Err(e) => {
-            found
-                .warnings
-                .push(Warning::new(path, format!("cannot read: {e}")));
-            return;
+            warnings.push(Warning::new(path, format!("cannot read: {e}")));
+            return None;
         }
     }
     // Ordered as bytes, names are ordered as the paths they make (all in one folder).
     files.sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-    let (project_folder, home) = layout_of(path);
-    found.server_dirs.push(ServerDir {
-        path: path.to_path_buf(),
-        folder,
-        project_folder,
-        file_names: files,
-        home,
-    });
+    Some(files)
 }
 
 /// The warning for a file that is not a regular file.
@@ -588,6 +639,7 @@ fn add_file(path: &Path, found: &mut Discovered) {
                 project_folder,
                 file_names: path.file_name().map(Box::from).into_iter().collect(),
                 home,
+                listed: true,
             });
         }
         (Some(_), None) => {
@@ -601,6 +653,7 @@ fn add_file(path: &Path, found: &mut Discovered) {
                 project_folder: None,
                 file_names: vec![Box::from(OsStr::new(""))],
                 home: None,
+                listed: true,
             });
         }
         (None, None) => found.warnings.push(Warning::new(

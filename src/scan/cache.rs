@@ -99,8 +99,18 @@ pub struct Key {
 impl Key {
     /// The key of `path` now (following a symbolic link, as opening it does).
     pub fn of(path: &Path) -> Option<Key> {
+        Key::of_kind(path, false)
+    }
+
+    /// The key of the folder `path` now: its modification and status-change times move
+    /// whenever an entry is added to it, removed or renamed.
+    pub fn of_folder(path: &Path) -> Option<Key> {
+        Key::of_kind(path, true)
+    }
+
+    fn of_kind(path: &Path, folder: bool) -> Option<Key> {
         let m = fs::metadata(path).ok()?;
-        if !m.is_file() {
+        if (folder && !m.is_dir()) || (!folder && !m.is_file()) {
             return None;
         }
         let mtime = split(m.modified().ok()?);
@@ -161,6 +171,23 @@ impl Reading {
             began,
         })
     }
+
+    /// [`Reading::start`] of a folder's listing.
+    pub fn start_folder(path: &Path) -> Option<Reading> {
+        let began = crate::time::file_system_clock();
+        Some(Reading {
+            key: Key::of_folder(path)?,
+            began,
+        })
+    }
+}
+
+/// A server folder's listing as the index keeps it: the folder's key when it was listed
+/// and its log files' names, sorted (as discovery lists them).
+#[derive(Debug, Clone, PartialEq)]
+struct Listing {
+    key: Key,
+    names: Vec<Box<std::ffi::OsStr>>,
 }
 
 /// One file's summary, as read back.
@@ -201,6 +228,8 @@ struct Section {
     taken: bool,
     /// Changed by this run (the summaries of files that are gone leave it on save).
     changed: bool,
+    /// The folder's listing, when kept.
+    listing: Option<Listing>,
 }
 
 /// The summary index of one run: mcplogs' cache folder [`SUBDIR`], and the project
@@ -291,6 +320,7 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
     let secret = |t: &str| crate::redact::Redactor::redact_own_secrets(t) != t;
     let mut tables = Tables::default();
     let mut folders: std::collections::BTreeMap<String, Vec<StoredFile>> = Default::default();
+    let mut listings: std::collections::BTreeMap<String, StoredListing> = Default::default();
     // In name order, folders and files alike, so the tables are interned in one order
     // and the same summaries always make the same bytes (whatever order the scan's
     // workers finished in).
@@ -315,6 +345,9 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
             continue;
         }
         files.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(l) = section.listing.and_then(Listing::stored) {
+            listings.insert(name.clone(), l);
+        }
         folders.insert(name, files);
     }
     // Nothing to keep, or a project whose own path holds a secret (a token in a
@@ -333,6 +366,7 @@ fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
         texts: &tables.texts,
         capabilities: &tables.capabilities,
         folders,
+        listings,
     };
     if let Ok(bytes) = serde_json::to_vec(&doc) {
         let _ = index.write(&file, &bytes);
@@ -359,6 +393,7 @@ pub struct FolderIndex {
     name: OsString,
     entries: HashMap<OsString, Entry>,
     changed: bool,
+    listing: Option<Listing>,
 }
 
 impl FolderIndex {
@@ -375,15 +410,45 @@ impl FolderIndex {
             drop(s);
             return None;
         }
-        let entries = s.folders.remove(name).unwrap_or_default().entries;
+        let section = s.folders.remove(name).unwrap_or_default();
         s.out += 1;
         drop(s);
         Some(FolderIndex {
             slot,
             name: name.to_os_string(),
-            entries,
+            entries: section.entries,
             changed: false,
+            listing: section.listing,
         })
+    }
+
+    /// The log files' names of the server folder `folder` as the index keeps them, when
+    /// the folder's key matches exactly (no entry was added, removed or renamed since
+    /// it was listed): one `stat` instead of opening and reading the folder.
+    pub fn listing(&self, folder: &Path) -> Option<Vec<Box<std::ffi::OsStr>>> {
+        let l = self.listing.as_ref()?;
+        (Key::of_folder(folder)? == l.key).then(|| l.names.clone())
+    }
+
+    /// Keeps the listing of the folder read since `before` (`None`: it is not to be
+    /// kept, say when listing it warned), when the folder had settled before it was
+    /// listed ([`SETTLE_SECS`], as for a file) and every name can be stored.
+    pub fn keep_listing(&mut self, before: Option<Reading>, names: &[Box<std::ffi::OsStr>]) {
+        let storable = |n: &std::ffi::OsStr| {
+            n.to_str()
+                .is_some_and(|t| crate::redact::Redactor::redact_own_secrets(t) == t)
+        };
+        let listing = before
+            .filter(|r| r.key.settled_before(r.began))
+            .filter(|_| names.iter().all(|n| storable(n)))
+            .map(|r| Listing {
+                key: r.key,
+                names: names.to_vec(),
+            });
+        if listing != self.listing {
+            self.listing = listing;
+            self.changed = true;
+        }
     }
 
     /// The summary of `path` (a file of this folder), when its key matches exactly.
@@ -433,6 +498,7 @@ impl FolderIndex {
     /// Forgets every summary of the folder.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.listing = None;
         self.changed = true;
     }
 
@@ -448,6 +514,7 @@ impl FolderIndex {
             entries: self.entries,
             taken: true,
             changed: self.changed,
+            listing: self.listing,
         };
         s.folders.insert(self.name, section);
         s.changed |= self.changed;
@@ -624,11 +691,15 @@ struct ProjectDoc {
     texts: Vec<String>,
     capabilities: Vec<serde_json::Value>,
     folders: HashMap<String, Vec<StoredFile>>,
+    /// The server folders' listings (absent from an index written before they were
+    /// kept).
+    #[serde(default)]
+    listings: HashMap<String, StoredListing>,
 }
 
 impl ProjectDoc {
     /// The sections, each file's sessions kept as stored: a lookup reads them back.
-    fn into_sections(self) -> HashMap<OsString, Section> {
+    fn into_sections(mut self) -> HashMap<OsString, Section> {
         let tables = std::sync::Arc::new(Loaded {
             texts: self.texts,
             capabilities: self
@@ -656,10 +727,12 @@ impl ProjectDoc {
                         )
                     })
                     .collect();
+                let listing = self.listings.remove(&name).and_then(Listing::read_back);
                 (
                     OsString::from(name),
                     Section {
                         entries,
+                        listing,
                         ..Section::default()
                     },
                 )
@@ -716,6 +789,36 @@ struct ProjectDocOut<'a> {
     texts: &'a [String],
     capabilities: &'a [serde_json::Value],
     folders: std::collections::BTreeMap<String, Vec<StoredFile>>,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    listings: std::collections::BTreeMap<String, StoredListing>,
+}
+
+/// A server folder's listing as stored: the folder's key and its log files' names.
+type StoredListing = (StoredKey, Vec<String>);
+
+impl Listing {
+    fn stored(self) -> Option<StoredListing> {
+        let names = self
+            .names
+            .iter()
+            .map(|n| n.to_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()?;
+        Some((self.key.into(), names))
+    }
+
+    /// A stored listing back; `None` when its names are not what discovery lists (one
+    /// name in the folder each, none hidden, sorted): not one this build wrote.
+    fn read_back((key, names): StoredListing) -> Option<Listing> {
+        let plain = |n: &String| !n.is_empty() && !n.starts_with('.') && !n.contains(['/', '\\']);
+        (names.iter().all(plain) && names.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()))
+            .then(|| Listing {
+                key: key.into(),
+                names: names
+                    .into_iter()
+                    .map(|n| OsString::from(n).into_boxed_os_str())
+                    .collect(),
+            })
+    }
 }
 
 /// The texts and capabilities objects of a project's index, each stored once.

@@ -417,7 +417,13 @@ pub fn scan_with_progress(
     opts: &ScanOptions,
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> Result<ScanReport, DiscoveryError> {
-    let found = discovery::discover(&opts.request)?;
+    // With the index (and no count of files to show, no time to cut at), each server
+    // folder is listed as it is read: an unchanged one's listing comes from the index.
+    let found = if opts.index.is_some() && progress.is_none() && opts.since.is_none() {
+        discovery::discover_unlisted(&opts.request)?
+    } else {
+        discovery::discover(&opts.request)?
+    };
     let mut warnings = found.warnings;
     let mut names = NameMap::default();
     for home in &found.homes {

@@ -87,8 +87,32 @@ impl Unit {
             _ => true,
         };
         match self {
-            Unit::ServerDir(dir) => {
+            Unit::ServerDir(mut dir) => {
                 let mut index = o.index.and_then(|c| FolderIndex::load(c, &dir.path));
+                if !dir.listed {
+                    // Found, not listed (a scan with the index): the listing the index
+                    // keeps, when the folder is unchanged, else listed now (and kept).
+                    match index.as_ref().and_then(|i| i.listing(&dir.path)) {
+                        Some(names) => {
+                            dir.file_names = names;
+                            dir.listed = true;
+                        }
+                        None => {
+                            let before = index
+                                .as_ref()
+                                .and_then(|_| Reading::start_folder(&dir.path));
+                            let mut listing = Vec::new();
+                            dir.list(&mut listing);
+                            if let Some(i) = index.as_mut() {
+                                i.keep_listing(
+                                    before.filter(|_| listing.is_empty()),
+                                    &dir.file_names,
+                                );
+                            }
+                            warnings.extend(listing);
+                        }
+                    }
+                }
                 let p = match read_dir(
                     &dir,
                     o,

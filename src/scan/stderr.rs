@@ -67,6 +67,61 @@ pub fn server_stderr(s: &ServerReport, max: usize) -> io::Result<Vec<Evidence>> 
     read.map(|_| out.into())
 }
 
+/// A deciding file's end read first for its stderr records: this much, then four times
+/// more, until the records found are all the context needs (or the file is read).
+const FROM_END_FIRST: u64 = 4 << 20;
+
+/// [`server_stderr`] with [`CONTEXT_RECORDS`], for a tail's context: a JSON Lines file is
+/// read from its end, in growing pieces, until the records found there make the same
+/// context as the whole file's would (the newest [`CONTEXT_RECORDS`], or newer ones
+/// that take the whole [`CONTEXT_BYTES`], as [`Ring`] keeps): a failing server's
+/// deciding file of hundreds of megabytes is not read a second time whole. Other
+/// formats are read whole.
+fn context_records(s: &ServerReport) -> io::Result<Vec<Evidence>> {
+    context_records_from(s, FROM_END_FIRST)
+}
+
+/// [`context_records`] reading `window` bytes of the end first.
+fn context_records_from(s: &ServerReport, mut window: u64) -> io::Result<Vec<Evidence>> {
+    let Some(last) = s.evidence.last() else {
+        return Ok(Vec::new());
+    };
+    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+        std::sync::LazyLock::new(|| decode::stream::needles(&[PREFIX]));
+    let mut len = std::fs::metadata(last.file.as_path())?.len();
+    loop {
+        let from = len.saturating_sub(window);
+        let mut out: VecDeque<Evidence> = VecDeque::new();
+        let read =
+            decode::for_each_jsonl_record_matching_from(&last.file, from, &STDERR, &mut |r| {
+                let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
+                if r.session_id.as_deref() == last.session_id.as_deref()
+                    && same_server
+                    && r.message.starts_with(PREFIX)
+                {
+                    if out.len() == CONTEXT_RECORDS {
+                        out.pop_front();
+                    }
+                    out.push_back(Evidence::from(&r));
+                }
+            })?;
+        let Some(now) = read else {
+            return server_stderr(s, CONTEXT_RECORDS);
+        };
+        let enough = out.len() == CONTEXT_RECORDS
+            || out
+                .iter()
+                .map(|r| Reduced::of(text_of(r)).took)
+                .sum::<usize>()
+                >= CONTEXT_BYTES;
+        if from == 0 || enough {
+            return Ok(out.into());
+        }
+        len = now;
+        window = window.saturating_mul(4);
+    }
+}
+
 /// A record's text without its `Server stderr:` prefix.
 fn text_of(r: &Evidence) -> &str {
     text_str(&r.message)
@@ -343,7 +398,7 @@ pub(super) fn attach(
         // lines.
         let context = match s.stderr_context.take() {
             Some(c) => c,
-            None => match server_stderr(s, CONTEXT_RECORDS) {
+            None => match context_records(s) {
                 Ok(records) => Context::of(context_of(&records)),
                 Err(_) => return,
             },
@@ -387,6 +442,111 @@ mod tests {
         }
         parts.reverse();
         parts
+    }
+
+    /// A failing server named `x` whose last evidence record is `last`.
+    fn server_with(last: Evidence) -> ServerReport {
+        use crate::classify::verdict::{Diagnosis, Verdict};
+        ServerReport {
+            name: "x".into(),
+            folder: Some("x".into()),
+            project: None,
+            project_folder: None,
+            source: PathBuf::from("/logs/mcp-logs-x"),
+            diagnosis: Diagnosis::new(Verdict::ConnectionFailed),
+            last_seen: None,
+            sessions: 1,
+            sessions_read: 1,
+            files_read: 1,
+            failed_sessions: 1,
+            evidence: vec![last],
+            history: Vec::new(),
+            latest_only_connected: false,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+            configuration: Default::default(),
+            stderr_tail: Vec::new(),
+            stderr_context: None,
+            launch: None,
+            project_here: None,
+        }
+    }
+
+    /// The deciding file read from its end, whatever the first piece's size, gives the
+    /// context the whole file gives: the session's records at the end (many small, or a
+    /// few over the budget), other sessions' and servers' records between, the session
+    /// ending before the file does, and a file that is not JSON Lines.
+    #[test]
+    fn a_context_read_from_the_end_is_the_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |sid: &str, text: &str| {
+            let text = serde_json::to_string(&format!("Server stderr: {text}")).unwrap();
+            format!(
+                "{{\"error\":{text},\"timestamp\":\"2026-12-05T10:00:00.000Z\",\"sessionId\":\"{sid}\"}}\n"
+            )
+        };
+        let big = "word ".repeat(2_000);
+        let cases: Vec<(&str, String)> = vec![
+            ("small records at the end", {
+                let mut f = String::new();
+                for i in 0..400 {
+                    f.push_str(&line(
+                        if i % 3 == 0 { "other" } else { "s1" },
+                        &format!("line {i}"),
+                    ));
+                    f.push_str("{\"debug\":\"noise\",\"sessionId\":\"s1\"}\n");
+                }
+                f
+            }),
+            ("records over the budget", {
+                let mut f = String::new();
+                for i in 0..30 {
+                    f.push_str(&line("s1", &format!("{i} {big}")));
+                }
+                f
+            }),
+            ("the session ends before the file", {
+                let mut f = String::new();
+                for i in 0..50 {
+                    f.push_str(&line("s1", &format!("mine {i}")));
+                }
+                for i in 0..300 {
+                    f.push_str(&line("s2", &format!("later {i} {}", "x".repeat(100))));
+                }
+                f
+            }),
+            ("no record of the session", line("s2", "not mine")),
+        ];
+        for (case, text) in cases {
+            let path = dir.path().join("f.jsonl");
+            std::fs::write(&path, &text).unwrap();
+            let s = server_with(Evidence {
+                file: Arc::new(path.clone()),
+                session_id: Some("s1".into()),
+                ..rec("failed")
+            });
+            let whole = context_of(&server_stderr(&s, CONTEXT_RECORDS).unwrap());
+            for window in [1, 100, 4096, 1 << 20] {
+                let got = context_of(&context_records_from(&s, window).unwrap());
+                assert_eq!(got, whole, "{case}, first window {window}");
+            }
+        }
+        // a debug log is read whole (its stderr records name their server)
+        let path = dir.path().join("debug.txt");
+        std::fs::write(
+            &path,
+            "2026-11-29T11:50:31.216Z [ERROR] MCP server \"x\" Server stderr: boom\n",
+        )
+        .unwrap();
+        let s = server_with(Evidence {
+            file: Arc::new(path),
+            ..rec("failed")
+        });
+        assert_eq!(
+            context_records_from(&s, 1).unwrap(),
+            server_stderr(&s, CONTEXT_RECORDS).unwrap()
+        );
     }
 
     /// Records of every shape that meets the budget: many short lines, lines longer

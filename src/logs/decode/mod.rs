@@ -238,6 +238,41 @@ pub fn for_each_record_matching(
     read_file(path, Some(needles), &mut |r| sink(r.to_record()))
 }
 
+/// [`for_each_record_matching`] of a JSON Lines file's end: the records of the lines
+/// that start at or after byte `from` (the whole file from 0), so a view of a file's
+/// newest records need not read the gigabytes before them. `Ok(None)`, with nothing
+/// read past its head, when the file is not JSON Lines (read it whole, as
+/// [`for_each_record_matching`] does). Returns the file's length.
+pub fn for_each_jsonl_record_matching_from(
+    path: &Path,
+    from: u64,
+    needles: &AhoCorasick,
+    sink: &mut dyn FnMut(Record),
+) -> io::Result<Option<u64>> {
+    use std::io::{BufRead, BufReader, Seek, SeekFrom};
+    let (mut file, meta) = crate::safe_read::open_regular(path)?;
+    let len = meta.len();
+    let mut head = vec![0u8; SNIFF_BYTES];
+    let got = read_up_to(&mut file, &mut head)?;
+    if sniff(&head[..got]) != Some(LogFormat::JsonLines) {
+        return Ok(None);
+    }
+    drop(head);
+    let name = Arc::new(path.to_path_buf());
+    if from == 0 {
+        file.seek(SeekFrom::Start(0))?;
+        stream::scan_jsonl_matching(&mut file, &name, needles, sink, stream::BLOCK_BYTES)?;
+        return Ok(Some(len));
+    }
+    // From the byte before: a line that starts exactly at `from` is kept whole, and the
+    // part of a line that started before it is skipped.
+    file.seek(SeekFrom::Start(from - 1))?;
+    let mut rest = BufReader::with_capacity(64 << 10, file);
+    rest.skip_until(b'\n')?;
+    stream::scan_jsonl_matching(&mut rest, &name, needles, sink, stream::BLOCK_BYTES)?;
+    Ok(Some(len))
+}
+
 /// The scan's way to read a file: JSON Lines go through the prefiltered reader
 /// ([`stream`]), which hands over only the records that can matter and never holds
 /// more than one block of the file; other formats are decoded whole.
