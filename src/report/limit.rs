@@ -33,6 +33,16 @@ const PREFIX_LIMITS: usize = 8;
 /// redacted whole, were most of `report`'s memory).
 pub fn fit_owned(mut report: Report, limit: usize) -> (String, Report) {
     report.omitted = Omitted::default();
+    if let Some(counts) = report.records_left_out.take() {
+        // Made without its records, sure to be too long with any
+        // ([`super::records_never_fit`]): what it had is noted as left out.
+        for (s, n) in report.servers.iter().zip(counts) {
+            if n > 0 {
+                report.omitted.records.push((s.name.clone(), n));
+            }
+        }
+        return cut_without_records(report, limit);
+    }
     if let Some(plain) = markdown::render_within(&report, limit)
         && chars(&plain) <= limit
     {
@@ -57,20 +67,8 @@ pub fn fit_owned(mut report: Report, limit: usize) -> (String, Report) {
     report.omitted = omitted;
     let (plain, whole) = markdown::render_prefix(&report, limit.saturating_mul(PREFIX_LIMITS));
     if !whole || chars(&plain) > limit {
-        // Too long without any record: its beginning, cut (what `fit` does with the whole
-        // text, which goes on past the cut).
-        drop(records);
-        let text = report.redactor().redact(&plain);
-        let (text, plain) = if whole || chars(&text) > limit {
-            (text, plain)
-        } else {
-            // Redaction made the beginning shorter than the cut: the whole text.
-            drop(plain);
-            let plain = markdown::render(&report);
-            (report.redactor().redact(&plain), plain)
-        };
-        drop(plain);
-        return cut(text, report, limit);
+        drop((records, plain));
+        return cut_without_records(report, limit);
     }
     // It fits without some records: put them back, and find how many go.
     report.omitted = Omitted::default();
@@ -79,6 +77,22 @@ pub fn fit_owned(mut report: Report, limit: usize) -> (String, Report) {
         s.evidence = evidence;
     }
     fit_records(&report, limit)
+}
+
+/// `report`, too long without any record (and holding none, what it had noted in its
+/// `omitted`), cut: only the beginning of its text that the cut can keep is made (what
+/// [`fit`] does with the whole text, which goes on past the cut).
+fn cut_without_records(report: Report, limit: usize) -> (String, Report) {
+    let (plain, whole) = markdown::render_prefix(&report, limit.saturating_mul(PREFIX_LIMITS));
+    let text = report.redactor().redact(&plain);
+    let text = if whole || chars(&text) > limit {
+        text
+    } else {
+        // Redaction made the beginning shorter than the cut: the whole text.
+        drop((plain, text));
+        report.redactor().redact(&markdown::render(&report))
+    };
+    cut(text, report, limit)
 }
 
 /// [`fit`] of a report too long with every record, that fits without some (or is still
@@ -201,6 +215,8 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         omitted,
         redactor: report.redactor.clone(),
         secrets: report.secrets.clone(),
+        learned: None,
+        records_left_out: None,
     }
 }
 

@@ -114,11 +114,29 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // the report's, each freed once its section is made (100,000 servers: the scan's
     // and the report's were each about 200 MB, and were both held).
     let nothing = nothing_found(&scanned, &opts);
+    // A Markdown report sure to be too long to show any record keeps none (100,000
+    // servers: most of the report's memory), only how many each server had.
+    let records = args.output.json || !report::records_never_fit(&scanned, GITHUB_BODY_LIMIT);
+    let launch = |name: &str| launches.get(name).map(|l| config_redactor.redact(l));
+    // The advice can name the configured command (run it by hand).
+    let recommendation = |r: &str| {
+        if no_redact {
+            r.to_string()
+        } else {
+            config_redactor.redact(r)
+        }
+    };
     let mut rep = report::build_taking(
         &mut scanned,
         stderr,
         &negotiation,
         Versions::this_machine(claude_version()),
+        &report::Making {
+            launch: &launch,
+            recommendation: &recommendation,
+            learn: (!no_redact).then_some(&machine),
+            records,
+        },
     );
     // The servers the report covers, before their names and folders are redacted:
     // what `--probe` probes.
@@ -130,13 +148,6 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     } else {
         Vec::new()
     };
-    rep.set_launches(&|name| launches.get(name).map(|l| config_redactor.redact(l)));
-    if !no_redact {
-        // The advice can name the configured command (run it by hand).
-        for s in &mut rep.servers {
-            s.recommendation = config_redactor.redact(&s.recommendation);
-        }
-    }
     if !no_redact {
         rep.redact(machine);
     }
