@@ -4,8 +4,11 @@
 //! [`stderr::gather`] reads the problem servers' stderr records again (the one step
 //! here that reads files; the command runs it and shows its warnings);
 //! [`build`] turns a scan, those records, the negotiation settings and the versions into a [`Report`]
-//! (plain data, every free text a `String`); [`Report::redact`] redacts all of it in
-//! place; [`markdown::render`] and [`json::report_json`] render it, and
+//! (plain data, every free text a `String`); [`build_taking`] makes the same from the
+//! scan's servers as it frees them, learning the redaction from each section as it is
+//! made, and, for a Markdown report sure to be too long for any record
+//! ([`records_never_fit`]), keeps only how many records each server had;
+//! [`Report::redact`] redacts all of it in place; [`markdown::render`] and [`json::report_json`] render it, and
 //! [`limit::fit`] keeps the Markdown under GitHub's issue body limit by leaving out the
 //! oldest evidence first. Nothing here prints or runs programs: the Claude Code version
 //! arrives as a value.
