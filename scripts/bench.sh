@@ -45,6 +45,7 @@
 # FOLDERS_PROJECTS projects x 10 server folders of real sample logs, page cache warm,
 # FOLDERS_RUNS interleaved runs each of `find TREE -type f`, `scan`, `scan --json`,
 # `report` (each with --no-cache, and with a warm summary index of the section's own),
+# `report --json` (no target),
 # `du` and `export --file` (a first export: every record new; and again with nothing new,
 # without and with the index). Targets: each command at most 2.5x find's time and under
 # 256 MiB peak RSS; with the warm index at most 0.8x the same command without it; the
@@ -393,6 +394,8 @@ if [ "$FOLDERS" = 1 ]; then
     fmeasure f_scan_cached "$BIN" scan --home "$FHOME"
     fmeasure f_report "$BIN" report --no-cache --home "$FHOME"
     fmeasure f_report_cached "$BIN" report --home "$FHOME"
+    # (no target of its own: every server's records in one document, written as it is made)
+    fmeasure f_report_json "$BIN" report --json --no-cache --home "$FHOME"
     fmeasure f_du "$BIN" du --home "$FHOME"
     # export (issue 44): a first export of every server (an empty cache of its own: all
     # records new) into a file; then, with the ledger of the run before the loop, nothing
@@ -411,7 +414,7 @@ sys.path.insert(0, "scripts/bench")
 from targets import target
 out, truth_path = sys.argv[1], sys.argv[2]
 names = ["f_find", "f_scan", "f_scan_cached", "f_scan_json", "f_scan_json_cached", "f_report",
-         "f_report_cached", "f_du", "f_export", "f_export_again", "f_export_again_cached"]
+         "f_report_cached", "f_report_json", "f_du", "f_export", "f_export_again", "f_export_again_cached"]
 rows = {}
 for name in names:
     t = [tuple(map(float, l.split())) for l in open(f"{out}/{name}.times") if l.strip()]
@@ -444,7 +447,8 @@ for cmd, label in [("scan", "scan"), ("scan_json", "scan --json"), ("report", "r
            f"{ratio:.2f}x ({rows[f'f_{cmd}_cached']['median']:.2f} s vs {rows[f'f_{cmd}']['median']:.2f} s)")
 ex, exr, sj, sjr = rows["f_export"]["median"], rows["f_export"]["rss"], rows["f_scan_json"]["median"], rows["f_scan_json"]["rss"]
 print(f"  (export / scan --json {ex / sj:.2f}x, peak RSS {exr:.0f} MiB against {sjr:.0f} MiB; "
-      f"report / scan {rows['f_report']['median'] / rows['f_scan']['median']:.1f}x)")
+      f"report / scan {rows['f_report']['median'] / rows['f_scan']['median']:.1f}x; "
+      f"report --json {rows['f_report_json']['rss']:.0f} MiB, no target)")
 cpu = {n: rows[n]["cpu"] for n in rows}
 print(f"  (by CPU seconds: scan --json / find {cpu['f_scan_json'] / cpu['f_find']:.1f}x, "
       f"scan / find {cpu['f_scan'] / cpu['f_find']:.1f}x, report / find {cpu['f_report'] / cpu['f_find']:.1f}x)")

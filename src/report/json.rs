@@ -6,6 +6,17 @@ use super::{EvidenceItem, LayerItem, Report, ServerSection};
 use crate::json_doc::{self, SCHEMA_VERSION};
 
 pub fn report_json(r: &Report) -> json_doc::ReportDocument {
+    json_doc::ReportDocument {
+        servers: r.servers.iter().map(server_json).collect(),
+        ..report_json_head(r)
+    }
+}
+
+/// [`report_json`] with `servers` empty: the document's head, for a caller that writes
+/// the servers one at a time ([`server_json`]) into it as it writes it, rather than
+/// the whole document at once (100,000 servers: hundreds of megabytes of JSON, and
+/// gigabytes as one JSON value).
+pub fn report_json_head(r: &Report) -> json_doc::ReportDocument {
     let st = &r.settings;
     json_doc::ReportDocument {
         probe: None,
@@ -64,7 +75,7 @@ pub fn report_json(r: &Report) -> json_doc::ReportDocument {
                 summary: s.summary.clone(),
             })
             .collect(),
-        servers: r.servers.iter().map(server_json).collect(),
+        servers: Vec::new(),
         settings: json_doc::ReportSettings {
             project: st.project.clone(),
             layers: st.layers.iter().map(layer_json).collect(),
@@ -92,7 +103,8 @@ fn layer_json(l: &LayerItem) -> json_doc::ReportLayer {
     }
 }
 
-fn server_json(s: &ServerSection) -> json_doc::ReportServer {
+/// One server of `report --json`'s `servers`.
+pub fn server_json(s: &ServerSection) -> json_doc::ReportServer {
     json_doc::ReportServer {
         name: s.name.clone(),
         project: s.project.clone(),

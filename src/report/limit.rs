@@ -18,28 +18,87 @@ enum Kind {
 /// measured on the plain render (the report's fields are redacted already, so the last
 /// pass hardly changes them); only the chosen text is redacted, and checked again.
 pub fn fit(report: &Report, limit: usize) -> (String, Report) {
-    let redact = |text: &str| report.redactor().redact(text);
-    // The report as rendered with nothing left out; cloned only when it is the answer
-    // (a clone of 100,000 servers is a copy of most of `report`'s memory).
-    let whole = || Report {
-        omitted: Omitted::default(),
-        ..report.clone()
-    };
-    // Rendered only as far as it can still fit.
-    let plain = if report.omitted == Omitted::default() {
-        markdown::render_within(report, limit)
-    } else {
-        markdown::render_within(&whole(), limit)
-    };
-    if let Some(plain) = plain
+    fit_owned(report.clone(), limit)
+}
+
+/// How much of the report without any record [`fit_owned`] renders to know it is too
+/// long, and to cut it: this many times the limit in bytes (a character is at most four
+/// bytes, so twice the limit in characters at least; the cut keeps less than the limit).
+const PREFIX_LIMITS: usize = 8;
+
+/// [`fit`] of a report it may change: a report too long even without any record (a
+/// report of thousands of servers) is not copied without them, its records are taken
+/// out in place, and only the beginning of its text is made, as far as the cut can
+/// reach (on 100,000 servers the copy and the whole text, tens of megabytes, then
+/// redacted whole, were most of `report`'s memory).
+pub fn fit_owned(mut report: Report, limit: usize) -> (String, Report) {
+    report.omitted = Omitted::default();
+    if let Some(counts) = report.records_left_out.take() {
+        // Made without its records, sure to be too long with any
+        // ([`super::records_never_fit`]): what it had is noted as left out.
+        for (s, n) in report.servers.iter().zip(counts) {
+            if n > 0 {
+                report.omitted.records.push((s.name.clone(), n));
+            }
+        }
+        return cut_without_records(report, limit);
+    }
+    if let Some(plain) = markdown::render_within(&report, limit)
         && chars(&plain) <= limit
     {
-        let text = redact(&plain);
+        let text = report.redactor().redact(&plain);
         if chars(&text) <= limit {
-            return (text, whole());
+            return (text, report);
         }
     }
+    // Without any record: the records taken out, each server's count noted (as
+    // `without` notes them for every record).
+    let mut records = Vec::with_capacity(report.servers.len());
+    let mut omitted = Omitted::default();
+    for s in &mut report.servers {
+        let stderr = std::mem::take(&mut s.stderr);
+        let evidence = std::mem::take(&mut s.evidence);
+        let n = stderr.len() + evidence.len();
+        if n > 0 {
+            omitted.records.push((s.name.clone(), n));
+        }
+        records.push((stderr, evidence));
+    }
+    report.omitted = omitted;
+    let (plain, whole) = markdown::render_prefix(&report, limit.saturating_mul(PREFIX_LIMITS));
+    if !whole || chars(&plain) > limit {
+        drop((records, plain));
+        return cut_without_records(report, limit);
+    }
+    // It fits without some records: put them back, and find how many go.
+    report.omitted = Omitted::default();
+    for (s, (stderr, evidence)) in report.servers.iter_mut().zip(records) {
+        s.stderr = stderr;
+        s.evidence = evidence;
+    }
+    fit_records(&report, limit)
+}
 
+/// `report`, too long without any record (and holding none, what it had noted in its
+/// `omitted`), cut: only the beginning of its text that the cut can keep is made (what
+/// [`fit`] does with the whole text, which goes on past the cut).
+fn cut_without_records(report: Report, limit: usize) -> (String, Report) {
+    let (plain, whole) = markdown::render_prefix(&report, limit.saturating_mul(PREFIX_LIMITS));
+    let text = report.redactor().redact(&plain);
+    let text = if whole || chars(&text) > limit {
+        text
+    } else {
+        // Redaction made the beginning shorter than the cut: the whole text.
+        drop((plain, text));
+        report.redactor().redact(&markdown::render(&report))
+    };
+    cut(text, report, limit)
+}
+
+/// [`fit`] of a report too long with every record, that fits without some (or is still
+/// too long without all of them).
+fn fit_records(report: &Report, limit: usize) -> (String, Report) {
+    let redact = |text: &str| report.redactor().redact(text);
     // (kind, timestamp, server, index): records without a timestamp count as oldest;
     // ties keep the log order.
     let mut order: Vec<(Kind, Option<String>, usize, usize)> = Vec::new();
@@ -64,7 +123,7 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
     // megabytes, and they were most of `report`'s time); it is the text the cut starts from.
     let all_out = without(report, &order);
     let all_out_plain = markdown::render(&all_out);
-    let (text, mut r) = if chars(&all_out_plain) > limit {
+    let (text, r) = if chars(&all_out_plain) > limit {
         (redact(&all_out_plain), all_out)
     } else {
         drop((all_out, all_out_plain));
@@ -98,6 +157,11 @@ pub fn fit(report: &Report, limit: usize) -> (String, Report) {
         })
     };
 
+    cut(text, r, limit)
+}
+
+/// `text` (of `r`, too long without any record) cut at a line end, with the note saying so.
+fn cut(text: String, mut r: Report, limit: usize) -> (String, Report) {
     // Still too long without any record: cut at a line end and say so.
     r.omitted.cut = true;
     // The note alone (without the per-server counts): the note reads only `omitted`, so
@@ -152,6 +216,8 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         omitted,
         redactor: report.redactor.clone(),
         secrets: report.secrets.clone(),
+        learned: None,
+        records_left_out: None,
     }
 }
 

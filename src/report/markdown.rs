@@ -54,7 +54,7 @@ fn or_dash(v: Option<&str>) -> String {
 /// the servers' authors when the failures are theirs (`server_author`), else Claude
 /// Code's bug template.
 pub fn render(r: &Report) -> String {
-    render_capped(r, usize::MAX).expect("an uncapped render is whole")
+    render_capped(r, usize::MAX).unwrap_or_else(|whole| whole)
 }
 
 /// [`render`], or `None` once the text is sure to be longer than `limit` characters:
@@ -63,7 +63,18 @@ pub fn render(r: &Report) -> String {
 /// out, pass four times the limit has passed it. On 100,000 servers the whole render
 /// (tens of megabytes, only to learn it is too long) was a tenth of `report`.
 pub fn render_within(r: &Report, limit: usize) -> Option<String> {
-    render_capped(r, limit.saturating_mul(4))
+    render_capped(r, limit.saturating_mul(4)).ok()
+}
+
+/// [`render`] as far as `cap` bytes: the whole text and `true`, or, once the text has
+/// passed `cap` bytes (trailing white space left out), what was made so far and `false`
+/// (whole lines and more: a beginning of [`render`]'s text, for a caller that keeps only
+/// its beginning).
+pub fn render_prefix(r: &Report, cap: usize) -> (String, bool) {
+    match render_capped(r, cap) {
+        Ok(text) => (text, true),
+        Err(prefix) => (prefix, false),
+    }
 }
 
 /// Whether `out` has passed `cap` bytes, trailing white space left out.
@@ -71,7 +82,8 @@ fn past(out: &str, cap: usize) -> bool {
     out.len() > cap && out.trim_end().len() > cap
 }
 
-fn render_capped(r: &Report, cap: usize) -> Option<String> {
+/// The text, or `Err` with what was made once it passed `cap` bytes.
+fn render_capped(r: &Report, cap: usize) -> Result<String, String> {
     if r.audience() == Some(Audience::ServerAuthor) {
         return server_author(r, cap);
     }
@@ -86,10 +98,12 @@ fn render_capped(r: &Report, cap: usize) -> Option<String> {
         }
     ));
 
-    what_is_wrong(r, &mut out);
+    if !what_is_wrong(r, &mut out, cap) {
+        return Err(out);
+    }
     what_should_happen(r, &mut out);
     if !logs(r, &mut out, cap) {
-        return None;
+        return Err(out);
     }
 
     out.push_str("### Steps to Reproduce\n\n");
@@ -118,7 +132,7 @@ fn render_capped(r: &Report, cap: usize) -> Option<String> {
     }
     out.truncate(out.trim_end().len());
     out.push('\n');
-    Some(out)
+    Ok(out)
 }
 
 fn claude_version(r: &Report) -> String {
@@ -135,7 +149,8 @@ fn server_label(s: &ServerSection) -> String {
     }
 }
 
-fn what_is_wrong(r: &Report, out: &mut String) {
+/// The first section; `false` as soon as `out` passes `cap` bytes (see [`past`]).
+fn what_is_wrong(r: &Report, out: &mut String, cap: usize) -> bool {
     out.push_str("### What's Wrong?\n\n");
     let problems: Vec<&ServerSection> = r.reported_servers().collect();
     if problems.is_empty() {
@@ -143,7 +158,7 @@ fn what_is_wrong(r: &Report, out: &mut String) {
             "mcplogs found no failing MCP server in Claude Code's logs ({} checked); see the table under Additional Information.\n\n",
             crate::text::count(r.servers.len(), "server")
         ));
-        return;
+        return true;
     }
     for s in problems {
         out.push_str(&format!(
@@ -152,8 +167,12 @@ fn what_is_wrong(r: &Report, out: &mut String) {
             code(&s.verdict_text()),
             text(&s.summary)
         ));
+        if past(out, cap) {
+            return false;
+        }
     }
     out.push('\n');
+    true
 }
 
 fn what_should_happen(r: &Report, out: &mut String) {
@@ -268,7 +287,7 @@ fn others(r: &Report, out: &mut String) {
 /// The report for the authors of the failing servers: per server, what it sent, the
 /// field to fix, and how to reproduce, one section each (each server's authors get
 /// their own section, to paste into their tracker).
-fn server_author(r: &Report, cap: usize) -> Option<String> {
+fn server_author(r: &Report, cap: usize) -> Result<String, String> {
     let mut out = String::new();
     out.push_str(&format!(
         "<!-- Written by mcplogs {} (mcplogs report) for the authors of these MCP servers: paste each server's section into its own tracker. {} Read it once before posting. -->\n\n",
@@ -322,7 +341,7 @@ fn server_author(r: &Report, cap: usize) -> Option<String> {
             "2. Start Claude Code in a project with it, or check the server directly with `mcplogs probe --command 'COMMAND ARGS' --contract` (or `--url URL`), which replays Claude Code's handshake and names the field and build.\n\n"
         );
         if past(&out, cap) {
-            return None;
+            return Err(out);
         }
     }
     let mut rest = String::new();
@@ -334,7 +353,7 @@ fn server_author(r: &Report, cap: usize) -> Option<String> {
         code(&r.versions.os),
         code(&r.versions.arch)
     ));
-    Some(out)
+    Ok(out)
 }
 
 /// The field (or answer) the server's authors must change, in one sentence.

@@ -4,8 +4,11 @@
 //! [`stderr::gather`] reads the problem servers' stderr records again (the one step
 //! here that reads files; the command runs it and shows its warnings);
 //! [`build`] turns a scan, those records, the negotiation settings and the versions into a [`Report`]
-//! (plain data, every free text a `String`); [`Report::redact`] redacts all of it in
-//! place; [`markdown::render`] and [`json::report_json`] render it, and
+//! (plain data, every free text a `String`); [`build_taking`] makes the same from the
+//! scan's servers as it frees them, learning the redaction from each section as it is
+//! made, and, for a Markdown report sure to be too long for any record
+//! ([`records_never_fit`]), keeps only how many records each server had;
+//! [`Report::redact`] redacts all of it in place; [`markdown::render`] and [`json::report_json`] render it, and
 //! [`limit::fit`] keeps the Markdown under GitHub's issue body limit by leaving out the
 //! oldest evidence first. Nothing here prints or runs programs: the Claude Code version
 //! arrives as a value.
@@ -195,6 +198,40 @@ pub struct Report {
     /// The scan's configured secrets ([`crate::scan::ScanReport::secrets`]): what
     /// [`Self::redact`] learns first.
     secrets: crate::redact::configured::ConfiguredSecrets,
+    /// Set by [`build_taking`] when it learned from each section as it made it (before
+    /// freeing what the section does not keep): what [`Self::redact`] learned from the
+    /// servers' texts, and which of the texts kept the secret rules found something in.
+    learned: Option<Learned>,
+    /// Set by [`build_taking`] when it kept no record ([`Making::records`]): how many
+    /// each server had, for the note saying what was left out ([`limit::fit_owned`]).
+    records_left_out: Option<Vec<usize>>,
+}
+
+/// What [`build_taking`] learned from the servers' texts, in their order.
+#[derive(Debug, Clone)]
+struct Learned {
+    servers: RedactorBuilder,
+    /// One a text the sections keep, in [`section_strings`]'s order.
+    hits: Vec<bool>,
+}
+
+/// What `mcplogs report` adds to each server's section before it is redacted, and how
+/// [`build_taking`] keeps the sections.
+pub struct Making<'a> {
+    /// How the server is configured to start, by its (unredacted) name
+    /// ([`ServerSection::launch`]).
+    pub launch: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    /// The recommendation as the report shows it (the command redacts the configured
+    /// values it may name).
+    pub recommendation: &'a (dyn Fn(&str) -> String + Sync),
+    /// The redaction's learning so far (the machine's homes and users), when the report
+    /// is redacted: each section is learned from as it is made ([`Report::redact`] then
+    /// learns the rest of the report, in the order it learns a whole report).
+    pub learn: Option<&'a RedactorBuilder>,
+    /// Keep each server's records (evidence and stderr); without, only how many each
+    /// had: for a Markdown report sure to be too long to show any
+    /// ([`records_never_fit`]).
+    pub records: bool,
 }
 
 impl Report {
@@ -257,6 +294,9 @@ impl Report {
         use rayon::prelude::*;
         // Every value the configuration marks as secret, wherever it reappears.
         builder.learn_configured_secrets(&self.secrets);
+        if let Some(learned) = self.learned.take() {
+            return self.redact_learned(builder, learned);
+        }
         // Learned in shares in parallel, merged in the texts' order: what one pass over
         // every text would learn, in the same order (a report of 100,000 servers holds
         // millions of texts).
@@ -308,6 +348,77 @@ impl Report {
         self.redactor = redactor;
     }
 
+    /// [`Self::redact`] of a report whose servers' texts [`build_taking`] learned from:
+    /// the same learning, in the same order (the configured secrets, the head, the
+    /// servers, the rest), and the same redaction of every text kept.
+    fn redact_learned(&mut self, mut builder: RedactorBuilder, learned: Learned) {
+        use rayon::prelude::*;
+        let mut head = builder.learner();
+        let head_hits: Vec<bool> = self
+            .versions
+            .claude_code
+            .iter()
+            .map(|c| head.learn(c))
+            .collect();
+        builder.merge_learned(head);
+        builder.merge_learned(learned.servers);
+        let mut tail = builder.learner();
+        let mut seen: Recent<bool> = Recent::default();
+        let tail_hits: Vec<bool> = tail_strings(
+            &mut self.configured,
+            &mut self.settings,
+            &mut self.warnings,
+            &mut self.machine_state,
+        )
+        .into_iter()
+        .map(|s| seen.get_or_insert_with(s, || tail.learn(s)))
+        .collect();
+        builder.merge_learned(tail);
+        let redactor = builder.build();
+        let redact_all = |strings: Vec<&mut String>, hits: &[bool]| {
+            let mut seen: Recent<Option<String>> = Recent::default();
+            for (s, &hit) in strings.into_iter().zip(hits) {
+                let red = seen.get_or_insert_with(s, || {
+                    if hit {
+                        redactor.redacted(s)
+                    } else {
+                        redactor.redacted_rules_clean(s)
+                    }
+                });
+                if let Some(r) = red {
+                    *s = r;
+                }
+            }
+        };
+        redact_all(self.versions.claude_code.iter_mut().collect(), &head_hits);
+        // Each share of servers with its share of the hits.
+        let mut shares: Vec<(&mut [ServerSection], &[bool])> = Vec::new();
+        let mut hits: &[bool] = &learned.hits;
+        let mut rest: &mut [ServerSection] = &mut self.servers;
+        while !rest.is_empty() {
+            let n = SECTIONS_AT_ONCE.min(rest.len());
+            let (share, after) = std::mem::take(&mut rest).split_at_mut(n);
+            let n: usize = share.iter_mut().map(|s| section_strings(s).len()).sum();
+            let (h, more) = hits.split_at(n.min(hits.len()));
+            shares.push((share, h));
+            hits = more;
+            rest = after;
+        }
+        shares.into_par_iter().for_each(|(share, hits)| {
+            redact_all(share.iter_mut().flat_map(section_strings).collect(), hits);
+        });
+        redact_all(
+            tail_strings(
+                &mut self.configured,
+                &mut self.settings,
+                &mut self.warnings,
+                &mut self.machine_state,
+            ),
+            &tail_hits,
+        );
+        self.redactor = redactor;
+    }
+
     /// Every free text of the report: what redaction must see.
     fn strings_mut(&mut self) -> Vec<&mut String> {
         let mut v: Vec<&mut String> = Vec::new();
@@ -315,49 +426,96 @@ impl Report {
             v.push(c);
         }
         for s in &mut self.servers {
-            v.push(&mut s.name);
-            v.extend(s.project.as_mut());
-            v.extend(s.diagnosis.negotiated_protocol_version.as_mut());
-            v.extend(s.diagnosis.filled_fields.iter_mut());
-            v.extend(s.diagnosis.bad_tool_path.as_mut());
-            v.extend(s.last_seen.as_mut());
-            v.push(&mut s.source);
-            v.extend(s.launch.as_mut());
-            v.push(&mut s.summary);
-            v.push(&mut s.recommendation);
-            for e in s.evidence.iter_mut().chain(s.stderr.iter_mut()) {
-                v.push(&mut e.file);
-                v.push(&mut e.location);
-                v.extend(e.timestamp.as_mut());
-                v.push(&mut e.message);
-            }
+            v.extend(section_strings(s));
         }
-        for c in &mut self.configured {
-            v.push(&mut c.name);
-            v.push(&mut c.project);
-            v.push(&mut c.reason);
-            v.push(&mut c.recommendation);
-        }
-        let st = &mut self.settings;
-        v.push(&mut st.project);
-        for l in &mut st.layers {
-            v.extend(l.path.as_mut());
-            v.extend(l.value.as_mut());
-        }
-        v.extend(st.effective_value.as_mut());
-        v.extend(st.effective_path.as_mut());
-        v.push(&mut st.effective_text);
-        v.extend(st.problems.iter_mut());
-        v.extend(self.warnings.iter_mut());
-        if let Some(m) = &mut self.machine_state {
-            v.push(&mut m.discovery_cache);
-            for (_, value, set_in) in &mut m.switches {
-                v.push(value);
-                v.push(set_in);
-            }
-        }
+        v.extend(tail_strings(
+            &mut self.configured,
+            &mut self.settings,
+            &mut self.warnings,
+            &mut self.machine_state,
+        ));
         v
     }
+}
+
+/// A server's free texts, in the order redaction learns them: its records' last.
+fn section_strings(s: &mut ServerSection) -> Vec<&mut String> {
+    let mut v: Vec<&mut String> = Vec::new();
+    v.push(&mut s.name);
+    v.extend(s.project.as_mut());
+    v.extend(s.diagnosis.negotiated_protocol_version.as_mut());
+    v.extend(s.diagnosis.filled_fields.iter_mut());
+    v.extend(s.diagnosis.bad_tool_path.as_mut());
+    v.extend(s.last_seen.as_mut());
+    v.push(&mut s.source);
+    v.extend(s.launch.as_mut());
+    v.push(&mut s.summary);
+    v.push(&mut s.recommendation);
+    for e in s.evidence.iter_mut().chain(s.stderr.iter_mut()) {
+        v.push(&mut e.file);
+        v.push(&mut e.location);
+        v.extend(e.timestamp.as_mut());
+        v.push(&mut e.message);
+    }
+    v
+}
+
+/// The report's free texts after its servers', in the order redaction learns them.
+fn tail_strings<'a>(
+    configured: &'a mut [ConfiguredSection],
+    st: &'a mut SettingsSection,
+    warnings: &'a mut [String],
+    machine_state: &'a mut Option<crate::scan::MachineState>,
+) -> Vec<&'a mut String> {
+    let mut v: Vec<&mut String> = Vec::new();
+    for c in configured {
+        v.push(&mut c.name);
+        v.push(&mut c.project);
+        v.push(&mut c.reason);
+        v.push(&mut c.recommendation);
+    }
+    v.push(&mut st.project);
+    for l in &mut st.layers {
+        v.extend(l.path.as_mut());
+        v.extend(l.value.as_mut());
+    }
+    v.extend(st.effective_value.as_mut());
+    v.extend(st.effective_path.as_mut());
+    v.push(&mut st.effective_text);
+    v.extend(st.problems.iter_mut());
+    v.extend(warnings.iter_mut());
+    if let Some(m) = machine_state {
+        v.push(&mut m.discovery_cache);
+        for (_, value, set_in) in &mut m.switches {
+            v.push(value);
+            v.push(set_in);
+        }
+    }
+    v
+}
+
+/// Whether the Markdown report of `scan` is sure to be longer than `limit` characters
+/// with no record at all, so that it is cut without any ([`limit::fit`]): its servers'
+/// lines alone pass the limit. Each line ends with a line break, which neither a
+/// value nor redaction takes away; a server the report is about has at least four
+/// lines, any other at least one (its row in the table), except where the report is
+/// for servers' authors, which shows only the other failing ones, a line each.
+pub fn records_never_fit(scan: &ScanReport, limit: usize) -> bool {
+    let audiences: Vec<Option<Audience>> = scan
+        .servers
+        .iter()
+        .map(|s| crate::advice::audience(s).filter(|_| s.counts_now()))
+        .collect();
+    // as Report::audience and Report::reported_servers choose them
+    let a = audiences.iter().flatten().min().copied();
+    let reported = audiences.iter().filter(|x| x.is_some() && **x == a).count();
+    let others = if a == Some(Audience::ServerAuthor) {
+        audiences.iter().filter(|x| x.is_some() && **x != a).count()
+    } else {
+        audiences.len() - reported
+    };
+    // (a margin for the trailing line breaks the render trims)
+    4 * reported + others > limit + 16
 }
 
 /// Builds the (unredacted) report. No I/O: `stderr` comes from [`stderr::gather`] (or
@@ -401,8 +559,122 @@ pub fn build(
         omitted: Omitted::default(),
         redactor: Redactor::disabled(),
         secrets: scan.secrets.clone(),
+        learned: None,
+        records_left_out: None,
     }
 }
+
+/// How many servers [`build_taking`] turns into sections at once.
+const SECTIONS_AT_ONCE: usize = 1024;
+
+/// [`build`], taking the scan's servers and `stderr`'s records as it goes: a few
+/// servers at a time become their sections, and their reports are freed, so the scan's
+/// servers and the report's are never both whole in memory (on 100,000 servers each is
+/// about 200 MB). The scan keeps everything else (its configured rows, warnings,
+/// secrets); its `servers` are left empty.
+pub fn build_taking(
+    scan: &mut ScanReport,
+    stderr: ServerStderr,
+    negotiation: &EffectiveNegotiation,
+    versions: Versions,
+    making: &Making,
+) -> Report {
+    use rayon::prelude::*;
+    let ServerStderr { records, warnings } = stderr;
+    let servers = std::mem::take(&mut scan.servers);
+    let mut report = build(
+        scan,
+        &ServerStderr {
+            records: Vec::new(),
+            warnings,
+        },
+        negotiation,
+        versions,
+    );
+    report.servers.reserve_exact(servers.len());
+    let mut learned = making.learn.map(|b| Learned {
+        servers: b.learner(),
+        hits: Vec::new(),
+    });
+    let mut left_out = Vec::new();
+    let mut servers = servers.into_iter();
+    let mut records = records.into_iter();
+    loop {
+        let share: Vec<(ServerReport, Vec<Evidence>)> = servers
+            .by_ref()
+            .take(SECTIONS_AT_ONCE)
+            .map(|s| (s, records.next().unwrap_or_default()))
+            .collect();
+        if share.is_empty() {
+            break;
+        }
+        // Made, learned from and trimmed a few at a time by each worker, in order (each
+        // server's report freed by the worker that made its section).
+        let parts: Vec<(Vec<ServerSection>, Option<Learned>, Vec<usize>)> = share
+            .into_par_iter()
+            .chunks(LEARNED_AT_ONCE)
+            .map(|part| {
+                let mut learner = making.learn.map(|b| Learned {
+                    servers: b.learner(),
+                    hits: Vec::new(),
+                });
+                let mut seen: Recent<bool> = Recent::default();
+                let mut counts = Vec::new();
+                let sections = part
+                    .into_iter()
+                    .map(|(s, stderr)| {
+                        let mut section = server_section(&s, &stderr);
+                        drop((s, stderr));
+                        section.launch = (making.launch)(&section.name);
+                        section.recommendation = (making.recommendation)(&section.recommendation);
+                        let records = section.evidence.len() + section.stderr.len();
+                        let record_texts: usize = section
+                            .evidence
+                            .iter()
+                            .chain(&section.stderr)
+                            .map(|e| 3 + usize::from(e.timestamp.is_some()))
+                            .sum();
+                        if let Some(l) = learner.as_mut() {
+                            let texts = section_strings(&mut section);
+                            let kept = if making.records {
+                                texts.len()
+                            } else {
+                                texts.len() - record_texts
+                            };
+                            for (i, t) in texts.into_iter().enumerate() {
+                                let hit = seen.get_or_insert_with(t, || l.servers.learn(t));
+                                if i < kept {
+                                    l.hits.push(hit);
+                                }
+                            }
+                        }
+                        if !making.records {
+                            section.evidence = Vec::new();
+                            section.stderr = Vec::new();
+                            counts.push(records);
+                        }
+                        section
+                    })
+                    .collect();
+                (sections, learner, counts)
+            })
+            .collect();
+        for (sections, part_learned, counts) in parts {
+            report.servers.extend(sections);
+            left_out.extend(counts);
+            if let (Some(all), Some(part)) = (learned.as_mut(), part_learned) {
+                all.servers.merge_learned(part.servers);
+                all.hits.extend(part.hits);
+            }
+        }
+    }
+    report.learned = learned;
+    report.records_left_out = (!making.records).then_some(left_out);
+    report
+}
+
+/// How many servers one worker of [`build_taking`] makes and learns from in turn.
+const LEARNED_AT_ONCE: usize = 64;
 
 fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
     let d = &s.diagnosis;

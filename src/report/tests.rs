@@ -551,3 +551,101 @@ fn repeated_texts_end_as_the_redactor_makes_each() {
         );
     }
 }
+
+/// `scan`'s report made as `mcplogs report` makes it: whole ([`build`], then each
+/// section completed and the whole report redacted), or taken from the scan a few
+/// servers at a time, learned from as it is made ([`build_taking`]).
+fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
+    let machine = || RedactorBuilder::new().home("/Users/alice").user("alice");
+    let launch = |name: &str| Some(format!("npx {name}-server --dir /Users/carol/x"));
+    let recommendation = |r: &str| format!("{r} (checked)");
+    let mut whole = build(
+        scan,
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
+    whole.set_launches(&launch);
+    for s in &mut whole.servers {
+        s.recommendation = recommendation(&s.recommendation);
+    }
+    whole.redact(machine());
+    let learn = machine();
+    let mut taking = build_taking(
+        &mut scan.clone(),
+        ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+        &Making {
+            launch: &launch,
+            recommendation: &recommendation,
+            learn: Some(&learn),
+            records,
+        },
+    );
+    taking.redact(machine());
+    (whole, taking)
+}
+
+/// Servers whose records name another user's home and a token: what redaction learns
+/// from a record and then hides everywhere (a server's name, its launch).
+fn learning_scan(n: usize) -> ScanReport {
+    let servers = (0..n)
+        .map(|i| {
+            let name = if i % 7 == 3 {
+                format!("carol-{i:04}")
+            } else {
+                format!("server-{i:04}")
+            };
+            let e = ev(
+                &format!("/Users/carol/.cache/claude-cli-nodejs/p/mcp-logs-{name}/f.jsonl"),
+                1,
+                &format!("2026-01-01T00:00:{:02}Z", i % 60),
+                "Failed to fetch tools: resultType missing; token sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 in /Users/carol/x",
+            );
+            if i % 5 == 0 {
+                healthy(&name)
+            } else {
+                failing(&name, vec![e.clone(), e])
+            }
+        })
+        .collect();
+    ScanReport {
+        servers,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_report_learned_from_as_it_is_made_is_redacted_as_one_made_whole() {
+    let (whole, taking) = made_both_ways(&learning_scan(3000), true);
+    let md = markdown::render(&whole);
+    // what the records taught is hidden elsewhere: the test would see a difference
+    assert!(
+        !md.contains("carol") && !md.contains("sk-ant-api03-abc"),
+        "{md}"
+    );
+    assert!(md.contains("npx"), "{md}");
+    assert_eq!(md, markdown::render(&taking));
+    assert_eq!(json::report_json(&whole), json::report_json(&taking));
+    assert_eq!(
+        limit::fit(&whole, GITHUB_BODY_LIMIT).0,
+        limit::fit_owned(taking, GITHUB_BODY_LIMIT).0
+    );
+}
+
+#[test]
+fn a_report_sure_to_be_too_long_for_any_record_is_cut_the_same_without_them() {
+    let limit = 2_000;
+    let scan = learning_scan(800);
+    assert!(records_never_fit(&scan, limit));
+    assert!(!records_never_fit(&scan, GITHUB_BODY_LIMIT));
+    assert!(!records_never_fit(&sample(), GITHUB_BODY_LIMIT));
+    let (whole, taking) = made_both_ways(&scan, false);
+    assert!(taking.servers.iter().all(|s| s.evidence.is_empty()));
+    let (text, fitted) = limit::fit(&whole, limit);
+    let (taken, taken_fitted) = limit::fit_owned(taking, limit);
+    assert!(fitted.omitted.cut && fitted.omitted.total() == 2 * 640);
+    assert_eq!(text, taken);
+    assert_eq!(fitted.omitted, taken_fitted.omitted);
+}

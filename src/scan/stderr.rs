@@ -470,6 +470,8 @@ mod tests {
             stderr_context: None,
             launch: None,
             project_here: None,
+            fix: None,
+            discovery_cache: None,
         }
     }
 

@@ -152,6 +152,61 @@ where
     if redact {
         mcplogs::redact::output::json_secrets(&mut head);
     }
+    write_streamed_value(
+        head,
+        field,
+        rows,
+        &|row| row_text(row, redact, colour),
+        colour,
+        out,
+        capacity,
+    )
+}
+
+/// [`json_streamed`] of a document whose head and rows its caller redacts (`report
+/// --json`, with the report's own redactor): `head` is the document, redacted, with its
+/// array `field` empty; `row` makes each element into its JSON value, redacted, on the
+/// workers. The bytes are those of [`json`] of the whole document's value followed by
+/// [`stdout`] (the redaction of a document's values works value by value, and of an
+/// array's neighbouring strings: the rows are objects).
+pub fn json_value_streamed<T: Send>(
+    head: serde_json::Value,
+    field: &str,
+    rows: impl Iterator<Item = T> + Send,
+    row: impl Fn(T) -> serde_json::Result<serde_json::Value> + Sync,
+) -> io::Result<()> {
+    let colour = colour_on();
+    let text = |r: T| -> io::Result<String> {
+        let value = row(r)?;
+        let text = serde_json::to_string_pretty(&value)?.replace('\n', ROW_INDENT);
+        Ok(final_text(text, colour))
+    };
+    let written = write_streamed_value(
+        head,
+        field,
+        rows,
+        &text,
+        colour,
+        io::stdout().lock(),
+        1 << 16,
+    );
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// [`write_streamed`] of a head already made into its (redacted) value, each row made
+/// into its final text by `row_text`.
+fn write_streamed_value<T: Send>(
+    head: serde_json::Value,
+    field: &str,
+    rows: impl Iterator<Item = T> + Send,
+    row_text: &(dyn Fn(T) -> io::Result<String> + Sync),
+    colour: bool,
+    out: impl Write,
+    capacity: usize,
+) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(capacity, out);
     let text = final_text(serde_json::to_string_pretty(&head)?, colour);
     // The array is a value of the top object, so in the pretty form it has a line of
@@ -173,7 +228,7 @@ where
     let (before, after) = text.split_at(at + line.len() - 1);
     out.write_all(before.as_bytes())?;
     let mut first = true;
-    for_each_row_text(rows, redact, colour, |row| {
+    for_each_row_text(rows, row_text, |row| {
         if !first {
             out.write_all(b",")?;
         }
@@ -208,10 +263,9 @@ const _: () = assert!(ROW_INDENT.len() == 1 + 2 * ROW_LEVEL);
 /// Calls `write` with the final text of each row, in order. A few rows at a time are
 /// made in parallel (the secret rules are most of the work), so memory holds a few
 /// shares, not the document; the next shares are made while this thread writes one.
-fn for_each_row_text<T: Serialize + Send>(
+fn for_each_row_text<T: Send>(
     rows: impl Iterator<Item = T> + Send,
-    redact: bool,
-    colour: bool,
+    row_text: &(dyn Fn(T) -> io::Result<String> + Sync),
     mut write: impl FnMut(&str) -> io::Result<()>,
 ) -> io::Result<()> {
     std::thread::scope(|scope| {
@@ -227,10 +281,7 @@ fn for_each_row_text<T: Serialize + Send>(
                 // Each row becomes its text in the thread that made it (made and freed
                 // in one thread: values freed by another thread's allocator arena cost
                 // more than the redaction).
-                let texts: Vec<io::Result<String>> = chunk
-                    .into_par_iter()
-                    .map(|row| row_text(row, redact, colour))
-                    .collect();
+                let texts: Vec<io::Result<String>> = chunk.into_par_iter().map(row_text).collect();
                 if tx.send(texts).is_err() {
                     // The writer stopped (an error): nothing more is wanted.
                     break;

@@ -112,33 +112,45 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // the logs. A file that fails here is a warning (shown below, redacted, and listed in
     // the report), not an error.
     let stderr = report::stderr::gather(&scanned, !no_redact);
-    let mut rep = report::build(
-        &scanned,
-        &stderr,
+    let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
+    // All the rest asks of the scan is whether it found anything: its servers become
+    // the report's, each freed once its section is made (100,000 servers: the scan's
+    // and the report's were each about 200 MB, and were both held).
+    let nothing = nothing_found(&scanned, &opts);
+    // A Markdown report sure to be too long to show any record keeps none (100,000
+    // servers: most of the report's memory), only how many each server had.
+    let records = args.output.json || !report::records_never_fit(&scanned, GITHUB_BODY_LIMIT);
+    let launch = |name: &str| launches.get(name).map(|l| config_redactor.redact(l));
+    // The advice can name the configured command (run it by hand).
+    let recommendation = |r: &str| {
+        if no_redact {
+            r.to_string()
+        } else {
+            config_redactor.redact(r)
+        }
+    };
+    let mut rep = report::build_taking(
+        &mut scanned,
+        stderr,
         &negotiation,
         Versions::this_machine(claude_version()),
+        &report::Making {
+            launch: &launch,
+            recommendation: &recommendation,
+            learn: (!no_redact).then_some(&machine),
+            records,
+        },
     );
     // The servers the report covers, before their names and folders are redacted:
     // what `--probe` probes.
-    let covered: Vec<(String, Option<String>)> = rep
-        .servers
-        .iter()
-        .map(|s| (s.name.clone(), s.project.clone()))
-        .collect();
-    let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
-    // All the rest asks of the scan is whether it found anything: its servers are the
-    // report's now. Freed (on a thread of their own) before the report is redacted and
-    // fitted, which hold it once more: 100,000 servers, about a quarter of a gigabyte.
-    let nothing = nothing_found(&scanned, &opts);
-    let servers = std::mem::take(&mut scanned.servers);
-    std::thread::spawn(move || drop((servers, stderr)));
-    rep.set_launches(&|name| launches.get(name).map(|l| config_redactor.redact(l)));
-    if !no_redact {
-        // The advice can name the configured command (run it by hand).
-        for s in &mut rep.servers {
-            s.recommendation = config_redactor.redact(&s.recommendation);
-        }
-    }
+    let covered: Vec<(String, Option<String>)> = if args.probe {
+        rep.servers
+            .iter()
+            .map(|s| (s.name.clone(), s.project.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     if !no_redact {
         rep.redact(machine);
     }
@@ -160,12 +172,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         // `--json` prints one document whenever the exit code is 0 or 1: here, the
         // scanned content with `written: false` and why (on stdout, never in `-o FILE`).
         if args.output.json {
-            let mut doc = report::json::report_json(&rep);
+            let mut doc = report::json::report_json_head(&rep);
             doc.written = false;
             doc.not_written = Some(why);
-            let mut doc = serde_json::to_value(doc)?;
-            mcplogs::redact::output::json_value(&redactor, &mut doc);
-            output::stdout(&output::json(&doc)?)?;
+            json_streamed(doc, &rep, &redactor).map_err(Error::WriteOutput)?;
         }
         return Ok(code);
     }
@@ -175,6 +185,24 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     let probed = args
         .probe
         .then(|| crate::cmd::probe::probe_for_report(&covered, &cwd, args.managed_dir.as_deref()));
+    if args.output.json && args.output_file.is_none() {
+        // On stdout, written as it is made, one server at a time.
+        let mut doc = report::json::report_json_head(&rep);
+        doc.probe = probed.as_ref().map(|(probes, probe_redactor)| {
+            probes
+                .iter()
+                .map(|p| mcplogs::render::probe::server_json(p, None, probe_redactor))
+                .collect()
+        });
+        json_streamed(doc, &rep, &redactor).map_err(|source| Error::WriteReport {
+            target: "stdout".to_string(),
+            source,
+        })?;
+        let code = ExitCode::from_problems(rep.has_problems());
+        super::leave_to_exit((rep, scanned));
+        return Ok(code);
+    }
+    let problems = rep.has_problems();
     let text = if args.output.json {
         let mut doc = report::json::report_json(&rep);
         doc.probe = probed.as_ref().map(|(probes, probe_redactor)| {
@@ -185,9 +213,11 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         });
         let mut doc = serde_json::to_value(doc)?;
         mcplogs::redact::output::json_value(&redactor, &mut doc);
+        super::leave_to_exit(rep);
         output::json(&doc)?
     } else {
-        let (text, fitted) = report::limit::fit(&rep, GITHUB_BODY_LIMIT);
+        // The report is not needed after this: fitted as it is, not copied.
+        let (text, fitted) = report::limit::fit_owned(rep, GITHUB_BODY_LIMIT);
         if !fitted.omitted.is_empty() {
             output::note(format_args!(
                 "mcplogs: the report was over GitHub's {GITHUB_BODY_LIMIT}-character limit: {} left out{}",
@@ -199,6 +229,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
                 }
             ));
         }
+        super::leave_to_exit(fitted);
         match &probed {
             // the Probe section goes before the footer (`<sub>mcplogs VERSION on ...`,
             // the report's last line: no log text renders as a `<sub>` tag)
@@ -254,10 +285,28 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     let code = if args.output_file.is_some() {
         ExitCode::Clean
     } else {
-        ExitCode::from_problems(rep.has_problems())
+        ExitCode::from_problems(problems)
     };
-    super::leave_to_exit((rep, scanned, text));
+    super::leave_to_exit((scanned, text));
     Ok(code)
+}
+
+/// `report --json`'s document on stdout: `head` (the document without its servers), then
+/// `rep`'s servers written into it one at a time, each redacted as the whole document
+/// was (`redact::output::json_value`, value by value): the same bytes as the document
+/// made whole, without a second copy of every server as JSON.
+fn json_streamed(
+    head: mcplogs::json_doc::ReportDocument,
+    rep: &report::Report,
+    redactor: &Redactor,
+) -> std::io::Result<()> {
+    let mut head = serde_json::to_value(head)?;
+    mcplogs::redact::output::json_value(redactor, &mut head);
+    output::json_value_streamed(head, "servers", rep.servers.iter(), |s| {
+        let mut v = serde_json::to_value(report::json::server_json(s))?;
+        mcplogs::redact::output::json_value(redactor, &mut v);
+        Ok(v)
+    })
 }
 
 /// The first line `claude --version` prints, if it answers within a second. A reader
