@@ -100,10 +100,13 @@ pub enum StepOutcome {
     Missing,
     /// No metadata: Claude Code's default `/register` (not contacted).
     Default,
+    /// Not run: the probe's time limit was spent on an earlier step.
+    NotRun,
 }
 
 impl StepOutcome {
-    /// `found`, `not-found`, `fall-back`, `failed`, `advertised`, `missing`, `default`.
+    /// `found`, `not-found`, `fall-back`, `failed`, `advertised`, `missing`, `default`,
+    /// `not-run`.
     pub fn as_str(self) -> &'static str {
         match self {
             StepOutcome::Found => "found",
@@ -113,6 +116,7 @@ impl StepOutcome {
             StepOutcome::Advertised => "advertised",
             StepOutcome::Missing => "missing",
             StepOutcome::Default => "default",
+            StepOutcome::NotRun => "not-run",
         }
     }
 
@@ -140,6 +144,8 @@ pub struct OauthStep {
     pub ms: u64,
     /// What was found or why it failed, in words.
     pub detail: String,
+    /// Whether its request got no answer within the probe's time limit.
+    pub timed_out: bool,
 }
 
 /// The discovery of one server.
@@ -161,9 +167,20 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// The first step that did not go as a working sign-in needs (a fallback included).
+    /// The first step that did not go as a working sign-in needs (a fallback included;
+    /// a step that did not run is not one).
     pub fn first_failing(&self) -> Option<&OauthStep> {
-        self.steps.iter().find(|s| !s.outcome.ok())
+        self.steps
+            .iter()
+            .find(|s| !s.outcome.ok() && s.outcome != StepOutcome::NotRun)
+    }
+
+    /// Whether the probe's time limit ended the discovery (a request without an answer
+    /// in time, or steps not run).
+    pub fn ran_out_of_time(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.timed_out || s.outcome == StepOutcome::NotRun)
     }
 
     /// The step that decides a failure (`oauth-no-registration`, `other`): the last
@@ -354,6 +371,8 @@ enum Fetched {
     Status(u16, String),
     /// No answer: refused, unresolved, TLS, timeout.
     NoAnswer(String, Option<Cause>),
+    /// Not sent: the probe's time limit was already spent.
+    NotRun,
 }
 
 fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
@@ -364,7 +383,7 @@ fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
         .saturating_duration_since(Instant::now())
         .min(MAX_REQUEST);
     if left.is_zero() {
-        return Fetched::NoAnswer("the probe's time was spent: not fetched".into(), None);
+        return Fetched::NotRun;
     }
     let headers = [
         ("Accept", "application/json"),
@@ -405,6 +424,28 @@ fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
             format!("larger than {} KiB: not read", MAX_METADATA_BYTES / 1024),
         ),
         Err(e) => Fetched::Unreadable(status, format!("the body could not be read ({e})")),
+    }
+}
+
+/// `s`, a step the probe's time limit kept from running.
+fn not_run(mut s: OauthStep) -> OauthStep {
+    s.contacted = false;
+    s.ms = 0;
+    s.detail = "not run: the probe's time limit was spent on an earlier step".into();
+    s
+}
+
+/// Marks the step just pushed as timed out when its request was (`cause`).
+fn mark_timeout(steps: &mut [OauthStep], cause: Option<Cause>) {
+    if cause == Some(Cause::Timeout)
+        && let Some(s) = steps.last_mut()
+    {
+        s.timed_out = true;
+        s.detail = s.detail.replacen(
+            "no answer (no answer within",
+            "no answer (the probe's time limit: no answer within",
+            1,
+        );
     }
 }
 
@@ -502,6 +543,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
             contacted: true,
             ms,
             detail,
+            timed_out: false,
         };
         match f {
             Fetched::Json(status, v) => match read_resource_metadata(&v) {
@@ -539,12 +581,14 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     format!("{}Claude Code tries the next URL", lead(&why, status)),
                 ));
             }
-            Fetched::NoAnswer(why, _) if !last => {
+            Fetched::NotRun => steps.push(not_run(step(None, StepOutcome::NotRun, String::new()))),
+            Fetched::NoAnswer(why, cause) if !last => {
                 steps.push(step(
                     None,
                     StepOutcome::NotFound,
                     format!("no answer ({why}): Claude Code tries the next URL"),
                 ));
+                mark_timeout(&mut steps, cause);
             }
             Fetched::Status(status, why) => {
                 steps.push(step(
@@ -553,12 +597,13 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     format!("{}{fallback}", lead(&why, status)),
                 ));
             }
-            Fetched::NoAnswer(why, _) => {
+            Fetched::NoAnswer(why, cause) => {
                 steps.push(step(
                     None,
                     StepOutcome::FallBack,
                     format!("no answer ({why}): {fallback}"),
                 ));
+                mark_timeout(&mut steps, cause);
             }
         }
     }
@@ -579,6 +624,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                 contacted: true,
                 ms,
                 detail,
+                timed_out: false,
             };
             match f {
                 Fetched::Json(status, v) => {
@@ -617,16 +663,53 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     failure = Some((detail, Cause::Other));
                     break;
                 }
+                Fetched::NotRun => {
+                    steps.push(not_run(step(None, StepOutcome::NotRun, String::new())))
+                }
                 Fetched::NoAnswer(why, cause) => {
                     steps.push(step(
                         None,
                         StepOutcome::NotFound,
                         format!("no answer ({why}): Claude Code tries the next URL"),
                     ));
+                    mark_timeout(&mut steps, cause);
                     unanswered = Some(cause.map_or("no answer", |c| c.as_str()));
                 }
             }
         }
+    }
+    // the probe's time limit ended the discovery: the step that waited says so, the
+    // steps after it did not run, and what Claude Code (which may wait longer) then does
+    // is not known
+    let ran_out = steps
+        .iter()
+        .any(|s| s.timed_out || s.outcome == StepOutcome::NotRun);
+    if found.is_none() && failure.is_none() && ran_out {
+        let waited = steps
+            .iter()
+            .find(|s| s.timed_out)
+            .map_or("the discovery".to_string(), |s| s.kind.words().to_string());
+        let skipped = steps
+            .iter()
+            .filter(|s| s.outcome == StepOutcome::NotRun)
+            .count();
+        if let Some(s) = steps
+            .iter_mut()
+            .rfind(|s| s.kind == StepKind::AuthServerMetadata && s.outcome != StepOutcome::NotRun)
+        {
+            s.outcome = StepOutcome::Failed;
+        }
+        failure = Some((
+            format!(
+                "{waited} got no answer within the probe's time limit{}",
+                match skipped {
+                    0 => String::new(),
+                    1 => ", and the step after it did not run".to_string(),
+                    n => format!(", and the {n} steps after it did not run"),
+                }
+            ),
+            Cause::Timeout,
+        ));
     }
     // every URL unanswered: the authorization server cannot be reached at all, and
     // neither can its default endpoints (not observed: `other`, since the advice of
@@ -654,9 +737,13 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
     // 3. the registration endpoint: never contacted
     let mut registration_endpoint = None;
     let cause = if let Some((detail, cause)) = failure {
-        let summary = format!(
-            "the authorization server's metadata stops Claude Code's sign-in: {detail} (a failure not observed on a real build)"
-        );
+        let summary = if ran_out {
+            format!("the OAuth discovery did not finish: {detail}")
+        } else {
+            format!(
+                "the authorization server's metadata stops Claude Code's sign-in: {detail} (a failure not observed on a real build)"
+            )
+        };
         return Discovery {
             steps,
             cause,
@@ -675,6 +762,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     outcome: StepOutcome::Advertised,
                     contacted: false,
                     ms: 0,
+                    timed_out: false,
                     detail:
                         "advertised; not contacted: Claude Code registers only when you sign in"
                             .into(),
@@ -690,6 +778,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     outcome: StepOutcome::Missing,
                     contacted: false,
                     ms: 0,
+                    timed_out: false,
                     detail: "no registration_endpoint: Claude Code fails with \"Incompatible auth server: does not support dynamic client registration\"".into(),
                 });
                 Cause::OauthNoRegistration
@@ -707,6 +796,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     outcome: StepOutcome::Default,
                     contacted: false,
                     ms: 0,
+                    timed_out: false,
                     detail: "no metadata: Claude Code uses the default /authorize, /token and /register there; not contacted".into(),
                 });
                 registration_endpoint = (!reg.is_empty()).then_some(reg);
@@ -762,8 +852,11 @@ pub fn settle(
                 Some(s) => format!(
                     " (first failing step: {}, {})",
                     s.kind.words(),
-                    s.status
-                        .map_or_else(|| s.outcome.as_str().to_string(), |c| format!("HTTP {c}"))
+                    match s.status {
+                        Some(c) => format!("HTTP {c}"),
+                        None if s.timed_out => "no answer within the probe's time limit".into(),
+                        None => s.outcome.as_str().to_string(),
+                    }
                 ),
                 None => String::new(),
             };
