@@ -289,6 +289,22 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
+/// The longest server-given URL a sentence (a step's detail, the summary) quotes; a
+/// longer one is named by its length, and shown (redacted, then cut) as the step's URL.
+const MAX_QUOTED_URL: usize = 200;
+
+/// `url` as a sentence quotes it: [`shown_url`], or when that is longer than
+/// [`MAX_QUOTED_URL`], its length alone (nothing of it is cut before the output redacts it).
+pub fn quoted_url(url: &str) -> String {
+    let shown = shown_url(url);
+    let n = shown.chars().count();
+    if n <= MAX_QUOTED_URL {
+        shown
+    } else {
+        format!("(a URL of {n} characters)")
+    }
+}
+
 /// `url`'s origin with `/` as its path (`http://h:1/`), as `new URL('/', url)`.
 fn origin_root(url: &str) -> Option<String> {
     Origin::of(url).map(|o| format!("{o}/"))
@@ -394,7 +410,10 @@ fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
         Err(Failure::CrossOrigin { to, .. }) => {
             return Fetched::Status(
                 302,
-                format!("a redirect to another origin ({to}): not followed"),
+                format!(
+                    "a redirect to another origin ({}): not followed",
+                    quoted_url(&to)
+                ),
             );
         }
         Err(Failure::Http { message, cause }) => return Fetched::NoAnswer(message, cause),
@@ -549,7 +568,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
             Fetched::Json(status, v) => match read_resource_metadata(&v) {
                 Ok(a) => {
                     let detail = match &a {
-                        Some(a) => format!("authorization server {}", shown_url(a)),
+                        Some(a) => format!("authorization server {}", quoted_url(a)),
                         None => format!("names no authorization server: {fallback}"),
                     };
                     steps.push(step(Some(status), StepOutcome::Found, detail));
@@ -809,7 +828,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
         (Cause::OauthNoRegistration, _) => "the authorization server offers no dynamic client registration: Claude Code cannot register itself and fails (observed on 2.1.287, 2.1.310 and 2.1.336)".to_string(),
         (_, Some(StepOutcome::Default)) => format!(
             "no OAuth metadata was found: Claude Code uses the default endpoints of {} and shows needs-auth until you sign in; whether its /register accepts Claude Code, the probe did not try ({stored})",
-            auth_server.as_deref().map_or_else(|| "the server's origin".to_string(), shown_url)
+            auth_server.as_deref().map_or_else(|| "the server's origin".to_string(), quoted_url)
         ),
         _ => format!("the server needs a sign-in and its OAuth discovery ends at an advertised registration endpoint: Claude Code shows needs-auth until you sign in ({stored})"),
     };
