@@ -813,7 +813,7 @@ fn an_oauth_challenge_is_shown_as_a_challenge_not_as_a_token() {
     let stub = challenge(
         |base| {
             format!(
-                r#"Bearer realm="mcp", resource_metadata="{base}/prm?token=hunter2hunter2", scope="read write""#
+                r#"Bearer resource_metadata="{base}/prm?token=hunter2hunter2", realm="mcp", scope="read write""#
             )
         },
         Arc::new(|_: &Seen| answer(404, json!({}))),
@@ -821,7 +821,7 @@ fn an_oauth_challenge_is_shown_as_a_challenge_not_as_a_token() {
     let home = home_with(tmp.path(), "challenge", &format!("{}/mcp", stub.base()), None);
     let (_, s) = probe_json(&home, "challenge");
     let want = format!(
-        r#"Bearer realm="mcp", resource_metadata="{}/prm?token=[REDACTED:secret]", scope="read write""#,
+        r#"Bearer resource_metadata="{}/prm?token=[REDACTED:secret]", realm="mcp", scope="read write""#,
         stub.base()
     );
     assert_eq!(s["attempts"][0]["failure"]["wwwAuthenticate"], want.as_str(), "{s}");
