@@ -228,8 +228,7 @@ fn keep_auth_param(c: &Captures) -> bool {
     // quoted value after a known parameter name (a token of letters alone, padded, could
     // end a quoted string the same way)
     value.is_empty()
-        && (c.name("marker").is_some()
-            || AUTH_PARAMS.contains(&name.to_ascii_lowercase().as_str()))
+        && (c.name("marker").is_some() || AUTH_PARAMS.contains(&name.to_ascii_lowercase().as_str()))
 }
 
 fn keep_harmless(c: &Captures) -> bool {

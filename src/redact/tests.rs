@@ -117,7 +117,10 @@ fn a_bearer_challenge_is_not_a_token() {
             "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig_x-y",
             "Bearer [REDACTED:bearer-token]",
         ),
-        ("bearer dG9rZW4xMjM0NTY3OA=", "bearer [REDACTED:bearer-token]"),
+        (
+            "bearer dG9rZW4xMjM0NTY3OA=",
+            "bearer [REDACTED:bearer-token]",
+        ),
         (
             r#"Bearer error_description="ghp_abcdefghijklmnopqrstuvwxyz0123456789""#,
             r#"Bearer error_description="[REDACTED:github-token]""#,

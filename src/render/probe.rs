@@ -629,9 +629,8 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
             "FAIL".red().bold().to_string()
         };
         let www = www_of(a.failure.as_ref()).map(|h| printable(h, usize::MAX, false));
-        let detail = |d: &str| {
-            step_detail(r, &printable(d, usize::MAX, false), www.as_deref(), false)
-        };
+        let detail =
+            |d: &str| step_detail(r, &printable(d, usize::MAX, false), www.as_deref(), false);
         let what = match (&s.received, &s.detail) {
             (Some(got), Some(d)) => format!("{}; {}", field(r, got), detail(d)),
             (Some(got), None) => field(r, got),

@@ -818,13 +818,22 @@ fn an_oauth_challenge_is_shown_as_a_challenge_not_as_a_token() {
         },
         Arc::new(|_: &Seen| answer(404, json!({}))),
     );
-    let home = home_with(tmp.path(), "challenge", &format!("{}/mcp", stub.base()), None);
+    let home = home_with(
+        tmp.path(),
+        "challenge",
+        &format!("{}/mcp", stub.base()),
+        None,
+    );
     let (_, s) = probe_json(&home, "challenge");
     let want = format!(
         r#"Bearer resource_metadata="{}/prm?token=[REDACTED:secret]", realm="mcp", scope="read write""#,
         stub.base()
     );
-    assert_eq!(s["attempts"][0]["failure"]["wwwAuthenticate"], want.as_str(), "{s}");
+    assert_eq!(
+        s["attempts"][0]["failure"]["wwwAuthenticate"],
+        want.as_str(),
+        "{s}"
+    );
     let r = run(mcplogs(&home).args(["probe", "challenge", "--timeout", "20s"]));
     assert!(r.stdout.contains(&want), "{}", r.stdout);
     assert!(!r.stdout.contains("bearer-token"), "{}", r.stdout);
@@ -842,10 +851,7 @@ fn a_huge_challenge_is_redacted_then_cut_and_kept_once() {
         move |base| {
             let head = format!(r#"Bearer resource_metadata="{base}/prm", error_description=""#);
             let pad = "a".repeat(290 - head.len());
-            format!(
-                r#"{head}{pad} {secret}", scope="{}""#,
-                "b".repeat(60_000)
-            )
+            format!(r#"{head}{pad} {secret}", scope="{}""#, "b".repeat(60_000))
         },
         Arc::new(|_: &Seen| answer(404, json!({}))),
     );
@@ -907,12 +913,18 @@ fn a_metadata_server_that_never_answers_is_a_timeout_and_later_steps_did_not_run
     );
     for st in s["oauth"]["steps"].as_array().unwrap().iter().skip(1) {
         assert_eq!(st["contacted"], false, "{st}");
-        assert!(st["detail"].as_str().unwrap().starts_with("not run"), "{st}");
+        assert!(
+            st["detail"].as_str().unwrap().starts_with("not run"),
+            "{st}"
+        );
     }
     assert_eq!(s["prediction"]["cause"], "timeout", "{s}");
     assert_eq!(s["prediction"]["verdict"], "unknown", "{s}");
     let reason = s["prediction"]["reason"].as_str().unwrap();
-    assert!(reason.contains("no answer within the probe's time limit"), "{reason}");
+    assert!(
+        reason.contains("no answer within the probe's time limit"),
+        "{reason}"
+    );
     assert!(!reason.contains("not-found"), "{reason}");
     assert!(
         s["prediction"]["recommendation"]
@@ -941,7 +953,10 @@ fn an_oauth_step_failure_of_cause_other_names_the_step_in_its_advice() {
     let (_, s) = probe_json(&home, "as500");
     assert_eq!(s["prediction"]["cause"], "other", "{s}");
     let rec = s["prediction"]["recommendation"].as_str().unwrap();
-    assert!(rec.contains("fails at the auth server metadata step"), "{rec}");
+    assert!(
+        rec.contains("fails at the auth server metadata step"),
+        "{rec}"
+    );
     assert!(
         rec.contains("/.well-known/oauth-authorization-server answers HTTP 500"),
         "{rec}"
