@@ -291,7 +291,7 @@ pub fn shown_url(url: &str) -> String {
 
 /// The longest server-given URL a sentence (a step's detail, the summary) quotes; a
 /// longer one is named by its length, and shown (redacted, then cut) as the step's URL.
-const MAX_QUOTED_URL: usize = 200;
+pub const MAX_QUOTED_URL: usize = 200;
 
 /// `url` as a sentence quotes it: [`shown_url`], or when that is longer than
 /// [`MAX_QUOTED_URL`], its length alone (nothing of it is cut before the output redacts it).

@@ -96,7 +96,7 @@ fn prediction_json(
 }
 
 /// The most characters of one server-given string (a header value, a metadata field, a
-/// URL) the output shows: redacted first, then cut with a visible mark ([`bounded`]).
+/// URL) the output shows: redacted first, then cut with a visible mark.
 pub const MAX_SERVER_TEXT: usize = 300;
 
 /// `s`, already redacted, in at most [`MAX_SERVER_TEXT`] characters: a longer one is cut
