@@ -140,6 +140,22 @@ impl ServerConfig {
         headers: &[String],
         transport: TransportKind,
     ) -> Result<ServerConfig, CommandLineError> {
+        let lower = url.trim().to_ascii_lowercase();
+        if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+            return Err(CommandLineError::NotHttpUrl(match url.split_once("://") {
+                Some((scheme, _))
+                    if !scheme.is_empty()
+                        && scheme.len() <= 20
+                        && scheme
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) =>
+                {
+                    format!("a {scheme}: URL")
+                }
+                Some(_) => "a URL of another scheme".to_string(),
+                None => "no scheme".to_string(),
+            }));
+        }
         let mut map = BTreeMap::new();
         for h in headers {
             let (k, v) = h
@@ -200,6 +216,12 @@ pub enum CommandLineError {
     HeaderWithoutColon(String),
     #[error("--header {0:?}: empty header name")]
     EmptyHeaderName(String),
+    /// A `--url` whose scheme is not http or https (only the scheme is shown: the rest
+    /// may hold a credential).
+    #[error(
+        "expected an http:// or https:// URL, got {0}: Claude Code reaches remote servers over HTTP(S) only"
+    )]
+    NotHttpUrl(String),
 }
 
 /// Splits a command line into words: whitespace separates, single and double quotes

@@ -227,7 +227,8 @@ pub struct ProbeOauthStep {
     pub status: Option<u16>,
     /// `found`, `not-found` (Claude Code tries the next URL), `fall-back` (Claude Code
     /// takes the server's origin as the authorization server), `failed` (the sign-in
-    /// stops), `advertised`, `missing` or `default`.
+    /// stops), `advertised`, `missing`, `default` or `not-run` (the probe's time limit
+    /// was spent on an earlier step: not contacted).
     pub outcome: String,
     /// Whether a request was sent (the registration never is).
     pub contacted: bool,

@@ -418,12 +418,51 @@ impl ServerProbe {
         crate::advice::remote::remote_advice(d, name, url)
     }
 
+    /// For a server that answered 401 and whose OAuth discovery failed in a way no
+    /// observed cause names (`other`): advice naming the failing step and its URL, not
+    /// the generic advice of a server that cannot be reached (it answered).
+    fn oauth_step_advice(&self, p: &Prediction) -> Option<String> {
+        use crate::classify::verdict::Cause;
+        let oauth::AuthCheck::Discovery(d) = self.auth.as_ref()? else {
+            return None;
+        };
+        if p.cause != Some(Cause::Other)
+            || d.cause != Cause::Other
+            || !p.reason.starts_with("the server answered 401")
+        {
+            return None;
+        }
+        let s = d.deciding().or_else(|| d.first_failing())?;
+        let at = match s.kind {
+            oauth::StepKind::ResourceMetadata => "the protected resource's metadata",
+            oauth::StepKind::AuthServerMetadata => "the authorization server's metadata",
+            oauth::StepKind::Registration => "the client registration",
+        };
+        let url = oauth::quoted_url(&s.url);
+        let what = match s.status {
+            None => format!(
+                "{at} at {url} does not answer: check that the authorization server is running and reachable from this machine"
+            ),
+            Some(c) if c >= 500 => format!(
+                "{at} at {url} answers HTTP {c}: the authorization server's operator must fix it"
+            ),
+            Some(c) => format!(
+                "{at} at {url} (HTTP {c}) is not metadata Claude Code can use: the authorization server's operator must fix it"
+            ),
+        };
+        Some(format!(
+            "The server answered 401, so Claude Code signs in with OAuth, and its discovery fails at the {} step: {what}; `claude mcp login` cannot get past this step.",
+            s.kind.words(),
+        ))
+    }
+
     /// What to do about the prediction with `MCP_PROTOCOL_NEGOTIATION=legacy`: the
     /// verdict's advice, or for a stdio server that still cannot connect, the command to
     /// run by hand.
     pub fn recommendation_with_legacy(&self) -> String {
         let d = self.with_legacy.diagnosis();
-        self.connection_failure_by_hand(&d)
+        self.oauth_step_advice(&self.with_legacy)
+            .or_else(|| self.connection_failure_by_hand(&d))
             .or_else(|| self.remote_advice(&d))
             .unwrap_or_else(|| crate::advice::diagnosis_recommendation(&d))
     }
@@ -454,6 +493,9 @@ impl ServerProbe {
         }
         if let Some(by_hand) = self.connection_failure_by_hand(&d) {
             return by_hand;
+        }
+        if let Some(oauth) = self.oauth_step_advice(&self.prediction) {
+            return oauth;
         }
         if let Some(remote) = self.remote_advice(&d) {
             return remote;

@@ -100,10 +100,13 @@ pub enum StepOutcome {
     Missing,
     /// No metadata: Claude Code's default `/register` (not contacted).
     Default,
+    /// Not run: the probe's time limit was spent on an earlier step.
+    NotRun,
 }
 
 impl StepOutcome {
-    /// `found`, `not-found`, `fall-back`, `failed`, `advertised`, `missing`, `default`.
+    /// `found`, `not-found`, `fall-back`, `failed`, `advertised`, `missing`, `default`,
+    /// `not-run`.
     pub fn as_str(self) -> &'static str {
         match self {
             StepOutcome::Found => "found",
@@ -113,6 +116,7 @@ impl StepOutcome {
             StepOutcome::Advertised => "advertised",
             StepOutcome::Missing => "missing",
             StepOutcome::Default => "default",
+            StepOutcome::NotRun => "not-run",
         }
     }
 
@@ -140,6 +144,8 @@ pub struct OauthStep {
     pub ms: u64,
     /// What was found or why it failed, in words.
     pub detail: String,
+    /// Whether its request got no answer within the probe's time limit.
+    pub timed_out: bool,
 }
 
 /// The discovery of one server.
@@ -161,9 +167,20 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// The first step that did not go as a working sign-in needs (a fallback included).
+    /// The first step that did not go as a working sign-in needs (a fallback included;
+    /// a step that did not run is not one).
     pub fn first_failing(&self) -> Option<&OauthStep> {
-        self.steps.iter().find(|s| !s.outcome.ok())
+        self.steps
+            .iter()
+            .find(|s| !s.outcome.ok() && s.outcome != StepOutcome::NotRun)
+    }
+
+    /// Whether the probe's time limit ended the discovery (a request without an answer
+    /// in time, or steps not run).
+    pub fn ran_out_of_time(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.timed_out || s.outcome == StepOutcome::NotRun)
     }
 
     /// The step that decides a failure (`oauth-no-registration`, `other`): the last
@@ -272,6 +289,22 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
+/// The longest server-given URL a sentence (a step's detail, the summary) quotes; a
+/// longer one is named by its length, and shown (redacted, then cut) as the step's URL.
+pub const MAX_QUOTED_URL: usize = 200;
+
+/// `url` as a sentence quotes it: [`shown_url`], or when that is longer than
+/// [`MAX_QUOTED_URL`], its length alone (nothing of it is cut before the output redacts it).
+pub fn quoted_url(url: &str) -> String {
+    let shown = shown_url(url);
+    let n = shown.chars().count();
+    if n <= MAX_QUOTED_URL {
+        shown
+    } else {
+        format!("(a URL of {n} characters)")
+    }
+}
+
 /// `url`'s origin with `/` as its path (`http://h:1/`), as `new URL('/', url)`.
 fn origin_root(url: &str) -> Option<String> {
     Origin::of(url).map(|o| format!("{o}/"))
@@ -354,6 +387,8 @@ enum Fetched {
     Status(u16, String),
     /// No answer: refused, unresolved, TLS, timeout.
     NoAnswer(String, Option<Cause>),
+    /// Not sent: the probe's time limit was already spent.
+    NotRun,
 }
 
 fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
@@ -364,7 +399,7 @@ fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
         .saturating_duration_since(Instant::now())
         .min(MAX_REQUEST);
     if left.is_zero() {
-        return Fetched::NoAnswer("the probe's time was spent: not fetched".into(), None);
+        return Fetched::NotRun;
     }
     let headers = [
         ("Accept", "application/json"),
@@ -375,7 +410,10 @@ fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
         Err(Failure::CrossOrigin { to, .. }) => {
             return Fetched::Status(
                 302,
-                format!("a redirect to another origin ({to}): not followed"),
+                format!(
+                    "a redirect to another origin ({}): not followed",
+                    quoted_url(&to)
+                ),
             );
         }
         Err(Failure::Http { message, cause }) => return Fetched::NoAnswer(message, cause),
@@ -405,6 +443,28 @@ fn fetch(agent: &ureq::Agent, url: &str, deadline: Instant) -> Fetched {
             format!("larger than {} KiB: not read", MAX_METADATA_BYTES / 1024),
         ),
         Err(e) => Fetched::Unreadable(status, format!("the body could not be read ({e})")),
+    }
+}
+
+/// `s`, a step the probe's time limit kept from running.
+fn not_run(mut s: OauthStep) -> OauthStep {
+    s.contacted = false;
+    s.ms = 0;
+    s.detail = "not run: the probe's time limit was spent on an earlier step".into();
+    s
+}
+
+/// Marks the step just pushed as timed out when its request was (`cause`).
+fn mark_timeout(steps: &mut [OauthStep], cause: Option<Cause>) {
+    if cause == Some(Cause::Timeout)
+        && let Some(s) = steps.last_mut()
+    {
+        s.timed_out = true;
+        s.detail = s.detail.replacen(
+            "no answer (no answer within",
+            "no answer (the probe's time limit: no answer within",
+            1,
+        );
     }
 }
 
@@ -502,12 +562,13 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
             contacted: true,
             ms,
             detail,
+            timed_out: false,
         };
         match f {
             Fetched::Json(status, v) => match read_resource_metadata(&v) {
                 Ok(a) => {
                     let detail = match &a {
-                        Some(a) => format!("authorization server {}", shown_url(a)),
+                        Some(a) => format!("authorization server {}", quoted_url(a)),
                         None => format!("names no authorization server: {fallback}"),
                     };
                     steps.push(step(Some(status), StepOutcome::Found, detail));
@@ -539,12 +600,14 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     format!("{}Claude Code tries the next URL", lead(&why, status)),
                 ));
             }
-            Fetched::NoAnswer(why, _) if !last => {
+            Fetched::NotRun => steps.push(not_run(step(None, StepOutcome::NotRun, String::new()))),
+            Fetched::NoAnswer(why, cause) if !last => {
                 steps.push(step(
                     None,
                     StepOutcome::NotFound,
                     format!("no answer ({why}): Claude Code tries the next URL"),
                 ));
+                mark_timeout(&mut steps, cause);
             }
             Fetched::Status(status, why) => {
                 steps.push(step(
@@ -553,12 +616,13 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     format!("{}{fallback}", lead(&why, status)),
                 ));
             }
-            Fetched::NoAnswer(why, _) => {
+            Fetched::NoAnswer(why, cause) => {
                 steps.push(step(
                     None,
                     StepOutcome::FallBack,
                     format!("no answer ({why}): {fallback}"),
                 ));
+                mark_timeout(&mut steps, cause);
             }
         }
     }
@@ -579,6 +643,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                 contacted: true,
                 ms,
                 detail,
+                timed_out: false,
             };
             match f {
                 Fetched::Json(status, v) => {
@@ -617,16 +682,53 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     failure = Some((detail, Cause::Other));
                     break;
                 }
+                Fetched::NotRun => {
+                    steps.push(not_run(step(None, StepOutcome::NotRun, String::new())))
+                }
                 Fetched::NoAnswer(why, cause) => {
                     steps.push(step(
                         None,
                         StepOutcome::NotFound,
                         format!("no answer ({why}): Claude Code tries the next URL"),
                     ));
+                    mark_timeout(&mut steps, cause);
                     unanswered = Some(cause.map_or("no answer", |c| c.as_str()));
                 }
             }
         }
+    }
+    // the probe's time limit ended the discovery: the step that waited says so, the
+    // steps after it did not run, and what Claude Code (which may wait longer) then does
+    // is not known
+    let ran_out = steps
+        .iter()
+        .any(|s| s.timed_out || s.outcome == StepOutcome::NotRun);
+    if found.is_none() && failure.is_none() && ran_out {
+        let waited = steps
+            .iter()
+            .find(|s| s.timed_out)
+            .map_or("the discovery".to_string(), |s| s.kind.words().to_string());
+        let skipped = steps
+            .iter()
+            .filter(|s| s.outcome == StepOutcome::NotRun)
+            .count();
+        if let Some(s) = steps
+            .iter_mut()
+            .rfind(|s| s.kind == StepKind::AuthServerMetadata && s.outcome != StepOutcome::NotRun)
+        {
+            s.outcome = StepOutcome::Failed;
+        }
+        failure = Some((
+            format!(
+                "{waited} got no answer within the probe's time limit{}",
+                match skipped {
+                    0 => String::new(),
+                    1 => ", and the step after it did not run".to_string(),
+                    n => format!(", and the {n} steps after it did not run"),
+                }
+            ),
+            Cause::Timeout,
+        ));
     }
     // every URL unanswered: the authorization server cannot be reached at all, and
     // neither can its default endpoints (not observed: `other`, since the advice of
@@ -654,9 +756,13 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
     // 3. the registration endpoint: never contacted
     let mut registration_endpoint = None;
     let cause = if let Some((detail, cause)) = failure {
-        let summary = format!(
-            "the authorization server's metadata stops Claude Code's sign-in: {detail} (a failure not observed on a real build)"
-        );
+        let summary = if ran_out {
+            format!("the OAuth discovery did not finish: {detail}")
+        } else {
+            format!(
+                "the authorization server's metadata stops Claude Code's sign-in: {detail} (a failure not observed on a real build)"
+            )
+        };
         return Discovery {
             steps,
             cause,
@@ -675,6 +781,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     outcome: StepOutcome::Advertised,
                     contacted: false,
                     ms: 0,
+                    timed_out: false,
                     detail:
                         "advertised; not contacted: Claude Code registers only when you sign in"
                             .into(),
@@ -690,6 +797,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     outcome: StepOutcome::Missing,
                     contacted: false,
                     ms: 0,
+                    timed_out: false,
                     detail: "no registration_endpoint: Claude Code fails with \"Incompatible auth server: does not support dynamic client registration\"".into(),
                 });
                 Cause::OauthNoRegistration
@@ -707,6 +815,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
                     outcome: StepOutcome::Default,
                     contacted: false,
                     ms: 0,
+                    timed_out: false,
                     detail: "no metadata: Claude Code uses the default /authorize, /token and /register there; not contacted".into(),
                 });
                 registration_endpoint = (!reg.is_empty()).then_some(reg);
@@ -719,7 +828,7 @@ pub fn discover(server_url: &str, www_authenticate: Option<&str>, deadline: Inst
         (Cause::OauthNoRegistration, _) => "the authorization server offers no dynamic client registration: Claude Code cannot register itself and fails (observed on 2.1.287, 2.1.310 and 2.1.336)".to_string(),
         (_, Some(StepOutcome::Default)) => format!(
             "no OAuth metadata was found: Claude Code uses the default endpoints of {} and shows needs-auth until you sign in; whether its /register accepts Claude Code, the probe did not try ({stored})",
-            auth_server.as_deref().map_or_else(|| "the server's origin".to_string(), shown_url)
+            auth_server.as_deref().map_or_else(|| "the server's origin".to_string(), quoted_url)
         ),
         _ => format!("the server needs a sign-in and its OAuth discovery ends at an advertised registration endpoint: Claude Code shows needs-auth until you sign in ({stored})"),
     };
@@ -762,8 +871,11 @@ pub fn settle(
                 Some(s) => format!(
                     " (first failing step: {}, {})",
                     s.kind.words(),
-                    s.status
-                        .map_or_else(|| s.outcome.as_str().to_string(), |c| format!("HTTP {c}"))
+                    match s.status {
+                        Some(c) => format!("HTTP {c}"),
+                        None if s.timed_out => "no answer within the probe's time limit".into(),
+                        None => s.outcome.as_str().to_string(),
+                    }
                 ),
                 None => String::new(),
             };

@@ -184,6 +184,53 @@ fn keep_unless_made_up(c: &Captures) -> bool {
     !(s.chars().count() >= 6 && letters && digits) || is_uuid(s) || value_is_harmless(s)
 }
 
+/// The auth-params a `WWW-Authenticate: Bearer` challenge carries (RFC 6750, RFC 9728,
+/// and those servers are seen to add): `Bearer resource_metadata="..."` is a challenge,
+/// not a token.
+const AUTH_PARAMS: &[&str] = &[
+    "realm",
+    "scope",
+    "error",
+    "error_description",
+    "error_uri",
+    "resource_metadata",
+    "resource",
+    "authorization_uri",
+    "as_uri",
+    "trusted_issuers",
+    "client_id",
+];
+
+/// `Bearer` followed by an auth-param list, not a token: a token68 holds `=` only as
+/// its trailing padding, so `name=value` (an `=` followed by more) is a parameter, and
+/// so is a known parameter name followed by `=` (then a quoted value, or none). Its
+/// values are left to the other rules (a query's `token=`, a `ghp_` token...).
+fn keep_auth_param(c: &Captures) -> bool {
+    let s = &c["s"];
+    let (name, value) = match s.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None if c.name("eq").is_some() => (s, Some("")),
+        None => return false,
+    };
+    let Some(value) = value else { return false };
+    let param_name = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !param_name {
+        return false;
+    }
+    // `name=value`: more than padding after the `=`
+    if !value.trim_start_matches('=').is_empty() && !value.starts_with('=') {
+        return true;
+    }
+    // `name=` then a value already redacted (`PASSWORD=[REDACTED:secret]`), or then a
+    // quoted value after a known parameter name (a token of letters alone, padded, could
+    // end a quoted string the same way)
+    value.is_empty()
+        && (c.name("marker").is_some() || AUTH_PARAMS.contains(&name.to_ascii_lowercase().as_str()))
+}
+
 fn keep_harmless(c: &Captures) -> bool {
     value_is_harmless(&c["s"])
 }
@@ -236,8 +283,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "bearer-token",
             &["bearer"],
-            r"(?i)(?-u:\b)bearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
-            never,
+            r"(?i)(?-u:\b)bearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})(?P<eq>[ \t]*=)?(?P<marker>\[REDACTED)?",
+            keep_auth_param,
         ),
         rule(
             "jwt",

@@ -85,6 +85,51 @@ fn bearer_and_authorization() {
     );
 }
 
+/// The standard OAuth challenge (RFC 9728) is an auth-param list, not a token: its
+/// names and plain values stay, a query credential in its URL does not; a token68 after
+/// `Bearer` is still a token, padded or not, in a quoted string or not.
+#[test]
+fn a_bearer_challenge_is_not_a_token() {
+    let r = plain();
+    for (input, want) in [
+        (
+            r#"WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1:9/prm?token=x""#,
+            r#"WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1:9/prm?token=[REDACTED:secret]""#,
+        ),
+        (
+            r#"Bearer resource_metadata = "http://a.test/prm", scope="mcp read""#,
+            r#"Bearer resource_metadata = "http://a.test/prm", scope="mcp read""#,
+        ),
+        (
+            r#"Bearer error_description="expired", error="invalid_token""#,
+            r#"Bearer error_description="expired", error="invalid_token""#,
+        ),
+        (
+            "Bearer resource_metadata=http://a.test/prm, realm=x",
+            "Bearer resource_metadata=http://a.test/prm, realm=x",
+        ),
+        (
+            r#"{"header": "Bearer abcdefghijklmnop="}"#,
+            r#"{"header": "Bearer [REDACTED:bearer-token]"}"#,
+        ),
+        ("Bearer abcdefgh1234==", "Bearer [REDACTED:bearer-token]"),
+        (
+            "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig_x-y",
+            "Bearer [REDACTED:bearer-token]",
+        ),
+        (
+            "bearer dG9rZW4xMjM0NTY3OA=",
+            "bearer [REDACTED:bearer-token]",
+        ),
+        (
+            r#"Bearer error_description="ghp_abcdefghijklmnopqrstuvwxyz0123456789""#,
+            r#"Bearer error_description="[REDACTED:github-token]""#,
+        ),
+    ] {
+        assert_eq!(r.redact(input), want, "{input}");
+    }
+}
+
 #[test]
 fn url_credentials() {
     check(

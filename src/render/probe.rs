@@ -95,15 +95,62 @@ fn prediction_json(
     }
 }
 
+/// The most characters of one server-given string (a header value, a metadata field, a
+/// URL) the output shows: redacted first, then cut with a visible mark.
+pub const MAX_SERVER_TEXT: usize = 300;
+
+/// `s`, already redacted, in at most [`MAX_SERVER_TEXT`] characters: a longer one is cut
+/// (never inside a redaction marker) and says how long it was.
+fn bounded(s: String) -> String {
+    let n = s.chars().count();
+    if n <= MAX_SERVER_TEXT {
+        return s;
+    }
+    format!(
+        "{} [cut: {n} characters in all]",
+        crate::text::cut(&s, MAX_SERVER_TEXT)
+    )
+}
+
+/// The `WWW-Authenticate` header of a 401, when the failure has one.
+fn www_of(f: Option<&Failure>) -> Option<&str> {
+    match f {
+        Some(Failure::NeedsAuth {
+            www_authenticate: Some(h),
+        }) => Some(h),
+        _ => None,
+    }
+}
+
+/// `detail`, a step's, redacted and bounded. The 401's `WWW-Authenticate` header in it
+/// (`www`) is, in the document (`json`), named where it is kept once (the failure's
+/// `wwwAuthenticate`); in the text, redacted alone and bounded.
+fn step_detail(r: &Redactor, detail: &str, www: Option<&str>, json: bool) -> String {
+    let Some(h) = www.filter(|h| !h.is_empty() && detail.contains(*h)) else {
+        return bounded(r.redact(detail));
+    };
+    if json {
+        return bounded(r.redact(&detail.replace(
+            &format!("(WWW-Authenticate: {h})"),
+            "(WWW-Authenticate: see failure.wwwAuthenticate)",
+        )));
+    }
+    let parts: Vec<String> = detail.split(h).map(|p| r.redact(p)).collect();
+    parts.join(&bounded(r.redact(h)))
+}
+
 fn failure_json(f: &Failure, r: &Redactor) -> json_doc::ProbeFailure {
     let (http_status, www_authenticate) = match f {
         Failure::HttpStatus { status, .. } => (Some(*status), None),
-        Failure::NeedsAuth { www_authenticate } => (Some(401), red_opt(r, www_authenticate)),
+        Failure::NeedsAuth { www_authenticate } => (
+            Some(401),
+            www_authenticate.as_deref().map(|h| bounded(r.redact(h))),
+        ),
         _ => (None, None),
     };
     json_doc::ProbeFailure {
         category: f.category(),
-        message: r.redact(&f.to_string()),
+        message: step_detail(r, &f.to_string(), www_of(Some(f)), true),
         http_status,
         www_authenticate,
     }
@@ -119,7 +166,10 @@ fn steps_json(a: &Attempt, r: &Redactor) -> Vec<json_doc::ProbeStep> {
             received: red_opt(r, &s.received),
             ms: s.ms,
             ok: s.ok,
-            detail: red_opt(r, &s.detail),
+            detail: s
+                .detail
+                .as_deref()
+                .map(|d| step_detail(r, d, www_of(a.failure.as_ref()), true)),
         })
         .collect()
 }
@@ -210,11 +260,11 @@ fn envelope_json(
 /// A discovery URL as the output shows it: without user information and query values
 /// ([`crate::probe::oauth::shown_url`]), then redacted with `r`; whole with `--no-redact`.
 fn oauth_url(r: &Redactor, url: &str) -> String {
-    if r.is_enabled() {
+    bounded(if r.is_enabled() {
         r.redact(&crate::probe::oauth::shown_url(url))
     } else {
         url.to_string()
-    }
+    })
 }
 
 /// The OAuth discovery of a server that answered 401, as the document shows it; `None`
@@ -250,7 +300,7 @@ fn oauth_json(p: &ServerProbe, r: &Redactor) -> Option<json_doc::ProbeOauth> {
                 outcome: s.outcome.as_str().to_string(),
                 contacted: s.contacted,
                 ms: s.ms,
-                detail: r.redact(&s.detail),
+                detail: bounded(r.redact(&s.detail)),
             })
             .collect(),
     })
@@ -275,6 +325,7 @@ fn oauth_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> String {
         let mark = match s.outcome {
             o if o.ok() => "ok  ".green().to_string(),
             StepOutcome::NotFound | StepOutcome::FallBack => "miss".yellow().to_string(),
+            StepOutcome::NotRun => "skip".dimmed().to_string(),
             _ => "FAIL".red().bold().to_string(),
         };
         let status = s
@@ -282,10 +333,11 @@ fn oauth_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> String {
             .map_or_else(|| "   ".to_string(), |c| format!("{c:>3}"));
         let left = format!("    {mark} {status} ");
         let url = oauth_url(r, &s.url);
+        let detail = bounded(r.redact(&s.detail));
         let what = if url.is_empty() {
-            format!("{}: {}", s.kind.words(), r.redact(&s.detail))
+            format!("{}: {detail}", s.kind.words())
         } else {
-            format!("{} {url}: {}", s.kind.words(), r.redact(&s.detail))
+            format!("{} {url}: {detail}", s.kind.words())
         };
         out.push_str(&line(&left, &field(r, &what), width));
     }
@@ -576,14 +628,17 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         } else {
             "FAIL".red().bold().to_string()
         };
+        let www = www_of(a.failure.as_ref()).map(|h| printable(h, usize::MAX, false));
+        let detail =
+            |d: &str| step_detail(r, &printable(d, usize::MAX, false), www.as_deref(), false);
         let what = match (&s.received, &s.detail) {
-            (Some(got), Some(d)) => format!("{got}; {d}"),
-            (Some(got), None) => got.clone(),
-            (None, Some(d)) => d.clone(),
+            (Some(got), Some(d)) => format!("{}; {}", field(r, got), detail(d)),
+            (Some(got), None) => field(r, got),
+            (None, Some(d)) => detail(d),
             (None, None) => String::new(),
         };
         let left = format!("  {:>6} ms  {:<20} {mark} ", s.ms, field(r, &s.name));
-        out.push_str(&line(&left, &field(r, &what), width));
+        out.push_str(&line(&left, &what, width));
     }
     out.push_str(&oauth_text(p, width, r));
     if a.noise_lines > 0 {

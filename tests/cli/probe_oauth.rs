@@ -785,3 +785,195 @@ fn probe_and_scan_agree_on_each_oauth_fixture() {
         );
     }
 }
+
+/// A stub whose MCP endpoint answers 401 with `www` (`{base}` replaced by its base URL)
+/// and whose other paths `rest` answers.
+fn challenge(www: impl Fn(&str) -> String + Send + Sync + 'static, rest: Arc<Handler>) -> Stub {
+    let base = Arc::new(Mutex::new(String::new()));
+    let b = base.clone();
+    let stub = Stub::start(Arc::new(move |req: &Seen| {
+        if req.path == "/mcp" {
+            let mut a = answer(401, json!({}));
+            a.headers
+                .push(("WWW-Authenticate".into(), www(&b.lock().unwrap())));
+            return a;
+        }
+        rest(req)
+    }));
+    *base.lock().unwrap() = stub.base();
+    stub
+}
+
+/// The standard challenge (RFC 9728) is shown as a challenge: its parameter names and
+/// plain values kept, only its URL's query credential redacted (it was shown as
+/// `Bearer [REDACTED:bearer-token]"http://...`).
+#[test]
+fn an_oauth_challenge_is_shown_as_a_challenge_not_as_a_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stub = challenge(
+        |base| {
+            format!(
+                r#"Bearer resource_metadata="{base}/prm?token=hunter2hunter2", realm="mcp", scope="read write""#
+            )
+        },
+        Arc::new(|_: &Seen| answer(404, json!({}))),
+    );
+    let home = home_with(
+        tmp.path(),
+        "challenge",
+        &format!("{}/mcp", stub.base()),
+        None,
+    );
+    let (_, s) = probe_json(&home, "challenge");
+    let want = format!(
+        r#"Bearer resource_metadata="{}/prm?token=[REDACTED:secret]", realm="mcp", scope="read write""#,
+        stub.base()
+    );
+    assert_eq!(
+        s["attempts"][0]["failure"]["wwwAuthenticate"],
+        want.as_str(),
+        "{s}"
+    );
+    let r = run(mcplogs(&home).args(["probe", "challenge", "--timeout", "20s"]));
+    assert!(r.stdout.contains(&want), "{}", r.stdout);
+    assert!(!r.stdout.contains("bearer-token"), "{}", r.stdout);
+    assert!(!r.stdout.contains("hunter2"), "{}", r.stdout);
+}
+
+/// A 60 KB `WWW-Authenticate` (a secret where a cut at 300 characters would split it)
+/// is redacted, then cut with a mark, in the text and in the document, where it is kept
+/// once per attempt (the message and the step's detail point to it).
+#[test]
+fn a_huge_challenge_is_redacted_then_cut_and_kept_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = "ghp_CutLeak0123456789abcdefghijklmnopqrstuv";
+    let stub = challenge(
+        move |base| {
+            let head = format!(r#"Bearer resource_metadata="{base}/prm", error_description=""#);
+            let pad = "a".repeat(290 - head.len());
+            format!(r#"{head}{pad} {secret}", scope="{}""#, "b".repeat(60_000))
+        },
+        Arc::new(|_: &Seen| answer(404, json!({}))),
+    );
+    let home = home_with(tmp.path(), "huge", &format!("{}/mcp", stub.base()), None);
+    let (r, s) = probe_json(&home, "huge");
+    assert!(r.stdout.len() < 30_000, "{} bytes", r.stdout.len());
+    assert!(!r.stdout.contains("ghp_"), "{}", r.stdout);
+    let attempts = s["attempts"].as_array().unwrap();
+    for a in attempts {
+        let www = a["failure"]["wwwAuthenticate"].as_str().unwrap();
+        assert!(www.contains("[cut: "), "{www}");
+        assert!(www.chars().count() < 400, "{www}");
+        assert!(
+            a["failure"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("see failure.wwwAuthenticate"),
+            "{a}"
+        );
+    }
+    // the header's text is in the document once per attempt, nowhere else
+    assert_eq!(
+        r.stdout.matches(r#"error_description=\"aaaa"#).count(),
+        attempts.len(),
+        "{}",
+        r.stdout
+    );
+    let r = run(mcplogs(&home).args(["probe", "huge", "--timeout", "20s"]));
+    assert!(r.stdout.len() < 8_000, "{} bytes", r.stdout.len());
+    assert!(r.stdout.contains("[cut: "), "{}", r.stdout);
+    assert!(!r.stdout.contains("ghp_"), "{}", r.stdout);
+}
+
+/// A metadata server that never answers: the step that waited names the probe's time
+/// limit, the steps after it say they did not run (not FAIL, not not-found), and the
+/// cause is the timeout (`unknown`, since --timeout is shorter than Claude Code's limit).
+#[test]
+fn a_metadata_server_that_never_answers_is_a_timeout_and_later_steps_did_not_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stub = challenge(
+        |base| format!(r#"Bearer resource_metadata="{base}/prm""#),
+        Arc::new(|_: &Seen| {
+            std::thread::sleep(std::time::Duration::from_secs(30));
+            answer(404, json!({}))
+        }),
+    );
+    let home = home_with(tmp.path(), "silent", &format!("{}/mcp", stub.base()), None);
+    let (r, doc) = run_json(mcplogs(&home).args(["probe", "silent", "--timeout", "3s", "--json"]));
+    let s = &doc["servers"][0];
+    assert_eq!(
+        steps(s),
+        vec![
+            step("resource-metadata", None, "fall-back"),
+            step("auth-server-metadata", None, "not-run"),
+            step("auth-server-metadata", None, "not-run"),
+        ],
+        "{}",
+        r.stdout
+    );
+    for st in s["oauth"]["steps"].as_array().unwrap().iter().skip(1) {
+        assert_eq!(st["contacted"], false, "{st}");
+        assert!(
+            st["detail"].as_str().unwrap().starts_with("not run"),
+            "{st}"
+        );
+    }
+    assert_eq!(s["prediction"]["cause"], "timeout", "{s}");
+    assert_eq!(s["prediction"]["verdict"], "unknown", "{s}");
+    let reason = s["prediction"]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("no answer within the probe's time limit"),
+        "{reason}"
+    );
+    assert!(!reason.contains("not-found"), "{reason}");
+    assert!(
+        s["prediction"]["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("--timeout 3000 ms"),
+        "{s}"
+    );
+    // only the resource metadata was asked
+    assert_eq!(discovery_requests(&stub), vec!["GET /prm"]);
+}
+
+/// An OAuth step failure whose cause is `other` gets advice naming the failing step and
+/// its URL, not the advice of a server that cannot be reached (it answered 401).
+#[test]
+fn an_oauth_step_failure_of_cause_other_names_the_step_in_its_advice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stub = challenge(
+        |base| format!(r#"Bearer resource_metadata="{base}/prm""#),
+        Arc::new(|req: &Seen| match req.path.as_str() {
+            "/prm" => answer(200, json!({"resource": "x"})),
+            _ => answer(500, json!({})),
+        }),
+    );
+    let home = home_with(tmp.path(), "as500", &format!("{}/mcp", stub.base()), None);
+    let (_, s) = probe_json(&home, "as500");
+    assert_eq!(s["prediction"]["cause"], "other", "{s}");
+    let rec = s["prediction"]["recommendation"].as_str().unwrap();
+    assert!(
+        rec.contains("fails at the auth server metadata step"),
+        "{rec}"
+    );
+    assert!(
+        rec.contains("/.well-known/oauth-authorization-server answers HTTP 500"),
+        "{rec}"
+    );
+    assert!(!rec.contains("check the server's command or URL"), "{rec}");
+}
+
+/// `--url` of a scheme that is not http or https is a usage error (exit 2), whose message
+/// shows the scheme and nothing else of the URL.
+#[test]
+fn a_url_of_another_scheme_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for url in ["ftp://jane:hunter2hunter2@127.0.0.1/x", "127.0.0.1:9/mcp"] {
+        let r = run(mcplogs(tmp.path()).args(["probe", "--url", url]));
+        assert_eq!(r.code, 2, "{url}: {}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains("http:// or https://"), "{}", r.stderr);
+        assert!(!r.stderr.contains("hunter2"), "{}", r.stderr);
+        assert!(r.stdout.is_empty(), "{}", r.stdout);
+    }
+}

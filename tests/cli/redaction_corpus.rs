@@ -224,6 +224,13 @@ const CORPUS: &[Plant] = &[
     p("machine h\n  login u\n  password SKRa97", &["SKRa97"]),
     p(r#"password "SKRa98 spaced pw""#, &["SKRa98"]),
     p("token 'SKRa99 single q'", &["SKRa99"]),
+    // An OAuth challenge is kept as a challenge, its URL's query credential is not; a
+    // padded token at the end of a quoted string is still a token.
+    p(
+        r#"WWW-Authenticate: Bearer realm="x", resource_metadata="https://a.test/prm?access_token=SKRq01prm""#,
+        &["SKRq01"],
+    ),
+    p(r#"{"auth":"Bearer SKRq02bearer="}"#, &["SKRq02"]),
 ];
 
 /// A secret in a server's folder name (glued to a word) and one in a zod path element.
