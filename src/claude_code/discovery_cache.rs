@@ -30,8 +30,14 @@ pub const DEFAULT_MAX_STALE_S: u64 = 14_400;
 pub const MAX_STALE_CAP_S: u64 = 604_800;
 /// Refresh failures in a row after which an entry is no longer served.
 pub const DEFAULT_STRIKES: u64 = 1;
-/// At most this many folder entries are looked at.
+/// At most this many entries (the newest by write time) are considered: more than a
+/// machine's servers, eras and builds make.
 pub const MAX_ENTRIES: usize = 256;
+/// At most this many names of the folder are looked at (a hostile folder of millions).
+pub const MAX_NAMES: usize = 65_536;
+/// Claude Code refuses and deletes an entry larger than this (docs/claude-code.md, "The
+/// MCP discovery cache": entries over 8 MB); such a file is never one that served.
+pub const MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Why the cache is on or off, as Claude Code decides it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,7 +235,8 @@ pub struct Listing {
     pub exists: bool,
     pub entries: Vec<Entry>,
     pub refused: usize,
-    /// More than [`MAX_ENTRIES`] names: the rest were not looked at.
+    /// More than [`MAX_ENTRIES`] entries (only the newest kept), or more than
+    /// [`MAX_NAMES`] names (the rest not looked at).
     pub truncated: bool,
 }
 
@@ -263,7 +270,7 @@ pub fn list(folder: &Path) -> Listing {
         return out;
     };
     for (i, e) in rd.enumerate() {
-        if i >= MAX_ENTRIES {
+        if i >= MAX_NAMES {
             out.truncated = true;
             break;
         }
@@ -276,7 +283,7 @@ pub fn list(folder: &Path) -> Listing {
         let Ok(m) = std::fs::symlink_metadata(e.path()) else {
             continue;
         };
-        if !m.is_file() || !name.ends_with(".json") {
+        if !m.is_file() || !name.ends_with(".json") || m.len() > MAX_ENTRY_BYTES {
             out.refused += 1;
             continue;
         }
@@ -291,6 +298,13 @@ pub fn list(folder: &Path) -> Listing {
             written,
         });
     }
+    if out.entries.len() > MAX_ENTRIES {
+        // the newest: the ones a recent session can have been served from
+        out.entries
+            .sort_by(|a, b| b.written.cmp(&a.written).then(a.name.cmp(&b.name)));
+        out.entries.truncate(MAX_ENTRIES);
+        out.truncated = true;
+    }
     out.entries.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
@@ -298,6 +312,37 @@ pub fn list(folder: &Path) -> Listing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entry over Claude Code's 8 MB limit is not one (a sparse 2 GB file costs
+    /// nothing to list); of more than 256 entries the newest are kept, and the listing
+    /// says some were left.
+    #[test]
+    fn an_oversized_entry_is_refused_and_the_newest_256_are_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let big = std::fs::File::create(d.path().join("big.json")).unwrap();
+        big.set_len(2 << 30).unwrap();
+        let l = list(d.path());
+        assert_eq!((l.entries.len(), l.refused, l.truncated), (0, 1, false));
+        for i in 0..300u64 {
+            let p = d.path().join(format!("{i:032x}.json"));
+            std::fs::write(&p, b"{}").unwrap();
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000 + i);
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+        let l = list(d.path());
+        assert!(l.truncated);
+        assert_eq!(l.entries.len(), MAX_ENTRIES);
+        assert!(
+            l.entries
+                .iter()
+                .all(|e| e.written >= 1_000_000 + 300 - MAX_ENTRIES as u64)
+        );
+    }
 
     #[test]
     fn the_variable_decides_before_the_flag_and_off_wins() {

@@ -287,8 +287,13 @@ pub(super) fn apply(
     }
     let now = crate::time::now().max(0) as u64;
     let mut out = Vec::new();
-    let described: Vec<String> = entries
+    // the newest few: a long list is one line no one reads
+    const DESCRIBED: usize = 8;
+    let mut newest: Vec<_> = entries.iter().collect();
+    newest.sort_by(|a, b| b.written.cmp(&a.written));
+    let mut described: Vec<String> = newest
         .iter()
+        .take(DESCRIBED)
         .map(|e| match e.freshness(now, st.ttl_s, st.max_stale_s) {
             Freshness::Fresh { until } => {
                 format!("written {}, fresh until {}", iso(e.written), iso(until))
@@ -299,6 +304,15 @@ pub(super) fn apply(
             Freshness::Expired => format!("written {}, expired", iso(e.written)),
         })
         .collect();
+    if entries.len() > DESCRIBED {
+        described.push(format!("{} older", entries.len() - DESCRIBED));
+    }
+    if st.listing.truncated {
+        described.push(format!(
+            "more were in the folder: only the newest {} were considered",
+            dc::MAX_ENTRIES
+        ));
+    }
     out.push(Warning::new(
         &st.listing.folder,
         format!(
@@ -430,19 +444,38 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
     d.era = s.diagnosis.era;
     d.negotiated_protocol_version = s.diagnosis.negotiated_protocol_version.clone();
     s.diagnosis = d;
-    let until = e.written + st.ttl_s;
+    let fresh_until = e.written + st.ttl_s;
+    let stale_until = e.written + st.max_stale_s;
+    // an entry past its TTL at the session (served stale, the refresh cut short or
+    // not logged): never a "served again until" time already past
+    let (until, next_session) = if t < fresh_until {
+        (
+            fresh_until,
+            format!(
+                "until {} it is served from the cache again without being contacted{}; after that, a session refreshes it: a server that then fails to connect loses the entry and shows failed, one whose tools/list fails keeps the cached tools until {} (max-stale)",
+                iso(fresh_until),
+                which(n),
+                iso(stale_until)
+            ),
+        )
+    } else {
+        (
+            stale_until,
+            format!(
+                "its entry was past its TTL ({}) at that session, so it was served stale while a refresh was due{}; the next session refreshes it: a server that then fails to connect loses the entry and shows failed, one whose tools/list fails keeps the cached tools until {} (max-stale)",
+                iso(fresh_until),
+                which(n),
+                iso(stale_until)
+            ),
+        )
+    };
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Served,
         session: Some(sid),
         session_at: Some(t),
         cached_at: Some(e.written),
         until: Some(until),
-        next_session: format!(
-            "until {} it is served from the cache again without being contacted{}; after that, a session refreshes it: a server that then fails to connect loses the entry and shows failed, one whose tools/list fails keeps the cached tools until {} (max-stale)",
-            iso(until),
-            which(n),
-            iso(e.written + st.max_stale_s)
-        ),
+        next_session,
     }));
 }
 
