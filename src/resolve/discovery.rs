@@ -290,7 +290,7 @@ pub(super) fn apply(
     // the newest few: a long list is one line no one reads
     const DESCRIBED: usize = 8;
     let mut newest: Vec<_> = entries.iter().collect();
-    newest.sort_by(|a, b| b.written.cmp(&a.written));
+    newest.sort_by_key(|e| std::cmp::Reverse(e.written));
     let mut described: Vec<String> = newest
         .iter()
         .take(DESCRIBED)
