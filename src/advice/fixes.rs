@@ -79,6 +79,9 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     // Each configuration file read once, however many of its servers are not found.
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
     let named = |n: &str| cx.server.is_none_or(|s| s == n);
+    // a conflict needs a server that speaks only the new protocol (rare): looked for
+    // once, not once a server
+    let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());
         if !s.counts_now() {
@@ -92,7 +95,8 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         if s.is_shared() {
             continue;
         }
-        if super::needs_legacy_setting(s)
+        if any_modern
+            && super::needs_legacy_setting(s)
             && let Some(other) = super::negotiation_conflict(report, s, cx.cwd)
         {
             found.steps.push(conflict_step(&who, &other.name, &s.name));

@@ -76,14 +76,34 @@ pub fn attach(
     let states = states_of(found.changes, &|| *build.get_or_init(ask.build));
     let mut unplaced: Vec<(String, FixChange)> = states;
     let mut steps = found.steps;
-    for s in report.servers.iter_mut() {
+    // a server whose project also has one that speaks only the new protocol gets no
+    // legacy change (no value serves both: the engine's step says so, as `fix` does)
+    let conflicted: Vec<bool> = if report
+        .servers
+        .iter()
+        .any(crate::advice::needs_modern_negotiation)
+    {
+        report
+            .servers
+            .iter()
+            .map(|s| {
+                crate::advice::needs_legacy_setting(s)
+                    && crate::advice::negotiation_conflict(report, s, cwd).is_some()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (i, s) in report.servers.iter_mut().enumerate() {
         let label = fixes::label(&s.name, s.project.as_deref());
         let mut fix = ServerFix {
             command: command.clone(),
             verify: crate::advice::verify_command(homes),
             ..ServerFix::default()
         };
-        if let Some(c) = legacy_change(s) {
+        if !conflicted.get(i).copied().unwrap_or(false)
+            && let Some(c) = legacy_change(s)
+        {
             fix.changes.push(c);
         }
         let (mine, rest): (Vec<_>, Vec<_>) = unplaced.into_iter().partition(|(w, _)| *w == label);

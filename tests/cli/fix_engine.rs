@@ -997,6 +997,23 @@ fn one_project_needing_both_values_gets_neither_and_says_why() {
     h.log("modern-only-refused-2.1.332.jsonl", "newonly");
     h.claude_json(stdio(&["oldlist", "newonly"]));
     let before = h.files();
+    // scan gives the answer fix gives: no legacy change offered, the conflict said
+    let doc = scan_json(&h, &h.elsewhere);
+    for s in doc["servers"].as_array().unwrap() {
+        let fix = &s["fix"];
+        let legacy = fix["changes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["cause"] == "legacy-negotiation" && c["state"] == "planned");
+        assert!(!legacy, "{s}");
+        let said = fix["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|t| t.as_str().unwrap_or("").contains("no value serves both"));
+        assert!(said, "{s}");
+    }
     let out = h.fix(&h.elsewhere, &["--yes"]);
     let err = stderr(&out);
     assert!(err.contains("no value serves both"), "{err}");

@@ -997,6 +997,10 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
+    let any_modern = report
+        .servers
+        .iter()
+        .any(mcplogs::advice::needs_modern_negotiation);
     for s in &report.servers {
         // the servers the resolution gives the legacy setting (as `scan` shows them)
         let legacy = s
@@ -1011,7 +1015,7 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         }
         // a server of the same project speaks only the new protocol: the engine lists
         // the conflict as the user's to settle
-        if mcplogs::advice::negotiation_conflict(report, s, &cwd).is_some() {
+        if any_modern && mcplogs::advice::negotiation_conflict(report, s, &cwd).is_some() {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
