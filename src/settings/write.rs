@@ -269,6 +269,18 @@ impl FileSnapshot {
     /// [`FileSnapshot::replace`] through `files`.
     pub fn replace_in(&self, files: &dyn Fs, new: &[u8]) -> Result<(), SettingsError> {
         let dir = parent_of(&self.target);
+        // a symbolic link to nothing (one planted in a cloned project can name any
+        // path): never a file, nor folders, created through it
+        if self.bytes.is_none() && self.path != self.target {
+            return Err(SettingsError::io(
+                &self.path,
+                "create a file through this symbolic link, whose target does not exist",
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{} is missing", self.target.display()),
+                ),
+            ));
+        }
         if self.bytes.is_none() && !dir.exists() {
             create_dir_private(&dir)
                 .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;

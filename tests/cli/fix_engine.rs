@@ -1085,3 +1085,23 @@ fn a_user_scope_server_that_speaks_only_the_new_protocol_blocks_the_legacy_setti
     assert!(undo.status.success(), "{}", stderr(&undo));
     assert_eq!(h.files(), before);
 }
+
+/// A project's `.claude/settings.local.json` that is a symbolic link to nothing (a cloned
+/// repository can plant one naming any path): `fix` creates no file and no folder
+/// through it, and says so.
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_in_a_project_is_never_written_through() {
+    let h = Home::new();
+    h.log("modern-only-answer-2.1.332.jsonl", "newonly");
+    h.claude_json(stdio(&["newonly"]));
+    legacy_in_user_file(&h);
+    let target = h.elsewhere.join("nowhere/x.json");
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&target, h.proj.join(".claude/settings.local.json")).unwrap();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(!h.elsewhere.join("nowhere").exists(), "{err}");
+}
