@@ -533,12 +533,9 @@ pub fn connection_failure_cause(m: &str) -> Cause {
         Regex::new(r"Error POSTing to endpoint|^(HTTP )?Connection failed( after \d+ms,[^(]*)? \((40[02-9]|4[1-9]\d|5\d\d)\)")
             .expect("regex")
     });
-    static VERSION_REFUSED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(crate::claude_code::markers::INITIALIZE_VERSION_REFUSED_WORDING).expect("regex")
-    });
     if NOT_FOUND.is_match(m) {
         Cause::CommandNotFound
-    } else if VERSION_REFUSED.is_match(m) {
+    } else if crate::claude_code::lifecycle::refuses_legacy_version(m) {
         Cause::ModernOnly
     } else if let Some(cause) = remote_failure_cause(m) {
         cause

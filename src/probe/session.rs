@@ -22,7 +22,8 @@ use crate::claude_code::lifecycle::List;
 
 pub const MODERN_VERSION: &str = "2026-07-28";
 /// What Claude Code proposes in `initialize`.
-pub const LEGACY_OFFERED_VERSION: &str = "2025-11-25";
+pub const LEGACY_OFFERED_VERSION: &str =
+    crate::claude_code::lifecycle::LEGACY_HANDSHAKE_NEWEST.value;
 /// The versions Claude Code accepts in an `initialize` answer (2.1.288 and 2.1.332).
 pub const SUPPORTED_LEGACY_VERSIONS: [&str; 5] = [
     "2025-11-25",

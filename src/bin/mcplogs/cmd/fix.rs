@@ -997,10 +997,6 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
-    let any_modern = report
-        .servers
-        .iter()
-        .any(mcplogs::advice::needs_modern_negotiation);
     for s in &report.servers {
         // the servers the resolution gives the legacy setting (as `scan` shows them)
         let legacy = s
@@ -1011,11 +1007,6 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
             continue;
         }
         if args.server.as_deref().is_some_and(|n| n != s.name) {
-            continue;
-        }
-        // a server of the same project speaks only the new protocol: the engine lists
-        // the conflict as the user's to settle
-        if any_modern && mcplogs::advice::negotiation_conflict(report, s, &cwd).is_some() {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
