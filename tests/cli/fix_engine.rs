@@ -1105,3 +1105,24 @@ fn a_dangling_link_in_a_project_is_never_written_through() {
     assert!(err.contains("symbolic link"), "{err}");
     assert!(!h.elsewhere.join("nowhere").exists(), "{err}");
 }
+
+/// `fix`'s notes name servers, projects and files, which come from the machine: a token
+/// in a project folder's name is hidden there as `scan` hides it.
+#[test]
+fn a_token_in_a_project_path_is_hidden_in_fixs_notes() {
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+    let h = Home::new();
+    let proj = h.home.join("work").join(token);
+    fs::create_dir_all(&proj).unwrap();
+    h.log_in(&proj, "modern-only-answer-2.1.332.jsonl", "newonly");
+    let doc = serde_json::json!({
+        "projects": { proj.display().to_string(): { "mcpServers": stdio(&["newonly"]) } },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    legacy_in_user_file(&h);
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("(modern-negotiation)"), "{err}");
+    assert!(!err.contains(token), "{err}");
+    assert!(!stdout(&out).contains(token), "{}", stdout(&out));
+}

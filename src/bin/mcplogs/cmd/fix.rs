@@ -50,7 +50,7 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
         // Undo needs the file mcplogs wrote, whatever wins now.
         _ if args.undo => Ok(undo_target(&layers)),
         FixTarget::InEffect { .. } => {
-            output::note(format_args!(
+            note(format_args!(
                 "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
                 target.reason(),
                 mcplogs::advice::verify_command(&args.home)
@@ -178,7 +178,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 say_steps(&found.steps);
                 let what = "nothing mcplogs fix can change for the servers above (only you can, as said there)".to_string();
                 if args.dry_run {
-                    output::note(format_args!("{what}. Nothing to write."));
+                    note(format_args!("{what}. Nothing to write."));
                     return Ok(ExitCode::Clean);
                 }
                 return Err(Error::FixNothingFor { what });
@@ -186,7 +186,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             if !args.force {
                 say_steps(&found.steps);
                 if args.dry_run {
-                    output::note(format_args!(
+                    note(format_args!(
                         "{FIX_NOT_NEEDED}: nothing to write (--force shows and writes it anyway)."
                     ));
                     return Ok(ExitCode::Clean);
@@ -215,7 +215,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     {
         let path = &files[0].0;
         for l in layers.overriding(path) {
-            output::warning(format!(
+            warning(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
                 layer_name(l),
                 l.negotiation.as_ref().map(|v| v.as_str()).unwrap_or(""),
@@ -240,7 +240,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 rewrite_strict: args.rewrite_strict,
             },
         )? {
-            FixPlan::AlreadyLegacy { path } => output::note(format_args!(
+            FixPlan::AlreadyLegacy { path } => note(format_args!(
                 "{} already sets env.{NEGOTIATION_KEY} to \"legacy\": nothing to write.",
                 path.display()
             )),
@@ -262,7 +262,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             return Err(Error::FixNotNeeded);
         }
         // never a diff that helps no server; --force shows it
-        output::note(format_args!(
+        note(format_args!(
             "{FIX_NOT_NEEDED}: nothing to write (--force shows and writes it anyway)."
         ));
         return Ok(ExitCode::Clean);
@@ -297,12 +297,12 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             } else {
                 String::new()
             };
-            output::note(format_args!("Writing {}{named}: {why}.", p.path.display()));
+            note(format_args!("Writing {}{named}: {why}.", p.path.display()));
         }
     }
     for p in &engine_plans {
         for c in &p.changes {
-            output::note(format_args!(
+            note(format_args!(
                 "For {} ({}): {}.",
                 c.server,
                 c.cause.as_str(),
@@ -373,7 +373,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         };
         output::wrote(path, applied.backup.as_deref(), &undo);
     }
-    output::note(format_args!(
+    note(format_args!(
         "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
         mcplogs::advice::verify_command(&args.home)
     ));
@@ -417,7 +417,7 @@ fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, E
         )
     );
     if args.dry_run {
-        output::note(format_args!("{what}. Nothing to write."));
+        note(format_args!("{what}. Nothing to write."));
         return Ok(ExitCode::Clean);
     }
     Err(Error::FixNothingFor { what })
@@ -499,10 +499,22 @@ fn refuse_reaching_modern_only(
     }
 }
 
+/// A note of `fix` on stderr with the secrets of its text hidden: server labels, project
+/// folders and file paths come from the machine, and may hold a token (as `scan` hides
+/// them).
+fn note(line: impl std::fmt::Display) {
+    output::note(mcplogs::redact::output::text(&line.to_string()));
+}
+
+/// [`note`] for a warning.
+fn warning(line: impl std::fmt::Display) {
+    output::warning(mcplogs::redact::output::text(&line.to_string()));
+}
+
 /// What only the user can do, after the plan, each with its server.
 fn say_steps(steps: &[UserStep]) {
     for s in steps {
-        output::note(format_args!("Only you can fix {}: {}.", s.server, s.text));
+        note(format_args!("Only you can fix {}: {}.", s.server, s.text));
     }
 }
 
@@ -617,14 +629,14 @@ fn per_project_files(
                 Some((_, _, projects)) => projects.push(f.project.clone()),
                 None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
             },
-            FixTarget::InEffect { .. } => output::note(format_args!(
+            FixTarget::InEffect { .. } => note(format_args!(
                 "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
                 f.project.display(),
                 target.reason(),
                 mcplogs::advice::verify_command(&args.home)
             )),
             FixTarget::Managed { .. } | FixTarget::NoUserFile => {
-                output::warning(format!("{}: {}", f.project.display(), target.reason()));
+                warning(format!("{}: {}", f.project.display(), target.reason()));
                 blocked.get_or_insert(target.clone());
             }
         }
@@ -668,7 +680,7 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
         .iter()
         .partition(|f| written.iter().any(|p| f.layers.reached_by(p)));
     if !reached.is_empty() {
-        output::note(format_args!(
+        note(format_args!(
             "The legacy fix helps: {}",
             reached
                 .iter()
@@ -688,7 +700,7 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
             FixTarget::InEffect { .. } => target.reason(),
             _ => target.reason(),
         };
-        output::warning(format!(
+        warning(format!(
             "this change does not take effect for {}: {detail}",
             f.label
         ));
@@ -705,12 +717,12 @@ fn roll_back(written: &[(PathBuf, fix::AppliedFix)]) {
             _ => false,
         };
         if done {
-            output::note(format_args!(
+            note(format_args!(
                 "Put back {} (the plan stopped).",
                 path.display()
             ));
         } else {
-            output::warning(format!(
+            warning(format!(
                 "{} was written and could not be put back: `mcplogs fix --undo --settings {}`",
                 path.display(),
                 mcplogs::text::shell_word(&path.display().to_string())
@@ -745,7 +757,7 @@ fn record_plan(args: &FixArgs, written: &[PathBuf]) -> bool {
     match undo::save_plan(&user, &files) {
         Ok(()) => true,
         Err(e) => {
-            output::warning(format!("the plan's record was not written: {e}"));
+            warning(format!("the plan's record was not written: {e}"));
             false
         }
     }
@@ -776,7 +788,7 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
     for path in files {
         match undo::plan_undo(path, args.force)? {
             UndoPlan::Pending(p) => pendings.push((path.clone(), p)),
-            UndoPlan::NothingToUndo | UndoPlan::NotOurs { .. } => output::note(format_args!(
+            UndoPlan::NothingToUndo | UndoPlan::NotOurs { .. } => note(format_args!(
                 "No mcplogs fix of {} to undo (no {}).",
                 path.display(),
                 undo::state_path(path).display()
@@ -799,7 +811,7 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
             .next()
             .map(|c| c.to_lowercase().chain(first).collect())
             .unwrap_or_default();
-        output::note(format_args!("{}: {how}", path.display()));
+        note(format_args!("{}: {how}", path.display()));
     }
     let diff: String = pendings.iter().map(|(_, p)| p.diff.as_str()).collect();
     if !diff.is_empty() {
@@ -816,7 +828,7 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
             UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile => "Removed",
             _ => "Restored",
         };
-        output::note(format_args!("{} {}.", done.green().bold(), path.display()));
+        note(format_args!("{} {}.", done.green().bold(), path.display()));
     }
     undo::remove_plan(user)?;
     // a folder a fix created, left empty now that the plan's record is gone too
@@ -830,7 +842,7 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
     let pending = match undo::plan_undo(path, args.force)? {
         UndoPlan::Pending(p) => p,
         UndoPlan::NothingToUndo => {
-            output::note(format_args!(
+            note(format_args!(
                 "No mcplogs fix of {} to undo (no {}).",
                 path.display(),
                 undo::state_path(path).display()
@@ -901,12 +913,12 @@ pub(crate) fn finish_undo(
     yes: bool,
 ) -> Result<ExitCode, Error> {
     if pending.diff.is_empty() {
-        output::note(format_args!(
+        note(format_args!(
             "{} is already as it was before mcplogs' {what}.",
             path.display()
         ));
     } else {
-        output::note(undo_how(pending.how, what, restore_key));
+        note(undo_how(pending.how, what, restore_key));
         print_diff(&pending.diff, dry_run)?;
         if !go_ahead(dry_run, yes)? {
             return Ok(ExitCode::Clean);
@@ -917,7 +929,7 @@ pub(crate) fn finish_undo(
         UndoHow::RemoveCreatedFile | UndoHow::RemoveEmptiedFile => "Removed",
         _ => "Restored",
     };
-    output::note(format_args!("{} {}.", done.green().bold(), path.display()));
+    note(format_args!("{} {}.", done.green().bold(), path.display()));
     Ok(ExitCode::Clean)
 }
 
@@ -925,12 +937,12 @@ pub(crate) fn finish_undo(
 /// `true` means go ahead and write.
 pub(crate) fn go_ahead(dry_run: bool, yes: bool) -> Result<bool, Error> {
     if dry_run {
-        output::note("Dry run: nothing written.");
+        note("Dry run: nothing written.");
         return Ok(false);
     }
     let yes = confirm(yes)?;
     if !yes {
-        output::note("Not applied: nothing written.");
+        note("Not applied: nothing written.");
     }
     Ok(yes)
 }
@@ -1086,7 +1098,7 @@ fn confirm(yes: bool) -> Result<bool, Error> {
     if !io::stdout().is_terminal() {
         let diff = SHOWN_DIFF.lock().map(|d| d.clone()).unwrap_or_default();
         if !diff.is_empty() {
-            output::note("The change (stdout is not a terminal, so it is shown here too):");
+            note("The change (stdout is not a terminal, so it is shown here too):");
             output::stderr_block(&format!("{}\n", diff.trim_end_matches('\n')));
         }
     }
