@@ -341,14 +341,19 @@ pub(super) fn apply(
     if !st.switch.is_on() {
         return out;
     }
+    // each project's transcripts listed once, however many of its servers are remote
+    let mut sessions: std::collections::HashMap<String, Option<(String, u64)>> =
+        std::collections::HashMap::new();
     for s in report.servers.iter_mut().filter(|s| is_remote(s)) {
         if not_cached_because(s, global).is_some() {
             continue;
         }
-        let last = s
-            .project_folder
-            .as_deref()
-            .and_then(|p| newest_session(&st.config_dir, p));
+        let last = s.project_folder.as_deref().and_then(|p| {
+            sessions
+                .entry(p.to_string())
+                .or_insert_with(|| newest_session(&st.config_dir, p))
+                .clone()
+        });
         let own = deciding_session(s).map(str::to_string);
         match last {
             // A last logged session whose connection failed deleted the entry (observed),
