@@ -87,14 +87,10 @@ pub fn resolve(
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
     if let Some((global, _)) = &config {
-        let notes = discovery::apply(report, opts, cwd, managed_dir, global.as_ref());
+        let cache = discovery::read(opts, cwd, managed_dir, global.as_ref());
+        let notes = discovery::apply(report, &cache, global.as_ref());
         report.warnings.extend(notes);
-        report.machine_state = Some(discovery::machine_state(
-            opts,
-            cwd,
-            managed_dir,
-            global.as_ref(),
-        ));
+        report.machine_state = Some(discovery::machine_state(&cache, global.as_ref()));
     }
     if steps.redact_report {
         crate::scan::redact_report(report);

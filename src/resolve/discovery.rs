@@ -23,13 +23,18 @@ use crate::warning::Warning;
 const MAX_TRANSCRIPTS: usize = 20_000;
 
 /// The cache as one home has it.
-struct CacheState {
+pub(super) struct CacheState {
     switch: Switch,
+    /// `MCP_DISCOVERY_CACHE` alone turns it on.
+    on_by_variable: bool,
     listing: Listing,
     ttl_s: u64,
     max_stale_s: u64,
     strikes: u64,
-    config_dir: PathBuf,
+    /// `None`: no configuration folder to look in (no home): nothing listed.
+    config_dir: Option<PathBuf>,
+    /// The cache's variables set, each with the layer that sets it.
+    switches: Vec<(String, String, String)>,
 }
 
 fn iso(t: u64) -> String {
@@ -74,19 +79,22 @@ fn config_dir_of(opts: &ScanOptions) -> Option<PathBuf> {
     crate::claude_code::paths::config_dir(Some(&home), &env)
 }
 
-fn state(opts: &ScanOptions, layer: &Lookup, global: Option<&GlobalConfig>) -> Option<CacheState> {
-    let config_dir = config_dir_of(opts)?;
+/// The cache's state on the scanned machine (its switch, ages, strikes and listing), read
+/// once a resolution: the notes ([`apply`]) and the machine's state ([`machine_state`])
+/// are both made from it.
+pub(super) fn read(
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+) -> CacheState {
+    let layer = lookup(opts, cwd, managed_dir);
+    let config_dir = config_dir_of(opts);
     let variable = layer(dc::SWITCH_VAR);
-    let listing = dc::list(&dc::folder_in(&config_dir));
-    let on_by_variable = Switch::decide(
-        variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
-        None,
-    )
-    .is_on();
-    // Nothing to say without entries unless the variable turns the cache on.
-    if listing.entries.is_empty() && listing.refused == 0 && !on_by_variable {
-        return None;
-    }
+    let listing = config_dir
+        .as_ref()
+        .map(|d| dc::list(&dc::folder_in(d)))
+        .unwrap_or_default();
     // `.claude.json`, as the resolution read it
     let flag = global
         .and_then(GlobalConfig::document)
@@ -103,54 +111,39 @@ fn state(opts: &ScanOptions, layer: &Lookup, global: Option<&GlobalConfig>) -> O
         .and_then(|(v, _)| v.trim().parse::<u64>().ok())
         .filter(|n| *n > 0)
         .unwrap_or(dc::DEFAULT_STRIKES);
-    Some(CacheState {
+    let switches = dc::SWITCHES
+        .iter()
+        .filter_map(|k| layer(k).map(|(v, by)| (k.to_string(), v, by)))
+        .collect();
+    CacheState {
         switch,
+        on_by_variable: variable
+            .is_some_and(|(v, by)| Switch::decide(Some((v.as_str(), by.as_str())), None).is_on()),
         listing,
         ttl_s,
         max_stale_s,
         strikes,
         config_dir,
-    })
+        switches,
+    }
 }
 
 /// What Claude Code keeps on the scanned machine that changes what it shows for MCP
 /// servers: the cache's switch and ages, the switches set, the MCP flags cached in
 /// `.claude.json` (described, never a string's text). For a scan of a home.
-pub(super) fn machine_state(
-    opts: &ScanOptions,
-    cwd: &Path,
-    managed_dir: Option<&Path>,
-    global: Option<&GlobalConfig>,
-) -> MachineState {
-    let layer = lookup(opts, cwd, managed_dir);
+pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> MachineState {
     let doc = global.and_then(GlobalConfig::document);
-    let variable = layer(dc::SWITCH_VAR);
-    let switch = Switch::decide(
-        variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
-        doc.as_deref().and_then(dc::rollout_flag),
-    );
-    let (ttl_s, max_stale_s) = dc::ages(
-        layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
-        layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
-    );
-    let strikes = layer(dc::STRIKES_VAR)
-        .and_then(|(v, _)| v.trim().parse::<u64>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(dc::DEFAULT_STRIKES);
-    let entries = config_dir_of(opts)
-        .map(|d| dc::list(&dc::folder_in(&d)).entries.len())
-        .unwrap_or(0);
     MachineState {
-        discovery_cache_on: switch.is_on(),
+        discovery_cache_on: st.switch.is_on(),
         discovery_cache: format!(
-            "{}; TTL {ttl_s} s, max-stale {max_stale_s} s, strikes {strikes}",
-            switch.describe()
+            "{}; TTL {} s, max-stale {} s, strikes {}",
+            st.switch.describe(),
+            st.ttl_s,
+            st.max_stale_s,
+            st.strikes
         ),
-        cache_entries: entries,
-        switches: dc::SWITCHES
-            .iter()
-            .filter_map(|k| layer(k).map(|(v, by)| (k.to_string(), v, by)))
-            .collect(),
+        cache_entries: st.listing.entries.len(),
+        switches: st.switches.clone(),
         flags: doc.as_deref().map(dc::cached_flags).unwrap_or_default(),
     }
 }
@@ -272,15 +265,16 @@ const NEXT_AFTER_DELETE: &str = "it has no cached entry, so it connects afresh a
 /// for files or folders named on the command line.
 pub(super) fn apply(
     report: &mut ScanReport,
-    opts: &ScanOptions,
-    cwd: &Path,
-    managed_dir: Option<&Path>,
+    st: &CacheState,
     global: Option<&GlobalConfig>,
 ) -> Vec<Warning> {
-    let layer = lookup(opts, cwd, managed_dir);
-    let Some(st) = state(opts, &layer, global) else {
+    let Some(config_dir) = st.config_dir.as_deref() else {
         return Vec::new();
     };
+    // Nothing to say without entries unless the variable turns the cache on.
+    if st.listing.entries.is_empty() && st.listing.refused == 0 && !st.on_by_variable {
+        return Vec::new();
+    }
     let entries = &st.listing.entries;
     if !st.switch.is_on() && entries.is_empty() {
         return Vec::new();
@@ -351,7 +345,7 @@ pub(super) fn apply(
         let last = s.project_folder.as_deref().and_then(|p| {
             sessions
                 .entry(p.to_string())
-                .or_insert_with(|| newest_session(&st.config_dir, p))
+                .or_insert_with(|| newest_session(config_dir, p))
                 .clone()
         });
         let own = deciding_session(s).map(str::to_string);
@@ -379,7 +373,7 @@ pub(super) fn apply(
                     .collect();
                 let pick = if fresh.is_empty() { before } else { fresh };
                 match likeliest(pick, s) {
-                    Some((e, n)) => served(s, sid, t, e, n, &st),
+                    Some((e, n)) => served(s, sid, t, e, n, st),
                     None => out.push(Warning::general(format!(
                         "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({}); live state unknown.",
                         s.name,
@@ -410,7 +404,7 @@ pub(super) fn apply(
                             })
                             .collect();
                         if let Some((e, n)) = likeliest(stale, s) {
-                            kept(s, own.or(last.map(|l| l.0)), at, e, n, &st);
+                            kept(s, own.or(last.map(|l| l.0)), at, e, n, st);
                         }
                     }
                     Verdict::ConnectionFailed => {
