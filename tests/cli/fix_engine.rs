@@ -1032,7 +1032,7 @@ fn probe_gives_a_server_that_speaks_only_the_new_protocol_scans_cause() {
         let h = Home::new();
         h.log(fixture, "newonly");
         h.claude_json(serde_json::json!({ "newonly": {
-            "type": "stdio", "command": "python3", "args": [stub.display().to_string(), mode]
+            "type": "stdio", "command": python3(), "args": [stub.display().to_string(), mode]
         }}));
         legacy_in_user_file(&h);
         let scan = scan_json(&h, &h.proj);
@@ -1125,4 +1125,14 @@ fn a_token_in_a_project_path_is_hidden_in_fixs_notes() {
     assert!(err.contains("(modern-negotiation)"), "{err}");
     assert!(!err.contains(token), "{err}");
     assert!(!stdout(&out).contains(token), "{}", stdout(&out));
+}
+
+/// The test's own `python3` (the harness gives mcplogs a short PATH, where it may not be).
+fn python3() -> String {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+        .map_or_else(|| "python3".to_string(), |p| p.display().to_string())
 }
