@@ -348,7 +348,7 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
                 "refused the version the legacy handshake's initialize proposed"
             };
             format!(
-                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (the Settings section says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`mcplogs fix` writes it); if another server of the project needs the legacy setting, no value serves both.",
+                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`mcplogs fix` writes it); if another server of the project needs the legacy setting, no value serves both.",
                 lifecycle::Behaviour::StdioNegotiates.first_build()
             )
         }
