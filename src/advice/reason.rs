@@ -257,7 +257,7 @@ fn cache_reason(s: &ServerReport) -> Option<String> {
             "cached tools kept while the live list fails, until {}",
             at(c.until)
         )),
-        CacheServedKind::Deleted => None,
+        CacheServedKind::Deleted | CacheServedKind::Struck => None,
     }
 }
 

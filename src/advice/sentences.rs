@@ -24,6 +24,10 @@ pub fn for_server(s: &ServerReport) -> String {
             "{sentence} A failed connection deletes the server's MCP discovery cache entry, if it had one: in the next session {}.",
             c.next_session
         ),
+        Some(c) if c.kind == CacheServedKind::Struck => format!(
+            "{sentence} The failed refresh counted a strike against the server's MCP discovery cache entry, which Claude Code kept (MCP_DISCOVERY_CACHE_STRIKES is above 1): {}.",
+            c.next_session
+        ),
         _ => sentence,
     }
 }
@@ -46,7 +50,7 @@ pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
             at(c.cached_at),
             c.next_session
         )),
-        CacheServedKind::Deleted => None,
+        CacheServedKind::Deleted | CacheServedKind::Struck => None,
     }
 }
 

@@ -149,18 +149,26 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
 }
 
 /// The newest session of a project, from its transcripts' names and write times
-/// (`<config dir>/projects/<encoded project>/<session id>.jsonl`; never opened).
-fn newest_session(config_dir: &Path, project_folder: &str) -> Option<(String, u64)> {
+/// (`<config dir>/projects/<encoded project>/<session id>.jsonl`; never opened), and
+/// every session id that has a transcript (a `claude mcp list` check has none).
+struct Transcripts {
+    newest: Option<(String, u64)>,
+    ids: std::collections::HashSet<String>,
+}
+
+fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
+    let mut out = Transcripts {
+        newest: None,
+        ids: std::collections::HashSet::new(),
+    };
     let dir = config_dir.join("projects").join(project_folder);
-    if !std::fs::symlink_metadata(&dir).ok()?.is_dir() {
-        return None;
+    if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        return out;
     }
-    let mut best: Option<(String, u64)> = None;
-    for e in std::fs::read_dir(&dir)
-        .ok()?
-        .take(MAX_TRANSCRIPTS)
-        .flatten()
-    {
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return out;
+    };
+    for e in rd.take(MAX_TRANSCRIPTS).flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let Some(id) = name.strip_suffix(".jsonl") else {
             continue;
@@ -171,12 +179,38 @@ fn newest_session(config_dir: &Path, project_folder: &str) -> Option<(String, u6
         if !m.is_file() {
             continue;
         }
-        let t = crate::time::system_time_secs(m.modified().ok()?).max(0) as u64;
-        if best.as_ref().is_none_or(|(_, bt)| t > *bt) {
-            best = Some((id.to_string(), t));
+        let Some(t) = m.modified().ok() else { continue };
+        let t = crate::time::system_time_secs(t).max(0) as u64;
+        out.ids.insert(id.to_string());
+        if out.newest.as_ref().is_none_or(|(_, bt)| t > *bt) {
+            out.newest = Some((id.to_string(), t));
         }
     }
-    best
+    out
+}
+
+/// When the deciding session's process started: its log file's name
+/// (`2026-12-06T00-02-06-913Z.jsonl`, the start time with `:` and `.` as `-`).
+fn session_start(s: &ServerReport) -> Option<u64> {
+    let file = s.deciding_file.as_deref()?;
+    let stem = file.file_stem()?.to_str()?;
+    let (date, time) = stem.split_once('T')?;
+    let parts: Vec<&str> = time.trim_end_matches('Z').split('-').collect();
+    let [h, m, sec, ms] = parts.as_slice() else {
+        return None;
+    };
+    crate::time::parse_iso(&format!("{date}T{h}:{m}:{sec}.{ms}Z")).map(|t| t.max(0) as u64)
+}
+
+/// The entry rewritten during the deciding session (from its start to its last record):
+/// a refresh that failed and counted a strike, with `MCP_DISCOVERY_CACHE_STRIKES` above 1
+/// (observed: the entry's write time moves, its size stays; at the last strike it goes).
+fn struck_entry<'a>(entries: &'a [dc::Entry], s: &ServerReport, at: u64) -> Option<&'a dc::Entry> {
+    let start = session_start(s)?;
+    entries
+        .iter()
+        .filter(|e| e.written + 1 >= start && e.written <= at + 1)
+        .max_by_key(|e| e.written)
 }
 
 fn is_remote(s: &ServerReport) -> bool {
@@ -336,28 +370,48 @@ pub(super) fn apply(
         return out;
     }
     // each project's transcripts listed once, however many of its servers are remote
-    let mut sessions: std::collections::HashMap<String, Option<(String, u64)>> =
+    let mut sessions: std::collections::HashMap<String, Transcripts> =
         std::collections::HashMap::new();
     for s in report.servers.iter_mut().filter(|s| is_remote(s)) {
         if not_cached_because(s, global).is_some() {
             continue;
         }
-        let last = s.project_folder.as_deref().and_then(|p| {
-            sessions
-                .entry(p.to_string())
-                .or_insert_with(|| newest_session(config_dir, p))
-                .clone()
-        });
+        let (last, has_transcript) = match s.project_folder.as_deref() {
+            Some(p) => {
+                let tr = sessions
+                    .entry(p.to_string())
+                    .or_insert_with(|| transcripts(config_dir, p));
+                let own = deciding_session(s);
+                (
+                    tr.newest.clone(),
+                    own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains(o)),
+                )
+            }
+            None => (None, true),
+        };
         let own = deciding_session(s).map(str::to_string);
+        let last_record = s
+            .last_seen
+            .as_deref()
+            .and_then(crate::time::parse_iso)
+            .map(|t| t.max(0) as u64);
+        // A deciding session without a transcript is a `claude mcp list` check, which
+        // neither reads nor changes the cache (observed on 2.1.287, 2.1.332, 2.1.336).
+        let check = !has_transcript;
+        let failed = matches!(
+            s.diagnosis.verdict,
+            Verdict::ConnectionFailed | Verdict::VersionUnsupported
+        );
         match last {
-            // A last logged session whose connection failed deleted the entry (observed),
-            // and one that never connected wrote none: nothing could serve it since.
+            // A last logged session whose connection failed deleted the entry (observed,
+            // MCP_DISCOVERY_CACHE_STRIKES at its default of 1; above 1 it counted a
+            // strike and kept it), and one that never connected wrote none: nothing could
+            // serve it since. A check run after the project's last session is the last
+            // word.
             Some((sid, t))
                 if own.as_ref().is_some_and(|o| *o != sid)
-                    && !matches!(
-                        s.diagnosis.verdict,
-                        Verdict::ConnectionFailed | Verdict::VersionUnsupported
-                    ) =>
+                    && (!failed || st.strikes > 1 || check)
+                    && !(check && last_record.is_some_and(|r| r > t)) =>
             {
                 // Not logged in the project's last session: an entry written before it
                 // and fresh then served it (a stale one would have been refreshed, which
@@ -386,16 +440,30 @@ pub(super) fn apply(
             }
             last => {
                 let session_at = last.as_ref().map(|(_, t)| *t);
-                let failed_at = s
-                    .last_seen
-                    .as_deref()
-                    .and_then(crate::time::parse_iso)
-                    .map(|t| t.max(0) as u64)
-                    .or(session_at);
+                let failed_at = last_record.or(session_at);
+                if check {
+                    // `claude mcp list` neither reads nor changes the cache
+                    continue;
+                }
                 match s.diagnosis.verdict {
+                    Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
+                        if failed_at.is_some_and(|at| {
+                            st.strikes > 1 && struck_entry(entries, s, at).is_some()
+                        }) =>
+                    {
+                        // The refresh ran to its failure and counted a strike: the entry
+                        // was rewritten during the session and kept. The session's tools
+                        // are the live failure's (interactive /mcp: `couldn't load tools`
+                        // or failed), not the cached ones.
+                        let at = failed_at.unwrap_or_default();
+                        if let Some(e) = struck_entry(entries, s, at) {
+                            struck(s, own.or(last.map(|l| l.0)), at, e, st);
+                        }
+                    }
                     Verdict::ToolsFetchFailed => {
                         // Past the TTL, within max-stale when the refresh ran: the cached
-                        // tools stayed while the live list failed.
+                        // tools stayed while the live list failed (a refresh cut short by
+                        // the session's end: one that runs to its failure replaces them).
                         let Some(at) = failed_at else { continue };
                         let stale: Vec<&dc::Entry> = entries
                             .iter()
@@ -502,6 +570,22 @@ fn kept(
             which(n),
             st.strikes,
             if st.strikes == 1 { "" } else { "s" }
+        ),
+    }));
+}
+
+/// A refresh that failed and counted a strike (MCP_DISCOVERY_CACHE_STRIKES above 1): the
+/// entry kept, rewritten at `e.written`; when it was listed is inside the seal.
+fn struck(s: &mut ServerReport, session: Option<String>, at: u64, e: &dc::Entry, st: &CacheState) {
+    s.discovery_cache = Some(Box::new(CacheServed {
+        kind: CacheServedKind::Struck,
+        session,
+        session_at: Some(at),
+        cached_at: Some(e.written),
+        until: None,
+        next_session: format!(
+            "the entry stays until {} failed refreshes in a row (MCP_DISCOVERY_CACHE_STRIKES) delete it; a strike rewrites it without changing when its tools were listed, so the next session within the TTL of that listing shows the cached tools without contacting the server, and a later one refreshes it again (observed on 2.1.287, 2.1.332 and 2.1.336)",
+            st.strikes
         ),
     }));
 }

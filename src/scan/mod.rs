@@ -228,6 +228,10 @@ pub enum CacheServedKind {
     /// The connection failed, which deletes the server's entry: the next session starts
     /// without one (the verdict is the failure's).
     Deleted,
+    /// A refresh of the server's entry failed (its connection or its `tools/list`) and,
+    /// with `MCP_DISCOVERY_CACHE_STRIKES` above 1, counted a strike: the entry was
+    /// rewritten during the session and kept (the verdict is the failure's).
+    Struck,
 }
 
 impl CacheServedKind {
@@ -236,6 +240,7 @@ impl CacheServedKind {
             CacheServedKind::Served => "served-from-cache",
             CacheServedKind::Kept => "cached-tools-kept",
             CacheServedKind::Deleted => "entry-deleted",
+            CacheServedKind::Struck => "strike-counted",
         }
     }
 }

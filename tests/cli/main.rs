@@ -26,6 +26,7 @@ mod decode_formats;
 mod decode_property;
 mod direction;
 mod discovery_cache;
+mod discovery_cache_more;
 mod doc_paths;
 #[cfg(unix)]
 mod docs_true;

@@ -8,7 +8,8 @@ part). Newline-delimited JSON-RPC 2.0 on stdin/stdout; Python 3.11 stdlib only.
                       [--list-changed-after-ms MS] [--http PORT]
 
 `--http PORT` serves the same case as Streamable HTTP on 127.0.0.1:PORT/mcp (one JSON
-answer per POST; no server-initiated stream).
+answer per POST; no server-initiated stream); `--sse PORT` as the legacy HTTP+SSE
+transport on 127.0.0.1:PORT/sse (`GET /sse`, then `POST /messages?sessionId=...`).
 
 The CASES table below says what each case does. Every case answers `server/discover`
 with -32601 (the classic handshake) unless it is marked modern; a modern case answers
@@ -429,6 +430,85 @@ def serve_http(stub, port):
     srv.serve_forever()
 
 
+def serve_sse(stub, port):
+    """The legacy HTTP+SSE transport (2024-11-05): `GET /sse` opens the event stream,
+    whose first event names the endpoint; each `POST /messages?sessionId=...` is
+    answered 202 and its replies go out on the stream."""
+    import queue
+    import uuid
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    streams = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *a):
+            sys.stderr.write("lifecycle-stub sse: " + (fmt % a) + "\n")
+
+        def do_GET(self):
+            if not self.path.startswith("/sse"):
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            sid = uuid.uuid4().hex
+            q = streams[sid] = queue.Queue()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            try:
+                self.wfile.write(f"event: endpoint\ndata: /messages?sessionId={sid}\n\n".encode())
+                self.wfile.flush()
+                while True:
+                    try:
+                        obj = q.get(timeout=15)
+                    except queue.Empty:
+                        self.wfile.write(b": keep-alive\n\n")
+                        self.wfile.flush()
+                        continue
+                    self.wfile.write(b"event: message\ndata: " + json.dumps(obj).encode() + b"\n\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            finally:
+                streams.pop(sid, None)
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(n) if n else b""
+            if stub.args.trace:
+                with open(stub.args.trace, "a", encoding="utf-8") as f:
+                    f.write(json.dumps({"headers": dict(self.headers.items()),
+                                        "body": raw.decode("utf-8", "replace")}) + "\n")
+            sid = self.path.partition("sessionId=")[2].split("&")[0]
+            q = streams.get(sid)
+            try:
+                msg = json.loads(raw or b"null")
+            except ValueError:
+                msg = None
+            code = 202 if q is not None and msg is not None else (404 if q is None else 400)
+            self.send_response(code)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            if code != 202:
+                return
+            with stub.lock:
+                stub.sink = []
+                for m in (msg if isinstance(msg, list) else [msg]):
+                    if isinstance(m, dict):
+                        stub.handle(m)
+                out, stub.sink = stub.sink, None
+            for o in out:
+                q.put(o)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    srv.daemon_threads = True
+    sys.stderr.write(f"lifecycle-stub: {stub.args.case} on http://127.0.0.1:{port}/sse (legacy SSE)\n")
+    sys.stderr.flush()
+    srv.serve_forever()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--case", choices=sorted(CASES), required=True)
@@ -440,8 +520,13 @@ def main():
     ap.add_argument("--http", type=int, default=None, metavar="PORT",
                     help="serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: a free port, "
                          "printed on stdout)")
+    ap.add_argument("--sse", type=int, default=None, metavar="PORT",
+                    help="serve the legacy HTTP+SSE transport on 127.0.0.1:PORT/sse instead")
     args = ap.parse_args()
     stub = Stub(args.case, args)
+    if args.sse is not None:
+        serve_sse(stub, args.sse)
+        return
     if args.http is not None:
         serve_http(stub, args.http)
         return

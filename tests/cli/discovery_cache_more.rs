@@ -1,0 +1,176 @@
+//! The discovery cache's strikes, SSE servers, era keying, the cached rollout flag and
+//! `claude mcp list` (issue 54), on homes kept across real sessions of 2.1.287, 2.1.332
+//! and 2.1.336 (tests/fixtures/discovery-cache-more/, recorded by
+//! tests/e2e/discovery_cache_more.py). `expected.json` there says, per session, what
+//! Claude Code showed and what `scan` must say; scripts/observe-build --discovery-cache
+//! holds a build's fresh runs to the same file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::common::{copy_tree, mcplogs, run_json};
+use serde_json::Value;
+
+const BUILDS: [&str; 3] = ["2.1.287", "2.1.332", "2.1.336"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/discovery-cache-more")
+}
+
+fn expected() -> serde_json::Map<String, Value> {
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("expected.json")).unwrap()).unwrap();
+    doc["sessions"].as_object().unwrap().clone()
+}
+
+/// The kept home copied into `into`, its `.claude` files given the write times they had
+/// (git keeps none); returns the session's record (`session.json`).
+fn home_of(build: &str, session: &str, into: &Path) -> Value {
+    let dir = root().join(build).join(session);
+    copy_tree(&dir.join("home"), into);
+    let times: serde_json::Map<String, Value> =
+        serde_json::from_str(&fs::read_to_string(dir.join("mtimes.json")).unwrap()).unwrap();
+    for (path, t) in times {
+        fs::File::options()
+            .write(true)
+            .open(into.join(path))
+            .unwrap()
+            .set_modified(
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t.as_f64().unwrap()),
+            )
+            .unwrap();
+    }
+    serde_json::from_str(&fs::read_to_string(dir.join("session.json")).unwrap()).unwrap()
+}
+
+/// `scan --json` of the home with the session's environment (the variables Claude Code
+/// ran with).
+fn scan(home: &Path, row: &Value) -> Value {
+    let mut cmd = mcplogs(home);
+    for (k, v) in row["env"].as_object().unwrap() {
+        if let Some(v) = v.as_str() {
+            cmd.env(k, v);
+        }
+    }
+    let (r, doc) = run_json(cmd.args(["scan", "--json", "--no-cache"]));
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    doc
+}
+
+fn only_server(doc: &Value) -> &Value {
+    let servers = doc["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{doc:#}");
+    &servers[0]
+}
+
+#[test]
+fn every_kept_session_gets_the_verdict_expected_json_gives() {
+    for build in BUILDS {
+        for (session, want) in expected() {
+            let tmp = tempfile::tempdir().unwrap();
+            let row = home_of(build, &session, tmp.path());
+            let s = only_server(&scan(tmp.path(), &row)).clone();
+            let state = s["discoveryCache"]["state"].clone();
+            assert_eq!(
+                (&s["verdict"], &s["cause"], &state),
+                (&want["verdict"], &want["cause"], &want["state"]),
+                "{build} {session}: {}\n{s:#}",
+                want["shown"]
+            );
+        }
+    }
+}
+
+/// The fixtures are what expected.json says Claude Code did (its init line or `mcp
+/// list`'s word, the entries left, an entry rewritten during the session), so the file
+/// observe-build checks fresh runs against describes the kept runs.
+#[test]
+fn the_kept_sessions_show_what_expected_json_says_claude_code_did() {
+    for build in BUILDS {
+        for (session, want) in expected() {
+            let row: Value = serde_json::from_str(
+                &fs::read_to_string(root().join(build).join(&session).join("session.json"))
+                    .unwrap(),
+            )
+            .unwrap();
+            if let Some(inits) = want["init"].as_array() {
+                let got = Value::from(vec![row["status"].clone(), row["toolCount"].clone()]);
+                assert!(inits.contains(&got), "{build} {session}: {row:#}");
+            }
+            if let Some(word) = want["mcpList"].as_str() {
+                assert!(
+                    row["mcpList"][0].as_str().unwrap().contains(word),
+                    "{build} {session}: {row:#}"
+                );
+            }
+            let cache = row["cache"].as_array().cloned().unwrap_or_default();
+            assert_eq!(
+                cache.len() as u64,
+                want["entries"].as_u64().unwrap(),
+                "{build} {session}: {row:#}"
+            );
+            if let Some(rewritten) = want["rewritten"].as_bool() {
+                let started = row["started"].as_f64().unwrap();
+                let moved = cache.iter().any(|c| c["mtime"].as_f64().unwrap() > started);
+                assert_eq!(moved, rewritten, "{build} {session}: {row:#}");
+            }
+        }
+    }
+}
+
+/// With MCP_DISCOVERY_CACHE_STRIKES above 1 a failed refresh keeps the entry: scan says
+/// the strike was counted and that the next session within the TTL is served from the
+/// cache, never that the entry was deleted; at the default of 1 the same failure is a
+/// deletion.
+#[test]
+fn a_strike_keeps_the_entry_and_the_recommendation_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let row = home_of("2.1.336", "down-strike-3-down", tmp.path());
+    let doc = scan(tmp.path(), &row);
+    let s = only_server(&doc);
+    let next = s["discoveryCache"]["nextSession"].as_str().unwrap();
+    assert!(
+        next.contains("3 failed refreshes in a row") && next.contains("without contacting"),
+        "{s:#}"
+    );
+    let rec = s["recommendation"].as_str().unwrap_or_default();
+    assert!(
+        rec.contains("counted a strike") && !rec.contains("deletes"),
+        "{s:#}"
+    );
+    // the same home read with the default of one strike: the entry would be gone
+    let mut at_default = row.clone();
+    at_default["env"]
+        .as_object_mut()
+        .unwrap()
+        .remove("MCP_DISCOVERY_CACHE_STRIKES");
+    let doc = scan(tmp.path(), &at_default);
+    assert_eq!(
+        only_server(&doc)["discoveryCache"]["state"],
+        "entry-deleted",
+        "{doc:#}"
+    );
+}
+
+/// A `claude mcp list` check (no session transcript) neither reads nor changes the cache:
+/// its failure is not an entry deleted, and a session after it that logged nothing was
+/// served from the entry the check left alone.
+#[test]
+fn a_mcp_list_check_is_not_a_session_of_the_cache() {
+    for build in BUILDS {
+        let tmp = tempfile::tempdir().unwrap();
+        let row = home_of(build, "mcp-list-list-down", tmp.path());
+        let doc = scan(tmp.path(), &row);
+        let s = only_server(&doc);
+        assert_eq!(s["verdict"], "connection-failed", "{build}: {s:#}");
+        assert!(s["discoveryCache"].is_null(), "{build}: {s:#}");
+        let tmp = tempfile::tempdir().unwrap();
+        let row = home_of(build, "mcp-list-p-down", tmp.path());
+        let doc = scan(tmp.path(), &row);
+        assert_eq!(
+            only_server(&doc)["cause"],
+            "served-from-cache",
+            "{build}: {doc:#}"
+        );
+    }
+}
