@@ -59,9 +59,12 @@ pub struct Evidence {
 pub struct DiscoveryCacheServed {
     /// `served-from-cache` (within the TTL: not contacted, shown with its cached tools;
     /// verdict `unknown`, cause `served-from-cache`), `cached-tools-kept` (past the TTL:
-    /// the cached tools kept while the refresh's `tools/list` failed; verdict
-    /// `degraded`, cause `stale-after-refresh`) or `entry-deleted` (the connection
-    /// failed, which deletes the server's entry; the verdict is the failure's).
+    /// the cached tools kept while the refresh's `tools/list` failed and the session
+    /// ended before the refresh did; verdict `degraded`, cause `stale-after-refresh`),
+    /// `entry-deleted` (the connection failed, which deletes the server's entry at the
+    /// default of one strike; the verdict is the failure's) or `strike-counted` (a
+    /// refresh failed with `MCP_DISCOVERY_CACHE_STRIKES` above 1: the entry was rewritten
+    /// and kept; the verdict is the failure's).
     pub state: String,
     /// The session this is about: the project's last session (`served-from-cache`) or
     /// the server's deciding one.

@@ -519,20 +519,22 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
         (
             fresh_until,
             format!(
-                "until {} it is served from the cache again without being contacted{}; after that, a session refreshes it: a server that then fails to connect loses the entry and shows failed, one whose tools/list fails keeps the cached tools until {} (max-stale)",
+                "until {} it is served from the cache again without being contacted{}; after that (until {}, max-stale), a session shows the cached tools while it refreshes the entry, and once that refresh ends a server that fails to connect or to list its tools is shown failing, and the failure counts a strike ({}; observed on 2.1.287, 2.1.332 and 2.1.336)",
                 iso(fresh_until),
                 which(n),
-                iso(stale_until)
+                iso(stale_until),
+                strikes_words(st.strikes)
             ),
         )
     } else {
         (
             stale_until,
             format!(
-                "its entry was past its TTL ({}) at that session, so it was served stale while a refresh was due{}; the next session refreshes it: a server that then fails to connect loses the entry and shows failed, one whose tools/list fails keeps the cached tools until {} (max-stale)",
+                "its entry was past its TTL ({}) at that session, so it was served stale while a refresh was due{}; the next session (before {}, max-stale) shows the cached tools while it refreshes the entry, and once that refresh ends a server that fails to connect or to list its tools is shown failing, and the failure counts a strike ({})",
                 iso(fresh_until),
                 which(n),
-                iso(stale_until)
+                iso(stale_until),
+                strikes_words(st.strikes)
             ),
         )
     };
@@ -565,11 +567,10 @@ fn kept(
         cached_at: Some(e.written),
         until: Some(until),
         next_session: format!(
-            "it is shown with the cached tools again while the refresh fails, until {}{}, unless a refresh that ran to its failure counted a strike ({} failure{} in a row, MCP_DISCOVERY_CACHE_STRIKES): then, and after that time, it lists afresh and gets no tools while tools/list keeps failing (tools-fetch-failed). A refresh that `claude -p` cut short counted none (observed on 2.1.288 and 2.1.332)",
+            "the refresh was cut short by the session's end (`claude -p` exits first), so the cached tools stayed and no strike was counted (observed on 2.1.288 and 2.1.332); a session that lives until its refresh ends (an interactive one, or a long `-p`) shows the cached tools only until then and the live failure after (`/mcp`: couldn't load tools), and that failure counts a strike ({}; observed on 2.1.287, 2.1.332 and 2.1.336); the entry serves no longer than {}{}",
+            strikes_words(st.strikes),
             iso(until),
-            which(n),
-            st.strikes,
-            if st.strikes == 1 { "" } else { "s" }
+            which(n)
         ),
     }));
 }
@@ -588,4 +589,15 @@ fn struck(s: &mut ServerReport, session: Option<String>, at: u64, e: &dc::Entry,
             st.strikes
         ),
     }));
+}
+
+/// What a strike does at this setting, in words.
+fn strikes_words(strikes: u64) -> String {
+    if strikes <= 1 {
+        "at the default of one strike (MCP_DISCOVERY_CACHE_STRIKES) the entry is deleted, so the session after it lists afresh".to_string()
+    } else {
+        format!(
+            "the entry is kept, rewritten, until {strikes} failures in a row (MCP_DISCOVERY_CACHE_STRIKES) delete it"
+        )
+    }
 }

@@ -223,7 +223,8 @@ pub enum CacheServedKind {
     /// cause `served-from-cache`).
     Served,
     /// Past the TTL, within max-stale: the cached tools kept while the refresh's
-    /// `tools/list` failed (verdict `degraded`, cause `stale-after-refresh`).
+    /// `tools/list` failed and the session ended before the refresh did (verdict
+    /// `degraded`, cause `stale-after-refresh`).
     Kept,
     /// The connection failed, which deletes the server's entry: the next session starts
     /// without one (the verdict is the failure's).
