@@ -117,6 +117,12 @@ SCENARIOS = {
 }
 
 
+# the scenarios whose sessions tests/fixtures/discovery-cache-more/expected.json describes
+# (scripts/observe-build --discovery-cache runs these; the tty ones are kept apart)
+CHECKED = ["strike-default", "strike-3", "down-strike-3", "era", "sse", "flag", "flag-false",
+           "mcp-list"]
+
+
 def cache_lines(dbg):
     if not dbg.exists():
         return []
@@ -126,7 +132,8 @@ def cache_lines(dbg):
 
 def run_tty(bin_, env, proj, raw, v):
     """Interactive Claude Code: `/mcp` typed 2 s after the start and its screen kept 3 s
-    later, then again 20 s after the start (a stale entry's refresh has run to its end)."""
+    later, then again 20 s after the start (a stale entry's refresh has run to its end),
+    then one prompt."""
     import interactive  # noqa: E402
     env = dict(env, TERM="xterm-256color")
     tty = interactive.Tty(f"mcplogs-dcmore-{os.getpid()}", [bin_, "--debug-file",
@@ -142,6 +149,13 @@ def run_tty(bin_, env, proj, raw, v):
             (raw / f"{key}.txt").write_text(screens[key])
             subprocess.run(["tmux", "-L", tty.sock, "send-keys", "-t", "cc", "Escape"])
             time.sleep(1)
+        # one prompt, so that the session leaves a transcript as a real one does (a
+        # session that only ran /mcp leaves none, like a `claude mcp list` check)
+        tdir = Path(env["HOME"]) / ".claude" / "projects"
+        before = set(tdir.rglob("*.jsonl")) if tdir.is_dir() else set()
+        tty.type("hello")
+        interactive.wait_for("transcript", lambda: tdir.is_dir() and set(tdir.rglob("*.jsonl")) - before, 30)
+        time.sleep(3)
     finally:
         tty.close()
     return {k: [ln.rstrip() for ln in t.splitlines() if ln.strip()] for k, t in screens.items()}
@@ -229,8 +243,37 @@ def run_scenario(a, v, scen, work):
     return {"server": name, "transport": transport, "url": url, "sessions": rows}
 
 
-def main():
+def observe_all(cache, versions, scenarios, keep, ports=None, slow=SLOW, json_out=None):
+    """Runs `scenarios` on each build; returns {version: {scenario: observations}}. The
+    homes are kept under `keep` (None: not kept). Used by scripts/observe-build too."""
     global SLOW, PORT_SLOW
+    a = argparse.Namespace(cache=cache, keep=keep)
+    if ports:
+        lc.PORT_API, lc.PORT_PROXY, PORT_SLOW = ports
+    else:
+        lc.PORT_API, lc.PORT_PROXY, PORT_SLOW = e2e.free_port(), e2e.free_port(), e2e.free_port()
+    SLOW = slow
+    work = Path(tempfile.mkdtemp(prefix="mcplogs-dcmore-"))
+    svc = lc.Services(work)
+    slow_api = generate.Services(work)
+    report = {}
+    try:
+        slow_api.start("slow-api", [sys.executable, str(generate.HERE / "fake_api.py"),
+                                    str(PORT_SLOW), str(SLOW)], PORT_SLOW)
+        for v in versions:
+            report[v] = {}
+            for scen in scenarios:
+                report[v][scen] = run_scenario(a, v, scen, work)
+                if json_out:
+                    Path(json_out).write_text(json.dumps(report, indent=2) + "\n")
+    finally:
+        slow_api.stop()
+        svc.stop()
+    lc.log(f"work folder: {work}")
+    return report
+
+
+def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--versions", default="2.1.336,2.1.287")
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
@@ -241,26 +284,10 @@ def main():
     ap.add_argument("--keep", default=None)
     ap.add_argument("--json", default=None, help="write the observations to this file")
     a = ap.parse_args()
-    lc.PORT_API, lc.PORT_PROXY, PORT_SLOW = (int(x) for x in a.ports.split(","))
-    SLOW = a.slow
-    work = Path(tempfile.mkdtemp(prefix="mcplogs-dcmore-"))
-    svc = lc.Services(work)
-    slow = generate.Services(work)
-    report = {}
-    try:
-        slow.start("slow-api", [sys.executable, str(generate.HERE / "fake_api.py"),
-                                str(PORT_SLOW), str(SLOW)], PORT_SLOW)
-        for v in [x for x in a.versions.split(",") if x]:
-            report[v] = {}
-            for scen in [x for x in a.scenarios.split(",") if x]:
-                report[v][scen] = run_scenario(a, v, scen, work)
-                if a.json:
-                    Path(a.json).write_text(json.dumps(report, indent=2) + "\n")
-    finally:
-        slow.stop()
-        svc.stop()
+    report = observe_all(a.cache, [x for x in a.versions.split(",") if x],
+                         [x for x in a.scenarios.split(",") if x], a.keep,
+                         tuple(int(x) for x in a.ports.split(",")), a.slow, a.json)
     print(json.dumps(report, indent=2))
-    lc.log(f"work folder: {work}")
 
 
 if __name__ == "__main__":
