@@ -193,7 +193,12 @@ fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
 /// (`2026-12-06T00-02-06-913Z.jsonl`, the start time with `:` and `.` as `-`).
 fn session_start(s: &ServerReport) -> Option<u64> {
     let file = s.deciding_file.as_deref()?;
-    let stem = file.file_stem()?.to_str()?;
+    log_name_time(file.file_stem()?.to_str()?)
+}
+
+/// `2026-12-06T00-02-06-913Z` (a log file's name without `.jsonl`) as seconds since the
+/// epoch.
+fn log_name_time(stem: &str) -> Option<u64> {
     let (date, time) = stem.split_once('T')?;
     let parts: Vec<&str> = time.trim_end_matches('Z').split('-').collect();
     let [h, m, sec, ms] = parts.as_slice() else {
@@ -599,5 +604,27 @@ fn strikes_words(strikes: u64) -> String {
         format!(
             "the entry is kept, rewritten, until {strikes} failures in a row (MCP_DISCOVERY_CACHE_STRIKES) delete it"
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_file_name_is_its_process_start_time() {
+        assert_eq!(
+            log_name_time("2026-12-06T00-02-06-913Z"),
+            crate::time::parse_iso("2026-12-06T00:02:06.913Z").map(|t| t as u64)
+        );
+        assert!(log_name_time("2026-12-06T00-02-06-913Z").is_some());
+        assert_eq!(log_name_time("notes"), None);
+        assert_eq!(log_name_time("2026-12-06T00-02Z"), None);
+    }
+
+    #[test]
+    fn a_strike_deletes_at_one_and_keeps_above() {
+        assert!(strikes_words(1).contains("deleted"));
+        assert!(strikes_words(3).contains("until 3 failures in a row"));
     }
 }
