@@ -103,6 +103,23 @@ fn the_kept_sessions_show_what_expected_json_says_claude_code_did() {
                     "{build} {session}: {row:#}"
                 );
             }
+            if let Some(words) = want["screen"].as_array() {
+                // the server's row of `/mcp`, when it was on the screen (typed too early,
+                // /mcp sometimes shows only the command line)
+                let rows: Vec<&str> = row["screenLater"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|l| l.contains(" shown "))
+                    .collect();
+                for l in rows {
+                    assert!(
+                        words.iter().all(|w| l.contains(w.as_str().unwrap())),
+                        "{build} {session}: {l}"
+                    );
+                }
+            }
             let cache = row["cache"].as_array().cloned().unwrap_or_default();
             assert_eq!(
                 cache.len() as u64,
