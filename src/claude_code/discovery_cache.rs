@@ -28,7 +28,9 @@ pub const DEFAULT_TTL_S: u64 = 900;
 /// capped at 7 days).
 pub const DEFAULT_MAX_STALE_S: u64 = 14_400;
 pub const MAX_STALE_CAP_S: u64 = 604_800;
-/// Refresh failures in a row after which an entry is no longer served.
+/// Refresh failures in a row (a failed connection or `tools/list`, each a strike) at
+/// which an entry is deleted; below it a strike rewrites the entry and keeps it (observed
+/// on 2.1.287, 2.1.332 and 2.1.336, tests/fixtures/discovery-cache-more/).
 pub const DEFAULT_STRIKES: u64 = 1;
 /// At most this many entries (the newest by write time) are considered: more than a
 /// machine's servers, eras and builds make.

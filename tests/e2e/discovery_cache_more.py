@@ -24,6 +24,11 @@ normal `-p` exits first and cuts it short).
 - `mcp-list`: `claude mcp list` with the server answering (an entry written?); a `-p`
   warm; `claude mcp list` with the server down (within the TTL).
 - `sse`: a legacy HTTP+SSE server (`"type": "sse"`): warm; fresh-down; stale-down (TTL 1 s).
+- `flag-traffic`, `flag-false`: the flag again without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
+  (still offline: the 403 proxy), and the flag cached false with the variable set.
+- `tty`, `tty-strike-3`: interactive (tmux): `/mcp` about 2 s and 20 s after the start, then
+  one prompt (so the session leaves a transcript): a fresh hit against a down server, a
+  stale refresh whose list is rejected (at 1 and 3 strikes), a down server at the 3rd.
 
 Each session records the init line's status and tool count (or `mcp list`'s line), whether
 the server was contacted (its --trace file), its log files, the cache folder's listing
