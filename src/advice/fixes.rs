@@ -1,9 +1,9 @@
 //! Which declared change ([`crate::settings::engine::Change`]) each scanned server needs, beside
 //! the legacy setting (planned by `mcplogs fix` as before): the absolute path of a
 //! command Claude Code cannot find, a longer `MCP_TIMEOUT`, a `.mcp.json` server taken
-//! off `disabledMcpjsonServers` (only when the user names it: a disabled server is the
-//! user's choice, never failing). What no file can fix is a [`UserStep`]: what only the
-//! user can do, with the exact command or change.
+//! off `disabledMcpjsonServers` (where the approval dialog's default answer puts it; kept
+//! off with `mcplogs fix --except SERVER`). What no file can fix is a [`UserStep`]: what
+//! only the user can do, with the exact command or change.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,9 +25,11 @@ pub struct Context<'a> {
     pub homes: &'a [PathBuf],
     pub cwd: &'a Path,
     pub managed_dir: Option<&'a Path>,
-    /// `mcplogs fix SERVER`: only this server (its configured name), and a disabled one
-    /// may be enabled.
+    /// `mcplogs fix SERVER`: only this server (its configured name).
     pub server: Option<&'a str>,
+    /// `mcplogs fix --except SERVER`: these servers (configured names) get no change
+    /// and no step.
+    pub except: &'a [String],
     /// `--command-path`: the command's absolute path, for a server whose command is
     /// not found (with `server`).
     pub command_path: Option<&'a Path>,
@@ -78,16 +80,14 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     let mut found = Found::default();
     // Each configuration file read once, however many of its servers are not found.
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
-    let named = |n: &str| cx.server.is_none_or(|s| s == n);
+    let named = |n: &str| cx.server.is_none_or(|s| s == n) && !cx.except.iter().any(|e| e == n);
     // a conflict needs a server that speaks only the new protocol (rare): looked for
     // once, not once a server
     let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());
         if !s.counts_now() {
-            if cx.server.is_some()
-                && let Configuration::Configured(c) = &s.configuration
-            {
+            if let Configuration::Configured(c) = &s.configuration {
                 enable(&mut found, c, &s.name, &who, cx);
             }
             continue;
@@ -121,11 +121,9 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             found.steps.push(tool_name_step(s, &who));
         }
     }
-    if cx.server.is_some() {
-        for row in report.configured.iter().filter(|r| named(&r.name)) {
-            let who = label(&row.name, Some(&row.project));
-            enable(&mut found, &row.configured, &row.name, &who, cx);
-        }
+    for row in report.configured.iter().filter(|r| named(&r.name)) {
+        let who = label(&row.name, Some(&row.project));
+        enable(&mut found, &row.configured, &row.name, &who, cx);
     }
     found
 }
@@ -166,6 +164,10 @@ pub(super) fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Contex
 /// A `.mcp.json` server off by `disabledMcpjsonServers` in a settings file mcplogs may
 /// write: moved to `enabledMcpjsonServers` in the same place (the same file, and in
 /// `~/.claude.json` the same project's entry, where Claude Code may have recorded it).
+/// Plain `mcplogs fix` makes it too: the approval dialog's default answer (Esc, or
+/// "Continue without") writes that list, so a forgotten answer is the usual reason; the
+/// user keeps a server off with `--except`. `disabledMcpServers` (the /mcp toggle) is a
+/// deliberate off and never changed.
 fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
     if c.state != ServerState::Disabled || c.scope != Scope::Project {
         return;
@@ -202,11 +204,12 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             cause: FixCause::DisabledMcpjson,
             server: who.to_string(),
             why: format!(
-                "{name} is listed in {} of {}, so Claude Code never starts it; moved to {}",
+                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {}. To keep it off, answer no, or run `mcplogs fix --except {}`",
                 d.key,
                 d.file.display(),
                 d.key
-                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers")
+                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers"),
+                crate::text::shell_word_typed(name)
             ),
             file: d.file.clone(),
             layer: d.layer,

@@ -511,12 +511,18 @@ fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it
     scan_then_undo(&h, &before, false);
 }
 
+/// Plain `mcplogs fix` moves a `.mcp.json` server out of `disabledMcpjsonServers` (the
+/// approval dialog's Esc writes that list): scan says so beforehand (and its exit code
+/// stays 0: a disabled server is not failing); `--except` keeps it off and leaves out
+/// every change of the server it names.
 #[test]
-fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
+fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     let h = Home::new();
     // a server of the project that ran (the scan knows the project by its log)
     h.log("timeout-2.1.332.jsonl", "slow");
-    h.claude_json(serde_json::json!({}));
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
     fs::write(
         h.proj.join(".mcp.json"),
         "{\n  \"mcpServers\": {\n    \"p-off\": {\n      \"command\": \"python3\",\n      \"args\": [\"s.py\"]\n    }\n  }\n}\n",
@@ -530,26 +536,83 @@ fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
     )
     .unwrap();
     let before = h.files();
-    // not named: never enabled (nothing of it fails)
-    let out = h.fix(&h.proj, &["--yes"]);
+    // scan: fixable by `mcplogs fix`, in the text, the JSON row and its recommendation
+    let scan = h.run(&h.proj, &["scan", "--server", "p-off", "--json"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let doc: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    let row = doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "p-off")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(row["state"], "disabled");
+    assert_eq!(row["fix"]["fixable"], true, "{row:#}");
+    assert_eq!(row["fix"]["changes"][0]["cause"], "enable-mcpjson-server");
+    assert_eq!(row["fix"]["changes"][0]["state"], "planned");
     assert!(
-        !stderr(&out).contains("enable-mcpjson-server"),
+        row["recommendation"]
+            .as_str()
+            .unwrap()
+            .starts_with("Run `mcplogs fix` (enable-mcpjson-server)"),
+        "{row:#}"
+    );
+    let text = h.run(&h.proj, &["scan", "--server", "p-off"]);
+    assert!(
+        stdout(&text).contains("can be fixed with `mcplogs fix`"),
         "{}",
-        stderr(&out)
+        stdout(&text)
     );
-    assert_eq!(
-        fs::read(&local).unwrap(),
-        before.iter().find(|(p, _)| *p == local).unwrap().1
-    );
-    let out = h.fix(&h.proj, &["p-off", "--yes"]);
+    // --except p-off: only the other server's change
+    let out = h.fix(&h.elsewhere, &["--except", "p-off", "--dry-run"]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("(enable-mcpjson-server)"), "{err}");
+    assert!(err.contains("(longer-timeout)"), "{err}");
+    assert!(!err.contains("enable-mcpjson-server"), "{err}");
+    assert!(!stdout(&out).contains("enabledMcpjsonServers"), "{}", stdout(&out));
+    // an unknown name is refused, as `fix NAME` refuses one
+    let out = h.fix(&h.elsewhere, &["--except", "nobody", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // plain fix (the other server left out) from another folder: moved, and why
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("For p-off (") && err.contains("(enable-mcpjson-server)"), "{err}");
+    assert!(
+        err.contains("Esc or \"Continue without\" writes that list")
+            && err.contains("mcplogs fix --except p-off"),
+        "{err}"
+    );
+    assert!(!err.contains("longer-timeout"), "{err}");
     assert_eq!(
         fs::read_to_string(&local).unwrap(),
         "{\n  \"enabledMcpjsonServers\": [\n    \"p-off\"\n  ],\n  \"disabledMcpjsonServers\": []\n}\n"
     );
     scan_then_undo(&h, &before, false);
+}
+
+/// `disabledMcpServers` (the /mcp toggle in ~/.claude.json) is a deliberate off: plain
+/// `mcplogs fix` never touches it.
+#[test]
+fn plain_fix_leaves_a_server_turned_off_with_mcp_alone() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": { "u-off": { "command": "python3", "args": ["s.py"] } },
+        "projects": { proj.clone(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpServers": ["u-off"],
+        } },
+    });
+    let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    fs::write(h.home.join(".claude.json"), &text).unwrap();
+    assert_eq!(state_of(&h, "u-off"), "disabled");
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(!err.contains("enable-mcpjson-server"), "{err}");
+    assert_eq!(fs::read_to_string(h.home.join(".claude.json")).unwrap(), text);
 }
 
 /// The state scan gives configured server `name` (run from the project).

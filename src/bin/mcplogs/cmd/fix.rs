@@ -122,12 +122,14 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     } else {
         Some(scan_for_fix(&args, ca_file.as_ref())?)
     };
-    if let (Some(name), Some(r)) = (args.server.as_deref(), &report)
-        && !server_known(r, name)
-    {
-        return Err(Error::FixUnknownServer {
-            name: name.to_string(),
-        });
+    if let Some(r) = &report {
+        for name in args.server.iter().chain(&args.except) {
+            if !server_known(r, name) {
+                return Err(Error::FixUnknownServer {
+                    name: name.to_string(),
+                });
+            }
+        }
     }
     let failing = match &report {
         Some(r) => servers_needing_fix(&args, r),
@@ -992,6 +994,7 @@ fn scan_for_fix(
         true,
         &mcplogs::resolve::fixes::Ask {
             server: args.server.as_deref(),
+            except: &args.except,
             command_path: args.command_path.as_deref(),
             build: &build,
             ca_file,
@@ -1018,7 +1021,8 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         if !legacy {
             continue;
         }
-        if args.server.as_deref().is_some_and(|n| n != s.name) {
+        if args.server.as_deref().is_some_and(|n| n != s.name) || args.except.contains(&s.name)
+        {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
