@@ -95,6 +95,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         if s.is_shared() {
             continue;
         }
+        let had = (found.changes.len(), found.steps.len());
         if any_modern
             && super::needs_legacy_setting(s)
             && let Some(other) = super::negotiation_conflict(report, s, cx.cwd)
@@ -120,12 +121,33 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         if s.diagnosis.tools_not_sent > 0 {
             found.steps.push(tool_name_step(s, &who));
         }
+        // its project folder is gone and nothing above (a user-scope entry, the user
+        // file) helps it: said, never silence
+        if let (project, true) = super::project_dir_of(s, cx.cwd)
+            && s.diagnosis.verdict.is_problem()
+            && !super::needs_legacy_setting(s)
+            && (found.changes.len(), found.steps.len()) == had
+        {
+            found.steps.push(gone_step(&who, &project));
+        }
     }
     for row in report.configured.iter().filter(|r| named(&r.name)) {
         let who = label(&row.name, Some(&row.project));
         enable(&mut found, &row.configured, &row.name, &who, cx);
     }
     found
+}
+
+/// A failing server whose project folder no longer exists on this machine: nothing is
+/// written for it, and why.
+fn gone_step(who: &str, project: &Path) -> UserStep {
+    UserStep {
+        server: who.to_string(),
+        text: format!(
+            "nothing is written for it: its project folder {} no longer exists on this machine, so no settings decide anything for it there (if the project moved, run Claude Code in its new folder, then `mcplogs fix` again; `mcplogs prune` removes logs you no longer need)",
+            project.display()
+        ),
+    }
 }
 
 /// Whether the fix for `cause` is offered on `build`: from the first to the last build

@@ -1199,3 +1199,41 @@ fn python3() -> String {
         .find(|p| p.is_file())
         .map_or_else(|| "python3".to_string(), |p| p.display().to_string())
 }
+
+/// A failing server whose project folder no longer exists, that no file outside it can
+/// help (the new protocol's fix goes into the project's own local settings): `fix`
+/// writes nothing for it and says why (before: no word of it). A user-scope entry's
+/// command path is still written (it serves every project).
+#[cfg(unix)]
+#[test]
+fn a_server_of_a_project_folder_that_is_gone_gets_the_reason_nothing_is_written() {
+    let h = Home::new();
+    let gone = h.home.join("work/gone");
+    h.log_in(&gone, "modern-only-answer-2.1.332.jsonl", "newonly");
+    h.claude_json(serde_json::json!({ "newonly": { "type": "stdio", "command": "python3", "args": ["m.py"] } }));
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  }\n}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(
+        // (the home shown as `~`, as every note of fix)
+        err.contains("Only you can fix newonly (~/work/gone)")
+            && err.contains("its project folder ~/work/gone no longer exists on this machine"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(h.files(), before);
+    assert!(!gone.exists());
+    // a user-scope server's command path serves every project: still written
+    let h = Home::new();
+    let gone = h.home.join("work/gone");
+    h.log_in(&gone, "path-2.1.332.jsonl", "far");
+    h.claude_json(far("farstub"));
+    h.tool(&h.tools, "farstub");
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(stderr(&out).contains("(command-path)"), "{}", stderr(&out));
+}
