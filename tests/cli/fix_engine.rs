@@ -1237,3 +1237,63 @@ fn a_server_of_a_project_folder_that_is_gone_gets_the_reason_nothing_is_written(
     let out = h.fix(&h.elsewhere, &["--yes"]);
     assert!(stderr(&out).contains("(command-path)"), "{}", stderr(&out));
 }
+
+/// Two projects sharing one `.claude` folder through a symbolic link: their changes of
+/// the one `settings.local.json` are one edit (the larger `MCP_TIMEOUT`; the same value
+/// once), one backup, one undo record, and the undo gives it back byte for byte
+/// (before: both values in the file, and the undo refused).
+#[cfg(unix)]
+#[test]
+fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
+    for (limit2, want) in [("3000", "60000"), ("40000", "80000")] {
+        let h = Home::new();
+        let proj2 = h.home.join("work/proj2");
+        fs::create_dir_all(&proj2).unwrap();
+        fs::create_dir_all(h.proj.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(h.proj.join(".claude"), proj2.join(".claude")).unwrap();
+        let shared = "{\"env\": {\"MCP_TIMEOUT\": \"3000\"}}\n";
+        fs::write(h.proj.join(".claude/settings.json"), shared).unwrap();
+        h.log("timeout-2.1.332.jsonl", "slow");
+        h.log_in(&proj2, "timeout-2.1.332.jsonl", "slow2");
+        if limit2 != "3000" {
+            // the second server failed with a longer limit (its session's own value)
+            for e in walkdir::WalkDir::new(h.home.join(".cache")) {
+                let p = e.unwrap().into_path();
+                if p.is_file() && p.to_string_lossy().contains("mcp-logs-slow2") {
+                    let t = fs::read_to_string(&p).unwrap().replace("3000ms", "40000ms");
+                    fs::write(&p, t).unwrap();
+                }
+            }
+        }
+        let srv = serde_json::json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+        h.claude_json(serde_json::json!({ "slow": srv, "slow2": srv }));
+        let before = h.files();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        let diff = stdout(&out);
+        assert_eq!(diff.matches("+++ ").count(), 1, "{diff}");
+        assert_eq!(diff.matches("MCP_TIMEOUT").count(), 1, "{diff}");
+        // the one change names both servers
+        assert!(
+            err.lines()
+                .any(|l| l.contains("slow (") && l.contains("slow2 (") && l.contains("(longer-timeout)")),
+            "{err}"
+        );
+        let local: serde_json::Value = serde_json::from_slice(
+            &fs::read(h.proj.join(".claude/settings.local.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(local["env"]["MCP_TIMEOUT"], want, "{limit2}: {err}");
+        assert_eq!(
+            fs::read_dir(h.proj.join(".claude"))
+                .unwrap()
+                .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("mcplogs"))
+                .count(),
+            1,
+            "one undo record, no backup of a file that was not there"
+        );
+        scan_then_undo(&h, &before, false);
+        assert!(!h.proj.join(".claude/settings.local.json").exists());
+    }
+}

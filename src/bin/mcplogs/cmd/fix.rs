@@ -156,7 +156,8 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     // the engine's changes grouped by file, in the order the servers came
     let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
     for c in found.changes {
-        match groups.iter_mut().find(|(p, _)| *p == c.file) {
+        // one file however it is reached (two projects sharing a linked `.claude`)
+        match groups.iter_mut().find(|(p, _)| engine::same_file(p, &c.file)) {
             Some((_, cs)) => cs.push(c),
             None => groups.push((c.file.clone(), vec![c])),
         }
@@ -232,7 +233,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     for (path, why) in files {
         // A file the engine writes too gets the legacy setting as one more of its
         // changes: one diff, one backup and one undo record a file.
-        if let Some((_, cs)) = groups.iter_mut().find(|(p, _)| *p == path) {
+        if let Some((_, cs)) = groups.iter_mut().find(|(p, _)| engine::same_file(p, &path)) {
             cs.push(legacy_change(&path, why.as_deref(), &failing));
             continue;
         }
@@ -627,7 +628,10 @@ fn per_project_files(
             ));
         }
         match &target {
-            FixTarget::Write { path, .. } => match groups.iter_mut().find(|(p, _, _)| p == path) {
+            FixTarget::Write { path, .. } => match groups
+                .iter_mut()
+                .find(|(p, _, _)| mcplogs::settings::engine::same_file(p, path))
+            {
                 Some((_, _, projects)) => projects.push(f.project.clone()),
                 None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
             },
