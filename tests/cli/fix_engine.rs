@@ -1297,3 +1297,30 @@ fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
         assert!(!h.proj.join(".claude/settings.local.json").exists());
     }
 }
+
+/// `explain` shows a path under the home folder as `~`, as `scan` shows it (before: the
+/// full path where scan said `~`).
+#[cfg(unix)]
+#[test]
+fn explain_shows_paths_under_the_home_as_scan_does() {
+    let h = Home::new();
+    // its fix goes into ~/.claude/settings.json, a path under the home folder
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let listing = h.elsewhere.join("listing.txt");
+    fs::write(
+        &listing,
+        "Checking MCP server health...\n\nslow: python3 s.py - ✗ Failed to connect\n",
+    )
+    .unwrap();
+    let scan = stdout(&h.run(&h.proj, &["scan", "--server", "slow"]));
+    let explain = stdout(&h.run(&h.proj, &["explain", listing.to_str().unwrap()]));
+    let full = h.home.display().to_string();
+    for (what, text) in [("scan", &scan), ("explain", &explain)] {
+        assert!(text.contains("(longer-timeout)"), "{what}: {text}");
+        assert!(text.contains("~/.claude/settings.json"), "{what}: {text}");
+        assert!(!text.contains(&full), "{what} shows the home's full path: {text}");
+    }
+}
