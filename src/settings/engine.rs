@@ -81,7 +81,9 @@ impl FixCause {
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
             // tests/e2e/fixes_remote.py
-            FixCause::TrustedCa | FixCause::NoProxy => &["2.1.287", "2.1.310", "2.1.336"],
+            FixCause::TrustedCa | FixCause::NoProxy => {
+                &["2.1.287", "2.1.288", "2.1.310", "2.1.336"]
+            }
         }
     }
 
