@@ -191,7 +191,10 @@ fn states_of(
             ));
             continue;
         }
-        match groups.iter_mut().find(|(p, _)| engine::same_file(p, &c.file)) {
+        match groups
+            .iter_mut()
+            .find(|(p, _)| engine::same_file(p, &c.file))
+        {
             Some((_, cs)) => cs.push(c),
             None => groups.push((c.file.clone(), vec![c])),
         }

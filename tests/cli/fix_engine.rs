@@ -569,7 +569,11 @@ fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("(longer-timeout)"), "{err}");
     assert!(!err.contains("enable-mcpjson-server"), "{err}");
-    assert!(!stdout(&out).contains("enabledMcpjsonServers"), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("enabledMcpjsonServers"),
+        "{}",
+        stdout(&out)
+    );
     // an unknown name is refused, as `fix NAME` refuses one
     let out = h.fix(&h.elsewhere, &["--except", "nobody", "--dry-run"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -577,7 +581,10 @@ fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("For p-off (") && err.contains("(enable-mcpjson-server)"), "{err}");
+    assert!(
+        err.contains("For p-off (") && err.contains("(enable-mcpjson-server)"),
+        "{err}"
+    );
     assert!(
         err.contains("Esc or \"Continue without\" writes that list")
             && err.contains("mcplogs fix --except p-off"),
@@ -612,7 +619,10 @@ fn plain_fix_leaves_a_server_turned_off_with_mcp_alone() {
     let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
     let err = stderr(&out);
     assert!(!err.contains("enable-mcpjson-server"), "{err}");
-    assert_eq!(fs::read_to_string(h.home.join(".claude.json")).unwrap(), text);
+    assert_eq!(
+        fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+        text
+    );
 }
 
 /// The state scan gives configured server `name` (run from the project).
@@ -1276,19 +1286,24 @@ fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
         assert_eq!(diff.matches("MCP_TIMEOUT").count(), 1, "{diff}");
         // the one change names both servers
         assert!(
-            err.lines()
-                .any(|l| l.contains("slow (") && l.contains("slow2 (") && l.contains("(longer-timeout)")),
+            err.lines().any(|l| l.contains("slow (")
+                && l.contains("slow2 (")
+                && l.contains("(longer-timeout)")),
             "{err}"
         );
-        let local: serde_json::Value = serde_json::from_slice(
-            &fs::read(h.proj.join(".claude/settings.local.json")).unwrap(),
-        )
-        .unwrap();
+        let local: serde_json::Value =
+            serde_json::from_slice(&fs::read(h.proj.join(".claude/settings.local.json")).unwrap())
+                .unwrap();
         assert_eq!(local["env"]["MCP_TIMEOUT"], want, "{limit2}: {err}");
         assert_eq!(
             fs::read_dir(h.proj.join(".claude"))
                 .unwrap()
-                .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("mcplogs"))
+                .filter(|e| e
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains("mcplogs"))
                 .count(),
             1,
             "one undo record, no backup of a file that was not there"
@@ -1321,6 +1336,9 @@ fn explain_shows_paths_under_the_home_as_scan_does() {
     for (what, text) in [("scan", &scan), ("explain", &explain)] {
         assert!(text.contains("(longer-timeout)"), "{what}: {text}");
         assert!(text.contains("~/.claude/settings.json"), "{what}: {text}");
-        assert!(!text.contains(&full), "{what} shows the home's full path: {text}");
+        assert!(
+            !text.contains(&full),
+            "{what} shows the home's full path: {text}"
+        );
     }
 }

@@ -157,7 +157,10 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
     for c in found.changes {
         // one file however it is reached (two projects sharing a linked `.claude`)
-        match groups.iter_mut().find(|(p, _)| engine::same_file(p, &c.file)) {
+        match groups
+            .iter_mut()
+            .find(|(p, _)| engine::same_file(p, &c.file))
+        {
             Some((_, cs)) => cs.push(c),
             None => groups.push((c.file.clone(), vec![c])),
         }
@@ -1025,8 +1028,7 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         if !legacy {
             continue;
         }
-        if args.server.as_deref().is_some_and(|n| n != s.name) || args.except.contains(&s.name)
-        {
+        if args.server.as_deref().is_some_and(|n| n != s.name) || args.except.contains(&s.name) {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
