@@ -91,7 +91,18 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         // Not started now (or no longer configured): its state says what to do, its
         // old verdict does not.
         if let Some(text) = crate::advice::configured::logged_way_out(s, home) {
-            push(3, text, terminal_safe(&s.name, false));
+            // a `.mcp.json` server `mcplogs fix` enables: its action, as a row's
+            match crate::advice::fix_action(s).filter(|e| e.planned) {
+                Some(e) => {
+                    any_fix_or_in_place = true;
+                    push(
+                        0,
+                        tilde_within(&terminal_safe(&e.text, false), home),
+                        terminal_safe(&s.name, false),
+                    );
+                }
+                None => push(3, text, terminal_safe(&s.name, false)),
+            }
             continue;
         }
         if s.diagnosis.verdict == Verdict::Healthy {

@@ -1342,3 +1342,48 @@ fn explain_shows_paths_under_the_home_as_scan_does() {
         );
     }
 }
+
+/// A `.mcp.json` server with logs from before someone disabled it: scan's row and JSON
+/// say `mcplogs fix` enables it (the count agrees), scan still exits 0, and plain `fix`
+/// enables it.
+#[test]
+fn a_logged_server_disabled_since_is_fixable_in_scan_and_enabled_by_plain_fix() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "p-off");
+    h.claude_json(serde_json::json!({}));
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\"mcpServers\": {\"p-off\": {\"command\": \"python3\", \"args\": [\"s.py\"]}}}\n",
+    )
+    .unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(&local, "{\"disabledMcpjsonServers\": [\"p-off\"]}\n").unwrap();
+    let before = h.files();
+    let scan = h.run(&h.proj, &["scan", "--json"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let doc: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    let s = &doc["servers"][0];
+    assert_eq!(s["name"], "p-off", "{doc:#}");
+    assert_eq!(s["fix"]["fixable"], true, "{s:#}");
+    assert!(
+        s["recommendation"]
+            .as_str()
+            .unwrap()
+            .starts_with("Run `mcplogs fix` (enable-mcpjson-server)"),
+        "{s:#}"
+    );
+    let text = h.run(&h.proj, &["scan"]);
+    assert_eq!(text.status.code(), Some(0));
+    let out = stdout(&text);
+    assert!(
+        out.contains("1 can be fixed with `mcplogs fix`")
+            && out.contains("Run `mcplogs fix` (enable-mcpjson-server)"),
+        "{out}"
+    );
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&local).unwrap()).unwrap();
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-off"]));
+    scan_then_undo(&h, &before, false);
+}

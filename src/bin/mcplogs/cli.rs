@@ -294,9 +294,9 @@ whose certificate is not trusted NODE_EXTRA_CA_CERTS (a CA file a TLS handshake
 with the server verified: --ca-file, else SSL_CERT_FILE or the system bundle),
 a server the proxy refuses its host in NO_PROXY (merged, the proxy kept), a
 .mcp.json server in disabledMcpjsonServers (where the approval dialog's Esc puts
-it) moved to enabledMcpjsonServers (--except keeps it off); each
-change says which server it is for and why. All files in one diff, one confirmation; what only you can
-do (sign in, rename a server) is listed after the plan.
+it) moved to enabledMcpjsonServers (--except keeps it off); each change says
+which server it is for and why. All files in one diff, one confirmation; what
+only you can do (sign in, rename a server) is listed after the plan.
 Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
 
 const REPORT_EXAMPLES: &str = "\
