@@ -199,6 +199,10 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             continue;
         }
         if d.layer.starts_with("managed") {
+            // an administrator's choice: said when the user names the server only
+            if cx.server.is_none() {
+                continue;
+            }
             found.steps.push(UserStep {
                 server: who.to_string(),
                 text: format!(

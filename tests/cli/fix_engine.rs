@@ -1387,3 +1387,38 @@ fn a_logged_server_disabled_since_is_fixable_in_scan_and_enabled_by_plain_fix() 
     assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-off"]));
     scan_then_undo(&h, &before, false);
 }
+
+/// A `.mcp.json` server the managed settings disable is the administrator's choice:
+/// plain `fix` says nothing of it, `fix NAME` says whom to ask, and nothing is written.
+#[test]
+fn a_server_disabled_by_managed_settings_is_named_only_when_asked_for() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\"mcpServers\": {\"p-off\": {\"command\": \"python3\", \"args\": [\"s.py\"]}}}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.managed.join("managed-settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    assert_eq!(state_of(&h, "p-off"), "disabled");
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("(longer-timeout)"), "{err}");
+    assert!(!err.contains("p-off"), "{err}");
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["p-off", "--yes"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("Only you can fix p-off (")
+            && err.contains("disables it; ask whoever administers this machine"),
+        "{err}"
+    );
+    assert_eq!(h.files(), before);
+}
