@@ -111,6 +111,7 @@ pub fn resolve(
             opts.request.paths.is_empty(),
             &fixes::Ask {
                 server: None,
+                except: &[],
                 command_path: None,
                 build: &build,
                 ca_file: None,

@@ -14,7 +14,7 @@ pub fn check(data: &[u8]) {
     for e in &report.entries {
         let _ = e.recommendation();
     }
-    let _ = table::explain_table(&report, Some(80));
+    let _ = table::explain_table(&report, Some(80), Some("/home/u"));
     let doc = explain_json(&report);
     serde_json::to_string_pretty(&doc).expect("explain JSON serializes");
 }

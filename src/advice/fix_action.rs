@@ -20,7 +20,16 @@ pub struct FixAction {
 /// made already, or one not offered on this build (with the change to make by hand). A
 /// change whose file `fix` refuses is none: the server keeps its own advice.
 pub fn fix_action(s: &ServerReport) -> Option<FixAction> {
-    let f = s.fix.as_deref()?;
+    fix_action_of(s.fix.as_deref()?)
+}
+
+/// [`fix_action`] of a configured server without a log (a `.mcp.json` server `mcplogs
+/// fix` enables), from its row's fix.
+pub fn row_fix_action(r: &crate::scan::configured::ConfiguredRow) -> Option<FixAction> {
+    fix_action_of(r.fix.as_deref()?)
+}
+
+fn fix_action_of(f: &crate::scan::fix::ServerFix) -> Option<FixAction> {
     if let Some(c) = f.engine_change(|st| *st == FixState::Planned) {
         return Some(FixAction {
             text: format!("Run `{}` ({}): {}.", f.command, c.cause.as_str(), c.why),

@@ -1,9 +1,9 @@
 //! Which declared change ([`crate::settings::engine::Change`]) each scanned server needs, beside
 //! the legacy setting (planned by `mcplogs fix` as before): the absolute path of a
 //! command Claude Code cannot find, a longer `MCP_TIMEOUT`, a `.mcp.json` server taken
-//! off `disabledMcpjsonServers` (only when the user names it: a disabled server is the
-//! user's choice, never failing). What no file can fix is a [`UserStep`]: what only the
-//! user can do, with the exact command or change.
+//! off `disabledMcpjsonServers` (where the approval dialog's default answer puts it; kept
+//! off with `mcplogs fix --except SERVER`). What no file can fix is a [`UserStep`]: what
+//! only the user can do, with the exact command or change.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,9 +25,11 @@ pub struct Context<'a> {
     pub homes: &'a [PathBuf],
     pub cwd: &'a Path,
     pub managed_dir: Option<&'a Path>,
-    /// `mcplogs fix SERVER`: only this server (its configured name), and a disabled one
-    /// may be enabled.
+    /// `mcplogs fix SERVER`: only this server (its configured name).
     pub server: Option<&'a str>,
+    /// `mcplogs fix --except SERVER`: these servers (configured names) get no change
+    /// and no step.
+    pub except: &'a [String],
     /// `--command-path`: the command's absolute path, for a server whose command is
     /// not found (with `server`).
     pub command_path: Option<&'a Path>,
@@ -78,16 +80,14 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     let mut found = Found::default();
     // Each configuration file read once, however many of its servers are not found.
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
-    let named = |n: &str| cx.server.is_none_or(|s| s == n);
+    let named = |n: &str| cx.server.is_none_or(|s| s == n) && !cx.except.iter().any(|e| e == n);
     // a conflict needs a server that speaks only the new protocol (rare): looked for
     // once, not once a server
     let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());
         if !s.counts_now() {
-            if cx.server.is_some()
-                && let Configuration::Configured(c) = &s.configuration
-            {
+            if let Configuration::Configured(c) = &s.configuration {
                 enable(&mut found, c, &s.name, &who, cx);
             }
             continue;
@@ -95,6 +95,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         if s.is_shared() {
             continue;
         }
+        let had = (found.changes.len(), found.steps.len());
         if any_modern
             && super::needs_legacy_setting(s)
             && let Some(other) = super::negotiation_conflict(report, s, cx.cwd)
@@ -120,14 +121,33 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         if s.diagnosis.tools_not_sent > 0 {
             found.steps.push(tool_name_step(s, &who));
         }
-    }
-    if cx.server.is_some() {
-        for row in report.configured.iter().filter(|r| named(&r.name)) {
-            let who = label(&row.name, Some(&row.project));
-            enable(&mut found, &row.configured, &row.name, &who, cx);
+        // its project folder is gone and nothing above (a user-scope entry, the user
+        // file) helps it: said, never silence
+        if let (project, true) = super::project_dir_of(s, cx.cwd)
+            && s.diagnosis.verdict.is_problem()
+            && !super::needs_legacy_setting(s)
+            && (found.changes.len(), found.steps.len()) == had
+        {
+            found.steps.push(gone_step(&who, &project));
         }
     }
+    for row in report.configured.iter().filter(|r| named(&r.name)) {
+        let who = label(&row.name, Some(&row.project));
+        enable(&mut found, &row.configured, &row.name, &who, cx);
+    }
     found
+}
+
+/// A failing server whose project folder no longer exists on this machine: nothing is
+/// written for it, and why.
+fn gone_step(who: &str, project: &Path) -> UserStep {
+    UserStep {
+        server: who.to_string(),
+        text: format!(
+            "nothing is written for it: its project folder {} no longer exists on this machine, so no settings decide anything for it there (if the project moved, run Claude Code in its new folder, then `mcplogs fix` again; `mcplogs prune` removes logs you no longer need)",
+            project.display()
+        ),
+    }
 }
 
 /// Whether the fix for `cause` is offered on `build`: from the first to the last build
@@ -166,6 +186,10 @@ pub(super) fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Contex
 /// A `.mcp.json` server off by `disabledMcpjsonServers` in a settings file mcplogs may
 /// write: moved to `enabledMcpjsonServers` in the same place (the same file, and in
 /// `~/.claude.json` the same project's entry, where Claude Code may have recorded it).
+/// Plain `mcplogs fix` makes it too: the approval dialog's default answer (Esc, or
+/// "Continue without") writes that list, so a forgotten answer is the usual reason; the
+/// user keeps a server off with `--except`. `disabledMcpServers` (the /mcp toggle) is a
+/// deliberate off and never changed.
 fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
     if c.state != ServerState::Disabled || c.scope != Scope::Project {
         return;
@@ -175,6 +199,10 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             continue;
         }
         if d.layer.starts_with("managed") {
+            // an administrator's choice: said when the user names the server only
+            if cx.server.is_none() {
+                continue;
+            }
             found.steps.push(UserStep {
                 server: who.to_string(),
                 text: format!(
@@ -202,11 +230,12 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             cause: FixCause::DisabledMcpjson,
             server: who.to_string(),
             why: format!(
-                "{name} is listed in {} of {}, so Claude Code never starts it; moved to {}",
+                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {}. To keep it off, answer no, or run `mcplogs fix --except {}`",
                 d.key,
                 d.file.display(),
                 d.key
-                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers")
+                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers"),
+                crate::text::shell_word_typed(name)
             ),
             file: d.file.clone(),
             layer: d.layer,

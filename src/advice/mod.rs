@@ -11,7 +11,7 @@ pub mod reason;
 pub mod remote;
 mod sentences;
 
-pub use fix_action::{FixAction, fix_action};
+pub use fix_action::{FixAction, fix_action, row_fix_action};
 pub use sentences::*;
 
 use std::collections::HashMap;

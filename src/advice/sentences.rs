@@ -61,7 +61,11 @@ fn local(t: u64) -> String {
 fn for_server_alone(s: &ServerReport) -> String {
     // A server Claude Code no longer starts: its state says what to do, not its old
     // verdict. A shared folder's mixed records cannot back advice for one server.
-    super::configured::logged_way_out(s, None)
+    // ... unless `mcplogs fix` enables it (a `.mcp.json` server in disabledMcpjsonServers)
+    super::fix_action(s)
+        .filter(|a| a.planned && !s.counts_now())
+        .map(|a| a.text)
+        .or_else(|| super::configured::logged_way_out(s, None))
         .or_else(|| discovery_cache_sentence(s))
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))

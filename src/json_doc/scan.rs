@@ -220,7 +220,7 @@ pub struct ServerConfiguration {
 }
 
 /// A configured server without a log (`configured[]`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConfiguredServer {
     pub name: String,
@@ -244,4 +244,8 @@ pub struct ConfiguredServer {
     /// `--since` cut-off); null otherwise.
     #[serde(default)]
     pub last_session: Option<String>,
+    /// What `mcplogs fix` would do for it, as `servers[].fix` (a `.mcp.json` server in
+    /// `disabledMcpjsonServers` that it enables); null when nothing.
+    #[serde(default)]
+    pub fix: Option<ServerFix>,
 }

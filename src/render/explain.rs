@@ -6,7 +6,7 @@ use colored::Colorize;
 use super::{paint, verdict_label};
 use crate::explain::{ExplainEntry, ExplainReport};
 use crate::json_doc;
-use crate::text::layout::{cols, wrap, wrap_keeping};
+use crate::text::layout::{cols, tilde_within, wrap, wrap_keeping};
 use crate::text::{one_line, terminal_safe};
 
 /// The one-line summary, as `scan`'s: "11 servers: 9 fail, 3 can be fixed with
@@ -162,12 +162,13 @@ fn actions(report: &ExplainReport) -> Vec<Action> {
 
 /// `explain`'s screen: the summary, per entry its verdict, then the status and detail
 /// (whole when piped; at a terminal at most two lines), each wrapped to `width` under
-/// its label, then "What to do".
-pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
+/// its label, then "What to do". Paths under `home` (this user's home folder) are shown
+/// as `~`, as `scan` shows them ([`crate::text::layout::tilde_within`]).
+pub fn explain_table(report: &ExplainReport, width: Option<usize>, home: Option<&str>) -> String {
     let mut out = wrap(&explain_summary(report), "", 2, width);
     out.push('\n');
     for e in &report.entries {
-        out.push_str(&entry_lines(e, width));
+        out.push_str(&entry_lines(e, width, home));
     }
     let acts = actions(report);
     if !acts.is_empty() {
@@ -178,7 +179,12 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
         for (i, a) in acts.iter().enumerate() {
             let first = format!("  {}. ", i + 1);
             let indent = cols(&first);
-            out.push_str(&wrap_keeping(&a.text, &first, indent, width));
+            out.push_str(&wrap_keeping(
+                &tilde_within(&a.text, home),
+                &first,
+                indent,
+                width,
+            ));
             if !a.servers.is_empty() {
                 out.push_str(&wrap(
                     &a.servers.join(", "),
@@ -190,7 +196,7 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
         }
         if any_fix {
             out.push_str(&wrap(
-                &crate::advice::after_fix(&report.homes),
+                &tilde_within(&crate::advice::after_fix(&report.homes), home),
                 "  ",
                 2,
                 width,
@@ -200,7 +206,9 @@ pub fn explain_table(report: &ExplainReport, width: Option<usize>) -> String {
     out
 }
 
-fn entry_lines(e: &ExplainEntry, width: Option<usize>) -> String {
+fn entry_lines(e: &ExplainEntry, width: Option<usize>, home: Option<&str>) -> String {
+    // every text that may name a path: the home folder as `~`, as scan shows it
+    let terminal_safe = |t: &str, multi: bool| tilde_within(&terminal_safe(t, multi), home);
     let name = e.name.as_deref().unwrap_or("(pasted message)");
     let mut out = format!(
         "{}: {}\n",
@@ -222,7 +230,12 @@ fn entry_lines(e: &ExplainEntry, width: Option<usize>) -> String {
         // (the whole detail is in the paste)
         (Some(d), Some(w)) => {
             let room = (2 * w).saturating_sub(14).min(200);
-            out.push_str(&wrap_keeping(&one_line(d, room), "  detail: ", 4, width));
+            out.push_str(&wrap_keeping(
+                &tilde_within(&one_line(d, room), home),
+                "  detail: ",
+                4,
+                width,
+            ));
         }
         // piped: all of it, every line
         (Some(d), None) => {

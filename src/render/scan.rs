@@ -91,7 +91,18 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         // Not started now (or no longer configured): its state says what to do, its
         // old verdict does not.
         if let Some(text) = crate::advice::configured::logged_way_out(s, home) {
-            push(3, text, terminal_safe(&s.name, false));
+            // a `.mcp.json` server `mcplogs fix` enables: its action, as a row's
+            match crate::advice::fix_action(s).filter(|e| e.planned) {
+                Some(e) => {
+                    any_fix_or_in_place = true;
+                    push(
+                        0,
+                        tilde_within(&terminal_safe(&e.text, false), home),
+                        terminal_safe(&s.name, false),
+                    );
+                }
+                None => push(3, text, terminal_safe(&s.name, false)),
+            }
             continue;
         }
         if s.diagnosis.verdict == Verdict::Healthy {
@@ -212,6 +223,17 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         }
     }
     for r in &report.configured {
+        // a `.mcp.json` server `mcplogs fix` enables: its action, as a logged server's
+        if let Some(e) = crate::advice::row_fix_action(r) {
+            any_fix_or_in_place |= e.planned || e.in_place;
+            let rank = if e.planned || e.in_place { 0 } else { 3 };
+            push(
+                rank,
+                tilde_within(&terminal_safe(&e.text, false), home),
+                terminal_safe(&r.name, false),
+            );
+            continue;
+        }
         let rank = if r.is_problem() { 1 } else { 3 };
         push(
             rank,
@@ -241,7 +263,13 @@ pub fn summary_line(report: &ScanReport) -> String {
             })
             .count()
     };
-    let engine_fixable = by_engine(false);
+    // and the `.mcp.json` servers without a log that `mcplogs fix` enables
+    let rows_fixable = report
+        .configured
+        .iter()
+        .filter(|r| crate::advice::row_fix_action(r).is_some_and(|e| e.planned))
+        .count();
+    let engine_fixable = by_engine(false) + rows_fixable;
     let engine_in_place = by_engine(true);
     let legacy_fixable = report
         .servers
@@ -309,6 +337,13 @@ pub fn summary_line(report: &ScanReport) -> String {
                 .iter()
                 .filter(|s| crate::advice::fix_action(s).is_some_and(|e| e.planned))
                 .filter_map(|s| s.fix.as_deref().map(|f| f.command.clone())),
+        );
+        commands.extend(
+            report
+                .configured
+                .iter()
+                .filter(|r| crate::advice::row_fix_action(r).is_some_and(|e| e.planned))
+                .filter_map(|r| r.fix.as_deref().map(|f| f.command.clone())),
         );
         commands.sort();
         commands.dedup();
@@ -1242,8 +1277,11 @@ fn configured_json(r: &crate::scan::configured::ConfiguredRow) -> json_doc::Conf
         detail: detail_of(&r.configured),
         warnings: r.configured.warnings.clone(),
         ran_since: r.ran_since.clone(),
-        recommendation: crate::advice::configured::row_way_out(r, None),
+        recommendation: crate::advice::row_fix_action(r)
+            .map(|e| e.text)
+            .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None)),
         last_session: r.last_session.clone(),
+        fix: r.fix.as_deref().map(fix_json),
     }
 }
 

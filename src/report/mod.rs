@@ -542,7 +542,10 @@ pub fn build(
                 project: r.project.clone(),
                 state: r.state_name().to_string(),
                 reason: crate::advice::configured::row_reason(r, None),
-                recommendation: crate::advice::configured::row_way_out(r, None),
+                // a `.mcp.json` server `mcplogs fix` enables: its action, as scan's
+                recommendation: crate::advice::row_fix_action(r)
+                    .map(|e| e.text)
+                    .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None)),
             })
             .collect(),
         settings: settings_section(negotiation),

@@ -19,8 +19,10 @@ use crate::settings::target::FixTarget;
 /// What `mcplogs fix` is asked beyond the scan: `fix SERVER` (with `--command-path`),
 /// and the Claude Code build here.
 pub struct Ask<'a> {
-    /// `mcplogs fix SERVER`: only this server, and a disabled one may be enabled.
+    /// `mcplogs fix SERVER`: only this server.
     pub server: Option<&'a str>,
+    /// `mcplogs fix --except SERVER`: no change for these servers.
+    pub except: &'a [String],
     /// `--command-path` (with `server`).
     pub command_path: Option<&'a Path>,
     /// The Claude Code build here (`claude --version`, or `fix --claude-version`):
@@ -56,6 +58,7 @@ pub fn attach(
                 cwd,
                 managed_dir,
                 server: ask.server,
+                except: ask.except,
                 command_path: ask.command_path,
                 path_var: std::env::var_os("PATH"),
                 // checked below, so that a change not offered still names its file
@@ -133,7 +136,24 @@ pub fn attach(
             .collect();
         s.fix = (!fix.changes.is_empty() || !fix.steps.is_empty()).then(|| Box::new(fix));
     }
-    // a configured server without a log (`fix SERVER` enables it)
+    // a configured server without a log (a `.mcp.json` server `fix` enables): its row
+    // says so, as a logged server's own fix does
+    for row in report.configured.iter_mut() {
+        let label = fixes::label(&row.name, Some(&row.project));
+        let changes: Vec<FixChange> = unplaced
+            .iter()
+            .filter(|(w, _)| *w == label)
+            .map(|(_, c)| c.clone())
+            .collect();
+        row.fix = (!changes.is_empty()).then(|| {
+            Box::new(ServerFix {
+                command: command.clone(),
+                verify: crate::advice::verify_command(homes),
+                changes,
+                steps: Vec::new(),
+            })
+        });
+    }
     report.fix_unlogged = ServerFix {
         command,
         verify: crate::advice::verify_command(homes),
@@ -171,7 +191,10 @@ fn states_of(
             ));
             continue;
         }
-        match groups.iter_mut().find(|(p, _)| *p == c.file) {
+        match groups
+            .iter_mut()
+            .find(|(p, _)| engine::same_file(p, &c.file))
+        {
             Some((_, cs)) => cs.push(c),
             None => groups.push((c.file.clone(), vec![c])),
         }

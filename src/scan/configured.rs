@@ -70,6 +70,9 @@ pub struct ConfiguredRow {
     pub last_session: Option<String>,
     /// `--since`'s cut-off, for a row with a [`ConfiguredRow::last_session`].
     pub since: Option<EpochSeconds>,
+    /// What `mcplogs fix` would change for it (a `.mcp.json` server it enables), set by
+    /// the resolution; `None` when nothing.
+    pub fix: Option<Box<super::fix::ServerFix>>,
 }
 
 impl ConfiguredRow {
@@ -299,6 +302,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 },
                 since: last_session.as_ref().and(report.since),
                 last_session,
+                fix: None,
             });
         }
         for problem in &p.resolved.problems {
@@ -310,6 +314,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 ran_since: None,
                 last_session: None,
                 since: None,
+                fix: None,
             });
         }
         if !p.complete {

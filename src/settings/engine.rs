@@ -81,7 +81,9 @@ impl FixCause {
                 "2.1.287", "2.1.288", "2.1.300", "2.1.310", "2.1.332", "2.1.336",
             ],
             // tests/e2e/fixes_remote.py
-            FixCause::TrustedCa | FixCause::NoProxy => &["2.1.287", "2.1.310", "2.1.336"],
+            FixCause::TrustedCa | FixCause::NoProxy => {
+                &["2.1.287", "2.1.288", "2.1.310", "2.1.336"]
+            }
         }
     }
 
@@ -147,6 +149,7 @@ pub struct FilePlan {
 /// every change. A file that is not strict JSON is refused (Claude Code would ignore it
 /// or, for `~/.claude.json`, mcplogs would have to rewrite it whole).
 pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, SettingsError> {
+    let changes = one_per_key(changes);
     let snapshot = FileSnapshot::read(path)?;
     let Some((new_text, records)) = edited(path, snapshot.bytes.as_deref(), &changes)? else {
         return Ok(None);
@@ -168,6 +171,89 @@ pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, 
         changes,
         records,
     }))
+}
+
+/// Whether `a` and `b` are one file: the same path, or (through a symbolic link, `..`,
+/// or another spelling) the same file once their folders are resolved (a file not yet
+/// there: its folder's). Two projects sharing one `.claude` folder through a link plan
+/// one edit of their one `settings.local.json`.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || identity(a) == identity(b)
+}
+
+/// A file's identity for [`same_file`]: its canonical path, or its folder's canonical
+/// path and its name when the file is not there; the path itself when neither resolves.
+fn identity(p: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    match (p.parent().map(std::fs::canonicalize), p.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// The changes of one file with one value a key: two servers' changes of the same key
+/// (two projects sharing the file, or two servers of one project) are one edit. The
+/// same value once; two numbers (`MCP_TIMEOUT`), the larger; two comma lists
+/// (`NO_PROXY`), merged in order. Any other disagreement keeps the first change's
+/// value. The servers of the changes merged are named together.
+fn one_per_key(changes: Vec<Change>) -> Vec<Change> {
+    let mut out: Vec<Change> = Vec::new();
+    for c in changes {
+        let Edit::Set { path, value } = &c.edit else {
+            out.push(c);
+            continue;
+        };
+        let Some(prev) = out
+            .iter_mut()
+            .find(|o| matches!(&o.edit, Edit::Set { path: p, .. } if p == path))
+        else {
+            out.push(c);
+            continue;
+        };
+        let Edit::Set { value: had, .. } = &prev.edit else {
+            continue;
+        };
+        if let Some(v) = agreed(had, value)
+            && v != *had
+        {
+            prev.edit = Edit::Set {
+                path: path.clone(),
+                value: v,
+            };
+            prev.why = c.why.clone();
+        }
+        for who in c.server.split(", ") {
+            if !prev.server.split(", ").any(|w| w == who) {
+                prev.server = format!("{}, {who}", prev.server);
+            }
+        }
+    }
+    out
+}
+
+/// The one value two changes of a key agree on ([`one_per_key`]); `None`: the first's.
+fn agreed(a: &Value, b: &Value) -> Option<Value> {
+    let (Value::String(x), Value::String(y)) = (a, b) else {
+        return None;
+    };
+    if x == y {
+        return Some(a.clone());
+    }
+    if let (Ok(m), Ok(n)) = (x.trim().parse::<u64>(), y.trim().parse::<u64>()) {
+        return Some(if n > m { b.clone() } else { a.clone() });
+    }
+    if x.contains(',') || y.contains(',') {
+        let mut items: Vec<&str> = Vec::new();
+        for i in x.split(',').chain(y.split(',')).map(str::trim) {
+            if !i.is_empty() && !items.contains(&i) {
+                items.push(i);
+            }
+        }
+        return Some(Value::String(items.join(",")));
+    }
+    None
 }
 
 /// The text with every change made, and what each set; `None` when nothing changes.

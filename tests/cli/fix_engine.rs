@@ -511,12 +511,18 @@ fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it
     scan_then_undo(&h, &before, false);
 }
 
+/// Plain `mcplogs fix` moves a `.mcp.json` server out of `disabledMcpjsonServers` (the
+/// approval dialog's Esc writes that list): scan says so beforehand (and its exit code
+/// stays 0: a disabled server is not failing); `--except` keeps it off and leaves out
+/// every change of the server it names.
 #[test]
-fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
+fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     let h = Home::new();
     // a server of the project that ran (the scan knows the project by its log)
     h.log("timeout-2.1.332.jsonl", "slow");
-    h.claude_json(serde_json::json!({}));
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
     fs::write(
         h.proj.join(".mcp.json"),
         "{\n  \"mcpServers\": {\n    \"p-off\": {\n      \"command\": \"python3\",\n      \"args\": [\"s.py\"]\n    }\n  }\n}\n",
@@ -530,26 +536,93 @@ fn a_disabled_mcpjson_server_is_enabled_only_when_named() {
     )
     .unwrap();
     let before = h.files();
-    // not named: never enabled (nothing of it fails)
-    let out = h.fix(&h.proj, &["--yes"]);
+    // scan: fixable by `mcplogs fix`, in the text, the JSON row and its recommendation
+    let scan = h.run(&h.proj, &["scan", "--server", "p-off", "--json"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let doc: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    let row = doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "p-off")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(row["state"], "disabled");
+    assert_eq!(row["fix"]["fixable"], true, "{row:#}");
+    assert_eq!(row["fix"]["changes"][0]["cause"], "enable-mcpjson-server");
+    assert_eq!(row["fix"]["changes"][0]["state"], "planned");
     assert!(
-        !stderr(&out).contains("enable-mcpjson-server"),
+        row["recommendation"]
+            .as_str()
+            .unwrap()
+            .starts_with("Run `mcplogs fix` (enable-mcpjson-server)"),
+        "{row:#}"
+    );
+    let text = h.run(&h.proj, &["scan", "--server", "p-off"]);
+    assert!(
+        stdout(&text).contains("can be fixed with `mcplogs fix`"),
         "{}",
-        stderr(&out)
+        stdout(&text)
     );
-    assert_eq!(
-        fs::read(&local).unwrap(),
-        before.iter().find(|(p, _)| *p == local).unwrap().1
-    );
-    let out = h.fix(&h.proj, &["p-off", "--yes"]);
+    // --except p-off: only the other server's change
+    let out = h.fix(&h.elsewhere, &["--except", "p-off", "--dry-run"]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("(enable-mcpjson-server)"), "{err}");
+    assert!(err.contains("(longer-timeout)"), "{err}");
+    assert!(!err.contains("enable-mcpjson-server"), "{err}");
+    assert!(
+        !stdout(&out).contains("enabledMcpjsonServers"),
+        "{}",
+        stdout(&out)
+    );
+    // an unknown name is refused, as `fix NAME` refuses one
+    let out = h.fix(&h.elsewhere, &["--except", "nobody", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // plain fix (the other server left out) from another folder: moved, and why
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("For p-off (") && err.contains("(enable-mcpjson-server)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Esc or \"Continue without\" writes that list")
+            && err.contains("mcplogs fix --except p-off"),
+        "{err}"
+    );
+    assert!(!err.contains("longer-timeout"), "{err}");
     assert_eq!(
         fs::read_to_string(&local).unwrap(),
         "{\n  \"enabledMcpjsonServers\": [\n    \"p-off\"\n  ],\n  \"disabledMcpjsonServers\": []\n}\n"
     );
     scan_then_undo(&h, &before, false);
+}
+
+/// `disabledMcpServers` (the /mcp toggle in ~/.claude.json) is a deliberate off: plain
+/// `mcplogs fix` never touches it.
+#[test]
+fn plain_fix_leaves_a_server_turned_off_with_mcp_alone() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": { "u-off": { "command": "python3", "args": ["s.py"] } },
+        "projects": { proj.clone(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpServers": ["u-off"],
+        } },
+    });
+    let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    fs::write(h.home.join(".claude.json"), &text).unwrap();
+    assert_eq!(state_of(&h, "u-off"), "disabled");
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(!err.contains("enable-mcpjson-server"), "{err}");
+    assert_eq!(
+        fs::read_to_string(h.home.join(".claude.json")).unwrap(),
+        text
+    );
 }
 
 /// The state scan gives configured server `name` (run from the project).
@@ -1135,4 +1208,217 @@ fn python3() -> String {
         .map(|d| d.join("python3"))
         .find(|p| p.is_file())
         .map_or_else(|| "python3".to_string(), |p| p.display().to_string())
+}
+
+/// A failing server whose project folder no longer exists, that no file outside it can
+/// help (the new protocol's fix goes into the project's own local settings): `fix`
+/// writes nothing for it and says why (before: no word of it). A user-scope entry's
+/// command path is still written (it serves every project).
+#[cfg(unix)]
+#[test]
+fn a_server_of_a_project_folder_that_is_gone_gets_the_reason_nothing_is_written() {
+    let h = Home::new();
+    let gone = h.home.join("work/gone");
+    h.log_in(&gone, "modern-only-answer-2.1.332.jsonl", "newonly");
+    h.claude_json(serde_json::json!({ "newonly": { "type": "stdio", "command": "python3", "args": ["m.py"] } }));
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"\n  }\n}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(
+        // (the home shown as `~`, as every note of fix)
+        err.contains("Only you can fix newonly (~/work/gone)")
+            && err.contains("its project folder ~/work/gone no longer exists on this machine"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(h.files(), before);
+    assert!(!gone.exists());
+    // a user-scope server's command path serves every project: still written
+    let h = Home::new();
+    let gone = h.home.join("work/gone");
+    h.log_in(&gone, "path-2.1.332.jsonl", "far");
+    h.claude_json(far("farstub"));
+    h.tool(&h.tools, "farstub");
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(stderr(&out).contains("(command-path)"), "{}", stderr(&out));
+}
+
+/// Two projects sharing one `.claude` folder through a symbolic link: their changes of
+/// the one `settings.local.json` are one edit (the larger `MCP_TIMEOUT`; the same value
+/// once), one backup, one undo record, and the undo gives it back byte for byte
+/// (before: both values in the file, and the undo refused).
+#[cfg(unix)]
+#[test]
+fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
+    for (limit2, want) in [("3000", "60000"), ("40000", "80000")] {
+        let h = Home::new();
+        let proj2 = h.home.join("work/proj2");
+        fs::create_dir_all(&proj2).unwrap();
+        fs::create_dir_all(h.proj.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(h.proj.join(".claude"), proj2.join(".claude")).unwrap();
+        let shared = "{\"env\": {\"MCP_TIMEOUT\": \"3000\"}}\n";
+        fs::write(h.proj.join(".claude/settings.json"), shared).unwrap();
+        h.log("timeout-2.1.332.jsonl", "slow");
+        h.log_in(&proj2, "timeout-2.1.332.jsonl", "slow2");
+        if limit2 != "3000" {
+            // the second server failed with a longer limit (its session's own value)
+            for e in walkdir::WalkDir::new(h.home.join(".cache")) {
+                let p = e.unwrap().into_path();
+                if p.is_file() && p.to_string_lossy().contains("mcp-logs-slow2") {
+                    let t = fs::read_to_string(&p).unwrap().replace("3000ms", "40000ms");
+                    fs::write(&p, t).unwrap();
+                }
+            }
+        }
+        let srv = serde_json::json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+        h.claude_json(serde_json::json!({ "slow": srv, "slow2": srv }));
+        let before = h.files();
+        let out = h.fix(&h.elsewhere, &["--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        let diff = stdout(&out);
+        assert_eq!(diff.matches("+++ ").count(), 1, "{diff}");
+        assert_eq!(diff.matches("MCP_TIMEOUT").count(), 1, "{diff}");
+        // the one change names both servers
+        assert!(
+            err.lines().any(|l| l.contains("slow (")
+                && l.contains("slow2 (")
+                && l.contains("(longer-timeout)")),
+            "{err}"
+        );
+        let local: serde_json::Value =
+            serde_json::from_slice(&fs::read(h.proj.join(".claude/settings.local.json")).unwrap())
+                .unwrap();
+        assert_eq!(local["env"]["MCP_TIMEOUT"], want, "{limit2}: {err}");
+        assert_eq!(
+            fs::read_dir(h.proj.join(".claude"))
+                .unwrap()
+                .filter(|e| e
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains("mcplogs"))
+                .count(),
+            1,
+            "one undo record, no backup of a file that was not there"
+        );
+        scan_then_undo(&h, &before, false);
+        assert!(!h.proj.join(".claude/settings.local.json").exists());
+    }
+}
+
+/// `explain` shows a path under the home folder as `~`, as `scan` shows it (before: the
+/// full path where scan said `~`).
+#[cfg(unix)]
+#[test]
+fn explain_shows_paths_under_the_home_as_scan_does() {
+    let h = Home::new();
+    // its fix goes into ~/.claude/settings.json, a path under the home folder
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let listing = h.elsewhere.join("listing.txt");
+    fs::write(
+        &listing,
+        "Checking MCP server health...\n\nslow: python3 s.py - ✗ Failed to connect\n",
+    )
+    .unwrap();
+    let scan = stdout(&h.run(&h.proj, &["scan", "--server", "slow"]));
+    let explain = stdout(&h.run(&h.proj, &["explain", listing.to_str().unwrap()]));
+    let full = h.home.display().to_string();
+    for (what, text) in [("scan", &scan), ("explain", &explain)] {
+        assert!(text.contains("(longer-timeout)"), "{what}: {text}");
+        assert!(text.contains("~/.claude/settings.json"), "{what}: {text}");
+        assert!(
+            !text.contains(&full),
+            "{what} shows the home's full path: {text}"
+        );
+    }
+}
+
+/// A `.mcp.json` server with logs from before someone disabled it: scan's row and JSON
+/// say `mcplogs fix` enables it (the count agrees), scan still exits 0, and plain `fix`
+/// enables it.
+#[test]
+fn a_logged_server_disabled_since_is_fixable_in_scan_and_enabled_by_plain_fix() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "p-off");
+    h.claude_json(serde_json::json!({}));
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\"mcpServers\": {\"p-off\": {\"command\": \"python3\", \"args\": [\"s.py\"]}}}\n",
+    )
+    .unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(&local, "{\"disabledMcpjsonServers\": [\"p-off\"]}\n").unwrap();
+    let before = h.files();
+    let scan = h.run(&h.proj, &["scan", "--json"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let doc: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    let s = &doc["servers"][0];
+    assert_eq!(s["name"], "p-off", "{doc:#}");
+    assert_eq!(s["fix"]["fixable"], true, "{s:#}");
+    assert!(
+        s["recommendation"]
+            .as_str()
+            .unwrap()
+            .starts_with("Run `mcplogs fix` (enable-mcpjson-server)"),
+        "{s:#}"
+    );
+    let text = h.run(&h.proj, &["scan"]);
+    assert_eq!(text.status.code(), Some(0));
+    let out = stdout(&text);
+    assert!(
+        out.contains("1 can be fixed with `mcplogs fix`")
+            && out.contains("Run `mcplogs fix` (enable-mcpjson-server)"),
+        "{out}"
+    );
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&local).unwrap()).unwrap();
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-off"]));
+    scan_then_undo(&h, &before, false);
+}
+
+/// A `.mcp.json` server the managed settings disable is the administrator's choice:
+/// plain `fix` says nothing of it, `fix NAME` says whom to ask, and nothing is written.
+#[test]
+fn a_server_disabled_by_managed_settings_is_named_only_when_asked_for() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\"mcpServers\": {\"p-off\": {\"command\": \"python3\", \"args\": [\"s.py\"]}}}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.managed.join("managed-settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    assert_eq!(state_of(&h, "p-off"), "disabled");
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("(longer-timeout)"), "{err}");
+    assert!(!err.contains("p-off"), "{err}");
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["p-off", "--yes"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("Only you can fix p-off (")
+            && err.contains("disables it; ask whoever administers this machine"),
+        "{err}"
+    );
+    assert_eq!(h.files(), before);
 }

@@ -16,17 +16,20 @@ Per Claude Code build and per cause, one throwaway HOME and one project:
   timeout-project  the project's shared .claude/settings.json sets it to 3000 instead: the fix
             writes the project's .claude/settings.local.json; from 2.1.328 on the shorter
             project value is ignored, so the server must connect with nothing fixed
-  disabled  a .mcp.json server listed in the project's disabledMcpjsonServers: absent from
-            the init line; `mcplogs fix <name>` moves it to enabledMcpjsonServers
+  disabled  a .mcp.json server listed in the project's disabledMcpjsonServers (as the
+            approval dialog's Esc writes it): absent from the init line; plain
+            `mcplogs fix --yes` moves it to enabledMcpjsonServers
   modern-only  ~/.claude/settings.json sets env.MCP_PROTOCOL_NEGOTIATION to legacy and a
             stdio server speaks only 2026-07-28 (modern_only_stub.py: it answers initialize
             with 2026-07-28): fails (`modern-only`); the fix writes `auto` into the project's
             .claude/settings.local.json, the user file untouched
   modern-only-refused  the same server refusing the proposed version (-32602)
 
-The loop of each: `claude -p` (fails) -> `mcplogs fix --yes` (for `disabled`: naming the
-server) from another folder -> `claude -p` (connected with its tools) -> `mcplogs scan`
-says the fix is in place -> `mcplogs fix --undo --yes` -> every file the fix wrote is back
+The loop of each: `claude -p` (fails) -> plain `mcplogs fix --yes` (no server named, no
+--home: HOME is the throwaway home) from a fresh empty folder that is not the project ->
+`mcplogs scan` says the fix is in place (for `disabled`: the server is no longer disabled)
+-> `claude -p` (connected with its tools) -> `mcplogs fix --undo --yes` from that folder
+-> every file the fix wrote is back
 byte for byte (for ~/.claude.json, which Claude Code rewrites as it runs: the keys the fix
 set are back, and nothing else was touched by the undo) -> `claude -p` fails again.
 
@@ -217,16 +220,23 @@ class Case:
         if self.by_hand:
             self.by_hand_fix()
         else:
-            args = ["fix", "--yes", "--home", str(self.home)]
-            if self.name == "disabled":
-                args.insert(1, self.server)
-            rc, text = self.mcplogs(args, "fix")
+            rc, text = self.mcplogs(["fix", "--yes"], "fix")
             if rc != 0:
                 self.problem(f"mcplogs fix exited {rc}: {text.strip()[:600]}")
                 return self.row(st, n, "fix failed", "-", "-")
-        if not self.by_hand and self.name != "disabled":
+        if not self.by_hand and self.name == "disabled":
+            # it never ran, so no log: its row is no longer disabled, nothing to fix
+            rc, text = self.mcplogs(["scan", "--json"], "scan-after")
+            try:
+                rows = {r["name"]: r for r in json.loads(text[:text.rindex("}") + 1])["configured"]}
+            except (ValueError, KeyError):
+                rows = {}
+            row = rows.get(self.server, {})
+            if row.get("state") == "disabled" or row.get("fix"):
+                self.problem(f"scan after the fix: {self.server} is {row}")
+        elif not self.by_hand:
             # before Claude Code runs again: the newest log still fails
-            rc, text = self.mcplogs(["scan", "--home", str(self.home)], "scan-after")
+            rc, text = self.mcplogs(["scan"], "scan-after")
             if "already fixed (restart Claude Code to check)" not in text:
                 self.problem(f"scan after the fix does not say `already fixed`: {text.strip()[:400]}")
         st2, n2 = self.claude_p("fixed")
@@ -235,7 +245,7 @@ class Case:
         if self.by_hand:
             return self.row(st, n, f"{st2}/{n2}", "-", "-")
         mid = self.files()
-        rc, text = self.mcplogs(["fix", "--undo", "--yes", "--home", str(self.home)], "undo")
+        rc, text = self.mcplogs(["fix", "--undo", "--yes"], "undo")
         if rc != 0:
             self.problem(f"mcplogs fix --undo exited {rc}: {text.strip()[:600]}")
         after = self.files()

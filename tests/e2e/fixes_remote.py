@@ -150,7 +150,8 @@ class Case:
                 user.write_bytes(kept)
         claude_dir_before = (self.home / ".claude").exists()
         before = self.files()
-        args = ["fix", "--yes", "--home", str(self.home), "--claude-version", self.version]
+        # plain `fix --yes` from a folder that is not the project (HOME is the throwaway home)
+        args = ["fix", "--yes", "--claude-version", self.version]
         if self.name == "ca":
             args += ["--ca-file", str(self.work / "ca.pem")]
         rc, text = self.mcplogs(args, "fix")
@@ -171,13 +172,13 @@ class Case:
             self.problem(f"{target}: NO_PROXY is {env_w.get('NO_PROXY')!r}")
         if any(k in env_w for k in ("NODE_TLS_REJECT_UNAUTHORIZED", "HTTPS_PROXY", "HTTP_PROXY")):
             self.problem(f"{target} holds {env_w}")
-        rc, text = self.mcplogs(["scan", "--home", str(self.home)], "scan-after")
+        rc, text = self.mcplogs(["scan"], "scan-after")
         if "already fixed (restart Claude Code to check)" not in text:
             self.problem(f"scan after the fix does not say `already fixed`: {text.strip()[:500]}")
         st2, n2 = self.claude_p("fixed")
         if st2 != "connected" or n2 == 0:
             self.problem(f"after the fix {NAME} is {st2} with {n2} tools")
-        rc, text = self.mcplogs(["fix", "--undo", "--yes", "--home", str(self.home)], "undo")
+        rc, text = self.mcplogs(["fix", "--undo", "--yes"], "undo")
         if rc != 0:
             self.problem(f"mcplogs fix --undo exited {rc}: {text.strip()[:600]}")
         after = self.files()

@@ -346,10 +346,14 @@ class VersionRun:
         return self.mcplogs_json(["explain", str(listing), "--json"], "explain")
 
     def fix(self, undo):
-        args = ["fix", "--yes"] + (["--undo"] if undo else ["--home", str(self.home)])
+        # plain `fix --yes` (HOME is the throwaway home) from an empty folder that is not
+        # the project: the plan comes from the logs, never from the folder it runs in
+        args = ["fix", "--yes"] + (["--undo"] if undo else [])
         tag = "undo" if undo else "fix"
         out, err = self.raw / f"mcplogs-{tag}.out", self.raw / f"mcplogs-{tag}.err"
-        rc = run([str(self.mcplogs)] + args, env=self.mcplogs_env(), cwd=self.proj, out=out, err=err)
+        elsewhere = self.dir / "elsewhere"
+        elsewhere.mkdir(exist_ok=True)
+        rc = run([str(self.mcplogs)] + args, env=self.mcplogs_env(), cwd=elsewhere, out=out, err=err)
         return rc, out.read_text() + err.read_text()
 
     # -- checks ------------------------------------------------------------------

@@ -279,7 +279,8 @@ EXAMPLES:
   mcplogs fix                        # write it, after a yes (from any folder)
   mcplogs fix --project ~/work/api   # that project's file only
   mcplogs fix --undo                 # put back every file it wrote
-  mcplogs fix api                    # only api; enables it if you disabled it
+  mcplogs fix api                    # only api
+  mcplogs fix --except api           # every server but api (keeps it off)
   mcplogs fix api --command-path /opt/bin/api   # when PATH has several
   mcplogs fix --ca-file ~/corp-ca.pem   # an HTTPS server's CA, checked first
 
@@ -291,9 +292,11 @@ path in the entry that configures it (~/.claude.json or .mcp.json), a server slo
 than MCP_TIMEOUT a longer MCP_TIMEOUT where it takes effect, an HTTPS server
 whose certificate is not trusted NODE_EXTRA_CA_CERTS (a CA file a TLS handshake
 with the server verified: --ca-file, else SSL_CERT_FILE or the system bundle),
-a server the proxy refuses its host in NO_PROXY (merged, the proxy kept); each
-change says which server it is for and why. All files in one diff, one confirmation; what only you can
-do (sign in, rename a server) is listed after the plan.
+a server the proxy refuses its host in NO_PROXY (merged, the proxy kept), a
+.mcp.json server in disabledMcpjsonServers (where the approval dialog's Esc puts
+it) moved to enabledMcpjsonServers (--except keeps it off); each change says
+which server it is for and why. All files in one diff, one confirmation; what
+only you can do (sign in, rename a server) is listed after the plan.
 Afterwards restart Claude Code or run /mcp, then `mcplogs scan --since 10m`.";
 
 const REPORT_EXAMPLES: &str = "\
@@ -657,9 +660,13 @@ pub struct SettingsArgs {
 
 #[derive(Debug, Args)]
 pub struct FixArgs {
-    /// Fix this server only (its configured name); a .mcp.json server you disabled is enabled only when named
+    /// Fix this server only (its configured name)
     #[arg(value_name = "SERVER", conflicts_with = "undo")]
     pub server: Option<String>,
+
+    /// Leave this server out of the plan (repeatable): no change for it, a disabled .mcp.json server stays off
+    #[arg(long, value_name = "SERVER", conflicts_with = "undo")]
+    pub except: Vec<String>,
 
     /// With SERVER: the absolute path of its command, when Claude Code cannot find it and your PATH holds none or several
     #[arg(

@@ -73,9 +73,13 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::from_problems(report.has_problems()));
     }
     let out = if args.redact.no_redact {
-        render::explain::explain_table(&report, output::width())
+        render::explain::explain_table(&report, output::width(), output::home())
     } else {
-        mcplogs::redact::output::text(&render::explain::explain_table(&report, output::width()))
+        mcplogs::redact::output::text(&render::explain::explain_table(
+            &report,
+            output::width(),
+            output::home(),
+        ))
     };
     output::screen(&out)?;
     Ok(ExitCode::from_problems(report.has_problems()))

@@ -122,12 +122,14 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     } else {
         Some(scan_for_fix(&args, ca_file.as_ref())?)
     };
-    if let (Some(name), Some(r)) = (args.server.as_deref(), &report)
-        && !server_known(r, name)
-    {
-        return Err(Error::FixUnknownServer {
-            name: name.to_string(),
-        });
+    if let Some(r) = &report {
+        for name in args.server.iter().chain(&args.except) {
+            if !server_known(r, name) {
+                return Err(Error::FixUnknownServer {
+                    name: name.to_string(),
+                });
+            }
+        }
     }
     let failing = match &report {
         Some(r) => servers_needing_fix(&args, r),
@@ -154,7 +156,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     // the engine's changes grouped by file, in the order the servers came
     let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
     for c in found.changes {
-        match groups.iter_mut().find(|(p, _)| *p == c.file) {
+        // one file however it is reached (two projects sharing a linked `.claude`)
+        match groups
+            .iter_mut()
+            .find(|(p, _)| engine::same_file(p, &c.file))
+        {
             Some((_, cs)) => cs.push(c),
             None => groups.push((c.file.clone(), vec![c])),
         }
@@ -230,7 +236,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     for (path, why) in files {
         // A file the engine writes too gets the legacy setting as one more of its
         // changes: one diff, one backup and one undo record a file.
-        if let Some((_, cs)) = groups.iter_mut().find(|(p, _)| *p == path) {
+        if let Some((_, cs)) = groups.iter_mut().find(|(p, _)| engine::same_file(p, &path)) {
             cs.push(legacy_change(&path, why.as_deref(), &failing));
             continue;
         }
@@ -625,7 +631,10 @@ fn per_project_files(
             ));
         }
         match &target {
-            FixTarget::Write { path, .. } => match groups.iter_mut().find(|(p, _, _)| p == path) {
+            FixTarget::Write { path, .. } => match groups
+                .iter_mut()
+                .find(|(p, _, _)| mcplogs::settings::engine::same_file(p, path))
+            {
                 Some((_, _, projects)) => projects.push(f.project.clone()),
                 None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
             },
@@ -992,6 +1001,7 @@ fn scan_for_fix(
         true,
         &mcplogs::resolve::fixes::Ask {
             server: args.server.as_deref(),
+            except: &args.except,
             command_path: args.command_path.as_deref(),
             build: &build,
             ca_file,
@@ -1018,7 +1028,7 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         if !legacy {
             continue;
         }
-        if args.server.as_deref().is_some_and(|n| n != s.name) {
+        if args.server.as_deref().is_some_and(|n| n != s.name) || args.except.contains(&s.name) {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
