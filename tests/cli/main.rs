@@ -19,6 +19,7 @@ mod confinement;
 mod bad_input;
 mod basics;
 mod cached_flags;
+mod probe_flags;
 mod clock;
 #[cfg(unix)]
 mod completion_shells;
