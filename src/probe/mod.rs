@@ -887,7 +887,7 @@ pub fn negotiation_flag_dependencies(
                 None,
                 false,
                 format!(
-                    "MCP_PROTOCOL_NEGOTIATION is unset, so Claude Code {build} picks the handshake of {label} servers by the feature flag {name}, whose value mcplogs could not read ({why}): the prediction assumes the default, {} handshake; if Claude Code has it {}, {label} servers get {} handshake (set MCP_PROTOCOL_NEGOTIATION to decide it).",
+                    "MCP_PROTOCOL_NEGOTIATION is unset, so Claude Code {build} picks the handshake of {label} servers by the feature flag {name}, which mcplogs could not read ({why}): the prediction assumes its default, {} handshake; cached {}, it would be {} one (set MCP_PROTOCOL_NEGOTIATION to decide it).",
                     hs(default),
                     !default,
                     hs(!default)
@@ -941,7 +941,7 @@ pub fn negotiation_flag_dependencies(
             None,
             false,
             format!(
-                "Claude Code {build} gives a server that negotiates the legacy handshake when the feature flag {DENYLIST} names its host (or `*`); mcplogs could not read it ({why}): the prediction assumes it names none of the probed servers."
+                "the feature flag {DENYLIST} (hosts, or `*`, given the legacy handshake instead of negotiating on Claude Code {build}) could not be read ({why}): the prediction assumes it names none of the probed servers."
             ),
         )),
     }
