@@ -130,7 +130,11 @@ pub fn flags_off_by(lookup: impl Fn(&str) -> Option<(String, String)>) -> Option
     let disk = lookup(DISK_CACHE_VAR).is_some_and(|(v, _)| !v.is_empty());
     FLAGS_OFF_VARS.iter().enumerate().find_map(|(i, var)| {
         let (value, by) = lookup(var)?;
-        let off = if i < 2 { !value.is_empty() } else { truthy(&value) };
+        let off = if i < 2 {
+            !value.is_empty()
+        } else {
+            truthy(&value)
+        };
         // the disk cache counts again for the telemetry switches, not for the flag switches
         (off && !(disk && i < 3)).then(|| format!("{var} ({by})"))
     })
@@ -188,13 +192,43 @@ fn host_of(url: &str) -> Option<String> {
 
 /// Whether a server of transport `t` at `url` negotiates on `build` with
 /// `MCP_PROTOCOL_NEGOTIATION` unset: its transport's flag, then the denylist.
-pub fn negotiates(t: Transport, url: Option<&str>, build: ClaudeVersion, flags: &CachedFlags) -> bool {
+pub fn negotiates(
+    t: Transport,
+    url: Option<&str>,
+    build: ClaudeVersion,
+    flags: &CachedFlags,
+) -> bool {
     flag_negotiates(t, build, flags)
         && !(flags.off_by.is_none()
             && flags
                 .denylist
                 .as_deref()
                 .is_some_and(|l| denylist_matches(l, url)))
+}
+
+/// Why the flags gave a server of transport `t` at `url` the legacy handshake with
+/// `MCP_PROTOCOL_NEGOTIATION` unset, in words (`None`: they did not, or not by a cached
+/// value: the build's default decides then).
+pub fn legacy_because(t: Transport, url: Option<&str>, flags: &CachedFlags) -> Option<String> {
+    if flags.off_by.is_some() {
+        return None;
+    }
+    let name = TRANSPORT_FLAGS
+        .iter()
+        .find(|(x, _)| *x == t)
+        .map(|(_, n)| *n);
+    if let (Some(name), Some(Some(false))) = (name, flags.transport_flag(t)) {
+        return Some(format!(
+            "the feature flag {name} cached false in .claude.json gives it the legacy handshake"
+        ));
+    }
+    flags
+        .denylist
+        .as_deref()
+        .filter(|l| denylist_matches(l, url))
+        .map(|_| {
+            format!("the feature flag {DENYLIST} cached in .claude.json names it, which gives it the legacy handshake")
+        })
 }
 
 #[cfg(test)]
@@ -206,7 +240,9 @@ mod tests {
     }
 
     fn cached(doc: serde_json::Value) -> CachedFlags {
-        CachedFlags::from_claude_json(Some(&serde_json::json!({ "cachedGrowthBookFeatures": doc })))
+        CachedFlags::from_claude_json(Some(
+            &serde_json::json!({ "cachedGrowthBookFeatures": doc }),
+        ))
     }
 
     #[test]
@@ -218,27 +254,49 @@ mod tests {
         assert!(flag_negotiates(Transport::Http, v(336), &f));
         let f = cached(serde_json::json!({ NEGOTIATION_STDIO: true }));
         assert!(flag_negotiates(Transport::Stdio, v(287), &f));
-        let f = cached(serde_json::json!({ NEGOTIATION_STDIO: "false", NEGOTIATION_HTTP: "false" }));
+        let f =
+            cached(serde_json::json!({ NEGOTIATION_STDIO: "false", NEGOTIATION_HTTP: "false" }));
         assert!(!flag_negotiates(Transport::Stdio, v(287), &f));
         assert!(flag_negotiates(Transport::Stdio, v(310), &f));
         assert!(flag_negotiates(Transport::Http, v(310), &f));
         let f = cached(serde_json::json!({ NEGOTIATION_HTTP: false }));
         assert!(!flag_negotiates(Transport::Http, v(287), &f));
-        assert!(!flag_negotiates(Transport::Sse, v(336), &CachedFlags::default()));
+        assert!(!flag_negotiates(
+            Transport::Sse,
+            v(336),
+            &CachedFlags::default()
+        ));
     }
 
     #[test]
     fn the_denylist_names_hosts_below_an_entry_and_star_names_every_server() {
         let l = |e: &[&str]| e.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(denylist_matches(&l(&["127.0.0.1"]), Some("http://127.0.0.1:43020/mcp")));
+        assert!(denylist_matches(
+            &l(&["127.0.0.1"]),
+            Some("http://127.0.0.1:43020/mcp")
+        ));
         assert!(!denylist_matches(&l(&["127.0.0.1"]), None));
         assert!(denylist_matches(&l(&["*"]), None));
-        assert!(denylist_matches(&l(&["Example.com"]), Some("https://mcp.example.COM/x")));
-        assert!(!denylist_matches(&l(&["example.com"]), Some("https://notexample.com/")));
+        assert!(denylist_matches(
+            &l(&["Example.com"]),
+            Some("https://mcp.example.COM/x")
+        ));
+        assert!(!denylist_matches(
+            &l(&["example.com"]),
+            Some("https://notexample.com/")
+        ));
         assert!(denylist_matches(&l(&["::1"]), Some("http://[::1]:8/")) == false);
-        assert!(denylist_matches(&l(&["[::1]"]), Some("http://u:p@[::1]:8/")));
+        assert!(denylist_matches(
+            &l(&["[::1]"]),
+            Some("http://u:p@[::1]:8/")
+        ));
         let f = cached(serde_json::json!({ DENYLIST: ["127.0.0.1"] }));
-        assert!(!negotiates(Transport::Http, Some("http://127.0.0.1:1/mcp"), v(310), &f));
+        assert!(!negotiates(
+            Transport::Http,
+            Some("http://127.0.0.1:1/mcp"),
+            v(310),
+            &f
+        ));
         assert!(negotiates(Transport::Stdio, None, v(310), &f));
     }
 
@@ -262,7 +320,13 @@ mod tests {
             flags_off_by(env(&[("DISABLE_TELEMETRY", "1"), (DISK_CACHE_VAR, "1")])),
             None
         );
-        assert!(flags_off_by(env(&[("DISABLE_GROWTHBOOK", "true"), (DISK_CACHE_VAR, "1")])).is_some());
+        assert!(
+            flags_off_by(env(&[
+                ("DISABLE_GROWTHBOOK", "true"),
+                (DISK_CACHE_VAR, "1")
+            ]))
+            .is_some()
+        );
         let mut f = cached(serde_json::json!({ NEGOTIATION_STDIO: false, DENYLIST: ["*"] }));
         f.off_by = Some("DISABLE_TELEMETRY (environment)".into());
         assert!(negotiates(Transport::Stdio, None, v(336), &f));

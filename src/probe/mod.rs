@@ -841,8 +841,16 @@ pub fn negotiation_flag_dependencies(
     };
     let mut out = Vec::new();
     for (t, name, label) in [
-        (Transport::Stdio, crate::claude_code::flags::NEGOTIATION_STDIO, "stdio"),
-        (Transport::Http, crate::claude_code::flags::NEGOTIATION_HTTP, "HTTP"),
+        (
+            Transport::Stdio,
+            crate::claude_code::flags::NEGOTIATION_STDIO,
+            "stdio",
+        ),
+        (
+            Transport::Http,
+            crate::claude_code::flags::NEGOTIATION_HTTP,
+            "HTTP",
+        ),
     ] {
         if !servers.iter().any(|s| flag_transport(s).0 == t) {
             continue;

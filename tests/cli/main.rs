@@ -19,7 +19,6 @@ mod confinement;
 mod bad_input;
 mod basics;
 mod cached_flags;
-mod probe_flags;
 mod clock;
 #[cfg(unix)]
 mod completion_shells;
@@ -59,6 +58,7 @@ mod probe;
 mod probe_agree;
 #[cfg(unix)]
 mod probe_ci;
+mod probe_flags;
 mod probe_lifecycle;
 mod probe_oauth;
 mod probe_remote_cause;

@@ -33,31 +33,17 @@ fn read_timeouts(sources: &Sources, version: ClaudeVersion) -> probe::ProbeTimeo
 /// reads it (the highest layer that sets it wins, as for `MCP_PROTOCOL_NEGOTIATION`):
 /// the value and the layer that sets it.
 fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
-    use mcplogs::claude_code::lifecycle::SDK_GENERATION_VAR;
-    use mcplogs::settings::env::env_values;
-    env_values(
+    mcplogs::settings::env::effective_value(
         sources,
-        SDK_GENERATION_VAR,
-        std::env::var(SDK_GENERATION_VAR).ok(),
+        mcplogs::claude_code::lifecycle::SDK_GENERATION_VAR,
     )
-    .into_iter()
-    .find_map(|l| Some((l.value.clone()?, l.describe())))
 }
 
 /// The feature flags cached in this machine's `.claude.json` that pick the handshake,
 /// and the variable (settings layers' `env` or the environment) that turns Claude Code's
-/// flags off, if one does.
+/// flags off, if one does (the resolution `scan`'s advice uses too).
 fn read_flags(sources: &Sources) -> (Option<serde_json::Value>, CachedFlags) {
-    use mcplogs::settings::env::env_values;
-    let doc = mcplogs::claude_code::paths::global_config_here()
-        .and_then(|p| mcplogs::claude_code::config::read_config_file(&p));
-    let mut flags = CachedFlags::from_claude_json(doc.as_ref());
-    flags.off_by = mcplogs::claude_code::flags::flags_off_by(|var| {
-        env_values(sources, var, std::env::var(var).ok())
-            .into_iter()
-            .find_map(|l| Some((l.value.clone()?, l.describe())))
-    });
-    (doc, flags)
+    mcplogs::settings::env::cached_flags_in(sources, None)
 }
 
 /// The prediction's dependency on the cached client flag (`MCP_SDK_GENERATION` unset on a
@@ -222,8 +208,8 @@ pub fn probe_for_report(
         let timeouts = read_timeouts(&sources, version);
         let sdk = read_sdk_generation(&sources);
         let (doc, flags) = read_flags(&sources);
-        let flag_v1 = client_flag(sdk.as_ref(), version, doc.as_ref(), &flags)
-            .is_some_and(|f| f.sdk_v1);
+        let flag_v1 =
+            client_flag(sdk.as_ref(), version, doc.as_ref(), &flags).is_some_and(|f| f.sdk_v1);
         let opts = ProbeOptions {
             claude_version: version,
             negotiation: negotiation.value().cloned(),
