@@ -285,7 +285,8 @@ mod tests {
             &l(&["example.com"]),
             Some("https://notexample.com/")
         ));
-        assert!(denylist_matches(&l(&["::1"]), Some("http://[::1]:8/")) == false);
+        // a URL's hostname keeps the brackets of an IPv6 address (as JavaScript's URL does)
+        assert!(!denylist_matches(&l(&["::1"]), Some("http://[::1]:8/")));
         assert!(denylist_matches(
             &l(&["[::1]"]),
             Some("http://u:p@[::1]:8/")
