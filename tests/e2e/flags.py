@@ -2,7 +2,7 @@
 """The cached feature flags that pick the MCP handshake, observed on real builds, offline.
 
     python3 tests/e2e/flags.py [--versions 2.1.287,2.1.310,2.1.336] [--only CASE,...]
-                               [--ports API,PROXY] [--record]
+                               [--ports API,PROXY] [--record] [--mcplogs BIN]
 
 Each case is one blocking `claude -p` in a throwaway HOME whose `~/.claude.json` holds
 the case's `cachedGrowthBookFeatures` (and its environment or `~/.claude/settings.json`
@@ -21,7 +21,10 @@ line of the debug log, next to what the case expects (EXPECT); it also checks th
 planted flags are still in `~/.claude.json` after the run (an offline build must not drop
 them). Exit 0 when every case agrees. `--record` keeps each run as
 tests/fixtures/flags/<case>/<build>/ (the servers' logs, Claude Code's verdicts, the debug
-log's MCP era lines, the planted `.claude.json` part). Ports: 43010 and 43011 by default
+log's MCP era lines, the planted `.claude.json` part). With `--mcplogs BIN`, `mcplogs probe
+--json` runs in the same home, project and environment after Claude Code, and each
+server's predicted handshake must be the era Claude Code used (`discover` for modern;
+the older v1 client counts as legacy). Ports: 43010 and 43011 by default
 (fake API, 403 proxy), the HTTP stub on API+10. Python 3.11 stdlib only.
 """
 import argparse
@@ -167,7 +170,20 @@ def run_case(cache, v, case, work, http_port):
         folder = home / ".cache" / "claude-cli-nodejs" / generate.encode(str(proj)) / \
             f"mcp-logs-{generate.encode(name)}"
         got[name] = dict(lifecycle.verdict_of(init, name), era=era_of(folder))
-    return got, kept == flags or all(kept.get(k) == flags[k] for k in flags), deny_lines, home, proj
+    return got, kept == flags or all(kept.get(k) == flags[k] for k in flags), deny_lines, home, proj, env
+
+
+def probe_handshakes(mcplogs, v, home, proj, env):
+    """`mcplogs probe --json` in Claude Code's home, project and environment: each
+    server's predicted handshake."""
+    import subprocess
+    p = subprocess.run([mcplogs, "probe", "--json", "--claude-version", v], cwd=proj, env=env,
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        raise SystemExit(f"mcplogs probe: {p.stderr.decode(errors='replace')}")
+    return {s["name"]: s["prediction"]["handshake"] for s in doc["servers"]}
 
 
 def main():
@@ -178,6 +194,7 @@ def main():
     ap.add_argument("--cache", default=os.environ.get("MCPLOGS_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mcplogs-e2e"))
     ap.add_argument("--record", action="store_true")
+    ap.add_argument("--mcplogs", help="also check `mcplogs probe` in each home")
     a = ap.parse_args()
     lifecycle.PORT_API, lifecycle.PORT_PROXY = (int(p) for p in a.ports.split(","))
     only = [c for c in a.only.split(",") if c]
@@ -189,8 +206,8 @@ def main():
             for case in CASES:
                 if only and case not in only:
                     continue
-                got, kept, lines, home, proj = run_case(a.cache, v, case, work,
-                                                        lifecycle.PORT_API + 10)
+                got, kept, lines, home, proj, env = run_case(a.cache, v, case, work,
+                                                             lifecycle.PORT_API + 10)
                 want = expect(case, v)
                 for name in ("s-both", "s-modern", "h-both"):
                     g = got[name]
@@ -204,6 +221,16 @@ def main():
                     bad += not ok
                     print(f"{v} {case:28} {name:9} {g['status']:10} tools={g['toolCount']} "
                           f"era={g['era']} want={w} {'ok' if ok else 'MISMATCH'}", flush=True)
+                if a.mcplogs:
+                    # the HTTP stub is gone: its handshake is predicted all the same
+                    predicted = probe_handshakes(a.mcplogs, v, home, proj, env)
+                    for name in ("s-both", "h-both"):
+                        era = got[name]["era"]
+                        want_hs = "discover" if era == "modern" else "legacy"
+                        ok = predicted.get(name) == want_hs
+                        bad += not ok
+                        print(f"{v} {case:28} {name:9} probe predicts {predicted.get(name)}, "
+                              f"Claude Code used {era}: {'ok' if ok else 'MISMATCH'}", flush=True)
                 if not kept:
                     bad += 1
                     print(f"{v} {case}: the planted flags are gone from .claude.json", flush=True)
