@@ -589,7 +589,21 @@ fn modern_negotiation(
         .and_then(|l| l.path.as_deref())
         .map(|p| format!("legacy is in effect from {}", p.display()))
         .unwrap_or_else(|| {
-            "nothing sets legacy now: its log is from a session that used the legacy handshake (the setting then, or a stdio server on a build before 2.1.292)".to_string()
+            // the cached flags, resolved as `probe` resolves them (settings::env)
+            let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
+            let (_, flags) =
+                crate::settings::env::cached_flags_in(&sources, cx.homes.first().map(PathBuf::as_path));
+            use crate::claude_code::config::TransportKind;
+            use crate::claude_code::flags::Transport;
+            let (t, url) = match s.launch.as_deref() {
+                Some(l) if l.transport == TransportKind::Http => (Transport::Http, Some(l.url.as_str())),
+                Some(l) if l.transport == TransportKind::Sse => (Transport::Sse, Some(l.url.as_str())),
+                _ => (Transport::Stdio, None),
+            };
+            match crate::claude_code::flags::legacy_because(t, url, &flags) {
+                Some(why) => format!("nothing sets legacy now, but {why}"),
+                None => "nothing sets legacy now: its log is from a session that used the legacy handshake (the setting then, or a stdio server on a build before 2.1.292)".to_string(),
+            }
         });
     found.changes.push(Change {
         cause: FixCause::ModernNegotiation,

@@ -114,31 +114,31 @@ pub const MCP_FLAGS: [(&str, &str); 8] = [
     ),
     (
         "tengu_brindle_causeway",
-        "picks the MCP client when MCP_SDK_GENERATION is unset: false gives v1 (read in 2.1.288 and 2.1.310; builds before 2.1.323 have both clients)",
+        "picks the MCP client when MCP_SDK_GENERATION is unset: false gives v1 (2.1.287 to 2.1.322, the builds with two clients; run on 2.1.287 and 2.1.310)",
     ),
     (
         "tengu_mcp_protocol_negotiation_http",
-        "false gives the legacy handshake to HTTP servers (2.1.332 code)",
+        "false gives HTTP servers the legacy handshake when MCP_PROTOCOL_NEGOTIATION is unset (2.1.287 to 2.1.336; run on 2.1.287, 2.1.310, 2.1.336)",
     ),
     (
         "tengu_mcp_protocol_negotiation_stdio",
-        "false gives the legacy handshake to stdio servers (2.1.332 code)",
+        "a boolean picks the stdio handshake when MCP_PROTOCOL_NEGOTIATION is unset: false legacy, true negotiated (2.1.287 to 2.1.336; run on 2.1.287, 2.1.310, 2.1.336)",
     ),
     (
         "tengu_mcp_protocol_negotiation_claudeai",
-        "false gives the legacy handshake to claude.ai connectors (2.1.332 code)",
+        "false gives claude.ai connectors the legacy handshake (read in 2.1.287 to 2.1.336)",
     ),
     (
         "tengu_mcp_protocol_negotiation_ccr",
-        "false gives the legacy handshake in remote sessions (2.1.332 code)",
+        "false gives servers behind the remote-session proxy the legacy handshake (read in 2.1.287 to 2.1.336)",
     ),
     (
         "tengu_mcp_negotiation_server_denylist",
-        "servers it names get the legacy handshake (2.1.332 code)",
+        "the servers whose host it names (or every server, *) get the legacy handshake when MCP_PROTOCOL_NEGOTIATION is unset (2.1.287 to 2.1.336; run on 2.1.287, 2.1.310, 2.1.336)",
     ),
     (
         "tengu_mcp_issuer_strict_echo",
-        "how strictly an OAuth authorization response's issuer is checked (2.1.288 code)",
+        "true refuses an OAuth authorization response whose issuer differs (read in 2.1.287 to 2.1.336)",
     ),
 ];
 

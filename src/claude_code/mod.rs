@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod discovery_cache;
+pub mod flags;
 pub mod layer;
 pub mod lifecycle;
 pub mod markers;

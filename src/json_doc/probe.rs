@@ -26,8 +26,11 @@ pub struct ProbeDocument {
     /// The effective `MCP_SDK_GENERATION` and what it means for the predicted build.
     pub sdk_generation: ProbeSdkGeneration,
     /// The feature flags Claude Code caches in `.claude.json` that the prediction
-    /// depends on (today `tengu_brindle_causeway`, when `MCP_SDK_GENERATION` is unset on
-    /// a build with two clients): each with its value, or that it could not be read.
+    /// depends on: `tengu_brindle_causeway` (the MCP client, when `MCP_SDK_GENERATION` is
+    /// unset on a build with two clients) and, when `MCP_PROTOCOL_NEGOTIATION` is unset,
+    /// `tengu_mcp_protocol_negotiation_stdio`/`_http` (each transport probed) and
+    /// `tengu_mcp_negotiation_server_denylist`: each with its value, or that it could
+    /// not be read.
     #[serde(default)]
     pub flags: Vec<ProbeFlag>,
     /// The limits Claude Code applies, as predicted with.
@@ -80,7 +83,8 @@ pub struct ProbeSdkGeneration {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeFlag {
     pub name: String,
-    /// The cached value (`true`, `false`, `null` or `not a boolean`); null: not read.
+    /// The cached value (`true`, `false`, `null` or `not a boolean`; a list described, as
+    /// `a list of 2 entries`, never shown: it may name hosts); null: not read.
     pub value: Option<String>,
     /// False: mcplogs could not read it (not cached in `.claude.json`, or that file
     /// unreadable), so the prediction assumes Claude Code's default.

@@ -41,6 +41,9 @@ pub struct ProbeOptions {
     /// `MCP_SDK_GENERATION=v1` is in effect: every build observed then uses the classic
     /// handshake, whatever `negotiation` says (`lifecycle::SDK_V1`).
     pub sdk_v1: bool,
+    /// The feature flags cached in `.claude.json` that pick the handshake when
+    /// `negotiation` is unset (`claude_code::flags`), and whether Claude Code reads them.
+    pub flags: crate::claude_code::flags::CachedFlags,
     /// `MCP_TIMEOUT` and `MCP_CONNECT_TIMEOUT_MS` as Claude Code will apply them; the
     /// probe waits `MCP_TIMEOUT` for each request ([`Limits::request_wait`]).
     pub timeouts: ProbeTimeouts,
@@ -220,6 +223,8 @@ pub struct ServerProbe {
     pub negotiation: Option<NegotiationValue>,
     /// `MCP_SDK_GENERATION=v1` was in effect ([`ProbeOptions::sdk_v1`]).
     pub sdk_v1: bool,
+    /// [`ProbeOptions::flags`].
+    pub flags: crate::claude_code::flags::CachedFlags,
     /// The handshakes the budget left no time for, and why.
     pub not_run: Vec<NotRun>,
     /// Where a stdio server was started (`ProbeOptions::project_dir`), for the command
@@ -286,7 +291,13 @@ impl ServerProbe {
     /// JSON and the contract's per-build failures share.
     pub fn build_prediction(&self, v: ClaudeVersion) -> Option<(Prediction, &Attempt)> {
         let handshake = handshake_setting(self.negotiation.as_ref(), self.sdk_v1);
-        let mode = predict::mode_for(self.config.transport, handshake.as_ref(), v);
+        let mode = server_mode(
+            &self.config,
+            self.negotiation.as_ref(),
+            self.sdk_v1,
+            &self.flags,
+            v,
+        );
         let a = self.attempt(mode)?;
         let served = predict::Served {
             name: &self.config.name,
@@ -695,16 +706,31 @@ pub struct FlagDependency {
 /// Whether the prediction depends on [`lifecycle::CLIENT_FLAG`]: only when
 /// `MCP_SDK_GENERATION` is unset and `build` has two clients. `cached`: `None` when
 /// `.claude.json` could not be read, `Some(None)` when the flag is not cached there.
+/// `off_by`: the variable that turns Claude Code's feature flags off
+/// ([`crate::claude_code::flags::flags_off_by`]), when one does.
 pub fn client_flag_dependency(
     sdk_set: bool,
     build: ClaudeVersion,
     cached: Option<Option<&serde_json::Value>>,
+    off_by: Option<&str>,
 ) -> Option<FlagDependency> {
     use lifecycle::{CLIENT_FLAG, SDK_V1, SdkV1};
     if sdk_set || SDK_V1.on(build) != Some(SdkV1::OlderClient) {
         return None;
     }
     let flag = cached.flatten();
+    if let Some(off) = off_by {
+        // Claude Code's flags are off: the client flag reads its default (v2)
+        return (flag == Some(&serde_json::Value::Bool(false))).then(|| FlagDependency {
+            name: CLIENT_FLAG.to_string(),
+            value: Some("false".to_string()),
+            read: true,
+            note: format!(
+                "the feature flag {CLIENT_FLAG} is cached false in .claude.json but not in effect: {off} turns Claude Code's feature flags off, so Claude Code {build} runs its default client (v2); the prediction is unchanged."
+            ),
+            sdk_v1: false,
+        });
+    }
     let value = flag.map(|v| match v {
         serde_json::Value::Bool(b) => b.to_string(),
         serde_json::Value::Null => "null".to_string(),
@@ -744,12 +770,203 @@ pub fn client_flag_dependency(
     })
 }
 
+/// The handshake Claude Code `v` uses for `cfg`: `MCP_SDK_GENERATION=v1` and
+/// `MCP_PROTOCOL_NEGOTIATION` (`legacy`, `auto`) first; unset (or a value Claude Code
+/// ignores), the cached flags of [`crate::claude_code::flags`]: the transport's flag, then
+/// the denylist (observed on 2.1.287, 2.1.310 and 2.1.336, `tests/e2e/flags.py`).
+pub fn server_mode(
+    cfg: &ServerConfig,
+    negotiation: Option<&NegotiationValue>,
+    sdk_v1: bool,
+    flags: &crate::claude_code::flags::CachedFlags,
+    v: ClaudeVersion,
+) -> Mode {
+    let handshake = handshake_setting(negotiation, sdk_v1);
+    if matches!(
+        handshake,
+        Some(NegotiationValue::Legacy | NegotiationValue::Auto)
+    ) {
+        return predict::mode_for(cfg.transport, handshake.as_ref(), v);
+    }
+    let (t, url) = flag_transport(cfg);
+    if crate::claude_code::flags::negotiates(t, url, v, flags) {
+        Mode::Discover
+    } else {
+        Mode::Legacy
+    }
+}
+
+fn flag_transport(cfg: &ServerConfig) -> (crate::claude_code::flags::Transport, Option<&str>) {
+    use crate::claude_code::flags::Transport;
+    match cfg.transport {
+        TransportKind::Stdio => (Transport::Stdio, None),
+        TransportKind::Http => (Transport::Http, Some(cfg.url.as_str())),
+        TransportKind::Sse => (Transport::Sse, Some(cfg.url.as_str())),
+    }
+}
+
+/// The negotiation flags the prediction for `servers` depends on, each with its cached
+/// value or that it could not be read: none when `MCP_PROTOCOL_NEGOTIATION` is `legacy`
+/// or `auto` or `MCP_SDK_GENERATION=v1` is in effect (they decide alone); the flag of
+/// each transport probed; the denylist when a server would negotiate. With Claude Code's
+/// flags off ([`crate::claude_code::flags::flags_off_by`]) only a cached value that would
+/// have changed the prediction is named, as not in effect.
+pub fn negotiation_flag_dependencies(
+    servers: &[ServerConfig],
+    negotiation: Option<&NegotiationValue>,
+    sdk_v1: bool,
+    flags: &crate::claude_code::flags::CachedFlags,
+    build: ClaudeVersion,
+) -> Vec<FlagDependency> {
+    use crate::claude_code::flags::{
+        DENYLIST, Transport, default_negotiates, denylist_matches, flag_negotiates,
+    };
+    if matches!(
+        handshake_setting(negotiation, sdk_v1),
+        Some(NegotiationValue::Legacy | NegotiationValue::Auto)
+    ) {
+        return Vec::new();
+    }
+    let why = if flags.readable {
+        "not cached in .claude.json"
+    } else {
+        ".claude.json unreadable or absent"
+    };
+    let hs = |on: bool| {
+        if on {
+            "the negotiated (2026-07-28 first)"
+        } else {
+            "the legacy"
+        }
+    };
+    let mut out = Vec::new();
+    for (t, name, label) in [
+        (
+            Transport::Stdio,
+            crate::claude_code::flags::NEGOTIATION_STDIO,
+            "stdio",
+        ),
+        (
+            Transport::Http,
+            crate::claude_code::flags::NEGOTIATION_HTTP,
+            "HTTP",
+        ),
+    ] {
+        if !servers.iter().any(|s| flag_transport(s).0 == t) {
+            continue;
+        }
+        let default = default_negotiates(t, build);
+        let cached = flags.transport_flag(t);
+        let dep = |value: Option<String>, read: bool, note: String| FlagDependency {
+            name: name.to_string(),
+            value,
+            read,
+            note,
+            sdk_v1: false,
+        };
+        match (&flags.off_by, cached) {
+            (Some(off), Some(Some(b))) if b != default => out.push(dep(
+                Some(b.to_string()),
+                true,
+                format!(
+                    "the feature flag {name} is cached {b} in .claude.json but not in effect: {off} turns Claude Code's feature flags off, so {label} servers get the build's default, {} handshake, on Claude Code {build}; the prediction uses the default.",
+                    hs(default)
+                ),
+            )),
+            (Some(_), _) => {}
+            (None, Some(Some(b))) => out.push(dep(
+                Some(b.to_string()),
+                true,
+                format!(
+                    "MCP_PROTOCOL_NEGOTIATION is unset and the feature flag {name} cached in .claude.json is {b}: Claude Code {build} gives {label} servers {} handshake (its default: {}); the probe predicts with it.",
+                    hs(b),
+                    hs(default).trim_start_matches("the ")
+                ),
+            )),
+            (None, Some(None)) => out.push(dep(
+                Some("not a boolean".to_string()),
+                true,
+                format!(
+                    "MCP_PROTOCOL_NEGOTIATION is unset and the feature flag {name} cached in .claude.json is not a boolean: Claude Code {build} then uses its default, {} handshake, for {label} servers; the prediction is unchanged.",
+                    hs(default)
+                ),
+            )),
+            (None, None) => out.push(dep(
+                None,
+                false,
+                format!(
+                    "MCP_PROTOCOL_NEGOTIATION is unset, so Claude Code {build} picks the handshake of {label} servers by the feature flag {name}, which mcplogs could not read ({why}): the prediction assumes its default, {} handshake; cached {}, it would be {} one (set MCP_PROTOCOL_NEGOTIATION to decide it).",
+                    hs(default),
+                    !default,
+                    hs(!default)
+                ),
+            )),
+        }
+    }
+    let negotiating: Vec<&ServerConfig> = servers
+        .iter()
+        .filter(|s| flag_negotiates(flag_transport(s).0, build, flags))
+        .collect();
+    if negotiating.is_empty() {
+        return out;
+    }
+    let dep = |value: Option<String>, read: bool, note: String| FlagDependency {
+        name: DENYLIST.to_string(),
+        value,
+        read,
+        note,
+        sdk_v1: false,
+    };
+    match (&flags.off_by, &flags.denylist) {
+        (Some(off), Some(list)) if !list.is_empty() => out.push(dep(
+            Some(entries(list.len())),
+            true,
+            format!(
+                "the feature flag {DENYLIST} is cached in .claude.json but not in effect: {off} turns Claude Code's feature flags off; the prediction ignores it."
+            ),
+        )),
+        (Some(_), _) => {}
+        (None, Some(list)) => {
+            let named: Vec<&str> = negotiating
+                .iter()
+                .filter(|s| denylist_matches(list, flag_transport(s).1))
+                .map(|s| s.name.as_str())
+                .collect();
+            let note = if named.is_empty() {
+                format!(
+                    "the feature flag {DENYLIST} cached in .claude.json names none of the servers that negotiate: the prediction is unchanged."
+                )
+            } else {
+                format!(
+                    "the feature flag {DENYLIST} cached in .claude.json names {}: Claude Code {build} gives {} the legacy handshake instead of negotiating; the probe predicts with it.",
+                    named.join(", "),
+                    if named.len() == 1 { "it" } else { "them" }
+                )
+            };
+            out.push(dep(Some(entries(list.len())), true, note));
+        }
+        (None, None) => out.push(dep(
+            None,
+            false,
+            format!(
+                "the feature flag {DENYLIST} (hosts, or `*`, given the legacy handshake instead of negotiating on Claude Code {build}) could not be read ({why}): the prediction assumes it names none of the probed servers."
+            ),
+        )),
+    }
+    out
+}
+
+/// `a list of 2 entries`: a list flag described without its items (they may name hosts).
+fn entries(n: usize) -> String {
+    format!("a list of {n} entr{}", if n == 1 { "y" } else { "ies" })
+}
+
 /// Probes one server: the handshake Claude Code would use under the effective setting,
 /// and the legacy one.
 pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
     let v = opts.claude_version;
     let handshake = handshake_setting(opts.negotiation.as_ref(), opts.sdk_v1);
-    let mode = predict::mode_for(cfg.transport, handshake.as_ref(), v);
+    let mode = server_mode(cfg, opts.negotiation.as_ref(), opts.sdk_v1, &opts.flags, v);
     // the predicted handshake first: it always runs, the others get what is left
     let mut modes = vec![mode];
     if mode != Mode::Legacy {
@@ -858,6 +1075,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         budget: opts.budget.clone(),
         negotiation: opts.negotiation.clone(),
         sdk_v1: opts.sdk_v1,
+        flags: opts.flags.clone(),
         not_run,
         project_dir: opts.project_dir.clone(),
         settings: opts.settings.clone(),

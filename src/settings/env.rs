@@ -125,6 +125,47 @@ pub fn env_entry(doc: &Doc, key: &str) -> Option<Result<String, NotAString>> {
     }))
 }
 
+/// The value of `env.<key>` Claude Code uses (the highest layer that sets it, the
+/// environment last) and the layer that sets it (`user (<file>)`, `environment`): how
+/// `MCP_SDK_GENERATION` and the flags' switches are resolved, for `probe` and `scan`
+/// alike.
+pub fn effective_value(sources: &Sources, key: &str) -> Option<(String, String)> {
+    env_values(sources, key, std::env::var(key).ok())
+        .into_iter()
+        .find_map(|l| Some((l.value.clone()?, l.describe())))
+}
+
+/// The feature flags that pick the handshake, as cached in `claude_json` (`None`: absent
+/// or unreadable), and the variable of `sources` or the environment that turns Claude
+/// Code's flags off ([`crate::claude_code::flags::flags_off_by`]): the one resolution
+/// `probe` predicts with and `scan` explains with.
+pub fn cached_flags(
+    sources: &Sources,
+    claude_json: Option<&serde_json::Value>,
+) -> crate::claude_code::flags::CachedFlags {
+    let mut f = crate::claude_code::flags::CachedFlags::from_claude_json(claude_json);
+    f.off_by = crate::claude_code::flags::flags_off_by(|var| effective_value(sources, var));
+    f
+}
+
+/// [`cached_flags`] with the `.claude.json` of `home` (`None`: this machine's), as
+/// `CLAUDE_CONFIG_DIR` places it.
+pub fn cached_flags_in(
+    sources: &Sources,
+    home: Option<&Path>,
+) -> (
+    Option<serde_json::Value>,
+    crate::claude_code::flags::CachedFlags,
+) {
+    let path = match home {
+        Some(h) => crate::claude_code::paths::global_config(Some(h), &|k| std::env::var_os(k)),
+        None => crate::claude_code::paths::global_config_here(),
+    };
+    let doc = path.and_then(|p| crate::claude_code::config::read_config_file(&p));
+    let flags = cached_flags(sources, doc.as_ref());
+    (doc, flags)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

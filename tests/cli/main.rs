@@ -59,6 +59,7 @@ mod probe;
 mod probe_agree;
 #[cfg(unix)]
 mod probe_ci;
+mod probe_flags;
 mod probe_lifecycle;
 mod probe_oauth;
 mod probe_remote_cause;

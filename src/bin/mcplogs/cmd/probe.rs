@@ -6,6 +6,7 @@ use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
 use mcplogs::claude_code::config::{ServerConfig, TransportKind};
+use mcplogs::claude_code::flags::CachedFlags;
 use mcplogs::json_doc;
 use mcplogs::probe::predict::NEWEST_KNOWN;
 use mcplogs::probe::{self as probe, Budget, ClaudeVersion, Limits, ProbeOptions, ServerProbe};
@@ -32,15 +33,17 @@ fn read_timeouts(sources: &Sources, version: ClaudeVersion) -> probe::ProbeTimeo
 /// reads it (the highest layer that sets it wins, as for `MCP_PROTOCOL_NEGOTIATION`):
 /// the value and the layer that sets it.
 fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
-    use mcplogs::claude_code::lifecycle::SDK_GENERATION_VAR;
-    use mcplogs::settings::env::env_values;
-    env_values(
+    mcplogs::settings::env::effective_value(
         sources,
-        SDK_GENERATION_VAR,
-        std::env::var(SDK_GENERATION_VAR).ok(),
+        mcplogs::claude_code::lifecycle::SDK_GENERATION_VAR,
     )
-    .into_iter()
-    .find_map(|l| Some((l.value.clone()?, l.describe())))
+}
+
+/// The feature flags cached in this machine's `.claude.json` that pick the handshake,
+/// and the variable (settings layers' `env` or the environment) that turns Claude Code's
+/// flags off, if one does (the resolution `scan`'s advice uses too).
+fn read_flags(sources: &Sources) -> (Option<serde_json::Value>, CachedFlags) {
+    mcplogs::settings::env::cached_flags_in(sources, None)
 }
 
 /// The prediction's dependency on the cached client flag (`MCP_SDK_GENERATION` unset on a
@@ -48,15 +51,15 @@ fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
 fn client_flag(
     sdk: Option<&(String, String)>,
     version: ClaudeVersion,
+    doc: Option<&serde_json::Value>,
+    flags: &CachedFlags,
 ) -> Option<probe::FlagDependency> {
     use mcplogs::claude_code::lifecycle::CLIENT_FLAG;
-    let doc = mcplogs::claude_code::paths::global_config_here()
-        .and_then(|p| mcplogs::claude_code::config::read_config_file(&p));
-    let cached = doc.as_ref().map(|d| {
+    let cached = doc.map(|d| {
         d.get("cachedGrowthBookFeatures")
             .and_then(|f| f.get(CLIENT_FLAG))
     });
-    probe::client_flag_dependency(sdk.is_some(), version, cached)
+    probe::client_flag_dependency(sdk.is_some(), version, cached, flags.off_by.as_deref())
 }
 
 /// Each request waits Claude Code's `MCP_TIMEOUT`; `--timeout`, when given, bounds the
@@ -204,11 +207,14 @@ pub fn probe_for_report(
         let negotiation = effective_negotiation(&sources);
         let timeouts = read_timeouts(&sources, version);
         let sdk = read_sdk_generation(&sources);
-        let flag_v1 = client_flag(sdk.as_ref(), version).is_some_and(|f| f.sdk_v1);
+        let (doc, flags) = read_flags(&sources);
+        let flag_v1 =
+            client_flag(sdk.as_ref(), version, doc.as_ref(), &flags).is_some_and(|f| f.sdk_v1);
         let opts = ProbeOptions {
             claude_version: version,
             negotiation: negotiation.value().cloned(),
             sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1") || flag_v1,
+            flags,
             limits: limits_for(None, &timeouts, Limits::default().max_pages),
             budget: Budget::new(None, &timeouts),
             timeouts,
@@ -275,7 +281,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     if let Some(n) = &sdk_note {
         note(format!("mcplogs: note: {n}"));
     }
-    let flag = client_flag(sdk.as_ref(), version);
+    let (claude_json, cached_flags) = read_flags(&sources);
+    let flag = client_flag(sdk.as_ref(), version, claude_json.as_ref(), &cached_flags);
     if let Some(f) = &flag {
         note(format!("mcplogs: note: {}", f.note));
     }
@@ -426,14 +433,28 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             "cannot catch Ctrl-C ({e}); an interrupted probe may leave a server running"
         ));
     }
+    // the negotiation flags the prediction rests on (once the servers are known)
+    let sdk_v1_in_effect =
+        sdk.as_ref().is_some_and(|(v, _)| v == "v1") || flag.as_ref().is_some_and(|f| f.sdk_v1);
+    let mut flag = flag.into_iter().collect::<Vec<_>>();
+    for f in probe::negotiation_flag_dependencies(
+        &servers,
+        negotiation_value.as_ref(),
+        sdk_v1_in_effect,
+        &cached_flags,
+        version,
+    ) {
+        note(format!("mcplogs: note: {}", f.note));
+        flag.push(f);
+    }
     let timeouts = read_timeouts(&sources, version);
     let budget = Budget::new(args.timeout, &timeouts);
     let progress = crate::progress::ProbeProgress::new(budget.describe());
     let opts = ProbeOptions {
         claude_version: version,
         negotiation: negotiation_value.clone(),
-        sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1")
-            || flag.as_ref().is_some_and(|f| f.sdk_v1),
+        sdk_v1: sdk_v1_in_effect,
+        flags: cached_flags.clone(),
         limits: limits_for(args.timeout, &timeouts, args.max_pages),
         timeouts: timeouts.clone(),
         project_dir: Some(project.clone()),
