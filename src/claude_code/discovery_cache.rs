@@ -41,7 +41,13 @@ pub const MAX_NAMES: usize = 65_536;
 /// MCP discovery cache": entries over 8 MB); such a file is never one that served.
 pub const MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;
 
-/// Why the cache is on or off, as Claude Code decides it.
+/// Why the cache is on or off, as Claude Code decides it (observed on 2.1.287 and
+/// 2.1.336, tests/e2e/discovery_cache_more.py `flag-gb`, `flag-false-gb`, `flag`,
+/// `flag-false`): `MCP_DISCOVERY_CACHE` false turns it off; else the rollout flag cached
+/// false turns it off even with the variable on (a kill switch); else the variable on, or
+/// the flag cached true, turns it on. The cached flag counts only while Claude Code's
+/// feature flags are on ([`crate::claude_code::flags::flags_off_by`]): under the offline
+/// runs' `DISABLE_TELEMETRY` it was ignored both ways.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Switch {
     /// `MCP_DISCOVERY_CACHE` turns it on, from the named layer.
@@ -50,23 +56,40 @@ pub enum Switch {
     OnByFlag,
     /// `MCP_DISCOVERY_CACHE` turns it off, from the named layer.
     OffByVariable(String),
+    /// The rollout flag cached in `~/.claude.json` is false: off even when
+    /// `MCP_DISCOVERY_CACHE` turns it on.
+    OffByFlag,
+    /// Nothing turns it on; a rollout flag cached true is not read because the named
+    /// variable turns Claude Code's feature flags off.
+    FlagNotRead(String),
     /// Nothing turns it on.
     Off,
 }
 
 impl Switch {
     /// `variable`: the effective `MCP_DISCOVERY_CACHE` and the layer that sets it;
-    /// `flag`: the rollout flag as cached (`None`: absent or unreadable).
-    pub fn decide(variable: Option<(&str, &str)>, flag: Option<bool>) -> Switch {
+    /// `flag`: the rollout flag as cached (`None`: absent or unreadable); `flags_off`:
+    /// the variable (and its layer) that turns Claude Code's feature flags off, when one
+    /// does.
+    pub fn decide(
+        variable: Option<(&str, &str)>,
+        flag: Option<bool>,
+        flags_off: Option<&str>,
+    ) -> Switch {
+        let flag_read = if flags_off.is_none() { flag } else { None };
         match variable.map(|(v, by)| (v.trim().to_ascii_lowercase(), by)) {
-            Some((v, by)) if matches!(v.as_str(), "1" | "true" | "yes" | "on") => {
-                Switch::OnByVariable(by.to_string())
-            }
             Some((v, by)) if matches!(v.as_str(), "0" | "false" | "no" | "off") => {
                 Switch::OffByVariable(by.to_string())
             }
-            _ if flag == Some(true) => Switch::OnByFlag,
-            _ => Switch::Off,
+            _ if flag_read == Some(false) => Switch::OffByFlag,
+            Some((v, by)) if matches!(v.as_str(), "1" | "true" | "yes" | "on") => {
+                Switch::OnByVariable(by.to_string())
+            }
+            _ if flag_read == Some(true) => Switch::OnByFlag,
+            _ => match (flag, flags_off) {
+                (Some(true), Some(off)) => Switch::FlagNotRead(off.to_string()),
+                _ => Switch::Off,
+            },
         }
     }
 
@@ -80,6 +103,12 @@ impl Switch {
             Switch::OnByVariable(by) => format!("on ({SWITCH_VAR}, {by})"),
             Switch::OnByFlag => format!("on (feature flag {ROLLOUT_FLAG} cached in .claude.json)"),
             Switch::OffByVariable(by) => format!("off ({SWITCH_VAR}, {by})"),
+            Switch::OffByFlag => format!(
+                "off (feature flag {ROLLOUT_FLAG} cached false in .claude.json, which outranks {SWITCH_VAR})"
+            ),
+            Switch::FlagNotRead(off) => format!(
+                "off (feature flag {ROLLOUT_FLAG} is cached true, but {off} turns Claude Code's feature flags off)"
+            ),
             Switch::Off => "off".to_string(),
         }
     }
@@ -349,16 +378,32 @@ mod tests {
     #[test]
     fn the_variable_decides_before_the_flag_and_off_wins() {
         assert_eq!(
-            Switch::decide(Some(("1", "environment")), None),
+            Switch::decide(Some(("1", "environment")), None, None),
             Switch::OnByVariable("environment".into())
         );
         assert_eq!(
-            Switch::decide(Some(("0", "environment")), Some(true)),
+            Switch::decide(Some(("0", "environment")), Some(true), None),
             Switch::OffByVariable("environment".into())
         );
-        assert_eq!(Switch::decide(None, Some(true)), Switch::OnByFlag);
-        assert_eq!(Switch::decide(None, Some(false)), Switch::Off);
-        assert_eq!(Switch::decide(Some(("maybe", "user")), None), Switch::Off);
+        assert_eq!(Switch::decide(None, Some(true), None), Switch::OnByFlag);
+        assert_eq!(Switch::decide(None, Some(false), None), Switch::OffByFlag);
+        assert_eq!(Switch::decide(Some(("maybe", "user")), None, None), Switch::Off);
+        // the cached false outranks the variable (a kill switch), while the flags are read
+        assert_eq!(
+            Switch::decide(Some(("1", "environment")), Some(false), None),
+            Switch::OffByFlag
+        );
+        // the telemetry switches turn the flags off: the variable alone decides
+        let off = Some("DISABLE_TELEMETRY (environment)");
+        assert_eq!(
+            Switch::decide(Some(("1", "environment")), Some(false), off),
+            Switch::OnByVariable("environment".into())
+        );
+        assert_eq!(
+            Switch::decide(None, Some(true), off),
+            Switch::FlagNotRead("DISABLE_TELEMETRY (environment)".into())
+        );
+        assert!(!Switch::decide(None, Some(true), off).is_on());
         let doc = serde_json::json!({"cachedGrowthBookFeatures": {ROLLOUT_FLAG: true}});
         assert_eq!(rollout_flag(&doc), Some(true));
         assert_eq!(rollout_flag(&serde_json::json!({})), None);

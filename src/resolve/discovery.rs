@@ -99,9 +99,11 @@ pub(super) fn read(
     let flag = global
         .and_then(GlobalConfig::document)
         .and_then(|doc| dc::rollout_flag(&doc));
+    let flags_off = crate::claude_code::flags::flags_off_by(|v| layer(v));
     let switch = Switch::decide(
         variable.as_ref().map(|(v, by)| (v.as_str(), by.as_str())),
         flag,
+        flags_off.as_deref(),
     );
     let (ttl_s, max_stale_s) = dc::ages(
         layer(dc::TTL_VAR).as_ref().map(|(v, _)| v.as_str()),
@@ -118,7 +120,7 @@ pub(super) fn read(
     CacheState {
         switch,
         on_by_variable: variable
-            .is_some_and(|(v, by)| Switch::decide(Some((v.as_str(), by.as_str())), None).is_on()),
+            .is_some_and(|(v, by)| Switch::decide(Some((v.as_str(), by.as_str())), None, None).is_on()),
         listing,
         ttl_s,
         max_stale_s,

@@ -153,6 +153,34 @@ fn with_the_cache_off_the_logged_verdict_stands() {
     // and the variable set to 0 wins over the flag
     let (d, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "0")]);
     assert_eq!(verdict(&d), ("healthy", None));
+    // the telemetry switches turn Claude Code's cached flags off: not read (observed
+    // on 2.1.287 and 2.1.336), unless the disk-cache variable makes them count again
+    let (d, w) = scan(tmp.path(), &[("DISABLE_TELEMETRY", "1")]);
+    assert_eq!(verdict(&d), ("healthy", None));
+    assert!(
+        w.iter().any(|m| m.contains("DISABLE_TELEMETRY")),
+        "the warning says why the cached flag is not read: {w:?}"
+    );
+    let (d, _) = scan(
+        tmp.path(),
+        &[
+            ("DISABLE_TELEMETRY", "1"),
+            ("CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF", "1"),
+        ],
+    );
+    assert_eq!(verdict(&d), ("unknown", Some("served-from-cache")));
+    // cached false is a kill switch: off even with the variable on
+    doc["cachedGrowthBookFeatures"] = serde_json::json!({"tengu_mcp_discovery_cache_enable": false});
+    fs::write(tmp.path().join(".claude.json"), doc.to_string()).unwrap();
+    let (d, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
+    assert_eq!(verdict(&d), ("healthy", None));
+    // unless the flags are off, when the variable alone decides
+    let (d, _) = scan(
+        tmp.path(),
+        &[("MCP_DISCOVERY_CACHE", "1"), ("DISABLE_TELEMETRY", "1")],
+    );
+    assert_eq!(verdict(&d), ("unknown", Some("served-from-cache")));
+    doc["cachedGrowthBookFeatures"] = serde_json::json!({"tengu_mcp_discovery_cache_enable": true});
     // a server that opts out is never served from the cache
     doc["mcpServers"]["cached-http"]["discoveryCache"] = Value::Bool(false);
     fs::write(tmp.path().join(".claude.json"), doc.to_string()).unwrap();

@@ -62,6 +62,7 @@ S3 = {"MCP_DISCOVERY_CACHE_STRIKES": "3"}
 TTL1 = {"MCP_DISCOVERY_CACHE_TTL_S": "1"}
 LEGACY = {"MCP_PROTOCOL_NEGOTIATION": "legacy"}
 AUTO = {"MCP_PROTOCOL_NEGOTIATION": "auto"}
+GB = {"CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF": "1"}
 
 # scenario: (server name, transport, extra .claude.json keys, sessions)
 # session: (tag, server case or None, env, mode) ; mode: p, slow, list
@@ -98,6 +99,15 @@ SCENARIOS = {
     "flag-false": ("flagged", "http", {"cachedGrowthBookFeatures": {FLAG: False}}, [
         ("warm", "ok", ON, "p"),
         ("fresh-down", None, ON, "p")]),
+    # with CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF set the cached flags count although
+    # the offline runs' DISABLE_TELEMETRY turns them off (docs/claude-code.md, "MCP feature
+    # flags"): the rollout flag true with no variable, and false with the variable on
+    "flag-gb": ("flagged", "http", {"cachedGrowthBookFeatures": {FLAG: True}}, [
+        ("warm", "ok", GB, "p"),
+        ("fresh-down", None, GB, "p")]),
+    "flag-false-gb": ("flagged", "http", {"cachedGrowthBookFeatures": {FLAG: False}}, [
+        ("warm", "ok", {**ON, **GB}, "p"),
+        ("fresh-down", None, {**ON, **GB}, "p")]),
     "mcp-list": ("listed", "http", {}, [
         ("list-up", "ok", ON, "list"),
         ("warm", "ok", ON, "p"),
