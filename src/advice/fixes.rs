@@ -580,6 +580,21 @@ fn modern_negotiation(
         found.steps.push(conflict_step(who, &s.name, &other.name));
         return;
     }
+    // MCP_SDK_GENERATION=v1 outranks MCP_PROTOCOL_NEGOTIATION (the older client, or the
+    // legacy handshake forced: docs/claude-code.md): `auto` would change nothing
+    let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
+    if let Some((v, by)) = crate::settings::env::effective_value(&sources, "MCP_SDK_GENERATION")
+        && v.trim().eq_ignore_ascii_case("v1")
+    {
+        found.steps.push(UserStep {
+            server: who.to_string(),
+            text: format!(
+                "MCP_SDK_GENERATION=v1 ({by}) gives every server the legacy handshake whatever {NEGOTIATION_KEY} says, and {} speaks only the 2026-07-28 protocol: take MCP_SDK_GENERATION out of {by} (mcplogs writes nothing: {NEGOTIATION_KEY}=auto would change nothing while it is set)",
+                s.name
+            ),
+        });
+        return;
+    }
     if !offered(found, FixCause::ModernNegotiation, who, cx) {
         return;
     }

@@ -387,7 +387,10 @@ mod tests {
         );
         assert_eq!(Switch::decide(None, Some(true), None), Switch::OnByFlag);
         assert_eq!(Switch::decide(None, Some(false), None), Switch::OffByFlag);
-        assert_eq!(Switch::decide(Some(("maybe", "user")), None, None), Switch::Off);
+        assert_eq!(
+            Switch::decide(Some(("maybe", "user")), None, None),
+            Switch::Off
+        );
         // the cached false outranks the variable (a kill switch), while the flags are read
         assert_eq!(
             Switch::decide(Some(("1", "environment")), Some(false), None),

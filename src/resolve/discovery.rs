@@ -119,8 +119,9 @@ pub(super) fn read(
         .collect();
     CacheState {
         switch,
-        on_by_variable: variable
-            .is_some_and(|(v, by)| Switch::decide(Some((v.as_str(), by.as_str())), None, None).is_on()),
+        on_by_variable: variable.is_some_and(|(v, by)| {
+            Switch::decide(Some((v.as_str(), by.as_str())), None, None).is_on()
+        }),
         listing,
         ttl_s,
         max_stale_s,

@@ -170,7 +170,8 @@ fn with_the_cache_off_the_logged_verdict_stands() {
     );
     assert_eq!(verdict(&d), ("unknown", Some("served-from-cache")));
     // cached false is a kill switch: off even with the variable on
-    doc["cachedGrowthBookFeatures"] = serde_json::json!({"tengu_mcp_discovery_cache_enable": false});
+    doc["cachedGrowthBookFeatures"] =
+        serde_json::json!({"tengu_mcp_discovery_cache_enable": false});
     fs::write(tmp.path().join(".claude.json"), doc.to_string()).unwrap();
     let (d, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
     assert_eq!(verdict(&d), ("healthy", None));

@@ -996,6 +996,27 @@ fn a_server_that_speaks_only_the_new_protocol_gets_auto_in_its_projects_local_se
     }
 }
 
+/// `MCP_SDK_GENERATION=v1` outranks `MCP_PROTOCOL_NEGOTIATION` (every build gives the
+/// legacy handshake under it): `auto` would change nothing for a server that speaks only
+/// the new protocol, so `fix` writes nothing for it and names the variable to take out.
+#[test]
+fn the_new_protocols_fix_is_not_written_while_sdk_generation_v1_outranks_it() {
+    let h = Home::new();
+    h.log("modern-only-answer-2.1.332.jsonl", "newonly");
+    h.claude_json(stdio(&["newonly"]));
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\n  \"env\": {\n    \"MCP_SDK_GENERATION\": \"v1\"\n  }\n}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(!err.contains("(modern-negotiation)"), "{err}");
+    assert!(err.contains("MCP_SDK_GENERATION=v1"), "{err}");
+    assert_eq!(h.files(), before, "nothing written: {err}");
+}
+
 /// The legacy setting in the user file would reach every project: not when one of them
 /// has a server that speaks only the new protocol. Then it goes into the failing
 /// server's own project (and that server's project gets `auto`), and scan names the
