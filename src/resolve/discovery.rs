@@ -27,6 +27,8 @@ pub(super) struct CacheState {
     switch: Switch,
     /// `MCP_DISCOVERY_CACHE` alone turns it on.
     on_by_variable: bool,
+    /// The variable that turns Claude Code's cached feature flags off, and its layer.
+    flags_off: Option<String>,
     listing: Listing,
     ttl_s: u64,
     max_stale_s: u64,
@@ -119,6 +121,7 @@ pub(super) fn read(
         .collect();
     CacheState {
         switch,
+        flags_off,
         on_by_variable: variable.is_some_and(|(v, by)| {
             Switch::decide(Some((v.as_str(), by.as_str())), None, None).is_on()
         }),
@@ -147,7 +150,20 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
         ),
         cache_entries: st.listing.entries.len(),
         switches: st.switches.clone(),
-        flags: doc.as_deref().map(dc::cached_flags).unwrap_or_default(),
+        flags: doc
+            .as_deref()
+            .map(dc::cached_flags)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, value, what)| match &st.flags_off {
+                Some(off) => (
+                    name,
+                    value,
+                    format!("not read now: {off} turns Claude Code's feature flags off; {what}"),
+                ),
+                None => (name, value, what),
+            })
+            .collect(),
     }
 }
 

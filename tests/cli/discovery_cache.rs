@@ -497,6 +497,19 @@ fn report_says_which_cache_switches_and_flags_were_in_effect_redacted() {
             ("tengu_mcp_negotiation_server_denylist", "a list of 1 entry"),
         ]
     );
+    // the telemetry switch turns the flags off: the cache is off and each flag says it
+    // is not read
+    let mut cmd = mcplogs(tmp.path());
+    cmd.env("DISABLE_TELEMETRY", "1");
+    let (_, off) = run_json(cmd.args(["report", "--json", "--no-cache"]));
+    let st = &off["claudeCodeState"];
+    assert_eq!(st["discoveryCacheOn"], false, "{st:#}");
+    assert!(
+        st["flags"].as_array().unwrap().iter().all(|f| f["changes"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("not read now: DISABLE_TELEMETRY"))),
+        "{st:#}"
+    );
     // the Markdown says the same, and never a flag's host
     let mut cmd = mcplogs(tmp.path());
     cmd.env("MCP_SDK_GENERATION", "v1");
