@@ -7,6 +7,7 @@
 //! from the server's settings advice, and the steps only the user can take.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::advice::fixes::{self, Context};
@@ -74,8 +75,15 @@ pub fn attach(
     };
     let build: OnceCell<Option<ClaudeVersion>> = OnceCell::new();
     let states = states_of(found.changes, &|| *build.get_or_init(ask.build));
-    let mut unplaced: Vec<(String, FixChange)> = states;
-    let mut steps = found.steps;
+    // Each server takes its changes and steps by its label: indexed once (a pass over
+    // every change for every server was quadratic, most of a 100,000-server scan's time);
+    // what no server takes is left, in order, for the unlogged ones.
+    let mut unplaced: Taken<(String, FixChange)> = Taken::new(states, |(w, _)| w);
+    let mut steps: Taken<fixes::UserStep> = Taken::new(found.steps, |st| &st.server);
+    let mut placed_of: HashMap<&str, Vec<&(String, String, FixCause)>> = HashMap::new();
+    for p in &in_place {
+        placed_of.entry(p.0.as_str()).or_default().push(p);
+    }
     // a server whose project also has one that speaks only the new protocol gets no
     // legacy change (no value serves both: the engine's step says so, as `fix` does)
     let conflicted: Vec<bool> = if report
@@ -83,13 +91,11 @@ pub fn attach(
         .iter()
         .any(crate::advice::needs_modern_negotiation)
     {
+        let conflicts = crate::advice::Conflicts::new(report, cwd);
         report
             .servers
             .iter()
-            .map(|s| {
-                crate::advice::needs_legacy_setting(s)
-                    && crate::advice::negotiation_conflict(report, s, cwd).is_some()
-            })
+            .map(|s| crate::advice::needs_legacy_setting(s) && conflicts.of(s).is_some())
             .collect()
     } else {
         Vec::new()
@@ -106,12 +112,11 @@ pub fn attach(
         {
             fix.changes.push(c);
         }
-        let (mine, rest): (Vec<_>, Vec<_>) = unplaced.into_iter().partition(|(w, _)| *w == label);
-        unplaced = rest;
-        fix.changes.extend(mine.into_iter().map(|(_, c)| c));
-        let placed: Vec<&(String, String, FixCause)> =
-            in_place.iter().filter(|(w, _, _)| *w == label).collect();
-        for (_, what, cause) in &placed {
+        fix.changes
+            .extend(unplaced.take(&label).into_iter().map(|(_, c)| c));
+        let placed: &[&(String, String, FixCause)] =
+            placed_of.get(label.as_str()).map_or(&[], Vec::as_slice);
+        for (_, what, cause) in placed {
             fix.changes.push(FixChange {
                 cause: *cause,
                 why: what.clone(),
@@ -119,9 +124,8 @@ pub fn attach(
                 state: FixState::InPlace,
             });
         }
-        let (mine, rest): (Vec<_>, Vec<_>) = steps.into_iter().partition(|st| st.server == label);
-        steps = rest;
-        fix.steps = mine
+        fix.steps = steps
+            .take(&label)
             .into_iter()
             .map(|st| st.text)
             // the command is absolute now (in place): the engine's "put its absolute
@@ -137,12 +141,47 @@ pub fn attach(
     report.fix_unlogged = ServerFix {
         command,
         verify: crate::advice::verify_command(homes),
-        changes: unplaced.into_iter().map(|(_, c)| c).collect(),
+        changes: unplaced.rest().map(|(_, c)| c).collect(),
         steps: steps
-            .into_iter()
+            .rest()
             .map(|s| format!("{}: {}", s.server, s.text))
             .collect(),
     };
+}
+
+/// Items for servers, each taken by the first server of its label (in their order),
+/// the rest left in order.
+struct Taken<T> {
+    items: Vec<Option<T>>,
+    of: HashMap<String, Vec<usize>>,
+}
+
+impl<T> Taken<T> {
+    fn new(items: Vec<T>, label: impl Fn(&T) -> &String) -> Self {
+        let mut of: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in items.iter().enumerate() {
+            of.entry(label(t).clone()).or_default().push(i);
+        }
+        Taken {
+            items: items.into_iter().map(Some).collect(),
+            of,
+        }
+    }
+
+    /// Every item of `label` not taken yet, in order.
+    fn take(&mut self, label: &str) -> Vec<T> {
+        let Some(at) = self.of.remove(label) else {
+            return Vec::new();
+        };
+        at.into_iter()
+            .filter_map(|i| self.items[i].take())
+            .collect()
+    }
+
+    /// What no server took, in order.
+    fn rest(self) -> impl Iterator<Item = T> {
+        self.items.into_iter().flatten()
+    }
 }
 
 /// Each change's state, with the server it is for: not offered on this build, refused
@@ -155,6 +194,9 @@ fn states_of(
 ) -> Vec<(String, FixChange)> {
     let mut out: Vec<(String, FixChange)> = Vec::new();
     let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
+    // each file's group by its path (a search of every group for each change was
+    // quadratic in the files)
+    let mut group_of: HashMap<PathBuf, usize> = HashMap::new();
     for c in changes {
         if !fixes::offered_on(c.cause, build()) {
             out.push((
@@ -171,9 +213,12 @@ fn states_of(
             ));
             continue;
         }
-        match groups.iter_mut().find(|(p, _)| *p == c.file) {
-            Some((_, cs)) => cs.push(c),
-            None => groups.push((c.file.clone(), vec![c])),
+        match group_of.get(&c.file) {
+            Some(&i) => groups[i].1.push(c),
+            None => {
+                group_of.insert(c.file.clone(), groups.len());
+                groups.push((c.file.clone(), vec![c]));
+            }
         }
     }
     for (path, cs) in groups {
