@@ -168,10 +168,18 @@ pub struct Regular {
 }
 
 /// Reads `path` if it is a regular file of at most `limit` bytes. `Ok(None)`: absent.
+/// Inside a [`crate::absent::scope`], a path found missing (or under a folder found
+/// missing) is answered without looking again.
 pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Regular>, ReadError> {
+    if crate::absent::known_gone(path) {
+        return Ok(None);
+    }
     let checked = match stat(path, follow) {
         Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            crate::absent::note_gone(path);
+            return Ok(None);
+        }
         Err(e) => return Err(ReadError::Io(e)),
     };
     if !checked.is_file() {
