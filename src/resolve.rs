@@ -373,7 +373,9 @@ pub fn session(
                         .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command),
                 )
             } else {
-                engine.filter(|f| f.fixable()).map(|f| f.command.clone())
+                engine
+                    .filter(|f| f.fixable())
+                    .map(|f| f.command.to_string())
             },
             fix_in_effect: in_effect || engine.is_some_and(|f| f.in_place()),
         });

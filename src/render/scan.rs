@@ -308,7 +308,7 @@ pub fn summary_line(report: &ScanReport) -> String {
                 .servers
                 .iter()
                 .filter(|s| crate::advice::fix_action(s).is_some_and(|e| e.planned))
-                .filter_map(|s| s.fix.as_deref().map(|f| f.command.clone())),
+                .filter_map(|s| s.fix.as_deref().map(|f| f.command.to_string())),
         );
         commands.sort();
         commands.dedup();
@@ -1115,7 +1115,7 @@ pub(crate) fn fix_json(f: &crate::scan::fix::ServerFix) -> json_doc::ServerFix {
     use crate::settings::engine::Edit;
     json_doc::ServerFix {
         fixable: f.fixable(),
-        command: f.command.clone(),
+        command: f.command.to_string(),
         changes: f
             .changes
             .iter()
@@ -1262,7 +1262,7 @@ fn evidence_json(e: &Evidence) -> json_doc::Evidence {
         line: e.line as u64,
         timestamp: e.timestamp.clone(),
         level: e.level.as_str().to_string(),
-        message: e.message.clone(),
+        message: e.message.to_string(),
     }
 }
 

@@ -48,7 +48,9 @@ pub fn attach(
     home_scan: bool,
     ask: &Ask,
 ) {
-    let command = format!("mcplogs fix{}", crate::advice::home_flags(homes));
+    let command: std::sync::Arc<str> =
+        format!("mcplogs fix{}", crate::advice::home_flags(homes)).into();
+    let verify: std::sync::Arc<str> = crate::advice::verify_command(homes).into();
     let found = if home_scan {
         fixes::find(
             report,
@@ -103,8 +105,8 @@ pub fn attach(
     for (i, s) in report.servers.iter_mut().enumerate() {
         let label = fixes::label(&s.name, s.project.as_deref());
         let mut fix = ServerFix {
-            command: command.clone(),
-            verify: crate::advice::verify_command(homes),
+            command: std::sync::Arc::clone(&command),
+            verify: std::sync::Arc::clone(&verify),
             ..ServerFix::default()
         };
         if !conflicted.get(i).copied().unwrap_or(false)
@@ -140,7 +142,7 @@ pub fn attach(
     // a configured server without a log (`fix SERVER` enables it)
     report.fix_unlogged = ServerFix {
         command,
-        verify: crate::advice::verify_command(homes),
+        verify,
         changes: unplaced.rest().map(|(_, c)| c).collect(),
         steps: steps
             .rest()
