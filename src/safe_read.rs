@@ -449,4 +449,34 @@ mod tests {
             Err(ReadError::NotRegular { .. })
         ));
     }
+
+    #[test]
+    fn read_regular_of_a_gone_project_stats_it_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("gone");
+        let scope = crate::absent::scope();
+        for _ in 0..3 {
+            for name in [
+                ".claude/settings.json",
+                ".claude/settings.local.json",
+                ".mcp.json",
+            ] {
+                assert!(
+                    read_regular(&project.join(name), 1024, Follow::Links)
+                        .unwrap()
+                        .is_none()
+                );
+            }
+        }
+        // The first look-up found the folder missing; the eight after it were skipped.
+        assert_eq!(scope.skipped(), 8);
+        // A file that is there is still read, and one made later in a folder that was
+        // there is found.
+        std::fs::write(tmp.path().join("later.json"), "{}").unwrap();
+        assert!(
+            read_regular(&tmp.path().join("later.json"), 1024, Follow::Links)
+                .unwrap()
+                .is_some()
+        );
+    }
 }
