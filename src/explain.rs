@@ -667,7 +667,7 @@ fn local_evidence(s: &crate::scan::ServerReport) -> LocalEvidence {
         engine_fix_command: crate::advice::fix_action(s)
             .filter(|a| a.planned)
             .and(s.fix.as_deref())
-            .map(|f| f.command.clone()),
+            .map(|f| f.command.to_string()),
     }
 }
 

@@ -16,6 +16,7 @@
 // The library never prints: it returns text and data, and the binary writes them (the
 // lints are in Cargo.toml `[lints]`).
 
+pub mod absent;
 pub mod advice;
 pub mod classify;
 pub mod claude_code;

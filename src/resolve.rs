@@ -79,6 +79,10 @@ pub fn resolve(
     managed_dir: Option<&Path>,
     steps: Steps,
 ) {
+    // Every step below looks the projects' settings files up again: a file or folder
+    // found missing is not looked up twice (on 100,000 server folders whose projects
+    // are gone, over a hundred thousand failed `stat`s).
+    let _absent = crate::absent::scope();
     // The configuration's global file, read once for every step below (a scan of log
     // files or folders named on the command line joins no configuration).
     let config = opts.request.paths.is_empty().then(|| config_sources(opts));
@@ -370,7 +374,9 @@ pub fn session(
                         .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command),
                 )
             } else {
-                engine.filter(|f| f.fixable()).map(|f| f.command.clone())
+                engine
+                    .filter(|f| f.fixable())
+                    .map(|f| f.command.to_string())
             },
             fix_in_effect: in_effect || engine.is_some_and(|f| f.in_place()),
         });

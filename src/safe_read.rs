@@ -168,10 +168,18 @@ pub struct Regular {
 }
 
 /// Reads `path` if it is a regular file of at most `limit` bytes. `Ok(None)`: absent.
+/// Inside a [`crate::absent::scope`], a path found missing (or under a folder found
+/// missing) is answered without looking again.
 pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Regular>, ReadError> {
+    if crate::absent::known_gone(path) {
+        return Ok(None);
+    }
     let checked = match stat(path, follow) {
         Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            crate::absent::note_gone(path);
+            return Ok(None);
+        }
         Err(e) => return Err(ReadError::Io(e)),
     };
     if !checked.is_file() {
@@ -440,5 +448,35 @@ mod tests {
             read_input_file(Path::new("/dev/zero"), 10),
             Err(ReadError::NotRegular { .. })
         ));
+    }
+
+    #[test]
+    fn read_regular_of_a_gone_project_stats_it_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("gone");
+        let scope = crate::absent::scope();
+        for _ in 0..3 {
+            for name in [
+                ".claude/settings.json",
+                ".claude/settings.local.json",
+                ".mcp.json",
+            ] {
+                assert!(
+                    read_regular(&project.join(name), 1024, Follow::Links)
+                        .unwrap()
+                        .is_none()
+                );
+            }
+        }
+        // The first look-up found the folder missing; the eight after it were skipped.
+        assert_eq!(scope.skipped(), 8);
+        // A file that is there is still read, and one made later in a folder that was
+        // there is found.
+        std::fs::write(tmp.path().join("later.json"), "{}").unwrap();
+        assert!(
+            read_regular(&tmp.path().join("later.json"), 1024, Follow::Links)
+                .unwrap()
+                .is_some()
+        );
     }
 }

@@ -84,6 +84,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     // a conflict needs a server that speaks only the new protocol (rare): looked for
     // once, not once a server
     let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
+    let conflicts = any_modern.then(|| super::Conflicts::new(report, cx.cwd));
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());
         if !s.counts_now() {
@@ -96,16 +97,18 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             continue;
         }
         let had = (found.changes.len(), found.steps.len());
-        if any_modern
+        if let Some(conflicts) = &conflicts
             && super::needs_legacy_setting(s)
-            && let Some(other) = super::negotiation_conflict(report, s, cx.cwd)
+            && let Some(other) = conflicts.of(s)
         {
             found.steps.push(conflict_step(&who, &other.name, &s.name));
         }
         match s.diagnosis.cause {
             Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx, &mut texts),
             Some(Cause::Timeout | Cause::ToolsTimeout) => timeout(&mut found, s, &who, cx),
-            Some(Cause::ModernOnly) => modern_negotiation(&mut found, report, s, &who, cx),
+            Some(Cause::ModernOnly) => {
+                modern_negotiation(&mut found, conflicts.as_ref(), s, &who, cx)
+            }
             Some(Cause::TlsUntrusted) => super::remote::trusted_ca(&mut found, s, &who, cx),
             Some(Cause::ProxyRefused) => super::remote::no_proxy(&mut found, s, &who, cx),
             Some(Cause::NeedsAuth) => found.steps.push(UserStep {
@@ -550,7 +553,7 @@ fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
 /// failing server needs the legacy setting: no value serves both.
 fn modern_negotiation(
     found: &mut Found,
-    report: &ScanReport,
+    conflicts: Option<&super::Conflicts>,
     s: &ServerReport,
     who: &str,
     cx: &Context,
@@ -576,7 +579,7 @@ fn modern_negotiation(
         });
         return;
     }
-    if let Some(other) = super::negotiation_conflict(report, s, cx.cwd) {
+    if let Some(other) = conflicts.and_then(|c| c.of(s)) {
         found.steps.push(conflict_step(who, &s.name, &other.name));
         return;
     }

@@ -130,19 +130,81 @@ pub fn negotiation_conflict<'a>(
     s: &ServerReport,
     cwd: &Path,
 ) -> Option<&'a ServerReport> {
-    let opposite: fn(&ServerReport) -> bool = if needs_modern_negotiation(s) {
-        |o| o.counts_now() && needs_legacy_setting(o)
-    } else if needs_legacy_setting(s) {
-        needs_modern_negotiation
-    } else {
-        return None;
-    };
-    let project = project_dir_of(s, cwd).0;
-    report
-        .servers
-        .iter()
-        .filter(|o| !std::ptr::eq(*o, s))
-        .find(|o| opposite(o) && (project_dir_of(o, cwd).0 == project || in_every_project(o)))
+    Conflicts::new(report, cwd).of(s)
+}
+
+/// [`negotiation_conflict`] for many servers of one report: the servers each value
+/// cures, indexed once by project (a pass over every server for each server asked was
+/// quadratic: most of a 100,000-server scan's time).
+pub struct Conflicts<'a> {
+    report: &'a ScanReport,
+    cwd: PathBuf,
+    /// The servers that need the legacy setting ([`needs_legacy_setting`], counted
+    /// now), and those that need `auto` ([`needs_modern_negotiation`]).
+    legacy: Wanting,
+    modern: Wanting,
+}
+
+/// Servers (their indexes, in the report's order) that want one value: by project
+/// folder, and those in every project ([`in_every_project`]).
+#[derive(Default)]
+struct Wanting {
+    by_project: HashMap<PathBuf, Vec<usize>>,
+    everywhere: Vec<usize>,
+}
+
+impl Wanting {
+    fn add(&mut self, i: usize, s: &ServerReport, cwd: &Path) {
+        self.by_project
+            .entry(project_dir_of(s, cwd).0)
+            .or_default()
+            .push(i);
+        if in_every_project(s) {
+            self.everywhere.push(i);
+        }
+    }
+}
+
+impl<'a> Conflicts<'a> {
+    pub fn new(report: &'a ScanReport, cwd: &Path) -> Self {
+        let mut c = Conflicts {
+            report,
+            cwd: cwd.to_path_buf(),
+            legacy: Wanting::default(),
+            modern: Wanting::default(),
+        };
+        for (i, o) in report.servers.iter().enumerate() {
+            if o.counts_now() && needs_legacy_setting(o) {
+                c.legacy.add(i, o, cwd);
+            }
+            if needs_modern_negotiation(o) {
+                c.modern.add(i, o, cwd);
+            }
+        }
+        c
+    }
+
+    /// [`negotiation_conflict`] of `s`: the first other server of its project (or of
+    /// every project) that needs the opposite value.
+    pub fn of(&self, s: &ServerReport) -> Option<&'a ServerReport> {
+        let opposite = if needs_modern_negotiation(s) {
+            &self.legacy
+        } else if needs_legacy_setting(s) {
+            &self.modern
+        } else {
+            return None;
+        };
+        let project = project_dir_of(s, &self.cwd).0;
+        let servers = &self.report.servers;
+        let first = |at: &[usize]| at.iter().copied().find(|&i| !std::ptr::eq(&servers[i], s));
+        let here = opposite.by_project.get(&project).and_then(|at| first(at));
+        let anywhere = first(&opposite.everywhere);
+        match (here, anywhere) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+        .map(|i| &servers[i])
+    }
 }
 
 /// A server configured in the user scope (`mcpServers` of `~/.claude.json`): Claude Code

@@ -21,7 +21,7 @@ pub fn short_reason(s: &ServerReport) -> String {
         .evidence
         .iter()
         .rev()
-        .map(|e| e.message.as_str())
+        .map(|e| &*e.message)
         .find(|m| !m.starts_with("Connection established"))
         .unwrap_or("");
     let text = match d.verdict {

@@ -204,7 +204,7 @@ fn deciding_message(s: &ServerReport) -> Option<&str> {
         .rev()
         .find(|e| e.level == Level::Error)
         .or_else(|| s.evidence.last())
-        .map(|e| e.message.as_str())
+        .map(|e| &*e.message)
 }
 
 fn bounded(redactor: &Redactor, text: &str) -> String {

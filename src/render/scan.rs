@@ -336,14 +336,14 @@ pub fn summary_line(report: &ScanReport) -> String {
                 .servers
                 .iter()
                 .filter(|s| crate::advice::fix_action(s).is_some_and(|e| e.planned))
-                .filter_map(|s| s.fix.as_deref().map(|f| f.command.clone())),
+                .filter_map(|s| s.fix.as_deref().map(|f| f.command.to_string())),
         );
         commands.extend(
             report
                 .configured
                 .iter()
                 .filter(|r| crate::advice::row_fix_action(r).is_some_and(|e| e.planned))
-                .filter_map(|r| r.fix.as_deref().map(|f| f.command.clone())),
+                .filter_map(|r| r.fix.as_deref().map(|f| f.command.to_string())),
         );
         commands.sort();
         commands.dedup();
@@ -1150,7 +1150,7 @@ pub(crate) fn fix_json(f: &crate::scan::fix::ServerFix) -> json_doc::ServerFix {
     use crate::settings::engine::Edit;
     json_doc::ServerFix {
         fixable: f.fixable(),
-        command: f.command.clone(),
+        command: f.command.to_string(),
         changes: f
             .changes
             .iter()
@@ -1300,7 +1300,7 @@ fn evidence_json(e: &Evidence) -> json_doc::Evidence {
         line: e.line as u64,
         timestamp: e.timestamp.clone(),
         level: e.level.as_str().to_string(),
-        message: e.message.clone(),
+        message: e.message.to_string(),
     }
 }
 

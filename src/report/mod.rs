@@ -734,7 +734,7 @@ fn evidence_item(e: &Evidence) -> EvidenceItem {
         line: e.line,
         timestamp: e.timestamp.clone(),
         level: e.level.as_str().to_string(),
-        message: e.message.clone(),
+        message: e.message.to_string(),
     }
 }
 

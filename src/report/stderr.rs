@@ -134,7 +134,7 @@ pub fn redacted_whole(mut records: Vec<Evidence>, redactor: Option<&Redactor>) -
         .zip(dropped)
         .zip(prefixes)
     {
-        e.message = super::clip_message(&format!("{prefix}{p}"), dropped);
+        e.message = super::clip_message(&format!("{prefix}{p}"), dropped).into();
     }
     shown
 }

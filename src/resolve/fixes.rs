@@ -7,6 +7,7 @@
 //! from the server's settings advice, and the steps only the user can take.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::advice::fixes::{self, Context};
@@ -49,7 +50,9 @@ pub fn attach(
     home_scan: bool,
     ask: &Ask,
 ) {
-    let command = format!("mcplogs fix{}", crate::advice::home_flags(homes));
+    let command: std::sync::Arc<str> =
+        format!("mcplogs fix{}", crate::advice::home_flags(homes)).into();
+    let verify: std::sync::Arc<str> = crate::advice::verify_command(homes).into();
     let found = if home_scan {
         fixes::find(
             report,
@@ -77,8 +80,15 @@ pub fn attach(
     };
     let build: OnceCell<Option<ClaudeVersion>> = OnceCell::new();
     let states = states_of(found.changes, &|| *build.get_or_init(ask.build));
-    let mut unplaced: Vec<(String, FixChange)> = states;
-    let mut steps = found.steps;
+    // Each server takes its changes and steps by its label: indexed once (a pass over
+    // every change for every server was quadratic, most of a 100,000-server scan's time);
+    // what no server takes is left, in order, for the unlogged ones.
+    let mut unplaced: Taken<(String, FixChange)> = Taken::new(states, |(w, _)| w);
+    let mut steps: Taken<fixes::UserStep> = Taken::new(found.steps, |st| &st.server);
+    let mut placed_of: HashMap<&str, Vec<&(String, String, FixCause)>> = HashMap::new();
+    for p in &in_place {
+        placed_of.entry(p.0.as_str()).or_default().push(p);
+    }
     // a server whose project also has one that speaks only the new protocol gets no
     // legacy change (no value serves both: the engine's step says so, as `fix` does)
     let conflicted: Vec<bool> = if report
@@ -86,13 +96,11 @@ pub fn attach(
         .iter()
         .any(crate::advice::needs_modern_negotiation)
     {
+        let conflicts = crate::advice::Conflicts::new(report, cwd);
         report
             .servers
             .iter()
-            .map(|s| {
-                crate::advice::needs_legacy_setting(s)
-                    && crate::advice::negotiation_conflict(report, s, cwd).is_some()
-            })
+            .map(|s| crate::advice::needs_legacy_setting(s) && conflicts.of(s).is_some())
             .collect()
     } else {
         Vec::new()
@@ -100,8 +108,8 @@ pub fn attach(
     for (i, s) in report.servers.iter_mut().enumerate() {
         let label = fixes::label(&s.name, s.project.as_deref());
         let mut fix = ServerFix {
-            command: command.clone(),
-            verify: crate::advice::verify_command(homes),
+            command: std::sync::Arc::clone(&command),
+            verify: std::sync::Arc::clone(&verify),
             ..ServerFix::default()
         };
         if !conflicted.get(i).copied().unwrap_or(false)
@@ -109,12 +117,11 @@ pub fn attach(
         {
             fix.changes.push(c);
         }
-        let (mine, rest): (Vec<_>, Vec<_>) = unplaced.into_iter().partition(|(w, _)| *w == label);
-        unplaced = rest;
-        fix.changes.extend(mine.into_iter().map(|(_, c)| c));
-        let placed: Vec<&(String, String, FixCause)> =
-            in_place.iter().filter(|(w, _, _)| *w == label).collect();
-        for (_, what, cause) in &placed {
+        fix.changes
+            .extend(unplaced.take(&label).into_iter().map(|(_, c)| c));
+        let placed: &[&(String, String, FixCause)] =
+            placed_of.get(label.as_str()).map_or(&[], Vec::as_slice);
+        for (_, what, cause) in placed {
             fix.changes.push(FixChange {
                 cause: *cause,
                 why: what.clone(),
@@ -122,9 +129,8 @@ pub fn attach(
                 state: FixState::InPlace,
             });
         }
-        let (mine, rest): (Vec<_>, Vec<_>) = steps.into_iter().partition(|st| st.server == label);
-        steps = rest;
-        fix.steps = mine
+        fix.steps = steps
+            .take(&label)
             .into_iter()
             .map(|st| st.text)
             // the command is absolute now (in place): the engine's "put its absolute
@@ -140,15 +146,11 @@ pub fn attach(
     // says so, as a logged server's own fix does
     for row in report.configured.iter_mut() {
         let label = fixes::label(&row.name, Some(&row.project));
-        let changes: Vec<FixChange> = unplaced
-            .iter()
-            .filter(|(w, _)| *w == label)
-            .map(|(_, c)| c.clone())
-            .collect();
+        let changes: Vec<FixChange> = unplaced.peek(&label).map(|(_, c)| c.clone()).collect();
         row.fix = (!changes.is_empty()).then(|| {
             Box::new(ServerFix {
-                command: command.clone(),
-                verify: crate::advice::verify_command(homes),
+                command: std::sync::Arc::clone(&command),
+                verify: std::sync::Arc::clone(&verify),
                 changes,
                 steps: Vec::new(),
             })
@@ -156,13 +158,57 @@ pub fn attach(
     }
     report.fix_unlogged = ServerFix {
         command,
-        verify: crate::advice::verify_command(homes),
-        changes: unplaced.into_iter().map(|(_, c)| c).collect(),
+        verify,
+        changes: unplaced.rest().map(|(_, c)| c).collect(),
         steps: steps
-            .into_iter()
+            .rest()
             .map(|s| format!("{}: {}", s.server, s.text))
             .collect(),
     };
+}
+
+/// Items for servers, each taken by the first server of its label (in their order),
+/// the rest left in order.
+struct Taken<T> {
+    items: Vec<Option<T>>,
+    of: HashMap<String, Vec<usize>>,
+}
+
+impl<T> Taken<T> {
+    fn new(items: Vec<T>, label: impl Fn(&T) -> &String) -> Self {
+        let mut of: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in items.iter().enumerate() {
+            of.entry(label(t).clone()).or_default().push(i);
+        }
+        Taken {
+            items: items.into_iter().map(Some).collect(),
+            of,
+        }
+    }
+
+    /// Every item of `label` not taken yet, in order.
+    fn take(&mut self, label: &str) -> Vec<T> {
+        let Some(at) = self.of.remove(label) else {
+            return Vec::new();
+        };
+        at.into_iter()
+            .filter_map(|i| self.items[i].take())
+            .collect()
+    }
+
+    /// Every item of `label` not taken yet, in order, left in place.
+    fn peek<'a>(&'a self, label: &str) -> impl Iterator<Item = &'a T> + 'a {
+        self.of
+            .get(label)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.items[i].as_ref())
+    }
+
+    /// What no server took, in order.
+    fn rest(self) -> impl Iterator<Item = T> {
+        self.items.into_iter().flatten()
+    }
 }
 
 /// Each change's state, with the server it is for: not offered on this build, refused
@@ -175,6 +221,10 @@ fn states_of(
 ) -> Vec<(String, FixChange)> {
     let mut out: Vec<(String, FixChange)> = Vec::new();
     let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
+    // each file's group by its path (a search of every group for each change was
+    // quadratic in the files)
+    let mut group_of: HashMap<PathBuf, usize> = HashMap::new();
+    let mut ident_of: HashMap<PathBuf, PathBuf> = HashMap::new();
     for c in changes {
         if !fixes::offered_on(c.cause, build()) {
             out.push((
@@ -191,12 +241,22 @@ fn states_of(
             ));
             continue;
         }
-        match groups
-            .iter_mut()
-            .find(|(p, _)| engine::same_file(p, &c.file))
-        {
-            Some((_, cs)) => cs.push(c),
-            None => groups.push((c.file.clone(), vec![c])),
+        // one group a file, however its path is spelled (two projects sharing one
+        // `.claude` folder through a link): keyed by its identity, each path resolved once
+        let key = match ident_of.get(&c.file) {
+            Some(k) => k.clone(),
+            None => {
+                let k = engine::identity(&c.file);
+                ident_of.insert(c.file.clone(), k.clone());
+                k
+            }
+        };
+        match group_of.get(&key) {
+            Some(&i) => groups[i].1.push(c),
+            None => {
+                group_of.insert(key, groups.len());
+                groups.push((c.file.clone(), vec![c]));
+            }
         }
     }
     for (path, cs) in groups {

@@ -107,6 +107,8 @@ impl ServerInProgress {
             // shows them: kept for each of 100,000 servers they were a third of the
             // scan's memory.
             session.diagnosis.capabilities = None;
+            // Nor the indexes of its evidence records: the records are `evidence` now.
+            session.diagnosis.evidence = Vec::new();
             let evidence: Vec<Evidence> = evidence_of(&session.evidence);
             // The evidence records' path when it is the file's (it always is; a copy
             // of it for each of 100,000 servers was 19 MB).

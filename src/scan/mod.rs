@@ -91,7 +91,9 @@ pub struct Evidence {
     pub line: usize,
     pub timestamp: Option<String>,
     pub level: Level,
-    pub message: String,
+    /// Shared with the other records that say the same ([`shared_message`]): 100,000
+    /// servers' evidence held tens of megabytes of the same few messages.
+    pub message: std::sync::Arc<str>,
     /// The record's session (not shown; lets a reader find the session again), shared
     /// by the records of one session.
     pub session_id: Option<std::sync::Arc<str>>,
@@ -112,10 +114,35 @@ impl Evidence {
             line: r.line,
             timestamp: r.timestamp.clone(),
             level: r.level,
-            message: r.message.clone(),
+            message: shared_message(&r.message),
             session_id,
         }
     }
+}
+
+/// `message` as an `Arc`, shared with the evidence of this thread's scan that says the
+/// same (a failing server writes the same lines in every session and project). The
+/// messages kept to share are bounded: forgotten all at once when full.
+pub fn shared_message(message: &str) -> std::sync::Arc<str> {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+    use std::sync::Arc;
+    const KEPT: usize = 4096;
+    thread_local! {
+        static SEEN: RefCell<HashSet<Arc<str>>> = RefCell::new(HashSet::new());
+    }
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        if let Some(m) = seen.get(message) {
+            return Arc::clone(m);
+        }
+        if seen.len() >= KEPT {
+            seen.clear();
+        }
+        let m: Arc<str> = message.into();
+        seen.insert(Arc::clone(&m));
+        m
+    })
 }
 
 /// How often a verdict was seen for a server, and when last.

@@ -10,6 +10,8 @@ use crate::redact::{Redactor, RedactorBuilder};
 /// One text of a server that redaction passes over.
 enum Text<'a> {
     Str(&'a mut String),
+    /// A message shared with other records ([`super::shared_message`]).
+    SharedStr(&'a mut Arc<str>),
     Path(&'a mut PathBuf),
     /// A path shared with the other records of its file.
     Shared(&'a mut Arc<PathBuf>),
@@ -37,7 +39,7 @@ fn for_each_text(s: &mut ServerReport, f: &mut dyn FnMut(Text)) {
     }
     f(Text::Path(&mut s.source));
     for e in &mut s.evidence {
-        f(Text::Str(&mut e.message));
+        f(Text::SharedStr(&mut e.message));
         f(Text::Shared(&mut e.file));
     }
     for t in &mut s.stderr_tail {
@@ -76,6 +78,7 @@ pub fn redact_report(report: &mut ScanReport) {
             let mut last_file: Option<Arc<PathBuf>> = None;
             for_each_text(s, &mut |t| match t {
                 Text::Str(t) => hit |= b.learn_secrets(t),
+                Text::SharedStr(t) => hit |= b.learn_secrets(t),
                 Text::Path(p) => hit |= b.learn_secrets(&p.to_string_lossy()),
                 Text::Shared(p) => {
                     if last_file.as_ref().is_none_or(|f| !Arc::ptr_eq(f, p)) {
@@ -107,6 +110,13 @@ pub fn redact_report(report: &mut ScanReport) {
             let mut last: Option<(Arc<PathBuf>, Arc<PathBuf>)> = None;
             for_each_text(s, &mut |t| match t {
                 Text::Str(t) => r.apply(t),
+                Text::SharedStr(t) => {
+                    let mut text = t.to_string();
+                    r.apply(&mut text);
+                    if *text != **t {
+                        *t = text.into();
+                    }
+                }
                 Text::Path(p) => path(&r, p),
                 Text::Shared(p) => match &last {
                     Some((was, now)) if Arc::ptr_eq(was, p) => *p = Arc::clone(now),

@@ -424,7 +424,7 @@ mod tests {
             line: 1,
             timestamp: None,
             level: Level::Error,
-            message: m.to_string(),
+            message: m.into(),
             session_id: None,
         }
     }

@@ -183,7 +183,8 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 
 /// A file's identity for [`same_file`]: its canonical path, or its folder's canonical
 /// path and its name when the file is not there; the path itself when neither resolves.
-fn identity(p: &Path) -> PathBuf {
+/// Two paths are [`same_file`] when their identities are equal (a key to group by).
+pub fn identity(p: &Path) -> PathBuf {
     if let Ok(c) = std::fs::canonicalize(p) {
         return c;
     }

@@ -180,7 +180,18 @@ impl Sources {
     pub fn files(&self) -> Vec<(LayerKind, PathBuf)> {
         let mut files = Vec::new();
         let drop_ins = paths::managed_drop_ins(&self.managed_dir);
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&drop_ins)
+        // (a folder found missing in this resolution is not looked up again: `absent`)
+        let listed = if crate::absent::known_gone(&drop_ins) {
+            Err(std::io::ErrorKind::NotFound.into())
+        } else {
+            std::fs::read_dir(&drop_ins)
+        };
+        if let Err(e) = &listed
+            && e.kind() == std::io::ErrorKind::NotFound
+        {
+            crate::absent::note_gone(&drop_ins);
+        }
+        let mut names: Vec<PathBuf> = listed
             .map(|rd| {
                 rd.filter_map(Result::ok)
                     .map(|e| e.path())

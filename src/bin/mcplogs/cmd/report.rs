@@ -88,6 +88,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         message: early.redact(&e.to_string()),
         source: e.error,
     })?;
+    // The reading is over: what it freed goes back to the OS before the resolution and
+    // the sections, this command's peak (see alloc.rs).
+    #[cfg(target_os = "linux")]
+    crate::alloc::give_back_at_once();
     let cwd = std::env::current_dir().unwrap_or_default();
     let managed_dir = args.managed_dir.as_deref();
     let negotiation = mcplogs::resolve::negotiation_in(&opts.request.homes, &cwd, managed_dir);
