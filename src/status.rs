@@ -9,7 +9,11 @@
 //! so it is never a settled file the index would answer for. Instead, with a cache folder,
 //! each run remembers per server how far it read the newest file and the session's
 //! records that can matter (the first [`MEMO_HEAD`] and the last [`MEMO_TAIL`]), so the
-//! next run reads only what Claude Code appended since ([`Memo`]).
+//! next run reads only what Claude Code appended since ([`Memo`]). A session's first run
+//! in a process another session read before (after `/clear`) reads on from that
+//! session's memo of the same files (`Siblings`); with no memo at all, each newest file
+//! is read once, whole (by its ends when the records kept are near them): a record
+//! anywhere in it can decide the verdict.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -220,7 +224,7 @@ pub struct SessionStatus {
     pub files_read: usize,
     /// Bytes of log files read, the session-id search included (for tests).
     pub bytes_read: u64,
-    /// A memo of another session of the same files was read on from ([`Siblings`]).
+    /// A memo of another session of the same files was read on from (`Siblings`).
     pub adopted: bool,
 }
 
