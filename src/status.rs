@@ -9,7 +9,11 @@
 //! so it is never a settled file the index would answer for. Instead, with a cache folder,
 //! each run remembers per server how far it read the newest file and the session's
 //! records that can matter (the first [`MEMO_HEAD`] and the last [`MEMO_TAIL`]), so the
-//! next run reads only what Claude Code appended since ([`Memo`]).
+//! next run reads only what Claude Code appended since ([`Memo`]). A session's first run
+//! in a process another session read before (after `/clear`) reads on from that
+//! session's memo of the same files (`Siblings`); with no memo at all, each newest file
+//! is read once, whole (by its ends when the records kept are near them): a record
+//! anywhere in it can decide the verdict.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -218,6 +222,10 @@ pub struct SessionStatus {
     /// Files read (for tests and the benchmark: never more than
     /// [`MAX_FILES_PER_SERVER`] per server folder).
     pub files_read: usize,
+    /// Bytes of log files read, the session-id search included (for tests).
+    pub bytes_read: u64,
+    /// A memo of another session of the same files was read on from (`Siblings`).
+    pub adopted: bool,
 }
 
 impl SessionStatus {
@@ -476,7 +484,34 @@ pub fn session_status_with(
         changed = true;
     }
     let before = progress(&memos);
-    let status = status_in(input, session, cache_roots, &mut memos, &redactor);
+    // A session with no memo yet, in a process another session already read (after
+    // `/clear`): that session's memo of each file is taken and read on from, as the
+    // session's own would be (see [`Siblings`]).
+    let siblings = match &folder {
+        Some(f) if !had => Siblings::read(f, &name, &redactor),
+        _ => Siblings::default(),
+    };
+    let mut status = status_in(
+        input,
+        session,
+        cache_roots,
+        &mut memos,
+        &redactor,
+        &siblings,
+    );
+    if status.adopted && status.servers.is_empty() {
+        // No file showed the session's own records after the other session's offset:
+        // they may lie before it, so every file is read whole, as without a memo.
+        memos.clear();
+        status = status_in(
+            input,
+            session,
+            cache_roots,
+            &mut memos,
+            &redactor,
+            &Siblings::default(),
+        );
+    }
     // the status line runs every few seconds: a memo that learned nothing is not
     // written again
     if let (Some(store), Some(folder)) = (store, &folder)
@@ -553,12 +588,71 @@ fn evict(folder: &Folder, keep: usize, current: &str, memos: bool) -> Vec<String
     gone
 }
 
+/// The memos of the other sessions in the memo folder, by server: what a session's
+/// first run reads on from when another session of the same Claude Code process read
+/// the same files before. After `/clear` the process keeps its connections and files
+/// and the status line gets a new session id (docs/claude-code.md): without these, its
+/// first run would read each file from the start again, hundreds of megabytes for a
+/// server with a chatty stderr. A memo's records are those of every session of its
+/// file (one process, one connection), so they are the same for the new session; only
+/// whether the new session wrote into the file is not, and it is looked for in the
+/// bytes after the memo's offset (the new session's records follow the old one's).
+/// When no file shows it there, the run is made again without these (every file read
+/// whole), so the answer is always the one a whole read gives.
+#[derive(Default)]
+struct Siblings {
+    by_server: HashMap<String, Vec<Memo>>,
+}
+
+impl Siblings {
+    /// Every other session's memo in `folder` (at most [`MAX_SESSIONS`] files, each at
+    /// most [`MEMO_MAX_BYTES`]), with its messages redacted.
+    fn read(folder: &Folder, own: &str, redactor: &MemoRedactor) -> Siblings {
+        let mut out = Siblings::default();
+        let Ok(entries) = folder.entries() else {
+            return out;
+        };
+        for e in entries {
+            let Some(n) = e.name.to_str() else { continue };
+            if !e.regular || n == own || !is_our_entry(n, true) || crate::store::is_temp_name(n) {
+                continue;
+            }
+            let Some(bytes) = folder.read(n, MEMO_MAX_BYTES as u64).ok().flatten() else {
+                continue;
+            };
+            let Ok(memos) = serde_json::from_slice::<HashMap<String, Memo>>(&bytes) else {
+                continue;
+            };
+            for (server, mut m) in memos {
+                if !m.redacted {
+                    m.raw = m.head.len() + m.tail.len();
+                    m.settle(redactor);
+                }
+                m.ours = false;
+                out.by_server.entry(server).or_default().push(m);
+            }
+        }
+        out
+    }
+
+    /// The memo of `file` read furthest, for the server `name`.
+    fn of(&self, name: &str, file: &Path) -> Option<Memo> {
+        self.by_server
+            .get(name)?
+            .iter()
+            .filter(|m| m.file == file && !m.head.is_empty())
+            .max_by_key(|m| m.offset)
+            .cloned()
+    }
+}
+
 fn status_in(
     input: &SessionInput,
     session: &str,
     cache_roots: &[PathBuf],
     memos: &mut HashMap<String, Memo>,
     redactor: &MemoRedactor,
+    siblings: &Siblings,
 ) -> SessionStatus {
     let folders = input.folders();
     let Some(project) = project_folder(cache_roots, &folders) else {
@@ -604,13 +698,20 @@ fn status_in(
         if let Some(f) = files.first() {
             let memo = memos.entry(name.clone()).or_default();
             if memo.file != *f {
-                *memo = Memo {
-                    file: f.clone(),
-                    ..Memo::default()
+                *memo = match siblings.of(&name, f) {
+                    Some(m) => {
+                        status.adopted = true;
+                        m
+                    }
+                    None => Memo {
+                        file: f.clone(),
+                        ..Memo::default()
+                    },
                 };
             }
-            if read_on(f, session, memo, redactor).is_err() {
-                *memo = Memo::default();
+            match read_on(f, session, memo, redactor) {
+                Ok(n) => status.bytes_read += n,
+                Err(_) => *memo = Memo::default(),
             }
             status.files_read += 1;
             let n = file_name(f);
@@ -630,7 +731,9 @@ fn status_in(
                 ..Memo::default()
             };
             status.files_read += 1;
-            if read_on(f, session, &mut m, redactor).is_ok() && m.ours {
+            let read = read_on(f, session, &mut m, redactor);
+            status.bytes_read += read.as_ref().map_or(0, |n| *n);
+            if read.is_ok() && m.ours {
                 let n = file_name(f);
                 if stamp.as_ref().is_none_or(|s| n > *s) {
                     stamp = Some(n);
@@ -655,7 +758,7 @@ fn status_in(
                     ..Memo::default()
                 };
                 status.files_read += 1;
-                let _ = read_on(&f, session, &mut m, redactor);
+                status.bytes_read += read_on(&f, session, &mut m, redactor).unwrap_or(0);
                 m
             })
         };
@@ -720,18 +823,19 @@ fn state_of(m: &Memo) -> ServerState {
 /// records that can matter (of every session in it: one process's connection) and noting
 /// whether `session` wrote any. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
+/// Returns how many bytes of the file were read.
 fn read_on(
     file: &Path,
     session: &str,
     memo: &mut Memo,
     redactor: &MemoRedactor,
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let read = read_on_raw(file, session, memo);
     memo.settle(redactor);
     read
 }
 
-fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<()> {
+fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u64> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
     if len < memo.offset {
@@ -742,8 +846,9 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<(
     }
     let end = last_line_end(&mut f, memo.offset, len)?;
     if end <= memo.offset {
-        return Ok(());
+        return Ok(len - end);
     }
+    let mut read = len - end;
     use crate::logs::decode::stream;
     // Whether the session wrote here: its id anywhere in the new bytes. Checked raw,
     // stopping at the first hit, because its first record may be one that matters to no
@@ -751,7 +856,9 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<(
     // reader never hands over.
     if !memo.ours {
         f.seek(SeekFrom::Start(memo.offset))?;
-        memo.ours = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
+        let (found, n) = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
+        memo.ours = found;
+        read += n;
     }
     let name = Arc::new(file.to_path_buf());
     let offset = memo.offset;
@@ -761,14 +868,15 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<(
         memo.push(&r.message);
     };
     if fresh && end > ENDS_ONLY_FROM {
-        read_ends(&mut f, &name, end, &mut keep)?;
+        read += read_ends(&mut f, &name, end, &mut keep)?;
     } else {
         f.seek(SeekFrom::Start(offset))?;
         let mut reader = (&mut f).take(end - offset);
         stream::scan_jsonl(&mut reader, &name, &mut keep)?;
+        read += end - offset;
     }
     memo.offset = end;
-    Ok(())
+    Ok(read)
 }
 
 /// A session's first run reads a file larger than this by its ends ([`read_ends`]).
@@ -781,13 +889,13 @@ const ENDS_ONLY_FROM: u64 = 4 << 20;
 /// the memo's tail by those after them. Lines are read as the prefiltered reader reads
 /// them: one longer than its block is left out, and a byte-order mark counts only at
 /// the file's start. The first run of a session on a file of hundreds of megabytes
-/// reads a few of them, not all.
+/// reads a few of them, not all. Returns about how many bytes it read.
 fn read_ends(
     f: &mut fs::File,
     name: &Arc<PathBuf>,
     end: u64,
     sink: &mut dyn FnMut(crate::logs::record::Record),
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     use crate::logs::decode::stream;
     use std::cell::Cell;
     // Forward, a line at a time at most past the head.
@@ -808,6 +916,7 @@ fn read_ends(
         enough.set(front.len() >= MEMO_HEAD);
     })?;
     let from = lines.pos;
+    let mut read = lines.read_to;
     // Backward, a chunk of whole lines at a time.
     let mut back: Vec<Vec<crate::logs::record::Record>> = Vec::new();
     // (the forward read's records past the head are before all of these: they count
@@ -868,11 +977,12 @@ fn read_ends(
             middle.push_back(r);
         })?;
         back.push(middle.into());
+        read += e - from;
     }
     for r in front.into_iter().chain(back.into_iter().rev().flatten()) {
         sink(r);
     }
-    Ok(())
+    Ok(read + read_back as u64)
 }
 
 /// [`read_ends`] reads at most about this much backwards, then the rest forwards.
@@ -952,22 +1062,25 @@ impl Read for WholeLines<'_> {
     }
 }
 
-/// Whether `needle` occurs in what `r` gives, reading blocks until the first hit.
-fn contains(r: &mut dyn Read, needle: &[u8]) -> std::io::Result<bool> {
+/// Whether `needle` occurs in what `r` gives, reading blocks until the first hit; and
+/// how many bytes that took.
+fn contains(r: &mut dyn Read, needle: &[u8]) -> std::io::Result<(bool, u64)> {
     if needle.is_empty() {
-        return Ok(true);
+        return Ok((true, 0));
     }
+    let mut read = 0u64;
     let finder = memchr::memmem::Finder::new(needle);
     let mut buf = vec![0u8; 1024 * 1024 + needle.len()];
     let mut kept = 0;
     loop {
         let n = r.read(&mut buf[kept..])?;
         if n == 0 {
-            return Ok(false);
+            return Ok((false, read));
         }
+        read += n as u64;
         let have = kept + n;
         if finder.find(&buf[..have]).is_some() {
-            return Ok(true);
+            return Ok((true, read));
         }
         // Keep the last bytes: the needle may straddle two reads.
         kept = (needle.len() - 1).min(have);
@@ -1490,6 +1603,8 @@ mod tests {
                 .collect(),
             project_dir: None,
             files_read: 0,
+            bytes_read: 0,
+            adopted: false,
         }
     }
 
@@ -1598,6 +1713,81 @@ mod tests {
         assert_eq!(folder.read("huge.json", u64::MAX).unwrap(), None);
     }
 
+    /// After `/clear` the process keeps its files and the status line gets a new
+    /// session id: that session's first run reads on from the memo the session before
+    /// it left of the same files (only what was appended since), and says what a run
+    /// with no memo at all says. A session whose own records lie before that memo's
+    /// offset (its memo gone, another session read on since) still gets its answer:
+    /// every file read whole.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_new_session_of_the_same_process_reads_on_from_the_last_ones_memo() {
+        use std::io::Write;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let project = root.join(encode_folder_name("/w"));
+        let rec = |m: &str, s: &str| {
+            format!(
+                "{{\"debug\":\"{m}\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"{s}\",\"cwd\":\"/w\"}}\n"
+            )
+        };
+        let noise = format!(
+            "{{\"error\":\"Server stderr: {}\",\"sessionId\":\"a\"}}\n",
+            "Q".repeat(4000)
+        );
+        let mut logs = Vec::new();
+        for (server, last) in [
+            ("db", "Calling MCP tool: q"),
+            ("web", "Connection failed: gone"),
+        ] {
+            let dir = project.join(format!("mcp-logs-{server}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let log = dir.join("2026-11-01T10-00-00-000Z.jsonl");
+            let mut text = rec("Successfully connected (transport: stdio) in 5ms", "a");
+            text.push_str(&noise.repeat(300));
+            text.push_str(&rec(last, "a"));
+            std::fs::write(&log, text).unwrap();
+            logs.push(log);
+        }
+        let input = |s: &str| {
+            parse_input(format!(r#"{{"session_id":"{s}","cwd":"/w"}}"#).as_bytes()).unwrap()
+        };
+        let roots = [root.clone()];
+        let text = |st: &SessionStatus| line(st, 200);
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let a = session_status_with(&input("a"), &roots, Some(&store));
+        assert!(!a.adopted);
+        assert!(a.bytes_read > 2 * 300 * 4000, "{}", a.bytes_read);
+        // `/clear` twice: sessions c then b follow in the same files
+        let appended = rec("Calling MCP tool: p", "c") + &rec("Calling MCP tool: r", "b");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&logs[0])
+            .unwrap()
+            .write_all(appended.as_bytes())
+            .unwrap();
+        let b = session_status_with(&input("b"), &roots, Some(&store));
+        assert!(b.adopted);
+        assert!(
+            b.bytes_read < 2 * appended.len() as u64 + 64 * 1024,
+            "read {} bytes",
+            b.bytes_read
+        );
+        let whole = session_status_with(&input("b"), &roots, None);
+        assert!(whole.bytes_read > 2 * 300 * 4000);
+        assert_eq!(text(&b), text(&whole));
+        assert_eq!(b.servers, whole.servers);
+        assert_eq!(text(&b), "MCP 1✓ 1✗ web (failed to connect · mcplogs scan)");
+        // c wrote before b's memo was made and has no memo: nothing after b's offset
+        // is c's, so its files are read whole, and c's answer is found
+        let c = session_status_with(&input("c"), &roots, Some(&store));
+        assert!(!c.servers.is_empty());
+        assert_eq!(
+            c.servers,
+            session_status_with(&input("c"), &roots, None).servers
+        );
+    }
+
     /// The status line runs every few seconds: a memo is written again only when it
     /// learned something (the store writes a new file and renames it: a new inode).
     #[cfg(unix)]
@@ -1677,9 +1867,17 @@ mod tests {
                 Ok(part.len())
             }
         }
-        assert!(contains(&mut Two(vec![b"xx\"sess", b"ion-1\"yy"]), b"session-1").unwrap());
-        assert!(!contains(&mut Two(vec![b"xx\"sess", b"ion-2\"yy"]), b"session-1").unwrap());
-        assert!(!contains(&mut Two(vec![]), b"s").unwrap());
+        assert!(
+            contains(&mut Two(vec![b"xx\"sess", b"ion-1\"yy"]), b"session-1")
+                .unwrap()
+                .0
+        );
+        assert!(
+            !contains(&mut Two(vec![b"xx\"sess", b"ion-2\"yy"]), b"session-1")
+                .unwrap()
+                .0
+        );
+        assert!(!contains(&mut Two(vec![]), b"s").unwrap().0);
     }
 
     #[test]
