@@ -44,13 +44,18 @@ fn home_of(build: &str, session: &str, into: &Path) -> Value {
 }
 
 /// `scan --json` of the home with the session's environment (the variables Claude Code
-/// ran with).
+/// ran with: every offline run's `DISABLE_TELEMETRY` and
+/// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, which keep the cached flags from being
+/// read, then the session's own, a null taking one away).
 fn scan(home: &Path, row: &Value) -> Value {
     let mut cmd = mcplogs(home);
+    cmd.env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     for (k, v) in row["env"].as_object().unwrap() {
-        if let Some(v) = v.as_str() {
-            cmd.env(k, v);
-        }
+        match v.as_str() {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
     }
     let (r, doc) = run_json(cmd.args(["scan", "--json", "--no-cache"]));
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);

@@ -135,6 +135,7 @@ SCENARIOS = {
 # the scenarios whose sessions tests/fixtures/discovery-cache-more/expected.json describes
 # (scripts/observe-build --discovery-cache runs these; the tty ones are kept apart)
 CHECKED = ["strike-default", "strike-3", "down-strike-3", "era", "sse", "flag", "flag-false",
+           "flag-gb", "flag-false-gb",
            "mcp-list"]
 
 
