@@ -312,6 +312,13 @@ pub fn session(
     let mut report = ScanReport::default();
     for (i, d) in &failing {
         let folder = status.servers[*i].name.clone();
+        // the log file read, and its write time as the last record's: what the discovery
+        // cache's resolution reads of a scanned server (its process start, its failure)
+        let file = status.servers[*i].file.clone();
+        let last_seen = file
+            .as_deref()
+            .and_then(|f| std::fs::metadata(f).ok()?.modified().ok())
+            .map(|t| crate::time::format_iso(crate::time::system_time_secs(t)));
         let mut s = crate::scan::ServerReport {
             name: folder.clone(),
             source: log_folder.join(format!("mcp-logs-{folder}")),
@@ -319,7 +326,7 @@ pub fn session(
             project: Some(project.clone()),
             project_folder: project_folder.clone(),
             diagnosis: d.clone(),
-            last_seen: None,
+            last_seen,
             sessions: 1,
             sessions_read: 1,
             files_read: 1,
@@ -327,7 +334,7 @@ pub fn session(
             evidence: Vec::new(),
             history: Vec::new(),
             latest_only_connected: false,
-            deciding_file: None,
+            deciding_file: file.map(std::sync::Arc::new),
             shared_by: Vec::new(),
             settings: None,
             configuration: Default::default(),

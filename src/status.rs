@@ -158,6 +158,10 @@ pub struct ServerStatus {
     /// `scan` uses) says of a failing server; `None` until resolved (then the verdict
     /// alone decides what helps).
     pub resolved: Option<Resolved>,
+    /// The log file the session's records were read from (its name is the process's
+    /// start time, its write time that of its last record): what the resolution needs to
+    /// tell what the discovery cache did, as `scan` tells it.
+    pub file: Option<PathBuf>,
 }
 
 /// A failing server of the session resolved as `scan` resolves it: its configuration and
@@ -769,6 +773,7 @@ fn status_in(
             name: text::terminal_safe(&name, false),
             state: state_of(&m),
             resolved: None,
+            file: Some(m.file.clone()),
         });
     }
     status
@@ -1599,6 +1604,7 @@ mod tests {
                     name: n.to_string(),
                     state: s.clone(),
                     resolved: None,
+                    file: None,
                 })
                 .collect(),
             project_dir: None,

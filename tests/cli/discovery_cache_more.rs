@@ -25,7 +25,7 @@ fn expected() -> serde_json::Map<String, Value> {
 
 /// The kept home copied into `into`, its `.claude` files given the write times they had
 /// (git keeps none); returns the session's record (`session.json`).
-fn home_of(build: &str, session: &str, into: &Path) -> Value {
+pub(crate) fn home_of(build: &str, session: &str, into: &Path) -> Value {
     let dir = root().join(build).join(session);
     copy_tree(&dir.join("home"), into);
     let times: serde_json::Map<String, Value> =

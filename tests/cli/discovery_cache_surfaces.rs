@@ -1,0 +1,102 @@
+//! The status line and the hook give a server the discovery cache's resolution `scan`
+//! gives it (issue 54, adversarial findings F9 and F10 of session 8): one answer per
+//! server, on the homes kept across real sessions (tests/fixtures/discovery-cache-more/).
+
+use std::fs;
+use std::path::Path;
+
+use crate::common::{mcplogs, run_json, run_with_stdin};
+use crate::discovery_cache_more::home_of;
+use serde_json::Value;
+
+/// The session id and project folder of the newest logged record of the home, as
+/// Claude Code sends them to a status line command.
+fn last_session(home: &Path) -> (String, String) {
+    let mut newest: Option<(String, Value)> = None;
+    for project in fs::read_dir(home.join(".cache/claude-cli-nodejs")).unwrap() {
+        for server in fs::read_dir(project.unwrap().path()).unwrap() {
+            for file in fs::read_dir(server.unwrap().path()).unwrap() {
+                let file = file.unwrap().path();
+                let name = file.file_name().unwrap().to_string_lossy().into_owned();
+                let text = fs::read_to_string(&file).unwrap();
+                let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+                if newest.as_ref().is_none_or(|(n, _)| name > *n) {
+                    newest = Some((name, last));
+                }
+            }
+        }
+    }
+    let (_, last) = newest.unwrap();
+    (
+        last["sessionId"].as_str().unwrap().to_string(),
+        last["cwd"].as_str().unwrap().to_string(),
+    )
+}
+
+fn with_env<'a>(cmd: &'a mut std::process::Command, row: &Value) -> &'a mut std::process::Command {
+    for (k, v) in row["env"].as_object().unwrap() {
+        if let Some(v) = v.as_str() {
+            cmd.env(k, v);
+        }
+    }
+    cmd
+}
+
+fn input(session: &str, cwd: &str) -> String {
+    serde_json::json!({"session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit"})
+        .to_string()
+}
+
+#[test]
+fn a_struck_refresh_is_the_same_failure_in_scan_the_status_line_and_the_hook() {
+    for build in ["2.1.287", "2.1.332", "2.1.336"] {
+        for case in ["strike-3-stale-fail-1", "tty-strike-3-tty-stale-fail"] {
+            let home = tempfile::tempdir().unwrap();
+            let row = home_of(build, case, home.path());
+            let (r, doc) = run_json(with_env(&mut mcplogs(home.path()), &row).args([
+                "scan",
+                "--json",
+                "--no-cache",
+            ]));
+            assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+            let s = &doc["servers"][0];
+            assert_eq!(s["verdict"], "tools-fetch-failed", "{build} {case}: {s:#}");
+            assert_eq!(
+                s["discoveryCache"]["state"], "strike-counted",
+                "{build} {case}"
+            );
+            let (session, cwd) = last_session(home.path());
+            let stdin = input(&session, &cwd);
+            let mut c = mcplogs(home.path());
+            let line = run_with_stdin(
+                with_env(&mut c, &row)
+                    .env("NO_COLOR", "1")
+                    .arg("statusline"),
+                stdin.as_bytes(),
+            );
+            assert!(
+                line.stdout.contains("tools fetch failed"),
+                "{build} {case}: {}",
+                line.stdout
+            );
+            assert!(
+                !line.stdout.contains("partly lost"),
+                "{build} {case}: {}",
+                line.stdout
+            );
+            let mut c = mcplogs(home.path());
+            let hook = run_with_stdin(with_env(&mut c, &row).arg("hook"), stdin.as_bytes());
+            assert!(
+                hook.stdout
+                    .contains("tools-fetch-failed: invalid-tool-definition"),
+                "{build} {case}: {}",
+                hook.stdout
+            );
+            assert!(
+                !hook.stdout.contains("stale-after-refresh"),
+                "{build} {case}: {}",
+                hook.stdout
+            );
+        }
+    }
+}
