@@ -81,6 +81,15 @@ fn config_dir_of(opts: &ScanOptions) -> Option<PathBuf> {
     crate::claude_code::paths::config_dir(Some(&home), &env)
 }
 
+/// Whether the scanned machine's discovery cache folder holds anything (one entry
+/// listed; nothing opened): the status line resolves the servers a session did not log
+/// only then.
+pub(super) fn has_entries(opts: &ScanOptions) -> bool {
+    config_dir_of(opts).is_some_and(|d| {
+        std::fs::read_dir(dc::folder_in(&d)).is_ok_and(|mut rd| rd.next().is_some())
+    })
+}
+
 /// The cache's state on the scanned machine (its switch, ages, strikes and listing), read
 /// once a resolution: the notes ([`apply`]) and the machine's state ([`machine_state`])
 /// are both made from it.

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod configured;
 pub mod fix;
 mod read;
+pub(crate) use read::last_record_time;
 mod redact;
 pub mod secrets;
 pub mod stderr;

@@ -100,3 +100,58 @@ fn a_struck_refresh_is_the_same_failure_in_scan_the_status_line_and_the_hook() {
         }
     }
 }
+
+/// The newest transcript's session (by write time, which `home_of` restores): the
+/// session Claude Code ran last in the project, logged or not.
+fn newest_transcript(home: &Path) -> String {
+    let mut newest: Option<(std::time::SystemTime, String)> = None;
+    for project in fs::read_dir(home.join(".claude/projects")).unwrap() {
+        for t in fs::read_dir(project.unwrap().path()).unwrap() {
+            let t = t.unwrap();
+            let when = t.metadata().unwrap().modified().unwrap();
+            let name = t.file_name().to_string_lossy().into_owned();
+            if newest.as_ref().is_none_or(|(w, _)| when > *w) {
+                newest = Some((when, name.trim_end_matches(".jsonl").to_string()));
+            }
+        }
+    }
+    newest.unwrap().1
+}
+
+#[test]
+fn a_session_served_from_the_cache_is_on_the_status_line_as_scan_says() {
+    for build in ["2.1.287", "2.1.332", "2.1.336"] {
+        for case in [
+            "down-strike-3-fresh-down",
+            "sse-fresh-down",
+            "tty-tty-fresh-down",
+        ] {
+            let home = tempfile::tempdir().unwrap();
+            let row = home_of(build, case, home.path());
+            let (r, doc) = run_json(with_env(&mut mcplogs(home.path()), &row).args([
+                "scan",
+                "--json",
+                "--no-cache",
+            ]));
+            assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+            let s = &doc["servers"][0];
+            assert_eq!(s["cause"], "served-from-cache", "{build} {case}: {s:#}");
+            let (_, cwd) = last_session(home.path());
+            let stdin = input(&newest_transcript(home.path()), &cwd);
+            let mut c = mcplogs(home.path());
+            let line = run_with_stdin(
+                with_env(&mut c, &row)
+                    .env("NO_COLOR", "1")
+                    .arg("statusline"),
+                stdin.as_bytes(),
+            );
+            let name = s["name"].as_str().unwrap();
+            assert!(
+                line.stdout
+                    .contains(&format!("MCP 1? {name} (served from cache")),
+                "{build} {case}: {:?}",
+                line.stdout
+            );
+        }
+    }
+}
