@@ -340,7 +340,23 @@ pub fn session(
             unlogged
                 .iter()
                 .map(|(n, f, d, sid)| (n.clone(), Some(f.clone()), d.clone(), sid.clone())),
-        );
+        )
+        // the session's other servers too: the cache's resolution counts the servers an
+        // entry could be for, as in `scan`
+        .chain(
+            status
+                .servers
+                .iter()
+                .filter(|s| !matches!(s.state, ServerState::Failed(_)))
+                .map(|s| {
+                    let d = Diagnosis::new(match s.state {
+                        ServerState::Working => crate::classify::verdict::Verdict::Healthy,
+                        _ => crate::classify::verdict::Verdict::Unknown,
+                    });
+                    (s.name.clone(), None, d, None)
+                }),
+        )
+        .collect::<Vec<_>>();
     for (folder, file, d, sid) in candidates {
         // the log file read, and its last record's time: what the discovery cache's
         // resolution reads of a scanned server (its process start, its failure)
@@ -401,7 +417,7 @@ pub fn session(
         },
     );
     // served from the cache in this session: shown as `scan` shows them
-    for s in report.servers.iter().skip(failing.len()) {
+    for s in report.servers.iter().skip(failing.len()).take(unlogged.len()) {
         if s.discovery_cache
             .as_ref()
             .is_some_and(|c| c.kind == crate::scan::CacheServedKind::Served)

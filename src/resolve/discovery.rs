@@ -181,13 +181,14 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
 /// every session id that has a transcript (a `claude mcp list` check has none).
 struct Transcripts {
     newest: Option<(String, u64)>,
-    ids: std::collections::HashSet<String>,
+    /// Each with its transcript's write time.
+    ids: std::collections::HashMap<String, u64>,
 }
 
 fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
     let mut out = Transcripts {
         newest: None,
-        ids: std::collections::HashSet::new(),
+        ids: std::collections::HashMap::new(),
     };
     let dir = config_dir.join("projects").join(project_folder);
     if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
@@ -209,7 +210,7 @@ fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
         }
         let Some(t) = m.modified().ok() else { continue };
         let t = crate::time::system_time_secs(t).max(0) as u64;
-        out.ids.insert(id.to_string());
+        out.ids.insert(id.to_string(), t);
         if out.newest.as_ref().is_none_or(|(_, bt)| t > *bt) {
             out.newest = Some((id.to_string(), t));
         }
@@ -348,6 +349,14 @@ pub(super) fn apply(
     }
     let now = crate::time::now().max(0) as u64;
     let mut out = Vec::new();
+    // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs, and one server the cache
+    // can hold: an entry rewritten while it failed can be no other server's
+    let eligible = report
+        .servers
+        .iter()
+        .filter(|s| is_remote(s) && not_cached_because(s, global).is_none())
+        .count();
+    let strikes_unset = eligible == 1 && !st.switches.iter().any(|(k, _, _)| k == dc::STRIKES_VAR);
     // the newest few: a long list is one line no one reads
     const DESCRIBED: usize = 8;
     let mut newest: Vec<_> = entries.iter().collect();
@@ -409,7 +418,7 @@ pub(super) fn apply(
         if not_cached_because(s, global).is_some() {
             continue;
         }
-        let (last, has_transcript) = match s.project_folder.as_deref() {
+        let (last, has_transcript, own_at) = match s.project_folder.as_deref() {
             Some(p) => {
                 let tr = sessions
                     .entry(p.to_string())
@@ -417,10 +426,11 @@ pub(super) fn apply(
                 let own = deciding_session(s);
                 (
                     tr.newest.clone(),
-                    own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains(o)),
+                    own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains_key(o)),
+                    own.and_then(|o| tr.ids.get(o).copied()),
                 )
             }
-            None => (None, true),
+            None => (None, true, None),
         };
         let own = deciding_session(s).map(str::to_string);
         let last_record = s
@@ -435,6 +445,13 @@ pub(super) fn apply(
             s.diagnosis.verdict,
             Verdict::ConnectionFailed | Verdict::VersionUnsupported
         );
+        // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs (it may have been where
+        // Claude Code ran): an entry rewritten during the failing session is the folder's
+        // evidence that a strike was counted and the entry kept, not deleted.
+        let rewritten = |at: Option<u64>| {
+            strikes_unset && at.is_some_and(|at| struck_entry(entries, s, at).is_some())
+        };
+        let inferred = st.strikes <= 1 && rewritten(last_record);
         match last {
             // A last logged session whose connection failed deleted the entry (observed,
             // MCP_DISCOVERY_CACHE_STRIKES at its default of 1; above 1 it counted a
@@ -443,7 +460,7 @@ pub(super) fn apply(
             // word.
             Some((sid, t))
                 if own.as_ref().is_some_and(|o| *o != sid)
-                    && (!failed || st.strikes > 1 || check)
+                    && (!failed || st.strikes > 1 || check || inferred)
                     && !(check && last_record.is_some_and(|r| r > t)) =>
             {
                 // Not logged in the project's last session: an entry written before it
@@ -460,7 +477,7 @@ pub(super) fn apply(
                     .collect();
                 let pick = if fresh.is_empty() { before } else { fresh };
                 match likeliest(pick, s) {
-                    Some((e, n)) => served(s, sid, t, e, n, st),
+                    Some((e, n)) => served(s, sid, t, e, n, st, failed && inferred),
                     None => out.push(Warning::general(format!(
                         "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({}); live state unknown.",
                         s.name,
@@ -481,7 +498,8 @@ pub(super) fn apply(
                 match s.diagnosis.verdict {
                     Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
                         if failed_at.is_some_and(|at| {
-                            st.strikes > 1 && struck_entry(entries, s, at).is_some()
+                            (st.strikes > 1 || strikes_unset)
+                                && struck_entry(entries, s, at).is_some()
                         }) =>
                     {
                         // The refresh ran to its failure and counted a strike: the entry
@@ -490,7 +508,7 @@ pub(super) fn apply(
                         // or failed), not the cached ones.
                         let at = failed_at.unwrap_or_default();
                         if let Some(e) = struck_entry(entries, s, at) {
-                            struck(s, own.or(last.map(|l| l.0)), at, e, st);
+                            struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
                         }
                     }
                     Verdict::ToolsFetchFailed => {
@@ -509,10 +527,17 @@ pub(super) fn apply(
                         }
                     }
                     Verdict::ConnectionFailed => {
+                        // the time of the session named: the failing one's own when it is
+                        // not the project's last
+                        let newer = matches!((&own, &last), (Some(o), Some((sid, _))) if o != sid);
                         s.discovery_cache = Some(Box::new(CacheServed {
                             kind: CacheServedKind::Deleted,
                             session: own.or(last.map(|l| l.0)),
-                            session_at,
+                            session_at: if newer {
+                                own_at.or(failed_at)
+                            } else {
+                                session_at
+                            },
                             cached_at: None,
                             until: None,
                             next_session: NEXT_AFTER_DELETE.to_string(),
@@ -537,7 +562,15 @@ fn which(n: usize) -> String {
 }
 
 /// Within the TTL: shown with the cached tools, not contacted.
-fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st: &CacheState) {
+fn served(
+    s: &mut ServerReport,
+    sid: String,
+    t: u64,
+    e: &dc::Entry,
+    n: usize,
+    st: &CacheState,
+    inferred: bool,
+) {
     let mut d = crate::classify::verdict::Diagnosis::new(Verdict::Unknown);
     d.cause = Some(Cause::ServedFromCache);
     d.transport = Some(crate::classify::verdict::Transport::Remote);
@@ -556,7 +589,7 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
                 iso(fresh_until),
                 which(n),
                 iso(stale_until),
-                strikes_words(st.strikes)
+                strikes_words(st.strikes, inferred)
             ),
         )
     } else {
@@ -567,7 +600,7 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
                 iso(fresh_until),
                 which(n),
                 iso(stale_until),
-                strikes_words(st.strikes)
+                strikes_words(st.strikes, inferred)
             ),
         )
     };
@@ -601,7 +634,7 @@ fn kept(
         until: Some(until),
         next_session: format!(
             "the refresh was cut short by the session's end (`claude -p` exits first), so the cached tools stayed and no strike was counted (observed on 2.1.288 and 2.1.332); a session that lives until its refresh ends (an interactive one, or a long `-p`) shows the cached tools only until then and the live failure after (`/mcp`: couldn't load tools), and that failure counts a strike ({}; observed on 2.1.287, 2.1.332 and 2.1.336); the entry serves no longer than {}{}",
-            strikes_words(st.strikes),
+            strikes_words(st.strikes, false),
             iso(until),
             which(n)
         ),
@@ -610,7 +643,14 @@ fn kept(
 
 /// A refresh that failed and counted a strike (MCP_DISCOVERY_CACHE_STRIKES above 1): the
 /// entry kept, rewritten at `e.written`; when it was listed is inside the seal.
-fn struck(s: &mut ServerReport, session: Option<String>, at: u64, e: &dc::Entry, st: &CacheState) {
+fn struck(
+    s: &mut ServerReport,
+    session: Option<String>,
+    at: u64,
+    e: &dc::Entry,
+    st: &CacheState,
+    inferred: bool,
+) {
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Struck,
         session,
@@ -618,15 +658,30 @@ fn struck(s: &mut ServerReport, session: Option<String>, at: u64, e: &dc::Entry,
         cached_at: Some(e.written),
         until: None,
         next_session: format!(
-            "the entry stays until {} failed refreshes in a row (MCP_DISCOVERY_CACHE_STRIKES) delete it; a strike rewrites it without changing when its tools were listed, so the next session within the TTL of that listing shows the cached tools without contacting the server, and a later one refreshes it again (observed on 2.1.287, 2.1.332 and 2.1.336)",
-            st.strikes
+            "the entry stays until {} delete it; a strike rewrites it without changing when its tools were listed, so the next session within the TTL of that listing shows the cached tools without contacting the server, and a later one refreshes it again (observed on 2.1.287, 2.1.332 and 2.1.336)",
+            if inferred {
+                format!("MCP_DISCOVERY_CACHE_STRIKES failed refreshes in a row ({INFERRED})")
+            } else {
+                format!(
+                    "{} failed refreshes in a row (MCP_DISCOVERY_CACHE_STRIKES)",
+                    st.strikes
+                )
+            }
         ),
     }));
 }
 
+/// What is said when the folder shows a strike counted while MCP_DISCOVERY_CACHE_STRIKES
+/// is not set where mcplogs runs.
+const INFERRED: &str = "the variable is not set where mcplogs runs, but the entry was rewritten and kept during the failing session, so it was above 1 where Claude Code ran";
+
 /// What a strike does at this setting, in words.
-fn strikes_words(strikes: u64) -> String {
-    if strikes <= 1 {
+fn strikes_words(strikes: u64, inferred: bool) -> String {
+    if inferred {
+        format!(
+            "the entry is kept, rewritten, until MCP_DISCOVERY_CACHE_STRIKES failures in a row delete it: {INFERRED}"
+        )
+    } else if strikes <= 1 {
         "at the default of one strike (MCP_DISCOVERY_CACHE_STRIKES) the entry is deleted, so the session after it lists afresh".to_string()
     } else {
         format!(
@@ -652,7 +707,8 @@ mod tests {
 
     #[test]
     fn a_strike_deletes_at_one_and_keeps_above() {
-        assert!(strikes_words(1).contains("deleted"));
-        assert!(strikes_words(3).contains("until 3 failures in a row"));
+        assert!(strikes_words(1, false).contains("deleted"));
+        assert!(strikes_words(3, false).contains("until 3 failures in a row"));
+        assert!(!strikes_words(1, true).contains("deleted"));
     }
 }

@@ -155,3 +155,77 @@ fn a_session_served_from_the_cache_is_on_the_status_line_as_scan_says() {
         }
     }
 }
+
+/// `scan --json` of a home with only `vars` set (not the session's own environment).
+fn scan_with(home: &Path, vars: &[(&str, &str)]) -> Value {
+    let mut c = mcplogs(home);
+    c.envs(vars.iter().copied());
+    let (r, doc) = run_json(c.args(["scan", "--json", "--no-cache"]));
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    doc
+}
+
+#[test]
+fn an_entry_rewritten_by_the_failing_session_is_not_said_deleted_when_strikes_are_unset() {
+    for build in ["2.1.287", "2.1.332", "2.1.336"] {
+        // Claude Code ran with MCP_DISCOVERY_CACHE_STRIKES=3; mcplogs runs without it
+        let home = tempfile::tempdir().unwrap();
+        home_of(build, "down-strike-3-down", home.path());
+        let doc = scan_with(home.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
+        let s = &doc["servers"][0];
+        assert_eq!(
+            s["discoveryCache"]["state"], "strike-counted",
+            "{build}: {s:#}"
+        );
+        assert!(
+            s["discoveryCache"]["nextSession"]
+                .as_str()
+                .unwrap()
+                .contains("above 1 where Claude Code ran"),
+            "{build}: {s:#}"
+        );
+        // the next session was served from the entry the failure kept
+        let home = tempfile::tempdir().unwrap();
+        home_of(build, "down-strike-3-fresh-down", home.path());
+        let doc = scan_with(home.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
+        let s = &doc["servers"][0];
+        assert_eq!(
+            s["discoveryCache"]["state"], "served-from-cache",
+            "{build}: {s:#}"
+        );
+        assert_eq!(
+            s["discoveryCache"]["session"],
+            newest_transcript(home.path()).as_str()
+        );
+        // told it is 1, mcplogs says deleted, with the failing session's own time
+        let doc = scan_with(
+            home.path(),
+            &[
+                ("MCP_DISCOVERY_CACHE", "1"),
+                ("MCP_DISCOVERY_CACHE_STRIKES", "1"),
+            ],
+        );
+        let c = &doc["servers"][0]["discoveryCache"];
+        assert_eq!(c["state"], "entry-deleted", "{build}: {c:#}");
+        let failing = c["session"].as_str().unwrap();
+        assert_ne!(failing, newest_transcript(home.path()));
+        let t = fs::metadata(
+            fs::read_dir(home.path().join(".claude/projects"))
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path()
+                .join(format!("{failing}.jsonl")),
+        )
+        .unwrap()
+        .modified()
+        .unwrap();
+        let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        assert_eq!(
+            c["sessionAt"].as_str().unwrap(),
+            mcplogs::time::format_iso(secs),
+            "{build}: {c:#}"
+        );
+    }
+}
