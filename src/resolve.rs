@@ -417,7 +417,12 @@ pub fn session(
         },
     );
     // served from the cache in this session: shown as `scan` shows them
-    for s in report.servers.iter().skip(failing.len()).take(unlogged.len()) {
+    for s in report
+        .servers
+        .iter()
+        .skip(failing.len())
+        .take(unlogged.len())
+    {
         if s.discovery_cache
             .as_ref()
             .is_some_and(|c| c.kind == crate::scan::CacheServedKind::Served)
