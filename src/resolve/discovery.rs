@@ -121,8 +121,7 @@ pub(super) fn read(
         layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
     );
     let strikes = layer(dc::STRIKES_VAR)
-        .and_then(|(v, _)| v.trim().parse::<u64>().ok())
-        .filter(|n| *n > 0)
+        .and_then(|(v, _)| dc::positive_int(&v))
         .unwrap_or(dc::DEFAULT_STRIKES);
     let switches = dc::SWITCHES
         .iter()

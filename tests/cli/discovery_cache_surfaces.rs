@@ -229,3 +229,42 @@ fn an_entry_rewritten_by_the_failing_session_is_not_said_deleted_when_strikes_ar
         );
     }
 }
+
+#[test]
+fn the_cache_numbers_are_read_as_claude_codes_code_reads_them() {
+    let home = tempfile::tempdir().unwrap();
+    home_of("2.1.336", "down-strike-3-fresh-down", home.path());
+    // 2.1.336: an exponent form counts, a huge value is clamped, never the default
+    let doc = scan_with(
+        home.path(),
+        &[
+            ("MCP_DISCOVERY_CACHE", "1"),
+            ("MCP_DISCOVERY_CACHE_TTL_S", "1e9"),
+            ("MCP_DISCOVERY_CACHE_MAX_STALE_S", "99999999999999999999"),
+            ("MCP_DISCOVERY_CACHE_STRIKES", "3"),
+        ],
+    );
+    assert!(
+        doc.to_string().contains("TTL 604800 s, max-stale 604800 s"),
+        "{doc:#}"
+    );
+    // strikes: `3.5` is 3 and a huge value is huge (the entry kept), as parseInt reads
+    // them; `0x3` is 0, not a number of at least 1: the default of one
+    for (strikes, state) in [
+        ("3.5", "served-from-cache"),
+        ("99999999999999999999", "served-from-cache"),
+        ("0x3", "entry-deleted"),
+    ] {
+        let doc = scan_with(
+            home.path(),
+            &[
+                ("MCP_DISCOVERY_CACHE", "1"),
+                ("MCP_DISCOVERY_CACHE_STRIKES", strikes),
+            ],
+        );
+        assert_eq!(
+            doc["servers"][0]["discoveryCache"]["state"], state,
+            "{strikes}: {doc:#}"
+        );
+    }
+}
