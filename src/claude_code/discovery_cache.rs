@@ -340,6 +340,13 @@ pub struct Listing {
     /// More than [`MAX_ENTRIES`] entries (only the newest kept), or more than
     /// [`MAX_NAMES`] names (the rest not looked at).
     pub truncated: bool,
+    /// Every entry seen, those past [`MAX_ENTRIES`] too (a lower bound when more than
+    /// [`MAX_NAMES`] names were in the folder: see [`Listing::names_capped`]).
+    pub total: usize,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+    /// More than [`MAX_NAMES`] names: `total` is a lower bound.
+    pub names_capped: bool,
 }
 
 impl Listing {
@@ -347,6 +354,12 @@ impl Listing {
     pub fn bytes(&self) -> u64 {
         self.entries.iter().map(|e| e.bytes).sum()
     }
+}
+
+/// An entry's name as Claude Code writes it: 32 hexadecimal digits and `.json`.
+fn is_entry_name(name: &str) -> bool {
+    name.strip_suffix(".json")
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The cache folder of a configuration folder.
@@ -374,6 +387,7 @@ pub fn list(folder: &Path) -> Listing {
     for (i, e) in rd.enumerate() {
         if i >= MAX_NAMES {
             out.truncated = true;
+            out.names_capped = true;
             break;
         }
         let Ok(e) = e else { continue };
@@ -385,7 +399,7 @@ pub fn list(folder: &Path) -> Listing {
         let Ok(m) = std::fs::symlink_metadata(e.path()) else {
             continue;
         };
-        if !m.is_file() || !name.ends_with(".json") || m.len() > MAX_ENTRY_BYTES {
+        if !m.is_file() || !is_entry_name(&name) || m.len() > MAX_ENTRY_BYTES {
             out.refused += 1;
             continue;
         }
@@ -394,6 +408,8 @@ pub fn list(folder: &Path) -> Listing {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_secs());
+        out.total += 1;
+        out.total_bytes += m.len();
         out.entries.push(Entry {
             name,
             bytes: m.len(),

@@ -156,7 +156,7 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
             st.max_stale_s,
             st.strikes
         ),
-        cache_entries: st.listing.entries.len(),
+        cache_entries: st.listing.total,
         switches: st.switches.clone(),
         flags: doc
             .as_deref()
@@ -364,6 +364,10 @@ pub(super) fn apply(
         .iter()
         .take(DESCRIBED)
         .map(|e| match e.freshness(now, st.ttl_s, st.max_stale_s) {
+            _ if e.written > now + CLOCK_SLACK_S => format!(
+                "written {}, in the future of this machine's clock (the clock or the files' times are off)",
+                iso(e.written)
+            ),
             Freshness::Fresh { until } => {
                 format!("written {}, fresh until {}", iso(e.written), iso(until))
             }
@@ -373,14 +377,19 @@ pub(super) fn apply(
             Freshness::Expired => format!("written {}, expired", iso(e.written)),
         })
         .collect();
-    if entries.len() > DESCRIBED {
-        described.push(format!("{} older", entries.len() - DESCRIBED));
+    if st.listing.total > DESCRIBED {
+        described.push(format!(
+            "{}{} older",
+            if st.listing.names_capped {
+                "at least "
+            } else {
+                ""
+            },
+            st.listing.total - DESCRIBED
+        ));
     }
     if st.listing.truncated {
-        described.push(format!(
-            "more were in the folder: only the newest {} were considered",
-            dc::MAX_ENTRIES
-        ));
+        described.push(format!("only the newest {} were considered", entries.len()));
     }
     out.push(Warning::new(
         &st.listing.folder,
@@ -389,8 +398,12 @@ pub(super) fn apply(
             st.switch.describe(),
             st.ttl_s,
             st.max_stale_s,
-            entries.len(),
-            if entries.len() == 1 { "y" } else { "ies" },
+            if st.listing.names_capped {
+                format!("more than {}", st.listing.total)
+            } else {
+                st.listing.total.to_string()
+            },
+            if st.listing.total == 1 { "y" } else { "ies" },
             if described.is_empty() {
                 String::new()
             } else {
@@ -578,9 +591,39 @@ fn served(
     s.diagnosis = d;
     let fresh_until = e.written + st.ttl_s;
     let stale_until = e.written + st.max_stale_s;
+    let now = crate::time::now().max(0) as u64;
     // an entry past its TTL at the session (served stale, the refresh cut short or
     // not logged): never a "served again until" time already past
-    let (until, next_session) = if t < fresh_until {
+    let (until, next_session) = if e.written > now + CLOCK_SLACK_S {
+        (
+            fresh_until,
+            format!(
+                "its entry was written at {}, which is in the future of this machine's clock: the clock or the files' times are off, so when it stops being served cannot be told ({})",
+                iso(e.written),
+                strikes_words(st.strikes, inferred)
+            ),
+        )
+    } else if now >= stale_until {
+        (
+            stale_until,
+            format!(
+                "its entry is past max-stale since {}: the next session lists the server afresh (Claude Code drops an entry that old when it reads it){}",
+                iso(stale_until),
+                which(n)
+            ),
+        )
+    } else if t < fresh_until && now >= fresh_until {
+        (
+            stale_until,
+            format!(
+                "its entry was fresh until {} (now past){}, so the next session (before {}, max-stale) shows the cached tools while it refreshes the entry, and once that refresh ends a server that fails to connect or to list its tools is shown failing, and the failure counts a strike ({}; observed on 2.1.287, 2.1.332 and 2.1.336)",
+                iso(fresh_until),
+                which(n),
+                iso(stale_until),
+                strikes_words(st.strikes, inferred)
+            ),
+        )
+    } else if t < fresh_until {
         (
             fresh_until,
             format!(
@@ -612,6 +655,10 @@ fn served(
         next_session,
     }));
 }
+
+/// How far ahead of this machine's clock an entry's write time may be before it is said
+/// to be in the future (file systems round write times).
+const CLOCK_SLACK_S: u64 = 5;
 
 /// Past the TTL: the cached tools kept while the refresh's tools/list failed.
 fn kept(

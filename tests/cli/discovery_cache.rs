@@ -392,7 +392,11 @@ fn the_cache_folder_is_listed_never_read_nor_followed() {
     fs::write(&secret, "sk-ant-api03-SECRETSECRETSECRET").unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink(&secret, cache.join("aaaa.json")).unwrap();
-    fs::write(cache.join("bbbb.json"), "PLAINTEXT-NEVER-SHOWN").unwrap();
+    fs::write(
+        cache.join("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.json"),
+        "PLAINTEXT-NEVER-SHOWN",
+    )
+    .unwrap();
     let mut cmd = mcplogs(tmp.path());
     cmd.env("MCP_DISCOVERY_CACHE", "1");
     let r = run(cmd.args(["scan", "--no-cache"]));

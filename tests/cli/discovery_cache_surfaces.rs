@@ -268,3 +268,73 @@ fn the_cache_numbers_are_read_as_claude_codes_code_reads_them() {
         );
     }
 }
+
+#[test]
+fn past_the_listing_bound_the_real_count_is_said() {
+    let home = tempfile::tempdir().unwrap();
+    home_of("2.1.336", "down-strike-3-fresh-down", home.path());
+    let cache = home.path().join(".claude/mcp-discovery-cache");
+    for i in 0..300 {
+        let f = cache.join(format!("{i:032x}.json"));
+        fs::write(&f, b"{}").unwrap();
+        crate::common::set_age(&f, 20 * 86_400);
+    }
+    // not an entry's name: not counted as one
+    fs::write(cache.join("x\u{1b}[2Jy.json"), b"{}").unwrap();
+    let mut c = mcplogs(home.path());
+    let r = crate::common::run(
+        c.env("MCP_DISCOVERY_CACHE", "1")
+            .args(["scan", "--no-cache"]),
+    );
+    assert!(r.stderr.contains(": 301 entries ("), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("only the newest 256 were considered")
+            && r.stderr.contains("1 other item left unread"),
+        "{}",
+        r.stderr
+    );
+    let r = crate::common::run(mcplogs(home.path()).arg("du"));
+    assert!(r.stdout.contains("in 301 entries"), "{}", r.stdout);
+}
+
+#[test]
+fn a_fresh_until_time_already_past_is_not_said_as_the_future() {
+    let home = tempfile::tempdir().unwrap();
+    home_of("2.1.336", "down-strike-3-fresh-down", home.path());
+    // the suite's clock is hours after the recorded session: the TTL has passed
+    let doc = scan_with(
+        home.path(),
+        &[
+            ("MCP_DISCOVERY_CACHE", "1"),
+            ("MCP_DISCOVERY_CACHE_STRIKES", "3"),
+            ("MCPLOGS_NOW", "1796517000"),
+        ],
+    );
+    let c = &doc["servers"][0]["discoveryCache"];
+    let next = c["nextSession"].as_str().unwrap();
+    assert!(next.contains("(now past)"), "{c:#}");
+    assert!(!next.contains("it is served from the cache again"), "{c:#}");
+    // an entry written in the future of the clock is said to be
+    let entry = fs::read_dir(home.path().join(".claude/mcp-discovery-cache"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::File::options()
+        .write(true)
+        .open(&entry)
+        .unwrap()
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_796_600_000))
+        .unwrap();
+    let mut c = mcplogs(home.path());
+    let r = crate::common::run(
+        c.envs([("MCP_DISCOVERY_CACHE", "1"), ("MCPLOGS_NOW", "1796517000")])
+            .args(["scan", "--no-cache"]),
+    );
+    assert!(
+        r.stderr.contains("in the future of this machine's clock"),
+        "{}",
+        r.stderr
+    );
+}
