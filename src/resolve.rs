@@ -365,14 +365,11 @@ pub fn session(
             .and_then(crate::scan::last_record_time)
             .map(crate::time::format_iso);
         let evidence = match (&sid, &file) {
-            (Some(sid), Some(f)) => vec![crate::scan::Evidence {
-                file: std::sync::Arc::new(f.clone()),
-                line: 0,
-                timestamp: last_seen.clone(),
-                level: crate::logs::record::Level::Debug,
-                message: crate::scan::shared_message(""),
-                session_id: Some(sid.as_str().into()),
-            }],
+            (Some(sid), Some(f)) => vec![crate::scan::Evidence::of_session(
+                f.clone(),
+                last_seen.clone(),
+                sid,
+            )],
             _ => Vec::new(),
         };
         let mut s = crate::scan::ServerReport {

@@ -559,15 +559,16 @@ mod tests {
         let f = d.path().join(FOLDER_NAME);
         assert!(!list(&f).exists);
         std::fs::create_dir(&f).unwrap();
-        std::fs::write(f.join("0123abcd.json"), b"sealed").unwrap();
-        std::fs::create_dir(f.join("0123abcd.json.lock")).unwrap();
+        std::fs::write(f.join("0123abcd0123abcd0123abcd0123abcd.json"), b"sealed").unwrap();
+        std::fs::create_dir(f.join("0123abcd0123abcd0123abcd0123abcd.json.lock")).unwrap();
         std::fs::write(f.join("notes.txt"), b"x").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink("/etc/passwd", f.join("evil.json")).unwrap();
         let l = list(&f);
         assert!(l.exists);
         assert_eq!(l.entries.len(), 1);
-        assert_eq!(l.entries[0].name, "0123abcd.json");
+        assert_eq!(l.entries[0].name, "0123abcd0123abcd0123abcd0123abcd.json");
+        assert_eq!((l.total, l.total_bytes), (1, 6));
         assert_eq!(l.entries[0].bytes, 6);
         #[cfg(unix)]
         assert_eq!(l.refused, 2);
