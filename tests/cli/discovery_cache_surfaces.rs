@@ -338,3 +338,21 @@ fn a_fresh_until_time_already_past_is_not_said_as_the_future() {
         r.stderr
     );
 }
+
+#[test]
+fn report_keeps_a_project_path_with_a_folder_called_home_in_it() {
+    let home = tempfile::tempdir().unwrap();
+    home_of("2.1.336", "down-strike-3-fresh-down", home.path());
+    let mut c = mcplogs(home.path());
+    let r = crate::common::run(
+        c.env("MCP_DISCOVERY_CACHE", "1")
+            .args(["report", "--force"]),
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    assert!(!r.stdout.contains("down-strike-3~"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("/2.1.336/down-strike-3/home/work/proj"),
+        "{}",
+        r.stdout
+    );
+}
