@@ -290,14 +290,6 @@ pub fn session(
             _ => None,
         })
         .collect();
-    if failing.is_empty() {
-        return;
-    }
-    let project = project_dir.to_string_lossy().into_owned();
-    let project_folder = log_folder
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
-    let mut names = crate::claude_code::names::NameMap::default();
     let opts = ScanOptions {
         request: crate::logs::discovery::Request {
             homes: homes.to_vec(),
@@ -305,29 +297,97 @@ pub fn session(
         },
         ..ScanOptions::default()
     };
+    // The servers the session did not log: when the discovery cache holds entries, its
+    // resolution tells whether one served them (read from each one's newest file: its
+    // last session's verdict and id), as `scan` tells it.
+    let unlogged: Vec<(String, PathBuf, Diagnosis, Option<String>)> =
+        if status.unlogged.is_empty() || !discovery::has_entries(&opts) {
+            Vec::new()
+        } else {
+            status
+                .unlogged
+                .iter()
+                .filter_map(|(name, files)| {
+                    // the newest file whose last session logged a record that matters
+                    // (one with none, such as this session's, decides nothing)
+                    files.iter().find_map(|file| {
+                        let (d, sid) = crate::status::last_session_of(file)?;
+                        Some((name.clone(), file.clone(), d, Some(sid?)))
+                    })
+                })
+                .collect()
+        };
+    if failing.is_empty() && unlogged.is_empty() {
+        return;
+    }
+    let project = project_dir.to_string_lossy().into_owned();
+    let project_folder = log_folder
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let mut names = crate::claude_code::names::NameMap::default();
     let (global, _) = config_sources(&opts);
     if let Some(g) = &global {
         names.add_claude_json(g.path());
     }
     let mut report = ScanReport::default();
-    for (i, d) in &failing {
-        let folder = status.servers[*i].name.clone();
+    let candidates = failing
+        .iter()
+        .map(|(i, d)| {
+            let st = &status.servers[*i];
+            (st.name.clone(), st.file.clone(), d.clone(), None)
+        })
+        .chain(
+            unlogged
+                .iter()
+                .map(|(n, f, d, sid)| (n.clone(), Some(f.clone()), d.clone(), sid.clone())),
+        )
+        // the session's other servers too: the cache's resolution counts the servers an
+        // entry could be for, as in `scan`
+        .chain(
+            status
+                .servers
+                .iter()
+                .filter(|s| !matches!(s.state, ServerState::Failed(_)))
+                .map(|s| {
+                    let d = Diagnosis::new(match s.state {
+                        ServerState::Working => crate::classify::verdict::Verdict::Healthy,
+                        _ => crate::classify::verdict::Verdict::Unknown,
+                    });
+                    (s.name.clone(), None, d, None)
+                }),
+        )
+        .collect::<Vec<_>>();
+    for (folder, file, d, sid) in candidates {
+        // the log file read, and its last record's time: what the discovery cache's
+        // resolution reads of a scanned server (its process start, its failure)
+        let last_seen = file
+            .as_deref()
+            .and_then(crate::scan::last_record_time)
+            .map(crate::time::format_iso);
+        let evidence = match (&sid, &file) {
+            (Some(sid), Some(f)) => vec![crate::scan::Evidence::of_session(
+                f.clone(),
+                last_seen.clone(),
+                sid,
+            )],
+            _ => Vec::new(),
+        };
         let mut s = crate::scan::ServerReport {
             name: folder.clone(),
             source: log_folder.join(format!("mcp-logs-{folder}")),
             folder: Some(folder),
             project: Some(project.clone()),
             project_folder: project_folder.clone(),
-            diagnosis: d.clone(),
-            last_seen: None,
+            diagnosis: d,
+            last_seen,
             sessions: 1,
             sessions_read: 1,
             files_read: 1,
             failed_sessions: 1,
-            evidence: Vec::new(),
+            evidence,
             history: Vec::new(),
             latest_only_connected: false,
-            deciding_file: None,
+            deciding_file: file.map(std::sync::Arc::new),
             shared_by: Vec::new(),
             settings: None,
             configuration: Default::default(),
@@ -353,6 +413,30 @@ pub fn session(
             fixes: Fixes::Find { build },
         },
     );
+    // served from the cache in this session: shown as `scan` shows them
+    for s in report
+        .servers
+        .iter()
+        .skip(failing.len())
+        .take(unlogged.len())
+    {
+        if s.discovery_cache
+            .as_ref()
+            .is_some_and(|c| c.kind == crate::scan::CacheServedKind::Served)
+        {
+            status.servers.push(crate::status::ServerStatus {
+                name: s.folder.clone().unwrap_or_default(),
+                state: ServerState::Cached,
+                resolved: Some(Resolved {
+                    name: crate::text::terminal_safe(&s.name, false),
+                    counts: s.counts_now(),
+                    fix: None,
+                    fix_in_effect: false,
+                }),
+                file: s.deciding_file.as_deref().cloned(),
+            });
+        }
+    }
     for ((i, _), s) in failing.iter().zip(&report.servers) {
         // the discovery cache kept its tools: the status line says what scan says
         if s.discovery_cache.is_some() {

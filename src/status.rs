@@ -147,6 +147,9 @@ pub enum ServerState {
     /// Failed: its tools are missing, or some of them (`degraded`, which `scan` counts
     /// as failing too).
     Failed(Box<Diagnosis>),
+    /// Not contacted this session: Claude Code served its tools from the MCP discovery
+    /// cache (`scan`: `unknown`, cause `served-from-cache`); its live state is unknown.
+    Cached,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +161,10 @@ pub struct ServerStatus {
     /// `scan` uses) says of a failing server; `None` until resolved (then the verdict
     /// alone decides what helps).
     pub resolved: Option<Resolved>,
+    /// The log file the session's records were read from (its name is the process's
+    /// start time, its write time that of its last record): what the resolution needs to
+    /// tell what the discovery cache did, as `scan` tells it.
+    pub file: Option<PathBuf>,
 }
 
 /// A failing server of the session resolved as `scan` resolves it: its configuration and
@@ -226,6 +233,11 @@ pub struct SessionStatus {
     pub bytes_read: u64,
     /// A memo of another session of the same files was read on from (`Siblings`).
     pub adopted: bool,
+    /// The server folders the session's process wrote no log file in, each with its
+    /// newest file: Claude Code may have served them from its discovery cache, which
+    /// the resolution (`crate::resolve::session`) tells as `scan` does. Newest first,
+    /// at most [`MAX_FILES_PER_SERVER`].
+    pub unlogged: Vec<(String, Vec<PathBuf>)>,
 }
 
 impl SessionStatus {
@@ -294,6 +306,9 @@ pub struct Memo {
     /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
     #[serde(skip)]
     raw: usize,
+    /// The session of the last record read (not kept in the memo).
+    #[serde(skip)]
+    last_session: Option<String>,
 }
 
 impl Memo {
@@ -743,9 +758,15 @@ fn status_in(
         }
     }
     let Some(stamp) = stamp else {
+        status.unlogged = newest
+            .into_iter()
+            .filter(|(_, _, files)| !files.is_empty())
+            .map(|(name, _, files)| (text::terminal_safe(&name, false), files))
+            .collect();
         return status;
     };
     for (name, dir, files) in newest {
+        let all = files.clone();
         let memo = if files.first().is_some_and(|f| file_name(f) == stamp) {
             memos.get(&name).cloned()
         } else if let Some(m) = older.remove(&name).filter(|m| file_name(&m.file) == stamp) {
@@ -763,12 +784,18 @@ fn status_in(
             })
         };
         let Some(m) = memo.filter(|m| !m.head.is_empty()) else {
+            if !all.is_empty() {
+                status
+                    .unlogged
+                    .push((text::terminal_safe(&name, false), all));
+            }
             continue;
         };
         status.servers.push(ServerStatus {
             name: text::terminal_safe(&name, false),
             state: state_of(&m),
             resolved: None,
+            file: Some(m.file.clone()),
         });
     }
     status
@@ -799,6 +826,22 @@ fn newest_files(dir: &Path) -> Vec<PathBuf> {
         .take(MAX_FILES_PER_SERVER)
         .map(|(_, p)| p)
         .collect()
+}
+
+/// What the last session of a log file found (its diagnosis, as the status line reads a
+/// file) and that session's id: for a server the current session did not log. `None`
+/// when the file cannot be read.
+pub fn last_session_of(file: &Path) -> Option<(Diagnosis, Option<String>)> {
+    let mut m = Memo {
+        file: file.to_path_buf(),
+        ..Memo::default()
+    };
+    read_on_raw(file, "\u{0}", &mut m).ok()?;
+    let mut classifier: Classifier<()> = Classifier::default();
+    for message in m.messages() {
+        classifier.feed(message, || ());
+    }
+    Some((classifier.finish().0, m.last_session))
 }
 
 fn state_of(m: &Memo) -> ServerState {
@@ -865,6 +908,9 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u
     let fresh = offset == 0 && memo.head.is_empty() && memo.tail.is_empty();
     let mut keep = |r: crate::logs::record::Record| {
         memo.ours |= r.session_id.as_deref() == Some(session);
+        if r.session_id.is_some() && memo.last_session != r.session_id {
+            memo.last_session = r.session_id.clone();
+        }
         memo.push(&r.message);
     };
     if fresh && end > ENDS_ONLY_FROM {
@@ -1200,11 +1246,12 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     }
     let ok = status.count(|s| matches!(s, ServerState::Working));
     let pending = status.count(|s| matches!(s, ServerState::Pending));
+    let cached = status.count(|s| matches!(s, ServerState::Cached));
     let mut failed: Vec<(&ServerStatus, &Diagnosis)> = status.failing().collect();
     // The servers `mcplogs fix` helps first: a `+N` never hides the one fix would help.
     failed.sort_by_key(|(s, d)| !matches!(s.help(d), Help::Fix(_)));
     let mut head = vec![Piece::Plain("MCP ".into())];
-    if failed.is_empty() && pending == 0 {
+    if failed.is_empty() && pending == 0 && cached == 0 {
         head.push(Piece::Good("✓".into()));
         return head;
     }
@@ -1218,6 +1265,9 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
     if pending > 0 {
         counts.push(Piece::Pending(format!("{pending}…")));
     }
+    if cached > 0 {
+        counts.push(Piece::Pending(format!("{cached}?")));
+    }
     for (i, c) in counts.into_iter().enumerate() {
         if i > 0 {
             head.push(Piece::Plain(" ".into()));
@@ -1225,6 +1275,22 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
         head.push(c);
     }
     if failed.is_empty() {
+        // served from the discovery cache, as `scan` says: not contacted, state unknown
+        if let Some(s) = status
+            .servers
+            .iter()
+            .find(|s| matches!(s.state, ServerState::Cached))
+        {
+            let mut line = head.clone();
+            line.push(Piece::Plain(" ".into()));
+            line.push(Piece::Pending(shown_name(s.shown())));
+            line.push(Piece::Detail(
+                " (served from cache, not contacted · mcplogs scan)".into(),
+            ));
+            if width_of(&line) <= width {
+                return line;
+            }
+        }
         return head;
     }
     // Candidates, richest first: every name with its reason, then the first with its
@@ -1599,12 +1665,14 @@ mod tests {
                     name: n.to_string(),
                     state: s.clone(),
                     resolved: None,
+                    file: None,
                 })
                 .collect(),
             project_dir: None,
             files_read: 0,
             bytes_read: 0,
             adopted: false,
+            unlogged: Vec::new(),
         }
     }
 

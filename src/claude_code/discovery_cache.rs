@@ -204,13 +204,84 @@ pub fn cached_flags(claude_json: &serde_json::Value) -> Vec<(String, String, Str
         .collect()
 }
 
-/// The TTL and max-stale ages Claude Code uses, from the variables' values (a value
-/// that is not a positive number is the default, as in the builds' code).
-pub fn ages(ttl: Option<&str>, max_stale: Option<&str>) -> (u64, u64) {
-    let positive = |v: Option<&str>| {
-        v.and_then(|s| s.trim().parse::<u64>().ok())
-            .filter(|n| *n > 0)
+/// The largest integer Claude Code keeps from a whole-number variable (JavaScript's
+/// `Number.MAX_SAFE_INTEGER`: larger values are clamped to it).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// A whole-number variable of at least 1 read as 2.1.336's code reads the cache's three
+/// (`F.int({min:1})`): the value trimmed; up to 32 characters, an exponent form
+/// (`1e9`) counts when it is a whole number, a grouped one (`1,000`, `1_000`) without
+/// its separators; otherwise JavaScript's `parseInt(value, 10)`: an optional sign and the
+/// leading digits (`3.5` is 3, `0x3` is 0, `12abc` is 12). Not finite, or below 1:
+/// `None` (the default applies). Larger than 2^53 - 1: clamped to it.
+pub fn positive_int(value: &str) -> Option<u64> {
+    let t = value.trim();
+    let n: f64 = match special_form(t) {
+        Some(n) => n?,
+        None => parse_int(t)?,
     };
+    if !n.is_finite() || n < 1.0 {
+        return None;
+    }
+    Some((n as u64).min(MAX_SAFE_INTEGER))
+}
+
+/// The exponent and grouped forms (`Some(None)`: an exponent form that is no whole
+/// number); `None`: neither.
+fn special_form(t: &str) -> Option<Option<f64>> {
+    static EXPONENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+$").expect("regex")
+    });
+    if t.chars().count() > 32 {
+        return None;
+    }
+    if EXPONENT.is_match(t) {
+        let n: f64 = t.parse().ok()?;
+        return Some((n.fract() == 0.0 && n.is_finite()).then_some(n));
+    }
+    // `^[+-]?\d{1,3}([_,\u00A0\u202F ])\d{3}(?:\1\d{3})*$`
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let negative = t.starts_with('-');
+    let lead = body.chars().take_while(char::is_ascii_digit).count();
+    if !(1..=3).contains(&lead) {
+        return None;
+    }
+    let sep = body[lead..].chars().next()?;
+    if !matches!(sep, '_' | ',' | '\u{00A0}' | '\u{202F}' | ' ') {
+        return None;
+    }
+    let groups: Vec<&str> = body[lead..].split(sep).skip(1).collect();
+    if groups.is_empty()
+        || !groups
+            .iter()
+            .all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let digits: String = body.chars().filter(char::is_ascii_digit).collect();
+    let n: f64 = digits.parse().ok()?;
+    Some(Some(if negative { -n } else { n }))
+}
+
+/// JavaScript's `parseInt(t, 10)` of a trimmed text: `None` for its NaN.
+fn parse_int(t: &str) -> Option<f64> {
+    let (negative, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let digits: String = body.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let n: f64 = digits.parse().ok()?;
+    Some(if negative { -n } else { n })
+}
+
+/// The TTL and max-stale ages Claude Code uses, from the variables' values, read as the
+/// builds' code reads them ([`positive_int`]; not a whole number of at least 1: the
+/// default; max-stale at most 7 days, the TTL at most max-stale).
+pub fn ages(ttl: Option<&str>, max_stale: Option<&str>) -> (u64, u64) {
+    let positive = |v: Option<&str>| v.and_then(positive_int);
     let max_stale = positive(max_stale)
         .unwrap_or(DEFAULT_MAX_STALE_S)
         .min(MAX_STALE_CAP_S);
@@ -269,6 +340,13 @@ pub struct Listing {
     /// More than [`MAX_ENTRIES`] entries (only the newest kept), or more than
     /// [`MAX_NAMES`] names (the rest not looked at).
     pub truncated: bool,
+    /// Every entry seen, those past [`MAX_ENTRIES`] too (a lower bound when more than
+    /// [`MAX_NAMES`] names were in the folder: see [`Listing::names_capped`]).
+    pub total: usize,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+    /// More than [`MAX_NAMES`] names: `total` is a lower bound.
+    pub names_capped: bool,
 }
 
 impl Listing {
@@ -276,6 +354,12 @@ impl Listing {
     pub fn bytes(&self) -> u64 {
         self.entries.iter().map(|e| e.bytes).sum()
     }
+}
+
+/// An entry's name as Claude Code writes it: 32 hexadecimal digits and `.json`.
+fn is_entry_name(name: &str) -> bool {
+    name.strip_suffix(".json")
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The cache folder of a configuration folder.
@@ -303,6 +387,7 @@ pub fn list(folder: &Path) -> Listing {
     for (i, e) in rd.enumerate() {
         if i >= MAX_NAMES {
             out.truncated = true;
+            out.names_capped = true;
             break;
         }
         let Ok(e) = e else { continue };
@@ -314,7 +399,7 @@ pub fn list(folder: &Path) -> Listing {
         let Ok(m) = std::fs::symlink_metadata(e.path()) else {
             continue;
         };
-        if !m.is_file() || !name.ends_with(".json") || m.len() > MAX_ENTRY_BYTES {
+        if !m.is_file() || !is_entry_name(&name) || m.len() > MAX_ENTRY_BYTES {
             out.refused += 1;
             continue;
         }
@@ -323,6 +408,8 @@ pub fn list(folder: &Path) -> Listing {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_secs());
+        out.total += 1;
+        out.total_bytes += m.len();
         out.entries.push(Entry {
             name,
             bytes: m.len(),
@@ -472,15 +559,16 @@ mod tests {
         let f = d.path().join(FOLDER_NAME);
         assert!(!list(&f).exists);
         std::fs::create_dir(&f).unwrap();
-        std::fs::write(f.join("0123abcd.json"), b"sealed").unwrap();
-        std::fs::create_dir(f.join("0123abcd.json.lock")).unwrap();
+        std::fs::write(f.join("0123abcd0123abcd0123abcd0123abcd.json"), b"sealed").unwrap();
+        std::fs::create_dir(f.join("0123abcd0123abcd0123abcd0123abcd.json.lock")).unwrap();
         std::fs::write(f.join("notes.txt"), b"x").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink("/etc/passwd", f.join("evil.json")).unwrap();
         let l = list(&f);
         assert!(l.exists);
         assert_eq!(l.entries.len(), 1);
-        assert_eq!(l.entries[0].name, "0123abcd.json");
+        assert_eq!(l.entries[0].name, "0123abcd0123abcd0123abcd0123abcd.json");
+        assert_eq!((l.total, l.total_bytes), (1, 6));
         assert_eq!(l.entries[0].bytes, 6);
         #[cfg(unix)]
         assert_eq!(l.refused, 2);
@@ -493,5 +581,47 @@ mod tests {
             assert!(!l.exists);
             assert!(l.entries.is_empty());
         }
+    }
+
+    #[test]
+    fn the_numbers_are_read_as_the_builds_code_reads_them() {
+        for (v, want) in [
+            ("3", Some(3)),
+            (" 3 ", Some(3)),
+            ("+3", Some(3)),
+            ("03", Some(3)),
+            ("3.5", Some(3)),
+            ("12abc", Some(12)),
+            ("1e9", Some(1_000_000_000)),
+            ("1e3", Some(1000)),
+            ("1.5e1", Some(15)),
+            ("1,000", Some(1000)),
+            ("1_000", Some(1000)),
+            ("99999999999999999999", Some(MAX_SAFE_INTEGER)),
+            ("18446744073709551615", Some(MAX_SAFE_INTEGER)),
+            ("1e400", None),
+            ("1.5e0", None),
+            ("1e-3", None),
+            ("0x3", None),
+            ("0", None),
+            ("-3", None),
+            ("", None),
+            ("abc", None),
+        ] {
+            assert_eq!(positive_int(v), want, "{v:?}");
+        }
+        // one over-large value is the largest, never the default
+        assert_eq!(
+            ages(Some("99999999999999999999"), Some("99999999999999999999")),
+            (MAX_STALE_CAP_S, MAX_STALE_CAP_S)
+        );
+        assert_eq!(
+            ages(Some("1e9"), None),
+            (DEFAULT_MAX_STALE_S, DEFAULT_MAX_STALE_S)
+        );
+        assert_eq!(
+            ages(Some("0x3"), None),
+            (DEFAULT_TTL_S, DEFAULT_MAX_STALE_S)
+        );
     }
 }

@@ -29,14 +29,37 @@ static HOME_PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 static HOME_WORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)users|home").expect("home word pattern compiles"));
 
+/// Whether a home-looking path found at `start` of `text` starts a path there: not
+/// when the character before it belongs to a path component (`…/run-3/home/work/proj`
+/// is a folder called `home` inside another path, not the home of a user `work`).
+pub(crate) fn starts_a_path(text: &str, start: usize) -> bool {
+    !text[..start]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '~'))
+}
+
 /// The user names visible in home-looking paths in `text`.
 pub fn user_names_in(text: &str) -> Vec<String> {
+    names_in(text, true)
+}
+
+/// The user name of a path known to be a home (`$HOME`, `--home`), wherever it lies
+/// (`/tmp/.tmpAbC/Users/alice` is alice's).
+pub fn user_names_in_home(path: &str) -> Vec<String> {
+    names_in(path, false)
+}
+
+fn names_in(text: &str, at_path_start: bool) -> Vec<String> {
     let mut names = Vec::new();
     if !HOME_WORD.is_match(text) {
         return names;
     }
     for re in HOME_PATHS.iter() {
         for c in re.captures_iter(text) {
+            if at_path_start && !starts_a_path(text, c.get(0).map_or(0, |m| m.start())) {
+                continue;
+            }
             let name = c[1].trim_end_matches(['"', '\'', ',', ')', ']', '}', '.']);
             if name.starts_with(|c: char| c.is_alphanumeric())
                 && !NOT_USERS.contains(&name.to_ascii_lowercase().as_str())

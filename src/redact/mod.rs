@@ -124,7 +124,7 @@ impl RedactorBuilder {
         self.homes.push(path.to_string());
         self.home_forms = self.homes.iter().flat_map(|h| home_forms(h)).collect();
         self.home_forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
-        for u in user_names_in(path) {
+        for u in home::user_names_in_home(path) {
             self.add_user(&u);
         }
     }
@@ -425,7 +425,12 @@ impl Redactor {
             others.extend(bounded(re, false, Class::Home));
         }
         if let Some(re) = &self.user_homes {
-            others.extend(bounded(re, false, Class::Home));
+            // a user's home starts a path: `/tmp/run/home/work/proj` holds none
+            others.extend(
+                bounded(re, false, Class::Home)
+                    .into_iter()
+                    .filter(|(s, _, _)| home::starts_a_path(t, *s)),
+            );
         }
         if let Some(re) = &self.bare_users {
             others.extend(bounded(re, true, Class::User));

@@ -1188,3 +1188,22 @@ fn a_value_joined_across_lines_takes_no_word_of_the_next_line() {
         check(&r, text, text);
     }
 }
+
+#[test]
+fn a_folder_called_home_inside_a_path_is_no_users_home() {
+    let mut b = RedactorBuilder::new().home("/root");
+    let p = "/tmp/mcplogs-x/2.1.336/down-strike-3/home/work/proj";
+    b.learn(p);
+    b.learn("/home/bob/y");
+    let r = b.build();
+    check(&r, p, p);
+    check(
+        &r,
+        "-tmp-x-down-strike-3-home-work-proj",
+        "-tmp-x-down-strike-3-home-work-proj",
+    );
+    // a user's home that starts a path is still redacted
+    check(&r, "/home/bob/y and \"/home/bob\"", "~/y and \"~\"");
+    assert!(user_names_in(p).is_empty());
+    assert!(user_names_in("/mnt/home/eve/x").is_empty());
+}

@@ -81,6 +81,15 @@ fn config_dir_of(opts: &ScanOptions) -> Option<PathBuf> {
     crate::claude_code::paths::config_dir(Some(&home), &env)
 }
 
+/// Whether the scanned machine's discovery cache folder holds anything (one entry
+/// listed; nothing opened): the status line resolves the servers a session did not log
+/// only then.
+pub(super) fn has_entries(opts: &ScanOptions) -> bool {
+    config_dir_of(opts).is_some_and(|d| {
+        std::fs::read_dir(dc::folder_in(&d)).is_ok_and(|mut rd| rd.next().is_some())
+    })
+}
+
 /// The cache's state on the scanned machine (its switch, ages, strikes and listing), read
 /// once a resolution: the notes ([`apply`]) and the machine's state ([`machine_state`])
 /// are both made from it.
@@ -112,8 +121,7 @@ pub(super) fn read(
         layer(dc::MAX_STALE_VAR).as_ref().map(|(v, _)| v.as_str()),
     );
     let strikes = layer(dc::STRIKES_VAR)
-        .and_then(|(v, _)| v.trim().parse::<u64>().ok())
-        .filter(|n| *n > 0)
+        .and_then(|(v, _)| dc::positive_int(&v))
         .unwrap_or(dc::DEFAULT_STRIKES);
     let switches = dc::SWITCHES
         .iter()
@@ -148,7 +156,7 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
             st.max_stale_s,
             st.strikes
         ),
-        cache_entries: st.listing.entries.len(),
+        cache_entries: st.listing.total,
         switches: st.switches.clone(),
         flags: doc
             .as_deref()
@@ -172,13 +180,14 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
 /// every session id that has a transcript (a `claude mcp list` check has none).
 struct Transcripts {
     newest: Option<(String, u64)>,
-    ids: std::collections::HashSet<String>,
+    /// Each with its transcript's write time.
+    ids: std::collections::HashMap<String, u64>,
 }
 
 fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
     let mut out = Transcripts {
         newest: None,
-        ids: std::collections::HashSet::new(),
+        ids: std::collections::HashMap::new(),
     };
     let dir = config_dir.join("projects").join(project_folder);
     if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
@@ -200,7 +209,7 @@ fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
         }
         let Some(t) = m.modified().ok() else { continue };
         let t = crate::time::system_time_secs(t).max(0) as u64;
-        out.ids.insert(id.to_string());
+        out.ids.insert(id.to_string(), t);
         if out.newest.as_ref().is_none_or(|(_, bt)| t > *bt) {
             out.newest = Some((id.to_string(), t));
         }
@@ -339,6 +348,14 @@ pub(super) fn apply(
     }
     let now = crate::time::now().max(0) as u64;
     let mut out = Vec::new();
+    // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs, and one server the cache
+    // can hold: an entry rewritten while it failed can be no other server's
+    let eligible = report
+        .servers
+        .iter()
+        .filter(|s| is_remote(s) && not_cached_because(s, global).is_none())
+        .count();
+    let strikes_unset = eligible == 1 && !st.switches.iter().any(|(k, _, _)| k == dc::STRIKES_VAR);
     // the newest few: a long list is one line no one reads
     const DESCRIBED: usize = 8;
     let mut newest: Vec<_> = entries.iter().collect();
@@ -347,6 +364,10 @@ pub(super) fn apply(
         .iter()
         .take(DESCRIBED)
         .map(|e| match e.freshness(now, st.ttl_s, st.max_stale_s) {
+            _ if e.written > now + CLOCK_SLACK_S => format!(
+                "written {}, in the future of this machine's clock (the clock or the files' times are off)",
+                iso(e.written)
+            ),
             Freshness::Fresh { until } => {
                 format!("written {}, fresh until {}", iso(e.written), iso(until))
             }
@@ -356,14 +377,19 @@ pub(super) fn apply(
             Freshness::Expired => format!("written {}, expired", iso(e.written)),
         })
         .collect();
-    if entries.len() > DESCRIBED {
-        described.push(format!("{} older", entries.len() - DESCRIBED));
+    if st.listing.total > DESCRIBED {
+        described.push(format!(
+            "{}{} older",
+            if st.listing.names_capped {
+                "at least "
+            } else {
+                ""
+            },
+            st.listing.total - DESCRIBED
+        ));
     }
     if st.listing.truncated {
-        described.push(format!(
-            "more were in the folder: only the newest {} were considered",
-            dc::MAX_ENTRIES
-        ));
+        described.push(format!("only the newest {} were considered", entries.len()));
     }
     out.push(Warning::new(
         &st.listing.folder,
@@ -372,8 +398,12 @@ pub(super) fn apply(
             st.switch.describe(),
             st.ttl_s,
             st.max_stale_s,
-            entries.len(),
-            if entries.len() == 1 { "y" } else { "ies" },
+            if st.listing.names_capped {
+                format!("more than {}", st.listing.total)
+            } else {
+                st.listing.total.to_string()
+            },
+            if st.listing.total == 1 { "y" } else { "ies" },
             if described.is_empty() {
                 String::new()
             } else {
@@ -400,7 +430,7 @@ pub(super) fn apply(
         if not_cached_because(s, global).is_some() {
             continue;
         }
-        let (last, has_transcript) = match s.project_folder.as_deref() {
+        let (last, has_transcript, own_at) = match s.project_folder.as_deref() {
             Some(p) => {
                 let tr = sessions
                     .entry(p.to_string())
@@ -408,10 +438,11 @@ pub(super) fn apply(
                 let own = deciding_session(s);
                 (
                     tr.newest.clone(),
-                    own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains(o)),
+                    own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains_key(o)),
+                    own.and_then(|o| tr.ids.get(o).copied()),
                 )
             }
-            None => (None, true),
+            None => (None, true, None),
         };
         let own = deciding_session(s).map(str::to_string);
         let last_record = s
@@ -426,6 +457,13 @@ pub(super) fn apply(
             s.diagnosis.verdict,
             Verdict::ConnectionFailed | Verdict::VersionUnsupported
         );
+        // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs (it may have been where
+        // Claude Code ran): an entry rewritten during the failing session is the folder's
+        // evidence that a strike was counted and the entry kept, not deleted.
+        let rewritten = |at: Option<u64>| {
+            strikes_unset && at.is_some_and(|at| struck_entry(entries, s, at).is_some())
+        };
+        let inferred = st.strikes <= 1 && rewritten(last_record);
         match last {
             // A last logged session whose connection failed deleted the entry (observed,
             // MCP_DISCOVERY_CACHE_STRIKES at its default of 1; above 1 it counted a
@@ -434,7 +472,7 @@ pub(super) fn apply(
             // word.
             Some((sid, t))
                 if own.as_ref().is_some_and(|o| *o != sid)
-                    && (!failed || st.strikes > 1 || check)
+                    && (!failed || st.strikes > 1 || check || inferred)
                     && !(check && last_record.is_some_and(|r| r > t)) =>
             {
                 // Not logged in the project's last session: an entry written before it
@@ -451,7 +489,7 @@ pub(super) fn apply(
                     .collect();
                 let pick = if fresh.is_empty() { before } else { fresh };
                 match likeliest(pick, s) {
-                    Some((e, n)) => served(s, sid, t, e, n, st),
+                    Some((e, n)) => served(s, sid, t, e, n, st, failed && inferred),
                     None => out.push(Warning::general(format!(
                         "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({}); live state unknown.",
                         s.name,
@@ -472,7 +510,8 @@ pub(super) fn apply(
                 match s.diagnosis.verdict {
                     Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
                         if failed_at.is_some_and(|at| {
-                            st.strikes > 1 && struck_entry(entries, s, at).is_some()
+                            (st.strikes > 1 || strikes_unset)
+                                && struck_entry(entries, s, at).is_some()
                         }) =>
                     {
                         // The refresh ran to its failure and counted a strike: the entry
@@ -481,7 +520,7 @@ pub(super) fn apply(
                         // or failed), not the cached ones.
                         let at = failed_at.unwrap_or_default();
                         if let Some(e) = struck_entry(entries, s, at) {
-                            struck(s, own.or(last.map(|l| l.0)), at, e, st);
+                            struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
                         }
                     }
                     Verdict::ToolsFetchFailed => {
@@ -500,10 +539,17 @@ pub(super) fn apply(
                         }
                     }
                     Verdict::ConnectionFailed => {
+                        // the time of the session named: the failing one's own when it is
+                        // not the project's last
+                        let newer = matches!((&own, &last), (Some(o), Some((sid, _))) if o != sid);
                         s.discovery_cache = Some(Box::new(CacheServed {
                             kind: CacheServedKind::Deleted,
                             session: own.or(last.map(|l| l.0)),
-                            session_at,
+                            session_at: if newer {
+                                own_at.or(failed_at)
+                            } else {
+                                session_at
+                            },
                             cached_at: None,
                             until: None,
                             next_session: NEXT_AFTER_DELETE.to_string(),
@@ -528,7 +574,15 @@ fn which(n: usize) -> String {
 }
 
 /// Within the TTL: shown with the cached tools, not contacted.
-fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st: &CacheState) {
+fn served(
+    s: &mut ServerReport,
+    sid: String,
+    t: u64,
+    e: &dc::Entry,
+    n: usize,
+    st: &CacheState,
+    inferred: bool,
+) {
     let mut d = crate::classify::verdict::Diagnosis::new(Verdict::Unknown);
     d.cause = Some(Cause::ServedFromCache);
     d.transport = Some(crate::classify::verdict::Transport::Remote);
@@ -537,9 +591,39 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
     s.diagnosis = d;
     let fresh_until = e.written + st.ttl_s;
     let stale_until = e.written + st.max_stale_s;
+    let now = crate::time::now().max(0) as u64;
     // an entry past its TTL at the session (served stale, the refresh cut short or
     // not logged): never a "served again until" time already past
-    let (until, next_session) = if t < fresh_until {
+    let (until, next_session) = if e.written > now + CLOCK_SLACK_S {
+        (
+            fresh_until,
+            format!(
+                "its entry was written at {}, which is in the future of this machine's clock: the clock or the files' times are off, so when it stops being served cannot be told ({})",
+                iso(e.written),
+                strikes_words(st.strikes, inferred)
+            ),
+        )
+    } else if now >= stale_until {
+        (
+            stale_until,
+            format!(
+                "its entry is past max-stale since {}: the next session lists the server afresh (Claude Code drops an entry that old when it reads it){}",
+                iso(stale_until),
+                which(n)
+            ),
+        )
+    } else if t < fresh_until && now >= fresh_until {
+        (
+            stale_until,
+            format!(
+                "its entry was fresh until {} (now past){}, so the next session (before {}, max-stale) shows the cached tools while it refreshes the entry, and once that refresh ends a server that fails to connect or to list its tools is shown failing, and the failure counts a strike ({}; observed on 2.1.287, 2.1.332 and 2.1.336)",
+                iso(fresh_until),
+                which(n),
+                iso(stale_until),
+                strikes_words(st.strikes, inferred)
+            ),
+        )
+    } else if t < fresh_until {
         (
             fresh_until,
             format!(
@@ -547,7 +631,7 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
                 iso(fresh_until),
                 which(n),
                 iso(stale_until),
-                strikes_words(st.strikes)
+                strikes_words(st.strikes, inferred)
             ),
         )
     } else {
@@ -558,7 +642,7 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
                 iso(fresh_until),
                 which(n),
                 iso(stale_until),
-                strikes_words(st.strikes)
+                strikes_words(st.strikes, inferred)
             ),
         )
     };
@@ -571,6 +655,10 @@ fn served(s: &mut ServerReport, sid: String, t: u64, e: &dc::Entry, n: usize, st
         next_session,
     }));
 }
+
+/// How far ahead of this machine's clock an entry's write time may be before it is said
+/// to be in the future (file systems round write times).
+const CLOCK_SLACK_S: u64 = 5;
 
 /// Past the TTL: the cached tools kept while the refresh's tools/list failed.
 fn kept(
@@ -592,7 +680,7 @@ fn kept(
         until: Some(until),
         next_session: format!(
             "the refresh was cut short by the session's end (`claude -p` exits first), so the cached tools stayed and no strike was counted (observed on 2.1.288 and 2.1.332); a session that lives until its refresh ends (an interactive one, or a long `-p`) shows the cached tools only until then and the live failure after (`/mcp`: couldn't load tools), and that failure counts a strike ({}; observed on 2.1.287, 2.1.332 and 2.1.336); the entry serves no longer than {}{}",
-            strikes_words(st.strikes),
+            strikes_words(st.strikes, false),
             iso(until),
             which(n)
         ),
@@ -601,7 +689,14 @@ fn kept(
 
 /// A refresh that failed and counted a strike (MCP_DISCOVERY_CACHE_STRIKES above 1): the
 /// entry kept, rewritten at `e.written`; when it was listed is inside the seal.
-fn struck(s: &mut ServerReport, session: Option<String>, at: u64, e: &dc::Entry, st: &CacheState) {
+fn struck(
+    s: &mut ServerReport,
+    session: Option<String>,
+    at: u64,
+    e: &dc::Entry,
+    st: &CacheState,
+    inferred: bool,
+) {
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Struck,
         session,
@@ -609,15 +704,30 @@ fn struck(s: &mut ServerReport, session: Option<String>, at: u64, e: &dc::Entry,
         cached_at: Some(e.written),
         until: None,
         next_session: format!(
-            "the entry stays until {} failed refreshes in a row (MCP_DISCOVERY_CACHE_STRIKES) delete it; a strike rewrites it without changing when its tools were listed, so the next session within the TTL of that listing shows the cached tools without contacting the server, and a later one refreshes it again (observed on 2.1.287, 2.1.332 and 2.1.336)",
-            st.strikes
+            "the entry stays until {} delete it; a strike rewrites it without changing when its tools were listed, so the next session within the TTL of that listing shows the cached tools without contacting the server, and a later one refreshes it again (observed on 2.1.287, 2.1.332 and 2.1.336)",
+            if inferred {
+                format!("MCP_DISCOVERY_CACHE_STRIKES failed refreshes in a row ({INFERRED})")
+            } else {
+                format!(
+                    "{} failed refreshes in a row (MCP_DISCOVERY_CACHE_STRIKES)",
+                    st.strikes
+                )
+            }
         ),
     }));
 }
 
+/// What is said when the folder shows a strike counted while MCP_DISCOVERY_CACHE_STRIKES
+/// is not set where mcplogs runs.
+const INFERRED: &str = "the variable is not set where mcplogs runs, but the entry was rewritten and kept during the failing session, so it was above 1 where Claude Code ran";
+
 /// What a strike does at this setting, in words.
-fn strikes_words(strikes: u64) -> String {
-    if strikes <= 1 {
+fn strikes_words(strikes: u64, inferred: bool) -> String {
+    if inferred {
+        format!(
+            "the entry is kept, rewritten, until MCP_DISCOVERY_CACHE_STRIKES failures in a row delete it: {INFERRED}"
+        )
+    } else if strikes <= 1 {
         "at the default of one strike (MCP_DISCOVERY_CACHE_STRIKES) the entry is deleted, so the session after it lists afresh".to_string()
     } else {
         format!(
@@ -643,7 +753,8 @@ mod tests {
 
     #[test]
     fn a_strike_deletes_at_one_and_keeps_above() {
-        assert!(strikes_words(1).contains("deleted"));
-        assert!(strikes_words(3).contains("until 3 failures in a row"));
+        assert!(strikes_words(1, false).contains("deleted"));
+        assert!(strikes_words(3, false).contains("until 3 failures in a row"));
+        assert!(!strikes_words(1, true).contains("deleted"));
     }
 }

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod configured;
 pub mod fix;
 mod read;
+pub(crate) use read::last_record_time;
 mod redact;
 pub mod secrets;
 pub mod stderr;
@@ -106,6 +107,19 @@ impl From<&Record> for Evidence {
 }
 
 impl Evidence {
+    /// A placeholder record that only names its file, time and session: what the status
+    /// line's resolution knows of a session it read no record of (`crate::resolve`).
+    pub fn of_session(file: PathBuf, timestamp: Option<String>, session_id: &str) -> Self {
+        Evidence {
+            file: std::sync::Arc::new(file),
+            line: 0,
+            timestamp,
+            level: Level::Debug,
+            message: shared_message(""),
+            session_id: Some(session_id.into()),
+        }
+    }
+
     /// The record as evidence, its session id given (shared with the session's other
     /// records).
     pub fn with_session(r: &Record, session_id: Option<std::sync::Arc<str>>) -> Self {

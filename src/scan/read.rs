@@ -372,7 +372,7 @@ const TAIL_BYTES: u64 = 256 * 1024;
 /// timestamps (never the file's mtime, which a copy or a backup restore sets to another
 /// time): the latest `"timestamp"` in its last [`TAIL_BYTES`], else in the whole file
 /// (a last record longer than that). `None` when no record has a time.
-pub(super) fn last_record_time(p: &Path) -> Option<EpochSeconds> {
+pub(crate) fn last_record_time(p: &Path) -> Option<EpochSeconds> {
     use std::io::{Read, Seek, SeekFrom};
     static TIMESTAMP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#""timestamp"\s*:\s*"([^"\\]{1,64})""#).expect("regex")

@@ -25,7 +25,7 @@ fn expected() -> serde_json::Map<String, Value> {
 
 /// The kept home copied into `into`, its `.claude` files given the write times they had
 /// (git keeps none); returns the session's record (`session.json`).
-fn home_of(build: &str, session: &str, into: &Path) -> Value {
+pub(crate) fn home_of(build: &str, session: &str, into: &Path) -> Value {
     let dir = root().join(build).join(session);
     copy_tree(&dir.join("home"), into);
     let times: serde_json::Map<String, Value> =
@@ -160,16 +160,26 @@ fn a_strike_keeps_the_entry_and_the_recommendation_says_so() {
         rec.contains("counted a strike") && !rec.contains("deletes"),
         "{s:#}"
     );
-    // the same home read with the default of one strike: the entry would be gone
-    let mut at_default = row.clone();
-    at_default["env"]
-        .as_object_mut()
-        .unwrap()
-        .remove("MCP_DISCOVERY_CACHE_STRIKES");
-    let doc = scan(tmp.path(), &at_default);
+    // the same home read with one strike set: the entry would be gone
+    let mut at_one = row.clone();
+    at_one["env"]["MCP_DISCOVERY_CACHE_STRIKES"] = Value::from("1");
+    let doc = scan(tmp.path(), &at_one);
     assert_eq!(
         only_server(&doc)["discoveryCache"]["state"],
         "entry-deleted",
+        "{doc:#}"
+    );
+    // not set where mcplogs runs: the entry the failing session rewrote says a strike
+    // was counted (discovery_cache_surfaces holds the wording)
+    let mut unset = row.clone();
+    unset["env"]
+        .as_object_mut()
+        .unwrap()
+        .remove("MCP_DISCOVERY_CACHE_STRIKES");
+    let doc = scan(tmp.path(), &unset);
+    assert_eq!(
+        only_server(&doc)["discoveryCache"]["state"],
+        "strike-counted",
         "{doc:#}"
     );
 }

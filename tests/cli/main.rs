@@ -27,6 +27,8 @@ mod decode_property;
 mod direction;
 mod discovery_cache;
 mod discovery_cache_more;
+#[cfg(unix)]
+mod discovery_cache_surfaces;
 mod doc_paths;
 #[cfg(unix)]
 mod docs_true;

@@ -120,9 +120,10 @@ fn discovery_cache_use(homes: &[std::path::PathBuf]) -> Option<mcplogs::disk::du
         };
         let dir = mcplogs::claude_code::paths::config_dir(Some(h), &env)?;
         let listing = dc::list(&dc::folder_in(&dir));
-        (!listing.entries.is_empty()).then(|| mcplogs::disk::du::CacheUse {
-            bytes: listing.bytes(),
-            files: listing.entries.len() as u64,
+        // every entry, not only the newest the scan looks at
+        (!listing.entries.is_empty()).then_some(mcplogs::disk::du::CacheUse {
+            bytes: listing.total_bytes,
+            files: listing.total as u64,
             path: listing.folder,
         })
     })
