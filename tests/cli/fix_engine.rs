@@ -587,7 +587,7 @@ fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     );
     assert!(
         err.contains("Esc or \"Continue without\" writes that list")
-            && err.contains("mcplogs fix --except p-off"),
+            && err.contains("mcplogs fix --except=p-off"),
         "{err}"
     );
     assert!(!err.contains("longer-timeout"), "{err}");
@@ -1442,4 +1442,150 @@ fn a_server_disabled_by_managed_settings_is_named_only_when_asked_for() {
         "{err}"
     );
     assert_eq!(h.files(), before);
+}
+
+/// `.mcp.json` servers `p-off`, `p-two` and `p-three`.
+fn three_mcpjson_servers(h: &Home) {
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let entry = serde_json::json!({ "command": "python3", "args": ["s.py"] });
+    let doc = serde_json::json!({ "mcpServers": {
+        "p-off": entry.clone(), "p-two": entry.clone(), "p-three": entry,
+    } });
+    fs::write(h.proj.join(".mcp.json"), doc.to_string()).unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+}
+
+/// The configured row of `name` in `scan --json` (run from the project).
+fn row_of(h: &Home, name: &str) -> serde_json::Value {
+    let doc = scan_json(h, &h.proj);
+    doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+        .clone()
+}
+
+/// A disabled list wins in any layer: a server a managed file (or a managed drop-in)
+/// also disables stays off whatever mcplogs writes, so neither plain `fix` nor
+/// `fix NAME` plans anything for it, and scan does not count it fixable.
+#[test]
+fn fix_plans_nothing_for_a_server_a_managed_file_also_disables() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\", \"p-two\", \"p-three\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.managed.join("managed-settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    fs::create_dir_all(h.managed.join("managed-settings.d")).unwrap();
+    fs::write(
+        h.managed.join("managed-settings.d/10-x.json"),
+        "{\"disabledMcpjsonServers\": [\"p-two\"]}\n",
+    )
+    .unwrap();
+    for name in ["p-off", "p-two"] {
+        let row = row_of(&h, name);
+        assert_eq!(row["state"], "disabled", "{row:#}");
+        assert!(row["fix"].is_null(), "{row:#}");
+    }
+    assert_eq!(row_of(&h, "p-three")["fix"]["fixable"], true);
+    let scan = h.run(&h.proj, &["scan"]);
+    assert!(
+        stdout(&scan).contains("2 can be fixed with `mcplogs fix`"),
+        "{}",
+        stdout(&scan)
+    );
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("For p-three ("), "{err}");
+    assert!(
+        !err.contains("For p-off (") && !err.contains("For p-two ("),
+        "{err}"
+    );
+    for name in ["p-off", "p-two"] {
+        let out = h.fix(&h.elsewhere, &[name, "--yes"]);
+        let err = stderr(&out);
+        assert!(!err.contains("enable-mcpjson-server"), "{err}");
+        assert!(
+            err.contains(&format!("Only you can fix {name} ("))
+                && err.contains("ask whoever administers this machine"),
+            "{err}"
+        );
+        assert_eq!(h.files(), before, "{err}");
+    }
+}
+
+/// Plain `fix` enables a server only from where the approval dialog writes the list
+/// (the project's settings.local.json, ~/.claude.json's project entry); a name in the
+/// shared project file or the user file was put there by someone: only `fix NAME`
+/// moves it, with a reason that says so. Disabled in both kinds: plain fix plans
+/// nothing for it (it would stay off) and says what `fix NAME` does.
+#[test]
+fn fix_enables_from_a_shared_or_user_file_only_when_named() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        "{\"disabledMcpjsonServers\": [\"p-off\", \"p-three\"]}\n",
+    )
+    .unwrap();
+    let shared = h.proj.join(".claude/settings.json");
+    fs::write(&shared, "{\"disabledMcpjsonServers\": [\"p-off\"]}\n").unwrap();
+    let user = h.home.join(".claude/settings.json");
+    fs::write(&user, "{\"disabledMcpjsonServers\": [\"p-two\"]}\n").unwrap();
+    for name in ["p-off", "p-two"] {
+        let row = row_of(&h, name);
+        assert_eq!(row["state"], "disabled", "{row:#}");
+        assert!(row["fix"].is_null(), "{row:#}");
+    }
+    assert_eq!(row_of(&h, "p-three")["fix"]["fixable"], true);
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("For p-three (")
+            && !err.contains("For p-off (")
+            && !err.contains("For p-two ("),
+        "{err}"
+    );
+    assert!(
+        err.contains("Only you can fix p-off (") && err.contains("`mcplogs fix p-off`"),
+        "{err}"
+    );
+    let unchanged = |p: &Path| {
+        before
+            .iter()
+            .find(|(f, _)| f == p)
+            .map(|(_, b)| b.clone())
+            .unwrap()
+    };
+    assert_eq!(fs::read(&shared).unwrap(), unchanged(&shared));
+    assert_eq!(fs::read(&user).unwrap(), unchanged(&user));
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&local).unwrap()).unwrap();
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-three"]));
+    assert_eq!(doc["disabledMcpjsonServers"], serde_json::json!(["p-off"]));
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before);
+    // named: moved from the user file, and the reason names who put it there
+    let out = h.fix(&h.elsewhere, &["p-two", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("For p-two (") && err.contains("someone put it there"),
+        "{err}"
+    );
+    assert!(!err.contains("Esc"), "{err}");
 }
