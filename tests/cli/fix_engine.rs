@@ -1589,3 +1589,65 @@ fn fix_enables_from_a_shared_or_user_file_only_when_named() {
     );
     assert!(!err.contains("Esc"), "{err}");
 }
+
+/// `fix --project DIR` and `fix --settings FILE` carry the engine's changes that go in
+/// that project's files / that file, and say each one they leave out (never the legacy
+/// fix's "nothing to write" for a server whose fix is not the legacy setting).
+#[test]
+fn fix_project_and_settings_carry_the_engines_changes_for_their_files() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(&local, "{\"disabledMcpjsonServers\": [\"p-three\"]}\n").unwrap();
+    let proj = h.proj.display().to_string();
+    let before = h.files();
+    // --project: the local file's enable is planned and written
+    let out = h.fix(
+        &h.elsewhere,
+        &["--project", &proj, "--except", "slow", "--yes"],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("For p-three ("), "{err}");
+    assert!(!err.contains("legacy fix"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&local).unwrap()).unwrap();
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-three"]));
+    let local_s = local.display().to_string();
+    let undo = h.run(
+        &h.elsewhere,
+        &["fix", "--undo", "--yes", "--settings", &local_s],
+    );
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before);
+    // --settings naming that file: the same change
+    let out = h.fix(
+        &h.elsewhere,
+        &["--settings", &local_s, "--except", "slow", "--dry-run"],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("For p-three (") && !err.contains("legacy fix"),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).contains("enabledMcpjsonServers"),
+        "{}",
+        stdout(&out)
+    );
+    // the timeout's change goes in the user file: said, per server, not written
+    for extra in [
+        ["--project", proj.as_str()],
+        ["--settings", local_s.as_str()],
+    ] {
+        let out = h.fix(&h.elsewhere, &[extra[0], extra[1], "slow", "--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        assert!(
+            err.contains("For slow (")
+                && err.contains("(longer-timeout): not written: its change goes in"),
+            "{err}"
+        );
+        assert!(!err.contains("legacy fix"), "{err}");
+        assert_eq!(h.files(), before, "{err}");
+    }
+}
