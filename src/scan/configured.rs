@@ -214,6 +214,16 @@ pub fn projects_to_check(
             out.push(PathBuf::from(project));
         }
     }
+    // `--server`: the projects of the servers it left out too (a configured server
+    // without a log is found as plain `scan` finds it)
+    for project in &report.unfiltered_projects {
+        if seen.insert(project)
+            && within.is_none_or(|w| Path::new(project).starts_with(w))
+            && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
+        {
+            out.push(PathBuf::from(project));
+        }
+    }
     if !out.iter().any(|o| o == cwd) && known(cwd) {
         out.push(cwd.to_path_buf());
     }

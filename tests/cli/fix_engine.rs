@@ -1651,3 +1651,40 @@ fn fix_project_and_settings_carry_the_engines_changes_for_their_files() {
         assert_eq!(h.files(), before, "{err}");
     }
 }
+
+/// The `mcplogs scan --server NAME` that `fix NAME` prints for a configured server
+/// without a log runs as printed from the same folder (outside the project): scan
+/// joins the configuration of the projects whose logs `--server` left out.
+#[test]
+fn fix_prints_a_scan_server_command_that_runs_as_printed_from_another_folder() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": {
+            "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] },
+            "u-off": { "command": "python3", "args": ["s.py"] },
+        },
+        "projects": { proj: {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpServers": ["u-off"],
+        } },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["u-off", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("`mcplogs scan --server u-off`"), "{err}");
+    let scan = h.run(&h.elsewhere, &["scan", "--server", "u-off"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let text = stdout(&scan);
+    assert!(
+        text.contains("u-off") && text.contains("disabled"),
+        "{text}"
+    );
+    assert!(!text.contains("slow"), "{text}");
+}
