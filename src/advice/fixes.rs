@@ -569,7 +569,13 @@ fn is_executable(p: &Path) -> bool {
 }
 
 fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
-    let (project, _) = super::project_dir_of(s, cx.cwd);
+    let (project, gone) = super::project_dir_of(s, cx.cwd);
+    // its project's own files (which may set a shorter one, and outrank the user file on
+    // older builds) cannot be read: no file is known to decide it there (`find` says the
+    // folder is gone)
+    if gone {
+        return;
+    }
     let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
     let var = lifecycle::MCP_TIMEOUT_VAR;
     let layers = crate::settings::env::env_values(&sources, var, std::env::var(var).ok());

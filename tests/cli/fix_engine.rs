@@ -1688,3 +1688,31 @@ fn fix_prints_a_scan_server_command_that_runs_as_printed_from_another_folder() {
     );
     assert!(!text.contains("slow"), "{text}");
 }
+
+/// A server slower than MCP_TIMEOUT in a project folder that is gone: its own settings
+/// (which may be what set the short value) cannot be read, so the user file is not
+/// claimed to decide it there; fix writes nothing and says the folder is gone, and
+/// scan's advice says it too.
+#[test]
+fn fix_writes_no_timeout_for_a_project_folder_that_is_gone() {
+    let h = Home::new();
+    let gone = h.home.join("work/gone");
+    h.log_in(&gone, "timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(!err.contains("(longer-timeout)"), "{err}");
+    assert!(
+        err.contains("Only you can fix slow (~/work/gone)")
+            && err.contains("its project folder ~/work/gone no longer exists on this machine"),
+        "{err}"
+    );
+    assert_eq!(h.files(), before, "{err}");
+    let scan = h.run(&h.elsewhere, &["scan"]);
+    let text = stdout(&scan);
+    assert!(!text.contains("can be fixed"), "{text}");
+    assert!(text.contains("no longer exists"), "{text}");
+}
