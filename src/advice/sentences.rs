@@ -73,10 +73,16 @@ fn for_server_alone(s: &ServerReport) -> String {
         .or_else(|| super::remote::for_remote_server(s))
         .or_else(|| connection_failure_by_hand(s))
         .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()));
-    // a failing server of a gone project: its own settings (which may be what failed
-    // it) were not read, said whatever the advice
+    // a server slower than MCP_TIMEOUT in a gone project: its own settings (which may
+    // set the short value) were not read, so no file is known to decide it there
     if s.project_here() == crate::scan::ProjectHere::Gone
-        && s.diagnosis.verdict.is_problem()
+        && matches!(
+            s.diagnosis.cause,
+            Some(
+                crate::classify::verdict::Cause::Timeout
+                    | crate::classify::verdict::Cause::ToolsTimeout
+            )
+        )
         && !text.is_empty()
         && !text.contains("no longer exists")
     {
