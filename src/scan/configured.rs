@@ -114,7 +114,13 @@ impl Configured {
     pub fn of(s: &crate::claude_code::config::ServerConfig) -> Configured {
         Configured {
             state: s.state.clone(),
-            decided_by: s.decided_by.clone(),
+            // a name written twice in one list is one decider
+            decided_by: s.decided_by.iter().fold(Vec::new(), |mut v: Vec<_>, d| {
+                if !v.contains(d) {
+                    v.push(d.clone());
+                }
+                v
+            }),
             scope: s.scope,
             file: s.source.clone(),
             warnings: s.warnings.clone(),

@@ -1716,3 +1716,48 @@ fn fix_writes_no_timeout_for_a_project_folder_that_is_gone() {
     assert!(!text.contains("can be fixed"), "{text}");
     assert!(text.contains("no longer exists"), "{text}");
 }
+
+/// scan's advice for a disabled `.mcp.json` server says who wrote the list: a managed
+/// file is the administrator's (never Claude Code's dialog, which `claude mcp
+/// reset-project-choices` undoes), a shared or user file someone's on purpose; a name
+/// listed twice in one file is one decider.
+#[test]
+fn fix_scan_says_who_disabled_a_server_and_counts_a_name_listed_twice_once() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-three\", \"p-three\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.managed.join("managed-settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-two\"]}\n",
+    )
+    .unwrap();
+    let managed = row_of(&h, "p-off");
+    let rec = managed["recommendation"].as_str().unwrap();
+    assert!(
+        rec.contains("ask whoever administers this machine"),
+        "{rec}"
+    );
+    assert!(
+        !rec.contains("reset-project-choices") && !rec.contains("Esc"),
+        "{rec}"
+    );
+    let shared = row_of(&h, "p-two");
+    let rec = shared["recommendation"].as_str().unwrap();
+    assert!(rec.contains("on purpose") && !rec.contains("Esc"), "{rec}");
+    let twice = row_of(&h, "p-three");
+    assert_eq!(
+        twice["decidedBy"].as_array().map(Vec::len),
+        Some(1),
+        "{twice:#}"
+    );
+    assert_eq!(twice["fix"]["changes"].as_array().map(Vec::len), Some(1));
+}
