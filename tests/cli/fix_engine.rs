@@ -1761,3 +1761,23 @@ fn fix_scan_says_who_disabled_a_server_and_counts_a_name_listed_twice_once() {
     );
     assert_eq!(twice["fix"]["changes"].as_array().map(Vec::len), Some(1));
 }
+
+/// `fix NAME --except NAME` asks for nothing: said as an error, never "nothing mcplogs
+/// fix can change" for a server that has a change.
+#[test]
+fn fix_a_server_also_excepted_is_an_error() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["p-off", "--except=p-off", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("excluded by --except"), "{err}");
+    assert!(!err.contains("nothing mcplogs fix can change"), "{err}");
+    assert_eq!(h.files(), before);
+}

@@ -113,6 +113,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         }
         None => None,
     };
+    if let Some(name) = args.server.as_deref()
+        && args.except.iter().any(|e| e == name)
+    {
+        return Err(Error::FixServerExcepted {
+            name: name.to_string(),
+        });
+    }
     // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
     // legacy setting only. Else one file per failing server's project: the file that
     // wins there, and every other change the fix engine declares for a failing server.
