@@ -1781,3 +1781,23 @@ fn fix_a_server_also_excepted_is_an_error() {
     assert!(!err.contains("nothing mcplogs fix can change"), "{err}");
     assert_eq!(h.files(), before);
 }
+
+/// An approval list that is not a list of names is not silently ignored: each
+/// `.mcp.json` server's row warns, naming the key and the file.
+#[test]
+fn fix_scan_warns_of_an_approval_list_that_is_not_a_list() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": \"p-off\"}\n",
+    )
+    .unwrap();
+    let row = row_of(&h, "p-off");
+    let warnings = row["warnings"].to_string();
+    assert!(
+        warnings.contains("disabledMcpjsonServers in ")
+            && warnings.contains("settings.local.json is not a list of server names"),
+        "{row:#}"
+    );
+}
