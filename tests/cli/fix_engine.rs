@@ -1801,3 +1801,36 @@ fn fix_scan_warns_of_an_approval_list_that_is_not_a_list() {
         "{row:#}"
     );
 }
+
+/// The diff shows the bytes written: a project key of `~/.claude.json` under the home
+/// stays the full path in the hunk (only the file names are shortened).
+#[test]
+fn fix_diff_shows_a_claude_json_project_key_as_written() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": {},
+        "projects": { proj.clone(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpjsonServers": ["p-off"],
+        } },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\"mcpServers\": {\"p-off\": {\"command\": \"python3\", \"args\": [\"s.py\"]}}}\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["p-off", "--dry-run"]);
+    let diff = stdout(&out);
+    let key = serde_json::to_string(&proj).unwrap();
+    assert!(diff.contains(&format!("{key}: {{")), "{diff}");
+    assert!(!diff.contains("\"~/work/proj\""), "{diff}");
+    assert!(diff.contains("+++ ~/.claude.json"), "{diff}");
+}

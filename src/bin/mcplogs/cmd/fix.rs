@@ -1138,7 +1138,18 @@ static SHOWN_DIFF: std::sync::Mutex<String> = std::sync::Mutex::new(String::new(
 
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
-    let diff = output::tilde(&mcplogs::redact::diff::for_display(diff));
+    // the file names shortened under the home; the lines of the files never: a diff
+    // shows the bytes written (a `~` inside JSON would be another key)
+    let diff: String = mcplogs::redact::diff::for_display(diff)
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.starts_with("--- ") || l.starts_with("+++ ") {
+                output::tilde(l)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
     if let Ok(mut shown) = SHOWN_DIFF.lock() {
         shown.clone_from(&diff);
     }
