@@ -87,7 +87,7 @@ fn for_server_alone(s: &ServerReport) -> String {
         && !text.contains("no longer exists")
     {
         format!(
-            "{text} (Its project folder {} no longer exists, so its own settings were not read, and `mcplogs fix` writes nothing for it there.)",
+            "{text} (Its project folder {} no longer exists, so its own settings were not read and mcplogs fix writes nothing for it there.)",
             s.project.as_deref().unwrap_or_default()
         )
     } else {
