@@ -253,7 +253,7 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             text: format!(
                 "nothing is written for it: disabledMcpjsonServers of {} lists it, and the approval dialog never writes there, so someone put it there on purpose (a disabled list wins in any layer, so it stays off). `{}` moves it to enabledMcpjsonServers in every file that lists it",
                 files.join(" and "),
-                fix_command(cx, &[crate::text::shell_word_typed(name)]),
+                fix_command(cx, &[positional(name)]),
             ),
         });
         return;
@@ -333,6 +333,17 @@ fn fix_command(cx: &Context, args: &[String]) -> String {
         c.push_str(a);
     }
     c
+}
+
+/// A server name as `mcplogs fix`'s argument, quoted: after `--` when it starts with
+/// `-` (else the name would be read as an option).
+fn positional(name: &str) -> String {
+    let word = crate::text::shell_word_typed(name);
+    if name.starts_with('-') {
+        format!("-- {word}")
+    } else {
+        word
+    }
 }
 
 /// The printed command that keeps `name` off: `--except=NAME` (a name may start with

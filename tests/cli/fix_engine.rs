@@ -1834,3 +1834,39 @@ fn fix_diff_shows_a_claude_json_project_key_as_written() {
     assert!(!diff.contains("\"~/work/proj\""), "{diff}");
     assert!(diff.contains("+++ ~/.claude.json"), "{diff}");
 }
+
+/// The printed commands for a name that starts with `-` run as printed: `--except=NAME`
+/// and `mcplogs fix -- NAME` (the helper adds options after the arguments, so the
+/// second is checked by its form).
+#[test]
+fn fix_prints_commands_for_a_dash_name_that_run_as_printed() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let entry = serde_json::json!({ "command": "python3", "args": ["s.py"] });
+    let doc = serde_json::json!({ "mcpServers": { "--yes": entry.clone(), "-rf": entry } });
+    fs::write(h.proj.join(".mcp.json"), doc.to_string()).unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"--yes\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.json"),
+        "{\"disabledMcpjsonServers\": [\"-rf\"]}\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("`mcplogs fix --except=--yes`"), "{err}");
+    assert!(err.contains("`mcplogs fix -- -rf`"), "{err}");
+    let out = h.fix(
+        &h.elsewhere,
+        &["--except=slow", "--except=--yes", "--dry-run"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("For --yes ("), "{}", stderr(&out));
+}
