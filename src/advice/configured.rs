@@ -137,6 +137,26 @@ pub fn way_out(c: &Configured, home: Option<&str>) -> String {
         ServerState::Disabled if first_key.ends_with("disabledMcpServers") => format!(
             "Disabled for this project by {by} (`claude mcp list` says \"Disabled for this project\"). To turn it back on: /mcp in Claude Code (select it, enable it), or remove its name from that list."
         ),
+        // a managed file: the administrator's, never written by Claude Code
+        ServerState::Disabled
+            if c.decided_by.iter().any(|d| {
+                d.key.ends_with("disabledMcpjsonServers") && d.layer.starts_with("managed")
+            }) =>
+        {
+            format!(
+                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The managed settings are your administrator's (Claude Code never writes them, and no other file can turn it on): ask whoever administers this machine."
+            )
+        }
+        // the shared project file or the user file: someone put it there
+        ServerState::Disabled
+            if c.decided_by.iter().any(|d| {
+                d.key.ends_with("disabledMcpjsonServers") && matches!(d.layer, "project" | "user")
+            }) =>
+        {
+            format!(
+                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (and ~/.claude.json), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it (`mcplogs fix SERVER` does), then restart Claude Code."
+            )
+        }
         ServerState::Disabled => format!(
             "Turned off by {by}: Claude Code neither starts nor lists it, and this list outranks enabledMcpjsonServers and enableAllProjectMcpServers in every file (Claude Code writes it there when someone answers the approval question with Esc or \"Continue without\"). To use it: remove its name from that list (or run `claude mcp reset-project-choices`), then restart Claude Code."
         ),

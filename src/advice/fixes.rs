@@ -189,35 +189,79 @@ pub(super) fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Contex
 /// A `.mcp.json` server off by `disabledMcpjsonServers` in a settings file mcplogs may
 /// write: moved to `enabledMcpjsonServers` in the same place (the same file, and in
 /// `~/.claude.json` the same project's entry, where Claude Code may have recorded it).
-/// Plain `mcplogs fix` makes it too: the approval dialog's default answer (Esc, or
-/// "Continue without") writes that list, so a forgotten answer is the usual reason; the
-/// user keeps a server off with `--except`. `disabledMcpServers` (the /mcp toggle) is a
-/// deliberate off and never changed.
+/// A disabled list wins in any layer, so every list naming it is moved, or none:
+/// - a managed file (`managed-settings.json`, `managed-settings.d/*.json`) lists it:
+///   nothing is planned (no file mcplogs may write outranks it); `fix NAME` says to ask
+///   whoever administers the machine;
+/// - plain `mcplogs fix` moves it only from where the approval dialog's default answer
+///   (Esc, or "Continue without") writes the list: the project's
+///   `.claude/settings.local.json` and its old home, `projects[P]` of `~/.claude.json`.
+///   A name in the shared project file or the user file was put there by someone: only
+///   `mcplogs fix NAME` moves it, and plain `fix` says so (and plans nothing for the
+///   server, which would stay off).
+///
+/// `disabledMcpServers` (the /mcp toggle) is a deliberate off and never changed.
 fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
     if c.state != ServerState::Disabled || c.scope != Scope::Project {
         return;
     }
-    for d in &c.decided_by {
-        if !d.key.ends_with("disabledMcpjsonServers") {
-            continue;
+    // each list once (a name written twice in one list is one change)
+    let mut lists: Vec<&crate::claude_code::config::Decider> = Vec::new();
+    for d in c
+        .decided_by
+        .iter()
+        .filter(|d| d.key.ends_with("disabledMcpjsonServers"))
+    {
+        if !lists.iter().any(|l| l.file == d.file && l.key == d.key) {
+            lists.push(d);
         }
-        if d.layer.starts_with("managed") {
-            // an administrator's choice: said when the user names the server only
-            if cx.server.is_none() {
-                continue;
-            }
+    }
+    if lists.is_empty() {
+        return;
+    }
+    let managed: Vec<String> = lists
+        .iter()
+        .filter(|d| d.layer.starts_with("managed"))
+        .map(|d| d.file.display().to_string())
+        .collect();
+    if !managed.is_empty() {
+        // an administrator's choice: said when the user names the server only
+        if cx.server.is_some() {
             found.steps.push(UserStep {
                 server: who.to_string(),
                 text: format!(
-                    "the managed settings file {} disables it; ask whoever administers this machine",
-                    d.file.display()
+                    "the managed settings {} {} disable{} it; ask whoever administers this machine (a disabled list wins in any layer, so no file mcplogs may write can turn it on)",
+                    if managed.len() == 1 { "file" } else { "files" },
+                    managed.join(", "),
+                    if managed.len() == 1 { "s" } else { "" },
                 ),
             });
-            continue;
         }
-        if !offered(found, FixCause::DisabledMcpjson, who, cx) {
-            return;
-        }
+        return;
+    }
+    let deliberate: Vec<&&crate::claude_code::config::Decider> = lists
+        .iter()
+        .filter(|d| !written_by_dialog(d.layer))
+        .collect();
+    if cx.server.is_none() && !deliberate.is_empty() {
+        let files: Vec<String> = deliberate
+            .iter()
+            .map(|d| format!("{} ({})", d.file.display(), layer_words(d.layer)))
+            .collect();
+        found.steps.push(UserStep {
+            server: who.to_string(),
+            text: format!(
+                "nothing is written for it: disabledMcpjsonServers of {} lists it, and the approval dialog never writes there, so someone put it there on purpose (a disabled list wins in any layer, so it stays off). `{}` moves it to enabledMcpjsonServers in every file that lists it",
+                files.join(" and "),
+                fix_command(cx, &[positional(name)]),
+            ),
+        });
+        return;
+    }
+    if !offered(found, FixCause::DisabledMcpjson, who, cx) {
+        return;
+    }
+    for d in lists {
         let Some(parent) = list_parent(&d.key, &d.file, name) else {
             found.steps.push(UserStep {
                 server: who.to_string(),
@@ -229,17 +273,28 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             });
             continue;
         };
+        let enabled_key = d
+            .key
+            .replace("disabledMcpjsonServers", "enabledMcpjsonServers");
+        let why = if written_by_dialog(d.layer) {
+            format!(
+                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {enabled_key}. To keep it off, answer no, or run `{}`",
+                d.key,
+                d.file.display(),
+                except_command(cx, name),
+            )
+        } else {
+            format!(
+                "{name} is listed in {} of {} ({}; the approval dialog never writes there, so someone put it there), so Claude Code never starts it; moved to {enabled_key} because you named {name}",
+                d.key,
+                d.file.display(),
+                layer_words(d.layer),
+            )
+        };
         found.changes.push(Change {
             cause: FixCause::DisabledMcpjson,
             server: who.to_string(),
-            why: format!(
-                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {}. To keep it off, answer no, or run `mcplogs fix --except {}`",
-                d.key,
-                d.file.display(),
-                d.key
-                    .replace("disabledMcpjsonServers", "enabledMcpjsonServers"),
-                crate::text::shell_word_typed(name)
-            ),
+            why,
             file: d.file.clone(),
             layer: d.layer,
             edit: Edit::MoveName {
@@ -250,6 +305,54 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             },
         });
     }
+}
+
+/// Whether Claude Code's approval dialog writes `disabledMcpjsonServers` in a file of
+/// this layer: the project's `.claude/settings.local.json`, and `~/.claude.json`'s
+/// project entry (the list's old home, which Claude Code migrates).
+fn written_by_dialog(layer: &str) -> bool {
+    matches!(layer, "local" | "claude.json")
+}
+
+/// What a settings layer is, in words.
+fn layer_words(layer: &str) -> &'static str {
+    match layer {
+        "project" => "the project's shared settings, often committed for the whole team",
+        "user" => "your user settings, for every project",
+        "local" => "the project's local settings",
+        "claude.json" => "Claude Code's own state file",
+        _ => "a settings file",
+    }
+}
+
+/// `mcplogs fix` with the scan's `--home` flags and `args` (already quoted).
+fn fix_command(cx: &Context, args: &[String]) -> String {
+    let mut c = format!("mcplogs fix{}", super::home_flags(cx.homes));
+    for a in args {
+        c.push(' ');
+        c.push_str(a);
+    }
+    c
+}
+
+/// A server name as `mcplogs fix`'s argument, quoted: after `--` when it starts with
+/// `-` (else the name would be read as an option).
+fn positional(name: &str) -> String {
+    let word = crate::text::shell_word_typed(name);
+    if name.starts_with('-') {
+        format!("-- {word}")
+    } else {
+        word
+    }
+}
+
+/// The printed command that keeps `name` off: `--except=NAME` (a name may start with
+/// `-`), quoted, with the scan's `--home` flags.
+pub fn except_command(cx: &Context, name: &str) -> String {
+    fix_command(
+        cx,
+        &[format!("--except={}", crate::text::shell_word_typed(name))],
+    )
 }
 
 /// The object holding the `disabledMcpjsonServers` that `key` names
@@ -477,7 +580,13 @@ fn is_executable(p: &Path) -> bool {
 }
 
 fn timeout(found: &mut Found, s: &ServerReport, who: &str, cx: &Context) {
-    let (project, _) = super::project_dir_of(s, cx.cwd);
+    let (project, gone) = super::project_dir_of(s, cx.cwd);
+    // its project's own files (which may set a shorter one, and outrank the user file on
+    // older builds) cannot be read: no file is known to decide it there (`find` says the
+    // folder is gone)
+    if gone {
+        return;
+    }
     let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
     let var = lifecycle::MCP_TIMEOUT_VAR;
     let layers = crate::settings::env::env_values(&sources, var, std::env::var(var).ok());

@@ -62,7 +62,7 @@ fn for_server_alone(s: &ServerReport) -> String {
     // A server Claude Code no longer starts: its state says what to do, not its old
     // verdict. A shared folder's mixed records cannot back advice for one server.
     // ... unless `mcplogs fix` enables it (a `.mcp.json` server in disabledMcpjsonServers)
-    super::fix_action(s)
+    let text = super::fix_action(s)
         .filter(|a| a.planned && !s.counts_now())
         .map(|a| a.text)
         .or_else(|| super::configured::logged_way_out(s, None))
@@ -72,7 +72,27 @@ fn for_server_alone(s: &ServerReport) -> String {
         .or_else(|| super::fix_action(s).map(|a| a.text))
         .or_else(|| super::remote::for_remote_server(s))
         .or_else(|| connection_failure_by_hand(s))
-        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()))
+        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()));
+    // a server slower than MCP_TIMEOUT in a gone project: its own settings (which may
+    // set the short value) were not read, so no file is known to decide it there
+    if s.project_here() == crate::scan::ProjectHere::Gone
+        && matches!(
+            s.diagnosis.cause,
+            Some(
+                crate::classify::verdict::Cause::Timeout
+                    | crate::classify::verdict::Cause::ToolsTimeout
+            )
+        )
+        && !text.is_empty()
+        && !text.contains("no longer exists")
+    {
+        format!(
+            "{text} (Its project folder {} no longer exists, so its own settings were not read and mcplogs fix writes nothing for it there.)",
+            s.project.as_deref().unwrap_or_default()
+        )
+    } else {
+        text
+    }
 }
 
 /// The command that starts a stdio server as Claude Code does, to run by hand in the

@@ -782,6 +782,9 @@ struct Keys {
     denied: Vec<(Value, Decider)>,
     /// `None`: no managed allow list; `Some`: only these (with the file that lists).
     allowed: Option<(Vec<Value>, Decider)>,
+    /// An approval list that is not a list of names (`FILE: KEY ...`): read as empty,
+    /// said on every `.mcp.json` server.
+    malformed: Vec<String>,
 }
 
 fn string_list(doc: &Value, key: &str) -> Vec<String> {
@@ -802,6 +805,19 @@ impl Keys {
             key: format!("{prefix}{key}"),
             layer,
         };
+        for key in ["disabledMcpjsonServers", "enabledMcpjsonServers"] {
+            let ok = match doc.get(key) {
+                None => true,
+                Some(Value::Array(a)) => a.iter().all(Value::is_string),
+                Some(_) => false,
+            };
+            if !ok {
+                self.malformed.push(format!(
+                    "{prefix}{key} in {} is not a list of server names: mcplogs reads no name from it (Claude Code's settings check may reject it or the whole file)",
+                    file.display()
+                ));
+            }
+        }
         for n in string_list(doc, "disabledMcpjsonServers") {
             self.disabled_mcpjson
                 .push((n, decider("disabledMcpjsonServers")));
@@ -1001,6 +1017,7 @@ pub fn resolve_states_in(
                     }
                 }
                 Scope::Project => {
+                    cfg.warnings.extend(keys.malformed.iter().cloned());
                     let off: Vec<Decider> = keys
                         .disabled_mcpjson
                         .iter()

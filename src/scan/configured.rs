@@ -114,7 +114,13 @@ impl Configured {
     pub fn of(s: &crate::claude_code::config::ServerConfig) -> Configured {
         Configured {
             state: s.state.clone(),
-            decided_by: s.decided_by.clone(),
+            // a name written twice in one list is one decider
+            decided_by: s.decided_by.iter().fold(Vec::new(), |mut v: Vec<_>, d| {
+                if !v.contains(d) {
+                    v.push(d.clone());
+                }
+                v
+            }),
             scope: s.scope,
             file: s.source.clone(),
             warnings: s.warnings.clone(),
@@ -210,6 +216,16 @@ pub fn projects_to_check(
             && seen.insert(project)
             && within.is_none_or(|w| Path::new(project).starts_with(w))
             && s.project_here() == super::ProjectHere::Folder
+        {
+            out.push(PathBuf::from(project));
+        }
+    }
+    // `--server`: the projects of the servers it left out too (a configured server
+    // without a log is found as plain `scan` finds it)
+    for project in &report.unfiltered_projects {
+        if seen.insert(project)
+            && within.is_none_or(|w| Path::new(project).starts_with(w))
+            && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
         {
             out.push(PathBuf::from(project));
         }

@@ -389,6 +389,10 @@ pub struct ScanReport {
     /// With `--server` or `--project`: every server name found before filtering, sorted,
     /// for "did you mean".
     pub unfiltered_names: Vec<String>,
+    /// With `--server`: the projects of the logged servers it left out (each once), whose
+    /// configuration is joined all the same: a configured server without a log of its own
+    /// is found by name as plain `scan` lists it.
+    pub unfiltered_projects: Vec<String>,
     /// Configured servers without a log in their project (set by [`configured::join`]).
     pub configured: Vec<configured::ConfiguredRow>,
     /// `--since`: the cut-off (seconds since the epoch); `None` without `--since`.
@@ -623,6 +627,17 @@ pub fn scan_with_progress(
         unfiltered_names.sort();
         unfiltered_names.dedup();
     }
+    let mut unfiltered_projects: Vec<String> = Vec::new();
+    if opts.server.is_some() {
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for s in all.iter().filter(|s| s.folder.is_some() && !keep(s, opts)) {
+            if let Some(p) = s.project.as_deref()
+                && seen.insert(p)
+            {
+                unfiltered_projects.push(p.to_string());
+            }
+        }
+    }
     let not_since: Vec<NotSince> = if before_since.is_empty() {
         Vec::new()
     } else {
@@ -673,6 +688,7 @@ pub fn scan_with_progress(
         searched: found.searched,
         newest_log,
         unfiltered_names,
+        unfiltered_projects,
         configured: Vec::new(),
         since: opts.since,
         not_since,

@@ -587,7 +587,7 @@ fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     );
     assert!(
         err.contains("Esc or \"Continue without\" writes that list")
-            && err.contains("mcplogs fix --except p-off"),
+            && err.contains("mcplogs fix --except=p-off"),
         "{err}"
     );
     assert!(!err.contains("longer-timeout"), "{err}");
@@ -1442,4 +1442,431 @@ fn a_server_disabled_by_managed_settings_is_named_only_when_asked_for() {
         "{err}"
     );
     assert_eq!(h.files(), before);
+}
+
+/// `.mcp.json` servers `p-off`, `p-two` and `p-three`.
+fn three_mcpjson_servers(h: &Home) {
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let entry = serde_json::json!({ "command": "python3", "args": ["s.py"] });
+    let doc = serde_json::json!({ "mcpServers": {
+        "p-off": entry.clone(), "p-two": entry.clone(), "p-three": entry,
+    } });
+    fs::write(h.proj.join(".mcp.json"), doc.to_string()).unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+}
+
+/// The configured row of `name` in `scan --json` (run from the project).
+fn row_of(h: &Home, name: &str) -> serde_json::Value {
+    let doc = scan_json(h, &h.proj);
+    doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+        .clone()
+}
+
+/// A disabled list wins in any layer: a server a managed file (or a managed drop-in)
+/// also disables stays off whatever mcplogs writes, so neither plain `fix` nor
+/// `fix NAME` plans anything for it, and scan does not count it fixable.
+#[test]
+fn fix_plans_nothing_for_a_server_a_managed_file_also_disables() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\", \"p-two\", \"p-three\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.managed.join("managed-settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    fs::create_dir_all(h.managed.join("managed-settings.d")).unwrap();
+    fs::write(
+        h.managed.join("managed-settings.d/10-x.json"),
+        "{\"disabledMcpjsonServers\": [\"p-two\"]}\n",
+    )
+    .unwrap();
+    for name in ["p-off", "p-two"] {
+        let row = row_of(&h, name);
+        assert_eq!(row["state"], "disabled", "{row:#}");
+        assert!(row["fix"].is_null(), "{row:#}");
+    }
+    assert_eq!(row_of(&h, "p-three")["fix"]["fixable"], true);
+    let scan = h.run(&h.proj, &["scan"]);
+    assert!(
+        stdout(&scan).contains("2 can be fixed with `mcplogs fix`"),
+        "{}",
+        stdout(&scan)
+    );
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("For p-three ("), "{err}");
+    assert!(
+        !err.contains("For p-off (") && !err.contains("For p-two ("),
+        "{err}"
+    );
+    for name in ["p-off", "p-two"] {
+        let out = h.fix(&h.elsewhere, &[name, "--yes"]);
+        let err = stderr(&out);
+        assert!(!err.contains("enable-mcpjson-server"), "{err}");
+        assert!(
+            err.contains(&format!("Only you can fix {name} ("))
+                && err.contains("ask whoever administers this machine"),
+            "{err}"
+        );
+        assert_eq!(h.files(), before, "{err}");
+    }
+}
+
+/// Plain `fix` enables a server only from where the approval dialog writes the list
+/// (the project's settings.local.json, ~/.claude.json's project entry); a name in the
+/// shared project file or the user file was put there by someone: only `fix NAME`
+/// moves it, with a reason that says so. Disabled in both kinds: plain fix plans
+/// nothing for it (it would stay off) and says what `fix NAME` does.
+#[test]
+fn fix_enables_from_a_shared_or_user_file_only_when_named() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        "{\"disabledMcpjsonServers\": [\"p-off\", \"p-three\"]}\n",
+    )
+    .unwrap();
+    let shared = h.proj.join(".claude/settings.json");
+    fs::write(&shared, "{\"disabledMcpjsonServers\": [\"p-off\"]}\n").unwrap();
+    let user = h.home.join(".claude/settings.json");
+    fs::write(&user, "{\"disabledMcpjsonServers\": [\"p-two\"]}\n").unwrap();
+    for name in ["p-off", "p-two"] {
+        let row = row_of(&h, name);
+        assert_eq!(row["state"], "disabled", "{row:#}");
+        assert!(row["fix"].is_null(), "{row:#}");
+    }
+    assert_eq!(row_of(&h, "p-three")["fix"]["fixable"], true);
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("For p-three (")
+            && !err.contains("For p-off (")
+            && !err.contains("For p-two ("),
+        "{err}"
+    );
+    assert!(
+        err.contains("Only you can fix p-off (") && err.contains("`mcplogs fix p-off`"),
+        "{err}"
+    );
+    let unchanged = |p: &Path| {
+        before
+            .iter()
+            .find(|(f, _)| f == p)
+            .map(|(_, b)| b.clone())
+            .unwrap()
+    };
+    assert_eq!(fs::read(&shared).unwrap(), unchanged(&shared));
+    assert_eq!(fs::read(&user).unwrap(), unchanged(&user));
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&local).unwrap()).unwrap();
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-three"]));
+    assert_eq!(doc["disabledMcpjsonServers"], serde_json::json!(["p-off"]));
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before);
+    // named: moved from the user file, and the reason names who put it there
+    let out = h.fix(&h.elsewhere, &["p-two", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("For p-two (") && err.contains("someone put it there"),
+        "{err}"
+    );
+    assert!(!err.contains("Esc"), "{err}");
+}
+
+/// `fix --project DIR` and `fix --settings FILE` carry the engine's changes that go in
+/// that project's files / that file, and say each one they leave out (never the legacy
+/// fix's "nothing to write" for a server whose fix is not the legacy setting).
+#[test]
+fn fix_project_and_settings_carry_the_engines_changes_for_their_files() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(&local, "{\"disabledMcpjsonServers\": [\"p-three\"]}\n").unwrap();
+    let proj = h.proj.display().to_string();
+    let before = h.files();
+    // --project: the local file's enable is planned and written
+    let out = h.fix(
+        &h.elsewhere,
+        &["--project", &proj, "--except", "slow", "--yes"],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("For p-three ("), "{err}");
+    assert!(!err.contains("legacy fix"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&fs::read(&local).unwrap()).unwrap();
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-three"]));
+    let local_s = local.display().to_string();
+    let undo = h.run(
+        &h.elsewhere,
+        &["fix", "--undo", "--yes", "--settings", &local_s],
+    );
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before);
+    // --settings naming that file: the same change
+    let out = h.fix(
+        &h.elsewhere,
+        &["--settings", &local_s, "--except", "slow", "--dry-run"],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("For p-three (") && !err.contains("legacy fix"),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).contains("enabledMcpjsonServers"),
+        "{}",
+        stdout(&out)
+    );
+    // the timeout's change goes in the user file: said, per server, not written
+    for extra in [
+        ["--project", proj.as_str()],
+        ["--settings", local_s.as_str()],
+    ] {
+        let out = h.fix(&h.elsewhere, &[extra[0], extra[1], "slow", "--yes"]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{err}");
+        assert!(
+            err.contains("For slow (")
+                && err.contains("(longer-timeout): not written: its change goes in"),
+            "{err}"
+        );
+        assert!(!err.contains("legacy fix"), "{err}");
+        assert_eq!(h.files(), before, "{err}");
+    }
+}
+
+/// The `mcplogs scan --server NAME` that `fix NAME` prints for a configured server
+/// without a log runs as printed from the same folder (outside the project): scan
+/// joins the configuration of the projects whose logs `--server` left out.
+#[test]
+fn fix_prints_a_scan_server_command_that_runs_as_printed_from_another_folder() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": {
+            "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] },
+            "u-off": { "command": "python3", "args": ["s.py"] },
+        },
+        "projects": { proj: {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpServers": ["u-off"],
+        } },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["u-off", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("`mcplogs scan --server u-off`"), "{err}");
+    let scan = h.run(&h.elsewhere, &["scan", "--server", "u-off"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let text = stdout(&scan);
+    assert!(
+        text.contains("u-off") && text.contains("disabled"),
+        "{text}"
+    );
+    assert!(!text.contains("slow"), "{text}");
+}
+
+/// A server slower than MCP_TIMEOUT in a project folder that is gone: its own settings
+/// (which may be what set the short value) cannot be read, so the user file is not
+/// claimed to decide it there; fix writes nothing and says the folder is gone, and
+/// scan's advice says it too.
+#[test]
+fn fix_writes_no_timeout_for_a_project_folder_that_is_gone() {
+    let h = Home::new();
+    let gone = h.home.join("work/gone");
+    h.log_in(&gone, "timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["slow", "--yes"]);
+    let err = stderr(&out);
+    assert!(!err.contains("(longer-timeout)"), "{err}");
+    assert!(
+        err.contains("Only you can fix slow (~/work/gone)")
+            && err.contains("its project folder ~/work/gone no longer exists on this machine"),
+        "{err}"
+    );
+    assert_eq!(h.files(), before, "{err}");
+    let scan = h.run(&h.elsewhere, &["scan"]);
+    let text = stdout(&scan);
+    assert!(!text.contains("can be fixed"), "{text}");
+    assert!(text.contains("no longer exists"), "{text}");
+}
+
+/// scan's advice for a disabled `.mcp.json` server says who wrote the list: a managed
+/// file is the administrator's (never Claude Code's dialog, which `claude mcp
+/// reset-project-choices` undoes), a shared or user file someone's on purpose; a name
+/// listed twice in one file is one decider.
+#[test]
+fn fix_scan_says_who_disabled_a_server_and_counts_a_name_listed_twice_once() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-three\", \"p-three\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.managed.join("managed-settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-two\"]}\n",
+    )
+    .unwrap();
+    let managed = row_of(&h, "p-off");
+    let rec = managed["recommendation"].as_str().unwrap();
+    assert!(
+        rec.contains("ask whoever administers this machine"),
+        "{rec}"
+    );
+    assert!(
+        !rec.contains("reset-project-choices") && !rec.contains("Esc"),
+        "{rec}"
+    );
+    let shared = row_of(&h, "p-two");
+    let rec = shared["recommendation"].as_str().unwrap();
+    assert!(rec.contains("on purpose") && !rec.contains("Esc"), "{rec}");
+    let twice = row_of(&h, "p-three");
+    assert_eq!(
+        twice["decidedBy"].as_array().map(Vec::len),
+        Some(1),
+        "{twice:#}"
+    );
+    assert_eq!(twice["fix"]["changes"].as_array().map(Vec::len), Some(1));
+}
+
+/// `fix NAME --except NAME` asks for nothing: said as an error, never "nothing mcplogs
+/// fix can change" for a server that has a change.
+#[test]
+fn fix_a_server_also_excepted_is_an_error() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.elsewhere, &["p-off", "--except=p-off", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("excluded by --except"), "{err}");
+    assert!(!err.contains("nothing mcplogs fix can change"), "{err}");
+    assert_eq!(h.files(), before);
+}
+
+/// An approval list that is not a list of names is not silently ignored: each
+/// `.mcp.json` server's row warns, naming the key and the file.
+#[test]
+fn fix_scan_warns_of_an_approval_list_that_is_not_a_list() {
+    let h = Home::new();
+    three_mcpjson_servers(&h);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": \"p-off\"}\n",
+    )
+    .unwrap();
+    let row = row_of(&h, "p-off");
+    let warnings = row["warnings"].to_string();
+    assert!(
+        warnings.contains("disabledMcpjsonServers in ")
+            && warnings.contains("settings.local.json is not a list of server names"),
+        "{row:#}"
+    );
+}
+
+/// The diff shows the bytes written: a project key of `~/.claude.json` under the home
+/// stays the full path in the hunk (only the file names are shortened).
+#[test]
+fn fix_diff_shows_a_claude_json_project_key_as_written() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let proj = h.proj.display().to_string();
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": {},
+        "projects": { proj.clone(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpjsonServers": ["p-off"],
+        } },
+    });
+    fs::write(
+        h.home.join(".claude.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        "{\"mcpServers\": {\"p-off\": {\"command\": \"python3\", \"args\": [\"s.py\"]}}}\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["p-off", "--dry-run"]);
+    let diff = stdout(&out);
+    let key = serde_json::to_string(&proj).unwrap();
+    assert!(diff.contains(&format!("{key}: {{")), "{diff}");
+    assert!(!diff.contains("\"~/work/proj\""), "{diff}");
+    assert!(diff.contains("+++ ~/.claude.json"), "{diff}");
+}
+
+/// The printed commands for a name that starts with `-` run as printed: `--except=NAME`
+/// and `mcplogs fix -- NAME` (the helper adds options after the arguments, so the
+/// second is checked by its form).
+#[test]
+fn fix_prints_commands_for_a_dash_name_that_run_as_printed() {
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    let entry = serde_json::json!({ "command": "python3", "args": ["s.py"] });
+    let doc = serde_json::json!({ "mcpServers": { "--yes": entry.clone(), "-rf": entry } });
+    fs::write(h.proj.join(".mcp.json"), doc.to_string()).unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"--yes\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.json"),
+        "{\"disabledMcpjsonServers\": [\"-rf\"]}\n",
+    )
+    .unwrap();
+    let out = h.fix(&h.elsewhere, &["--except", "slow", "--dry-run"]);
+    let err = stderr(&out);
+    assert!(err.contains("`mcplogs fix --except=--yes`"), "{err}");
+    assert!(err.contains("`mcplogs fix -- -rf`"), "{err}");
+    let out = h.fix(
+        &h.elsewhere,
+        &["--except=slow", "--except=--yes", "--dry-run"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("For --yes ("), "{}", stderr(&out));
 }

@@ -277,7 +277,7 @@ const FIX_EXAMPLES: &str = "\
 EXAMPLES:
   mcplogs fix --dry-run              # the diff, and which file and why
   mcplogs fix                        # write it, after a yes (from any folder)
-  mcplogs fix --project ~/work/api   # that project's file only
+  mcplogs fix --project ~/work/api   # only that project's files
   mcplogs fix --undo                 # put back every file it wrote
   mcplogs fix api                    # only api
   mcplogs fix --except api           # every server but api (keeps it off)
@@ -685,7 +685,7 @@ pub struct FixArgs {
     #[arg(long, value_name = "VERSION", hide = true)]
     pub claude_version: Option<String>,
 
-    /// The settings file to change [default: $CLAUDE_CONFIG_DIR or ~/.claude, settings.json]
+    /// Write only this settings file: the legacy setting, and the changes that go in it (each other change is said, not written)
     #[arg(long, value_name = "PATH")]
     pub settings: Option<PathBuf>,
 
@@ -709,7 +709,7 @@ pub struct FixArgs {
     #[arg(long)]
     pub undo: bool,
 
-    /// The project whose settings layers may override the file [default: the current directory]
+    /// Write only this project's files: the legacy setting in the file that wins there, and the changes that go in its files (each other change is said, not written)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 

@@ -177,6 +177,9 @@ pub enum Error {
         "no server {name:?}: none of that name is logged or configured (`mcplogs scan` lists the servers)"
     )]
     FixUnknownServer { name: String },
+    /// `fix SERVER --except SERVER`: the one server asked for is also left out.
+    #[error("{name:?} is both the server to fix and excluded by --except: nothing to do")]
+    FixServerExcepted { name: String },
     /// `fix SERVER`: no file mcplogs writes would change anything for it (`what` says so
     /// and where to look).
     #[error("{what}; nothing written")]

@@ -67,6 +67,7 @@ impl ExitCode {
             | Error::CaFile { .. }
             | Error::CaFileNotUsed { .. }
             | Error::FixUnknownServer { .. }
+            | Error::FixServerExcepted { .. }
             | Error::FixNothingFor { .. }
             | Error::NotConfirmed
             | Error::NotConfirmedPrune

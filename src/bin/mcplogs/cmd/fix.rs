@@ -113,6 +113,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         }
         None => None,
     };
+    if let Some(name) = args.server.as_deref()
+        && args.except.iter().any(|e| e == name)
+    {
+        return Err(Error::FixServerExcepted {
+            name: name.to_string(),
+        });
+    }
     // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
     // legacy setting only. Else one file per failing server's project: the file that
     // wins there, and every other change the fix engine declares for a failing server.
@@ -137,7 +144,22 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     };
     let found = match &report {
         Some(r) if !explicit => engine_found(r),
-        _ => Found::default(),
+        // `--project DIR` / `--settings FILE`: the engine's changes that go in that
+        // project's files / that file; each other one said, never silently dropped
+        Some(r) => {
+            let mut f = engine_found(r);
+            let all = f.changes.len();
+            f.changes = only_named_files(&args, f.changes);
+            if f.changes.is_empty() && all > 0 && failing.is_empty() && !args.force {
+                say_steps(&f.steps);
+                note(format_args!(
+                    "Nothing to write there: every change goes in another file (said above)."
+                ));
+                return Ok(ExitCode::Clean);
+            }
+            f
+        }
+        None => Found::default(),
     };
     // a CA file the user named that verified no server's chain: nothing is written
     if let Some(ca) = &ca_file
@@ -168,10 +190,15 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     let engine_any = !groups.is_empty();
     let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
     if explicit {
-        let Some(one) = settings_path(&args)? else {
-            return Ok(ExitCode::Clean);
-        };
-        files.push(one);
+        // the legacy setting in the named file: when a server needs it, or asked with
+        // --force, or when nothing else is planned (said as before)
+        if !failing.is_empty() || args.force || !engine_any {
+            match settings_path(&args)? {
+                Some(one) => files.push(one),
+                None if !engine_any => return Ok(ExitCode::Clean),
+                None => {}
+            }
+        }
     } else if failing.is_empty() {
         if !engine_any {
             // Nothing any file can change: never a legacy diff that helps no server.
@@ -213,13 +240,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         }
     }
     if args.settings.is_some()
+        && let Some((path, _)) = files.first()
         && let Ok(layers) = read_layers_in(
             args.project.as_deref(),
             args.managed_dir.clone(),
             &args.home,
         )
     {
-        let path = &files[0].0;
         for l in layers.overriding(path) {
             warning(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
@@ -586,6 +613,57 @@ fn engine_found(report: &ScanReport) -> Found {
         });
     }
     found
+}
+
+/// `fix --project DIR` / `fix --settings FILE`: the changes that go in that project's
+/// files (under DIR, or DIR's entry of `~/.claude.json`) / in that file; every other one
+/// is said on stderr with where it goes and the command that writes it.
+fn only_named_files(args: &FixArgs, changes: Vec<Change>) -> Vec<Change> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let project = args.project.as_deref().map(canon);
+    let (keep, other): (Vec<Change>, Vec<Change>) = changes.into_iter().partition(|c| {
+        if let Some(file) = &args.settings {
+            return engine::same_file(file, &c.file);
+        }
+        let Some(dir) = &project else { return true };
+        let key = match &c.edit {
+            Edit::Set { path, .. } => path.as_slice(),
+            Edit::MoveName { parent, .. } => parent.as_slice(),
+        };
+        canon(&c.file).starts_with(dir)
+            || (key.len() >= 2 && key[0] == "projects" && canon(Path::new(&key[1])) == *dir)
+    });
+    // a disabled list wins in any layer: a server whose lists are not all in the named
+    // files would stay off, so none of its lists is moved
+    let (keep, held): (Vec<Change>, Vec<Change>) = keep.into_iter().partition(|c| {
+        c.cause != FixCause::DisabledMcpjson
+            || !other
+                .iter()
+                .any(|o| o.cause == FixCause::DisabledMcpjson && o.server == c.server)
+    });
+    for c in &held {
+        note(format_args!(
+            "For {} ({}): not written in {} either: another file outside what you named disables it too (said here), and a disabled list wins in any layer.",
+            c.server,
+            c.cause.as_str(),
+            c.file.display(),
+        ));
+    }
+    let named = match (&args.settings, &args.project) {
+        (Some(f), _) => format!("not the file --settings names ({})", f.display()),
+        (None, Some(d)) => format!("not a file of --project {}", d.display()),
+        (None, None) => String::new(),
+    };
+    for c in &other {
+        note(format_args!(
+            "For {} ({}): not written: its change goes in {}, {named}; `mcplogs fix{}` (without --project or --settings) writes it.",
+            c.server,
+            c.cause.as_str(),
+            c.file.display(),
+            mcplogs::advice::home_flags(&args.home),
+        ));
+    }
+    keep
 }
 
 /// The file each failing server's project needs, grouped by file (several projects
@@ -1060,7 +1138,18 @@ static SHOWN_DIFF: std::sync::Mutex<String> = std::sync::Mutex::new(String::new(
 
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
-    let diff = output::tilde(&mcplogs::redact::diff::for_display(diff));
+    // the file names shortened under the home; the lines of the files never: a diff
+    // shows the bytes written (a `~` inside JSON would be another key)
+    let diff: String = mcplogs::redact::diff::for_display(diff)
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.starts_with("--- ") || l.starts_with("+++ ") {
+                output::tilde(l)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
     if let Ok(mut shown) = SHOWN_DIFF.lock() {
         shown.clone_from(&diff);
     }
