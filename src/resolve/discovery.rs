@@ -238,11 +238,16 @@ fn log_name_time(stem: &str) -> Option<u64> {
 /// The entry rewritten during the deciding session (from its start to its last record):
 /// a refresh that failed and counted a strike, with `MCP_DISCOVERY_CACHE_STRIKES` above 1
 /// (observed: the entry's write time moves, its size stays; at the last strike it goes).
-fn struck_entry<'a>(entries: &'a [dc::Entry], s: &ServerReport, at: u64) -> Option<&'a dc::Entry> {
+fn struck_entry<'a>(
+    entries: &'a [dc::Entry],
+    s: &ServerReport,
+    at: u64,
+    slack: u64,
+) -> Option<&'a dc::Entry> {
     let start = session_start(s)?;
     entries
         .iter()
-        .filter(|e| e.written + 1 >= start && e.written <= at + 1)
+        .filter(|e| e.written + slack >= start && e.written <= at + 1)
         .max_by_key(|e| e.written)
 }
 
@@ -420,7 +425,16 @@ pub(super) fn apply(
             },
         ),
     ));
-    if !st.switch.is_on() {
+    // Nothing mcplogs can read turns the cache on, and nothing turns it off, yet it holds
+    // entries: they were written while it was on (Claude Code writes none otherwise), so
+    // the variable was set where Claude Code ran (a shell, a launcher) and mcplogs does
+    // not see it. The entries are read as Claude Code read them; a session that served a
+    // server from one wrote no log for it, whatever this environment says.
+    let inferred = matches!(st.switch, Switch::Off | Switch::FlagNotRead(_)) && !entries.is_empty();
+    if inferred && let Some(w) = out.last_mut() {
+        w.message.push_str(" Nothing mcplogs reads turns it on here, but Claude Code writes entries only while it is on: MCP_DISCOVERY_CACHE was set where Claude Code ran, so the servers' verdicts read the entries as Claude Code did.");
+    }
+    if !st.switch.is_on() && !inferred {
         return out;
     }
     // each project's transcripts listed once, however many of its servers are remote
@@ -461,7 +475,7 @@ pub(super) fn apply(
         // Claude Code ran): an entry rewritten during the failing session is the folder's
         // evidence that a strike was counted and the entry kept, not deleted.
         let rewritten = |at: Option<u64>| {
-            strikes_unset && at.is_some_and(|at| struck_entry(entries, s, at).is_some())
+            strikes_unset && at.is_some_and(|at| struck_entry(entries, s, at, 0).is_some())
         };
         let inferred = st.strikes <= 1 && rewritten(last_record);
         match last {
@@ -510,8 +524,8 @@ pub(super) fn apply(
                 match s.diagnosis.verdict {
                     Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
                         if failed_at.is_some_and(|at| {
-                            (st.strikes > 1 || strikes_unset)
-                                && struck_entry(entries, s, at).is_some()
+                            (st.strikes > 1 && struck_entry(entries, s, at, 1).is_some())
+                                || (strikes_unset && struck_entry(entries, s, at, 0).is_some())
                         }) =>
                     {
                         // The refresh ran to its failure and counted a strike: the entry
@@ -519,7 +533,11 @@ pub(super) fn apply(
                         // are the live failure's (interactive /mcp: `couldn't load tools`
                         // or failed), not the cached ones.
                         let at = failed_at.unwrap_or_default();
-                        if let Some(e) = struck_entry(entries, s, at) {
+                        // a second's slack where the strikes are known to be above 1; none
+                        // where that is inferred from the folder alone (an entry another
+                        // session wrote just before this one started is not its strike)
+                        let slack = u64::from(st.strikes > 1);
+                        if let Some(e) = struck_entry(entries, s, at, slack) {
                             struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
                         }
                     }

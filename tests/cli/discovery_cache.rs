@@ -130,18 +130,24 @@ fn a_fresh_hit_is_served_from_cache_and_not_contacted() {
     }
 }
 
+/// What turns the cache on or off where mcplogs runs, and what its entries show: Claude
+/// Code writes entries only while the cache is on, so entries with nothing here turning it
+/// on or off mean it was on where Claude Code ran (the variable set in its shell); an
+/// explicit off (the variable, or the rollout flag cached false while read) is believed.
 #[test]
-fn with_the_cache_off_the_logged_verdict_stands() {
+fn the_switch_and_the_entries_decide_whether_the_cache_served() {
     let tmp = tempfile::tempdir().unwrap();
     home_of("2.1.332", "fresh", tmp.path(), 30);
     let (doc, w) = scan(tmp.path(), &[]);
-    assert_eq!(verdict(&doc), ("healthy", None));
-    assert!(cache_of(&doc).is_null());
-    // the entry is still shown: the cache may be on on the machine it came from
+    assert_eq!(verdict(&doc), ("unknown", Some("served-from-cache")));
     assert!(
-        w.iter().any(|m| m.contains("discovery cache is off")),
+        w.iter().any(|m| m.contains("discovery cache is off")
+            && m.contains("Claude Code writes entries only while it is on")),
         "{w:?}"
     );
+    let (doc, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "0")]);
+    assert_eq!(verdict(&doc), ("healthy", None));
+    assert!(cache_of(&doc).is_null());
     // the flag Claude Code caches in .claude.json turns it on
     let mut doc: Value =
         serde_json::from_str(&fs::read_to_string(tmp.path().join(".claude.json")).unwrap())
@@ -154,9 +160,10 @@ fn with_the_cache_off_the_logged_verdict_stands() {
     let (d, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "0")]);
     assert_eq!(verdict(&d), ("healthy", None));
     // the telemetry switches turn Claude Code's cached flags off: not read (observed
-    // on 2.1.287 and 2.1.336), unless the disk-cache variable makes them count again
+    // on 2.1.287 and 2.1.336), unless the disk-cache variable makes them count again;
+    // the entry still shows the cache was on where Claude Code ran
     let (d, w) = scan(tmp.path(), &[("DISABLE_TELEMETRY", "1")]);
-    assert_eq!(verdict(&d), ("healthy", None));
+    assert_eq!(verdict(&d), ("unknown", Some("served-from-cache")));
     assert!(
         w.iter().any(|m| m.contains("DISABLE_TELEMETRY")),
         "the warning says why the cached flag is not read: {w:?}"
