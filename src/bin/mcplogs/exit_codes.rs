@@ -81,11 +81,22 @@ impl ExitCode {
     }
 }
 
+/// Set by the interrupt handler before it ends the servers.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether Ctrl-C or SIGTERM arrived: the command's own result (a server that ended
+/// because the handler ended it) is then not the exit code, [`ExitCode::Interrupted`] is.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// On Ctrl-C or SIGTERM: end every server the probe started and what they started, then
 /// exit with [`ExitCode::Interrupted`]. The library only ends the servers; exiting is the
 /// binary's.
 pub fn install_interrupt_handler() -> Result<(), ctrlc::Error> {
     ctrlc::set_handler(|| {
+        // first: the main thread may see its servers end before this thread exits
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         mcplogs::probe::transport::kill_all_active();
         std::process::exit(ExitCode::Interrupted as i32);
     })

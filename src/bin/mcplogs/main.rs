@@ -40,7 +40,13 @@ fn main() -> std::process::ExitCode {
         Err(e) => return usage_error(e),
     };
     set_colour(cli.color);
-    match cmd::run(cli.command) {
+    let result = cmd::run(cli.command);
+    // Ctrl-C during a probe: the handler ended the servers, and the probe may have seen
+    // them end before the handler's own exit ran
+    if exit_codes::interrupted() {
+        return ExitCode::Interrupted.into();
+    }
+    match result {
         Ok(code) => code.into(),
         Err(e) => {
             output::error(&e);
