@@ -330,19 +330,7 @@ impl Report {
             .par_chunks_mut(SHARE)
             .zip(hits.par_chunks(SHARE))
             .for_each(|(share, hits)| {
-                let mut seen: Recent<Option<String>> = Recent::default();
-                for (s, &hit) in share.iter_mut().zip(hits) {
-                    let red = seen.get_or_insert_with(s, || {
-                        if hit {
-                            redactor.redacted(s)
-                        } else {
-                            redactor.redacted_rules_clean(s)
-                        }
-                    });
-                    if let Some(r) = red {
-                        **s = r;
-                    }
-                }
+                redact_texts(&redactor, share.iter_mut().map(|s| &mut **s), hits)
             });
         drop(strings);
         self.redactor = redactor;
@@ -375,21 +363,8 @@ impl Report {
         .collect();
         builder.merge_learned(tail);
         let redactor = builder.build();
-        let redact_all = |strings: Vec<&mut String>, hits: &[bool]| {
-            let mut seen: Recent<Option<String>> = Recent::default();
-            for (s, &hit) in strings.into_iter().zip(hits) {
-                let red = seen.get_or_insert_with(s, || {
-                    if hit {
-                        redactor.redacted(s)
-                    } else {
-                        redactor.redacted_rules_clean(s)
-                    }
-                });
-                if let Some(r) = red {
-                    *s = r;
-                }
-            }
-        };
+        let redact_all =
+            |strings: Vec<&mut String>, hits: &[bool]| redact_texts(&redactor, strings, hits);
         redact_all(self.versions.claude_code.iter_mut().collect(), &head_hits);
         // Each share of servers with its share of the hits.
         let mut shares: Vec<(&mut [ServerSection], &[bool])> = Vec::new();
@@ -435,6 +410,28 @@ impl Report {
             &mut self.machine_state,
         ));
         v
+    }
+}
+
+/// Redacts each text in place, the ones whose learning found a secret (`hits`) fully and
+/// the others by the rules alone; a text seen lately in the same run is redacted once.
+fn redact_texts<'a>(
+    redactor: &Redactor,
+    texts: impl IntoIterator<Item = &'a mut String>,
+    hits: &[bool],
+) {
+    let mut seen: Recent<Option<String>> = Recent::default();
+    for (s, &hit) in texts.into_iter().zip(hits) {
+        let red = seen.get_or_insert_with(s, || {
+            if hit {
+                redactor.redacted(s)
+            } else {
+                redactor.redacted_rules_clean(s)
+            }
+        });
+        if let Some(r) = red {
+            *s = r;
+        }
     }
 }
 
