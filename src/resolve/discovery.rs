@@ -25,8 +25,6 @@ const MAX_TRANSCRIPTS: usize = 20_000;
 /// The cache as one home has it.
 pub(super) struct CacheState {
     switch: Switch,
-    /// `MCP_DISCOVERY_CACHE` alone turns it on.
-    on_by_variable: bool,
     /// The variable that turns Claude Code's cached feature flags off, and its layer.
     flags_off: Option<String>,
     listing: Listing,
@@ -130,9 +128,6 @@ pub(super) fn read(
     CacheState {
         switch,
         flags_off,
-        on_by_variable: variable.is_some_and(|(v, by)| {
-            Switch::decide(Some((v.as_str(), by.as_str())), None, None).is_on()
-        }),
         listing,
         ttl_s,
         max_stale_s,
@@ -218,21 +213,12 @@ fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
 }
 
 /// When the deciding session's process started: its log file's name
-/// (`2026-12-06T00-02-06-913Z.jsonl`, the start time with `:` and `.` as `-`).
+/// (`2026-12-06T00-02-06-913Z.jsonl`, [`crate::time::file_name_time`]).
 fn session_start(s: &ServerReport) -> Option<u64> {
-    let file = s.deciding_file.as_deref()?;
-    log_name_time(file.file_stem()?.to_str()?)
-}
-
-/// `2026-12-06T00-02-06-913Z` (a log file's name without `.jsonl`) as seconds since the
-/// epoch.
-fn log_name_time(stem: &str) -> Option<u64> {
-    let (date, time) = stem.split_once('T')?;
-    let parts: Vec<&str> = time.trim_end_matches('Z').split('-').collect();
-    let [h, m, sec, ms] = parts.as_slice() else {
-        return None;
-    };
-    crate::time::parse_iso(&format!("{date}T{h}:{m}:{sec}.{ms}Z")).map(|t| t.max(0) as u64)
+    let name = s.deciding_file.as_deref()?.file_name()?.to_str()?;
+    crate::time::file_name_time(name)
+        .and_then(|iso| crate::time::parse_iso(&iso))
+        .map(|t| t.max(0) as u64)
 }
 
 /// The entry rewritten during the deciding session (from its start to its last record):
@@ -344,7 +330,10 @@ pub(super) fn apply(
         return Vec::new();
     };
     // Nothing to say without entries unless the variable turns the cache on.
-    if st.listing.entries.is_empty() && st.listing.refused == 0 && !st.on_by_variable {
+    if st.listing.entries.is_empty()
+        && st.listing.refused == 0
+        && !matches!(st.switch, Switch::OnByVariable(_))
+    {
         return Vec::new();
     }
     let entries = &st.listing.entries;
@@ -444,12 +433,13 @@ pub(super) fn apply(
         if not_cached_because(s, global).is_some() {
             continue;
         }
+        let own = deciding_session(s).map(str::to_string);
         let (last, has_transcript, own_at) = match s.project_folder.as_deref() {
             Some(p) => {
                 let tr = sessions
                     .entry(p.to_string())
                     .or_insert_with(|| transcripts(config_dir, p));
-                let own = deciding_session(s);
+                let own = own.as_deref();
                 (
                     tr.newest.clone(),
                     own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains_key(o)),
@@ -458,7 +448,6 @@ pub(super) fn apply(
             }
             None => (None, true, None),
         };
-        let own = deciding_session(s).map(str::to_string);
         let last_record = s
             .last_seen
             .as_deref()
@@ -521,25 +510,24 @@ pub(super) fn apply(
                     // `claude mcp list` neither reads nor changes the cache
                     continue;
                 }
+                // The entry the failing session rewrote, when a strike could have kept
+                // it: a second's slack where the strikes are known to be above 1; none
+                // where that is inferred from the folder alone (an entry another session
+                // wrote just before this one started is not its strike).
+                let struck_now = failed_at
+                    .filter(|_| st.strikes > 1 || strikes_unset)
+                    .and_then(|at| {
+                        struck_entry(entries, s, at, u64::from(st.strikes > 1)).map(|e| (at, e))
+                    });
                 match s.diagnosis.verdict {
                     Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
-                        if failed_at.is_some_and(|at| {
-                            (st.strikes > 1 && struck_entry(entries, s, at, 1).is_some())
-                                || (strikes_unset && struck_entry(entries, s, at, 0).is_some())
-                        }) =>
+                        if let Some((at, e)) = struck_now =>
                     {
                         // The refresh ran to its failure and counted a strike: the entry
                         // was rewritten during the session and kept. The session's tools
                         // are the live failure's (interactive /mcp: `couldn't load tools`
                         // or failed), not the cached ones.
-                        let at = failed_at.unwrap_or_default();
-                        // a second's slack where the strikes are known to be above 1; none
-                        // where that is inferred from the folder alone (an entry another
-                        // session wrote just before this one started is not its strike)
-                        let slack = u64::from(st.strikes > 1);
-                        if let Some(e) = struck_entry(entries, s, at, slack) {
-                            struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
-                        }
+                        struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
                     }
                     Verdict::ToolsFetchFailed => {
                         // Past the TTL, within max-stale when the refresh ran: the cached
@@ -757,17 +745,6 @@ fn strikes_words(strikes: u64, inferred: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_log_file_name_is_its_process_start_time() {
-        assert_eq!(
-            log_name_time("2026-12-06T00-02-06-913Z"),
-            crate::time::parse_iso("2026-12-06T00:02:06.913Z").map(|t| t as u64)
-        );
-        assert!(log_name_time("2026-12-06T00-02-06-913Z").is_some());
-        assert_eq!(log_name_time("notes"), None);
-        assert_eq!(log_name_time("2026-12-06T00-02Z"), None);
-    }
 
     #[test]
     fn a_strike_deletes_at_one_and_keeps_above() {
