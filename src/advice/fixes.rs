@@ -672,7 +672,8 @@ fn modern_negotiation(
     if gone {
         return;
     }
-    let e = effective_negotiation(&Sources::for_scan_in(cx.homes, &project, cx.managed_dir));
+    let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
+    let e = effective_negotiation(&sources);
     if e.value() == Some(&NegotiationValue::Auto) {
         return; // in place: `in_place` says so
     }
@@ -694,9 +695,11 @@ fn modern_negotiation(
     }
     // MCP_SDK_GENERATION=v1 outranks MCP_PROTOCOL_NEGOTIATION (the older client, or the
     // legacy handshake forced: docs/claude-code.md): `auto` would change nothing
-    let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
-    if let Some((v, by)) = crate::settings::env::effective_value(&sources, "MCP_SDK_GENERATION")
-        && v.trim().eq_ignore_ascii_case("v1")
+    // as `probe` reads it: exactly `v1` (Claude Code ignores any other value)
+    if let Some((v, by)) = crate::settings::env::effective_value(
+        &sources,
+        crate::claude_code::lifecycle::SDK_GENERATION_VAR,
+    ) && v == "v1"
     {
         found.steps.push(UserStep {
             server: who.to_string(),
@@ -717,16 +720,13 @@ fn modern_negotiation(
         .map(|p| format!("legacy is in effect from {}", p.display()))
         .unwrap_or_else(|| {
             // the cached flags, resolved as `probe` resolves them (settings::env)
-            let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
             let (_, flags) =
                 crate::settings::env::cached_flags_in(&sources, cx.homes.first().map(PathBuf::as_path));
-            use crate::claude_code::config::TransportKind;
-            use crate::claude_code::flags::Transport;
-            let (t, url) = match s.launch.as_deref() {
-                Some(l) if l.transport == TransportKind::Http => (Transport::Http, Some(l.url.as_str())),
-                Some(l) if l.transport == TransportKind::Sse => (Transport::Sse, Some(l.url.as_str())),
-                _ => (Transport::Stdio, None),
-            };
+            use crate::claude_code::flags::{Transport, transport_of};
+            let (t, url) = s
+                .launch
+                .as_deref()
+                .map_or((Transport::Stdio, None), |l| transport_of(l.transport, &l.url));
             match crate::claude_code::flags::legacy_because(t, url, &flags) {
                 Some(why) => format!("nothing sets legacy now, but {why}"),
                 None => "nothing sets legacy now: its log is from a session that used the legacy handshake (the setting then, or a stdio server on a build before 2.1.292)".to_string(),

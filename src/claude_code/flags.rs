@@ -67,6 +67,16 @@ pub enum Transport {
     Sse,
 }
 
+/// A configured server's transport as the flags see it, with its URL (remote ones).
+pub fn transport_of(kind: super::config::TransportKind, url: &str) -> (Transport, Option<&str>) {
+    use super::config::TransportKind;
+    match kind {
+        TransportKind::Stdio => (Transport::Stdio, None),
+        TransportKind::Http => (Transport::Http, Some(url)),
+        TransportKind::Sse => (Transport::Sse, Some(url)),
+    }
+}
+
 /// What `.claude.json` caches of the flags that pick the handshake, and whether Claude
 /// Code reads them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

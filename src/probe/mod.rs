@@ -797,12 +797,7 @@ pub fn server_mode(
 }
 
 fn flag_transport(cfg: &ServerConfig) -> (crate::claude_code::flags::Transport, Option<&str>) {
-    use crate::claude_code::flags::Transport;
-    match cfg.transport {
-        TransportKind::Stdio => (Transport::Stdio, None),
-        TransportKind::Http => (Transport::Http, Some(cfg.url.as_str())),
-        TransportKind::Sse => (Transport::Sse, Some(cfg.url.as_str())),
-    }
+    crate::claude_code::flags::transport_of(cfg.transport, &cfg.url)
 }
 
 /// The negotiation flags the prediction for `servers` depends on, each with its cached
