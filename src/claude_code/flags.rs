@@ -24,7 +24,8 @@
 //! the code does not apply it to `CLAUDE_CODE_DISABLE_FEATURE_FLAGS` and
 //! `DISABLE_GROWTHBOOK`).
 
-use super::lifecycle::ClaudeVersion;
+use crate::claude_code::config::TransportKind;
+use crate::claude_code::lifecycle::ClaudeVersion;
 
 /// Builds run with planted flags (`tests/e2e/flags.py`).
 pub const OBSERVED_ON: &[&str] = &["2.1.287", "2.1.310", "2.1.336"];
@@ -68,8 +69,7 @@ pub enum Transport {
 }
 
 /// A configured server's transport as the flags see it, with its URL (remote ones).
-pub fn transport_of(kind: super::config::TransportKind, url: &str) -> (Transport, Option<&str>) {
-    use super::config::TransportKind;
+pub fn transport_of(kind: TransportKind, url: &str) -> (Transport, Option<&str>) {
     match kind {
         TransportKind::Stdio => (Transport::Stdio, None),
         TransportKind::Http => (Transport::Http, Some(url)),
