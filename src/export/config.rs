@@ -898,6 +898,7 @@ mod tests {
             managed_dir: managed.clone(),
             user_dir: Some(home.path().join(".claude")),
             environment_value: None,
+            environment: false,
         };
         let environment = |k: &str| (k == DETAILS).then(|| "1".to_string());
         let layers = read_layers(&s, &[], &environment);
@@ -945,6 +946,7 @@ mod tests {
             managed_dir: root.path().join("managed"),
             user_dir: Some(root.path().join("user")),
             environment_value: None,
+            environment: false,
         };
         // Claude Code passed the project's key on to the hook.
         let environment =

@@ -130,7 +130,12 @@ pub fn env_entry(doc: &Doc, key: &str) -> Option<Result<String, NotAString>> {
 /// `MCP_SDK_GENERATION` and the flags' switches are resolved, for `probe` and `scan`
 /// alike.
 pub fn effective_value(sources: &Sources, key: &str) -> Option<(String, String)> {
-    env_values(sources, key, std::env::var(key).ok())
+    // the environment is a layer on this machine only (`--home`: not known here)
+    let environment = sources
+        .environment
+        .then(|| std::env::var(key).ok())
+        .flatten();
+    env_values(sources, key, environment)
         .into_iter()
         .find_map(|l| Some((l.value.clone()?, l.describe())))
 }

@@ -118,6 +118,9 @@ pub struct Sources {
     pub user_dir: Option<PathBuf>,
     /// `MCP_PROTOCOL_NEGOTIATION` in the environment Claude Code would inherit.
     pub environment_value: Option<String>,
+    /// Whether the environment mcplogs runs in is a layer (this machine); false for a
+    /// home copied from elsewhere (`--home`), whose environment is not known here.
+    pub environment: bool,
 }
 
 impl Sources {
@@ -141,6 +144,7 @@ impl Sources {
             managed_dir: paths::managed_dir(os),
             user_dir: paths::config_dir(home, env),
             environment_value: env(NEGOTIATION_KEY).map(|v| v.to_string_lossy().into_owned()),
+            environment: true,
         }
     }
 
@@ -158,7 +162,10 @@ impl Sources {
     pub fn for_scan(homes: &[PathBuf], project_dir: &Path) -> Sources {
         match homes.first() {
             None => Sources::for_this_machine(project_dir),
-            Some(home) => Sources::new(Os::current(), Some(home), project_dir, &|_| None),
+            Some(home) => Sources {
+                environment: false,
+                ..Sources::new(Os::current(), Some(home), project_dir, &|_| None)
+            },
         }
     }
 
@@ -379,6 +386,7 @@ mod tests {
             managed_dir: dir.path().to_path_buf(),
             user_dir: None,
             environment_value: None,
+            environment: false,
         };
         let files = s.files();
         assert_eq!(files[0], (LayerKind::ManagedDropIn, d.join("20-b.json")));

@@ -90,6 +90,11 @@ impl Home {
     }
 
     fn run(&self, cwd: &Path, args: &[&str]) -> Output {
+        self.run_env(cwd, args, &[])
+    }
+
+    /// [`Home::run`] with variables set in mcplogs' own environment.
+    fn run_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
         let path = std::env::join_paths([
             self.tools.as_path(),
@@ -107,6 +112,7 @@ impl Home {
             .env("NO_COLOR", "1")
             .current_dir(cwd)
             .stdin(Stdio::null());
+        c.envs(env.iter().copied());
         clock_env(&mut c);
         c.output().unwrap()
     }
@@ -1015,6 +1021,42 @@ fn the_new_protocols_fix_is_not_written_while_sdk_generation_v1_outranks_it() {
     assert!(!err.contains("(modern-negotiation)"), "{err}");
     assert!(err.contains("MCP_SDK_GENERATION=v1"), "{err}");
     assert_eq!(h.files(), before, "nothing written: {err}");
+}
+
+/// A home copied from elsewhere (`--home`) has no environment layer: the variables of
+/// the shell mcplogs runs in (here `MCP_SDK_GENERATION=v1`) decide nothing for it, while
+/// on this machine they do.
+#[test]
+fn the_environment_is_a_layer_on_this_machine_only() {
+    let h = Home::new();
+    h.log("modern-only-answer-2.1.332.jsonl", "newonly");
+    h.claude_json(stdio(&["newonly"]));
+    legacy_in_user_file(&h);
+    let v1 = [("MCP_SDK_GENERATION", "v1")];
+    let here = h.run_env(
+        &h.elsewhere,
+        &["fix", "--dry-run", "--claude-version", "2.1.332"],
+        &v1,
+    );
+    let err = stderr(&here);
+    assert!(err.contains("MCP_SDK_GENERATION=v1 (environment)"), "{err}");
+    assert!(!err.contains("(modern-negotiation)"), "{err}");
+    let home = h.home.display().to_string();
+    let copied = h.run_env(
+        &h.elsewhere,
+        &[
+            "fix",
+            "--home",
+            &home,
+            "--dry-run",
+            "--claude-version",
+            "2.1.332",
+        ],
+        &v1,
+    );
+    let err = stderr(&copied);
+    assert!(err.contains("(modern-negotiation)"), "{err}");
+    assert!(!err.contains("MCP_SDK_GENERATION"), "{err}");
 }
 
 /// The legacy setting in the user file would reach every project: not when one of them
