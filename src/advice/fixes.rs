@@ -361,29 +361,33 @@ pub fn except_command(cx: &Context, name: &str) -> String {
 /// canonical form). `None`: a key of another form, or no list there holds `name`.
 fn list_parent(key: &str, file: &Path, name: &str) -> Option<Vec<String>> {
     const LIST: &str = "disabledMcpjsonServers";
-    if key == LIST {
-        return Some(Vec::new());
-    }
-    let quoted = key
-        .strip_prefix("projects[")?
-        .strip_suffix(&format!("].{LIST}"))?;
-    let dir: String = serde_json::from_str(quoted).ok()?;
     let text = crate::settings::write::FileSnapshot::read(file)
         .ok()
         .and_then(|f| f.bytes)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
+    // the list must hold `name` as written: a name shown redacted (it holds a secret) is
+    // not the file's, and moving it would write the placeholder
+    let holds = |parent: &[String]| {
+        let mut at = parent.to_vec();
+        at.push(LIST.into());
+        value_at(&text, &at)
+            .and_then(|v| v.as_array().cloned())
+            .is_some_and(|a| a.contains(&Value::String(name.into())))
+    };
+    if key == LIST {
+        return holds(&[]).then(Vec::new);
+    }
+    let quoted = key
+        .strip_prefix("projects[")?
+        .strip_suffix(&format!("].{LIST}"))?;
+    let dir: String = serde_json::from_str(quoted).ok()?;
     let canon = std::fs::canonicalize(&dir)
         .ok()
         .map(|p| p.to_string_lossy().into_owned());
     std::iter::once(dir).chain(canon).find_map(|d| {
         let parent = vec!["projects".to_string(), d];
-        let mut at = parent.clone();
-        at.push(LIST.into());
-        value_at(&text, &at)
-            .and_then(|v| v.as_array().cloned())
-            .is_some_and(|a| a.contains(&Value::String(name.into())))
-            .then_some(parent)
+        holds(&parent).then_some(parent)
     })
 }
 

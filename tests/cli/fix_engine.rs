@@ -521,6 +521,38 @@ fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it
 /// approval dialog's Esc writes that list): scan says so beforehand (and its exit code
 /// stays 0: a disabled server is not failing); `--except` keeps it off and leaves out
 /// every change of the server it names.
+/// A disabled `.mcp.json` server whose name holds a secret is shown redacted; the fix
+/// must never move the placeholder into the file (the server would stay off and the
+/// file would name a server that does not exist): nothing is written, and the step says
+/// which list to edit.
+#[test]
+fn a_disabled_server_whose_name_holds_a_secret_gets_no_placeholder_written() {
+    let name = "tok-ghp_AAAAbbbbCCCCddddEEEEffffGGGGhhhhIIII";
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    h.claude_json(
+        serde_json::json!({ "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } }),
+    );
+    fs::write(
+        h.proj.join(".mcp.json"),
+        serde_json::json!({ "mcpServers": { name: { "command": "python3", "args": ["s.py"] } } })
+            .to_string(),
+    )
+    .unwrap();
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        serde_json::json!({ "disabledMcpjsonServers": [name] }).to_string(),
+    )
+    .unwrap();
+    let before = fs::read(&local).unwrap();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let err = stderr(&out);
+    assert!(!err.contains(name), "the secret is never printed: {err}");
+    assert_eq!(fs::read(&local).unwrap(), before, "{err}");
+}
+
 #[test]
 fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     let h = Home::new();
