@@ -39,11 +39,11 @@ pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
     let at = |t: Option<u64>| t.map_or_else(|| "an unknown time".to_string(), local);
     match c.kind {
         CacheServedKind::Served => Some(format!(
-            "Claude Code's MCP discovery cache served this server's tools in the project's last session ({}) without contacting it, so that session logged nothing for it: Claude Code showed it pending with the tools cached at {} (`/mcp`: `cached ... ago · connects on first use`), and whether the server works now is unknown (the history shows its last logged sessions). Next: {}. To see its live state, run `mcplogs probe {}`, or set \"discoveryCache\": false in its configuration entry (which also drops its cached entries).",
+            "Claude Code's MCP discovery cache served this server's tools in the project's last session ({}) without contacting it, so that session logged nothing for it: Claude Code showed it pending with the tools cached at {} (`/mcp`: `cached ... ago · connects on first use`), and whether the server works now is unknown (the history shows its last logged sessions). Next: {}. To see its live state, run {}, or set \"discoveryCache\": false in its configuration entry (which also drops its cached entries).",
             c.session.as_deref().unwrap_or("unknown"),
             at(c.cached_at),
             c.next_session,
-            crate::text::shell_word(&s.name)
+            probe_command(s)
         )),
         CacheServedKind::Kept => Some(format!(
             "The server's tools/list failed when Claude Code refreshed its MCP discovery cache entry (cached at {}; the evidence says how) and the session ended before the refresh did, so Claude Code kept showing the cached tools, which may no longer match the server's. Next: {}. Read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.",
@@ -52,6 +52,20 @@ pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
         )),
         CacheServedKind::Deleted | CacheServedKind::Struck => None,
     }
+}
+
+/// `mcplogs probe --project DIR NAME`: the server as its own project configures it, so
+/// the command runs as printed from any folder.
+fn probe_command(s: &ServerReport) -> String {
+    let mut argv = vec!["mcplogs", "probe"];
+    if let Some(p) = s.project.as_deref() {
+        argv.extend(["--project", p]);
+    }
+    argv.push(&s.name);
+    crate::text::shell_command(&argv).map_or_else(
+        || format!("`mcplogs probe {}`", crate::text::shell_word(&s.name)),
+        |c| format!("`{c}`"),
+    )
 }
 
 fn local(t: u64) -> String {

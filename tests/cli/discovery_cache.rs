@@ -91,6 +91,14 @@ fn a_fresh_hit_is_served_from_cache_and_not_contacted() {
         );
         let c = cache_of(&doc);
         assert_eq!(c["state"], "served-from-cache", "{build}: {c:#}");
+        // the live check it proposes names the project, so it runs from any folder
+        assert!(
+            doc["servers"][0]
+                .to_string()
+                .contains("mcplogs probe --project "),
+            "{build}: {:#}",
+            doc["servers"][0]
+        );
         let order = fs::read_to_string(
             fixture(build, "fresh")
                 .parent()
