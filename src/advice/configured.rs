@@ -154,7 +154,7 @@ pub fn way_out(c: &Configured, home: Option<&str>) -> String {
             }) =>
         {
             format!(
-                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (and ~/.claude.json), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it (`mcplogs fix SERVER` does), then restart Claude Code."
+                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (and ~/.claude.json), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it and approve it in the project (`mcplogs fix SERVER` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."
             )
         }
         ServerState::Disabled => format!(

@@ -89,7 +89,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         let who = label(&s.name, s.project.as_deref());
         if !s.counts_now() {
             if let Configuration::Configured(c) = &s.configuration {
-                enable(&mut found, c, &s.name, &who, cx);
+                enable(&mut found, c, &s.name, s.project.as_deref(), &who, cx);
             }
             continue;
         }
@@ -136,7 +136,14 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     }
     for row in report.configured.iter().filter(|r| named(&r.name)) {
         let who = label(&row.name, Some(&row.project));
-        enable(&mut found, &row.configured, &row.name, &who, cx);
+        enable(
+            &mut found,
+            &row.configured,
+            &row.name,
+            Some(&row.project),
+            &who,
+            cx,
+        );
     }
     found
 }
@@ -197,11 +204,23 @@ pub(super) fn offered(found: &mut Found, cause: FixCause, who: &str, cx: &Contex
 ///   (Esc, or "Continue without") writes the list: the project's
 ///   `.claude/settings.local.json` and its old home, `projects[P]` of `~/.claude.json`.
 ///   A name in the shared project file or the user file was put there by someone: only
-///   `mcplogs fix NAME` moves it, and plain `fix` says so (and plans nothing for the
-///   server, which would stay off).
+///   `mcplogs fix NAME` changes it, and plain `fix` says so (and plans nothing for the
+///   server, which would stay off);
+/// - `mcplogs fix NAME` takes it out of the shared project file's or the user file's
+///   list but approves it only in the project's `.claude/settings.local.json` (where the
+///   dialog records an answer): an approval in the user file would approve the name in
+///   every project, one in the shared file for the whole team. An approval in any layer
+///   starts a server no layer disables (docs/claude-code.md, "Every layer counts").
 ///
 /// `disabledMcpServers` (the /mcp toggle) is a deliberate off and never changed.
-fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context) {
+fn enable(
+    found: &mut Found,
+    c: &Configured,
+    name: &str,
+    project: Option<&str>,
+    who: &str,
+    cx: &Context,
+) {
     if c.state != ServerState::Disabled || c.scope != Scope::Project {
         return;
     }
@@ -243,6 +262,8 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
         .iter()
         .filter(|d| !written_by_dialog(d.layer))
         .collect();
+    // where `fix NAME` approves a name it takes out of a deliberate list
+    let local = project.map(|p| Path::new(p).join(".claude").join("settings.local.json"));
     if cx.server.is_none() && !deliberate.is_empty() {
         let files: Vec<String> = deliberate
             .iter()
@@ -251,9 +272,13 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
         found.steps.push(UserStep {
             server: who.to_string(),
             text: format!(
-                "nothing is written for it: disabledMcpjsonServers of {} lists it, and the approval dialog never writes there, so someone put it there on purpose (a disabled list wins in any layer, so it stays off). `{}` moves it to enabledMcpjsonServers in every file that lists it",
+                "nothing is written for it: disabledMcpjsonServers of {} lists it, and the approval dialog never writes there, so someone put it there on purpose (a disabled list wins in any layer, so it stays off). `{}` takes it out of every list that holds it and approves it in {} (this project only)",
                 files.join(" and "),
                 fix_command(cx, &[positional(name)]),
+                local
+                    .as_deref()
+                    .map(|l| l.display().to_string())
+                    .unwrap_or_else(|| ".claude/settings.local.json".into()),
             ),
         });
         return;
@@ -261,8 +286,12 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
     if !offered(found, FixCause::DisabledMcpjson, who, cx) {
         return;
     }
-    for d in lists {
+    // approved by a move in a dialog's list; a list that cannot be edited (the name
+    // shown redacted) keeps it off, so nothing is approved then
+    let (mut approved, mut stuck) = (false, false);
+    for d in &lists {
         let Some(parent) = list_parent(&d.key, &d.file, name) else {
+            stuck = true;
             found.steps.push(UserStep {
                 server: who.to_string(),
                 text: format!(
@@ -276,7 +305,9 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
         let enabled_key = d
             .key
             .replace("disabledMcpjsonServers", "enabledMcpjsonServers");
-        let why = if written_by_dialog(d.layer) {
+        let dialog = written_by_dialog(d.layer);
+        approved |= dialog;
+        let why = if dialog {
             format!(
                 "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {enabled_key}. To keep it off, answer no, or run `{}`",
                 d.key,
@@ -285,10 +316,15 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             )
         } else {
             format!(
-                "{name} is listed in {} of {} ({}; the approval dialog never writes there, so someone put it there), so Claude Code never starts it; moved to {enabled_key} because you named {name}",
+                "{name} is listed in {} of {} ({}; the approval dialog never writes there, so someone put it there), so Claude Code never starts it; taken out of that list because you named {name}, and approved only in this project's local settings (not in this file, which would approve it {})",
                 d.key,
                 d.file.display(),
                 layer_words(d.layer),
+                if d.layer == "user" {
+                    "in every project"
+                } else {
+                    "for everyone who shares the file"
+                },
             )
         };
         found.changes.push(Change {
@@ -299,8 +335,30 @@ fn enable(found: &mut Found, c: &Configured, name: &str, who: &str, cx: &Context
             layer: d.layer,
             edit: Edit::MoveName {
                 parent,
-                from: "disabledMcpjsonServers".into(),
-                to: "enabledMcpjsonServers".into(),
+                from: Some("disabledMcpjsonServers".into()),
+                to: dialog.then(|| "enabledMcpjsonServers".to_string()),
+                name: name.to_string(),
+            },
+        });
+    }
+    // taken out of a deliberate list only: approved where the dialog records an answer
+    if !approved
+        && !stuck
+        && let Some(local) = local
+    {
+        found.changes.push(Change {
+            cause: FixCause::DisabledMcpjson,
+            server: who.to_string(),
+            why: format!(
+                "{name} approved in enabledMcpjsonServers of {} (this project's local settings, where the approval dialog records an answer), so Claude Code starts it in this project only",
+                local.display()
+            ),
+            file: local,
+            layer: "local",
+            edit: Edit::MoveName {
+                parent: Vec::new(),
+                from: None,
+                to: Some("enabledMcpjsonServers".into()),
                 name: name.to_string(),
             },
         });

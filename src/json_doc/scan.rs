@@ -153,8 +153,10 @@ pub struct FixChange {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FixMove {
-    pub from: String,
-    pub to: String,
+    /// The list the name is taken out of; null when it is only added.
+    pub from: Option<String>,
+    /// The list the name is added to; null when it is only taken out.
+    pub to: Option<String>,
     pub name: String,
 }
 

@@ -107,11 +107,13 @@ pub enum Edit {
     /// to the list at `parent` + `to` (created when missing): merged with what the file
     /// holds when it is written, not when it was planned. `parent` is empty for a
     /// settings file's top-level keys, `["projects", "<dir>"]` for `~/.claude.json`'s
-    /// entry of a project (where Claude Code may have recorded the answer).
+    /// entry of a project (where Claude Code may have recorded the answer). `from`
+    /// `None`: only added (an approval in another file than the one disabling it);
+    /// `to` `None`: only taken out.
     MoveName {
         parent: Vec<String>,
-        from: String,
-        to: String,
+        from: Option<String>,
+        to: Option<String>,
         name: String,
     },
 }
@@ -300,15 +302,20 @@ fn edited(
                 };
                 let named = Value::String(name.clone());
                 let mut out = Vec::new();
-                let disabled = list(from);
-                if disabled.contains(&named) {
-                    let kept: Vec<Value> = disabled.into_iter().filter(|v| *v != named).collect();
-                    out.push((at(from), Value::Array(kept)));
+                if let Some(from) = from {
+                    let disabled = list(from);
+                    if disabled.contains(&named) {
+                        let kept: Vec<Value> =
+                            disabled.into_iter().filter(|v| *v != named).collect();
+                        out.push((at(from), Value::Array(kept)));
+                    }
                 }
-                let mut enabled = list(to);
-                if !enabled.contains(&named) {
-                    enabled.push(named);
-                    out.push((at(to), Value::Array(enabled)));
+                if let Some(to) = to {
+                    let mut enabled = list(to);
+                    if !enabled.contains(&named) {
+                        enabled.push(named);
+                        out.push((at(to), Value::Array(enabled)));
+                    }
                 }
                 out
             }
@@ -515,8 +522,8 @@ mod tests {
                 f,
                 Edit::MoveName {
                     parent: Vec::new(),
-                    from: "disabledMcpjsonServers".into(),
-                    to: "enabledMcpjsonServers".into(),
+                    from: Some("disabledMcpjsonServers".into()),
+                    to: Some("enabledMcpjsonServers".into()),
                     name: "p-off".into(),
                 },
             ),

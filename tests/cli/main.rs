@@ -79,6 +79,7 @@ mod report_cli;
 mod report_leak;
 #[cfg(unix)]
 mod report_snapshot;
+mod review_leftovers;
 mod samples;
 mod scale;
 #[cfg(unix)]

@@ -19,6 +19,10 @@ Per Claude Code build and per cause, one throwaway HOME and one project:
   disabled  a .mcp.json server listed in the project's disabledMcpjsonServers (as the
             approval dialog's Esc writes it): absent from the init line; plain
             `mcplogs fix --yes` moves it to enabledMcpjsonServers
+  disabled-user  the same server listed in the user file's disabledMcpjsonServers (put
+            there by hand: the dialog never writes it): `mcplogs fix p-off --yes` takes it
+            out of that list and approves it in the project's .claude/settings.local.json
+            only (never in the user file, which would approve it in every project)
   modern-only  ~/.claude/settings.json sets env.MCP_PROTOCOL_NEGOTIATION to legacy and a
             stdio server speaks only 2026-07-28 (modern_only_stub.py: it answers initialize
             with 2026-07-28): fails (`modern-only`); the fix writes `auto` into the project's
@@ -53,7 +57,7 @@ import run as e2e  # noqa: E402
 generate = e2e.generate
 SAMPLES = e2e.SAMPLES
 CASES = ["path", "path-local", "path-mcpjson", "timeout", "timeout-project", "disabled",
-         "modern-only", "modern-only-refused"]
+         "disabled-user", "modern-only", "modern-only-refused"]
 
 
 def log(msg):
@@ -86,7 +90,7 @@ class Case:
         self.env["MCP_CONNECT_TIMEOUT_MS"] = "60000"
         self.problems = []
         self.server = {"path": "far", "path-local": "far", "path-mcpjson": "far", "timeout": "slow",
-                       "timeout-project": "slow", "disabled": "p-off", "modern-only": "newonly",
+                       "timeout-project": "slow", "disabled": "p-off", "disabled-user": "p-off", "modern-only": "newonly",
                        "modern-only-refused": "newonly"}[name]
 
     def problem(self, text):
@@ -127,15 +131,16 @@ class Case:
             self.claude_json({"slow": self.srv("--delay-ms", "4000")})
             (self.proj / ".claude" / "settings.json").write_text(
                 json.dumps({"env": {"MCP_TIMEOUT": "3000"}}, indent=2) + "\n")
-        elif self.name == "disabled":
+        elif self.name.startswith("disabled"):
             # a healthy server of the project wrote logs there: how mcplogs knows the
             # project from another folder
             on = self.srv()
             on["args"][-1] = "u-on"
             self.claude_json({"u-on": on})
             (self.proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"p-off": self.srv()}}, indent=2) + "\n")
-            (self.proj / ".claude" / "settings.local.json").write_text(
-                json.dumps({"disabledMcpjsonServers": ["p-off"]}, indent=2) + "\n")
+            listed = (self.home / ".claude" / "settings.json" if self.name == "disabled-user"
+                      else self.proj / ".claude" / "settings.local.json")
+            listed.write_text(json.dumps({"disabledMcpjsonServers": ["p-off"]}, indent=2) + "\n")
 
         elif self.name.startswith("modern-only"):
             mode = "refuse" if self.name.endswith("refused") else "answer"
@@ -168,6 +173,11 @@ class Case:
             p = self.proj / ".claude" / "settings.local.json"
             p.write_text(json.dumps({"disabledMcpjsonServers": [], "enabledMcpjsonServers": ["p-off"]},
                                     indent=2) + "\n")
+        elif self.name == "disabled-user":
+            (self.home / ".claude" / "settings.json").write_text(
+                json.dumps({"disabledMcpjsonServers": []}, indent=2) + "\n")
+            (self.proj / ".claude" / "settings.local.json").write_text(
+                json.dumps({"enabledMcpjsonServers": ["p-off"]}, indent=2) + "\n")
         elif self.name.startswith("modern-only"):
             p = self.proj / ".claude" / "settings.local.json"
             p.write_text(json.dumps({"env": {"MCP_PROTOCOL_NEGOTIATION": "auto"}}, indent=2) + "\n")
@@ -220,11 +230,16 @@ class Case:
         if self.by_hand:
             self.by_hand_fix()
         else:
-            rc, text = self.mcplogs(["fix", "--yes"], "fix")
+            named = [self.server] if self.name == "disabled-user" else []
+            rc, text = self.mcplogs(["fix", *named, "--yes"], "fix")
             if rc != 0:
                 self.problem(f"mcplogs fix exited {rc}: {text.strip()[:600]}")
                 return self.row(st, n, "fix failed", "-", "-")
-        if not self.by_hand and self.name == "disabled":
+        if not self.by_hand and self.name == "disabled-user":
+            user = json.loads((self.home / ".claude" / "settings.json").read_text())
+            if "p-off" in user.get("enabledMcpjsonServers", []) + user.get("disabledMcpjsonServers", []):
+                self.problem(f"the fix left p-off in the user file: {user}")
+        if not self.by_hand and self.name.startswith("disabled"):
             # it never ran, so no log: its row is no longer disabled, nothing to fix
             rc, text = self.mcplogs(["scan", "--json"], "scan-after")
             try:

@@ -1,0 +1,176 @@
+//! The last review's leftovers (messages, explain, report and the fix engine): each
+//! test pins one defect's fix, on a throwaway home run from another folder.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::*;
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    managed: PathBuf,
+    proj: PathBuf,
+    elsewhere: PathBuf,
+}
+
+impl Home {
+    /// A home with one project holding `.mcp.json` servers `p-off` and `p-two`, known to
+    /// `~/.claude.json`, and a user server `slow` with a failing log there.
+    fn new() -> Home {
+        let dir = fixed_length_tempdir();
+        let base = dir.path().join("a home");
+        let home = base.join("me");
+        let managed = base.join("managed");
+        let proj = home.join("work/proj");
+        let elsewhere = base.join("elsewhere");
+        for d in [&home, &managed, &proj, &elsewhere] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        fs::create_dir_all(proj.join(".claude")).unwrap();
+        let h = Home {
+            _dir: dir,
+            home,
+            managed,
+            proj,
+            elsewhere,
+        };
+        let entry = serde_json::json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+        let doc = serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "mcpServers": { "slow": entry.clone() },
+            "projects": { h.proj.display().to_string(): { "hasTrustDialogAccepted": true } },
+        });
+        fs::write(
+            h.home.join(".claude.json"),
+            serde_json::to_string_pretty(&doc).unwrap() + "\n",
+        )
+        .unwrap();
+        let mcp = serde_json::json!({ "mcpServers": { "p-off": entry.clone(), "p-two": entry } });
+        fs::write(h.proj.join(".mcp.json"), mcp.to_string()).unwrap();
+        h.log("timeout-2.1.332.jsonl", "slow");
+        h
+    }
+
+    /// The fix-engine fixture's session, recorded as run in the project, as `name`.
+    fn log(&self, fixture: &str, name: &str) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fix-engine")
+            .join(fixture);
+        let cwd = serde_json::to_string(&self.proj.display().to_string()).unwrap();
+        let text = fs::read_to_string(src)
+            .unwrap()
+            .replace("\"/PROJECT\"", &cwd);
+        let slug: String = self
+            .proj
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let d = self
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join(format!("mcp-logs-{name}"));
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("2026-12-05T17-55-35-642Z.jsonl"), text).unwrap();
+    }
+
+    fn run(&self, cwd: &Path, args: &[&str]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        c.args(args)
+            .arg("--managed-dir")
+            .arg(&self.managed)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("NO_COLOR", "1")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        c.output().unwrap()
+    }
+
+    fn fix(&self, extra: &[&str]) -> Output {
+        let mut args = vec!["fix"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--claude-version", "2.1.332"]);
+        self.run(&self.elsewhere, &args)
+    }
+
+    /// Every file of the home and the project (not the logs), with its bytes.
+    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        for d in [
+            self.home.clone(),
+            self.home.join(".claude"),
+            self.proj.clone(),
+            self.proj.join(".claude"),
+        ] {
+            for p in fs::read_dir(&d)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_file())
+            {
+                let bytes = fs::read(&p).unwrap();
+                out.push((p, bytes));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The configured row of `name` in `scan --json` run from the project.
+    fn row(&self, name: &str) -> serde_json::Value {
+        let out = self.run(&self.proj, &["scan", "--json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["configured"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+            .clone()
+    }
+}
+
+fn json_of(p: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(p).unwrap()).unwrap()
+}
+
+/// L8: `fix NAME` for a name in the user file's `disabledMcpjsonServers` takes it out of
+/// that list and approves it in the project's `.claude/settings.local.json` only (an
+/// approval in the user file would approve the name in every project); the reasons say
+/// so, and undo gives both files back.
+#[test]
+fn fix_name_disabled_in_the_user_file_is_approved_in_the_project_only() {
+    let h = Home::new();
+    let user = h.home.join(".claude/settings.json");
+    fs::write(&user, "{\"disabledMcpjsonServers\": [\"p-off\"]}\n").unwrap();
+    let local = h.proj.join(".claude/settings.local.json");
+    assert_eq!(h.row("p-off")["state"], "disabled");
+    let before = h.files();
+    let out = h.fix(&["p-off", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let u = json_of(&user);
+    assert_eq!(u["disabledMcpjsonServers"], serde_json::json!([]), "{err}");
+    assert!(u.get("enabledMcpjsonServers").is_none(), "{u:#}\n{err}");
+    assert_eq!(
+        json_of(&local)["enabledMcpjsonServers"],
+        serde_json::json!(["p-off"]),
+        "{err}"
+    );
+    assert!(
+        err.contains("would approve it in every project") && err.contains("in this project only"),
+        "{err}"
+    );
+    assert_ne!(h.row("p-off")["state"], "disabled");
+    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before, "{}", stderr(&undo));
+}
