@@ -431,13 +431,16 @@ pub fn apply_file_in(files: &dyn Fs, plan: &FilePlan) -> Result<AppliedFix, Sett
 
 /// Undo of an engine record in a file changed since: each recorded key put back (last
 /// first) when it still holds what mcplogs wrote; a key changed since is left alone and
-/// stops the undo unless `force`.
+/// stops the undo unless `force`. Forced, a list mcplogs moved a name in (added to, or
+/// taken out of) and the user changed since gets just that name moved back, every name
+/// the user added or removed since kept; the second value says so, a line a list.
 pub(super) fn undo_changed(
     settings: &Path,
     text: &str,
     records: &[KeyChangeRecord],
     force: bool,
-) -> Result<String, SettingsError> {
+) -> Result<(String, Vec<String>), SettingsError> {
+    let mut notes = Vec::new();
     strict(settings, text).map_err(|e| match e {
         SettingsError::NotStrict { problem, .. } => SettingsError::NoLongerStrict {
             path: settings.to_path_buf(),
@@ -476,14 +479,88 @@ pub(super) fn undo_changed(
                 written: r.written_json.clone(),
             });
         }
-        out = set_at(&out, &r.path, previous.as_ref()).map_err(|problem| {
-            SettingsError::CannotEdit {
-                path: settings.to_path_buf(),
-                problem,
-            }
-        })?;
+        let cannot = |problem| SettingsError::CannotEdit {
+            path: settings.to_path_buf(),
+            problem,
+        };
+        if now != written
+            && let Some((key, value, note)) = names_moved_back(&out, r, previous.as_ref())
+        {
+            out = set_at(&out, &key, value.as_ref()).map_err(cannot)?;
+            notes.push(note);
+            continue;
+        }
+        out = set_at(&out, &r.path, previous.as_ref()).map_err(cannot)?;
     }
-    Ok(out)
+    Ok((out, notes))
+}
+
+/// A list of names mcplogs changed (a name added or taken out: `Edit::MoveName`) that
+/// the user changed since: the list as it is now with only mcplogs' names moved back
+/// (those it added taken out, those it took out put back), the key path, and a line
+/// saying so. `None`: not such a list (the caller puts the recorded value back).
+fn names_moved_back(
+    text: &str,
+    r: &KeyChangeRecord,
+    previous: Option<&Value>,
+) -> Option<(Vec<String>, Option<Value>, String)> {
+    // the record of a created key holds the first member created: unwrap it down to
+    // the list (one member a level)
+    let mut key = r.path.clone();
+    let mut written: Value = serde_json::from_str(&r.written_json).ok()?;
+    if previous.is_none() {
+        while let Value::Object(m) = &written {
+            let (k, v) = (m.len() == 1).then(|| m.iter().next())??;
+            key.push(k.clone());
+            written = v.clone();
+        }
+    }
+    let strings = |v: &Value| -> Option<Vec<String>> {
+        v.as_array()?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let written = strings(&written)?;
+    let before = match previous {
+        Some(p) => strings(p)?,
+        None => Vec::new(),
+    };
+    let mut now = strings(&value_at(text, &key)?)?;
+    let added: Vec<&String> = written.iter().filter(|n| !before.contains(n)).collect();
+    let removed: Vec<&String> = before.iter().filter(|n| !written.contains(n)).collect();
+    if added.is_empty() && removed.is_empty() {
+        return None;
+    }
+    now.retain(|n| !added.contains(&n));
+    for n in &removed {
+        if !now.contains(n) {
+            now.push((*n).clone());
+        }
+    }
+    let quoted = |v: &[&String]| {
+        v.iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let what = match (added.is_empty(), removed.is_empty()) {
+        (false, true) => format!("{} taken out", quoted(&added)),
+        (true, false) => format!("{} put back", quoted(&removed)),
+        _ => format!(
+            "{} taken out, {} put back",
+            quoted(&added),
+            quoted(&removed)
+        ),
+    };
+    let note = format!(
+        "{}: changed since mcplogs' fix; only {what}, every other name as it is now",
+        key.join(".")
+    );
+    // a list mcplogs created, left empty: gone, as before
+    let value = (previous.is_some() || !now.is_empty())
+        .then(|| Value::Array(now.into_iter().map(Value::String).collect()));
+    Some((key, value, note))
 }
 
 #[cfg(test)]
@@ -540,7 +617,7 @@ mod tests {
         );
         // Claude Code rewrote another key since: undo keeps it and takes out ours.
         let since = new.replace("\"numStartups\": 1", "\"numStartups\": 2");
-        let undone = undo_changed(f, &since, &records, false).unwrap();
+        let undone = undo_changed(f, &since, &records, false).unwrap().0;
         assert_eq!(
             undone,
             text.replace("\"numStartups\": 1", "\"numStartups\": 2")
@@ -555,7 +632,7 @@ mod tests {
         // The user deleted the server since: forced, it stays deleted (no stub entry).
         let deleted = since.replace("\"far\": {\n      \"command\": \"/opt/farstub\"\n    }", "");
         assert_ne!(deleted, since);
-        let undone = undo_changed(f, &deleted, &records, true).unwrap();
+        let undone = undo_changed(f, &deleted, &records, true).unwrap().0;
         assert_eq!(
             value_at(&undone, &["mcpServers".into(), "far".into()]),
             None

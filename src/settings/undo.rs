@@ -382,6 +382,9 @@ pub struct PendingUndo {
     /// Empty when the file already is as before the fix. Lines as in the files (show it
     /// through `redact::diff::for_display`).
     pub diff: String,
+    /// What the undo does besides putting keys back as they were, in words (a name
+    /// moved back alone in a list changed since, `--force`).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -416,6 +419,9 @@ pub enum UndoPlan {
 pub(super) enum KeyUndo {
     Refuse(UndoPlan),
     Text(String),
+    /// The new text, and what it did besides putting keys back, in words
+    /// ([`PendingUndo::notes`]).
+    Noted(String, Vec<String>),
 }
 
 /// Every undo: no record is nothing to undo; a removed file is named; a file unchanged
@@ -442,7 +448,7 @@ pub(super) fn plan_undo_for(
         });
     };
     let current_text = String::from_utf8_lossy(&current).into_owned();
-    let pending = |new_bytes: Option<Vec<u8>>, how| {
+    let pending = |new_bytes: Option<Vec<u8>>, how, notes: Vec<String>| {
         let new_text = new_bytes
             .as_ref()
             .map(|b| String::from_utf8_lossy(b).into_owned());
@@ -454,11 +460,12 @@ pub(super) fn plan_undo_for(
             state: state.clone(),
             state_path: state_path.clone(),
             backup: backup_path_for(settings, change),
+            notes,
         })))
     };
     if sha256_hex(&current) == state.written_sha256 {
         if state.created_file {
-            return pending(None, UndoHow::RemoveCreatedFile);
+            return pending(None, UndoHow::RemoveCreatedFile, Vec::new());
         }
         let bytes = verified_backup(
             settings,
@@ -467,24 +474,21 @@ pub(super) fn plan_undo_for(
             &state_path,
             change,
         )?;
-        return pending(Some(bytes), UndoHow::RestoreBackup);
+        return pending(Some(bytes), UndoHow::RestoreBackup, Vec::new());
     }
-    match changed_since(&current_text, &state)? {
-        KeyUndo::Refuse(plan) => Ok(plan),
-        // mcplogs created the file and, its key taken out, nothing else is in it: the
-        // file goes, as when it is unchanged (an empty object nobody wrote is no
-        // setting of the user's).
-        KeyUndo::Text(new_text)
-            if (state.created_file || state.created_by_another_change)
-                && is_empty_object(&new_text) =>
-        {
-            pending(None, UndoHow::RemoveEmptiedFile)
-        }
-        KeyUndo::Text(new_text) => {
-            super::fix::within_read_limit(settings, &new_text, true)?;
-            pending(Some(new_text.into_bytes()), UndoHow::RestoreKey)
-        }
+    let (new_text, notes) = match changed_since(&current_text, &state)? {
+        KeyUndo::Refuse(plan) => return Ok(plan),
+        KeyUndo::Text(t) => (t, Vec::new()),
+        KeyUndo::Noted(t, notes) => (t, notes),
+    };
+    // mcplogs created the file and, its key taken out, nothing else is in it: the file
+    // goes, as when it is unchanged (an empty object nobody wrote is no setting of the
+    // user's).
+    if (state.created_file || state.created_by_another_change) && is_empty_object(&new_text) {
+        return pending(None, UndoHow::RemoveEmptiedFile, notes);
     }
+    super::fix::within_read_limit(settings, &new_text, true)?;
+    pending(Some(new_text.into_bytes()), UndoHow::RestoreKey, notes)
 }
 
 pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
@@ -492,7 +496,7 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
         // A fix of the engine: every key it set, put back.
         if !state.changes.is_empty() {
             return super::engine::undo_changed(settings, current_text, &state.changes, force)
-                .map(KeyUndo::Text);
+                .map(|(text, notes)| KeyUndo::Noted(text, notes));
         }
         // Changed since the fix: put back the one key, keep everything else.
         let object = match strictness::check(current_text) {

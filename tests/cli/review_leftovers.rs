@@ -174,3 +174,99 @@ fn fix_name_disabled_in_the_user_file_is_approved_in_the_project_only() {
     assert!(undo.status.success(), "{}", stderr(&undo));
     assert_eq!(h.files(), before, "{}", stderr(&undo));
 }
+
+/// F4: a list the fix moved a name in, changed by the user since: undo refuses without
+/// `--force`; forced, it moves just that name back and keeps the user's own additions
+/// and removals, and says so.
+#[test]
+fn forced_undo_moves_back_only_the_name_the_fix_moved() {
+    let h = Home::new();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(&local, "{\n  \"disabledMcpjsonServers\": [\"p-off\"]\n}\n").unwrap();
+    let out = h.fix(&["--except", "slow", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json_of(&local);
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["p-off"]));
+    // the user approves another server and disables one since
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\"p-two\"],\n  \"enabledMcpjsonServers\": [\"p-off\", \"new-one\"]\n}\n",
+    )
+    .unwrap();
+    let edited = fs::read(&local).unwrap();
+    let refused = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert_eq!(fs::read(&local).unwrap(), edited);
+    let forced = h.run(&h.elsewhere, &["fix", "--undo", "--yes", "--force"]);
+    let err = stderr(&forced);
+    assert!(forced.status.success(), "{err}");
+    let doc = json_of(&local);
+    assert_eq!(
+        doc["enabledMcpjsonServers"],
+        serde_json::json!(["new-one"]),
+        "{err}"
+    );
+    assert_eq!(
+        doc["disabledMcpjsonServers"],
+        serde_json::json!(["p-two", "p-off"]),
+        "{err}"
+    );
+    assert!(
+        err.contains("enabledMcpjsonServers: changed since mcplogs' fix; only \"p-off\" taken out")
+            && err.contains(
+                "disabledMcpjsonServers: changed since mcplogs' fix; only \"p-off\" put back"
+            ),
+        "{err}"
+    );
+}
+
+/// F4: a list the fix created, holding the user's names too since: forced undo takes
+/// out only the fix's name; a list left empty goes, as before the fix.
+#[test]
+fn forced_undo_of_a_created_list_keeps_the_users_names_and_drops_an_emptied_one() {
+    let h = Home::new();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\"p-off\", \"p-two\"]\n}\n",
+    )
+    .unwrap();
+    let out = h.fix(&["p-off", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\"p-two\"],\n  \"enabledMcpjsonServers\": [\"p-off\", \"mine\"],\n  \"x\": 1\n}\n",
+    )
+    .unwrap();
+    let forced = h.run(&h.elsewhere, &["fix", "--undo", "--yes", "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    let doc = json_of(&local);
+    assert_eq!(doc["enabledMcpjsonServers"], serde_json::json!(["mine"]));
+    assert_eq!(
+        doc["disabledMcpjsonServers"],
+        serde_json::json!(["p-off", "p-two"])
+    );
+    // once more, the user's name gone too: the list the fix created goes
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\"p-off\", \"p-two\"]\n}\n",
+    )
+    .unwrap();
+    let out = h.fix(&["p-off", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    fs::write(
+        &local,
+        "{\n  \"disabledMcpjsonServers\": [\"p-two\", \"p-three\"],\n  \"enabledMcpjsonServers\": [\"p-off\"],\n  \"x\": 1\n}\n",
+    )
+    .unwrap();
+    let forced = h.run(&h.elsewhere, &["fix", "--undo", "--yes", "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    let doc = json_of(&local);
+    assert!(doc.get("enabledMcpjsonServers").is_none(), "{doc:#}");
+    assert_eq!(
+        doc["disabledMcpjsonServers"],
+        serde_json::json!(["p-two", "p-three", "p-off"]),
+        "{}",
+        stderr(&forced)
+    );
+}

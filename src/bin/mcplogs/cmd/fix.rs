@@ -899,6 +899,9 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
             .map(|c| c.to_lowercase().chain(first).collect())
             .unwrap_or_default();
         note(format_args!("{}: {how}", path.display()));
+        for n in &p.notes {
+            note(format_args!("  {n}."));
+        }
     }
     let diff: String = pendings.iter().map(|(_, p)| p.diff.as_str()).collect();
     if !diff.is_empty() {
@@ -1006,6 +1009,9 @@ pub(crate) fn finish_undo(
         ));
     } else {
         note(undo_how(pending.how, what, restore_key));
+        for n in &pending.notes {
+            note(format_args!("  {n}."));
+        }
         print_diff(&pending.diff, dry_run)?;
         if !go_ahead(dry_run, yes)? {
             return Ok(ExitCode::Clean);
