@@ -296,6 +296,9 @@ pub struct Resolved {
     pub problems: Vec<ConfigProblem>,
     /// Files that were looked at.
     pub searched: Vec<PathBuf>,
+    /// Settings files that exist but could not be read (a FIFO, a folder, no
+    /// permission): their approval lists are not known; said once, never a row.
+    pub unread_settings: Vec<ConfigProblem>,
 }
 
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
@@ -961,8 +964,16 @@ pub fn resolve_states_in(
     for (kind, file) in &sources.settings {
         r.searched.push(file.clone());
         // Claude Code reads strict JSON only: a file that is not is ignored as a whole.
-        let Ok(Some(doc)) = read_json(file) else {
-            continue;
+        let doc = match read_json(file) {
+            Ok(Some(doc)) => doc,
+            Err(error @ ConfigFileError::Read(_)) => {
+                r.unread_settings.push(ConfigProblem {
+                    path: file.clone(),
+                    error,
+                });
+                continue;
+            }
+            _ => continue,
         };
         let managed = matches!(kind, LayerKind::Managed | LayerKind::ManagedDropIn);
         keys.read(&doc, file, kind.as_str(), "", managed);

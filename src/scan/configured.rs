@@ -248,7 +248,19 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             crate::redact::output::text(n)
         }
     };
+    // a settings file no project could read, said once (the user file is every
+    // project's)
+    let mut unread: Vec<PathBuf> = Vec::new();
     for p in projects {
+        for u in &p.resolved.unread_settings {
+            if !unread.contains(&u.path) {
+                unread.push(u.path.clone());
+                report.warnings.push(crate::warning::Warning::new(
+                    &u.path,
+                    format!("cannot be read ({})", u.error),
+                ));
+            }
+        }
         let folder = encode_folder_name(&p.dir.to_string_lossy());
         let project = p.dir.to_string_lossy().into_owned();
         let newest_log = report

@@ -270,3 +270,24 @@ fn forced_undo_of_a_created_list_keeps_the_users_names_and_drops_an_emptied_one(
         stderr(&forced)
     );
 }
+
+/// L6: a FIFO as the project's `.claude/settings.local.json` is never opened (no hang)
+/// and `scan` says it cannot be read, once, its path shortened, from the project and
+/// from any other folder (it read the project's layers all the same).
+#[cfg(unix)]
+#[test]
+fn scan_says_once_that_a_projects_settings_file_cannot_be_read_from_any_folder() {
+    let h = Home::new();
+    mkfifo(&h.proj.join(".claude/settings.local.json"));
+    let want = "~/work/proj/.claude/settings.local.json";
+    for cwd in [&h.elsewhere, &h.proj] {
+        let out = h.run(cwd, &["scan"]);
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        let said: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("cannot be read") && l.contains("FIFO"))
+            .collect();
+        assert_eq!(said.len(), 1, "from {}: {text}", cwd.display());
+        assert!(said[0].contains(want), "{text}");
+    }
+}

@@ -109,8 +109,18 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
             },
         },
     );
-    output::grouped_warnings(&report.warnings, args.verbose);
     let negotiation = resolve::negotiation_in(&opts.request.homes, &cwd, managed_dir);
+    // a settings file this folder's layers cannot read is said once, in the screen's
+    // settings section (the JSON's `settings`), not again among the warnings
+    let said: Vec<std::path::PathBuf> = negotiation
+        .problem_layers()
+        .filter_map(|l| l.path.clone())
+        .collect();
+    report.warnings.retain(|w| {
+        !(w.message.starts_with("cannot be read (")
+            && w.path.as_ref().is_some_and(|p| said.contains(p)))
+    });
+    output::grouped_warnings(&report.warnings, args.verbose);
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
@@ -179,6 +189,7 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         );
         t.push_str("\nSettings (for this folder)\n");
         for line in mcplogs::render::settings::summary_lines(&negotiation) {
+            let line = output::tilde(&line);
             t.push_str(&mcplogs::text::layout::wrap(&line, "  ", 4, width));
         }
         t.shrink_to_fit();
