@@ -583,7 +583,10 @@ fn entry_from_message(message: String) -> ExplainEntry {
 /// names a server (whatever its pasted status: the log's verdict is the one that
 /// counts).
 pub fn wants_local(report: &ExplainReport) -> bool {
-    report.entries.iter().any(wants_local_entry)
+    report
+        .entries
+        .iter()
+        .any(|e| wants_local_entry(e) || (e.name.is_some() && e.state == Some("disabled")))
 }
 
 /// A named server line with a status (a configuration state, `disabled` or `pending
@@ -644,6 +647,37 @@ pub fn attach_local(
         }
         e.diagnosis = s.diagnosis.clone();
         e.local = Some(local_evidence(s));
+    }
+    // a pasted "⊘ Disabled" server configured here: the file and key that disable it
+    // (a `.mcp.json` server's list is `disabledMcpjsonServers`, a user or local one's
+    // `disabledMcpServers`), as `scan` names them
+    for e in report
+        .entries
+        .iter_mut()
+        .filter(|e| e.state == Some("disabled"))
+    {
+        let name = e.name.as_deref().unwrap_or_default();
+        let row = scan
+            .configured
+            .iter()
+            .filter(|r| r.project == project.as_ref() && r.name == name)
+            .map(|r| &r.configured)
+            .chain(
+                scan.servers
+                    .iter()
+                    .filter(|s| {
+                        s.project.as_deref() == Some(project.as_ref())
+                            && server_matches(&s.name, s.folder.as_deref(), name)
+                    })
+                    .filter_map(|s| match &s.configuration {
+                        crate::scan::configured::Configuration::Configured(c) => Some(&**c),
+                        _ => None,
+                    }),
+            )
+            .find(|c| c.state == crate::claude_code::config::ServerState::Disabled);
+        if let Some(c) = row {
+            e.note = Some(crate::advice::configured::way_out(c, None));
+        }
     }
 }
 

@@ -757,4 +757,4 @@ pub fn status_only_note(name: Option<&str>) -> String {
 }
 
 /// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line.
-pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. It is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json; to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. `mcplogs scan` in the project names the file.";
+pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. A user or local server is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json (the /mcp toggle): to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. A project (.mcp.json) server is named in a `disabledMcpjsonServers` list instead (the approval dialog's Esc writes it into the project's .claude/settings.local.json): remove its name from that list, or run `mcplogs fix NAME`. `mcplogs scan` in the project names the file.";

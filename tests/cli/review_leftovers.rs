@@ -291,3 +291,39 @@ fn scan_says_once_that_a_projects_settings_file_cannot_be_read_from_any_folder()
         assert!(said[0].contains(want), "{text}");
     }
 }
+
+/// L5: explain of a pasted "⊘ Disabled" line for a `.mcp.json` server disabled in the
+/// project's `disabledMcpjsonServers` names that list and file, never
+/// `disabledMcpServers` (the user and local servers' /mcp toggle); a user server's line
+/// keeps `disabledMcpServers`.
+#[test]
+fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
+    let h = Home::new();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\np-off: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let out = h.run(&h.proj, &["explain", &p]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("~/work/proj/.claude/settings.local.json disabledMcpjsonServers")
+            && !text.contains("disabledMcpServers"),
+        "{text}{}",
+        stderr(&out)
+    );
+    // nothing known here: the sentence names both lists, each for its kind of server
+    let out = h.run(&h.elsewhere, &["explain", "--no-logs", &p]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("A project (.mcp.json) server is named in a `disabledMcpjsonServers` list"),
+        "{text}"
+    );
+}
