@@ -196,7 +196,8 @@ pub fn shell_word(s: &str) -> String {
 
 /// [`shell_word`], for a word that may hold characters the screen escapes (a control
 /// character, a bidi control: a server name can): in `sh` those make `$'...'` with
-/// `\xHH` / `\uHHHH` escapes (bash, zsh, ksh and recent dash read it), so the command
+/// `\xHH` escapes of its UTF-8 bytes (bash, zsh, ksh and recent dash read it, in any
+/// locale), so the command
 /// runs as printed; the escaped screen would otherwise show `\x1b` inside plain
 /// quotes, which the shell takes literally. PowerShell: `` `u{HHHH} `` in double quotes.
 pub fn shell_word_typed(s: &str) -> String {
@@ -224,10 +225,14 @@ pub fn shell_word_typed(s: &str) -> String {
         match c {
             '\\' => out.push_str("\\\\"),
             '\'' => out.push_str("\\'"),
-            c if sanitize::is_unsafe(c) && (c as u32) < 0x80 => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
+            // its UTF-8 bytes, each `\xHH`: `\uHHHH` is expanded by bash only in a
+            // UTF-8 locale (under LANG=C it stays the literal text `\u202E`)
+            c if sanitize::is_unsafe(c) => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
             }
-            c if sanitize::is_unsafe(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -440,16 +445,21 @@ mod tests {
     fn a_word_with_control_characters_is_typed_back_by_the_shell() {
         let name = "ev\u{1b}[2J\u{202e}it's\\";
         let w = shell_word_typed(name);
-        assert_eq!(w, "$'ev\\x1b[2J\\u202eit\\'s\\\\'");
+        assert_eq!(w, "$'ev\\x1b[2J\\xe2\\x80\\xaeit\\'s\\\\'");
         assert!(w.chars().all(|c| c.is_ascii_graphic()), "{w}");
         assert_eq!(shell_word_typed("plain"), "plain");
         assert_eq!(shell_word_typed("a b"), "'a b'");
         if std::path::Path::new("/bin/bash").exists() {
-            let out = std::process::Command::new("/bin/bash")
-                .args(["-c", &format!("printf %s {w}")])
-                .output()
-                .unwrap();
-            assert_eq!(String::from_utf8(out.stdout).unwrap(), name);
+            // in any locale: `\uHHHH` would stay literal text under LC_ALL=C
+            for locale in ["C", "C.UTF-8"] {
+                let out = std::process::Command::new("/bin/bash")
+                    .args(["-c", &format!("printf %s {w}")])
+                    .env("LC_ALL", locale)
+                    .env("LANG", locale)
+                    .output()
+                    .unwrap();
+                assert_eq!(String::from_utf8(out.stdout).unwrap(), name, "{locale}");
+            }
         }
     }
 

@@ -327,3 +327,31 @@ fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
         "{text}"
     );
 }
+
+/// F15: a printed `$'...'` word holding a character outside ASCII that the screen
+/// escapes (a bidi control) runs as printed in any locale: its UTF-8 bytes as `\xHH`
+/// (bash expands `\uHHHH` only in a UTF-8 locale).
+#[cfg(unix)]
+#[test]
+fn a_printed_word_with_a_bidi_control_runs_as_printed_under_lang_c() {
+    let name = "rtl\u{202e}gnp.exe";
+    let word = mcplogs::text::shell_word_typed(name);
+    assert!(word.is_ascii(), "{word}");
+    if !Path::new("/bin/bash").exists() {
+        return;
+    }
+    for locale in ["C", "POSIX", "C.UTF-8"] {
+        let out = Command::new("/bin/bash")
+            .args(["-c", &format!("printf %s {word}")])
+            .env_clear()
+            .env("LC_ALL", locale)
+            .env("LANG", locale)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            name,
+            "{word} under {locale}"
+        );
+    }
+}
