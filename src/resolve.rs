@@ -90,14 +90,26 @@ pub fn resolve(
         attach_launch(report, opts, global.as_ref(), &**env, redact);
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
+    let mut cache_notes = 0..0;
     if let Some((global, _)) = &config {
         let cache = discovery::read(opts, cwd, managed_dir, global.as_ref());
         let notes = discovery::apply(report, &cache, global.as_ref());
+        cache_notes = report.warnings.len()..report.warnings.len() + notes.len();
         report.warnings.extend(notes);
         report.machine_state = Some(discovery::machine_state(&cache, global.as_ref()));
     }
     if steps.redact_report {
         crate::scan::redact_report(report);
+    }
+    // the cache's notes as the warnings say them now (redacted in place)
+    if let Some(m) = &mut report.machine_state {
+        m.notes = report
+            .warnings
+            .get(cache_notes)
+            .unwrap_or_default()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
     }
     if let Some((global, env)) = &config {
         join_configuration(report, opts, cwd, managed_dir, global.as_ref(), &**env);

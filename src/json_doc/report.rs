@@ -55,6 +55,10 @@ pub struct ReportClaudeCodeState {
     pub switches: Vec<ReportSwitch>,
     /// Each MCP feature flag Claude Code cached in `.claude.json`.
     pub flags: Vec<ReportFlag>,
+    /// What the discovery cache did (its entries, a server served from it), as `scan`
+    /// warns it; not among the document's `warnings`.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// One switch of `claudeCodeState.switches`.

@@ -47,6 +47,7 @@ pub fn report_json_head(r: &Report) -> json_doc::ReportDocument {
                         changes: changes.clone(),
                     })
                     .collect(),
+                notes: m.notes.clone(),
             }),
         configured: r
             .configured

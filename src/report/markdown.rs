@@ -631,7 +631,11 @@ fn recommendations(r: &Report, out: &mut String) {
 /// (issue 54): said only when something is on, set or cached.
 fn claude_code_state(r: &Report, out: &mut String) {
     let Some(m) = &r.machine_state else { return };
-    if !m.discovery_cache_on && m.cache_entries == 0 && m.switches.is_empty() && m.flags.is_empty()
+    if !m.discovery_cache_on
+        && m.cache_entries == 0
+        && m.switches.is_empty()
+        && m.flags.is_empty()
+        && m.notes.is_empty()
     {
         return;
     }
@@ -661,6 +665,9 @@ fn claude_code_state(r: &Report, out: &mut String) {
             code(value),
             text(changes)
         ));
+    }
+    for n in &m.notes {
+        out.push_str(&format!("- {}\n", code(n)));
     }
     out.push('\n');
 }

@@ -483,6 +483,7 @@ fn tail_strings<'a>(
     v.extend(warnings.iter_mut());
     if let Some(m) = machine_state {
         v.push(&mut m.discovery_cache);
+        v.extend(m.notes.iter_mut());
         for (_, value, set_in) in &mut m.switches {
             v.push(value);
             v.push(set_in);
@@ -547,9 +548,16 @@ pub fn build(
             .collect(),
         settings: settings_section(negotiation),
         warnings: {
+            // the discovery cache's notes have their place in Claude Code's state
+            let cache_note = |w: &crate::warning::Warning| {
+                scan.machine_state
+                    .as_ref()
+                    .is_some_and(|m| m.notes.contains(&w.to_string()))
+            };
             let all: Vec<_> = scan
                 .warnings
                 .iter()
+                .filter(|w| !cache_note(w))
                 .chain(&stderr.warnings)
                 .cloned()
                 .collect();

@@ -152,6 +152,7 @@ pub(super) fn machine_state(st: &CacheState, global: Option<&GlobalConfig>) -> M
             st.strikes
         ),
         cache_entries: st.listing.total,
+        notes: Vec::new(),
         switches: st.switches.clone(),
         flags: doc
             .as_deref()

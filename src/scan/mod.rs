@@ -434,6 +434,9 @@ pub struct MachineState {
     /// number as it is; a string or list only described, never shown: it may name
     /// hosts) and what it changes.
     pub flags: Vec<(String, String, String)>,
+    /// What the discovery cache did, as the scan's warnings say it (they are among
+    /// [`ScanReport::warnings`] too; the report gives them their own place).
+    pub notes: Vec<String>,
 }
 
 impl ScanReport {

@@ -355,3 +355,52 @@ fn a_printed_word_with_a_bidi_control_runs_as_printed_under_lang_c() {
         );
     }
 }
+
+/// L7: the report files what the discovery cache did under Claude Code's state on this
+/// machine (Markdown and `claudeCodeState.notes`), never among the damaged or
+/// unreadable log files.
+#[test]
+fn report_gives_the_discovery_cache_note_its_own_place() {
+    let home = tempfile::tempdir().unwrap();
+    crate::discovery_cache_more::home_of("2.1.336", "down-strike-3-fresh-down", home.path());
+    let mut c = mcplogs(home.path());
+    let r = run(c
+        .env("MCP_DISCOVERY_CACHE", "1")
+        .args(["report", "--no-cache", "--force"]));
+    let md = &r.stdout;
+    let state = md
+        .find("#### Claude Code's state on this machine")
+        .unwrap_or_else(|| panic!("{md}"));
+    let note = md
+        .find("Claude Code's MCP discovery cache is on")
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(note > state, "{md}");
+    if let Some(damaged) = md.find("#### Damaged or unreadable log files") {
+        assert!(
+            !md[damaged..].contains("discovery cache"),
+            "{}",
+            &md[damaged..]
+        );
+    }
+    let mut c = mcplogs(home.path());
+    let (_, doc) =
+        run_json(
+            c.env("MCP_DISCOVERY_CACHE", "1")
+                .args(["report", "--json", "--no-cache"]),
+        );
+    let notes = doc["claudeCodeState"]["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("MCP discovery cache is on")),
+        "{doc:#}"
+    );
+    assert!(
+        !doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("discovery cache")),
+        "{doc:#}"
+    );
+}
