@@ -169,6 +169,11 @@ fn fix_name_disabled_in_the_user_file_is_approved_in_the_project_only() {
         err.contains("would approve it in every project") && err.contains("in this project only"),
         "{err}"
     );
+    // F21: no env changed, so nothing is said of env changes
+    assert!(
+        err.contains("Claude Code reads the approval lists") && !err.contains("env changes"),
+        "{err}"
+    );
     assert_ne!(h.row("p-off")["state"], "disabled");
     let undo = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
     assert!(undo.status.success(), "{}", stderr(&undo));

@@ -406,10 +406,23 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         };
         output::wrote(path, applied.backup.as_deref(), &undo);
     }
-    note(format_args!(
-        "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
-        mcplogs::advice::verify_command(&args.home)
-    ));
+    // an `env` value is read for each new connection; an approval list or a server's
+    // entry when Claude Code starts
+    let env_changed = !plan.is_empty()
+        || engine_plans.iter().flat_map(|p| &p.changes).any(
+            |c| matches!(&c.edit, Edit::Set { path, .. } if path.first().is_some_and(|k| k == "env")),
+        );
+    if env_changed {
+        note(format_args!(
+            "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
+            mcplogs::advice::verify_command(&args.home)
+        ));
+    } else {
+        note(format_args!(
+            "Claude Code reads the approval lists and the servers' entries when it starts: restart Claude Code, then check with `{}`.",
+            mcplogs::advice::verify_command(&args.home)
+        ));
+    }
     Ok(ExitCode::Clean)
 }
 
