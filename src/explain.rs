@@ -12,7 +12,7 @@ use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
 use crate::classify::{self, tools_failure_cause};
 use crate::claude_code::markers::WINDOWS_CMD_WRAPPER_MARKER;
 
-const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⏸', '⊘'];
+const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⚠', '⏸', '⊘'];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExplainEntry {
@@ -186,7 +186,7 @@ impl ExplainReport {
 static ENTRY_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([^\s:][^:]*?):\s+(.*)$").expect("regex"));
 static STATUS_IN_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\s-\s+([✓✔✗✘×!⏸⊘])\s*(.*)$").expect("regex"));
+    LazyLock::new(|| Regex::new(r"\s-\s+([✓✔✗✘×!⚠⏸⊘])\s*(.*)$").expect("regex"));
 
 struct Partial {
     name: Option<String>,

@@ -409,3 +409,24 @@ fn report_gives_the_discovery_cache_note_its_own_place() {
         "{doc:#}"
     );
 }
+
+/// F21: a `claude mcp list` line whose status glyph is `⚠` (not `!`) is a server of
+/// its own, never the previous server's detail.
+#[test]
+fn explain_reads_a_warning_glyph_status_as_its_own_server() {
+    let h = Home::new();
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\nmissing-cmd: mcp-server-not-installed  - ✘ Failed to connect\nsso-gateway: https://127.0.0.1:9/mcp (HTTP) - ⚠ Needs authentication\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let out = h.run(&h.elsewhere, &["explain", "--no-logs", "--json", &p]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let servers = doc["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 2, "{doc:#}");
+    assert_eq!(servers[1]["name"], "sso-gateway", "{doc:#}");
+    assert_eq!(servers[1]["cause"], "needs-auth", "{doc:#}");
+    assert_ne!(servers[0]["cause"], "needs-auth", "{doc:#}");
+}
