@@ -417,13 +417,28 @@ pub fn except_command(cx: &Context, name: &str) -> String {
 /// (`disabledMcpjsonServers`: the top level; `projects["/p"].disabledMcpjsonServers`:
 /// that project's entry, under the member name the file uses, which may be the folder's
 /// canonical form). `None`: a key of another form, or no list there holds `name`.
+/// A file mcplogs does not write (a hard link, not a regular file): the parent its key
+/// names, unchecked, so the change is planned and its refusal said wherever the plan is
+/// (scan's line, fix's error), never a silent hand-edit step.
 fn list_parent(key: &str, file: &Path, name: &str) -> Option<Vec<String>> {
     const LIST: &str = "disabledMcpjsonServers";
-    let text = crate::settings::write::FileSnapshot::read(file)
-        .ok()
-        .and_then(|f| f.bytes)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+    let text = match crate::settings::write::FileSnapshot::read(file) {
+        Ok(f) => f
+            .bytes
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default(),
+        Err(_) => {
+            return if key == LIST {
+                Some(Vec::new())
+            } else {
+                let quoted = key
+                    .strip_prefix("projects[")?
+                    .strip_suffix(&format!("].{LIST}"))?;
+                let dir: String = serde_json::from_str(quoted).ok()?;
+                Some(vec!["projects".to_string(), dir])
+            };
+        }
+    };
     // the list must hold `name` as written: a name shown redacted (it holds a secret) is
     // not the file's, and moving it would write the placeholder
     let holds = |parent: &[String]| {

@@ -430,3 +430,28 @@ fn explain_reads_a_warning_glyph_status_as_its_own_server() {
     assert_eq!(servers[1]["cause"], "needs-auth", "{doc:#}");
     assert_ne!(servers[0]["cause"], "needs-auth", "{doc:#}");
 }
+
+/// F21: a `.mcp.json` server disabled in a hard-linked `settings.local.json`: scan says
+/// that `mcplogs fix` does not edit a hard-linked file (as fix's refusal does), never a
+/// silent hand edit; fix refuses and writes nothing.
+#[cfg(unix)]
+#[test]
+fn scan_says_fix_does_not_edit_a_hard_linked_file_that_disables_a_server() {
+    let h = Home::new();
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(&local, "{\"disabledMcpjsonServers\": [\"p-off\"]}\n").unwrap();
+    fs::hard_link(&local, h.elsewhere.join("link.json")).unwrap();
+    let out = h.run(&h.proj, &["scan"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.contains(
+            "p-off (~/work/proj): `mcplogs fix` cannot make its change (enable-mcpjson-server)"
+        ) && text.contains("hard links"),
+        "{text}"
+    );
+    let before = fs::read(&local).unwrap();
+    let out = h.fix(&["p-off", "--yes"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hard links"), "{}", stderr(&out));
+    assert_eq!(fs::read(&local).unwrap(), before);
+}

@@ -169,6 +169,21 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
                 c.cause.as_str()
             ))
         })
+        .chain(report.configured.iter().filter_map(|r| {
+            let f = r.fix.as_deref()?;
+            let c = f
+                .changes
+                .iter()
+                .find(|c| matches!(c.state, mcplogs::scan::fix::FixState::Refused { .. }))?;
+            let mcplogs::scan::fix::FixState::Refused { why } = &c.state else {
+                return None;
+            };
+            Some(format!(
+                "{}: `mcplogs fix` cannot make its change ({}): {why}.",
+                mcplogs::advice::fixes::label(&r.name, Some(&r.project)),
+                c.cause.as_str()
+            ))
+        }))
         .collect();
     let text = if report.servers.is_empty() && report.configured.is_empty() {
         String::new()
