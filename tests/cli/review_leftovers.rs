@@ -317,7 +317,7 @@ fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
     .unwrap();
     let p = paste.display().to_string();
     let out = h.run(&h.proj, &["explain", &p]);
-    let text = stdout(&out);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         text.contains("~/work/proj/.claude/settings.local.json disabledMcpjsonServers")
             && !text.contains("disabledMcpServers"),
@@ -326,7 +326,7 @@ fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
     );
     // nothing known here: the sentence names both lists, each for its kind of server
     let out = h.run(&h.elsewhere, &["explain", "--no-logs", &p]);
-    let text = stdout(&out);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         text.contains("A project (.mcp.json) server is named in a `disabledMcpjsonServers` list"),
         "{text}"
