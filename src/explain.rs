@@ -674,7 +674,7 @@ pub fn attach_local(
                         _ => None,
                     }),
             )
-            .find(|c| c.state == crate::claude_code::config::ServerState::Disabled);
+            .find(|c| crate::advice::configured::state_label(c) == "disabled");
         if let Some(c) = row {
             e.note = Some(crate::advice::configured::way_out(c, None));
         }
