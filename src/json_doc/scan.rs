@@ -137,9 +137,14 @@ pub struct FixChange {
     pub key: Option<Vec<String>>,
     /// The value set at `key`; null for a `move`.
     pub value: Option<serde_json::Value>,
-    /// A name moved from one list to another under `key`; null for a value.
+    /// A name moved from one list to another under `key`; null for a value and for a
+    /// name only added to or only taken out of one list (`list`).
     #[serde(rename = "move")]
     pub move_name: Option<FixMove>,
+    /// A name only added to or only taken out of one list under `key` (`fix NAME`
+    /// taking a name out of the user file's list and approving it in the project's
+    /// local file: one change each); null otherwise.
+    pub list: Option<FixListEdit>,
     /// False when Claude Code's build here is outside the builds the fix was observed
     /// to work on (`state` is then `not-offered`).
     pub offered: bool,
@@ -153,10 +158,19 @@ pub struct FixChange {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FixMove {
-    /// The list the name is taken out of; null when it is only added.
-    pub from: Option<String>,
-    /// The list the name is added to; null when it is only taken out.
-    pub to: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub name: String,
+}
+
+/// `servers[].fix.changes[].list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FixListEdit {
+    /// The list's key under the change's `key`.
+    pub list: String,
+    /// `add` or `remove`.
+    pub op: String,
     pub name: String,
 }
 

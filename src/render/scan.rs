@@ -1156,25 +1156,40 @@ pub(crate) fn fix_json(f: &crate::scan::fix::ServerFix) -> json_doc::ServerFix {
             .iter()
             .map(|c| {
                 let ch = c.change.as_ref();
-                let (key, value, move_name) = match ch.map(|ch| &ch.edit) {
+                let (key, value, move_name, list) = match ch.map(|ch| &ch.edit) {
                     Some(Edit::Set { path, value }) => {
-                        (Some(path.clone()), Some(value.clone()), None)
+                        (Some(path.clone()), Some(value.clone()), None, None)
                     }
                     Some(Edit::MoveName {
                         parent,
                         from,
                         to,
                         name,
-                    }) => (
-                        Some(parent.clone()),
-                        None,
-                        Some(json_doc::FixMove {
-                            from: from.clone(),
-                            to: to.clone(),
-                            name: name.clone(),
-                        }),
-                    ),
-                    None => (None, None, None),
+                    }) => {
+                        let (move_name, list) = match (from, to) {
+                            (Some(from), Some(to)) => (
+                                Some(json_doc::FixMove {
+                                    from: from.clone(),
+                                    to: to.clone(),
+                                    name: name.clone(),
+                                }),
+                                None,
+                            ),
+                            (from, to) => (
+                                None,
+                                to.as_ref()
+                                    .map(|l| (l, "add"))
+                                    .or(from.as_ref().map(|l| (l, "remove")))
+                                    .map(|(l, op)| json_doc::FixListEdit {
+                                        list: l.clone(),
+                                        op: op.to_string(),
+                                        name: name.clone(),
+                                    }),
+                            ),
+                        };
+                        (Some(parent.clone()), None, move_name, list)
+                    }
+                    None => (None, None, None, None),
                 };
                 json_doc::FixChange {
                     cause: c.cause.as_str().to_string(),
@@ -1185,6 +1200,7 @@ pub(crate) fn fix_json(f: &crate::scan::fix::ServerFix) -> json_doc::ServerFix {
                     key,
                     value,
                     move_name,
+                    list,
                     offered: !matches!(c.state, FixState::NotOffered { .. }),
                     not_offered: match &c.state {
                         FixState::NotOffered { build, observed } => Some(format!(
