@@ -55,7 +55,12 @@ pub enum Configuration {
 /// A configured server without a log in its project.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfiguredRow {
+    /// The name as shown (through the secret rules: a name can hold a token).
     pub name: String,
+    /// The name as configured, which may hold a token: never shown, only matched
+    /// against a name the user gives (`--server`, `fix NAME`, `--except`:
+    /// [`super::select::NameWant`]).
+    pub configured_name: String,
     /// The project's path.
     pub project: String,
     /// Its encoded folder name (`-home-ana-proj`).
@@ -308,6 +313,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 .map(crate::time::format_iso);
             report.configured.push(ConfiguredRow {
                 name,
+                configured_name: cfg.name.clone(),
                 project: project.clone(),
                 project_folder: folder.clone(),
                 configured: Configured::of(cfg),
@@ -324,6 +330,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         for problem in &p.resolved.problems {
             report.configured.push(ConfiguredRow {
                 name: shown(&problem_name(problem)),
+                configured_name: problem_name(problem),
                 project: project.clone(),
                 project_folder: folder.clone(),
                 configured: Configured::of_problem(problem),
@@ -350,10 +357,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             }
         }
     }
+    let want = opts.server.as_deref().map(super::select::NameWant::new);
     report.configured.retain(|r| {
-        opts.server
-            .as_deref()
-            .is_none_or(|w| r.name.eq_ignore_ascii_case(w))
+        want.as_ref()
+            .is_none_or(|w| w.selects(&r.configured_name, None))
             && opts.project.as_deref().is_none_or(|sub| {
                 let sub = sub.to_lowercase();
                 r.project.to_lowercase().contains(&sub)

@@ -8,6 +8,7 @@ mod read;
 pub(crate) use read::last_record_time;
 mod redact;
 pub mod secrets;
+pub mod select;
 pub mod stderr;
 
 /// A log folder's server named as a scan names it, from the configuration's names.
@@ -621,6 +622,7 @@ pub fn scan_with_progress(
     for s in &mut all {
         assemble::name(s, &names);
     }
+    let want = opts.server.as_deref().map(select::NameWant::new);
     let mut unfiltered_names: Vec<String> = Vec::new();
     if opts.server.is_some() || opts.project.is_some() {
         unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
@@ -630,7 +632,10 @@ pub fn scan_with_progress(
     let mut unfiltered_projects: Vec<String> = Vec::new();
     if opts.server.is_some() {
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for s in all.iter().filter(|s| s.folder.is_some() && !keep(s, opts)) {
+        for s in all
+            .iter()
+            .filter(|s| s.folder.is_some() && !keep(s, opts, want.as_ref()))
+        {
             if let Some(p) = s.project.as_deref()
                 && seen.insert(p)
             {
@@ -658,7 +663,7 @@ pub fn scan_with_progress(
             .collect()
     };
     let mut servers = all;
-    servers.retain(|s| keep(s, opts));
+    servers.retain(|s| keep(s, opts, want.as_ref()));
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
@@ -803,11 +808,9 @@ fn sort_servers(servers: &mut [ServerReport]) {
     }
 }
 
-fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
-    use crate::claude_code::names::{project_matches, server_matches};
-    opts.server
-        .as_deref()
-        .is_none_or(|want| server_matches(&s.name, s.folder.as_deref(), want))
+fn keep(s: &ServerReport, opts: &ScanOptions, want: Option<&select::NameWant>) -> bool {
+    use crate::claude_code::names::project_matches;
+    want.is_none_or(|want| want.selects(&s.name, s.folder.as_deref()))
         && opts.project.as_deref().is_none_or(|sub| {
             project_matches(s.project.as_deref(), s.project_folder.as_deref(), sub)
         })

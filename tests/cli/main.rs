@@ -103,6 +103,8 @@ mod settings_undo;
 mod statusline;
 #[cfg(unix)]
 mod terminal_safety;
+#[cfg(unix)]
+mod token_names;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;
