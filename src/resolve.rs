@@ -90,8 +90,17 @@ pub fn resolve(
         attach_launch(report, opts, global.as_ref(), &**env, redact);
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
-    if let Some((global, _)) = &config {
+    if let Some((global, env)) = &config {
         let cache = discovery::read(opts, cwd, managed_dir, global.as_ref());
+        // what the cache infers from a home's servers counts the ones a filter left out
+        if !report.filtered_out.is_empty() && discovery::counts_servers(&cache) {
+            let mut others = ScanReport {
+                servers: std::mem::take(&mut report.filtered_out),
+                ..ScanReport::default()
+            };
+            attach_launch(&mut others, opts, global.as_ref(), &**env, false);
+            report.filtered_out = others.servers;
+        }
         let notes = discovery::apply(report, &cache, global.as_ref());
         report.warnings.extend(notes);
         report.machine_state = Some(discovery::machine_state(&cache, global.as_ref()));

@@ -394,6 +394,10 @@ pub struct ScanReport {
     /// configuration is joined all the same: a configured server without a log of its own
     /// is found by name as plain `scan` lists it.
     pub unfiltered_projects: Vec<String>,
+    /// With `--server` or `--match-project`: the logged servers the filter left out,
+    /// without their evidence, for what counts over a home's servers (the discovery
+    /// cache's one eligible server), so a filtered view says what the full scan says.
+    pub filtered_out: Vec<ServerReport>,
     /// Configured servers without a log in their project (set by [`configured::join`]).
     pub configured: Vec<configured::ConfiguredRow>,
     /// `--since`: the cut-off (seconds since the epoch); `None` without `--since`.
@@ -662,8 +666,16 @@ pub fn scan_with_progress(
             })
             .collect()
     };
-    let mut servers = all;
-    servers.retain(|s| keep(s, opts, want.as_ref()));
+    let (mut servers, mut filtered_out): (Vec<ServerReport>, Vec<ServerReport>) =
+        if want.is_some() || opts.project.is_some() {
+            all.into_iter().partition(|s| keep(s, opts, want.as_ref()))
+        } else {
+            (all, Vec::new())
+        };
+    for s in &mut filtered_out {
+        s.evidence = Vec::new();
+        s.stderr_tail = Vec::new();
+    }
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
@@ -694,6 +706,7 @@ pub fn scan_with_progress(
         newest_log,
         unfiltered_names,
         unfiltered_projects,
+        filtered_out,
         configured: Vec::new(),
         since: opts.since,
         not_since,

@@ -54,6 +54,8 @@ mod newest_first;
 mod one_answer;
 mod one_fix;
 #[cfg(unix)]
+mod one_resolution;
+#[cfg(unix)]
 mod printed_commands;
 #[cfg(unix)]
 mod probe;

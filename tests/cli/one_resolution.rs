@@ -1,0 +1,92 @@
+//! One answer per server in every view (review leftovers L2, L3, F3, F16): a filtered
+//! `scan` (`--server`, `--match-project`) gives a server exactly the state the full scan
+//! gives it, whatever folder it runs from.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{mcplogs, run_json};
+use crate::discovery_cache_more::home_of;
+
+/// `scan --json` of `home` with the session's environment (as discovery_cache_more runs
+/// it), and `extra` arguments.
+fn scan_json(home: &Path, row: &Value, extra: &[&str]) -> Value {
+    let mut cmd = mcplogs(home);
+    cmd.env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    for (k, v) in row["env"].as_object().unwrap() {
+        match v.as_str() {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let (r, doc) = run_json(cmd.args(["scan", "--json", "--no-cache"]).args(extra));
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    doc
+}
+
+fn cache_state<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    let s = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"));
+    &s["discoveryCache"]
+}
+
+/// L2: with MCP_DISCOVERY_CACHE_STRIKES unset where mcplogs runs, an entry rewritten
+/// while the server failed says "strike counted" only when one server the cache can hold
+/// exists; with a second remote server logged, the full scan cannot say whose entry it
+/// was, and `scan --server downs` (one server scanned) must not say more.
+#[test]
+fn a_filtered_scan_counts_the_cache_eligible_servers_of_the_whole_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut row = home_of("2.1.336", "down-strike-3-down", tmp.path());
+    row["env"]
+        .as_object_mut()
+        .unwrap()
+        .remove("MCP_DISCOVERY_CACHE_STRIKES");
+    let one = scan_json(tmp.path(), &row, &[]);
+    assert_eq!(
+        cache_state(&one, "downs")["state"],
+        "strike-counted",
+        "{one:#}"
+    );
+    // a second HTTP server, configured and logged
+    let cfg = tmp.path().join(".claude.json");
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&cfg).unwrap()).unwrap();
+    doc["mcpServers"]["other"] =
+        serde_json::json!({"type": "http", "url": "http://127.0.0.1:9/mcp"});
+    fs::write(&cfg, doc.to_string()).unwrap();
+    let cache = tmp.path().join(".cache/claude-cli-nodejs");
+    let project = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let other = project.join("mcp-logs-other");
+    fs::create_dir_all(&other).unwrap();
+    for f in fs::read_dir(project.join("mcp-logs-downs")).unwrap() {
+        let f = f.unwrap().path();
+        fs::copy(&f, other.join(f.file_name().unwrap())).unwrap();
+    }
+    let full = scan_json(tmp.path(), &row, &[]);
+    let full_state = cache_state(&full, "downs").clone();
+    assert_ne!(full_state["state"], "strike-counted", "{full:#}");
+    for filter in [
+        &["--server", "downs"][..],
+        &["downs"][..],
+        &["--match-project", "proj"][..],
+    ] {
+        let filtered = scan_json(tmp.path(), &row, filter);
+        assert_eq!(
+            cache_state(&filtered, "downs")["state"],
+            full_state["state"],
+            "{filter:?}: {filtered:#}"
+        );
+    }
+}
