@@ -175,9 +175,14 @@ fn join_configuration(
     env: &dyn Fn(&str) -> Option<String>,
 ) {
     let homes = &opts.request.homes;
-    let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
-        config::is_known_project(global, d)
-    });
+    let listed = config::listed_projects(global);
+    let dirs = joined::projects_to_check(
+        report,
+        cwd,
+        homes.first().map(|h| h.as_path()),
+        &|d| config::is_known_project(global, d),
+        &listed,
+    );
     let projects = dirs
         .into_iter()
         .map(|dir| {

@@ -532,6 +532,29 @@ pub fn is_known_project(global: Option<&GlobalConfig>, project: &Path) -> bool {
         .is_some_and(|doc| project_entry(&doc, project).is_some())
 }
 
+/// Every project `~/.claude.json` lists, each with whether its entry configures servers
+/// of its own (`projects[P].mcpServers`, not empty): a scan of the home joins the
+/// configuration of such a project, or of one whose folder holds a `.mcp.json`, even
+/// when none of its servers has a log yet.
+pub fn listed_projects(global: Option<&GlobalConfig>) -> Vec<(PathBuf, bool)> {
+    let Some(doc) = global.and_then(|g| g.doc().ok().flatten()) else {
+        return Vec::new();
+    };
+    let Some(projects) = doc.get("projects").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    projects
+        .iter()
+        .map(|(k, v)| {
+            let own = v
+                .get("mcpServers")
+                .and_then(Value::as_object)
+                .is_some_and(|m| !m.is_empty());
+            (PathBuf::from(k), own)
+        })
+        .collect()
+}
+
 fn project_entry<'a>(doc: &'a Value, project: &Path) -> Option<&'a Value> {
     let projects = doc.get("projects")?.as_object()?;
     let wanted = project.to_string_lossy();

@@ -208,6 +208,7 @@ pub fn projects_to_check(
     cwd: &Path,
     within: Option<&Path>,
     known: &dyn Fn(&Path) -> bool,
+    listed: &[(PathBuf, bool)],
 ) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     // each project once (10,000 projects' servers each looked through the list was
@@ -233,6 +234,23 @@ pub fn projects_to_check(
             && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
         {
             out.push(PathBuf::from(project));
+        }
+    }
+    // the projects `~/.claude.json` lists that configure servers (their own, or a
+    // `.mcp.json`) but have no log yet: their servers are listed from any folder, as
+    // from the project itself
+    for (dir, own) in listed {
+        let Some(project) = dir.to_str() else {
+            continue;
+        };
+        if !seen.contains(project)
+            && dir.is_absolute()
+            && within.is_none_or(|w| dir.starts_with(w))
+            && (*own || dir.join(".mcp.json").is_file())
+            && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
+        {
+            seen.insert(project);
+            out.push(dir.clone());
         }
     }
     if !out.iter().any(|o| o == cwd) && known(cwd) {

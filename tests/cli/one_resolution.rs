@@ -90,3 +90,48 @@ fn a_filtered_scan_counts_the_cache_eligible_servers_of_the_whole_home() {
         );
     }
 }
+
+/// L3: a configured server never started, in a project with no log at all (its entry in
+/// `~/.claude.json` or its `.mcp.json`), while another project has logs: `scan` lists it
+/// from the project and from any other folder, and `scan --server NAME` (what explain
+/// and fix print for it) finds it from there too.
+#[test]
+fn an_unlogged_project_s_configured_servers_are_listed_from_any_folder() {
+    use crate::token_names::Home;
+    let h = Home::new();
+    let other = h.home.join("work/other");
+    fs::create_dir_all(&other).unwrap();
+    h.log(&other, "o-ok");
+    h.mcp_json(&h.proj, &["m-srv"]);
+    h.write(
+        &h.proj.join(".claude/settings.local.json"),
+        serde_json::json!({"enabledMcpjsonServers": ["m-srv"]}),
+    );
+    let stdio = serde_json::json!({"type": "stdio", "command": "python3", "args": ["-c", "pass"]});
+    h.write(
+        &h.home.join(".claude.json"),
+        serde_json::json!({"projects": {
+            h.proj.to_str().unwrap(): {"hasTrustDialogAccepted": true, "mcpServers": {"u-srv": stdio}},
+            other.to_str().unwrap(): {"hasTrustDialogAccepted": true, "mcpServers": {"o-ok": stdio}},
+        }}),
+    );
+    for dir in [&h.elsewhere, &h.proj, &other] {
+        let r = h.run_in(dir, &["scan", "--json"]);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        let names: Vec<&str> = doc["configured"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"m-srv") && names.contains(&"u-srv"),
+            "from {dir:?}: {doc:#}"
+        );
+        for name in ["m-srv", "u-srv"] {
+            let r = h.run_in(dir, &["scan", "--server", name]);
+            assert_eq!(r.code, 0, "scan --server {name} from {dir:?}: {r:?}");
+            assert!(r.stdout.contains(name), "{r:?}");
+        }
+    }
+}
