@@ -183,13 +183,27 @@ fn join_configuration(
         &|d| config::is_known_project(global, d),
         &listed,
     );
-    let projects = dirs
+    let projects: Vec<ProjectConfig> = dirs
         .into_iter()
         .map(|dir| {
             let resolved = project_states(global, env, homes, &dir, managed_dir);
             ProjectConfig::new(dir, global.map(|g| g.path()), resolved)
         })
         .collect();
+    // A project's own settings file Claude Code ignores (not strict JSON) is said from
+    // any folder (the current folder's is in its settings summary already)
+    let mut told: Vec<&Path> = Vec::new();
+    for p in projects.iter().filter(|p| p.dir != cwd) {
+        for f in p.resolved.ignored.iter().filter(|f| f.starts_with(&p.dir)) {
+            if !told.contains(&f.as_path()) {
+                told.push(f);
+                report.warnings.push(crate::warning::Warning::new(
+                    f,
+                    "ignored entirely by Claude Code: not strict JSON (or unreadable), so none of its settings, approvals or disabled lists are in effect (`mcplogs settings` run in that project shows where it breaks)",
+                ));
+            }
+        }
+    }
     joined::join(report, projects, opts);
 }
 

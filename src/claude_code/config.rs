@@ -296,6 +296,9 @@ pub struct Resolved {
     pub problems: Vec<ConfigProblem>,
     /// Files that were looked at.
     pub searched: Vec<PathBuf>,
+    /// Settings files that exist but that Claude Code ignores as a whole (not strict
+    /// JSON, or unreadable): none of their lists is in effect.
+    pub ignored: Vec<PathBuf>,
 }
 
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
@@ -984,8 +987,13 @@ pub fn resolve_states_in(
     for (kind, file) in &sources.settings {
         r.searched.push(file.clone());
         // Claude Code reads strict JSON only: a file that is not is ignored as a whole.
-        let Ok(Some(doc)) = read_json(file) else {
-            continue;
+        let doc = match read_json(file) {
+            Ok(Some(doc)) => doc,
+            Ok(None) => continue,
+            Err(_) => {
+                r.ignored.push(file.clone());
+                continue;
+            }
         };
         let managed = matches!(kind, LayerKind::Managed | LayerKind::ManagedDropIn);
         keys.read(&doc, file, kind.as_str(), "", managed);

@@ -35,6 +35,9 @@ pub struct Configured {
     pub warnings: Vec<String>,
     /// The entry's transport; `None` for an unreadable file's row.
     pub transport: Option<crate::claude_code::config::TransportKind>,
+    /// The settings files of its project Claude Code ignores as a whole (not strict
+    /// JSON): what the way out must not ask to edit.
+    pub ignored: Vec<PathBuf>,
 }
 
 /// A logged server's place in the configuration.
@@ -130,6 +133,7 @@ impl Configured {
             file: s.source.clone(),
             warnings: s.warnings.clone(),
             transport: Some(s.transport),
+            ignored: Vec::new(),
         }
     }
 
@@ -146,6 +150,7 @@ impl Configured {
             file: Some(problem.path.clone()),
             warnings: Vec::new(),
             transport: None,
+            ignored: Vec::new(),
         }
     }
 }
@@ -281,6 +286,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             .filter_map(|s| s.last_seen.clone())
             .max();
         let mut matched = vec![false; report.servers.len()];
+        let of = |cfg: &crate::claude_code::config::ServerConfig| Configured {
+            ignored: p.resolved.ignored.clone(),
+            ..Configured::of(cfg)
+        };
         for cfg in &p.resolved.servers {
             let enc = encode_folder_name(&cfg.name);
             let name = shown(&cfg.name);
@@ -296,8 +305,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                     matched[i] = true;
                     found = true;
                     if row.configuration == Configuration::Unchecked {
-                        row.configuration =
-                            Configuration::Configured(Box::new(Configured::of(cfg)));
+                        row.configuration = Configuration::Configured(Box::new(of(cfg)));
                     }
                 }
             }
@@ -334,7 +342,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 configured_name: cfg.name.clone(),
                 project: project.clone(),
                 project_folder: folder.clone(),
-                configured: Configured::of(cfg),
+                configured: of(cfg),
                 ran_since: if last_session.is_some() {
                     None
                 } else {

@@ -135,3 +135,47 @@ fn an_unlogged_project_s_configured_servers_are_listed_from_any_folder() {
         }
     }
 }
+
+/// F16: a project's `.claude/settings.local.json` that is not strict JSON (Claude Code
+/// ignores it whole) is said from any folder, its path as `~/…`, and no advice asks to
+/// add a name to it.
+#[test]
+fn an_ignored_local_settings_file_is_said_from_any_folder() {
+    use crate::token_names::Home;
+    let h = Home::new();
+    h.mcp_json(&h.proj, &["p-ok", "p-new"]);
+    h.log(&h.proj, "p-ok");
+    h.write(
+        &h.home.join(".claude.json"),
+        serde_json::json!({"projects": {h.proj.to_str().unwrap(): {"hasTrustDialogAccepted": true}}}),
+    );
+    let local = h.proj.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        "{\n  // Esc\n  \"disabledMcpjsonServers\": [\"p-new\",],\n}\n",
+    )
+    .unwrap();
+    let shown = "~/work/proj/.claude/settings.local.json";
+    for dir in [&h.elsewhere, &h.proj] {
+        let r = h.run_in(dir, &["scan"]);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            all.contains(shown) && all.contains("ignored entirely by Claude Code"),
+            "from {dir:?}: {r:?}"
+        );
+        assert!(!all.contains(local.to_str().unwrap()), "a full path: {r:?}");
+        assert!(
+            !all.contains("add its name to enabledMcpjsonServers in .claude/settings.local.json"),
+            "advice to edit an ignored file: {r:?}"
+        );
+        let (_, doc) = crate::common::run_json(
+            crate::common::mcplogs(&h.home)
+                .current_dir(dir)
+                .args(["scan", "--json"]),
+        );
+        let rec = doc["configured"][0]["recommendation"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(rec.contains("ignored entirely"), "{doc:#}");
+    }
+}

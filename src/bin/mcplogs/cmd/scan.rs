@@ -181,6 +181,8 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         );
         t.push_str("\nSettings (for this folder)\n");
         for line in mcplogs::render::settings::summary_lines(&negotiation) {
+            // paths as on every screen: `~/…` under the home
+            let line = output::tilde(&line);
             t.push_str(&mcplogs::text::layout::wrap(&line, "  ", 4, width));
         }
         t.shrink_to_fit();
