@@ -179,3 +179,58 @@ fn an_ignored_local_settings_file_is_said_from_any_folder() {
         assert!(rec.contains("ignored entirely"), "{doc:#}");
     }
 }
+
+/// F3: a `.mcp.json` server disabled in two layers the dialog writes (`~/.claude.json`'s
+/// project entry and `.claude/settings.local.json`): `fix` moves it in both, and scan's
+/// advice (the screen and `--json`'s recommendation) names both files.
+#[test]
+fn the_advice_names_every_file_the_fix_changes() {
+    use crate::token_names::Home;
+    let h = Home::new();
+    h.mcp_json(&h.proj, &["p-ok", "p-off"]);
+    h.log(&h.proj, "p-ok");
+    let local = h.proj.join(".claude/settings.local.json");
+    h.write(
+        &local,
+        serde_json::json!({"enabledMcpjsonServers": ["p-ok"], "disabledMcpjsonServers": ["p-off"]}),
+    );
+    let claude_json = h.home.join(".claude.json");
+    h.write(
+        &claude_json,
+        serde_json::json!({"projects": {h.proj.to_str().unwrap(): {"hasTrustDialogAccepted": true, "disabledMcpjsonServers": ["p-off"]}}}),
+    );
+    let fix = h.run(&["fix", "--dry-run", "p-off"]);
+    assert_eq!(fix.code, 0, "{fix:?}");
+    let mut files = 0;
+    for f in ["~/.claude.json", "~/work/proj/.claude/settings.local.json"] {
+        assert!(
+            fix.stdout.contains(&format!("--- {f}")),
+            "fix writes {f}: {fix:?}"
+        );
+        files += 1;
+    }
+    let r = h.run(&["scan"]);
+    let (_, doc) = crate::common::run_json(
+        crate::common::mcplogs(&h.home)
+            .current_dir(&h.elsewhere)
+            .args(["scan", "--json"]),
+    );
+    let row = doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "p-off")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    let rec = row["recommendation"].as_str().unwrap();
+    for (shown, full) in [
+        ("~/.claude.json", claude_json.to_str().unwrap()),
+        (
+            "~/work/proj/.claude/settings.local.json",
+            local.to_str().unwrap(),
+        ),
+    ] {
+        assert!(r.stdout.contains(shown), "the screen names {shown}: {r:?}");
+        assert!(rec.contains(full), "the recommendation names {full}: {rec}");
+    }
+    assert_eq!(files, 2);
+}
