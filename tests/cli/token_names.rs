@@ -99,11 +99,15 @@ impl Home {
 /// The project of [`Home`] with `p-ok` (approved), `p-off` and the token server (both
 /// disabled in `.claude/settings.local.json`); `logged` of them have logs.
 fn token_home(logged: &[&str]) -> Home {
+    token_home_named(TOKEN, logged)
+}
+
+fn token_home_named(token: &str, logged: &[&str]) -> Home {
     let h = Home::new();
-    h.mcp_json(&h.proj, &["p-ok", "p-off", TOKEN]);
+    h.mcp_json(&h.proj, &["p-ok", "p-off", token]);
     h.write(
         &h.proj.join(".claude/settings.local.json"),
-        serde_json::json!({"enabledMcpjsonServers": ["p-ok"], "disabledMcpjsonServers": ["p-off", TOKEN]}),
+        serde_json::json!({"enabledMcpjsonServers": ["p-ok"], "disabledMcpjsonServers": ["p-off", token]}),
     );
     h.write(
         &h.home.join(".claude.json"),
@@ -187,4 +191,91 @@ fn both_the_real_name_and_the_printed_form_select_the_server() {
             no_token(&r, &format!("{args:?}"));
         }
     }
+}
+
+/// Every file under `dir`, names and contents, as one text.
+fn cache_text(dir: &Path) -> String {
+    let mut out = String::new();
+    for e in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        out.push_str(&e.path().display().to_string());
+        out.push('\n');
+        if e.file_type().is_file() {
+            out.push_str(&String::from_utf8_lossy(&fs::read(e.path()).unwrap()));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// L4: with a server folder named after a token, nothing in mcplogs' own cache holds
+/// the token after every command that writes there (the status line's memo, the hook's
+/// told-list, the summary index), the memo still works (read back, the same line), and
+/// prune still removes the memo once the logs are gone.
+#[test]
+fn nothing_mcplogs_keeps_holds_a_token_in_a_server_name() {
+    use crate::common::{age_all, run_with_stdin};
+    // a name whose log folder keeps the token as it is (Claude Code's folder names turn
+    // every character but letters and digits into `-`: a `ghp_` token's would not)
+    const TOKEN: &str = "sk-ant-api03-AbCdEf0123456789xyzQQ";
+    assert_eq!(encode(TOKEN), TOKEN);
+    let h = token_home_named(TOKEN, &["p-ok", TOKEN]);
+    // logged and approved: the token server runs
+    h.write(
+        &h.proj.join(".claude/settings.local.json"),
+        serde_json::json!({"enabledMcpjsonServers": ["p-ok", TOKEN]}),
+    );
+    let cache = h.home.join("mcplogs-cache");
+    let session = "6b9ca0ca-f94b-497a-8410-f9bcac4f1f2b";
+    let proj = h.proj.to_str().unwrap();
+    let stdin = format!(
+        r#"{{"session_id":"{session}","transcript_path":"/x.jsonl","cwd":"{proj}","workspace":{{"current_dir":"{proj}","project_dir":"{proj}"}}}}"#
+    );
+    let status = |cmd: &str| {
+        let mut c = mcplogs(&h.home);
+        c.env("MCPLOGS_CACHE_DIR", &cache)
+            .current_dir(&h.proj)
+            .arg(cmd);
+        run_with_stdin(&mut c, stdin.as_bytes())
+    };
+    let first = status("statusline");
+    assert_eq!(first.code, 0, "{first:?}");
+    assert!(status("hook").code == 0);
+    age_all(&h.home.join(".cache"), 1);
+    for args in [
+        &["scan"][..],
+        &["scan", "--json"][..],
+        &["report"][..],
+        &["du"][..],
+    ] {
+        let mut c = mcplogs(&h.home);
+        c.env("MCPLOGS_CACHE_DIR", &cache)
+            .current_dir(&h.elsewhere)
+            .args(args);
+        let r = run(&mut c);
+        assert!(r.code == 0 || r.code == 1, "{args:?}: {r:?}");
+    }
+    let memo_dir = cache.join("statusline");
+    assert!(memo_dir.is_dir() && fs::read_dir(&memo_dir).unwrap().count() > 0);
+    let text = cache_text(&cache);
+    assert!(!text.contains(TOKEN), "the cache holds the token:\n{text}");
+    // read back from the memo: the same answer
+    let again = status("statusline");
+    assert_eq!(again.stdout, first.stdout, "{again:?}");
+    assert!(!cache_text(&cache).contains(TOKEN));
+    // the token server's logs go: prune removes the memo, which describes them too
+    let folder = h.home.join(".cache/claude-cli-nodejs").join(encode(proj));
+    fs::remove_dir_all(folder).unwrap();
+    let mut c = mcplogs(&h.home);
+    c.env("MCPLOGS_CACHE_DIR", &cache)
+        .current_dir(&h.elsewhere)
+        .args(["prune", "--yes", "--json"]);
+    let r = run(&mut c);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        fs::read_dir(&memo_dir).unwrap().next().is_none(),
+        "the memo of gone logs stays: {r:?}"
+    );
 }
