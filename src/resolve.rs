@@ -91,8 +91,17 @@ pub fn resolve(
     }
     // Claude Code's discovery cache: before the redaction, which passes over warnings
     let mut cache_notes = 0..0;
-    if let Some((global, _)) = &config {
+    if let Some((global, env)) = &config {
         let cache = discovery::read(opts, cwd, managed_dir, global.as_ref());
+        // what the cache infers from a home's servers counts the ones a filter left out
+        if !report.filtered_out.is_empty() && discovery::counts_servers(&cache) {
+            let mut others = ScanReport {
+                servers: std::mem::take(&mut report.filtered_out),
+                ..ScanReport::default()
+            };
+            attach_launch(&mut others, opts, global.as_ref(), &**env, false);
+            report.filtered_out = others.servers;
+        }
         let notes = discovery::apply(report, &cache, global.as_ref());
         cache_notes = report.warnings.len()..report.warnings.len() + notes.len();
         report.warnings.extend(notes);
@@ -178,16 +187,35 @@ fn join_configuration(
     env: &dyn Fn(&str) -> Option<String>,
 ) {
     let homes = &opts.request.homes;
-    let dirs = joined::projects_to_check(report, cwd, homes.first().map(|h| h.as_path()), &|d| {
-        config::is_known_project(global, d)
-    });
-    let projects = dirs
+    let listed = config::listed_projects(global);
+    let dirs = joined::projects_to_check(
+        report,
+        cwd,
+        homes.first().map(|h| h.as_path()),
+        &|d| config::is_known_project(global, d),
+        &listed,
+    );
+    let projects: Vec<ProjectConfig> = dirs
         .into_iter()
         .map(|dir| {
             let resolved = project_states(global, env, homes, &dir, managed_dir);
             ProjectConfig::new(dir, global.map(|g| g.path()), resolved)
         })
         .collect();
+    // A project's own settings file Claude Code ignores (not strict JSON) is said from
+    // any folder (the current folder's is in its settings summary already)
+    let mut told: Vec<&Path> = Vec::new();
+    for p in projects.iter().filter(|p| p.dir != cwd) {
+        for f in p.resolved.ignored.iter().filter(|f| f.starts_with(&p.dir)) {
+            if !told.contains(&f.as_path()) {
+                told.push(f);
+                report.warnings.push(crate::warning::Warning::new(
+                    f,
+                    "ignored entirely by Claude Code: not strict JSON (or unreadable), so none of its settings, approvals or disabled lists are in effect (`mcplogs settings` run in that project shows where it breaks)",
+                ));
+            }
+        }
+    }
     joined::join(report, projects, opts);
 }
 

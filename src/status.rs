@@ -466,8 +466,92 @@ fn safe_name(session: &str) -> String {
 /// The log files a memo in mcplogs' cache describes (its entry goes when they are gone,
 /// see `mcplogs prune`); `None` when the bytes are no memo this build reads.
 pub fn memo_logs(bytes: &[u8]) -> Option<Vec<PathBuf>> {
-    let memos: HashMap<String, Memo> = serde_json::from_slice(bytes).ok()?;
-    Some(memos.into_values().map(|m| m.file).collect())
+    Some(load_memos(bytes)?.into_values().map(|m| m.file).collect())
+}
+
+/// What a memo keeps of a name or path part that holds a secret (a server folder named
+/// after a token): `sealed-` and the SHA-256 of it, never the text. Found again by
+/// hashing the folder's entries ([`unseal`]).
+const SEALED: &str = "sealed-";
+
+fn sealed_part(part: &str) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{SEALED}{}", text::hex(&Sha256::digest(part.as_bytes())))
+}
+
+/// `part` as a memo keeps it: as it is, or sealed when the secret rules find a secret
+/// in it.
+fn seal_part(part: &str) -> String {
+    if crate::redact::output::text(part) == part {
+        part.to_string()
+    } else {
+        sealed_part(part)
+    }
+}
+
+/// `path` as a memo keeps it: every part holding a secret sealed.
+fn seal(path: &Path) -> PathBuf {
+    path.components()
+        .map(|c| match c {
+            std::path::Component::Normal(p) => match p.to_str() {
+                Some(s) => std::ffi::OsString::from(seal_part(s)),
+                None => p.to_os_string(),
+            },
+            other => other.as_os_str().to_os_string(),
+        })
+        .collect()
+}
+
+/// The path a sealed one stands for, each sealed part found among its folder's entries;
+/// the sealed path itself when one is no longer there (its logs are gone).
+fn unseal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        let part = c.as_os_str();
+        match part.to_str().filter(|s| s.starts_with(SEALED)) {
+            Some(sealed) => {
+                let found = fs::read_dir(&out).ok().and_then(|rd| {
+                    rd.filter_map(Result::ok)
+                        .map(|e| e.file_name())
+                        .find(|n| n.to_str().is_some_and(|n| sealed_part(n) == sealed))
+                });
+                match found {
+                    Some(n) => out.push(n),
+                    None => return path.to_path_buf(),
+                }
+            }
+            None => out.push(part),
+        }
+    }
+    out
+}
+
+/// The memos of a memo file, names and paths as found (unsealed).
+fn load_memos(bytes: &[u8]) -> Option<HashMap<String, Memo>> {
+    let stored: HashMap<String, Memo> = serde_json::from_slice(bytes).ok()?;
+    Some(
+        stored
+            .into_iter()
+            .map(|(name, mut m)| {
+                if !name.starts_with(SEALED) && !m.file.to_string_lossy().contains(SEALED) {
+                    return (name, m);
+                }
+                m.file = unseal(&m.file);
+                // the server folder's name: the folder the file is in
+                let name = if name.starts_with(SEALED) {
+                    m.file
+                        .parent()
+                        .and_then(Path::file_name)
+                        .and_then(|n| n.to_str())
+                        .filter(|n| sealed_part(n) == name)
+                        .map_or(name, str::to_string)
+                } else {
+                    name
+                };
+                (name, m)
+            })
+            .collect(),
+    )
 }
 
 /// [`session_status`], remembering what it read in `store` (mcplogs' cache folder) so
@@ -487,9 +571,7 @@ pub fn session_status_with(
         .as_ref()
         .and_then(|f| f.read(&name, MEMO_MAX_BYTES as u64).ok().flatten());
     let had = old.is_some();
-    let mut memos: HashMap<String, Memo> = old
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+    let mut memos: HashMap<String, Memo> = old.and_then(|b| load_memos(&b)).unwrap_or_default();
     let redactor =
         MemoRedactor::for_projects(input.folders().into_iter().map(PathBuf::from).collect());
     let mut changed = false;
@@ -552,6 +634,36 @@ fn progress(
 /// Writes the memo (through the store's private, atomic write), or removes it when it
 /// would be larger than [`MEMO_MAX_BYTES`]; a new one may push out the oldest.
 fn save_memos(
+    store: &Store,
+    folder: &Folder,
+    name: &str,
+    memos: &HashMap<String, Memo>,
+    had: bool,
+) -> std::io::Result<()> {
+    // nothing a memo keeps holds a secret: a server folder named after a token is kept
+    // sealed, in its name and its file's path
+    let plain = memos.iter().all(|(name, m)| {
+        seal_part(name) == *name && m.file.to_str().is_some_and(|f| seal_part(f) == f)
+    });
+    if plain {
+        return write_memos(store, folder, name, memos, had);
+    }
+    let stored: HashMap<String, Memo> = memos
+        .iter()
+        .map(|(name, m)| {
+            (
+                seal_part(name),
+                Memo {
+                    file: seal(&m.file),
+                    ..m.clone()
+                },
+            )
+        })
+        .collect();
+    write_memos(store, folder, name, &stored, had)
+}
+
+fn write_memos(
     store: &Store,
     folder: &Folder,
     name: &str,
@@ -635,7 +747,7 @@ impl Siblings {
             let Some(bytes) = folder.read(n, MEMO_MAX_BYTES as u64).ok().flatten() else {
                 continue;
             };
-            let Ok(memos) = serde_json::from_slice::<HashMap<String, Memo>>(&bytes) else {
+            let Some(memos) = load_memos(&bytes) else {
                 continue;
             };
             for (server, mut m) in memos {
@@ -2133,5 +2245,41 @@ mod tests {
             }
         }
         assert!(line(&both, 80).contains("roblox (tools fetch failed · mcplogs fix)"));
+    }
+
+    #[test]
+    fn a_memo_keeps_a_token_in_a_folder_name_sealed_and_finds_the_folder_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let token = "sk-ant-api03-AbCdEf0123456789xyzQQ";
+        let dir = tmp.path().join(format!("mcp-logs-{token}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("2026-12-02T00-24-30-655Z.jsonl");
+        std::fs::write(&file, "").unwrap();
+        let sealed = seal(&file);
+        assert!(
+            !sealed.to_string_lossy().contains(token),
+            "{}",
+            sealed.display()
+        );
+        assert_eq!(sealed.file_name(), file.file_name());
+        assert_eq!(unseal(&sealed), file);
+        let mut memos = HashMap::new();
+        memos.insert(
+            format!("mcp-logs-{token}"),
+            Memo {
+                file: sealed.clone(),
+                offset: 7,
+                ..Memo::default()
+            },
+        );
+        let stored: HashMap<String, Memo> =
+            memos.into_iter().map(|(k, m)| (seal_part(&k), m)).collect();
+        let bytes = serde_json::to_vec(&stored).unwrap();
+        assert!(!String::from_utf8_lossy(&bytes).contains(token));
+        let back = load_memos(&bytes).unwrap();
+        assert_eq!(back[&format!("mcp-logs-{token}")].file, file);
+        // the folder gone: the sealed path stays, which no file answers to
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(unseal(&sealed), sealed);
     }
 }

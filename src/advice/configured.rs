@@ -133,6 +133,10 @@ pub fn way_out(c: &Configured, home: Option<&str>) -> String {
     let first_key = c.decided_by.first().map(|d| d.key.as_str()).unwrap_or("");
     match &c.state {
         ServerState::Starts => "Claude Code has not started it in this project since it was configured: start `claude` there (or run `claude mcp list`), then scan again.".to_string(),
+        ServerState::PendingApproval if let Some(local) = c.ignored.iter().find(|f| f.ends_with(".claude/settings.local.json")) => format!(
+            "A project (.mcp.json) server nobody approved: interactive Claude Code asks before starting it (`claude -p` starts it unasked). {} is ignored entirely by Claude Code (not strict JSON), so no approval or disabled list in it is in effect: make it strict JSON first (`mcplogs settings` shows where it breaks), then start `claude` in the project and choose \"Use this MCP server\".",
+            decider_text(&Decider { file: local.clone(), key: String::new(), layer: "" }, home).trim_end()
+        ),
         ServerState::PendingApproval => "A project (.mcp.json) server nobody approved: interactive Claude Code asks before starting it, and Esc or \"Continue without using this MCP server\" adds it to disabledMcpjsonServers in .claude/settings.local.json (`claude -p` starts it unasked). To approve it, start `claude` in the project and choose \"Use this MCP server\", or add its name to enabledMcpjsonServers in .claude/settings.local.json.".to_string(),
         ServerState::Disabled if first_key.ends_with("disabledMcpServers") => format!(
             "Disabled for this project by {by} (`claude mcp list` says \"Disabled for this project\"). To turn it back on: /mcp in Claude Code (select it, enable it), or remove its name from that list."

@@ -31,8 +31,33 @@ pub fn row_fix_action(r: &crate::scan::configured::ConfiguredRow) -> Option<FixA
 
 fn fix_action_of(f: &crate::scan::fix::ServerFix) -> Option<FixAction> {
     if let Some(c) = f.engine_change(|st| *st == FixState::Planned) {
+        // every file the fix changes for it, not only the first (a name disabled in
+        // several layers is moved in each: a disabled list wins in any layer)
+        let mut text = format!("Run `{}` ({}): {}.", f.command, c.cause.as_str(), c.why);
+        let mut same: Vec<String> = Vec::new();
+        for o in f.changes.iter().filter(|o| {
+            o.cause != crate::settings::engine::FixCause::Negotiation
+                && o.state == FixState::Planned
+                && !std::ptr::eq(*o, c)
+        }) {
+            match &o.change {
+                Some(ch) if o.cause == c.cause => {
+                    let file = ch.file.display().to_string();
+                    if !same.contains(&file) {
+                        same.push(file);
+                    }
+                }
+                _ => text.push_str(&format!(" Also ({}): {}.", o.cause.as_str(), o.why)),
+            }
+        }
+        if !same.is_empty() {
+            text.push_str(&format!(
+                " It makes the same change in {} too (every file that lists it).",
+                same.join(" and ")
+            ));
+        }
         return Some(FixAction {
-            text: format!("Run `{}` ({}): {}.", f.command, c.cause.as_str(), c.why),
+            text,
             planned: true,
             in_place: false,
         });

@@ -80,7 +80,12 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     let mut found = Found::default();
     // Each configuration file read once, however many of its servers are not found.
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
-    let named = |n: &str| cx.server.is_none_or(|s| s == n) && !cx.except.iter().any(|e| e == n);
+    // as written or as printed (a name holding a token is printed redacted)
+    use crate::scan::select::NameWant;
+    let server = cx.server.map(NameWant::new);
+    let except: Vec<NameWant> = cx.except.iter().map(|e| NameWant::new(e)).collect();
+    let named =
+        |n: &str| server.as_ref().is_none_or(|s| s.is(n)) && !except.iter().any(|e| e.is(n));
     // a conflict needs a server that speaks only the new protocol (rare): looked for
     // once, not once a server
     let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
@@ -134,7 +139,11 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             found.steps.push(gone_step(&who, &project));
         }
     }
-    for row in report.configured.iter().filter(|r| named(&r.name)) {
+    for row in report
+        .configured
+        .iter()
+        .filter(|r| named(&r.configured_name))
+    {
         let who = label(&row.name, Some(&row.project));
         enable(
             &mut found,

@@ -299,6 +299,9 @@ pub struct Resolved {
     /// Settings files that exist but could not be read (a FIFO, a folder, no
     /// permission): their approval lists are not known; said once, never a row.
     pub unread_settings: Vec<ConfigProblem>,
+    /// Settings files that Claude Code ignores as a whole (not strict JSON): none of
+    /// their lists is in effect.
+    pub ignored: Vec<PathBuf>,
 }
 
 /// Largest configuration file read (a `~/.claude.json` holds history and can grow).
@@ -533,6 +536,29 @@ pub fn is_known_project(global: Option<&GlobalConfig>, project: &Path) -> bool {
     global
         .and_then(|g| g.doc().ok().flatten())
         .is_some_and(|doc| project_entry(&doc, project).is_some())
+}
+
+/// Every project `~/.claude.json` lists, each with whether its entry configures servers
+/// of its own (`projects[P].mcpServers`, not empty): a scan of the home joins the
+/// configuration of such a project, or of one whose folder holds a `.mcp.json`, even
+/// when none of its servers has a log yet.
+pub fn listed_projects(global: Option<&GlobalConfig>) -> Vec<(PathBuf, bool)> {
+    let Some(doc) = global.and_then(|g| g.doc().ok().flatten()) else {
+        return Vec::new();
+    };
+    let Some(projects) = doc.get("projects").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    projects
+        .iter()
+        .map(|(k, v)| {
+            let own = v
+                .get("mcpServers")
+                .and_then(Value::as_object)
+                .is_some_and(|m| !m.is_empty());
+            (PathBuf::from(k), own)
+        })
+        .collect()
 }
 
 fn project_entry<'a>(doc: &'a Value, project: &Path) -> Option<&'a Value> {
@@ -966,6 +992,7 @@ pub fn resolve_states_in(
         // Claude Code reads strict JSON only: a file that is not is ignored as a whole.
         let doc = match read_json(file) {
             Ok(Some(doc)) => doc,
+            Ok(None) => continue,
             Err(error @ ConfigFileError::Read(_)) => {
                 r.unread_settings.push(ConfigProblem {
                     path: file.clone(),
@@ -973,7 +1000,10 @@ pub fn resolve_states_in(
                 });
                 continue;
             }
-            _ => continue,
+            Err(_) => {
+                r.ignored.push(file.clone());
+                continue;
+            }
         };
         let managed = matches!(kind, LayerKind::Managed | LayerKind::ManagedDropIn);
         keys.read(&doc, file, kind.as_str(), "", managed);

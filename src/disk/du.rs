@@ -99,13 +99,17 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
     // server folder made 100,000 folders take a minute.
     let mut index: std::collections::HashMap<Option<PathBuf>, usize> =
         std::collections::HashMap::new();
+    let want = opts
+        .server
+        .as_deref()
+        .map(crate::scan::select::NameWant::new);
     for dir in &found.server_dirs {
         let server = server_use(dir, &names, opts, &mut warnings);
         if server.files == 0 {
             continue;
         }
-        if let Some(want) = &opts.server
-            && !crate::claude_code::names::server_matches(&server.name, Some(&server.folder), want)
+        if let Some(want) = &want
+            && !want.selects(&server.name, Some(&server.folder))
         {
             continue;
         }

@@ -318,6 +318,11 @@ const NEAR_S: u64 = 120;
 /// What the next session does after a failed connection deleted the entry.
 const NEXT_AFTER_DELETE: &str = "it has no cached entry, so it connects afresh and shows the server failed, with no tools, for as long as the server cannot be reached (observed on 2.1.287, 2.1.288, 2.1.332 and 2.1.336)";
 
+/// Whether [`apply`] may count the scan's servers: the cache holds entries.
+pub(super) fn counts_servers(st: &CacheState) -> bool {
+    st.config_dir.is_some() && !st.listing.entries.is_empty()
+}
+
 /// Applies the cache to the report of a scan of a home: the cache's state as one note,
 /// and per HTTP/SSE server what Claude Code showed in its project's last session when the
 /// cache decided it (the server's verdict, cause and [`crate::scan::CacheServed`]); none
@@ -345,9 +350,12 @@ pub(super) fn apply(
     let mut out = Vec::new();
     // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs, and one server the cache
     // can hold: an entry rewritten while it failed can be no other server's
+    // (counted among every logged server, those a filter left out too: `scan --server X`
+    // gives X what the full scan gives it)
     let eligible = report
         .servers
         .iter()
+        .chain(&report.filtered_out)
         .filter(|s| is_remote(s) && not_cached_because(s, global).is_none())
         .count();
     let strikes_unset = eligible == 1 && !st.switches.iter().any(|(k, _, _)| k == dc::STRIKES_VAR);

@@ -35,6 +35,9 @@ pub struct Configured {
     pub warnings: Vec<String>,
     /// The entry's transport; `None` for an unreadable file's row.
     pub transport: Option<crate::claude_code::config::TransportKind>,
+    /// The settings files of its project Claude Code ignores as a whole (not strict
+    /// JSON): what the way out must not ask to edit.
+    pub ignored: Vec<PathBuf>,
 }
 
 /// A logged server's place in the configuration.
@@ -55,7 +58,12 @@ pub enum Configuration {
 /// A configured server without a log in its project.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfiguredRow {
+    /// The name as shown (through the secret rules: a name can hold a token).
     pub name: String,
+    /// The name as configured, which may hold a token: never shown, only matched
+    /// against a name the user gives (`--server`, `fix NAME`, `--except`:
+    /// [`super::select::NameWant`]).
+    pub configured_name: String,
     /// The project's path.
     pub project: String,
     /// Its encoded folder name (`-home-ana-proj`).
@@ -125,6 +133,7 @@ impl Configured {
             file: s.source.clone(),
             warnings: s.warnings.clone(),
             transport: Some(s.transport),
+            ignored: Vec::new(),
         }
     }
 
@@ -141,6 +150,7 @@ impl Configured {
             file: Some(problem.path.clone()),
             warnings: Vec::new(),
             transport: None,
+            ignored: Vec::new(),
         }
     }
 }
@@ -203,6 +213,7 @@ pub fn projects_to_check(
     cwd: &Path,
     within: Option<&Path>,
     known: &dyn Fn(&Path) -> bool,
+    listed: &[(PathBuf, bool)],
 ) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     // each project once (10,000 projects' servers each looked through the list was
@@ -228,6 +239,23 @@ pub fn projects_to_check(
             && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
         {
             out.push(PathBuf::from(project));
+        }
+    }
+    // the projects `~/.claude.json` lists that configure servers (their own, or a
+    // `.mcp.json`) but have no log yet: their servers are listed from any folder, as
+    // from the project itself
+    for (dir, own) in listed {
+        let Some(project) = dir.to_str() else {
+            continue;
+        };
+        if !seen.contains(project)
+            && dir.is_absolute()
+            && within.is_none_or(|w| dir.starts_with(w))
+            && (*own || dir.join(".mcp.json").is_file())
+            && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
+        {
+            seen.insert(project);
+            out.push(dir.clone());
         }
     }
     if !out.iter().any(|o| o == cwd) && known(cwd) {
@@ -270,6 +298,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             .filter_map(|s| s.last_seen.clone())
             .max();
         let mut matched = vec![false; report.servers.len()];
+        let of = |cfg: &crate::claude_code::config::ServerConfig| Configured {
+            ignored: p.resolved.ignored.clone(),
+            ..Configured::of(cfg)
+        };
         for cfg in &p.resolved.servers {
             let enc = encode_folder_name(&cfg.name);
             let name = shown(&cfg.name);
@@ -285,8 +317,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                     matched[i] = true;
                     found = true;
                     if row.configuration == Configuration::Unchecked {
-                        row.configuration =
-                            Configuration::Configured(Box::new(Configured::of(cfg)));
+                        row.configuration = Configuration::Configured(Box::new(of(cfg)));
                     }
                 }
             }
@@ -320,9 +351,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 .map(crate::time::format_iso);
             report.configured.push(ConfiguredRow {
                 name,
+                configured_name: cfg.name.clone(),
                 project: project.clone(),
                 project_folder: folder.clone(),
-                configured: Configured::of(cfg),
+                configured: of(cfg),
                 ran_since: if last_session.is_some() {
                     None
                 } else {
@@ -336,6 +368,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         for problem in &p.resolved.problems {
             report.configured.push(ConfiguredRow {
                 name: shown(&problem_name(problem)),
+                configured_name: problem_name(problem),
                 project: project.clone(),
                 project_folder: folder.clone(),
                 configured: Configured::of_problem(problem),
@@ -362,10 +395,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             }
         }
     }
+    let want = opts.server.as_deref().map(super::select::NameWant::new);
     report.configured.retain(|r| {
-        opts.server
-            .as_deref()
-            .is_none_or(|w| r.name.eq_ignore_ascii_case(w))
+        want.as_ref()
+            .is_none_or(|w| w.selects(&r.configured_name, None))
             && opts.project.as_deref().is_none_or(|sub| {
                 let sub = sub.to_lowercase();
                 r.project.to_lowercase().contains(&sub)

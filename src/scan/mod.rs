@@ -8,6 +8,7 @@ mod read;
 pub(crate) use read::last_record_time;
 mod redact;
 pub mod secrets;
+pub mod select;
 pub mod stderr;
 
 /// A log folder's server named as a scan names it, from the configuration's names.
@@ -393,6 +394,10 @@ pub struct ScanReport {
     /// configuration is joined all the same: a configured server without a log of its own
     /// is found by name as plain `scan` lists it.
     pub unfiltered_projects: Vec<String>,
+    /// With `--server` or `--match-project`: the logged servers the filter left out,
+    /// without their evidence, for what counts over a home's servers (the discovery
+    /// cache's one eligible server), so a filtered view says what the full scan says.
+    pub filtered_out: Vec<ServerReport>,
     /// Configured servers without a log in their project (set by [`configured::join`]).
     pub configured: Vec<configured::ConfiguredRow>,
     /// `--since`: the cut-off (seconds since the epoch); `None` without `--since`.
@@ -624,6 +629,7 @@ pub fn scan_with_progress(
     for s in &mut all {
         assemble::name(s, &names);
     }
+    let want = opts.server.as_deref().map(select::NameWant::new);
     let mut unfiltered_names: Vec<String> = Vec::new();
     if opts.server.is_some() || opts.project.is_some() {
         unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
@@ -633,7 +639,10 @@ pub fn scan_with_progress(
     let mut unfiltered_projects: Vec<String> = Vec::new();
     if opts.server.is_some() {
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for s in all.iter().filter(|s| s.folder.is_some() && !keep(s, opts)) {
+        for s in all
+            .iter()
+            .filter(|s| s.folder.is_some() && !keep(s, opts, want.as_ref()))
+        {
             if let Some(p) = s.project.as_deref()
                 && seen.insert(p)
             {
@@ -660,8 +669,16 @@ pub fn scan_with_progress(
             })
             .collect()
     };
-    let mut servers = all;
-    servers.retain(|s| keep(s, opts));
+    let (mut servers, mut filtered_out): (Vec<ServerReport>, Vec<ServerReport>) =
+        if want.is_some() || opts.project.is_some() {
+            all.into_iter().partition(|s| keep(s, opts, want.as_ref()))
+        } else {
+            (all, Vec::new())
+        };
+    for s in &mut filtered_out {
+        s.evidence = Vec::new();
+        s.stderr_tail = Vec::new();
+    }
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
     sort_servers(&mut servers);
@@ -692,6 +709,7 @@ pub fn scan_with_progress(
         newest_log,
         unfiltered_names,
         unfiltered_projects,
+        filtered_out,
         configured: Vec::new(),
         since: opts.since,
         not_since,
@@ -806,11 +824,9 @@ fn sort_servers(servers: &mut [ServerReport]) {
     }
 }
 
-fn keep(s: &ServerReport, opts: &ScanOptions) -> bool {
-    use crate::claude_code::names::{project_matches, server_matches};
-    opts.server
-        .as_deref()
-        .is_none_or(|want| server_matches(&s.name, s.folder.as_deref(), want))
+fn keep(s: &ServerReport, opts: &ScanOptions, want: Option<&select::NameWant>) -> bool {
+    use crate::claude_code::names::project_matches;
+    want.is_none_or(|want| want.selects(&s.name, s.folder.as_deref()))
         && opts.project.as_deref().is_none_or(|sub| {
             project_matches(s.project.as_deref(), s.project_folder.as_deref(), sub)
         })

@@ -54,6 +54,8 @@ mod newest_first;
 mod one_answer;
 mod one_fix;
 #[cfg(unix)]
+mod one_resolution;
+#[cfg(unix)]
 mod printed_commands;
 #[cfg(unix)]
 mod probe;
@@ -104,6 +106,8 @@ mod settings_undo;
 mod statusline;
 #[cfg(unix)]
 mod terminal_safety;
+#[cfg(unix)]
+mod token_names;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;

@@ -57,7 +57,9 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
             let found: usize = all.projects.iter().map(|p| p.servers.len()).sum();
             if found > 0 {
                 let what = match (&opts.server, &opts.project) {
-                    (Some(s), _) => format!("no server named {s:?}"),
+                    (Some(s), _) => {
+                        format!("no server named {:?}", mcplogs::scan::select::echo(s))
+                    }
                     (None, Some(p)) => format!("no project path contains {p:?}"),
                     (None, None) => unreachable!("a filter was given"),
                 };

@@ -15,6 +15,7 @@ use mcplogs::advice::fixes::{self, Found, UserStep};
 use mcplogs::claude_code::lifecycle::ClaudeVersion;
 use mcplogs::logs::discovery::Request;
 use mcplogs::render::settings::layer_name;
+use mcplogs::scan::select::NameWant;
 use mcplogs::scan::{ScanOptions, ScanReport, scan};
 use mcplogs::settings::NEGOTIATION_KEY;
 use mcplogs::settings::engine::{self, Change, Edit, FilePlan, FixCause};
@@ -114,10 +115,10 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         None => None,
     };
     if let Some(name) = args.server.as_deref()
-        && args.except.iter().any(|e| e == name)
+        && args.except.iter().any(|e| NameWant::new(e).is(name))
     {
         return Err(Error::FixServerExcepted {
-            name: name.to_string(),
+            name: mcplogs::scan::select::echo(name),
         });
     }
     // `--settings FILE` or `--project DIR`: that one file, as the user named it, for the
@@ -133,7 +134,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         for name in args.server.iter().chain(&args.except) {
             if !server_known(r, name) {
                 return Err(Error::FixUnknownServer {
-                    name: name.to_string(),
+                    name: mcplogs::scan::select::echo(name),
                 });
             }
         }
@@ -429,8 +430,12 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
 /// Whether `fix NAME` names a server the scan knows: logged, or configured for a
 /// scanned project or for the folder `fix` runs in.
 fn server_known(report: &ScanReport, name: &str) -> bool {
-    if report.servers.iter().any(|s| s.name == name)
-        || report.configured.iter().any(|r| r.name == name)
+    let want = NameWant::new(name);
+    if report.servers.iter().any(|s| want.is(&s.name))
+        || report
+            .configured
+            .iter()
+            .any(|r| want.is(&r.configured_name))
     {
         return true;
     }
@@ -440,7 +445,7 @@ fn server_known(report: &ScanReport, name: &str) -> bool {
         mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
             .servers
             .iter()
-            .any(|s| s.name == name)
+            .any(|s| want.is(&s.name))
     })
 }
 
@@ -448,6 +453,8 @@ fn server_known(report: &ScanReport, name: &str) -> bool {
 /// where to look (the steps only the user can take were said before). A dry run ends
 /// cleanly; otherwise the command fails (exit 2), since the fix asked for was not made.
 fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, Error> {
+    // never the token a name may hold: its printed form, which `--server` takes too
+    let name = &mcplogs::scan::select::echo(name);
     let what = format!(
         "nothing mcplogs fix can change for {}{}: `{}` shows its state and what to do",
         mcplogs::text::shell_word_typed(name),
@@ -1125,7 +1132,12 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         if !legacy {
             continue;
         }
-        if args.server.as_deref().is_some_and(|n| n != s.name) || args.except.contains(&s.name) {
+        if args
+            .server
+            .as_deref()
+            .is_some_and(|n| !NameWant::new(n).is(&s.name))
+            || args.except.iter().any(|e| NameWant::new(e).is(&s.name))
+        {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);

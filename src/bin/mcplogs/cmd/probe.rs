@@ -195,7 +195,8 @@ pub fn probe_for_report(
             match resolved.servers.iter().find(|s| s.name == *n) {
                 Some(s) => wanted.push(s.clone()),
                 None => note(format!(
-                    "mcplogs: \"{n}\": not probed: no longer configured for {}",
+                    "mcplogs: \"{}\": not probed: no longer configured for {}",
+                    mcplogs::scan::select::echo(n),
                     project.display()
                 )),
             }
@@ -370,7 +371,9 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             let mut picked = Vec::new();
             let mut unknown = false;
             for n in &args.names {
-                match resolved.servers.iter().find(|s| &s.name == n) {
+                // as written or as printed (a name holding a token is printed redacted)
+                let want = mcplogs::scan::select::NameWant::new(n);
+                match resolved.servers.iter().find(|s| want.is(&s.name)) {
                     Some(s) => {
                         if let Some(line) = mcplogs::advice::configured::probe_named_note(s, None) {
                             note(line);
@@ -379,7 +382,14 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     }
                     None => {
                         unknown = true;
-                        let names = resolved.servers.iter().map(|s| s.name.as_str());
+                        // echoed as printed: never a token a name holds
+                        let n = want.echo();
+                        let names: Vec<String> = resolved
+                            .servers
+                            .iter()
+                            .map(|s| mcplogs::scan::select::echo(&s.name))
+                            .collect();
+                        let names = names.iter().map(String::as_str);
                         match mcplogs::claude_code::names::did_you_mean(n, names) {
                             Some(s) => note(format!(
                                 "mcplogs: no server named {n:?} is configured for {}; did you mean {s:?}?",
@@ -394,7 +404,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                                     resolved
                                         .servers
                                         .iter()
-                                        .map(|s| s.name.as_str())
+                                        .map(|s| mcplogs::scan::select::echo(&s.name))
                                         .collect::<Vec<_>>()
                                         .join(", ")
                                 }

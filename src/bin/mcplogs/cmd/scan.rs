@@ -41,14 +41,14 @@ fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
         .filter(|&(j, _)| j != i)
         .map(|(_, p)| p.clone())
         .collect();
-    use mcplogs::claude_code::names::server_matches;
+    let want = mcplogs::scan::select::NameWant::new(&name);
     let env = |k: &str| std::env::var(k).ok();
     let configured = std::env::current_dir().ok().is_some_and(|cwd| {
         let global = mcplogs::claude_code::paths::global_config_here();
         mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
             .servers
             .iter()
-            .any(|s| server_matches(&s.name, None, &name))
+            .any(|s| want.selects(&s.name, None))
     });
     let logged = || {
         mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {
@@ -59,19 +59,21 @@ fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
             found
                 .server_dirs
                 .iter()
-                .any(|d| server_matches(&d.folder, Some(&d.folder), &name))
+                .any(|d| want.selects(&d.folder, Some(&d.folder)))
         })
     };
     if configured || logged() {
         output::note(format_args!(
             "mcplogs: no file or folder named {}: scanning the server of that name (`--server`)",
-            mcplogs::text::shell_word(&name)
+            mcplogs::text::shell_word(want.echo())
         ));
         discovery.paths = rest;
         discovery.server = Some(name);
         return Ok(());
     }
-    Err(Error::ScanNameUnknown { name })
+    Err(Error::ScanNameUnknown {
+        name: want.echo().to_string(),
+    })
 }
 
 pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
@@ -204,6 +206,7 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
         );
         t.push_str("\nSettings (for this folder)\n");
         for line in mcplogs::render::settings::summary_lines(&negotiation) {
+            // paths as on every screen: `~/…` under the home
             let line = output::tilde(&line);
             t.push_str(&mcplogs::text::layout::wrap(&line, "  ", 4, width));
         }
@@ -271,6 +274,7 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
             mcplogs::claude_code::names::did_you_mean(want, known.iter().map(String::as_str))
                 .map(|n| format!(" Did you mean `{n}`?"))
                 .unwrap_or_default();
+        let want = mcplogs::scan::select::echo(want);
         return Some(format!(
             "mcplogs: no server named {want:?}.{hint} Known servers: {}",
             known.join(", ")
