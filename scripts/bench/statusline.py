@@ -22,7 +22,8 @@ absolute times drift):
                the new session's record appended to a server's file, the previous
                session's memo there), which reads on from that memo
 and cold (page cache dropped before each run, needs root; else said so): first and
-steady. Also checks the line (the live project's failing servers, by name) and counts the
+steady; SL_COLD=0 in the environment skips the cold runs (they empty the page cache of
+the whole machine). Also checks the line (the live project's failing servers, by name) and counts the
 files the run opened (strace, when installed).
 
 Usage: statusline.py BIN TREE OUT [RUNS]
@@ -165,7 +166,10 @@ def main():
     cold = {"first": [], "steady": []}
     evict = [binary] + [str(f) for f in live.rglob("*.jsonl")]
     how = ""
-    for _ in range(3):
+    # SL_COLD=0 skips the cold runs: they empty the whole machine's page cache, which
+    # spoils any warm measurement running beside this one (bench.sh runs them).
+    cold_runs = 0 if os.environ.get("SL_COLD", "1") == "0" else 3
+    for _ in range(cold_runs):
         shutil.rmtree(memo, ignore_errors=True)
         how = drop(evict)
         cold["first"].append(timed([binary, "statusline"], inp, env)[0])
@@ -184,9 +188,12 @@ def main():
     print(f"line after /clear: {clear_line}")
     for k in rows:
         print(f"  {k:<8} median {med[k] * 1000:7.1f} ms  (best {min(rows[k]) * 1000:.1f} ms, {runs} runs)")
-    for k in cold:
-        print(f"  cold {k:<8} median {statistics.median(cold[k]) * 1000:7.1f} ms  (3 runs)")
-    print(f"  cold: {how}")
+    if cold_runs:
+        for k in cold:
+            print(f"  cold {k:<8} median {statistics.median(cold[k]) * 1000:7.1f} ms  ({cold_runs} runs)")
+        print(f"  cold: {how}")
+    else:
+        print("  cold: not run (SL_COLD=0)")
     if opened is not None:
         print(f"  log files opened by a first run: {len(opened)} (of {sum(1 for _ in tree.rglob('*.jsonl'))} in the tree)")
     ok = med["steady"] <= target
