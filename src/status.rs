@@ -38,6 +38,29 @@ pub const MAX_FILES_PER_SERVER: usize = 2;
 pub const MEMO_HEAD: usize = 16;
 /// ...and the latest ones (the latest event decides).
 pub const MEMO_TAIL: usize = 48;
+/// A status-line run reads at most about this many bytes of log (whole lines, so a line
+/// more) from the newest files it has no memo of and from the gaps its memos keep: the
+/// start and the end of a file first, then its middle, a budget a run, until the verdict
+/// is the one a whole read gives ([`ServerState::Reading`] until then). What was appended
+/// since the last run is read whatever its size (it is counted against the budget). A
+/// count of bytes, not a clock: the same files give the same line on any machine. Small
+/// in the library's unit tests, so that their files are larger than it without costing
+/// megabytes; `MCPLOGS_STATUSLINE_BUDGET` sets it in a debug build ([`read_budget`]).
+pub const READ_BUDGET: u64 = if cfg!(test) { 64 << 10 } else { 32 << 20 };
+
+/// The status line's read budget: [`READ_BUDGET`], or in a debug build (the integration
+/// tests) `MCPLOGS_STATUSLINE_BUDGET` bytes when set.
+pub fn read_budget() -> u64 {
+    if cfg!(debug_assertions)
+        && let Some(b) = std::env::var("MCPLOGS_STATUSLINE_BUDGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    {
+        return b;
+    }
+    READ_BUDGET
+}
+
 /// A kept message is cut to this many characters, on a word boundary (a zod error's
 /// start names its cause).
 const MEMO_MESSAGE_CHARS: usize = 64 * 1024;
@@ -144,6 +167,12 @@ pub enum ServerState {
     Working,
     /// Not decided yet: connecting, or nothing decisive logged.
     Pending,
+    /// Not read to the end yet: a session's first run met a newest file larger than the
+    /// run's read budget ([`READ_BUDGET`]) whose unread middle could still hold a record
+    /// that decides (its memo keeps the gap); the next runs read on into it until the
+    /// verdict is the one a whole read gives. Counted as not decided (`…`), never as
+    /// working.
+    Reading,
     /// Failed: its tools are missing, or some of them (`degraded`, which `scan` counts
     /// as failing too).
     Failed(Box<Diagnosis>),
@@ -303,24 +332,77 @@ pub struct Memo {
     /// wrote, whose messages are redacted when it is read back.
     #[serde(default)]
     redacted: bool,
+    /// The part of the file not read yet, `[from, to)` (whole lines), when the records
+    /// kept could still change with what it holds (the head or the records after it not
+    /// full): `head` and `tail` are those before it, `after` those after it. Read on by
+    /// each run's budget ([`READ_BUDGET`]); absent in a memo read whole (and in every
+    /// memo an older mcplogs wrote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<(u64, u64)>,
+    /// The records after the gap: the first [`MEMO_HEAD`] and the last [`MEMO_TAIL`] of
+    /// them (what a whole read could keep of them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
     /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
     #[serde(skip)]
     raw: usize,
+    /// How many of the last messages of `after` are not redacted yet.
+    #[serde(skip)]
+    raw_after: usize,
     /// The session of the last record read (not kept in the memo).
     #[serde(skip)]
     last_session: Option<String>,
+}
+
+/// A message cut to [`MEMO_MESSAGE_CHARS`] on whole words.
+fn cut_message(message: &str) -> String {
+    // No more bytes than the bound: no more characters either, nothing to cut.
+    if message.len() <= MEMO_MESSAGE_CHARS {
+        message.to_string()
+    } else {
+        text::whole_words(message, MEMO_MESSAGE_CHARS).to_string()
+    }
 }
 
 impl Memo {
     /// Keeps a message, cut to [`MEMO_MESSAGE_CHARS`] on whole words; [`Memo::settle`]
     /// redacts what is kept.
     fn push(&mut self, message: &str) {
-        // No more bytes than the bound: no more characters either, nothing to cut.
-        let m = if message.len() <= MEMO_MESSAGE_CHARS {
-            message.to_string()
-        } else {
-            text::whole_words(message, MEMO_MESSAGE_CHARS).to_string()
-        };
+        let m = cut_message(message);
+        self.push_cut(m);
+        self.raw = (self.raw + 1).min(self.head.len() + self.tail.len());
+    }
+
+    /// Keeps a message of a record after the gap: the first [`MEMO_HEAD`] and the last
+    /// [`MEMO_TAIL`] of them. What goes is preceded by as many records in `after` as a
+    /// head holds and followed by as many as a tail holds: a whole read keeps it in
+    /// neither.
+    fn push_after(&mut self, message: &str) {
+        self.after.push(cut_message(message));
+        if self.after.len() > MEMO_HEAD + MEMO_TAIL {
+            self.after.remove(MEMO_HEAD);
+        }
+        self.raw_after = (self.raw_after + 1).min(self.after.len());
+    }
+
+    /// Closes the gap when the verdict no longer depends on it: it was read to its end,
+    /// or the head is full and as many records follow it as the tail keeps (a whole
+    /// read would keep none of the gap's). The records after it are then kept as a
+    /// whole read keeps them. Call after [`Memo::settle`] (they are moved redacted).
+    fn close_gap(&mut self) {
+        let Some((from, to)) = self.gap else { return };
+        if from < to && (self.head.len() < MEMO_HEAD || self.after.len() < MEMO_TAIL) {
+            return;
+        }
+        self.gap = None;
+        for m in std::mem::take(&mut self.after) {
+            self.push_cut(m);
+        }
+        self.raw = 0;
+        self.raw_after = 0;
+    }
+
+    fn push_cut(&mut self, m: String) {
         if self.head.len() < MEMO_HEAD {
             self.head.push(m);
         } else {
@@ -329,7 +411,6 @@ impl Memo {
             }
             self.tail.push_back(m);
         }
-        self.raw = (self.raw + 1).min(self.head.len() + self.tail.len());
     }
 
     /// Redacts the messages kept since the last call (the secret rules, as every output
@@ -348,6 +429,13 @@ impl Memo {
                 *m = r;
             }
         }
+        let n = self.after.len();
+        for m in &mut self.after[n - self.raw_after.min(n)..] {
+            if let Some(r) = redactor.get().redacted(m) {
+                *m = r;
+            }
+        }
+        self.raw_after = 0;
         self.raw = 0;
         self.redacted = true;
     }
@@ -472,12 +560,29 @@ pub fn memo_logs(bytes: &[u8]) -> Option<Vec<PathBuf>> {
 
 /// [`session_status`], remembering what it read in `store` (mcplogs' cache folder) so
 /// the next run for the session reads only what was appended since. Best effort: a memo
-/// that cannot be read or written costs only a full read.
+/// that cannot be read or written costs only a full read. Every file is read to the
+/// end (the hook's reading: once a prompt, exact at once).
 pub fn session_status_with(
     input: &SessionInput,
     cache_roots: &[PathBuf],
     store: Option<&Store>,
 ) -> SessionStatus {
+    session_status_within(input, cache_roots, store, None)
+}
+
+/// [`session_status_with`], reading at most about `budget` bytes of log this run besides
+/// what was appended since the last (the status line's reading, [`read_budget`]): a
+/// newest file larger than it, with no memo, is read by its start and its end, and the
+/// server is [`ServerState::Reading`] while the records in its unread middle could
+/// change the verdict; its memo keeps the gap, which the next runs read on into. With
+/// `None`, every file is read to the end.
+pub fn session_status_within(
+    input: &SessionInput,
+    cache_roots: &[PathBuf],
+    store: Option<&Store>,
+    budget: Option<u64>,
+) -> SessionStatus {
+    let mut left = budget;
     let Some(session) = input.session_id.as_deref() else {
         return SessionStatus::default();
     };
@@ -513,6 +618,7 @@ pub fn session_status_with(
         &mut memos,
         &redactor,
         &siblings,
+        &mut left,
     );
     if status.adopted && status.servers.is_empty() {
         // No file showed the session's own records after the other session's offset:
@@ -525,6 +631,7 @@ pub fn session_status_with(
             &mut memos,
             &redactor,
             &Siblings::default(),
+            &mut left,
         );
     }
     // the status line runs every few seconds: a memo that learned nothing is not
@@ -668,6 +775,7 @@ fn status_in(
     memos: &mut HashMap<String, Memo>,
     redactor: &MemoRedactor,
     siblings: &Siblings,
+    left: &mut Option<u64>,
 ) -> SessionStatus {
     let folders = input.folders();
     let Some(project) = project_folder(cache_roots, &folders) else {
@@ -724,7 +832,7 @@ fn status_in(
                     },
                 };
             }
-            match read_on(f, session, memo, redactor) {
+            match read_on(f, session, memo, redactor, left) {
                 Ok(n) => status.bytes_read += n,
                 Err(_) => *memo = Memo::default(),
             }
@@ -746,7 +854,8 @@ fn status_in(
                 ..Memo::default()
             };
             status.files_read += 1;
-            let read = read_on(f, session, &mut m, redactor);
+            // (a second process in the project: read whole, as is rare)
+            let read = read_on(f, session, &mut m, redactor, &mut None);
             status.bytes_read += read.as_ref().map_or(0, |n| *n);
             if read.is_ok() && m.ours {
                 let n = file_name(f);
@@ -779,11 +888,11 @@ fn status_in(
                     ..Memo::default()
                 };
                 status.files_read += 1;
-                status.bytes_read += read_on(&f, session, &mut m, redactor).unwrap_or(0);
+                status.bytes_read += read_on(&f, session, &mut m, redactor, left).unwrap_or(0);
                 m
             })
         };
-        let Some(m) = memo.filter(|m| !m.head.is_empty()) else {
+        let Some(m) = memo.filter(|m| !m.head.is_empty() || m.gap.is_some()) else {
             if !all.is_empty() {
                 status
                     .unlogged
@@ -836,7 +945,7 @@ pub fn last_session_of(file: &Path) -> Option<(Diagnosis, Option<String>)> {
         file: file.to_path_buf(),
         ..Memo::default()
     };
-    read_on_raw(file, "\u{0}", &mut m).ok()?;
+    read_on_raw(file, "\u{0}", &mut m, &mut None).ok()?;
     let mut classifier: Classifier<()> = Classifier::default();
     for message in m.messages() {
         classifier.feed(message, || ());
@@ -845,6 +954,9 @@ pub fn last_session_of(file: &Path) -> Option<(Diagnosis, Option<String>)> {
 }
 
 fn state_of(m: &Memo) -> ServerState {
+    if m.gap.is_some() {
+        return ServerState::Reading;
+    }
     let mut classifier: Classifier<()> = Classifier::default();
     let mut retrying = false;
     for message in m.messages() {
@@ -864,7 +976,9 @@ fn state_of(m: &Memo) -> ServerState {
 
 /// Reads `file` from `memo.offset` to the end of its last complete line, keeping the
 /// records that can matter (of every session in it: one process's connection) and noting
-/// whether `session` wrote any. A file shorter than the offset (replaced or
+/// whether `session` wrote any; then reads on into the memo's gap. `left`, the run's
+/// budget (`None`: read everything), bounds a first read of a large file and the
+/// gap's, and counts what is read. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 /// Returns how many bytes of the file were read.
 fn read_on(
@@ -872,13 +986,20 @@ fn read_on(
     session: &str,
     memo: &mut Memo,
     redactor: &MemoRedactor,
+    left: &mut Option<u64>,
 ) -> std::io::Result<u64> {
-    let read = read_on_raw(file, session, memo);
+    let read = read_on_raw(file, session, memo, left);
     memo.settle(redactor);
+    memo.close_gap();
     read
 }
 
-fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u64> {
+fn read_on_raw(
+    file: &Path,
+    session: &str,
+    memo: &mut Memo,
+    left: &mut Option<u64>,
+) -> std::io::Result<u64> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
     if len < memo.offset {
@@ -888,37 +1009,103 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u
         };
     }
     let end = last_line_end(&mut f, memo.offset, len)?;
-    if end <= memo.offset {
-        return Ok(len - end);
-    }
     let mut read = len - end;
+    let name = Arc::new(file.to_path_buf());
+    if end > memo.offset {
+        read += read_new(&mut f, &name, end, session, memo, left)?;
+    }
+    if let Some((from, to)) = memo.gap {
+        let budget = left.unwrap_or(u64::MAX);
+        f.seek(SeekFrom::Start(from))?;
+        let never = std::cell::Cell::new(false);
+        let mut lines = WholeLines {
+            file: &mut f,
+            pos: from,
+            end: to,
+            limit: from.saturating_add(budget),
+            stop: &never,
+            mid_line: false,
+            carry: Vec::new(),
+            read_to: from,
+        };
+        let mut region = lead(from).chain(&mut lines);
+        let mut keep = |r: crate::logs::record::Record| memo.push(&r.message);
+        crate::logs::decode::stream::scan_jsonl(&mut region, &name, &mut keep)?;
+        let (pos, n) = (lines.pos, lines.read_to - from);
+        memo.gap = Some((pos, to));
+        read += n;
+        spend(left, n);
+    }
+    Ok(read)
+}
+
+/// What goes before a region of a file read on its own starting at `at`: inside the
+/// file, a line before it (even an empty one) keeps a byte-order mark there where it is,
+/// as a whole read would; at the start, nothing.
+fn lead(at: u64) -> &'static [u8] {
+    if at > 0 { b"\n" } else { b"" }
+}
+
+/// Takes `n` bytes from the run's budget.
+fn spend(left: &mut Option<u64>, n: u64) {
+    if let Some(l) = left {
+        *l = l.saturating_sub(n);
+    }
+}
+
+/// [`read_on_raw`]'s part from `memo.offset` to `end` (whole lines): what was appended,
+/// or a file read for the first time. Returns how many bytes it read.
+fn read_new(
+    f: &mut fs::File,
+    name: &Arc<PathBuf>,
+    end: u64,
+    session: &str,
+    memo: &mut Memo,
+    left: &mut Option<u64>,
+) -> std::io::Result<u64> {
     use crate::logs::decode::stream;
+    let mut read = 0;
     // Whether the session wrote here: its id anywhere in the new bytes. Checked raw,
     // stopping at the first hit, because its first record may be one that matters to no
     // verdict (after `/clear`, `Channel notifications skipped`), which the prefiltered
     // reader never hands over.
     if !memo.ours {
         f.seek(SeekFrom::Start(memo.offset))?;
-        let (found, n) = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
+        let (found, n) = contains(&mut (&mut *f).take(end - memo.offset), session.as_bytes())?;
         memo.ours = found;
         read += n;
     }
-    let name = Arc::new(file.to_path_buf());
     let offset = memo.offset;
     let fresh = offset == 0 && memo.head.is_empty() && memo.tail.is_empty();
-    let mut keep = |r: crate::logs::record::Record| {
+    let after = memo.gap.is_some();
+    let mut keep = |r: crate::logs::record::Record, after: bool| {
         memo.ours |= r.session_id.as_deref() == Some(session);
         if r.session_id.is_some() && memo.last_session != r.session_id {
             memo.last_session = r.session_id.clone();
         }
-        memo.push(&r.message);
+        if after {
+            memo.push_after(&r.message);
+        } else {
+            memo.push(&r.message);
+        }
     };
     if fresh && end > ENDS_ONLY_FROM {
-        read += read_ends(&mut f, &name, end, &mut keep)?;
+        let ends = read_ends(f, name, end, *left)?;
+        let gap = ends.gap;
+        for r in ends.front {
+            keep(r, false);
+        }
+        for r in ends.back {
+            keep(r, gap.is_some());
+        }
+        memo.gap = gap;
+        spend(left, ends.read);
+        read += ends.read;
     } else {
         f.seek(SeekFrom::Start(offset))?;
-        let mut reader = (&mut f).take(end - offset);
-        stream::scan_jsonl(&mut reader, &name, &mut keep)?;
+        let mut reader = (&mut *f).take(end - offset);
+        stream::scan_jsonl(&mut reader, name, &mut |r| keep(r, after))?;
+        spend(left, end - offset);
         read += end - offset;
     }
     memo.offset = end;
@@ -928,20 +1115,35 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u
 /// A session's first run reads a file larger than this by its ends ([`read_ends`]).
 const ENDS_ONLY_FROM: u64 = 4 << 20;
 
+/// What [`read_ends`] found: the records from the start (`front`) and those up to the
+/// end (`back`), each in file order, and what is left unread between them when the
+/// budget ran out before they made it needless.
+struct Ends {
+    front: Vec<crate::logs::record::Record>,
+    back: Vec<crate::logs::record::Record>,
+    gap: Option<(u64, u64)>,
+    /// About how many bytes were read.
+    read: u64,
+}
+
 /// What a memo keeps of a whole read of `f[..end]` (whole lines), read by its ends: the
 /// records that can matter from the start until [`MEMO_HEAD`] of them are found, then
-/// from the end backwards until [`MEMO_TAIL`] more are (or the two meet), handed to
-/// `sink` in file order. The records in between would only have been pushed out of
-/// the memo's tail by those after them. Lines are read as the prefiltered reader reads
-/// them: one longer than its block is left out, and a byte-order mark counts only at
-/// the file's start. The first run of a session on a file of hundreds of megabytes
-/// reads a few of them, not all. Returns about how many bytes it read.
+/// from the end backwards until [`MEMO_TAIL`] more are (or the two meet). The records in
+/// between would only have been pushed out of the memo's tail by those after them.
+/// Lines are read as the prefiltered reader reads them: one longer than its block is
+/// left out, and a byte-order mark counts only at the file's start. The first run of a
+/// session on a file of hundreds of megabytes reads a few of them, not all.
+///
+/// With a `budget`, at most about that many bytes are read (half of it forwards, at
+/// most): when the records found are too few for the middle not to matter, it is left
+/// unread (`gap`). Without one, the middle is read when it matters (forwards, keeping
+/// what a memo's tail would): `front` then `back` are what a whole read keeps.
 fn read_ends(
     f: &mut fs::File,
     name: &Arc<PathBuf>,
     end: u64,
-    sink: &mut dyn FnMut(crate::logs::record::Record),
-) -> std::io::Result<u64> {
+    budget: Option<u64>,
+) -> std::io::Result<Ends> {
     use crate::logs::decode::stream;
     use std::cell::Cell;
     // Forward, a line at a time at most past the head.
@@ -952,6 +1154,7 @@ fn read_ends(
         file: &mut *f,
         pos: 0,
         end,
+        limit: budget.map_or(end, |b| b / 2),
         stop: &enough,
         mid_line: false,
         carry: Vec::new(),
@@ -963,6 +1166,7 @@ fn read_ends(
     })?;
     let from = lines.pos;
     let mut read = lines.read_to;
+    let back_limit = budget.map_or(BACK_LIMIT as u64, |b| b.saturating_sub(read));
     // Backward, a chunk of whole lines at a time.
     let mut back: Vec<Vec<crate::logs::record::Record>> = Vec::new();
     // (the forward read's records past the head are before all of these: they count
@@ -973,13 +1177,13 @@ fn read_ends(
     // left of a line that started before the chunk stays for the next).
     let mut s = end;
     let mut buf: Vec<u8> = Vec::new();
-    let mut read_back = 0;
-    while e > from && found < MEMO_TAIL && read_back < BACK_LIMIT {
+    let mut read_back: u64 = 0;
+    while e > from && found < MEMO_TAIL && read_back < back_limit {
         let s2 = s.saturating_sub(BACK_CHUNK as u64).max(from);
         let mut piece = vec![0u8; (s - s2) as usize];
         f.seek(SeekFrom::Start(s2))?;
         f.read_exact(&mut piece)?;
-        read_back += piece.len();
+        read_back += piece.len() as u64;
         piece.extend_from_slice(&buf);
         buf = piece;
         s = s2;
@@ -1000,35 +1204,40 @@ fn read_ends(
             continue;
         };
         let mut records = Vec::new();
-        // A line before these (even an empty one) keeps a byte-order mark at the
-        // region's start where it is: inside the file, not at its start.
-        let mut region = (&b"\n"[..]).chain(&buf[start..]);
+        let mut region = lead(s + start as u64).chain(&buf[start..]);
         stream::scan_jsonl(&mut region, name, &mut |r| records.push(r))?;
         found += records.len();
         back.push(records);
         e = s + start as u64;
         buf.truncate(start);
     }
-    if e > from && found < MEMO_TAIL {
-        // Records too far apart at the end (a few in hundreds of megabytes of a
-        // server's stderr): the rest, forward, each byte once; of it only what the
-        // memo's tail can keep.
-        let mut middle: VecDeque<crate::logs::record::Record> = VecDeque::new();
-        f.seek(SeekFrom::Start(from))?;
-        let mut region = (&b"\n"[..]).chain((&mut *f).take(e - from));
-        stream::scan_jsonl(&mut region, name, &mut |r| {
-            if middle.len() == MEMO_TAIL {
-                middle.pop_front();
-            }
-            middle.push_back(r);
-        })?;
-        back.push(middle.into());
-        read += e - from;
+    let mut gap = None;
+    if e > from && (front.len() < MEMO_HEAD || found < MEMO_TAIL) {
+        if budget.is_some() {
+            gap = Some((from, e));
+        } else {
+            // Records too far apart at the end (a few in hundreds of megabytes of a
+            // server's stderr): the rest, forward, each byte once; of it only what the
+            // memo's tail can keep.
+            let mut middle: VecDeque<crate::logs::record::Record> = VecDeque::new();
+            f.seek(SeekFrom::Start(from))?;
+            let mut region = lead(from).chain((&mut *f).take(e - from));
+            stream::scan_jsonl(&mut region, name, &mut |r| {
+                if middle.len() == MEMO_TAIL {
+                    middle.pop_front();
+                }
+                middle.push_back(r);
+            })?;
+            back.push(middle.into());
+            read += e - from;
+        }
     }
-    for r in front.into_iter().chain(back.into_iter().rev().flatten()) {
-        sink(r);
-    }
-    Ok(read + read_back as u64)
+    Ok(Ends {
+        front,
+        back: back.into_iter().rev().flatten().collect(),
+        gap,
+        read: read + read_back,
+    })
 }
 
 /// [`read_ends`] reads at most about this much backwards, then the rest forwards.
@@ -1064,6 +1273,8 @@ struct WholeLines<'a> {
     file: &'a mut fs::File,
     pos: u64,
     end: u64,
+    /// Past this, the stream ends at the end of the line handed on last.
+    limit: u64,
     stop: &'a std::cell::Cell<bool>,
     mid_line: bool,
     carry: Vec<u8>,
@@ -1073,7 +1284,7 @@ struct WholeLines<'a> {
 
 impl Read for WholeLines<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.pos >= self.end || (self.stop.get() && !self.mid_line) {
+        if self.pos >= self.end || ((self.stop.get() || self.pos >= self.limit) && !self.mid_line) {
             return Ok(0);
         }
         let mut n = self.carry.len().min(buf.len());
@@ -1245,7 +1456,8 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
         return Vec::new();
     }
     let ok = status.count(|s| matches!(s, ServerState::Working));
-    let pending = status.count(|s| matches!(s, ServerState::Pending));
+    // not decided yet: connecting, or a log not read to its end yet
+    let pending = status.count(|s| matches!(s, ServerState::Pending | ServerState::Reading));
     let cached = status.count(|s| matches!(s, ServerState::Cached));
     let mut failed: Vec<(&ServerStatus, &Diagnosis)> = status.failing().collect();
     // The servers `mcplogs fix` helps first: a `+N` never hides the one fix would help.
@@ -1572,7 +1784,9 @@ mod tests {
         let mut memo = Memo::default();
         let mut keep = |r: crate::logs::record::Record| memo.push(&r.message);
         if ends {
-            read_ends(&mut f, &name, end, &mut keep).unwrap();
+            let ends = read_ends(&mut f, &name, end, None).unwrap();
+            assert!(ends.gap.is_none());
+            ends.front.into_iter().chain(ends.back).for_each(&mut keep);
         } else {
             f.seek(SeekFrom::Start(0)).unwrap();
             let mut reader = (&mut f).take(end);
