@@ -644,15 +644,15 @@ pub fn session_status_within(
     status
 }
 
-/// How far each memo has read: a memo's records change only with its file, its offset or
-/// whether the session wrote there (compared instead of a copy of every message, up to
-/// 2 MiB, on each refresh).
-fn progress(
-    memos: &HashMap<String, Memo>,
-) -> std::collections::BTreeMap<String, (PathBuf, u64, bool)> {
+/// How far each memo has read: a memo's records change only with its file, its offset,
+/// its gap or whether the session wrote there (compared instead of a copy of every
+/// message, up to 2 MiB, on each refresh).
+type Progress = (PathBuf, u64, Option<(u64, u64)>, bool);
+
+fn progress(memos: &HashMap<String, Memo>) -> std::collections::BTreeMap<String, Progress> {
     memos
         .iter()
-        .map(|(k, m)| (k.clone(), (m.file.clone(), m.offset, m.ours)))
+        .map(|(k, m)| (k.clone(), (m.file.clone(), m.offset, m.gap, m.ours)))
         .collect()
 }
 
@@ -1089,7 +1089,7 @@ fn read_new(
             memo.push(&r.message);
         }
     };
-    if fresh && end > ENDS_ONLY_FROM {
+    if fresh && (end > ENDS_ONLY_FROM || left.is_some_and(|b| end > b)) {
         let ends = read_ends(f, name, end, *left)?;
         let gap = ends.gap;
         for r in ends.front {
@@ -1112,7 +1112,8 @@ fn read_new(
     Ok(read)
 }
 
-/// A session's first run reads a file larger than this by its ends ([`read_ends`]).
+/// A session's first run reads a file larger than this (or than its budget) by its ends
+/// ([`read_ends`]).
 const ENDS_ONLY_FROM: u64 = 4 << 20;
 
 /// What [`read_ends`] found: the records from the start (`front`) and those up to the
@@ -1291,7 +1292,16 @@ impl Read for WholeLines<'_> {
         buf[..n].copy_from_slice(&self.carry[..n]);
         self.carry.drain(..n);
         if n < buf.len() && self.read_to < self.end {
-            let want = (buf.len() - n).min((self.end - self.read_to) as usize);
+            // no further than the limit while a line ends before it; past it, only
+            // what finishes the line handed on last
+            let past = if self.read_to < self.limit {
+                self.limit - self.read_to
+            } else {
+                64 << 10
+            };
+            let want = (buf.len() - n)
+                .min((self.end - self.read_to) as usize)
+                .min(usize::try_from(past).unwrap_or(usize::MAX));
             let got = self.file.read(&mut buf[n..n + want])?;
             self.read_to += got as u64;
             n += got;
@@ -1853,6 +1863,181 @@ mod tests {
             assert_eq!(first_memo(&path, true), whole, "case {case}");
             assert!(!whole.head.is_empty(), "case {case}");
         }
+    }
+
+    /// Runs with a read budget, on files of every shape ([`READ_BUDGET`] and smaller
+    /// budgets, down to a line a run), some appended to between runs: while a gap is
+    /// left the server is not decided ([`ServerState::Reading`]), and once it closes
+    /// the memo is the one a whole read of the file keeps.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn runs_with_a_budget_end_with_what_a_whole_read_keeps() {
+        use std::io::Write;
+        let tmp = tempfile::tempdir().unwrap();
+        let mut seed: u64 = 55;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let noise = |n: usize| format!("{{\"error\":\"Server stderr: {}\"}}\n", "A".repeat(n));
+        let redactor = MemoRedactor::rules_only();
+        let mut gaps = 0;
+        for case in 0..24 {
+            let path = tmp.path().join(format!("{case}.jsonl"));
+            let mut text = String::new();
+            if case % 5 == 0 {
+                text.push('\u{feff}');
+            }
+            let records = [2, 20, 70, 130][case % 4];
+            let mut n = 0;
+            let mut record = |text: &mut String, n: usize| {
+                let m = if n % 3 == 0 {
+                    "Connection failed: gone"
+                } else {
+                    "Calling MCP tool: t"
+                };
+                text.push_str(&format!("{{\"debug\":\"{m} {n}\",\"sessionId\":\"s\"}}\n"));
+            };
+            while n < records {
+                match next(10) {
+                    0 => text.push_str(&noise(BACK_CHUNK + next(4096) as usize)),
+                    1 => text.push('\n'),
+                    2 => text.push_str("junk not json\n"),
+                    3 => text.push_str(&format!(
+                        "\u{feff}{{\"debug\":\"Connection failed: bom {n}\"}}\n"
+                    )),
+                    4..=6 => text.push_str(&noise(next(6_000) as usize)),
+                    _ => {
+                        record(&mut text, n);
+                        n += 1;
+                    }
+                }
+            }
+            // stderr after the last record: the records are far from the end
+            text.push_str(&noise(100_000));
+            fs::write(&path, &text).unwrap();
+            let budget = [READ_BUDGET, 1, 5_000, 40_000][case % 4 / 2 * 2 + case % 2];
+            let mut memo = Memo {
+                file: path.clone(),
+                ..Memo::default()
+            };
+            let mut runs = 0;
+            loop {
+                let mut left = Some(budget);
+                read_on(&path, "s", &mut memo, &redactor, &mut left).unwrap();
+                runs += 1;
+                if runs == 1 && case % 3 == 0 {
+                    // Claude Code writes on between two runs
+                    let mut more = String::new();
+                    record(&mut more, 1000);
+                    more.push_str(&noise(3_000));
+                    record(&mut more, 1001);
+                    fs::OpenOptions::new()
+                        .append(true)
+                        .open(&path)
+                        .unwrap()
+                        .write_all(more.as_bytes())
+                        .unwrap();
+                }
+                if memo.gap.is_none() && runs > 1 {
+                    break;
+                }
+                if memo.gap.is_some() {
+                    gaps += 1;
+                    assert_eq!(state_of(&memo), ServerState::Reading, "case {case}");
+                }
+                assert!(runs < 2_000, "case {case}: no end");
+            }
+            let whole = first_memo(&path, false);
+            assert_eq!(
+                (&memo.head, &memo.tail),
+                (&whole.head, &whole.tail),
+                "case {case}"
+            );
+            assert!(memo.after.is_empty());
+            assert_eq!(state_of(&memo), state_of(&whole), "case {case}");
+        }
+        assert!(gaps > 24, "the budgets left gaps: {gaps}");
+    }
+
+    /// A session's first status-line run on a server file larger than the budget, whose
+    /// deciding record (a failure after the connection) lies in its middle: the line
+    /// shows the server as not decided, never working, and the next runs end on what a
+    /// whole read says (the hook's reading), within a bounded number of runs.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_first_run_on_a_file_larger_than_the_budget_says_not_decided_then_the_verdict() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let project = root.join(encode_folder_name("/w"));
+        let rec = |m: &str| {
+            format!(
+                "{{\"debug\":\"{m}\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"a\",\"cwd\":\"/w\"}}\n"
+            )
+        };
+        let noise = format!(
+            "{{\"error\":\"Server stderr: {}\",\"sessionId\":\"a\"}}\n",
+            "Q".repeat(4000)
+        );
+        for (server, middle) in [
+            ("db", "Calling MCP tool: q"),
+            ("web", "Connection failed: gone"),
+        ] {
+            let dir = project.join(format!("mcp-logs-{server}"));
+            fs::create_dir_all(&dir).unwrap();
+            let mut text = rec("Successfully connected (transport: stdio) in 5ms");
+            text.push_str(&noise.repeat(300));
+            text.push_str(&rec(middle));
+            text.push_str(&noise.repeat(300));
+            fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), text).unwrap();
+        }
+        let input = parse_input(br#"{"session_id":"a","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let whole = session_status_with(&input, &roots, None);
+        assert!(matches!(whole.servers[1].state, ServerState::Failed(_)));
+        let exact = line(&whole, 200);
+        assert!(whole.bytes_read > 2 * 600 * 4000, "{}", whole.bytes_read);
+        let first = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        // the budget, and the search for the session's id (a block of 1 MiB a file)
+        assert!(
+            first.bytes_read < 2 * READ_BUDGET + 2 * (1 << 20) + 64,
+            "{}",
+            first.bytes_read
+        );
+        assert!(
+            first
+                .servers
+                .iter()
+                .all(|s| s.state == ServerState::Reading),
+            "{:?}",
+            first.servers
+        );
+        assert_eq!(line(&first, 200), "MCP 2…");
+        let mut runs = 1;
+        let mut now = first;
+        while now.servers != whole.servers {
+            now = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+            // the budget, a line more, and a last block for it
+            assert!(now.bytes_read <= 3 * READ_BUDGET, "{}", now.bytes_read);
+            assert!(
+                !now.servers
+                    .iter()
+                    .any(|s| s.name == "web" && s.state == ServerState::Working),
+                "never a pass before the verdict"
+            );
+            runs += 1;
+            // each run reads on by at least the budget: about the files' size over it
+            assert!(runs <= 2 * 2_450_000 / READ_BUDGET + 10, "{runs} runs");
+        }
+        assert_eq!(line(&now, 200), exact);
+        assert!(exact.contains("1✗ web"), "{exact}");
+        // and it stays so, reading nothing more
+        let steady = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        assert_eq!(line(&steady, 200), exact);
+        assert!(steady.bytes_read < 64 * 1024, "{}", steady.bytes_read);
     }
 
     #[test]
