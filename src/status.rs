@@ -1892,8 +1892,8 @@ mod tests {
             }
             let records = [2, 20, 70, 130][case % 4];
             let mut n = 0;
-            let mut record = |text: &mut String, n: usize| {
-                let m = if n % 3 == 0 {
+            let record = |text: &mut String, n: usize| {
+                let m = if n.is_multiple_of(3) {
                     "Connection failed: gone"
                 } else {
                     "Calling MCP tool: t"
