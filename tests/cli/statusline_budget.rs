@@ -35,7 +35,8 @@ fn scan_answer(home: &Path, name: &str) -> (String, String) {
 
 #[test]
 fn a_deciding_record_past_the_budget_shows_not_decided_then_scans_verdict() {
-    const BUDGET: u64 = 64 * 1024;
+    // a file over 4 MiB (smaller ones are read whole on a first run), a budget of 1 MiB
+    const BUDGET: u64 = 1 << 20;
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let cache = tmp.path().join("mcplogs-cache");
@@ -47,20 +48,22 @@ fn a_deciding_record_past_the_budget_shows_not_decided_then_scans_verdict() {
     let noise = rec("error", &format!("Server stderr: {}", "x".repeat(4000)));
     let mut lines = vec![
         rec("debug", "Starting connection with timeout of 30000ms"),
-        rec("debug", "Successfully connected (transport: stdio) in 120ms"),
+        rec(
+            "debug",
+            "Successfully connected (transport: stdio) in 120ms",
+        ),
     ];
-    lines.extend(std::iter::repeat_n(noise.clone(), 200));
+    lines.extend(std::iter::repeat_n(noise.clone(), 1100));
     // the reconnect that failed, deep in the middle of the server's stderr
     lines.push(rec(
         "error",
         "Connection failed: MCP error -32000: Connection closed",
     ));
-    lines.extend(std::iter::repeat_n(noise, 200));
+    lines.extend(std::iter::repeat_n(noise, 1100));
     let text = lines.join("\n") + "\n";
-    assert!(text.len() as u64 > 10 * BUDGET);
+    assert!(text.len() as u64 > 8 * BUDGET);
     fs::write(dir.join("2026-11-29T12-00-00-000Z.jsonl"), &text).unwrap();
-    let input =
-        r#"{"session_id":"now","cwd":"/w/p","workspace":{"current_dir":"/w/p","project_dir":"/w/p"}}"#;
+    let input = r#"{"session_id":"now","cwd":"/w/p","workspace":{"current_dir":"/w/p","project_dir":"/w/p"}}"#;
     let go = || {
         let mut c = mcplogs(tmp.path());
         c.env("MCPLOGS_CACHE_DIR", &cache)
