@@ -1011,10 +1011,13 @@ fn read_on_raw(
     let end = last_line_end(&mut f, memo.offset, len)?;
     let mut read = len - end;
     let name = Arc::new(file.to_path_buf());
+    let had_gap = memo.gap.is_some();
     if end > memo.offset {
         read += read_new(&mut f, &name, end, session, memo, left)?;
     }
-    if let Some((from, to)) = memo.gap {
+    // (a gap just left by a first read waits for the next run: that run also searched
+    // the file for the session and built its memo)
+    if let Some((from, to)) = memo.gap.filter(|_| had_gap) {
         let budget = left.unwrap_or(u64::MAX);
         f.seek(SeekFrom::Start(from))?;
         let never = std::cell::Cell::new(false);
@@ -1090,7 +1093,9 @@ fn read_new(
         }
     };
     if fresh && end > ENDS_ONLY_FROM {
-        let ends = read_ends(f, name, end, *left)?;
+        // half the budget at most: the run also searches the file for the session's id
+        // and makes the memo, so it costs about what a run reading on costs
+        let ends = read_ends(f, name, end, left.map(|b| b / 2))?;
         let gap = ends.gap;
         for r in ends.front {
             keep(r, false);
@@ -1138,7 +1143,7 @@ struct Ends {
 /// session on a file of hundreds of megabytes reads a few of them, not all.
 ///
 /// With a `budget`, at most about that many bytes are read (half of it forwards, at
-/// most): when the records found are too few for the middle not to matter, it is left
+/// most; a first run gives it half its own): when the records found are too few for the middle not to matter, it is left
 /// unread (`gap`). Without one, the middle is read when it matters (forwards, keeping
 /// what a memo's tail would): `front` then `back` are what a whole read keeps.
 fn read_ends(
