@@ -12,8 +12,12 @@
 //! next run reads only what Claude Code appended since ([`Memo`]). A session's first run
 //! in a process another session read before (after `/clear`) reads on from that
 //! session's memo of the same files (`Siblings`); with no memo at all, each newest file
-//! is read once, whole (by its ends when the records kept are near them): a record
-//! anywhere in it can decide the verdict.
+//! is read whole (by its ends when the records kept are near them): a record anywhere in
+//! it can decide the verdict. The status line reads within a budget a run
+//! ([`READ_BUDGET`], besides what was appended): a file too large for it keeps its unread
+//! middle in the memo as a gap, the server is not decided yet ([`ServerState::Reading`])
+//! and the next runs read on into it until the verdict is the one a whole read gives. The
+//! hook reads whole ([`session_status_with`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
