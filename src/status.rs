@@ -347,6 +347,11 @@ pub struct Memo {
     /// them (what a whole read could keep of them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<String>,
+    /// The file's memo was too large to keep ([`MEMO_MAX_BYTES`]): this one keeps no
+    /// record, and each run reads the file whole, with no budget (a gap could never be
+    /// carried to the next run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
     /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
     #[serde(skip)]
     raw: usize,
@@ -503,7 +508,8 @@ pub const TOLD_DIR: &str = "hook-told";
 /// removes the least recently written beyond it (with their told-lists). A session
 /// whose memo went reads its logs in full once more; its hook may tell again.
 pub const MAX_SESSIONS: usize = 32;
-/// A memo larger than this is not kept (the next run reads the logs in full), and one
+/// A memo larger than this is not kept: the largest servers' memos give way to a mark
+/// ([`Memo::whole`]) that has their files read in full by every run, with no budget; one
 /// read back is at most this large.
 pub const MEMO_MAX_BYTES: usize = 2 * 1024 * 1024;
 /// A told-list keeps the last this many names (64 bytes a line).
@@ -669,10 +675,39 @@ fn save_memos(
     memos: &HashMap<String, Memo>,
     had: bool,
 ) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(memos).map_err(std::io::Error::other)?;
+    let mut bytes = serde_json::to_vec(memos).map_err(std::io::Error::other)?;
     if bytes.len() > MEMO_MAX_BYTES {
-        folder.remove(std::ffi::OsStr::new(name))?;
-        return Ok(());
+        // The largest memos give way first, each to a mark that has its file read whole
+        // by every run (the others keep theirs).
+        let mut kept = memos.clone();
+        let mut by_size: Vec<(usize, String)> = kept
+            .iter()
+            .map(|(k, m)| {
+                (
+                    m.messages().chain(&m.after).map(String::len).sum(),
+                    k.clone(),
+                )
+            })
+            .collect();
+        by_size.sort_by(|a, b| b.cmp(a));
+        for (_, k) in by_size {
+            if let Some(m) = kept.get_mut(&k) {
+                *m = Memo {
+                    file: m.file.clone(),
+                    whole: true,
+                    redacted: true,
+                    ..Memo::default()
+                };
+            }
+            bytes = serde_json::to_vec(&kept).map_err(std::io::Error::other)?;
+            if bytes.len() <= MEMO_MAX_BYTES {
+                break;
+            }
+        }
+        if bytes.len() > MEMO_MAX_BYTES {
+            folder.remove(std::ffi::OsStr::new(name))?;
+            return Ok(());
+        }
     }
     folder.write(name, &bytes)?;
     if !had {
@@ -836,7 +871,13 @@ fn status_in(
                     },
                 };
             }
-            match read_on(f, session, memo, redactor, left) {
+            let mut unbounded = None;
+            let l = if memo.whole {
+                &mut unbounded
+            } else {
+                &mut *left
+            };
+            match read_on(f, session, memo, redactor, l) {
                 Ok(n) => status.bytes_read += n,
                 Err(_) => *memo = Memo::default(),
             }
@@ -2057,6 +2098,51 @@ mod tests {
         assert!(steady.bytes_read < 64 * 1024, "{}", steady.bytes_read);
     }
 
+    /// A file whose records make a memo too large to keep: the gap cannot be carried to
+    /// the next run, so the file's memo gives way to a mark that has it read whole by
+    /// every run; the line reaches the verdict instead of starting over for ever.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_memo_too_large_to_keep_ends_in_whole_reads_not_in_a_loop() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let dir = root.join(encode_folder_name("/w")).join("mcp-logs-big");
+        fs::create_dir_all(&dir).unwrap();
+        let rec = |m: &str| {
+            serde_json::json!({"debug": m, "sessionId": "a", "timestamp": "2026-11-01T10:00:00.000Z"})
+                .to_string()
+                + "\n"
+        };
+        let mut text = rec("Successfully connected (transport: stdio) in 5ms");
+        for i in 0..48 {
+            text.push_str(&rec(&format!(
+                "Calling MCP tool: t{i} {}",
+                "ab ".repeat(20_000)
+            )));
+        }
+        text.push_str(&rec("Connection failed: gone"));
+        fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), text).unwrap();
+        let input = parse_input(br#"{"session_id":"a","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let exact = line(&session_status_with(&input, &roots, None), 200);
+        assert!(exact.contains("1✗ big"), "{exact}");
+        let run = || {
+            line(
+                &session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET)),
+                200,
+            )
+        };
+        let mut runs = 1;
+        while run() != exact {
+            runs += 1;
+            assert!(runs < 80, "never the verdict");
+        }
+        for _ in 0..3 {
+            assert_eq!(run(), exact);
+        }
+    }
+
     #[test]
     fn a_degraded_server_is_never_said_to_have_failed_to_connect() {
         let mut d = Diagnosis::new(Verdict::Degraded);
@@ -2184,7 +2270,8 @@ mod tests {
         assert_eq!(text.lines().count(), TOLD_MAX_NAMES);
         assert!(text.contains(&told_line(&many[TOLD_MAX_NAMES + 9])));
         assert!(!text.contains(&told_line(&many[0])));
-        // A memo over the bound is not kept (and one there before goes).
+        // A memo over the bound is not kept: a mark without records takes its place
+        // (the next runs read the file whole), and the memo file stays within the bound.
         let folder = store.folder(MEMO_DIR).unwrap();
         let mut memos = HashMap::new();
         let mut m = Memo::default();
@@ -2194,7 +2281,13 @@ mod tests {
         memos.insert("db".to_string(), m);
         folder.write("huge.json", b"{}").unwrap();
         save_memos(&store, &folder, "huge.json", &memos, true).unwrap();
-        assert_eq!(folder.read("huge.json", u64::MAX).unwrap(), None);
+        let kept = folder
+            .read("huge.json", MEMO_MAX_BYTES as u64)
+            .unwrap()
+            .unwrap();
+        let kept: HashMap<String, Memo> = serde_json::from_slice(&kept).unwrap();
+        assert!(kept["db"].whole);
+        assert_eq!(kept["db"].messages().count(), 0);
     }
 
     /// After `/clear` the process keeps its files and the status line gets a new
