@@ -33,7 +33,7 @@
 # benchmark), PROBE_RUNS (5), MCPLOGS_CACHE (the e2e's install cache, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/mcplogs-e2e), FOLDERS (1; 0 skips the many-folders benchmark), FOLDERS_DIR
 # (default $BENCH_DIR-folders), FOLDERS_PROJECTS (10000), FOLDERS_RUNS (3), STATUSLINE (1;
-# 0 skips the status line benchmark), SL_RUNS (21), EXPLAIN (1; 0 skips the paste
+# 0 skips the status line benchmark), SL_RUNS (21), SL_COLD (1; 0 skips its cold runs), EXPLAIN (1; 0 skips the paste
 # benchmark), EXPLAIN_RUNS (3).
 #
 # PROBE: `mcplogs probe` against the MCP Inspector CLI (`--cli ... --method tools/list`)

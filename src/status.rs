@@ -12,8 +12,12 @@
 //! next run reads only what Claude Code appended since ([`Memo`]). A session's first run
 //! in a process another session read before (after `/clear`) reads on from that
 //! session's memo of the same files (`Siblings`); with no memo at all, each newest file
-//! is read once, whole (by its ends when the records kept are near them): a record
-//! anywhere in it can decide the verdict.
+//! is read whole (by its ends when the records kept are near them): a record anywhere in
+//! it can decide the verdict. The status line reads within a budget a run
+//! ([`READ_BUDGET`], besides what was appended): a file too large for it keeps its unread
+//! middle in the memo as a gap, the server is not decided yet ([`ServerState::Reading`])
+//! and the next runs read on into it until the verdict is the one a whole read gives. The
+//! hook reads whole ([`session_status_with`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -38,6 +42,29 @@ pub const MAX_FILES_PER_SERVER: usize = 2;
 pub const MEMO_HEAD: usize = 16;
 /// ...and the latest ones (the latest event decides).
 pub const MEMO_TAIL: usize = 48;
+/// A status-line run reads at most about this many bytes of log (whole lines, so a line
+/// more) from the newest files it has no memo of and from the gaps its memos keep: the
+/// start and the end of a file first, then its middle, a budget a run, until the verdict
+/// is the one a whole read gives ([`ServerState::Reading`] until then). What was appended
+/// since the last run is read whatever its size (it is counted against the budget). A
+/// count of bytes, not a clock: the same files give the same line on any machine. Small
+/// in the library's unit tests, so that their files are larger than it without costing
+/// megabytes; `MCPLOGS_STATUSLINE_BUDGET` sets it in a debug build ([`read_budget`]).
+pub const READ_BUDGET: u64 = if cfg!(test) { 64 << 10 } else { 32 << 20 };
+
+/// The status line's read budget: [`READ_BUDGET`], or in a debug build (the integration
+/// tests) `MCPLOGS_STATUSLINE_BUDGET` bytes when set.
+pub fn read_budget() -> u64 {
+    if cfg!(debug_assertions)
+        && let Some(b) = std::env::var("MCPLOGS_STATUSLINE_BUDGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    {
+        return b;
+    }
+    READ_BUDGET
+}
+
 /// A kept message is cut to this many characters, on a word boundary (a zod error's
 /// start names its cause).
 const MEMO_MESSAGE_CHARS: usize = 64 * 1024;
@@ -144,6 +171,12 @@ pub enum ServerState {
     Working,
     /// Not decided yet: connecting, or nothing decisive logged.
     Pending,
+    /// Not read to the end yet: a session's first run met a newest file larger than the
+    /// run's read budget ([`READ_BUDGET`]) whose unread middle could still hold a record
+    /// that decides (its memo keeps the gap); the next runs read on into it until the
+    /// verdict is the one a whole read gives. Counted as not decided (`…`), never as
+    /// working.
+    Reading,
     /// Failed: its tools are missing, or some of them (`degraded`, which `scan` counts
     /// as failing too).
     Failed(Box<Diagnosis>),
@@ -303,24 +336,82 @@ pub struct Memo {
     /// wrote, whose messages are redacted when it is read back.
     #[serde(default)]
     redacted: bool,
+    /// The part of the file not read yet, `[from, to)` (whole lines), when the records
+    /// kept could still change with what it holds (the head or the records after it not
+    /// full): `head` and `tail` are those before it, `after` those after it. Read on by
+    /// each run's budget ([`READ_BUDGET`]); absent in a memo read whole (and in every
+    /// memo an older mcplogs wrote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<(u64, u64)>,
+    /// The records after the gap: the first [`MEMO_HEAD`] and the last [`MEMO_TAIL`] of
+    /// them (what a whole read could keep of them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
+    /// The file's memo was too large to keep ([`MEMO_MAX_BYTES`]): this one keeps no
+    /// record, and each run reads the file whole, with no budget (a gap could never be
+    /// carried to the next run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
     /// How many of the last messages kept (`head` then `tail`) are not redacted yet.
     #[serde(skip)]
     raw: usize,
+    /// How many of the last messages of `after` are not redacted yet.
+    #[serde(skip)]
+    raw_after: usize,
     /// The session of the last record read (not kept in the memo).
     #[serde(skip)]
     last_session: Option<String>,
+}
+
+/// A message cut to [`MEMO_MESSAGE_CHARS`] on whole words.
+fn cut_message(message: &str) -> String {
+    // No more bytes than the bound: no more characters either, nothing to cut.
+    if message.len() <= MEMO_MESSAGE_CHARS {
+        message.to_string()
+    } else {
+        text::whole_words(message, MEMO_MESSAGE_CHARS).to_string()
+    }
 }
 
 impl Memo {
     /// Keeps a message, cut to [`MEMO_MESSAGE_CHARS`] on whole words; [`Memo::settle`]
     /// redacts what is kept.
     fn push(&mut self, message: &str) {
-        // No more bytes than the bound: no more characters either, nothing to cut.
-        let m = if message.len() <= MEMO_MESSAGE_CHARS {
-            message.to_string()
-        } else {
-            text::whole_words(message, MEMO_MESSAGE_CHARS).to_string()
-        };
+        let m = cut_message(message);
+        self.push_cut(m);
+        self.raw = (self.raw + 1).min(self.head.len() + self.tail.len());
+    }
+
+    /// Keeps a message of a record after the gap: the first [`MEMO_HEAD`] and the last
+    /// [`MEMO_TAIL`] of them. What goes is preceded by as many records in `after` as a
+    /// head holds and followed by as many as a tail holds: a whole read keeps it in
+    /// neither.
+    fn push_after(&mut self, message: &str) {
+        self.after.push(cut_message(message));
+        if self.after.len() > MEMO_HEAD + MEMO_TAIL {
+            self.after.remove(MEMO_HEAD);
+        }
+        self.raw_after = (self.raw_after + 1).min(self.after.len());
+    }
+
+    /// Closes the gap when the verdict no longer depends on it: it was read to its end,
+    /// or the head is full and as many records follow it as the tail keeps (a whole
+    /// read would keep none of the gap's). The records after it are then kept as a
+    /// whole read keeps them. Call after [`Memo::settle`] (they are moved redacted).
+    fn close_gap(&mut self) {
+        let Some((from, to)) = self.gap else { return };
+        if from < to && (self.head.len() < MEMO_HEAD || self.after.len() < MEMO_TAIL) {
+            return;
+        }
+        self.gap = None;
+        for m in std::mem::take(&mut self.after) {
+            self.push_cut(m);
+        }
+        self.raw = 0;
+        self.raw_after = 0;
+    }
+
+    fn push_cut(&mut self, m: String) {
         if self.head.len() < MEMO_HEAD {
             self.head.push(m);
         } else {
@@ -329,7 +420,6 @@ impl Memo {
             }
             self.tail.push_back(m);
         }
-        self.raw = (self.raw + 1).min(self.head.len() + self.tail.len());
     }
 
     /// Redacts the messages kept since the last call (the secret rules, as every output
@@ -348,6 +438,13 @@ impl Memo {
                 *m = r;
             }
         }
+        let n = self.after.len();
+        for m in &mut self.after[n - self.raw_after.min(n)..] {
+            if let Some(r) = redactor.get().redacted(m) {
+                *m = r;
+            }
+        }
+        self.raw_after = 0;
         self.raw = 0;
         self.redacted = true;
     }
@@ -411,7 +508,8 @@ pub const TOLD_DIR: &str = "hook-told";
 /// removes the least recently written beyond it (with their told-lists). A session
 /// whose memo went reads its logs in full once more; its hook may tell again.
 pub const MAX_SESSIONS: usize = 32;
-/// A memo larger than this is not kept (the next run reads the logs in full), and one
+/// A memo larger than this is not kept: the largest servers' memos give way to a mark
+/// ([`Memo::whole`]) that has their files read in full by every run, with no budget; one
 /// read back is at most this large.
 pub const MEMO_MAX_BYTES: usize = 2 * 1024 * 1024;
 /// A told-list keeps the last this many names (64 bytes a line).
@@ -556,12 +654,29 @@ fn load_memos(bytes: &[u8]) -> Option<HashMap<String, Memo>> {
 
 /// [`session_status`], remembering what it read in `store` (mcplogs' cache folder) so
 /// the next run for the session reads only what was appended since. Best effort: a memo
-/// that cannot be read or written costs only a full read.
+/// that cannot be read or written costs only a full read. Every file is read to the
+/// end (the hook's reading: once a prompt, exact at once).
 pub fn session_status_with(
     input: &SessionInput,
     cache_roots: &[PathBuf],
     store: Option<&Store>,
 ) -> SessionStatus {
+    session_status_within(input, cache_roots, store, None)
+}
+
+/// [`session_status_with`], reading at most about `budget` bytes of log this run besides
+/// what was appended since the last (the status line's reading, [`read_budget`]): a
+/// newest file larger than it, with no memo, is read by its start and its end, and the
+/// server is [`ServerState::Reading`] while the records in its unread middle could
+/// change the verdict; its memo keeps the gap, which the next runs read on into. With
+/// `None`, every file is read to the end.
+pub fn session_status_within(
+    input: &SessionInput,
+    cache_roots: &[PathBuf],
+    store: Option<&Store>,
+    budget: Option<u64>,
+) -> SessionStatus {
+    let mut left = budget;
     let Some(session) = input.session_id.as_deref() else {
         return SessionStatus::default();
     };
@@ -595,6 +710,7 @@ pub fn session_status_with(
         &mut memos,
         &redactor,
         &siblings,
+        &mut left,
     );
     if status.adopted && status.servers.is_empty() {
         // No file showed the session's own records after the other session's offset:
@@ -607,6 +723,7 @@ pub fn session_status_with(
             &mut memos,
             &redactor,
             &Siblings::default(),
+            &mut left,
         );
     }
     // the status line runs every few seconds: a memo that learned nothing is not
@@ -619,15 +736,15 @@ pub fn session_status_with(
     status
 }
 
-/// How far each memo has read: a memo's records change only with its file, its offset or
-/// whether the session wrote there (compared instead of a copy of every message, up to
-/// 2 MiB, on each refresh).
-fn progress(
-    memos: &HashMap<String, Memo>,
-) -> std::collections::BTreeMap<String, (PathBuf, u64, bool)> {
+/// How far each memo has read: a memo's records change only with its file, its offset,
+/// its gap or whether the session wrote there (compared instead of a copy of every
+/// message, up to 2 MiB, on each refresh).
+type Progress = (PathBuf, u64, Option<(u64, u64)>, bool);
+
+fn progress(memos: &HashMap<String, Memo>) -> std::collections::BTreeMap<String, Progress> {
     memos
         .iter()
-        .map(|(k, m)| (k.clone(), (m.file.clone(), m.offset, m.ours)))
+        .map(|(k, m)| (k.clone(), (m.file.clone(), m.offset, m.gap, m.ours)))
         .collect()
 }
 
@@ -670,10 +787,39 @@ fn write_memos(
     memos: &HashMap<String, Memo>,
     had: bool,
 ) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(memos).map_err(std::io::Error::other)?;
+    let mut bytes = serde_json::to_vec(memos).map_err(std::io::Error::other)?;
     if bytes.len() > MEMO_MAX_BYTES {
-        folder.remove(std::ffi::OsStr::new(name))?;
-        return Ok(());
+        // The largest memos give way first, each to a mark that has its file read whole
+        // by every run (the others keep theirs).
+        let mut kept = memos.clone();
+        let mut by_size: Vec<(usize, String)> = kept
+            .iter()
+            .map(|(k, m)| {
+                (
+                    m.messages().chain(&m.after).map(String::len).sum(),
+                    k.clone(),
+                )
+            })
+            .collect();
+        by_size.sort_by(|a, b| b.cmp(a));
+        for (_, k) in by_size {
+            if let Some(m) = kept.get_mut(&k) {
+                *m = Memo {
+                    file: m.file.clone(),
+                    whole: true,
+                    redacted: true,
+                    ..Memo::default()
+                };
+            }
+            bytes = serde_json::to_vec(&kept).map_err(std::io::Error::other)?;
+            if bytes.len() <= MEMO_MAX_BYTES {
+                break;
+            }
+        }
+        if bytes.len() > MEMO_MAX_BYTES {
+            folder.remove(std::ffi::OsStr::new(name))?;
+            return Ok(());
+        }
     }
     folder.write(name, &bytes)?;
     if !had {
@@ -780,6 +926,7 @@ fn status_in(
     memos: &mut HashMap<String, Memo>,
     redactor: &MemoRedactor,
     siblings: &Siblings,
+    left: &mut Option<u64>,
 ) -> SessionStatus {
     let folders = input.folders();
     let Some(project) = project_folder(cache_roots, &folders) else {
@@ -836,7 +983,13 @@ fn status_in(
                     },
                 };
             }
-            match read_on(f, session, memo, redactor) {
+            let mut unbounded = None;
+            let l = if memo.whole {
+                &mut unbounded
+            } else {
+                &mut *left
+            };
+            match read_on(f, session, memo, redactor, l) {
                 Ok(n) => status.bytes_read += n,
                 Err(_) => *memo = Memo::default(),
             }
@@ -858,7 +1011,8 @@ fn status_in(
                 ..Memo::default()
             };
             status.files_read += 1;
-            let read = read_on(f, session, &mut m, redactor);
+            // (a second process in the project: read whole, as is rare)
+            let read = read_on(f, session, &mut m, redactor, &mut None);
             status.bytes_read += read.as_ref().map_or(0, |n| *n);
             if read.is_ok() && m.ours {
                 let n = file_name(f);
@@ -891,11 +1045,11 @@ fn status_in(
                     ..Memo::default()
                 };
                 status.files_read += 1;
-                status.bytes_read += read_on(&f, session, &mut m, redactor).unwrap_or(0);
+                status.bytes_read += read_on(&f, session, &mut m, redactor, left).unwrap_or(0);
                 m
             })
         };
-        let Some(m) = memo.filter(|m| !m.head.is_empty()) else {
+        let Some(m) = memo.filter(|m| !m.head.is_empty() || m.gap.is_some()) else {
             if !all.is_empty() {
                 status
                     .unlogged
@@ -948,7 +1102,7 @@ pub fn last_session_of(file: &Path) -> Option<(Diagnosis, Option<String>)> {
         file: file.to_path_buf(),
         ..Memo::default()
     };
-    read_on_raw(file, "\u{0}", &mut m).ok()?;
+    read_on_raw(file, "\u{0}", &mut m, &mut None).ok()?;
     let mut classifier: Classifier<()> = Classifier::default();
     for message in m.messages() {
         classifier.feed(message, || ());
@@ -957,6 +1111,9 @@ pub fn last_session_of(file: &Path) -> Option<(Diagnosis, Option<String>)> {
 }
 
 fn state_of(m: &Memo) -> ServerState {
+    if m.gap.is_some() {
+        return ServerState::Reading;
+    }
     let mut classifier: Classifier<()> = Classifier::default();
     let mut retrying = false;
     for message in m.messages() {
@@ -976,7 +1133,9 @@ fn state_of(m: &Memo) -> ServerState {
 
 /// Reads `file` from `memo.offset` to the end of its last complete line, keeping the
 /// records that can matter (of every session in it: one process's connection) and noting
-/// whether `session` wrote any. A file shorter than the offset (replaced or
+/// whether `session` wrote any; then reads on into the memo's gap. `left`, the run's
+/// budget (`None`: read everything), bounds a first read of a large file and the
+/// gap's, and counts what is read. A file shorter than the offset (replaced or
 /// truncated) is read from the start.
 /// Returns how many bytes of the file were read.
 fn read_on(
@@ -984,13 +1143,20 @@ fn read_on(
     session: &str,
     memo: &mut Memo,
     redactor: &MemoRedactor,
+    left: &mut Option<u64>,
 ) -> std::io::Result<u64> {
-    let read = read_on_raw(file, session, memo);
+    let read = read_on_raw(file, session, memo, left);
     memo.settle(redactor);
+    memo.close_gap();
     read
 }
 
-fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u64> {
+fn read_on_raw(
+    file: &Path,
+    session: &str,
+    memo: &mut Memo,
+    left: &mut Option<u64>,
+) -> std::io::Result<u64> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
     if len < memo.offset {
@@ -1000,60 +1166,149 @@ fn read_on_raw(file: &Path, session: &str, memo: &mut Memo) -> std::io::Result<u
         };
     }
     let end = last_line_end(&mut f, memo.offset, len)?;
-    if end <= memo.offset {
-        return Ok(len - end);
-    }
     let mut read = len - end;
+    let name = Arc::new(file.to_path_buf());
+    let had_gap = memo.gap.is_some();
+    if end > memo.offset {
+        read += read_new(&mut f, &name, end, session, memo, left)?;
+    }
+    // (a gap just left by a first read waits for the next run: that run also searched
+    // the file for the session and built its memo)
+    if let Some((from, to)) = memo.gap.filter(|_| had_gap) {
+        let budget = left.unwrap_or(u64::MAX);
+        f.seek(SeekFrom::Start(from))?;
+        let never = std::cell::Cell::new(false);
+        let mut lines = WholeLines {
+            file: &mut f,
+            pos: from,
+            end: to,
+            limit: from.saturating_add(budget),
+            stop: &never,
+            mid_line: false,
+            carry: Vec::new(),
+            read_to: from,
+        };
+        let mut region = lead(from).chain(&mut lines);
+        let mut keep = |r: crate::logs::record::Record| memo.push(&r.message);
+        crate::logs::decode::stream::scan_jsonl(&mut region, &name, &mut keep)?;
+        let (pos, n) = (lines.pos, lines.read_to - from);
+        memo.gap = Some((pos, to));
+        read += n;
+        spend(left, n);
+    }
+    Ok(read)
+}
+
+/// What goes before a region of a file read on its own starting at `at`: inside the
+/// file, a line before it (even an empty one) keeps a byte-order mark there where it is,
+/// as a whole read would; at the start, nothing.
+fn lead(at: u64) -> &'static [u8] {
+    if at > 0 { b"\n" } else { b"" }
+}
+
+/// Takes `n` bytes from the run's budget.
+fn spend(left: &mut Option<u64>, n: u64) {
+    if let Some(l) = left {
+        *l = l.saturating_sub(n);
+    }
+}
+
+/// [`read_on_raw`]'s part from `memo.offset` to `end` (whole lines): what was appended,
+/// or a file read for the first time. Returns how many bytes it read.
+fn read_new(
+    f: &mut fs::File,
+    name: &Arc<PathBuf>,
+    end: u64,
+    session: &str,
+    memo: &mut Memo,
+    left: &mut Option<u64>,
+) -> std::io::Result<u64> {
     use crate::logs::decode::stream;
+    let mut read = 0;
     // Whether the session wrote here: its id anywhere in the new bytes. Checked raw,
     // stopping at the first hit, because its first record may be one that matters to no
     // verdict (after `/clear`, `Channel notifications skipped`), which the prefiltered
     // reader never hands over.
     if !memo.ours {
         f.seek(SeekFrom::Start(memo.offset))?;
-        let (found, n) = contains(&mut (&mut f).take(end - memo.offset), session.as_bytes())?;
+        let (found, n) = contains(&mut (&mut *f).take(end - memo.offset), session.as_bytes())?;
         memo.ours = found;
         read += n;
     }
-    let name = Arc::new(file.to_path_buf());
     let offset = memo.offset;
     let fresh = offset == 0 && memo.head.is_empty() && memo.tail.is_empty();
-    let mut keep = |r: crate::logs::record::Record| {
+    let after = memo.gap.is_some();
+    let mut keep = |r: crate::logs::record::Record, after: bool| {
         memo.ours |= r.session_id.as_deref() == Some(session);
         if r.session_id.is_some() && memo.last_session != r.session_id {
             memo.last_session = r.session_id.clone();
         }
-        memo.push(&r.message);
+        if after {
+            memo.push_after(&r.message);
+        } else {
+            memo.push(&r.message);
+        }
     };
     if fresh && end > ENDS_ONLY_FROM {
-        read += read_ends(&mut f, &name, end, &mut keep)?;
+        // half the budget at most: the run also searches the file for the session's id
+        // and makes the memo, so it costs about what a run reading on costs
+        let ends = read_ends(f, name, end, left.map(|b| b / 2))?;
+        let gap = ends.gap;
+        for r in ends.front {
+            keep(r, false);
+        }
+        for r in ends.back {
+            keep(r, gap.is_some());
+        }
+        memo.gap = gap;
+        spend(left, ends.read);
+        read += ends.read;
     } else {
         f.seek(SeekFrom::Start(offset))?;
-        let mut reader = (&mut f).take(end - offset);
-        stream::scan_jsonl(&mut reader, &name, &mut keep)?;
+        let mut reader = (&mut *f).take(end - offset);
+        stream::scan_jsonl(&mut reader, name, &mut |r| keep(r, after))?;
+        spend(left, end - offset);
         read += end - offset;
     }
     memo.offset = end;
     Ok(read)
 }
 
-/// A session's first run reads a file larger than this by its ends ([`read_ends`]).
-const ENDS_ONLY_FROM: u64 = 4 << 20;
+/// A session's first run reads a file larger than this by its ends ([`read_ends`]), within
+/// the run's budget; a smaller one is read whole, whatever is left of the budget (a
+/// server with a small log is never left undecided because another one's is large).
+/// Smaller in the library's unit tests, as [`READ_BUDGET`] is.
+const ENDS_ONLY_FROM: u64 = if cfg!(test) { 16 << 10 } else { 4 << 20 };
+
+/// What [`read_ends`] found: the records from the start (`front`) and those up to the
+/// end (`back`), each in file order, and what is left unread between them when the
+/// budget ran out before they made it needless.
+struct Ends {
+    front: Vec<crate::logs::record::Record>,
+    back: Vec<crate::logs::record::Record>,
+    gap: Option<(u64, u64)>,
+    /// About how many bytes were read.
+    read: u64,
+}
 
 /// What a memo keeps of a whole read of `f[..end]` (whole lines), read by its ends: the
 /// records that can matter from the start until [`MEMO_HEAD`] of them are found, then
-/// from the end backwards until [`MEMO_TAIL`] more are (or the two meet), handed to
-/// `sink` in file order. The records in between would only have been pushed out of
-/// the memo's tail by those after them. Lines are read as the prefiltered reader reads
-/// them: one longer than its block is left out, and a byte-order mark counts only at
-/// the file's start. The first run of a session on a file of hundreds of megabytes
-/// reads a few of them, not all. Returns about how many bytes it read.
+/// from the end backwards until [`MEMO_TAIL`] more are (or the two meet). The records in
+/// between would only have been pushed out of the memo's tail by those after them.
+/// Lines are read as the prefiltered reader reads them: one longer than its block is
+/// left out, and a byte-order mark counts only at the file's start. The first run of a
+/// session on a file of hundreds of megabytes reads a few of them, not all.
+///
+/// With a `budget`, at most about that many bytes are read (half of it forwards, at
+/// most; a first run gives it half its own): when the records found are too few for the middle not to matter, it is left
+/// unread (`gap`). Without one, the middle is read when it matters (forwards, keeping
+/// what a memo's tail would): `front` then `back` are what a whole read keeps.
 fn read_ends(
     f: &mut fs::File,
     name: &Arc<PathBuf>,
     end: u64,
-    sink: &mut dyn FnMut(crate::logs::record::Record),
-) -> std::io::Result<u64> {
+    budget: Option<u64>,
+) -> std::io::Result<Ends> {
     use crate::logs::decode::stream;
     use std::cell::Cell;
     // Forward, a line at a time at most past the head.
@@ -1064,6 +1319,7 @@ fn read_ends(
         file: &mut *f,
         pos: 0,
         end,
+        limit: budget.map_or(end, |b| b / 2),
         stop: &enough,
         mid_line: false,
         carry: Vec::new(),
@@ -1075,6 +1331,7 @@ fn read_ends(
     })?;
     let from = lines.pos;
     let mut read = lines.read_to;
+    let back_limit = budget.map_or(BACK_LIMIT as u64, |b| b.saturating_sub(read));
     // Backward, a chunk of whole lines at a time.
     let mut back: Vec<Vec<crate::logs::record::Record>> = Vec::new();
     // (the forward read's records past the head are before all of these: they count
@@ -1085,13 +1342,13 @@ fn read_ends(
     // left of a line that started before the chunk stays for the next).
     let mut s = end;
     let mut buf: Vec<u8> = Vec::new();
-    let mut read_back = 0;
-    while e > from && found < MEMO_TAIL && read_back < BACK_LIMIT {
+    let mut read_back: u64 = 0;
+    while e > from && found < MEMO_TAIL && read_back < back_limit {
         let s2 = s.saturating_sub(BACK_CHUNK as u64).max(from);
         let mut piece = vec![0u8; (s - s2) as usize];
         f.seek(SeekFrom::Start(s2))?;
         f.read_exact(&mut piece)?;
-        read_back += piece.len();
+        read_back += piece.len() as u64;
         piece.extend_from_slice(&buf);
         buf = piece;
         s = s2;
@@ -1112,35 +1369,40 @@ fn read_ends(
             continue;
         };
         let mut records = Vec::new();
-        // A line before these (even an empty one) keeps a byte-order mark at the
-        // region's start where it is: inside the file, not at its start.
-        let mut region = (&b"\n"[..]).chain(&buf[start..]);
+        let mut region = lead(s + start as u64).chain(&buf[start..]);
         stream::scan_jsonl(&mut region, name, &mut |r| records.push(r))?;
         found += records.len();
         back.push(records);
         e = s + start as u64;
         buf.truncate(start);
     }
-    if e > from && found < MEMO_TAIL {
-        // Records too far apart at the end (a few in hundreds of megabytes of a
-        // server's stderr): the rest, forward, each byte once; of it only what the
-        // memo's tail can keep.
-        let mut middle: VecDeque<crate::logs::record::Record> = VecDeque::new();
-        f.seek(SeekFrom::Start(from))?;
-        let mut region = (&b"\n"[..]).chain((&mut *f).take(e - from));
-        stream::scan_jsonl(&mut region, name, &mut |r| {
-            if middle.len() == MEMO_TAIL {
-                middle.pop_front();
-            }
-            middle.push_back(r);
-        })?;
-        back.push(middle.into());
-        read += e - from;
+    let mut gap = None;
+    if e > from && (front.len() < MEMO_HEAD || found < MEMO_TAIL) {
+        if budget.is_some() {
+            gap = Some((from, e));
+        } else {
+            // Records too far apart at the end (a few in hundreds of megabytes of a
+            // server's stderr): the rest, forward, each byte once; of it only what the
+            // memo's tail can keep.
+            let mut middle: VecDeque<crate::logs::record::Record> = VecDeque::new();
+            f.seek(SeekFrom::Start(from))?;
+            let mut region = lead(from).chain((&mut *f).take(e - from));
+            stream::scan_jsonl(&mut region, name, &mut |r| {
+                if middle.len() == MEMO_TAIL {
+                    middle.pop_front();
+                }
+                middle.push_back(r);
+            })?;
+            back.push(middle.into());
+            read += e - from;
+        }
     }
-    for r in front.into_iter().chain(back.into_iter().rev().flatten()) {
-        sink(r);
-    }
-    Ok(read + read_back as u64)
+    Ok(Ends {
+        front,
+        back: back.into_iter().rev().flatten().collect(),
+        gap,
+        read: read + read_back,
+    })
 }
 
 /// [`read_ends`] reads at most about this much backwards, then the rest forwards.
@@ -1176,6 +1438,8 @@ struct WholeLines<'a> {
     file: &'a mut fs::File,
     pos: u64,
     end: u64,
+    /// Past this, the stream ends at the end of the line handed on last.
+    limit: u64,
     stop: &'a std::cell::Cell<bool>,
     mid_line: bool,
     carry: Vec<u8>,
@@ -1185,14 +1449,23 @@ struct WholeLines<'a> {
 
 impl Read for WholeLines<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.pos >= self.end || (self.stop.get() && !self.mid_line) {
+        if self.pos >= self.end || ((self.stop.get() || self.pos >= self.limit) && !self.mid_line) {
             return Ok(0);
         }
         let mut n = self.carry.len().min(buf.len());
         buf[..n].copy_from_slice(&self.carry[..n]);
         self.carry.drain(..n);
         if n < buf.len() && self.read_to < self.end {
-            let want = (buf.len() - n).min((self.end - self.read_to) as usize);
+            // no further than the limit while a line ends before it; past it, only
+            // what finishes the line handed on last
+            let past = if self.read_to < self.limit {
+                self.limit - self.read_to
+            } else {
+                64 << 10
+            };
+            let want = (buf.len() - n)
+                .min((self.end - self.read_to) as usize)
+                .min(usize::try_from(past).unwrap_or(usize::MAX));
             let got = self.file.read(&mut buf[n..n + want])?;
             self.read_to += got as u64;
             n += got;
@@ -1357,7 +1630,8 @@ pub fn status_line(status: &SessionStatus, width: usize) -> Vec<Piece> {
         return Vec::new();
     }
     let ok = status.count(|s| matches!(s, ServerState::Working));
-    let pending = status.count(|s| matches!(s, ServerState::Pending));
+    // not decided yet: connecting, or a log not read to its end yet
+    let pending = status.count(|s| matches!(s, ServerState::Pending | ServerState::Reading));
     let cached = status.count(|s| matches!(s, ServerState::Cached));
     let mut failed: Vec<(&ServerStatus, &Diagnosis)> = status.failing().collect();
     // The servers `mcplogs fix` helps first: a `+N` never hides the one fix would help.
@@ -1684,7 +1958,9 @@ mod tests {
         let mut memo = Memo::default();
         let mut keep = |r: crate::logs::record::Record| memo.push(&r.message);
         if ends {
-            read_ends(&mut f, &name, end, &mut keep).unwrap();
+            let ends = read_ends(&mut f, &name, end, None).unwrap();
+            assert!(ends.gap.is_none());
+            ends.front.into_iter().chain(ends.back).for_each(&mut keep);
         } else {
             f.seek(SeekFrom::Start(0)).unwrap();
             let mut reader = (&mut f).take(end);
@@ -1750,6 +2026,232 @@ mod tests {
             let whole = first_memo(&path, false);
             assert_eq!(first_memo(&path, true), whole, "case {case}");
             assert!(!whole.head.is_empty(), "case {case}");
+        }
+    }
+
+    /// Runs with a read budget, on files of every shape ([`READ_BUDGET`] and smaller
+    /// budgets, down to a line a run), some appended to between runs: while a gap is
+    /// left the server is not decided ([`ServerState::Reading`]), and once it closes
+    /// the memo is the one a whole read of the file keeps.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn runs_with_a_budget_end_with_what_a_whole_read_keeps() {
+        use std::io::Write;
+        let tmp = tempfile::tempdir().unwrap();
+        let mut seed: u64 = 55;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let noise = |n: usize| format!("{{\"error\":\"Server stderr: {}\"}}\n", "A".repeat(n));
+        let redactor = MemoRedactor::rules_only();
+        let mut gaps = 0;
+        for case in 0..24 {
+            let path = tmp.path().join(format!("{case}.jsonl"));
+            let mut text = String::new();
+            if case % 5 == 0 {
+                text.push('\u{feff}');
+            }
+            let records = [2, 20, 70, 130][case % 4];
+            let mut n = 0;
+            let record = |text: &mut String, n: usize| {
+                let m = if n.is_multiple_of(3) {
+                    "Connection failed: gone"
+                } else {
+                    "Calling MCP tool: t"
+                };
+                text.push_str(&format!("{{\"debug\":\"{m} {n}\",\"sessionId\":\"s\"}}\n"));
+            };
+            while n < records {
+                match next(10) {
+                    0 => text.push_str(&noise(BACK_CHUNK + next(4096) as usize)),
+                    1 => text.push('\n'),
+                    2 => text.push_str("junk not json\n"),
+                    3 => text.push_str(&format!(
+                        "\u{feff}{{\"debug\":\"Connection failed: bom {n}\"}}\n"
+                    )),
+                    4..=6 => text.push_str(&noise(next(6_000) as usize)),
+                    _ => {
+                        record(&mut text, n);
+                        n += 1;
+                    }
+                }
+            }
+            // stderr after the last record: the records are far from the end
+            text.push_str(&noise(100_000));
+            fs::write(&path, &text).unwrap();
+            let budget = [READ_BUDGET, 1, 5_000, 40_000][case % 4 / 2 * 2 + case % 2];
+            let mut memo = Memo {
+                file: path.clone(),
+                ..Memo::default()
+            };
+            let mut runs = 0;
+            loop {
+                let mut left = Some(budget);
+                read_on(&path, "s", &mut memo, &redactor, &mut left).unwrap();
+                runs += 1;
+                if runs == 1 && case % 3 == 0 {
+                    // Claude Code writes on between two runs
+                    let mut more = String::new();
+                    record(&mut more, 1000);
+                    more.push_str(&noise(3_000));
+                    record(&mut more, 1001);
+                    fs::OpenOptions::new()
+                        .append(true)
+                        .open(&path)
+                        .unwrap()
+                        .write_all(more.as_bytes())
+                        .unwrap();
+                }
+                if memo.gap.is_none() && runs > 1 {
+                    break;
+                }
+                if memo.gap.is_some() {
+                    gaps += 1;
+                    assert_eq!(state_of(&memo), ServerState::Reading, "case {case}");
+                }
+                assert!(runs < 2_000, "case {case}: no end");
+            }
+            let whole = first_memo(&path, false);
+            assert_eq!(
+                (&memo.head, &memo.tail),
+                (&whole.head, &whole.tail),
+                "case {case}"
+            );
+            assert!(memo.after.is_empty());
+            assert_eq!(state_of(&memo), state_of(&whole), "case {case}");
+        }
+        assert!(gaps > 24, "the budgets left gaps: {gaps}");
+    }
+
+    /// A session's first status-line run on a server file larger than the budget, whose
+    /// deciding record (a failure after the connection) lies in its middle: the line
+    /// shows the server as not decided, never working, and the next runs end on what a
+    /// whole read says (the hook's reading), within a bounded number of runs.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_first_run_on_a_file_larger_than_the_budget_says_not_decided_then_the_verdict() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let project = root.join(encode_folder_name("/w"));
+        let rec = |m: &str| {
+            format!(
+                "{{\"debug\":\"{m}\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"a\",\"cwd\":\"/w\"}}\n"
+            )
+        };
+        let noise = format!(
+            "{{\"error\":\"Server stderr: {}\",\"sessionId\":\"a\"}}\n",
+            "Q".repeat(4000)
+        );
+        for (server, middle) in [
+            ("db", "Calling MCP tool: q"),
+            ("web", "Connection failed: gone"),
+        ] {
+            let dir = project.join(format!("mcp-logs-{server}"));
+            fs::create_dir_all(&dir).unwrap();
+            let mut text = rec("Successfully connected (transport: stdio) in 5ms");
+            text.push_str(&noise.repeat(300));
+            text.push_str(&rec(middle));
+            text.push_str(&noise.repeat(300));
+            fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), text).unwrap();
+        }
+        // a small log, listed after the two large ones: read whole though the budget is
+        // spent, never left undecided
+        let dir = project.join("mcp-logs-zed");
+        fs::create_dir_all(&dir).unwrap();
+        let small = rec("Successfully connected (transport: stdio) in 5ms") + &noise;
+        fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), small).unwrap();
+        let input = parse_input(br#"{"session_id":"a","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let whole = session_status_with(&input, &roots, None);
+        assert!(matches!(whole.servers[1].state, ServerState::Failed(_)));
+        let exact = line(&whole, 200);
+        assert!(whole.bytes_read > 2 * 600 * 4000, "{}", whole.bytes_read);
+        let first = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        // the budget, the search for the session's id (a block of 1 MiB a file), the
+        // small file
+        assert!(
+            first.bytes_read < 2 * READ_BUDGET + 2 * (1 << 20) + 2 * 4096 + 64,
+            "{}",
+            first.bytes_read
+        );
+        assert!(
+            first.servers[..2]
+                .iter()
+                .all(|s| s.state == ServerState::Reading),
+            "{:?}",
+            first.servers
+        );
+        assert_eq!(line(&first, 200), "MCP 1✓ 2…");
+        let mut runs = 1;
+        let mut now = first;
+        while now.servers != whole.servers {
+            now = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+            // the budget, a line more, and a last block for it
+            assert!(now.bytes_read <= 3 * READ_BUDGET, "{}", now.bytes_read);
+            assert!(
+                !now.servers
+                    .iter()
+                    .any(|s| s.name == "web" && s.state == ServerState::Working),
+                "never a pass before the verdict"
+            );
+            runs += 1;
+            // each run reads on by at least the budget: about the files' size over it
+            assert!(runs <= 2 * 2_450_000 / READ_BUDGET + 10, "{runs} runs");
+        }
+        assert_eq!(line(&now, 200), exact);
+        assert!(exact.contains("1✗ web"), "{exact}");
+        // and it stays so, reading nothing more
+        let steady = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        assert_eq!(line(&steady, 200), exact);
+        assert!(steady.bytes_read < 64 * 1024, "{}", steady.bytes_read);
+    }
+
+    /// A file whose records make a memo too large to keep: the gap cannot be carried to
+    /// the next run, so the file's memo gives way to a mark that has it read whole by
+    /// every run; the line reaches the verdict instead of starting over for ever.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_memo_too_large_to_keep_ends_in_whole_reads_not_in_a_loop() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let dir = root.join(encode_folder_name("/w")).join("mcp-logs-big");
+        fs::create_dir_all(&dir).unwrap();
+        let rec = |m: &str| {
+            serde_json::json!({"debug": m, "sessionId": "a", "timestamp": "2026-11-01T10:00:00.000Z"})
+                .to_string()
+                + "\n"
+        };
+        let mut text = rec("Successfully connected (transport: stdio) in 5ms");
+        for i in 0..48 {
+            text.push_str(&rec(&format!(
+                "Calling MCP tool: t{i} {}",
+                "ab ".repeat(20_000)
+            )));
+        }
+        text.push_str(&rec("Connection failed: gone"));
+        fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), text).unwrap();
+        let input = parse_input(br#"{"session_id":"a","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let exact = line(&session_status_with(&input, &roots, None), 200);
+        assert!(exact.contains("1✗ big"), "{exact}");
+        let run = || {
+            line(
+                &session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET)),
+                200,
+            )
+        };
+        let mut runs = 1;
+        while run() != exact {
+            runs += 1;
+            assert!(runs < 80, "never the verdict");
+        }
+        for _ in 0..3 {
+            assert_eq!(run(), exact);
         }
     }
 
@@ -1880,7 +2382,8 @@ mod tests {
         assert_eq!(text.lines().count(), TOLD_MAX_NAMES);
         assert!(text.contains(&told_line(&many[TOLD_MAX_NAMES + 9])));
         assert!(!text.contains(&told_line(&many[0])));
-        // A memo over the bound is not kept (and one there before goes).
+        // A memo over the bound is not kept: a mark without records takes its place
+        // (the next runs read the file whole), and the memo file stays within the bound.
         let folder = store.folder(MEMO_DIR).unwrap();
         let mut memos = HashMap::new();
         let mut m = Memo::default();
@@ -1890,7 +2393,13 @@ mod tests {
         memos.insert("db".to_string(), m);
         folder.write("huge.json", b"{}").unwrap();
         save_memos(&store, &folder, "huge.json", &memos, true).unwrap();
-        assert_eq!(folder.read("huge.json", u64::MAX).unwrap(), None);
+        let kept = folder
+            .read("huge.json", MEMO_MAX_BYTES as u64)
+            .unwrap()
+            .unwrap();
+        let kept: HashMap<String, Memo> = serde_json::from_slice(&kept).unwrap();
+        assert!(kept["db"].whole);
+        assert_eq!(kept["db"].messages().count(), 0);
     }
 
     /// After `/clear` the process keeps its files and the status line gets a new

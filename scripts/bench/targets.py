@@ -24,7 +24,7 @@ TARGETS = [
     ("cache-cold", "cold 12 GiB cache: first scan at most 0.1x a cold rg -uuu -c"),
     ("cache-index", "warm 12 GiB cache: scan with a warm index at most 0.8x without"),
     ("statusline-steady", "status line, every run after a session's first: within 3x --version + 30 ms"),
-    ("statusline-first", "status line, a session's first run on the 12 GiB cache: the same"),
+    ("statusline-first", "status line, a session's first run on the 12 GiB cache (and each run reading on after it): the same"),
     ("statusline-clear", "status line, a session's first run after /clear (its process's files read by the session before): the same"),
 ]
 

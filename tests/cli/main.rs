@@ -104,6 +104,7 @@ mod settings_race;
 mod settings_undo;
 #[cfg(unix)]
 mod statusline;
+mod statusline_budget;
 #[cfg(unix)]
 mod terminal_safety;
 #[cfg(unix)]

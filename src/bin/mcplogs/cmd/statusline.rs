@@ -145,8 +145,15 @@ pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
         }
     };
     let store = open_store("statusline");
-    let mut s =
-        status::session_status_with(&input, &cache_roots(args.home.as_deref()), store.as_ref());
+    // A read budget a run: a session's first run on a log of hundreds of megabytes stays
+    // as quick as the others, its servers not decided yet (`…`) until later runs have
+    // read on (the hook, once a prompt, reads whole: what it tells the model is exact).
+    let mut s = status::session_status_within(
+        &input,
+        &cache_roots(args.home.as_deref()),
+        store.as_ref(),
+        Some(status::read_budget()),
+    );
     // its failing servers resolved as `scan` resolves them (their configuration and the
     // settings of the session's project): the same verdict and the same fix
     mcplogs::resolve::session(
