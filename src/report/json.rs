@@ -124,7 +124,7 @@ pub fn server_json(s: &ServerSection) -> json_doc::ReportServer {
         stderr: s.stderr.iter().map(record_json).collect(),
         discovery_cache: s
             .discovery_cache
-            .as_ref()
+            .as_deref()
             .map(crate::render::discovery_cache_json),
     }
 }

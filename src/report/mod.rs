@@ -103,7 +103,9 @@ pub struct ServerSection {
     /// denied, skipped): its verdict is history and never a problem now.
     pub counts_now: bool,
     /// What Claude Code's MCP discovery cache did to it, when that decided its verdict.
-    pub discovery_cache: Option<crate::scan::CacheServed>,
+    /// Boxed, as the scan's: most servers have none, and 100,000 sections each holding
+    /// a whole one inline was 11 MB.
+    pub discovery_cache: Option<Box<crate::scan::CacheServed>>,
 }
 
 impl ServerSection {
@@ -719,7 +721,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
             Vec::new()
         },
         counts_now: s.counts_now(),
-        discovery_cache: s.discovery_cache.as_deref().cloned(),
+        discovery_cache: s.discovery_cache.clone(),
     }
 }
 

@@ -649,3 +649,12 @@ fn a_report_sure_to_be_too_long_for_any_record_is_cut_the_same_without_them() {
     assert_eq!(text, taken);
     assert_eq!(fitted.omitted, taken_fitted.omitted);
 }
+
+/// What a report keeps per server is its section (issue 55: 100,000 of them are made
+/// while the scan's 100,000 reports are still held): nothing most servers lack is kept
+/// inline (the discovery cache's answer inline made each section 96 bytes larger).
+#[test]
+fn a_section_keeps_inline_only_what_every_server_has() {
+    let size = std::mem::size_of::<ServerSection>();
+    assert!(size <= 496, "ServerSection is {size} bytes");
+}

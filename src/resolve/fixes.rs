@@ -140,6 +140,14 @@ pub fn attach(
                     && t.starts_with("its command `"))
             })
             .collect();
+        // Kept for every server until the command's end, so kept at their length: the
+        // lists grown a push at a time and the sentences formatted had room to spare,
+        // a sixth of a 100,000-server scan's peak (issue 55).
+        fix.changes.shrink_to_fit();
+        fix.steps.shrink_to_fit();
+        for t in &mut fix.steps {
+            t.shrink_to_fit();
+        }
         s.fix = (!fix.changes.is_empty() || !fix.steps.is_empty()).then(|| Box::new(fix));
     }
     // a configured server without a log (a `.mcp.json` server `fix` enables): its row
@@ -290,13 +298,16 @@ fn legacy_change(s: &ServerReport) -> Option<FixChange> {
     }
     let a = s.settings.as_deref()?;
     let key = crate::settings::NEGOTIATION_KEY;
+    // made once, at its length (a clone is), for the change and its declared edit
+    let mut why = a.target.reason();
+    why.shrink_to_fit();
     let (state, change) = match &a.target {
         FixTarget::Write { kind, path, .. } => (
             FixState::Planned,
             Some(Change {
                 cause: FixCause::Negotiation,
                 server: fixes::label(&s.name, s.project.as_deref()),
-                why: a.target.reason(),
+                why: why.clone(),
                 file: path.clone(),
                 layer: kind.as_str(),
                 edit: Edit::Set {
@@ -306,16 +317,11 @@ fn legacy_change(s: &ServerReport) -> Option<FixChange> {
             }),
         ),
         FixTarget::InEffect { .. } => (FixState::InPlace, None),
-        _ => (
-            FixState::Refused {
-                why: a.target.reason(),
-            },
-            None,
-        ),
+        _ => (FixState::Refused { why: why.clone() }, None),
     };
     Some(FixChange {
         cause: FixCause::Negotiation,
-        why: a.target.reason(),
+        why,
         change,
         state,
     })
