@@ -513,22 +513,23 @@ impl FolderIndex {
             return None;
         }
         let file = std::sync::Arc::new(path.to_path_buf());
-        let evidence = d
-            .1
-            .iter()
-            .map(|StoredRecord(line, timestamp, level, message, session_id)| {
-                Some(crate::logs::record::Record {
-                    message: message.clone(),
-                    level: crate::logs::record::Level::parse(level)?,
-                    timestamp: timestamp.clone(),
-                    session_id: session_id.clone(),
-                    cwd: None,
-                    server: None,
-                    file: std::sync::Arc::clone(&file),
-                    line: *line,
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let evidence =
+            d.1.iter()
+                .map(
+                    |StoredRecord(line, timestamp, level, message, session_id)| {
+                        Some(crate::logs::record::Record {
+                            message: message.clone(),
+                            level: crate::logs::record::Level::parse(level)?,
+                            timestamp: timestamp.clone(),
+                            session_id: session_id.clone(),
+                            cwd: None,
+                            server: None,
+                            file: std::sync::Arc::clone(&file),
+                            line: *line,
+                        })
+                    },
+                )
+                .collect::<Option<Vec<_>>>()?;
         Some(Details {
             evidence,
             stderr: d.2.clone(),
@@ -1535,6 +1536,75 @@ mod tests {
             .collect::<String>();
         assert!(!text.contains("Calling MCP tool"), "{text}");
         assert!(!text.contains("missing required resultType"), "{text}");
+    }
+
+    #[test]
+    fn a_deciding_sessions_details_are_kept_clean_bounded_and_one_a_folder() {
+        let cache = tempfile::tempdir().unwrap();
+        let logs = tempfile::tempdir().unwrap();
+        let (f, g) = (logs.path().join("a.jsonl"), logs.path().join("b.jsonl"));
+        for p in [&f, &g] {
+            fs::write(p, LINES).unwrap();
+            old(p);
+        }
+        let ix = open(cache.path()).unwrap();
+        let mut idx = FolderIndex::load(&ix, logs.path()).unwrap();
+        for p in [&f, &g] {
+            idx.store(p, Reading::start(p).unwrap(), &sessions_of(p), None);
+        }
+        let evidence = sessions_of(&f)[1].evidence.clone();
+        let parts = vec!["line one\nline two".to_string()];
+        idx.keep_details(&ix, &f, 1, &evidence, Some(parts.clone()));
+        let d = idx.details(&ix, &f, 1, true).expect("kept");
+        assert_eq!(d.stderr.as_deref(), Some(&parts[..]));
+        let want: Vec<_> = evidence
+            .iter()
+            .map(|r| (r.line, &r.message, r.level))
+            .collect();
+        let got: Vec<_> = d
+            .evidence
+            .iter()
+            .map(|r| (r.line, &r.message, r.level))
+            .collect();
+        assert_eq!(got, want);
+        assert!(idx.details(&ix, &f, 0, false).is_none(), "another session");
+        // One file a folder holds details: keeping g's drops f's.
+        idx.keep_details(&ix, &g, 1, &evidence, None);
+        assert!(idx.details(&ix, &f, 1, false).is_none());
+        assert!(idx.details(&ix, &g, 1, false).is_some());
+        assert!(
+            idx.details(&ix, &g, 1, true).is_none(),
+            "no stderr context kept"
+        );
+        // Saved and loaded again: the same.
+        idx.save(&ix, logs.path());
+        let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
+        assert!(idx.details(&ix, &g, 1, false).is_some());
+        // A text the secret rules mask, or a configured secret, or too much: not kept.
+        let mut idx = idx;
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for parts in [
+            vec![format!("auth {token}")],
+            vec!["x".repeat(MAX_DETAIL_BYTES + 1)],
+            vec!["srv said configuredValue777".to_string()],
+        ] {
+            let mut ix = open(cache.path()).unwrap();
+            let mut secrets = crate::redact::configured::ConfiguredSecrets::new();
+            secrets.add("API_KEY", "configuredValue777");
+            ix.learn_secrets(&secrets);
+            idx.keep_details(&ix, &f, 1, &evidence, Some(parts));
+            assert!(idx.details(&ix, &f, 1, false).is_none());
+        }
+        // Kept before a value was configured as a secret: not used once it is.
+        let plain = open(cache.path()).unwrap();
+        let parts = vec!["srv said configuredValue777".to_string()];
+        idx.keep_details(&plain, &f, 1, &evidence, Some(parts));
+        assert!(idx.details(&plain, &f, 1, true).is_some());
+        let mut ix = open(cache.path()).unwrap();
+        let mut secrets = crate::redact::configured::ConfiguredSecrets::new();
+        secrets.add("API_KEY", "configuredValue777");
+        ix.learn_secrets(&secrets);
+        assert!(idx.details(&ix, &f, 1, true).is_none());
     }
 
     #[test]

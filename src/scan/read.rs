@@ -276,13 +276,8 @@ pub(super) fn read_dir(
     for (read, f) in dir.files().rev().enumerate() {
         // With the index, the stderr records are taken in the read too: the deciding
         // session's are kept with its details, for a later scan that shows them.
-        let (sessions, cached, tails) = read_sessions(
-            &f,
-            index.as_deref_mut(),
-            &mut warnings,
-            bytes_read,
-            tap,
-        );
+        let (sessions, cached, tails) =
+            read_sessions(&f, index.as_deref_mut(), &mut warnings, bytes_read, tap);
         file_done();
         if let Some(t) = tails {
             captured.push((f.clone(), t));
@@ -343,20 +338,12 @@ pub(super) fn read_dir(
                 session.evidence = d.evidence;
                 if let Some(parts) = d.stderr {
                     let id = session.evidence.last().and_then(|r| r.session_id.clone());
-                    captured.push((
-                        chunks[k].0.clone(),
-                        stderr::Captured::of_session(id, parts),
-                    ));
+                    captured.push((chunks[k].0.clone(), stderr::Captured::of_session(id, parts)));
                 }
             } else if let Some(k) = at {
                 if chunks[k].2 {
-                    let (fresh, _, tails) = read_sessions(
-                        &chunks[k].0,
-                        None,
-                        &mut Vec::new(),
-                        bytes_read,
-                        tap,
-                    );
+                    let (fresh, _, tails) =
+                        read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read, tap);
                     if let Some(t) = tails {
                         captured.push((chunks[k].0.clone(), t));
                     }
@@ -375,7 +362,10 @@ pub(super) fn read_dir(
                     places[k].get(i),
                     chunks[k].1.get(i),
                 ) {
-                    let id = session.evidence.last().and_then(|r| r.session_id.as_deref());
+                    let id = session
+                        .evidence
+                        .last()
+                        .and_then(|r| r.session_id.as_deref());
                     let parts = captured
                         .iter()
                         .rev()
