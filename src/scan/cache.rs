@@ -38,7 +38,7 @@ use crate::store::{self, Folder, Store, StoreError};
 pub const ENV_CACHE_DIR: &str = "MCPLOGS_CACHE_DIR";
 
 /// The layout version: a change to what is stored bumps it. (3: each folder's deciding
-/// session keeps its evidence records and stderr context, [`StoredDetails`]; an index
+/// session keeps its evidence records and stderr context, [`Kept`]; an index
 /// file of an older format in the same folder is ignored and rewritten.)
 const FORMAT: u32 = 3;
 /// The index's folder in mcplogs' cache: one index file per project folder (formats 2
@@ -276,6 +276,10 @@ impl Index {
     /// Learns the configured secrets (`env` and `headers` values, URL credentials) that
     /// the details kept in the index must not hold ([`FolderIndex::keep_details`]).
     pub fn learn_secrets(&mut self, secrets: &crate::redact::configured::ConfiguredSecrets) {
+        if secrets.is_empty() {
+            self.secrets = None;
+            return;
+        }
         let mut b = crate::redact::RedactorBuilder::new();
         b.learn_configured_secrets(secrets);
         self.secrets = Some(b.build());
@@ -288,7 +292,7 @@ impl Index {
             && self
                 .secrets
                 .as_ref()
-                .is_none_or(|r| r.redacted(text).is_none())
+                .is_none_or(|r| r.redacted_rules_clean(text).is_none())
     }
 
     fn slot(&self, project: &Path) -> std::sync::Arc<std::sync::Mutex<ProjectSlot>> {
@@ -508,27 +512,32 @@ impl FolderIndex {
         if d.0 != session || (stderr && d.2.is_none()) {
             return None;
         }
-        let texts = d.texts();
-        if !texts.iter().all(|t| index.clean(t)) {
+        // The secret rules found nothing when they were kept (the same build's: the
+        // index is trusted only by the build that wrote it); a value configured since
+        // may be in them.
+        if let Some(secrets) = &index.secrets
+            && !d
+                .texts()
+                .iter()
+                .all(|t| secrets.redacted_rules_clean(t).is_none())
+        {
             return None;
         }
         let file = std::sync::Arc::new(path.to_path_buf());
         let evidence =
             d.1.iter()
-                .map(
-                    |StoredRecord(line, timestamp, level, message, session_id)| {
-                        Some(crate::logs::record::Record {
-                            message: message.clone(),
-                            level: crate::logs::record::Level::parse(level)?,
-                            timestamp: timestamp.clone(),
-                            session_id: session_id.clone(),
-                            cwd: None,
-                            server: None,
-                            file: std::sync::Arc::clone(&file),
-                            line: *line,
-                        })
-                    },
-                )
+                .map(|KeptRecord(line, timestamp, level, message, session_id)| {
+                    Some(crate::logs::record::Record {
+                        message: message.clone(),
+                        level: crate::logs::record::Level::parse(level)?,
+                        timestamp: timestamp.clone(),
+                        session_id: session_id.clone(),
+                        cwd: None,
+                        server: None,
+                        file: std::sync::Arc::clone(&file),
+                        line: *line,
+                    })
+                })
                 .collect::<Option<Vec<_>>>()?;
         Some(Details {
             evidence,
@@ -549,12 +558,12 @@ impl FolderIndex {
         stderr: Option<Vec<String>>,
     ) {
         let Some(name) = path.file_name() else { return };
-        let d = StoredDetails(
+        let d = Kept(
             session,
             evidence
                 .iter()
                 .map(|r| {
-                    StoredRecord(
+                    KeptRecord(
                         r.line,
                         r.timestamp.clone(),
                         r.level.as_str().to_string(),
@@ -841,7 +850,7 @@ impl ProjectDoc {
                             Entry {
                                 key: key.into(),
                                 damage,
-                                details,
+                                details: details.and_then(|d| d.read_back(&tables.texts)),
                                 sessions: Sessions::Stored(
                                     sessions,
                                     std::sync::Arc::clone(&tables),
@@ -990,7 +999,7 @@ struct Entry {
     damage: Option<String>,
     sessions: Sessions,
     /// The deciding session's details, for the folder's deciding file.
-    details: Option<StoredDetails>,
+    details: Option<Kept>,
 }
 
 impl Entry {
@@ -1008,7 +1017,7 @@ impl Entry {
             self.key.into(),
             self.damage,
             sessions,
-            self.details,
+            self.details.map(|d| d.stored(tables)),
         ))
     }
 }
@@ -1068,10 +1077,10 @@ struct StoredFile(
 /// records, and (when the read took them) its stderr context ([`super::stderr`]'s
 /// parts, unredacted: kept only when nothing in them is a secret). Bounded: at most
 /// [`MAX_DETAIL_BYTES`] of text and [`MAX_DETAIL_RECORDS`] records, else not kept.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct StoredDetails(usize, Vec<StoredRecord>, Option<Vec<String>>);
+#[derive(Debug, Clone, PartialEq)]
+struct Kept(usize, Vec<KeptRecord>, Option<Vec<String>>);
 
-impl StoredDetails {
+impl Kept {
     /// The texts it holds (each evidence message and session id, the stderr context
     /// as one text, as redaction reads it).
     fn texts(&self) -> Vec<String> {
@@ -1087,9 +1096,69 @@ impl StoredDetails {
     }
 }
 
-/// An evidence record as stored: line, timestamp, level, message, session id.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct StoredRecord(usize, Option<String>, String, String, Option<String>);
+/// An evidence record as kept: line, timestamp, level, message, session id.
+#[derive(Debug, Clone, PartialEq)]
+struct KeptRecord(usize, Option<String>, String, String, Option<String>);
+
+/// [`Kept`] as written: the level, message, session id and stderr parts are places in
+/// the index file's `texts` (a project's servers write the same messages).
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredDetails(
+    usize,
+    Vec<(usize, Option<String>, u32, u32, Option<u32>)>,
+    Option<Vec<u32>>,
+);
+
+impl Kept {
+    fn stored(&self, tables: &mut Tables) -> StoredDetails {
+        StoredDetails(
+            self.0,
+            self.1
+                .iter()
+                .map(|r| {
+                    (
+                        r.0,
+                        r.1.clone(),
+                        tables.word(&r.2),
+                        tables.word(&r.3),
+                        tables.text(&r.4),
+                    )
+                })
+                .collect(),
+            self.2
+                .as_ref()
+                .map(|parts| parts.iter().map(|p| tables.word(p)).collect()),
+        )
+    }
+}
+
+impl StoredDetails {
+    /// The details back; `None` when a place is not in `texts`.
+    fn read_back(self, texts: &[String]) -> Option<Kept> {
+        let text = |i: u32| texts.get(i as usize).cloned();
+        let records = self
+            .1
+            .into_iter()
+            .map(|(line, ts, level, message, id)| {
+                Some(KeptRecord(
+                    line,
+                    ts,
+                    text(level)?,
+                    text(message)?,
+                    match id {
+                        Some(i) => Some(text(i)?),
+                        None => None,
+                    },
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let stderr = match self.2 {
+            Some(parts) => Some(parts.into_iter().map(text).collect::<Option<Vec<_>>>()?),
+            None => None,
+        };
+        Some(Kept(self.0, records, stderr))
+    }
+}
 
 /// A deciding session's details as read back ([`FolderIndex::details`]).
 #[derive(Debug, Clone)]
