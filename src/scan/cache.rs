@@ -495,21 +495,16 @@ impl FolderIndex {
     }
 
     /// What the index keeps of the deciding session at `session` (its place among the
-    /// file's sessions) of the summarised file `path`: its evidence records, and with
-    /// `stderr` its stderr context, so the file is not read again for them. `None` when
-    /// not kept (or not with the stderr context), or when the current configured
+    /// file's sessions) of the summarised file `path`: its evidence records and, when
+    /// the read took it, its stderr context (a file larger than the read takes them from
+    /// has none: the stderr tail reads its end, as after a first read), so the file is
+    /// not read again for them. `None` when not kept, or when the current configured
     /// secrets would change a kept text (the file is then read again, and its details
     /// are kept no more).
-    pub fn details(
-        &self,
-        index: &Index,
-        path: &Path,
-        session: usize,
-        stderr: bool,
-    ) -> Option<Details> {
+    pub fn details(&self, index: &Index, path: &Path, session: usize) -> Option<Details> {
         let entry = self.entries.get(path.file_name()?)?;
         let d = entry.details.as_ref()?;
-        if d.0 != session || (stderr && d.2.is_none()) {
+        if d.0 != session {
             return None;
         }
         // The secret rules found nothing when they were kept (the same build's: the
@@ -1624,7 +1619,7 @@ mod tests {
         let evidence = sessions_of(&f)[1].evidence.clone();
         let parts = vec!["line one\nline two".to_string()];
         idx.keep_details(&ix, &f, 1, &evidence, Some(parts.clone()));
-        let d = idx.details(&ix, &f, 1, true).expect("kept");
+        let d = idx.details(&ix, &f, 1).expect("kept");
         assert_eq!(d.stderr.as_deref(), Some(&parts[..]));
         let want: Vec<_> = evidence
             .iter()
@@ -1636,19 +1631,16 @@ mod tests {
             .map(|r| (r.line, &r.message, r.level))
             .collect();
         assert_eq!(got, want);
-        assert!(idx.details(&ix, &f, 0, false).is_none(), "another session");
+        assert!(idx.details(&ix, &f, 0).is_none(), "another session");
         // One file a folder holds details: keeping g's drops f's.
         idx.keep_details(&ix, &g, 1, &evidence, None);
-        assert!(idx.details(&ix, &f, 1, false).is_none());
-        assert!(idx.details(&ix, &g, 1, false).is_some());
-        assert!(
-            idx.details(&ix, &g, 1, true).is_none(),
-            "no stderr context kept"
-        );
+        assert!(idx.details(&ix, &f, 1).is_none());
+        assert!(idx.details(&ix, &g, 1).is_some());
+        assert!(idx.details(&ix, &g, 1).unwrap().stderr.is_none());
         // Saved and loaded again: the same.
         idx.save(&ix, logs.path());
         let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
-        assert!(idx.details(&ix, &g, 1, false).is_some());
+        assert!(idx.details(&ix, &g, 1).is_some());
         // A text the secret rules mask, or a configured secret, or too much: not kept.
         let mut idx = idx;
         let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
@@ -1662,18 +1654,18 @@ mod tests {
             secrets.add("API_KEY", "configuredValue777");
             ix.learn_secrets(&secrets);
             idx.keep_details(&ix, &f, 1, &evidence, Some(parts));
-            assert!(idx.details(&ix, &f, 1, false).is_none());
+            assert!(idx.details(&ix, &f, 1).is_none());
         }
         // Kept before a value was configured as a secret: not used once it is.
         let plain = open(cache.path()).unwrap();
         let parts = vec!["srv said configuredValue777".to_string()];
         idx.keep_details(&plain, &f, 1, &evidence, Some(parts));
-        assert!(idx.details(&plain, &f, 1, true).is_some());
+        assert!(idx.details(&plain, &f, 1).is_some());
         let mut ix = open(cache.path()).unwrap();
         let mut secrets = crate::redact::configured::ConfiguredSecrets::new();
         secrets.add("API_KEY", "configuredValue777");
         ix.learn_secrets(&secrets);
-        assert!(idx.details(&ix, &f, 1, true).is_none());
+        assert!(idx.details(&ix, &f, 1).is_none());
     }
 
     #[test]

@@ -325,12 +325,9 @@ pub(super) fn read_dir(
             // Its details as the index keeps them (its evidence records, its stderr
             // context), when it is summarised there with them: nothing to read.
             let kept = at.filter(|&k| chunks[k].2).and_then(|k| {
-                let d = index.as_ref()?.details(
-                    o.index?,
-                    &chunks[k].0,
-                    *places[k].get(i)?,
-                    o.stderr,
-                )?;
+                let d = index
+                    .as_ref()?
+                    .details(o.index?, &chunks[k].0, *places[k].get(i)?)?;
                 Some((k, d))
             });
             if let Some((k, d)) = kept {

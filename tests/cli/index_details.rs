@@ -241,3 +241,33 @@ fn an_index_file_of_the_format_before_is_ignored_and_rewritten() {
             .starts_with(r#"{"format":3,"#)
     );
 }
+
+/// A deciding file larger than the first read takes stderr records from (4 MiB): its
+/// details are kept without the stderr context, and the tail is made from the file's
+/// end, as without the index.
+#[test]
+fn a_large_deciding_files_tail_is_read_from_its_end_with_the_details_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("cwd");
+    fs::create_dir_all(&cwd).unwrap();
+    let home = tmp.path().join("home");
+    let cache = tmp.path().join("cache");
+    let dir = write_home(&home, &[]);
+    let newest = dir.join("2026-10-02T09-00-00-000Z.jsonl");
+    let mut text = String::new();
+    let filler = "x".repeat(500);
+    for i in 0..10_000 {
+        let r = serde_json::json!({"debug": format!("MCP server progress {i} {filler}"),
+            "timestamp": "2026-10-02T08:00:00.000Z", "sessionId": "session-0"});
+        text.push_str(&r.to_string());
+        text.push('\n');
+    }
+    fs::write(&newest, text).unwrap();
+    write_session(&newest, 2, &["srv: big file's last words"], true);
+    age_all(&home, 1);
+    assert!(fs::metadata(&newest).unwrap().len() > 4 << 20);
+    assert_warm_equals_cold(&cwd, &cache, &home);
+    let (json, _) = output(&cwd, &cache, &home, &["scan", "--json"], false);
+    assert!(json.contains("big file's last words"), "{json}");
+    assert!(index_text(&cache).contains("Executable not found"));
+}
