@@ -1098,11 +1098,11 @@ struct KeptRecord(usize, Option<String>, String, String, Option<String>);
 /// [`Kept`] as written: the level, message, session id and stderr parts are places in
 /// the index file's `texts` (a project's servers write the same messages).
 #[derive(Debug, Serialize, Deserialize)]
-struct StoredDetails(
-    usize,
-    Vec<(usize, Option<String>, u32, u32, Option<u32>)>,
-    Option<Vec<u32>>,
-);
+struct StoredDetails(usize, Vec<StoredRecord>, Option<Vec<u32>>);
+
+/// A [`KeptRecord`] as written: line, timestamp, and the places in `texts` of its
+/// level, message and session id.
+type StoredRecord = (usize, Option<String>, u32, u32, Option<u32>);
 
 impl Kept {
     fn stored(&self, tables: &mut Tables) -> StoredDetails {

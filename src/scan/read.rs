@@ -353,12 +353,9 @@ pub(super) fn read_dir(
                     chunks[k].2 = false;
                 }
                 // Read now: its details kept for the next scan.
-                if let (Some(ix), Some(o_index), Some(&place), Some(session)) = (
-                    index.as_deref_mut(),
-                    o.index,
-                    places[k].get(i),
-                    chunks[k].1.get(i),
-                ) {
+                if let (Some(ix), Some(o_index), Some(&place), Some(session)) =
+                    (index, o.index, places[k].get(i), chunks[k].1.get(i))
+                {
                     let id = session
                         .evidence
                         .last()
