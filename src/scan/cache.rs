@@ -1166,10 +1166,10 @@ pub struct Details {
 
 /// A deciding session's details hold at most this much text (its stderr context is up
 /// to [`super::stderr::CONTEXT_BYTES`]; a larger one is read from its file again).
-const MAX_DETAIL_BYTES: usize = 16 << 10;
+pub const MAX_DETAIL_BYTES: usize = 16 << 10;
 
 /// And at most this many evidence records.
-const MAX_DETAIL_RECORDS: usize = 64;
+pub const MAX_DETAIL_RECORDS: usize = 64;
 
 /// One session as stored, in this order: first and last timestamps, working directory,
 /// verdict, cause, era, negotiated protocol, filled-in fields, the bad tool's path,
