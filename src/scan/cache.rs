@@ -37,9 +37,12 @@ use crate::store::{self, Folder, Store, StoreError};
 /// Overrides where the index lives (tests, or a user who wants it elsewhere).
 pub const ENV_CACHE_DIR: &str = "MCPLOGS_CACHE_DIR";
 
-/// The layout version: a change to what is stored bumps it (and the folder name).
-const FORMAT: u32 = 2;
-/// The index's folder in mcplogs' cache: one index file per project folder.
+/// The layout version: a change to what is stored bumps it. (3: each folder's deciding
+/// session keeps its evidence records and stderr context, [`Kept`]; an index
+/// file of an older format in the same folder is ignored and rewritten.)
+const FORMAT: u32 = 3;
+/// The index's folder in mcplogs' cache: one index file per project folder (formats 2
+/// and 3 share it: a file of format 2 is rewritten by the first scan that reads it).
 pub const SUBDIR: &str = "index-v2";
 /// The first layout's folder (one index file per server log folder): never read, its
 /// files go with `prune`.
@@ -239,6 +242,10 @@ struct Section {
 pub struct Index {
     folder: Folder,
     slots: std::sync::Mutex<HashMap<PathBuf, std::sync::Arc<std::sync::Mutex<ProjectSlot>>>>,
+    /// The configured secrets known when the run began ([`Index::learn_secrets`]): a
+    /// deciding session's details that hold one (or that the secret rules would change)
+    /// are not kept, and kept ones that hold one now are not used.
+    secrets: Option<crate::redact::Redactor>,
 }
 
 impl Index {
@@ -262,7 +269,30 @@ impl Index {
         Ok(Index {
             folder,
             slots: std::sync::Mutex::new(slots),
+            secrets: None,
         })
+    }
+
+    /// Learns the configured secrets (`env` and `headers` values, URL credentials) that
+    /// the details kept in the index must not hold ([`FolderIndex::keep_details`]).
+    pub fn learn_secrets(&mut self, secrets: &crate::redact::configured::ConfiguredSecrets) {
+        if secrets.is_empty() {
+            self.secrets = None;
+            return;
+        }
+        let mut b = crate::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(secrets);
+        self.secrets = Some(b.build());
+    }
+
+    /// Whether `text` may be kept in the index: the secret rules find nothing in it (in
+    /// any of its spellings), nor does any configured secret learned.
+    fn clean(&self, text: &str) -> bool {
+        crate::redact::Redactor::redact_own_secrets(text) == text
+            && self
+                .secrets
+                .as_ref()
+                .is_none_or(|r| r.redacted_rules_clean(text).is_none())
     }
 
     fn slot(&self, project: &Path) -> std::sync::Arc<std::sync::Mutex<ProjectSlot>> {
@@ -464,6 +494,95 @@ impl FolderIndex {
         })
     }
 
+    /// What the index keeps of the deciding session at `session` (its place among the
+    /// file's sessions) of the summarised file `path`: its evidence records and, when
+    /// the read took it, its stderr context (a file larger than the read takes them from
+    /// has none: the stderr tail reads its end, as after a first read), so the file is
+    /// not read again for them. `None` when not kept, or when the current configured
+    /// secrets would change a kept text (the file is then read again, and its details
+    /// are kept no more).
+    pub fn details(&self, index: &Index, path: &Path, session: usize) -> Option<Details> {
+        let entry = self.entries.get(path.file_name()?)?;
+        let d = entry.details.as_ref()?;
+        if d.0 != session {
+            return None;
+        }
+        // The secret rules found nothing when they were kept (the same build's: the
+        // index is trusted only by the build that wrote it); a value configured since
+        // may be in them.
+        if let Some(secrets) = &index.secrets
+            && !d
+                .texts()
+                .iter()
+                .all(|t| secrets.redacted_rules_clean(t).is_none())
+        {
+            return None;
+        }
+        let file = std::sync::Arc::new(path.to_path_buf());
+        let evidence =
+            d.1.iter()
+                .map(|KeptRecord(line, timestamp, level, message, session_id)| {
+                    Some(crate::logs::record::Record {
+                        message: message.clone(),
+                        level: crate::logs::record::Level::parse(level)?,
+                        timestamp: timestamp.clone(),
+                        session_id: session_id.clone(),
+                        cwd: None,
+                        server: None,
+                        file: std::sync::Arc::clone(&file),
+                        line: *line,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+        Some(Details {
+            evidence,
+            stderr: d.2.clone(),
+        })
+    }
+
+    /// Keeps, for the summarised file `path`, the deciding session's details (see
+    /// [`FolderIndex::details`]): only when the file has a summary, every text is
+    /// clean ([`Index`]'s secrets, the secret rules) and they fit [`MAX_DETAIL_BYTES`].
+    /// The folder's other files keep none (one deciding session a folder).
+    pub fn keep_details(
+        &mut self,
+        index: &Index,
+        path: &Path,
+        session: usize,
+        evidence: &[crate::logs::record::Record],
+        stderr: Option<Vec<String>>,
+    ) {
+        let Some(name) = path.file_name() else { return };
+        let d = Kept(
+            session,
+            evidence
+                .iter()
+                .map(|r| {
+                    KeptRecord(
+                        r.line,
+                        r.timestamp.clone(),
+                        r.level.as_str().to_string(),
+                        r.message.clone(),
+                        r.session_id.clone(),
+                    )
+                })
+                .collect(),
+            stderr,
+        );
+        let texts = d.texts();
+        let fits = texts.iter().map(|t| t.len()).sum::<usize>() <= MAX_DETAIL_BYTES
+            && d.1.len() <= MAX_DETAIL_RECORDS;
+        let keep = self.entries.contains_key(name) && fits && texts.iter().all(|t| index.clean(t));
+        let d = keep.then_some(d);
+        for (n, e) in self.entries.iter_mut() {
+            let new = if n == name { d.clone() } else { None };
+            if e.details != new {
+                e.details = new;
+                self.changed = true;
+            }
+        }
+    }
+
     /// Records what reading `path` found, when the file had settled before the read and
     /// did not change during it.
     pub fn store(
@@ -490,6 +609,7 @@ impl FolderIndex {
                 key: before.key,
                 damage: damage.map(str::to_string),
                 sessions: Sessions::Read(sessions.iter().map(summary_of).collect()),
+                details: None,
             },
         );
         self.changed = true;
@@ -554,6 +674,7 @@ pub fn forget_gone(cache_dir: &Path, folder: &Path) {
     let index = Index {
         folder: ix,
         slots: Default::default(),
+        secrets: None,
     };
     if let Some(mut i) = FolderIndex::load(&index, folder) {
         let before = i.entries.len();
@@ -619,9 +740,14 @@ fn index_name(project: &str) -> String {
 /// index file this build reads.
 fn project_of(index: &Folder, name: &str) -> Option<String> {
     let bytes = index.read(name, MAX_INDEX_BYTES).ok()??;
-    // The sections are kept unparsed.
-    let doc: ProjectDoc = serde_json::from_slice(&bytes).ok()?;
-    (doc.format == FORMAT).then_some(doc.project)
+    // Only the head: an index of an older format (2) names its project the same way.
+    #[derive(Deserialize)]
+    struct Head {
+        format: u32,
+        project: String,
+    }
+    let doc: Head = serde_json::from_slice(&bytes).ok()?;
+    (2..=FORMAT).contains(&doc.format).then_some(doc.project)
 }
 
 /// The index files of `index` that describe a project folder that is gone (or that are
@@ -713,12 +839,13 @@ impl ProjectDoc {
             .map(|(name, files)| {
                 let entries: HashMap<OsString, Entry> = files
                     .into_iter()
-                    .map(|StoredFile(file, key, damage, sessions)| {
+                    .map(|StoredFile(file, key, damage, sessions, details)| {
                         (
                             OsString::from(file),
                             Entry {
                                 key: key.into(),
                                 damage,
+                                details: details.and_then(|d| d.read_back(&tables.texts)),
                                 sessions: Sessions::Stored(
                                     sessions,
                                     std::sync::Arc::clone(&tables),
@@ -866,6 +993,8 @@ struct Entry {
     key: Key,
     damage: Option<String>,
     sessions: Sessions,
+    /// The deciding session's details, for the folder's deciding file.
+    details: Option<Kept>,
 }
 
 impl Entry {
@@ -878,7 +1007,13 @@ impl Entry {
             .iter()
             .map(|s| StoredSession::from_session(s, tables))
             .collect();
-        Some(StoredFile(name, self.key.into(), self.damage, sessions))
+        Some(StoredFile(
+            name,
+            self.key.into(),
+            self.damage,
+            sessions,
+            self.details.map(|d| d.stored(tables)),
+        ))
     }
 }
 
@@ -921,9 +1056,120 @@ impl From<StoredKey> for Key {
     }
 }
 
-/// One file as stored: its name, key, damage warning and sessions.
+/// One file as stored: its name, key, damage warning, sessions, and the deciding
+/// session's details when it holds the folder's deciding session.
 #[derive(Debug, Serialize, Deserialize)]
-struct StoredFile(String, StoredKey, Option<String>, Vec<StoredSession>);
+struct StoredFile(
+    String,
+    StoredKey,
+    Option<String>,
+    Vec<StoredSession>,
+    Option<StoredDetails>,
+);
+
+/// What the views need of a folder's deciding session, kept so a warm scan reads no
+/// file that has not changed: its place among the file's sessions, its evidence
+/// records, and (when the read took them) its stderr context ([`super::stderr`]'s
+/// parts, unredacted: kept only when nothing in them is a secret). Bounded: at most
+/// [`MAX_DETAIL_BYTES`] of text and [`MAX_DETAIL_RECORDS`] records, else not kept.
+#[derive(Debug, Clone, PartialEq)]
+struct Kept(usize, Vec<KeptRecord>, Option<Vec<String>>);
+
+impl Kept {
+    /// The texts it holds (each evidence message and session id, the stderr context
+    /// as one text, as redaction reads it).
+    fn texts(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in &self.1 {
+            out.push(r.3.clone());
+            out.extend(r.4.clone());
+        }
+        if let Some(parts) = &self.2 {
+            out.push(parts.join("\n"));
+        }
+        out
+    }
+}
+
+/// An evidence record as kept: line, timestamp, level, message, session id.
+#[derive(Debug, Clone, PartialEq)]
+struct KeptRecord(usize, Option<String>, String, String, Option<String>);
+
+/// [`Kept`] as written: the level, message, session id and stderr parts are places in
+/// the index file's `texts` (a project's servers write the same messages).
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredDetails(usize, Vec<StoredRecord>, Option<Vec<u32>>);
+
+/// A [`KeptRecord`] as written: line, timestamp, and the places in `texts` of its
+/// level, message and session id.
+type StoredRecord = (usize, Option<String>, u32, u32, Option<u32>);
+
+impl Kept {
+    fn stored(&self, tables: &mut Tables) -> StoredDetails {
+        StoredDetails(
+            self.0,
+            self.1
+                .iter()
+                .map(|r| {
+                    (
+                        r.0,
+                        r.1.clone(),
+                        tables.word(&r.2),
+                        tables.word(&r.3),
+                        tables.text(&r.4),
+                    )
+                })
+                .collect(),
+            self.2
+                .as_ref()
+                .map(|parts| parts.iter().map(|p| tables.word(p)).collect()),
+        )
+    }
+}
+
+impl StoredDetails {
+    /// The details back; `None` when a place is not in `texts`.
+    fn read_back(self, texts: &[String]) -> Option<Kept> {
+        let text = |i: u32| texts.get(i as usize).cloned();
+        let records = self
+            .1
+            .into_iter()
+            .map(|(line, ts, level, message, id)| {
+                Some(KeptRecord(
+                    line,
+                    ts,
+                    text(level)?,
+                    text(message)?,
+                    match id {
+                        Some(i) => Some(text(i)?),
+                        None => None,
+                    },
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let stderr = match self.2 {
+            Some(parts) => Some(parts.into_iter().map(text).collect::<Option<Vec<_>>>()?),
+            None => None,
+        };
+        Some(Kept(self.0, records, stderr))
+    }
+}
+
+/// A deciding session's details as read back ([`FolderIndex::details`]).
+#[derive(Debug, Clone)]
+pub struct Details {
+    /// Its evidence records (their file set; no working directory or server name).
+    pub evidence: Vec<crate::logs::record::Record>,
+    /// Its stderr context ([`super::stderr::Context`]'s parts), when kept.
+    pub stderr: Option<Vec<String>>,
+}
+
+/// A deciding session's details hold at most this much text (its stderr context is up
+/// to [`super::stderr::CONTEXT_BYTES`]; a larger one is read from its file again).
+pub const MAX_DETAIL_BYTES: usize = 16 << 10;
+
+/// And at most this many evidence records.
+pub const MAX_DETAIL_RECORDS: usize = 64;
 
 /// One session as stored, in this order: first and last timestamps, working directory,
 /// verdict, cause, era, negotiated protocol, filled-in fields, the bad tool's path,
@@ -1354,6 +1600,72 @@ mod tests {
             .collect::<String>();
         assert!(!text.contains("Calling MCP tool"), "{text}");
         assert!(!text.contains("missing required resultType"), "{text}");
+    }
+
+    #[test]
+    fn a_deciding_sessions_details_are_kept_clean_bounded_and_one_a_folder() {
+        let cache = tempfile::tempdir().unwrap();
+        let logs = tempfile::tempdir().unwrap();
+        let (f, g) = (logs.path().join("a.jsonl"), logs.path().join("b.jsonl"));
+        for p in [&f, &g] {
+            fs::write(p, LINES).unwrap();
+            old(p);
+        }
+        let ix = open(cache.path()).unwrap();
+        let mut idx = FolderIndex::load(&ix, logs.path()).unwrap();
+        for p in [&f, &g] {
+            idx.store(p, Reading::start(p).unwrap(), &sessions_of(p), None);
+        }
+        let evidence = sessions_of(&f)[1].evidence.clone();
+        let parts = vec!["line one\nline two".to_string()];
+        idx.keep_details(&ix, &f, 1, &evidence, Some(parts.clone()));
+        let d = idx.details(&ix, &f, 1).expect("kept");
+        assert_eq!(d.stderr.as_deref(), Some(&parts[..]));
+        let want: Vec<_> = evidence
+            .iter()
+            .map(|r| (r.line, &r.message, r.level))
+            .collect();
+        let got: Vec<_> = d
+            .evidence
+            .iter()
+            .map(|r| (r.line, &r.message, r.level))
+            .collect();
+        assert_eq!(got, want);
+        assert!(idx.details(&ix, &f, 0).is_none(), "another session");
+        // One file a folder holds details: keeping g's drops f's.
+        idx.keep_details(&ix, &g, 1, &evidence, None);
+        assert!(idx.details(&ix, &f, 1).is_none());
+        assert!(idx.details(&ix, &g, 1).is_some());
+        assert!(idx.details(&ix, &g, 1).unwrap().stderr.is_none());
+        // Saved and loaded again: the same.
+        idx.save(&ix, logs.path());
+        let idx = FolderIndex::load(&open(cache.path()).unwrap(), logs.path()).unwrap();
+        assert!(idx.details(&ix, &g, 1).is_some());
+        // A text the secret rules mask, or a configured secret, or too much: not kept.
+        let mut idx = idx;
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for parts in [
+            vec![format!("auth {token}")],
+            vec!["x".repeat(MAX_DETAIL_BYTES + 1)],
+            vec!["srv said configuredValue777".to_string()],
+        ] {
+            let mut ix = open(cache.path()).unwrap();
+            let mut secrets = crate::redact::configured::ConfiguredSecrets::new();
+            secrets.add("API_KEY", "configuredValue777");
+            ix.learn_secrets(&secrets);
+            idx.keep_details(&ix, &f, 1, &evidence, Some(parts));
+            assert!(idx.details(&ix, &f, 1).is_none());
+        }
+        // Kept before a value was configured as a secret: not used once it is.
+        let plain = open(cache.path()).unwrap();
+        let parts = vec!["srv said configuredValue777".to_string()];
+        idx.keep_details(&plain, &f, 1, &evidence, Some(parts));
+        assert!(idx.details(&plain, &f, 1).is_some());
+        let mut ix = open(cache.path()).unwrap();
+        let mut secrets = crate::redact::configured::ConfiguredSecrets::new();
+        secrets.add("API_KEY", "configuredValue777");
+        ix.learn_secrets(&secrets);
+        assert!(idx.details(&ix, &f, 1).is_none());
     }
 
     #[test]

@@ -544,7 +544,17 @@ pub fn scan_with_progress(
     // project's index is written once the last of its server folders is read.
     let index = opts.index.as_deref().and_then(|dir| {
         match cache::Index::open(dir, units.iter().filter_map(Unit::folder)) {
-            Ok(f) => Some(f),
+            Ok(mut f) => {
+                // What the index keeps of a deciding session holds no configured secret
+                // known now: the homes' `.claude.json` (user and every project's local
+                // servers), `managed-mcp.json`, the working directory's `.mcp.json`.
+                f.learn_secrets(&secrets::collect(&secrets::Places {
+                    homes: opts.request.homes.clone(),
+                    projects: std::env::current_dir().into_iter().collect(),
+                    managed_dir: opts.managed_dir.clone(),
+                }));
+                Some(f)
+            }
             Err(e) => {
                 if e.is_refusal() {
                     warnings.push(Warning::new(&e.path, e.problem.to_string()));

@@ -266,23 +266,29 @@ pub(super) fn read_dir(
     let mut warnings = Vec::new();
     // Newest first: (file, its sessions kept, whether from the index).
     let mut chunks: Vec<(PathBuf, Vec<SessionLog>, bool)> = Vec::new();
+    // Each chunk's sessions' places among its file's sessions (`--since` drops some).
+    let mut places: Vec<Vec<usize>> = Vec::new();
     // The files read (not taken from the index), with their sessions' stderr records.
     let mut captured: Vec<(PathBuf, stderr::Captured)> = Vec::new();
     let mut walk = NewestFirst::default();
+    let tap = o.stderr || index.is_some();
     let mut decided_after: Option<usize> = None;
     for (read, f) in dir.files().rev().enumerate() {
-        let (sessions, cached, tails) = read_sessions(
-            &f,
-            index.as_deref_mut(),
-            &mut warnings,
-            bytes_read,
-            o.stderr,
-        );
+        // With the index, the stderr records are taken in the read too: the deciding
+        // session's are kept with its details, for a later scan that shows them.
+        let (sessions, cached, tails) =
+            read_sessions(&f, index.as_deref_mut(), &mut warnings, bytes_read, tap);
         file_done();
         if let Some(t) = tails {
             captured.push((f.clone(), t));
         }
-        let chunk: Vec<SessionLog> = sessions.into_iter().filter(|s| keep_session(s)).collect();
+        let (chunk, place): (Vec<SessionLog>, Vec<usize>) = sessions
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| keep_session(s))
+            .map(|(i, s)| (s, i))
+            .unzip();
+        places.push(place);
         if o.all {
             chunks.push((f, chunk, cached));
             continue;
@@ -316,19 +322,51 @@ pub(super) fn read_dir(
                 }
             });
             let at = at.map(|k| chunks.len() - 1 - k);
-            if let Some(k) = at.filter(|&k| chunks[k].2) {
-                let (fresh, _, tails) =
-                    read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read, o.stderr);
-                if let Some(t) = tails {
-                    captured.push((chunks[k].0.clone(), t));
+            // Its details as the index keeps them (its evidence records, its stderr
+            // context), when it is summarised there with them: nothing to read.
+            let kept = at.filter(|&k| chunks[k].2).and_then(|k| {
+                let d = index
+                    .as_ref()?
+                    .details(o.index?, &chunks[k].0, *places[k].get(i)?)?;
+                Some((k, d))
+            });
+            if let Some((k, d)) = kept {
+                let session = &mut chunks[k].1[i];
+                session.evidence = d.evidence;
+                if let Some(parts) = d.stderr {
+                    let id = session.evidence.last().and_then(|r| r.session_id.clone());
+                    captured.push((chunks[k].0.clone(), stderr::Captured::of_session(id, parts)));
                 }
-                let fresh: Vec<SessionLog> =
-                    fresh.into_iter().filter(|s| keep_session(s)).collect();
-                if !same_summaries(&fresh, &chunks[k].1) {
-                    return Err(Changed);
+            } else if let Some(k) = at {
+                if chunks[k].2 {
+                    let (fresh, _, tails) =
+                        read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read, tap);
+                    if let Some(t) = tails {
+                        captured.push((chunks[k].0.clone(), t));
+                    }
+                    let fresh: Vec<SessionLog> =
+                        fresh.into_iter().filter(|s| keep_session(s)).collect();
+                    if !same_summaries(&fresh, &chunks[k].1) {
+                        return Err(Changed);
+                    }
+                    chunks[k].1 = fresh;
+                    chunks[k].2 = false;
                 }
-                chunks[k].1 = fresh;
-                chunks[k].2 = false;
+                // Read now: its details kept for the next scan.
+                if let (Some(ix), Some(o_index), Some(&place), Some(session)) =
+                    (index, o.index, places[k].get(i), chunks[k].1.get(i))
+                {
+                    let id = session
+                        .evidence
+                        .last()
+                        .and_then(|r| r.session_id.as_deref());
+                    let parts = captured
+                        .iter()
+                        .rev()
+                        .find(|(f, _)| *f == chunks[k].0)
+                        .map(|(_, c)| c.parts_of(id));
+                    ix.keep_details(o_index, &chunks[k].0, place, &session.evidence, parts);
+                }
             }
         }
     }

@@ -287,6 +287,21 @@ pub(super) struct FileStderr {
 pub(super) struct Captured(Vec<(Option<String>, Context)>);
 
 impl Captured {
+    /// The context of one session, as the summary index kept it.
+    pub(super) fn of_session(id: Option<String>, parts: Vec<String>) -> Self {
+        Captured(vec![(id, Context::of(parts))])
+    }
+
+    /// The context parts of session `id` (none written: none), left in place: what the
+    /// summary index keeps of them.
+    pub(super) fn parts_of(&self, id: Option<&str>) -> Vec<String> {
+        self.0
+            .iter()
+            .find(|(s, _)| s.as_deref() == id)
+            .map(|(_, c)| c.0.iter().map(|p| p.to_string()).collect())
+            .unwrap_or_default()
+    }
+
     /// The context of session `id`'s records (none written: empty).
     pub(super) fn take(&mut self, id: Option<&str>) -> Context {
         self.0

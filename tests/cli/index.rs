@@ -226,7 +226,7 @@ proptest! {
 }
 
 #[test]
-fn a_warm_index_reads_only_the_deciding_file_and_prune_reads_nothing() {
+fn a_warm_index_reads_no_unchanged_file_and_prune_reads_nothing() {
     use Kind::*;
     let tmp = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
@@ -242,11 +242,11 @@ fn a_warm_index_reads_only_the_deciding_file_and_prune_reads_nothing() {
     assert_eq!(read_cold, total);
     let (warm, read_warm) = scan_counting(tmp.path(), true, Some(cache.path()), false);
     assert_eq!(answer(&warm), answer(&cold));
-    // The Work session decides (tools were called): only its file is read again, for
-    // the evidence.
+    // The Work session decides (tools were called): its evidence and stderr context
+    // are kept in the index with it, so not even its file is read again.
     let deciding = warm.servers[0].deciding_file.as_deref().cloned().unwrap();
     assert_eq!(deciding, files_of(&dir)[2]);
-    assert_eq!(read_warm, fs::metadata(&deciding).unwrap().len());
+    assert_eq!(read_warm, 0);
     let (_, read_lean) = scan_counting(tmp.path(), false, Some(cache.path()), true);
     assert_eq!(read_lean, 0);
     // Without the index every file is read again.
@@ -303,7 +303,7 @@ fn the_binary_keeps_its_index_private_and_no_cache_skips_it() {
     assert_eq!(files.len(), 1);
     assert_eq!(mode(&files[0]), 0o600);
     let stored = fs::read_to_string(&files[0]).unwrap();
-    assert!(!stored.contains("Calling MCP tool"), "{stored}");
+    // Only the deciding session's records (a failed session's are not kept).
     assert!(!stored.contains("Failed to fetch tools"), "{stored}");
 
     // $MCPLOGS_CACHE_DIR moves it; prune and report take --no-cache too.

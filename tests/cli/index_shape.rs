@@ -118,11 +118,12 @@ fn one_private_index_file_per_project_folder_and_answers_unchanged() {
     scan_json(&home, &cache, &tree, &[]);
     let after: Vec<_> = index_files(&cache).iter().map(|f| ino(f)).collect();
     assert_eq!(before, after);
-    // No log message is kept.
+    // Only the deciding session's records are kept (its details: the Work session,
+    // whose tool call decided); no other session's message.
     for f in index_files(&cache) {
         let text = fs::read_to_string(&f).unwrap();
-        assert!(!text.contains("Calling MCP tool"), "{text}");
-        assert!(!text.contains("Connection established"), "{text}");
+        assert!(text.contains("Calling MCP tool"), "{text}");
+        assert!(!text.contains("Failed to fetch tools"), "{text}");
     }
 }
 

@@ -46,6 +46,7 @@ mod fuzz_regressions;
 mod hostile;
 mod human_output;
 mod index;
+mod index_details;
 mod index_listing;
 mod index_shape;
 mod junit;
