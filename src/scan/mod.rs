@@ -547,10 +547,24 @@ pub fn scan_with_progress(
             Ok(mut f) => {
                 // What the index keeps of a deciding session holds no configured secret
                 // known now: the homes' `.claude.json` (user and every project's local
-                // servers), `managed-mcp.json`, the working directory's `.mcp.json`.
+                // servers), `managed-mcp.json`, the `.mcp.json` and settings of the
+                // working directory and of every listed project whose logs this run
+                // reads.
+                let logged: std::collections::HashSet<String> = units
+                    .iter()
+                    .filter_map(Unit::folder)
+                    .filter_map(|f| f.parent()?.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .collect();
+                let mut projects: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+                for p in secrets::listed_projects_logged(&opts.request.homes, &logged) {
+                    if !projects.contains(&p) {
+                        projects.push(p);
+                    }
+                }
                 f.learn_secrets(&secrets::collect(&secrets::Places {
                     homes: opts.request.homes.clone(),
-                    projects: std::env::current_dir().into_iter().collect(),
+                    projects,
                     managed_dir: opts.managed_dir.clone(),
                 }));
                 Some(f)

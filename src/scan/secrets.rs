@@ -38,6 +38,36 @@ pub struct Places {
     pub managed_dir: Option<PathBuf>,
 }
 
+/// The `~/.claude.json` of each home (`homes` empty: this machine's).
+fn globals(homes: &[PathBuf]) -> Vec<PathBuf> {
+    if homes.is_empty() {
+        paths::global_config_here().into_iter().collect()
+    } else {
+        homes.iter().map(|h| paths::claude_json_in(h)).collect()
+    }
+}
+
+/// The projects the homes' `~/.claude.json` lists whose log folder (its name as Claude
+/// Code encodes the path) is among `logged`: before a scan reads their logs, the places
+/// whose `.mcp.json` and settings may name a secret those logs echo (the summary index
+/// keeps no text holding one). A folder no longer there names none.
+pub fn listed_projects_logged(
+    homes: &[PathBuf],
+    logged: &std::collections::HashSet<String>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for g in globals(homes) {
+        let global = GlobalConfig::read(&g);
+        for (project, _) in config::listed_projects(Some(&global)) {
+            let encoded = crate::claude_code::names::encode_folder_name(&project.to_string_lossy());
+            if logged.contains(&encoded) && !out.contains(&project) && project.is_dir() {
+                out.push(project);
+            }
+        }
+    }
+    out
+}
+
 /// Reads every configuration file of `places` once and gathers what it marks as secret.
 pub fn collect(places: &Places) -> ConfiguredSecrets {
     let env = |k: &str| -> Option<String> {
@@ -52,16 +82,7 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
         ConfiguredValue::Keyed(k, v) => out.add(&k, &v),
         ConfiguredValue::Url(u) => out.add_url(&u),
     };
-    let globals: Vec<PathBuf> = if places.homes.is_empty() {
-        paths::global_config_here().into_iter().collect()
-    } else {
-        places
-            .homes
-            .iter()
-            .map(|h| paths::claude_json_in(h))
-            .collect()
-    };
-    for g in &globals {
+    for g in &globals(&places.homes) {
         if let Some(doc) = GlobalConfig::read(g).document() {
             config::configured_values(&doc, &env, &mut add);
         }

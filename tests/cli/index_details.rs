@@ -271,3 +271,51 @@ fn a_large_deciding_files_tail_is_read_from_its_end_with_the_details_kept() {
     assert!(json.contains("big file's last words"), "{json}");
     assert!(index_text(&cache).contains("Executable not found"));
 }
+
+/// A secret only a project's own `.mcp.json` names (the scan run from another folder,
+/// the project listed in `~/.claude.json` without servers there), echoed in the
+/// server's stderr: the index keeps no text holding it.
+#[test]
+fn a_secret_named_only_in_a_listed_projects_mcp_json_is_never_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("cwd");
+    fs::create_dir_all(&cwd).unwrap();
+    let home = tmp.path().join("home");
+    let cache = tmp.path().join("cache");
+    let proj = tmp.path().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let secret = "projectOnlyValue4242";
+    fs::write(
+        proj.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"srv": {
+            "command": "mcp-server-not-installed",
+            "env": {"SRV_TOKEN": secret}}}})
+        .to_string(),
+    )
+    .unwrap();
+    fs::create_dir_all(&home).unwrap();
+    let key = proj.to_string_lossy().into_owned();
+    fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({"projects": {key.clone(): {"enabledMcpjsonServers": ["srv"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let encoded: String = key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let dir = home.join(format!(".cache/claude-cli-nodejs/{encoded}/mcp-logs-srv"));
+    fs::create_dir_all(&dir).unwrap();
+    write_session(
+        &dir.join("2026-10-02T09-00-00-000Z.jsonl"),
+        2,
+        &[&format!("srv: login as {secret} rejected"), "srv: exiting"],
+        false,
+    );
+    age_all(&home, 1);
+    assert_warm_equals_cold(&cwd, &cache, &home);
+    let text = index_text(&cache);
+    assert!(text.contains("2026-10-02T09-00-00-000Z.jsonl"), "{text}");
+    assert!(!text.contains(secret), "the secret in the index: {text}");
+}
