@@ -487,9 +487,11 @@ impl MemoRedactor {
 
     fn get(&self) -> &Redactor {
         self.built.get_or_init(|| {
+            // the session's project first, then every project `~/.claude.json` lists (a
+            // server can echo another project's configured secret)
             let secrets = crate::scan::secrets::collect(&crate::scan::secrets::Places {
                 homes: Vec::new(),
-                projects: self.projects.clone(),
+                projects: crate::scan::secrets::with_listed_projects(&[], self.projects.clone()),
                 managed_dir: None,
             });
             let mut b = crate::redact::RedactorBuilder::new();

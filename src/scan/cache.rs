@@ -246,6 +246,22 @@ pub struct Index {
     /// deciding session's details that hold one (or that the secret rules would change)
     /// are not kept, and kept ones that hold one now are not used.
     secrets: Option<crate::redact::Redactor>,
+    /// The configured secrets of the project a deciding session ran in (its `cwd`), by
+    /// that project ([`Index::learn_project_secrets`]): a project `~/.claude.json` does
+    /// not list is known only from its logs. Each project's looked up once a run.
+    by_project: std::sync::Mutex<HashMap<String, Option<crate::redact::Redactor>>>,
+    project_secrets: Option<ProjectSecrets>,
+}
+
+/// What gives a project folder's configured secrets ([`Index::learn_project_secrets`]).
+pub struct ProjectSecrets(
+    pub Box<dyn Fn(&Path) -> crate::redact::configured::ConfiguredSecrets + Send + Sync>,
+);
+
+impl std::fmt::Debug for ProjectSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProjectSecrets")
+    }
 }
 
 impl Index {
@@ -270,7 +286,38 @@ impl Index {
             folder,
             slots: std::sync::Mutex::new(slots),
             secrets: None,
+            by_project: std::sync::Mutex::new(HashMap::new()),
+            project_secrets: None,
         })
+    }
+
+    /// How to learn the configured secrets of the project a deciding session ran in, so
+    /// its details are not kept when they hold one ([`FolderIndex::keep_details`]).
+    pub fn learn_project_secrets(&mut self, secrets: ProjectSecrets) {
+        self.project_secrets = Some(secrets);
+    }
+
+    /// [`Self::clean`], and no configured secret of the project `cwd` (a session's working
+    /// directory) is in `text`.
+    fn clean_in(&self, cwd: Option<&str>, text: &str) -> bool {
+        if !self.clean(text) {
+            return false;
+        }
+        let (Some(cwd), Some(find)) = (cwd, self.project_secrets.as_ref()) else {
+            return true;
+        };
+        let mut known = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
+        let redactor = known.entry(cwd.to_string()).or_insert_with(|| {
+            let secrets = (find.0)(Path::new(cwd));
+            (!secrets.is_empty()).then(|| {
+                let mut b = crate::redact::RedactorBuilder::new();
+                b.learn_configured_secrets(&secrets);
+                b.build()
+            })
+        });
+        redactor
+            .as_ref()
+            .is_none_or(|r| r.redacted_rules_clean(text).is_none())
     }
 
     /// Learns the configured secrets (`env` and `headers` values, URL credentials) that
@@ -551,6 +598,7 @@ impl FolderIndex {
         session: usize,
         evidence: &[crate::logs::record::Record],
         stderr: Option<Vec<String>>,
+        cwd: Option<&str>,
     ) {
         let Some(name) = path.file_name() else { return };
         let d = Kept(
@@ -572,7 +620,8 @@ impl FolderIndex {
         let texts = d.texts();
         let fits = texts.iter().map(|t| t.len()).sum::<usize>() <= MAX_DETAIL_BYTES
             && d.1.len() <= MAX_DETAIL_RECORDS;
-        let keep = self.entries.contains_key(name) && fits && texts.iter().all(|t| index.clean(t));
+        let keep =
+            self.entries.contains_key(name) && fits && texts.iter().all(|t| index.clean_in(cwd, t));
         let d = keep.then_some(d);
         for (n, e) in self.entries.iter_mut() {
             let new = if n == name { d.clone() } else { None };
@@ -675,6 +724,8 @@ pub fn forget_gone(cache_dir: &Path, folder: &Path) {
         folder: ix,
         slots: Default::default(),
         secrets: None,
+        by_project: Default::default(),
+        project_secrets: None,
     };
     if let Some(mut i) = FolderIndex::load(&index, folder) {
         let before = i.entries.len();
@@ -1618,7 +1669,7 @@ mod tests {
         }
         let evidence = sessions_of(&f)[1].evidence.clone();
         let parts = vec!["line one\nline two".to_string()];
-        idx.keep_details(&ix, &f, 1, &evidence, Some(parts.clone()));
+        idx.keep_details(&ix, &f, 1, &evidence, Some(parts.clone()), None);
         let d = idx.details(&ix, &f, 1).expect("kept");
         assert_eq!(d.stderr.as_deref(), Some(&parts[..]));
         let want: Vec<_> = evidence
@@ -1633,7 +1684,7 @@ mod tests {
         assert_eq!(got, want);
         assert!(idx.details(&ix, &f, 0).is_none(), "another session");
         // One file a folder holds details: keeping g's drops f's.
-        idx.keep_details(&ix, &g, 1, &evidence, None);
+        idx.keep_details(&ix, &g, 1, &evidence, None, None);
         assert!(idx.details(&ix, &f, 1).is_none());
         assert!(idx.details(&ix, &g, 1).is_some());
         assert!(idx.details(&ix, &g, 1).unwrap().stderr.is_none());
@@ -1653,13 +1704,13 @@ mod tests {
             let mut secrets = crate::redact::configured::ConfiguredSecrets::new();
             secrets.add("API_KEY", "configuredValue777");
             ix.learn_secrets(&secrets);
-            idx.keep_details(&ix, &f, 1, &evidence, Some(parts));
+            idx.keep_details(&ix, &f, 1, &evidence, Some(parts), None);
             assert!(idx.details(&ix, &f, 1).is_none());
         }
         // Kept before a value was configured as a secret: not used once it is.
         let plain = open(cache.path()).unwrap();
         let parts = vec!["srv said configuredValue777".to_string()];
-        idx.keep_details(&plain, &f, 1, &evidence, Some(parts));
+        idx.keep_details(&plain, &f, 1, &evidence, Some(parts), None);
         assert!(idx.details(&plain, &f, 1).is_some());
         let mut ix = open(cache.path()).unwrap();
         let mut secrets = crate::redact::configured::ConfiguredSecrets::new();

@@ -548,25 +548,29 @@ pub fn scan_with_progress(
                 // What the index keeps of a deciding session holds no configured secret
                 // known now: the homes' `.claude.json` (user and every project's local
                 // servers), `managed-mcp.json`, the `.mcp.json` and settings of the
-                // working directory and of every listed project whose logs this run
-                // reads.
-                let logged: std::collections::HashSet<String> = units
-                    .iter()
-                    .filter_map(Unit::folder)
-                    .filter_map(|f| f.parent()?.file_name())
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .collect();
-                let mut projects: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
-                for p in secrets::listed_projects_logged(&opts.request.homes, &logged) {
-                    if !projects.contains(&p) {
-                        projects.push(p);
-                    }
-                }
+                // working directory and of every project the homes list.
+                let projects = secrets::with_listed_projects(
+                    &opts.request.homes,
+                    std::env::current_dir().into_iter().collect(),
+                );
                 f.learn_secrets(&secrets::collect(&secrets::Places {
                     homes: opts.request.homes.clone(),
                     projects,
                     managed_dir: opts.managed_dir.clone(),
                 }));
+                // and those of the project each deciding session ran in (one the homes do
+                // not list is known from its logs only)
+                let (homes, managed_dir) = (opts.request.homes.clone(), opts.managed_dir.clone());
+                f.learn_project_secrets(cache::ProjectSecrets(Box::new(move |p: &Path| {
+                    if !p.is_dir() {
+                        return crate::redact::configured::ConfiguredSecrets::default();
+                    }
+                    secrets::collect(&secrets::Places {
+                        homes: homes.clone(),
+                        projects: vec![p.to_path_buf()],
+                        managed_dir: managed_dir.clone(),
+                    })
+                })));
                 Some(f)
             }
             Err(e) => {
@@ -724,9 +728,20 @@ pub fn scan_with_progress(
     let secrets = if opts.no_redact {
         crate::redact::configured::ConfiguredSecrets::default()
     } else {
+        // The projects of every server found, shown or left out by a filter, and every
+        // project the homes list: a secret one of them configures is hidden whichever
+        // servers this run shows.
+        let mut projects = projects_here(&servers);
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for p in filtered_out.iter().filter_map(|s| s.project.as_deref()) {
+            let p_buf = Path::new(p);
+            if seen.insert(p) && !projects.iter().any(|o| o == p_buf) && p_buf.is_dir() {
+                projects.push(p_buf.to_path_buf());
+            }
+        }
         secrets::collect(&secrets::Places {
             homes: opts.request.homes.clone(),
-            projects: projects_here(&servers),
+            projects: secrets::with_listed_projects(&opts.request.homes, projects),
             managed_dir: opts.managed_dir.clone(),
         })
     };

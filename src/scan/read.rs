@@ -365,7 +365,14 @@ pub(super) fn read_dir(
                         .rev()
                         .find(|(f, _)| *f == chunks[k].0)
                         .map(|(_, c)| c.parts_of(id));
-                    ix.keep_details(o_index, &chunks[k].0, place, &session.evidence, parts);
+                    ix.keep_details(
+                        o_index,
+                        &chunks[k].0,
+                        place,
+                        &session.evidence,
+                        parts,
+                        session.cwd.as_deref(),
+                    );
                 }
             }
         }

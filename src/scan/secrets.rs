@@ -47,25 +47,20 @@ fn globals(homes: &[PathBuf]) -> Vec<PathBuf> {
     }
 }
 
-/// The projects the homes' `~/.claude.json` lists whose log folder (its name as Claude
-/// Code encodes the path) is among `logged`: before a scan reads their logs, the places
-/// whose `.mcp.json` and settings may name a secret those logs echo (the summary index
-/// keeps no text holding one). A folder no longer there names none.
-pub fn listed_projects_logged(
-    homes: &[PathBuf],
-    logged: &std::collections::HashSet<String>,
-) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// `projects`, then every project the homes' `~/.claude.json` lists (`homes` empty:
+/// this machine's) whose folder is there, each once: the places whose `.mcp.json` and
+/// settings may name a secret any server's log echoes (a server of one project can print
+/// another project's token), so every view hides it, whichever servers it shows.
+pub fn with_listed_projects(homes: &[PathBuf], mut projects: Vec<PathBuf>) -> Vec<PathBuf> {
     for g in globals(homes) {
         let global = GlobalConfig::read(&g);
         for (project, _) in config::listed_projects(Some(&global)) {
-            let encoded = crate::claude_code::names::encode_folder_name(&project.to_string_lossy());
-            if logged.contains(&encoded) && !out.contains(&project) && project.is_dir() {
-                out.push(project);
+            if !projects.contains(&project) && project.is_dir() {
+                projects.push(project);
             }
         }
     }
-    out
+    projects
 }
 
 /// Reads every configuration file of `places` once and gathers what it marks as secret.

@@ -600,3 +600,91 @@ fn a_configured_secret_broken_across_a_line_end_of_one_record_is_hidden() {
         );
     }
 }
+
+/// A secret another project configures (its `.mcp.json`, the project listed in
+/// `~/.claude.json`, no log of its own) that a server of this project echoes on stderr:
+/// hidden in every view whichever servers it shows (the whole scan, `--server`,
+/// `--match-project`, the report), and kept in neither the summary index nor the
+/// status line's memo.
+#[test]
+fn another_listed_projects_secret_is_hidden_in_every_view_and_never_kept() {
+    const OTHER: &str = "otherProjOpaque8181";
+    let h = home();
+    let other = h.home().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"o": {"command": "o-server", "env": {"O_TOKEN": OTHER}}}})
+            .to_string(),
+    )
+    .unwrap();
+    let cj = h.home().join(".claude.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cj).unwrap()).unwrap();
+    doc["projects"][other.to_string_lossy().as_ref()] = serde_json::json!({});
+    std::fs::write(&cj, doc.to_string()).unwrap();
+    // svc's newest file gets a record echoing it, settled an hour ago
+    let key = h.project.to_string_lossy().into_owned();
+    let f = h
+        .home()
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key))
+        .join("mcp-logs-svc/2026-11-29T12-00-00-000Z.jsonl");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    // on stderr (the tail, the report, the index's details) and in a failure the status
+    // line's memo keeps, before the last record (the failure that decides)
+    let lines = [
+        rec(
+            "error",
+            &format!("Server stderr: svc: the other one says {OTHER} is stale"),
+            &h.project,
+        ),
+        rec(
+            "error",
+            &format!("Connection failed (CONNECTION_CLOSED): the other one says {OTHER} is stale"),
+            &h.project,
+        ),
+    ];
+    let cut = text.trim_end().rfind('\n').unwrap() + 1;
+    text.insert_str(cut, &format!("{}\n", lines.join("\n")));
+    std::fs::write(&f, text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_modified(mcplogs::time::file_system_clock() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    let unredacted = run(&mut h.cmd(&["scan", "--json", "--no-redact", "--no-cache"]));
+    assert!(unredacted.stdout.contains(OTHER), "{}", unredacted.stdout);
+    for args in [
+        &["scan", "--json"][..],
+        &["scan", "--json"],
+        &["scan", "--verbose"],
+        &["scan", "--json", "--server", "svc"],
+        &["scan", "--json", "--match-project", &key],
+        &["report", "--json", "--server", "svc"],
+        &["report", "--force"],
+    ] {
+        let r = run(&mut h.cmd(args));
+        let out = format!("{}{}", r.stdout, r.stderr);
+        assert!(!out.contains(OTHER), "{args:?} shows it:\n{out}");
+    }
+    let input = serde_json::json!({
+        "session_id": SESSION, "transcript_path": "/x.jsonl", "cwd": key,
+        "workspace": {"current_dir": key, "project_dir": key}, "version": "2.1.332"
+    })
+    .to_string();
+    let r = run_with_stdin(&mut h.cmd(&["statusline"]), input.as_bytes());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut kept = String::new();
+    for e in walkdir::WalkDir::new(h.cache()).into_iter().flatten() {
+        if e.file_type().is_file() {
+            kept.push_str(&String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()));
+        }
+    }
+    assert!(
+        kept.contains("is stale"),
+        "the memo keeps the failure: {kept}"
+    );
+    assert!(!kept.contains(OTHER), "mcplogs' cache keeps it: {kept}");
+}

@@ -319,3 +319,56 @@ fn a_secret_named_only_in_a_listed_projects_mcp_json_is_never_kept() {
     assert!(text.contains("2026-10-02T09-00-00-000Z.jsonl"), "{text}");
     assert!(!text.contains(secret), "the secret in the index: {text}");
 }
+
+/// The same for a project `~/.claude.json` does not list: its secrets are known from the
+/// deciding session's working directory (the records' `cwd`).
+#[test]
+fn a_secret_named_only_in_an_unlisted_projects_mcp_json_is_never_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("cwd");
+    fs::create_dir_all(&cwd).unwrap();
+    let home = tmp.path().join("home");
+    let cache = tmp.path().join("cache");
+    let proj = tmp.path().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let secret = "unlistedProjValue5353";
+    fs::write(
+        proj.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"srv": {
+            "command": "mcp-server-not-installed",
+            "env": {"SRV_TOKEN": secret}}}})
+        .to_string(),
+    )
+    .unwrap();
+    fs::create_dir_all(&home).unwrap();
+    fs::write(home.join(".claude.json"), "{}").unwrap();
+    let key = proj.to_string_lossy().into_owned();
+    let encoded = mcplogs::claude_code::names::encode_folder_name(&key);
+    let dir = home.join(format!(".cache/claude-cli-nodejs/{encoded}/mcp-logs-srv"));
+    fs::create_dir_all(&dir).unwrap();
+    let messages = [
+        ("debug", "Starting connection with timeout of 30000ms".to_string()),
+        ("error", format!("Server stderr: srv: login as {secret} rejected")),
+        (
+            "error",
+            "Connection failed (ENOENT): Executable not found in $PATH: \"mcp-server-not-installed\""
+                .to_string(),
+        ),
+    ];
+    let text: String = messages
+        .iter()
+        .enumerate()
+        .map(|(i, (k, m))| {
+            serde_json::json!({*k: m, "timestamp": format!("2026-10-02T09:00:{i:02}.000Z"),
+                "sessionId": "session-2", "cwd": key})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    fs::write(dir.join("2026-10-02T09-00-00-000Z.jsonl"), text).unwrap();
+    age_all(&home, 1);
+    assert_warm_equals_cold(&cwd, &cache, &home);
+    let text = index_text(&cache);
+    assert!(text.contains("2026-10-02T09-00-00-000Z.jsonl"), "{text}");
+    assert!(!text.contains(secret), "the secret in the index: {text}");
+}
