@@ -157,7 +157,7 @@ impl ExplainEntry {
             ));
         }
         let scan = match &self.name {
-            Some(n) => format!("`mcplogs scan --server {} -v`", crate::text::shell_word(n)),
+            Some(n) => format!("`mcplogs scan --server {} -v`", crate::advice::name_word(n)),
             None => "`mcplogs scan -v`".to_string(),
         };
         Some(format!(

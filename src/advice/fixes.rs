@@ -416,10 +416,7 @@ fn positional(name: &str) -> String {
 /// The printed command that keeps `name` off: `--except=NAME` (a name may start with
 /// `-`), quoted, with the scan's `--home` flags.
 pub fn except_command(cx: &Context, name: &str) -> String {
-    fix_command(
-        cx,
-        &[format!("--except={}", crate::text::shell_word_typed(name))],
-    )
+    fix_command(cx, &[format!("--except={}", super::name_word(name))])
 }
 
 /// The object holding the `disabledMcpjsonServers` that `key` names

@@ -731,7 +731,19 @@ pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting fo
 
 /// A pasted server's name quoted for the shell, or the placeholder `NAME`.
 fn name_or_placeholder(name: Option<&str>) -> String {
-    name.map_or_else(|| "NAME".to_string(), crate::text::shell_word)
+    name.map_or_else(|| "NAME".to_string(), name_word)
+}
+
+/// A server name as a word of a command mcplogs prints: quoted as
+/// [`crate::text::shell_word_typed`] quotes it, and always quoted when it holds a
+/// secret, since the redaction every output passes through then makes it
+/// `[REDACTED:...]`, a glob pattern to the shell when bare.
+pub fn name_word(name: &str) -> String {
+    let typed = crate::text::shell_word_typed(name);
+    if typed == name && crate::redact::Redactor::redact_own_secrets(name) != name {
+        return crate::text::shell_word_quoted(name);
+    }
+    typed
 }
 
 /// `` `mcplogs scan --server NAME` `` for a pasted server.
@@ -758,3 +770,21 @@ pub fn status_only_note(name: Option<&str>) -> String {
 
 /// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line.
 pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. A user or local server is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json (the /mcp toggle): to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. A project (.mcp.json) server is named in a `disabledMcpjsonServers` list instead (the approval dialog's Esc writes it into the project's .claude/settings.local.json): remove its name from that list, or run `mcplogs fix NAME`. `mcplogs scan` in the project names the file.";
+
+#[cfg(test)]
+mod name_word_tests {
+    use super::name_word;
+
+    /// A name holding a token is quoted although its characters are safe bare: the
+    /// redaction makes it `[REDACTED:...]`, which the shell would take as a glob.
+    #[test]
+    fn a_name_holding_a_token_is_always_quoted() {
+        let token = format!("ghp_{}", "Z9y8X7w6V5".repeat(4).get(..36).unwrap());
+        let word = name_word(&token);
+        // single quotes in sh and in PowerShell alike
+        assert!(word.starts_with('\'') && word.ends_with('\''), "{word}");
+        assert_eq!(name_word("plain-name"), "plain-name");
+        let redacted = crate::redact::Redactor::redact_own_secrets(&word);
+        assert!(redacted.starts_with("'[REDACTED:"), "{redacted}");
+    }
+}

@@ -187,6 +187,13 @@ pub fn shell_word(s: &str) -> String {
     if is_plain_word(s) {
         return s.to_string();
     }
+    shell_word_quoted(s)
+}
+
+/// [`shell_word`], quoted even when it would be safe bare: for a word the redaction
+/// may still rewrite (a server name holding a token becomes `[REDACTED:...]`, a glob
+/// pattern to the shell when bare).
+pub fn shell_word_quoted(s: &str) -> String {
     if cfg!(windows) {
         powershell_single_quoted(s)
     } else {
