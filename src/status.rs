@@ -324,6 +324,11 @@ pub struct Memo {
     pub file: PathBuf,
     /// How far it was read: the end of its last complete line.
     pub offset: u64,
+    /// The file's identity when it was read (device and inode, on Unix): a file replaced
+    /// at the same path (another inode), even by a longer one, is read from the start.
+    /// None in a memo an older mcplogs wrote (its next read notes it).
+    #[serde(default)]
+    pub identity: Option<(u64, u64)>,
     /// The session's first records that can matter (messages).
     pub head: Vec<String>,
     /// Its latest ones.
@@ -1153,6 +1158,21 @@ fn read_on(
     read
 }
 
+/// A file's device and inode (Unix); None elsewhere, where a replaced file is noticed
+/// only when it is shorter.
+fn file_identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
 fn read_on_raw(
     file: &Path,
     session: &str,
@@ -1161,12 +1181,15 @@ fn read_on_raw(
 ) -> std::io::Result<u64> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
-    if len < memo.offset {
+    let identity = file_identity(&meta);
+    let replaced = memo.identity.is_some() && memo.identity != identity;
+    if len < memo.offset || replaced {
         *memo = Memo {
             file: file.to_path_buf(),
             ..Memo::default()
         };
     }
+    memo.identity = identity;
     let end = last_line_end(&mut f, memo.offset, len)?;
     let mut read = len - end;
     let name = Arc::new(file.to_path_buf());
@@ -2522,6 +2545,54 @@ mod tests {
             .unwrap();
         session_status_with(&input, &roots, Some(&store));
         assert_ne!(inode(), first, "a record more: written");
+    }
+
+    /// A log replaced at the same path by a longer file (another inode) is read from its
+    /// start: the verdict is the new file's, not the old memo's read on.
+    #[test]
+    fn a_log_replaced_by_a_longer_file_is_read_from_the_start() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let dir = root.join(encode_folder_name("/w")).join("mcp-logs-db");
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("2026-11-01T10-00-00-000Z.jsonl");
+        let line = |k: &str, m: &str| {
+            format!(
+                "{{\"{k}\":\"{m}\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"s\",\"cwd\":\"/w\"}}\n"
+            )
+        };
+        std::fs::write(
+            &log,
+            line(
+                "error",
+                "Connection failed (ENOENT): Executable not found in $PATH: \\\"db\\\"",
+            ),
+        )
+        .unwrap();
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let input = parse_input(br#"{"session_id":"s","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let failed = |st: &SessionStatus| st.failed().count();
+        assert_eq!(
+            failed(&session_status_with(&input, &roots, Some(&store))),
+            1
+        );
+        // replaced (a new file renamed over it), longer, and connected
+        let new = dir.join("new.tmp");
+        let pad = line("debug", &"x".repeat(200));
+        std::fs::write(
+            &new,
+            format!(
+                "{}{pad}",
+                line("debug", "Successfully connected (transport: stdio) in 5ms")
+            ),
+        )
+        .unwrap();
+        std::fs::rename(&new, &log).unwrap();
+        let fresh = session_status_with(&input, &roots, None);
+        assert_eq!(failed(&fresh), 0, "a whole read of the new file");
+        let st = session_status_with(&input, &roots, Some(&store));
+        assert_eq!(failed(&st), 0, "the memo of the old file read on");
     }
 
     #[test]
