@@ -1089,6 +1089,10 @@ fn newest_files(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter_map(|e| {
             let n = e.file_name().to_str()?.to_string();
+            // A link is not followed, as `scan` does not follow it: one answer.
+            if e.file_type().ok()?.is_symlink() {
+                return None;
+            }
             // A running session writes JSON Lines (the old `.txt` arrays are of 2025).
             n.ends_with(".jsonl").then(|| (n, e.path()))
         })
@@ -2593,6 +2597,35 @@ mod tests {
         assert_eq!(failed(&fresh), 0, "a whole read of the new file");
         let st = session_status_with(&input, &roots, Some(&store));
         assert_eq!(failed(&st), 0, "the memo of the old file read on");
+    }
+
+    /// A log file that is a link is not read (scan does not follow it either).
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_log_file_is_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let dir = root.join(encode_folder_name("/w")).join("mcp-logs-db");
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = tmp.path().join("elsewhere.jsonl");
+        std::fs::write(
+            &target,
+            "{\"error\":\"Connection failed (ENOENT): Executable not found in $PATH: \\\"db\\\"\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"s\",\"cwd\":\"/w\"}\n",
+        )
+        .unwrap();
+        let input = parse_input(br#"{"session_id":"s","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        std::fs::copy(&target, dir.join("2026-11-01T10-00-00-000Z.jsonl")).unwrap();
+        assert_eq!(
+            session_status_with(&input, &roots, None).failed().count(),
+            1
+        );
+        std::fs::remove_file(dir.join("2026-11-01T10-00-00-000Z.jsonl")).unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("2026-11-01T10-00-00-000Z.jsonl")).unwrap();
+        assert_eq!(
+            session_status_with(&input, &roots, None).failed().count(),
+            0
+        );
     }
 
     #[test]
