@@ -272,19 +272,16 @@ fn a_large_deciding_files_tail_is_read_from_its_end_with_the_details_kept() {
     assert!(index_text(&cache).contains("Executable not found"));
 }
 
-/// A secret only a project's own `.mcp.json` names (the scan run from another folder,
-/// the project listed in `~/.claude.json` without servers there), echoed in the
-/// server's stderr: the index keeps no text holding it.
-#[test]
-fn a_secret_named_only_in_a_listed_projects_mcp_json_is_never_kept() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = tmp.path().join("cwd");
+/// A home whose project (a folder of its own, `listed` or not in `~/.claude.json`)
+/// configures `secret` in its `.mcp.json` only, and whose server echoes it on stderr in
+/// a session run there (the records' `cwd`); the scan runs from another folder. Returns
+/// the working folder, the home and the cache folder.
+fn secret_project_home(tmp: &Path, secret: &str, listed: bool) -> (PathBuf, PathBuf, PathBuf) {
+    let cwd = tmp.join("cwd");
     fs::create_dir_all(&cwd).unwrap();
-    let home = tmp.path().join("home");
-    let cache = tmp.path().join("cache");
-    let proj = tmp.path().join("proj");
+    let home = tmp.join("home");
+    let proj = tmp.join("proj");
     fs::create_dir_all(&proj).unwrap();
-    let secret = "projectOnlyValue4242";
     fs::write(
         proj.join(".mcp.json"),
         serde_json::json!({"mcpServers": {"srv": {
@@ -295,54 +292,16 @@ fn a_secret_named_only_in_a_listed_projects_mcp_json_is_never_kept() {
     .unwrap();
     fs::create_dir_all(&home).unwrap();
     let key = proj.to_string_lossy().into_owned();
+    let projects = if listed {
+        serde_json::json!({key.clone(): {"enabledMcpjsonServers": ["srv"]}})
+    } else {
+        serde_json::json!({})
+    };
     fs::write(
         home.join(".claude.json"),
-        serde_json::json!({"projects": {key.clone(): {"enabledMcpjsonServers": ["srv"]}}})
-            .to_string(),
+        serde_json::json!({"projects": projects}).to_string(),
     )
     .unwrap();
-    let encoded: String = key
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let dir = home.join(format!(".cache/claude-cli-nodejs/{encoded}/mcp-logs-srv"));
-    fs::create_dir_all(&dir).unwrap();
-    write_session(
-        &dir.join("2026-10-02T09-00-00-000Z.jsonl"),
-        2,
-        &[&format!("srv: login as {secret} rejected"), "srv: exiting"],
-        false,
-    );
-    age_all(&home, 1);
-    assert_warm_equals_cold(&cwd, &cache, &home);
-    let text = index_text(&cache);
-    assert!(text.contains("2026-10-02T09-00-00-000Z.jsonl"), "{text}");
-    assert!(!text.contains(secret), "the secret in the index: {text}");
-}
-
-/// The same for a project `~/.claude.json` does not list: its secrets are known from the
-/// deciding session's working directory (the records' `cwd`).
-#[test]
-fn a_secret_named_only_in_an_unlisted_projects_mcp_json_is_never_kept() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = tmp.path().join("cwd");
-    fs::create_dir_all(&cwd).unwrap();
-    let home = tmp.path().join("home");
-    let cache = tmp.path().join("cache");
-    let proj = tmp.path().join("proj");
-    fs::create_dir_all(&proj).unwrap();
-    let secret = "unlistedProjValue5353";
-    fs::write(
-        proj.join(".mcp.json"),
-        serde_json::json!({"mcpServers": {"srv": {
-            "command": "mcp-server-not-installed",
-            "env": {"SRV_TOKEN": secret}}}})
-        .to_string(),
-    )
-    .unwrap();
-    fs::create_dir_all(&home).unwrap();
-    fs::write(home.join(".claude.json"), "{}").unwrap();
-    let key = proj.to_string_lossy().into_owned();
     let encoded = mcplogs::claude_code::names::encode_folder_name(&key);
     let dir = home.join(format!(".cache/claude-cli-nodejs/{encoded}/mcp-logs-srv"));
     fs::create_dir_all(&dir).unwrap();
@@ -367,8 +326,25 @@ fn a_secret_named_only_in_an_unlisted_projects_mcp_json_is_never_kept() {
         .collect();
     fs::write(dir.join("2026-10-02T09-00-00-000Z.jsonl"), text).unwrap();
     age_all(&home, 1);
-    assert_warm_equals_cold(&cwd, &cache, &home);
-    let text = index_text(&cache);
-    assert!(text.contains("2026-10-02T09-00-00-000Z.jsonl"), "{text}");
-    assert!(!text.contains(secret), "the secret in the index: {text}");
+    (cwd, home, tmp.join("cache"))
+}
+
+/// A secret only a project's own `.mcp.json` names, echoed in its server's stderr, the
+/// project listed in `~/.claude.json` (its secrets known before the scan) or not (known
+/// from the deciding session's working directory): the index keeps no text holding it,
+/// and the documents with the index equal those without.
+#[test]
+fn a_secret_named_only_in_a_projects_mcp_json_is_never_kept() {
+    for listed in [true, false] {
+        let tmp = tempfile::tempdir().unwrap();
+        let secret = "projectOnlyValue4242";
+        let (cwd, home, cache) = secret_project_home(tmp.path(), secret, listed);
+        assert_warm_equals_cold(&cwd, &cache, &home);
+        let text = index_text(&cache);
+        assert!(text.contains("2026-10-02T09-00-00-000Z.jsonl"), "{text}");
+        assert!(
+            !text.contains(secret),
+            "listed {listed}: the secret in the index: {text}"
+        );
+    }
 }
