@@ -496,8 +496,9 @@ impl MemoRedactor {
             // server can echo another project's configured secret)
             let secrets = crate::scan::secrets::collect(&crate::scan::secrets::Places {
                 homes: Vec::new(),
-                projects: crate::scan::secrets::with_listed_projects(&[], self.projects.clone()),
+                projects: self.projects.clone(),
                 managed_dir: None,
+                listed: true,
             });
             let mut b = crate::redact::RedactorBuilder::new();
             b.learn_configured_secrets(&secrets);
@@ -1162,21 +1163,6 @@ fn read_on(
     read
 }
 
-/// A file's device and inode (Unix); None elsewhere, where a replaced file is noticed
-/// only when it is shorter.
-fn file_identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
-}
-
 fn read_on_raw(
     file: &Path,
     session: &str,
@@ -1185,7 +1171,7 @@ fn read_on_raw(
 ) -> std::io::Result<u64> {
     let (mut f, meta) = crate::safe_read::open_regular(file)?;
     let len = meta.len();
-    let identity = file_identity(&meta);
+    let identity = crate::safe_read::FileId::of(&meta).map(|i| (i.dev, i.ino));
     let replaced = memo.identity.is_some() && memo.identity != identity;
     if len < memo.offset || replaced {
         *memo = Memo {

@@ -549,14 +549,11 @@ pub fn scan_with_progress(
                 // known now: the homes' `.claude.json` (user and every project's local
                 // servers), `managed-mcp.json`, the `.mcp.json` and settings of the
                 // working directory and of every project the homes list.
-                let projects = secrets::with_listed_projects(
-                    &opts.request.homes,
-                    std::env::current_dir().into_iter().collect(),
-                );
                 f.learn_secrets(&secrets::collect(&secrets::Places {
                     homes: opts.request.homes.clone(),
-                    projects,
+                    projects: std::env::current_dir().into_iter().collect(),
                     managed_dir: opts.managed_dir.clone(),
+                    listed: true,
                 }));
                 // and those of the project each deciding session ran in (one the homes do
                 // not list is known from its logs only)
@@ -569,6 +566,7 @@ pub fn scan_with_progress(
                         homes: homes.clone(),
                         projects: vec![p.to_path_buf()],
                         managed_dir: managed_dir.clone(),
+                        listed: false,
                     })
                 })));
                 Some(f)
@@ -741,8 +739,9 @@ pub fn scan_with_progress(
         }
         secrets::collect(&secrets::Places {
             homes: opts.request.homes.clone(),
-            projects: secrets::with_listed_projects(&opts.request.homes, projects),
+            projects,
             managed_dir: opts.managed_dir.clone(),
+            listed: true,
         })
     };
     if !opts.skip_evidence {

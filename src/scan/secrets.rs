@@ -36,6 +36,10 @@ pub struct Places {
     pub projects: Vec<PathBuf>,
     /// The managed settings folder (`--managed-dir`); `None`: this OS's.
     pub managed_dir: Option<PathBuf>,
+    /// Every project the homes' `~/.claude.json` lists whose folder is there counts too
+    /// (after `projects`): a server of one project can echo another project's secret,
+    /// and every view hides it, whichever servers it shows.
+    pub listed: bool,
 }
 
 /// The `~/.claude.json` of each home (`homes` empty: this machine's).
@@ -45,22 +49,6 @@ fn globals(homes: &[PathBuf]) -> Vec<PathBuf> {
     } else {
         homes.iter().map(|h| paths::claude_json_in(h)).collect()
     }
-}
-
-/// `projects`, then every project the homes' `~/.claude.json` lists (`homes` empty:
-/// this machine's) whose folder is there, each once: the places whose `.mcp.json` and
-/// settings may name a secret any server's log echoes (a server of one project can print
-/// another project's token), so every view hides it, whichever servers it shows.
-pub fn with_listed_projects(homes: &[PathBuf], mut projects: Vec<PathBuf>) -> Vec<PathBuf> {
-    for g in globals(homes) {
-        let global = GlobalConfig::read(&g);
-        for (project, _) in config::listed_projects(Some(&global)) {
-            if !projects.contains(&project) && project.is_dir() {
-                projects.push(project);
-            }
-        }
-    }
-    projects
 }
 
 /// Reads every configuration file of `places` once and gathers what it marks as secret.
@@ -77,17 +65,28 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
         ConfiguredValue::Keyed(k, v) => out.add(&k, &v),
         ConfiguredValue::Url(u) => out.add_url(&u),
     };
+    let mut projects = places.projects.clone();
+    let mut seen: std::collections::HashSet<PathBuf> = projects.iter().cloned().collect();
     for g in &globals(&places.homes) {
-        if let Some(doc) = GlobalConfig::read(g).document() {
+        let global = GlobalConfig::read(g);
+        if let Some(doc) = global.document() {
             config::configured_values(&doc, &env, &mut add);
+        }
+        if places.listed {
+            for (p, _) in config::listed_projects(Some(&global)) {
+                if !seen.contains(&p) && p.is_dir() {
+                    seen.insert(p.clone());
+                    projects.push(p);
+                }
+            }
         }
     }
     let sources_for =
         |dir: &Path| Sources::for_scan_in(&places.homes, dir, places.managed_dir.as_deref());
-    let first = sources_for(places.projects.first().map_or(Path::new(""), |p| p));
+    let first = sources_for(projects.first().map_or(Path::new(""), |p| p));
     let managed = paths::managed_mcp_json(&first.managed_dir);
     let mut files: Vec<PathBuf> = vec![managed];
-    files.extend(places.projects.iter().map(|p| paths::project_mcp_json(p)));
+    files.extend(projects.iter().map(|p| paths::project_mcp_json(p)));
     for f in &files {
         if let Some(doc) = config::read_config_file(f) {
             config::configured_values(&doc, &env, &mut add);
@@ -96,7 +95,7 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
     // The header variables: every settings layer of the first project (managed, user,
     // its own), the project layers of the others, and the environment.
     let mut settings: Vec<PathBuf> = first.files().into_iter().map(|(_, p)| p).collect();
-    for p in places.projects.iter().skip(1) {
+    for p in projects.iter().skip(1) {
         settings.extend(
             sources_for(p)
                 .files()
@@ -160,6 +159,7 @@ mod tests {
             homes: vec![home.path().to_path_buf()],
             projects: vec![project.path().to_path_buf()],
             managed_dir: Some(managed.path().to_path_buf()),
+            listed: false,
         });
         let mut b = crate::redact::RedactorBuilder::new();
         b.learn_configured_secrets(&s);

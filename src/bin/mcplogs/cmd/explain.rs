@@ -50,6 +50,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
             homes: args.home.iter().cloned().collect(),
             projects: vec![project_dir(&args)],
             managed_dir: None,
+            listed: false,
         });
         mcplogs::explain::redact_report(&mut report, &text, &secrets);
     }
