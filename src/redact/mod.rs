@@ -551,6 +551,7 @@ impl Redactor {
         if spans.is_empty() {
             return None;
         }
+        whole_bearer_params(text, views, &mut spans);
         let chosen = choose(spans);
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
@@ -666,6 +667,49 @@ fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
         CLEAN.with(|c| c.borrow_mut().insert(text, ()));
     }
     (views, hits)
+}
+
+/// What follows `Bearer` goes whole or not at all: a `Bearer name=value` parameter the
+/// bearer rule left (an auth-param list, not a token) is taken whole, as a bearer token,
+/// when another range starts inside its name or at its `=` (a learned value that is the
+/// name's end, a token inside it). Else the name's first piece would be left beside a
+/// marker, which the next pass reads as a bearer token.
+fn whole_bearer_params(text: &str, views: &[views::View], spans: &mut Vec<Span>) {
+    let mut params: Vec<(usize, usize, usize)> = Vec::new();
+    for view in views {
+        for p in secrets::kept_bearer_params(&view.text) {
+            let (start, end) = view.to_original(p.start, p.end);
+            let (_, eq_end) = view.to_original(p.start, p.eq + 1);
+            if start < end && text.is_char_boundary(start) && text.is_char_boundary(end) {
+                params.push((start, eq_end, end));
+            }
+        }
+    }
+    let rank = secrets::bearer_rule();
+    // Taking one whole may cut into another (a parameter read in two views): again
+    // until nothing changes, each taken once.
+    let mut taken = vec![false; params.len()];
+    loop {
+        let mut changed = false;
+        for (i, &(start, eq_end, end)) in params.iter().enumerate() {
+            let cut = spans
+                .iter()
+                .any(|s| s.start < eq_end && s.end > start && !(s.start <= start && s.end >= end));
+            if !taken[i] && cut {
+                taken[i] = true;
+                changed = true;
+                spans.push(Span {
+                    start,
+                    end,
+                    class: Class::Secret("bearer-token"),
+                    rank,
+                });
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
 }
 
 /// The ranges to replace, sorted and disjoint: secrets merged where they overlap (the

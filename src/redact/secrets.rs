@@ -231,6 +231,56 @@ fn keep_auth_param(c: &Captures) -> bool {
         && (c.name("marker").is_some() || AUTH_PARAMS.contains(&name.to_ascii_lowercase().as_str()))
 }
 
+/// `Bearer name=value` left as an auth-param list (see [`keep_auth_param`]): where the
+/// parameter (`s`) starts, where its `=` is, and where it ends, in `text`'s offsets.
+/// Such a parameter goes whole when anything else is redacted inside its name or at its
+/// `=`: cut there, the name's first piece next to the marker is a bearer token to the
+/// next pass (`Bearer ghp_ghp_[REDACTED:secret]`), so redaction would not be
+/// idempotent, and a piece of what may be a token would be shown.
+pub fn kept_bearer_params(text: &str) -> Vec<KeptParam> {
+    static BEARER: LazyLock<&'static Rule> = LazyLock::new(|| {
+        RULES
+            .iter()
+            .find(|r| r.kind == "bearer-token")
+            .expect("a bearer-token rule")
+    });
+    let rule = *BEARER;
+    let mut v = Vec::new();
+    for c in rule.regex.captures_iter(text) {
+        if !keep_auth_param(&c) {
+            continue;
+        }
+        let s = c.name("s").expect("the bearer rule has an s group");
+        let eq = match s.as_str().find('=') {
+            Some(i) => s.start() + i,
+            None => c.name("eq").map_or(s.end(), |e| e.end() - 1),
+        };
+        v.push(KeptParam {
+            start: s.start(),
+            eq,
+            end: s.end(),
+        });
+    }
+    v
+}
+
+/// One of [`kept_bearer_params`].
+#[derive(Debug, Clone, Copy)]
+pub struct KeptParam {
+    pub start: usize,
+    /// The `=` after the parameter's name.
+    pub eq: usize,
+    pub end: usize,
+}
+
+/// The rank ([`Found::rule`]) of the bearer-token rule.
+pub fn bearer_rule() -> usize {
+    RULES
+        .iter()
+        .position(|r| r.kind == "bearer-token")
+        .expect("a bearer-token rule")
+}
+
 fn keep_harmless(c: &Captures) -> bool {
     value_is_harmless(&c["s"])
 }

@@ -1207,3 +1207,30 @@ fn a_folder_called_home_inside_a_path_is_no_users_home() {
     assert!(user_names_in(p).is_empty());
     assert!(user_names_in("/mnt/home/eve/x").is_empty());
 }
+
+#[test]
+fn what_follows_bearer_goes_whole_when_a_secret_cuts_into_a_kept_parameter_name() {
+    // Found by the idempotence property: the value learned from `PASSWORD=` (joined with
+    // the next line) was cut out of the parameter name `ghp_ghp_PASSWORD`, leaving
+    // `Bearer ghp_ghp_[REDACTED:secret]`, which the next pass read as a bearer token.
+    let s = "Bearer ghp_ghp_PASSWORD=00a0\nPASSWORD=";
+    let r = Redactor::secrets_only([s]);
+    let red = r.redact(s);
+    assert_eq!(
+        red,
+        "Bearer [REDACTED:bearer-token]\n[REDACTED:bearer-token]"
+    );
+    assert_eq!(r.redact(&red), red);
+    // A token inside the name: the same.
+    let s = "Bearer abcdefghghp_Z9y8X7w6V5Z9y8X7w6V5Z9y8=1";
+    let r = Redactor::secrets_only([s]);
+    let red = r.redact(s);
+    assert_eq!(red, "Bearer [REDACTED:bearer-token]");
+    assert_eq!(r.redact(&red), red);
+    // Only the value redacted: the parameter stays, and so on a second pass.
+    let s = "Bearer resource_metadata=x PASSWORD=hunter2hunter2";
+    let r = Redactor::secrets_only([s]);
+    let red = r.redact(s);
+    assert_eq!(red, "Bearer resource_metadata=x PASSWORD=[REDACTED:secret]");
+    assert_eq!(r.redact(&red), red);
+}
