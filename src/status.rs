@@ -43,7 +43,8 @@ pub const MEMO_HEAD: usize = 16;
 /// ...and the latest ones (the latest event decides).
 pub const MEMO_TAIL: usize = 48;
 /// A status-line run reads at most about this many bytes of log (whole lines, so a line
-/// more) from the newest files it has no memo of and from the gaps its memos keep: the
+/// more) from the files it has no memo of (the newest, or the session's older one) and
+/// from the gaps its memos keep: the
 /// start and the end of a file first, then its middle, a budget a run, until the verdict
 /// is the one a whole read gives ([`ServerState::Reading`] until then). What was appended
 /// since the last run is read whatever its size (it is counted against the budget). A
@@ -317,7 +318,8 @@ pub fn session_status(input: &SessionInput, cache_roots: &[PathBuf]) -> SessionS
     session_status_with(input, cache_roots, None)
 }
 
-/// What one run remembers of a server folder's newest file for the next run.
+/// What one run remembers of a server folder's newest file for the next run (or of the
+/// older file the session's records are in, when a second process wrote a newer one).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Memo {
     /// The file read.
@@ -366,6 +368,9 @@ pub struct Memo {
     /// The session of the last record read (not kept in the memo).
     #[serde(skip)]
     last_session: Option<String>,
+    /// Read by this run (a memo of an older file not read any more is dropped).
+    #[serde(skip)]
+    read_now: bool,
 }
 
 /// A message cut to [`MEMO_MESSAGE_CHARS`] on whole words.
@@ -638,11 +643,13 @@ fn load_memos(bytes: &[u8]) -> Option<HashMap<String, Memo>> {
     Some(
         stored
             .into_iter()
-            .map(|(name, mut m)| {
-                if !name.starts_with(SEALED) && !m.file.to_string_lossy().contains(SEALED) {
-                    return (name, m);
+            .map(|(key, mut m)| {
+                if !key.starts_with(SEALED) && !m.file.to_string_lossy().contains(SEALED) {
+                    return (key, m);
                 }
                 m.file = unseal(&m.file);
+                let (name, older) = split_older(&key);
+                let name = name.to_string();
                 // the server folder's name: the folder the file is in
                 let name = if name.starts_with(SEALED) {
                     m.file
@@ -654,7 +661,7 @@ fn load_memos(bytes: &[u8]) -> Option<HashMap<String, Memo>> {
                 } else {
                     name
                 };
-                (name, m)
+                (name + older, m)
             })
             .collect(),
     )
@@ -734,6 +741,8 @@ pub fn session_status_within(
             &mut left,
         );
     }
+    // a memo of an older file this run did not read: the session's file is another
+    memos.retain(|k, m| split_older(k).1.is_empty() || m.read_now);
     // the status line runs every few seconds: a memo that learned nothing is not
     // written again
     if let (Some(store), Some(folder)) = (store, &folder)
@@ -768,7 +777,8 @@ fn save_memos(
     // nothing a memo keeps holds a secret: a server folder named after a token is kept
     // sealed, in its name and its file's path
     let plain = memos.iter().all(|(name, m)| {
-        seal_part(name) == *name && m.file.to_str().is_some_and(|f| seal_part(f) == f)
+        let base = split_older(name).0;
+        seal_part(base) == base && m.file.to_str().is_some_and(|f| seal_part(f) == f)
     });
     if plain {
         return write_memos(store, folder, name, memos, had);
@@ -776,8 +786,9 @@ fn save_memos(
     let stored: HashMap<String, Memo> = memos
         .iter()
         .map(|(name, m)| {
+            let (base, older) = split_older(name);
             (
-                seal_part(name),
+                seal_part(base) + older,
                 Memo {
                     file: seal(&m.file),
                     ..m.clone()
@@ -1010,23 +1021,23 @@ fn status_in(
         newest.push((name, dir, files));
     }
     // A second process started later in the project: the session's file is an older one.
+    // Its memo is kept as the newest file's is (under the server's [`older_key`]), so
+    // it is read within the same budget, its gap read on by the next runs.
     let mut older: HashMap<String, Memo> = HashMap::new();
     if stamp.is_none() {
         for (name, _, files) in &newest {
-            let Some(f) = files.get(1) else { continue };
-            let mut m = Memo {
-                file: f.clone(),
-                ..Memo::default()
+            // the file before the newest, or the older one the session was found in
+            let key = older_key(name);
+            let f = match memos.get(&key) {
+                Some(m) if m.ours && files[1..].contains(&m.file) => m.file.clone(),
+                _ => match files.get(1) {
+                    Some(f) => f.clone(),
+                    None => continue,
+                },
             };
-            status.files_read += 1;
-            // (a second process in the project: read whole, as is rare)
-            let read = read_on(f, session, &mut m, redactor, &mut None);
-            status.bytes_read += read.as_ref().map_or(0, |n| *n);
-            if read.is_ok() && m.ours {
-                let n = file_name(f);
-                if stamp.as_ref().is_none_or(|s| n > *s) {
-                    stamp = Some(n);
-                }
+            let (n, m) = read_older(&f, &key, session, memos, redactor, left, &mut status);
+            if m.ours && stamp.as_ref().is_none_or(|s| n > *s) {
+                stamp = Some(n);
             }
             older.insert(name.clone(), m);
         }
@@ -1048,13 +1059,8 @@ fn status_in(
         } else {
             let f = dir.join(&stamp);
             f.is_file().then(|| {
-                let mut m = Memo {
-                    file: f.clone(),
-                    ..Memo::default()
-                };
-                status.files_read += 1;
-                status.bytes_read += read_on(&f, session, &mut m, redactor, left).unwrap_or(0);
-                m
+                let key = older_key(&name);
+                read_older(&f, &key, session, memos, redactor, left, &mut status).1
             })
         };
         let Some(m) = memo.filter(|m| !m.head.is_empty() || m.gap.is_some()) else {
@@ -1073,6 +1079,59 @@ fn status_in(
         });
     }
     status
+}
+
+/// The key of a server's memo of an older file than its newest (the session's, when a
+/// second process wrote a newer one): the server's own name then a NUL, which no
+/// folder name holds.
+fn older_key(name: &str) -> String {
+    format!("{name}{OLDER}")
+}
+
+const OLDER: &str = "\u{0}older";
+
+/// A memo's key: the server's name and [`OLDER`] (or nothing).
+fn split_older(key: &str) -> (&str, &str) {
+    match key.strip_suffix(OLDER) {
+        Some(name) => (name, OLDER),
+        None => (key, ""),
+    }
+}
+
+/// Reads on `f` (an older file of a server, see [`older_key`]) from its memo under `key`
+/// in `memos` (a new memo when that one is of another file), within the run's budget
+/// unless its memo is [`Memo::whole`]; the file's name and the memo.
+fn read_older(
+    f: &Path,
+    key: &str,
+    session: &str,
+    memos: &mut HashMap<String, Memo>,
+    redactor: &MemoRedactor,
+    left: &mut Option<u64>,
+    status: &mut SessionStatus,
+) -> (String, Memo) {
+    let m = memos.entry(key.to_string()).or_default();
+    if m.file != f {
+        *m = Memo {
+            file: f.to_path_buf(),
+            ..Memo::default()
+        };
+    }
+    m.read_now = true;
+    let mut unbounded = None;
+    let l = if m.whole { &mut unbounded } else { left };
+    status.files_read += 1;
+    match read_on(f, session, m, redactor, l) {
+        Ok(n) => status.bytes_read += n,
+        Err(_) => {
+            *m = Memo {
+                file: f.to_path_buf(),
+                read_now: true,
+                ..Memo::default()
+            }
+        }
+    }
+    (file_name(f), m.clone())
 }
 
 fn file_name(p: &Path) -> String {
@@ -2223,6 +2282,104 @@ mod tests {
         let steady = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
         assert_eq!(line(&steady, 200), exact);
         assert!(steady.bytes_read < 64 * 1024, "{}", steady.bytes_read);
+    }
+
+    /// A second Claude Code process started later in the project (another session):
+    /// each server's newest file is the other session's, and this session's records are
+    /// in the file before it. The budget holds for that file as for a newest one: the
+    /// first run reads about the budget, says not decided, and the next runs read on
+    /// from the gap its memo keeps until the line is what a whole read says.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn the_budget_holds_for_the_sessions_file_when_a_newer_process_wrote_one_after_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let project = root.join(encode_folder_name("/w"));
+        let rec = |m: &str, session: &str| {
+            format!(
+                "{{\"debug\":\"{m}\",\"timestamp\":\"2026-11-01T10:00:00.000Z\",\"sessionId\":\"{session}\",\"cwd\":\"/w\"}}\n"
+            )
+        };
+        let noise = format!(
+            "{{\"error\":\"Server stderr: {}\",\"sessionId\":\"11111111-aaaa\"}}\n",
+            "Q".repeat(4000)
+        );
+        for (server, middle) in [
+            ("db", "Calling MCP tool: q"),
+            ("web", "Connection failed: gone"),
+        ] {
+            let dir = project.join(format!("mcp-logs-{server}"));
+            fs::create_dir_all(&dir).unwrap();
+            let mut text = rec(
+                "Successfully connected (transport: stdio) in 5ms",
+                "11111111-aaaa",
+            );
+            text.push_str(&noise.repeat(300));
+            text.push_str(&rec(middle, "11111111-aaaa"));
+            text.push_str(&noise.repeat(300));
+            fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), text).unwrap();
+            // the second process, session b: connected, a small file
+            let newer = rec("Starting connection", "22222222-bbbb")
+                + &rec(
+                    "Successfully connected (transport: stdio) in 5ms",
+                    "22222222-bbbb",
+                );
+            fs::write(dir.join("2026-11-01T11-00-00-000Z.jsonl"), newer).unwrap();
+        }
+        let input = parse_input(br#"{"session_id":"11111111-aaaa","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let whole = session_status_with(&input, &roots, None);
+        assert!(matches!(whole.servers[1].state, ServerState::Failed(_)));
+        assert!(
+            whole.servers.iter().all(|s| s
+                .file
+                .as_ref()
+                .is_some_and(|f| f.ends_with("2026-11-01T10-00-00-000Z.jsonl"))),
+            "{:?}",
+            whole.servers
+        );
+        let exact = line(&whole, 200);
+        assert!(exact.contains("1✗ web"), "{exact}");
+        assert!(whole.bytes_read > 2 * 600 * 4000, "{}", whole.bytes_read);
+        let first = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        // the budget, the search for the session's id (a block of 1 MiB a file), the
+        // newer small files
+        assert!(
+            first.bytes_read < 2 * READ_BUDGET + 2 * (1 << 20) + 4 * 4096 + 64,
+            "{}",
+            first.bytes_read
+        );
+        assert!(
+            first
+                .servers
+                .iter()
+                .all(|s| s.state == ServerState::Reading),
+            "{:?}",
+            first.servers
+        );
+        assert_eq!(line(&first, 200), "MCP 2…");
+        let mut runs = 1;
+        let mut now = first;
+        while now.servers != whole.servers {
+            now = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+            assert!(now.bytes_read <= 3 * READ_BUDGET, "{}", now.bytes_read);
+            assert!(
+                !now.servers
+                    .iter()
+                    .any(|s| s.name == "web" && s.state == ServerState::Working),
+                "never a pass before the verdict"
+            );
+            runs += 1;
+            assert!(runs <= 2 * 2_450_000 / READ_BUDGET + 10, "{runs} runs");
+        }
+        assert_eq!(line(&now, 200), exact);
+        let steady = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        assert_eq!(line(&steady, 200), exact);
+        assert!(steady.bytes_read < 64 * 1024, "{}", steady.bytes_read);
+        // the hook (no budget) on the same memos: exact at once
+        let hook = session_status_with(&input, &roots, Some(&store));
+        assert_eq!(line(&hook, 200), exact);
     }
 
     /// A file whose records make a memo too large to keep: the gap cannot be carried to
