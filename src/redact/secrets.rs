@@ -246,9 +246,9 @@ pub fn kept_bearer_params(text: &str) -> Vec<KeptParam> {
     });
     let rule = *BEARER;
     let mut v = Vec::new();
-    for c in rule.regex.captures_iter(text) {
-        if !keep_auth_param(&c) {
-            continue;
+    each_match(rule, text, |c, kept| {
+        if !kept {
+            return;
         }
         let s = c.name("s").expect("the bearer rule has an s group");
         let eq = match s.as_str().find('=') {
@@ -260,8 +260,37 @@ pub fn kept_bearer_params(text: &str) -> Vec<KeptParam> {
             eq,
             end: s.end(),
         });
-    }
+    });
     v
+}
+
+/// Each match of `rule` in `hay`, in order, and whether the rule keeps it (`keep`).
+/// After a kept `Bearer` parameter list the search goes on from inside it: a
+/// parameter's value may hold another `Bearer` and its token
+/// (`Bearer a=Bearer sk-...`), which the next pass would find once the first is hidden.
+fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bool)) {
+    let mut at = 0;
+    while at <= hay.len() {
+        let Some(c) = rule.regex.captures_at(hay, at) else {
+            break;
+        };
+        let m = c.get(0).expect("a match");
+        let kept = (rule.keep)(&c);
+        f(&c, kept);
+        let next = match c.name("s") {
+            Some(s) if kept && rule.kind == "bearer-token" => s.start(),
+            _ => m.end(),
+        };
+        at = if next > m.start() {
+            next
+        } else {
+            // (an empty match: on by a character)
+            hay[m.start()..]
+                .chars()
+                .next()
+                .map_or(hay.len() + 1, |ch| m.start() + ch.len_utf8())
+        };
+    }
 }
 
 /// One of [`kept_bearer_params`].
@@ -667,13 +696,13 @@ impl Scanner {
         let rule = &self.rules[ri];
         for &(ws_start, ws_end) in ws {
             let hay = &text[ws_start..ws_end];
-            for c in rule.regex.captures_iter(hay) {
-                if (rule.keep)(&c) {
-                    continue;
+            each_match(rule, hay, |c, kept| {
+                if kept {
+                    return;
                 }
-                let Some(s) = c.name("s") else { continue };
+                let Some(s) = c.name("s") else { return };
                 if s.is_empty() {
-                    continue;
+                    return;
                 }
                 let start = ws_start + s.start();
                 let mut end = ws_start + s.end();
@@ -689,7 +718,7 @@ impl Scanner {
                     kind: rule.kind,
                     rule: ri,
                 });
-            }
+            });
         }
     }
 }

@@ -1234,3 +1234,21 @@ fn what_follows_bearer_goes_whole_when_a_secret_cuts_into_a_kept_parameter_name(
     assert_eq!(red, "Bearer resource_metadata=x PASSWORD=[REDACTED:secret]");
     assert_eq!(r.redact(&red), red);
 }
+
+#[test]
+fn a_bearer_token_inside_a_kept_parameter_value_is_found_in_the_first_pass() {
+    // Found by the idempotence property: the kept `Bearer 0a0aPASSWORD=Bearer` hid the
+    // second `Bearer` and its token from the first pass; the second pass, with the
+    // first `Bearer` redacted, found it.
+    let s = "PASSWORD=Bearer 0a0aPASSWORD=Bearer sk-ant-sk-ant-";
+    let r = Redactor::secrets_only([s]);
+    let red = r.redact(s);
+    assert_eq!(
+        red,
+        "PASSWORD=[REDACTED:secret] 0a0aPASSWORD=Bearer [REDACTED:bearer-token]"
+    );
+    assert_eq!(r.redact(&red), red);
+    let s = "x Bearer realm=Bearer abcdefgh12345678";
+    let red = Redactor::secrets_only([s]).redact(s);
+    assert_eq!(red, "x Bearer realm=Bearer [REDACTED:bearer-token]");
+}
