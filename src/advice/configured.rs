@@ -112,23 +112,57 @@ pub fn row_way_out(row: &ConfiguredRow, home: Option<&str>) -> String {
             at(last),
             crate::text::shell_word(&row.name)
         ),
-        None => way_out(&row.configured, home),
+        None => way_out_for(&row.configured, Some(&row.name), home),
     }
 }
 
 /// What `mcplogs settings` says under its table about one server: who approves a
 /// `.mcp.json` server that starts, and for every other state the file and key that
 /// decide it and the way out ([`way_out`]); nothing for a server that simply starts.
-pub fn settings_note(c: &Configured, home: Option<&str>) -> Option<String> {
+pub fn settings_note(c: &Configured, name: &str, home: Option<&str>) -> Option<String> {
     match c.state {
         ServerState::Starts if c.decided_by.is_empty() => None,
         ServerState::Starts => Some(format!("approved by {}.", deciders(c, home))),
-        _ => Some(way_out(c, home)),
+        _ => Some(way_out_for(c, Some(name), home)),
     }
 }
 
-/// What to do, in one paragraph: the file and key responsible and the way out.
+/// A file as the way out names it (`home` shown as `~`).
+fn file_text(file: &std::path::Path, home: Option<&str>) -> String {
+    let d = Decider {
+        file: file.to_path_buf(),
+        key: String::new(),
+        layer: "",
+    };
+    decider_text(&d, home).trim_end().to_string()
+}
+
+/// What to do, in one paragraph: the file and key responsible and the way out
+/// ([`way_out_for`] with the server's name unknown: `SERVER` in a command).
 pub fn way_out(c: &Configured, home: Option<&str>) -> String {
+    way_out_for(c, None, home)
+}
+
+/// The user or shared project settings files that disable `c` and that `mcplogs fix`
+/// will not edit, being hard-linked: `~/.claude/settings.json has 2 hard links`.
+fn hard_linked_lists(c: &Configured, home: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for d in c.decided_by.iter().filter(|d| {
+        d.key.ends_with("disabledMcpjsonServers") && matches!(d.layer, "project" | "user")
+    }) {
+        if let Some(n) = crate::settings::write::hard_links(&d.file) {
+            let said = format!("{} has {n} hard links", file_text(&d.file, home));
+            if !out.contains(&said) {
+                out.push(said);
+            }
+        }
+    }
+    out
+}
+
+/// [`way_out`] of the server `name` (as printed: a name holding a secret redacted), so
+/// a command names it.
+pub fn way_out_for(c: &Configured, name: Option<&str>, home: Option<&str>) -> String {
     let by = deciders(c, home);
     let first_key = c.decided_by.first().map(|d| d.key.as_str()).unwrap_or("");
     match &c.state {
@@ -136,6 +170,10 @@ pub fn way_out(c: &Configured, home: Option<&str>) -> String {
         ServerState::PendingApproval if let Some(local) = c.ignored.iter().find(|f| f.ends_with(".claude/settings.local.json")) => format!(
             "A project (.mcp.json) server nobody approved: interactive Claude Code asks before starting it (`claude -p` starts it unasked). {} is ignored entirely by Claude Code (not strict JSON), so no approval or disabled list in it is in effect: make it strict JSON first (`mcplogs settings` shows where it breaks), then start `claude` in the project and choose \"Use this MCP server\".",
             decider_text(&Decider { file: local.clone(), key: String::new(), layer: "" }, home).trim_end()
+        ),
+        ServerState::PendingApproval if let Some(local) = c.unread.iter().find(|f| f.ends_with(".claude/settings.local.json")) => format!(
+            "A project (.mcp.json) server nobody approved: interactive Claude Code asks before starting it (`claude -p` starts it unasked). {} cannot be read (not a regular file, or not readable), so whether it approves or disables the server is not known: replace it with a regular file first, then start `claude` in the project and choose \"Use this MCP server\", or add its name to enabledMcpjsonServers in that file.",
+            file_text(local, home)
         ),
         ServerState::PendingApproval => "A project (.mcp.json) server nobody approved: interactive Claude Code asks before starting it, and Esc or \"Continue without using this MCP server\" adds it to disabledMcpjsonServers in .claude/settings.local.json (`claude -p` starts it unasked). To approve it, start `claude` in the project and choose \"Use this MCP server\", or add its name to enabledMcpjsonServers in .claude/settings.local.json.".to_string(),
         ServerState::Disabled if first_key.ends_with("disabledMcpServers") => format!(
@@ -157,9 +195,24 @@ pub fn way_out(c: &Configured, home: Option<&str>) -> String {
                 d.key.ends_with("disabledMcpjsonServers") && matches!(d.layer, "project" | "user")
             }) =>
         {
-            format!(
-                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (and ~/.claude.json), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it and approve it in the project (`mcplogs fix SERVER` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."
-            )
+            let start = format!(
+                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (and ~/.claude.json), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it and approve it in the project"
+            );
+            let linked = hard_linked_lists(c, home);
+            if linked.is_empty() {
+                let fix = format!(
+                    "mcplogs fix {}",
+                    name.map_or_else(|| "SERVER".to_string(), super::name_word)
+                );
+                format!(
+                    "{start} (`{fix}` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."
+                )
+            } else {
+                format!(
+                    "{start}, then restart Claude Code. `mcplogs fix` cannot make this change: {}, and mcplogs does not edit hard-linked settings files (replacing one would leave the other names with the old content): take the name out by hand, or replace the extra links with symlinks.",
+                    linked.join(" and ")
+                )
+            }
         }
         ServerState::Disabled => format!(
             "Turned off by {by}: Claude Code neither starts nor lists it, and this list outranks enabledMcpjsonServers and enableAllProjectMcpServers in every file (Claude Code writes it there when someone answers the approval question with Esc or \"Continue without\"). To use it: remove its name from that list (or run `claude mcp reset-project-choices`), then restart Claude Code."
@@ -218,10 +271,10 @@ pub fn logged_way_out(s: &ServerReport, home: Option<&str>) -> Option<String> {
         Configuration::NotConfigured => Some("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. `mcplogs prune` can remove them.".to_string()),
         Configuration::Configured(c) if !s.counts_now() => Some(format!(
             "{} Its logs are from before and do not count as failing now.",
-            way_out(c, home)
+            way_out_for(c, Some(&s.name), home)
         )),
         Configuration::Configured(c) if c.state == ServerState::PendingApproval => {
-            Some(way_out(c, home))
+            Some(way_out_for(c, Some(&s.name), home))
         }
         Configuration::Configured(c) => entry_warning(s, c).map(|w| {
             if w.starts_with("\"disabled\"") {

@@ -821,7 +821,9 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
         for (i, a) in acts.iter().enumerate() {
             let first = format!("  {}. ", i + 1);
             let indent = cols(&first);
-            out.push_str(&wrap(&a.text, &first, indent, o.width));
+            // every path under the home as `~`, as the table and the rest say it
+            let text = tilde_within(&a.text, o.home.as_deref());
+            out.push_str(&wrap(&text, &first, indent, o.width));
             out.push_str(&wrap(
                 &a.servers.join(", "),
                 &format!("{}Servers: ", " ".repeat(indent)),

@@ -274,7 +274,7 @@ pub fn servers_text(
     let mut notes = String::new();
     for (name, c) in servers {
         let name = terminal_safe(name, false);
-        if let Some(note) = configured::settings_note(c, home) {
+        if let Some(note) = configured::settings_note(c, &name, home) {
             let note = terminal_safe(&note, false);
             notes.push_str(&layout::wrap_keeping(
                 &note,
@@ -303,7 +303,7 @@ pub fn servers_json(servers: &[(String, Configured)]) -> Vec<json_doc::SettingsS
         .map(|(name, c)| json_doc::SettingsServer {
             name: name.clone(),
             configuration: super::scan::server_configuration_json(c),
-            note: configured::settings_note(c, None),
+            note: configured::settings_note(c, name, None),
         })
         .collect()
 }

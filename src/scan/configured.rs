@@ -38,6 +38,9 @@ pub struct Configured {
     /// The settings files of its project Claude Code ignores as a whole (not strict
     /// JSON): what the way out must not ask to edit.
     pub ignored: Vec<PathBuf>,
+    /// The settings files of its project that cannot be read (a FIFO, a folder, no
+    /// permission): what the way out must not ask to edit either.
+    pub unread: Vec<PathBuf>,
 }
 
 /// A logged server's place in the configuration.
@@ -134,6 +137,7 @@ impl Configured {
             warnings: s.warnings.clone(),
             transport: Some(s.transport),
             ignored: Vec::new(),
+            unread: Vec::new(),
         }
     }
 
@@ -151,6 +155,7 @@ impl Configured {
             warnings: Vec::new(),
             transport: None,
             ignored: Vec::new(),
+            unread: Vec::new(),
         }
     }
 }
@@ -300,6 +305,12 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         let mut matched = vec![false; report.servers.len()];
         let of = |cfg: &crate::claude_code::config::ServerConfig| Configured {
             ignored: p.resolved.ignored.clone(),
+            unread: p
+                .resolved
+                .unread_settings
+                .iter()
+                .map(|u| u.path.clone())
+                .collect(),
             ..Configured::of(cfg)
         };
         for cfg in &p.resolved.servers {

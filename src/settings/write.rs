@@ -206,6 +206,15 @@ fn read_target(
     Ok(r)
 }
 
+/// How many hard links the settings file at `path` (or its symlink's target) has, when
+/// more than one: a file `mcplogs fix` refuses to edit ([`SettingsError::HardLinked`]).
+/// `None` for one name, no file, or where the count is not known (Windows).
+pub fn hard_links(path: &Path) -> Option<u64> {
+    let meta = std::fs::metadata(path).ok()?;
+    let links = link_count(&meta);
+    (meta.is_file() && links > 1).then_some(links)
+}
+
 fn link_count(meta: &Metadata) -> u64 {
     #[cfg(unix)]
     {

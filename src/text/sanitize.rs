@@ -8,8 +8,10 @@
 //!
 //! What counts as unsafe ([`is_unsafe`]): the C0 controls (U+0000–U+001F), DEL (U+007F),
 //! the C1 controls (U+0080–U+009F; U+009B is a one-character CSI on many terminals) and
-//! the bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the
-//! Unicode line and paragraph separators (U+2028, U+2029).
+//! the bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), the
+//! Unicode line and paragraph separators (U+2028, U+2029), and the invisible format
+//! characters that make a name look like another ([`is_invisible_format`]: a zero-width
+//! space in `zw\u{200b}j` shows as `zwj`).
 //!
 //! - [`text`] (one line) and [`multiline`] (keeps `\n` and `\t`) make them visible:
 //!   `\x1b`, `\r`, `<U+202E>`. For terminals and Markdown.
@@ -30,10 +32,28 @@ pub fn is_bidi_control(c: char) -> bool {
     )
 }
 
+/// An invisible format character (Unicode category Cf, shown as nothing): the soft
+/// hyphen U+00AD, U+180E, the zero-width space, non-joiner and joiner (U+200B–U+200D),
+/// the word joiner and invisible operators (U+2060–U+2064), the deprecated format
+/// controls (U+206A–U+206F), the zero-width no-break space (U+FEFF) and the interlinear
+/// annotation controls (U+FFF9–U+FFFB). (The bidi controls are [`is_bidi_control`].)
+pub fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+    )
+}
+
 /// For each byte, whether a text holding it may hold an unsafe character other than the
 /// ASCII controls in `keep`: a C0 control not kept, DEL, and the first bytes of the
-/// UTF-8 forms of the C1 controls (`C2`), U+061C (`D8`) and the other bidi controls
-/// (`E2`).
+/// UTF-8 forms of the C1 controls and U+00AD (`C2`), U+061C (`D8`), U+180E (`E1`), the
+/// other bidi and format controls (`E2`) and U+FEFF and U+FFF9–U+FFFB (`EF`).
 const fn flagged_bytes(keep: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
     let mut b = 0;
@@ -49,7 +69,9 @@ const fn flagged_bytes(keep: &[u8]) -> [bool; 256] {
     t[0x7f] = true;
     t[0xc2] = true;
     t[0xd8] = true;
+    t[0xe1] = true;
     t[0xe2] = true;
+    t[0xef] = true;
     t
 }
 
@@ -62,8 +84,9 @@ const UNSAFE_IN_LINES: [bool; 256] = flagged_bytes(b"\n\t");
 const UNSAFE_IN_JSON: [bool; 256] = flagged_bytes(b"\n\t\r");
 
 /// Whether `s` holds an unsafe character that `flagged` does not let through, told from
-/// its bytes: a flagged ASCII byte is one; a flagged lead byte (`C2`, `D8`, `E2`) is one
-/// only with the continuation bytes of a C1 or bidi control (in UTF-8 they never occur
+/// its bytes: a flagged ASCII byte is one; a flagged lead byte (`C2`, `D8`, `E1`, `E2`,
+/// `EF`) is one only with the continuation bytes of a C1, bidi or invisible format
+/// character (in UTF-8 they never occur
 /// as continuation bytes). One table look-up a byte, where decoding every character of
 /// a 250 MB `scan --json` document took a second on one core; the same answer as
 /// `is_unsafe` on every character (a test holds it so for every character).
@@ -76,11 +99,17 @@ fn holds_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
         flagged[c as usize] && {
             let at = |k: usize| b.get(i + k).copied().unwrap_or(0);
             match c {
-                0xc2 => (0x80..=0x9f).contains(&at(1)),
+                0xc2 => matches!(at(1), 0x80..=0x9f | 0xad),
                 0xd8 => at(1) == 0x9c,
+                0xe1 => at(1) == 0xa0 && at(2) == 0x8e,
                 0xe2 => match at(1) {
-                    0x80 => matches!(at(2), 0x8e | 0x8f | 0xa8..=0xae),
-                    0x81 => (0xa6..=0xa9).contains(&at(2)),
+                    0x80 => matches!(at(2), 0x8b..=0x8f | 0xa8..=0xae),
+                    0x81 => matches!(at(2), 0xa0..=0xa4 | 0xa6..=0xaf),
+                    _ => false,
+                },
+                0xef => match at(1) {
+                    0xbb => at(2) == 0xbf,
+                    0xbf => (0xb9..=0xbb).contains(&at(2)),
                     _ => false,
                 },
                 _ => true,
@@ -108,9 +137,9 @@ fn rewritten(c: char, flagged: &[bool; 256]) -> bool {
     is_unsafe(c) && (c as u32 >= 0x20 || flagged[c as usize])
 }
 
-/// C0, DEL, C1 or a bidi control.
+/// C0, DEL, C1, a bidi control, a line separator or an invisible format character.
 pub fn is_unsafe(c: char) -> bool {
-    c.is_control() || is_bidi_control(c) || is_line_separator(c)
+    c.is_control() || is_bidi_control(c) || is_line_separator(c) || is_invisible_format(c)
 }
 
 /// U+2028 and U+2029: a line break to every reader that splits on Unicode line ends
@@ -327,6 +356,22 @@ mod tests {
     }
 
     #[test]
+    fn invisible_format_characters_are_shown_as_code_points() {
+        // a zero-width space made `zw\u{200b}j` read as `zwj`
+        assert_eq!(text("zw\u{200b}j"), "zw<U+200B>j");
+        assert_eq!(
+            output("a\u{200d}b\u{2060}c\u{feff}d\u{ad}e\u{180e}f", false),
+            "a<U+200D>b<U+2060>c<U+FEFF>d\\xade<U+180E>f"
+        );
+        assert_eq!(json("\"k\u{200b}\""), "\"k\\u200b\"");
+        // the characters around them stay: an emoji, a CJK text, a variation selector
+        assert_eq!(
+            text("\u{1f600}\u{4e2d}\u{fe0f}\u{ff01}"),
+            "\u{1f600}\u{4e2d}\u{fe0f}\u{ff01}"
+        );
+    }
+
+    #[test]
     fn terminal_text_shows_every_control() {
         assert_eq!(
             text("a\u{1b}]52;c;ZXZpbA==\u{7}b\rc\u{202e}d\u{9b}e\u{7f}\nf\tg"),
@@ -405,7 +450,7 @@ mod properties {
                 any::<char>(),
                 prop::sample::select(vec![
                     '\u{1b}', '\r', '\n', '\t', '\u{7}', '\u{7f}', '\u{9b}', '\u{85}', '\u{202e}',
-                    '\u{2066}', '\u{200f}', '[', 'm', ';', '2',
+                    '\u{200b}', '\u{feff}', '\u{2066}', '\u{200f}', '[', 'm', ';', '2',
                 ]),
             ],
             0..64,

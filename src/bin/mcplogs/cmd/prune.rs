@@ -26,7 +26,11 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
     // would otherwise shift the columns once masked); deleting uses `plan` itself.
     let mut shown = plan.clone();
     for g in &mut shown.groups {
-        g.project = mcplogs::redact::output::text(&g.project);
+        // the home as `~`, as scan and du show a project
+        g.project = mcplogs::redact::output::text(&mcplogs::text::layout::tilde(
+            &g.project,
+            output::home(),
+        ));
         g.server = mcplogs::redact::output::text(&g.server);
     }
     let json = args.output.json;
