@@ -231,7 +231,7 @@ fn keep_auth_param(c: &Captures) -> bool {
         && (c.name("marker").is_some() || AUTH_PARAMS.contains(&name.to_ascii_lowercase().as_str()))
 }
 
-/// `Bearer name=value` left as an auth-param list (see [`keep_auth_param`]): where the
+/// `Bearer name=value` left as an auth-param list (not a token; see the bearer-token rule): where the
 /// parameter (`s`) starts, where its `=` is, and where it ends, in `text`'s offsets.
 /// Such a parameter goes whole when anything else is redacted inside its name or at its
 /// `=`: cut there, the name's first piece next to the marker is a bearer token to the

@@ -1,6 +1,7 @@
 //! The advice's wording where a file stands in the way (a settings file that cannot be
 //! read, a hard-linked one `mcplogs fix` will not edit), the home shown as `~` in every
-//! sentence, and invisible characters in a name shown, on a throwaway home.
+//! sentence, and invisible characters in a name shown, on a throwaway home (Unix: the
+//! paths are written `~/...`, the FIFO and the hard link are made the Unix way).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -133,7 +134,6 @@ fn what_to_do(text: &str) -> &str {
 /// G10: a `.claude/settings.local.json` that cannot be read (a FIFO): the advice for a
 /// server nobody approved says to replace it with a regular file first, never to add
 /// the name to it as it is.
-#[cfg(unix)]
 #[test]
 fn a_settings_local_json_that_cannot_be_read_is_to_be_replaced_first() {
     let h = Home::new(&["p-one"]);
@@ -155,7 +155,6 @@ fn a_settings_local_json_that_cannot_be_read_is_to_be_replaced_first() {
 /// G15: a `.mcp.json` server disabled in `~/.claude/settings.json`: the way out names it
 /// (`mcplogs fix p-off`, not a placeholder); with that file hard-linked, it says that
 /// `mcplogs fix` cannot edit it (fix refuses a hard-linked file) instead.
-#[cfg(unix)]
 #[test]
 fn a_server_disabled_in_a_hard_linked_user_file_is_named_and_fix_is_not_offered() {
     let h = Home::new(&["p-off"]);

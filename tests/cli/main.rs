@@ -16,6 +16,7 @@ mod cache_trust;
 #[cfg(unix)]
 mod confinement;
 
+#[cfg(unix)]
 mod advice_wording;
 mod bad_input;
 mod basics;
