@@ -650,13 +650,19 @@ fn load_memos(bytes: &[u8]) -> Option<HashMap<String, Memo>> {
                 m.file = unseal(&m.file);
                 let (name, older) = split_older(&key);
                 let name = name.to_string();
-                // the server folder's name: the folder the file is in
+                // the server's name: the folder the file is in, less `mcp-logs-` (the
+                // memo's key)
                 let name = if name.starts_with(SEALED) {
                     m.file
                         .parent()
                         .and_then(Path::file_name)
                         .and_then(|n| n.to_str())
-                        .filter(|n| sealed_part(n) == name)
+                        .and_then(|n| {
+                            [n.strip_prefix("mcp-logs-"), Some(n)]
+                                .into_iter()
+                                .flatten()
+                                .find(|n| sealed_part(n) == name)
+                        })
                         .map_or(name, str::to_string)
                 } else {
                     name
@@ -2380,6 +2386,35 @@ mod tests {
         // the hook (no budget) on the same memos: exact at once
         let hook = session_status_with(&input, &roots, Some(&store));
         assert_eq!(line(&hook, 200), exact);
+    }
+
+    /// A server folder named after a token (`mcp-logs-ghp_...`): its memo is kept
+    /// sealed and found again by the next run, which reads only what was appended (it
+    /// was looked for under the folder's whole name, never found, and every run read the
+    /// file again from the start).
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own log files
+    fn a_token_named_servers_memo_is_found_again_by_the_next_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("projects");
+        let dir = root
+            .join(encode_folder_name("/w"))
+            .join("mcp-logs-ghp_Z9y8X7w6V5Z9y8X7w6V5Z9y8X7w6V5abcdef");
+        fs::create_dir_all(&dir).unwrap();
+        let rec = "{\"debug\":\"Successfully connected (transport: stdio) in 5ms\",\"sessionId\":\"11111111-aaaa\"}\n";
+        fs::write(dir.join("2026-11-01T10-00-00-000Z.jsonl"), rec.repeat(200)).unwrap();
+        let input = parse_input(br#"{"session_id":"11111111-aaaa","cwd":"/w"}"#).unwrap();
+        let roots = [root.clone()];
+        let store = Store::open(&tmp.path().join("cache")).unwrap();
+        let first = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        assert!(
+            first.bytes_read >= 200 * rec.len() as u64,
+            "{}",
+            first.bytes_read
+        );
+        let next = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        assert_eq!(next.bytes_read, 0, "the memo was not found again");
+        assert_eq!(line(&next, 200), line(&first, 200));
     }
 
     /// A file whose records make a memo too large to keep: the gap cannot be carried to
