@@ -1,8 +1,9 @@
 //! `mcplogs report`: a Markdown report to paste into a bug issue (Claude Code's or an MCP
 //! server's), and the same content as JSON.
 //!
-//! [`stderr::gather`] reads the problem servers' stderr records again (the one step
-//! here that reads files; the command runs it and shows its warnings);
+//! [`stderr::gather`] gives the problem servers' stderr records (taken in the scan's
+//! read; the few it could not take are read again: the one step here that reads files;
+//! the command runs it and shows its warnings);
 //! [`build`] turns a scan, those records, the negotiation settings and the versions into a [`Report`]
 //! (plain data, every free text a `String`); [`build_taking`] makes the same from the
 //! scan's servers as it frees them, learning the redaction from each section as it is
@@ -750,7 +751,7 @@ fn evidence_item(e: &Evidence) -> EvidenceItem {
 /// report on the 2 GiB benchmark tree took 117 s with whole lines, 17 s clipped).
 pub const MAX_MESSAGE_CHARS: usize = 4096;
 
-/// Cuts an over-long message (already redacted: [`stderr::redacted_whole`]) to whole
+/// Cuts an over-long message (already redacted: [`stderr::redacted`]) to whole
 /// words ([`crate::text::whole_words`]), saying how many characters are not shown:
 /// those cut here and `dropped`, cut before redaction.
 fn clip_message(m: &str, dropped: usize) -> String {
