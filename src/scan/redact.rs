@@ -106,6 +106,9 @@ pub fn redact_report(report: &mut ScanReport) {
         .zip(hits)
         .filter(|(_, hit)| *hit || !rules_only)
         .for_each(|(s, _)| {
+            // a name holding a secret gets its tag, which tells it from the others that
+            // print alike ([`super::select::tag`])
+            let name = s.name.clone();
             // Records sharing a path share its redaction too.
             let mut last: Option<(Arc<PathBuf>, Arc<PathBuf>)> = None;
             for_each_text(s, &mut |t| match t {
@@ -127,6 +130,9 @@ pub fn redact_report(report: &mut ScanReport) {
                     }
                 },
             });
+            if s.name != name {
+                s.name.push_str(&super::select::tag(&name));
+            }
         });
     for w in &mut report.warnings {
         warning(&r, w);
