@@ -180,10 +180,41 @@ mod tests {
         let plain = NameWant::new("p-ok");
         assert!(plain.selects("P-OK", None) && plain.is("p-ok") && !plain.is("P-OK"));
         assert!(!plain.selects(&shown, None));
-        assert_eq!(echo(TOKEN), shown);
+        assert_eq!(echo(TOKEN), printed(TOKEN));
+        assert!(printed(TOKEN).starts_with(&shown));
         // another token printing the same is not the server asked for by its real name
         let other = TOKEN.replace('A', "Z");
         assert!(!NameWant::new(&other).selects(TOKEN, None));
         assert!(NameWant::new(&other).selects(&shown, None));
+    }
+
+    /// Two tokens print alike; their tags tell them apart: the printed form with its tag
+    /// selects one, without it both, and only the untagged form is ambiguous.
+    #[test]
+    fn the_tag_tells_apart_names_printing_alike() {
+        let other = TOKEN.replace('A', "Z");
+        let (a, b) = (printed(TOKEN), printed(&other));
+        assert_ne!(a, b);
+        assert!(!a.contains(TOKEN) && a.len() == "[REDACTED:github-token]#0000".len());
+        assert_eq!(printed("p-ok"), "p-ok");
+        assert_eq!(tagged("p-ok"), "p-ok");
+        assert_eq!(crate::redact::output::text(&tagged(TOKEN)), a);
+        let wa = NameWant::new(&a);
+        assert!(wa.selects(TOKEN, None) && wa.is(TOKEN) && wa.is(&a));
+        assert!(wa.selects(&a.to_uppercase(), None));
+        assert!(!wa.selects(&other, None) && !wa.is(&other) && !wa.is(&b));
+        assert!(!wa.is_untagged_printed_form());
+        // the real name: its own tagged row, not the other's
+        let real = NameWant::new(TOKEN);
+        assert!(real.is(&a) && !real.is(&b));
+        let plain = NameWant::new("[REDACTED:github-token]");
+        assert!(plain.is(TOKEN) && plain.is(&other) && plain.is(&a) && plain.is(&b));
+        assert!(plain.is_untagged_printed_form());
+        assert!(plain.ambiguous(1, &[a.clone()]).is_none());
+        let err = plain.ambiguous(2, &[b.clone(), a.clone()]).unwrap();
+        assert!(err.contains("names 2 servers") && err.contains(&a) && err.contains(&b));
+        assert!(wa.ambiguous(2, &[]).is_none() && real.ambiguous(2, &[]).is_none());
+        // a `#` not followed by four hex digits is part of the name
+        assert!(!NameWant::new("[REDACTED:github-token]#xyz").is(TOKEN));
     }
 }
