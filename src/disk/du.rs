@@ -103,6 +103,8 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         .server
         .as_deref()
         .map(crate::scan::select::NameWant::new);
+    // `--server` as printed: the projects' `.mcp.json` names, each file read once
+    let mut mcp_json = (NameMap::default(), std::collections::HashSet::new());
     for dir in &found.server_dirs {
         let server = server_use(dir, &names, opts, &mut warnings);
         if server.files == 0 {
@@ -110,6 +112,8 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         }
         if let Some(want) = &want
             && !want.selects(&server.name, Some(&server.folder))
+            && !(want.is_printed_form()
+                && selected_as_configured(want, dir, &server, &names, &mut mcp_json))
         {
             continue;
         }
@@ -195,6 +199,33 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         projects,
         warnings: crate::warning::collapse(warnings),
     })
+}
+
+/// `--server` given as printed (a name holding a token, redacted): whether a configured
+/// name that encodes to `dir`'s folder in its project (`~/.claude.json`'s, or the
+/// project's `.mcp.json`'s, read once a project into `mcp_json`) prints so. The form
+/// `scan` prints (`my.[REDACTED:github-token]#tag`) then selects the folder Claude Code
+/// named `my-ghp-…`, as the real name does.
+fn selected_as_configured(
+    want: &crate::scan::select::NameWant,
+    dir: &ServerDir,
+    server: &ServerUse,
+    names: &NameMap,
+    mcp_json: &mut (NameMap, std::collections::HashSet<String>),
+) -> bool {
+    let project_folder = dir.project_folder.as_deref();
+    if let Some(project) = project_folder
+        .and_then(|f| names.project(f).map(str::to_string))
+        .or_else(|| first_cwd(server))
+        && mcp_json.1.insert(project.clone())
+    {
+        mcp_json.0.add_mcp_json(&Path::new(&project).join(".mcp.json"));
+    }
+    names
+        .sharing(&dir.folder, project_folder)
+        .into_iter()
+        .chain(mcp_json.0.sharing(&dir.folder, project_folder))
+        .any(|n| want.is(&n))
 }
 
 fn server_use(
@@ -301,7 +332,12 @@ pub fn redact(du: &mut DiskUse) {
             path(&r, x);
         }
         for s in &mut p.servers {
+            // with its tag, as `scan` prints it ([`crate::scan::select::tag`])
+            let name = s.name.clone();
             r.apply(&mut s.name);
+            if s.name != name {
+                s.name.push_str(&crate::scan::select::tag(&name));
+            }
             r.apply(&mut s.folder);
             path(&r, &mut s.path);
         }

@@ -85,24 +85,31 @@ impl NameWant {
         self.shown.as_deref().unwrap_or(&self.given)
     }
 
+    /// A printed form (`[REDACTED:kind]`, with or without its tag), not a real name.
+    pub fn is_printed_form(&self) -> bool {
+        self.shown.as_deref() == Some(self.given.as_str())
+    }
+
     /// A printed form without its tag: it selects every server printing so, and names
     /// one server only when one prints so ([`NameWant::ambiguous`]).
     pub fn is_untagged_printed_form(&self) -> bool {
-        self.shown.as_deref() == Some(self.given.as_str()) && split_tag(&self.given).1.is_none()
+        self.is_printed_form() && split_tag(&self.given).1.is_none()
     }
 
-    /// For a command acting on one server: the usage error's words when this name
-    /// selects `count` (more than one) servers printing alike, `None` otherwise (a real
-    /// name that selects several is left to the command's own rule).
-    pub fn ambiguous(&self, count: usize, tagged: &[String]) -> Option<String> {
+    /// For a command acting on one server: the usage error's words when this name is a
+    /// printed form without its tag and the servers it selects have more than one name
+    /// (`selected`: each one's [`printed`] form), `None` otherwise (a real name selecting
+    /// a server in several projects is left to the command's own rule).
+    pub fn ambiguous(&self, selected: &[String]) -> Option<String> {
+        let mut forms: Vec<&str> = selected.iter().map(String::as_str).collect();
+        forms.sort_unstable();
+        forms.dedup();
+        let count = forms.len();
         if count < 2 || !self.is_untagged_printed_form() {
             return None;
         }
-        let mut forms: Vec<&str> = tagged.iter().map(String::as_str).collect();
-        forms.sort_unstable();
-        forms.dedup();
         Some(format!(
-            "{:?} names {count} servers (every server whose name holding a secret prints so): give the real name, or the printed form with its tag ({})",
+            "{:?} names {count} servers whose names hold a secret and print alike: give the real name, or the printed form with its tag: {}",
             self.given,
             forms
                 .iter()
@@ -210,10 +217,11 @@ mod tests {
         let plain = NameWant::new("[REDACTED:github-token]");
         assert!(plain.is(TOKEN) && plain.is(&other) && plain.is(&a) && plain.is(&b));
         assert!(plain.is_untagged_printed_form());
-        assert!(plain.ambiguous(1, &[a.clone()]).is_none());
-        let err = plain.ambiguous(2, &[b.clone(), a.clone()]).unwrap();
+        assert!(plain.ambiguous(&[a.clone(), a.clone()]).is_none());
+        let err = plain.ambiguous(&[b.clone(), a.clone(), a.clone()]).unwrap();
         assert!(err.contains("names 2 servers") && err.contains(&a) && err.contains(&b));
-        assert!(wa.ambiguous(2, &[]).is_none() && real.ambiguous(2, &[]).is_none());
+        let both = [a.clone(), b.clone()];
+        assert!(wa.ambiguous(&both).is_none() && real.ambiguous(&both).is_none());
         // a `#` not followed by four hex digits is part of the name
         assert!(!NameWant::new("[REDACTED:github-token]#xyz").is(TOKEN));
     }

@@ -138,6 +138,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 });
             }
         }
+        if let Some(name) = args.server.as_deref() {
+            server_unique(r, name)?;
+        }
     }
     let failing = match &report {
         Some(r) => servers_needing_fix(&args, r),
@@ -447,6 +450,33 @@ fn server_known(report: &ScanReport, name: &str) -> bool {
             .iter()
             .any(|s| want.is(&s.name))
     })
+}
+
+/// `fix NAME` with a printed form (a name holding a token, redacted, without its tag)
+/// that servers of more than one name print as: a usage error, never a guess.
+fn server_unique(report: &ScanReport, name: &str) -> Result<(), Error> {
+    let want = NameWant::new(name);
+    if !want.is_untagged_printed_form() {
+        return Ok(());
+    }
+    let printed = mcplogs::scan::select::printed;
+    let selected: Vec<String> = report
+        .servers
+        .iter()
+        .filter(|s| want.is(&s.name))
+        .map(|s| printed(&s.name))
+        .chain(
+            report
+                .configured
+                .iter()
+                .filter(|r| want.is(&r.configured_name))
+                .map(|r| printed(&r.configured_name)),
+        )
+        .collect();
+    match want.ambiguous(&selected) {
+        Some(e) => Err(Error::AmbiguousName(e)),
+        None => Ok(()),
+    }
 }
 
 /// `fix NAME` where no file mcplogs writes would change anything for NAME: said, with

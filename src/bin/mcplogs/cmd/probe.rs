@@ -373,6 +373,16 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             for n in &args.names {
                 // as written or as printed (a name holding a token is printed redacted)
                 let want = mcplogs::scan::select::NameWant::new(n);
+                // a printed form naming several servers printing alike: which one?
+                let alike: Vec<String> = resolved
+                    .servers
+                    .iter()
+                    .filter(|s| want.is(&s.name))
+                    .map(|s| mcplogs::scan::select::printed(&s.name))
+                    .collect();
+                if let Some(e) = want.ambiguous(&alike) {
+                    return Err(Error::AmbiguousName(e));
+                }
                 match resolved.servers.iter().find(|s| want.is(&s.name)) {
                     Some(s) => {
                         if let Some(line) = mcplogs::advice::configured::probe_named_note(s, None) {
