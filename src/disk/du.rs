@@ -103,9 +103,19 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         .server
         .as_deref()
         .map(crate::scan::select::NameWant::new);
-    // `--server` as printed: the projects' `.mcp.json` names, each file read once
-    let mut mcp_json = (NameMap::default(), std::collections::HashSet::new());
+    // Each project's `.mcp.json` names its servers, as in `scan` (`my.ghp_…` for the
+    // folder `my-ghp-…`): read once a project, before its first server is named.
+    let mut read_mcp_json: std::collections::HashSet<Option<String>> = Default::default();
     for dir in &found.server_dirs {
+        if read_mcp_json.insert(dir.project_folder.clone())
+            && let Some(project) = dir
+                .project_folder
+                .as_deref()
+                .and_then(|f| names.project(f).map(str::to_string))
+                .or_else(|| first_cwd(&dir.path))
+        {
+            names.add_mcp_json(&Path::new(&project).join(".mcp.json"));
+        }
         let server = server_use(dir, &names, opts, &mut warnings);
         if server.files == 0 {
             continue;
@@ -113,7 +123,10 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         if let Some(want) = &want
             && !want.selects(&server.name, Some(&server.folder))
             && !(want.is_printed_form()
-                && selected_as_configured(want, dir, &server, &names, &mut mcp_json))
+                && names
+                    .sharing(&dir.folder, dir.project_folder.as_deref())
+                    .iter()
+                    .any(|n| want.is(n)))
         {
             continue;
         }
@@ -126,7 +139,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
                 let project = key
                     .as_deref()
                     .and_then(|f| names.project(f).map(str::to_string))
-                    .or_else(|| first_cwd(&server))
+                    .or_else(|| first_cwd(&server.path))
                     .or_else(|| key.clone())
                     .unwrap_or_else(|| dir.path.display().to_string());
                 projects.push(ProjectUse {
@@ -201,33 +214,6 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
     })
 }
 
-/// `--server` given as printed (a name holding a token, redacted): whether a configured
-/// name that encodes to `dir`'s folder in its project (`~/.claude.json`'s, or the
-/// project's `.mcp.json`'s, read once a project into `mcp_json`) prints so. The form
-/// `scan` prints (`my.[REDACTED:github-token]#tag`) then selects the folder Claude Code
-/// named `my-ghp-…`, as the real name does.
-fn selected_as_configured(
-    want: &crate::scan::select::NameWant,
-    dir: &ServerDir,
-    server: &ServerUse,
-    names: &NameMap,
-    mcp_json: &mut (NameMap, std::collections::HashSet<String>),
-) -> bool {
-    let project_folder = dir.project_folder.as_deref();
-    if let Some(project) = project_folder
-        .and_then(|f| names.project(f).map(str::to_string))
-        .or_else(|| first_cwd(server))
-        && mcp_json.1.insert(project.clone())
-    {
-        mcp_json.0.add_mcp_json(&Path::new(&project).join(".mcp.json"));
-    }
-    names
-        .sharing(&dir.folder, project_folder)
-        .into_iter()
-        .chain(mcp_json.0.sharing(&dir.folder, project_folder))
-        .any(|n| want.is(&n))
-}
-
 fn server_use(
     dir: &ServerDir,
     names: &NameMap,
@@ -277,9 +263,10 @@ fn server_use(
     s
 }
 
-/// The `cwd` of the first record of the server's newest file (one line, bounded).
-fn first_cwd(s: &ServerUse) -> Option<String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&s.path)
+/// The `cwd` of the first record of the newest file in a server's folder `dir` (one
+/// line, bounded).
+fn first_cwd(dir: &Path) -> Option<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .flatten()
         .map(|e| e.path())

@@ -592,9 +592,7 @@ fn note(line: impl std::fmt::Display) {
 
 /// [`note`] for a warning.
 fn warning(line: impl std::fmt::Display) {
-    output::warning(mcplogs::redact::output::text(&tagged(
-        line.to_string(),
-    )));
+    output::warning(mcplogs::redact::output::text(&tagged(line.to_string())));
 }
 
 /// The scanned servers' names that hold a secret, longest first, each with its tag
