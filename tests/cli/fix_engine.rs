@@ -553,7 +553,11 @@ fn a_disabled_server_whose_name_holds_a_secret_gets_no_placeholder_written() {
     let after = fs::read_to_string(&local).unwrap();
     assert!(!after.contains("REDACTED"), "{after}");
     let v: serde_json::Value = serde_json::from_str(&after).unwrap();
-    assert_eq!(v["enabledMcpjsonServers"], serde_json::json!([name]), "{err}");
+    assert_eq!(
+        v["enabledMcpjsonServers"],
+        serde_json::json!([name]),
+        "{err}"
+    );
     assert_eq!(v["disabledMcpjsonServers"], serde_json::json!([]), "{err}");
 }
 
