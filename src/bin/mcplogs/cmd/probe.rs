@@ -486,8 +486,15 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             mcplogs::settings::target::SettingsAdvice::for_project(&negotiation),
         )),
     };
-    let probes = probe_all(&servers, &opts);
+    let mut probes = probe_all(&servers, &opts);
     progress.finish();
+    if !args.no_redact {
+        // a name holding a secret printed with its tag, as `scan` prints it (names
+        // printing alike told apart): the redaction below hides the name, not the tag
+        for p in &mut probes {
+            p.config.name = mcplogs::scan::select::tagged(&p.config.name);
+        }
+    }
     // Every value the configuration marks as secret, not only the probed servers'.
     let secrets = if args.no_redact {
         mcplogs::redact::configured::ConfiguredSecrets::new()
