@@ -140,7 +140,11 @@ pub fn redact_report(report: &mut ScanReport) {
     // The names `--server` missed, listed on stderr as "Known servers" (a folder can be
     // named after a token, and a server filtered out was not learned from).
     for n in &mut report.unfiltered_names {
+        let was = n.clone();
         r.apply(n);
+        if *n != was {
+            n.push_str(&super::select::tag(&was));
+        }
     }
     for p in &mut report.searched {
         path(&r, p);
