@@ -104,10 +104,13 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         .as_deref()
         .map(crate::scan::select::NameWant::new);
     // Each project's `.mcp.json` names its servers, as in `scan` (`my.ghp_…` for the
-    // folder `my-ghp-…`): read once a project, before its first server is named.
-    let mut read_mcp_json: std::collections::HashSet<Option<String>> = Default::default();
+    // folder `my-ghp-…`): read once a project, before its first server is named (the
+    // project's path kept for its row).
+    let mut project_of: std::collections::HashMap<Option<String>, String> =
+        std::collections::HashMap::new();
     for dir in &found.server_dirs {
-        if read_mcp_json.insert(dir.project_folder.clone())
+        if dir.project_folder.is_some()
+            && !project_of.contains_key(&dir.project_folder)
             && let Some(project) = dir
                 .project_folder
                 .as_deref()
@@ -115,6 +118,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
                 .or_else(|| first_cwd(&dir.path))
         {
             names.add_mcp_json(&Path::new(&project).join(".mcp.json"));
+            project_of.insert(dir.project_folder.clone(), project);
         }
         let server = server_use(dir, &names, opts, &mut warnings);
         if server.files == 0 {
@@ -137,8 +141,9 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
             None => {
                 index.insert(path.clone(), projects.len());
                 let project = key
-                    .as_deref()
-                    .and_then(|f| names.project(f).map(str::to_string))
+                    .is_some()
+                    .then(|| project_of.get(&key).cloned())
+                    .flatten()
                     .or_else(|| first_cwd(&server.path))
                     .or_else(|| key.clone())
                     .unwrap_or_else(|| dir.path.display().to_string());
