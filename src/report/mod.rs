@@ -293,7 +293,29 @@ impl Report {
     /// Redacts every text of the report in place. `builder` holds what is known about
     /// the machine (homes, user names); it first learns from every text here, so a user
     /// name or secret seen in one place is redacted in all its spellings everywhere.
-    pub fn redact(&mut self, mut builder: RedactorBuilder) {
+    pub fn redact(&mut self, builder: RedactorBuilder) {
+        // a name holding a secret gets its tag, as in `scan` (two names printing alike
+        // told apart: [`crate::scan::select::tag`])
+        let names: Vec<String> = self
+            .servers
+            .iter()
+            .map(|s| s.name.clone())
+            .chain(self.configured.iter().map(|c| c.name.clone()))
+            .collect();
+        self.redact_all(builder);
+        let now = self
+            .servers
+            .iter_mut()
+            .map(|s| &mut s.name)
+            .chain(self.configured.iter_mut().map(|c| &mut c.name));
+        for (name, was) in now.zip(&names) {
+            if name != was {
+                name.push_str(&crate::scan::select::tag(was));
+            }
+        }
+    }
+
+    fn redact_all(&mut self, mut builder: RedactorBuilder) {
         use rayon::prelude::*;
         // Every value the configuration marks as secret, wherever it reappears.
         builder.learn_configured_secrets(&self.secrets);

@@ -27,7 +27,8 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
     let mut shown = plan.clone();
     for g in &mut shown.groups {
         g.project = mcplogs::redact::output::text(&g.project);
-        g.server = mcplogs::redact::output::text(&g.server);
+        // with its tag, as `scan` prints it
+        g.server = mcplogs::scan::select::printed(&g.server);
     }
     let json = args.output.json;
     let show = |outcome: Option<&Outcome>| -> Result<(), Error> {
