@@ -783,11 +783,18 @@ pub fn redact_report(
             .detail
             .as_deref()
             .is_some_and(|d| crate::text::one_line(d, STATUS_CHARS) == e.status);
+        let name = e.name.clone();
         for field in [&mut e.name, &mut e.target, &mut e.detail, &mut e.note]
             .into_iter()
             .flatten()
         {
             r.apply(field);
+        }
+        // a name holding a secret with its tag, as `scan` prints it
+        if let (Some(now), Some(was)) = (e.name.as_mut(), name)
+            && *now != was
+        {
+            now.push_str(&crate::scan::select::tag(&was));
         }
         match (&e.detail, cut_from_detail) {
             (Some(d), true) => e.status = crate::text::one_line(d, STATUS_CHARS),

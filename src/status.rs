@@ -1922,9 +1922,10 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
 
 /// A server's name as the hook says it: at most [`HOOK_NAME_MAX_CHARS`] characters.
 /// A server's name as the status line and the hook show it: through the secret rules
-/// (a log folder can be named after a token), before anything cuts it.
+/// (a log folder can be named after a token), with its tag as `scan` prints it
+/// ([`crate::scan::select::printed`]), before anything cuts it.
 fn shown_name(n: &str) -> String {
-    crate::redact::output::text(n)
+    crate::scan::select::printed(n)
 }
 
 fn hook_name(n: &str) -> String {

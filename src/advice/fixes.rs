@@ -145,10 +145,12 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         .filter(|r| named(&r.configured_name))
     {
         let who = label(&row.name, Some(&row.project));
+        // the name as configured (the lists hold it so; a name holding a token is shown
+        // redacted, and every message is redacted whole as it is printed)
         enable(
             &mut found,
             &row.configured,
-            &row.name,
+            &row.configured_name,
             Some(&row.project),
             &who,
             cx,
@@ -405,7 +407,8 @@ fn fix_command(cx: &Context, args: &[String]) -> String {
 /// A server name as `mcplogs fix`'s argument, quoted: after `--` when it starts with
 /// `-` (else the name would be read as an option).
 fn positional(name: &str) -> String {
-    let word = crate::text::shell_word_typed(name);
+    // quoted when it holds a token: printed redacted, `[REDACTED:…]` is a glob
+    let word = super::name_word(name);
     if name.starts_with('-') {
         format!("-- {word}")
     } else {

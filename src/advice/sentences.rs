@@ -739,11 +739,18 @@ fn name_or_placeholder(name: Option<&str>) -> String {
 /// secret, since the redaction every output passes through then makes it
 /// `[REDACTED:...]`, a glob pattern to the shell when bare.
 pub fn name_word(name: &str) -> String {
-    let typed = crate::text::shell_word_typed(name);
-    if typed == name && crate::redact::Redactor::redact_own_secrets(name) != name {
-        return crate::text::shell_word_quoted(name);
+    if crate::redact::Redactor::redact_own_secrets(name) != name {
+        // with its tag, which the redaction leaves after `[REDACTED:...]` and which
+        // selects this one server among the names printing alike
+        let tagged = crate::scan::select::tagged(name);
+        let typed = crate::text::shell_word_typed(&tagged);
+        return if typed == tagged {
+            crate::text::shell_word_quoted(&tagged)
+        } else {
+            typed
+        };
     }
-    typed
+    crate::text::shell_word_typed(name)
 }
 
 /// `` `mcplogs scan --server NAME` `` for a pasted server.
@@ -786,5 +793,8 @@ mod name_word_tests {
         assert_eq!(name_word("plain-name"), "plain-name");
         let redacted = crate::redact::Redactor::redact_own_secrets(&word);
         assert!(redacted.starts_with("'[REDACTED:"), "{redacted}");
+        // with the tag that selects this one server
+        let tagged = crate::scan::select::printed(&token);
+        assert_eq!(redacted, format!("'{tagged}'"));
     }
 }

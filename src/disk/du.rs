@@ -103,13 +103,34 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         .server
         .as_deref()
         .map(crate::scan::select::NameWant::new);
+    // Each project's `.mcp.json` names its servers, as in `scan` (`my.ghp_…` for the
+    // folder `my-ghp-…`): read once a project, before its first server is named (the
+    // project's path kept for its row).
+    let mut project_of: std::collections::HashMap<Option<String>, String> =
+        std::collections::HashMap::new();
     for dir in &found.server_dirs {
+        if dir.project_folder.is_some()
+            && !project_of.contains_key(&dir.project_folder)
+            && let Some(project) = dir
+                .project_folder
+                .as_deref()
+                .and_then(|f| names.project(f).map(str::to_string))
+                .or_else(|| first_cwd(&dir.path))
+        {
+            names.add_mcp_json(&Path::new(&project).join(".mcp.json"));
+            project_of.insert(dir.project_folder.clone(), project);
+        }
         let server = server_use(dir, &names, opts, &mut warnings);
         if server.files == 0 {
             continue;
         }
         if let Some(want) = &want
             && !want.selects(&server.name, Some(&server.folder))
+            && !(want.is_printed_form()
+                && names
+                    .sharing(&dir.folder, dir.project_folder.as_deref())
+                    .iter()
+                    .any(|n| want.is(n)))
         {
             continue;
         }
@@ -120,9 +141,10 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
             None => {
                 index.insert(path.clone(), projects.len());
                 let project = key
-                    .as_deref()
-                    .and_then(|f| names.project(f).map(str::to_string))
-                    .or_else(|| first_cwd(&server))
+                    .is_some()
+                    .then(|| project_of.get(&key).cloned())
+                    .flatten()
+                    .or_else(|| first_cwd(&server.path))
                     .or_else(|| key.clone())
                     .unwrap_or_else(|| dir.path.display().to_string());
                 projects.push(ProjectUse {
@@ -246,9 +268,10 @@ fn server_use(
     s
 }
 
-/// The `cwd` of the first record of the server's newest file (one line, bounded).
-fn first_cwd(s: &ServerUse) -> Option<String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&s.path)
+/// The `cwd` of the first record of the newest file in a server's folder `dir` (one
+/// line, bounded).
+fn first_cwd(dir: &Path) -> Option<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .flatten()
         .map(|e| e.path())
@@ -301,7 +324,12 @@ pub fn redact(du: &mut DiskUse) {
             path(&r, x);
         }
         for s in &mut p.servers {
+            // with its tag, as `scan` prints it ([`crate::scan::select::tag`])
+            let name = s.name.clone();
             r.apply(&mut s.name);
+            if s.name != name {
+                s.name.push_str(&crate::scan::select::tag(&name));
+            }
             r.apply(&mut s.folder);
             path(&r, &mut s.path);
         }

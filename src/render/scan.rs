@@ -710,19 +710,27 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
     let sources = row_sources(report);
     let home = o.home.as_deref();
     let mut times: Vec<String> = sources.par_iter().map(|&src| row_time(src)).collect();
-    let (name_w, verdict_w, time_w) = sources
+    let (name_w, marked_w, verdict_w, time_w) = sources
         .par_iter()
         .zip(&times)
         .map(|(&src, time)| {
             let r = row_view(src, home, false, String::new());
-            (cols(&r.name), cols(&r.label), cols(time))
+            let w = cols(&r.name);
+            let marked = if r.name.contains("[REDACTED:") { w } else { 0 };
+            (w, marked, cols(&r.label), cols(time))
         })
         .reduce(
-            || (cols("SERVER"), cols("VERDICT"), 9),
-            |a, b| (a.0.max(b.0), a.1.max(b.1), a.2.max(b.2)),
+            || (cols("SERVER"), 0, cols("VERDICT"), 9),
+            |a, b| (a.0.max(b.0), a.1.max(b.1), a.2.max(b.2), a.3.max(b.3)),
         );
+    // A name holding a redacted secret is never cut (a cut would leave `…` of it, and
+    // its tag is what tells it from the others printing alike): its column widens to it
+    // as far as the three columns fit.
     let name_w = match o.width {
-        Some(w) => name_w.min((w / 4).max(12)),
+        Some(w) => {
+            let room = w.saturating_sub(2 + 2 + verdict_w + 2 + time_w);
+            name_w.min((w / 4).max(12).max(marked_w.min(room)))
+        }
         None => name_w,
     };
     let fixed = 2 + name_w + 2 + verdict_w + 2 + time_w + 2;

@@ -1,8 +1,9 @@
 //! `mcplogs report`: a Markdown report to paste into a bug issue (Claude Code's or an MCP
 //! server's), and the same content as JSON.
 //!
-//! [`stderr::gather`] reads the problem servers' stderr records again (the one step
-//! here that reads files; the command runs it and shows its warnings);
+//! [`stderr::gather`] gives the problem servers' stderr records (taken in the scan's
+//! read; the few it could not take are read again: the one step here that reads files;
+//! the command runs it and shows its warnings);
 //! [`build`] turns a scan, those records, the negotiation settings and the versions into a [`Report`]
 //! (plain data, every free text a `String`); [`build_taking`] makes the same from the
 //! scan's servers as it frees them, learning the redaction from each section as it is
@@ -292,7 +293,29 @@ impl Report {
     /// Redacts every text of the report in place. `builder` holds what is known about
     /// the machine (homes, user names); it first learns from every text here, so a user
     /// name or secret seen in one place is redacted in all its spellings everywhere.
-    pub fn redact(&mut self, mut builder: RedactorBuilder) {
+    pub fn redact(&mut self, builder: RedactorBuilder) {
+        // a name holding a secret gets its tag, as in `scan` (two names printing alike
+        // told apart: [`crate::scan::select::tag`])
+        let names: Vec<String> = self
+            .servers
+            .iter()
+            .map(|s| s.name.clone())
+            .chain(self.configured.iter().map(|c| c.name.clone()))
+            .collect();
+        self.redact_all(builder);
+        let now = self
+            .servers
+            .iter_mut()
+            .map(|s| &mut s.name)
+            .chain(self.configured.iter_mut().map(|c| &mut c.name));
+        for (name, was) in now.zip(&names) {
+            if name != was {
+                name.push_str(&crate::scan::select::tag(was));
+            }
+        }
+    }
+
+    fn redact_all(&mut self, mut builder: RedactorBuilder) {
         use rayon::prelude::*;
         // Every value the configuration marks as secret, wherever it reappears.
         builder.learn_configured_secrets(&self.secrets);
@@ -750,7 +773,7 @@ fn evidence_item(e: &Evidence) -> EvidenceItem {
 /// report on the 2 GiB benchmark tree took 117 s with whole lines, 17 s clipped).
 pub const MAX_MESSAGE_CHARS: usize = 4096;
 
-/// Cuts an over-long message (already redacted: [`stderr::redacted_whole`]) to whole
+/// Cuts an over-long message (already redacted: [`stderr::redacted`]) to whole
 /// words ([`crate::text::whole_words`]), saying how many characters are not shown:
 /// those cut here and `dropped`, cut before redaction.
 fn clip_message(m: &str, dropped: usize) -> String {

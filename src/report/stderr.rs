@@ -1,21 +1,28 @@
 //! What a failing server wrote on stderr in the deciding session. Claude Code logs those
-//! lines as `Server stderr: ...` records; they never decide a verdict, so the scan does
-//! not keep them, but a server's authors want them (a crash message, a missing setting).
-//! They are found again from the evidence: the session of the last evidence record, in
-//! the same file, reading only the lines that hold `Server stderr`.
+//! lines as `Server stderr: ...` records; they never decide a verdict, but a server's
+//! authors want them (a crash message, a missing setting). The scan takes them in its
+//! read of the deciding file when `report` asks ([`crate::scan::StderrTails::Report`]);
+//! a server whose records it could not take there (a debug log, a file larger than the
+//! read takes them from, a session the summary index served) has its deciding file read
+//! again here, only the lines that hold `Server stderr`.
 //!
-//! This reads files, so it is its own step of `mcplogs report` ([`gather`], between the
-//! scan and [`super::build`], which does no I/O); a file that cannot be read again
+//! So this can read files: it is its own step of `mcplogs report` ([`gather`], between
+//! the scan and [`super::build`], which does no I/O); a file that cannot be read again
 //! becomes a warning, never a silently empty section.
 
-use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::redact::Redactor;
-use crate::scan::{Evidence, ScanReport, ServerReport};
+use crate::scan::stderr::ReportStderr;
+use crate::scan::{Evidence, ScanReport};
 use crate::warning::Warning;
 
 /// At most this many stderr records per server (the newest).
-pub const MAX_STDERR_RECORDS: usize = 20;
+pub const MAX_STDERR_RECORDS: usize = crate::scan::stderr::REPORT_RECORDS;
+
+// What the scan bounds a record to before redaction is twice what the report shows.
+const _: () = assert!(crate::scan::stderr::REPORT_RECORD_CHARS == 2 * super::MAX_MESSAGE_CHARS);
 
 /// The `Server stderr` records of a scan's problem servers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,14 +41,16 @@ impl ServerStderr {
     }
 }
 
-/// Reads the `Server stderr` records of every problem server of `scan`: the servers'
-/// files are read in parallel (a file each; on 100,000 servers, one after the other,
-/// this was a second of `report`), the lists and warnings kept in the scan's order.
+/// The `Server stderr` records of every problem server of `scan`: those the scan took
+/// in its read (each taken out of the server, so it is held once), the others read
+/// again, the servers' files in parallel (a file each; on 100,000 servers, one after
+/// the other, this was a second of `report`), the lists and warnings kept in the
+/// scan's order.
 ///
 /// With `redact`, each server's records are redacted as one text, with the records
-/// before them (the secret rules and the scan's configured secrets, see
-/// [`redacted_whole`]), before the report cuts any of them.
-pub fn gather(scan: &ScanReport, redact: bool) -> ServerStderr {
+/// before them (the secret rules and the scan's configured secrets, see [`redacted`]),
+/// before the report cuts any of them.
+pub fn gather(scan: &mut ScanReport, redact: bool) -> ServerStderr {
     use rayon::prelude::*;
     let redactor = redact.then(|| {
         let mut b = crate::redact::RedactorBuilder::new();
@@ -50,19 +59,26 @@ pub fn gather(scan: &ScanReport, redact: bool) -> ServerStderr {
     });
     let read: Vec<Result<Vec<Evidence>, Warning>> = scan
         .servers
-        .par_iter()
+        .par_iter_mut()
         .map(|s| {
+            let taken = s.stderr_context.take().and_then(|mut c| c.take_report());
             if !s.diagnosis.verdict.is_problem() {
                 return Ok(Vec::new());
             }
-            server_stderr(s, redactor.as_ref()).map_err(|e| {
-                let file = s
-                    .evidence
-                    .last()
-                    .map(|l| l.file.as_ref().clone())
-                    .unwrap_or_default();
-                Warning::new(file, format!("cannot read its Server stderr records: {e}"))
-            })
+            let Some(last) = s.evidence.last() else {
+                return Ok(Vec::new());
+            };
+            let (file, session) = (Arc::clone(&last.file), last.session_id.clone());
+            let records = match taken {
+                Some(r) => r,
+                None => crate::scan::stderr::report_records(s).map_err(|e| {
+                    Warning::new(
+                        file.as_ref().clone(),
+                        format!("cannot read its Server stderr records: {e}"),
+                    )
+                })?,
+            };
+            Ok(redacted(records, &file, session, redactor.as_ref()))
         })
         .collect();
     let mut out = ServerStderr::default();
@@ -78,76 +94,47 @@ pub fn gather(scan: &ScanReport, redact: bool) -> ServerStderr {
     out
 }
 
-/// The `Server stderr` records of `s`'s deciding session, the newest
-/// [`MAX_STDERR_RECORDS`], oldest first, redacted whole by `redactor` ([`redacted_whole`]).
-pub fn server_stderr(s: &ServerReport, redactor: Option<&Redactor>) -> io::Result<Vec<Evidence>> {
-    let records = crate::scan::stderr::server_stderr(s, crate::scan::stderr::CONTEXT_RECORDS)?;
-    Ok(redacted_whole(records, redactor))
-}
-
-/// The newest [`MAX_STDERR_RECORDS`] of `records`, each cut to what the report shows
-/// of it ([`super::MAX_MESSAGE_CHARS`], at a word, with how much more there was), and
-/// with `redactor` redacted first: as one text together with the last
-/// [`crate::scan::stderr::CONTEXT_BYTES`] of the records before them
-/// ([`Redactor::apply_joined`]), so a PEM key whose BEGIN line is in an earlier record,
-/// or a token broken over two records, is found whole; only then cut. (Before
-/// redaction, a record is bounded at a word to twice what is shown, for speed.)
-pub fn redacted_whole(mut records: Vec<Evidence>, redactor: Option<&Redactor>) -> Vec<Evidence> {
-    let shown_from = records.len().saturating_sub(MAX_STDERR_RECORDS);
-    let mut shown = records.split_off(shown_from);
-    let mut parts: Vec<String> = Vec::new();
-    if redactor.is_some() {
-        let mut budget = crate::scan::stderr::CONTEXT_BYTES;
-        for e in records.iter().rev() {
-            if budget == 0 {
-                break;
-            }
-            parts.push(crate::scan::stderr::last_lines(
-                text_of(&e.message),
-                &mut budget,
-            ));
-        }
-        parts.reverse();
-    }
+/// The records of `records` as the report shows them, each cut to what the report
+/// shows of it ([`super::MAX_MESSAGE_CHARS`], at a word, with how much more there was),
+/// and with `redactor` redacted first: as one text together with the redaction context
+/// of the records before them ([`ReportStderr::before`], up to
+/// [`crate::scan::stderr::CONTEXT_BYTES`], [`Redactor::apply_joined`]), so a PEM key
+/// whose BEGIN line is in an earlier record, or a token broken over two records, is
+/// found whole; only then cut. (Before redaction, a record is bounded at a word to
+/// twice what is shown, for speed: [`crate::scan::stderr::REPORT_RECORD_CHARS`].)
+pub fn redacted(
+    records: ReportStderr,
+    file: &Arc<PathBuf>,
+    session_id: Option<Arc<str>>,
+    redactor: Option<&Redactor>,
+) -> Vec<Evidence> {
+    let ReportStderr { before, shown } = records;
+    let mut parts: Vec<String> = if redactor.is_some() {
+        before
+    } else {
+        Vec::new()
+    };
     let context = parts.len();
     // The stream is the records' texts, without the prefix Claude Code gives each (a
     // token broken over two records continues in the next one's text).
-    let mut dropped = Vec::with_capacity(shown.len());
-    let mut prefixes = Vec::with_capacity(shown.len());
-    for e in &shown {
-        let text = text_of(&e.message);
-        let prefix = &e.message[..e.message.len() - text.len()];
-        let bounded = crate::text::whole_words(
-            text,
-            (2 * super::MAX_MESSAGE_CHARS).saturating_sub(prefix.chars().count()),
-        );
-        dropped.push(text[bounded.len()..].chars().count());
-        prefixes.push(prefix.to_string());
-        parts.push(bounded.to_string());
+    let mut rest = Vec::with_capacity(shown.len());
+    for r in shown {
+        parts.push(r.text);
+        rest.push((r.prefix, r.dropped, r.line, r.timestamp, r.level));
     }
     if let Some(r) = redactor {
         r.apply_joined(&mut parts);
     }
-    for (((e, p), dropped), prefix) in shown
-        .iter_mut()
-        .zip(parts.drain(context..))
-        .zip(dropped)
-        .zip(prefixes)
-    {
-        e.message = super::clip_message(&format!("{prefix}{p}"), dropped).into();
-    }
-    shown
-}
-
-/// A record's text after Claude Code's `Server stderr: ` prefix (the whole message
-/// when it has none).
-fn text_of(message: &str) -> &str {
-    let prefix = crate::scan::stderr::PREFIX;
-    match message.strip_prefix(prefix) {
-        Some(t) => {
-            let t = t.strip_prefix(':').unwrap_or(t);
-            t.strip_prefix(' ').unwrap_or(t)
-        }
-        None => message,
-    }
+    parts
+        .drain(context..)
+        .zip(rest)
+        .map(|(p, (prefix, dropped, line, timestamp, level))| Evidence {
+            file: Arc::clone(file),
+            line,
+            timestamp,
+            level,
+            message: super::clip_message(&format!("{prefix}{p}"), dropped).into(),
+            session_id: session_id.clone(),
+        })
+        .collect()
 }

@@ -380,8 +380,8 @@ fn a_report_of_thousands_of_failing_servers_keeps_its_sections_when_cut() {
 #[test]
 fn unreadable_stderr_is_a_warning_in_the_report_not_an_empty_section() {
     // The failing server's log file does not exist on this machine.
-    let scan = sample();
-    let stderr = super::stderr::gather(&scan, true);
+    let mut scan = sample();
+    let stderr = super::stderr::gather(&mut scan, true);
     assert_eq!(stderr.records, vec![Vec::new(), Vec::new()]);
     assert_eq!(stderr.warnings.len(), 1, "{:?}", stderr.warnings);
     let w = stderr.warnings[0].to_string();
@@ -402,7 +402,7 @@ fn stderr_records_are_read_from_the_deciding_session() {
     e.file = file.into();
     e.session_id = Some("5a717dc3-4645-4eef-b132-4989b265ef18".into());
     scan.servers[0].evidence = vec![e];
-    let stderr = super::stderr::gather(&scan, true);
+    let stderr = super::stderr::gather(&mut scan, true);
     assert!(stderr.warnings.is_empty(), "{:?}", stderr.warnings);
     assert!(!stderr.of(0).is_empty());
     for r in stderr.of(0) {
@@ -657,4 +657,164 @@ fn a_report_sure_to_be_too_long_for_any_record_is_cut_the_same_without_them() {
 fn a_section_keeps_inline_only_what_every_server_has() {
     let size = std::mem::size_of::<ServerSection>();
     assert!(size <= 496, "ServerSection is {size} bytes");
+}
+
+/// The report's stderr records as they were made before the scan took them in its read
+/// (the newest [`crate::scan::stderr::CONTEXT_RECORDS`] read again, the last
+/// [`stderr::MAX_STDERR_RECORDS`] shown, the ones before them the redaction's context):
+/// the reference the records taken in the read must equal.
+fn stderr_read_again(s: &ServerReport, redactor: Option<&Redactor>) -> Vec<Evidence> {
+    use crate::scan::stderr::{CONTEXT_BYTES, CONTEXT_RECORDS, PREFIX, last_lines};
+    let text_of = |m: &str| -> String {
+        match m.strip_prefix(PREFIX) {
+            Some(t) => {
+                let t = t.strip_prefix(':').unwrap_or(t);
+                t.strip_prefix(' ').unwrap_or(t).to_string()
+            }
+            None => m.to_string(),
+        }
+    };
+    let mut records = crate::scan::stderr::server_stderr(s, CONTEXT_RECORDS).unwrap();
+    let shown_from = records.len().saturating_sub(stderr::MAX_STDERR_RECORDS);
+    let mut shown = records.split_off(shown_from);
+    let mut parts: Vec<String> = Vec::new();
+    if redactor.is_some() {
+        let mut budget = CONTEXT_BYTES;
+        for e in records.iter().rev() {
+            if budget == 0 {
+                break;
+            }
+            parts.push(last_lines(&text_of(&e.message), &mut budget));
+        }
+        parts.reverse();
+    }
+    let context = parts.len();
+    let mut dropped = Vec::new();
+    let mut prefixes = Vec::new();
+    for e in &shown {
+        let text = text_of(&e.message);
+        let prefix = e.message[..e.message.len() - text.len()].to_string();
+        let bounded = crate::text::whole_words(
+            &text,
+            (2 * MAX_MESSAGE_CHARS).saturating_sub(prefix.chars().count()),
+        );
+        dropped.push(text[bounded.len()..].chars().count());
+        prefixes.push(prefix);
+        parts.push(bounded.to_string());
+    }
+    if let Some(r) = redactor {
+        r.apply_joined(&mut parts);
+    }
+    for (((e, p), dropped), prefix) in shown
+        .iter_mut()
+        .zip(parts.drain(context..))
+        .zip(dropped)
+        .zip(prefixes)
+    {
+        e.message = clip_message(&format!("{prefix}{p}"), dropped).into();
+    }
+    shown
+}
+
+/// A failing server's log whose deciding session wrote `count` stderr records of every
+/// shape (short, multi-line, long lines with and without spaces, larger than the
+/// redaction's context, a PEM key a line a record, tokens broken over two records),
+/// with another session's records between them.
+fn stderr_log(seed: u64, count: usize) -> String {
+    let mut seed = seed;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let line = |sid: &str, key: &str, text: &str| {
+        format!(
+            "{{\"{key}\":{},\"timestamp\":\"2026-12-01T10:00:00.000Z\",\"sessionId\":\"{sid}\"}}\n",
+            serde_json::to_string(text).unwrap()
+        )
+    };
+    let mine = "11111111-2222-4333-8444-555555555555";
+    let mut f = line(mine, "debug", "Starting connection with timeout of 30000ms");
+    for i in 0..count {
+        let text = match next(8) {
+            0 => "-----BEGIN PRIVATE KEY-----".to_string(),
+            1 => format!("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{i:04}BKcwggSjAgEAAoIBAQC7VJTUt9Us8"),
+            2 => format!("using ghp_0123456789abcdef{i:04}"),
+            3 => "KLMNOPQRSTUVWXYZ0123 continues".to_string(),
+            4 => "word ".repeat(next(4000) as usize),
+            5 => "x".repeat(next(20_000) as usize),
+            6 => (0..next(40))
+                .map(|l| format!("line {l} of {i}\n"))
+                .collect(),
+            _ => format!("record {i}"),
+        };
+        f.push_str(&line(mine, "error", &format!("Server stderr: {text}")));
+        if next(5) == 0 {
+            f.push_str(&line(
+                "99999999-2222-4333-8444-555555555555",
+                "error",
+                &format!("Server stderr: another session's {i}"),
+            ));
+        }
+    }
+    f.push_str(&line(
+        mine,
+        "error",
+        "Connection failed (CONNECTION_CLOSED): Connection closed",
+    ));
+    f
+}
+
+/// `report`'s stderr records taken in the scan's read of the deciding file are those
+/// the file read again gives (and gave before: [`stderr_read_again`]), redacted or not,
+/// whatever the records' number and shapes; and once taken, the file is not read again
+/// (its removal after the scan changes nothing and warns of nothing).
+#[test]
+fn stderr_records_taken_in_the_read_are_those_read_again() {
+    use crate::scan::{ScanOptions, StderrTails, scan};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("claude-cli-nodejs");
+    let folder = root.join("-tmp-proj/mcp-logs-crash");
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("2026-12-01T10-00-00-000Z.jsonl");
+    let options = |tails| ScanOptions {
+        request: crate::logs::discovery::Request {
+            homes: Vec::new(),
+            paths: vec![root.clone()],
+        },
+        stderr_tails: tails,
+        ..ScanOptions::default()
+    };
+    let redactor = crate::redact::Redactor::secrets_only(std::iter::empty());
+    for (seed, count) in [
+        (1, 0),
+        (2, 1),
+        (3, 19),
+        (4, 20),
+        (5, 21),
+        (6, 300),
+        (7, 600),
+    ] {
+        std::fs::write(&file, stderr_log(seed, count)).unwrap();
+        for redact in [true, false] {
+            let mut taken = scan(&options(StderrTails::Report)).unwrap();
+            assert_eq!(taken.servers.len(), 1);
+            assert!(taken.servers[0].diagnosis.verdict.is_problem());
+            let reference = stderr_read_again(&taken.servers[0], redact.then_some(&redactor));
+            let mut again = scan(&options(StderrTails::Skip)).unwrap();
+            let read_again = stderr::gather(&mut again, redact);
+            std::fs::rename(&file, file.with_extension("gone")).unwrap();
+            let from_read = stderr::gather(&mut taken, redact);
+            std::fs::rename(file.with_extension("gone"), &file).unwrap();
+            assert!(from_read.warnings.is_empty(), "{:?}", from_read.warnings);
+            assert_eq!(from_read.of(0), reference, "seed {seed}, redact {redact}");
+            assert_eq!(read_again.of(0), reference, "seed {seed}, redact {redact}");
+            assert_eq!(
+                reference.len(),
+                count.min(stderr::MAX_STDERR_RECORDS),
+                "seed {seed}"
+            );
+        }
+    }
 }

@@ -87,6 +87,7 @@ impl ServerInProgress {
                 StderrTails::ConnectionFailures => {
                     session.diagnosis.verdict == Verdict::ConnectionFailed
                 }
+                StderrTails::Report => session.diagnosis.verdict.is_problem(),
                 StderrTails::Skip => false,
             };
             let files = self.stderr.as_mut().filter(|_| wanted)?;
@@ -94,7 +95,12 @@ impl ServerInProgress {
                 return Some(super::stderr::Context::default());
             };
             let (_, captured) = files.iter_mut().find(|(f, _)| *f == *last.file)?;
-            Some(captured.take(last.session_id.as_deref()))
+            let context = captured.take(last.session_id.as_deref());
+            // `report` shows no tail: only its own records are kept.
+            Some(match tails {
+                StderrTails::Report => context.only_report(),
+                _ => context,
+            })
         });
         drop(self.stderr.take());
         let decided = chosen.map(|i| {

@@ -272,13 +272,14 @@ pub fn projects_to_check(
 /// Joins every project's configuration into the report.
 pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super::ScanOptions) {
     // A configured name as the report shows names: through the secret rules (a name can
-    // hold a token), before anything cuts it to a column; a logged name was redacted so
-    // already, and is matched in that form too.
+    // hold a token, printed with its tag: [`super::select::printed`]), before anything
+    // cuts it to a column; a logged name was redacted so already, and is matched in that
+    // form too (the tag tells apart two names printing alike).
     let shown = |n: &str| {
         if opts.no_redact {
             n.to_string()
         } else {
-            crate::redact::output::text(n)
+            super::select::printed(n)
         }
     };
     // a settings file no project could read, said once (the user file is every

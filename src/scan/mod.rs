@@ -73,9 +73,12 @@ pub enum StderrTails {
     /// Only the servers that failed to connect, and only their last line (the plain
     /// screen's hint names their last words).
     ConnectionFailures,
-    /// None (callers that show no stderr, or read it themselves: `report`, `fix`,
-    /// `export`, `prune`).
+    /// None (callers that show no stderr: `fix`, `export`, `prune`).
     Skip,
+    /// No tail; for every failing server, what `report` shows of its stderr
+    /// ([`stderr::ReportStderr`], in [`ServerReport::stderr_context`]), taken in the
+    /// scan's read of the deciding file where it can be (else `report` reads it again).
+    Report,
 }
 
 /// After the files that decide a server's verdict, this many older files are read too
@@ -590,6 +593,7 @@ pub fn scan_with_progress(
         index: index.as_ref(),
         evidence: !opts.skip_evidence,
         stderr: !opts.skip_evidence && opts.stderr_tails != StderrTails::Skip,
+        report_stderr: !opts.skip_evidence && opts.stderr_tails == StderrTails::Report,
     };
     let mcp_json = McpJsonSeen::default();
     // Each server becomes its report where it was read: the sessions it read (each with
@@ -717,6 +721,7 @@ pub fn scan_with_progress(
     for s in &mut filtered_out {
         s.evidence = Vec::new();
         s.stderr_tail = Vec::new();
+        s.stderr_context = None;
     }
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.

@@ -197,6 +197,8 @@ pub(super) struct ReadOptions<'a> {
     /// stderr` records as it is read ([`stderr::FileStderr`]), so no file is read again
     /// for them.
     pub(super) stderr: bool,
+    /// And what `report` shows of each session's stderr ([`stderr::ReportStderr`]).
+    pub(super) report_stderr: bool,
 }
 
 /// A file summarised in the index no longer matches its summary.
@@ -212,6 +214,7 @@ pub(super) fn read_sessions(
     warnings: &mut Vec<Warning>,
     bytes_read: &dyn Fn(u64),
     stderr: bool,
+    report_stderr: bool,
 ) -> (Vec<SessionLog>, bool, Option<stderr::Captured>) {
     if let Some(summary) = index.as_ref().and_then(|i| i.lookup(f)) {
         if let Some(d) = summary.damage {
@@ -221,7 +224,7 @@ pub(super) fn read_sessions(
     }
     let reading = index.as_ref().and_then(|_| Reading::start(f));
     let mut grouper = SessionGrouper::default();
-    let mut tails = stderr.then(stderr::FileStderr::default);
+    let mut tails = stderr.then(|| stderr::FileStderr::new(report_stderr));
     let mut tap = |r: RecordRef<'_>| {
         if let Some(t) = tails.as_mut() {
             t.push(r)
@@ -276,8 +279,14 @@ pub(super) fn read_dir(
     for (read, f) in dir.files().rev().enumerate() {
         // With the index, the stderr records are taken in the read too: the deciding
         // session's are kept with its details, for a later scan that shows them.
-        let (sessions, cached, tails) =
-            read_sessions(&f, index.as_deref_mut(), &mut warnings, bytes_read, tap);
+        let (sessions, cached, tails) = read_sessions(
+            &f,
+            index.as_deref_mut(),
+            &mut warnings,
+            bytes_read,
+            tap,
+            o.report_stderr,
+        );
         file_done();
         if let Some(t) = tails {
             captured.push((f.clone(), t));
@@ -339,8 +348,14 @@ pub(super) fn read_dir(
                 }
             } else if let Some(k) = at {
                 if chunks[k].2 {
-                    let (fresh, _, tails) =
-                        read_sessions(&chunks[k].0, None, &mut Vec::new(), bytes_read, tap);
+                    let (fresh, _, tails) = read_sessions(
+                        &chunks[k].0,
+                        None,
+                        &mut Vec::new(),
+                        bytes_read,
+                        tap,
+                        o.report_stderr,
+                    );
                     if let Some(t) = tails {
                         captured.push((chunks[k].0.clone(), t));
                     }

@@ -106,6 +106,9 @@ pub fn redact_report(report: &mut ScanReport) {
         .zip(hits)
         .filter(|(_, hit)| *hit || !rules_only)
         .for_each(|(s, _)| {
+            // a name holding a secret gets its tag, which tells it from the others that
+            // print alike ([`super::select::tag`])
+            let name = s.name.clone();
             // Records sharing a path share its redaction too.
             let mut last: Option<(Arc<PathBuf>, Arc<PathBuf>)> = None;
             for_each_text(s, &mut |t| match t {
@@ -127,6 +130,9 @@ pub fn redact_report(report: &mut ScanReport) {
                     }
                 },
             });
+            if s.name != name {
+                s.name.push_str(&super::select::tag(&name));
+            }
         });
     for w in &mut report.warnings {
         warning(&r, w);
@@ -134,7 +140,11 @@ pub fn redact_report(report: &mut ScanReport) {
     // The names `--server` missed, listed on stderr as "Known servers" (a folder can be
     // named after a token, and a server filtered out was not learned from).
     for n in &mut report.unfiltered_names {
+        let was = n.clone();
         r.apply(n);
+        if *n != was {
+            n.push_str(&super::select::tag(&was));
+        }
     }
     for p in &mut report.searched {
         path(&r, p);

@@ -3,8 +3,60 @@
 //! prints it. A name holding a token is printed redacted (`[REDACTED:github-token]`),
 //! and a configured server's row keeps only that form: both forms select the server, so
 //! every printed command runs as printed and the real name works too.
+//!
+//! Two names holding different tokens print alike, so a printed name carries a tag
+//! after it, [`tag`]: `[REDACTED:github-token]#3fa2`, four hex digits of a hash of the
+//! real name (not reversible; the same on every machine). The printed form with its tag
+//! selects that one server; without it, every server printing alike (`scan --server`
+//! lists them all; a command acting on one server refuses, [`NameWant::ambiguous`]).
 
 use crate::claude_code::names::server_matches;
+use sha2::Digest;
+
+/// The tag's separator: no secret rule takes `#` into a token, so the whole-text
+/// redaction every output passes through leaves the tag after the marker.
+const TAG_SEP: char = '#';
+
+/// The tag telling apart names that print alike: `#` and the first four hex digits of
+/// the SHA-256 of the real name.
+pub fn tag(real: &str) -> String {
+    let d = sha2::Sha256::digest(real.as_bytes());
+    format!("{TAG_SEP}{:02x}{:02x}", d[0], d[1])
+}
+
+/// `real` as a text later redacted whole prints it: with its [`tag`] after it when it
+/// holds a secret (the redaction then makes it `[REDACTED:kind]#tag`), else as it is.
+pub fn tagged(real: &str) -> String {
+    if crate::redact::output::text(real) != real {
+        format!("{real}{}", tag(real))
+    } else {
+        real.to_string()
+    }
+}
+
+/// `real` as mcplogs prints it: redacted, with its [`tag`] when the redaction changed it.
+pub fn printed(real: &str) -> String {
+    let shown = crate::redact::output::text(real);
+    if shown != real {
+        format!("{shown}{}", tag(real))
+    } else {
+        shown
+    }
+}
+
+/// A printed form split into the form without its tag and the tag (`#3fa2`), if any.
+fn split_tag(printed: &str) -> (&str, Option<&str>) {
+    if let Some(at) = printed.rfind(TAG_SEP) {
+        let t = &printed[at + 1..];
+        if t.len() == 4
+            && t.bytes().all(|b| b.is_ascii_hexdigit())
+            && printed[..at].contains("[REDACTED")
+        {
+            return (&printed[..at], Some(&printed[at..]));
+        }
+    }
+    (printed, None)
+}
 
 /// The name asked for, with the form mcplogs would print it in when the two differ (or
 /// when it is already a printed, redacted form).
@@ -16,11 +68,15 @@ pub struct NameWant {
 
 impl NameWant {
     pub fn new(given: &str) -> Self {
-        let shown = crate::redact::output::text(given);
-        let printed_form = shown != given || given.contains("[REDACTED");
+        let printed_form = given.contains("[REDACTED");
+        let shown = if printed_form {
+            given.to_string()
+        } else {
+            printed(given)
+        };
         NameWant {
             given: given.to_string(),
-            shown: printed_form.then_some(shown),
+            shown: (printed_form || shown != given).then_some(shown),
         }
     }
 
@@ -29,10 +85,46 @@ impl NameWant {
         self.shown.as_deref().unwrap_or(&self.given)
     }
 
+    /// A printed form (`[REDACTED:kind]`, with or without its tag), not a real name.
+    pub fn is_printed_form(&self) -> bool {
+        self.shown.as_deref() == Some(self.given.as_str())
+    }
+
+    /// A printed form without its tag: it selects every server printing so, and names
+    /// one server only when one prints so ([`NameWant::ambiguous`]).
+    pub fn is_untagged_printed_form(&self) -> bool {
+        self.is_printed_form() && split_tag(&self.given).1.is_none()
+    }
+
+    /// For a command acting on one server: the usage error's words when this name is a
+    /// printed form without its tag and the servers it selects have more than one name
+    /// (`selected`: each one's [`printed`] form), `None` otherwise (a real name selecting
+    /// a server in several projects is left to the command's own rule).
+    pub fn ambiguous(&self, selected: &[String]) -> Option<String> {
+        let mut forms: Vec<&str> = selected.iter().map(String::as_str).collect();
+        forms.sort_unstable();
+        forms.dedup();
+        let count = forms.len();
+        if count < 2 || !self.is_untagged_printed_form() {
+            return None;
+        }
+        Some(format!(
+            "{:?} names {count} servers whose names hold a secret and print alike: give the real name, or the printed form with its tag: {}",
+            self.given,
+            forms
+                .iter()
+                .map(|f| format!("{f:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+
     /// Whether it selects the server `name` (logged in `folder`): the configured or folder
     /// name as [`server_matches`] has it, or the same printed form.
     pub fn selects(&self, name: &str, folder: Option<&str>) -> bool {
-        server_matches(name, folder, &self.given) || self.same_printed(name)
+        server_matches(name, folder, &self.given)
+            || self.same_printed(name)
+            || folder.is_some_and(|f| self.same_printed(f))
     }
 
     /// Exactly `name` (case counts), or the same printed form: `probe NAME`, `fix NAME`.
@@ -44,13 +136,26 @@ impl NameWant {
         let Some(shown) = self.shown.as_deref() else {
             return false;
         };
+        // `name` as printed: a real name, or a printed form kept by a row (its tag, if
+        // any, is the real name's)
+        let of_name = if name.contains("[REDACTED") {
+            name.to_string()
+        } else {
+            printed(name)
+        };
+        let (want_base, want_tag) = split_tag(shown);
+        let (name_base, name_tag) = split_tag(&of_name);
+        if !name_base.eq_ignore_ascii_case(want_base) {
+            return false;
+        }
         if shown == self.given {
-            // a printed form given: the server printed so
-            crate::redact::output::text(name).eq_ignore_ascii_case(shown)
+            // a printed form given: with its tag, the one server printing so; without,
+            // every server printing alike
+            want_tag.is_none() || name_tag.is_none_or(|t| t.eq_ignore_ascii_case(want_tag.unwrap()))
         } else {
             // the real name given: a server known by its printed form only (a configured
             // row keeps no token), never another real name that prints the same
-            name.contains("[REDACTED") && name.eq_ignore_ascii_case(shown)
+            name.contains("[REDACTED") && name_tag.is_none_or(|t| Some(t) == want_tag)
         }
     }
 }
@@ -82,10 +187,42 @@ mod tests {
         let plain = NameWant::new("p-ok");
         assert!(plain.selects("P-OK", None) && plain.is("p-ok") && !plain.is("P-OK"));
         assert!(!plain.selects(&shown, None));
-        assert_eq!(echo(TOKEN), shown);
+        assert_eq!(echo(TOKEN), printed(TOKEN));
+        assert!(printed(TOKEN).starts_with(&shown));
         // another token printing the same is not the server asked for by its real name
         let other = TOKEN.replace('A', "Z");
         assert!(!NameWant::new(&other).selects(TOKEN, None));
         assert!(NameWant::new(&other).selects(&shown, None));
+    }
+
+    /// Two tokens print alike; their tags tell them apart: the printed form with its tag
+    /// selects one, without it both, and only the untagged form is ambiguous.
+    #[test]
+    fn the_tag_tells_apart_names_printing_alike() {
+        let other = TOKEN.replace('A', "Z");
+        let (a, b) = (printed(TOKEN), printed(&other));
+        assert_ne!(a, b);
+        assert!(!a.contains(TOKEN) && a.len() == "[REDACTED:github-token]#0000".len());
+        assert_eq!(printed("p-ok"), "p-ok");
+        assert_eq!(tagged("p-ok"), "p-ok");
+        assert_eq!(crate::redact::output::text(&tagged(TOKEN)), a);
+        let wa = NameWant::new(&a);
+        assert!(wa.selects(TOKEN, None) && wa.is(TOKEN) && wa.is(&a));
+        assert!(wa.selects(&a.to_uppercase(), None));
+        assert!(!wa.selects(&other, None) && !wa.is(&other) && !wa.is(&b));
+        assert!(!wa.is_untagged_printed_form());
+        // the real name: its own tagged row, not the other's
+        let real = NameWant::new(TOKEN);
+        assert!(real.is(&a) && !real.is(&b));
+        let plain = NameWant::new("[REDACTED:github-token]");
+        assert!(plain.is(TOKEN) && plain.is(&other) && plain.is(&a) && plain.is(&b));
+        assert!(plain.is_untagged_printed_form());
+        assert!(plain.ambiguous(&[a.clone(), a.clone()]).is_none());
+        let err = plain.ambiguous(&[b.clone(), a.clone(), a.clone()]).unwrap();
+        assert!(err.contains("names 2 servers") && err.contains(&a) && err.contains(&b));
+        let both = [a.clone(), b.clone()];
+        assert!(wa.ambiguous(&both).is_none() && real.ambiguous(&both).is_none());
+        // a `#` not followed by four hex digits is part of the name
+        assert!(!NameWant::new("[REDACTED:github-token]#xyz").is(TOKEN));
     }
 }

@@ -37,6 +37,15 @@ pub const CONTEXT_LINE_CHARS: usize = 4 * TAIL_LINE_CHARS;
 /// The prefix Claude Code gives a server's stderr in its log.
 pub const PREFIX: &str = "Server stderr";
 
+/// `report` shows at most this many stderr records of a failing server (the newest);
+/// the [`CONTEXT_RECORDS`] before them are read for the redaction's context only.
+pub const REPORT_RECORDS: usize = 20;
+
+/// Before redaction, a record kept for the report is bounded at a word to this many
+/// characters, its prefix included (twice what the report shows of one, so a secret
+/// near the shown part's end is redacted whole; `report` cuts again after redaction).
+pub const REPORT_RECORD_CHARS: usize = 8192;
+
 /// The `Server stderr` records of `s`'s deciding session, the newest `max`, oldest
 /// first.
 pub fn server_stderr(s: &ServerReport, max: usize) -> io::Result<Vec<Evidence>> {
@@ -169,7 +178,7 @@ pub fn context_of(records: &[Evidence]) -> Vec<String> {
 /// One record's text reduced to what [`context_of`] can read of it: its
 /// [`last_lines`] with the whole budget, what they took of it, and whether they stopped
 /// before its first line.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Reduced {
     text: String,
     took: usize,
@@ -218,21 +227,40 @@ impl Reduced {
 /// what [`context_of`] reads of the newest [`CONTEXT_RECORDS`], and no more. A record
 /// goes once the newer ones take the whole [`CONTEXT_BYTES`] (the context stops before
 /// it), so a ring holds about twice that, whatever the session wrote.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Ring {
     records: VecDeque<Reduced>,
     /// What the records held take of the budget, together.
     took: usize,
+    /// At most this many records are read for the context (the newest).
+    max: usize,
+}
+
+impl Default for Ring {
+    fn default() -> Self {
+        Ring::with_max(CONTEXT_RECORDS)
+    }
 }
 
 impl Ring {
+    fn with_max(max: usize) -> Self {
+        Ring {
+            records: VecDeque::new(),
+            took: 0,
+            max,
+        }
+    }
+
     fn push(&mut self, text: &str) {
-        let r = Reduced::of(text);
+        self.push_reduced(Reduced::of(text));
+    }
+
+    fn push_reduced(&mut self, r: Reduced) {
         self.took += r.took;
         self.records.push_back(r);
         while let Some(oldest) = self.records.front()
             && self.records.len() > 1
-            && (self.records.len() > CONTEXT_RECORDS || self.took - oldest.took >= CONTEXT_BYTES)
+            && (self.records.len() > self.max || self.took - oldest.took >= CONTEXT_BYTES)
         {
             self.took -= oldest.took;
             self.records.pop_front();
@@ -263,33 +291,182 @@ impl Ring {
 /// context of its deciding session's `Server stderr` records ([`context_of`]), taken
 /// in the scan's one read of the file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Context(Box<[Box<str>]>);
+pub struct Context {
+    parts: Box<[Box<str>]>,
+    /// The records `report` shows, when the scan was asked for them
+    /// ([`super::StderrTails::Report`]).
+    report: Option<Box<ReportStderr>>,
+}
 
 impl Context {
     /// Held for each failing server from its read to its tail: no spare capacity
     /// (100,000 servers).
     fn of(parts: Vec<String>) -> Self {
-        Context(parts.into_iter().map(String::into_boxed_str).collect())
+        Context {
+            parts: parts.into_iter().map(String::into_boxed_str).collect(),
+            report: None,
+        }
     }
+
+    /// The records `report` shows, taken in the scan's read (left `None` here).
+    pub fn take_report(&mut self) -> Option<ReportStderr> {
+        self.report.take().map(|r| *r)
+    }
+
+    /// Without the tail's parts: what `report` keeps of it.
+    pub(super) fn only_report(self) -> Self {
+        Context {
+            parts: Box::default(),
+            report: self.report,
+        }
+    }
+}
+
+/// One `Server stderr` record as `report` shows it, taken before redaction: its place,
+/// and its text bounded at a word to [`REPORT_RECORD_CHARS`] with how much more there
+/// was (the report cuts it again once redacted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportRecord {
+    pub line: usize,
+    pub timestamp: Option<String>,
+    pub level: crate::logs::record::Level,
+    /// Claude Code's `Server stderr: ` as the record spells it ([`PREFIX`], then an
+    /// optional `:` and an optional space; empty for a record without it).
+    pub prefix: &'static str,
+    /// The record's text after the prefix, bounded.
+    pub text: String,
+    /// How many characters of the text were left out of `text`.
+    pub dropped: usize,
+}
+
+/// What `report` shows of a failing server's stderr: the newest [`REPORT_RECORDS`]
+/// records of its deciding session, and the redaction's context before them (the last
+/// lines of the [`CONTEXT_RECORDS`] before, at most [`CONTEXT_BYTES`], as
+/// [`context_of`] takes them), so a secret that starts in an earlier record is found
+/// whole. Taken in the scan's read of the file, or by [`report_records`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReportStderr {
+    /// The context's texts (prefixes taken off), oldest first.
+    pub before: Vec<String>,
+    /// The records shown, oldest first.
+    pub shown: Vec<ReportRecord>,
+}
+
+/// The records of one session as they stream past, kept as [`ReportStderr`] needs
+/// them: the newest [`REPORT_RECORDS`] bounded, and a [`Ring`] of those before. Each
+/// shown record keeps its [`Reduced`] text too, for the ring once a newer one takes its
+/// place.
+#[derive(Debug)]
+struct ReportRing {
+    shown: VecDeque<(ReportRecord, Reduced)>,
+    before: Ring,
+}
+
+impl Default for ReportRing {
+    fn default() -> Self {
+        ReportRing {
+            shown: VecDeque::new(),
+            before: Ring::with_max(CONTEXT_RECORDS - REPORT_RECORDS),
+        }
+    }
+}
+
+impl ReportRing {
+    fn push(
+        &mut self,
+        message: &str,
+        line: usize,
+        timestamp: Option<&str>,
+        level: crate::logs::record::Level,
+        reduced: Reduced,
+    ) {
+        let text = text_str(message);
+        let prefix = &message[..message.len() - text.len()];
+        debug_assert_eq!(static_prefix(prefix), prefix);
+        let bounded = crate::text::whole_words(
+            text,
+            REPORT_RECORD_CHARS.saturating_sub(prefix.chars().count()),
+        );
+        let record = ReportRecord {
+            line,
+            timestamp: timestamp.map(str::to_string),
+            level,
+            prefix: static_prefix(prefix),
+            text: bounded.to_string(),
+            dropped: text[bounded.len()..].chars().count(),
+        };
+        if self.shown.len() == REPORT_RECORDS
+            && let Some((_, older)) = self.shown.pop_front()
+        {
+            self.before.push_reduced(older);
+        }
+        self.shown.push_back((record, reduced));
+    }
+
+    fn finish(self) -> ReportStderr {
+        ReportStderr {
+            before: self.before.context(),
+            shown: self.shown.into_iter().map(|(r, _)| r).collect(),
+        }
+    }
+}
+
+/// The prefix [`text_str`] takes off a message, as a `'static` string (it is one of
+/// five), so 100,000 servers' records hold no copy of it.
+fn static_prefix(prefix: &str) -> &'static str {
+    const FORMS: [&str; 4] = [
+        "Server stderr: ",
+        "Server stderr:",
+        "Server stderr ",
+        "Server stderr",
+    ];
+    FORMS.into_iter().find(|f| *f == prefix).unwrap_or("")
+}
+
+/// [`ReportStderr`] of `s`'s deciding session (the session of its last evidence
+/// record), the file read again: for a server whose records the scan's read did not
+/// take (a debug log, a file larger than the read takes them from, a session the
+/// summary index served).
+pub fn report_records(s: &ServerReport) -> io::Result<ReportStderr> {
+    let Some(last) = s.evidence.last() else {
+        return Ok(ReportStderr::default());
+    };
+    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+        std::sync::LazyLock::new(|| decode::stream::needles(&[PREFIX]));
+    let mut ring = ReportRing::default();
+    decode::for_each_record_matching(&last.file, &STDERR, &mut |r| {
+        let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
+        if r.session_id.as_deref() == last.session_id.as_deref()
+            && same_server
+            && r.message.starts_with(PREFIX)
+        {
+            let reduced = Reduced::of(text_str(&r.message));
+            ring.push(&r.message, r.line, r.timestamp.as_deref(), r.level, reduced);
+        }
+    })?;
+    Ok(ring.finish())
 }
 
 /// The `Server stderr` records of one file as the scan reads it ([`Tap`]): a [`Ring`]
 /// for each session id, as [`server_stderr`] tells the sessions apart.
 #[derive(Debug, Default)]
 pub(super) struct FileStderr {
-    sessions: Vec<(Option<String>, Ring)>,
+    sessions: Vec<(Option<String>, Ring, Option<ReportRing>)>,
     /// The session of the record before (records come a session at a time).
     last: usize,
+    /// Also keep what `report` shows ([`ReportRing`]).
+    report: bool,
 }
 
-/// What a file's [`FileStderr`] leaves: each session's [`Context`].
+/// What a file's [`FileStderr`] leaves: each session's [`Context`], and whether it
+/// took what `report` shows (then a session that wrote no stderr has none to show).
 #[derive(Debug, Default)]
-pub(super) struct Captured(Vec<(Option<String>, Context)>);
+pub(super) struct Captured(Vec<(Option<String>, Context)>, bool);
 
 impl Captured {
     /// The context of one session, as the summary index kept it.
     pub(super) fn of_session(id: Option<String>, parts: Vec<String>) -> Self {
-        Captured(vec![(id, Context::of(parts))])
+        Captured(vec![(id, Context::of(parts))], false)
     }
 
     /// The context parts of session `id` (none written: none), left in place: what the
@@ -298,7 +475,7 @@ impl Captured {
         self.0
             .iter()
             .find(|(s, _)| s.as_deref() == id)
-            .map(|(_, c)| c.0.iter().map(|p| p.to_string()).collect())
+            .map(|(_, c)| c.parts.iter().map(|p| p.to_string()).collect())
             .unwrap_or_default()
     }
 
@@ -308,41 +485,69 @@ impl Captured {
             .iter_mut()
             .find(|(s, _)| s.as_deref() == id)
             .map(|(_, c)| std::mem::take(c))
-            .unwrap_or_default()
+            .unwrap_or_else(|| Context {
+                parts: Box::default(),
+                report: self.1.then(Box::default),
+            })
     }
 }
 
 impl FileStderr {
+    /// With `report`, each session's records as `report` shows them are kept too.
+    pub(super) fn new(report: bool) -> Self {
+        FileStderr {
+            report,
+            ..FileStderr::default()
+        }
+    }
+
     /// A record of the file's read: kept when it is a `Server stderr` record.
     pub(super) fn push(&mut self, r: crate::logs::record::RecordRef<'_>) {
         if !r.message.starts_with(PREFIX) {
             return;
         }
         let at = match self.sessions.get(self.last) {
-            Some((id, _)) if id.as_deref() == r.session_id => self.last,
+            Some((id, _, _)) if id.as_deref() == r.session_id => self.last,
             _ => match self
                 .sessions
                 .iter()
-                .position(|(id, _)| id.as_deref() == r.session_id)
+                .position(|(id, _, _)| id.as_deref() == r.session_id)
             {
                 Some(i) => i,
                 None => {
-                    self.sessions
-                        .push((r.session_id.map(str::to_string), Ring::default()));
+                    self.sessions.push((
+                        r.session_id.map(str::to_string),
+                        Ring::default(),
+                        self.report.then(ReportRing::default),
+                    ));
                     self.sessions.len() - 1
                 }
             },
         };
         self.last = at;
-        self.sessions[at].1.push(text_str(r.message));
+        let (_, ring, report) = &mut self.sessions[at];
+        let reduced = Reduced::of(text_str(r.message));
+        match report {
+            Some(report) => {
+                ring.push_reduced(reduced.clone());
+                report.push(r.message, r.line, r.timestamp, r.level, reduced);
+            }
+            None => ring.push_reduced(reduced),
+        }
     }
 
     pub(super) fn finish(self) -> Captured {
+        let report = self.report;
         Captured(
             self.sessions
                 .into_iter()
-                .map(|(id, ring)| (id, Context::of(ring.context())))
+                .map(|(id, ring, report)| {
+                    let mut c = Context::of(ring.context());
+                    c.report = report.map(|r| Box::new(r.finish()));
+                    (id, c)
+                })
                 .collect(),
+            report,
         )
     }
 }
@@ -358,7 +563,12 @@ pub fn tail_lines(records: &[Evidence], redactor: Option<&Redactor>) -> Vec<Stri
 
 /// [`tail_lines`] of the records a [`Context`] was taken from.
 pub fn tail_from(context: Context, redactor: Option<&Redactor>) -> Vec<String> {
-    let mut parts: Vec<String> = context.0.into_vec().into_iter().map(String::from).collect();
+    let mut parts: Vec<String> = context
+        .parts
+        .into_vec()
+        .into_iter()
+        .map(String::from)
+        .collect();
     if let Some(r) = redactor {
         r.apply_joined(&mut parts);
     }
@@ -395,14 +605,14 @@ pub(super) fn attach(
     use super::StderrTails;
     use crate::classify::verdict::Verdict;
     use rayon::prelude::*;
-    if which == StderrTails::Skip {
+    if matches!(which, StderrTails::Skip | StderrTails::Report) {
         return;
     }
     servers.par_iter_mut().for_each(|s| {
         let wanted = match which {
             StderrTails::Failing => s.diagnosis.verdict.is_problem(),
             StderrTails::ConnectionFailures => s.diagnosis.verdict == Verdict::ConnectionFailed,
-            StderrTails::Skip => false,
+            StderrTails::Skip | StderrTails::Report => false,
         };
         if !wanted {
             s.stderr_context = None;

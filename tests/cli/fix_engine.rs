@@ -523,8 +523,8 @@ fn the_shared_project_file_setting_mcp_timeout_gets_the_local_file_outranking_it
 /// every change of the server it names.
 /// A disabled `.mcp.json` server whose name holds a secret is shown redacted; the fix
 /// must never move the placeholder into the file (the server would stay off and the
-/// file would name a server that does not exist): nothing is written, and the step says
-/// which list to edit.
+/// file would name a server that does not exist): it moves the name as configured, as
+/// for a logged one (adversarial G9), and never prints it.
 #[test]
 fn a_disabled_server_whose_name_holds_a_secret_gets_no_placeholder_written() {
     let name = "tok-ghp_AAAAbbbbCCCCddddEEEEffffGGGGhhhhIIII";
@@ -546,11 +546,19 @@ fn a_disabled_server_whose_name_holds_a_secret_gets_no_placeholder_written() {
         serde_json::json!({ "disabledMcpjsonServers": [name] }).to_string(),
     )
     .unwrap();
-    let before = fs::read(&local).unwrap();
     let out = h.fix(&h.elsewhere, &["--yes"]);
     let err = stderr(&out);
     assert!(!err.contains(name), "the secret is never printed: {err}");
-    assert_eq!(fs::read(&local).unwrap(), before, "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(name));
+    let after = fs::read_to_string(&local).unwrap();
+    assert!(!after.contains("REDACTED"), "{after}");
+    let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(
+        v["enabledMcpjsonServers"],
+        serde_json::json!([name]),
+        "{err}"
+    );
+    assert_eq!(v["disabledMcpjsonServers"], serde_json::json!([]), "{err}");
 }
 
 #[test]

@@ -112,6 +112,8 @@ mod statusline_budget;
 mod terminal_safety;
 #[cfg(unix)]
 mod token_names;
+#[cfg(unix)]
+mod token_names_alike;
 mod trust_decode;
 #[cfg(unix)]
 mod trust_settings;

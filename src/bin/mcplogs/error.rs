@@ -119,6 +119,11 @@ pub enum Error {
         "{name}: no such file or folder, and no server of that name is configured here or logged (`mcplogs scan` lists the servers; `mcplogs scan --server NAME` filters by name)"
     )]
     ScanNameUnknown { name: String },
+    /// `probe NAME`, `fix NAME`, `du --server NAME`: a printed form (a name holding a
+    /// token, redacted) that names several servers printing alike, for a command acting
+    /// on one ([`mcplogs::scan::select::NameWant::ambiguous`] says it).
+    #[error("{0}")]
+    AmbiguousName(String),
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{}", mcplogs::text::count(*.0, "unknown server name"))]
     UnknownServers(usize),

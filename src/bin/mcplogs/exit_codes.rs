@@ -53,6 +53,7 @@ impl ExitCode {
             | Error::ProbeServer { .. }
             | Error::ProbeNameWithServer { .. }
             | Error::UnknownServers(_)
+            | Error::AmbiguousName(_)
             | Error::ScanNameUnknown { .. }
             | Error::ContractWithoutServer { .. }
             | Error::JunitWithoutContract

@@ -131,12 +131,16 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         Some(scan_for_fix(&args, ca_file.as_ref())?)
     };
     if let Some(r) = &report {
+        tag_names_of(r);
         for name in args.server.iter().chain(&args.except) {
             if !server_known(r, name) {
                 return Err(Error::FixUnknownServer {
                     name: mcplogs::scan::select::echo(name),
                 });
             }
+        }
+        if let Some(name) = args.server.as_deref() {
+            server_unique(r, name)?;
         }
     }
     let failing = match &report {
@@ -449,6 +453,33 @@ fn server_known(report: &ScanReport, name: &str) -> bool {
     })
 }
 
+/// `fix NAME` with a printed form (a name holding a token, redacted, without its tag)
+/// that servers of more than one name print as: a usage error, never a guess.
+fn server_unique(report: &ScanReport, name: &str) -> Result<(), Error> {
+    let want = NameWant::new(name);
+    if !want.is_untagged_printed_form() {
+        return Ok(());
+    }
+    let printed = mcplogs::scan::select::printed;
+    let selected: Vec<String> = report
+        .servers
+        .iter()
+        .filter(|s| want.is(&s.name))
+        .map(|s| printed(&s.name))
+        .chain(
+            report
+                .configured
+                .iter()
+                .filter(|r| want.is(&r.configured_name))
+                .map(|r| printed(&r.configured_name)),
+        )
+        .collect();
+    match want.ambiguous(&selected) {
+        Some(e) => Err(Error::AmbiguousName(e)),
+        None => Ok(()),
+    }
+}
+
 /// `fix NAME` where no file mcplogs writes would change anything for NAME: said, with
 /// where to look (the steps only the user can take were said before). A dry run ends
 /// cleanly; otherwise the command fails (exit 2), since the fix asked for was not made.
@@ -556,12 +587,59 @@ fn refuse_reaching_modern_only(
 /// folders and file paths come from the machine, and may hold a token (as `scan` hides
 /// them).
 fn note(line: impl std::fmt::Display) {
-    output::note(mcplogs::redact::output::text(&line.to_string()));
+    output::note(mcplogs::redact::output::text(&tagged(line.to_string())));
 }
 
 /// [`note`] for a warning.
 fn warning(line: impl std::fmt::Display) {
-    output::warning(mcplogs::redact::output::text(&line.to_string()));
+    output::warning(mcplogs::redact::output::text(&tagged(line.to_string())));
+}
+
+/// The scanned servers' names that hold a secret, longest first, each with its tag
+/// ([`mcplogs::scan::select::tagged`]): set once the scan is made.
+static TAGGED: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+
+/// Keeps the scanned names holding a secret, so that [`note`] and [`warning`] print each
+/// with its tag, as `scan` does (two names printing alike told apart).
+fn tag_names_of(report: &ScanReport) {
+    let mut names: Vec<(String, String)> = report
+        .servers
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(report.configured.iter().map(|r| r.configured_name.as_str()))
+        .filter_map(|n| {
+            let t = mcplogs::scan::select::tagged(n);
+            (t != n).then(|| (n.to_string(), t))
+        })
+        .collect();
+    names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    names.dedup();
+    let _ = TAGGED.set(names);
+}
+
+/// `line` with each name [`tag_names_of`] kept followed by its tag (where no tag follows
+/// it yet), before the redaction hides the name.
+fn tagged(mut line: String) -> String {
+    for (name, with_tag) in TAGGED.get().into_iter().flatten() {
+        if !line.contains(name.as_str()) {
+            continue;
+        }
+        let mut out = String::with_capacity(line.len() + 8);
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find(name.as_str()) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + name.len()..];
+            if after.starts_with('#') {
+                out.push_str(name);
+            } else {
+                out.push_str(with_tag);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        line = out;
+    }
+    line
 }
 
 /// What only the user can do, after the plan, each with its server.

@@ -373,6 +373,16 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             for n in &args.names {
                 // as written or as printed (a name holding a token is printed redacted)
                 let want = mcplogs::scan::select::NameWant::new(n);
+                // a printed form naming several servers printing alike: which one?
+                let alike: Vec<String> = resolved
+                    .servers
+                    .iter()
+                    .filter(|s| want.is(&s.name))
+                    .map(|s| mcplogs::scan::select::printed(&s.name))
+                    .collect();
+                if let Some(e) = want.ambiguous(&alike) {
+                    return Err(Error::AmbiguousName(e));
+                }
                 match resolved.servers.iter().find(|s| want.is(&s.name)) {
                     Some(s) => {
                         if let Some(line) = mcplogs::advice::configured::probe_named_note(s, None) {
@@ -476,8 +486,15 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             mcplogs::settings::target::SettingsAdvice::for_project(&negotiation),
         )),
     };
-    let probes = probe_all(&servers, &opts);
+    let mut probes = probe_all(&servers, &opts);
     progress.finish();
+    if !args.no_redact {
+        // a name holding a secret printed with its tag, as `scan` prints it (names
+        // printing alike told apart): the redaction below hides the name, not the tag
+        for p in &mut probes {
+            p.config.name = mcplogs::scan::select::tagged(&p.config.name);
+        }
+    }
     // Every value the configuration marks as secret, not only the probed servers'.
     let secrets = if args.no_redact {
         mcplogs::redact::configured::ConfiguredSecrets::new()

@@ -31,7 +31,8 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
             &g.project,
             output::home(),
         ));
-        g.server = mcplogs::redact::output::text(&g.server);
+        // with its tag, as `scan` prints it
+        g.server = mcplogs::scan::select::printed(&g.server);
     }
     let json = args.output.json;
     let show = |outcome: Option<&Outcome>| -> Result<(), Error> {

@@ -25,8 +25,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     let no_redact = args.redact.no_redact;
     let opts = mcplogs::scan::ScanOptions {
         index: args.cache.index_dir(),
-        // the report reads more of each server's stderr itself (report::stderr)
-        stderr_tails: mcplogs::scan::StderrTails::Skip,
+        // no tail: each failing server's records as the report shows them, taken in
+        // the scan's read (report::stderr reads again only those it could not take)
+        stderr_tails: mcplogs::scan::StderrTails::Report,
         managed_dir: args.managed_dir.clone(),
         no_redact,
         ..args.discovery.scan_options()
@@ -84,6 +85,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         );
     }
 
+    // `claude --version` (a Node.js start, up to a second) runs while the logs are read.
+    let claude_code = std::thread::spawn(claude_version);
     let mut scanned = scan(&opts).map_err(|e| Error::Redacted {
         message: early.redact(&e.to_string()),
         source: e.error,
@@ -112,10 +115,11 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         },
     );
 
-    // Read the problem servers' stderr records again: the report's one extra read of
-    // the logs. A file that fails here is a warning (shown below, redacted, and listed in
-    // the report), not an error.
-    let stderr = report::stderr::gather(&scanned, !no_redact);
+    // The problem servers' stderr records: those the scan took in its read, the others
+    // read again (a debug log, a file too large for the scan to take them, a session
+    // the index served). A file that fails here is a warning (shown below, redacted,
+    // and listed in the report), not an error.
+    let stderr = report::stderr::gather(&mut scanned, !no_redact);
     let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
     // All the rest asks of the scan is whether it found anything: its servers become
     // the report's, each freed once its section is made (100,000 servers: the scan's
@@ -137,7 +141,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         &mut scanned,
         stderr,
         &negotiation,
-        Versions::this_machine(claude_version()),
+        Versions::this_machine(claude_code.join().ok().flatten()),
         &report::Making {
             launch: &launch,
             recommendation: &recommendation,
