@@ -779,7 +779,7 @@ fn stderr_records_taken_in_the_read_are_those_read_again() {
     std::fs::create_dir_all(&folder).unwrap();
     let file = folder.join("2026-12-01T10-00-00-000Z.jsonl");
     let options = |tails| ScanOptions {
-        request: crate::logs::discovery::Request {
+        request: crate::scan::Request {
             homes: Vec::new(),
             paths: vec![root.clone()],
         },
