@@ -676,7 +676,14 @@ pub fn attach_local(
             )
             .find(|c| crate::advice::configured::state_label(c) == "disabled");
         if let Some(c) = row {
-            e.note = Some(crate::advice::configured::way_out(c, None));
+            // named as printed (a name holding a secret redacted, with its tag), so
+            // the command in the note names it
+            let printed = crate::scan::select::printed(name);
+            e.note = Some(crate::advice::configured::way_out_for(
+                c,
+                Some(&printed),
+                None,
+            ));
         }
     }
 }

@@ -23,9 +23,9 @@ use rayon::prelude::*;
 use crate::classify::verdict::{Cause, Diagnosis, Verdict};
 use crate::claude_code::names::NameMap;
 use crate::claude_code::paths::claude_json_in;
-use crate::logs::discovery::{self, DiscoveryError};
 /// What to scan: the homes and the paths named ([`ScanOptions::request`]).
 pub use crate::logs::discovery::Request;
+use crate::logs::discovery::{self, DiscoveryError};
 use crate::logs::record::{Level, Record};
 use crate::time::EpochSeconds;
 use crate::warning::Warning;

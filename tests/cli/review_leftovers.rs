@@ -333,6 +333,34 @@ fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
     );
 }
 
+/// explain's note for a pasted "⊘ Disabled" `.mcp.json` server that the user's own
+/// settings file disables names the server in its `mcplogs fix` command, as scan does
+/// (it printed the placeholder `SERVER`).
+#[test]
+fn explain_names_the_server_in_the_fix_command_of_its_note() {
+    let h = Home::new();
+    fs::create_dir_all(h.home.join(".claude")).unwrap();
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\np-off: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let out = h.run(&h.proj, &["explain", &p]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("mcplogs fix p-off") && !text.contains("SERVER"),
+        "{text}{}",
+        stderr(&out)
+    );
+}
+
 /// F15: a printed `$'...'` word holding a character outside ASCII that the screen
 /// escapes (a bidi control) runs as printed in any locale: its UTF-8 bytes as `\xHH`
 /// (bash expands `\uHHHH` only in a UTF-8 locale).
