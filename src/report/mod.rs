@@ -221,9 +221,9 @@ struct Learned {
 /// What `mcplogs report` adds to each server's section before it is redacted, and how
 /// [`build_taking`] keeps the sections.
 pub struct Making<'a> {
-    /// How the server is configured to start, by its (unredacted) name
-    /// ([`ServerSection::launch`]).
-    pub launch: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    /// How the server is configured to start ([`ServerSection::launch`]): its own
+    /// launch, as the scan's resolution found it for its project ([`launch_line`]).
+    pub launch: &'a (dyn Fn(&ServerReport) -> Option<String> + Sync),
     /// The recommendation as the report shows it (the command redacts the configured
     /// values it may name).
     pub recommendation: &'a (dyn Fn(&str) -> String + Sync),
@@ -657,8 +657,8 @@ pub fn build_taking(
                     .into_iter()
                     .map(|(s, stderr)| {
                         let mut section = server_section(&s, &stderr);
+                        section.launch = (making.launch)(&s);
                         drop((s, stderr));
-                        section.launch = (making.launch)(&section.name);
                         section.recommendation = (making.recommendation)(&section.recommendation);
                         let records = section.evidence.len() + section.stderr.len();
                         let record_texts: usize = section
@@ -704,6 +704,23 @@ pub fn build_taking(
     report.learned = learned;
     report.records_left_out = (!making.records).then_some(left_out);
     report
+}
+
+/// How a server is configured to start, as a report's steps to reproduce show it: its
+/// command and arguments as a shell reads them (stdio), or its URL and transport; `None`
+/// for a stdio entry without a command.
+pub fn launch_line(l: &crate::scan::configured::Launch) -> Option<String> {
+    if l.transport == crate::claude_code::config::TransportKind::Stdio {
+        (!l.argv.is_empty()).then(|| {
+            l.argv
+                .iter()
+                .map(|w| crate::text::shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    } else {
+        Some(format!("{} ({})", l.url, l.transport.as_str()))
+    }
 }
 
 /// How many servers one worker of [`build_taking`] makes and learns from in turn.

@@ -577,7 +577,7 @@ fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
         &negotiation(None),
         versions(),
         &Making {
-            launch: &launch,
+            launch: &|s: &ServerReport| launch(&s.name),
             recommendation: &recommendation,
             learn: Some(&learn),
             records,

@@ -56,15 +56,19 @@ impl Home {
 
     /// The fix-engine fixture's session, recorded as run in the project, as `name`.
     fn log(&self, fixture: &str, name: &str) {
+        self.log_in(&self.proj, fixture, name);
+    }
+
+    /// The fix-engine fixture's session, recorded as run in `project`, as `name`.
+    fn log_in(&self, project: &Path, fixture: &str, name: &str) {
         let src = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/fix-engine")
             .join(fixture);
-        let cwd = serde_json::to_string(&self.proj.display().to_string()).unwrap();
+        let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
         let text = fs::read_to_string(src)
             .unwrap()
             .replace("\"/PROJECT\"", &cwd);
-        let slug: String = self
-            .proj
+        let slug: String = project
             .display()
             .to_string()
             .chars()
@@ -359,6 +363,40 @@ fn explain_names_the_server_in_the_fix_command_of_its_note() {
         "{text}{}",
         stderr(&out)
     );
+}
+
+/// report shows each server how its own project starts it, the launch scan resolves for
+/// it: two projects' `.mcp.json` servers of one name, started differently, each get their
+/// own command (report looked the commands up by name alone: the first project's for
+/// both).
+#[test]
+fn report_shows_each_server_its_own_projects_command() {
+    let h = Home::new();
+    let two = h.home.join("work/two");
+    fs::create_dir_all(&two).unwrap();
+    let mcp = |script: &str| {
+        serde_json::json!({ "mcpServers": { "api": { "type": "stdio", "command": "python3", "args": [script] } } })
+            .to_string()
+    };
+    fs::write(h.proj.join(".mcp.json"), mcp("one.py")).unwrap();
+    fs::write(two.join(".mcp.json"), mcp("two.py")).unwrap();
+    h.log_in(&h.proj, "timeout-2.1.332.jsonl", "api");
+    h.log_in(&two, "timeout-2.1.332.jsonl", "api");
+    let out = h.run(&h.elsewhere, &["report", "--json", "--force"]);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    // the home is redacted to `~`
+    let launch_of = |want: &str| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "api" && s["project"].as_str() == Some(want))
+            .map(|s| s["launch"].clone())
+            .unwrap_or_else(|| panic!("no api of {want}: {doc:#}"))
+    };
+    assert_eq!(launch_of("~/work/proj"), "python3 one.py", "{doc:#}");
+    assert_eq!(launch_of("~/work/two"), "python3 two.py", "{doc:#}");
 }
 
 /// F15: a printed `$'...'` word holding a character outside ASCII that the screen

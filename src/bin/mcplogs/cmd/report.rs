@@ -107,7 +107,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         &cwd,
         managed_dir,
         mcplogs::resolve::Steps {
-            launch: mcplogs::resolve::Launch::Attach { redact: !no_redact },
+            // kept as configured: the report redacts its launch line whole
+            // (`config_redactor`), as a shell reads it
+            launch: mcplogs::resolve::Launch::Attach { redact: false },
             redact_report: false,
             fixes: mcplogs::resolve::Fixes::Find {
                 build: mcplogs::probe::installed_claude_version,
@@ -120,7 +122,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // the index served). A file that fails here is a warning (shown below, redacted,
     // and listed in the report), not an error.
     let stderr = report::stderr::gather(&mut scanned, !no_redact);
-    let (launches, config_redactor) = launches(&scanned, &opts.request.homes, &cwd);
+    // The configured values that could be secrets (every configuration file the scan
+    // read: `ScanReport::secrets`), for the launch lines and the advice that can name
+    // a configured command.
+    let config_redactor = mcplogs::resolve::configured_redactor(&[], &scanned.secrets);
     // All the rest asks of the scan is whether it found anything: its servers become
     // the report's, each freed once its section is made (100,000 servers: the scan's
     // and the report's were each about 200 MB, and were both held).
@@ -128,7 +133,14 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // A Markdown report sure to be too long to show any record keeps none (100,000
     // servers: most of the report's memory), only how many each server had.
     let records = args.output.json || !report::records_never_fit(&scanned, GITHUB_BODY_LIMIT);
-    let launch = |name: &str| launches.get(name).map(|l| config_redactor.redact(l));
+    // Each server's own launch, as the scan resolved it for its project (one answer:
+    // `scan` shows the same entry).
+    let launch = |s: &mcplogs::scan::ServerReport| {
+        s.launch
+            .as_deref()
+            .and_then(report::launch_line)
+            .map(|l| config_redactor.redact(&l))
+    };
     // The advice can name the configured command (run it by hand).
     let recommendation = |r: &str| {
         if no_redact {
@@ -402,65 +414,4 @@ fn refuse(rep: &report::Report) -> Option<(ExitCode, mcplogs::json_doc::ReportNo
         }
         Some(_) => None,
     }
-}
-
-/// How each scanned server is configured to start, by name: `command args…` (as a shell
-/// reads it) or the URL, from Claude Code's configuration for the server's project (the
-/// user's and that project's files). No environment or header value is included; the
-/// redactor returned knows the configured secret values, should one sit in an argument.
-fn launches(
-    scanned: &mcplogs::scan::ScanReport,
-    homes: &[std::path::PathBuf],
-    cwd: &std::path::Path,
-) -> (
-    std::collections::HashMap<String, String>,
-    mcplogs::redact::Redactor,
-) {
-    use mcplogs::claude_code::config::{self, TransportKind};
-    // `--home DIR`: that home's configuration (its `.claude.json`), not this user's
-    let globals: Vec<Option<std::path::PathBuf>> = if homes.is_empty() {
-        vec![mcplogs::claude_code::paths::global_config_here()]
-    } else {
-        homes
-            .iter()
-            .map(|h| Some(mcplogs::claude_code::paths::claude_json_in(h)))
-            .collect()
-    };
-    let env = |k: &str| std::env::var(k).ok();
-    let mut projects: Vec<std::path::PathBuf> = scanned
-        .servers
-        .iter()
-        .filter_map(|s| s.project.as_deref().map(std::path::PathBuf::from))
-        .collect();
-    projects.push(cwd.to_path_buf());
-    projects.sort();
-    projects.dedup();
-    let mut configs = Vec::new();
-    for global in &globals {
-        // read once for every project
-        let global = global.as_deref().map(config::GlobalConfig::read);
-        for p in &projects {
-            configs.extend(config::resolve_in(global.as_ref(), p, &env).servers);
-        }
-    }
-    let mut out = std::collections::HashMap::new();
-    for c in &configs {
-        let line = match c.transport {
-            TransportKind::Stdio => std::iter::once(&c.command)
-                .chain(&c.args)
-                .map(|w| mcplogs::text::shell_word(w))
-                .collect::<Vec<_>>()
-                .join(" "),
-            TransportKind::Http | TransportKind::Sse => {
-                format!("{} ({})", c.url, c.transport.as_str())
-            }
-        };
-        out.entry(c.name.clone()).or_insert(line);
-    }
-    let redactor = mcplogs::render::probe::redactor(
-        &configs.iter().collect::<Vec<_>>(),
-        &scanned.secrets,
-        true,
-    );
-    (out, redactor)
 }
