@@ -708,18 +708,19 @@ pub fn build_taking(
 
 /// How a server is configured to start, as a report's steps to reproduce show it: its
 /// command and arguments as a shell reads them (stdio), or its URL and transport; `None`
-/// for a stdio entry without a command.
+/// for an entry with neither.
 pub fn launch_line(l: &crate::scan::configured::Launch) -> Option<String> {
-    if l.transport == crate::claude_code::config::TransportKind::Stdio {
-        (!l.argv.is_empty()).then(|| {
+    if l.is_stdio() {
+        Some(
             l.argv
                 .iter()
                 .map(|w| crate::text::shell_word(w))
                 .collect::<Vec<_>>()
-                .join(" ")
-        })
+                .join(" "),
+        )
     } else {
-        Some(format!("{} ({})", l.url, l.transport.as_str()))
+        // a remote server's URL (a stdio entry without a command has none)
+        (!l.url.is_empty()).then(|| format!("{} ({})", l.url, l.transport.as_str()))
     }
 }
 
