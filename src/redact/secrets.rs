@@ -268,6 +268,9 @@ pub fn kept_bearer_params(text: &str) -> Vec<KeptParam> {
 /// After a kept `Bearer` parameter list the search goes on from inside it: a
 /// parameter's value may hold another `Bearer` and its token
 /// (`Bearer a=Bearer sk-...`), which the next pass would find once the first is hidden.
+/// So it does after a kept `KEY=value` (a key that is no secret's, or a harmless value):
+/// the value may itself be a pair (`FOO=PASSWORD=hunter2`, `url=https://h/?token=...`),
+/// which the match of its outer pair hid from the rule.
 fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bool)) {
     let mut at = 0;
     while at <= hay.len() {
@@ -278,7 +281,7 @@ fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bo
         let kept = (rule.keep)(&c);
         f(&c, kept);
         let next = match c.name("s") {
-            Some(s) if kept && rule.kind == "bearer-token" => s.start(),
+            Some(s) if kept && (rule.kind == "bearer-token" || c.name("k").is_some()) => s.start(),
             _ => m.end(),
         };
         at = if next > m.start() {

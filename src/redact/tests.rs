@@ -1252,3 +1252,35 @@ fn a_bearer_token_inside_a_kept_parameter_value_is_found_in_the_first_pass() {
     let red = Redactor::secrets_only([s]).redact(s);
     assert_eq!(red, "x Bearer realm=Bearer [REDACTED:bearer-token]");
 }
+
+#[test]
+fn a_pair_inside_a_kept_pairs_value_is_found() {
+    // `FOO` is no secret's key, so its pair is kept, and its match took the whole value
+    // with it: the `PASSWORD=` pair inside was never looked at (found with the
+    // idempotence property's runs).
+    for (s, want) in [
+        (
+            "FOO=PASSWORD=hunter2hunter2",
+            "FOO=PASSWORD=[REDACTED:secret]",
+        ),
+        (
+            "redirect=https://h.example/cb?access_token=abcd1234efgh",
+            "redirect=https://h.example/cb?access_token=[REDACTED:secret]",
+        ),
+        (
+            "--config --token abc123def456",
+            "--config --token [REDACTED:secret]",
+        ),
+    ] {
+        let r = Redactor::secrets_only(std::iter::empty::<&str>());
+        let red = r.redact(s);
+        assert_eq!(red, want, "{s}");
+        assert_eq!(r.redact(&red), red, "{s}");
+    }
+    // a kept pair stays as it was
+    let s = "FOO=bar level=debug PASSWORD=true";
+    assert_eq!(
+        Redactor::secrets_only(std::iter::empty::<&str>()).redact(s),
+        s
+    );
+}
