@@ -272,15 +272,6 @@ impl Report {
             .filter(move |s| s.audience.is_some() && s.audience != a)
     }
 
-    /// Sets each server's [`ServerSection::launch`] from `launch(name)` (the binary
-    /// reads Claude Code's configuration; this module reads no files). Call before
-    /// [`Self::redact`].
-    pub fn set_launches(&mut self, launch: &dyn Fn(&str) -> Option<String>) {
-        for s in &mut self.servers {
-            s.launch = launch(&s.name);
-        }
-    }
-
     pub fn is_redacted(&self) -> bool {
         self.redactor.is_enabled()
     }

@@ -61,7 +61,7 @@ pub fn gather(scan: &mut ScanReport, redact: bool) -> ServerStderr {
         .servers
         .par_iter_mut()
         .map(|s| {
-            let taken = s.stderr_context.take().and_then(|mut c| c.take_report());
+            let taken = s.stderr_context.take().and_then(|c| c.into_report());
             if !s.diagnosis.verdict.is_problem() {
                 return Ok(Vec::new());
             }

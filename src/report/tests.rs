@@ -565,8 +565,8 @@ fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
         &negotiation(None),
         versions(),
     );
-    whole.set_launches(&launch);
     for s in &mut whole.servers {
+        s.launch = launch(&s.name);
         s.recommendation = recommendation(&s.recommendation);
     }
     whole.redact(machine());

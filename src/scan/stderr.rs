@@ -46,6 +46,21 @@ pub const REPORT_RECORDS: usize = 20;
 /// near the shown part's end is redacted whole; `report` cuts again after redaction).
 pub const REPORT_RECORD_CHARS: usize = 8192;
 
+/// The needles of a `Server stderr` line: log files can be gigabytes, and only those
+/// lines are decoded when a deciding file is read again. Built once for all the
+/// servers' files.
+static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+    std::sync::LazyLock::new(|| decode::stream::needles(&[PREFIX]));
+
+/// Whether `r` is a `Server stderr` record of `s`'s deciding session: the session of
+/// its last evidence record `last` (in a debug log, which holds every server's, one
+/// that names `s`).
+fn of_deciding_session(r: &crate::logs::record::Record, s: &ServerReport, last: &Evidence) -> bool {
+    r.session_id.as_deref() == last.session_id.as_deref()
+        && r.server.as_deref().is_none_or(|n| n == s.name)
+        && r.message.starts_with(PREFIX)
+}
+
 /// The `Server stderr` records of `s`'s deciding session, the newest `max`, oldest
 /// first.
 pub fn server_stderr(s: &ServerReport, max: usize) -> io::Result<Vec<Evidence>> {
@@ -55,18 +70,10 @@ pub fn server_stderr(s: &ServerReport, max: usize) -> io::Result<Vec<Evidence>> 
     if max == 0 {
         return Ok(Vec::new());
     }
-    // Log files can be gigabytes: decode only the `Server stderr` lines, and keep the
-    // newest of the deciding session (in a debug log, of this server).
+    // the newest of the deciding session's (only `STDERR` lines are decoded)
     let mut out: VecDeque<Evidence> = VecDeque::new();
-    // Built once for all the servers' files, not once a file.
-    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
-        std::sync::LazyLock::new(|| decode::stream::needles(&[PREFIX]));
     let read = decode::for_each_record_matching(&last.file, &STDERR, &mut |r| {
-        let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
-        if r.session_id.as_deref() == last.session_id.as_deref()
-            && same_server
-            && r.message.starts_with(PREFIX)
-        {
+        if of_deciding_session(&r, s, last) {
             if out.len() == max {
                 out.pop_front();
             }
@@ -95,19 +102,13 @@ fn context_records_from(s: &ServerReport, mut window: u64) -> io::Result<Vec<Evi
     let Some(last) = s.evidence.last() else {
         return Ok(Vec::new());
     };
-    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
-        std::sync::LazyLock::new(|| decode::stream::needles(&[PREFIX]));
     let mut len = std::fs::metadata(last.file.as_path())?.len();
     loop {
         let from = len.saturating_sub(window);
         let mut out: VecDeque<Evidence> = VecDeque::new();
         let read =
             decode::for_each_jsonl_record_matching_from(&last.file, from, &STDERR, &mut |r| {
-                let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
-                if r.session_id.as_deref() == last.session_id.as_deref()
-                    && same_server
-                    && r.message.starts_with(PREFIX)
-                {
+                if of_deciding_session(&r, s, last) {
                     if out.len() == CONTEXT_RECORDS {
                         out.pop_front();
                     }
@@ -308,9 +309,9 @@ impl Context {
         }
     }
 
-    /// The records `report` shows, taken in the scan's read (left `None` here).
-    pub fn take_report(&mut self) -> Option<ReportStderr> {
-        self.report.take().map(|r| *r)
+    /// The records `report` shows, when the scan's read took them.
+    pub fn into_report(self) -> Option<ReportStderr> {
+        self.report.map(|r| *r)
     }
 
     /// Without the tail's parts: what `report` keeps of it.
@@ -431,15 +432,9 @@ pub fn report_records(s: &ServerReport) -> io::Result<ReportStderr> {
     let Some(last) = s.evidence.last() else {
         return Ok(ReportStderr::default());
     };
-    static STDERR: std::sync::LazyLock<aho_corasick::AhoCorasick> =
-        std::sync::LazyLock::new(|| decode::stream::needles(&[PREFIX]));
     let mut ring = ReportRing::default();
     decode::for_each_record_matching(&last.file, &STDERR, &mut |r| {
-        let same_server = r.server.as_deref().is_none_or(|n| n == s.name);
-        if r.session_id.as_deref() == last.session_id.as_deref()
-            && same_server
-            && r.message.starts_with(PREFIX)
-        {
+        if of_deciding_session(&r, s, last) {
             let reduced = Reduced::of(text_str(&r.message));
             ring.push(&r.message, r.line, r.timestamp.as_deref(), r.level, reduced);
         }
