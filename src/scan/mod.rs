@@ -567,12 +567,8 @@ pub fn scan_with_progress(
                     if !p.is_dir() {
                         return crate::redact::configured::ConfiguredSecrets::default();
                     }
-                    secrets::collect(&secrets::Places {
-                        homes: homes.clone(),
-                        projects: vec![p.to_path_buf()],
-                        managed_dir: managed_dir.clone(),
-                        listed: false,
-                    })
+                    // the homes, managed files and environment are learned above
+                    secrets::of_project(&homes, p, managed_dir.as_deref())
                 })));
                 Some(f)
             }
@@ -736,17 +732,9 @@ pub fn scan_with_progress(
         // The projects of every server found, shown or left out by a filter, and every
         // project the homes list: a secret one of them configures is hidden whichever
         // servers this run shows.
-        let mut projects = projects_here(&servers);
-        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for p in filtered_out.iter().filter_map(|s| s.project.as_deref()) {
-            let p_buf = Path::new(p);
-            if seen.insert(p) && !projects.iter().any(|o| o == p_buf) && p_buf.is_dir() {
-                projects.push(p_buf.to_path_buf());
-            }
-        }
         secrets::collect(&secrets::Places {
             homes: opts.request.homes.clone(),
-            projects,
+            projects: projects_here(&servers, &filtered_out),
             managed_dir: opts.managed_dir.clone(),
             listed: true,
         })
@@ -778,16 +766,28 @@ pub fn scan_with_progress(
 }
 
 /// The project folders whose configuration holds the servers' secrets: the working
-/// directory, and each project of the servers that is a folder here, once.
-fn projects_here(servers: &[ServerReport]) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+/// directory, and each project of the servers shown or left out by a filter that is a
+/// folder here, once.
+fn projects_here(servers: &[ServerReport], filtered_out: &[ServerReport]) -> Vec<PathBuf> {
+    let cwd = std::env::current_dir().ok();
+    let mut out: Vec<PathBuf> = cwd.iter().cloned().collect();
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for s in servers {
-        if let Some(p) = s.project.as_deref()
-            && s.project_here == Some(ProjectHere::Folder)
-            && seen.insert(p)
-            && out.iter().all(|o| o != Path::new(p))
-        {
+    // A filter's left-out servers have no `project_here` looked up: their folder is
+    // looked at once a project.
+    let shown = servers.iter().map(|s| (s, true));
+    for (s, looked_up) in shown.chain(filtered_out.iter().map(|s| (s, false))) {
+        let Some(p) = s.project.as_deref() else {
+            continue;
+        };
+        if cwd.as_deref() == Some(Path::new(p)) || !seen.insert(p) {
+            continue;
+        }
+        let here = if looked_up {
+            s.project_here == Some(ProjectHere::Folder)
+        } else {
+            Path::new(p).is_dir()
+        };
+        if here {
             out.push(PathBuf::from(p));
         }
     }

@@ -51,20 +51,68 @@ fn globals(homes: &[PathBuf]) -> Vec<PathBuf> {
     }
 }
 
-/// Reads every configuration file of `places` once and gathers what it marks as secret.
-pub fn collect(places: &Places) -> ConfiguredSecrets {
-    let env = |k: &str| -> Option<String> {
-        if places.homes.is_empty() {
+/// The environment `${VAR}` expands from: this machine's for a scan of its own home,
+/// none for another home's (whose environment is not known here).
+fn env_of(homes: &[PathBuf]) -> impl Fn(&str) -> Option<String> + '_ {
+    move |k: &str| {
+        if homes.is_empty() {
             std::env::var(k).ok()
         } else {
             None
         }
-    };
-    let mut out = ConfiguredSecrets::new();
-    let mut add = |v: ConfiguredValue| match v {
+    }
+}
+
+/// Adds a configured value to `out`.
+fn adder(out: &mut ConfiguredSecrets) -> impl FnMut(ConfiguredValue) + '_ {
+    move |v: ConfiguredValue| match v {
         ConfiguredValue::Keyed(k, v) => out.add(&k, &v),
         ConfiguredValue::Url(u) => out.add_url(&u),
-    };
+    }
+}
+
+/// A project's own settings layers (project and local), not the user's or the managed
+/// ones every project shares.
+fn project_layers(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> Vec<PathBuf> {
+    Sources::for_scan_in(homes, dir, managed_dir)
+        .files()
+        .into_iter()
+        .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local))
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// Learns the header variables the settings files `files` set.
+fn learn_header_variables(out: &mut ConfiguredSecrets, files: &[PathBuf]) {
+    for f in files {
+        for (var, v) in HEADER_VARIABLES.iter().zip(read_keys(f, &HEADER_VARIABLES)) {
+            if let Some(v) = v {
+                out.add_header_list(var, &v);
+            }
+        }
+    }
+}
+
+/// What only the project folder `dir`'s own files mark as secret: its `.mcp.json` and
+/// its project and local settings layers, what [`collect`] adds for a project after
+/// the first. For a caller that has collected the homes', the managed files' and the
+/// environment's already (the summary index, for each deciding session's project):
+/// `~/.claude.json`, which can be megabytes, is not read again.
+pub fn of_project(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> ConfiguredSecrets {
+    let env = env_of(homes);
+    let mut out = ConfiguredSecrets::new();
+    if let Some(doc) = config::read_config_file(&paths::project_mcp_json(dir)) {
+        config::configured_values(&doc, &env, &mut adder(&mut out));
+    }
+    learn_header_variables(&mut out, &project_layers(homes, dir, managed_dir));
+    out
+}
+
+/// Reads every configuration file of `places` once and gathers what it marks as secret.
+pub fn collect(places: &Places) -> ConfiguredSecrets {
+    let env = env_of(&places.homes);
+    let mut out = ConfiguredSecrets::new();
+    let mut add = adder(&mut out);
     let mut projects = places.projects.clone();
     let mut seen: std::collections::HashSet<PathBuf> = projects.iter().cloned().collect();
     for g in &globals(&places.homes) {
@@ -92,25 +140,18 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
             config::configured_values(&doc, &env, &mut add);
         }
     }
+    drop(add);
     // The header variables: every settings layer of the first project (managed, user,
     // its own), the project layers of the others, and the environment.
     let mut settings: Vec<PathBuf> = first.files().into_iter().map(|(_, p)| p).collect();
     for p in projects.iter().skip(1) {
-        settings.extend(
-            sources_for(p)
-                .files()
-                .into_iter()
-                .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local))
-                .map(|(_, p)| p),
-        );
+        settings.extend(project_layers(
+            &places.homes,
+            p,
+            places.managed_dir.as_deref(),
+        ));
     }
-    for f in &settings {
-        for (var, v) in HEADER_VARIABLES.iter().zip(read_keys(f, &HEADER_VARIABLES)) {
-            if let Some(v) = v {
-                out.add_header_list(var, &v);
-            }
-        }
-    }
+    learn_header_variables(&mut out, &settings);
     for var in HEADER_VARIABLES {
         if let Some(v) = env(var) {
             out.add_header_list(var, &v);
