@@ -1035,7 +1035,7 @@ fn status_in(
             // the file before the newest, or the older one the session was found in
             let key = older_key(name);
             let f = match memos.get(&key) {
-                Some(m) if m.ours && files[1..].contains(&m.file) => m.file.clone(),
+                Some(m) if m.ours && files.iter().skip(1).any(|f| *f == m.file) => m.file.clone(),
                 _ => match files.get(1) {
                     Some(f) => f.clone(),
                     None => continue,
@@ -2387,6 +2387,17 @@ mod tests {
         // the hook (no budget) on the same memos: exact at once
         let hook = session_status_with(&input, &roots, Some(&store));
         assert_eq!(line(&hook, 200), exact);
+        // a server's log files removed (pruned) while its memo of the older file stays:
+        // the next run reads what is there (it panicked on the empty folder)
+        for f in fs::read_dir(project.join("mcp-logs-web")).unwrap() {
+            fs::remove_file(f.unwrap().path()).unwrap();
+        }
+        let pruned = session_status_within(&input, &roots, Some(&store), Some(READ_BUDGET));
+        assert!(
+            pruned.servers.iter().any(|s| s.name == "db"),
+            "{:?}",
+            pruned.servers
+        );
     }
 
     /// A server folder named after a token (`mcp-logs-ghp_...`): its memo is kept
