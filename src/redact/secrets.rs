@@ -270,9 +270,13 @@ pub fn kept_bearer_params(text: &str) -> Vec<KeptParam> {
 /// (`Bearer a=Bearer sk-...`), which the next pass would find once the first is hidden.
 /// So it does after a kept `KEY=value` (a key that is no secret's, or a harmless value):
 /// the value may itself be a pair (`FOO=PASSWORD=hunter2`, `url=https://h/?token=...`),
-/// which the match of its outer pair hid from the rule.
+/// which the match of its outer pair hid from the rule. At most [`NESTED_VALUES`] values
+/// deep: each search inside a value can run to that value's end, so `x=x=x=...` would
+/// otherwise cost the square of its length.
 fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bool)) {
     let mut at = 0;
+    // how many values deep the search is, and where the outermost of them ends
+    let (mut depth, mut inside_until) = (0, 0);
     while at <= hay.len() {
         let Some(c) = rule.regex.captures_at(hay, at) else {
             break;
@@ -280,8 +284,21 @@ fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bo
         let m = c.get(0).expect("a match");
         let kept = (rule.keep)(&c);
         f(&c, kept);
+        if m.start() >= inside_until {
+            depth = 0;
+        }
         let next = match c.name("s") {
-            Some(s) if kept && (rule.kind == "bearer-token" || c.name("k").is_some()) => s.start(),
+            Some(s)
+                if kept
+                    && depth < NESTED_VALUES
+                    && (rule.kind == "bearer-token" || c.name("k").is_some()) =>
+            {
+                if depth == 0 {
+                    inside_until = s.end();
+                }
+                depth += 1;
+                s.start()
+            }
             _ => m.end(),
         };
         at = if next > m.start() {
@@ -295,6 +312,9 @@ fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bo
         };
     }
 }
+
+/// How many values deep [`each_match`] searches on inside kept pairs' values.
+const NESTED_VALUES: usize = 8;
 
 /// One of [`kept_bearer_params`].
 #[derive(Debug, Clone, Copy)]
@@ -813,5 +833,39 @@ mod tests {
         for r in RULES.iter().chain(HOST_RULES.iter()) {
             assert!(!r.anchors.is_empty(), "{}", r.kind);
         }
+    }
+}
+
+#[cfg(test)]
+mod nested_values {
+    use super::*;
+
+    /// A long run of pairs, each the value of the one before (`x=x=x=...`): the matches
+    /// every rule looks at cover the run a bounded number of times, not once a pair
+    /// (each of which runs on to the run's end: the square of its length).
+    #[test]
+    fn pairs_inside_values_are_searched_a_bounded_depth() {
+        for hay in [
+            "x=".repeat(20_000),
+            "x: ".repeat(20_000),
+            "Bearer a=".repeat(20_000),
+        ] {
+            for rule in RULES.iter() {
+                let mut covered = 0;
+                each_match(rule, &hay, |c, _| {
+                    covered += c.get(0).map_or(0, |m| m.len())
+                });
+                assert!(
+                    covered <= (NESTED_VALUES + 2) * hay.len(),
+                    "{}: {covered} bytes matched of {}",
+                    rule.kind,
+                    hay.len()
+                );
+            }
+        }
+        // two deep is found
+        let mut found = Vec::new();
+        SECRETS.find("A=B=PASSWORD=hunter2hunter2", &mut found);
+        assert_eq!(found.len(), 1, "{found:?}");
     }
 }
