@@ -798,10 +798,8 @@ pub fn redact_report(
             r.apply(field);
         }
         // a name holding a secret with its tag, as `scan` prints it
-        if let (Some(now), Some(was)) = (e.name.as_mut(), name)
-            && *now != was
-        {
-            now.push_str(&crate::scan::select::tag(&was));
+        if let (Some(now), Some(was)) = (e.name.as_mut(), name) {
+            crate::scan::select::tag_shown(&was, now);
         }
         match (&e.detail, cut_from_detail) {
             (Some(d), true) => e.status = crate::text::one_line(d, STATUS_CHARS),

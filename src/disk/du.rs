@@ -327,9 +327,7 @@ pub fn redact(du: &mut DiskUse) {
             // with its tag, as `scan` prints it ([`crate::scan::select::tag`])
             let name = s.name.clone();
             r.apply(&mut s.name);
-            if s.name != name {
-                s.name.push_str(&crate::scan::select::tag(&name));
-            }
+            crate::scan::select::tag_shown(&name, &mut s.name);
             r.apply(&mut s.folder);
             path(&r, &mut s.path);
         }

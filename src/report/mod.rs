@@ -300,9 +300,7 @@ impl Report {
             .map(|s| &mut s.name)
             .chain(self.configured.iter_mut().map(|c| &mut c.name));
         for (name, was) in now.zip(&names) {
-            if name != was {
-                name.push_str(&crate::scan::select::tag(was));
-            }
+            crate::scan::select::tag_shown(was, name);
         }
     }
 

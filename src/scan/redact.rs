@@ -130,9 +130,7 @@ pub fn redact_report(report: &mut ScanReport) {
                     }
                 },
             });
-            if s.name != name {
-                s.name.push_str(&super::select::tag(&name));
-            }
+            super::select::tag_shown(&name, &mut s.name);
         });
     for w in &mut report.warnings {
         warning(&r, w);
@@ -142,9 +140,7 @@ pub fn redact_report(report: &mut ScanReport) {
     for n in &mut report.unfiltered_names {
         let was = n.clone();
         r.apply(n);
-        if *n != was {
-            n.push_str(&super::select::tag(&was));
-        }
+        super::select::tag_shown(&was, n);
     }
     for p in &mut report.searched {
         path(&r, p);

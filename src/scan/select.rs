@@ -24,6 +24,16 @@ pub fn tag(real: &str) -> String {
     format!("{TAG_SEP}{:02x}{:02x}", d[0], d[1])
 }
 
+/// Gives `shown`, the name `real` as a redaction of the whole output printed it, the
+/// tag [`printed`] gives it: only when the secret rules change the name. The rule is
+/// this one in every command, whatever else its redactor hides (a user name, a
+/// configured value: the name is printed redacted, without a tag).
+pub fn tag_shown(real: &str, shown: &mut String) {
+    if shown != real && crate::redact::output::text(real) != real {
+        shown.push_str(&tag(real));
+    }
+}
+
 /// `real` as a text later redacted whole prints it: with its [`tag`] after it when it
 /// holds a secret (the redaction then makes it `[REDACTED:kind]#tag`), else as it is.
 pub fn tagged(real: &str) -> String {
@@ -224,5 +234,21 @@ mod tests {
         assert!(wa.ambiguous(&both).is_none() && real.ambiguous(&both).is_none());
         // a `#` not followed by four hex digits is part of the name
         assert!(!NameWant::new("[REDACTED:github-token]#xyz").is(TOKEN));
+    }
+
+    /// Every command's redaction tags a name by one rule, [`printed`]'s: a name the
+    /// secret rules change gets its tag; one only a configured value or a user name
+    /// hides is printed redacted, without one; an unchanged one is left as it is.
+    #[test]
+    fn a_redacted_name_is_tagged_as_printed_tags_it() {
+        let mut shown = crate::redact::output::text(TOKEN);
+        tag_shown(TOKEN, &mut shown);
+        assert_eq!(shown, printed(TOKEN));
+        let mut shown = "[REDACTED:config]".to_string();
+        tag_shown("notes-zz9value", &mut shown);
+        assert_eq!(shown, "[REDACTED:config]");
+        let mut shown = "p-ok".to_string();
+        tag_shown("p-ok", &mut shown);
+        assert_eq!(shown, "p-ok");
     }
 }
