@@ -110,7 +110,7 @@ pub fn row_way_out(row: &ConfiguredRow, home: Option<&str>) -> String {
                 .map(|t| at(&crate::time::format_iso(t)))
                 .unwrap_or_else(|| "the --since cut-off".to_string()),
             at(last),
-            crate::text::shell_word(&row.name)
+            crate::advice::name_word(&row.name)
         ),
         None => way_out_for(&row.configured, Some(&row.name), home),
     }
@@ -331,4 +331,48 @@ pub fn probe_named_note(s: &ServerConfig, home: Option<&str>) -> Option<String> 
             s.name
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `--since` row's command names the server as every printed command does
+    /// ([`crate::advice::name_word`]): a name with an invisible character in the form
+    /// the shell turns back into it (the screen shows the character escaped, so a plain
+    /// quoted word did not select the server), a name holding a token quoted, with its
+    /// tag.
+    #[test]
+    fn the_since_rows_command_runs_as_printed() {
+        let row = |name: &str| ConfiguredRow {
+            name: name.to_string(),
+            configured_name: name.to_string(),
+            project: "/p".into(),
+            project_folder: "-p".into(),
+            configured: Configured {
+                state: ServerState::Starts,
+                decided_by: Vec::new(),
+                scope: Scope::Project,
+                file: None,
+                warnings: Vec::new(),
+                transport: None,
+                ignored: Vec::new(),
+                unread: Vec::new(),
+            },
+            ran_since: None,
+            last_session: Some("2026-12-06T04:00:00.000Z".into()),
+            since: None,
+            fix: None,
+        };
+        let text = row_way_out(&row("zw\u{200b}name"), None);
+        assert!(
+            text.contains("`mcplogs scan --server $'zw\\xe2\\x80\\x8bname'`"),
+            "{text}"
+        );
+        let token = "ghp_Z9y8X7w6V5Z9y8X7w6V5Z9y8X7w6V5abcdef";
+        let text = row_way_out(&row(token), None);
+        let word = crate::advice::name_word(token);
+        assert!(word.starts_with('\'') && word.contains('#'), "{word}");
+        assert!(text.contains(&format!("--server {word}`")), "{text}");
+    }
 }

@@ -57,15 +57,12 @@ pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
 /// `mcplogs probe --project DIR NAME`: the server as its own project configures it, so
 /// the command runs as printed from any folder.
 fn probe_command(s: &ServerReport) -> String {
-    let mut argv = vec!["mcplogs", "probe"];
-    if let Some(p) = s.project.as_deref() {
-        argv.extend(["--project", p]);
-    }
-    argv.push(&s.name);
-    crate::text::shell_command(&argv).map_or_else(
-        || format!("`mcplogs probe {}`", crate::text::shell_word(&s.name)),
-        |c| format!("`{c}`"),
-    )
+    let project = s
+        .project
+        .as_deref()
+        .map(|p| format!("--project {} ", crate::text::shell_word_typed(p)))
+        .unwrap_or_default();
+    format!("`mcplogs probe {project}{}`", name_word(&s.name))
 }
 
 fn local(t: u64) -> String {

@@ -120,7 +120,7 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
 /// mcplogs does not count (file, key and why), and how to probe it anyway.
 fn not_probed_line(s: &ServerConfig, how: &str) -> String {
     use mcplogs::claude_code::config::{ProbeApproval, probe_approval};
-    let named = format!("{} {}", how, mcplogs::text::shell_word(&s.name));
+    let named = format!("{} {}", how, mcplogs::advice::name_word(&s.name));
     match probe_approval(s) {
         ProbeApproval::NotCounted(list) => {
             let what: Vec<String> = list

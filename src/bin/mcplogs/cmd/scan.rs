@@ -65,7 +65,7 @@ fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
     if configured || logged() {
         output::note(format_args!(
             "mcplogs: no file or folder named {}: scanning the server of that name (`--server`)",
-            mcplogs::text::shell_word(want.echo())
+            mcplogs::advice::name_word(want.echo())
         ));
         discovery.paths = rest;
         discovery.server = Some(name);
