@@ -736,10 +736,10 @@ fn name_or_placeholder(name: Option<&str>) -> String {
 /// secret, since the redaction every output passes through then makes it
 /// `[REDACTED:...]`, a glob pattern to the shell when bare.
 pub fn name_word(name: &str) -> String {
-    if crate::redact::Redactor::redact_own_secrets(name) != name {
-        // with its tag, which the redaction leaves after `[REDACTED:...]` and which
-        // selects this one server among the names printing alike
-        let tagged = crate::scan::select::tagged(name);
+    // with its tag when it holds a secret, which the redaction leaves after
+    // `[REDACTED:...]` and which selects this one server among the names printing alike
+    let tagged = crate::scan::select::tagged(name);
+    if tagged != name {
         let typed = crate::text::shell_word_typed(&tagged);
         return if typed == tagged {
             crate::text::shell_word_quoted(&tagged)

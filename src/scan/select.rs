@@ -143,29 +143,39 @@ impl NameWant {
     }
 
     fn same_printed(&self, name: &str) -> bool {
+        use std::borrow::Cow;
         let Some(shown) = self.shown.as_deref() else {
             return false;
         };
+        let printed_given = shown == self.given;
         // `name` as printed: a real name, or a printed form kept by a row (its tag, if
         // any, is the real name's)
-        let of_name = if name.contains("[REDACTED") {
-            name.to_string()
-        } else {
-            printed(name)
-        };
+        let name_printed = name.contains("[REDACTED");
+        // the real name given: a server known by its printed form only (a configured row
+        // keeps no token), never another real name that prints the same: nothing to
+        // redact for the others (`--server` over 100,000 servers)
+        if !printed_given && !name_printed {
+            return false;
+        }
         let (want_base, want_tag) = split_tag(shown);
-        let (name_base, name_tag) = split_tag(&of_name);
+        let (name_base, name_tag): (Cow<str>, Option<&str>) = if name_printed {
+            let (base, tag) = split_tag(name);
+            (base.into(), tag)
+        } else {
+            (crate::redact::output::text(name).into(), None)
+        };
         if !name_base.eq_ignore_ascii_case(want_base) {
             return false;
         }
-        if shown == self.given {
+        match (printed_given, want_tag) {
             // a printed form given: with its tag, the one server printing so; without,
-            // every server printing alike
-            want_tag.is_none() || name_tag.is_none_or(|t| t.eq_ignore_ascii_case(want_tag.unwrap()))
-        } else {
-            // the real name given: a server known by its printed form only (a configured
-            // row keeps no token), never another real name that prints the same
-            name.contains("[REDACTED") && name_tag.is_none_or(|t| Some(t) == want_tag)
+            // every server printing alike (a real name's tag made only when asked for)
+            (true, None) => true,
+            (true, Some(want)) if name_printed => {
+                name_tag.is_none_or(|t| t.eq_ignore_ascii_case(want))
+            }
+            (true, Some(want)) => tag(name).eq_ignore_ascii_case(want),
+            (false, _) => name_tag.is_none_or(|t| Some(t) == want_tag),
         }
     }
 }
