@@ -619,24 +619,31 @@ fn tag_names_of(report: &ScanReport) {
 
 /// `line` with each name [`tag_names_of`] kept followed by its tag (where no tag follows
 /// it yet), before the redaction hides the name.
-fn tagged(mut line: String) -> String {
-    for (name, with_tag) in TAGGED.get().into_iter().flatten() {
+fn tagged(line: String) -> String {
+    tag_in(line, TAGGED.get().map_or(&[], Vec::as_slice))
+}
+
+/// [`tagged`] with the names `names` (longest first): a name is tagged only where it
+/// stands alone, not inside a longer name (`ghp_X` in `ghp_X-extra`, tagged first as
+/// itself) nor where a tag follows it already.
+fn tag_in(mut line: String, names: &[(String, String)]) -> String {
+    let in_name = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '#');
+    for (name, with_tag) in names {
         if !line.contains(name.as_str()) {
             continue;
         }
         let mut out = String::with_capacity(line.len() + 8);
-        let mut rest = line.as_str();
-        while let Some(at) = rest.find(name.as_str()) {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + name.len()..];
-            if after.starts_with('#') {
-                out.push_str(name);
-            } else {
+        let mut at = 0;
+        for (i, _) in line.match_indices(name.as_str()) {
+            let alone = !line[..i].chars().next_back().is_some_and(in_name)
+                && !line[i + name.len()..].chars().next().is_some_and(in_name);
+            if alone {
+                out.push_str(&line[at..i]);
                 out.push_str(with_tag);
+                at = i + name.len();
             }
-            rest = after;
         }
-        out.push_str(rest);
+        out.push_str(&line[at..]);
         line = out;
     }
     line
@@ -1311,4 +1318,34 @@ fn confirm(yes: bool) -> Result<bool, Error> {
         }
     }
     output::ask("Apply? [y/N] ").map_err(Error::ReadAnswer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name holding a token is tagged where it stands alone, once; not inside a longer
+    /// name that begins with it (tagged as itself), nor again after its tag.
+    #[test]
+    fn a_name_is_tagged_only_where_it_stands_alone() {
+        let short = "ghp_Z9y8X7w6V5Z9y8X7w6V5Z9y8X7w6V5abcdef";
+        let long = format!("{short}-extra");
+        let names: Vec<(String, String)> = [long.clone(), short.to_string()]
+            .into_iter()
+            .map(|n| {
+                let t = mcplogs::scan::select::tagged(&n);
+                (n, t)
+            })
+            .collect();
+        let line = format!("fix `{short}` and `{long}`; `{short}` again");
+        let out = tag_in(line, &names);
+        assert_eq!(
+            out,
+            format!(
+                "fix `{}` and `{}`; `{}` again",
+                names[1].1, names[0].1, names[1].1
+            )
+        );
+        assert_eq!(tag_in(out.clone(), &names), out);
+    }
 }
