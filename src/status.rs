@@ -1064,10 +1064,13 @@ fn status_in(
             Some(m)
         } else {
             let f = dir.join(&stamp);
-            f.is_file().then(|| {
-                let key = older_key(&name);
-                read_older(&f, &key, session, memos, redactor, left, &mut status).1
-            })
+            // a regular file, not a link to one (as the listing: `newest_files`)
+            fs::symlink_metadata(&f)
+                .is_ok_and(|m| m.is_file())
+                .then(|| {
+                    let key = older_key(&name);
+                    read_older(&f, &key, session, memos, redactor, left, &mut status).1
+                })
         };
         let Some(m) = memo.filter(|m| !m.head.is_empty() || m.gap.is_some()) else {
             if !all.is_empty() {
@@ -1148,26 +1151,20 @@ fn file_name(p: &Path) -> String {
 
 /// The newest log files of a server folder, newest first (names are start times).
 fn newest_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<(String, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let n = e.file_name().to_str()?.to_string();
-            // A link is not followed, as `scan` does not follow it: one answer.
-            if e.file_type().ok()?.is_symlink() {
-                return None;
-            }
-            // A running session writes JSON Lines (the old `.txt` arrays are of 2025).
-            n.ends_with(".jsonl").then(|| (n, e.path()))
-        })
+    // The regular files `scan` reads there (a link, a FIFO, a folder is not read: one
+    // answer), of them the JSON Lines a running session writes (the old `.txt` arrays
+    // are of 2025).
+    let names = crate::logs::discovery::list_files(dir, &mut Vec::new()).unwrap_or_default();
+    let mut files: Vec<&str> = names
+        .iter()
+        .filter_map(|n| n.to_str())
+        .filter(|n| n.ends_with(".jsonl"))
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_unstable_by(|a, b| b.cmp(a));
     files
         .into_iter()
         .take(MAX_FILES_PER_SERVER)
-        .map(|(_, p)| p)
+        .map(|n| dir.join(n))
         .collect()
 }
 
