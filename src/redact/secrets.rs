@@ -238,13 +238,7 @@ fn keep_auth_param(c: &Captures) -> bool {
 /// next pass (`Bearer ghp_ghp_[REDACTED:secret]`), so redaction would not be
 /// idempotent, and a piece of what may be a token would be shown.
 pub fn kept_bearer_params(text: &str) -> Vec<KeptParam> {
-    static BEARER: LazyLock<&'static Rule> = LazyLock::new(|| {
-        RULES
-            .iter()
-            .find(|r| r.kind == "bearer-token")
-            .expect("a bearer-token rule")
-    });
-    let rule = *BEARER;
+    let rule = &RULES[bearer_rule()];
     let mut v = Vec::new();
     each_match(rule, text, |c, kept| {
         if !kept {
@@ -325,12 +319,15 @@ pub struct KeptParam {
     pub end: usize,
 }
 
-/// The rank ([`Found::rule`]) of the bearer-token rule.
+/// The rank ([`Found::rule`]) of the bearer-token rule (found once).
 pub fn bearer_rule() -> usize {
-    RULES
-        .iter()
-        .position(|r| r.kind == "bearer-token")
-        .expect("a bearer-token rule")
+    static RANK: LazyLock<usize> = LazyLock::new(|| {
+        RULES
+            .iter()
+            .position(|r| r.kind == "bearer-token")
+            .expect("a bearer-token rule")
+    });
+    *RANK
 }
 
 fn keep_harmless(c: &Captures) -> bool {
