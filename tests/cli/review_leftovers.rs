@@ -399,6 +399,26 @@ fn report_shows_each_server_its_own_projects_command() {
     assert_eq!(launch_of("~/work/two"), "python3 two.py", "{doc:#}");
 }
 
+/// `mcplogs fix --except=NAME`, as scan prints it to keep a server off, when the servers
+/// left out were all there was to change: nothing to write, exit 0, and no word of
+/// `--force` (which would write the legacy setting nobody asked for; it was exit 2).
+#[test]
+fn fix_except_leaving_nothing_says_so() {
+    let h = Home::new();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    let out = h.run(&h.proj, &["fix", "--except=p-off", "--except=slow"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("nothing to write") && !err.contains("--force"),
+        "{err}"
+    );
+}
+
 /// F15: a printed `$'...'` word holding a character outside ASCII that the screen
 /// escapes (a bidi control) runs as printed in any locale: its UTF-8 bytes as `\xHH`
 /// (bash expands `\uHHHH` only in a UTF-8 locale).

@@ -221,6 +221,16 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 }
                 return Err(Error::FixNothingFor { what });
             }
+            if !args.force && !args.except.is_empty() {
+                // `--except` left out what there was to change (scan prints
+                // `mcplogs fix --except=NAME` to keep a server off): said so, never the
+                // legacy setting's --force, which would write what nobody asked for
+                say_steps(&found.steps);
+                note(
+                    "no server but those --except leaves out has anything mcplogs fix can change: nothing to write.",
+                );
+                return Ok(ExitCode::Clean);
+            }
             if !args.force {
                 say_steps(&found.steps);
                 if args.dry_run {
