@@ -36,24 +36,37 @@ pub fn is_bidi_control(c: char) -> bool {
 /// hyphen U+00AD, U+180E, the zero-width space, non-joiner and joiner (U+200B–U+200D),
 /// the word joiner and invisible operators (U+2060–U+2064), the deprecated format
 /// controls (U+206A–U+206F), the zero-width no-break space (U+FEFF) and the interlinear
-/// annotation controls (U+FFF9–U+FFFB). (The bidi controls are [`is_bidi_control`].)
+/// annotation controls (U+FFF9–U+FFFB), the Hangul fillers (U+115F, U+1160, U+3164,
+/// U+FFA0), the shorthand and musical format controls (U+1BCA0–U+1BCA3,
+/// U+1D173–U+1D17A) and the tag characters (U+E0001, U+E0020–U+E007F: ASCII written
+/// invisibly). (The bidi controls are [`is_bidi_control`].)
 pub fn is_invisible_format(c: char) -> bool {
     matches!(
         c,
         '\u{00AD}'
+            | '\u{115F}'
+            | '\u{1160}'
             | '\u{180E}'
             | '\u{200B}'..='\u{200D}'
             | '\u{2060}'..='\u{2064}'
             | '\u{206A}'..='\u{206F}'
+            | '\u{3164}'
             | '\u{FEFF}'
+            | '\u{FFA0}'
             | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
     )
 }
 
 /// For each byte, whether a text holding it may hold an unsafe character other than the
 /// ASCII controls in `keep`: a C0 control not kept, DEL, and the first bytes of the
-/// UTF-8 forms of the C1 controls and U+00AD (`C2`), U+061C (`D8`), U+180E (`E1`), the
-/// other bidi and format controls (`E2`) and U+FEFF and U+FFF9–U+FFFB (`EF`).
+/// UTF-8 forms of the C1 controls and U+00AD (`C2`), U+061C (`D8`), U+115F, U+1160 and
+/// U+180E (`E1`), the other bidi and format controls (`E2`), U+3164 (`E3`), U+FEFF,
+/// U+FFA0 and U+FFF9–U+FFFB (`EF`), U+1BCA0–U+1BCA3 and U+1D173–U+1D17A (`F0`) and the
+/// tag characters (`F3`).
 const fn flagged_bytes(keep: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
     let mut b = 0;
@@ -71,7 +84,10 @@ const fn flagged_bytes(keep: &[u8]) -> [bool; 256] {
     t[0xd8] = true;
     t[0xe1] = true;
     t[0xe2] = true;
+    t[0xe3] = true;
     t[0xef] = true;
+    t[0xf0] = true;
+    t[0xf3] = true;
     t
 }
 
@@ -85,7 +101,7 @@ const UNSAFE_IN_JSON: [bool; 256] = flagged_bytes(b"\n\t\r");
 
 /// Whether `s` holds an unsafe character that `flagged` does not let through, told from
 /// its bytes: a flagged ASCII byte is one; a flagged lead byte (`C2`, `D8`, `E1`, `E2`,
-/// `EF`) is one only with the continuation bytes of a C1, bidi or invisible format
+/// `E3`, `EF`, `F0`, `F3`) is one only with the continuation bytes of a C1, bidi or invisible format
 /// character (in UTF-8 they never occur
 /// as continuation bytes). One table look-up a byte, where decoding every character of
 /// a 250 MB `scan --json` document took a second on one core; the same answer as
@@ -101,7 +117,12 @@ fn holds_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
             match c {
                 0xc2 => matches!(at(1), 0x80..=0x9f | 0xad),
                 0xd8 => at(1) == 0x9c,
-                0xe1 => at(1) == 0xa0 && at(2) == 0x8e,
+                0xe1 => match at(1) {
+                    0xa0 => at(2) == 0x8e,
+                    0x85 => matches!(at(2), 0x9f | 0xa0),
+                    _ => false,
+                },
+                0xe3 => at(1) == 0x85 && at(2) == 0xa4,
                 0xe2 => match at(1) {
                     0x80 => matches!(at(2), 0x8b..=0x8f | 0xa8..=0xae),
                     0x81 => matches!(at(2), 0xa0..=0xa4 | 0xa6..=0xaf),
@@ -109,7 +130,18 @@ fn holds_unsafe(s: &str, flagged: &[bool; 256]) -> bool {
                 },
                 0xef => match at(1) {
                     0xbb => at(2) == 0xbf,
+                    0xbe => at(2) == 0xa0,
                     0xbf => (0xb9..=0xbb).contains(&at(2)),
+                    _ => false,
+                },
+                0xf0 => match (at(1), at(2)) {
+                    (0x9b, 0xb2) => (0xa0..=0xa3).contains(&at(3)),
+                    (0x9d, 0x85) => (0xb3..=0xba).contains(&at(3)),
+                    _ => false,
+                },
+                0xf3 => match (at(1), at(2)) {
+                    (0xa0, 0x80) => matches!(at(3), 0x81 | 0xa0..=0xbf),
+                    (0xa0, 0x81) => (0x80..=0xbf).contains(&at(3)),
                     _ => false,
                 },
                 _ => true,
@@ -364,6 +396,11 @@ mod tests {
             "a<U+200D>b<U+2060>c<U+FEFF>d\\xade<U+180E>f"
         );
         assert_eq!(json("\"k\u{200b}\""), "\"k\\u200b\"");
+        // ASCII written in tag characters, a Hangul filler, a musical format control
+        assert_eq!(
+            text("zw\u{e0020}j\u{3164}k\u{1d173}l"),
+            "zw<U+E0020>j<U+3164>k<U+1D173>l"
+        );
         // the characters around them stay: an emoji, a CJK text, a variation selector
         assert_eq!(
             text("\u{1f600}\u{4e2d}\u{fe0f}\u{ff01}"),
