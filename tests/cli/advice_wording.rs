@@ -61,14 +61,9 @@ impl Home {
 
     /// The project's log folder.
     fn logs(&self) -> PathBuf {
-        let slug: String = self
-            .proj
-            .display()
-            .to_string()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        self.home.join(".cache/claude-cli-nodejs").join(slug)
+        self.home.join(".cache/claude-cli-nodejs").join(
+            mcplogs::claude_code::names::encode_folder_name(&self.proj.display().to_string()),
+        )
     }
 
     /// A session of the project in which `name`'s server closed the connection at

@@ -68,12 +68,7 @@ impl Home {
         let text = fs::read_to_string(src)
             .unwrap()
             .replace("\"/PROJECT\"", &cwd);
-        let slug: String = project
-            .display()
-            .to_string()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
+        let slug = mcplogs::claude_code::names::encode_folder_name(&project.display().to_string());
         let d = self
             .home
             .join(".cache/claude-cli-nodejs")
