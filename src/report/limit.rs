@@ -41,6 +41,8 @@ pub fn fit_owned(mut report: Report, limit: usize) -> (String, Report) {
                 report.omitted.records.push((s.name.clone(), n));
             }
         }
+        // and those of the servers it kept no section of (`super::Making::reach`)
+        report.omitted.unnamed = report.beyond.records;
         return cut_without_records(report, limit);
     }
     if let Some(plain) = markdown::render_within(&report, limit)
@@ -167,8 +169,10 @@ fn cut(text: String, mut r: Report, limit: usize) -> (String, Report) {
     // The note alone (without the per-server counts): the note reads only `omitted`, so
     // the counts step aside for it rather than the whole report being cloned.
     let records = std::mem::take(&mut r.omitted.records);
+    let unnamed = std::mem::take(&mut r.omitted.unnamed);
     let note = format!("\n\n{}", markdown::omitted_note(&r));
     r.omitted.records = records;
+    r.omitted.unnamed = unnamed;
     let keep = limit.saturating_sub(chars(&note));
     let mut cut: String = text.chars().take(keep).collect();
     if let Some(nl) = cut.rfind('\n') {
@@ -218,6 +222,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         secrets: report.secrets.clone(),
         learned: None,
         records_left_out: None,
+        beyond: report.beyond,
     }
 }
 

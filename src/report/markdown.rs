@@ -435,16 +435,32 @@ fn evidence(e: &EvidenceItem, out: &mut String) {
     out.push('\n');
 }
 
+/// The fewest characters one entry of a server the report is about adds to the Markdown
+/// (as [`render`] lays out a report for `audience`), whatever its values and however
+/// they are redacted: the fixed text of its line in "What's Wrong?" (`- ``: ``: ` and
+/// its line break), or of its section in a report for the servers' authors (the
+/// headings and the steps to reproduce). `super::sections_within_reach` rests on it;
+/// a test holds it against renders of servers whose values are all empty.
+pub fn entry_floor(audience: Audience) -> usize {
+    match audience {
+        Audience::ServerAuthor => 256,
+        _ => 11,
+    }
+}
+
 /// The most servers [`omitted_note`] names.
-const NOTE_NAMES: usize = 10;
+pub(crate) const NOTE_NAMES: usize = 10;
 
 /// The note saying what the size limit left out.
 pub fn omitted_note(r: &Report) -> String {
     let mut note = String::new();
-    if !r.omitted.records.is_empty() {
+    let unnamed = r.omitted.unnamed;
+    if !r.omitted.records.is_empty() || unnamed.servers > 0 {
         // The servers that lost the most first, and only the first few by name: a
         // report of thousands of servers named every one, and the note alone passed the
         // limit, so the cut that followed left nothing but the report's first line.
+        // (The servers the report kept no section of are among the others: those of
+        // them with the most are kept, `super::build_taking`.)
         let mut most: Vec<&(String, usize)> = r.omitted.records.iter().collect();
         most.sort_by_key(|r| std::cmp::Reverse(r.1));
         let (named, others) = most.split_at(most.len().min(NOTE_NAMES));
@@ -452,11 +468,11 @@ pub fn omitted_note(r: &Report) -> String {
             .iter()
             .map(|(name, n)| format!("{} from {}", n, code(name)))
             .collect();
-        if !others.is_empty() {
+        if !others.is_empty() || unnamed.servers > 0 {
             per.push(format!(
                 "and {} from {}",
-                others.iter().map(|(_, n)| n).sum::<usize>(),
-                crate::text::count(others.len(), "other server")
+                others.iter().map(|(_, n)| n).sum::<usize>() + unnamed.records,
+                crate::text::count(others.len() + unnamed.servers, "other server")
             ));
         }
         note.push_str(&format!(

@@ -155,17 +155,30 @@ pub struct SettingsSection {
 pub struct Omitted {
     /// Evidence records left out, per server name, in report order.
     pub records: Vec<(String, usize)>,
+    /// Records left out of servers the report kept no section of (beyond what a
+    /// Markdown report can show: [`Making::reach`]): counted, never named (the note
+    /// names only the servers that lost the most, and those are kept).
+    pub unnamed: Unnamed,
     /// The text was still too long without any evidence and was cut.
     pub cut: bool,
 }
 
+/// Records left out of servers not named one by one ([`Omitted::unnamed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Unnamed {
+    /// Servers that had any.
+    pub servers: usize,
+    /// Their records.
+    pub records: usize,
+}
+
 impl Omitted {
     pub fn total(&self) -> usize {
-        self.records.iter().map(|(_, n)| n).sum()
+        self.records.iter().map(|(_, n)| n).sum::<usize>() + self.unnamed.records
     }
 
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty() && !self.cut
+        self.records.is_empty() && self.unnamed.servers == 0 && !self.cut
     }
 }
 
@@ -208,6 +221,18 @@ pub struct Report {
     /// Set by [`build_taking`] when it kept no record ([`Making::records`]): how many
     /// each server had, for the note saying what was left out ([`limit::fit_owned`]).
     records_left_out: Option<Vec<usize>>,
+    /// Set by [`build_taking`] when it kept only the sections a Markdown report can show
+    /// ([`Making::reach`]): what the servers it kept none of add to the report.
+    beyond: Beyond,
+}
+
+/// What the servers [`build_taking`] kept no section of ([`Making::reach`]) still add
+/// to the report: the records they had (for the note saying what was left out), and
+/// whether any fails now (the exit code).
+#[derive(Debug, Clone, Copy, Default)]
+struct Beyond {
+    records: Unnamed,
+    problems: bool,
 }
 
 /// What [`build_taking`] learned from the servers' texts, in their order.
@@ -235,6 +260,22 @@ pub struct Making<'a> {
     /// had: for a Markdown report sure to be too long to show any
     /// ([`records_never_fit`]).
     pub records: bool,
+    /// Keep only the sections a Markdown report can show ([`Reach`], from
+    /// [`sections_within_reach`]); `None` keeps every server's.
+    pub reach: Option<Reach>,
+}
+
+/// How far into its servers a Markdown report too long for any record can show
+/// anything ([`sections_within_reach`]): its text is cut within the first `reported`
+/// entries of the servers it is about, so a section past them, or of a server it is not
+/// about, is never printed. [`build_taking`] keeps those sections, and the few the
+/// note saying what was left out names, and of the others only what they add up to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    /// Whom the report is for ([`Report::audience`], known from the scan).
+    audience: Audience,
+    /// How many of its servers' sections can be shown at most.
+    reported: usize,
 }
 
 impl Report {
@@ -243,7 +284,7 @@ impl Report {
     }
 
     pub fn has_problems(&self) -> bool {
-        self.problem_servers().next().is_some()
+        self.beyond.problems || self.problem_servers().next().is_some()
     }
 
     /// Whom this report is for: Claude Code's tracker when any failing server looks
@@ -513,21 +554,48 @@ fn tail_strings<'a>(
 /// lines, any other at least one (its row in the table), except where the report is
 /// for servers' authors, which shows only the other failing ones, a line each.
 pub fn records_never_fit(scan: &ScanReport, limit: usize) -> bool {
-    let audiences: Vec<Option<Audience>> = scan
-        .servers
-        .iter()
-        .map(|s| crate::advice::audience(s).filter(|_| s.counts_now()))
-        .collect();
-    // as Report::audience and Report::reported_servers choose them
-    let a = audiences.iter().flatten().min().copied();
-    let reported = audiences.iter().filter(|x| x.is_some() && **x == a).count();
+    let (a, reported, others_failing) = audiences(scan);
     let others = if a == Some(Audience::ServerAuthor) {
-        audiences.iter().filter(|x| x.is_some() && **x != a).count()
+        others_failing
     } else {
-        audiences.len() - reported
+        scan.servers.len() - reported
     };
     // (a margin for the trailing line breaks the render trims)
     4 * reported + others > limit + 16
+}
+
+/// The scan's servers as the report divides them: whom it is for (as [`Report::audience`]
+/// chooses), how many it is about ([`Report::reported_servers`]), and how many others
+/// someone should act on ([`Report::other_failing_servers`]).
+fn audiences(scan: &ScanReport) -> (Option<Audience>, usize, usize) {
+    let audience = |s: &ServerReport| crate::advice::audience(s).filter(|_| s.counts_now());
+    let a = scan.servers.iter().filter_map(audience).min();
+    let (mut reported, mut others) = (0, 0);
+    for s in &scan.servers {
+        match audience(s) {
+            Some(x) if Some(x) == a => reported += 1,
+            Some(_) => others += 1,
+            None => {}
+        }
+    }
+    (a, reported, others)
+}
+
+/// For a Markdown report of `scan` sure to be cut within the entries of the servers it
+/// is about (each adds at least [`markdown::entry_floor`] characters, whatever their
+/// values and their redaction, and there are too many for `limit`): how far it can
+/// reach ([`Making::reach`]). `None` when it may show every server, or when the report
+/// may be refused and then names every failing server (no failure, or only the user's
+/// own set-up, without `force`). The bound is twice what the floor allows, as margin for
+/// a redaction of the final text that takes in more than a value.
+pub fn sections_within_reach(scan: &ScanReport, limit: usize, force: bool) -> Option<Reach> {
+    let (a, reported, _) = audiences(scan);
+    let audience = a.filter(|a| force || *a != Audience::UserConfig)?;
+    let within = 2 * (limit + 16) / markdown::entry_floor(audience) + 1;
+    (reported > within).then_some(Reach {
+        audience,
+        reported: within,
+    })
 }
 
 /// Builds the (unredacted) report. No I/O: `stderr` comes from [`stderr::gather`] (or
@@ -583,6 +651,7 @@ pub fn build(
         secrets: scan.secrets.clone(),
         learned: None,
         records_left_out: None,
+        beyond: Beyond::default(),
     }
 }
 
@@ -618,7 +687,7 @@ pub fn build_taking(
         servers: b.learner(),
         hits: Vec::new(),
     });
-    let mut left_out = Vec::new();
+    let mut keep = Keeping::new(making.reach);
     let mut servers = servers.into_iter();
     let mut records = records.into_iter();
     loop {
@@ -632,17 +701,13 @@ pub fn build_taking(
         }
         // Made, learned from and trimmed a few at a time by each worker, in order (each
         // server's report freed by the worker that made its section).
-        let parts: Vec<(Vec<ServerSection>, Option<Learned>, Vec<usize>)> = share
+        let parts: Vec<(Vec<Made>, Option<RedactorBuilder>)> = share
             .into_par_iter()
             .chunks(LEARNED_AT_ONCE)
             .map(|part| {
-                let mut learner = making.learn.map(|b| Learned {
-                    servers: b.learner(),
-                    hits: Vec::new(),
-                });
+                let mut learner = making.learn.map(RedactorBuilder::learner);
                 let mut seen: Recent<bool> = Recent::default();
-                let mut counts = Vec::new();
-                let sections = part
+                let made = part
                     .into_iter()
                     .map(|(s, stderr)| {
                         let mut section = server_section(&s, &stderr);
@@ -656,6 +721,7 @@ pub fn build_taking(
                             .chain(&section.stderr)
                             .map(|e| 3 + usize::from(e.timestamp.is_some()))
                             .sum();
+                        let mut hits = Vec::new();
                         if let Some(l) = learner.as_mut() {
                             let texts = section_strings(&mut section);
                             let kept = if making.records {
@@ -663,33 +729,50 @@ pub fn build_taking(
                             } else {
                                 texts.len() - record_texts
                             };
+                            hits.reserve_exact(kept);
                             for (i, t) in texts.into_iter().enumerate() {
-                                let hit = seen.get_or_insert_with(t, || l.servers.learn(t));
+                                let hit = seen.get_or_insert_with(t, || l.learn(t));
                                 if i < kept {
-                                    l.hits.push(hit);
+                                    hits.push(hit);
                                 }
                             }
                         }
                         if !making.records {
                             section.evidence = Vec::new();
                             section.stderr = Vec::new();
-                            counts.push(records);
                         }
-                        section
+                        Made {
+                            section,
+                            hits,
+                            records,
+                        }
                     })
                     .collect();
-                (sections, learner, counts)
+                (made, learner)
             })
             .collect();
-        for (sections, part_learned, counts) in parts {
-            report.servers.extend(sections);
-            left_out.extend(counts);
+        for (made, part_learned) in parts {
             if let (Some(all), Some(part)) = (learned.as_mut(), part_learned) {
-                all.servers.merge_learned(part.servers);
-                all.hits.extend(part.hits);
+                all.servers.merge_learned(part);
+            }
+            for m in made {
+                keep.push(m);
             }
         }
     }
+    let (sections, beyond) = keep.finish();
+    report.servers.reserve_exact(sections.len());
+    let mut left_out = Vec::with_capacity(if making.records { 0 } else { sections.len() });
+    for m in sections {
+        if let Some(l) = learned.as_mut() {
+            l.hits.extend(m.hits);
+        }
+        if !making.records {
+            left_out.push(m.records);
+        }
+        report.servers.push(m.section);
+    }
+    report.beyond = beyond;
     report.learned = learned;
     report.records_left_out = (!making.records).then_some(left_out);
     report
@@ -715,6 +798,90 @@ pub fn launch_line(l: &crate::scan::configured::Launch) -> Option<String> {
 
 /// How many servers one worker of [`build_taking`] makes and learns from in turn.
 const LEARNED_AT_ONCE: usize = 64;
+
+/// A section [`build_taking`] made: with the rule hits of the texts it keeps, in
+/// [`section_strings`]'s order, and how many records it had.
+struct Made {
+    section: ServerSection,
+    hits: Vec<bool>,
+    records: usize,
+}
+
+/// Which sections [`build_taking`] keeps, given in report order: every one, or with a
+/// [`Reach`] those within it and the few [`markdown::omitted_note`] can name (those with
+/// the most records), the others only counted.
+struct Keeping {
+    reach: Option<Reach>,
+    /// Kept, each with its place in the report.
+    kept: Vec<(usize, Made)>,
+    /// Beyond the reach, with records: those with the most, ranked as the note ranks
+    /// them (most records first, then report order), each with its place in the report.
+    /// At most [`markdown::NOTE_NAMES`].
+    most: Vec<(usize, Made)>,
+    /// How many sections were given.
+    given: usize,
+    /// How many of them the report is about.
+    reported: usize,
+    beyond: Beyond,
+}
+
+impl Keeping {
+    fn new(reach: Option<Reach>) -> Self {
+        Keeping {
+            reach,
+            kept: Vec::new(),
+            most: Vec::new(),
+            given: 0,
+            reported: 0,
+            beyond: Beyond::default(),
+        }
+    }
+
+    fn push(&mut self, m: Made) {
+        let at = self.given;
+        self.given += 1;
+        let Some(reach) = self.reach else {
+            return self.kept.push((at, m));
+        };
+        if m.section.audience == Some(reach.audience) {
+            self.reported += 1;
+            if self.reported <= reach.reported {
+                return self.kept.push((at, m));
+            }
+        }
+        self.beyond.problems |= m.section.is_problem();
+        if m.records == 0 {
+            return;
+        }
+        // Among those with the most records, or only counted. Given in report order, a
+        // section ranks after every one given before with as many records.
+        let place = self.most.partition_point(|(_, x)| x.records >= m.records);
+        if place >= markdown::NOTE_NAMES {
+            return self.count(&m);
+        }
+        self.most.insert(place, (at, m));
+        if self.most.len() > markdown::NOTE_NAMES
+            && let Some((_, out)) = self.most.pop()
+        {
+            self.count(&out);
+        }
+    }
+
+    fn count(&mut self, m: &Made) {
+        self.beyond.records.servers += 1;
+        self.beyond.records.records += m.records;
+    }
+
+    /// The sections kept, in report order, and what the others add up to.
+    fn finish(self) -> (Vec<Made>, Beyond) {
+        let mut all = self.kept;
+        if !self.most.is_empty() {
+            all.extend(self.most);
+            all.sort_by_key(|(at, _)| *at);
+        }
+        (all.into_iter().map(|(_, m)| m).collect(), self.beyond)
+    }
+}
 
 fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
     let d = &s.diagnosis;

@@ -556,6 +556,12 @@ fn repeated_texts_end_as_the_redactor_makes_each() {
 /// section completed and the whole report redacted), or taken from the scan a few
 /// servers at a time, learned from as it is made ([`build_taking`]).
 fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
+    made_reaching(scan, records, None)
+}
+
+/// [`made_both_ways`], the report taken from the scan keeping only the sections within
+/// `reach`.
+fn made_reaching(scan: &ScanReport, records: bool, reach: Option<Reach>) -> (Report, Report) {
     let machine = || RedactorBuilder::new().home("/Users/alice").user("alice");
     let launch = |name: &str| Some(format!("npx {name}-server --dir /Users/carol/x"));
     let recommendation = |r: &str| format!("{r} (checked)");
@@ -581,6 +587,7 @@ fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
             recommendation: &recommendation,
             learn: Some(&learn),
             records,
+            reach,
         },
     );
     taking.redact(machine());
@@ -648,6 +655,143 @@ fn a_report_sure_to_be_too_long_for_any_record_is_cut_the_same_without_them() {
     assert!(fitted.omitted.cut && fitted.omitted.total() == 2 * 640);
     assert_eq!(text, taken);
     assert_eq!(fitted.omitted, taken_fitted.omitted);
+}
+
+/// Servers of every kind the report divides them into, with as many records as their
+/// place gives (some far beyond any reach with the most): `legacy` makes every failing
+/// one Claude Code's problem (the bug template), else the servers' authors'.
+fn reaching_scan(n: usize, legacy: bool) -> ScanReport {
+    let mut scan = learning_scan(n);
+    for (i, s) in scan.servers.iter_mut().enumerate() {
+        if legacy && s.diagnosis.verdict.is_problem() {
+            s.diagnosis.era = Some(Era::Legacy);
+        }
+        // a few with the most records, near the end (beyond any reach), and ties
+        let more = match i % 97 {
+            0 if i > n / 2 => 9,
+            13 => 3,
+            _ => 0,
+        };
+        let e = s.evidence.first().cloned();
+        if let Some(e) = e {
+            s.evidence.extend(std::iter::repeat_n(e, more));
+        }
+        // one that fails for the user's own set-up, whose section is not the report's
+        if i % 11 == 5 {
+            s.diagnosis.cause = Some(Cause::CommandNotFound);
+            s.diagnosis.verdict = Verdict::ConnectionFailed;
+        }
+    }
+    scan
+}
+
+/// Issue 55, item 2: a Markdown report sure to be cut within the entries of the servers
+/// it is about keeps only the sections it can show (and those the note names), and
+/// prints, notes and exits exactly as the report that kept every one.
+#[test]
+fn a_report_keeps_only_the_sections_it_can_show_and_prints_the_same() {
+    for legacy in [false, true] {
+        let limit = 2_000;
+        let scan = reaching_scan(6_000, legacy);
+        let reach = sections_within_reach(&scan, limit, false).expect("cut within its entries");
+        let (whole, taking) = made_reaching(&scan, false, Some(reach));
+        assert!(
+            taking.servers.len() <= reach.reported + markdown::NOTE_NAMES,
+            "{} sections kept, reach {}",
+            taking.servers.len(),
+            reach.reported
+        );
+        assert!(taking.servers.len() < scan.servers.len() / 10);
+        assert_eq!(whole.has_problems(), taking.has_problems());
+        assert_eq!(whole.audience(), taking.audience());
+        let (text, fitted) = limit::fit(&whole, limit);
+        let (taken, taken_fitted) = limit::fit_owned(taking, limit);
+        assert!(fitted.omitted.cut, "{text}");
+        assert_eq!(text, taken);
+        assert_eq!(fitted.omitted.total(), taken_fitted.omitted.total());
+        // the note names servers beyond the reach that had the most records
+        let note = markdown::omitted_note(&fitted);
+        assert!(note.contains("11 from `server-3007`"), "{note}");
+    }
+}
+
+/// Without a reach the report keeps every server: a refused report (no failure, or only
+/// the user's own set-up) names them all, and one that fits shows them all.
+#[test]
+fn a_report_that_can_show_or_name_every_server_has_no_reach() {
+    let limit = 2_000;
+    let mut own = reaching_scan(6_000, false);
+    for s in &mut own.servers {
+        if s.diagnosis.verdict.is_problem() {
+            s.diagnosis.cause = Some(Cause::CommandNotFound);
+            s.diagnosis.verdict = Verdict::ConnectionFailed;
+        }
+    }
+    assert!(sections_within_reach(&own, limit, false).is_none());
+    assert!(sections_within_reach(&own, limit, true).is_some());
+    let mut fine = own.clone();
+    fine.servers
+        .iter_mut()
+        .for_each(|s| s.diagnosis = Diagnosis::new(Verdict::Healthy));
+    assert!(sections_within_reach(&fine, limit, true).is_none());
+    assert!(sections_within_reach(&reaching_scan(50, false), GITHUB_BODY_LIMIT, false).is_none());
+}
+
+/// [`markdown::entry_floor`] holds: each more server the report is about adds at least
+/// that many characters to its text, redacted, when every value is empty or redacted
+/// away, in both layouts.
+#[test]
+fn each_entry_adds_at_least_its_floor() {
+    for legacy in [false, true] {
+        let empty = |i: usize| {
+            let mut s = failing("", Vec::new());
+            if legacy {
+                s.diagnosis.era = Some(Era::Legacy);
+            }
+            s.project = None;
+            s.last_seen = None;
+            s.diagnosis.negotiated_protocol_version = None;
+            s.source = PathBuf::from(format!("/Users/alice/{i}"));
+            s
+        };
+        let text = |n: usize| {
+            let scan = ScanReport {
+                servers: (0..n).map(empty).collect(),
+                ..Default::default()
+            };
+            let mut r = build(
+                &scan,
+                &ServerStderr::default(),
+                &negotiation(None),
+                versions(),
+            );
+            for s in &mut r.servers {
+                s.summary.clear();
+            }
+            r.redact(RedactorBuilder::new().home("/Users/alice").user("alice"));
+            let audience = r.audience().unwrap();
+            let md = r.redactor().redact(&markdown::render(&r));
+            // the bug template's entries are their lines in "What's Wrong?", before the
+            // rest lists them again
+            let entries = md.split("### What Should Happen?").next().unwrap();
+            (entries.chars().count(), audience)
+        };
+        let (one, audience) = text(1);
+        let (three, _) = text(3);
+        assert_eq!(
+            audience,
+            if legacy {
+                crate::advice::Audience::ClaudeCode
+            } else {
+                crate::advice::Audience::ServerAuthor
+            }
+        );
+        let floor = markdown::entry_floor(audience);
+        assert!(
+            (three - one) / 2 >= floor,
+            "{one} -> {three}, floor {floor}"
+        );
+    }
 }
 
 /// What a report keeps per server is its section (issue 55: 100,000 of them are made

@@ -130,9 +130,17 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // the report's, each freed once its section is made (100,000 servers: the scan's
     // and the report's were each about 200 MB, and were both held).
     let nothing = nothing_found(&scanned, &opts);
+    // A Markdown report sure to be cut within the entries of the servers it is about
+    // keeps only the sections it can show (100,000 servers: a few hundred), the others
+    // learned from and counted; it shows no record. Not for `--probe`, which probes
+    // every server the report covers.
+    let reach = (!args.output.json && !args.probe)
+        .then(|| report::sections_within_reach(&scanned, GITHUB_BODY_LIMIT, args.force))
+        .flatten();
     // A Markdown report sure to be too long to show any record keeps none (100,000
     // servers: most of the report's memory), only how many each server had.
-    let records = args.output.json || !report::records_never_fit(&scanned, GITHUB_BODY_LIMIT);
+    let records = args.output.json
+        || (reach.is_none() && !report::records_never_fit(&scanned, GITHUB_BODY_LIMIT));
     // Each server's own launch, as the scan resolved it for its project (one answer:
     // `scan` shows the same entry).
     let launch = |s: &mcplogs::scan::ServerReport| {
@@ -159,6 +167,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             recommendation: &recommendation,
             learn: (!no_redact).then_some(&machine),
             records,
+            reach,
         },
     );
     // The servers the report covers, before their names and folders are redacted:
