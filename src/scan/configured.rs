@@ -409,13 +409,19 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
     }
     let want = opts.server.as_deref().map(super::select::NameWant::new);
     report.configured.retain(|r| {
-        want.as_ref()
-            .is_none_or(|w| w.selects(&r.configured_name, None))
-            && opts.project.as_deref().is_none_or(|sub| {
-                let sub = sub.to_lowercase();
-                r.project.to_lowercase().contains(&sub)
-                    || r.project_folder.to_lowercase().contains(&sub)
-            })
+        // by its name or its log folder's (the name encoded, as a logged row is: `--since`
+        // leaves a server whose sessions are all older a row of this list, which
+        // `--server my-srv` selects as it selects the logged `my_srv` without `--since`)
+        want.as_ref().is_none_or(|w| {
+            w.selects(
+                &r.configured_name,
+                Some(&encode_folder_name(&r.configured_name)),
+            )
+        }) && opts.project.as_deref().is_none_or(|sub| {
+            let sub = sub.to_lowercase();
+            r.project.to_lowercase().contains(&sub)
+                || r.project_folder.to_lowercase().contains(&sub)
+        })
     });
     report.configured.sort_by(|a, b| {
         (a.project.as_str(), a.name.to_lowercase())

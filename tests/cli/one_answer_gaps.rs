@@ -1,0 +1,177 @@
+//! One answer per server, the gaps left (session 11): each test pins one place where a
+//! command said other than `scan` of the same server, on a throwaway home run from
+//! another folder.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    managed: PathBuf,
+    proj: PathBuf,
+    elsewhere: PathBuf,
+}
+
+impl Home {
+    /// A home with one project known to `~/.claude.json`, its local servers `local`
+    /// (each a stdio entry), and the user servers `user`.
+    fn new(local: &[&str], user: &[&str]) -> Home {
+        let dir = fixed_length_tempdir();
+        let base = dir.path().join("a home");
+        let home = base.join("me");
+        let managed = base.join("managed");
+        let proj = home.join("work/proj");
+        let elsewhere = base.join("elsewhere");
+        for d in [&home, &managed, &proj, &elsewhere] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        fs::create_dir_all(proj.join(".claude")).unwrap();
+        let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+        let servers = |names: &[&str]| {
+            Value::Object(
+                names
+                    .iter()
+                    .map(|n| (n.to_string(), entry.clone()))
+                    .collect(),
+            )
+        };
+        let h = Home {
+            _dir: dir,
+            home,
+            managed,
+            proj,
+            elsewhere,
+        };
+        h.write_claude_json(json!({
+            "hasCompletedOnboarding": true,
+            "mcpServers": servers(user),
+            "projects": { h.proj.display().to_string(): {
+                "hasTrustDialogAccepted": true,
+                "mcpServers": servers(local),
+            } },
+        }));
+        h
+    }
+
+    fn write_claude_json(&self, doc: Value) {
+        fs::write(
+            self.home.join(".claude.json"),
+            serde_json::to_string_pretty(&doc).unwrap() + "\n",
+        )
+        .unwrap();
+    }
+
+    /// The fix-engine fixture's session (records of 2026-12-05), recorded as run in
+    /// `project` for the server `name` (in the log folder its name encodes to), its file
+    /// written two days ago.
+    fn log_in(&self, project: &Path, fixture: &str, name: &str) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fix-engine")
+            .join(fixture);
+        let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
+        let text = fs::read_to_string(src)
+            .unwrap()
+            .replace("\"/PROJECT\"", &cwd);
+        let slug = mcplogs::claude_code::names::encode_folder_name(&project.display().to_string());
+        let d = self
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join(format!(
+                "mcp-logs-{}",
+                mcplogs::claude_code::names::encode_folder_name(name)
+            ));
+        fs::create_dir_all(&d).unwrap();
+        let f = d.join("2026-12-05T17-55-35-642Z.jsonl");
+        fs::write(&f, text).unwrap();
+        set_age(&f, 2 * 86_400);
+    }
+
+    fn log(&self, fixture: &str, name: &str) {
+        self.log_in(&self.proj.clone(), fixture, name);
+    }
+
+    fn cmd(&self, cwd: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        c.args(args)
+            .arg("--managed-dir")
+            .arg(&self.managed)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("MCPLOGS_CACHE_DIR", self.home.join(".cache/mcplogs-test"))
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "80")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        c
+    }
+
+    fn run(&self, cwd: &Path, args: &[&str]) -> Run {
+        run(&mut self.cmd(cwd, args))
+    }
+
+    fn json(&self, cwd: &Path, args: &[&str]) -> (Run, Value) {
+        run_json(&mut self.cmd(cwd, args))
+    }
+}
+
+/// The configured row named `name` of a scan document.
+fn row<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+}
+
+/// Item 1: a configured `my_srv` logs in `mcp-logs-my-srv`. With `--since` after its
+/// every session it is "not seen since" (as `mysrv` is), and `--server my-srv` (its log
+/// folder's name, which selects it without `--since`) selects that row too: it said
+/// "no MCP server activity since" as if the server were not there.
+#[test]
+fn since_selects_a_not_seen_server_by_its_log_folder_name() {
+    let h = Home::new(&["my_srv", "mysrv"], &[]);
+    h.log("timeout-2.1.332.jsonl", "my_srv");
+    h.log("timeout-2.1.332.jsonl", "mysrv");
+    let (r, all) = h.json(&h.elsewhere, &["scan", "--json", "--since", "10m"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    for name in ["my_srv", "mysrv"] {
+        assert_eq!(row(&all, name)["state"], "not-seen-since", "{all:#}");
+    }
+    // without --since, `--server my-srv` is the logged my_srv
+    let (_, logged) = h.json(&h.elsewhere, &["scan", "--json", "--server", "my-srv"]);
+    assert_eq!(server(&logged, "my_srv")["verdict"], "connection-failed");
+    for want in ["my-srv", "my_srv", "MY_SRV"] {
+        let (r, doc) = h.json(
+            &h.elsewhere,
+            &["scan", "--json", "--since", "10m", "--server", want],
+        );
+        assert_eq!(r.code, 0, "{want}: {r:?}");
+        assert_eq!(
+            row(&doc, "my_srv")["state"],
+            "not-seen-since",
+            "{want}: {doc:#}"
+        );
+        assert_eq!(doc["configured"].as_array().unwrap().len(), 1, "{doc:#}");
+    }
+    let screen = h.run(
+        &h.elsewhere,
+        &["scan", "--since", "10m", "--server", "my-srv"],
+    );
+    assert!(screen.stdout.contains("1 not seen since"), "{screen:?}");
+    assert!(
+        !screen.stderr.contains("no MCP server activity"),
+        "{screen:?}"
+    );
+}
