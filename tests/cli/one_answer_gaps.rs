@@ -175,3 +175,101 @@ fn since_selects_a_not_seen_server_by_its_log_folder_name() {
         "{screen:?}"
     );
 }
+
+/// The recommendation of `name` in a `scan --json` document (a logged server's, else
+/// its configured row's).
+fn scan_recommendation(doc: &Value, name: &str) -> String {
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(doc["configured"].as_array().unwrap())
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))["recommendation"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Item 2: pasted `claude mcp list` lines saying "⊘ Disabled" of servers scan resolves
+/// on the same home: `p-off` (a `.mcp.json` server in the project's
+/// `disabledMcpjsonServers`) whose log failed, `p-two` (the same, no log) and `slow` (a
+/// user server in `disabledMcpServers`, its log failing). explain gives each scan's next
+/// step, word for word: `mcplogs fix` for the two that the fix engine enables (it gave
+/// a hand edit of the list), counted as fixable in its summary as in scan's.
+#[test]
+fn explain_of_a_pasted_disabled_server_gives_scans_next_step() {
+    let h = Home::new(&[], &["slow"]);
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": { "p-off": entry, "p-two": entry } }).to_string(),
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\", \"p-two\"]}\n",
+    )
+    .unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["projects"][h.proj.display().to_string()]["disabledMcpServers"] = json!(["slow"]);
+    h.write_claude_json(doc);
+    h.log("timeout-2.1.332.jsonl", "p-off");
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         p-off: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n\
+         p-two: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n\
+         slow: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let (scan_run, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let (explain_run, explain) = h.json(&h.proj, &["explain", "--json", &p]);
+    assert_eq!(server(&scan, "p-off")["verdict"], "connection-failed");
+    for name in ["p-off", "p-two", "slow"] {
+        let said = explain["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap();
+        assert_eq!(said["state"], "disabled", "{said:#}");
+        assert_eq!(
+            said["recommendation"].as_str().unwrap(),
+            scan_recommendation(&scan, name),
+            "{name}"
+        );
+    }
+    for name in ["p-off", "p-two"] {
+        assert!(
+            scan_recommendation(&scan, name).starts_with("Run `mcplogs fix`"),
+            "{scan:#}"
+        );
+    }
+    // disabled is no failure: both exit 0
+    assert_eq!((scan_run.code, explain_run.code), (0, 0));
+    // the screens: the same summary count of what `mcplogs fix` fixes, the same command
+    let scan_screen = h.run(&h.proj, &["scan"]);
+    let explain_screen = h.run(&h.proj, &["explain", &p]);
+    for out in [&scan_screen.stdout, &explain_screen.stdout] {
+        assert!(
+            out.lines()
+                .next()
+                .unwrap()
+                .contains("2 can be fixed with `mcplogs fix`, 3 disabled"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  1. Run `mcplogs fix` (enable-mcpjson-server)"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("remove its name from that list (or run"),
+            "{out}"
+        );
+    }
+}
