@@ -218,6 +218,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         secrets: report.secrets.clone(),
         learned: None,
         records_left_out: None,
+        shared: report.shared.clone(),
     }
 }
 

@@ -322,8 +322,12 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 if !in_project(row, &p.dir, &folder) {
                     continue;
                 }
+                // by name (a folder several names share: each of its names, printed
+                // with its tag as `name` is: its folder is redacted, and names holding
+                // different tokens redact alike), or by its log folder, the name encoded
                 if row.name == cfg.name
                     || row.name == name
+                    || row.shared_by.iter().any(|n| *n == cfg.name || *n == name)
                     || row.folder.as_deref() == Some(enc.as_str())
                 {
                     matched[i] = true;

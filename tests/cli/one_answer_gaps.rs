@@ -100,10 +100,12 @@ impl Home {
 
     fn cmd(&self, cwd: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
-        c.args(args)
-            .arg("--managed-dir")
-            .arg(&self.managed)
-            .env_clear()
+        c.args(args);
+        // every command that reads the settings takes the test's managed folder
+        if args.first() != Some(&"du") {
+            c.arg("--managed-dir").arg(&self.managed);
+        }
+        c.env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", &self.home)
             .env("XDG_CACHE_HOME", self.home.join(".cache"))
@@ -272,4 +274,86 @@ fn explain_of_a_pasted_disabled_server_gives_scans_next_step() {
             "{out}"
         );
     }
+}
+
+/// A GitHub token's shape: a server name holding it is printed redacted, with its tag.
+const TOKEN: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+/// Item 3: names holding a token, `a.TOKEN` and `a_TOKEN` sharing one log folder and
+/// `solo-TOKEN` alone. `settings` prints each as scan does, with its tag (it printed
+/// `[REDACTED:github-token]` bare); `du`, `scan` and `report` give each of the folder's
+/// names its own tag (one tag of the names joined matched neither's printed form), and
+/// scan joins the shared folder to its two configured names (compared with the folder
+/// name unredacted, it called the folder "no longer configured" and each name "no log
+/// of it yet").
+#[test]
+fn every_command_tags_each_name_holding_a_token() {
+    let a_dot = format!("a.{TOKEN}");
+    let a_low = format!("a_{TOKEN}");
+    let solo = format!("solo-{TOKEN}");
+    let h = Home::new(&[&a_dot, &a_low, &solo], &[]);
+    h.log("timeout-2.1.332.jsonl", &a_dot);
+    h.log("timeout-2.1.332.jsonl", &solo);
+    let printed = mcplogs::scan::select::printed;
+    let (pa, pl, ps) = (printed(&a_dot), printed(&a_low), printed(&solo));
+    assert!(pa.contains("[REDACTED:github-token]#"), "{pa}");
+    let shared = format!("{pa} + {pl}");
+    // settings: each name with its tag, screen and JSON
+    let (r, doc) = h.json(&h.proj, &["settings", "--json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let names: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [pa.as_str(), pl.as_str(), ps.as_str()], "{doc:#}");
+    let screen = h.run(&h.proj, &["settings"]);
+    for n in [&pa, &pl, &ps] {
+        assert!(
+            screen.stdout.contains(&format!("  {n} ")),
+            "{n}: {}",
+            screen.stdout
+        );
+    }
+    // du: the shared folder's names each with its own tag
+    let (r, doc) = h.json(&h.proj, &["du", "--json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let du_names: Vec<&str> = doc["projects"][0]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(du_names.contains(&shared.as_str()), "{du_names:?}");
+    assert!(du_names.contains(&ps.as_str()), "{du_names:?}");
+    let screen = h.run(&h.proj, &["du"]);
+    assert!(screen.stdout.contains(&shared), "{}", screen.stdout);
+    // scan: the same name, its two configured names joined to it (no "no log" rows)
+    let (_, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let row = server(&scan, &shared);
+    assert_eq!(row["sharedBy"], json!([pa, pl]), "{row:#}");
+    assert_eq!(row["verdict"], "connection-failed");
+    assert!(
+        !row["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("no longer configured")
+            && !row["recommendation"]
+                .as_str()
+                .unwrap()
+                .contains("Configured in none"),
+        "{row:#}"
+    );
+    assert_eq!(scan["configured"], json!([]), "{scan:#}");
+    // report: the same name
+    let (_, report) = h.json(&h.proj, &["report", "--json", "--force"]);
+    assert!(
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == shared.as_str()),
+        "{report:#}"
+    );
 }
