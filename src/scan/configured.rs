@@ -412,7 +412,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         }
     }
     let want = opts.server.as_deref().map(super::select::NameWant::new);
-    report.configured.retain(|r| {
+    let keeps = |r: &ConfiguredRow| {
         // by its name or its log folder's (the name encoded, as a logged row is: `--since`
         // leaves a server whose sessions are all older a row of this list, which
         // `--server my-srv` selects as it selects the logged `my_srv` without `--since`)
@@ -426,7 +426,21 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             r.project.to_lowercase().contains(&sub)
                 || r.project_folder.to_lowercase().contains(&sub)
         })
-    });
+    };
+    // what the filters leave out is among the servers "did you mean" and "Known servers"
+    // list: a configured server without a log is one scan shows, as a logged one is
+    if want.is_some() || opts.project.is_some() {
+        let left_out: Vec<String> = report
+            .configured
+            .iter()
+            .filter(|r| !keeps(r))
+            .map(|r| r.name.clone())
+            .collect();
+        report.unfiltered_names.extend(left_out);
+        report.unfiltered_names.sort();
+        report.unfiltered_names.dedup();
+    }
+    report.configured.retain(|r| keeps(r));
     report.configured.sort_by(|a, b| {
         (a.project.as_str(), a.name.to_lowercase())
             .cmp(&(b.project.as_str(), b.name.to_lowercase()))

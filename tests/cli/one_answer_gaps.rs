@@ -127,6 +127,12 @@ impl Home {
     }
 }
 
+/// `text` with every run of whitespace one space: a line wrapped at 80 columns read
+/// whole.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The configured row named `name` of a scan document.
 fn row<'a>(doc: &'a Value, name: &str) -> &'a Value {
     doc["configured"]
@@ -356,4 +362,72 @@ fn every_command_tags_each_name_holding_a_token() {
             .any(|s| s["name"] == shared.as_str()),
         "{report:#}"
     );
+}
+
+/// Item 4a: `--server` matching nothing lists every server scan shows, a configured
+/// server without a log included (it listed only the logged ones, so "did you mean"
+/// could not find `p-off`).
+#[test]
+fn known_servers_include_configured_servers_without_a_log() {
+    let h = Home::new(&["p-off"], &["slow"]);
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let plain = h.run(&h.elsewhere, &["scan"]);
+    assert!(plain.stdout.contains("  p-off "), "{plain:?}");
+    let r = h.run(&h.elsewhere, &["scan", "--server", "p-of"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        words(&r.stderr)
+            .contains("no server named \"p-of\". Did you mean `p-off`? Known servers: p-off, slow"),
+        "{r:?}"
+    );
+    // only configured servers without a log: the same usage error, not "no logs"
+    let h = Home::new(&["p-off"], &[]);
+    let r = h.run(&h.elsewhere, &["scan", "--server", "p-of"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(words(&r.stderr).contains("Known servers: p-off"), "{r:?}");
+}
+
+/// Item 4b: a project `~/.claude.json` lists whose folder is gone, one of its servers
+/// logged: scan shows that server's row and says once that the folder is gone (it said
+/// nothing of it); a gone project that `~/.claude.json` no longer lists is not said.
+#[test]
+fn a_gone_listed_project_with_rows_is_said_once() {
+    let h = Home::new(&["p-off"], &[]);
+    let gone = h.home.join("work/gone");
+    let forgotten = h.home.join("work/forgotten");
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    doc["projects"][gone.display().to_string()] = json!({
+        "hasTrustDialogAccepted": true,
+        "mcpServers": { "g-srv": entry, "g-two": entry },
+    });
+    h.write_claude_json(doc);
+    h.log_in(&gone, "timeout-2.1.332.jsonl", "g-srv");
+    h.log_in(&gone, "timeout-2.1.332.jsonl", "g-three");
+    h.log_in(&forgotten, "timeout-2.1.332.jsonl", "f-srv");
+    let r = h.run(&h.elsewhere, &["scan"]);
+    assert!(r.stdout.contains("~/work/gone\n"), "{r:?}");
+    let said = words(&r.stderr);
+    assert_eq!(
+        said.matches("project folder no longer exists").count(),
+        1,
+        "{r:?}"
+    );
+    assert!(
+        said.contains("mcplogs: warning: ~/work/gone: project folder no longer exists, though ~/.claude.json still lists it: its rows are its logs' verdicts, from before; its .mcp.json and settings were not read, so its servers without a log are not listed"),
+        "{r:?}"
+    );
+    // each line fits the 80 columns
+    assert!(r.stderr.lines().all(|l| l.chars().count() <= 80), "{r:?}");
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let warnings = doc["warnings"].to_string();
+    assert_eq!(
+        warnings.matches("project folder no longer exists").count(),
+        1,
+        "{doc:#}"
+    );
+    // filtered to another project's server: no row of it, nothing said
+    let r = h.run(&h.elsewhere, &["scan", "--server", "f-srv"]);
+    assert!(!r.stderr.contains("no longer exists"), "{r:?}");
 }
