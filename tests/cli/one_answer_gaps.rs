@@ -431,3 +431,48 @@ fn a_gone_listed_project_with_rows_is_said_once() {
     let r = h.run(&h.elsewhere, &["scan", "--server", "f-srv"]);
     assert!(!r.stderr.contains("no longer exists"), "{r:?}");
 }
+
+/// Item 5: `fix --except leg`, `leg` the only server `mcplogs fix` can change (the legacy
+/// setting), while `far` needs a step only the user can take (its command is on no
+/// PATH): with or without `--dry-run`, the step, then "nothing to write", exit 0, and
+/// nothing written. Without `--dry-run` it was the error "nothing mcplogs fix can
+/// change for the servers above", exit 2, where `--dry-run` said "Nothing to write",
+/// exit 0.
+#[test]
+fn fix_except_the_only_fixable_server_says_the_same_with_dry_run() {
+    let h = Home::new(&[], &["leg"]);
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["mcpServers"]["far"] = json!({ "type": "stdio", "command": "farstub", "args": [] });
+    h.write_claude_json(doc);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "leg");
+    h.log("path-2.1.332.jsonl", "far");
+    let before = fs::read(h.home.join(".claude.json")).unwrap();
+    let fix = |extra: &[&str]| {
+        let mut args = vec!["fix", "--except", "leg", "--claude-version", "2.1.301"];
+        args.extend_from_slice(extra);
+        h.run(&h.elsewhere, &args)
+    };
+    // without --except, leg is what it would write
+    let all = h.run(
+        &h.elsewhere,
+        &["fix", "--dry-run", "--claude-version", "2.1.301"],
+    );
+    assert!(all.stdout.contains("MCP_PROTOCOL_NEGOTIATION"), "{all:?}");
+    let dry = fix(&["--dry-run"]);
+    let real = fix(&[]);
+    for r in [&dry, &real] {
+        assert_eq!(r.code, 0, "{r:?}");
+        let said = words(&r.stderr);
+        assert!(said.contains("Only you can fix far"), "{r:?}");
+        assert!(
+            said.contains(
+                "no server but those --except leaves out has anything mcplogs fix can change: nothing to write."
+            ) && !said.contains("error"),
+            "{r:?}"
+        );
+    }
+    assert_eq!(dry.stderr, real.stderr);
+    assert!(!h.home.join(".claude/settings.json").exists());
+    assert_eq!(fs::read(h.home.join(".claude.json")).unwrap(), before);
+}
