@@ -33,6 +33,10 @@ pub struct ExplainEntry {
     /// What this machine's log of the server says, when `explain` looked
     /// ([`attach_local`]) and found it.
     pub local: Option<LocalEvidence>,
+    /// For a configured server without a log here (a pasted disabled `.mcp.json`
+    /// server): the command `scan` gives for it when the fix engine plans a change (its
+    /// row's `fix`), so it counts as fixable as it does in `scan`.
+    pub row_fix_command: Option<String>,
 }
 
 /// A failing server's own log on this machine, found for a pasted line by its name in
@@ -88,7 +92,10 @@ impl ExplainEntry {
     /// The command of the fix engine's change `scan` gives for this entry's server, when
     /// its log was found and `mcplogs fix` plans one.
     pub fn engine_fix_command(&self) -> Option<&str> {
-        self.local.as_ref()?.engine_fix_command.as_deref()
+        match &self.local {
+            Some(l) => l.engine_fix_command.as_deref(),
+            None => self.row_fix_command.as_deref(),
+        }
     }
 
     /// Whether the legacy fix applies: the log's answer (`scan`'s, knowing the
@@ -430,6 +437,7 @@ fn cmd_wrapper_warnings_placed(entries: &mut Vec<ExplainEntry>, warnings: Vec<St
         note: Some(crate::advice::windows_cmd_wrapper_note(None)),
         state: None,
         local: None,
+        row_fix_command: None,
     }));
 }
 
@@ -483,6 +491,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
                 note,
                 state: None,
                 local: None,
+                row_fix_command: None,
             };
         }
         diag.cause = Some(cause);
@@ -534,6 +543,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         note,
         state,
         local: None,
+        row_fix_command: None,
     }
 }
 
@@ -576,6 +586,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
         note,
         state: None,
         local: None,
+        row_fix_command: None,
     }
 }
 
@@ -657,6 +668,37 @@ pub fn attach_local(
         .filter(|e| e.state == Some("disabled"))
     {
         let name = e.name.as_deref().unwrap_or_default();
+        // logged, and disabled now as the paste says: scan's resolution of it whole (its
+        // next step, `mcplogs fix` when the fix engine enables it, counted as fixable),
+        // its log from before; the state stays the paste's (a disabled server does not
+        // fail, in scan either)
+        if let Some(s) = scan.servers.iter().find(|s| {
+            s.project.as_deref() == Some(project.as_ref())
+                && server_matches(&s.name, s.folder.as_deref(), name)
+                && matches!(&s.configuration,
+                    crate::scan::configured::Configuration::Configured(c)
+                        if crate::advice::configured::state_label(c) == "disabled")
+        }) {
+            e.local = Some(LocalEvidence {
+                // it does not start now: running it by hand is not the next step
+                run_by_hand: None,
+                ..local_evidence(s)
+            });
+            continue;
+        }
+        // without a log: the row's action as scan gives it (`mcplogs fix` enabling a
+        // `.mcp.json` server), else the file and key that disable it
+        if let Some((r, a)) = scan
+            .configured
+            .iter()
+            .filter(|r| r.project == project.as_ref() && r.name == name)
+            .filter(|r| crate::advice::configured::state_label(&r.configured) == "disabled")
+            .find_map(|r| Some((r, crate::advice::row_fix_action(r).filter(|a| a.planned)?)))
+        {
+            e.note = Some(a.text);
+            e.row_fix_command = r.fix.as_deref().map(|f| f.command.to_string());
+            continue;
+        }
         let row = scan
             .configured
             .iter()
@@ -749,6 +791,7 @@ pub fn from_log_scan(scan: &crate::scan::ScanReport, named: bool) -> ExplainRepo
                 },
                 ..local_evidence(s)
             }),
+            row_fix_command: None,
         })
         .collect();
     ExplainReport {

@@ -188,6 +188,7 @@ fn join_configuration(
 ) {
     let homes = &opts.request.homes;
     let listed = config::listed_projects(global);
+    gone_listed_projects(report, homes.first().map(|h| h.as_path()), &listed);
     let dirs = joined::projects_to_check(
         report,
         cwd,
@@ -217,6 +218,37 @@ fn join_configuration(
         }
     }
     joined::join(report, projects, opts);
+}
+
+/// A project `~/.claude.json` still lists whose folder no longer exists, with rows in
+/// the report (its logged servers): said once each, as a warning (its configured servers
+/// without a log get no row, its `.mcp.json` and settings are not read). `within` as in
+/// [`joined::projects_to_check`]: a copied home's projects of another machine are not
+/// "gone".
+fn gone_listed_projects(
+    report: &mut ScanReport,
+    within: Option<&Path>,
+    listed: &[(PathBuf, bool)],
+) {
+    let mut said: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let gone: Vec<String> = report
+        .servers
+        .iter()
+        .filter(|s| s.folder.is_some() && s.project_here() == crate::scan::ProjectHere::Gone)
+        .filter_map(|s| s.project.as_deref())
+        .filter(|p| {
+            within.is_none_or(|w| Path::new(p).starts_with(w))
+                && listed.iter().any(|(d, _)| d == Path::new(p))
+        })
+        .filter(|p| said.insert(p))
+        .map(str::to_string)
+        .collect();
+    for p in gone {
+        report.warnings.push(crate::warning::Warning::new(
+            p,
+            "project folder no longer exists, though ~/.claude.json still lists it: its rows are its logs' verdicts, from before; its .mcp.json and settings were not read, so its servers without a log are not listed",
+        ));
+    }
 }
 
 /// The configuration's global file, read once for every project of the scan, and the

@@ -14,6 +14,9 @@ use crate::warning::Warning;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerUse {
     pub name: String,
+    /// The configured names sharing its folder, when two or more do (`name` is them
+    /// joined with ` + `): each is printed with its own tag when it holds a secret.
+    pub shared_by: Vec<String>,
     pub folder: String,
     pub path: PathBuf,
     pub bytes: u64,
@@ -227,13 +230,17 @@ fn server_use(
 ) -> ServerUse {
     // A folder two configured names share is named by both (never silently by one).
     let sharing = names.sharing(&dir.folder, dir.project_folder.as_deref());
-    let name = if sharing.len() > 1 {
-        sharing.join(" + ")
+    let (name, shared_by) = if sharing.len() > 1 {
+        (sharing.join(" + "), sharing)
     } else {
-        names.server(&dir.folder).unwrap_or(&dir.folder).to_string()
+        (
+            names.server(&dir.folder).unwrap_or(&dir.folder).to_string(),
+            Vec::new(),
+        )
     };
     let mut s = ServerUse {
         name,
+        shared_by,
         folder: dir.folder.clone(),
         path: dir.path.clone(),
         bytes: 0,
@@ -324,10 +331,23 @@ pub fn redact(du: &mut DiskUse) {
             path(&r, x);
         }
         for s in &mut p.servers {
-            // with its tag, as `scan` prints it ([`crate::scan::select::tag`])
-            let name = s.name.clone();
-            r.apply(&mut s.name);
-            crate::scan::select::tag_shown(&name, &mut s.name);
+            // with its tag, as `scan` prints it ([`crate::scan::select::tag`]); names
+            // sharing its folder each with their own (one tag of the joined names told
+            // neither apart from a name printing alike)
+            let shown = |real: &str| {
+                let mut n = real.to_string();
+                r.apply(&mut n);
+                crate::scan::select::tag_shown(real, &mut n);
+                n
+            };
+            if s.shared_by.is_empty() {
+                s.name = shown(&s.name);
+            } else {
+                for n in &mut s.shared_by {
+                    *n = shown(n);
+                }
+                s.name = s.shared_by.join(" + ");
+            }
             r.apply(&mut s.folder);
             path(&r, &mut s.path);
         }

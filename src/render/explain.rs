@@ -108,7 +108,13 @@ fn actions(report: &ExplainReport) -> Vec<Action> {
         if d.verdict == Verdict::Healthy && e.note.is_none() {
             continue;
         }
-        let (rank, text) = if let Some(l) = &e.local {
+        let (rank, text) = if e.engine_fix_command().is_some() {
+            // a change `mcplogs fix` plans: first, as scan ranks it
+            (
+                0,
+                e.recommendation_in(&report.homes, report.project.as_deref()),
+            )
+        } else if let Some(l) = &e.local {
             // the log decided: scan's advice, ranked as scan ranks it
             (
                 if l.legacy_fix_applies {

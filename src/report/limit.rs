@@ -223,6 +223,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         learned: None,
         records_left_out: None,
         beyond: report.beyond,
+        shared: report.shared.clone(),
     }
 }
 

@@ -224,6 +224,10 @@ pub struct Report {
     /// Set by [`build_taking`] when it kept only the sections a Markdown report can show
     /// ([`Making::reach`]): what the servers it kept none of add to the report.
     beyond: Beyond,
+    /// The log folders several configured names share: each server's name (the names
+    /// joined with ` + `) and the names, which [`Self::redact`] prints each with its
+    /// own tag, as `scan` does.
+    shared: Vec<(String, Vec<String>)>,
 }
 
 /// What the servers [`build_taking`] kept no section of ([`Making::reach`]) still add
@@ -233,6 +237,17 @@ pub struct Report {
 struct Beyond {
     records: Unnamed,
     problems: bool,
+}
+
+/// The names of `servers` that share a log folder: [`Report::shared`].
+fn shared_names<'a>(
+    servers: impl IntoIterator<Item = &'a ServerReport>,
+) -> Vec<(String, Vec<String>)> {
+    servers
+        .into_iter()
+        .filter(|s| s.is_shared())
+        .map(|s| (s.name.clone(), s.shared_by.clone()))
+        .collect()
 }
 
 /// What [`build_taking`] learned from the servers' texts, in their order.
@@ -342,6 +357,25 @@ impl Report {
             .chain(self.configured.iter_mut().map(|c| &mut c.name));
         for (name, was) in now.zip(&names) {
             crate::scan::select::tag_shown(was, name);
+        }
+        // a folder several names share: each name with its own tag, as `scan` prints it
+        // (one tag of the names joined tells none of them apart)
+        if !self.shared.is_empty() {
+            let r = &self.redactor;
+            for (s, was) in self.servers.iter_mut().zip(&names) {
+                if let Some((_, list)) = self.shared.iter().find(|(joined, _)| joined == was) {
+                    s.name = list
+                        .iter()
+                        .map(|n| {
+                            let mut shown = n.clone();
+                            r.apply(&mut shown);
+                            crate::scan::select::tag_shown(n, &mut shown);
+                            shown
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" + ");
+                }
+            }
         }
     }
 
@@ -652,6 +686,7 @@ pub fn build(
         learned: None,
         records_left_out: None,
         beyond: Beyond::default(),
+        shared: shared_names(&scan.servers),
     }
 }
 
@@ -683,6 +718,7 @@ pub fn build_taking(
         versions,
     );
     report.servers.reserve_exact(servers.len());
+    report.shared = shared_names(&servers);
     let mut learned = making.learn.map(|b| Learned {
         servers: b.learner(),
         hits: Vec::new(),

@@ -322,8 +322,12 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 if !in_project(row, &p.dir, &folder) {
                     continue;
                 }
+                // by name (a folder several names share: each of its names, printed
+                // with its tag as `name` is: its folder is redacted, and names holding
+                // different tokens redact alike), or by its log folder, the name encoded
                 if row.name == cfg.name
                     || row.name == name
+                    || row.shared_by.iter().any(|n| *n == cfg.name || *n == name)
                     || row.folder.as_deref() == Some(enc.as_str())
                 {
                     matched[i] = true;
@@ -408,15 +412,35 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         }
     }
     let want = opts.server.as_deref().map(super::select::NameWant::new);
-    report.configured.retain(|r| {
-        want.as_ref()
-            .is_none_or(|w| w.selects(&r.configured_name, None))
-            && opts.project.as_deref().is_none_or(|sub| {
-                let sub = sub.to_lowercase();
-                r.project.to_lowercase().contains(&sub)
-                    || r.project_folder.to_lowercase().contains(&sub)
-            })
-    });
+    let keeps = |r: &ConfiguredRow| {
+        // by its name or its log folder's (the name encoded, as a logged row is: `--since`
+        // leaves a server whose sessions are all older a row of this list, which
+        // `--server my-srv` selects as it selects the logged `my_srv` without `--since`)
+        want.as_ref().is_none_or(|w| {
+            w.selects(
+                &r.configured_name,
+                Some(&encode_folder_name(&r.configured_name)),
+            )
+        }) && opts.project.as_deref().is_none_or(|sub| {
+            let sub = sub.to_lowercase();
+            r.project.to_lowercase().contains(&sub)
+                || r.project_folder.to_lowercase().contains(&sub)
+        })
+    };
+    // what the filters leave out is among the servers "did you mean" and "Known servers"
+    // list: a configured server without a log is one scan shows, as a logged one is
+    if want.is_some() || opts.project.is_some() {
+        let left_out: Vec<String> = report
+            .configured
+            .iter()
+            .filter(|r| !keeps(r))
+            .map(|r| r.name.clone())
+            .collect();
+        report.unfiltered_names.extend(left_out);
+        report.unfiltered_names.sort();
+        report.unfiltered_names.dedup();
+    }
+    report.configured.retain(|r| keeps(r));
     report.configured.sort_by(|a, b| {
         (a.project.as_str(), a.name.to_lowercase())
             .cmp(&(b.project.as_str(), b.name.to_lowercase()))

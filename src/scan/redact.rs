@@ -131,6 +131,16 @@ pub fn redact_report(report: &mut ScanReport) {
                 },
             });
             super::select::tag_shown(&name, &mut s.name);
+            // a folder several configured names share: each name with its own tag (one
+            // tag of the names joined told none of them from a name printing alike)
+            if s.shared_by.len() > 1 {
+                for n in &mut s.shared_by {
+                    let was = n.clone();
+                    r.apply(n);
+                    super::select::tag_shown(&was, n);
+                }
+                s.name = s.shared_by.join(" + ");
+            }
         });
     for w in &mut report.warnings {
         warning(&r, w);

@@ -55,6 +55,7 @@ mod junit;
 mod lifecycle;
 mod newest_first;
 mod one_answer;
+mod one_answer_gaps;
 mod one_fix;
 #[cfg(unix)]
 mod one_resolution;

@@ -299,7 +299,8 @@ fn scan_says_once_that_a_projects_settings_file_cannot_be_read_from_any_folder()
 /// L5: explain of a pasted "⊘ Disabled" line for a `.mcp.json` server disabled in the
 /// project's `disabledMcpjsonServers` names that list and file, never
 /// `disabledMcpServers` (the user and local servers' /mcp toggle); a user server's line
-/// keeps `disabledMcpServers`.
+/// keeps `disabledMcpServers`. (The words are scan's own action for the server, the fix
+/// engine's `mcplogs fix`: `one_answer_gaps`.)
 #[test]
 fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
     let h = Home::new();
@@ -318,7 +319,7 @@ fn explain_names_the_list_that_disables_a_pasted_disabled_server() {
     let out = h.run(&h.proj, &["explain", &p]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
-        text.contains("~/work/proj/.claude/settings.local.json disabledMcpjsonServers")
+        text.contains("disabledMcpjsonServers of ~/work/proj/.claude/settings.local.json")
             && !text.contains("disabledMcpServers"),
         "{text}{}",
         stderr(&out)

@@ -211,6 +211,19 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 say_steps(&found.steps);
                 return nothing_for(name, &args, found.steps.is_empty());
             }
+            if !args.force && !args.except.is_empty() {
+                // `--except` left out what there was to change (scan prints
+                // `mcplogs fix --except=NAME` to keep a server off): said so, never the
+                // legacy setting's --force, which would write what nobody asked for; the
+                // same with or without --dry-run, whatever steps only the user can take
+                // are said first (with such a step it was the error below, exit 2, where
+                // --dry-run said 'Nothing to write', exit 0)
+                say_steps(&found.steps);
+                note(
+                    "no server but those --except leaves out has anything mcplogs fix can change: nothing to write.",
+                );
+                return Ok(ExitCode::Clean);
+            }
             if !args.force && !found.steps.is_empty() {
                 // what only the user can do is the answer: not the legacy fix's error
                 say_steps(&found.steps);
@@ -220,16 +233,6 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                     return Ok(ExitCode::Clean);
                 }
                 return Err(Error::FixNothingFor { what });
-            }
-            if !args.force && !args.except.is_empty() {
-                // `--except` left out what there was to change (scan prints
-                // `mcplogs fix --except=NAME` to keep a server off): said so, never the
-                // legacy setting's --force, which would write what nobody asked for
-                say_steps(&found.steps);
-                note(
-                    "no server but those --except leaves out has anything mcplogs fix can change: nothing to write.",
-                );
-                return Ok(ExitCode::Clean);
             }
             if !args.force {
                 say_steps(&found.steps);

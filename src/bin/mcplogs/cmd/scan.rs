@@ -48,7 +48,12 @@ fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
         mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
             .servers
             .iter()
-            .any(|s| want.selects(&s.name, None))
+            .any(|s| {
+                want.selects(
+                    &s.name,
+                    Some(&mcplogs::claude_code::names::encode_folder_name(&s.name)),
+                )
+            })
     });
     let logged = || {
         mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {

@@ -19,7 +19,13 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     if let Some(d) = args.managed_dir {
         sources.managed_dir = d;
     }
-    let servers = configured_servers(&report.project_dir, &sources);
+    // each name as every command prints it: a name holding a secret redacted, with its
+    // tag (`[REDACTED:kind]#xxxx`), which tells it from a name printing alike and which
+    // `fix NAME` and `probe NAME` take
+    let servers: Vec<(String, Configured)> = configured_servers(&report.project_dir, &sources)
+        .into_iter()
+        .map(|(n, c)| (mcplogs::scan::select::printed(&n), c))
+        .collect();
     let text = if args.output.json {
         output::json_redacted(&settings_json(&report, &servers), true)?
     } else {

@@ -1,0 +1,478 @@
+//! One answer per server, the gaps left (session 11): each test pins one place where a
+//! command said other than `scan` of the same server, on a throwaway home run from
+//! another folder.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    managed: PathBuf,
+    proj: PathBuf,
+    elsewhere: PathBuf,
+}
+
+impl Home {
+    /// A home with one project known to `~/.claude.json`, its local servers `local`
+    /// (each a stdio entry), and the user servers `user`.
+    fn new(local: &[&str], user: &[&str]) -> Home {
+        let dir = fixed_length_tempdir();
+        let base = dir.path().join("a home");
+        let home = base.join("me");
+        let managed = base.join("managed");
+        let proj = home.join("work/proj");
+        let elsewhere = base.join("elsewhere");
+        for d in [&home, &managed, &proj, &elsewhere] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        fs::create_dir_all(proj.join(".claude")).unwrap();
+        let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+        let servers = |names: &[&str]| {
+            Value::Object(
+                names
+                    .iter()
+                    .map(|n| (n.to_string(), entry.clone()))
+                    .collect(),
+            )
+        };
+        let h = Home {
+            _dir: dir,
+            home,
+            managed,
+            proj,
+            elsewhere,
+        };
+        h.write_claude_json(json!({
+            "hasCompletedOnboarding": true,
+            "mcpServers": servers(user),
+            "projects": { h.proj.display().to_string(): {
+                "hasTrustDialogAccepted": true,
+                "mcpServers": servers(local),
+            } },
+        }));
+        h
+    }
+
+    fn write_claude_json(&self, doc: Value) {
+        fs::write(
+            self.home.join(".claude.json"),
+            serde_json::to_string_pretty(&doc).unwrap() + "\n",
+        )
+        .unwrap();
+    }
+
+    /// The fix-engine fixture's session (records of 2026-12-05), recorded as run in
+    /// `project` for the server `name` (in the log folder its name encodes to), its file
+    /// written two days ago.
+    fn log_in(&self, project: &Path, fixture: &str, name: &str) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fix-engine")
+            .join(fixture);
+        let cwd = serde_json::to_string(&project.display().to_string()).unwrap();
+        let text = fs::read_to_string(src)
+            .unwrap()
+            .replace("\"/PROJECT\"", &cwd);
+        let slug = mcplogs::claude_code::names::encode_folder_name(&project.display().to_string());
+        let d = self
+            .home
+            .join(".cache/claude-cli-nodejs")
+            .join(slug)
+            .join(format!(
+                "mcp-logs-{}",
+                mcplogs::claude_code::names::encode_folder_name(name)
+            ));
+        fs::create_dir_all(&d).unwrap();
+        let f = d.join("2026-12-05T17-55-35-642Z.jsonl");
+        fs::write(&f, text).unwrap();
+        set_age(&f, 2 * 86_400);
+    }
+
+    fn log(&self, fixture: &str, name: &str) {
+        self.log_in(&self.proj.clone(), fixture, name);
+    }
+
+    fn cmd(&self, cwd: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+        c.args(args);
+        // every command that reads the settings takes the test's managed folder
+        if args.first() != Some(&"du") {
+            c.arg("--managed-dir").arg(&self.managed);
+        }
+        c.env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("MCPLOGS_CACHE_DIR", self.home.join(".cache/mcplogs-test"))
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "80")
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        c
+    }
+
+    fn run(&self, cwd: &Path, args: &[&str]) -> Run {
+        run(&mut self.cmd(cwd, args))
+    }
+
+    fn json(&self, cwd: &Path, args: &[&str]) -> (Run, Value) {
+        run_json(&mut self.cmd(cwd, args))
+    }
+}
+
+/// `text` with every run of whitespace one space: a line wrapped at 80 columns read
+/// whole.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The configured row named `name` of a scan document.
+fn row<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+}
+
+/// Item 1: a configured `my_srv` logs in `mcp-logs-my-srv`. With `--since` after its
+/// every session it is "not seen since" (as `mysrv` is), and `--server my-srv` (its log
+/// folder's name, which selects it without `--since`) selects that row too: it said
+/// "no MCP server activity since" as if the server were not there.
+#[test]
+fn since_selects_a_not_seen_server_by_its_log_folder_name() {
+    let h = Home::new(&["my_srv", "mysrv"], &[]);
+    h.log("timeout-2.1.332.jsonl", "my_srv");
+    h.log("timeout-2.1.332.jsonl", "mysrv");
+    let (r, all) = h.json(&h.elsewhere, &["scan", "--json", "--since", "10m"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    for name in ["my_srv", "mysrv"] {
+        assert_eq!(row(&all, name)["state"], "not-seen-since", "{all:#}");
+    }
+    // without --since, `--server my-srv` is the logged my_srv
+    let (_, logged) = h.json(&h.elsewhere, &["scan", "--json", "--server", "my-srv"]);
+    assert_eq!(server(&logged, "my_srv")["verdict"], "connection-failed");
+    for want in ["my-srv", "my_srv", "MY_SRV"] {
+        let (r, doc) = h.json(
+            &h.elsewhere,
+            &["scan", "--json", "--since", "10m", "--server", want],
+        );
+        assert_eq!(r.code, 0, "{want}: {r:?}");
+        assert_eq!(
+            row(&doc, "my_srv")["state"],
+            "not-seen-since",
+            "{want}: {doc:#}"
+        );
+        assert_eq!(doc["configured"].as_array().unwrap().len(), 1, "{doc:#}");
+    }
+    let screen = h.run(
+        &h.elsewhere,
+        &["scan", "--since", "10m", "--server", "my-srv"],
+    );
+    assert!(screen.stdout.contains("1 not seen since"), "{screen:?}");
+    assert!(
+        !screen.stderr.contains("no MCP server activity"),
+        "{screen:?}"
+    );
+}
+
+/// The recommendation of `name` in a `scan --json` document (a logged server's, else
+/// its configured row's).
+fn scan_recommendation(doc: &Value, name: &str) -> String {
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(doc["configured"].as_array().unwrap())
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {doc:#}"))["recommendation"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Item 2: pasted `claude mcp list` lines saying "⊘ Disabled" of servers scan resolves
+/// on the same home: `p-off` (a `.mcp.json` server in the project's
+/// `disabledMcpjsonServers`) whose log failed, `p-two` (the same, no log) and `slow` (a
+/// user server in `disabledMcpServers`, its log failing). explain gives each scan's next
+/// step, word for word: `mcplogs fix` for the two that the fix engine enables (it gave
+/// a hand edit of the list), counted as fixable in its summary as in scan's.
+#[test]
+fn explain_of_a_pasted_disabled_server_gives_scans_next_step() {
+    let h = Home::new(&[], &["slow"]);
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": { "p-off": entry, "p-two": entry } }).to_string(),
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\", \"p-two\"]}\n",
+    )
+    .unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["projects"][h.proj.display().to_string()]["disabledMcpServers"] = json!(["slow"]);
+    h.write_claude_json(doc);
+    h.log("timeout-2.1.332.jsonl", "p-off");
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         p-off: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n\
+         p-two: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n\
+         slow: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let (scan_run, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let (explain_run, explain) = h.json(&h.proj, &["explain", "--json", &p]);
+    assert_eq!(server(&scan, "p-off")["verdict"], "connection-failed");
+    for name in ["p-off", "p-two", "slow"] {
+        let said = explain["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap();
+        assert_eq!(said["state"], "disabled", "{said:#}");
+        assert_eq!(
+            said["recommendation"].as_str().unwrap(),
+            scan_recommendation(&scan, name),
+            "{name}"
+        );
+    }
+    for name in ["p-off", "p-two"] {
+        assert!(
+            scan_recommendation(&scan, name).starts_with("Run `mcplogs fix`"),
+            "{scan:#}"
+        );
+    }
+    // disabled is no failure: both exit 0
+    assert_eq!((scan_run.code, explain_run.code), (0, 0));
+    // the screens: the same summary count of what `mcplogs fix` fixes, the same command
+    let scan_screen = h.run(&h.proj, &["scan"]);
+    let explain_screen = h.run(&h.proj, &["explain", &p]);
+    for out in [&scan_screen.stdout, &explain_screen.stdout] {
+        assert!(
+            out.lines()
+                .next()
+                .unwrap()
+                .contains("2 can be fixed with `mcplogs fix`, 3 disabled"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  1. Run `mcplogs fix` (enable-mcpjson-server)"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("remove its name from that list (or run"),
+            "{out}"
+        );
+    }
+}
+
+/// A GitHub token's shape: a server name holding it is printed redacted, with its tag.
+const TOKEN: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+/// Item 3: names holding a token, `a.TOKEN` and `a_TOKEN` sharing one log folder and
+/// `solo-TOKEN` alone. `settings` prints each as scan does, with its tag (it printed
+/// `[REDACTED:github-token]` bare); `du`, `scan` and `report` give each of the folder's
+/// names its own tag (one tag of the names joined matched neither's printed form), and
+/// scan joins the shared folder to its two configured names (compared with the folder
+/// name unredacted, it called the folder "no longer configured" and each name "no log
+/// of it yet").
+#[test]
+fn every_command_tags_each_name_holding_a_token() {
+    let a_dot = format!("a.{TOKEN}");
+    let a_low = format!("a_{TOKEN}");
+    let solo = format!("solo-{TOKEN}");
+    let h = Home::new(&[&a_dot, &a_low, &solo], &[]);
+    h.log("timeout-2.1.332.jsonl", &a_dot);
+    h.log("timeout-2.1.332.jsonl", &solo);
+    let printed = mcplogs::scan::select::printed;
+    let (pa, pl, ps) = (printed(&a_dot), printed(&a_low), printed(&solo));
+    assert!(pa.contains("[REDACTED:github-token]#"), "{pa}");
+    let shared = format!("{pa} + {pl}");
+    // settings: each name with its tag, screen and JSON
+    let (r, doc) = h.json(&h.proj, &["settings", "--json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let names: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [pa.as_str(), pl.as_str(), ps.as_str()], "{doc:#}");
+    let screen = h.run(&h.proj, &["settings"]);
+    for n in [&pa, &pl, &ps] {
+        assert!(
+            screen.stdout.contains(&format!("  {n} ")),
+            "{n}: {}",
+            screen.stdout
+        );
+    }
+    // du: the shared folder's names each with its own tag
+    let (r, doc) = h.json(&h.proj, &["du", "--json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let du_names: Vec<&str> = doc["projects"][0]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(du_names.contains(&shared.as_str()), "{du_names:?}");
+    assert!(du_names.contains(&ps.as_str()), "{du_names:?}");
+    let screen = h.run(&h.proj, &["du"]);
+    assert!(screen.stdout.contains(&shared), "{}", screen.stdout);
+    // scan: the same name, its two configured names joined to it (no "no log" rows)
+    let (_, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let row = server(&scan, &shared);
+    assert_eq!(row["sharedBy"], json!([pa, pl]), "{row:#}");
+    assert_eq!(row["verdict"], "connection-failed");
+    assert!(
+        !row["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("no longer configured")
+            && !row["recommendation"]
+                .as_str()
+                .unwrap()
+                .contains("Configured in none"),
+        "{row:#}"
+    );
+    assert_eq!(scan["configured"], json!([]), "{scan:#}");
+    // report: the same name
+    let (_, report) = h.json(&h.proj, &["report", "--json", "--force"]);
+    assert!(
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == shared.as_str()),
+        "{report:#}"
+    );
+}
+
+/// Item 4a: `--server` matching nothing lists every server scan shows, a configured
+/// server without a log included (it listed only the logged ones, so "did you mean"
+/// could not find `p-off`).
+#[test]
+fn known_servers_include_configured_servers_without_a_log() {
+    let h = Home::new(&["p-off"], &["slow"]);
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let plain = h.run(&h.elsewhere, &["scan"]);
+    assert!(plain.stdout.contains("  p-off "), "{plain:?}");
+    let r = h.run(&h.elsewhere, &["scan", "--server", "p-of"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        words(&r.stderr)
+            .contains("no server named \"p-of\". Did you mean `p-off`? Known servers: p-off, slow"),
+        "{r:?}"
+    );
+    // only configured servers without a log: the same usage error, not "no logs"
+    let h = Home::new(&["p-off"], &[]);
+    let r = h.run(&h.elsewhere, &["scan", "--server", "p-of"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(words(&r.stderr).contains("Known servers: p-off"), "{r:?}");
+}
+
+/// Item 4b: a project `~/.claude.json` lists whose folder is gone, one of its servers
+/// logged: scan shows that server's row and says once that the folder is gone (it said
+/// nothing of it); a gone project that `~/.claude.json` no longer lists is not said.
+#[test]
+fn a_gone_listed_project_with_rows_is_said_once() {
+    let h = Home::new(&["p-off"], &[]);
+    let gone = h.home.join("work/gone");
+    let forgotten = h.home.join("work/forgotten");
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    doc["projects"][gone.display().to_string()] = json!({
+        "hasTrustDialogAccepted": true,
+        "mcpServers": { "g-srv": entry, "g-two": entry },
+    });
+    h.write_claude_json(doc);
+    h.log_in(&gone, "timeout-2.1.332.jsonl", "g-srv");
+    h.log_in(&gone, "timeout-2.1.332.jsonl", "g-three");
+    h.log_in(&forgotten, "timeout-2.1.332.jsonl", "f-srv");
+    let r = h.run(&h.elsewhere, &["scan"]);
+    assert!(r.stdout.contains("~/work/gone\n"), "{r:?}");
+    let said = words(&r.stderr);
+    assert_eq!(
+        said.matches("project folder no longer exists").count(),
+        1,
+        "{r:?}"
+    );
+    assert!(
+        said.contains("mcplogs: warning: ~/work/gone: project folder no longer exists, though ~/.claude.json still lists it: its rows are its logs' verdicts, from before; its .mcp.json and settings were not read, so its servers without a log are not listed"),
+        "{r:?}"
+    );
+    // each line fits the 80 columns
+    assert!(r.stderr.lines().all(|l| l.chars().count() <= 80), "{r:?}");
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let warnings = doc["warnings"].to_string();
+    assert_eq!(
+        warnings.matches("project folder no longer exists").count(),
+        1,
+        "{doc:#}"
+    );
+    // filtered to another project's server: no row of it, nothing said
+    let r = h.run(&h.elsewhere, &["scan", "--server", "f-srv"]);
+    assert!(!r.stderr.contains("no longer exists"), "{r:?}");
+}
+
+/// Item 5: `fix --except leg`, `leg` the only server `mcplogs fix` can change (the legacy
+/// setting), while `far` needs a step only the user can take (its command is on no
+/// PATH): with or without `--dry-run`, the step, then "nothing to write", exit 0, and
+/// nothing written. Without `--dry-run` it was the error "nothing mcplogs fix can
+/// change for the servers above", exit 2, where `--dry-run` said "Nothing to write",
+/// exit 0.
+#[test]
+fn fix_except_the_only_fixable_server_says_the_same_with_dry_run() {
+    let h = Home::new(&[], &["leg"]);
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["mcpServers"]["far"] = json!({ "type": "stdio", "command": "farstub", "args": [] });
+    h.write_claude_json(doc);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "leg");
+    h.log("path-2.1.332.jsonl", "far");
+    let before = fs::read(h.home.join(".claude.json")).unwrap();
+    let fix = |extra: &[&str]| {
+        let mut args = vec!["fix", "--except", "leg", "--claude-version", "2.1.301"];
+        args.extend_from_slice(extra);
+        h.run(&h.elsewhere, &args)
+    };
+    // without --except, leg is what it would write
+    let all = h.run(
+        &h.elsewhere,
+        &["fix", "--dry-run", "--claude-version", "2.1.301"],
+    );
+    assert!(all.stdout.contains("MCP_PROTOCOL_NEGOTIATION"), "{all:?}");
+    let dry = fix(&["--dry-run"]);
+    let real = fix(&[]);
+    for r in [&dry, &real] {
+        assert_eq!(r.code, 0, "{r:?}");
+        let said = words(&r.stderr);
+        assert!(said.contains("Only you can fix far"), "{r:?}");
+        assert!(
+            said.contains(
+                "no server but those --except leaves out has anything mcplogs fix can change: nothing to write."
+            ) && !said.contains("error"),
+            "{r:?}"
+        );
+    }
+    assert_eq!(dry.stderr, real.stderr);
+    assert!(!h.home.join(".claude/settings.json").exists());
+    assert_eq!(fs::read(h.home.join(".claude.json")).unwrap(), before);
+}
