@@ -1334,3 +1334,31 @@ fn a_value_ends_at_a_line_end_when_the_next_line_starts_with_a_label() {
         assert_eq!(r.redact(s), want, "{s:?}");
     }
 }
+
+#[test]
+fn a_view_reached_by_three_decodings_is_searched_in_the_first_pass() {
+    // Found by the idempotence property: each holds a secret only a view decoded three
+    // ways finds (URL-decoded, JSON-unescaped, lines joined, and a join that made a
+    // second one possible: `%3APASSWORD=` `0000` `PASSWORD=` on three lines read as
+    // `:PASSWORD=0000PASSWORD=`). The first pass stopped at 8 views, so only the second,
+    // on a text with fewer escapes, reached it.
+    for (s, want) in [
+        (
+            "%3APASSWORD=\n0000\nPASSWORD=\\u00Bearer ",
+            "%3APASSWORD=\n[REDACTED:secret]\n[REDACTED:secret] ",
+        ),
+        (
+            "sk-ant-aa0a\\u000a0a\nPASSWORD=\nsk-ant-%3A",
+            "[REDACTED:anthropic-api-key]\n[REDACTED:anthropic-api-key]=\n[REDACTED:secret]",
+        ),
+        (
+            "PASSWORD=\nBearer %3APASSWORD=\n\\u00300a",
+            "PASSWORD=\n[REDACTED:secret] %3APASSWORD=\n[REDACTED:secret]",
+        ),
+    ] {
+        let r = Redactor::secrets_only([s]);
+        let red = r.redact(s);
+        assert_eq!(red, want, "{s:?}");
+        assert_eq!(r.redact(&red), red, "{s:?}");
+    }
+}
