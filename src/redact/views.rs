@@ -110,7 +110,7 @@ const DECODINGS: [(Decoding, u8); 3] =
     [(json_unescape, 2), (url_decode, 2), (join_split_tokens, 1)];
 
 /// Every view worth searching: the original first, then every text the decodings make
-/// of it, in any order, each as often as [`DECODINGS`] allows: its JSON-unescaped forms
+/// of it, in any order, each as often as `DECODINGS` allows: its JSON-unescaped forms
 /// (two levels), URL-decoded forms, forms with line breaks inside a token removed, and
 /// their combinations (URL-decoded, then JSON-unescaped, then joined). Views identical
 /// to one already listed are left out. No cap on their number cuts the list short: a
