@@ -654,6 +654,7 @@ fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
     let find = |v: &views::View<'_>| {
         let mut found = Vec::new();
         secrets::SECRETS.find(&v.text, &mut found);
+        end_at_labelled_lines(v, &mut found);
         found
     };
     // A long text (a whole rendered screen) has its views searched in parallel too.
@@ -667,6 +668,44 @@ fn views_and_hits(text: &str) -> (Vec<views::View<'_>>, Vec<Vec<Found>>) {
         CLEAN.with(|c| c.borrow_mut().insert(text, ()));
     }
     (views, hits)
+}
+
+/// The longest label [`end_at_labelled_lines`] looks back over from its colon.
+const MAX_LABEL_LEN: usize = 48;
+
+/// A secret found in a view that joined lines goes on across a removed line break only
+/// into the rest of a token: where the line after the break starts with a label (a word
+/// of letters, then a colon, then white space or the text's end: `Error: ...`,
+/// `warning:`) and the secret would take that colon, it ends at the break. No token
+/// holds a colon followed by a space, and a value would only run on through one because
+/// the rule's value (`KEY=value`, a cookie) ends at white space, not at the end of the
+/// token: so `PASSWORD=x` and `Error: something` on the next line are two lines of text,
+/// and only `x` is the value. A token's own rule stops at the colon and is left whole
+/// (`ghp_abcdefghij` and `klmnopqrstuvwxyz: expired` on the next: the whole token).
+fn end_at_labelled_lines(view: &views::View, found: &mut [Found]) {
+    let t = view.text.as_bytes();
+    for f in found.iter_mut() {
+        let mut c = f.start;
+        while let Some(off) = memchr::memchr(b':', &t[c..f.end]) {
+            c += off;
+            let ends_label = t.get(c + 1).is_none_or(|b| b.is_ascii_whitespace());
+            // The label's first letter, right after a removed line break.
+            let label_start = (1..=MAX_LABEL_LEN.min(c - f.start))
+                .map(|n| c - n)
+                .take_while(|&q| t[q].is_ascii_alphabetic())
+                .find(|&q| {
+                    q > f.start && {
+                        let (a, b) = view.removed_at(q);
+                        a < b
+                    }
+                });
+            if ends_label && let Some(q) = label_start {
+                f.end = q;
+                break;
+            }
+            c += 1;
+        }
+    }
 }
 
 /// What follows `Bearer` goes whole or not at all: a `Bearer name=value` parameter the

@@ -1284,3 +1284,81 @@ fn a_pair_inside_a_kept_pairs_value_is_found() {
         s
     );
 }
+
+#[test]
+fn a_value_ends_at_a_line_end_when_the_next_line_starts_with_a_label() {
+    // The view that joins a token cut by a line end read `PASSWORD=x` and the next
+    // line's `Error: something` as `PASSWORD=xError: something`: the pair's value took
+    // the next line's first word.
+    for (s, want) in [
+        (
+            "PASSWORD=x\nError: something",
+            "PASSWORD=[REDACTED:secret]\nError: something",
+        ),
+        (
+            "PASSWORD=hunter2hunter2\r\n  warning:\nnext",
+            "PASSWORD=[REDACTED:secret]\r\n  warning:\nnext",
+        ),
+        (
+            "Cookie: session=abcdefgh\nError: the server said no",
+            "Cookie: [REDACTED:cookie]\nError: the server said no",
+        ),
+    ] {
+        let r = Redactor::secrets_only([s]);
+        let red = r.redact(s);
+        assert_eq!(red, want, "{s:?}");
+        assert_eq!(r.redact(&red), red, "{s:?}");
+        assert_eq!(plain().redact(s), want, "{s:?}");
+    }
+    // nor is the next line's label learned as a secret, to be hidden in other texts
+    let r = Redactor::secrets_only(["PASSWORD=x\nConnectionError: refused"]);
+    check(&r, "ConnectionError: again", "ConnectionError: again");
+    // A token cut by the line end is still hidden whole, a colon after it or not, and
+    // so is a value whose rest holds a colon that starts no label.
+    for (s, want) in [
+        (
+            "token ghp_abcdefghij\nklmnopqrstuvwxyz: expired",
+            "token [REDACTED:github-token]\n[REDACTED:github-token]: expired",
+        ),
+        (
+            "PASSWORD=hunter2hunter2\nab:cd more",
+            "PASSWORD=[REDACTED:secret]\n[REDACTED:secret] more",
+        ),
+        (
+            "PASSWORD=hunter2hunter2\n4b: more",
+            "PASSWORD=[REDACTED:secret]\n[REDACTED:secret] more",
+        ),
+    ] {
+        assert_eq!(plain().redact(s), want, "{s:?}");
+        let r = Redactor::secrets_only([s]);
+        assert_eq!(r.redact(s), want, "{s:?}");
+    }
+}
+
+#[test]
+fn a_view_reached_by_three_decodings_is_searched_in_the_first_pass() {
+    // Found by the idempotence property: each holds a secret only a view decoded three
+    // ways finds (URL-decoded, JSON-unescaped, lines joined, and a join that made a
+    // second one possible: `%3APASSWORD=` `0000` `PASSWORD=` on three lines read as
+    // `:PASSWORD=0000PASSWORD=`). The first pass stopped at 8 views, so only the second,
+    // on a text with fewer escapes, reached it.
+    for (s, want) in [
+        (
+            "%3APASSWORD=\n0000\nPASSWORD=\\u00Bearer ",
+            "%3APASSWORD=\n[REDACTED:secret]\n[REDACTED:secret] ",
+        ),
+        (
+            "sk-ant-aa0a\\u000a0a\nPASSWORD=\nsk-ant-%3A",
+            "[REDACTED:anthropic-api-key]\n[REDACTED:anthropic-api-key]=\n[REDACTED:secret]",
+        ),
+        (
+            "PASSWORD=\nBearer %3APASSWORD=\n\\u00300a",
+            "PASSWORD=\n[REDACTED:secret] %3APASSWORD=\n[REDACTED:secret]",
+        ),
+    ] {
+        let r = Redactor::secrets_only([s]);
+        let red = r.redact(s);
+        assert_eq!(red, want, "{s:?}");
+        assert_eq!(r.redact(&red), red, "{s:?}");
+    }
+}

@@ -85,7 +85,7 @@ impl View<'_> {
         (before, after.max(before))
     }
 
-    fn derive(&self, decode: fn(&str) -> Option<(String, Layer)>) -> Option<View<'static>> {
+    fn derive(&self, decode: Decoding) -> Option<View<'static>> {
         let (text, layer) = decode(&self.text)?;
         let mut layers = self.layers.clone();
         layers.push(layer);
@@ -96,27 +96,52 @@ impl View<'_> {
     }
 }
 
-/// Every view worth searching: the original first, then its JSON-unescaped forms (two
-/// levels: a JSON message inside a JSON log line), URL-decoded forms, and forms with
-/// line breaks inside a token removed. Views identical to one already listed are left out.
+/// A decoding: the text it reads, the view's text and how it maps back, or `None` when
+/// there is nothing to decode.
+type Decoding = fn(&str) -> Option<(String, Layer)>;
+
+/// The decodings, and how many times each may be applied on the way to one view: JSON
+/// twice (a JSON message inside a JSON log line), URL twice (`%253A`), the join once (it
+/// joins at once every break it would ever join: joined again, a view is the same). A
+/// decoding with nothing to decode makes no view, so the bounds cost an ordinary text
+/// nothing; they keep a text nested on purpose from having a view for every order of
+/// dozens of decodings.
+const DECODINGS: [(Decoding, u8); 3] =
+    [(json_unescape, 2), (url_decode, 2), (join_split_tokens, 1)];
+
+/// Every view worth searching: the original first, then every text the decodings make
+/// of it, in any order, each as often as `DECODINGS` allows: its JSON-unescaped forms
+/// (two levels), URL-decoded forms, forms with line breaks inside a token removed, and
+/// their combinations (URL-decoded, then JSON-unescaped, then joined). Views identical
+/// to one already listed are left out. No cap on their number cuts the list short: a
+/// view a cap left out is one a second pass may reach (its text has fewer escapes, so
+/// fewer views), and find a secret in that the first pass left, so redaction would not
+/// be idempotent. An ordinary text has a few views; one with every kind of escape, and
+/// line breaks beside them, about twenty; at most 90 (one for each order of the
+/// decodings allowed, when no two orders agree).
 pub fn views(text: &str) -> Vec<View<'_>> {
     let raw = View {
         text: text.into(),
         layers: Vec::new(),
     };
     let mut out = vec![raw];
+    // How many times each decoding was applied on the way to each view.
+    let mut applied = vec![[0u8; DECODINGS.len()]];
     let mut i = 0;
-    // Breadth-first over decodings; each view is decoded further only a bounded number
-    // of times (at most 8 views in all).
-    while i < out.len() && out.len() < 8 {
-        for decode in [json_unescape, url_decode, join_split_tokens] {
-            if out.len() >= 8 {
-                break;
+    // Breadth-first over decodings: each view is decoded by each decoding it may still
+    // have.
+    while i < out.len() {
+        for (k, &(decode, most)) in DECODINGS.iter().enumerate() {
+            if applied[i][k] >= most {
+                continue;
             }
             if let Some(d) = out[i].derive(decode)
                 && !out.iter().any(|o| o.text == d.text)
             {
+                let mut a = applied[i];
+                a[k] += 1;
                 out.push(d);
+                applied.push(a);
             }
         }
         i += 1;
@@ -232,22 +257,37 @@ fn is_token_byte(c: u8) -> bool {
 
 /// Removes a line break (`\n` or `\r\n`, with the next line's indentation) that has a
 /// token character on both sides: a token split across two lines of one record reads
-/// whole again.
+/// whole again. The token before a break is read as the view reads it, across the
+/// breaks before it already removed: so joining the view again removes nothing more
+/// (`PASSWORD=`, `0000` and `PASSWORD=` on three lines are one token; joined twice
+/// they were read in two steps, the second a view of its own).
 fn join_split_tokens(s: &str) -> Option<(String, Layer)> {
+    // Where the current line's text starts, and the token run that ended the line
+    // before it when that line's break was removed (the run goes on into this line).
+    let mut line_start = 0;
+    let mut carried = 0;
     remove_breaks_where(s, |b, brk_start, next| {
         // A token cut by a wrap: a run of at least 8 token characters ending in a letter
         // or digit, then a line starting with one. Sentences ("...credentials.") and
         // short words are not joined to the next line.
-        let run = b[..brk_start]
+        let own = b[line_start..brk_start]
             .iter()
             .rev()
             .take_while(|&&c| is_token_byte(c))
             .count();
+        let run = if own == brk_start - line_start {
+            own + carried
+        } else {
+            own
+        };
         let before = brk_start.checked_sub(1).map(|k| b[k]);
         let after = b.get(next).copied();
-        run >= 8
+        let join = run >= 8
             && before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'=')
-            && after.is_some_and(|c| c.is_ascii_alphanumeric())
+            && after.is_some_and(|c| c.is_ascii_alphanumeric());
+        line_start = next;
+        carried = if join { run } else { 0 };
+        join
     })
 }
 
@@ -262,11 +302,12 @@ fn remove_line_breaks(s: &str) -> Option<(String, Layer)> {
 }
 
 /// Removes each line break of `s` (`\n` or `\r\n`, with the next line's indentation)
-/// for which `remove(bytes, start of the break, start of the next line's text)` holds,
-/// each removal an edit of the view's layer; `None` when none is removed.
+/// for which `remove(bytes, start of the break, start of the next line's text)` holds
+/// (asked of each break in order), each removal an edit of the view's layer; `None` when
+/// none is removed.
 fn remove_breaks_where(
     s: &str,
-    remove: impl Fn(&[u8], usize, usize) -> bool,
+    mut remove: impl FnMut(&[u8], usize, usize) -> bool,
 ) -> Option<(String, Layer)> {
     let b = s.as_bytes();
     let mut out = String::new();
@@ -360,6 +401,45 @@ mod tests {
             orig_of("token ghp_abcdef\r\n  ghijkl end", "ghp_abcdefghijkl"),
             "ghp_abcdef\r\n  ghijkl"
         );
+    }
+
+    #[test]
+    fn a_token_joined_over_several_lines_is_one_view_and_joining_again_changes_nothing() {
+        // The run before the second break is read across the first, removed: the three
+        // lines are one token in one view (they took two views, joined twice).
+        let s = "%3APASSWORD=\n0000\nPASSWORD=x";
+        let (joined, layer) = join_split_tokens(s).expect("joined");
+        assert_eq!(joined, "%3APASSWORD=0000PASSWORD=x");
+        assert_eq!(layer.edits.len(), 2);
+        assert!(join_split_tokens(&joined).is_none());
+        // a short word on a line of its own is still not joined, nor is a sentence's end
+        assert_eq!(
+            join_split_tokens("token ghp_abcdef\nab.\ncd").unwrap().0,
+            "token ghp_abcdefab.\ncd"
+        );
+        assert!(join_split_tokens("x\nab\ncd").is_none());
+    }
+
+    #[test]
+    fn every_combination_of_decodings_is_a_view() {
+        // URL-decoded, JSON-unescaped and joined, in any order: no cap leaves one out.
+        let s = "a%3Ab\\u0041\nPASSWORD=\n0000";
+        let vs = views(s);
+        let texts: Vec<&str> = vs.iter().map(|v| &*v.text).collect();
+        for want in [
+            s,
+            "a:b\\u0041\nPASSWORD=\n0000",
+            "a%3Ab\\u0041\nPASSWORD=0000",
+            "a%3Ab\u{41}\nPASSWORD=\n0000",
+            "a:bA\nPASSWORD=0000",
+        ] {
+            assert!(texts.contains(&want), "{want:?} in {texts:?}");
+        }
+        // each only once
+        let mut sorted = texts.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), texts.len());
     }
 
     #[test]

@@ -248,8 +248,9 @@ pub struct Index {
     secrets: Option<crate::redact::Redactor>,
     /// The configured secrets of the project a deciding session ran in (its `cwd`), by
     /// that project ([`Index::learn_project_secrets`]): a project `~/.claude.json` does
-    /// not list is known only from its logs. Each project's looked up once a run.
-    by_project: std::sync::Mutex<HashMap<String, Option<crate::redact::Redactor>>>,
+    /// not list is known only from its logs. Each project's looked up once a run; the
+    /// lock is held only to look it up, not while a text is redacted with it.
+    by_project: std::sync::Mutex<HashMap<String, Option<std::sync::Arc<crate::redact::Redactor>>>>,
     project_secrets: Option<ProjectSecrets>,
 }
 
@@ -306,18 +307,21 @@ impl Index {
         let (Some(cwd), Some(find)) = (cwd, self.project_secrets.as_ref()) else {
             return true;
         };
-        let mut known = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
-        let redactor = known.entry(cwd.to_string()).or_insert_with(|| {
-            let secrets = (find.0)(Path::new(cwd));
-            (!secrets.is_empty()).then(|| {
-                let mut b = crate::redact::RedactorBuilder::new();
-                b.learn_configured_secrets(&secrets);
-                b.build()
-            })
-        });
-        redactor
-            .as_ref()
-            .is_none_or(|r| r.redacted_rules_clean(text).is_none())
+        // The project's redactor, looked up under the lock; the text is redacted after
+        // it is let go, so workers checking texts of one project do not wait in turn.
+        let redactor = {
+            let mut known = self.by_project.lock().unwrap_or_else(|e| e.into_inner());
+            let redactor = known.entry(cwd.to_string()).or_insert_with(|| {
+                let secrets = (find.0)(Path::new(cwd));
+                (!secrets.is_empty()).then(|| {
+                    let mut b = crate::redact::RedactorBuilder::new();
+                    b.learn_configured_secrets(&secrets);
+                    std::sync::Arc::new(b.build())
+                })
+            });
+            redactor.clone()
+        };
+        redactor.is_none_or(|r| r.redacted_rules_clean(text).is_none())
     }
 
     /// Learns the configured secrets (`env` and `headers` values, URL credentials) that
