@@ -119,6 +119,13 @@ const DECODINGS: [(Decoding, u8); 3] =
 /// be idempotent. An ordinary text has a few views; one with every kind of escape, and
 /// line breaks beside them, about twenty; at most 90 (one for each order of the
 /// decodings allowed, when no two orders agree).
+///
+/// Their bytes are bounded all the same: a log line can be 8 MiB, and 90 views of one
+/// escaped on purpose would be 720 MiB for one text. The views together stay within
+/// [`VIEW_BYTES`] or eight times the text, whichever is more (eight views of it: what
+/// the cap on their number allowed before), the shallowest first (breadth first): only
+/// a text longer than about 45 KiB, escaped on purpose in many ways, may have a deep
+/// view left out, as before.
 pub fn views(text: &str) -> Vec<View<'_>> {
     let raw = View {
         text: text.into(),
@@ -127,6 +134,8 @@ pub fn views(text: &str) -> Vec<View<'_>> {
     let mut out = vec![raw];
     // How many times each decoding was applied on the way to each view.
     let mut applied = vec![[0u8; DECODINGS.len()]];
+    let budget = VIEW_BYTES.max(8 * text.len());
+    let mut bytes = text.len();
     let mut i = 0;
     // Breadth-first over decodings: each view is decoded by each decoding it may still
     // have.
@@ -138,6 +147,10 @@ pub fn views(text: &str) -> Vec<View<'_>> {
             if let Some(d) = out[i].derive(decode)
                 && !out.iter().any(|o| o.text == d.text)
             {
+                bytes += d.text.len();
+                if bytes > budget {
+                    return out;
+                }
                 let mut a = applied[i];
                 a[k] += 1;
                 out.push(d);
@@ -148,6 +161,10 @@ pub fn views(text: &str) -> Vec<View<'_>> {
     }
     out
 }
+
+/// What [`views`] may make in all for one text, at least (a longer text may have eight
+/// times its size): 4 MiB, every view of a text of up to about 45 KiB whatever it holds.
+pub const VIEW_BYTES: usize = 4 * 1024 * 1024;
 
 fn json_unescape(s: &str) -> Option<(String, Layer)> {
     if !s.contains('\\') {
@@ -356,6 +373,25 @@ mod tests {
         let (v, i) = find(&vs, needle).expect("found in a view");
         let (s, e) = v.to_original(i, i + needle.len());
         text[s..e].to_string()
+    }
+
+    #[test]
+    fn the_views_of_a_long_text_escaped_every_way_stay_within_eight_times_its_size() {
+        // every decoding, and each again, changes it: 90 views, were there no bound
+        let unit = "k%2525%41\\\\u0041\\u0042ghp_abcdefghij\nklmnop ";
+        let long = unit.repeat(600 * 1024 / unit.len());
+        let bytes = |v: &[View]| v.iter().map(|v| v.text.len()).sum::<usize>();
+        let all = views(&long);
+        assert!(
+            bytes(&all) <= VIEW_BYTES.max(8 * long.len()),
+            "{} views",
+            all.len()
+        );
+        assert!(all.len() >= 8, "{} views", all.len());
+        // a short one of the same kind has every view
+        let short = views(unit);
+        assert!(short.len() > 8, "{} views", short.len());
+        assert!(bytes(&short) < VIEW_BYTES);
     }
 
     #[test]
