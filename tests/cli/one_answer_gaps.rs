@@ -476,3 +476,54 @@ fn fix_except_the_only_fixable_server_says_the_same_with_dry_run() {
     assert!(!h.home.join(".claude/settings.json").exists());
     assert_eq!(fs::read(h.home.join(".claude.json")).unwrap(), before);
 }
+
+/// Follow-up A2 item 1: `report`'s sentence saying which configured servers share a log
+/// folder names each with its own tag, as scan's recommendation does (it printed the
+/// names redacted without their tags, so two names printing alike were not told apart).
+#[test]
+fn report_tags_each_name_sharing_a_log_folder() {
+    let a_dot = format!("a.{TOKEN}");
+    let a_low = format!("a_{TOKEN}");
+    let h = Home::new(&[&a_dot, &a_low], &[]);
+    h.log("timeout-2.1.332.jsonl", &a_dot);
+    let printed = mcplogs::scan::select::printed;
+    let (pa, pl) = (printed(&a_dot), printed(&a_low));
+    let listed = format!("{pa}, {pl}");
+    // scan says them with their tags
+    let (_, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let shared = format!("{pa} + {pl}");
+    assert!(
+        server(&scan, &shared)["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("The configured servers {listed} all write")),
+        "{scan:#}"
+    );
+    // report: its summary and its recommendation, JSON and Markdown
+    let (r, report) = h.json(&h.proj, &["report", "--json", "--force"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let section = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == shared.as_str())
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let said = section.to_string();
+    assert!(
+        said.contains(&format!(
+            "The configured servers {listed} share this log folder"
+        )),
+        "{section:#}"
+    );
+    assert!(
+        said.contains(&format!("The configured servers {listed} all write")),
+        "{section:#}"
+    );
+    let md = h.run(&h.proj, &["report", "--force"]);
+    assert!(
+        words(&md.stdout).contains(&format!(
+            "The configured servers {listed} share this log folder"
+        )),
+        "{md:?}"
+    );
+}
