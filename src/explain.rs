@@ -640,13 +640,37 @@ pub fn attach_local(
     project: &std::path::Path,
 ) {
     use crate::claude_code::names::server_matches;
+    use crate::scan::select::NameWant;
     let project = project.to_string_lossy();
-    for e in report.entries.iter_mut().filter(|e| wants_local_entry(e)) {
-        let name = e.name.as_deref().unwrap_or_default();
-        let Some(s) = scan.servers.iter().find(|s| {
-            s.project.as_deref() == Some(project.as_ref())
-                && server_matches(&s.name, s.folder.as_deref(), name)
-        }) else {
+    // Each entry's name as pasted (the real name `claude mcp list` prints: the paste is
+    // redacted after this) selects a server as every command selects one (the real name
+    // or its printed form: a logged name, and a configured row's shown name, hold the
+    // printed form in a redacted scan; a row keeps the real one to match)
+    let names: Vec<(String, NameWant)> = report
+        .entries
+        .iter()
+        .map(|e| {
+            let name = e.name.clone().unwrap_or_default();
+            let want = NameWant::new(&name);
+            (name, want)
+        })
+        .collect();
+    let logged = |s: &crate::scan::ServerReport, (name, want): &(String, NameWant)| {
+        s.project.as_deref() == Some(project.as_ref())
+            && (want.selects(&s.name, s.folder.as_deref())
+                || server_matches(&s.name, s.folder.as_deref(), name))
+    };
+    let configured_row = |r: &crate::scan::configured::ConfiguredRow,
+                          (name, want): &(String, NameWant)| {
+        r.project == project.as_ref() && (want.is(&r.configured_name) || r.name == *name)
+    };
+    for (e, n) in report
+        .entries
+        .iter_mut()
+        .zip(&names)
+        .filter(|(e, _)| wants_local_entry(e))
+    {
+        let Some(s) = scan.servers.iter().find(|s| logged(s, n)) else {
             continue;
         };
         if !log_refines_paste(e.diagnosis.verdict, s.diagnosis.verdict) {
@@ -662,19 +686,19 @@ pub fn attach_local(
     // a pasted "⊘ Disabled" server configured here: the file and key that disable it
     // (a `.mcp.json` server's list is `disabledMcpjsonServers`, a user or local one's
     // `disabledMcpServers`), as `scan` names them
-    for e in report
+    for (e, n) in report
         .entries
         .iter_mut()
-        .filter(|e| e.state == Some("disabled"))
+        .zip(&names)
+        .filter(|(e, _)| e.state == Some("disabled"))
     {
-        let name = e.name.as_deref().unwrap_or_default();
+        let name = n.0.as_str();
         // logged, and disabled now as the paste says: scan's resolution of it whole (its
         // next step, `mcplogs fix` when the fix engine enables it, counted as fixable),
         // its log from before; the state stays the paste's (a disabled server does not
         // fail, in scan either)
         if let Some(s) = scan.servers.iter().find(|s| {
-            s.project.as_deref() == Some(project.as_ref())
-                && server_matches(&s.name, s.folder.as_deref(), name)
+            logged(s, n)
                 && matches!(&s.configuration,
                     crate::scan::configured::Configuration::Configured(c)
                         if crate::advice::configured::state_label(c) == "disabled")
@@ -691,7 +715,7 @@ pub fn attach_local(
         if let Some((r, a)) = scan
             .configured
             .iter()
-            .filter(|r| r.project == project.as_ref() && r.name == name)
+            .filter(|r| configured_row(r, n))
             .filter(|r| crate::advice::configured::state_label(&r.configured) == "disabled")
             .find_map(|r| Some((r, crate::advice::row_fix_action(r).filter(|a| a.planned)?)))
         {
@@ -702,15 +726,12 @@ pub fn attach_local(
         let row = scan
             .configured
             .iter()
-            .filter(|r| r.project == project.as_ref() && r.name == name)
+            .filter(|r| configured_row(r, n))
             .map(|r| &r.configured)
             .chain(
                 scan.servers
                     .iter()
-                    .filter(|s| {
-                        s.project.as_deref() == Some(project.as_ref())
-                            && server_matches(&s.name, s.folder.as_deref(), name)
-                    })
+                    .filter(|s| logged(s, n))
                     .filter_map(|s| match &s.configuration {
                         crate::scan::configured::Configuration::Configured(c) => Some(&**c),
                         _ => None,

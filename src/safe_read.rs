@@ -214,6 +214,76 @@ pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Re
     Ok(Some(Regular { bytes, meta, id }))
 }
 
+/// [`read_regular`] in one open and one `fstat`, for a caller reading many small files
+/// that are mostly there (every project `~/.claude.json` lists: their `.mcp.json` and
+/// settings): no `stat` before the open. The rules are [`read_regular`]'s: opened
+/// non-blocking (a FIFO without a writer never hangs) and without taking a controlling
+/// terminal, only a regular file of at most `limit` bytes is read (what was opened is
+/// checked, so a FIFO, device, socket or folder is refused as not a regular file), a
+/// symlink followed only with [`Follow::Links`]. `Ok(None)`: absent.
+pub fn read_regular_opened(
+    path: &Path,
+    limit: u64,
+    follow: Follow,
+) -> Result<Option<Regular>, ReadError> {
+    if crate::absent::known_gone(path) {
+        return Ok(None);
+    }
+    let file = match open_nonblocking_noctty(path, follow) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            crate::absent::note_gone(path);
+            return Ok(None);
+        }
+        Err(e) if follow == Follow::NoLinks && is_symlink_loop(&e) => {
+            return Err(ReadError::NotRegular {
+                kind: "a symbolic link",
+            });
+        }
+        Err(e) => return Err(ReadError::Io(e)),
+    };
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            kind: kind_of(&meta),
+        });
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    let id = FileId::of(&meta);
+    // room for the whole file and the byte that shows its end: two reads, not one a
+    // doubling of the buffer
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).map_or(0, |n| n + 1));
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(Some(Regular { bytes, meta, id }))
+}
+
+/// [`open_nonblocking`], also never taking the opened file as the controlling terminal
+/// (a terminal device opened before its kind is known).
+#[allow(clippy::disallowed_methods)] // the raw open of `read_regular_opened`
+fn open_nonblocking_noctty(path: &Path, follow: Follow) -> io::Result<File> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY;
+        if follow == Follow::NoLinks {
+            flags |= libc::O_NOFOLLOW;
+        }
+        o.custom_flags(flags);
+    }
+    #[cfg(not(unix))]
+    let _ = follow;
+    o.open(path)
+}
+
 /// Reads what a user named for `explain`: a regular file, or a pipe (`<(cmd)`, a FIFO)
 /// read to its end with the cap. Devices, sockets and folders are refused.
 pub fn read_input_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
@@ -448,6 +518,65 @@ mod tests {
             read_input_file(Path::new("/dev/zero"), 10),
             Err(ReadError::NotRegular { .. })
         ));
+    }
+
+    /// [`read_regular_opened`] (one open and one `fstat`, no `stat` before) keeps
+    /// [`read_regular`]'s rules: a regular file read whole, an absent one `None`, over
+    /// the cap, a FIFO (without blocking), a device, a folder, a link loop and a link
+    /// where none may be refused as [`read_regular`] refuses them.
+    #[cfg(unix)]
+    #[test]
+    fn read_regular_opened_refuses_what_read_regular_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        assert!(
+            read_regular_opened(&p, 10, Follow::Links)
+                .unwrap()
+                .is_none()
+        );
+        fs::write(&p, "0123456789").unwrap();
+        let r = read_regular_opened(&p, 10, Follow::Links).unwrap().unwrap();
+        assert_eq!(r.bytes, b"0123456789");
+        assert_eq!(r.id, FileId::of(&fs::metadata(&p).unwrap()));
+        assert!(matches!(
+            read_regular_opened(&p, 9, Follow::Links),
+            Err(ReadError::TooLarge { limit: 9 })
+        ));
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let link = dir.path().join("loop");
+        std::os::unix::fs::symlink(&link, &link).unwrap();
+        let l2 = dir.path().join("l2");
+        std::os::unix::fs::symlink(&p, &l2).unwrap();
+        for (path, follow) in [
+            (fifo.as_path(), Follow::Links),
+            (Path::new("/dev/zero"), Follow::Links),
+            (dir.path(), Follow::Links),
+            (l2.as_path(), Follow::NoLinks),
+        ] {
+            let kind = |r: Result<Option<Regular>, ReadError>| match r {
+                Err(ReadError::NotRegular { kind }) => kind,
+                other => panic!("{}: {other:?}", path.display()),
+            };
+            assert_eq!(
+                kind(read_regular_opened(path, 1 << 20, follow)),
+                kind(read_regular(path, 1 << 20, follow)),
+                "{}",
+                path.display()
+            );
+        }
+        let e = read_regular_opened(&link, 10, Follow::Links).unwrap_err();
+        assert!(e.to_string().contains("symbolic link loop"), "{e}");
+        // followed where links may be
+        assert_eq!(
+            read_regular_opened(&l2, 10, Follow::Links)
+                .unwrap()
+                .unwrap()
+                .bytes,
+            b"0123456789"
+        );
     }
 
     #[test]

@@ -314,7 +314,30 @@ fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
     else {
         return Ok(None);
     };
-    let text = String::from_utf8_lossy(&file.bytes);
+    parse_json(&file.bytes)
+}
+
+/// The configuration file at `path` as [`read_config_file`] reads it, in one open (no
+/// `stat` before it: [`crate::safe_read::read_regular_opened`], the same rules), for a
+/// caller reading many that are mostly there. `Err(())`: absent; `Ok(None)`: there, but
+/// refused, unreadable, empty or not JSON.
+#[allow(clippy::result_unit_err)]
+pub fn read_config_file_opened(path: &Path) -> Result<Option<Value>, ()> {
+    match crate::safe_read::read_regular_opened(path, MAX_CONFIG_BYTES, Follow::Links) {
+        Ok(None) => Err(()),
+        // under a file, not a folder: no folder there either
+        Err(crate::safe_read::ReadError::Io(e))
+            if e.kind() == std::io::ErrorKind::NotADirectory =>
+        {
+            Err(())
+        }
+        Ok(Some(file)) => Ok(parse_json(&file.bytes).ok().flatten()),
+        Err(_) => Ok(None),
+    }
+}
+
+fn parse_json(bytes: &[u8]) -> Result<Option<Value>, ConfigFileError> {
+    let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
         return Ok(None);

@@ -364,16 +364,28 @@ impl Report {
             let r = &self.redactor;
             for (s, was) in self.servers.iter_mut().zip(&names) {
                 if let Some((_, list)) = self.shared.iter().find(|(joined, _)| joined == was) {
-                    s.name = list
+                    let (plain, tagged): (Vec<String>, Vec<String>) = list
                         .iter()
                         .map(|n| {
                             let mut shown = n.clone();
                             r.apply(&mut shown);
+                            let plain = shown.clone();
                             crate::scan::select::tag_shown(n, &mut shown);
-                            shown
+                            (plain, shown)
                         })
-                        .collect::<Vec<_>>()
-                        .join(" + ");
+                        .unzip();
+                    s.name = tagged.join(" + ");
+                    // the sentences naming the folder's servers (the summary's, and the
+                    // recommendation's `advice::shared_note`) name each with its tag too
+                    if plain != tagged {
+                        let from = format!("The configured servers {} ", plain.join(", "));
+                        let to = format!("The configured servers {} ", tagged.join(", "));
+                        for text in [&mut s.summary, &mut s.recommendation] {
+                            if text.contains(&from) {
+                                *text = text.replacen(&from, &to, 1);
+                            }
+                        }
+                    }
                 }
             }
         }

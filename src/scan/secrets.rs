@@ -115,6 +115,10 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
     let mut add = adder(&mut out);
     let mut projects = places.projects.clone();
     let mut seen: std::collections::HashSet<PathBuf> = projects.iter().cloned().collect();
+    // the projects the homes list, not yet known to be there: each one's folder is
+    // looked at only when its `.mcp.json` is not (one open, no `stat` before it, for
+    // the hundreds a `~/.claude.json` can list)
+    let mut listed: Vec<PathBuf> = Vec::new();
     for g in &globals(&places.homes) {
         let global = GlobalConfig::read(g);
         if let Some(doc) = global.document() {
@@ -122,12 +126,19 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
         }
         if places.listed {
             for (p, _) in config::listed_projects(Some(&global)) {
-                if !seen.contains(&p) && p.is_dir() {
+                if !seen.contains(&p) {
                     seen.insert(p.clone());
-                    projects.push(p);
+                    listed.push(p);
                 }
             }
         }
+    }
+    // no project given: the first listed one there is the first
+    if projects.is_empty()
+        && let Some(at) = listed.iter().position(|p| p.is_dir())
+    {
+        projects.push(listed.remove(at));
+        listed.drain(..at);
     }
     let sources_for =
         |dir: &Path| Sources::for_scan_in(&places.homes, dir, places.managed_dir.as_deref());
@@ -138,6 +149,19 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
     for f in &files {
         if let Some(doc) = config::read_config_file(f) {
             config::configured_values(&doc, &env, &mut add);
+        }
+    }
+    for p in listed {
+        match config::read_config_file_opened(&paths::project_mcp_json(&p)) {
+            Ok(doc) => {
+                if let Some(doc) = doc {
+                    config::configured_values(&doc, &env, &mut add);
+                }
+                projects.push(p);
+            }
+            // no `.mcp.json`: its settings count when its folder is there
+            Err(()) if p.is_dir() => projects.push(p),
+            Err(()) => {}
         }
     }
     drop(add);
@@ -163,6 +187,71 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every project `~/.claude.json` lists counts (read in one open a file, its folder
+    /// looked at only when its `.mcp.json` is not there): one with a `.mcp.json` and
+    /// settings, one with settings only, and the first listed one there as the first
+    /// project when none is given (its user settings read); a gone one and a file
+    /// listed as a project add nothing and stop nothing.
+    #[test]
+    fn every_listed_project_there_is_learned_from() {
+        let home = tempfile::tempdir().unwrap();
+        let managed = tempfile::tempdir().unwrap();
+        let w = |p: &Path, s: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, s).unwrap();
+        };
+        let h = home.path();
+        let (gone, file, both, settings_only) = (
+            h.join("gone"),
+            h.join("a-file"),
+            h.join("both"),
+            h.join("settings-only"),
+        );
+        w(&file, "not a folder");
+        w(
+            &both.join(".mcp.json"),
+            r#"{"mcpServers":{"p":{"command":"y","env":{"BOTH_API_KEY":"bothMcpSecret1"}}}}"#,
+        );
+        let otel = |v: &str| {
+            format!(r#"{{"env":{{"OTEL_EXPORTER_OTLP_HEADERS":"Authorization=Bearer {v}"}}}}"#)
+        };
+        w(&both.join(".claude/settings.json"), &otel("bothOtelTok2"));
+        w(
+            &settings_only.join(".claude/settings.local.json"),
+            &otel("localOtelTok3"),
+        );
+        w(&h.join(".claude/settings.json"), &otel("userOtelTok4"));
+        let key = |p: &Path| p.to_string_lossy().into_owned();
+        w(
+            &h.join(".claude.json"),
+            &serde_json::json!({"projects": {
+                key(&gone): {}, key(&file): {}, key(&both): {}, key(&settings_only): {},
+            }})
+            .to_string(),
+        );
+        for given in [vec![], vec![h.join("elsewhere")]] {
+            let s = collect(&Places {
+                homes: vec![h.to_path_buf()],
+                projects: given.clone(),
+                managed_dir: Some(managed.path().to_path_buf()),
+                listed: true,
+            });
+            let mut b = crate::redact::RedactorBuilder::new();
+            b.learn_configured_secrets(&s);
+            let red = b
+                .build()
+                .redact("bothMcpSecret1 bothOtelTok2 localOtelTok3 userOtelTok4");
+            for v in [
+                "bothMcpSecret1",
+                "bothOtelTok2",
+                "localOtelTok3",
+                "userOtelTok4",
+            ] {
+                assert!(!red.contains(v), "{given:?}: {v} in {red}");
+            }
+        }
+    }
 
     #[test]
     fn every_file_is_read_and_every_kind_of_value_is_learned() {

@@ -476,3 +476,145 @@ fn fix_except_the_only_fixable_server_says_the_same_with_dry_run() {
     assert!(!h.home.join(".claude/settings.json").exists());
     assert_eq!(fs::read(h.home.join(".claude.json")).unwrap(), before);
 }
+
+/// Follow-up A2 item 1: `report`'s sentence saying which configured servers share a log
+/// folder names each with its own tag, as scan's recommendation does (it printed the
+/// names redacted without their tags, so two names printing alike were not told apart).
+#[test]
+fn report_tags_each_name_sharing_a_log_folder() {
+    let a_dot = format!("a.{TOKEN}");
+    let a_low = format!("a_{TOKEN}");
+    let h = Home::new(&[&a_dot, &a_low], &[]);
+    h.log("timeout-2.1.332.jsonl", &a_dot);
+    let printed = mcplogs::scan::select::printed;
+    let (pa, pl) = (printed(&a_dot), printed(&a_low));
+    let listed = format!("{pa}, {pl}");
+    // scan says them with their tags
+    let (_, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let shared = format!("{pa} + {pl}");
+    assert!(
+        server(&scan, &shared)["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("The configured servers {listed} all write")),
+        "{scan:#}"
+    );
+    // report: its summary and its recommendation, JSON and Markdown
+    let (r, report) = h.json(&h.proj, &["report", "--json", "--force"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let section = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == shared.as_str())
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let said = section.to_string();
+    assert!(
+        said.contains(&format!(
+            "The configured servers {listed} share this log folder"
+        )),
+        "{section:#}"
+    );
+    assert!(
+        said.contains(&format!("The configured servers {listed} all write")),
+        "{section:#}"
+    );
+    let md = h.run(&h.proj, &["report", "--force"]);
+    assert!(
+        words(&md.stdout).contains(&format!(
+            "The configured servers {listed} share this log folder"
+        )),
+        "{md:?}"
+    );
+}
+
+/// Follow-up A2 item 2: pasted "⊘ Disabled" lines of servers configured here without a
+/// log whose names hold a secret: `off-TOKEN` (a token the secret rules know) and
+/// `cfg-VALUE` (a value its own entry's `env` sets). explain selects each one's
+/// configured row as every command selects a server
+/// ([`mcplogs::scan::select::NameWant`]), by the real name `claude mcp list` prints, and
+/// gives scan's next step for it (`mcplogs fix`, counted as fixable), the value hidden.
+/// It matched the paste's name after redacting it against the row's shown name, so
+/// `cfg-[REDACTED:config]` missed the row and got the generic advice.
+#[test]
+fn explain_selects_a_pasted_disabled_name_holding_a_secret_as_scan_does() {
+    const VALUE: &str = "zz9secretvalue1";
+    let off = format!("off-{TOKEN}");
+    let cfg = format!("cfg-{VALUE}");
+    let h = Home::new(&[], &[]);
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    let with_env = json!({
+        "type": "stdio", "command": "python3", "args": ["s.py"], "env": { "API_KEY": VALUE },
+    });
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": { off.as_str(): entry, cfg.as_str(): with_env } }).to_string(),
+    )
+    .unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        json!({ "disabledMcpjsonServers": [off.as_str(), cfg.as_str()] }).to_string(),
+    )
+    .unwrap();
+    let printed = mcplogs::scan::select::printed(&off);
+    let (_, scan) = h.json(&h.proj, &["scan", "--json"]);
+    let want = scan_recommendation(&scan, &printed);
+    assert!(want.starts_with("Run `mcplogs fix`"), "{scan:#}");
+    let (_, raw_scan) = h.json(&h.proj, &["scan", "--json", "--no-redact"]);
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        format!(
+            "Checking MCP server health...\n\n\
+             {off}: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n\
+             {cfg}: python3 s.py - ⊘ Disabled for this project (re-enable via /mcp)\n"
+        ),
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let said = |doc: &Value, i: usize| {
+        let s = &doc["servers"][i];
+        assert_eq!(s["state"], "disabled", "{s:#}");
+        s["recommendation"].as_str().unwrap().to_string()
+    };
+    // redacted: the token's row, scan's words; the value's row, `mcplogs fix` with the
+    // value hidden; both counted as fixable
+    let (r, doc) = h.json(&h.proj, &["explain", "--json", &p]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(said(&doc, 0), want, "{doc:#}");
+    let cfg_said = said(&doc, 1);
+    assert!(
+        cfg_said.starts_with("Run `mcplogs fix` (enable-mcpjson-server): cfg-[REDACTED"),
+        "{doc:#}"
+    );
+    assert!(
+        !doc.to_string().contains(TOKEN) && !doc.to_string().contains(VALUE),
+        "{doc:#}"
+    );
+    let screen = h.run(&h.proj, &["explain", &p]);
+    assert!(
+        screen
+            .stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("2 can be fixed with `mcplogs fix`"),
+        "{screen:?}"
+    );
+    assert!(
+        !screen.stdout.contains(TOKEN) && !screen.stdout.contains(VALUE),
+        "{screen:?}"
+    );
+    // --no-redact: the real names, scan's words
+    let (_, doc) = h.json(&h.proj, &["explain", "--json", "--no-redact", &p]);
+    assert_eq!(
+        said(&doc, 0),
+        scan_recommendation(&raw_scan, &off),
+        "{doc:#}"
+    );
+    assert_eq!(
+        said(&doc, 1),
+        scan_recommendation(&raw_scan, &cfg),
+        "{doc:#}"
+    );
+}

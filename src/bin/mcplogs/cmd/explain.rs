@@ -43,6 +43,14 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     };
     let from_log = logged.is_some();
     let mut report = logged.unwrap_or_else(|| mcplogs::explain::explain(&text));
+    report.homes = args.home.iter().cloned().collect();
+    report.project = args.project.clone();
+    // Each pasted server's own state, found by the name as pasted (the real name, before
+    // the redaction below hides a token or a configured value in it), its note then
+    // redacted with the rest.
+    if !from_log && !args.no_logs && mcplogs::explain::wants_local(&report) {
+        attach_local(&mut report, &args);
+    }
     if !args.redact.no_redact {
         // Every value the configuration marks as secret (this machine's, or --home's),
         // hidden wherever the paste shows it.
@@ -56,11 +64,6 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     }
     if report.entries.is_empty() {
         return Err(Error::NothingToExplain);
-    }
-    report.homes = args.home.iter().cloned().collect();
-    report.project = args.project.clone();
-    if !from_log && !args.no_logs && mcplogs::explain::wants_local(&report) {
-        attach_local(&mut report, &args);
     }
     if args.output.json {
         // Written as it is made (each server redacted as its turn comes): a 16 MiB paste
