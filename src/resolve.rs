@@ -122,6 +122,9 @@ pub fn resolve(
     }
     if let Some((global, env)) = &config {
         join_configuration(report, opts, cwd, managed_dir, global.as_ref(), &**env);
+        if steps.redact_report {
+            crate::scan::configured_rows(report);
+        }
     }
     let homes = &opts.request.homes;
     crate::advice::attach_with(report, homes, cwd, &|dir| {

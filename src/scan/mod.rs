@@ -14,6 +14,7 @@ pub mod stderr;
 /// A log folder's server named as a scan names it, from the configuration's names.
 pub use assemble::name as name_from_configuration;
 use read::{ProgressCounter, ReadOptions, Unit, mtime};
+pub(crate) use redact::configured_rows;
 pub use redact::redact_report;
 
 use std::path::{Path, PathBuf};

@@ -156,3 +156,41 @@ pub fn redact_report(report: &mut ScanReport) {
         path(&r, p);
     }
 }
+
+/// What the configuration joined to a redacted scan holds of a configured value
+/// ([`ScanReport::secrets`]), hidden as the servers' texts are: the configured servers
+/// without a log (their names printed with their tags, as a logged server's; the name
+/// as configured is kept for `--server`), the keys and warnings that decide each
+/// server's state. The secret rules saw the names already ([`super::select::printed`]);
+/// a name holding a value its own entry configures (`cfg-VALUE` with `env: {KEY:
+/// VALUE}`) was shown whole.
+pub(crate) fn configured_rows(report: &mut ScanReport) {
+    let r = {
+        let mut b = RedactorBuilder::new();
+        b.learn_configured_secrets(&report.secrets);
+        b.build()
+    };
+    if r.rules_only() {
+        return;
+    }
+    let deciders = |c: &mut configured::Configured| {
+        for d in &mut c.decided_by {
+            r.apply(&mut d.key);
+        }
+        for w in &mut c.warnings {
+            r.apply(w);
+        }
+    };
+    for row in &mut report.configured {
+        // printed already (a tag where the secret rules changed it): a configured value
+        // hidden in it gives no tag, as in a logged server's name
+        // ([`super::select::tag_shown`])
+        r.apply(&mut row.name);
+        deciders(&mut row.configured);
+    }
+    for s in report.servers.iter_mut().chain(&mut report.filtered_out) {
+        if let configured::Configuration::Configured(c) = &mut s.configuration {
+            deciders(c);
+        }
+    }
+}

@@ -618,3 +618,44 @@ fn explain_selects_a_pasted_disabled_name_holding_a_secret_as_scan_does() {
         "{doc:#}"
     );
 }
+
+/// A configured server without a log whose name holds a value its own entry configures
+/// (`cfg-VALUE`, `env: {API_KEY: VALUE}`): scan hides the value in its name and in the
+/// key that decides its state, on the screen and in JSON, as it does in a logged
+/// server's; the real name still selects it.
+#[test]
+fn scan_hides_a_configured_value_in_an_unlogged_servers_name() {
+    const VALUE: &str = "zz9secretvalue1";
+    let cfg = format!("cfg-{VALUE}");
+    let h = Home::new(&[], &[]);
+    let with_env = json!({
+        "type": "stdio", "command": "python3", "args": ["s.py"], "env": { "API_KEY": VALUE },
+    });
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": { cfg.as_str(): with_env } }).to_string(),
+    )
+    .unwrap();
+    let (_, doc) = h.json(&h.proj, &["scan", "--json"]);
+    assert!(!doc.to_string().contains(VALUE), "{doc:#}");
+    assert_eq!(
+        doc["configured"][0]["name"], "cfg-[REDACTED:config]",
+        "{doc:#}"
+    );
+    let screen = h.run(&h.proj, &["scan"]);
+    assert!(!screen.stdout.contains(VALUE), "{}", screen.stdout);
+    assert!(
+        screen.stdout.contains("cfg-[REDACTED:config]"),
+        "{}",
+        screen.stdout
+    );
+    let (_, one) = h.json(&h.proj, &["scan", "--json", "--server", &cfg]);
+    assert_eq!(
+        one["configured"].as_array().map(Vec::len),
+        Some(1),
+        "{one:#}"
+    );
+    // --no-redact shows it as configured
+    let (_, raw) = h.json(&h.proj, &["scan", "--json", "--no-redact"]);
+    assert_eq!(raw["configured"][0]["name"], cfg.as_str(), "{raw:#}");
+}
