@@ -79,6 +79,30 @@ pub fn resolve(
     managed_dir: Option<&Path>,
     steps: Steps,
 ) {
+    resolve_in(report, opts, cwd, managed_dir, steps, Rows::EveryProject);
+}
+
+/// Which configured servers without a log [`resolve`] gives rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Those of the scanned servers' projects, the working directory's, and every
+    /// project `~/.claude.json` lists (`scan` lists them from any folder).
+    EveryProject,
+    /// Those of the scanned servers' projects and the working directory's only: a
+    /// session's resolution ([`session`]), which shows its own project's servers, and
+    /// runs with every status line refresh (reading every listed project's files each
+    /// time, with hundreds listed, was most of a refresh).
+    ThisProject,
+}
+
+fn resolve_in(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    steps: Steps,
+    rows: Rows,
+) {
     // Every step below looks the projects' settings files up again: a file or folder
     // found missing is not looked up twice (on 100,000 server folders whose projects
     // are gone, over a hundred thousand failed `stat`s).
@@ -121,7 +145,15 @@ pub fn resolve(
             .collect();
     }
     if let Some((global, env)) = &config {
-        join_configuration(report, opts, cwd, managed_dir, global.as_ref(), &**env);
+        join_configuration(
+            report,
+            opts,
+            cwd,
+            managed_dir,
+            global.as_ref(),
+            &**env,
+            rows,
+        );
         if steps.redact_report {
             crate::scan::configured_rows(report);
         }
@@ -188,9 +220,13 @@ fn join_configuration(
     managed_dir: Option<&Path>,
     global: Option<&GlobalConfig>,
     env: &dyn Fn(&str) -> Option<String>,
+    rows: Rows,
 ) {
     let homes = &opts.request.homes;
-    let listed = config::listed_projects(global);
+    let listed = match rows {
+        Rows::EveryProject => config::listed_projects(global),
+        Rows::ThisProject => Vec::new(),
+    };
     gone_listed_projects(report, homes.first().map(|h| h.as_path()), &listed);
     let dirs = joined::projects_to_check(
         report,
@@ -476,7 +512,7 @@ pub fn session(
         crate::scan::name_from_configuration(&mut s, &names);
         report.servers.push(s);
     }
-    resolve(
+    resolve_in(
         &mut report,
         &opts,
         &project_dir,
@@ -487,6 +523,7 @@ pub fn session(
             redact_report: false,
             fixes: Fixes::Find { build },
         },
+        Rows::ThisProject,
     );
     // served from the cache in this session: shown as `scan` shows them
     for s in report
