@@ -210,51 +210,9 @@ pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Re
     if id != FileId::of(&checked) {
         return Err(ReadError::Replaced);
     }
-    let bytes = read_bounded(file, limit)?;
-    Ok(Some(Regular { bytes, meta, id }))
-}
-
-/// [`read_regular`] in one open and one `fstat`, for a caller reading many small files
-/// that are mostly there (every project `~/.claude.json` lists: their `.mcp.json` and
-/// settings): no `stat` before the open. The rules are [`read_regular`]'s: opened
-/// non-blocking (a FIFO without a writer never hangs) and without taking a controlling
-/// terminal, only a regular file of at most `limit` bytes is read (what was opened is
-/// checked, so a FIFO, device, socket or folder is refused as not a regular file), a
-/// symlink followed only with [`Follow::Links`]. `Ok(None)`: absent.
-pub fn read_regular_opened(
-    path: &Path,
-    limit: u64,
-    follow: Follow,
-) -> Result<Option<Regular>, ReadError> {
-    if crate::absent::known_gone(path) {
-        return Ok(None);
-    }
-    let file = match open_nonblocking_noctty(path, follow) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            crate::absent::note_gone(path);
-            return Ok(None);
-        }
-        Err(e) if follow == Follow::NoLinks && is_symlink_loop(&e) => {
-            return Err(ReadError::NotRegular {
-                kind: "a symbolic link",
-            });
-        }
-        Err(e) => return Err(ReadError::Io(e)),
-    };
-    let meta = file.metadata().map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular {
-            kind: kind_of(&meta),
-        });
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge { limit });
-    }
-    let id = FileId::of(&meta);
     // room for the whole file and the byte that shows its end: two reads, not one a
     // doubling of the buffer
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).map_or(0, |n| n + 1));
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).map_or(0, |n| n + 1));
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(ReadError::Io)?;
@@ -264,24 +222,16 @@ pub fn read_regular_opened(
     Ok(Some(Regular { bytes, meta, id }))
 }
 
-/// [`open_nonblocking`], also never taking the opened file as the controlling terminal
-/// (a terminal device opened before its kind is known).
-#[allow(clippy::disallowed_methods)] // the raw open of `read_regular_opened`
-fn open_nonblocking_noctty(path: &Path, follow: Follow) -> io::Result<File> {
-    let mut o = fs::OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY;
-        if follow == Follow::NoLinks {
-            flags |= libc::O_NOFOLLOW;
-        }
-        o.custom_flags(flags);
-    }
-    #[cfg(not(unix))]
-    let _ = follow;
-    o.open(path)
+/// [`read_regular`], for a caller reading many small files that are mostly there (every
+/// project `~/.claude.json` lists: their `.mcp.json` and settings). Its `stat` before
+/// the open stays: a device is never opened (opening one can act: a tape rewinds, a
+/// watchdog arms), so its kind is known from the `stat`, not from what was opened.
+pub fn read_regular_opened(
+    path: &Path,
+    limit: u64,
+    follow: Follow,
+) -> Result<Option<Regular>, ReadError> {
+    read_regular(path, limit, follow)
 }
 
 /// Reads what a user named for `explain`: a regular file, or a pipe (`<(cmd)`, a FIFO)

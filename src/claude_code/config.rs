@@ -317,9 +317,9 @@ fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
     parse_json(&file.bytes)
 }
 
-/// The configuration file at `path` as [`read_config_file`] reads it, in one open (no
-/// `stat` before it: [`crate::safe_read::read_regular_opened`], the same rules), for a
-/// caller reading many that are mostly there. `Err(())`: absent; `Ok(None)`: there, but
+/// The configuration file at `path` as [`read_config_file`] reads it
+/// ([`crate::safe_read::read_regular_opened`], the same rules), for a caller reading
+/// many that are mostly there. `Err(())`: absent; `Ok(None)`: there, but
 /// refused, unreadable, empty or not JSON.
 #[allow(clippy::result_unit_err)]
 pub fn read_config_file_opened(path: &Path) -> Result<Option<Value>, ()> {
