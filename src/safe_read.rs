@@ -222,18 +222,6 @@ pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Re
     Ok(Some(Regular { bytes, meta, id }))
 }
 
-/// [`read_regular`], for a caller reading many small files that are mostly there (every
-/// project `~/.claude.json` lists: their `.mcp.json` and settings). Its `stat` before
-/// the open stays: a device is never opened (opening one can act: a tape rewinds, a
-/// watchdog arms), so its kind is known from the `stat`, not from what was opened.
-pub fn read_regular_opened(
-    path: &Path,
-    limit: u64,
-    follow: Follow,
-) -> Result<Option<Regular>, ReadError> {
-    read_regular(path, limit, follow)
-}
-
 /// Reads what a user named for `explain`: a regular file, or a pipe (`<(cmd)`, a FIFO)
 /// read to its end with the cap. Devices, sockets and folders are refused.
 pub fn read_input_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
@@ -470,26 +458,21 @@ mod tests {
         ));
     }
 
-    /// [`read_regular_opened`] (one open and one `fstat`, no `stat` before) keeps
-    /// [`read_regular`]'s rules: a regular file read whole, an absent one `None`, over
-    /// the cap, a FIFO (without blocking), a device, a folder, a link loop and a link
-    /// where none may be refused as [`read_regular`] refuses them.
+    /// [`read_regular`] reads a regular file whole (its buffer sized from the `stat`, the
+    /// cap exact), says `None` for an absent one, and refuses a FIFO (without blocking),
+    /// a device, a folder, a link loop and a link where none may be, by kind.
     #[cfg(unix)]
     #[test]
-    fn read_regular_opened_refuses_what_read_regular_refuses() {
+    fn read_regular_reads_whole_and_refuses_by_kind() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.json");
-        assert!(
-            read_regular_opened(&p, 10, Follow::Links)
-                .unwrap()
-                .is_none()
-        );
+        assert!(read_regular(&p, 10, Follow::Links).unwrap().is_none());
         fs::write(&p, "0123456789").unwrap();
-        let r = read_regular_opened(&p, 10, Follow::Links).unwrap().unwrap();
+        let r = read_regular(&p, 10, Follow::Links).unwrap().unwrap();
         assert_eq!(r.bytes, b"0123456789");
         assert_eq!(r.id, FileId::of(&fs::metadata(&p).unwrap()));
         assert!(matches!(
-            read_regular_opened(&p, 9, Follow::Links),
+            read_regular(&p, 9, Follow::Links),
             Err(ReadError::TooLarge { limit: 9 })
         ));
         let fifo = dir.path().join("fifo");
@@ -500,31 +483,24 @@ mod tests {
         std::os::unix::fs::symlink(&link, &link).unwrap();
         let l2 = dir.path().join("l2");
         std::os::unix::fs::symlink(&p, &l2).unwrap();
-        for (path, follow) in [
-            (fifo.as_path(), Follow::Links),
-            (Path::new("/dev/zero"), Follow::Links),
-            (dir.path(), Follow::Links),
-            (l2.as_path(), Follow::NoLinks),
+        for (path, follow, want) in [
+            (fifo.as_path(), Follow::Links, "a FIFO (named pipe)"),
+            (Path::new("/dev/zero"), Follow::Links, "a character device"),
+            (dir.path(), Follow::Links, "a folder"),
+            (l2.as_path(), Follow::NoLinks, "a symbolic link"),
         ] {
-            let kind = |r: Result<Option<Regular>, ReadError>| match r {
-                Err(ReadError::NotRegular { kind }) => kind,
+            match read_regular(path, 1 << 20, follow) {
+                Err(ReadError::NotRegular { kind }) => {
+                    assert!(kind.starts_with(want), "{}: {kind}", path.display())
+                }
                 other => panic!("{}: {other:?}", path.display()),
-            };
-            assert_eq!(
-                kind(read_regular_opened(path, 1 << 20, follow)),
-                kind(read_regular(path, 1 << 20, follow)),
-                "{}",
-                path.display()
-            );
+            }
         }
-        let e = read_regular_opened(&link, 10, Follow::Links).unwrap_err();
+        let e = read_regular(&link, 10, Follow::Links).unwrap_err();
         assert!(e.to_string().contains("symbolic link loop"), "{e}");
         // followed where links may be
         assert_eq!(
-            read_regular_opened(&l2, 10, Follow::Links)
-                .unwrap()
-                .unwrap()
-                .bytes,
+            read_regular(&l2, 10, Follow::Links).unwrap().unwrap().bytes,
             b"0123456789"
         );
     }

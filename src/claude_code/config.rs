@@ -317,22 +317,16 @@ fn read_json(path: &Path) -> Result<Option<Value>, ConfigFileError> {
     parse_json(&file.bytes)
 }
 
-/// The configuration file at `path` as [`read_config_file`] reads it
-/// ([`crate::safe_read::read_regular_opened`], the same rules), for a caller reading
-/// many that are mostly there. `Err(())`: absent; `Ok(None)`: there, but
-/// refused, unreadable, empty or not JSON.
-#[allow(clippy::result_unit_err)]
-pub fn read_config_file_opened(path: &Path) -> Result<Option<Value>, ()> {
-    match crate::safe_read::read_regular_opened(path, MAX_CONFIG_BYTES, Follow::Links) {
-        Ok(None) => Err(()),
-        // under a file, not a folder: no folder there either
-        Err(crate::safe_read::ReadError::Io(e))
-            if e.kind() == std::io::ErrorKind::NotADirectory =>
-        {
-            Err(())
-        }
-        Ok(Some(file)) => Ok(parse_json(&file.bytes).ok().flatten()),
-        Err(_) => Ok(None),
+/// The configuration file at `path` as [`read_config_file`] reads it, telling an absent
+/// file (`None`, and nothing at all under a file's path) from one that is there but
+/// refused, unreadable, empty or not JSON (`Some(None)`): for a caller that looks at the
+/// folder only when the file is not there (every project `~/.claude.json` lists).
+pub fn read_config_file_there(path: &Path) -> Option<Option<Value>> {
+    match read_regular(path, MAX_CONFIG_BYTES, Follow::Links) {
+        Ok(None) => None,
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => None,
+        Ok(Some(file)) => Some(parse_json(&file.bytes).ok().flatten()),
+        Err(_) => Some(None),
     }
 }
 

@@ -116,8 +116,8 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
     let mut projects = places.projects.clone();
     let mut seen: std::collections::HashSet<PathBuf> = projects.iter().cloned().collect();
     // the projects the homes list, not yet known to be there: each one's folder is
-    // looked at only when its `.mcp.json` is not (one open, no `stat` before it, for
-    // the hundreds a `~/.claude.json` can list)
+    // looked at only when its `.mcp.json` is not (for the hundreds a `~/.claude.json`
+    // can list)
     let mut listed: Vec<PathBuf> = Vec::new();
     for g in &globals(&places.homes) {
         let global = GlobalConfig::read(g);
@@ -152,16 +152,16 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
         }
     }
     for p in listed {
-        match config::read_config_file_opened(&paths::project_mcp_json(&p)) {
-            Ok(doc) => {
+        match config::read_config_file_there(&paths::project_mcp_json(&p)) {
+            Some(doc) => {
                 if let Some(doc) = doc {
                     config::configured_values(&doc, &env, &mut add);
                 }
                 projects.push(p);
             }
             // no `.mcp.json`: its settings count when its folder is there
-            Err(()) if p.is_dir() => projects.push(p),
-            Err(()) => {}
+            None if p.is_dir() => projects.push(p),
+            None => {}
         }
     }
     drop(add);

@@ -60,8 +60,7 @@ pub fn env_values(sources: &Sources, key: &str, environment: Option<String>) -> 
 /// `env.<key>` of each of `keys` in a settings file Claude Code reads (strict JSON),
 /// the file read once.
 pub fn read_keys(path: &Path, keys: &[&str]) -> Vec<Option<String>> {
-    // read for every project `~/.claude.json` lists (the rules are read_regular's)
-    let doc = crate::safe_read::read_regular_opened(path, SETTINGS_MAX_BYTES, Follow::Links)
+    let doc = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
         .ok()
         .flatten()
         .and_then(|f| String::from_utf8(f.bytes).ok());
