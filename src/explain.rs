@@ -639,7 +639,6 @@ pub fn attach_local(
     scan: &crate::scan::ScanReport,
     project: &std::path::Path,
 ) {
-    use crate::claude_code::names::server_matches;
     use crate::scan::select::NameWant;
     let project = project.to_string_lossy();
     // Each entry's name as pasted (the real name `claude mcp list` prints: the paste is
@@ -655,10 +654,9 @@ pub fn attach_local(
             (name, want)
         })
         .collect();
-    let logged = |s: &crate::scan::ServerReport, (name, want): &(String, NameWant)| {
-        s.project.as_deref() == Some(project.as_ref())
-            && (want.selects(&s.name, s.folder.as_deref())
-                || server_matches(&s.name, s.folder.as_deref(), name))
+    // (`selects` is `server_matches` of the name given, or its printed form)
+    let logged = |s: &crate::scan::ServerReport, (_, want): &(String, NameWant)| {
+        s.project.as_deref() == Some(project.as_ref()) && want.selects(&s.name, s.folder.as_deref())
     };
     let configured_row = |r: &crate::scan::configured::ConfiguredRow,
                           (name, want): &(String, NameWant)| {
