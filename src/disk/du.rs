@@ -331,23 +331,13 @@ pub fn redact(du: &mut DiskUse) {
             path(&r, x);
         }
         for s in &mut p.servers {
-            // with its tag, as `scan` prints it ([`crate::scan::select::tag`]); names
-            // sharing its folder each with their own (one tag of the joined names told
-            // neither apart from a name printing alike)
-            let shown = |real: &str| {
-                let mut n = real.to_string();
-                r.apply(&mut n);
-                crate::scan::select::tag_shown(real, &mut n);
-                n
-            };
-            if s.shared_by.is_empty() {
-                s.name = shown(&s.name);
+            // with its tag, as `scan` prints it; names sharing its folder each with their
+            // own
+            s.name = if s.shared_by.is_empty() {
+                crate::scan::select::shown_by(&r, &s.name)
             } else {
-                for n in &mut s.shared_by {
-                    *n = shown(n);
-                }
-                s.name = s.shared_by.join(" + ");
-            }
+                crate::scan::select::shown_sharing(&r, &mut s.shared_by)
+            };
             r.apply(&mut s.folder);
             path(&r, &mut s.path);
         }

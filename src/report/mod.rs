@@ -227,7 +227,7 @@ pub struct Report {
     /// The log folders several configured names share: each server's name (the names
     /// joined with ` + `) and the names, which [`Self::redact`] prints each with its
     /// own tag, as `scan` does.
-    shared: Vec<(String, Vec<String>)>,
+    shared: std::collections::HashMap<String, Vec<String>>,
 }
 
 /// What the servers [`build_taking`] kept no section of ([`Making::reach`]) still add
@@ -242,7 +242,7 @@ struct Beyond {
 /// The names of `servers` that share a log folder: [`Report::shared`].
 fn shared_names<'a>(
     servers: impl IntoIterator<Item = &'a ServerReport>,
-) -> Vec<(String, Vec<String>)> {
+) -> std::collections::HashMap<String, Vec<String>> {
     servers
         .into_iter()
         .filter(|s| s.is_shared())
@@ -363,18 +363,10 @@ impl Report {
         if !self.shared.is_empty() {
             let r = &self.redactor;
             for (s, was) in self.servers.iter_mut().zip(&names) {
-                if let Some((_, list)) = self.shared.iter().find(|(joined, _)| joined == was) {
-                    let (plain, tagged): (Vec<String>, Vec<String>) = list
-                        .iter()
-                        .map(|n| {
-                            let mut shown = n.clone();
-                            r.apply(&mut shown);
-                            let plain = shown.clone();
-                            crate::scan::select::tag_shown(n, &mut shown);
-                            (plain, shown)
-                        })
-                        .unzip();
-                    s.name = tagged.join(" + ");
+                if let Some(list) = self.shared.get(was) {
+                    let plain: Vec<String> = list.iter().map(|n| r.redact(n)).collect();
+                    let mut tagged = list.clone();
+                    s.name = crate::scan::select::shown_sharing(r, &mut tagged);
                     // the sentences naming the folder's servers (the summary's, and the
                     // recommendation's `advice::shared_note`) name each with its tag too
                     if plain != tagged {

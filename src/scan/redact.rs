@@ -131,15 +131,9 @@ pub fn redact_report(report: &mut ScanReport) {
                 },
             });
             super::select::tag_shown(&name, &mut s.name);
-            // a folder several configured names share: each name with its own tag (one
-            // tag of the names joined told none of them from a name printing alike)
+            // a folder several configured names share: each name with its own tag
             if s.shared_by.len() > 1 {
-                for n in &mut s.shared_by {
-                    let was = n.clone();
-                    r.apply(n);
-                    super::select::tag_shown(&was, n);
-                }
-                s.name = s.shared_by.join(" + ");
+                s.name = super::select::shown_sharing(&r, &mut s.shared_by);
             }
         });
     for w in &mut report.warnings {
@@ -148,9 +142,7 @@ pub fn redact_report(report: &mut ScanReport) {
     // The names `--server` missed, listed on stderr as "Known servers" (a folder can be
     // named after a token, and a server filtered out was not learned from).
     for n in &mut report.unfiltered_names {
-        let was = n.clone();
-        r.apply(n);
-        super::select::tag_shown(&was, n);
+        *n = super::select::shown_by(&r, n);
     }
     for p in &mut report.searched {
         path(&r, p);

@@ -34,6 +34,25 @@ pub fn tag_shown(real: &str, shown: &mut String) {
     }
 }
 
+/// `real` as the redactor `r` prints it: redacted, with its tag where the secret rules
+/// change it ([`tag_shown`]), as every command prints a server's name.
+pub fn shown_by(r: &crate::redact::Redactor, real: &str) -> String {
+    let mut shown = real.to_string();
+    r.apply(&mut shown);
+    tag_shown(real, &mut shown);
+    shown
+}
+
+/// The configured names sharing one log folder, each made [`shown_by`] in place, and
+/// the folder's server as it is named then: them joined with ` + ` (one tag of the
+/// names joined would tell none of them from a name printing alike).
+pub fn shown_sharing(r: &crate::redact::Redactor, names: &mut [String]) -> String {
+    for n in names.iter_mut() {
+        *n = shown_by(r, n);
+    }
+    names.join(" + ")
+}
+
 /// `real` as a text later redacted whole prints it: with its [`tag`] after it when it
 /// holds a secret (the redaction then makes it `[REDACTED:kind]#tag`), else as it is.
 pub fn tagged(real: &str) -> String {
