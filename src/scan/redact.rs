@@ -185,4 +185,8 @@ pub(crate) fn configured_rows(report: &mut ScanReport) {
             deciders(c);
         }
     }
+    // "Known servers" and "did you mean" list the rows a filter left out too
+    for n in &mut report.unfiltered_names {
+        r.apply(n);
+    }
 }
