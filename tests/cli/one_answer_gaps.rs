@@ -653,7 +653,11 @@ fn scan_hides_a_configured_value_in_an_unlogged_servers_name() {
     let miss = h.run(&h.proj, &["scan", "--server", "nosuch"]);
     assert_eq!(miss.code, 2, "{miss:?}");
     assert!(!miss.stderr.contains(VALUE), "{}", miss.stderr);
-    assert!(miss.stderr.contains("cfg-[REDACTED:config]"), "{}", miss.stderr);
+    assert!(
+        miss.stderr.contains("cfg-[REDACTED:config]"),
+        "{}",
+        miss.stderr
+    );
     let (_, one) = h.json(&h.proj, &["scan", "--json", "--server", &cfg]);
     assert_eq!(
         one["configured"].as_array().map(Vec::len),

@@ -665,8 +665,16 @@ fn tag_in(mut line: String, names: &[(String, String)]) -> String {
 /// What only the user can do, after the plan, each with its server.
 fn say_steps(steps: &[UserStep]) {
     for s in steps {
-        note(format_args!("Only you can fix {}: {}.", s.server, s.text));
+        note(step_line(s));
     }
+}
+
+/// A step only the user can take, as said: its server and text escaped as every name
+/// and value mcplogs shows is (a name holding `ESC[31m` printed raw on a terminal, where
+/// the last pass keeps colour sequences, which a note's own colour may be).
+fn step_line(s: &UserStep) -> String {
+    use mcplogs::text::sanitize::text;
+    format!("Only you can fix {}: {}.", text(&s.server), text(&s.text))
 }
 
 /// The engine's changes for the scanned servers (with `SERVER`, that one only), as the
@@ -1336,6 +1344,24 @@ fn confirm(yes: bool) -> Result<bool, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A step names its server and says its text escaped: a name's escape sequence never
+    /// reaches the terminal raw (colour sequences pass the last pass there).
+    #[test]
+    fn a_step_is_said_escaped() {
+        let line = step_line(&UserStep {
+            server: "esc\x1b[31mred".into(),
+            text: "ask the authors of esc\x1b[31mred\u{200b}".into(),
+        });
+        assert!(
+            !line.contains('\x1b') && !line.contains('\u{200b}'),
+            "{line:?}"
+        );
+        assert!(
+            line.starts_with("Only you can fix esc\\x1b[31mred: "),
+            "{line:?}"
+        );
+    }
 
     /// A name holding a token is tagged where it stands alone, once; not inside a longer
     /// name that begins with it (tagged as itself), nor again after its tag.
