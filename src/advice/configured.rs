@@ -101,15 +101,21 @@ pub fn row_reason(row: &ConfiguredRow, home: Option<&str>) -> String {
 }
 
 /// What to do about a row without a log: [`way_out`], or for a server not seen since
-/// `--since`, that its state now is unknown and how to see it.
-pub fn row_way_out(row: &ConfiguredRow, home: Option<&str>) -> String {
+/// `--since`, that its state now is unknown and how to see it (the command for the
+/// `homes` scanned, as printed: it runs from any folder).
+pub fn row_way_out(
+    row: &ConfiguredRow,
+    home: Option<&str>,
+    homes: &[std::path::PathBuf],
+) -> String {
     match row.not_seen_since() {
         Some(last) => format!(
-            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan --server {}` without --since shows its last verdict.",
+            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan{} --server {}` without --since shows its last verdict.",
             row.since
                 .map(|t| at(&crate::time::format_iso(t)))
                 .unwrap_or_else(|| "the --since cut-off".to_string()),
             at(last),
+            crate::advice::home_flags(homes),
             crate::advice::name_word(&row.name)
         ),
         None => way_out_for(&row.configured, Some(&row.name), home),
@@ -364,13 +370,13 @@ mod tests {
             since: None,
             fix: None,
         };
-        let text = row_way_out(&row("zw\u{200b}name"), None);
+        let text = row_way_out(&row("zw\u{200b}name"), None, &[]);
         assert!(
             text.contains("`mcplogs scan --server $'zw\\xe2\\x80\\x8bname'`"),
             "{text}"
         );
         let token = "ghp_Z9y8X7w6V5Z9y8X7w6V5Z9y8X7w6V5abcdef";
-        let text = row_way_out(&row(token), None);
+        let text = row_way_out(&row(token), None, &[]);
         let word = crate::advice::name_word(token);
         assert!(word.starts_with('\'') && word.contains('#'), "{word}");
         assert!(text.contains(&format!("--server {word}`")), "{text}");

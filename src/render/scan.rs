@@ -237,7 +237,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         let rank = if r.is_problem() { 1 } else { 3 };
         push(
             rank,
-            crate::advice::configured::row_way_out(r, home),
+            crate::advice::configured::row_way_out(r, home, &report.homes),
             terminal_safe(&r.name, false),
         );
     }
@@ -1097,7 +1097,11 @@ pub fn scan_json_head(report: &ScanReport, settings: json_doc::Settings) -> json
         servers: Vec::new(),
         warnings: warnings_json(&crate::warning::collapse(report.warnings.clone())),
         settings,
-        configured: report.configured.iter().map(configured_json).collect(),
+        configured: report
+            .configured
+            .iter()
+            .map(|r| configured_json(r, &report.homes))
+            .collect(),
     }
 }
 
@@ -1291,7 +1295,10 @@ pub(crate) fn server_configuration_json(
     }
 }
 
-fn configured_json(r: &crate::scan::configured::ConfiguredRow) -> json_doc::ConfiguredServer {
+fn configured_json(
+    r: &crate::scan::configured::ConfiguredRow,
+    homes: &[std::path::PathBuf],
+) -> json_doc::ConfiguredServer {
     json_doc::ConfiguredServer {
         name: r.name.clone(),
         project: r.project.clone(),
@@ -1305,7 +1312,7 @@ fn configured_json(r: &crate::scan::configured::ConfiguredRow) -> json_doc::Conf
         ran_since: r.ran_since.clone(),
         recommendation: crate::advice::row_fix_action(r)
             .map(|e| e.text)
-            .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None)),
+            .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None, homes)),
         last_session: r.last_session.clone(),
         fix: r.fix.as_deref().map(fix_json),
     }

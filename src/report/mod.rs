@@ -663,7 +663,7 @@ pub fn build(
                 // a `.mcp.json` server `mcplogs fix` enables: its action, as scan's
                 recommendation: crate::advice::row_fix_action(r)
                     .map(|e| e.text)
-                    .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None)),
+                    .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None, &[])),
             })
             .collect(),
         settings: settings_section(negotiation),

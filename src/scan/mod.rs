@@ -412,6 +412,9 @@ pub struct ScanReport {
     /// cut-off (so no row of their own): a configured server among them is "not seen
     /// since", never "no log of it yet" ([`configured::join`]).
     pub not_since: Vec<NotSince>,
+    /// The homes scanned (`--home`; none: this machine's), for the commands the advice
+    /// prints about its rows (`mcplogs scan --home DIR --server NAME`).
+    pub homes: Vec<PathBuf>,
     /// Every value the configuration marks as a secret ([`secrets::collect`], read
     /// once by the scan): every redaction of this report and of what is made from it
     /// learns them ([`redact_report`], `report`, `export`, `probe`). Never written
@@ -760,6 +763,7 @@ pub fn scan_with_progress(
         configured: Vec::new(),
         since: opts.since,
         not_since,
+        homes: opts.request.homes.clone(),
         secrets,
         fix_unlogged: Default::default(),
         machine_state: None,

@@ -184,6 +184,51 @@ fn since_selects_a_not_seen_server_by_its_log_folder_name() {
     );
 }
 
+/// The command a not-seen-since row prints (`mcplogs scan --server NAME` without
+/// --since) names the home scanned: run as printed from another folder, with another
+/// HOME, it shows that server (it printed no `--home`, and found no logs).
+#[test]
+fn the_since_rows_command_names_the_home_and_runs_as_printed() {
+    let h = Home::new(&["my_srv"], &[]);
+    h.log("timeout-2.1.332.jsonl", "my_srv");
+    let home = h.home.display().to_string();
+    let (_, doc) = h.json(
+        &h.elsewhere,
+        &["scan", "--json", "--home", &home, "--since", "10m"],
+    );
+    let rec = row(&doc, "my_srv")["recommendation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let printed = rec
+        .split('`')
+        .find(|c| c.starts_with("mcplogs scan"))
+        .unwrap_or_else(|| panic!("{rec}"));
+    assert!(printed.contains("--home"), "{printed}");
+    let other = tempfile::tempdir().unwrap();
+    let cmdline = format!(
+        "{} --json",
+        printed.replacen("mcplogs", env!("CARGO_BIN_EXE_mcplogs"), 1)
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&cmdline)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", other.path())
+        .env("MCPLOGS_CACHE_DIR", other.path().join("cache"))
+        .current_dir(other.path())
+        .output()
+        .unwrap();
+    let ran: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {cmdline}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        server(&ran, "my_srv")["verdict"],
+        "connection-failed",
+        "{ran:#}"
+    );
+}
+
 /// The recommendation of `name` in a `scan --json` document (a logged server's, else
 /// its configured row's).
 fn scan_recommendation(doc: &Value, name: &str) -> String {
