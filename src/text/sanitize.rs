@@ -227,8 +227,12 @@ pub fn json(doc: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(doc.len() + 16);
     for c in doc.chars() {
         if rewritten(c, &UNSAFE_IN_JSON) {
-            // Outside the BMP nothing is unsafe, so one \u escape always suffices.
-            out.push_str(&format!("\\u{:04x}", c as u32));
+            // JSON's `\u` takes four hex digits, a UTF-16 unit: a character outside the
+            // BMP (the tag characters U+E0001-U+E007F are unsafe) is its surrogate pair
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
         } else {
             out.push(c);
         }
@@ -465,6 +469,17 @@ mod tests {
         assert_eq!(output("\x1b]1m", true), "\\x1b]1m");
         assert_eq!(output("x\x1b[12", true), "x\\x1b[12");
         assert_eq!(output("x\x1b", true), "x\\x1b");
+    }
+
+    /// A character outside the BMP that is escaped (a tag character, ASCII written
+    /// invisibly) is escaped as JSON reads it back: its surrogate pair (`\ue0057` read
+    /// as U+E005 and a `7`; the property `nothing_unsafe_survives` found it).
+    #[test]
+    fn an_escaped_character_outside_the_bmp_reads_back_the_same() {
+        let v = serde_json::Value::String("a\u{e0057}b\u{e0001}".into());
+        let doc = json_document(&v);
+        assert!(doc.contains("\\udb40\\udc57"), "{doc}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&doc).unwrap(), v);
     }
 
     #[test]
