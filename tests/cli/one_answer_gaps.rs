@@ -694,6 +694,12 @@ fn scan_hides_a_configured_value_in_an_unlogged_servers_name() {
         "{}",
         screen.stdout
     );
+    // nor does `settings`, which lists the project's configured servers
+    let st = h.run(&h.proj, &["settings"]);
+    assert!(!st.stdout.contains(VALUE), "{}", st.stdout);
+    assert!(st.stdout.contains("cfg-[REDACTED:config]"), "{}", st.stdout);
+    let (_, st) = h.json(&h.proj, &["settings", "--json"]);
+    assert!(!st.to_string().contains(VALUE), "{st:#}");
     // nor in the names a --server that matches nothing lists
     let miss = h.run(&h.proj, &["scan", "--server", "nosuch"]);
     assert_eq!(miss.code, 2, "{miss:?}");

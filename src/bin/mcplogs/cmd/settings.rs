@@ -19,18 +19,34 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     if let Some(d) = args.managed_dir {
         sources.managed_dir = d;
     }
+    // Every value this project's configuration marks as secret (this machine's files, as
+    // `scan` run here reads them), hidden wherever the screen or document shows it.
+    let configured = {
+        let mut b = mcplogs::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&mcplogs::scan::secrets::collect(
+            &mcplogs::scan::secrets::Places {
+                homes: Vec::new(),
+                projects: vec![report.project_dir.clone()],
+                managed_dir: Some(sources.managed_dir.clone()),
+                listed: false,
+            },
+        ));
+        b.build()
+    };
     // each name as every command prints it: a name holding a secret redacted, with its
     // tag (`[REDACTED:kind]#xxxx`), which tells it from a name printing alike and which
     // `fix NAME` and `probe NAME` take
     let servers: Vec<(String, Configured)> = configured_servers(&report.project_dir, &sources)
         .into_iter()
-        .map(|(n, c)| (mcplogs::scan::select::printed(&n), c))
+        .map(|(n, c)| (mcplogs::scan::select::shown_by(&configured, &n), c))
         .collect();
     let text = if args.output.json {
-        output::json_redacted(&settings_json(&report, &servers), true)?
+        let mut doc = serde_json::to_value(settings_json(&report, &servers))?;
+        mcplogs::redact::output::json_value(&configured, &mut doc);
+        output::json_redacted(&doc, true)?
     } else {
         let integrations = mcplogs::settings::setup::integrations(&sources);
-        mcplogs::redact::output::text(&format!(
+        configured.redact(&mcplogs::redact::output::text(&format!(
             "{}\n{}{}",
             settings_text(&report, output::width(), output::home()),
             servers_text(
@@ -40,7 +56,7 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
                 output::home()
             ),
             integrations_text(&integrations)
-        ))
+        )))
     };
     if args.output.json {
         output::stdout(&text)?;
