@@ -206,13 +206,16 @@ fn the_since_rows_command_names_the_home_and_runs_as_printed() {
         .unwrap_or_else(|| panic!("{rec}"));
     assert!(printed.contains("--home"), "{printed}");
     let other = tempfile::tempdir().unwrap();
+    // (the test's managed folder, not this machine's, as every command of the test)
     let cmdline = format!(
-        "{} --json",
+        "{} --json --managed-dir \"$1\"",
         printed.replacen("mcplogs", env!("CARGO_BIN_EXE_mcplogs"), 1)
     );
     let out = Command::new("sh")
         .arg("-c")
         .arg(&cmdline)
+        .arg("sh")
+        .arg(&h.managed)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", other.path())
