@@ -24,6 +24,10 @@ pub(super) struct ServerInProgress {
     /// The stderr records of the files read, taken as they were read (when the tails
     /// are wanted, [`ReadOptions::stderr`](super::read::ReadOptions)).
     pub(super) stderr: Option<Vec<(PathBuf, super::stderr::Captured)>>,
+    /// `--since`: none of its sessions is since the cut-off, and these are the newest
+    /// sessions read without it, for the state a scan without `--since` gives it
+    /// ([`super::read::Unit::SinceDir`]).
+    pub(super) before_since: bool,
 }
 
 impl ServerInProgress {

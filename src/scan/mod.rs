@@ -607,6 +607,9 @@ pub fn scan_with_progress(
     struct UnitOut {
         server: Option<ServerReport>,
         rest: Option<Box<UnitRest>>,
+        /// `--since`: the server has no session since, and `server` is its state
+        /// without `--since` ([`assemble::ServerInProgress::before_since`]).
+        before_since: bool,
     }
     struct UnitRest {
         more: Vec<ServerReport>,
@@ -624,8 +627,14 @@ pub fn scan_with_progress(
                 &|bytes| report_progress(counter.bytes_read(bytes)),
             );
             let mut mcp_json_cwds = Vec::new();
+            let before_since = p.iter().any(|p| p.before_since);
             let mut servers = p.into_iter().filter_map(|p| {
-                let (report, cwds) = p.fold(opts.stderr_tails);
+                let tails = if p.before_since {
+                    StderrTails::Skip
+                } else {
+                    opts.stderr_tails
+                };
+                let (report, cwds) = p.fold(tails);
                 mcp_json_cwds.extend(cwds.into_iter().filter(|c| mcp_json.holds_one(c)));
                 (report.sessions_read > 0).then_some(report)
             });
@@ -639,7 +648,11 @@ pub fn scan_with_progress(
                         mcp_json_cwds,
                     })
                 });
-            UnitOut { server, rest }
+            UnitOut {
+                server,
+                rest,
+                before_since,
+            }
         })
         .collect();
     if let Some(index) = index {
@@ -669,9 +682,18 @@ pub fn scan_with_progress(
     // Collected in place (the units' list becomes the servers' list): a second list of
     // 100,000 reports was a sixth of the scan's memory. A debug log's other servers go
     // last; the sort below orders them all.
+    // `--since`: the servers with no session since, as a scan without it gives them: no
+    // row of their own, but they count among the home's servers as a filter's left-out
+    // servers do (below), so every server shown gets the answer the full scan gives it.
+    let mut older: Vec<ServerReport> = Vec::new();
+    if opts.since.is_some() {
+        for r in results.iter_mut().filter(|r| r.before_since) {
+            older.extend(r.server.take());
+        }
+    }
     let mut all: Vec<ServerReport> = results.into_iter().filter_map(|r| r.server).collect();
     all.append(&mut more);
-    for s in &mut all {
+    for s in all.iter_mut().chain(&mut older) {
         assemble::name(s, &names);
     }
     let want = opts.server.as_deref().map(select::NameWant::new);
@@ -720,6 +742,7 @@ pub fn scan_with_progress(
         } else {
             (all, Vec::new())
         };
+    filtered_out.append(&mut older);
     for s in &mut filtered_out {
         s.evidence = Vec::new();
         s.stderr_tail = Vec::new();

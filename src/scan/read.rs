@@ -20,13 +20,18 @@ use crate::warning::Warning;
 
 pub(super) enum Unit {
     ServerDir(ServerDir),
+    /// `--since`: a server folder with only its files written since the cut-off, and
+    /// the names of all its files: when none of its sessions is recent, those are read
+    /// for the state a scan without `--since` gives it (no row of its own; it counts
+    /// among the home's servers, as a filter's left-out servers do).
+    SinceDir(ServerDir, Vec<Box<std::ffi::OsStr>>),
     DebugLog(PathBuf),
 }
 
 impl Unit {
     pub(super) fn files(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let (dir, log) = match self {
-            Unit::ServerDir(d) => (Some(d), None),
+            Unit::ServerDir(d) | Unit::SinceDir(d, _) => (Some(d), None),
             Unit::DebugLog(p) => (None, Some(p.clone())),
         };
         dir.into_iter().flat_map(ServerDir::files).chain(log)
@@ -36,14 +41,14 @@ impl Unit {
     /// under; `None` for a debug log (not indexed).
     pub(super) fn folder(&self) -> Option<&Path> {
         match self {
-            Unit::ServerDir(d) => Some(&d.path),
+            Unit::ServerDir(d) | Unit::SinceDir(d, _) => Some(&d.path),
             Unit::DebugLog(_) => None,
         }
     }
 
     fn file_count(&self) -> usize {
         match self {
-            Unit::ServerDir(d) => d.file_names.len(),
+            Unit::ServerDir(d) | Unit::SinceDir(d, _) => d.file_names.len(),
             Unit::DebugLog(_) => 1,
         }
     }
@@ -63,14 +68,20 @@ impl Unit {
                 false
             }
         };
-        match self {
-            Unit::ServerDir(d) => {
+        match std::mem::replace(self, Unit::DebugLog(PathBuf::new())) {
+            Unit::ServerDir(mut d) | Unit::SinceDir(mut d, _) => {
+                let all = d.file_names.clone();
                 let path = &d.path;
                 d.file_names
                     .retain(|n| recent(&crate::logs::discovery::file_in(path, n)));
+                *self = Unit::SinceDir(d, all);
                 true
             }
-            Unit::DebugLog(p) => recent(p),
+            Unit::DebugLog(p) => {
+                let keep = recent(&p);
+                *self = Unit::DebugLog(p);
+                keep
+            }
         }
     }
 
@@ -86,103 +97,150 @@ impl Unit {
             (Some(cut), Some(last)) => last.as_str() >= cut,
             _ => true,
         };
-        match self {
-            Unit::ServerDir(mut dir) => {
-                let mut index = o.index.and_then(|c| FolderIndex::load(c, &dir.path));
-                if !dir.listed {
-                    // Found, not listed (a scan with the index): the listing the index
-                    // keeps, when the folder is unchanged, else listed now (and kept).
-                    match index.as_ref().and_then(|i| i.listing(&dir.path)) {
-                        Some(names) => {
-                            dir.file_names = names;
-                            dir.listed = true;
-                        }
-                        None => {
-                            let before = index
-                                .as_ref()
-                                .and_then(|_| Reading::start_folder(&dir.path));
-                            let mut listing = Vec::new();
-                            dir.list(&mut listing);
-                            if let Some(i) = index.as_mut() {
-                                i.keep_listing(
-                                    before.filter(|_| listing.is_empty()),
-                                    &dir.file_names,
-                                );
-                            }
-                            warnings.extend(listing);
-                        }
-                    }
-                }
-                let p = match read_dir(
-                    &dir,
-                    o,
-                    index.as_mut(),
-                    &keep_session,
-                    file_done,
-                    bytes_read,
-                ) {
-                    Ok((p, w)) => {
-                        warnings.extend(w);
-                        p
-                    }
-                    Err(Changed) => {
-                        // A summarised file changed in a way its key did not show (only a
-                        // write racing this scan can do that): read everything afresh,
-                        // and forget the folder's summaries.
-                        if let Some(mut i) = index.take() {
-                            i.clear();
-                            i.save(o.index.expect("an index was loaded"), &dir.path);
-                        }
-                        let (p, w) = read_dir(&dir, o, None, &keep_session, file_done, bytes_read)
-                            .unwrap_or_else(|Changed| unreachable!("no index, nothing cached"));
-                        warnings.extend(w);
-                        p
-                    }
-                };
-                if let Some(index) = index {
-                    index.save(o.index.expect("an index was loaded"), &dir.path);
-                }
-                vec![p]
-            }
+        let (mut dir, all) = match self {
+            Unit::ServerDir(d) => (d, None),
+            Unit::SinceDir(d, all) => (d, Some(all)),
             Unit::DebugLog(log) => {
-                // One debug log covers every server of its session.
-                let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
-                let _ = decode_into(
-                    &log,
-                    warnings,
-                    &mut |r| {
-                        let name = r.server.unwrap_or_default();
-                        match by_server.get_mut(name) {
-                            Some(g) => g.push_ref(r),
-                            None => by_server.entry(name.to_string()).or_default().push_ref(r),
-                        }
-                    },
-                    None,
-                    bytes_read,
-                );
-                file_done();
-                by_server
-                    .into_iter()
-                    .map(|(name, g)| {
-                        let sessions: Vec<SessionLog> =
-                            g.finish().into_iter().filter(keep_session).collect();
-                        ServerInProgress {
-                            folder: None,
-                            project_folder: None,
-                            name: Some(name),
-                            source: log.clone(),
-                            session_files: sessions.len(),
-                            files_read: 1,
-                            sessions,
-                            // a debug log's stderr records are told apart by server
-                            // too: its tails are read again (`stderr::attach`)
-                            stderr: None,
-                        }
-                    })
-                    .collect()
+                return read_debug_log(log, warnings, &keep_session, file_done, bytes_read);
+            }
+        };
+        let mut index = o.index.and_then(|c| FolderIndex::load(c, &dir.path));
+        if !dir.listed {
+            // Found, not listed (a scan with the index): the listing the index
+            // keeps, when the folder is unchanged, else listed now (and kept).
+            match index.as_ref().and_then(|i| i.listing(&dir.path)) {
+                Some(names) => {
+                    dir.file_names = names;
+                    dir.listed = true;
+                }
+                None => {
+                    let before = index
+                        .as_ref()
+                        .and_then(|_| Reading::start_folder(&dir.path));
+                    let mut listing = Vec::new();
+                    dir.list(&mut listing);
+                    if let Some(i) = index.as_mut() {
+                        i.keep_listing(before.filter(|_| listing.is_empty()), &dir.file_names);
+                    }
+                    warnings.extend(listing);
+                }
             }
         }
+        let mut p = read_dir_or_afresh(
+            &dir,
+            o,
+            &mut index,
+            &keep_session,
+            warnings,
+            file_done,
+            bytes_read,
+        );
+        if let Some(all) = all.filter(|_| p.sessions.is_empty()) {
+            // `--since`, and no session since: the verdict a scan without it gives the
+            // server, decided as cheaply as it can be (no evidence, no stderr, no
+            // history), for what counts over a home's servers. Not counted as progress
+            // (the progress counted the files since the cut-off); what is wrong in the
+            // files before the cut-off is not this scan's to say.
+            let whole = ReadOptions {
+                since_iso: None,
+                all: false,
+                window: 0,
+                index: o.index,
+                evidence: false,
+                stderr: false,
+                report_stderr: false,
+            };
+            dir.file_names = all;
+            p = read_dir_or_afresh(
+                &dir,
+                &whole,
+                &mut index,
+                &|_| true,
+                &mut Vec::new(),
+                &|| {},
+                &|_| {},
+            );
+            p.before_since = true;
+        }
+        if let Some(index) = index {
+            index.save(o.index.expect("an index was loaded"), &dir.path);
+        }
+        vec![p]
     }
+}
+
+/// [`read_dir`] with the folder's summaries in `index`; when a summarised file changed in
+/// a way its key did not show (only a write racing this scan can do that), everything is
+/// read afresh, and the folder's summaries are forgotten (`index` is then `None`).
+fn read_dir_or_afresh(
+    dir: &ServerDir,
+    o: &ReadOptions,
+    index: &mut Option<FolderIndex>,
+    keep_session: &dyn Fn(&SessionLog) -> bool,
+    warnings: &mut Vec<Warning>,
+    file_done: &dyn Fn(),
+    bytes_read: &dyn Fn(u64),
+) -> ServerInProgress {
+    match read_dir(dir, o, index.as_mut(), keep_session, file_done, bytes_read) {
+        Ok((p, w)) => {
+            warnings.extend(w);
+            p
+        }
+        Err(Changed) => {
+            if let Some(mut i) = index.take() {
+                i.clear();
+                i.save(o.index.expect("an index was loaded"), &dir.path);
+            }
+            let (p, w) = read_dir(dir, o, None, keep_session, file_done, bytes_read)
+                .unwrap_or_else(|Changed| unreachable!("no index, nothing cached"));
+            warnings.extend(w);
+            p
+        }
+    }
+}
+
+/// One debug log, which covers every server of its session.
+fn read_debug_log(
+    log: PathBuf,
+    warnings: &mut Vec<Warning>,
+    keep_session: &dyn Fn(&SessionLog) -> bool,
+    file_done: &dyn Fn(),
+    bytes_read: &dyn Fn(u64),
+) -> Vec<ServerInProgress> {
+    let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
+    let _ = decode_into(
+        &log,
+        warnings,
+        &mut |r| {
+            let name = r.server.unwrap_or_default();
+            match by_server.get_mut(name) {
+                Some(g) => g.push_ref(r),
+                None => by_server.entry(name.to_string()).or_default().push_ref(r),
+            }
+        },
+        None,
+        bytes_read,
+    );
+    file_done();
+    by_server
+        .into_iter()
+        .map(|(name, g)| {
+            let sessions: Vec<SessionLog> = g.finish().into_iter().filter(keep_session).collect();
+            ServerInProgress {
+                folder: None,
+                project_folder: None,
+                name: Some(name),
+                source: log.clone(),
+                session_files: sessions.len(),
+                files_read: 1,
+                sessions,
+                // a debug log's stderr records are told apart by server
+                // too: its tails are read again (`stderr::attach`)
+                stderr: None,
+                before_since: false,
+            }
+        })
+        .collect()
 }
 
 /// How a unit is read.
@@ -404,6 +462,7 @@ pub(super) fn read_dir(
             name: None,
             sessions,
             stderr: o.stderr.then_some(captured),
+            before_since: false,
         },
         warnings,
     ))

@@ -91,6 +91,89 @@ fn a_filtered_scan_counts_the_cache_eligible_servers_of_the_whole_home() {
     }
 }
 
+/// Sets a file's modification time (seconds since the epoch).
+fn set_mtime(path: &Path, secs: u64) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        .unwrap();
+}
+
+/// `scan --since` gives a server the state the full scan gives it, counting the servers
+/// whose sessions all ended before the cut-off (no row of their own): with a second HTTP
+/// server logged only days before, the full scan cannot say whose entry the cache
+/// rewrote, and neither may `scan --since` (it said "strike counted", counting one).
+#[test]
+fn a_scan_since_counts_the_servers_with_no_session_since() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut row = home_of("2.1.336", "down-strike-3-down", tmp.path());
+    row["env"]
+        .as_object_mut()
+        .unwrap()
+        .remove("MCP_DISCOVERY_CACHE_STRIKES");
+    // the sessions were on 2026-12-06 (the records' times): written then, whatever day
+    // this runs
+    let cache = tmp.path().join(".cache/claude-cli-nodejs");
+    let project = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for f in fs::read_dir(project.join("mcp-logs-downs")).unwrap() {
+        set_mtime(&f.unwrap().path(), 1_796_515_500); // 2026-12-06T00:05Z
+    }
+    let since = ["--since", "2026-12-05"];
+    let alone = scan_json(tmp.path(), &row, &since);
+    assert_eq!(
+        cache_state(&alone, "downs")["state"],
+        "strike-counted",
+        "{alone:#}"
+    );
+    // a second HTTP server, configured and logged five days before
+    let cfg = tmp.path().join(".claude.json");
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&cfg).unwrap()).unwrap();
+    doc["mcpServers"]["other"] =
+        serde_json::json!({"type": "http", "url": "http://127.0.0.1:9/mcp"});
+    fs::write(&cfg, doc.to_string()).unwrap();
+    let other = project.join("mcp-logs-other");
+    fs::create_dir_all(&other).unwrap();
+    for f in fs::read_dir(project.join("mcp-logs-downs")).unwrap() {
+        let f = f.unwrap().path();
+        let name = f
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace("2026-12-06", "2026-12-01");
+        let text = fs::read_to_string(&f)
+            .unwrap()
+            .replace("\"2026-12-06T", "\"2026-12-01T");
+        fs::write(other.join(&name), text).unwrap();
+        set_mtime(&other.join(&name), 1_796_083_200); // 2026-12-01T00:00Z
+    }
+    let full = scan_json(tmp.path(), &row, &[]);
+    let full_state = cache_state(&full, "downs").clone();
+    assert_ne!(full_state["state"], "strike-counted", "{full:#}");
+    let filtered = scan_json(tmp.path(), &row, &since);
+    assert_eq!(
+        cache_state(&filtered, "downs")["state"],
+        full_state["state"],
+        "{filtered:#}"
+    );
+    // and the older server has no row since the cut-off
+    assert!(
+        !filtered["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == "other"),
+        "{filtered:#}"
+    );
+}
+
 /// L3: a configured server never started, in a project with no log at all (its entry in
 /// `~/.claude.json` or its `.mcp.json`), while another project has logs: `scan` lists it
 /// from the project and from any other folder, and `scan --server NAME` (what explain
