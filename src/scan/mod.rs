@@ -541,7 +541,10 @@ pub fn scan_with_progress(
             }
         }
     }
-    units.retain_mut(|u| u.drop_files_before(opts.since, &mut warnings));
+    // (a scan of files or folders named joins no configuration: nothing counts over
+    // its servers)
+    let whole = opts.request.paths.is_empty();
+    units.retain_mut(|u| u.drop_files_before(opts.since, whole, &mut warnings));
     let counter = ProgressCounter::new(&units, progress.is_some());
     let report_progress = |p: Progress| {
         if let Some(f) = progress {

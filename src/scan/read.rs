@@ -54,10 +54,13 @@ impl Unit {
     }
 
     /// `--since`: a file last written before the cut-off holds no session after it.
-    /// Returns whether anything is left to read.
+    /// Returns whether anything is left to read. With `whole`, a server folder keeps the
+    /// names of all its files ([`Unit::SinceDir`]): a scan of a home, whose servers'
+    /// states count over the home's servers.
     pub(super) fn drop_files_before(
         &mut self,
         since: Option<EpochSeconds>,
+        whole: bool,
         warnings: &mut Vec<Warning>,
     ) -> bool {
         let Some(since) = since else { return true };
@@ -70,11 +73,14 @@ impl Unit {
         };
         match std::mem::replace(self, Unit::DebugLog(PathBuf::new())) {
             Unit::ServerDir(mut d) | Unit::SinceDir(mut d, _) => {
-                let all = d.file_names.clone();
+                let all = whole.then(|| d.file_names.clone());
                 let path = &d.path;
                 d.file_names
                     .retain(|n| recent(&crate::logs::discovery::file_in(path, n)));
-                *self = Unit::SinceDir(d, all);
+                *self = match all {
+                    Some(all) => Unit::SinceDir(d, all),
+                    None => Unit::ServerDir(d),
+                };
                 true
             }
             Unit::DebugLog(p) => {
