@@ -73,11 +73,16 @@ impl Unit {
         };
         match std::mem::replace(self, Unit::DebugLog(PathBuf::new())) {
             Unit::ServerDir(mut d) | Unit::SinceDir(mut d, _) => {
-                let all = whole.then(|| d.file_names.clone());
                 let path = &d.path;
-                d.file_names
-                    .retain(|n| recent(&crate::logs::discovery::file_in(path, n)));
-                *self = match all {
+                // (the recent names copied, not all of them: they are the fewer)
+                let since: Vec<Box<std::ffi::OsStr>> = d
+                    .file_names
+                    .iter()
+                    .filter(|n| recent(&crate::logs::discovery::file_in(path, n)))
+                    .cloned()
+                    .collect();
+                let all = std::mem::replace(&mut d.file_names, since);
+                *self = match whole.then_some(all) {
                     Some(all) => Unit::SinceDir(d, all),
                     None => Unit::ServerDir(d),
                 };
