@@ -508,6 +508,7 @@ pub fn session(
             project_here: None,
             fix: None,
             discovery_cache: None,
+            as_read: None,
         };
         crate::scan::name_from_configuration(&mut s, &names);
         report.servers.push(s);

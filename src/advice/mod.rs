@@ -29,7 +29,8 @@ use crate::settings::{EffectiveNegotiation, Sources, effective_negotiation};
 /// directory, whose settings `scan` shows too: a server whose project is not recorded).
 pub fn project_dir_of(s: &ServerReport, fallback: &Path) -> (PathBuf, bool) {
     use crate::scan::ProjectHere;
-    match (s.project.as_deref(), s.project_here()) {
+    // the project as read: one whose path holds a secret is shown redacted
+    match (s.project_as_read(), s.project_here()) {
         (Some(p), ProjectHere::Folder) => (PathBuf::from(p), false),
         (Some(p), ProjectHere::Gone) => (PathBuf::from(p), true),
         _ => (fallback.to_path_buf(), false),

@@ -73,6 +73,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         project_here: None,
         fix: None,
         discovery_cache: None,
+        as_read: None,
     }
 }
 

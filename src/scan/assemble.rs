@@ -164,6 +164,7 @@ impl ServerInProgress {
             project_here: None,
             fix: None,
             discovery_cache: None,
+            as_read: None,
         };
         (report, cwds)
     }

@@ -187,8 +187,9 @@ pub fn entries(resolved: &Resolved) -> Vec<(String, Configured)> {
 }
 
 fn in_project(row: &ServerReport, dir: &Path, folder: &str) -> bool {
-    row.project_folder.as_deref() == Some(folder)
-        || row.project.as_deref() == Some(dir.to_string_lossy().as_ref())
+    // as read: a project path holding a secret is shown redacted
+    row.project_folder_as_read() == Some(folder)
+        || row.project_as_read() == Some(dir.to_string_lossy().as_ref())
 }
 
 impl ProjectConfig {
@@ -228,7 +229,7 @@ pub fn projects_to_check(
         if s.folder.is_none() {
             continue;
         }
-        if let Some(project) = s.project.as_deref()
+        if let Some(project) = s.project_as_read()
             && seen.insert(project)
             && within.is_none_or(|w| Path::new(project).starts_with(w))
             && s.project_here() == super::ProjectHere::Folder
@@ -325,10 +326,11 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 // by name (a folder several names share: each of its names, printed
                 // with its tag as `name` is: its folder is redacted, and names holding
                 // different tokens redact alike), or by its log folder, the name encoded
-                if row.name == cfg.name
+                if row.name_as_read() == cfg.name
                     || row.name == name
-                    || row.shared_by.iter().any(|n| *n == cfg.name || *n == name)
-                    || row.folder.as_deref() == Some(enc.as_str())
+                    || row.shared_by_as_read().contains(&cfg.name)
+                    || row.shared_by.contains(&name)
+                    || row.folder_as_read() == Some(enc.as_str())
                 {
                     matched[i] = true;
                     found = true;
@@ -507,7 +509,7 @@ pub fn attach_launch(
 ) {
     let mut cache: std::collections::HashMap<PathBuf, Resolved> = Default::default();
     for s in &mut report.servers {
-        let (Some(folder), Some(project)) = (s.folder.as_deref(), s.project.as_deref()) else {
+        let (Some(folder), Some(project)) = (s.folder_as_read(), s.project_as_read()) else {
             continue;
         };
         if s.is_shared() {
@@ -526,7 +528,7 @@ pub fn attach_launch(
             .servers
             .iter()
             .filter(|c| here || c.scope != Scope::Project)
-            .find(|c| c.name == s.name)
+            .find(|c| c.name == s.name_as_read())
             .or_else(|| {
                 resolved
                     .servers

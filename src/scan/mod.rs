@@ -245,6 +245,22 @@ pub struct ServerReport {
     /// session, when it decided what the user saw (set by the resolution,
     /// `crate::resolve`; boxed, as most servers have none).
     pub discovery_cache: Option<Box<CacheServed>>,
+    /// The server's name, project and folders as its logs gave them, when the scan's
+    /// redaction changed any of them ([`redact_report`]; `None` otherwise): what the
+    /// resolution matches against the configuration, and the project folder whose files
+    /// it reads (a project path or a name holding a secret is shown redacted, and is
+    /// still that project and that configured name: [`ServerReport::as_read`]).
+    pub as_read: Option<Box<AsRead>>,
+}
+
+/// What redaction changed of a server's identity ([`ServerReport::as_read`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsRead {
+    pub name: String,
+    pub project: Option<String>,
+    pub project_folder: Option<String>,
+    pub folder: Option<String>,
+    pub shared_by: Vec<String>,
 }
 
 /// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
@@ -322,6 +338,57 @@ impl ProjectHere {
 }
 
 impl ServerReport {
+    /// The server's identity as its logs gave it, before the scan's redaction (the
+    /// shown one when redaction changed nothing).
+    pub fn as_read(&self) -> AsRead {
+        match &self.as_read {
+            Some(a) => (**a).clone(),
+            None => AsRead {
+                name: self.name.clone(),
+                project: self.project.clone(),
+                project_folder: self.project_folder.clone(),
+                folder: self.folder.clone(),
+                shared_by: self.shared_by.clone(),
+            },
+        }
+    }
+
+    /// The name as the logs and the configuration give it (before redaction).
+    pub fn name_as_read(&self) -> &str {
+        self.as_read.as_deref().map_or(&self.name, |a| &a.name)
+    }
+
+    /// The project path as read (before redaction).
+    pub fn project_as_read(&self) -> Option<&str> {
+        match &self.as_read {
+            Some(a) => a.project.as_deref(),
+            None => self.project.as_deref(),
+        }
+    }
+
+    /// The encoded project folder as read (before redaction).
+    pub fn project_folder_as_read(&self) -> Option<&str> {
+        match &self.as_read {
+            Some(a) => a.project_folder.as_deref(),
+            None => self.project_folder.as_deref(),
+        }
+    }
+
+    /// The log folder's server part as read (before redaction).
+    pub fn folder_as_read(&self) -> Option<&str> {
+        match &self.as_read {
+            Some(a) => a.folder.as_deref(),
+            None => self.folder.as_deref(),
+        }
+    }
+
+    /// The configured names sharing its log folder, as configured (before redaction).
+    pub fn shared_by_as_read(&self) -> &[String] {
+        self.as_read
+            .as_deref()
+            .map_or(&self.shared_by, |a| &a.shared_by)
+    }
+
     /// Where its project folder stands here: as the scan looked it up, else looked up now.
     pub fn project_here(&self) -> ProjectHere {
         self.project_here
@@ -427,6 +494,9 @@ pub struct ScanReport {
     /// For a scan of a home: the state Claude Code keeps on that machine that changes
     /// what it shows for MCP servers (set by the resolution, `crate::resolve`).
     pub machine_state: Option<MachineState>,
+    /// How the scan's redaction shows its texts ([`redact_report`], when it ran): the
+    /// configured rows joined after it show their projects the same way.
+    pub shown_by: Option<std::sync::Arc<crate::redact::Redactor>>,
 }
 
 /// What Claude Code keeps between sessions on a machine and that changes what it shows
@@ -793,6 +863,7 @@ pub fn scan_with_progress(
         secrets,
         fix_unlogged: Default::default(),
         machine_state: None,
+        shown_by: None,
     })
 }
 
@@ -956,6 +1027,7 @@ mod tests {
             project_here: None,
             fix: None,
             discovery_cache: None,
+            as_read: None,
         }
     }
 

@@ -109,6 +109,8 @@ pub fn redact_report(report: &mut ScanReport) {
             // a name holding a secret gets its tag, which tells it from the others that
             // print alike ([`super::select::tag`])
             let name = s.name.clone();
+            // what the resolution matches and reads by, kept when redaction changes it
+            let read = s.as_read();
             // Records sharing a path share its redaction too.
             let mut last: Option<(Arc<PathBuf>, Arc<PathBuf>)> = None;
             for_each_text(s, &mut |t| match t {
@@ -135,7 +137,17 @@ pub fn redact_report(report: &mut ScanReport) {
             if s.shared_by.len() > 1 {
                 s.name = super::select::shown_sharing(&r, &mut s.shared_by);
             }
+            if s.as_read.is_none()
+                && (s.name != read.name
+                    || s.project != read.project
+                    || s.project_folder != read.project_folder
+                    || s.folder != read.folder
+                    || s.shared_by != read.shared_by)
+            {
+                s.as_read = Some(Box::new(read));
+            }
         });
+    report.shown_by = Some(Arc::new(r.clone()));
     for w in &mut report.warnings {
         warning(&r, w);
     }
@@ -157,6 +169,14 @@ pub fn redact_report(report: &mut ScanReport) {
 /// a name holding a value its own entry configures (`cfg-VALUE` with `env: {KEY:
 /// VALUE}`) was shown whole.
 pub(crate) fn configured_rows(report: &mut ScanReport) {
+    // the rows' projects as the servers' are shown ([`redact_report`]): a project path
+    // holding a secret is one group of the screen, its logged and its unlogged servers
+    if let Some(shown) = report.shown_by.clone() {
+        for row in &mut report.configured {
+            shown.apply(&mut row.project);
+            shown.apply(&mut row.project_folder);
+        }
+    }
     let r = {
         let mut b = RedactorBuilder::new();
         b.learn_configured_secrets(&report.secrets);

@@ -692,6 +692,7 @@ mod tests {
             project_here: None,
             fix: None,
             discovery_cache: None,
+            as_read: None,
         }
     }
 

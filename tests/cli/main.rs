@@ -79,6 +79,7 @@ mod prune;
 mod read_once;
 #[cfg(unix)]
 mod redact_then_cut;
+mod redacted_identity;
 mod redaction_corpus;
 mod remote;
 mod report_cli;

@@ -222,9 +222,17 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
             // The screen is made: the report (most of a large scan's memory) goes
             // while the last passes copy the text, freed on a thread of its own
             // (100,000 servers' reports took a tenth of a second to free).
+            // The last pass with the scan's own redactor (the secret rules, the
+            // configuration's values and what the texts taught): what the resolution
+            // added from the servers' names and projects as read (the settings files of
+            // a project whose path holds one) is shown as the rest.
+            let shown = report.shown_by.clone();
             std::thread::scope(|scope| {
                 scope.spawn(move || drop(report));
-                mcplogs::redact::output::text(&t)
+                match shown {
+                    Some(r) => r.redact(&t),
+                    None => mcplogs::redact::output::text(&t),
+                }
             })
         }
     };

@@ -1,0 +1,122 @@
+//! A server whose project path or name holds a secret is shown redacted, and is still
+//! that project's and that configured name's (the adversarial pass, F8 and F13): the
+//! resolution matches it with its configuration and reads its project's files as read,
+//! so `scan` counts it once, as `scan --no-redact`, `report --json` and `export` do.
+
+use std::fs;
+
+use serde_json::{Value, json};
+
+use crate::token_names::Home;
+
+/// `scan --json` from `dir`, with and without redaction.
+fn scans(h: &Home, dir: &std::path::Path) -> Vec<(bool, Value, String)> {
+    [true, false]
+        .into_iter()
+        .map(|redact| {
+            let mut args = vec!["scan", "--json"];
+            if !redact {
+                args.push("--no-redact");
+            }
+            let r = h.run_in(dir, &args);
+            let doc: Value =
+                serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+            (redact, doc, r.stdout)
+        })
+        .collect()
+}
+
+fn names(doc: &Value, list: &str) -> Vec<String> {
+    doc[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// F8: a project cloned into a folder named like a token: its logged server is one row,
+/// configured (it was listed again as "not started", and its settings were looked for
+/// under the redacted path).
+#[test]
+fn a_project_whose_path_holds_a_token_is_one_project() {
+    let h = Home::new();
+    let token = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    let proj = h.home.join("work").join(token).join("proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    h.log(&proj, "srv");
+    h.mcp_json(&proj, &["srv"]);
+    h.write(
+        &proj.join(".claude/settings.local.json"),
+        json!({"enabledMcpjsonServers": ["srv"]}),
+    );
+    h.write(
+        &h.home.join(".claude.json"),
+        json!({"projects": {proj.to_str().unwrap(): {"hasTrustDialogAccepted": true}}}),
+    );
+    for (redact, doc, text) in scans(&h, &proj) {
+        assert_eq!(names(&doc, "servers"), ["srv"], "redact {redact}: {doc:#}");
+        assert!(
+            names(&doc, "configured").is_empty(),
+            "redact {redact}: {doc:#}"
+        );
+        assert_ne!(
+            doc["servers"][0]["configuration"]["state"], "not-configured",
+            "redact {redact}: {doc:#}"
+        );
+        assert_eq!(text.contains(token), !redact, "{text}");
+    }
+    // the screen: one group, one server
+    let r = h.run_in(&proj, &["scan"]);
+    assert!(r.stdout.starts_with("1 server"), "{r:?}");
+    assert!(
+        !r.stdout.contains("not started") && !r.stdout.contains(token),
+        "{r:?}"
+    );
+}
+
+/// F13: a logged server whose name holds a value another entry configures as secret:
+/// one row, configured, its name shown with the value hidden (it was "no longer
+/// configured", and listed again as "not started").
+#[test]
+fn a_logged_name_holding_a_configured_value_is_its_configured_server() {
+    let h = Home::new();
+    let value = "Xr7Tb2Qm9Kd4Lp6Vn3Ws";
+    let name = format!("svc-{value}");
+    h.log(&h.proj, &name);
+    let stdio = json!({"type": "stdio", "command": "python3", "args": ["-c", "pass"]});
+    h.write(
+        &h.proj.join(".mcp.json"),
+        json!({"mcpServers": {
+            "leaky": {"type": "stdio", "command": "python3", "args": ["-c", "pass"],
+                      "env": {"FOO_SETTING": value}},
+            name.clone(): stdio,
+        }}),
+    );
+    h.write(
+        &h.proj.join(".claude/settings.local.json"),
+        json!({"enabledMcpjsonServers": ["leaky", name.clone()]}),
+    );
+    h.write(
+        &h.home.join(".claude.json"),
+        json!({"projects": {h.proj.to_str().unwrap(): {"hasTrustDialogAccepted": true}}}),
+    );
+    for (redact, doc, text) in scans(&h, &h.proj) {
+        let logged = names(&doc, "servers");
+        assert_eq!(logged.len(), 1, "redact {redact}: {doc:#}");
+        assert!(logged[0].starts_with("svc-"), "{doc:#}");
+        assert_ne!(
+            doc["servers"][0]["configuration"]["state"], "not-configured",
+            "redact {redact}: {doc:#}"
+        );
+        assert_eq!(
+            names(&doc, "configured")
+                .iter()
+                .filter(|n| n.starts_with("svc-"))
+                .count(),
+            0,
+            "redact {redact}: {doc:#}"
+        );
+        assert_eq!(text.contains(value), !redact, "{text}");
+    }
+}
