@@ -722,3 +722,104 @@ fn scan_hides_a_configured_value_in_an_unlogged_servers_name() {
     let (_, raw) = h.json(&h.proj, &["scan", "--json", "--no-redact"]);
     assert_eq!(raw["configured"][0]["name"], cfg.as_str(), "{raw:#}");
 }
+
+/// The probe's every name (its notes, "did you mean", the configured list, headers,
+/// `--json`, `--contract`) shows a server name holding a configured value
+/// (`cfg-VALUE`, VALUE an `env` value of its entry) as `scan` shows it
+/// (`cfg-[REDACTED:config]`), and that printed form, copied from scan's screen,
+/// selects it (the probe printed the name whole on stderr, and the printed form named
+/// no server).
+#[test]
+fn probe_shows_a_name_holding_a_configured_value_as_scan_does() {
+    const VALUE: &str = "zz9secretvalue1";
+    const SHOWN: &str = "cfg-[REDACTED:config]";
+    let cfg = format!("cfg-{VALUE}");
+    let h = Home::new(&[], &[]);
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py");
+    let stub = stub.display().to_string();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": {
+            cfg.as_str(): {
+                "type": "stdio", "command": "python3", "args": [stub.as_str()],
+                "env": { "API_TOKEN": VALUE },
+            },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    let proj = h.proj.display().to_string();
+    let probe = |extra: &[&str]| {
+        let mut args = vec![
+            "probe",
+            "--project",
+            proj.as_str(),
+            "--claude-version",
+            "2.1.336",
+        ];
+        args.extend_from_slice(extra);
+        h.run(&h.elsewhere, &args)
+    };
+    let hidden = |r: &Run| {
+        assert!(!r.stdout.contains(VALUE), "{}", r.stdout);
+        assert!(!r.stderr.contains(VALUE), "{}", r.stderr);
+    };
+    // scan prints it so
+    let screen = h.run(&h.proj, &["scan"]);
+    assert!(words(&screen.stdout).contains(SHOWN), "{}", screen.stdout);
+    // unnamed, the pending server is left out with a command naming it as printed
+    let all = probe(&[]);
+    hidden(&all);
+    let printed = format!("`mcplogs probe '{SHOWN}'`");
+    assert!(words(&all.stderr).contains(&printed), "{}", all.stderr);
+    // an unknown name lists the configured ones, a near one is suggested, as printed
+    let miss = probe(&["nosuch"]);
+    assert_eq!(miss.code, 2, "{miss:?}");
+    hidden(&miss);
+    assert!(words(&miss.stderr).contains(SHOWN), "{}", miss.stderr);
+    let near = probe(&["cfg-zz9secretvalue"]);
+    assert_eq!(near.code, 2, "{near:?}");
+    hidden(&near);
+    assert!(words(&near.stderr).contains(SHOWN), "{}", near.stderr);
+    // the printed form and the real name select it; the output hides VALUE
+    for given in [SHOWN, cfg.as_str()] {
+        let one = probe(&[given]);
+        assert_eq!(one.code, 0, "{given}: {one:?}");
+        hidden(&one);
+        assert!(
+            one.stdout.contains(&format!("{SHOWN} · stdio")),
+            "{}",
+            one.stdout
+        );
+        let (r, doc) = run_json(&mut h.cmd(
+            &h.elsewhere,
+            &[
+                "probe",
+                "--project",
+                &proj,
+                "--claude-version",
+                "2.1.336",
+                "--json",
+                given,
+            ],
+        ));
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(!r.stderr.contains(VALUE), "{}", r.stderr);
+        assert!(!doc.to_string().contains(VALUE), "{doc:#}");
+        assert_eq!(doc["servers"][0]["name"], SHOWN, "{doc:#}");
+    }
+    for extra in [&["--contract"][..], &["--contract", "--format", "junit"]] {
+        let mut args = extra.to_vec();
+        args.push(SHOWN);
+        let c = probe(&args);
+        hidden(&c);
+        assert!(c.stdout.contains(SHOWN), "{}", c.stdout);
+    }
+    // --no-redact shows it as configured
+    let raw = probe(&["--no-redact", &cfg]);
+    assert!(
+        raw.stdout.contains(&format!("{cfg} · stdio")),
+        "{}",
+        raw.stdout
+    );
+}
