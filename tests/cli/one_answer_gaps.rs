@@ -823,3 +823,34 @@ fn probe_shows_a_name_holding_a_configured_value_as_scan_does() {
         raw.stdout
     );
 }
+
+/// A pasted `claude mcp list` line of a server whose name holds an ESC (`esc\e[31mred`,
+/// logged): the paste parser strips terminal escapes, so the pasted name reads `escred`;
+/// explain still finds the server's log as `scan --server` finds it by its real name,
+/// and gives scan's verdict, cause and recommendation (it found no log and explained
+/// the paste alone).
+#[test]
+fn explain_matches_a_pasted_name_holding_an_escape() {
+    let name = "esc\u{1b}[31mred";
+    let h = Home::new(&[name], &[]);
+    h.log("timeout-2.1.332.jsonl", name);
+    let (_, scan) = h.json(&h.proj, &["scan", "--json", "--server", name]);
+    let s = server(&scan, name).clone();
+    assert_eq!(s["verdict"], "connection-failed", "{scan:#}");
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        format!(
+            "Checking MCP server health...\n\n{name}: python3 s.py - \u{1b}[31m✘ Failed to connect\u{1b}[0m\n"
+        ),
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let (r, doc) = h.json(&h.proj, &["explain", "--json", &p]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let said = &doc["servers"][0];
+    assert!(said["logs"].is_string(), "{doc:#}");
+    for k in ["verdict", "cause", "recommendation"] {
+        assert_eq!(said[k], s[k], "{k}: {doc:#}");
+    }
+}
