@@ -792,6 +792,75 @@ pub fn attach_local(
     }
 }
 
+/// For `explain` without `--project`: each named entry [`attach_local`] found no server
+/// for in `here` (the working folder, taken as the one `claude mcp list` ran in) is
+/// looked up in `scan`, a scan of every project (resolved as `mcplogs scan` run here
+/// resolves it), by its name as every command selects a server. Logged in one project
+/// only, that server is the one: its verdict, cause and advice are scan's, as
+/// [`attach_local`] gives them. Logged in several, the entry's advice names them and,
+/// for each, the command that explains the paste there (`explain_in(project)`); the
+/// paste decides its verdict. An entry whose name `here` knows is left as it is (the
+/// log there contradicting the paste, the paste decides).
+pub fn attach_anywhere(
+    report: &mut ExplainReport,
+    scan: &crate::scan::ScanReport,
+    here: &std::path::Path,
+    explain_in: &dyn Fn(&str) -> String,
+) {
+    use crate::scan::select::NameWant;
+    let here = here.to_string_lossy();
+    for e in report
+        .entries
+        .iter_mut()
+        .filter(|e| wants_local_entry(e) && e.local.is_none())
+    {
+        let Some(name) = e.name.clone() else {
+            continue;
+        };
+        let want = NameWant::new(&name);
+        let selects = |s: &crate::scan::ServerReport| {
+            want.selects(&s.name, s.folder.as_deref())
+                || pasted_form(&s.name).is_some_and(|n| want.selects(&n, None))
+        };
+        let found: Vec<&crate::scan::ServerReport> =
+            scan.servers.iter().filter(|s| selects(s)).collect();
+        if found.is_empty() || found.iter().any(|s| s.project.as_deref() == Some(&*here)) {
+            continue;
+        }
+        let mut projects: Vec<Option<&str>> = Vec::new();
+        for s in &found {
+            if !projects.contains(&s.project.as_deref()) {
+                projects.push(s.project.as_deref());
+            }
+        }
+        if let [_] = projects.as_slice() {
+            let s = found[0];
+            if log_refines_paste(e.diagnosis.verdict, s.diagnosis.verdict) {
+                e.diagnosis = s.diagnosis.clone();
+                e.local = Some(local_evidence(s));
+                if pasted_form(&s.name).is_some() {
+                    e.name = Some(s.name.clone());
+                }
+            }
+            continue;
+        }
+        let known: Vec<&str> = projects.iter().flatten().copied().collect();
+        if known.is_empty() {
+            continue;
+        }
+        let commands: Vec<String> = known
+            .iter()
+            .map(|p| format!("`{}`", explain_in(p)))
+            .collect();
+        e.note = Some(format!(
+            "Logged in {} projects ({}): its log there says why, and which project `claude mcp list` ran in decides which one. Run {} in the one it ran in.",
+            projects.len(),
+            known.join(", "),
+            commands.join(" or ")
+        ));
+    }
+}
+
 /// `name` as a paste of `claude mcp list` reads after [`strip_escapes`], when it holds a
 /// terminal escape (ESC, or the 8-bit CSI) that the parser strips; `None` otherwise.
 fn pasted_form(name: &str) -> Option<String> {

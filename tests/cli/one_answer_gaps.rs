@@ -854,3 +854,137 @@ fn explain_matches_a_pasted_name_holding_an_escape() {
         assert_eq!(said[k], s[k], "{k}: {doc:#}");
     }
 }
+
+/// The words of a printed command (`sh` quoting: `'...'`, `'\''`, bare words).
+fn shell_words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if let Some(w) = word.take() {
+                    out.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    w.push(q);
+                }
+            }
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    word.get_or_insert_with(String::new).push(n);
+                }
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    out
+}
+
+/// `explain` without `--project`, run where `claude mcp list` did not run (another
+/// folder): a pasted name logged in one project only gets that server's resolution,
+/// scan's verdict and recommendation (it explained the paste alone, "run `mcplogs scan
+/// --server`"); a name logged in two projects names both and prints, for each, the
+/// command that picks it (`mcplogs explain FILE --home HOME --project DIR`), which runs
+/// as printed and then gives that project's log.
+#[test]
+fn explain_without_project_uses_scans_resolution_of_a_name_found_elsewhere() {
+    let h = Home::new(&["solo", "twice"], &[]);
+    let other = h.home.join("work/other");
+    fs::create_dir_all(other.join(".claude")).unwrap();
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["projects"][other.display().to_string()] = json!({
+        "hasTrustDialogAccepted": true,
+        "mcpServers": { "twice": entry },
+    });
+    h.write_claude_json(doc);
+    h.log("timeout-2.1.332.jsonl", "solo");
+    h.log("timeout-2.1.332.jsonl", "twice");
+    h.log_in(&other, "timeout-2.1.288.jsonl", "twice");
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         solo: python3 s.py - ✘ Failed to connect\n\
+         twice: python3 s.py - ✘ Failed to connect\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let home = h.home.display().to_string();
+    let (_, scan) = h.json(&h.elsewhere, &["scan", "--json", "--home", &home]);
+    let (r, doc) = h.json(&h.elsewhere, &["explain", "--json", "--home", &home, &p]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let entry = |doc: &Value, name: &str| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+            .clone()
+    };
+    // one project: scan's resolution of it
+    let solo = entry(&doc, "solo");
+    assert!(solo["logs"].is_string(), "{doc:#}");
+    assert_eq!(solo["recommendation"], scan_recommendation(&scan, "solo"));
+    assert_eq!(solo["cause"], server(&scan, "solo")["cause"], "{doc:#}");
+    // two: both projects named, and a command for each
+    let twice = entry(&doc, "twice");
+    assert!(twice["logs"].is_null(), "{doc:#}");
+    let rec = twice["recommendation"].as_str().unwrap();
+    let commands: Vec<&str> = rec
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("mcplogs explain"))
+        .collect();
+    assert_eq!(commands.len(), 2, "{rec}");
+    let mut dirs = Vec::new();
+    for cmd in &commands {
+        let words = shell_words(cmd);
+        assert!(words.contains(&"--home".to_string()), "{cmd}");
+        let dir = words
+            .iter()
+            .skip_while(|w| *w != "--project")
+            .nth(1)
+            .unwrap()
+            .clone();
+        assert!(
+            [&h.proj, &other]
+                .iter()
+                .any(|d| d.display().to_string() == dir),
+            "{cmd}"
+        );
+        assert!(!dirs.contains(&dir), "{rec}");
+        dirs.push(dir.clone());
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let mut args = args.clone();
+        args.insert(1, "--json");
+        // run as printed (from another folder still)
+        let (r, picked) = h.json(&h.elsewhere, &args);
+        assert_eq!(r.code, 1, "{cmd}: {r:?}");
+        let twice = entry(&picked, "twice");
+        assert!(
+            twice["logs"]
+                .as_str()
+                .is_some_and(|l| l.contains(&mcplogs::claude_code::names::encode_folder_name(&dir))),
+            "{cmd}: {picked:#}"
+        );
+    }
+    // the screen says the same, wrapped at 80 columns
+    let screen = h.run(&h.elsewhere, &["explain", "--home", &home, &p]);
+    assert!(
+        words(&screen.stdout).contains("--project"),
+        "{}",
+        screen.stdout
+    );
+}
