@@ -799,12 +799,15 @@ pub fn attach_local(
 /// only, that server is the one: its verdict, cause and advice are scan's, as
 /// [`attach_local`] gives them. Logged in several, the entry's advice names them and,
 /// for each, the command that explains the paste there (`explain_in(project)`); the
-/// paste decides its verdict. An entry whose name `here` knows is left as it is (the
-/// log there contradicting the paste, the paste decides).
+/// paste decides its verdict. An entry whose name `here` knows is left as it is: logged
+/// there (the log contradicting the paste, the paste decides), or one of `own_here`,
+/// the servers that project itself configures (local or `.mcp.json` scope: a user or
+/// managed server runs in any project, and tells none).
 pub fn attach_anywhere(
     report: &mut ExplainReport,
     scan: &crate::scan::ScanReport,
     here: &std::path::Path,
+    own_here: &[String],
     explain_in: &dyn Fn(&str) -> String,
 ) {
     use crate::scan::select::NameWant;
@@ -824,7 +827,12 @@ pub fn attach_anywhere(
         };
         let found: Vec<&crate::scan::ServerReport> =
             scan.servers.iter().filter(|s| selects(s)).collect();
-        if found.is_empty() || found.iter().any(|s| s.project.as_deref() == Some(&*here)) {
+        if found.is_empty()
+            || found.iter().any(|s| s.project.as_deref() == Some(&*here))
+            || own_here
+                .iter()
+                .any(|n| want.is(n) || pasted_form(n).is_some_and(|p| want.is(&p)))
+        {
             continue;
         }
         let mut projects: Vec<Option<&str>> = Vec::new();

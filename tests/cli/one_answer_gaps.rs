@@ -898,13 +898,21 @@ fn shell_words(cmd: &str) -> Vec<String> {
 fn explain_without_project_uses_scans_resolution_of_a_name_found_elsewhere() {
     let h = Home::new(&["solo", "twice"], &[]);
     let other = h.home.join("work/other");
-    fs::create_dir_all(other.join(".claude")).unwrap();
+    let third = h.home.join("work/third");
+    for d in [&other, &third] {
+        fs::create_dir_all(d.join(".claude")).unwrap();
+    }
     let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
     let mut doc: Value =
         serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
     doc["projects"][other.display().to_string()] = json!({
         "hasTrustDialogAccepted": true,
         "mcpServers": { "twice": entry },
+    });
+    // a project configuring its own `solo`, never logged
+    doc["projects"][third.display().to_string()] = json!({
+        "hasTrustDialogAccepted": true,
+        "mcpServers": { "solo": entry },
     });
     h.write_claude_json(doc);
     h.log("timeout-2.1.332.jsonl", "solo");
@@ -987,4 +995,7 @@ fn explain_without_project_uses_scans_resolution_of_a_name_found_elsewhere() {
         "{}",
         screen.stdout
     );
+    // run in a project configuring its own `solo`: that project is the one, unlogged
+    let (_, doc) = h.json(&third, &["explain", "--json", "--home", &home, &p]);
+    assert!(entry(&doc, "solo")["logs"].is_null(), "{doc:#}");
 }

@@ -184,8 +184,19 @@ fn attach_anywhere(
             },
         },
     );
+    // the servers this folder's project configures itself: their project is this one
+    let own_here: Vec<String> =
+        mcplogs::resolve::configured_in(&opts.request.homes, here, args.managed_dir.as_deref())
+            .servers
+            .into_iter()
+            .filter(|s| {
+                use mcplogs::claude_code::config::Scope;
+                matches!(s.scope, Scope::Local | Scope::Project)
+            })
+            .map(|s| s.name)
+            .collect();
     let explain_in = |project: &str| explain_command(args, project);
-    mcplogs::explain::attach_anywhere(report, &scanned, here, &explain_in);
+    mcplogs::explain::attach_anywhere(report, &scanned, here, &own_here, &explain_in);
 }
 
 /// `mcplogs explain` of the same input in `project`, runnable as printed: the file by
