@@ -655,12 +655,37 @@ pub fn attach_local(
         })
         .collect();
     // (`selects` is `server_matches` of the name given, or its printed form)
-    let logged = |s: &crate::scan::ServerReport, (_, want): &(String, NameWant)| {
+    let logged_exactly = |s: &crate::scan::ServerReport, (_, want): &(String, NameWant)| {
         s.project.as_deref() == Some(project.as_ref()) && want.selects(&s.name, s.folder.as_deref())
+    };
+    // a name holding a terminal escape reads as the paste parser left it (the escape
+    // stripped, [`strip_escapes`]), and is selected so as `--server` selects it
+    let logged_stripped = |s: &crate::scan::ServerReport, (_, want): &(String, NameWant)| {
+        s.project.as_deref() == Some(project.as_ref())
+            && pasted_form(&s.name).is_some_and(|n| want.selects(&n, None))
+    };
+    // the server of that name: as pasted, else one whose name the paste stripped
+    let find_logged = |n: &(String, NameWant),
+                       extra: &dyn Fn(&crate::scan::ServerReport) -> bool|
+     -> Option<&crate::scan::ServerReport> {
+        scan.servers
+            .iter()
+            .find(|s| logged_exactly(s, n) && extra(s))
+            .or_else(|| {
+                scan.servers
+                    .iter()
+                    .find(|s| logged_stripped(s, n) && extra(s))
+            })
+    };
+    let logged = |s: &crate::scan::ServerReport, n: &(String, NameWant)| {
+        logged_exactly(s, n) || logged_stripped(s, n)
     };
     let configured_row = |r: &crate::scan::configured::ConfiguredRow,
                           (name, want): &(String, NameWant)| {
-        r.project == project.as_ref() && (want.is(&r.configured_name) || r.name == *name)
+        r.project == project.as_ref()
+            && (want.is(&r.configured_name)
+                || r.name == *name
+                || pasted_form(&r.configured_name).is_some_and(|n| want.is(&n)))
     };
     for (e, n) in report
         .entries
@@ -668,7 +693,7 @@ pub fn attach_local(
         .zip(&names)
         .filter(|(e, _)| wants_local_entry(e))
     {
-        let Some(s) = scan.servers.iter().find(|s| logged(s, n)) else {
+        let Some(s) = find_logged(n, &|_| true) else {
             continue;
         };
         if !log_refines_paste(e.diagnosis.verdict, s.diagnosis.verdict) {
@@ -680,6 +705,10 @@ pub fn attach_local(
         }
         e.diagnosis = s.diagnosis.clone();
         e.local = Some(local_evidence(s));
+        // named as scan names it (the paste lost the escape)
+        if !logged_exactly(s, n) {
+            e.name = Some(s.name.clone());
+        }
     }
     // a pasted "⊘ Disabled" server configured here: the file and key that disable it
     // (a `.mcp.json` server's list is `disabledMcpjsonServers`, a user or local one's
@@ -695,17 +724,19 @@ pub fn attach_local(
         // next step, `mcplogs fix` when the fix engine enables it, counted as fixable),
         // its log from before; the state stays the paste's (a disabled server does not
         // fail, in scan either)
-        if let Some(s) = scan.servers.iter().find(|s| {
-            logged(s, n)
-                && matches!(&s.configuration,
-                    crate::scan::configured::Configuration::Configured(c)
-                        if crate::advice::configured::state_label(c) == "disabled")
+        if let Some(s) = find_logged(n, &|s| {
+            matches!(&s.configuration,
+                crate::scan::configured::Configuration::Configured(c)
+                    if crate::advice::configured::state_label(c) == "disabled")
         }) {
             e.local = Some(LocalEvidence {
                 // it does not start now: running it by hand is not the next step
                 run_by_hand: None,
                 ..local_evidence(s)
             });
+            if !logged_exactly(s, n) {
+                e.name = Some(s.name.clone());
+            }
             continue;
         }
         // without a log: the row's action as scan gives it (`mcplogs fix` enabling a
@@ -719,24 +750,36 @@ pub fn attach_local(
         {
             e.note = Some(a.text);
             e.row_fix_command = r.fix.as_deref().map(|f| f.command.to_string());
+            if pasted_form(&r.configured_name).is_some() {
+                e.name = Some(r.configured_name.clone());
+            }
             continue;
         }
+        // each with its real name: the paste's, or the one whose escape it lost
         let row = scan
             .configured
             .iter()
             .filter(|r| configured_row(r, n))
-            .map(|r| &r.configured)
+            .map(|r| (r.configured_name.as_str(), &r.configured))
             .chain(
                 scan.servers
                     .iter()
                     .filter(|s| logged(s, n))
                     .filter_map(|s| match &s.configuration {
-                        crate::scan::configured::Configuration::Configured(c) => Some(&**c),
+                        crate::scan::configured::Configuration::Configured(c) => {
+                            Some((s.name.as_str(), &**c))
+                        }
                         _ => None,
                     }),
             )
-            .find(|c| crate::advice::configured::state_label(c) == "disabled");
-        if let Some(c) = row {
+            .find(|(_, c)| crate::advice::configured::state_label(c) == "disabled");
+        if let Some((real, c)) = row {
+            let name = if pasted_form(real).is_some() {
+                e.name = Some(real.to_string());
+                real
+            } else {
+                name
+            };
             // named as printed (a name holding a secret redacted, with its tag), so
             // the command in the note names it
             let printed = crate::scan::select::printed(name);
@@ -747,6 +790,90 @@ pub fn attach_local(
             ));
         }
     }
+}
+
+/// For `explain` without `--project`: each named entry [`attach_local`] found no server
+/// for in `here` (the working folder, taken as the one `claude mcp list` ran in) is
+/// looked up in `scan`, a scan of every project (resolved as `mcplogs scan` run here
+/// resolves it), by its name as every command selects a server. Logged in one project
+/// only, that server is the one: its verdict, cause and advice are scan's, as
+/// [`attach_local`] gives them. Logged in several, the entry's advice names them and,
+/// for each, the command that explains the paste there (`explain_in(project)`); the
+/// paste decides its verdict. An entry whose name `here` knows is left as it is: logged
+/// there (the log contradicting the paste, the paste decides), or one of `own_here`,
+/// the servers that project itself configures (local or `.mcp.json` scope: a user or
+/// managed server runs in any project, and tells none).
+pub fn attach_anywhere(
+    report: &mut ExplainReport,
+    scan: &crate::scan::ScanReport,
+    here: &std::path::Path,
+    own_here: &[String],
+    explain_in: &dyn Fn(&str) -> String,
+) {
+    use crate::scan::select::NameWant;
+    let here = here.to_string_lossy();
+    for e in report
+        .entries
+        .iter_mut()
+        .filter(|e| wants_local_entry(e) && e.local.is_none())
+    {
+        let Some(name) = e.name.clone() else {
+            continue;
+        };
+        let want = NameWant::new(&name);
+        let selects = |s: &crate::scan::ServerReport| {
+            want.selects(&s.name, s.folder.as_deref())
+                || pasted_form(&s.name).is_some_and(|n| want.selects(&n, None))
+        };
+        let found: Vec<&crate::scan::ServerReport> =
+            scan.servers.iter().filter(|s| selects(s)).collect();
+        if found.is_empty()
+            || found.iter().any(|s| s.project.as_deref() == Some(&*here))
+            || own_here
+                .iter()
+                .any(|n| want.is(n) || pasted_form(n).is_some_and(|p| want.is(&p)))
+        {
+            continue;
+        }
+        let mut projects: Vec<Option<&str>> = Vec::new();
+        for s in &found {
+            if !projects.contains(&s.project.as_deref()) {
+                projects.push(s.project.as_deref());
+            }
+        }
+        if let [_] = projects.as_slice() {
+            let s = found[0];
+            if log_refines_paste(e.diagnosis.verdict, s.diagnosis.verdict) {
+                e.diagnosis = s.diagnosis.clone();
+                e.local = Some(local_evidence(s));
+                if pasted_form(&s.name).is_some() {
+                    e.name = Some(s.name.clone());
+                }
+            }
+            continue;
+        }
+        let known: Vec<&str> = projects.iter().flatten().copied().collect();
+        if known.is_empty() {
+            continue;
+        }
+        let commands: Vec<String> = known
+            .iter()
+            .map(|p| format!("`{}`", explain_in(p)))
+            .collect();
+        e.note = Some(format!(
+            "Logged in {} projects ({}): its log there says why, and which project `claude mcp list` ran in decides which one. Run {} in the one it ran in.",
+            projects.len(),
+            known.join(", "),
+            commands.join(" or ")
+        ));
+    }
+}
+
+/// `name` as a paste of `claude mcp list` reads after [`strip_escapes`], when it holds a
+/// terminal escape (ESC, or the 8-bit CSI) that the parser strips; `None` otherwise.
+fn pasted_form(name: &str) -> Option<String> {
+    name.contains(['\u{1b}', '\u{9b}'])
+        .then(|| strip_escapes(name))
 }
 
 /// What `scan` says of one server, as an entry's [`LocalEvidence`].

@@ -36,14 +36,11 @@ pub fn redactor(
     crate::resolve::configured_redactor(configs, secrets)
 }
 
-/// A server's name, or a connection id made from it: the secret rules only (a name can
-/// hold a token), never a learned configured value.
+/// A server's name, or a connection id made from it: a name can hold a token, or a
+/// configured value (`cfg-VALUE`), hidden as `scan` hides it in the name
+/// (`cfg-[REDACTED:config]`).
 fn name(r: &Redactor, s: &str) -> String {
-    if r.is_enabled() {
-        crate::redact::output::text(s)
-    } else {
-        s.to_string()
-    }
+    r.redact(s)
 }
 
 fn red_opt(r: &Redactor, s: &Option<String>) -> Option<String> {

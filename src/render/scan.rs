@@ -944,8 +944,14 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
     // "x\n  FAKE  healthy" would forge a line): escaped like every other name. Paths are
     // never cut (they are there to be copied), but broken after a `/` to fit; the home
     // folder shows as `~`.
+    // a folder named after a secret with the tag of the name that logs in it, as every
+    // other output prints that name (`mcp-logs-[REDACTED:github-token]#3fa2`)
+    let mut logs = s.source.display().to_string();
+    if let Some(tag) = folder_tag(s) {
+        logs.push_str(tag);
+    }
     out.push_str(&wrap_keeping(
-        &tilde(&terminal_safe(&s.source.display().to_string(), false), home),
+        &tilde(&terminal_safe(&logs, false), home),
         "  logs: ",
         4,
         o.width,
@@ -1055,6 +1061,21 @@ fn stderr_hints(report: &ScanReport, o: &ScreenOptions) -> String {
 /// One piece of evidence: where (the file relative to the server's log folder, shown
 /// just above, when it is in it), when, the level, then the message, wrapped with every
 /// character kept.
+/// The tag of a server's printed name ([`crate::scan::select::tag`]) when its log folder's
+/// name is printed redacted: one server's folder (a folder several names share is named
+/// by them all).
+fn folder_tag(s: &ServerReport) -> Option<&str> {
+    let folder = s.folder.as_deref()?;
+    if !folder.contains("[REDACTED") || s.shared_by.len() > 1 {
+        return None;
+    }
+    let last = s.source.file_name()?.to_string_lossy();
+    if !last.ends_with(folder) {
+        return None;
+    }
+    crate::scan::select::tag_of(&s.name)
+}
+
 fn evidence_block(e: &Evidence, logs: &std::path::Path, o: &ScreenOptions) -> String {
     let file = e
         .file

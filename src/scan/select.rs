@@ -87,6 +87,11 @@ fn split_tag(printed: &str) -> (&str, Option<&str>) {
     (printed, None)
 }
 
+/// The tag (`#3fa2`) a printed name ends in, if it has one.
+pub fn tag_of(printed: &str) -> Option<&str> {
+    split_tag(printed).1
+}
+
 /// The name asked for, with the form mcplogs would print it in when the two differ (or
 /// when it is already a printed, redacted form).
 #[derive(Debug, Clone)]

@@ -722,3 +722,280 @@ fn scan_hides_a_configured_value_in_an_unlogged_servers_name() {
     let (_, raw) = h.json(&h.proj, &["scan", "--json", "--no-redact"]);
     assert_eq!(raw["configured"][0]["name"], cfg.as_str(), "{raw:#}");
 }
+
+/// The probe's every name (its notes, "did you mean", the configured list, headers,
+/// `--json`, `--contract`) shows a server name holding a configured value
+/// (`cfg-VALUE`, VALUE an `env` value of its entry) as `scan` shows it
+/// (`cfg-[REDACTED:config]`), and that printed form, copied from scan's screen,
+/// selects it (the probe printed the name whole on stderr, and the printed form named
+/// no server).
+#[test]
+fn probe_shows_a_name_holding_a_configured_value_as_scan_does() {
+    const VALUE: &str = "zz9secretvalue1";
+    const SHOWN: &str = "cfg-[REDACTED:config]";
+    let cfg = format!("cfg-{VALUE}");
+    let h = Home::new(&[], &[]);
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py");
+    let stub = stub.display().to_string();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": {
+            cfg.as_str(): {
+                "type": "stdio", "command": "python3", "args": [stub.as_str()],
+                "env": { "API_TOKEN": VALUE },
+            },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    let proj = h.proj.display().to_string();
+    let probe = |extra: &[&str]| {
+        let mut args = vec![
+            "probe",
+            "--project",
+            proj.as_str(),
+            "--claude-version",
+            "2.1.336",
+        ];
+        args.extend_from_slice(extra);
+        h.run(&h.elsewhere, &args)
+    };
+    let hidden = |r: &Run| {
+        assert!(!r.stdout.contains(VALUE), "{}", r.stdout);
+        assert!(!r.stderr.contains(VALUE), "{}", r.stderr);
+    };
+    // scan prints it so
+    let screen = h.run(&h.proj, &["scan"]);
+    assert!(words(&screen.stdout).contains(SHOWN), "{}", screen.stdout);
+    // unnamed, the pending server is left out with a command naming it as printed
+    let all = probe(&[]);
+    hidden(&all);
+    let printed = format!("`mcplogs probe '{SHOWN}'`");
+    assert!(words(&all.stderr).contains(&printed), "{}", all.stderr);
+    // an unknown name lists the configured ones, a near one is suggested, as printed
+    let miss = probe(&["nosuch"]);
+    assert_eq!(miss.code, 2, "{miss:?}");
+    hidden(&miss);
+    assert!(words(&miss.stderr).contains(SHOWN), "{}", miss.stderr);
+    let near = probe(&["cfg-zz9secretvalue"]);
+    assert_eq!(near.code, 2, "{near:?}");
+    hidden(&near);
+    assert!(words(&near.stderr).contains(SHOWN), "{}", near.stderr);
+    // the printed form and the real name select it; the output hides VALUE
+    for given in [SHOWN, cfg.as_str()] {
+        let one = probe(&[given]);
+        assert_eq!(one.code, 0, "{given}: {one:?}");
+        hidden(&one);
+        assert!(
+            one.stdout.contains(&format!("{SHOWN} · stdio")),
+            "{}",
+            one.stdout
+        );
+        let (r, doc) = run_json(&mut h.cmd(
+            &h.elsewhere,
+            &[
+                "probe",
+                "--project",
+                &proj,
+                "--claude-version",
+                "2.1.336",
+                "--json",
+                given,
+            ],
+        ));
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(!r.stderr.contains(VALUE), "{}", r.stderr);
+        assert!(!doc.to_string().contains(VALUE), "{doc:#}");
+        assert_eq!(doc["servers"][0]["name"], SHOWN, "{doc:#}");
+    }
+    for extra in [&["--contract"][..], &["--contract", "--format", "junit"]] {
+        let mut args = extra.to_vec();
+        args.push(SHOWN);
+        let c = probe(&args);
+        hidden(&c);
+        assert!(c.stdout.contains(SHOWN), "{}", c.stdout);
+    }
+    // --no-redact shows it as configured
+    let raw = probe(&["--no-redact", &cfg]);
+    assert!(
+        raw.stdout.contains(&format!("{cfg} · stdio")),
+        "{}",
+        raw.stdout
+    );
+}
+
+/// A pasted `claude mcp list` line of a server whose name holds an ESC (`esc\e[31mred`,
+/// logged): the paste parser strips terminal escapes, so the pasted name reads `escred`;
+/// explain still finds the server's log as `scan --server` finds it by its real name,
+/// and gives scan's verdict, cause and recommendation (it found no log and explained
+/// the paste alone).
+#[test]
+fn explain_matches_a_pasted_name_holding_an_escape() {
+    let name = "esc\u{1b}[31mred";
+    let h = Home::new(&[name], &[]);
+    h.log("timeout-2.1.332.jsonl", name);
+    let (_, scan) = h.json(&h.proj, &["scan", "--json", "--server", name]);
+    let s = server(&scan, name).clone();
+    assert_eq!(s["verdict"], "connection-failed", "{scan:#}");
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        format!(
+            "Checking MCP server health...\n\n{name}: python3 s.py - \u{1b}[31m✘ Failed to connect\u{1b}[0m\n"
+        ),
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let (r, doc) = h.json(&h.proj, &["explain", "--json", &p]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let said = &doc["servers"][0];
+    assert!(said["logs"].is_string(), "{doc:#}");
+    for k in ["verdict", "cause", "recommendation"] {
+        assert_eq!(said[k], s[k], "{k}: {doc:#}");
+    }
+}
+
+/// The words of a printed command (`sh` quoting: `'...'`, `'\''`, bare words).
+fn shell_words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if let Some(w) = word.take() {
+                    out.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    w.push(q);
+                }
+            }
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    word.get_or_insert_with(String::new).push(n);
+                }
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    out
+}
+
+/// `explain` without `--project`, run where `claude mcp list` did not run (another
+/// folder): a pasted name logged in one project only gets that server's resolution,
+/// scan's verdict and recommendation (it explained the paste alone, "run `mcplogs scan
+/// --server`"); a name logged in two projects names both and prints, for each, the
+/// command that picks it (`mcplogs explain FILE --home HOME --project DIR`), which runs
+/// as printed and then gives that project's log.
+#[test]
+fn explain_without_project_uses_scans_resolution_of_a_name_found_elsewhere() {
+    let h = Home::new(&["solo", "twice"], &[]);
+    let other = h.home.join("work/other");
+    let third = h.home.join("work/third");
+    for d in [&other, &third] {
+        fs::create_dir_all(d.join(".claude")).unwrap();
+    }
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["projects"][other.display().to_string()] = json!({
+        "hasTrustDialogAccepted": true,
+        "mcpServers": { "twice": entry },
+    });
+    // a project configuring its own `solo`, never logged
+    doc["projects"][third.display().to_string()] = json!({
+        "hasTrustDialogAccepted": true,
+        "mcpServers": { "solo": entry },
+    });
+    h.write_claude_json(doc);
+    h.log("timeout-2.1.332.jsonl", "solo");
+    h.log("timeout-2.1.332.jsonl", "twice");
+    h.log_in(&other, "timeout-2.1.288.jsonl", "twice");
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         solo: python3 s.py - ✘ Failed to connect\n\
+         twice: python3 s.py - ✘ Failed to connect\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let home = h.home.display().to_string();
+    let (_, scan) = h.json(&h.elsewhere, &["scan", "--json", "--home", &home]);
+    let (r, doc) = h.json(&h.elsewhere, &["explain", "--json", "--home", &home, &p]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let entry = |doc: &Value, name: &str| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {doc:#}"))
+            .clone()
+    };
+    // one project: scan's resolution of it
+    let solo = entry(&doc, "solo");
+    assert!(solo["logs"].is_string(), "{doc:#}");
+    assert_eq!(solo["recommendation"], scan_recommendation(&scan, "solo"));
+    assert_eq!(solo["cause"], server(&scan, "solo")["cause"], "{doc:#}");
+    // two: both projects named, and a command for each
+    let twice = entry(&doc, "twice");
+    assert!(twice["logs"].is_null(), "{doc:#}");
+    let rec = twice["recommendation"].as_str().unwrap();
+    let commands: Vec<&str> = rec
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("mcplogs explain"))
+        .collect();
+    assert_eq!(commands.len(), 2, "{rec}");
+    let mut dirs = Vec::new();
+    for cmd in &commands {
+        let words = shell_words(cmd);
+        assert!(words.contains(&"--home".to_string()), "{cmd}");
+        let dir = words
+            .iter()
+            .skip_while(|w| *w != "--project")
+            .nth(1)
+            .unwrap()
+            .clone();
+        assert!(
+            [&h.proj, &other]
+                .iter()
+                .any(|d| d.display().to_string() == dir),
+            "{cmd}"
+        );
+        assert!(!dirs.contains(&dir), "{rec}");
+        dirs.push(dir.clone());
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let mut args = args.clone();
+        args.insert(1, "--json");
+        // run as printed (from another folder still)
+        let (r, picked) = h.json(&h.elsewhere, &args);
+        assert_eq!(r.code, 1, "{cmd}: {r:?}");
+        let twice = entry(&picked, "twice");
+        assert!(
+            twice["logs"]
+                .as_str()
+                .is_some_and(|l| l.contains(&mcplogs::claude_code::names::encode_folder_name(&dir))),
+            "{cmd}: {picked:#}"
+        );
+    }
+    // the screen says the same, wrapped at 80 columns
+    let screen = h.run(&h.elsewhere, &["explain", "--home", &home, &p]);
+    assert!(
+        words(&screen.stdout).contains("--project"),
+        "{}",
+        screen.stdout
+    );
+    // run in a project configuring its own `solo`: that project is the one, unlogged
+    let (_, doc) = h.json(&third, &["explain", "--json", "--home", &home, &p]);
+    assert!(entry(&doc, "solo")["logs"].is_null(), "{doc:#}");
+}

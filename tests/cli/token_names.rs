@@ -279,3 +279,25 @@ fn nothing_mcplogs_keeps_holds_a_token_in_a_server_name() {
         "the memo of gone logs stays: {r:?}"
     );
 }
+
+/// `scan --verbose` names a server's log folder named after a token with the tag its
+/// name carries everywhere else (`mcp-logs-[REDACTED:github-token]#xxxx`), and never the
+/// token.
+#[test]
+fn the_verbose_logs_path_of_a_token_named_folder_carries_the_tag() {
+    let h = token_home(&["p-ok", TOKEN]);
+    fs::write(
+        h.proj.join(".claude/settings.local.json"),
+        serde_json::json!({"enabledMcpjsonServers": ["p-ok", TOKEN]}).to_string(),
+    )
+    .unwrap();
+    let printed = mcplogs::scan::select::printed(TOKEN);
+    let r = h.run_in(&h.proj, &["scan", "--verbose", "--server", TOKEN]);
+    no_token(&r, "scan --verbose");
+    let text = r.stdout.split_whitespace().collect::<String>();
+    assert!(
+        text.contains(&format!("/mcp-logs-{printed}")),
+        "{}",
+        r.stdout
+    );
+}

@@ -620,7 +620,8 @@ pub struct ExplainArgs {
     pub message: Option<String>,
 
     /// The folder `claude mcp list` ran in: a failing server's log there shows its last
-    /// lines on stderr and its configured command [default: the current directory]
+    /// lines on stderr and its configured command [default: the current directory;
+    /// a name its project does not know: the one project that logs it]
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 

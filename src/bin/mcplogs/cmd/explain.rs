@@ -134,6 +134,102 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
         },
     );
     mcplogs::explain::attach_local(report, &scanned, &project);
+    if args.project.is_none() {
+        attach_anywhere(report, args, &project);
+    }
+}
+
+/// Without `--project`, a pasted name the working folder's project does not know is
+/// looked for in every project, as `mcplogs scan` run here finds and resolves it
+/// ([`mcplogs::explain::attach_anywhere`]): one project, its resolution; several, the
+/// command that explains the paste in each.
+fn attach_anywhere(
+    report: &mut mcplogs::explain::ExplainReport,
+    args: &ExplainArgs,
+    here: &std::path::Path,
+) {
+    use mcplogs::logs::discovery::Request;
+    use mcplogs::scan::{ScanOptions, scan};
+    let unfound = report
+        .entries
+        .iter()
+        .any(|e| e.name.is_some() && e.state.is_none() && e.local.is_none());
+    if !unfound {
+        return;
+    }
+    let opts = ScanOptions {
+        request: Request {
+            homes: args.home.iter().cloned().collect(),
+            paths: Vec::new(),
+        },
+        index: mcplogs::scan::cache::default_dir(),
+        no_redact: args.redact.no_redact,
+        managed_dir: args.managed_dir.clone(),
+        ..ScanOptions::default()
+    };
+    let Ok(mut scanned) = scan(&opts) else {
+        return;
+    };
+    let redact = !args.redact.no_redact;
+    mcplogs::resolve::resolve(
+        &mut scanned,
+        &opts,
+        here,
+        args.managed_dir.as_deref(),
+        mcplogs::resolve::Steps {
+            launch: mcplogs::resolve::Launch::Attach { redact },
+            redact_report: redact,
+            fixes: mcplogs::resolve::Fixes::Find {
+                build: mcplogs::probe::installed_claude_version,
+            },
+        },
+    );
+    // the servers this folder's project configures itself: their project is this one
+    let own_here: Vec<String> =
+        mcplogs::resolve::configured_in(&opts.request.homes, here, args.managed_dir.as_deref())
+            .servers
+            .into_iter()
+            .filter(|s| {
+                use mcplogs::claude_code::config::Scope;
+                matches!(s.scope, Scope::Local | Scope::Project)
+            })
+            .map(|s| s.name)
+            .collect();
+    let explain_in = |project: &str| explain_command(args, project);
+    mcplogs::explain::attach_anywhere(report, &scanned, here, &own_here, &explain_in);
+}
+
+/// `mcplogs explain` of the same input in `project`, runnable as printed: the file by
+/// its absolute path (the message itself for `--message`; stdin, pasted again, for a
+/// paste), with `--home` as given.
+fn explain_command(args: &ExplainArgs, project: &str) -> String {
+    use mcplogs::text::shell_word_typed as word;
+    let mut c = "mcplogs explain".to_string();
+    match (&args.message, args.file.as_deref()) {
+        (Some(m), _) => {
+            c.push_str(" --message ");
+            c.push_str(&word(m));
+        }
+        // an argument naming no file was explained as the message it reads as
+        (None, Some(p)) if p.as_os_str() != "-" && names_no_file(p) => {
+            c.push_str(" --message ");
+            c.push_str(&word(&p.to_string_lossy()));
+        }
+        (None, Some(p)) if p.as_os_str() != "-" => {
+            let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            c.push(' ');
+            c.push_str(&word(&p.to_string_lossy()));
+        }
+        _ => {}
+    }
+    if let Some(h) = &args.home {
+        let h = std::path::absolute(h).unwrap_or_else(|_| h.clone());
+        c.push_str(" --home ");
+        c.push_str(&word(&h.to_string_lossy()));
+    }
+    c.push_str(" --project ");
+    c.push_str(&word(project));
+    c
 }
 
 /// A server's log file (or the same bytes piped on stdin), scanned as `mcplogs scan

@@ -96,8 +96,10 @@ fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> 
 }
 
 /// The servers that may be started without being named ([`ServerConfig::starts_unasked`]);
-/// one note on stderr per project server left out, saying how to probe it anyway.
-fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
+/// one note on stderr per project server left out, saying how to probe it anyway, its
+/// name as `scan` shows it and the configured values `names` knows hidden
+/// ([`shown_name`]).
+fn started_unasked(servers: Vec<ServerConfig>, how: &str, names: &Redactor) -> Vec<ServerConfig> {
     use mcplogs::claude_code::config::ServerState;
     // Claude Code does not start these in this project: probing them would say nothing
     // about what it sees.
@@ -105,22 +107,58 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str) -> Vec<ServerConfig> {
         .into_iter()
         .partition(|s| matches!(s.state, ServerState::Starts | ServerState::PendingApproval));
     for s in &off {
-        if let Some(line) = mcplogs::advice::configured::probe_left_out(s, None) {
-            note(line);
+        if let Some(line) = mcplogs::advice::configured::probe_left_out(&as_shown(s, names), None) {
+            names_note(names, &line);
         }
     }
     let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
     for s in &left {
-        note(not_probed_line(s, how));
+        names_note(names, &not_probed_line(s, &shown_name(names, &s.name), how));
     }
     run
 }
 
+/// `s` named as [`shown_name`] prints its name, for a line about it.
+fn as_shown(s: &ServerConfig, names: &Redactor) -> ServerConfig {
+    let mut s = s.clone();
+    s.name = shown_name(names, &s.name);
+    s
+}
+
+/// [`note`] of a line naming configured servers: what else it quotes of the
+/// configuration (a key naming a server) hidden by `names` too.
+fn names_note(names: &Redactor, line: &str) {
+    note(names.redact(line));
+}
+
+/// A configured server's name as `scan` shows it ([`mcplogs::scan::select::shown_by`]
+/// with the configuration's secrets: `cfg-VALUE`, VALUE a configured value, is
+/// `cfg-[REDACTED:config]`), the form every name the probe prints takes and which
+/// `probe NAME` takes too; as it is with `--no-redact` (`names` disabled).
+fn shown_name(names: &Redactor, real: &str) -> String {
+    if names.is_enabled() {
+        mcplogs::scan::select::shown_by(names, real)
+    } else {
+        real.to_string()
+    }
+}
+
+/// The redactor of a project's configured values for the names the probe prints
+/// ([`shown_name`]): every value its configuration marks as secret, as `scan` and
+/// `settings` hide them in a name; disabled with `--no-redact`.
+fn names_redactor(
+    secrets: &mcplogs::redact::configured::ConfiguredSecrets,
+    enabled: bool,
+) -> Redactor {
+    render::redactor(&[], secrets, enabled)
+}
+
 /// Why a project server was not probed unasked: no approval at all, or the approvals
-/// mcplogs does not count (file, key and why), and how to probe it anyway.
-fn not_probed_line(s: &ServerConfig, how: &str) -> String {
+/// mcplogs does not count (file, key and why), and how to probe it anyway: `shown`, the
+/// name as printed ([`shown_name`]), which that command takes.
+fn not_probed_line(s: &ServerConfig, shown: &str, how: &str) -> String {
     use mcplogs::claude_code::config::{ProbeApproval, probe_approval};
-    let named = format!("{} {}", how, mcplogs::advice::name_word(&s.name));
+    let named = format!("{} {}", how, mcplogs::advice::name_word(shown));
     match probe_approval(s) {
         ProbeApproval::NotCounted(list) => {
             let what: Vec<String> = list
@@ -129,13 +167,13 @@ fn not_probed_line(s: &ServerConfig, how: &str) -> String {
                 .collect();
             format!(
                 "mcplogs: \"{}\": not probed: a project server (.mcp.json) approved only by {}; mcplogs does not count that approval. To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: `{named}`",
-                s.name,
+                shown,
                 what.join(" and ")
             )
         }
         _ => format!(
             "mcplogs: \"{}\": not probed: a project server (.mcp.json) that no settings file approves (interactive Claude Code asks before starting it); its command and URL come with the project, so mcplogs starts it only when named: `{named}`",
-            s.name
+            shown
         ),
     }
 }
@@ -190,18 +228,30 @@ pub fn probe_for_report(
         // resolved as `scan` resolves the project (its settings, the managed folder)
         let sources = mcplogs::resolve::sources_for(&[], &project, managed_dir);
         let resolved = mcplogs::resolve::configured_in(&[], &project, managed_dir);
+        // the names on stderr as `scan` shows them, this project's configured values hidden
+        let names_r = names_redactor(
+            &mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+                projects: vec![project.clone()],
+                managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+                ..Default::default()
+            }),
+            true,
+        );
         let mut wanted = Vec::new();
         for n in &names {
             match resolved.servers.iter().find(|s| s.name == *n) {
                 Some(s) => wanted.push(s.clone()),
-                None => note(format!(
-                    "mcplogs: \"{}\": not probed: no longer configured for {}",
-                    mcplogs::scan::select::echo(n),
-                    project.display()
-                )),
+                None => names_note(
+                    &names_r,
+                    &format!(
+                        "mcplogs: \"{}\": not probed: no longer configured for {}",
+                        shown_name(&names_r, n),
+                        project.display()
+                    ),
+                ),
             }
         }
-        let servers = started_unasked(wanted, "mcplogs probe");
+        let servers = started_unasked(wanted, "mcplogs probe", &names_r);
         if servers.is_empty() {
             continue;
         }
@@ -288,6 +338,20 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         note(format!("mcplogs: note: {}", f.note));
     }
 
+    // Every value the configuration marks as secret, not only the probed servers'.
+    let secrets = if args.no_redact {
+        mcplogs::redact::configured::ConfiguredSecrets::new()
+    } else {
+        mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+            projects: vec![project.clone()],
+            managed_dir: args.managed_dir.clone(),
+            ..Default::default()
+        })
+    };
+    // every server name printed as `scan` shows it (a configured value in it hidden)
+    let names_r = names_redactor(&secrets, !args.no_redact);
+    let shown = |real: &str| shown_name(&names_r, real);
+
     // which servers
     if let (Some(first), Some(flag)) = (
         args.names.first(),
@@ -299,7 +363,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     ) {
         return Err(Error::ProbeNameWithServer {
             flag,
-            name: first.clone(),
+            name: names_r.redact(first),
         });
     }
     let servers: Vec<ServerConfig> = if let Some(cmd) = &args.command {
@@ -359,7 +423,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     return Ok(ExitCode::Clean);
                 }
             }
-            let servers = started_unasked(resolved.servers, "mcplogs probe");
+            let servers = started_unasked(resolved.servers, "mcplogs probe", &names_r);
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
             }
@@ -371,55 +435,63 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             let mut picked = Vec::new();
             let mut unknown = false;
             for n in &args.names {
-                // as written or as printed (a name holding a token is printed redacted)
+                // as written or as printed (a name holding a token is printed redacted,
+                // one holding a configured value too: `cfg-[REDACTED:config]`, as scan
+                // shows it)
                 let want = mcplogs::scan::select::NameWant::new(n);
-                // a printed form naming several servers printing alike: which one?
-                let alike: Vec<String> = resolved
+                let selected: Vec<&ServerConfig> = resolved
                     .servers
                     .iter()
-                    .filter(|s| want.is(&s.name))
-                    .map(|s| mcplogs::scan::select::printed(&s.name))
+                    .filter(|s| want.is(&s.name) || want.is(&shown(&s.name)))
                     .collect();
+                // a printed form naming several servers printing alike: which one?
+                let alike: Vec<String> = selected.iter().map(|s| shown(&s.name)).collect();
                 if let Some(e) = want.ambiguous(&alike) {
                     return Err(Error::AmbiguousName(e));
                 }
-                match resolved.servers.iter().find(|s| want.is(&s.name)) {
+                // alike with their tags too: only a configured value differs
+                if want.is_printed_form() && selected.len() > 1 {
+                    return Err(Error::AmbiguousName(format!(
+                        "{:?} names {} servers whose names hold a configured value and print alike: give the real name",
+                        want.echo(),
+                        selected.len()
+                    )));
+                }
+                match selected.first() {
                     Some(s) => {
-                        if let Some(line) = mcplogs::advice::configured::probe_named_note(s, None) {
-                            note(line);
+                        if let Some(line) = mcplogs::advice::configured::probe_named_note(
+                            &as_shown(s, &names_r),
+                            None,
+                        ) {
+                            names_note(&names_r, &line);
                         }
-                        picked.push(s.clone())
+                        picked.push((*s).clone())
                     }
                     None => {
                         unknown = true;
-                        // echoed as printed: never a token a name holds
-                        let n = want.echo();
-                        let names: Vec<String> = resolved
-                            .servers
-                            .iter()
-                            .map(|s| mcplogs::scan::select::echo(&s.name))
-                            .collect();
-                        let names = names.iter().map(String::as_str);
-                        match mcplogs::claude_code::names::did_you_mean(n, names) {
-                            Some(s) => note(format!(
+                        // echoed as printed: never a token or configured value a name holds
+                        let n = names_r.redact(want.echo());
+                        let names: Vec<String> =
+                            resolved.servers.iter().map(|s| shown(&s.name)).collect();
+                        let line = match mcplogs::claude_code::names::did_you_mean(
+                            &n,
+                            names.iter().map(String::as_str),
+                        ) {
+                            Some(s) => format!(
                                 "mcplogs: no server named {n:?} is configured for {}; did you mean {s:?}?",
                                 project.display()
-                            )),
-                            None => note(format!(
+                            ),
+                            None => format!(
                                 "mcplogs: no server named {n:?} is configured for {} (configured: {})",
                                 project.display(),
-                                if resolved.servers.is_empty() {
+                                if names.is_empty() {
                                     "none".to_string()
                                 } else {
-                                    resolved
-                                        .servers
-                                        .iter()
-                                        .map(|s| mcplogs::scan::select::echo(&s.name))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
+                                    names.join(", ")
                                 }
-                            )),
-                        }
+                            ),
+                        };
+                        names_note(&names_r, &line);
                     }
                 }
             }
@@ -495,16 +567,6 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             p.config.name = mcplogs::scan::select::tagged(&p.config.name);
         }
     }
-    // Every value the configuration marks as secret, not only the probed servers'.
-    let secrets = if args.no_redact {
-        mcplogs::redact::configured::ConfiguredSecrets::new()
-    } else {
-        mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
-            projects: vec![project.clone()],
-            managed_dir: args.managed_dir.clone(),
-            ..Default::default()
-        })
-    };
     let redactor = render::redactor(
         &servers.iter().collect::<Vec<_>>(),
         &secrets,
