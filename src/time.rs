@@ -117,6 +117,20 @@ pub fn parse_iso(s: &str) -> Option<EpochSeconds> {
 }
 
 /// [`parse_iso`] of any of its forms.
+/// Whether `y-m-d` is a day of the (proleptic Gregorian) calendar: `2026-11-31` and
+/// `2026-02-29` are not (they were read as the next month's first days).
+fn is_date(y: i64, m: i64, d: i64) -> bool {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
 fn parse_iso_any(s: &str) -> Option<EpochSeconds> {
     let s = s.trim().trim_end_matches('Z');
     let (date, time) = match s.split_once(['T', ' ']) {
@@ -127,7 +141,7 @@ fn parse_iso_any(s: &str) -> Option<EpochSeconds> {
     let y: i64 = dp.next()?.parse().ok()?;
     let m: i64 = dp.next()?.parse().ok()?;
     let d: i64 = dp.next()?.parse().ok()?;
-    if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if dp.next().is_some() || !is_date(y, m, d) {
         return None;
     }
     let mut secs = 0;
@@ -171,7 +185,7 @@ fn parse_claude_code_iso(s: &str) -> Option<Option<EpochSeconds>> {
         return None;
     }
     let [y, m, d, h, min, sec] = n;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || h > 23 || min > 59 || sec > 60 {
+    if !is_date(y, m, d) || h > 23 || min > 59 || sec > 60 {
         return Some(None);
     }
     Some(Some(
@@ -409,6 +423,13 @@ mod tests {
         assert_eq!(parse_iso("1970-01-01"), Some(0));
         assert_eq!(parse_iso("2000-03-01T00:00"), Some(951_868_800));
         assert_eq!(parse_iso("2026-13-01"), None);
+        // days a month does not have are no date (they rolled over into the next month)
+        assert_eq!(parse_iso("2026-11-31"), None);
+        assert_eq!(parse_iso("2026-02-29"), None);
+        assert_eq!(parse_iso("2026-02-30T00:00:00.000Z"), None);
+        assert_eq!(parse_iso("2024-02-29"), Some(1_709_164_800));
+        assert_eq!(parse_iso("2000-02-29T00:00:00Z"), Some(951_782_400));
+        assert_eq!(parse_iso("1900-02-29"), None);
         assert_eq!(parse_iso("yesterday"), None);
     }
 
@@ -444,7 +465,6 @@ mod tests {
             "2026-11-29T11:50:31Z",
             "2026-11-29T11:50:31",
             "2026-11-29T23:59:60.1",
-            "2026-02-31T00:00:00Z",
         ] {
             assert!(parse_claude_code_iso(s).is_some(), "{s}");
             assert_eq!(parse_iso(s), parse_iso_any(s), "{s}");
@@ -454,6 +474,7 @@ mod tests {
             "2026-13-29T11:50:31Z",
             "2026-11-29T24:00:00Z",
             "2026-11-29T11:60:00",
+            "2026-02-31T00:00:00Z",
         ] {
             assert_eq!(parse_claude_code_iso(s), Some(None), "{s}");
         }

@@ -296,6 +296,8 @@ fn usage_errors_exit_2() {
         &["frobnicate"][..],
         &["scan", "--bogus"],
         &["scan", "--since", "yesterday"],
+        // a day its month does not have is no date (it was read as 2026-12-01)
+        &["scan", "--since", "2026-11-31"],
         &["docs", "nope"],
     ] {
         let r = run(mcplogs(tmp.path()).args(args));
