@@ -88,7 +88,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         |n: &str| server.as_ref().is_none_or(|s| s.is(n)) && !except.iter().any(|e| e.is(n));
     // a conflict needs a server that speaks only the new protocol (rare): looked for
     // once, not once a server
-    let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
+    let any_modern = super::any_modern_only(report);
     let conflicts = any_modern.then(|| super::Conflicts::new(report, cx.cwd));
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());

@@ -639,6 +639,9 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
         return legacy_recommendation_unplaced(what, newer, "mcplogs fix");
     };
     match &a.target {
+        FixTarget::Write { .. } if let Some(other) = &a.conflict => format!(
+            "{head}. MCP_PROTOCOL_NEGOTIATION=legacy would help it, but {other}, which that setting would reach too, speaks only the new protocol, which it breaks: no value serves both, so mcplogs writes neither. Report it to the server's authors (its evidence says how), or ask the authors of {other} to accept the legacy handshake."
+        ),
         FixTarget::Write { path, kind, .. } => format!(
             "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {}), {report}.{}",
             fix_command(a),

@@ -152,6 +152,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         if !s.is_shared()
             && s.diagnosis.legacy_fix_applies()
             && let Some(a) = &s.settings
+            && a.conflict.is_none()
             && let FixTarget::Write { path, kind, .. } = &a.target
         {
             any_fix_or_in_place = true;
@@ -171,6 +172,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         let (rank, text) = if !s.is_shared()
             && s.diagnosis.legacy_fix_applies()
             && let Some(a) = &s.settings
+            && a.conflict.is_none()
         {
             any_fix_or_in_place = true;
             (

@@ -91,11 +91,7 @@ pub fn attach(
     }
     // a server whose project also has one that speaks only the new protocol gets no
     // legacy change (no value serves both: the engine's step says so, as `fix` does)
-    let conflicted: Vec<bool> = if report
-        .servers
-        .iter()
-        .any(crate::advice::needs_modern_negotiation)
-    {
+    let conflicted: Vec<bool> = if crate::advice::any_modern_only(report) {
         let conflicts = crate::advice::Conflicts::new(report, cwd);
         report
             .servers

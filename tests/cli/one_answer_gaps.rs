@@ -722,3 +722,89 @@ fn scan_hides_a_configured_value_in_an_unlogged_servers_name() {
     let (_, raw) = h.json(&h.proj, &["scan", "--json", "--no-redact"]);
     assert_eq!(raw["configured"][0]["name"], cfg.as_str(), "{raw:#}");
 }
+
+/// Session 12, item 2: `oldlist` needs MCP_PROTOCOL_NEGOTIATION=legacy and `newonly`
+/// (the same project) speaks only the new protocol. The full scan says no value serves
+/// both and offers no legacy change; `scan --server oldlist` left `newonly` out of the
+/// count and advised `mcplogs fix`. The filtered view, `explain` of oldlist's line and
+/// `report --server oldlist` say what the full scan says.
+#[test]
+fn a_filtered_view_keeps_the_other_servers_negotiation_conflict() {
+    let h = Home::new(&["oldlist", "newonly"], &[]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log("modern-only-refused-2.1.332.jsonl", "newonly");
+    let (_, all) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let full = server(&all, "oldlist").clone();
+    let conflict = |s: &Value| {
+        s["fix"]["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|t| t.as_str().unwrap_or("").contains("no value serves both"))
+    };
+    assert!(conflict(&full), "{full:#}");
+    // and its recommendation says so (it said "run `mcplogs fix`, which sets legacy")
+    assert!(
+        full["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("no value serves both"),
+        "{full:#}"
+    );
+    assert_eq!(full["legacyFixApplies"], false, "{full:#}");
+    let (_, one) = h.json(&h.elsewhere, &["scan", "--json", "--server", "oldlist"]);
+    let filtered = server(&one, "oldlist");
+    assert_eq!(filtered["recommendation"], full["recommendation"], "{one:#}");
+    assert_eq!(filtered["fix"], full["fix"], "{one:#}");
+    assert_eq!(
+        filtered["legacyFixApplies"], full["legacyFixApplies"],
+        "{one:#}"
+    );
+    // the screens: neither offers the legacy fix
+    let full_screen = h.run(&h.elsewhere, &["scan"]);
+    assert!(
+        words(&full_screen.stdout).contains("no value serves both"),
+        "{full_screen:?}"
+    );
+    let screen = h.run(&h.elsewhere, &["scan", "--server", "oldlist"]);
+    for out in [&full_screen.stdout, &screen.stdout] {
+        assert!(
+            !words(out).contains("sets MCP_PROTOCOL_NEGOTIATION=legacy in"),
+            "{out}"
+        );
+        assert!(!out.contains("can be fixed"), "{out}");
+    }
+    assert!(
+        words(&screen.stdout).contains("no value serves both"),
+        "{screen:?}"
+    );
+    // report of that server alone: scan's recommendation
+    let (_, report) = h.json(
+        &h.elsewhere,
+        &["report", "--json", "--force", "--server", "oldlist"],
+    );
+    let section = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "oldlist")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(
+        section["recommendation"], full["recommendation"],
+        "{report:#}"
+    );
+    // explain of its `claude mcp list` line, run in the project: scan's recommendation
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         oldlist: python3 s.py - ! Connected · tools fetch failed — resultType missing\n",
+    )
+    .unwrap();
+    let (_, explained) = h.json(&h.proj, &["explain", "--json", &paste.display().to_string()]);
+    assert_eq!(
+        server(&explained, "oldlist")["recommendation"],
+        full["recommendation"],
+        "{explained:#}"
+    );
+}
