@@ -278,14 +278,17 @@ fn join_negotiation_others(
     use crate::advice::{needs_legacy_setting, needs_modern_negotiation};
     // before the join, a left-out server's configuration is unchecked: it counts as
     // started, so this is every one that may need a value
-    let wants = |s: &crate::scan::ServerReport| needs_legacy_setting(s) || needs_modern_negotiation(s);
+    let wants =
+        |s: &crate::scan::ServerReport| needs_legacy_setting(s) || needs_modern_negotiation(s);
     if report.filtered_out.is_empty() || !report.servers.iter().any(wants) {
         return;
     }
-    let (candidates, rest): (Vec<crate::scan::ServerReport>, Vec<crate::scan::ServerReport>) =
-        std::mem::take(&mut report.filtered_out)
-            .into_iter()
-            .partition(|s| wants(s));
+    let (candidates, rest): (
+        Vec<crate::scan::ServerReport>,
+        Vec<crate::scan::ServerReport>,
+    ) = std::mem::take(&mut report.filtered_out)
+        .into_iter()
+        .partition(|s| wants(s));
     report.filtered_out = rest;
     if candidates.is_empty() {
         return;

@@ -18,7 +18,13 @@ pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
 
 /// What to do about one scanned server: the one sentence every output shows.
 pub fn for_server(s: &ServerReport) -> String {
-    let sentence = for_server_alone(s);
+    for_server_in(s, homes_of(s))
+}
+
+/// [`for_server`], the commands it prints with `--home` for each of `homes` (the homes
+/// the scan read: run as printed from any folder, they read the same ones).
+pub fn for_server_in(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
+    let sentence = for_server_alone(s, homes);
     match s.discovery_cache.as_deref() {
         Some(c) if c.kind == CacheServedKind::Deleted => format!(
             "{sentence} A failed connection deletes the server's MCP discovery cache entry, if it had one: in the next session {}.",
@@ -65,18 +71,29 @@ fn probe_command(s: &ServerReport) -> String {
     format!("`mcplogs probe {project}{}`", name_word(&s.name))
 }
 
+/// The homes the scan of `s` read (`--home`; empty: this machine's), for the commands
+/// its advice prints: its fix's (every server of a resolved scan has one), else its
+/// settings advice's.
+fn homes_of(s: &ServerReport) -> &[std::path::PathBuf] {
+    s.fix
+        .as_deref()
+        .map(|f| &f.homes[..])
+        .or_else(|| s.settings.as_deref().map(|a| &a.homes[..]))
+        .unwrap_or_default()
+}
+
 fn local(t: u64) -> String {
     crate::time::local_time(&crate::time::format_iso(t as i64))
 }
 
-fn for_server_alone(s: &ServerReport) -> String {
+fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
     // A server Claude Code no longer starts: its state says what to do, not its old
     // verdict. A shared folder's mixed records cannot back advice for one server.
     // ... unless `mcplogs fix` enables it (a `.mcp.json` server in disabledMcpjsonServers)
     let text = super::fix_action(s)
         .filter(|a| a.planned && !s.counts_now())
         .map(|a| a.text)
-        .or_else(|| super::configured::logged_way_out(s, None))
+        .or_else(|| super::configured::logged_way_out(s, None, homes))
         .or_else(|| discovery_cache_sentence(s))
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
@@ -753,14 +770,19 @@ pub fn name_word(name: &str) -> String {
     crate::text::shell_word_typed(name)
 }
 
-/// `` `mcplogs scan --server NAME` `` for a pasted server.
-pub fn scan_server(name: Option<&str>) -> String {
-    format!("`mcplogs scan --server {}`", name_or_placeholder(name))
+/// `` `mcplogs scan --server NAME` `` for a pasted server, with `--home` for each of
+/// `homes` (the homes `explain` was told to read: run as printed, it reads them too).
+pub fn scan_server(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
+    format!(
+        "`mcplogs scan{} --server {}`",
+        home_flags(homes),
+        name_or_placeholder(name)
+    )
 }
 
 /// What to do when the detail that would decide the cause was cut off.
-pub fn cut_detail_note(name: Option<&str>) -> String {
-    let scan = scan_server(name);
+pub fn cut_detail_note(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
+    let scan = scan_server(name, homes);
     format!(
         "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
     )
@@ -768,15 +790,21 @@ pub fn cut_detail_note(name: Option<&str>) -> String {
 
 /// What to do about a bare `! Connected · tools fetch failed` status (no detail pasted):
 /// the status says tools failed, not why.
-pub fn status_only_note(name: Option<&str>) -> String {
-    let scan = scan_server(name);
+pub fn status_only_note(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
+    let scan = scan_server(name, homes);
     format!(
         "The status says Claude Code rejected the server's tools, not why, so neither the cause nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help is known from it. The server's log says: run {scan}, or paste the detail `claude mcp list` prints after the status."
     )
 }
 
-/// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line.
-pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. A user or local server is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json (the /mcp toggle): to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. A project (.mcp.json) server is named in a `disabledMcpjsonServers` list instead (the approval dialog's Esc writes it into the project's .claude/settings.local.json): remove its name from that list, or run `mcplogs fix NAME`. `mcplogs scan` in the project names the file.";
+/// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line (the commands
+/// with `--home` for each of `homes`, the homes `explain` was told to read).
+pub fn disabled_for_project(homes: &[std::path::PathBuf]) -> String {
+    let home = home_flags(homes);
+    format!(
+        "Disabled for this project: Claude Code does not start it here, and it is not a failure. A user or local server is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json (the /mcp toggle): to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. A project (.mcp.json) server is named in a `disabledMcpjsonServers` list instead (the approval dialog's Esc writes it into the project's .claude/settings.local.json): remove its name from that list, or run `mcplogs fix{home} NAME`. `mcplogs scan{home}` in the project names the file."
+    )
+}
 
 #[cfg(test)]
 mod name_word_tests {
