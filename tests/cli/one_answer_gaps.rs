@@ -1031,3 +1031,59 @@ fn json_inner(s: &str) -> String {
     let j = serde_json::to_string(s).unwrap();
     j[1..j.len() - 1].to_string()
 }
+
+/// Session 12, item 3: `report --server nosuch --force` writes a report of no server
+/// (documented for `--force`) and lists the known servers as `scan --server nosuch`
+/// does: a logged server whose name holds a token once, with its tag. It listed it
+/// twice, the second time untagged, as its folder name.
+#[test]
+fn report_lists_the_known_servers_as_scan_does() {
+    let logged = format!("s-{TOKEN}");
+    let unlogged = format!("u-{TOKEN}");
+    let h = Home::new(&[&logged, &unlogged, "plain"], &[]);
+    h.log("timeout-2.1.332.jsonl", &logged);
+    h.log("timeout-2.1.332.jsonl", "plain");
+    let scan = h.run(&h.elsewhere, &["scan", "--server", "nosuch"]);
+    assert_eq!(scan.code, 2, "{scan:?}");
+    let known = |err: &str| {
+        err.split("Known servers: ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{err}"))
+            .split("\nmcplogs: ")
+            .next()
+            .map(words)
+            .unwrap()
+    };
+    let listed = known(&scan.stderr);
+    assert_eq!(
+        listed,
+        {
+            let mut names = vec![
+                mcplogs::scan::select::printed(&logged),
+                mcplogs::scan::select::printed(&unlogged),
+                "plain".to_string(),
+            ];
+            names.sort();
+            names.join(", ")
+        },
+        "{scan:?}"
+    );
+    assert!(!scan.stderr.contains(TOKEN), "{scan:?}");
+    let out = h.elsewhere.join("issue.md");
+    let report = h.run(
+        &h.elsewhere,
+        &[
+            "report",
+            "--server",
+            "nosuch",
+            "--force",
+            "-o",
+            &out.display().to_string(),
+        ],
+    );
+    assert_eq!(report.code, 0, "{report:?}");
+    assert_eq!(known(&report.stderr), listed, "{report:?}");
+    assert!(!report.stderr.contains(TOKEN), "{report:?}");
+    let md = fs::read_to_string(&out).unwrap();
+    assert!(!md.contains(TOKEN), "{md}");
+}
