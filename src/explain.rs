@@ -775,7 +775,7 @@ fn local_evidence(
         run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
             .then(|| crate::advice::run_by_hand(s))
             .flatten(),
-        recommendation: crate::advice::for_server_in(s, &scan_homes),
+        recommendation: crate::advice::for_server_in(s, scan_homes),
         legacy_fix_applies: s.legacy_fix_applies(),
         fix_command: s.legacy_fix_applies().then(|| {
             s.settings

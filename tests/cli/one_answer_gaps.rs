@@ -1058,7 +1058,7 @@ fn report_lists_the_known_servers_as_scan_does() {
     assert_eq!(
         listed,
         {
-            let mut names = vec![
+            let mut names = [
                 mcplogs::scan::select::printed(&logged),
                 mcplogs::scan::select::printed(&unlogged),
                 "plain".to_string(),
