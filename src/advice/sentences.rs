@@ -100,7 +100,15 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
         .or_else(|| super::fix_action(s).map(|a| a.text))
         .or_else(|| super::remote::for_remote_server(s))
         .or_else(|| connection_failure_by_hand(s))
-        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()));
+        .unwrap_or_else(
+            || match (s.settings.as_deref(), legacy_fix_wording(&s.diagnosis)) {
+                (Some(a), Some((what, newer))) => legacy_recommendation(Some(a), what, &newer),
+                _ => diagnosis_recommendation_with(
+                    &s.diagnosis,
+                    &format!("mcplogs fix{}", home_flags(homes)),
+                ),
+            },
+        );
     // a server slower than MCP_TIMEOUT in a gone project: its own settings (which may
     // set the short value) were not read, so no file is known to decide it there
     if s.project_here() == crate::scan::ProjectHere::Gone
@@ -404,7 +412,7 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
                 "refused the version the legacy handshake's initialize proposed"
             };
             format!(
-                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`mcplogs fix` writes it); if another server of the project needs the legacy setting, no value serves both.",
+                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`{fix}` writes it); if another server of the project needs the legacy setting, no value serves both.",
                 lifecycle::Behaviour::StdioNegotiates.first_build()
             )
         }

@@ -1087,3 +1087,25 @@ fn report_lists_the_known_servers_as_scan_does() {
     let md = fs::read_to_string(&out).unwrap();
     assert!(!md.contains(TOKEN), "{md}");
 }
+
+/// Session 12, item 1: the advice to a server that speaks only the new protocol when no
+/// change is planned for it (here another server of its project needs the legacy
+/// setting) names `mcplogs fix` as what writes `auto`: with `--home`, that command
+/// carries it (it named `mcplogs fix` alone, which reads this machine's logs).
+#[test]
+fn the_modern_only_advice_names_the_home() {
+    let h = Home::new(&["oldlist", "newonly"], &[]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log("modern-only-refused-2.1.332.jsonl", "newonly");
+    let home = h.home.display().to_string();
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json", "--home", &home]);
+    let rec = scan_recommendation(&doc, "newonly");
+    let printed = printed_in(&rec);
+    assert!(
+        printed.iter().any(|c| c.starts_with("mcplogs fix")),
+        "{rec}"
+    );
+    for cmd in printed.iter().filter(|c| c.starts_with("mcplogs fix")) {
+        assert!(cmd.contains("--home"), "{rec}");
+    }
+}
