@@ -126,7 +126,7 @@ impl ExplainEntry {
         let (fix, _) = crate::advice::unplaced_fix_command(homes, project);
         self.note
             .clone()
-            .or_else(|| self.by_hand())
+            .or_else(|| self.by_hand(homes))
             .or_else(|| {
                 // a remote failure's advice names the server and its URL (`https://h/mcp
                 // (HTTP)` as `claude mcp list` prints it)
@@ -155,7 +155,7 @@ impl ExplainEntry {
 
     /// For a stdio server that failed to connect: run its command by hand first (the
     /// configured one, quoted, when this machine's log of it was found).
-    fn by_hand(&self) -> Option<String> {
+    fn by_hand(&self, homes: &[std::path::PathBuf]) -> Option<String> {
         let command = self.stdio_command()?;
         let then = crate::advice::connection_failure_why(&self.diagnosis);
         if let Some(exact) = self.local.as_ref().and_then(|l| l.run_by_hand.as_deref()) {
@@ -163,9 +163,13 @@ impl ExplainEntry {
                 "Run its command by hand and read its stderr (a working server waits for input: stop it with Ctrl-C): `{exact}`. {then}"
             ));
         }
+        let home = crate::advice::home_flags(homes);
         let scan = match &self.name {
-            Some(n) => format!("`mcplogs scan --server {} -v`", crate::advice::name_word(n)),
-            None => "`mcplogs scan -v`".to_string(),
+            Some(n) => format!(
+                "`mcplogs scan{home} --server {} -v`",
+                crate::advice::name_word(n)
+            ),
+            None => format!("`mcplogs scan{home} -v`"),
         };
         Some(format!(
             "Run its command by hand in the project folder and read its stderr (a working server waits for input: stop it with Ctrl-C): {command} (as `claude mcp list` prints it, arguments unquoted: quote any that hold spaces or shell characters). {scan} in the project shows its configured command quoted, and the last lines it wrote on stderr in Claude Code's log. {then}"
@@ -271,6 +275,13 @@ fn recognised_message(text: &str) -> bool {
 }
 
 pub fn explain(text: &str) -> ExplainReport {
+    explain_in(text, &[])
+}
+
+/// [`explain`], the commands its notes print carrying the home folders the user named
+/// (`explain --home`), so they read the same logs when run as printed; the report's
+/// `homes` are those.
+pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
     let stripped = strip_escapes(text);
     let text = stripped.as_str();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -359,7 +370,7 @@ pub fn explain(text: &str) -> ExplainReport {
         partials
             .into_iter()
             .filter(|p| p.status.is_some() || p.name.is_some())
-            .map(entry_from_status)
+            .map(|p| entry_from_status(p, homes))
             .collect()
     } else if !cmd_wrapper_warnings.is_empty() {
         Vec::new()
@@ -369,12 +380,13 @@ pub fn explain(text: &str) -> ExplainReport {
         if message.is_empty() || !recognised_message(&message) {
             Vec::new()
         } else {
-            vec![entry_from_message(message)]
+            vec![entry_from_message(message, homes)]
         }
     };
     cmd_wrapper_warnings_placed(&mut entries, cmd_wrapper_warnings);
     ExplainReport {
         entries,
+        homes: homes.to_vec(),
         ..ExplainReport::default()
     }
 }
@@ -449,7 +461,7 @@ fn looks_like_message(line: &str) -> bool {
         || line.starts_with("MCP server \"")
 }
 
-fn entry_from_status(p: Partial) -> ExplainEntry {
+fn entry_from_status(p: Partial, homes: &[std::path::PathBuf]) -> ExplainEntry {
     let status_line = p.status.unwrap_or_default();
     // `! Connected · tools fetch failed — detail`: split the detail off the status.
     let (status, first_detail) = match status_line.find(" — ") {
@@ -478,9 +490,9 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
             // no claim about the legacy setting either way. A bare status line (no
             // detail at all) is what `claude mcp list` printed, not a cut paste.
             note = Some(if d.trim().is_empty() {
-                crate::advice::status_only_note(p.name.as_deref())
+                crate::advice::status_only_note(p.name.as_deref(), homes)
             } else {
-                crate::advice::cut_detail_note(p.name.as_deref())
+                crate::advice::cut_detail_note(p.name.as_deref(), homes)
             });
             return ExplainEntry {
                 name: p.name,
@@ -509,7 +521,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
             // `claude mcp list` says no more; the server's own log does.
             note = Some(format!(
                 "`claude mcp list` does not say why. The server's log does: run {}.",
-                crate::advice::scan_server(p.name.as_deref())
+                crate::advice::scan_server(p.name.as_deref(), homes)
             ));
         }
         let failure = classify::classify(&[format!("Connection failed: {d}")]);
@@ -523,7 +535,7 @@ fn entry_from_status(p: Partial) -> ExplainEntry {
         }
     } else if status.contains("Disabled") || status.starts_with('⊘') {
         state = Some("disabled");
-        note = Some(crate::advice::DISABLED_FOR_PROJECT.to_string());
+        note = Some(crate::advice::disabled_for_project(homes));
         Diagnosis::new(Verdict::Unknown)
     } else if status.contains("Pending approval") {
         state = Some("pending-approval");
@@ -559,7 +571,7 @@ fn detail_is_cut(detail: &str) -> bool {
 /// How much of a pasted message's first line is its status.
 const STATUS_CHARS: usize = 120;
 
-fn entry_from_message(message: String) -> ExplainEntry {
+fn entry_from_message(message: String, homes: &[std::path::PathBuf]) -> ExplainEntry {
     // A pasted debug-log line may carry the `MCP server "name":` prefix.
     let (name, body) = match crate::logs::decode::split_mcp_prefix(&message) {
         Some((n, b)) => (Some(n.to_string()), b.to_string()),
@@ -575,7 +587,7 @@ fn entry_from_message(message: String) -> ExplainEntry {
         )
     {
         diagnosis.cause = None;
-        note = Some(crate::advice::cut_detail_note(name.as_deref()));
+        note = Some(crate::advice::cut_detail_note(name.as_deref(), homes));
     }
     ExplainEntry {
         name,
@@ -704,7 +716,7 @@ pub fn attach_local(
             continue;
         }
         e.diagnosis = s.diagnosis.clone();
-        e.local = Some(local_evidence(s));
+        e.local = Some(local_evidence(s, &scan.homes));
         // named as scan names it (the paste lost the escape)
         if !logged_exactly(s, n) {
             e.name = Some(s.name.clone());
@@ -732,7 +744,7 @@ pub fn attach_local(
             e.local = Some(LocalEvidence {
                 // it does not start now: running it by hand is not the next step
                 run_by_hand: None,
-                ..local_evidence(s)
+                ..local_evidence(s, &scan.homes)
             });
             if !logged_exactly(s, n) {
                 e.name = Some(s.name.clone());
@@ -783,10 +795,11 @@ pub fn attach_local(
             // named as printed (a name holding a secret redacted, with its tag), so
             // the command in the note names it
             let printed = crate::scan::select::printed(name);
-            e.note = Some(crate::advice::configured::way_out_for(
+            e.note = Some(crate::advice::configured::way_out_in(
                 c,
                 Some(&printed),
                 None,
+                &report.homes,
             ));
         }
     }
@@ -845,7 +858,7 @@ pub fn attach_anywhere(
             let s = found[0];
             if log_refines_paste(e.diagnosis.verdict, s.diagnosis.verdict) {
                 e.diagnosis = s.diagnosis.clone();
-                e.local = Some(local_evidence(s));
+                e.local = Some(local_evidence(s, &scan.homes));
                 if pasted_form(&s.name).is_some() {
                     e.name = Some(s.name.clone());
                 }
@@ -877,7 +890,10 @@ fn pasted_form(name: &str) -> Option<String> {
 }
 
 /// What `scan` says of one server, as an entry's [`LocalEvidence`].
-fn local_evidence(s: &crate::scan::ServerReport) -> LocalEvidence {
+fn local_evidence(
+    s: &crate::scan::ServerReport,
+    scan_homes: &[std::path::PathBuf],
+) -> LocalEvidence {
     LocalEvidence {
         source: s.source.clone(),
         last_seen: s.last_seen.clone(),
@@ -886,7 +902,7 @@ fn local_evidence(s: &crate::scan::ServerReport) -> LocalEvidence {
         run_by_hand: (s.diagnosis.verdict == Verdict::ConnectionFailed)
             .then(|| crate::advice::run_by_hand(s))
             .flatten(),
-        recommendation: crate::advice::for_server(s),
+        recommendation: crate::advice::for_server_in(s, scan_homes),
         legacy_fix_applies: s.legacy_fix_applies(),
         fix_command: s.legacy_fix_applies().then(|| {
             s.settings
@@ -935,7 +951,7 @@ pub fn from_log_scan(scan: &crate::scan::ScanReport, named: bool) -> ExplainRepo
                 } else {
                     std::path::PathBuf::from("-")
                 },
-                ..local_evidence(s)
+                ..local_evidence(s, &scan.homes)
             }),
             row_fix_command: None,
         })

@@ -157,6 +157,7 @@ fn resolve_in(
         if steps.redact_report {
             crate::scan::configured_rows(report);
         }
+        join_negotiation_others(report, opts, cwd, managed_dir, global.as_ref(), &**env);
     }
     let homes = &opts.request.homes;
     crate::advice::attach_with(report, homes, cwd, &|dir| {
@@ -257,6 +258,57 @@ fn join_configuration(
         }
     }
     joined::join(report, projects, opts);
+}
+
+/// With `--server` or `--match-project`: the servers the filter left out that need one
+/// value of `MCP_PROTOCOL_NEGOTIATION` (the legacy setting, or `auto` for a server that
+/// speaks only the new protocol), their configuration joined as the full scan joins
+/// it, when a shown server needs one too: the advice counts them
+/// ([`crate::advice::Conflicts`], [`crate::advice::modern_only_servers`]), so a
+/// filtered view says what the full scan says of its servers (no value serves both).
+/// Nothing is joined for the others (a filtered scan of a large home stays cheap).
+fn join_negotiation_others(
+    report: &mut ScanReport,
+    opts: &ScanOptions,
+    cwd: &Path,
+    managed_dir: Option<&Path>,
+    global: Option<&GlobalConfig>,
+    env: &dyn Fn(&str) -> Option<String>,
+) {
+    use crate::advice::{needs_legacy_setting, needs_modern_negotiation};
+    // before the join, a left-out server's configuration is unchecked: it counts as
+    // started, so this is every one that may need a value
+    let wants =
+        |s: &crate::scan::ServerReport| needs_legacy_setting(s) || needs_modern_negotiation(s);
+    if report.filtered_out.is_empty() || !report.servers.iter().any(wants) {
+        return;
+    }
+    let (candidates, rest): (
+        Vec<crate::scan::ServerReport>,
+        Vec<crate::scan::ServerReport>,
+    ) = std::mem::take(&mut report.filtered_out)
+        .into_iter()
+        .partition(|s| wants(s));
+    report.filtered_out = rest;
+    if candidates.is_empty() {
+        return;
+    }
+    let mut others = ScanReport {
+        servers: candidates,
+        homes: report.homes.clone(),
+        ..ScanReport::default()
+    };
+    // their rows and warnings are the full scan's, not this view's: dropped
+    join_configuration(
+        &mut others,
+        opts,
+        cwd,
+        managed_dir,
+        global,
+        env,
+        Rows::ThisProject,
+    );
+    report.filtered_out.extend(others.servers);
 }
 
 /// A project `~/.claude.json` still lists whose folder no longer exists, with rows in

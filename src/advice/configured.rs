@@ -118,7 +118,7 @@ pub fn row_way_out(
             crate::advice::home_flags(homes),
             crate::advice::name_word(&row.name)
         ),
-        None => way_out_for(&row.configured, Some(&row.name), home),
+        None => way_out_in(&row.configured, Some(&row.name), home, homes),
     }
 }
 
@@ -130,6 +130,17 @@ pub fn settings_note(c: &Configured, name: &str, home: Option<&str>) -> Option<S
         ServerState::Starts if c.decided_by.is_empty() => None,
         ServerState::Starts => Some(format!("approved by {}.", deciders(c, home))),
         _ => Some(way_out_for(c, Some(name), home)),
+    }
+}
+
+/// A server name as `mcplogs fix`'s argument: after `--` when it starts with `-` (else
+/// it would be read as an option), quoted as [`super::name_word`].
+fn fix_positional(name: &str) -> String {
+    let word = super::name_word(name);
+    if name.starts_with('-') {
+        format!("-- {word}")
+    } else {
+        word
     }
 }
 
@@ -169,6 +180,17 @@ fn hard_linked_lists(c: &Configured, home: Option<&str>) -> Vec<String> {
 /// [`way_out`] of the server `name` (as printed: a name holding a secret redacted), so
 /// a command names it.
 pub fn way_out_for(c: &Configured, name: Option<&str>, home: Option<&str>) -> String {
+    way_out_in(c, name, home, &[])
+}
+
+/// [`way_out_for`], its `mcplogs` commands with `--home` for each of `homes` (the homes
+/// scanned: run as printed from any folder, they read the same ones).
+pub fn way_out_in(
+    c: &Configured,
+    name: Option<&str>,
+    home: Option<&str>,
+    homes: &[std::path::PathBuf],
+) -> String {
     let by = deciders(c, home);
     let first_key = c.decided_by.first().map(|d| d.key.as_str()).unwrap_or("");
     match &c.state {
@@ -207,8 +229,9 @@ pub fn way_out_for(c: &Configured, name: Option<&str>, home: Option<&str>) -> St
             let linked = hard_linked_lists(c, home);
             if linked.is_empty() {
                 let fix = format!(
-                    "mcplogs fix {}",
-                    name.map_or_else(|| "SERVER".to_string(), super::name_word)
+                    "mcplogs fix{} {}",
+                    super::home_flags(homes),
+                    name.map_or_else(|| "SERVER".to_string(), fix_positional)
                 );
                 format!(
                     "{start} (`{fix}` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."
@@ -271,16 +294,21 @@ fn entry_warning<'a>(s: &ServerReport, c: &'a Configured) -> Option<&'a str> {
     })
 }
 
-/// The way out for a logged server the configuration no longer starts, if so.
-pub fn logged_way_out(s: &ServerReport, home: Option<&str>) -> Option<String> {
+/// The way out for a logged server the configuration no longer starts, if so (its
+/// commands with `--home` for each of `homes`, as [`way_out_in`]).
+pub fn logged_way_out(
+    s: &ServerReport,
+    home: Option<&str>,
+    homes: &[std::path::PathBuf],
+) -> Option<String> {
     match &s.configuration {
-        Configuration::NotConfigured => Some("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. `mcplogs prune` can remove them.".to_string()),
+        Configuration::NotConfigured => Some(format!("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. `mcplogs prune{}` can remove them.", super::home_flags(homes))),
         Configuration::Configured(c) if !s.counts_now() => Some(format!(
             "{} Its logs are from before and do not count as failing now.",
-            way_out_for(c, Some(&s.name), home)
+            way_out_in(c, Some(&s.name), home, homes)
         )),
         Configuration::Configured(c) if c.state == ServerState::PendingApproval => {
-            Some(way_out_for(c, Some(&s.name), home))
+            Some(way_out_in(c, Some(&s.name), home, homes))
         }
         Configuration::Configured(c) => entry_warning(s, c).map(|w| {
             if w.starts_with("\"disabled\"") {

@@ -88,7 +88,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         |n: &str| server.as_ref().is_none_or(|s| s.is(n)) && !except.iter().any(|e| e.is(n));
     // a conflict needs a server that speaks only the new protocol (rare): looked for
     // once, not once a server
-    let any_modern = report.servers.iter().any(super::needs_modern_negotiation);
+    let any_modern = super::any_modern_only(report);
     let conflicts = any_modern.then(|| super::Conflicts::new(report, cx.cwd));
     for s in report.servers.iter().filter(|s| named(&s.name)) {
         let who = label(&s.name, s.project.as_deref());
@@ -136,7 +136,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             && !super::needs_legacy_setting(s)
             && (found.changes.len(), found.steps.len()) == had
         {
-            found.steps.push(gone_step(&who, &project));
+            found.steps.push(gone_step(&who, &project, cx));
         }
     }
     for row in report
@@ -160,13 +160,15 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
 }
 
 /// A failing server whose project folder no longer exists on this machine: nothing is
-/// written for it, and why.
-fn gone_step(who: &str, project: &Path) -> UserStep {
+/// written for it, and why (the commands with the scan's `--home` flags).
+fn gone_step(who: &str, project: &Path, cx: &Context) -> UserStep {
     UserStep {
         server: who.to_string(),
         text: format!(
-            "nothing is written for it: its project folder {} no longer exists on this machine, so no settings decide anything for it there (if the project moved, run Claude Code in its new folder, then `mcplogs fix` again; `mcplogs prune` removes logs you no longer need)",
-            project.display()
+            "nothing is written for it: its project folder {} no longer exists on this machine, so no settings decide anything for it there (if the project moved, run Claude Code in its new folder, then `{}` again; `mcplogs prune{}` removes logs you no longer need)",
+            project.display(),
+            fix_command(cx, &[]),
+            super::home_flags(cx.homes),
         ),
     }
 }
@@ -404,6 +406,18 @@ fn fix_command(cx: &Context, args: &[String]) -> String {
     c
 }
 
+/// `mcplogs fix NAME --command-path PATH` with the scan's `--home` flags (`path`
+/// already quoted): the option before `-- NAME` for a name starting with `-` (after
+/// `--` it would be read as a name).
+fn command_path_command(cx: &Context, name: &str, path: &str) -> String {
+    let option = format!("--command-path {path}");
+    if name.starts_with('-') {
+        fix_command(cx, &[option, positional(name)])
+    } else {
+        fix_command(cx, &[positional(name), option])
+    }
+}
+
 /// A server name as `mcplogs fix`'s argument, quoted: after `--` when it starts with
 /// `-` (else the name would be read as an option).
 fn positional(name: &str) -> String {
@@ -538,21 +552,25 @@ fn command_path(
             [one] => Some(one.clone()),
             [] => {
                 found.steps.push(step(format!(
-                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix {} --command-path /ABSOLUTE/PATH/{command}`",
-                    crate::text::shell_word_typed(&s.name)
+                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `{}`",
+                    command_path_command(
+                        cx,
+                        &s.name,
+                        &crate::text::shell_word_typed(&format!("/ABSOLUTE/PATH/{command}"))
+                    )
                 )));
                 None
             }
             several => {
                 found.steps.push(step(format!(
-                    "your PATH holds {} programs named `{command}` ({}): choose one with `mcplogs fix {} --command-path PATH`",
+                    "your PATH holds {} programs named `{command}` ({}): choose one with `{}`",
                     several.len(),
                     several
                         .iter()
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    crate::text::shell_word_typed(&s.name)
+                    command_path_command(cx, &s.name, "PATH")
                 )));
                 None
             }

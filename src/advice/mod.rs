@@ -62,10 +62,27 @@ pub fn attach_with(
     // 10,000 times), with its own folder named.
     let mut gone_read: Option<SettingsAdvice> = None;
     let modern_only = modern_only_servers(report, cwd);
-    for s in &mut report.servers {
+    // each legacy server's conflict, by project (a user-scope server that speaks only
+    // the new protocol conflicts in every project): the servers a filter left out count
+    let conflicts: Vec<Option<String>> = if modern_only.is_empty() {
+        Vec::new()
+    } else {
+        let c = Conflicts::new(report, cwd);
+        report
+            .servers
+            .iter()
+            .map(|s| {
+                needs_legacy_setting(s)
+                    .then(|| c.of(s).map(|o| o.name.clone()))
+                    .flatten()
+            })
+            .collect()
+    };
+    for (i, s) in report.servers.iter_mut().enumerate() {
         if !needs_legacy_setting(s) {
             continue;
         }
+        let conflict = conflicts.get(i).cloned().flatten();
         let (dir, gone) = project_dir_of(s, cwd);
         let advice = cache.entry(dir.clone()).or_insert_with(|| {
             let mut a = match &gone_read {
@@ -85,6 +102,7 @@ pub fn attach_with(
             if gone && gone_read.is_none() {
                 gone_read = Some(a.clone());
             }
+            a.conflict = conflict;
             std::sync::Arc::new(a)
         });
         s.settings = Some(std::sync::Arc::clone(advice));
@@ -138,7 +156,9 @@ pub fn negotiation_conflict<'a>(
 /// cures, indexed once by project (a pass over every server for each server asked was
 /// quadratic: most of a 100,000-server scan's time).
 pub struct Conflicts<'a> {
-    report: &'a ScanReport,
+    /// The report's servers, then those its filter left out (`filtered_out`): a
+    /// filtered view counts them as the full scan does.
+    servers: Vec<&'a ServerReport>,
     cwd: PathBuf,
     /// The servers that need the legacy setting ([`needs_legacy_setting`], counted
     /// now), and those that need `auto` ([`needs_modern_negotiation`]).
@@ -169,12 +189,12 @@ impl Wanting {
 impl<'a> Conflicts<'a> {
     pub fn new(report: &'a ScanReport, cwd: &Path) -> Self {
         let mut c = Conflicts {
-            report,
+            servers: every_server(report).collect(),
             cwd: cwd.to_path_buf(),
             legacy: Wanting::default(),
             modern: Wanting::default(),
         };
-        for (i, o) in report.servers.iter().enumerate() {
+        for (i, o) in every_server(report).enumerate() {
             if o.counts_now() && needs_legacy_setting(o) {
                 c.legacy.add(i, o, cwd);
             }
@@ -196,16 +216,29 @@ impl<'a> Conflicts<'a> {
             return None;
         };
         let project = project_dir_of(s, &self.cwd).0;
-        let servers = &self.report.servers;
-        let first = |at: &[usize]| at.iter().copied().find(|&i| !std::ptr::eq(&servers[i], s));
+        let servers = &self.servers;
+        let first = |at: &[usize]| at.iter().copied().find(|&i| !std::ptr::eq(servers[i], s));
         let here = opposite.by_project.get(&project).and_then(|at| first(at));
         let anywhere = first(&opposite.everywhere);
         match (here, anywhere) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-        .map(|i| &servers[i])
+        .map(|i| servers[i])
     }
+}
+
+/// The report's servers, then those its filter left out (`--server`, `--match-project`:
+/// their configuration joined when they need a negotiation value, by the resolution):
+/// what a negotiation value reaches does not depend on the view.
+fn every_server(report: &ScanReport) -> impl Iterator<Item = &ServerReport> {
+    report.servers.iter().chain(&report.filtered_out)
+}
+
+/// Whether any server of `report` (those a filter left out too) speaks only the new
+/// protocol ([`needs_modern_negotiation`]): a conflict needs one.
+pub fn any_modern_only(report: &ScanReport) -> bool {
+    every_server(report).any(needs_modern_negotiation)
 }
 
 /// A server configured in the user scope (`mcpServers` of `~/.claude.json`): Claude Code
@@ -232,9 +265,7 @@ pub struct ModernOnly {
 /// written where it reaches them (the user file covers every project that does not
 /// decide the value itself; a user-scope server runs in every project).
 pub fn modern_only_servers(report: &ScanReport, cwd: &Path) -> Vec<ModernOnly> {
-    report
-        .servers
-        .iter()
+    every_server(report)
         .filter(|s| needs_modern_negotiation(s))
         .map(|s| ModernOnly {
             name: s.name.clone(),

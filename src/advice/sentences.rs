@@ -18,7 +18,13 @@ pub const VERIFY_COMMAND: &str = "mcplogs scan --since 10m";
 
 /// What to do about one scanned server: the one sentence every output shows.
 pub fn for_server(s: &ServerReport) -> String {
-    let sentence = for_server_alone(s);
+    for_server_in(s, homes_of(s))
+}
+
+/// [`for_server`], the commands it prints with `--home` for each of `homes` (the homes
+/// the scan read: run as printed from any folder, they read the same ones).
+pub fn for_server_in(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
+    let sentence = for_server_alone(s, homes);
     match s.discovery_cache.as_deref() {
         Some(c) if c.kind == CacheServedKind::Deleted => format!(
             "{sentence} A failed connection deletes the server's MCP discovery cache entry, if it had one: in the next session {}.",
@@ -65,25 +71,44 @@ fn probe_command(s: &ServerReport) -> String {
     format!("`mcplogs probe {project}{}`", name_word(&s.name))
 }
 
+/// The homes the scan of `s` read (`--home`; empty: this machine's), for the commands
+/// its advice prints: its fix's (every server of a resolved scan has one), else its
+/// settings advice's.
+fn homes_of(s: &ServerReport) -> &[std::path::PathBuf] {
+    s.fix
+        .as_deref()
+        .map(|f| &f.homes[..])
+        .or_else(|| s.settings.as_deref().map(|a| &a.homes[..]))
+        .unwrap_or_default()
+}
+
 fn local(t: u64) -> String {
     crate::time::local_time(&crate::time::format_iso(t as i64))
 }
 
-fn for_server_alone(s: &ServerReport) -> String {
+fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
     // A server Claude Code no longer starts: its state says what to do, not its old
     // verdict. A shared folder's mixed records cannot back advice for one server.
     // ... unless `mcplogs fix` enables it (a `.mcp.json` server in disabledMcpjsonServers)
     let text = super::fix_action(s)
         .filter(|a| a.planned && !s.counts_now())
         .map(|a| a.text)
-        .or_else(|| super::configured::logged_way_out(s, None))
+        .or_else(|| super::configured::logged_way_out(s, None, homes))
         .or_else(|| discovery_cache_sentence(s))
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
         .or_else(|| super::fix_action(s).map(|a| a.text))
         .or_else(|| super::remote::for_remote_server(s))
         .or_else(|| connection_failure_by_hand(s))
-        .unwrap_or_else(|| recommendation(&s.diagnosis, s.settings.as_deref()));
+        .unwrap_or_else(
+            || match (s.settings.as_deref(), legacy_fix_wording(&s.diagnosis)) {
+                (Some(a), Some((what, newer))) => legacy_recommendation(Some(a), what, &newer),
+                _ => diagnosis_recommendation_with(
+                    &s.diagnosis,
+                    &format!("mcplogs fix{}", home_flags(homes)),
+                ),
+            },
+        );
     // a server slower than MCP_TIMEOUT in a gone project: its own settings (which may
     // set the short value) were not read, so no file is known to decide it there
     if s.project_here() == crate::scan::ProjectHere::Gone
@@ -387,7 +412,7 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
                 "refused the version the legacy handshake's initialize proposed"
             };
             format!(
-                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`mcplogs fix` writes it); if another server of the project needs the legacy setting, no value serves both.",
+                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`{fix}` writes it); if another server of the project needs the legacy setting, no value serves both.",
                 lifecycle::Behaviour::StdioNegotiates.first_build()
             )
         }
@@ -639,6 +664,9 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
         return legacy_recommendation_unplaced(what, newer, "mcplogs fix");
     };
     match &a.target {
+        FixTarget::Write { .. } if let Some(other) = &a.conflict => format!(
+            "{head}. MCP_PROTOCOL_NEGOTIATION=legacy would help it, but {other}, which that setting would reach too, speaks only the new protocol, which it breaks: no value serves both, so mcplogs writes neither. Report it to the server's authors (its evidence says how), or ask the authors of {other} to accept the legacy handshake."
+        ),
         FixTarget::Write { path, kind, .. } => format!(
             "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {}), {report}.{}",
             fix_command(a),
@@ -750,14 +778,19 @@ pub fn name_word(name: &str) -> String {
     crate::text::shell_word_typed(name)
 }
 
-/// `` `mcplogs scan --server NAME` `` for a pasted server.
-pub fn scan_server(name: Option<&str>) -> String {
-    format!("`mcplogs scan --server {}`", name_or_placeholder(name))
+/// `` `mcplogs scan --server NAME` `` for a pasted server, with `--home` for each of
+/// `homes` (the homes `explain` was told to read: run as printed, it reads them too).
+pub fn scan_server(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
+    format!(
+        "`mcplogs scan{} --server {}`",
+        home_flags(homes),
+        name_or_placeholder(name)
+    )
 }
 
 /// What to do when the detail that would decide the cause was cut off.
-pub fn cut_detail_note(name: Option<&str>) -> String {
-    let scan = scan_server(name);
+pub fn cut_detail_note(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
+    let scan = scan_server(name, homes);
     format!(
         "The pasted detail is cut off, so it does not say which part of the tools/list result was rejected, nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help. Run {scan} (the server's log holds the whole message), or paste the whole `claude mcp list` output."
     )
@@ -765,15 +798,21 @@ pub fn cut_detail_note(name: Option<&str>) -> String {
 
 /// What to do about a bare `! Connected · tools fetch failed` status (no detail pasted):
 /// the status says tools failed, not why.
-pub fn status_only_note(name: Option<&str>) -> String {
-    let scan = scan_server(name);
+pub fn status_only_note(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
+    let scan = scan_server(name, homes);
     format!(
         "The status says Claude Code rejected the server's tools, not why, so neither the cause nor whether MCP_PROTOCOL_NEGOTIATION=legacy would help is known from it. The server's log says: run {scan}, or paste the detail `claude mcp list` prints after the status."
     )
 }
 
-/// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line.
-pub const DISABLED_FOR_PROJECT: &str = "Disabled for this project: Claude Code does not start it here, and it is not a failure. A user or local server is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json (the /mcp toggle): to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. A project (.mcp.json) server is named in a `disabledMcpjsonServers` list instead (the approval dialog's Esc writes it into the project's .claude/settings.local.json): remove its name from that list, or run `mcplogs fix NAME`. `mcplogs scan` in the project names the file.";
+/// `explain` on a `⊘ Disabled for this project (re-enable via /mcp)` line (the commands
+/// with `--home` for each of `homes`, the homes `explain` was told to read).
+pub fn disabled_for_project(homes: &[std::path::PathBuf]) -> String {
+    let home = home_flags(homes);
+    format!(
+        "Disabled for this project: Claude Code does not start it here, and it is not a failure. A user or local server is named in `projects[\"<project>\"].disabledMcpServers` of ~/.claude.json (the /mcp toggle): to turn it back on, use /mcp in Claude Code (select it, enable it) or remove its name from that list. A project (.mcp.json) server is named in a `disabledMcpjsonServers` list instead (the approval dialog's Esc writes it into the project's .claude/settings.local.json): remove its name from that list, or run `mcplogs fix{home} NAME`. `mcplogs scan{home}` in the project names the file."
+    )
+}
 
 #[cfg(test)]
 mod name_word_tests {

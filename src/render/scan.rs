@@ -90,7 +90,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
     for s in &report.servers {
         // Not started now (or no longer configured): its state says what to do, its
         // old verdict does not.
-        if let Some(text) = crate::advice::configured::logged_way_out(s, home) {
+        if let Some(text) = crate::advice::configured::logged_way_out(s, home, &report.homes) {
             // a `.mcp.json` server `mcplogs fix` enables: its action, as a row's
             match crate::advice::fix_action(s).filter(|e| e.planned) {
                 Some(e) => {
@@ -118,7 +118,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 });
                 removed.push((
                     file,
-                    crate::advice::for_server(s),
+                    crate::advice::for_server_in(s, &report.homes),
                     terminal_safe(&s.name, false),
                 ));
             }
@@ -152,6 +152,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         if !s.is_shared()
             && s.diagnosis.legacy_fix_applies()
             && let Some(a) = &s.settings
+            && a.conflict.is_none()
             && let FixTarget::Write { path, kind, .. } = &a.target
         {
             any_fix_or_in_place = true;
@@ -171,6 +172,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         let (rank, text) = if !s.is_shared()
             && s.diagnosis.legacy_fix_applies()
             && let Some(a) = &s.settings
+            && a.conflict.is_none()
         {
             any_fix_or_in_place = true;
             (
@@ -184,13 +186,13 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                             *kind,
                             &tilde(&terminal_safe(&path.display().to_string(), false), home),
                         ),
-                        _ => crate::advice::for_server(s),
+                        _ => crate::advice::for_server_in(s, &report.homes),
                     },
                     home,
                 ),
             )
         } else {
-            (rank, crate::advice::for_server(s))
+            (rank, crate::advice::for_server_in(s, &report.homes))
         };
         push(rank, text, name);
     }
@@ -984,7 +986,7 @@ fn server_details(s: &ServerReport, o: &ScreenOptions) -> String {
         }
     }
     // the settings file it names under the home folder, as `~` like the paths above
-    let fix = tilde_within(&crate::advice::for_server(s), home);
+    let fix = tilde_within(&crate::advice::for_server_in(s, &o.homes), home);
     out.push_str(&wrap_keeping(&fix, "  fix: ", 7, o.width));
     out
 }
@@ -1104,7 +1106,11 @@ fn evidence_block(e: &Evidence, logs: &std::path::Path, o: &ScreenOptions) -> St
 /// `scan --json`; `settings` is the settings layers for the current directory.
 pub fn scan_json(report: &ScanReport, settings: json_doc::Settings) -> json_doc::ScanDocument {
     json_doc::ScanDocument {
-        servers: report.servers.iter().map(server_json).collect(),
+        servers: report
+            .servers
+            .iter()
+            .map(|s| server_json(s, &report.homes))
+            .collect(),
         ..scan_json_head(report, settings)
     }
 }
@@ -1129,19 +1135,23 @@ pub fn scan_json_head(report: &ScanReport, settings: json_doc::Settings) -> json
 /// The `servers` of [`scan_json`], each made when it is serialised: a writer that
 /// serialises many at once in parallel makes them in parallel too.
 pub fn scan_json_servers(report: &ScanReport) -> impl Iterator<Item = ScanServerRow<'_>> + '_ {
-    report.servers.iter().map(ScanServerRow)
+    report
+        .servers
+        .iter()
+        .map(|s| ScanServerRow(s, &report.homes))
 }
 
-/// One server of `scan --json`, made ([`json_doc::ScanServer`]) when it is serialised.
-pub struct ScanServerRow<'a>(&'a ServerReport);
+/// One server of `scan --json`, made ([`json_doc::ScanServer`]) when it is serialised
+/// (with the homes scanned, for the commands its recommendation prints).
+pub struct ScanServerRow<'a>(&'a ServerReport, &'a [std::path::PathBuf]);
 
 impl serde::Serialize for ScanServerRow<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        server_json(self.0).serialize(s)
+        server_json(self.0, self.1).serialize(s)
     }
 }
 
-fn server_json(s: &ServerReport) -> json_doc::ScanServer {
+fn server_json(s: &ServerReport, homes: &[std::path::PathBuf]) -> json_doc::ScanServer {
     let d = &s.diagnosis;
     json_doc::ScanServer {
         name: s.name.clone(),
@@ -1157,7 +1167,7 @@ fn server_json(s: &ServerReport) -> json_doc::ScanServer {
         tools_proof: d.tools_proof.map(|p| p.to_string()),
         tools_not_sent: d.tools_not_sent as u64,
         latest_session_only_connected: s.latest_only_connected,
-        recommendation: crate::advice::for_server(s),
+        recommendation: crate::advice::for_server_in(s, homes),
         evidence: s.evidence.iter().map(evidence_json).collect(),
         folder: s.folder.clone(),
         project_folder: s.project_folder.clone(),

@@ -650,7 +650,7 @@ pub fn build(
             .servers
             .iter()
             .enumerate()
-            .map(|(i, s)| server_section(s, stderr.of(i)))
+            .map(|(i, s)| server_section(s, stderr.of(i), &scan.homes))
             .collect(),
         configured: scan
             .configured
@@ -663,7 +663,9 @@ pub fn build(
                 // a `.mcp.json` server `mcplogs fix` enables: its action, as scan's
                 recommendation: crate::advice::row_fix_action(r)
                     .map(|e| e.text)
-                    .unwrap_or_else(|| crate::advice::configured::row_way_out(r, None, &[])),
+                    .unwrap_or_else(|| {
+                        crate::advice::configured::row_way_out(r, None, &scan.homes)
+                    }),
             })
             .collect(),
         settings: settings_section(negotiation),
@@ -712,6 +714,7 @@ pub fn build_taking(
     use rayon::prelude::*;
     let ServerStderr { records, warnings } = stderr;
     let servers = std::mem::take(&mut scan.servers);
+    let homes = scan.homes.clone();
     let mut report = build(
         scan,
         &ServerStderr {
@@ -750,7 +753,7 @@ pub fn build_taking(
                 let made = part
                     .into_iter()
                     .map(|(s, stderr)| {
-                        let mut section = server_section(&s, &stderr);
+                        let mut section = server_section(&s, &stderr, &homes);
                         section.launch = (making.launch)(&s);
                         drop((s, stderr));
                         section.recommendation = (making.recommendation)(&section.recommendation);
@@ -923,7 +926,11 @@ impl Keeping {
     }
 }
 
-fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
+fn server_section(
+    s: &ServerReport,
+    stderr: &[Evidence],
+    homes: &[std::path::PathBuf],
+) -> ServerSection {
     let d = &s.diagnosis;
     ServerSection {
         name: s.name.clone(),
@@ -938,7 +945,7 @@ fn server_section(s: &ServerReport, stderr: &[Evidence]) -> ServerSection {
         audience: crate::advice::audience(s).filter(|_| s.counts_now()),
         launch: None,
         summary: summary(s),
-        recommendation: crate::advice::for_server(s),
+        recommendation: crate::advice::for_server_in(s, homes),
         fix_action: crate::advice::fix_action(s)
             .filter(|a| a.planned)
             .and_then(|_| {

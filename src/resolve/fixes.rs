@@ -53,6 +53,7 @@ pub fn attach(
     let command: std::sync::Arc<str> =
         format!("mcplogs fix{}", crate::advice::home_flags(homes)).into();
     let verify: std::sync::Arc<str> = crate::advice::verify_command(homes).into();
+    let shared_homes: std::sync::Arc<[PathBuf]> = homes.into();
     let found = if home_scan {
         fixes::find(
             report,
@@ -91,11 +92,7 @@ pub fn attach(
     }
     // a server whose project also has one that speaks only the new protocol gets no
     // legacy change (no value serves both: the engine's step says so, as `fix` does)
-    let conflicted: Vec<bool> = if report
-        .servers
-        .iter()
-        .any(crate::advice::needs_modern_negotiation)
-    {
+    let conflicted: Vec<bool> = if crate::advice::any_modern_only(report) {
         let conflicts = crate::advice::Conflicts::new(report, cwd);
         report
             .servers
@@ -110,6 +107,7 @@ pub fn attach(
         let mut fix = ServerFix {
             command: std::sync::Arc::clone(&command),
             verify: std::sync::Arc::clone(&verify),
+            homes: std::sync::Arc::clone(&shared_homes),
             ..ServerFix::default()
         };
         if !conflicted.get(i).copied().unwrap_or(false)
@@ -159,6 +157,7 @@ pub fn attach(
             Box::new(ServerFix {
                 command: std::sync::Arc::clone(&command),
                 verify: std::sync::Arc::clone(&verify),
+                homes: std::sync::Arc::clone(&shared_homes),
                 changes,
                 steps: Vec::new(),
             })
@@ -167,6 +166,7 @@ pub fn attach(
     report.fix_unlogged = ServerFix {
         command,
         verify,
+        homes: shared_homes,
         changes: unplaced.rest().map(|(_, c)| c).collect(),
         steps: steps
             .rest()

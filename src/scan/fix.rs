@@ -15,6 +15,9 @@ pub struct ServerFix {
     /// The scan that checks it after a restart (`mcplogs scan --since 10m`, with the
     /// same `--home` folders).
     pub verify: std::sync::Arc<str>,
+    /// The homes scanned (`--home`; empty: this machine's), shared as the commands are:
+    /// every other command the server's advice prints carries them too.
+    pub homes: std::sync::Arc<[std::path::PathBuf]>,
     pub changes: Vec<FixChange>,
     /// What only the user can do (sign in, a server-side change, a key to rename...), one
     /// sentence each.

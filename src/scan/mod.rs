@@ -430,12 +430,16 @@ impl ServerReport {
 
     /// Whether writing the legacy fix can make this server work: the logs say the
     /// setting helps, and (once the settings are known) a file mcplogs may write wins
-    /// and does not already hold `legacy`.
+    /// and does not already hold `legacy`, and no server it reaches speaks only the new
+    /// protocol (no value would serve both).
     pub fn legacy_fix_applies(&self) -> bool {
         !self.is_shared()
             && self.counts_now()
             && self.diagnosis.legacy_fix_applies()
-            && self.settings.as_ref().is_none_or(|a| a.target.can_write())
+            && self
+                .settings
+                .as_ref()
+                .is_none_or(|a| a.target.can_write() && a.conflict.is_none())
     }
 }
 

@@ -255,6 +255,10 @@ pub struct SettingsAdvice {
     /// The server's project folder does not exist here: only the files outside it were
     /// read, and the fix command names the file it writes instead of a project.
     pub project_gone: bool,
+    /// A server of the project (or of every project: a user-scope one) that speaks only
+    /// the new protocol, which the legacy setting breaks: no value serves both, so
+    /// `mcplogs fix` writes neither (`advice::Conflicts`), and the advice says so.
+    pub conflict: Option<String>,
 }
 
 impl SettingsAdvice {
@@ -275,6 +279,7 @@ impl SettingsAdvice {
             set_at,
             homes: Vec::new(),
             project_gone: false,
+            conflict: None,
         }
     }
 }

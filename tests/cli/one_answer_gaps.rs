@@ -999,3 +999,390 @@ fn explain_without_project_uses_scans_resolution_of_a_name_found_elsewhere() {
     let (_, doc) = h.json(&third, &["explain", "--json", "--home", &home, &p]);
     assert!(entry(&doc, "solo")["logs"].is_null(), "{doc:#}");
 }
+
+/// Session 12, item 2: `oldlist` needs MCP_PROTOCOL_NEGOTIATION=legacy and `newonly`
+/// (the same project) speaks only the new protocol. The full scan says no value serves
+/// both and offers no legacy change; `scan --server oldlist` left `newonly` out of the
+/// count and advised `mcplogs fix`. The filtered view, `explain` of oldlist's line and
+/// `report --server oldlist` say what the full scan says.
+#[test]
+fn a_filtered_view_keeps_the_other_servers_negotiation_conflict() {
+    let h = Home::new(&["oldlist", "newonly"], &[]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log("modern-only-refused-2.1.332.jsonl", "newonly");
+    let (_, all) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let full = server(&all, "oldlist").clone();
+    let conflict = |s: &Value| {
+        s["fix"]["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|t| t.as_str().unwrap_or("").contains("no value serves both"))
+    };
+    assert!(conflict(&full), "{full:#}");
+    // and its recommendation says so (it said "run `mcplogs fix`, which sets legacy")
+    assert!(
+        full["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("no value serves both"),
+        "{full:#}"
+    );
+    assert_eq!(full["legacyFixApplies"], false, "{full:#}");
+    let (_, one) = h.json(&h.elsewhere, &["scan", "--json", "--server", "oldlist"]);
+    let filtered = server(&one, "oldlist");
+    assert_eq!(
+        filtered["recommendation"], full["recommendation"],
+        "{one:#}"
+    );
+    assert_eq!(filtered["fix"], full["fix"], "{one:#}");
+    assert_eq!(
+        filtered["legacyFixApplies"], full["legacyFixApplies"],
+        "{one:#}"
+    );
+    // the screens: neither offers the legacy fix
+    let full_screen = h.run(&h.elsewhere, &["scan"]);
+    assert!(
+        words(&full_screen.stdout).contains("no value serves both"),
+        "{full_screen:?}"
+    );
+    let screen = h.run(&h.elsewhere, &["scan", "--server", "oldlist"]);
+    for out in [&full_screen.stdout, &screen.stdout] {
+        assert!(
+            !words(out).contains("sets MCP_PROTOCOL_NEGOTIATION=legacy in"),
+            "{out}"
+        );
+        assert!(!out.contains("can be fixed"), "{out}");
+    }
+    assert!(
+        words(&screen.stdout).contains("no value serves both"),
+        "{screen:?}"
+    );
+    // report of that server alone: scan's recommendation
+    let (_, report) = h.json(
+        &h.elsewhere,
+        &["report", "--json", "--force", "--server", "oldlist"],
+    );
+    let section = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "oldlist")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(
+        section["recommendation"], full["recommendation"],
+        "{report:#}"
+    );
+    // explain of its `claude mcp list` line, run in the project: scan's recommendation
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         oldlist: python3 s.py - ! Connected · tools fetch failed — resultType missing\n",
+    )
+    .unwrap();
+    let (_, explained) = h.json(
+        &h.proj,
+        &["explain", "--json", &paste.display().to_string()],
+    );
+    assert_eq!(
+        server(&explained, "oldlist")["recommendation"],
+        full["recommendation"],
+        "{explained:#}"
+    );
+}
+
+/// `printed` (an `mcplogs …` command a screen printed) run as printed through `sh -c`,
+/// `extra` appended, from another folder with another HOME (and the test's managed
+/// folder, as every command of the test: `--managed-dir` is a hidden test flag).
+fn run_as_printed(h: &Home, printed: &str, extra: &str) -> Run {
+    assert!(printed.starts_with("mcplogs "), "{printed}");
+    let other = tempfile::tempdir().unwrap();
+    // (`du` and `prune` read no settings: they take no managed folder)
+    let managed = if printed.starts_with("mcplogs du") || printed.starts_with("mcplogs prune") {
+        ""
+    } else {
+        " --managed-dir \"$1\""
+    };
+    let cmdline = format!(
+        "{} {extra}{managed}",
+        printed.replacen("mcplogs", env!("CARGO_BIN_EXE_mcplogs"), 1)
+    );
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(&cmdline)
+        .arg("sh")
+        .arg(&h.managed)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", other.path())
+        .env("MCPLOGS_CACHE_DIR", other.path().join("cache"))
+        .env("NO_COLOR", "1")
+        .current_dir(other.path())
+        .stdin(Stdio::null());
+    clock_env(&mut c);
+    run(&mut c)
+}
+
+/// [`words`] of a screen whose long commands are wrapped with ` \` at line ends: each
+/// command read whole.
+fn unwrapped(text: &str) -> String {
+    words(&text.replace("\\\n", ""))
+}
+
+/// The backquoted `mcplogs …` commands of `text`.
+fn printed_in(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("mcplogs "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Session 12, item 1a: a scan of `--home H` whose server's command is found nowhere
+/// prints `fix`'s step `mcplogs fix NAME --command-path …` (in its JSON `fix.steps` and
+/// on the screen): printed without `--home`, run as printed from another folder it saw
+/// no such server. It names the home now, and plans the change in that home's
+/// `.claude.json`.
+#[test]
+fn the_command_path_step_names_the_home_and_runs_as_printed() {
+    let h = Home::new(&[], &[]);
+    h.write_claude_json(json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": { "far": { "type": "stdio", "command": "nosuchstub", "args": [] } },
+        "projects": { h.proj.display().to_string(): { "hasTrustDialogAccepted": true } },
+    }));
+    h.log("path-2.1.332.jsonl", "far");
+    let home = h.home.display().to_string();
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json", "--home", &home]);
+    let steps = server(&doc, "far")["fix"]["steps"].to_string();
+    let printed: Vec<String> = printed_in(&steps)
+        .into_iter()
+        .filter(|c| c.contains("--command-path"))
+        .collect();
+    assert_eq!(printed.len(), 1, "{steps}");
+    let printed = &printed[0];
+    assert!(printed.contains("--home"), "{printed}");
+    // `fix`'s own list of what only the user can do prints the same command
+    let fix = h.run(
+        &h.elsewhere,
+        &[
+            "fix",
+            "--home",
+            &home,
+            "--dry-run",
+            "--claude-version",
+            "2.1.332",
+        ],
+    );
+    assert!(
+        unwrapped(&fix.stderr).contains(printed.as_str()),
+        "{printed}: {fix:?}"
+    );
+    // run as printed, the placeholder path replaced by a real program
+    let exe = h.home.join("bin/nosuchstub");
+    fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    fs::write(&exe, "#!/bin/sh\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let line = printed.replace(
+        "/ABSOLUTE/PATH/nosuchstub",
+        &mcplogs::text::shell_word(&exe.display().to_string()),
+    );
+    let out = run_as_printed(&h, &line, "--dry-run --claude-version 2.1.332");
+    assert_eq!(out.code, 0, "{line}: {out:?}");
+    assert!(out.stderr.contains("(command-path)"), "{line}: {out:?}");
+    assert!(
+        out.stdout
+            .contains(&format!("+++ {}", h.home.join(".claude.json").display())),
+        "{line}: {out:?}"
+    );
+}
+
+/// Session 12, item 1b: `explain --home H` of pasted `claude mcp list` lines whose
+/// server's log is not in the folder it ran in prints `mcplogs scan --server NAME` (and
+/// `… -v`) for the server's log: without `--home`, run as printed from another folder
+/// it found no such server. Each names the home now and shows that server's verdict.
+#[test]
+fn explains_scan_commands_name_the_home_and_run_as_printed() {
+    let h = Home::new(&["quiet", "closed"], &[]);
+    h.log("timeout-2.1.332.jsonl", "quiet");
+    h.log("timeout-2.1.332.jsonl", "closed");
+    let home = h.home.display().to_string();
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        "Checking MCP server health...\n\n\
+         quiet: python3 s.py - ✗ Failed to connect\n\
+         closed: python3 s.py - ✗ Failed to connect — Connection closed\n",
+    )
+    .unwrap();
+    let p = paste.display().to_string();
+    let (_, doc) = h.json(&h.elsewhere, &["explain", "--json", "--home", &home, &p]);
+    let screen = h.run(&h.elsewhere, &["explain", "--home", &home, &p]);
+    let mut ran = 0;
+    for name in ["quiet", "closed"] {
+        let rec = server(&doc, name)["recommendation"].as_str().unwrap();
+        let printed = printed_in(rec);
+        assert!(!printed.is_empty(), "{rec}");
+        for cmd in printed.iter().filter(|c| c.starts_with("mcplogs scan")) {
+            assert!(cmd.contains("--home"), "{cmd}");
+            assert!(
+                unwrapped(&screen.stdout).contains(cmd.as_str()),
+                "{cmd}: {screen:?}"
+            );
+            let out = run_as_printed(&h, cmd, "--json");
+            let ran_doc: Value =
+                serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {cmd}: {out:?}"));
+            assert_eq!(
+                server(&ran_doc, name)["verdict"],
+                "connection-failed",
+                "{cmd}: {ran_doc:#}"
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 2, "{doc:#}");
+}
+
+/// Session 12, item 1, the other printed commands: of a scan of `--home H`, a logged
+/// server no longer configured (`mcplogs prune` removes its logs) and a `.mcp.json`
+/// server someone disabled in the user file (`mcplogs fix NAME` takes it out of the list
+/// and approves it) each printed its command without `--home`. Each names the home
+/// now and, run as printed from another folder, acts on that home.
+#[test]
+fn the_way_outs_commands_name_the_home_and_run_as_printed() {
+    let h = Home::new(&[], &[]);
+    let entry = json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": { "p-off": entry } }).to_string(),
+    )
+    .unwrap();
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\"disabledMcpjsonServers\": [\"p-off\"]}\n",
+    )
+    .unwrap();
+    h.log("timeout-2.1.332.jsonl", "p-off");
+    h.log("timeout-2.1.332.jsonl", "gone-srv");
+    let home = h.home.display().to_string();
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json", "--home", &home]);
+    let gone = scan_recommendation(&doc, "gone-srv");
+    let prune: Vec<String> = printed_in(&gone)
+        .into_iter()
+        .filter(|c| c.starts_with("mcplogs prune"))
+        .collect();
+    assert_eq!(prune.len(), 1, "{gone}");
+    assert!(prune[0].contains("--home"), "{gone}");
+    let out = run_as_printed(&h, &prune[0], "--dry-run --json");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains(&json_inner(&h.home.display().to_string())),
+        "{out:?}"
+    );
+    let off = scan_recommendation(&doc, "p-off");
+    let fix: Vec<String> = printed_in(&off)
+        .into_iter()
+        .filter(|c| c.starts_with("mcplogs fix"))
+        .collect();
+    assert!(!fix.is_empty(), "{off}");
+    for cmd in &fix {
+        assert!(cmd.contains("--home"), "{off}");
+        let out = run_as_printed(&h, cmd, "--dry-run --claude-version 2.1.332");
+        assert_eq!(out.code, 0, "{cmd}: {out:?}");
+        assert!(
+            out.stderr.contains("(enable-mcpjson-server)"),
+            "{cmd}: {out:?}"
+        );
+    }
+}
+
+/// A string as it is written inside a JSON string (no quotes around it).
+fn json_inner(s: &str) -> String {
+    let j = serde_json::to_string(s).unwrap();
+    j[1..j.len() - 1].to_string()
+}
+
+/// Session 12, item 3: `report --server nosuch --force` writes a report of no server
+/// (documented for `--force`) and lists the known servers as `scan --server nosuch`
+/// does: a logged server whose name holds a token once, with its tag. It listed it
+/// twice, the second time untagged, as its folder name.
+#[test]
+fn report_lists_the_known_servers_as_scan_does() {
+    let logged = format!("s-{TOKEN}");
+    let unlogged = format!("u-{TOKEN}");
+    let h = Home::new(&[&logged, &unlogged, "plain"], &[]);
+    h.log("timeout-2.1.332.jsonl", &logged);
+    h.log("timeout-2.1.332.jsonl", "plain");
+    let scan = h.run(&h.elsewhere, &["scan", "--server", "nosuch"]);
+    assert_eq!(scan.code, 2, "{scan:?}");
+    let known = |err: &str| {
+        err.split("Known servers: ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{err}"))
+            .split("\nmcplogs: ")
+            .next()
+            .map(words)
+            .unwrap()
+    };
+    let listed = known(&scan.stderr);
+    assert_eq!(
+        listed,
+        {
+            let mut names = [
+                mcplogs::scan::select::printed(&logged),
+                mcplogs::scan::select::printed(&unlogged),
+                "plain".to_string(),
+            ];
+            names.sort();
+            names.join(", ")
+        },
+        "{scan:?}"
+    );
+    assert!(!scan.stderr.contains(TOKEN), "{scan:?}");
+    let out = h.elsewhere.join("issue.md");
+    let report = h.run(
+        &h.elsewhere,
+        &[
+            "report",
+            "--server",
+            "nosuch",
+            "--force",
+            "-o",
+            &out.display().to_string(),
+        ],
+    );
+    assert_eq!(report.code, 0, "{report:?}");
+    assert_eq!(known(&report.stderr), listed, "{report:?}");
+    assert!(!report.stderr.contains(TOKEN), "{report:?}");
+    let md = fs::read_to_string(&out).unwrap();
+    assert!(!md.contains(TOKEN), "{md}");
+}
+
+/// Session 12, item 1: the advice to a server that speaks only the new protocol when no
+/// change is planned for it (here another server of its project needs the legacy
+/// setting) names `mcplogs fix` as what writes `auto`: with `--home`, that command
+/// carries it (it named `mcplogs fix` alone, which reads this machine's logs).
+#[test]
+fn the_modern_only_advice_names_the_home() {
+    let h = Home::new(&["oldlist", "newonly"], &[]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log("modern-only-refused-2.1.332.jsonl", "newonly");
+    let home = h.home.display().to_string();
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json", "--home", &home]);
+    let rec = scan_recommendation(&doc, "newonly");
+    let printed = printed_in(&rec);
+    assert!(
+        printed.iter().any(|c| c.starts_with("mcplogs fix")),
+        "{rec}"
+    );
+    for cmd in printed.iter().filter(|c| c.starts_with("mcplogs fix")) {
+        assert!(cmd.contains("--home"), "{rec}");
+    }
+}

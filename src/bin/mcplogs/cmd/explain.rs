@@ -42,7 +42,9 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         None
     };
     let from_log = logged.is_some();
-    let mut report = logged.unwrap_or_else(|| mcplogs::explain::explain(&text));
+    let mut report = logged.unwrap_or_else(|| {
+        mcplogs::explain::explain_in(&text, &args.home.iter().cloned().collect::<Vec<_>>())
+    });
     report.homes = args.home.iter().cloned().collect();
     report.project = args.project.clone();
     // Each pasted server's own state, found by the name as pasted (the real name, before

@@ -129,7 +129,14 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // All the rest asks of the scan is whether it found anything: its servers become
     // the report's, each freed once its section is made (100,000 servers: the scan's
     // and the report's were each about 200 MB, and were both held).
-    let nothing = nothing_found(&scanned, &opts);
+    // (what its message names, kept to be said once the report's redactor is known:
+    // the names a filter missed are printed as scan prints them)
+    let nothing = nothing_found(&scanned, &opts).map(|_| mcplogs::scan::ScanReport {
+        searched: scanned.searched.clone(),
+        newest_log: scanned.newest_log,
+        unfiltered_names: std::mem::take(&mut scanned.unfiltered_names),
+        ..mcplogs::scan::ScanReport::default()
+    });
     // A Markdown report sure to be cut within the entries of the servers it is about
     // keeps only the sections it can show (100,000 servers: a few hundred), the others
     // learned from and counted; it shows no record. Not for `--probe`, which probes
@@ -188,6 +195,19 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // `--probe` brings its own content (the servers as they answer now), so it writes a
     // report whatever the logs hold, as `--force` does.
     let force = args.force || args.probe;
+    // "Known servers" and "did you mean": each name as scan prints it (redacted, with
+    // its tag where the secret rules change it), once. Redacted whole below, a logged
+    // name read as it was written came out untagged, beside its row's tagged name.
+    let nothing = nothing.and_then(|mut found| {
+        if !no_redact {
+            for n in &mut found.unfiltered_names {
+                *n = mcplogs::scan::select::shown_by(&redactor, n);
+            }
+            found.unfiltered_names.sort();
+            found.unfiltered_names.dedup();
+        }
+        nothing_found(&found, &opts)
+    });
     if let Some(m) = nothing {
         if !force {
             let m = m.trim_start_matches("mcplogs: ");
