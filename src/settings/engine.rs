@@ -152,7 +152,12 @@ pub struct FilePlan {
 /// or, for `~/.claude.json`, mcplogs would have to rewrite it whole).
 pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, SettingsError> {
     let changes = one_per_key(changes);
-    let snapshot = FileSnapshot::read(path)?;
+    // a project's own file (by the layer it is for the server's project): no link on the
+    // way from the project to it
+    let project = changes
+        .iter()
+        .find_map(|c| super::write::project_root_for_layer(path, c.layer));
+    let snapshot = FileSnapshot::read_in(path, project.as_deref())?;
     let Some((new_text, records)) = edited(path, snapshot.bytes.as_deref(), &changes)? else {
         return Ok(None);
     };

@@ -164,6 +164,62 @@ pub struct FileSnapshot {
     pub id: Option<FileId>,
     /// Owner and permissions of the file read; for a missing file, what a new one gets.
     pub attrs: Option<Attrs>,
+    /// The project folder `path` is a file of (`None`: a file of the user's own, such as
+    /// `~/.claude/settings.json`, followed through a link). No folder between it and
+    /// `path`, nor `path` itself, may be a symbolic link: checked when read, again just
+    /// before the write, and once more just before the rename.
+    pub project: Option<PathBuf>,
+}
+
+/// The project folder of a file that is always a project's own, whatever the caller
+/// says: `<P>/.mcp.json` and `<P>/.claude/settings.local.json` (Claude Code has no
+/// user-scope file of either name). `None` for any other file.
+pub fn project_root_of(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let parent = path.parent()?;
+    if name == ".mcp.json" {
+        return Some(parent.to_path_buf());
+    }
+    if name == "settings.local.json" && parent.file_name()? == ".claude" {
+        return Some(parent.parent()?.to_path_buf());
+    }
+    None
+}
+
+/// The project folder of a project's file named by its layer (`project`: the shared
+/// `.claude/settings.json`; `local`; `mcp.json`): `<P>/.mcp.json` and
+/// `<P>/.claude/<file>` lie in `<P>`. `None` for a file of the user's own layers.
+pub fn project_root_for_layer(path: &Path, layer: &str) -> Option<PathBuf> {
+    if !matches!(layer, "project" | "local" | "mcp.json") {
+        return project_root_of(path);
+    }
+    let parent = path.parent()?;
+    if parent.file_name().is_some_and(|n| n == ".claude") {
+        return parent.parent().map(Path::to_path_buf);
+    }
+    Some(parent.to_path_buf())
+}
+
+/// The first symbolic link on the way from `project` down to `path` (`path` itself
+/// included, `project` itself not: the user chose that folder), each component looked
+/// at with `symlink_metadata` (never followed), with what it points to. `None` when
+/// there is none, or `path` is not under `project`. A component that does not exist
+/// ends the walk (nothing below it exists either).
+pub fn link_in_project(project: &Path, path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let rest = path.strip_prefix(project).ok()?;
+    let mut at = project.to_path_buf();
+    for c in rest.components() {
+        at.push(c);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&at).unwrap_or_default();
+                return Some((at, to));
+            }
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// The refusal for `path` (resolved to `target`) when it is not a regular file mcplogs
@@ -229,7 +285,19 @@ fn link_count(meta: &Metadata) -> u64 {
 }
 
 impl FileSnapshot {
+    /// Reads `path`, a project's own file when [`project_root_of`] says so (no link on
+    /// the way then), else a file of the user's own (followed through a link).
     pub fn read(path: &Path) -> Result<FileSnapshot, SettingsError> {
+        Self::read_in(path, project_root_of(path).as_deref())
+    }
+
+    /// Reads `path`, a file of the project `project` when given: refused
+    /// ([`SettingsError::ProjectLink`]) when it or a folder between the project and it
+    /// is a symbolic link.
+    pub fn read_in(path: &Path, project: Option<&Path>) -> Result<FileSnapshot, SettingsError> {
+        if let Some(root) = project {
+            no_link_in_project(root, path)?;
+        }
         let target = resolve_target(path).map_err(|e| refused(path, path, ReadError::Io(e)))?;
         let (bytes, id, attrs) = match read_target(path, &target)? {
             Some(r) => (Some(r.bytes), r.id, Some(Attrs::of(&r.meta))),
@@ -241,7 +309,16 @@ impl FileSnapshot {
             bytes,
             id,
             attrs,
+            project: project.map(Path::to_path_buf),
         })
+    }
+
+    /// Fails when a link is on the way from the project to the file now.
+    fn ensure_no_project_link(&self) -> Result<(), SettingsError> {
+        match &self.project {
+            Some(root) => no_link_in_project(root, &self.path),
+            None => Ok(()),
+        }
     }
 
     /// Fails unless the path still leads to the same regular file (same device and
@@ -250,6 +327,7 @@ impl FileSnapshot {
         let changed = || SettingsError::ChangedSinceRead {
             path: self.path.clone(),
         };
+        self.ensure_no_project_link()?;
         match resolve_target(&self.path) {
             Ok(t) if t == self.target => {}
             _ => return Err(changed()),
@@ -290,6 +368,7 @@ impl FileSnapshot {
                 ),
             ));
         }
+        self.ensure_no_project_link()?;
         if self.bytes.is_none() && !dir.exists() {
             create_dir_private(&dir)
                 .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;
@@ -305,6 +384,19 @@ impl FileSnapshot {
         files
             .remove_file(&self.target)
             .map_err(|e| SettingsError::io(&self.target, "remove", e))
+    }
+}
+
+/// [`SettingsError::ProjectLink`] for the first link between `project` and `path`.
+fn no_link_in_project(project: &Path, path: &Path) -> Result<(), SettingsError> {
+    match link_in_project(project, path) {
+        Some((link, to)) => Err(SettingsError::ProjectLink {
+            path: path.to_path_buf(),
+            link,
+            to,
+            project: project.to_path_buf(),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -453,6 +545,9 @@ fn swap_in(
         path: snap.path.clone(),
     };
     let io_err = |e| SettingsError::io(dest, "replace", e);
+    // a link made in the project since the last check (while the temporary file was
+    // written and flushed): the rename would go through it
+    snap.ensure_no_project_link()?;
     let Some(original) = &snap.bytes else {
         return match files.swap(tmp.path(), dest, Swap::NoReplace) {
             Ok(()) => {

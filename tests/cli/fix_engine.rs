@@ -1282,6 +1282,167 @@ fn a_dangling_link_in_a_project_is_never_written_through() {
     assert!(!h.elsewhere.join("nowhere").exists(), "{err}");
 }
 
+/// A project whose shared settings set `auto`, with a server the legacy setting cures:
+/// the fix goes in the project's `.claude/settings.local.json`.
+fn legacy_goes_in_the_local_file(h: &Home, claude_dir: &Path) {
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.claude_json(stdio(&["oldlist"]));
+    fs::create_dir_all(claude_dir).unwrap();
+    fs::write(
+        claude_dir.join("settings.json"),
+        "{\"env\":{\"MCP_PROTOCOL_NEGOTIATION\":\"auto\"}}\n",
+    )
+    .unwrap();
+}
+
+/// `fix --yes` and `fix --dry-run` from the project refuse (exit 2) naming `link` and
+/// where it points; scan (text and JSON) never advises `mcplogs fix` for it and says why.
+fn refused_for_the_link(h: &Home, link: &str, to: &str) {
+    for args in [&["--yes"][..], &["--dry-run"]] {
+        let out = h.fix(&h.proj, args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(link) && err.contains("a symbolic link") && err.contains(to),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("mcplogs writes no file of a project through a link")
+                && err.contains("nothing was changed"),
+            "{err}"
+        );
+        assert!(!stderr(&out).contains("Wrote "), "{err}");
+    }
+    let scan = h.run(&h.proj, &["scan"]);
+    let text = format!("{}{}", stdout(&scan), stderr(&scan));
+    assert!(!text.contains("Run `mcplogs fix"), "{text}");
+    assert!(!text.contains("can be fixed with"), "{text}");
+    assert!(
+        (text.contains("`mcplogs fix` refuses") || text.contains("`mcplogs fix` cannot make"))
+            && text.contains("a symbolic link"),
+        "{text}"
+    );
+    let doc = scan_json(h, &h.proj);
+    let server = &doc["servers"][0];
+    let change = &server["fix"]["changes"][0];
+    assert_eq!(change["state"], "refused", "{server:#}");
+    assert!(
+        change["refused"]
+            .as_str()
+            .unwrap()
+            .contains("a symbolic link"),
+        "{server:#}"
+    );
+    assert_eq!(server["fix"]["fixable"], false, "{server:#}");
+}
+
+/// A project's `.claude/settings.local.json` that is a symbolic link to a file outside
+/// the project (a cloned repository can plant one): never written through (before, the
+/// file it pointed at got the `env` block while the plan named only the link).
+#[cfg(unix)]
+#[test]
+fn a_project_settings_file_linked_out_of_the_project_is_never_written_through() {
+    let h = Home::new();
+    legacy_goes_in_the_local_file(&h, &h.proj.join(".claude"));
+    let victim = h.elsewhere.join("victim.json");
+    fs::write(&victim, "{\"victim\": true}\n").unwrap();
+    std::os::unix::fs::symlink(&victim, h.proj.join(".claude/settings.local.json")).unwrap();
+    let before = h.files();
+    refused_for_the_link(&h, "settings.local.json is a symbolic link", "victim.json");
+    assert_eq!(fs::read(&victim).unwrap(), b"{\"victim\": true}\n");
+    assert_eq!(h.files(), before);
+}
+
+/// A project's `.claude` folder that is a symbolic link to a folder outside it: no file
+/// is created there (before: `settings.local.json` and its undo record were).
+#[cfg(unix)]
+#[test]
+fn a_project_claude_folder_linked_out_of_the_project_is_never_written_through() {
+    let h = Home::new();
+    let outside = h.elsewhere.join("outside");
+    legacy_goes_in_the_local_file(&h, &outside);
+    std::os::unix::fs::symlink(&outside, h.proj.join(".claude")).unwrap();
+    refused_for_the_link(&h, "/work/proj/.claude, a symbolic link", "outside");
+    let names: Vec<_> = fs::read_dir(&outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["settings.json"], "nothing created through the link");
+}
+
+/// A project's `.mcp.json` that is a symbolic link to a file outside the project: the
+/// command's absolute path is not written through it.
+#[cfg(unix)]
+#[test]
+fn a_project_mcp_json_linked_out_of_the_project_is_never_written_through() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "projects": { h.proj.display().to_string(): {
+            "hasTrustDialogAccepted": true,
+            "enabledMcpjsonServers": ["far"],
+        } },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    h.tool(&h.tools, "farstub");
+    let shared = h.elsewhere.join("shared.json");
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({ "mcpServers": far("farstub") })).unwrap();
+    fs::write(&shared, &text).unwrap();
+    std::os::unix::fs::symlink("../../../elsewhere/shared.json", h.proj.join(".mcp.json")).unwrap();
+    assert!(
+        fs::metadata(h.proj.join(".mcp.json")).is_ok(),
+        "the link resolves"
+    );
+    let before = h.files();
+    refused_for_the_link(&h, ".mcp.json is a symbolic link", "elsewhere/shared.json");
+    assert_eq!(fs::read_to_string(&shared).unwrap(), text);
+    assert_eq!(h.files(), before);
+}
+
+/// The file the legacy setting goes in is a FIFO (adversarial F4): scan, which warns it
+/// cannot read it, never advises `mcplogs fix` (which exits 2 there): its text and its
+/// JSON recommendation say `fix` refuses the file, and why; the change is `refused`.
+#[cfg(unix)]
+#[test]
+fn scan_never_advises_fix_for_a_settings_file_fix_refuses() {
+    let h = Home::new();
+    legacy_goes_in_the_local_file(&h, &h.proj.join(".claude"));
+    mkfifo(&h.proj.join(".claude/settings.local.json"));
+    let scan = h.run(&h.proj, &["scan"]);
+    let text = stdout(&scan);
+    assert!(!text.contains("Run `mcplogs fix"), "{text}");
+    assert!(!text.contains("can be fixed with"), "{text}");
+    assert!(
+        text.contains("`mcplogs fix` refuses the file that wins there") && text.contains("FIFO"),
+        "{text}"
+    );
+    let doc = scan_json(&h, &h.proj);
+    let server = &doc["servers"][0];
+    assert_eq!(server["fix"]["fixable"], false, "{server:#}");
+    assert_eq!(
+        server["fix"]["changes"][0]["state"], "refused",
+        "{server:#}"
+    );
+    assert!(
+        server["fix"]["changes"][0]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("FIFO"),
+        "{server:#}"
+    );
+    let rec = server["recommendation"].as_str().unwrap();
+    assert!(
+        !rec.contains("run `mcplogs fix") && rec.contains("refuses") && rec.contains("FIFO"),
+        "{rec}"
+    );
+    // and fix says the same, exit 2
+    let out = h.fix(&h.proj, &["--yes"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+}
+
 /// `fix`'s notes name servers, projects and files, which come from the machine: a token
 /// in a project folder's name is hidden there as `scan` hides it.
 #[test]

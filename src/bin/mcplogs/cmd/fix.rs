@@ -848,7 +848,7 @@ fn per_project_files(
                 target.reason(),
                 mcplogs::advice::verify_command(&args.home)
             )),
-            FixTarget::Managed { .. } | FixTarget::NoUserFile => {
+            FixTarget::Managed { .. } | FixTarget::NoUserFile | FixTarget::Unwritable { .. } => {
                 warning(format!("{}: {}", f.project.display(), target.reason()));
                 blocked.get_or_insert(target.clone());
             }
