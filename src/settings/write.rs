@@ -2,6 +2,15 @@
 //! atomically, with the original's owner and permission bits, and only if the file is
 //! still what mcplogs read.
 //!
+//! A project's own file (`.mcp.json`, `.claude/settings*.json`: [`project_root_of`],
+//! [`project_root_for_layer`]) is never reached through a link: the file and every
+//! folder between the project and it are looked at with `symlink_metadata` when it is
+//! read, before the write, and again just before the swap (a link made in the
+//! microseconds after that last check is the one window left). A cloned repository
+//! would otherwise choose which file of the user's the fix rewrites. The user's own
+//! files (`~/.claude/settings.json`, `~/.claude.json`) are followed: dotfile managers
+//! link them.
+//!
 //! Only a regular file is read or written. The target is resolved here (symlinks
 //! followed by mcplogs, never by the OS at write time), read non-blocking with a size
 //! cap, and remembered by device and inode. Before the write it must still be the same
@@ -721,6 +730,80 @@ mod tests {
             SettingsError::ChangedSinceRead { .. }
         ));
         assert_eq!(fs::read(&p).unwrap(), b"{}");
+    }
+
+    /// A project's `.claude` folder swapped for a link to an outside folder between the
+    /// read and the write (and, through [`Fs::sync`], after the temporary file was
+    /// written, just before the swap): nothing goes through it.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_made_in_a_project_after_the_read_is_never_written_through() {
+        struct LinkAtSync<'a>(&'a Path, &'a Path);
+        impl Fs for LinkAtSync<'_> {
+            fn sync(&self, file: &File) -> io::Result<()> {
+                let claude = self.0.join(".claude");
+                fs::rename(&claude, self.0.join(".claude-moved"))?;
+                std::os::unix::fs::symlink(self.1, &claude)?;
+                file.sync_all()
+            }
+        }
+        for at_sync in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let proj = dir.path().join("proj");
+            let outside = dir.path().join("outside");
+            fs::create_dir_all(proj.join(".claude")).unwrap();
+            fs::create_dir_all(&outside).unwrap();
+            let file = proj.join(".claude/settings.local.json");
+            fs::write(&file, "{}").unwrap();
+            fs::write(outside.join("settings.local.json"), "{}").unwrap();
+            let snap = FileSnapshot::read(&file).unwrap();
+            assert_eq!(snap.project.as_deref(), Some(proj.as_path()));
+            let err = if at_sync {
+                snap.replace_in(&LinkAtSync(&proj, &outside), b"{\"x\": 1}")
+                    .unwrap_err()
+            } else {
+                fs::rename(proj.join(".claude"), proj.join(".claude-moved")).unwrap();
+                std::os::unix::fs::symlink(&outside, proj.join(".claude")).unwrap();
+                snap.replace(b"{\"x\": 1}").unwrap_err()
+            };
+            assert!(
+                matches!(&err, SettingsError::ProjectLink { link, .. } if *link == proj.join(".claude")),
+                "{err}"
+            );
+            assert_eq!(
+                fs::read(outside.join("settings.local.json")).unwrap(),
+                b"{}"
+            );
+            assert_eq!(
+                fs::read(proj.join(".claude-moved/settings.local.json")).unwrap(),
+                b"{}"
+            );
+        }
+    }
+
+    /// Which files are a project's own by their name alone, and which folder is their
+    /// project; a user file is not.
+    #[test]
+    fn a_projects_own_files_and_their_project() {
+        let p = Path::new("/w/p");
+        assert_eq!(project_root_of(&p.join(".mcp.json")).as_deref(), Some(p));
+        assert_eq!(
+            project_root_of(&p.join(".claude/settings.local.json")).as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            project_root_of(Path::new("/home/u/.claude/settings.json")),
+            None
+        );
+        assert_eq!(project_root_of(Path::new("/home/u/.claude.json")), None);
+        assert_eq!(
+            project_root_for_layer(&p.join(".claude/settings.json"), "project").as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            project_root_for_layer(Path::new("/home/u/.claude/settings.json"), "user"),
+            None
+        );
     }
 
     #[cfg(unix)]
