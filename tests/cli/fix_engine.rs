@@ -1401,6 +1401,38 @@ fn a_project_mcp_json_linked_out_of_the_project_is_never_written_through() {
     assert_eq!(h.files(), before);
 }
 
+/// `fix --undo` of a project's file whose `.claude` folder became a link since the fix
+/// (a `git pull` can bring one): nothing is put back through it, exit 2.
+#[cfg(unix)]
+#[test]
+fn undo_never_puts_back_through_a_link_made_in_the_project_since() {
+    let h = Home::new();
+    legacy_goes_in_the_local_file(&h, &h.proj.join(".claude"));
+    let out = h.fix(&h.proj, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outside = h.elsewhere.join("outside");
+    fs::rename(h.proj.join(".claude"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, h.proj.join(".claude")).unwrap();
+    let files = |d: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v: Vec<_> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.clone(), fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files(&outside);
+    let undo = h.run(&h.proj, &["fix", "--undo", "--yes"]);
+    let err = stderr(&undo);
+    assert_eq!(undo.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(".claude, a symbolic link") && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(files(&outside), before);
+}
+
 /// The file the legacy setting goes in is a FIFO (adversarial F4): scan, which warns it
 /// cannot read it, never advises `mcplogs fix` (which exits 2 there): its text and its
 /// JSON recommendation say `fix` refuses the file, and why; the change is `refused`.

@@ -999,7 +999,13 @@ fn run_undo_cmd(args: &FixArgs) -> Result<ExitCode, Error> {
 fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitCode, Error> {
     let mut pendings: Vec<(PathBuf, Box<undo::PendingUndo>)> = Vec::new();
     for path in files {
-        match undo::plan_undo(path, args.force)? {
+        // a project's shared `.claude/settings.json` (a `fix NAME` took a name out of
+        // its list): put back only if no link is on the way from its project
+        let project = (path != user && path.file_name().is_some_and(|n| n == "settings.json"))
+            .then(|| mcplogs::settings::write::project_root_for_layer(path, "project"))
+            .flatten()
+            .filter(|p| p.join(".claude").join("settings.json") == *path);
+        match undo::plan_undo_in(path, project.as_deref(), args.force)? {
             UndoPlan::Pending(p) => pendings.push((path.clone(), p)),
             UndoPlan::NothingToUndo | UndoPlan::NotOurs { .. } => note(format_args!(
                 "No mcplogs fix of {} to undo (no {}).",
