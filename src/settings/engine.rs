@@ -188,6 +188,15 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     a == b || identity(a) == identity(b)
 }
 
+/// Whether `path`, a file of the `layer` layer, is reached through a symbolic link in its
+/// project (the file or a folder between the project and it), which the writer refuses
+/// ([`SettingsError::ProjectLink`]). Of two spellings of one file (two projects sharing
+/// one `.claude` folder through a link), the plan keeps one that is not.
+pub fn through_a_project_link(path: &Path, layer: &str) -> bool {
+    super::write::project_root_for_layer(path, layer)
+        .is_some_and(|root| super::write::link_in_project(&root, path).is_some())
+}
+
 /// A file's identity for [`same_file`]: its canonical path, or its folder's canonical
 /// path and its name when the file is not there; the path itself when neither resolves.
 /// Two paths are [`same_file`] when their identities are equal (a key to group by).

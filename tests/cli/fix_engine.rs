@@ -1551,9 +1551,15 @@ fn a_server_of_a_project_folder_that_is_gone_gets_the_reason_nothing_is_written(
 #[cfg(unix)]
 #[test]
 fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
-    for (limit2, want) in [("3000", "60000"), ("40000", "80000")] {
+    // (the project with the link first or second: the one edit goes through the project
+    // whose `.claude` is a folder, never through the link, which the writer refuses)
+    for (limit2, want, linked) in [
+        ("3000", "60000", "work/proj2"),
+        ("40000", "80000", "work/proj2"),
+        ("3000", "60000", "work/a-proj"),
+    ] {
         let h = Home::new();
-        let proj2 = h.home.join("work/proj2");
+        let proj2 = h.home.join(linked);
         fs::create_dir_all(&proj2).unwrap();
         fs::create_dir_all(h.proj.join(".claude")).unwrap();
         std::os::unix::fs::symlink(h.proj.join(".claude"), proj2.join(".claude")).unwrap();
@@ -1574,11 +1580,20 @@ fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
         let srv = serde_json::json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
         h.claude_json(serde_json::json!({ "slow": srv, "slow2": srv }));
         let before = h.files();
+        let scan = scan_json(&h, &h.elsewhere);
+        assert!(
+            !scan.to_string().contains("symbolic link"),
+            "{linked}: {scan:#}"
+        );
         let out = h.fix(&h.elsewhere, &["--yes"]);
         let err = stderr(&out);
-        assert!(out.status.success(), "{err}");
+        assert!(out.status.success(), "{linked}: {err}");
         let diff = stdout(&out);
         assert_eq!(diff.matches("+++ ").count(), 1, "{diff}");
+        assert!(
+            diff.contains("work/proj/.claude/settings.local.json"),
+            "{diff}"
+        );
         assert_eq!(diff.matches("MCP_TIMEOUT").count(), 1, "{diff}");
         // the one change names both servers
         assert!(

@@ -188,7 +188,16 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .iter_mut()
             .find(|(p, _)| engine::same_file(p, &c.file))
         {
-            Some((_, cs)) => cs.push(c),
+            Some((p, cs)) => {
+                // the spelling the writer takes: one through no link in its project
+                if let Some(first) = cs.first()
+                    && engine::through_a_project_link(p, first.layer)
+                    && !engine::through_a_project_link(&c.file, c.layer)
+                {
+                    *p = c.file.clone();
+                }
+                cs.push(c)
+            }
             None => groups.push((c.file.clone(), vec![c])),
         }
     }
@@ -839,7 +848,16 @@ fn per_project_files(
                 .iter_mut()
                 .find(|(p, _, _)| mcplogs::settings::engine::same_file(p, path))
             {
-                Some((_, _, projects)) => projects.push(f.project.clone()),
+                Some((p, t, projects)) => {
+                    // the spelling the writer takes: one through no link in its project
+                    if mcplogs::settings::engine::through_a_project_link(p, "local")
+                        && !mcplogs::settings::engine::through_a_project_link(path, "local")
+                    {
+                        *p = path.clone();
+                        *t = target.clone();
+                    }
+                    projects.push(f.project.clone())
+                }
                 None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
             },
             FixTarget::InEffect { .. } => note(format_args!(
