@@ -79,7 +79,7 @@ pub fn label(name: &str, project: Option<&str>) -> String {
 pub fn find(report: &ScanReport, cx: &Context) -> Found {
     let mut found = Found::default();
     // Each configuration file read once, however many of its servers are not found.
-    let mut texts: HashMap<PathBuf, String> = HashMap::new();
+    let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
     // as written or as printed (a name holding a token is printed redacted)
     use crate::scan::select::NameWant;
     let server = cx.server.map(NameWant::new);
@@ -506,7 +506,7 @@ fn command_path(
     s: &ServerReport,
     who: &str,
     cx: &Context,
-    texts: &mut HashMap<PathBuf, String>,
+    texts: &mut HashMap<PathBuf, Option<String>>,
 ) {
     let Some(launch) = s.launch.as_deref() else {
         return;
@@ -531,14 +531,24 @@ fn command_path(
     key.push("command".into());
     // The entry must hold the bare name as written (no `${VAR}` to keep).
     // read as the write will read it: bounded, regular files only
-    let text = texts.entry(file.clone()).or_insert_with(|| {
-        crate::settings::write::FileSnapshot::read(file)
-            .ok()
-            .and_then(|f| f.bytes)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default()
-    });
-    if value_at(text, &key) != Some(Value::String(command.clone())) || command.contains(['/', '\\'])
+    // A file mcplogs does not write (a project's file through a link, not a regular
+    // file): unchecked, so the change is planned and its refusal said wherever the plan
+    // is (scan's line, fix's error), never a hand-edit step naming only the link.
+    let text =
+        texts.entry(file.clone()).or_insert_with(
+            || match crate::settings::write::FileSnapshot::read(file) {
+                Ok(f) => Some(
+                    f.bytes
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default(),
+                ),
+                Err(_) => None,
+            },
+        );
+    if text
+        .as_deref()
+        .is_some_and(|t| value_at(t, &key) != Some(Value::String(command.clone())))
+        || command.contains(['/', '\\'])
     {
         found.steps.push(step(format!(
             "its command `{command}` was not found; put the command's absolute path as \"command\" of its entry in {}",

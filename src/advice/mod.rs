@@ -93,7 +93,8 @@ pub fn attach_with(
                 _ => {
                     let e = read(&dir);
                     let mut a = SettingsAdvice::for_project(&e);
-                    a.target = legacy_target(&e, &modern_only, read).0;
+                    // a file `fix` would refuse is said, never advised
+                    a.target = legacy_target(&e, &modern_only, read).0.checked();
                     a
                 }
             };

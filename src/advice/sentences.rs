@@ -691,6 +691,9 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
         FixTarget::NoUserFile => format!(
             "{head}: set MCP_PROTOCOL_NEGOTIATION=legacy in the \"env\" block of your Claude Code settings{newer}, {report}."
         ),
+        FixTarget::Unwritable { why, .. } => format!(
+            "{head}. The legacy setting would help{newer}, but `mcplogs fix` refuses the file that wins there: {why}. Meanwhile, report it to the server's authors."
+        ),
     }
 }
 

@@ -260,7 +260,17 @@ fn states_of(
             }
         };
         match group_of.get(&key) {
-            Some(&i) => groups[i].1.push(c),
+            Some(&i) => {
+                // the spelling the writer takes: one through no link in its project
+                let g = &mut groups[i];
+                if let Some(first) = g.1.first()
+                    && engine::through_a_project_link(&g.0, first.layer)
+                    && !engine::through_a_project_link(&c.file, c.layer)
+                {
+                    g.0 = c.file.clone();
+                }
+                g.1.push(c)
+            }
             None => {
                 group_of.insert(key, groups.len());
                 groups.push((c.file.clone(), vec![c]));

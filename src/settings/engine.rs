@@ -152,7 +152,12 @@ pub struct FilePlan {
 /// or, for `~/.claude.json`, mcplogs would have to rewrite it whole).
 pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, SettingsError> {
     let changes = one_per_key(changes);
-    let snapshot = FileSnapshot::read(path)?;
+    // a project's own file (by the layer it is for the server's project): no link on the
+    // way from the project to it
+    let project = changes
+        .iter()
+        .find_map(|c| super::write::project_root_for_layer(path, c.layer));
+    let snapshot = FileSnapshot::read_in(path, project.as_deref())?;
     let Some((new_text, records)) = edited(path, snapshot.bytes.as_deref(), &changes)? else {
         return Ok(None);
     };
@@ -181,6 +186,15 @@ pub fn plan_file(path: &Path, changes: Vec<Change>) -> Result<Option<FilePlan>, 
 /// one edit of their one `settings.local.json`.
 pub fn same_file(a: &Path, b: &Path) -> bool {
     a == b || identity(a) == identity(b)
+}
+
+/// Whether `path`, a file of the `layer` layer, is reached through a symbolic link in its
+/// project (the file or a folder between the project and it), which the writer refuses
+/// ([`SettingsError::ProjectLink`]). Of two spellings of one file (two projects sharing
+/// one `.claude` folder through a link), the plan keeps one that is not.
+pub fn through_a_project_link(path: &Path, layer: &str) -> bool {
+    super::write::project_root_for_layer(path, layer)
+        .is_some_and(|root| super::write::link_in_project(&root, path).is_some())
 }
 
 /// A file's identity for [`same_file`]: its canonical path, or its folder's canonical

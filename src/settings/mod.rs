@@ -134,6 +134,19 @@ pub enum SettingsError {
     NotRegular { path: PathBuf, reason: String },
     /// More than one name: replacing it would split the hard links silently.
     HardLinked { path: PathBuf, links: u64 },
+    /// A file of a project (its `.mcp.json`, `.claude/settings.json`,
+    /// `.claude/settings.local.json`) that is a symbolic link, or lies in a folder of the
+    /// project that is one: a cloned repository would choose which file of the user's
+    /// the fix rewrites. Never read for writing, never written through.
+    ProjectLink {
+        path: PathBuf,
+        /// The link: `path` itself or a folder between the project and it.
+        link: PathBuf,
+        /// What the link says it points to (as written in it).
+        to: PathBuf,
+        /// The project folder.
+        project: PathBuf,
+    },
     /// What the edit would write is larger than mcplogs reads back
     /// ([`crate::safe_read::SETTINGS_MAX_BYTES`]): written, it could not be undone.
     ResultTooLarge {
@@ -312,6 +325,34 @@ impl fmt::Display for SettingsError {
                 "{} has {links} hard links; replacing it would leave the other names with the old content, so mcplogs does not edit hard-linked settings files and nothing was changed: make the change by hand, or replace the extra links with symlinks",
                 path.display()
             ),
+            SettingsError::ProjectLink {
+                path,
+                link,
+                to,
+                project,
+            } => {
+                if link == path {
+                    write!(
+                        f,
+                        "{} is a symbolic link (to {})",
+                        path.display(),
+                        to.display()
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "{} lies in {}, a symbolic link (to {})",
+                        path.display(),
+                        link.display(),
+                        to.display()
+                    )?;
+                }
+                write!(
+                    f,
+                    " inside the project {}; mcplogs writes no file of a project through a link (a cloned repository could point it at any file of yours): nothing was changed. Replace the link with the file or folder itself, or make the change by hand",
+                    project.display()
+                )
+            }
             SettingsError::ResultTooLarge {
                 path,
                 bytes,
@@ -377,6 +418,7 @@ impl std::error::Error for SettingsError {
             | SettingsError::ChangedSinceRead { .. }
             | SettingsError::NotRegular { .. }
             | SettingsError::HardLinked { .. }
+            | SettingsError::ProjectLink { .. }
             | SettingsError::ResultTooLarge { .. }
             | SettingsError::KeyChangedSince { .. }
             | SettingsError::RaceLeftFile { .. } => None,

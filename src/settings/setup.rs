@@ -471,7 +471,7 @@ pub fn plan_setup_undo(
     install: Install,
     force: bool,
 ) -> Result<UndoPlan, SettingsError> {
-    undo::plan_undo_for(settings, install.change(), |current_text, state| {
+    undo::plan_undo_for(settings, None, install.change(), |current_text, state| {
         // Changed since: take out only mcplogs' entry.
         let now = match strict(settings, current_text) {
             Ok(v) => v,

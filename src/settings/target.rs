@@ -32,6 +32,14 @@ pub enum FixTarget {
     Managed { layer: SettingsLayer },
     /// No home folder and no `CLAUDE_CONFIG_DIR`: the user file cannot be located.
     NoUserFile,
+    /// The file that wins (`kind`, at `path`) is one `mcplogs fix` refuses to write: not
+    /// a regular file (a FIFO, a device), hard-linked, unreadable, or a project's file
+    /// reached through a symbolic link. `why` is the refusal `fix` gives.
+    Unwritable {
+        kind: LayerKind,
+        path: PathBuf,
+        why: String,
+    },
 }
 
 impl FixTarget {
@@ -84,6 +92,27 @@ impl FixTarget {
             FixTarget::NoUserFile => {
                 "cannot find the home folder, so the user settings file is unknown".to_string()
             }
+            FixTarget::Unwritable { why, .. } => {
+                format!("mcplogs fix cannot write the file that wins there: {why}")
+            }
+        }
+    }
+
+    /// This target, or [`FixTarget::Unwritable`] when its file is one `mcplogs fix`
+    /// refuses when it reads it ([`super::write::FileSnapshot::read`]: a project's file
+    /// through a link, not a regular file, hard-linked, unreadable), so that the advice
+    /// never names a fix that exits 2.
+    pub fn checked(self) -> FixTarget {
+        let FixTarget::Write { kind, path, .. } = &self else {
+            return self;
+        };
+        match super::write::FileSnapshot::read(path) {
+            Ok(_) => self,
+            Err(e) => FixTarget::Unwritable {
+                kind: *kind,
+                path: path.clone(),
+                why: e.to_string(),
+            },
         }
     }
 }

@@ -430,6 +430,7 @@ pub(super) enum KeyUndo {
 /// only mcplogs' own key. The result is never larger than the read limit.
 pub(super) fn plan_undo_for(
     settings: &Path,
+    project: Option<&Path>,
     change: Change,
     changed_since: impl FnOnce(&str, &UndoState) -> Result<KeyUndo, SettingsError>,
 ) -> Result<UndoPlan, SettingsError> {
@@ -437,7 +438,11 @@ pub(super) fn plan_undo_for(
     if std::fs::symlink_metadata(&state_path).is_err() {
         return Ok(UndoPlan::NothingToUndo);
     }
-    let snapshot = FileSnapshot::read(settings)?;
+    // a project's own file: never put back through a link in the project
+    let project = project
+        .map(Path::to_path_buf)
+        .or_else(|| super::write::project_root_of(settings));
+    let snapshot = FileSnapshot::read_in(settings, project.as_deref())?;
     let Some(state) = load_state_owned_for(settings, snapshot.attrs.as_ref(), change)? else {
         return Ok(UndoPlan::NothingToUndo);
     };
@@ -492,48 +497,64 @@ pub(super) fn plan_undo_for(
 }
 
 pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
-    plan_undo_for(settings, Change::Negotiation, |current_text, state| {
-        // A fix of the engine: every key it set, put back.
-        if !state.changes.is_empty() {
-            return super::engine::undo_changed(settings, current_text, &state.changes, force)
-                .map(|(text, notes)| KeyUndo::Noted(text, notes));
-        }
-        // Changed since the fix: put back the one key, keep everything else.
-        let object = match strictness::check(current_text) {
-            Strictness::Strict(doc) => doc,
-            Strictness::NonStrict { problem, .. } => {
-                return Err(SettingsError::NoLongerStrict {
-                    path: settings.to_path_buf(),
-                    problem,
-                    backup: state.backup_path.clone(),
-                });
+    plan_undo_in(settings, None, force)
+}
+
+/// [`plan_undo`] of a file of the project `project` (its shared
+/// `.claude/settings.json`, which only the caller knows is not the user's own file):
+/// refused when it, or a folder between the project and it, is a symbolic link.
+pub fn plan_undo_in(
+    settings: &Path,
+    project: Option<&Path>,
+    force: bool,
+) -> Result<UndoPlan, SettingsError> {
+    plan_undo_for(
+        settings,
+        project,
+        Change::Negotiation,
+        |current_text, state| {
+            // A fix of the engine: every key it set, put back.
+            if !state.changes.is_empty() {
+                return super::engine::undo_changed(settings, current_text, &state.changes, force)
+                    .map(|(text, notes)| KeyUndo::Noted(text, notes));
             }
-            Strictness::Invalid { problem } => {
-                return Err(SettingsError::Invalid {
+            // Changed since the fix: put back the one key, keep everything else.
+            let object = match strictness::check(current_text) {
+                Strictness::Strict(doc) => doc,
+                Strictness::NonStrict { problem, .. } => {
+                    return Err(SettingsError::NoLongerStrict {
+                        path: settings.to_path_buf(),
+                        problem,
+                        backup: state.backup_path.clone(),
+                    });
+                }
+                Strictness::Invalid { problem } => {
+                    return Err(SettingsError::Invalid {
+                        path: settings.to_path_buf(),
+                        problem,
+                    });
+                }
+            };
+            let now = negotiation_in(&object);
+            if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
+                return Ok(KeyUndo::Refuse(UndoPlan::KeyChanged {
                     path: settings.to_path_buf(),
-                    problem,
-                });
+                    now,
+                    previous: state.previous_json.clone(),
+                }));
             }
-        };
-        let now = negotiation_in(&object);
-        if !now.as_ref().is_some_and(NegotiationValue::is_legacy) && !force {
-            return Ok(KeyUndo::Refuse(UndoPlan::KeyChanged {
+            edit::restore_key(
+                current_text,
+                state.previous_json.as_deref(),
+                state.env_existed,
+            )
+            .map(KeyUndo::Text)
+            .map_err(|problem| SettingsError::CannotEdit {
                 path: settings.to_path_buf(),
-                now,
-                previous: state.previous_json.clone(),
-            }));
-        }
-        edit::restore_key(
-            current_text,
-            state.previous_json.as_deref(),
-            state.env_existed,
-        )
-        .map(KeyUndo::Text)
-        .map_err(|problem| SettingsError::CannotEdit {
-            path: settings.to_path_buf(),
-            problem,
-        })
-    })
+                problem,
+            })
+        },
+    )
 }
 
 /// Whether another live record of `settings` (any change but the one recorded at

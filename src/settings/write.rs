@@ -2,6 +2,15 @@
 //! atomically, with the original's owner and permission bits, and only if the file is
 //! still what mcplogs read.
 //!
+//! A project's own file (`.mcp.json`, `.claude/settings*.json`: [`project_root_of`],
+//! [`project_root_for_layer`]) is never reached through a link: the file and every
+//! folder between the project and it are looked at with `symlink_metadata` when it is
+//! read, before the write, and again just before the swap (a link made in the
+//! microseconds after that last check is the one window left). A cloned repository
+//! would otherwise choose which file of the user's the fix rewrites. The user's own
+//! files (`~/.claude/settings.json`, `~/.claude.json`) are followed: dotfile managers
+//! link them.
+//!
 //! Only a regular file is read or written. The target is resolved here (symlinks
 //! followed by mcplogs, never by the OS at write time), read non-blocking with a size
 //! cap, and remembered by device and inode. Before the write it must still be the same
@@ -164,6 +173,62 @@ pub struct FileSnapshot {
     pub id: Option<FileId>,
     /// Owner and permissions of the file read; for a missing file, what a new one gets.
     pub attrs: Option<Attrs>,
+    /// The project folder `path` is a file of (`None`: a file of the user's own, such as
+    /// `~/.claude/settings.json`, followed through a link). No folder between it and
+    /// `path`, nor `path` itself, may be a symbolic link: checked when read, again just
+    /// before the write, and once more just before the rename.
+    pub project: Option<PathBuf>,
+}
+
+/// The project folder of a file that is always a project's own, whatever the caller
+/// says: `<P>/.mcp.json` and `<P>/.claude/settings.local.json` (Claude Code has no
+/// user-scope file of either name). `None` for any other file.
+pub fn project_root_of(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let parent = path.parent()?;
+    if name == ".mcp.json" {
+        return Some(parent.to_path_buf());
+    }
+    if name == "settings.local.json" && parent.file_name()? == ".claude" {
+        return Some(parent.parent()?.to_path_buf());
+    }
+    None
+}
+
+/// The project folder of a project's file named by its layer (`project`: the shared
+/// `.claude/settings.json`; `local`; `mcp.json`): `<P>/.mcp.json` and
+/// `<P>/.claude/<file>` lie in `<P>`. `None` for a file of the user's own layers.
+pub fn project_root_for_layer(path: &Path, layer: &str) -> Option<PathBuf> {
+    if !matches!(layer, "project" | "local" | "mcp.json") {
+        return project_root_of(path);
+    }
+    let parent = path.parent()?;
+    if parent.file_name().is_some_and(|n| n == ".claude") {
+        return parent.parent().map(Path::to_path_buf);
+    }
+    Some(parent.to_path_buf())
+}
+
+/// The first symbolic link on the way from `project` down to `path` (`path` itself
+/// included, `project` itself not: the user chose that folder), each component looked
+/// at with `symlink_metadata` (never followed), with what it points to. `None` when
+/// there is none, or `path` is not under `project`. A component that does not exist
+/// ends the walk (nothing below it exists either).
+pub fn link_in_project(project: &Path, path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let rest = path.strip_prefix(project).ok()?;
+    let mut at = project.to_path_buf();
+    for c in rest.components() {
+        at.push(c);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&at).unwrap_or_default();
+                return Some((at, to));
+            }
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// The refusal for `path` (resolved to `target`) when it is not a regular file mcplogs
@@ -229,7 +294,19 @@ fn link_count(meta: &Metadata) -> u64 {
 }
 
 impl FileSnapshot {
+    /// Reads `path`, a project's own file when [`project_root_of`] says so (no link on
+    /// the way then), else a file of the user's own (followed through a link).
     pub fn read(path: &Path) -> Result<FileSnapshot, SettingsError> {
+        Self::read_in(path, project_root_of(path).as_deref())
+    }
+
+    /// Reads `path`, a file of the project `project` when given: refused
+    /// ([`SettingsError::ProjectLink`]) when it or a folder between the project and it
+    /// is a symbolic link.
+    pub fn read_in(path: &Path, project: Option<&Path>) -> Result<FileSnapshot, SettingsError> {
+        if let Some(root) = project {
+            no_link_in_project(root, path)?;
+        }
         let target = resolve_target(path).map_err(|e| refused(path, path, ReadError::Io(e)))?;
         let (bytes, id, attrs) = match read_target(path, &target)? {
             Some(r) => (Some(r.bytes), r.id, Some(Attrs::of(&r.meta))),
@@ -241,7 +318,16 @@ impl FileSnapshot {
             bytes,
             id,
             attrs,
+            project: project.map(Path::to_path_buf),
         })
+    }
+
+    /// Fails when a link is on the way from the project to the file now.
+    fn ensure_no_project_link(&self) -> Result<(), SettingsError> {
+        match &self.project {
+            Some(root) => no_link_in_project(root, &self.path),
+            None => Ok(()),
+        }
     }
 
     /// Fails unless the path still leads to the same regular file (same device and
@@ -250,6 +336,7 @@ impl FileSnapshot {
         let changed = || SettingsError::ChangedSinceRead {
             path: self.path.clone(),
         };
+        self.ensure_no_project_link()?;
         match resolve_target(&self.path) {
             Ok(t) if t == self.target => {}
             _ => return Err(changed()),
@@ -290,6 +377,7 @@ impl FileSnapshot {
                 ),
             ));
         }
+        self.ensure_no_project_link()?;
         if self.bytes.is_none() && !dir.exists() {
             create_dir_private(&dir)
                 .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;
@@ -305,6 +393,19 @@ impl FileSnapshot {
         files
             .remove_file(&self.target)
             .map_err(|e| SettingsError::io(&self.target, "remove", e))
+    }
+}
+
+/// [`SettingsError::ProjectLink`] for the first link between `project` and `path`.
+fn no_link_in_project(project: &Path, path: &Path) -> Result<(), SettingsError> {
+    match link_in_project(project, path) {
+        Some((link, to)) => Err(SettingsError::ProjectLink {
+            path: path.to_path_buf(),
+            link,
+            to,
+            project: project.to_path_buf(),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -453,6 +554,9 @@ fn swap_in(
         path: snap.path.clone(),
     };
     let io_err = |e| SettingsError::io(dest, "replace", e);
+    // a link made in the project since the last check (while the temporary file was
+    // written and flushed): the rename would go through it
+    snap.ensure_no_project_link()?;
     let Some(original) = &snap.bytes else {
         return match files.swap(tmp.path(), dest, Swap::NoReplace) {
             Ok(()) => {
@@ -626,6 +730,80 @@ mod tests {
             SettingsError::ChangedSinceRead { .. }
         ));
         assert_eq!(fs::read(&p).unwrap(), b"{}");
+    }
+
+    /// A project's `.claude` folder swapped for a link to an outside folder between the
+    /// read and the write (and, through [`Fs::sync`], after the temporary file was
+    /// written, just before the swap): nothing goes through it.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_made_in_a_project_after_the_read_is_never_written_through() {
+        struct LinkAtSync<'a>(&'a Path, &'a Path);
+        impl Fs for LinkAtSync<'_> {
+            fn sync(&self, file: &File) -> io::Result<()> {
+                let claude = self.0.join(".claude");
+                fs::rename(&claude, self.0.join(".claude-moved"))?;
+                std::os::unix::fs::symlink(self.1, &claude)?;
+                file.sync_all()
+            }
+        }
+        for at_sync in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let proj = dir.path().join("proj");
+            let outside = dir.path().join("outside");
+            fs::create_dir_all(proj.join(".claude")).unwrap();
+            fs::create_dir_all(&outside).unwrap();
+            let file = proj.join(".claude/settings.local.json");
+            fs::write(&file, "{}").unwrap();
+            fs::write(outside.join("settings.local.json"), "{}").unwrap();
+            let snap = FileSnapshot::read(&file).unwrap();
+            assert_eq!(snap.project.as_deref(), Some(proj.as_path()));
+            let err = if at_sync {
+                snap.replace_in(&LinkAtSync(&proj, &outside), b"{\"x\": 1}")
+                    .unwrap_err()
+            } else {
+                fs::rename(proj.join(".claude"), proj.join(".claude-moved")).unwrap();
+                std::os::unix::fs::symlink(&outside, proj.join(".claude")).unwrap();
+                snap.replace(b"{\"x\": 1}").unwrap_err()
+            };
+            assert!(
+                matches!(&err, SettingsError::ProjectLink { link, .. } if *link == proj.join(".claude")),
+                "{err}"
+            );
+            assert_eq!(
+                fs::read(outside.join("settings.local.json")).unwrap(),
+                b"{}"
+            );
+            assert_eq!(
+                fs::read(proj.join(".claude-moved/settings.local.json")).unwrap(),
+                b"{}"
+            );
+        }
+    }
+
+    /// Which files are a project's own by their name alone, and which folder is their
+    /// project; a user file is not.
+    #[test]
+    fn a_projects_own_files_and_their_project() {
+        let p = Path::new("/w/p");
+        assert_eq!(project_root_of(&p.join(".mcp.json")).as_deref(), Some(p));
+        assert_eq!(
+            project_root_of(&p.join(".claude/settings.local.json")).as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            project_root_of(Path::new("/home/u/.claude/settings.json")),
+            None
+        );
+        assert_eq!(project_root_of(Path::new("/home/u/.claude.json")), None);
+        assert_eq!(
+            project_root_for_layer(&p.join(".claude/settings.json"), "project").as_deref(),
+            Some(p)
+        );
+        assert_eq!(
+            project_root_for_layer(Path::new("/home/u/.claude/settings.json"), "user"),
+            None
+        );
     }
 
     #[cfg(unix)]

@@ -1282,6 +1282,199 @@ fn a_dangling_link_in_a_project_is_never_written_through() {
     assert!(!h.elsewhere.join("nowhere").exists(), "{err}");
 }
 
+/// A project whose shared settings set `auto`, with a server the legacy setting cures:
+/// the fix goes in the project's `.claude/settings.local.json`.
+fn legacy_goes_in_the_local_file(h: &Home, claude_dir: &Path) {
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.claude_json(stdio(&["oldlist"]));
+    fs::create_dir_all(claude_dir).unwrap();
+    fs::write(
+        claude_dir.join("settings.json"),
+        "{\"env\":{\"MCP_PROTOCOL_NEGOTIATION\":\"auto\"}}\n",
+    )
+    .unwrap();
+}
+
+/// `fix --yes` and `fix --dry-run` from the project refuse (exit 2) naming `link` and
+/// where it points; scan (text and JSON) never advises `mcplogs fix` for it and says why.
+fn refused_for_the_link(h: &Home, link: &str, to: &str) {
+    for args in [&["--yes"][..], &["--dry-run"]] {
+        let out = h.fix(&h.proj, args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(link) && err.contains("a symbolic link") && err.contains(to),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("mcplogs writes no file of a project through a link")
+                && err.contains("nothing was changed"),
+            "{err}"
+        );
+        assert!(!stderr(&out).contains("Wrote "), "{err}");
+    }
+    let scan = h.run(&h.proj, &["scan"]);
+    let text = format!("{}{}", stdout(&scan), stderr(&scan));
+    assert!(!text.contains("Run `mcplogs fix"), "{text}");
+    assert!(!text.contains("can be fixed with"), "{text}");
+    assert!(
+        (text.contains("`mcplogs fix` refuses") || text.contains("`mcplogs fix` cannot make"))
+            && text.contains("a symbolic link"),
+        "{text}"
+    );
+    let doc = scan_json(h, &h.proj);
+    let server = &doc["servers"][0];
+    let change = &server["fix"]["changes"][0];
+    assert_eq!(change["state"], "refused", "{server:#}");
+    assert!(
+        change["refused"]
+            .as_str()
+            .unwrap()
+            .contains("a symbolic link"),
+        "{server:#}"
+    );
+    assert_eq!(server["fix"]["fixable"], false, "{server:#}");
+}
+
+/// A project's `.claude/settings.local.json` that is a symbolic link to a file outside
+/// the project (a cloned repository can plant one): never written through (before, the
+/// file it pointed at got the `env` block while the plan named only the link).
+#[cfg(unix)]
+#[test]
+fn a_project_settings_file_linked_out_of_the_project_is_never_written_through() {
+    let h = Home::new();
+    legacy_goes_in_the_local_file(&h, &h.proj.join(".claude"));
+    let victim = h.elsewhere.join("victim.json");
+    fs::write(&victim, "{\"victim\": true}\n").unwrap();
+    std::os::unix::fs::symlink(&victim, h.proj.join(".claude/settings.local.json")).unwrap();
+    let before = h.files();
+    refused_for_the_link(&h, "settings.local.json is a symbolic link", "victim.json");
+    assert_eq!(fs::read(&victim).unwrap(), b"{\"victim\": true}\n");
+    assert_eq!(h.files(), before);
+}
+
+/// A project's `.claude` folder that is a symbolic link to a folder outside it: no file
+/// is created there (before: `settings.local.json` and its undo record were).
+#[cfg(unix)]
+#[test]
+fn a_project_claude_folder_linked_out_of_the_project_is_never_written_through() {
+    let h = Home::new();
+    let outside = h.elsewhere.join("outside");
+    legacy_goes_in_the_local_file(&h, &outside);
+    std::os::unix::fs::symlink(&outside, h.proj.join(".claude")).unwrap();
+    refused_for_the_link(&h, "/work/proj/.claude, a symbolic link", "outside");
+    let names: Vec<_> = fs::read_dir(&outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["settings.json"], "nothing created through the link");
+}
+
+/// A project's `.mcp.json` that is a symbolic link to a file outside the project: the
+/// command's absolute path is not written through it.
+#[cfg(unix)]
+#[test]
+fn a_project_mcp_json_linked_out_of_the_project_is_never_written_through() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "projects": { h.proj.display().to_string(): {
+            "hasTrustDialogAccepted": true,
+            "enabledMcpjsonServers": ["far"],
+        } },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    h.tool(&h.tools, "farstub");
+    let shared = h.elsewhere.join("shared.json");
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({ "mcpServers": far("farstub") })).unwrap();
+    fs::write(&shared, &text).unwrap();
+    std::os::unix::fs::symlink("../../../elsewhere/shared.json", h.proj.join(".mcp.json")).unwrap();
+    assert!(
+        fs::metadata(h.proj.join(".mcp.json")).is_ok(),
+        "the link resolves"
+    );
+    let before = h.files();
+    refused_for_the_link(&h, ".mcp.json is a symbolic link", "elsewhere/shared.json");
+    assert_eq!(fs::read_to_string(&shared).unwrap(), text);
+    assert_eq!(h.files(), before);
+}
+
+/// `fix --undo` of a project's file whose `.claude` folder became a link since the fix
+/// (a `git pull` can bring one): nothing is put back through it, exit 2.
+#[cfg(unix)]
+#[test]
+fn undo_never_puts_back_through_a_link_made_in_the_project_since() {
+    let h = Home::new();
+    legacy_goes_in_the_local_file(&h, &h.proj.join(".claude"));
+    let out = h.fix(&h.proj, &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outside = h.elsewhere.join("outside");
+    fs::rename(h.proj.join(".claude"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, h.proj.join(".claude")).unwrap();
+    let files = |d: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v: Vec<_> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.clone(), fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files(&outside);
+    let undo = h.run(&h.proj, &["fix", "--undo", "--yes"]);
+    let err = stderr(&undo);
+    assert_eq!(undo.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(".claude, a symbolic link") && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(files(&outside), before);
+}
+
+/// The file the legacy setting goes in is a FIFO (adversarial F4): scan, which warns it
+/// cannot read it, never advises `mcplogs fix` (which exits 2 there): its text and its
+/// JSON recommendation say `fix` refuses the file, and why; the change is `refused`.
+#[cfg(unix)]
+#[test]
+fn scan_never_advises_fix_for_a_settings_file_fix_refuses() {
+    let h = Home::new();
+    legacy_goes_in_the_local_file(&h, &h.proj.join(".claude"));
+    mkfifo(&h.proj.join(".claude/settings.local.json"));
+    let scan = h.run(&h.proj, &["scan"]);
+    let text = stdout(&scan);
+    assert!(!text.contains("Run `mcplogs fix"), "{text}");
+    assert!(!text.contains("can be fixed with"), "{text}");
+    assert!(
+        text.contains("`mcplogs fix` refuses the file that wins there") && text.contains("FIFO"),
+        "{text}"
+    );
+    let doc = scan_json(&h, &h.proj);
+    let server = &doc["servers"][0];
+    assert_eq!(server["fix"]["fixable"], false, "{server:#}");
+    assert_eq!(
+        server["fix"]["changes"][0]["state"], "refused",
+        "{server:#}"
+    );
+    assert!(
+        server["fix"]["changes"][0]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("FIFO"),
+        "{server:#}"
+    );
+    let rec = server["recommendation"].as_str().unwrap();
+    assert!(
+        !rec.contains("run `mcplogs fix") && rec.contains("refuses") && rec.contains("FIFO"),
+        "{rec}"
+    );
+    // and fix says the same, exit 2
+    let out = h.fix(&h.proj, &["--yes"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+}
+
 /// `fix`'s notes name servers, projects and files, which come from the machine: a token
 /// in a project folder's name is hidden there as `scan` hides it.
 #[test]
@@ -1358,9 +1551,15 @@ fn a_server_of_a_project_folder_that_is_gone_gets_the_reason_nothing_is_written(
 #[cfg(unix)]
 #[test]
 fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
-    for (limit2, want) in [("3000", "60000"), ("40000", "80000")] {
+    // (the project with the link first or second: the one edit goes through the project
+    // whose `.claude` is a folder, never through the link, which the writer refuses)
+    for (limit2, want, linked) in [
+        ("3000", "60000", "work/proj2"),
+        ("40000", "80000", "work/proj2"),
+        ("3000", "60000", "work/a-proj"),
+    ] {
         let h = Home::new();
-        let proj2 = h.home.join("work/proj2");
+        let proj2 = h.home.join(linked);
         fs::create_dir_all(&proj2).unwrap();
         fs::create_dir_all(h.proj.join(".claude")).unwrap();
         std::os::unix::fs::symlink(h.proj.join(".claude"), proj2.join(".claude")).unwrap();
@@ -1381,11 +1580,20 @@ fn two_projects_sharing_a_linked_claude_folder_get_one_edit_of_its_file() {
         let srv = serde_json::json!({ "type": "stdio", "command": "python3", "args": ["s.py"] });
         h.claude_json(serde_json::json!({ "slow": srv, "slow2": srv }));
         let before = h.files();
+        let scan = scan_json(&h, &h.elsewhere);
+        assert!(
+            !scan.to_string().contains("symbolic link"),
+            "{linked}: {scan:#}"
+        );
         let out = h.fix(&h.elsewhere, &["--yes"]);
         let err = stderr(&out);
-        assert!(out.status.success(), "{err}");
+        assert!(out.status.success(), "{linked}: {err}");
         let diff = stdout(&out);
         assert_eq!(diff.matches("+++ ").count(), 1, "{diff}");
+        assert!(
+            diff.contains("work/proj/.claude/settings.local.json"),
+            "{diff}"
+        );
         assert_eq!(diff.matches("MCP_TIMEOUT").count(), 1, "{diff}");
         // the one change names both servers
         assert!(

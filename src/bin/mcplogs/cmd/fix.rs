@@ -188,7 +188,16 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .iter_mut()
             .find(|(p, _)| engine::same_file(p, &c.file))
         {
-            Some((_, cs)) => cs.push(c),
+            Some((p, cs)) => {
+                // the spelling the writer takes: one through no link in its project
+                if let Some(first) = cs.first()
+                    && engine::through_a_project_link(p, first.layer)
+                    && !engine::through_a_project_link(&c.file, c.layer)
+                {
+                    *p = c.file.clone();
+                }
+                cs.push(c)
+            }
             None => groups.push((c.file.clone(), vec![c])),
         }
     }
@@ -839,7 +848,16 @@ fn per_project_files(
                 .iter_mut()
                 .find(|(p, _, _)| mcplogs::settings::engine::same_file(p, path))
             {
-                Some((_, _, projects)) => projects.push(f.project.clone()),
+                Some((p, t, projects)) => {
+                    // the spelling the writer takes: one through no link in its project
+                    if mcplogs::settings::engine::through_a_project_link(p, "local")
+                        && !mcplogs::settings::engine::through_a_project_link(path, "local")
+                    {
+                        *p = path.clone();
+                        *t = target.clone();
+                    }
+                    projects.push(f.project.clone())
+                }
                 None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
             },
             FixTarget::InEffect { .. } => note(format_args!(
@@ -848,7 +866,7 @@ fn per_project_files(
                 target.reason(),
                 mcplogs::advice::verify_command(&args.home)
             )),
-            FixTarget::Managed { .. } | FixTarget::NoUserFile => {
+            FixTarget::Managed { .. } | FixTarget::NoUserFile | FixTarget::Unwritable { .. } => {
                 warning(format!("{}: {}", f.project.display(), target.reason()));
                 blocked.get_or_insert(target.clone());
             }
@@ -999,7 +1017,13 @@ fn run_undo_cmd(args: &FixArgs) -> Result<ExitCode, Error> {
 fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitCode, Error> {
     let mut pendings: Vec<(PathBuf, Box<undo::PendingUndo>)> = Vec::new();
     for path in files {
-        match undo::plan_undo(path, args.force)? {
+        // a project's shared `.claude/settings.json` (a `fix NAME` took a name out of
+        // its list): put back only if no link is on the way from its project
+        let project = (path != user && path.file_name().is_some_and(|n| n == "settings.json"))
+            .then(|| mcplogs::settings::write::project_root_for_layer(path, "project"))
+            .flatten()
+            .filter(|p| p.join(".claude").join("settings.json") == *path);
+        match undo::plan_undo_in(path, project.as_deref(), args.force)? {
             UndoPlan::Pending(p) => pendings.push((path.clone(), p)),
             UndoPlan::NothingToUndo | UndoPlan::NotOurs { .. } => note(format_args!(
                 "No mcplogs fix of {} to undo (no {}).",
