@@ -1325,6 +1325,16 @@ pub(crate) fn learn_configured(
     ));
 }
 
+/// `text` with its secrets hidden as a diff's lines are: the secret rules, then the
+/// configured secrets ([`CONFIGURED`]).
+pub(crate) fn redact_as_diff(text: &str) -> String {
+    let mut b = mcplogs::redact::RedactorBuilder::new();
+    if let Some(c) = CONFIGURED.get() {
+        b.learn_configured_secrets(c);
+    }
+    b.build().redact(&mcplogs::redact::output::text(text))
+}
+
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     // the file names shortened under the home; the lines of the files never: a diff
     // shows the bytes written (a `~` inside JSON would be another key); the values the
