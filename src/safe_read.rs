@@ -305,22 +305,30 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
 /// takes no controlling terminal (unix), and the opened file must be a regular file.
 /// A new file is created 0600; an existing one is truncated and keeps at most its
 /// owner's read and write bits.
+///
+/// A symbolic link at `path` is refused, never followed, whether it leads to a file
+/// or to nothing ([`output_target`]): a folder the user writes into (a cloned
+/// repository) can hold a link named like the output file, to `~/.bashrc` or to
+/// `~/.ssh/authorized_keys`. The open itself takes `O_NOFOLLOW` (unix), so a link put
+/// there between the check and the open is not followed either.
 pub fn create_private(path: &Path) -> Result<File, ReadError> {
-    match fs::metadata(path) {
-        Ok(m) if !m.is_file() => return Err(ReadError::NotRegular { kind: kind_of(&m) }),
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(ReadError::Io(e)),
-    }
+    output_target(path)?;
     let mut o = fs::OpenOptions::new();
     o.write(true).create(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         o.mode(0o600)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | libc::O_NOFOLLOW);
     }
-    let file = o.open(path).map_err(ReadError::Io)?;
+    let file = o.open(path).map_err(|e| {
+        // ELOOP: the final component became a link after the check (O_NOFOLLOW).
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return ReadError::NotRegular { kind: LINK };
+        }
+        ReadError::Io(e)
+    })?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular {
@@ -339,6 +347,23 @@ pub fn create_private(path: &Path) -> Result<File, ReadError> {
     }
     file.set_len(0).map_err(ReadError::Io)?;
     Ok(file)
+}
+
+/// What a refused symbolic link at an output file's name is called.
+pub const LINK: &str = "a symbolic link (not followed)";
+
+/// Checks the name of a file about to be written (`report -o`, `probe --transcript`),
+/// without following a link there: `Ok(true)` for a regular file, `Ok(false)` for
+/// nothing at all. A symbolic link (to a file, to a FIFO, or to nothing) and anything
+/// that is not a regular file (a FIFO, a device, a folder) are refused.
+pub fn output_target(path: &Path) -> Result<bool, ReadError> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(ReadError::NotRegular { kind: LINK }),
+        Ok(m) if !m.is_file() => Err(ReadError::NotRegular { kind: kind_of(&m) }),
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(ReadError::Io(e)),
+    }
 }
 
 #[cfg(unix)]
@@ -409,6 +434,36 @@ mod tests {
         fs::set_permissions(&ro, fs::Permissions::from_mode(0o640)).unwrap();
         drop(create_private(&ro).unwrap());
         assert_eq!(mode(&ro), 0o600);
+    }
+
+    /// A link at the name of a file to write is refused, never written through: to a
+    /// file (left as it was) or to nothing (not created).
+    #[cfg(unix)]
+    #[test]
+    fn a_private_file_is_never_written_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("bashrc");
+        fs::write(&victim, "precious\n").unwrap();
+        let link = dir.path().join("issue.md");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let dangling = dir.path().join("issue2.md");
+        let absent = dir.path().join("newfile");
+        std::os::unix::fs::symlink(&absent, &dangling).unwrap();
+        for l in [&link, &dangling] {
+            assert!(
+                matches!(create_private(l), Err(ReadError::NotRegular { kind: LINK })),
+                "{}",
+                l.display()
+            );
+            assert!(matches!(
+                output_target(l),
+                Err(ReadError::NotRegular { kind: LINK })
+            ));
+        }
+        assert_eq!(fs::read(&victim).unwrap(), b"precious\n");
+        assert!(fs::symlink_metadata(&absent).is_err());
+        assert!(!output_target(&dir.path().join("new.md")).unwrap());
+        assert!(output_target(&victim).unwrap());
     }
 
     #[cfg(unix)]

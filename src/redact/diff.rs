@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use super::Redactor;
+use super::configured::ConfiguredSecrets;
+use super::{Redactor, RedactorBuilder};
 use crate::text::terminal_safe;
 
 /// What stands in for a secret value.
@@ -63,6 +64,14 @@ fn mask_pairs(line: &str) -> String {
 /// then `"hunter2"`) is still seen; the redactor keeps line breaks, so each line is then
 /// taken back from its side by position.
 pub fn for_display(diff: &str) -> String {
+    for_display_with(diff, &ConfiguredSecrets::new())
+}
+
+/// [`for_display`] that also hides every value of `configured` (the values the
+/// configuration marks as secret, as `scan` hides them): a file written on one line
+/// (`~/.claude.json`, a compact `.mcp.json`) shows every server's `env` and `headers`
+/// in the one line the diff changes, and a pretty one may in its context lines.
+pub fn for_display_with(diff: &str, configured: &ConfiguredSecrets) -> String {
     let lines: Vec<&str> = diff.split_inclusive('\n').collect();
     let own = |i: usize, body: &str| i < 2 || body.starts_with("@@") || body.starts_with('\\');
     let mut old_side: Vec<&str> = Vec::new();
@@ -83,7 +92,13 @@ pub fn for_display(diff: &str) -> String {
         }
     }
     let (old_text, new_text) = (old_side.join("\n"), new_side.join("\n"));
-    let r = Redactor::secrets_only([old_text.as_str(), new_text.as_str()]);
+    let r = {
+        let mut b = RedactorBuilder::new();
+        b.learn_secrets(&old_text);
+        b.learn_secrets(&new_text);
+        b.learn_configured_secrets(configured);
+        b.build()
+    };
     let split = |t: &str, n: usize| {
         let v: Vec<String> = r.redact(t).split('\n').map(str::to_string).collect();
         (v.len() == n).then_some(v)
@@ -108,7 +123,7 @@ pub fn for_display(diff: &str) -> String {
                 };
                 let shown = match side {
                     Some(l) => mask_pairs(l),
-                    None => mask_secrets(&body[1..]),
+                    None => mask_pairs(&r.redact(&mask_secrets(&body[1..]))),
                 };
                 out.push(sign);
                 out.push_str(&terminal_safe(&shown, true));
@@ -116,7 +131,7 @@ pub fn for_display(diff: &str) -> String {
             // mcplogs' own lines; the headers hold the file's path, which can hold a
             // secret (a project folder named after a token): the secret rules see them.
             _ => out.push_str(&terminal_safe(
-                &Redactor::secrets_only([body]).redact(body),
+                &r.redact(&Redactor::secrets_only([body]).redact(body)),
                 true,
             )),
         }
@@ -217,6 +232,26 @@ mod tests {
         ] {
             assert_eq!(mask_secrets(line), line);
         }
+    }
+
+    /// A file written on one line (`~/.claude.json` as some tools write it): the line
+    /// the fix changes holds every server's `env` and `headers`; the values the
+    /// configuration marks as secret are hidden as `scan` hides them, on both sides.
+    #[test]
+    fn configured_secrets_on_a_compact_line_are_hidden() {
+        let raw = "--- c.json\n+++ c.json\n@@ -1 +1 @@\n-{\"disabledMcpjsonServers\":[\"off\"],\"mcpServers\":{\"loc\":{\"command\":\"x\",\"env\":{\"FOO_SETTING\":\"Xr7Tb2Qm9Kd4Lp6Vn3Ws\"},\"headers\":{\"X-Tenant\":\"tenantsecretword\"}}}}\n+{\"disabledMcpjsonServers\":[],\"mcpServers\":{\"loc\":{\"command\":\"x\",\"env\":{\"FOO_SETTING\":\"Xr7Tb2Qm9Kd4Lp6Vn3Ws\"},\"headers\":{\"X-Tenant\":\"tenantsecretword\"}}}}\n";
+        // without them: the rules alone do not know the value (the finding)
+        assert!(for_display(raw).contains("Xr7Tb2Qm9Kd4Lp6Vn3Ws"));
+        let mut c = ConfiguredSecrets::new();
+        c.add("FOO_SETTING", "Xr7Tb2Qm9Kd4Lp6Vn3Ws");
+        let d = for_display_with(raw, &c);
+        assert!(!d.contains("Xr7Tb2Qm9Kd4Lp6Vn3Ws"), "{d}");
+        assert_eq!(d.matches("[REDACTED:config]").count(), 2, "{d}");
+        assert!(d.contains("-{\"disabledMcpjsonServers\":[\"off\"]"), "{d}");
+        assert!(
+            d.starts_with("--- c.json\n+++ c.json\n@@ -1 +1 @@\n"),
+            "{d}"
+        );
     }
 
     #[test]

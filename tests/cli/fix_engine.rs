@@ -561,6 +561,57 @@ fn a_disabled_server_whose_name_holds_a_secret_gets_no_placeholder_written() {
     assert_eq!(v["disabledMcpjsonServers"], serde_json::json!([]), "{err}");
 }
 
+/// A `~/.claude.json` written on one line: the diff's one changed line holds every
+/// server's `env`; a value the configuration marks as secret (random-looking, under a
+/// key that says nothing) is hidden there as `scan` hides it, in the dry run, in the
+/// confirmed run, and in the undo's diff (adversarial F16).
+#[test]
+fn the_diff_of_a_compact_file_hides_the_configured_secrets() {
+    let secret = "Xr7Tb2Qm9Kd4Lp6Vn3Ws";
+    let h = Home::new();
+    h.log("timeout-2.1.332.jsonl", "slow");
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "mcpServers": { "slow": { "type": "stdio", "command": "python3", "args": ["s.py"] } },
+        "projects": { h.proj.display().to_string(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpjsonServers": ["off"],
+            "mcpServers": { "loc": { "command": "python3", "args": ["s.py"],
+                "env": { "FOO_SETTING": secret } } },
+        } },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    fs::write(
+        h.proj.join(".mcp.json"),
+        r#"{"mcpServers":{"off":{"command":"python3","args":["s.py"]}}}"#,
+    )
+    .unwrap();
+    let before = h.files();
+    let out = h.fix(&h.proj, &["--dry-run"]);
+    let (o, e) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_eq!(h.files(), before);
+    // the dry run shows the change of the one line, the secret hidden
+    assert!(
+        o.contains("\"FOO_SETTING\":\"[REDACTED:config]\""),
+        "{o}{e}"
+    );
+    assert!(!o.contains(secret) && !e.contains(secret), "{o}{e}");
+    let out = h.fix(&h.proj, &["--yes"]);
+    let (o, e) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{e}");
+    assert!(!o.contains(secret) && !e.contains(secret), "{o}{e}");
+    assert!(
+        fs::read_to_string(h.home.join(".claude.json"))
+            .unwrap()
+            .contains(secret)
+    );
+    let out = h.fix(&h.proj, &["--undo", "--yes"]);
+    let (o, e) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{e}");
+    assert!(o.contains("[REDACTED:config]"), "{o}{e}");
+    assert!(!o.contains(secret) && !e.contains(secret), "{o}{e}");
+}
+
 #[test]
 fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     let h = Home::new();

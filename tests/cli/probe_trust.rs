@@ -131,6 +131,43 @@ fn a_transcript_is_private_also_without_redaction_and_stdout_is_asked_with_a_das
     assert!(r.stderr.contains("both write to stdout"), "{}", r.stderr);
 }
 
+/// `--transcript FILE` where a cloned folder put a symbolic link at FILE (to a file of
+/// the user's, or to one not yet there): refused before any server starts, exit 2,
+/// the path named; the link's target is neither changed nor created.
+#[test]
+fn a_transcript_is_never_written_through_a_symbolic_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let server = format!("python3 {}", stub().display());
+    let victim = dir.path().join("bashrc");
+    std::fs::write(&victim, "precious\n").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link = dir.path().join("tr.jsonl");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let absent = dir.path().join("newfile");
+    let dangling = dir.path().join("tr2.jsonl");
+    std::os::unix::fs::symlink(&absent, &dangling).unwrap();
+    for path in [&link, &dangling] {
+        let r = run_deadline(
+            mcplogs(home.path())
+                .args(["probe", "--claude-version", "2.1.332", "--transcript"])
+                .arg(path)
+                .args(["--command", &server]),
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(&path.display().to_string())
+                && r.stderr.contains("a symbolic link (not followed)"),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stdout.is_empty(), "{}", r.stdout);
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(mode(&victim), 0o644);
+    assert!(std::fs::symlink_metadata(&absent).is_err());
+}
+
 #[test]
 fn controls_and_bidi_in_names_are_escaped_in_the_transcript_as_in_json() {
     let home = tempfile::tempdir().unwrap();

@@ -618,6 +618,46 @@ fn a_users_own_status_line_is_never_replaced_unless_wrapped() {
     );
 }
 
+/// The status line of the user's own, shown by `setup statusline` without `--wrap`,
+/// has its secrets hidden as `settings` and the `--wrap` diff hide them (an API key, a
+/// URL's password); `--wrap` still installs the command as it is in the file.
+#[test]
+fn a_users_own_status_line_is_shown_with_its_secrets_hidden() {
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    let command = "mystatus --api-key Zq8Wx7Vc6Bn5Mm4Kk3Jj && curl -s https://u:pw5566@x.example/s";
+    let own = format!(
+        "{{\n  \"statusLine\": {{\"type\": \"command\", \"command\": \"{command}\"}}\n}}\n"
+    );
+    fs::write(sb.user_settings(), &own).unwrap();
+    let o = setup(&sb, &["setup", "statusline", "--dry-run"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(
+        out.contains("already has a status line of your own"),
+        "{out}"
+    );
+    for secret in ["Zq8Wx7Vc6Bn5Mm4Kk3Jj", "pw5566"] {
+        assert!(
+            !out.contains(secret) && !err.contains(secret),
+            "{secret}: {out}{err}"
+        );
+    }
+    assert!(out.contains("--api-key [REDACTED:"), "{out}");
+    assert!(out.contains("secrets hidden here"), "{out}");
+    assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), own);
+    // the diff of --wrap hides them too, and the file gets the command as it was
+    let o = setup(&sb, &["setup", "statusline", "--wrap", "--yes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !stdout(&o).contains("Zq8Wx7Vc6Bn5Mm4Kk3Jj"),
+        "{}",
+        stdout(&o)
+    );
+    let now = fs::read_to_string(sb.user_settings()).unwrap();
+    assert!(now.contains(&format!("--wrap '{command}'")), "{now}");
+}
+
 #[test]
 fn setup_hook_keeps_the_users_hooks_and_undo_takes_out_only_its_own() {
     let sb = Sandbox::new();

@@ -83,7 +83,8 @@ fn report_output_refuses_a_fifo_a_folder_and_a_device_without_blocking() {
     let home = samples().join("linux-home");
     for (target, kind) in [
         (&fifo, "a FIFO"),
-        (&link, "a FIFO"),
+        // a link is refused as a link, wherever it leads (never followed)
+        (&link, "a symbolic link (not followed)"),
         (&folder, "a folder"),
         (&PathBuf::from("/dev/null"), "a character device"),
     ] {
@@ -133,6 +134,48 @@ fn report_output_refuses_a_fifo_a_folder_and_a_device_without_blocking() {
     );
     assert!(fs::read_to_string(&file).unwrap().contains("## `bad-tool`"));
     assert_eq!(mode(&file), 0o600);
+}
+
+/// `report -o issue.md` in a folder that holds a symbolic link at `issue.md` (a cloned
+/// repository can ship one leading to `~/.bashrc` or `~/.ssh/authorized_keys`; the
+/// report's stderr lines are partly a server's): refused before the scan, one line
+/// naming the path, exit 2; the target is not changed (content and mode), and a link
+/// to nothing does not create its target.
+#[test]
+fn report_output_refuses_a_symbolic_link_to_a_file_or_to_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let victim = tmp.path().join("victim");
+    fs::create_dir_all(&repo).unwrap();
+    fs::create_dir_all(&victim).unwrap();
+    let bashrc = victim.join("bashrc");
+    fs::write(&bashrc, "precious\n").unwrap();
+    fs::set_permissions(&bashrc, fs::Permissions::from_mode(0o644)).unwrap();
+    std::os::unix::fs::symlink(&bashrc, repo.join("issue.md")).unwrap();
+    let newfile = victim.join("newfile");
+    std::os::unix::fs::symlink(&newfile, repo.join("issue2.md")).unwrap();
+    let home = samples().join("linux-home");
+    for name in ["issue.md", "issue2.md"] {
+        let mut c = mcplogs(&repo);
+        c.args(["report", "--force", "--home"])
+            .arg(&home)
+            .args(["-o", name]);
+        pin_host(&mut c);
+        let out = output_within(&mut c, Duration::from_secs(60));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("{name}: cannot write the report there"))
+                && err.contains("a symbolic link (not followed)"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(fs::read_to_string(&bashrc).unwrap(), "precious\n");
+    assert_eq!(mode(&bashrc), 0o644);
+    assert!(fs::symlink_metadata(&newfile).is_err());
 }
 
 /// Reproduction 8: man pages and their folders follow the umask: 0644/0755 under 022,

@@ -14,6 +14,7 @@ use crate::output;
 use mcplogs::advice::fixes::{self, Found, UserStep};
 use mcplogs::claude_code::lifecycle::ClaudeVersion;
 use mcplogs::logs::discovery::Request;
+use mcplogs::redact::configured::ConfiguredSecrets;
 use mcplogs::render::settings::layer_name;
 use mcplogs::scan::select::NameWant;
 use mcplogs::scan::{ScanOptions, ScanReport, scan};
@@ -130,6 +131,14 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     } else {
         Some(scan_for_fix(&args, ca_file.as_ref())?)
     };
+    match &report {
+        Some(r) => set_configured(r.secrets.clone()),
+        None => learn_configured(
+            &args.home,
+            args.project.as_deref(),
+            args.managed_dir.clone(),
+        ),
+    }
     if let Some(r) = &report {
         tag_names_of(r);
         for name in args.server.iter().chain(&args.except) {
@@ -997,6 +1006,11 @@ fn record_plan(args: &FixArgs, written: &[PathBuf]) -> bool {
 /// `fix --undo`: `--settings FILE` or `--project DIR` undo that one file as before;
 /// otherwise the whole last plan (every file it wrote), from any folder.
 fn run_undo_cmd(args: &FixArgs) -> Result<ExitCode, Error> {
+    learn_configured(
+        &args.home,
+        args.project.as_deref(),
+        args.managed_dir.clone(),
+    );
     if args.settings.is_none()
         && args.project.is_none()
         && let Some(user) = user_file(args)
@@ -1298,10 +1312,60 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
 static SHOWN_DIFF: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
 /// The diff, secrets masked and control characters escaped, coloured on a terminal.
+/// Every value the configuration marks as secret (the servers' `env` and `headers`
+/// values, their URLs' credentials), hidden in every diff `fix` and `setup` show as
+/// `scan` hides them: a file written on one line (`~/.claude.json`, a compact
+/// `.mcp.json`) shows them all in the line a change touches.
+static CONFIGURED: std::sync::OnceLock<ConfiguredSecrets> = std::sync::OnceLock::new();
+
+/// Keeps the configured secrets the scan read ([`CONFIGURED`]).
+fn set_configured(secrets: ConfiguredSecrets) {
+    let _ = CONFIGURED.set(secrets);
+}
+
+/// Reads the configured secrets as `scan` reads them (the homes' `~/.claude.json`, the
+/// managed files, the `.mcp.json` and settings of `project` or the working folder and of
+/// every project the homes list), for a command that shows a diff without a scan
+/// (`fix --undo`, `setup`).
+pub(crate) fn learn_configured(
+    homes: &[PathBuf],
+    project: Option<&Path>,
+    managed_dir: Option<PathBuf>,
+) {
+    if CONFIGURED.get().is_some() {
+        return;
+    }
+    let projects = match project {
+        Some(p) => std::path::absolute(p).ok(),
+        None => std::env::current_dir().ok(),
+    };
+    set_configured(mcplogs::scan::secrets::collect(
+        &mcplogs::scan::secrets::Places {
+            homes: homes.to_vec(),
+            projects: projects.into_iter().collect(),
+            managed_dir,
+            listed: true,
+        },
+    ));
+}
+
+/// `text` with its secrets hidden as a diff's lines are: the secret rules, then the
+/// configured secrets ([`CONFIGURED`]).
+pub(crate) fn redact_as_diff(text: &str) -> String {
+    let mut b = mcplogs::redact::RedactorBuilder::new();
+    if let Some(c) = CONFIGURED.get() {
+        b.learn_configured_secrets(c);
+    }
+    b.build().redact(&mcplogs::redact::output::text(text))
+}
+
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     // the file names shortened under the home; the lines of the files never: a diff
-    // shows the bytes written (a `~` inside JSON would be another key)
-    let diff: String = mcplogs::redact::diff::for_display(diff)
+    // shows the bytes written (a `~` inside JSON would be another key); the values the
+    // configuration marks as secret hidden as everywhere else
+    let none = ConfiguredSecrets::new();
+    let configured = CONFIGURED.get().unwrap_or(&none);
+    let diff: String = mcplogs::redact::diff::for_display_with(diff, configured)
         .split_inclusive('\n')
         .map(|l| {
             if l.starts_with("--- ") || l.starts_with("+++ ") {

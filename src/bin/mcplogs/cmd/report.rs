@@ -45,37 +45,27 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     };
     // `-o FILE`: what is there now must be a regular file (or nothing), checked before
     // the scan, so a FIFO or a device is refused at once instead of blocking the write
-    // at the end. The file itself is opened only once there is a report to write
-    // (non-blocking, and checked again after the open).
+    // at the end, and a symbolic link (one a cloned repository can ship as `issue.md`,
+    // leading to `~/.bashrc`) is refused, never written through. The file itself is
+    // opened only once there is a report to write (non-blocking, no link followed, and
+    // checked again after the open).
     if let Some(path) = &args.output_file {
-        match std::fs::metadata(path) {
-            Ok(m) if !m.is_file() => {
-                return Err(Error::OpenReport {
-                    target: early.redact(&path.display().to_string()),
-                    source: safe_read::ReadError::NotRegular {
-                        kind: safe_read::kind_of(&m),
-                    },
-                });
-            }
-            Ok(_) => {}
-            // Absent: it will be created, in a folder that must exist now.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let parent = path
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .unwrap_or(std::path::Path::new("."));
-                if !std::fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
-                    return Err(Error::OpenReport {
-                        target: early.redact(&path.display().to_string()),
-                        source: safe_read::ReadError::Io(e),
-                    });
-                }
-            }
-            Err(e) => {
-                return Err(Error::OpenReport {
-                    target: early.redact(&path.display().to_string()),
-                    source: safe_read::ReadError::Io(e),
-                });
+        let refused = |source| Error::OpenReport {
+            target: early.redact(&path.display().to_string()),
+            source,
+        };
+        // Absent: it will be created, in a folder that must exist now.
+        if !safe_read::output_target(path).map_err(refused)? {
+            let parent = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            if !std::fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
+                // the error of the path itself ("No such file or directory")
+                let e = std::fs::symlink_metadata(path)
+                    .err()
+                    .unwrap_or_else(|| std::io::ErrorKind::NotFound.into());
+                return Err(refused(safe_read::ReadError::Io(e)));
             }
         }
     }

@@ -58,6 +58,9 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
         SetupWhat::Hook(f) => (Install::Hook, f),
     };
     let path = settings_file(&flags)?;
+    // the values the configuration marks as secret, hidden in the diff and in the
+    // status line of the user's own shown below (as `settings` hides them)
+    crate::cmd::fix::learn_configured(&[], flags.project.as_deref(), flags.managed_dir.clone());
     if flags.undo {
         return run_undo(install, &flags, &path);
     }
@@ -139,11 +142,20 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// How to add mcplogs to a status line of one's own, without mcplogs touching it.
+/// How to add mcplogs to a status line of one's own, without mcplogs touching it. The
+/// user's command is shown with its secrets hidden, as `settings` and the `--wrap` diff
+/// show it (an API key, a URL's password: the screen ends up in bug reports); `--wrap`
+/// takes it from the file as it is.
 fn compose_advice(path: &std::path::Path, own: &str) -> String {
-    let own_safe = mcplogs::text::terminal_safe(own, false);
+    let shown = crate::cmd::fix::redact_as_diff(own);
+    let hidden = if shown == own {
+        ""
+    } else {
+        "  (secrets hidden here; --wrap keeps the command as it is)\n"
+    };
+    let own_safe = mcplogs::text::terminal_safe(&shown, false);
     format!(
-        "{} already has a status line of your own:\n  {own_safe}\n\
+        "{} already has a status line of your own:\n  {own_safe}\n{hidden}\
          mcplogs leaves it alone. To add the MCP part to it, either:\n\
          \x20 - run `mcplogs setup statusline --wrap`: mcplogs then runs your command with the\n\
          \x20   same input and prints its line followed by the MCP part\n\
