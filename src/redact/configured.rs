@@ -161,10 +161,18 @@ impl RedactorBuilder {
         }
     }
 
-    /// Learns every value of `secrets` ([`Self::learn_configured`]).
+    /// Learns every value of `secrets` ([`Self::learn_configured`]), and each of its
+    /// values secret whatever their key and shape (a URL's query values and password, a
+    /// cookie's values) from [`MIN_LEARNED_SECRET_LEN`] characters on.
     pub fn learn_configured_secrets(&mut self, secrets: &ConfiguredSecrets) {
         for (k, v) in &secrets.pairs {
             self.learn_configured(k, v);
+        }
+        for v in &secrets.always {
+            self.learn_secrets(v);
+            if !v.starts_with("[REDACTED") {
+                self.learn_literal(v, MIN_LEARNED_SECRET_LEN);
+            }
         }
     }
 
@@ -188,11 +196,14 @@ impl RedactorBuilder {
 pub struct ConfiguredSecrets {
     /// `(key, value)`, each once, in the order found.
     pairs: Vec<(String, String)>,
+    /// Values secret whatever their key and shape (a URL's query values, a cookie's
+    /// values), each once, in the order found.
+    always: Vec<String>,
 }
 
 impl std::fmt::Debug for ConfiguredSecrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ConfiguredSecrets({} values)", self.pairs.len())
+        write!(f, "ConfiguredSecrets({} values)", self.len())
     }
 }
 
@@ -202,25 +213,48 @@ impl ConfiguredSecrets {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.pairs.is_empty() && self.always.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.pairs.len() + self.always.len()
     }
 
     /// An `env` variable or a header of an MCP server: learned where it could be a
-    /// secret ([`RedactorBuilder::learn_configured`]).
+    /// secret ([`RedactorBuilder::learn_configured`]). A `Cookie` header's value is
+    /// learned whole and per cookie too: each `name=value` part and each value, whatever
+    /// their shape (a server may echo one cookie, or its value alone).
     pub fn add(&mut self, key: &str, value: &str) {
         let value = value.trim();
         if value.is_empty() || self.pairs.iter().any(|(k, v)| k == key && v == value) {
             return;
         }
         self.pairs.push((key.to_string(), value.to_string()));
+        if key.trim().eq_ignore_ascii_case("cookie") {
+            for part in value.split(';').map(str::trim) {
+                if let Some((name, v)) = part.split_once('=') {
+                    self.add_always(part);
+                    self.add_always(v);
+                    self.add(name.trim(), v);
+                }
+            }
+        }
+    }
+
+    /// A value secret whatever its key and shape (learned from
+    /// [`MIN_LEARNED_SECRET_LEN`] characters on).
+    fn add_always(&mut self, value: &str) {
+        let value = value.trim();
+        if value.is_empty() || self.always.iter().any(|v| v == value) {
+            return;
+        }
+        self.always.push(value.to_string());
     }
 
     /// A server's `url`: its user information (`user:password@`) and every query value
-    /// (`?api_key=...`), each under its own key, percent-decoded and as written.
+    /// (`?api_key=...`), each under its own key, percent-decoded and as written; the
+    /// password, a user information without one (`token@host`) and every query value are
+    /// secrets whatever their key and shape (`?sig=...`, `?code=...`).
     pub fn add_url(&mut self, url: &str) {
         let url = url.trim();
         let Some((_, rest)) = url.split_once("://") else {
@@ -239,11 +273,17 @@ impl ConfiguredSecrets {
                 Some((user, password)) => {
                     self.add("password", password);
                     self.add("password", &percent_decoded(password));
+                    self.add_always(password);
+                    self.add_always(&percent_decoded(password));
                     // `token@host`, `user:token@host`: a user part that reads as random
                     // is a credential too.
                     self.add("user", user);
                 }
-                None => self.add("userinfo", userinfo),
+                None => {
+                    self.add("userinfo", userinfo);
+                    self.add_always(userinfo);
+                    self.add_always(&percent_decoded(userinfo));
+                }
             }
         }
         for pair in query.split('&') {
@@ -251,6 +291,8 @@ impl ConfiguredSecrets {
             let k = percent_decoded(k);
             self.add(&k, v);
             self.add(&k, &percent_decoded(v));
+            self.add_always(v);
+            self.add_always(&percent_decoded(v));
         }
     }
 
@@ -271,6 +313,9 @@ impl ConfiguredSecrets {
     pub fn extend(&mut self, other: &ConfiguredSecrets) {
         for (k, v) in &other.pairs {
             self.add(k, v);
+        }
+        for v in &other.always {
+            self.add_always(v);
         }
     }
 }
@@ -345,6 +390,44 @@ mod tests {
             "pw [REDACTED:config]; [REDACTED:stripe-key]; [REDACTED:config] \
              [REDACTED:config] token [REDACTED:secret] at db.internal with [REDACTED:url-credentials], \
              [REDACTED:config] pw4"
+        );
+    }
+
+    fn redactor_of(s: &ConfiguredSecrets) -> super::super::Redactor {
+        let mut b = RedactorBuilder::new();
+        b.learn_configured_secrets(s);
+        b.build()
+    }
+
+    #[test]
+    fn every_query_value_of_a_configured_url_is_hidden_whatever_its_key() {
+        let mut s = ConfiguredSecrets::new();
+        s.add_url(
+            "https://127.0.0.1:47302/sse?sig=hunter22pw&code=abcd1234efgh&n=1&enc=a%2Bb%2Fc%3D1234",
+        );
+        s.add_url("https://tok3nWord@h.example/mcp");
+        let r = redactor_of(&s);
+        assert_eq!(
+            r.redact(
+                "403 for https://127.0.0.1:47302/sse?sig=hunter22pw&code=abcd1234efgh&n=1; \
+                 sig hunter22pw code abcd1234efgh n 1 enc a+b/c=1234 user tok3nWord"
+            ),
+            "403 for https://127.0.0.1:47302/sse?sig=[REDACTED:config]&code=[REDACTED:config]&n=1; \
+             sig [REDACTED:config] code [REDACTED:config] n 1 enc [REDACTED:config] user [REDACTED:config]"
+        );
+    }
+
+    #[test]
+    fn a_cookie_header_is_hidden_whole_per_cookie_and_per_value() {
+        let mut s = ConfiguredSecrets::new();
+        s.add(
+            "Cookie",
+            "session=cookieval99887766; theme=dark; sid=XyZ12345",
+        );
+        let r = redactor_of(&s);
+        assert_eq!(
+            r.redact("echo cookieval99887766 and sid=XyZ12345, XyZ12345; theme dark"),
+            "echo [REDACTED:config] and [REDACTED:config], [REDACTED:config]; theme dark"
         );
     }
 
