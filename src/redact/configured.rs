@@ -179,8 +179,65 @@ impl RedactorBuilder {
     fn learn_literal(&mut self, v: &str, min: usize) {
         if v.chars().count() >= min {
             self.add_learned(v.to_string(), KIND);
+            if v.len() >= MIN_LEARNED_SECRET_LEN {
+                for form in base64_forms(v.as_bytes()) {
+                    self.add_learned(form, KIND);
+                }
+            }
         }
     }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// `bytes` in base64 (standard alphabet), with its `=` padding.
+fn base64(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(BASE64[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The base64 forms a learned value may be written in, so a server that prints it
+/// encoded (`echo "$TOKEN" | base64`, a `Basic` header of a URL's `user:password`)
+/// shows it no better: the value encoded alone (with and without its `=` padding),
+/// and the characters that stand for it alone inside a longer encoded text, at each
+/// of the three byte alignments it may start at; each in the standard and the URL-safe
+/// alphabet (`-_` for `+/`).
+fn base64_forms(v: &[u8]) -> Vec<String> {
+    let whole = base64(v);
+    let mut forms = vec![whole.trim_end_matches('=').to_string(), whole];
+    for k in 0..3usize {
+        let mut bytes = vec![0u8; k];
+        bytes.extend_from_slice(v);
+        let enc = base64(&bytes);
+        // the characters whose six bits all come from `v`'s bytes
+        let first = (8 * k).div_ceil(6);
+        let last = (8 * (k + v.len())) / 6;
+        if let Some(core) = enc.get(first..last)
+            && core.len() >= MIN_LEARNED_SECRET_LEN
+        {
+            forms.push(core.to_string());
+        }
+    }
+    let url_safe: Vec<String> = forms
+        .iter()
+        .filter(|f| f.contains(['+', '/']))
+        .map(|f| f.replace('+', "-").replace('/', "_"))
+        .collect();
+    forms.extend(url_safe);
+    forms
 }
 
 /// Every value the configuration marks as a secret, gathered once a run from every
@@ -275,6 +332,8 @@ impl ConfiguredSecrets {
                     self.add("password", &percent_decoded(password));
                     self.add_always(password);
                     self.add_always(&percent_decoded(password));
+                    // `user:password`, as a `Basic` header carries it (base64)
+                    self.add_always(&percent_decoded(userinfo));
                     // `token@host`, `user:token@host`: a user part that reads as random
                     // is a credential too.
                     self.add("user", user);
@@ -429,6 +488,40 @@ mod tests {
             r.redact("echo cookieval99887766 and sid=XyZ12345, XyZ12345; theme dark"),
             "echo [REDACTED:config] and [REDACTED:config], [REDACTED:config]; theme dark"
         );
+    }
+
+    #[test]
+    fn a_learned_value_is_hidden_in_its_base64_forms() {
+        let mut s = ConfiguredSecrets::new();
+        s.add("FOO_SETTING", "Xr7Tb2Qm9Kd4Lp6Vn3Ws");
+        s.add_url("https://urluser:UrlPassw0rd@127.0.0.1:47301/mcp");
+        let r = redactor_of(&s);
+        for (encoded, what) in [
+            ("WHI3VGIyUW05S2Q0THA2Vm4zV3MK", "echo | base64"),
+            ("WHI3VGIyUW05S2Q0THA2Vm4zV3M=", "alone, padded"),
+            ("WHI3VGIyUW05S2Q0THA2Vm4zV3M", "alone, unpadded"),
+            ("a2V5PVhyN1RiMlFtOUtkNExwNlZuM1dzOw==", "after 4 bytes"),
+            (
+                "az1YcjdUYjJRbTlLZDRMcDZWbjNXcyBhbmQgbW9yZQ==",
+                "after 2 bytes",
+            ),
+            ("+/9YcjdUYjJRbTlLZDRMcDZWbjNXcz8+", "standard alphabet"),
+            ("-_9YcjdUYjJRbTlLZDRMcDZWbjNXcz8-", "URL-safe alphabet"),
+            ("dXJsdXNlcjpVcmxQYXNzdzByZA==", "a URL's user:password"),
+        ] {
+            let red = r.redact(&format!("stderr: sent Basic {encoded} now"));
+            assert!(red.contains("[REDACTED:config]"), "{what}: {red}");
+            for piece in ["VGIyUW05S2Q0THA2", "UYjJRbTlLZDRMcDZW", "cjpVcmxQYXNzdzBy"] {
+                assert!(!red.contains(piece), "{what}: {red}");
+            }
+            assert!(
+                red.starts_with("stderr: sent Basic ") && red.ends_with(" now"),
+                "{red}"
+            );
+        }
+        // plain base64 text of something else stays
+        let other = "stderr: Y29ycmVjdCBob3JzZSBiYXR0ZXJ5 aGVsbG8gd29ybGQ=";
+        assert_eq!(r.redact(other), other);
     }
 
     #[test]
