@@ -525,6 +525,40 @@ mod tests {
     }
 
     #[test]
+    fn a_learned_value_with_an_invisible_or_control_character_inside_is_hidden() {
+        let mut s = ConfiguredSecrets::new();
+        s.add("FOO_SETTING", "Xr7Tb2Qm9Kd4Lp6Vn3Ws");
+        let r = redactor_of(&s);
+        for (text, want) in [
+            (
+                "zw Xr7Tb2Q\u{200B}m9Kd4Lp6Vn3Ws end",
+                "zw [REDACTED:config] end",
+            ),
+            (
+                "esc Xr7Tb2Q\x1b[0mm9Kd4Lp6Vn3Ws end",
+                "esc [REDACTED:config] end",
+            ),
+            ("cr Xr7Tb2Qm9K\rd4Lp6Vn3Ws end", "cr [REDACTED:config] end"),
+            (
+                "soft Xr7Tb2Qm9K\u{AD}d4Lp6Vn3Ws end",
+                "soft [REDACTED:config] end",
+            ),
+            (
+                r#"{"error":"Server stderr: Xr7Tb2Q\u001b[0mm9Kd4Lp6Vn3Ws"}"#,
+                r#"{"error":"Server stderr: [REDACTED:config]"}"#,
+            ),
+            // colour around it, and on the next line, stays
+            (
+                "\x1b[31mkey\x1b[0m Xr7Tb2Qm9K\u{200B}d4Lp6Vn3Ws\r\n\x1b[1mnext\x1b[0m",
+                "\x1b[31mkey\x1b[0m [REDACTED:config]\r\n\x1b[1mnext\x1b[0m",
+            ),
+        ] {
+            assert_eq!(r.redact(text), want, "{text:?}");
+            assert_eq!(r.redact(want), want);
+        }
+    }
+
+    #[test]
     fn randomness_needs_length_a_tokens_alphabet_and_mixing() {
         assert!(looks_random("B2ce2kBQwo9ApDAvEaW9zg"));
         assert!(looks_random("CHWLq5isDmuEUisCgCa8Y-U"));
