@@ -117,7 +117,7 @@ const DECODINGS: [(Decoding, u8); 4] = [
 /// Every view worth searching: the original first, then every text the decodings make
 /// of it, in any order, each as often as `DECODINGS` allows: its JSON-unescaped forms
 /// (two levels), URL-decoded forms, forms with line breaks inside a token removed, forms
-/// with invisible and control characters removed ([`strip_invisible`]), and their
+/// with invisible and control characters removed (`strip_invisible`), and their
 /// combinations (URL-decoded, then JSON-unescaped, then joined). Views identical
 /// to one already listed are left out. No cap on their number cuts the list short: a
 /// view a cap left out is one a second pass may reach (its text has fewer escapes, so
