@@ -238,11 +238,21 @@ fn json_unescape(s: &str) -> Option<(String, Layer)> {
 /// with one inside (`Xr7Tb2Q` U+200B `m9Kd...`) reads whole again.
 fn strip_invisible(s: &str) -> Option<(String, Layer)> {
     use crate::text::sanitize::{is_bidi_control, is_invisible_format};
-    let flagged = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b >= 0xC2;
-    if !s.bytes().any(flagged) {
+    let b = s.as_bytes();
+    // A byte that starts a character removed (`✗`, U+2717, and other text pass at
+    // once: a 16 MiB paste of them is read once, not decoded)
+    let flagged = |i: usize| match b[i] {
+        0x00..=0x1f => b[i] != b'\n' && b[i] != b'\t',
+        0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe3 | 0xef | 0xf0 | 0xf3 => s[i..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_control() || is_bidi_control(c) || is_invisible_format(c)),
+        0xe2 => matches!(b.get(i + 1), Some(0x80 | 0x81)),
+        _ => false,
+    };
+    if !(0..b.len()).any(flagged) {
         return None;
     }
-    let b = s.as_bytes();
     let mut out = String::new();
     let mut layer = Layer::default();
     let mut copied = 0;
