@@ -161,18 +161,83 @@ impl RedactorBuilder {
         }
     }
 
-    /// Learns every value of `secrets` ([`Self::learn_configured`]).
+    /// Learns every value of `secrets` ([`Self::learn_configured`]), and each of its
+    /// values secret whatever their key and shape (a URL's query values and password, a
+    /// cookie's values) from [`MIN_LEARNED_SECRET_LEN`] characters on.
     pub fn learn_configured_secrets(&mut self, secrets: &ConfiguredSecrets) {
         for (k, v) in &secrets.pairs {
             self.learn_configured(k, v);
+        }
+        for v in &secrets.always {
+            self.learn_secrets(v);
+            if !v.starts_with("[REDACTED") {
+                self.learn_literal(v, MIN_LEARNED_SECRET_LEN);
+            }
         }
     }
 
     fn learn_literal(&mut self, v: &str, min: usize) {
         if v.chars().count() >= min {
             self.add_learned(v.to_string(), KIND);
+            if v.len() >= MIN_LEARNED_SECRET_LEN {
+                for form in base64_forms(v.as_bytes()) {
+                    self.add_learned(form, KIND);
+                }
+            }
         }
     }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// `bytes` in base64 (standard alphabet), with its `=` padding.
+fn base64(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(BASE64[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The base64 forms a learned value may be written in, so a server that prints it
+/// encoded (`echo "$TOKEN" | base64`, a `Basic` header of a URL's `user:password`)
+/// shows it no better: the value encoded alone (with and without its `=` padding),
+/// and the characters that stand for it alone inside a longer encoded text, at each
+/// of the three byte alignments it may start at; each in the standard and the URL-safe
+/// alphabet (`-_` for `+/`).
+fn base64_forms(v: &[u8]) -> Vec<String> {
+    let whole = base64(v);
+    let mut forms = vec![whole.trim_end_matches('=').to_string(), whole];
+    for k in 0..3usize {
+        let mut bytes = vec![0u8; k];
+        bytes.extend_from_slice(v);
+        let enc = base64(&bytes);
+        // the characters whose six bits all come from `v`'s bytes
+        let first = (8 * k).div_ceil(6);
+        let last = (8 * (k + v.len())) / 6;
+        if let Some(core) = enc.get(first..last)
+            && core.len() >= MIN_LEARNED_SECRET_LEN
+        {
+            forms.push(core.to_string());
+        }
+    }
+    let url_safe: Vec<String> = forms
+        .iter()
+        .filter(|f| f.contains(['+', '/']))
+        .map(|f| f.replace('+', "-").replace('/', "_"))
+        .collect();
+    forms.extend(url_safe);
+    forms
 }
 
 /// Every value the configuration marks as a secret, gathered once a run from every
@@ -188,11 +253,14 @@ impl RedactorBuilder {
 pub struct ConfiguredSecrets {
     /// `(key, value)`, each once, in the order found.
     pairs: Vec<(String, String)>,
+    /// Values secret whatever their key and shape (a URL's query values, a cookie's
+    /// values), each once, in the order found.
+    always: Vec<String>,
 }
 
 impl std::fmt::Debug for ConfiguredSecrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ConfiguredSecrets({} values)", self.pairs.len())
+        write!(f, "ConfiguredSecrets({} values)", self.len())
     }
 }
 
@@ -202,25 +270,48 @@ impl ConfiguredSecrets {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.pairs.is_empty() && self.always.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.pairs.len() + self.always.len()
     }
 
     /// An `env` variable or a header of an MCP server: learned where it could be a
-    /// secret ([`RedactorBuilder::learn_configured`]).
+    /// secret ([`RedactorBuilder::learn_configured`]). A `Cookie` header's value is
+    /// learned whole and per cookie too: each `name=value` part and each value, whatever
+    /// their shape (a server may echo one cookie, or its value alone).
     pub fn add(&mut self, key: &str, value: &str) {
         let value = value.trim();
         if value.is_empty() || self.pairs.iter().any(|(k, v)| k == key && v == value) {
             return;
         }
         self.pairs.push((key.to_string(), value.to_string()));
+        if key.trim().eq_ignore_ascii_case("cookie") {
+            for part in value.split(';').map(str::trim) {
+                if let Some((name, v)) = part.split_once('=') {
+                    self.add_always(part);
+                    self.add_always(v);
+                    self.add(name.trim(), v);
+                }
+            }
+        }
+    }
+
+    /// A value secret whatever its key and shape (learned from
+    /// [`MIN_LEARNED_SECRET_LEN`] characters on).
+    fn add_always(&mut self, value: &str) {
+        let value = value.trim();
+        if value.is_empty() || self.always.iter().any(|v| v == value) {
+            return;
+        }
+        self.always.push(value.to_string());
     }
 
     /// A server's `url`: its user information (`user:password@`) and every query value
-    /// (`?api_key=...`), each under its own key, percent-decoded and as written.
+    /// (`?api_key=...`), each under its own key, percent-decoded and as written; the
+    /// password, a user information without one (`token@host`) and every query value are
+    /// secrets whatever their key and shape (`?sig=...`, `?code=...`).
     pub fn add_url(&mut self, url: &str) {
         let url = url.trim();
         let Some((_, rest)) = url.split_once("://") else {
@@ -239,11 +330,19 @@ impl ConfiguredSecrets {
                 Some((user, password)) => {
                     self.add("password", password);
                     self.add("password", &percent_decoded(password));
+                    self.add_always(password);
+                    self.add_always(&percent_decoded(password));
+                    // `user:password`, as a `Basic` header carries it (base64)
+                    self.add_always(&percent_decoded(userinfo));
                     // `token@host`, `user:token@host`: a user part that reads as random
                     // is a credential too.
                     self.add("user", user);
                 }
-                None => self.add("userinfo", userinfo),
+                None => {
+                    self.add("userinfo", userinfo);
+                    self.add_always(userinfo);
+                    self.add_always(&percent_decoded(userinfo));
+                }
             }
         }
         for pair in query.split('&') {
@@ -251,6 +350,8 @@ impl ConfiguredSecrets {
             let k = percent_decoded(k);
             self.add(&k, v);
             self.add(&k, &percent_decoded(v));
+            self.add_always(v);
+            self.add_always(&percent_decoded(v));
         }
     }
 
@@ -271,6 +372,9 @@ impl ConfiguredSecrets {
     pub fn extend(&mut self, other: &ConfiguredSecrets) {
         for (k, v) in &other.pairs {
             self.add(k, v);
+        }
+        for v in &other.always {
+            self.add_always(v);
         }
     }
 }
@@ -346,6 +450,112 @@ mod tests {
              [REDACTED:config] token [REDACTED:secret] at db.internal with [REDACTED:url-credentials], \
              [REDACTED:config] pw4"
         );
+    }
+
+    fn redactor_of(s: &ConfiguredSecrets) -> super::super::Redactor {
+        let mut b = RedactorBuilder::new();
+        b.learn_configured_secrets(s);
+        b.build()
+    }
+
+    #[test]
+    fn every_query_value_of_a_configured_url_is_hidden_whatever_its_key() {
+        let mut s = ConfiguredSecrets::new();
+        s.add_url(
+            "https://127.0.0.1:47302/sse?sig=hunter22pw&code=abcd1234efgh&n=1&enc=a%2Bb%2Fc%3D1234",
+        );
+        s.add_url("https://tok3nWord@h.example/mcp");
+        let r = redactor_of(&s);
+        assert_eq!(
+            r.redact(
+                "403 for https://127.0.0.1:47302/sse?sig=hunter22pw&code=abcd1234efgh&n=1; \
+                 sig hunter22pw code abcd1234efgh n 1 enc a+b/c=1234 user tok3nWord"
+            ),
+            "403 for https://127.0.0.1:47302/sse?sig=[REDACTED:config]&code=[REDACTED:config]&n=1; \
+             sig [REDACTED:config] code [REDACTED:config] n 1 enc [REDACTED:config] user [REDACTED:config]"
+        );
+    }
+
+    #[test]
+    fn a_cookie_header_is_hidden_whole_per_cookie_and_per_value() {
+        let mut s = ConfiguredSecrets::new();
+        s.add(
+            "Cookie",
+            "session=cookieval99887766; theme=dark; sid=XyZ12345",
+        );
+        let r = redactor_of(&s);
+        assert_eq!(
+            r.redact("echo cookieval99887766 and sid=XyZ12345, XyZ12345; theme dark"),
+            "echo [REDACTED:config] and [REDACTED:config], [REDACTED:config]; theme dark"
+        );
+    }
+
+    #[test]
+    fn a_learned_value_is_hidden_in_its_base64_forms() {
+        let mut s = ConfiguredSecrets::new();
+        s.add("FOO_SETTING", "Xr7Tb2Qm9Kd4Lp6Vn3Ws");
+        s.add_url("https://urluser:UrlPassw0rd@127.0.0.1:47301/mcp");
+        let r = redactor_of(&s);
+        for (encoded, what) in [
+            ("WHI3VGIyUW05S2Q0THA2Vm4zV3MK", "echo | base64"),
+            ("WHI3VGIyUW05S2Q0THA2Vm4zV3M=", "alone, padded"),
+            ("WHI3VGIyUW05S2Q0THA2Vm4zV3M", "alone, unpadded"),
+            ("a2V5PVhyN1RiMlFtOUtkNExwNlZuM1dzOw==", "after 4 bytes"),
+            (
+                "az1YcjdUYjJRbTlLZDRMcDZWbjNXcyBhbmQgbW9yZQ==",
+                "after 2 bytes",
+            ),
+            ("+/9YcjdUYjJRbTlLZDRMcDZWbjNXcz8+", "standard alphabet"),
+            ("-_9YcjdUYjJRbTlLZDRMcDZWbjNXcz8-", "URL-safe alphabet"),
+            ("dXJsdXNlcjpVcmxQYXNzdzByZA==", "a URL's user:password"),
+        ] {
+            let red = r.redact(&format!("stderr: sent {encoded} now"));
+            assert!(red.contains("[REDACTED:config]"), "{what}: {red}");
+            for piece in ["VGIyUW05S2Q0THA2", "UYjJRbTlLZDRMcDZW", "cjpVcmxQYXNzdzBy"] {
+                assert!(!red.contains(piece), "{what}: {red}");
+            }
+            assert!(
+                red.starts_with("stderr: sent ") && red.ends_with(" now"),
+                "{red}"
+            );
+        }
+        // plain base64 text of something else stays
+        let other = "stderr: Y29ycmVjdCBob3JzZSBiYXR0ZXJ5 aGVsbG8gd29ybGQ=";
+        assert_eq!(r.redact(other), other);
+    }
+
+    #[test]
+    fn a_learned_value_with_an_invisible_or_control_character_inside_is_hidden() {
+        let mut s = ConfiguredSecrets::new();
+        s.add("FOO_SETTING", "Xr7Tb2Qm9Kd4Lp6Vn3Ws");
+        let r = redactor_of(&s);
+        for (text, want) in [
+            (
+                "zw Xr7Tb2Q\u{200B}m9Kd4Lp6Vn3Ws end",
+                "zw [REDACTED:config] end",
+            ),
+            (
+                "esc Xr7Tb2Q\x1b[0mm9Kd4Lp6Vn3Ws end",
+                "esc [REDACTED:config] end",
+            ),
+            ("cr Xr7Tb2Qm9K\rd4Lp6Vn3Ws end", "cr [REDACTED:config] end"),
+            (
+                "soft Xr7Tb2Qm9K\u{AD}d4Lp6Vn3Ws end",
+                "soft [REDACTED:config] end",
+            ),
+            (
+                r#"{"error":"Server stderr: Xr7Tb2Q\u001b[0mm9Kd4Lp6Vn3Ws"}"#,
+                r#"{"error":"Server stderr: [REDACTED:config]"}"#,
+            ),
+            // colour around it, and on the next line, stays
+            (
+                "\x1b[31mkey\x1b[0m Xr7Tb2Qm9K\u{200B}d4Lp6Vn3Ws\r\n\x1b[1mnext\x1b[0m",
+                "\x1b[31mkey\x1b[0m [REDACTED:config]\r\n\x1b[1mnext\x1b[0m",
+            ),
+        ] {
+            assert_eq!(r.redact(text), want, "{text:?}");
+            assert_eq!(r.redact(want), want);
+        }
     }
 
     #[test]

@@ -175,6 +175,36 @@ fn keep_scheme_or_harmless(c: &Captures) -> bool {
         || keep_harmless(c)
 }
 
+/// `Basic <base64>` after any key (or none), as a `Bearer` token is: a secret when the
+/// base64 is whole (padded to four characters) and reads as `user:password` (printable,
+/// with a colon); `Basic realm="x"`, `basic authentication` are words.
+fn keep_unless_basic_credentials(c: &Captures) -> bool {
+    let s = &c["s"];
+    if !s.len().is_multiple_of(4) {
+        return true;
+    }
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out: Vec<u8> = Vec::with_capacity(s.len() / 4 * 3);
+    for b in s.bytes().take_while(|&b| b != b'=') {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            _ => 63,
+        };
+        bits = (bits << 6) | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    let text = String::from_utf8_lossy(&out);
+    !(text.contains(':') && text.chars().all(|ch| !ch.is_control()) && !text.contains('\u{FFFD}'))
+}
+
 /// A value after `password ` or `token ` (a space, no `=` or `:`) is a secret only when
 /// it looks made up: six characters or more, letters and digits, not a UUID.
 fn keep_unless_made_up(c: &Captures) -> bool {
@@ -384,6 +414,12 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["bearer"],
             r"(?i)(?-u:\b)bearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})(?P<eq>[ \t]*=)?(?P<marker>\[REDACTED)?",
             keep_auth_param,
+        ),
+        rule(
+            "basic-auth",
+            &["basic"],
+            r"(?i)(?-u:\b)basic[ \t]+(?P<s>[A-Za-z0-9+/]{4,}={0,2})",
+            keep_unless_basic_credentials,
         ),
         rule(
             "jwt",

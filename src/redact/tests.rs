@@ -1362,3 +1362,24 @@ fn a_view_reached_by_three_decodings_is_searched_in_the_first_pass() {
         assert_eq!(r.redact(&red), red, "{s:?}");
     }
 }
+
+#[test]
+fn basic_credentials_are_hidden_after_any_key_and_basic_words_stay() {
+    let r = Redactor::secrets_only(std::iter::empty());
+    assert_eq!(
+        r.redact("Connection failed: HTTP 401 (sent Basic dXJsdXNlcjpVcmxQYXNzdzByZA==)"),
+        "Connection failed: HTTP 401 (sent Basic [REDACTED:basic-auth])"
+    );
+    assert_eq!(
+        r.redact("x-upstream: basic YWxpY2U6czNjcmV0 refused"),
+        "x-upstream: basic [REDACTED:basic-auth] refused"
+    );
+    for kept in [
+        r#"WWW-Authenticate: Basic realm="mcp""#,
+        "basic authentication failed",
+        "Basic auth is off",
+        "Basic aGVsbG8gd29ybGQ=",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}

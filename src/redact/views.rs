@@ -1,6 +1,7 @@
 //! Decoded views of a text, for finding secrets in every encoding they are written in:
 //! JSON-escaped (`\u0041`, `\/`, `\"`, once or twice), URL-encoded (`%22`, `%3A`),
-//! and split across two lines. Each view keeps a map back to the original text, so a
+//! split across two lines, and with an invisible or control character (U+200B, a soft
+//! hyphen, a colour sequence, a lone `\r`) inside. Each view keeps a map back to the original text, so a
 //! secret found in a view is replaced where it stands in the original, in whatever
 //! spelling it has there. The maps hold one entry per decoded escape, not per byte, so a
 //! multi-megabyte message costs no more than its escapes.
@@ -106,26 +107,31 @@ type Decoding = fn(&str) -> Option<(String, Layer)>;
 /// decoding with nothing to decode makes no view, so the bounds cost an ordinary text
 /// nothing; they keep a text nested on purpose from having a view for every order of
 /// dozens of decodings.
-const DECODINGS: [(Decoding, u8); 3] =
-    [(json_unescape, 2), (url_decode, 2), (join_split_tokens, 1)];
+const DECODINGS: [(Decoding, u8); 4] = [
+    (json_unescape, 2),
+    (url_decode, 2),
+    (join_split_tokens, 1),
+    (strip_invisible, 1),
+];
 
 /// Every view worth searching: the original first, then every text the decodings make
 /// of it, in any order, each as often as `DECODINGS` allows: its JSON-unescaped forms
-/// (two levels), URL-decoded forms, forms with line breaks inside a token removed, and
-/// their combinations (URL-decoded, then JSON-unescaped, then joined). Views identical
+/// (two levels), URL-decoded forms, forms with line breaks inside a token removed, forms
+/// with invisible and control characters removed (`strip_invisible`), and their
+/// combinations (URL-decoded, then JSON-unescaped, then joined). Views identical
 /// to one already listed are left out. No cap on their number cuts the list short: a
 /// view a cap left out is one a second pass may reach (its text has fewer escapes, so
 /// fewer views), and find a secret in that the first pass left, so redaction would not
 /// be idempotent. An ordinary text has a few views; one with every kind of escape, and
-/// line breaks beside them, about twenty; at most 90 (one for each order of the
+/// line breaks beside them, about twenty; at most 523 (one for each order of the
 /// decodings allowed, when no two orders agree).
 ///
-/// Their bytes are bounded all the same: a log line can be 8 MiB, and 90 views of one
-/// escaped on purpose would be 720 MiB for one text. The views together stay within
+/// Their bytes are bounded all the same: a log line can be 8 MiB, and hundreds of views
+/// of one escaped on purpose would be gigabytes for one text. The views together stay within
 /// [`VIEW_BYTES`] or eight times the text, whichever is more (eight views of it: what
 /// the cap on their number allowed before), the shallowest first (breadth first): only
-/// a text longer than about 45 KiB, escaped on purpose in many ways, may have a deep
-/// view left out, as before.
+/// a text longer than about 8 KiB, escaped on purpose in many ways (with invisible
+/// characters too), may have a deep view left out, as before.
 pub fn views(text: &str) -> Vec<View<'_>> {
     let raw = View {
         text: text.into(),
@@ -163,7 +169,8 @@ pub fn views(text: &str) -> Vec<View<'_>> {
 }
 
 /// What [`views`] may make in all for one text, at least (a longer text may have eight
-/// times its size): 4 MiB, every view of a text of up to about 45 KiB whatever it holds.
+/// times its size): 4 MiB, every view of a text of up to about 8 KiB whatever it holds
+/// (45 KiB with no invisible or control character).
 pub const VIEW_BYTES: usize = 4 * 1024 * 1024;
 
 fn json_unescape(s: &str) -> Option<(String, Layer)> {
@@ -215,6 +222,86 @@ fn json_unescape(s: &str) -> Option<(String, Layer)> {
         out.push(ch);
         i += len;
         copied = i;
+    }
+    if layer.edits.is_empty() {
+        return None;
+    }
+    out.push_str(&s[copied..]);
+    Some((out, layer))
+}
+
+/// Removes what a screen shows as nothing, or as nothing readable, inside a word:
+/// escape sequences (`ESC [ 0 m`, a colour; `ESC` and one character), the other C0
+/// controls but `\n`, `\t` and the `\r` of a `\r\n` (a lone `\r` returns to the line's
+/// start: a terminal prints the rest over it), DEL, the C1 controls, the bidi controls
+/// and the invisible format characters (U+200B, the soft hyphen U+00AD...): a secret
+/// with one inside (`Xr7Tb2Q` U+200B `m9Kd...`) reads whole again.
+fn strip_invisible(s: &str) -> Option<(String, Layer)> {
+    use crate::text::sanitize::{is_bidi_control, is_invisible_format};
+    let b = s.as_bytes();
+    // A byte that starts a character removed (`✗`, U+2717, and other text pass at
+    // once: a 16 MiB paste of them is read once, not decoded)
+    let flagged = |i: usize| match b[i] {
+        0x00..=0x1f => b[i] != b'\n' && b[i] != b'\t',
+        0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe3 | 0xef | 0xf0 | 0xf3 => s[i..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_control() || is_bidi_control(c) || is_invisible_format(c)),
+        0xe2 => matches!(b.get(i + 1), Some(0x80 | 0x81)),
+        _ => false,
+    };
+    if !(0..b.len()).any(flagged) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut layer = Layer::default();
+    let mut copied = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let mut end = i + c.len_utf8();
+        let removed = match c {
+            '\n' | '\t' => false,
+            '\r' => b.get(end) != Some(&b'\n'),
+            '\u{1b}' => {
+                // `ESC [ parameters intermediates final`, or `ESC` and one character
+                match b.get(end) {
+                    Some(b'[') => {
+                        end += 1;
+                        while b.get(end).is_some_and(|x| (0x20..=0x3f).contains(x)) {
+                            end += 1;
+                        }
+                        if b.get(end).is_some_and(|x| (0x40..=0x7e).contains(x)) {
+                            end += 1;
+                        }
+                    }
+                    Some(x) if (0x20..0x7f).contains(x) => end += 1,
+                    _ => {}
+                }
+                while chars.peek().is_some_and(|&(j, _)| j < end) {
+                    chars.next();
+                }
+                true
+            }
+            c => c.is_control() || is_bidi_control(c) || is_invisible_format(c),
+        };
+        if !removed {
+            continue;
+        }
+        if out.is_empty() {
+            out.reserve(s.len());
+        }
+        out.push_str(&s[copied..i]);
+        match layer.edits.last_mut() {
+            // one run of removed characters is one edit
+            Some(e) if e.orig + e.orig_len == i && e.dec == out.len() => e.orig_len = end - e.orig,
+            _ => layer.edits.push(Edit {
+                dec: out.len(),
+                dec_len: 0,
+                orig: i,
+                orig_len: end - i,
+            }),
+        }
+        copied = end;
     }
     if layer.edits.is_empty() {
         return None;
@@ -496,6 +583,33 @@ mod tests {
         let vs = views("authenticate, or configure its credentials.\nslow-start: x\nab\ncd");
         assert!(vs.iter().all(|v| !v.text.contains("credentials.slow")));
         assert!(vs.iter().all(|v| !v.text.contains("abcd")));
+    }
+
+    #[test]
+    fn invisible_characters_and_escape_sequences_are_read_through() {
+        for (text, written) in [
+            (
+                "zw Xr7Tb2Q\u{200B}m9Kd4Lp6Vn3Ws end",
+                "Xr7Tb2Q\u{200B}m9Kd4Lp6Vn3Ws",
+            ),
+            (
+                "esc Xr7Tb2Q\x1b[0mm9Kd4Lp6Vn3Ws end",
+                "Xr7Tb2Q\x1b[0mm9Kd4Lp6Vn3Ws",
+            ),
+            ("cr Xr7Tb2Qm9K\rd4Lp6Vn3Ws end", "Xr7Tb2Qm9K\rd4Lp6Vn3Ws"),
+            (
+                "soft Xr7Tb2Qm9K\u{AD}d4Lp6Vn3Ws end",
+                "Xr7Tb2Qm9K\u{AD}d4Lp6Vn3Ws",
+            ),
+            (
+                "two Xr7\u{202E}Tb2Q\x1b[1;31m\u{200D}m9Kd4Lp6Vn3Ws end",
+                "Xr7\u{202E}Tb2Q\x1b[1;31m\u{200D}m9Kd4Lp6Vn3Ws",
+            ),
+        ] {
+            assert_eq!(orig_of(text, "Xr7Tb2Qm9Kd4Lp6Vn3Ws"), written, "{text:?}");
+        }
+        // a line break (`\r\n` too) and a tab stay
+        assert!(strip_invisible("a\r\nb\tc\nd").is_none());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::claude_code::config::{self, ConfiguredValue, GlobalConfig};
 use crate::claude_code::paths;
 use crate::redact::configured::ConfiguredSecrets;
-use crate::settings::env::read_keys;
+use crate::settings::env::all_env_in_file;
 use crate::settings::layers::{LayerKind, Sources};
 
 /// The exporter's header variables: their values are credentials.
@@ -82,12 +82,16 @@ fn project_layers(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> 
         .collect()
 }
 
-/// Learns the header variables the settings files `files` set.
-fn learn_header_variables(out: &mut ConfiguredSecrets, files: &[PathBuf]) {
+/// Learns the `env` values the settings files `files` set: Claude Code passes them on to
+/// every stdio server, which may echo them. Each is learned as a server's `env` value is
+/// (where its key or its shape says secret); the header variables' values per header.
+fn learn_settings_env(out: &mut ConfiguredSecrets, files: &[PathBuf]) {
     for f in files {
-        for (var, v) in HEADER_VARIABLES.iter().zip(read_keys(f, &HEADER_VARIABLES)) {
-            if let Some(v) = v {
-                out.add_header_list(var, &v);
+        for (var, v) in all_env_in_file(f) {
+            if HEADER_VARIABLES.contains(&var.as_str()) {
+                out.add_header_list(&var, &v);
+            } else {
+                out.add(&var, &v);
             }
         }
     }
@@ -104,7 +108,7 @@ pub fn of_project(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> 
     if let Some(doc) = config::read_config_file(&paths::project_mcp_json(dir)) {
         config::configured_values(&doc, &env, &mut adder(&mut out));
     }
-    learn_header_variables(&mut out, &project_layers(homes, dir, managed_dir));
+    learn_settings_env(&mut out, &project_layers(homes, dir, managed_dir));
     out
 }
 
@@ -165,8 +169,9 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
         }
     }
     drop(add);
-    // The header variables: every settings layer of the first project (managed, user,
-    // its own), the project layers of the others, and the environment.
+    // The settings layers' `env` values: every settings layer of the first project
+    // (managed, user, its own), the project layers of the others; and the header
+    // variables of the environment.
     let mut settings: Vec<PathBuf> = first.files().into_iter().map(|(_, p)| p).collect();
     for p in projects.iter().skip(1) {
         settings.extend(project_layers(
@@ -175,7 +180,7 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
             places.managed_dir.as_deref(),
         ));
     }
-    learn_header_variables(&mut out, &settings);
+    learn_settings_env(&mut out, &settings);
     for var in HEADER_VARIABLES {
         if let Some(v) = env(var) {
             out.add_header_list(var, &v);
@@ -251,6 +256,67 @@ mod tests {
                 assert!(!red.contains(v), "{given:?}: {v} in {red}");
             }
         }
+    }
+
+    /// Every settings layer's `env` (managed, user, project, local), which Claude Code
+    /// passes on to every stdio server: a value whose key or shape says secret is
+    /// learned, plain configuration is not.
+    #[test]
+    fn every_settings_layers_env_is_learned_like_a_servers() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let managed = tempfile::tempdir().unwrap();
+        let w = |p: &Path, s: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, s).unwrap();
+        };
+        let env =
+            |k: &str, v: &str| format!(r#"{{"env":{{"{k}":"{v}","NODE_ENV":"production"}}}}"#);
+        w(
+            &managed.path().join("managed-settings.json"),
+            &env("CORP_PASSWORD", "managedPw77"),
+        );
+        w(
+            &home.path().join(".claude/settings.json"),
+            &env("GITHUB_TOKEN", "userEnvTok55"),
+        );
+        w(
+            &project.path().join(".claude/settings.json"),
+            &env("MY_PASSWORD", "settingsPw1234"),
+        );
+        w(
+            &project.path().join(".claude/settings.local.json"),
+            &env("SESSION", "aPnfYclXezicN0pYbC77Jt95EQo"),
+        );
+        w(
+            &other.path().join(".claude/settings.local.json"),
+            &env("OTHER_API_KEY", "otherKey9988"),
+        );
+        let s = collect(&Places {
+            homes: vec![home.path().to_path_buf()],
+            projects: vec![project.path().to_path_buf(), other.path().to_path_buf()],
+            managed_dir: Some(managed.path().to_path_buf()),
+            listed: false,
+        });
+        let mut b = crate::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&s);
+        let r = b.build();
+        let all =
+            "managedPw77 userEnvTok55 settingsPw1234 aPnfYclXezicN0pYbC77Jt95EQo otherKey9988";
+        let red = r.redact(all);
+        for v in all.split_whitespace() {
+            assert!(!red.contains(v), "{v} in {red}");
+        }
+        assert_eq!(r.redact("NODE_ENV production"), "NODE_ENV production");
+        // a project's own layers, for the summary index
+        let mut b = crate::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&of_project(
+            &[home.path().to_path_buf()],
+            other.path(),
+            Some(managed.path()),
+        ));
+        assert_eq!(b.build().redact("otherKey9988"), "[REDACTED:config]");
     }
 
     #[test]

@@ -101,6 +101,38 @@ pub fn env_keys_in_file<'k>(path: &Path, keys: &[&'k str]) -> Vec<(&'k str, Stri
     }
 }
 
+/// Every `env` variable a settings file Claude Code reads (strict JSON) sets, with its
+/// value (a value that is not a string as its JSON text), each key once (the last of
+/// duplicates, as `JSON.parse` keeps), in the file's order; the file read once, through
+/// symlinks. A file Claude Code ignores sets nothing.
+pub fn all_env_in_file(path: &Path) -> Vec<(String, String)> {
+    let Some(text) = read_regular(path, SETTINGS_MAX_BYTES, Follow::Links)
+        .ok()
+        .flatten()
+        .and_then(|f| String::from_utf8(f.bytes).ok())
+    else {
+        return Vec::new();
+    };
+    let Strictness::Strict(doc) = strictness::check(&text) else {
+        return Vec::new();
+    };
+    let Some(members) = doc
+        .last_member(doc.root, "env")
+        .and_then(|env| doc.members(env.value))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    for m in members {
+        let v = doc
+            .string(m.value)
+            .unwrap_or_else(|| doc.raw(m.value).to_string());
+        out.retain(|(k, _)| *k != m.key);
+        out.push((m.key.clone(), v));
+    }
+    out
+}
+
 /// `env.<key>` of a parsed settings file (the last of duplicate keys, as `JSON.parse`
 /// keeps); a value that is not a string as its JSON text.
 pub fn env_in(doc: &Doc, key: &str) -> Option<String> {

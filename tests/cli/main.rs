@@ -9,6 +9,7 @@
 
 mod common;
 mod config_secrets;
+mod config_secrets_gaps;
 mod configured;
 
 #[cfg(unix)]

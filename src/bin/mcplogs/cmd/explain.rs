@@ -55,12 +55,13 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     }
     if !args.redact.no_redact {
         // Every value the configuration marks as secret (this machine's, or --home's),
-        // hidden wherever the paste shows it.
+        // hidden wherever the paste shows it: as `scan` learns them, every project the
+        // homes list and --managed-dir's files too (a paste from any folder).
         let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
             homes: args.home.iter().cloned().collect(),
             projects: vec![project_dir(&args)],
-            managed_dir: None,
-            listed: false,
+            managed_dir: args.managed_dir.clone(),
+            listed: true,
         });
         mcplogs::explain::redact_report(&mut report, &text, &secrets);
     }
