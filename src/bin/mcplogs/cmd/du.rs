@@ -19,7 +19,7 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     if opts.request.paths.is_empty() {
         du.discovery_cache = discovery_cache_use(&opts.request.homes);
     }
-    mcplogs::disk::du::redact(&mut du);
+    mcplogs::disk::du::redact(&mut du, &opts.request.homes);
     output::grouped_warnings(&du.warnings, false);
     let text = if args.output.json {
         output::json_redacted(&render::du::du_json(&du), true)?

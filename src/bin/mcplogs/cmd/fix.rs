@@ -600,20 +600,37 @@ fn refuse_reaching_modern_only(
 /// folders and file paths come from the machine, and may hold a token (as `scan` hides
 /// them).
 fn note(line: impl std::fmt::Display) {
-    output::note(mcplogs::redact::output::text(&tagged(line.to_string())));
+    output::note(hidden(line.to_string()));
 }
 
 /// [`note`] for a warning.
 fn warning(line: impl std::fmt::Display) {
-    output::warning(mcplogs::redact::output::text(&tagged(line.to_string())));
+    output::warning(hidden(line.to_string()));
 }
+
+/// `line` as [`note`] prints it: each scanned name holding a secret tagged, then every
+/// value the configuration marks as secret hidden (a server named `svc-VALUE`, `VALUE`
+/// another entry's `env` value, shown `svc-[REDACTED:config]` as `scan` shows it), then
+/// the secret rules.
+fn hidden(line: String) -> String {
+    let mut line = tagged(line);
+    if let Some(r) = CONFIGURED.get() {
+        r.apply(&mut line);
+    }
+    mcplogs::redact::output::text(&line)
+}
+
+/// The redactor of the values the scan's configuration marks as secret
+/// ([`ScanReport::secrets`]): set once the scan is made.
+static CONFIGURED: std::sync::OnceLock<mcplogs::redact::Redactor> = std::sync::OnceLock::new();
 
 /// The scanned servers' names that hold a secret, longest first, each with its tag
 /// ([`mcplogs::scan::select::tagged`]): set once the scan is made.
 static TAGGED: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
 
 /// Keeps the scanned names holding a secret, so that [`note`] and [`warning`] print each
-/// with its tag, as `scan` does (two names printing alike told apart).
+/// with its tag, as `scan` does (two names printing alike told apart), and the scan's
+/// configured secrets, which they hide.
 fn tag_names_of(report: &ScanReport) {
     let mut names: Vec<(String, String)> = report
         .servers
@@ -628,6 +645,11 @@ fn tag_names_of(report: &ScanReport) {
     names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
     names.dedup();
     let _ = TAGGED.set(names);
+    if !report.secrets.is_empty() {
+        let mut b = mcplogs::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&report.secrets);
+        let _ = CONFIGURED.set(b.build());
+    }
 }
 
 /// `line` with each name [`tag_names_of`] kept followed by its tag (where no tag follows
