@@ -164,7 +164,10 @@ impl ExplainEntry {
             ));
         }
         let scan = match &self.name {
-            Some(n) => format!("`mcplogs scan --server {} -v`", crate::advice::name_word(n)),
+            Some(n) => format!(
+                "`mcplogs scan {} -v`",
+                crate::text::option_word("--server", &crate::advice::name_word(n))
+            ),
             None => "`mcplogs scan -v`".to_string(),
         };
         Some(format!(

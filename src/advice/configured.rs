@@ -110,13 +110,13 @@ pub fn row_way_out(
 ) -> String {
     match row.not_seen_since() {
         Some(last) => format!(
-            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan{} --server {}` without --since shows its last verdict.",
+            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan{} {}` without --since shows its last verdict.",
             row.since
                 .map(|t| at(&crate::time::format_iso(t)))
                 .unwrap_or_else(|| "the --since cut-off".to_string()),
             at(last),
             crate::advice::home_flags(homes),
-            crate::advice::name_word(&row.name)
+            crate::text::option_word("--server", &crate::advice::name_word(&row.name))
         ),
         None => way_out_for(&row.configured, Some(&row.name), home),
     }
@@ -208,7 +208,9 @@ pub fn way_out_for(c: &Configured, name: Option<&str>, home: Option<&str>) -> St
             if linked.is_empty() {
                 let fix = format!(
                     "mcplogs fix {}",
-                    name.map_or_else(|| "SERVER".to_string(), super::name_word)
+                    crate::text::positional_word(
+                        &name.map_or_else(|| "SERVER".to_string(), super::name_word)
+                    )
                 );
                 format!(
                     "{start} (`{fix}` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."

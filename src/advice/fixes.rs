@@ -408,12 +408,7 @@ fn fix_command(cx: &Context, args: &[String]) -> String {
 /// `-` (else the name would be read as an option).
 fn positional(name: &str) -> String {
     // quoted when it holds a token: printed redacted, `[REDACTED:…]` is a glob
-    let word = super::name_word(name);
-    if name.starts_with('-') {
-        format!("-- {word}")
-    } else {
-        word
-    }
+    crate::text::positional_word(&super::name_word(name))
 }
 
 /// The printed command that keeps `name` off: `--except=NAME` (a name may start with
@@ -538,21 +533,21 @@ fn command_path(
             [one] => Some(one.clone()),
             [] => {
                 found.steps.push(step(format!(
-                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix {} --command-path /ABSOLUTE/PATH/{command}`",
-                    crate::text::shell_word_typed(&s.name)
+                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix --command-path /ABSOLUTE/PATH/{command} {}`",
+                    crate::text::positional_word(&crate::text::shell_word_typed(&s.name))
                 )));
                 None
             }
             several => {
                 found.steps.push(step(format!(
-                    "your PATH holds {} programs named `{command}` ({}): choose one with `mcplogs fix {} --command-path PATH`",
+                    "your PATH holds {} programs named `{command}` ({}): choose one with `mcplogs fix --command-path PATH {}`",
                     several.len(),
                     several
                         .iter()
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    crate::text::shell_word_typed(&s.name)
+                    crate::text::positional_word(&crate::text::shell_word_typed(&s.name))
                 )));
                 None
             }

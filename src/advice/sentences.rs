@@ -686,8 +686,11 @@ pub fn home_flags(homes: &[std::path::PathBuf]) -> String {
         .iter()
         .map(|h| {
             format!(
-                " --home {}",
-                crate::text::shell_word(&h.display().to_string())
+                " {}",
+                crate::text::option_word(
+                    "--home",
+                    &crate::text::shell_word(&h.display().to_string())
+                )
             )
         })
         .collect()
@@ -752,7 +755,10 @@ pub fn name_word(name: &str) -> String {
 
 /// `` `mcplogs scan --server NAME` `` for a pasted server.
 pub fn scan_server(name: Option<&str>) -> String {
-    format!("`mcplogs scan --server {}`", name_or_placeholder(name))
+    format!(
+        "`mcplogs scan {}`",
+        crate::text::option_word("--server", &name_or_placeholder(name))
+    )
 }
 
 /// What to do when the detail that would decide the cause was cut off.

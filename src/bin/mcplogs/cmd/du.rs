@@ -89,11 +89,16 @@ fn prune_command(paths: &[std::path::PathBuf], homes: &[std::path::PathBuf]) -> 
     let mut c = String::from("mcplogs prune");
     for p in paths {
         c.push(' ');
-        c.push_str(&word(p));
+        // a relative path starting with `-` (given after `--`) as `./-x`: never an option
+        if p.to_string_lossy().starts_with('-') {
+            c.push_str(&word(&std::path::Path::new(".").join(p)));
+        } else {
+            c.push_str(&word(p));
+        }
     }
     for h in homes {
-        c.push_str(" --home ");
-        c.push_str(&word(h));
+        c.push(' ');
+        c.push_str(&mcplogs::text::option_word("--home", &word(h)));
     }
     c.push_str(" --dry-run");
     c

@@ -508,8 +508,8 @@ fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, E
             " (only you can, as said above)"
         },
         format_args!(
-            "mcplogs scan --server {}{}",
-            mcplogs::text::shell_word_typed(name),
+            "mcplogs scan {}{}",
+            mcplogs::text::option_word("--server", &mcplogs::text::shell_word_typed(name)),
             mcplogs::advice::home_flags(&args.home)
         )
     );
