@@ -590,7 +590,7 @@ pub fn session(
             } else {
                 engine
                     .filter(|f| f.fixable())
-                    .map(|f| r.redact(&f.command.to_string()))
+                    .map(|f| r.redact(f.command.as_ref()))
             },
             fix_in_effect: in_effect || engine.is_some_and(|f| f.in_place()),
         });

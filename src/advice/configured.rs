@@ -110,13 +110,16 @@ pub fn row_way_out(
 ) -> String {
     match row.not_seen_since() {
         Some(last) => format!(
-            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan{} {}` without --since shows its last verdict.",
+            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; {} without --since shows its last verdict.",
             row.since
                 .map(|t| at(&crate::time::format_iso(t)))
                 .unwrap_or_else(|| "the --since cut-off".to_string()),
             at(last),
-            crate::advice::home_flags(homes),
-            crate::text::option_word("--server", &crate::advice::name_word(&row.name))
+            crate::text::code_span(&format!(
+                "mcplogs scan{} {}",
+                crate::advice::home_flags(homes),
+                crate::text::option_word("--server", &crate::advice::name_word(&row.name))
+            ))
         ),
         None => way_out_for(&row.configured, Some(&row.name), home),
     }
@@ -213,7 +216,8 @@ pub fn way_out_for(c: &Configured, name: Option<&str>, home: Option<&str>) -> St
                     )
                 );
                 format!(
-                    "{start} (`{fix}` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."
+                    "{start} ({} does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code.",
+                    crate::text::code_span(&fix)
                 )
             } else {
                 format!(

@@ -533,21 +533,27 @@ fn command_path(
             [one] => Some(one.clone()),
             [] => {
                 found.steps.push(step(format!(
-                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `mcplogs fix --command-path /ABSOLUTE/PATH/{command} {}`",
-                    crate::text::positional_word(&crate::text::shell_word_typed(&s.name))
+                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with {}",
+                    crate::text::code_span(&format!(
+                        "mcplogs fix --command-path /ABSOLUTE/PATH/{command} {}",
+                        crate::text::positional_word(&crate::text::shell_word_typed(&s.name))
+                    ))
                 )));
                 None
             }
             several => {
                 found.steps.push(step(format!(
-                    "your PATH holds {} programs named `{command}` ({}): choose one with `mcplogs fix --command-path PATH {}`",
+                    "your PATH holds {} programs named `{command}` ({}): choose one with {}",
                     several.len(),
                     several
                         .iter()
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    crate::text::positional_word(&crate::text::shell_word_typed(&s.name))
+                    crate::text::code_span(&format!(
+                        "mcplogs fix --command-path PATH {}",
+                        crate::text::positional_word(&crate::text::shell_word_typed(&s.name))
+                    ))
                 )));
                 None
             }

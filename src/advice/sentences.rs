@@ -62,7 +62,7 @@ fn probe_command(s: &ServerReport) -> String {
         .as_deref()
         .map(|p| format!("--project {} ", crate::text::shell_word_typed(p)))
         .unwrap_or_default();
-    format!("`mcplogs probe {project}{}`", name_word(&s.name))
+    crate::text::code_span(&format!("mcplogs probe {project}{}", name_word(&s.name)))
 }
 
 fn local(t: u64) -> String {
@@ -180,7 +180,8 @@ pub fn by_hand_advice(
     };
     let why = connection_failure_why(d);
     format!(
-        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): `{command}`. {why}"
+        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}. {why}",
+        crate::text::code_span(command)
     )
 }
 
@@ -755,10 +756,10 @@ pub fn name_word(name: &str) -> String {
 
 /// `` `mcplogs scan --server NAME` `` for a pasted server.
 pub fn scan_server(name: Option<&str>) -> String {
-    format!(
-        "`mcplogs scan {}`",
+    crate::text::code_span(&format!(
+        "mcplogs scan {}",
         crate::text::option_word("--server", &name_or_placeholder(name))
-    )
+    ))
 }
 
 /// What to do when the detail that would decide the cause was cut off.

@@ -290,6 +290,19 @@ pub fn positional_word(word: &str) -> String {
     }
 }
 
+/// `s` (a command mcplogs prints in a sentence) as an inline code span: between single
+/// backticks, or when it holds a backtick (a name can), between a run of one more than
+/// its longest run, a space inside each (CommonMark's code span, which the report
+/// renders), so no backtick inside ends it and a reader copies it whole.
+pub fn code_span(s: &str) -> String {
+    let run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if run == 0 {
+        return format!("`{s}`");
+    }
+    let ticks = "`".repeat(run + 1);
+    format!("{ticks} {s} {ticks}")
+}
+
 /// Whether a quoted word reaches the program starting with `-`.
 fn reaches_as_option(word: &str) -> bool {
     let w = word.strip_prefix('$').unwrap_or(word);
@@ -490,6 +503,13 @@ mod tests {
         }
         let typed = shell_word_typed("-\u{202e}x");
         assert!(option_word("--server", &typed).starts_with("--server="));
+    }
+
+    #[test]
+    fn a_code_span_holding_a_backtick_has_a_longer_fence() {
+        assert_eq!(code_span("mcplogs fix a"), "`mcplogs fix a`");
+        assert_eq!(code_span("mcplogs fix 'b`t'"), "`` mcplogs fix 'b`t' ``");
+        assert_eq!(code_span("x ``y` z"), "``` x ``y` z ```");
     }
 
     /// A name with a control or bidi character is printed in a form the shell turns

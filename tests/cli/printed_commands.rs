@@ -682,7 +682,9 @@ fn a_home_holding_a_quote_is_shown_as_tilde_everywhere_on_a_screen() {
 /// value (`--server=-dash`, `mcplogs fix --command-path PATH -- -dash`): printed as
 /// `--server -dash` it was a usage error, and `mcplogs fix --help --command-path ...`
 /// printed fix's help and did nothing. Every printed command naming one of them runs as
-/// printed, in the user's home and project, and selects that server.
+/// printed, in the user's home and project, and selects that server. F6: a name holding
+/// a backtick is printed in a code span with a longer fence (`` `` ... 'back`tick' `` ``),
+/// whose content runs as printed.
 #[cfg(unix)]
 #[test]
 fn a_name_starting_with_a_dash_is_printed_as_a_value() {
@@ -694,6 +696,7 @@ fn a_name_starting_with_a_dash_is_printed_as_a_value() {
     let names = ["-dash", "--help"];
     let servers: serde_json::Map<String, serde_json::Value> = names
         .iter()
+        .chain(&["back`tick"])
         .map(|n| {
             (
                 n.to_string(),
@@ -710,7 +713,7 @@ fn a_name_starting_with_a_dash_is_printed_as_a_value() {
     let logs = home
         .join(".cache/claude-cli-nodejs")
         .join(mcplogs::claude_code::names::encode_folder_name(&key));
-    for n in names {
+    for n in names.iter().chain(&["back`tick"]) {
         let d = logs.join(format!(
             "mcp-logs-{}",
             n.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
@@ -801,4 +804,22 @@ fn a_name_starting_with_a_dash_is_printed_as_a_value() {
     }
     // a scan and a fix command for each name
     assert_eq!(ran.len(), 4, "{ran:?}\n{screens}");
+    // the backtick: the fence is longer than any run inside, and what it holds runs
+    let span = "`` mcplogs fix --command-path /ABSOLUTE/PATH/definitely-missing-cmd 'back`tick' ``";
+    assert!(screens.contains(span), "{screens}");
+    let line = span
+        .trim_matches(|c| c == '`' || c == ' ')
+        .replace("/ABSOLUTE/PATH", &tools.display().to_string())
+        .replacen(
+            "mcplogs fix ",
+            &format!("mcplogs fix --dry-run {managed} "),
+            1,
+        );
+    let o = sh(&line);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "`{line}`: {t}");
+    assert!(
+        t.contains("For back`tick (") && t.contains("(command-path)"),
+        "`{line}`: {t}"
+    );
 }
