@@ -160,15 +160,16 @@ impl ExplainEntry {
         let then = crate::advice::connection_failure_why(&self.diagnosis);
         if let Some(exact) = self.local.as_ref().and_then(|l| l.run_by_hand.as_deref()) {
             return Some(format!(
-                "Run its command by hand and read its stderr (a working server waits for input: stop it with Ctrl-C): `{exact}`. {then}"
+                "Run its command by hand and read its stderr (a working server waits for input: stop it with Ctrl-C): {}. {then}",
+                crate::text::code_span(exact)
             ));
         }
         let home = crate::advice::home_flags(homes);
         let scan = match &self.name {
-            Some(n) => format!(
-                "`mcplogs scan{home} --server {} -v`",
-                crate::advice::name_word(n)
-            ),
+            Some(n) => crate::text::code_span(&format!(
+                "mcplogs scan{home} {} -v",
+                crate::text::option_word("--server", &crate::advice::name_word(n))
+            )),
             None => format!("`mcplogs scan{home} -v`"),
         };
         Some(format!(

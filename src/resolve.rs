@@ -578,6 +578,24 @@ pub fn session(
         },
         Rows::ThisProject,
     );
+    // each name and command as `scan` shows them: a value the configuration marks as
+    // secret hidden (`svc-VALUE`, `VALUE` another entry's `env` value, is
+    // `svc-[REDACTED:config]`; the status line and the hook pass the secret rules and
+    // the tag over it), in the session's project and every project the homes list
+    let r = {
+        let mut b = crate::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&crate::scan::secrets::collect(
+            &crate::scan::secrets::Places {
+                homes: homes.to_vec(),
+                projects: vec![project_dir.clone()],
+                managed_dir: managed_dir.map(Path::to_path_buf),
+                listed: true,
+            },
+        ));
+        b.build()
+    };
+    let shown =
+        |name: &str| crate::text::terminal_safe(&crate::scan::select::shown_by(&r, name), false);
     // served from the cache in this session: shown as `scan` shows them
     for s in report
         .servers
@@ -593,7 +611,7 @@ pub fn session(
                 name: s.folder.clone().unwrap_or_default(),
                 state: ServerState::Cached,
                 resolved: Some(Resolved {
-                    name: crate::text::terminal_safe(&s.name, false),
+                    name: shown(&s.name),
                     counts: s.counts_now(),
                     fix: None,
                     fix_in_effect: false,
@@ -613,7 +631,7 @@ pub fn session(
                 .is_some_and(|a| matches!(a.target, settings::target::FixTarget::InEffect { .. }));
         let engine = s.fix.as_deref();
         status.servers[*i].resolved = Some(Resolved {
-            name: crate::text::terminal_safe(&s.name, false),
+            name: shown(&s.name),
             counts: s.counts_now(),
             // the command `scan` gives: the legacy setting's, else the fix engine's
             fix: if s.legacy_fix_applies() {
@@ -625,7 +643,7 @@ pub fn session(
             } else {
                 engine
                     .filter(|f| f.fixable())
-                    .map(|f| f.command.to_string())
+                    .map(|f| r.redact(f.command.as_ref()))
             },
             fix_in_effect: in_effect || engine.is_some_and(|f| f.in_place()),
         });

@@ -205,7 +205,8 @@ pub struct ServerStatus {
 /// approval in the session's project and the settings in effect there.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Resolved {
-    /// Its name as `scan` gives it (the configured name; the log folder's otherwise).
+    /// Its name as `scan` gives it (the configured name; the log folder's otherwise),
+    /// a value the configuration marks as secret hidden as `scan` hides it.
     pub name: String,
     /// Claude Code starts it now (`scan` counts its failure): not disabled, denied or
     /// no longer configured.

@@ -110,13 +110,16 @@ pub fn row_way_out(
 ) -> String {
     match row.not_seen_since() {
         Some(last) => format!(
-            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; `mcplogs scan{} --server {}` without --since shows its last verdict.",
+            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; {} without --since shows its last verdict.",
             row.since
                 .map(|t| at(&crate::time::format_iso(t)))
                 .unwrap_or_else(|| "the --since cut-off".to_string()),
             at(last),
-            crate::advice::home_flags(homes),
-            crate::advice::name_word(&row.name)
+            crate::text::code_span(&format!(
+                "mcplogs scan{} {}",
+                crate::advice::home_flags(homes),
+                crate::text::option_word("--server", &crate::advice::name_word(&row.name))
+            ))
         ),
         None => way_out_in(&row.configured, Some(&row.name), home, homes),
     }
@@ -130,17 +133,6 @@ pub fn settings_note(c: &Configured, name: &str, home: Option<&str>) -> Option<S
         ServerState::Starts if c.decided_by.is_empty() => None,
         ServerState::Starts => Some(format!("approved by {}.", deciders(c, home))),
         _ => Some(way_out_for(c, Some(name), home)),
-    }
-}
-
-/// A server name as `mcplogs fix`'s argument: after `--` when it starts with `-` (else
-/// it would be read as an option), quoted as [`super::name_word`].
-fn fix_positional(name: &str) -> String {
-    let word = super::name_word(name);
-    if name.starts_with('-') {
-        format!("-- {word}")
-    } else {
-        word
     }
 }
 
@@ -231,10 +223,13 @@ pub fn way_out_in(
                 let fix = format!(
                     "mcplogs fix{} {}",
                     super::home_flags(homes),
-                    name.map_or_else(|| "SERVER".to_string(), fix_positional)
+                    crate::text::positional_word(
+                        &name.map_or_else(|| "SERVER".to_string(), super::name_word)
+                    )
                 );
                 format!(
-                    "{start} (`{fix}` does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code."
+                    "{start} ({} does both, approving it in this project's .claude/settings.local.json only), then restart Claude Code.",
+                    crate::text::code_span(&fix)
                 )
             } else {
                 format!(

@@ -410,24 +410,16 @@ fn fix_command(cx: &Context, args: &[String]) -> String {
 /// already quoted): the option before `-- NAME` for a name starting with `-` (after
 /// `--` it would be read as a name).
 fn command_path_command(cx: &Context, name: &str, path: &str) -> String {
-    let option = format!("--command-path {path}");
-    if name.starts_with('-') {
-        fix_command(cx, &[option, positional(name)])
-    } else {
-        fix_command(cx, &[positional(name), option])
-    }
+    // the option first, the name last (after `--` when it starts with `-`: everything
+    // after `--` is positional)
+    fix_command(cx, &[format!("--command-path {path}"), positional(name)])
 }
 
 /// A server name as `mcplogs fix`'s argument, quoted: after `--` when it starts with
 /// `-` (else the name would be read as an option).
 fn positional(name: &str) -> String {
     // quoted when it holds a token: printed redacted, `[REDACTED:…]` is a glob
-    let word = super::name_word(name);
-    if name.starts_with('-') {
-        format!("-- {word}")
-    } else {
-        word
-    }
+    crate::text::positional_word(&super::name_word(name))
 }
 
 /// The printed command that keeps `name` off: `--except=NAME` (a name may start with
@@ -562,25 +554,25 @@ fn command_path(
             [one] => Some(one.clone()),
             [] => {
                 found.steps.push(step(format!(
-                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with `{}`",
-                    command_path_command(
+                    "its command `{command}` is on neither Claude Code's PATH nor yours: install it, or name it with {}",
+                    crate::text::code_span(&command_path_command(
                         cx,
                         &s.name,
                         &crate::text::shell_word_typed(&format!("/ABSOLUTE/PATH/{command}"))
-                    )
+                    ))
                 )));
                 None
             }
             several => {
                 found.steps.push(step(format!(
-                    "your PATH holds {} programs named `{command}` ({}): choose one with `{}`",
+                    "your PATH holds {} programs named `{command}` ({}): choose one with {}",
                     several.len(),
                     several
                         .iter()
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    command_path_command(cx, &s.name, "PATH")
+                    crate::text::code_span(&command_path_command(cx, &s.name, "PATH"))
                 )));
                 None
             }

@@ -68,7 +68,7 @@ fn probe_command(s: &ServerReport) -> String {
         .as_deref()
         .map(|p| format!("--project {} ", crate::text::shell_word_typed(p)))
         .unwrap_or_default();
-    format!("`mcplogs probe {project}{}`", name_word(&s.name))
+    crate::text::code_span(&format!("mcplogs probe {project}{}", name_word(&s.name)))
 }
 
 /// The homes the scan of `s` read (`--home`; empty: this machine's), for the commands
@@ -205,7 +205,8 @@ pub fn by_hand_advice(
     };
     let why = connection_failure_why(d);
     format!(
-        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): `{command}`. {why}"
+        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}. {why}",
+        crate::text::code_span(command)
     )
 }
 
@@ -717,8 +718,11 @@ pub fn home_flags(homes: &[std::path::PathBuf]) -> String {
         .iter()
         .map(|h| {
             format!(
-                " --home {}",
-                crate::text::shell_word(&h.display().to_string())
+                " {}",
+                crate::text::option_word(
+                    "--home",
+                    &crate::text::shell_word(&h.display().to_string())
+                )
             )
         })
         .collect()
@@ -784,11 +788,11 @@ pub fn name_word(name: &str) -> String {
 /// `` `mcplogs scan --server NAME` `` for a pasted server, with `--home` for each of
 /// `homes` (the homes `explain` was told to read: run as printed, it reads them too).
 pub fn scan_server(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
-    format!(
-        "`mcplogs scan{} --server {}`",
+    crate::text::code_span(&format!(
+        "mcplogs scan{} {}",
         home_flags(homes),
-        name_or_placeholder(name)
-    )
+        crate::text::option_word("--server", &name_or_placeholder(name))
+    ))
 }
 
 /// What to do when the detail that would decide the cause was cut off.

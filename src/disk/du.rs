@@ -315,10 +315,32 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
 
 /// `1.5 GiB`, `340 KiB`, `12 B`.
 /// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
-/// a server's folder name is shown as `[REDACTED:kind]`).
-pub fn redact(du: &mut DiskUse) {
+/// a server's folder name is shown as `[REDACTED:kind]`), and every value the
+/// configuration marks as secret, as `scan` hides them (a server named `svc-VALUE`, with
+/// `VALUE` another entry's `env` value, is `svc-[REDACTED:config]`): the configuration
+/// of the `homes` (none: this machine's), of the working folder, of the projects shown
+/// and of every project the homes list.
+pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
     use crate::redact::output::{path, warning};
-    let r = crate::redact::Redactor::secrets_only(std::iter::empty());
+    let projects: Vec<PathBuf> = std::env::current_dir()
+        .into_iter()
+        .chain(
+            du.projects
+                .iter()
+                .map(|p| PathBuf::from(&p.project))
+                .filter(|p| p.is_absolute() && p.is_dir()),
+        )
+        .collect();
+    let mut b = crate::redact::RedactorBuilder::new();
+    b.learn_configured_secrets(&crate::scan::secrets::collect(
+        &crate::scan::secrets::Places {
+            homes: homes.to_vec(),
+            projects,
+            managed_dir: None,
+            listed: true,
+        },
+    ));
+    let r = b.build();
     for p in &mut du.projects {
         r.apply(&mut p.project);
         if let Some(f) = p.folder.as_mut() {

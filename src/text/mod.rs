@@ -266,6 +266,49 @@ pub fn powershell_single_quoted(s: &str) -> String {
 }
 
 /// Whether `s` reads as itself, unquoted, in the user's shell.
+/// `--OPTION WORD` for a command mcplogs prints, `WORD` quoted by [`shell_word`] or its
+/// kin: `--OPTION=WORD` when the program gets it starting with `-` (bare, `'-…'`,
+/// `$'-…'`), which clap would read as an option (`--server -dash` is a usage error,
+/// `--server --help` lacks its value), so the command runs as printed.
+pub fn option_word(option: &str, word: &str) -> String {
+    if reaches_as_option(word) {
+        format!("{option}={word}")
+    } else {
+        format!("{option} {word}")
+    }
+}
+
+/// A positional `WORD` of a command mcplogs prints, quoted as for [`option_word`]: `--
+/// WORD` when the program gets it starting with `-` (`mcplogs fix -dash` is a usage
+/// error, `mcplogs fix --help` prints the help). Everything after `--` is positional: the
+/// word goes last.
+pub fn positional_word(word: &str) -> String {
+    if reaches_as_option(word) {
+        format!("-- {word}")
+    } else {
+        word.to_string()
+    }
+}
+
+/// `s` (a command mcplogs prints in a sentence) as an inline code span: between single
+/// backticks, or when it holds a backtick (a name can), between a run of one more than
+/// its longest run, a space inside each (CommonMark's code span, which the report
+/// renders), so no backtick inside ends it and a reader copies it whole.
+pub fn code_span(s: &str) -> String {
+    let run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if run == 0 {
+        return format!("`{s}`");
+    }
+    let ticks = "`".repeat(run + 1);
+    format!("{ticks} {s} {ticks}")
+}
+
+/// Whether a quoted word reaches the program starting with `-`.
+fn reaches_as_option(word: &str) -> bool {
+    let w = word.strip_prefix('$').unwrap_or(word);
+    w.strip_prefix(['\'', '"']).unwrap_or(w).starts_with('-')
+}
+
 fn is_plain_word(s: &str) -> bool {
     let extra = if cfg!(windows) {
         "/._-+:=\\"
@@ -444,6 +487,30 @@ mod markdown_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_starting_with_a_dash_is_given_as_a_value() {
+        for (name, option, positional) in [
+            ("my-db", "--server my-db", "my-db"),
+            ("-dash", "--server=-dash", "-- -dash"),
+            ("--help", "--server=--help", "-- --help"),
+            ("-a b", "--server='-a b'", "-- '-a b'"),
+            ("a -b", "--server 'a -b'", "'a -b'"),
+        ] {
+            let w = shell_word_typed(name);
+            assert_eq!(option_word("--server", &w), option.replace("'-a b'", &w));
+            assert_eq!(positional_word(&w), positional.replace("'-a b'", &w));
+        }
+        let typed = shell_word_typed("-\u{202e}x");
+        assert!(option_word("--server", &typed).starts_with("--server="));
+    }
+
+    #[test]
+    fn a_code_span_holding_a_backtick_has_a_longer_fence() {
+        assert_eq!(code_span("mcplogs fix a"), "`mcplogs fix a`");
+        assert_eq!(code_span("mcplogs fix 'b`t'"), "`` mcplogs fix 'b`t' ``");
+        assert_eq!(code_span("x ``y` z"), "``` x ``y` z ```");
+    }
 
     /// A name with a control or bidi character is printed in a form the shell turns
     /// back into the same bytes, in printable ASCII (the screen shows it as it is).

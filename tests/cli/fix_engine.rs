@@ -236,7 +236,7 @@ fn two_commands_of_that_name_are_the_users_choice_and_command_path_makes_it() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("Only you can fix far"), "{err}");
     assert!(err.contains("2 programs named `farstub`"), "{err}");
-    assert!(err.contains("mcplogs fix far --command-path PATH"), "{err}");
+    assert!(err.contains("mcplogs fix --command-path PATH far"), "{err}");
     assert_eq!(
         fs::read_to_string(h.home.join(".claude.json")).unwrap(),
         text

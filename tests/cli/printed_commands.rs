@@ -677,3 +677,149 @@ fn a_home_holding_a_quote_is_shown_as_tilde_everywhere_on_a_screen() {
         );
     }
 }
+
+/// hC F5: a server named `-dash` or `--help` is given to every printed command as a
+/// value (`--server=-dash`, `mcplogs fix --command-path PATH -- -dash`): printed as
+/// `--server -dash` it was a usage error, and `mcplogs fix --help --command-path ...`
+/// printed fix's help and did nothing. Every printed command naming one of them runs as
+/// printed, in the user's home and project, and selects that server. F6: a name holding
+/// a backtick is printed in a code span with a longer fence (`` `` ... 'back`tick' `` ``),
+/// whose content runs as printed.
+#[cfg(unix)]
+#[test]
+fn a_name_starting_with_a_dash_is_printed_as_a_value() {
+    let w = World::new();
+    let home = w.root.join("home");
+    let project = w.root.join("proj");
+    fs::create_dir_all(&project).unwrap();
+    let key = project.display().to_string();
+    let names = ["-dash", "--help"];
+    let servers: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .chain(&["back`tick"])
+        .map(|n| {
+            (
+                n.to_string(),
+                serde_json::json!({"command": "definitely-missing-cmd", "args": ["--flag"]}),
+            )
+        })
+        .collect();
+    fs::create_dir_all(&home).unwrap();
+    fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({"projects": {key.clone(): {"mcpServers": servers}}}).to_string(),
+    )
+    .unwrap();
+    let logs = home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key));
+    for n in names.iter().chain(&["back`tick"]) {
+        let d = logs.join(format!(
+            "mcp-logs-{}",
+            n.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+        ));
+        fs::create_dir_all(&d).unwrap();
+        let rec = |k: &str, msg: &str, ts: &str| {
+            serde_json::json!({k: msg, "timestamp": ts, "sessionId": "5e55e55e-0000-4000-8000-00000000f005", "cwd": key})
+                .to_string()
+        };
+        let f = d.join("2026-11-29T12-00-00-000Z.jsonl");
+        fs::write(
+            &f,
+            [
+                rec("debug", "Starting connection with timeout of 30000ms", "2026-11-29T12:00:00.000Z"),
+                rec(
+                    "error",
+                    "Connection failed (ENOENT): Executable not found in $PATH: \"definitely-missing-cmd\"",
+                    "2026-11-29T12:00:01.000Z",
+                ),
+            ]
+            .join("\n")
+                + "\n",
+        )
+        .unwrap();
+        set_age(&f, 3600);
+    }
+    // the command the user names with --command-path: on no PATH
+    let tools = w.root.join("tools");
+    fs::create_dir_all(&tools).unwrap();
+    write_program(&tools.join("definitely-missing-cmd"), "#!/bin/sh\nexit 0\n");
+    let sh = |line: &str| {
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(line)
+            .env_clear()
+            .env("HOME", &home)
+            .env("MCPLOGS_CACHE_DIR", w.root.join("mcplogs-cache"))
+            .env("PATH", format!("{}:/usr/bin:/bin", w.bin.display()))
+            .current_dir(&project)
+            .stdin(Stdio::null());
+        clock_env(&mut c);
+        c.output().unwrap()
+    };
+    let managed = format!("--managed-dir {}", w.managed.display());
+    let mut screens = String::new();
+    for args in ["scan", "scan -v", "scan --since 10m", "fix --dry-run"] {
+        let o = sh(&format!("mcplogs {args} {managed}"));
+        screens.push_str(&text(&o));
+        screens.push('\n');
+    }
+    let mut ran = std::collections::BTreeSet::new();
+    for (cmd, _) in printed_commands(&screens) {
+        let Some(name) = names.iter().find(|n| {
+            cmd.split_whitespace()
+                .any(|w| w.trim_start_matches("--server=") == **n)
+        }) else {
+            continue;
+        };
+        // a placeholder path made the command the user names; the options of a fix
+        // before its `--`
+        let line = cmd
+            .replace("/ABSOLUTE/PATH", &tools.display().to_string())
+            .replacen(
+                "mcplogs fix ",
+                &format!("mcplogs fix --dry-run {managed} "),
+                1,
+            )
+            .replacen("mcplogs scan ", &format!("mcplogs scan {managed} "), 1);
+        let o = sh(&line);
+        let t = text(&o);
+        assert!(
+            !t.contains("unexpected argument") && !t.contains("Usage:"),
+            "`{line}`: {t}"
+        );
+        if cmd.starts_with("mcplogs fix") {
+            assert_eq!(o.status.code(), Some(0), "`{line}`: {t}");
+            assert!(t.contains("(command-path)"), "`{line}`: {t}");
+            assert!(t.contains(&format!("For {name} ")), "`{line}`: {t}");
+        } else {
+            assert_eq!(o.status.code(), Some(1), "`{line}`: {t}");
+            assert!(
+                t.contains(" 1 fails") || t.contains("1 server"),
+                "`{line}`: {t}"
+            );
+            assert!(t.contains(&format!("  {name}  ")), "`{line}`: {t}");
+        }
+        ran.insert((cmd.starts_with("mcplogs fix"), name.to_string()));
+    }
+    // a scan and a fix command for each name
+    assert_eq!(ran.len(), 4, "{ran:?}\n{screens}");
+    // the backtick: the fence is longer than any run inside, and what it holds runs
+    let span = "`` mcplogs fix --command-path /ABSOLUTE/PATH/definitely-missing-cmd 'back`tick' ``";
+    assert!(screens.contains(span), "{screens}");
+    let line = span
+        .trim_matches(|c| c == '`' || c == ' ')
+        .replace("/ABSOLUTE/PATH", &tools.display().to_string())
+        .replacen(
+            "mcplogs fix ",
+            &format!("mcplogs fix --dry-run {managed} "),
+            1,
+        );
+    let o = sh(&line);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "`{line}`: {t}");
+    assert!(
+        t.contains("For back`tick (") && t.contains("(command-path)"),
+        "`{line}`: {t}"
+    );
+}

@@ -19,7 +19,7 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     if opts.request.paths.is_empty() {
         du.discovery_cache = discovery_cache_use(&opts.request.homes);
     }
-    mcplogs::disk::du::redact(&mut du);
+    mcplogs::disk::du::redact(&mut du, &opts.request.homes);
     output::grouped_warnings(&du.warnings, false);
     let text = if args.output.json {
         output::json_redacted(&render::du::du_json(&du), true)?
@@ -89,11 +89,16 @@ fn prune_command(paths: &[std::path::PathBuf], homes: &[std::path::PathBuf]) -> 
     let mut c = String::from("mcplogs prune");
     for p in paths {
         c.push(' ');
-        c.push_str(&word(p));
+        // a relative path starting with `-` (given after `--`) as `./-x`: never an option
+        if p.to_string_lossy().starts_with('-') {
+            c.push_str(&word(&std::path::Path::new(".").join(p)));
+        } else {
+            c.push_str(&word(p));
+        }
     }
     for h in homes {
-        c.push_str(" --home ");
-        c.push_str(&word(h));
+        c.push(' ');
+        c.push_str(&mcplogs::text::option_word("--home", &word(h)));
     }
     c.push_str(" --dry-run");
     c

@@ -526,8 +526,8 @@ fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, E
             " (only you can, as said above)"
         },
         format_args!(
-            "mcplogs scan --server {}{}",
-            mcplogs::text::shell_word_typed(name),
+            "mcplogs scan {}{}",
+            mcplogs::text::option_word("--server", &mcplogs::text::shell_word_typed(name)),
             mcplogs::advice::home_flags(&args.home)
         )
     );
@@ -618,12 +618,36 @@ fn refuse_reaching_modern_only(
 /// folders and file paths come from the machine, and may hold a token (as `scan` hides
 /// them).
 fn note(line: impl std::fmt::Display) {
-    output::note(mcplogs::redact::output::text(&tagged(line.to_string())));
+    output::note(hidden(line.to_string()));
 }
 
 /// [`note`] for a warning.
 fn warning(line: impl std::fmt::Display) {
-    output::warning(mcplogs::redact::output::text(&tagged(line.to_string())));
+    output::warning(hidden(line.to_string()));
+}
+
+/// `line` as [`note`] prints it: each scanned name holding a secret tagged, then every
+/// value the configuration marks as secret hidden (a server named `svc-VALUE`, `VALUE`
+/// another entry's `env` value, shown `svc-[REDACTED:config]` as `scan` shows it), then
+/// the secret rules.
+fn hidden(line: String) -> String {
+    let mut line = tagged(line);
+    if let Some(r) = configured_redactor() {
+        r.apply(&mut line);
+    }
+    mcplogs::redact::output::text(&line)
+}
+
+/// The redactor of the values the configuration marks as secret ([`CONFIGURED`], once
+/// they are read), made once.
+fn configured_redactor() -> Option<&'static mcplogs::redact::Redactor> {
+    static R: std::sync::OnceLock<mcplogs::redact::Redactor> = std::sync::OnceLock::new();
+    let c = CONFIGURED.get().filter(|c| !c.is_empty())?;
+    Some(R.get_or_init(|| {
+        let mut b = mcplogs::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(c);
+        b.build()
+    }))
 }
 
 /// The scanned servers' names that hold a secret, longest first, each with its tag
@@ -631,7 +655,8 @@ fn warning(line: impl std::fmt::Display) {
 static TAGGED: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
 
 /// Keeps the scanned names holding a secret, so that [`note`] and [`warning`] print each
-/// with its tag, as `scan` does (two names printing alike told apart).
+/// with its tag, as `scan` does (two names printing alike told apart), and the scan's
+/// configured secrets, which they hide.
 fn tag_names_of(report: &ScanReport) {
     let mut names: Vec<(String, String)> = report
         .servers
@@ -646,6 +671,7 @@ fn tag_names_of(report: &ScanReport) {
     names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
     names.dedup();
     let _ = TAGGED.set(names);
+    // (the scan's configured secrets are kept by `run`: [`set_configured`])
 }
 
 /// `line` with each name [`tag_names_of`] kept followed by its tag (where no tag follows
@@ -1352,11 +1378,11 @@ pub(crate) fn learn_configured(
 /// `text` with its secrets hidden as a diff's lines are: the secret rules, then the
 /// configured secrets ([`CONFIGURED`]).
 pub(crate) fn redact_as_diff(text: &str) -> String {
-    let mut b = mcplogs::redact::RedactorBuilder::new();
-    if let Some(c) = CONFIGURED.get() {
-        b.learn_configured_secrets(c);
+    let text = mcplogs::redact::output::text(text);
+    match configured_redactor() {
+        Some(r) => r.redact(&text),
+        None => text,
     }
-    b.build().redact(&mcplogs::redact::output::text(text))
 }
 
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
