@@ -1157,136 +1157,395 @@ pub fn resolve_states_in(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProbeApproval {
     /// Not a project server, or approved where Claude Code records the user's own
-    /// answer: `~/.claude.json`, the user's `settings.json`, the project's
-    /// `.claude/settings.local.json` (Claude Code writes it when the user approves, and
-    /// keeps it out of git), or managed settings.
+    /// answer: `~/.claude.json`, the user's `settings.json`, managed settings, or the
+    /// project's `.claude/settings.local.json` when the git index shows it is the
+    /// user's ([`LocalOrigin::Untracked`]: Claude Code writes it when the user
+    /// approves, and keeps it out of git).
     Unasked,
     /// A `.mcp.json` server no settings file approves (Claude Code asks first).
     NotApproved,
-    /// Approved only by files the repository itself can ship, each with why mcplogs
-    /// does not count it.
-    NotCounted(Vec<(Decider, &'static str)>),
+    /// Approved only by files the project itself can ship, or that mcplogs cannot tell
+    /// from such a file, each with why mcplogs does not count it.
+    NotCounted(Vec<(Decider, String)>),
 }
 
 /// Why a committed `.claude/settings.json` approval is not counted.
 pub const PROJECT_APPROVAL_NOT_COUNTED: &str = "the project's .claude/settings.json is committed with the repository, so a cloned repository can approve its own servers there";
 /// Why a `.claude/settings.local.json` that git tracks is not counted.
 pub const TRACKED_LOCAL_APPROVAL_NOT_COUNTED: &str = "this .claude/settings.local.json is tracked by git (committed with the repository), so it may come from whoever wrote the repository rather than from your answer to Claude Code";
+/// Why a `.claude/settings.local.json` outside any git repository is not counted.
+pub const NO_REPOSITORY_LOCAL_APPROVAL_NOT_COUNTED: &str = "no git repository holds this project, so mcplogs cannot tell a settings.local.json you approved from one that came with the project: a downloaded archive or a copy carries it too";
+
+/// Where a project's `.claude/settings.local.json` comes from, as far as the git index
+/// of the repository holding it says ([`local_origin`]). The index is read, git is not
+/// run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalOrigin {
+    /// The repository tracks the project's `.mcp.json` but not this file: it was not
+    /// part of what the repository brought, so it is where Claude Code recorded the
+    /// user's answer.
+    Untracked,
+    /// Tracked: it came with the repository.
+    Tracked,
+    /// Not established (no repository, an index mcplogs cannot read, a `.mcp.json` the
+    /// repository does not track either): why, in words.
+    Unknown(String),
+}
 
 /// [`ProbeApproval`] of a server resolved by [`resolve_states`], from the same
 /// deciders that give it its state: `scan`, `report` and `probe` agree on which servers
 /// are approved, and `probe` says which approval it does not count and why.
 pub fn probe_approval(cfg: &ServerConfig) -> ProbeApproval {
-    if cfg.scope != Scope::Project {
-        return ProbeApproval::Unasked;
-    }
-    let approvals: Vec<&Decider> = cfg
-        .decided_by
-        .iter()
-        .filter(|d| {
-            d.key.ends_with("enabledMcpjsonServers")
-                || d.key.ends_with("enableAllProjectMcpServers")
-        })
-        .collect();
-    if cfg.state != ServerState::Starts || approvals.is_empty() {
-        return ProbeApproval::NotApproved;
-    }
-    let mut not_counted = Vec::new();
-    for d in approvals {
-        let why = match d.layer {
-            "project" => Some(PROJECT_APPROVAL_NOT_COUNTED),
-            "local" if git_tracks(&d.file) => Some(TRACKED_LOCAL_APPROVAL_NOT_COUNTED),
-            _ => None,
-        };
-        match why {
-            None => return ProbeApproval::Unasked,
-            Some(why) => not_counted.push((d.clone(), why)),
-        }
-    }
-    ProbeApproval::NotCounted(not_counted)
+    probe_approvals(&[cfg])
+        .pop()
+        .unwrap_or(ProbeApproval::NotApproved)
 }
 
-/// Whether git tracks `file` (it is in the index of the repository holding it): the
-/// index is read, git is not run. An index that cannot be read says not tracked; one in
-/// the prefix-compressed format (version 4) says tracked when any entry ends in the
-/// file's name (it cannot be told apart there without decoding).
-fn git_tracks(file: &Path) -> bool {
-    let Some(name) = file.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return false;
-    };
-    let mut dir = file.parent();
+/// [`probe_approval`] of each server, reading each git index once.
+pub fn probe_approvals(servers: &[&ServerConfig]) -> Vec<ProbeApproval> {
+    let mut origins: Vec<((PathBuf, PathBuf), LocalOrigin)> = Vec::new();
+    servers
+        .iter()
+        .map(|cfg| {
+            if cfg.scope != Scope::Project {
+                return ProbeApproval::Unasked;
+            }
+            let approvals: Vec<&Decider> = cfg
+                .decided_by
+                .iter()
+                .filter(|d| {
+                    d.key.ends_with("enabledMcpjsonServers")
+                        || d.key.ends_with("enableAllProjectMcpServers")
+                })
+                .collect();
+            if cfg.state != ServerState::Starts || approvals.is_empty() {
+                return ProbeApproval::NotApproved;
+            }
+            let mut not_counted = Vec::new();
+            for d in approvals {
+                let why = match d.layer {
+                    "project" => Some(PROJECT_APPROVAL_NOT_COUNTED.to_string()),
+                    "local" => {
+                        // the project's .mcp.json: the server's source, else beside .claude
+                        let mcp_json = cfg.source.clone().unwrap_or_else(|| {
+                            d.file
+                                .parent()
+                                .and_then(Path::parent)
+                                .unwrap_or(Path::new(""))
+                                .join(".mcp.json")
+                        });
+                        let key = (d.file.clone(), mcp_json);
+                        let origin = match origins.iter().find(|(k, _)| *k == key) {
+                            Some((_, o)) => o.clone(),
+                            None => {
+                                let o = local_origin(&key.0, &key.1);
+                                origins.push((key, o.clone()));
+                                o
+                            }
+                        };
+                        match origin {
+                            LocalOrigin::Untracked => None,
+                            LocalOrigin::Tracked => {
+                                Some(TRACKED_LOCAL_APPROVAL_NOT_COUNTED.to_string())
+                            }
+                            LocalOrigin::Unknown(why) => Some(why),
+                        }
+                    }
+                    _ => None,
+                };
+                match why {
+                    None => return ProbeApproval::Unasked,
+                    Some(why) => not_counted.push((d.clone(), why)),
+                }
+            }
+            ProbeApproval::NotCounted(not_counted)
+        })
+        .collect()
+}
+
+/// Whether the project's `.claude/settings.local.json` (`local`) is the user's own, as
+/// the git index of the repository holding it says: [`LocalOrigin::Untracked`] only when
+/// that index is read whole and lists the project's `.mcp.json` (`mcp_json`: the
+/// repository brought the project) but not `local`. Everything else fails closed: no
+/// repository (a downloaded archive or a copy carries the file as easily as the
+/// author's `.mcp.json`), a `.mcp.json` the repository does not track either (a project
+/// unpacked inside someone's repository), an index that is missing, not a regular
+/// file, over [`MAX_GIT_INDEX`], not a git index of version 2 to 4, split
+/// (`core.splitIndex`: most entries live in another file) or with a required extension
+/// mcplogs does not know. The index's kind and size are checked before it is opened
+/// (non-blocking), and it is read as a stream, never held whole.
+pub fn local_origin(local: &Path, mcp_json: &Path) -> LocalOrigin {
+    let mut dir = local.parent();
     while let Some(d) = dir {
         let dot_git = d.join(".git");
-        let git_dir = if dot_git.is_dir() {
-            Some(dot_git)
-        } else if dot_git.is_file() {
-            crate::safe_read::read_regular(&dot_git, 64 * 1024, crate::safe_read::Follow::Links)
-                .ok()
-                .flatten()
-                .and_then(|r| {
-                    String::from_utf8_lossy(&r.bytes)
-                        .lines()
-                        .find_map(|l| l.strip_prefix("gitdir:"))
-                        .map(|g| d.join(g.trim()))
-                })
-        } else {
-            None
+        let git_dir = match std::fs::metadata(&dot_git) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                dir = d.parent();
+                continue;
+            }
+            Err(e) => {
+                return unknown_index(&dot_git, &format!("cannot be read ({e})"));
+            }
+            Ok(m) if m.is_dir() => dot_git,
+            Ok(m) if m.is_file() => {
+                // a worktree or a submodule: `gitdir: <path>`
+                let linked = read_regular(&dot_git, 64 * 1024, Follow::Links)
+                    .ok()
+                    .flatten()
+                    .and_then(|r| {
+                        String::from_utf8_lossy(&r.bytes)
+                            .lines()
+                            .find_map(|l| l.strip_prefix("gitdir:"))
+                            .map(|g| d.join(g.trim()))
+                    });
+                match linked {
+                    Some(g) => g,
+                    None => {
+                        return unknown_index(&dot_git, "names no git folder mcplogs can read");
+                    }
+                }
+            }
+            Ok(m) => {
+                return unknown_index(&dot_git, &format!("is {}", crate::safe_read::kind_of(&m)));
+            }
         };
-        if let Some(git_dir) = git_dir {
-            let Ok(rel) = file.strip_prefix(d) else {
-                return false;
-            };
-            let rel: Vec<String> = rel
+        let rel = |p: &Path| -> Option<String> {
+            let r = p.strip_prefix(d).ok()?;
+            let parts: Vec<String> = r
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
-            let Ok(Some(index)) = crate::safe_read::read_regular(
-                &git_dir.join("index"),
-                MAX_GIT_INDEX,
-                crate::safe_read::Follow::Links,
-            ) else {
-                return false;
-            };
-            return index_lists(&index.bytes, &rel.join("/"), &name);
-        }
-        dir = d.parent();
+            Some(parts.join("/"))
+        };
+        let (Some(local_rel), Some(mcp_rel)) = (rel(local), rel(mcp_json)) else {
+            return LocalOrigin::Unknown(format!(
+                "the project's .mcp.json is not in the git repository at {} that holds this file, so that repository does not say whether the file came with the project",
+                d.display()
+            ));
+        };
+        let index = git_dir.join("index");
+        return match index_lists(&index, &[&local_rel, &mcp_rel]) {
+            Err(why) => unknown_index(&index, &why),
+            Ok(listed) if listed[0] => LocalOrigin::Tracked,
+            Ok(listed) if !listed[1] => LocalOrigin::Unknown(format!(
+                "the git repository at {} tracks neither this file nor the project's .mcp.json, so the project did not come with that repository and mcplogs cannot tell a settings.local.json you approved from one that came with the project",
+                d.display()
+            )),
+            Ok(_) => LocalOrigin::Untracked,
+        };
     }
-    false
+    LocalOrigin::Unknown(NO_REPOSITORY_LOCAL_APPROVAL_NOT_COUNTED.to_string())
 }
 
-/// A git index larger than this is not read (the file counts as not tracked).
-const MAX_GIT_INDEX: u64 = 256 * 1024 * 1024;
+fn unknown_index(path: &Path, why: &str) -> LocalOrigin {
+    LocalOrigin::Unknown(format!(
+        "mcplogs cannot tell whether git tracks this file, so it may have come with the project: {} {why}",
+        path.display()
+    ))
+}
 
-/// Whether a git index (`DIRC`, versions 2 to 4) has an entry for `path`.
-fn index_lists(index: &[u8], path: &str, name: &str) -> bool {
-    if index.len() < 12 || &index[..4] != b"DIRC" {
-        return false;
-    }
-    let version = u32::from_be_bytes([index[4], index[5], index[6], index[7]]);
-    let find = |needle: &[u8]| -> Vec<usize> {
-        index
-            .windows(needle.len())
-            .enumerate()
-            .filter(|(_, w)| *w == needle)
-            .map(|(i, _)| i)
-            .collect()
+/// A git index larger than this is not read (what it would say is not established).
+pub const MAX_GIT_INDEX: u64 = 256 * 1024 * 1024;
+
+/// The longest path an index entry is read with (git's own limit is the system's,
+/// 4096 on Linux).
+const MAX_INDEX_PATH: usize = 64 * 1024;
+
+/// Why an index was not read to its end.
+enum IndexError {
+    /// Not laid out as an index with this hash size (another size may fit).
+    Malformed,
+    /// Laid out right, but it says something mcplogs does not decide on.
+    Refused(String),
+}
+
+/// Which of `paths` (relative to the work tree, `/`-separated) the git index at
+/// `index` lists, or why it could not be read: the file's kind and size are checked
+/// from its metadata first, it is opened non-blocking and must be the file checked,
+/// and it is read as a stream (SHA-1 entries first, then SHA-256). A sparse index's
+/// folder entry lists every path under it.
+fn index_lists(index: &Path, paths: &[&str]) -> Result<Vec<bool>, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let checked = match std::fs::metadata(index) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err("does not exist".into());
+        }
+        Err(e) => return Err(format!("cannot be read ({e})")),
     };
-    if version >= 4 {
-        let mut needle = name.as_bytes().to_vec();
-        needle.push(0);
-        return !find(&needle).is_empty();
+    if !checked.is_file() {
+        return Err(format!("is {}", crate::safe_read::kind_of(&checked)));
     }
-    let mut needle = path.as_bytes().to_vec();
-    needle.push(0);
-    let len = path.len().min(0xfff) as u16;
-    // an entry's path follows its 16-bit flags (low 12 bits: the path's length), and
-    // in version 3 perhaps 16 bits of extended flags after them
-    find(&needle).into_iter().any(|at| {
-        let flags = |i: usize| -> Option<u16> {
-            (i >= 2).then(|| u16::from_be_bytes([index[i - 2], index[i - 1]]) & 0xfff)
-        };
-        flags(at) == Some(len) || (version == 3 && at >= 2 && flags(at - 2) == Some(len))
-    })
+    if checked.len() > MAX_GIT_INDEX {
+        return Err(format!(
+            "is larger than {} MiB, and mcplogs does not read it",
+            MAX_GIT_INDEX / (1024 * 1024)
+        ));
+    }
+    let mut file = crate::safe_read::open_nonblocking(index, Follow::Links)
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    if !meta.is_file()
+        || crate::safe_read::FileId::of(&meta) != crate::safe_read::FileId::of(&checked)
+    {
+        return Err("was replaced while being read".into());
+    }
+    let len = meta.len();
+    for hash in [20, 32] {
+        if hash == 32 {
+            file.seek(SeekFrom::Start(0))
+                .map_err(|e| format!("cannot be read ({e})"))?;
+        }
+        let mut r = std::io::BufReader::new((&mut file).take(len));
+        match parse_index(&mut r, len, hash, paths) {
+            Ok(listed) => return Ok(listed),
+            Err(IndexError::Refused(why)) => return Err(why),
+            Err(IndexError::Malformed) => {}
+        }
+    }
+    Err("is not a git index mcplogs can read (versions 2 to 4)".into())
+}
+
+/// Reads an index of `len` bytes from `r` with `hash`-byte object names (20: SHA-1, 32:
+/// SHA-256): its entries (versions 2 and 3 padded, version 4 prefix-compressed), then
+/// its extensions up to the trailing checksum, which must end the file exactly.
+fn parse_index(
+    r: &mut impl std::io::BufRead,
+    len: u64,
+    hash: usize,
+    paths: &[&str],
+) -> Result<Vec<bool>, IndexError> {
+    use std::io::{BufRead, Read};
+    fn exact(r: &mut impl Read, buf: &mut [u8]) -> Result<(), IndexError> {
+        r.read_exact(buf).map_err(|_| IndexError::Malformed)
+    }
+    let mut read = 0u64;
+    let mut header = [0u8; 12];
+    exact(r, &mut header)?;
+    read += 12;
+    if &header[..4] != b"DIRC" {
+        return Err(IndexError::Refused("is not a git index".into()));
+    }
+    let version = u32::from_be_bytes([header[4], header[5], header[6], header[7]]);
+    if !(2..=4).contains(&version) {
+        return Err(IndexError::Refused(format!(
+            "is a git index of version {version}, which mcplogs does not read"
+        )));
+    }
+    let count = u32::from_be_bytes([header[8], header[9], header[10], header[11]]) as u64;
+    // the smallest entry: 40 bytes of stat data, the name, 2 of flags, a path's NUL
+    if count.saturating_mul(40 + hash as u64 + 3) > len {
+        return Err(IndexError::Malformed);
+    }
+    let mut listed = vec![false; paths.len()];
+    let mut path: Vec<u8> = Vec::new();
+    let mut fixed = vec![0u8; 40 + hash + 2];
+    for _ in 0..count {
+        exact(r, &mut fixed)?;
+        let flags = u16::from_be_bytes([fixed[40 + hash], fixed[41 + hash]]);
+        let mut entry = fixed.len();
+        if flags & 0x4000 != 0 {
+            if version < 3 {
+                return Err(IndexError::Malformed);
+            }
+            exact(r, &mut [0u8; 2])?;
+            entry += 2;
+        }
+        if version >= 4 {
+            // how many bytes of the previous path to drop, a git varint
+            let mut strip: u64 = 0;
+            let mut byte = [0u8; 1];
+            for i in 0.. {
+                if i > 9 {
+                    return Err(IndexError::Malformed);
+                }
+                exact(r, &mut byte)?;
+                read += 1;
+                strip = (strip << 7) | u64::from(byte[0] & 0x7f);
+                if byte[0] & 0x80 == 0 {
+                    break;
+                }
+                strip += 1;
+            }
+            let keep = usize::try_from(strip)
+                .ok()
+                .and_then(|s| path.len().checked_sub(s))
+                .ok_or(IndexError::Malformed)?;
+            path.truncate(keep);
+        } else {
+            path.clear();
+        }
+        let start = path.len();
+        let got = (&mut *r)
+            .take(MAX_INDEX_PATH as u64 + 1)
+            .read_until(0, &mut path)
+            .map_err(|_| IndexError::Malformed)?;
+        if path.last() != Some(&0) {
+            return Err(IndexError::Malformed);
+        }
+        path.pop();
+        let name_len = (flags & 0xfff) as usize;
+        if name_len != path.len().min(0xfff) || path[start..].contains(&0) {
+            return Err(IndexError::Malformed);
+        }
+        entry += got;
+        if version < 4 {
+            // 1 to 8 NULs end an entry at a multiple of 8: one was read with the path
+            let pad = (8 - (entry - 1) % 8) - 1;
+            let mut zeros = [0u8; 8];
+            exact(r, &mut zeros[..pad])?;
+            if zeros[..pad].iter().any(|&b| b != 0) {
+                return Err(IndexError::Malformed);
+            }
+            entry += pad;
+        }
+        read += entry as u64;
+        for (i, p) in paths.iter().enumerate() {
+            let p = p.as_bytes();
+            // a sparse index keeps a folder outside the cone as one `dir/` entry
+            if path == p || (path.last() == Some(&b'/') && p.starts_with(&path)) {
+                listed[i] = true;
+            }
+        }
+    }
+    // the extensions, up to the checksum
+    loop {
+        let left = len.checked_sub(read).ok_or(IndexError::Malformed)?;
+        if left == hash as u64 {
+            return Ok(listed);
+        }
+        if left < 8 + hash as u64 {
+            return Err(IndexError::Malformed);
+        }
+        let mut head = [0u8; 8];
+        exact(r, &mut head)?;
+        let size = u32::from_be_bytes([head[4], head[5], head[6], head[7]]) as u64;
+        if size > left - 8 - hash as u64 {
+            return Err(IndexError::Malformed);
+        }
+        let sig = &head[..4];
+        if sig == b"link" {
+            return Err(IndexError::Refused(
+                "is a split index (core.splitIndex: most entries live in a shared index file), which mcplogs does not read".into(),
+            ));
+        }
+        // an extension whose name starts with a capital is optional; lower case ones
+        // change what the entries mean (git itself stops at one it does not know)
+        if !sig[0].is_ascii_uppercase() && sig != b"sdir" {
+            return Err(IndexError::Refused(format!(
+                "has a required extension {:?} mcplogs does not know",
+                String::from_utf8_lossy(sig)
+            )));
+        }
+        let skipped = std::io::copy(&mut (&mut *r).take(size), &mut std::io::sink())
+            .map_err(|_| IndexError::Malformed)?;
+        if skipped != size {
+            return Err(IndexError::Malformed);
+        }
+        read += 8 + size;
+    }
 }
 
 /// The state an entry gives itself: Claude Code skips an entry without a command (stdio)
@@ -1351,32 +1610,153 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 mod tests {
     use super::*;
 
-    /// A version-2 git index with one entry for `path`.
-    fn index_with(path: &str) -> Vec<u8> {
-        let mut b = b"DIRC\0\0\0\x02\0\0\0\x01".to_vec();
-        b.extend([0u8; 60]);
-        b.extend((path.len() as u16).to_be_bytes());
-        b.extend(path.as_bytes());
-        b.extend([0u8; 8]);
+    /// A git index (SHA-1) of `version` listing `paths` (in order), then `extensions`
+    /// and a zero checksum (as `index.skipHash` writes it).
+    fn index_of(version: u32, paths: &[&str], extensions: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+        let mut b = b"DIRC".to_vec();
+        b.extend(version.to_be_bytes());
+        b.extend((paths.len() as u32).to_be_bytes());
+        let mut prev = "";
+        for p in paths {
+            let start = b.len();
+            b.extend([0u8; 60]);
+            b.extend((p.len().min(0xfff) as u16).to_be_bytes());
+            if version >= 4 {
+                let common = prev
+                    .bytes()
+                    .zip(p.bytes())
+                    .take_while(|(a, c)| a == c)
+                    .count();
+                assert!(prev.len() - common < 0x80, "a one-byte varint");
+                b.push((prev.len() - common) as u8);
+                b.extend(&p.as_bytes()[common..]);
+                b.push(0);
+            } else {
+                b.extend(p.as_bytes());
+                b.push(0);
+                while !(b.len() - start).is_multiple_of(8) {
+                    b.push(0);
+                }
+            }
+            prev = p;
+        }
+        for (sig, data) in extensions {
+            b.extend(*sig);
+            b.extend((data.len() as u32).to_be_bytes());
+            b.extend(*data);
+        }
+        b.extend([0u8; 20]);
         b
+    }
+
+    const LOCAL: &str = ".claude/settings.local.json";
+
+    #[allow(clippy::disallowed_methods)] // writes its own test files
+    fn lists(bytes: &[u8], paths: &[&str]) -> Result<Vec<bool>, String> {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("index");
+        std::fs::write(&f, bytes).unwrap();
+        index_lists(&f, paths)
     }
 
     #[test]
     fn a_git_index_lists_a_path_only_as_a_whole_entry() {
-        let local = ".claude/settings.local.json";
-        assert!(index_lists(
-            &index_with(local),
-            local,
-            "settings.local.json"
-        ));
-        // another folder's file of that name is not this one
-        let other = format!("sub/{local}");
-        assert!(!index_lists(
-            &index_with(&other),
-            local,
-            "settings.local.json"
-        ));
-        assert!(!index_lists(b"not an index", local, "settings.local.json"));
+        let other = format!("sub/{LOCAL}");
+        for version in [2, 3, 4] {
+            let index = index_of(version, &[".mcp.json", LOCAL, "sub/x"], &[]);
+            assert_eq!(
+                lists(&index, &[LOCAL, ".mcp.json", "sub"]),
+                Ok(vec![true, true, false]),
+                "version {version}"
+            );
+            // another folder's file of that name is not this one
+            let index = index_of(version, &[".mcp.json", &other], &[]);
+            assert_eq!(
+                lists(&index, &[LOCAL, ".mcp.json"]),
+                Ok(vec![false, true]),
+                "version {version}"
+            );
+        }
+        // a sparse index's folder entry lists what is under it
+        let index = index_of(3, &[".claude/", ".mcp.json"], &[(b"sdir", b"")]);
+        assert_eq!(lists(&index, &[LOCAL]), Ok(vec![true]));
+        // optional extensions are skipped, a split index is not read, nor an unknown
+        // required extension
+        let index = index_of(2, &[".mcp.json"], &[(b"TREE", b"abc"), (b"UNTR", b"")]);
+        assert_eq!(lists(&index, &[LOCAL, ".mcp.json"]), Ok(vec![false, true]));
+        let split = index_of(2, &[".mcp.json"], &[(b"link", &[0u8; 20])]);
+        assert!(lists(&split, &[LOCAL]).unwrap_err().contains("split index"));
+        let unknown = index_of(2, &[".mcp.json"], &[(b"zzzz", b"")]);
+        assert!(
+            lists(&unknown, &[LOCAL])
+                .unwrap_err()
+                .contains("extension \"zzzz\"")
+        );
+    }
+
+    /// What cannot be read as a whole index says nothing (not "not tracked").
+    #[test]
+    fn an_index_that_cannot_be_read_whole_says_nothing() {
+        let good = index_of(2, &[".mcp.json"], &[]);
+        for (bytes, why) in [
+            (b"not an index".to_vec(), "is not a git index"),
+            (Vec::new(), "is not a git index mcplogs can read"),
+            (
+                good[..good.len() - 1].to_vec(),
+                "is not a git index mcplogs can read",
+            ),
+            (
+                [&good[..], b"x"].concat(),
+                "is not a git index mcplogs can read",
+            ),
+            ([&b"DIRC\0\0\0\x05"[..], &good[8..]].concat(), "version 5"),
+            (
+                [&b"DIRC\0\0\0\x02\xff\xff\xff\xff"[..], &good[12..]].concat(),
+                "is not a git index mcplogs can read",
+            ),
+        ] {
+            let got = lists(&bytes, &[LOCAL]);
+            assert!(
+                got.as_ref().is_err_and(|e| e.contains(why)),
+                "{why}: {got:?}"
+            );
+        }
+    }
+
+    /// The index's kind and size are checked before it is opened: a FIFO does not hang,
+    /// a file over the bound is not read.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // makes its own test files
+    fn an_index_is_checked_before_it_is_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let big = tmp.path().join("big");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_GIT_INDEX + 1)
+            .unwrap();
+        assert!(
+            index_lists(&big, &[LOCAL])
+                .unwrap_err()
+                .contains("larger than")
+        );
+        assert!(
+            index_lists(tmp.path(), &[LOCAL])
+                .unwrap_err()
+                .contains("is a folder")
+        );
+        assert!(
+            index_lists(&tmp.path().join("none"), &[LOCAL])
+                .unwrap_err()
+                .contains("does not exist")
+        );
+        #[cfg(unix)]
+        {
+            let fifo = tmp.path().join("fifo");
+            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            assert!(index_lists(&fifo, &[LOCAL]).unwrap_err().contains("FIFO"));
+        }
     }
 
     /// `resolve` reads the global configuration as it is at each call (a caller that

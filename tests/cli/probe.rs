@@ -545,6 +545,157 @@ fn an_unapproved_mcp_json_server_is_never_started_unasked() {
     assert!(mark.exists(), "approved by the user, it runs");
 }
 
+/// F22: an approval in a project's `.claude/settings.local.json` counts for starting a
+/// server unasked only when the git index shows the file is the user's (the repository
+/// tracks the project's `.mcp.json`, not this file). Where that cannot be established
+/// (no repository: a downloaded archive carries the file too; an index that is a FIFO,
+/// over its bound, not an index, or split; a `.mcp.json` the repository does not track
+/// either) the command is not run, by `probe` nor `report --probe`, and the line says
+/// why and gives the command that probes it anyway, which runs as printed.
+#[test]
+#[allow(clippy::disallowed_methods)] // makes its own test files
+fn a_local_approval_mcplogs_cannot_place_is_not_counted() {
+    let home = tempfile::tempdir().unwrap();
+    let mark = home.path().join("ran");
+    let project = |name: &str| -> PathBuf {
+        let proj = home.path().join(name);
+        std::fs::create_dir_all(proj.join(".claude")).unwrap();
+        let cfg = serde_json::json!({"mcpServers": {
+            "evil": {"command": "sh", "args": ["-c", format!("touch '{}'", mark.display())]}
+        }});
+        std::fs::write(proj.join(".mcp.json"), cfg.to_string()).unwrap();
+        std::fs::write(
+            proj.join(".claude/settings.local.json"),
+            r#"{"enabledMcpjsonServers": ["evil"]}"#,
+        )
+        .unwrap();
+        proj
+    };
+    // a repository that brought the project (.mcp.json tracked, settings.local.json not)
+    let cloned = |name: &str| -> PathBuf {
+        let proj = project(name);
+        git(home.path(), &proj, &["init", "-q"]);
+        git(home.path(), &proj, &["add", ".mcp.json"]);
+        proj
+    };
+    let in_repo = home.path().ancestors().any(|a| a.join(".git").exists());
+    let mut cases: Vec<(PathBuf, &str)> = vec![(
+        project("zip"),
+        if in_repo {
+            "tracks neither this file nor the project's .mcp.json"
+        } else {
+            "no git repository holds this project, so mcplogs cannot tell a settings.local.json you approved from one that came with the project"
+        },
+    )];
+    let garbage = cloned("garbage");
+    std::fs::write(garbage.join(".git/index"), "garbage, not an index").unwrap();
+    cases.push((garbage, "/.git/index is not a git index"));
+    let huge = cloned("huge");
+    std::fs::File::create(huge.join(".git/index"))
+        .unwrap()
+        .set_len(300 * 1024 * 1024)
+        .unwrap();
+    cases.push((huge, "/.git/index is larger than 256 MiB"));
+    let split = cloned("split");
+    git(home.path(), &split, &["update-index", "--split-index"]);
+    cases.push((split, "/.git/index is a split index"));
+    // a project unpacked inside some repository: git says nothing of where it came from
+    let outer = home.path().join("outer");
+    std::fs::create_dir_all(&outer).unwrap();
+    git(home.path(), &outer, &["init", "-q"]);
+    std::fs::write(outer.join("README"), "").unwrap();
+    git(home.path(), &outer, &["add", "README"]);
+    std::fs::rename(project("unpacked"), outer.join("unpacked")).unwrap();
+    cases.push((
+        outer.join("unpacked"),
+        "tracks neither this file nor the project's .mcp.json",
+    ));
+    #[cfg(unix)]
+    {
+        let fifo = cloned("fifo");
+        std::fs::remove_file(fifo.join(".git/index")).unwrap();
+        let c = std::ffi::CString::new(fifo.join(".git/index").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        cases.push((fifo, "/.git/index is a FIFO"));
+    }
+    for (proj, why) in &cases {
+        for args in [
+            &["probe", "--claude-version", "2.1.332", "--timeout", "3s"][..],
+            &["report", "--probe"],
+        ] {
+            let r = run(mcplogs(home.path()).current_dir(proj).args(args));
+            assert!(matches!(r.code, 0 | 1), "{proj:?} {args:?}: {}", r.stderr);
+            assert!(
+                !mark.exists(),
+                "{proj:?} {args:?} ran the project's command"
+            );
+            let line = r
+                .stderr
+                .lines()
+                .find(|l| l.contains("\"evil\": not probed"))
+                .unwrap_or_else(|| panic!("{proj:?} {args:?}: {}", r.stderr));
+            for part in [
+                "enabledMcpjsonServers in ",
+                "/.claude/settings.local.json (",
+                why,
+                "mcplogs does not count that approval. Name it to probe it anyway: `mcplogs probe evil`",
+            ] {
+                assert!(line.contains(part), "{proj:?} {args:?}: {part:?} in {line}");
+            }
+        }
+    }
+    // From another folder, the command names the project, and runs as printed.
+    let (zip, _) = &cases[0];
+    let r = run(mcplogs(home.path()).args([
+        "probe",
+        "--claude-version",
+        "2.1.332",
+        "--project",
+        zip.to_str().unwrap(),
+    ]));
+    // the home folder is written `~`, outside any quotes: the shell expands it
+    assert_eq!(zip, &home.path().join("zip"));
+    let printed = "mcplogs probe --project ~/zip evil";
+    assert!(
+        r.stderr.contains(&format!("`{printed}`")),
+        "{printed} in {}",
+        r.stderr
+    );
+    assert!(!mark.exists());
+    let as_printed = printed.replacen("mcplogs", env!("CARGO_BIN_EXE_mcplogs"), 1);
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{as_printed} --timeout 3s --managed-dir \"$HOME/no-managed-settings\""
+        ))
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(home.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
+    assert!(mark.exists(), "named, it runs");
+    std::fs::remove_file(&mark).unwrap();
+    // A repository that brought the project, the file untracked: the user's answer.
+    let ok = cloned("ok");
+    for args in [
+        &["probe", "--claude-version", "2.1.332", "--timeout", "3s"][..],
+        &["report", "--probe"],
+    ] {
+        let r = run(mcplogs(home.path()).current_dir(&ok).args(args));
+        assert!(!r.stderr.contains("not probed"), "{args:?}: {}", r.stderr);
+        assert!(
+            mark.exists(),
+            "{args:?}: approved in settings.local.json, it runs"
+        );
+        std::fs::remove_file(&mark).unwrap();
+    }
+}
+
 /// `probe --json` is JSON even when names and arguments hold C1, DEL and bidi controls
 /// (the last pass on stdout used to spell them `\x9b`, an invalid JSON escape), and a
 /// secret flag's value, a JSON string of its own, is hidden.

@@ -34,7 +34,7 @@ fn probed(doc: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Item 3: one home, a project whose `.mcp.json` has four servers: approved in the
+/// Item 3: one home, a git project whose `.mcp.json` has four servers: approved in the
 /// untracked `.claude/settings.local.json` (where Claude Code records the user's
 /// answer), in the user's settings, nowhere, and disabled. `scan --json` and `probe`
 /// (text and `--json`) run side by side: a server scan says Claude Code starts is
@@ -62,6 +62,10 @@ fn scan_and_probe_agree_on_which_project_servers_are_approved() {
         r#"{"enabledMcpjsonServers": ["p-local"], "disabledMcpjsonServers": ["p-off"]}"#,
     )
     .unwrap();
+    // a cloned repository: it tracks .mcp.json, not the local file (F22: outside git the
+    // local file's approval is not counted for starting a server unasked)
+    crate::probe::git(home.path(), &proj, &["init", "-q"]);
+    crate::probe::git(home.path(), &proj, &["add", ".mcp.json"]);
     std::fs::write(
         home.path().join(".claude/settings.json"),
         r#"{"enabledMcpjsonServers": ["p-user", "p-off"]}"#,

@@ -111,9 +111,19 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str, names: &Redactor) -> V
             names_note(names, &line);
         }
     }
-    let (run, left): (Vec<_>, Vec<_>) = servers.into_iter().partition(|s| s.starts_unasked());
-    for s in &left {
-        names_note(names, &not_probed_line(s, &shown_name(names, &s.name), how));
+    use mcplogs::claude_code::config::{ProbeApproval, probe_approvals};
+    // one decision per server, each git index read once
+    let approvals = probe_approvals(&servers.iter().collect::<Vec<_>>());
+    let mut run = Vec::new();
+    for (s, approval) in servers.into_iter().zip(approvals) {
+        if approval == ProbeApproval::Unasked {
+            run.push(s);
+        } else {
+            names_note(
+                names,
+                &not_probed_line(&shown_name(names, &s.name), &approval, how),
+            );
+        }
     }
     run
 }
@@ -153,20 +163,46 @@ fn names_redactor(
     render::redactor(&[], secrets, enabled)
 }
 
+/// The command that probes a named server of `project` from `cwd`: `mcplogs probe`,
+/// with `--project DIR` when the project is not the current folder.
+fn probe_command(project: &std::path::Path, cwd: &std::path::Path) -> String {
+    if project == cwd {
+        "mcplogs probe".to_string()
+    } else {
+        format!(
+            "mcplogs probe --project {}",
+            mcplogs::text::shell_word_typed(&project.to_string_lossy())
+        )
+    }
+}
+
 /// Why a project server was not probed unasked: no approval at all, or the approvals
 /// mcplogs does not count (file, key and why), and how to probe it anyway: `shown`, the
 /// name as printed ([`shown_name`]), which that command takes.
-fn not_probed_line(s: &ServerConfig, shown: &str, how: &str) -> String {
-    use mcplogs::claude_code::config::{ProbeApproval, probe_approval};
+fn not_probed_line(
+    shown: &str,
+    approval: &mcplogs::claude_code::config::ProbeApproval,
+    how: &str,
+) -> String {
+    use mcplogs::claude_code::config::ProbeApproval;
     let named = format!("{} {}", how, mcplogs::advice::name_word(shown));
-    match probe_approval(s) {
+    match approval {
         ProbeApproval::NotCounted(list) => {
             let what: Vec<String> = list
                 .iter()
                 .map(|(d, why)| format!("{} in {} ({why})", d.key, d.file.display()))
                 .collect();
+            // an approval in the project's settings.local.json that mcplogs cannot tell
+            // from the project's own: listing it there again would not count either
+            let advice = if list.iter().any(|(d, _)| d.layer == "local") {
+                format!("Name it to probe it anyway: `{named}`")
+            } else {
+                format!(
+                    "To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: `{named}`"
+                )
+            };
             format!(
-                "mcplogs: \"{}\": not probed: a project server (.mcp.json) approved only by {}; mcplogs does not count that approval. To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: `{named}`",
+                "mcplogs: \"{}\": not probed: a project server (.mcp.json) approved only by {}; mcplogs does not count that approval. {advice}",
                 shown,
                 what.join(" and ")
             )
@@ -251,7 +287,7 @@ pub fn probe_for_report(
                 ),
             }
         }
-        let servers = started_unasked(wanted, "mcplogs probe", &names_r);
+        let servers = started_unasked(wanted, &probe_command(&project, cwd), &names_r);
         if servers.is_empty() {
             continue;
         }
@@ -423,7 +459,9 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                     return Ok(ExitCode::Clean);
                 }
             }
-            let servers = started_unasked(resolved.servers, "mcplogs probe", &names_r);
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let servers =
+                started_unasked(resolved.servers, &probe_command(&project, &cwd), &names_r);
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
             }
