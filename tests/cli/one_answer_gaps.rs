@@ -1222,8 +1222,26 @@ fn explains_scan_commands_name_the_home_and_run_as_printed() {
     )
     .unwrap();
     let p = paste.display().to_string();
-    let (_, doc) = h.json(&h.elsewhere, &["explain", "--json", "--home", &home, &p]);
-    let screen = h.run(&h.elsewhere, &["explain", "--home", &home, &p]);
+    // `claude mcp list` ran in a folder without these servers' logs (`--project`): an
+    // explain run elsewhere without it now takes the one project that logs them, as
+    // scan resolves it (and prints no scan command)
+    let there = h.elsewhere.display().to_string();
+    let (_, doc) = h.json(
+        &h.elsewhere,
+        &[
+            "explain",
+            "--json",
+            "--home",
+            &home,
+            "--project",
+            &there,
+            &p,
+        ],
+    );
+    let screen = h.run(
+        &h.elsewhere,
+        &["explain", "--home", &home, "--project", &there, &p],
+    );
     let mut ran = 0;
     for name in ["quiet", "closed"] {
         let rec = server(&doc, name)["recommendation"].as_str().unwrap();
