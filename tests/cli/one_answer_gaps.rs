@@ -770,8 +770,14 @@ fn probe_shows_a_name_holding_a_configured_value_as_scan_does() {
     // unnamed, the pending server is left out with a command naming it as printed
     let all = probe(&[]);
     hidden(&all);
-    let printed = format!("`mcplogs probe '{SHOWN}'`");
-    assert!(words(&all.stderr).contains(&printed), "{}", all.stderr);
+    // (`--project DIR`: the project is not the folder it ran in)
+    let printed = format!(" '{SHOWN}'`");
+    let note = words(&all.stderr);
+    assert!(
+        note.contains("`mcplogs probe --project ") && note.contains(&printed),
+        "{}",
+        all.stderr
+    );
     // an unknown name lists the configured ones, a near one is suggested, as printed
     let miss = probe(&["nosuch"]);
     assert_eq!(miss.code, 2, "{miss:?}");
