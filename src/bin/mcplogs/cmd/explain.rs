@@ -122,11 +122,26 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
     // resolved as `scan` resolves them: the verdict and advice explain shows for a
     // logged server are scan's own (the folder `claude mcp list` ran in is the one
     // whose settings are "here")
+    resolve_as_scan(&mut scanned, &opts, &project, args);
+    mcplogs::explain::attach_local(report, &scanned, &project);
+    if args.project.is_none() {
+        attach_anywhere(report, args, &project);
+    }
+}
+
+/// Resolves `scanned` as `scan` resolves it, `dir` the folder whose settings are "here":
+/// the verdict and advice explain shows for a logged server are scan's own.
+fn resolve_as_scan(
+    scanned: &mut mcplogs::scan::ScanReport,
+    opts: &mcplogs::scan::ScanOptions,
+    dir: &std::path::Path,
+    args: &ExplainArgs,
+) {
     let redact = !args.redact.no_redact;
     mcplogs::resolve::resolve(
-        &mut scanned,
-        &opts,
-        &project,
+        scanned,
+        opts,
+        dir,
         args.managed_dir.as_deref(),
         mcplogs::resolve::Steps {
             launch: mcplogs::resolve::Launch::Attach { redact },
@@ -136,10 +151,6 @@ fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs
             },
         },
     );
-    mcplogs::explain::attach_local(report, &scanned, &project);
-    if args.project.is_none() {
-        attach_anywhere(report, args, &project);
-    }
 }
 
 /// Without `--project`, a pasted name the working folder's project does not know is
@@ -173,20 +184,7 @@ fn attach_anywhere(
     let Ok(mut scanned) = scan(&opts) else {
         return;
     };
-    let redact = !args.redact.no_redact;
-    mcplogs::resolve::resolve(
-        &mut scanned,
-        &opts,
-        here,
-        args.managed_dir.as_deref(),
-        mcplogs::resolve::Steps {
-            launch: mcplogs::resolve::Launch::Attach { redact },
-            redact_report: redact,
-            fixes: mcplogs::resolve::Fixes::Find {
-                build: mcplogs::probe::installed_claude_version,
-            },
-        },
-    );
+    resolve_as_scan(&mut scanned, &opts, here, args);
     // the servers this folder's project configures itself: their project is this one
     let own_here: Vec<String> =
         mcplogs::resolve::configured_in(&opts.request.homes, here, args.managed_dir.as_deref())
