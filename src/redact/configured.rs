@@ -163,7 +163,7 @@ impl RedactorBuilder {
 
     /// Learns every value of `secrets` ([`Self::learn_configured`]), and each of its
     /// values secret whatever their key and shape (a URL's query values and password, a
-    /// cookie's values) from [`MIN_LEARNED_SECRET_LEN`] characters on.
+    /// cookie's values) from `MIN_LEARNED_SECRET_LEN` characters on.
     pub fn learn_configured_secrets(&mut self, secrets: &ConfiguredSecrets) {
         for (k, v) in &secrets.pairs {
             self.learn_configured(k, v);

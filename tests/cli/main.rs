@@ -81,6 +81,7 @@ mod prune;
 mod read_once;
 #[cfg(unix)]
 mod redact_then_cut;
+#[cfg(unix)]
 mod redacted_identity;
 mod redaction_corpus;
 mod remote;
