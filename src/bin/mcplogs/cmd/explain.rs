@@ -97,49 +97,54 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
 /// that project's logs, through the index; logs that cannot be read leave the paste
 /// explained on its own (scan says why).
 fn attach_local(report: &mut mcplogs::explain::ExplainReport, args: &ExplainArgs) {
-    use mcplogs::logs::discovery::Request;
-    use mcplogs::scan::{ScanOptions, scan};
     let project = project_dir(args);
-    let opts = ScanOptions {
-        request: Request {
-            homes: args.home.iter().cloned().collect(),
-            paths: Vec::new(),
-        },
+    let opts = mcplogs::scan::ScanOptions {
         // only this project's log folders are read (a machine's whole cache would be
         // read for a few names otherwise), and its servers kept
         only_project_folder: Some(mcplogs::claude_code::names::encode_folder_name(
             &project.to_string_lossy(),
         )),
         project: Some(project.to_string_lossy().into_owned()),
-        index: mcplogs::scan::cache::default_dir(),
-        no_redact: args.redact.no_redact,
-        managed_dir: args.managed_dir.clone(),
-        ..ScanOptions::default()
+        ..home_scan(args)
     };
-    let Ok(mut scanned) = scan(&opts) else {
+    // the folder `claude mcp list` ran in is the one whose settings are "here"
+    let Some(scanned) = scan_resolved(&opts, &project, args) else {
         return;
     };
-    // resolved as `scan` resolves them: the verdict and advice explain shows for a
-    // logged server are scan's own (the folder `claude mcp list` ran in is the one
-    // whose settings are "here")
-    resolve_as_scan(&mut scanned, &opts, &project, args);
     mcplogs::explain::attach_local(report, &scanned, &project);
     if args.project.is_none() {
         attach_anywhere(report, args, &project);
     }
 }
 
-/// Resolves `scanned` as `scan` resolves it, `dir` the folder whose settings are "here":
-/// the verdict and advice explain shows for a logged server are scan's own.
-fn resolve_as_scan(
-    scanned: &mut mcplogs::scan::ScanReport,
+/// What explain scans of the homes (`--home`, else this machine's): through the index,
+/// redacted unless `--no-redact`, with `--managed-dir`'s files.
+fn home_scan(args: &ExplainArgs) -> mcplogs::scan::ScanOptions {
+    mcplogs::scan::ScanOptions {
+        request: mcplogs::logs::discovery::Request {
+            homes: args.home.iter().cloned().collect(),
+            paths: Vec::new(),
+        },
+        index: mcplogs::scan::cache::default_dir(),
+        no_redact: args.redact.no_redact,
+        managed_dir: args.managed_dir.clone(),
+        ..mcplogs::scan::ScanOptions::default()
+    }
+}
+
+/// The scan `opts` asks for, resolved as `scan` resolves it, `dir` the folder whose
+/// settings are "here": the verdict and advice explain shows for a logged server are
+/// scan's own. `None` when the logs cannot be read (the paste is explained on its own;
+/// scan says why).
+fn scan_resolved(
     opts: &mcplogs::scan::ScanOptions,
     dir: &std::path::Path,
     args: &ExplainArgs,
-) {
+) -> Option<mcplogs::scan::ScanReport> {
+    let mut scanned = mcplogs::scan::scan(opts).ok()?;
     let redact = !args.redact.no_redact;
     mcplogs::resolve::resolve(
-        scanned,
+        &mut scanned,
         opts,
         dir,
         args.managed_dir.as_deref(),
@@ -151,6 +156,7 @@ fn resolve_as_scan(
             },
         },
     );
+    Some(scanned)
 }
 
 /// Without `--project`, a pasted name the working folder's project does not know is
@@ -162,8 +168,6 @@ fn attach_anywhere(
     args: &ExplainArgs,
     here: &std::path::Path,
 ) {
-    use mcplogs::logs::discovery::Request;
-    use mcplogs::scan::{ScanOptions, scan};
     let unfound = report
         .entries
         .iter()
@@ -171,20 +175,10 @@ fn attach_anywhere(
     if !unfound {
         return;
     }
-    let opts = ScanOptions {
-        request: Request {
-            homes: args.home.iter().cloned().collect(),
-            paths: Vec::new(),
-        },
-        index: mcplogs::scan::cache::default_dir(),
-        no_redact: args.redact.no_redact,
-        managed_dir: args.managed_dir.clone(),
-        ..ScanOptions::default()
-    };
-    let Ok(mut scanned) = scan(&opts) else {
+    let opts = home_scan(args);
+    let Some(scanned) = scan_resolved(&opts, here, args) else {
         return;
     };
-    resolve_as_scan(&mut scanned, &opts, here, args);
     // the servers this folder's project configures itself: their project is this one
     let own_here: Vec<String> =
         mcplogs::resolve::configured_in(&opts.request.homes, here, args.managed_dir.as_deref())
