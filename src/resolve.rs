@@ -581,7 +581,11 @@ pub fn session(
     // each name and command as `scan` shows them: a value the configuration marks as
     // secret hidden (`svc-VALUE`, `VALUE` another entry's `env` value, is
     // `svc-[REDACTED:config]`; the status line and the hook pass the secret rules and
-    // the tag over it), in the session's project and every project the homes list
+    // the tag over it): the values of the homes' `~/.claude.json` (every project's local
+    // servers), the managed files and the session's project, the files this resolution
+    // reads anyway. Not every listed project's `.mcp.json` and settings: that was most
+    // of a refresh with hundreds listed, on every refresh while a server fails (the
+    // memos' redactor reads them, once a session: `status::MemoRedactor`).
     let r = {
         let mut b = crate::redact::RedactorBuilder::new();
         b.learn_configured_secrets(&crate::scan::secrets::collect(
@@ -589,7 +593,7 @@ pub fn session(
                 homes: homes.to_vec(),
                 projects: vec![project_dir.clone()],
                 managed_dir: managed_dir.map(Path::to_path_buf),
-                listed: true,
+                listed: false,
             },
         ));
         b.build()
