@@ -1351,6 +1351,24 @@ pub const MAX_GIT_INDEX: u64 = 256 * 1024 * 1024;
 /// 4096 on Linux).
 const MAX_INDEX_PATH: usize = 64 * 1024;
 
+/// Whether an index entry's `path` lists `want`: itself, or (a sparse index) a folder
+/// outside the cone kept as one `dir/` entry holding it. `lenient` for the file whose
+/// tracking makes an approval not count: also an entry standing where one of its
+/// folders is (a tracked symbolic link or submodule: the repository decides what is
+/// read through it, `.claude -> cfg` with `cfg/settings.local.json` committed), and in
+/// any ASCII case (a case-insensitive file system reads `.Claude/SETTINGS.LOCAL.JSON`
+/// as the same file). Never lenient for what would make one count.
+fn entry_lists(path: &[u8], want: &[u8], lenient: bool) -> bool {
+    let under = |folder: &[u8]| {
+        want.len() > folder.len()
+            && want[folder.len()] == b'/'
+            && want[..folder.len()].eq_ignore_ascii_case(folder)
+    };
+    path == want
+        || (path.last() == Some(&b'/') && want.starts_with(path))
+        || (lenient && (path.eq_ignore_ascii_case(want) || under(path)))
+}
+
 /// Why an index was not read to its end.
 enum IndexError {
     /// Not laid out as an index with this hash size (another size may fit).
@@ -1477,7 +1495,6 @@ fn parse_index(
         } else {
             path.clear();
         }
-        let start = path.len();
         let got = (&mut *r)
             .take(MAX_INDEX_PATH as u64 + 1)
             .read_until(0, &mut path)
@@ -1486,8 +1503,10 @@ fn parse_index(
             return Err(IndexError::Malformed);
         }
         path.pop();
+        // a version 4 path keeps its predecessor's prefix: bounded as a whole, not only
+        // what each entry adds (else a crafted index grows it to the file's size)
         let name_len = (flags & 0xfff) as usize;
-        if name_len != path.len().min(0xfff) || path[start..].contains(&0) {
+        if path.len() > MAX_INDEX_PATH || name_len != path.len().min(0xfff) {
             return Err(IndexError::Malformed);
         }
         entry += got;
@@ -1503,9 +1522,7 @@ fn parse_index(
         }
         read += entry as u64;
         for (i, p) in paths.iter().enumerate() {
-            let p = p.as_bytes();
-            // a sparse index keeps a folder outside the cone as one `dir/` entry
-            if path == p || (path.last() == Some(&b'/') && p.starts_with(&path)) {
+            if entry_lists(&path, p.as_bytes(), i == 0) {
                 listed[i] = true;
             }
         }
@@ -1692,6 +1709,53 @@ mod tests {
                 .unwrap_err()
                 .contains("extension \"zzzz\"")
         );
+    }
+
+    /// A repository decides what is read through a folder it tracks as a symbolic link
+    /// (`.claude -> cfg`, `cfg/settings.local.json` committed), and a case-insensitive file
+    /// system reads another case as the same file: either lists the local file (its
+    /// approval then does not count). Never so for `.mcp.json`, whose listing lets one
+    /// count.
+    #[test]
+    fn a_tracked_link_or_another_case_lists_the_local_file() {
+        for version in [2, 3, 4] {
+            for entry in [
+                ".claude",
+                ".Claude",
+                ".CLAUDE/settings.local.json",
+                ".claude/SETTINGS.LOCAL.JSON",
+            ] {
+                let index = index_of(
+                    version,
+                    &[entry, ".mcp.json", "cfg/settings.local.json"],
+                    &[],
+                );
+                assert_eq!(
+                    lists(&index, &[LOCAL, ".mcp.json"]),
+                    Ok(vec![true, true]),
+                    "version {version}: {entry}"
+                );
+            }
+            // a folder of the same name's prefix is not one of its folders
+            let index = index_of(version, &[".claudex", ".mcp.json"], &[]);
+            assert_eq!(lists(&index, &[LOCAL, ".mcp.json"]), Ok(vec![false, true]));
+            // `.mcp.json` only as itself
+            let index = index_of(version, &[".MCP.JSON"], &[]);
+            assert_eq!(lists(&index, &[LOCAL, ".mcp.json"]), Ok(vec![false, false]));
+        }
+    }
+
+    /// A version 4 path keeps its predecessor's prefix: one growing past the bound
+    /// entry by entry is refused (a crafted index held twice its size in memory).
+    #[test]
+    fn a_version_4_path_is_bounded_as_a_whole() {
+        let long = "a".repeat(MAX_INDEX_PATH - 10);
+        let longer = format!("{long}{}", "b".repeat(20));
+        let index = index_of(4, &[&long, &longer], &[]);
+        assert!(lists(&index, &[LOCAL]).is_err());
+        // within the bound, read
+        let index = index_of(4, &[&long, &format!("{long}b")], &[]);
+        assert_eq!(lists(&index, &[LOCAL]), Ok(vec![false]));
     }
 
     /// What cannot be read as a whole index says nothing (not "not tracked").
