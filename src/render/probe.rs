@@ -23,8 +23,8 @@ use crate::redact::output::json_value;
 /// (`--no-redact`).
 /// The renderers below redact each field they print with it, before cutting it to fit;
 /// what they take from fixed vocabularies (verdicts, causes, eras, handshakes,
-/// transports, scopes, categories) is never passed through it, and server names pass
-/// the secret rules only (`name`), so no configured value rewrites them.
+/// transports, scopes, categories) is never passed through it, and server names are
+/// hidden as `scan` hides them (`name`; escaped first in the text, `text_name`).
 pub fn redactor(
     configs: &[&crate::probe::ServerConfig],
     secrets: &crate::redact::configured::ConfiguredSecrets,
@@ -38,9 +38,15 @@ pub fn redactor(
 
 /// A server's name, or a connection id made from it: a name can hold a token, or a
 /// configured value (`cfg-VALUE`), hidden as `scan` hides it in the name
-/// (`cfg-[REDACTED:config]`).
+/// (`cfg-[REDACTED:config]`). Not escaped: `--json` escapes as it writes.
 fn name(r: &Redactor, s: &str) -> String {
     r.redact(s)
+}
+
+/// A server's name in the human text: escaped (a colour or cursor sequence in a name
+/// never reaches the terminal, and the width is the escaped text's), then [`name`].
+fn text_name(r: &Redactor, s: &str) -> String {
+    name(r, &printable(s, usize::MAX, false))
 }
 
 fn red_opt(r: &Redactor, s: &Option<String>) -> Option<String> {
@@ -565,7 +571,7 @@ pub fn summary_text(
             text.push_str(&format!("; first failing check: {f}"));
         }
     }
-    line(&format!("{}: ", name(r, &p.config.name)), &text, width)
+    line(&format!("{}: ", text_name(r, &p.config.name)), &text, width)
 }
 
 /// The human text for one server; `width`: the terminal's columns (long lines wrap with a
@@ -588,7 +594,7 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
     };
     let head = format!(
         "{} · {} · {} scope · ",
-        name(r, &c.name),
+        text_name(r, &c.name),
         c.transport.as_str(),
         c.scope.as_str()
     );

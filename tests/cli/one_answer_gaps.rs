@@ -830,6 +830,42 @@ fn probe_shows_a_name_holding_a_configured_value_as_scan_does() {
     );
 }
 
+/// On a colour terminal (`--color always`) probe's text keeps its own colours, and a
+/// colour sequence inside a server's name is shown escaped, never sent to the terminal
+/// (it reached it raw in the header and the prediction's lines).
+#[test]
+fn probe_escapes_a_colour_sequence_in_a_name_on_a_colour_terminal() {
+    let h = Home::new(&[], &[]);
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py");
+    let name = "esc\u{1b}[31mred\u{1b}[8mhid";
+    fs::write(
+        h.proj.join(".mcp.json"),
+        json!({ "mcpServers": {
+            name: { "type": "stdio", "command": "python3", "args": [stub.display().to_string()] },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    let proj = h.proj.display().to_string();
+    let args = [
+        "probe",
+        "--project",
+        proj.as_str(),
+        "--claude-version",
+        "2.1.336",
+        "--color",
+        "always",
+        name,
+    ];
+    let r = h.run(&h.elsewhere, &args);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("\u{1b}["), "its own colours: {r:?}");
+    for raw in ["\u{1b}[31mred", "\u{1b}[8mhid"] {
+        assert!(!r.stdout.contains(raw), "{raw:?} raw: {:?}", r.stdout);
+        assert!(!r.stderr.contains(raw), "{raw:?} raw: {:?}", r.stderr);
+    }
+}
+
 /// A pasted `claude mcp list` line of a server whose name holds an ESC (`esc\e[31mred`,
 /// logged): the paste parser strips terminal escapes, so the pasted name reads `escred`;
 /// explain still finds the server's log as `scan --server` finds it by its real name,

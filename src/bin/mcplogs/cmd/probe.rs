@@ -144,13 +144,11 @@ fn names_note(names: &Redactor, line: &str) {
 /// A configured server's name as `scan` shows it ([`mcplogs::scan::select::shown_by`]
 /// with the configuration's secrets: `cfg-VALUE`, VALUE a configured value, is
 /// `cfg-[REDACTED:config]`), the form every name the probe prints takes and which
-/// `probe NAME` takes too; as it is with `--no-redact` (`names` disabled).
+/// `probe NAME` takes too; as it is with `--no-redact` (`names` disabled). Escaped as
+/// scan escapes a name: a colour sequence in it never reaches a colour terminal through
+/// a note (which keeps the colours it is given).
 fn shown_name(names: &Redactor, real: &str) -> String {
-    if names.is_enabled() {
-        mcplogs::scan::select::shown_by(names, real)
-    } else {
-        real.to_string()
-    }
+    mcplogs::text::terminal_safe(&mcplogs::scan::select::shown_by(names, real), false)
 }
 
 /// The redactor of a project's configured values for the names the probe prints
