@@ -353,12 +353,12 @@ impl Index {
 
     /// Writes every project index still held (a folder that was never given back).
     pub fn finish(self) {
-        let slots = self.slots.into_inner().unwrap_or_else(|e| e.into_inner());
+        let slots = std::mem::take(&mut *self.slots.lock().unwrap_or_else(|e| e.into_inner()));
         for (project, slot) in slots {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             let s = std::mem::take(&mut *s);
             if s.loaded {
-                write_project(&self.folder, &project, s);
+                write_project(&self, &project, s);
             }
         }
     }
@@ -392,13 +392,15 @@ fn load_project(index: &Folder, project: &Path, slot: &mut ProjectSlot) {
 /// Writes a project's index back, when it changed: the folders that are gone, and the
 /// summaries of files that are gone from the folders this run changed, left out.
 /// Nothing to keep (or a project path that holds a secret): the file is removed. Errors
-/// are ignored: the index is only a cache.
-fn write_project(index: &Folder, project: &Path, slot: ProjectSlot) {
+/// are ignored: the index is only a cache. A folder or project name holding a secret (the
+/// rules', or a configured value: [`Index::clean`]) is never written.
+fn write_project(ix: &Index, project: &Path, slot: ProjectSlot) {
     let Some(canonical) = slot.project.filter(|_| slot.changed) else {
         return;
     };
+    let index = &ix.folder;
     let file = index_name(&canonical);
-    let secret = |t: &str| crate::redact::Redactor::redact_own_secrets(t) != t;
+    let secret = |t: &str| !ix.clean(t);
     let mut tables = Tables::default();
     let mut folders: std::collections::BTreeMap<String, Vec<StoredFile>> = Default::default();
     let mut listings: std::collections::BTreeMap<String, StoredListing> = Default::default();
@@ -711,7 +713,7 @@ impl FolderIndex {
                 slots.remove(project);
             }
         }
-        write_project(&index.folder, project, done);
+        write_project(index, project, done);
     }
 }
 

@@ -120,3 +120,61 @@ fn a_logged_name_holding_a_configured_value_is_its_configured_server() {
         assert_eq!(text.contains(value), !redact, "{text}");
     }
 }
+
+/// The summary index never keeps a log folder whose name holds a value the
+/// configuration marks as secret (`mcp-logs-leak-VALUE`, VALUE another entry's `env`
+/// value): it wrote the folder's name whole (the user-view review); a token-shaped one
+/// was already left out.
+#[test]
+fn the_index_keeps_no_folder_named_with_a_configured_value() {
+    let h = Home::new();
+    let value = "Zq8xLmN2pR7vT4wK9sB3";
+    let name = format!("leak-{value}");
+    h.log(&h.proj, &name);
+    h.log(&h.proj, "plain");
+    h.write(
+        &h.home.join(".claude.json"),
+        json!({"mcpServers": {
+            "envsrv": {"type": "stdio", "command": "python3", "args": ["-c", "pass"],
+                       "env": {"API_KEY": value}},
+        }, "projects": {h.proj.to_str().unwrap(): {"hasTrustDialogAccepted": true}}}),
+    );
+    // logs written an hour ago, not now (the index keeps what has settled)
+    let old = crate::common::now() - std::time::Duration::from_secs(3600);
+    for f in walk(&h.home.join(".cache/claude-cli-nodejs")) {
+        fs::File::options()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let cache = h.home.join("mcache");
+    let r = crate::common::run(
+        crate::common::mcplogs(&h.home)
+            .current_dir(&h.proj)
+            .env("MCPLOGS_CACHE_DIR", &cache)
+            .args(["scan", "--json"]),
+    );
+    assert!(r.code <= 1, "{r:?}");
+    let mut kept = 0;
+    for f in walk(&cache) {
+        let text = fs::read_to_string(&f).unwrap_or_default();
+        assert!(!text.contains(value), "{f:?}: {text}");
+        kept += usize::from(text.contains("mcp-logs-plain"));
+    }
+    assert!(kept > 0, "the index was written");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
