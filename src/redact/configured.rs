@@ -256,6 +256,11 @@ pub struct ConfiguredSecrets {
     /// Values secret whatever their key and shape (a URL's query values, a cookie's
     /// values), each once, in the order found.
     always: Vec<String>,
+    /// What `pairs` and `always` hold, to tell one added before at once (a settings file
+    /// of a cloned repository can hold a million `env` keys: a look through the list
+    /// for each was quadratic).
+    seen_pairs: std::collections::HashSet<(String, String)>,
+    seen_always: std::collections::HashSet<String>,
 }
 
 impl std::fmt::Debug for ConfiguredSecrets {
@@ -283,10 +288,11 @@ impl ConfiguredSecrets {
     /// their shape (a server may echo one cookie, or its value alone).
     pub fn add(&mut self, key: &str, value: &str) {
         let value = value.trim();
-        if value.is_empty() || self.pairs.iter().any(|(k, v)| k == key && v == value) {
+        let pair = (key.to_string(), value.to_string());
+        if value.is_empty() || !self.seen_pairs.insert(pair.clone()) {
             return;
         }
-        self.pairs.push((key.to_string(), value.to_string()));
+        self.pairs.push(pair);
         if key.trim().eq_ignore_ascii_case("cookie") {
             for part in value.split(';').map(str::trim) {
                 if let Some((name, v)) = part.split_once('=') {
@@ -302,7 +308,7 @@ impl ConfiguredSecrets {
     /// [`MIN_LEARNED_SECRET_LEN`] characters on).
     fn add_always(&mut self, value: &str) {
         let value = value.trim();
-        if value.is_empty() || self.always.iter().any(|v| v == value) {
+        if value.is_empty() || !self.seen_always.insert(value.to_string()) {
             return;
         }
         self.always.push(value.to_string());

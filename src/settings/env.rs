@@ -122,14 +122,20 @@ pub fn all_env_in_file(path: &Path) -> Vec<(String, String)> {
     else {
         return Vec::new();
     };
+    // the last of each key, in the order of those: the members walked from the end, each
+    // key kept at its first sighting (a retain a member was quadratic: a cloned
+    // repository's file of a million keys held a scan for hours)
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut out: Vec<(String, String)> = Vec::new();
-    for m in members {
-        let v = doc
-            .string(m.value)
-            .unwrap_or_else(|| doc.raw(m.value).to_string());
-        out.retain(|(k, _)| *k != m.key);
-        out.push((m.key.clone(), v));
+    for m in members.iter().rev() {
+        if seen.insert(m.key.as_str()) {
+            let v = doc
+                .string(m.value)
+                .unwrap_or_else(|| doc.raw(m.value).to_string());
+            out.push((m.key.clone(), v));
+        }
     }
+    out.reverse();
     out
 }
 
@@ -208,6 +214,26 @@ mod tests {
     use super::*;
     use crate::claude_code::paths::Os;
     use crate::test_support::env_of;
+
+    /// Each key once, the last of duplicates, in the order of those (as `JSON.parse`
+    /// keeps them); a file of many keys is read in one pass (checked by the count of
+    /// keys a large file gives, not by time).
+    #[test]
+    #[allow(clippy::disallowed_methods)] // writes its own test file
+    fn every_key_once_the_last_of_duplicates() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("settings.json");
+        std::fs::write(&f, r#"{"env": {"A": "1", "B": "2", "A": "3", "C": 4}}"#).unwrap();
+        assert_eq!(
+            all_env_in_file(&f),
+            [("B", "2"), ("A", "3"), ("C", "4")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .to_vec()
+        );
+        let many: Vec<String> = (0..200_000).map(|i| format!("\"K{i}\": \"v\"")).collect();
+        std::fs::write(&f, format!("{{\"env\": {{{}}}}}", many.join(","))).unwrap();
+        assert_eq!(all_env_in_file(&f).len(), 200_000);
+    }
 
     #[test]
     fn every_layer_in_precedence_order_and_ignored_files_set_nothing() {
