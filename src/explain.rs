@@ -668,14 +668,18 @@ pub fn attach_local(
         })
         .collect();
     // (`selects` is `server_matches` of the name given, or its printed form)
+    // (the name and project as read too: one holding a secret is shown redacted, and
+    // the paste names it whole)
     let logged_exactly = |s: &crate::scan::ServerReport, (_, want): &(String, NameWant)| {
-        s.project.as_deref() == Some(project.as_ref()) && want.selects(&s.name, s.folder.as_deref())
+        s.project_as_read() == Some(project.as_ref())
+            && (want.selects(&s.name, s.folder.as_deref())
+                || want.selects(s.name_as_read(), s.folder_as_read()))
     };
     // a name holding a terminal escape reads as the paste parser left it (the escape
     // stripped, [`strip_escapes`]), and is selected so as `--server` selects it
     let logged_stripped = |s: &crate::scan::ServerReport, (_, want): &(String, NameWant)| {
-        s.project.as_deref() == Some(project.as_ref())
-            && pasted_form(&s.name).is_some_and(|n| want.selects(&n, None))
+        s.project_as_read() == Some(project.as_ref())
+            && pasted_form(s.name_as_read()).is_some_and(|n| want.selects(&n, None))
     };
     // the server of that name: as pasted, else one whose name the paste stripped
     let find_logged = |n: &(String, NameWant),
@@ -837,12 +841,13 @@ pub fn attach_anywhere(
         let want = NameWant::new(&name);
         let selects = |s: &crate::scan::ServerReport| {
             want.selects(&s.name, s.folder.as_deref())
-                || pasted_form(&s.name).is_some_and(|n| want.selects(&n, None))
+                || want.selects(s.name_as_read(), s.folder_as_read())
+                || pasted_form(s.name_as_read()).is_some_and(|n| want.selects(&n, None))
         };
         let found: Vec<&crate::scan::ServerReport> =
             scan.servers.iter().filter(|s| selects(s)).collect();
         if found.is_empty()
-            || found.iter().any(|s| s.project.as_deref() == Some(&*here))
+            || found.iter().any(|s| s.project_as_read() == Some(&*here))
             || own_here
                 .iter()
                 .any(|n| want.is(n) || pasted_form(n).is_some_and(|p| want.is(&p)))

@@ -119,6 +119,19 @@ fn a_logged_name_holding_a_configured_value_is_its_configured_server() {
         );
         assert_eq!(text.contains(value), !redact, "{text}");
     }
+    // explain of its `claude mcp list` line (the real name, as Claude Code prints it)
+    // finds its log as scan does (it found none: it matched the shown name only)
+    let paste = h.elsewhere.join("paste.txt");
+    fs::write(
+        &paste,
+        format!("Checking MCP server health...\n\n{name}: python3 -c pass - \u{2713} Connected\n"),
+    )
+    .unwrap();
+    let r = h.run_in(&h.proj, &["explain", "--json", paste.to_str().unwrap()]);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+    let entry = &doc["servers"][0];
+    assert!(!entry["logs"].is_null(), "{doc:#}");
+    assert!(!r.stdout.contains(value), "{}", r.stdout);
 }
 
 /// The summary index never keeps a log folder whose name holds a value the
