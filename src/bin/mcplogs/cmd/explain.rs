@@ -198,32 +198,32 @@ fn attach_anywhere(
 /// its absolute path (the message itself for `--message`; stdin, pasted again, for a
 /// paste), with `--home` as given.
 fn explain_command(args: &ExplainArgs, project: &str) -> String {
-    use mcplogs::text::shell_word_typed as word;
+    use mcplogs::text::{option_word, shell_word_typed as word};
+    // each value given as one (`--message=-x`: a value starting with `-` would be read
+    // as an option), the file last
     let mut c = "mcplogs explain".to_string();
+    let mut push = |w: String| {
+        c.push(' ');
+        c.push_str(&w);
+    };
     match (&args.message, args.file.as_deref()) {
-        (Some(m), _) => {
-            c.push_str(" --message ");
-            c.push_str(&word(m));
-        }
+        (Some(m), _) => push(option_word("--message", &word(m))),
         // an argument naming no file was explained as the message it reads as
         (None, Some(p)) if p.as_os_str() != "-" && names_no_file(p) => {
-            c.push_str(" --message ");
-            c.push_str(&word(&p.to_string_lossy()));
+            push(option_word("--message", &word(&p.to_string_lossy())))
         }
+        // (absolute: it starts with `/`, never read as an option)
         (None, Some(p)) if p.as_os_str() != "-" => {
             let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-            c.push(' ');
-            c.push_str(&word(&p.to_string_lossy()));
+            push(word(&p.to_string_lossy()))
         }
         _ => {}
     }
     if let Some(h) = &args.home {
         let h = std::path::absolute(h).unwrap_or_else(|_| h.clone());
-        c.push_str(" --home ");
-        c.push_str(&word(&h.to_string_lossy()));
+        push(option_word("--home", &word(&h.to_string_lossy())));
     }
-    c.push_str(" --project ");
-    c.push_str(&word(project));
+    push(option_word("--project", &word(project)));
     c
 }
 
@@ -313,4 +313,80 @@ fn looks_like_pasted_text(p: &std::path::Path) -> bool {
             ]
             .iter()
             .any(|w| t.contains(w)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn explain_args(argv: &[&str]) -> ExplainArgs {
+        match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+            crate::cli::Command::Explain(a) => a,
+            _ => unreachable!("an explain command"),
+        }
+    }
+
+    /// The command explain prints to explain the same input in another project reads
+    /// back as the same input: a message (or a folder) starting with `-` given as a
+    /// value (`--message '-leaky: …'` was clap's "unexpected argument '-l'").
+    #[test]
+    fn the_printed_explain_command_reads_back_as_printed() {
+        for (argv, project) in [
+            (
+                &[
+                    "mcplogs",
+                    "explain",
+                    "--message=-leaky: python3 s.py - ✗ Failed",
+                ][..],
+                "/p",
+            ),
+            (
+                &["mcplogs", "explain", "--message", "plain: x", "--home=-h"][..],
+                "-odd",
+            ),
+        ] {
+            let args = explain_args(argv);
+            let printed = explain_command(&args, project);
+            let words = shlex_split(&printed);
+            let back = explain_args(&words.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(back.message, args.message, "{printed}");
+            assert_eq!(
+                back.project.as_deref(),
+                Some(std::path::Path::new(project)),
+                "{printed}"
+            );
+        }
+    }
+
+    /// Splits a printed command as a POSIX shell does, for words in single quotes or
+    /// none (what these cases print).
+    fn shlex_split(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        let mut quoted = false;
+        let mut any = false;
+        for c in s.chars() {
+            match c {
+                '\'' => {
+                    quoted = !quoted;
+                    any = true;
+                }
+                ' ' if !quoted => {
+                    if any {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    any = false;
+                }
+                _ => {
+                    cur.push(c);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            out.push(cur);
+        }
+        out
+    }
 }
