@@ -191,3 +191,36 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A name holding a value another listed project configures as secret: `settings` and
+/// `probe` show it as `scan` does (they learned only their own project's values).
+#[test]
+fn settings_and_probe_hide_another_projects_value_in_a_name() {
+    let h = Home::new();
+    let value = "Zq8xLmN2pR7vT4wK9sB3";
+    let other = h.home.join("work/other");
+    fs::create_dir_all(&other).unwrap();
+    h.write(
+        &other.join(".mcp.json"),
+        json!({"mcpServers": {"leaky": {"type": "stdio", "command": "python3",
+            "args": ["-c", "pass"], "env": {"API_KEY": value}}}}),
+    );
+    h.mcp_json(&h.proj, &[&format!("cfg-{value}")]);
+    h.write(
+        &h.home.join(".claude.json"),
+        json!({"projects": {
+            h.proj.to_str().unwrap(): {"hasTrustDialogAccepted": true},
+            other.to_str().unwrap(): {"hasTrustDialogAccepted": true},
+        }}),
+    );
+    for args in [
+        &["settings"][..],
+        &["settings", "--json"],
+        &["probe", "--claude-version", "2.1.336", "nosuch"],
+        &["probe", "--claude-version", "2.1.336"],
+    ] {
+        let r = h.run_in(&h.proj, args);
+        assert!(!r.stdout.contains(value), "{args:?}: {}", r.stdout);
+        assert!(!r.stderr.contains(value), "{args:?}: {}", r.stderr);
+    }
+}

@@ -255,22 +255,23 @@ pub fn probe_for_report(
             None => groups.push((dir, vec![name])),
         }
     }
+    // Every value the configuration marks as secret, read once: the covered projects',
+    // the managed files', and every project the home lists (as `scan` reads them), for
+    // the names on stderr and the probes' redaction
+    let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+        projects: groups.iter().map(|(dir, _)| dir.clone()).collect(),
+        managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+        listed: true,
+        ..Default::default()
+    });
+    // the names on stderr as `scan` shows them
+    let names_r = names_redactor(&secrets, true);
     let mut probes = Vec::new();
     let mut all_servers = Vec::new();
-    let mut projects = Vec::new();
     for (project, names) in groups {
         // resolved as `scan` resolves the project (its settings, the managed folder)
         let sources = mcplogs::resolve::sources_for(&[], &project, managed_dir);
         let resolved = mcplogs::resolve::configured_in(&[], &project, managed_dir);
-        // the names on stderr as `scan` shows them, this project's configured values hidden
-        let names_r = names_redactor(
-            &mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
-                projects: vec![project.clone()],
-                managed_dir: managed_dir.map(std::path::Path::to_path_buf),
-                ..Default::default()
-            }),
-            true,
-        );
         let mut wanted = Vec::new();
         for n in &names {
             match resolved.servers.iter().find(|s| s.name == *n) {
@@ -312,12 +313,7 @@ pub fn probe_for_report(
         };
         probes.extend(probe_all(&servers, &opts));
         all_servers.extend(servers);
-        projects.push(project);
     }
-    let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
-        projects,
-        ..Default::default()
-    });
     let redactor = render::redactor(&all_servers.iter().collect::<Vec<_>>(), &secrets, true);
     (probes, redactor)
 }
@@ -376,9 +372,12 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let secrets = if args.no_redact {
         mcplogs::redact::configured::ConfiguredSecrets::new()
     } else {
+        // (every project the home lists too, as `scan` reads them: a name holding
+        // another project's configured value is shown as scan shows it)
         mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
             projects: vec![project.clone()],
             managed_dir: args.managed_dir.clone(),
+            listed: true,
             ..Default::default()
         })
     };

@@ -19,8 +19,9 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     if let Some(d) = args.managed_dir {
         sources.managed_dir = d;
     }
-    // Every value this project's configuration marks as secret (this machine's files, as
-    // `scan` run here reads them), hidden wherever the screen or document shows it.
+    // Every value the configuration marks as secret (this machine's files, as `scan` run
+    // here reads them: this project's and every listed one's), hidden wherever the
+    // screen or document shows it.
     let configured = {
         let mut b = mcplogs::redact::RedactorBuilder::new();
         b.learn_configured_secrets(&mcplogs::scan::secrets::collect(
@@ -28,7 +29,7 @@ pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
                 homes: Vec::new(),
                 projects: vec![report.project_dir.clone()],
                 managed_dir: Some(sources.managed_dir.clone()),
-                listed: false,
+                listed: true,
             },
         ));
         b.build()
