@@ -645,6 +645,9 @@ fn a_users_own_status_line_is_shown_with_its_secrets_hidden() {
     }
     assert!(out.contains("--api-key [REDACTED:"), "{out}");
     assert!(out.contains("secrets hidden here"), "{out}");
+    // no command printed that is not the one written (its secrets hidden)
+    assert!(out.contains("--wrap followed by your command"), "{out}");
+    assert!(!out.contains("--wrap '"), "{out}");
     assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), own);
     // the diff of --wrap hides them too, and the file gets the command as it was
     let o = setup(&sb, &["setup", "statusline", "--wrap", "--yes"]);

@@ -154,17 +154,26 @@ fn compose_advice(path: &std::path::Path, own: &str) -> String {
         "  (secrets hidden here; --wrap keeps the command as it is)\n"
     };
     let own_safe = mcplogs::text::terminal_safe(&shown, false);
+    // the command `--wrap` writes, whole only when nothing in it was hidden (with a
+    // secret hidden, the line printed would not be the one written, nor run as it)
+    let wrapped = if hidden.is_empty() {
+        format!(
+            "{STATUSLINE_COMMAND} --wrap {}",
+            mcplogs::text::shell_word(&own_safe)
+        )
+    } else {
+        format!("{STATUSLINE_COMMAND} --wrap followed by your command, quoted")
+    };
     format!(
         "{} already has a status line of your own:\n  {own_safe}\n{hidden}\
          mcplogs leaves it alone. To add the MCP part to it, either:\n\
          \x20 - run `mcplogs setup statusline --wrap`: mcplogs then runs your command with the\n\
          \x20   same input and prints its line followed by the MCP part\n\
-         \x20   (command: {STATUSLINE_COMMAND} --wrap {}), or\n\
+         \x20   (command: {wrapped}), or\n\
          \x20 - in your script, keep the input and pass it on:\n\
          \x20   input=$(cat)\n\
          \x20   echo \"<your line> $(printf '%s' \"$input\" | {STATUSLINE_COMMAND})\"\n",
         path.display(),
-        mcplogs::text::shell_word(&own_safe),
     )
 }
 
