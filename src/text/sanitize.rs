@@ -169,6 +169,14 @@ fn rewritten(c: char, flagged: &[bool; 256]) -> bool {
     is_unsafe(c) && (c as u32 >= 0x20 || flagged[c as usize])
 }
 
+/// Whether `s` holds a character [`json`] would rewrite (C0 and DEL but the white space
+/// of a document, C1, bidi, line separators, invisible format characters), told from its
+/// bytes as [`holds_unsafe`] tells it: the quick test of a view that removes them
+/// (`redact::views`).
+pub(crate) fn holds_unsafe_in_json(s: &str) -> bool {
+    holds_unsafe(s, &UNSAFE_IN_JSON)
+}
+
 /// C0, DEL, C1, a bidi control, a line separator or an invisible format character.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c) || is_line_separator(c) || is_invisible_format(c)
