@@ -98,7 +98,8 @@ pub fn redact_report(report: &mut ScanReport) {
         b.merge_learned(l);
         hits.push(hit);
     }
-    let r: Redactor = b.build();
+    // (kept for what the resolution joins after: [`ScanReport::shown_by`])
+    let r: Arc<Redactor> = Arc::new(b.build());
     let rules_only = r.rules_only();
     report
         .servers
@@ -106,9 +107,6 @@ pub fn redact_report(report: &mut ScanReport) {
         .zip(hits)
         .filter(|(_, hit)| *hit || !rules_only)
         .for_each(|(s, _)| {
-            // a name holding a secret gets its tag, which tells it from the others that
-            // print alike ([`super::select::tag`])
-            let name = s.name.clone();
             // what the resolution matches and reads by, kept when redaction changes it
             let read = s.as_read();
             // Records sharing a path share its redaction too.
@@ -132,7 +130,9 @@ pub fn redact_report(report: &mut ScanReport) {
                     }
                 },
             });
-            super::select::tag_shown(&name, &mut s.name);
+            // a name holding a secret gets its tag, which tells it from the others that
+            // print alike ([`super::select::tag`])
+            super::select::tag_shown(&read.name, &mut s.name);
             // a folder several configured names share: each name with its own tag
             if s.shared_by.len() > 1 {
                 s.name = super::select::shown_sharing(&r, &mut s.shared_by);
@@ -147,7 +147,7 @@ pub fn redact_report(report: &mut ScanReport) {
                 s.as_read = Some(Box::new(read));
             }
         });
-    report.shown_by = Some(Arc::new(r.clone()));
+    report.shown_by = Some(Arc::clone(&r));
     for w in &mut report.warnings {
         warning(&r, w);
     }
