@@ -265,7 +265,6 @@ pub fn powershell_single_quoted(s: &str) -> String {
     out
 }
 
-/// Whether `s` reads as itself, unquoted, in the user's shell.
 /// `--OPTION WORD` for a command mcplogs prints, `WORD` quoted by [`shell_word`] or its
 /// kin: `--OPTION=WORD` when the program gets it starting with `-` (bare, `'-…'`,
 /// `$'-…'`), which clap would read as an option (`--server -dash` is a usage error,
@@ -309,6 +308,7 @@ fn reaches_as_option(word: &str) -> bool {
     w.strip_prefix(['\'', '"']).unwrap_or(w).starts_with('-')
 }
 
+/// Whether `s` reads as itself, unquoted, in the user's shell.
 fn is_plain_word(s: &str) -> bool {
     let extra = if cfg!(windows) {
         "/._-+:=\\"

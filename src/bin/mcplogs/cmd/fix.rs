@@ -1337,11 +1337,10 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
 /// "Apply?" is never asked without the diff beside it.
 static SHOWN_DIFF: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
-/// The diff, secrets masked and control characters escaped, coloured on a terminal.
 /// Every value the configuration marks as secret (the servers' `env` and `headers`
-/// values, their URLs' credentials), hidden in every diff `fix` and `setup` show as
-/// `scan` hides them: a file written on one line (`~/.claude.json`, a compact
-/// `.mcp.json`) shows them all in the line a change touches.
+/// values, their URLs' credentials), hidden in every diff `fix` and `setup` show and in
+/// `fix`'s notes, as `scan` hides them: set once a run ([`set_configured`],
+/// [`learn_configured`]).
 static CONFIGURED: std::sync::OnceLock<ConfiguredSecrets> = std::sync::OnceLock::new();
 
 /// Keeps the configured secrets the scan read ([`CONFIGURED`]).
@@ -1385,6 +1384,9 @@ pub(crate) fn redact_as_diff(text: &str) -> String {
     }
 }
 
+/// The diff, secrets masked and control characters escaped, coloured on a terminal: a
+/// file written on one line (`~/.claude.json`, a compact `.mcp.json`) shows every
+/// configured secret in the line a change touches, so they are hidden ([`CONFIGURED`]).
 pub(crate) fn print_diff(diff: &str, dry_run: bool) -> Result<(), Error> {
     // the file names shortened under the home; the lines of the files never: a diff
     // shows the bytes written (a `~` inside JSON would be another key); the values the
