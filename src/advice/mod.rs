@@ -61,6 +61,8 @@ pub fn attach_with(
     // the settings outside them, read once (10,000 gone projects read the user's files
     // 10,000 times), with its own folder named.
     let mut gone_read: Option<SettingsAdvice> = None;
+    // each target file read once to tell whether `fix` refuses it
+    let mut refusals: HashMap<PathBuf, Option<String>> = HashMap::new();
     let modern_only = modern_only_servers(report, cwd);
     // each legacy server's conflict, by project (a user-scope server that speaks only
     // the new protocol conflicts in every project): the servers a filter left out count
@@ -94,7 +96,9 @@ pub fn attach_with(
                     let e = read(&dir);
                     let mut a = SettingsAdvice::for_project(&e);
                     // a file `fix` would refuse is said, never advised
-                    a.target = legacy_target(&e, &modern_only, read).0.checked();
+                    a.target = legacy_target(&e, &modern_only, read)
+                        .0
+                        .checked(&mut refusals);
                     a
                 }
             };

@@ -101,17 +101,30 @@ impl FixTarget {
     /// This target, or [`FixTarget::Unwritable`] when its file is one `mcplogs fix`
     /// refuses when it reads it ([`super::write::FileSnapshot::read`]: a project's file
     /// through a link, not a regular file, hard-linked, unreadable), so that the advice
-    /// never names a fix that exits 2.
-    pub fn checked(self) -> FixTarget {
+    /// never names a fix that exits 2. Each file is read once in `known` (why it is
+    /// refused, or `None`): the user's file is the target of every project that does
+    /// not decide the value itself.
+    pub fn checked(
+        self,
+        known: &mut std::collections::HashMap<std::path::PathBuf, Option<String>>,
+    ) -> FixTarget {
         let FixTarget::Write { kind, path, .. } = &self else {
             return self;
         };
-        match super::write::FileSnapshot::read(path) {
-            Ok(_) => self,
-            Err(e) => FixTarget::Unwritable {
+        let why = known
+            .entry(path.clone())
+            .or_insert_with(|| {
+                super::write::FileSnapshot::read(path)
+                    .err()
+                    .map(|e| e.to_string())
+            })
+            .clone();
+        match why {
+            None => self,
+            Some(why) => FixTarget::Unwritable {
                 kind: *kind,
                 path: path.clone(),
-                why: e.to_string(),
+                why,
             },
         }
     }
