@@ -13,7 +13,7 @@ use mcplogs::safe_read;
 use mcplogs::scan::scan;
 
 use crate::cli::ReportArgs;
-use crate::cmd::scan::nothing_found;
+use crate::cmd::scan::{found_nothing, nothing_found};
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
@@ -121,7 +121,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
     // and the report's were each about 200 MB, and were both held).
     // (what its message names, kept to be said once the report's redactor is known:
     // the names a filter missed are printed as scan prints them)
-    let nothing = nothing_found(&scanned, &opts).map(|_| mcplogs::scan::ScanReport {
+    let nothing = found_nothing(&scanned).then(|| mcplogs::scan::ScanReport {
         searched: scanned.searched.clone(),
         newest_log: scanned.newest_log,
         unfiltered_names: std::mem::take(&mut scanned.unfiltered_names),

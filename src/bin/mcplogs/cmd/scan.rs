@@ -269,9 +269,14 @@ fn since_message(since: i64, newest_file: i64, now: i64) -> String {
     }
 }
 
+/// No server, logged or configured: what [`nothing_found`] says something of.
+pub(crate) fn found_nothing(report: &ScanReport) -> bool {
+    report.servers.is_empty() && report.configured.is_empty()
+}
+
 /// The stderr line for a scan that found no server, if it found none.
 pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<String> {
-    if !report.servers.is_empty() || !report.configured.is_empty() {
+    if !found_nothing(report) {
         return None;
     }
     let searched: Vec<String> = report
