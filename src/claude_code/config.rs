@@ -96,12 +96,6 @@ impl ServerConfig {
             .collect()
     }
 
-    /// Whether `probe` (and `report --probe`) may start or connect to this server
-    /// without the user naming it ([`probe_approval`]).
-    pub fn starts_unasked(&self) -> bool {
-        probe_approval(self) == ProbeApproval::Unasked
-    }
-
     /// A server from `--command "node server.js" [-- ARGS...]`: the command line is split on
     /// whitespace (quotes group words), as a shell would for a simple command.
     pub fn from_command(
@@ -1192,16 +1186,10 @@ pub enum LocalOrigin {
     Unknown(String),
 }
 
-/// [`ProbeApproval`] of a server resolved by [`resolve_states`], from the same
-/// deciders that give it its state: `scan`, `report` and `probe` agree on which servers
-/// are approved, and `probe` says which approval it does not count and why.
-pub fn probe_approval(cfg: &ServerConfig) -> ProbeApproval {
-    probe_approvals(&[cfg])
-        .pop()
-        .unwrap_or(ProbeApproval::NotApproved)
-}
-
-/// [`probe_approval`] of each server, reading each git index once.
+/// The [`ProbeApproval`] of each server resolved by [`resolve_states`], from the same
+/// deciders that give it its state (`scan`, `report` and `probe` agree on which servers
+/// are approved, and `probe` says which approval it does not count and why), reading
+/// each git index once.
 pub fn probe_approvals(servers: &[&ServerConfig]) -> Vec<ProbeApproval> {
     let mut origins: Vec<((PathBuf, PathBuf), LocalOrigin)> = Vec::new();
     servers

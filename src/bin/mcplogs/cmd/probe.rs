@@ -95,7 +95,8 @@ fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> 
     })
 }
 
-/// The servers that may be started without being named ([`ServerConfig::starts_unasked`]);
+/// The servers that may be started without being named
+/// ([`mcplogs::claude_code::config::probe_approvals`]);
 /// one note on stderr per project server left out, saying how to probe it anyway, its
 /// name as `scan` shows it and the configured values `names` knows hidden
 /// ([`shown_name`]).
