@@ -147,13 +147,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             .map(|l| config_redactor.redact(&l))
     };
     // The advice can name the configured command (run it by hand).
-    let recommendation = |r: &str| {
-        if no_redact {
-            r.to_string()
-        } else {
-            config_redactor.redact(r)
-        }
-    };
+    let recommendation = |r: &str| r.to_string();
     let mut rep = report::build_taking(
         &mut scanned,
         stderr,
