@@ -733,6 +733,11 @@ pub fn build_taking(
         hits: Vec::new(),
     });
     let mut keep = Keeping::new(making.reach);
+    // The texts learned from in the rounds before (a few thousand, at most a megabyte):
+    // one learned again teaches nothing new, and logs repeat the same names, times and
+    // messages from project to project. Only earlier rounds' texts are skipped, so what
+    // is learned, and in which order, does not depend on how the workers share a round.
+    let mut learned_before: Recent<bool> = Recent::default();
     let mut servers = servers.into_iter();
     let mut records = records.into_iter();
     loop {
@@ -746,7 +751,7 @@ pub fn build_taking(
         }
         // Made, learned from and trimmed a few at a time by each worker, in order (each
         // server's report freed by the worker that made its section).
-        let parts: Vec<(Vec<Made>, Option<RedactorBuilder>)> = share
+        let parts: Vec<(Vec<Made>, Option<RedactorBuilder>, Recent<bool>)> = share
             .into_par_iter()
             .chunks(LEARNED_AT_ONCE)
             .map(|part| {
@@ -776,7 +781,10 @@ pub fn build_taking(
                             };
                             hits.reserve_exact(kept);
                             for (i, t) in texts.into_iter().enumerate() {
-                                let hit = seen.get_or_insert_with(t, || l.learn(t));
+                                let hit = match learned_before.get(t) {
+                                    Some(hit) => *hit,
+                                    None => seen.get_or_insert_with(t, || l.learn(t)),
+                                };
                                 if i < kept {
                                     hits.push(hit);
                                 }
@@ -793,10 +801,11 @@ pub fn build_taking(
                         }
                     })
                     .collect();
-                (made, learner)
+                (made, learner, seen)
             })
             .collect();
-        for (made, part_learned) in parts {
+        for (made, part_learned, seen) in parts {
+            learned_before.absorb(seen);
             if let (Some(all), Some(part)) = (learned.as_mut(), part_learned) {
                 all.servers.merge_learned(part);
             }

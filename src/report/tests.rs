@@ -963,3 +963,33 @@ fn stderr_records_taken_in_the_read_are_those_read_again() {
         }
     }
 }
+
+/// A text [`build_taking`] met in an earlier round of sections is not learned from
+/// again, but its rule hits still decide how it is redacted: a short secret (too short
+/// to be hidden as a learned literal elsewhere) in a record every server repeats is
+/// hidden in the last round's sections as in the first's.
+#[test]
+fn a_text_learned_in_an_earlier_round_is_still_redacted_by_the_rules() {
+    let n = SECTIONS_AT_ONCE * 2 + 10;
+    let servers = (0..n)
+        .map(|i| {
+            let name = format!("server-{i:05}");
+            let e = ev(
+                &format!("/Users/carol/.cache/claude-cli-nodejs/p/mcp-logs-{name}/f.jsonl"),
+                1,
+                "2026-01-01T00:00:00Z",
+                "connection refused for PASSWORD=hunt3r",
+            );
+            failing(&name, vec![e])
+        })
+        .collect();
+    let scan = ScanReport {
+        servers,
+        ..Default::default()
+    };
+    let (whole, taking) = made_both_ways(&scan, true);
+    let json = serde_json::to_string(&json::report_json(&taking)).expect("json");
+    assert!(json.contains("PASSWORD=[REDACTED"), "the rule hides it");
+    assert!(!json.contains("hunt3r"), "a later round's section shows it");
+    assert_eq!(json::report_json(&taking), json::report_json(&whole));
+}

@@ -79,6 +79,14 @@ impl<V> Recent<V> {
         v
     }
 
+    /// Keeps what `other` kept (each as [`Self::insert`], in slot order): a table of
+    /// texts seen by parts worked on apart, gathered for the parts to come.
+    pub fn absorb(&mut self, other: Recent<V>) {
+        for (text, v) in other.slots.into_iter().flatten() {
+            self.insert(&text, v);
+        }
+    }
+
     /// The bytes of the texts kept.
     pub fn bytes(&self) -> usize {
         self.bytes
@@ -137,6 +145,21 @@ mod tests {
         let edge = "x".repeat(MAX_TEXT_BYTES);
         r.insert(&edge, 4);
         assert_eq!(r.get(&edge), Some(&4));
+    }
+
+    #[test]
+    fn a_table_absorbs_another_s_texts() {
+        let mut all: Recent<usize> = Recent::default();
+        all.insert("kept", 1);
+        let mut part: Recent<usize> = Recent::default();
+        part.insert("seen apart", 2);
+        all.absorb(part);
+        assert_eq!(all.get("kept"), Some(&1));
+        assert_eq!(all.get("seen apart"), Some(&2));
+        assert_eq!(all.bytes(), "kept".len() + "seen apart".len());
+        // An empty table adds nothing.
+        all.absorb(Recent::default());
+        assert_eq!(all.bytes(), "kept".len() + "seen apart".len());
     }
 
     #[test]
