@@ -27,23 +27,11 @@ pub fn text(s: &str) -> String {
 
 /// A fenced block that no line of `body` can close early.
 pub fn fenced(body: &str, info: &str) -> String {
-    let fence = "`".repeat((longest_run(body, '`') + 1).max(3));
+    // (the run counted in the body as it is shown)
     let body = terminal_safe(body, true);
+    let fence = "`".repeat((crate::text::backtick_run(&body) + 1).max(3));
     let nl = if body.ends_with('\n') { "" } else { "\n" };
     format!("{fence}{info}\n{body}{nl}{fence}\n")
-}
-
-fn longest_run(s: &str, c: char) -> usize {
-    let (mut best, mut cur) = (0, 0);
-    for ch in s.chars() {
-        if ch == c {
-            cur += 1;
-            best = best.max(cur);
-        } else {
-            cur = 0;
-        }
-    }
-    best
 }
 
 fn or_dash(v: Option<&str>) -> String {

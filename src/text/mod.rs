@@ -65,8 +65,7 @@ fn escaped_after_backslashes(s: &str, special: &[char]) -> String {
 /// backtick in it ends the span (and nothing after it reads as HTML).
 pub fn markdown_code(s: &str) -> String {
     let s = table_pipes(&terminal_safe(s, false));
-    let run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let ticks = "`".repeat(run + 1);
+    let ticks = "`".repeat(backtick_run(&s) + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
         " "
     } else {
@@ -294,12 +293,18 @@ pub fn positional_word(word: &str) -> String {
 /// its longest run, a space inside each (CommonMark's code span, which the report
 /// renders), so no backtick inside ends it and a reader copies it whole.
 pub fn code_span(s: &str) -> String {
-    let run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let run = backtick_run(s);
     if run == 0 {
         return format!("`{s}`");
     }
     let ticks = "`".repeat(run + 1);
     format!("{ticks} {s} {ticks}")
+}
+
+/// The longest run of backticks in `s`: a Markdown code span or fence around it takes
+/// one more, so nothing inside ends it.
+pub fn backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// Whether a quoted word reaches the program starting with `-`.
