@@ -167,10 +167,18 @@ pub struct Regular {
     pub id: Option<FileId>,
 }
 
-/// Reads `path` if it is a regular file of at most `limit` bytes. `Ok(None)`: absent.
-/// Inside a [`crate::absent::scope`], a path found missing (or under a folder found
-/// missing) is answered without looking again.
-pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Regular>, ReadError> {
+/// Opens `path` to read it if it is a regular file of at most `limit` bytes, and the
+/// file opened is the one checked: its kind and size from its metadata first (a FIFO, a
+/// device or a folder is refused without being opened, a file too large without being
+/// read), then opened non-blocking, then its own metadata must show the same regular
+/// file. `Ok(None)`: absent (inside a [`crate::absent::scope`], answered without
+/// looking again when known missing). The one check for [`read_regular`] and for
+/// readers that stream a file (a git index).
+pub fn open_checked(
+    path: &Path,
+    limit: u64,
+    follow: Follow,
+) -> Result<Option<(File, Metadata)>, ReadError> {
     if crate::absent::known_gone(path) {
         return Ok(None);
     }
@@ -206,10 +214,20 @@ pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Re
             kind: kind_of(&meta),
         });
     }
-    let id = FileId::of(&meta);
-    if id != FileId::of(&checked) {
+    if FileId::of(&meta) != FileId::of(&checked) {
         return Err(ReadError::Replaced);
     }
+    Ok(Some((file, meta)))
+}
+
+/// Reads `path` if it is a regular file of at most `limit` bytes. `Ok(None)`: absent.
+/// Inside a [`crate::absent::scope`], a path found missing (or under a folder found
+/// missing) is answered without looking again.
+pub fn read_regular(path: &Path, limit: u64, follow: Follow) -> Result<Option<Regular>, ReadError> {
+    let Some((file, meta)) = open_checked(path, limit, follow)? else {
+        return Ok(None);
+    };
+    let id = FileId::of(&meta);
     // room for the whole file and the byte that shows its end: two reads, not one a
     // doubling of the buffer
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).map_or(0, |n| n + 1));

@@ -1366,38 +1366,27 @@ enum IndexError {
 }
 
 /// Which of `paths` (relative to the work tree, `/`-separated) the git index at
-/// `index` lists, or why it could not be read: the file's kind and size are checked
-/// from its metadata first, it is opened non-blocking and must be the file checked,
-/// and it is read as a stream (SHA-1 entries first, then SHA-256). A sparse index's
+/// `index` lists, or why it could not be read: opened as every file mcplogs reads
+/// ([`crate::safe_read::open_checked`]: kind and size from the metadata first, a
+/// non-blocking open, the file checked), then read as a stream (SHA-1 entries first, then SHA-256). A sparse index's
 /// folder entry lists every path under it.
 fn index_lists(index: &Path, paths: &[&str]) -> Result<Vec<bool>, String> {
+    use crate::safe_read::ReadError;
     use std::io::{Read, Seek, SeekFrom};
-    let checked = match std::fs::metadata(index) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err("does not exist".into());
+    let (mut file, meta) = match crate::safe_read::open_checked(index, MAX_GIT_INDEX, Follow::Links)
+    {
+        Ok(Some(opened)) => opened,
+        Ok(None) => return Err("does not exist".into()),
+        Err(ReadError::NotRegular { kind }) => return Err(format!("is {kind}")),
+        Err(ReadError::TooLarge { limit }) => {
+            return Err(format!(
+                "is larger than {} MiB, and mcplogs does not read it",
+                limit / (1024 * 1024)
+            ));
         }
+        Err(ReadError::Replaced) => return Err("was replaced while being read".into()),
         Err(e) => return Err(format!("cannot be read ({e})")),
     };
-    if !checked.is_file() {
-        return Err(format!("is {}", crate::safe_read::kind_of(&checked)));
-    }
-    if checked.len() > MAX_GIT_INDEX {
-        return Err(format!(
-            "is larger than {} MiB, and mcplogs does not read it",
-            MAX_GIT_INDEX / (1024 * 1024)
-        ));
-    }
-    let mut file = crate::safe_read::open_nonblocking(index, Follow::Links)
-        .map_err(|e| format!("cannot be read ({e})"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot be read ({e})"))?;
-    if !meta.is_file()
-        || crate::safe_read::FileId::of(&meta) != crate::safe_read::FileId::of(&checked)
-    {
-        return Err("was replaced while being read".into());
-    }
     let len = meta.len();
     for hash in [20, 32] {
         if hash == 32 {
