@@ -102,10 +102,21 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
     // server folder made 100,000 folders take a minute.
     let mut index: std::collections::HashMap<Option<PathBuf>, usize> =
         std::collections::HashMap::new();
-    let want = opts
-        .server
-        .as_deref()
-        .map(crate::scan::select::NameWant::new);
+    // A printed form (`svc-[REDACTED:config]`) is matched as `du` prints the names
+    // ([`redact`]): knowing the values the configuration of every project found marks
+    // as secret, which a first pass without the filter finds.
+    let want = match opts.server.as_deref() {
+        Some(given) if crate::scan::select::is_printed_form(given) => {
+            let mut all = opts.clone();
+            all.server = None;
+            let everything = disk_use(&all)?;
+            Some(crate::scan::select::NameWant::knowing(
+                given,
+                &secrets_of(&everything, &opts.request.homes),
+            ))
+        }
+        given => given.map(crate::scan::select::NameWant::new),
+    };
     // Each project's `.mcp.json` names its servers, as in `scan` (`my.ghp_…` for the
     // folder `my-ghp-…`): read once a project, before its first server is named (the
     // project's path kept for its row).
@@ -313,15 +324,10 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
-/// `1.5 GiB`, `340 KiB`, `12 B`.
-/// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
-/// a server's folder name is shown as `[REDACTED:kind]`), and every value the
-/// configuration marks as secret, as `scan` hides them (a server named `svc-VALUE`, with
-/// `VALUE` another entry's `env` value, is `svc-[REDACTED:config]`): the configuration
-/// of the `homes` (none: this machine's), of the working folder, of the projects shown
+/// The values the configuration marks as secret that `du` hides ([`redact`]): those of
+/// the `homes` (none: this machine's), of the working folder, of the projects of `du`
 /// and of every project the homes list.
-pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
-    use crate::redact::output::{path, warning};
+fn secrets_of(du: &DiskUse, homes: &[PathBuf]) -> crate::redact::configured::ConfiguredSecrets {
     let projects: Vec<PathBuf> = std::env::current_dir()
         .into_iter()
         .chain(
@@ -331,15 +337,24 @@ pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
                 .filter(|p| p.is_absolute() && p.is_dir()),
         )
         .collect();
+    crate::scan::secrets::collect(&crate::scan::secrets::Places {
+        homes: homes.to_vec(),
+        projects,
+        managed_dir: None,
+        listed: true,
+    })
+}
+
+/// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
+/// a server's folder name is shown as `[REDACTED:kind]`), and every value the
+/// configuration marks as secret, as `scan` hides them (a server named `svc-VALUE`, with
+/// `VALUE` another entry's `env` value, is `svc-[REDACTED:config]`): the configuration
+/// of the `homes` (none: this machine's), of the working folder, of the projects shown
+/// and of every project the homes list.
+pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
+    use crate::redact::output::{path, warning};
     let mut b = crate::redact::RedactorBuilder::new();
-    b.learn_configured_secrets(&crate::scan::secrets::collect(
-        &crate::scan::secrets::Places {
-            homes: homes.to_vec(),
-            projects,
-            managed_dir: None,
-            listed: true,
-        },
-    ));
+    b.learn_configured_secrets(&secrets_of(du, homes));
     let r = b.build();
     for p in &mut du.projects {
         r.apply(&mut p.project);
@@ -375,6 +390,7 @@ pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
     }
 }
 
+/// `1.5 GiB`, `340 KiB`, `12 B`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;

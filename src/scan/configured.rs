@@ -413,7 +413,11 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             }
         }
     }
-    let want = opts.server.as_deref().map(super::select::NameWant::new);
+    // a printed form matched as the names are printed: knowing the configured values
+    let want = opts
+        .server
+        .as_deref()
+        .map(|w| super::select::NameWant::knowing(w, &report.secrets));
     let keeps = |r: &ConfiguredRow| {
         // by its name or its log folder's (the name encoded, as a logged row is: `--since`
         // leaves a server whose sessions are all older a row of this list, which

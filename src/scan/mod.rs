@@ -773,7 +773,24 @@ pub fn scan_with_progress(
     for s in all.iter_mut().chain(&mut older) {
         assemble::name(s, &names);
     }
-    let want = opts.server.as_deref().map(select::NameWant::new);
+    // A printed form (`svc-[REDACTED:config]`) is matched as the names are printed:
+    // knowing the values the configuration marks as secret, read first for it (and
+    // kept: below). A real name needs none of them.
+    let mut secrets_read = None;
+    let want = opts.server.as_deref().map(|given| {
+        if opts.no_redact || !select::is_printed_form(given) {
+            return select::NameWant::new(given);
+        }
+        let secrets = secrets::collect(&secrets::Places {
+            homes: opts.request.homes.clone(),
+            projects: projects_here(&[], &all),
+            managed_dir: opts.managed_dir.clone(),
+            listed: true,
+        });
+        let want = select::NameWant::knowing(given, &secrets);
+        secrets_read = Some(secrets);
+        want
+    });
     let mut unfiltered_names: Vec<String> = Vec::new();
     if opts.server.is_some() || opts.project.is_some() {
         unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
@@ -832,6 +849,9 @@ pub fn scan_with_progress(
     // Nothing learns them under `--no-redact`: the configuration is not read for them.
     let secrets = if opts.no_redact {
         crate::redact::configured::ConfiguredSecrets::default()
+    } else if let Some(secrets) = secrets_read {
+        // the same projects: every server found, shown or left out by the filter
+        secrets
     } else {
         // The projects of every server found, shown or left out by a filter, and every
         // project the homes list: a secret one of them configures is hidden whichever
