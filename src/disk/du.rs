@@ -112,7 +112,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
             let everything = disk_use(&all)?;
             Some(crate::scan::select::NameWant::knowing(
                 given,
-                &secrets_of(&everything, &opts.request.homes),
+                &secrets_of(&everything.projects, &opts.request.homes),
             ))
         }
         given => given.map(crate::scan::select::NameWant::new),
@@ -214,9 +214,18 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         }
     }
     if let Some(sub) = &opts.project {
-        projects.retain(|p| {
-            crate::claude_code::names::project_matches(Some(&p.project), p.folder.as_deref(), sub)
-        });
+        // as written, or as `du` prints the paths ([`redact`]): a printed form knowing
+        // the configured values of the projects found
+        let want = if crate::scan::select::is_printed_form(sub) {
+            crate::scan::select::ProjectWant::knowing(
+                sub,
+                &secrets_of(&projects, &opts.request.homes),
+                crate::scan::home_of_screen(),
+            )
+        } else {
+            crate::scan::select::ProjectWant::new(sub)
+        };
+        projects.retain(|p| want.selects(Some(&p.project), p.folder.as_deref()));
     }
     for p in &mut projects {
         p.servers
@@ -327,11 +336,14 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
 /// The values the configuration marks as secret that `du` hides ([`redact`]): those of
 /// the `homes` (none: this machine's), of the working folder, of the projects of `du`
 /// and of every project the homes list.
-fn secrets_of(du: &DiskUse, homes: &[PathBuf]) -> crate::redact::configured::ConfiguredSecrets {
+fn secrets_of(
+    projects: &[ProjectUse],
+    homes: &[PathBuf],
+) -> crate::redact::configured::ConfiguredSecrets {
     let projects: Vec<PathBuf> = std::env::current_dir()
         .into_iter()
         .chain(
-            du.projects
+            projects
                 .iter()
                 .map(|p| PathBuf::from(&p.project))
                 .filter(|p| p.is_absolute() && p.is_dir()),
@@ -354,7 +366,7 @@ fn secrets_of(du: &DiskUse, homes: &[PathBuf]) -> crate::redact::configured::Con
 pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
     use crate::redact::output::{path, warning};
     let mut b = crate::redact::RedactorBuilder::new();
-    b.learn_configured_secrets(&secrets_of(du, homes));
+    b.learn_configured_secrets(&secrets_of(&du.projects, homes));
     let r = b.build();
     for p in &mut du.projects {
         r.apply(&mut p.project);

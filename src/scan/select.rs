@@ -293,6 +293,63 @@ impl NameWant {
     }
 }
 
+/// A project asked for by `--match-project SUBSTRING`: a part of its path (or of its log
+/// folder's name) as the user wrote it, or as mcplogs prints it (a path holding a value
+/// the configuration marks as secret is printed `~/work/p-[REDACTED:config]`): the
+/// printed form, made by a want knowing those values ([`ProjectWant::knowing`]),
+/// selects a project whose path prints with it, never one printing otherwise. A leading
+/// `~` of a printed form stands for the home folder, as on the screen.
+#[derive(Debug, Clone)]
+pub struct ProjectWant {
+    given: String,
+    /// The printed form, lowercased, `~` expanded; with the redactor printing paths.
+    shown: Option<(String, Arc<Redactor>)>,
+}
+
+impl ProjectWant {
+    /// The substring as given: matched against the real paths only.
+    pub fn new(given: &str) -> Self {
+        ProjectWant {
+            given: given.to_string(),
+            shown: None,
+        }
+    }
+
+    /// The substring as given, and, when it is a printed form, as the paths print
+    /// knowing `secrets` (and `home`, the folder `~` stands for).
+    pub fn knowing(given: &str, secrets: &ConfiguredSecrets, home: Option<&str>) -> Self {
+        if !is_printed_form(given) || secrets.is_empty() {
+            return Self::new(given);
+        }
+        let expanded = match (given.strip_prefix('~'), home) {
+            (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with(['/', '\\']) => {
+                format!("{}{rest}", h.trim_end_matches(['/', '\\']))
+            }
+            _ => given.to_string(),
+        };
+        ProjectWant {
+            given: given.to_string(),
+            shown: Some((expanded.to_lowercase(), Arc::new(names_redactor(secrets)))),
+        }
+    }
+
+    /// Whether it selects the project `project` (its log folder `folder`): a part of
+    /// either, as [`crate::claude_code::names::project_matches`] has it, or of either as
+    /// printed.
+    pub fn selects(&self, project: Option<&str>, folder: Option<&str>) -> bool {
+        if crate::claude_code::names::project_matches(project, folder, &self.given) {
+            return true;
+        }
+        let Some((shown, r)) = &self.shown else {
+            return false;
+        };
+        [project, folder]
+            .into_iter()
+            .flatten()
+            .any(|p| r.redact(p).to_lowercase().contains(shown.as_str()))
+    }
+}
+
 /// `name` as a message may echo it: the printed form of a name holding a token.
 pub fn echo(name: &str) -> String {
     NameWant::new(name).echo().to_string()

@@ -29,10 +29,15 @@ impl Home {
 
     /// [`Home::new`], with the entries of `more` configured for the project too.
     fn with(more: serde_json::Value) -> Home {
+        Home::at("work/proj", more)
+    }
+
+    /// [`Home::with`], the project at `project` in the home.
+    fn at(project: &str, more: serde_json::Value) -> Home {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         let managed = dir.path().join("managed");
-        let project = home.join("work/proj");
+        let project = home.join(project);
         for d in [&managed, &project] {
             std::fs::create_dir_all(d).unwrap();
         }
@@ -353,5 +358,47 @@ fn a_printed_form_two_names_print_as_is_ambiguous() {
         assert_eq!(names, [SHOWN], "{real}: {r:?}");
         let r = run(&mut h.cmd(&["fix", "--dry-run", &real], true));
         assert_ne!(r.code, 2, "{real}: {r:?}");
+    }
+}
+
+/// A project whose path holds the configured value is printed
+/// `~/work/p-[REDACTED:config]`: that form (or a part of it, or the whole path as
+/// `--json` prints it) selects the project in `--match-project` of `scan`, `report`,
+/// `du` and `export`, and a printed form no project path prints with selects none.
+#[test]
+fn the_printed_project_selects_it_in_match_project() {
+    let h = Home::at(&format!("work/p-{VALUE}"), serde_json::json!({}));
+    let shown = "~/work/p-[REDACTED:config]";
+    let r = run(&mut h.cmd(&["scan"], true));
+    assert!(r.stdout.contains(shown), "{r:?}");
+    assert!(!r.stdout.contains(VALUE), "{r:?}");
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let full = doc["servers"][0]["project"].as_str().unwrap().to_string();
+    assert!(full.ends_with("/work/p-[REDACTED:config]"), "{doc:#}");
+    for given in [shown, "p-[REDACTED:config]", full.as_str()] {
+        let (r, names) = scanned_names(&h, &["--match-project", given]);
+        assert_eq!(r.code, 1, "{given}: {r:?}");
+        assert_eq!(names.len(), 2, "{given}: {names:?}");
+        let (r, doc) = run_json(&mut h.cmd(&["du", "--json", "--match-project", given], false));
+        assert_eq!(r.code, 0, "{given}: {r:?}");
+        assert_eq!(doc["files"], 1, "{given}: {doc:#}");
+        let r = run(&mut h.cmd(
+            &["report", "--json", "--force", "--match-project", given],
+            true,
+        ));
+        assert_eq!(r.code, 1, "{given}: {r:?}");
+    }
+    let out = h.home.join("records.jsonl");
+    let o = out.display().to_string();
+    let r = run(&mut h.cmd(&["export", "--match-project", shown, "--file", &o], true));
+    assert_eq!(r.code, 0, "{r:?}");
+    let records = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(records.lines().count() > 0, "{r:?}");
+    assert!(!records.contains(VALUE), "{records}");
+    for given in ["q-[REDACTED:config]", "~/p-[REDACTED:config]"] {
+        let r = run(&mut h.cmd(&["scan", "--match-project", given], true));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+        let r = run(&mut h.cmd(&["du", "--match-project", given], false));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
     }
 }
