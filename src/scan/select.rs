@@ -350,6 +350,55 @@ impl ProjectWant {
     }
 }
 
+/// `--project DIR` given as mcplogs prints a project folder whose path holds a value the
+/// configuration marks as secret (`~/work/p-[REDACTED:config]`, in a printed command):
+/// the one folder the homes' `~/.claude.json` lists (none: this machine's) whose path
+/// prints so, knowing those values (a leading `~` the home folder, as on the screen).
+/// `None` when `given` is a folder, is no printed form, or no listed folder prints so
+/// (the command then says it is not a folder); `Err` with the usage error's words when
+/// several do (never one of them picked).
+pub fn printed_project(
+    given: &std::path::Path,
+    homes: &[std::path::PathBuf],
+    managed_dir: Option<&std::path::Path>,
+) -> Option<Result<std::path::PathBuf, String>> {
+    let text = given.to_str()?;
+    if given.is_dir() || !is_printed_form(text) {
+        return None;
+    }
+    let secrets = super::secrets::collect(&super::secrets::Places {
+        homes: homes.to_vec(),
+        projects: Vec::new(),
+        managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+        listed: true,
+    });
+    if secrets.is_empty() {
+        return None;
+    }
+    let r = names_redactor(&secrets);
+    let home = super::home_of_screen();
+    let expanded = match (text.strip_prefix('~'), home) {
+        (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with(['/', '\\']) => {
+            format!("{}{rest}", h.trim_end_matches(['/', '\\']))
+        }
+        _ => text.to_string(),
+    };
+    let trim = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
+    let want = trim(&expanded);
+    let mut found: Vec<std::path::PathBuf> = super::secrets::listed_projects(homes)
+        .into_iter()
+        .filter(|p| p.is_dir() && trim(&r.redact(&p.to_string_lossy())) == want)
+        .collect();
+    found.dedup();
+    match found.len() {
+        0 => None,
+        1 => found.pop().map(Ok),
+        n => Some(Err(format!(
+            "{text:?} names {n} project folders whose paths hold a secret and print alike: give the real path"
+        ))),
+    }
+}
+
 /// `name` as a message may echo it: the printed form of a name holding a token.
 pub fn echo(name: &str) -> String {
     NameWant::new(name).echo().to_string()

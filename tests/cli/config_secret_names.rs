@@ -402,3 +402,57 @@ fn the_printed_project_selects_it_in_match_project() {
         assert_eq!(r.code, 2, "{given}: {r:?}");
     }
 }
+
+/// `--project DIR` given as mcplogs prints a project folder holding the configured value
+/// (in a printed command, `mcplogs probe --project '…/p-[REDACTED:config]' NAME`; or as
+/// the screen shows it, `~/work/p-[REDACTED:config]`): `probe`, `settings`, `fix` and
+/// `explain` take the folder it stands for, run from another folder, as the real path
+/// (each said it was not a folder). A printed form no listed folder prints as is still
+/// not a folder.
+#[test]
+fn the_printed_project_folder_is_that_folder_for_project() {
+    let h = Home::at(&format!("work/p-{VALUE}"), serde_json::json!({}));
+    let real = h.project.display().to_string();
+    let full = real.replace(VALUE, "[REDACTED:config]");
+    let elsewhere = h.home.join("work");
+    let run_in = |args: &[&str]| {
+        let mut c = h.cmd(args, true);
+        c.current_dir(&elsewhere);
+        run(&mut c)
+    };
+    for project in [full.as_str(), "~/work/p-[REDACTED:config]"] {
+        let probe = ["probe", "--claude-version", "2.1.336", "--project"];
+        let want = run_in(&[&probe[..], &[real.as_str(), SHOWN]].concat());
+        let got = run_in(&[&probe[..], &[project, SHOWN]].concat());
+        assert_eq!(got.code, want.code, "{project}: {got:?}");
+        // (the steps' times aside)
+        let untimed = |s: &str| {
+            s.lines()
+                .map(|l| l.find(" ms  ").map_or(l, |i| &l[i..]))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(
+            untimed(&got.stdout),
+            untimed(&want.stdout),
+            "{project}: {got:?}"
+        );
+        assert!(got.stdout.contains(&format!("{SHOWN} · stdio")), "{got:?}");
+        for cmd in [&["settings"][..], &["fix", "--dry-run"]] {
+            let want = run_in(&[cmd, &["--project", real.as_str()]].concat());
+            let got = run_in(&[cmd, &["--project", project]].concat());
+            assert_eq!(got.code, want.code, "{cmd:?} {project}: {got:?}");
+            assert_eq!(got.stdout, want.stdout, "{cmd:?} {project}: {got:?}");
+            assert!(!got.stdout.contains(VALUE), "{got:?}");
+            assert!(!got.stderr.contains(VALUE), "{got:?}");
+        }
+        let paste = format!("svc-{VALUE}: missing-zz-cmd - ✗ Failed to connect");
+        let want = run_in(&["explain", "--project", &real, "-m", &paste]);
+        let got = run_in(&["explain", "--project", project, "-m", &paste]);
+        assert_eq!(got.code, want.code, "{project}: {got:?}");
+        assert!(got.stdout.contains("command: missing-zz-cmd"), "{got:?}");
+    }
+    let r = run_in(&["settings", "--project", "~/work/q-[REDACTED:config]"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("not a folder"), "{r:?}");
+}
