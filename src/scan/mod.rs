@@ -1025,14 +1025,11 @@ fn keep(
 }
 
 /// The folder a printed path's leading `~` stands for: the home folder, as the screen
-/// writes it.
+/// writes it (the binary's `output::home`).
 pub(crate) fn home_of_screen() -> Option<&'static str> {
     static HOME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" })
-            .map(|h| h.to_string_lossy().into_owned())
-    })
-    .as_deref()
+    HOME.get_or_init(|| directories::BaseDirs::new().map(|b| b.home_dir().display().to_string()))
+        .as_deref()
 }
 
 /// Unless `--no-redact`, `scan` hides the secrets in every text it shows: names,

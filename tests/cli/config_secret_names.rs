@@ -368,14 +368,16 @@ fn a_printed_form_two_names_print_as_is_ambiguous() {
 #[test]
 fn the_printed_project_selects_it_in_match_project() {
     let h = Home::at(&format!("work/p-{VALUE}"), serde_json::json!({}));
+    // (`~` is the home folder where HOME says it is: not on Windows)
     let shown = "~/work/p-[REDACTED:config]";
     let r = run(&mut h.cmd(&["scan"], true));
-    assert!(r.stdout.contains(shown), "{r:?}");
+    assert!(!cfg!(unix) || r.stdout.contains(shown), "{r:?}");
     assert!(!r.stdout.contains(VALUE), "{r:?}");
     let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
     let full = doc["servers"][0]["project"].as_str().unwrap().to_string();
     assert!(full.ends_with("/work/p-[REDACTED:config]"), "{doc:#}");
-    for given in [shown, "p-[REDACTED:config]", full.as_str()] {
+    let tilde = [shown].into_iter().filter(|_| cfg!(unix));
+    for given in tilde.chain(["p-[REDACTED:config]", full.as_str()]) {
         let (r, names) = scanned_names(&h, &["--match-project", given]);
         assert_eq!(r.code, 1, "{given}: {r:?}");
         assert_eq!(names.len(), 2, "{given}: {names:?}");
@@ -390,7 +392,16 @@ fn the_printed_project_selects_it_in_match_project() {
     }
     let out = h.home.join("records.jsonl");
     let o = out.display().to_string();
-    let r = run(&mut h.cmd(&["export", "--match-project", shown, "--file", &o], true));
+    let r = run(&mut h.cmd(
+        &[
+            "export",
+            "--match-project",
+            "p-[REDACTED:config]",
+            "--file",
+            &o,
+        ],
+        true,
+    ));
     assert_eq!(r.code, 0, "{r:?}");
     let records = std::fs::read_to_string(&out).unwrap_or_default();
     assert!(records.lines().count() > 0, "{r:?}");
@@ -420,7 +431,11 @@ fn the_printed_project_folder_is_that_folder_for_project() {
         c.current_dir(&elsewhere);
         run(&mut c)
     };
-    for project in [full.as_str(), "~/work/p-[REDACTED:config]"] {
+    // (`~` is the home folder where HOME says it is: not on Windows)
+    let tilde = ["~/work/p-[REDACTED:config]"]
+        .into_iter()
+        .filter(|_| cfg!(unix));
+    for project in [full.as_str()].into_iter().chain(tilde) {
         let probe = ["probe", "--claude-version", "2.1.336", "--project"];
         let want = run_in(&[&probe[..], &[real.as_str(), SHOWN]].concat());
         let got = run_in(&[&probe[..], &[project, SHOWN]].concat());
