@@ -80,10 +80,12 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
     let mut found = Found::default();
     // Each configuration file read once, however many of its servers are not found.
     let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
-    // as written or as printed (a name holding a token is printed redacted)
+    // as written or as printed (a name holding a token or a configured value is printed
+    // redacted: [`crate::scan::select`])
     use crate::scan::select::NameWant;
-    let server = cx.server.map(NameWant::new);
-    let except: Vec<NameWant> = cx.except.iter().map(|e| NameWant::new(e)).collect();
+    let want = |n: &str| NameWant::knowing(n, &report.secrets);
+    let server = cx.server.map(want);
+    let except: Vec<NameWant> = cx.except.iter().map(|e| want(e)).collect();
     let named =
         |n: &str| server.as_ref().is_none_or(|s| s.is(n)) && !except.iter().any(|e| e.is(n));
     // a conflict needs a server that speaks only the new protocol (rare): looked for

@@ -102,10 +102,21 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
     // server folder made 100,000 folders take a minute.
     let mut index: std::collections::HashMap<Option<PathBuf>, usize> =
         std::collections::HashMap::new();
-    let want = opts
-        .server
-        .as_deref()
-        .map(crate::scan::select::NameWant::new);
+    // A printed form (`svc-[REDACTED:config]`) is matched as `du` prints the names
+    // ([`redact`]): knowing the values the configuration of every project found marks
+    // as secret, which a first pass without the filter finds.
+    let want = match opts.server.as_deref() {
+        Some(given) if crate::scan::select::is_printed_form(given) => {
+            let mut all = opts.clone();
+            all.server = None;
+            let everything = disk_use(&all)?;
+            Some(crate::scan::select::NameWant::knowing(
+                given,
+                &secrets_of(&everything.projects, &opts.request.homes),
+            ))
+        }
+        given => given.map(crate::scan::select::NameWant::new),
+    };
     // Each project's `.mcp.json` names its servers, as in `scan` (`my.ghp_…` for the
     // folder `my-ghp-…`): read once a project, before its first server is named (the
     // project's path kept for its row).
@@ -203,9 +214,18 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         }
     }
     if let Some(sub) = &opts.project {
-        projects.retain(|p| {
-            crate::claude_code::names::project_matches(Some(&p.project), p.folder.as_deref(), sub)
-        });
+        // as written, or as `du` prints the paths ([`redact`]): a printed form knowing
+        // the configured values of the projects found
+        let want = if crate::scan::select::is_printed_form(sub) {
+            crate::scan::select::ProjectWant::knowing(
+                sub,
+                &secrets_of(&projects, &opts.request.homes),
+                crate::scan::home_of_screen(),
+            )
+        } else {
+            crate::scan::select::ProjectWant::new(sub)
+        };
+        projects.retain(|p| want.selects(Some(&p.project), p.folder.as_deref()));
     }
     for p in &mut projects {
         p.servers
@@ -313,7 +333,30 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
-/// `1.5 GiB`, `340 KiB`, `12 B`.
+/// The values the configuration marks as secret that `du` hides ([`redact`]): those of
+/// the `homes` (none: this machine's), of the working folder, of the projects of `du`
+/// and of every project the homes list.
+fn secrets_of(
+    projects: &[ProjectUse],
+    homes: &[PathBuf],
+) -> crate::redact::configured::ConfiguredSecrets {
+    let projects: Vec<PathBuf> = std::env::current_dir()
+        .into_iter()
+        .chain(
+            projects
+                .iter()
+                .map(|p| PathBuf::from(&p.project))
+                .filter(|p| p.is_absolute() && p.is_dir()),
+        )
+        .collect();
+    crate::scan::secrets::collect(&crate::scan::secrets::Places {
+        homes: homes.to_vec(),
+        projects,
+        managed_dir: None,
+        listed: true,
+    })
+}
+
 /// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
 /// a server's folder name is shown as `[REDACTED:kind]`), and every value the
 /// configuration marks as secret, as `scan` hides them (a server named `svc-VALUE`, with
@@ -322,24 +365,8 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
 /// and of every project the homes list.
 pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
     use crate::redact::output::{path, warning};
-    let projects: Vec<PathBuf> = std::env::current_dir()
-        .into_iter()
-        .chain(
-            du.projects
-                .iter()
-                .map(|p| PathBuf::from(&p.project))
-                .filter(|p| p.is_absolute() && p.is_dir()),
-        )
-        .collect();
     let mut b = crate::redact::RedactorBuilder::new();
-    b.learn_configured_secrets(&crate::scan::secrets::collect(
-        &crate::scan::secrets::Places {
-            homes: homes.to_vec(),
-            projects,
-            managed_dir: None,
-            listed: true,
-        },
-    ));
+    b.learn_configured_secrets(&secrets_of(&du.projects, homes));
     let r = b.build();
     for p in &mut du.projects {
         r.apply(&mut p.project);
@@ -375,6 +402,7 @@ pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
     }
 }
 
+/// `1.5 GiB`, `340 KiB`, `12 B`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;

@@ -413,7 +413,15 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             }
         }
     }
-    let want = opts.server.as_deref().map(super::select::NameWant::new);
+    // a printed form matched as the names are printed: knowing the configured values
+    let want = opts
+        .server
+        .as_deref()
+        .map(|w| super::select::NameWant::knowing(w, &report.secrets));
+    let project_want = opts
+        .project
+        .as_deref()
+        .map(|p| super::select::ProjectWant::knowing(p, &report.secrets, super::home_of_screen()));
     let keeps = |r: &ConfiguredRow| {
         // by its name or its log folder's (the name encoded, as a logged row is: `--since`
         // leaves a server whose sessions are all older a row of this list, which
@@ -423,11 +431,9 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 &r.configured_name,
                 Some(&encode_folder_name(&r.configured_name)),
             )
-        }) && opts.project.as_deref().is_none_or(|sub| {
-            let sub = sub.to_lowercase();
-            r.project.to_lowercase().contains(&sub)
-                || r.project_folder.to_lowercase().contains(&sub)
-        })
+        }) && project_want
+            .as_ref()
+            .is_none_or(|p| p.selects(Some(&r.project), Some(&r.project_folder)))
     };
     // what the filters leave out is among the servers "did you mean" and "Known servers"
     // list: a configured server without a log is one scan shows, as a logged one is

@@ -773,7 +773,30 @@ pub fn scan_with_progress(
     for s in all.iter_mut().chain(&mut older) {
         assemble::name(s, &names);
     }
-    let want = opts.server.as_deref().map(select::NameWant::new);
+    // A printed form (`svc-[REDACTED:config]`) is matched as the names are printed:
+    // knowing the values the configuration marks as secret, read first for it (and
+    // kept: below). A real name needs none of them.
+    // (`--match-project` too: `~/work/p-[REDACTED:config]`)
+    let printed_given = [&opts.server, &opts.project]
+        .into_iter()
+        .flatten()
+        .any(|g| select::is_printed_form(g));
+    let secrets_read = (printed_given && !opts.no_redact).then(|| {
+        secrets::collect(&secrets::Places {
+            homes: opts.request.homes.clone(),
+            projects: projects_here(&[], &all),
+            managed_dir: opts.managed_dir.clone(),
+            listed: true,
+        })
+    });
+    let want = opts.server.as_deref().map(|given| match &secrets_read {
+        Some(secrets) => select::NameWant::knowing(given, secrets),
+        None => select::NameWant::new(given),
+    });
+    let project_want = opts.project.as_deref().map(|given| match &secrets_read {
+        Some(secrets) => select::ProjectWant::knowing(given, secrets, home_of_screen()),
+        None => select::ProjectWant::new(given),
+    });
     let mut unfiltered_names: Vec<String> = Vec::new();
     if opts.server.is_some() || opts.project.is_some() {
         unfiltered_names = all.iter().map(|s| s.name.clone()).collect();
@@ -785,7 +808,7 @@ pub fn scan_with_progress(
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for s in all
             .iter()
-            .filter(|s| s.folder.is_some() && !keep(s, opts, want.as_ref()))
+            .filter(|s| s.folder.is_some() && !keep(s, want.as_ref(), project_want.as_ref()))
         {
             if let Some(p) = s.project.as_deref()
                 && seen.insert(p)
@@ -815,7 +838,8 @@ pub fn scan_with_progress(
     };
     let (mut servers, mut filtered_out): (Vec<ServerReport>, Vec<ServerReport>) =
         if want.is_some() || opts.project.is_some() {
-            all.into_iter().partition(|s| keep(s, opts, want.as_ref()))
+            all.into_iter()
+                .partition(|s| keep(s, want.as_ref(), project_want.as_ref()))
         } else {
             (all, Vec::new())
         };
@@ -832,6 +856,9 @@ pub fn scan_with_progress(
     // Nothing learns them under `--no-redact`: the configuration is not read for them.
     let secrets = if opts.no_redact {
         crate::redact::configured::ConfiguredSecrets::default()
+    } else if let Some(secrets) = secrets_read {
+        // the same projects: every server found, shown or left out by the filter
+        secrets
     } else {
         // The projects of every server found, shown or left out by a filter, and every
         // project the homes list: a secret one of them configures is hidden whichever
@@ -988,12 +1015,21 @@ fn sort_servers(servers: &mut [ServerReport]) {
     }
 }
 
-fn keep(s: &ServerReport, opts: &ScanOptions, want: Option<&select::NameWant>) -> bool {
-    use crate::claude_code::names::project_matches;
+fn keep(
+    s: &ServerReport,
+    want: Option<&select::NameWant>,
+    project: Option<&select::ProjectWant>,
+) -> bool {
     want.is_none_or(|want| want.selects(&s.name, s.folder.as_deref()))
-        && opts.project.as_deref().is_none_or(|sub| {
-            project_matches(s.project.as_deref(), s.project_folder.as_deref(), sub)
-        })
+        && project.is_none_or(|p| p.selects(s.project.as_deref(), s.project_folder.as_deref()))
+}
+
+/// The folder a printed path's leading `~` stands for: the home folder, as the screen
+/// writes it (the binary's `output::home`).
+pub(crate) fn home_of_screen() -> Option<&'static str> {
+    static HOME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| directories::BaseDirs::new().map(|b| b.home_dir().display().to_string()))
+        .as_deref()
 }
 
 /// Unless `--no-redact`, `scan` hides the secrets in every text it shows: names,

@@ -156,6 +156,9 @@ pub fn redact_report(report: &mut ScanReport) {
     for n in &mut report.unfiltered_names {
         *n = super::select::shown_by(&r, n);
     }
+    // each once as printed: a logged name and its configured row print alike
+    report.unfiltered_names.sort();
+    report.unfiltered_names.dedup();
     for p in &mut report.searched {
         path(&r, p);
     }
@@ -209,4 +212,6 @@ pub(crate) fn configured_rows(report: &mut ScanReport) {
     for n in &mut report.unfiltered_names {
         r.apply(n);
     }
+    report.unfiltered_names.sort();
+    report.unfiltered_names.dedup();
 }

@@ -51,6 +51,21 @@ fn globals(homes: &[PathBuf]) -> Vec<PathBuf> {
     }
 }
 
+/// Every project folder the homes' `~/.claude.json` lists (none given: this machine's),
+/// each once: where a printed project path is looked for
+/// ([`super::select::printed_project`]).
+pub(crate) fn listed_projects(homes: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for g in &globals(homes) {
+        for (p, _) in config::listed_projects(Some(&GlobalConfig::read(g))) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// The environment `${VAR}` expands from: this machine's for a scan of its own home,
 /// none for another home's (whose environment is not known here).
 fn env_of(homes: &[PathBuf]) -> impl Fn(&str) -> Option<String> + '_ {

@@ -9,8 +9,18 @@
 //! real name (not reversible; the same on every machine). The printed form with its tag
 //! selects that one server; without it, every server printing alike (`scan --server`
 //! lists them all; a command acting on one server refuses, [`NameWant::ambiguous`]).
+//!
+//! A name holding a value the configuration marks as secret (an `env` or header value:
+//! `svc-VALUE`) is printed with that value hidden and no tag, `svc-[REDACTED:config]`:
+//! only a want made knowing those values ([`NameWant::knowing`]) tells which real names
+//! print so. Every command taking a server's name makes its want so, and matches by
+//! [`NameWant::selects`] or [`NameWant::is`]: one rule for all of them.
+
+use std::sync::Arc;
 
 use crate::claude_code::names::server_matches;
+use crate::redact::Redactor;
+use crate::redact::configured::ConfiguredSecrets;
 use sha2::Digest;
 
 /// The tag's separator: no secret rule takes `#` into a token, so the whole-text
@@ -98,19 +108,78 @@ pub fn tag_of(printed: &str) -> Option<&str> {
 pub struct NameWant {
     given: String,
     shown: Option<String>,
+    /// How the command prints names, when it knows the configured values
+    /// ([`NameWant::knowing`]): a real name is compared with a printed form as this
+    /// prints it; without it, as the secret rules alone print it.
+    shown_by: Option<Arc<Redactor>>,
+}
+
+/// Whether `given` is a printed form (`[REDACTED:kind]` in it): only such a name needs
+/// the configured values to be matched ([`NameWant::knowing`]).
+pub fn is_printed_form(given: &str) -> bool {
+    given.contains("[REDACTED")
+}
+
+/// The redactor printing names as every command prints them, knowing `secrets` (the
+/// values the configuration marks as secret): what [`NameWant::shown_by`] takes.
+pub fn names_redactor(secrets: &ConfiguredSecrets) -> Redactor {
+    let mut b = crate::redact::RedactorBuilder::new();
+    b.learn_configured_secrets(secrets);
+    b.build()
 }
 
 impl NameWant {
+    /// The name as given, matched against printed forms as the secret rules print names
+    /// (a configured value in a name is not known: [`NameWant::knowing`]).
     pub fn new(given: &str) -> Self {
-        let printed_form = given.contains("[REDACTED");
+        Self::made(given, None)
+    }
+
+    /// The name as given, matched against printed forms as `r` prints names
+    /// ([`shown_by`]): `svc-[REDACTED:config]` selects `svc-VALUE` when `r` hides
+    /// `VALUE`, and no name `r` does not print so.
+    pub fn shown_by(given: &str, r: Arc<Redactor>) -> Self {
+        Self::made(given, Some(r))
+    }
+
+    /// [`NameWant::shown_by`] the redactor knowing `secrets` ([`names_redactor`]), made
+    /// only when one is needed: a printed form given, or a configured value to hide in
+    /// what the want echoes.
+    pub fn knowing(given: &str, secrets: &ConfiguredSecrets) -> Self {
+        if secrets.is_empty() {
+            return Self::new(given);
+        }
+        Self::shown_by(given, Arc::new(names_redactor(secrets)))
+    }
+
+    fn made(given: &str, r: Option<Arc<Redactor>>) -> Self {
+        let printed_form = is_printed_form(given);
         let shown = if printed_form {
             given.to_string()
         } else {
-            printed(given)
+            match &r {
+                Some(r) => shown_by(r, given),
+                None => printed(given),
+            }
         };
         NameWant {
             given: given.to_string(),
             shown: (printed_form || shown != given).then_some(shown),
+            shown_by: r,
+        }
+    }
+
+    /// The name as given.
+    pub fn given(&self) -> &str {
+        &self.given
+    }
+
+    /// `real` as this want's commands print it: [`shown_by`] its redactor, else
+    /// [`printed`].
+    pub fn print(&self, real: &str) -> String {
+        match &self.shown_by {
+            Some(r) => shown_by(r, real),
+            None => printed(real),
         }
     }
 
@@ -131,26 +200,41 @@ impl NameWant {
     }
 
     /// For a command acting on one server: the usage error's words when this name is a
-    /// printed form without its tag and the servers it selects have more than one name
-    /// (`selected`: each one's [`printed`] form), `None` otherwise (a real name selecting
-    /// a server in several projects is left to the command's own rule).
-    pub fn ambiguous(&self, selected: &[String]) -> Option<String> {
-        let mut forms: Vec<&str> = selected.iter().map(String::as_str).collect();
-        forms.sort_unstable();
-        forms.dedup();
-        let count = forms.len();
-        if count < 2 || !self.is_untagged_printed_form() {
+    /// printed form and the servers it selects have more than one real name (`real`:
+    /// each selected server's name as read; one name in several projects is left to the
+    /// command's own rule), `None` otherwise. Never one of them picked silently: names
+    /// printing alike with different tags are listed by them; names a configured value
+    /// makes print alike (no tag tells them apart) need the real name.
+    pub fn ambiguous<'a>(&self, real: impl IntoIterator<Item = &'a str>) -> Option<String> {
+        if !self.is_printed_form() {
             return None;
         }
-        Some(format!(
-            "{:?} names {count} servers whose names hold a secret and print alike: give the real name, or the printed form with its tag: {}",
-            self.given,
-            forms
-                .iter()
-                .map(|f| format!("{f:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
+        let mut names: Vec<&str> = real.into_iter().collect();
+        names.sort_unstable();
+        names.dedup();
+        let count = names.len();
+        if count < 2 {
+            return None;
+        }
+        let mut forms: Vec<String> = names.iter().map(|n| self.print(n)).collect();
+        forms.sort_unstable();
+        forms.dedup();
+        let listed = forms
+            .iter()
+            .map(|f| format!("{f:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Some(if forms.len() == count {
+            format!(
+                "{:?} names {count} servers whose names hold a secret and print alike: give the real name, or the printed form with its tag: {listed}",
+                self.given
+            )
+        } else {
+            format!(
+                "{:?} names {count} servers whose names hold a secret and print alike ({listed}): give the real name",
+                self.given
+            )
+        })
     }
 
     /// Whether it selects the server `name` (logged in `folder`): the configured or folder
@@ -186,7 +270,12 @@ impl NameWant {
             let (base, tag) = split_tag(name);
             (base.into(), tag)
         } else {
-            (crate::redact::output::text(name).into(), None)
+            // a real name as the command prints it (without its tag: compared below)
+            let base: Cow<str> = match &self.shown_by {
+                Some(r) => r.redact(name).into(),
+                None => crate::redact::output::text(name).into(),
+            };
+            (base, None)
         };
         if !name_base.eq_ignore_ascii_case(want_base) {
             return false;
@@ -201,6 +290,112 @@ impl NameWant {
             (true, Some(want)) => tag(name).eq_ignore_ascii_case(want),
             (false, _) => name_tag.is_none_or(|t| Some(t) == want_tag),
         }
+    }
+}
+
+/// A project asked for by `--match-project SUBSTRING`: a part of its path (or of its log
+/// folder's name) as the user wrote it, or as mcplogs prints it (a path holding a value
+/// the configuration marks as secret is printed `~/work/p-[REDACTED:config]`): the
+/// printed form, made by a want knowing those values ([`ProjectWant::knowing`]),
+/// selects a project whose path prints with it, never one printing otherwise. A leading
+/// `~` of a printed form stands for the home folder, as on the screen.
+#[derive(Debug, Clone)]
+pub struct ProjectWant {
+    given: String,
+    /// The printed form, lowercased, `~` expanded; with the redactor printing paths.
+    shown: Option<(String, Arc<Redactor>)>,
+}
+
+impl ProjectWant {
+    /// The substring as given: matched against the real paths only.
+    pub fn new(given: &str) -> Self {
+        ProjectWant {
+            given: given.to_string(),
+            shown: None,
+        }
+    }
+
+    /// The substring as given, and, when it is a printed form, as the paths print
+    /// knowing `secrets` (and `home`, the folder `~` stands for).
+    pub fn knowing(given: &str, secrets: &ConfiguredSecrets, home: Option<&str>) -> Self {
+        if !is_printed_form(given) || secrets.is_empty() {
+            return Self::new(given);
+        }
+        let expanded = match (given.strip_prefix('~'), home) {
+            (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with(['/', '\\']) => {
+                format!("{}{rest}", h.trim_end_matches(['/', '\\']))
+            }
+            _ => given.to_string(),
+        };
+        ProjectWant {
+            given: given.to_string(),
+            shown: Some((expanded.to_lowercase(), Arc::new(names_redactor(secrets)))),
+        }
+    }
+
+    /// Whether it selects the project `project` (its log folder `folder`): a part of
+    /// either, as [`crate::claude_code::names::project_matches`] has it, or of either as
+    /// printed.
+    pub fn selects(&self, project: Option<&str>, folder: Option<&str>) -> bool {
+        if crate::claude_code::names::project_matches(project, folder, &self.given) {
+            return true;
+        }
+        let Some((shown, r)) = &self.shown else {
+            return false;
+        };
+        [project, folder]
+            .into_iter()
+            .flatten()
+            .any(|p| r.redact(p).to_lowercase().contains(shown.as_str()))
+    }
+}
+
+/// `--project DIR` given as mcplogs prints a project folder whose path holds a value the
+/// configuration marks as secret (`~/work/p-[REDACTED:config]`, in a printed command):
+/// the one folder the homes' `~/.claude.json` lists (none: this machine's) whose path
+/// prints so, knowing those values (a leading `~` the home folder, as on the screen).
+/// `None` when `given` is a folder, is no printed form, or no listed folder prints so
+/// (the command then says it is not a folder); `Err` with the usage error's words when
+/// several do (never one of them picked).
+pub fn printed_project(
+    given: &std::path::Path,
+    homes: &[std::path::PathBuf],
+    managed_dir: Option<&std::path::Path>,
+) -> Option<Result<std::path::PathBuf, String>> {
+    let text = given.to_str()?;
+    if given.is_dir() || !is_printed_form(text) {
+        return None;
+    }
+    let secrets = super::secrets::collect(&super::secrets::Places {
+        homes: homes.to_vec(),
+        projects: Vec::new(),
+        managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+        listed: true,
+    });
+    if secrets.is_empty() {
+        return None;
+    }
+    let r = names_redactor(&secrets);
+    let home = super::home_of_screen();
+    let expanded = match (text.strip_prefix('~'), home) {
+        (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with(['/', '\\']) => {
+            format!("{}{rest}", h.trim_end_matches(['/', '\\']))
+        }
+        _ => text.to_string(),
+    };
+    let trim = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
+    let want = trim(&expanded);
+    let mut found: Vec<std::path::PathBuf> = super::secrets::listed_projects(homes)
+        .into_iter()
+        .filter(|p| p.is_dir() && trim(&r.redact(&p.to_string_lossy())) == want)
+        .collect();
+    found.dedup();
+    match found.len() {
+        0 => None,
+        1 => found.pop().map(Ok),
+        n => Some(Err(format!(
+            "{text:?} names {n} project folders whose paths hold a secret and print alike: give the real path"
+        ))),
     }
 }
 
@@ -261,11 +456,11 @@ mod tests {
         let plain = NameWant::new("[REDACTED:github-token]");
         assert!(plain.is(TOKEN) && plain.is(&other) && plain.is(&a) && plain.is(&b));
         assert!(plain.is_untagged_printed_form());
-        assert!(plain.ambiguous(&[a.clone(), a.clone()]).is_none());
-        let err = plain.ambiguous(&[b.clone(), a.clone(), a.clone()]).unwrap();
+        // one real name (in several projects) is not ambiguous; two are
+        assert!(plain.ambiguous([TOKEN, TOKEN]).is_none());
+        let err = plain.ambiguous([other.as_str(), TOKEN, TOKEN]).unwrap();
         assert!(err.contains("names 2 servers") && err.contains(&a) && err.contains(&b));
-        let both = [a.clone(), b.clone()];
-        assert!(wa.ambiguous(&both).is_none() && real.ambiguous(&both).is_none());
+        assert!(real.ambiguous([TOKEN, other.as_str()]).is_none());
         // a `#` not followed by four hex digits is part of the name
         assert!(!NameWant::new("[REDACTED:github-token]#xyz").is(TOKEN));
     }
@@ -284,5 +479,50 @@ mod tests {
         let mut shown = "p-ok".to_string();
         tag_shown("p-ok", &mut shown);
         assert_eq!(shown, "p-ok");
+    }
+
+    /// A name holding a configured value prints `svc-[REDACTED:config]`, without a tag:
+    /// a want knowing the value selects it by that form as by its real name, never a
+    /// name printing otherwise; two names printing so are ambiguous, with the real
+    /// names as the way out.
+    #[test]
+    fn a_printed_form_hiding_a_configured_value_selects_its_server() {
+        const VALUE: &str = "Xr7Tb2Qm9Kd4Lp6Vn3Ws";
+        const OTHER: &str = "Pq8Zy3Hn5Wc2Jt7Rk4Ls";
+        let mut secrets = ConfiguredSecrets::new();
+        secrets.add("FOO_SETTING", VALUE);
+        secrets.add("BAR_SETTING", OTHER);
+        let real = format!("svc-{VALUE}");
+        let other = format!("svc-{OTHER}");
+        let shown = "svc-[REDACTED:config]";
+        assert_eq!(shown_by(&names_redactor(&secrets), &real), shown);
+        // without the values, the printed form names nothing
+        assert!(!NameWant::new(shown).selects(&real, Some(&real)));
+        let want = NameWant::knowing(shown, &secrets);
+        assert!(want.selects(&real, Some(&real)) && want.is(&real));
+        assert!(NameWant::knowing("SVC-[REDACTED:CONFIG]", &secrets).selects(&real, None));
+        assert!(want.selects(&other, None));
+        assert!(!want.selects("svc-plain", Some("svc-plain")) && !want.is("svc-"));
+        let r = names_redactor(&secrets);
+        for n in [format!("svc-{VALUE}x"), format!("x-{VALUE}")] {
+            assert_eq!(
+                want.is(&n),
+                shown_by(&r, &n) == shown,
+                "{n}: {}",
+                shown_by(&r, &n)
+            );
+        }
+        // a typed pattern is no wildcard
+        assert!(!NameWant::knowing("svc-[REDACTED:config]x", &secrets).is(&real));
+        assert!(!NameWant::knowing("[REDACTED:config]", &secrets).is(&real));
+        // the real name: itself and its printed row, never the other real name
+        let by_name = NameWant::knowing(&real, &secrets);
+        assert!(by_name.is(&real) && by_name.is(shown) && !by_name.is(&other));
+        assert_eq!(by_name.echo(), shown);
+        assert!(want.ambiguous([real.as_str(), real.as_str()]).is_none());
+        let err = want.ambiguous([real.as_str(), other.as_str()]).unwrap();
+        assert!(err.contains("names 2 servers") && err.contains("give the real name"));
+        assert!(!err.contains(VALUE) && !err.contains(OTHER));
+        assert!(by_name.ambiguous([real.as_str(), other.as_str()]).is_none());
     }
 }

@@ -24,22 +24,35 @@ impl Home {
     /// [`VALUE`]) and `svc-VALUE` (a command on no PATH); `svc-VALUE` logged one failed
     /// session, [`SESSION`], in which no other server was started.
     fn new() -> Home {
+        Home::with(serde_json::json!({}))
+    }
+
+    /// [`Home::new`], with the entries of `more` configured for the project too.
+    fn with(more: serde_json::Value) -> Home {
+        Home::at("work/proj", more)
+    }
+
+    /// [`Home::with`], the project at `project` in the home.
+    fn at(project: &str, more: serde_json::Value) -> Home {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         let managed = dir.path().join("managed");
-        let project = home.join("work/proj");
+        let project = home.join(project);
         for d in [&managed, &project] {
             std::fs::create_dir_all(d).unwrap();
         }
         let key = project.to_string_lossy().into_owned();
         let name = format!("svc-{VALUE}");
+        let mut servers = serde_json::json!({
+            "leaky": {"command": "node", "args": ["leaky.js"], "env": {"FOO_SETTING": VALUE}},
+            name.clone(): {"command": "missing-zz-cmd"}
+        });
+        for (k, v) in more.as_object().unwrap() {
+            servers[k] = v.clone();
+        }
         std::fs::write(
             home.join(".claude.json"),
-            serde_json::json!({"projects": {key.clone(): {"mcpServers": {
-                "leaky": {"command": "node", "args": ["leaky.js"], "env": {"FOO_SETTING": VALUE}},
-                name.clone(): {"command": "missing-zz-cmd"}
-            }}}})
-            .to_string(),
+            serde_json::json!({"projects": {key.clone(): {"mcpServers": servers}}}).to_string(),
         )
         .unwrap();
         let logs = home
@@ -167,4 +180,294 @@ fn the_hook_names_it_as_scan_does() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("additionalContext"), "{}", r.stdout);
     assert_hidden("hook", &format!("{}{}", r.stdout, r.stderr));
+}
+
+/// The name as `scan` prints it.
+const SHOWN: &str = "svc-[REDACTED:config]";
+
+/// `scan --json`'s names, logged and configured without a log.
+fn scanned_names(h: &Home, args: &[&str]) -> (Run, Vec<String>) {
+    let mut all = vec!["scan", "--json"];
+    all.extend_from_slice(args);
+    let (r, doc) = run_json(&mut h.cmd(&all, true));
+    let names = ["servers", "configured"]
+        .iter()
+        .flat_map(|k| doc[k].as_array().cloned().unwrap_or_default())
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
+    (r, names)
+}
+
+/// U1#2: the name as `scan` prints it, copied into every command that takes a server's
+/// name, selects that server: `scan --server` and `scan NAME`, `report --server`,
+/// `du --server`, `export --server`, `fix NAME`, `fix --except NAME`, `probe NAME`. Each
+/// said there was no such server (the printed form was matched as the secret rules
+/// print names, which do not know the configured value).
+#[test]
+fn the_printed_name_selects_it_in_every_command() {
+    let h = Home::new();
+    scan_shows(&h);
+    let (r, names) = scanned_names(&h, &["--server", SHOWN]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(names, [SHOWN], "{r:?}");
+    // the word alone stands for --server
+    let r = run(&mut h.cmd(&["scan", SHOWN], true));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("scanning the server of that name"),
+        "{r:?}"
+    );
+    assert_hidden("scan NAME", &r.stdout);
+    assert!(!r.stdout.contains("leaky"), "{}", r.stdout);
+    let (r, doc) = run_json(&mut h.cmd(&["report", "--json", "--force", "--server", SHOWN], true));
+    assert_eq!(r.code, 1, "{r:?}");
+    let listed: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [SHOWN], "{doc:#}");
+    let (r, doc) = run_json(&mut h.cmd(&["du", "--json", "--server", SHOWN], false));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(doc["projects"][0]["servers"][0]["name"], SHOWN, "{doc:#}");
+    assert_eq!(doc["files"], 1, "{doc:#}");
+    let out = h.home.join("records.jsonl");
+    let o = out.display().to_string();
+    let r = run(&mut h.cmd(&["export", "--server", SHOWN, "--file", &o], true));
+    assert_eq!(r.code, 0, "{r:?}");
+    let records = std::fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(records.lines().count(), 1, "{r:?}\n{records}");
+    assert!(!records.contains(VALUE), "{records}");
+    // fix: its step only the user can take, and left out by --except
+    let r = run(&mut h.cmd(&["fix", "--dry-run", SHOWN], true));
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert_eq!(r.code, 0, "{all}");
+    assert!(all.contains(&format!("Only you can fix {SHOWN}")), "{all}");
+    assert!(!all.contains(VALUE), "{all}");
+    let r = run(&mut h.cmd(&["fix", "--dry-run", "--except", SHOWN], true));
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(!all.contains("Only you can fix"), "{all}");
+    assert!(
+        all.contains("no server but those --except leaves out"),
+        "{all}"
+    );
+    // the same server both ways: refused as the same text twice is
+    let real = format!("svc-{VALUE}");
+    let r = run(&mut h.cmd(&["fix", "--dry-run", SHOWN, "--except", &real], true));
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr.contains("both the server to fix and excluded"),
+        "{r:?}"
+    );
+    assert!(!r.stderr.contains(VALUE), "{r:?}");
+    // probe: that server, started (its command is on no PATH: it will fail)
+    let r = run(&mut h.cmd(&["probe", "--claude-version", "2.1.336", SHOWN], true));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains(&format!("{SHOWN} · stdio")), "{r:?}");
+    assert!(
+        !r.stdout.contains("leaky") && !r.stdout.contains(VALUE),
+        "{r:?}"
+    );
+}
+
+/// A printed form is no pattern: it selects only a server whose real name prints so,
+/// never one whose name does not hold the value (`leaky-[REDACTED:config]` names no
+/// server, though `leaky` configures the value), and the names a miss lists are each
+/// listed once, as printed, in the form that then selects them.
+#[test]
+fn a_printed_form_selects_no_name_printing_otherwise() {
+    let h = Home::with(serde_json::json!({"svc-plain": {"command": "missing-zz-cmd"}}));
+    let (r, names) = scanned_names(&h, &["--server", SHOWN]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(names, [SHOWN], "{r:?}");
+    for given in [
+        "leaky-[REDACTED:config]",
+        "[REDACTED:config]",
+        "svc-[REDACTED:config]x",
+    ] {
+        let r = run(&mut h.cmd(&["scan", "--server", given], true));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+        assert!(r.stderr.contains("no server named"), "{given}: {r:?}");
+        let r = run(&mut h.cmd(&["fix", "--dry-run", given], true));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+        let r = run(&mut h.cmd(&["probe", "--claude-version", "2.1.336", given], true));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+        let r = run(&mut h.cmd(&["du", "--server", given], false));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+    }
+    // "Known servers": each once, as printed; and each listed name selects its server
+    let r = run(&mut h.cmd(&["scan", "--server", "nosuch"], true));
+    assert_eq!(r.code, 2, "{r:?}");
+    let text = r.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let known = text.split("Known servers: ").nth(1).unwrap_or_default();
+    let listed: Vec<&str> = known.split(", ").map(str::trim).collect();
+    assert_eq!(listed, ["leaky", SHOWN, "svc-plain"], "{}", r.stderr);
+    for n in listed {
+        let (r, names) = scanned_names(&h, &["--server", n]);
+        assert_eq!(names, [n], "{r:?}");
+    }
+    // probe's "did you mean" and its configured list, as printed
+    let r = run(&mut h.cmd(
+        &[
+            "probe",
+            "--claude-version",
+            "2.1.336",
+            "svc-[REDACTED:config]x",
+        ],
+        true,
+    ));
+    assert!(
+        r.stderr.contains(&format!("did you mean \"{SHOWN}\"")),
+        "{r:?}"
+    );
+}
+
+/// Two names a configured value makes print alike (`svc-VALUE`, `svc-OTHER`): the
+/// printed form stands for both, so `scan --server` lists both, and a command acting on
+/// one server (`fix NAME`, `probe NAME`) refuses it, asking for the real name, never
+/// picking one; each real name selects its own.
+#[test]
+fn a_printed_form_two_names_print_as_is_ambiguous() {
+    const OTHER: &str = "Pq8Zy3Hn5Wc2Jt7Rk4Ls";
+    let other = format!("svc-{OTHER}");
+    let h = Home::with(serde_json::json!({
+        "leaky2": {"command": "node", "args": ["leaky.js"], "env": {"BAR_SETTING": OTHER}},
+        other.clone(): {"command": "missing-zz-cmd"}
+    }));
+    let (r, names) = scanned_names(&h, &["--server", SHOWN]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(names, [SHOWN, SHOWN], "{r:?}");
+    for args in [
+        &["fix", "--dry-run", SHOWN][..],
+        &["probe", "--claude-version", "2.1.336", SHOWN],
+    ] {
+        let r = run(&mut h.cmd(args, true));
+        assert_eq!(r.code, 2, "{args:?}: {r:?}");
+        assert!(
+            r.stderr.contains("names 2 servers") && r.stderr.contains("give the real name"),
+            "{args:?}: {r:?}"
+        );
+        assert!(
+            !r.stderr.contains(VALUE) && !r.stderr.contains(OTHER),
+            "{r:?}"
+        );
+    }
+    for real in [format!("svc-{VALUE}"), other] {
+        let (r, names) = scanned_names(&h, &["--server", &real]);
+        assert_eq!(names, [SHOWN], "{real}: {r:?}");
+        let r = run(&mut h.cmd(&["fix", "--dry-run", &real], true));
+        assert_ne!(r.code, 2, "{real}: {r:?}");
+    }
+}
+
+/// A project whose path holds the configured value is printed
+/// `~/work/p-[REDACTED:config]`: that form (or a part of it, or the whole path as
+/// `--json` prints it) selects the project in `--match-project` of `scan`, `report`,
+/// `du` and `export`, and a printed form no project path prints with selects none.
+#[test]
+fn the_printed_project_selects_it_in_match_project() {
+    let h = Home::at(&format!("work/p-{VALUE}"), serde_json::json!({}));
+    // (`~` is the home folder where HOME says it is: not on Windows)
+    let shown = "~/work/p-[REDACTED:config]";
+    let r = run(&mut h.cmd(&["scan"], true));
+    assert!(!cfg!(unix) || r.stdout.contains(shown), "{r:?}");
+    assert!(!r.stdout.contains(VALUE), "{r:?}");
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let full = doc["servers"][0]["project"].as_str().unwrap().to_string();
+    assert!(full.ends_with("/work/p-[REDACTED:config]"), "{doc:#}");
+    let tilde = [shown].into_iter().filter(|_| cfg!(unix));
+    for given in tilde.chain(["p-[REDACTED:config]", full.as_str()]) {
+        let (r, names) = scanned_names(&h, &["--match-project", given]);
+        assert_eq!(r.code, 1, "{given}: {r:?}");
+        assert_eq!(names.len(), 2, "{given}: {names:?}");
+        let (r, doc) = run_json(&mut h.cmd(&["du", "--json", "--match-project", given], false));
+        assert_eq!(r.code, 0, "{given}: {r:?}");
+        assert_eq!(doc["files"], 1, "{given}: {doc:#}");
+        let r = run(&mut h.cmd(
+            &["report", "--json", "--force", "--match-project", given],
+            true,
+        ));
+        assert_eq!(r.code, 1, "{given}: {r:?}");
+    }
+    let out = h.home.join("records.jsonl");
+    let o = out.display().to_string();
+    let r = run(&mut h.cmd(
+        &[
+            "export",
+            "--match-project",
+            "p-[REDACTED:config]",
+            "--file",
+            &o,
+        ],
+        true,
+    ));
+    assert_eq!(r.code, 0, "{r:?}");
+    let records = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(records.lines().count() > 0, "{r:?}");
+    assert!(!records.contains(VALUE), "{records}");
+    for given in ["q-[REDACTED:config]", "~/p-[REDACTED:config]"] {
+        let r = run(&mut h.cmd(&["scan", "--match-project", given], true));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+        let r = run(&mut h.cmd(&["du", "--match-project", given], false));
+        assert_eq!(r.code, 2, "{given}: {r:?}");
+    }
+}
+
+/// `--project DIR` given as mcplogs prints a project folder holding the configured value
+/// (in a printed command, `mcplogs probe --project '…/p-[REDACTED:config]' NAME`; or as
+/// the screen shows it, `~/work/p-[REDACTED:config]`): `probe`, `settings`, `fix` and
+/// `explain` take the folder it stands for, run from another folder, as the real path
+/// (each said it was not a folder). A printed form no listed folder prints as is still
+/// not a folder.
+#[test]
+fn the_printed_project_folder_is_that_folder_for_project() {
+    let h = Home::at(&format!("work/p-{VALUE}"), serde_json::json!({}));
+    let real = h.project.display().to_string();
+    let full = real.replace(VALUE, "[REDACTED:config]");
+    let elsewhere = h.home.join("work");
+    let run_in = |args: &[&str]| {
+        let mut c = h.cmd(args, true);
+        c.current_dir(&elsewhere);
+        run(&mut c)
+    };
+    // (`~` is the home folder where HOME says it is: not on Windows)
+    let tilde = ["~/work/p-[REDACTED:config]"]
+        .into_iter()
+        .filter(|_| cfg!(unix));
+    for project in [full.as_str()].into_iter().chain(tilde) {
+        let probe = ["probe", "--claude-version", "2.1.336", "--project"];
+        let want = run_in(&[&probe[..], &[real.as_str(), SHOWN]].concat());
+        let got = run_in(&[&probe[..], &[project, SHOWN]].concat());
+        assert_eq!(got.code, want.code, "{project}: {got:?}");
+        // (the steps' times aside)
+        let untimed = |s: &str| {
+            s.lines()
+                .map(|l| l.find(" ms  ").map_or(l, |i| &l[i..]))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(
+            untimed(&got.stdout),
+            untimed(&want.stdout),
+            "{project}: {got:?}"
+        );
+        assert!(got.stdout.contains(&format!("{SHOWN} · stdio")), "{got:?}");
+        for cmd in [&["settings"][..], &["fix", "--dry-run"]] {
+            let want = run_in(&[cmd, &["--project", real.as_str()]].concat());
+            let got = run_in(&[cmd, &["--project", project]].concat());
+            assert_eq!(got.code, want.code, "{cmd:?} {project}: {got:?}");
+            assert_eq!(got.stdout, want.stdout, "{cmd:?} {project}: {got:?}");
+            assert!(!got.stdout.contains(VALUE), "{got:?}");
+            assert!(!got.stderr.contains(VALUE), "{got:?}");
+        }
+        let paste = format!("svc-{VALUE}: missing-zz-cmd - ✗ Failed to connect");
+        let want = run_in(&["explain", "--project", &real, "-m", &paste]);
+        let got = run_in(&["explain", "--project", project, "-m", &paste]);
+        assert_eq!(got.code, want.code, "{project}: {got:?}");
+        assert!(got.stdout.contains("command: missing-zz-cmd"), "{got:?}");
+    }
+    let r = run_in(&["settings", "--project", "~/work/q-[REDACTED:config]"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("not a folder"), "{r:?}");
 }

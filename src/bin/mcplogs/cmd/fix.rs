@@ -150,6 +150,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         }
         if let Some(name) = args.server.as_deref() {
             server_unique(r, name)?;
+            excepted(r, name, &args.except)?;
         }
     }
     let failing = match &report {
@@ -465,7 +466,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
 /// Whether `fix NAME` names a server the scan knows: logged, or configured for a
 /// scanned project or for the folder `fix` runs in.
 fn server_known(report: &ScanReport, name: &str) -> bool {
-    let want = NameWant::new(name);
+    let want = want_of(report, name);
     if report.servers.iter().any(|s| want.is(&s.name))
         || report
             .configured
@@ -484,28 +485,47 @@ fn server_known(report: &ScanReport, name: &str) -> bool {
     })
 }
 
-/// `fix NAME` with a printed form (a name holding a token, redacted, without its tag)
-/// that servers of more than one name print as: a usage error, never a guess.
-fn server_unique(report: &ScanReport, name: &str) -> Result<(), Error> {
-    let want = NameWant::new(name);
-    if !want.is_untagged_printed_form() {
-        return Ok(());
-    }
-    let printed = mcplogs::scan::select::printed;
-    let selected: Vec<String> = report
+/// `fix NAME --except OTHER` where OTHER leaves out every server NAME selects (one
+/// written as scan prints it, the other as configured): the usage error the same text
+/// twice gets before the scan.
+fn excepted(report: &ScanReport, name: &str, except: &[String]) -> Result<(), Error> {
+    let want = want_of(report, name);
+    let except: Vec<NameWant> = except.iter().map(|e| want_of(report, e)).collect();
+    let mut selected = report
         .servers
         .iter()
-        .filter(|s| want.is(&s.name))
-        .map(|s| printed(&s.name))
-        .chain(
-            report
-                .configured
-                .iter()
-                .filter(|r| want.is(&r.configured_name))
-                .map(|r| printed(&r.configured_name)),
-        )
-        .collect();
-    match want.ambiguous(&selected) {
+        .map(|s| s.name.as_str())
+        .chain(report.configured.iter().map(|r| r.configured_name.as_str()))
+        .filter(|n| want.is(n))
+        .peekable();
+    if selected.peek().is_some() && selected.all(|n| except.iter().any(|e| e.is(n))) {
+        return Err(Error::FixServerExcepted {
+            name: want.echo().to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// `NAME` as `fix` matches it: as written, or as `scan` prints it (a token or a value
+/// the configuration marks as secret hidden: [`mcplogs::scan::select`]).
+fn want_of(report: &ScanReport, name: &str) -> NameWant {
+    NameWant::knowing(name, &report.secrets)
+}
+
+/// `fix NAME` with a printed form (a name holding a token or a configured value,
+/// redacted) that servers of more than one name print as: a usage error, never a guess.
+fn server_unique(report: &ScanReport, name: &str) -> Result<(), Error> {
+    let want = want_of(report, name);
+    if !want.is_printed_form() {
+        return Ok(());
+    }
+    let selected = report
+        .servers
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(report.configured.iter().map(|r| r.configured_name.as_str()))
+        .filter(|n| want.is(n));
+    match want.ambiguous(selected) {
         Some(e) => Err(Error::AmbiguousName(e)),
         None => Ok(()),
     }
@@ -1293,6 +1313,8 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
     let mut out = Vec::new();
+    let server = args.server.as_deref().map(|n| want_of(report, n));
+    let except: Vec<NameWant> = args.except.iter().map(|e| want_of(report, e)).collect();
     for s in &report.servers {
         // the servers the resolution gives the legacy setting (as `scan` shows them)
         let legacy = s
@@ -1302,12 +1324,7 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         if !legacy {
             continue;
         }
-        if args
-            .server
-            .as_deref()
-            .is_some_and(|n| !NameWant::new(n).is(&s.name))
-            || args.except.iter().any(|e| NameWant::new(e).is(&s.name))
-        {
+        if server.as_ref().is_some_and(|w| !w.is(&s.name)) || except.iter().any(|e| e.is(&s.name)) {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);

@@ -20,19 +20,57 @@ use crate::cli::Command;
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
 
+/// `--project DIR` as mcplogs prints a project folder whose path holds a configured
+/// value (`~/work/p-[REDACTED:config]`): the folder it stands for, said on stderr
+/// ([`mcplogs::scan::select::printed_project`]); two folders printing so: a usage error.
+fn printed_project(
+    project: &mut Option<std::path::PathBuf>,
+    homes: &[std::path::PathBuf],
+    managed_dir: Option<&std::path::Path>,
+) -> Result<(), Error> {
+    let Some(given) = project.as_deref() else {
+        return Ok(());
+    };
+    match mcplogs::scan::select::printed_project(given, homes, managed_dir) {
+        None => Ok(()),
+        Some(Err(e)) => Err(Error::AmbiguousName(e)),
+        Some(Ok(dir)) => {
+            crate::output::note(format_args!(
+                "mcplogs: --project {}: the project folder printed so",
+                mcplogs::text::shell_word_typed(&given.to_string_lossy())
+            ));
+            *project = Some(dir);
+            Ok(())
+        }
+    }
+}
+
 pub fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Scan(args) => scan::run(args),
-        Command::Explain(args) => explain::run(args),
-        Command::Settings(args) => settings::run(args),
-        Command::Fix(args) => fix::run(args),
+        Command::Explain(mut args) => {
+            let homes: Vec<_> = args.home.iter().cloned().collect();
+            printed_project(&mut args.project, &homes, args.managed_dir.as_deref())?;
+            explain::run(args)
+        }
+        Command::Settings(mut args) => {
+            printed_project(&mut args.project, &[], args.managed_dir.as_deref())?;
+            settings::run(args)
+        }
+        Command::Fix(mut args) => {
+            printed_project(&mut args.project, &args.home, args.managed_dir.as_deref())?;
+            fix::run(args)
+        }
         Command::Report(args) => report::run(args),
         Command::Du(args) => du::run(args),
         Command::Prune(args) => prune::run(args),
         Command::Completions(args) => docs::completions(args.shell),
         Command::Man(args) => docs::man(args),
         Command::Docs(args) => docs::docs(args.topic.as_deref(), args.name.as_deref()),
-        Command::Probe(args) => probe::run(args),
+        Command::Probe(mut args) => {
+            printed_project(&mut args.project, &[], args.managed_dir.as_deref())?;
+            probe::run(args)
+        }
         Command::Statusline(args) => statusline::run(args),
         Command::Hook(args) => statusline::hook(args),
         Command::Setup(args) => setup::run(args),

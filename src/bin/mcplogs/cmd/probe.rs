@@ -383,7 +383,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         })
     };
     // every server name printed as `scan` shows it (a configured value in it hidden)
-    let names_r = names_redactor(&secrets, !args.no_redact);
+    let names_r = std::sync::Arc::new(names_redactor(&secrets, !args.no_redact));
     let shown = |real: &str| shown_name(&names_r, real);
 
     // which servers
@@ -474,24 +474,19 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 // as written or as printed (a name holding a token is printed redacted,
                 // one holding a configured value too: `cfg-[REDACTED:config]`, as scan
                 // shows it)
-                let want = mcplogs::scan::select::NameWant::new(n);
+                let want = if args.no_redact {
+                    mcplogs::scan::select::NameWant::new(n)
+                } else {
+                    mcplogs::scan::select::NameWant::shown_by(n, std::sync::Arc::clone(&names_r))
+                };
                 let selected: Vec<&ServerConfig> = resolved
                     .servers
                     .iter()
-                    .filter(|s| want.is(&s.name) || want.is(&shown(&s.name)))
+                    .filter(|s| want.is(&s.name))
                     .collect();
                 // a printed form naming several servers printing alike: which one?
-                let alike: Vec<String> = selected.iter().map(|s| shown(&s.name)).collect();
-                if let Some(e) = want.ambiguous(&alike) {
+                if let Some(e) = want.ambiguous(selected.iter().map(|s| s.name.as_str())) {
                     return Err(Error::AmbiguousName(e));
-                }
-                // alike with their tags too: only a configured value differs
-                if want.is_printed_form() && selected.len() > 1 {
-                    return Err(Error::AmbiguousName(format!(
-                        "{:?} names {} servers whose names hold a configured value and print alike: give the real name",
-                        want.echo(),
-                        selected.len()
-                    )));
                 }
                 match selected.first() {
                     Some(s) => {

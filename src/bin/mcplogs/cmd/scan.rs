@@ -17,7 +17,10 @@ use crate::progress::ScanProgress;
 /// (NAME then stands for `--server NAME`, said on stderr); a plain word that names
 /// neither is an error naming both readings. A NAME with a folder separator, or one
 /// beside `--server`, stays a path (discovery says it is missing).
-fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
+fn name_as_server(
+    discovery: &mut DiscoveryArgs,
+    managed_dir: Option<&std::path::Path>,
+) -> Result<(), Error> {
     if discovery.server.is_some() {
         return Ok(());
     }
@@ -41,7 +44,19 @@ fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
         .filter(|&(j, _)| j != i)
         .map(|(_, p)| p.clone())
         .collect();
-    let want = mcplogs::scan::select::NameWant::new(&name);
+    // as written or as printed: a printed form (`svc-[REDACTED:config]`) matched knowing
+    // the values the configuration marks as secret, as the scan matches `--server`
+    let want = if mcplogs::scan::select::is_printed_form(&name) {
+        let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+            homes: discovery.home.clone(),
+            projects: std::env::current_dir().into_iter().collect(),
+            managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+            listed: true,
+        });
+        mcplogs::scan::select::NameWant::knowing(&name, &secrets)
+    } else {
+        mcplogs::scan::select::NameWant::new(&name)
+    };
     let env = |k: &str| std::env::var(k).ok();
     let configured = std::env::current_dir().ok().is_some_and(|cwd| {
         let global = mcplogs::claude_code::paths::global_config_here();
@@ -82,7 +97,7 @@ fn name_as_server(discovery: &mut DiscoveryArgs) -> Result<(), Error> {
 }
 
 pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
-    name_as_server(&mut args.discovery)?;
+    name_as_server(&mut args.discovery, args.managed_dir.as_deref())?;
     let opts = ScanOptions {
         all: args.all,
         index: args.cache.index_dir(),
