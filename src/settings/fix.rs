@@ -73,7 +73,18 @@ pub struct AppliedFix {
 /// Reads `path` and works out the fix. Refuses (as an error) a file Claude Code would
 /// ignore unless `rewrite_strict`, and a file that is not even JSON5.
 pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError> {
-    let snapshot = FileSnapshot::read(path)?;
+    plan_fix_in(path, super::write::project_root_of(path).as_deref(), opts)
+}
+
+/// [`plan_fix`] of a file of the project `project` when given
+/// ([`super::write::project_of`]): refused when it, or a folder between the project and
+/// it, is a symbolic link.
+pub fn plan_fix_in(
+    path: &Path,
+    project: Option<&Path>,
+    opts: FixOptions,
+) -> Result<FixPlan, SettingsError> {
+    let snapshot = FileSnapshot::read_in(path, project)?;
     let Some(bytes) = &snapshot.bytes else {
         let new_text = edit::fresh_file();
         return Ok(FixPlan::Pending(PendingFix {

@@ -500,9 +500,11 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     plan_undo_in(settings, None, force)
 }
 
-/// [`plan_undo`] of a file of the project `project` (its shared
-/// `.claude/settings.json`, which only the caller knows is not the user's own file):
-/// refused when it, or a folder between the project and it, is a symbolic link.
+/// [`plan_undo`] of a file of the project `project` (found by
+/// [`super::write::project_of`], the rule the fix wrote it by: a project's shared
+/// `.claude/settings.json` is one only the caller, who knows the user's own file, can
+/// tell): refused when it, or a folder between the project and it, is a symbolic link,
+/// as the fix refused it. Nothing is changed then: the backup and the record stay.
 pub fn plan_undo_in(
     settings: &Path,
     project: Option<&Path>,

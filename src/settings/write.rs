@@ -195,18 +195,32 @@ pub fn project_root_of(path: &Path) -> Option<PathBuf> {
     None
 }
 
-/// The project folder of a project's file named by its layer (`project`: the shared
-/// `.claude/settings.json`; `local`; `mcp.json`): `<P>/.mcp.json` and
-/// `<P>/.claude/<file>` lie in `<P>`. `None` for a file of the user's own layers.
-pub fn project_root_for_layer(path: &Path, layer: &str) -> Option<PathBuf> {
-    if !matches!(layer, "project" | "local" | "mcp.json") {
-        return project_root_of(path);
+/// The project folder `path` is a file of, for every write and every undo of a settings
+/// file (`fix`, `fix --undo`, a plan rolled back): one rule, so that an undo refuses
+/// exactly what the fix refused. `<P>/.mcp.json`, `<P>/.claude/settings.local.json`,
+/// and `<P>/.claude/settings.json` unless it is `user_file` (the user's own
+/// `~/.claude/settings.json` or `$CLAUDE_CONFIG_DIR/settings.json`, which dotfile
+/// managers link). `None`: a file of the user's own, followed through a link.
+pub fn project_of(path: &Path, user_file: Option<&Path>) -> Option<PathBuf> {
+    if let Some(root) = project_root_of(path) {
+        return Some(root);
     }
     let parent = path.parent()?;
-    if parent.file_name().is_some_and(|n| n == ".claude") {
+    if path.file_name()? == "settings.json"
+        && parent.file_name()? == ".claude"
+        && user_file != Some(path)
+    {
         return parent.parent().map(Path::to_path_buf);
     }
-    Some(parent.to_path_buf())
+    None
+}
+
+/// [`project_of`] for a file named by its layer for the server's project (the fix
+/// engine's changes): the `project` layer is a project's shared `.claude/settings.json`,
+/// every other layer's `settings.json` is the user's own. `None` for a file of the
+/// user's own layers.
+pub fn project_root_for_layer(path: &Path, layer: &str) -> Option<PathBuf> {
+    project_of(path, (layer != "project").then_some(path))
 }
 
 /// The first symbolic link on the way from `project` down to `path` (`path` itself
