@@ -1540,6 +1540,48 @@ fn undo_of_a_projects_shared_settings_refuses_a_link_as_the_fix_does() {
     assert_eq!(fs::read_to_string(&shared).unwrap(), "{\"model\": \"opus\"}\n");
 }
 
+/// A layer above the user file that cannot be read (a FIFO as the project's local
+/// settings): `fix --dry-run` and `fix --yes` say which layer could not be read and that
+/// whether it sets the key is unknown, and never claim the fix helps there (before:
+/// "nothing with higher precedence sets MCP_PROTOCOL_NEGOTIATION" and "The legacy fix
+/// helps: oldlist"); `mcplogs settings` says the value is unknown, not "not set".
+#[cfg(unix)]
+#[test]
+fn an_unreadable_higher_layer_makes_the_fix_and_the_setting_unknown_not_passed() {
+    let h = Home::new();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.claude_json(stdio(&["oldlist"]));
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    mkfifo(&h.proj.join(".claude/settings.local.json"));
+    let wide = [("COLUMNS", "80")];
+    for args in [&["--dry-run"][..], &["--yes"]] {
+        let mut a = vec!["fix"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["--claude-version", "2.1.332"]);
+        let out = h.run_env(&h.elsewhere, &a, &wide);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{args:?}: {err}");
+        let flat = err.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(!flat.contains("nothing with higher precedence"), "{err}");
+        assert!(!flat.contains("The legacy fix helps"), "{err}");
+        assert!(
+            flat.contains("local settings ~/work/proj/.claude/settings.local.json could not be read")
+                && flat.contains("FIFO")
+                && flat.contains("whether it sets MCP_PROTOCOL_NEGOTIATION is unknown"),
+            "{err}"
+        );
+        assert!(
+            flat.contains("this change may not take effect for oldlist"),
+            "{err}"
+        );
+    }
+    let out = h.run_env(&h.proj, &["settings"], &wide);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("MCP_PROTOCOL_NEGOTIATION is unknown"), "{text}");
+    assert!(!flat.contains("MCP_PROTOCOL_NEGOTIATION is not set"), "{text}");
+}
+
 /// The file the legacy setting goes in is a FIFO (adversarial F4): scan, which warns it
 /// cannot read it, never advises `mcplogs fix` (which exits 2 there): its text and its
 /// JSON recommendation say `fix` refuses the file, and why; the change is `refused`.

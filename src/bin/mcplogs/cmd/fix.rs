@@ -283,6 +283,15 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             &args.home,
         )
     {
+        let unknown = layers.unknown_above(path);
+        if !unknown.is_empty() {
+            warning(format!(
+                "above {} in {}: {}",
+                path.display(),
+                layers.project_dir.display(),
+                target::unknown_text(&unknown)
+            ));
+        }
         for l in layers.overriding(path) {
             warning(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
@@ -924,14 +933,30 @@ fn per_project_files(
                         .find(|(p, _)| *p == path)
                         .map(|(_, w)| w.clone())
                         .unwrap_or_default(),
-                    FixTarget::Write { outranks: None, .. } => format!(
-                        "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in {}",
-                        projects
+                    FixTarget::Write { outranks: None, .. } => {
+                        // a layer above the file that could not be read: said, never
+                        // taken as setting nothing
+                        let unknown: Vec<&mcplogs::settings::layers::SettingsLayer> = projects
                             .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                            .filter_map(|p| failing.iter().find(|f| f.project == *p))
+                            .flat_map(|f| f.layers.unknown_above(&path))
+                            .collect();
+                        let mut why = format!(
+                            "it is the user settings file, and {} with higher precedence {}sets {NEGOTIATION_KEY} in {}",
+                            if unknown.is_empty() { "nothing" } else { "no layer" },
+                            if unknown.is_empty() { "" } else { "that mcplogs could read " },
+                            projects
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                        if !unknown.is_empty() {
+                            why.push_str("; but ");
+                            why.push_str(&target::unknown_text(&unknown));
+                        }
+                        why
+                    }
                     _ => target.reason(),
                 };
                 (path, Some(why))
@@ -946,6 +971,14 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
     let (reached, missed): (Vec<&Failing>, Vec<&Failing>) = failing
         .iter()
         .partition(|f| written.iter().any(|p| f.layers.reached_by(p)));
+    // reached unless a layer above the file, which could not be read, sets the key: not
+    // claimed, said
+    let (reached, unknown): (Vec<&Failing>, Vec<&Failing>) =
+        reached.into_iter().partition(|f| {
+            written
+                .iter()
+                .any(|p| f.layers.reached_by(p) && f.layers.unknown_above(p).is_empty())
+        });
     if !reached.is_empty() {
         note(format_args!(
             "The legacy fix helps: {}",
@@ -954,6 +987,18 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
                 .map(|f| f.label.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
+        ));
+    }
+    for f in unknown {
+        let above: Vec<_> = written
+            .iter()
+            .filter(|p| f.layers.reached_by(p))
+            .flat_map(|p| f.layers.unknown_above(p))
+            .collect();
+        warning(format!(
+            "this change may not take effect for {}: {}",
+            f.label,
+            target::unknown_text(&above)
         ));
     }
     for f in missed {
