@@ -193,7 +193,10 @@ mod tests {
         assert_eq!(e.value(), None);
         let kinds = |v: Vec<&SettingsLayer>| v.iter().map(|l| l.kind).collect::<Vec<_>>();
         assert_eq!(kinds(e.unknown_deciders()), vec![LayerKind::Local]);
-        assert_eq!(kinds(e.unknown_above(Path::new("/user"))), vec![LayerKind::Local]);
+        assert_eq!(
+            kinds(e.unknown_above(Path::new("/user"))),
+            vec![LayerKind::Local]
+        );
         assert!(e.unknown_above(Path::new("/local")).is_empty());
         assert!(
             e.layers[0]

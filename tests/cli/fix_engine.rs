@@ -1497,16 +1497,26 @@ fn undo_of_a_projects_shared_settings_refuses_a_link_as_the_fix_does() {
     fs::create_dir_all(shared.parent().unwrap()).unwrap();
     fs::write(&shared, "{\"model\": \"opus\"}\n").unwrap();
     let file = shared.display().to_string();
-    let out = h.run(&h.elsewhere, &["fix", "--settings", &file, "--yes", "--force"]);
+    let out = h.run(
+        &h.elsewhere,
+        &["fix", "--settings", &file, "--yes", "--force"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let fixed = fs::read(&shared).unwrap();
     let victim = h.elsewhere.join("victim.json");
     fs::rename(&shared, &victim).unwrap();
     std::os::unix::fs::symlink(&victim, &shared).unwrap();
     // the fix itself refuses the link now
-    let again = h.run(&h.elsewhere, &["fix", "--settings", &file, "--dry-run", "--force"]);
+    let again = h.run(
+        &h.elsewhere,
+        &["fix", "--settings", &file, "--dry-run", "--force"],
+    );
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
-    assert!(stderr(&again).contains("is a symbolic link"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("is a symbolic link"),
+        "{}",
+        stderr(&again)
+    );
     for args in [&["--dry-run"][..], &["--yes"]] {
         let mut a = vec!["fix", "--undo", "--settings", &file];
         a.extend_from_slice(args);
@@ -1535,9 +1545,15 @@ fn undo_of_a_projects_shared_settings_refuses_a_link_as_the_fix_does() {
     // the link mended (the file back in place): the same command undoes the fix
     fs::remove_file(&shared).unwrap();
     fs::rename(&victim, &shared).unwrap();
-    let undo = h.run(&h.elsewhere, &["fix", "--undo", "--settings", &file, "--yes"]);
+    let undo = h.run(
+        &h.elsewhere,
+        &["fix", "--undo", "--settings", &file, "--yes"],
+    );
     assert!(undo.status.success(), "{}", stderr(&undo));
-    assert_eq!(fs::read_to_string(&shared).unwrap(), "{\"model\": \"opus\"}\n");
+    assert_eq!(
+        fs::read_to_string(&shared).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
 }
 
 /// A layer above the user file that cannot be read (a FIFO as the project's local
@@ -1565,8 +1581,9 @@ fn an_unreadable_higher_layer_makes_the_fix_and_the_setting_unknown_not_passed()
         assert!(!flat.contains("nothing with higher precedence"), "{err}");
         assert!(!flat.contains("The legacy fix helps"), "{err}");
         assert!(
-            flat.contains("local settings ~/work/proj/.claude/settings.local.json could not be read")
-                && flat.contains("FIFO")
+            flat.contains(
+                "local settings ~/work/proj/.claude/settings.local.json could not be read"
+            ) && flat.contains("FIFO")
                 && flat.contains("whether it sets MCP_PROTOCOL_NEGOTIATION is unknown"),
             "{err}"
         );
@@ -1578,8 +1595,14 @@ fn an_unreadable_higher_layer_makes_the_fix_and_the_setting_unknown_not_passed()
     let out = h.run_env(&h.proj, &["settings"], &wide);
     let text = format!("{}{}", stdout(&out), stderr(&out));
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("MCP_PROTOCOL_NEGOTIATION is unknown"), "{text}");
-    assert!(!flat.contains("MCP_PROTOCOL_NEGOTIATION is not set"), "{text}");
+    assert!(
+        flat.contains("MCP_PROTOCOL_NEGOTIATION is unknown"),
+        "{text}"
+    );
+    assert!(
+        !flat.contains("MCP_PROTOCOL_NEGOTIATION is not set"),
+        "{text}"
+    );
 }
 
 /// The file the legacy setting goes in is a FIFO (adversarial F4): scan, which warns it

@@ -218,8 +218,9 @@ pub enum Error {
     /// are kept.
     #[error("{source}. {kept} `{command}`")]
     UndoNotMade {
-        source: SettingsError,
-        /// "Its backup X and its undo record Y are kept; once that is mended, run".
+        source: Box<SettingsError>,
+        /// "Nothing is lost: its backup X and its undo record Y are kept; once that is
+        /// mended, run".
         kept: String,
         command: String,
     },

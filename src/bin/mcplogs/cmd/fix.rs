@@ -973,12 +973,11 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
         .partition(|f| written.iter().any(|p| f.layers.reached_by(p)));
     // reached unless a layer above the file, which could not be read, sets the key: not
     // claimed, said
-    let (reached, unknown): (Vec<&Failing>, Vec<&Failing>) =
-        reached.into_iter().partition(|f| {
-            written
-                .iter()
-                .any(|p| f.layers.reached_by(p) && f.layers.unknown_above(p).is_empty())
-        });
+    let (reached, unknown): (Vec<&Failing>, Vec<&Failing>) = reached.into_iter().partition(|f| {
+        written
+            .iter()
+            .any(|p| f.layers.reached_by(p) && f.layers.unknown_above(p).is_empty())
+    });
     if !reached.is_empty() {
         note(format_args!(
             "The legacy fix helps: {}",
@@ -1230,7 +1229,7 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
 fn undo_not_made(e: SettingsError, path: &Path) -> Error {
     match e {
         SettingsError::ProjectLink { .. } => Error::UndoNotMade {
-            source: e,
+            source: Box::new(e),
             kept: kept_for_undo(path),
             command: format!(
                 "mcplogs fix --undo --settings {}",
