@@ -407,6 +407,143 @@ pub fn open_private_append(path: &Path) -> io::Result<fs::File> {
     open_private_in(Some(&dir), name, true)
 }
 
+/// A folder outside mcplogs' cache where mcplogs keeps files of its own beside a file of
+/// the user's (a settings file's backup and undo record, the fix plan's record), written
+/// under this module's discipline. [`Beside::open`] opens it once: below `from` (a
+/// project folder, which the user chose) every folder is opened without following a
+/// link, so a link anywhere on the way is refused; with no `from` the folder is opened
+/// as named. On Unix every file is then written relative to that open folder: a link
+/// swapped in for it, or for a folder above it, after it was opened changes nothing.
+#[derive(Debug)]
+pub struct Beside(Opened);
+
+/// Why [`Beside::open`] failed: the folder or entry at `at`, and whether it is a
+/// symbolic link (or not a folder) where a folder was expected.
+#[derive(Debug)]
+pub struct BesideError {
+    pub at: PathBuf,
+    pub link: bool,
+    pub error: io::Error,
+}
+
+impl Beside {
+    /// Opens `dir`, which lies in `from` when given (each folder below `from` opened
+    /// without following a link; a link there is `link: true`); else `dir` as named.
+    pub fn open(from: Option<&Path>, dir: &Path) -> Result<Beside, BesideError> {
+        let io_at = |at: &Path, error: io::Error| BesideError {
+            at: at.to_path_buf(),
+            link: false,
+            error,
+        };
+        let (start, rest) = match from.and_then(|f| dir.strip_prefix(f).ok().map(|r| (f, r))) {
+            Some((f, rest)) => (f, rest),
+            None => (dir, Path::new("")),
+        };
+        #[cfg(unix)]
+        let mut handle = sys::open_named_dir(start).map_err(|e| io_at(start, e))?;
+        #[cfg(not(unix))]
+        if !fs::metadata(start).map_err(|e| io_at(start, e))?.is_dir() {
+            return Err(io_at(start, io::Error::other("not a folder")));
+        }
+        let mut at = start.to_path_buf();
+        for c in rest.components() {
+            at.push(c);
+            #[cfg(unix)]
+            {
+                handle = match sys::open_dir(Some(&handle), c.as_os_str()) {
+                    Ok(h) => h,
+                    Err(e)
+                        if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENOTDIR)) =>
+                    {
+                        return Err(BesideError {
+                            at,
+                            link: true,
+                            error: e,
+                        });
+                    }
+                    Err(e) => return Err(io_at(&at, e)),
+                };
+            }
+            #[cfg(not(unix))]
+            match fs::symlink_metadata(&at) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(BesideError {
+                        error: io::Error::other("a symbolic link or not a folder"),
+                        at,
+                        link: true,
+                    });
+                }
+                Err(e) => return Err(io_at(&at, e)),
+            }
+        }
+        Ok(Beside(Opened {
+            path: dir.to_path_buf(),
+            #[cfg(unix)]
+            handle,
+        }))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0.path
+    }
+
+    /// Writes `bytes` as the file `name` in this folder: an exclusive temporary file
+    /// (`O_CREAT | O_EXCL | O_NOFOLLOW`, 0600, `.<name>.<random>.mcplogs-tmp`), given
+    /// `mode` (never more than 0600: what mcplogs keeps is private) and, on Unix, the
+    /// owner `owner` (root writing a user's file hands its backup to the user), written,
+    /// flushed to disk, then renamed over `name` (a link at `name` is replaced, never
+    /// written through). The temporary file is removed on every failure.
+    pub fn write(
+        &self,
+        name: &OsStr,
+        bytes: &[u8],
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<()> {
+        check_name(name)?;
+        let mut attempt = 0;
+        let (tmp, mut file) = loop {
+            let mut tmp = OsString::from(".");
+            tmp.push(name);
+            tmp.push(format!(".{:016x}.mcplogs-tmp", random()));
+            match sys::create_new(self.0.at(), &tmp) {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let done = (|| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::{MetadataExt, PermissionsExt};
+                file.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
+                if let Some((uid, gid)) = owner {
+                    let meta = file.metadata()?;
+                    if (meta.uid(), meta.gid()) != (uid, gid) {
+                        std::os::unix::fs::fchown(&file, Some(uid), Some(gid))?;
+                    }
+                }
+            }
+            #[cfg(not(unix))]
+            let _ = (mode, owner);
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            sys::rename(self.0.at(), &tmp, name)
+        })();
+        drop(file);
+        if done.is_err() {
+            let _ = sys::unlink(self.0.at(), &tmp);
+            return done;
+        }
+        #[cfg(unix)]
+        let _ = self.0.handle.sync_all();
+        Ok(())
+    }
+}
+
 /// The metadata of an opened entry that must be a regular file of the user's own.
 fn own_regular_file(f: &fs::File) -> io::Result<fs::Metadata> {
     let meta = f.metadata()?;

@@ -318,10 +318,12 @@ pub fn legacy_target<'a>(
             .filter(|m| m.everywhere || m.project != e.project_dir)
             .find(|m| m.everywhere || read(&m.project).reached_by(user))
     {
+        let path = e.project_dir.join(".claude").join("settings.local.json");
         return (
             FixTarget::Write {
                 kind: LayerKind::Local,
-                path: e.project_dir.join(".claude").join("settings.local.json"),
+                unknown: crate::settings::target::unknown_above(e, &path),
+                path,
                 outranks: None,
             },
             Some(m),

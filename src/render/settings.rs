@@ -99,12 +99,33 @@ pub fn problem_lines(e: &EffectiveNegotiation) -> Vec<String> {
 }
 
 /// "MCP_PROTOCOL_NEGOTIATION = legacy, from user settings /home/u/.claude/settings.json".
+/// A layer above the deciding one that could not be read makes the value unknown: said
+/// ("unknown: ... could not be read"), never "not set" (a check that did not run).
 pub fn effective_line(e: &EffectiveNegotiation) -> String {
+    let unknown = e.unknown_deciders();
+    let unread = || {
+        unknown
+            .iter()
+            .map(|l| terminal_safe(&l.unread_text(), false))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
     match (e.value(), e.deciding_layer()) {
+        (Some(v), Some(l)) if !unknown.is_empty() => format!(
+            "{NEGOTIATION_KEY} is unknown: {}, and it takes precedence; of the layers read, {} sets {}",
+            unread(),
+            layer_name(l),
+            value_text(v)
+        ),
         (Some(v), Some(l)) => format!(
             "{NEGOTIATION_KEY} = {}, from {}",
             value_text(v),
             layer_name(l)
+        ),
+        _ if !unknown.is_empty() => format!(
+            "{NEGOTIATION_KEY} is unknown: {}; no layer read sets it (if none does, it is {})",
+            unread(),
+            default_meaning()
         ),
         _ => format!("{NEGOTIATION_KEY} is {}", default_meaning()),
     }

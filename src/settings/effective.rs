@@ -47,8 +47,35 @@ impl EffectiveNegotiation {
     /// not `legacy`: a fix to `path` would not change what Claude Code uses. A path that
     /// is none of the layers is taken as the user file's rank (the lowest file layer).
     pub fn overriding(&self, path: &Path) -> Vec<&SettingsLayer> {
-        let rank = self
-            .layers
+        self.layers[..self.rank_of(path)]
+            .iter()
+            .filter(|l| l.effective_value().is_some_and(|v| !v.is_legacy()))
+            .collect()
+    }
+
+    /// Layers above the file at `path` (ranked as in [`Self::overriding`]) that exist
+    /// but could not be read (permission denied, a FIFO, not UTF-8...): whether they set
+    /// the key is unknown, so a fix to `path` may not take effect. A check that did not
+    /// run: said, never taken as "nothing sets it".
+    pub fn unknown_above(&self, path: &Path) -> Vec<&SettingsLayer> {
+        self.layers[..self.rank_of(path)]
+            .iter()
+            .filter(|l| l.is_unknown())
+            .collect()
+    }
+
+    /// Layers above the deciding one (every file layer when nothing decides) that could
+    /// not be read: the value in effect is unknown while any is.
+    pub fn unknown_deciders(&self) -> Vec<&SettingsLayer> {
+        let above = self.decided_by.unwrap_or(self.layers.len());
+        self.layers[..above]
+            .iter()
+            .filter(|l| l.is_unknown())
+            .collect()
+    }
+
+    fn rank_of(&self, path: &Path) -> usize {
+        self.layers
             .iter()
             .position(|l| l.path.as_deref().is_some_and(|p| same_file(p, path)))
             .unwrap_or_else(|| {
@@ -56,11 +83,7 @@ impl EffectiveNegotiation {
                     .iter()
                     .position(|l| l.kind == LayerKind::User)
                     .unwrap_or(self.layers.len())
-            });
-        self.layers[..rank]
-            .iter()
-            .filter(|l| l.effective_value().is_some_and(|v| !v.is_legacy()))
-            .collect()
+            })
     }
 }
 
@@ -150,6 +173,36 @@ mod tests {
         );
         assert_eq!(e.value(), Some(&NegotiationValue::Auto));
         assert_eq!(e.problem_layers().count(), 1);
+    }
+
+    /// A layer that could not be read is unknown above every file below it, and makes
+    /// the value unknown while it is above the deciding layer (or nothing decides).
+    #[test]
+    fn an_unreadable_layer_is_unknown_never_nothing() {
+        let unreadable = LayerStatus::Unreadable {
+            error: crate::settings::layers::LayerReadError::NotUtf8,
+        };
+        let e = EffectiveNegotiation::from_layers(
+            Path::new("/p"),
+            vec![
+                layer(LayerKind::Local, unreadable, None),
+                layer(LayerKind::Project, LayerStatus::Strict, None),
+                layer(LayerKind::User, LayerStatus::Absent, None),
+            ],
+        );
+        assert_eq!(e.value(), None);
+        let kinds = |v: Vec<&SettingsLayer>| v.iter().map(|l| l.kind).collect::<Vec<_>>();
+        assert_eq!(kinds(e.unknown_deciders()), vec![LayerKind::Local]);
+        assert_eq!(
+            kinds(e.unknown_above(Path::new("/user"))),
+            vec![LayerKind::Local]
+        );
+        assert!(e.unknown_above(Path::new("/local")).is_empty());
+        assert!(
+            e.layers[0]
+                .unread_text()
+                .starts_with("local settings /local could not be read (not UTF-8")
+        );
     }
 
     #[test]

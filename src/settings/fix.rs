@@ -8,7 +8,7 @@ use super::edit::{self, EditError};
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
 use super::undo::{self, UndoState};
-use super::write::{FileSnapshot, Fs, RealFs, write_copy_in};
+use super::write::{FileSnapshot, Fs, RealFs, open_beside, write_copy_in};
 use super::{NEGOTIATION_KEY, SettingsError, TextProblem};
 use crate::safe_read::SETTINGS_MAX_BYTES;
 
@@ -73,7 +73,18 @@ pub struct AppliedFix {
 /// Reads `path` and works out the fix. Refuses (as an error) a file Claude Code would
 /// ignore unless `rewrite_strict`, and a file that is not even JSON5.
 pub fn plan_fix(path: &Path, opts: FixOptions) -> Result<FixPlan, SettingsError> {
-    let snapshot = FileSnapshot::read(path)?;
+    plan_fix_in(path, super::write::project_root_of(path).as_deref(), opts)
+}
+
+/// [`plan_fix`] of a file of the project `project` when given
+/// ([`super::write::project_of`]): refused when it, or a folder between the project and
+/// it, is a symbolic link.
+pub fn plan_fix_in(
+    path: &Path,
+    project: Option<&Path>,
+    opts: FixOptions,
+) -> Result<FixPlan, SettingsError> {
+    let snapshot = FileSnapshot::read_in(path, project)?;
     let Some(bytes) = &snapshot.bytes else {
         let new_text = edit::fresh_file();
         return Ok(FixPlan::Pending(PendingFix {
@@ -199,8 +210,9 @@ pub(crate) struct Written<'a> {
 }
 
 /// The one write path of every settings change (`fix`, `setup`): the backup (same
-/// owner, at most the file's bits, never writable by others: undo refuses a backup
-/// others could have changed), then the atomic write, then the undo record. Aborts,
+/// owner, private: at most the owner's read and write bits of the file), then the
+/// atomic write, then the undo record, the backup and the record written relative to
+/// the folder opened once ([`super::write::open_beside`]), never through a link. Aborts,
 /// writing nothing, if the file changed since it was read; if the backup cannot be
 /// written, nothing else is.
 pub(crate) fn write_with_undo(
@@ -208,7 +220,14 @@ pub(crate) fn write_with_undo(
     snap: &FileSnapshot,
     w: Written,
 ) -> Result<AppliedFix, SettingsError> {
-    snap.ensure_unchanged()?;
+    // the folder the backup and the record go in, opened once (the one look for a link
+    // in the project before the swap's own); a created file's is opened once it exists
+    let mut beside = match &snap.bytes {
+        Some(_) => Some(open_beside(&snap.path, snap.project.as_deref())?),
+        None => None,
+    };
+    // nothing at all is written for a file changed since it was read
+    snap.ensure_same()?;
     // read before this change's own record is written (it is left out anyway)
     let created_by_another_change = snap.bytes.is_some()
         && undo::created_by_another_change(&snap.path, snap.attrs.as_ref(), &w.state);
@@ -218,7 +237,8 @@ pub(crate) fn write_with_undo(
                 .attrs
                 .as_ref()
                 .map(|a| a.masked(undo::BACKUP_MODE_MASK));
-            write_copy_in(files, &w.backup, original, attrs.as_ref())?;
+            let dir = beside.as_ref().expect("opened for an existing file");
+            write_copy_in(files, dir, &w.backup, original, attrs.as_ref())?;
             Some(w.backup)
         }
         None => None,
@@ -233,7 +253,22 @@ pub(crate) fn write_with_undo(
         }
         _ => None,
     };
-    snap.replace_in(files, w.new_bytes)?;
+    match &beside {
+        // the same file and bytes are checked there, and links just before the swap
+        Some(_) => snap.replace_walked(files, w.new_bytes)?,
+        None => snap.replace_in(files, w.new_bytes)?,
+    }
+    let beside = match beside.take() {
+        Some(b) => b,
+        None => open_beside(&snap.path, snap.project.as_deref()).map_err(|e| match e {
+            SettingsError::Io { error, .. } => SettingsError::UndoRecord {
+                path: w.state.clone(),
+                error,
+                written: true,
+            },
+            other => other,
+        })?,
+    };
     let state = UndoState {
         created_folder,
         version: UndoState::VERSION,
@@ -254,7 +289,7 @@ pub(crate) fn write_with_undo(
         .attrs
         .as_ref()
         .map(|a| a.masked(undo::RECORD_MODE_MASK));
-    undo::save_state_in(files, &state_path, &state, record_attrs.as_ref()).map_err(
+    undo::save_state_in(files, &beside, &state_path, &state, record_attrs.as_ref()).map_err(
         |e| match e {
             SettingsError::Io { error, .. } => SettingsError::UndoRecord {
                 path: state_path.clone(),

@@ -97,6 +97,28 @@ impl SettingsLayer {
         self.negotiation.as_ref().filter(|_| self.in_effect())
     }
 
+    /// A file that exists but mcplogs could not read: what it sets is unknown (Claude
+    /// Code may read it: another user, a FIFO with a writer, bytes that are not UTF-8).
+    pub fn is_unknown(&self) -> bool {
+        matches!(self.status, LayerStatus::Unreadable { .. })
+    }
+
+    /// "local settings /p/.claude/settings.local.json could not be read (permission
+    /// denied)": a layer [`Self::is_unknown`] names, and why.
+    pub fn unread_text(&self) -> String {
+        let path = self
+            .path
+            .as_deref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match &self.status {
+            LayerStatus::Unreadable { error } => {
+                format!("{} settings {path} could not be read ({error})", self.kind)
+            }
+            _ => format!("{} settings {path}", self.kind),
+        }
+    }
+
     /// A file a person should repair: Claude Code skips it, or cannot read it.
     pub fn is_problem(&self) -> bool {
         matches!(

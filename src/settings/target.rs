@@ -25,6 +25,9 @@ pub enum FixTarget {
         path: PathBuf,
         /// The layer above the user file whose value the write must outrank, if any.
         outranks: Option<SettingsLayer>,
+        /// The layers above `path` that could not be read: whether one of them sets the
+        /// key is unknown, so the write may not take effect ([`unknown_text`]).
+        unknown: Vec<SettingsLayer>,
     },
     /// `legacy` is already in effect, decided by this layer.
     InEffect { layer: SettingsLayer },
@@ -57,15 +60,35 @@ impl FixTarget {
     }
 
     /// One sentence saying which file and why (the "why" `fix` prints above its diff).
+    /// A layer above the file that could not be read is said, never taken as setting
+    /// nothing.
     pub fn reason(&self) -> String {
+        match self {
+            FixTarget::Write { unknown, .. } if !unknown.is_empty() => {
+                let unknown: Vec<&SettingsLayer> = unknown.iter().collect();
+                format!("{}; but {}", self.known_reason(), unknown_text(&unknown))
+            }
+            _ => self.known_reason(),
+        }
+    }
+
+    fn known_reason(&self) -> String {
         match self {
             FixTarget::Write {
                 kind: LayerKind::Local,
                 outranks: None,
                 path,
+                ..
             } => format!(
                 "the user settings file would also reach a server of another project that speaks only the new protocol, which the legacy setting breaks; the project's local file {} reaches this project only and is not meant to be committed",
                 path.display()
+            ),
+            FixTarget::Write {
+                outranks: None,
+                unknown,
+                ..
+            } if !unknown.is_empty() => format!(
+                "it is the user settings file, and no layer with higher precedence that mcplogs could read sets {NEGOTIATION_KEY} in this project"
             ),
             FixTarget::Write { outranks: None, .. } => format!(
                 "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in this project"
@@ -130,6 +153,22 @@ impl FixTarget {
     }
 }
 
+/// "local settings /p/.claude/settings.local.json could not be read (permission
+/// denied), so whether it sets MCP_PROTOCOL_NEGOTIATION is unknown: if it does, this
+/// fix does not take effect there" (several layers joined): a check that did not run.
+pub fn unknown_text(layers: &[&SettingsLayer]) -> String {
+    let names: Vec<String> = layers.iter().map(|l| l.unread_text()).collect();
+    let (it, does) = if layers.len() > 1 {
+        ("one of them", "one does")
+    } else {
+        ("it", "it does")
+    };
+    format!(
+        "{}, so whether {it} sets {NEGOTIATION_KEY} is unknown: if {does}, this fix does not take effect there",
+        names.join(" and ")
+    )
+}
+
 fn layer_path(l: &SettingsLayer) -> String {
     match &l.path {
         Some(p) => p.display().to_string(),
@@ -142,6 +181,11 @@ fn value_of(l: &SettingsLayer) -> String {
         .map(NegotiationValue::as_str)
         .unwrap_or("")
         .to_string()
+}
+
+/// The layers of `e` above `path` that could not be read, owned.
+pub fn unknown_above(e: &EffectiveNegotiation, path: &Path) -> Vec<SettingsLayer> {
+    e.unknown_above(path).into_iter().cloned().collect()
 }
 
 /// Chooses the file for `e`'s project (see the module comment).
@@ -159,9 +203,11 @@ pub fn choose(e: &EffectiveNegotiation) -> FixTarget {
                 };
             }
             LayerKind::Local | LayerKind::Project => {
+                let path = e.project_dir.join(".claude").join("settings.local.json");
                 return FixTarget::Write {
                     kind: LayerKind::Local,
-                    path: e.project_dir.join(".claude").join("settings.local.json"),
+                    unknown: unknown_above(e, &path),
+                    path,
                     outranks: Some(layer.clone()),
                 };
             }
@@ -173,6 +219,7 @@ pub fn choose(e: &EffectiveNegotiation) -> FixTarget {
             path: Some(path), ..
         }) => FixTarget::Write {
             kind: LayerKind::User,
+            unknown: unknown_above(e, path),
             path: path.clone(),
             outranks: None,
         },

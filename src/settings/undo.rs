@@ -1,8 +1,8 @@
 //! `mcplogs fix --undo`. Every fix leaves, next to the settings path (beside the link
 //! when it is a symlink):
 //! - `<name>.mcplogs-backup`: the bytes before the fix, with the file's owner and at
-//!   most its permission bits, never writable by group or others (absent when the fix
-//!   created the file);
+//!   most its owner's read and write bits (private; absent when the fix created the
+//!   file);
 //! - `<name>.mcplogs-undo.json` (the file's owner, at most its owner bits): an
 //!   [`UndoState`], recording hashes of the backup and of what was written, and the
 //!   key's previous value.
@@ -25,7 +25,7 @@ use super::diff;
 use super::edit;
 use super::layers::negotiation_in;
 use super::strictness::{self, Strictness};
-use super::write::{Attrs, FileSnapshot, Fs, RealFs, write_copy_in};
+use super::write::{Attrs, Beside, FileSnapshot, Fs, RealFs, write_copy_in};
 use super::{NegotiationValue, SettingsError, UndoStateProblem};
 use crate::safe_read::{Follow, SETTINGS_MAX_BYTES, read_regular};
 
@@ -41,8 +41,9 @@ impl UndoState {
     pub const VERSION: u32 = 2;
 }
 
-/// Permission bits a backup may keep from the settings file: no write for others.
-pub const BACKUP_MODE_MASK: u32 = 0o755;
+/// Permission bits a backup may keep from the settings file: the owner's read and
+/// write at most (everything mcplogs keeps is private).
+pub const BACKUP_MODE_MASK: u32 = 0o600;
 /// Permission bits the undo record may keep: the owner's read and write at most.
 pub const RECORD_MODE_MASK: u32 = 0o600;
 /// An undo record is a few hundred bytes.
@@ -178,12 +179,9 @@ pub fn save_plan(user_settings: &Path, files: &[PathBuf]) -> Result<(), Settings
     }
     let mut text = serde_json::to_string_pretty(&doc).expect("plan serializes");
     text.push('\n');
-    write_copy_in(
-        &RealFs,
-        &plan_path(user_settings),
-        text.as_bytes(),
-        attrs.as_ref(),
-    )
+    let record = plan_path(user_settings);
+    let dir = super::write::open_beside(&record, None)?;
+    write_copy_in(&RealFs, &dir, &record, text.as_bytes(), attrs.as_ref())
 }
 
 /// Whether the plan record says mcplogs made the folder it is in.
@@ -222,13 +220,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// owner and at most its owner bits (`None`: the runner's, 0600).
 pub fn save_state_in(
     files: &dyn Fs,
+    dir: &Beside,
     path: &Path,
     state: &UndoState,
     attrs: Option<&Attrs>,
 ) -> Result<(), SettingsError> {
     let mut text = serde_json::to_string_pretty(state).expect("state serializes");
     text.push('\n');
-    write_copy_in(files, path, text.as_bytes(), attrs)
+    write_copy_in(files, dir, path, text.as_bytes(), attrs)
 }
 
 /// The undo record of `settings`, if there is one, checked: a regular file, owned by
@@ -500,9 +499,11 @@ pub fn plan_undo(settings: &Path, force: bool) -> Result<UndoPlan, SettingsError
     plan_undo_in(settings, None, force)
 }
 
-/// [`plan_undo`] of a file of the project `project` (its shared
-/// `.claude/settings.json`, which only the caller knows is not the user's own file):
-/// refused when it, or a folder between the project and it, is a symbolic link.
+/// [`plan_undo`] of a file of the project `project` (found by
+/// [`super::write::project_of`], the rule the fix wrote it by: a project's shared
+/// `.claude/settings.json` is one only the caller, who knows the user's own file, can
+/// tell): refused when it, or a folder between the project and it, is a symbolic link,
+/// as the fix refused it. Nothing is changed then: the backup and the record stay.
 pub fn plan_undo_in(
     settings: &Path,
     project: Option<&Path>,

@@ -2,14 +2,24 @@
 //! atomically, with the original's owner and permission bits, and only if the file is
 //! still what mcplogs read.
 //!
-//! A project's own file (`.mcp.json`, `.claude/settings*.json`: [`project_root_of`],
-//! [`project_root_for_layer`]) is never reached through a link: the file and every
-//! folder between the project and it are looked at with `symlink_metadata` when it is
-//! read, before the write, and again just before the swap (a link made in the
-//! microseconds after that last check is the one window left). A cloned repository
+//! A project's own file (`.mcp.json`, `.claude/settings*.json`: [`project_of`], the one
+//! rule of every write and undo) is never reached through a link. A cloned repository
 //! would otherwise choose which file of the user's the fix rewrites. The user's own
 //! files (`~/.claude/settings.json`, `~/.claude.json`) are followed: dotfile managers
-//! link them.
+//! link them. What is guaranteed, and what is not:
+//!
+//! - The file and every folder between the project and it are looked at with
+//!   `symlink_metadata` when the file is read, and a write looks for a link twice: once
+//!   when it opens the folder the backup and the undo record go in ([`open_beside`]:
+//!   each folder below the project opened without following a link, the folder then
+//!   held open), and once just before the swap.
+//! - The backup and the undo record are written relative to that open folder
+//!   ([`crate::store::Beside`]: an exclusive temporary file, private, flushed, renamed
+//!   over the name, a link at the name replaced and never followed): a link swapped in
+//!   for the folder, or for one above it, after it was opened redirects neither. On
+//!   Windows (no folder handles in std) they are written by path, checked first.
+//! - The settings file itself is swapped in by path: a link made in the microseconds
+//!   between the check just before the swap and the swap is the one window left.
 //!
 //! Only a regular file is read or written. The target is resolved here (symlinks
 //! followed by mcplogs, never by the OS at write time), read non-blocking with a size
@@ -30,6 +40,7 @@
 //! temporary file's permissions while it exists. [`RealFs`] is the only implementation
 //! outside tests.
 
+use std::ffi::OsStr;
 use std::fs::{self, File, Metadata};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +51,7 @@ use super::SettingsError;
 use crate::safe_read::{
     FileId, Follow, ReadError, SETTINGS_MAX_BYTES, is_symlink_loop, read_regular,
 };
+pub use crate::store::Beside;
 
 /// How [`Fs::swap`] puts the temporary file in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +93,20 @@ pub trait Fs {
     }
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         fs::remove_file(path)
+    }
+    /// Writes a file of mcplogs' own (a backup, an undo record) as `name` in the open
+    /// folder `dir`, as everything mcplogs keeps is written
+    /// ([`crate::store::Beside::write`]: an exclusive temporary file, private, flushed,
+    /// renamed over `name` relative to the open folder).
+    fn write_own(
+        &self,
+        dir: &Beside,
+        name: &OsStr,
+        bytes: &[u8],
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<()> {
+        dir.write(name, bytes, mode, owner)
     }
     /// Makes a rename in `dir` durable; a folder that cannot be opened is not worth
     /// failing for.
@@ -175,8 +201,9 @@ pub struct FileSnapshot {
     pub attrs: Option<Attrs>,
     /// The project folder `path` is a file of (`None`: a file of the user's own, such as
     /// `~/.claude/settings.json`, followed through a link). No folder between it and
-    /// `path`, nor `path` itself, may be a symbolic link: checked when read, again just
-    /// before the write, and once more just before the rename.
+    /// `path`, nor `path` itself, may be a symbolic link: checked when read, when the
+    /// write opens the folder of the backup and the record, and just before the swap
+    /// (see the module comment).
     pub project: Option<PathBuf>,
 }
 
@@ -195,18 +222,32 @@ pub fn project_root_of(path: &Path) -> Option<PathBuf> {
     None
 }
 
-/// The project folder of a project's file named by its layer (`project`: the shared
-/// `.claude/settings.json`; `local`; `mcp.json`): `<P>/.mcp.json` and
-/// `<P>/.claude/<file>` lie in `<P>`. `None` for a file of the user's own layers.
-pub fn project_root_for_layer(path: &Path, layer: &str) -> Option<PathBuf> {
-    if !matches!(layer, "project" | "local" | "mcp.json") {
-        return project_root_of(path);
+/// The project folder `path` is a file of, for every write and every undo of a settings
+/// file (`fix`, `fix --undo`, a plan rolled back): one rule, so that an undo refuses
+/// exactly what the fix refused. `<P>/.mcp.json`, `<P>/.claude/settings.local.json`,
+/// and `<P>/.claude/settings.json` unless it is `user_file` (the user's own
+/// `~/.claude/settings.json` or `$CLAUDE_CONFIG_DIR/settings.json`, which dotfile
+/// managers link). `None`: a file of the user's own, followed through a link.
+pub fn project_of(path: &Path, user_file: Option<&Path>) -> Option<PathBuf> {
+    if let Some(root) = project_root_of(path) {
+        return Some(root);
     }
     let parent = path.parent()?;
-    if parent.file_name().is_some_and(|n| n == ".claude") {
+    if path.file_name()? == "settings.json"
+        && parent.file_name()? == ".claude"
+        && user_file != Some(path)
+    {
         return parent.parent().map(Path::to_path_buf);
     }
-    Some(parent.to_path_buf())
+    None
+}
+
+/// [`project_of`] for a file named by its layer for the server's project (the fix
+/// engine's changes): the `project` layer is a project's shared `.claude/settings.json`,
+/// every other layer's `settings.json` is the user's own. `None` for a file of the
+/// user's own layers.
+pub fn project_root_for_layer(path: &Path, layer: &str) -> Option<PathBuf> {
+    project_of(path, (layer != "project").then_some(path))
 }
 
 /// The first symbolic link on the way from `project` down to `path` (`path` itself
@@ -331,12 +372,19 @@ impl FileSnapshot {
     }
 
     /// Fails unless the path still leads to the same regular file (same device and
-    /// inode) holding exactly the bytes read, or is still absent.
+    /// inode) holding exactly the bytes read, or is still absent, with no link on the
+    /// way from its project to it.
     pub fn ensure_unchanged(&self) -> Result<(), SettingsError> {
+        self.ensure_no_project_link()?;
+        self.ensure_same()
+    }
+
+    /// [`Self::ensure_unchanged`] without looking for a link in the project: for a
+    /// caller that just did ([`open_beside`]), or will just before the swap.
+    pub(crate) fn ensure_same(&self) -> Result<(), SettingsError> {
         let changed = || SettingsError::ChangedSinceRead {
             path: self.path.clone(),
         };
-        self.ensure_no_project_link()?;
         match resolve_target(&self.path) {
             Ok(t) if t == self.target => {}
             _ => return Err(changed()),
@@ -364,6 +412,14 @@ impl FileSnapshot {
 
     /// [`FileSnapshot::replace`] through `files`.
     pub fn replace_in(&self, files: &dyn Fs, new: &[u8]) -> Result<(), SettingsError> {
+        self.ensure_no_project_link()?;
+        self.replace_walked(files, new)
+    }
+
+    /// [`FileSnapshot::replace_in`] for a caller that has just looked for a link in the
+    /// project ([`open_beside`]): looked for again only before a missing folder is
+    /// created, and just before the swap.
+    pub(crate) fn replace_walked(&self, files: &dyn Fs, new: &[u8]) -> Result<(), SettingsError> {
         let dir = parent_of(&self.target);
         // a symbolic link to nothing (one planted in a cloned project can name any
         // path): never a file, nor folders, created through it
@@ -377,13 +433,13 @@ impl FileSnapshot {
                 ),
             ));
         }
-        self.ensure_no_project_link()?;
         if self.bytes.is_none() && !dir.exists() {
+            self.ensure_no_project_link()?;
             create_dir_private(&dir)
                 .map_err(|e| SettingsError::io(&dir, "create the folder", e))?;
         }
-        self.ensure_unchanged()?;
-        write_atomic(files, &self.target, new, self.attrs.as_ref(), Some(self))
+        self.ensure_same()?;
+        write_atomic(files, &self.target, new, self.attrs.as_ref(), self)
     }
 
     /// Removes the file (undo of a fix that created it) through `files`, if it is
@@ -433,16 +489,46 @@ fn new_file_attrs(target: &Path) -> Option<Attrs> {
     }
 }
 
-/// Writes `bytes` to `dest` atomically with `attrs` through `files` (a backup gets the
-/// original's owner and bits; `None`: the runner's, owner-only). For backups and the
-/// undo record.
+/// Writes `bytes` as `dest`, a file of mcplogs' own in the open folder `dir` (a backup,
+/// an undo record, the plan's record), through `files`: private (at most the owner's
+/// read and write bits of `attrs`, 0600 without), with `attrs`' owner, never through a
+/// link ([`Fs::write_own`]).
 pub fn write_copy_in(
     files: &dyn Fs,
+    dir: &Beside,
     dest: &Path,
     bytes: &[u8],
     attrs: Option<&Attrs>,
 ) -> Result<(), SettingsError> {
-    write_atomic(files, dest, bytes, attrs, None)
+    let name = dest.file_name().ok_or_else(|| {
+        SettingsError::io(
+            dest,
+            "write",
+            io::Error::new(io::ErrorKind::InvalidInput, "not a file name"),
+        )
+    })?;
+    #[cfg(unix)]
+    let mode = attrs.map_or(NEW_FILE_MODE, Attrs::mode) & 0o600;
+    #[cfg(not(unix))]
+    let mode = 0o600;
+    files
+        .write_own(dir, name, bytes, mode, attrs.and_then(|a| a.owner))
+        .map_err(|e| SettingsError::io(dest, "write", e))
+}
+
+/// The folder `path` lies in, opened once for the files mcplogs keeps beside it
+/// ([`Beside`]): for a file of `project`, no folder between the project and it may be a
+/// symbolic link ([`SettingsError::ProjectLink`], as for the file itself).
+pub fn open_beside(path: &Path, project: Option<&Path>) -> Result<Beside, SettingsError> {
+    let dir = parent_of(path);
+    Beside::open(project, &dir).map_err(|e| {
+        if let (true, Some(root)) = (e.link, project)
+            && let Err(refusal) = no_link_in_project(root, path)
+        {
+            return refusal;
+        }
+        SettingsError::io(&e.at, "open the folder", e.error)
+    })
 }
 
 /// Follows symlinks (chains, relative targets) to the file they name, which need not
@@ -490,8 +576,7 @@ pub(crate) fn create_dir_private(dir: &Path) -> io::Result<()> {
 }
 
 /// Temporary file in `dest`'s folder, written, given the final owner and permissions,
-/// flushed, then put in place: renamed over `dest` (backups, records: `expect` is
-/// `None`) or swapped in against the snapshot `expect`. The temporary file never has
+/// flushed, then swapped in against the snapshot `expect`. The temporary file never has
 /// more permission bits than the final file, and is removed on every failure. Errors
 /// name `dest` (the file the user knows), whichever step failed.
 fn write_atomic(
@@ -499,7 +584,7 @@ fn write_atomic(
     dest: &Path,
     bytes: &[u8],
     attrs: Option<&Attrs>,
-    expect: Option<&FileSnapshot>,
+    expect: &FileSnapshot,
 ) -> Result<(), SettingsError> {
     let dir = parent_of(dest);
     let name = dest
@@ -534,10 +619,7 @@ fn write_atomic(
             .map_err(io_err("set the permissions of"))?;
     }
     files.sync(tmp.as_file()).map_err(io_err("flush"))?;
-    match expect {
-        None => files.rename(tmp, dest).map_err(io_err("replace"))?,
-        Some(snap) => swap_in(files, tmp, dest, snap)?,
-    }
+    swap_in(files, tmp, dest, expect)?;
     files.sync_dir(&dir);
     Ok(())
 }

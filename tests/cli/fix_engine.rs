@@ -1484,6 +1484,127 @@ fn undo_never_puts_back_through_a_link_made_in_the_project_since() {
     assert_eq!(files(&outside), before);
 }
 
+/// `fix --undo --settings` of a project's shared `.claude/settings.json` that became a
+/// link since the fix (a `git pull` moved the file and left a link to it): refused as
+/// the fix refuses it, exit 2, naming the link; nothing written through it, and the
+/// backup and undo record are kept, named (before: the backup was put back through the
+/// link, into the file it points to).
+#[cfg(unix)]
+#[test]
+fn undo_of_a_projects_shared_settings_refuses_a_link_as_the_fix_does() {
+    let h = Home::new();
+    let shared = h.proj.join(".claude/settings.json");
+    fs::create_dir_all(shared.parent().unwrap()).unwrap();
+    fs::write(&shared, "{\"model\": \"opus\"}\n").unwrap();
+    let file = shared.display().to_string();
+    let out = h.run(
+        &h.elsewhere,
+        &["fix", "--settings", &file, "--yes", "--force"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let fixed = fs::read(&shared).unwrap();
+    let victim = h.elsewhere.join("victim.json");
+    fs::rename(&shared, &victim).unwrap();
+    std::os::unix::fs::symlink(&victim, &shared).unwrap();
+    // the fix itself refuses the link now
+    let again = h.run(
+        &h.elsewhere,
+        &["fix", "--settings", &file, "--dry-run", "--force"],
+    );
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("is a symbolic link"),
+        "{}",
+        stderr(&again)
+    );
+    for args in [&["--dry-run"][..], &["--yes"]] {
+        let mut a = vec!["fix", "--undo", "--settings", &file];
+        a.extend_from_slice(args);
+        let undo = h.run_env(&h.elsewhere, &a, &[("COLUMNS", "80")]);
+        let err = stderr(&undo);
+        assert_eq!(undo.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("settings.json is a symbolic link")
+                && err.contains("victim.json")
+                && err.contains("mcplogs writes no file of a project through a link"),
+            "{err}"
+        );
+        assert!(
+            err.contains("settings.json.mcplogs-backup")
+                && err.contains("settings.json.mcplogs-undo.json")
+                && err.contains("Nothing is lost")
+                && err.contains("are kept")
+                && err.contains("run `mcplogs fix --undo --settings"),
+            "{err}"
+        );
+        assert!(!err.contains("Restored"), "{err}");
+        assert_eq!(fs::read(&victim).unwrap(), fixed, "{err}");
+        assert!(Path::new(&format!("{file}.mcplogs-undo.json")).exists());
+        assert!(Path::new(&format!("{file}.mcplogs-backup")).exists());
+    }
+    // the link mended (the file back in place): the same command undoes the fix
+    fs::remove_file(&shared).unwrap();
+    fs::rename(&victim, &shared).unwrap();
+    let undo = h.run(
+        &h.elsewhere,
+        &["fix", "--undo", "--settings", &file, "--yes"],
+    );
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(
+        fs::read_to_string(&shared).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
+}
+
+/// A layer above the user file that cannot be read (a FIFO as the project's local
+/// settings): `fix --dry-run` and `fix --yes` say which layer could not be read and that
+/// whether it sets the key is unknown, and never claim the fix helps there (before:
+/// "nothing with higher precedence sets MCP_PROTOCOL_NEGOTIATION" and "The legacy fix
+/// helps: oldlist"); `mcplogs settings` says the value is unknown, not "not set".
+#[cfg(unix)]
+#[test]
+fn an_unreadable_higher_layer_makes_the_fix_and_the_setting_unknown_not_passed() {
+    let h = Home::new();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.claude_json(stdio(&["oldlist"]));
+    fs::create_dir_all(h.proj.join(".claude")).unwrap();
+    mkfifo(&h.proj.join(".claude/settings.local.json"));
+    let wide = [("COLUMNS", "80")];
+    for args in [&["--dry-run"][..], &["--yes"]] {
+        let mut a = vec!["fix"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["--claude-version", "2.1.332"]);
+        let out = h.run_env(&h.elsewhere, &a, &wide);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{args:?}: {err}");
+        let flat = err.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(!flat.contains("nothing with higher precedence"), "{err}");
+        assert!(!flat.contains("The legacy fix helps"), "{err}");
+        assert!(
+            flat.contains(
+                "local settings ~/work/proj/.claude/settings.local.json could not be read"
+            ) && flat.contains("FIFO")
+                && flat.contains("whether it sets MCP_PROTOCOL_NEGOTIATION is unknown"),
+            "{err}"
+        );
+        assert!(
+            flat.contains("this change may not take effect for oldlist"),
+            "{err}"
+        );
+    }
+    let out = h.run_env(&h.proj, &["settings"], &wide);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("MCP_PROTOCOL_NEGOTIATION is unknown"),
+        "{text}"
+    );
+    assert!(
+        !flat.contains("MCP_PROTOCOL_NEGOTIATION is not set"),
+        "{text}"
+    );
+}
+
 /// The file the legacy setting goes in is a FIFO (adversarial F4): scan, which warns it
 /// cannot read it, never advises `mcplogs fix` (which exits 2 there): its text and its
 /// JSON recommendation say `fix` refuses the file, and why; the change is `refused`.

@@ -22,7 +22,7 @@ use mcplogs::settings::fix::{FixOptions, FixPlan, PendingFix, apply_fix, apply_f
 use mcplogs::settings::undo::{
     UndoPlan, apply_undo, apply_undo_in, backup_path, plan_undo, state_path,
 };
-use mcplogs::settings::write::{Fs, RealFs, Swap, TEMP_SUFFIX};
+use mcplogs::settings::write::{Beside, Fs, RealFs, Swap, TEMP_SUFFIX};
 
 const ORIGINAL: &str = "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"ANTHROPIC_API_KEY\": \"sk-ant-api03-secret\"\n  }\n}\n";
 
@@ -149,6 +149,35 @@ impl Fs for Faulty {
             return Err(os_error(EACCES));
         }
         RealFs.remove_file(path)
+    }
+
+    /// A backup or an undo record: the same operations in the same order (its own
+    /// temporary file is the store's, removed on every failure, so a crash there leaves
+    /// nothing); the mode watched is the written file's.
+    fn write_own(
+        &self,
+        dir: &Beside,
+        name: &std::ffi::OsStr,
+        bytes: &[u8],
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<()> {
+        if let Some(Fault::PermissionDenied) = self.hit(Op::CreateTemp) {
+            return Err(os_error(EACCES));
+        }
+        if let Some(Fault::DiskFull) = self.hit(Op::Write) {
+            return Err(os_error(ENOSPC));
+        }
+        match self.hit(Op::Rename) {
+            Some(Fault::RenameFails) => return Err(os_error(EIO)),
+            Some(Fault::Crash) => {
+                return Err(io::Error::other("simulated crash before the rename"));
+            }
+            _ => {}
+        }
+        RealFs.write_own(dir, name, bytes, mode, owner)?;
+        self.watch(&dir.path().join(name));
+        Ok(())
     }
 }
 
@@ -379,11 +408,18 @@ fn temporary_files_and_backup_are_never_more_readable_than_the_original() {
         let fs_ = Faulty::new(None);
         apply_fix_in(&fs_, &pending(&s.path)).unwrap();
         let seen = fs_.temp_modes.borrow();
-        // Backup, settings and undo record: created, written, about to be renamed.
-        assert_eq!(seen.len(), 9, "{seen:?}");
+        // The settings file's temporary: created, written, about to be swapped; the
+        // backup and the undo record as written (the store's temporary files are 0600
+        // from their creation, exclusive, never through a link).
+        assert_eq!(seen.len(), 5, "{seen:?}");
         for (p, m) in seen.iter() {
             let name = p.file_name().unwrap().to_string_lossy();
-            assert!(name.ends_with(TEMP_SUFFIX), "{p:?}");
+            assert!(
+                name.ends_with(TEMP_SUFFIX)
+                    || *p == backup_path(&s.path)
+                    || *p == state_path(&s.path),
+                "{p:?}"
+            );
             // Backup, undo record and settings file alike: never a bit the original
             // does not have.
             assert_eq!(
@@ -392,7 +428,8 @@ fn temporary_files_and_backup_are_never_more_readable_than_the_original() {
                 "{p:?} had mode {m:o}, original {original_mode:o}"
             );
         }
-        assert_eq!(mode(&backup_path(&s.path)), original_mode);
+        // private: at most the owner's read and write bits of the original
+        assert_eq!(mode(&backup_path(&s.path)), original_mode & 0o600);
         assert_eq!(mode(&s.path), original_mode);
         // The record: at most the owner's bits of the original.
         assert_eq!(mode(&state_path(&s.path)), original_mode & 0o600);

@@ -15,7 +15,7 @@ use mcplogs::settings::fix::{FixOptions, FixPlan, PendingFix, apply_fix, apply_f
 use mcplogs::settings::undo::{
     UndoPlan, apply_undo, apply_undo_in, backup_path, plan_undo, state_path,
 };
-use mcplogs::settings::write::{Fs, RealFs, Swap};
+use mcplogs::settings::write::{Beside, Fs, RealFs, Swap};
 
 const ORIGINAL: &str = "{\r\n  \"model\": \"opus\"\r\n}\r\n";
 
@@ -92,6 +92,20 @@ impl Fs for FailNth {
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         self.check(Op::Remove)?;
         RealFs.remove_file(path)
+    }
+    /// A backup or an undo record: the same steps in the same order.
+    fn write_own(
+        &self,
+        dir: &Beside,
+        name: &std::ffi::OsStr,
+        bytes: &[u8],
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<()> {
+        for op in [Op::CreateTemp, Op::Write, Op::Sync, Op::Rename] {
+            self.check(op)?;
+        }
+        RealFs.write_own(dir, name, bytes, mode, owner)
     }
 }
 

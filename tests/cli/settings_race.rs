@@ -275,3 +275,90 @@ fn a_file_removed_just_before_the_swap_is_a_change() {
     );
     assert!(!path.exists());
 }
+
+/// R1#6: the backup and the undo record are written relative to the project folder
+/// opened once, never by a path a link swapped in could redirect. The project's
+/// `.claude` folder is swapped for a link to a folder outside it just before the backup
+/// is written (and put back after, so that the swap's own check passes), then again
+/// just before the undo record: neither lands outside; both are in the real folder,
+/// beside the file the fix wrote (before: each went through the link, the backup
+/// copying the user's settings out of the project).
+#[cfg(unix)]
+#[test]
+fn a_link_swapped_in_never_redirects_the_backup_or_the_undo_record() {
+    use mcplogs::settings::write::Beside;
+    use std::cell::Cell;
+    struct LinkBeforeEach<'a> {
+        proj: &'a Path,
+        outside: &'a Path,
+        calls: Cell<usize>,
+    }
+    impl Fs for LinkBeforeEach<'_> {
+        fn write_own(
+            &self,
+            dir: &Beside,
+            name: &std::ffi::OsStr,
+            bytes: &[u8],
+            mode: u32,
+            owner: Option<(u32, u32)>,
+        ) -> io::Result<()> {
+            let (claude, moved) = (self.proj.join(".claude"), self.proj.join(".claude-moved"));
+            fs::rename(&claude, &moved).unwrap();
+            std::os::unix::fs::symlink(self.outside, &claude).unwrap();
+            let written = RealFs.write_own(dir, name, bytes, mode, owner);
+            self.calls.set(self.calls.get() + 1);
+            if self.calls.get() == 1 {
+                // the backup written: the folder back in place for the swap
+                fs::remove_file(&claude).unwrap();
+                fs::rename(&moved, &claude).unwrap();
+            }
+            written
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("proj");
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    let file = proj.join(".claude/settings.local.json");
+    fs::write(&file, "{\"model\": \"opus\"}\n").unwrap();
+    let files = LinkBeforeEach {
+        proj: &proj,
+        outside: &outside,
+        calls: Cell::new(0),
+    };
+    apply_fix_in(&files, &pending(&file)).unwrap();
+    assert_eq!(files.calls.get(), 2);
+    let names = |d: &Path| {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        names(&outside),
+        Vec::<String>::new(),
+        "nothing written outside"
+    );
+    // the real folder (`.claude-moved` since the record was written) holds all three
+    let real = proj.join(".claude-moved");
+    assert_eq!(
+        names(&real),
+        [
+            "settings.local.json",
+            "settings.local.json.mcplogs-backup",
+            "settings.local.json.mcplogs-undo.json"
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(real.join("settings.local.json.mcplogs-backup")).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
+    assert!(
+        fs::read_to_string(real.join("settings.local.json"))
+            .unwrap()
+            .contains("legacy")
+    );
+}

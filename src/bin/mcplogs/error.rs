@@ -213,6 +213,17 @@ pub enum Error {
     /// The confirmation prompt could not be read.
     #[error("cannot read the answer: {0}")]
     ReadAnswer(#[source] io::Error),
+    /// `fix --undo` refused before anything was written (a project's file reached
+    /// through a link, as the fix refuses it): why, and where its backup and undo record
+    /// are kept.
+    #[error("{source}. {kept} `{command}`")]
+    UndoNotMade {
+        source: Box<SettingsError>,
+        /// "Nothing is lost: its backup X and its undo record Y are kept; once that is
+        /// mended, run".
+        kept: String,
+        command: String,
+    },
     /// `fix --undo`: the settings file is gone.
     #[error("{} was removed since mcplogs' fix; nothing to put back", .path.display())]
     UndoFileRemoved { path: PathBuf },

@@ -37,6 +37,7 @@ impl ExitCode {
             | Error::ManInstall { .. }
             | Error::Discovery(_)
             | Error::Settings(_)
+            | Error::UndoNotMade { .. }
             | Error::Json(_)
             | Error::ReadFile { .. }
             | Error::ReadStdin(_)

@@ -24,7 +24,7 @@ use mcplogs::settings::fix::{self, FixOptions, FixPlan};
 use mcplogs::settings::layers::LayerKind;
 use mcplogs::settings::target::{self, FixTarget};
 use mcplogs::settings::undo::{self, UndoHow, UndoPlan};
-use mcplogs::settings::{EffectiveNegotiation, Sources};
+use mcplogs::settings::{EffectiveNegotiation, SettingsError, Sources};
 
 /// The file to fix and why: `--settings` when given, else the layer that wins for the
 /// project with the least intrusion (`settings::target`). `None`: legacy is in effect
@@ -284,6 +284,15 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             &args.home,
         )
     {
+        let unknown = layers.unknown_above(path);
+        if !unknown.is_empty() {
+            warning(format!(
+                "above {} in {}: {}",
+                path.display(),
+                layers.project_dir.display(),
+                target::unknown_text(&unknown)
+            ));
+        }
         for l in layers.overriding(path) {
             warning(format!(
                 "{} sets {NEGOTIATION_KEY} to \"{}\" and takes precedence over {}: the fix there has no effect for {} until that changes",
@@ -304,8 +313,9 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             cs.push(legacy_change(&path, why.as_deref(), &failing));
             continue;
         }
-        match fix::plan_fix(
+        match fix::plan_fix_in(
             &path,
+            project_of(&args, &path).as_deref(),
             FixOptions {
                 rewrite_strict: args.rewrite_strict,
             },
@@ -395,7 +405,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         match fix::apply_fix(&p.pending) {
             Ok(applied) => written.push((p.path.clone(), applied)),
             Err(e) => {
-                roll_back(&written);
+                roll_back(&args, &written);
                 return Err(e.into());
             }
         }
@@ -404,7 +414,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         match engine::apply_file(p) {
             Ok(applied) => written.push((p.path.clone(), applied)),
             Err(e) => {
-                roll_back(&written);
+                roll_back(&args, &written);
                 return Err(e.into());
             }
         }
@@ -943,14 +953,30 @@ fn per_project_files(
                         .find(|(p, _)| *p == path)
                         .map(|(_, w)| w.clone())
                         .unwrap_or_default(),
-                    FixTarget::Write { outranks: None, .. } => format!(
-                        "it is the user settings file, and nothing with higher precedence sets {NEGOTIATION_KEY} in {}",
-                        projects
+                    FixTarget::Write { outranks: None, .. } => {
+                        // a layer above the file that could not be read: said, never
+                        // taken as setting nothing
+                        let unknown: Vec<&mcplogs::settings::layers::SettingsLayer> = projects
                             .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                            .filter_map(|p| failing.iter().find(|f| f.project == *p))
+                            .flat_map(|f| f.layers.unknown_above(&path))
+                            .collect();
+                        let mut why = format!(
+                            "it is the user settings file, and {} with higher precedence {}sets {NEGOTIATION_KEY} in {}",
+                            if unknown.is_empty() { "nothing" } else { "no layer" },
+                            if unknown.is_empty() { "" } else { "that mcplogs could read " },
+                            projects
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                        if !unknown.is_empty() {
+                            why.push_str("; but ");
+                            why.push_str(&target::unknown_text(&unknown));
+                        }
+                        why
+                    }
                     _ => target.reason(),
                 };
                 (path, Some(why))
@@ -965,6 +991,13 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
     let (reached, missed): (Vec<&Failing>, Vec<&Failing>) = failing
         .iter()
         .partition(|f| written.iter().any(|p| f.layers.reached_by(p)));
+    // reached unless a layer above the file, which could not be read, sets the key: not
+    // claimed, said
+    let (reached, unknown): (Vec<&Failing>, Vec<&Failing>) = reached.into_iter().partition(|f| {
+        written
+            .iter()
+            .any(|p| f.layers.reached_by(p) && f.layers.unknown_above(p).is_empty())
+    });
     if !reached.is_empty() {
         note(format_args!(
             "The legacy fix helps: {}",
@@ -973,6 +1006,18 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
                 .map(|f| f.label.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
+        ));
+    }
+    for f in unknown {
+        let above: Vec<_> = written
+            .iter()
+            .filter(|p| f.layers.reached_by(p))
+            .flat_map(|p| f.layers.unknown_above(p))
+            .collect();
+        warning(format!(
+            "this change may not take effect for {}: {}",
+            f.label,
+            target::unknown_text(&above)
         ));
     }
     for f in missed {
@@ -995,26 +1040,61 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
 
 /// After a failed write in a plan of several files: undoes the files already written,
 /// so the plan is all or nothing as far as it can be. Best effort: what cannot be undone
-/// is said, with its own undo record left in place.
-fn roll_back(written: &[(PathBuf, fix::AppliedFix)]) {
+/// is said, with why, and its backup and undo record are left in place (named).
+fn roll_back(args: &FixArgs, written: &[(PathBuf, fix::AppliedFix)]) {
     for (path, _) in written.iter().rev() {
-        let done = match undo::plan_undo(path, false) {
-            Ok(UndoPlan::Pending(p)) => undo::apply_undo(&p).is_ok(),
-            _ => false,
+        let done = match plan_undo_of(args, path, false) {
+            Ok(UndoPlan::Pending(p)) => undo::apply_undo(&p).map_err(|e| e.to_string()),
+            Ok(other) => Err(match other {
+                UndoPlan::FileRemoved { .. } => "it was removed since".to_string(),
+                UndoPlan::KeyChanged { .. } => "its key was changed since".to_string(),
+                _ => "no undo record of it was found".to_string(),
+            }),
+            Err(e) => Err(e.to_string()),
         };
-        if done {
-            note(format_args!(
+        match done {
+            Ok(()) => note(format_args!(
                 "Put back {} (the plan stopped).",
                 path.display()
-            ));
-        } else {
-            warning(format!(
-                "{} was written and could not be put back: `mcplogs fix --undo --settings {}`",
+            )),
+            Err(why) => warning(format!(
+                "{} was written and could not be put back: {why}. {} `mcplogs fix --undo --settings {}`",
                 path.display(),
+                kept_for_undo(path),
                 mcplogs::text::shell_word(&path.display().to_string())
-            ));
+            )),
         }
     }
+}
+
+/// The project `path` is a file of, by the one rule of every write and undo
+/// ([`mcplogs::settings::write::project_of`]), the user's own file being this home's.
+fn project_of(args: &FixArgs, path: &Path) -> Option<PathBuf> {
+    mcplogs::settings::write::project_of(path, user_file(args).as_deref())
+}
+
+/// The undo of `path` as planned for every `fix --undo` and every roll-back: refused,
+/// as the fix refused it, where a link lies on the way from its project to it.
+fn plan_undo_of(args: &FixArgs, path: &Path, force: bool) -> Result<UndoPlan, SettingsError> {
+    undo::plan_undo_in(path, project_of(args, path).as_deref(), force)
+}
+
+/// Where the backup and the undo record of `path` are kept, for an undo not made:
+/// "Nothing is lost: its backup X and its undo record Y are kept; ... run" (a file the
+/// fix created has no backup), the command to follow.
+fn kept_for_undo(path: &Path) -> String {
+    let record = undo::state_path(path);
+    let backup = undo::backup_path(path);
+    let files = if std::fs::symlink_metadata(&backup).is_ok() {
+        format!(
+            "its backup {} and its undo record {} are kept",
+            backup.display(),
+            record.display()
+        )
+    } else {
+        format!("its undo record {} is kept", record.display())
+    };
+    format!("Nothing is lost: {files}; once that is mended, run")
 }
 
 /// The user settings file of the home `fix` works on: where the plan record goes.
@@ -1077,13 +1157,10 @@ fn run_undo_cmd(args: &FixArgs) -> Result<ExitCode, Error> {
 fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitCode, Error> {
     let mut pendings: Vec<(PathBuf, Box<undo::PendingUndo>)> = Vec::new();
     for path in files {
-        // a project's shared `.claude/settings.json` (a `fix NAME` took a name out of
-        // its list): put back only if no link is on the way from its project
-        let project = (path != user && path.file_name().is_some_and(|n| n == "settings.json"))
-            .then(|| mcplogs::settings::write::project_root_for_layer(path, "project"))
-            .flatten()
-            .filter(|p| p.join(".claude").join("settings.json") == *path);
-        match undo::plan_undo_in(path, project.as_deref(), args.force)? {
+        // a project's file: put back only if no link is on the way from its project,
+        // as the fix wrote it
+        let planned = plan_undo_of(args, path, args.force).map_err(|e| undo_not_made(e, path))?;
+        match planned {
             UndoPlan::Pending(p) => pendings.push((path.clone(), p)),
             UndoPlan::NothingToUndo | UndoPlan::NotOurs { .. } => note(format_args!(
                 "No mcplogs fix of {} to undo (no {}).",
@@ -1139,7 +1216,8 @@ fn run_undo_plan(args: &FixArgs, user: &Path, files: &[PathBuf]) -> Result<ExitC
 }
 
 fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
-    let pending = match undo::plan_undo(path, args.force)? {
+    let planned = plan_undo_of(args, path, args.force).map_err(|e| undo_not_made(e, path))?;
+    let pending = match planned {
         UndoPlan::Pending(p) => p,
         UndoPlan::NothingToUndo => {
             note(format_args!(
@@ -1163,6 +1241,23 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
         args.dry_run,
         args.yes,
     )
+}
+
+/// An undo refused before anything was written: the refusal, and where the backup and
+/// the undo record are kept ([`Error::UndoNotMade`]) when a project's link is the reason
+/// (mended, the same command undoes the fix).
+fn undo_not_made(e: SettingsError, path: &Path) -> Error {
+    match e {
+        SettingsError::ProjectLink { .. } => Error::UndoNotMade {
+            source: Box::new(e),
+            kept: kept_for_undo(path),
+            command: format!(
+                "mcplogs fix --undo --settings {}",
+                mcplogs::text::shell_word(&path.display().to_string())
+            ),
+        },
+        other => other.into(),
+    }
 }
 
 /// What `fix --undo` does to a file changed since: put the key back.
