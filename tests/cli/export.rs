@@ -1470,3 +1470,49 @@ fn the_file_form_takes_reports_spellings_too() {
         assert_eq!(text.lines().count(), scan_verdicts(&m).len(), "{flag}");
     }
 }
+
+/// A `--server` or `--match-project` that matches none of the servers found is a usage
+/// error, as in `scan` and `du`: exit 2, one line naming the filter, nothing sent or
+/// written (it said "nothing new" and exited 0).
+#[test]
+fn a_filter_matching_no_server_is_a_usage_error() {
+    let m = Machine::new();
+    let file = m.home.path().join("out.jsonl");
+    let outs = file.display().to_string();
+    for filter in [
+        ["--server", "no-such-server"],
+        ["--match-project", "no-such-project"],
+    ] {
+        let r = run(&mut m.export(
+            &[],
+            &[
+                "--home",
+                &home_arg(),
+                "--no-cache",
+                "--file",
+                &outs,
+                filter[0],
+                filter[1],
+            ],
+        ));
+        assert_eq!(r.code, 2, "{filter:?}: {}", r.stderr);
+        assert!(r.stderr.contains(filter[1]), "{}", r.stderr);
+        assert!(r.stderr.contains("nothing sent"), "{}", r.stderr);
+        assert!(!file.exists(), "{filter:?}: a file was written");
+    }
+    // the same filter naming a logged server exports it
+    let r = run(&mut m.export(
+        &[],
+        &[
+            "--home",
+            &home_arg(),
+            "--no-cache",
+            "--file",
+            &outs,
+            "--server",
+            "bad-tool",
+        ],
+    ));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(file.exists());
+}

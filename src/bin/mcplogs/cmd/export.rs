@@ -96,6 +96,25 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
             fixes: mcplogs::resolve::Fixes::Skip,
         },
     );
+    // A filter that matches none of the servers found is a usage error, as in `scan` and
+    // `du` (the names are not listed: nothing here is redacted yet).
+    if crate::cmd::scan::found_nothing(&report)
+        && !report.unfiltered_names.is_empty()
+        && let Some(what) = match (&opts.server, &opts.project) {
+            (Some(s), _) => Some(format!(
+                "no server named {:?}",
+                mcplogs::scan::select::echo(s)
+            )),
+            (None, Some(p)) => Some(format!("no project path contains {p:?}")),
+            (None, None) => None,
+        }
+    {
+        output::note(format_args!(
+            "mcplogs: export: {what} ({} found: `mcplogs scan` lists them); nothing sent",
+            mcplogs::text::count(report.unfiltered_names.len(), "server")
+        ));
+        return Ok(ExitCode::Error);
+    }
     let items = export::items(&report, &keys);
     let redactor = if cfg.details {
         let home_dir = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
