@@ -261,13 +261,9 @@ fn states_of(
         };
         match group_of.get(&key) {
             Some(&i) => {
-                // the spelling the writer takes: one through no link in its project
                 let g = &mut groups[i];
-                if let Some(first) = g.1.first()
-                    && engine::through_a_project_link(&g.0, first.layer)
-                    && !engine::through_a_project_link(&c.file, c.layer)
-                {
-                    g.0 = c.file.clone();
+                if let Some(first) = g.1.first() {
+                    engine::take_unlinked_spelling(&mut g.0, first.layer, &c.file, c.layer);
                 }
                 g.1.push(c)
             }

@@ -197,6 +197,23 @@ pub fn through_a_project_link(path: &Path, layer: &str) -> bool {
         .is_some_and(|root| super::write::link_in_project(&root, path).is_some())
 }
 
+/// Of two spellings of one file, the one the writer takes: `kept` (of `kept_layer`)
+/// becomes `other` when `kept` is reached through a link in its project and `other` is
+/// not ([`through_a_project_link`]). Whether it did.
+pub fn take_unlinked_spelling(
+    kept: &mut PathBuf,
+    kept_layer: &str,
+    other: &Path,
+    other_layer: &str,
+) -> bool {
+    let take =
+        through_a_project_link(kept, kept_layer) && !through_a_project_link(other, other_layer);
+    if take {
+        *kept = other.to_path_buf();
+    }
+    take
+}
+
 /// A file's identity for [`same_file`]: its canonical path, or its folder's canonical
 /// path and its name when the file is not there; the path itself when neither resolves.
 /// Two paths are [`same_file`] when their identities are equal (a key to group by).

@@ -199,12 +199,8 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .find(|(p, _)| engine::same_file(p, &c.file))
         {
             Some((p, cs)) => {
-                // the spelling the writer takes: one through no link in its project
-                if let Some(first) = cs.first()
-                    && engine::through_a_project_link(p, first.layer)
-                    && !engine::through_a_project_link(&c.file, c.layer)
-                {
-                    *p = c.file.clone();
+                if let Some(first) = cs.first() {
+                    engine::take_unlinked_spelling(p, first.layer, &c.file, c.layer);
                 }
                 cs.push(c)
             }
@@ -914,11 +910,8 @@ fn per_project_files(
                 .find(|(p, _, _)| mcplogs::settings::engine::same_file(p, path))
             {
                 Some((p, t, projects)) => {
-                    // the spelling the writer takes: one through no link in its project
-                    if mcplogs::settings::engine::through_a_project_link(p, "local")
-                        && !mcplogs::settings::engine::through_a_project_link(path, "local")
+                    if mcplogs::settings::engine::take_unlinked_spelling(p, "local", path, "local")
                     {
-                        *p = path.clone();
                         *t = target.clone();
                     }
                     projects.push(f.project.clone())
