@@ -340,21 +340,7 @@ fn secrets_of(
     projects: &[ProjectUse],
     homes: &[PathBuf],
 ) -> crate::redact::configured::ConfiguredSecrets {
-    let projects: Vec<PathBuf> = std::env::current_dir()
-        .into_iter()
-        .chain(
-            projects
-                .iter()
-                .map(|p| PathBuf::from(&p.project))
-                .filter(|p| p.is_absolute() && p.is_dir()),
-        )
-        .collect();
-    crate::scan::secrets::collect(&crate::scan::secrets::Places {
-        homes: homes.to_vec(),
-        projects,
-        managed_dir: None,
-        listed: true,
-    })
+    super::configured_secrets(projects.iter().map(|p| p.project.as_str()), homes)
 }
 
 /// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into

@@ -471,3 +471,40 @@ fn the_printed_project_folder_is_that_folder_for_project() {
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("not a folder"), "{r:?}");
 }
+
+/// `prune` names it as `scan` does too: its warning of a FIFO in the server's folder
+/// (the folder's path holds the value) and its plan, on screen and in `--json`.
+#[cfg(unix)]
+#[test]
+fn prune_names_it_as_scan_does() {
+    let h = Home::new();
+    let logs = h
+        .home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(
+            &h.project.to_string_lossy(),
+        ))
+        .join(format!("mcp-logs-svc-{VALUE}"));
+    let fifo = logs.join("2026-12-06T11-00-00-000Z.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for args in [
+        &["prune", "--dry-run"][..],
+        &["prune", "--dry-run", "--json"],
+    ] {
+        let r = run(&mut h.cmd(args, false));
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("FIFO"),
+            "{args:?}: no warning: {}",
+            r.stderr
+        );
+        assert_hidden(&format!("{args:?}"), &r.stderr);
+        assert!(!r.stdout.contains(VALUE), "{args:?}: {}", r.stdout);
+    }
+}

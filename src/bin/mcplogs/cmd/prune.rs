@@ -21,30 +21,36 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         own_cache: mcplogs::scan::cache::default_dir(),
     };
     let plan = prune::plan(&opts, mcplogs::time::now_system())?;
-    output::grouped_warnings(&plan.warnings, false);
+    // The secret rules and the configuration's secret values, as scan and du hide them
+    // (a folder `mcp-logs-svc-VALUE`, VALUE another entry's env value, in a warning).
+    let r = plan.redactor(&opts.homes);
+    let redacted = |warnings: &[mcplogs::warning::Warning]| {
+        let mut warnings = warnings.to_vec();
+        for w in &mut warnings {
+            mcplogs::redact::output::warning(&r, w);
+        }
+        warnings
+    };
+    output::grouped_warnings(&redacted(&plan.warnings), false);
     // What the table shows, redacted before it is laid out (a token in a folder name
     // would otherwise shift the columns once masked); deleting uses `plan` itself.
     let mut shown = plan.clone();
     for g in &mut shown.groups {
         // the home as `~`, as scan and du show a project
-        g.project = mcplogs::redact::output::text(&mcplogs::text::layout::tilde(
-            &g.project,
-            output::home(),
-        ));
+        g.project = r.redact(&mcplogs::text::layout::tilde(&g.project, output::home()));
         // with its tag, as `scan` prints it
-        g.server = mcplogs::scan::select::printed(&g.server);
+        g.server = mcplogs::scan::select::shown_by(&r, &g.server);
     }
     let json = args.output.json;
     let show = |outcome: Option<&Outcome>| -> Result<(), Error> {
         if json {
-            output::stdout(&output::json_redacted(&prune_json(&plan, outcome), true)?)
+            let mut doc = serde_json::to_value(prune_json(&plan, outcome))?;
+            mcplogs::redact::output::json_value(&r, &mut doc);
+            output::stdout(&output::json_redacted(&doc, false)?)
         } else {
             match outcome {
-                None => output::screen(&mcplogs::redact::output::text(&plan_text(
-                    &shown,
-                    output::width(),
-                ))),
-                Some(o) => output::screen(&mcplogs::redact::output::text(&outcome_text(o))),
+                None => output::screen(&r.redact(&plan_text(&shown, output::width()))),
+                Some(o) => output::screen(&r.redact(&outcome_text(o))),
             }
         }
     };
@@ -70,7 +76,7 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
         }
     }
     let outcome = prune::execute(&plan, mcplogs::time::now_system());
-    output::warnings(&outcome.skipped);
+    output::warnings(&redacted(&outcome.skipped));
     show(Some(&outcome))?;
     Ok(ExitCode::Clean)
 }
