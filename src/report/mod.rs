@@ -264,9 +264,6 @@ pub struct Making<'a> {
     /// How the server is configured to start ([`ServerSection::launch`]): its own
     /// launch, as the scan's resolution found it for its project ([`launch_line`]).
     pub launch: &'a (dyn Fn(&ServerReport) -> Option<String> + Sync),
-    /// The recommendation as the report shows it (the command redacts the configured
-    /// values it may name).
-    pub recommendation: &'a (dyn Fn(&str) -> String + Sync),
     /// The redaction's learning so far (the machine's homes and users), when the report
     /// is redacted: each section is learned from as it is made ([`Report::redact`] then
     /// learns the rest of the report, in the order it learns a whole report).
@@ -763,7 +760,6 @@ pub fn build_taking(
                         let mut section = server_section(&s, &stderr, &homes);
                         section.launch = (making.launch)(&s);
                         drop((s, stderr));
-                        section.recommendation = (making.recommendation)(&section.recommendation);
                         let records = section.evidence.len() + section.stderr.len();
                         let record_texts: usize = section
                             .evidence

@@ -565,7 +565,6 @@ fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
 fn made_reaching(scan: &ScanReport, records: bool, reach: Option<Reach>) -> (Report, Report) {
     let machine = || RedactorBuilder::new().home("/Users/alice").user("alice");
     let launch = |name: &str| Some(format!("npx {name}-server --dir /Users/carol/x"));
-    let recommendation = |r: &str| format!("{r} (checked)");
     let mut whole = build(
         scan,
         &ServerStderr::default(),
@@ -574,7 +573,6 @@ fn made_reaching(scan: &ScanReport, records: bool, reach: Option<Reach>) -> (Rep
     );
     for s in &mut whole.servers {
         s.launch = launch(&s.name);
-        s.recommendation = recommendation(&s.recommendation);
     }
     whole.redact(machine());
     let learn = machine();
@@ -585,7 +583,6 @@ fn made_reaching(scan: &ScanReport, records: bool, reach: Option<Reach>) -> (Rep
         versions(),
         &Making {
             launch: &|s: &ServerReport| launch(&s.name),
-            recommendation: &recommendation,
             learn: Some(&learn),
             records,
             reach,

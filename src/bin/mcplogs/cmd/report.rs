@@ -146,8 +146,6 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             .and_then(report::launch_line)
             .map(|l| config_redactor.redact(&l))
     };
-    // The advice can name the configured command (run it by hand).
-    let recommendation = |r: &str| r.to_string();
     let mut rep = report::build_taking(
         &mut scanned,
         stderr,
@@ -155,7 +153,6 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         Versions::this_machine(claude_code.join().ok().flatten()),
         &report::Making {
             launch: &launch,
-            recommendation: &recommendation,
             learn: (!no_redact).then_some(&machine),
             records,
             reach,
