@@ -260,13 +260,17 @@ pub(crate) fn write_with_undo(
     }
     let beside = match beside.take() {
         Some(b) => b,
-        None => open_beside(&snap.path, snap.project.as_deref()).map_err(|e| match e {
-            SettingsError::Io { error, .. } => SettingsError::UndoRecord {
+        // the file is written now: whatever keeps its folder from being opened (a link
+        // put there since) is said as a record not written, never as nothing written
+        None => open_beside(&snap.path, snap.project.as_deref()).map_err(|e| {
+            SettingsError::UndoRecord {
                 path: w.state.clone(),
-                error,
+                error: match e {
+                    SettingsError::Io { error, .. } => error,
+                    other => std::io::Error::other(other.to_string()),
+                },
                 written: true,
-            },
-            other => other,
+            }
         })?,
     };
     let state = UndoState {

@@ -362,3 +362,46 @@ fn a_link_swapped_in_never_redirects_the_backup_or_the_undo_record() {
             .contains("legacy")
     );
 }
+
+/// A file the fix creates has its folder opened for the undo record once it exists: a
+/// link put in the project's place of that folder right after the file is written is
+/// said as "the settings file was written, but the undo record ... could not be
+/// updated" (the file exists; before, the link refusal read as nothing written).
+#[cfg(unix)]
+#[test]
+fn a_link_put_in_after_a_created_file_is_written_says_the_file_was_written() {
+    struct LinkAfterTheSwap<'a> {
+        proj: &'a Path,
+        outside: &'a Path,
+    }
+    impl Fs for LinkAfterTheSwap<'_> {
+        fn swap(&self, tmp: &Path, to: &Path, how: Swap) -> io::Result<()> {
+            RealFs.swap(tmp, to, how)?;
+            let claude = self.proj.join(".claude");
+            fs::rename(&claude, self.proj.join(".claude-moved")).unwrap();
+            std::os::unix::fs::symlink(self.outside, &claude).unwrap();
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("proj");
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    let file = proj.join(".claude/settings.local.json");
+    let files = LinkAfterTheSwap {
+        proj: &proj,
+        outside: &outside,
+    };
+    let err = apply_fix_in(&files, &pending(&file)).unwrap_err();
+    assert!(
+        matches!(err, SettingsError::UndoRecord { written: true, .. }),
+        "{err}"
+    );
+    assert!(proj.join(".claude-moved/settings.local.json").exists());
+    assert_eq!(
+        fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+}
