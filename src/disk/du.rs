@@ -112,7 +112,11 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
             let everything = disk_use(&all)?;
             Some(crate::scan::select::NameWant::knowing(
                 given,
-                &secrets_of(&everything.projects, &opts.request.homes),
+                &secrets_of(
+                    &everything.projects,
+                    &opts.request.homes,
+                    opts.managed_dir.as_deref(),
+                ),
             ))
         }
         given => given.map(crate::scan::select::NameWant::new),
@@ -219,7 +223,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         let want = if crate::scan::select::is_printed_form(sub) {
             crate::scan::select::ProjectWant::knowing(
                 sub,
-                &secrets_of(&projects, &opts.request.homes),
+                &secrets_of(&projects, &opts.request.homes, opts.managed_dir.as_deref()),
                 crate::scan::home_of_screen(),
             )
         } else {
@@ -333,14 +337,46 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
+/// Every value the configuration marks as secret that a command on the disk's logs must
+/// hide, as `scan` hides them (a server named `svc-VALUE`, `VALUE` another entry's `env`
+/// value, is `svc-[REDACTED:config]`): the configuration of the `homes` (none: this
+/// machine's; managed files from `managed_dir` when given, else this OS's), of the working folder, of the `projects` that are folders here, and of
+/// every project the homes list.
+pub fn configured_secrets<'a>(
+    projects: impl IntoIterator<Item = &'a str>,
+    homes: &[std::path::PathBuf],
+    managed_dir: Option<&std::path::Path>,
+) -> crate::redact::configured::ConfiguredSecrets {
+    let projects: Vec<std::path::PathBuf> = std::env::current_dir()
+        .into_iter()
+        .chain(
+            projects
+                .into_iter()
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.is_absolute() && p.is_dir()),
+        )
+        .collect();
+    crate::scan::secrets::collect(&crate::scan::secrets::Places {
+        homes: homes.to_vec(),
+        projects,
+        managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+        listed: true,
+    })
+}
+
 /// The values the configuration marks as secret that `du` hides ([`redact`]): those of
 /// the `homes` (none: this machine's), of the working folder, of the projects of `du`
 /// and of every project the homes list.
 fn secrets_of(
     projects: &[ProjectUse],
     homes: &[PathBuf],
+    managed_dir: Option<&Path>,
 ) -> crate::redact::configured::ConfiguredSecrets {
-    super::configured_secrets(projects.iter().map(|p| p.project.as_str()), homes)
+    configured_secrets(
+        projects.iter().map(|p| p.project.as_str()),
+        homes,
+        managed_dir,
+    )
 }
 
 /// Hides the secrets in the names, paths and warnings of a `du` run (a token glued into
@@ -349,10 +385,10 @@ fn secrets_of(
 /// `VALUE` another entry's `env` value, is `svc-[REDACTED:config]`): the configuration
 /// of the `homes` (none: this machine's), of the working folder, of the projects shown
 /// and of every project the homes list.
-pub fn redact(du: &mut DiskUse, homes: &[PathBuf]) {
+pub fn redact(du: &mut DiskUse, homes: &[PathBuf], managed_dir: Option<&Path>) {
     use crate::redact::output::{path, warning};
     let mut b = crate::redact::RedactorBuilder::new();
-    b.learn_configured_secrets(&secrets_of(&du.projects, homes));
+    b.learn_configured_secrets(&secrets_of(&du.projects, homes, managed_dir));
     let r = b.build();
     for p in &mut du.projects {
         r.apply(&mut p.project);

@@ -453,6 +453,10 @@ pub struct DuArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 /// Where to look for logs and which servers to keep: shared by `scan`, `report`, `du`.
@@ -754,6 +758,10 @@ pub struct PruneArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Read managed settings from DIR instead of this OS's folder (for tests)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub managed_dir: Option<PathBuf>,
 }
 
 /// `prune --help`'s examples and what it never deletes (the in-use age is the library's).

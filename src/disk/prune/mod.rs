@@ -162,21 +162,6 @@ pub struct Plan {
     own_cache: Option<PathBuf>,
 }
 
-impl Plan {
-    /// What hides this plan's secrets wherever it is shown (its table, `--json`, its
-    /// warnings and what deleting skipped): the secret rules and every value the
-    /// configuration of `homes` and of the plan's projects marks as secret, as `du` and
-    /// `scan` hide them (a folder `mcp-logs-svc-VALUE` is `svc-[REDACTED:config]`).
-    pub fn redactor(&self, homes: &[PathBuf]) -> crate::redact::Redactor {
-        let mut b = crate::redact::RedactorBuilder::new();
-        b.learn_configured_secrets(&super::configured_secrets(
-            self.groups.iter().map(|g| g.project.as_str()),
-            homes,
-        ));
-        b.build()
-    }
-}
-
 /// What deleting did.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {

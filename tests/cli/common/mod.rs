@@ -63,8 +63,10 @@ pub fn mcplogs(empty_home: &Path) -> Command {
 }
 
 /// The subcommands that read the settings layers, managed ones included.
-const READS_SETTINGS: [&str; 9] = [
+const READS_SETTINGS: [&str; 11] = [
     "scan",
+    "du",
+    "prune",
     "report",
     "settings",
     "fix",

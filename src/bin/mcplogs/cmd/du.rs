@@ -11,7 +11,10 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     // `prune` takes the same log folders and homes: the hint below names them, so it
     // runs on what this `du` measured (as the user typed them: it runs from here).
     let prune = prune_command(&args.discovery.paths, &args.discovery.home);
-    let opts = args.discovery.scan_options();
+    let opts = mcplogs::scan::ScanOptions {
+        managed_dir: args.managed_dir.clone(),
+        ..args.discovery.scan_options()
+    };
     let mut du = mcplogs::disk::du::disk_use(&opts)?;
     if let Some(dir) = mcplogs::scan::cache::default_dir() {
         du.own_cache = mcplogs::disk::du::own_cache_use(&dir, &mut du.warnings);
@@ -19,7 +22,7 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
     if opts.request.paths.is_empty() {
         du.discovery_cache = discovery_cache_use(&opts.request.homes);
     }
-    mcplogs::disk::du::redact(&mut du, &opts.request.homes);
+    mcplogs::disk::du::redact(&mut du, &opts.request.homes, opts.managed_dir.as_deref());
     output::grouped_warnings(&du.warnings, false);
     let text = if args.output.json {
         output::json_redacted(&render::du::du_json(&du), true)?

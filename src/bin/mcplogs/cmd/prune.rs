@@ -23,7 +23,15 @@ pub fn run(args: PruneArgs) -> Result<ExitCode, Error> {
     let plan = prune::plan(&opts, mcplogs::time::now_system())?;
     // The secret rules and the configuration's secret values, as scan and du hide them
     // (a folder `mcp-logs-svc-VALUE`, VALUE another entry's env value, in a warning).
-    let r = plan.redactor(&opts.homes);
+    let r = {
+        let mut b = mcplogs::redact::RedactorBuilder::new();
+        b.learn_configured_secrets(&mcplogs::disk::du::configured_secrets(
+            plan.groups.iter().map(|g| g.project.as_str()),
+            &opts.homes,
+            args.managed_dir.as_deref(),
+        ));
+        b.build()
+    };
     let redacted = |warnings: &[mcplogs::warning::Warning]| {
         let mut warnings = warnings.to_vec();
         for w in &mut warnings {
