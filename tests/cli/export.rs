@@ -1498,6 +1498,13 @@ fn a_filter_matching_no_server_is_a_usage_error() {
         assert_eq!(r.code, 2, "{filter:?}: {}", r.stderr);
         assert!(r.stderr.contains(filter[1]), "{}", r.stderr);
         assert!(r.stderr.contains("nothing sent"), "{}", r.stderr);
+        // the command it names reads the same home
+        assert!(
+            r.stderr
+                .contains(&format!("`mcplogs scan --home {}` lists them", home_arg())),
+            "{}",
+            r.stderr
+        );
         assert!(!file.exists(), "{filter:?}: a file was written");
     }
     // the same filter naming a logged server exports it

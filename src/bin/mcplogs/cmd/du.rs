@@ -67,8 +67,9 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
                     (None, None) => unreachable!("a filter was given"),
                 };
                 output::note(format_args!(
-                    "mcplogs: {what} ({} found: `mcplogs du` lists them)",
-                    mcplogs::text::count(found, "server")
+                    "mcplogs: {what} ({} found: `mcplogs du{}` lists them)",
+                    mcplogs::text::count(found, "server"),
+                    mcplogs::advice::home_flags(&opts.request.homes)
                 ));
                 return Ok(ExitCode::Error);
             }

@@ -110,8 +110,9 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
         }
     {
         output::note(format_args!(
-            "mcplogs: export: {what} ({} found: `mcplogs scan` lists them); nothing sent",
-            mcplogs::text::count(report.unfiltered_names.len(), "server")
+            "mcplogs: export: {what} ({} found: `mcplogs scan{}` lists them); nothing sent",
+            mcplogs::text::count(report.unfiltered_names.len(), "server"),
+            mcplogs::advice::home_flags(&opts.request.homes)
         ));
         return Ok(ExitCode::Error);
     }
