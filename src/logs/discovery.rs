@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 use crate::logs::decode::{self, LogFormat};
+use crate::safe_read::{EntryKind, OpenFolder};
 use crate::warning::Warning;
 
 use crate::claude_code::paths::{
@@ -39,10 +40,19 @@ impl ServerDir {
     /// Lists the folder's log files now, when [`discover_unlisted`] did not; what cannot
     /// be read is said in `warnings`, as discovery says it.
     pub fn list(&mut self, warnings: &mut Vec<Warning>) {
-        if !self.listed {
-            self.file_names = list_files(&self.path, warnings).unwrap_or_default();
-            self.listed = true;
+        let _ = self.list_open(warnings);
+    }
+
+    /// [`ServerDir::list`], keeping the folder open to read its files by name (`None`:
+    /// listed before, or it cannot be read).
+    pub fn list_open(&mut self, warnings: &mut Vec<Warning>) -> Option<OpenFolder> {
+        if self.listed {
+            return None;
         }
+        self.listed = true;
+        let (names, folder) = list_open(&self.path, warnings)?;
+        self.file_names = names;
+        Some(folder)
     }
 
     /// The log files, oldest first.
@@ -505,45 +515,54 @@ fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
 /// A server folder's log files' names, sorted; `None` when the folder cannot be read.
 /// What is not a regular file is said in `warnings`, never followed or read.
 pub fn list_files(path: &Path, warnings: &mut Vec<Warning>) -> Option<Vec<Box<OsStr>>> {
-    let mut files = Vec::new();
-    match std::fs::read_dir(path) {
-        Ok(entries) => {
-            for entry in entries {
-                let entry = match entry {
-                    Ok(e) => e,
-                    Err(e) => {
-                        warnings.push(Warning::new(path, format!("cannot read folder: {e}")));
-                        continue;
-                    }
-                };
-                let name = entry.file_name();
-                if name.as_encoded_bytes().starts_with(b".") {
-                    continue; // .DS_Store and friends
-                }
-                // file_type() does not follow symlinks: inside a log tree nothing is
-                // followed (a link can point at /dev/zero, a FIFO, or out of the tree).
-                match entry.file_type() {
-                    Ok(t) if t.is_file() => files.push(name.into_boxed_os_str()),
-                    Ok(t) if t.is_dir() => {}
-                    Ok(t) => {
-                        let p = entry.path();
-                        let what = describe_special(&t, &p);
-                        warnings.push(Warning::new(p, what));
-                    }
-                    Err(e) => {
-                        warnings.push(Warning::new(entry.path(), format!("cannot read: {e}")))
-                    }
-                }
-            }
-        }
+    list_open(path, warnings).map(|(files, _)| files)
+}
+
+/// [`list_files`], with the folder kept open to read the files it lists
+/// ([`OpenFolder::open_listed`]).
+pub fn list_open(
+    path: &Path,
+    warnings: &mut Vec<Warning>,
+) -> Option<(Vec<Box<OsStr>>, OpenFolder)> {
+    let mut folder = match OpenFolder::open(path) {
+        Ok(f) => f,
         Err(e) => {
             warnings.push(Warning::new(path, format!("cannot read: {e}")));
             return None;
         }
+    };
+    let mut files = Vec::new();
+    for entry in folder.entries() {
+        let (name, kind) = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                warnings.push(Warning::new(path, format!("cannot read folder: {e}")));
+                continue;
+            }
+        };
+        if name.as_encoded_bytes().starts_with(b".") {
+            continue; // .DS_Store and friends
+        }
+        // The kind as listed, links not followed: inside a log tree nothing is followed
+        // (a link can point at /dev/zero, a FIFO, or out of the tree).
+        match kind {
+            EntryKind::File => files.push(name.into_boxed_os_str()),
+            EntryKind::Folder => {}
+            EntryKind::Other => {
+                let p = path.join(&name);
+                match std::fs::symlink_metadata(&p) {
+                    Ok(m) => {
+                        let what = describe_special(&m.file_type(), &p);
+                        warnings.push(Warning::new(p, what));
+                    }
+                    Err(e) => warnings.push(Warning::new(p, format!("cannot read: {e}"))),
+                }
+            }
+        }
     }
     // Ordered as bytes, names are ordered as the paths they make (all in one folder).
     files.sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-    Some(files)
+    Some((files, folder))
 }
 
 /// The warning for a file that is not a regular file.

@@ -559,9 +559,11 @@ pub fn scan_with_progress(
     opts: &ScanOptions,
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> Result<ScanReport, DiscoveryError> {
-    // With the index (and no count of files to show, no time to cut at), each server
-    // folder is listed as it is read: an unchanged one's listing comes from the index.
-    let found = if opts.index.is_some() && progress.is_none() && opts.since.is_none() {
+    // With no count of files to show and no time to cut at, each server folder is
+    // listed as it is read, through the descriptor its files are then opened with
+    // (`safe_read::OpenFolder`); with the index, an unchanged one's listing comes from
+    // the index.
+    let found = if progress.is_none() && opts.since.is_none() {
         discovery::discover_unlisted(&opts.request)?
     } else {
         discovery::discover(&opts.request)?

@@ -14,9 +14,11 @@ use crate::logs::decode;
 use crate::logs::discovery::ServerDir;
 use crate::logs::record::RecordRef;
 use crate::logs::session::{SessionGrouper, SessionLog};
+use crate::safe_read::{self, OpenFolder};
 use crate::scan::cache::{FolderIndex, Reading};
 use crate::time::EpochSeconds;
 use crate::warning::Warning;
+use std::ffi::OsStr;
 
 pub(super) enum Unit {
     ServerDir(ServerDir),
@@ -116,6 +118,8 @@ impl Unit {
             }
         };
         let mut index = o.index.and_then(|c| FolderIndex::load(c, &dir.path));
+        // Listed here: its files are opened through the folder the listing opened.
+        let mut folder = None;
         if !dir.listed {
             // Found, not listed (a scan with the index): the listing the index
             // keeps, when the folder is unchanged, else listed now (and kept).
@@ -129,7 +133,7 @@ impl Unit {
                         .as_ref()
                         .and_then(|_| Reading::start_folder(&dir.path));
                     let mut listing = Vec::new();
-                    dir.list(&mut listing);
+                    folder = dir.list_open(&mut listing);
                     if let Some(i) = index.as_mut() {
                         i.keep_listing(before.filter(|_| listing.is_empty()), &dir.file_names);
                     }
@@ -139,6 +143,7 @@ impl Unit {
         }
         let mut p = read_dir_or_afresh(
             &dir,
+            folder.as_ref(),
             o,
             &mut index,
             &keep_session,
@@ -164,6 +169,7 @@ impl Unit {
             dir.file_names = all;
             p = read_dir_or_afresh(
                 &dir,
+                folder.as_ref(),
                 &whole,
                 &mut index,
                 &|_| true,
@@ -185,6 +191,7 @@ impl Unit {
 /// read afresh, and the folder's summaries are forgotten (`index` is then `None`).
 fn read_dir_or_afresh(
     dir: &ServerDir,
+    folder: Option<&OpenFolder>,
     o: &ReadOptions,
     index: &mut Option<FolderIndex>,
     keep_session: &dyn Fn(&SessionLog) -> bool,
@@ -192,7 +199,15 @@ fn read_dir_or_afresh(
     file_done: &dyn Fn(),
     bytes_read: &dyn Fn(u64),
 ) -> ServerInProgress {
-    match read_dir(dir, o, index.as_mut(), keep_session, file_done, bytes_read) {
+    match read_dir(
+        dir,
+        folder,
+        o,
+        index.as_mut(),
+        keep_session,
+        file_done,
+        bytes_read,
+    ) {
         Ok((p, w)) => {
             warnings.extend(w);
             p
@@ -202,7 +217,7 @@ fn read_dir_or_afresh(
                 i.clear();
                 i.save(o.index.expect("an index was loaded"), &dir.path);
             }
-            let (p, w) = read_dir(dir, o, None, keep_session, file_done, bytes_read)
+            let (p, w) = read_dir(dir, folder, o, None, keep_session, file_done, bytes_read)
                 .unwrap_or_else(|Changed| unreachable!("no index, nothing cached"));
             warnings.extend(w);
             p
@@ -221,6 +236,7 @@ fn read_debug_log(
     let mut by_server: BTreeMap<String, SessionGrouper> = BTreeMap::new();
     let _ = decode_into(
         &log,
+        Opening::Named,
         warnings,
         &mut |r| {
             let name = r.server.unwrap_or_default();
@@ -279,6 +295,7 @@ pub(super) struct Changed;
 /// stderr records ([`stderr::Captured`]).
 pub(super) fn read_sessions(
     f: &Path,
+    opening: Opening<'_>,
     index: Option<&mut FolderIndex>,
     warnings: &mut Vec<Warning>,
     bytes_read: &dyn Fn(u64),
@@ -301,6 +318,7 @@ pub(super) fn read_sessions(
     };
     let (outcome, tapped) = decode_into(
         f,
+        opening,
         warnings,
         &mut |r| grouper.push_ref(r),
         stderr.then_some(&mut tap as decode::stream::Tap<'_>),
@@ -329,6 +347,7 @@ const TAP_UP_TO: u64 = 4 << 20;
 /// summarise the same).
 pub(super) fn read_dir(
     dir: &ServerDir,
+    folder: Option<&OpenFolder>,
     o: &ReadOptions,
     mut index: Option<&mut FolderIndex>,
     keep_session: &dyn Fn(&SessionLog) -> bool,
@@ -345,11 +364,17 @@ pub(super) fn read_dir(
     let mut walk = NewestFirst::default();
     let tap = o.stderr || index.is_some();
     let mut decided_after: Option<usize> = None;
-    for (read, f) in dir.files().rev().enumerate() {
+    let opening = |name: &OsStr| match name.is_empty() {
+        true => Opening::Named,
+        false => Opening::Listed(folder),
+    };
+    for (read, name) in dir.file_names.iter().rev().enumerate() {
+        let f = crate::logs::discovery::file_in(&dir.path, name);
         // With the index, the stderr records are taken in the read too: the deciding
         // session's are kept with its details, for a later scan that shows them.
         let (sessions, cached, tails) = read_sessions(
             &f,
+            opening(name),
             index.as_deref_mut(),
             &mut warnings,
             bytes_read,
@@ -417,8 +442,10 @@ pub(super) fn read_dir(
                 }
             } else if let Some(k) = at {
                 if chunks[k].2 {
+                    let name = dir.file_names.get(dir.file_names.len() - 1 - k);
                     let (fresh, _, tails) = read_sessions(
                         &chunks[k].0,
+                        name.map_or(Opening::Named, |n| opening(n)),
                         None,
                         &mut Vec::new(),
                         bytes_read,
@@ -542,12 +569,16 @@ pub(super) fn file_len(p: &Path) -> u64 {
 /// Returns the damage summary of a file read to its end (`None` when it could not be).
 pub(super) fn decode_into(
     f: &Path,
+    opening: Opening<'_>,
     warnings: &mut Vec<Warning>,
     sink: &mut dyn FnMut(RecordRef<'_>),
     tap: Option<decode::stream::Tap<'_>>,
     bytes_read: &dyn Fn(u64),
 ) -> (Option<Option<String>>, bool) {
-    match decode::decode_prefiltered_tapped(f, sink, tap, TAP_UP_TO, bytes_read) {
+    let read = opening
+        .open(f)
+        .and_then(|file| decode::decode_listed_tapped(file, f, sink, tap, TAP_UP_TO, bytes_read));
+    match read {
         Ok((_, damage, tapped)) => {
             let summary = damage.summary();
             if let Some(summary) = &summary {
@@ -558,6 +589,26 @@ pub(super) fn decode_into(
         Err(e) => {
             warnings.push(Warning::new(f, format!("cannot read: {e}")));
             (None, false)
+        }
+    }
+}
+
+/// How a log file is opened.
+#[derive(Clone, Copy)]
+pub(super) enum Opening<'a> {
+    /// Named alone (a file given, a debug log): links followed, its kind checked.
+    Named,
+    /// Found by listing its folder as a regular file: opened without following a link,
+    /// through the folder when the listing kept it open ([`safe_read::Listed`]).
+    Listed(Option<&'a OpenFolder>),
+}
+
+impl Opening<'_> {
+    fn open(self, f: &Path) -> std::io::Result<safe_read::Listed> {
+        match (self, f.file_name()) {
+            (Opening::Listed(Some(folder)), Some(name)) => folder.open_listed(name),
+            (Opening::Listed(_), _) => safe_read::open_listed(f),
+            (Opening::Named, _) => safe_read::open_named(f),
         }
     }
 }

@@ -305,43 +305,80 @@ pub fn decode_prefiltered_tapped(
     tap_up_to: u64,
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage, bool)> {
-    let (inner, meta) = crate::safe_read::open_regular(path)?;
-    let len = meta.len();
-    let mut file = Counting { inner, on_bytes };
-    let tap = tap.filter(|_| len <= tap_up_to);
-    let tapped = tap.is_some();
-    let (format, damage) = decode_opened(&mut file, len, path, Some(&stream::NEEDLES), sink, tap)?;
-    Ok((format, damage, tapped))
+    let file = crate::safe_read::open_named(path)?;
+    decode_listed_tapped(file, path, sink, tap, tap_up_to, on_bytes)
 }
 
-/// Decodes an opened file of `len` bytes: its first [`SNIFF_BYTES`] tell the format,
-/// then the rest is read. A file shorter than that is read to the size its metadata gave
-/// and no further: one read a file, where reading to the end took a second read only to
-/// meet the end. (A file that grew after it was opened is read as it
-/// was; one whose metadata says 0 bytes, as `/proc` files do, is read to its end.)
+/// [`decode_prefiltered_tapped`] of a file already opened: one a folder's listing showed
+/// as a regular file ([`crate::safe_read::Listed`], its size unknown: a short first read
+/// is its end, a full one has its kind and size checked before more is read) or one
+/// opened and checked by its path.
+pub fn decode_listed_tapped(
+    file: crate::safe_read::Listed,
+    path: &Path,
+    sink: &mut dyn FnMut(RecordRef<'_>),
+    tap: Option<stream::Tap<'_>>,
+    tap_up_to: u64,
+    on_bytes: &dyn Fn(u64),
+) -> io::Result<(Option<LogFormat>, Damage, bool)> {
+    let crate::safe_read::Listed { file, len } = file;
+    let mut file = Counting {
+        inner: file,
+        on_bytes,
+    };
+    decode_opened(
+        &mut file,
+        len,
+        path,
+        Some(&stream::NEEDLES),
+        sink,
+        (tap, tap_up_to),
+    )
+}
+
+/// Decodes an opened file: its first [`SNIFF_BYTES`] tell the format, then the rest is
+/// read. A file shorter than that is read to the size its metadata gave and no further:
+/// one read a file, where reading to the end took a second read only to meet the end.
+/// (A file that grew after it was opened is read as it was; one whose metadata says 0
+/// bytes, as `/proc` files do, is read to its end.) Without its size (`len` `None`: a
+/// listed file not `fstat`ed), the first read asks for a whole block: a shorter answer
+/// is the file's end, a full one has the file's kind and size checked first. The tap
+/// is given a file of at most `tap.1` bytes; returns whether it was.
 fn decode_opened(
-    file: &mut dyn Read,
-    len: u64,
+    file: &mut Counting<'_, std::fs::File>,
+    len: Option<u64>,
     path: &Path,
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(RecordRef<'_>),
-    tap: Option<stream::Tap<'_>>,
-) -> io::Result<(Option<LogFormat>, Damage)> {
-    let want = match usize::try_from(len) {
-        Ok(n) if n > 0 && n < SNIFF_BYTES => n,
+    (tap, tap_up_to): (Option<stream::Tap<'_>>, u64),
+) -> io::Result<(Option<LogFormat>, Damage, bool)> {
+    let want = match len.map(usize::try_from) {
+        Some(Ok(n)) if n > 0 && n < SNIFF_BYTES => n,
         _ => SNIFF_BYTES,
     };
     // Read into the thread's reused block: a small JSON Lines file is scanned where it
     // lies (a zeroed head buffer and a copy of it into the block were a twentieth of a
     // scan of 10,000 small-file folders).
     let mut block = stream::block_for_file();
-    let got = match read_up_to(file, &mut block[..want]) {
-        Ok(n) => n,
+    let got = match len {
+        Some(_) => read_up_to(file, &mut block[..want]),
+        None => read_once(file, &mut block[..want]),
+    };
+    // (a regular file's read is short only at its end)
+    let len = got.and_then(|got| match len {
+        Some(len) => Ok((got, len)),
+        None if got < want => Ok((got, got as u64)),
+        None => crate::safe_read::Listed::check(&file.inner).map(|len| (got, len)),
+    });
+    let (got, len) = match len {
+        Ok(v) => v,
         Err(e) => {
             stream::give_back(block);
             return Err(e);
         }
     };
+    let tap = tap.filter(|_| len <= tap_up_to);
+    let tapped = tap.is_some();
     let name: Arc<PathBuf> = Arc::new(path.to_path_buf());
     if got > 0
         && got < SNIFF_BYTES
@@ -349,7 +386,7 @@ fn decode_opened(
         && sniff(&block[..got]) == Some(LogFormat::JsonLines)
     {
         let damage = stream::scan_whole(block, got, &name, needles, sink, tap)?;
-        return Ok((Some(LogFormat::JsonLines), damage));
+        return Ok((Some(LogFormat::JsonLines), damage, tapped));
     }
     let head = block[..got].to_vec();
     stream::give_back(block);
@@ -359,7 +396,18 @@ fn decode_opened(
     } else {
         file
     };
-    decode_sniffed(&head, rest, len, &name, prefilter, sink, tap)
+    let (format, damage) = decode_sniffed(&head, rest, len, &name, prefilter, sink, tap)?;
+    Ok((format, damage, tapped))
+}
+
+/// One read into `buf` (retried only when interrupted before it read anything).
+fn read_once(file: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
 }
 
 /// Fills `buf` from `file` until it is full or the file ends; how much was read.
@@ -395,8 +443,12 @@ fn read_file(
     prefilter: Option<&AhoCorasick>,
     sink: &mut dyn FnMut(RecordRef<'_>),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    let (mut file, meta) = crate::safe_read::open_regular(path)?;
-    decode_opened(&mut file, meta.len(), path, prefilter, sink, None)
+    let crate::safe_read::Listed { file, len } = crate::safe_read::open_named(path)?;
+    let mut file = Counting {
+        inner: file,
+        on_bytes: &|_| {},
+    };
+    decode_opened(&mut file, len, path, prefilter, sink, (None, 0)).map(|(f, d, _)| (f, d))
 }
 
 /// Recognises the format from `head` (the first bytes) and decodes `head` then `rest`.
@@ -605,5 +657,55 @@ mod tests {
             .summary(),
             None
         );
+    }
+
+    /// A listed file (its size not asked: [`crate::safe_read::Listed`]) decodes to the
+    /// same records, damage and tap decision as the file opened and checked by its
+    /// path: one shorter than the first block (a short first read is its end) and one
+    /// longer (the full first block has its size checked, the rest read); a file over
+    /// the tap's size is not tapped either way.
+    #[cfg(unix)]
+    #[test]
+    fn a_listed_file_decodes_as_the_same_file_opened_by_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |i: usize| {
+            format!(
+                "{{\"error\":\"Connection failed: spawn x{i} ENOENT\",\"timestamp\":\"2026-11-29T11:50:31.216Z\",\"sessionId\":\"s\",\"cwd\":\"/p\"}}\n"
+            )
+        };
+        let small: String = (0..3).map(line).collect();
+        let large: String = (0..3000).map(line).collect();
+        assert!(small.len() < SNIFF_BYTES && large.len() > 2 * SNIFF_BYTES);
+        for (name, text) in [("small.jsonl", small), ("large.jsonl", large)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("{text}{{\"debug\":\"cut")).unwrap();
+            let decode = |file: crate::safe_read::Listed, tap_up_to: u64| {
+                let mut records = Vec::new();
+                let mut tapped = 0usize;
+                let mut tap = |_: RecordRef<'_>| tapped += 1;
+                let (format, damage, was) = decode_listed_tapped(
+                    file,
+                    &path,
+                    &mut |r| records.push(r.to_record()),
+                    Some(&mut tap),
+                    tap_up_to,
+                    &|_| {},
+                )
+                .unwrap();
+                (format, damage.summary(), was, records, tapped)
+            };
+            let folder = crate::safe_read::OpenFolder::open(dir.path()).unwrap();
+            for tap_up_to in [u64::MAX, 10] {
+                let by_path = decode(crate::safe_read::open_named(&path).unwrap(), tap_up_to);
+                let listed = decode(
+                    folder.open_listed(std::ffi::OsStr::new(name)).unwrap(),
+                    tap_up_to,
+                );
+                assert_eq!(listed, by_path, "{name}, tap up to {tap_up_to}");
+                assert!(by_path.3.len() >= 3, "{name}: records decoded");
+                assert_eq!(by_path.2, tap_up_to == u64::MAX, "{name}");
+                assert!(by_path.1.is_some(), "{name}: the cut last line is damage");
+            }
+        }
     }
 }
