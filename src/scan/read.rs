@@ -142,8 +142,7 @@ impl Unit {
             }
         }
         let mut p = read_dir_or_afresh(
-            &dir,
-            folder.as_ref(),
+            (&dir, folder.as_ref()),
             o,
             &mut index,
             &keep_session,
@@ -168,8 +167,7 @@ impl Unit {
             };
             dir.file_names = all;
             p = read_dir_or_afresh(
-                &dir,
-                folder.as_ref(),
+                (&dir, folder.as_ref()),
                 &whole,
                 &mut index,
                 &|_| true,
@@ -190,8 +188,7 @@ impl Unit {
 /// a way its key did not show (only a write racing this scan can do that), everything is
 /// read afresh, and the folder's summaries are forgotten (`index` is then `None`).
 fn read_dir_or_afresh(
-    dir: &ServerDir,
-    folder: Option<&OpenFolder>,
+    (dir, folder): (&ServerDir, Option<&OpenFolder>),
     o: &ReadOptions,
     index: &mut Option<FolderIndex>,
     keep_session: &dyn Fn(&SessionLog) -> bool,
