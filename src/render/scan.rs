@@ -65,22 +65,16 @@ struct Action {
 /// The advice, each action once with the servers it covers (as `flutter doctor`
 /// groups its checks). The legacy fix is grouped by the file it writes.
 fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
-    let mut out: Vec<Action> = Vec::new();
+    let mut out = Grouped::default();
     let mut any_fix_or_in_place = false;
-    let mut push =
-        |rank: u8, text: String, server: String| match out.iter_mut().find(|a| a.text == text) {
-            Some(a) => {
-                if !a.servers.contains(&server) {
-                    a.servers.push(server)
-                }
-            }
-            None => out.push(Action {
-                rank,
-                text,
-                servers: vec![server],
-            }),
-        };
-    let mut legacy: Vec<(String, LayerKind, Vec<String>)> = Vec::new();
+    let mut push = |rank: u8, text: String, server: String| {
+        out.add(text, server, |text| Action {
+            rank,
+            text,
+            servers: Vec::new(),
+        })
+    };
+    let mut legacy: Grouped<(String, LayerKind, Vec<String>)> = Grouped::default();
     let mut legacy_advice: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>> = None;
     // whether every project of those servers is gone (the note says so only then)
     let mut legacy_gone = true;
@@ -159,14 +153,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             let file = tilde(&terminal_safe(&path.display().to_string(), false), home);
             legacy_advice.get_or_insert_with(|| std::sync::Arc::clone(a));
             legacy_gone &= a.project_gone;
-            match legacy.iter_mut().find(|(f, _, _)| *f == file) {
-                Some((_, _, names)) => {
-                    if !names.contains(&name) {
-                        names.push(name)
-                    }
-                }
-                None => legacy.push((file, *kind, vec![name])),
-            }
+            legacy.add(file, name, |file| (file, *kind, Vec::new()));
             continue;
         }
         let (rank, text) = if !s.is_shared()
@@ -197,15 +184,12 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         push(rank, text, name);
     }
     for (file, text, name) in removed {
-        match legacy.iter_mut().find(|(f, _, _)| Some(f) == file.as_ref()) {
-            Some((_, _, names)) => {
-                if !names.contains(&name) {
-                    names.push(name)
-                }
-            }
+        match file.filter(|f| legacy.has(f)) {
+            Some(file) => legacy.add(file, name, |_| unreachable!("a file of the list")),
             None => push(0, text, name),
         }
     }
+    let legacy = legacy.items;
     if let Some(a) = &legacy_advice {
         let text = match legacy.as_slice() {
             [(file, kind, _)] => {
@@ -243,8 +227,67 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             terminal_safe(&r.name, false),
         );
     }
+    let mut out = out.items;
     out.sort_by_key(|a| a.rank);
     (out, any_fix_or_in_place)
+}
+
+/// Items made once a key (an action's text, a legacy fix's file), in the order first
+/// seen, each with the names given for it, once each, in the order first given: found
+/// by the key in a map (a search of the list for every server was quadratic: on
+/// 100,000 servers with a project each, a tenth of a scan).
+struct Grouped<T> {
+    items: Vec<T>,
+    at: std::collections::HashMap<String, usize>,
+    named: std::collections::HashSet<(usize, String)>,
+}
+
+impl<T> Default for Grouped<T> {
+    fn default() -> Self {
+        Grouped {
+            items: Vec::new(),
+            at: std::collections::HashMap::new(),
+            named: std::collections::HashSet::new(),
+        }
+    }
+}
+
+/// The names an item of [`Grouped`] holds.
+trait Names {
+    fn names(&mut self) -> &mut Vec<String>;
+}
+
+impl Names for Action {
+    fn names(&mut self) -> &mut Vec<String> {
+        &mut self.servers
+    }
+}
+
+impl Names for (String, LayerKind, Vec<String>) {
+    fn names(&mut self) -> &mut Vec<String> {
+        &mut self.2
+    }
+}
+
+impl<T: Names> Grouped<T> {
+    fn has(&self, key: &str) -> bool {
+        self.at.contains_key(key)
+    }
+
+    /// `name` under `key`'s item, made by `make` the first time.
+    fn add(&mut self, key: String, name: String, make: impl FnOnce(String) -> T) {
+        let i = match self.at.get(&key) {
+            Some(&i) => i,
+            None => {
+                self.items.push(make(key.clone()));
+                self.at.insert(key, self.items.len() - 1);
+                self.items.len() - 1
+            }
+        };
+        if self.named.insert((i, name.clone())) {
+            self.items[i].names().push(name);
+        }
+    }
 }
 
 /// The one-line summary: "10 servers: 6 fail, 4 can be fixed with `mcplogs fix`",
