@@ -157,6 +157,8 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         Some(r) => servers_needing_fix(&args, r),
         None => Vec::new(),
     };
+    // which project each planned file reaches, asked once a project
+    let reach = Reach::default();
     let found = match &report {
         Some(r) if !explicit => engine_found(r),
         // `--project DIR` / `--settings FILE`: the engine's changes that go in that
@@ -191,21 +193,14 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         });
     }
     // the engine's changes grouped by file, in the order the servers came
-    let mut groups: Vec<(PathBuf, Vec<Change>)> = Vec::new();
+    let mut groups: engine::ByFile<Vec<Change>> = engine::ByFile::default();
     for c in found.changes {
         // one file however it is reached (two projects sharing a linked `.claude`)
-        match groups
-            .iter_mut()
-            .find(|(p, _)| engine::same_file(p, &c.file))
-        {
-            Some((p, cs)) => {
-                if let Some(first) = cs.first() {
-                    engine::take_unlinked_spelling(p, first.layer, &c.file, c.layer);
-                }
-                cs.push(c)
-            }
-            None => groups.push((c.file.clone(), vec![c])),
+        let ((p, cs), _) = groups.group(&c.file, Vec::new);
+        if let Some(first) = cs.first() {
+            engine::take_unlinked_spelling(p, first.layer, &c.file, c.layer);
         }
+        cs.push(c)
     }
     let engine_any = !groups.is_empty();
     let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
@@ -305,8 +300,8 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     for (path, why) in files {
         // A file the engine writes too gets the legacy setting as one more of its
         // changes: one diff, one backup and one undo record a file.
-        if let Some((_, cs)) = groups.iter_mut().find(|(p, _)| engine::same_file(p, &path)) {
-            cs.push(legacy_change(&path, why.as_deref(), &failing));
+        if let Some((_, cs)) = groups.get_mut(&path) {
+            cs.push(legacy_change(&path, why.as_deref(), &failing, &reach));
             continue;
         }
         match fix::plan_fix_in(
@@ -324,7 +319,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         }
     }
     let mut engine_plans: Vec<FilePlan> = Vec::new();
-    for (path, changes) in groups {
+    for (path, changes) in groups.into_groups() {
         if let Some(p) = engine::plan_file(&path, changes)? {
             engine_plans.push(p);
         }
@@ -353,7 +348,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                     .then_some(p.path.as_path())
             }))
             .collect();
-        say_reach(&failing, &written);
+        say_reach(&failing, &written, &reach);
     }
     // Several files get the legacy setting: each names the servers it covers.
     let legacy_files = plan.len()
@@ -365,7 +360,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         if let Some(why) = &p.why {
             let covers: Vec<&str> = failing
                 .iter()
-                .filter(|f| f.layers.reached_by(&p.path))
+                .filter(|f| reach.reached(f, &p.path))
                 .map(|f| f.label.as_str())
                 .collect();
             let named = if legacy_files > 1 && !covers.is_empty() {
@@ -597,12 +592,12 @@ fn check_command_path(p: &Path) -> Result<(), Error> {
 
 /// The legacy setting as one change of a file the engine writes too, for the failing
 /// servers it reaches (the file wins in their project) and no others.
-fn legacy_change(path: &Path, why: Option<&str>, failing: &[Failing]) -> Change {
+fn legacy_change(path: &Path, why: Option<&str>, failing: &[Failing], reach: &Reach) -> Change {
     Change {
         cause: FixCause::Negotiation,
         server: failing
             .iter()
-            .filter(|f| f.layers.reached_by(path))
+            .filter(|f| reach.reached(f, path))
             .map(|f| f.label.as_str())
             .collect::<Vec<_>>()
             .join(", "),
@@ -872,18 +867,18 @@ fn per_project_files(
     report: Option<&ScanReport>,
 ) -> Result<Option<Vec<FileAndWhy>>, Error> {
     // (file, target, projects) in the order the servers came
-    let mut groups: Vec<(PathBuf, FixTarget, Vec<PathBuf>)> = Vec::new();
+    let mut groups: mcplogs::settings::engine::ByFile<(FixTarget, Vec<PathBuf>)> =
+        mcplogs::settings::engine::ByFile::default();
     let mut blocked: Option<FixTarget> = None;
-    let mut seen: Vec<&Path> = Vec::new();
+    let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
     let cwd = std::env::current_dir().unwrap_or_default();
     let modern_only =
         report.map_or_else(Vec::new, |r| mcplogs::advice::modern_only_servers(r, &cwd));
     let mut local_why: Vec<(PathBuf, String)> = Vec::new();
     for f in failing {
-        if seen.contains(&f.project.as_path()) {
+        if !seen.insert(&f.project) {
             continue;
         }
-        seen.push(&f.project);
         // The user file reaches every project that does not decide the value itself:
         // not where it would reach a server that speaks only the new protocol.
         let read =
@@ -905,19 +900,16 @@ fn per_project_files(
             ));
         }
         match &target {
-            FixTarget::Write { path, .. } => match groups
-                .iter_mut()
-                .find(|(p, _, _)| mcplogs::settings::engine::same_file(p, path))
-            {
-                Some((p, t, projects)) => {
-                    if mcplogs::settings::engine::take_unlinked_spelling(p, "local", path, "local")
-                    {
-                        *t = target.clone();
-                    }
-                    projects.push(f.project.clone())
+            FixTarget::Write { path, .. } => {
+                let ((p, (t, projects)), made) =
+                    groups.group(path, || (target.clone(), Vec::new()));
+                if !made
+                    && mcplogs::settings::engine::take_unlinked_spelling(p, "local", path, "local")
+                {
+                    *t = target.clone();
                 }
-                None => groups.push((path.clone(), target.clone(), vec![f.project.clone()])),
-            },
+                projects.push(f.project.clone())
+            }
             FixTarget::InEffect { .. } => note(format_args!(
                 "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
                 f.project.display(),
@@ -936,10 +928,18 @@ fn per_project_files(
             None => Ok(None),
         };
     }
+    // each project's failing servers' entry, found once (the user file can hold
+    // thousands of projects)
+    let mut failing_of: std::collections::HashMap<&Path, &Failing> =
+        std::collections::HashMap::new();
+    for f in failing {
+        failing_of.entry(&f.project).or_insert(f);
+    }
     Ok(Some(
         groups
+            .into_groups()
             .into_iter()
-            .map(|(path, target, projects)| {
+            .map(|(path, (target, projects))| {
                 let why = match &target {
                     _ if local_why.iter().any(|(p, _)| *p == path) => local_why
                         .iter()
@@ -951,7 +951,7 @@ fn per_project_files(
                         // taken as setting nothing
                         let unknown: Vec<&mcplogs::settings::layers::SettingsLayer> = projects
                             .iter()
-                            .filter_map(|p| failing.iter().find(|f| f.project == *p))
+                            .filter_map(|p| failing_of.get(p.as_path()))
                             .flat_map(|f| f.layers.unknown_above(&path))
                             .collect();
                         let mut why = format!(
@@ -978,19 +978,43 @@ fn per_project_files(
     ))
 }
 
+/// Whether a file reaches a failing server's project ([`EffectiveNegotiation::reached_by`]),
+/// and with no layer above it that could not be read: asked once a project and file (the
+/// servers of a project share its layers, and each answer resolves the layers' paths:
+/// on 100,000 servers, seconds of `canonicalize`). For one plan, before it is written.
+#[derive(Default)]
+struct Reach(std::cell::RefCell<std::collections::HashMap<(usize, PathBuf), (bool, bool)>>);
+
+impl Reach {
+    /// (reached, reached with nothing unknown above the file)
+    fn of(&self, f: &Failing, path: &Path) -> (bool, bool) {
+        // the project's layers, by the one allocation its servers share
+        let key = (std::rc::Rc::as_ptr(&f.layers) as usize, path.to_path_buf());
+        if let Some(&r) = self.0.borrow().get(&key) {
+            return r;
+        }
+        let reached = f.layers.reached_by(path);
+        let r = (reached, reached && f.layers.unknown_above(path).is_empty());
+        self.0.borrow_mut().insert(key, r);
+        r
+    }
+
+    fn reached(&self, f: &Failing, path: &Path) -> bool {
+        self.of(f, path).0
+    }
+}
+
 /// Which failing servers the plan reaches (the written file wins in their project), and
 /// a warning for each it does not: the plan never claims a reach it does not have.
-fn say_reach(failing: &[Failing], written: &[&Path]) {
+fn say_reach(failing: &[Failing], written: &[&Path], reach: &Reach) {
     let (reached, missed): (Vec<&Failing>, Vec<&Failing>) = failing
         .iter()
-        .partition(|f| written.iter().any(|p| f.layers.reached_by(p)));
+        .partition(|f| written.iter().any(|p| reach.reached(f, p)));
     // reached unless a layer above the file, which could not be read, sets the key: not
     // claimed, said
-    let (reached, unknown): (Vec<&Failing>, Vec<&Failing>) = reached.into_iter().partition(|f| {
-        written
-            .iter()
-            .any(|p| f.layers.reached_by(p) && f.layers.unknown_above(p).is_empty())
-    });
+    let (reached, unknown): (Vec<&Failing>, Vec<&Failing>) = reached
+        .into_iter()
+        .partition(|f| written.iter().any(|p| reach.of(f, p).1));
     if !reached.is_empty() {
         note(format_args!(
             "The legacy fix helps: {}",
@@ -1004,7 +1028,7 @@ fn say_reach(failing: &[Failing], written: &[&Path]) {
     for f in unknown {
         let above: Vec<_> = written
             .iter()
-            .filter(|p| f.layers.reached_by(p))
+            .filter(|p| reach.reached(f, p))
             .flat_map(|p| f.layers.unknown_above(p))
             .collect();
         warning(format!(
@@ -1399,7 +1423,10 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
     let homes = &args.home;
     let managed_dir = args.managed_dir.as_deref();
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut read: Vec<(PathBuf, std::rc::Rc<EffectiveNegotiation>)> = Vec::new();
+    // each project's layers read once, shared by its servers (found by a search of the
+    // list per server, that was quadratic: most of a fix over 100,000 servers)
+    let mut read: std::collections::HashMap<PathBuf, std::rc::Rc<EffectiveNegotiation>> =
+        std::collections::HashMap::new();
     let mut out = Vec::new();
     let server = args.server.as_deref().map(|n| want_of(report, n));
     let except: Vec<NameWant> = args.except.iter().map(|e| want_of(report, e)).collect();
@@ -1416,18 +1443,13 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
-        let layers = match read.iter().find(|(p, _)| *p == project) {
-            Some((_, l)) => std::rc::Rc::clone(l),
-            None => {
-                let l = std::rc::Rc::new(mcplogs::resolve::negotiation_in(
-                    homes,
-                    &project,
-                    managed_dir,
-                ));
-                read.push((project.clone(), std::rc::Rc::clone(&l)));
-                l
-            }
-        };
+        let layers = std::rc::Rc::clone(read.entry(project.clone()).or_insert_with(|| {
+            std::rc::Rc::new(mcplogs::resolve::negotiation_in(
+                homes,
+                &project,
+                managed_dir,
+            ))
+        }));
         out.push(Failing {
             label: format!("{} ({})", s.name, s.project.as_deref().unwrap_or("-")),
             project,
