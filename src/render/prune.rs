@@ -21,15 +21,19 @@ pub fn plan_text(plan: &Plan, width: Option<usize>) -> String {
         ));
     } else {
         // Projects in order of their largest folder; each one's folders largest first.
-        let mut projects: Vec<&str> = Vec::new();
+        // (each project's folders gathered in one pass: a search of every folder for
+        // each project was quadratic, most of a dry run over 10,000 projects)
+        let mut projects: Vec<(&str, Vec<_>)> = Vec::new();
+        let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for g in &plan.groups {
-            if !projects.contains(&g.project.as_str()) {
-                projects.push(&g.project);
-            }
+            let i = *at.entry(g.project.as_str()).or_insert_with(|| {
+                projects.push((&g.project, Vec::new()));
+                projects.len() - 1
+            });
+            projects[i].1.push(g);
         }
         let mut rows: Vec<Vec<String>> = Vec::new();
-        for p in projects {
-            let groups: Vec<_> = plan.groups.iter().filter(|g| g.project == p).collect();
+        for (p, groups) in projects {
             rows.push(vec![
                 terminal_safe(p, false),
                 groups
