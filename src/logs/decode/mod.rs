@@ -291,28 +291,17 @@ pub fn decode_prefiltered_progress(
     sink: &mut dyn FnMut(RecordRef<'_>),
     on_bytes: &dyn Fn(u64),
 ) -> io::Result<(Option<LogFormat>, Damage)> {
-    decode_prefiltered_tapped(path, sink, None, 0, on_bytes).map(|(f, d, _)| (f, d))
+    let file = crate::safe_read::open_named(path)?;
+    decode_listed_tapped(file, path, sink, None, 0, on_bytes).map(|(f, d, _)| (f, d))
 }
 
-/// [`decode_prefiltered_progress`] with a [`stream::Tap`] for a file of at most
+/// [`decode_prefiltered_progress`] of a file already opened (one a folder's listing
+/// showed as a regular file: [`crate::safe_read::Listed`], its size unknown, a short
+/// first read is its end, a full one has its kind and size checked before more is read;
+/// or one opened and checked by its path), with a [`stream::Tap`] for a file of at most
 /// `tap_up_to` bytes: it is handed, in the same read, the records of the JSON Lines that
 /// hold [`stream::TAP_WORD`] (of other formats, every record). Also says whether the
 /// tap was given the file.
-pub fn decode_prefiltered_tapped(
-    path: &Path,
-    sink: &mut dyn FnMut(RecordRef<'_>),
-    tap: Option<stream::Tap<'_>>,
-    tap_up_to: u64,
-    on_bytes: &dyn Fn(u64),
-) -> io::Result<(Option<LogFormat>, Damage, bool)> {
-    let file = crate::safe_read::open_named(path)?;
-    decode_listed_tapped(file, path, sink, tap, tap_up_to, on_bytes)
-}
-
-/// [`decode_prefiltered_tapped`] of a file already opened: one a folder's listing showed
-/// as a regular file ([`crate::safe_read::Listed`], its size unknown: a short first read
-/// is its end, a full one has its kind and size checked before more is read) or one
-/// opened and checked by its path.
 pub fn decode_listed_tapped(
     file: crate::safe_read::Listed,
     path: &Path,
