@@ -344,22 +344,26 @@ fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
 /// every project the homes list.
 pub fn configured_secrets<'a>(
     projects: impl IntoIterator<Item = &'a str>,
-    homes: &[std::path::PathBuf],
-    managed_dir: Option<&std::path::Path>,
+    homes: &[PathBuf],
+    managed_dir: Option<&Path>,
 ) -> crate::redact::configured::ConfiguredSecrets {
-    let projects: Vec<std::path::PathBuf> = std::env::current_dir()
+    // each project once (prune names one a server folder: 100,000 folders of 10,000
+    // projects looked each project up, and read its `.mcp.json`, ten times)
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let projects: Vec<PathBuf> = std::env::current_dir()
         .into_iter()
         .chain(
             projects
                 .into_iter()
-                .map(std::path::PathBuf::from)
+                .filter(|p| seen.insert(p))
+                .map(PathBuf::from)
                 .filter(|p| p.is_absolute() && p.is_dir()),
         )
         .collect();
     crate::scan::secrets::collect(&crate::scan::secrets::Places {
         homes: homes.to_vec(),
         projects,
-        managed_dir: managed_dir.map(std::path::Path::to_path_buf),
+        managed_dir: managed_dir.map(Path::to_path_buf),
         listed: true,
     })
 }

@@ -31,20 +31,15 @@ pub struct ServerDir {
     pub home: Option<PathBuf>,
     /// Whether `file_names` were listed: a scan with the summary index finds the folders
     /// without listing them ([`discover_unlisted`]) and lists each as it reads it
-    /// ([`ServerDir::list`]), or takes the listing its index keeps for an unchanged
+    /// ([`ServerDir::list_open`]), or takes the listing its index keeps for an unchanged
     /// folder.
     pub listed: bool,
 }
 
 impl ServerDir {
-    /// Lists the folder's log files now, when [`discover_unlisted`] did not; what cannot
-    /// be read is said in `warnings`, as discovery says it.
-    pub fn list(&mut self, warnings: &mut Vec<Warning>) {
-        let _ = self.list_open(warnings);
-    }
-
-    /// [`ServerDir::list`], keeping the folder open to read its files by name (`None`:
-    /// listed before, or it cannot be read).
+    /// Lists the folder's log files now, when [`discover_unlisted`] did not (what cannot
+    /// be read is said in `warnings`, as discovery says it), keeping the folder open to
+    /// read its files by name (`None`: listed before, or it cannot be read).
     pub fn list_open(&mut self, warnings: &mut Vec<Warning>) -> Option<OpenFolder> {
         if self.listed {
             return None;
@@ -123,7 +118,7 @@ pub fn discover(req: &Request) -> Result<Discovered, DiscoveryError> {
     discover_with(req, false)
 }
 
-/// [`discover`] without listing the server folders (each is [`ServerDir::list`]ed when
+/// [`discover`] without listing the server folders (each is listed by [`ServerDir::list_open`] when
 /// it is read): a scan with the summary index takes an unchanged folder's listing from
 /// it, one `stat` instead of opening and reading the folder.
 pub fn discover_unlisted(req: &Request) -> Result<Discovered, DiscoveryError> {
