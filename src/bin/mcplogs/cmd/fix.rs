@@ -983,13 +983,13 @@ fn per_project_files(
 /// servers of a project share its layers, and each answer resolves the layers' paths:
 /// on 100,000 servers, seconds of `canonicalize`). For one plan, before it is written.
 #[derive(Default)]
-struct Reach(std::cell::RefCell<std::collections::HashMap<(usize, PathBuf), (bool, bool)>>);
+struct Reach(std::cell::RefCell<std::collections::HashMap<(PathBuf, PathBuf), (bool, bool)>>);
 
 impl Reach {
     /// (reached, reached with nothing unknown above the file)
     fn of(&self, f: &Failing, path: &Path) -> (bool, bool) {
-        // the project's layers, by the one allocation its servers share
-        let key = (std::rc::Rc::as_ptr(&f.layers) as usize, path.to_path_buf());
+        // (a project's servers share its layers: `servers_needing_fix`)
+        let key = (f.project.clone(), path.to_path_buf());
         if let Some(&r) = self.0.borrow().get(&key) {
             return r;
         }
