@@ -1114,15 +1114,16 @@ fn kept_for_undo(path: &Path) -> String {
     format!("Nothing is lost: {files}; once that is mended, run")
 }
 
-/// The user settings file of the home `fix` works on: where the plan record goes.
+/// The user settings file of the home `fix` works on: where the plan record goes. Its
+/// path only (asked for every file planned and undone: reading every settings layer
+/// each time to find it was repeated I/O).
 fn user_file(args: &FixArgs) -> Option<PathBuf> {
     let cwd = std::env::current_dir().ok()?;
-    let sources = Sources::for_scan_in(&args.home, &cwd, args.managed_dir.as_deref());
-    mcplogs::settings::effective_negotiation(&sources)
-        .layers
+    Sources::for_scan_in(&args.home, &cwd, args.managed_dir.as_deref())
+        .files()
         .into_iter()
-        .find(|l| l.kind == LayerKind::User)
-        .and_then(|l| l.path)
+        .find(|(kind, _)| *kind == LayerKind::User)
+        .map(|(_, path)| path)
 }
 
 /// Records the files written (with those of an earlier plan still undoable) so that
