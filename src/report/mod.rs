@@ -25,7 +25,7 @@ use crate::redact::{Redactor, RedactorBuilder};
 use crate::render::settings::{effective_line, problem_lines};
 use crate::scan::{Evidence, ScanReport, ServerReport};
 use crate::settings::EffectiveNegotiation;
-use crate::text::recent::Recent;
+use crate::text::recent::{self, Recent};
 use stderr::ServerStderr;
 
 /// GitHub rejects issue bodies longer than this many characters.
@@ -730,11 +730,11 @@ pub fn build_taking(
         hits: Vec::new(),
     });
     let mut keep = Keeping::new(making.reach);
-    // The texts learned from in the rounds before (a few thousand, at most a megabyte):
-    // one learned again teaches nothing new, and logs repeat the same names, times and
+    // The texts learned from in the rounds before (at most [`LEARNED_BEFORE`]): one
+    // learned again teaches nothing new, and logs repeat the same names, times and
     // messages from project to project. Only earlier rounds' texts are skipped, so what
     // is learned, and in which order, does not depend on how the workers share a round.
-    let mut learned_before: Recent<bool> = Recent::default();
+    let mut learned_before: Recent<bool> = Recent::sized(LEARNED_BEFORE);
     let mut servers = servers.into_iter();
     let mut records = records.into_iter();
     loop {
@@ -753,7 +753,7 @@ pub fn build_taking(
             .chunks(LEARNED_AT_ONCE)
             .map(|part| {
                 let mut learner = making.learn.map(RedactorBuilder::learner);
-                let mut seen: Recent<bool> = Recent::default();
+                let mut seen: Recent<bool> = Recent::sized(LEARNED_IN_A_PART);
                 let made = part
                     .into_iter()
                     .map(|(s, stderr)| {
@@ -848,6 +848,26 @@ pub fn launch_line(l: &crate::scan::configured::Launch) -> Option<String> {
 
 /// How many servers one worker of [`build_taking`] makes and learns from in turn.
 const LEARNED_AT_ONCE: usize = 64;
+
+/// The table of texts a worker of [`build_taking`] learned in its part of a round
+/// ([`LEARNED_AT_ONCE`] servers, a few hundred texts): a table of [`recent::SLOTS`] made
+/// for each part (100,000 servers: 1,563 of them, each 96 KiB filled, then read whole
+/// into [`LEARNED_BEFORE`]) was a tenth of the making of the sections.
+const LEARNED_IN_A_PART: recent::Size = recent::Size {
+    slots: 1024,
+    budget_bytes: 256 << 10,
+};
+
+/// The table of texts [`build_taking`] learned in its rounds before. Each round of
+/// [`SECTIONS_AT_ONCE`] servers brings a few thousand texts seen once (each server's
+/// own paths) among those seen again (times, messages, log folder names): in a table of
+/// [`recent::SLOTS`], the new ones pushed out about half the others every round, and
+/// 100,000 servers' times and messages were learned again 340,000 times (a table of
+/// 64 Ki slots and 4 MiB: about 5.5 MiB at most, beside the reports it frees).
+const LEARNED_BEFORE: recent::Size = recent::Size {
+    slots: 1 << 16,
+    budget_bytes: 4 << 20,
+};
 
 /// A section [`build_taking`] made: with the rule hits of the texts it keeps, in
 /// [`section_strings`]'s order, and how many records it had.

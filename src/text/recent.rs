@@ -22,24 +22,55 @@ pub struct Recent<V> {
     slots: Vec<Option<(Box<str>, V)>>,
     /// The bytes of the texts in `slots`.
     bytes: usize,
+    /// How many slots, and how many bytes of text, the table holds at most.
+    size: Size,
+}
+
+/// How large a [`Recent`] table grows: its slots, and the most text it keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    pub slots: usize,
+    pub budget_bytes: usize,
+}
+
+impl Size {
+    /// [`SLOTS`] slots and [`BUDGET_BYTES`]: a table one piece of work keeps.
+    pub const SMALL: Size = Size {
+        slots: SLOTS,
+        budget_bytes: BUDGET_BYTES,
+    };
 }
 
 impl<V> Default for Recent<V> {
     fn default() -> Self {
-        Recent {
-            slots: Vec::new(),
-            bytes: 0,
-        }
+        Recent::sized(Size::SMALL)
     }
 }
 
 impl<V> Recent<V> {
+    /// An empty table of `size` (room is made at its first text).
+    pub fn sized(size: Size) -> Self {
+        Recent {
+            slots: Vec::new(),
+            bytes: 0,
+            size: Size {
+                slots: size.slots.max(1),
+                ..size
+            },
+        }
+    }
+
+    /// The slot `text` goes in.
+    fn slot(&self, text: &str) -> usize {
+        (mix(text) % self.size.slots as u64) as usize
+    }
+
     /// What was kept for `text`, if it is in its slot.
     pub fn get(&self, text: &str) -> Option<&V> {
-        if text.len() > MAX_TEXT_BYTES {
+        if text.len() > MAX_TEXT_BYTES || self.slots.is_empty() {
             return None;
         }
-        match self.slots.get(slot_of(text))? {
+        match &self.slots[self.slot(text)] {
             Some((t, v)) if **t == *text => Some(v),
             _ => None,
         }
@@ -52,11 +83,11 @@ impl<V> Recent<V> {
             return;
         }
         if self.slots.is_empty() {
-            self.slots.resize_with(SLOTS, || None);
+            self.slots.resize_with(self.size.slots, || None);
         }
-        let slot = slot_of(text);
+        let slot = self.slot(text);
         let replaced = self.slots[slot].as_ref().map_or(0, |(t, _)| t.len());
-        if self.bytes - replaced + text.len() > BUDGET_BYTES {
+        if self.bytes - replaced + text.len() > self.size.budget_bytes {
             self.slots.iter_mut().for_each(|s| *s = None);
             self.bytes = 0;
         } else {
@@ -93,9 +124,14 @@ impl<V> Recent<V> {
     }
 }
 
-/// The slot of a text: a fast hash of its bytes (not for a table an adversary fills: a
-/// collision only costs a slot, as the text is compared).
+/// The slot of a text in a table of [`Size::SMALL`].
 pub fn slot_of(text: &str) -> usize {
+    (mix(text) % SLOTS as u64) as usize
+}
+
+/// A fast hash of a text's bytes (not for a table an adversary fills: a collision only
+/// costs a slot, as the text is compared).
+fn mix(text: &str) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
     let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8 bytes"));
@@ -115,7 +151,15 @@ pub fn slot_of(text: &str) -> usize {
     for &byte in chunks.remainder() {
         h = step(h, u64::from(byte));
     }
-    ((h ^ (h >> 29)) % SLOTS as u64) as usize
+    // Every bit of the state into the low bits a slot is taken from (MurmurHash3's
+    // finalizer): a product's low bits depend only on its factors' low bits, so texts
+    // that differ only in their last bytes (the times of one second, `…:10.662Z` and
+    // `…:10.664Z`) all had one slot, and took it from each other in turn.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 #[cfg(test)]
@@ -145,6 +189,60 @@ mod tests {
         let edge = "x".repeat(MAX_TEXT_BYTES);
         r.insert(&edge, 4);
         assert_eq!(r.get(&edge), Some(&4));
+    }
+
+    #[test]
+    fn texts_that_differ_only_in_their_last_bytes_spread_over_the_slots() {
+        // A thousand times of one second, and as many paths of one folder: about as many
+        // slots as a fair hash gives them (1,000 texts in 4,096 slots: 885 on average).
+        for texts in [
+            (0..1000)
+                .map(|ms| format!("2026-11-29T12:44:10.{ms:03}Z"))
+                .collect::<Vec<_>>(),
+            (0..1000)
+                .map(|i| format!("/home/u/.cache/claude-cli-nodejs/-home-u-p/mcp-logs-s/{i}.jsonl"))
+                .collect(),
+        ] {
+            let slots: std::collections::HashSet<usize> =
+                texts.iter().map(|t| slot_of(t)).collect();
+            assert!(
+                slots.len() > 800,
+                "{} slots: {:?}",
+                slots.len(),
+                &texts[..2]
+            );
+        }
+    }
+
+    #[test]
+    fn a_larger_table_keeps_texts_a_small_one_puts_in_one_slot() {
+        let big = Size {
+            slots: SLOTS * 16,
+            budget_bytes: 64,
+        };
+        let a = "a".to_string();
+        // A text the small table puts in a's slot, and the larger one does not.
+        let b = (0..)
+            .map(|i| format!("b{i}"))
+            .find(|t| {
+                slot_of(t) == slot_of(&a)
+                    && Recent::<()>::sized(big).slot(t) != Recent::<()>::sized(big).slot(&a)
+            })
+            .expect("such a text");
+        let mut small: Recent<usize> = Recent::default();
+        let mut large: Recent<usize> = Recent::sized(big);
+        for r in [&mut small, &mut large] {
+            r.insert(&a, 1);
+            r.insert(&b, 2);
+        }
+        assert_eq!(small.get(&a), None);
+        assert_eq!((large.get(&a), large.get(&b)), (Some(&1), Some(&2)));
+        // Its budget holds: a text that would pass it empties the table first.
+        let long = "x".repeat(64 - a.len() - b.len() + 1);
+        large.insert(&long, 3);
+        assert_eq!((large.get(&a), large.get(&b)), (None, None));
+        assert_eq!(large.get(&long), Some(&3));
+        assert_eq!(large.bytes(), long.len());
     }
 
     #[test]
