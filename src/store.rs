@@ -247,43 +247,7 @@ impl Folder {
     }
 
     fn publish(&self, name: &str, bytes: &[u8], how: Publish) -> io::Result<bool> {
-        check_name(OsStr::new(name))?;
-        let mut attempt = 0;
-        let (tmp, mut file) = loop {
-            let tmp = format!(".{name}.{:016x}.tmp", random());
-            match sys::create_new(self.0.at(), OsStr::new(&tmp)) {
-                Ok(f) => break (tmp, f),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
-                    attempt += 1;
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        let (from, to) = (OsStr::new(&tmp), OsStr::new(name));
-        let written = file.write_all(bytes).and_then(|()| match how {
-            Publish::Replace => Ok(()),
-            Publish::ReplaceDurable | Publish::Exclusive => file.sync_all(),
-        });
-        drop(file);
-        let done = written.and_then(|()| match how {
-            Publish::Replace | Publish::ReplaceDurable => {
-                sys::rename(self.0.at(), from, to).map(|()| true)
-            }
-            Publish::Exclusive => {
-                let linked = match sys::link(self.0.at(), from, to) {
-                    Ok(()) => Ok(true),
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-                    Err(e) => Err(e),
-                };
-                // the temporary name goes either way (the file stays under `name`)
-                let _ = sys::unlink(self.0.at(), from);
-                linked
-            }
-        });
-        if done.is_err() {
-            let _ = sys::unlink(self.0.at(), from);
-        }
-        done
+        publish_in(&self.0, OsStr::new(name), ".tmp", bytes, how, |_| Ok(()))
     }
 
     /// The file `name` opened for writing, created 0600 when absent: never through a
@@ -501,43 +465,29 @@ impl Beside {
         mode: u32,
         owner: Option<(u32, u32)>,
     ) -> io::Result<()> {
-        check_name(name)?;
-        let mut attempt = 0;
-        let (tmp, mut file) = loop {
-            let mut tmp = OsString::from(".");
-            tmp.push(name);
-            tmp.push(format!(".{:016x}.mcplogs-tmp", random()));
-            match sys::create_new(self.0.at(), &tmp) {
-                Ok(f) => break (tmp, f),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
-                    attempt += 1;
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        let done = (|| {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::{MetadataExt, PermissionsExt};
-                file.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
-                if let Some((uid, gid)) = owner {
-                    let meta = file.metadata()?;
-                    if (meta.uid(), meta.gid()) != (uid, gid) {
-                        std::os::unix::fs::fchown(&file, Some(uid), Some(gid))?;
+        publish_in(
+            &self.0,
+            name,
+            ".mcplogs-tmp",
+            bytes,
+            Publish::ReplaceDurable,
+            |file| {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+                    file.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
+                    if let Some((uid, gid)) = owner {
+                        let meta = file.metadata()?;
+                        if (meta.uid(), meta.gid()) != (uid, gid) {
+                            std::os::unix::fs::fchown(file, Some(uid), Some(gid))?;
+                        }
                     }
                 }
-            }
-            #[cfg(not(unix))]
-            let _ = (mode, owner);
-            file.write_all(bytes)?;
-            file.sync_all()?;
-            sys::rename(self.0.at(), &tmp, name)
-        })();
-        drop(file);
-        if done.is_err() {
-            let _ = sys::unlink(self.0.at(), &tmp);
-            return done;
-        }
+                #[cfg(not(unix))]
+                let _ = (file, mode, owner);
+                Ok(())
+            },
+        )?;
         #[cfg(unix)]
         let _ = self.0.handle.sync_all();
         Ok(())
@@ -555,6 +505,62 @@ fn own_regular_file(f: &fs::File) -> io::Result<fs::Metadata> {
     }
     sys::check_owner(&meta)?;
     Ok(meta)
+}
+
+/// Writes `bytes` as the file `name` in the opened folder `at`, through an exclusive
+/// temporary file beside it (`.<name>.<16 hex digits><suffix>`, `O_CREAT | O_EXCL |
+/// O_NOFOLLOW`, 0600; another random name when one is taken, up to 16 times), made
+/// ready by `prepare` (its mode, its owner) before anything is written to it, then put
+/// in place as `how` says. The temporary name is removed on every failure (and after an
+/// exclusive link). [`Folder`]'s files and [`Beside`]'s share this one writer.
+fn publish_in(
+    at: &Opened,
+    name: &OsStr,
+    suffix: &str,
+    bytes: &[u8],
+    how: Publish,
+    prepare: impl FnOnce(&fs::File) -> io::Result<()>,
+) -> io::Result<bool> {
+    check_name(name)?;
+    let mut attempt = 0;
+    let (tmp, mut file) = loop {
+        let mut tmp = OsString::from(".");
+        tmp.push(name);
+        tmp.push(format!(".{:016x}{suffix}", random()));
+        match sys::create_new(at.at(), &tmp) {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
+                attempt += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let written = prepare(&file)
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| match how {
+            Publish::Replace => Ok(()),
+            Publish::ReplaceDurable | Publish::Exclusive => file.sync_all(),
+        });
+    drop(file);
+    let done = written.and_then(|()| match how {
+        Publish::Replace | Publish::ReplaceDurable => {
+            sys::rename(at.at(), &tmp, name).map(|()| true)
+        }
+        Publish::Exclusive => {
+            let linked = match sys::link(at.at(), &tmp, name) {
+                Ok(()) => Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+                Err(e) => Err(e),
+            };
+            // the temporary name goes either way (the file stays under `name`)
+            let _ = sys::unlink(at.at(), &tmp);
+            linked
+        }
+    });
+    if done.is_err() {
+        let _ = sys::unlink(at.at(), &tmp);
+    }
+    done
 }
 
 /// How [`Folder::publish`] puts a written temporary file in place.
