@@ -19,8 +19,10 @@
 //! (there is no handle-relative API in std): links are refused, files created new, then
 //! renamed into place.
 //!
-//! Nothing is flushed to disk before the rename: a torn file after a crash is not valid
-//! JSON and is ignored like any unreadable cache file (the next run reads the logs).
+//! A cache file ([`Folder::write`]) is not flushed to disk before the rename: a torn file
+//! after a crash is not valid JSON and is ignored like any unreadable cache file (the
+//! next run reads the logs). What costs more to lose is flushed first:
+//! [`Folder::write_durable`], [`Folder::create_exclusive`] and [`Beside::write`].
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -563,7 +565,7 @@ fn publish_in(
     done
 }
 
-/// How [`Folder::publish`] puts a written temporary file in place.
+/// How [`publish_in`] puts a written temporary file in place.
 #[derive(Clone, Copy)]
 enum Publish {
     /// Renamed over the name.

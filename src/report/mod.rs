@@ -753,7 +753,12 @@ pub fn build_taking(
             .chunks(LEARNED_AT_ONCE)
             .map(|part| {
                 let mut learner = making.learn.map(RedactorBuilder::learner);
-                let mut seen: Recent<bool> = Recent::sized(LEARNED_IN_A_PART);
+                // (with every server's records, a part has a few thousand texts)
+                let mut seen: Recent<bool> = Recent::sized(if making.records {
+                    recent::Size::SMALL
+                } else {
+                    LEARNED_IN_A_PART
+                });
                 let made = part
                     .into_iter()
                     .map(|(s, stderr)| {
@@ -850,9 +855,10 @@ pub fn launch_line(l: &crate::scan::configured::Launch) -> Option<String> {
 const LEARNED_AT_ONCE: usize = 64;
 
 /// The table of texts a worker of [`build_taking`] learned in its part of a round
-/// ([`LEARNED_AT_ONCE`] servers, a few hundred texts): a table of [`recent::SLOTS`] made
-/// for each part (100,000 servers: 1,563 of them, each 96 KiB filled, then read whole
-/// into [`LEARNED_BEFORE`]) was a tenth of the making of the sections.
+/// ([`LEARNED_AT_ONCE`] servers, a few hundred texts when their records are not kept):
+/// a table of [`recent::SLOTS`] made for each part (100,000 servers: 1,563 of them,
+/// each 96 KiB filled, then read whole into [`LEARNED_BEFORE`]) was a tenth of the
+/// making of the sections. (With the records, a part keeps that size.)
 const LEARNED_IN_A_PART: recent::Size = recent::Size {
     slots: 1024,
     budget_bytes: 256 << 10,
@@ -861,9 +867,10 @@ const LEARNED_IN_A_PART: recent::Size = recent::Size {
 /// The table of texts [`build_taking`] learned in its rounds before. Each round of
 /// [`SECTIONS_AT_ONCE`] servers brings a few thousand texts seen once (each server's
 /// own paths) among those seen again (times, messages, log folder names): in a table of
-/// [`recent::SLOTS`], the new ones pushed out about half the others every round, and
-/// 100,000 servers' times and messages were learned again 340,000 times (a table of
-/// 64 Ki slots and 4 MiB: about 5.5 MiB at most, beside the reports it frees).
+/// [`recent::SLOTS`] the new ones pushed out many of the others every round (and the
+/// hash then put whole runs of times in one slot), and 100,000 servers' times and
+/// messages were learned again 340,000 times. 64 Ki slots and 4 MiB of text: at most
+/// about 6.5 MiB with the allocator's rounding, beside the reports it frees.
 const LEARNED_BEFORE: recent::Size = recent::Size {
     slots: 1 << 16,
     budget_bytes: 4 << 20,
