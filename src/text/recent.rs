@@ -133,7 +133,7 @@ impl<V> Recent<V> {
 
 /// The slot of a text in a table of [`Size::SMALL`].
 pub fn slot_of(text: &str) -> usize {
-    (mix(text) % SLOTS as u64) as usize
+    Recent::<()>::default().slot(text)
 }
 
 /// A fast hash of a text's bytes (not for a table an adversary fills: a collision only

@@ -874,7 +874,9 @@ fn per_project_files(
     let cwd = std::env::current_dir().unwrap_or_default();
     let modern_only =
         report.map_or_else(Vec::new, |r| mcplogs::advice::modern_only_servers(r, &cwd));
-    let mut local_why: Vec<(PathBuf, String)> = Vec::new();
+    // the local file chosen over the user file, and why (the first project's words)
+    let mut local_why: std::collections::HashMap<PathBuf, String> =
+        std::collections::HashMap::new();
     for f in failing {
         if !seen.insert(&f.project) {
             continue;
@@ -885,8 +887,7 @@ fn per_project_files(
             |p: &Path| mcplogs::resolve::negotiation_in(&args.home, p, args.managed_dir.as_deref());
         let (target, spared) = mcplogs::advice::legacy_target(&f.layers, &modern_only, &read);
         if let (Some(m), Some(path)) = (spared, target.path()) {
-            local_why.push((
-                path.to_path_buf(),
+            local_why.entry(path.to_path_buf()).or_insert_with(|| {
                 format!(
                     "not the user file: it would also reach {} ({}), which speaks only the new protocol and fails under legacy; the local settings of {} reach this project only",
                     m.name,
@@ -896,8 +897,8 @@ fn per_project_files(
                         format!("in {}", m.project.display())
                     },
                     f.project.display()
-                ),
-            ));
+                )
+            });
         }
         match &target {
             FixTarget::Write { path, .. } => {
@@ -941,11 +942,7 @@ fn per_project_files(
             .into_iter()
             .map(|(path, (target, projects))| {
                 let why = match &target {
-                    _ if local_why.iter().any(|(p, _)| *p == path) => local_why
-                        .iter()
-                        .find(|(p, _)| *p == path)
-                        .map(|(_, w)| w.clone())
-                        .unwrap_or_default(),
+                    _ if let Some(w) = local_why.get(&path) => w.clone(),
                     FixTarget::Write { outranks: None, .. } => {
                         // a layer above the file that could not be read: said, never
                         // taken as setting nothing
