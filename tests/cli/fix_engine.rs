@@ -1313,6 +1313,44 @@ fn a_user_scope_server_that_speaks_only_the_new_protocol_blocks_the_legacy_setti
     assert_eq!(h.files(), before);
 }
 
+/// A server of another project that speaks only the new protocol, which the user file
+/// would reach too: the legacy setting goes in the failing server's own project's local
+/// file, and the plan says why it is not the user file, naming that server and project.
+#[test]
+fn the_legacy_setting_spares_another_projects_modern_only_server_and_says_why() {
+    let h = Home::new();
+    let other = h.home.join("work/other");
+    fs::create_dir_all(&other).unwrap();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
+    h.log_in(&other, "modern-only-answer-2.1.332.jsonl", "newonly");
+    let doc = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "projects": {
+            h.proj.display().to_string(): { "mcpServers": stdio(&["oldlist"]) },
+            other.display().to_string(): { "mcpServers": stdio(&["newonly"]) },
+        },
+    });
+    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    let out = h.fix(&h.elsewhere, &["--yes"]);
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("not the user file: it would also reach newonly")
+            && all.contains("speaks only the new protocol"),
+        "{all}"
+    );
+    assert_eq!(
+        env_of(&h.proj.join(".claude/settings.local.json"))["MCP_PROTOCOL_NEGOTIATION"],
+        "legacy",
+        "{all}"
+    );
+    let user = h.home.join(".claude/settings.json");
+    assert!(
+        !user.exists() || !fs::read_to_string(&user).unwrap().contains("legacy"),
+        "{all}"
+    );
+}
+
 /// A project's `.claude/settings.local.json` that is a symbolic link to nothing (a cloned
 /// repository can plant one naming any path): `fix` creates no file and no folder
 /// through it, and says so.
