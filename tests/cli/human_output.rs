@@ -57,7 +57,8 @@ fn shown_at(sb: &Sandbox, cmd: &mut Command, widths: &[usize]) -> String {
         ));
     }
     let root = env!("CARGO_MANIFEST_DIR");
-    text.replace(sb.dir.path().to_str().unwrap(), "[SANDBOX]")
+    moved_back(&text, sb.samples_gone())
+        .replace(sb.dir.path().to_str().unwrap(), "[SANDBOX]")
         .replace(root, "[ROOT]")
 }
 
@@ -82,29 +83,13 @@ fn run_shown(sb: &Sandbox, args: &[&str]) -> String {
 
 /// A copy of a sample home inside the sandbox, for outputs that wrap lines holding its
 /// path: the checkout's own path (longer or shorter on another machine) would move
-/// the wrap, while the sandbox's path has one length.
+/// the wrap, while the sandbox's path has one length. The samples' projects are moved
+/// to a folder of the sandbox that does not exist ([`copy_samples_moved`]; [`shown`]
+/// names them as the samples do): whether this machine has them at [`SAMPLES_WORK`]
+/// changes nothing.
 fn sample_copy(sb: &Sandbox, rel: &str) -> String {
-    fn copy(from: &Path, to: &Path) {
-        fs::create_dir_all(to).unwrap();
-        for e in fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let ty = e.file_type().unwrap();
-            let dest = to.join(e.file_name());
-            if ty.is_dir() {
-                copy(&e.path(), &dest);
-            } else if ty.is_file() {
-                fs::copy(e.path(), &dest).unwrap();
-            }
-        }
-    }
     let to = sb.dir.path().join("s").join(rel);
-    let from = samples().join(rel);
-    if from.is_file() {
-        fs::create_dir_all(to.parent().unwrap()).unwrap();
-        fs::copy(&from, &to).unwrap();
-    } else {
-        copy(&from, &to);
-    }
+    copy_samples_moved(&samples().join(rel), &to, sb.samples_gone());
     to.to_str().unwrap().to_string()
 }
 
@@ -206,11 +191,11 @@ fn explain_each_mcp_list() {
 #[test]
 fn explain_from_stdin_and_empty_input() {
     let sb = Sandbox::new();
-    let pasted = fs::read(samples().join("mcp-list/linux-home-2.1.332.txt")).unwrap();
+    let p = sample_copy(&sb, "mcp-list/linux-home-2.1.332.txt");
+    let pasted = fs::read(&p).unwrap();
     let mut c = pinned(&sb, &["explain"]);
     let r = run_with_stdin(&mut c, &pasted);
     // The same text through stdin reads exactly as through a file.
-    let p = sample_copy(&sb, "mcp-list/linux-home-2.1.332.txt");
     let from_file = pinned(&sb, &["explain", &p]).output().unwrap();
     assert_eq!(r.stdout.as_bytes(), &from_file.stdout[..]);
     assert_eq!(r.code, from_file.status.code().unwrap());

@@ -357,7 +357,15 @@ fn no_logs_at_all_is_a_refusal() {
 #[test]
 fn the_users_own_set_up_gets_the_fix_not_a_report() {
     let tmp = tempfile::tempdir().unwrap();
-    let home = samples().join("linux-home");
+    // the sample's project moved where nothing is (the advice differs for a project
+    // folder that exists: it names the folder to run the command in)
+    let gone = samples_gone();
+    let home = tmp.path().join("linux-home");
+    copy_samples_moved(
+        &samples().join("linux-home"),
+        &home,
+        gone.path().to_str().unwrap(),
+    );
     let args = ["--home", home.to_str().unwrap(), "--server", "missing-cmd"];
     let r = report_in(tmp.path(), &args);
     assert_eq!(r.code, 1, "{}", r.stderr);

@@ -305,7 +305,7 @@ fn scan_advice_follows_the_settings_the_verdict_does_not() {
         let f = f.unwrap().into_path();
         if f.is_file() {
             let text = fs::read_to_string(&f).unwrap().replace(
-                "/tmp/mcplogs-samples/home-macos/work/web",
+                &format!("{}/home-macos/work/web", sb.samples_gone()),
                 &sb.project.display().to_string(),
             );
             fs::write(&f, text).unwrap();

@@ -48,6 +48,82 @@ pub fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs")
 }
 
+/// Where the samples' sessions ran: their projects, settings and stub server under it,
+/// as the logs and configuration name them (`scripts/samples/generate.py` works there).
+pub const SAMPLES_WORK: &str = "/tmp/mcplogs-samples";
+
+/// An empty folder of [`SAMPLES_WORK`]'s length, named as it is up to its last
+/// characters (so that it sorts as it does among other paths), made for the caller alone
+/// and removed with the guard: where [`copy_samples_moved`] moves the samples'
+/// projects, which are then not on this machine, whatever it has at [`SAMPLES_WORK`]
+/// (a run of the samples' generator leaves its projects there, and a project that
+/// exists gets another answer than one that is gone).
+pub fn samples_gone() -> tempfile::TempDir {
+    let prefix = &SAMPLES_WORK[..SAMPLES_WORK.len() - 6];
+    let (parent, name) = prefix.rsplit_once('/').unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix(name)
+        .rand_bytes(6)
+        .tempdir_in(parent)
+        .unwrap();
+    assert_eq!(dir.path().to_str().unwrap().len(), SAMPLES_WORK.len());
+    dir
+}
+
+/// Copies the sample tree `from` to `to` with every mention of [`SAMPLES_WORK`] in its
+/// files' text and in its folders' encoded names moved to `gone` (of the same length,
+/// so every size and cut stays as it is): see [`samples_gone`]. [`moved_back`] gives
+/// an output its sample paths back.
+pub fn copy_samples_moved(from: &Path, to: &Path, gone: &str) {
+    use mcplogs::claude_code::names::encode_folder_name as encode;
+    assert_eq!(gone.len(), SAMPLES_WORK.len(), "{gone}");
+    let pairs = [
+        (SAMPLES_WORK.to_string(), gone.to_string()),
+        (encode(SAMPLES_WORK), encode(gone)),
+    ];
+    let replace = |bytes: &[u8]| -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        for (was, now) in &pairs {
+            let (was, now) = (was.as_bytes(), now.as_bytes());
+            let mut i = 0;
+            while i + was.len() <= out.len() {
+                if &out[i..i + was.len()] == was {
+                    out[i..i + was.len()].copy_from_slice(now);
+                    i += was.len();
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        out
+    };
+    let from_meta = std::fs::metadata(from).unwrap();
+    if from_meta.is_file() {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, replace(&std::fs::read(from).unwrap())).unwrap();
+        return;
+    }
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let rel = String::from_utf8(replace(rel.to_str().unwrap().as_bytes())).unwrap();
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if entry.file_type().is_file() {
+            std::fs::write(&dest, replace(&std::fs::read(entry.path()).unwrap())).unwrap();
+        }
+    }
+}
+
+/// `text` with the sample paths [`copy_samples_moved`] moved to `gone` as the samples
+/// name them.
+pub fn moved_back(text: &str, gone: &str) -> String {
+    use mcplogs::claude_code::names::encode_folder_name as encode;
+    text.replace(gone, SAMPLES_WORK)
+        .replace(&encode(gone), &encode(SAMPLES_WORK))
+}
+
 /// The binary with a scrubbed environment: no colour variables, a HOME that has no
 /// Claude Code logs and is also the working directory, so a test never reads the
 /// developer's own files. The run helpers add the managed-settings folder (`pin_host`).

@@ -15,6 +15,8 @@ pub struct Sandbox {
     pub home: PathBuf,
     pub project: PathBuf,
     pub managed: PathBuf,
+    /// [`super::samples_gone`], made the first time a test asks for it.
+    samples_gone: std::sync::OnceLock<tempfile::TempDir>,
 }
 
 impl Sandbox {
@@ -31,7 +33,15 @@ impl Sandbox {
             home,
             project,
             managed,
+            samples_gone: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Where this sandbox's copies of the samples have their projects
+    /// ([`super::copy_samples_moved`]): one folder for all of them, made once.
+    pub fn samples_gone(&self) -> &str {
+        let dir = self.samples_gone.get_or_init(super::samples_gone);
+        dir.path().to_str().unwrap()
     }
 
     pub fn claude_dir(&self) -> PathBuf {
@@ -93,8 +103,10 @@ impl Sandbox {
         let d = self
             .home
             .join(".cache/claude-cli-nodejs/-tmp-p/mcp-logs-no-resulttype");
-        fs::create_dir_all(&d).unwrap();
-        fs::copy(&newest, d.join(newest.file_name().unwrap())).unwrap();
+        // (its project moved where nothing is, whatever this machine has where the
+        // samples ran)
+        let to = d.join(newest.file_name().unwrap());
+        super::copy_samples_moved(&newest, &to, self.samples_gone());
     }
 }
 
