@@ -133,17 +133,29 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
 
 /// The command that starts a stdio server as Claude Code does, to run by hand in the
 /// user's shell: its configured command and arguments, quoted, in its project folder
-/// when that exists here (Claude Code starts servers there). `None` for a remote server,
-/// one whose entry was not found, or a command no one-line command can show.
+/// when that exists here (Claude Code starts servers there) and its path is printed as
+/// it is (a path holding a secret is printed redacted, and `cd` into the redacted form
+/// could not run: the advice then names the folder in words, [`folder_hidden`]). `None`
+/// for a remote server, one whose entry was not found, or a command no one-line command
+/// can show.
 pub fn run_by_hand(s: &ServerReport) -> Option<String> {
     let launch = s.launch.as_ref().filter(|l| l.is_stdio())?;
     let command = crate::text::shell_command(&launch.argv)?;
     match s.project.as_deref() {
-        Some(p) if s.project_here() == crate::scan::ProjectHere::Folder => {
+        Some(p) if s.project_here() == crate::scan::ProjectHere::Folder && !folder_hidden(s) => {
             crate::text::shell_in_folder(p, &command)
         }
         _ => Some(command),
     }
+}
+
+/// Whether `s`'s project folder exists here and its path is printed redacted (it holds
+/// a secret): the folder to run its command in is then said in words, not in a `cd`.
+fn folder_hidden(s: &ServerReport) -> bool {
+    s.project_here() == crate::scan::ProjectHere::Folder
+        && s.as_read
+            .as_ref()
+            .is_some_and(|r| r.project.as_deref() != s.project.as_deref())
 }
 
 /// After "run its command by hand": what a stdio server's connection failure means and
@@ -176,12 +188,13 @@ fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
     }
     let command = run_by_hand(s)?;
     let launch = s.launch.as_ref()?;
-    Some(by_hand_advice(
-        &command,
-        &launch.env_names,
-        launch.file.as_deref(),
-        d,
-    ))
+    let advice = by_hand_advice(&command, &launch.env_names, launch.file.as_deref(), d);
+    Some(match advice.strip_prefix("Run its") {
+        Some(rest) if folder_hidden(s) => format!(
+            "In its project folder (its path holds a secret, shown redacted), run its{rest}"
+        ),
+        _ => advice,
+    })
 }
 
 /// "Run its command by hand": `command` (already quoted, in its folder), the variables

@@ -508,3 +508,37 @@ fn prune_names_it_as_scan_does() {
         assert!(!r.stdout.contains(VALUE), "{args:?}: {}", r.stdout);
     }
 }
+
+/// A project whose path holds a configured value is printed redacted: the command to
+/// run by hand is then given without the `cd` into that folder (`cd
+/// ~/'work/p-[REDACTED:config]' && …` could not run as printed), and the advice says
+/// where to run it in words.
+#[test]
+fn the_command_by_hand_never_goes_into_a_hidden_folder() {
+    let h = Home::at(&format!("work/p-{VALUE}"), serde_json::json!({}));
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let s = server(&doc, SHOWN);
+    assert_eq!(s["runByHand"], "missing-zz-cmd", "{s:#}");
+    let r = run(&mut h.cmd(&["scan", "--server", SHOWN], true));
+    let text = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!text.contains("cd "), "{}", r.stdout);
+    assert!(
+        text.contains(
+            "In its project folder (its path holds a secret, shown redacted), run its command by hand"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains(VALUE), "{r:?}");
+    // a project path that holds none: the command goes into the folder
+    let h = Home::new();
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let by_hand = server(&doc, SHOWN)["runByHand"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        by_hand.starts_with("cd ") && by_hand.ends_with(" && missing-zz-cmd"),
+        "{by_hand}"
+    );
+}
