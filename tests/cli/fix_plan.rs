@@ -277,3 +277,74 @@ fn scan_offers_each_settings_change_once() {
         assert_eq!(stdout(&out).matches("+++ ").count(), 2, "{}", stdout(&out));
     }
 }
+
+/// `fix --undo --settings FILE` undoes one file of a plan: the plan's record then names
+/// only the others (a plain `fix --undo` undoes them, and says nothing of the file
+/// undone already), and goes once the last file of the plan is undone.
+#[test]
+fn undoing_one_file_of_the_plan_takes_it_out_of_the_plan() {
+    let h = Home::new();
+    let before = h.files();
+    let out = h.run(&h.elsewhere, &["fix", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let user = h.home.join(".claude/settings.json");
+    let local = h.overriding.join(".claude/settings.local.json");
+    let record = h.home.join(".claude/settings.json.mcplogs-fix-plan.json");
+    let planned = || -> Option<Vec<String>> {
+        let text = fs::read_to_string(&record).ok()?;
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        Some(
+            doc["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap().to_string())
+                .collect(),
+        )
+    };
+    let both = planned().expect("a plan record");
+    assert_eq!(both.len(), 2, "{both:?}");
+    // declined (no --yes, no terminal): nothing undone, the plan as it was
+    let declined = h.run(
+        &h.elsewhere,
+        &["fix", "--undo", "--settings", local.to_str().unwrap()],
+    );
+    assert!(local.exists(), "{}", stderr(&declined));
+    assert_eq!(planned().unwrap(), both);
+    let one = h.run(
+        &h.elsewhere,
+        &[
+            "fix",
+            "--undo",
+            "--yes",
+            "--settings",
+            local.to_str().unwrap(),
+        ],
+    );
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert!(!local.exists(), "{}", stderr(&one));
+    assert_eq!(
+        planned().unwrap(),
+        [user.display().to_string()],
+        "{}",
+        stderr(&one)
+    );
+    let rest = h.run(&h.elsewhere, &["fix", "--undo", "--yes"]);
+    assert!(rest.status.success(), "{}", stderr(&rest));
+    let err = stderr(&rest);
+    assert!(!err.contains("settings.local.json"), "{err}");
+    assert_eq!(h.files(), before, "{err}");
+    assert_eq!(planned(), None);
+    // the last file of a plan undone by name: the record goes with it
+    let again = h.run(&h.elsewhere, &["fix", "--yes"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    for f in [&local, &user] {
+        let out = h.run(
+            &h.elsewhere,
+            &["fix", "--undo", "--yes", "--settings", f.to_str().unwrap()],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert_eq!(planned(), None);
+    assert_eq!(h.files(), before);
+}

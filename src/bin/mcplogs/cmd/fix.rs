@@ -1248,14 +1248,58 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
             return Err(undo_refused(refused));
         }
     };
-    finish_undo(
+    let code = finish_undo(
         &pending,
         path,
         "fix",
         FIX_RESTORE_KEY,
         args.dry_run,
         args.yes,
-    )
+    )?;
+    if !args.dry_run && !undo::state_path(path).exists() {
+        forget_in_plan(args, path);
+    }
+    Ok(code)
+}
+
+/// After `fix --undo --settings FILE` (or `--project DIR`) undid `undone`: the plan's
+/// record names it no more (a plain `fix --undo` would say there is nothing to undo in
+/// it), and goes with the last file it names. A record that cannot be changed is said.
+fn forget_in_plan(args: &FixArgs, undone: &Path) {
+    let Some(user) = user_file(args) else {
+        return;
+    };
+    let Ok(files) = undo::load_plan(&user) else {
+        return;
+    };
+    // the same file however its path is spelled (the file itself may be gone: its
+    // folder is compared)
+    let key = |p: &Path| {
+        let dir = p
+            .parent()
+            .and_then(|d| std::fs::canonicalize(d).ok())
+            .unwrap_or_else(|| p.parent().unwrap_or(p).to_path_buf());
+        dir.join(p.file_name().unwrap_or_default())
+    };
+    let was = key(undone);
+    if !files.iter().any(|p| key(p) == was) {
+        return;
+    }
+    let rest: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|p| key(p) != was && undo::state_path(p).exists())
+        .collect();
+    let done = if rest.is_empty() {
+        undo::remove_plan(&user)
+    } else {
+        undo::save_plan(&user, &rest)
+    };
+    if let Err(e) = done {
+        warning(format!(
+            "the plan's record still names {}: {e}",
+            undone.display()
+        ));
+    }
 }
 
 /// An undo refused before anything was written: the refusal, and where the backup and
