@@ -40,7 +40,7 @@ pub fn for_server_in(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
 
 /// What Claude Code's discovery cache did, when it decided what the user saw (issue 54):
 /// the sentence of a server served from the cache, or kept on its cached tools.
-pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
+pub fn discovery_cache_sentence(s: &ServerReport, homes: &[std::path::PathBuf]) -> Option<String> {
     let c = s.discovery_cache.as_deref()?;
     let at = |t: Option<u64>| t.map_or_else(|| "an unknown time".to_string(), local);
     match c.kind {
@@ -49,7 +49,7 @@ pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
             c.session.as_deref().unwrap_or("unknown"),
             at(c.cached_at),
             c.next_session,
-            probe_command(s)
+            probe_command(s, homes)
         )),
         CacheServedKind::Kept => Some(format!(
             "The server's tools/list failed when Claude Code refreshed its MCP discovery cache entry (cached at {}; the evidence says how) and the session ended before the refresh did, so Claude Code kept showing the cached tools, which may no longer match the server's. Next: {}. Read the evidence and report it to the server's authors; MCP_PROTOCOL_NEGOTIATION cannot help.",
@@ -61,14 +61,19 @@ pub fn discovery_cache_sentence(s: &ServerReport) -> Option<String> {
 }
 
 /// `mcplogs probe --project DIR NAME`: the server as its own project configures it, so
-/// the command runs as printed from any folder.
-fn probe_command(s: &ServerReport) -> String {
+/// the command runs as printed from any folder (with the `--home` flags of `homes`, the
+/// homes the scan read: the configuration it joined).
+fn probe_command(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
     let project = s
         .project
         .as_deref()
         .map(|p| format!("--project {} ", crate::text::shell_word_typed(p)))
         .unwrap_or_default();
-    crate::text::code_span(&format!("mcplogs probe {project}{}", name_word(&s.name)))
+    crate::text::code_span(&format!(
+        "mcplogs probe{} {project}{}",
+        home_flags(homes),
+        name_word(&s.name)
+    ))
 }
 
 /// The homes the scan of `s` read (`--home`; empty: this machine's), for the commands
@@ -94,7 +99,7 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
         .filter(|a| a.planned && !s.counts_now())
         .map(|a| a.text)
         .or_else(|| super::configured::logged_way_out(s, None, homes))
-        .or_else(|| discovery_cache_sentence(s))
+        .or_else(|| discovery_cache_sentence(s, homes))
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
         .or_else(|| super::fix_action(s).map(|a| a.text))

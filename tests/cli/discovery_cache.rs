@@ -99,6 +99,24 @@ fn a_fresh_hit_is_served_from_cache_and_not_contacted() {
             "{build}: {:#}",
             doc["servers"][0]
         );
+        // a scan of a home named with --home: the probe reads that home's configuration
+        let (r, named) = run_json(mcplogs(tmp.path()).args([
+            "scan",
+            "--json",
+            "--no-cache",
+            "--home",
+            tmp.path().to_str().unwrap(),
+        ]));
+        let flag = format!(
+            "mcplogs probe --home {} --project ",
+            mcplogs::text::shell_word(tmp.path().to_str().unwrap())
+        );
+        assert!(
+            named["servers"][0].to_string().contains(&flag),
+            "{build}: {flag}: {:#}\n{}",
+            named["servers"][0],
+            r.stderr
+        );
         let order = fs::read_to_string(
             fixture(build, "fresh")
                 .parent()

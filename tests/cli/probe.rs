@@ -889,6 +889,8 @@ fn fill_placeholders(line: &str, url: &str) -> String {
     for (from, to) in [
         ("[NAME...]", "github".to_string()),
         ("[--project DIR]", "--project .".to_string()),
+        // (the shell's HOME: the home the example runs in)
+        ("[--home DIR]...", "--home \"$HOME\"".to_string()),
         (
             "[--claude-version V]",
             "--claude-version 2.1.332".to_string(),
@@ -1286,4 +1288,44 @@ fn a_crashing_command_is_advised_to_be_run_by_hand() {
         "{}",
         r.stdout
     );
+}
+
+/// `probe --home DIR` reads DIR's configuration (as `scan --home DIR` does), not the
+/// machine's: a server only DIR configures is found and probed; without the flag it is
+/// unknown. A secret DIR's configuration holds stays out of the output.
+#[test]
+fn probe_home_reads_that_homes_configuration() {
+    let machine = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let proj = other.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let cfg = serde_json::json!({"projects": {proj.to_str().unwrap(): {"mcpServers": {
+        "only-there": {"command": "python3", "args": [stub(), "--scenario", "b-modern"],
+                       "env": {"API_TOKEN": "homesecret-Zq8Wd3Kp5Rt7"}}
+    }}}});
+    std::fs::write(other.path().join(".claude.json"), cfg.to_string()).unwrap();
+    let probe = |extra: &[&str]| {
+        run(mcplogs(machine.path())
+            .env("NO_COLOR", "1")
+            .args(["probe", "--json", "--claude-version", "2.1.332"])
+            .args(["--project", proj.to_str().unwrap()])
+            .args(extra)
+            .arg("only-there"))
+    };
+    let mine = probe(&[]);
+    assert_eq!(mine.code, 2, "{}{}", mine.stdout, mine.stderr);
+    let theirs = probe(&["--home", other.path().to_str().unwrap()]);
+    assert_eq!(theirs.code, 0, "{}{}", theirs.stdout, theirs.stderr);
+    let doc =
+        crate::wire::check_output::<mcplogs::json_doc::ProbeDocument>("probe", &theirs.stdout);
+    assert_eq!(server(&doc)["name"], "only-there", "{doc:#}");
+    assert_eq!(server(&doc)["prediction"]["verdict"], "healthy", "{doc:#}");
+    // the entry DIR's `.claude.json` holds
+    assert_eq!(
+        server(&doc)["source"],
+        other.path().join(".claude.json").to_str().unwrap(),
+        "{doc:#}"
+    );
+    assert!(!theirs.stdout.contains("homesecret"), "{}", theirs.stdout);
+    assert!(!theirs.stderr.contains("homesecret"), "{}", theirs.stderr);
 }

@@ -841,6 +841,12 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
+    /// Treat DIR as the home folder (from any OS): its Claude Code configuration and user
+    /// settings say which servers the project has and how they start (as `scan --home`
+    /// reads them) [default: this machine's]
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+
     /// Predict for this Claude Code version [default: `claude --version`, else the
     /// newest version mcplogs knows]
     #[arg(long, value_name = "V")]

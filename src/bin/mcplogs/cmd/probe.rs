@@ -14,6 +14,7 @@ use mcplogs::redact::Redactor;
 use mcplogs::render::probe as render;
 use mcplogs::safe_read;
 use mcplogs::settings::{Sources, effective_negotiation};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// `MCP_TIMEOUT` and `MCP_CONNECT_TIMEOUT_MS` from the settings layers and the
@@ -163,13 +164,15 @@ fn names_redactor(
 }
 
 /// The command that probes a named server of `project` from `cwd`: `mcplogs probe`,
-/// with `--project DIR` when the project is not the current folder.
-fn probe_command(project: &std::path::Path, cwd: &std::path::Path) -> String {
+/// with `--project DIR` when the project is not the current folder, and the `--home`
+/// flags of `homes` (the configuration read).
+fn probe_command(project: &std::path::Path, cwd: &std::path::Path, homes: &[PathBuf]) -> String {
+    let homes = mcplogs::advice::home_flags(homes);
     if project == cwd {
-        "mcplogs probe".to_string()
+        format!("mcplogs probe{homes}")
     } else {
         format!(
-            "mcplogs probe --project {}",
+            "mcplogs probe{homes} --project {}",
             mcplogs::text::shell_word_typed(&project.to_string_lossy())
         )
     }
@@ -222,6 +225,7 @@ fn not_probed_line(
 pub fn probe_for_report(
     covered: &[(String, Option<String>)],
     cwd: &std::path::Path,
+    homes: &[PathBuf],
     managed_dir: Option<&std::path::Path>,
 ) -> (Vec<ServerProbe>, Redactor) {
     let version = probe::installed_claude_version().unwrap_or(NEWEST_KNOWN);
@@ -230,7 +234,7 @@ pub fn probe_for_report(
     // folder's configured servers: the servers as they answer now are its content.
     let here: Vec<(String, Option<String>)>;
     let covered = if covered.is_empty() {
-        here = mcplogs::resolve::configured_in(&[], cwd, managed_dir)
+        here = mcplogs::resolve::configured_in(homes, cwd, managed_dir)
             .servers
             .into_iter()
             .map(|s| (s.name, None))
@@ -260,10 +264,10 @@ pub fn probe_for_report(
     // the managed files', and every project the home lists (as `scan` reads them), for
     // the names on stderr and the probes' redaction
     let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+        homes: homes.to_vec(),
         projects: groups.iter().map(|(dir, _)| dir.clone()).collect(),
         managed_dir: managed_dir.map(std::path::Path::to_path_buf),
         listed: true,
-        ..Default::default()
     });
     // the names on stderr as `scan` shows them
     let names_r = names_redactor(&secrets, true);
@@ -271,8 +275,8 @@ pub fn probe_for_report(
     let mut all_servers = Vec::new();
     for (project, names) in groups {
         // resolved as `scan` resolves the project (its settings, the managed folder)
-        let sources = mcplogs::resolve::sources_for(&[], &project, managed_dir);
-        let resolved = mcplogs::resolve::configured_in(&[], &project, managed_dir);
+        let sources = mcplogs::resolve::sources_for(homes, &project, managed_dir);
+        let resolved = mcplogs::resolve::configured_in(homes, &project, managed_dir);
         let mut wanted = Vec::new();
         for n in &names {
             match resolved.servers.iter().find(|s| s.name == *n) {
@@ -287,7 +291,7 @@ pub fn probe_for_report(
                 ),
             }
         }
-        let servers = started_unasked(wanted, &probe_command(&project, cwd), &names_r);
+        let servers = started_unasked(wanted, &probe_command(&project, cwd, homes), &names_r);
         if servers.is_empty() {
             continue;
         }
@@ -353,7 +357,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     }
 
     // the project's settings and configuration as `scan` resolves them
-    let sources = mcplogs::resolve::sources_for(&[], &project, args.managed_dir.as_deref());
+    let sources = mcplogs::resolve::sources_for(&args.home, &project, args.managed_dir.as_deref());
     let negotiation = effective_negotiation(&sources);
     let negotiation_value = negotiation.value().cloned();
     let sdk = read_sdk_generation(&sources);
@@ -376,10 +380,10 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         // (every project the home lists too, as `scan` reads them: a name holding
         // another project's configured value is shown as scan shows it)
         mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+            homes: args.home.clone(),
             projects: vec![project.clone()],
             managed_dir: args.managed_dir.clone(),
             listed: true,
-            ..Default::default()
         })
     };
     // every server name printed as `scan` shows it (a configured value in it hidden)
@@ -427,7 +431,8 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         }
     } else {
         // The same settings layers and managed folder (`--managed-dir`) as the negotiation.
-        let resolved = mcplogs::resolve::configured_in(&[], &project, args.managed_dir.as_deref());
+        let resolved =
+            mcplogs::resolve::configured_in(&args.home, &project, args.managed_dir.as_deref());
         for p in &resolved.problems {
             output::warning(p);
         }
@@ -458,8 +463,11 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 }
             }
             let cwd = std::env::current_dir().unwrap_or_default();
-            let servers =
-                started_unasked(resolved.servers, &probe_command(&project, &cwd), &names_r);
+            let servers = started_unasked(
+                resolved.servers,
+                &probe_command(&project, &cwd, &args.home),
+                &names_r,
+            );
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
             }

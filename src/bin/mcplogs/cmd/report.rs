@@ -212,9 +212,14 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
 
     // `--probe`: this project's configured servers, probed; redacted with the probe's
     // redactor (which knows their configured secrets), then like the rest.
-    let probed = args
-        .probe
-        .then(|| crate::cmd::probe::probe_for_report(&covered, &cwd, args.managed_dir.as_deref()));
+    let probed = args.probe.then(|| {
+        crate::cmd::probe::probe_for_report(
+            &covered,
+            &cwd,
+            &opts.request.homes,
+            args.managed_dir.as_deref(),
+        )
+    });
     if args.output.json && args.output_file.is_none() {
         // On stdout, written as it is made, one server at a time.
         let mut doc = report::json::report_json_head(&rep);
