@@ -155,12 +155,22 @@ pub fn run_by_hand(s: &ServerReport) -> Option<String> {
 }
 
 /// Whether `s`'s project folder exists here and its path is printed redacted (it holds
-/// a secret): the folder to run its command in is then said in words, not in a `cd`.
+/// a secret: the scan's redaction changed it, or the secret rules find one in it, which
+/// every output's redaction hides): the folder to run its command in is then said in
+/// words, not in a `cd`.
 fn folder_hidden(s: &ServerReport) -> bool {
     s.project_here() == crate::scan::ProjectHere::Folder
-        && s.as_read
+        && (s
+            .as_read
             .as_ref()
             .is_some_and(|r| r.project.as_deref() != s.project.as_deref())
+            || s.project.as_deref().is_some_and(path_holds_secret))
+}
+
+/// Whether the secret rules find anything in `path` (every output hides it): a `cd`
+/// into it would be printed redacted, and could not run as printed.
+pub fn path_holds_secret(path: &str) -> bool {
+    crate::redact::Redactor::redact_own_secrets(path) != path
 }
 
 /// After "run its command by hand": what a stdio server's connection failure means and
@@ -193,23 +203,26 @@ fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
     }
     let command = run_by_hand(s)?;
     let launch = s.launch.as_ref()?;
-    let advice = by_hand_advice(&command, &launch.env_names, launch.file.as_deref(), d);
-    Some(match advice.strip_prefix("Run its") {
-        Some(rest) if folder_hidden(s) => format!(
-            "In its project folder (its path holds a secret, shown redacted), run its{rest}"
-        ),
-        _ => advice,
-    })
+    Some(by_hand_advice(
+        &command,
+        &launch.env_names,
+        launch.file.as_deref(),
+        d,
+        folder_hidden(s),
+    ))
 }
 
 /// "Run its command by hand": `command` (already quoted, in its folder), the variables
 /// its entry sets (`env_names`, from `file`), then what the failure `d` means. `scan`'s
 /// and `probe`'s advice for a stdio server that could not connect.
+/// `hidden_folder`: the command is to run in a folder whose path is printed redacted,
+/// so `command` does not go into it: the folder is said in words.
 pub fn by_hand_advice(
     command: &str,
     env_names: &[String],
     file: Option<&std::path::Path>,
     d: &Diagnosis,
+    hidden_folder: bool,
 ) -> String {
     let env = if env_names.is_empty() {
         String::new()
@@ -222,8 +235,13 @@ pub fn by_hand_advice(
         )
     };
     let why = connection_failure_why(d);
+    let start = if hidden_folder {
+        "In its project folder (its path holds a secret, shown redacted), run its"
+    } else {
+        "Run its"
+    };
     format!(
-        "Run its command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}. {why}",
+        "{start} command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}. {why}",
         crate::text::code_span(command)
     )
 }

@@ -403,9 +403,12 @@ impl ServerProbe {
             .chain(self.config.args.iter().map(String::as_str))
             .collect();
         let command = crate::text::shell_command(&argv)?;
-        let command = match &self.project_dir {
-            Some(dir) => crate::text::shell_in_folder(&dir.display().to_string(), &command)?,
-            None => command,
+        // (a folder whose path the output hides is said in words, not gone into)
+        let dir = self.project_dir.as_ref().map(|d| d.display().to_string());
+        let hidden = dir.as_deref().is_some_and(crate::advice::path_holds_secret);
+        let command = match &dir {
+            Some(dir) if !hidden => crate::text::shell_in_folder(dir, &command)?,
+            _ => command,
         };
         let env_names: Vec<String> = self.config.env.keys().cloned().collect();
         Some(crate::advice::by_hand_advice(
@@ -413,6 +416,7 @@ impl ServerProbe {
             &env_names,
             self.config.source.as_deref(),
             d,
+            hidden,
         ))
     }
 

@@ -155,13 +155,24 @@ pub fn load_plan(user_settings: &Path) -> Result<Vec<PathBuf>, SettingsError> {
 /// Records `files` as the plan (the runner's, mode 0600 at most, the user file's owner
 /// when it exists).
 pub fn save_plan(user_settings: &Path, files: &[PathBuf]) -> Result<(), SettingsError> {
+    save_plan_made(user_settings, files, false)
+}
+
+/// [`save_plan`]; `made_folder`: a fix of the plan made the folder the record is in (and
+/// its undo could not remove it while the record was there), so the record's removal
+/// removes it when nothing else is left in it.
+pub fn save_plan_made(
+    user_settings: &Path,
+    files: &[PathBuf],
+    made_folder: bool,
+) -> Result<(), SettingsError> {
     let attrs = FileSnapshot::read(user_settings)
         .ok()
         .and_then(|s| s.attrs)
         .map(|a| a.masked(RECORD_MODE_MASK));
     // No user settings folder (`~/.claude` on a machine where Claude Code never wrote
     // settings): made for the record, and removed with it when the undo leaves it empty.
-    let mut created_folder = plan_created_folder(user_settings);
+    let mut created_folder = made_folder || plan_created_folder(user_settings);
     if let Some(d) = user_settings.parent()
         && !d.as_os_str().is_empty()
         && !d.exists()

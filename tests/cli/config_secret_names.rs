@@ -542,3 +542,37 @@ fn the_command_by_hand_never_goes_into_a_hidden_folder() {
         "{by_hand}"
     );
 }
+
+/// A project folder whose path holds a token (which every output hides): `scan`,
+/// `report` (its refusal on stderr gives the user's own fix) and `probe` give the
+/// command to run by hand without a `cd` into the hidden path, and say the folder in
+/// words.
+#[test]
+fn no_command_goes_into_a_folder_whose_path_holds_a_token() {
+    const TOKEN: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    let h = Home::at(&format!("work/p-{TOKEN}"), serde_json::json!({}));
+    let real = format!("svc-{VALUE}");
+    let words =
+        "In its project folder (its path holds a secret, shown redacted), run its command by hand";
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let s = server(&doc, SHOWN);
+    assert_eq!(s["runByHand"], "missing-zz-cmd", "{s:#}");
+    assert!(
+        flat(s["recommendation"].as_str().unwrap()).contains(words),
+        "{s:#}"
+    );
+    let r = run(&mut h.cmd(&["report", "--server", &real], true));
+    let err = flat(&r.stderr);
+    assert!(err.contains(words), "{}", r.stderr);
+    assert!(!err.contains("`cd "), "{}", r.stderr);
+    let r = run(&mut h.cmd(
+        &["probe", "--json", "--claude-version", "2.1.336", &real],
+        true,
+    ));
+    assert!(r.stdout.contains(words), "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("`cd "), "{}", r.stdout);
+    for out in [&r.stdout, &r.stderr] {
+        assert!(!out.contains(TOKEN) && !out.contains(VALUE), "{out}");
+    }
+}

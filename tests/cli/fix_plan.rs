@@ -348,3 +348,66 @@ fn undoing_one_file_of_the_plan_takes_it_out_of_the_plan() {
     assert_eq!(planned(), None);
     assert_eq!(h.files(), before);
 }
+
+/// A plan whose fix made the user settings folder: undoing its files one by one by name
+/// leaves nothing behind (the folder goes with the plan's record), and an undo of the
+/// user file run without the fix's home (another HOME, as a printed command run
+/// elsewhere would) still takes it out of the plan that file's home keeps.
+#[test]
+fn undoing_the_plan_file_by_file_leaves_no_folder_and_finds_the_homes_record() {
+    let h = Home::new();
+    fs::remove_dir_all(h.home.join(".claude")).unwrap();
+    let before = h.files();
+    let out = h.run(&h.elsewhere, &["fix", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let user = h.home.join(".claude/settings.json");
+    let local = h.overriding.join(".claude/settings.local.json");
+    let record = h.home.join(".claude/settings.json.mcplogs-fix-plan.json");
+    assert!(user.exists() && local.exists() && record.exists());
+    // the user file, undone with another HOME: its own home's record forgets it
+    let stranger = h.elsewhere.join("stranger");
+    fs::create_dir_all(&stranger).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcplogs"));
+    c.args([
+        "fix",
+        "--undo",
+        "--yes",
+        "--settings",
+        user.to_str().unwrap(),
+    ])
+    .arg("--managed-dir")
+    .arg(&h.managed)
+    .env_clear()
+    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    .env("HOME", &stranger)
+    .env("NO_COLOR", "1")
+    .current_dir(&h.elsewhere)
+    .stdin(Stdio::null());
+    clock_env(&mut c);
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!user.exists(), "{}", stderr(&out));
+    let text = fs::read_to_string(&record).unwrap();
+    assert!(
+        !text.contains("me/.claude/settings.json\"") && text.contains("settings.local.json"),
+        "{text}"
+    );
+    let out = h.run(
+        &h.elsewhere,
+        &[
+            "fix",
+            "--undo",
+            "--yes",
+            "--settings",
+            local.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!record.exists(), "{}", stderr(&out));
+    assert!(
+        !h.home.join(".claude").exists(),
+        "the folder the fix made is left: {:?}",
+        fs::read_dir(h.home.join(".claude")).map(|d| d.count())
+    );
+    assert_eq!(h.files(), before);
+}

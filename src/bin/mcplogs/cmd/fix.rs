@@ -415,9 +415,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     // folder; a file the user named (`--settings`, `--project`) is undone by naming it.
     let recorded = !explicit && record_plan(&args, &paths);
     // Every path is absolute (the file written), so the command runs from any folder.
+    // (with the `--home` flags: the plan's record that home keeps is told of the undo)
+    let homes = mcplogs::advice::home_flags(&args.home);
     let undo_cmd = match paths.as_slice() {
         [one] if !recorded || !engine_any => format!(
-            "mcplogs fix --undo --settings {}",
+            "mcplogs fix --undo{homes} --settings {}",
             mcplogs::text::shell_word(&one.display().to_string())
         ),
         _ if recorded => format!(
@@ -428,7 +430,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             .iter()
             .map(|p| {
                 format!(
-                    "mcplogs fix --undo --settings {}",
+                    "mcplogs fix --undo{homes} --settings {}",
                     mcplogs::text::shell_word(&p.display().to_string())
                 )
             })
@@ -1257,20 +1259,37 @@ fn run_undo(args: &FixArgs, path: &Path) -> Result<ExitCode, Error> {
         args.yes,
     )?;
     if !args.dry_run && !undo::state_path(path).exists() {
-        forget_in_plan(args, path);
+        forget_in_plan(args, path, &pending);
     }
     Ok(code)
 }
 
 /// After `fix --undo --settings FILE` (or `--project DIR`) undid `undone`: the plan's
 /// record names it no more (a plain `fix --undo` would say there is nothing to undo in
-/// it), and goes with the last file it names. A record that cannot be changed is said.
-fn forget_in_plan(args: &FixArgs, undone: &Path) {
-    let Some(user) = user_file(args) else {
-        return;
-    };
-    let Ok(files) = undo::load_plan(&user) else {
-        return;
+/// it), and goes with the last file it names, with the folder the fix made for it when
+/// nothing else is left there. The record is the one beside the user file of this run's
+/// homes, or beside `undone` itself when that is a user file with one (an undo run
+/// without the fix's `--home`). A record that cannot be read or changed is said.
+fn forget_in_plan(args: &FixArgs, undone: &Path, pending: &undo::PendingUndo) {
+    let mut users: Vec<PathBuf> = user_file(args).into_iter().collect();
+    if undo::plan_path(undone).exists() && !users.iter().any(|u| u == undone) {
+        users.push(undone.to_path_buf());
+    }
+    for user in users {
+        forget_in_plan_of(&user, undone, pending);
+    }
+}
+
+/// [`forget_in_plan`] for the plan's record beside `user`.
+fn forget_in_plan_of(user: &Path, undone: &Path, pending: &undo::PendingUndo) {
+    let files = match undo::load_plan(user) {
+        Ok(files) => files,
+        Err(e) => {
+            return warning(format!(
+                "the plan's record was not checked for {}: {e}",
+                undone.display()
+            ));
+        }
     };
     // the same file however its path is spelled (the file itself may be gone: its
     // folder is compared)
@@ -1289,16 +1308,22 @@ fn forget_in_plan(args: &FixArgs, undone: &Path) {
         .into_iter()
         .filter(|p| key(p) != was && undo::state_path(p).exists())
         .collect();
+    // the undone fix made the folder the record is in: the record's removal takes it
+    let made_folder = pending.new_bytes.is_none()
+        && pending.state.created_folder.as_deref() == user.parent()
+        && user.parent().is_some();
     let done = if rest.is_empty() {
-        undo::remove_plan(&user)
+        undo::remove_plan(user)
     } else {
-        undo::save_plan(&user, &rest)
+        undo::save_plan_made(user, &rest, made_folder)
     };
-    if let Err(e) = done {
-        warning(format!(
+    match done {
+        // a folder the fix made, left empty now that the record is gone too
+        Ok(()) => undo::remove_created_folder(pending),
+        Err(e) => warning(format!(
             "the plan's record still names {}: {e}",
             undone.display()
-        ));
+        )),
     }
 }
 
