@@ -446,40 +446,43 @@ fn walk_children(dir: &Path, depth: usize, found: &mut Discovered) {
     }
 }
 
-/// [`walk_children`] below [`PARALLEL_DEPTH`]: the same rules, one walker, iterative (a
-/// list of the folders still to walk, not the stack), one folder open at a time. A
-/// server folder is never opened here (a walker that opens each folder it meets opened
-/// 100,000 server folders only to be told to skip them: most of a second on one core).
+/// [`walk_children`] below [`PARALLEL_DEPTH`]: the same rules and order (depth first,
+/// each folder's entries in name order), one walker, iterative (a list of the entries
+/// still to take, not the stack), one folder open at a time. A server folder is never
+/// opened here (a walker that opens each folder it meets opened 100,000 server folders
+/// only to be told to skip them: most of a second on one core).
 fn walk_serial(dir: &Path, found: &mut Discovered) {
-    let mut to_walk: Vec<PathBuf> = vec![dir.to_path_buf()];
-    while let Some(d) = to_walk.pop() {
-        let entries = match std::fs::read_dir(&d) {
-            Ok(entries) => entries,
-            Err(e) => {
-                found
-                    .warnings
-                    .push(Warning::new(&d, format!("cannot read: {e}")));
-                continue;
-            }
-        };
-        let mut listed: Vec<std::io::Result<std::fs::DirEntry>> = entries.collect();
-        listed.sort_by_cached_key(|e| e.as_ref().ok().map(|e| e.file_name()));
-        let mut below = Vec::new();
-        for e in listed {
-            let entry = match e {
-                Ok(e) => entry_of(&e.path(), e.file_type()),
-                Err(e) => Entry::Warn(Warning::new(&d, format!("cannot read: {e}"))),
-            };
-            match entry {
-                Entry::Warn(w) => found.warnings.push(w),
-                Entry::Server(p, server) => add_server_dir(&p, server, found),
-                Entry::Walk(p) => below.push(p),
-                Entry::Skip => {}
-            }
+    // last first: a folder's entries go in reversed, so they are taken in name order,
+    // each subfolder's before its next sibling's
+    let mut to_take: Vec<Entry> = Vec::new();
+    list_entries(dir, &mut to_take);
+    while let Some(e) = to_take.pop() {
+        match e {
+            Entry::Warn(w) => found.warnings.push(w),
+            Entry::Server(p, server) => add_server_dir(&p, server, found),
+            Entry::Walk(p) => list_entries(&p, &mut to_take),
+            Entry::Skip => {}
         }
-        // the first subfolder in name order is walked next
-        to_walk.extend(below.into_iter().rev());
     }
+}
+
+/// `dir`'s entries, read whole and sorted by name, pushed onto `to_take` last first
+/// ([`walk_serial`]); a folder that cannot be read is a warning there.
+fn list_entries(dir: &Path, to_take: &mut Vec<Entry>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            return to_take.push(Entry::Warn(Warning::new(dir, format!("cannot read: {e}"))));
+        }
+    };
+    let mut listed: Vec<std::io::Result<std::fs::DirEntry>> = entries.collect();
+    listed.sort_by_cached_key(|e| e.as_ref().ok().map(|e| e.file_name()));
+    let from = to_take.len();
+    to_take.extend(listed.into_iter().map(|e| match e {
+        Ok(e) => entry_of(&e.path(), e.file_type()),
+        Err(e) => Entry::Warn(Warning::new(dir, format!("cannot read: {e}"))),
+    }));
+    to_take[from..].reverse();
 }
 
 fn add_server_dir(path: &Path, folder: String, found: &mut Discovered) {
