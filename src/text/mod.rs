@@ -352,10 +352,13 @@ pub fn shell_in_folder(dir: &str, command: &str) -> Option<String> {
     if dir.chars().any(char::is_control) {
         return None;
     }
+    // Always quoted: a report's redaction may still rewrite part of the path (the user
+    // name as `<user>`), which bare would read as redirections to the shell; quoted, it
+    // is a folder that does not exist, and `&&` stops there.
     Some(if cfg!(windows) {
-        format!("Set-Location {}; {command}", shell_word(dir))
+        format!("Set-Location {}; {command}", shell_word_quoted(dir))
     } else {
-        format!("cd {} && {command}", shell_word(dir))
+        format!("cd {} && {command}", shell_word_quoted(dir))
     })
 }
 
@@ -576,6 +579,11 @@ mod tests {
         assert_eq!(
             shell_in_folder("/w/my app", "run").as_deref(),
             Some("cd '/w/my app' && run")
+        );
+        // a plain path quoted too: a redaction inside it stays a word
+        assert_eq!(
+            shell_in_folder("/srv/alice/app", "run").as_deref(),
+            Some("cd '/srv/alice/app' && run")
         );
         // What sh makes of each quoted word is the word itself.
         for w in [

@@ -554,7 +554,7 @@ fn a_failing_servers_own_log_shows_its_stderr_and_command_redacted() {
     assert!(
         by_hand.starts_with(&format!(
             "cd {} && node 'my server.js'",
-            mcplogs::text::shell_word(&p)
+            mcplogs::text::shell_word_quoted(&p)
         )),
         "{by_hand}"
     );

@@ -415,8 +415,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     // folder; a file the user named (`--settings`, `--project`) is undone by naming it.
     let recorded = !explicit && record_plan(&args, &paths);
     // Every path is absolute (the file written), so the command runs from any folder.
-    // (with the `--home` flags: the plan's record that home keeps is told of the undo)
-    let homes = mcplogs::advice::home_flags(&args.home);
+    // (with the `--home` flags when a plan is recorded: the record that home keeps is
+    // told of the undo)
+    let homes = if recorded {
+        mcplogs::advice::home_flags(&args.home)
+    } else {
+        String::new()
+    };
     let undo_cmd = match paths.as_slice() {
         [one] if !recorded || !engine_any => format!(
             "mcplogs fix --undo{homes} --settings {}",
