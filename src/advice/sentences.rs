@@ -168,7 +168,8 @@ fn folder_hidden(s: &ServerReport) -> bool {
 }
 
 /// Whether the secret rules find anything in `path` (every output hides it): a `cd`
-/// into it would be printed redacted, and could not run as printed.
+/// into it (or a command holding it) would be printed redacted, and could not run as
+/// printed.
 pub fn path_holds_secret(path: &str) -> bool {
     crate::redact::Redactor::redact_own_secrets(path) != path
 }
@@ -240,8 +241,15 @@ pub fn by_hand_advice(
     } else {
         "Run its"
     };
+    // an argument holding a secret is printed redacted: the command runs only with the
+    // value put back, which is said
+    let hidden_argument = if command.contains("[REDACTED:") || path_holds_secret(command) {
+        " (an argument of it holds a secret, shown redacted: put the value back before you run it)"
+    } else {
+        ""
+    };
     format!(
-        "{start} command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}. {why}",
+        "{start} command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}{hidden_argument}. {why}",
         crate::text::code_span(command)
     )
 }

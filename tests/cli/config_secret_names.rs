@@ -576,3 +576,30 @@ fn no_command_goes_into_a_folder_whose_path_holds_a_token() {
         assert!(!out.contains(TOKEN) && !out.contains(VALUE), "{out}");
     }
 }
+
+/// A configured command whose arguments hold a token is printed with the token hidden:
+/// the advice to run it by hand says an argument was redacted and must be put back.
+#[test]
+fn a_command_by_hand_with_a_hidden_argument_says_so() {
+    const TOKEN: &str = "ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2";
+    let h = Home::with(serde_json::json!({
+        format!("svc-{VALUE}"): {"command": "missing-zz-cmd", "args": ["--token", TOKEN]}
+    }));
+    let words =
+        "(an argument of it holds a secret, shown redacted: put the value back before you run it)";
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let s = server(&doc, SHOWN);
+    let by_hand = s["runByHand"].as_str().unwrap();
+    assert!(by_hand.contains("[REDACTED:"), "{s:#}");
+    let recommendation = s["recommendation"].as_str().unwrap();
+    assert!(recommendation.contains(words), "{s:#}");
+    assert!(!doc.to_string().contains(TOKEN), "{doc:#}");
+    // a command with nothing hidden says nothing of it
+    let h = Home::new();
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json"], true));
+    let s = server(&doc, SHOWN);
+    assert!(
+        !s["recommendation"].as_str().unwrap().contains(words),
+        "{s:#}"
+    );
+}
