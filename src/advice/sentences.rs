@@ -67,7 +67,7 @@ fn probe_command(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
     let project = s
         .project
         .as_deref()
-        .map(|p| format!("--project {} ", crate::text::shell_word_typed(p)))
+        .map(|p| format!("--project {} ", crate::text::shell_word_typed_quoted(p)))
         .unwrap_or_default();
     crate::text::code_span(&format!(
         "mcplogs probe{} {project}{}",
@@ -209,21 +209,23 @@ fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
         &launch.env_names,
         launch.file.as_deref(),
         d,
-        folder_hidden(s),
+        ByHand {
+            hidden_folder: folder_hidden(s),
+            hidden_argument: command.contains("[REDACTED:") || path_holds_secret(&command),
+        },
     ))
 }
 
 /// "Run its command by hand": `command` (already quoted, in its folder), the variables
 /// its entry sets (`env_names`, from `file`), then what the failure `d` means. `scan`'s
 /// and `probe`'s advice for a stdio server that could not connect.
-/// `hidden_folder`: the command is to run in a folder whose path is printed redacted,
-/// so `command` does not go into it: the folder is said in words.
+/// `hidden`: what the output hides of the command ([`ByHand`]).
 pub fn by_hand_advice(
     command: &str,
     env_names: &[String],
     file: Option<&std::path::Path>,
     d: &Diagnosis,
-    hidden_folder: bool,
+    hidden: ByHand,
 ) -> String {
     let env = if env_names.is_empty() {
         String::new()
@@ -236,14 +238,14 @@ pub fn by_hand_advice(
         )
     };
     let why = connection_failure_why(d);
-    let start = if hidden_folder {
+    let start = if hidden.hidden_folder {
         "In its project folder (its path holds a secret, shown redacted), run its"
     } else {
         "Run its"
     };
     // an argument holding a secret is printed redacted: the command runs only with the
     // value put back, which is said
-    let hidden_argument = if command.contains("[REDACTED:") || path_holds_secret(command) {
+    let hidden_argument = if hidden.hidden_argument {
         " (an argument of it holds a secret, shown redacted: put the value back before you run it)"
     } else {
         ""
@@ -252,6 +254,16 @@ pub fn by_hand_advice(
         "{start} command by hand{env} and read its stderr (a working server waits for input: stop it with Ctrl-C): {}{hidden_argument}. {why}",
         crate::text::code_span(command)
     )
+}
+
+/// What the output hides of a command to run by hand ([`by_hand_advice`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ByHand {
+    /// The command is to run in a folder whose path is printed redacted, so it does not
+    /// go into it: the folder is said in words.
+    pub hidden_folder: bool,
+    /// One of its arguments is printed redacted: said to need its value put back.
+    pub hidden_argument: bool,
 }
 
 /// For a shared log folder: says so, and how to tell the servers apart.

@@ -236,6 +236,18 @@ pub struct ServerProbe {
     /// `Authorization` header): the refused header, or the OAuth discovery Claude Code
     /// follows ([`oauth`]); `None` otherwise.
     pub auth: Option<oauth::AuthCheck>,
+    /// What the output's redaction hides of the command to run by hand (set by the
+    /// caller, who knows the configured values it hides: [`ServerProbe::mark_hidden`]).
+    pub printed_hidden: PrintedHidden,
+}
+
+/// What a probe's output hides of the command its advice gives to run by hand: its
+/// folder's path (then said in words, not gone into) or one of its arguments (then said
+/// to need its value put back).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrintedHidden {
+    pub folder: bool,
+    pub argument: bool,
 }
 
 /// A handshake the probe did not run: the whole probe of a server shares one budget,
@@ -399,13 +411,12 @@ impl ServerProbe {
         {
             return None;
         }
-        let argv: Vec<&str> = std::iter::once(self.config.command.as_str())
-            .chain(self.config.args.iter().map(String::as_str))
-            .collect();
-        let command = crate::text::shell_command(&argv)?;
+        let command = self.command_line()?;
         // (a folder whose path the output hides is said in words, not gone into)
         let dir = self.project_dir.as_ref().map(|d| d.display().to_string());
-        let hidden = dir.as_deref().is_some_and(crate::advice::path_holds_secret);
+        let hidden = self.printed_hidden.folder
+            || dir.as_deref().is_some_and(crate::advice::path_holds_secret);
+        let argument = self.printed_hidden.argument || crate::advice::path_holds_secret(&command);
         let command = match &dir {
             Some(dir) if !hidden => crate::text::shell_in_folder(dir, &command)?,
             _ => command,
@@ -416,8 +427,32 @@ impl ServerProbe {
             &env_names,
             self.config.source.as_deref(),
             d,
-            hidden,
+            crate::advice::ByHand {
+                hidden_folder: hidden,
+                hidden_argument: argument,
+            },
         ))
+    }
+
+    /// The command the probe started, quoted as a shell reads it; `None` for a URL or a
+    /// command no one-line command can show.
+    fn command_line(&self) -> Option<String> {
+        let argv: Vec<&str> = std::iter::once(self.config.command.as_str())
+            .chain(self.config.args.iter().map(String::as_str))
+            .collect();
+        crate::text::shell_command(&argv)
+    }
+
+    /// Marks what `hides` (whether the output's redaction changes a text) hides of the
+    /// command to run by hand: its folder, one of its arguments.
+    pub fn mark_hidden(&mut self, hides: &dyn Fn(&str) -> bool) {
+        self.printed_hidden = PrintedHidden {
+            folder: self
+                .project_dir
+                .as_ref()
+                .is_some_and(|d| hides(&d.display().to_string())),
+            argument: self.command_line().is_some_and(|c| hides(&c)),
+        };
     }
 
     /// `scan`'s advice for a remote cause (`advice::remote`), naming the server as
@@ -1079,6 +1114,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         project_dir: opts.project_dir.clone(),
         settings: opts.settings.clone(),
         auth,
+        printed_hidden: PrintedHidden::default(),
     }
 }
 

@@ -200,6 +200,16 @@ pub fn shell_word_quoted(s: &str) -> String {
     }
 }
 
+/// [`shell_word_typed`], quoted even when it would be safe bare: for a path the output's
+/// redaction may still rewrite (`p-[REDACTED:config]` bare is a glob to the shell).
+pub fn shell_word_typed_quoted(s: &str) -> String {
+    if s.chars().any(sanitize::is_unsafe) {
+        shell_word_typed(s)
+    } else {
+        shell_word_quoted(s)
+    }
+}
+
 /// [`shell_word`], for a word that may hold characters the screen escapes (a control
 /// character, a bidi control: a server name can): in `sh` those make `$'...'` with
 /// `\xHH` escapes of its UTF-8 bytes (bash, zsh, ksh and recent dash read it, in any

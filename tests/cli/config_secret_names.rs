@@ -603,3 +603,74 @@ fn a_command_by_hand_with_a_hidden_argument_says_so() {
         "{s:#}"
     );
 }
+
+/// `probe` in a project whose path holds a configured value: `--json`'s `project` has
+/// it hidden (it was printed whole), and the command to run by hand neither goes into
+/// the folder nor leaves an argument holding the value unsaid. `probe --home DIR
+/// --project PRINTED` finds the project by its printed form in DIR's configuration.
+#[test]
+fn probe_hides_a_configured_value_in_the_project_path() {
+    let h = Home::at(
+        &format!("work/p-{VALUE}"),
+        serde_json::json!({
+            "argsy": {"command": "missing-yy-cmd", "args": ["--session", VALUE]}
+        }),
+    );
+    let real = format!("svc-{VALUE}");
+    let words =
+        "In its project folder (its path holds a secret, shown redacted), run its command by hand";
+    let r = run(&mut h.cmd(
+        &[
+            "probe",
+            "--json",
+            "--claude-version",
+            "2.1.336",
+            &real,
+            "argsy",
+        ],
+        true,
+    ));
+    assert!(!r.stdout.contains(VALUE), "{}", r.stdout);
+    assert!(!r.stderr.contains(VALUE), "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(
+        doc["project"]
+            .as_str()
+            .unwrap()
+            .ends_with("p-[REDACTED:config]"),
+        "{doc:#}"
+    );
+    let text = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains(words), "{}", r.stdout);
+    assert!(!text.contains("`cd "), "{}", r.stdout);
+    assert!(
+        text.contains("(an argument of it holds a secret, shown redacted: put the value back before you run it)"),
+        "{}",
+        r.stdout
+    );
+    // the printed project, with the home named
+    let printed = format!("{}/work/p-[REDACTED:config]", h.home.display());
+    let r = run(&mut h.cmd(
+        &[
+            "probe",
+            "--json",
+            "--claude-version",
+            "2.1.336",
+            "--home",
+            h.home.to_str().unwrap(),
+            "--project",
+            &printed,
+            &real,
+        ],
+        true,
+    ));
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    assert!(
+        !r.stdout.contains(VALUE) && !r.stderr.contains(VALUE),
+        "{r:?}"
+    );
+    // a home that is not a folder: refused, as scan refuses it
+    let r = run(&mut h.cmd(&["probe", "--home", "/nonexistent-home", &real], true));
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("not a folder"), "{}", r.stderr);
+}

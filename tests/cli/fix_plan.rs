@@ -411,3 +411,29 @@ fn undoing_the_plan_file_by_file_leaves_no_folder_and_finds_the_homes_record() {
     );
     assert_eq!(h.files(), before);
 }
+
+/// `fix --home DIR` with a relative DIR: the plan's record and the undo command it
+/// prints name absolute paths, so the undo runs from any folder.
+#[test]
+fn a_relative_home_is_recorded_absolute() {
+    let h = Home::new();
+    let before = h.files();
+    let base = h.home.parent().unwrap().to_path_buf();
+    let out = h.run(&base, &["fix", "--home", "me", "--yes"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let flat = err.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "mcplogs fix --undo --home {}",
+            mcplogs::text::shell_word(&h.home.display().to_string())
+        )),
+        "{err}"
+    );
+    let undo = h.run(
+        &h.elsewhere,
+        &["fix", "--undo", "--yes", "--home", h.home.to_str().unwrap()],
+    );
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(h.files(), before, "{}", stderr(&undo));
+}

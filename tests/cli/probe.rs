@@ -654,9 +654,10 @@ fn a_local_approval_mcplogs_cannot_place_is_not_counted() {
         "--project",
         zip.to_str().unwrap(),
     ]));
-    // the home folder is written `~`, outside any quotes: the shell expands it
+    // the home folder is written `~`, outside the quotes: the shell expands it (the rest
+    // quoted, so that a redaction inside it stays a word)
     assert_eq!(zip, &home.path().join("zip"));
-    let printed = "mcplogs probe --project ~/zip evil";
+    let printed = "mcplogs probe --project ~/'zip' evil";
     assert!(
         r.stderr.contains(&format!("`{printed}`")),
         "{printed} in {}",

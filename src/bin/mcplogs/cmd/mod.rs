@@ -16,6 +16,8 @@ pub mod settings;
 pub mod setup;
 pub mod statusline;
 
+use std::path::PathBuf;
+
 use crate::cli::Command;
 use crate::error::Error;
 use crate::exit_codes::ExitCode;
@@ -45,6 +47,20 @@ fn printed_project(
     }
 }
 
+/// `--home` folders made absolute, each checked to be a folder (as `scan` refuses one
+/// that is not).
+fn absolute_homes(homes: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+    homes
+        .into_iter()
+        .map(|h| {
+            if !h.is_dir() {
+                return Err(Error::NotAFolder(h));
+            }
+            std::path::absolute(&h).map_err(|_| Error::NotAFolder(h))
+        })
+        .collect()
+}
+
 pub fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Scan(args) => scan::run(args),
@@ -58,6 +74,9 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             settings::run(args)
         }
         Command::Fix(mut args) => {
+            // absolute: the plan's record and the undo commands name files under them,
+            // and `fix --undo` runs from any folder
+            args.home = absolute_homes(args.home)?;
             printed_project(&mut args.project, &args.home, args.managed_dir.as_deref())?;
             fix::run(args)
         }
@@ -68,7 +87,8 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Man(args) => docs::man(args),
         Command::Docs(args) => docs::docs(args.topic.as_deref(), args.name.as_deref()),
         Command::Probe(mut args) => {
-            printed_project(&mut args.project, &[], args.managed_dir.as_deref())?;
+            args.home = absolute_homes(args.home)?;
+            printed_project(&mut args.project, &args.home, args.managed_dir.as_deref())?;
             probe::run(args)
         }
         Command::Statusline(args) => statusline::run(args),

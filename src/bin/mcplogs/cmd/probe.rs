@@ -173,7 +173,7 @@ fn probe_command(project: &std::path::Path, cwd: &std::path::Path, homes: &[Path
     } else {
         format!(
             "mcplogs probe{homes} --project {}",
-            mcplogs::text::shell_word_typed(&project.to_string_lossy())
+            mcplogs::text::shell_word_typed_quoted(&project.to_string_lossy())
         )
     }
 }
@@ -320,7 +320,20 @@ pub fn probe_for_report(
         all_servers.extend(servers);
     }
     let redactor = render::redactor(&all_servers.iter().collect::<Vec<_>>(), &secrets, true);
+    mark_hidden(&mut probes, &redactor);
     (probes, redactor)
+}
+
+/// Marks what `redactor` hides of each probe's command to run by hand (a configured
+/// value in its folder's path or its arguments: [`probe::ServerProbe::mark_hidden`]).
+fn mark_hidden(probes: &mut [ServerProbe], redactor: &Redactor) {
+    if !redactor.is_enabled() {
+        return;
+    }
+    let hides = |t: &str| redactor.redact(t).contains("[REDACTED:") && !t.contains("[REDACTED:");
+    for p in probes {
+        p.mark_hidden(&hides);
+    }
 }
 
 pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
@@ -611,6 +624,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         &secrets,
         !args.no_redact,
     );
+    mark_hidden(&mut probes, &redactor);
     let contracts: Vec<Vec<probe::ContractCheck>> = if args.contract {
         probes.iter().map(|p| probe::contract(p, &budget)).collect()
     } else {
@@ -646,15 +660,17 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         // escapes it (a replacement made after escaping could cut an entity in half).
         render::junit(&probes, &contracts, &redactor)
     } else if format == ProbeFormat::Json {
+        // (every path and note as redacted as the servers' fields: a project folder or
+        // a settings file's path can hold a configured value)
         let doc = json_doc::ProbeDocument {
             schema_version: json_doc::PROBE_SCHEMA_VERSION,
-            project: project.display().to_string(),
+            project: redactor.redact(&project.display().to_string()),
             claude_version: version.to_string(),
             claude_version_source: version_source.to_string(),
             claude_version_note: model_note.clone(),
             negotiation: json_doc::ProbeNegotiation {
                 value: negotiation_value.as_ref().map(|v| v.as_str().to_string()),
-                decided_by,
+                decided_by: decided_by.map(|d| redactor.redact(&d)),
             },
             sdk_generation: json_doc::ProbeSdkGeneration {
                 value: sdk.as_ref().map(|(v, _)| v.clone()),
