@@ -382,7 +382,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // (escaped quotes, spaces and semicolons inside), single-quoted, or bare.
     const DQ: &str = r#""(?P<s>(?:[^"\\\n]|\\.)*)""#;
     const SQ: &str = r"'(?P<s>[^'\n]*)'";
-    const BARE: &str = r#"(?P<s>[^\s"'&,]+)"#;
+    // (a bare value never ends with a backtick or a full stop: the end of a code span or
+    // of a sentence, `--max-tokens 8192`. is not part of the value)
+    const BARE: &str = r#"(?P<s>[^\s"'&,]*[^\s"'&,`.])"#;
     const KEY: &str = r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
     let mut v = vec![
         rule(
@@ -572,7 +574,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // `password V`, `token V`: the word, a space, and a value that looks made up (letters
     // and digits, not a UUID), so prose ("the token expired", "Unexpected token <",
     // "password reset") is left alone.
-    for value in [DQ, SQ, r#"(?P<s>[^\s"'&,;]+)"#] {
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'&,;]*[^\s"'&,;`.])"#] {
         v.push(rule(
             "secret",
             &["password", "passwd", "secret", "token"],

@@ -771,9 +771,15 @@ fn a_secret_word_a_space_and_a_made_up_value() {
         r#"password "[REDACTED:secret]" and token '[REDACTED:secret]'"#,
     );
     plain_check("passwd s3cr3t!x next", "passwd [REDACTED:secret] next");
+    // (the sentence's full stop is not part of the value)
     plain_check(
         "the secret Q7abcdef1 and token x9y8z7w6.",
-        "the secret [REDACTED:secret] and token [REDACTED:secret]",
+        "the secret [REDACTED:secret] and token [REDACTED:secret].",
+    );
+    // nor is the backtick that ends a code span
+    plain_check(
+        "run `cmd --token abcdefghijklmnop1234`. Then",
+        "run `cmd --token [REDACTED:secret]`. Then",
     );
     plain_check(
         "DB_PASSWORD hunter22 access_token ab12cd34",
