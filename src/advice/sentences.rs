@@ -171,7 +171,11 @@ fn folder_hidden(s: &ServerReport) -> bool {
 /// into it (or a command holding it) would be printed redacted, and could not run as
 /// printed.
 pub fn path_holds_secret(path: &str) -> bool {
-    crate::redact::Redactor::redact_own_secrets(path) != path
+    // the rules alone, which remember the texts they found nothing in (a command or a
+    // path repeated over a scan's servers is searched once)
+    static RULES: std::sync::LazyLock<crate::redact::Redactor> =
+        std::sync::LazyLock::new(|| crate::redact::Redactor::secrets_only(std::iter::empty()));
+    RULES.redacted(path).is_some()
 }
 
 /// After "run its command by hand": what a stdio server's connection failure means and

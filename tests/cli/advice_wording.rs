@@ -207,7 +207,10 @@ fn what_to_do_shows_the_home_as_a_tilde() {
         "{text}"
     );
     // (the rest of the path quoted: a redaction inside it stays one word)
-    assert!(todo.contains("`cd ~/'work/proj' && python3 s.py`"), "{text}");
+    assert!(
+        todo.contains("`cd ~/'work/proj' && python3 s.py`"),
+        "{text}"
+    );
     let home = h.home.display().to_string();
     assert!(!todo.contains(&home), "{text}");
 }
