@@ -101,6 +101,15 @@ impl Home {
         c.output().unwrap()
     }
 
+    /// `fix --undo --yes --settings FILE` from the third folder.
+    fn undo_file(&self, file: &Path) -> Output {
+        let file = file.to_str().unwrap();
+        self.run(
+            &self.elsewhere,
+            &["fix", "--undo", "--yes", "--settings", file],
+        )
+    }
+
     /// The value in effect in `project` and the file deciding it, per `settings --json`.
     fn in_effect(&self, project: &Path) -> (String, String) {
         let out = self.run(project, &["settings", "--json"]);
@@ -278,6 +287,18 @@ fn scan_offers_each_settings_change_once() {
     }
 }
 
+/// `fix --yes` from the third folder: the user file, the overriding project's local file
+/// and the plan's record (paths).
+fn fixed_from_elsewhere(h: &Home) -> (PathBuf, PathBuf, PathBuf) {
+    let out = h.run(&h.elsewhere, &["fix", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    (
+        h.home.join(".claude/settings.json"),
+        h.overriding.join(".claude/settings.local.json"),
+        h.home.join(".claude/settings.json.mcplogs-fix-plan.json"),
+    )
+}
+
 /// `fix --undo --settings FILE` undoes one file of a plan: the plan's record then names
 /// only the others (a plain `fix --undo` undoes them, and says nothing of the file
 /// undone already), and goes once the last file of the plan is undone.
@@ -285,11 +306,7 @@ fn scan_offers_each_settings_change_once() {
 fn undoing_one_file_of_the_plan_takes_it_out_of_the_plan() {
     let h = Home::new();
     let before = h.files();
-    let out = h.run(&h.elsewhere, &["fix", "--yes"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let user = h.home.join(".claude/settings.json");
-    let local = h.overriding.join(".claude/settings.local.json");
-    let record = h.home.join(".claude/settings.json.mcplogs-fix-plan.json");
+    let (user, local, record) = fixed_from_elsewhere(&h);
     let planned = || -> Option<Vec<String>> {
         let text = fs::read_to_string(&record).ok()?;
         let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -311,16 +328,7 @@ fn undoing_one_file_of_the_plan_takes_it_out_of_the_plan() {
     );
     assert!(local.exists(), "{}", stderr(&declined));
     assert_eq!(planned().unwrap(), both);
-    let one = h.run(
-        &h.elsewhere,
-        &[
-            "fix",
-            "--undo",
-            "--yes",
-            "--settings",
-            local.to_str().unwrap(),
-        ],
-    );
+    let one = h.undo_file(&local);
     assert!(one.status.success(), "{}", stderr(&one));
     assert!(!local.exists(), "{}", stderr(&one));
     assert_eq!(
@@ -339,10 +347,7 @@ fn undoing_one_file_of_the_plan_takes_it_out_of_the_plan() {
     let again = h.run(&h.elsewhere, &["fix", "--yes"]);
     assert!(again.status.success(), "{}", stderr(&again));
     for f in [&local, &user] {
-        let out = h.run(
-            &h.elsewhere,
-            &["fix", "--undo", "--yes", "--settings", f.to_str().unwrap()],
-        );
+        let out = h.undo_file(f);
         assert!(out.status.success(), "{}", stderr(&out));
     }
     assert_eq!(planned(), None);
@@ -358,11 +363,7 @@ fn undoing_the_plan_file_by_file_leaves_no_folder_and_finds_the_homes_record() {
     let h = Home::new();
     fs::remove_dir_all(h.home.join(".claude")).unwrap();
     let before = h.files();
-    let out = h.run(&h.elsewhere, &["fix", "--yes"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let user = h.home.join(".claude/settings.json");
-    let local = h.overriding.join(".claude/settings.local.json");
-    let record = h.home.join(".claude/settings.json.mcplogs-fix-plan.json");
+    let (user, local, record) = fixed_from_elsewhere(&h);
     assert!(user.exists() && local.exists() && record.exists());
     // the user file, undone with another HOME: its own home's record forgets it
     let stranger = h.elsewhere.join("stranger");
@@ -392,16 +393,7 @@ fn undoing_the_plan_file_by_file_leaves_no_folder_and_finds_the_homes_record() {
         !text.contains("me/.claude/settings.json\"") && text.contains("settings.local.json"),
         "{text}"
     );
-    let out = h.run(
-        &h.elsewhere,
-        &[
-            "fix",
-            "--undo",
-            "--yes",
-            "--settings",
-            local.to_str().unwrap(),
-        ],
-    );
+    let out = h.undo_file(&local);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!record.exists(), "{}", stderr(&out));
     assert!(
