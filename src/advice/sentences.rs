@@ -140,7 +140,7 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
 /// user's shell: its configured command and arguments, quoted, in its project folder
 /// when that exists here (Claude Code starts servers there) and its path is printed as
 /// it is (a path holding a secret is printed redacted, and `cd` into the redacted form
-/// could not run: the advice then names the folder in words, [`folder_hidden`]). `None`
+/// could not run: the advice then names the folder in words, `folder_hidden`). `None`
 /// for a remote server, one whose entry was not found, or a command no one-line command
 /// can show.
 pub fn run_by_hand(s: &ServerReport) -> Option<String> {
