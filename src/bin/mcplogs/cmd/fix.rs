@@ -1296,15 +1296,8 @@ fn forget_in_plan_of(user: &Path, undone: &Path, pending: &undo::PendingUndo) {
             ));
         }
     };
-    // the same file however its path is spelled (the file itself may be gone: its
-    // folder is compared)
-    let key = |p: &Path| {
-        let dir = p
-            .parent()
-            .and_then(|d| std::fs::canonicalize(d).ok())
-            .unwrap_or_else(|| p.parent().unwrap_or(p).to_path_buf());
-        dir.join(p.file_name().unwrap_or_default())
-    };
+    // the same file however its path is spelled (the file itself may be gone)
+    let key = mcplogs::settings::engine::identity;
     let was = key(undone);
     if !files.iter().any(|p| key(p) == was) {
         return;
