@@ -261,7 +261,7 @@ pub fn by_hand_advice(
 }
 
 /// What the output hides of a command to run by hand ([`by_hand_advice`]).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ByHand {
     /// The command is to run in a folder whose path is printed redacted, so it does not
     /// go into it: the folder is said in words.

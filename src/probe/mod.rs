@@ -237,17 +237,9 @@ pub struct ServerProbe {
     /// follows ([`oauth`]); `None` otherwise.
     pub auth: Option<oauth::AuthCheck>,
     /// What the output's redaction hides of the command to run by hand (set by the
-    /// caller, who knows the configured values it hides: [`ServerProbe::mark_hidden`]).
-    pub printed_hidden: PrintedHidden,
-}
-
-/// What a probe's output hides of the command its advice gives to run by hand: its
-/// folder's path (then said in words, not gone into) or one of its arguments (then said
-/// to need its value put back).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PrintedHidden {
-    pub folder: bool,
-    pub argument: bool,
+    /// caller, whose redactor decides: [`ServerProbe::mark_hidden`]; nothing when it
+    /// does not redact).
+    pub printed_hidden: crate::advice::ByHand,
 }
 
 /// A handshake the probe did not run: the whole probe of a server shares one budget,
@@ -413,12 +405,10 @@ impl ServerProbe {
         }
         let command = self.command_line()?;
         // (a folder whose path the output hides is said in words, not gone into)
-        let dir = self.project_dir.as_ref().map(|d| d.display().to_string());
-        let hidden = self.printed_hidden.folder
-            || dir.as_deref().is_some_and(crate::advice::path_holds_secret);
-        let argument = self.printed_hidden.argument || crate::advice::path_holds_secret(&command);
-        let command = match &dir {
-            Some(dir) if !hidden => crate::text::shell_in_folder(dir, &command)?,
+        let command = match &self.project_dir {
+            Some(dir) if !self.printed_hidden.hidden_folder => {
+                crate::text::shell_in_folder(&dir.display().to_string(), &command)?
+            }
             _ => command,
         };
         let env_names: Vec<String> = self.config.env.keys().cloned().collect();
@@ -427,10 +417,7 @@ impl ServerProbe {
             &env_names,
             self.config.source.as_deref(),
             d,
-            crate::advice::ByHand {
-                hidden_folder: hidden,
-                hidden_argument: argument,
-            },
+            self.printed_hidden,
         ))
     }
 
@@ -446,12 +433,12 @@ impl ServerProbe {
     /// Marks what `hides` (whether the output's redaction changes a text) hides of the
     /// command to run by hand: its folder, one of its arguments.
     pub fn mark_hidden(&mut self, hides: &dyn Fn(&str) -> bool) {
-        self.printed_hidden = PrintedHidden {
-            folder: self
+        self.printed_hidden = crate::advice::ByHand {
+            hidden_folder: self
                 .project_dir
                 .as_ref()
                 .is_some_and(|d| hides(&d.display().to_string())),
-            argument: self.command_line().is_some_and(|c| hides(&c)),
+            hidden_argument: self.command_line().is_some_and(|c| hides(&c)),
         };
     }
 
@@ -1114,7 +1101,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         project_dir: opts.project_dir.clone(),
         settings: opts.settings.clone(),
         auth,
-        printed_hidden: PrintedHidden::default(),
+        printed_hidden: crate::advice::ByHand::default(),
     }
 }
 
