@@ -1150,18 +1150,14 @@ fn the_environment_is_a_layer_on_this_machine_only() {
     assert!(!err.contains("MCP_SDK_GENERATION"), "{err}");
 }
 
-/// The legacy setting in the user file would reach every project: not when one of them
-/// has a server that speaks only the new protocol. Then it goes into the failing
-/// server's own project (and that server's project gets `auto`), and scan names the
-/// same file as fix.
-#[test]
-fn the_legacy_fix_is_not_global_when_it_would_reach_a_server_that_speaks_only_the_new_protocol() {
-    let h = Home::new();
+/// `oldlist` (fails without the legacy setting) in the home's project and `newonly`
+/// (speaks only the new protocol) in `work/other`, each in its own project's local
+/// scope (a user-scope server runs in every project), both logged: the other project.
+fn with_a_modern_only_neighbour(h: &Home) -> PathBuf {
     let other = h.home.join("work/other");
     fs::create_dir_all(&other).unwrap();
     h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
     h.log_in(&other, "modern-only-answer-2.1.332.jsonl", "newonly");
-    // each in its own project's local scope (a user-scope server runs in every project)
     let doc = serde_json::json!({
         "hasCompletedOnboarding": true,
         "projects": {
@@ -1170,6 +1166,17 @@ fn the_legacy_fix_is_not_global_when_it_would_reach_a_server_that_speaks_only_th
         },
     });
     fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    other
+}
+
+/// The legacy setting in the user file would reach every project: not when one of them
+/// has a server that speaks only the new protocol. Then it goes into the failing
+/// server's own project (and that server's project gets `auto`), and scan names the
+/// same file as fix.
+#[test]
+fn the_legacy_fix_is_not_global_when_it_would_reach_a_server_that_speaks_only_the_new_protocol() {
+    let h = Home::new();
+    let other = with_a_modern_only_neighbour(&h);
     let before = h.files();
     let scan = h.run(&h.elsewhere, &["scan"]);
     let text = stdout(&scan);
@@ -1319,18 +1326,7 @@ fn a_user_scope_server_that_speaks_only_the_new_protocol_blocks_the_legacy_setti
 #[test]
 fn the_legacy_setting_spares_another_projects_modern_only_server_and_says_why() {
     let h = Home::new();
-    let other = h.home.join("work/other");
-    fs::create_dir_all(&other).unwrap();
-    h.log("legacy-missing-resultType-2.1.301.jsonl", "oldlist");
-    h.log_in(&other, "modern-only-answer-2.1.332.jsonl", "newonly");
-    let doc = serde_json::json!({
-        "hasCompletedOnboarding": true,
-        "projects": {
-            h.proj.display().to_string(): { "mcpServers": stdio(&["oldlist"]) },
-            other.display().to_string(): { "mcpServers": stdio(&["newonly"]) },
-        },
-    });
-    fs::write(h.home.join(".claude.json"), doc.to_string()).unwrap();
+    with_a_modern_only_neighbour(&h);
     let out = h.fix(&h.elsewhere, &["--yes"]);
     let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
     assert!(out.status.success(), "{all}");
