@@ -823,3 +823,53 @@ fn a_name_starting_with_a_dash_is_printed_as_a_value() {
         "`{line}`: {t}"
     );
 }
+
+/// `--home` given relative to the folder the scan runs in: every printed command
+/// carries it absolute, so it runs as printed from any other folder.
+#[cfg(unix)]
+#[test]
+fn a_relative_home_is_printed_absolute() {
+    let w = World::new();
+    let home = w.root.join("copies").join("linux-home");
+    copy_dir(&samples().join("linux-home"), &home);
+    let mut outs = Vec::new();
+    for args in [
+        vec!["scan"],
+        vec!["scan", "--verbose"],
+        vec!["report"],
+        vec!["du"],
+        vec!["prune", "--dry-run"],
+    ] {
+        // the user's HOME, as every command here; run from `w.root`
+        let mut c = mcplogs(&w.cwd);
+        c.current_dir(&w.root)
+            .args(&args)
+            .args(["--home", "copies/linux-home"]);
+        if matches!(args[0], "scan" | "report") {
+            c.arg("--managed-dir").arg(&w.managed);
+        }
+        let o = c.output().unwrap();
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(1)),
+            "{args:?}: {}",
+            text(&o)
+        );
+        outs.push(text(&o));
+    }
+    let all = outs.join("\n");
+    let homes: Vec<String> = printed_commands(&all)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.contains("--home"))
+        .collect();
+    assert!(!homes.is_empty(), "no command with --home printed: {all}");
+    let want = format!(
+        "--home {}",
+        mcplogs::text::shell_word(&home.display().to_string())
+    );
+    for c in &homes {
+        assert!(c.contains(&want), "`{c}` does not carry {want}");
+    }
+    // run from `w.cwd`, where `copies/linux-home` is nothing
+    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
+}

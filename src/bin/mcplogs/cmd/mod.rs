@@ -61,7 +61,27 @@ fn absolute_homes(homes: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
         .collect()
 }
 
-pub fn run(command: Command) -> Result<ExitCode, Error> {
+/// `--home` folders made absolute as written (no link resolved, nothing checked: the
+/// command says what is wrong with one), for the commands that print commands carrying
+/// them: those then run as printed from any folder.
+fn absolute_as_given(homes: &mut [PathBuf]) {
+    for h in homes {
+        if let Ok(a) = std::path::absolute(&*h) {
+            *h = a;
+        }
+    }
+}
+
+pub fn run(mut command: Command) -> Result<ExitCode, Error> {
+    match &mut command {
+        Command::Scan(a) => absolute_as_given(&mut a.discovery.home),
+        Command::Report(a) => absolute_as_given(&mut a.discovery.home),
+        Command::Du(a) => absolute_as_given(&mut a.discovery.home),
+        Command::Export(a) => absolute_as_given(&mut a.discovery.home),
+        Command::Prune(a) => absolute_as_given(&mut a.home),
+        Command::Explain(a) => absolute_as_given(a.home.as_mut_slice()),
+        _ => {}
+    }
     match command {
         Command::Scan(args) => scan::run(args),
         Command::Explain(mut args) => {
