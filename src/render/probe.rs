@@ -779,7 +779,12 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         let tail = if let Some(n) = skipped {
             format!(" -> cannot tell ({})", n.reason)
         } else if p.legacy_fix_helps() {
-            " -> `mcplogs fix` will help".to_string()
+            format!(
+                " -> `{}` will help",
+                p.settings
+                    .as_deref()
+                    .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+            )
         } else if p.cut_short() || p.cut_short_for(wl) {
             // either attempt stopped by --timeout: its outcome is not known
             " -> cannot tell (the probe stopped at --timeout)".to_string()

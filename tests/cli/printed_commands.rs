@@ -873,3 +873,46 @@ fn a_relative_home_is_printed_absolute() {
     // run from `w.cwd`, where `copies/linux-home` is nothing
     assert!(run_printed(&w, &outs, &home, None, true) >= 2);
 }
+
+/// The hints of a scan, fix or report that found no such server or project name the
+/// command that lists them for the same home (and paths and filters): run as printed
+/// from another folder, it reads that home.
+#[cfg(unix)]
+#[test]
+fn the_hints_of_a_name_not_found_carry_the_home() {
+    let w = World::new();
+    let home = w.root.join("copies").join("windows-home");
+    copy_dir(&samples().join("windows-home"), &home);
+    let h = home.to_str().unwrap();
+    let mut outs = Vec::new();
+    for args in [
+        vec!["scan", "--home", h, "no-such-name"],
+        vec!["scan", "--home", h, "--match-project", "no-such-project"],
+        vec!["fix", "--home", h, "no-such-name"],
+        vec!["report", "--home", h, "--server", "legacy-fs"],
+    ] {
+        let o = w.mcplogs(&args);
+        outs.push(text(&o));
+    }
+    let all = outs.join("\n");
+    let want = format!("--home {}", mcplogs::text::shell_word(h));
+    let mut listed = 0;
+    for (c, _) in printed_commands(&all) {
+        assert!(c.contains(&want), "`{c}` does not carry {want}: {all}");
+        if !is_pattern(&c) {
+            let o = w.sh(&c);
+            assert!(
+                matches!(o.status.code(), Some(0) | Some(1)),
+                "`{c}`: {}",
+                text(&o)
+            );
+            assert!(
+                !text(&o).contains("no MCP server logs"),
+                "`{c}`: {}",
+                text(&o)
+            );
+            listed += 1;
+        }
+    }
+    assert!(listed >= 4, "{all}");
+}

@@ -1330,3 +1330,53 @@ fn probe_home_reads_that_homes_configuration() {
     assert!(!theirs.stdout.contains("homesecret"), "{}", theirs.stdout);
     assert!(!theirs.stderr.contains("homesecret"), "{}", theirs.stderr);
 }
+
+/// `probe --home DIR` reads the feature flags DIR's `.claude.json` caches (as `scan
+/// --home` does), not the machine's, and the fix commands it prints carry `--home DIR`
+/// (run elsewhere, a bare `mcplogs fix` writes this machine's settings).
+#[test]
+fn probe_home_reads_its_cached_flags_and_prints_its_fix() {
+    let machine = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let proj = other.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let home_of = |flag: Option<bool>| {
+        let mut cfg = serde_json::json!({"projects": {proj.to_str().unwrap(): {"mcpServers": {
+            "typed": {"command": "python3", "args": [stub(), "--scenario", "e-bad-types"]}
+        }}}});
+        if let Some(f) = flag {
+            cfg["cachedGrowthBookFeatures"] =
+                serde_json::json!({"tengu_mcp_protocol_negotiation_stdio": f});
+        }
+        std::fs::write(other.path().join(".claude.json"), cfg.to_string()).unwrap();
+    };
+    let probe = || {
+        run(mcplogs(machine.path())
+            .env("NO_COLOR", "1")
+            .args(["probe", "--claude-version", "2.1.332"])
+            .args(["--home", other.path().to_str().unwrap()])
+            .args(["--project", proj.to_str().unwrap()])
+            .arg("typed"))
+    };
+    // no flag cached: the default (negotiated) handshake, which the legacy fix cures
+    home_of(None);
+    let r = probe();
+    assert!(
+        r.stderr.contains("not cached in .claude.json"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("unreadable or absent"), "{}", r.stderr);
+    let fix = format!(
+        "mcplogs fix --home {}",
+        mcplogs::text::shell_word(other.path().to_str().unwrap())
+    );
+    let flat = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(&format!("`{fix}` will help")), "{}", r.stdout);
+    assert!(!flat.contains("`mcplogs fix` "), "{}", r.stdout);
+    // cached false in DIR's file: the legacy handshake, under which the server works
+    home_of(Some(false));
+    let r = probe();
+    assert!(!r.stderr.contains("could not read"), "{}", r.stderr);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}

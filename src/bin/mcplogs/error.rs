@@ -116,9 +116,13 @@ pub enum Error {
     /// `scan NAME`: NAME is neither a file or folder nor the name of a server configured
     /// here or logged.
     #[error(
-        "{name}: no such file or folder, and no server of that name is configured here or logged (`mcplogs scan` lists the servers; `mcplogs scan --server NAME` filters by name)"
+        "{name}: no such file or folder, and no server of that name is configured here or logged (`{list}` lists the servers; `{list} --server NAME` filters by name)"
     )]
-    ScanNameUnknown { name: String },
+    ScanNameUnknown {
+        name: String,
+        /// The command that lists the servers of the same homes and paths.
+        list: String,
+    },
     /// `probe NAME`, `fix NAME`, `du --server NAME`: a printed form (a name holding a
     /// token, redacted) that names several servers printing alike, for a command acting
     /// on one ([`mcplogs::scan::select::NameWant::ambiguous`] says it).
@@ -179,9 +183,13 @@ pub enum Error {
     CaFileNotUsed { path: PathBuf, why: String },
     /// `fix SERVER`: no server of that name is logged or configured.
     #[error(
-        "no server {name:?}: none of that name is logged or configured (`mcplogs scan` lists the servers)"
+        "no server {name:?}: none of that name is logged or configured (`{list}` lists the servers)"
     )]
-    FixUnknownServer { name: String },
+    FixUnknownServer {
+        name: String,
+        /// The command that lists the servers of the same homes.
+        list: String,
+    },
     /// `fix SERVER --except SERVER`: the one server asked for is also left out.
     #[error("{name:?} is both the server to fix and excluded by --except: nothing to do")]
     FixServerExcepted { name: String },

@@ -145,6 +145,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
             if !server_known(r, name) {
                 return Err(Error::FixUnknownServer {
                     name: mcplogs::scan::select::echo(name),
+                    list: crate::cmd::scan::scan_command(&args.home, &[]),
                 });
             }
         }

@@ -40,15 +40,20 @@ fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
     )
 }
 
-/// The feature flags cached in this machine's `.claude.json` that pick the handshake,
+/// The feature flags cached in the home's `.claude.json` that pick the handshake,
 /// and the variable (settings layers' `env` or the environment) that turns Claude Code's
 /// flags off, if one does (the resolution `scan`'s advice uses too).
-fn read_flags(sources: &Sources) -> (Option<serde_json::Value>, CachedFlags) {
-    mcplogs::settings::env::cached_flags_in(sources, None)
+/// The flags Claude Code cached in the `.claude.json` of `homes` (the first; none: this
+/// machine's), as `scan --home` and `fix --home` read them.
+fn read_flags(
+    sources: &Sources,
+    homes: &[std::path::PathBuf],
+) -> (Option<serde_json::Value>, CachedFlags) {
+    mcplogs::settings::env::cached_flags_in(sources, homes.first().map(std::path::PathBuf::as_path))
 }
 
 /// The prediction's dependency on the cached client flag (`MCP_SDK_GENERATION` unset on a
-/// build with two clients), read from this machine's `.claude.json`.
+/// build with two clients), read from the home's `.claude.json`.
 fn client_flag(
     sdk: Option<&(String, String)>,
     version: ClaudeVersion,
@@ -298,7 +303,7 @@ pub fn probe_for_report(
         let negotiation = effective_negotiation(&sources);
         let timeouts = read_timeouts(&sources, version);
         let sdk = read_sdk_generation(&sources);
-        let (doc, flags) = read_flags(&sources);
+        let (doc, flags) = read_flags(&sources, homes);
         let flag_v1 =
             client_flag(sdk.as_ref(), version, doc.as_ref(), &flags).is_some_and(|f| f.sdk_v1);
         let opts = ProbeOptions {
@@ -313,7 +318,11 @@ pub fn probe_for_report(
             both_modes: false,
             watch: None,
             settings: Some(std::sync::Arc::new(
-                mcplogs::settings::target::SettingsAdvice::for_project(&negotiation),
+                mcplogs::settings::target::SettingsAdvice {
+                    // the fix commands it prints carry the homes read
+                    homes: homes.to_vec(),
+                    ..mcplogs::settings::target::SettingsAdvice::for_project(&negotiation)
+                },
             )),
         };
         probes.extend(probe_all(&servers, &opts));
@@ -380,7 +389,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     if let Some(n) = &sdk_note {
         note(format!("mcplogs: note: {n}"));
     }
-    let (claude_json, cached_flags) = read_flags(&sources);
+    let (claude_json, cached_flags) = read_flags(&sources, &args.home);
     let flag = client_flag(sdk.as_ref(), version, claude_json.as_ref(), &cached_flags);
     if let Some(f) = &flag {
         note(format!("mcplogs: note: {}", f.note));
@@ -607,7 +616,11 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
         watch: progress.watch(),
         // the project's settings as `scan` resolves them: the same legacy advice
         settings: Some(std::sync::Arc::new(
-            mcplogs::settings::target::SettingsAdvice::for_project(&negotiation),
+            mcplogs::settings::target::SettingsAdvice {
+                // the fix commands it prints carry `--home`, as `scan --home`'s do
+                homes: args.home.clone(),
+                ..mcplogs::settings::target::SettingsAdvice::for_project(&negotiation)
+            },
         )),
     };
     let mut probes = probe_all(&servers, &opts);

@@ -198,7 +198,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         }
         output::note(redactor.redact(&m));
     }
-    if !force && let Some((code, why)) = refuse(&rep) {
+    if !force && let Some((code, why)) = refuse(&rep, &listing(&opts)) {
         // `--json` prints one document whenever the exit code is 0 or 1: here, the
         // scanned content with `written: false` and why (on stdout, never in `-o FILE`).
         if args.output.json {
@@ -386,7 +386,25 @@ fn claude_version() -> Option<String> {
 /// Without `--force`, no report where none is due: no failing server (exit 0), or only
 /// failures of the user's own set-up, which get their fix instead (exit 1). `None`: write
 /// the report. The reason comes back for `--json`'s document.
-fn refuse(rep: &report::Report) -> Option<(ExitCode, mcplogs::json_doc::ReportNotWritten)> {
+/// The `mcplogs scan` that shows the servers this report read (its homes, paths and
+/// filters), for the refusal to name.
+fn listing(opts: &mcplogs::scan::ScanOptions) -> String {
+    let mut c = crate::cmd::scan::scan_command(&opts.request.homes, &opts.request.paths);
+    for (flag, v) in [
+        ("--server", &opts.server),
+        ("--match-project", &opts.project),
+    ] {
+        if let Some(v) = v {
+            c.push_str(&format!(" {flag} {}", mcplogs::text::shell_word(v)));
+        }
+    }
+    c
+}
+
+fn refuse(
+    rep: &report::Report,
+    shows: &str,
+) -> Option<(ExitCode, mcplogs::json_doc::ReportNotWritten)> {
     use mcplogs::advice::Audience;
     use mcplogs::json_doc::ReportNotWritten;
     match rep.audience() {
@@ -394,8 +412,9 @@ fn refuse(rep: &report::Report) -> Option<(ExitCode, mcplogs::json_doc::ReportNo
         // because Claude Code fills in fields: those are reported (issue 51).
         None => {
             let message = format!(
-                "no report written: no MCP server fails in these logs ({} checked; `mcplogs scan` shows them). `--force` writes one anyway",
+                "no report written: no MCP server fails in these logs ({} checked; `{}` shows them). `--force` writes one anyway",
                 mcplogs::text::count(rep.servers.len(), "server"),
+                shows,
             );
             output::note(format_args!("mcplogs: {message}"));
             Some((

@@ -93,7 +93,28 @@ fn name_as_server(
     }
     Err(Error::ScanNameUnknown {
         name: want.echo().to_string(),
+        list: scan_command(&discovery.home, &rest),
     })
+}
+
+/// `mcplogs scan` of `homes` and `paths`, as the user runs it (each quoted for the
+/// shell): the scan a hint names, of what this one read.
+pub(crate) fn scan_command(homes: &[std::path::PathBuf], paths: &[std::path::PathBuf]) -> String {
+    command_reading("scan", homes, paths)
+}
+
+/// `mcplogs SUB` reading `homes` and `paths` (each quoted for the shell).
+pub(crate) fn command_reading(
+    sub: &str,
+    homes: &[std::path::PathBuf],
+    paths: &[std::path::PathBuf],
+) -> String {
+    let mut c = format!("mcplogs {sub}{}", mcplogs::advice::home_flags(homes));
+    for p in paths {
+        c.push(' ');
+        c.push_str(&mcplogs::text::shell_word(&p.display().to_string()));
+    }
+    c
 }
 
 pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
@@ -317,8 +338,9 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         && !known.is_empty()
     {
         return Some(format!(
-            "mcplogs: no project path contains {want:?} ({} found in other projects: `mcplogs du` lists the projects)",
-            mcplogs::text::count(known.len(), "server")
+            "mcplogs: no project path contains {want:?} ({} found in other projects: `{}` lists the projects)",
+            mcplogs::text::count(known.len(), "server"),
+            command_reading("du", &opts.request.homes, &opts.request.paths)
         ));
     }
     if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {
