@@ -415,9 +415,10 @@ pub fn configured_redactor(
     let mut own = crate::redact::configured::ConfiguredSecrets::new();
     for c in configs {
         for (k, v) in c.secret_values() {
-            own.add(k, v);
+            own.add_configured(k, v);
         }
         own.add_url(&c.url);
+        own.add_args(&c.args);
     }
     b.learn_configured_secrets(&own);
     b.build()

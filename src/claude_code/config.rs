@@ -480,9 +480,13 @@ pub enum ConfiguredValue {
     Keyed(String, String),
     /// A server's `url` (`${VAR}` expanded): its credentials and query may be secrets.
     Url(String),
+    /// A stdio server's `args` (`${VAR}` expanded), in order: the value after a
+    /// secret-looking flag (`--api-token T`, `--password=P`) and the credentials of a
+    /// URL among them may be secrets.
+    Args(Vec<String>),
 }
 
-/// Every `env` value, header value and `url` of every MCP server a configuration
+/// Every `env` value, header value, `url` and `args` of every MCP server a configuration
 /// document lists: its top-level `mcpServers` (`~/.claude.json`'s user scope, a
 /// `.mcp.json`, a `managed-mcp.json`) and each `projects.*.mcpServers` (local scope,
 /// every project's), `${VAR}` expanded through `env` as Claude Code expands them.
@@ -513,6 +517,16 @@ pub fn configured_values(
             }
             if let Some(url) = entry.get("url").and_then(Value::as_str) {
                 out(ConfiguredValue::Url(expand_vars(url, env).0));
+            }
+            if let Some(args) = entry.get("args").and_then(Value::as_array) {
+                let args: Vec<String> = args
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|a| expand_vars(a, env).0)
+                    .collect();
+                if !args.is_empty() {
+                    out(ConfiguredValue::Args(args));
+                }
             }
         }
     };

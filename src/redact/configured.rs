@@ -304,6 +304,16 @@ impl ConfiguredSecrets {
         }
     }
 
+    /// A configured `env` or header value: [`Self::add`], and a URL in it as
+    /// [`Self::add_url`] (`DATABASE_URL=postgres://user:pw@host`: its password alone
+    /// too, as a server may echo it).
+    pub fn add_configured(&mut self, key: &str, value: &str) {
+        if value.contains("://") {
+            self.add_url(value);
+        }
+        self.add(key, value);
+    }
+
     /// A value secret whatever its key and shape (learned from
     /// [`MIN_LEARNED_SECRET_LEN`] characters on).
     fn add_always(&mut self, value: &str) {
@@ -361,6 +371,34 @@ impl ConfiguredSecrets {
         }
     }
 
+    /// A stdio server's arguments: the value of a flag (`--api-token T`,
+    /// `--password=P`) under the flag's name, learned where that name looks secret; any
+    /// other argument by its shape and randomness alone; the credentials and query of a
+    /// URL among them as [`Self::add_url`]'s.
+    pub fn add_args(&mut self, args: &[String]) {
+        let mut flag: Option<&str> = None;
+        for a in args.iter().map(|a| a.trim()) {
+            if a.contains("://") {
+                self.add_url(
+                    a.split_once('=')
+                        .filter(|(f, _)| is_flag(f))
+                        .map_or(a, |(_, v)| v),
+                );
+            }
+            if is_flag(a) {
+                match a.split_once('=') {
+                    Some((name, value)) => {
+                        self.add(name, value);
+                        flag = None;
+                    }
+                    None => flag = Some(a),
+                }
+                continue;
+            }
+            self.add(flag.take().unwrap_or(""), a);
+        }
+    }
+
     /// `OTEL_EXPORTER_OTLP_HEADERS`-style `name=value,name=value` (values may be
     /// percent-encoded): each value under its header's name, and the whole value.
     pub fn add_header_list(&mut self, variable: &str, list: &str) {
@@ -383,6 +421,14 @@ impl ConfiguredSecrets {
             self.add_always(v);
         }
     }
+}
+
+/// A command-line flag: `-x`, `--name`, `--name=value` (a dash then a letter).
+fn is_flag(a: &str) -> bool {
+    let name = a.trim_start_matches('-');
+    a.starts_with('-')
+        && a.len() - name.len() <= 2
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
 }
 
 /// `%XX` decoded (a non-UTF-8 result left as written).

@@ -81,8 +81,9 @@ fn env_of(homes: &[PathBuf]) -> impl Fn(&str) -> Option<String> + '_ {
 /// Adds a configured value to `out`.
 fn adder(out: &mut ConfiguredSecrets) -> impl FnMut(ConfiguredValue) + '_ {
     move |v: ConfiguredValue| match v {
-        ConfiguredValue::Keyed(k, v) => out.add(&k, &v),
+        ConfiguredValue::Keyed(k, v) => out.add_configured(&k, &v),
         ConfiguredValue::Url(u) => out.add_url(&u),
+        ConfiguredValue::Args(a) => out.add_args(&a),
     }
 }
 

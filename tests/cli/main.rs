@@ -8,6 +8,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
+mod config_args_secrets;
 mod config_secret_names;
 mod config_secrets;
 mod config_secrets_gaps;

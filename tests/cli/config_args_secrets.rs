@@ -1,0 +1,128 @@
+//! A stdio server's `args` and the URLs of its `env` hold secrets the launch line hides
+//! by its rules (`--api-token T`, `--password=P`, `postgres://user:P@host`): the
+//! adversarial pass of session 16 found a server echoing them bare on stderr printed
+//! whole (by `scan -v`, `scan --json`, `report`) and kept in the index. Each is learned
+//! from the configuration now and hidden wherever it reappears; `--no-redact` shows each,
+//! so every check can fail.
+
+use std::path::Path;
+
+use crate::common::*;
+
+/// The value after `--api-token`.
+const FLAG_VALUE: &str = "Tok3nValueAbc123";
+/// The value of `--password=`.
+const EQ_VALUE: &str = "eqPassw0rd55";
+/// The password of a URL among the arguments.
+const ARG_URL_PW: &str = "ArgPassw0rdQQ";
+/// The password of a URL in the server's `env` (under a key that says nothing).
+const ENV_URL_PW: &str = "EnvPassw0rdQQ";
+
+const ALL: [&str; 4] = [FLAG_VALUE, EQ_VALUE, ARG_URL_PW, ENV_URL_PW];
+
+const SESSION: &str = "6f1c2d3e-0000-4000-8000-000000000016";
+
+fn write(p: &Path, s: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, s).unwrap();
+}
+
+fn home(h: &Path) {
+    let project = h.join("work/proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let key = project.to_string_lossy().into_owned();
+    let server = serde_json::json!({
+        "command": "pg-mcp",
+        "args": ["--api-token", FLAG_VALUE, format!("--password={EQ_VALUE}"),
+                 format!("postgres://admin:{ARG_URL_PW}@db.example.com/prod"), "--verbose"],
+        "env": {"DATABASE_URL": format!("postgres://admin:{ENV_URL_PW}@db.example.com/prod")}
+    });
+    write(
+        &h.join(".claude.json"),
+        &serde_json::json!({"projects": {key.clone(): {"mcpServers": {"db": server}}}}).to_string(),
+    );
+    let rec = |level: &str, msg: &str| {
+        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
+                           "sessionId": SESSION, "cwd": key})
+        .to_string()
+    };
+    let echoed = ALL.join(", ");
+    let lines = [
+        rec("debug", "Starting connection with timeout of 30000ms"),
+        rec(
+            "error",
+            &format!("Server stderr: FATAL: authentication failed (tried {echoed})\n"),
+        ),
+        rec(
+            "error",
+            &format!("Connection failed (CONNECTION_CLOSED): Connection closed ({echoed})"),
+        ),
+    ];
+    let f = h
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key))
+        .join("mcp-logs-db/2026-11-29T12-00-00-000Z.jsonl");
+    write(&f, &(lines.join("\n") + "\n"));
+    // old enough for the index to keep what it read
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
+/// Every file under `dir`, read as text where it is.
+fn texts_under(dir: &Path) -> String {
+    let mut out = String::new();
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if e.file_type().is_file() {
+            out.push_str(&String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn secrets_of_a_servers_args_and_env_urls_are_hidden_wherever_they_reappear() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path();
+    home(h);
+    let cache = h.join("mcplogs-cache");
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(h);
+        c.env("MCPLOGS_CACHE_DIR", &cache)
+            .args(args)
+            .args(["--home", h.to_str().unwrap()]);
+        run(&mut c)
+    };
+    for args in [
+        &["scan"][..],
+        &["scan", "-v"],
+        &["scan", "--json"],
+        &["report", "--force"],
+        &["report", "--json", "--force"],
+    ] {
+        let r = cmd(args);
+        assert!(r.code <= 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        let out = format!("{}{}", r.stdout, r.stderr);
+        let shown: Vec<&str> = ALL.iter().copied().filter(|v| out.contains(v)).collect();
+        assert!(shown.is_empty(), "{args:?} shows {shown:?}:\n{out}");
+    }
+    // the index the scans wrote holds none of them either
+    let kept = texts_under(&cache);
+    assert!(!kept.is_empty(), "no index written");
+    for v in ALL {
+        assert!(!kept.contains(v), "the index keeps {v}");
+    }
+    // what the redacted views hide is there to hide
+    let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
+    for v in ALL {
+        assert!(
+            raw.stdout.contains(v),
+            "--no-redact lacks {v}:\n{}",
+            raw.stdout
+        );
+    }
+}
