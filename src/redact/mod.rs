@@ -696,7 +696,7 @@ const MAX_LABEL_LEN: usize = 48;
 /// token: so `PASSWORD=x` and `Error: something` on the next line are two lines of text,
 /// and only `x` is the value. A token's own rule stops at the colon and is left whole
 /// (`ghp_abcdefghij` and `klmnopqrstuvwxyz: expired` on the next: the whole token).
-fn end_at_labelled_lines(view: &views::View, found: &mut [Found]) {
+fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
     let t = view.text.as_bytes();
     for f in found.iter_mut() {
         let mut c = f.start;
@@ -708,7 +708,7 @@ fn end_at_labelled_lines(view: &views::View, found: &mut [Found]) {
                 .map(|n| c - n)
                 .take_while(|&q| t[q].is_ascii_alphabetic())
                 .find(|&q| {
-                    q > f.start && {
+                    q >= f.start && {
                         let (a, b) = view.removed_at(q);
                         a < b
                     }
@@ -720,6 +720,9 @@ fn end_at_labelled_lines(view: &views::View, found: &mut [Found]) {
             c += 1;
         }
     }
+    // a value that was all label (`API_TOKEN=` ending its line, `fix:` starting the
+    // next) is no value
+    found.retain(|f| f.end > f.start);
 }
 
 /// What follows `Bearer` goes whole or not at all: a `Bearer name=value` parameter the

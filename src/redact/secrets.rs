@@ -390,7 +390,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "private-key",
             &["private key-----"],
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?P<s>(?s:.+?))(?:-----END|\z)",
+            // Its body: base64 words (and an encrypted key's `Proc-Type:`, `DEK-Info:`
+            // headers), each after white space or an escaped line break and followed
+            // by one (or the END line, or the text's end): without an END line the key
+            // ends where its body does, never at the end of the text (a key cut short
+            // in a server's stderr took the rest of a screen, other servers included).
+            &format!(
+                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?P<s>(?:{SEP}+(?:Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|[A-Za-z0-9+/=]+))+)(?:{SEP}|-----|\z)",
+                SEP = r"(?:[ \t\r\n]|\\[nrt])"
+            ),
             keep_harmless,
         ),
         rule(

@@ -1389,3 +1389,56 @@ fn basic_credentials_are_hidden_after_any_key_and_basic_words_stay() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+#[test]
+fn a_private_key_without_an_end_line_ends_with_its_body() {
+    let r = Redactor::secrets_only(std::iter::empty());
+    let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+    // cut short: its body hidden, the lines after it (another server's) kept
+    let text = format!(
+        "starting\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n{body}\nzz: config file /etc/zz.conf missing\n\nSettings (for this folder)\n  fix: Run it"
+    );
+    let red = r.redact(&text);
+    assert!(!red.contains("MIIEvQ"), "{red}");
+    assert!(
+        red.ends_with(
+            "\nzz: config file /etc/zz.conf missing\n\nSettings (for this folder)\n  fix: Run it"
+        ),
+        "{red}"
+    );
+    assert_eq!(red.lines().count(), text.lines().count(), "{red}");
+    // no body at all: nothing after the marker is taken
+    let bare = "-----BEGIN PRIVATE KEY-----\nzz: missing\nnext line";
+    assert_eq!(r.redact(bare), bare);
+    // an encrypted key's headers, and a key whose line breaks are escaped (JSON)
+    let enc = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0011\n\n{body}\n-----END RSA PRIVATE KEY-----\nafter"
+    );
+    let red = r.redact(&enc);
+    assert!(!red.contains("MIIEvQ") && !red.contains("AES-128"), "{red}");
+    assert!(
+        red.ends_with("\n-----END RSA PRIVATE KEY-----\nafter"),
+        "{red}"
+    );
+    let escaped =
+        format!(r#"{{"msg":"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n"}}"#);
+    let red = r.redact(&escaped);
+    assert!(!red.contains("MIIEvQ"), "{red}");
+    assert!(red.contains("-----END PRIVATE KEY-----"), "{red}");
+}
+
+#[test]
+fn a_value_ending_its_line_never_takes_the_label_starting_the_next() {
+    let r = Redactor::secrets_only(std::iter::empty());
+    for text in [
+        "    export API_TOKEN=\n  fix: Run its command by hand",
+        "    export API_TOKEN=\nfix: Run its command by hand",
+        "PASSWORD=\n  Error: something",
+    ] {
+        assert_eq!(r.redact(text), text);
+    }
+    // a value on its own line is still a value
+    let red = r.redact("export API_TOKEN=s3cr3tValue99\n  fix: Run it");
+    assert!(!red.contains("s3cr3tValue99"), "{red}");
+    assert!(red.ends_with("\n  fix: Run it"), "{red}");
+}
