@@ -838,23 +838,20 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
                 if group.is_some() {
                     out.push('\n');
                 }
+                // a path is never cut: a long one wraps, every character kept
                 let heading = project_heading(p, home);
-                let heading = match o.width {
-                    Some(w) => cut(&heading, w),
-                    None => heading,
-                };
-                out.push_str(&heading.bold().to_string());
-                out.push('\n');
+                for line in wrap_keeping(&heading, "", 0, o.width).lines() {
+                    out.push_str(&line.bold().to_string());
+                    out.push('\n');
+                }
                 if let Some(tree) = key.1
                     && trees.get(&p).is_some_and(|t| t.len() > 1)
                 {
-                    let line = format!("  logs in {}", tree_shown(tree, o));
-                    let line = match o.width {
-                        Some(w) => cut(&line, w),
-                        None => line,
-                    };
-                    out.push_str(&line.dimmed().to_string());
-                    out.push('\n');
+                    let line = format!("logs in {}", tree_shown(tree, o));
+                    for line in wrap_keeping(&line, "  ", 4, o.width).lines() {
+                        out.push_str(&line.dimmed().to_string());
+                        out.push('\n');
+                    }
                 }
                 if !list {
                     out.push_str(&head.dimmed().to_string());
@@ -876,8 +873,10 @@ pub fn scan_screen(report: &ScanReport, o: &ScreenOptions) -> String {
             let indent = cols(&first);
             // every path under the home as `~`, as the table and the rest say it
             let text = tilde_within(&a.text, o.home.as_deref());
-            out.push_str(&wrap(&text, &first, indent, o.width));
-            out.push_str(&wrap(
+            // (advice and names: every character kept, a long path or name broken
+            // across lines rather than cut)
+            out.push_str(&wrap_keeping(&text, &first, indent, o.width));
+            out.push_str(&wrap_keeping(
                 &a.servers.join(", "),
                 &format!("{}Servers: ", " ".repeat(indent)),
                 indent + 9,

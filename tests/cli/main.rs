@@ -56,6 +56,7 @@ mod index_listing;
 mod index_shape;
 mod junit;
 mod lifecycle;
+mod never_cut;
 mod newest_first;
 mod one_answer;
 mod one_answer_gaps;
