@@ -386,6 +386,11 @@ fn attach_launch(
         },
     );
     let seen = seen.into_inner();
+    if opts.no_redact {
+        for l in report.servers.iter_mut().filter_map(|s| s.launch.as_mut()) {
+            l.shown_whole = true;
+        }
+    }
     if !redact
         || (report.secrets.is_empty()
             && seen

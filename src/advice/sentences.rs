@@ -159,7 +159,8 @@ pub fn run_by_hand(s: &ServerReport) -> Option<String> {
 /// every output's redaction hides): the folder to run its command in is then said in
 /// words, not in a `cd`.
 fn folder_hidden(s: &ServerReport) -> bool {
-    s.project_here() == crate::scan::ProjectHere::Folder
+    !s.launch.as_ref().is_some_and(|l| l.shown_whole)
+        && s.project_here() == crate::scan::ProjectHere::Folder
         && (s
             .as_read
             .as_ref()
@@ -215,7 +216,8 @@ fn connection_failure_by_hand(s: &ServerReport) -> Option<String> {
         d,
         ByHand {
             hidden_folder: folder_hidden(s),
-            hidden_argument: command.contains("[REDACTED:") || path_holds_secret(&command),
+            hidden_argument: !launch.shown_whole
+                && (command.contains("[REDACTED:") || path_holds_secret(&command)),
         },
     ))
 }

@@ -470,6 +470,10 @@ pub struct Launch {
     pub scope: Scope,
     /// The file the entry is in.
     pub file: Option<PathBuf>,
+    /// The output it goes into is not redacted (`--no-redact`): its folder and
+    /// arguments are printed as they are, and a command to run by hand goes into its
+    /// folder whatever that path holds (set by the resolution).
+    pub shown_whole: bool,
 }
 
 impl Launch {
@@ -493,6 +497,7 @@ impl Launch {
             env_names: cfg.env.keys().cloned().collect(),
             scope: cfg.scope,
             file: cfg.source.clone(),
+            shown_whole: false,
         }
     }
 

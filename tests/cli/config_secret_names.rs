@@ -674,3 +674,51 @@ fn probe_hides_a_configured_value_in_the_project_path() {
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("not a folder"), "{}", r.stderr);
 }
+
+/// Under `--no-redact` nothing is shown redacted, and the advice says nothing is: the
+/// command to run by hand goes into a folder whose path holds a token (printed whole),
+/// carries its arguments as configured with no word of putting a value back, and
+/// `report --no-redact`'s launch line is the configured one.
+#[test]
+fn under_no_redact_the_command_by_hand_is_whole_and_says_nothing_is_hidden() {
+    const TOKEN: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const ARG: &str = "ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2";
+    let h = Home::at(
+        &format!("work/p-{TOKEN}"),
+        serde_json::json!({
+            format!("svc-{VALUE}"): {"command": "missing-zz-cmd", "args": ["--token", ARG]}
+        }),
+    );
+    let (_, doc) = run_json(&mut h.cmd(&["scan", "--json", "--no-redact"], true));
+    let s = &doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == format!("svc-{VALUE}"))
+        .unwrap_or_else(|| panic!("{doc:#}"))
+        .clone();
+    let by_hand = s["runByHand"].as_str().unwrap();
+    assert!(
+        by_hand.starts_with("cd ") && by_hand.contains(TOKEN) && by_hand.contains(ARG),
+        "{s:#}"
+    );
+    let recommendation = s["recommendation"].as_str().unwrap();
+    assert!(!recommendation.contains("shown redacted"), "{s:#}");
+    let r = run(&mut h.cmd(
+        &[
+            "report",
+            "--no-redact",
+            "--force",
+            "--server",
+            &format!("svc-{VALUE}"),
+        ],
+        true,
+    ));
+    assert!(
+        r.stdout.contains(&format!("missing-zz-cmd --token {ARG}")),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(!r.stdout.contains("shown redacted"), "{}", r.stdout);
+}

@@ -140,11 +140,15 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
         || (reach.is_none() && !report::records_never_fit(&scanned, GITHUB_BODY_LIMIT));
     // Each server's own launch, as the scan resolved it for its project (one answer:
     // `scan` shows the same entry).
+    // (`--no-redact`: as configured, as the report says it is)
     let launch = |s: &mcplogs::scan::ServerReport| {
-        s.launch
-            .as_deref()
-            .and_then(report::launch_line)
-            .map(|l| config_redactor.redact(&l))
+        s.launch.as_deref().and_then(report::launch_line).map(|l| {
+            if no_redact {
+                l
+            } else {
+                config_redactor.redact(&l)
+            }
+        })
     };
     let mut rep = report::build_taking(
         &mut scanned,
