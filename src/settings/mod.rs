@@ -175,6 +175,16 @@ pub enum SettingsError {
         /// What mcplogs wrote there.
         written: String,
     },
+    /// Undo: the settings path (a symbolic link) leads to another file than the one the
+    /// fix wrote (the link was pointed elsewhere since): undoing through it would edit a
+    /// file mcplogs never changed. Nothing is changed; the backup and the record stay.
+    Relinked {
+        path: PathBuf,
+        /// The file the fix wrote (the record's `writtenPath`).
+        written: PathBuf,
+        /// The file the path leads to now.
+        now: PathBuf,
+    },
     /// An undo state file exists but cannot be used.
     BadUndoState {
         path: PathBuf,
@@ -400,6 +410,15 @@ impl fmt::Display for SettingsError {
             SettingsError::BadUndoState { path, problem } => {
                 write!(f, "undo state {}: {problem}", path.display())
             }
+            SettingsError::Relinked { path, written, now } => write!(
+                f,
+                "{} now leads to {}, not to {}, the file the fix changed: undoing through it would edit a file mcplogs never wrote. Point it back to {} and run the undo again, or put back {} by hand",
+                path.display(),
+                now.display(),
+                written.display(),
+                written.display(),
+                written.display()
+            ),
         }
     }
 }
@@ -419,6 +438,7 @@ impl std::error::Error for SettingsError {
             | SettingsError::NotRegular { .. }
             | SettingsError::HardLinked { .. }
             | SettingsError::ProjectLink { .. }
+            | SettingsError::Relinked { .. }
             | SettingsError::ResultTooLarge { .. }
             | SettingsError::KeyChangedSince { .. }
             | SettingsError::RaceLeftFile { .. } => None,

@@ -456,6 +456,15 @@ pub(super) fn plan_undo_for(
     let Some(state) = load_state_owned_for(settings, snapshot.attrs.as_ref(), change)? else {
         return Ok(UndoPlan::NothingToUndo);
     };
+    // the path leads where the fix wrote (a link pointed elsewhere since would have
+    // the undo edit another file, and drop the record of the one changed)
+    if !state.written_path.as_os_str().is_empty() && snapshot.target != state.written_path {
+        return Err(SettingsError::Relinked {
+            path: settings.to_path_buf(),
+            written: state.written_path.clone(),
+            now: snapshot.target.clone(),
+        });
+    }
     let label = settings.display().to_string();
     let Some(current) = snapshot.bytes.clone() else {
         return Ok(UndoPlan::FileRemoved {

@@ -429,3 +429,54 @@ fn a_relative_home_is_recorded_absolute() {
     assert!(undo.status.success(), "{}", stderr(&undo));
     assert_eq!(h.files(), before, "{}", stderr(&undo));
 }
+
+/// A user settings file that is a symbolic link, pointed at another file after the fix:
+/// the undo refuses (it would edit a file mcplogs never wrote, and drop the record of
+/// the one it changed), changes nothing, keeps the record; pointed back, it undoes.
+#[cfg(unix)]
+#[test]
+fn an_undo_through_a_link_pointed_elsewhere_since_is_refused() {
+    let h = Home::new();
+    let dot = h.home.join("dotfiles");
+    fs::create_dir_all(&dot).unwrap();
+    let work = dot.join("work.json");
+    let personal = dot.join("personal.json");
+    const PERSONAL: &str = "{\"env\":{\"MCP_PROTOCOL_NEGOTIATION\":\"legacy\"}}\n";
+    fs::write(&work, USER).unwrap();
+    fs::write(&personal, PERSONAL).unwrap();
+    let link = h.home.join(".claude/settings.json");
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&work, &link).unwrap();
+    let file = link.to_str().unwrap();
+    let out = h.run(&h.elsewhere, &["fix", "--yes", "--settings", file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let fixed = fs::read(&work).unwrap();
+    assert_ne!(fixed, USER.as_bytes());
+    let record = undo_record_of(&link);
+    assert!(record.exists());
+    // pointed elsewhere
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&personal, &link).unwrap();
+    let out = h.undo_file(&link);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(err.contains("never wrote"), "{err}");
+    assert_eq!(fs::read_to_string(&personal).unwrap(), PERSONAL);
+    assert_eq!(fs::read(&work).unwrap(), fixed);
+    assert!(record.exists(), "the record was dropped");
+    // pointed back: undone, byte for byte
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&work, &link).unwrap();
+    let out = h.undo_file(&link);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(fs::read_to_string(&work).unwrap(), USER);
+    assert!(!record.exists());
+}
+
+/// The undo record `fix` keeps beside `settings`.
+fn undo_record_of(settings: &Path) -> PathBuf {
+    mcplogs::settings::undo::state_path(settings)
+}

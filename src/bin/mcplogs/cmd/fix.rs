@@ -1331,7 +1331,7 @@ fn forget_in_plan_of(user: &Path, undone: &Path, pending: &undo::PendingUndo) {
 /// (mended, the same command undoes the fix).
 fn undo_not_made(e: SettingsError, path: &Path) -> Error {
     match e {
-        SettingsError::ProjectLink { .. } => Error::UndoNotMade {
+        SettingsError::ProjectLink { .. } | SettingsError::Relinked { .. } => Error::UndoNotMade {
             source: Box::new(e),
             kept: kept_for_undo(path),
             command: format!(
