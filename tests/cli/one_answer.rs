@@ -596,7 +596,7 @@ fn status_line_and_hook_give_each_server_scans_answer_and_fix() {
     );
     assert!(hook.contains("in place already"), "{hook}");
     assert!(
-        hook.contains("wrong-types (tools-fetch-failed: wrong-field-types)"),
+        hook.contains(r#""wrong-types" (tools-fetch-failed: wrong-field-types)"#),
         "{hook}"
     );
 }

@@ -391,13 +391,17 @@ fn the_hook_tells_the_model_once_and_is_silent_when_all_works() {
         doc["hookSpecificOutput"]["hookEventName"],
         "UserPromptSubmit"
     );
-    // Six fail: five are named (the hook's bound), the sixth counted; the fix its
-    // verdict calls for is still named.
+    // Six fail: five are named (the hook's bound), the sixth counted; the one the fix
+    // helps is named first, never the one counted, and its fix is named with it.
     assert!(
-        text.contains("tools-error (tools-fetch-failed: other), +1 more: run `mcplogs scan`"),
+        text.contains(r#"servers ("wrong-types" (tools-fetch-failed: wrong-field-types), "#),
         "{text}"
     );
-    assert!(!text.contains("wrong-types"), "{text}");
+    assert!(text.contains("), +1 more: run `mcplogs scan`"), "{text}");
+    assert!(
+        text.contains(r#"for "wrong-types": run `mcplogs fix --home "#),
+        "{text}"
+    );
     assert!(
         text.contains("`mcplogs fix --home ") && text.contains("Do not call or pretend"),
         "{text}"
