@@ -385,7 +385,7 @@ fn what_to_fix(s: &ServerSection) -> String {
         }
         (_, Some(Cause::ToolNameTooLong)) => crate::advice::tool_name_limit_rule(),
         (Verdict::Tolerated, _) => format!(
-            "{} results must carry {} under the revision the server negotiated ({revision}): Claude Code fills them in, and builds that do not reject the list.",
+            "{} results must carry {} under the revision the server negotiated ({revision}): the Claude Code build that logged this fills them in; builds that do not fill them in reject the list.",
             if s.diagnosis.filled_lists.is_empty() {
                 "tools/list".to_string()
             } else {

@@ -990,3 +990,28 @@ fn a_text_learned_in_an_earlier_round_is_still_redacted_by_the_rules() {
     assert!(!json.contains("hunt3r"), "a later round's section shows it");
     assert_eq!(json::report_json(&taking), json::report_json(&whole));
 }
+
+#[test]
+fn a_tolerated_servers_rule_reads_as_a_sentence() {
+    let mut s = failing("lenient", Vec::new());
+    s.diagnosis = Diagnosis::new(Verdict::Tolerated);
+    s.diagnosis.era = Some(Era::Modern);
+    s.failed_sessions = 0;
+    let scan = ScanReport {
+        servers: vec![s],
+        ..ScanReport::default()
+    };
+    let r = build(
+        &scan,
+        &ServerStderr::default(),
+        &negotiation(None),
+        versions(),
+    );
+    let md = markdown::render(&r);
+    let flat = md.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("fills them in; builds that do not fill them in reject the list."),
+        "{md}"
+    );
+    assert!(!flat.contains("and builds that do not reject"), "{md}");
+}
