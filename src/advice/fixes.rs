@@ -132,9 +132,22 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
             found.steps.push(tool_name_step(s, &who));
         }
         // its project folder is gone and nothing above (a user-scope entry, the user
-        // file) helps it: said, never silence
+        // file) helps it, though a file of that project could have: said, never
+        // silence (a server only its authors can mend gets no word of the folder: no
+        // file, there or anywhere, would help it, as with its folder here)
         if let (project, true) = super::project_dir_of(s, cx.cwd)
             && s.diagnosis.verdict.is_problem()
+            && matches!(
+                s.diagnosis.cause,
+                Some(
+                    Cause::CommandNotFound
+                        | Cause::Timeout
+                        | Cause::ToolsTimeout
+                        | Cause::ModernOnly
+                        | Cause::TlsUntrusted
+                        | Cause::ProxyRefused
+                )
+            )
             && !super::needs_legacy_setting(s)
             && (found.changes.len(), found.steps.len()) == had
         {

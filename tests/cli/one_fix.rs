@@ -525,3 +525,31 @@ fn undo_removes_the_settings_file_and_the_folder_the_plan_created() {
         .collect();
     assert_eq!(left, ["CLAUDE.md"]);
 }
+
+/// A server whose project folder is gone and that only its authors can mend (a bad tool
+/// definition, an old protocol, a failing tools/list) gets no word of the folder from
+/// `fix`: no file would help it, there or anywhere (helper-75's finding: `fix` said its
+/// folder was the reason nothing was written, and to run the fix again once moved).
+/// One that a file could help (its command not found) still gets its step.
+#[test]
+fn fix_blames_a_gone_folder_only_where_a_file_could_help() {
+    let gone = samples_gone();
+    let gone = gone.path().to_str().unwrap().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("sample-logs");
+    copy_samples_moved(&samples(), &copy, &gone);
+    let home = copy.join("linux-home");
+    let me = tmp.path().join("me");
+    std::fs::create_dir_all(&me).unwrap();
+    let r = run(mcplogs(&me).args(["fix", "--dry-run", "--home", home.to_str().unwrap()]));
+    assert!(r.code <= 1, "{}{}", r.stdout, r.stderr);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    let flat = all.split_whitespace().collect::<Vec<_>>().join(" ");
+    for name in ["bad-tool", "old-protocol", "tools-error"] {
+        assert!(
+            !flat.contains(&format!("Only you can fix {name} ")),
+            "{name} blamed on its folder:\n{all}"
+        );
+    }
+    assert!(flat.contains("Only you can fix missing-cmd "), "{all}");
+}
