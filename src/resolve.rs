@@ -159,7 +159,13 @@ fn resolve_in(
         }
         join_negotiation_others(report, opts, cwd, managed_dir, global.as_ref(), &**env);
     }
-    let homes = &opts.request.homes;
+    // the homes the printed commands carry (a scan of a home's cache by its path: that
+    // home, whose settings decide for its servers)
+    let homes = &if report.homes.is_empty() {
+        opts.request.homes.clone()
+    } else {
+        report.homes.clone()
+    };
     crate::advice::attach_with(report, homes, cwd, &|dir| {
         negotiation_in(homes, dir, managed_dir)
     });

@@ -568,6 +568,7 @@ pub fn scan_with_progress(
     } else {
         discovery::discover(&opts.request)?
     };
+    let printed = printed_homes(&opts.request, &found);
     let mut warnings = found.warnings;
     let mut names = NameMap::default();
     for home in &found.homes {
@@ -892,12 +893,42 @@ pub fn scan_with_progress(
         configured: Vec::new(),
         since: opts.since,
         not_since,
-        homes: opts.request.homes.clone(),
+        homes: printed,
         secrets,
         fix_unlogged: Default::default(),
         machine_state: None,
         shown_by: None,
     })
+}
+
+/// The homes the commands printed about a scan carry ([`ScanReport::homes`]): `--home`'s;
+/// for a scan of paths, the one home every log found lies in by its cache layout (a copy
+/// of a home's cache named by its path: `mcplogs fix` and the check after it read that
+/// home), unless it is this machine's, whose commands need no flag; none when the logs
+/// lie in no home, or in several.
+fn printed_homes(
+    req: &crate::logs::discovery::Request,
+    found: &discovery::Discovered,
+) -> Vec<PathBuf> {
+    if !req.homes.is_empty() || req.paths.is_empty() {
+        return req.homes.clone();
+    }
+    let mut homes = found.server_dirs.iter().map(|d| d.home.as_ref());
+    let Some(Some(first)) = homes.next() else {
+        return Vec::new();
+    };
+    if !found.debug_logs.is_empty() || homes.any(|h| h != Some(first)) {
+        return Vec::new();
+    }
+    let first = std::path::absolute(first).unwrap_or_else(|_| first.clone());
+    let mine = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let same = |a: &Path, b: &Path| {
+        a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    };
+    if mine.as_deref().is_some_and(|m| same(m, &first)) {
+        return Vec::new();
+    }
+    vec![first]
 }
 
 /// The project folders whose configuration holds the servers' secrets: the working

@@ -129,7 +129,11 @@ fn under_umask_022_the_cache_is_0700_and_0600_and_holds_no_raw_secret() {
     assert_eq!(r.stdout, "MCP 1✗ db (connection closed · mcplogs scan)\n");
     let r = run_status("hook", &home, &cache, "now");
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.contains("db (connection-failed"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(r#"\"db\" (connection-failed"#),
+        "{}",
+        r.stdout
+    );
     // The index too: a scan with the cache, files aged so they are summarised.
     age_all(&home, 1);
     let mut c = mcplogs(tmp.path());
@@ -260,7 +264,7 @@ fn a_cache_folder_open_to_others_or_someone_elses_is_refused_in_one_line() {
         );
         let r = run_status("hook", &home, &cache, "now");
         assert_eq!(r.code, 0, "{what}");
-        assert!(r.stdout.contains("db (connection-failed"), "{what}");
+        assert!(r.stdout.contains(r#"\"db\" (connection-failed"#), "{what}");
         let mut c = mcplogs(tmp.path());
         c.env("MCPLOGS_CACHE_DIR", &cache)
             .args(["scan", "--json", "--home"])

@@ -916,3 +916,46 @@ fn the_hints_of_a_name_not_found_carry_the_home() {
     }
     assert!(listed >= 4, "{all}");
 }
+
+/// A scan of a copied home's cache named by its path (not `--home`): the commands it
+/// prints carry that home (`mcplogs fix` and the check after it read the machine's own
+/// logs otherwise: "no scanned server needs the legacy fix", "no MCP server logs
+/// found"), and run as printed.
+#[cfg(unix)]
+#[test]
+fn a_scan_of_a_homes_cache_by_its_path_prints_commands_for_that_home() {
+    let w = World::new();
+    let home = w.root.join("copies").join("macos-home");
+    copy_dir(&samples().join("macos-home"), &home);
+    let cache = home.join("Library/Caches/claude-cli-nodejs");
+    let c = cache.to_str().unwrap();
+    let mut outs = Vec::new();
+    for args in [
+        vec!["scan", c],
+        vec!["scan", c, "--verbose"],
+        vec!["report", c],
+    ] {
+        let o = w.mcplogs(&args);
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(1)),
+            "{args:?}: {}",
+            text(&o)
+        );
+        outs.push(text(&o));
+    }
+    let all = outs.join("\n");
+    let want = format!(
+        "--home {}",
+        mcplogs::text::shell_word(home.to_str().unwrap())
+    );
+    let printed: Vec<String> = printed_commands(&all)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.starts_with("mcplogs fix") || c.starts_with("mcplogs scan"))
+        .collect();
+    assert!(!printed.is_empty(), "{all}");
+    for c in &printed {
+        assert!(c.contains(&want), "`{c}` does not carry {want}:\n{all}");
+    }
+    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
+}

@@ -242,7 +242,7 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
                     .ok()
                     .map(|d| d.display().to_string()),
                 verbose: args.verbose,
-                homes: opts.request.homes.clone(),
+                homes: report.homes.clone(),
             },
         );
         t.push_str("\nSettings (for this folder)\n");
