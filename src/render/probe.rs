@@ -625,7 +625,15 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         ),
         width,
     ));
-    for s in &a.steps {
+    // the steps' names in one column as wide as the longest (`notifications/initialized`)
+    let names: Vec<String> = a.steps.iter().map(|s| field(r, &s.name)).collect();
+    let name_w = names
+        .iter()
+        .map(|n| crate::text::layout::cols(n))
+        .max()
+        .unwrap_or(0)
+        .max(20);
+    for (s, name) in a.steps.iter().zip(&names) {
         let mark = if s.ok {
             "ok  ".green().to_string()
         } else {
@@ -640,7 +648,8 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
             (None, Some(d)) => detail(d),
             (None, None) => String::new(),
         };
-        let left = format!("  {:>6} ms  {:<20} {mark} ", s.ms, field(r, &s.name));
+        let pad = " ".repeat(name_w.saturating_sub(crate::text::layout::cols(name)));
+        let left = format!("  {:>6} ms  {name}{pad} {mark} ", s.ms);
         out.push_str(&line(&left, &what, width));
     }
     out.push_str(&oauth_text(p, width, r));

@@ -1380,3 +1380,31 @@ fn probe_home_reads_its_cached_flags_and_prints_its_fix() {
     assert!(!r.stderr.contains("could not read"), "{}", r.stderr);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+/// The steps' status column lines up whatever a step's name (`notifications/initialized`
+/// is longer than the others).
+#[test]
+fn the_steps_status_column_lines_up() {
+    let home = tempfile::tempdir().unwrap();
+    let r = run(mcplogs(home.path())
+        .env("NO_COLOR", "1")
+        .args(["probe", "--claude-version", "2.1.288", "--command"])
+        .arg(stub_cmd("--scenario c-no-rt")));
+    let at: Vec<usize> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" ms  "))
+        .map(|l| l.find(" ok ").or_else(|| l.find(" FAIL ")).unwrap_or(0))
+        .collect();
+    assert!(at.len() >= 3, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("notifications/initialized"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        at.iter().all(|&c| c == at[0] && c > 0),
+        "{at:?}\n{}",
+        r.stdout
+    );
+}
