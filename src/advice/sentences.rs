@@ -308,6 +308,21 @@ pub fn legacy_fix_wording(d: &Diagnosis) -> Option<(&'static str, String)> {
     Some((what, newer))
 }
 
+/// A parenthesised note (` (Claude Code 2.1.302 and later ...)`) as a sentence of its
+/// own (` Claude Code 2.1.302 and later ....`); empty stays empty.
+fn as_sentence(note: &str) -> String {
+    let inner = note
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    if inner.is_empty() {
+        String::new()
+    } else {
+        format!(" {inner}.")
+    }
+}
+
 /// The first build that fills in the missing 2026-07-28 fields of every list named
 /// (`resources`, `prompts`, `tools`), from the model.
 fn first_filling(lists: &[String]) -> lifecycle::ClaudeVersion {
@@ -730,12 +745,15 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
         FixTarget::Write { .. } if let Some(other) = &a.conflict => format!(
             "{head}. MCP_PROTOCOL_NEGOTIATION=legacy would help it, but {other}, which that setting would reach too, speaks only the new protocol, which it breaks: no value serves both, so mcplogs writes neither. Report it to the server's authors (its evidence says how), or ask the authors of {other} to accept the legacy handshake."
         ),
+        // (the note on newer builds as a sentence of its own: two parentheses in a row
+        // read as one aside broken in two)
         FixTarget::Write { path, kind, .. } => format!(
-            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {}{newer} (Claude Code then uses the older revision {}; {}), {report}.{}",
+            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {} (Claude Code then uses the older revision {}; {}), {report}.{}{}",
             fix_command(a),
             path.display(),
             legacy_scope(*kind),
             legacy_cost(&fix_command(a)),
+            as_sentence(newer),
             project_gone_note(a),
         ),
         FixTarget::InEffect { layer } => format!(
