@@ -388,14 +388,14 @@ impl ConfiguredSecrets {
             if is_flag(a) {
                 match a.split_once('=') {
                     Some((name, value)) => {
-                        self.add(name, value);
+                        self.add(value_key(name, value), value);
                         flag = None;
                     }
                     None => flag = Some(a),
                 }
                 continue;
             }
-            self.add(flag.take().unwrap_or(""), a);
+            self.add(flag.take().map_or("", |f| value_key(f, a)), a);
         }
     }
 
@@ -421,6 +421,44 @@ impl ConfiguredSecrets {
             self.add_always(v);
         }
     }
+}
+
+/// The key a flag's value is learned under: the flag, when it names a secret
+/// ([`flag_names_secret`]) and the value reads as one (a digit or a sign in it, or
+/// mixed case: `hunter2pw`, `Tok3nValue`); else none, and the value is learned by its
+/// shape and randomness alone. A plain word after a flag (`--auth-provider github`,
+/// `--no-auth stdio`) is configuration, and learned as a secret it was hidden in every
+/// text, a server's own name and mcplogs' sentences included.
+fn value_key<'a>(flag: &'a str, value: &str) -> &'a str {
+    let made_up = value
+        .chars()
+        .any(|c| c.is_ascii_digit() || !c.is_alphabetic())
+        || value.chars().skip(1).any(char::is_uppercase) && value.chars().any(char::is_lowercase);
+    if made_up && flag_names_secret(flag) {
+        flag
+    } else {
+        ""
+    }
+}
+
+/// Whether a flag names a secret value: its name looks secret, and it is neither a
+/// switch (`--no-auth`) nor a flag that says something about the secret rather than
+/// holding it (`--auth-type`, `--token-type`, `--secret-name`, `--password-store`).
+fn flag_names_secret(flag: &str) -> bool {
+    const ABOUT: &[&str] = &[
+        "type", "mode", "method", "provider", "name", "store", "kind", "scheme", "url", "uri",
+        "host", "endpoint", "file", "path", "dir", "region", "version", "flow", "format", "header",
+        "env", "var", "source", "id",
+    ];
+    let name = flag.trim_start_matches('-');
+    let last = name
+        .rsplit(['-', '_', '.'])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase();
+    !name.to_ascii_lowercase().starts_with("no-")
+        && !ABOUT.contains(&last.as_str())
+        && key_looks_secret(name)
 }
 
 /// A command-line flag: `-x`, `--name`, `--name=value` (a dash then a letter).

@@ -391,13 +391,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "private-key",
             &["private key-----"],
             // Its body: base64 words (and an encrypted key's `Proc-Type:`, `DEK-Info:`
-            // headers), each after white space or an escaped line break and followed
-            // by one (or the END line, or the text's end): without an END line the key
+            // headers), each after white space, an escaped line break or nothing (a key
+            // flattened on one line) and followed by one (or the END line, or the
+            // text's end): without an END line the key
             // ends where its body does, never at the end of the text (a key cut short
             // in a server's stderr took the rest of a screen, other servers included).
             &format!(
-                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?P<s>(?:{SEP}+(?:Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|[A-Za-z0-9+/=]+))+)(?:{SEP}|-----|\z)",
-                SEP = r"(?:[ \t\r\n]|\\[nrt])"
+                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?P<s>(?:{SEP}*(?:Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|[A-Za-z0-9+/=]+))+)(?:{SEP}|-----|\z)",
+                // (a quote's or a comment's mark before a body line too: `> MIIE...`)
+                SEP = r"(?:[ \t\r\n>|#*]|\\[nrt])"
             ),
             keep_harmless,
         ),

@@ -1420,6 +1420,15 @@ fn a_private_key_without_an_end_line_ends_with_its_body() {
         red.ends_with("\n-----END RSA PRIVATE KEY-----\nafter"),
         "{red}"
     );
+    // flattened on one line (as pasted into a variable), and with quoted body lines
+    let flat = format!("-----BEGIN PRIVATE KEY-----{body}{body}-----END PRIVATE KEY----- after");
+    let red = r.redact(&flat);
+    assert!(!red.contains("MIIEvQ"), "{red}");
+    assert!(red.ends_with("-----END PRIVATE KEY----- after"), "{red}");
+    let quoted =
+        format!("-----BEGIN PRIVATE KEY-----\n> {body}\n> {body}\n> -----END PRIVATE KEY-----");
+    let red = r.redact(&quoted);
+    assert!(!red.contains("MIIEvQ"), "{red}");
     let escaped =
         format!(r#"{{"msg":"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n"}}"#);
     let red = r.redact(&escaped);

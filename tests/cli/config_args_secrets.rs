@@ -126,3 +126,61 @@ fn secrets_of_a_servers_args_and_env_urls_are_hidden_wherever_they_reappear() {
         );
     }
 }
+
+/// A plain word after a flag is configuration, not a secret: a server started with
+/// `--auth-provider github --no-auth stdio` keeps its name `github` on every screen, and
+/// the word `stdio` stays readable in mcplogs' own sentences and in its stderr (learned
+/// as secrets, both were hidden everywhere).
+#[test]
+fn a_plain_word_after_a_flag_is_not_learned_as_a_secret() {
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path();
+    let project = h.join("work/proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let key = project.to_string_lossy().into_owned();
+    let server = serde_json::json!({
+        "command": "gh-mcp",
+        "args": ["--auth-provider", "github", "--no-auth", "stdio", "--token-type", "bearer"]
+    });
+    write(
+        &h.join(".claude.json"),
+        &serde_json::json!({"projects": {key.clone(): {"mcpServers": {"github": server}}}})
+            .to_string(),
+    );
+    let rec = |level: &str, msg: &str| {
+        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
+                           "sessionId": SESSION, "cwd": key})
+        .to_string()
+    };
+    let f = h
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key))
+        .join("mcp-logs-github/2026-11-29T12-00-00-000Z.jsonl");
+    write(
+        &f,
+        &([
+            rec("debug", "Starting connection with timeout of 30000ms"),
+            rec(
+                "error",
+                "Server stderr: github stdio transport: bearer auth missing\n",
+            ),
+            rec(
+                "error",
+                "Connection failed (CONNECTION_CLOSED): Connection closed",
+            ),
+        ]
+        .join("\n")
+            + "\n"),
+    );
+    let r = run(mcplogs(h)
+        .env("MCPLOGS_CACHE_DIR", h.join("mcplogs-cache"))
+        .args(["scan", "-v", "--no-cache", "--home", h.to_str().unwrap()]));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("[REDACTED:config]"), "{}", r.stdout);
+    assert!(r.stdout.contains("github stdio transport"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\n  github "),
+        "the name is hidden:\n{}",
+        r.stdout
+    );
+}
