@@ -824,6 +824,46 @@ fn a_name_starting_with_a_dash_is_printed_as_a_value() {
     );
 }
 
+/// The outputs of `runs` (each a command and the folder it runs in, as the user runs
+/// it: HOME `w.cwd`), each exiting 0 or 1.
+fn outputs_in(w: &World, runs: &[(&Path, Vec<&str>)]) -> Vec<String> {
+    runs.iter()
+        .map(|(cwd, args)| {
+            let mut c = mcplogs(&w.cwd);
+            c.current_dir(cwd).args(args);
+            if matches!(args[0], "scan" | "report") {
+                c.arg("--managed-dir").arg(&w.managed);
+            }
+            let o = c.output().unwrap();
+            assert!(
+                matches!(o.status.code(), Some(0) | Some(1)),
+                "{args:?}: {}",
+                text(&o)
+            );
+            text(&o)
+        })
+        .collect()
+}
+
+/// Every `mcplogs` command `outs` print that `which` keeps carries `--home HOME`
+/// (quoted for the shell); at least one is printed.
+fn all_carry_home(outs: &[String], home: &Path, which: &dyn Fn(&str) -> bool) {
+    let all = outs.join("\n");
+    let want = format!(
+        "--home {}",
+        mcplogs::text::shell_word(&home.display().to_string())
+    );
+    let printed: Vec<String> = printed_commands(&all)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| which(c))
+        .collect();
+    assert!(!printed.is_empty(), "no such command printed: {all}");
+    for c in &printed {
+        assert!(c.contains(&want), "`{c}` does not carry {want}:\n{all}");
+    }
+}
+
 /// `--home` given relative to the folder the scan runs in: every printed command
 /// carries it absolute, so it runs as printed from any other folder.
 #[cfg(unix)]
@@ -832,44 +872,19 @@ fn a_relative_home_is_printed_absolute() {
     let w = World::new();
     let home = w.root.join("copies").join("linux-home");
     copy_dir(&samples().join("linux-home"), &home);
-    let mut outs = Vec::new();
-    for args in [
+    let rel = ["--home", "copies/linux-home"];
+    let runs: Vec<(&Path, Vec<&str>)> = [
         vec!["scan"],
         vec!["scan", "--verbose"],
         vec!["report"],
         vec!["du"],
         vec!["prune", "--dry-run"],
-    ] {
-        // the user's HOME, as every command here; run from `w.root`
-        let mut c = mcplogs(&w.cwd);
-        c.current_dir(&w.root)
-            .args(&args)
-            .args(["--home", "copies/linux-home"]);
-        if matches!(args[0], "scan" | "report") {
-            c.arg("--managed-dir").arg(&w.managed);
-        }
-        let o = c.output().unwrap();
-        assert!(
-            matches!(o.status.code(), Some(0) | Some(1)),
-            "{args:?}: {}",
-            text(&o)
-        );
-        outs.push(text(&o));
-    }
-    let all = outs.join("\n");
-    let homes: Vec<String> = printed_commands(&all)
-        .into_iter()
-        .map(|(c, _)| c)
-        .filter(|c| c.contains("--home"))
-        .collect();
-    assert!(!homes.is_empty(), "no command with --home printed: {all}");
-    let want = format!(
-        "--home {}",
-        mcplogs::text::shell_word(&home.display().to_string())
-    );
-    for c in &homes {
-        assert!(c.contains(&want), "`{c}` does not carry {want}");
-    }
+    ]
+    .into_iter()
+    .map(|a| (w.root.as_path(), [a, rel.to_vec()].concat()))
+    .collect();
+    let outs = outputs_in(&w, &runs);
+    all_carry_home(&outs, &home, &|c| c.contains("--home"));
     // run from `w.cwd`, where `copies/linux-home` is nothing
     assert!(run_printed(&w, &outs, &home, None, true) >= 2);
 }
@@ -891,30 +906,20 @@ fn the_hints_of_a_name_not_found_carry_the_home() {
         vec!["fix", "--home", h, "no-such-name"],
         vec!["report", "--home", h, "--server", "legacy-fs"],
     ] {
-        let o = w.mcplogs(&args);
-        outs.push(text(&o));
+        outs.push(text(&w.mcplogs(&args)));
     }
-    let all = outs.join("\n");
-    let want = format!("--home {}", mcplogs::text::shell_word(h));
+    all_carry_home(&outs, &home, &|_| true);
     let mut listed = 0;
-    for (c, _) in printed_commands(&all) {
-        assert!(c.contains(&want), "`{c}` does not carry {want}: {all}");
+    for (c, _) in printed_commands(&outs.join("\n")) {
         if !is_pattern(&c) {
             let o = w.sh(&c);
-            assert!(
-                matches!(o.status.code(), Some(0) | Some(1)),
-                "`{c}`: {}",
-                text(&o)
-            );
-            assert!(
-                !text(&o).contains("no MCP server logs"),
-                "`{c}`: {}",
-                text(&o)
-            );
+            let t = text(&o);
+            assert!(matches!(o.status.code(), Some(0) | Some(1)), "`{c}`: {t}");
+            assert!(!t.contains("no MCP server logs"), "`{c}`: {t}");
             listed += 1;
         }
     }
-    assert!(listed >= 4, "{all}");
+    assert!(listed >= 4, "{outs:?}");
 }
 
 /// A scan of a copied home's cache named by its path (not `--home`): the commands it
@@ -929,33 +934,17 @@ fn a_scan_of_a_homes_cache_by_its_path_prints_commands_for_that_home() {
     copy_dir(&samples().join("macos-home"), &home);
     let cache = home.join("Library/Caches/claude-cli-nodejs");
     let c = cache.to_str().unwrap();
-    let mut outs = Vec::new();
-    for args in [
+    let runs: Vec<(&Path, Vec<&str>)> = [
         vec!["scan", c],
         vec!["scan", c, "--verbose"],
         vec!["report", c],
-    ] {
-        let o = w.mcplogs(&args);
-        assert!(
-            matches!(o.status.code(), Some(0) | Some(1)),
-            "{args:?}: {}",
-            text(&o)
-        );
-        outs.push(text(&o));
-    }
-    let all = outs.join("\n");
-    let want = format!(
-        "--home {}",
-        mcplogs::text::shell_word(home.to_str().unwrap())
-    );
-    let printed: Vec<String> = printed_commands(&all)
-        .into_iter()
-        .map(|(c, _)| c)
-        .filter(|c| c.starts_with("mcplogs fix") || c.starts_with("mcplogs scan"))
-        .collect();
-    assert!(!printed.is_empty(), "{all}");
-    for c in &printed {
-        assert!(c.contains(&want), "`{c}` does not carry {want}:\n{all}");
-    }
+    ]
+    .into_iter()
+    .map(|a| (w.cwd.as_path(), a))
+    .collect();
+    let outs = outputs_in(&w, &runs);
+    all_carry_home(&outs, &home, &|c| {
+        c.starts_with("mcplogs fix") || c.starts_with("mcplogs scan")
+    });
     assert!(run_printed(&w, &outs, &home, None, true) >= 2);
 }
