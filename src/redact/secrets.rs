@@ -383,8 +383,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     const DQ: &str = r#""(?P<s>(?:[^"\\\n]|\\.)*)""#;
     const SQ: &str = r"'(?P<s>[^'\n]*)'";
     // (a bare value never ends with a backtick or a full stop: the end of a code span or
-    // of a sentence, `--max-tokens 8192`. is not part of the value)
-    const BARE: &str = r#"(?P<s>[^\s"'&,]*[^\s"'&,`.])"#;
+    // of a sentence, `--max-tokens 8192`. is not part of the value; nor with a backslash:
+    // a wrapped command's continuation, `--api-token \` at a line's end, is no value)
+    const BARE: &str = r#"(?P<s>[^\s"'&,]*[^\s"'&,`.\\])"#;
     const KEY: &str = r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
     let mut v = vec![
         rule(

@@ -1451,3 +1451,14 @@ fn a_value_ending_its_line_never_takes_the_label_starting_the_next() {
     assert!(!red.contains("s3cr3tValue99"), "{red}");
     assert!(red.ends_with("\n  fix: Run it"), "{red}");
 }
+
+#[test]
+fn a_wrapped_commands_continuation_is_no_flags_value() {
+    let r = Redactor::secrets_only(std::iter::empty());
+    let text = "`cd ~/'work/proj' && pg-mcp --api-token \\\n     '[REDACTED:config]' -v`";
+    assert_eq!(r.redact(text), text);
+    // a value on the same line is still one
+    let red = r.redact("pg-mcp --api-token s3cr3tValue99 \\\n  -v");
+    assert!(!red.contains("s3cr3tValue99"), "{red}");
+    assert!(red.contains(" \\\n  -v"), "{red}");
+}
