@@ -159,13 +159,9 @@ fn resolve_in(
         }
         join_negotiation_others(report, opts, cwd, managed_dir, global.as_ref(), &**env);
     }
-    // the homes the printed commands carry (a scan of a home's cache by its path: that
-    // home, whose settings decide for its servers)
-    let homes = &if report.homes.is_empty() {
-        opts.request.homes.clone()
-    } else {
-        report.homes.clone()
-    };
+    // the homes the printed commands carry (`ScanReport::homes`: a scan of a home's
+    // cache by its path names that home, whose settings decide for its servers)
+    let homes = &report.homes.clone();
     crate::advice::attach_with(report, homes, cwd, &|dir| {
         negotiation_in(homes, dir, managed_dir)
     });
@@ -504,7 +500,10 @@ pub fn session(
     if let Some(g) = &global {
         names.add_claude_json(g.path());
     }
-    let mut report = ScanReport::default();
+    let mut report = ScanReport {
+        homes: homes.to_vec(),
+        ..ScanReport::default()
+    };
     let candidates = failing
         .iter()
         .map(|(i, d)| {

@@ -110,24 +110,41 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         {
             found.steps.push(conflict_step(&who, &other.name, &s.name));
         }
-        match s.diagnosis.cause {
-            Some(Cause::CommandNotFound) => command_path(&mut found, s, &who, cx, &mut texts),
-            Some(Cause::Timeout | Cause::ToolsTimeout) => timeout(&mut found, s, &who, cx),
-            Some(Cause::ModernOnly) => {
-                modern_negotiation(&mut found, conflicts.as_ref(), s, &who, cx)
+        // whether a file (of the project, or the user's) has a change for its cause
+        let a_file_could_help = match s.diagnosis.cause {
+            Some(Cause::CommandNotFound) => {
+                command_path(&mut found, s, &who, cx, &mut texts);
+                true
             }
-            Some(Cause::TlsUntrusted) => super::remote::trusted_ca(&mut found, s, &who, cx),
-            Some(Cause::ProxyRefused) => super::remote::no_proxy(&mut found, s, &who, cx),
-            Some(Cause::NeedsAuth) => found.steps.push(UserStep {
-                server: who.clone(),
-                text: format!(
-                    "sign in: start `claude` in {}, run /mcp, pick {} and authenticate (no file holds a sign-in mcplogs could write)",
-                    s.project.as_deref().unwrap_or("the project"),
-                    s.name
-                ),
-            }),
-            _ => {}
-        }
+            Some(Cause::Timeout | Cause::ToolsTimeout) => {
+                timeout(&mut found, s, &who, cx);
+                true
+            }
+            Some(Cause::ModernOnly) => {
+                modern_negotiation(&mut found, conflicts.as_ref(), s, &who, cx);
+                true
+            }
+            Some(Cause::TlsUntrusted) => {
+                super::remote::trusted_ca(&mut found, s, &who, cx);
+                true
+            }
+            Some(Cause::ProxyRefused) => {
+                super::remote::no_proxy(&mut found, s, &who, cx);
+                true
+            }
+            Some(Cause::NeedsAuth) => {
+                found.steps.push(UserStep {
+                    server: who.clone(),
+                    text: format!(
+                        "sign in: start `claude` in {}, run /mcp, pick {} and authenticate (no file holds a sign-in mcplogs could write)",
+                        s.project.as_deref().unwrap_or("the project"),
+                        s.name
+                    ),
+                });
+                false
+            }
+            _ => false,
+        };
         if s.diagnosis.tools_not_sent > 0 {
             found.steps.push(tool_name_step(s, &who));
         }
@@ -137,17 +154,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
         // file, there or anywhere, would help it, as with its folder here)
         if let (project, true) = super::project_dir_of(s, cx.cwd)
             && s.diagnosis.verdict.is_problem()
-            && matches!(
-                s.diagnosis.cause,
-                Some(
-                    Cause::CommandNotFound
-                        | Cause::Timeout
-                        | Cause::ToolsTimeout
-                        | Cause::ModernOnly
-                        | Cause::TlsUntrusted
-                        | Cause::ProxyRefused
-                )
-            )
+            && a_file_could_help
             && !super::needs_legacy_setting(s)
             && (found.changes.len(), found.steps.len()) == had
         {

@@ -483,8 +483,9 @@ pub struct ScanReport {
     /// cut-off (so no row of their own): a configured server among them is "not seen
     /// since", never "no log of it yet" ([`configured::join`]).
     pub not_since: Vec<NotSince>,
-    /// The homes scanned (`--home`; none: this machine's), for the commands the advice
-    /// prints about its rows (`mcplogs scan --home DIR --server NAME`).
+    /// The homes the advice's commands carry (`mcplogs scan --home DIR --server NAME`)
+    /// and whose settings decide for its servers: `--home`'s (none: this machine's), or
+    /// for a scan of paths the one home its logs lie in ([`printed_homes`]).
     pub homes: Vec<PathBuf>,
     /// Every value the configuration marks as a secret ([`secrets::collect`], read
     /// once by the scan): every redaction of this report and of what is made from it

@@ -40,11 +40,10 @@ fn read_sdk_generation(sources: &Sources) -> Option<(String, String)> {
     )
 }
 
-/// The feature flags cached in the home's `.claude.json` that pick the handshake,
-/// and the variable (settings layers' `env` or the environment) that turns Claude Code's
-/// flags off, if one does (the resolution `scan`'s advice uses too).
-/// The flags Claude Code cached in the `.claude.json` of `homes` (the first; none: this
-/// machine's), as `scan --home` and `fix --home` read them.
+/// The feature flags that pick the handshake, cached in the `.claude.json` of `homes`
+/// (the first; none: this machine's, as `scan --home` and `fix --home` read it), and the
+/// variable (settings layers' `env` or the environment) that turns Claude Code's flags
+/// off, if one does (the resolution `scan`'s advice uses too).
 fn read_flags(
     sources: &Sources,
     homes: &[std::path::PathBuf],
