@@ -485,7 +485,7 @@ pub struct ScanReport {
     pub not_since: Vec<NotSince>,
     /// The homes the advice's commands carry (`mcplogs scan --home DIR --server NAME`)
     /// and whose settings decide for its servers: `--home`'s (none: this machine's), or
-    /// for a scan of paths the one home its logs lie in ([`printed_homes`]).
+    /// for a scan of paths the one home its logs lie in (`printed_homes`).
     pub homes: Vec<PathBuf>,
     /// Every value the configuration marks as a secret ([`secrets::collect`], read
     /// once by the scan): every redaction of this report and of what is made from it
