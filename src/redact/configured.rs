@@ -385,6 +385,23 @@ impl ConfiguredSecrets {
                         .map_or(a, |(_, v)| v),
                 );
             }
+            // A value starting with a dash after a flag holding a secret
+            // (`--token -Kk8x2...`): a generated token can start so, and no option reads
+            // as one (a long option is `--word`, a short one is a few letters).
+            if let Some(f) = flag.filter(|f| flag_names_secret(f))
+                && dash_value(a)
+            {
+                self.add(f, a);
+                flag = None;
+                continue;
+            }
+            // Windows style, `/token:VALUE` or `/token=VALUE`: only under a name holding
+            // a secret (a path's `/usr:...` names none).
+            if let Some((name, value)) = slash_flag(a) {
+                self.add(value_key(name, value), value);
+                flag = None;
+                continue;
+            }
             if is_flag(a) {
                 match a.split_once('=') {
                     Some((name, value)) => {
@@ -469,6 +486,36 @@ fn is_flag(a: &str) -> bool {
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
 }
 
+/// A flag's value that starts with a dash (`-Kk8x2Qp9`): one dash, then at least
+/// [`MIN_LEARNED_SECRET_LEN`] characters with a digit or mixed case, no `=` (an option
+/// `-abc`, `-v` or `--verbose` never reads so).
+fn dash_value(a: &str) -> bool {
+    let Some(rest) = a.strip_prefix('-') else {
+        return false;
+    };
+    !rest.starts_with('-')
+        && !a.contains('=')
+        && rest.chars().count() >= MIN_LEARNED_SECRET_LEN
+        && (rest.chars().any(|c| c.is_ascii_digit())
+            || rest.chars().any(char::is_uppercase) && rest.chars().any(char::is_lowercase))
+}
+
+/// A Windows-style flag with its value, `/token:VALUE` or `/token=VALUE`, when its name
+/// holds a secret ([`flag_names_secret`]): the name (with its slash) and the value.
+fn slash_flag(a: &str) -> Option<(&str, &str)> {
+    let rest = a.strip_prefix('/')?;
+    let at = rest.find([':', '='])?;
+    let name = &rest[..at];
+    let value = &rest[at + 1..];
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !value.is_empty()
+        && flag_names_secret(name))
+    .then_some((&a[..=at], value))
+}
+
 /// `%XX` decoded (a non-UTF-8 result left as written).
 fn percent_decoded(s: &str) -> String {
     if !s.contains('%') {
@@ -546,6 +593,39 @@ mod tests {
         let mut b = RedactorBuilder::new();
         b.learn_configured_secrets(s);
         b.build()
+    }
+
+    /// A secret flag's value starting with a dash, and a Windows-style `/token:VALUE`,
+    /// are learned (helper-76 #4, #5: both were printed bare when a server echoed them);
+    /// an option after a secret flag and a path holding a colon are not.
+    #[test]
+    fn a_dash_leading_value_and_a_windows_style_flag_are_learned() {
+        let mut s = ConfiguredSecrets::new();
+        let args = [
+            "--api-token",
+            "-Kk8x2Qp9ZzLm",
+            "/token:tok9valuexyz",
+            "/usr/lib:/opt/Lib2024x",
+            "--token-refresh",
+            "-v",
+            "--secret",
+            "--verbose",
+            "/token=",
+        ]
+        .map(String::from);
+        s.add_args(&args);
+        let r = redactor_of(&s);
+        let shown = r.redact("lib /opt/Lib2024x; echo -Kk8x2Qp9ZzLm, tok9valuexyz; -v --verbose");
+        assert!(!shown.contains("Kk8x2Qp9ZzLm"), "{shown}");
+        assert!(!shown.contains("tok9valuexyz"), "{shown}");
+        assert!(shown.contains("/opt/Lib2024x"), "{shown}");
+        assert!(shown.ends_with(" -v --verbose"), "{shown}");
+        // the flag after a secret flag stays a flag: the value after it is its own
+        assert!(!dash_value("--verbose") && !dash_value("-v") && !dash_value("-abc"));
+        assert!(!dash_value("-Xmx=2048m") && dash_value("-Kk8x2Qp9"));
+        assert_eq!(slash_flag("/token:abc"), Some(("/token", "abc")));
+        assert_eq!(slash_flag("/home/u:x"), None);
+        assert_eq!(slash_flag("/token:"), None);
     }
 
     #[test]
