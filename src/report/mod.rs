@@ -729,7 +729,7 @@ pub fn build_taking(
         servers: b.learner(),
         hits: Vec::new(),
     });
-    let mut keep = Keeping::new(making.reach);
+    let mut keep = Keeping::new(making.reach, servers.len());
     // The texts learned from in the rounds before (at most [`LEARNED_BEFORE`]): one
     // learned again teaches nothing new, and logs repeat the same names, times and
     // messages from project to project. Only earlier rounds' texts are skipped, so what
@@ -815,21 +815,14 @@ pub fn build_taking(
             }
         }
     }
-    let (sections, beyond) = keep.finish();
-    report.servers.reserve_exact(sections.len());
-    let mut left_out = Vec::with_capacity(if making.records { 0 } else { sections.len() });
-    for m in sections {
-        if let Some(l) = learned.as_mut() {
-            l.hits.extend(m.hits);
-        }
-        if !making.records {
-            left_out.push(m.records);
-        }
-        report.servers.push(m.section);
+    let (kept, beyond) = keep.finish();
+    report.servers = kept.sections;
+    if let Some(l) = learned.as_mut() {
+        l.hits = kept.hits;
     }
     report.beyond = beyond;
     report.learned = learned;
-    report.records_left_out = (!making.records).then_some(left_out);
+    report.records_left_out = (!making.records).then_some(kept.records);
     report
 }
 
@@ -889,8 +882,13 @@ struct Made {
 /// the most records), the others only counted.
 struct Keeping {
     reach: Option<Reach>,
-    /// Kept, each with its place in the report.
+    /// Kept, each with its place in the report (with a reach).
     kept: Vec<(usize, Made)>,
+    /// Without a reach: every section, its texts' hits and its records, in report order,
+    /// put where the report keeps them (room made once for all of them: 100,000
+    /// sections grown a push at a time, then moved into the report, were two and three
+    /// copies of every section's fields at `report --json`'s peak).
+    all: Kept,
     /// Beyond the reach, with records: those with the most, ranked as the note ranks
     /// them (most records first, then report order), each with its place in the report.
     /// At most [`markdown::NOTE_NAMES`].
@@ -902,11 +900,35 @@ struct Keeping {
     beyond: Beyond,
 }
 
+/// The sections [`Keeping`] keeps, with their texts' hits (in the texts' order) and
+/// each one's number of records.
+#[derive(Default)]
+struct Kept {
+    sections: Vec<ServerSection>,
+    hits: Vec<bool>,
+    records: Vec<usize>,
+}
+
+impl Kept {
+    fn push(&mut self, m: Made) {
+        self.hits.extend(m.hits);
+        self.records.push(m.records);
+        self.sections.push(m.section);
+    }
+}
+
 impl Keeping {
-    fn new(reach: Option<Reach>) -> Self {
+    /// `sections`: how many will be given.
+    fn new(reach: Option<Reach>, sections: usize) -> Self {
+        let mut all = Kept::default();
+        if reach.is_none() {
+            all.sections.reserve_exact(sections);
+            all.records.reserve_exact(sections);
+        }
         Keeping {
             reach,
             kept: Vec::new(),
+            all,
             most: Vec::new(),
             given: 0,
             reported: 0,
@@ -918,7 +940,7 @@ impl Keeping {
         let at = self.given;
         self.given += 1;
         let Some(reach) = self.reach else {
-            return self.kept.push((at, m));
+            return self.all.push(m);
         };
         if m.section.audience == Some(reach.audience) {
             self.reported += 1;
@@ -950,13 +972,19 @@ impl Keeping {
     }
 
     /// The sections kept, in report order, and what the others add up to.
-    fn finish(self) -> (Vec<Made>, Beyond) {
-        let mut all = self.kept;
+    fn finish(self) -> (Kept, Beyond) {
+        let mut all = self.all;
+        let mut kept = self.kept;
         if !self.most.is_empty() {
-            all.extend(self.most);
-            all.sort_by_key(|(at, _)| *at);
+            kept.extend(self.most);
+            kept.sort_by_key(|(at, _)| *at);
         }
-        (all.into_iter().map(|(_, m)| m).collect(), self.beyond)
+        all.sections.reserve_exact(kept.len());
+        all.records.reserve_exact(kept.len());
+        for (_, m) in kept {
+            all.push(m);
+        }
+        (all, self.beyond)
     }
 }
 
