@@ -632,17 +632,17 @@ mod tests {
     fn every_query_value_of_a_configured_url_is_hidden_whatever_its_key() {
         let mut s = ConfiguredSecrets::new();
         s.add_url(
-            "https://127.0.0.1:47302/sse?sig=hunter22pw&code=abcd1234efgh&n=1&enc=a%2Bb%2Fc%3D1234",
+            "https://127.0.0.1:47302/sse?ref=hunter22pw&ticket=abcd1234efgh&n=1&enc=a%2Bb%2Fc%3D1234",
         );
         s.add_url("https://tok3nWord@h.example/mcp");
         let r = redactor_of(&s);
         assert_eq!(
             r.redact(
-                "403 for https://127.0.0.1:47302/sse?sig=hunter22pw&code=abcd1234efgh&n=1; \
-                 sig hunter22pw code abcd1234efgh n 1 enc a+b/c=1234 user tok3nWord"
+                "403 for https://127.0.0.1:47302/sse?ref=hunter22pw&ticket=abcd1234efgh&n=1; \
+                 ref hunter22pw ticket abcd1234efgh n 1 enc a+b/c=1234 user tok3nWord"
             ),
-            "403 for https://127.0.0.1:47302/sse?sig=[REDACTED:config]&code=[REDACTED:config]&n=1; \
-             sig [REDACTED:config] code [REDACTED:config] n 1 enc [REDACTED:config] user [REDACTED:config]"
+            "403 for https://127.0.0.1:47302/sse?ref=[REDACTED:config]&ticket=[REDACTED:config]&n=1; \
+             ref [REDACTED:config] ticket [REDACTED:config] n 1 enc [REDACTED:config] user [REDACTED:config]"
         );
     }
 

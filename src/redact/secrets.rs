@@ -97,6 +97,11 @@ pub fn key_looks_secret(key: &str) -> bool {
         return false;
     };
     // `PWD` alone is the working directory; `MYSQL_PWD`, `DBPWD` are passwords.
+    // Words naming a credential on their own (an OAuth exchange's `code_verifier` and
+    // `client_assertion`, a `jwt`, a `dsn` with its password, a request `signature`).
+    if words.iter().any(|w| CREDENTIAL_WORDS.contains(&w.as_str())) {
+        return true;
+    }
     let pwd = words
         .iter()
         .any(|w| (w == "pwd" && words.len() > 1) || (w.ends_with("pwd") && w.len() > 3));
@@ -104,6 +109,21 @@ pub fn key_looks_secret(key: &str) -> bool {
     let auth = words.iter().any(|w| w == "auth");
     pwd || pass || auth || last == "key"
 }
+
+/// Words of a key that name a credential wherever they stand in it ([`key_words`]).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "verifier",
+    "assertion",
+    "jwt",
+    "dsn",
+    "signature",
+    "sig",
+    "creds",
+    "hmac",
+    "csrf",
+    "otp",
+    "passcode",
+];
 
 /// Values that are not secrets even under a secret-looking key: numbers, booleans,
 /// null, nothing, or a value already replaced.
@@ -126,6 +146,15 @@ fn keep_pair(c: &Captures) -> bool {
 /// `accessToken`), so prose such as "invalid token: expected ..." is left alone.
 fn keep_colon_pair(c: &Captures) -> bool {
     let k = &c["k"];
+    // A quoted value of six characters or more, no space in it (`token: 'x7Kq...'`): a
+    // key and its value, as an object prints them, not prose (`Unexpected token: '<'`).
+    let (m, s) = (c.get(0).expect("a match"), c.name("s").expect("a value"));
+    let quoted = m.as_str()[..s.start() - m.start()].ends_with(['"', '\''])
+        && s.as_str().chars().count() >= 6
+        && !s.as_str().contains(' ');
+    if quoted {
+        return keep_pair(c);
+    }
     let camel = k
         .as_bytes()
         .windows(2)
@@ -166,6 +195,15 @@ fn keep_high_entropy(c: &Captures) -> bool {
     let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
     let digits = s.bytes().any(|b| b.is_ascii_digit());
     !(letters && digits) || is_uuid(s.trim_end_matches('=')) || value_is_harmless(s)
+}
+
+/// `Authorization: <scheme> <credential>` with one of the four schemes the rule before
+/// it shows (that rule hides their credential alone), or nothing secret after it.
+fn keep_known_scheme_or_harmless(c: &Captures) -> bool {
+    let s = &c["s"];
+    let (scheme, credential) = s.split_once([' ', '\t']).unwrap_or((s, ""));
+    ["bearer", "basic", "token", "digest"].contains(&scheme.to_ascii_lowercase().as_str())
+        || value_is_harmless(credential)
 }
 
 /// `Authorization: Bearer` with its token on the next line (a wrapped screen line, a
@@ -371,8 +409,17 @@ const SECRET_WORDS: &[&str] = &[
     "pwd",
     "auth",
     "key",
-    "credential",
+    "cred",
     "cookie",
+    // ([`CREDENTIAL_WORDS`]: `sig` stands for `signature` too)
+    "verifier",
+    "assertion",
+    "jwt",
+    "dsn",
+    "sig",
+    "hmac",
+    "csrf",
+    "otp",
 ];
 
 /// The secret rules, most specific first: where two rules find overlapping secrets,
@@ -415,6 +462,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["authorization"],
             r#"(?i)(?-u:\b)authorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
             keep_scheme_or_harmless,
+        ),
+        // A scheme of its own (`ApiKey`, `Bot`, `SSWS`) goes with its credential: the
+        // rule above took the scheme word for the value and left the credential.
+        rule(
+            "authorization",
+            &["authorization"],
+            r#"(?i)(?-u:\b)authorization\\*"?[ \t]*[:=][ \t]*\\*"?(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}\])]+)"#,
+            keep_known_scheme_or_harmless,
         ),
         rule(
             "cookie",
@@ -479,8 +534,21 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             "slack-token",
-            &["xox"],
-            r"(?P<s>xox[abposr]-[A-Za-z0-9-]{10,})",
+            &["xox", "xapp-"],
+            r"(?P<s>xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
+            never,
+        ),
+        // A webhook's URL is its credential: its path after the host.
+        rule(
+            "webhook",
+            &["hooks.slack.com/", "/api/webhooks/"],
+            r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/|/api/webhooks/)(?P<s>[A-Za-z0-9/_-]{8,})",
+            never,
+        ),
+        rule(
+            "age-secret-key",
+            &["age-secret-key-1"],
+            r"(?P<s>AGE-SECRET-KEY-1[A-Z0-9]{20,})",
             never,
         ),
         rule(
@@ -543,28 +611,53 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             |c| c["s"].starts_with('-') || keep_pair(c),
         ));
     }
-    // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view).
+    // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view), and
+    // "KEY": ["value"].
     v.push(rule(
         "secret",
         SECRET_WORDS,
-        &format!(r#""(?P<k>[A-Za-z0-9_.$-]+)"\s*:\s*{DQ}"#),
+        &format!(r#""(?P<k>[A-Za-z0-9_.$-]+)"\s*:\s*(?:\[\s*)?{DQ}"#),
         keep_pair,
     ));
-    // KEY=value, as in environments and command lines; KEY: value, as in headers/YAML.
-    for value in [DQ, SQ, BARE] {
+    // KEY=value, as in environments and command lines; KEY: value, as in headers/YAML;
+    // and the other languages' spellings: `KEY => value` (Ruby, Perl, PHP), `KEY :=
+    // value` (Go), `KEY -> value`; a key in quotes (`'x-api-key': 'v'`, a Python dict,
+    // a Node object printed nested) and a value in a list.
+    // (a bare value here never starts with the `>` or `=` of an arrow or `:=`: with it,
+    // the rule could take the arrow's last character alone for the value)
+    const LIST: &str = r"(?:\[[ \t]*)?";
+    const BARE_AFTER: &str = r#"(?P<s>[^\s"'&,>=][^\s"'&,]*[^\s"'&,`.\\]|[^\s"'&,>=`.\\])"#;
+    // (a list's bracket only before a quoted value: before a bare one it would take the
+    // bracket of a value already redacted, `token=[REDACTED:secret]`, for a list's)
+    for (list, value) in [(LIST, DQ), (LIST, SQ), ("", BARE_AFTER)] {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
+            &format!(r#"{KEY}["']?[ \t]*(?:=>?|->)[ \t]*{list}{value}"#),
             keep_pair,
         ));
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
+            &format!(r#"{KEY}["']?[ \t]*:=?[ \t]*{list}{value}"#),
             keep_colon_pair,
         ));
     }
+    // `curl -u user:password`, `--user user:password`: the password.
+    v.push(rule(
+        "secret",
+        &["-u", "--user"],
+        r#"(?:^|[\s"'])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'/]+:(?P<s>[^\s"'@]+)"#,
+        keep_harmless,
+    ));
+    // An OAuth authorization code in a URL's query (`?code=`, whose key alone says
+    // nothing elsewhere: `code=ENOENT`).
+    v.push(rule(
+        "secret",
+        &["code="],
+        r#"[?&#]code=(?P<s>[^&#\s"'<>]+)"#,
+        keep_harmless,
+    ));
     // A long hex or base64 token right after a secret-looking word.
     v.push(rule(
         "high-entropy",

@@ -1462,3 +1462,108 @@ fn a_wrapped_commands_continuation_is_no_flags_value() {
     assert!(!red.contains("s3cr3tValue99"), "{red}");
     assert!(red.contains(" \\\n  -v"), "{red}");
 }
+/// Found by the adversarial pass of session 17 (helper-77 #1-#4): a scheme of its own
+/// after `Authorization:`, the assignments of other languages (`=>`, `:=`, `->`), a key
+/// in quotes or nested in an object, a value in a list, `curl -u`, the key names of an
+/// OAuth exchange and of signed URLs, a query's `code`, webhooks, `xapp-` and age keys:
+/// each was printed bare. Prose around the same words stays as it is.
+#[test]
+fn credentials_in_other_spellings_are_hidden() {
+    let r = plain();
+    for (input, secret) in [
+        (
+            "Authorization: ApiKey ZXNfYXBpX2tleV92YWx1ZTEyMzQ1",
+            "ZXNfYXBpX2tleV92YWx1ZTEyMzQ1",
+        ),
+        (
+            "authorization: Bot MTk4NjIyNDgz.Cl2FMQ.ZnCjm1XVW7",
+            "MTk4NjIyNDgz",
+        ),
+        (
+            r#"{"Authorization":"SSWS JsonApiKey0123456789"}"#,
+            "JsonApiKey0123456789",
+        ),
+        (r#"{:password=>"RubyPass0123"}"#, "RubyPass0123"),
+        (r#"token => "ArrowTok0123456789""#, "ArrowTok0123456789"),
+        (r#"password := "GoAssign0123""#, "GoAssign0123"),
+        (r#"{"password" => "PerlPass0123"}"#, "PerlPass0123"),
+        ("password -> ArrowPass0123", "ArrowPass0123"),
+        (
+            "{ auth: { token: 'NestedTok0123456789' } }",
+            "NestedTok0123456789",
+        ),
+        (
+            "{ headers: { 'x-api-key': 'NestedXKey0123456789' } }",
+            "NestedXKey0123456789",
+        ),
+        ("{'password': 'PyDictPass0123'}", "PyDictPass0123"),
+        (r#""token": ["ArrTok0123456789"]"#, "ArrTok0123456789"),
+        (
+            "curl -u admin:CurlPass4242 https://api.example.com",
+            "CurlPass4242",
+        ),
+        ("curl --user=admin:CurlPass4242 https://x", "CurlPass4242"),
+        (
+            r#"{"code_verifier":"dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            "dBjftJeZ4CVPmB92K27uhbUJU1p1r",
+        ),
+        (
+            r#"{"client_assertion":"AssertVal0123456789"}"#,
+            "AssertVal0123456789",
+        ),
+        ("jwt=JwtVal0123456789 dsn=DsnVal0123", "JwtVal0123456789"),
+        ("jwt=JwtVal0123456789 dsn=DsnVal0123", "DsnVal0123"),
+        (
+            "https://a.blob.core.windows.net/c?sv=2021-08-06&sig=AbCdEf%2BGhIjKl",
+            "AbCdEf",
+        ),
+        (
+            "https://x.example.com/cb?code=AuthCode0123456789&state=abc",
+            "AuthCode0123456789",
+        ),
+        (
+            "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            "XXXXXXXX",
+        ),
+        (
+            "https://discord.com/api/webhooks/123456789/AbCdEfGhIjKlMn-op",
+            "AbCdEfGhIjKlMn",
+        ),
+        ("xapp-1-A0123456789-0123456789-abcdef", "abcdef"),
+        (
+            "AGE-SECRET-KEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
+            "QQQQQQQQQQQQ",
+        ),
+    ] {
+        let shown = r.redact(input);
+        assert!(!shown.contains(secret), "{input} -> {shown}");
+        assert!(shown.contains("[REDACTED:"), "{input} -> {shown}");
+    }
+    for prose in [
+        "invalid token: expected number",
+        "the token expired",
+        "SyntaxError: Unexpected token: '<'",
+        "Authorization: Bearer",
+        "process exited with code=ENOENT",
+        "git push -u origin main",
+        "signal: SIGTERM received",
+    ] {
+        assert_eq!(r.redact(prose), prose);
+    }
+    // the four known schemes stay readable before their credential, and the word after
+    // it is not taken for one
+    check(
+        &r,
+        "sent Authorization: Bearer abcdefgh12345678 to https://x.example/mcp",
+        "sent Authorization: Bearer [REDACTED:authorization] to https://x.example/mcp",
+    );
+    // redacting again changes nothing (a list's bracket is not read into a value
+    // already redacted)
+    for input in [
+        "http://h/prm?token=abcd1234efgh5678",
+        r#"{"token": ["ArrTok0123456789"]}"#,
+    ] {
+        let once = r.redact(input);
+        assert_eq!(r.redact(&once), once, "{input}");
+    }
+}
