@@ -16,8 +16,13 @@ const NOT_USERS: [&str; 5] = ["shared", "public", "default", "default user", "al
 /// forms `-Users-<name>`, `-home-<name>`, `C--Users-<name>`. The name is group 1.
 static HOME_PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
-        r#"(?i)(?:\b[a-z]:)?(?:\\+|/)(?:users|home)(?:\\+|/)([^\\/\s:*?<>|"']+)"#,
+        // (a Windows home seen from WSL, Cygwin or Git Bash, `/mnt/c/Users/<name>`,
+        // `/cygdrive/c/Users/<name>`, `/c/Users/<name>`, and Silverblue's
+        // `/var/home/<name>`: the prefix starts the path)
+        r#"(?i)(?:\b[a-z]:|(?:/mnt|/cygdrive)?/[a-z]|/var)?(?:\\+|/)(?:users|home)(?:\\+|/)([^\\/\s:*?<>|"']+)"#,
         r"(?i)(?:^|[^A-Za-z0-9])(?:[a-z]-)?-(?:users|home)-([A-Za-z0-9]+)",
+        // (their encoded forms: `-mnt-c-Users-<name>`, `-var-home-<name>`)
+        r"(?i)(?:^|[^A-Za-z0-9])(?:mnt-[a-z]|cygdrive-[a-z]|var)-(?:users|home)-([A-Za-z0-9]+)",
     ]
     .iter()
     .map(|p| Regex::new(p).expect("home pattern compiles"))
@@ -106,8 +111,12 @@ pub fn generic_home_pattern(name: &str) -> String {
     }
     for n in &spellings {
         let n = regex::escape(n);
-        alternatives.push(format!(r"(?:[a-z]:)?(?:\\+|/)(?:users|home)(?:\\+|/){n}"));
-        alternatives.push(format!(r"(?:[a-z]-)?-(?:users|home)-{n}"));
+        alternatives.push(format!(
+            r"(?:[a-z]:|(?:/mnt|/cygdrive)?/[a-z]|/var)?(?:\\+|/)(?:users|home)(?:\\+|/){n}"
+        ));
+        alternatives.push(format!(
+            r"(?:mnt-[a-z]|cygdrive-[a-z]|var|[a-z]-)?-(?:users|home)-{n}"
+        ));
     }
     format!("(?i)(?:{})", alternatives.join("|"))
 }
@@ -144,6 +153,25 @@ mod tests {
         ] {
             assert_eq!(user_names_in(text), vec![name], "{text}");
         }
+    }
+
+    /// A Windows home seen from WSL, Cygwin or Git Bash, and Silverblue's, in their
+    /// path and encoded forms (helper-77 #7: printed whole by `report` and `export`).
+    #[test]
+    fn homes_under_a_mount_or_var_name_their_user() {
+        for text in [
+            "/mnt/c/Users/RobertS/proj",
+            "open '/cygdrive/d/Users/RobertS/x'",
+            "/c/Users/RobertS/proj",
+            "/var/home/RobertS/proj",
+            "-mnt-c-Users-RobertS-proj",
+            "-var-home-RobertS-proj",
+        ] {
+            assert_eq!(user_names_in(text), vec!["RobertS"], "{text}");
+        }
+        // a one-letter folder inside another path is no drive
+        assert!(user_names_in("/tmp/x/home/work/proj").is_empty());
+        assert!(user_names_in("-tmp-x-home-work-proj").is_empty());
     }
 
     #[test]
