@@ -110,6 +110,18 @@ fn resolve_in(
     // The configuration's global file, read once for every step below (a scan of log
     // files or folders named on the command line joins no configuration).
     let config = opts.request.paths.is_empty().then(|| config_sources(opts));
+    // A `~/.claude.json` there but not readable as JSON is said, whichever projects are
+    // joined: without it no configured server, approval or secret of it is known.
+    if let Some((Some(global), _)) = &config
+        && let Some(problem) = global.problem()
+    {
+        report.warnings.push(crate::warning::Warning::new(
+            global.path(),
+            format!(
+                "cannot be read: {problem}; the servers it configures and their states are not known (values it holds under a secret-looking key are still hidden)"
+            ),
+        ));
+    }
     if let (Launch::Attach { redact }, Some((global, env))) = (steps.launch, &config) {
         attach_launch(report, opts, global.as_ref(), &**env, redact);
     }
@@ -630,6 +642,7 @@ pub fn session(
                     counts: s.counts_now(),
                     fix: None,
                     fix_in_effect: false,
+                    shared: s.is_shared(),
                 }),
                 file: s.deciding_file.as_deref().cloned(),
             });
@@ -661,6 +674,7 @@ pub fn session(
                     .map(|f| r.redact(f.command.as_ref()))
             },
             fix_in_effect: in_effect || engine.is_some_and(|f| f.in_place()),
+            shared: s.is_shared(),
         });
     }
 }

@@ -217,6 +217,9 @@ pub struct Resolved {
     /// The legacy setting is in effect in its project already: this failure is from
     /// before (restart Claude Code or run /mcp), as `scan` says.
     pub fix_in_effect: bool,
+    /// Several configured names write into its log folder: the verdict is the folder's,
+    /// not known to be one name's (`ServerReport::is_shared`).
+    pub shared: bool,
 }
 
 /// What helps one failing server first, decided as `scan` decides it when resolved.
@@ -1824,10 +1827,50 @@ pub const HOOK_CONTEXT_MAX_CHARS: usize = 1500;
 /// rest counted, so the whole stays under [`HOOK_CONTEXT_MAX_CHARS`]. Only the configured
 /// names and mcplogs' own words (verdict and cause names) appear: nothing a server sent.
 pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
-    let mut failed: Vec<(&ServerStatus, &Diagnosis)> = status
+    // A log folder several configured names share failed: which of them did is not
+    // known (`scan` gives the verdict to the folder), so the model is never told that
+    // one of them has no tools (helper-77 #8: one of two names sharing a folder had its
+    // tools, and the hook said none existed).
+    let (shared, failed): (Vec<(&ServerStatus, &Diagnosis)>, Vec<_>) = status
         .failing()
         .filter(|(s, _)| only.contains(&s.name))
-        .collect();
+        .partition(|(s, _)| s.resolved.as_ref().is_some_and(|r| r.shared));
+    let shared_note = (!shared.is_empty()).then(|| {
+        let names: Vec<String> = shared
+            .iter()
+            .take(HOOK_NAMED_MAX)
+            .map(|(s, d)| format!("{} ({})", hook_name(s.shown()), hook_why(d)))
+            .collect();
+        let more = shared.len().saturating_sub(HOOK_NAMED_MAX);
+        format!(
+            "The configured MCP servers {}{} share a log folder where this session failed; which of them failed is not known, so check that a tool of theirs exists before using it (`mcplogs scan` shows the folder).",
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more folders")
+            } else {
+                String::new()
+            }
+        )
+    });
+    match (failing_message(failed), shared_note) {
+        (Some(m), Some(n)) => Some(format!("{m} {n}")),
+        (Some(m), None) => Some(m),
+        (None, Some(n)) => Some(format!("mcplogs: {n}")),
+        (None, None) => None,
+    }
+}
+
+/// A failing server's verdict and cause as the hook names them
+/// (`tools-fetch-failed: missing-resultType`).
+fn hook_why(d: &Diagnosis) -> String {
+    d.cause.map_or_else(
+        || d.verdict.as_str().to_string(),
+        |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
+    )
+}
+
+/// [`hook_message`] for the failing servers each with a log folder of its own.
+fn failing_message(mut failed: Vec<(&ServerStatus, &Diagnosis)>) -> Option<String> {
     if failed.is_empty() {
         return None;
     }
@@ -1843,13 +1886,7 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
     let mut list: Vec<String> = failed
         .iter()
         .take(HOOK_NAMED_MAX)
-        .map(|(s, d)| {
-            let why = d.cause.map_or_else(
-                || d.verdict.as_str().to_string(),
-                |c| format!("{}: {}", d.verdict.as_str(), c.as_str()),
-            );
-            format!("{} ({why})", hook_name(s.shown()))
-        })
+        .map(|(s, d)| format!("{} ({})", hook_name(s.shown()), hook_why(d)))
         .collect();
     let more = failed.len().saturating_sub(HOOK_NAMED_MAX);
     if more > 0 {
@@ -2998,6 +3035,45 @@ mod tests {
         assert_eq!(hook_message(&s, &[]), None);
     }
 
+    /// A folder several configured names share failed: the hook never tells the model
+    /// that their tools do not exist (one of them may have loaded its own: helper-77 #8),
+    /// and a server failing on its own is still told as before.
+    #[test]
+    fn the_hook_says_a_shared_folder_failed_without_denying_its_tools() {
+        let mut d = Diagnosis::new(Verdict::ToolsFetchFailed);
+        d.cause = Some(Cause::MissingResultType);
+        let mut s = status(&[
+            ("api-v2", ServerState::Failed(Box::new(d.clone()))),
+            ("solo", ServerState::Failed(Box::new(d))),
+        ]);
+        s.servers[0].resolved = Some(Resolved {
+            name: "api-v2 + api_v2".into(),
+            counts: true,
+            shared: true,
+            ..Resolved::default()
+        });
+        let only_shared = hook_message(&s, &["api-v2".to_string()]).unwrap();
+        assert!(
+            only_shared.starts_with(r#"mcplogs: The configured MCP servers "api-v2 + api_v2" (tools-fetch-failed: missing-resultType) share a log folder"#),
+            "{only_shared}"
+        );
+        assert!(!only_shared.contains("Do not call"), "{only_shared}");
+        assert!(!only_shared.contains("loaded no tools"), "{only_shared}");
+        let both = hook_message(&s, &["api-v2".to_string(), "solo".to_string()]).unwrap();
+        assert!(
+            both.contains(r#"the MCP server "solo" (tools-fetch-failed: missing-resultType) is configured but loaded no tools"#),
+            "{both}"
+        );
+        assert!(
+            both.contains("Do not call or pretend to have tools from this server."),
+            "{both}"
+        );
+        assert!(
+            both.ends_with("(`mcplogs scan` shows the folder)."),
+            "{both}"
+        );
+    }
+
     #[test]
     fn a_degraded_server_counts_as_failing_as_in_scan() {
         let mut d = Diagnosis::new(Verdict::Degraded);
@@ -3032,18 +3108,21 @@ mod tests {
                 counts: true,
                 fix: Some("mcplogs fix --home /h".into()),
                 fix_in_effect: false,
+                shared: false,
             },
             Resolved {
                 name: "off".into(),
                 counts: false,
                 fix: None,
                 fix_in_effect: false,
+                shared: false,
             },
             Resolved {
                 name: "done".into(),
                 counts: true,
                 fix: None,
                 fix_in_effect: true,
+                shared: false,
             },
         ];
         for (srv, r) in s.servers.iter_mut().zip(resolved) {

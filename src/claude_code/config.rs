@@ -550,6 +550,36 @@ impl GlobalConfig {
     pub fn document(&self) -> Option<std::sync::Arc<Value>> {
         self.doc().ok().flatten()
     }
+
+    /// Why the file, there, could not be read or parsed (a write cut short, a trailing
+    /// comma, too large); `None` when it was read or is not there.
+    pub fn problem(&self) -> Option<ConfigFileError> {
+        self.doc().err()
+    }
+
+    /// Every `"key": "string"` pair the file's text holds, at any depth, read without
+    /// parsing it: for a file that cannot be parsed ([`Self::problem`]), whose
+    /// configured values must still be hidden where they reappear. Empty when the file
+    /// is not there or is refused (a FIFO, a link to a device, too large).
+    pub fn string_pairs(&self) -> Vec<(String, String)> {
+        let Ok(Some(file)) = read_regular(&self.path, MAX_CONFIG_BYTES, Follow::Links) else {
+            return Vec::new();
+        };
+        string_pairs_in(&String::from_utf8_lossy(&file.bytes))
+    }
+}
+
+/// The `"key": "string"` pairs of a JSON text that may be cut short or malformed, each
+/// string unescaped as JSON unescapes it (one that does not unescape is skipped).
+fn string_pairs_in(text: &str) -> Vec<(String, String)> {
+    static PAIR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""((?:[^"\\\n]|\\.)*)"\s*:\s*"((?:[^"\\\n]|\\.)*)""#)
+            .expect("pair pattern compiles")
+    });
+    let unescape = |s: &str| serde_json::from_str::<String>(&format!("\"{s}\"")).ok();
+    PAIR.captures_iter(text)
+        .filter_map(|c| Some((unescape(&c[1])?, unescape(&c[2])?)))
+        .collect()
 }
 
 /// Whether `project` is one Claude Code knows: listed in `~/.claude.json` `projects`, or
@@ -1617,6 +1647,20 @@ pub fn expand_vars(s: &str, env: &dyn Fn(&str) -> Option<String>) -> (String, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file cut short still gives its string pairs, nested, escaped or not; a pair
+    /// whose string does not unescape is skipped.
+    #[test]
+    fn string_pairs_of_a_file_cut_short() {
+        let text = r#"{"projects": {"/p": {"mcpServers": {"a": {"env": {"API_KEY": "k\u0041y9", "N": "x\"q"}, "bad": "\uZZZZ"}}}, "cut": "#;
+        assert_eq!(
+            string_pairs_in(text),
+            vec![
+                ("API_KEY".to_string(), "kAy9".to_string()),
+                ("N".to_string(), "x\"q".to_string()),
+            ]
+        );
+    }
 
     /// A git index (SHA-1) of `version` listing `paths` (in order), then `extensions`
     /// and a zero checksum (as `index.skipHash` writes it).

@@ -28,9 +28,8 @@ pub const HEADER_VARIABLES: [&str; 2] = [
 /// Where the configured secrets are read from.
 #[derive(Debug, Clone, Default)]
 pub struct Places {
-    /// The homes read (`--home`); none: this machine's, with its environment (which
-    /// `${VAR}` expands from, and which may set the header variables). Another home's
-    /// environment is not known here.
+    /// The homes read (`--home`); none: this machine's. `${VAR}` expands from this
+    /// process's environment whichever home is read.
     pub homes: Vec<PathBuf>,
     /// Project folders whose `.mcp.json` and project settings count.
     pub projects: Vec<PathBuf>,
@@ -66,16 +65,12 @@ pub(crate) fn listed_projects(homes: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// The environment `${VAR}` expands from: this machine's for a scan of its own home,
-/// none for another home's (whose environment is not known here).
-fn env_of(homes: &[PathBuf]) -> impl Fn(&str) -> Option<String> + '_ {
-    move |k: &str| {
-        if homes.is_empty() {
-            std::env::var(k).ok()
-        } else {
-            None
-        }
-    }
+/// The environment `${VAR}` expands from: this process's, for a scan of any home. For
+/// another home's it need not be the one that home's Claude Code ran with, but a value
+/// it gives a `${VAR}` the configuration marks as secret is one this user holds: hidden,
+/// it costs nothing; left literal, a server echoing it printed it whole (helper-77 #5).
+fn env_of() -> impl Fn(&str) -> Option<String> {
+    |k: &str| std::env::var(k).ok()
 }
 
 /// Adds a configured value to `out`.
@@ -119,7 +114,7 @@ fn learn_settings_env(out: &mut ConfiguredSecrets, files: &[PathBuf]) {
 /// environment's already (the summary index, for each deciding session's project):
 /// `~/.claude.json`, which can be megabytes, is not read again.
 pub fn of_project(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> ConfiguredSecrets {
-    let env = env_of(homes);
+    let env = env_of();
     let mut out = ConfiguredSecrets::new();
     if let Some(doc) = config::read_config_file(&paths::project_mcp_json(dir)) {
         config::configured_values(&doc, &env, &mut adder(&mut out));
@@ -130,7 +125,7 @@ pub fn of_project(homes: &[PathBuf], dir: &Path, managed_dir: Option<&Path>) -> 
 
 /// Reads every configuration file of `places` once and gathers what it marks as secret.
 pub fn collect(places: &Places) -> ConfiguredSecrets {
-    let env = env_of(&places.homes);
+    let env = env_of();
     let mut out = ConfiguredSecrets::new();
     let mut add = adder(&mut out);
     let mut projects = places.projects.clone();
@@ -143,6 +138,13 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
         let global = GlobalConfig::read(g);
         if let Some(doc) = global.document() {
             config::configured_values(&doc, &env, &mut add);
+        } else if global.problem().is_some() {
+            // Not parsed (a write cut short, a trailing comma): its servers are not
+            // known, but every value it holds under a key that says secret, or shaped
+            // like one, is hidden all the same (helper-77 #6).
+            for (k, v) in global.string_pairs() {
+                add(ConfiguredValue::Keyed(k, v));
+            }
         }
         if places.listed {
             for (p, _) in config::listed_projects(Some(&global)) {

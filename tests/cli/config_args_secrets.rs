@@ -184,3 +184,144 @@ fn a_plain_word_after_a_flag_is_not_learned_as_a_secret() {
         r.stdout
     );
 }
+
+/// A configured value written `${VAR}` is the variable's value: Claude Code expands it
+/// before it starts the server, which may echo it. With `--home` (another home's
+/// files), the variable was left unexpanded and the value a server echoed printed whole
+/// (helper-77 #5): it is taken from this environment now, whichever home is read.
+#[test]
+fn a_configured_variable_is_hidden_as_its_value_for_any_home() {
+    const VALUE: &str = "a8F3kQ9zLm2Pw7Rt";
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path().join("other-home");
+    let project = h.join("work/proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let key = project.to_string_lossy().into_owned();
+    let server = serde_json::json!({
+        "command": "acme-mcp",
+        "env": {"ACME_API_KEY": "${ACME_API_KEY}"}
+    });
+    write(
+        &h.join(".claude.json"),
+        &serde_json::json!({"projects": {key.clone(): {"mcpServers": {"acme": server}}}})
+            .to_string(),
+    );
+    let rec = |level: &str, msg: &str| {
+        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
+                           "sessionId": SESSION, "cwd": key})
+        .to_string()
+    };
+    let f = h
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(&key))
+        .join("mcp-logs-acme/2026-11-29T12-00-00-000Z.jsonl");
+    write(
+        &f,
+        &([
+            rec("debug", "Starting connection with timeout of 30000ms"),
+            rec(
+                "error",
+                &format!("Server stderr: Error: 401 Unauthorized for {VALUE}\n"),
+            ),
+            rec(
+                "error",
+                "Connection failed (CONNECTION_CLOSED): Connection closed",
+            ),
+        ]
+        .join("\n")
+            + "\n"),
+    );
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(tmp.path());
+        c.env("ACME_API_KEY", VALUE)
+            .env("MCPLOGS_CACHE_DIR", tmp.path().join("cache"))
+            .args(args)
+            .args(["--home", h.to_str().unwrap()]);
+        run(&mut c)
+    };
+    for args in [
+        &["scan", "-v"][..],
+        &["scan", "--json"],
+        &["report", "--force"],
+        &["report", "--json", "--force"],
+    ] {
+        let r = cmd(args);
+        assert!(r.code <= 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        let out = format!("{}{}", r.stdout, r.stderr);
+        assert!(!out.contains(VALUE), "{args:?} shows the value:\n{out}");
+        assert!(out.contains("401 Unauthorized for"), "{args:?}:\n{out}");
+    }
+    let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
+    assert!(raw.stdout.contains(VALUE), "{}", raw.stdout);
+}
+
+/// A `~/.claude.json` cut short (a write interrupted) cannot be parsed: the scan said
+/// nothing of it, and the secrets it configures were printed where a server echoed them
+/// (helper-77 #6). Its problem is a warning now, and the values it holds under a key
+/// that says secret are hidden all the same.
+#[test]
+fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
+    const VALUE: &str = "Zq81mXcutShortKey";
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path().join("home");
+    let key = "/nowhere/proj";
+    let whole = serde_json::json!({
+        "projects": {key: {"mcpServers": {"acme": {
+            "command": "acme-mcp", "env": {"ACME_API_KEY": VALUE}}}}},
+        "tipsHistory": {"a": 1}
+    })
+    .to_string();
+    write(&h.join(".claude.json"), &whole[..whole.len() - 3]);
+    let rec = |level: &str, msg: &str| {
+        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
+                           "sessionId": SESSION, "cwd": key})
+        .to_string()
+    };
+    write(
+        &h.join(
+            ".cache/claude-cli-nodejs/-nowhere-proj/mcp-logs-acme/2026-11-29T12-00-00-000Z.jsonl",
+        ),
+        &([
+            rec("debug", "Starting connection with timeout of 30000ms"),
+            rec("error", &format!("Server stderr: Error: 401 for {VALUE}\n")),
+            rec(
+                "error",
+                "Connection failed (CONNECTION_CLOSED): Connection closed",
+            ),
+        ]
+        .join("\n")
+            + "\n"),
+    );
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(tmp.path());
+        c.env("MCPLOGS_CACHE_DIR", tmp.path().join("cache"))
+            .args(args)
+            .args(["--home", h.to_str().unwrap()]);
+        run(&mut c)
+    };
+    let r = cmd(&["scan", "-v"]);
+    assert!(
+        r.stderr
+            .contains(".claude.json: cannot be read: not valid JSON"),
+        "{}",
+        r.stderr
+    );
+    for args in [
+        &["scan", "-v"][..],
+        &["scan", "--json"],
+        &["report", "--force"],
+    ] {
+        let r = cmd(args);
+        let out = format!("{}{}", r.stdout, r.stderr);
+        assert!(!out.contains(VALUE), "{args:?} shows the value:\n{out}");
+        assert!(out.contains("401 for"), "{args:?}:\n{out}");
+    }
+    let json = cmd(&["scan", "--json"]);
+    assert!(
+        json.stdout.contains("cannot be read: not valid JSON"),
+        "{}",
+        json.stdout
+    );
+    let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
+    assert!(raw.stdout.contains(VALUE), "{}", raw.stdout);
+}
