@@ -406,7 +406,9 @@ pub fn integrations_text(i: &crate::settings::setup::Integrations) -> String {
         Some((k, p, c)) => out.push_str(&format!(
             "  status line: your own, in {} ({}); `mcplogs setup statusline` shows how to add mcplogs\n",
             place(k, p),
-            terminal_safe(&crate::text::cut(c, 60), false)
+            // redacted alone, before it is cut and put in the sentence: a secret's value
+            // at its end took the sentence's `);` with it (helper-77 #9)
+            terminal_safe(&crate::text::cut(&crate::redact::output::text(c), 60), false)
         )),
         None => out.push_str("  status line: not installed (`mcplogs setup statusline`)\n"),
     }

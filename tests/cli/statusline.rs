@@ -894,3 +894,26 @@ fn setup_dry_run_from_a_temporary_folder_shows_the_diff_with_a_warning() {
         assert_eq!(fs::read_to_string(sb.user_settings()).unwrap(), USER);
     }
 }
+
+/// `settings` names the user's own status line command: one holding a secret is shown
+/// with it hidden and the sentence whole (the secret's redaction took the sentence's
+/// `);` with it: helper-77 #9).
+#[test]
+fn settings_shows_an_own_status_line_holding_a_secret_hidden_and_whole() {
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.claude_dir()).unwrap();
+    fs::write(
+        sb.user_settings(),
+        "{\"statusLine\": {\"type\": \"command\", \"command\": \"my-status --token StatusTok0123456789\"}}\n",
+    )
+    .unwrap();
+    let mut c = sb.command(Path::new(env!("CARGO_BIN_EXE_mcplogs")), &["settings"]);
+    let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!out.contains("StatusTok0123456789"), "{out}");
+    assert!(
+        out.contains("(my-status --token [REDACTED:secret]); `mcplogs setup statusline` shows"),
+        "{out}"
+    );
+}
