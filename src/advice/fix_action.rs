@@ -33,7 +33,12 @@ fn fix_action_of(f: &crate::scan::fix::ServerFix) -> Option<FixAction> {
     if let Some(c) = f.engine_change(|st| *st == FixState::Planned) {
         // every file the fix changes for it, not only the first (a name disabled in
         // several layers is moved in each: a disabled list wins in any layer)
-        let mut text = format!("Run `{}` ({}): {}.", f.command, c.cause.as_str(), c.why);
+        let mut text = format!(
+            "Run {} ({}): {}.",
+            crate::text::code_span(&f.command),
+            c.cause.as_str(),
+            c.why
+        );
         let mut same: Vec<String> = Vec::new();
         for o in f.changes.iter().filter(|o| {
             o.cause != crate::settings::engine::FixCause::Negotiation
@@ -65,8 +70,9 @@ fn fix_action_of(f: &crate::scan::fix::ServerFix) -> Option<FixAction> {
     if let Some(c) = f.engine_change(|st| *st == FixState::InPlace) {
         return Some(FixAction {
             text: format!(
-                "Already fixed (restart Claude Code or run /mcp, then check with `{}`): {}.",
-                f.verify, c.why
+                "Already fixed (restart Claude Code or run /mcp, then check with {}): {}.",
+                crate::text::code_span(&f.verify),
+                c.why
             ),
             planned: false,
             in_place: true,

@@ -187,10 +187,10 @@ fn gone_step(who: &str, project: &Path, cx: &Context) -> UserStep {
     UserStep {
         server: who.to_string(),
         text: format!(
-            "nothing is written for it: its project folder {} no longer exists on this machine, so no settings decide anything for it there (if the project moved, run Claude Code in its new folder, then `{}` again; `mcplogs prune{}` removes logs you no longer need)",
+            "nothing is written for it: its project folder {} no longer exists on this machine, so no settings decide anything for it there (if the project moved, run Claude Code in its new folder, then {} again; {} removes logs you no longer need)",
             project.display(),
-            fix_command(cx, &[]),
-            super::home_flags(cx.homes),
+            crate::text::code_span(&fix_command(cx, &[])),
+            crate::text::code_span(&format!("mcplogs prune{}", super::home_flags(cx.homes))),
         ),
     }
 }
@@ -307,9 +307,9 @@ fn enable(
         found.steps.push(UserStep {
             server: who.to_string(),
             text: format!(
-                "nothing is written for it: disabledMcpjsonServers of {} lists it, and the approval dialog never writes there, so someone put it there on purpose (a disabled list wins in any layer, so it stays off). `{}` takes it out of every list that holds it and approves it in {} (this project only)",
+                "nothing is written for it: disabledMcpjsonServers of {} lists it, and the approval dialog never writes there, so someone put it there on purpose (a disabled list wins in any layer, so it stays off). {} takes it out of every list that holds it and approves it in {} (this project only)",
                 files.join(" and "),
-                fix_command(cx, &[positional(name)]),
+                crate::text::code_span(&fix_command(cx, &[positional(name)])),
                 local
                     .as_deref()
                     .map(|l| l.display().to_string())
@@ -344,10 +344,10 @@ fn enable(
         approved |= dialog;
         let why = if dialog {
             format!(
-                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {enabled_key}. To keep it off, answer no, or run `{}`",
+                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {enabled_key}. To keep it off, answer no, or run {}",
                 d.key,
                 d.file.display(),
-                except_command(cx, name),
+                crate::text::code_span(&except_command(cx, name)),
             )
         } else {
             format!(

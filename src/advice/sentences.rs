@@ -490,8 +490,9 @@ pub fn diagnosis_recommendation_with(d: &Diagnosis, fix: &str) -> String {
                 "refused the version the legacy handshake's initialize proposed"
             };
             format!(
-                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol (`{fix}` writes it); if another server of the project needs the legacy setting, no value serves both.",
-                lifecycle::Behaviour::StdioNegotiates.first_build()
+                "The server speaks only the 2026-07-28 protocol: it {how}. Claude Code uses the legacy handshake when MCP_PROTOCOL_NEGOTIATION=legacy is in effect for the project (`mcplogs settings`, run in the project, says which file sets it; a setting in the user file covers every project) or, for stdio servers, on builds before {}. MCP_PROTOCOL_NEGOTIATION=auto in the project's .claude/settings.local.json makes it negotiate the new protocol ({} writes it); if another server of the project needs the legacy setting, no value serves both.",
+                lifecycle::Behaviour::StdioNegotiates.first_build(),
+                crate::text::code_span(fix),
             )
         }
         (Verdict::VersionUnsupported, _) => {
@@ -565,8 +566,9 @@ pub fn legacy_head(what: &str) -> String {
 /// The legacy advice when the settings are not known: it names no file.
 pub fn legacy_recommendation_unplaced(what: &str, newer: &str, fix: &str) -> String {
     format!(
-        "{}: run `{fix}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
-        legacy_head(what)
+        "{}: run {}, which sets MCP_PROTOCOL_NEGOTIATION=legacy in the settings file that wins{newer}, and report it to the server's authors.",
+        legacy_head(what),
+        crate::text::code_span(fix)
     )
 }
 
@@ -583,7 +585,7 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
     let failed = legacy_curable_failure(s)?;
     let again = match &a.target {
         FixTarget::Write { .. } => {
-            format!("run `{}` again", fix_command(a))
+            format!("run {} again", crate::text::code_span(&fix_command(a)))
         }
         _ => "set MCP_PROTOCOL_NEGOTIATION=legacy again".to_string(),
     };
@@ -667,7 +669,9 @@ pub fn legacy_cost(fix: &str) -> String {
 pub fn legacy_action_unplaced(homes: &[std::path::PathBuf], project: Option<&Path>) -> String {
     let (fix, place) = unplaced_fix_command(homes, project);
     format!(
-        "Run `{fix}`{place} (`{fix} --dry-run` first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        "Run {}{place} ({} first shows which settings file it writes and why). It sets MCP_PROTOCOL_NEGOTIATION=legacy: Claude Code then uses the older protocol revision ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        crate::text::code_span(&fix),
+        crate::text::code_span(&format!("{fix} --dry-run")),
         legacy_cost(&fix)
     )
 }
@@ -700,8 +704,8 @@ pub fn unplaced_fix_command(
 /// (as shown), whom it affects and at what cost, and why these servers need it.
 pub fn legacy_action(a: &SettingsAdvice, kind: LayerKind, file_shown: &str) -> String {
     format!(
-        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.{}",
-        fix_command(a),
+        "Run {}. It sets MCP_PROTOCOL_NEGOTIATION=legacy in {file_shown}: Claude Code then uses the older protocol revision {} ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.{}",
+        crate::text::code_span(&fix_command(a)),
         legacy_scope(kind),
         legacy_cost(&fix_command(a)),
         projects_gone_note(a),
@@ -726,8 +730,8 @@ pub fn legacy_action_files(
         })
         .collect();
     format!(
-        "Run `{}`. It sets MCP_PROTOCOL_NEGOTIATION=legacy {}, each the file that wins in those servers' project: Claude Code then uses the older protocol revision there ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
-        fix_command(a),
+        "Run {}. It sets MCP_PROTOCOL_NEGOTIATION=legacy {}, each the file that wins in those servers' project: Claude Code then uses the older protocol revision there ({}), which these servers need: their tools/list answers break rules of the new revision. Also tell the servers' authors.",
+        crate::text::code_span(&fix_command(a)),
         each.join(", and "),
         legacy_cost(&fix_command(a)),
     )
@@ -748,8 +752,8 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
         // (the note on newer builds as a sentence of its own: two parentheses in a row
         // read as one aside broken in two)
         FixTarget::Write { path, kind, .. } => format!(
-            "{head}: run `{}`, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {} (Claude Code then uses the older revision {}; {}), {report}.{}{}",
-            fix_command(a),
+            "{head}: run {}, which sets MCP_PROTOCOL_NEGOTIATION=legacy in {} (Claude Code then uses the older revision {}; {}), {report}.{}{}",
+            crate::text::code_span(&fix_command(a)),
             path.display(),
             legacy_scope(*kind),
             legacy_cost(&fix_command(a)),
@@ -757,13 +761,13 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
             project_gone_note(a),
         ),
         FixTarget::InEffect { layer } => format!(
-            "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then `{}`.",
+            "{head}. The fix is in place: {} sets MCP_PROTOCOL_NEGOTIATION=legacy now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then {}.",
             layer
                 .path
                 .as_deref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "the environment".into()),
-            verify_command(&a.homes)
+            crate::text::code_span(&verify_command(&a.homes))
         ),
         FixTarget::Managed { .. } => format!(
             "{head}. The legacy setting would help, but {}. Meanwhile, {report}.",
@@ -828,8 +832,8 @@ pub fn home_flags(homes: &[std::path::PathBuf]) -> String {
 /// [`verify_command`]).
 pub fn after_fix(homes: &[std::path::PathBuf]) -> String {
     format!(
-        "After a fix, restart Claude Code or run /mcp in it, then check with `{}`.",
-        verify_command(homes)
+        "After a fix, restart Claude Code or run /mcp in it, then check with {}.",
+        crate::text::code_span(&verify_command(homes))
     )
 }
 

@@ -789,10 +789,12 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
             format!(" -> cannot tell ({})", n.reason)
         } else if p.legacy_fix_helps() {
             format!(
-                " -> `{}` will help",
-                p.settings
-                    .as_deref()
-                    .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+                " -> {} will help",
+                crate::text::code_span(
+                    &p.settings
+                        .as_deref()
+                        .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+                )
             )
         } else if p.cut_short() || p.cut_short_for(wl) {
             // either attempt stopped by --timeout: its outcome is not known
