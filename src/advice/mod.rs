@@ -344,6 +344,20 @@ pub(crate) fn legacy_curable_failure(s: &ServerReport) -> Option<&crate::scan::V
 mod tests {
     use super::*;
     use crate::settings::NegotiationValue;
+
+    /// A command in a sentence is a code span holding it whole: a home holding a
+    /// backtick ended a single-backtick span early, and the command could not be copied
+    /// from it (helper-77 #10).
+    #[test]
+    fn a_command_holding_a_backtick_is_one_code_span() {
+        let homes = [PathBuf::from("/tmp/h $x`id`")];
+        let line = sentences::after_fix(&homes);
+        assert!(
+            line.ends_with("check with `` mcplogs scan --home '/tmp/h $x`id`' --since 10m ``."),
+            "{line}"
+        );
+        assert!(sentences::after_fix(&[]).ends_with("check with `mcplogs scan --since 10m`."));
+    }
     use crate::settings::layers::{LayerKind, LayerStatus, SettingsLayer};
 
     fn e(project: Option<&str>, user: Option<&str>) -> EffectiveNegotiation {
