@@ -7,7 +7,7 @@ use crate::json_doc::{self, SCHEMA_VERSION};
 
 pub fn report_json(r: &Report) -> json_doc::ReportDocument {
     json_doc::ReportDocument {
-        servers: r.servers.iter().map(server_json).collect(),
+        servers: r.sections().map(|s| server_json(&s)).collect(),
         ..report_json_head(r)
     }
 }

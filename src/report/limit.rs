@@ -224,6 +224,8 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         records_left_out: None,
         beyond: report.beyond,
         shared: report.shared.clone(),
+        // (a Markdown report keeps its records in its sections)
+        deferred: Vec::new(),
     }
 }
 

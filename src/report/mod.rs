@@ -228,6 +228,9 @@ pub struct Report {
     /// joined with ` + `) and the names, which [`Self::redact`] prints each with its
     /// own tag, as `scan` does.
     shared: std::collections::HashMap<String, Vec<String>>,
+    /// With [`Making::defer_records`]: each server's records, in the servers' order
+    /// (empty otherwise).
+    deferred: Vec<Deferred>,
 }
 
 /// What the servers [`build_taking`] kept no section of ([`Making::reach`]) still add
@@ -275,6 +278,22 @@ pub struct Making<'a> {
     /// Keep only the sections a Markdown report can show ([`Reach`], from
     /// [`sections_within_reach`]); `None` keeps every server's.
     pub reach: Option<Reach>,
+    /// Keep each server's records as the scan read them (its paths and messages shared
+    /// between records), not as the section's texts, and make those when the section is
+    /// written ([`Report::sections`]): for `report --json`, which writes one section at
+    /// a time (100,000 servers' records as texts were about half of its peak).
+    /// Learned from as they are made all the same, and redacted the same.
+    pub defer_records: bool,
+}
+
+/// A section's records kept as the scan read them ([`Making::defer_records`]), and
+/// whether the secret rules found anything in each of their texts, in
+/// [`section_strings`]' order.
+#[derive(Debug, Clone, Default)]
+struct Deferred {
+    evidence: Vec<Evidence>,
+    stderr: Vec<Evidence>,
+    hits: Vec<bool>,
 }
 
 /// How far into its servers a Markdown report too long for any record can show
@@ -332,6 +351,31 @@ impl Report {
     /// The redactor in use (a disabled one until [`Self::redact`]).
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
+    }
+
+    /// Each server's section whole, as it is written: with its records made now, and
+    /// redacted as [`Self::redact`] redacts them, when they were kept as read
+    /// ([`Making::defer_records`]); else as kept.
+    pub fn sections(&self) -> impl Iterator<Item = std::borrow::Cow<'_, ServerSection>> {
+        use std::borrow::Cow;
+        self.servers.iter().enumerate().map(|(i, s)| {
+            let Some(d) = self.deferred.get(i) else {
+                return Cow::Borrowed(s);
+            };
+            let mut whole = s.clone();
+            whole.evidence = d.evidence.iter().map(evidence_item).collect();
+            whole.stderr = d.stderr.iter().map(evidence_item).collect();
+            if self.redactor.is_enabled() {
+                let texts: Vec<&mut String> = whole
+                    .evidence
+                    .iter_mut()
+                    .chain(whole.stderr.iter_mut())
+                    .flat_map(record_strings)
+                    .collect();
+                redact_texts(&self.redactor, texts, &d.hits);
+            }
+            Cow::Owned(whole)
+        })
     }
 
     /// Redacts every text of the report in place. `builder` holds what is known about
@@ -539,11 +583,16 @@ fn section_strings(s: &mut ServerSection) -> Vec<&mut String> {
     v.push(&mut s.summary);
     v.push(&mut s.recommendation);
     for e in s.evidence.iter_mut().chain(s.stderr.iter_mut()) {
-        v.push(&mut e.file);
-        v.push(&mut e.location);
-        v.extend(e.timestamp.as_mut());
-        v.push(&mut e.message);
+        v.extend(record_strings(e));
     }
+    v
+}
+
+/// A record's free texts, in the order redaction learns them.
+fn record_strings(e: &mut EvidenceItem) -> Vec<&mut String> {
+    let mut v: Vec<&mut String> = vec![&mut e.file, &mut e.location];
+    v.extend(e.timestamp.as_mut());
+    v.push(&mut e.message);
     v
 }
 
@@ -690,6 +739,7 @@ pub fn build(
         records_left_out: None,
         beyond: Beyond::default(),
         shared: shared_names(&scan.servers),
+        deferred: Vec::new(),
     }
 }
 
@@ -761,9 +811,19 @@ pub fn build_taking(
                 });
                 let made = part
                     .into_iter()
-                    .map(|(s, stderr)| {
+                    .map(|(mut s, mut stderr)| {
                         let mut section = server_section(&s, &stderr, &homes);
                         section.launch = (making.launch)(&s);
+                        // (kept as read, for the section's writing: [`Deferred`])
+                        let mut deferred = making.defer_records.then(|| Deferred {
+                            evidence: std::mem::take(&mut s.evidence),
+                            stderr: if section.diagnosis.verdict.is_problem() {
+                                std::mem::take(&mut stderr)
+                            } else {
+                                Vec::new()
+                            },
+                            hits: Vec::new(),
+                        });
                         drop((s, stderr));
                         let records = section.evidence.len() + section.stderr.len();
                         let record_texts: usize = section
@@ -791,7 +851,12 @@ pub fn build_taking(
                                 }
                             }
                         }
-                        if !making.records {
+                        if let Some(d) = deferred.as_mut() {
+                            // the records' hits go with them
+                            let own = hits.len().saturating_sub(record_texts);
+                            d.hits = hits.split_off(own);
+                        }
+                        if !making.records || deferred.is_some() {
                             section.evidence = Vec::new();
                             section.stderr = Vec::new();
                         }
@@ -799,6 +864,7 @@ pub fn build_taking(
                             section,
                             hits,
                             records,
+                            deferred,
                         }
                     })
                     .collect();
@@ -817,6 +883,7 @@ pub fn build_taking(
     }
     let (kept, beyond) = keep.finish();
     report.servers = kept.sections;
+    report.deferred = kept.deferred;
     if let Some(l) = learned.as_mut() {
         l.hits = kept.hits;
     }
@@ -875,6 +942,8 @@ struct Made {
     section: ServerSection,
     hits: Vec<bool>,
     records: usize,
+    /// Its records kept as read ([`Making::defer_records`]).
+    deferred: Option<Deferred>,
 }
 
 /// Which sections [`build_taking`] keeps, given in report order: every one, or with a
@@ -907,6 +976,7 @@ struct Kept {
     sections: Vec<ServerSection>,
     hits: Vec<bool>,
     records: Vec<usize>,
+    deferred: Vec<Deferred>,
 }
 
 impl Kept {
@@ -914,6 +984,7 @@ impl Kept {
         self.hits.extend(m.hits);
         self.records.push(m.records);
         self.sections.push(m.section);
+        self.deferred.extend(m.deferred);
     }
 }
 

@@ -563,6 +563,16 @@ fn made_both_ways(scan: &ScanReport, records: bool) -> (Report, Report) {
 /// [`made_both_ways`], the report taken from the scan keeping only the sections within
 /// `reach`.
 fn made_reaching(scan: &ScanReport, records: bool, reach: Option<Reach>) -> (Report, Report) {
+    made_with(scan, records, reach, false)
+}
+
+/// [`made_reaching`], the taken report's records kept as read ([`Making::defer_records`]).
+fn made_with(
+    scan: &ScanReport,
+    records: bool,
+    reach: Option<Reach>,
+    defer_records: bool,
+) -> (Report, Report) {
     let machine = || RedactorBuilder::new().home("/Users/alice").user("alice");
     let launch = |name: &str| Some(format!("npx {name}-server --dir /Users/carol/x"));
     let mut whole = build(
@@ -586,10 +596,32 @@ fn made_reaching(scan: &ScanReport, records: bool, reach: Option<Reach>) -> (Rep
             learn: Some(&learn),
             records,
             reach,
+            defer_records,
         },
     );
     taking.redact(machine());
     (whole, taking)
+}
+
+/// `report --json`'s sections with their records kept as read and made as each is
+/// written: the same document as the report made whole, every record redacted as it
+/// was (what the records taught hidden elsewhere, a short secret a later round meets
+/// hidden by the rules), and the records' texts are not held in the sections.
+#[test]
+fn records_kept_as_read_are_written_as_the_report_made_whole_writes_them() {
+    let scan = learning_scan(SECTIONS_AT_ONCE * 2 + 10);
+    let (whole, taking) = made_with(&scan, true, None, true);
+    assert!(
+        taking
+            .servers
+            .iter()
+            .all(|s| s.evidence.is_empty() && s.stderr.is_empty())
+    );
+    let doc = json::report_json(&taking);
+    let text = serde_json::to_string(&doc).expect("json");
+    assert!(text.contains("\"evidence\":[{"), "records are written");
+    assert!(!text.contains("carol") && !text.contains("sk-ant-api03-abc"));
+    assert_eq!(doc, json::report_json(&whole));
 }
 
 /// Servers whose records name another user's home and a token: what redaction learns

@@ -160,6 +160,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
             learn: (!no_redact).then_some(&machine),
             records,
             reach,
+            // `--json` writes one section at a time: each one's records made then
+            defer_records: args.output.json,
         },
     );
     // The servers the report covers, before their names and folders are redacted:
@@ -341,8 +343,8 @@ fn json_streamed(
 ) -> std::io::Result<()> {
     let mut head = serde_json::to_value(head)?;
     mcplogs::redact::output::json_value(redactor, &mut head);
-    output::json_value_streamed(head, "servers", rep.servers.iter(), |s| {
-        let mut v = serde_json::to_value(report::json::server_json(s))?;
+    output::json_value_streamed(head, "servers", rep.sections(), |s| {
+        let mut v = serde_json::to_value(report::json::server_json(&s))?;
         mcplogs::redact::output::json_value(redactor, &mut v);
         Ok(v)
     })
