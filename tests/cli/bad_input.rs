@@ -274,6 +274,16 @@ fn scan_name_takes_a_server_name_when_it_is_no_path() {
     assert!(r.stderr.contains("no such file or folder"), "{}", r.stderr);
     assert!(r.stderr.contains("--server NAME"), "{}", r.stderr);
     assert!(!r.stderr.contains("os error"), "{}", r.stderr);
+    assert!(!r.stderr.contains("Did you mean"), "{}", r.stderr);
+    // a name a letter away from a logged server's is given back, as `--server` gives
+    // it (helper-75: `scan NAME` said no "did you mean")
+    let r = run(mcplogs(tmp.path()).args(["scan", "--home", home, "bad-tol"]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.trim_end().ends_with("Did you mean `bad-tool`?"),
+        "{}",
+        r.stderr
+    );
 
     // A path-like name is a path: discovery's own error.
     let r = run(mcplogs(tmp.path()).args(["scan", "--home", home, "./bad-tool"]));

@@ -116,12 +116,15 @@ pub enum Error {
     /// `scan NAME`: NAME is neither a file or folder nor the name of a server configured
     /// here or logged.
     #[error(
-        "{name}: no such file or folder, and no server of that name is configured here or logged (`{list}` lists the servers; `{list} --server NAME` filters by name)"
+        "{name}: no such file or folder, and no server of that name is configured here or logged (`{list}` lists the servers; `{list} --server NAME` filters by name){}",
+        near.as_ref().map_or(String::new(), |n| format!(". Did you mean `{n}`?"))
     )]
     ScanNameUnknown {
         name: String,
         /// The command that lists the servers of the same homes and paths.
         list: String,
+        /// The configured or logged server name nearest to `name`, as printed.
+        near: Option<String>,
     },
     /// `probe NAME`, `fix NAME`, `du --server NAME`: a printed form (a name holding a
     /// token, redacted) that names several servers printing alike, for a command acting

@@ -58,31 +58,35 @@ fn name_as_server(
         mcplogs::scan::select::NameWant::new(&name)
     };
     let env = |k: &str| std::env::var(k).ok();
-    let configured = std::env::current_dir().ok().is_some_and(|cwd| {
-        let global = mcplogs::claude_code::paths::global_config_here();
-        mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
-            .servers
-            .iter()
-            .any(|s| {
-                want.selects(
-                    &s.name,
-                    Some(&mcplogs::claude_code::names::encode_folder_name(&s.name)),
-                )
-            })
-    });
-    let logged = || {
+    let configured_names: Vec<String> = std::env::current_dir()
+        .ok()
+        .map(|cwd| {
+            let global = mcplogs::claude_code::paths::global_config_here();
+            mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
+                .servers
+                .into_iter()
+                .map(|s| s.name)
+                .collect()
+        })
+        .unwrap_or_default();
+    let configured = configured_names
+        .iter()
+        .any(|n| want.selects(n, Some(&mcplogs::claude_code::names::encode_folder_name(n))));
+    // the logged servers' folder names (read only when no configured name matched)
+    let logged_names = || -> Vec<String> {
         mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {
             homes: discovery.home.clone(),
             paths: rest.clone(),
         })
-        .is_ok_and(|found| {
-            found
-                .server_dirs
-                .iter()
-                .any(|d| want.selects(&d.folder, Some(&d.folder)))
-        })
+        .map(|found| found.server_dirs.into_iter().map(|d| d.folder).collect())
+        .unwrap_or_default()
     };
-    if configured || logged() {
+    let logged = if configured {
+        Vec::new()
+    } else {
+        logged_names()
+    };
+    if configured || logged.iter().any(|f| want.selects(f, Some(f))) {
         output::note(format_args!(
             "mcplogs: no file or folder named {}: scanning the server of that name (`--server`)",
             mcplogs::advice::name_word(want.echo())
@@ -91,9 +95,16 @@ fn name_as_server(
         discovery.server = Some(name);
         return Ok(());
     }
+    // the nearest name, printed as every command prints it (a token in it redacted)
+    let near = mcplogs::claude_code::names::did_you_mean(
+        &name,
+        configured_names.iter().chain(&logged).map(String::as_str),
+    )
+    .map(|n| want.print(n));
     Err(Error::ScanNameUnknown {
         name: want.echo().to_string(),
         list: scan_command(&discovery.home, &rest),
+        near,
     })
 }
 
