@@ -118,7 +118,7 @@ fn resolve_in(
         report.warnings.push(crate::warning::Warning::new(
             global.path(),
             format!(
-                "cannot be read: {problem}; the servers it configures and their states are not known (values it holds under a secret-looking key are still hidden)"
+                "{problem}: the servers it configures and their states are not known (its values that look secret are still hidden)"
             ),
         ));
     }

@@ -1842,18 +1842,26 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
             .map(|(s, d)| format!("{} ({})", hook_name(s.shown()), hook_why(d)))
             .collect();
         let more = shared.len().saturating_sub(HOOK_NAMED_MAX);
+        let (folders, them) = if shared.len() == 1 {
+            ("share one log folder", "the folder")
+        } else {
+            ("share log folders (the names joined by \" + \" share one)", "the folders")
+        };
         format!(
-            "The configured MCP servers {}{} share a log folder where this session failed; which of them failed is not known, so check that a tool of theirs exists before using it (`mcplogs scan` shows the folder).",
+            "the configured MCP servers {}{} {folders}, where this session failed: which of them failed is not known, so check that a tool of theirs exists before using it (`mcplogs scan` shows {them}).",
             names.join(", "),
             if more > 0 {
-                format!(" and {more} more folders")
+                format!(" and those of {more} more folders")
             } else {
                 String::new()
             }
         )
     });
     match (failing_message(failed), shared_note) {
-        (Some(m), Some(n)) => Some(format!("{m} {n}")),
+        (Some(m), Some(mut n)) => {
+            n[..1].make_ascii_uppercase();
+            Some(format!("{m} {n}"))
+        }
         (Some(m), None) => Some(m),
         (None, Some(n)) => Some(format!("mcplogs: {n}")),
         (None, None) => None,
@@ -3054,7 +3062,7 @@ mod tests {
         });
         let only_shared = hook_message(&s, &["api-v2".to_string()]).unwrap();
         assert!(
-            only_shared.starts_with(r#"mcplogs: The configured MCP servers "api-v2 + api_v2" (tools-fetch-failed: missing-resultType) share a log folder"#),
+            only_shared.starts_with(r#"mcplogs: the configured MCP servers "api-v2 + api_v2" (tools-fetch-failed: missing-resultType) share one log folder, where"#),
             "{only_shared}"
         );
         assert!(!only_shared.contains("Do not call"), "{only_shared}");
@@ -3072,6 +3080,7 @@ mod tests {
             both.ends_with("(`mcplogs scan` shows the folder)."),
             "{both}"
         );
+        assert!(both.contains(". The configured MCP servers"), "{both}");
     }
 
     #[test]

