@@ -611,6 +611,8 @@ mod tests {
             "--secret",
             "--verbose",
             "/token=",
+            "--pat",
+            "PatSpace9876abcQ",
         ]
         .map(String::from);
         s.add_args(&args);
@@ -618,6 +620,7 @@ mod tests {
         let shown = r.redact("lib /opt/Lib2024x; echo -Kk8x2Qp9ZzLm, tok9valuexyz; -v --verbose");
         assert!(!shown.contains("Kk8x2Qp9ZzLm"), "{shown}");
         assert!(!shown.contains("tok9valuexyz"), "{shown}");
+        assert!(!r.redact("pat PatSpace9876abcQ").contains("PatSpace"));
         assert!(shown.contains("/opt/Lib2024x"), "{shown}");
         assert!(shown.ends_with(" -v --verbose"), "{shown}");
         // the flag after a secret flag stays a flag: the value after it is its own

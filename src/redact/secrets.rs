@@ -73,8 +73,14 @@ fn key_words(key: &str) -> Vec<String> {
 
 /// Whether a key name says its value is a secret: `*_KEY`, `apiKey`, `*TOKEN*`,
 /// `*SECRET*`, `*PASSWORD*`, `*PASSWD*`, `*CREDENTIAL*`, `*PASSPHRASE*`, `*COOKIE*`,
-/// `PASS`, `*_PASS`, `PGPASS`, `MYSQL_PWD`, `AUTH`, `*_AUTH`.
+/// `PASS`, `*_PASS`, `PGPASS`, `MYSQL_PWD`, `AUTH`, `*_AUTH`, and a last word naming a
+/// credential ([`key_names_credential`]).
 pub fn key_looks_secret(key: &str) -> bool {
+    classic_key_looks_secret(key) || key_names_credential(key)
+}
+
+/// [`key_looks_secret`] without the credential words.
+fn classic_key_looks_secret(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
     if [
         "token",
@@ -97,16 +103,6 @@ pub fn key_looks_secret(key: &str) -> bool {
         return false;
     };
     // `PWD` alone is the working directory; `MYSQL_PWD`, `DBPWD` are passwords.
-    // Words naming a credential as a key's last word (an OAuth exchange's
-    // `code_verifier` and `client_assertion`, a `jwt`, a `dsn` with its password, a
-    // request `signature`); not before another (`OTP_VERSION`, `jwt_algorithm`,
-    // `signature_method`, `client_assertion_type`).
-    if words
-        .last()
-        .is_some_and(|w| CREDENTIAL_WORDS.contains(&w.as_str()))
-    {
-        return true;
-    }
     let pwd = words
         .iter()
         .any(|w| (w == "pwd" && words.len() > 1) || (w.ends_with("pwd") && w.len() > 3));
@@ -115,7 +111,19 @@ pub fn key_looks_secret(key: &str) -> bool {
     pwd || pass || auth || last == "key"
 }
 
-/// Words of a key that name a credential wherever they stand in it ([`key_words`]).
+/// Whether a key's last word names a credential ([`CREDENTIAL_WORDS`]: an OAuth
+/// exchange's `code_verifier` and `client_assertion`, a `jwt`, a `dsn` with its
+/// password, a request `signature`, a GitHub `pat`); not before another word
+/// (`OTP_VERSION`, `jwt_algorithm`, `signature_method`, `client_assertion_type`). Such a
+/// key's value counts as a secret only when it looks made up ([`keep_pair`]): the same
+/// words name code and settings (`sig = hmac.new(...)`, `"hmac": "sha256"`).
+fn key_names_credential(key: &str) -> bool {
+    key_words(key)
+        .last()
+        .is_some_and(|w| CREDENTIAL_WORDS.contains(&w.as_str()))
+}
+
+/// Words of a key that name a credential as its last word ([`key_names_credential`]).
 const CREDENTIAL_WORDS: &[&str] = &[
     "verifier",
     "assertion",
@@ -128,6 +136,7 @@ const CREDENTIAL_WORDS: &[&str] = &[
     "csrf",
     "otp",
     "passcode",
+    "pat",
 ];
 
 /// Values that are not secrets even under a secret-looking key: numbers, booleans,
@@ -144,7 +153,15 @@ pub fn value_is_harmless(v: &str) -> bool {
 }
 
 fn keep_pair(c: &Captures) -> bool {
-    !key_looks_secret(&c["k"]) || value_is_harmless(&c["s"])
+    let k = &c["k"];
+    if !key_looks_secret(k) {
+        return true;
+    }
+    // a key secret only by a credential word: a value that looks made up
+    if key_names_credential(k) && !classic_key_looks_secret(k) && !made_up(&c["s"], 8) {
+        return true;
+    }
+    value_is_harmless(&c["s"])
 }
 
 /// Whether `s` looks made up: at least `min` characters, letters and digits, no white
@@ -213,6 +230,7 @@ fn keep_high_entropy(c: &Captures) -> bool {
 fn keep_known_scheme_or_harmless(c: &Captures) -> bool {
     let s = &c["s"];
     let (scheme, credential) = s.split_once([' ', '\t']).unwrap_or((s, ""));
+    let credential = credential.trim_start();
     ["bearer", "basic", "token", "digest"].contains(&scheme.to_ascii_lowercase().as_str())
         || !made_up(credential, 8)
         || value_is_harmless(credential)
@@ -553,8 +571,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // A webhook's URL is its credential: its path after the host.
         rule(
             "webhook",
-            &["hooks.slack.com/", "/api/webhooks/"],
-            r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/|/api/webhooks/)(?P<s>[A-Za-z0-9/_-]{8,})",
+            &["hooks.slack.com/", "/webhooks/"],
+            r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/|/api/(?:v[0-9]+/)?webhooks/)(?P<s>[A-Za-z0-9/_-]{8,})",
             never,
         ),
         rule(
@@ -674,19 +692,19 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "secret",
             &["curl"],
             &format!(
-                r"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-[A-Za-z]*u[ \t]*|--user(?:[ \t]+|=)){value}"
+                r"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=)){value}"
             ),
             keep_harmless,
         ));
     }
     // An OAuth authorization code in a URL's query (`?code=`, whose key alone says
-    // nothing elsewhere: `code=ENOENT`), when it looks made up (`?code=US` is a
-    // country).
+    // nothing elsewhere: `code=ENOENT`), when it looks made up and is long (`?code=US`
+    // is a country, `?code=SUMMER2024` a promotion).
     v.push(rule(
         "secret",
         &["code="],
         r#"[?&#]code=(?P<s>[^&#\s"'<>]+)"#,
-        |c| !made_up(&c["s"], 10),
+        |c| !made_up(&c["s"], 16),
     ));
     // A long hex or base64 token right after a secret-looking word.
     v.push(rule(

@@ -1509,6 +1509,17 @@ fn credentials_in_other_spellings_are_hidden() {
             "zq8Kx2PLm9vv",
         ),
         ("curl -u bob:p@ssW0rd99zz https://x", "ssW0rd99zz"),
+        ("curl -U bob:Pw9zq8Kx2PLm https://x", "Pw9zq8Kx2PLm"),
+        (
+            "curl --proxy-user bob:Pw9zq8Kx2PLm https://x",
+            "Pw9zq8Kx2PLm",
+        ),
+        ("authorization:ApiKey    zq8Kx2PLm9vv", "zq8Kx2PLm9vv"),
+        ("Authorization: ApiKey  zq8Kx2PLm9vvQ7", "zq8Kx2PLm9vvQ7"),
+        (
+            "POST https://discord.com/api/v10/webhooks/123456789012345678/AbCdEfGhIj0123",
+            "AbCdEfGhIj0123",
+        ),
         (r#"curl -u "bob:correct horse" https://x"#, "horse"),
         (
             "request headers {'Authorization': 'ApiKey zq8Kx2PLm9vvQQ', 'Accept': 'x'}",
@@ -1582,6 +1593,16 @@ fn credentials_in_other_spellings_are_hidden() {
         "exec runuser -u www-data:www-data -- node server.js",
         "GET https://api.example.com/lookup?code=US&page=2",
         "errors.html#code=ERR_UNKNOWN",
+        // (helper-79: a credential word names code and settings as often)
+        "    creds = Credentials.from_authorized_user_file('token.json', SCOPES)",
+        "    signature = request.headers.get(\"X-Hub-Signature-256\")",
+        "const jwt = require('jsonwebtoken');",
+        "dsn = os.getenv(\"SENTRY_DSN\")",
+        "{\"label\":\"foo(a, b)\",\"signature\":\"foo(a: int, b: int) -> int\"}",
+        "{\"sig\":\"SIGTERM\"} hmac=sha256 otp = disabled ERL_OTP=26.2.1",
+        "\"dsn\": \"postgres://localhost/db\"",
+        "cosign verify --signature sig.txt img",
+        "GET /api/promo?code=SUMMER2024 200",
     ] {
         assert_eq!(r.redact(prose), prose);
     }
