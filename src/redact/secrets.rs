@@ -74,7 +74,7 @@ fn key_words(key: &str) -> Vec<String> {
 /// Whether a key name says its value is a secret: `*_KEY`, `apiKey`, `*TOKEN*`,
 /// `*SECRET*`, `*PASSWORD*`, `*PASSWD*`, `*CREDENTIAL*`, `*PASSPHRASE*`, `*COOKIE*`,
 /// `PASS`, `*_PASS`, `PGPASS`, `MYSQL_PWD`, `AUTH`, `*_AUTH`, and a last word naming a
-/// credential ([`key_names_credential`]).
+/// credential (`verifier`, `jwt`, `dsn`, `signature`...).
 pub fn key_looks_secret(key: &str) -> bool {
     classic_key_looks_secret(key) || key_names_credential(key)
 }
