@@ -73,6 +73,46 @@ fn home(h: &Path) {
         .unwrap();
 }
 
+/// A log of one failed session of server `name` in project `key` under home `h`: its
+/// start, one stderr line (`stderr`), and the connection's failure.
+fn write_failing_log(h: &Path, key: &str, name: &str, stderr: &str) {
+    let rec = |level: &str, msg: &str| {
+        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
+                           "sessionId": SESSION, "cwd": key})
+        .to_string()
+    };
+    let f = h
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(key))
+        .join(format!("mcp-logs-{name}/2026-11-29T12-00-00-000Z.jsonl"));
+    write(
+        &f,
+        &([
+            rec("debug", "Starting connection with timeout of 30000ms"),
+            rec("error", &format!("Server stderr: {stderr}\n")),
+            rec(
+                "error",
+                "Connection failed (CONNECTION_CLOSED): Connection closed",
+            ),
+        ]
+        .join("\n")
+            + "\n"),
+    );
+}
+
+/// Home `h` with one project (`h/work/proj`, made) configuring `server` as `name` in
+/// `~/.claude.json`, and its failed session ([`write_failing_log`]).
+fn failing_server_home(h: &Path, name: &str, server: serde_json::Value, stderr: &str) {
+    let project = h.join("work/proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let key = project.to_string_lossy().into_owned();
+    write(
+        &h.join(".claude.json"),
+        &serde_json::json!({"projects": {key.clone(): {"mcpServers": {name: server}}}}).to_string(),
+    );
+    write_failing_log(h, &key, name, stderr);
+}
+
 /// Every file under `dir`, read as text where it is.
 fn texts_under(dir: &Path) -> String {
     let mut out = String::new();
@@ -135,42 +175,14 @@ fn secrets_of_a_servers_args_and_env_urls_are_hidden_wherever_they_reappear() {
 fn a_plain_word_after_a_flag_is_not_learned_as_a_secret() {
     let tmp = tempfile::tempdir().unwrap();
     let h = tmp.path();
-    let project = h.join("work/proj");
-    std::fs::create_dir_all(&project).unwrap();
-    let key = project.to_string_lossy().into_owned();
-    let server = serde_json::json!({
-        "command": "gh-mcp",
-        "args": ["--auth-provider", "github", "--no-auth", "stdio", "--token-type", "bearer"]
-    });
-    write(
-        &h.join(".claude.json"),
-        &serde_json::json!({"projects": {key.clone(): {"mcpServers": {"github": server}}}})
-            .to_string(),
-    );
-    let rec = |level: &str, msg: &str| {
-        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
-                           "sessionId": SESSION, "cwd": key})
-        .to_string()
-    };
-    let f = h
-        .join(".cache/claude-cli-nodejs")
-        .join(mcplogs::claude_code::names::encode_folder_name(&key))
-        .join("mcp-logs-github/2026-11-29T12-00-00-000Z.jsonl");
-    write(
-        &f,
-        &([
-            rec("debug", "Starting connection with timeout of 30000ms"),
-            rec(
-                "error",
-                "Server stderr: github stdio transport: bearer auth missing\n",
-            ),
-            rec(
-                "error",
-                "Connection failed (CONNECTION_CLOSED): Connection closed",
-            ),
-        ]
-        .join("\n")
-            + "\n"),
+    failing_server_home(
+        h,
+        "github",
+        serde_json::json!({
+            "command": "gh-mcp",
+            "args": ["--auth-provider", "github", "--no-auth", "stdio", "--token-type", "bearer"]
+        }),
+        "github stdio transport: bearer auth missing",
     );
     let r = run(mcplogs(h)
         .env("MCPLOGS_CACHE_DIR", h.join("mcplogs-cache"))
@@ -194,42 +206,14 @@ fn a_configured_variable_is_hidden_as_its_value_for_any_home() {
     const VALUE: &str = "a8F3kQ9zLm2Pw7Rt";
     let tmp = tempfile::tempdir().unwrap();
     let h = tmp.path().join("other-home");
-    let project = h.join("work/proj");
-    std::fs::create_dir_all(&project).unwrap();
-    let key = project.to_string_lossy().into_owned();
-    let server = serde_json::json!({
-        "command": "acme-mcp",
-        "env": {"ACME_API_KEY": "${ACME_API_KEY}"}
-    });
-    write(
-        &h.join(".claude.json"),
-        &serde_json::json!({"projects": {key.clone(): {"mcpServers": {"acme": server}}}})
-            .to_string(),
-    );
-    let rec = |level: &str, msg: &str| {
-        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
-                           "sessionId": SESSION, "cwd": key})
-        .to_string()
-    };
-    let f = h
-        .join(".cache/claude-cli-nodejs")
-        .join(mcplogs::claude_code::names::encode_folder_name(&key))
-        .join("mcp-logs-acme/2026-11-29T12-00-00-000Z.jsonl");
-    write(
-        &f,
-        &([
-            rec("debug", "Starting connection with timeout of 30000ms"),
-            rec(
-                "error",
-                &format!("Server stderr: Error: 401 Unauthorized for {VALUE}\n"),
-            ),
-            rec(
-                "error",
-                "Connection failed (CONNECTION_CLOSED): Connection closed",
-            ),
-        ]
-        .join("\n")
-            + "\n"),
+    failing_server_home(
+        &h,
+        "acme",
+        serde_json::json!({
+            "command": "acme-mcp",
+            "env": {"ACME_API_KEY": "${ACME_API_KEY}"}
+        }),
+        &format!("Error: 401 Unauthorized for {VALUE}"),
     );
     let cmd = |args: &[&str]| {
         let mut c = mcplogs(tmp.path());
@@ -275,28 +259,11 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
     })
     .to_string();
     write(&h.join(".claude.json"), &whole[..whole.len() - 3]);
-    let rec = |level: &str, msg: &str| {
-        serde_json::json!({level: msg, "timestamp": "2026-11-29T12:00:00.000Z",
-                           "sessionId": SESSION, "cwd": key})
-        .to_string()
-    };
-    write(
-        &h.join(
-            ".cache/claude-cli-nodejs/-nowhere-proj/mcp-logs-acme/2026-11-29T12-00-00-000Z.jsonl",
-        ),
-        &([
-            rec("debug", "Starting connection with timeout of 30000ms"),
-            rec(
-                "error",
-                &format!("Server stderr: Error: 401 for {VALUE} {ARG} {VAR}\n"),
-            ),
-            rec(
-                "error",
-                "Connection failed (CONNECTION_CLOSED): Connection closed",
-            ),
-        ]
-        .join("\n")
-            + "\n"),
+    write_failing_log(
+        &h,
+        key,
+        "acme",
+        &format!("Error: 401 for {VALUE} {ARG} {VAR}"),
     );
     let cmd = |args: &[&str]| {
         let mut c = mcplogs(tmp.path());
