@@ -113,6 +113,27 @@ fn failing_server_home(h: &Path, name: &str, server: serde_json::Value, stderr: 
     write_failing_log(h, &key, name, stderr);
 }
 
+/// The views a secret could reach (the screen, `-v`, `--json`, both reports): run by
+/// `cmd`, none shows any of `secrets`, and each shows `kept` (what is around them).
+fn hidden_in_every_view(cmd: impl Fn(&[&str]) -> Run, secrets: &[&str], kept: &str) {
+    for args in [
+        &["scan"][..],
+        &["scan", "-v"],
+        &["scan", "--json"],
+        &["report", "--force"],
+        &["report", "--json", "--force"],
+    ] {
+        let r = cmd(args);
+        assert!(r.code <= 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        let out = format!("{}{}", r.stdout, r.stderr);
+        let shown: Vec<&&str> = secrets.iter().filter(|v| out.contains(**v)).collect();
+        assert!(shown.is_empty(), "{args:?} shows {shown:?}:\n{out}");
+        if args != ["scan"] {
+            assert!(out.contains(kept), "{args:?} lacks {kept:?}:\n{out}");
+        }
+    }
+}
+
 /// Every file under `dir`, read as text where it is.
 fn texts_under(dir: &Path) -> String {
     let mut out = String::new();
@@ -137,19 +158,7 @@ fn secrets_of_a_servers_args_and_env_urls_are_hidden_wherever_they_reappear() {
             .args(["--home", h.to_str().unwrap()]);
         run(&mut c)
     };
-    for args in [
-        &["scan"][..],
-        &["scan", "-v"],
-        &["scan", "--json"],
-        &["report", "--force"],
-        &["report", "--json", "--force"],
-    ] {
-        let r = cmd(args);
-        assert!(r.code <= 1, "{args:?}: {}{}", r.stdout, r.stderr);
-        let out = format!("{}{}", r.stdout, r.stderr);
-        let shown: Vec<&str> = ALL.iter().copied().filter(|v| out.contains(v)).collect();
-        assert!(shown.is_empty(), "{args:?} shows {shown:?}:\n{out}");
-    }
+    hidden_in_every_view(&cmd, &ALL, "authentication failed");
     // the index the scans wrote holds none of them either
     let kept = texts_under(&cache);
     assert!(!kept.is_empty(), "no index written");
@@ -223,18 +232,7 @@ fn a_configured_variable_is_hidden_as_its_value_for_any_home() {
             .args(["--home", h.to_str().unwrap()]);
         run(&mut c)
     };
-    for args in [
-        &["scan", "-v"][..],
-        &["scan", "--json"],
-        &["report", "--force"],
-        &["report", "--json", "--force"],
-    ] {
-        let r = cmd(args);
-        assert!(r.code <= 1, "{args:?}: {}{}", r.stdout, r.stderr);
-        let out = format!("{}{}", r.stdout, r.stderr);
-        assert!(!out.contains(VALUE), "{args:?} shows the value:\n{out}");
-        assert!(out.contains("401 Unauthorized for"), "{args:?}:\n{out}");
-    }
+    hidden_in_every_view(&cmd, &[VALUE], "401 Unauthorized for");
     let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
     assert!(raw.stdout.contains(VALUE), "{}", raw.stdout);
 }
@@ -279,18 +277,7 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
         "{}",
         r.stderr
     );
-    for args in [
-        &["scan", "-v"][..],
-        &["scan", "--json"],
-        &["report", "--force"],
-    ] {
-        let r = cmd(args);
-        let out = format!("{}{}", r.stdout, r.stderr);
-        for v in [VALUE, ARG, VAR] {
-            assert!(!out.contains(v), "{args:?} shows {v}:\n{out}");
-        }
-        assert!(out.contains("401 for"), "{args:?}:\n{out}");
-    }
+    hidden_in_every_view(&cmd, &[VALUE, ARG, VAR], "401 for");
     let json = cmd(&["scan", "--json"]);
     assert!(
         json.stdout.contains("\"message\": \"not valid JSON ("),
