@@ -158,7 +158,7 @@ fn secrets_of_a_servers_args_and_env_urls_are_hidden_wherever_they_reappear() {
             .args(["--home", h.to_str().unwrap()]);
         run(&mut c)
     };
-    hidden_in_every_view(&cmd, &ALL, "authentication failed");
+    hidden_in_every_view(cmd, &ALL, "authentication failed");
     // the index the scans wrote holds none of them either
     let kept = texts_under(&cache);
     assert!(!kept.is_empty(), "no index written");
@@ -232,7 +232,7 @@ fn a_configured_variable_is_hidden_as_its_value_for_any_home() {
             .args(["--home", h.to_str().unwrap()]);
         run(&mut c)
     };
-    hidden_in_every_view(&cmd, &[VALUE], "401 Unauthorized for");
+    hidden_in_every_view(cmd, &[VALUE], "401 Unauthorized for");
     let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
     assert!(raw.stdout.contains(VALUE), "{}", raw.stdout);
 }
@@ -277,7 +277,7 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
         "{}",
         r.stderr
     );
-    hidden_in_every_view(&cmd, &[VALUE, ARG, VAR], "401 for");
+    hidden_in_every_view(cmd, &[VALUE, ARG, VAR], "401 for");
     let json = cmd(&["scan", "--json"]);
     assert!(
         json.stdout.contains("\"message\": \"not valid JSON ("),
