@@ -172,6 +172,15 @@ fn made_up(s: &str, min: usize) -> bool {
     s.chars().count() >= min && letters && digits && !s.contains(char::is_whitespace) && !is_uuid(s)
 }
 
+/// A list under a key ([`RULES`]): hidden whole when its key looks secret and one of
+/// its values looks made up.
+fn keep_unless_made_up_list(c: &Captures) -> bool {
+    !key_looks_secret(&c["k"])
+        || !c["s"]
+            .split(['"', '\'', ','])
+            .any(|item| made_up(item.trim(), 8))
+}
+
 /// A pair in one of the other spellings ([`RULES`]): hidden only when its key looks
 /// secret and its value looks made up.
 fn keep_unless_made_up_pair(c: &Captures) -> bool {
@@ -678,6 +687,19 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             SECRET_WORDS,
             &format!(r#"{KEY}["']?[ \t]*(?:=>|:=|:|=)[ \t]*(?:\[[ \t]*)?{value}"#),
             keep_unless_made_up_pair,
+        ));
+    }
+    // A list of two or more quoted values under a secret-looking key (`"tokens": ["a",
+    // "b"]`, `'api_keys': ['a', 'b']`, `tokens: ['a','b']`): all of them, when one looks
+    // made up (the rule above hides a list's first value only).
+    for item in [r#""(?:[^"\\\n]|\\.)*""#, r"'[^'\n]*'"] {
+        v.push(rule(
+            "secret",
+            SECRET_WORDS,
+            &format!(
+                r#"{KEY}["']?[ \t]*(?:=>|:=|:|=)[ \t]*\[[ \t]*(?P<s>{item}(?:[ \t]*,[ \t]*{item})+)[ \t]*,?[ \t]*\]"#
+            ),
+            keep_unless_made_up_list,
         ));
     }
     // `curl -u user:password`, `--user user:password` (also `-su`, `-uUSER:PW`, quoted):

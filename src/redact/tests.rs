@@ -1498,6 +1498,14 @@ fn credentials_in_other_spellings_are_hidden() {
         ("{'password': 'PyDictPass0123'}", "PyDictPass0123"),
         (r#""token": ["ArrTok0123456789"]"#, "ArrTok0123456789"),
         (
+            r#"config {"tokens": ["zq8Kx2PLm9vvAA", "zq8Kx2PLm9vvBB", "zq8Kx2PLm9vvCC"]}"#,
+            "zq8Kx2PLm9vvCC",
+        ),
+        (
+            "{ api_tokens: [ 'zq8Kx2PLm9vvAA', 'zq8Kx2PLm9vvBB' ] }",
+            "zq8Kx2PLm9vvBB",
+        ),
+        (
             "curl -u admin:CurlPass4242 https://api.example.com",
             "CurlPass4242",
         ),
@@ -1603,6 +1611,7 @@ fn credentials_in_other_spellings_are_hidden() {
         "\"dsn\": \"postgres://localhost/db\"",
         "cosign verify --signature sig.txt img",
         "GET /api/promo?code=SUMMER2024 200",
+        "{\"token_types\": [\"bearer\", \"basic\"], \"keys\": [\"id\", \"name\"]}",
     ] {
         assert_eq!(r.redact(prose), prose);
     }
@@ -1624,6 +1633,7 @@ fn credentials_in_other_spellings_are_hidden() {
     for input in [
         "http://h/prm?token=abcd1234efgh5678",
         r#"{"token": ["ArrTok0123456789"]}"#,
+        r#"{"tokens": ["zq8Kx2PLm9vvAA", "zq8Kx2PLm9vvBB"]}"#,
     ] {
         let once = r.redact(input);
         assert_eq!(r.redact(&once), once, "{input}");
