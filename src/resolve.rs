@@ -115,6 +115,7 @@ fn resolve_in(
     if let Some((Some(global), _)) = &config
         && let Some(problem) = global.problem()
     {
+        report.config_unreadable = true;
         report.warnings.push(crate::warning::Warning::new(
             global.path(),
             format!(

@@ -226,6 +226,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         shared: report.shared.clone(),
         // (a Markdown report keeps its records in its sections)
         deferred: Vec::new(),
+        config_unreadable: report.config_unreadable,
     }
 }
 

@@ -227,15 +227,17 @@ fn configured_steps(r: &Report) -> String {
     }
     out.push_str("Configured servers (from Claude Code's configuration; environment and header values left out):\n\n");
     for s in servers {
-        out.push_str(&format!("- {}: {}\n", code(&s.name), launch(s)));
+        out.push_str(&format!("- {}: {}\n", code(&s.name), launch(r, s)));
     }
     out.push('\n');
     out
 }
 
-fn launch(s: &ServerSection) -> String {
+fn launch(r: &Report, s: &ServerSection) -> String {
     match &s.launch {
         Some(l) => code(l),
+        // (a `~/.claude.json` that is not valid JSON says nothing of where it is not)
+        None if r.config_unreadable => "not known: `~/.claude.json` could not be read as JSON, so the servers it configures are not known".to_string(),
         None => "not found in `~/.claude.json` or this project's `.mcp.json` (a plugin's or claude.ai server, or configured elsewhere)".to_string(),
     }
 }
@@ -324,7 +326,7 @@ fn server_author(r: &Report, cap: usize) -> Result<String, String> {
         out.push_str("### What Claude Code logged\n\n");
         server_records(s, &mut out);
         out.push_str("### Steps to Reproduce\n\n");
-        out.push_str(&format!("1. Configure the server: {}\n", launch(s)));
+        out.push_str(&format!("1. Configure the server: {}\n", launch(r, s)));
         out.push_str(
             "2. Start Claude Code in a project with it, or check the server directly with `mcplogs probe --command 'COMMAND ARGS' --contract` (or `--url URL`), which replays Claude Code's handshake and names the field and build.\n\n"
         );

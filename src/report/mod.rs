@@ -231,6 +231,9 @@ pub struct Report {
     /// With [`Making::defer_records`]: each server's records, in the servers' order
     /// (empty otherwise).
     deferred: Vec<Deferred>,
+    /// The home's `~/.claude.json` could not be parsed ([`ScanReport::config_unreadable`]):
+    /// a server without a launch line is not known to be configured elsewhere.
+    pub config_unreadable: bool,
 }
 
 /// What the servers [`build_taking`] kept no section of ([`Making::reach`]) still add
@@ -740,6 +743,7 @@ pub fn build(
         beyond: Beyond::default(),
         shared: shared_names(&scan.servers),
         deferred: Vec::new(),
+        config_unreadable: scan.config_unreadable,
     }
 }
 

@@ -502,6 +502,9 @@ pub struct ScanReport {
     /// How the scan's redaction shows its texts ([`redact_report`], when it ran): the
     /// configured rows joined after it show their projects the same way.
     pub shown_by: Option<std::sync::Arc<crate::redact::Redactor>>,
+    /// The home's `~/.claude.json` is there but could not be read or parsed (set by the
+    /// resolution, which warns of it): no server's configuration is known.
+    pub config_unreadable: bool,
 }
 
 /// What Claude Code keeps between sessions on a machine and that changes what it shows
@@ -899,6 +902,8 @@ pub fn scan_with_progress(
         fix_unlogged: Default::default(),
         machine_state: None,
         shown_by: None,
+        // (the resolution reads the configuration)
+        config_unreadable: false,
     })
 }
 

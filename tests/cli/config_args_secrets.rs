@@ -284,6 +284,13 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
         "{}",
         json.stdout
     );
+    // the report does not say the server is configured nowhere (helper-78 M8)
+    let md = cmd(&["report", "--force"]).stdout;
+    assert!(
+        md.contains("not known: `~/.claude.json` could not be read as JSON"),
+        "{md}"
+    );
+    assert!(!md.contains("not found in `~/.claude.json`"), "{md}");
     let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
     for v in [VALUE, ARG, VAR] {
         assert!(raw.stdout.contains(v), "{}", raw.stdout);
