@@ -499,7 +499,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
+            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\*["']?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
             keep_scheme_or_harmless,
         ),
         // A scheme of its own (`ApiKey`, `Bot`, `SSWS`) goes with its credential: the
@@ -507,7 +507,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}\])]+)"#,
+            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\*["']?(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}\])]+)"#,
             keep_known_scheme_or_harmless,
         ),
         rule(

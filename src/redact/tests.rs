@@ -1615,6 +1615,12 @@ fn credentials_in_other_spellings_are_hidden() {
     ] {
         assert_eq!(r.redact(prose), prose);
     }
+    // a PHP or Ruby header array keeps its arrow (helper-79: `=[REDACTED...]`)
+    check(
+        &r,
+        "'Authorization' => 'ApiKey zq8Kx2PLm9vvQ7', :authorization => 'Bearer zq8Kx2PLm9vvQ7rT'",
+        "'Authorization' => '[REDACTED:authorization]', :authorization => 'Bearer [REDACTED:authorization]'",
+    );
     // prose after `Authorization:` loses its first word only, as before
     check(
         &r,
