@@ -342,21 +342,21 @@ fn parse_json(bytes: &[u8]) -> Result<Option<Value>, ConfigFileError> {
 pub struct GlobalConfig {
     path: PathBuf,
     doc: Option<std::sync::Arc<Value>>,
-    /// It could not be read or parsed: each resolution reads it again for its problem
-    /// (rare, and the error is not kept).
-    unreadable: bool,
+    /// Why it could not be read or parsed, in words ([`Self::problem`]); a resolution
+    /// that needs the error itself reads it again (rare, and the error is not kept).
+    problem: Option<String>,
 }
 
 impl GlobalConfig {
     pub fn read(path: &Path) -> GlobalConfig {
-        let (doc, unreadable) = match read_json(path) {
-            Ok(doc) => (doc.map(std::sync::Arc::new), false),
-            Err(_) => (None, true),
+        let (doc, problem) = match read_json(path) {
+            Ok(doc) => (doc.map(std::sync::Arc::new), None),
+            Err(e) => (None, Some(e.to_string())),
         };
         GlobalConfig {
             path: path.to_path_buf(),
             doc,
-            unreadable,
+            problem,
         }
     }
 
@@ -365,7 +365,7 @@ impl GlobalConfig {
     }
 
     fn doc(&self) -> Result<Option<std::sync::Arc<Value>>, ConfigFileError> {
-        if self.unreadable {
+        if self.problem.is_some() {
             return read_json(&self.path).map(|d| d.map(std::sync::Arc::new));
         }
         Ok(self.doc.clone())
@@ -548,13 +548,13 @@ pub fn read_config_file(path: &Path) -> Option<Value> {
 impl GlobalConfig {
     /// The parsed document, when it could be read.
     pub fn document(&self) -> Option<std::sync::Arc<Value>> {
-        self.doc().ok().flatten()
+        self.doc.clone()
     }
 
     /// Why the file, there, could not be read or parsed (a write cut short, a trailing
-    /// comma, too large); `None` when it was read or is not there.
-    pub fn problem(&self) -> Option<ConfigFileError> {
-        self.doc().err()
+    /// comma, too large), as it was read; `None` when it was read or is not there.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
     }
 
     /// Every `"key": "string"` pair the file's text holds, at any depth, read without
