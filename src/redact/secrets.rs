@@ -153,15 +153,12 @@ pub fn value_is_harmless(v: &str) -> bool {
 }
 
 fn keep_pair(c: &Captures) -> bool {
-    let k = &c["k"];
-    if !key_looks_secret(k) {
-        return true;
+    if classic_key_looks_secret(&c["k"]) {
+        value_is_harmless(&c["s"])
+    } else {
+        // a key secret only by a credential word: a value that looks made up
+        keep_unless_made_up_pair(c)
     }
-    // a key secret only by a credential word: a value that looks made up
-    if key_names_credential(k) && !classic_key_looks_secret(k) && !made_up(&c["s"], 8) {
-        return true;
-    }
-    value_is_harmless(&c["s"])
 }
 
 /// Whether `s` looks made up: at least `min` characters, letters and digits, no white
@@ -473,6 +470,12 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // a wrapped command's continuation, `--api-token \` at a line's end, is no value)
     const BARE: &str = r#"(?P<s>[^\s"'&,]*[^\s"'&,`.\\])"#;
     const KEY: &str = r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
+    // `Authorization` and what separates it from its value: `:`, `=`, `=>`, `:=`, with
+    // the quotes and escapes a JSON or code text puts around it.
+    const AUTH_HEAD: &str =
+        r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\*["']?"#;
+    // A key (quoted or not) and any pair's separator, for the other spellings below.
+    const ANY_SEP: &str = r#"["']?[ \t]*(?:=>|:=|:|=)[ \t]*"#;
     let mut v = vec![
         rule(
             "private-key",
@@ -499,7 +502,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\*["']?(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}\])]+)"#,
+            &format!(
+                r#"{AUTH_HEAD}(?:(?:bearer|basic|token|digest)[ \t]+)?(?P<s>[^\s"'\\,;}}\])]+)"#
+            ),
             keep_scheme_or_harmless,
         ),
         // A scheme of its own (`ApiKey`, `Bot`, `SSWS`) goes with its credential: the
@@ -507,7 +512,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "authorization",
             &["authorization"],
-            r#"(?i)(?-u:\b)authorization\\*["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\*["']?(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}\])]+)"#,
+            &format!(r#"{AUTH_HEAD}(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}}\])]+)"#),
             keep_known_scheme_or_harmless,
         ),
         rule(
@@ -685,7 +690,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"{KEY}["']?[ \t]*(?:=>|:=|:|=)[ \t]*(?:\[[ \t]*)?{value}"#),
+            &format!(r#"{KEY}{ANY_SEP}(?:\[[ \t]*)?{value}"#),
             keep_unless_made_up_pair,
         ));
     }
@@ -697,7 +702,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "secret",
             SECRET_WORDS,
             &format!(
-                r#"{KEY}["']?[ \t]*(?:=>|:=|:|=)[ \t]*\[[ \t]*(?P<s>{item}(?:[ \t]*,[ \t]*{item})+)[ \t]*,?[ \t]*\]"#
+                r#"{KEY}{ANY_SEP}\[[ \t]*(?P<s>{item}(?:[ \t]*,[ \t]*{item})+)[ \t]*,?[ \t]*\]"#
             ),
             keep_unless_made_up_list,
         ));
