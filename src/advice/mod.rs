@@ -344,6 +344,7 @@ pub(crate) fn legacy_curable_failure(s: &ServerReport) -> Option<&crate::scan::V
 mod tests {
     use super::*;
     use crate::settings::NegotiationValue;
+    use crate::settings::layers::{LayerKind, LayerStatus, SettingsLayer};
 
     /// A command in a sentence is a code span holding it whole: a home holding a
     /// backtick ended a single-backtick span early, and the command could not be copied
@@ -358,7 +359,6 @@ mod tests {
         );
         assert!(sentences::after_fix(&[]).ends_with("check with `mcplogs scan --since 10m`."));
     }
-    use crate::settings::layers::{LayerKind, LayerStatus, SettingsLayer};
 
     fn e(project: Option<&str>, user: Option<&str>) -> EffectiveNegotiation {
         let l = |kind: LayerKind, path: &str, v: Option<&str>| SettingsLayer {
