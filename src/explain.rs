@@ -877,7 +877,7 @@ pub fn attach_anywhere(
         }
         let commands: Vec<String> = known
             .iter()
-            .map(|p| format!("`{}`", explain_in(p)))
+            .map(|p| crate::text::code_span(&explain_in(p)))
             .collect();
         e.note = Some(format!(
             "Logged in {} projects ({}): its log there says why, and which project `claude mcp list` ran in decides which one. Run {} in the one it ran in.",

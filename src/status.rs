@@ -2004,7 +2004,10 @@ fn hook_name(n: &str) -> String {
 fn hook_action(h: Help<'_>) -> String {
     match h {
         Help::Fix(f) => {
-            format!("run `{f}` in a terminal (then restart Claude Code or run /mcp)")
+            format!(
+                "run {} in a terminal (then restart Claude Code or run /mcp)",
+                crate::text::code_span(f)
+            )
         }
         Help::FixInEffect => "restart Claude Code or run /mcp: the fix (MCP_PROTOCOL_NEGOTIATION=legacy) is in place already, and this connection was made before it took effect".to_string(),
         Help::Auth => "run /mcp in Claude Code to authenticate".to_string(),

@@ -116,8 +116,10 @@ pub enum Error {
     /// `scan NAME`: NAME is neither a file or folder nor the name of a server configured
     /// here or logged.
     #[error(
-        "{name}: no such file or folder, and no server of that name is configured here or logged (`{list}` lists the servers; `{list} --server NAME` filters by name){}",
-        near.as_ref().map_or(String::new(), |n| format!(". Did you mean `{n}`?"))
+        "{name}: no such file or folder, and no server of that name is configured here or logged ({} lists the servers; {} filters by name){}",
+        mcplogs::text::code_span(list),
+        mcplogs::text::code_span(&format!("{list} --server NAME")),
+        near.as_ref().map_or(String::new(), |n| format!(". Did you mean {}?", mcplogs::text::code_span(n)))
     )]
     ScanNameUnknown {
         name: String,
@@ -186,7 +188,8 @@ pub enum Error {
     CaFileNotUsed { path: PathBuf, why: String },
     /// `fix SERVER`: no server of that name is logged or configured.
     #[error(
-        "no server {name:?}: none of that name is logged or configured (`{list}` lists the servers)"
+        "no server {name:?}: none of that name is logged or configured ({} lists the servers)",
+        mcplogs::text::code_span(list)
     )]
     FixUnknownServer {
         name: String,
@@ -227,7 +230,7 @@ pub enum Error {
     /// `fix --undo` refused before anything was written (a project's file reached
     /// through a link, as the fix refuses it): why, and where its backup and undo record
     /// are kept.
-    #[error("{source}. {kept} `{command}`")]
+    #[error("{source}. {kept} {}", mcplogs::text::code_span(command))]
     UndoNotMade {
         source: Box<SettingsError>,
         /// "Nothing is lost: its backup X and its undo record Y are kept; once that is

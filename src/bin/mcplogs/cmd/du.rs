@@ -46,7 +46,10 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
             t.push_str(&line);
         }
         if du.bytes > 0 {
-            t.push_str(&format!("Reclaim space: `{prune}` shows what can go (it keeps what explains each verdict).\n"));
+            t.push_str(&format!(
+                "Reclaim space: {} shows what can go (it keeps what explains each verdict).\n",
+                mcplogs::text::code_span(&prune)
+            ));
         }
         mcplogs::redact::output::text(&t)
     };

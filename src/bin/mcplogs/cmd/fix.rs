@@ -53,9 +53,9 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
         _ if args.undo => Ok(undo_target(&layers)),
         FixTarget::InEffect { .. } => {
             note(format_args!(
-                "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
+                "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with {}.",
                 target.reason(),
-                mcplogs::advice::verify_command(&args.home)
+                mcplogs::text::code_span(&mcplogs::advice::verify_command(&args.home))
             ));
             Ok(None)
         }
@@ -446,7 +446,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     for (i, (path, applied)) in written.iter().enumerate() {
         // the undo command after the last file written
         let undo = if i + 1 == written.len() {
-            format!(" Undo with `{undo_cmd}`.")
+            format!(" Undo with {}.", mcplogs::text::code_span(&undo_cmd))
         } else {
             String::new()
         };
@@ -460,13 +460,13 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         );
     if env_changed {
         note(format_args!(
-            "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with `{}`.",
-            mcplogs::advice::verify_command(&args.home)
+            "Claude Code picks up env changes for new connections: restart Claude Code or run /mcp to reconnect, then check with {}.",
+            mcplogs::text::code_span(&mcplogs::advice::verify_command(&args.home))
         ));
     } else {
         note(format_args!(
-            "Claude Code reads the approval lists and the servers' entries when it starts: restart Claude Code, then check with `{}`.",
-            mcplogs::advice::verify_command(&args.home)
+            "Claude Code reads the approval lists and the servers' entries when it starts: restart Claude Code, then check with {}.",
+            mcplogs::text::code_span(&mcplogs::advice::verify_command(&args.home))
         ));
     }
     Ok(ExitCode::Clean)
@@ -547,18 +547,18 @@ fn nothing_for(name: &str, args: &FixArgs, no_steps: bool) -> Result<ExitCode, E
     // never the token a name may hold: its printed form, which `--server` takes too
     let name = &mcplogs::scan::select::echo(name);
     let what = format!(
-        "nothing mcplogs fix can change for {}{}: `{}` shows its state and what to do",
+        "nothing mcplogs fix can change for {}{}: {} shows its state and what to do",
         mcplogs::text::shell_word_typed(name),
         if no_steps {
             ""
         } else {
             " (only you can, as said above)"
         },
-        format_args!(
+        mcplogs::text::code_span(&format!(
             "mcplogs scan {}{}",
             mcplogs::text::option_word("--server", &mcplogs::text::shell_word_typed(name)),
             mcplogs::advice::home_flags(&args.home)
-        )
+        ))
     );
     if args.dry_run {
         note(format_args!("{what}. Nothing to write."));
@@ -920,10 +920,10 @@ fn per_project_files(
                 projects.push(f.project.clone())
             }
             FixTarget::InEffect { .. } => note(format_args!(
-                "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with `{}`.",
+                "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with {}.",
                 f.project.display(),
                 target.reason(),
-                mcplogs::advice::verify_command(&args.home)
+                mcplogs::text::code_span(&mcplogs::advice::verify_command(&args.home))
             )),
             FixTarget::Managed { .. } | FixTarget::NoUserFile | FixTarget::Unwritable { .. } => {
                 warning(format!("{}: {}", f.project.display(), target.reason()));

@@ -191,7 +191,8 @@ fn not_probed_line(
     how: &str,
 ) -> String {
     use mcplogs::claude_code::config::ProbeApproval;
-    let named = format!("{} {}", how, mcplogs::advice::name_word(shown));
+    // (a code span holding it whole: a name can hold a backtick)
+    let named = mcplogs::text::code_span(&format!("{} {}", how, mcplogs::advice::name_word(shown)));
     match approval {
         ProbeApproval::NotCounted(list) => {
             let what: Vec<String> = list
@@ -201,10 +202,10 @@ fn not_probed_line(
             // an approval in the project's settings.local.json that mcplogs cannot tell
             // from the project's own: listing it there again would not count either
             let advice = if list.iter().any(|(d, _)| d.layer == "local") {
-                format!("Name it to probe it anyway: `{named}`")
+                format!("Name it to probe it anyway: {named}")
             } else {
                 format!(
-                    "To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: `{named}`"
+                    "To have it probed unasked, list it in enabledMcpjsonServers of this project's .claude/settings.local.json (where Claude Code records your approval) or of your ~/.claude/settings.json; or name it to probe it anyway: {named}"
                 )
             };
             format!(
@@ -214,7 +215,7 @@ fn not_probed_line(
             )
         }
         _ => format!(
-            "mcplogs: \"{}\": not probed: a project server (.mcp.json) that no settings file approves (interactive Claude Code asks before starting it); its command and URL come with the project, so mcplogs starts it only when named: `{named}`",
+            "mcplogs: \"{}\": not probed: a project server (.mcp.json) that no settings file approves (interactive Claude Code asks before starting it); its command and URL come with the project, so mcplogs starts it only when named: {named}",
             shown
         ),
     }

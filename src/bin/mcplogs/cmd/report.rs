@@ -418,9 +418,9 @@ fn refuse(
         // because Claude Code fills in fields: those are reported (issue 51).
         None => {
             let message = format!(
-                "no report written: no MCP server fails in these logs ({} checked; `{}` shows them). `--force` writes one anyway",
+                "no report written: no MCP server fails in these logs ({} checked; {} shows them). `--force` writes one anyway",
                 mcplogs::text::count(rep.servers.len(), "server"),
-                shows,
+                mcplogs::text::code_span(shows),
             );
             output::note(format_args!("mcplogs: {message}"));
             Some((

@@ -337,7 +337,7 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     {
         let hint =
             mcplogs::claude_code::names::did_you_mean(want, known.iter().map(String::as_str))
-                .map(|n| format!(" Did you mean `{n}`?"))
+                .map(|n| format!(" Did you mean {}?", mcplogs::text::code_span(n)))
                 .unwrap_or_default();
         let want = mcplogs::scan::select::echo(want);
         return Some(format!(
@@ -349,9 +349,13 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         && !known.is_empty()
     {
         return Some(format!(
-            "mcplogs: no project path contains {want:?} ({} found in other projects: `{}` lists the projects)",
+            "mcplogs: no project path contains {want:?} ({} found in other projects: {} lists the projects)",
             mcplogs::text::count(known.len(), "server"),
-            command_reading("du", &opts.request.homes, &opts.request.paths)
+            mcplogs::text::code_span(&command_reading(
+                "du",
+                &opts.request.homes,
+                &opts.request.paths
+            ))
         ));
     }
     if let (Some(since), Some(newest)) = (opts.since, report.newest_log) {

@@ -87,9 +87,9 @@ pub fn run(args: SetupArgs) -> Result<ExitCode, Error> {
     let pending = match plan {
         SetupPlan::AlreadyInstalled { path } => {
             output::note(format_args!(
-                "{} already runs `{}`: nothing to write.",
+                "{} already runs {}: nothing to write.",
                 path.display(),
-                command
+                mcplogs::text::code_span(command)
             ));
             return Ok(ExitCode::Clean);
         }
