@@ -160,19 +160,16 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// Every command in backquotes in `text` that starts with `mcplogs `, with the text that
-/// follows it up to the end of its sentence (what it says the command does).
+/// Every command in a code span of `text` that starts with `mcplogs `, with the text
+/// that follows it up to the end of its sentence (what it says the command does): in
+/// backquotes, or in double ones with a space inside each end (`` a `b` ``), as
+/// `text::code_span` prints a command holding a backquote.
 fn printed_commands(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     // Joined lines: a wrapped screen breaks sentences (never a command: paths are kept
     // whole), and an indented continuation starts with spaces.
     let joined: String = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
-    let mut rest = joined.as_str();
-    while let Some(i) = rest.find('`') {
-        let after = &rest[i + 1..];
-        let Some(j) = after.find('`') else { break };
-        let span = &after[..j];
-        let tail = &after[j + 1..];
+    let mut push = |span: &str, tail: &str| {
         // `mcplogs 0.1.0` (a version in the report) is no command.
         let runs = span
             .strip_prefix("mcplogs ")
@@ -181,6 +178,23 @@ fn printed_commands(text: &str) -> Vec<(String, String)> {
             let said = tail.split(". ").next().unwrap_or("").to_string();
             out.push((span.to_string(), said));
         }
+    };
+    // Each span opening on `mcplogs `, in backquotes up to the next one, or in double
+    // ones (`` mcplogs ... ``) up to their close (a backquote elsewhere, in a name on
+    // the screen, opens nothing).
+    let mut rest = joined.as_str();
+    loop {
+        let double = rest.find("`` mcplogs ");
+        let single = rest.find("`mcplogs ");
+        let (from, close) = match (double, single) {
+            (Some(d), Some(s)) if d < s => (&rest[d + 3..], " ``"),
+            (Some(d), None) => (&rest[d + 3..], " ``"),
+            (_, Some(s)) => (&rest[s + 1..], "`"),
+            (None, None) => break,
+        };
+        let Some(j) = from.find(close) else { break };
+        let tail = &from[j + close.len()..];
+        push(&from[..j], tail);
         rest = tail;
     }
     out
@@ -188,7 +202,8 @@ fn printed_commands(text: &str) -> Vec<(String, String)> {
 
 /// A command holding a placeholder (`NAME`, `FILE`, `DIR`) is a pattern, not a command.
 fn is_pattern(cmd: &str) -> bool {
-    cmd.split_whitespace().any(|w| {
+    // (a word of a path too: `/ABSOLUTE/PATH/NAME`)
+    cmd.split(|c: char| c.is_whitespace() || c == '/').any(|w| {
         w.len() >= 3
             && w.chars().all(|c| c.is_ascii_uppercase())
             && ["NAME", "FILE", "DIR", "PATH", "SUBSTRING"].contains(&w)
@@ -397,6 +412,41 @@ fn every_printed_command_runs_as_printed_on_the_sample_homes() {
     let o = w.mcplogs(&["explain", list.to_str().unwrap()]);
     ran += run_printed(&w, &[text(&o)], &w.root, None, false);
     assert!(ran >= 4, "only {ran} commands printed");
+}
+
+/// A home whose path holds a backquote (and `$`): every command printed about it is a
+/// code span holding it whole (`` mcplogs fix --home '/x `q`' ``), and runs as printed,
+/// `fix`'s own undo and check commands included (they were cut at the backquote).
+#[cfg(unix)]
+#[test]
+fn commands_holding_a_backquote_are_whole_code_spans_and_run_as_printed() {
+    let w = World::new();
+    let home = w.root.join("h `q` $x");
+    copy_dir(&samples().join("linux-home"), &home);
+    let (outs, _) = outputs(&w, &home);
+    let all = outs.join("\n");
+    let shown = home.display().to_string();
+    let with_home: Vec<String> = printed_commands(&all)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.contains(&shown))
+        .collect();
+    assert!(!with_home.is_empty(), "no command names the home: {all}");
+    assert!(run_printed(&w, &outs, &home, None, true) >= 2);
+    let fixed = w.mcplogs(&["fix", "--home", home.to_str().unwrap(), "--yes"]);
+    let said = text(&fixed);
+    assert_eq!(fixed.status.code(), Some(0), "{said}");
+    let after: Vec<String> = printed_commands(&said)
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| c.contains(&shown))
+        .collect();
+    assert!(
+        after.iter().any(|c| c.starts_with("mcplogs fix --undo"))
+            && after.iter().any(|c| c.starts_with("mcplogs scan")),
+        "{said}"
+    );
+    assert!(run_printed(&w, &[said], &home, None, false) >= 2);
 }
 
 #[cfg(unix)]
