@@ -311,7 +311,24 @@ impl ConfiguredSecrets {
         if value.contains("://") {
             self.add_url(value);
         }
+        self.add_connection_string(value);
         self.add(key, value);
+    }
+
+    /// The pairs of a connection string (`Server=db;User Id=sa;Password=a b;`, an
+    /// Azure `AccountKey=...;`), each value under its own key: the secret rules find
+    /// `Password=a` in a text and leave what follows a space, so a value a server
+    /// echoes whole is hidden whole.
+    fn add_connection_string(&mut self, text: &str) {
+        if !text.contains(';') {
+            return;
+        }
+        for part in text.split(';') {
+            if let Some((k, v)) = part.split_once('=') {
+                let v = v.trim().trim_matches(['"', '\'']);
+                self.add(k.trim(), v);
+            }
+        }
     }
 
     /// A value secret whatever its key and shape (learned from
@@ -412,6 +429,7 @@ impl ConfiguredSecrets {
                 }
                 continue;
             }
+            self.add_connection_string(a);
             self.add(flag.take().map_or("", |f| value_key(f, a)), a);
         }
     }
@@ -629,6 +647,33 @@ mod tests {
         assert_eq!(slash_flag("/token:abc"), Some(("/token", "abc")));
         assert_eq!(slash_flag("/home/u:x"), None);
         assert_eq!(slash_flag("/token:"), None);
+    }
+
+    /// A connection string's password in an argument or an `env` value is learned
+    /// whole (helper-79: the rules hid `Password=a` of `Password=a b;` and showed `b`).
+    #[test]
+    fn a_connection_strings_password_is_learned_whole() {
+        let mut s = ConfiguredSecrets::new();
+        s.add_args(
+            &[
+                "--conn",
+                "Server=db;User Id=sa;Password=Pw 7 horse;Encrypt=true",
+            ]
+            .map(String::from),
+        );
+        s.add_configured(
+            "STORAGE",
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;",
+        );
+        let r = redactor_of(&s);
+        let shown = r.redact(
+            "login failed for sa (password Pw 7 horse); key Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==",
+        );
+        assert!(!shown.contains("7 horse"), "{shown}");
+        assert!(!shown.contains("Zm9vYmFy"), "{shown}");
+        // the other parts are configuration
+        let kept = "Server=db; User Id=sa; AccountName=acct; Encrypt=true";
+        assert_eq!(r.redact(kept), kept);
     }
 
     #[test]

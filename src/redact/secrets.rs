@@ -108,7 +108,14 @@ fn classic_key_looks_secret(key: &str) -> bool {
         .any(|w| (w == "pwd" && words.len() > 1) || (w.ends_with("pwd") && w.len() > 3));
     let pass = words.iter().any(|w| w == "pass" || w.ends_with("pass"));
     let auth = words.iter().any(|w| w == "auth");
-    pwd || pass || auth || last == "key"
+    // `api_keys`, `ACCESS_KEYS`: keys; `primary_keys`, `sort_keys` are no secrets.
+    let keys = last == "keys"
+        && words.len() > 1
+        && [
+            "api", "access", "secret", "private", "signing", "client", "license", "master",
+        ]
+        .contains(&words[words.len() - 2].as_str());
+    pwd || pass || auth || last == "key" || keys
 }
 
 /// Whether a key's last word names a credential ([`CREDENTIAL_WORDS`]: an OAuth
@@ -167,6 +174,38 @@ fn made_up(s: &str, min: usize) -> bool {
     let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
     let digits = s.bytes().any(|b| b.is_ascii_digit());
     s.chars().count() >= min && letters && digits && !s.contains(char::is_whitespace) && !is_uuid(s)
+}
+
+/// A client's password flag ([`RULES`]): kept when it is a shell variable (`$PW`,
+/// `${PW}`, `%PW%`) or harmless.
+fn keep_named_or_harmless(c: &Captures) -> bool {
+    let s = c["s"].trim();
+    let var = |v: &str| {
+        !v.is_empty()
+            && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !v.as_bytes()[0].is_ascii_digit()
+    };
+    let named = s
+        .strip_prefix("${")
+        .and_then(|v| v.strip_suffix('}'))
+        .or_else(|| s.strip_prefix('$'))
+        .or_else(|| s.strip_prefix('%').and_then(|v| v.strip_suffix('%')))
+        .is_some_and(var);
+    named || value_is_harmless(s)
+}
+
+/// A header's value written apart from its name ([`RULES`]): hidden when one of its
+/// words looks made up (`ApiKey zq8Kx2PLm9vv`), kept when none does (`required`).
+fn keep_unless_a_made_up_word(c: &Captures) -> bool {
+    !c["s"]
+        .split([' ', '\t', ','])
+        .any(|w| made_up(w.trim_matches(['"', '\'']), 8))
+}
+
+/// A pair whose key alone says secret in the classic way ([`classic_key_looks_secret`]):
+/// its value hidden unless harmless.
+fn keep_classic_pair(c: &Captures) -> bool {
+    !classic_key_looks_secret(&c["k"]) || value_is_harmless(&c["s"])
 }
 
 /// A list under a key ([`RULES`]): hidden whole when its key looks secret and one of
@@ -585,14 +624,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // A webhook's URL is its credential: its path after the host.
         rule(
             "webhook",
-            &["hooks.slack.com/", "/webhooks/"],
-            r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/|/api/(?:v[0-9]+/)?webhooks/)(?P<s>[A-Za-z0-9/_-]{8,})",
+            &["hooks.slack.com/", "/webhooks/", "office.com/webhook"],
+            // (Slack, Discord, and Microsoft 365's connectors: `*.webhook.office.com/
+            // webhookb2/...`, `outlook.office.com/webhook/...`)
+            r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/|/api/(?:v[0-9]+/)?webhooks/|office\.com/webhook(?:b2)?/)(?P<s>[A-Za-z0-9/_@-]{8,})",
             never,
         ),
         rule(
             "age-secret-key",
             &["age-secret-key-1"],
-            r"(?P<s>AGE-SECRET-KEY-1[A-Z0-9]{20,})",
+            // (bech32: upper case as age writes it, lower case as valid)
+            r"(?P<s>(?:AGE-SECRET-KEY-1[A-Z0-9]{20,}|age-secret-key-1[a-z0-9]{20,}))",
             never,
         ),
         rule(
@@ -724,13 +766,107 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_harmless,
         ));
     }
+    // The password of a client's own flag, on that client's command line only (the
+    // same letters are other options elsewhere: `ssh -p 22`, `grep -a`): `mysql -pPW`
+    // (attached: `-p PW` asks for it, and `PW` is the database), `sshpass -p PW`,
+    // `docker login -p PW` (podman, nerdctl, buildah, skopeo, helm, oras too),
+    // `redis-cli -a PW`, `mongosh -p PW`; and HTTPie's `-a user:password`. A shell
+    // variable (`-a "$REDIS_PASSWORD"`) names the password and is kept.
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'-][^\s"']*)"#] {
+        v.push(rule(
+            "secret",
+            &["mysql", "mariadb"],
+            &format!(
+                r"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-p{value}"
+            ),
+            keep_named_or_harmless,
+        ));
+        for (anchors, client, flag) in [
+            (
+                &["sshpass", "login ", "mongo ", "mongosh "][..],
+                r"sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oras)[ \t]+login|mongo|mongosh",
+                "p",
+            ),
+            (&["redis-cli"][..], "redis-cli", "a"),
+        ] {
+            v.push(Rule {
+                kind: "secret",
+                regex: Regex::new(&format!(
+                    r"(?-u:\b)(?:{client})(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-{flag}[ \t]*{value}"
+                ))
+                .expect("secret pattern compiles"),
+                keep: keep_named_or_harmless,
+                anchors,
+            });
+        }
+    }
+    for value in [
+        r#""[^":\n]*:(?P<s>[^"\n]+)""#,
+        r"'[^':\n]*:(?P<s>[^'\n]+)'",
+        r#"[^\s:"'-][^\s:"']*:(?P<s>[^\s"']+)"#,
+    ] {
+        v.push(rule(
+            "secret",
+            &["http ", "https ", "xh ", "xhs "],
+            &format!(
+                r"(?:^|[\s/])(?:http|https|xh|xhs)(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-a[ \t]*{value}"
+            ),
+            keep_named_or_harmless,
+        ));
+    }
+    // `Authorization` in the other ways code writes a header: `setHeader('Authorization',
+    // 'v')`, a raw header list (`['Authorization', 'v', ...]`), `headers["Authorization"]
+    // = "v"`, and Go's printed `map[Authorization:[v]]`: the whole value when a word of it
+    // looks made up (a `Bearer` token is the bearer rule's, found anyway).
+    for value in [DQ, SQ] {
+        v.push(rule(
+            "authorization",
+            &["authorization"],
+            &format!(r#"(?i)(?-u:\b)authorization["']\]?[ \t]*[,=][ \t]*{value}"#),
+            keep_unless_a_made_up_word,
+        ));
+    }
+    v.push(rule(
+        "authorization",
+        &["authorization"],
+        r"(?i)(?-u:\b)authorization:\[(?P<s>[^\]\n]+)\]",
+        keep_unless_a_made_up_word,
+    ));
+    // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`), when
+    // it looks made up: code there is a call or a name (`token := os.Getenv("T")`).
+    v.push(rule(
+        "secret",
+        SECRET_WORDS,
+        &format!(
+            r#"{KEY}[ \t]*(?:=>|:=)[ \t]*(?P<s>[A-Za-z0-9_+/~-]{{8,}})(?:[^A-Za-z0-9_+/~.(\[-]|$)"#
+        ),
+        keep_unless_made_up_pair,
+    ));
+    // A key in single quotes whose name alone says secret (`'password': 'a b c'`, a
+    // Python dict), as a JSON key in double quotes is: whatever its value looks like.
+    v.push(rule(
+        "secret",
+        SECRET_WORDS,
+        &format!(r#"'(?P<k>[A-Za-z0-9_.$-]+)'[ \t]*:[ \t]*{SQ}"#),
+        keep_classic_pair,
+    ));
+    // An OAuth authorization code in a JSON body or a form (`"code": "..."`,
+    // `code=...&grant_type=authorization_code`), judged as in a URL's query below.
+    for value in [DQ, SQ] {
+        v.push(rule(
+            "secret",
+            &["\"code\"", "'code'"],
+            &format!(r#"["']code["'][ \t]*:[ \t]*{value}"#),
+            |c| !made_up(&c["s"], 16),
+        ));
+    }
     // An OAuth authorization code in a URL's query (`?code=`, whose key alone says
     // nothing elsewhere: `code=ENOENT`), when it looks made up and is long (`?code=US`
     // is a country, `?code=SUMMER2024` a promotion).
     v.push(rule(
         "secret",
         &["code="],
-        r#"[?&#]code=(?P<s>[^&#\s"'<>]+)"#,
+        r#"(?:[?&#]|^|[\s"'])code=(?P<s>[^&#\s"'<>]+)"#,
         |c| !made_up(&c["s"], 16),
     ));
     // A long hex or base64 token right after a secret-looking word.

@@ -1665,3 +1665,103 @@ fn homes_under_a_mount_are_learned_and_hidden() {
     let kept = "reading /mnt/d/home/data/file.csv: data loaded, settings read";
     assert_eq!(r.redact(kept), kept);
 }
+
+/// The spellings helper-79 listed as still shown: a client's own password flag, a
+/// header written apart from its name (code, Go's printed maps), a bare value after
+/// `:=` or `=>`, a secret-named key in single quotes, a plural key, an OAuth code in a
+/// body, Microsoft 365 webhooks and a lower-case age key; and the ordinary text around
+/// the same words, which stays as written.
+#[test]
+fn client_flags_header_code_and_other_spellings_are_hidden() {
+    let r = plain();
+    for (input, secret) in [
+        ("mysql -h db -u root -pMyPass2024 shop", "MyPass2024"),
+        ("mysqldump -uroot -p'my pass 99' shop", "my pass 99"),
+        (r#"mariadb -u app -p"Pw 77x" -h db"#, "Pw 77x"),
+        ("sshpass -p hunter2go ssh deploy@host", "hunter2go"),
+        ("sshpass -phunter2go scp a b:", "hunter2go"),
+        (
+            "docker login -u bot -p Dk9zq8Kx2PLm ghcr.io",
+            "Dk9zq8Kx2PLm",
+        ),
+        ("podman login registry.example.com -p 'Pd 9zq8'", "Pd 9zq8"),
+        ("redis-cli -h cache -a R3disPassw0rd ping", "R3disPassw0rd"),
+        (
+            "mongosh --host db -u admin -p Mg9zq8Kx2 --eval x",
+            "Mg9zq8Kx2",
+        ),
+        ("http -a alice:Ht9zq8Kx2PLm GET https://x", "Ht9zq8Kx2PLm"),
+        ("xh -a 'alice:correct horse' https://x", "correct horse"),
+        (
+            "res.setHeader('Authorization', 'ApiKey zq8Kx2PLm9vvQ7')",
+            "zq8Kx2PLm9vvQ7",
+        ),
+        (
+            r#"rawHeaders: ['Host', 'x', 'Authorization', 'Token zq8Kx2PLm9vvQ7']"#,
+            "zq8Kx2PLm9vvQ7",
+        ),
+        (
+            r#"headers["Authorization"] = "SSWS zq8Kx2PLm9vvQ7""#,
+            "zq8Kx2PLm9vvQ7",
+        ),
+        (
+            "request headers map[Accept:[*/*] Authorization:[ApiKey zq8Kx2PLm9vvQ7]]",
+            "zq8Kx2PLm9vvQ7",
+        ),
+        ("token := zq8Kx2PLm9vvQ7", "zq8Kx2PLm9vvQ7"),
+        ("api_key => zq8Kx2PLm9vvQ7,", "zq8Kx2PLm9vvQ7"),
+        (
+            "{'password': 'correct horse battery staple'}",
+            "horse battery",
+        ),
+        (
+            "settings {\"api_keys\": [\"zq8Kx2PLm9vvAA\"]} API_KEYS=zq8Kx2PLm9vvBB",
+            "zq8Kx2PLm9vv",
+        ),
+        (
+            r#"POST /token {"grant_type":"authorization_code","code":"SplxlOBeZQQYbYS6WxSbIA"}"#,
+            "SplxlOBeZQQYbYS6WxSbIA",
+        ),
+        (
+            "body code=SplxlOBeZQQYbYS6WxSbIA&grant_type=authorization_code",
+            "SplxlOBeZQQYbYS6WxSbIA",
+        ),
+        (
+            "POST https://contoso.webhook.office.com/webhookb2/1a2b3c4d-1111-2222-3333-444455556666@9f8e7d6c-1111-2222-3333-444455556666/IncomingWebhook/0123456789abcdef0123456789abcdef/aabbccdd-1111-2222-3333-444455556666",
+            "0123456789abcdef",
+        ),
+        (
+            "age-secret-key-1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
+            "qqqqqqqqqqqq",
+        ),
+    ] {
+        let shown = r.redact(input);
+        assert!(!shown.contains(secret), "{input} -> {shown}");
+        assert!(shown.contains("[REDACTED:"), "{input} -> {shown}");
+        assert_eq!(r.redact(&shown), shown, "redacting again: {input}");
+    }
+    for prose in [
+        "mysql -h db -u root -p shop",
+        "mysql -u root -p -e 'show databases'",
+        "redis-cli -a \"$REDIS_PASSWORD\" ping",
+        "sshpass -p ${SSH_PW} ssh host",
+        "ssh -p 2222 deploy@host",
+        "ps -p 1234 -o pid",
+        "grep -a pattern file",
+        "docker run -p 8080:80 nginx",
+        "http://localhost:8080/mcp -a b",
+        "res.setHeader('Authorization', 'required')",
+        "headers.get('Authorization', '')",
+        "token := os.Getenv(\"GITHUB_TOKEN\")",
+        "token := tokens[0]",
+        "keys.each { |key| key => value }",
+        "{'token': ''} {'password': None}",
+        "{\"primary_keys\": [\"id\"], \"sort_keys\": true}",
+        "{\"code\": -32602, \"message\": \"Invalid params\"}",
+        "{\"code\":\"ERR_INVALID_ARG_TYPE\"}",
+        "exit code=1 signal=null",
+        "see https://outlook.office.com/mail/inbox",
+    ] {
+        assert_eq!(r.redact(prose), prose);
+    }
+}
