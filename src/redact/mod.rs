@@ -720,9 +720,43 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
             c += 1;
         }
     }
+    // A value that runs on past a removed break into a word of the next line (`next`,
+    // `Content-Type:`, `listening`: letters, each piece capitalised at most) ends at the
+    // break: that line starts with words (helper-79 M2: `PASSWORD=x` then `echo done`
+    // on the next line hid `echo`). Only a value a pair's key, a header or `Bearer` names: a
+    // token of a shape of its own (`ghp_...`) broken there is taken whole as before.
+    for f in found.iter_mut() {
+        if !["secret", "authorization", "cookie", "bearer-token"].contains(&f.kind) {
+            continue;
+        }
+        let last = f.end.min(f.start + MAX_WRAPPED_VALUE);
+        let Some(q) = (f.start + 1..last).find(|&q| {
+            let (a, b) = view.removed_at(q);
+            a < b
+        }) else {
+            continue;
+        };
+        if reads_as_words(&view.text[q..f.end]) {
+            f.end = q;
+        }
+    }
     // a value that was all label (`API_TOKEN=` ending its line, `fix:` starting the
     // next) is no value
     found.retain(|f| f.end > f.start);
+}
+
+/// How far into a value [`end_at_labelled_lines`] looks for a removed line break.
+const MAX_WRAPPED_VALUE: usize = 256;
+
+/// Whether `s` is words as a line starts with them: letters in pieces joined by `-` or
+/// `_`, each piece a letter then lower-case letters, perhaps a colon at the end.
+fn reads_as_words(s: &str) -> bool {
+    let s = s.strip_suffix(':').unwrap_or(s);
+    !s.is_empty()
+        && s.split(['-', '_']).all(|piece| {
+            let mut b = piece.bytes();
+            b.next().is_some_and(|c| c.is_ascii_alphabetic()) && b.all(|c| c.is_ascii_lowercase())
+        })
 }
 
 /// What follows `Bearer` goes whole or not at all: a `Bearer name=value` parameter the

@@ -1765,3 +1765,36 @@ fn client_flags_header_code_and_other_spellings_are_hidden() {
         assert_eq!(r.redact(prose), prose);
     }
 }
+
+/// A value hidden at a line's end ends there when the next line starts with words
+/// (helper-79 M2: the view joining a secret broken over two lines took `echo`, `next`,
+/// `Content-Type:` into the value); a token of its own shape broken there goes whole.
+#[test]
+fn a_value_at_a_line_end_leaves_the_next_lines_words() {
+    let r = plain();
+    for (input, want) in [
+        (
+            "PASSWORD=hunter2x\nnext line here",
+            "PASSWORD=[REDACTED:secret]\nnext line here",
+        ),
+        (
+            "export API_TOKEN=abc123def456\necho done",
+            "export API_TOKEN=[REDACTED:secret]\necho done",
+        ),
+        (
+            "Authorization: Bearer abcdefgh12345678\nContent-Type: json",
+            "Authorization: Bearer [REDACTED:authorization]\nContent-Type: json",
+        ),
+        (
+            "api_key=zq8Kx2PLm9vvQQ\nlistening on 3000",
+            "api_key=[REDACTED:secret]\nlistening on 3000",
+        ),
+        // the rest of a value broken mid-way (digits, case changing) goes with it
+        (
+            "API_TOKEN=abc123\ndef456Q rest",
+            "API_TOKEN=[REDACTED:secret]\n[REDACTED:secret] rest",
+        ),
+    ] {
+        check(&r, input, want);
+    }
+}
