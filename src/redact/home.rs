@@ -94,6 +94,18 @@ pub fn home_forms(home: &str) -> Vec<String> {
         parts.join("\\\\\\\\"),
         encode_folder_name(trimmed),
     ];
+    // A home holding a quote, as a printed command quotes it (`'\''` in `sh`, `\'` in
+    // `$'...'`, `''` in PowerShell; and that in a JSON string) and as JSON escapes it.
+    if trimmed.contains('\'') {
+        let sh = trimmed.replace('\'', r"'\''");
+        forms.push(sh.replace('\\', r"\\"));
+        forms.push(sh);
+        forms.push(trimmed.replace('\'', r"\'"));
+        forms.push(trimmed.replace('\'', "''"));
+    }
+    if trimmed.contains('"') {
+        forms.push(trimmed.replace('"', r#"\""#));
+    }
     // A one-letter home (`/h`) would eat ordinary text.
     forms.retain(|f| f.len() >= 3);
     forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
@@ -197,6 +209,18 @@ mod tests {
             "C:/Users/alice",
             r"C:\\Users\\alice",
             "C--Users-alice",
+        ] {
+            assert!(f.contains(&want.to_string()), "{want} in {f:?}");
+        }
+        // a quote, as a printed command or JSON writes it (helper-81 #2: a report kept
+        // `python3 '/tmp/my home '\''q'\''/bin/stub.py'`)
+        let f = home_forms("/tmp/my home 'q\"");
+        for want in [
+            r#"/tmp/my home '\''q""#,
+            r#"/tmp/my home '\\''q""#,
+            r#"/tmp/my home \'q""#,
+            r#"/tmp/my home ''q""#,
+            r#"/tmp/my home 'q\""#,
         ] {
             assert!(f.contains(&want.to_string()), "{want} in {f:?}");
         }

@@ -1043,8 +1043,9 @@ fn launch_lines(s: &ServerReport, o: &ScreenOptions) -> String {
     let mut out = String::new();
     if l.is_stdio() {
         let shown = crate::text::shell_command(&l.argv).unwrap_or_else(|| l.argv.join(" "));
+        // (a path under the home as `~`, as every path on the screen: helper-81 #2)
         out.push_str(&wrap_keeping(
-            &terminal_safe(&shown, false),
+            &terminal_safe(&tilde_within(&shown, home), false),
             "  command: ",
             4,
             o.width,

@@ -676,14 +676,37 @@ fn a_home_holding_a_quote_is_shown_as_tilde_everywhere_on_a_screen() {
         }
         text(&c.output().unwrap())
     };
+    // (helper-81 #2: the stub the servers run lies in the home, as a user's own
+    // scripts do; the report kept its launch line's path quoted for the shell)
+    let config = home.join(".claude.json");
+    let c = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        c.replace("\"/tmp/mcplogs-samples/", &format!("\"{h}/")),
+    )
+    .unwrap();
     let mut screens = Vec::new();
     for args in [
         vec!["scan", "--color", "never"],
         vec!["scan", "--color", "never", "--verbose"],
         vec!["fix", "--dry-run", "--color", "never"],
         vec!["settings", "--color", "never"],
+        vec!["report"],
+        vec!["report", "--json"],
     ] {
         let screen = in_home(&args);
+        let json_body = quoted_body.replace('\\', "\\\\");
+        assert!(
+            !screen.contains(&json_body),
+            "{args:?} shows the home in full, quoted: {screen}"
+        );
+        if args.contains(&"report") {
+            assert!(
+                screen.contains("~/bin/stub_mcp_server.py"),
+                "{args:?}: {screen}"
+            );
+            continue;
+        }
         assert!(screen.contains("~/"), "{args:?}: {screen}");
         assert!(
             !screen.contains(h),
