@@ -350,6 +350,18 @@ impl ConfiguredSecrets {
         let Some((_, rest)) = url.split_once("://") else {
             return;
         };
+        // A password holding `/`, `?`, `#` or `@` (helper-80 #1): `user:` then all up to
+        // the last `@` before the host, the rest read as a URL without them.
+        let rest = match generated_password_userinfo(rest) {
+            Some((user, password, after)) => {
+                self.add("password", password);
+                self.add_always(password);
+                self.add_always(&percent_decoded(password));
+                self.add_always(&format!("{user}:{password}"));
+                after
+            }
+            None => rest,
+        };
         let (authority_and_path, query) = match rest.split_once('?') {
             Some((a, q)) => (a, q.split('#').next().unwrap_or_default()),
             None => (rest.split('#').next().unwrap_or_default(), ""),
@@ -358,6 +370,14 @@ impl ConfiguredSecrets {
             .split(['/', '\\'])
             .next()
             .unwrap_or_default();
+        // A path's part that reads as random is a key (`/api/mcp/s/<key>/mcp`, a
+        // webhook's; helper-80 #5).
+        for part in authority_and_path.split('/').skip(1) {
+            if looks_random(part) {
+                self.add_always(part);
+                self.add_always(&percent_decoded(part));
+            }
+        }
         if let Some((userinfo, _)) = authority.rsplit_once('@') {
             match userinfo.split_once(':') {
                 Some((user, password)) => {
@@ -480,20 +500,9 @@ fn value_key<'a>(flag: &'a str, value: &str) -> &'a str {
 /// switch (`--no-auth`) nor a flag that says something about the secret rather than
 /// holding it (`--auth-type`, `--token-type`, `--secret-name`, `--password-store`).
 fn flag_names_secret(flag: &str) -> bool {
-    const ABOUT: &[&str] = &[
-        "type", "mode", "method", "provider", "name", "store", "kind", "scheme", "url", "uri",
-        "host", "endpoint", "file", "path", "dir", "region", "version", "flow", "format", "header",
-        "env", "var", "source", "id",
-    ];
     let name = flag.trim_start_matches('-');
-    let last = name
-        .rsplit(['-', '_', '.'])
-        .next()
-        .unwrap_or(name)
-        .to_ascii_lowercase();
-    !name.to_ascii_lowercase().starts_with("no-")
-        && !ABOUT.contains(&last.as_str())
-        && key_looks_secret(name)
+    // (a flag about the secret is `key_looks_secret`'s: its last word)
+    !name.to_ascii_lowercase().starts_with("no-") && key_looks_secret(name)
 }
 
 /// A command-line flag: `-x`, `--name`, `--name=value` (a dash then a letter).
@@ -532,6 +541,26 @@ fn slash_flag(a: &str) -> Option<(&str, &str)> {
         && !value.is_empty()
         && flag_names_secret(name))
     .then_some((&a[..=at], value))
+}
+
+/// A URL's `user:password@` (after its `://`) whose password holds `/`, `?`, `#` or
+/// `@`: the user, the password and the rest from the host on. The user holds none of
+/// them; the host, after the last `@`, no `@` either; a port then a path
+/// (`h:443/@scope/pkg`) is no password.
+fn generated_password_userinfo(rest: &str) -> Option<(&str, &str, &str)> {
+    let (user, after_user) = rest.split_once(':')?;
+    if user.contains(['/', '?', '#', '@']) || user.contains(char::is_whitespace) {
+        return None;
+    }
+    let at = after_user.rfind('@')?;
+    let password = &after_user[..at];
+    let host = &after_user[at + 1..];
+    let port_and_path = password
+        .split('/')
+        .next()
+        .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    (password.contains(['/', '?', '#', '@']) && !port_and_path && !host.is_empty())
+        .then_some((user, password, host))
 }
 
 /// `%XX` decoded (a non-UTF-8 result left as written).

@@ -79,8 +79,68 @@ pub fn key_looks_secret(key: &str) -> bool {
     classic_key_looks_secret(key) || key_names_credential(key)
 }
 
+/// Last words of a key that say something about a secret rather than hold it
+/// (`AUTH_TYPE`, `token_endpoint`, `secretName`, `PASSWORD_FILE`, `GITHUB_TOKEN_SCOPE`,
+/// `AWS_ACCESS_KEY_ID`): such a key's value is configuration (helper-80 #9, #10).
+pub const ABOUT_A_SECRET: &[&str] = &[
+    "type",
+    "mode",
+    "method",
+    "methods",
+    "provider",
+    "name",
+    "store",
+    "kind",
+    "scheme",
+    "url",
+    "uri",
+    "host",
+    "endpoint",
+    "file",
+    "path",
+    "dir",
+    "region",
+    "version",
+    "flow",
+    "format",
+    "header",
+    "env",
+    "var",
+    "source",
+    "id",
+    "scope",
+    "scopes",
+    "ttl",
+    "expiry",
+    "expires",
+    "timeout",
+    "length",
+    "prefix",
+    "enabled",
+    "required",
+    "strategy",
+    "algorithm",
+    "alg",
+    "location",
+    "manager",
+    "helper",
+    "command",
+    "cmd",
+    "tokenizer",
+    "count",
+    "limit",
+    "size",
+];
+
 /// [`key_looks_secret`] without the credential words.
 fn classic_key_looks_secret(key: &str) -> bool {
+    let words = key_words(key);
+    let Some(last) = words.last() else {
+        return false;
+    };
+    if ABOUT_A_SECRET.contains(&last.as_str()) {
+        return false;
+    }
     let lower = key.to_ascii_lowercase();
     if [
         "token",
@@ -98,10 +158,6 @@ fn classic_key_looks_secret(key: &str) -> bool {
     {
         return true;
     }
-    let words = key_words(key);
-    let Some(last) = words.last() else {
-        return false;
-    };
     // `PWD` alone is the working directory; `MYSQL_PWD`, `DBPWD` are passwords.
     let pwd = words
         .iter()
@@ -115,7 +171,9 @@ fn classic_key_looks_secret(key: &str) -> bool {
             "api", "access", "secret", "private", "signing", "client", "license", "master",
         ]
         .contains(&words[words.len() - 2].as_str());
-    pwd || pass || auth || last == "key" || keys
+    // `pw`, `ADMIN_PW`, `pwHash`: a password (never the working directory `PWD`)
+    let pw = last == "pw" || words.first().is_some_and(|w| w == "pw");
+    pwd || pass || auth || pw || last == "key" || keys
 }
 
 /// Whether a key's last word names a credential ([`CREDENTIAL_WORDS`]: an OAuth
@@ -157,11 +215,53 @@ pub fn value_is_harmless(v: &str) -> bool {
         || v.bytes().all(|b| b.is_ascii_digit())
         || ["true", "false", "null", "undefined", "none", "yes", "no"]
             .contains(&v.to_ascii_lowercase().as_str())
+        || names_a_value(v)
+}
+
+/// A value that names where the secret comes from instead of holding it: a placeholder
+/// (`<your key>`, `<KEY>`), a variable (`$TOKEN`, `${GITHUB_TOKEN}`, `%TOKEN%`), code
+/// reading one (`process.env.GITHUB_TOKEN;`, `os.environ[`, `os.getenv(`), a call or an
+/// index cut at its quote (`getToken(`, `headers[`), a stack frame's place
+/// (`(/app/chunk-3m9hzpb5.js:12:30111)`) (helper-80 #11, #12).
+fn names_a_value(v: &str) -> bool {
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !s.as_bytes()[0].is_ascii_digit()
+    };
+    let v = v.trim_end_matches([';', ',']);
+    let variable = v
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| v.strip_prefix('$'))
+        .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
+        .is_some_and(|n| ident(n.split([':', '-']).next().unwrap_or(n)));
+    let placeholder = v.starts_with('<');
+    let code = [
+        "process.env.",
+        "process.env[",
+        "os.environ",
+        "os.getenv(",
+        "env::var(",
+        "System.getenv(",
+        "ENV[",
+        "ENV.fetch(",
+        "getenv(",
+    ]
+    .iter()
+    .any(|p| v.starts_with(p));
+    let call = (v.ends_with('(') || v.ends_with('['))
+        && v.bytes()
+            .take(v.len() - 1)
+            .all(|b| b.is_ascii_alphanumeric() || b"_.".contains(&b));
+    let frame = v.starts_with('(') && v.ends_with(')') && v.contains(':');
+    variable || placeholder || code || call || frame
 }
 
 fn keep_pair(c: &Captures) -> bool {
     if classic_key_looks_secret(&c["k"]) {
-        value_is_harmless(&c["s"])
+        // (`GOOGLE_APPLICATION_CREDENTIALS=/home/x/creds.json`: where it is)
+        value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"])
     } else {
         // a key secret only by a credential word: a value that looks made up
         keep_unless_made_up_pair(c)
@@ -200,6 +300,30 @@ fn keep_unless_a_made_up_word(c: &Captures) -> bool {
     !c["s"]
         .split([' ', '\t', ','])
         .any(|w| made_up(w.trim_matches(['"', '\'']), 8))
+}
+
+/// A bare key's quoted value in a printed object ([`RULES`]): [`keep_classic_pair`],
+/// and kept when it describes rather than holds (a schema's `{ token: 'string' }`, a
+/// sentence: `{ password: 'The user password' }`).
+fn keep_described_or_classic_pair(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    const TYPES: &[&str] = &[
+        "string", "number", "boolean", "object", "array", "integer", "any", "unknown", "str",
+        "bool", "int",
+    ];
+    // (a key naming a password holds one whatever it looks like; `token`, `key` hold
+    // code's words as often: `{ key: 'ArrowDown' }`)
+    let k = c["k"].to_ascii_lowercase();
+    let password = ["password", "passwd", "passphrase"]
+        .iter()
+        .any(|w| k.contains(w))
+        || key_words(&k)
+            .last()
+            .is_some_and(|w| ["secret", "pw", "pwd", "pass"].contains(&w.as_str()));
+    TYPES.contains(&v.to_ascii_lowercase().as_str())
+        || v.contains(char::is_whitespace)
+        || (!password && !made_up(v, 8))
+        || keep_classic_pair(c)
 }
 
 /// A pair whose key alone says secret in the classic way ([`classic_key_looks_secret`]):
@@ -245,7 +369,10 @@ fn keep_colon_pair(c: &Captures) -> bool {
     let made_up = c["s"]
         .bytes()
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
-    !(k.contains(['_', '-']) || camel || (strong && made_up)) || keep_pair(c)
+    // (`token: zqx12345abc`, `API key: ...`: any secret-looking key before a value
+    // that looks made up, letters and digits, 8 or more: prose after `token:` is words)
+    let made_up_value = classic_key_looks_secret(k) && self::made_up(&c["s"], 8);
+    !(k.contains(['_', '-']) || camel || (strong && made_up) || made_up_value) || keep_pair(c)
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
@@ -321,6 +448,10 @@ fn keep_unless_basic_credentials(c: &Captures) -> bool {
 /// A value after `password ` or `token ` (a space, no `=` or `:`) is a secret only when
 /// it looks made up: six characters or more, letters and digits, not a UUID.
 fn keep_unless_made_up(c: &Captures) -> bool {
+    // (`at fetchToken (/app/chunk-3m9hzpb5.js:12:30)`: a stack frame's place)
+    if c["s"].starts_with('(') {
+        return true;
+    }
     let s = c["s"].trim_end_matches(['.', ')', ']', '}']);
     let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
     let digits = s.bytes().any(|b| b.is_ascii_digit());
@@ -482,6 +613,7 @@ const SECRET_WORDS: &[&str] = &[
     "secret",
     "pass",
     "pwd",
+    "pw",
     "auth",
     "key",
     "cred",
@@ -518,7 +650,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let mut v = vec![
         rule(
             "private-key",
-            &["private key-----"],
+            &["private key-----", "private key block-----"],
             // Its body: base64 words (and an encrypted key's `Proc-Type:`, `DEK-Info:`
             // headers), each after white space, an escaped line break or nothing (a key
             // flattened on one line) and followed by one (or the END line, or the
@@ -526,7 +658,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             // ends where its body does, never at the end of the text (a key cut short
             // in a server's stderr took the rest of a screen, other servers included).
             &format!(
-                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?P<s>(?:{SEP}*(?:Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|[A-Za-z0-9+/=]+))+)(?:{SEP}|-----|\z)",
+                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<s>(?:{SEP}*(?:Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|Version:[^\n\\]*|Comment:[^\n\\]*|[A-Za-z0-9+/=]+))+)(?:{SEP}|-----|\z)",
                 // (a quote's or a comment's mark before a body line too: `> MIIE...`)
                 SEP = r"(?:[ \t\r\n>|#*]|\\[nrt])"
             ),
@@ -537,6 +669,63 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["://"],
             r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@"'\\<>]+)@"#,
             never,
+        ),
+        // A PuTTY key file's private part.
+        rule(
+            "private-key",
+            &["private-lines:"],
+            r"(?i)Private-Lines:[ \t]*[0-9]+(?P<s>(?:(?:[ \t\r\n]|\\[nr])+[A-Za-z0-9+/=]{4,})+)",
+            never,
+        ),
+        // Tokens of a shape of their own, with no word before them: Google OAuth
+        // (`ya29.`, `GOCSPX-`), PyPI, Notion, Vault, Shopify, Figma, Atlassian,
+        // Replicate, Groq, Linear, DigitalOcean, xAI, Perplexity (helper-80 #7).
+        rule(
+            "token",
+            &[
+                "ya29.", "gocspx-", "pypi-age", "ntn_", "hvs.", "shpat_", "shpss_", "shpca_",
+                "shppa_", "figd_", "atatt3", "r8_", "gsk_", "lin_api_", "dop_v1_", "xai-", "pplx-",
+            ],
+            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_api_[A-Za-z0-9]{20,}|dop_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}))",
+            never,
+        ),
+        // A Telegram bot's token in its API's path (`/bot123456:AAH.../getUpdates`), a
+        // Mattermost or Rocket.Chat hook's key.
+        rule(
+            "token",
+            &["/bot"],
+            r"/bot[0-9]{5,}:(?P<s>[A-Za-z0-9_-]{20,})",
+            never,
+        ),
+        rule(
+            "webhook",
+            &["/hooks/"],
+            r"/hooks/(?P<s>[A-Za-z0-9]{20,})",
+            never,
+        ),
+        // A Discord bot's token after `Bot` (its three dotted parts).
+        rule(
+            "token",
+            &["bot "],
+            r"(?-u:\b)Bot[ \t]+(?P<s>[MN][A-Za-z0-9]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,})",
+            never,
+        ),
+        // A password holding `/`, `#`, `?` or `@` (a generated one, base64): to the
+        // first `@` a host follows (a host, a port, then the path or the end); not a
+        // port and a path (`https://h:443/@scope/pkg` has no credentials).
+        rule(
+            "url-credentials",
+            &["://"],
+            r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>]*:[^\s"'\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
+            |c| {
+                let pw = c["s"].split_once(':').map_or("", |(_, p)| p);
+                let port = pw
+                    .split('/')
+                    .next()
+                    .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                    && pw.contains('/');
+                port || !pw.contains(['/', '#', '?', '@'])
+            },
         ),
         rule(
             "authorization",
@@ -847,8 +1036,34 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     v.push(rule(
         "secret",
         SECRET_WORDS,
-        &format!(r#"'(?P<k>[A-Za-z0-9_.$-]+)'[ \t]*:[ \t]*{SQ}"#),
+        &format!(r#"["'](?P<k>[A-Za-z0-9_.$-]+)["'][ \t]*:[ \t]*{SQ}"#),
         keep_classic_pair,
+    ));
+    // So is a key written bare in a printed object or at a line's start (Node's
+    // `{ user: 'bob', password: 'x' }`, Rust's `Config { password: "x" }`, YAML's
+    // `password: "x"`): the object's `{` or `,`, or the line's start, before it.
+    for value in [DQ, SQ] {
+        v.push(rule(
+            "secret",
+            SECRET_WORDS,
+            &format!(r#"(?m)(?:[{{,]|^)[ \t]*(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*{value}"#),
+            keep_described_or_classic_pair,
+        ));
+    }
+    // An ODBC connection string's `PWD=` (`...;UID=sa;PWD=x;`): after a `;` it is no
+    // working directory.
+    v.push(rule(
+        "secret",
+        &["pwd"],
+        r#"(?i);[ \t]*pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)"#,
+        keep_harmless,
+    ));
+    // `API key zq8Kx2PLm9vv`, `apikey zq8...`: the words, a space, a made-up value.
+    v.push(rule(
+        "secret",
+        &["key"],
+        r"(?i)(?-u:\b)(?P<k>api[ _-]?key|access[ _-]?key|secret[ _-]?key)[ \t]+(?P<s>[A-Za-z0-9_+/=-]{8,})",
+        |c| !made_up(&c["s"], 8),
     ));
     // An OAuth authorization code in a JSON body or a form (`"code": "..."`,
     // `code=...&grant_type=authorization_code`), judged as in a URL's query below.
@@ -902,9 +1117,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     v.push(rule(
         "email",
         &["@"],
-        // Not the `user:password@host` of a URL (the URL rule hides the credentials).
-        r"(?:^|[^A-Za-z0-9._%+:/-])(?P<s>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?-u:\b)",
-        never,
+        // Not the `user:password@host` of a URL (the URL rule hides the credentials), a
+        // Git remote (`git@github.com:org/repo.git`) or a package file
+        // (`pkg@latest.tgz`).
+        r"(?:^|[^A-Za-z0-9._%+:/-])(?P<s>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?P<tld>[A-Za-z]{2,}))(?-u:\b)(?P<remote>:[A-Za-z0-9_~.-]+/)?",
+        |c| {
+            c.name("remote").is_some()
+                || ["tgz", "js", "json", "ts", "md", "txt", "zip", "gz", "tar", "py", "sh", "mjs", "cjs"]
+                    .contains(&c["tld"].to_ascii_lowercase().as_str())
+        },
     ));
     v
 });

@@ -1798,3 +1798,120 @@ fn a_value_at_a_line_end_leaves_the_next_lines_words() {
         check(&r, input, want);
     }
 }
+
+/// helper-80's leaks: a URL password holding `/ # ? @`, quoted values in printed
+/// objects, a made-up value after `token:`, `PWD=` of a connection string and `pw`
+/// keys, secrets in a URL's path, PGP and PuTTY keys, provider tokens with no word
+/// before them; and its over-redactions: keys about a secret, placeholders, code reading
+/// a variable, stack frames, Git remotes.
+#[test]
+fn helper_80s_leaks_are_hidden_and_its_ordinary_text_kept() {
+    let r = plain();
+    for (input, secret) in [
+        ("postgres://svc:pa/ssZQXPW@db.example.net/prod", "ssZQXPW"),
+        ("postgres://svc:abc#hunter@dbhost:5432/prod", "hunter"),
+        ("amqp://guest:hunter/x@rabbit/", "hunter"),
+        ("postgres://svc:p@ssZQX@db:5432/x", "ssZQX"),
+        (
+            "Environment: {\"HTTPS_PROXY\":\"http://jdoe:Spr1ng/2026#x@proxy.corp.example:8080\"}",
+            "Spr1ng",
+        ),
+        ("{'user': 'bob', 'password': 'hunter2'}", "hunter2"),
+        ("'db_password': 'hunter2'", "hunter2"),
+        (r#""PASSWORD": 'hunterxx'"#, "hunterxx"),
+        ("{'password': 'Pa$$hunter!'}", "hunter"),
+        ("{ user: 'bob', password: 'zqxhorsebattery' }", "zqxhorse"),
+        (r#"Config { password: "hunter" }"#, "hunter"),
+        ("db:\n  password: \"zqxstaplegun\"", "zqxstaplegun"),
+        ("token: zqx12345abc", "zqx12345abc"),
+        ("Using API token: zqx1a2b3c4d5e6f", "zqx1a2b3c4d5e6f"),
+        ("access token: zqxAbc123", "zqxAbc123"),
+        ("key: zqx1234abcd", "zqx1234abcd"),
+        ("apikey zqx12345678", "zqx12345678"),
+        ("API key zqx12345678abc", "zqx12345678abc"),
+        (
+            r#"pyodbc.connect("DRIVER=x;UID=sa;PWD=zqxHunter22;")"#,
+            "zqxHunter22",
+        ),
+        ("Server=db;Uid=sa;Pwd=zqxHunter22;", "zqxHunter22"),
+        (r#"{"user":"svc","pw":"zqxHunter22"}"#, "zqxHunter22"),
+        ("login pw=zqxHunter22", "zqxHunter22"),
+        ("ADMIN_PW=zqxHunter22", "zqxHunter22"),
+        (
+            "HTTP Request: POST https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getUpdates",
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        ),
+        (
+            "POST https://chat.example.com/hooks/zqx5x6r8t9y0u1i2o3p4a5s6 200",
+            "zqx5x6r8t9y0u1i2o3p4a5s6",
+        ),
+        (
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBF0ZQxkBCADZzq8Kx2PLm9vvQ7\nZq8Kx2PLm9vvQ7ab\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----",
+            "lQOYBF0ZQxkBCADZzq8Kx2PLm9vvQ7",
+        ),
+        (
+            "Private-Lines: 2\nAAABAQCzq8Kx2PLm9vvQ7zq8Kx2PLm9vvQ7\nAAAAgQDzq8Kx2PLm9vvQ7\nPrivate-MAC: ab",
+            "AAABAQCzq8Kx2PLm9vvQ7",
+        ),
+        (
+            "notion: client created with ntn_zq8Kx2PLm9vvQ7zq8Kx2PLm9vvQ7abcd",
+            "ntn_zq8K",
+        ),
+        (
+            "access ya29.a0AfH6SMBzq8Kx2PLm9vvQ7zq8Kx2PLm9vv",
+            "a0AfH6SMB",
+        ),
+        ("client GOCSPX-zq8Kx2PLm9vvQ7zq8Kx2PLm9", "zq8Kx2PLm9vvQ7"),
+        ("vault hvs.CAESIzq8Kx2PLm9vvQ7zq8Kx2PLm9vv", "CAESIzq8"),
+        (
+            "shopify shpat_0123456789abcdef0123456789abcdef",
+            "0123456789abcdef",
+        ),
+        ("groq gsk_zq8Kx2PLm9vvQ7zq8Kx2PLm9vv", "zq8Kx2PLm9vvQ7"),
+        (
+            "linear lin_api_zq8Kx2PLm9vvQ7zq8Kx2PLm9vv",
+            "zq8Kx2PLm9vvQ7",
+        ),
+        ("figma figd_zq8Kx2PLm9vvQ7zq8Kx2PLm9vv", "zq8Kx2PLm9vvQ7"),
+        ("replicate r8_zq8Kx2PLm9vvQ7zq8Kx2PLm9vv", "zq8Kx2PLm9vvQ7"),
+        ("xai xai-zq8Kx2PLm9vvQ7zq8Kx2PLm9vv", "zq8Kx2PLm9vvQ7"),
+        ("pplx pplx-zq8Kx2PLm9vvQ7zq8Kx2PLm9vv", "zq8Kx2PLm9vvQ7"),
+        (
+            "atlassian ATATT3xFfGF0zq8Kx2PLm9vvQ7zq8Kx2PLm9vv",
+            "xFfGF0zq8Kx2PLm9vvQ7",
+        ),
+        (
+            "discord Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        ),
+    ] {
+        let shown = r.redact(input);
+        assert!(!shown.contains(secret), "{input} -> {shown}");
+        assert!(shown.contains("[REDACTED:"), "{input} -> {shown}");
+        assert_eq!(r.redact(&shown), shown, "redacting again: {input}");
+    }
+    for kept in [
+        r#"{"token_endpoint":"https://auth.example.com/oauth/token"}"#,
+        r#"{"token_type":"Bearer","tokenizer":"cl100k_base"}"#,
+        r#"{"secretName":"db-credentials"}"#,
+        "authMethod: client_secret_post",
+        "PASSWORD_FILE=/run/secrets/db_password",
+        "GOOGLE_APPLICATION_CREDENTIALS=/home/x/creds.json",
+        "JIRA_AUTH_TYPE=basic AUTH_PROVIDER=github GITHUB_TOKEN_SCOPE=repo",
+        "    at async fetchToken (/$bunfs/root/chunk-3m9hzpb5.js:12:30111)",
+        "    api_key = os.environ[\"OPENAI_API_KEY\"]",
+        "const token = process.env.GITHUB_TOKEN;",
+        "OPENAI_API_KEY=<your key>",
+        "--api-key <KEY>",
+        "token=${GITHUB_TOKEN}",
+        "git clone git@github.com:org/repo.git",
+        "npm pack produced pkg@latest.tgz",
+        "https://registry.npmjs.org:443/@scope/pkg",
+        "cd /home/x && PWD=/home/x make",
+        "invalid token: expected number",
+        "{ token: 'string', required: true }",
+        "password: 'too short'",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
