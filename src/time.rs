@@ -217,6 +217,29 @@ pub fn local_time(iso: &str) -> String {
     local_time_in(iso, &TZ)
 }
 
+/// Two times as [`local_time`] shows them, to the second when they fall in the same
+/// minute: "no session since 12:43; the last at 12:43" read as a contradiction
+/// (helper-81 #9).
+pub fn local_times_apart(a: &str, b: &str) -> (String, String) {
+    let (la, lb) = (local_time(a), local_time(b));
+    if la != lb {
+        return (la, lb);
+    }
+    let with_seconds = |shown: String, iso: &str| match parse_iso(iso) {
+        // `YYYY-MM-DD HH:MM ...`: the seconds after the minutes
+        Some(secs) if shown.len() > 16 && shown.as_bytes()[13] == b':' => {
+            format!(
+                "{}:{:02}{}",
+                &shown[..16],
+                secs.rem_euclid(60),
+                &shown[16..]
+            )
+        }
+        _ => shown,
+    };
+    (with_seconds(la, a), with_seconds(lb, b))
+}
+
 /// [`local_time`] in the zone `tz`.
 fn local_time_in(iso: &str, tz: &jiff::tz::TimeZone) -> String {
     let Some(secs) = parse_iso(iso) else {
@@ -415,6 +438,22 @@ pub fn file_name_time(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// helper-81 #9: two times in one minute are shown to the second, apart.
+    #[test]
+    fn times_in_one_minute_are_shown_apart() {
+        let (a, b) = local_times_apart("2026-11-29T12:43:58Z", "2026-11-29T12:43:05Z");
+        assert_ne!(a, b);
+        assert!(a.contains(":58") && b.contains(":05"), "{a} / {b}");
+        let (a, b) = local_times_apart("2026-11-29T12:44:05Z", "2026-11-29T12:43:05Z");
+        assert_eq!(
+            (a, b),
+            (
+                local_time("2026-11-29T12:44:05Z"),
+                local_time("2026-11-29T12:43:05Z")
+            )
+        );
+    }
 
     #[test]
     fn round_trips_dates() {

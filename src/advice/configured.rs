@@ -84,18 +84,24 @@ fn at(iso: &str) -> String {
     crate::time::local_time(iso)
 }
 
+/// A not-seen row's cut-off (or `none` without one) and last session, apart
+/// ([`crate::time::local_times_apart`]).
+fn since_and_last(row: &ConfiguredRow, last: &str, none: &str) -> (String, String) {
+    match row.since {
+        Some(t) => crate::time::local_times_apart(&crate::time::format_iso(t), last),
+        None => (none.to_string(), at(last)),
+    }
+}
+
 /// The short reason beside a row without a log: [`state_reason`], or for a server
 /// whose every session is older than `--since`, "no session since …" with the last
 /// one's time (it has logs: never "no log of it yet").
 pub fn row_reason(row: &ConfiguredRow, home: Option<&str>) -> String {
     match row.not_seen_since() {
-        Some(last) => format!(
-            "no session since {}; the last at {}",
-            row.since
-                .map(|t| at(&crate::time::format_iso(t)))
-                .unwrap_or_else(|| "--since".to_string()),
-            at(last)
-        ),
+        Some(last) => {
+            let (since, last) = since_and_last(row, last, "--since");
+            format!("no session since {since}; the last at {last}")
+        }
         None => state_reason(&row.configured, home),
     }
 }
@@ -109,18 +115,17 @@ pub fn row_way_out(
     homes: &[std::path::PathBuf],
 ) -> String {
     match row.not_seen_since() {
-        Some(last) => format!(
-            "Claude Code has not started it since {} (its last session was at {}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; {} without --since shows its last verdict.",
-            row.since
-                .map(|t| at(&crate::time::format_iso(t)))
-                .unwrap_or_else(|| "the --since cut-off".to_string()),
-            at(last),
-            crate::text::code_span(&format!(
-                "mcplogs scan{} {}",
-                crate::advice::home_flags(homes),
-                crate::text::option_word("--server", &crate::advice::name_word(&row.name))
-            ))
-        ),
+        Some(last) => {
+            let (since, last) = since_and_last(row, last, "the --since cut-off");
+            format!(
+                "Claude Code has not started it since {since} (its last session was at {last}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; {} without --since shows its last verdict.",
+                crate::text::code_span(&format!(
+                    "mcplogs scan{} {}",
+                    crate::advice::home_flags(homes),
+                    crate::text::option_word("--server", &crate::advice::name_word(&row.name))
+                ))
+            )
+        }
         None => way_out_in(&row.configured, Some(&row.name), home, homes),
     }
 }

@@ -247,6 +247,17 @@ pub fn projects_to_check(
             out.push(PathBuf::from(project));
         }
     }
+    // `--since`: the projects whose every session is older (no row of theirs left):
+    // their servers are "not seen since", as in a project with a session since
+    // (helper-81 #1: the project was dropped, a failing server with it)
+    for project in report.not_since.iter().filter_map(|n| n.project.as_deref()) {
+        if seen.insert(project)
+            && within.is_none_or(|w| Path::new(project).starts_with(w))
+            && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
+        {
+            out.push(PathBuf::from(project));
+        }
+    }
     // the projects `~/.claude.json` lists that configure servers (their own, or a
     // `.mcp.json`) but have no log yet: their servers are listed from any folder, as
     // from the project itself

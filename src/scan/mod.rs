@@ -453,6 +453,10 @@ pub struct NotSince {
     /// When its last record was written (seconds since the epoch): the latest record
     /// time of the file written last; that file's mtime only when no record has a time.
     pub last_written: EpochSeconds,
+    /// The project its last record ran in (that record's `cwd`, when its folder's name
+    /// is the project folder's): whose configuration is joined, so a project whose
+    /// every session is older keeps its servers, "not seen since".
+    pub project: Option<String>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -617,6 +621,7 @@ pub fn scan_with_progress(
                         project_folder: d.project_folder.clone(),
                         folder: d.folder.clone(),
                         last_written: t,
+                        project: None,
                     },
                 ));
             }
@@ -836,9 +841,19 @@ pub fn scan_with_progress(
             .map(|(_, newest, mut n)| {
                 // the records' time, as a row's LAST SEEN is (a copied or restored
                 // file's mtime is another time); the mtime only when no record has one
-                if let Some(t) = read::last_record_time(&newest) {
+                let (t, cwd) = read::last_record(&newest);
+                if let Some(t) = t {
                     n.last_written = t;
                 }
+                // (a record naming another project than its folder's names none;
+                // `--match-project` keeps its own)
+                n.project = cwd.filter(|c| {
+                    n.project_folder.as_deref()
+                        == Some(crate::claude_code::names::encode_folder_name(c).as_str())
+                        && project_want
+                            .as_ref()
+                            .is_none_or(|w| w.selects(Some(c), n.project_folder.as_deref()))
+                });
                 n
             })
             .collect()

@@ -527,7 +527,38 @@ const TAIL_BYTES: u64 = 256 * 1024;
 /// time): the latest `"timestamp"` in its last [`TAIL_BYTES`], else in the whole file
 /// (a last record longer than that). `None` when no record has a time.
 pub(crate) fn last_record_time(p: &Path) -> Option<EpochSeconds> {
+    last_record(p).0
+}
+
+/// The latest record time of a log file ([`last_record_time`]) and the working
+/// directory its last record in the file's tail names (`cwd`: the project), when one
+/// does.
+pub(crate) fn last_record(p: &Path) -> (Option<EpochSeconds>, Option<String>) {
+    static CWD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""cwd"\s*:\s*("(?:[^"\\]|\\.){1,4096}")"#).expect("regex")
+    });
+    let cwd = |text: &str| {
+        CWD.captures_iter(text)
+            .last()
+            .and_then(|c| serde_json::from_str::<String>(&c[1]).ok())
+    };
     use std::io::{Read, Seek, SeekFrom};
+    let Ok((mut f, meta)) = crate::safe_read::open_regular(p) else {
+        return (None, None);
+    };
+    let start = meta.len().saturating_sub(TAIL_BYTES);
+    let mut tail = Vec::new();
+    if f.seek(SeekFrom::Start(start)).is_err() || f.take(TAIL_BYTES).read_to_end(&mut tail).is_err()
+    {
+        return (None, None);
+    }
+    let text = String::from_utf8_lossy(&tail);
+    (record_time(p, &text, start == 0), cwd(&text))
+}
+
+/// [`last_record_time`] from a file's tail `text` (the whole file when `whole`), else
+/// from every record of the file.
+fn record_time(p: &Path, text: &str, whole: bool) -> Option<EpochSeconds> {
     static TIMESTAMP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#""timestamp"\s*:\s*"([^"\\]{1,64})""#).expect("regex")
     });
@@ -537,15 +568,10 @@ pub(crate) fn last_record_time(p: &Path) -> Option<EpochSeconds> {
             .filter_map(|c| crate::time::parse_iso(&c[1]))
             .max()
     };
-    let (mut f, meta) = crate::safe_read::open_regular(p).ok()?;
-    let start = meta.len().saturating_sub(TAIL_BYTES);
-    f.seek(SeekFrom::Start(start)).ok()?;
-    let mut tail = Vec::new();
-    f.take(TAIL_BYTES).read_to_end(&mut tail).ok()?;
-    if let Some(t) = latest(&String::from_utf8_lossy(&tail)) {
+    if let Some(t) = latest(text) {
         return Some(t);
     }
-    if start == 0 {
+    if whole {
         return None;
     }
     let mut newest = None;

@@ -283,6 +283,33 @@ fn a_server_losing_its_only_tool_is_failing_everywhere_and_never_told_the_others
     assert_eq!(explain_run.code, 1);
 }
 
+/// helper-81 #1: a `--since` that leaves none of a project's sessions, run from another
+/// folder: the project is still there, its configured servers "not seen since" (they
+/// were dropped with the project, and `scan` said nothing of a failing server).
+#[test]
+fn since_keeps_a_project_all_of_whose_sessions_are_older() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let _project = project_in(&home, "api");
+    age_all(&home.join(".cache"), 2);
+    let elsewhere = home.join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let (all_run, all) = scan_doc(&home, &elsewhere, &[]);
+    assert_eq!(all_run.code, 1, "{all_run:?}");
+    let (since_run, since) = scan_doc(&home, &elsewhere, &["--since", "10m"]);
+    assert!(answers(&since).is_empty(), "{since:#}");
+    let rows = since["configured"].as_array().unwrap();
+    let logged = answers(&all);
+    assert_eq!(rows.len(), logged.len(), "{since:#}");
+    for r in rows {
+        assert_eq!(r["state"], "not-seen-since", "{r:#}");
+        assert!(logged.contains_key(r["name"].as_str().unwrap()), "{r:#}");
+    }
+    assert_eq!(since_run.code, 0, "{since_run:?}");
+    let screen = run(&mut cmd(&home, &elsewhere, &["scan", "--since", "10m"]));
+    assert!(screen.stdout.contains("work/api"), "{}", screen.stdout);
+    assert!(!screen.stdout.contains("none fail"), "{}", screen.stdout);
+}
+
 /// Item 2: `scan --since 10m` in a project folder after a restart that started only
 /// one of its servers: the others have logs, all older, so they are "not seen since"
 /// (with their last session's time), never "no log of it yet", counted apart, and the
