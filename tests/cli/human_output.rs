@@ -513,6 +513,23 @@ fn scan_shared_log_folder() {
     insta::assert_snapshot!("scan_shared_folder", shown(&sb, &mut c));
 }
 
+/// helper-81 #3: `fix NAME` for one of the names sharing a log folder, run from another
+/// folder, finds it as `scan NAME` does (it said "no server ...: none of that name is
+/// logged or configured").
+#[test]
+fn fix_finds_a_server_by_a_name_sharing_its_log_folder() {
+    let sb = Sandbox::new();
+    let h = sample_copy(&sb, "shared-folder");
+    for name in ["api-v2", "api_v2"] {
+        let o = pinned(&sb, &["fix", "--dry-run", "--home", &h, name])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+        assert!(!err.contains("none of that name"), "{name}: {err}");
+    }
+}
+
 #[test]
 fn scan_unknown_server_and_stale_since() {
     let sb = Sandbox::new();

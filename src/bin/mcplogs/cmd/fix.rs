@@ -474,9 +474,15 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
 
 /// Whether `fix NAME` names a server the scan knows: logged, or configured for a
 /// scanned project or for the folder `fix` runs in.
+/// Whether `want` is one of a row's names: its own, or one of the names sharing its log
+/// folder (`api-v2 + api_v2`: helper-81 #3, `fix api-v2` said no such server).
+fn names_row(want: &NameWant, s: &mcplogs::scan::ServerReport) -> bool {
+    want.is(&s.name) || s.shared_by.iter().any(|n| want.is(n))
+}
+
 fn server_known(report: &ScanReport, name: &str) -> bool {
     let want = want_of(report, name);
-    if report.servers.iter().any(|s| want.is(&s.name))
+    if report.servers.iter().any(|s| names_row(&want, s))
         || report
             .configured
             .iter()
@@ -1505,7 +1511,9 @@ fn servers_needing_fix(args: &FixArgs, report: &ScanReport) -> Vec<Failing> {
         if !legacy {
             continue;
         }
-        if server.as_ref().is_some_and(|w| !w.is(&s.name)) || except.iter().any(|e| e.is(&s.name)) {
+        if server.as_ref().is_some_and(|w| !names_row(w, s))
+            || except.iter().any(|e| names_row(e, s))
+        {
             continue;
         }
         let (project, _gone) = mcplogs::advice::project_dir_of(s, &cwd);
