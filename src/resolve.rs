@@ -214,6 +214,34 @@ pub fn configured_in(
     project_states(global.as_ref(), &*env, homes, dir, managed_dir)
 }
 
+/// The names of the servers a scan of `homes` lists configured (none: this machine's):
+/// those of `cwd` and of every project the homes' `~/.claude.json` lists, as plain
+/// `scan` joins them. What `scan NAME` looks a name up in, so it finds every server
+/// `scan --server NAME` finds (helper-81 #4: a project's own server, run from another
+/// folder, was "no server of that name").
+pub fn configured_names(homes: &[PathBuf], cwd: &Path, managed_dir: Option<&Path>) -> Vec<String> {
+    let (global, env) = config_sources_of(homes);
+    let mut dirs = vec![cwd.to_path_buf()];
+    dirs.extend(
+        config::listed_projects(global.as_ref())
+            .into_iter()
+            .map(|(d, _)| d)
+            .filter(|d| d.is_absolute() && d.as_path() != cwd),
+    );
+    let mut names: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| {
+            project_states(global.as_ref(), &*env, homes, d, managed_dir)
+                .servers
+                .into_iter()
+                .map(|s| s.name)
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// One project's configured servers and states, the global file read by the caller.
 fn project_states(
     global: Option<&GlobalConfig>,

@@ -283,6 +283,38 @@ fn a_server_losing_its_only_tool_is_failing_everywhere_and_never_told_the_others
     assert_eq!(explain_run.code, 1);
 }
 
+/// helper-81 #4: `scan NAME` of a server a listed project configures and nothing has
+/// logged, run from another folder, is `scan --server NAME` (it was "no server of that
+/// name is configured here or logged", exit 2, where `--server` showed it).
+#[test]
+fn scan_name_finds_a_server_only_another_project_configures() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "solo-project");
+    let config = home.join(".claude.json");
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+    doc["projects"][project.to_str().unwrap()] = serde_json::json!({
+        "mcpServers": {"solo": {"command": "solo-server-not-installed"}}
+    });
+    fs::write(&config, doc.to_string()).unwrap();
+    let elsewhere = project_in(&home, "elsewhere");
+    let by_flag = run(&mut cmd(
+        &home,
+        &elsewhere,
+        &["scan", "--json", "--server", "solo"],
+    ));
+    let by_name = run(&mut cmd(&home, &elsewhere, &["scan", "--json", "solo"]));
+    assert_eq!(by_name.code, by_flag.code, "{by_name:?}");
+    assert_eq!(
+        json_of(&by_name)["configured"],
+        json_of(&by_flag)["configured"]
+    );
+    assert_eq!(
+        json_of(&by_name)["configured"][0]["name"],
+        "solo",
+        "{by_name:?}"
+    );
+}
+
 /// helper-81 #1: a `--since` that leaves none of a project's sessions, run from another
 /// folder: the project is still there, its configured servers "not seen since" (they
 /// were dropped with the project, and `scan` said nothing of a failing server).

@@ -57,17 +57,11 @@ fn name_as_server(
     } else {
         mcplogs::scan::select::NameWant::new(&name)
     };
-    let env = |k: &str| std::env::var(k).ok();
+    // configured for this folder or any project the homes list, as `--server` finds
+    // them
     let configured_names: Vec<String> = std::env::current_dir()
         .ok()
-        .map(|cwd| {
-            let global = mcplogs::claude_code::paths::global_config_here();
-            mcplogs::claude_code::config::resolve(global.as_deref(), &cwd, &env)
-                .servers
-                .into_iter()
-                .map(|s| s.name)
-                .collect()
-        })
+        .map(|cwd| mcplogs::resolve::configured_names(&discovery.home, &cwd, managed_dir))
         .unwrap_or_default();
     let configured = configured_names
         .iter()
