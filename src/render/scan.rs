@@ -65,6 +65,33 @@ struct Action {
 /// The advice, each action once with the servers it covers (as `flutter doctor`
 /// groups its checks). The legacy fix is grouped by the file it writes.
 fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
+    // A name several projects hold is said with its project in the lists of servers
+    // (helper-81 #10: `no-resulttype` under the legacy fix and under "works today", one
+    // of each project, read as two answers for one server).
+    let mut projects_of: std::collections::HashMap<&str, std::collections::HashSet<&str>> =
+        std::collections::HashMap::new();
+    for (n, p) in report
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.project.as_deref().unwrap_or("")))
+        .chain(
+            report
+                .configured
+                .iter()
+                .map(|r| (r.name.as_str(), r.project.as_str())),
+        )
+    {
+        projects_of.entry(n).or_default().insert(p);
+    }
+    let label = |name: &str, project: Option<&str>| {
+        let shown = terminal_safe(name, false);
+        match project.filter(|_| projects_of.get(name).is_some_and(|p| p.len() > 1)) {
+            Some(p) if !p.is_empty() => {
+                format!("{shown} ({})", tilde(&terminal_safe(p, false), home))
+            }
+            _ => shown,
+        }
+    };
     let mut out = Grouped::default();
     let mut any_fix_or_in_place = false;
     let mut push = |rank: u8, text: String, server: String| {
@@ -92,10 +119,10 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                     push(
                         0,
                         tilde_within(&terminal_safe(&e.text, false), home),
-                        terminal_safe(&s.name, false),
+                        label(&s.name, s.project.as_deref()),
                     );
                 }
-                None => push(3, text, terminal_safe(&s.name, false)),
+                None => push(3, text, label(&s.name, s.project.as_deref())),
             }
             continue;
         }
@@ -113,12 +140,12 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 removed.push((
                     file,
                     crate::advice::for_server_in(s, &report.homes),
-                    terminal_safe(&s.name, false),
+                    label(&s.name, s.project.as_deref()),
                 ));
             }
             continue;
         }
-        let name = terminal_safe(&s.name, false);
+        let name = label(&s.name, s.project.as_deref());
         // the fix engine's change (planned, made, or not offered on this build): it
         // replaces the server's own advice, so the screen never says to hand-edit what
         // `fix` does
@@ -216,7 +243,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             push(
                 rank,
                 tilde_within(&terminal_safe(&e.text, false), home),
-                terminal_safe(&r.name, false),
+                label(&r.name, Some(&r.project)),
             );
             continue;
         }
@@ -224,7 +251,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         push(
             rank,
             crate::advice::configured::row_way_out(r, home, &report.homes),
-            terminal_safe(&r.name, false),
+            label(&r.name, Some(&r.project)),
         );
     }
     let mut out = out.items;
