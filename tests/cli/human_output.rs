@@ -530,6 +530,21 @@ fn fix_finds_a_server_by_a_name_sharing_its_log_folder() {
     }
 }
 
+/// helper-81 #6, #7: `fix`'s sign-in step gives the command `scan` gives (`claude mcp
+/// login NAME`), and never says to start `claude` in a project folder that is gone.
+#[test]
+fn fix_signs_in_as_scan_says_and_never_in_a_gone_folder() {
+    let sb = Sandbox::new();
+    let h = sample_copy(&sb, "macos-home");
+    let o = pinned(&sb, &["fix", "--dry-run", "--home", &h])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).replace('\n', " ");
+    assert!(err.contains("claude mcp login sso-gateway"), "{err}");
+    assert!(err.contains("no longer exists"), "{err}");
+    assert!(!err.contains("start `claude` in /"), "{err}");
+}
+
 #[test]
 fn scan_unknown_server_and_stale_since() {
     let sb = Sandbox::new();
