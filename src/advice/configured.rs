@@ -221,7 +221,7 @@ pub fn way_out_in(
             }) =>
         {
             let start = format!(
-                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (and ~/.claude.json), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it and approve it in the project"
+                "Turned off by {by}: Claude Code neither starts nor lists it, and a disabled list wins over enabledMcpjsonServers and enableAllProjectMcpServers in every file. The approval dialog writes only .claude/settings.local.json (~/.claude.json's project entry is that list's old home, moved there at start-up), so a name in .claude/settings.json or ~/.claude/settings.json was put there on purpose (a shared project file may be your team's). To use it: remove its name from every list that holds it and approve it in the project"
             );
             let linked = hard_linked_lists(c, home);
             if linked.is_empty() {

@@ -361,8 +361,15 @@ fn enable(
         let dialog = written_by_dialog(d.layer);
         approved |= dialog;
         let why = if dialog {
+            // (the dialog writes the local file; `~/.claude.json`'s project entry is the
+            // list's old home, moved there at start-up: helper-81 #8 read two places)
+            let who_wrote = if d.layer == "claude.json" {
+                "the old home of the list the approval dialog's Esc or \"Continue without\" writes, which Claude Code moves into .claude/settings.local.json at start-up"
+            } else {
+                "the approval dialog's Esc or \"Continue without\" writes that list"
+            };
             format!(
-                "{name} is listed in {} of {} (the approval dialog's Esc or \"Continue without\" writes that list), so Claude Code never starts it; moved to {enabled_key}. To keep it off, answer no, or run {}",
+                "{name} is listed in {} of {} ({who_wrote}), so Claude Code never starts it; moved to {enabled_key}. To keep it off, answer no, or run {}",
                 d.key,
                 d.file.display(),
                 crate::text::code_span(&except_command(cx, name)),

@@ -767,6 +767,10 @@ fn a_server_disabled_in_claude_json_s_project_entry_is_enabled_there() {
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("(enable-mcpjson-server)"), "{err}");
+    // the dialog writes the local file: this entry is that list's old home (helper-81
+    // #8: the two sentences named two places the dialog writes)
+    let flat = err.replace('\n', " ");
+    assert!(flat.contains("old home of the list"), "{err}");
     let doc: serde_json::Value =
         serde_json::from_slice(&fs::read(h.home.join(".claude.json")).unwrap()).unwrap();
     // moved within the project's entry, never to a top-level key Claude Code ignores
