@@ -458,11 +458,16 @@ impl ConfiguredSecrets {
     /// percent-encoded): each value under its header's name, and the whole value.
     pub fn add_header_list(&mut self, variable: &str, list: &str) {
         self.add(variable, list);
+        self.add_always(list);
         for entry in list.split(',') {
             if let Some((name, value)) = entry.split_once('=') {
                 let name = percent_decoded(name.trim());
                 self.add(&name, value);
                 self.add(&name, &percent_decoded(value.trim()));
+                // a header these variables carry is an exporter's credential, whatever
+                // its name (`x-honeycomb-team=...`: helper-80 #8, shown in a fix's diff)
+                self.add_always(value);
+                self.add_always(&percent_decoded(value.trim()));
             }
         }
     }
@@ -676,6 +681,21 @@ mod tests {
         assert_eq!(slash_flag("/token:abc"), Some(("/token", "abc")));
         assert_eq!(slash_flag("/home/u:x"), None);
         assert_eq!(slash_flag("/token:"), None);
+    }
+
+    /// An exporter header list's values are credentials whatever their header's name
+    /// (helper-80 #8: `x-honeycomb-team=...` was shown in a fix's diff).
+    #[test]
+    fn a_header_lists_values_are_learned_whatever_their_names() {
+        let mut s = ConfiguredSecrets::new();
+        s.add_header_list(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-honeycomb-team=zqxHoneyKey123,x-other=1",
+        );
+        let r = redactor_of(&s);
+        let shown = r.redact("sent x-honeycomb-team: zqxHoneyKey123 to the collector");
+        assert!(!shown.contains("zqxHoneyKey123"), "{shown}");
+        assert!(shown.contains("x-honeycomb-team"), "{shown}");
     }
 
     /// A connection string's password in an argument or an `env` value is learned

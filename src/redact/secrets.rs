@@ -230,9 +230,10 @@ fn names_a_value(v: &str) -> bool {
             && !s.as_bytes()[0].is_ascii_digit()
     };
     let v = v.trim_end_matches([';', ',']);
+    // (`${AUTH` too: a rule's value stops before the brace)
     let variable = v
         .strip_prefix("${")
-        .and_then(|r| r.strip_suffix('}'))
+        .map(|r| r.strip_suffix('}').unwrap_or(r))
         .or_else(|| v.strip_prefix('$'))
         .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
         .is_some_and(|n| ident(n.split([':', '-']).next().unwrap_or(n)));

@@ -1915,3 +1915,13 @@ fn helper_80s_leaks_are_hidden_and_its_ordinary_text_kept() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// helper-80 #12: a variable after `Authorization:` is no credential, and its brace
+/// stays (`'Authorization:[REDACTED:authorization]}'` was left).
+#[test]
+fn a_variable_after_authorization_is_kept_whole() {
+    let r = plain();
+    for kept in ["'Authorization:${AUTH}'", "Authorization: ${AUTH_HEADER}"] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
