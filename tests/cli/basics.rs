@@ -871,3 +871,25 @@ fn bash_completes_server_names_and_subcommands() {
     let subs = complete("mcplogs sc", 1);
     assert!(subs.lines().any(|l| l.trim() == "scan"), "{subs}");
 }
+
+/// helper-81 #11: `model` fits the terminal's width (it printed lines of up to 133
+/// columns at 80, and table rows ending in spaces); piped without a width it cuts
+/// nothing.
+#[test]
+fn model_fits_the_width_and_is_never_cut_when_piped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let narrow = run(mcplogs(tmp.path()).env("COLUMNS", "80").arg("model"));
+    assert_eq!(narrow.code, 0);
+    for line in narrow.stdout.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+        assert_eq!(line, line.trim_end(), "{line:?}");
+    }
+    let piped = run(mcplogs(tmp.path()).env_remove("COLUMNS").arg("model"));
+    let joined = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(joined(&narrow.stdout), joined(&piped.stdout));
+    assert!(
+        piped.stdout.lines().any(|l| l.chars().count() > 80),
+        "{}",
+        piped.stdout
+    );
+}

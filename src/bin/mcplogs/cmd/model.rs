@@ -47,14 +47,18 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
         output::stdout(&output::json(&doc)?)?;
         return Ok(ExitCode::Clean);
     }
-    let mut text = format!(
-        "Observed builds: {} to {} (never published: {})\n",
+    // (each line fitted to the terminal, its words kept, a table row without the
+    // padding after its last column: helper-81 #11)
+    let width = output::width();
+    let line = |t: &str| mcplogs::text::layout::wrap_keeping(t, "", 2, width);
+    let mut text = line(&format!(
+        "Observed builds: {} to {} (never published: {})",
         doc.oldest_observed,
         doc.newest_observed,
         doc.unpublished.join(", ")
-    );
+    ));
     if let Some(n) = &doc.build_note {
-        text.push_str(&format!("{n}\n"));
+        text.push_str(&line(n));
     }
     let w = doc
         .behaviours
@@ -62,33 +66,43 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
         .map(|b| b.behaviour.len())
         .max()
         .unwrap_or(0);
-    text.push_str(&format!(
-        "\n{:<w$}  {:<12}  {:<10}  {:<22}{}\n",
-        "behaviour",
-        "last without",
-        "first with",
-        "fixture",
-        doc.build
-            .as_deref()
-            .map(|b| format!("  {b}"))
-            .unwrap_or_default(),
-    ));
-    for b in &doc.behaviours {
-        text.push_str(&format!(
-            "{:<w$}  {:<12}  {:<10}  {:<22}{}\n",
-            b.behaviour,
-            b.last_without,
-            b.first_with,
-            b.fixture,
-            b.prediction
-                .as_deref()
-                .map(|p| format!("  {p}"))
-                .unwrap_or_default(),
-        ));
-    }
+    text.push('\n');
     text.push_str(
-        "\nFacts (observed on the builds named, assumed on the others; one \"with\" a\nbehaviour holds from that behaviour's first build):\n",
+        format!(
+            "{:<w$}  {:<12}  {:<10}  {:<22}{}",
+            "behaviour",
+            "last without",
+            "first with",
+            "fixture",
+            doc.build
+                .as_deref()
+                .map(|b| format!("  {b}"))
+                .unwrap_or_default(),
+        )
+        .trim_end(),
     );
+    text.push('\n');
+    for b in &doc.behaviours {
+        text.push_str(
+            format!(
+                "{:<w$}  {:<12}  {:<10}  {:<22}{}",
+                b.behaviour,
+                b.last_without,
+                b.first_with,
+                b.fixture,
+                b.prediction
+                    .as_deref()
+                    .map(|p| format!("  {p}"))
+                    .unwrap_or_default(),
+            )
+            .trim_end(),
+        );
+        text.push('\n');
+    }
+    text.push('\n');
+    text.push_str(&line(
+        "Facts (observed on the builds named, assumed on the others; one \"with\" a behaviour holds from that behaviour's first build):",
+    ));
     for f in &doc.facts {
         let scope = f
             .applies_with
@@ -101,12 +115,12 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
             .zip(doc.build.as_deref())
             .map(|(p, b)| format!("; on {b}: {p}"))
             .unwrap_or_default();
-        text.push_str(&format!(
-            "{}: {}{scope}; observed on {}{here}\n",
+        text.push_str(&line(&format!(
+            "{}: {}{scope}; observed on {}{here}",
             f.fact,
             f.value,
             f.observed_on.join(", ")
-        ));
+        )));
     }
     output::stdout(&text)?;
     Ok(ExitCode::Clean)
