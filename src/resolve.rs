@@ -116,12 +116,14 @@ fn resolve_in(
         && let Some(problem) = global.problem()
     {
         report.config_unreadable = true;
-        report.warnings.push(crate::warning::Warning::new(
+        let w = crate::warning::Warning::new(
             global.path(),
             format!(
                 "{problem}: the servers it configures and their states are not known (its values that look secret are still hidden)"
             ),
-        ));
+        );
+        report.config_problem = Some(w.clone());
+        report.warnings.push(w);
     }
     if let (Launch::Attach { redact }, Some((global, env))) = (steps.launch, &config) {
         attach_launch(report, opts, global.as_ref(), &**env, redact);

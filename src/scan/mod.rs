@@ -509,6 +509,9 @@ pub struct ScanReport {
     /// The home's `~/.claude.json` is there but could not be read or parsed (set by the
     /// resolution, which warns of it): no server's configuration is known.
     pub config_unreadable: bool,
+    /// That warning, for a command that shows the scan's other warnings not (`fix`,
+    /// `export`): each says it, once.
+    pub config_problem: Option<Warning>,
 }
 
 /// What Claude Code keeps between sessions on a machine and that changes what it shows
@@ -919,6 +922,7 @@ pub fn scan_with_progress(
         shown_by: None,
         // (the resolution reads the configuration)
         config_unreadable: false,
+        config_problem: None,
     })
 }
 

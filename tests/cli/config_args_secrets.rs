@@ -291,6 +291,16 @@ fn a_claude_json_cut_short_is_said_and_its_secrets_stay_hidden() {
         "{md}"
     );
     assert!(!md.contains("not found in `~/.claude.json`"), "{md}");
+    // `fix` and `export` say it too, once (helper-78 L3)
+    for args in [&["fix", "--dry-run"][..], &["export", "--dry-run"]] {
+        let r = cmd(args);
+        assert_eq!(
+            r.stderr.matches(".claude.json: not valid JSON (").count(),
+            1,
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
     let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
     for v in [VALUE, ARG, VAR] {
         assert!(raw.stdout.contains(v), "{}", raw.stdout);

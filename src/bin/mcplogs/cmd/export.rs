@@ -96,6 +96,11 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
             fixes: mcplogs::resolve::Fixes::Skip,
         },
     );
+    // A `~/.claude.json` that cannot be parsed: the records carry no configuration, said
+    // (helper-78 L3: export said nothing of it)
+    if let Some(w) = &report.config_problem {
+        output::warning(w);
+    }
     // A filter that matches none of the servers found is a usage error, as in `scan` and
     // `du` (the names are not listed: nothing here is redacted yet).
     if crate::cmd::scan::found_nothing(&report)

@@ -140,6 +140,11 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
         ),
     }
     if let Some(r) = &report {
+        // a `~/.claude.json` that cannot be parsed: its servers are not planned for
+        // (helper-78 L3: fix said nothing of it)
+        if let Some(w) = &r.config_problem {
+            warning(w);
+        }
         tag_names_of(r);
         for name in args.server.iter().chain(&args.except) {
             if !server_known(r, name) {
