@@ -334,6 +334,14 @@ fn colour_rules() {
         run(&mut c).stdout
     };
     assert!(base(&["--color", "always"], None).contains("\u{1b}["));
+    // the settings heading is bold as the other headings are (helper-76's leftover)
+    let coloured = base(&["--color", "always"], None);
+    for heading in ["What to do", "Settings (for this folder)"] {
+        assert!(
+            coloured.contains(&format!("\u{1b}[1m{heading}\u{1b}[0m")),
+            "{coloured}"
+        );
+    }
     // An explicit flag beats NO_COLOR (no-color.org: command-line arguments override it).
     assert!(base(&["--color", "always"], Some("1")).contains("\u{1b}["));
     assert!(!base(&["--color", "never"], Some("1")).contains('\u{1b}'));

@@ -250,7 +250,11 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
                 homes: report.homes.clone(),
             },
         );
-        t.push_str("\nSettings (for this folder)\n");
+        // (bold as the screen's other headings: only where colour is on)
+        t.push_str(&format!(
+            "\n{}\n",
+            colored::Colorize::bold("Settings (for this folder)")
+        ));
         for line in mcplogs::render::settings::summary_lines(&negotiation) {
             // paths as on every screen: `~/…` under the home
             let line = output::tilde(&line);
