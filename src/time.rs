@@ -217,15 +217,10 @@ pub fn local_time(iso: &str) -> String {
     local_time_in(iso, &TZ)
 }
 
-/// Two times as [`local_time`] shows them, to the second when they fall in the same
-/// minute: "no session since 12:43; the last at 12:43" read as a contradiction
-/// (helper-81 #9).
-pub fn local_times_apart(a: &str, b: &str) -> (String, String) {
-    let (la, lb) = (local_time(a), local_time(b));
-    if la != lb {
-        return (la, lb);
-    }
-    let with_seconds = |shown: String, iso: &str| match parse_iso(iso) {
+/// [`local_time`] to the second (`2026-11-29 12:44:12 UTC`).
+pub fn local_time_to_second(iso: &str) -> String {
+    let shown = local_time(iso);
+    match parse_iso(iso) {
         // `YYYY-MM-DD HH:MM ...`: the seconds after the minutes
         Some(secs) if shown.len() > 16 && shown.as_bytes()[13] == b':' => {
             format!(
@@ -236,8 +231,31 @@ pub fn local_times_apart(a: &str, b: &str) -> (String, String) {
             )
         }
         _ => shown,
-    };
-    (with_seconds(la, a), with_seconds(lb, b))
+    }
+}
+
+/// A `--since` cut-off as every line of a screen shows it: to the minute when it is on
+/// one, else to the second (`--since 10m` at 12:54:12 is 12:44:12, not 12:44).
+pub fn cut_off(iso: &str) -> String {
+    match parse_iso(iso) {
+        Some(secs) if secs.rem_euclid(60) != 0 => local_time_to_second(iso),
+        _ => local_time(iso),
+    }
+}
+
+/// A cut-off ([`cut_off`]) and a last session's time, the last to the second when it
+/// falls in the cut-off's minute: "no session since 12:43; the last at 12:43" read as a
+/// contradiction (helper-81 #9).
+pub fn local_times_apart(cut: &str, last: &str) -> (String, String) {
+    let same_minute = local_time(cut) == local_time(last);
+    (
+        cut_off(cut),
+        if same_minute {
+            local_time_to_second(last)
+        } else {
+            local_time(last)
+        },
+    )
 }
 
 /// [`local_time`] in the zone `tz`.
@@ -445,13 +463,15 @@ mod tests {
         let (a, b) = local_times_apart("2026-11-29T12:43:58Z", "2026-11-29T12:43:05Z");
         assert_ne!(a, b);
         assert!(a.contains(":58") && b.contains(":05"), "{a} / {b}");
+        // a cut-off off the minute is to the second wherever it is shown (helper-83
+        // #4); a last session in another minute, to the minute
         let (a, b) = local_times_apart("2026-11-29T12:44:05Z", "2026-11-29T12:43:05Z");
+        assert_eq!(a, cut_off("2026-11-29T12:44:05Z"));
+        assert!(a.contains(":05"), "{a}");
+        assert_eq!(b, local_time("2026-11-29T12:43:05Z"));
         assert_eq!(
-            (a, b),
-            (
-                local_time("2026-11-29T12:44:05Z"),
-                local_time("2026-11-29T12:43:05Z")
-            )
+            cut_off("2026-11-29T12:44:00Z"),
+            local_time("2026-11-29T12:44:00Z")
         );
     }
 

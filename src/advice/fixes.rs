@@ -133,25 +133,23 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
                 true
             }
             Some(Cause::NeedsAuth) => {
-                // as `scan` says it (`claude mcp login NAME`, or /mcp in Claude Code), in
-                // the server's project; one whose folder is gone is said so, never
-                // "start claude in" it (helper-81 #6, #7)
+                // the command `scan` gives (`claude mcp login NAME`, or /mcp in Claude
+                // Code), the project it is run in said in words; one whose folder is gone
+                // is said so, never "start claude in" it (helper-81 #6, #7; helper-83 #2)
                 let (dir, gone) = super::project_dir_of(s, cx.cwd);
                 let login = crate::text::shell_command(&["claude", "mcp", "login", &s.name])
                     .unwrap_or_else(|| format!("claude mcp login {}", s.name));
                 let text = if gone {
                     format!(
-                        "sign in with {} (or /mcp in Claude Code) in a folder where Claude Code configures it: its project folder {} no longer exists (no file holds a sign-in mcplogs could write)",
+                        "sign in with {} (or /mcp in Claude Code), run where Claude Code configures it: its project folder {} no longer exists (no file holds a sign-in mcplogs could write)",
                         crate::text::code_span(&login),
                         dir.display()
                     )
                 } else {
-                    let here = crate::text::shell_command(&["cd", &dir.to_string_lossy()])
-                        .map(|cd| format!("{cd} && {login}"))
-                        .unwrap_or(login);
                     format!(
-                        "sign in with {} (or start `claude` there, run /mcp, pick {} and authenticate; no file holds a sign-in mcplogs could write)",
-                        crate::text::code_span(&here),
+                        "sign in with {} run in {} (or start `claude` there, run /mcp, pick {} and authenticate; no file holds a sign-in mcplogs could write)",
+                        crate::text::code_span(&login),
+                        dir.display(),
                         s.name
                     )
                 };

@@ -571,6 +571,15 @@ impl Redactor {
         let mut at = 0;
         for s in chosen {
             out.push_str(&text[at..s.start]);
+            // A home opening a single-quoted word (`'/home/ana/my dir/x'`, a printed
+            // command's) becomes `~/'my dir/x'`: `~` inside the quotes is no home to the
+            // shell (helper-83 #5: a report's `python3 '~/bin/stub.py'` ran nothing).
+            if s.class == Class::Home && out.ends_with('\'') && text[s.end..].starts_with('/') {
+                out.pop();
+                out.push_str("~/'");
+                at = s.end + 1;
+                continue;
+            }
             let with = match s.class {
                 Class::Secret(kind) => format!("[REDACTED:{kind}]"),
                 Class::Home => "~".to_string(),

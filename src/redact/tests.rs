@@ -1925,3 +1925,14 @@ fn a_variable_after_authorization_is_kept_whole() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A home opening a single-quoted word goes out of the quotes, where the shell expands
+/// `~` (helper-83 #5: `python3 '~/bin/stub.py'` named a file called `~`).
+#[test]
+fn a_home_opening_a_quoted_word_is_left_outside_the_quotes() {
+    check(
+        &alice(),
+        "cd '/Users/alice/my dir' && python3 '/Users/alice/bin/s.py' /Users/alice/x",
+        "cd ~/'my dir' && python3 ~/'bin/s.py' ~/x",
+    );
+}

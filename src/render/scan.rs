@@ -517,7 +517,7 @@ fn state_counts(report: &ScanReport) -> Vec<String> {
                 "{not_seen} not seen since {}",
                 report
                     .since
-                    .map(|t| crate::time::local_time(&crate::time::format_iso(t)))
+                    .map(|t| crate::time::cut_off(&crate::time::format_iso(t)))
                     .unwrap_or_else(|| "--since".to_string())
             ),
         );

@@ -258,9 +258,17 @@ pub fn projects_to_check(
             out.push(PathBuf::from(project));
         }
     }
+    // (and those whose records name no `cwd`: a listed project of that folder name;
+    // helper-83 #1)
+    let not_since_folders: std::collections::HashSet<&str> = report
+        .not_since
+        .iter()
+        .filter(|n| n.project.is_none())
+        .filter_map(|n| n.project_folder.as_deref())
+        .collect();
     // the projects `~/.claude.json` lists that configure servers (their own, or a
-    // `.mcp.json`) but have no log yet: their servers are listed from any folder, as
-    // from the project itself
+    // `.mcp.json`) but have no log yet, or none since `--since`: their servers are
+    // listed from any folder, as from the project itself
     for (dir, own) in listed {
         let Some(project) = dir.to_str() else {
             continue;
@@ -268,7 +276,10 @@ pub fn projects_to_check(
         if !seen.contains(project)
             && dir.is_absolute()
             && within.is_none_or(|w| dir.starts_with(w))
-            && (*own || dir.join(".mcp.json").is_file())
+            && (*own
+                || dir.join(".mcp.json").is_file()
+                || (!not_since_folders.is_empty()
+                    && not_since_folders.contains(encode_folder_name(project).as_str())))
             && super::ProjectHere::of(Some(project)) == super::ProjectHere::Folder
         {
             seen.insert(project);

@@ -848,16 +848,18 @@ pub fn scan_with_progress(
                 if let Some(t) = t {
                     n.last_written = t;
                 }
-                // (a record naming another project than its folder's names none;
-                // `--match-project` keeps its own)
+                // (a record naming another project than its folder's names none)
                 n.project = cwd.filter(|c| {
                     n.project_folder.as_deref()
                         == Some(crate::claude_code::names::encode_folder_name(c).as_str())
-                        && project_want
-                            .as_ref()
-                            .is_none_or(|w| w.selects(Some(c), n.project_folder.as_deref()))
                 });
                 n
+            })
+            // `--match-project` keeps its own
+            .filter(|n| {
+                project_want
+                    .as_ref()
+                    .is_none_or(|w| w.selects(n.project.as_deref(), n.project_folder.as_deref()))
             })
             .collect()
     };

@@ -888,7 +888,11 @@ fn model_fits_the_width_and_is_never_cut_when_piped() {
     let tmp = tempfile::tempdir().unwrap();
     let narrow = run(mcplogs(tmp.path()).env("COLUMNS", "80").arg("model"));
     assert_eq!(narrow.code, 0);
-    for line in narrow.stdout.lines() {
+    // with a build's column too (helper-83 #3)
+    let build = run(mcplogs(tmp.path())
+        .env("COLUMNS", "80")
+        .args(["model", "2.1.300"]));
+    for line in narrow.stdout.lines().chain(build.stdout.lines()) {
         assert!(line.chars().count() <= 80, "{line}");
         assert_eq!(line, line.trim_end(), "{line:?}");
     }

@@ -701,10 +701,12 @@ fn a_home_holding_a_quote_is_shown_as_tilde_everywhere_on_a_screen() {
             "{args:?} shows the home in full, quoted: {screen}"
         );
         if args.contains(&"report") {
+            // (`~` outside the quotes, where the shell expands it: helper-83 #5)
             assert!(
-                screen.contains("~/bin/stub_mcp_server.py"),
+                screen.contains("~/'bin/stub_mcp_server.py'"),
                 "{args:?}: {screen}"
             );
+            assert!(!screen.contains("'~/"), "{args:?}: {screen}");
             continue;
         }
         assert!(screen.contains("~/"), "{args:?}: {screen}");

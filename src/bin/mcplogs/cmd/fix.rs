@@ -477,14 +477,14 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// Whether `fix NAME` names a server the scan knows: logged, or configured for a
-/// scanned project or for the folder `fix` runs in.
 /// Whether `want` is one of a row's names: its own, or one of the names sharing its log
 /// folder (`api-v2 + api_v2`: helper-81 #3, `fix api-v2` said no such server).
 fn names_row(want: &NameWant, s: &mcplogs::scan::ServerReport) -> bool {
     want.is(&s.name) || s.shared_by.iter().any(|n| want.is(n))
 }
 
+/// Whether `fix NAME` names a server the scan knows: logged, or configured for a
+/// scanned project or for the folder `fix` runs in.
 fn server_known(report: &ScanReport, name: &str) -> bool {
     let want = want_of(report, name);
     if report.servers.iter().any(|s| names_row(&want, s))

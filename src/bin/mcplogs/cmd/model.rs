@@ -67,7 +67,8 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
         .max()
         .unwrap_or(0);
     text.push('\n');
-    text.push_str(
+    // (a row wider than the terminal, with a build's column, goes on below it)
+    text.push_str(&line(
         format!(
             "{:<w$}  {:<12}  {:<10}  {:<22}{}",
             "behaviour",
@@ -80,10 +81,9 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
                 .unwrap_or_default(),
         )
         .trim_end(),
-    );
-    text.push('\n');
+    ));
     for b in &doc.behaviours {
-        text.push_str(
+        text.push_str(&line(
             format!(
                 "{:<w$}  {:<12}  {:<10}  {:<22}{}",
                 b.behaviour,
@@ -96,8 +96,7 @@ pub fn run(args: ModelArgs) -> Result<ExitCode, Error> {
                     .unwrap_or_default(),
             )
             .trim_end(),
-        );
-        text.push('\n');
+        ));
     }
     text.push('\n');
     text.push_str(&line(
