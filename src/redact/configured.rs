@@ -683,6 +683,21 @@ mod tests {
         assert_eq!(slash_flag("/token:"), None);
     }
 
+    /// A configured URL's password holding `/ # ? @` is learned whole, and a plain word
+    /// under a key that describes a secret (`AUTH_PROVIDER`) is not learned (helper-80
+    /// #1, #9: the password was cut at `/`; `github` was hidden everywhere).
+    #[test]
+    fn a_generated_url_password_is_learned_and_a_described_word_is_not() {
+        let mut s = ConfiguredSecrets::new();
+        s.add_url("postgresql://svc:Zq9/x+Yw3#k@10.1.2.3:5432/prod");
+        s.add_configured("AUTH_PROVIDER", "github");
+        s.add_configured("GITHUB_TOKEN_SCOPE", "repo");
+        let r = redactor_of(&s);
+        let shown = r.redact("password Zq9/x+Yw3#k rejected; github report");
+        assert!(!shown.contains("Zq9/x+Yw3#k"), "{shown}");
+        assert!(shown.ends_with("; github report"), "{shown}");
+    }
+
     /// An exporter header list's values are credentials whatever their header's name
     /// (helper-80 #8: `x-honeycomb-team=...` was shown in a fix's diff).
     #[test]

@@ -745,7 +745,15 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
         }) else {
             continue;
         };
-        if reads_as_words(&view.text[q..f.end]) {
+        // (a word alone on its line may be the rest of the value, `Xk9aB2m` then
+        // `Qwerty`: only a word that more words follow, or a label, starts a line of
+        // text; helper-82 B4)
+        let word = &view.text[q..f.end];
+        let rest_of_line = view.text[f.end..].split('\n').next().unwrap_or_default();
+        let more_words = rest_of_line.starts_with([' ', '\t']) && !rest_of_line.trim().is_empty();
+        if reads_as_words(word)
+            && (word.ends_with(':') || rest_of_line.starts_with(':') || more_words)
+        {
             f.end = q;
         }
     }

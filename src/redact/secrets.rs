@@ -83,6 +83,12 @@ pub fn key_looks_secret(key: &str) -> bool {
 /// (`AUTH_TYPE`, `token_endpoint`, `secretName`, `PASSWORD_FILE`, `GITHUB_TOKEN_SCOPE`,
 /// `AWS_ACCESS_KEY_ID`): such a key's value is configuration (helper-80 #9, #10).
 pub const ABOUT_A_SECRET: &[&str] = &[
+    "ref",
+    "policy",
+    "strength",
+    "rules",
+    "hint",
+    "reset",
     "type",
     "mode",
     "method",
@@ -107,7 +113,6 @@ pub const ABOUT_A_SECRET: &[&str] = &[
     "env",
     "var",
     "source",
-    "id",
     "scope",
     "scopes",
     "ttl",
@@ -138,7 +143,8 @@ fn classic_key_looks_secret(key: &str) -> bool {
     let Some(last) = words.last() else {
         return false;
     };
-    if ABOUT_A_SECRET.contains(&last.as_str()) {
+    // (`passwordless`, `tokenless`: no secret)
+    if ABOUT_A_SECRET.contains(&last.as_str()) || last.ends_with("less") {
         return false;
     }
     let lower = key.to_ascii_lowercase();
@@ -172,7 +178,7 @@ fn classic_key_looks_secret(key: &str) -> bool {
         ]
         .contains(&words[words.len() - 2].as_str());
     // `pw`, `ADMIN_PW`, `pwHash`: a password (never the working directory `PWD`)
-    let pw = last == "pw" || words.first().is_some_and(|w| w == "pw");
+    let pw = last == "pw";
     pwd || pass || auth || pw || last == "key" || keys
 }
 
@@ -213,8 +219,18 @@ pub fn value_is_harmless(v: &str) -> bool {
         || v.starts_with("<private-host>")
         || v == "********"
         || v.bytes().all(|b| b.is_ascii_digit())
-        || ["true", "false", "null", "undefined", "none", "yes", "no"]
-            .contains(&v.to_ascii_lowercase().as_str())
+        || [
+            "true",
+            "false",
+            "null",
+            "undefined",
+            "none",
+            "yes",
+            "no",
+            "[]",
+            "{}",
+        ]
+        .contains(&v.to_ascii_lowercase().as_str())
         || names_a_value(v)
 }
 
@@ -224,20 +240,32 @@ pub fn value_is_harmless(v: &str) -> bool {
 /// index cut at its quote (`getToken(`, `headers[`), a stack frame's place
 /// (`(/app/chunk-3m9hzpb5.js:12:30111)`) (helper-80 #11, #12).
 fn names_a_value(v: &str) -> bool {
+    // A variable's name as environments write them: upper case (`DB_PASS`) or lower
+    // case without digits (`token`); `$Pa55w0rd` is a password (helper-82 B3).
     let ident = |s: &str| {
-        !s.is_empty()
-            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && !s.as_bytes()[0].is_ascii_digit()
+        let b = s.as_bytes();
+        !b.is_empty()
+            && !b[0].is_ascii_digit()
+            && (b
+                .iter()
+                .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+                || b.iter().all(|&c| c.is_ascii_lowercase() || c == b'_'))
     };
     let v = v.trim_end_matches([';', ',']);
-    // (`${AUTH` too: a rule's value stops before the brace)
+    // (`${AUTH` too: a rule's value stops before the brace; a default after `:-`, `-`,
+    // `:=` or `=` is a value: `${POSTGRES_PASSWORD:-s3cr3t}`)
     let variable = v
         .strip_prefix("${")
         .map(|r| r.strip_suffix('}').unwrap_or(r))
         .or_else(|| v.strip_prefix('$'))
         .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
-        .is_some_and(|n| ident(n.split([':', '-']).next().unwrap_or(n)));
-    let placeholder = v.starts_with('<');
+        .is_some_and(ident);
+    // (`<your key>`, `<API_KEY>`: words, never a made-up `<Gh7kd92x>`)
+    let placeholder = v.starts_with('<')
+        && v[1..]
+            .trim_end_matches('>')
+            .bytes()
+            .all(|c| c.is_ascii_alphabetic() || b" _-".contains(&c));
     let code = [
         "process.env.",
         "process.env[",
@@ -254,15 +282,39 @@ fn names_a_value(v: &str) -> bool {
     let call = (v.ends_with('(') || v.ends_with('['))
         && v.bytes()
             .take(v.len() - 1)
-            .all(|b| b.is_ascii_alphanumeric() || b"_.".contains(&b));
-    let frame = v.starts_with('(') && v.ends_with(')') && v.contains(':');
+            .all(|b| b.is_ascii_alphabetic() || b"_.".contains(&b));
+    // `(/app/chunk.js:12:30111)`: a path, then a line number
+    let frame = v.starts_with('(')
+        && v.ends_with(')')
+        && v.contains(['/', '\\', '.'])
+        && v[..v.len() - 1]
+            .rsplit(':')
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     variable || placeholder || code || call || frame
+}
+
+/// A locator ([`super::configured::is_locator`]) two folders deep or more
+/// (`/run/secrets/db_password`): `password=/Kj3nd92kS` is a password that starts with a
+/// slash (helper-82 B3).
+fn deep_locator(v: &str) -> bool {
+    let rest = v
+        .split_once("://")
+        .map_or(v.trim_start_matches(['/', '~']), |(_, r)| r);
+    let rest = rest
+        .get(2..)
+        .filter(|_| v.as_bytes().get(1) == Some(&b':'))
+        .unwrap_or(rest);
+    super::configured::is_locator(v) && rest.trim_matches('/').contains('/')
 }
 
 fn keep_pair(c: &Captures) -> bool {
     if classic_key_looks_secret(&c["k"]) {
         // (`GOOGLE_APPLICATION_CREDENTIALS=/home/x/creds.json`: where it is)
-        value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"])
+        value_is_harmless(&c["s"]) || deep_locator(&c["s"])
+    } else if about_a_secret(&c["k"]) {
+        let v = c["s"].trim();
+        !(token_like(v, 12) || is_uuid(v) || super::configured::looks_random(v))
     } else {
         // a key secret only by a credential word: a value that looks made up
         keep_unless_made_up_pair(c)
@@ -292,7 +344,11 @@ fn keep_named_or_harmless(c: &Captures) -> bool {
         .or_else(|| s.strip_prefix('$'))
         .or_else(|| s.strip_prefix('%').and_then(|v| v.strip_suffix('%')))
         .is_some_and(var);
-    named || value_is_harmless(s)
+    // (`docker run -p 27017:27017` on a `mongo` line: ports)
+    let ports = s
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b':' || b == b'.');
+    named || ports || value_is_harmless(s)
 }
 
 /// A header's value written apart from its name ([`RULES`]): hidden when one of its
@@ -300,7 +356,7 @@ fn keep_named_or_harmless(c: &Captures) -> bool {
 fn keep_unless_a_made_up_word(c: &Captures) -> bool {
     !c["s"]
         .split([' ', '\t', ','])
-        .any(|w| made_up(w.trim_matches(['"', '\'']), 8))
+        .any(|w| token_like(w.trim_matches(['"', '\'']), 12))
 }
 
 /// A bare key's quoted value in a printed object ([`RULES`]): [`keep_classic_pair`],
@@ -312,8 +368,16 @@ fn keep_described_or_classic_pair(c: &Captures) -> bool {
         "string", "number", "boolean", "object", "array", "integer", "any", "unknown", "str",
         "bool", "int",
     ];
-    // (a key naming a password holds one whatever it looks like; `token`, `key` hold
-    // code's words as often: `{ key: 'ArrowDown' }`)
+    TYPES.contains(&v.to_ascii_lowercase().as_str())
+        || v.contains(char::is_whitespace)
+        || keep_quoted_key_pair(c)
+}
+
+/// A quoted key's quoted value (`{'password': 'x y'}`, a Python dict): a key naming a
+/// password holds one whatever it looks like; `token`, `key`, `auth` hold code's words
+/// as often (`{'Key': 'Name'}`, `{ key: 'ArrowDown' }`: helper-82 A3), so theirs is
+/// hidden when it looks made up.
+fn keep_quoted_key_pair(c: &Captures) -> bool {
     let k = c["k"].to_ascii_lowercase();
     let password = ["password", "passwd", "passphrase"]
         .iter()
@@ -321,16 +385,60 @@ fn keep_described_or_classic_pair(c: &Captures) -> bool {
         || key_words(&k)
             .last()
             .is_some_and(|w| ["secret", "pw", "pwd", "pass"].contains(&w.as_str()));
-    TYPES.contains(&v.to_ascii_lowercase().as_str())
-        || v.contains(char::is_whitespace)
-        || (!password && !made_up(v, 8))
-        || keep_classic_pair(c)
+    (!password && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
 }
 
 /// A pair whose key alone says secret in the classic way ([`classic_key_looks_secret`]):
 /// its value hidden unless harmless.
 fn keep_classic_pair(c: &Captures) -> bool {
     !classic_key_looks_secret(&c["k"]) || value_is_harmless(&c["s"])
+}
+
+/// Whether `s` is shaped as a generated credential: `min` characters or more of a
+/// token's alphabet (letters, digits, `_ - . ~ + / =`), letters and digits, in mixed
+/// case or 20 characters or more; not a UUID, nor a name of words (`Mcp-Protocol-Version2`,
+/// `max_retries2`, `tools-list-v3`: helper-82 A2). What the rules that meet ordinary
+/// text more often than credentials (`key: V`, `token: V`, a header's value written apart)
+/// ask of a value.
+fn token_like(s: &str, min: usize) -> bool {
+    let b = s.as_bytes();
+    let alphabet = b
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || b"_-.~+/=".contains(c));
+    let upper = b.iter().any(u8::is_ascii_uppercase);
+    let lower = b.iter().any(u8::is_ascii_lowercase);
+    let digits = b.iter().any(u8::is_ascii_digit);
+    // words joined: every piece between separators a word (letters, a digit or two
+    // at its end) or a number
+    let words = s.split(['_', '-', '.', '/']).all(|w| {
+        let letters = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        (w.len() - letters.len() <= 2 && letters.bytes().all(|c| c.is_ascii_alphabetic()))
+            && (letters.len() <= 1
+                || letters[1..].bytes().all(|c| c.is_ascii_lowercase())
+                || letters.bytes().all(|c| c.is_ascii_uppercase()))
+            || w.bytes().all(|c| c.is_ascii_digit())
+    });
+    b.len() >= min
+        && alphabet
+        && (upper || lower)
+        && digits
+        && ((upper && lower) || b.len() >= 20)
+        && !words
+        && !is_uuid(s)
+}
+
+/// A key whose last word describes a secret rather than holds it
+/// ([`ABOUT_A_SECRET`]: `SECRET_ID`, `ADMIN_PASSWORD_ENV`) and which says secret
+/// without it: its value is configuration unless it is shaped as a credential
+/// ([`token_like`]) or is a UUID (a Vault `secret_id`; helper-82 B1, B2).
+fn about_a_secret(key: &str) -> bool {
+    let words = key_words(key);
+    match words.split_last() {
+        Some((last, rest)) if ABOUT_A_SECRET.contains(&last.as_str()) || last == "id" => {
+            !rest.is_empty() && classic_key_looks_secret(&rest.join("_"))
+        }
+        _ => false,
+    }
 }
 
 /// A list under a key ([`RULES`]): hidden whole when its key looks secret and one of
@@ -372,7 +480,7 @@ fn keep_colon_pair(c: &Captures) -> bool {
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
     // (`token: zqx12345abc`, `API key: ...`: any secret-looking key before a value
     // that looks made up, letters and digits, 8 or more: prose after `token:` is words)
-    let made_up_value = classic_key_looks_secret(k) && self::made_up(&c["s"], 8);
+    let made_up_value = classic_key_looks_secret(k) && token_like(&c["s"], 16);
     !(k.contains(['_', '-']) || camel || (strong && made_up) || made_up_value) || keep_pair(c)
 }
 
@@ -675,7 +783,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "private-key",
             &["private-lines:"],
-            r"(?i)Private-Lines:[ \t]*[0-9]+(?P<s>(?:(?:[ \t\r\n]|\\[nr])+[A-Za-z0-9+/=]{4,})+)",
+            // (each body line ends its line: `Private-MAC:` after it keeps its label)
+            r"(?i)Private-Lines:[ \t]*[0-9]+(?P<s>(?:(?:[ \t]*(?:\r?\n|\\[nr]))+[A-Za-z0-9+/=]{4,})+)(?:[ \t]*(?:\r?\n|\\[nr])|\z)",
             never,
         ),
         // Tokens of a shape of their own, with no word before them: Google OAuth
@@ -687,7 +796,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 "ya29.", "gocspx-", "pypi-age", "ntn_", "hvs.", "shpat_", "shpss_", "shpca_",
                 "shppa_", "figd_", "atatt3", "r8_", "gsk_", "lin_api_", "dop_v1_", "xai-", "pplx-",
             ],
-            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_api_[A-Za-z0-9]{20,}|dop_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}))",
+            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_.-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_api_[A-Za-z0-9]{20,}|dop_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}))",
             never,
         ),
         // A Telegram bot's token in its API's path (`/bot123456:AAH.../getUpdates`), a
@@ -698,17 +807,19 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"/bot[0-9]{5,}:(?P<s>[A-Za-z0-9_-]{20,})",
             never,
         ),
+        // (a Mattermost key: 26 lower-case letters and digits; a React hook's file,
+        // `/hooks/useAuthSession.ts`, is camelCase)
         rule(
             "webhook",
             &["/hooks/"],
-            r"/hooks/(?P<s>[A-Za-z0-9]{20,})",
-            never,
+            r#"/hooks/(?P<s>[a-z0-9]{26})(?:[/?#\s"')]|$)"#,
+            |c| !c["s"].bytes().any(|b| b.is_ascii_digit()),
         ),
         // A Discord bot's token after `Bot` (its three dotted parts).
         rule(
             "token",
             &["bot "],
-            r"(?-u:\b)Bot[ \t]+(?P<s>[MN][A-Za-z0-9]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,})",
+            r"(?-u:\b)Bot[ \t]+(?P<s>[MNO][A-Za-z0-9]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,})",
             never,
         ),
         // A password holding `/`, `#`, `?` or `@` (a generated one, base64): to the
@@ -717,11 +828,12 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "url-credentials",
             &["://"],
-            r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>]*:[^\s"'\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
+            r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s"'\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
             |c| {
                 let pw = c["s"].split_once(':').map_or("", |(_, p)| p);
+                // (a port, then a path, a query or a fragment: `localhost:3000?r=a@b`)
                 let port = pw
-                    .split('/')
+                    .split(['/', '?', '#'])
                     .next()
                     .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
                     && pw.contains('/');
@@ -884,7 +996,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "secret",
             SECRET_WORDS,
             &format!(r#"(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+|=){value}"#),
-            |c| c["s"].starts_with('-') || keep_pair(c),
+            // (`-pS3cretPw app`: the "key" is a value written against its flag)
+            |c| c["s"].starts_with('-') || made_up(&c["k"], 6) || keep_pair(c),
         ));
     }
     // "KEY": "value", as JSON writes it (escaped JSON is read in its decoded view).
@@ -1038,7 +1151,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         "secret",
         SECRET_WORDS,
         &format!(r#"["'](?P<k>[A-Za-z0-9_.$-]+)["'][ \t]*:[ \t]*{SQ}"#),
-        keep_classic_pair,
+        keep_quoted_key_pair,
     ));
     // So is a key written bare in a printed object or at a line's start (Node's
     // `{ user: 'bob', password: 'x' }`, Rust's `Config { password: "x" }`, YAML's
@@ -1057,14 +1170,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         "secret",
         &["pwd"],
         r#"(?i);[ \t]*pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)"#,
-        keep_harmless,
+        // (`cd /app;PWD=/app;ls`: the working directory)
+        |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
     // `API key zq8Kx2PLm9vv`, `apikey zq8...`: the words, a space, a made-up value.
     v.push(rule(
         "secret",
         &["key"],
         r"(?i)(?-u:\b)(?P<k>api[ _-]?key|access[ _-]?key|secret[ _-]?key)[ \t]+(?P<s>[A-Za-z0-9_+/=-]{8,})",
-        |c| !made_up(&c["s"], 8),
+        |c| !token_like(&c["s"], 12),
     ));
     // An OAuth authorization code in a JSON body or a form (`"code": "..."`,
     // `code=...&grant_type=authorization_code`), judged as in a URL's query below.
@@ -1073,7 +1187,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "secret",
             &["\"code\"", "'code'"],
             &format!(r#"["']code["'][ \t]*:[ \t]*{value}"#),
-            |c| !made_up(&c["s"], 16),
+            // (mixed case: `ERR_HTTP2_STREAM_ERROR` is an error's code, code to run
+            // holds other characters: helper-82 A4)
+            |c| {
+                let v = &c["s"];
+                !(token_like(v, 16)
+                    && v.bytes().any(|b| b.is_ascii_uppercase())
+                    && v.bytes().any(|b| b.is_ascii_lowercase()))
+            },
         ));
     }
     // An OAuth authorization code in a URL's query (`?code=`, whose key alone says
@@ -1123,8 +1244,10 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // (`pkg@latest.tgz`).
         r"(?:^|[^A-Za-z0-9._%+:/-])(?P<s>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?P<tld>[A-Za-z]{2,}))(?-u:\b)(?P<remote>:[A-Za-z0-9_~.-]+/)?",
         |c| {
-            c.name("remote").is_some()
-                || ["tgz", "js", "json", "ts", "md", "txt", "zip", "gz", "tar", "py", "sh", "mjs", "cjs"]
+            // (a Git remote's `git@`; a file's extension that is no domain: `.md`,
+            // `.sh`, `.py`, `.zip` are countries' and a company's, helper-82 B5)
+            (c.name("remote").is_some() && c["s"].starts_with("git@"))
+                || ["tgz", "js", "json", "ts", "txt", "gz", "tar", "mjs", "cjs"]
                     .contains(&c["tld"].to_ascii_lowercase().as_str())
         },
     ));
