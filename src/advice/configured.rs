@@ -130,6 +130,22 @@ pub fn row_way_out(
     }
 }
 
+/// What "What to do" says once for every server not seen since `--since` (cut-off
+/// `since`): one item, the servers listed under it (helper-83 #8: an item a server,
+/// each differing only by its name and last session).
+pub fn not_seen_way_out(
+    since: Option<crate::time::EpochSeconds>,
+    homes: &[std::path::PathBuf],
+) -> String {
+    format!(
+        "Claude Code has not started these since {}, so this scan says nothing of them: restart Claude Code in their projects (or reconnect them with /mcp), then scan again; {} without --since shows their last verdicts.",
+        since
+            .map(|t| crate::time::cut_off(&crate::time::format_iso(t)))
+            .unwrap_or_else(|| "the --since cut-off".to_string()),
+        crate::text::code_span(&format!("mcplogs scan{}", crate::advice::home_flags(homes)))
+    )
+}
+
 /// What `mcplogs settings` says under its table about one server: who approves a
 /// `.mcp.json` server that starts, and for every other state the file and key that
 /// decide it and the way out ([`way_out`]); nothing for a server that simply starts.

@@ -248,11 +248,12 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             continue;
         }
         let rank = if r.is_problem() { 1 } else { 3 };
-        push(
-            rank,
-            crate::advice::configured::row_way_out(r, home, &report.homes),
-            label(&r.name, Some(&r.project)),
-        );
+        let text = if r.not_seen_since().is_some() {
+            crate::advice::configured::not_seen_way_out(report.since, &report.homes)
+        } else {
+            crate::advice::configured::row_way_out(r, home, &report.homes)
+        };
+        push(rank, text, label(&r.name, Some(&r.project)));
     }
     let mut out = out.items;
     out.sort_by_key(|a| a.rank);

@@ -1040,8 +1040,19 @@ fn since_gives_the_records_time_not_the_files() {
         assert_eq!(Some(last), last_seen(name), "{name}: {r:#}");
     }
     let screen = run(&mut cmd(&home, &project, &["scan", "--since", "10m"]));
+    // (the row's reason; "What to do" says it once for every server not seen since,
+    // helper-83 #8)
     assert!(
-        screen.stdout.contains("its last session was at 2026-11-29"),
+        screen.stdout.contains("the last at 2026-11-29"),
+        "{}",
+        screen.stdout
+    );
+    assert_eq!(
+        screen
+            .stdout
+            .matches("Claude Code has not started these since")
+            .count(),
+        1,
         "{}",
         screen.stdout
     );
