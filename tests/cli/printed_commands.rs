@@ -834,7 +834,14 @@ fn a_name_starting_with_a_dash_is_printed_as_a_value() {
     };
     let managed = format!("--managed-dir {}", w.managed.display());
     let mut screens = String::new();
-    for args in ["scan", "scan -v", "scan --since 10m", "fix --dry-run"] {
+    // (`scan --since`'s screen says once what to do about every server not seen since:
+    // each one's own command is in its JSON row)
+    for args in [
+        "scan",
+        "scan -v",
+        "scan --json --since 10m",
+        "fix --dry-run",
+    ] {
         let o = sh(&format!("mcplogs {args} {managed}"));
         screens.push_str(&text(&o));
         screens.push('\n');
