@@ -65,33 +65,13 @@ struct Action {
 /// The advice, each action once with the servers it covers (as `flutter doctor`
 /// groups its checks). The legacy fix is grouped by the file it writes.
 fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
-    // A name several projects hold is said with its project in the lists of servers
-    // (helper-81 #10: `no-resulttype` under the legacy fix and under "works today", one
-    // of each project, read as two answers for one server).
-    let mut projects_of: std::collections::HashMap<&str, std::collections::HashSet<&str>> =
-        std::collections::HashMap::new();
-    for (n, p) in report
-        .servers
-        .iter()
-        .map(|s| (s.name.as_str(), s.project.as_deref().unwrap_or("")))
-        .chain(
-            report
-                .configured
-                .iter()
-                .map(|r| (r.name.as_str(), r.project.as_str())),
-        )
-    {
-        projects_of.entry(n).or_default().insert(p);
-    }
-    let label = |name: &str, project: Option<&str>| {
-        let shown = terminal_safe(name, false);
-        match project.filter(|_| projects_of.get(name).is_some_and(|p| p.len() > 1)) {
-            Some(p) if !p.is_empty() => {
-                format!("{shown} ({})", tilde(&terminal_safe(p, false), home))
-            }
-            _ => shown,
-        }
-    };
+    // Each server listed as its name and its project's number ([`NAME_SEP`]), named as
+    // shown once the items are made: with its project where its name is under two
+    // items and in two projects (helper-81 #10: `no-resulttype` under the legacy fix
+    // and under "works today", one of each project, read as two answers for one
+    // server), plainly otherwise (a label on each of 100,000 servers sharing names
+    // across projects cost the screen a sixth of its memory).
+    let mut names = Listed::default();
     let mut out = Grouped::default();
     let mut any_fix_or_in_place = false;
     let mut push = |rank: u8, text: String, server: String| {
@@ -119,10 +99,10 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                     push(
                         0,
                         tilde_within(&terminal_safe(&e.text, false), home),
-                        label(&s.name, s.project.as_deref()),
+                        names.label(&s.name, s.project.as_deref()),
                     );
                 }
-                None => push(3, text, label(&s.name, s.project.as_deref())),
+                None => push(3, text, names.label(&s.name, s.project.as_deref())),
             }
             continue;
         }
@@ -140,12 +120,12 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 removed.push((
                     file,
                     crate::advice::for_server_in(s, &report.homes),
-                    label(&s.name, s.project.as_deref()),
+                    names.label(&s.name, s.project.as_deref()),
                 ));
             }
             continue;
         }
-        let name = label(&s.name, s.project.as_deref());
+        let name = names.label(&s.name, s.project.as_deref());
         // the fix engine's change (planned, made, or not offered on this build): it
         // replaces the server's own advice, so the screen never says to hand-edit what
         // `fix` does
@@ -243,7 +223,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
             push(
                 rank,
                 tilde_within(&terminal_safe(&e.text, false), home),
-                label(&r.name, Some(&r.project)),
+                names.label(&r.name, Some(&r.project)),
             );
             continue;
         }
@@ -253,11 +233,75 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
         } else {
             crate::advice::configured::row_way_out(r, home, &report.homes)
         };
-        push(rank, text, label(&r.name, Some(&r.project)));
+        push(rank, text, names.label(&r.name, Some(&r.project)));
     }
     let mut out = out.items;
     out.sort_by_key(|a| a.rank);
+    name_servers(&mut out, &names.projects, home);
     (out, any_fix_or_in_place)
+}
+
+/// The projects of the servers [`actions`] lists, each numbered once.
+#[derive(Default)]
+struct Listed<'a> {
+    projects: Vec<&'a str>,
+    numbers: std::collections::HashMap<&'a str, usize>,
+}
+
+impl<'a> Listed<'a> {
+    /// A server as listed: its name (terminal-safe), [`NAME_SEP`], its project's number.
+    fn label(&mut self, name: &str, project: Option<&'a str>) -> String {
+        let p = project.unwrap_or("");
+        let ix = match self.numbers.get(p) {
+            Some(&ix) => ix,
+            None => {
+                self.projects.push(p);
+                self.numbers.insert(p, self.projects.len() - 1);
+                self.projects.len() - 1
+            }
+        };
+        format!("{}{NAME_SEP}{ix}", terminal_safe(name, false))
+    }
+}
+
+/// Between a listed server's name and its project's number in [`actions`].
+const NAME_SEP: char = '\u{0}';
+
+/// The servers of each item as shown: a name under two items and in two projects with
+/// its project (`no-resulttype (~/work/api)`), any other plainly, each once an item.
+fn name_servers(items: &mut [Action], projects: &[&str], home: Option<&str>) {
+    let split = |s: &str| -> (String, usize) {
+        let (n, ix) = s.rsplit_once(NAME_SEP).unwrap_or((s, ""));
+        (n.to_string(), ix.parse().unwrap_or(usize::MAX))
+    };
+    // per name: the first item and project it is under, and whether it is under another
+    // item too and in another project too
+    let mut seen: std::collections::HashMap<String, (usize, usize, bool, bool)> =
+        std::collections::HashMap::new();
+    for (i, a) in items.iter().enumerate() {
+        for s in &a.servers {
+            let (n, ix) = split(s);
+            let e = seen.entry(n).or_insert((i, ix, false, false));
+            e.2 |= e.0 != i;
+            e.3 |= e.1 != ix;
+        }
+    }
+    for a in items.iter_mut() {
+        let mut shown: Vec<String> = Vec::with_capacity(a.servers.len());
+        let mut once: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for s in std::mem::take(&mut a.servers) {
+            let (n, ix) = split(&s);
+            let labelled = seen.get(&n).is_some_and(|e| e.2 && e.3);
+            let text = match projects.get(ix).filter(|p| labelled && !p.is_empty()) {
+                Some(p) => format!("{n} ({})", tilde(&terminal_safe(p, false), home)),
+                None => n,
+            };
+            if once.insert(text.clone()) {
+                shown.push(text);
+            }
+        }
+        a.servers = shown;
+    }
 }
 
 /// Items made once a key (an action's text, a legacy fix's file), in the order first
