@@ -268,41 +268,72 @@ impl<'a> Listed<'a> {
 const NAME_SEP: char = '\u{0}';
 
 /// The servers of each item as shown: a name under two items and in two projects with
-/// its project (`no-resulttype (~/work/api)`), any other plainly, each once an item.
+/// its project (`no-resulttype (~/work/api)`), or with how many when more than
+/// [`PROJECTS_NAMED`] of them are under the item (`no-resulttype (98 projects)`: a name a
+/// hundred projects hold is one entry, not a hundred); any other name plainly; each
+/// once an item.
 fn name_servers(items: &mut [Action], projects: &[&str], home: Option<&str>) {
-    let split = |s: &str| -> (String, usize) {
+    fn split(s: &str) -> (&str, usize) {
         let (n, ix) = s.rsplit_once(NAME_SEP).unwrap_or((s, ""));
-        (n.to_string(), ix.parse().unwrap_or(usize::MAX))
-    };
+        (n, ix.parse().unwrap_or(usize::MAX))
+    }
     // per name: the first item and project it is under, and whether it is under another
     // item too and in another project too
-    let mut seen: std::collections::HashMap<String, (usize, usize, bool, bool)> =
-        std::collections::HashMap::new();
-    for (i, a) in items.iter().enumerate() {
-        for s in &a.servers {
-            let (n, ix) = split(s);
-            let e = seen.entry(n).or_insert((i, ix, false, false));
-            e.2 |= e.0 != i;
-            e.3 |= e.1 != ix;
-        }
-    }
-    for a in items.iter_mut() {
-        let mut shown: Vec<String> = Vec::with_capacity(a.servers.len());
-        let mut once: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for s in std::mem::take(&mut a.servers) {
-            let (n, ix) = split(&s);
-            let labelled = seen.get(&n).is_some_and(|e| e.2 && e.3);
-            let text = match projects.get(ix).filter(|p| labelled && !p.is_empty()) {
-                Some(p) => format!("{n} ({})", tilde(&terminal_safe(p, false), home)),
-                None => n,
-            };
-            if once.insert(text.clone()) {
-                shown.push(text);
+    let labelled: std::collections::HashSet<String> = {
+        let mut seen: std::collections::HashMap<&str, (usize, usize, bool, bool)> =
+            std::collections::HashMap::new();
+        for (i, a) in items.iter().enumerate() {
+            for s in &a.servers {
+                let (n, ix) = split(s);
+                let e = seen.entry(n).or_insert((i, ix, false, false));
+                e.2 |= e.0 != i;
+                e.3 |= e.1 != ix;
             }
         }
-        a.servers = shown;
+        seen.into_iter()
+            .filter(|(_, e)| e.2 && e.3)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    };
+    for a in items.iter_mut() {
+        let servers = std::mem::take(&mut a.servers);
+        // each name once, in the order first listed, with its projects (labelled ones)
+        let mut order: Vec<(&str, Vec<usize>)> = Vec::new();
+        let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for s in &servers {
+            let (n, ix) = split(s);
+            let pos = *at.entry(n).or_insert_with(|| {
+                order.push((n, Vec::new()));
+                order.len() - 1
+            });
+            let ixs = &mut order[pos].1;
+            if labelled.contains(n) && ixs.len() <= PROJECTS_NAMED && !ixs.contains(&ix) {
+                ixs.push(ix);
+            }
+        }
+        for (n, ixs) in order {
+            let named: Vec<&str> = ixs
+                .iter()
+                .filter_map(|&ix| projects.get(ix).copied())
+                .filter(|p| !p.is_empty())
+                .collect();
+            if named.is_empty() {
+                a.servers.push(n.to_string());
+            } else if ixs.len() > PROJECTS_NAMED {
+                a.servers
+                    .push(format!("{n} (more than {PROJECTS_NAMED} projects)"));
+            } else {
+                for p in named {
+                    a.servers
+                        .push(format!("{n} ({})", tilde(&terminal_safe(p, false), home)));
+                }
+            }
+        }
     }
 }
+
+/// How many projects a name under an item is named with at most ([`name_servers`]).
+const PROJECTS_NAMED: usize = 3;
 
 /// Items made once a key (an action's text, a legacy fix's file), in the order first
 /// seen, each with the names given for it, once each, in the order first given: found
@@ -312,6 +343,8 @@ struct Grouped<T> {
     items: Vec<T>,
     at: std::collections::HashMap<String, usize>,
     named: std::collections::HashSet<(usize, String)>,
+    /// How many entries of each name (without its project) an item holds.
+    per_name: std::collections::HashMap<(usize, String), usize>,
 }
 
 impl<T> Default for Grouped<T> {
@@ -320,6 +353,7 @@ impl<T> Default for Grouped<T> {
             items: Vec::new(),
             at: std::collections::HashMap::new(),
             named: std::collections::HashSet::new(),
+            per_name: std::collections::HashMap::new(),
         }
     }
 }
@@ -356,7 +390,16 @@ impl<T: Names> Grouped<T> {
                 self.items.len() - 1
             }
         };
+        // (a name with its project's number, [`NAME_SEP`]: at most one more project of
+        // a name an item keeps than [`name_servers`] names, so 100,000 servers sharing
+        // names keep a few entries each, not one a server)
+        let plain = name.rsplit_once(NAME_SEP).map_or(name.as_str(), |(n, _)| n);
+        let kept = self.per_name.entry((i, plain.to_string())).or_insert(0);
+        if *kept > PROJECTS_NAMED {
+            return;
+        }
         if self.named.insert((i, name.clone())) {
+            *kept += 1;
             self.items[i].names().push(name);
         }
     }
@@ -1503,5 +1546,44 @@ mod wrapping {
             "  verdict: healthy\n  era: legacy\n"
         );
         assert_eq!(fields_line(&f, None), "  verdict: healthy   era: legacy\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(rank: u8, text: &str, servers: &[(&str, usize)]) -> Action {
+        Action {
+            rank,
+            text: text.to_string(),
+            servers: servers
+                .iter()
+                .map(|(n, ix)| format!("{n}{NAME_SEP}{ix}"))
+                .collect(),
+        }
+    }
+
+    /// A name under two items and in two projects is named with its project, or with
+    /// how many when an item holds it in more than three; any other name plainly, once
+    /// an item (helper-81 #10; run J: a label a server cost 100,000 folders' scan).
+    #[test]
+    fn a_name_two_items_and_projects_hold_is_said_with_its_projects() {
+        let projects = ["/p/a", "/p/b", "/p/c", "/p/d", "/p/e"];
+        let mut items = vec![
+            item(
+                0,
+                "fix",
+                &[("x", 0), ("y", 0), ("y", 1), ("z", 0), ("z", 1)],
+            ),
+            item(
+                1,
+                "works",
+                &[("x", 1), ("z", 2), ("z", 3), ("z", 4), ("z", 0)],
+            ),
+        ];
+        name_servers(&mut items, &projects, None);
+        assert_eq!(items[0].servers, ["x (/p/a)", "y", "z (/p/a)", "z (/p/b)"]);
+        assert_eq!(items[1].servers, ["x (/p/b)", "z (more than 3 projects)"]);
     }
 }
