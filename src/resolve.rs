@@ -115,7 +115,6 @@ fn resolve_in(
     if let Some((Some(global), _)) = &config
         && let Some(problem) = global.problem()
     {
-        report.config_unreadable = true;
         let w = crate::warning::Warning::new(
             global.path(),
             format!(

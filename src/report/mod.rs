@@ -231,7 +231,7 @@ pub struct Report {
     /// With [`Making::defer_records`]: each server's records, in the servers' order
     /// (empty otherwise).
     deferred: Vec<Deferred>,
-    /// The home's `~/.claude.json` could not be parsed ([`ScanReport::config_unreadable`]):
+    /// The home's `~/.claude.json` could not be parsed ([`ScanReport::config_problem`]):
     /// a server without a launch line is not known to be configured elsewhere.
     pub config_unreadable: bool,
 }
@@ -743,7 +743,7 @@ pub fn build(
         beyond: Beyond::default(),
         shared: shared_names(&scan.servers),
         deferred: Vec::new(),
-        config_unreadable: scan.config_unreadable,
+        config_unreadable: scan.config_problem.is_some(),
     }
 }
 

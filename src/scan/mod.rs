@@ -506,11 +506,9 @@ pub struct ScanReport {
     /// How the scan's redaction shows its texts ([`redact_report`], when it ran): the
     /// configured rows joined after it show their projects the same way.
     pub shown_by: Option<std::sync::Arc<crate::redact::Redactor>>,
-    /// The home's `~/.claude.json` is there but could not be read or parsed (set by the
-    /// resolution, which warns of it): no server's configuration is known.
-    pub config_unreadable: bool,
-    /// That warning, for a command that shows the scan's other warnings not (`fix`,
-    /// `export`): each says it, once.
+    /// The home's `~/.claude.json` is there but could not be read or parsed: the
+    /// resolution's warning of it (also among `warnings`), for a command that shows the
+    /// scan's other warnings not (`fix`, `export`): no server's configuration is known.
     pub config_problem: Option<Warning>,
 }
 
@@ -923,7 +921,6 @@ pub fn scan_with_progress(
         machine_state: None,
         shown_by: None,
         // (the resolution reads the configuration)
-        config_unreadable: false,
         config_problem: None,
     })
 }
