@@ -239,6 +239,15 @@ pub fn value_is_harmless(v: &str) -> bool {
 /// reading one (`process.env.GITHUB_TOKEN;`, `os.environ[`, `os.getenv(`), a call or an
 /// index cut at its quote (`getToken(`, `headers[`), a stack frame's place
 /// (`(/app/chunk-3m9hzpb5.js:12:30111)`) (helper-80 #11, #12).
+/// What follows `$`, or lies in `${...}` or `%...%`: a variable's name if `v` is a
+/// variable (`${AUTH` too: a rule's value stops before the brace).
+fn variable_name(v: &str) -> Option<&str> {
+    v.strip_prefix("${")
+        .map(|r| r.strip_suffix('}').unwrap_or(r))
+        .or_else(|| v.strip_prefix('$'))
+        .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
+}
+
 fn names_a_value(v: &str) -> bool {
     // A variable's name as environments write them: upper case (`DB_PASS`) or lower
     // case without digits (`token`); `$Pa55w0rd` is a password (helper-82 B3).
@@ -252,14 +261,8 @@ fn names_a_value(v: &str) -> bool {
                 || b.iter().all(|&c| c.is_ascii_lowercase() || c == b'_'))
     };
     let v = v.trim_end_matches([';', ',']);
-    // (`${AUTH` too: a rule's value stops before the brace; a default after `:-`, `-`,
-    // `:=` or `=` is a value: `${POSTGRES_PASSWORD:-s3cr3t}`)
-    let variable = v
-        .strip_prefix("${")
-        .map(|r| r.strip_suffix('}').unwrap_or(r))
-        .or_else(|| v.strip_prefix('$'))
-        .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
-        .is_some_and(ident);
+    // (a default after `:-`, `-`, `:=` or `=` is a value: `${POSTGRES_PASSWORD:-s3cr3t}`)
+    let variable = variable_name(v).is_some_and(ident);
     // (`<your key>`, `<API_KEY>`: words, never a made-up `<Gh7kd92x>`)
     let placeholder = v.starts_with('<')
         && v[1..]
@@ -333,17 +336,12 @@ fn made_up(s: &str, min: usize) -> bool {
 /// `${PW}`, `%PW%`) or harmless.
 fn keep_named_or_harmless(c: &Captures) -> bool {
     let s = c["s"].trim();
-    let var = |v: &str| {
+    // (on a client's command line any shell name: `-a "$redisPass2"`)
+    let named = variable_name(s).is_some_and(|v| {
         !v.is_empty()
             && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             && !v.as_bytes()[0].is_ascii_digit()
-    };
-    let named = s
-        .strip_prefix("${")
-        .and_then(|v| v.strip_suffix('}'))
-        .or_else(|| s.strip_prefix('$'))
-        .or_else(|| s.strip_prefix('%').and_then(|v| v.strip_suffix('%')))
-        .is_some_and(var);
+    });
     // (`docker run -p 27017:27017` on a `mongo` line: ports)
     let ports = s
         .bytes()
