@@ -94,6 +94,28 @@ impl NameMap {
         names
     }
 
+    /// The name of the log folder `folder` of the project whose encoded folder is
+    /// `project_folder`, and the names sharing it (empty unless two or more): the one
+    /// name that project (or every project) configures for it; the names joined with
+    /// ` + ` when several share it (never one of them silently); else the first name any
+    /// project gave that folder; else the folder's own name.
+    pub fn name_of(&self, folder: &str, project_folder: Option<&str>) -> (String, Vec<String>) {
+        let mut sharing = self.sharing(folder, project_folder);
+        match sharing.len() {
+            0 => (
+                self.server(folder).unwrap_or(folder).to_string(),
+                Vec::new(),
+            ),
+            1 => (sharing.remove(0), Vec::new()),
+            _ => (sharing.join(" + "), sharing),
+        }
+    }
+
+    /// Every configured name read, in no order (each once per place configuring it).
+    pub fn configured_names(&self) -> impl Iterator<Item = &str> {
+        self.scoped.values().flatten().map(|(_, n)| n.as_str())
+    }
+
     fn add_scoped(&mut self, name: &str, project: Option<&str>) {
         self.add_server(name);
         self.scoped

@@ -142,16 +142,7 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         if server.files == 0 {
             continue;
         }
-        if let Some(want) = &want
-            && !want.selects(&server.name, Some(&server.folder))
-            && !(want.is_printed_form()
-                && names
-                    .sharing(&dir.folder, dir.project_folder.as_deref())
-                    .iter()
-                    .any(|n| want.is(n)))
-        {
-            continue;
-        }
+        // (`--server`: below, once every name is known)
         let key = dir.project_folder.clone();
         let path = dir.path.parent().map(Path::to_path_buf);
         let i = match index.get(&path) {
@@ -185,6 +176,33 @@ pub fn disk_use(opts: &ScanOptions) -> Result<DiskUse, DiscoveryError> {
         p.oldest = min_opt(p.oldest.take(), server.oldest.clone());
         p.newest = max_opt(p.newest.take(), server.newest.clone());
         p.servers.push(server);
+    }
+    if let Some(want) = want {
+        // a server of exactly the name given is chosen by name only, as `scan` chooses
+        // (`api-v2`, not also `api.v2` of another project, whose folder is the same)
+        let want = want.named_exactly_if_any(
+            projects
+                .iter()
+                .flat_map(|p| &p.servers)
+                .map(|s| s.name.as_str())
+                .chain(names.configured_names()),
+        );
+        for p in &mut projects {
+            let folder = p.folder.clone();
+            p.servers.retain(|server| {
+                want.selects(&server.name, Some(&server.folder))
+                    || (want.is_printed_form()
+                        && names
+                            .sharing(&server.folder, folder.as_deref())
+                            .iter()
+                            .any(|n| want.is(n)))
+            });
+            p.bytes = p.servers.iter().map(|s| s.bytes).sum();
+            p.files = p.servers.iter().map(|s| s.files).sum();
+            p.oldest = p.servers.iter().filter_map(|s| s.oldest.clone()).min();
+            p.newest = p.servers.iter().filter_map(|s| s.newest.clone()).max();
+        }
+        projects.retain(|p| !p.servers.is_empty());
     }
     // A project known only by its encoded folder here (old-format logs carry no `cwd`)
     // is shown by the path another root gives the same folder: one name per project.
@@ -253,15 +271,7 @@ fn server_use(
     warnings: &mut Vec<Warning>,
 ) -> ServerUse {
     // A folder two configured names share is named by both (never silently by one).
-    let sharing = names.sharing(&dir.folder, dir.project_folder.as_deref());
-    let (name, shared_by) = if sharing.len() > 1 {
-        (sharing.join(" + "), sharing)
-    } else {
-        (
-            names.server(&dir.folder).unwrap_or(&dir.folder).to_string(),
-            Vec::new(),
-        )
-    };
+    let (name, shared_by) = names.name_of(&dir.folder, dir.project_folder.as_deref());
     let mut s = ServerUse {
         name,
         shared_by,

@@ -176,13 +176,10 @@ impl ServerInProgress {
 pub fn name(s: &mut ServerReport, names: &NameMap) {
     let Some(folder) = &s.folder else { return };
     let project_folder = s.project_folder.as_deref();
-    let sharing = names.sharing(folder, project_folder);
-    // Never attribute a shared folder's verdict silently to one of its names.
-    if sharing.len() > 1 {
-        s.name = sharing.join(" + ");
-        s.shared_by = sharing;
-    } else {
-        s.name = names.server(folder).unwrap_or(folder).to_string();
+    let (name, shared_by) = names.name_of(folder, project_folder);
+    s.name = name;
+    if !shared_by.is_empty() {
+        s.shared_by = shared_by;
     }
     if s.project.is_none() {
         s.project = project_folder

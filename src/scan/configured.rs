@@ -436,10 +436,18 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         }
     }
     // a printed form matched as the names are printed: knowing the configured values
-    let want = opts
-        .server
-        .as_deref()
-        .map(|w| super::select::NameWant::knowing(w, &report.secrets));
+    let want = opts.server.as_deref().map(|w| {
+        // as the logged servers were chosen: a server of exactly that name, logged
+        // or configured, is chosen by name only
+        super::select::NameWant::knowing(w, &report.secrets).named_exactly_if_any(
+            report
+                .configured
+                .iter()
+                .map(|r| r.configured_name.as_str())
+                .chain(report.unfiltered_names.iter().map(String::as_str))
+                .chain(report.servers.iter().map(|s| s.name.as_str())),
+        )
+    });
     let project_want = opts
         .project
         .as_deref()

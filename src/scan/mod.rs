@@ -802,9 +802,18 @@ pub fn scan_with_progress(
             listed: true,
         })
     });
-    let want = opts.server.as_deref().map(|given| match &secrets_read {
-        Some(secrets) => select::NameWant::knowing(given, secrets),
-        None => select::NameWant::new(given),
+    let want = opts.server.as_deref().map(|given| {
+        match &secrets_read {
+            Some(secrets) => select::NameWant::knowing(given, secrets),
+            None => select::NameWant::new(given),
+        }
+        // a server of exactly that name, logged or configured: the name, not its folder's
+        .named_exactly_if_any(
+            all.iter()
+                .chain(&older)
+                .map(|s| s.name.as_str())
+                .chain(names.configured_names()),
+        )
     });
     let project_want = opts.project.as_deref().map(|given| match &secrets_read {
         Some(secrets) => select::ProjectWant::knowing(given, secrets, home_of_screen()),

@@ -112,6 +112,10 @@ pub struct NameWant {
     /// ([`NameWant::knowing`]): a real name is compared with a printed form as this
     /// prints it; without it, as the secret rules alone print it.
     shown_by: Option<Arc<Redactor>>,
+    /// A server has exactly the name given ([`NameWant::named_exactly_if_any`]): a log
+    /// folder's name no longer selects another server whose name encodes to it (`api-v2`
+    /// is not `api.v2` of another project when a server is named `api-v2`).
+    name_only: bool,
 }
 
 /// Whether `given` is a printed form (`[REDACTED:kind]` in it): only such a name needs
@@ -166,7 +170,19 @@ impl NameWant {
             given: given.to_string(),
             shown: (printed_form || shown != given).then_some(shown),
             shown_by: r,
+            name_only: false,
         }
+    }
+
+    /// The want selecting by name only when one of `names` (the servers' names, as
+    /// resolved) is the name given, case aside: the log folder's name is for a server
+    /// known by no other name, never a second server beside the one named.
+    pub fn named_exactly_if_any<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
+        self.name_only = !is_printed_form(&self.given)
+            && names
+                .into_iter()
+                .any(|n| n.eq_ignore_ascii_case(&self.given));
+        self
     }
 
     /// The name as given.
@@ -240,6 +256,14 @@ impl NameWant {
     /// Whether it selects the server `name` (logged in `folder`): the configured or folder
     /// name as [`server_matches`] has it, or the same printed form.
     pub fn selects(&self, name: &str, folder: Option<&str>) -> bool {
+        if self.name_only {
+            // (a log folder several names share is named by them joined: each is its)
+            return name.eq_ignore_ascii_case(&self.given)
+                || name
+                    .split(" + ")
+                    .any(|n| n.eq_ignore_ascii_case(&self.given))
+                || self.same_printed(name);
+        }
         server_matches(name, folder, &self.given)
             || self.same_printed(name)
             || folder.is_some_and(|f| self.same_printed(f))
