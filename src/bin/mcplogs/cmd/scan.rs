@@ -17,9 +17,10 @@ use crate::progress::ScanProgress;
 /// (NAME then stands for `--server NAME`, said on stderr); a plain word that names
 /// neither is an error naming both readings. A NAME with a folder separator, or one
 /// beside `--server`, stays a path (discovery says it is missing).
-fn name_as_server(
+pub(crate) fn name_as_server(
     discovery: &mut DiscoveryArgs,
     managed_dir: Option<&std::path::Path>,
+    doing: &str,
 ) -> Result<(), Error> {
     if discovery.server.is_some() {
         return Ok(());
@@ -82,7 +83,7 @@ fn name_as_server(
     };
     if configured || logged.iter().any(|f| want.selects(f, Some(f))) {
         output::note(format_args!(
-            "mcplogs: no file or folder named {}: scanning the server of that name (`--server`)",
+            "mcplogs: no file or folder named {}: {doing} the server of that name (`--server`)",
             mcplogs::advice::name_word(want.echo())
         ));
         discovery.paths = rest;
@@ -123,7 +124,7 @@ pub(crate) fn command_reading(
 }
 
 pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
-    name_as_server(&mut args.discovery, args.managed_dir.as_deref())?;
+    name_as_server(&mut args.discovery, args.managed_dir.as_deref(), "scanning")?;
     let opts = ScanOptions {
         all: args.all,
         index: args.cache.index_dir(),
@@ -333,6 +334,25 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     if let Some(want) = &opts.server
         && !known.is_empty()
     {
+        // the name is there, in projects `--match-project` leaves out: "did you mean"
+        // the very name given would send the user round in a circle
+        if let Some(project) = &opts.project
+            && known
+                .iter()
+                .any(|n| mcplogs::scan::select::NameWant::new(want).is(n))
+        {
+            let list = format!(
+                "{} --server {}",
+                command_reading("scan", &opts.request.homes, &opts.request.paths),
+                mcplogs::text::shell_word(want)
+            );
+            return Some(format!(
+                "mcplogs: no server named {:?} in a project whose path contains {:?}: that name is only in other projects ({} lists each with its project)",
+                mcplogs::scan::select::echo(want),
+                mcplogs::scan::select::echo(project),
+                mcplogs::text::code_span(&list)
+            ));
+        }
         let hint =
             mcplogs::claude_code::names::did_you_mean(want, known.iter().map(String::as_str))
                 .map(|n| format!(" Did you mean {}?", mcplogs::text::code_span(n)))
