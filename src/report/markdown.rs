@@ -291,10 +291,20 @@ fn server_author(r: &Report, cap: usize) -> Result<String, String> {
     if !r.omitted.is_empty() {
         out.push_str(&omitted_note(r));
     }
+    // a name two projects' sections hold is told apart by its project, as `scan`'s
+    // table heads its groups (two like headings read as one server said twice)
+    let mut names: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for s in r.reported_servers() {
+        *names.entry(s.name.as_str()).or_default() += 1;
+    }
     for s in r.reported_servers() {
         out.push_str(&format!(
             "## {}: Claude Code {} ({})\n\n",
-            code(&s.name),
+            if names.get(s.name.as_str()).is_some_and(|n| *n > 1) {
+                server_label(s)
+            } else {
+                code(&s.name)
+            },
             match s.diagnosis.verdict {
                 crate::classify::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
                 crate::classify::verdict::Verdict::Tolerated =>
