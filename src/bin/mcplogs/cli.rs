@@ -506,7 +506,11 @@ impl DiscoveryArgs {
     }
 }
 
+/// The positional words of `scan`, `report` and `export`: paths, or one server's name.
+const PATHS_OR_NAME: &str = "Cache roots, project folders, mcp-logs-* folders, log files or debug logs; a word that is none of them but a server's name stands for --server NAME. Default: this OS's Claude Code cache folder";
+
 #[derive(Debug, Args)]
+#[command(mut_arg("paths", |a| a.help(PATHS_OR_NAME)))]
 pub struct ExportArgs {
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
@@ -544,7 +548,7 @@ pub struct ExportArgs {
 #[command(
     mut_arg("json", |a| a.help("One JSON document on stdout (fields: `mcplogs docs json`)")),
     mut_arg("no_redact", |a| a.help("Show secrets in log messages (tokens, keys, passwords) as they are")),
-    mut_arg("paths", |a| a.help("Cache roots, project folders, mcp-logs-* folders, log files or debug logs; a word that is none of them but a server's name stands for --server NAME. Default: this OS's Claude Code cache folder")),
+    mut_arg("paths", |a| a.help(PATHS_OR_NAME)),
 )]
 pub struct ScanArgs {
     #[command(flatten)]
@@ -578,6 +582,7 @@ pub struct ScanArgs {
 #[command(
     mut_arg("no_redact", |a| a.help("Keep home folders, user names and secrets as they are (says so on stderr)")),
     mut_arg("json", |a| a.help("The same content as one JSON document (fields: `mcplogs docs report`)")),
+    mut_arg("paths", |a| a.help(PATHS_OR_NAME)),
 )]
 pub struct ReportArgs {
     #[command(flatten)]

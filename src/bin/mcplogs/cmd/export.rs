@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::exit_codes::ExitCode;
 use crate::output;
 
-pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
+pub fn run(mut args: ExportArgs) -> Result<ExitCode, Error> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let dropped = drop_what_projects_passed(&cwd, args.managed_dir.as_deref());
     if args.detach {
@@ -23,6 +23,12 @@ pub fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     if let Some(d) = &dropped {
         output::warning(d);
     }
+    // `export NAME`, as `scan NAME`: a word naming no file but a server is its `--server`
+    super::scan::name_as_server(
+        &mut args.discovery,
+        args.managed_dir.as_deref(),
+        "exporting",
+    )?;
     let opts = ScanOptions {
         index: args.cache.index_dir(),
         // no record carries a server's stderr

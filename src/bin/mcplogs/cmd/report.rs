@@ -21,7 +21,13 @@ use crate::output;
 /// How long `claude --version` may take before the version is "unknown".
 const CLAUDE_VERSION_TIMEOUT: Duration = Duration::from_secs(1);
 
-pub fn run(args: ReportArgs) -> Result<ExitCode, Error> {
+pub fn run(mut args: ReportArgs) -> Result<ExitCode, Error> {
+    // `report NAME`, as `scan NAME`: a word naming no file but a server is its `--server`
+    super::scan::name_as_server(
+        &mut args.discovery,
+        args.managed_dir.as_deref(),
+        "reporting on",
+    )?;
     let no_redact = args.redact.no_redact;
     let opts = mcplogs::scan::ScanOptions {
         index: args.cache.index_dir(),
