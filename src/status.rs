@@ -1827,6 +1827,13 @@ pub const HOOK_CONTEXT_MAX_CHARS: usize = 1500;
 /// rest counted, so the whole stays under [`HOOK_CONTEXT_MAX_CHARS`]. Only the configured
 /// names and mcplogs' own words (verdict and cause names) appear: nothing a server sent.
 pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
+    hook_message_for(status, only, "mcplogs scan")
+}
+
+/// [`hook_message`] naming `scan` as the command that shows the servers: `mcplogs scan`
+/// of the homes the hook read (`--home`), as it runs in the user's terminal (the
+/// context's bound grows by the homes' flags in each).
+pub fn hook_message_for(status: &SessionStatus, only: &[String], scan: &str) -> Option<String> {
     // A log folder several configured names share failed: which of them did is not
     // known (`scan` gives the verdict to the folder), so the model is never told that
     // one of them has no tools (helper-77 #8: one of two names sharing a folder had its
@@ -1848,7 +1855,7 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
             ("share log folders (the names joined by \" + \" share one)", "the folders")
         };
         format!(
-            "the configured MCP servers {}{} {folders}, where this session failed: which of them failed is not known, so check that a tool of theirs exists before using it (`mcplogs scan` shows {them}).",
+            "the configured MCP servers {}{} {folders}, where this session failed: which of them failed is not known, so check that a tool of theirs exists before using it (`{scan}` shows {them}).",
             names.join(", "),
             if more > 0 {
                 format!(" and those of {more} more folders")
@@ -1857,7 +1864,7 @@ pub fn hook_message(status: &SessionStatus, only: &[String]) -> Option<String> {
             }
         )
     });
-    match (failing_message(failed), shared_note) {
+    match (failing_message(failed, scan), shared_note) {
         (Some(m), Some(mut n)) => {
             n[..1].make_ascii_uppercase();
             Some(format!("{m} {n}"))
@@ -1878,7 +1885,7 @@ fn hook_why(d: &Diagnosis) -> String {
 }
 
 /// [`hook_message`] for the failing servers each with a log folder of its own.
-fn failing_message(mut failed: Vec<(&ServerStatus, &Diagnosis)>) -> Option<String> {
+fn failing_message(mut failed: Vec<(&ServerStatus, &Diagnosis)>, scan: &str) -> Option<String> {
     if failed.is_empty() {
         return None;
     }
@@ -1898,7 +1905,7 @@ fn failing_message(mut failed: Vec<(&ServerStatus, &Diagnosis)>) -> Option<Strin
         .collect();
     let more = failed.len().saturating_sub(HOOK_NAMED_MAX);
     if more > 0 {
-        list.push(format!("+{more} more: run `mcplogs scan` to see them all"));
+        list.push(format!("+{more} more: run `{scan}` to see them all"));
     }
     // What helps each server, said for the servers it helps: never `mcplogs fix` for a
     // server it cannot help (a missing command, a crash, credentials).
@@ -1906,7 +1913,7 @@ fn failing_message(mut failed: Vec<(&ServerStatus, &Diagnosis)>) -> Option<Strin
     // action that helps each of them ("and 1 more"), never given another's action.
     let mut groups: Vec<(String, Vec<String>, usize)> = Vec::new();
     for (i, (s, d)) in failed.iter().enumerate() {
-        let what = hook_action(s.help(d));
+        let what = hook_action(s.help(d), scan);
         let name = (i < HOOK_NAMED_MAX).then(|| hook_name(s.shown()));
         let unnamed = usize::from(name.is_none());
         match groups.iter_mut().find(|(w, _, _)| **w == what) {
@@ -2001,7 +2008,7 @@ fn hook_name(n: &str) -> String {
 }
 
 /// What the hook tells the user to do about one failing server: what helps it first.
-fn hook_action(h: Help<'_>) -> String {
+fn hook_action(h: Help<'_>, scan: &str) -> String {
     match h {
         Help::Fix(f) => {
             format!(
@@ -2012,10 +2019,10 @@ fn hook_action(h: Help<'_>) -> String {
         Help::FixInEffect => "restart Claude Code or run /mcp: the fix (MCP_PROTOCOL_NEGOTIATION=legacy) is in place already, and this connection was made before it took effect".to_string(),
         Help::Auth => "run /mcp in Claude Code to authenticate".to_string(),
         Help::CommandNotFound => {
-            "install the server's command, or put its absolute path in its configuration (`mcplogs scan -v` in a terminal shows the command)".to_string()
+            format!("install the server's command, or put its absolute path in its configuration (`{scan} -v` in a terminal shows the command)")
         }
         Help::Scan => {
-            "run `mcplogs scan -v` in a terminal for the details (its command and what it wrote on stderr)".to_string()
+            format!("run `{scan} -v` in a terminal for the details (its command and what it wrote on stderr)")
         }
     }
 }

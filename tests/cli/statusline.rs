@@ -397,7 +397,11 @@ fn the_hook_tells_the_model_once_and_is_silent_when_all_works() {
         text.contains(r#"servers ("wrong-types" (tools-fetch-failed: wrong-field-types), "#),
         "{text}"
     );
-    assert!(text.contains("), +1 more: run `mcplogs scan`"), "{text}");
+    // (the command reading the hook's home)
+    assert!(
+        text.contains("), +1 more: run `mcplogs scan --home "),
+        "{text}"
+    );
     assert!(
         text.contains(r#"for "wrong-types": run `mcplogs fix --home "#),
         "{text}"

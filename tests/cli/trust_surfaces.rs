@@ -265,7 +265,10 @@ fn the_hooks_context_names_a_few_servers_then_counts_the_rest() {
         "{} characters",
         text.chars().count()
     );
-    assert!(text.contains("+115 more: run `mcplogs scan`"), "{text}");
+    assert!(
+        text.contains("+115 more: run `mcplogs scan --home "),
+        "{text}"
+    );
     assert_eq!(
         text.matches("srv-").count(),
         mcplogs::status::HOOK_NAMED_MAX,

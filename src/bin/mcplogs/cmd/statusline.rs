@@ -195,7 +195,14 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
         mcplogs::probe::installed_claude_version,
     );
     let new = status::not_told(store.as_ref(), &session, &s);
-    let Some(message) = status::hook_message(&s, &new) else {
+    // (absolute: the hook runs in the session's folder, the user's terminal elsewhere)
+    let homes: Vec<PathBuf> = args
+        .home
+        .iter()
+        .map(|h| std::path::absolute(h).unwrap_or_else(|_| h.clone()))
+        .collect();
+    let scan = format!("mcplogs scan{}", mcplogs::advice::home_flags(&homes));
+    let Some(message) = status::hook_message_for(&s, &new, &scan) else {
         return Ok(ExitCode::Clean);
     };
     let doc = mcplogs::json_doc::HookOutput {
