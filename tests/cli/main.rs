@@ -56,6 +56,7 @@ mod index_listing;
 mod index_shape;
 mod junit;
 mod lifecycle;
+mod names_across_projects;
 mod never_cut;
 mod newest_first;
 mod one_answer;

@@ -897,39 +897,6 @@ fn explain_matches_a_pasted_name_holding_an_escape() {
     }
 }
 
-/// The words of a printed command (`sh` quoting: `'...'`, `'\''`, bare words).
-fn shell_words(cmd: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = cmd.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' => {
-                if let Some(w) = word.take() {
-                    out.push(w);
-                }
-            }
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    w.push(q);
-                }
-            }
-            '\\' => {
-                if let Some(n) = chars.next() {
-                    word.get_or_insert_with(String::new).push(n);
-                }
-            }
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    out.extend(word);
-    out
-}
-
 /// `explain` without `--project`, run where `claude mcp list` did not run (another
 /// folder): a pasted name logged in one project only gets that server's resolution,
 /// scan's verdict and recommendation (it explained the paste alone, "run `mcplogs scan

@@ -471,3 +471,92 @@ pub fn write_program(to: &Path, text: &str) {
     std::fs::write(staged.path(), text).unwrap();
     copy_program(staged.path(), to);
 }
+
+/// A sample home moved into a throw-away folder: its project path (in the records'
+/// `cwd`, `.claude.json` and the encoded log folder's name) is rewritten to one inside
+/// it. Returns the temp folder and the home.
+pub fn relocated(sample: &str, old_home: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(tmp.path()).unwrap().join("home");
+    copy_tree(&samples().join(sample), &home);
+    let new_home = home.display().to_string();
+    let files: Vec<PathBuf> = walkdir::WalkDir::new(&home)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if text.contains(old_home) {
+            std::fs::write(&f, text.replace(old_home, &new_home)).unwrap();
+        }
+    }
+    let old_folder = mcplogs::claude_code::names::encode_folder_name(old_home);
+    let new_folder = mcplogs::claude_code::names::encode_folder_name(&new_home);
+    let dirs: Vec<PathBuf> = walkdir::WalkDir::new(&home)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_dir())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&old_folder))
+        .map(|e| e.into_path())
+        .collect();
+    for d in dirs {
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        let renamed = name.replacen(&old_folder, &new_folder, 1);
+        std::fs::rename(&d, d.with_file_name(renamed)).unwrap();
+    }
+    (tmp, home)
+}
+
+/// The project folder a relocated home's logs ran in (`<home>/work/<name>`), created.
+pub fn project_in(home: &Path, name: &str) -> PathBuf {
+    let p = home.join("work").join(name);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// The words of a printed command (`sh` quoting: `'...'`, `'\''`, bare words).
+pub fn shell_words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if let Some(w) = word.take() {
+                    out.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    w.push(q);
+                }
+            }
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    word.get_or_insert_with(String::new).push(n);
+                }
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    out
+}
+
+/// The newest session of the linux sample home (Claude Code 2.1.332).
+pub const LINUX_SESSION: &str = "8c5a55f0-962f-45f4-8b1e-aab3bbe13010";
+
+/// What Claude Code sends the status line and the hook for that session in `project`
+/// (a wide terminal, so every failing server is named with its reason).
+pub fn session_input(project: &Path) -> String {
+    let p = serde_json::to_string(&project.display().to_string()).unwrap();
+    format!(
+        r#"{{"hook_event_name":"UserPromptSubmit","session_id":"{LINUX_SESSION}","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
+    )
+}
