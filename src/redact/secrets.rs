@@ -993,7 +993,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+|=){value}"#),
+            // (its value on its own line: a line after a flag ending one is its own
+            // text, `--password` ending a stderr tail and the screen's `fix:` next)
+            &format!(r#"(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9][A-Za-z0-9_-]*)(?:[ \t]+|=){value}"#),
             // (`-pS3cretPw app`: the "key" is a value written against its flag)
             |c| c["s"].starts_with('-') || made_up(&c["k"], 6) || keep_pair(c),
         ));

@@ -1454,12 +1454,19 @@ fn a_value_ending_its_line_never_takes_the_label_starting_the_next() {
         "    export API_TOKEN=\n  fix: Run its command by hand",
         "    export API_TOKEN=\nfix: Run its command by hand",
         "PASSWORD=\n  Error: something",
+        // a flag ending the line (helper-82 A6: `scan -v`'s stderr tail ended in
+        // `--password`, and the screen's own `fix:` label went as its value)
+        "    mcplogs-stub: fatal: bad config --password\n  fix: Run its command by hand",
+        "usage: srv [--token]\n--api-key\nfix: Run it",
     ] {
         assert_eq!(r.redact(text), text);
     }
     // a value on its own line is still a value
     let red = r.redact("export API_TOKEN=s3cr3tValue99\n  fix: Run it");
     assert!(!red.contains("s3cr3tValue99"), "{red}");
+    assert!(red.ends_with("\n  fix: Run it"), "{red}");
+    let red = r.redact("srv --password S3cretPw0rd9\n  fix: Run it");
+    assert!(!red.contains("S3cretPw0rd9"), "{red}");
     assert!(red.ends_with("\n  fix: Run it"), "{red}");
 }
 
