@@ -631,6 +631,7 @@ pub fn session(
         },
         Rows::ThisProject,
     );
+    status.config_unparsable = report.config_problem.is_some();
     // each name and command as `scan` shows them: a value the configuration marks as
     // secret hidden (`svc-VALUE`, `VALUE` another entry's `env` value, is
     // `svc-[REDACTED:config]`; the status line and the hook pass the secret rules and

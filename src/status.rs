@@ -276,6 +276,10 @@ pub struct SessionStatus {
     /// the resolution (`crate::resolve::session`) tells as `scan` does. Newest first,
     /// at most [`MAX_FILES_PER_SERVER`].
     pub unlogged: Vec<(String, Vec<PathBuf>)>,
+    /// The home's `~/.claude.json` could not be parsed when the resolution read it
+    /// (`crate::resolve::session`, only while a server fails): which servers Claude Code
+    /// still starts is not known, and the hook says so.
+    pub config_unparsable: bool,
 }
 
 impl SessionStatus {
@@ -1864,7 +1868,7 @@ pub fn hook_message_for(status: &SessionStatus, only: &[String], scan: &str) -> 
             }
         )
     });
-    match (failing_message(failed, scan), shared_note) {
+    let message = match (failing_message(failed, scan), shared_note) {
         (Some(m), Some(mut n)) => {
             n[..1].make_ascii_uppercase();
             Some(format!("{m} {n}"))
@@ -1872,7 +1876,17 @@ pub fn hook_message_for(status: &SessionStatus, only: &[String], scan: &str) -> 
         (Some(m), None) => Some(m),
         (None, Some(n)) => Some(format!("mcplogs: {n}")),
         (None, None) => None,
-    }
+    };
+    // (as `scan` warns: without the file, no configured server or approval is known)
+    message.map(|m| {
+        if status.config_unparsable {
+            format!(
+                "{m} The user's ~/.claude.json cannot be parsed, so which MCP servers Claude Code still starts is not known: `{scan}` says where it breaks."
+            )
+        } else {
+            m
+        }
+    })
 }
 
 /// A failing server's verdict and cause as the hook names them
@@ -2577,6 +2591,7 @@ mod tests {
             bytes_read: 0,
             adopted: false,
             unlogged: Vec::new(),
+            config_unparsable: false,
         }
     }
 
@@ -2948,10 +2963,23 @@ mod tests {
             .iter()
             .map(|n| (n.as_str(), ServerState::Failed(Box::new(d.clone()))))
             .collect();
-        let s = status(&servers);
+        let mut s = status(&servers);
         let m = hook_message(&s, &names).unwrap();
         assert!(m.chars().count() <= HOOK_CONTEXT_MAX_CHARS, "{}", m.len());
         assert!(m.contains("+115 more: run `mcplogs scan`"), "{m}");
+        assert!(!m.contains("~/.claude.json"), "{m}");
+        // an unparsable `~/.claude.json` is said, within the bound
+        s.config_unparsable = true;
+        let said = hook_message(&s, &names).unwrap();
+        assert!(
+            said.chars().count() <= HOOK_CONTEXT_MAX_CHARS,
+            "{}",
+            said.len()
+        );
+        assert!(
+            said.ends_with("The user's ~/.claude.json cannot be parsed, so which MCP servers Claude Code still starts is not known: `mcplogs scan` says where it breaks."),
+            "{said}"
+        );
         assert!(m.contains("the 120 MCP servers ("), "{m}");
         assert_eq!(m.matches("server-").count(), HOOK_NAMED_MAX, "{m}");
         assert!(

@@ -1001,3 +1001,24 @@ fn since_gives_the_records_time_not_the_files() {
         screen.stdout
     );
 }
+
+/// helper-81 #5: with `~/.claude.json` unparsable, `scan` warns that the servers it
+/// configures are not known; the hook, while servers fail, said nothing of it.
+#[test]
+fn the_hook_says_an_unparsable_claude_json_as_scan_warns_it() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let project = project_in(&home, "api");
+    let (_, before) = status_and_hook(&home, &project);
+    assert!(!before.is_empty());
+    assert!(!before.contains("~/.claude.json"), "{before}");
+    let config = home.join(".claude.json");
+    let text = fs::read_to_string(&config).unwrap();
+    fs::write(&config, format!("{text}\n}} trailing")).unwrap();
+    let (_, hook) = status_and_hook(&home, &project);
+    assert!(
+        hook.contains("The user's ~/.claude.json cannot be parsed"),
+        "{hook}"
+    );
+    let scan = run(&mut cmd(&home, &project, &["scan"]));
+    assert!(scan.stderr.contains(".claude.json"), "{scan:?}");
+}
