@@ -439,14 +439,16 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
     let want = opts.server.as_deref().map(|w| {
         // as the logged servers were chosen: a server of exactly that name, logged
         // or configured, is chosen by name only
-        super::select::NameWant::knowing(w, &report.secrets).named_exactly_if_any(
-            report
-                .configured
-                .iter()
-                .map(|r| r.configured_name.as_str())
-                .chain(report.unfiltered_names.iter().map(String::as_str))
-                .chain(report.servers.iter().map(|s| s.name.as_str())),
-        )
+        super::select::NameWant::knowing(w, &report.secrets)
+            .by_name_only_if(report.by_name_only)
+            .named_exactly_if_any(
+                report
+                    .configured
+                    .iter()
+                    .map(|r| r.configured_name.as_str())
+                    .chain(report.unfiltered_names.iter().map(String::as_str))
+                    .chain(report.servers.iter().map(|s| s.name.as_str())),
+            )
     });
     let project_want = opts
         .project

@@ -510,6 +510,11 @@ pub struct ScanReport {
     /// resolution's warning of it (also among `warnings`), for a command that shows the
     /// scan's other warnings not (`fix`, `export`): no server's configuration is known.
     pub config_problem: Option<Warning>,
+    /// `--server NAME` kept the logged servers of exactly that name only
+    /// ([`select::NameWant::named_exactly_if_any`]): the configured rows are chosen so too
+    /// (a server of another name whose logged row was left out is no "configured only"
+    /// row).
+    pub by_name_only: bool,
 }
 
 /// What Claude Code keeps between sessions on a machine and that changes what it shows
@@ -931,6 +936,7 @@ pub fn scan_with_progress(
         shown_by: None,
         // (the resolution reads the configuration)
         config_problem: None,
+        by_name_only: want.as_ref().is_some_and(select::NameWant::is_by_name_only),
     })
 }
 

@@ -178,11 +178,25 @@ impl NameWant {
     /// resolved) is the name given, case aside: the log folder's name is for a server
     /// known by no other name, never a second server beside the one named.
     pub fn named_exactly_if_any<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
-        self.name_only = !is_printed_form(&self.given)
+        // (a log folder several names share is named by them joined: each is a name)
+        self.name_only |= !is_printed_form(&self.given)
             && names
                 .into_iter()
+                .flat_map(|n| n.split(" + "))
                 .any(|n| n.eq_ignore_ascii_case(&self.given));
         self
+    }
+
+    /// The want selecting by name only, as another want over the same servers chose
+    /// ([`NameWant::is_by_name_only`]): the configured rows as the logged ones.
+    pub fn by_name_only_if(mut self, yes: bool) -> Self {
+        self.name_only |= yes && !is_printed_form(&self.given);
+        self
+    }
+
+    /// Whether it selects by name only ([`NameWant::named_exactly_if_any`]).
+    pub fn is_by_name_only(&self) -> bool {
+        self.name_only
     }
 
     /// The name as given.
