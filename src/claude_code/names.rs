@@ -98,14 +98,27 @@ impl NameMap {
     /// `project_folder`, and the names sharing it (empty unless two or more): the one
     /// name that project (or every project) configures for it; the names joined with
     /// ` + ` when several share it (never one of them silently); else the first name any
-    /// project gave that folder; else the folder's own name.
+    /// project gave that folder (the folder's own name when they gave it several); else
+    /// the folder's own name.
     pub fn name_of(&self, folder: &str, project_folder: Option<&str>) -> (String, Vec<String>) {
         let mut sharing = self.sharing(folder, project_folder);
         match sharing.len() {
-            0 => (
-                self.server(folder).unwrap_or(folder).to_string(),
-                Vec::new(),
-            ),
+            // configured in other projects only: their one name, or the folder's own when
+            // they name it differently (none of theirs is this one's more than another)
+            0 => {
+                let mut others = self
+                    .scoped
+                    .get(folder)
+                    .into_iter()
+                    .flatten()
+                    .map(|(_, n)| n);
+                let name = match others.next() {
+                    Some(first) if others.all(|n| n == first) => first.as_str(),
+                    Some(_) => folder,
+                    None => self.server(folder).unwrap_or(folder),
+                };
+                (name.to_string(), Vec::new())
+            }
             1 => (sharing.remove(0), Vec::new()),
             _ => (sharing.join(" + "), sharing),
         }
