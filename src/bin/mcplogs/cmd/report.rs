@@ -131,6 +131,7 @@ pub fn run(mut args: ReportArgs) -> Result<ExitCode, Error> {
         searched: scanned.searched.clone(),
         newest_log: scanned.newest_log,
         unfiltered_names: std::mem::take(&mut scanned.unfiltered_names),
+        unfiltered_projects: std::mem::take(&mut scanned.unfiltered_projects),
         ..mcplogs::scan::ScanReport::default()
     });
     // A Markdown report sure to be cut within the entries of the servers it is about
@@ -202,13 +203,14 @@ pub fn run(mut args: ReportArgs) -> Result<ExitCode, Error> {
         nothing_found(&found, &opts)
     });
     if let Some(m) = nothing {
+        let m = prose_redacted(&redactor, &m);
         if !force {
             let m = m.trim_start_matches("mcplogs: ");
             return Err(Error::NothingToReport {
-                detail: redactor.redact(m),
+                detail: m.to_string(),
             });
         }
-        output::note(redactor.redact(&m));
+        output::note(m);
     }
     if !force && let Some((code, why)) = refuse(&rep, &listing(&opts)) {
         // `--json` prints one document whenever the exit code is 0 or 1: here, the
@@ -460,4 +462,22 @@ fn refuse(
         }
         Some(_) => None,
     }
+}
+
+/// A diagnostic redacted as the report is, but for the commands in it (in backticks):
+/// they name the homes given (`--home DIR`, which the report shows as `~`) and run as
+/// printed only with them; what else they hold is printed already (a name as `echo`
+/// prints it, a token never).
+fn prose_redacted(redactor: &mcplogs::redact::Redactor, m: &str) -> String {
+    m.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                part.to_string()
+            } else {
+                redactor.redact(part)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }

@@ -331,8 +331,19 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         .map(|p| mcplogs::text::sanitize::text(&p.display().to_string()).into_owned())
         .collect();
     let known = &report.unfiltered_names;
+    // `--server` and `--match-project`: no project found is the one asked for (with
+    // `--server` the left-out servers' projects are known): that is what is wrong
+    let no_such_project = opts.server.is_some()
+        && opts.project.as_deref().is_some_and(|p| {
+            let want = mcplogs::scan::select::ProjectWant::new(p);
+            !report
+                .unfiltered_projects
+                .iter()
+                .any(|q| want.selects(Some(q), None))
+        });
     if let Some(want) = &opts.server
         && !known.is_empty()
+        && !no_such_project
     {
         // the name is there, in projects `--match-project` leaves out: "did you mean"
         // the very name given would send the user round in a circle
@@ -341,10 +352,12 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
                 .iter()
                 .any(|n| mcplogs::scan::select::NameWant::new(want).is(n))
         {
+            // (the name as printed: a token in it is never echoed, and the printed form
+            // selects the server as the name does)
             let list = format!(
                 "{} --server {}",
                 command_reading("scan", &opts.request.homes, &opts.request.paths),
-                mcplogs::text::shell_word(want)
+                mcplogs::text::shell_word(&mcplogs::scan::select::echo(want))
             );
             return Some(format!(
                 "mcplogs: no server named {:?} in a project whose path contains {:?}: that name is only in other projects ({} lists each with its project)",
