@@ -31,6 +31,14 @@ fn read_input() -> Vec<u8> {
 }
 
 /// The cache roots to look in: this machine's, or those of `--home`.
+/// `--home`, absolute: the commands the status line and the hook name run in the user's
+/// terminal, elsewhere than the session's folder they run in.
+fn homes_given(home: Option<&Path>) -> Vec<PathBuf> {
+    home.map(|h| std::path::absolute(h).unwrap_or_else(|_| h.to_path_buf()))
+        .into_iter()
+        .collect()
+}
+
 fn cache_roots(home: Option<&Path>) -> Vec<PathBuf> {
     // Absolute, so a memo names its log files wherever `prune` runs from.
     let home = home.map(|h| std::path::absolute(h).unwrap_or_else(|_| h.to_path_buf()));
@@ -158,7 +166,7 @@ pub fn run(args: StatuslineArgs) -> Result<ExitCode, Error> {
     // settings of the session's project): the same verdict and the same fix
     mcplogs::resolve::session(
         &mut s,
-        &args.home.iter().cloned().collect::<Vec<_>>(),
+        &homes_given(args.home.as_deref()),
         args.managed_dir.as_deref(),
         mcplogs::probe::installed_claude_version,
     );
@@ -190,17 +198,12 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
     // settings of the session's project): the same verdict and the same fix
     mcplogs::resolve::session(
         &mut s,
-        &args.home.iter().cloned().collect::<Vec<_>>(),
+        &homes_given(args.home.as_deref()),
         args.managed_dir.as_deref(),
         mcplogs::probe::installed_claude_version,
     );
     let new = status::not_told(store.as_ref(), &session, &s);
-    // (absolute: the hook runs in the session's folder, the user's terminal elsewhere)
-    let homes: Vec<PathBuf> = args
-        .home
-        .iter()
-        .map(|h| std::path::absolute(h).unwrap_or_else(|_| h.clone()))
-        .collect();
+    let homes = homes_given(args.home.as_deref());
     let scan = format!("mcplogs scan{}", mcplogs::advice::home_flags(&homes));
     let Some(message) = status::hook_message_for(&s, &new, &scan) else {
         return Ok(ExitCode::Clean);
