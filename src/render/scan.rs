@@ -836,10 +836,10 @@ fn row_lines(r: &RowView<'_>, l: &TableLayout, o: &ScreenOptions) -> String {
 fn logged_reason(s: &ServerReport, home: Option<&str>) -> String {
     use crate::advice::configured::logged_note;
     let short = short_reason(s);
-    let short = if s.is_shared() {
-        format!("shared log folder; {short}")
-    } else {
-        short
+    let short = match (s.is_shared(), short.is_empty()) {
+        (true, true) => "shared log folder".to_string(),
+        (true, false) => format!("shared log folder; {short}"),
+        (false, _) => short,
     };
     match logged_note(s, home) {
         Some(n) if short.is_empty() => n,
