@@ -15,10 +15,17 @@ use crate::common::*;
 fn two_projects() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let (tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     let api = project_in(&home, "api");
-    let web = project_in(&home, "web");
-    let (from, to) = (log_root(&home, &api), log_root(&home, &web));
-    copy_tree(&from, &to);
-    let (a, w) = (api.display().to_string(), web.display().to_string());
+    let web = copied_project(&home, &api, "web");
+    (tmp, home, api, web)
+}
+
+/// A project `name` whose log folders are copies of `from`'s (their records' working
+/// directory rewritten to it), created.
+fn copied_project(home: &Path, from: &Path, name: &str) -> PathBuf {
+    let project = project_in(home, name);
+    let to = log_root(home, &project);
+    copy_tree(&log_root(home, from), &to);
+    let (a, w) = (from.display().to_string(), project.display().to_string());
     for e in walkdir::WalkDir::new(&to) {
         let e = e.unwrap();
         if e.file_type().is_file() {
@@ -26,7 +33,7 @@ fn two_projects() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
             fs::write(e.path(), text.replace(&a, &w)).unwrap();
         }
     }
-    (tmp, home, api, web)
+    project
 }
 
 /// The log folder Claude Code writes `project`'s logs in.
@@ -148,6 +155,81 @@ fn a_name_picks_its_own_projects_server_not_another_of_the_same_log_folder() {
     assert_eq!(du_web["projects"][0]["servers"][0]["name"], "api.v2");
 }
 
+/// helper-85 #1: `api-v2` and `api_v2` share `api`'s log folder, `api.v2` (working)
+/// writes to the folder of that name in `web`: `--server api-v2` picks the shared row
+/// and nothing else, never `api.v2` back as a configured server "not started" (its
+/// logged row was left out, and the configured rows were chosen by log folder), in
+/// `scan`, `report --json` and `export`; the exit code is the unfiltered scan's for it.
+#[test]
+fn a_name_given_brings_no_other_name_back_as_configured_only() {
+    let (_tmp, home, api, web) = two_projects();
+    log_folder_like(&home, &api, "api-v2", "exits-early");
+    log_folder_like(&home, &web, "api-v2", "modern-ok");
+    configure(&home, &api, "api-v2");
+    configure(&home, &api, "api_v2");
+    configure(&home, &web, "api.v2");
+    let scan = in_dir(&home, &home, &["scan", "--json", "--server", "api-v2"]);
+    let d = doc(&scan);
+    assert_eq!(
+        rows(&d),
+        [(
+            "api-v2 + api_v2".into(),
+            api.display().to_string(),
+            "connection-failed".into()
+        )],
+        "{d:#}"
+    );
+    assert_eq!(d["configured"], json!([]), "{d:#}");
+    let report = doc(&in_dir(
+        &home,
+        &home,
+        &["report", "--json", "--force", "api-v2"],
+    ));
+    assert_eq!(report["configured"], json!([]), "{report:#}");
+    let out = home.join("out.jsonl");
+    let mut c = mcplogs(&home);
+    c.current_dir(&home)
+        .args(["export", "--home"])
+        .arg(&home)
+        .arg("--file")
+        .arg(&out)
+        .args(["--server", "api.v2"]);
+    let export = run(&mut c);
+    let text = fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}: {export:?}"));
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains(r#""body":"healthy""#), "{text}");
+}
+
+/// helper-85 #11: a log folder no project configures now, which two others name
+/// differently (`api.v2`, `api_v2`), is named by itself, not by whichever was read first
+/// (`--server api_v2` then missed it while `--server api.v2` found it).
+#[test]
+fn a_folder_other_projects_name_differently_is_named_by_itself() {
+    let (_tmp, home, api, web) = two_projects();
+    let app = copied_project(&home, &api, "app");
+    for p in [&api, &web, &app] {
+        log_folder_like(&home, p, "api-v2", "bad-tool");
+    }
+    configure(&home, &api, "api.v2");
+    configure(&home, &app, "api_v2");
+    let all = doc(&in_dir(&home, &home, &["scan", "--json"]));
+    let names: Vec<(String, String)> = rows(&all)
+        .into_iter()
+        .filter(|(n, _, _)| n.starts_with("api"))
+        .map(|(n, p, _)| (n, p))
+        .collect();
+    let path = |p: &PathBuf| p.display().to_string();
+    assert_eq!(
+        names,
+        [
+            ("api.v2".into(), path(&api)),
+            ("api_v2".into(), path(&app)),
+            ("api-v2".into(), path(&web)),
+        ],
+        "{all:#}"
+    );
+}
+
 /// helper-83 #6: `--server NAME --match-project P` where only other projects hold NAME
 /// said "Did you mean `NAME`?", the name given: it now says the name is in other
 /// projects, with the command listing them, which runs as printed.
@@ -188,6 +270,40 @@ fn a_name_only_other_projects_hold_is_said_so_not_did_you_mean_itself() {
     // a near name still gets its did-you-mean
     let near = in_dir(&home, &home, &["scan", "--server", "web-onyl"]);
     assert!(near.stderr.contains("Did you mean `web-only`?"), "{near:?}");
+    // `report` says the same, its command naming the home as given (helper-85 #2: the
+    // report's redaction made it `--home ~`, another home)
+    let report = in_dir(
+        &home,
+        &home,
+        &[
+            "report",
+            "--server",
+            "web-only",
+            "--match-project",
+            "work/api",
+        ],
+    );
+    assert_eq!(report.code, 2, "{report:?}");
+    assert!(report.stderr.contains(printed), "{report:?}");
+    // no project of that path at all: that is said (helper-85 #4)
+    let nowhere = in_dir(
+        &home,
+        &home,
+        &[
+            "scan",
+            "--server",
+            "web-only",
+            "--match-project",
+            "no-such-project",
+        ],
+    );
+    assert_eq!(nowhere.code, 2, "{nowhere:?}");
+    assert!(
+        nowhere
+            .stderr
+            .contains("no project path contains \"no-such-project\""),
+        "{nowhere:?}"
+    );
 }
 
 /// helper-83 #10: the report for servers' authors headed two sections `bad-tool` alike
@@ -294,4 +410,34 @@ fn the_hooks_commands_name_the_home() {
     );
     assert!(context.contains(&scan), "{context}");
     assert!(!context.contains("`mcplogs scan -v`"), "{context}");
+    // a relative `--home`: each command names it whole, the fix's too (helper-85 #5;
+    // the hook runs in the session's folder, the user's terminal elsewhere)
+    let mut c = mcplogs(&home);
+    c.current_dir(home.parent().unwrap())
+        .env("MCPLOGS_CACHE_DIR", home.join("mcplogs-cache-2"))
+        .args(["hook", "--home", "home"]);
+    let r = run_with_stdin(&mut c, input.as_bytes());
+    let relative = doc(&r)["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(relative.contains(&scan), "{relative}");
+    assert!(!relative.contains("--home home"), "{relative}");
+}
+
+/// helper-85 (seen beside #1): a working server of a shared log folder read `shared log
+/// folder;` in its REASON column, the `;` before a reason it does not have.
+#[test]
+fn a_working_shared_folders_reason_ends_with_its_note() {
+    let (_tmp, home, api, _web) = two_projects();
+    log_folder_like(&home, &api, "api-v2", "modern-ok");
+    configure(&home, &api, "api-v2");
+    configure(&home, &api, "api_v2");
+    let r = in_dir(&home, &home, &["scan", "--server", "api-v2"]);
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("api-v2 + api_v2"))
+        .unwrap_or_else(|| panic!("{r:?}"));
+    assert!(row.trim_end().ends_with("shared log folder"), "{row}");
 }
