@@ -1382,7 +1382,8 @@ impl Scanner {
                 }
             }
         });
-        for ws in windows.iter_mut() {
+        // (one window or none: nothing to merge, and most rules have none)
+        for ws in windows.iter_mut().filter(|ws| ws.len() > 1) {
             merge(ws);
         }
         // A long text (a whole rendered screen) has its rules run in parallel, each over
