@@ -786,16 +786,53 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             never,
         ),
         // Tokens of a shape of their own, with no word before them: Google OAuth
-        // (`ya29.`, `GOCSPX-`), PyPI, Notion, Vault, Shopify, Figma, Atlassian,
-        // Replicate, Groq, Linear, DigitalOcean, xAI, Perplexity (helper-80 #7).
+        // (`ya29.`, `GOCSPX-`), PyPI, Notion, Vault (service, batch and recovery tokens),
+        // Shopify, Figma, Atlassian, Replicate, Groq, Linear (API keys and OAuth tokens),
+        // DigitalOcean (personal, OAuth and refresh tokens), xAI, Perplexity (helper-80
+        // #7), Supabase, Grafana service accounts, Sentry (organization and user tokens),
+        // Postman, Databricks (`dapi` and 32 hex digits, an Azure one ending `-2`, then no
+        // more of a word: `dapine`, a longer hex string are none) and Tailscale
+        // (`tskey-auth-`, `tskey-api-`, `tskey-client-`, or the older `tskey-` alone: its
+        // id, a dash, and a secret holding digits: hyphenated words after `tskey-` are
+        // prose).
         rule(
             "token",
             &[
-                "ya29.", "gocspx-", "pypi-age", "ntn_", "hvs.", "shpat_", "shpss_", "shpca_",
-                "shppa_", "figd_", "atatt3", "r8_", "gsk_", "lin_api_", "dop_v1_", "xai-", "pplx-",
+                "ya29.",
+                "gocspx-",
+                "pypi-age",
+                "ntn_",
+                "hvs.",
+                "hvb.",
+                "hvr.",
+                "shpat_",
+                "shpss_",
+                "shpca_",
+                "shppa_",
+                "figd_",
+                "atatt3",
+                "r8_",
+                "gsk_",
+                "lin_api_",
+                "lin_oauth_",
+                "dop_v1_",
+                "doo_v1_",
+                "dor_v1_",
+                "xai-",
+                "pplx-",
+                "sbp_",
+                "glsa_",
+                "sntrys_",
+                "sntryu_",
+                "pmak-",
+                "dapi",
+                "tskey-",
             ],
-            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_.-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_api_[A-Za-z0-9]{20,}|dop_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}))",
-            never,
+            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_.-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hv[sbr]\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_(?:api|oauth)_[A-Za-z0-9]{20,}|do[opr]_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|sbp_[a-f0-9]{40}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|sntrys_[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64}|PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}|dapi[a-f0-9]{32}(?:-[0-9]{1,2})?(?-u:\b)|tskey-(?:(?:auth|api|client|scim|webhook)-)?[A-Za-z0-9]{4,}-(?P<tailscale>[A-Za-z0-9]{16,})))",
+            |c| {
+                c.name("tailscale")
+                    .is_some_and(|t| !made_up(t.as_str(), 16))
+            },
         ),
         // A Telegram bot's token in its API's path (`/bot123456:AAH.../getUpdates`), a
         // Mattermost or Rocket.Chat hook's key.
@@ -812,6 +849,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["/hooks/"],
             r#"/hooks/(?P<s>[a-z0-9]{26})(?:[/?#\s"')]|$)"#,
             |c| !c["s"].bytes().any(|b| b.is_ascii_digit()),
+        ),
+        // A Rocket.Chat incoming hook: `/hooks/<id>/<token>`, the id 17 letters and digits
+        // (24 in newer servers), the token 48 and made up (a path of words and a file,
+        // `/hooks/useSessionStorage/...`, is none).
+        rule(
+            "webhook",
+            &["/hooks/"],
+            r#"/hooks/[A-Za-z0-9]{17,24}/(?P<s>[A-Za-z0-9]{24,})(?:[/?#\s"')]|$)"#,
+            |c| !token_like(&c["s"], 24),
         ),
         // A Discord bot's token after `Bot` (its three dotted parts).
         rule(
