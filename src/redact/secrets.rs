@@ -736,6 +736,64 @@ const SECRET_WORDS: &[&str] = &[
     "otp",
 ];
 
+/// The clients whose own flag takes a password ([`RULES`]), and that flag: the client
+/// (a regex), then the flag with what may separate it from its value.
+const CLIENT_PASSWORD_FLAGS: &[(&str, &str)] = &[
+    // (attached only: `mysql -p db` asks for the password, and `db` is the database)
+    (
+        "mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlslap|mysqlpump|mysqlbinlog|mariadb|mariadb-dump|mariadb-admin|mariadb-show|mariadb-import|mariadb-check",
+        "-p",
+    ),
+    (
+        r"sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oras|crane[ \t]+auth|cf)[ \t]+login|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongofiles",
+        r"-p[ \t]*",
+    ),
+    ("redis-cli|valkey-cli|keydb-cli", r"-a[ \t]*"),
+    // (`-W` asks for the password)
+    (
+        "ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd|ldapcompare|ldapmodrdn|ldapexop",
+        r"-w[ \t]*",
+    ),
+    ("sqlcmd|osql", r"-P[ \t]*"),
+    ("mosquitto_pub|mosquitto_sub|mosquitto_rr", r"-P[ \t]*"),
+    ("zip|unzip|zipcloak", r"-P[ \t]*"),
+    // (attached only: `7z a -p x.7z` asks for it)
+    ("7z|7za|7zr|7zz", "-p"),
+];
+
+/// The anchors of [`CLIENT_PASSWORD_FLAGS`]' rule: a literal of every client's name.
+const CLIENT_ANCHORS: &[&str] = &[
+    "mysql",
+    "mariadb",
+    "sshpass",
+    "login ",
+    // (not `mongo` nor `ldap` alone: every `mongodb://` and `ldap://` URL holds them)
+    "mongo ",
+    "mongosh ",
+    "mongodump",
+    "mongorestore",
+    "mongoexport",
+    "mongoimport",
+    "mongofiles",
+    "redis-cli",
+    "valkey-cli",
+    "keydb-cli",
+    "ldapsearch",
+    "ldapmodify",
+    "ldapadd",
+    "ldapdelete",
+    "ldapwhoami",
+    "ldappasswd",
+    "ldapcompare",
+    "ldapmodrdn",
+    "ldapexop",
+    "sqlcmd",
+    "osql",
+    "mosquitto_",
+    "zip",
+    "7z",
+];
+
 /// The secret rules, most specific first: where two rules find overlapping secrets,
 /// the earlier rule's kind is the one shown.
 pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
@@ -1117,35 +1175,49 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // same letters are other options elsewhere: `ssh -p 22`, `grep -a`): `mysql -pPW`
     // (attached: `-p PW` asks for it, and `PW` is the database), `sshpass -p PW`,
     // `docker login -p PW` (podman, nerdctl, buildah, skopeo, helm, oras too),
-    // `redis-cli -a PW`, `mongosh -p PW`; and HTTPie's `-a user:password`. A shell
-    // variable (`-a "$REDIS_PASSWORD"`) names the password and is kept.
+    // `redis-cli -a PW` (valkey-cli, keydb-cli), `mongosh -p PW` (and MongoDB's tools:
+    // `mongodump -p PW`...), `ldapsearch -w PW` (`-W` asks for it), `sqlcmd -P PW`,
+    // `mosquitto_pub -P PW`, `cf login -p PW`, `zip -P PW`, `7z a -pPW` (attached;
+    // `-p` alone asks) ([`CLIENT_PASSWORD_FLAGS`]); and HTTPie's `-a user:password`. A
+    // shell variable (`-a "$REDIS_PASSWORD"`) names the password and is kept.
+    // (one rule for all the clients, for each spelling of the value: a rule costs a
+    // little on every text with one of its anchors, whether it matches or not)
+    let clients = CLIENT_PASSWORD_FLAGS
+        .iter()
+        .map(|(client, flag)| {
+            // An archiver's name only where a command starts (after a space, a slash or
+            // nothing: `backup.zip -P 2222` is a file name before another tool's flag).
+            let start = if client.starts_with("zip") || client.starts_with("7z") {
+                r"(?:^|[\s/])"
+            } else {
+                r"(?-u:\b)"
+            };
+            format!(r"{start}(?:{client})(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]{flag}")
+        })
+        .collect::<Vec<_>>()
+        .join("|");
     for value in [DQ, SQ, r#"(?P<s>[^\s"'-][^\s"']*)"#] {
         v.push(rule(
             "secret",
-            &["mysql", "mariadb"],
+            CLIENT_ANCHORS,
+            &format!(r"(?:{clients}){value}"),
+            keep_named_or_harmless,
+        ));
+    }
+    // `smbclient -U user%password` (Samba's other clients too): the part after the `%`.
+    for value in [
+        r#""[^"%\n]*%(?P<s>[^"\n]+)""#,
+        r"'[^'%\n]*%(?P<s>[^'\n]+)'",
+        r#"[^\s%"'-][^\s%"']*%(?P<s>[^\s"']+)"#,
+    ] {
+        v.push(rule(
+            "secret",
+            &["smbclient", "rpcclient", "smbcacls", "smbget"],
             &format!(
-                r"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-p{value}"
+                r"(?-u:\b)(?:smbclient|rpcclient|smbcacls|smbget)(?:\.exe)?(?:[ \t][^\n]*?)?[ \t](?:-U[ \t]*|--user(?:=|[ \t]+)){value}"
             ),
             keep_named_or_harmless,
         ));
-        for (anchors, client, flag) in [
-            (
-                &["sshpass", "login ", "mongo ", "mongosh "][..],
-                r"sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oras)[ \t]+login|mongo|mongosh",
-                "p",
-            ),
-            (&["redis-cli"][..], "redis-cli", "a"),
-        ] {
-            v.push(Rule {
-                kind: "secret",
-                regex: Regex::new(&format!(
-                    r"(?-u:\b)(?:{client})(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-{flag}[ \t]*{value}"
-                ))
-                .expect("secret pattern compiles"),
-                keep: keep_named_or_harmless,
-                anchors,
-            });
-        }
     }
     for value in [
         r#""[^":\n]*:(?P<s>[^"\n]+)""#,

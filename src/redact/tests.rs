@@ -2106,3 +2106,119 @@ fn a_rocket_chat_hooks_token_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// More clients' own password flags, on their command lines only: MongoDB's tools,
+/// the other MySQL tools, Valkey and KeyDB, the OpenLDAP tools' `-w` (`-W` asks),
+/// `sqlcmd -P`, Samba's `-U user%password`, `zip -P`, `7z -pPW`, `mosquitto_pub -P`,
+/// `cf login -p`; the same letters as other flags, a prompt, a variable stay.
+#[test]
+fn more_clients_password_flags_are_hidden() {
+    let r = plain();
+    assert_hidden(
+        &r,
+        &[
+            (
+                "mongodump --uri mongodb://db:27017 -u admin -p Mg9zq8Kx2pw --authenticationDatabase admin",
+                "Mg9zq8Kx2pw",
+            ),
+            ("mongorestore -u admin -p 'Mg 9zq8 pw' dump/", "Mg 9zq8 pw"),
+            (
+                "mongoimport -u root -pMi9zq8attached --db x",
+                "Mi9zq8attached",
+            ),
+            ("mongoexport -u admin -p S3cretPw -d app", "S3cretPw"),
+            ("mysqlshow -u root -pShow9zq8Kx", "Show9zq8Kx"),
+            ("mysqlbinlog -u root -pS3cretPw", "S3cretPw"),
+            (
+                "valkey-cli -h cache -a V4lkeyPassw0rd ping",
+                "V4lkeyPassw0rd",
+            ),
+            (r#"valkey-cli -a "V4lkey Pass" ping"#, "V4lkey Pass"),
+            ("keydb-cli -a K3ydbPassw0rd ping", "K3ydbPassw0rd"),
+            (
+                "ldapsearch -x -H ldap://ldap -D cn=admin,dc=ex,dc=org -w Ld4pPassw0rd -b dc=ex,dc=org",
+                "Ld4pPassw0rd",
+            ),
+            (
+                "ldapmodify -x -D cn=admin,dc=ex -w 'Ld4p mod pw' -f change.ldif",
+                "Ld4p mod pw",
+            ),
+            (
+                "ldapadd -x -D cn=admin -wLd4pAttached9 -f add.ldif",
+                "Ld4pAttached9",
+            ),
+            (
+                r#"ldapdelete -x -D cn=admin -w "Ld4pDel9" cn=bob,dc=ex"#,
+                "Ld4pDel9",
+            ),
+            ("ldapwhoami -x -D cn=bob,dc=ex -w bobsecret1", "bobsecret1"),
+            (
+                "ldappasswd -x -D cn=admin -w Ld4pAdm9 -s NewPw9zq uid=bob",
+                "Ld4pAdm9",
+            ),
+            (
+                r#"sqlcmd -S db.example.net -U sa -P 'Sq1cmdPassw0rd!' -Q "select 1""#,
+                "Sq1cmdPassw0rd",
+            ),
+            (
+                "sqlcmd -S localhost -U sa -P Sq1Pw9zq8Kx -d master",
+                "Sq1Pw9zq8Kx",
+            ),
+            (
+                "smbclient //fs/share -U alice%Smb9zq8Kx2 -c ls",
+                "Smb9zq8Kx2",
+            ),
+            (r"smbclient -L fs -U 'CORP\alice%Smb pw 9'", "Smb pw 9"),
+            ("smbclient //fs/share --user=bob%Smb8zq8Kx", "Smb8zq8Kx"),
+            ("rpcclient -U 'admin%Rpc9zq8Kx' host", "Rpc9zq8Kx"),
+            ("zip -P Z1pPassw0rd secure.zip report.pdf", "Z1pPassw0rd"),
+            ("zip -r -P 'zip pw 9' out.zip dir/", "zip pw 9"),
+            ("unzip -P Unz1pPw9 archive.zip", "Unz1pPw9"),
+            ("7z a -pSevenZ9pw archive.7z dir/", "SevenZ9pw"),
+            ("7z x -pSevenZ9pw -o/tmp/out archive.7z", "SevenZ9pw"),
+            (r#"/usr/bin/7za x -p"Seven Za 9" a.7z"#, "Seven Za 9"),
+            (
+                "mosquitto_pub -h broker -u bob -P S3cretPw -t x",
+                "S3cretPw",
+            ),
+            (
+                "cf login -a https://api.cf.example.com -u bob -p S3cretPw",
+                "S3cretPw",
+            ),
+            ("crane auth login ghcr.io -u bob -p S3cretPw", "S3cretPw"),
+        ],
+    );
+    // (each of them: a kept line shows the redactor what shape ordinary text has)
+    for kept in [
+        "mongodump --host db -p 27017",
+        "mongodump -u admin -p --db shop",
+        "mongoexport -p $MONGO_PASSWORD --db x",
+        "mysqlshow -u root -p",
+        "mysqlbinlog --start-position=4 binlog.000001",
+        "valkey-cli -p 6380 ping",
+        "valkey-cli -a \"$VALKEY_PASSWORD\" info",
+        "ldapsearch -x -W -D cn=admin,dc=ex -b dc=ex",
+        "ldapwhoami -x -W",
+        "ldappasswd -x -D cn=admin -W -S uid=bob",
+        "sqlcmd -S localhost -U sa -Q \"SELECT @@VERSION\"",
+        "sqlcmd -S db -E -p -Q \"select 1\"",
+        "sqlcmd -S localhost -U sa -P \"$SA_PASSWORD\" -Q \"select 1\"",
+        "smbclient -L host -U guest",
+        "smbclient //fs/share -N -c 'ls'",
+        "smbclient //fs/share -U alice% -c ls",
+        "zip -r out.zip dir/",
+        "unzip -o archive.zip -d /tmp/x",
+        "scp backup.zip -P 2222 deploy@host:/srv",
+        "rsync -avP backup.zip host:/srv",
+        "7z x -o/tmp archive.7z",
+        "7z a -mx=9 archive.7z dir/",
+        "7z a -p archive.7z secret.txt",
+        "wget https://example.com/file.7z -P /tmp/downloads",
+        "cf push my-app -p ./build",
+        "crane auth login ghcr.io -u bob --password-stdin",
+        "mosquitto_pub -h broker -p 1883 -t sensors/x -m hello",
+        "mosquitto_sub -h broker -P \"$MQTT_PASSWORD\" -t x",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
