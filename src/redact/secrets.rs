@@ -386,6 +386,58 @@ fn keep_quoted_key_pair(c: &Captures) -> bool {
     (!password && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
 }
 
+/// The first field of Go's printed struct (`{Token:V ...}`, [`RULES`]): a password's
+/// value hidden unless harmless; a `Key`'s when it is shaped as a credential
+/// (`{Key:Name Value:x}` is an AWS tag, `{Key:uploads/a.pdf}` an object); another
+/// secret word's when it looks made up and holds no path or dotted name.
+fn keep_go_field(c: &Captures) -> bool {
+    let k = c["k"].to_ascii_lowercase();
+    let v = c["s"].trim();
+    // (the key as written: `SecretName`, `TokenType` are words about a secret)
+    if !classic_key_looks_secret(&c["k"]) || value_is_harmless(v) {
+        return true;
+    }
+    if ["password", "passwd", "passphrase", "secret"]
+        .iter()
+        .any(|w| k.contains(w))
+    {
+        return false;
+    }
+    if k == "key" {
+        return !token_like(v, 12);
+    }
+    // (`{Token:a.b/c}`: a path or a dotted name)
+    !made_up(v, 8) || v.contains(['/', '.', ':'])
+}
+
+/// A plural secret key's list (`API_KEYS=k1,k2`, [`RULES`]): hidden whole unless every
+/// value is harmless; `sort_keys=a,b` and keys whose last word is no secret's plural
+/// (`PASSWORD_RULES=upper,digit`) are no such list.
+fn keep_unless_plural_secret_list(c: &Captures) -> bool {
+    let plural = key_words(&c["k"])
+        .last()
+        .is_some_and(|w| SECRET_PLURALS.contains(&w.as_str()));
+    !plural
+        || !classic_key_looks_secret(&c["k"])
+        || c["s"]
+            .split(',')
+            .all(|v| value_is_harmless(v) || names_a_value(v))
+}
+
+/// The last words of a key holding a list of secrets ([`keep_unless_plural_secret_list`];
+/// the anchors of its rule too).
+const SECRET_PLURALS: &[&str] = &[
+    "keys",
+    "apikeys",
+    "tokens",
+    "secrets",
+    "passwords",
+    "passwds",
+    "passphrases",
+    "credentials",
+    "creds",
+];
+
 /// A pair whose key alone says secret in the classic way ([`classic_key_looks_secret`]):
 /// its value hidden unless harmless.
 fn keep_classic_pair(c: &Captures) -> bool {
@@ -1271,15 +1323,42 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ));
     // So is a key written bare in a printed object or at a line's start (Node's
     // `{ user: 'bob', password: 'x' }`, Rust's `Config { password: "x" }`, YAML's
-    // `password: "x"`): the object's `{` or `,`, or the line's start, before it.
+    // `password: "x"` and `- password: "x"`): the object's `{` or `,`, or the line's
+    // start (and a list item's dash), before it.
     for value in [DQ, SQ] {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"(?m)(?:[{{,]|^)[ \t]*(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*{value}"#),
+            &format!(r#"(?m)(?:[{{,]|^)[ \t]*(?:-[ \t]+)?(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*{value}"#),
             keep_described_or_classic_pair,
         ));
     }
+    // Rust's `{:?}` of an optional field: `Config { password: Some("x") }`, judged as
+    // the quoted value above (`Some(42)` holds no string).
+    v.push(rule(
+        "secret",
+        &["some(\""],
+        &format!(
+            r#"(?m)(?:[{{,(]|^)[ \t]*(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*Some\({DQ}\)"#
+        ),
+        keep_described_or_classic_pair,
+    ));
+    // Go's `%+v` of a struct: its first field, right after the `{` (`&{Token:abc123...
+    // Expiry:...}`), a single word the colon rule above reads as prose.
+    v.push(rule(
+        "secret",
+        SECRET_WORDS,
+        r"\{(?P<k>[A-Za-z_][A-Za-z0-9_]*):(?P<s>[^\s{}\[\]]+)(?:[ }]|$)",
+        keep_go_field,
+    ));
+    // A list of values after a plural secret key (`API_KEYS=k1,k2,k3`): all of them (the
+    // pair rule takes the first).
+    v.push(rule(
+        "secret",
+        SECRET_PLURALS,
+        &format!(r#"{KEY}[ \t]*=[ \t]*(?P<s>[^\s"'&,=]+(?:,[^\s"'&,=]+)+)"#),
+        keep_unless_plural_secret_list,
+    ));
     // An ODBC connection string's `PWD=` (`...;UID=sa;PWD=x;`): after a `;` it is no
     // working directory.
     v.push(rule(
@@ -1287,6 +1366,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         &["pwd"],
         r#"(?i);[ \t]*pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)"#,
         // (`cd /app;PWD=/app;ls`: the working directory)
+        |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
+    ));
+    // So is a `PWD=` opening a connection string (`PWD=x;UID=sa;Server=db`): a `;` and
+    // another key follow it.
+    v.push(rule(
+        "secret",
+        &["pwd"],
+        r#"(?i)(?:^|[^A-Za-z0-9_.;-])pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)[ \t]*;[ \t]*[A-Za-z][A-Za-z ]*="#,
+        // (`PWD=/home/x;OLDPWD=/`: the working directory)
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
     // `API key zq8Kx2PLm9vv`, `apikey zq8...`: the words, a space, a made-up value.

@@ -2222,3 +2222,82 @@ fn more_clients_password_flags_are_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// Secrets in printed structures: a YAML list item's quoted password, Go's `%+v` of a
+/// struct (its first field), Rust's `Some("...")`, every key of `API_KEYS=k1,k2`, and a
+/// `PWD=` opening a connection string; the same shapes holding ordinary values stay.
+#[test]
+fn secrets_in_printed_structures_are_hidden() {
+    let r = plain();
+    assert_hidden(
+        &r,
+        &[
+            ("  - password: \"correcthorse\"", "correcthorse"),
+            (
+                "client &{Token:abc123def456ghi789 Endpoint:https://x}",
+                "abc123def456ghi789",
+            ),
+            ("client &{Token:zq8Kx2PLm9vvQ7}", "zq8Kx2PLm9vvQ7"),
+            ("{Secret:hunterhunter Name:x}", "hunterhunter"),
+            (
+                r#"Config { user: "bob", password: Some("S3cretPw") }"#,
+                "S3cretPw",
+            ),
+            (
+                r#"Settings { api_key: Some("zq8Kx2PLm9vvQ7ab"), retries: 3 }"#,
+                "zq8Kx2PLm9vvQ7ab",
+            ),
+            (
+                r#"DbConfig { password: Some("hunter"), port: Some(5432) }"#,
+                "hunter",
+            ),
+            (
+                "API_KEYS=zq8Kx2PLm9vvAA,zq8Kx2PLm9vvBB,zq8Kx2PLm9vvCC",
+                "zq8Kx2PLm9vvCC",
+            ),
+            ("AUTH_TOKENS=tok1abcdef,tok2ghijkl", "tok2ghijkl"),
+            ("PWD=Sup3rSecret;UID=sa;Server=db", "Sup3rSecret"),
+            (
+                r#""PWD=zqxHunter22;UID=sa;SERVER=db.example.net;DATABASE=app""#,
+                "zqxHunter22",
+            ),
+            ("connect Pwd=zqxHunter33;Uid=sa;Server=db", "zqxHunter33"),
+        ],
+    );
+    // the keys of a connection string stay readable
+    check(
+        &r,
+        "PWD=Sup3rSecret;UID=sa;Server=db",
+        "PWD=[REDACTED:secret];UID=sa;Server=db",
+    );
+    for kept in [
+        "PWD=/home/user",
+        "PWD=/srv/app; ls -la",
+        "echo $PWD;ls",
+        "Config { port: Some(42), password: None }",
+        r#"Config { token: Some("string"), timeout: Some(30) }"#,
+        r#"Options { name: Some("mcp-server"), key: Some("Enter") }"#,
+        r#"Config { password: Some("") }"#,
+        "{Name:server Port:8080 Debug:true}",
+        "&{Key:Name Value:mcp-gateway-01}",
+        "&{Bucket:my-uploads Key:uploads/2024/report.pdf}",
+        "{Token:true Expiry:0001-01-01}",
+        "{Auth:oauth2 Scopes:[read write]}",
+        "{Key:config/v2.json Size:1024}",
+        "[{Key:Name Value:web-01} {Key:env Value:prod}]",
+        "the {Key:value} syntax of Go's %+v",
+        "&{SecretName:db-creds-v2 Namespace:prod}",
+        "&{TokenType:Bearer2 Expiry:0001-01-01}",
+        "API_KEYS=",
+        "SORT_KEYS=name,date,size",
+        "PRIMARY_KEYS=id,tenant_id",
+        "API_KEYS=$KEY1,$KEY2",
+        "TOKEN_SCOPES=repo,read:org,workflow",
+        "PASSWORD_RULES=upper,lower,digit",
+        "  - name: \"api\"",
+        "  - key: \"Content-Type\"",
+        "- token: \"string\"",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
