@@ -386,6 +386,58 @@ fn keep_quoted_key_pair(c: &Captures) -> bool {
     (!password && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
 }
 
+/// The first field of Go's printed struct (`{Token:V ...}`, [`RULES`]): a password's
+/// value hidden unless harmless; a `Key`'s when it is shaped as a credential
+/// (`{Key:Name Value:x}` is an AWS tag, `{Key:uploads/a.pdf}` an object); another
+/// secret word's when it looks made up and holds no path or dotted name.
+fn keep_go_field(c: &Captures) -> bool {
+    let k = c["k"].to_ascii_lowercase();
+    let v = c["s"].trim();
+    // (the key as written: `SecretName`, `TokenType` are words about a secret)
+    if !classic_key_looks_secret(&c["k"]) || value_is_harmless(v) {
+        return true;
+    }
+    if ["password", "passwd", "passphrase", "secret"]
+        .iter()
+        .any(|w| k.contains(w))
+    {
+        return false;
+    }
+    if k == "key" {
+        return !token_like(v, 12);
+    }
+    // (`{Token:a.b/c}`: a path or a dotted name)
+    !made_up(v, 8) || v.contains(['/', '.', ':'])
+}
+
+/// A plural secret key's list (`API_KEYS=k1,k2`, [`RULES`]): hidden whole unless every
+/// value is harmless; `sort_keys=a,b` and keys whose last word is no secret's plural
+/// (`PASSWORD_RULES=upper,digit`) are no such list.
+fn keep_unless_plural_secret_list(c: &Captures) -> bool {
+    let plural = key_words(&c["k"])
+        .last()
+        .is_some_and(|w| SECRET_PLURALS.contains(&w.as_str()));
+    !plural
+        || !classic_key_looks_secret(&c["k"])
+        || c["s"]
+            .split(',')
+            .all(|v| value_is_harmless(v) || names_a_value(v))
+}
+
+/// The last words of a key holding a list of secrets ([`keep_unless_plural_secret_list`];
+/// the anchors of its rule too).
+const SECRET_PLURALS: &[&str] = &[
+    "keys",
+    "apikeys",
+    "tokens",
+    "secrets",
+    "passwords",
+    "passwds",
+    "passphrases",
+    "credentials",
+    "creds",
+];
+
 /// A pair whose key alone says secret in the classic way ([`classic_key_looks_secret`]):
 /// its value hidden unless harmless.
 fn keep_classic_pair(c: &Captures) -> bool {
@@ -736,6 +788,64 @@ const SECRET_WORDS: &[&str] = &[
     "otp",
 ];
 
+/// The clients whose own flag takes a password ([`RULES`]), and that flag: the client
+/// (a regex), then the flag with what may separate it from its value.
+const CLIENT_PASSWORD_FLAGS: &[(&str, &str)] = &[
+    // (attached only: `mysql -p db` asks for the password, and `db` is the database)
+    (
+        "mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlslap|mysqlpump|mysqlbinlog|mariadb|mariadb-dump|mariadb-admin|mariadb-show|mariadb-import|mariadb-check",
+        "-p",
+    ),
+    (
+        r"sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oras|crane[ \t]+auth|cf)[ \t]+login|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongofiles",
+        r"-p[ \t]*",
+    ),
+    ("redis-cli|valkey-cli|keydb-cli", r"-a[ \t]*"),
+    // (`-W` asks for the password)
+    (
+        "ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd|ldapcompare|ldapmodrdn|ldapexop",
+        r"-w[ \t]*",
+    ),
+    ("sqlcmd|osql", r"-P[ \t]*"),
+    ("mosquitto_pub|mosquitto_sub|mosquitto_rr", r"-P[ \t]*"),
+    ("zip|unzip|zipcloak", r"-P[ \t]*"),
+    // (attached only: `7z a -p x.7z` asks for it)
+    ("7z|7za|7zr|7zz", "-p"),
+];
+
+/// The anchors of [`CLIENT_PASSWORD_FLAGS`]' rule: a literal of every client's name.
+const CLIENT_ANCHORS: &[&str] = &[
+    "mysql",
+    "mariadb",
+    "sshpass",
+    "login ",
+    // (not `mongo` nor `ldap` alone: every `mongodb://` and `ldap://` URL holds them)
+    "mongo ",
+    "mongosh ",
+    "mongodump",
+    "mongorestore",
+    "mongoexport",
+    "mongoimport",
+    "mongofiles",
+    "redis-cli",
+    "valkey-cli",
+    "keydb-cli",
+    "ldapsearch",
+    "ldapmodify",
+    "ldapadd",
+    "ldapdelete",
+    "ldapwhoami",
+    "ldappasswd",
+    "ldapcompare",
+    "ldapmodrdn",
+    "ldapexop",
+    "sqlcmd",
+    "osql",
+    "mosquitto_",
+    "zip",
+    "7z",
+];
+
 /// The secret rules, most specific first: where two rules find overlapping secrets,
 /// the earlier rule's kind is the one shown.
 pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
@@ -786,16 +896,53 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             never,
         ),
         // Tokens of a shape of their own, with no word before them: Google OAuth
-        // (`ya29.`, `GOCSPX-`), PyPI, Notion, Vault, Shopify, Figma, Atlassian,
-        // Replicate, Groq, Linear, DigitalOcean, xAI, Perplexity (helper-80 #7).
+        // (`ya29.`, `GOCSPX-`), PyPI, Notion, Vault (service, batch and recovery tokens),
+        // Shopify, Figma, Atlassian, Replicate, Groq, Linear (API keys and OAuth tokens),
+        // DigitalOcean (personal, OAuth and refresh tokens), xAI, Perplexity (helper-80
+        // #7), Supabase, Grafana service accounts, Sentry (organization and user tokens),
+        // Postman, Databricks (`dapi` and 32 hex digits, an Azure one ending `-2`, then no
+        // more of a word: `dapine`, a longer hex string are none) and Tailscale
+        // (`tskey-auth-`, `tskey-api-`, `tskey-client-`, or the older `tskey-` alone: its
+        // id, a dash, and a secret holding digits: hyphenated words after `tskey-` are
+        // prose).
         rule(
             "token",
             &[
-                "ya29.", "gocspx-", "pypi-age", "ntn_", "hvs.", "shpat_", "shpss_", "shpca_",
-                "shppa_", "figd_", "atatt3", "r8_", "gsk_", "lin_api_", "dop_v1_", "xai-", "pplx-",
+                "ya29.",
+                "gocspx-",
+                "pypi-age",
+                "ntn_",
+                "hvs.",
+                "hvb.",
+                "hvr.",
+                "shpat_",
+                "shpss_",
+                "shpca_",
+                "shppa_",
+                "figd_",
+                "atatt3",
+                "r8_",
+                "gsk_",
+                "lin_api_",
+                "lin_oauth_",
+                "dop_v1_",
+                "doo_v1_",
+                "dor_v1_",
+                "xai-",
+                "pplx-",
+                "sbp_",
+                "glsa_",
+                "sntrys_",
+                "sntryu_",
+                "pmak-",
+                "dapi",
+                "tskey-",
             ],
-            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_.-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_api_[A-Za-z0-9]{20,}|dop_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}))",
-            never,
+            r"(?:^|[^A-Za-z0-9_])(?P<s>(?:ya29\.[A-Za-z0-9_.-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,}|ntn_[A-Za-z0-9]{30,}|hv[sbr]\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|figd_[A-Za-z0-9_-]{20,}|ATATT3[A-Za-z0-9_=-]{20,}|r8_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|lin_(?:api|oauth)_[A-Za-z0-9]{20,}|do[opr]_v1_[a-f0-9]{40,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|sbp_[a-f0-9]{40}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|sntrys_[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64}|PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}|dapi[a-f0-9]{32}(?:-[0-9]{1,2})?(?-u:\b)|tskey-(?:(?:auth|api|client|scim|webhook)-)?[A-Za-z0-9]{4,}-(?P<tailscale>[A-Za-z0-9]{16,})))",
+            |c| {
+                c.name("tailscale")
+                    .is_some_and(|t| !made_up(t.as_str(), 16))
+            },
         ),
         // A Telegram bot's token in its API's path (`/bot123456:AAH.../getUpdates`), a
         // Mattermost or Rocket.Chat hook's key.
@@ -812,6 +959,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["/hooks/"],
             r#"/hooks/(?P<s>[a-z0-9]{26})(?:[/?#\s"')]|$)"#,
             |c| !c["s"].bytes().any(|b| b.is_ascii_digit()),
+        ),
+        // A Rocket.Chat incoming hook: `/hooks/<id>/<token>`, the id 17 letters and digits
+        // (24 in newer servers), the token 48 and made up (a path of words and a file,
+        // `/hooks/useSessionStorage/...`, is none).
+        rule(
+            "webhook",
+            &["/hooks/"],
+            r#"/hooks/[A-Za-z0-9]{17,24}/(?P<s>[A-Za-z0-9]{24,})(?:[/?#\s"')]|$)"#,
+            |c| !token_like(&c["s"], 24),
         ),
         // A Discord bot's token after `Bot` (its three dotted parts).
         rule(
@@ -1073,35 +1229,49 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // same letters are other options elsewhere: `ssh -p 22`, `grep -a`): `mysql -pPW`
     // (attached: `-p PW` asks for it, and `PW` is the database), `sshpass -p PW`,
     // `docker login -p PW` (podman, nerdctl, buildah, skopeo, helm, oras too),
-    // `redis-cli -a PW`, `mongosh -p PW`; and HTTPie's `-a user:password`. A shell
-    // variable (`-a "$REDIS_PASSWORD"`) names the password and is kept.
+    // `redis-cli -a PW` (valkey-cli, keydb-cli), `mongosh -p PW` (and MongoDB's tools:
+    // `mongodump -p PW`...), `ldapsearch -w PW` (`-W` asks for it), `sqlcmd -P PW`,
+    // `mosquitto_pub -P PW`, `cf login -p PW`, `zip -P PW`, `7z a -pPW` (attached;
+    // `-p` alone asks) ([`CLIENT_PASSWORD_FLAGS`]); and HTTPie's `-a user:password`. A
+    // shell variable (`-a "$REDIS_PASSWORD"`) names the password and is kept.
+    // (one rule for all the clients, for each spelling of the value: a rule costs a
+    // little on every text with one of its anchors, whether it matches or not)
+    let clients = CLIENT_PASSWORD_FLAGS
+        .iter()
+        .map(|(client, flag)| {
+            // An archiver's name only where a command starts (after a space, a slash or
+            // nothing: `backup.zip -P 2222` is a file name before another tool's flag).
+            let start = if client.starts_with("zip") || client.starts_with("7z") {
+                r"(?:^|[\s/])"
+            } else {
+                r"(?-u:\b)"
+            };
+            format!(r"{start}(?:{client})(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]{flag}")
+        })
+        .collect::<Vec<_>>()
+        .join("|");
     for value in [DQ, SQ, r#"(?P<s>[^\s"'-][^\s"']*)"#] {
         v.push(rule(
             "secret",
-            &["mysql", "mariadb"],
+            CLIENT_ANCHORS,
+            &format!(r"(?:{clients}){value}"),
+            keep_named_or_harmless,
+        ));
+    }
+    // `smbclient -U user%password` (Samba's other clients too): the part after the `%`.
+    for value in [
+        r#""[^"%\n]*%(?P<s>[^"\n]+)""#,
+        r"'[^'%\n]*%(?P<s>[^'\n]+)'",
+        r#"[^\s%"'-][^\s%"']*%(?P<s>[^\s"']+)"#,
+    ] {
+        v.push(rule(
+            "secret",
+            &["smbclient", "rpcclient", "smbcacls", "smbget"],
             &format!(
-                r"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-p{value}"
+                r"(?-u:\b)(?:smbclient|rpcclient|smbcacls|smbget)(?:\.exe)?(?:[ \t][^\n]*?)?[ \t](?:-U[ \t]*|--user(?:=|[ \t]+)){value}"
             ),
             keep_named_or_harmless,
         ));
-        for (anchors, client, flag) in [
-            (
-                &["sshpass", "login ", "mongo ", "mongosh "][..],
-                r"sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oras)[ \t]+login|mongo|mongosh",
-                "p",
-            ),
-            (&["redis-cli"][..], "redis-cli", "a"),
-        ] {
-            v.push(Rule {
-                kind: "secret",
-                regex: Regex::new(&format!(
-                    r"(?-u:\b)(?:{client})(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]-{flag}[ \t]*{value}"
-                ))
-                .expect("secret pattern compiles"),
-                keep: keep_named_or_harmless,
-                anchors,
-            });
-        }
     }
     for value in [
         r#""[^":\n]*:(?P<s>[^"\n]+)""#,
@@ -1155,15 +1325,42 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ));
     // So is a key written bare in a printed object or at a line's start (Node's
     // `{ user: 'bob', password: 'x' }`, Rust's `Config { password: "x" }`, YAML's
-    // `password: "x"`): the object's `{` or `,`, or the line's start, before it.
+    // `password: "x"` and `- password: "x"`): the object's `{` or `,`, or the line's
+    // start (and a list item's dash), before it.
     for value in [DQ, SQ] {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"(?m)(?:[{{,]|^)[ \t]*(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*{value}"#),
+            &format!(r#"(?m)(?:[{{,]|^)[ \t]*(?:-[ \t]+)?(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*{value}"#),
             keep_described_or_classic_pair,
         ));
     }
+    // Rust's `{:?}` of an optional field: `Config { password: Some("x") }`, judged as
+    // the quoted value above (`Some(42)` holds no string).
+    v.push(rule(
+        "secret",
+        &["some(\""],
+        &format!(
+            r#"(?m)(?:[{{,(]|^)[ \t]*(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*Some\({DQ}\)"#
+        ),
+        keep_described_or_classic_pair,
+    ));
+    // Go's `%+v` of a struct: its first field, right after the `{` (`&{Token:abc123...
+    // Expiry:...}`), a single word the colon rule above reads as prose.
+    v.push(rule(
+        "secret",
+        SECRET_WORDS,
+        r"\{(?P<k>[A-Za-z_][A-Za-z0-9_]*):(?P<s>[^\s{}\[\]]+)(?:[ }]|$)",
+        keep_go_field,
+    ));
+    // A list of values after a plural secret key (`API_KEYS=k1,k2,k3`): all of them (the
+    // pair rule takes the first).
+    v.push(rule(
+        "secret",
+        SECRET_PLURALS,
+        &format!(r#"{KEY}[ \t]*=[ \t]*(?P<s>[^\s"'&,=]+(?:,[^\s"'&,=]+)+)"#),
+        keep_unless_plural_secret_list,
+    ));
     // An ODBC connection string's `PWD=` (`...;UID=sa;PWD=x;`): after a `;` it is no
     // working directory.
     v.push(rule(
@@ -1171,6 +1368,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         &["pwd"],
         r#"(?i);[ \t]*pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)"#,
         // (`cd /app;PWD=/app;ls`: the working directory)
+        |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
+    ));
+    // So is a `PWD=` opening a connection string (`PWD=x;UID=sa;Server=db`): a `;` and
+    // another key follow it.
+    v.push(rule(
+        "secret",
+        &["pwd"],
+        r#"(?i)(?:^|[^A-Za-z0-9_.;-])pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)[ \t]*;[ \t]*[A-Za-z][A-Za-z ]*="#,
+        // (`PWD=/home/x;OLDPWD=/`: the working directory)
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
     // `API key zq8Kx2PLm9vv`, `apikey zq8...`: the words, a space, a made-up value.
@@ -1384,7 +1590,8 @@ impl Scanner {
                 }
             }
         });
-        for ws in windows.iter_mut() {
+        // (one window or none: nothing to merge, and most rules have none)
+        for ws in windows.iter_mut().filter(|ws| ws.len() > 1) {
             merge(ws);
         }
         // A long text (a whole rendered screen) has its rules run in parallel, each over
