@@ -214,6 +214,11 @@ const CREDENTIAL_WORDS: &[&str] = &[
 /// null, nothing, or a value already replaced.
 pub fn value_is_harmless(v: &str) -> bool {
     let v = v.trim();
+    // (a word closing a parenthesis: MySQL's `(using password: NO)`)
+    let v = v
+        .strip_suffix(')')
+        .filter(|w| !w.contains('('))
+        .unwrap_or(v);
     v.is_empty()
         || v.starts_with("[REDACTED")
         || v.starts_with("<private-host>")
@@ -332,6 +337,16 @@ fn made_up(s: &str, min: usize) -> bool {
     s.chars().count() >= min && letters && digits && !s.contains(char::is_whitespace) && !is_uuid(s)
 }
 
+/// A Vault batch or recovery token's look-alike ([`RULES`], helper-86 #2): `hvb.` and
+/// `hvr.` also start host and class names (`hvb.payments-gateway.example.com`,
+/// `hvb.RiskEngineV2`); the tokens are long random strings with digits throughout.
+fn vault_look_alike(s: &str) -> bool {
+    let Some(body) = s.strip_prefix("hvb.").or_else(|| s.strip_prefix("hvr.")) else {
+        return false;
+    };
+    body.len() < 24 || body.bytes().filter(u8::is_ascii_digit).count() < 4
+}
+
 /// A client's password flag ([`RULES`]): kept when it is a shell variable (`$PW`,
 /// `${PW}`, `%PW%`) or harmless.
 fn keep_named_or_harmless(c: &Captures) -> bool {
@@ -346,7 +361,32 @@ fn keep_named_or_harmless(c: &Captures) -> bool {
     let ports = s
         .bytes()
         .all(|b| b.is_ascii_digit() || b == b':' || b == b'.');
-    named || ports || value_is_harmless(s)
+    named || ports || value_is_harmless(s) || flag_in_prose(c)
+}
+
+/// A client's flag written about, not used (helper-86 #1): its "value" closes a quote or
+/// a code span, is shell syntax (`2>&1`, `(see`), or, after a space, a plain lower-case
+/// word (`unzip -P followed by the password`, `mongodump -p is deprecated`). A password
+/// given after a space is kept hidden when it holds anything but lower-case letters.
+fn flag_in_prose(c: &Captures) -> bool {
+    let s = c["s"].trim();
+    let Some(first) = s.chars().next() else {
+        return true;
+    };
+    if "`()<>|&;,.".contains(first)
+        || s.starts_with(|c: char| c.is_ascii_digit()) && s.contains('>')
+    {
+        return true;
+    }
+    // (bare values only: a quoted one is a password whatever it says)
+    let whole = c.get(0).map_or("", |m| m.as_str());
+    let spaced = c
+        .name("s")
+        .zip(c.get(0))
+        .and_then(|(v, m)| whole[..v.start() - m.start()].chars().last())
+        .is_some_and(|b| b == ' ' || b == '\t');
+    let word = s.trim_end_matches([',', '.', ';', ':', '!', '?']);
+    spaced && !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// A header's value written apart from its name ([`RULES`]): hidden when one of its
@@ -942,6 +982,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             |c| {
                 c.name("tailscale")
                     .is_some_and(|t| !made_up(t.as_str(), 16))
+                    || vault_look_alike(&c["s"])
             },
         ),
         // A Telegram bot's token in its API's path (`/bot123456:AAH.../getUpdates`), a

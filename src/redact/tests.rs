@@ -2081,6 +2081,10 @@ fn provider_tokens_of_their_own_shape_are_hidden() {
         "glsa_ is the prefix of Grafana service account tokens",
         "sntrys_ org tokens are created in Sentry settings",
         "file hvb.conf not found",
+        // host and class names (helper-86 #2)
+        "Resolving hvb.payments-settlement-gateway-production.eu-central-1.example.com",
+        "Class hvb.RiskAssessmentCalculationEngineV2 not found",
+        "hvb.ProductionClusterConfigurationLoaderFactoryBean.init",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
@@ -2307,4 +2311,37 @@ fn secrets_in_printed_structures_are_hidden() {
     ] {
         assert_eq!(r.redact(kept), kept);
     }
+}
+
+/// A client's flag written about rather than used keeps the words after it (helper-86
+/// #1: `unzip -P followed by`, a code span's closing backtick, `2>&1`); a password given
+/// after it is still hidden when it is more than a lower-case word.
+#[test]
+fn a_clients_flag_in_prose_keeps_the_next_word() {
+    let r = plain();
+    for kept in [
+        "Run `mongodump --port 27017 -p` and type the password when asked",
+        "To extract an encrypted archive use unzip -P followed by the password.",
+        "keydb-cli -a is deprecated; use --askpass",
+        "mongodump -p is deprecated, use --password",
+        "zip warning: -P is insecure",
+        "mongoexport --port 27017 -p 2>&1",
+        "The ldapsearch -w flag takes the password",
+        "see `mysql -p` (prompts)",
+        // MySQL's own words (helper-86, beside #1)
+        "mariadb-check: Got error: 1045: Access denied for user 'root'@'localhost' (using password: NO)",
+        "ERROR 1045 (28000): Access denied for user 'app'@'10.0.0.5' (using password: YES)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(
+        &r,
+        &[
+            ("mongodump -p Zq8Kx2PLm9 --db app", "Zq8Kx2PLm9"),
+            ("ldapsearch -x -w hunter2go -b dc=x", "hunter2go"),
+            ("unzip -P S3cret.zip.pw a.zip", "S3cret.zip.pw"),
+            ("mysql -psecretword db", "secretword"),
+            ("redis-cli -a 'plain words' ping", "plain words"),
+        ],
+    );
 }
