@@ -454,6 +454,25 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         .project
         .as_deref()
         .map(|p| super::select::ProjectWant::knowing(p, &report.secrets, super::home_of_screen()));
+    // A name only a configured row has exactly (in a project's `.mcp.json` the scan did
+    // not read): the logged servers the scan chose by their log folder's name go too, as
+    // they would have had it known the name (helper-86 #3).
+    if let Some(w) = &want
+        && w.is_by_name_only()
+        && !report.by_name_only
+    {
+        let (kept, left): (Vec<_>, Vec<_>) = std::mem::take(&mut report.servers)
+            .into_iter()
+            .partition(|s| w.selects(&s.name, s.folder.as_deref()));
+        report.servers = kept;
+        for mut s in left {
+            s.evidence = Vec::new();
+            s.stderr_tail = Vec::new();
+            s.stderr_context = None;
+            report.filtered_out.push(s);
+        }
+        report.by_name_only = true;
+    }
     let keeps = |r: &ConfiguredRow| {
         // by its name or its log folder's (the name encoded, as a logged row is: `--since`
         // leaves a server whose sessions are all older a row of this list, which
