@@ -62,6 +62,15 @@ fn configure(home: &Path, project: &Path, name: &str) {
     fs::write(&path, doc.to_string()).unwrap();
 }
 
+/// `api-v2` configured in `api` (failing: it exits at start) and `api.v2` in `web`
+/// (working), each logging in its project's `mcp-logs-api-v2`.
+fn one_folder_two_names(home: &Path, api: &Path, web: &Path) {
+    log_folder_like(home, api, "api-v2", "exits-early");
+    log_folder_like(home, web, "api-v2", "modern-ok");
+    configure(home, api, "api-v2");
+    configure(home, web, "api.v2");
+}
+
 fn in_dir(home: &Path, cwd: &Path, args: &[&str]) -> Run {
     let mut c = mcplogs(home);
     c.current_dir(cwd).args(args).arg("--home").arg(home);
@@ -96,10 +105,7 @@ fn rows(doc: &Value) -> Vec<(String, String, String)> {
 #[test]
 fn a_name_picks_its_own_projects_server_not_another_of_the_same_log_folder() {
     let (_tmp, home, api, web) = two_projects();
-    log_folder_like(&home, &api, "api-v2", "exits-early");
-    log_folder_like(&home, &web, "api-v2", "modern-ok");
-    configure(&home, &api, "api-v2");
-    configure(&home, &web, "api.v2");
+    one_folder_two_names(&home, &api, &web);
     let (a, w) = (api.display().to_string(), web.display().to_string());
 
     let all = doc(&in_dir(&home, &home, &["scan", "--json"]));
@@ -163,11 +169,8 @@ fn a_name_picks_its_own_projects_server_not_another_of_the_same_log_folder() {
 #[test]
 fn a_name_given_brings_no_other_name_back_as_configured_only() {
     let (_tmp, home, api, web) = two_projects();
-    log_folder_like(&home, &api, "api-v2", "exits-early");
-    log_folder_like(&home, &web, "api-v2", "modern-ok");
-    configure(&home, &api, "api-v2");
+    one_folder_two_names(&home, &api, &web);
     configure(&home, &api, "api_v2");
-    configure(&home, &web, "api.v2");
     let scan = in_dir(&home, &home, &["scan", "--json", "--server", "api-v2"]);
     let d = doc(&scan);
     assert_eq!(
@@ -440,4 +443,33 @@ fn a_working_shared_folders_reason_ends_with_its_note() {
         .find(|l| l.contains("api-v2 + api_v2"))
         .unwrap_or_else(|| panic!("{r:?}"));
     assert!(row.trim_end().ends_with("shared log folder"), "{row}");
+}
+
+/// helper-86 #3: `api_v2` is configured only in a project's `.mcp.json` (approved, never
+/// started), `api-v2` logs failing in another project: `--server api_v2` is that
+/// configured server alone, not also `api-v2` by its log folder (the scan reads no
+/// `.mcp.json` of a project without logs, so it chose by folder).
+#[test]
+fn a_name_only_a_projects_mcp_json_holds_picks_that_server_alone() {
+    let (_tmp, home, api, _web) = two_projects();
+    log_folder_like(&home, &api, "api-v2", "exits-early");
+    configure(&home, &api, "api-v2");
+    let app = project_in(&home, "app");
+    fs::write(
+        app.join(".mcp.json"),
+        json!({ "mcpServers": { "api_v2": { "command": "python3", "args": ["s.py"] } } })
+            .to_string(),
+    )
+    .unwrap();
+    let path = home.join(".claude.json");
+    let mut doc_: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    doc_["projects"][app.display().to_string()]["enabledMcpjsonServers"] = json!(["api_v2"]);
+    fs::write(&path, doc_.to_string()).unwrap();
+    let r = in_dir(&home, &home, &["scan", "--json", "--server", "api_v2"]);
+    let d = doc(&r);
+    assert!(rows(&d).is_empty(), "{d:#}");
+    let configured = d["configured"].as_array().unwrap();
+    assert_eq!(configured.len(), 1, "{d:#}");
+    assert_eq!(configured[0]["name"], "api_v2");
+    assert_eq!(r.code, 0, "{r:?}");
 }
