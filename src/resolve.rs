@@ -340,6 +340,8 @@ fn join_negotiation_others(
     let mut others = ScanReport {
         servers: candidates,
         homes: report.homes.clone(),
+        // (servers a filter left out already: none of them is left out again)
+        by_name_only: true,
         ..ScanReport::default()
     };
     // their rows and warnings are the full scan's, not this view's: dropped
