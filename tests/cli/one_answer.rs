@@ -4,7 +4,7 @@
 //! and cause.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common::*;
 use serde_json::Value;
@@ -609,6 +609,7 @@ fn status_line_and_hook_give_each_server_scans_answer_and_fix() {
 #[cfg(unix)]
 mod many {
     use super::*;
+    use std::path::PathBuf;
 
     /// The macOS sample's project, as its logs' `cwd` name it, and its newest session.
     const MACOS_WEB: &str = "/tmp/mcplogs-samples/home-macos/work/web";
