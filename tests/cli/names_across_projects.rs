@@ -240,17 +240,15 @@ fn a_folder_other_projects_name_differently_is_named_by_itself() {
 fn a_name_only_other_projects_hold_is_said_so_not_did_you_mean_itself() {
     let (_tmp, home, _api, web) = two_projects();
     log_folder_like(&home, &web, "web-only", "modern-ok");
-    let r = in_dir(
-        &home,
-        &home,
-        &[
-            "scan",
-            "--server",
-            "web-only",
-            "--match-project",
-            "work/api",
-        ],
-    );
+    // `web-only` asked for in the projects matching `project`
+    let asked = |sub: &str, project: &str| {
+        in_dir(
+            &home,
+            &home,
+            &[sub, "--server", "web-only", "--match-project", project],
+        )
+    };
+    let r = asked("scan", "work/api");
     assert_eq!(r.code, 2, "{r:?}");
     assert!(!r.stderr.contains("Did you mean"), "{}", r.stderr);
     assert!(
@@ -275,31 +273,11 @@ fn a_name_only_other_projects_hold_is_said_so_not_did_you_mean_itself() {
     assert!(near.stderr.contains("Did you mean `web-only`?"), "{near:?}");
     // `report` says the same, its command naming the home as given (helper-85 #2: the
     // report's redaction made it `--home ~`, another home)
-    let report = in_dir(
-        &home,
-        &home,
-        &[
-            "report",
-            "--server",
-            "web-only",
-            "--match-project",
-            "work/api",
-        ],
-    );
+    let report = asked("report", "work/api");
     assert_eq!(report.code, 2, "{report:?}");
     assert!(report.stderr.contains(printed), "{report:?}");
     // no project of that path at all: that is said (helper-85 #4)
-    let nowhere = in_dir(
-        &home,
-        &home,
-        &[
-            "scan",
-            "--server",
-            "web-only",
-            "--match-project",
-            "no-such-project",
-        ],
-    );
+    let nowhere = asked("scan", "no-such-project");
     assert_eq!(nowhere.code, 2, "{nowhere:?}");
     assert!(
         nowhere
