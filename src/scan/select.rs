@@ -178,13 +178,15 @@ impl NameWant {
     /// resolved) is the name given, case aside: the log folder's name is for a server
     /// known by no other name, never a second server beside the one named.
     pub fn named_exactly_if_any<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
-        // (a log folder several names share is named by them joined: each is a name)
-        self.name_only |= !is_printed_form(&self.given)
-            && names
-                .into_iter()
-                .flat_map(|n| n.split(" + "))
-                .any(|n| n.eq_ignore_ascii_case(&self.given));
+        self.name_only |= !is_printed_form(&self.given) && names.into_iter().any(|n| self.names(n));
         self
+    }
+
+    /// Whether `name` is the name given, case aside, or, for a log folder several names
+    /// share (named by them joined with ` + `), one of its names is.
+    fn names(&self, name: &str) -> bool {
+        name.split(" + ")
+            .any(|n| n.eq_ignore_ascii_case(&self.given))
     }
 
     /// The want selecting by name only, as another want over the same servers chose
@@ -271,12 +273,7 @@ impl NameWant {
     /// name as [`server_matches`] has it, or the same printed form.
     pub fn selects(&self, name: &str, folder: Option<&str>) -> bool {
         if self.name_only {
-            // (a log folder several names share is named by them joined: each is its)
-            return name.eq_ignore_ascii_case(&self.given)
-                || name
-                    .split(" + ")
-                    .any(|n| n.eq_ignore_ascii_case(&self.given))
-                || self.same_printed(name);
+            return self.names(name) || self.same_printed(name);
         }
         server_matches(name, folder, &self.given)
             || self.same_printed(name)
