@@ -285,6 +285,18 @@ fn a_name_only_other_projects_hold_is_said_so_not_did_you_mean_itself() {
             .contains("no project path contains \"no-such-project\""),
         "{nowhere:?}"
     );
+    // `export` and `du` say it too (helper-86 #5: "no server named")
+    for args in [&["export", "--dry-run"][..], &["du"][..]] {
+        let mut all = args.to_vec();
+        all.extend(["--server", "web-only", "--match-project", "no-such-project"]);
+        let r = in_dir(&home, &home, &all);
+        assert_eq!(r.code, 2, "{r:?}");
+        assert!(
+            r.stderr
+                .contains("no project path contains \"no-such-project\""),
+            "{r:?}"
+        );
+    }
 }
 
 /// helper-83 #10: the report for servers' authors headed two sections `bad-tool` alike

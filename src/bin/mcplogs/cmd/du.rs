@@ -62,13 +62,16 @@ pub fn run(args: DuArgs) -> Result<ExitCode, Error> {
             let all = mcplogs::disk::du::disk_use(&all_opts)?;
             let found: usize = all.projects.iter().map(|p| p.servers.len()).sum();
             if found > 0 {
-                let what = match (&opts.server, &opts.project) {
-                    (Some(s), _) => {
-                        format!("no server named {:?}", mcplogs::scan::select::echo(s))
-                    }
-                    (None, Some(p)) => format!("no project path contains {p:?}"),
-                    (None, None) => unreachable!("a filter was given"),
-                };
+                let what = crate::cmd::scan::filter_missed(
+                    opts.server.as_deref(),
+                    opts.project.as_deref(),
+                    |want| {
+                        all.projects
+                            .iter()
+                            .any(|p| want.selects(Some(&p.project), p.folder.as_deref()))
+                    },
+                )
+                .unwrap_or_default();
                 output::note(format_args!(
                     "mcplogs: {what} ({} found: `mcplogs du{}` lists them)",
                     mcplogs::text::count(found, "server"),

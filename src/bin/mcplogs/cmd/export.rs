@@ -111,14 +111,16 @@ pub fn run(mut args: ExportArgs) -> Result<ExitCode, Error> {
     // `du` (the names are not listed: nothing here is redacted yet).
     if crate::cmd::scan::found_nothing(&report)
         && !report.unfiltered_names.is_empty()
-        && let Some(what) = match (&opts.server, &opts.project) {
-            (Some(s), _) => Some(format!(
-                "no server named {:?}",
-                mcplogs::scan::select::echo(s)
-            )),
-            (None, Some(p)) => Some(format!("no project path contains {p:?}")),
-            (None, None) => None,
-        }
+        && let Some(what) = crate::cmd::scan::filter_missed(
+            opts.server.as_deref(),
+            opts.project.as_deref(),
+            |want| {
+                report
+                    .unfiltered_projects
+                    .iter()
+                    .any(|p| want.selects(Some(p), None))
+            },
+        )
     {
         output::note(format_args!(
             "mcplogs: export: {what} ({} found: `mcplogs scan{}` lists them); nothing sent",

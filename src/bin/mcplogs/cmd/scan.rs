@@ -315,6 +315,28 @@ fn since_message(since: i64, newest_file: i64, now: i64) -> String {
     }
 }
 
+/// What a `--server`/`--match-project` filter that kept nothing missed, as `export` and
+/// `du` say it: the project when none found is the one asked for (`project_found`,
+/// asked only then), else the name.
+pub(crate) fn filter_missed(
+    server: Option<&str>,
+    project: Option<&str>,
+    project_found: impl FnOnce(&mcplogs::scan::select::ProjectWant) -> bool,
+) -> Option<String> {
+    let no_project = |p: &str| format!("no project path contains {p:?}");
+    match (server, project) {
+        (Some(_), Some(p)) if !project_found(&mcplogs::scan::select::ProjectWant::new(p)) => {
+            Some(no_project(p))
+        }
+        (Some(s), _) => Some(format!(
+            "no server named {:?}",
+            mcplogs::scan::select::echo(s)
+        )),
+        (None, Some(p)) => Some(no_project(p)),
+        (None, None) => None,
+    }
+}
+
 /// No server, logged or configured: what [`nothing_found`] says something of.
 pub(crate) fn found_nothing(report: &ScanReport) -> bool {
     report.servers.is_empty() && report.configured.is_empty()
