@@ -120,8 +120,8 @@ pub fn row_way_out(
             format!(
                 "Claude Code has not started it since {since} (its last session was at {last}), so this scan says nothing of it: restart Claude Code in the project (or reconnect it with /mcp), then scan again; {} without --since shows its last verdict.",
                 crate::text::code_span(&format!(
-                    "mcplogs scan{} {}",
-                    crate::advice::home_flags(homes),
+                    "{} {}",
+                    crate::advice::scan_command(homes),
                     crate::text::option_word("--server", &crate::advice::name_word(&row.name))
                 ))
             )
@@ -142,7 +142,7 @@ pub fn not_seen_way_out(
         since
             .map(|t| crate::time::cut_off(&crate::time::format_iso(t)))
             .unwrap_or_else(|| "the --since cut-off".to_string()),
-        crate::text::code_span(&format!("mcplogs scan{}", crate::advice::home_flags(homes)))
+        crate::text::code_span(&crate::advice::scan_command(homes))
     )
 }
 

@@ -792,7 +792,13 @@ pub const TOLERATED_ACTION: &str = "Works today only because Claude Code fills i
 /// [`VERIFY_COMMAND`] for the logs of `homes` (as the user gave them; empty: this
 /// machine's), so it checks the same logs the advice was about.
 pub fn verify_command(homes: &[std::path::PathBuf]) -> String {
-    format!("mcplogs scan{} --since 10m", home_flags(homes))
+    format!("{} --since 10m", scan_command(homes))
+}
+
+/// `mcplogs scan` of `homes` (as the user gave them; empty: this machine's): what every
+/// command naming a scan prints, so it reads the same logs.
+pub fn scan_command(homes: &[std::path::PathBuf]) -> String {
+    format!("mcplogs scan{}", home_flags(homes))
 }
 
 /// ` --home DIR` for each of `homes`, quoted for the user's shell (empty: this
@@ -889,8 +895,8 @@ pub fn name_word(name: &str) -> String {
 /// `homes` (the homes `explain` was told to read: run as printed, it reads them too).
 pub fn scan_server(name: Option<&str>, homes: &[std::path::PathBuf]) -> String {
     crate::text::code_span(&format!(
-        "mcplogs scan{} {}",
-        home_flags(homes),
+        "{} {}",
+        scan_command(homes),
         crate::text::option_word("--server", &name_or_placeholder(name))
     ))
 }

@@ -204,7 +204,7 @@ pub fn hook(args: HookArgs) -> Result<ExitCode, Error> {
     );
     let new = status::not_told(store.as_ref(), &session, &s);
     let homes = homes_given(args.home.as_deref());
-    let scan = format!("mcplogs scan{}", mcplogs::advice::home_flags(&homes));
+    let scan = mcplogs::advice::scan_command(&homes);
     let Some(message) = status::hook_message_for(&s, &new, &scan) else {
         return Ok(ExitCode::Clean);
     };
