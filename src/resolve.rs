@@ -340,14 +340,18 @@ fn join_negotiation_others(
     let mut others = ScanReport {
         servers: candidates,
         homes: report.homes.clone(),
-        // (servers a filter left out already: none of them is left out again)
-        by_name_only: true,
         ..ScanReport::default()
     };
-    // their rows and warnings are the full scan's, not this view's: dropped
+    // their rows and warnings are the full scan's, not this view's: dropped; and joined
+    // as the full scan joins them, which chooses no server by name (none of them is left
+    // out again)
+    let whole = ScanOptions {
+        server: None,
+        ..opts.clone()
+    };
     join_configuration(
         &mut others,
-        opts,
+        &whole,
         cwd,
         managed_dir,
         global,

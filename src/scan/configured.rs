@@ -466,9 +466,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             .partition(|s| w.selects(&s.name, s.folder.as_deref()));
         report.servers = kept;
         for mut s in left {
-            s.evidence = Vec::new();
-            s.stderr_tail = Vec::new();
-            s.stderr_context = None;
+            s.left_out();
             report.filtered_out.push(s);
         }
         report.by_name_only = true;

@@ -423,6 +423,14 @@ impl ServerReport {
         self.diagnosis.verdict.is_problem() && self.counts_now()
     }
 
+    /// Made a server a filter left out: what counts over the home's servers stays, its
+    /// records go (no output shows them).
+    pub fn left_out(&mut self) {
+        self.evidence = Vec::new();
+        self.stderr_tail = Vec::new();
+        self.stderr_context = None;
+    }
+
     /// Whether more than one configured server wrote this log folder.
     pub fn is_shared(&self) -> bool {
         self.shared_by.len() > 1
@@ -884,9 +892,7 @@ pub fn scan_with_progress(
         };
     filtered_out.append(&mut older);
     for s in &mut filtered_out {
-        s.evidence = Vec::new();
-        s.stderr_tail = Vec::new();
-        s.stderr_context = None;
+        s.left_out();
     }
     // Grouped by project, then by log tree (a project found in two trees is two groups,
     // not one list with each name twice), then by name.
