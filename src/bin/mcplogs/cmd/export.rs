@@ -114,12 +114,7 @@ pub fn run(mut args: ExportArgs) -> Result<ExitCode, Error> {
         && let Some(what) = crate::cmd::scan::filter_missed(
             opts.server.as_deref(),
             opts.project.as_deref(),
-            |want| {
-                report
-                    .unfiltered_projects
-                    .iter()
-                    .any(|p| want.selects(Some(p), None))
-            },
+            |want| crate::cmd::scan::left_out_project(&report, want),
         )
     {
         output::note(format_args!(

@@ -337,6 +337,18 @@ pub(crate) fn filter_missed(
     }
 }
 
+/// Whether `want` selects a project of a server `--server` left out (with `--server`, the
+/// projects found): else no project found is the one `--match-project` asks for.
+pub(crate) fn left_out_project(
+    report: &ScanReport,
+    want: &mcplogs::scan::select::ProjectWant,
+) -> bool {
+    report
+        .unfiltered_projects
+        .iter()
+        .any(|p| want.selects(Some(p), None))
+}
+
 /// No server, logged or configured: what [`nothing_found`] says something of.
 pub(crate) fn found_nothing(report: &ScanReport) -> bool {
     report.servers.is_empty() && report.configured.is_empty()
@@ -357,11 +369,7 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
     // `--server` the left-out servers' projects are known): that is what is wrong
     let no_such_project = opts.server.is_some()
         && opts.project.as_deref().is_some_and(|p| {
-            let want = mcplogs::scan::select::ProjectWant::new(p);
-            !report
-                .unfiltered_projects
-                .iter()
-                .any(|q| want.selects(Some(q), None))
+            !left_out_project(report, &mcplogs::scan::select::ProjectWant::new(p))
         });
     if let Some(want) = &opts.server
         && !known.is_empty()
