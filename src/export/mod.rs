@@ -227,7 +227,8 @@ pub fn record(id: &str, item: Item<'_>, keys: &Keys, o: &RecordOptions<'_>) -> E
     match item {
         Item::Server(s) => {
             let d = &s.diagnosis;
-            let problem = s.fails_now();
+            // (what makes `scan` exit 1: a configuration Claude Code skips too)
+            let problem = s.fails_now() || s.config_error_now();
             let (severity_text, severity_number) = if problem {
                 ("ERROR", 17)
             } else if d.verdict.is_problem() || d.verdict == Verdict::Tolerated {

@@ -18,7 +18,8 @@ pub struct ExportRecord {
     /// ISO-8601 time the export made the record.
     pub observed_timestamp: String,
     /// `INFO` (works, or a state that is not a problem), `WARN` (tolerated, or a
-    /// verdict about a server not started now), `ERROR` (fails now).
+    /// verdict about a server not started now), `ERROR` (fails now, or a configuration
+    /// Claude Code skips).
     pub severity_text: String,
     /// OpenTelemetry's severity number for `severityText`: 9, 13 or 17.
     pub severity_number: u8,
@@ -68,7 +69,8 @@ pub struct ExportAttributes {
     /// checked.
     #[serde(rename = "mcplogs.configuration.state")]
     pub configuration_state: Option<String>,
-    /// Whether the server fails now (what makes `scan` exit 1).
+    /// Whether the server fails now, or Claude Code skips it for an error in its
+    /// configuration (what makes `scan` exit 1).
     #[serde(rename = "mcplogs.problem")]
     pub problem: bool,
     /// Whether `mcplogs fix` (the legacy setting) would make it work.

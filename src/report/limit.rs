@@ -227,6 +227,7 @@ fn without(report: &Report, dropped: &[(Kind, usize, usize)]) -> Report {
         // (a Markdown report keeps its records in its sections)
         deferred: Vec::new(),
         config_unreadable: report.config_unreadable,
+        problems: report.problems,
     }
 }
 
@@ -254,6 +255,7 @@ fn section_with(
         evidence,
         stderr,
         counts_now: s.counts_now,
+        config_error_now: s.config_error_now,
         discovery_cache: s.discovery_cache.clone(),
     }
 }

@@ -103,6 +103,9 @@ pub struct ServerSection {
     /// False for a server Claude Code no longer starts (no longer configured, disabled,
     /// denied, skipped): its verdict is history and never a problem now.
     pub counts_now: bool,
+    /// Claude Code now skips it for an error in its configuration
+    /// ([`ServerReport::config_error_now`]): a problem of the user's own set-up.
+    pub config_error_now: bool,
     /// What Claude Code's MCP discovery cache did to it, when that decided its verdict.
     /// Boxed, as the scan's: most servers have none, and 100,000 sections each holding
     /// a whole one inline was 11 MB.
@@ -192,6 +195,9 @@ pub struct ConfiguredSection {
     /// The state in words, with the file and key that decide it.
     pub reason: String,
     pub recommendation: String,
+    /// Claude Code skips it for an error in its configuration
+    /// ([`crate::scan::configured::ConfiguredRow::is_problem`]).
+    pub config_error: bool,
 }
 
 /// How many texts [`Report::redact`] gives a worker at once.
@@ -234,15 +240,16 @@ pub struct Report {
     /// The home's `~/.claude.json` could not be parsed ([`ScanReport::config_problem`]):
     /// a server without a launch line is not known to be configured elsewhere.
     pub config_unreadable: bool,
+    /// The scan's [`ScanReport::has_problems`]: a server failing now or a configuration
+    /// Claude Code skips, logged or not (the exit code, as `scan`'s).
+    problems: bool,
 }
 
 /// What the servers [`build_taking`] kept no section of ([`Making::reach`]) still add
-/// to the report: the records they had (for the note saying what was left out), and
-/// whether any fails now (the exit code).
+/// to the report: the records they had (for the note saying what was left out).
 #[derive(Debug, Clone, Copy, Default)]
 struct Beyond {
     records: Unnamed,
-    problems: bool,
 }
 
 /// The names of `servers` that share a log folder: [`Report::shared`].
@@ -317,8 +324,26 @@ impl Report {
         self.servers.iter().filter(|s| s.is_problem())
     }
 
+    /// The entries Claude Code skips for an error in their configuration, each name with
+    /// what fixes it: the logged servers it now skips, then the configured ones without
+    /// logs. (With only these, [`Self::has_problems`] and no [`Self::audience`].)
+    pub fn config_errors(&self) -> impl Iterator<Item = (&str, &str)> {
+        let logged = self
+            .servers
+            .iter()
+            .filter(|s| s.config_error_now)
+            .map(|s| (s.name.as_str(), s.recommendation.as_str()));
+        let configured = self
+            .configured
+            .iter()
+            .filter(|c| c.config_error)
+            .map(|c| (c.name.as_str(), c.recommendation.as_str()));
+        logged.chain(configured)
+    }
+
+    /// Whether the scan found a problem ([`ScanReport::has_problems`]): the exit code.
     pub fn has_problems(&self) -> bool {
-        self.beyond.problems || self.problem_servers().next().is_some()
+        self.problems
     }
 
     /// Whom this report is for: Claude Code's tracker when any failing server looks
@@ -708,6 +733,7 @@ pub fn build(
                 name: r.name.clone(),
                 project: r.project.clone(),
                 state: r.state_name().to_string(),
+                config_error: r.is_problem(),
                 reason: crate::advice::configured::row_reason(r, None),
                 // a `.mcp.json` server `mcplogs fix` enables: its action, as scan's
                 recommendation: crate::advice::row_fix_action(r)
@@ -744,6 +770,7 @@ pub fn build(
         shared: shared_names(&scan.servers),
         deferred: Vec::new(),
         config_unreadable: scan.config_problem.is_some(),
+        problems: scan.has_problems(),
     }
 }
 
@@ -764,6 +791,8 @@ pub fn build_taking(
 ) -> Report {
     use rayon::prelude::*;
     let ServerStderr { records, warnings } = stderr;
+    // (asked of the whole scan, before its servers are taken)
+    let problems = scan.has_problems();
     let servers = std::mem::take(&mut scan.servers);
     let homes = scan.homes.clone();
     let mut report = build(
@@ -779,6 +808,7 @@ pub fn build_taking(
     // cut keeps a few hundred of 100,000, and room for every one was 50 MB beside the
     // scan's servers, at this command's peak)
     report.shared = shared_names(&servers);
+    report.problems = problems;
     let mut learned = making.learn.map(|b| Learned {
         servers: b.learner(),
         hits: Vec::new(),
@@ -1023,7 +1053,6 @@ impl Keeping {
                 return self.kept.push((at, m));
             }
         }
-        self.beyond.problems |= m.section.is_problem();
         if m.records == 0 {
             return;
         }
@@ -1103,6 +1132,7 @@ fn server_section(
             Vec::new()
         },
         counts_now: s.counts_now(),
+        config_error_now: s.config_error_now(),
         discovery_cache: s.discovery_cache.clone(),
     }
 }

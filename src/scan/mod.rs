@@ -423,6 +423,17 @@ impl ServerReport {
         self.diagnosis.verdict.is_problem() && self.counts_now()
     }
 
+    /// Whether Claude Code now skips the server for an error in its configuration
+    /// (its logs are from before): a problem as a configured entry without logs is
+    /// ([`configured::ConfiguredRow::is_problem`]), whatever its logs said.
+    pub fn config_error_now(&self) -> bool {
+        matches!(
+            &self.configuration,
+            configured::Configuration::Configured(c)
+                if matches!(c.state, crate::claude_code::config::ServerState::Skipped(_))
+        )
+    }
+
     /// Made a server a filter left out: what counts over the home's servers stays, its
     /// records go (no output shows them).
     pub fn left_out(&mut self) {
@@ -553,7 +564,9 @@ impl ScanReport {
     /// A server failing now, or a configuration Claude Code skips: exit code 1. States
     /// (disabled, pending approval, denied by policy, not started) are not problems.
     pub fn has_problems(&self) -> bool {
-        self.servers.iter().any(ServerReport::fails_now)
+        self.servers
+            .iter()
+            .any(|s| s.fails_now() || s.config_error_now())
             || self
                 .configured
                 .iter()

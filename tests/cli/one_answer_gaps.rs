@@ -1413,3 +1413,88 @@ fn the_modern_only_advice_names_the_home() {
         assert!(cmd.contains("--home"), "{rec}");
     }
 }
+
+/// helper-86 #10: a configuration Claude Code skips is a problem whether its server
+/// logged before (`bad-tool`, now without a command) or never did (`never-ran`): `scan`
+/// exited 1 for the second and 0 for the first, `report` refused both with "no MCP
+/// server fails" and exit 0, and `export` marked only the second a problem. A home
+/// whose one entry is healthy stays 0 everywhere.
+#[test]
+fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    project_in(&home, "api");
+    let full: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let broken = json!({ "type": "stdio", "args": ["x"] });
+    for (names, skipped) in [
+        (&["acme.docs", "bad-tool"][..], Some("bad-tool")),
+        (&["acme.docs", "never-ran"][..], Some("never-ran")),
+        (&["acme.docs"][..], None),
+    ] {
+        let mut config = full.clone();
+        config["mcpServers"] = Value::Object(
+            names
+                .iter()
+                .map(|n| match *n {
+                    "acme.docs" => (n.to_string(), full["mcpServers"][n].clone()),
+                    _ => (n.to_string(), broken.clone()),
+                })
+                .collect(),
+        );
+        fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+        let code = i32::from(skipped.is_some());
+        let cmd = |args: &[&str]| {
+            let mut c = mcplogs(&home);
+            c.arg(args[0]).arg("--home").arg(&home).args(&args[1..]);
+            run(&mut c)
+        };
+        let scan = cmd(&["scan"]);
+        assert_eq!(scan.code, code, "{names:?}: {scan:?}");
+        assert!(
+            scan.stdout.lines().next().unwrap().contains("none fail"),
+            "{scan:?}"
+        );
+        let report = cmd(&["report"]);
+        assert_eq!(report.code, code, "{names:?}: {report:?}");
+        let json = cmd(&["report", "--json"]);
+        assert_eq!(json.code, code, "{names:?}: {json:?}");
+        let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+        let out = home.join("records.jsonl");
+        let _ = fs::remove_file(&out);
+        // (a ledger of its own: every record is new to it)
+        let mut c = mcplogs(&home);
+        c.env("MCPLOGS_CACHE_DIR", home.join(format!("export-cache-{code}-{}", names.len())))
+            .arg("export")
+            .arg("--home")
+            .arg(&home)
+            .arg("--file")
+            .arg(&out);
+        let export = run(&mut c);
+        assert_eq!(export.code, 0, "{export:?}");
+        let records: Vec<Value> = fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let problems: Vec<&str> = records
+            .iter()
+            .filter(|r| r["attributes"]["mcplogs.problem"] == json!(true))
+            .map(|r| r["attributes"]["mcplogs.configuration.state"].as_str().unwrap())
+            .collect();
+        match skipped {
+            Some(name) => {
+                assert!(report.stderr.contains("own set-up"), "{report:?}");
+                assert!(report.stderr.contains(&format!("  {name}: ")), "{report:?}");
+                assert!(!report.stderr.contains("no MCP server fails"), "{report:?}");
+                assert_eq!(doc["notWritten"]["reason"], "own-setup", "{doc:#}");
+                // (names go out as ids only)
+                assert_eq!(problems, ["configuration-error"], "{records:#?}");
+            }
+            None => {
+                assert!(report.stderr.contains("no MCP server fails"), "{report:?}");
+                assert_eq!(doc["notWritten"]["reason"], "no-failure", "{doc:#}");
+                assert!(problems.is_empty(), "{records:#?}");
+            }
+        }
+    }
+}

@@ -424,7 +424,9 @@ fn refuse(
     match rep.audience() {
         // A `tolerated` server has an audience (its authors), so none here works only
         // because Claude Code fills in fields: those are reported (issue 51).
-        None => {
+        // A configuration Claude Code skips is a problem (`scan` exits 1 for it) of the
+        // user's own set-up: as one below.
+        None if !rep.has_problems() => {
             let message = format!(
                 "no report written: no MCP server fails in these logs ({} checked; {} shows them). `--force` writes one anyway",
                 mcplogs::text::count(rep.servers.len(), "server"),
@@ -439,16 +441,20 @@ fn refuse(
                 },
             ))
         }
-        Some(Audience::UserConfig) => {
+        None | Some(Audience::UserConfig) => {
             let message = "no report written: what fails is this machine's own set-up, which no bug tracker can fix; each failing server's recommendation is its fix. `--force` writes a report anyway";
             output::note(
                 "mcplogs: no report written: what fails is this machine's own set-up, which no bug tracker can fix. The fix:",
             );
-            for s in rep.problem_servers() {
+            let fixes = rep
+                .problem_servers()
+                .map(|s| (s.name.as_str(), s.recommendation.as_str()))
+                .chain(rep.config_errors());
+            for (name, fix) in fixes {
                 output::note(format_args!(
                     "  {}: {}",
-                    mcplogs::text::sanitize::text(&s.name),
-                    s.recommendation
+                    mcplogs::text::sanitize::text(name),
+                    fix
                 ));
             }
             output::note("(`--force` writes a report anyway)");
