@@ -1498,3 +1498,30 @@ fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
         }
     }
 }
+
+/// helper-86 #8: `scan --server WRONG-TYPES` shows `wrong-types` (names are matched case
+/// aside there), while `fix WRONG-TYPES` said no server of that name was logged or
+/// configured. `fix` still takes a name only as configured (it writes for that server),
+/// and now says which one differs in case only.
+#[test]
+fn fix_names_the_server_a_name_differs_from_in_case_only() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    project_in(&home, "api");
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--server", "WRONG-TYPES", "--home"]).arg(&home);
+    let scan = run(&mut c);
+    assert!(scan.stdout.contains("wrong-types"), "{scan:?}");
+    let mut c = mcplogs(&home);
+    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"]).arg(&home);
+    let fix = run(&mut c);
+    assert_eq!(fix.code, 2, "{fix:?}");
+    assert!(
+        fix.stderr.contains(r#"did you mean "wrong-types"?"#),
+        "{fix:?}"
+    );
+    let mut c = mcplogs(&home);
+    c.args(["fix", "--dry-run", "nothing-like-it", "--home"]).arg(&home);
+    let fix = run(&mut c);
+    assert_eq!(fix.code, 2, "{fix:?}");
+    assert!(!fix.stderr.contains("did you mean"), "{fix:?}");
+}

@@ -188,13 +188,20 @@ pub enum Error {
     CaFileNotUsed { path: PathBuf, why: String },
     /// `fix SERVER`: no server of that name is logged or configured.
     #[error(
-        "no server {name:?}: none of that name is logged or configured ({} lists the servers)",
-        mcplogs::text::code_span(list)
+        "no server {name:?}: none of that name is logged or configured ({} lists the servers){}",
+        mcplogs::text::code_span(list),
+        match close {
+            Some(c) => format!("; did you mean {c:?}? (`fix` takes a name as configured, case included)"),
+            None => String::new(),
+        }
     )]
     FixUnknownServer {
         name: String,
         /// The command that lists the servers of the same homes.
         list: String,
+        /// A server's name that differs from NAME in case only (which `--server`
+        /// takes, and `scan NAME` shows), as printed.
+        close: Option<String>,
     },
     /// `fix SERVER --except SERVER`: the one server asked for is also left out.
     #[error("{name:?} is both the server to fix and excluded by --except: nothing to do")]

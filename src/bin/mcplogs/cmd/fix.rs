@@ -151,6 +151,7 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
                 return Err(Error::FixUnknownServer {
                     name: mcplogs::scan::select::echo(name),
                     list: crate::cmd::scan::scan_command(&args.home, &[]),
+                    close: differs_in_case(r, name),
                 });
             }
         }
@@ -481,6 +482,19 @@ pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
 /// folder (`api-v2 + api_v2`: helper-81 #3, `fix api-v2` said no such server).
 fn names_row(want: &NameWant, s: &mcplogs::scan::ServerReport) -> bool {
     want.is(&s.name) || s.shared_by.iter().any(|n| want.is(n))
+}
+
+/// A server's name (logged or configured) that is `name` but for case, as printed: the
+/// server `scan --server NAME` selects (helper-86 #8: `fix` said none was there).
+fn differs_in_case(report: &ScanReport, name: &str) -> Option<String> {
+    let want = want_of(report, name);
+    report
+        .servers
+        .iter()
+        .flat_map(|s| std::iter::once(&s.name).chain(&s.shared_by))
+        .chain(report.configured.iter().map(|r| &r.configured_name))
+        .find(|n| !n.contains(" + ") && n.eq_ignore_ascii_case(name))
+        .map(|n| want.print(n))
 }
 
 /// Whether `fix NAME` names a server the scan knows: logged, or configured for a
