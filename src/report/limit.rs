@@ -256,6 +256,7 @@ fn section_with(
         stderr,
         counts_now: s.counts_now,
         config_error_now: s.config_error_now,
+        shared: s.shared,
         discovery_cache: s.discovery_cache.clone(),
     }
 }

@@ -237,6 +237,8 @@ fn launch(r: &Report, s: &ServerSection) -> String {
     match &s.launch {
         Some(l) => code(l),
         // (a `~/.claude.json` that is not valid JSON says nothing of where it is not)
+        // (each of the names is configured: helper-86 #9, it said none was)
+        None if s.shared => "several configured servers, each named here, write one log folder: `claude mcp get NAME` in the project shows how each starts".to_string(),
         None if r.config_unreadable => "not known: `~/.claude.json` could not be read as JSON, so the servers it configures are not known".to_string(),
         None => "not found in `~/.claude.json` or this project's `.mcp.json` (a plugin's or claude.ai server, or configured elsewhere)".to_string(),
     }

@@ -106,6 +106,9 @@ pub struct ServerSection {
     /// Claude Code now skips it for an error in its configuration
     /// ([`ServerReport::config_error_now`]): a problem of the user's own set-up.
     pub config_error_now: bool,
+    /// Several configured servers write its log folder ([`ServerReport::is_shared`]): its
+    /// name is theirs joined with ` + `, and no one launch line is its.
+    pub shared: bool,
     /// What Claude Code's MCP discovery cache did to it, when that decided its verdict.
     /// Boxed, as the scan's: most servers have none, and 100,000 sections each holding
     /// a whole one inline was 11 MB.
@@ -1133,6 +1136,7 @@ fn server_section(
         },
         counts_now: s.counts_now(),
         config_error_now: s.config_error_now(),
+        shared: s.is_shared(),
         discovery_cache: s.discovery_cache.clone(),
     }
 }

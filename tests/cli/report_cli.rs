@@ -469,6 +469,14 @@ fn a_claude_code_problem_gets_its_bug_template() {
         "{}",
         r.stdout
     );
+    // helper-86 #9: each name of the shared folder is configured; the steps said none was
+    let step = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("- `api-v2 + api_v2`: "))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(!step.contains("not found"), "{step}");
+    assert!(step.contains("several configured servers"), "{step}");
 }
 
 fn copy_dir(from: &Path, to: &Path) {
