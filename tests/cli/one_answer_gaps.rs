@@ -1525,3 +1525,26 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(!fix.stderr.contains("did you mean"), "{fix:?}");
 }
+
+/// helper-86 #7: a log folder several configured names share is printed by them joined
+/// (`api-v2 + api_v2`), which `--server` takes; `scan NAME` and `report NAME` with that
+/// name said no server of that name was configured or logged.
+#[test]
+fn a_shared_folders_joined_name_is_a_name_for_scan_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = samples().join("shared-folder");
+    for sub in ["scan", "report"] {
+        let mut c = mcplogs(tmp.path());
+        c.arg(sub).arg("--home").arg(&home).arg("api-v2 + api_v2");
+        let r = run(&mut c);
+        assert_eq!(r.code, 1, "{sub}: {r:?}");
+        assert!(
+            r.stderr.contains("the server of that name (`--server`)"),
+            "{sub}: {r:?}"
+        );
+    }
+    let mut c = mcplogs(tmp.path());
+    c.arg("scan").arg("--home").arg(&home).arg("api-v2 + nope");
+    let r = run(&mut c);
+    assert_eq!(r.code, 2, "{r:?}");
+}

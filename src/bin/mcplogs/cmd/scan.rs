@@ -64,9 +64,22 @@ pub(crate) fn name_as_server(
         .ok()
         .map(|cwd| mcplogs::resolve::configured_names(&discovery.home, &cwd, managed_dir))
         .unwrap_or_default();
-    let configured = configured_names
-        .iter()
-        .any(|n| want.selects(n, Some(&mcplogs::claude_code::names::encode_folder_name(n))));
+    // (a log folder several names share is named by them joined with ` + `, as `scan`
+    // prints it and `--server` takes it: each of them configured, helper-86 #7)
+    let configured_selects = |want: &mcplogs::scan::select::NameWant| {
+        configured_names
+            .iter()
+            .any(|n| want.selects(n, Some(&mcplogs::claude_code::names::encode_folder_name(n))))
+    };
+    let parts: Vec<mcplogs::scan::select::NameWant> = match name.contains(" + ") {
+        true => name
+            .split(" + ")
+            .map(mcplogs::scan::select::NameWant::new)
+            .collect(),
+        false => Vec::new(),
+    };
+    let configured = configured_selects(&want)
+        || (!parts.is_empty() && parts.iter().all(|p| configured_selects(p)));
     // the logged servers' folder names (read only when no configured name matched)
     let logged_names = || -> Vec<String> {
         mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {
@@ -81,7 +94,12 @@ pub(crate) fn name_as_server(
     } else {
         logged_names()
     };
-    if configured || logged.iter().any(|f| want.selects(f, Some(f))) {
+    let logged_selects =
+        |want: &mcplogs::scan::select::NameWant| logged.iter().any(|f| want.selects(f, Some(f)));
+    if configured
+        || logged_selects(&want)
+        || (!parts.is_empty() && parts.iter().all(|p| logged_selects(p)))
+    {
         output::note(format_args!(
             "mcplogs: no file or folder named {}: {doing} the server of that name (`--server`)",
             mcplogs::advice::name_word(want.echo())
