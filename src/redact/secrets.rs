@@ -26,6 +26,19 @@ pub struct Rule {
     pub keep: fn(&Captures) -> bool,
     /// Literals (ASCII, any case) one of which every match contains.
     pub anchors: &'static [&'static str],
+    /// For a rule whose every match holds an anchor inside a key of
+    /// [`KEY_BYTES`] directly followed by one of these bytes: an anchor's hit whose run
+    /// of key bytes ends at another ASCII byte (or the text's end) cannot be in a match,
+    /// and gets no window ([`Scanner::find`]). Words such as `authentication` and
+    /// `keyboard` in prose then cost nothing: each hit's window reaches 16 KiB on.
+    pub key_then: Option<&'static [u8]>,
+}
+
+/// The bytes of a key as the rules with [`Rule::key_then`] write it:
+/// `[A-Za-z0-9_.-]`. (Their `(?i)` lets the class take a few non-ASCII letters too,
+/// such as `ſ` for `s`: a run ending at a non-ASCII byte is never ruled out.)
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
 fn never(_: &Captures) -> bool {
@@ -43,6 +56,7 @@ fn rule(
         regex: Regex::new(pattern).expect("secret pattern compiles"),
         keep,
         anchors,
+        key_then: None,
     }
 }
 
@@ -1454,7 +1468,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         |c| !made_up(&c["s"], 16),
     ));
     // A long hex or base64 token right after a secret-looking word.
-    v.push(rule(
+    v.push(Rule {
+        key_then: Some(HIGH_ENTROPY_SEPARATORS),
+        ..rule(
         "high-entropy",
         &[
             "token",
@@ -1469,7 +1485,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ],
         r#"(?i)(?P<k>[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|auth|key|credential|cookie|signature)[A-Za-z0-9_.-]*)[ \t"'=:\\]{1,8}(?:(?:bearer|basic|token)[ \t]+)?(?P<s>[A-Za-z0-9+/_-]{32,}={0,2})"#,
         keep_high_entropy,
-    ));
+    )
+    });
     // `password V`, `token V`: the word, a space, and a value that looks made up (letters
     // and digits, not a UUID), so prose ("the token expired", "Unexpected token <",
     // "password reset") is left alone.
@@ -1538,6 +1555,7 @@ pub static HOST_RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .expect("private IPv6 pattern compiles"),
             keep: never,
             anchors: PRIVATE_IPV6_ANCHORS.as_slice(),
+            key_then: None,
         },
         rule(
             "private-host",
@@ -1580,6 +1598,10 @@ pub struct Found {
     pub rule: usize,
 }
 
+/// What follows the key of the `high-entropy` rule (`[ \t"'=:\\]`): its
+/// [`Rule::key_then`].
+const HIGH_ENTROPY_SEPARATORS: &[u8] = b" \t\"'=:\\";
+
 /// A set of rules with the anchor prefilter.
 pub struct Scanner {
     rules: &'static [Rule],
@@ -1620,10 +1642,29 @@ impl Scanner {
         // Windows per rule, from the anchors' hits (overlapping hits are all reported,
         // so `sk-ant-` reaches both its rule and the `sk-` rule).
         let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
+        let bytes = text.as_bytes();
+        // The run of key bytes the last hit looked along ([`Rule::key_then`]): every hit
+        // inside it ends its run at the same byte, so a long run is walked once.
+        let mut run: (usize, usize) = (0, 0);
         self.anchors.for_each(text, |anchor, m_start, m_end| {
             let start = floor_boundary(text, m_start.saturating_sub(WINDOW_BEFORE));
             let end = ceil_boundary(text, (m_end + WINDOW_AFTER).min(text.len()));
             for &ri in &self.anchor_rules[anchor] {
+                if let Some(then) = self.rules[ri].key_then {
+                    if !(run.0..=run.1).contains(&m_end) {
+                        let stop = bytes[m_end..]
+                            .iter()
+                            .position(|&b| !is_key_byte(b))
+                            .map_or(bytes.len(), |i| m_end + i);
+                        run = (m_end, stop);
+                    }
+                    let ruled_out = bytes
+                        .get(run.1)
+                        .is_none_or(|&b| b.is_ascii() && !then.contains(&b));
+                    if ruled_out {
+                        continue;
+                    }
+                }
                 let w = &mut windows[ri];
                 match w.last_mut() {
                     Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
@@ -1776,6 +1817,37 @@ mod tests {
         for r in RULES.iter().chain(HOST_RULES.iter()) {
             assert!(!r.anchors.is_empty(), "{}", r.kind);
         }
+    }
+
+    /// [`Rule::key_then`]: a hit whose key run ends elsewhere gets no window, and the
+    /// matches are those of every window. Each text has an anchor in prose (its run ends
+    /// at a space or a line break, before any separator) and one in a key; the key's
+    /// value is found wherever the prose puts it, with a non-ASCII key letter the
+    /// rule's `(?i)` takes (`ſ`) and a 2-byte character before the key.
+    #[test]
+    fn a_hit_ruled_out_by_its_key_run_loses_no_match() {
+        let value = "Zq8vN2kLw5Rt7Yp3Xs9Mb4Hc6Jd1Fg0A";
+        let hidden = |text: &str| {
+            let mut found = Vec::new();
+            SECRETS.find(text, &mut found);
+            found
+                .iter()
+                .filter(|f| f.kind == "high-entropy")
+                .map(|f| text[f.start..f.end].to_string())
+                .collect::<Vec<String>>()
+        };
+        for text in [
+            format!("needs authentication\nauth_code: {value}"),
+            format!("auth_code={value} after keyboard input"),
+            format!("é authentication failed; the session_key \"{value}\""),
+            format!("authſ: {value}"),
+            format!("{}\nkey_material={value}", "authentication ".repeat(5000)),
+        ] {
+            assert_eq!(hidden(&text), [value], "{text}");
+        }
+        // (no separator after any key run: nothing to find; a space is one)
+        assert!(hidden(&format!("authentication, {value}")).is_empty());
+        assert_eq!(hidden(&format!("authentication {value}")), [value]);
     }
 }
 
