@@ -1543,8 +1543,19 @@ fn a_shared_folders_joined_name_is_a_name_for_scan_and_report() {
             "{sub}: {r:?}"
         );
     }
-    let mut c = mcplogs(tmp.path());
-    c.arg("scan").arg("--home").arg(&home).arg("api-v2 + nope");
+    // (helper-88 #4: names each configured or logged, but not the name the scan prints
+    // for one folder, were taken, and the scan then said no server had it)
+    for name in ["api-v2 + nope", "api_v2 + api-v2", "api-v2 + api-v2"] {
+        let mut c = mcplogs(tmp.path());
+        c.arg("scan").arg("--home").arg(&home).arg(name);
+        let r = run(&mut c);
+        assert_eq!(r.code, 2, "{name}: {r:?}");
+        assert!(!r.stderr.contains("scanning the server"), "{name}: {r:?}");
+    }
+    let (_tmp, linux) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let mut c = mcplogs(&linux);
+    c.arg("scan").arg("--home").arg(&linux).arg("bad-tool + wrong-types");
     let r = run(&mut c);
     assert_eq!(r.code, 2, "{r:?}");
+    assert!(!r.stderr.contains("scanning the server"), "{r:?}");
 }

@@ -71,15 +71,7 @@ pub(crate) fn name_as_server(
             .iter()
             .any(|n| want.selects(n, Some(&mcplogs::claude_code::names::encode_folder_name(n))))
     };
-    let parts: Vec<mcplogs::scan::select::NameWant> = match name.contains(" + ") {
-        true => name
-            .split(" + ")
-            .map(mcplogs::scan::select::NameWant::new)
-            .collect(),
-        false => Vec::new(),
-    };
-    let configured = configured_selects(&want)
-        || (!parts.is_empty() && parts.iter().all(|p| configured_selects(p)));
+    let configured = configured_selects(&want) || names_a_shared_folder(&name, &configured_names);
     // the logged servers' folder names (read only when no configured name matched)
     let logged_names = || -> Vec<String> {
         mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {
@@ -94,12 +86,7 @@ pub(crate) fn name_as_server(
     } else {
         logged_names()
     };
-    let logged_selects =
-        |want: &mcplogs::scan::select::NameWant| logged.iter().any(|f| want.selects(f, Some(f)));
-    if configured
-        || logged_selects(&want)
-        || (!parts.is_empty() && parts.iter().all(|p| logged_selects(p)))
-    {
+    if configured || logged.iter().any(|f| want.selects(f, Some(f))) {
         output::note(format_args!(
             "mcplogs: no file or folder named {}: {doing} the server of that name (`--server`)",
             mcplogs::advice::name_word(want.echo())
@@ -119,6 +106,21 @@ pub(crate) fn name_as_server(
         list: scan_command(&discovery.home, &rest),
         near,
     })
+}
+
+/// Whether `name` is the name `scan` prints for a log folder several configured names
+/// share (helper-86 #7): two or more of `configured`, each once, in the order the scan
+/// joins them (sorted), all writing one folder. (Names as written: a printed form of
+/// names holding a secret is left to `--server`.)
+fn names_a_shared_folder(name: &str, configured: &[String]) -> bool {
+    use mcplogs::claude_code::names::encode_folder_name;
+    let parts: Vec<&str> = name.split(" + ").collect();
+    parts.len() > 1
+        && parts.windows(2).all(|w| w[0] < w[1])
+        && parts.iter().all(|p| configured.iter().any(|n| n == p))
+        && parts
+            .iter()
+            .all(|p| encode_folder_name(p) == encode_folder_name(parts[0]))
 }
 
 /// `mcplogs scan` of `homes` and `paths`, as the user runs it (each quoted for the
