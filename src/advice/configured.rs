@@ -319,8 +319,10 @@ pub fn logged_way_out(
 ) -> Option<String> {
     match &s.configuration {
         Configuration::NotConfigured => Some(format!("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. `mcplogs prune{}` can remove them.", super::home_flags(homes))),
+        // (a configuration Claude Code skips is a problem now itself: its logs' verdict
+        // is what does not count, helper-88 #6)
         Configuration::Configured(c) if !s.counts_now() => Some(format!(
-            "{} Its logs are from before and do not count as failing now.",
+            "{} Its logs are from before: their verdict does not count as failing now.",
             way_out_in(c, Some(&s.name), home, homes)
         )),
         Configuration::Configured(c) if c.state == ServerState::PendingApproval => {

@@ -836,6 +836,9 @@ pub enum ServerState {
     Skipped(String),
 }
 
+/// [`ServerState::Skipped`]'s name in text and in `--json`.
+pub const CONFIGURATION_ERROR: &str = "configuration-error";
+
 impl ServerState {
     /// The names used in text and in `--json` (a contract: never rename).
     pub fn as_str(&self) -> &'static str {
@@ -844,7 +847,7 @@ impl ServerState {
             ServerState::PendingApproval => "pending-approval",
             ServerState::Disabled => "disabled",
             ServerState::Denied => "denied-by-policy",
-            ServerState::Skipped(_) => "configuration-error",
+            ServerState::Skipped(_) => CONFIGURATION_ERROR,
         }
     }
 }

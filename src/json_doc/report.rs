@@ -139,7 +139,8 @@ pub struct ReportServer {
     pub sessions_read: u64,
     /// Of the sessions read, those that failed.
     pub failed_sessions: u64,
-    /// The verdict is a problem.
+    /// The server fails now, or Claude Code skips it for an error in its configuration
+    /// (what makes the exit code 1; `export`'s `mcplogs.problem`).
     pub problem: bool,
     /// Who can act on a failing server: `claude-code`, `server-author` or
     /// `user-config`; `server-author` for a `tolerated` one (its advice is to report

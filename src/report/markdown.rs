@@ -245,10 +245,12 @@ fn launch(r: &Report, s: &ServerSection) -> String {
 }
 
 /// Failing servers that are not this report's readers' concern, by name and whom they
-/// concern.
+/// concern; then the configurations Claude Code skips (the user's to fix: the exit code
+/// is 1 for them, helper-88 #5).
 fn others(r: &Report, out: &mut String) {
     let others: Vec<&ServerSection> = r.other_failing_servers().collect();
-    if others.is_empty() {
+    let skipped: Vec<(&str, &str)> = r.config_errors().collect();
+    if others.is_empty() && skipped.is_empty() {
         return;
     }
     out.push_str("#### Other servers to act on (not part of this report)\n\n");
@@ -271,6 +273,13 @@ fn others(r: &Report, out: &mut String) {
             "- {}: {} ({whose}){fix}\n",
             code(&s.name),
             code(&s.verdict_text())
+        ));
+    }
+    for (name, _) in skipped {
+        out.push_str(&format!(
+            "- {}: {} (the user's own set-up: Claude Code skips its configuration)\n",
+            code(name),
+            code(crate::claude_code::config::CONFIGURATION_ERROR)
         ));
     }
     out.push('\n');

@@ -1559,3 +1559,57 @@ fn a_shared_folders_joined_name_is_a_name_for_scan_and_report() {
     assert_eq!(r.code, 2, "{r:?}");
     assert!(!r.stderr.contains("scanning the server"), "{r:?}");
 }
+
+/// helper-88 #5 #6: a report written for others (a `tolerated` server's authors) beside
+/// a configuration Claude Code skips exits 1 for it, as `scan` does, and names it among
+/// the servers to act on; `report --json` marks the logged one a problem, as `export`
+/// does.
+#[test]
+fn a_written_report_names_the_configurations_claude_code_skips() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    project_in(&home, "api");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let keep = config["mcpServers"]["no-resulttype"].clone();
+    config["mcpServers"] = json!({
+        "no-resulttype": keep,
+        "bad-tool": { "type": "stdio", "args": ["x"] },
+        "never-ran": { "type": "stdio" },
+    });
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    let report = |json: bool| {
+        let mut c = mcplogs(&home);
+        c.arg("report").arg("--home").arg(&home);
+        if json {
+            c.arg("--json");
+        }
+        run(&mut c)
+    };
+    let md = report(false);
+    assert_eq!(md.code, 1, "{md:?}");
+    let others = md
+        .stdout
+        .split("Other servers to act on")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}", md.stdout));
+    for name in ["bad-tool", "never-ran"] {
+        assert!(
+            others.contains(&format!("- `{name}`: `configuration-error` (the user's own set-up")),
+            "{name}: {others}"
+        );
+    }
+    let json = report(true);
+    assert_eq!(json.code, 1, "{json:?}");
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    let problem = |name: &str| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {doc:#}"))["problem"]
+            .clone()
+    };
+    assert_eq!(problem("bad-tool"), json!(true));
+    assert_eq!(problem("no-resulttype"), json!(false));
+}
