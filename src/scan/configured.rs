@@ -112,6 +112,20 @@ impl ConfiguredRow {
     }
 }
 
+/// How much a configured state makes a log folder's verdict count now, first first: a
+/// server Claude Code starts, one it asks about, an entry it skips (a problem of its
+/// own), then one turned off or kept out. A folder several names share takes the
+/// first of their states.
+fn rank(state: &ServerState) -> u8 {
+    match state {
+        ServerState::Starts => 0,
+        ServerState::PendingApproval => 1,
+        ServerState::Skipped(_) => 2,
+        ServerState::Disabled => 3,
+        ServerState::Denied => 4,
+    }
+}
+
 /// Log folders of servers Claude Code adds itself (plugins, claude.ai connectors): their
 /// configuration is not in the files mcplogs reads.
 fn added_by_claude_code(folder: &str) -> bool {
@@ -356,7 +370,16 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 {
                     matched[i] = true;
                     found = true;
-                    if row.configuration == Configuration::Unchecked {
+                    // A folder several names share takes the state of the one that
+                    // most counts now: one of them disabled while another still starts
+                    // and fails was "disabled", its failure history (helper-88 #1).
+                    let outranks = match &row.configuration {
+                        Configuration::Configured(c) => {
+                            row.is_shared() && rank(&cfg.state) < rank(&c.state)
+                        }
+                        _ => true,
+                    };
+                    if outranks {
                         row.configuration = Configuration::Configured(Box::new(of(cfg)));
                     }
                 }

@@ -1613,3 +1613,36 @@ fn a_written_report_names_the_configurations_claude_code_skips() {
     assert_eq!(problem("bad-tool"), json!(true));
     assert_eq!(problem("no-resulttype"), json!(false));
 }
+
+/// helper-88 #1: a log folder two configured names share took the state of whichever
+/// name came first: with `api_v2` disabled and `api-v2` still started (and failing), the
+/// row was "disabled", none failed and every command said so. The folder's state is that
+/// of the name that most counts now; both disabled, it is disabled.
+#[test]
+fn a_shared_folder_counts_while_one_of_its_names_starts() {
+    let (_tmp, home) = relocated("shared-folder", "/tmp/mcplogs-samples-shared/home-shared");
+    let api = project_in(&home, "api");
+    let base: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    for (disabled, fails) in [
+        (&["api_v2"][..], true),
+        (&["api-v2"][..], true),
+        (&["api-v2", "api_v2"][..], false),
+    ] {
+        let mut config = base.clone();
+        config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(disabled);
+        fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+        let mut c = mcplogs(&home);
+        c.args(["scan", "--home"]).arg(&home);
+        let scan = run(&mut c);
+        let first = scan.stdout.lines().next().unwrap_or_default();
+        if fails {
+            assert_eq!(scan.code, 1, "{disabled:?}: {scan:?}");
+            assert!(first.contains("1 fails"), "{disabled:?}: {first}");
+            assert!(!first.contains("disabled"), "{disabled:?}: {first}");
+        } else {
+            assert_eq!(scan.code, 0, "{disabled:?}: {scan:?}");
+            assert!(first.contains("1 disabled"), "{disabled:?}: {first}");
+        }
+    }
+}
