@@ -500,6 +500,8 @@ pub fn session(
     let Some(log_folder) = status.project_folder.clone() else {
         return;
     };
+    // (the servers the cache served are added after these)
+    let logged = status.servers.len();
     let failing: Vec<(usize, Diagnosis)> = status
         .servers
         .iter()
@@ -684,6 +686,28 @@ pub fn session(
                 file: s.deciding_file.as_deref().cloned(),
             });
         }
+    }
+    // the session's other servers: whether Claude Code still starts each (the status
+    // line counts none it no longer starts, as `scan`), now that the configuration is read
+    let others = status
+        .servers
+        .iter()
+        .enumerate()
+        .take(logged)
+        .filter(|(_, s)| !matches!(s.state, ServerState::Failed(_)))
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>();
+    for (i, s) in others
+        .into_iter()
+        .zip(report.servers.iter().skip(failing.len() + unlogged.len()))
+    {
+        status.servers[i].resolved = Some(Resolved {
+            name: shown(&s.name),
+            counts: s.counts_now(),
+            fix: None,
+            fix_in_effect: false,
+            shared: s.is_shared(),
+        });
     }
     for ((i, _), s) in failing.iter().zip(&report.servers) {
         // the discovery cache kept its tools: the status line says what scan says

@@ -304,8 +304,14 @@ impl SessionStatus {
         self.project_dir.as_deref()
     }
 
+    /// The servers in a state, but those the resolution found Claude Code no longer
+    /// starts (disabled, denied, no longer configured: `scan` counts them in no verdict
+    /// now, helper-88 #9).
     fn count(&self, f: fn(&ServerState) -> bool) -> usize {
-        self.servers.iter().filter(|s| f(&s.state)).count()
+        self.servers
+            .iter()
+            .filter(|s| f(&s.state) && s.resolved.as_ref().is_none_or(|r| r.counts))
+            .count()
     }
 }
 

@@ -1646,3 +1646,38 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
         }
     }
 }
+
+/// helper-88 #9: the status line counted a working server disabled in the project, or no
+/// longer configured, among those that work (`MCP 4✓ 6✗ ...`), where `scan` counts it in
+/// no verdict now; with a server failing, the configuration is read anyway.
+#[test]
+fn the_status_line_counts_no_server_claude_code_no_longer_starts() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let api = project_in(&home, "api");
+    let statusline = || {
+        let mut c = mcplogs(&home);
+        c.env("COLUMNS", "60")
+            .args(["statusline", "--color", "never", "--home"])
+            .arg(&home);
+        run_with_stdin(&mut c, session_input(&api).as_bytes())
+    };
+    let before = statusline();
+    assert!(before.stdout.starts_with("MCP 4✓ 6✗ "), "{before:?}");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    config["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("modern-ok");
+    config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(["acme.docs"]);
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    let after = statusline();
+    assert!(after.stdout.starts_with("MCP 2✓ 6✗ "), "{after:?}");
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--home"]).arg(&home);
+    let scan = run(&mut c);
+    let first = scan.stdout.lines().next().unwrap_or_default();
+    assert!(first.contains("6 fail"), "{first}");
+    assert!(first.contains("1 disabled"), "{first}");
+    assert!(first.contains("1 no longer configured"), "{first}");
+}
