@@ -288,9 +288,12 @@ pub fn way_out_in(
 pub fn logged_note(s: &ServerReport, home: Option<&str>) -> Option<String> {
     match &s.configuration {
         Configuration::NotConfigured => Some("no longer configured (logs from before)".to_string()),
-        Configuration::Configured(c) if !s.counts_now() => {
-            Some(format!("now {} (logs from before)", state_reason(c, home)))
-        }
+        // (`now denied by FILE KEY`: the row's verdict column holds the logs' verdict, so
+        // the state is named here, helper-88 #12)
+        Configuration::Configured(c) if !s.counts_now() => Some(match c.state {
+            ServerState::Denied => format!("now denied {} (logs from before)", state_reason(c, home)),
+            _ => format!("now {} (logs from before)", state_reason(c, home)),
+        }),
         Configuration::Configured(c) if c.state == ServerState::PendingApproval => Some(
             "⏸ pending approval: interactive Claude Code asks first (these logs are from `claude -p` or `claude mcp list`, which start it unasked)".to_string(),
         ),

@@ -464,6 +464,26 @@ fn old_failure_is_no_argument_for_fix(case: &str, server: &str, state: &str) {
             .unwrap()
             .contains("mcplogs fix")
     );
+    // the row's reason names the state (helper-88 #12: `now by FILE KEY` for a denied one)
+    let mut cmd = mcplogs(&p.home);
+    cmd.current_dir(&p.proj).env("COLUMNS", "300").args([
+        "scan",
+        "--home",
+        p.home.to_str().unwrap(),
+        "--managed-dir",
+        p.managed.to_str().unwrap(),
+    ]);
+    let screen = run(&mut cmd).stdout;
+    let line = screen
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{server} ")))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let named = match state {
+        "denied-by-policy" => "now denied by ",
+        "disabled" => "now ⊘ by ",
+        _ => "now ",
+    };
+    assert!(line.contains(named), "{line}");
     // fix finds nothing to fix, and writes nothing
     let mut cmd = mcplogs(&p.home);
     cmd.current_dir(&p.proj).args([
