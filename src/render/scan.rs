@@ -447,10 +447,12 @@ pub fn summary_line(report: &ScanReport) -> String {
                     .is_some_and(|a| matches!(a.target, FixTarget::InEffect { .. }))
         })
         .count();
+    // (of the servers Claude Code starts now: one disabled, or skipped for a
+    // configuration error, is counted by its state, helper-88 #11)
     let tolerated = report
         .servers
         .iter()
-        .filter(|s| s.diagnosis.verdict == Verdict::Tolerated)
+        .filter(|s| s.diagnosis.verdict == Verdict::Tolerated && s.counts_now())
         .count();
     let unfixed = report
         .servers

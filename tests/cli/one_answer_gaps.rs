@@ -1681,3 +1681,28 @@ fn the_status_line_counts_no_server_claude_code_no_longer_starts() {
     assert!(first.contains("1 disabled"), "{first}");
     assert!(first.contains("1 no longer configured"), "{first}");
 }
+
+/// helper-88 #11: a `tolerated` server Claude Code now skips for a configuration error
+/// was counted twice in the summary line: among those working only because Claude Code
+/// fills in fields, and among the configuration errors (11 of 10 rows).
+#[test]
+fn the_summary_counts_a_skipped_tolerated_server_once() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    project_in(&home, "api");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    config["mcpServers"]["no-cache-fields"]
+        .as_object_mut()
+        .unwrap()
+        .remove("command");
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--home"]).arg(&home);
+    let scan = run(&mut c);
+    let first = scan.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("1 works only because Claude Code fills in missing fields"),
+        "{first}"
+    );
+    assert!(first.contains("1 configuration error"), "{first}");
+}
