@@ -1524,6 +1524,20 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
     let fix = run(&mut c);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(!fix.stderr.contains("did you mean"), "{fix:?}");
+    // two servers differing in case only: both named (helper-88 #12)
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    config["mcpServers"]["Wrong-Types"] = config["mcpServers"]["wrong-types"].clone();
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    let mut c = mcplogs(&home);
+    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"]).arg(&home);
+    let fix = run(&mut c);
+    assert_eq!(fix.code, 2, "{fix:?}");
+    assert!(
+        fix.stderr
+            .contains(r#"did you mean "Wrong-Types" or "wrong-types"?"#),
+        "{fix:?}"
+    );
 }
 
 /// helper-86 #7: a log folder several configured names share is printed by them joined

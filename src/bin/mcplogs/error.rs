@@ -191,7 +191,7 @@ pub enum Error {
         "no server {name:?}: none of that name is logged or configured ({} lists the servers){}",
         mcplogs::text::code_span(list),
         match close {
-            Some(c) => format!("; did you mean {c:?}? (`fix` takes a name as configured, case included)"),
+            Some(c) => format!("; did you mean {c}? (`fix` takes a name as configured, case included)"),
             None => String::new(),
         }
     )]
@@ -199,8 +199,8 @@ pub enum Error {
         name: String,
         /// The command that lists the servers of the same homes.
         list: String,
-        /// A server's name that differs from NAME in case only (which `--server`
-        /// takes, and `scan NAME` shows), as printed.
+        /// The servers' names that differ from NAME in case only (which `--server`
+        /// takes, and `scan NAME` shows), as printed, each quoted, joined with `or`.
         close: Option<String>,
     },
     /// `fix SERVER --except SERVER`: the one server asked for is also left out.

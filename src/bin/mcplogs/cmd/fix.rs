@@ -488,13 +488,18 @@ fn names_row(want: &NameWant, s: &mcplogs::scan::ServerReport) -> bool {
 /// server `scan --server NAME` selects (helper-86 #8: `fix` said none was there).
 fn differs_in_case(report: &ScanReport, name: &str) -> Option<String> {
     let want = want_of(report, name);
-    report
+    let mut close: Vec<String> = report
         .servers
         .iter()
         .flat_map(|s| std::iter::once(&s.name).chain(&s.shared_by))
         .chain(report.configured.iter().map(|r| &r.configured_name))
-        .find(|n| !n.contains(" + ") && n.eq_ignore_ascii_case(name))
-        .map(|n| want.print(n))
+        .filter(|n| !n.contains(" + ") && n.eq_ignore_ascii_case(name))
+        .map(|n| format!("{:?}", want.print(n)))
+        .collect();
+    close.sort();
+    close.dedup();
+    // (every one: `Wrong-Types` and `wrong-types` are two servers, helper-88 #12)
+    (!close.is_empty()).then(|| close.join(" or "))
 }
 
 /// Whether `fix NAME` names a server the scan knows: logged, or configured for a
