@@ -361,11 +361,17 @@ fn not_started_clause(s: &ServerConfig, home: Option<&str>) -> Option<String> {
 
 /// `probe` without names leaves out a server Claude Code does not start in the
 /// project: the line that says so, if `s` is one.
-pub fn probe_left_out(s: &ServerConfig, home: Option<&str>) -> Option<String> {
+/// (`homes`: the `--home` the commands printed carry, helper-88 #12)
+pub fn probe_left_out(
+    s: &ServerConfig,
+    home: Option<&str>,
+    homes: &[std::path::PathBuf],
+) -> Option<String> {
     not_started_clause(s, home).map(|why| {
         format!(
-            "mcplogs: \"{}\": not probed: {why} in this project (`mcplogs scan` says what to do)",
-            s.name
+            "mcplogs: \"{}\": not probed: {why} in this project (`{}` says what to do)",
+            s.name,
+            super::scan_command(homes)
         )
     })
 }
@@ -373,7 +379,11 @@ pub fn probe_left_out(s: &ServerConfig, home: Option<&str>) -> Option<String> {
 /// `probe NAME` of a server Claude Code does not start (or asks about first) in the
 /// project: probed as named, and this line says the probe is not what Claude Code sees
 /// there.
-pub fn probe_named_note(s: &ServerConfig, home: Option<&str>) -> Option<String> {
+pub fn probe_named_note(
+    s: &ServerConfig,
+    home: Option<&str>,
+    homes: &[std::path::PathBuf],
+) -> Option<String> {
     if s.state == ServerState::PendingApproval {
         return Some(format!(
             "mcplogs: note: \"{}\": pending approval in this project: interactive Claude Code asks before starting it (`claude -p` starts it unasked); probing it as named",
@@ -382,8 +392,9 @@ pub fn probe_named_note(s: &ServerConfig, home: Option<&str>) -> Option<String> 
     }
     not_started_clause(s, home).map(|why| {
         format!(
-            "mcplogs: note: \"{}\": {why} in this project; probing it as named, which is not what Claude Code does there (`mcplogs scan` says what to do)",
-            s.name
+            "mcplogs: note: \"{}\": {why} in this project; probing it as named, which is not what Claude Code does there (`{}` says what to do)",
+            s.name,
+            super::scan_command(homes)
         )
     })
 }

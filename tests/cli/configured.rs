@@ -688,4 +688,25 @@ fn probe_says_when_claude_code_does_not_start_the_named_server() {
         "{}",
         r.stderr
     );
+    // the scan it names reads the home given (helper-88 #12: `mcplogs scan` alone read
+    // another), in both notes
+    // (the home is under the user's: `~/home`, as the shell expands it)
+    for named in [true, false] {
+        let mut cmd = mcplogs(&p.root);
+        cmd.current_dir(&p.proj).arg("probe");
+        if named {
+            cmd.arg("u-off");
+        }
+        cmd.args(["--timeout", "2s", "--home"])
+            .arg(&p.home)
+            .arg("--managed-dir")
+            .arg(&p.managed);
+        let r = run(&mut cmd);
+        assert!(
+            r.stderr
+                .contains("(`mcplogs scan --home ~/home` says what to do)"),
+            "{}",
+            r.stderr
+        );
+    }
 }

@@ -105,7 +105,12 @@ fn probe_all(servers: &[ServerConfig], opts: &ProbeOptions) -> Vec<ServerProbe> 
 /// one note on stderr per project server left out, saying how to probe it anyway, its
 /// name as `scan` shows it and the configured values `names` knows hidden
 /// ([`shown_name`]).
-fn started_unasked(servers: Vec<ServerConfig>, how: &str, names: &Redactor) -> Vec<ServerConfig> {
+fn started_unasked(
+    servers: Vec<ServerConfig>,
+    how: &str,
+    names: &Redactor,
+    homes: &[PathBuf],
+) -> Vec<ServerConfig> {
     use mcplogs::claude_code::config::ServerState;
     // Claude Code does not start these in this project: probing them would say nothing
     // about what it sees.
@@ -113,7 +118,7 @@ fn started_unasked(servers: Vec<ServerConfig>, how: &str, names: &Redactor) -> V
         .into_iter()
         .partition(|s| matches!(s.state, ServerState::Starts | ServerState::PendingApproval));
     for s in &off {
-        if let Some(line) = mcplogs::advice::configured::probe_left_out(&as_shown(s, names), None) {
+        if let Some(line) = mcplogs::advice::configured::probe_left_out(&as_shown(s, names), None, homes) {
             names_note(names, &line);
         }
     }
@@ -296,7 +301,12 @@ pub fn probe_for_report(
                 ),
             }
         }
-        let servers = started_unasked(wanted, &probe_command(&project, cwd, homes), &names_r);
+        let servers = started_unasked(
+            wanted,
+            &probe_command(&project, cwd, homes),
+            &names_r,
+            homes,
+        );
         if servers.is_empty() {
             continue;
         }
@@ -489,6 +499,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 resolved.servers,
                 &probe_command(&project, &cwd, &args.home),
                 &names_r,
+                &args.home,
             );
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
@@ -523,6 +534,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                         if let Some(line) = mcplogs::advice::configured::probe_named_note(
                             &as_shown(s, &names_r),
                             None,
+                            &args.home,
                         ) {
                             names_note(&names_r, &line);
                         }
