@@ -67,9 +67,21 @@ pub struct LocalEvidence {
     /// The command `scan` gives when the fix engine plans a change for the server
     /// (the resolution's [`crate::scan::ServerReport::fix`]): it counts as fixable.
     pub engine_fix_command: Option<String>,
+    /// `scan`'s [`crate::scan::ServerReport::counts_now`]: false when the configuration
+    /// no longer starts it (the paste is older than the change: Claude Code lists a
+    /// server it does not start by its state, never as failing).
+    pub counts_now: bool,
 }
 
 impl ExplainEntry {
+    /// Whether it fails now, as `scan` counts it: a problem verdict, of a server the
+    /// configuration still starts when this machine's log of it was found (helper-88
+    /// #7: a server disabled or removed since the paste was counted as failing, beside
+    /// `scan`'s own advice saying its logs do not count).
+    pub fn fails_now(&self) -> bool {
+        self.diagnosis.verdict.is_problem() && self.local.as_ref().is_none_or(|l| l.counts_now)
+    }
+
     /// The `mcplogs fix` command for this entry when the legacy fix applies: `scan`'s
     /// for a server whose log was found, else `mcplogs fix` with the folders the user
     /// named (`explain --home/--project`: the paste's server is not in any log here).
@@ -191,7 +203,7 @@ impl ExplainReport {
     pub fn has_problems(&self) -> bool {
         self.entries
             .iter()
-            .any(|e| e.diagnosis.verdict.is_problem())
+            .any(ExplainEntry::fails_now)
     }
 }
 
@@ -919,6 +931,7 @@ fn local_evidence(
             .filter(|a| a.planned)
             .and(s.fix.as_deref())
             .map(|f| f.command.to_string()),
+        counts_now: s.counts_now(),
     }
 }
 

@@ -21,7 +21,7 @@ pub fn explain_summary(report: &ExplainReport) -> String {
     let failing = report
         .entries
         .iter()
-        .filter(|e| e.diagnosis.verdict.is_problem())
+        .filter(|e| e.fails_now())
         .count();
     // as scan counts them: the legacy setting's, and the fix engine's
     let fixable = report

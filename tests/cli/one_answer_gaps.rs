@@ -1720,3 +1720,53 @@ fn the_summary_counts_a_skipped_tolerated_server_once() {
     );
     assert!(first.contains("1 configuration error"), "{first}");
 }
+
+/// helper-88 #7: `explain` of a pasted failing line for a server the configuration has
+/// since disabled (or removed) counted it as failing and exited 1, beside `scan`'s own
+/// advice for it saying its logs do not count; `scan` says none fail.
+#[test]
+fn explain_counts_no_server_the_configuration_no_longer_starts() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let api = project_in(&home, "api");
+    let paste = fs::read_to_string(samples().join("mcp-list/linux-home-2.1.332.txt")).unwrap();
+    let line = |name: &str| {
+        paste
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}: ")))
+            .unwrap()
+            .to_string()
+    };
+    let explain = |text: &str| {
+        let file = home.join("paste.txt");
+        fs::write(&file, text).unwrap();
+        let mut c = mcplogs(&home);
+        c.arg("explain")
+            .arg(&file)
+            .arg("--home")
+            .arg(&home)
+            .arg("--project")
+            .arg(&api);
+        run(&mut c)
+    };
+    // (before: both fail, as the paste says and scan agrees)
+    let before = explain(&format!("{}\n{}\n", line("bad-tool"), line("exits-early")));
+    assert_eq!(before.code, 1, "{before:?}");
+    assert!(before.stdout.contains("2 fail"), "{before:?}");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    config["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exits-early");
+    config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(["bad-tool"]);
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    for name in ["bad-tool", "exits-early"] {
+        let r = explain(&format!("{}\n", line(name)));
+        assert_eq!(r.code, 0, "{name}: {r:?}");
+        assert!(r.stdout.contains("none fail"), "{name}: {r:?}");
+        let mut c = mcplogs(&home);
+        c.args(["scan", "--server", name, "--home"]).arg(&home);
+        let scan = run(&mut c);
+        assert_eq!(scan.code, 0, "{name}: {scan:?}");
+    }
+}
