@@ -71,6 +71,9 @@ pub struct LocalEvidence {
     /// no longer starts it (the paste is older than the change: Claude Code lists a
     /// server it does not start by its state, never as failing).
     pub counts_now: bool,
+    /// `scan`'s [`crate::scan::ServerReport::config_error_now`]: Claude Code now skips
+    /// it for an error in its configuration (a problem: the exit code is 1, as `scan`'s).
+    pub config_error_now: bool,
 }
 
 impl ExplainEntry {
@@ -80,6 +83,11 @@ impl ExplainEntry {
     /// `scan`'s own advice saying its logs do not count).
     pub fn fails_now(&self) -> bool {
         self.diagnosis.verdict.is_problem() && self.local.as_ref().is_none_or(|l| l.counts_now)
+    }
+
+    /// Claude Code now skips it for an error in its configuration (its log found here).
+    pub fn config_error_now(&self) -> bool {
+        self.local.as_ref().is_some_and(|l| l.config_error_now)
     }
 
     /// The `mcplogs fix` command for this entry when the legacy fix applies: `scan`'s
@@ -203,7 +211,7 @@ impl ExplainReport {
     pub fn has_problems(&self) -> bool {
         self.entries
             .iter()
-            .any(ExplainEntry::fails_now)
+            .any(|e| e.fails_now() || e.config_error_now())
     }
 }
 
@@ -932,6 +940,7 @@ fn local_evidence(
             .and(s.fix.as_deref())
             .map(|f| f.command.to_string()),
         counts_now: s.counts_now(),
+        config_error_now: s.config_error_now(),
     }
 }
 

@@ -84,6 +84,14 @@ pub fn explain_summary(report: &ExplainReport) -> String {
         }
     }
     parts.extend(states.into_iter().map(|(l, c)| format!("{c} {l}")));
+    // (as scan counts them: a logged server Claude Code now skips)
+    let skipped = report.entries.iter().filter(|e| e.config_error_now()).count();
+    if skipped > 0 {
+        parts.push(match skipped {
+            1 => "1 configuration error".to_string(),
+            n => format!("{n} configuration errors"),
+        });
+    }
     format!("{}: {}", crate::text::count(n, noun), parts.join(", "))
 }
 

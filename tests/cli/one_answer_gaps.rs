@@ -1769,4 +1769,24 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
         let scan = run(&mut c);
         assert_eq!(scan.code, 0, "{name}: {scan:?}");
     }
+    // skipped for a configuration error since: a problem in both (exit 1), not a failure
+    config["mcpServers"]["tools-error"]
+        .as_object_mut()
+        .unwrap()
+        .remove("command");
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    let r = explain(&format!("{}\n", line("tools-error")));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.lines().next().unwrap().contains("none fail, 1 configuration error"),
+        "{r:?}"
+    );
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--server", "tools-error", "--home"]).arg(&home);
+    let scan = run(&mut c);
+    assert_eq!(scan.code, 1, "{scan:?}");
+    assert!(
+        scan.stdout.lines().next().unwrap().contains("none fail, 1 configuration error"),
+        "{scan:?}"
+    );
 }
