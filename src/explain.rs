@@ -10,7 +10,10 @@ use regex::Regex;
 
 use crate::classify::verdict::{Cause, Diagnosis, Era, Verdict};
 use crate::classify::{self, tools_failure_cause};
-use crate::claude_code::markers::WINDOWS_CMD_WRAPPER_MARKER;
+use crate::claude_code::markers::{
+    CONFIG_DIAGNOSTICS_HEADING, CONFIG_FILE_ERROR, CONFIG_LOCATION, CONFIG_SKIPPED,
+    WINDOWS_CMD_WRAPPER_MARKER,
+};
 
 const GLYPHS: &[char] = &['✓', '✔', '✗', '✘', '×', '!', '⚠', '⏸', '⊘'];
 
@@ -209,9 +212,11 @@ pub struct ExplainReport {
 
 impl ExplainReport {
     pub fn has_problems(&self) -> bool {
-        self.entries
-            .iter()
-            .any(|e| e.fails_now() || e.config_error_now())
+        self.entries.iter().any(|e| {
+            e.fails_now()
+                || e.config_error_now()
+                || e.state == Some(crate::claude_code::config::CONFIGURATION_ERROR)
+        })
     }
 }
 
@@ -310,6 +315,9 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
     // `[Warning] ... Windows requires 'cmd /c' wrapper to execute npx`: about a server,
     // not one of its own (its `word: rest` shape would read as one)
     let mut cmd_wrapper_warnings: Vec<String> = Vec::new();
+    // After `MCP config diagnostics`: no more servers, but the files' problems (helper-88
+    // #8: its link line read as a server, the entries it skips were left out)
+    let mut diagnostics: Option<Diagnostics> = None;
     for raw in text.lines() {
         let line = raw.trim_end();
         let trimmed = line.trim_start();
@@ -318,6 +326,14 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
         }
         if trimmed.contains(WINDOWS_CMD_WRAPPER_MARKER) {
             cmd_wrapper_warnings.push(trimmed.to_string());
+            continue;
+        }
+        if trimmed.starts_with(CONFIG_DIAGNOSTICS_HEADING) {
+            diagnostics.get_or_insert_with(Diagnostics::default);
+            continue;
+        }
+        if let Some(d) = diagnostics.as_mut() {
+            d.read(trimmed);
             continue;
         }
         if trimmed.starts_with(GLYPHS) && !trimmed.starts_with("!=") {
@@ -387,13 +403,14 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
         }
     }
 
+    let skipped = diagnostics.map(|d| d.skipped).unwrap_or_default();
     let mut entries: Vec<ExplainEntry> = if partials.iter().any(|p| p.status.is_some()) {
         partials
             .into_iter()
             .filter(|p| p.status.is_some() || p.name.is_some())
             .map(|p| entry_from_status(p, homes))
             .collect()
-    } else if !cmd_wrapper_warnings.is_empty() {
+    } else if !cmd_wrapper_warnings.is_empty() || !skipped.is_empty() {
         Vec::new()
     } else {
         // No status line anywhere: a single pasted error message, if it is one.
@@ -405,10 +422,86 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
         }
     };
     cmd_wrapper_warnings_placed(&mut entries, cmd_wrapper_warnings);
+    entries.extend(skipped.into_iter().map(Skipped::entry));
     ExplainReport {
         entries,
         homes: homes.to_vec(),
         ..ExplainReport::default()
+    }
+}
+
+/// What `claude mcp list` says under [`CONFIG_DIAGNOSTICS_HEADING`]: each entry it
+/// skips, with why and in which file.
+#[derive(Default)]
+struct Diagnostics {
+    location: Option<String>,
+    skipped: Vec<Skipped>,
+}
+
+struct Skipped {
+    name: String,
+    why: String,
+    file: Option<String>,
+}
+
+impl Diagnostics {
+    /// One line of the section (trimmed): a `Location:`, a skipped entry's warning, or
+    /// something else (the link, a group's heading, a missing variable: no skip).
+    fn read(&mut self, line: &str) {
+        if let Some(file) = line.strip_prefix(CONFIG_LOCATION) {
+            self.location = Some(file.trim().to_string());
+            return;
+        }
+        // ` └ [Error] MCP config is not a valid JSON`: the whole file is skipped, a row
+        // named by the file as `scan` names it (`.mcp.json`)
+        if let Some(why) = line.split_once(CONFIG_FILE_ERROR).map(|(_, w)| w.trim())
+            && let Some(file) = &self.location
+        {
+            let name = std::path::Path::new(file)
+                .file_name()
+                .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+            self.skipped.push(Skipped {
+                name,
+                why: why.to_string(),
+                file: Some(file.clone()),
+            });
+            return;
+        }
+        // ` ├ [Warning] [name] mcpServers.name: Skipped — why`
+        let Some((head, why)) = line.split_once(CONFIG_SKIPPED) else {
+            return;
+        };
+        let Some(name) = head
+            .split_once("] [")
+            .and_then(|(_, rest)| rest.split_once("] "))
+            .map(|(name, _)| name)
+        else {
+            return;
+        };
+        self.skipped.push(Skipped {
+            name: name.to_string(),
+            why: why.trim().to_string(),
+            file: self.location.clone(),
+        });
+    }
+}
+
+impl Skipped {
+    /// The entry of a server Claude Code skips: its state, as `scan` gives a
+    /// configuration error, and the same next step.
+    fn entry(self) -> ExplainEntry {
+        let file = self.file.as_deref().unwrap_or("its configuration file");
+        ExplainEntry {
+            name: Some(self.name),
+            target: None,
+            status: format!("Skipped — {}", self.why),
+            detail: None,
+            diagnosis: Diagnosis::new(Verdict::Unknown),
+            note: Some(crate::advice::configured::skipped_way_out(&self.why, file)),
+            state: Some(crate::claude_code::config::CONFIGURATION_ERROR),
+            local: None,
+            row_fix_command: None,
+        }
     }
 }
 

@@ -271,17 +271,25 @@ pub fn way_out_in(
         ServerState::Denied => format!(
             "Denied by managed policy ({by}): Claude Code neither starts nor lists it. Ask your administrator."
         ),
-        ServerState::Skipped(why) => format!(
-            "Claude Code skips it: {why}. Fix it in {} (`claude mcp list` names the problem under \"MCP config diagnostics\").",
-            c.file
+        ServerState::Skipped(why) => skipped_way_out(
+            why,
+            &c.file
                 .as_ref()
                 .map(|f| {
                     let d = Decider { file: f.clone(), key: String::new(), layer: "" };
                     decider_text(&d, home).trim_end().to_string()
                 })
-                .unwrap_or_else(|| "its file".to_string())
+                .unwrap_or_else(|| "its file".to_string()),
         ),
     }
+}
+
+/// The next step for an entry Claude Code skips (`why`, in `file`): `scan`'s, and
+/// `explain`'s for the same line of `claude mcp list`.
+pub fn skipped_way_out(why: &str, file: &str) -> String {
+    format!(
+        "Claude Code skips it: {why}. Fix it in {file} (`claude mcp list` names the problem under \"MCP config diagnostics\")."
+    )
 }
 
 /// The short reason for a logged server that the configuration no longer starts, if so.

@@ -44,6 +44,20 @@ pub(crate) const TOOL_NAME_LIMIT_START: &str = "Tool \"";
 /// reported it: no Windows build was run here, and the text of the Linux builds 2.1.311
 /// and 2.1.332 does not hold it (docs/claude-code.md). Not a log record: `explain` only.
 pub(crate) const WINDOWS_CMD_WRAPPER_MARKER: &str = "requires 'cmd /c' wrapper to execute";
+/// The heading `claude mcp list` prints after the servers, before what it found wrong in
+/// the configuration files: `MCP config diagnostics ⚠` (or `✘`), then a link, then per
+/// file a `Location: <file>` line and its `[Warning]`/`[Error]` lines (2.1.288 and
+/// 2.1.332, docs/claude-code.md "Configuration errors"). Not a log record: `explain`.
+pub(crate) const CONFIG_DIAGNOSTICS_HEADING: &str = "MCP config diagnostics";
+/// Where a diagnostics line of an entry Claude Code skips gives its reason: `[Warning]
+/// [u-nocmd] mcpServers.u-nocmd: Skipped — invalid MCP server config for "u-nocmd":
+/// command: expected string, received undefined` (2.1.288, 2.1.332).
+pub(crate) const CONFIG_SKIPPED: &str = ": Skipped — ";
+/// A diagnostics line of a file Claude Code skips whole: ` └ [Error] MCP config is not a
+/// valid JSON` (2.1.288; 2.1.332 adds ` (line 1, column 64)`).
+pub(crate) const CONFIG_FILE_ERROR: &str = "[Error] ";
+/// Where a diagnostics line names its file: `Location: <file>` (2.1.288, 2.1.332).
+pub(crate) const CONFIG_LOCATION: &str = "Location: ";
 
 /// How a record names the connection's transport, at its start: `Successfully connected
 /// (transport: stdio) in 137ms`, `Initializing HTTP transport to <url>`, `STDIO

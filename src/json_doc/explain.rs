@@ -32,8 +32,9 @@ pub struct ExplainServer {
     /// The text after the status, zod errors included.
     pub detail: Option<String>,
     /// A configuration state instead of a verdict (the verdict is then `unknown`):
-    /// `disabled` (`⊘ Disabled for this project`) or `pending-approval` (`⏸ Pending
-    /// approval`); null otherwise.
+    /// `disabled` (`⊘ Disabled for this project`), `pending-approval` (`⏸ Pending
+    /// approval`) or `configuration-error` (an entry, or a file, `MCP config
+    /// diagnostics` says Claude Code skips: a problem, exit code 1); null otherwise.
     pub state: Option<String>,
     /// This machine's log folder of the server, when `explain` found one in the project
     /// `claude mcp list` ran in (a named server; its verdict, cause and recommendation

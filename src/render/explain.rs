@@ -18,11 +18,7 @@ pub fn explain_summary(report: &ExplainReport) -> String {
     } else {
         "server"
     };
-    let failing = report
-        .entries
-        .iter()
-        .filter(|e| e.fails_now())
-        .count();
+    let failing = report.entries.iter().filter(|e| e.fails_now()).count();
     // as scan counts them: the legacy setting's, and the fix engine's
     let fixable = report
         .entries
@@ -83,15 +79,22 @@ pub fn explain_summary(report: &ExplainReport) -> String {
             None => states.push((label, 1)),
         }
     }
-    parts.extend(states.into_iter().map(|(l, c)| format!("{c} {l}")));
-    // (as scan counts them: a logged server Claude Code now skips)
-    let skipped = report.entries.iter().filter(|e| e.config_error_now()).count();
-    if skipped > 0 {
-        parts.push(match skipped {
-            1 => "1 configuration error".to_string(),
-            n => format!("{n} configuration errors"),
-        });
+    // (as scan counts them: a logged server Claude Code now skips, or a pasted one)
+    let skipped = report
+        .entries
+        .iter()
+        .filter(|e| e.config_error_now() && e.state.is_none())
+        .count();
+    match states.iter_mut().find(|(l, _)| l == "configuration error") {
+        Some(c) => c.1 += skipped,
+        None if skipped > 0 => states.push(("configuration error".to_string(), skipped)),
+        None => {}
     }
+    parts.extend(states.into_iter().map(|(l, c)| match c {
+        1 => format!("1 {l}"),
+        _ if l == "configuration error" => format!("{c} configuration errors"),
+        _ => format!("{c} {l}"),
+    }));
     format!("{}: {}", crate::text::count(n, noun), parts.join(", "))
 }
 

@@ -577,3 +577,66 @@ fn a_failing_servers_own_log_shows_its_stderr_and_command_redacted() {
     assert!(s["logs"].is_null() && s["runByHand"].is_null(), "{s:#}");
     assert!(s["stderrTail"].as_array().unwrap().is_empty());
 }
+
+/// helper-88 #8: a real `claude mcp list` with `MCP config diagnostics` (entry-errors and
+/// mcpjson-invalid, 2.1.288 and 2.1.332): the link line under the heading was read as a
+/// server ("For help configuring MCP servers, see"), the heading joined the entry above,
+/// and the entries Claude Code skips (which `scan` exits 1 for) were left out. Each is
+/// now a `configuration-error` entry, and the exit code is 1.
+#[test]
+fn the_config_diagnostics_of_claude_mcp_list_are_configuration_errors() {
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/configured");
+    for (case, skipped) in [
+        (
+            "entry-errors",
+            &["u-nocmd", "u-nourl", "u-badtype", "p-nocmd"][..],
+        ),
+        ("mcpjson-invalid", &[".mcp.json"][..]),
+    ] {
+        for build in ["2.1.288", "2.1.332"] {
+            let raw =
+                fs::read_to_string(fixtures.join(case).join(build).join("mcp-list.txt")).unwrap();
+            let paste = raw
+                .split("--- stderr ---")
+                .next()
+                .unwrap()
+                .replace("@STUB@", "/x/stub.py")
+                .replace("@HOME@", "/home/u")
+                .replace("@PROJ@", "/home/u/p");
+            let r = explain_text(&paste, true);
+            assert_eq!(r.code, 1, "{case} {build}: {r:?}");
+            let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+            let servers = doc["servers"].as_array().unwrap();
+            let names: Vec<&str> = servers.iter().filter_map(|s| s["name"].as_str()).collect();
+            assert!(
+                !names.iter().any(|n| n.contains("For help")),
+                "{case} {build}: {names:?}"
+            );
+            let states: Vec<&str> = servers
+                .iter()
+                .filter(|s| s["state"] == "configuration-error")
+                .map(|s| s["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(states, skipped, "{case} {build}");
+            for s in servers {
+                assert!(
+                    !s["detail"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("MCP config diagnostics"),
+                    "{case} {build}: {s:#}"
+                );
+            }
+            let text = explain_text(&paste, false);
+            let first = text.stdout.lines().next().unwrap();
+            let n = skipped.len();
+            let counted = if n == 1 {
+                "1 configuration error".to_string()
+            } else {
+                format!("{n} configuration errors")
+            };
+            assert!(first.contains(&counted), "{case} {build}: {first}");
+        }
+    }
+}

@@ -1463,12 +1463,15 @@ fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
         let _ = fs::remove_file(&out);
         // (a ledger of its own: every record is new to it)
         let mut c = mcplogs(&home);
-        c.env("MCPLOGS_CACHE_DIR", home.join(format!("export-cache-{code}-{}", names.len())))
-            .arg("export")
-            .arg("--home")
-            .arg(&home)
-            .arg("--file")
-            .arg(&out);
+        c.env(
+            "MCPLOGS_CACHE_DIR",
+            home.join(format!("export-cache-{code}-{}", names.len())),
+        )
+        .arg("export")
+        .arg("--home")
+        .arg(&home)
+        .arg("--file")
+        .arg(&out);
         let export = run(&mut c);
         assert_eq!(export.code, 0, "{export:?}");
         let records: Vec<Value> = fs::read_to_string(&out)
@@ -1479,7 +1482,11 @@ fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
         let problems: Vec<&str> = records
             .iter()
             .filter(|r| r["attributes"]["mcplogs.problem"] == json!(true))
-            .map(|r| r["attributes"]["mcplogs.configuration.state"].as_str().unwrap())
+            .map(|r| {
+                r["attributes"]["mcplogs.configuration.state"]
+                    .as_str()
+                    .unwrap()
+            })
             .collect();
         match skipped {
             Some(name) => {
@@ -1508,11 +1515,13 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     project_in(&home, "api");
     let mut c = mcplogs(&home);
-    c.args(["scan", "--server", "WRONG-TYPES", "--home"]).arg(&home);
+    c.args(["scan", "--server", "WRONG-TYPES", "--home"])
+        .arg(&home);
     let scan = run(&mut c);
     assert!(scan.stdout.contains("wrong-types"), "{scan:?}");
     let mut c = mcplogs(&home);
-    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"]).arg(&home);
+    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"])
+        .arg(&home);
     let fix = run(&mut c);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(
@@ -1520,7 +1529,8 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
         "{fix:?}"
     );
     let mut c = mcplogs(&home);
-    c.args(["fix", "--dry-run", "nothing-like-it", "--home"]).arg(&home);
+    c.args(["fix", "--dry-run", "nothing-like-it", "--home"])
+        .arg(&home);
     let fix = run(&mut c);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(!fix.stderr.contains("did you mean"), "{fix:?}");
@@ -1530,7 +1540,8 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
     config["mcpServers"]["Wrong-Types"] = config["mcpServers"]["wrong-types"].clone();
     fs::write(home.join(".claude.json"), config.to_string()).unwrap();
     let mut c = mcplogs(&home);
-    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"]).arg(&home);
+    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"])
+        .arg(&home);
     let fix = run(&mut c);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(
@@ -1568,7 +1579,10 @@ fn a_shared_folders_joined_name_is_a_name_for_scan_and_report() {
     }
     let (_tmp, linux) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     let mut c = mcplogs(&linux);
-    c.arg("scan").arg("--home").arg(&linux).arg("bad-tool + wrong-types");
+    c.arg("scan")
+        .arg("--home")
+        .arg(&linux)
+        .arg("bad-tool + wrong-types");
     let r = run(&mut c);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(!r.stderr.contains("scanning the server"), "{r:?}");
@@ -1608,7 +1622,9 @@ fn a_written_report_names_the_configurations_claude_code_skips() {
         .unwrap_or_else(|| panic!("{}", md.stdout));
     for name in ["bad-tool", "never-ran"] {
         assert!(
-            others.contains(&format!("- `{name}`: `configuration-error` (the user's own set-up")),
+            others.contains(&format!(
+                "- `{name}`: `configuration-error` (the user's own set-up"
+            )),
             "{name}: {others}"
         );
     }
@@ -1778,15 +1794,24 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
     let r = explain(&format!("{}\n", line("tools-error")));
     assert_eq!(r.code, 1, "{r:?}");
     assert!(
-        r.stdout.lines().next().unwrap().contains("none fail, 1 configuration error"),
+        r.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("none fail, 1 configuration error"),
         "{r:?}"
     );
     let mut c = mcplogs(&home);
-    c.args(["scan", "--server", "tools-error", "--home"]).arg(&home);
+    c.args(["scan", "--server", "tools-error", "--home"])
+        .arg(&home);
     let scan = run(&mut c);
     assert_eq!(scan.code, 1, "{scan:?}");
     assert!(
-        scan.stdout.lines().next().unwrap().contains("none fail, 1 configuration error"),
+        scan.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("none fail, 1 configuration error"),
         "{scan:?}"
     );
 }

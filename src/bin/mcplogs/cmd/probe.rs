@@ -118,7 +118,9 @@ fn started_unasked(
         .into_iter()
         .partition(|s| matches!(s.state, ServerState::Starts | ServerState::PendingApproval));
     for s in &off {
-        if let Some(line) = mcplogs::advice::configured::probe_left_out(&as_shown(s, names), None, homes) {
+        if let Some(line) =
+            mcplogs::advice::configured::probe_left_out(&as_shown(s, names), None, homes)
+        {
             names_note(names, &line);
         }
     }
