@@ -147,6 +147,10 @@ fn classic_key_looks_secret(key: &str) -> bool {
     if ABOUT_A_SECRET.contains(&last.as_str()) || last.ends_with("less") {
         return false;
     }
+    // (a shell's previous working directory, as `PWD` is its working directory)
+    if key.eq_ignore_ascii_case("oldpwd") {
+        return false;
+    }
     let lower = key.to_ascii_lowercase();
     if [
         "token",

@@ -2345,3 +2345,26 @@ fn a_clients_flag_in_prose_keeps_the_next_word() {
         ],
     );
 }
+
+/// A shell's previous working directory is no password, as `PWD` is none (`OLDPWD` ends
+/// in `pwd` as `MYSQL_PWD` and `DBPWD` do).
+#[test]
+fn oldpwd_is_a_directory() {
+    let r = plain();
+    for kept in [
+        "OLDPWD=/srv/app",
+        "OLDPWD=/srv",
+        "PWD=/srv/app OLDPWD=/srv",
+        "PWD=/srv/app;OLDPWD=/srv;export PWD",
+        "oldpwd=/home/x",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(
+        &r,
+        &[
+            ("MYSQL_PWD=s3cretpw", "s3cretpw"),
+            ("DBPWD=s3cretpw", "s3cretpw"),
+        ],
+    );
+}
