@@ -137,6 +137,22 @@ pub const ABOUT_A_SECRET: &[&str] = &[
     "size",
 ];
 
+/// First words of a key that make it an error's code naming a secret, not a secret
+/// (`NoSuchKey: An error occurred`, AWS's `InvalidAccessKeyId`, `ExpiredToken`,
+/// `MissingAuthenticationToken`): what follows is the error's message.
+const ERROR_CODE_WORDS: &[&str] = &[
+    "no",
+    "invalid",
+    "missing",
+    "expired",
+    "unknown",
+    "malformed",
+    "incomplete",
+    "unrecognized",
+    "unsupported",
+    "revoked",
+];
+
 /// [`key_looks_secret`] without the credential words.
 fn classic_key_looks_secret(key: &str) -> bool {
     let words = key_words(key);
@@ -145,6 +161,11 @@ fn classic_key_looks_secret(key: &str) -> bool {
     };
     // (`passwordless`, `tokenless`: no secret)
     if ABOUT_A_SECRET.contains(&last.as_str()) || last.ends_with("less") {
+        return false;
+    }
+    // (the code's own name: `botocore.errorfactory.NoSuchKey`)
+    let code = key_words(key.rsplit('.').next().unwrap_or(key));
+    if code.len() > 1 && ERROR_CODE_WORDS.contains(&code[0].as_str()) {
         return false;
     }
     // (a shell's previous working directory, as `PWD` is its working directory)

@@ -2368,3 +2368,20 @@ fn oldpwd_is_a_directory() {
         ],
     );
 }
+
+/// An error's code naming a secret (AWS's `NoSuchKey`, `InvalidAccessKeyId`,
+/// `ExpiredToken`) is followed by its message, not by a secret.
+#[test]
+fn an_error_code_naming_a_key_keeps_its_message() {
+    let r = plain();
+    for kept in [
+        "NoSuchKey: An error occurred",
+        "botocore.errorfactory.NoSuchKey: An error occurred (NoSuchKey) when calling the GetObject operation",
+        "InvalidAccessKeyId: The AWS Access Key Id you provided does not exist in our records.",
+        "ExpiredToken: The security token included in the request is expired",
+        "MissingAuthenticationToken: Missing Authentication Token",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(&r, &[("SuchKey: zq8Kx2PLm9vvQQ", "zq8Kx2PLm9vvQQ")]);
+}
