@@ -341,6 +341,18 @@ fn deep_locator(v: &str) -> bool {
     super::configured::is_locator(v) && rest.trim_matches('/').contains('/')
 }
 
+/// `KEY=value` ([`RULES`]): [`keep_pair`], and kept when the `=` ends its word and
+/// the "value" after a space is the next option (`mysql --password= -u root`: an empty
+/// password).
+fn keep_eq_pair(c: &Captures) -> bool {
+    let (Some(m), Some(k), Some(s)) = (c.get(0), c.name("k"), c.name("s")) else {
+        return false;
+    };
+    let between = &m.as_str()[k.end() - m.start()..s.start() - m.start()];
+    let next_option = between.starts_with('=') && between.len() > 1 && s.as_str().starts_with('-');
+    next_option || keep_pair(c)
+}
+
 fn keep_pair(c: &Captures) -> bool {
     if classic_key_looks_secret(&c["k"]) {
         // (`GOOGLE_APPLICATION_CREDENTIALS=/home/x/creds.json`: where it is)
@@ -1238,7 +1250,7 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "secret",
             SECRET_WORDS,
             &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
-            keep_pair,
+            keep_eq_pair,
         ));
         v.push(rule(
             "secret",

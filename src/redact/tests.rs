@@ -2385,3 +2385,23 @@ fn an_error_code_naming_a_key_keeps_its_message() {
     }
     assert_hidden(&r, &[("SuchKey: zq8Kx2PLm9vvQQ", "zq8Kx2PLm9vvQQ")]);
 }
+
+/// `--password=` followed by a space is an empty password: the next option is no value.
+#[test]
+fn an_empty_flag_value_leaves_the_next_option() {
+    let r = plain();
+    for kept in [
+        "mysql --password= -u root",
+        "mysqldump --password= --all-databases",
+        "run --token= -v",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(
+        &r,
+        &[
+            ("mysql --password=-u3x9Kq root", "-u3x9Kq"),
+            ("password = -x9Kq2Lm", "-x9Kq2Lm"),
+        ],
+    );
+}
