@@ -269,11 +269,16 @@ pub fn value_is_harmless(v: &str) -> bool {
 /// reading one (`process.env.GITHUB_TOKEN;`, `os.environ[`, `os.getenv(`), a call or an
 /// index cut at its quote (`getToken(`, `headers[`), a stack frame's place
 /// (`(/app/chunk-3m9hzpb5.js:12:30111)`) (helper-80 #11, #12).
-/// What follows `$`, or lies in `${...}` or `%...%`: a variable's name if `v` is a
-/// variable (`${AUTH` too: a rule's value stops before the brace).
+/// What follows `$`, or lies in `${...}`, `$(...)` or `%...%`: a variable's name if `v`
+/// is a variable (`${AUTH` too: a rule's value stops before the brace).
 fn variable_name(v: &str) -> Option<&str> {
     v.strip_prefix("${")
         .map(|r| r.strip_suffix('}').unwrap_or(r))
+        // (Kubernetes' `$(DB_PASSWORD)`)
+        .or_else(|| {
+            v.strip_prefix("$(")
+                .map(|r| r.strip_suffix(')').unwrap_or(r))
+        })
         .or_else(|| v.strip_prefix('$'))
         .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
 }
@@ -686,6 +691,10 @@ fn keep_unless_basic_credentials(c: &Captures) -> bool {
 fn keep_unless_made_up(c: &Captures) -> bool {
     // (`at fetchToken (/app/chunk-3m9hzpb5.js:12:30)`: a stack frame's place)
     if c["s"].starts_with('(') {
+        return true;
+    }
+    // (Go's `{Key:password Value:x}`: the next field, which the key-value rule judges)
+    if c["s"].starts_with("Value:") {
         return true;
     }
     let s = c["s"].trim_end_matches(['.', ')', ']', '}']);
@@ -1431,6 +1440,20 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"\{(?P<k>[A-Za-z_][A-Za-z0-9_]*):(?P<s>[^\s{}\[\]]+)(?:[ }]|$)",
         keep_go_field,
     ));
+    // A key-value pair written as two fields, the key's name in the first: Go's
+    // `{Key:password Value:x}` (an AWS tag, a parameter), `{"Name": "DB_PASSWORD",
+    // "Value": "x"}`, Kubernetes' `- name: DB_PASSWORD` and `value: x` on the next line:
+    // the value, judged as `DB_PASSWORD=x` ([`keep_pair`]).
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'{}\[\],]+)"#] {
+        v.push(rule(
+            "secret",
+            &["value"],
+            &format!(
+                r#"(?i)(?-u:\b)(?:key|name)["']?[ \t]*[:=][ \t]*["']?(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?value["']?[ \t]*[:=][ \t]*{value}"#
+            ),
+            keep_pair,
+        ));
+    }
     // A list of values after a plural secret key (`API_KEYS=k1,k2,k3`): all of them (the
     // pair rule takes the first).
     v.push(rule(

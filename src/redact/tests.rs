@@ -2405,3 +2405,45 @@ fn an_empty_flag_value_leaves_the_next_option() {
         ],
     );
 }
+
+/// A key-value pair written as two fields (Go's `{Key:password Value:x}`, a JSON or
+/// Kubernetes name and value): the key's name stays readable and the value is judged as
+/// under that key.
+#[test]
+fn a_key_and_value_written_as_two_fields() {
+    let r = plain();
+    for (input, want) in [
+        (
+            "{Key:password Value:hunter2X}",
+            "{Key:password Value:[REDACTED:secret]}",
+        ),
+        (
+            "[{Key:password Value:hunter2X} {Key:env Value:prod}]",
+            "[{Key:password Value:[REDACTED:secret]} {Key:env Value:prod}]",
+        ),
+        (
+            "{Key:api_token Value:abcdef}",
+            "{Key:api_token Value:[REDACTED:secret]}",
+        ),
+        (
+            r#"{"Name": "DB_PASSWORD", "Value": "correcthorse"}"#,
+            r#"{"Name": "DB_PASSWORD", "Value": "[REDACTED:secret]"}"#,
+        ),
+        (
+            "- key: api_key\n  value: Zq8Kx2PLm9vvQQ",
+            "- key: api_key\n  value: [REDACTED:secret]",
+        ),
+    ] {
+        check(&r, input, want);
+    }
+    for kept in [
+        "{Key:Name Value:web-01}",
+        "[{Key:Name Value:web-01} {Key:Team Value:platform}]",
+        "{Key:password Value:<nil>}",
+        "- name: DB_HOST\n  value: db.example.net",
+        "- key: MY_API_KEY\n  valueFrom:\n    secretKeyRef:\n      name: api",
+        "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
