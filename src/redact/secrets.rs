@@ -1036,7 +1036,16 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "token",
             &["/bot"],
-            r"/bot[0-9]{5,}:(?P<s>[A-Za-z0-9_-]{20,})",
+            r"/bot[0-9]+:(?P<s>[A-Za-z0-9_-]{20,})",
+            never,
+        ),
+        // A Telegram bot's token anywhere else (`TELEGRAM: 123456789:AAHdq...`): the bot's
+        // id (8 to 10 digits), a colon and 35 characters (34 in Telegram's own example),
+        // which start with `A` (the anchor: a digit and a colon begin every time of day).
+        rule(
+            "token",
+            &[":a"],
+            r"(?:^|[^A-Za-z0-9_:-])[0-9]{8,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
             never,
         ),
         // (a Mattermost key: 26 lower-case letters and digits; a React hook's file,

@@ -2447,3 +2447,45 @@ fn a_key_and_value_written_as_two_fields() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A Telegram bot's token is hidden wherever it stands, not only in its API's path: the
+/// bot's id, a colon, and the secret's 35 characters (34 in Telegram's example; the id
+/// stays).
+#[test]
+fn a_telegram_bot_token_is_hidden_anywhere() {
+    let r = plain();
+    let t = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    for (input, want) in [
+        (
+            format!("123456789:{t}"),
+            "123456789:[REDACTED:token]".to_string(),
+        ),
+        (
+            format!("TELEGRAM: 1234567890:{t}Q"),
+            "TELEGRAM: 1234567890:[REDACTED:token]".to_string(),
+        ),
+        (
+            format!(r#"{{"bot":"12345678:{t}"}}"#),
+            r#"{"bot":"12345678:[REDACTED:token]"}"#.to_string(),
+        ),
+        (
+            format!("https://api.telegram.org/bot123456789:{t}/getMe"),
+            "https://api.telegram.org/bot123456789:[REDACTED:token]/getMe".to_string(),
+        ),
+        (
+            format!("https://api.telegram.org/bot1234:{t}/getMe"),
+            "https://api.telegram.org/bot1234:[REDACTED:token]/getMe".to_string(),
+        ),
+    ] {
+        check(&r, &input, &want);
+    }
+    for kept in [
+        // (too short an id, too many characters or too few)
+        "1234567:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY",
+        "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs",
+        "at 12:43:57 AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
