@@ -1072,13 +1072,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?-u:\b)Bot[ \t]+(?P<s>[MNO][A-Za-z0-9]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,})",
             never,
         ),
-        // A password holding `/`, `#`, `?` or `@` (a generated one, base64): to the
-        // first `@` a host follows (a host, a port, then the path or the end); not a
-        // port and a path (`https://h:443/@scope/pkg` has no credentials).
+        // A password holding `/`, `#`, `?`, `@` or a quote (a generated one, base64): to
+        // the first `@` a host follows (a host, a port, then the path or the end); not a
+        // port and a path (`https://h:443/@scope/pkg` has no credentials), nor the quote
+        // that closes the URL's string (`'http://h:80','a@b.com'`).
         rule(
             "url-credentials",
             &["://"],
-            r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s"'\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
+            r#"(?i)(?P<q>["'`]?)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
             |c| {
                 let pw = c["s"].split_once(':').map_or("", |(_, p)| p);
                 // (a port, then a path, a query or a fragment: `localhost:3000?r=a@b`)
@@ -1087,7 +1088,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                     .next()
                     .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
                     && pw.contains('/');
-                port || !pw.contains(['/', '#', '?', '@'])
+                let closed = c["q"].chars().next().is_some_and(|q| pw.contains(q));
+                port || closed || !pw.contains(['/', '#', '?', '@', '"', '\'', '`'])
             },
         ),
         rule(

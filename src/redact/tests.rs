@@ -2489,3 +2489,26 @@ fn a_telegram_bot_token_is_hidden_anywhere() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A URL's password is hidden to the `@` whatever it holds, a quote too; the quote that
+/// closes the URL's string ends it.
+#[test]
+fn a_url_password_holding_a_quote_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "amqp://guest:gu'est@rabbit:5672/",
+        "amqp://[REDACTED:url-credentials]@rabbit:5672/",
+    );
+    check(
+        &r,
+        r#"redis://default:p"w`x@cache:6379"#,
+        "redis://[REDACTED:url-credentials]@cache:6379",
+    );
+    for kept in [
+        "{'url': 'http://localhost:80','email':'a@b.com'}",
+        r#"{"url":"http://localhost:80","email":"a@b.com"}"#,
+    ] {
+        assert_eq!(r.redact(kept), kept.replace("a@b.com", "[REDACTED:email]"));
+    }
+}
