@@ -2512,3 +2512,35 @@ fn a_url_password_holding_a_quote_is_hidden() {
         assert_eq!(r.redact(kept), kept.replace("a@b.com", "[REDACTED:email]"));
     }
 }
+
+/// smbclient's second argument, after the share, is its password.
+#[test]
+fn smbclients_password_after_the_share_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "smbclient //fileserver/share S3cretPassw0rd -U alice",
+        "smbclient //fileserver/share [REDACTED:secret] -U alice",
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                "smbclient -U alice //fs/share 'pw with spaces'",
+                "pw with spaces",
+            ),
+            (r"smbclient \\fs\share Zq8Kx2PL -U alice", "Zq8Kx2PL"),
+            ("smbclient.exe //fs/share Hunter2! -N", "Hunter2!"),
+        ],
+    );
+    for kept in [
+        "smbclient //fileserver/share -U alice -c 'ls'",
+        "smbclient //fileserver/share (will prompt)",
+        "smbclient -U alice //fileserver/share and type the password",
+        "smbclient -L //fileserver -N",
+        "smbclient //fs/share $SMB_PASSWORD -U alice",
+        "smbclient //fs/share",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
