@@ -611,9 +611,39 @@ fn keep_colon_pair(c: &Captures) -> bool {
         .bytes()
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
     // (`token: zqx12345abc`, `API key: ...`: any secret-looking key before a value
-    // that looks made up, letters and digits, 8 or more: prose after `token:` is words)
-    let made_up_value = classic_key_looks_secret(k) && token_like(&c["s"], 16);
+    // that looks made up, letters and digits, 8 or more: prose after `token:` is words;
+    // after `token:` a short one too, `token: ab12cd34`, not `token: rparen2`)
+    let token = key_words(k).last().is_some_and(|w| w == "token");
+    let made_up_value = classic_key_looks_secret(k)
+        && (token_like(&c["s"], 16) || (token && short_token_like(&c["s"])));
     !(k.contains(['_', '-']) || camel || (strong && made_up) || made_up_value) || keep_pair(c)
+}
+
+/// A short credential's shape, for where [`token_like`]'s 16 characters are too many
+/// (`token: ab12cd34`): 6 characters or more of a token's alphabet, one piece of which
+/// (between `_ - . /`) is 6 characters or more and turns from letters to digits or back
+/// three times or more, with three digits or more or in mixed case (`ab12cd34`,
+/// `a1B2c3D`, `Zq8K2PL`); a word and a number (`rparen2`, `ident42abc`, `cl100k_base`,
+/// `v1beta2`, `utf8mb4`) is none.
+fn short_token_like(s: &str) -> bool {
+    let alphabet = s
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"_-.~+/=".contains(&c));
+    token_like(s, 16)
+        || (s.len() >= 6
+            && alphabet
+            && !is_uuid(s)
+            && s.split(['_', '-', '.', '/']).any(|p| {
+                let b = p.as_bytes();
+                let turns = b
+                    .windows(2)
+                    .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+                    .count();
+                let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+                let mixed = b.iter().any(u8::is_ascii_lowercase)
+                    && b.iter().skip(1).any(u8::is_ascii_uppercase);
+                b.len() >= 6 && turns >= 3 && (digits >= 3 || mixed)
+            }))
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.

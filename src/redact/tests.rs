@@ -2544,3 +2544,48 @@ fn smbclients_password_after_the_share_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A short value after `token:` (`token: ab12cd34`, a YAML list's `- token: ...`) is
+/// hidden when it is shaped as a credential; prose, a parser's token and a word with a
+/// number stay.
+#[test]
+fn a_short_made_up_value_after_token_is_hidden() {
+    let r = plain();
+    check(&r, "token: ab12cd34", "token: [REDACTED:secret]");
+    check(
+        &r,
+        "- token: 9f8a7b6c5d4e3f2a",
+        "- token: [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("  - token: Zq8Kx2PLm9vvQQ", "Zq8Kx2PLm9vvQQ"),
+            ("Token: a1B2c3D", "a1B2c3D"),
+            ("TOKEN: a1b2c3d4", "a1b2c3d4"),
+            ("auth.token: Zq8K2PL", "Zq8K2PL"),
+            ("api_key: ab12cd", "ab12cd"),
+            ("secret: ab12cd34", "ab12cd34"),
+        ],
+    );
+    for kept in [
+        "token: expired",
+        "token: missing",
+        "token: invalid",
+        "token: null",
+        "token: none",
+        "token: <redacted>",
+        "token: ***",
+        "token: rparen2",
+        "token: cl100k_base",
+        "token: 12345",
+        "Unexpected token: ident42abc",
+        "Unexpected token: punc2",
+        "Lexer error at token: STRING_LITERAL_2",
+        "next token: eyebrow",
+        "token: v1beta2",
+        "- token: ~",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
