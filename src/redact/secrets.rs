@@ -458,14 +458,19 @@ fn keep_described_or_classic_pair(c: &Captures) -> bool {
 /// as often (`{'Key': 'Name'}`, `{ key: 'ArrowDown' }`: helper-82 A3), so theirs is
 /// hidden when it looks made up.
 fn keep_quoted_key_pair(c: &Captures) -> bool {
-    let k = c["k"].to_ascii_lowercase();
-    let password = ["password", "passwd", "passphrase"]
+    (!names_a_password(&c["k"]) && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
+}
+
+/// Whether a key names a password (or a secret): its value is one whatever it looks
+/// like, where a `token` or a `key` holds code's words as often.
+fn names_a_password(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["password", "passwd", "passphrase"]
         .iter()
         .any(|w| k.contains(w))
         || key_words(&k)
             .last()
-            .is_some_and(|w| ["secret", "pw", "pwd", "pass"].contains(&w.as_str()));
-    (!password && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
+            .is_some_and(|w| ["secret", "pw", "pwd", "pass"].contains(&w.as_str()))
 }
 
 /// The first field of Go's printed struct (`{Token:V ...}`, [`RULES`]): a password's
@@ -592,6 +597,11 @@ fn keep_unless_made_up_pair(c: &Captures) -> bool {
 /// `accessToken`), so prose such as "invalid token: expected ..." is left alone.
 fn keep_colon_pair(c: &Captures) -> bool {
     let k = &c["k"];
+    // (Rust's `Some(...)`: its rules above judge what it holds, `Some(ApiKey(..))` is
+    // code)
+    if c["s"].starts_with("Some(") {
+        return true;
+    }
     let camel = k
         .as_bytes()
         .windows(2)
@@ -1485,6 +1495,28 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r#"(?m)(?:[{{,(]|^)[ \t]*(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*Some\({DQ}\)"#
         ),
         keep_described_or_classic_pair,
+    ));
+    // And the unquoted `Some(V)` a newtype or a hand-written `Debug` prints
+    // (`token: Some(tok_9f8a7b6c5d4e)`): hidden when it looks made up, as a value after
+    // `token:`, or under a password's key (`Some(Redacted)`, `Some(TokenKind::Bearer)`
+    // are code). The colon rules leave a `Some(` to these.
+    v.push(rule(
+        "secret",
+        &["some("],
+        r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*Some\((?P<s>[A-Za-z0-9_.~+/=-]+)\)",
+        |c| {
+            let v = &c["s"];
+            // (a password's whatever it looks like, but for a type's or a variant's name)
+            let name = v.starts_with(|c: char| c.is_ascii_uppercase())
+                && v.bytes().all(|b| b.is_ascii_alphabetic());
+            !classic_key_looks_secret(&c["k"])
+                || value_is_harmless(v)
+                || if names_a_password(&c["k"]) {
+                    name
+                } else {
+                    !short_token_like(v)
+                }
+        },
     ));
     // Go's `%+v` of a struct: its first field, right after the `{` (`&{Token:abc123...
     // Expiry:...}`), a single word the colon rule above reads as prose.

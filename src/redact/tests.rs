@@ -2545,6 +2545,39 @@ fn smbclients_password_after_the_share_is_hidden() {
     }
 }
 
+/// Rust's `Some(V)` without quotes (a newtype, a hand-written `Debug`) holds a secret
+/// when it looks made up; a type, a variant or a number is code.
+#[test]
+fn an_unquoted_some_under_a_secret_key_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "token: Some(tok_9f8a7b6c5d4e)",
+        "token: Some([REDACTED:secret])",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("Config { api_key: Some(Zq8Kx2PLm9vvQQ) }", "Zq8Kx2PLm9vvQQ"),
+            ("Session { token: Some(ab12cd34), ttl: 3 }", "ab12cd34"),
+            ("Login { password: Some(hunter2) }", "hunter2"),
+        ],
+    );
+    for kept in [
+        "token: Some(TokenKind::Bearer)",
+        "token: Some(None)",
+        "token: Some(Redacted)",
+        "Config { port: Some(42), password: Some(8) }",
+        "password: Some(Redacted)",
+        "password: Some(ApiKey(..))",
+        "password: Some(PasswordPolicy { min_len: 12 })",
+        "Settings { api_key: Some(ApiKey(..)), retries: Some(3) }",
+        "name: Some(tok_9f8a7b6c5d4e)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
 /// A short value after `token:` (`token: ab12cd34`, a YAML list's `- token: ...`) is
 /// hidden when it is shaped as a credential; prose, a parser's token and a word with a
 /// number stay.
