@@ -606,17 +606,14 @@ fn keep_colon_pair(c: &Captures) -> bool {
         .as_bytes()
         .windows(2)
         .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    // A plain word (`password: x`) is a key only when its value looks made up, not
-    // like prose ("invalid token: expected number").
-    let strong = [
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "pwd",
-        "apikey",
-    ]
-    .contains(&k.to_ascii_lowercase().as_str());
+    // (`password: x`, `db.secret: x`: [`keep_password_label`]'s rule judges a plain
+    // label's value)
+    if password_label(k) {
+        return true;
+    }
+    // A plain word (`apikey: x`) is a key only when its value looks made up, not like
+    // prose ("invalid token: expected number").
+    let strong = k.eq_ignore_ascii_case("apikey");
     let made_up = c["s"]
         .bytes()
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
@@ -654,6 +651,263 @@ fn short_token_like(s: &str) -> bool {
                     && b.iter().skip(1).any(u8::is_ascii_uppercase);
                 b.len() >= 6 && turns >= 3 && (digits >= 3 || mixed)
             }))
+}
+
+/// The plain labels a password follows (`password:`, `Passwd:`, `PWD:`, `secret:`,
+/// `passphrase:`, after dotted names too: `db.password:`), whose value
+/// [`keep_password_label`] judges.
+const PASSWORD_LABELS: &[&str] = &["password", "passwd", "pwd", "secret", "passphrase"];
+
+fn password_label(k: &str) -> bool {
+    let last = k.rsplit('.').next().unwrap_or(k);
+    PASSWORD_LABELS.iter().any(|l| last.eq_ignore_ascii_case(l))
+}
+
+/// What a single word after a password's label ([`PASSWORD_LABELS`]) is when it is no
+/// password: a state (`password: required`, `Password: not set`, `secret: missing`), a
+/// word of the sentence the label is in (`password: is required`, `Password: Enter
+/// yours`: also the word after the value, `password: expires in 3 days`), a type
+/// (`password: string`) or a placeholder's word (`changeme`, `redacted`). Any other
+/// single word there is taken for a password (`password: correcthorsebattery`).
+pub const NOT_A_PASSWORD: &[&str] = &[
+    // states
+    "required",
+    "missing",
+    "invalid",
+    "incorrect",
+    "wrong",
+    "empty",
+    "blank",
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "unknown",
+    "not",
+    "set",
+    "unset",
+    "true",
+    "false",
+    "on",
+    "off",
+    "ok",
+    "okay",
+    "yes",
+    "no",
+    "expired",
+    "expires",
+    "expiring",
+    "changed",
+    "unchanged",
+    "change",
+    "reset",
+    "prompt",
+    "prompted",
+    "provided",
+    "supplied",
+    "needed",
+    "optional",
+    "mandatory",
+    "absent",
+    "present",
+    "found",
+    "given",
+    "specified",
+    "configured",
+    "stored",
+    "saved",
+    "updated",
+    "accepted",
+    "rejected",
+    "denied",
+    "failed",
+    "verified",
+    "mismatch",
+    "matches",
+    "match",
+    "ignored",
+    "skipped",
+    "default",
+    "disabled",
+    "enabled",
+    "protected",
+    "encrypted",
+    "hashed",
+    "sent",
+    "weak",
+    "short",
+    "too",
+    "enter",
+    "type",
+    "use",
+    "see",
+    "check",
+    "please",
+    // a schema's or a signature's type (`password: string`, `password: str = ...`)
+    "string",
+    "str",
+    "secretstr",
+    "text",
+    "number",
+    "integer",
+    "int",
+    "boolean",
+    "bool",
+    "object",
+    "any",
+    // placeholders
+    "hidden",
+    "masked",
+    "redacted",
+    "omitted",
+    "removed",
+    "filtered",
+    "censored",
+    "secret",
+    "changeme",
+    "placeholder",
+    "example",
+    // a sentence's small words
+    "is",
+    "was",
+    "are",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "will",
+    "would",
+    "should",
+    "must",
+    "can",
+    "cannot",
+    "could",
+    "may",
+    "might",
+    "does",
+    "did",
+    "do",
+    "for",
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "but",
+    "of",
+    "to",
+    "in",
+    "at",
+    "by",
+    "with",
+    "from",
+    "as",
+    "if",
+    "then",
+    "than",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "your",
+    "yours",
+    "my",
+    "our",
+    "their",
+    "you",
+    "we",
+    "they",
+    "any",
+    "all",
+    "each",
+    "only",
+    "also",
+    "still",
+    "already",
+    "now",
+    "here",
+    "there",
+    "via",
+    "using",
+    "when",
+    "where",
+    "which",
+    "what",
+    "how",
+    "same",
+    "new",
+    "old",
+    "current",
+    "never",
+    "always",
+];
+
+/// A placeholder's form, where a password's value would be: a repeated mark (`***`,
+/// `xxx`, `...`, `-`, `?`), a format's (`%s`, `%v`, `{}`, `{0}`, `{password}`), words in
+/// brackets (`[hidden]`, `(redacted)`, `<nil>`).
+fn placeholder(v: &str) -> bool {
+    let b = v.as_bytes();
+    let repeated = v
+        .chars()
+        .next()
+        .is_some_and(|first| "*xX•.-?#".contains(first) && v.chars().all(|c| c == first));
+    let format = (v.len() <= 3
+        && v.starts_with('%')
+        && v[1..].bytes().all(|c| c.is_ascii_alphabetic() || c == b'+'))
+        || (v.starts_with('{')
+            && v.ends_with('}')
+            && v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"{}_.".contains(&c)));
+    let bracketed = b.len() > 2
+        && matches!(
+            (b[0], b[b.len() - 1]),
+            (b'[', b']') | (b'(', b')') | (b'<', b'>')
+        )
+        && b[1..b.len() - 1]
+            .iter()
+            .all(|c| c.is_ascii_alphabetic() || b" _-.:".contains(c));
+    repeated || format || bracketed
+}
+
+/// The value after a password's plain label ([`PASSWORD_LABELS`], [`RULES`]): hidden
+/// unless it is harmless ([`value_is_harmless`]), a place (`pwd: /home/x/app`), a
+/// placeholder ([`placeholder`]), a word of [`NOT_A_PASSWORD`], or a word the sentence
+/// goes on after with one of them (`password: expires in 3 days`); a number alone is a
+/// PIN from four digits on (`Password: 8 characters` is prose). A quoted value with
+/// spaces is a sentence unless it holds a digit or a sign (`"The user password"`).
+fn keep_password_label(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    // (Rust's `Some(`: its rules judge it)
+    if v.starts_with("Some(") {
+        return true;
+    }
+    if v.contains(char::is_whitespace) {
+        return !v
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation())
+            || keep_pair(c);
+    }
+    let word = v.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    // (a remark in parentheses: `Passphrase: (empty for none)`)
+    let remark = word
+        .strip_prefix('(')
+        .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphabetic()));
+    let next = c.name("next").map(|n| n.as_str().to_ascii_lowercase());
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
+        return next.is_some() || word.len() < 4;
+    }
+    let prose = |w: &str| NOT_A_PASSWORD.contains(&w.to_ascii_lowercase().as_str());
+    value_is_harmless(v)
+        || deep_locator(v)
+        || remark
+        || placeholder(v)
+        || placeholder(word)
+        || prose(word)
+        || (word.bytes().all(|b| b.is_ascii_alphabetic()) && next.is_some_and(|n| prose(&n)))
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
@@ -1317,6 +1571,19 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             SECRET_WORDS,
             &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
             keep_colon_pair,
+        ));
+    }
+    // A password's plain label (`password: V`, `Secret: V`): its single value, and the
+    // word after it, which may say the value is a sentence's ([`keep_password_label`];
+    // the word is not followed by `:` or `=`, so a next label is left to its match).
+    for value in [DQ, SQ, BARE_AFTER] {
+        v.push(rule(
+            "secret",
+            &["password", "passwd", "pwd", "secret", "passphrase"],
+            &format!(
+                r"(?i)(?-u:\b)(?P<k>(?:[A-Za-z0-9_]+\.)*(?:password|passwd|pwd|secret|passphrase))[ \t]*:[ \t]*{value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[ \t,.;!?)]|$))?"
+            ),
+            keep_password_label,
         ));
     }
     // The other spellings of a pair, for a quoted value that looks made up (letters and

@@ -2622,3 +2622,68 @@ fn a_short_made_up_value_after_token_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A single word after a password's label is a password unless it is a state, a word of
+/// the sentence the label is in, or a placeholder (one table: `NOT_A_PASSWORD`).
+#[test]
+fn a_plain_word_after_a_passwords_label_is_hidden_unless_prose() {
+    let r = plain();
+    check(
+        &r,
+        "password: correcthorsebattery",
+        "password: [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("Password: hunter", "hunter"),
+            ("  - password: Tr0ub4dor", "Tr0ub4dor"),
+            ("PASSWD: letmein", "letmein"),
+            ("pwd: opensesame", "opensesame"),
+            ("secret: swordfish", "swordfish"),
+            ("passphrase: 'correcthorse'", "correcthorse"),
+            ("db.password: hunter", "hunter"),
+            ("password: 123456", "123456"),
+            ("password: hunter2 user: bob", "hunter2"),
+            ("password: hunter secret: swordfish", "swordfish"),
+        ],
+    );
+    for kept in [
+        "password: required",
+        "password: required for login",
+        "Password: not set",
+        "Password: NOT SET",
+        "password: missing",
+        "password: invalid",
+        "password: incorrect",
+        "secret: none",
+        "password: null",
+        "password: is required",
+        "Password: Enter yours",
+        "password: expires in 3 days",
+        "Password: 8 characters minimum",
+        "password: ***",
+        "password: ********",
+        "password: xxx",
+        "password: <redacted>",
+        "password: [REDACTED]",
+        "password: ${DB_PASSWORD}",
+        "password: $DB_PASSWORD",
+        "password: %s",
+        "password: {}",
+        "password: (hidden)",
+        "- password: changeme",
+        "- password: null",
+        "pwd: /home/alice/work/api",
+        "(using password: NO)",
+        "password: Some(Redacted)",
+        r#"- password: "The user password""#,
+        "password: string",
+        "  password: str = Field(...)",
+        "{ secret: 'string' }",
+        "pwd: command not found",
+        "Passphrase: (empty for no passphrase)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
