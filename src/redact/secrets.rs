@@ -317,10 +317,13 @@ fn names_a_value(v: &str) -> bool {
     ]
     .iter()
     .any(|p| v.starts_with(p));
-    let call = (v.ends_with('(') || v.ends_with('['))
-        && v.bytes()
-            .take(v.len() - 1)
-            .all(|b| b.is_ascii_alphabetic() || b"_.".contains(&b));
+    // (Go's conversions too, `[]byte(`, `[]byte(os.Getenv(`)
+    let callee = v.strip_prefix("[]").unwrap_or(v);
+    let call = (callee.ends_with('(') || callee.ends_with('['))
+        && callee
+            .bytes()
+            .take(callee.len() - 1)
+            .all(|b| b.is_ascii_alphabetic() || b"_.(".contains(&b));
     // `(/app/chunk.js:12:30111)`: a path, then a line number
     let frame = v.starts_with('(')
         && v.ends_with(')')
@@ -459,6 +462,17 @@ fn keep_described_or_classic_pair(c: &Captures) -> bool {
 /// hidden when it looks made up.
 fn keep_quoted_key_pair(c: &Captures) -> bool {
     (!names_a_password(&c["k"]) && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
+}
+
+/// A quoted value assigned in code (`password := "x"`, `apiKey => 'x'`, [`RULES`]):
+/// hidden unless harmless under a key naming a password or an API key; under another
+/// secret-looking key (`token`, `key`) when it looks made up (`token => 'T_STRING'`,
+/// `key => 'utf8mb4'` are code's words).
+fn keep_code_literal(c: &Captures) -> bool {
+    let words = key_words(&c["k"]);
+    let api_key = words.iter().any(|w| w == "apikey")
+        || words.windows(2).any(|p| p[0] == "api" && p[1] == "key");
+    (!names_a_password(&c["k"]) && !api_key && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
 }
 
 /// Whether a key names a password (or a secret): its value is one whatever it looks
@@ -1723,6 +1737,21 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"(?i)(?-u:\b)authorization:\[(?P<s>[^\]\n]+)\]",
         keep_unless_a_made_up_word,
     ));
+    // A quoted value assigned in code (`password := "S3cret!"`, `$password => 'x'`,
+    // `apiKey => 'x'`, Go's `jwtSecret := []byte("x")`, `= []byte("x")` too): a
+    // password's or an API key's whatever it looks like, another key's when it looks
+    // made up ([`keep_code_literal`]; the rules above need eight characters of letters
+    // and digits of it).
+    for value in [DQ, SQ] {
+        v.push(rule(
+            "secret",
+            SECRET_WORDS,
+            &format!(
+                r#"{KEY}["']?[ \t]*(?:(?:=>|:=)[ \t]*(?:\[\]byte\()?|=[ \t]*\[\]byte\(){value}"#
+            ),
+            keep_code_literal,
+        ));
+    }
     // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`), when
     // it looks made up: code there is a call or a name (`token := os.Getenv("T")`).
     v.push(rule(

@@ -2687,3 +2687,57 @@ fn a_plain_word_after_a_passwords_label_is_hidden_unless_prose() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A quoted value assigned in code (`:=`, `=>`, Go's `[]byte("...")`) under a key naming
+/// a password or an API key is hidden whatever it looks like; under a `token` or a
+/// `key` when it looks made up.
+#[test]
+fn a_password_assigned_in_code_is_hidden() {
+    let r = plain();
+    for (input, want) in [
+        (
+            r#"$password = "hunter2Secret";"#,
+            r#"$password = "[REDACTED:secret]";"#,
+        ),
+        ("$db_pass = 'x9!kL2';", "$db_pass = '[REDACTED:secret]';"),
+        (
+            r#"password := "S3cret!""#,
+            r#"password := "[REDACTED:secret]""#,
+        ),
+        (
+            r#"apiKey := "k-9f8a7b6c""#,
+            r#"apiKey := "[REDACTED:secret]""#,
+        ),
+        (
+            "$password => 'correcthorse'",
+            "$password => '[REDACTED:secret]'",
+        ),
+        ("apiKey => 'correcthorse'", "apiKey => '[REDACTED:secret]'"),
+        (
+            r#"jwtSecret := []byte("s3cr3tK3y2024")"#,
+            r#"jwtSecret := []byte("[REDACTED:secret]")"#,
+        ),
+        (
+            r#"'db_password' => "hunter","#,
+            r#"'db_password' => "[REDACTED:secret]","#,
+        ),
+    ] {
+        check(&r, input, want);
+    }
+    check(
+        &r,
+        r#"var jwtSecret = []byte("s3cr3tK3y2024")"#,
+        r#"var jwtSecret = []byte("[REDACTED:secret]")"#,
+    );
+    for kept in [
+        "token => 'T_STRING'",
+        "key => 'utf8mb4'",
+        "apiKey := cfg.APIKey",
+        "password := os.Getenv(\"DB_PASSWORD\")",
+        r#"secret = []byte(os.Getenv("JWT_SECRET"))"#,
+        "password := \"\"",
+        "'password' => env('DB_PASSWORD', ''),",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
