@@ -464,15 +464,18 @@ fn keep_quoted_key_pair(c: &Captures) -> bool {
     (!names_a_password(&c["k"]) && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
 }
 
-/// A quoted value assigned in code (`password := "x"`, `apiKey => 'x'`, [`RULES`]):
-/// hidden unless harmless under a key naming a password or an API key; under another
-/// secret-looking key (`token`, `key`) when it looks made up (`token => 'T_STRING'`,
-/// `key => 'utf8mb4'` are code's words).
+/// A pair's quoted value in the other spellings ([`RULES`]): hidden when it looks made
+/// up ([`keep_unless_made_up_pair`]); assigned in code (`password := "x"`, `apiKey =>
+/// 'x'`, `[]byte("x")`) to a key naming a password or an API key, hidden unless harmless
+/// (`token => 'T_STRING'`, `key => 'utf8mb4'` are code's words).
 fn keep_code_literal(c: &Captures) -> bool {
+    let code =
+        matches!(&c["sep"], "=>" | ":=") || c.name("open").is_some_and(|o| o.as_str() == "[]byte(");
     let words = key_words(&c["k"]);
     let api_key = words.iter().any(|w| w == "apikey")
         || words.windows(2).any(|p| p[0] == "api" && p[1] == "key");
-    (!names_a_password(&c["k"]) && !api_key && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
+    keep_unless_made_up_pair(c)
+        && !(code && (names_a_password(&c["k"]) || api_key) && !keep_classic_pair(c))
 }
 
 /// Whether a key names a password (or a secret): its value is one whatever it looks
@@ -620,10 +623,9 @@ fn keep_colon_pair(c: &Captures) -> bool {
         .as_bytes()
         .windows(2)
         .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    // (`password: x`, `db.secret: x`: [`keep_password_label`]'s rule judges a plain
-    // label's value)
+    // (`password: x`, `db.secret: x`: a password's plain label)
     if password_label(k) {
-        return true;
+        return keep_password_label(c);
     }
     // A plain word (`apikey: x`) is a key only when its value looks made up, not like
     // prose ("invalid token: expected number").
@@ -1580,24 +1582,13 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
             keep_eq_pair,
         ));
+        // (and the word after the value, not followed by `:` or `=`: it may say the value
+        // after a password's label is a sentence's, [`keep_password_label`])
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
+            &format!(r"{KEY}[ \t]*:[ \t]*{value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[\s,.;!?)]|$))?"),
             keep_colon_pair,
-        ));
-    }
-    // A password's plain label (`password: V`, `Secret: V`): its single value, and the
-    // word after it, which may say the value is a sentence's ([`keep_password_label`];
-    // the word is not followed by `:` or `=`, so a next label is left to its match).
-    for value in [DQ, SQ, BARE_AFTER] {
-        v.push(rule(
-            "secret",
-            &["password", "passwd", "pwd", "secret", "passphrase"],
-            &format!(
-                r"(?i)(?-u:\b)(?P<k>(?:[A-Za-z0-9_]+\.)*(?:password|passwd|pwd|secret|passphrase))[ \t]*:[ \t]*{value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[ \t,.;!?)]|$))?"
-            ),
-            keep_password_label,
         ));
     }
     // The other spellings of a pair, for a quoted value that looks made up (letters and
@@ -1605,13 +1596,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // (Ruby, Perl, PHP), `KEY := "v"` (Go), a key in quotes (`'x-api-key': 'v'`, a
     // Python dict), `key: 'v'` as Node prints an object (nested too), and the first
     // value of a list (`"token": ["v"]`). A plain word there is code or prose
-    // (`key: 'ArrowDown'`, `Unexpected token: 'function'`).
+    // (`key: 'ArrowDown'`, `Unexpected token: 'function'`); but a value assigned in code
+    // (`:=`, `=>`, Go's `[]byte("v")`) to a password or an API key is one whatever it
+    // looks like ([`keep_code_literal`]).
     for value in [DQ, SQ] {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"{KEY}{ANY_SEP}(?:\[[ \t]*)?{value}"#),
-            keep_unless_made_up_pair,
+            &format!(
+                r#"{KEY}["']?[ \t]*(?P<sep>=>|:=|:|=)[ \t]*(?P<open>\[\]byte\(|\[[ \t]*)?{value}"#
+            ),
+            keep_code_literal,
         ));
     }
     // A list of two or more quoted values under a secret-looking key (`"tokens": ["a",
@@ -1737,21 +1732,6 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"(?i)(?-u:\b)authorization:\[(?P<s>[^\]\n]+)\]",
         keep_unless_a_made_up_word,
     ));
-    // A quoted value assigned in code (`password := "S3cret!"`, `$password => 'x'`,
-    // `apiKey => 'x'`, Go's `jwtSecret := []byte("x")`, `= []byte("x")` too): a
-    // password's or an API key's whatever it looks like, another key's when it looks
-    // made up ([`keep_code_literal`]; the rules above need eight characters of letters
-    // and digits of it).
-    for value in [DQ, SQ] {
-        v.push(rule(
-            "secret",
-            SECRET_WORDS,
-            &format!(
-                r#"{KEY}["']?[ \t]*(?:(?:=>|:=)[ \t]*(?:\[\]byte\()?|=[ \t]*\[\]byte\(){value}"#
-            ),
-            keep_code_literal,
-        ));
-    }
     // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`), when
     // it looks made up: code there is a call or a name (`token := os.Getenv("T")`).
     v.push(rule(
