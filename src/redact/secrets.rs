@@ -1356,7 +1356,13 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "token",
             &[":a"],
             r"(?:^|[^A-Za-z0-9_:-])[0-9]{8,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
-            never,
+            // (random: upper and lower case and digits, not `AAAA...`)
+            |c| {
+                let b = c["s"].as_bytes();
+                !(b.iter().any(u8::is_ascii_lowercase)
+                    && b.iter().any(u8::is_ascii_uppercase)
+                    && b.iter().any(u8::is_ascii_digit))
+            },
         ),
         // (a Mattermost key: 26 lower-case letters and digits; a React hook's file,
         // `/hooks/useAuthSession.ts`, is camelCase)
