@@ -1136,6 +1136,25 @@ fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bo
     }
 }
 
+/// Whether rule `ri` hides `[start, end)` of `text` when the text stops at `end`: a value
+/// a view that joined lines ran on past a line break, cut back to it
+/// (`super::end_at_labelled_lines`), judged as its line holds it. `PASSWORD=x` and `echo
+/// done` on the next line: `x` is hidden; `password: required` and `for login` on the
+/// next line: `required` is no password (`requiredfor` looked made up).
+pub fn hides_cut_value(ri: usize, text: &str, start: usize, end: usize) -> bool {
+    let from = floor_boundary(text, start.saturating_sub(WINDOW_BEFORE));
+    let Some(hay) = text.get(from..end) else {
+        return true;
+    };
+    let mut hidden = false;
+    each_match(&RULES[ri], hay, |c, kept| {
+        hidden |= !kept
+            && c.name("s")
+                .is_some_and(|s| from + s.start() <= start && from + s.end() >= end);
+    });
+    hidden
+}
+
 /// How many values deep [`each_match`] searches on inside kept pairs' values.
 const NESTED_VALUES: usize = 8;
 

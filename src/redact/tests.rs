@@ -2743,3 +2743,30 @@ fn a_password_assigned_in_code_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A value a view joining lines ran on past a line break and cut back to it is judged
+/// as its line holds it: a word after a password's label that the next line's words
+/// joined into a made-up one is still a word.
+#[test]
+fn a_value_cut_at_a_line_break_is_judged_as_its_line_holds_it() {
+    let r = plain();
+    for kept in [
+        "password: required\nfor login",
+        "password: changeme\nhost: db",
+        "Password: optional\nif a key is given",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    for (input, want) in [
+        (
+            "PASSWORD=hunter2x\necho done",
+            "PASSWORD=[REDACTED:secret]\necho done",
+        ),
+        (
+            "password: hunter22\nError: failed",
+            "password: [REDACTED:secret]\nError: failed",
+        ),
+    ] {
+        check(&r, input, want);
+    }
+}
