@@ -1713,14 +1713,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ));
     }
     // smbclient's password given as its second argument, after the share
-    // (`smbclient //server/share PW -U alice`, `\\server\share`): a word after the share
-    // that is no option.
+    // (`smbclient //server/share PW -U alice`, `\\server\share`, quoted too): a word
+    // after the share that is no option.
     for value in [DQ, SQ, r#"(?P<s>[^\s"'-][^\s"']*)"#] {
         v.push(rule(
             "secret",
             &["smbclient"],
             &format!(
-                r"(?-u:\b)smbclient(?:\.exe)?(?:[ \t][^\n]*?)?[ \t](?://|\\\\)[^\s/\\]+[/\\][^\s]+[ \t]+{value}"
+                r#"(?-u:\b)smbclient(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]["']?(?://|\\\\)[^\s/\\"']+[/\\][^\s"']+["']?[ \t]+{value}"#
             ),
             keep_named_or_harmless,
         ));

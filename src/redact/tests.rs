@@ -2533,6 +2533,7 @@ fn smbclients_password_after_the_share_is_hidden() {
             ),
             (r"smbclient \\fs\share Zq8Kx2PL -U alice", "Zq8Kx2PL"),
             ("smbclient.exe //fs/share Hunter2! -N", "Hunter2!"),
+            (r#"smbclient "//fs/share" hunter2X -U alice"#, "hunter2X"),
         ],
     );
     for kept in [
