@@ -1757,13 +1757,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"(?i)(?-u:\b)authorization:\[(?P<s>[^\]\n]+)\]",
         keep_unless_a_made_up_word,
     ));
-    // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`), when
-    // it looks made up: code there is a call or a name (`token := os.Getenv("T")`).
+    // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`,
+    // `'password' => Hunter2Hunter2`), when it looks made up: code there is a call or a
+    // name (`token := os.Getenv("T")`).
     v.push(rule(
         "secret",
         SECRET_WORDS,
         &format!(
-            r#"{KEY}[ \t]*(?:=>|:=)[ \t]*(?P<s>[A-Za-z0-9_+/~-]{{8,}})(?:[^A-Za-z0-9_+/~.(\[-]|$)"#
+            r#"{KEY}["']?[ \t]*(?:=>|:=)[ \t]*(?P<s>[A-Za-z0-9_+/~-]{{8,}})(?:[^A-Za-z0-9_+/~.(\[-]|$)"#
         ),
         keep_unless_made_up_pair,
     ));

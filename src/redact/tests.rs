@@ -2724,6 +2724,10 @@ fn a_password_assigned_in_code_is_hidden() {
             r#"'db_password' => "hunter","#,
             r#"'db_password' => "[REDACTED:secret]","#,
         ),
+        (
+            "'password' => Hunter2Hunter2,",
+            "'password' => [REDACTED:secret],",
+        ),
     ] {
         check(&r, input, want);
     }
