@@ -723,7 +723,7 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
                     }
                 });
             if ends_label && let Some(q) = label_start {
-                f.end = q;
+                cut_at_break(view, f, q);
                 break;
             }
             c += 1;
@@ -754,12 +754,23 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
         if reads_as_words(word)
             && (word.ends_with(':') || rest_of_line.starts_with(':') || more_words)
         {
-            f.end = q;
+            cut_at_break(view, f, q);
         }
     }
     // a value that was all label (`API_TOKEN=` ending its line, `fix:` starting the
     // next) is no value
     found.retain(|f| f.end > f.start);
+}
+
+/// Ends a secret found in a joining view at the removed line break `q`, and drops it
+/// when its rule, reading the value as its line holds it, keeps it: the value judged
+/// was the joined one (`password: required` then `for login` read `requiredfor`).
+fn cut_at_break(view: &views::View, f: &mut Found, q: usize) {
+    f.end = if secrets::hides_cut_value(f.rule, &view.text, f.start, q) {
+        q
+    } else {
+        f.start
+    };
 }
 
 /// How far into a value [`end_at_labelled_lines`] looks for a removed line break.

@@ -151,6 +151,22 @@ pub const ABOUT_A_SECRET: &[&str] = &[
     "size",
 ];
 
+/// First words of a key that make it an error's code naming a secret, not a secret
+/// (`NoSuchKey: An error occurred`, AWS's `InvalidAccessKeyId`, `ExpiredToken`,
+/// `MissingAuthenticationToken`): what follows is the error's message.
+const ERROR_CODE_WORDS: &[&str] = &[
+    "no",
+    "invalid",
+    "missing",
+    "expired",
+    "unknown",
+    "malformed",
+    "incomplete",
+    "unrecognized",
+    "unsupported",
+    "revoked",
+];
+
 /// [`key_looks_secret`] without the credential words.
 fn classic_key_looks_secret(key: &str) -> bool {
     let words = key_words(key);
@@ -159,6 +175,15 @@ fn classic_key_looks_secret(key: &str) -> bool {
     };
     // (`passwordless`, `tokenless`: no secret)
     if ABOUT_A_SECRET.contains(&last.as_str()) || last.ends_with("less") {
+        return false;
+    }
+    // (the code's own name: `botocore.errorfactory.NoSuchKey`)
+    let code = key_words(key.rsplit('.').next().unwrap_or(key));
+    if code.len() > 1 && ERROR_CODE_WORDS.contains(&code[0].as_str()) {
+        return false;
+    }
+    // (a shell's previous working directory, as `PWD` is its working directory)
+    if key.eq_ignore_ascii_case("oldpwd") {
         return false;
     }
     let lower = key.to_ascii_lowercase();
@@ -258,11 +283,16 @@ pub fn value_is_harmless(v: &str) -> bool {
 /// reading one (`process.env.GITHUB_TOKEN;`, `os.environ[`, `os.getenv(`), a call or an
 /// index cut at its quote (`getToken(`, `headers[`), a stack frame's place
 /// (`(/app/chunk-3m9hzpb5.js:12:30111)`) (helper-80 #11, #12).
-/// What follows `$`, or lies in `${...}` or `%...%`: a variable's name if `v` is a
-/// variable (`${AUTH` too: a rule's value stops before the brace).
+/// What follows `$`, or lies in `${...}`, `$(...)` or `%...%`: a variable's name if `v`
+/// is a variable (`${AUTH` too: a rule's value stops before the brace).
 fn variable_name(v: &str) -> Option<&str> {
     v.strip_prefix("${")
         .map(|r| r.strip_suffix('}').unwrap_or(r))
+        // (Kubernetes' `$(DB_PASSWORD)`)
+        .or_else(|| {
+            v.strip_prefix("$(")
+                .map(|r| r.strip_suffix(')').unwrap_or(r))
+        })
         .or_else(|| v.strip_prefix('$'))
         .or_else(|| v.strip_prefix('%').and_then(|r| r.strip_suffix('%')))
 }
@@ -301,10 +331,13 @@ fn names_a_value(v: &str) -> bool {
     ]
     .iter()
     .any(|p| v.starts_with(p));
-    let call = (v.ends_with('(') || v.ends_with('['))
-        && v.bytes()
-            .take(v.len() - 1)
-            .all(|b| b.is_ascii_alphabetic() || b"_.".contains(&b));
+    // (Go's conversions too, `[]byte(`, `[]byte(os.Getenv(`)
+    let callee = v.strip_prefix("[]").unwrap_or(v);
+    let call = (callee.ends_with('(') || callee.ends_with('['))
+        && callee
+            .bytes()
+            .take(callee.len() - 1)
+            .all(|b| b.is_ascii_alphabetic() || b"_.(".contains(&b));
     // `(/app/chunk.js:12:30111)`: a path, then a line number
     let frame = v.starts_with('(')
         && v.ends_with(')')
@@ -328,6 +361,18 @@ fn deep_locator(v: &str) -> bool {
         .filter(|_| v.as_bytes().get(1) == Some(&b':'))
         .unwrap_or(rest);
     super::configured::is_locator(v) && rest.trim_matches('/').contains('/')
+}
+
+/// `KEY=value` ([`RULES`]): [`keep_pair`], and kept when the `=` ends its word and
+/// the "value" after a space is the next option (`mysql --password= -u root`: an empty
+/// password).
+fn keep_eq_pair(c: &Captures) -> bool {
+    let (Some(m), Some(k), Some(s)) = (c.get(0), c.name("k"), c.name("s")) else {
+        return false;
+    };
+    let between = &m.as_str()[k.end() - m.start()..s.start() - m.start()];
+    let next_option = between.starts_with('=') && between.len() > 1 && s.as_str().starts_with('-');
+    next_option || keep_pair(c)
 }
 
 fn keep_pair(c: &Captures) -> bool {
@@ -430,14 +475,33 @@ fn keep_described_or_classic_pair(c: &Captures) -> bool {
 /// as often (`{'Key': 'Name'}`, `{ key: 'ArrowDown' }`: helper-82 A3), so theirs is
 /// hidden when it looks made up.
 fn keep_quoted_key_pair(c: &Captures) -> bool {
-    let k = c["k"].to_ascii_lowercase();
-    let password = ["password", "passwd", "passphrase"]
+    (!names_a_password(&c["k"]) && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
+}
+
+/// A pair's quoted value in the other spellings ([`RULES`]): hidden when it looks made
+/// up ([`keep_unless_made_up_pair`]); assigned in code (`password := "x"`, `apiKey =>
+/// 'x'`, `[]byte("x")`) to a key naming a password or an API key, hidden unless harmless
+/// (`token => 'T_STRING'`, `key => 'utf8mb4'` are code's words).
+fn keep_code_literal(c: &Captures) -> bool {
+    let code =
+        matches!(&c["sep"], "=>" | ":=") || c.name("open").is_some_and(|o| o.as_str() == "[]byte(");
+    let words = key_words(&c["k"]);
+    let api_key = words.iter().any(|w| w == "apikey")
+        || words.windows(2).any(|p| p[0] == "api" && p[1] == "key");
+    keep_unless_made_up_pair(c)
+        && !(code && (names_a_password(&c["k"]) || api_key) && !keep_classic_pair(c))
+}
+
+/// Whether a key names a password (or a secret): its value is one whatever it looks
+/// like, where a `token` or a `key` holds code's words as often.
+fn names_a_password(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["password", "passwd", "passphrase"]
         .iter()
         .any(|w| k.contains(w))
         || key_words(&k)
             .last()
-            .is_some_and(|w| ["secret", "pw", "pwd", "pass"].contains(&w.as_str()));
-    (!password && !made_up(c["s"].trim(), 8)) || keep_classic_pair(c)
+            .is_some_and(|w| ["secret", "pw", "pwd", "pass"].contains(&w.as_str()))
 }
 
 /// The first field of Go's printed struct (`{Token:V ...}`, [`RULES`]): a password's
@@ -564,28 +628,316 @@ fn keep_unless_made_up_pair(c: &Captures) -> bool {
 /// `accessToken`), so prose such as "invalid token: expected ..." is left alone.
 fn keep_colon_pair(c: &Captures) -> bool {
     let k = &c["k"];
+    // (Rust's `Some(...)`: its rules above judge what it holds, `Some(ApiKey(..))` is
+    // code)
+    if c["s"].starts_with("Some(") {
+        return true;
+    }
     let camel = k
         .as_bytes()
         .windows(2)
         .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    // A plain word (`password: x`) is a key only when its value looks made up, not
-    // like prose ("invalid token: expected number").
-    let strong = [
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "pwd",
-        "apikey",
-    ]
-    .contains(&k.to_ascii_lowercase().as_str());
+    // (`password: x`, `db.secret: x`: a password's plain label)
+    if password_label(k) {
+        return keep_password_label(c);
+    }
+    // A plain word (`apikey: x`) is a key only when its value looks made up, not like
+    // prose ("invalid token: expected number").
+    let strong = k.eq_ignore_ascii_case("apikey");
     let made_up = c["s"]
         .bytes()
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
     // (`token: zqx12345abc`, `API key: ...`: any secret-looking key before a value
-    // that looks made up, letters and digits, 8 or more: prose after `token:` is words)
-    let made_up_value = classic_key_looks_secret(k) && token_like(&c["s"], 16);
+    // that looks made up, letters and digits, 8 or more: prose after `token:` is words;
+    // after `token:` a short one too, `token: ab12cd34`, not `token: rparen2`)
+    let token = key_words(k).last().is_some_and(|w| w == "token");
+    let made_up_value = classic_key_looks_secret(k)
+        && (token_like(&c["s"], 16) || (token && short_token_like(&c["s"])));
     !(k.contains(['_', '-']) || camel || (strong && made_up) || made_up_value) || keep_pair(c)
+}
+
+/// A short credential's shape, for where [`token_like`]'s 16 characters are too many
+/// (`token: ab12cd34`): 6 characters or more of a token's alphabet, one piece of which
+/// (between `_ - . /`) is 6 characters or more and turns from letters to digits or back
+/// three times or more, with three digits or more or in mixed case (`ab12cd34`,
+/// `a1B2c3D`, `Zq8K2PL`); a word and a number (`rparen2`, `ident42abc`, `cl100k_base`,
+/// `v1beta2`, `utf8mb4`) is none.
+fn short_token_like(s: &str) -> bool {
+    let alphabet = s
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"_-.~+/=".contains(&c));
+    token_like(s, 16)
+        || (s.len() >= 6
+            && alphabet
+            && !is_uuid(s)
+            && s.split(['_', '-', '.', '/']).any(|p| {
+                let b = p.as_bytes();
+                let turns = b
+                    .windows(2)
+                    .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+                    .count();
+                let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+                let mixed = b.iter().any(u8::is_ascii_lowercase)
+                    && b.iter().skip(1).any(u8::is_ascii_uppercase);
+                b.len() >= 6 && turns >= 3 && (digits >= 3 || mixed)
+            }))
+}
+
+/// The plain labels a password follows (`password:`, `Passwd:`, `PWD:`, `secret:`,
+/// `passphrase:`, after dotted names too: `db.password:`), whose value
+/// [`keep_password_label`] judges.
+const PASSWORD_LABELS: &[&str] = &["password", "passwd", "pwd", "secret", "passphrase"];
+
+fn password_label(k: &str) -> bool {
+    let last = k.rsplit('.').next().unwrap_or(k);
+    PASSWORD_LABELS.iter().any(|l| last.eq_ignore_ascii_case(l))
+}
+
+/// What a single word after a password's label ([`PASSWORD_LABELS`]) is when it is no
+/// password: a state (`password: required`, `Password: not set`, `secret: missing`), a
+/// word of the sentence the label is in (`password: is required`, `Password: Enter
+/// yours`: also the word after the value, `password: expires in 3 days`), a type
+/// (`password: string`) or a placeholder's word (`changeme`, `redacted`). Any other
+/// single word there is taken for a password (`password: correcthorsebattery`).
+pub const NOT_A_PASSWORD: &[&str] = &[
+    // states
+    "required",
+    "missing",
+    "invalid",
+    "incorrect",
+    "wrong",
+    "empty",
+    "blank",
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "unknown",
+    "not",
+    "set",
+    "unset",
+    "true",
+    "false",
+    "on",
+    "off",
+    "ok",
+    "okay",
+    "yes",
+    "no",
+    "expired",
+    "expires",
+    "expiring",
+    "changed",
+    "unchanged",
+    "change",
+    "reset",
+    "prompt",
+    "prompted",
+    "provided",
+    "supplied",
+    "needed",
+    "optional",
+    "mandatory",
+    "absent",
+    "present",
+    "found",
+    "given",
+    "specified",
+    "configured",
+    "stored",
+    "saved",
+    "updated",
+    "accepted",
+    "rejected",
+    "denied",
+    "failed",
+    "verified",
+    "mismatch",
+    "matches",
+    "match",
+    "ignored",
+    "skipped",
+    "default",
+    "disabled",
+    "enabled",
+    "protected",
+    "encrypted",
+    "hashed",
+    "sent",
+    "weak",
+    "short",
+    "too",
+    "enter",
+    "type",
+    "use",
+    "see",
+    "check",
+    "please",
+    // a schema's or a signature's type (`password: string`, `password: str = ...`)
+    "string",
+    "str",
+    "secretstr",
+    "text",
+    "number",
+    "integer",
+    "int",
+    "boolean",
+    "bool",
+    "object",
+    "any",
+    // placeholders
+    "hidden",
+    "masked",
+    "redacted",
+    "omitted",
+    "removed",
+    "filtered",
+    "censored",
+    "secret",
+    "changeme",
+    "placeholder",
+    "example",
+    // a sentence's small words
+    "is",
+    "was",
+    "are",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "will",
+    "would",
+    "should",
+    "must",
+    "can",
+    "cannot",
+    "could",
+    "may",
+    "might",
+    "does",
+    "did",
+    "do",
+    "for",
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "but",
+    "of",
+    "to",
+    "in",
+    "at",
+    "by",
+    "with",
+    "from",
+    "as",
+    "if",
+    "then",
+    "than",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "your",
+    "yours",
+    "my",
+    "our",
+    "their",
+    "you",
+    "we",
+    "they",
+    "any",
+    "all",
+    "each",
+    "only",
+    "also",
+    "still",
+    "already",
+    "now",
+    "here",
+    "there",
+    "via",
+    "using",
+    "when",
+    "where",
+    "which",
+    "what",
+    "how",
+    "same",
+    "new",
+    "old",
+    "current",
+    "never",
+    "always",
+];
+
+/// A placeholder's form, where a password's value would be: a repeated mark (`***`,
+/// `xxx`, `...`, `-`, `?`), a format's (`%s`, `%v`, `{}`, `{0}`, `{password}`), words in
+/// brackets (`[hidden]`, `(redacted)`, `<nil>`).
+fn placeholder(v: &str) -> bool {
+    let b = v.as_bytes();
+    let repeated = v
+        .chars()
+        .next()
+        .is_some_and(|first| "*xX•.-?#".contains(first) && v.chars().all(|c| c == first));
+    let format = (v.len() <= 3
+        && v.starts_with('%')
+        && v[1..].bytes().all(|c| c.is_ascii_alphabetic() || c == b'+'))
+        || (v.starts_with('{')
+            && v.ends_with('}')
+            && v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"{}_.".contains(&c)));
+    let bracketed = b.len() > 2
+        && matches!(
+            (b[0], b[b.len() - 1]),
+            (b'[', b']') | (b'(', b')') | (b'<', b'>')
+        )
+        && b[1..b.len() - 1]
+            .iter()
+            .all(|c| c.is_ascii_alphabetic() || b" _-.:".contains(c));
+    repeated || format || bracketed
+}
+
+/// The value after a password's plain label ([`PASSWORD_LABELS`], [`RULES`]): hidden
+/// unless it is harmless ([`value_is_harmless`]), a place (`pwd: /home/x/app`), a
+/// placeholder ([`placeholder`]), a word of [`NOT_A_PASSWORD`], or a word the sentence
+/// goes on after with one of them (`password: expires in 3 days`); a number alone is a
+/// PIN from four digits on (`Password: 8 characters` is prose). A quoted value with
+/// spaces is a sentence unless it holds a digit or a sign (`"The user password"`).
+fn keep_password_label(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    // (Rust's `Some(`: its rules judge it)
+    if v.starts_with("Some(") {
+        return true;
+    }
+    if v.contains(char::is_whitespace) {
+        return !v
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation())
+            || keep_pair(c);
+    }
+    let word = v.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    // (a remark in parentheses: `Passphrase: (empty for none)`)
+    let remark = word
+        .strip_prefix('(')
+        .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphabetic()));
+    let next = c.name("next").map(|n| n.as_str().to_ascii_lowercase());
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
+        return next.is_some() || word.len() < 4;
+    }
+    let prose = |w: &str| NOT_A_PASSWORD.contains(&w.to_ascii_lowercase().as_str());
+    value_is_harmless(v)
+        || deep_locator(v)
+        || remark
+        || placeholder(v)
+        || placeholder(word)
+        || prose(word)
+        || (word.bytes().all(|b| b.is_ascii_alphabetic()) && next.is_some_and(|n| prose(&n)))
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
@@ -663,6 +1015,10 @@ fn keep_unless_basic_credentials(c: &Captures) -> bool {
 fn keep_unless_made_up(c: &Captures) -> bool {
     // (`at fetchToken (/app/chunk-3m9hzpb5.js:12:30)`: a stack frame's place)
     if c["s"].starts_with('(') {
+        return true;
+    }
+    // (Go's `{Key:password Value:x}`: the next field, which the key-value rule judges)
+    if c["s"].starts_with("Value:") {
         return true;
     }
     let s = c["s"].trim_end_matches(['.', ')', ']', '}']);
@@ -792,6 +1148,25 @@ fn each_match<'h>(rule: &Rule, hay: &'h str, mut f: impl FnMut(&Captures<'h>, bo
                 .map_or(hay.len() + 1, |ch| m.start() + ch.len_utf8())
         };
     }
+}
+
+/// Whether rule `ri` hides `[start, end)` of `text` when the text stops at `end`: a value
+/// a view that joined lines ran on past a line break, cut back to it
+/// (`super::end_at_labelled_lines`), judged as its line holds it. `PASSWORD=x` and `echo
+/// done` on the next line: `x` is hidden; `password: required` and `for login` on the
+/// next line: `required` is no password (`requiredfor` looked made up).
+pub fn hides_cut_value(ri: usize, text: &str, start: usize, end: usize) -> bool {
+    let from = floor_boundary(text, start.saturating_sub(WINDOW_BEFORE));
+    let Some(hay) = text.get(from..end) else {
+        return true;
+    };
+    let mut hidden = false;
+    each_match(&RULES[ri], hay, |c, kept| {
+        hidden |= !kept
+            && c.name("s")
+                .is_some_and(|s| from + s.start() <= start && from + s.end() >= end);
+    });
+    hidden
 }
 
 /// How many values deep [`each_match`] searches on inside kept pairs' values.
@@ -1004,8 +1379,23 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "token",
             &["/bot"],
-            r"/bot[0-9]{5,}:(?P<s>[A-Za-z0-9_-]{20,})",
+            r"/bot[0-9]+:(?P<s>[A-Za-z0-9_-]{20,})",
             never,
+        ),
+        // A Telegram bot's token anywhere else (`TELEGRAM: 123456789:AAHdq...`): the bot's
+        // id (8 to 10 digits), a colon and 35 characters (34 in Telegram's own example),
+        // which start with `A` (the anchor: a digit and a colon begin every time of day).
+        rule(
+            "token",
+            &[":a"],
+            r"(?:^|[^A-Za-z0-9_:-])[0-9]{8,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
+            // (random: upper and lower case and digits, not `AAAA...`)
+            |c| {
+                let b = c["s"].as_bytes();
+                !(b.iter().any(u8::is_ascii_lowercase)
+                    && b.iter().any(u8::is_ascii_uppercase)
+                    && b.iter().any(u8::is_ascii_digit))
+            },
         ),
         // (a Mattermost key: 26 lower-case letters and digits; a React hook's file,
         // `/hooks/useAuthSession.ts`, is camelCase)
@@ -1031,13 +1421,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?-u:\b)Bot[ \t]+(?P<s>[MNO][A-Za-z0-9]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,})",
             never,
         ),
-        // A password holding `/`, `#`, `?` or `@` (a generated one, base64): to the
-        // first `@` a host follows (a host, a port, then the path or the end); not a
-        // port and a path (`https://h:443/@scope/pkg` has no credentials).
+        // A password holding `/`, `#`, `?`, `@` or a quote (a generated one, base64): to
+        // the first `@` a host follows (a host, a port, then the path or the end); not a
+        // port and a path (`https://h:443/@scope/pkg` has no credentials), nor the quote
+        // that closes the URL's string (`'http://h:80','a@b.com'`).
         rule(
             "url-credentials",
             &["://"],
-            r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s"'\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
+            r#"(?i)(?P<q>["'`]?)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
             |c| {
                 let pw = c["s"].split_once(':').map_or("", |(_, p)| p);
                 // (a port, then a path, a query or a fragment: `localhost:3000?r=a@b`)
@@ -1046,7 +1437,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                     .next()
                     .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
                     && pw.contains('/');
-                port || !pw.contains(['/', '#', '?', '@'])
+                let closed = c["q"].chars().next().is_some_and(|q| pw.contains(q));
+                port || closed || !pw.contains(['/', '#', '?', '@', '"', '\'', '`'])
             },
         ),
         rule(
@@ -1227,12 +1619,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "secret",
             SECRET_WORDS,
             &format!(r"{KEY}[ \t]*=[ \t]*{value}"),
-            keep_pair,
+            keep_eq_pair,
         ));
+        // (and the word after the value, not followed by `:` or `=`: it may say the value
+        // after a password's label is a sentence's, [`keep_password_label`])
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r"{KEY}[ \t]*:[ \t]*{value}"),
+            &format!(r"{KEY}[ \t]*:[ \t]*{value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[\s,.;!?)]|$))?"),
             keep_colon_pair,
         ));
     }
@@ -1241,13 +1635,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // (Ruby, Perl, PHP), `KEY := "v"` (Go), a key in quotes (`'x-api-key': 'v'`, a
     // Python dict), `key: 'v'` as Node prints an object (nested too), and the first
     // value of a list (`"token": ["v"]`). A plain word there is code or prose
-    // (`key: 'ArrowDown'`, `Unexpected token: 'function'`).
+    // (`key: 'ArrowDown'`, `Unexpected token: 'function'`); but a value assigned in code
+    // (`:=`, `=>`, Go's `[]byte("v")`) to a password or an API key is one whatever it
+    // looks like ([`keep_code_literal`]).
     for value in [DQ, SQ] {
         v.push(rule(
             "secret",
             SECRET_WORDS,
-            &format!(r#"{KEY}{ANY_SEP}(?:\[[ \t]*)?{value}"#),
-            keep_unless_made_up_pair,
+            &format!(
+                r#"{KEY}["']?[ \t]*(?P<sep>=>|:=|:|=)[ \t]*(?P<open>\[\]byte\(|\[[ \t]*)?{value}"#
+            ),
+            keep_code_literal,
         ));
     }
     // A list of two or more quoted values under a secret-looking key (`"tokens": ["a",
@@ -1328,6 +1726,19 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_named_or_harmless,
         ));
     }
+    // smbclient's password given as its second argument, after the share
+    // (`smbclient //server/share PW -U alice`, `\\server\share`, quoted too): a word
+    // after the share that is no option.
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'-][^\s"']*)"#] {
+        v.push(rule(
+            "secret",
+            &["smbclient"],
+            &format!(
+                r#"(?-u:\b)smbclient(?:\.exe)?(?:[ \t][^\n]*?)?[ \t]["']?(?://|\\\\)[^\s/\\"']+[/\\][^\s"']+["']?[ \t]+{value}"#
+            ),
+            keep_named_or_harmless,
+        ));
+    }
     for value in [
         r#""[^":\n]*:(?P<s>[^"\n]+)""#,
         r"'[^':\n]*:(?P<s>[^'\n]+)'",
@@ -1360,13 +1771,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"(?i)(?-u:\b)authorization:\[(?P<s>[^\]\n]+)\]",
         keep_unless_a_made_up_word,
     ));
-    // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`), when
-    // it looks made up: code there is a call or a name (`token := os.Getenv("T")`).
+    // A bare value after `:=` or `=>` (Go, Ruby, Perl, PHP: `token := abc123def456`,
+    // `'password' => Hunter2Hunter2`), when it looks made up: code there is a call or a
+    // name (`token := os.Getenv("T")`).
     v.push(rule(
         "secret",
         SECRET_WORDS,
         &format!(
-            r#"{KEY}[ \t]*(?:=>|:=)[ \t]*(?P<s>[A-Za-z0-9_+/~-]{{8,}})(?:[^A-Za-z0-9_+/~.(\[-]|$)"#
+            r#"{KEY}["']?[ \t]*(?:=>|:=)[ \t]*(?P<s>[A-Za-z0-9_+/~-]{{8,}})(?:[^A-Za-z0-9_+/~.(\[-]|$)"#
         ),
         keep_unless_made_up_pair,
     ));
@@ -1400,6 +1812,28 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         keep_described_or_classic_pair,
     ));
+    // And the unquoted `Some(V)` a newtype or a hand-written `Debug` prints
+    // (`token: Some(tok_9f8a7b6c5d4e)`): hidden when it looks made up, as a value after
+    // `token:`, or under a password's key (`Some(Redacted)`, `Some(TokenKind::Bearer)`
+    // are code). The colon rules leave a `Some(` to these.
+    v.push(rule(
+        "secret",
+        &["some("],
+        r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*Some\((?P<s>[A-Za-z0-9_.~+/=-]+)\)",
+        |c| {
+            let v = &c["s"];
+            // (a password's whatever it looks like, but for a type's or a variant's name)
+            let name = v.starts_with(|c: char| c.is_ascii_uppercase())
+                && v.bytes().all(|b| b.is_ascii_alphabetic());
+            !classic_key_looks_secret(&c["k"])
+                || value_is_harmless(v)
+                || if names_a_password(&c["k"]) {
+                    name
+                } else {
+                    !short_token_like(v)
+                }
+        },
+    ));
     // Go's `%+v` of a struct: its first field, right after the `{` (`&{Token:abc123...
     // Expiry:...}`), a single word the colon rule above reads as prose.
     v.push(rule(
@@ -1408,6 +1842,20 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"\{(?P<k>[A-Za-z_][A-Za-z0-9_]*):(?P<s>[^\s{}\[\]]+)(?:[ }]|$)",
         keep_go_field,
     ));
+    // A key-value pair written as two fields, the key's name in the first: Go's
+    // `{Key:password Value:x}` (an AWS tag, a parameter), `{"Name": "DB_PASSWORD",
+    // "Value": "x"}`, Kubernetes' `- name: DB_PASSWORD` and `value: x` on the next line:
+    // the value, judged as `DB_PASSWORD=x` ([`keep_pair`]).
+    for value in [DQ, SQ, r#"(?P<s>[^\s"'{}\[\],]+)"#] {
+        v.push(rule(
+            "secret",
+            &["value"],
+            &format!(
+                r#"(?i)(?-u:\b)(?:key|name)["']?[ \t]*[:=][ \t]*["']?(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?value["']?[ \t]*[:=][ \t]*{value}"#
+            ),
+            keep_pair,
+        ));
+    }
     // A list of values after a plural secret key (`API_KEYS=k1,k2,k3`): all of them (the
     // pair rule takes the first).
     v.push(rule(

@@ -2345,3 +2345,433 @@ fn a_clients_flag_in_prose_keeps_the_next_word() {
         ],
     );
 }
+
+/// A shell's previous working directory is no password, as `PWD` is none (`OLDPWD` ends
+/// in `pwd` as `MYSQL_PWD` and `DBPWD` do).
+#[test]
+fn oldpwd_is_a_directory() {
+    let r = plain();
+    for kept in [
+        "OLDPWD=/srv/app",
+        "OLDPWD=/srv",
+        "PWD=/srv/app OLDPWD=/srv",
+        "PWD=/srv/app;OLDPWD=/srv;export PWD",
+        "oldpwd=/home/x",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(
+        &r,
+        &[
+            ("MYSQL_PWD=s3cretpw", "s3cretpw"),
+            ("DBPWD=s3cretpw", "s3cretpw"),
+        ],
+    );
+}
+
+/// An error's code naming a secret (AWS's `NoSuchKey`, `InvalidAccessKeyId`,
+/// `ExpiredToken`) is followed by its message, not by a secret.
+#[test]
+fn an_error_code_naming_a_key_keeps_its_message() {
+    let r = plain();
+    for kept in [
+        "NoSuchKey: An error occurred",
+        "botocore.errorfactory.NoSuchKey: An error occurred (NoSuchKey) when calling the GetObject operation",
+        "InvalidAccessKeyId: The AWS Access Key Id you provided does not exist in our records.",
+        "ExpiredToken: The security token included in the request is expired",
+        "MissingAuthenticationToken: Missing Authentication Token",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(&r, &[("SuchKey: zq8Kx2PLm9vvQQ", "zq8Kx2PLm9vvQQ")]);
+}
+
+/// `--password=` followed by a space is an empty password: the next option is no value.
+#[test]
+fn an_empty_flag_value_leaves_the_next_option() {
+    let r = plain();
+    for kept in [
+        "mysql --password= -u root",
+        "mysqldump --password= --all-databases",
+        "run --token= -v",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(
+        &r,
+        &[
+            ("mysql --password=-u3x9Kq root", "-u3x9Kq"),
+            ("password = -x9Kq2Lm", "-x9Kq2Lm"),
+        ],
+    );
+}
+
+/// A key-value pair written as two fields (Go's `{Key:password Value:x}`, a JSON or
+/// Kubernetes name and value): the key's name stays readable and the value is judged as
+/// under that key.
+#[test]
+fn a_key_and_value_written_as_two_fields() {
+    let r = plain();
+    for (input, want) in [
+        (
+            "{Key:password Value:hunter2X}",
+            "{Key:password Value:[REDACTED:secret]}",
+        ),
+        (
+            "[{Key:password Value:hunter2X} {Key:env Value:prod}]",
+            "[{Key:password Value:[REDACTED:secret]} {Key:env Value:prod}]",
+        ),
+        (
+            "{Key:api_token Value:abcdef}",
+            "{Key:api_token Value:[REDACTED:secret]}",
+        ),
+        (
+            r#"{"Name": "DB_PASSWORD", "Value": "correcthorse"}"#,
+            r#"{"Name": "DB_PASSWORD", "Value": "[REDACTED:secret]"}"#,
+        ),
+        (
+            "- key: api_key\n  value: Zq8Kx2PLm9vvQQ",
+            "- key: api_key\n  value: [REDACTED:secret]",
+        ),
+    ] {
+        check(&r, input, want);
+    }
+    for kept in [
+        "{Key:Name Value:web-01}",
+        "[{Key:Name Value:web-01} {Key:Team Value:platform}]",
+        "{Key:password Value:<nil>}",
+        "- name: DB_HOST\n  value: db.example.net",
+        "- key: MY_API_KEY\n  valueFrom:\n    secretKeyRef:\n      name: api",
+        "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A Telegram bot's token is hidden wherever it stands, not only in its API's path: the
+/// bot's id, a colon, and the secret's 35 characters (34 in Telegram's example; the id
+/// stays).
+#[test]
+fn a_telegram_bot_token_is_hidden_anywhere() {
+    let r = plain();
+    let t = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    for (input, want) in [
+        (
+            format!("123456789:{t}"),
+            "123456789:[REDACTED:token]".to_string(),
+        ),
+        (
+            format!("TELEGRAM: 1234567890:{t}Q"),
+            "TELEGRAM: 1234567890:[REDACTED:token]".to_string(),
+        ),
+        (
+            format!(r#"{{"bot":"12345678:{t}"}}"#),
+            r#"{"bot":"12345678:[REDACTED:token]"}"#.to_string(),
+        ),
+        (
+            format!("https://api.telegram.org/bot123456789:{t}/getMe"),
+            "https://api.telegram.org/bot123456789:[REDACTED:token]/getMe".to_string(),
+        ),
+        (
+            format!("https://api.telegram.org/bot1234:{t}/getMe"),
+            "https://api.telegram.org/bot1234:[REDACTED:token]/getMe".to_string(),
+        ),
+    ] {
+        check(&r, &input, &want);
+    }
+    for kept in [
+        // (too short an id, too many characters or too few)
+        "1234567:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY",
+        "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs",
+        "at 12:43:57 AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        // (no random string)
+        "build 20241129:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A URL's password is hidden to the `@` whatever it holds, a quote too; the quote that
+/// closes the URL's string ends it.
+#[test]
+fn a_url_password_holding_a_quote_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "amqp://guest:gu'est@rabbit:5672/",
+        "amqp://[REDACTED:url-credentials]@rabbit:5672/",
+    );
+    check(
+        &r,
+        r#"redis://default:p"w`x@cache:6379"#,
+        "redis://[REDACTED:url-credentials]@cache:6379",
+    );
+    for kept in [
+        "{'url': 'http://localhost:80','email':'a@b.com'}",
+        r#"{"url":"http://localhost:80","email":"a@b.com"}"#,
+    ] {
+        assert_eq!(r.redact(kept), kept.replace("a@b.com", "[REDACTED:email]"));
+    }
+}
+
+/// smbclient's second argument, after the share, is its password.
+#[test]
+fn smbclients_password_after_the_share_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "smbclient //fileserver/share S3cretPassw0rd -U alice",
+        "smbclient //fileserver/share [REDACTED:secret] -U alice",
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                "smbclient -U alice //fs/share 'pw with spaces'",
+                "pw with spaces",
+            ),
+            (r"smbclient \\fs\share Zq8Kx2PL -U alice", "Zq8Kx2PL"),
+            ("smbclient.exe //fs/share Hunter2! -N", "Hunter2!"),
+            (r#"smbclient "//fs/share" hunter2X -U alice"#, "hunter2X"),
+        ],
+    );
+    for kept in [
+        "smbclient //fileserver/share -U alice -c 'ls'",
+        "smbclient //fileserver/share (will prompt)",
+        "smbclient -U alice //fileserver/share and type the password",
+        "smbclient -L //fileserver -N",
+        "smbclient //fs/share $SMB_PASSWORD -U alice",
+        "smbclient //fs/share",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// Rust's `Some(V)` without quotes (a newtype, a hand-written `Debug`) holds a secret
+/// when it looks made up; a type, a variant or a number is code.
+#[test]
+fn an_unquoted_some_under_a_secret_key_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "token: Some(tok_9f8a7b6c5d4e)",
+        "token: Some([REDACTED:secret])",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("Config { api_key: Some(Zq8Kx2PLm9vvQQ) }", "Zq8Kx2PLm9vvQQ"),
+            ("Session { token: Some(ab12cd34), ttl: 3 }", "ab12cd34"),
+            ("Login { password: Some(hunter2) }", "hunter2"),
+        ],
+    );
+    for kept in [
+        "token: Some(TokenKind::Bearer)",
+        "token: Some(None)",
+        "token: Some(Redacted)",
+        "Config { port: Some(42), password: Some(8) }",
+        "password: Some(Redacted)",
+        "password: Some(ApiKey(..))",
+        "password: Some(PasswordPolicy { min_len: 12 })",
+        "Settings { api_key: Some(ApiKey(..)), retries: Some(3) }",
+        "name: Some(tok_9f8a7b6c5d4e)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A short value after `token:` (`token: ab12cd34`, a YAML list's `- token: ...`) is
+/// hidden when it is shaped as a credential; prose, a parser's token and a word with a
+/// number stay.
+#[test]
+fn a_short_made_up_value_after_token_is_hidden() {
+    let r = plain();
+    check(&r, "token: ab12cd34", "token: [REDACTED:secret]");
+    check(
+        &r,
+        "- token: 9f8a7b6c5d4e3f2a",
+        "- token: [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("  - token: Zq8Kx2PLm9vvQQ", "Zq8Kx2PLm9vvQQ"),
+            ("Token: a1B2c3D", "a1B2c3D"),
+            ("TOKEN: a1b2c3d4", "a1b2c3d4"),
+            ("auth.token: Zq8K2PL", "Zq8K2PL"),
+            ("api_key: ab12cd", "ab12cd"),
+            ("secret: ab12cd34", "ab12cd34"),
+        ],
+    );
+    for kept in [
+        "token: expired",
+        "token: missing",
+        "token: invalid",
+        "token: null",
+        "token: none",
+        "token: <redacted>",
+        "token: ***",
+        "token: rparen2",
+        "token: cl100k_base",
+        "token: 12345",
+        "Unexpected token: ident42abc",
+        "Unexpected token: punc2",
+        "Lexer error at token: STRING_LITERAL_2",
+        "next token: eyebrow",
+        "token: v1beta2",
+        "- token: ~",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A single word after a password's label is a password unless it is a state, a word of
+/// the sentence the label is in, or a placeholder (one table: `NOT_A_PASSWORD`).
+#[test]
+fn a_plain_word_after_a_passwords_label_is_hidden_unless_prose() {
+    let r = plain();
+    check(
+        &r,
+        "password: correcthorsebattery",
+        "password: [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("Password: hunter", "hunter"),
+            ("  - password: Tr0ub4dor", "Tr0ub4dor"),
+            ("PASSWD: letmein", "letmein"),
+            ("pwd: opensesame", "opensesame"),
+            ("secret: swordfish", "swordfish"),
+            ("passphrase: 'correcthorse'", "correcthorse"),
+            ("db.password: hunter", "hunter"),
+            ("password: 123456", "123456"),
+            ("password: hunter2 user: bob", "hunter2"),
+            ("password: hunter secret: swordfish", "swordfish"),
+        ],
+    );
+    for kept in [
+        "password: required",
+        "password: required for login",
+        "Password: not set",
+        "Password: NOT SET",
+        "password: missing",
+        "password: invalid",
+        "password: incorrect",
+        "secret: none",
+        "password: null",
+        "password: is required",
+        "Password: Enter yours",
+        "password: expires in 3 days",
+        "Password: 8 characters minimum",
+        "password: ***",
+        "password: ********",
+        "password: xxx",
+        "password: <redacted>",
+        "password: [REDACTED]",
+        "password: ${DB_PASSWORD}",
+        "password: $DB_PASSWORD",
+        "password: %s",
+        "password: {}",
+        "password: (hidden)",
+        "- password: changeme",
+        "- password: null",
+        "pwd: /home/alice/work/api",
+        "(using password: NO)",
+        "password: Some(Redacted)",
+        r#"- password: "The user password""#,
+        "password: string",
+        "  password: str = Field(...)",
+        "{ secret: 'string' }",
+        "pwd: command not found",
+        "Passphrase: (empty for no passphrase)",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A quoted value assigned in code (`:=`, `=>`, Go's `[]byte("...")`) under a key naming
+/// a password or an API key is hidden whatever it looks like; under a `token` or a
+/// `key` when it looks made up.
+#[test]
+fn a_password_assigned_in_code_is_hidden() {
+    let r = plain();
+    for (input, want) in [
+        (
+            r#"$password = "hunter2Secret";"#,
+            r#"$password = "[REDACTED:secret]";"#,
+        ),
+        ("$db_pass = 'x9!kL2';", "$db_pass = '[REDACTED:secret]';"),
+        (
+            r#"password := "S3cret!""#,
+            r#"password := "[REDACTED:secret]""#,
+        ),
+        (
+            r#"apiKey := "k-9f8a7b6c""#,
+            r#"apiKey := "[REDACTED:secret]""#,
+        ),
+        (
+            "$password => 'correcthorse'",
+            "$password => '[REDACTED:secret]'",
+        ),
+        ("apiKey => 'correcthorse'", "apiKey => '[REDACTED:secret]'"),
+        (
+            r#"jwtSecret := []byte("s3cr3tK3y2024")"#,
+            r#"jwtSecret := []byte("[REDACTED:secret]")"#,
+        ),
+        (
+            r#"'db_password' => "hunter","#,
+            r#"'db_password' => "[REDACTED:secret]","#,
+        ),
+        (
+            "'password' => Hunter2Hunter2,",
+            "'password' => [REDACTED:secret],",
+        ),
+    ] {
+        check(&r, input, want);
+    }
+    check(
+        &r,
+        r#"var jwtSecret = []byte("s3cr3tK3y2024")"#,
+        r#"var jwtSecret = []byte("[REDACTED:secret]")"#,
+    );
+    for kept in [
+        "token => 'T_STRING'",
+        "key => 'utf8mb4'",
+        "apiKey := cfg.APIKey",
+        "password := os.Getenv(\"DB_PASSWORD\")",
+        r#"secret = []byte(os.Getenv("JWT_SECRET"))"#,
+        "password := \"\"",
+        "'password' => env('DB_PASSWORD', ''),",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A value a view joining lines ran on past a line break and cut back to it is judged
+/// as its line holds it: a word after a password's label that the next line's words
+/// joined into a made-up one is still a word.
+#[test]
+fn a_value_cut_at_a_line_break_is_judged_as_its_line_holds_it() {
+    let r = plain();
+    for kept in [
+        "password: required\nfor login",
+        "password: changeme\nhost: db",
+        "Password: optional\nif a key is given",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    for (input, want) in [
+        (
+            "PASSWORD=hunter2x\necho done",
+            "PASSWORD=[REDACTED:secret]\necho done",
+        ),
+        (
+            "password: hunter22\nError: failed",
+            "password: [REDACTED:secret]\nError: failed",
+        ),
+    ] {
+        check(&r, input, want);
+    }
+}
