@@ -20,6 +20,8 @@ pub struct ProjectConfig {
     /// Whether the configuration is known well enough to say that a logged server is
     /// no longer configured: the folder exists and every configuration file was read.
     pub complete: bool,
+    /// The global configuration (`~/.claude.json`) was found.
+    global_found: bool,
 }
 
 /// What the configuration says about one server.
@@ -207,16 +209,34 @@ fn in_project(row: &ServerReport, dir: &Path, folder: &str) -> bool {
 }
 
 impl ProjectConfig {
+    /// The project's own `.mcp.json` when it is the one file that failed, as not valid
+    /// JSON, the folder and the global configuration being there: Claude Code then loads
+    /// none of its servers and every other file's are known.
+    fn broken_mcp_json(&self) -> Option<&ConfigProblem> {
+        let [problem] = self.resolved.problems.as_slice() else {
+            return None;
+        };
+        let ours = problem.path.parent() == Some(self.dir.as_path())
+            && problem.path.file_name().is_some_and(|n| n == ".mcp.json");
+        let json = matches!(
+            problem.error,
+            crate::claude_code::config::ConfigFileError::Json(_)
+        );
+        // (`complete` but for this one file)
+        let rest = self.dir.is_dir() && self.global_found;
+        (ours && json && rest).then_some(problem)
+    }
+
     /// `dir`'s configuration, with `complete` worked out: the folder exists here, the
     /// global configuration was found, and no file failed to read.
     pub fn new(dir: PathBuf, global_config: Option<&Path>, resolved: Resolved) -> ProjectConfig {
-        let complete = dir.is_dir()
-            && global_config.is_some_and(Path::is_file)
-            && resolved.problems.is_empty();
+        let global_found = global_config.is_some_and(Path::is_file);
+        let complete = dir.is_dir() && global_found && resolved.problems.is_empty();
         ProjectConfig {
             dir,
             resolved,
             complete,
+            global_found,
         }
     }
 }
@@ -440,6 +460,26 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 since: None,
                 fix: None,
             });
+        }
+        // The project's `.mcp.json` is not valid JSON, and every other file was read:
+        // Claude Code loads none of its servers (observed on 2.1.288 and 2.1.332), so a
+        // logged server no other file configures is not started now, skipped with the
+        // file (helper-88 #2: it counted as failing, with `fix` and a report for it).
+        if let Some(problem) = p.broken_mcp_json() {
+            for (i, row) in report.servers.iter_mut().enumerate() {
+                if matched[i] || !in_project(row, &p.dir, &folder) {
+                    continue;
+                }
+                if row
+                    .folder
+                    .as_deref()
+                    .is_some_and(|f| !added_by_claude_code(f))
+                    && row.configuration == Configuration::Unchecked
+                {
+                    row.configuration =
+                        Configuration::Configured(Box::new(Configured::of_problem(problem)));
+                }
+            }
         }
         if !p.complete {
             continue;

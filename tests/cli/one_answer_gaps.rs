@@ -1815,3 +1815,70 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
         "{scan:?}"
     );
 }
+
+/// helper-88 #2: servers of a project's `.mcp.json` that is not valid JSON (Claude Code
+/// then loads none of its servers: observed on 2.1.288 and 2.1.332) were counted as
+/// failing, with `configuration: null`, a legacy fix `fix` would write and a report for
+/// their authors. They are skipped with the file now: history, the file the problem.
+#[test]
+fn the_servers_of_a_broken_mcp_json_are_not_started() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let api = project_in(&home, "api");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let servers = config["mcpServers"].as_object_mut().unwrap();
+    let moved = json!({
+        "wrong-types": servers.remove("wrong-types").unwrap(),
+        "missing-cmd": servers.remove("missing-cmd").unwrap(),
+    });
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    // (valid, then with a trailing comma)
+    let good = json!({ "mcpServers": moved }).to_string();
+    fs::create_dir_all(api.join(".claude")).unwrap();
+    fs::write(
+        api.join(".claude/settings.local.json"),
+        json!({ "enabledMcpjsonServers": ["wrong-types", "missing-cmd"] }).to_string(),
+    )
+    .unwrap();
+    let scan = |mcp_json: &str| {
+        fs::write(api.join(".mcp.json"), mcp_json).unwrap();
+        let mut c = mcplogs(&home);
+        c.args(["scan", "--json", "--home"]).arg(&home);
+        let r = run(&mut c);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        (r.code, doc)
+    };
+    let state = |doc: &Value, name: &str| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {doc:#}"))["configuration"]["state"]
+            .clone()
+    };
+    let (_, before) = scan(&good);
+    assert_eq!(state(&before, "wrong-types"), "starts", "{before:#}");
+    let broken = format!("{},", good.trim_end_matches('}')) + "}";
+    assert!(serde_json::from_str::<Value>(&broken).is_err());
+    let (code, after) = scan(&broken);
+    assert_eq!(code, 1, "the .mcp.json row: {after:#}");
+    for name in ["wrong-types", "missing-cmd"] {
+        assert_eq!(state(&after, name), "configuration-error", "{name}: {after:#}");
+    }
+    let fixable = after["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "wrong-types")
+        .all(|s| s["legacyFixApplies"] == json!(false));
+    assert!(fixable, "{after:#}");
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--home"]).arg(&home);
+    let screen = run(&mut c).stdout;
+    let first = screen.lines().next().unwrap();
+    // (exits-early, old-protocol, bad-tool, tools-error still fail; the two skipped are
+    // configuration errors beside the file's row)
+    assert!(first.contains("4 fail"), "{first}");
+    assert!(first.contains("3 configuration errors"), "{first}");
+}
