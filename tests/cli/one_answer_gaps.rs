@@ -1882,3 +1882,40 @@ fn the_servers_of_a_broken_mcp_json_are_not_started() {
     assert!(first.contains("4 fail"), "{first}");
     assert!(first.contains("3 configuration errors"), "{first}");
 }
+
+/// helper-88 #12: `scan --since 1h --server NAME` of a logged server no file configures
+/// now, every session of it older, said "no server named NAME" (exit 2) while the
+/// server is there; it says when its last session was, and exits 0 as a configured
+/// server not seen since does.
+#[test]
+fn since_with_the_name_of_a_server_seen_before_says_when() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    project_in(&home, "api");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    config["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exits-early");
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    let scan = |name: &str| {
+        let mut c = mcplogs(&home);
+        c.env("MCPLOGS_NOW", "2026-12-01T00:00:00Z")
+            .args(["scan", "--since", "1h", "--server", name, "--home"])
+            .arg(&home);
+        run(&mut c)
+    };
+    let r = scan("exits-early");
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stderr.contains("no session of \"exits-early\" since"), "{r:?}");
+    assert!(!r.stderr.contains("no server named"), "{r:?}");
+    let printed = r.stderr.split('`').nth(1).unwrap();
+    let words = shell_words(printed);
+    let mut c = mcplogs(&home);
+    c.args(&words[1..]);
+    let shown = run(&mut c);
+    assert!(shown.stdout.contains("exits-early"), "{printed}: {shown:?}");
+    let r = scan("no-such-server");
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("no server named"), "{r:?}");
+}

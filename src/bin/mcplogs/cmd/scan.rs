@@ -193,8 +193,11 @@ pub fn run(mut args: ScanArgs) -> Result<ExitCode, Error> {
     if let Some(m) = nothing_found(&report, &opts) {
         output::note(m);
         // A filter (--server, --match-project) that matches none of the servers found is
-        // a usage error, the same for both (docs/usage.md, "Exit codes").
-        if (opts.server.is_some() || opts.project.is_some()) && !report.unfiltered_names.is_empty()
+        // a usage error, the same for both (docs/usage.md, "Exit codes"); a server whose
+        // every session is older than `--since` is there, seen before (exit 0)
+        if (opts.server.is_some() || opts.project.is_some())
+            && !report.unfiltered_names.is_empty()
+            && last_before_since(&report, &opts).is_none()
         {
             return Ok(ExitCode::Error);
         }
@@ -369,6 +372,19 @@ pub(crate) fn left_out_project(
         .any(|p| want.selects(Some(p), None))
 }
 
+/// With `--since` and `--server NAME`: when the last session of a log folder NAME selects,
+/// every session of which is older than the cut-off, was written.
+fn last_before_since(report: &ScanReport, opts: &ScanOptions) -> Option<i64> {
+    opts.since?;
+    let want = mcplogs::scan::select::NameWant::new(opts.server.as_deref()?);
+    report
+        .not_since
+        .iter()
+        .filter(|n| want.selects(&n.folder, Some(&n.folder)))
+        .map(|n| n.last_written)
+        .max()
+}
+
 /// No server, logged or configured: what [`nothing_found`] says something of.
 pub(crate) fn found_nothing(report: &ScanReport) -> bool {
     report.servers.is_empty() && report.configured.is_empty()
@@ -385,6 +401,25 @@ pub(crate) fn nothing_found(report: &ScanReport, opts: &ScanOptions) -> Option<S
         .map(|p| mcplogs::text::sanitize::text(&p.display().to_string()).into_owned())
         .collect();
     let known = &report.unfiltered_names;
+    // `--since` with the name of a logged server no file configures now (a configured
+    // one gets a "not seen since" row): every session of it older (helper-88 #12, it
+    // said no server had that name)
+    if let (Some(want), Some(since), Some(last)) =
+        (&opts.server, opts.since, last_before_since(report, opts))
+    {
+        let at = |t: i64| mcplogs::time::local_time(&mcplogs::time::format_iso(t));
+        return Some(format!(
+            "mcplogs: no session of {:?} since {}: its last was at {} ({} shows it)",
+            mcplogs::scan::select::echo(want),
+            at(since),
+            at(last),
+            mcplogs::text::code_span(&format!(
+                "{} --server {}",
+                command_reading("scan", &opts.request.homes, &opts.request.paths),
+                mcplogs::text::shell_word(&mcplogs::scan::select::echo(want))
+            ))
+        ));
+    }
     // `--server` and `--match-project`: no project found is the one asked for (with
     // `--server` the left-out servers' projects are known): that is what is wrong
     let no_such_project = opts.server.is_some()
