@@ -91,14 +91,31 @@ fn local(t: u64) -> String {
     crate::time::local_time(&crate::time::format_iso(t as i64))
 }
 
+/// A `.mcp.json` server nobody approved that fails now (its logs are from `claude -p` or
+/// `claude mcp list`, which start it unasked): its failure has advice of its own beside
+/// the approval.
+pub fn pending_and_failing(s: &ServerReport) -> bool {
+    s.fails_now()
+        && matches!(&s.configuration, crate::scan::configured::Configuration::Configured(c)
+            if c.state == crate::claude_code::config::ServerState::PendingApproval)
+}
+
 fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
     // A server Claude Code no longer starts: its state says what to do, not its old
     // verdict. A shared folder's mixed records cannot back advice for one server.
     // ... unless `mcplogs fix` enables it (a `.mcp.json` server in disabledMcpjsonServers)
+    // A `.mcp.json` server pending approval that fails (its logs are from `claude -p`,
+    // which starts it unasked): what makes it fail first, then its approval
+    // (helper-88 #10: the approval alone, beside a summary counting the legacy fix)
+    let pending_and_failing = pending_and_failing(s);
     let text = super::fix_action(s)
         .filter(|a| a.planned && !s.counts_now())
         .map(|a| a.text)
-        .or_else(|| super::configured::logged_way_out(s, None, homes))
+        .or_else(|| {
+            (!pending_and_failing)
+                .then(|| super::configured::logged_way_out(s, None, homes))
+                .flatten()
+        })
         .or_else(|| discovery_cache_sentence(s, homes))
         .or_else(|| shared_note(s))
         .or_else(|| legacy_removed_note(s))
@@ -114,6 +131,10 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
                 ),
             },
         );
+    let text = match pending_and_failing {
+        true => format!("{text} {PENDING_FAILING}"),
+        false => text,
+    };
     // a server slower than MCP_TIMEOUT in a gone project: its own settings (which may
     // set the short value) were not read, so no file is known to decide it there
     if s.project_here() == crate::scan::ProjectHere::Gone
@@ -865,6 +886,9 @@ pub fn windows_cmd_wrapper_note(name: Option<&str>) -> String {
 }
 
 /// `explain` on a `⏸ Pending approval` line.
+/// After the advice for a failing `.mcp.json` server nobody approved ([`for_server_in`]).
+const PENDING_FAILING: &str = "It is also waiting for approval in its project: interactive Claude Code asks before starting it (`claude -p` and `claude mcp list`, which wrote these logs, start it unasked).";
+
 pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).";
 
 /// A pasted server's name quoted for the shell, or the placeholder `NAME`.

@@ -104,7 +104,11 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 }
                 None => push(3, text, names.label(&s.name, s.project.as_deref())),
             }
-            continue;
+            // a `.mcp.json` server pending approval that fails (`claude -p` started it):
+            // what makes it fail has its item too (helper-88 #10)
+            if !crate::advice::pending_and_failing(s) {
+                continue;
+            }
         }
         if s.diagnosis.verdict == Verdict::Healthy {
             if crate::advice::legacy_removed_note(s).is_some() {

@@ -1919,3 +1919,42 @@ fn since_with_the_name_of_a_server_seen_before_says_when() {
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("no server named"), "{r:?}");
 }
+
+/// helper-88 #10: a `.mcp.json` server nobody approved whose logs (from `claude -p`)
+/// fail in a way the legacy setting cures: the summary counted it as fixable with the
+/// legacy setting, "What to do" gave only the approval, while the hook and `fix` wrote
+/// the legacy setting. Both are given now, on the screen and in its recommendation.
+#[test]
+fn a_pending_server_that_fails_gets_its_fix_and_its_approval() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let api = project_in(&home, "api");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let moved = config["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("wrong-types")
+        .unwrap();
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    fs::write(
+        api.join(".mcp.json"),
+        json!({ "mcpServers": { "wrong-types": moved } }).to_string(),
+    )
+    .unwrap();
+    let mut c = mcplogs(&home);
+    c.env("COLUMNS", "400")
+        .args(["scan", "--server", "wrong-types", "--home"])
+        .arg(&home);
+    let screen = run(&mut c);
+    assert_eq!(screen.code, 1, "{screen:?}");
+    let todo = screen.stdout.split("What to do").nth(1).unwrap();
+    assert!(todo.contains("Run `mcplogs fix"), "{todo}");
+    assert!(todo.contains("nobody approved"), "{todo}");
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--json", "--server", "wrong-types", "--home"])
+        .arg(&home);
+    let doc: Value = serde_json::from_str(&run(&mut c).stdout).unwrap();
+    let rec = doc["servers"][0]["recommendation"].as_str().unwrap();
+    assert!(rec.contains("mcplogs fix"), "{rec}");
+    assert!(rec.contains("waiting for approval"), "{rec}");
+}
