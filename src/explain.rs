@@ -215,7 +215,7 @@ impl ExplainReport {
         self.entries.iter().any(|e| {
             e.fails_now()
                 || e.config_error_now()
-                || e.state == Some(crate::claude_code::config::CONFIGURATION_ERROR)
+                || e.state == Some(crate::scan::configured::CONFIGURATION_ERROR)
         })
     }
 }
@@ -498,7 +498,7 @@ impl Skipped {
             detail: None,
             diagnosis: Diagnosis::new(Verdict::Unknown),
             note: Some(crate::advice::configured::skipped_way_out(&self.why, file)),
-            state: Some(crate::claude_code::config::CONFIGURATION_ERROR),
+            state: Some(crate::scan::configured::CONFIGURATION_ERROR),
             local: None,
             row_fix_command: None,
         }

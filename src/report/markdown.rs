@@ -279,7 +279,7 @@ fn others(r: &Report, out: &mut String) {
         out.push_str(&format!(
             "- {}: {} (the user's own set-up: Claude Code skips its configuration)\n",
             code(name),
-            code(crate::claude_code::config::CONFIGURATION_ERROR)
+            code(crate::scan::configured::CONFIGURATION_ERROR)
         ));
     }
     out.push('\n');

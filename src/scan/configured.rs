@@ -24,6 +24,10 @@ pub struct ProjectConfig {
     global_found: bool,
 }
 
+/// [`ServerState::Skipped`]'s name in text and in `--json`, for the commands that name
+/// the state without reading the configuration themselves (`explain`, `report`).
+pub use crate::claude_code::config::CONFIGURATION_ERROR;
+
 /// What the configuration says about one server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Configured {
@@ -461,29 +465,16 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 fix: None,
             });
         }
-        // The project's `.mcp.json` is not valid JSON, and every other file was read:
-        // Claude Code loads none of its servers (observed on 2.1.288 and 2.1.332), so a
-        // logged server no other file configures is not started now, skipped with the
-        // file (helper-88 #2: it counted as failing, with `fix` and a report for it).
-        if let Some(problem) = p.broken_mcp_json() {
-            for (i, row) in report.servers.iter_mut().enumerate() {
-                if matched[i] || !in_project(row, &p.dir, &folder) {
-                    continue;
-                }
-                if row
-                    .folder
-                    .as_deref()
-                    .is_some_and(|f| !added_by_claude_code(f))
-                    && row.configuration == Configuration::Unchecked
-                {
-                    row.configuration =
-                        Configuration::Configured(Box::new(Configured::of_problem(problem)));
-                }
-            }
-        }
-        if !p.complete {
-            continue;
-        }
+        // The logged servers of the project no file configures: not started now, when
+        // every file was read ("no longer configured"), or when the one file that could
+        // not be is the project's `.mcp.json`, not valid JSON: Claude Code loads none of
+        // its servers (observed on 2.1.288 and 2.1.332), so they are skipped with it
+        // (helper-88 #2: they counted as failing, with `fix` and a report for them).
+        let unconfigured = match p.broken_mcp_json() {
+            Some(problem) => Configuration::Configured(Box::new(Configured::of_problem(problem))),
+            None if p.complete => Configuration::NotConfigured,
+            None => continue,
+        };
         for (i, row) in report.servers.iter_mut().enumerate() {
             if matched[i] || !in_project(row, &p.dir, &folder) {
                 continue;
@@ -494,7 +485,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 .is_some_and(|f| !added_by_claude_code(f))
                 && row.configuration == Configuration::Unchecked
             {
-                row.configuration = Configuration::NotConfigured;
+                row.configuration = unconfigured.clone();
             }
         }
     }

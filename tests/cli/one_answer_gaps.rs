@@ -1414,6 +1414,15 @@ fn the_modern_only_advice_names_the_home() {
     }
 }
 
+/// The home's `~/.claude.json`, parsed (the session-20 tests edit it, then write it back).
+fn claude_json(home: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap()
+}
+
+fn write_claude_json(home: &Path, config: &Value) {
+    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+}
+
 /// helper-86 #10: a configuration Claude Code skips is a problem whether its server
 /// logged before (`bad-tool`, now without a command) or never did (`never-ran`): `scan`
 /// exited 1 for the second and 0 for the first, `report` refused both with "no MCP
@@ -1423,8 +1432,7 @@ fn the_modern_only_advice_names_the_home() {
 fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     project_in(&home, "api");
-    let full: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let full = claude_json(&home);
     let broken = json!({ "type": "stdio", "args": ["x"] });
     for (names, skipped) in [
         (&["acme.docs", "bad-tool"][..], Some("bad-tool")),
@@ -1441,7 +1449,7 @@ fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
                 })
                 .collect(),
         );
-        fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+        write_claude_json(&home, &config);
         let code = i32::from(skipped.is_some());
         let cmd = |args: &[&str]| {
             let mut c = mcplogs(&home);
@@ -1535,10 +1543,9 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(!fix.stderr.contains("did you mean"), "{fix:?}");
     // two servers differing in case only: both named (helper-88 #12)
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     config["mcpServers"]["Wrong-Types"] = config["mcpServers"]["wrong-types"].clone();
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     let mut c = mcplogs(&home);
     c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"])
         .arg(&home);
@@ -1596,15 +1603,14 @@ fn a_shared_folders_joined_name_is_a_name_for_scan_and_report() {
 fn a_written_report_names_the_configurations_claude_code_skips() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     project_in(&home, "api");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     let keep = config["mcpServers"]["no-resulttype"].clone();
     config["mcpServers"] = json!({
         "no-resulttype": keep,
         "bad-tool": { "type": "stdio", "args": ["x"] },
         "never-ran": { "type": "stdio" },
     });
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     let report = |json: bool| {
         let mut c = mcplogs(&home);
         c.arg("report").arg("--home").arg(&home);
@@ -1652,8 +1658,7 @@ fn a_written_report_names_the_configurations_claude_code_skips() {
 fn a_shared_folder_counts_while_one_of_its_names_starts() {
     let (_tmp, home) = relocated("shared-folder", "/tmp/mcplogs-samples-shared/home-shared");
     let api = project_in(&home, "api");
-    let base: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let base = claude_json(&home);
     for (disabled, fails) in [
         (&["api_v2"][..], true),
         (&["api-v2"][..], true),
@@ -1661,7 +1666,7 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
     ] {
         let mut config = base.clone();
         config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(disabled);
-        fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+        write_claude_json(&home, &config);
         let mut c = mcplogs(&home);
         c.args(["scan", "--home"]).arg(&home);
         let scan = run(&mut c);
@@ -1693,14 +1698,13 @@ fn the_status_line_counts_no_server_claude_code_no_longer_starts() {
     };
     let before = statusline();
     assert!(before.stdout.starts_with("MCP 4✓ 6✗ "), "{before:?}");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     config["mcpServers"]
         .as_object_mut()
         .unwrap()
         .remove("modern-ok");
     config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(["acme.docs"]);
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     let after = statusline();
     assert!(after.stdout.starts_with("MCP 2✓ 6✗ "), "{after:?}");
     let mut c = mcplogs(&home);
@@ -1719,13 +1723,12 @@ fn the_status_line_counts_no_server_claude_code_no_longer_starts() {
 fn the_summary_counts_a_skipped_tolerated_server_once() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     project_in(&home, "api");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     config["mcpServers"]["no-cache-fields"]
         .as_object_mut()
         .unwrap()
         .remove("command");
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     let mut c = mcplogs(&home);
     c.args(["scan", "--home"]).arg(&home);
     let scan = run(&mut c);
@@ -1768,14 +1771,13 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
     let before = explain(&format!("{}\n{}\n", line("bad-tool"), line("exits-early")));
     assert_eq!(before.code, 1, "{before:?}");
     assert!(before.stdout.contains("2 fail"), "{before:?}");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     config["mcpServers"]
         .as_object_mut()
         .unwrap()
         .remove("exits-early");
     config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(["bad-tool"]);
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     for name in ["bad-tool", "exits-early"] {
         let r = explain(&format!("{}\n", line(name)));
         assert_eq!(r.code, 0, "{name}: {r:?}");
@@ -1790,7 +1792,7 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
         .as_object_mut()
         .unwrap()
         .remove("command");
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     let r = explain(&format!("{}\n", line("tools-error")));
     assert_eq!(r.code, 1, "{r:?}");
     assert!(
@@ -1824,14 +1826,13 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
 fn the_servers_of_a_broken_mcp_json_are_not_started() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     let api = project_in(&home, "api");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     let servers = config["mcpServers"].as_object_mut().unwrap();
     let moved = json!({
         "wrong-types": servers.remove("wrong-types").unwrap(),
         "missing-cmd": servers.remove("missing-cmd").unwrap(),
     });
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     // (valid, then with a trailing comma)
     let good = json!({ "mcpServers": moved }).to_string();
     fs::create_dir_all(api.join(".claude")).unwrap();
@@ -1891,13 +1892,12 @@ fn the_servers_of_a_broken_mcp_json_are_not_started() {
 fn since_with_the_name_of_a_server_seen_before_says_when() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     project_in(&home, "api");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     config["mcpServers"]
         .as_object_mut()
         .unwrap()
         .remove("exits-early");
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     let scan = |name: &str| {
         let mut c = mcplogs(&home);
         c.env("MCPLOGS_NOW", "2026-12-01T00:00:00Z")
@@ -1928,14 +1928,13 @@ fn since_with_the_name_of_a_server_seen_before_says_when() {
 fn a_pending_server_that_fails_gets_its_fix_and_its_approval() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     let api = project_in(&home, "api");
-    let mut config: Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    let mut config = claude_json(&home);
     let moved = config["mcpServers"]
         .as_object_mut()
         .unwrap()
         .remove("wrong-types")
         .unwrap();
-    fs::write(home.join(".claude.json"), config.to_string()).unwrap();
+    write_claude_json(&home, &config);
     fs::write(
         api.join(".mcp.json"),
         json!({ "mcpServers": { "wrong-types": moved } }).to_string(),
