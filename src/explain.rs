@@ -318,10 +318,19 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
     // After `MCP config diagnostics`: no more servers, but the files' problems (helper-88
     // #8: its link line read as a server, the entries it skips were left out)
     let mut diagnostics: Option<Diagnostics> = None;
+    let mut skipped: Vec<Skipped> = Vec::new();
     for raw in text.lines() {
         let line = raw.trim_end();
         let trimmed = line.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with("Checking MCP server health") {
+        if trimmed.starts_with("Checking MCP server health") {
+            // another listing pasted after this one's diagnostics: servers again
+            // (helper-89 #4: they were dropped)
+            if let Some(d) = diagnostics.take() {
+                skipped.extend(d.skipped);
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
             continue;
         }
         if trimmed.contains(WINDOWS_CMD_WRAPPER_MARKER) {
@@ -333,8 +342,17 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
             continue;
         }
         if let Some(d) = diagnostics.as_mut() {
-            d.read(trimmed);
-            continue;
+            // (a server's line, status and all, ends the section too)
+            let server_line = !line.starts_with(char::is_whitespace)
+                && ENTRY_LINE
+                    .captures(line)
+                    .is_some_and(|c| STATUS_IN_LINE.is_match(&c[2]));
+            if !server_line {
+                d.read(trimmed);
+                continue;
+            }
+            skipped.append(&mut d.skipped);
+            diagnostics = None;
         }
         if trimmed.starts_with(GLYPHS) && !trimmed.starts_with("!=") {
             // A status on its own line: wrapped from the entry above, or pasted alone.
@@ -403,7 +421,7 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
         }
     }
 
-    let skipped = diagnostics.map(|d| d.skipped).unwrap_or_default();
+    skipped.extend(diagnostics.map(|d| d.skipped).unwrap_or_default());
     let mut entries: Vec<ExplainEntry> = if partials.iter().any(|p| p.status.is_some()) {
         partials
             .into_iter()

@@ -637,6 +637,29 @@ fn the_config_diagnostics_of_claude_mcp_list_are_configuration_errors() {
                 format!("{n} configuration errors")
             };
             assert!(first.contains(&counted), "{case} {build}: {first}");
+            // another listing pasted after the diagnostics: its servers count (helper-89
+            // #4: they were dropped), after a new heading or without one
+            for sep in ["Checking MCP server health…\n\n", ""] {
+                let more = format!(
+                    "{paste}\n{sep}web-api: http://127.0.0.1:9/mcp (HTTP) - ✘ Failed to connect\n"
+                );
+                let r = explain_text(&more, true);
+                let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+                let web = doc["servers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|s| s["name"] == "web-api")
+                    .unwrap_or_else(|| panic!("{case} {build} {sep:?}: {doc:#}"));
+                assert_eq!(web["verdict"], "connection-failed");
+                let states = doc["servers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|s| s["state"] == "configuration-error")
+                    .count();
+                assert_eq!(states, skipped.len(), "{case} {build} {sep:?}");
+            }
         }
     }
 }
