@@ -375,6 +375,11 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 .collect(),
             ..Configured::of(cfg)
         };
+        // The entries Claude Code skips among a shared folder's names: each its own
+        // configuration-error row when the folder takes another name's state (helper-89
+        // #2: the skipped name's problem disappeared behind the one that starts)
+        let mut skipped_sharing: Vec<(usize, &crate::claude_code::config::ServerConfig)> =
+            Vec::new();
         for cfg in &p.resolved.servers {
             let enc = encode_folder_name(&cfg.name);
             let name = shown(&cfg.name);
@@ -405,6 +410,9 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                     };
                     if outranks {
                         row.configuration = Configuration::Configured(Box::new(of(cfg)));
+                    }
+                    if row.is_shared() && matches!(cfg.state, ServerState::Skipped(_)) {
+                        skipped_sharing.push((i, cfg));
                     }
                 }
             }
@@ -451,6 +459,25 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 last_session,
                 fix: None,
             });
+        }
+        for (i, cfg) in skipped_sharing {
+            let took = match &report.servers[i].configuration {
+                Configuration::Configured(c) => c.state == cfg.state,
+                _ => false,
+            };
+            if !took {
+                report.configured.push(ConfiguredRow {
+                    name: shown(&cfg.name),
+                    configured_name: cfg.name.clone(),
+                    project: project.clone(),
+                    project_folder: folder.clone(),
+                    configured: of(cfg),
+                    ran_since: None,
+                    last_session: None,
+                    since: None,
+                    fix: None,
+                });
+            }
         }
         for problem in &p.resolved.problems {
             report.configured.push(ConfiguredRow {

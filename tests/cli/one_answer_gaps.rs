@@ -1680,6 +1680,22 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
             assert!(first.contains("1 disabled"), "{disabled:?}: {first}");
         }
     }
+    // one name skipped for a configuration error while the other starts: the folder
+    // fails, and the skipped entry is a configuration error of its own (helper-89 #2:
+    // it disappeared behind the one that starts)
+    let mut config = base.clone();
+    config["mcpServers"]["api_v2"] = json!({ "type": "stdio", "args": ["x"] });
+    write_claude_json(&home, &config);
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--home"]).arg(&home);
+    let scan = run(&mut c);
+    let first = scan.stdout.lines().next().unwrap_or_default();
+    assert_eq!(scan.code, 1, "{scan:?}");
+    assert!(first.contains("1 fails, 1 configuration error"), "{first}");
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--server", "api_v2", "--home"]).arg(&home);
+    let only = run(&mut c);
+    assert!(only.stdout.contains("skipped: no \"command\""), "{only:?}");
 }
 
 /// helper-88 #9: the status line counted a working server disabled in the project, or no
