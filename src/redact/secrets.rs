@@ -701,6 +701,22 @@ fn password_label(k: &str) -> bool {
 /// single word there is taken for a password (`password: correcthorsebattery`).
 pub const NOT_A_PASSWORD: &[&str] = &[
     // states
+    "success",
+    "temporary",
+    "initial",
+    "confirm",
+    "retype",
+    "repeat",
+    "again",
+    "plaintext",
+    "cleartext",
+    "oauth",
+    "kerberos",
+    "keychain",
+    "keyring",
+    "bcrypt",
+    "scrypt",
+    "notset",
     "required",
     "missing",
     "invalid",
@@ -931,13 +947,35 @@ fn keep_password_label(c: &Captures) -> bool {
         return next.is_some() || word.len() < 4;
     }
     let prose = |w: &str| NOT_A_PASSWORD.contains(&w.to_ascii_lowercase().as_str());
-    value_is_harmless(v)
+    let alphabetic = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphabetic());
+    // `pwd: /home/app`, `pwd: ~/work`: the working directory (helper-89 #3, #10)
+    let folder = c["k"].eq_ignore_ascii_case("pwd") && v.starts_with(['/', '~', '.']);
+    folder
+        || value_is_harmless(v)
         || deep_locator(v)
         || remark
         || placeholder(v)
         || placeholder(word)
         || prose(word)
-        || (word.bytes().all(|b| b.is_ascii_alphabetic()) && next.is_some_and(|n| prose(&n)))
+        // (a word the sentence goes on after: `password: locked after 5 failed
+        // attempts`, `passwd: Authentication token manipulation error`)
+        || (alphabetic && next.is_some())
+        || (alphabetic && status_word(word))
+}
+
+/// A single word after a password's label that reads as a state rather than a
+/// password (helper-89 #3: `password: success`, `password: rotated`, `password:
+/// insufficient`, `password: LDAP` were hidden): an acronym of up to six capitals, or
+/// a word with an ending English states take (`-ed`, `-ing`, `-ion`, `-ent`, `-able`,
+/// ...; `correcthorsebattery`, `hunter`, `qwerty`, `princess` have none).
+fn status_word(word: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        "ed", "ing", "ion", "ment", "ness", "ure", "ive", "able", "ible", "ful", "less", "ent",
+        "ant", "ence", "ance", "ous", "ect", "en", "ong", "ood", "air", "ium",
+    ];
+    let acronym = word.len() <= 6 && word.bytes().all(|b| b.is_ascii_uppercase());
+    let lower = word.to_ascii_lowercase();
+    acronym || (lower.len() >= 4 && ENDINGS.iter().any(|e| lower.ends_with(e)))
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.

@@ -2626,6 +2626,45 @@ fn a_short_made_up_value_after_token_is_hidden() {
     }
 }
 
+/// helper-89 #3: a state after a password's label reads as one, whether the table has
+/// it or its ending says so (`-ed`, `-ing`, `-ion`, `-ent`, `-able`...), an acronym, or
+/// the sentence goes on after it; a word of none of these is still a password.
+#[test]
+fn a_state_after_a_passwords_label_is_kept() {
+    let r = plain();
+    for kept in [
+        "password: success",
+        "password: rotated",
+        "password: locked after 5 failed attempts",
+        "passwd: Authentication token manipulation error",
+        "password: insufficient",
+        "password: acceptable",
+        "password: encrypted",
+        "password: pending",
+        "password: hidden",
+        "password: strong",
+        "password: good",
+        "password: LDAP",
+        "secret: rotation due in 7 days",
+        "password: temporary",
+        "password: keychain",
+        "password: NotSet",
+        "pwd: /home/app",
+        "pwd: ~/work",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    assert_hidden(
+        &r,
+        &[
+            ("password: correcthorsebattery", "correcthorsebattery"),
+            ("password: princess", "princess"),
+            ("password: qwerty", "qwerty"),
+            ("password: hunter", "hunter"),
+        ],
+    );
+}
+
 /// A single word after a password's label is a password unless it is a state, a word of
 /// the sentence the label is in, or a placeholder (one table: `NOT_A_PASSWORD`).
 #[test]

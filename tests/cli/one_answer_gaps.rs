@@ -1881,7 +1881,11 @@ fn the_servers_of_a_broken_mcp_json_are_not_started() {
     let (code, after) = scan(&broken);
     assert_eq!(code, 1, "the .mcp.json row: {after:#}");
     for name in ["wrong-types", "missing-cmd"] {
-        assert_eq!(state(&after, name), "configuration-error", "{name}: {after:#}");
+        assert_eq!(
+            state(&after, name),
+            "configuration-error",
+            "{name}: {after:#}"
+        );
     }
     let fixable = after["servers"]
         .as_array()
@@ -1923,7 +1927,10 @@ fn since_with_the_name_of_a_server_seen_before_says_when() {
     };
     let r = scan("exits-early");
     assert_eq!(r.code, 0, "{r:?}");
-    assert!(r.stderr.contains("no session of \"exits-early\" since"), "{r:?}");
+    assert!(
+        r.stderr.contains("no session of \"exits-early\" since"),
+        "{r:?}"
+    );
     assert!(!r.stderr.contains("no server named"), "{r:?}");
     let printed = r.stderr.split('`').nth(1).unwrap();
     let words = shell_words(printed);
