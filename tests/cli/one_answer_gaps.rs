@@ -1565,9 +1565,14 @@ fn fix_names_the_server_a_name_differs_from_in_case_only() {
 fn a_shared_folders_joined_name_is_a_name_for_scan_and_report() {
     let tmp = tempfile::tempdir().unwrap();
     let home = samples().join("shared-folder");
-    for sub in ["scan", "report"] {
+    // (case aside, as `--server` takes it: helper-89 #9)
+    for (sub, name) in [
+        ("scan", "api-v2 + api_v2"),
+        ("report", "api-v2 + api_v2"),
+        ("scan", "API-V2 + API_V2"),
+    ] {
         let mut c = mcplogs(tmp.path());
-        c.arg(sub).arg("--home").arg(&home).arg("api-v2 + api_v2");
+        c.arg(sub).arg("--home").arg(&home).arg(name);
         let r = run(&mut c);
         assert_eq!(r.code, 1, "{sub}: {r:?}");
         assert!(

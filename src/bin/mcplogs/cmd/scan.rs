@@ -114,13 +114,23 @@ pub(crate) fn name_as_server(
 /// names holding a secret is left to `--server`.)
 fn names_a_shared_folder(name: &str, configured: &[String]) -> bool {
     use mcplogs::claude_code::names::encode_folder_name;
-    let parts: Vec<&str> = name.split(" + ").collect();
-    parts.len() > 1
-        && parts.windows(2).all(|w| w[0] < w[1])
-        && parts.iter().all(|p| configured.iter().any(|n| n == p))
-        && parts
-            .iter()
-            .all(|p| encode_folder_name(p) == encode_folder_name(parts[0]))
+    // each part a configured name, case aside as `--server` takes it (helper-89 #9)
+    let parts: Option<Vec<&str>> = name
+        .split(" + ")
+        .map(|p| {
+            configured
+                .iter()
+                .find(|n| n.eq_ignore_ascii_case(p))
+                .map(String::as_str)
+        })
+        .collect();
+    parts.is_some_and(|parts| {
+        parts.len() > 1
+            && parts.windows(2).all(|w| w[0] < w[1])
+            && parts
+                .iter()
+                .all(|p| encode_folder_name(p) == encode_folder_name(parts[0]))
+    })
 }
 
 /// `mcplogs scan` of `homes` and `paths`, as the user runs it (each quoted for the
