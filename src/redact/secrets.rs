@@ -1628,7 +1628,47 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?i)(?-u:\b)(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(?P<s>\S+)",
             keep_harmless,
         ),
+        // `htpasswd -b FILE USER PW` (batch mode takes the password on the command
+        // line; `-n` writes no file: `htpasswd -nb USER PW`); without `-b` it asks
+        // (helper-89 #1)
+        rule(
+            "secret",
+            &["htpasswd"],
+            r"(?-u:\b)htpasswd[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*[ \t]+\S+[ \t]+\S+[ \t]+(?P<s>[^\s'\x22]+)",
+            keep_harmless,
+        ),
+        rule(
+            "secret",
+            &["htpasswd"],
+            r"(?-u:\b)htpasswd[ \t]+-(?:[A-Za-z]*n[A-Za-z]*b|[A-Za-z]*b[A-Za-z]*n)[A-Za-z]*[ \t]+\S+[ \t]+(?P<s>[^\s'\x22]+)",
+            keep_harmless,
+        ),
     ];
+    // SQL: `CREATE USER u IDENTIFIED BY 'PW'` (`IDENTIFIED WITH plugin BY`), `SET
+    // PASSWORD ... = PASSWORD('PW')`; PHP's `define('DB_PASSWORD', 'PW')` under a
+    // secret-looking name (helper-89 #1)
+    for value in [DQ, SQ] {
+        v.push(rule(
+            "secret",
+            &["identified"],
+            &format!(r"(?i)(?-u:\b)identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?{value}"),
+            keep_harmless,
+        ));
+        v.push(rule(
+            "secret",
+            &["password("],
+            &format!(r"(?i)(?-u:\b)password\([ \t]*{value}[ \t]*\)"),
+            keep_harmless,
+        ));
+        v.push(rule(
+            "secret",
+            &["define("],
+            &format!(
+                r#"(?i)(?-u:\b)define\([ \t]*['"](?P<k>[A-Za-z0-9_.-]+)['"][ \t]*,[ \t]*{value}"#
+            ),
+            keep_pair,
+        ));
+    }
     // Command-line arguments: `--token V`, `--password=V`, `--api-key "V W"`.
     for value in [DQ, SQ, BARE] {
         v.push(rule(

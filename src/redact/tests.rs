@@ -2814,3 +2814,49 @@ fn a_value_cut_at_a_line_break_is_judged_as_its_line_holds_it() {
         check(&r, input, want);
     }
 }
+
+/// helper-89 #1: SQL's `IDENTIFIED BY '...'` and `PASSWORD('...')`, PHP's `define()` of
+/// a secret-looking name, `htpasswd -b`'s password: hidden; the user, the file, another
+/// name's value and `htpasswd` without `-b` (it asks) are kept.
+#[test]
+fn sql_php_and_htpasswd_passwords_are_hidden() {
+    let r = plain();
+    assert_hidden(
+        &r,
+        &[
+            ("CREATE USER app IDENTIFIED BY 'Rt7kPq2Lmz';", "Rt7kPq2Lmz"),
+            (
+                "ALTER USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'Zm3kQw8Lpr';",
+                "Zm3kQw8Lpr",
+            ),
+            (
+                "SET PASSWORD FOR 'app'@'%' = PASSWORD('Zm3kQw8Lpr');",
+                "Zm3kQw8Lpr",
+            ),
+            ("define('DB_PASSWORD', 'w7Yq!pR3zK');", "w7Yq!pR3zK"),
+            (
+                r#"define("API_KEY", "Xq8mK2pLz9Rt4vW7");"#,
+                "Xq8mK2pLz9Rt4vW7",
+            ),
+            (
+                "htpasswd -b /etc/nginx/.htpasswd admin Xk8mQ2pL9v",
+                "Xk8mQ2pL9v",
+            ),
+            ("htpasswd -bc .htpasswd admin Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            ("htpasswd -nb admin Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+        ],
+    );
+    for kept in [
+        "define('APP_NAME', 'My App');",
+        "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
+        "htpasswd -c /etc/nginx/.htpasswd admin",
+        "htpasswd -nb admin",
+        "CREATE USER app IDENTIFIED BY '$APP_PASSWORD';",
+        "the user is identified by name",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+    // (the user and the file stay)
+    let shown = r.redact("htpasswd -b /etc/nginx/.htpasswd admin Xk8mQ2pL9v");
+    assert!(shown.contains("/etc/nginx/.htpasswd admin "), "{shown}");
+}
