@@ -93,6 +93,15 @@ impl ExplainEntry {
         self.local.as_ref().is_some_and(|l| l.config_error_now)
     }
 
+    /// What makes the exit code 1, as `scan`'s: it fails now, or Claude Code skips it
+    /// for an error in its configuration (found here, or said by the paste's
+    /// diagnostics).
+    pub fn is_problem(&self) -> bool {
+        self.fails_now()
+            || self.config_error_now()
+            || self.state == Some(crate::scan::configured::CONFIGURATION_ERROR)
+    }
+
     /// The `mcplogs fix` command for this entry when the legacy fix applies: `scan`'s
     /// for a server whose log was found, else `mcplogs fix` with the folders the user
     /// named (`explain --home/--project`: the paste's server is not in any log here).
@@ -212,11 +221,7 @@ pub struct ExplainReport {
 
 impl ExplainReport {
     pub fn has_problems(&self) -> bool {
-        self.entries.iter().any(|e| {
-            e.fails_now()
-                || e.config_error_now()
-                || e.state == Some(crate::scan::configured::CONFIGURATION_ERROR)
-        })
+        self.entries.iter().any(ExplainEntry::is_problem)
     }
 }
 

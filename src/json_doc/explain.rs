@@ -36,6 +36,11 @@ pub struct ExplainServer {
     /// approval`) or `configuration-error` (an entry, or a file, `MCP config
     /// diagnostics` says Claude Code skips: a problem, exit code 1); null otherwise.
     pub state: Option<String>,
+    /// It fails now, or Claude Code skips it for an error in its configuration: what
+    /// makes the exit code 1, as `scan`'s (a pasted failure of a server the
+    /// configuration no longer starts is not one).
+    #[serde(default)]
+    pub problem: bool,
     /// This machine's log folder of the server, when `explain` found one in the project
     /// `claude mcp list` ran in (a named server; its verdict, cause and recommendation
     /// are then `scan`'s); null otherwise.

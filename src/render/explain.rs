@@ -375,6 +375,7 @@ fn server_json(e: &ExplainEntry, report: &ExplainReport) -> json_doc::ExplainSer
         recommendation: e.recommendation_in(&report.homes, report.project.as_deref()),
         detail: e.detail.clone(),
         state: e.state.map(str::to_string),
+        problem: e.is_problem(),
         logs: e.local.as_ref().map(|l| l.source.display().to_string()),
         stderr_tail: e
             .local

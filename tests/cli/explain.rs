@@ -619,6 +619,13 @@ fn the_config_diagnostics_of_claude_mcp_list_are_configuration_errors() {
                 .map(|s| s["name"].as_str().unwrap())
                 .collect();
             assert_eq!(states, skipped, "{case} {build}");
+            // (each a problem, as the exit code says)
+            for s in servers
+                .iter()
+                .filter(|s| s["state"] == "configuration-error")
+            {
+                assert_eq!(s["problem"], true, "{case} {build}: {s:#}");
+            }
             for s in servers {
                 assert!(
                     !s["detail"]

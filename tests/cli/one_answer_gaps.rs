@@ -1803,6 +1803,18 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
         let r = explain(&format!("{}\n", line(name)));
         assert_eq!(r.code, 0, "{name}: {r:?}");
         assert!(r.stdout.contains("none fail"), "{name}: {r:?}");
+        // `--json` says why the exit code is 0 (helper-89 #8)
+        let file = home.join("paste.txt");
+        let mut c = mcplogs(&home);
+        c.arg("explain")
+            .arg("--json")
+            .arg(&file)
+            .arg("--home")
+            .arg(&home)
+            .arg("--project")
+            .arg(&api);
+        let doc: Value = serde_json::from_str(&run(&mut c).stdout).unwrap();
+        assert_eq!(doc["servers"][0]["problem"], false, "{doc:#}");
         let mut c = mcplogs(&home);
         c.args(["scan", "--server", name, "--home"]).arg(&home);
         let scan = run(&mut c);
