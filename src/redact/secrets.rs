@@ -27,7 +27,7 @@ pub struct Rule {
     /// Literals (ASCII, any case) one of which every match contains.
     pub anchors: &'static [&'static str],
     /// For a rule whose every match holds an anchor inside a key of
-    /// [`KEY_BYTES`] directly followed by one of these bytes: an anchor's hit whose run
+    /// `[A-Za-z0-9_.-]` directly followed by one of these bytes: an anchor's hit whose run
     /// of key bytes ends at another ASCII byte (or the text's end) cannot be in a match,
     /// and gets no window ([`Scanner::find`]). Words such as `authentication` and
     /// `keyboard` in prose then cost nothing: each hit's window reaches 16 KiB on.
@@ -693,7 +693,7 @@ fn password_label(k: &str) -> bool {
     PASSWORD_LABELS.iter().any(|l| last.eq_ignore_ascii_case(l))
 }
 
-/// What a single word after a password's label ([`PASSWORD_LABELS`]) is when it is no
+/// What a single word after a password's label (`password:`, `passwd:`, `pwd:`, ...) is when it is no
 /// password: a state (`password: required`, `Password: not set`, `secret: missing`), a
 /// word of the sentence the label is in (`password: is required`, `Password: Enter
 /// yours`: also the word after the value, `password: expires in 3 days`), a type
