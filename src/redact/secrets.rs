@@ -693,12 +693,14 @@ fn password_label(k: &str) -> bool {
     PASSWORD_LABELS.iter().any(|l| last.eq_ignore_ascii_case(l))
 }
 
-/// What a single word after a password's label (`password:`, `passwd:`, `pwd:`, ...) is when it is no
-/// password: a state (`password: required`, `Password: not set`, `secret: missing`), a
-/// word of the sentence the label is in (`password: is required`, `Password: Enter
-/// yours`: also the word after the value, `password: expires in 3 days`), a type
-/// (`password: string`) or a placeholder's word (`changeme`, `redacted`). Any other
-/// single word there is taken for a password (`password: correcthorsebattery`).
+/// What a single word after a password's label (`password:`, `passwd:`, `pwd:`, ...)
+/// is when it is no password: a state (`password: required`, `Password: not set`,
+/// `secret: missing`), a word of the sentence the label is in (`password: is
+/// required`, `Password: Enter yours`: also the word after the value, `password:
+/// expires in 3 days`), a type (`password: string`) or a placeholder's word
+/// (`changeme`, `redacted`). Any other single word there is taken for a password
+/// (`password: correcthorsebattery`), unless its ending reads as a state's
+/// (`status_word`).
 pub const NOT_A_PASSWORD: &[&str] = &[
     // states
     "success",
