@@ -378,9 +378,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         // The entries Claude Code skips among a shared folder's names: each its own
         // configuration-error row when the folder takes another name's state (helper-89
         // #2: the skipped name's problem disappeared behind the one that starts)
-        let mut skipped_sharing: Vec<(usize, &crate::claude_code::config::ServerConfig)> =
-            Vec::new();
-        for cfg in &p.resolved.servers {
+        let mut skipped_sharing: Vec<(usize, usize)> = Vec::new();
+        // which entry each row took its state from (by its place in the resolution)
+        let mut took_from: Vec<Option<usize>> = vec![None; report.servers.len()];
+        for (at, cfg) in p.resolved.servers.iter().enumerate() {
             let enc = encode_folder_name(&cfg.name);
             let name = shown(&cfg.name);
             let mut found = false;
@@ -410,9 +411,10 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                     };
                     if outranks {
                         row.configuration = Configuration::Configured(Box::new(of(cfg)));
+                        took_from[i] = Some(at);
                     }
                     if row.is_shared() && matches!(cfg.state, ServerState::Skipped(_)) {
-                        skipped_sharing.push((i, cfg));
+                        skipped_sharing.push((i, at));
                     }
                 }
             }
@@ -460,12 +462,11 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 fix: None,
             });
         }
-        for (i, cfg) in skipped_sharing {
-            let took = match &report.servers[i].configuration {
-                Configuration::Configured(c) => c.state == cfg.state,
-                _ => false,
-            };
-            if !took {
+        // (by the entry, not its state: two names skipped for the same reason are two
+        // problems)
+        for (i, at) in skipped_sharing {
+            let cfg = &p.resolved.servers[at];
+            if took_from[i] != Some(at) {
                 report.configured.push(ConfiguredRow {
                     name: shown(&cfg.name),
                     configured_name: cfg.name.clone(),
@@ -556,11 +557,17 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         // by its name or its log folder's (the name encoded, as a logged row is: `--since`
         // leaves a server whose sessions are all older a row of this list, which
         // `--server my-srv` selects as it selects the logged `my_srv` without `--since`)
+        // (a shared folder's name, its names joined, selects each of them: a skipped
+        // one's own row too)
         want.as_ref().is_none_or(|w| {
             w.selects(
                 &r.configured_name,
                 Some(&encode_folder_name(&r.configured_name)),
-            )
+            ) || w.given().contains(" + ")
+                && w
+                    .given()
+                    .split(" + ")
+                    .any(|part| part.eq_ignore_ascii_case(&r.configured_name))
         }) && project_want
             .as_ref()
             .is_none_or(|p| p.selects(Some(&r.project), Some(&r.project_folder)))

@@ -1701,6 +1701,21 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
     c.args(["scan", "--server", "api_v2", "--home"]).arg(&home);
     let only = run(&mut c);
     assert!(only.stdout.contains("skipped: no \"command\""), "{only:?}");
+    // the folder's printed name selects the skipped name's row too (helper-90 #1)
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--server", "api-v2 + api_v2", "--home"])
+        .arg(&home);
+    let joined = run(&mut c);
+    let first = joined.stdout.lines().next().unwrap_or_default();
+    assert!(first.contains("1 fails, 1 configuration error"), "{joined:?}");
+    // both skipped for the same reason: two problems, not one (helper-90 #1)
+    config["mcpServers"]["api-v2"] = json!({ "type": "stdio", "args": ["y"] });
+    write_claude_json(&home, &config);
+    let mut c = mcplogs(&home);
+    c.args(["scan", "--home"]).arg(&home);
+    let both = run(&mut c);
+    let first = both.stdout.lines().next().unwrap_or_default();
+    assert!(first.contains("2 configuration errors"), "{both:?}");
 }
 
 /// helper-88 #9: the status line counted a working server disabled in the project, or no
