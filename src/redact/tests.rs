@@ -2626,9 +2626,9 @@ fn a_short_made_up_value_after_token_is_hidden() {
     }
 }
 
-/// helper-89 #3: a state after a password's label reads as one, whether the table has
-/// it or its ending says so (`-ed`, `-ing`, `-ion`, `-ent`, `-able`...), an acronym, or
-/// the sentence goes on after it; a word of none of these is still a password.
+/// helper-89 #3: a state after a password's label reads as one (the table's states,
+/// what keeps or checks a password, the sentence going on with one of its words); any
+/// other word is still a password, dictionary words included (helper-90 #2).
 #[test]
 fn a_state_after_a_passwords_label_is_kept() {
     let r = plain();
@@ -2637,6 +2637,7 @@ fn a_state_after_a_passwords_label_is_kept() {
         "password: rotated",
         "password: locked after 5 failed attempts",
         "passwd: Authentication token manipulation error",
+        "password: locked",
         "password: insufficient",
         "password: acceptable",
         "password: encrypted",
@@ -2661,6 +2662,11 @@ fn a_state_after_a_passwords_label_is_kept() {
             ("password: princess", "princess"),
             ("password: qwerty", "qwerty"),
             ("password: hunter", "hunter"),
+            ("password: champion", "champion"),
+            ("password: golden", "golden"),
+            ("password: treasure", "treasure"),
+            ("password: QWERTY", "QWERTY"),
+            ("Temporary password: sunflower for alice", "sunflower"),
         ],
     );
 }

@@ -564,8 +564,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 &r.configured_name,
                 Some(&encode_folder_name(&r.configured_name)),
             ) || w.given().contains(" + ")
-                && w
-                    .given()
+                && w.given()
                     .split(" + ")
                     .any(|part| part.eq_ignore_ascii_case(&r.configured_name))
         }) && project_want

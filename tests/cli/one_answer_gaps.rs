@@ -1707,7 +1707,10 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
         .arg(&home);
     let joined = run(&mut c);
     let first = joined.stdout.lines().next().unwrap_or_default();
-    assert!(first.contains("1 fails, 1 configuration error"), "{joined:?}");
+    assert!(
+        first.contains("1 fails, 1 configuration error"),
+        "{joined:?}"
+    );
     // both skipped for the same reason: two problems, not one (helper-90 #1)
     config["mcpServers"]["api-v2"] = json!({ "type": "stdio", "args": ["y"] });
     write_claude_json(&home, &config);
