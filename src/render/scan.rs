@@ -581,6 +581,8 @@ fn state_counts(report: &ScanReport) -> Vec<String> {
     for s in &report.servers {
         match &s.configuration {
             Configuration::NotConfigured => bump("no longer configured"),
+            // (one skipped with its file: the file's row counts)
+            Configuration::Configured(c) if c.skipped_with_file() => {}
             Configuration::Configured(c) if c.state != ServerState::Starts => bump(label(&c.state)),
             _ => {}
         }

@@ -141,6 +141,14 @@ fn added_by_claude_code(folder: &str) -> bool {
 }
 
 impl Configured {
+    /// Skipped with its whole file (a logged server that only a project `.mcp.json`
+    /// that is not valid JSON can configure, [`Configured::of_problem`]): the file's row
+    /// is the problem, counted and advised once (helper-90 #3: one broken file was a
+    /// configuration error per server it could hold).
+    pub fn skipped_with_file(&self) -> bool {
+        matches!(self.state, ServerState::Skipped(_)) && self.transport.is_none()
+    }
+
     /// What the resolution says about one configured server.
     pub fn of(s: &crate::claude_code::config::ServerConfig) -> Configured {
         Configured {

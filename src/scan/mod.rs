@@ -431,6 +431,7 @@ impl ServerReport {
             &self.configuration,
             configured::Configuration::Configured(c)
                 if matches!(c.state, crate::claude_code::config::ServerState::Skipped(_))
+                    && !c.skipped_with_file()
         )
     }
 

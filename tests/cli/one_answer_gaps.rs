@@ -1933,10 +1933,25 @@ fn the_servers_of_a_broken_mcp_json_are_not_started() {
     c.args(["scan", "--home"]).arg(&home);
     let screen = run(&mut c).stdout;
     let first = screen.lines().next().unwrap();
-    // (exits-early, old-protocol, bad-tool, tools-error still fail; the two skipped are
-    // configuration errors beside the file's row)
+    // (exits-early, old-protocol, bad-tool, tools-error still fail; the two skipped
+    // with the file are its one configuration error, as `claude mcp list` names only
+    // the file: helper-90 #3)
     assert!(first.contains("4 fail"), "{first}");
-    assert!(first.contains("3 configuration errors"), "{first}");
+    assert!(first.contains("1 configuration error"), "{first}");
+    assert!(!first.contains("configuration errors"), "{first}");
+    for name in ["wrong-types", "missing-cmd"] {
+        let problem = after["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["configuration"]["detail"]
+            .clone();
+        assert!(
+            problem.to_string().contains("not valid JSON"),
+            "{name}: {problem}"
+        );
+    }
 }
 
 /// helper-88 #12: `scan --since 1h --server NAME` of a logged server no file configures
