@@ -105,8 +105,9 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
     // verdict. A shared folder's mixed records cannot back advice for one server.
     // ... unless `mcplogs fix` enables it (a `.mcp.json` server in disabledMcpjsonServers)
     // A `.mcp.json` server pending approval that fails (its logs are from `claude -p`,
-    // which starts it unasked): what makes it fail first, then its approval
-    // (helper-88 #10: the approval alone, beside a summary counting the legacy fix)
+    // which starts it unasked): what makes it fail (helper-88 #10: the approval alone,
+    // beside a summary counting the legacy fix); its state says it is pending, and the
+    // screen lists the approval as an item of its own
     let pending_and_failing = pending_and_failing(s);
     let text = super::fix_action(s)
         .filter(|a| a.planned && !s.counts_now())
@@ -131,10 +132,6 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
                 ),
             },
         );
-    let text = match pending_and_failing {
-        true => format!("{text} {PENDING_FAILING}"),
-        false => text,
-    };
     // a server slower than MCP_TIMEOUT in a gone project: its own settings (which may
     // set the short value) were not read, so no file is known to decide it there
     if s.project_here() == crate::scan::ProjectHere::Gone
@@ -886,9 +883,6 @@ pub fn windows_cmd_wrapper_note(name: Option<&str>) -> String {
 }
 
 /// `explain` on a `⏸ Pending approval` line.
-/// After the advice for a failing `.mcp.json` server nobody approved ([`for_server_in`]).
-const PENDING_FAILING: &str = "It is also waiting for approval in its project: interactive Claude Code asks before starting it (`claude -p` and `claude mcp list`, which wrote these logs, start it unasked).";
-
 pub const PENDING_APPROVAL: &str = "The project's .mcp.json server is waiting for approval: start Claude Code in that project and approve it (or run `claude mcp reset-project-choices`).";
 
 /// A pasted server's name quoted for the shell, or the placeholder `NAME`.

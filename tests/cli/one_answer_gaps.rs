@@ -1996,7 +1996,8 @@ fn since_with_the_name_of_a_server_seen_before_says_when() {
 /// helper-88 #10: a `.mcp.json` server nobody approved whose logs (from `claude -p`)
 /// fail in a way the legacy setting cures: the summary counted it as fixable with the
 /// legacy setting, "What to do" gave only the approval, while the hook and `fix` wrote
-/// the legacy setting. Both are given now, on the screen and in its recommendation.
+/// the legacy setting. Both are given now on the screen; its recommendation is the
+/// failure's, its state says it is pending.
 #[test]
 fn a_pending_server_that_fails_gets_its_fix_and_its_approval() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
@@ -2028,5 +2029,15 @@ fn a_pending_server_that_fails_gets_its_fix_and_its_approval() {
     let doc: Value = serde_json::from_str(&run(&mut c).stdout).unwrap();
     let rec = doc["servers"][0]["recommendation"].as_str().unwrap();
     assert!(rec.contains("mcplogs fix"), "{rec}");
-    assert!(rec.contains("waiting for approval"), "{rec}");
+    assert_eq!(
+        doc["servers"][0]["configuration"]["state"], "pending-approval",
+        "{doc:#}"
+    );
+    // a failure outside the legacy fix's item: its own item and the approval's, the
+    // approval said once (helper-90 #4)
+    let mut c = mcplogs(&home);
+    c.env("COLUMNS", "400").args(["scan", "--home"]).arg(&home);
+    let all = run(&mut c).stdout;
+    let todo = all.split("What to do").nth(1).unwrap();
+    assert_eq!(todo.matches("nobody approved").count(), 1, "{todo}");
 }
