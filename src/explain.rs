@@ -475,6 +475,22 @@ impl Diagnostics {
             self.location = Some(file.trim().to_string());
             return;
         }
+        // ` ├ [Warning] [name] mcpServers.name: Skipped — why` (before a file's
+        // `[Error]`, whose tag an entry's line may carry too: helper-90 #7)
+        if let Some((head, why)) = line.split_once(CONFIG_SKIPPED) {
+            if let Some(name) = head
+                .split_once("] [")
+                .and_then(|(_, rest)| rest.split_once("] "))
+                .map(|(name, _)| name)
+            {
+                self.skipped.push(Skipped {
+                    name: name.to_string(),
+                    why: why.trim().to_string(),
+                    file: self.location.clone(),
+                });
+            }
+            return;
+        }
         // ` └ [Error] MCP config is not a valid JSON`: the whole file is skipped, a row
         // named by the file as `scan` names it (`.mcp.json`)
         if let Some(why) = line.split_once(CONFIG_FILE_ERROR).map(|(_, w)| w.trim())
@@ -488,24 +504,7 @@ impl Diagnostics {
                 why: why.to_string(),
                 file: Some(file.clone()),
             });
-            return;
         }
-        // ` ├ [Warning] [name] mcpServers.name: Skipped — why`
-        let Some((head, why)) = line.split_once(CONFIG_SKIPPED) else {
-            return;
-        };
-        let Some(name) = head
-            .split_once("] [")
-            .and_then(|(_, rest)| rest.split_once("] "))
-            .map(|(name, _)| name)
-        else {
-            return;
-        };
-        self.skipped.push(Skipped {
-            name: name.to_string(),
-            why: why.trim().to_string(),
-            file: self.location.clone(),
-        });
     }
 }
 

@@ -228,7 +228,7 @@ pub fn record(id: &str, item: Item<'_>, keys: &Keys, o: &RecordOptions<'_>) -> E
         Item::Server(s) => {
             let d = &s.diagnosis;
             // (what makes `scan` exit 1: a configuration Claude Code skips too)
-            let problem = s.fails_now() || s.config_error_now();
+            let problem = s.is_problem_now();
             let (severity_text, severity_number) = if problem {
                 ("ERROR", 17)
             } else if d.verdict.is_problem() || d.verdict == Verdict::Tolerated {

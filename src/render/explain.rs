@@ -32,7 +32,11 @@ pub fn explain_summary(report: &ExplainReport) -> String {
     let tolerated = report
         .entries
         .iter()
-        .filter(|e| e.diagnosis.verdict == crate::classify::verdict::Verdict::Tolerated)
+        // (of the servers Claude Code still starts, as scan counts them: helper-90 #6)
+        .filter(|e| {
+            e.diagnosis.verdict == crate::classify::verdict::Verdict::Tolerated
+                && e.local.as_ref().is_none_or(|l| l.counts_now)
+        })
         .count();
     let mut parts = vec![if failing == 0 {
         "none fail".to_string()

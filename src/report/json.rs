@@ -115,7 +115,7 @@ pub fn server_json(s: &ServerSection) -> json_doc::ReportServer {
         sessions_read: s.sessions_read as u64,
         failed_sessions: s.failed_sessions as u64,
         // (what makes the exit code 1, as `export`'s `mcplogs.problem`)
-        problem: s.is_problem() || s.config_error_now,
+        problem: s.is_problem_now(),
         audience: s.audience.map(|a| a.as_str().to_string()),
         launch: s.launch.clone(),
         summary: s.summary.clone(),

@@ -120,6 +120,12 @@ impl ServerSection {
         self.diagnosis.verdict.is_problem() && self.counts_now
     }
 
+    /// What makes the exit code 1 for it ([`ServerReport::is_problem_now`]): a failure
+    /// now, or a configuration Claude Code skips.
+    pub fn is_problem_now(&self) -> bool {
+        self.is_problem() || self.config_error_now
+    }
+
     /// `tools-fetch-failed (missing-resultType)`.
     pub fn verdict_text(&self) -> String {
         match self.diagnosis.cause {

@@ -423,6 +423,12 @@ impl ServerReport {
         self.diagnosis.verdict.is_problem() && self.counts_now()
     }
 
+    /// What makes the exit code 1 for it, in every command: it fails now, or Claude Code
+    /// now skips it for an error in its configuration.
+    pub fn is_problem_now(&self) -> bool {
+        self.fails_now() || self.config_error_now()
+    }
+
     /// Whether Claude Code now skips the server for an error in its configuration
     /// (its logs are from before): a problem as a configured entry without logs is
     /// ([`configured::ConfiguredRow::is_problem`]), whatever its logs said.
@@ -565,9 +571,7 @@ impl ScanReport {
     /// A server failing now, or a configuration Claude Code skips: exit code 1. States
     /// (disabled, pending approval, denied by policy, not started) are not problems.
     pub fn has_problems(&self) -> bool {
-        self.servers
-            .iter()
-            .any(|s| s.fails_now() || s.config_error_now())
+        self.servers.iter().any(ServerReport::is_problem_now)
             || self
                 .configured
                 .iter()

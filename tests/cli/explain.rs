@@ -644,6 +644,21 @@ fn the_config_diagnostics_of_claude_mcp_list_are_configuration_errors() {
                 format!("{n} configuration errors")
             };
             assert!(first.contains(&counted), "{case} {build}: {first}");
+            // an entry's skip tagged `[Error]` is the entry's, not its file's (helper-90
+            // #7)
+            let tagged = format!(
+                "{paste}\nLocation: /home/u/.claude.json\n └ [Error] [u-err] mcpServers.u-err: Skipped — unknown MCP server type \"x\" for server \"u-err\"\n"
+            );
+            let r = explain_text(&tagged, true);
+            let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+            assert!(
+                doc["servers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|s| s["name"] == "u-err" && s["state"] == "configuration-error"),
+                "{case} {build}: {doc:#}"
+            );
             // another listing pasted after the diagnostics: its servers count (helper-89
             // #4: they were dropped), after a new heading or without one
             for sep in ["Checking MCP server health…\n\n", ""] {
