@@ -1702,25 +1702,33 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_harmless,
         ),
         // `htpasswd -b FILE USER PW` (batch mode takes the password on the command
-        // line; `-n` writes no file: `htpasswd -nb USER PW`); without `-b` it asks
-        // (helper-89 #1)
+        // line; `-n` writes no file: `htpasswd -nb USER PW`; flags apart or together,
+        // `-B` is bcrypt); without `-b` it asks (helper-89 #1, helper-90 #9)
         rule(
             "secret",
             &["htpasswd"],
-            r"(?-u:\b)htpasswd[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*[ \t]+\S+[ \t]+\S+[ \t]+(?P<s>[^\s'\x22]+)",
-            keep_harmless,
+            r#"(?-u:\b)htpasswd(?P<f>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^-\s]\S*[ \t]+[^-\s]\S*[ \t]+(?P<s>[^\s'"]+)"#,
+            |c| !c["f"].contains('b') || c["f"].contains('n') || keep_harmless(c),
         ),
         rule(
             "secret",
             &["htpasswd"],
-            r"(?-u:\b)htpasswd[ \t]+-(?:[A-Za-z]*n[A-Za-z]*b|[A-Za-z]*b[A-Za-z]*n)[A-Za-z]*[ \t]+\S+[ \t]+(?P<s>[^\s'\x22]+)",
-            keep_harmless,
+            r#"(?-u:\b)htpasswd(?P<f>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^-\s]\S*[ \t]+(?P<s>[^\s'"]+)"#,
+            |c| !c["f"].contains('b') || !c["f"].contains('n') || keep_harmless(c),
         ),
     ];
     // SQL: `CREATE USER u IDENTIFIED BY 'PW'` (`IDENTIFIED WITH plugin BY`), `SET
     // PASSWORD ... = PASSWORD('PW')`; PHP's `define('DB_PASSWORD', 'PW')` under a
     // secret-looking name (helper-89 #1)
     for value in [DQ, SQ] {
+        // PostgreSQL: `CREATE ROLE u WITH LOGIN PASSWORD 'PW'`, `ALTER USER u
+        // [ENCRYPTED] PASSWORD 'PW'` (helper-90 #9)
+        v.push(rule(
+            "secret",
+            &["password"],
+            &format!(r"(?i)(?-u:\b)(?:user|role)(?-u:\b)[^;\n]*?(?-u:\b)password[ \t]+{value}"),
+            keep_harmless,
+        ));
         v.push(rule(
             "secret",
             &["identified"],

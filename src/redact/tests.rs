@@ -2850,6 +2850,17 @@ fn sql_php_and_htpasswd_passwords_are_hidden() {
             ),
             ("htpasswd -bc .htpasswd admin Xk8mQ2pL9v", "Xk8mQ2pL9v"),
             ("htpasswd -nb admin Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            (
+                "htpasswd -b -c /etc/.htpasswd alice Xk8mQ2pL9v",
+                "Xk8mQ2pL9v",
+            ),
+            ("htpasswd -c -B -b .htpasswd alice Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            ("htpasswd -n -b alice Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            ("CREATE ROLE app WITH LOGIN PASSWORD 'hunter';", "hunter"),
+            (
+                "ALTER USER app ENCRYPTED PASSWORD 'Zm3kQw8Lpr';",
+                "Zm3kQw8Lpr",
+            ),
         ],
     );
     for kept in [
@@ -2857,12 +2868,19 @@ fn sql_php_and_htpasswd_passwords_are_hidden() {
         "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
         "htpasswd -c /etc/nginx/.htpasswd admin",
         "htpasswd -nb admin",
+        "htpasswd -c -B .htpasswd alice",
+        "htpasswd -n alice > out.txt",
         "CREATE USER app IDENTIFIED BY '$APP_PASSWORD';",
         "the user is identified by name",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
     // (the user and the file stay)
-    let shown = r.redact("htpasswd -b /etc/nginx/.htpasswd admin Xk8mQ2pL9v");
-    assert!(shown.contains("/etc/nginx/.htpasswd admin "), "{shown}");
+    for line in [
+        "htpasswd -b /etc/nginx/.htpasswd admin Xk8mQ2pL9v",
+        "htpasswd -b -c /etc/nginx/.htpasswd admin Xk8mQ2pL9v",
+    ] {
+        let shown = r.redact(line);
+        assert!(shown.contains("/etc/nginx/.htpasswd admin "), "{shown}");
+    }
 }
