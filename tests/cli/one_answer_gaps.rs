@@ -1423,6 +1423,20 @@ fn write_claude_json(home: &Path, config: &Value) {
     fs::write(home.join(".claude.json"), config.to_string()).unwrap();
 }
 
+/// `~/.claude.json` with `removed` no longer configured and `disabled` disabled in the
+/// project `api`: two servers Claude Code no longer starts. Returns the configuration
+/// written.
+fn no_longer_started(home: &Path, api: &Path, removed: &str, disabled: &str) -> Value {
+    let mut config = claude_json(home);
+    config["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove(removed);
+    config["projects"][api.display().to_string()]["disabledMcpServers"] = json!([disabled]);
+    write_claude_json(home, &config);
+    config
+}
+
 /// helper-86 #10: a configuration Claude Code skips is a problem whether its server
 /// logged before (`bad-tool`, now without a command) or never did (`never-ran`): `scan`
 /// exited 1 for the second and 0 for the first, `report` refused both with "no MCP
@@ -1737,13 +1751,7 @@ fn the_status_line_counts_no_server_claude_code_no_longer_starts() {
     };
     let before = statusline();
     assert!(before.stdout.starts_with("MCP 4✓ 6✗ "), "{before:?}");
-    let mut config = claude_json(&home);
-    config["mcpServers"]
-        .as_object_mut()
-        .unwrap()
-        .remove("modern-ok");
-    config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(["acme.docs"]);
-    write_claude_json(&home, &config);
+    no_longer_started(&home, &api, "modern-ok", "acme.docs");
     let after = statusline();
     assert!(after.stdout.starts_with("MCP 2✓ 6✗ "), "{after:?}");
     let mut c = mcplogs(&home);
@@ -1810,13 +1818,7 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
     let before = explain(&format!("{}\n{}\n", line("bad-tool"), line("exits-early")));
     assert_eq!(before.code, 1, "{before:?}");
     assert!(before.stdout.contains("2 fail"), "{before:?}");
-    let mut config = claude_json(&home);
-    config["mcpServers"]
-        .as_object_mut()
-        .unwrap()
-        .remove("exits-early");
-    config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(["bad-tool"]);
-    write_claude_json(&home, &config);
+    let mut config = no_longer_started(&home, &api, "exits-early", "bad-tool");
     for name in ["bad-tool", "exits-early"] {
         let r = explain(&format!("{}\n", line(name)));
         assert_eq!(r.code, 0, "{name}: {r:?}");
