@@ -2032,6 +2032,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // (`cd /app;PWD=/app;ls`: the working directory)
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
+    // And a URL query's `pwd=`, `pw=`, `pass=` (`/login?user=app&pwd=PW`): no shell
+    // sets its working directory there (helper-89 #1)
+    v.push(rule(
+        "secret",
+        &["pwd=", "pw=", "pass="],
+        r#"(?i)[?&](?:pwd|pw|pass)=(?P<s>[^&#\s"'<>]+)"#,
+        |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
+    ));
     // So is a `PWD=` opening a connection string (`PWD=x;UID=sa;Server=db`): a `;` and
     // another key follow it.
     v.push(rule(

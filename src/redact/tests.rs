@@ -2857,6 +2857,8 @@ fn sql_php_and_htpasswd_passwords_are_hidden() {
             ("htpasswd -c -B -b .htpasswd alice Xk8mQ2pL9v", "Xk8mQ2pL9v"),
             ("htpasswd -n -b alice Xk8mQ2pL9v", "Xk8mQ2pL9v"),
             ("CREATE ROLE app WITH LOGIN PASSWORD 'hunter';", "hunter"),
+            ("GET /login?user=app&pwd=hunter2 HTTP/1.1", "hunter2"),
+            ("https://h/x?pass=letmein9&y=1", "letmein9"),
             (
                 "ALTER USER app ENCRYPTED PASSWORD 'Zm3kQw8Lpr';",
                 "Zm3kQw8Lpr",
@@ -2870,6 +2872,7 @@ fn sql_php_and_htpasswd_passwords_are_hidden() {
         "htpasswd -nb admin",
         "htpasswd -c -B .htpasswd alice",
         "htpasswd -n alice > out.txt",
+        "GET /x?bypass=1&page=2",
         "CREATE USER app IDENTIFIED BY '$APP_PASSWORD';",
         "the user is identified by name",
     ] {
