@@ -330,9 +330,7 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
         if trimmed.starts_with("Checking MCP server health") {
             // another listing pasted after this one's diagnostics: servers again
             // (helper-89 #4: they were dropped)
-            if let Some(d) = diagnostics.take() {
-                skipped.extend(d.skipped);
-            }
+            diagnostics = None;
             continue;
         }
         if trimmed.is_empty() {
@@ -353,10 +351,9 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
                     .captures(line)
                     .is_some_and(|c| STATUS_IN_LINE.is_match(&c[2]));
             if !server_line {
-                d.read(trimmed);
+                d.read(trimmed, &mut skipped);
                 continue;
             }
-            skipped.append(&mut d.skipped);
             diagnostics = None;
         }
         if trimmed.starts_with(GLYPHS) && !trimmed.starts_with("!=") {
@@ -426,7 +423,6 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
         }
     }
 
-    skipped.extend(diagnostics.map(|d| d.skipped).unwrap_or_default());
     let mut entries: Vec<ExplainEntry> = if partials.iter().any(|p| p.status.is_some()) {
         partials
             .into_iter()
@@ -453,12 +449,11 @@ pub fn explain_in(text: &str, homes: &[std::path::PathBuf]) -> ExplainReport {
     }
 }
 
-/// What `claude mcp list` says under [`CONFIG_DIAGNOSTICS_HEADING`]: each entry it
-/// skips, with why and in which file.
+/// Reading what `claude mcp list` says under [`CONFIG_DIAGNOSTICS_HEADING`]: the file
+/// the lines are about (each entry it skips is taken with why and in which file).
 #[derive(Default)]
 struct Diagnostics {
     location: Option<String>,
-    skipped: Vec<Skipped>,
 }
 
 struct Skipped {
@@ -470,7 +465,7 @@ struct Skipped {
 impl Diagnostics {
     /// One line of the section (trimmed): a `Location:`, a skipped entry's warning, or
     /// something else (the link, a group's heading, a missing variable: no skip).
-    fn read(&mut self, line: &str) {
+    fn read(&mut self, line: &str, skipped: &mut Vec<Skipped>) {
         if let Some(file) = line.strip_prefix(CONFIG_LOCATION) {
             self.location = Some(file.trim().to_string());
             return;
@@ -483,7 +478,7 @@ impl Diagnostics {
                 .and_then(|(_, rest)| rest.split_once("] "))
                 .map(|(name, _)| name)
             {
-                self.skipped.push(Skipped {
+                skipped.push(Skipped {
                     name: name.to_string(),
                     why: why.trim().to_string(),
                     file: self.location.clone(),
@@ -499,7 +494,7 @@ impl Diagnostics {
             let name = std::path::Path::new(file)
                 .file_name()
                 .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
-            self.skipped.push(Skipped {
+            skipped.push(Skipped {
                 name,
                 why: why.to_string(),
                 file: Some(file.clone()),

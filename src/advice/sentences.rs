@@ -113,9 +113,7 @@ fn for_server_alone(s: &ServerReport, homes: &[std::path::PathBuf]) -> String {
         .filter(|a| a.planned && !s.counts_now())
         .map(|a| a.text)
         .or_else(|| {
-            (!pending_and_failing)
-                .then(|| super::configured::logged_way_out(s, None, homes))
-                .flatten()
+            super::configured::logged_way_out(s, None, homes).filter(|_| !pending_and_failing)
         })
         .or_else(|| discovery_cache_sentence(s, homes))
         .or_else(|| shared_note(s))

@@ -61,6 +61,10 @@ fn base36(mut n: u32) -> String {
     String::from_utf8(out).expect("ascii")
 }
 
+/// What joins the names of a log folder several configured servers share into the one
+/// name every command prints for it (`api-v2 + api_v2`), and splits it again.
+pub const SHARED_SEP: &str = " + ";
+
 /// Real names read from configuration, keyed by their encoded folder form.
 #[derive(Debug, Default, Clone)]
 pub struct NameMap {
@@ -120,7 +124,7 @@ impl NameMap {
                 (name.to_string(), Vec::new())
             }
             1 => (sharing.remove(0), Vec::new()),
-            _ => (sharing.join(" + "), sharing),
+            _ => (sharing.join(SHARED_SEP), sharing),
         }
     }
 

@@ -386,6 +386,18 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         // The entries Claude Code skips among a shared folder's names: each its own
         // configuration-error row when the folder takes another name's state (helper-89
         // #2: the skipped name's problem disappeared behind the one that starts)
+        // a row of this project without a log, not looked at since `--since`
+        let row = |name: &str, configured: Configured| ConfiguredRow {
+            name: shown(name),
+            configured_name: name.to_string(),
+            project: project.clone(),
+            project_folder: folder.clone(),
+            configured,
+            ran_since: None,
+            last_session: None,
+            since: None,
+            fix: None,
+        };
         let mut skipped_sharing: Vec<(usize, usize)> = Vec::new();
         // which entry each row took its state from (by its place in the resolution)
         let mut took_from: Vec<Option<usize>> = vec![None; report.servers.len()];
@@ -456,10 +468,6 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 .map(crate::time::format_iso);
             report.configured.push(ConfiguredRow {
                 name,
-                configured_name: cfg.name.clone(),
-                project: project.clone(),
-                project_folder: folder.clone(),
-                configured: of(cfg),
                 ran_since: if last_session.is_some() {
                     None
                 } else {
@@ -467,7 +475,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 },
                 since: last_session.as_ref().and(report.since),
                 last_session,
-                fix: None,
+                ..row(&cfg.name, of(cfg))
             });
         }
         // (by the entry, not its state: two names skipped for the same reason are two
@@ -475,31 +483,13 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
         for (i, at) in skipped_sharing {
             let cfg = &p.resolved.servers[at];
             if took_from[i] != Some(at) {
-                report.configured.push(ConfiguredRow {
-                    name: shown(&cfg.name),
-                    configured_name: cfg.name.clone(),
-                    project: project.clone(),
-                    project_folder: folder.clone(),
-                    configured: of(cfg),
-                    ran_since: None,
-                    last_session: None,
-                    since: None,
-                    fix: None,
-                });
+                report.configured.push(row(&cfg.name, of(cfg)));
             }
         }
         for problem in &p.resolved.problems {
-            report.configured.push(ConfiguredRow {
-                name: shown(&problem_name(problem)),
-                configured_name: problem_name(problem),
-                project: project.clone(),
-                project_folder: folder.clone(),
-                configured: Configured::of_problem(problem),
-                ran_since: None,
-                last_session: None,
-                since: None,
-                fix: None,
-            });
+            report
+                .configured
+                .push(row(&problem_name(problem), Configured::of_problem(problem)));
         }
         // The logged servers of the project no file configures: not started now, when
         // every file was read ("no longer configured"), or when the one file that could
@@ -571,10 +561,7 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             w.selects(
                 &r.configured_name,
                 Some(&encode_folder_name(&r.configured_name)),
-            ) || w.given().contains(" + ")
-                && w.given()
-                    .split(" + ")
-                    .any(|part| part.eq_ignore_ascii_case(&r.configured_name))
+            ) || w.joins(&r.configured_name)
         }) && project_want
             .as_ref()
             .is_none_or(|p| p.selects(Some(&r.project), Some(&r.project_folder)))

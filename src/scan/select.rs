@@ -60,7 +60,7 @@ pub fn shown_sharing(r: &crate::redact::Redactor, names: &mut [String]) -> Strin
     for n in names.iter_mut() {
         *n = shown_by(r, n);
     }
-    names.join(" + ")
+    names.join(crate::claude_code::names::SHARED_SEP)
 }
 
 /// `real` as a text later redacted whole prints it: with its [`tag`] after it when it
@@ -185,8 +185,19 @@ impl NameWant {
     /// Whether `name` is the name given, case aside, or, for a log folder several names
     /// share (named by them joined with ` + `), one of its names is.
     fn names(&self, name: &str) -> bool {
-        name.split(" + ")
+        name.split(crate::claude_code::names::SHARED_SEP)
             .any(|n| n.eq_ignore_ascii_case(&self.given))
+    }
+
+    /// For a name given as a shared log folder's printed name (its names joined): whether
+    /// `name` is one of them, case aside.
+    pub fn joins(&self, name: &str) -> bool {
+        let sep = crate::claude_code::names::SHARED_SEP;
+        self.given.contains(sep)
+            && self
+                .given
+                .split(sep)
+                .any(|part| part.eq_ignore_ascii_case(name))
     }
 
     /// The want selecting by name only, as another want over the same servers chose

@@ -1414,6 +1414,13 @@ fn the_modern_only_advice_names_the_home() {
     }
 }
 
+/// `mcplogs ARGS --home HOME`, run from the home (the session-20 tests' one way in).
+fn on_home(home: &Path, args: &[&str]) -> Run {
+    let mut c = mcplogs(home);
+    c.args(args).arg("--home").arg(home);
+    run(&mut c)
+}
+
 /// The home's `~/.claude.json`, parsed (the session-20 tests edit it, then write it back).
 fn claude_json(home: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap()
@@ -1536,34 +1543,22 @@ fn a_configuration_claude_code_skips_is_a_problem_logged_or_not() {
 fn fix_names_the_server_a_name_differs_from_in_case_only() {
     let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
     project_in(&home, "api");
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--server", "WRONG-TYPES", "--home"])
-        .arg(&home);
-    let scan = run(&mut c);
+    let scan = on_home(&home, &["scan", "--server", "WRONG-TYPES"]);
     assert!(scan.stdout.contains("wrong-types"), "{scan:?}");
-    let mut c = mcplogs(&home);
-    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"])
-        .arg(&home);
-    let fix = run(&mut c);
+    let fix = on_home(&home, &["fix", "--dry-run", "WRONG-TYPES"]);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(
         fix.stderr.contains(r#"did you mean "wrong-types"?"#),
         "{fix:?}"
     );
-    let mut c = mcplogs(&home);
-    c.args(["fix", "--dry-run", "nothing-like-it", "--home"])
-        .arg(&home);
-    let fix = run(&mut c);
+    let fix = on_home(&home, &["fix", "--dry-run", "nothing-like-it"]);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(!fix.stderr.contains("did you mean"), "{fix:?}");
     // two servers differing in case only: both named (helper-88 #12)
     let mut config = claude_json(&home);
     config["mcpServers"]["Wrong-Types"] = config["mcpServers"]["wrong-types"].clone();
     write_claude_json(&home, &config);
-    let mut c = mcplogs(&home);
-    c.args(["fix", "--dry-run", "WRONG-TYPES", "--home"])
-        .arg(&home);
-    let fix = run(&mut c);
+    let fix = on_home(&home, &["fix", "--dry-run", "WRONG-TYPES"]);
     assert_eq!(fix.code, 2, "{fix:?}");
     assert!(
         fix.stderr
@@ -1686,9 +1681,7 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
         let mut config = base.clone();
         config["projects"][api.display().to_string()]["disabledMcpServers"] = json!(disabled);
         write_claude_json(&home, &config);
-        let mut c = mcplogs(&home);
-        c.args(["scan", "--home"]).arg(&home);
-        let scan = run(&mut c);
+        let scan = on_home(&home, &["scan"]);
         let first = scan.stdout.lines().next().unwrap_or_default();
         if fails {
             assert_eq!(scan.code, 1, "{disabled:?}: {scan:?}");
@@ -1705,21 +1698,14 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
     let mut config = base.clone();
     config["mcpServers"]["api_v2"] = json!({ "type": "stdio", "args": ["x"] });
     write_claude_json(&home, &config);
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--home"]).arg(&home);
-    let scan = run(&mut c);
+    let scan = on_home(&home, &["scan"]);
     let first = scan.stdout.lines().next().unwrap_or_default();
     assert_eq!(scan.code, 1, "{scan:?}");
     assert!(first.contains("1 fails, 1 configuration error"), "{first}");
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--server", "api_v2", "--home"]).arg(&home);
-    let only = run(&mut c);
+    let only = on_home(&home, &["scan", "--server", "api_v2"]);
     assert!(only.stdout.contains("skipped: no \"command\""), "{only:?}");
     // the folder's printed name selects the skipped name's row too (helper-90 #1)
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--server", "api-v2 + api_v2", "--home"])
-        .arg(&home);
-    let joined = run(&mut c);
+    let joined = on_home(&home, &["scan", "--server", "api-v2 + api_v2"]);
     let first = joined.stdout.lines().next().unwrap_or_default();
     assert!(
         first.contains("1 fails, 1 configuration error"),
@@ -1728,9 +1714,7 @@ fn a_shared_folder_counts_while_one_of_its_names_starts() {
     // both skipped for the same reason: two problems, not one (helper-90 #1)
     config["mcpServers"]["api-v2"] = json!({ "type": "stdio", "args": ["y"] });
     write_claude_json(&home, &config);
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--home"]).arg(&home);
-    let both = run(&mut c);
+    let both = on_home(&home, &["scan"]);
     let first = both.stdout.lines().next().unwrap_or_default();
     assert!(first.contains("2 configuration errors"), "{both:?}");
 }
@@ -1754,9 +1738,7 @@ fn the_status_line_counts_no_server_claude_code_no_longer_starts() {
     no_longer_started(&home, &api, "modern-ok", "acme.docs");
     let after = statusline();
     assert!(after.stdout.starts_with("MCP 2✓ 6✗ "), "{after:?}");
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--home"]).arg(&home);
-    let scan = run(&mut c);
+    let scan = on_home(&home, &["scan"]);
     let first = scan.stdout.lines().next().unwrap_or_default();
     assert!(first.contains("6 fail"), "{first}");
     assert!(first.contains("1 disabled"), "{first}");
@@ -1776,9 +1758,7 @@ fn the_summary_counts_a_skipped_tolerated_server_once() {
         .unwrap()
         .remove("command");
     write_claude_json(&home, &config);
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--home"]).arg(&home);
-    let scan = run(&mut c);
+    let scan = on_home(&home, &["scan"]);
     let first = scan.stdout.lines().next().unwrap_or_default();
     assert!(
         first.contains("1 works only because Claude Code fills in missing fields"),
@@ -1835,9 +1815,7 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
             .arg(&api);
         let doc: Value = serde_json::from_str(&run(&mut c).stdout).unwrap();
         assert_eq!(doc["servers"][0]["problem"], false, "{doc:#}");
-        let mut c = mcplogs(&home);
-        c.args(["scan", "--server", name, "--home"]).arg(&home);
-        let scan = run(&mut c);
+        let scan = on_home(&home, &["scan", "--server", name]);
         assert_eq!(scan.code, 0, "{name}: {scan:?}");
     }
     // skipped for a configuration error since: a problem in both (exit 1), not a failure
@@ -1856,10 +1834,7 @@ fn explain_counts_no_server_the_configuration_no_longer_starts() {
             .contains("none fail, 1 configuration error"),
         "{r:?}"
     );
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--server", "tools-error", "--home"])
-        .arg(&home);
-    let scan = run(&mut c);
+    let scan = on_home(&home, &["scan", "--server", "tools-error"]);
     assert_eq!(scan.code, 1, "{scan:?}");
     assert!(
         scan.stdout
@@ -1896,9 +1871,7 @@ fn the_servers_of_a_broken_mcp_json_are_not_started() {
     .unwrap();
     let scan = |mcp_json: &str| {
         fs::write(api.join(".mcp.json"), mcp_json).unwrap();
-        let mut c = mcplogs(&home);
-        c.args(["scan", "--json", "--home"]).arg(&home);
-        let r = run(&mut c);
+        let r = on_home(&home, &["scan", "--json"]);
         let doc: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
         (r.code, doc)
     };
@@ -1931,9 +1904,7 @@ fn the_servers_of_a_broken_mcp_json_are_not_started() {
         .filter(|s| s["name"] == "wrong-types")
         .all(|s| s["legacyFixApplies"] == json!(false));
     assert!(fixable, "{after:#}");
-    let mut c = mcplogs(&home);
-    c.args(["scan", "--home"]).arg(&home);
-    let screen = run(&mut c).stdout;
+    let screen = on_home(&home, &["scan"]).stdout;
     let first = screen.lines().next().unwrap();
     // (exits-early, old-protocol, bad-tool, tools-error still fail; the two skipped
     // with the file are its one configuration error, as `claude mcp list` names only

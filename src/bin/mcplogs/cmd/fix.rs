@@ -493,7 +493,9 @@ fn differs_in_case(report: &ScanReport, name: &str) -> Option<String> {
         .iter()
         .flat_map(|s| std::iter::once(&s.name).chain(&s.shared_by))
         .chain(report.configured.iter().map(|r| &r.configured_name))
-        .filter(|n| !n.contains(" + ") && n.eq_ignore_ascii_case(name))
+        .filter(|n| {
+            !n.contains(mcplogs::claude_code::names::SHARED_SEP) && n.eq_ignore_ascii_case(name)
+        })
         .map(|n| format!("{:?}", want.print(n)))
         .collect();
     close.sort();

@@ -116,7 +116,7 @@ fn names_a_shared_folder(name: &str, configured: &[String]) -> bool {
     use mcplogs::claude_code::names::encode_folder_name;
     // each part a configured name, case aside as `--server` takes it (helper-89 #9)
     let parts: Option<Vec<&str>> = name
-        .split(" + ")
+        .split(mcplogs::claude_code::names::SHARED_SEP)
         .map(|p| {
             configured
                 .iter()
