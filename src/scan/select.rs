@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::claude_code::names::server_matches;
+use crate::claude_code::names::{SHARED_SEP, server_matches};
 use crate::redact::Redactor;
 use crate::redact::configured::ConfiguredSecrets;
 use sha2::Digest;
@@ -47,10 +47,23 @@ pub fn tag_shown(real: &str, shown: &mut String) {
 /// `real` as the redactor `r` prints it: redacted, with its tag where the secret rules
 /// change it ([`tag_shown`]), as every command prints a server's name.
 pub fn shown_by(r: &crate::redact::Redactor, real: &str) -> String {
+    if let Some(parts) = shared_parts(real) {
+        return parts
+            .map(|p| shown_by(r, p))
+            .collect::<Vec<_>>()
+            .join(SHARED_SEP);
+    }
     let mut shown = real.to_string();
     r.apply(&mut shown);
     tag_shown(real, &mut shown);
     shown
+}
+
+/// A log folder's name joined from the configured names sharing it (`a + b`): its
+/// names, each printed by itself (one tag of the names joined would match neither's
+/// printed form), as every command prints and takes it.
+fn shared_parts(name: &str) -> Option<std::str::Split<'_, &'static str>> {
+    name.contains(SHARED_SEP).then(|| name.split(SHARED_SEP))
 }
 
 /// The configured names sharing one log folder, each made [`shown_by`] in place, and
@@ -60,7 +73,7 @@ pub fn shown_sharing(r: &crate::redact::Redactor, names: &mut [String]) -> Strin
     for n in names.iter_mut() {
         *n = shown_by(r, n);
     }
-    names.join(crate::claude_code::names::SHARED_SEP)
+    names.join(SHARED_SEP)
 }
 
 /// `real` as a text later redacted whole prints it: with its [`tag`] after it when it
@@ -75,6 +88,9 @@ pub fn tagged(real: &str) -> String {
 
 /// `real` as mcplogs prints it: redacted, with its [`tag`] when the redaction changed it.
 pub fn printed(real: &str) -> String {
+    if let Some(parts) = shared_parts(real) {
+        return parts.map(printed).collect::<Vec<_>>().join(SHARED_SEP);
+    }
     let shown = crate::redact::output::text(real);
     if shown != real {
         format!("{shown}{}", tag(real))
@@ -297,6 +313,21 @@ impl NameWant {
     }
 
     fn same_printed(&self, name: &str) -> bool {
+        // a shared log folder's printed name: each of its names in its place
+        if let (Some(shown), Some(names)) = (self.shown.as_deref(), shared_parts(name))
+            && let Some(given) = shared_parts(shown)
+        {
+            let (given, names): (Vec<&str>, Vec<&str>) = (given.collect(), names.collect());
+            return given.len() == names.len()
+                && given.iter().zip(&names).all(|(g, n)| {
+                    g.eq_ignore_ascii_case(n)
+                        || Self::made(g, self.shown_by.clone()).same_printed_one(n)
+                });
+        }
+        self.same_printed_one(name)
+    }
+
+    fn same_printed_one(&self, name: &str) -> bool {
         use std::borrow::Cow;
         let Some(shown) = self.shown.as_deref() else {
             return false;

@@ -2014,3 +2014,52 @@ fn a_pending_server_that_fails_gets_its_fix_and_its_approval() {
     let todo = all.split("What to do").nth(1).unwrap();
     assert_eq!(todo.matches("nobody approved").count(), 1, "{todo}");
 }
+
+/// helper-88 #3: a log folder two names holding a token share is printed by its names
+/// joined, each with its own tag; `scan --server`, `report` and `du --server` take that
+/// printed form as they take a shared folder's joined name (it was "no server named").
+#[test]
+fn a_shared_folders_printed_joined_form_selects_it() {
+    let a_dot = format!("a.{TOKEN}");
+    let a_low = format!("a_{TOKEN}");
+    let solo = format!("solo-{TOKEN}");
+    let h = Home::new(&[&a_dot, &a_low, &solo], &[]);
+    h.log("timeout-2.1.332.jsonl", &a_dot);
+    h.log("timeout-2.1.332.jsonl", &solo);
+    let printed = mcplogs::scan::select::printed;
+    let (pa, pl) = (printed(&a_dot), printed(&a_low));
+    let shared = format!("{pa} + {pl}");
+    let (r, scan) = h.json(&h.proj, &["scan", "--json", "--server", &shared]);
+    let names: Vec<&str> = scan["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [shared.as_str()], "{r:?}");
+    let (r, du) = h.json(&h.proj, &["du", "--json", "--server", &shared]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        du["projects"][0]["servers"][0]["name"],
+        shared.as_str(),
+        "{du:#}"
+    );
+    assert_eq!(
+        du["projects"][0]["servers"].as_array().unwrap().len(),
+        1,
+        "{du:#}"
+    );
+    let (r, by_name) = h.json(&h.proj, &["scan", "--json", &shared]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(by_name["servers"], scan["servers"], "{by_name:#}");
+    let (r, report) = h.json(&h.proj, &["report", "--json", "--force", &shared]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(report["servers"][0]["name"], shared.as_str(), "{report:#}");
+    // a name missed lists the shared folder as it is printed (one tag for the names
+    // joined was offered, which selected nothing)
+    let r = h.run(&h.proj, &["scan", "--server", "a.nope"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    let stderr = r.stderr.replace("\n  ", " ");
+    let known = stderr.split("Known servers: ").nth(1).unwrap();
+    assert!(known.contains(&shared), "{stderr}");
+}

@@ -47,17 +47,19 @@ pub(crate) fn name_as_server(
         .collect();
     // as written or as printed: a printed form (`svc-[REDACTED:config]`) matched knowing
     // the values the configuration marks as secret, as the scan matches `--server`
-    let want = if mcplogs::scan::select::is_printed_form(&name) {
-        let secrets = mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
+    let secrets = mcplogs::scan::select::is_printed_form(&name).then(|| {
+        mcplogs::scan::secrets::collect(&mcplogs::scan::secrets::Places {
             homes: discovery.home.clone(),
             projects: std::env::current_dir().into_iter().collect(),
             managed_dir: managed_dir.map(std::path::Path::to_path_buf),
             listed: true,
-        });
-        mcplogs::scan::select::NameWant::knowing(&name, &secrets)
-    } else {
-        mcplogs::scan::select::NameWant::new(&name)
+        })
+    });
+    let want_of = |name: &str| match &secrets {
+        Some(secrets) => mcplogs::scan::select::NameWant::knowing(name, secrets),
+        None => mcplogs::scan::select::NameWant::new(name),
     };
+    let want = want_of(&name);
     // configured for this folder or any project the homes list, as `--server` finds
     // them
     let configured_names: Vec<String> = std::env::current_dir()
@@ -71,7 +73,8 @@ pub(crate) fn name_as_server(
             .iter()
             .any(|n| want.selects(n, Some(&mcplogs::claude_code::names::encode_folder_name(n))))
     };
-    let configured = configured_selects(&want) || names_a_shared_folder(&name, &configured_names);
+    let configured =
+        configured_selects(&want) || names_a_shared_folder(&name, &configured_names, &want_of);
     // the logged servers' folder names (read only when no configured name matched)
     let logged_names = || -> Vec<String> {
         mcplogs::logs::discovery::discover(&mcplogs::logs::discovery::Request {
@@ -110,17 +113,22 @@ pub(crate) fn name_as_server(
 
 /// Whether `name` is the name `scan` prints for a log folder several configured names
 /// share (helper-86 #7): two or more of `configured`, each once, in the order the scan
-/// joins them (sorted), all writing one folder. (Names as written: a printed form of
-/// names holding a secret is left to `--server`.)
-fn names_a_shared_folder(name: &str, configured: &[String]) -> bool {
+/// joins them (sorted), all writing one folder. Each name as written or as printed
+/// (`want_of` a part: a name holding a secret is printed redacted, helper-88 #3).
+fn names_a_shared_folder(
+    name: &str,
+    configured: &[String],
+    want_of: &dyn Fn(&str) -> mcplogs::scan::select::NameWant,
+) -> bool {
     use mcplogs::claude_code::names::encode_folder_name;
     // each part a configured name, case aside as `--server` takes it (helper-89 #9)
     let parts: Option<Vec<&str>> = name
         .split(mcplogs::claude_code::names::SHARED_SEP)
         .map(|p| {
+            let want = want_of(p);
             configured
                 .iter()
-                .find(|n| n.eq_ignore_ascii_case(p))
+                .find(|n| n.eq_ignore_ascii_case(p) || want.is(n))
                 .map(String::as_str)
         })
         .collect();
