@@ -84,6 +84,9 @@ pub struct ServerConfig {
     pub state: ServerState,
     /// The files and keys that decide `state` (empty for a server that starts unasked).
     pub decided_by: Vec<Decider>,
+    /// The entry's `type` when it is none mcplogs can probe (`ws`, `sdk`, an unknown
+    /// one: only stdio, http and sse are): `transport` then means nothing.
+    pub unprobed_type: Option<String>,
 }
 
 impl ServerConfig {
@@ -125,6 +128,7 @@ impl ServerConfig {
             warnings: Vec::new(),
             state: ServerState::Starts,
             decided_by: Vec::new(),
+            unprobed_type: None,
         })
     }
 
@@ -175,6 +179,7 @@ impl ServerConfig {
             warnings: Vec::new(),
             state: ServerState::Starts,
             decided_by: Vec::new(),
+            unprobed_type: None,
         })
     }
 }
@@ -714,6 +719,7 @@ fn server_from_json(
     let command = str_of("command").unwrap_or_default().to_string();
     let url = str_of("url").unwrap_or_default().to_string();
     let ty = str_of("type");
+    let mut unprobed_type = None;
     let transport = match ty {
         Some("http") => TransportKind::Http,
         Some("sse") => TransportKind::Sse,
@@ -722,6 +728,7 @@ fn server_from_json(
             warnings.push(format!(
                 "type {other:?} is not one mcplogs can probe (stdio, http, sse)"
             ));
+            unprobed_type = Some(other.to_string());
             TransportKind::Stdio
         }
     };
@@ -774,7 +781,7 @@ fn server_from_json(
         })
         .collect();
     warnings.extend(unset);
-    if transport == TransportKind::Stdio && command.is_empty() {
+    if transport == TransportKind::Stdio && command.is_empty() && unprobed_type.is_none() {
         warnings.push("no \"command\" configured".into());
     }
     if transport != TransportKind::Stdio && url.is_empty() {
@@ -808,6 +815,7 @@ fn server_from_json(
         warnings,
         state,
         decided_by: Vec::new(),
+        unprobed_type,
     }
 }
 

@@ -1408,3 +1408,58 @@ fn the_steps_status_column_lines_up() {
         r.stdout
     );
 }
+
+/// helper-88 #12: a `ws` (or `sdk`, or unknown) entry is no server mcplogs can probe: it
+/// was started as a stdio server ("no command configured") and predicted to fail on
+/// every build. Unasked it is left out with a note, the others probed; named, the probe
+/// stops with exit 2 (a check that did not run never passes).
+#[test]
+fn a_server_of_a_type_mcplogs_cannot_probe_is_never_probed_as_stdio() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let cfg = serde_json::json!({"mcpServers": {
+        "sock": {"type": "ws", "url": "ws://127.0.0.1:9/x"},
+        "inproc": {"type": "sdk"},
+        "search-docs": {"command": "python3", "args": [stub(), "--scenario", "b-modern"]}
+    }});
+    std::fs::write(home.path().join(".claude.json"), cfg.to_string()).unwrap();
+    let r = run(mcplogs(home.path()).current_dir(&proj).args([
+        "probe",
+        "--json",
+        "--claude-version",
+        "2.1.332",
+    ]));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let names: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search-docs"], "{doc:#}");
+    for (name, ty) in [("sock", "ws"), ("inproc", "sdk")] {
+        assert!(
+            r.stderr.contains(&format!(
+                "{name} is a \"{ty}\" server, a type mcplogs cannot probe"
+            )),
+            "{}",
+            r.stderr
+        );
+    }
+    for named in [&["sock"][..], &["search-docs", "inproc"]] {
+        let r = run(mcplogs(home.path())
+            .current_dir(&proj)
+            .args(["probe", "--claude-version", "2.1.332"])
+            .args(named));
+        assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+        assert_eq!(r.stdout, "", "{}", r.stderr);
+        assert!(
+            r.stderr.contains("1 server of a type mcplogs cannot probe")
+                && !r.stderr.contains("no command configured"),
+            "{}",
+            r.stderr
+        );
+    }
+}

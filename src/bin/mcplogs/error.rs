@@ -136,6 +136,10 @@ pub enum Error {
     /// `probe NAME...` naming servers that are not configured (each named on stderr).
     #[error("{}", mcplogs::text::count(*.0, "unknown server name"))]
     UnknownServers(usize),
+    /// `probe NAME...` naming servers of a type mcplogs cannot probe (each named on
+    /// stderr).
+    #[error("{} of a type mcplogs cannot probe", mcplogs::text::count(*.0, "server"))]
+    UnprobedTypes(usize),
     /// `probe --transcript FILE` cannot be written.
     #[error("{}: cannot write the transcript", path.display())]
     WriteTranscript { path: PathBuf, source: io::Error },

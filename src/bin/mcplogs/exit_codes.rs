@@ -54,6 +54,7 @@ impl ExitCode {
             | Error::ProbeServer { .. }
             | Error::ProbeNameWithServer { .. }
             | Error::UnknownServers(_)
+            | Error::UnprobedTypes(_)
             | Error::AmbiguousName(_)
             | Error::ScanNameUnknown { .. }
             | Error::ContractWithoutServer { .. }

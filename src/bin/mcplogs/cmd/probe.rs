@@ -141,6 +141,21 @@ fn started_unasked(
     run
 }
 
+/// The servers mcplogs can probe, and those of a type it cannot
+/// ([`ServerConfig::unprobed_type`]): started as a stdio server, such an entry was
+/// predicted to fail on every build (helper-88 #12), a check that never ran.
+fn probeable(servers: Vec<ServerConfig>) -> (Vec<ServerConfig>, Vec<ServerConfig>) {
+    servers.into_iter().partition(|s| s.unprobed_type.is_none())
+}
+
+/// Why `s` (named `shown`) was not probed: its type.
+fn unprobed_line(shown: &str, s: &ServerConfig) -> String {
+    format!(
+        "mcplogs: note: {shown} is a {:?} server, a type mcplogs cannot probe (it probes stdio, http and sse servers): not probed, nothing predicted for it",
+        s.unprobed_type.as_deref().unwrap_or_default()
+    )
+}
+
 /// `s` named as [`shown_name`] prints its name, for a line about it.
 fn as_shown(s: &ServerConfig, names: &Redactor) -> ServerConfig {
     let mut s = s.clone();
@@ -503,6 +518,10 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 &names_r,
                 &args.home,
             );
+            let (servers, unprobed) = probeable(servers);
+            for s in &unprobed {
+                names_note(&names_r, &unprobed_line(&shown(&s.name), s));
+            }
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
             }
@@ -572,6 +591,14 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             }
             if unknown {
                 return Err(Error::UnknownServers(args.names.len() - picked.len()));
+            }
+            // named, and of a type mcplogs cannot probe: never probed as another type
+            let (picked, unprobed) = probeable(picked);
+            for s in &unprobed {
+                names_note(&names_r, &unprobed_line(&shown(&s.name), s));
+            }
+            if !unprobed.is_empty() {
+                return Err(Error::UnprobedTypes(unprobed.len()));
             }
             picked
         }
