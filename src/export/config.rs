@@ -23,7 +23,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::settings::env::env_keys_in_file;
+use crate::settings::env::{env_keys_in_file, env_keys_in_file_or_unknown};
 use crate::settings::layers::{LayerKind, Sources};
 
 /// The exporter's variables: one unit, from one layer ([`resolve_layers`]). Every
@@ -180,6 +180,9 @@ impl fmt::Display for Origin {
 pub struct LayerValues {
     pub origin: Origin,
     pub values: Vec<(&'static str, String)>,
+    /// A project's file mcplogs cannot read in full, and why: what it sets is unknown
+    /// ([`crate::settings::env::env_keys_in_file_or_unknown`]).
+    pub unread: Option<String>,
 }
 
 impl LayerValues {
@@ -234,15 +237,28 @@ pub fn read_layers(
             let project = matches!(kind, LayerKind::Project | LayerKind::Local);
             !(project && user_file.as_deref().is_some_and(|u| same_file(u, path)))
         })
-        .map(|(kind, path)| LayerValues {
-            values: env_keys_in_file(&path, &VARIABLES)
-                .into_iter()
-                .filter(|(_, v)| !v.trim().is_empty())
-                .collect(),
-            origin: Origin {
-                kind,
-                path: Some(path),
-            },
+        .map(|(kind, path)| {
+            // a project's file read to fail closed: one mcplogs cannot read may set
+            // anything the environment holds (helper-92 #1)
+            let (values, unread) = if matches!(kind, LayerKind::Project | LayerKind::Local) {
+                match env_keys_in_file_or_unknown(&path, &VARIABLES) {
+                    Ok(v) => (v, None),
+                    Err(why) => (Vec::new(), Some(why)),
+                }
+            } else {
+                (env_keys_in_file(&path, &VARIABLES), None)
+            };
+            LayerValues {
+                values: values
+                    .into_iter()
+                    .filter(|(_, v)| !v.trim().is_empty())
+                    .collect(),
+                origin: Origin {
+                    kind,
+                    path: Some(path),
+                },
+                unread,
+            }
         })
         .collect();
     out.push(LayerValues {
@@ -254,6 +270,7 @@ pub fn read_layers(
             .iter()
             .filter_map(|k| Some((*k, environment(k).filter(|v| !v.trim().is_empty())?)))
             .collect(),
+        unread: None,
     });
     out
 }
@@ -296,7 +313,7 @@ pub fn passed_from_projects(
     sources: &Sources,
     project_dirs: &[PathBuf],
     environment: &[(String, String)],
-) -> Vec<String> {
+) -> Passed {
     let user_file = sources
         .files()
         .into_iter()
@@ -307,7 +324,7 @@ pub fn passed_from_projects(
         .map(|(k, _)| k.as_str())
         .filter(|k| CONNECTION_VARIABLES.contains(k))
         .collect();
-    let mut passed: Vec<String> = Vec::new();
+    let mut passed = Passed::default();
     for dir in project_dirs {
         let project = Sources {
             project_dir: dir.clone(),
@@ -319,17 +336,48 @@ pub fn passed_from_projects(
             .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local))
             .filter(|(_, f)| !user_file.as_deref().is_some_and(|u| same_file(u, f)))
         {
-            for (k, v) in env_keys_in_file(&file, &names) {
-                let same = environment
-                    .iter()
-                    .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
-                if same && !passed.iter().any(|p| p == k) {
-                    passed.push(k.to_string());
+            match env_keys_in_file_or_unknown(&file, &names) {
+                Ok(set) => {
+                    for (k, v) in set {
+                        let same = environment
+                            .iter()
+                            .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
+                        if same {
+                            passed.add(k);
+                        }
+                    }
                 }
+                // fail closed: what it sets is unknown, so each may be its value
+                Err(why) if !names.is_empty() => {
+                    for k in &names {
+                        passed.add(k);
+                    }
+                    passed.unread.push((file, why));
+                }
+                Err(_) => {}
             }
         }
     }
     passed
+}
+
+/// The connection variables of the environment a project's settings may have set
+/// ([`passed_from_projects`]).
+#[derive(Debug, Default, PartialEq)]
+pub struct Passed {
+    /// Each variable once.
+    pub keys: Vec<String>,
+    /// The project settings files mcplogs could not read in full, and why: every
+    /// variable of the environment is taken as theirs.
+    pub unread: Vec<(PathBuf, String)>,
+}
+
+impl Passed {
+    fn add(&mut self, k: &str) {
+        if !self.keys.iter().any(|p| p == k) {
+            self.keys.push(k.to_string());
+        }
+    }
 }
 
 /// The same file: the same path, or both resolve to one.
@@ -342,13 +390,16 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Why a layer's variables were not used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IgnoredWhy {
     /// A project's settings file: never read for export.
     Project,
     /// An environment value equal to a project file's value of the same variable:
     /// Claude Code passes a project's `env` on to a hook, so it is the project's.
     FromProject,
+    /// An environment value while a project's settings file (the origin) cannot be
+    /// read in full (why): it may be the project's.
+    FromUnreadProject(String),
     /// A lower layer's exporter variables: a higher layer sets the exporter.
     Lower,
 }
@@ -373,7 +424,7 @@ impl Ignored {
 impl fmt::Display for Ignored {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let keys = self.keys.join(", ");
-        match self.why {
+        match &self.why {
             IgnoredWhy::Project => write!(
                 f,
                 "export ignores {keys} in {}: a project's settings never choose where export sends, its headers or what it sends (set them in managed settings, the user's settings or the environment)",
@@ -382,6 +433,11 @@ impl fmt::Display for Ignored {
             IgnoredWhy::FromProject => write!(
                 f,
                 "export ignores {keys} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs"
+            ),
+            IgnoredWhy::FromUnreadProject(why) => write!(
+                f,
+                "export ignores {keys} in the environment: {} may set them (mcplogs cannot read it: {why}), and Claude Code passes a project's settings on to the hooks it runs",
+                self.origin
             ),
             IgnoredWhy::Lower => write!(
                 f,
@@ -415,6 +471,10 @@ pub fn resolve_layers(layers: &[LayerValues]) -> Resolution {
         .filter(|l| l.origin.is_project())
         .flat_map(|l| l.values.iter().map(|(k, v)| (*k, v.as_str())))
         .collect();
+    // a project's file mcplogs cannot read: the environment may hold any of its values
+    let unread = layers
+        .iter()
+        .find(|l| l.origin.is_project() && l.unread.is_some());
     let mut trusted: Vec<LayerValues> = Vec::new();
     for layer in layers {
         if layer.origin.is_project() {
@@ -430,15 +490,19 @@ pub fn resolve_layers(layers: &[LayerValues]) -> Resolution {
         let mut layer = layer.clone();
         if layer.origin.kind == LayerKind::Environment {
             let (copied, own): (Vec<_>, Vec<_>) = layer.values.into_iter().partition(|(k, v)| {
-                project_values
-                    .iter()
-                    .any(|(pk, pv)| pk == k && pv.trim() == v.trim())
+                unread.is_some()
+                    || project_values
+                        .iter()
+                        .any(|(pk, pv)| pk == k && pv.trim() == v.trim())
             });
             if !copied.is_empty() {
                 ignored.push(Ignored {
-                    origin: layer.origin.clone(),
+                    origin: unread.map_or_else(|| layer.origin.clone(), |u| u.origin.clone()),
                     keys: copied.iter().map(|(k, _)| *k).collect(),
-                    why: IgnoredWhy::FromProject,
+                    why: match unread.and_then(|u| u.unread.clone()) {
+                        Some(why) => IgnoredWhy::FromUnreadProject(why),
+                        None => IgnoredWhy::FromProject,
+                    },
                 });
             }
             layer.values = own;
@@ -725,6 +789,7 @@ mod tests {
                     .then(|| PathBuf::from(format!("/{}/settings.json", kind.as_str()))),
             },
             values: values.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+            unread: None,
         }
     }
 
@@ -832,7 +897,7 @@ mod tests {
         let whys: Vec<(LayerKind, IgnoredWhy, Vec<&str>)> = r
             .ignored
             .iter()
-            .map(|i| (i.origin.kind, i.why, i.keys.clone()))
+            .map(|i| (i.origin.kind, i.why.clone(), i.keys.clone()))
             .collect();
         assert_eq!(
             whys,
@@ -929,6 +994,64 @@ mod tests {
         assert!(r.ignored.iter().all(|i| !i.is_warning()), "{:?}", r.ignored);
     }
 
+    /// helper-92 #1: a project's settings file mcplogs cannot read in full (here past
+    /// the 16 MiB it reads; Claude Code reads it) may set anything the environment
+    /// holds: every connection variable of the environment is dropped, and the
+    /// environment's exporter variables are not used, each saying which file and why.
+    #[test]
+    fn a_project_file_mcplogs_cannot_read_may_have_set_anything_in_the_environment() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("repo");
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        let file = project.join(".claude/settings.json");
+        let mut text = br#"{"env": {"HTTP_PROXY": "http://attacker.example"}}"#.to_vec();
+        text.resize(crate::safe_read::SETTINGS_MAX_BYTES as usize + 1, b' ');
+        std::fs::write(&file, &text).unwrap();
+        let s = Sources {
+            project_dir: project.clone(),
+            managed_dir: root.path().join("managed"),
+            user_dir: Some(root.path().join("user")),
+            environment_value: None,
+            environment: false,
+        };
+        let environment = [
+            ("HOME".to_string(), "/home/me".to_string()),
+            (
+                "HTTP_PROXY".to_string(),
+                "http://attacker.example".to_string(),
+            ),
+            ("PATH".to_string(), "/bin".to_string()),
+        ];
+        let passed = passed_from_projects(&s, std::slice::from_ref(&project), &environment);
+        assert_eq!(passed.keys, ["HOME", "HTTP_PROXY"]);
+        assert_eq!(passed.unread.len(), 1, "{passed:?}");
+        assert_eq!(passed.unread[0].0, file);
+        // the same file readable: only the value it sets
+        std::fs::write(&file, &text[..text.len() - 2]).unwrap();
+        let passed = passed_from_projects(&s, std::slice::from_ref(&project), &environment);
+        assert_eq!(
+            (passed.keys, passed.unread),
+            (vec!["HTTP_PROXY".to_string()], vec![])
+        );
+        // the exporter's variables in the environment, the project's file unreadable
+        std::fs::write(&file, &text).unwrap();
+        let environment = |k: &str| (k == BASE).then(|| "http://attacker.example/otlp".to_string());
+        let r = resolve_layers(&read_layers(&s, &[], &environment));
+        assert_eq!(r.config.map(|c| c.endpoint), Ok(None));
+        let why: Vec<&IgnoredWhy> = r.ignored.iter().map(|i| &i.why).collect();
+        assert!(
+            matches!(why[..], [IgnoredWhy::FromUnreadProject(_)]),
+            "{:?}",
+            r.ignored
+        );
+        assert_eq!(r.ignored[0].origin.path.as_deref(), Some(file.as_path()));
+        assert!(
+            r.ignored[0].to_string().contains("may set them"),
+            "{}",
+            r.ignored[0]
+        );
+    }
+
     #[test]
     fn the_hooks_project_folder_above_the_current_one_is_a_project_too() {
         let root = tempfile::tempdir().unwrap();
@@ -961,7 +1084,7 @@ mod tests {
         let ignored: Vec<(IgnoredWhy, Option<PathBuf>)> = r
             .ignored
             .iter()
-            .map(|i| (i.why, i.origin.path.clone()))
+            .map(|i| (i.why.clone(), i.origin.path.clone()))
             .collect();
         assert_eq!(
             ignored,

@@ -101,6 +101,32 @@ pub fn env_keys_in_file<'k>(path: &Path, keys: &[&'k str]) -> Vec<(&'k str, Stri
     }
 }
 
+/// [`env_keys_in_file`] for a check that must fail closed (`export`'s guard against a
+/// project's `env`, which Claude Code passes on to the hooks it runs): `Err` with why
+/// when the file is there but mcplogs cannot read it in full (larger than it reads, not
+/// a regular file, unreadable), as Claude Code may still read it. A file that is not
+/// UTF-8 is read with each invalid byte as U+FFFD, as Node decodes it (it was taken as
+/// setting nothing: helper-92 #1).
+pub fn env_keys_in_file_or_unknown<'k>(
+    path: &Path,
+    keys: &[&'k str],
+) -> Result<Vec<(&'k str, String)>, String> {
+    let bytes = match read_regular(path, SETTINGS_MAX_BYTES, Follow::Links) {
+        Ok(None) => return Ok(Vec::new()),
+        Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
+        Ok(Some(r)) => r.bytes,
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(match strictness::check(&text) {
+        Strictness::Strict(doc) => keys
+            .iter()
+            .filter_map(|k| Some((*k, env_in(&doc, k)?)))
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
 /// Every `env` variable a settings file Claude Code reads (strict JSON) sets, with its
 /// value (a value that is not a string as its JSON text), each key once (the last of
 /// duplicates, as `JSON.parse` keeps), in the file's order; the file read once, through
