@@ -641,6 +641,41 @@ mod tests {
         );
     }
 
+    /// helper-92 #3: a server's stderr line is bounded at a word before redaction, so a
+    /// configured value of several words can be cut after its first words: those are
+    /// hidden at a line's (or the text's) end, never elsewhere, and another value
+    /// starting inside them is still found.
+    #[test]
+    fn a_passphrases_first_words_at_a_lines_end_are_hidden() {
+        let r = redactor(&[
+            ("DB_PASSWORD", "correct horse battery staple"),
+            ("API_KEY", "horse-9f8e7d6c5b4a"),
+        ]);
+        for (text, shown) in [
+            ("w w correct horse", "w w [REDACTED:config]"),
+            ("w correct horse battery\nnext", "w [REDACTED:config]\nnext"),
+            ("w correct\r\nnext", "w [REDACTED:config]\r\nnext"),
+            ("correct horse battery staple!", "[REDACTED:config]!"),
+            // not at a line's end: the words are not the value
+            ("a correct horse is fast", "a correct horse is fast"),
+            ("correct", "[REDACTED:config]"),
+            ("is incorrect", "is incorrect"),
+            ("the cor", "the cor"),
+            // another value inside them
+            (
+                "correct horse-9f8e7d6c5b4a ok",
+                "correct [REDACTED:config] ok",
+            ),
+        ] {
+            assert_eq!(r.redact(text), shown, "{text:?}");
+        }
+        assert_eq!(
+            super::super::first_words("correct  horse battery staple "),
+            ["correct", "correct  horse", "correct  horse battery"]
+        );
+        assert!(super::super::first_words(&"word ".repeat(60)).is_empty());
+    }
+
     fn redactor_of(s: &ConfiguredSecrets) -> super::super::Redactor {
         let mut b = RedactorBuilder::new();
         b.learn_configured_secrets(s);

@@ -51,6 +51,34 @@ const MIN_BARE_USER_LEN: usize = 3;
 /// Learned secret values shorter than this are not replaced as literals elsewhere.
 const MIN_LEARNED_SECRET_LEN: usize = 8;
 
+/// A learned value of several words (a configured passphrase) this long at most gives
+/// its first words as literals of their own, hidden only at a line's end
+/// ([`first_words`]): a line cut before redaction (a server's stderr is bounded at a
+/// word before it is redacted) showed them (helper-92 #3).
+const MAX_FIRST_WORDS_VALUE: usize = 256;
+/// Of those, the first words at least this long are hidden (shorter ones are common
+/// words ending many lines).
+const MIN_FIRST_WORDS: usize = 4;
+
+/// The first words of `v`, each run of them that is at least [`MIN_FIRST_WORDS`] long
+/// and is not the whole value: `correct`, `correct horse`, `correct horse battery` of
+/// `correct horse battery staple`. None for a value of one word or over
+/// [`MAX_FIRST_WORDS_VALUE`] bytes.
+fn first_words(v: &str) -> Vec<&str> {
+    if v.len() > MAX_FIRST_WORDS_VALUE {
+        return Vec::new();
+    }
+    let trimmed = v.trim_end();
+    trimmed
+        .char_indices()
+        .filter(|&(i, c)| {
+            c.is_whitespace() && i > 0 && !trimmed[..i].ends_with(char::is_whitespace)
+        })
+        .map(|(i, _)| &trimmed[..i])
+        .filter(|p| p.trim_start().chars().count() >= MIN_FIRST_WORDS)
+        .collect()
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct RedactorBuilder {
     homes: Vec<String>,
@@ -266,8 +294,20 @@ impl RedactorBuilder {
     }
 
     pub fn build(self) -> Redactor {
-        let mut literal_secrets = self.learned_secrets;
-        literal_secrets.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
+        // each value whole, then the first words of those of several words, hidden only
+        // at a line's end ([`first_words`]; a value learned whole is never one)
+        let mut literal_secrets: Vec<(String, &'static str, bool)> = Vec::new();
+        for (v, kind) in &self.learned_secrets {
+            for p in first_words(v) {
+                if !self.learned_values.contains(p) {
+                    literal_secrets.push((p.to_string(), kind, true));
+                }
+            }
+        }
+        literal_secrets.sort();
+        literal_secrets.dedup_by(|a, b| a.0 == b.0);
+        literal_secrets.extend(self.learned_secrets.into_iter().map(|(v, k)| (v, k, false)));
+        literal_secrets.sort_by_key(|(s, _, _)| std::cmp::Reverse(s.len()));
         let literals = (!literal_secrets.is_empty()).then(|| {
             // A contiguous NFA, never a DFA: a DFA's build follows each state's failure
             // chain for every byte class, quadratic in a long periodic value (a line of
@@ -276,9 +316,15 @@ impl RedactorBuilder {
             let ac = AhoCorasick::builder()
                 .match_kind(MatchKind::LeftmostLongest)
                 .kind(Some(AhoCorasickKind::ContiguousNFA))
-                .build(literal_secrets.iter().map(|(s, _)| s))
+                .build(literal_secrets.iter().map(|(s, _, _)| s))
                 .expect("literals compile");
-            (ac, literal_secrets.iter().map(|(_, k)| *k).collect())
+            (
+                ac,
+                literal_secrets
+                    .iter()
+                    .map(|&(_, k, at_end)| (k, at_end))
+                    .collect(),
+            )
         });
 
         let mut forms: Vec<String> = self.homes.iter().flat_map(|h| home_forms(h)).collect();
@@ -329,8 +375,9 @@ struct Span {
 pub struct Redactor {
     enabled: bool,
     mask_hosts: bool,
-    /// Learned secrets, and the kind of each pattern.
-    literals: Option<(AhoCorasick, Vec<&'static str>)>,
+    /// Learned secrets, and the kind of each pattern, and whether it is the first words
+    /// of one, hidden only at a line's end.
+    literals: Option<(AhoCorasick, Vec<(&'static str, bool)>)>,
     homes: Option<Regex>,
     user_homes: Option<Regex>,
     bare_users: Option<Regex>,
@@ -472,11 +519,23 @@ impl Redactor {
         // a word is widened only up to it, so each byte is looked at a bounded number
         // of times (a line of one repeated value is not scanned again for every match).
         let mut taken = 0;
-        for m in ac.find_iter(t) {
+        let mut from = 0;
+        while let Some(m) = ac.find(aho_corasick::Input::new(t).span(from..t.len())) {
+            from = m.end();
             if m.end() <= taken {
                 continue;
             }
-            let kind = kinds[m.pattern().as_usize()];
+            let (kind, at_end) = kinds[m.pattern().as_usize()];
+            // a value's first words, not at a line's end or inside a word: not it;
+            // another value may start inside them
+            if at_end
+                && ((!matches!(t.as_bytes().get(m.end()), None | Some(b'\n' | b'\r'))
+                    && !joined_at(m.end()))
+                    || t[..m.start()].chars().next_back().is_some_and(is_word))
+            {
+                from = m.start() + t[m.start()..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
             // A learned value found inside a longer word takes the whole word: cut
             // out of its middle, it would leave word pieces that read differently
             // next to the marker (`x[REDACTED]Bearer y` is a bearer token to the
