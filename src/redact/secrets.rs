@@ -1494,12 +1494,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             never,
         ),
         // A Telegram bot's token anywhere else (`TELEGRAM: 123456789:AAHdq...`): the bot's
-        // id (8 to 10 digits), a colon and 35 characters (34 in Telegram's own example),
-        // which start with `A` (the anchor: a digit and a colon begin every time of day).
+        // id (6 to 10 digits: the Bot API's documentation writes
+        // `123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11`), a colon and 35 characters (34 in
+        // Telegram's examples), which start with `A` (the anchor: a digit and a colon
+        // begin every time of day) and end there.
         rule(
             "token",
             &[":a"],
-            r"(?:^|[^A-Za-z0-9_:-])[0-9]{8,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
+            r"(?:^|[^A-Za-z0-9_:-])[0-9]{6,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
             // (random: upper and lower case and digits, not `AAAA...`)
             |c| {
                 let b = c["s"].as_bytes();

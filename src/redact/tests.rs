@@ -2449,8 +2449,8 @@ fn a_key_and_value_written_as_two_fields() {
 }
 
 /// A Telegram bot's token is hidden wherever it stands, not only in its API's path: the
-/// bot's id, a colon, and the secret's 35 characters (34 in Telegram's example; the id
-/// stays).
+/// bot's id (6 to 10 digits), a colon, and the secret's 35 characters (34 in Telegram's
+/// examples; the id stays).
 #[test]
 fn a_telegram_bot_token_is_hidden_anywhere() {
     let r = plain();
@@ -2459,6 +2459,15 @@ fn a_telegram_bot_token_is_hidden_anywhere() {
         (
             format!("123456789:{t}"),
             "123456789:[REDACTED:token]".to_string(),
+        ),
+        // (the Bot API documentation's example, a six-digit id)
+        (
+            "bot 123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11 registered".to_string(),
+            "bot 123456:[REDACTED:token] registered".to_string(),
+        ),
+        (
+            format!("bot 1234567:{t} started"),
+            "bot 1234567:[REDACTED:token] started".to_string(),
         ),
         (
             format!("TELEGRAM: 1234567890:{t}Q"),
@@ -2481,12 +2490,17 @@ fn a_telegram_bot_token_is_hidden_anywhere() {
     }
     for kept in [
         // (too short an id, too many characters or too few)
-        "1234567:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "12345:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY",
         "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY",
         "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs",
         "at 12:43:57 AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
         // (no random string)
         "build 20241129:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        "step 123456:ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGH",
+        // (a time before a random string, a longer number's last digits)
+        "12:34:56:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "1234-123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
