@@ -2042,6 +2042,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r#"(?i)[?&](?:pwd|pw|pass)=(?P<s>[^&#\s"'<>]+)"#,
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
+    // And a URL query's or a form's `p=` beside a user's parameter (`u=`, `user=`,
+    // `username=`, `login=`, `email=`) in the same query, before it or after it
+    // (`/login?u=admin&p=letmein`): a password. Elsewhere `p=` is a page, a paragraph, a
+    // parameter of any kind (`?q=foo&p=2`); beside a user a number is still a page
+    // (`?user=bob&p=2`) and kept, as harmless values are.
+    for query in [
+        r#"(?i)(?:^|[?&\s"'])(?:u|user|username|login|email)=[^&#\s"'<>]*(?:&[^&#\s"'<>]*)*?&p=(?P<s>[^&#\s"'<>]+)"#,
+        r#"(?i)[?&]p=(?P<s>[^&#\s"'<>]+)(?:&[^&#\s"'<>]*)*?&(?:u|user|username|login|email)="#,
+    ] {
+        v.push(rule("secret", &["?p=", "&p="], query, keep_harmless));
+    }
     // So is a `PWD=` opening a connection string (`PWD=x;UID=sa;Server=db`): a `;` and
     // another key follow it.
     v.push(rule(

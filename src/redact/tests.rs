@@ -2901,3 +2901,45 @@ fn sql_php_and_htpasswd_passwords_are_hidden() {
         assert!(shown.contains("/etc/nginx/.htpasswd admin "), "{shown}");
     }
 }
+
+/// A URL query's (or a form's) `p=` beside a user's parameter in the same query is a
+/// password, the user before it or after it; without one `p=` is a page or a paragraph,
+/// and beside one a number is still a page.
+#[test]
+fn a_query_password_beside_a_user_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "GET /login?u=admin&p=letmein HTTP/1.1",
+        "GET /login?u=admin&p=[REDACTED:secret] HTTP/1.1",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("u=admin&p=letmein", "letmein"),
+            (
+                "https://example.com/auth?user=bob&lang=en&p=s3cret&x=1",
+                "s3cret",
+            ),
+            ("/api/login?p=letmein&username=admin", "letmein"),
+            ("/cgi-bin/auth.cgi?login=root&P=hunter2", "hunter2"),
+            ("?email=bob@example.com&p=Xk9pQ2mZ", "Xk9pQ2mZ"),
+        ],
+    );
+    for kept in [
+        "https://example.com/search?q=foo&p=2",
+        "https://example.com/list?page=2&p=3",
+        "https://example.com/items?user=bob&p=2",
+        "https://example.com/?p=hello-world",
+        "/wiki?title=Main&p=intro",
+        "/profile?user=bob&tab=posts",
+        "/x?menu=1&p=overview",
+        "/login?user=admin&p=$PASSWORD",
+        "ssh -p 2222 user@host",
+    ] {
+        assert_eq!(
+            r.redact(kept),
+            kept.replace("bob@example.com", "[REDACTED:email]")
+        );
+    }
+}
