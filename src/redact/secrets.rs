@@ -767,6 +767,16 @@ pub const NOT_A_PASSWORD: &[&str] = &[
     "pbkdf2",
     "argon2",
     "scram-sha-256",
+    // (a hash or an encoding it goes through: `password is utf-8 encoded`)
+    "sha1",
+    "sha-1",
+    "sha256",
+    "sha-256",
+    "sha512",
+    "sha-512",
+    "utf8",
+    "utf-8",
+    "base64",
     "vault",
     "mounted",
     "ask",
@@ -1050,6 +1060,29 @@ const SENTENCE_GOES_ON: &[&str] = &[
     "not", "is", "was", "are", "were", "has", "have", "had", "will", "would", "must", "cannot",
     "can", "should", "does", "did", "after", "due",
 ];
+
+/// The value after `password is` ([`RULES`]): after `password is:` (`Your password is:
+/// hunter2`), or quoted, judged as after `password:` ([`keep_password_label`]); after
+/// `password is` and a space, where a sentence goes on far more often (`password is
+/// incorrect`, `password is valid`, `password is used to sign in`), only a word holding a
+/// letter and a digit or a sign (`hunter2`, `P@ssw0rd`) is a password, and then as after
+/// `password:` (`password is md5`, a scheme of [`NOT_A_PASSWORD`], stays).
+fn keep_password_is(c: &Captures) -> bool {
+    let (Some(m), Some(s)) = (c.get(0), c.name("s")) else {
+        return true;
+    };
+    let quoted = m.as_str()[..s.start() - m.start()].ends_with(['"', '\'']);
+    let word = s
+        .as_str()
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let letter = word.bytes().any(|b| b.is_ascii_alphabetic());
+    let other = word
+        .bytes()
+        .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~".contains(&b));
+    let labelled = c.name("colon").is_some() || quoted;
+    !(labelled || (letter && other)) || keep_password_label(c)
+}
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
 fn is_uuid(s: &str) -> bool {
@@ -2115,6 +2148,20 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         keep_high_entropy,
     )
     });
+    // `password is V`, `Your password is: V` (`passwd`, `passphrase` too): a password
+    // after the colon, or a word holding a letter and a digit or a sign after the space
+    // alone ([`keep_password_is`]: `password is incorrect`, `password is too short` are
+    // sentences).
+    for value in [DQ, SQ, BARE_AFTER] {
+        v.push(rule(
+            "secret",
+            &["password is", "passwd is", "passphrase is"],
+            &format!(
+                r"(?i)(?-u:\b)(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|passphrase)) is(?:(?P<colon>[ \t]*:)[ \t]*|[ \t]+){value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[\s,.;!?)]|$))?"
+            ),
+            keep_password_is,
+        ));
+    }
     // `password V`, `token V`: the word, a space, and a value that looks made up (letters
     // and digits, not a UUID), so prose ("the token expired", "Unexpected token <",
     // "password reset") is left alone.

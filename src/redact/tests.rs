@@ -2943,3 +2943,50 @@ fn a_query_password_beside_a_user_is_hidden() {
         );
     }
 }
+
+/// `password is: V` is a password's label; after `password is` and a space a word
+/// holding a letter and a digit or a sign is a password, and a sentence goes on
+/// everywhere else.
+#[test]
+fn a_password_after_password_is_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "Your password is: hunter2",
+        "Your password is: [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("password is Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            ("The new password is hunter2 for alice", "hunter2"),
+            ("Your temporary password is: sunflower", "sunflower"),
+            ("DB_PASSWORD is P@ssw0rd!", "P@ssw0rd"),
+            ("the passphrase is 'swordfish'", "swordfish"),
+            ("Password is: letmein.", "letmein"),
+        ],
+    );
+    for kept in [
+        "Authentication failed: password is incorrect",
+        "The password is too similar to the username.",
+        "This password is too common.",
+        "sudo: a password is required",
+        "COMMENT ON COLUMN users.password IS 'bcrypt hash';",
+        "SELECT id FROM users WHERE password IS NULL",
+        "password is valid",
+        "password is used to sign in",
+        "password is case-sensitive",
+        "password is 8+ characters",
+        "password is 12 characters long",
+        "password is: required",
+        "password is: (not set)",
+        "password is md5",
+        "password is utf-8 encoded before hashing",
+        "password is SHA-256 hashed",
+        "password is $DB_PASSWORD",
+        "password is e.g. the one you chose",
+        "Your password is: ********",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
