@@ -1084,6 +1084,23 @@ fn keep_password_is(c: &Captures) -> bool {
     !(labelled || (letter && other)) || keep_password_label(c)
 }
 
+/// A user's password after `credentials:`, `creds:` or `basic auth:` written as
+/// `user:password` ([`RULES`]): kept when the "user" is a word about a secret (`type:`,
+/// `file:`, `env:`, `provider:`: [`ABOUT_A_SECRET`]) or a number (a time: `12:30`), and
+/// when the "password" is harmless, a placeholder, a word of [`NOT_A_PASSWORD`]
+/// (`aws:default`) or a name of parts (`arn:aws:iam::1:role/x`, `secretsmanager:prod/db`,
+/// `file:///x`: another `:` or a `/`, unless it looks random).
+fn keep_user_password(c: &Captures) -> bool {
+    let user = c["user"].to_ascii_lowercase();
+    let v = c["s"].trim();
+    ABOUT_A_SECRET.contains(&user.as_str())
+        || user.bytes().all(|b| b.is_ascii_digit())
+        || value_is_harmless(v)
+        || placeholder(v)
+        || NOT_A_PASSWORD.contains(&v.to_ascii_lowercase().as_str())
+        || (v.contains([':', '/']) && !super::configured::looks_random(v))
+}
+
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
 fn is_uuid(s: &str) -> bool {
     let b = s.as_bytes();
@@ -1947,6 +1964,16 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_named_or_harmless,
         ));
     }
+    // `credentials: user:password` (also `credential:`, `creds:`, `basic auth:`): the
+    // password, whatever it looks like ([`keep_user_password`]; the colon pair rule
+    // reads `credentials: x` as prose unless `x` looks made up, and `app:hunter2` does
+    // not).
+    v.push(rule(
+        "secret",
+        &["credentials:", "credential:", "creds:", "basic auth:"],
+        r#"(?i)(?-u:\b)(?:credentials?|creds|basic auth):[ \t]*["'`]?(?P<user>[A-Za-z0-9_.@+-]+):(?P<s>[^\s"'`]*[^\s"'`.,;)\]}])"#,
+        keep_user_password,
+    ));
     // `Authorization` in the other ways code writes a header: `setHeader('Authorization',
     // 'v')`, a raw header list (`['Authorization', 'v', ...]`), `headers["Authorization"]
     // = "v"`, and Go's printed `map[Authorization:[v]]`: the whole value when a word of it

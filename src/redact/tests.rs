@@ -2990,3 +2990,44 @@ fn a_password_after_password_is_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// `credentials: user:password` (`creds:`, `basic auth:`): the password goes, the user
+/// stays; a field's name and its value, a time or a name of parts are no such pair.
+#[test]
+fn a_users_password_after_credentials_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "credentials: app:hunter2",
+        "credentials: app:[REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("creds: admin:letmein", "letmein"),
+            ("basic auth: admin:Xk9pQ2mZ, retrying", "Xk9pQ2mZ"),
+            ("Credential: 'deploy:s3cr3t!'", "s3cr3t!"),
+            (
+                "using credentials: bob@example.com:correcthorse",
+                "correcthorse",
+            ),
+        ],
+    );
+    for kept in [
+        "credentials: type:service_account",
+        "credentials: file:/home/app/.aws/credentials",
+        "credentials: env:AWS_PROFILE",
+        "credentials: aws:default",
+        "credentials: expire at 12:30:00",
+        "credentials: 12:30",
+        "assumed credentials: arn:aws:sts::123456789012:assumed-role/app/session",
+        "creds: secretsmanager:prod/db",
+        "credentials: app:$APP_PASSWORD",
+        "credentials: app:<password>",
+        "credentials: none",
+        "Could not load credentials from any providers",
+        "basic auth: enabled",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
