@@ -1084,6 +1084,34 @@ fn keep_password_is(c: &Captures) -> bool {
     !(labelled || (letter && other)) || keep_password_label(c)
 }
 
+/// The value after `auth token:` or `access token:` ([`RULES`]): hidden when it is a
+/// generated word, six characters or more of a token's alphabet holding letters and
+/// digits, with a piece (between `_ - . /`) turning between them twice or more (`a8f3k2`,
+/// `2aabfe22`, `PtdbmF4RPA`) or shaped as a credential ([`token_like`]), and is not kept
+/// by what a password's label keeps ([`keep_password_label`]: a state of
+/// [`NOT_A_PASSWORD`], a placeholder, `(none)`, the sentence going on). A word alone
+/// (`expired`, `refreshed`, `obtained`: a token's state far more often than a token is
+/// letters alone), a word and its number (`oauth2`, `sha256`, `tools-v2`) or a UUID is
+/// none.
+fn keep_token_label(c: &Captures) -> bool {
+    let word = c["s"]
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let alphabet = word
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"_-.~+/=".contains(&b));
+    let turns = |p: &str| {
+        p.as_bytes()
+            .windows(2)
+            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+            .count()
+    };
+    let generated = alphabet
+        && made_up(word, 6)
+        && (word.split(['_', '-', '.', '/']).any(|p| turns(p) >= 2) || token_like(word, 10));
+    !generated || keep_password_label(c)
+}
+
 /// A user's password after `credentials:`, `creds:` or `basic auth:` written as
 /// `user:password` ([`RULES`]): kept when the "user" is a word about a secret (`type:`,
 /// `file:`, `env:`, `provider:`: [`ABOUT_A_SECRET`]) or a number (a time: `12:30`), and
@@ -2129,6 +2157,20 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"(?i)(?-u:\b)(?P<k>api[ _-]?key|access[ _-]?key|secret[ _-]?key)[ \t]+(?P<s>[A-Za-z0-9_+/=-]{8,})",
         |c| !token_like(&c["s"], 12),
     ));
+    // `auth token: V`, `access token: V`: the words, a colon and a generated value
+    // ([`keep_token_label`]: `auth token: a8f3k2` is one, `auth token: expired` a
+    // state). The colon pair rule takes `token` alone for the key, whose short values
+    // must pass for a parser's too (`Unexpected token: punc2`).
+    for value in [DQ, SQ, BARE_AFTER] {
+        v.push(rule(
+            "secret",
+            &["auth token", "access token"],
+            &format!(
+                r"(?i)(?-u:\b)(?P<k>(?:auth|access) token)[ \t]*:[ \t]*{value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[\s,.;!?)]|$))?"
+            ),
+            keep_token_label,
+        ));
+    }
     // An OAuth authorization code in a JSON body or a form (`"code": "..."`,
     // `code=...&grant_type=authorization_code`), judged as in a URL's query below.
     for value in [DQ, SQ] {

@@ -3031,3 +3031,49 @@ fn a_users_password_after_credentials_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A generated value after `auth token:` or `access token:` is hidden; a state, a
+/// placeholder, a word alone, a word and its number stay (what a password's label
+/// keeps, `NOT_A_PASSWORD`, and no generated shape).
+#[test]
+fn a_generated_value_after_auth_token_is_hidden() {
+    let r = plain();
+    check(&r, "auth token: a8f3k2", "auth token: [REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("auth token: Xk9pQ2mZ", "Xk9pQ2mZ"),
+            ("access token: 2aabfe22", "2aabfe22"),
+            ("Auth Token: PtdbmF4RPA", "PtdbmF4RPA"),
+            ("access token: fqoQB7xoFc", "fqoQB7xoFc"),
+            (
+                "OAuth access token: d9jzfx6kjw (expires in 3600s)",
+                "d9jzfx6kjw",
+            ),
+            ("access token: sk7kegy5mt", "sk7kegy5mt"),
+            ("access token: \"Xk9pQ2mZ\"", "Xk9pQ2mZ"),
+        ],
+    );
+    for kept in [
+        "auth token: expired",
+        "auth token: missing",
+        "auth token: invalid",
+        "auth token: not set",
+        "auth token: (none)",
+        "auth token: required",
+        "Auth token: Expired",
+        "access token: refreshed",
+        "access token: obtained from cache",
+        "auth token: ***",
+        "auth token: <redacted>",
+        "auth token: $AUTH_TOKEN",
+        "access token: oauth2",
+        "access token: sha256",
+        "access token: 3600",
+        "access token: tools-v2",
+        "auth token: d6948ded-aafb-4294-09c2-cd73ac18cd4e",
+        "access token: https://auth.example.com/oauth2/token",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
