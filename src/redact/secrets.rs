@@ -767,6 +767,16 @@ pub const NOT_A_PASSWORD: &[&str] = &[
     "pbkdf2",
     "argon2",
     "scram-sha-256",
+    // (a hash or an encoding it goes through: `password is utf-8 encoded`)
+    "sha1",
+    "sha-1",
+    "sha256",
+    "sha-256",
+    "sha512",
+    "sha-512",
+    "utf8",
+    "utf-8",
+    "base64",
     "vault",
     "mounted",
     "ask",
@@ -1050,6 +1060,74 @@ const SENTENCE_GOES_ON: &[&str] = &[
     "not", "is", "was", "are", "were", "has", "have", "had", "will", "would", "must", "cannot",
     "can", "should", "does", "did", "after", "due",
 ];
+
+/// The value after `password is` ([`RULES`]): after `password is:` (`Your password is:
+/// hunter2`), or quoted, judged as after `password:` ([`keep_password_label`]); after
+/// `password is` and a space, where a sentence goes on far more often (`password is
+/// incorrect`, `password is valid`, `password is used to sign in`), only a word holding a
+/// letter and a digit or a sign (`hunter2`, `P@ssw0rd`) is a password, and then as after
+/// `password:` (`password is md5`, a scheme of [`NOT_A_PASSWORD`], stays).
+fn keep_password_is(c: &Captures) -> bool {
+    let (Some(m), Some(s)) = (c.get(0), c.name("s")) else {
+        return true;
+    };
+    let quoted = m.as_str()[..s.start() - m.start()].ends_with(['"', '\'']);
+    let word = s
+        .as_str()
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let letter = word.bytes().any(|b| b.is_ascii_alphabetic());
+    let other = word
+        .bytes()
+        .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~".contains(&b));
+    let labelled = c.name("colon").is_some() || quoted;
+    !(labelled || (letter && other)) || keep_password_label(c)
+}
+
+/// The value after `auth token:` or `access token:` ([`RULES`]): hidden when it is a
+/// generated word, six characters or more of a token's alphabet holding letters and
+/// digits, with a piece (between `_ - . /`) turning between them twice or more (`a8f3k2`,
+/// `2aabfe22`, `PtdbmF4RPA`) or shaped as a credential ([`token_like`]), and is not kept
+/// by what a password's label keeps ([`keep_password_label`]: a state of
+/// [`NOT_A_PASSWORD`], a placeholder, `(none)`, the sentence going on). A word alone
+/// (`expired`, `refreshed`, `obtained`: a token's state far more often than a token is
+/// letters alone), a word and its number (`oauth2`, `sha256`, `tools-v2`) or a UUID is
+/// none.
+fn keep_token_label(c: &Captures) -> bool {
+    let word = c["s"]
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let alphabet = word
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"_-.~+/=".contains(&b));
+    let turns = |p: &str| {
+        p.as_bytes()
+            .windows(2)
+            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+            .count()
+    };
+    let generated = alphabet
+        && made_up(word, 6)
+        && (word.split(['_', '-', '.', '/']).any(|p| turns(p) >= 2) || token_like(word, 10));
+    !generated || keep_password_label(c)
+}
+
+/// A user's password after `credentials:`, `creds:` or `basic auth:` written as
+/// `user:password` ([`RULES`]): kept when the "user" is a word about a secret (`type:`,
+/// `file:`, `env:`, `provider:`: [`ABOUT_A_SECRET`]) or a number (a time: `12:30`), and
+/// when the "password" is harmless, a placeholder, a word of [`NOT_A_PASSWORD`]
+/// (`aws:default`) or a name of parts (`arn:aws:iam::1:role/x`, `secretsmanager:prod/db`,
+/// `file:///x`: another `:` or a `/`, unless it looks random).
+fn keep_user_password(c: &Captures) -> bool {
+    let user = c["user"].to_ascii_lowercase();
+    let v = c["s"].trim();
+    ABOUT_A_SECRET.contains(&user.as_str())
+        || user.bytes().all(|b| b.is_ascii_digit())
+        || value_is_harmless(v)
+        || placeholder(v)
+        || NOT_A_PASSWORD.contains(&v.to_ascii_lowercase().as_str())
+        || (v.contains([':', '/']) && !super::configured::looks_random(v))
+}
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
 fn is_uuid(s: &str) -> bool {
@@ -1494,12 +1572,14 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             never,
         ),
         // A Telegram bot's token anywhere else (`TELEGRAM: 123456789:AAHdq...`): the bot's
-        // id (8 to 10 digits), a colon and 35 characters (34 in Telegram's own example),
-        // which start with `A` (the anchor: a digit and a colon begin every time of day).
+        // id (6 to 10 digits: the Bot API's documentation writes
+        // `123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11`), a colon and 35 characters (34 in
+        // Telegram's examples), which start with `A` (the anchor: a digit and a colon
+        // begin every time of day) and end there.
         rule(
             "token",
             &[":a"],
-            r"(?:^|[^A-Za-z0-9_:-])[0-9]{8,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
+            r"(?:^|[^A-Za-z0-9_:-])[0-9]{6,10}:(?P<s>A[A-Za-z0-9_-]{33,34})(?:[^A-Za-z0-9_-]|$)",
             // (random: upper and lower case and digits, not `AAAA...`)
             |c| {
                 let b = c["s"].as_bytes();
@@ -1912,6 +1992,16 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_named_or_harmless,
         ));
     }
+    // `credentials: user:password` (also `credential:`, `creds:`, `basic auth:`): the
+    // password, whatever it looks like ([`keep_user_password`]; the colon pair rule
+    // reads `credentials: x` as prose unless `x` looks made up, and `app:hunter2` does
+    // not).
+    v.push(rule(
+        "secret",
+        &["credentials:", "credential:", "creds:", "basic auth:"],
+        r#"(?i)(?-u:\b)(?:credentials?|creds|basic auth):[ \t]*["'`]?(?P<user>[A-Za-z0-9_.@+-]+):(?P<s>[^\s"'`]*[^\s"'`.,;)\]}])"#,
+        keep_user_password,
+    ));
     // `Authorization` in the other ways code writes a header: `setHeader('Authorization',
     // 'v')`, a raw header list (`['Authorization', 'v', ...]`), `headers["Authorization"]
     // = "v"`, and Go's printed `map[Authorization:[v]]`: the whole value when a word of it
@@ -2040,6 +2130,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r#"(?i)[?&](?:pwd|pw|pass)=(?P<s>[^&#\s"'<>]+)"#,
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
+    // And a URL query's or a form's `p=` beside a user's parameter (`u=`, `user=`,
+    // `username=`, `login=`, `email=`) in the same query, before it or after it
+    // (`/login?u=admin&p=letmein`): a password. Elsewhere `p=` is a page, a paragraph, a
+    // parameter of any kind (`?q=foo&p=2`); beside a user a number is still a page
+    // (`?user=bob&p=2`) and kept, as harmless values are.
+    for query in [
+        r#"(?i)(?:^|[?&\s"'])(?:u|user|username|login|email)=[^&#\s"'<>]*(?:&[^&#\s"'<>]*)*?&p=(?P<s>[^&#\s"'<>]+)"#,
+        r#"(?i)[?&]p=(?P<s>[^&#\s"'<>]+)(?:&[^&#\s"'<>]*)*?&(?:u|user|username|login|email)="#,
+    ] {
+        v.push(rule("secret", &["?p=", "&p="], query, keep_harmless));
+    }
     // So is a `PWD=` opening a connection string (`PWD=x;UID=sa;Server=db`): a `;` and
     // another key follow it.
     v.push(rule(
@@ -2056,6 +2157,20 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r"(?i)(?-u:\b)(?P<k>api[ _-]?key|access[ _-]?key|secret[ _-]?key)[ \t]+(?P<s>[A-Za-z0-9_+/=-]{8,})",
         |c| !token_like(&c["s"], 12),
     ));
+    // `auth token: V`, `access token: V`: the words, a colon and a generated value
+    // ([`keep_token_label`]: `auth token: a8f3k2` is one, `auth token: expired` a
+    // state). The colon pair rule takes `token` alone for the key, whose short values
+    // must pass for a parser's too (`Unexpected token: punc2`).
+    for value in [DQ, SQ, BARE_AFTER] {
+        v.push(rule(
+            "secret",
+            &["auth token", "access token"],
+            &format!(
+                r"(?i)(?-u:\b)(?P<k>(?:auth|access) token)[ \t]*:[ \t]*{value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[\s,.;!?)]|$))?"
+            ),
+            keep_token_label,
+        ));
+    }
     // An OAuth authorization code in a JSON body or a form (`"code": "..."`,
     // `code=...&grant_type=authorization_code`), judged as in a URL's query below.
     for value in [DQ, SQ] {
@@ -2102,6 +2217,20 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         keep_high_entropy,
     )
     });
+    // `password is V`, `Your password is: V` (`passwd`, `passphrase` too): a password
+    // after the colon, or a word holding a letter and a digit or a sign after the space
+    // alone ([`keep_password_is`]: `password is incorrect`, `password is too short` are
+    // sentences).
+    for value in [DQ, SQ, BARE_AFTER] {
+        v.push(rule(
+            "secret",
+            &["password is", "passwd is", "passphrase is"],
+            &format!(
+                r"(?i)(?-u:\b)(?P<k>[A-Za-z0-9_.-]*(?:password|passwd|passphrase)) is(?:(?P<colon>[ \t]*:)[ \t]*|[ \t]+){value}(?:[ \t]+(?P<next>[A-Za-z]+)(?:[\s,.;!?)]|$))?"
+            ),
+            keep_password_is,
+        ));
+    }
     // `password V`, `token V`: the word, a space, and a value that looks made up (letters
     // and digits, not a UUID), so prose ("the token expired", "Unexpected token <",
     // "password reset") is left alone.

@@ -2449,8 +2449,8 @@ fn a_key_and_value_written_as_two_fields() {
 }
 
 /// A Telegram bot's token is hidden wherever it stands, not only in its API's path: the
-/// bot's id, a colon, and the secret's 35 characters (34 in Telegram's example; the id
-/// stays).
+/// bot's id (6 to 10 digits), a colon, and the secret's 35 characters (34 in Telegram's
+/// examples; the id stays).
 #[test]
 fn a_telegram_bot_token_is_hidden_anywhere() {
     let r = plain();
@@ -2459,6 +2459,15 @@ fn a_telegram_bot_token_is_hidden_anywhere() {
         (
             format!("123456789:{t}"),
             "123456789:[REDACTED:token]".to_string(),
+        ),
+        // (the Bot API documentation's example, a six-digit id)
+        (
+            "bot 123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11 registered".to_string(),
+            "bot 123456:[REDACTED:token] registered".to_string(),
+        ),
+        (
+            format!("bot 1234567:{t} started"),
+            "bot 1234567:[REDACTED:token] started".to_string(),
         ),
         (
             format!("TELEGRAM: 1234567890:{t}Q"),
@@ -2481,12 +2490,17 @@ fn a_telegram_bot_token_is_hidden_anywhere() {
     }
     for kept in [
         // (too short an id, too many characters or too few)
-        "1234567:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "12345:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY",
         "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY",
         "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs",
         "at 12:43:57 AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
         // (no random string)
         "build 20241129:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        "step 123456:ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGH",
+        // (a time before a random string, a longer number's last digits)
+        "12:34:56:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "1234-123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
@@ -2885,5 +2899,181 @@ fn sql_php_and_htpasswd_passwords_are_hidden() {
     ] {
         let shown = r.redact(line);
         assert!(shown.contains("/etc/nginx/.htpasswd admin "), "{shown}");
+    }
+}
+
+/// A URL query's (or a form's) `p=` beside a user's parameter in the same query is a
+/// password, the user before it or after it; without one `p=` is a page or a paragraph,
+/// and beside one a number is still a page.
+#[test]
+fn a_query_password_beside_a_user_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "GET /login?u=admin&p=letmein HTTP/1.1",
+        "GET /login?u=admin&p=[REDACTED:secret] HTTP/1.1",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("u=admin&p=letmein", "letmein"),
+            (
+                "https://example.com/auth?user=bob&lang=en&p=s3cret&x=1",
+                "s3cret",
+            ),
+            ("/api/login?p=letmein&username=admin", "letmein"),
+            ("/cgi-bin/auth.cgi?login=root&P=hunter2", "hunter2"),
+            ("?email=bob@example.com&p=Xk9pQ2mZ", "Xk9pQ2mZ"),
+        ],
+    );
+    for kept in [
+        "https://example.com/search?q=foo&p=2",
+        "https://example.com/list?page=2&p=3",
+        "https://example.com/items?user=bob&p=2",
+        "https://example.com/?p=hello-world",
+        "/wiki?title=Main&p=intro",
+        "/profile?user=bob&tab=posts",
+        "/x?menu=1&p=overview",
+        "/login?user=admin&p=$PASSWORD",
+        "ssh -p 2222 user@host",
+    ] {
+        assert_eq!(
+            r.redact(kept),
+            kept.replace("bob@example.com", "[REDACTED:email]")
+        );
+    }
+}
+
+/// `password is: V` is a password's label; after `password is` and a space a word
+/// holding a letter and a digit or a sign is a password, and a sentence goes on
+/// everywhere else.
+#[test]
+fn a_password_after_password_is_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "Your password is: hunter2",
+        "Your password is: [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("password is Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            ("The new password is hunter2 for alice", "hunter2"),
+            ("Your temporary password is: sunflower", "sunflower"),
+            ("DB_PASSWORD is P@ssw0rd!", "P@ssw0rd"),
+            ("the passphrase is 'swordfish'", "swordfish"),
+            ("Password is: letmein.", "letmein"),
+        ],
+    );
+    for kept in [
+        "Authentication failed: password is incorrect",
+        "The password is too similar to the username.",
+        "This password is too common.",
+        "sudo: a password is required",
+        "COMMENT ON COLUMN users.password IS 'bcrypt hash';",
+        "SELECT id FROM users WHERE password IS NULL",
+        "password is valid",
+        "password is used to sign in",
+        "password is case-sensitive",
+        "password is 8+ characters",
+        "password is 12 characters long",
+        "password is: required",
+        "password is: (not set)",
+        "password is md5",
+        "password is utf-8 encoded before hashing",
+        "password is SHA-256 hashed",
+        "password is $DB_PASSWORD",
+        "password is e.g. the one you chose",
+        "Your password is: ********",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// `credentials: user:password` (`creds:`, `basic auth:`): the password goes, the user
+/// stays; a field's name and its value, a time or a name of parts are no such pair.
+#[test]
+fn a_users_password_after_credentials_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "credentials: app:hunter2",
+        "credentials: app:[REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("creds: admin:letmein", "letmein"),
+            ("basic auth: admin:Xk9pQ2mZ, retrying", "Xk9pQ2mZ"),
+            ("Credential: 'deploy:s3cr3t!'", "s3cr3t!"),
+            (
+                "using credentials: bob@example.com:correcthorse",
+                "correcthorse",
+            ),
+        ],
+    );
+    for kept in [
+        "credentials: type:service_account",
+        "credentials: file:/home/app/.aws/credentials",
+        "credentials: env:AWS_PROFILE",
+        "credentials: aws:default",
+        "credentials: expire at 12:30:00",
+        "credentials: 12:30",
+        "assumed credentials: arn:aws:sts::123456789012:assumed-role/app/session",
+        "creds: secretsmanager:prod/db",
+        "credentials: app:$APP_PASSWORD",
+        "credentials: app:<password>",
+        "credentials: none",
+        "Could not load credentials from any providers",
+        "basic auth: enabled",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A generated value after `auth token:` or `access token:` is hidden; a state, a
+/// placeholder, a word alone, a word and its number stay (what a password's label
+/// keeps, `NOT_A_PASSWORD`, and no generated shape).
+#[test]
+fn a_generated_value_after_auth_token_is_hidden() {
+    let r = plain();
+    check(&r, "auth token: a8f3k2", "auth token: [REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("auth token: Xk9pQ2mZ", "Xk9pQ2mZ"),
+            ("access token: 2aabfe22", "2aabfe22"),
+            ("Auth Token: PtdbmF4RPA", "PtdbmF4RPA"),
+            ("access token: fqoQB7xoFc", "fqoQB7xoFc"),
+            (
+                "OAuth access token: d9jzfx6kjw (expires in 3600s)",
+                "d9jzfx6kjw",
+            ),
+            ("access token: sk7kegy5mt", "sk7kegy5mt"),
+            ("access token: \"Xk9pQ2mZ\"", "Xk9pQ2mZ"),
+        ],
+    );
+    for kept in [
+        "auth token: expired",
+        "auth token: missing",
+        "auth token: invalid",
+        "auth token: not set",
+        "auth token: (none)",
+        "auth token: required",
+        "Auth token: Expired",
+        "access token: refreshed",
+        "access token: obtained from cache",
+        "auth token: ***",
+        "auth token: <redacted>",
+        "auth token: $AUTH_TOKEN",
+        "access token: oauth2",
+        "access token: sha256",
+        "access token: 3600",
+        "access token: tools-v2",
+        "auth token: d6948ded-aafb-4294-09c2-cd73ac18cd4e",
+        "access token: https://auth.example.com/oauth2/token",
+    ] {
+        assert_eq!(r.redact(kept), kept);
     }
 }
