@@ -341,7 +341,20 @@ fn open_private_in(at: Option<&At>, name: &OsStr, append: bool) -> io::Result<fs
     let meta = own_regular_file(&f)?;
     #[cfg(unix)]
     {
+        use std::os::unix::fs::MetadataExt;
         use std::os::unix::fs::PermissionsExt;
+        // a file of other names too (a hard link): writing it, or making it 0600, would
+        // change another file (helper-92 #6: `export --file F`, F a hard link, appended
+        // to the other file and made it 0600)
+        if meta.nlink() > 1 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "it has {} names (hard links): writing it would change another file",
+                    meta.nlink()
+                ),
+            ));
+        }
         // exactly 0600: under umask 0277 a new file was 0400, and the next run
         // could not open it for writing
         if meta.permissions().mode() & 0o7777 != 0o600 {

@@ -737,6 +737,21 @@ fn the_file_form_never_follows_a_link_or_writes_a_fifo() {
         r.stderr
     );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
+    // a hard link: the other name's file is neither written nor made 0600 (helper-92 #6)
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(&target, "mine\n").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let hard = m.home.path().join("hard.jsonl");
+    std::fs::hard_link(&target, &hard).unwrap();
+    let r = run(&mut m.export(
+        &[],
+        &["--home", &home_arg(), "--file", &hard.display().to_string()],
+    ));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("2 names (hard links)"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644);
     let fifo = m.home.path().join("fifo.jsonl");
     crate::common::mkfifo(&fifo);
     let mut c = m.export(
