@@ -19,6 +19,12 @@ pub fn code(s: &str) -> String {
     crate::text::markdown_code(s)
 }
 
+/// [`code`] outside a table (a list item, a heading): pipes kept as they are
+/// ([`crate::text::markdown_code_outside_tables`]).
+fn code_line(s: &str) -> String {
+    crate::text::markdown_code_outside_tables(s)
+}
+
 /// Plain text that must not turn into HTML or break a table:
 /// [`crate::text::markdown_text`].
 pub fn text(s: &str) -> String {
@@ -114,7 +120,7 @@ fn render_capped(r: &Report, cap: usize) -> Result<String, String> {
     if !r.warnings.is_empty() {
         out.push_str("#### Damaged or unreadable log files\n\n");
         for w in &r.warnings {
-            out.push_str(&format!("- {}\n", code(w)));
+            out.push_str(&format!("- {}\n", code_line(w)));
         }
         out.push('\n');
     }
@@ -132,8 +138,8 @@ fn claude_version(r: &Report) -> String {
 
 fn server_label(s: &ServerSection) -> String {
     match &s.project {
-        Some(p) => format!("{} (project {})", code(&s.name), code(p)),
-        None => code(&s.name),
+        Some(p) => format!("{} (project {})", code_line(&s.name), code_line(p)),
+        None => code_line(&s.name),
     }
 }
 
@@ -227,7 +233,7 @@ fn configured_steps(r: &Report) -> String {
     }
     out.push_str("Configured servers (from Claude Code's configuration; environment and header values left out):\n\n");
     for s in servers {
-        out.push_str(&format!("- {}: {}\n", code(&s.name), launch(r, s)));
+        out.push_str(&format!("- {}: {}\n", code_line(&s.name), launch(r, s)));
     }
     out.push('\n');
     out
@@ -235,7 +241,7 @@ fn configured_steps(r: &Report) -> String {
 
 fn launch(r: &Report, s: &ServerSection) -> String {
     match &s.launch {
-        Some(l) => code(l),
+        Some(l) => code_line(l),
         // (a `~/.claude.json` that is not valid JSON says nothing of where it is not)
         // (each of the names is configured: helper-86 #9, it said none was)
         None if s.shared => "several configured servers, each named here, write one log folder: `claude mcp get NAME` in the project shows how each starts".to_string(),
@@ -314,7 +320,7 @@ fn server_author(r: &Report, cap: usize) -> Result<String, String> {
             if names.get(s.name.as_str()).is_some_and(|n| *n > 1) {
                 server_label(s)
             } else {
-                code(&s.name)
+                code_line(&s.name)
             },
             match s.diagnosis.verdict {
                 crate::classify::verdict::Verdict::ToolsFetchFailed => "rejects its tools/list",
@@ -694,7 +700,7 @@ fn claude_code_state(r: &Report, out: &mut String) {
         ));
     }
     for n in &m.notes {
-        out.push_str(&format!("- {}\n", code(n)));
+        out.push_str(&format!("- {}\n", code_line(n)));
     }
     out.push('\n');
 }
@@ -708,6 +714,9 @@ mod tests {
         assert_eq!(code("a|b"), "`a\\|b`");
         assert_eq!(code("x `y` z"), "``x `y` z``");
         assert_eq!(code("`q"), "`` `q ``");
+        // outside a table a pipe stays as it is (a backslash would be shown)
+        assert_eq!(code_line("a|b"), "`a|b`");
+        assert_eq!(code_line("x `y|z`"), "`` x `y|z` ``");
     }
 
     #[test]

@@ -64,8 +64,19 @@ fn escaped_after_backslashes(s: &str, special: &[char]) -> String {
 /// table cell ([`table_pipes`]): fenced by one more backtick than its longest run, so no
 /// backtick in it ends the span (and nothing after it reads as HTML).
 pub fn markdown_code(s: &str) -> String {
-    let s = table_pipes(&terminal_safe(s, false));
-    let ticks = "`".repeat(backtick_run(&s) + 1);
+    ticked(&table_pipes(&terminal_safe(s, false)))
+}
+
+/// [`markdown_code`] outside a table (a list item, a heading): its pipes as they are,
+/// since a backslash inside a code span is shown there (`a|b` read `a\|b`, helper-92
+/// #6).
+pub fn markdown_code_outside_tables(s: &str) -> String {
+    ticked(&terminal_safe(s, false))
+}
+
+/// `s` in a code span whose backticks no run in it closes.
+fn ticked(s: &str) -> String {
+    let ticks = "`".repeat(backtick_run(s) + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
         " "
     } else {

@@ -401,7 +401,7 @@ fn a_servers_bug_gets_the_authors_report_with_its_command() {
     let cfg = home.join(".claude.json");
     let text = fs::read_to_string(&cfg).unwrap().replace(
         "f-bad-schema",
-        "f-bad-schema\", \"--token\", \"ghp_R3portArgT0kenAAAAAAAAAAAAAAAAAAAAAA",
+        "f-bad-schema\", \"--token\", \"ghp_R3portArgT0kenAAAAAAAAAAAAAAAAAAAAAA\", \"a|b",
     );
     fs::write(&cfg, text).unwrap();
     let r = report_in(
@@ -420,7 +420,9 @@ fn a_servers_bug_gets_the_authors_report_with_its_command() {
         "{md}"
     );
     assert!(
-        md.contains("1. Configure the server: `python3 /tmp/mcplogs-samples/bin/stub_mcp_server.py --scenario f-bad-schema --token [REDACTED:github-token]`"),
+        // (a pipe as it is: outside a table a backslash in a code span is shown,
+        // helper-92 #6)
+        md.contains("1. Configure the server: `python3 /tmp/mcplogs-samples/bin/stub_mcp_server.py --scenario f-bad-schema --token [REDACTED:github-token] 'a|b'`"),
         "{md}"
     );
     assert!(!md.contains("ghp_R3port"), "{md}");
@@ -441,7 +443,7 @@ fn a_servers_bug_gets_the_authors_report_with_its_command() {
         doc["servers"][0]["launch"]
             .as_str()
             .unwrap()
-            .ends_with("--token [REDACTED:github-token]")
+            .ends_with("--token [REDACTED:github-token] 'a|b'")
     );
     assert_eq!(doc["servers"][0]["sessions"], 6);
     assert_eq!(doc["servers"][0]["sessionsRead"], 3);
