@@ -51,6 +51,33 @@ const MIN_BARE_USER_LEN: usize = 3;
 /// Learned secret values shorter than this are not replaced as literals elsewhere.
 const MIN_LEARNED_SECRET_LEN: usize = 8;
 
+/// The words the secret rules find a value by (`password`, `passphrase`...), and the
+/// states [`secrets::NOT_A_PASSWORD`] holds: a value that is one of them is hidden where
+/// a rule finds it, never learned to be hidden everywhere (it would take the labels).
+const LABEL_WORDS: &[&str] = &[
+    "password",
+    "passwords",
+    "passphrase",
+    "credential",
+    "credentials",
+    "privatekey",
+    "private_key",
+    "secretkey",
+    "secret_key",
+    "accesstoken",
+    "access_token",
+    "authtoken",
+    "auth_token",
+    "client_secret",
+];
+
+/// Whether `value` is one of [`LABEL_WORDS`] or a state of [`secrets::NOT_A_PASSWORD`],
+/// case aside.
+fn is_label_word(value: &str) -> bool {
+    let v = value.to_ascii_lowercase();
+    LABEL_WORDS.contains(&v.as_str()) || secrets::NOT_A_PASSWORD.contains(&v.as_str())
+}
+
 /// A learned value of several words (a configured passphrase) this long at most gives
 /// its first words as literals of their own, hidden only at a line's end
 /// ([`first_words`]): a line cut before redaction (a server's stderr is bounded at a
@@ -251,6 +278,12 @@ impl RedactorBuilder {
             lines.into_iter().map(move |l| (l, kind))
         });
         for (value, kind) in pieces {
+            // a label's own word or a state (`--password password`, `password:
+            // password`): hidden where the rule found it, never learned, or every
+            // `password` of the text went (helper-89 #10: `--[REDACTED:secret]`)
+            if is_label_word(&value) {
+                continue;
+            }
             let encoded = crate::claude_code::names::encode_folder_name(&value);
             for v in [value, encoded] {
                 if v.len() >= MIN_LEARNED_SECRET_LEN {

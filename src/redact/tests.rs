@@ -567,6 +567,32 @@ fn a_short_value_is_not_learned_as_a_word() {
     );
 }
 
+/// helper-89 #10: a value that is a label's own word (`--password password`, `password:
+/// password`) is hidden where a rule finds it, not learned: every `password` of the text
+/// went, the flag's name too (`--[REDACTED:secret]`).
+#[test]
+fn a_label_word_as_a_value_is_not_learned() {
+    for learned in [
+        "--password password",
+        "password: password",
+        "PASSWORD=Password",
+    ] {
+        let r = Redactor::secrets_only([learned]);
+        check(
+            &r,
+            "the password field; --password Xk8mQ2pL9v",
+            "the password field; --password [REDACTED:secret]",
+        );
+        assert!(
+            !r.redact(learned).contains("[REDACTED:secret] [REDACTED"),
+            "{learned}"
+        );
+    }
+    // a real value still is
+    let r = Redactor::secrets_only(["--password hunter2hunter2"]);
+    check(&r, "echo hunter2hunter2", "echo [REDACTED:secret]");
+}
+
 #[test]
 fn a_home_right_after_a_secret_is_still_a_home() {
     check(
