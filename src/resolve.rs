@@ -550,6 +550,10 @@ pub fn session(
     if let Some(g) = &global {
         names.add_claude_json(g.path());
     }
+    // the project's `.mcp.json` names too, as `scan` reads them: a log folder one of them
+    // shares with a user server is the shared folder `scan` resolves (helper-94 F1: a
+    // disabled `.mcp.json` twin took the folder, and a failing server read as working)
+    names.add_mcp_json(&project_dir.join(".mcp.json"));
     let mut report = ScanReport {
         homes: homes.to_vec(),
         ..ScanReport::default()

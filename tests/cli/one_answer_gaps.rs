@@ -2063,3 +2063,48 @@ fn a_shared_folders_printed_joined_form_selects_it() {
     let known = stderr.split("Known servers: ").nth(1).unwrap();
     assert!(known.contains(&shared), "{stderr}");
 }
+
+/// helper-94 F1: a failing user server (`wrong-types`) sharing its log folder with a
+/// project `.mcp.json` server turned off (`wrong_types`, `disabledMcpjsonServers`): the
+/// status line read only `~/.claude.json`'s names, so the folder took the disabled
+/// name's state and showed `MCP ✓` (the hook said nothing) while `scan` counted the
+/// shared folder as failing. Both now give scan's answer.
+#[test]
+fn the_status_line_resolves_a_shared_folder_with_a_mcp_json_name_as_scan_does() {
+    let (_tmp, home) = relocated("linux-home", "/tmp/mcplogs-samples/home-linux");
+    let api = project_in(&home, "api");
+    std::fs::write(
+        api.join(".mcp.json"),
+        r#"{"mcpServers":{"wrong_types":{"command":"python3","args":["x.py"]}}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(api.join(".claude")).unwrap();
+    std::fs::write(
+        api.join(".claude/settings.json"),
+        r#"{"disabledMcpjsonServers":["wrong_types"]}"#,
+    )
+    .unwrap();
+    let scan = on_home(&home, &["scan", "--server", "wrong-types"]);
+    assert_eq!(scan.code, 1, "{scan:?}");
+    assert!(
+        scan.stdout
+            .contains("wrong-types + wrong_types  tools-fetch-failed"),
+        "{scan:?}"
+    );
+    let mut c = mcplogs(&home);
+    c.args(["statusline", "--color", "never", "--home"])
+        .arg(&home);
+    let line = run_with_stdin(&mut c, session_input(&api).as_bytes());
+    assert!(
+        line.stdout
+            .contains("wrong-types + wrong_types (tools fetch failed"),
+        "{line:?}"
+    );
+    let mut c = mcplogs(&home);
+    c.args(["hook", "--home"]).arg(&home);
+    let hook = run_with_stdin(&mut c, session_input(&api).as_bytes());
+    assert!(
+        hook.stdout.contains("\\\"wrong-types + wrong_types\\\""),
+        "{hook:?}"
+    );
+}
