@@ -1471,10 +1471,6 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     // (escaped quotes, spaces and semicolons inside), single-quoted, or bare.
     const DQ: &str = r#""(?P<s>(?:[^"\\\n]|\\.)*)""#;
     const SQ: &str = r"'(?P<s>[^'\n]*)'";
-    // (a bare value never ends with a backtick or a full stop: the end of a code span or
-    // of a sentence, `--max-tokens 8192`. is not part of the value; nor with a backslash:
-    // a wrapped command's continuation, `--api-token \` at a line's end, is no value)
-    const BARE: &str = r#"(?P<s>[^\s"'&,]*[^\s"'&,`.\\])"#;
     const KEY: &str = r"(?-u:\b)(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)";
     // `Authorization` and what separates it from its value: `:`, `=`, `=>`, `:=`, with
     // the quotes and escapes a JSON or code text puts around it.
@@ -1830,8 +1826,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_pair,
         ));
     }
-    // Command-line arguments: `--token V`, `--password=V`, `--api-key "V W"`.
-    for value in [DQ, SQ, BARE] {
+    // Command-line arguments: `--token V`, `--password=V`, `--api-key "V W"`. (A bare
+    // value never ends with a backtick or a full stop: the end of a code span or of a
+    // sentence, `--max-tokens 8192`. is not part of the value; nor with a backslash: a
+    // wrapped command's continuation, `--api-token \` at a line's end, is no value. Nor
+    // does it start with a dash: that is the next flag, and a switch before a secret
+    // flag took it for its value, `--stdio --password V` read as `--stdio` and
+    // `--password`, kept, the search going on past the secret flag: helper-92 #2.)
+    const FLAG_BARE: &str = r#"(?P<s>[^\s"'&,-][^\s"'&,]*[^\s"'&,`.\\]|[^\s"'&,`.\\-])"#;
+    for value in [DQ, SQ, FLAG_BARE] {
         v.push(rule(
             "secret",
             SECRET_WORDS,

@@ -3103,3 +3103,40 @@ fn a_generated_value_after_auth_token_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A secret flag's value is hidden whatever comes before the flag (helper-92 #2: after a
+/// switch, `--stdio --password V`, the rule read `--password` as the switch's value and
+/// went on past it, so `V` was shown on every screen); a switch before a flag, a flag
+/// without a value and an empty value stay.
+#[test]
+fn a_secret_flags_value_after_a_switch_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "mcp-server --stdio --password horsebatterystaplez",
+        "mcp-server --stdio --password [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("run --verbose --token quietmeadowlark", "quietmeadowlark"),
+            ("run -v --api-key zqxkeyvalue", "zqxkeyvalue"),
+            ("srv --stdio -q --secret=hunter2", "hunter2"),
+            (
+                "Error: login --stdio --password horsebatterystaplez",
+                "horsebatterystaplez",
+            ),
+            ("srv --read-only --db-password 'a b c'", "a b c"),
+        ],
+    );
+    for kept in [
+        "mcp-server --stdio --verbose",
+        "run --token --verbose",
+        "run --no-auth --token-file /run/secrets/token",
+        "srv --stdio --password -",
+        "run --token= -v",
+        "run --verbose --max-tokens 8192.",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
