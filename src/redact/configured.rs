@@ -19,7 +19,7 @@
 //! literals (masking `abc` everywhere would garble the output), and the rules still
 //! hide them where they stand after their key (`PASSWORD=abc`).
 
-use super::secrets::{key_looks_secret, value_is_harmless};
+use super::secrets::{NOT_A_PASSWORD, holds_any_value, key_looks_secret, value_is_harmless};
 use super::{MIN_LEARNED_SECRET_LEN, RedactorBuilder};
 
 /// The kind a learned configured value is shown as: `[REDACTED:config]`.
@@ -485,16 +485,27 @@ impl ConfiguredSecrets {
 
 /// The key a flag's value is learned under: the flag, when it names a secret
 /// ([`flag_names_secret`]) and the value reads as one (a digit or a sign in it, or
-/// mixed case: `hunter2pw`, `Tok3nValue`); else none, and the value is learned by its
-/// shape and randomness alone. A plain word after a flag (`--auth-provider github`,
-/// `--no-auth stdio`) is configuration, and learned as a secret it was hidden in every
-/// text, a server's own name and mcplogs' sentences included.
+/// mixed case: `hunter2pw`, `Tok3nValue`) or the flag holds a secret whatever it looks
+/// like ([`holds_any_value`]: `--password horsebatterystaplez`, `--token=quietmeadowlark`;
+/// helper-92 #4: a plain word there was never learned, and shown where the server echoed
+/// it and in `fix`'s diff); else none, and the value is learned by its shape and
+/// randomness alone. A plain word after another flag (`--auth-provider github`,
+/// `--no-auth stdio`, `--auth oauth`) is configuration, and learned as a secret it was
+/// hidden in every text, a server's own name and mcplogs' sentences included; so is a
+/// word of the flag's own name or a state a password's label keeps ([`NOT_A_PASSWORD`]:
+/// `--password password`, `--token token`, `--secret required`), which would take the
+/// flags and the labels with it. (A variable, `${DB_PASSWORD}`, is harmless and never
+/// learned; another flag is no value.)
 fn value_key<'a>(flag: &'a str, value: &str) -> &'a str {
     let made_up = value
         .chars()
         .any(|c| c.is_ascii_digit() || !c.is_alphabetic())
         || value.chars().skip(1).any(char::is_uppercase) && value.chars().any(char::is_lowercase);
-    if made_up && flag_names_secret(flag) {
+    let word = value.to_ascii_lowercase();
+    let plain_secret = holds_any_value(flag)
+        && !flag.to_ascii_lowercase().contains(&word)
+        && !NOT_A_PASSWORD.contains(&word.as_str());
+    if (made_up || plain_secret) && flag_names_secret(flag) {
         flag
     } else {
         ""
@@ -716,6 +727,62 @@ mod tests {
         assert_eq!(slash_flag("/token:abc"), Some(("/token", "abc")));
         assert_eq!(slash_flag("/home/u:x"), None);
         assert_eq!(slash_flag("/token:"), None);
+    }
+
+    /// A plain word after a flag that holds a secret (`--password`, `--token=`,
+    /// `--api-key`, `--client-secret`) is learned whatever its shape (helper-92 #4: it
+    /// was shown where the server echoed it, and in `fix`'s diff); a variable, another
+    /// flag, a plain word after a flag that may name something else (`--auth oauth`,
+    /// `--key signing`) or says something about the secret (`--password-file`), and a
+    /// word of the flag's name or a state (`--token token`, `--secret required`) are not.
+    #[test]
+    fn a_plain_word_after_a_flag_holding_a_secret_is_learned() {
+        let mut s = ConfiguredSecrets::new();
+        let args = [
+            "--stdio",
+            "--password",
+            "horsebatterystaplez",
+            "--token=quietmeadowlark",
+            "--api-key",
+            "meadowkey",
+            "--client-secret",
+            "riverstone",
+            "--db-passwd",
+            "lanternfish",
+            "--auth",
+            "oauth",
+            "--key",
+            "signing",
+            "--password-file",
+            "secretsfile",
+            "--token",
+            "${MCP_TOKEN}",
+            "--secret",
+            "$SECRET",
+            "--passphrase",
+            "passphrase",
+            "--token",
+            "token",
+            "--secret",
+            "required",
+            "--access-token",
+            "--verbose",
+        ]
+        .map(String::from);
+        s.add_args(&args);
+        let r = redactor_of(&s);
+        for v in [
+            "horsebatterystaplez",
+            "quietmeadowlark",
+            "meadowkey",
+            "riverstone",
+            "lanternfish",
+        ] {
+            assert_eq!(r.redact(&format!("echo {v}!")), "echo [REDACTED:config]!");
+        }
+        let kept = "oauth signing secretsfile ${MCP_TOKEN} $SECRET --verbose stdio; \
+                    the token and the passphrase are required";
+        assert_eq!(r.redact(kept), kept);
     }
 
     /// A configured URL's password holding `/ # ? @` is learned whole, and a plain word

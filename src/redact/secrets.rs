@@ -485,11 +485,29 @@ fn keep_quoted_key_pair(c: &Captures) -> bool {
 fn keep_code_literal(c: &Captures) -> bool {
     let code =
         matches!(&c["sep"], "=>" | ":=") || c.name("open").is_some_and(|o| o.as_str() == "[]byte(");
-    let words = key_words(&c["k"]);
-    let api_key = words.iter().any(|w| w == "apikey")
-        || words.windows(2).any(|p| p[0] == "api" && p[1] == "key");
     keep_unless_made_up_pair(c)
-        && !(code && (names_a_password(&c["k"]) || api_key) && !keep_classic_pair(c))
+        && !(code
+            && (names_a_password(&c["k"]) || names_an_api_key(&c["k"]))
+            && !keep_classic_pair(c))
+}
+
+/// Whether a key names an API key (`apiKey`, `API_KEY`, `x-api-key`, `--apikey`).
+fn names_an_api_key(key: &str) -> bool {
+    let words = key_words(key);
+    words.iter().any(|w| w == "apikey") || words.windows(2).any(|p| p[0] == "api" && p[1] == "key")
+}
+
+/// Whether a key holds a secret whatever its value looks like, a plain word included:
+/// it names a password or a secret ([`names_a_password`]: `--password`, `--passwd`,
+/// `--client-secret`), a token (`--token`, `--access-token`, `--auth-token`) or an API
+/// key (`--api-key`, `--apikey`). `auth`, `key` or `credentials` alone name a method, a
+/// key's name or a file as often (`--auth oauth`, `--key signing`), and do not; a key
+/// that says something about the secret (`--password-file`, `--token-type`) is
+/// [`key_looks_secret`]'s to rule out.
+pub fn holds_any_value(key: &str) -> bool {
+    names_a_password(key)
+        || names_an_api_key(key)
+        || key_words(key).last().is_some_and(|w| w.ends_with("token"))
 }
 
 /// Whether a key names a password (or a secret): its value is one whatever it looks

@@ -206,6 +206,39 @@ fn a_plain_word_after_a_flag_is_not_learned_as_a_secret() {
     );
 }
 
+/// A plain word after a flag that holds a secret (`--password horsebatterystaplez`,
+/// `--token=quietmeadowlark`, after a switch too) is a configured secret whatever its
+/// shape: hidden where the server echoes it (helper-92 #4: `scan -v` and `scan --json`
+/// showed both; the report hid them by its rules alone).
+#[test]
+fn a_plain_word_after_a_secret_flag_is_a_configured_secret() {
+    const PASSWORD: &str = "horsebatterystaplez";
+    const TOKEN: &str = "quietmeadowlark";
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path();
+    failing_server_home(
+        h,
+        "db",
+        serde_json::json!({
+            "command": "db-mcp",
+            "args": ["--stdio", "--password", PASSWORD, format!("--token={TOKEN}")]
+        }),
+        &format!("login as {PASSWORD} with {TOKEN} refused"),
+    );
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(h);
+        c.env("MCPLOGS_CACHE_DIR", h.join("mcplogs-cache"))
+            .args(args)
+            .args(["--home", h.to_str().unwrap()]);
+        run(&mut c)
+    };
+    hidden_in_every_view(cmd, &[PASSWORD, TOKEN], "refused");
+    let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
+    for v in [PASSWORD, TOKEN] {
+        assert!(raw.stdout.contains(v), "{}", raw.stdout);
+    }
+}
+
 /// A configured value written `${VAR}` is the variable's value: Claude Code expands it
 /// before it starts the server, which may echo it. With `--home` (another home's
 /// files), the variable was left unexpanded and the value a server echoed printed whole

@@ -612,6 +612,32 @@ fn the_diff_of_a_compact_file_hides_the_configured_secrets() {
     assert!(!o.contains(secret) && !e.contains(secret), "{o}{e}");
 }
 
+/// A plain word after a secret flag in a server's `args` (`--password
+/// horsebatterystaplez`, `--token=quietmeadowlark`) is a configured secret: the diff's
+/// context shows the args, hidden as `scan` hides them (helper-92 #4: shown verbatim);
+/// the switch and the flags stay.
+#[cfg(unix)]
+#[test]
+fn the_diff_hides_a_plain_word_after_a_secret_flag_as_a_configured_secret() {
+    let h = Home::new();
+    h.log("path-2.1.332.jsonl", "far");
+    // (the args right before the command: the diff's context lines)
+    h.claude_json(serde_json::json!({ "far": { "type": "stdio",
+        "args": ["--stdio", "--password", "horsebatterystaplez", "--token=quietmeadowlark"],
+        "command": "farstub" } }));
+    h.tool(&h.tools, "farstub");
+    let out = h.fix(&h.elsewhere, &["--dry-run"]);
+    let (o, e) = (stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{e}");
+    assert!(o.contains("+++ "), "no diff: {o}{e}");
+    for secret in ["horsebatterystaplez", "quietmeadowlark"] {
+        assert!(!o.contains(secret) && !e.contains(secret), "{o}{e}");
+    }
+    for kept in ["\"[REDACTED:config]\",\n", "\"--token=[REDACTED:"] {
+        assert!(o.contains(kept), "{kept}: {o}");
+    }
+}
+
 #[test]
 fn plain_fix_enables_a_disabled_mcpjson_server_and_except_keeps_it_off() {
     let h = Home::new();
