@@ -6,7 +6,8 @@
 //!   `DB_PASSWORD`, `X-Auth`..., and the `Authorization` and `Proxy-Authorization`
 //!   headers), unless the value is harmless ([`value_is_harmless`]: a number,
 //!   a boolean) or says where something is ([`is_locator`]: `TOKEN_URL`,
-//!   `GOOGLE_APPLICATION_CREDENTIALS=/path/creds.json`);
+//!   `GOOGLE_APPLICATION_CREDENTIALS=/path/creds.json`); a number is one under a
+//!   password's, a secret's or a PIN's key ([`secret_number`]: `DB_PASSWORD=83927461`);
 //! - its shape: what the secret rules find in it (`sk-live-…`, `ghp_…`, a JWT, the
 //!   credentials of a URL), and only that part;
 //! - its length and entropy: a long value written in a token's alphabet that reads as
@@ -14,12 +15,15 @@
 //!
 //! Anything else (`NODE_ENV=production`, `LOG_LEVEL=debug`, `STUB_DISCOVER=modern`, a
 //! path, a URL without credentials) is configuration, not a secret, and stays visible.
-//! A value under a secret-looking key is learned from 4 characters on, any other from
-//! the redactor's minimum for learned secrets (8); shorter ones are not learned as
+//! A value under a secret-looking key is learned from 4 characters on, a number from 6
+//! digits, any other from the redactor's minimum for learned secrets (8); shorter ones
+//! are not learned as
 //! literals (masking `abc` everywhere would garble the output), and the rules still
 //! hide them where they stand after their key (`PASSWORD=abc`).
 
-use super::secrets::{NOT_A_PASSWORD, holds_any_value, key_looks_secret, value_is_harmless};
+use super::secrets::{
+    NOT_A_PASSWORD, holds_any_value, key_looks_secret, secret_number, value_is_harmless,
+};
 use super::{MIN_LEARNED_SECRET_LEN, RedactorBuilder};
 
 /// The kind a learned configured value is shown as: `[REDACTED:config]`.
@@ -30,6 +34,12 @@ const CREDENTIAL_HEADERS: &[&str] = &["authorization", "proxy-authorization"];
 
 /// Shortest value under a secret-looking key (or a credential header) learned.
 const MIN_KEYED_LEN: usize = 4;
+/// Shortest number learned as a secret ([`secret_number`]: under a password's, a
+/// secret's or a PIN's key). A number of four or five digits is a port, a year, a count
+/// or a duration in a server's stderr far more often than its PIN echoed: hidden
+/// everywhere, and with the word around it (`3000ms`, `2024-11-29`), it would garble
+/// them; the rules still hide it after its key (`DB_PIN=4821`, `password: 4821`).
+const MIN_NUMBER_LEN: usize = 6;
 /// Shortest value [`looks_random`] considers.
 const MIN_RANDOM_LEN: usize = 20;
 /// Shortest value written in one case and digits (hex, lower-case base32) that
@@ -40,7 +50,8 @@ const MIN_ONE_CASE_RANDOM_LEN: usize = 32;
 /// by its length and entropy (its shape is the secret rules' to judge).
 pub fn could_be_secret(key: &str, value: &str) -> bool {
     let v = value.trim();
-    !value_is_harmless(v) && ((key_says_secret(key) && !is_locator(v)) || looks_random(v))
+    (!value_is_harmless(v) && ((key_says_secret(key) && !is_locator(v)) || looks_random(v)))
+        || secret_number(key, v)
 }
 
 /// A URL or an absolute path, in one word: where something is, not a secret itself
@@ -146,7 +157,9 @@ impl RedactorBuilder {
         if !could_be_secret(key, v) {
             return;
         }
-        let min = if key_says_secret(key) {
+        let min = if v.bytes().all(|b| b.is_ascii_digit()) {
+            MIN_NUMBER_LEN
+        } else if key_says_secret(key) {
             MIN_KEYED_LEN
         } else {
             MIN_LEARNED_SECRET_LEN
@@ -505,7 +518,7 @@ fn value_key<'a>(flag: &'a str, value: &str) -> &'a str {
     let plain_secret = holds_any_value(flag)
         && !flag.to_ascii_lowercase().contains(&word)
         && !NOT_A_PASSWORD.contains(&word.as_str());
-    if (made_up || plain_secret) && flag_names_secret(flag) {
+    if ((made_up || plain_secret) && flag_names_secret(flag)) || secret_number(flag, value) {
         flag
     } else {
         ""
@@ -783,6 +796,34 @@ mod tests {
         let kept = "oauth signing secretsfile ${MCP_TOKEN} $SECRET --verbose stdio; \
                     the token and the passphrase are required";
         assert_eq!(r.redact(kept), kept);
+    }
+
+    /// A number under a password's, a secret's or a PIN's key is learned from six
+    /// digits on (helper-92 #4: `DB_PASSWORD: "83927461"` was taken for harmless); a
+    /// shorter one is left to the rules where it follows its key, and a number under a
+    /// key that says something about the secret or counts is no secret.
+    #[test]
+    fn a_number_under_a_passwords_key_is_learned_from_six_digits() {
+        let mut s = ConfiguredSecrets::new();
+        s.add_configured("DB_PASSWORD", "83927461");
+        s.add_configured("NUMPIN_SECRET", "55512345");
+        s.add_configured("SIM_PIN", "482193");
+        s.add_configured("DB_PIN", "4821");
+        s.add_configured("PASSWORD_MIN_LENGTH", "12345678");
+        s.add_configured("MAX_TOKENS", "40960000");
+        s.add_configured("TOKEN_TTL", "36000000");
+        s.add_args(&["--stdio", "--password", "19283746", "--pin", "555123"].map(String::from));
+        let r = redactor_of(&s);
+        assert_eq!(
+            r.redact("echo 83927461 55512345 482193 19283746 555123"),
+            "echo [REDACTED:config] [REDACTED:config] [REDACTED:config] [REDACTED:config] \
+             [REDACTED:config]"
+        );
+        let kept = "4821 12345678 40960000 36000000 in 3000ms on 2024-11-29";
+        assert_eq!(r.redact(kept), kept);
+        assert!(could_be_secret("DB_PASSWORD", "4821"));
+        assert!(!could_be_secret("DB_PASSWORD", "482"));
+        assert!(!could_be_secret("SECRET_ROTATION_DAYS", "9000"));
     }
 
     /// A configured URL's password holding `/ # ? @` is learned whole, and a plain word

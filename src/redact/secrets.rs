@@ -278,6 +278,41 @@ pub fn value_is_harmless(v: &str) -> bool {
         || names_a_value(v)
 }
 
+/// The fewest digits of a number that is a secret under its key ([`secret_number`]): a
+/// PIN's four, as after `password:` ([`keep_password_label`]); a shorter one is a
+/// count or a test's placeholder (`DB_PASSWORD=1`, `SECRET=0`).
+const MIN_SECRET_NUMBER: usize = 4;
+
+/// Last words of a key that names a PIN: its value is a secret when it is a number
+/// ([`secret_number`]); no other value is one by this key alone.
+const PIN_WORDS: &[&str] = &["pin", "pincode", "passcode"];
+
+/// Whether `v` is a number that is a secret under `key`, which [`value_is_harmless`]
+/// takes every number for (helper-92 #4: `DB_PASSWORD=83927461` was shown, and a
+/// configured `DB_PASSWORD: "83927461"` never learned): [`MIN_SECRET_NUMBER`] digits
+/// or more under a key whose last word names a password, a secret or a PIN
+/// (`DB_PASSWORD`, `dbPassword`, `MYSQL_PWD`, `ADMIN_PW`, `NUMPIN_SECRET`, `SIM_PIN`,
+/// `passcode`). A key whose last word says something about the secret keeps its number
+/// (`PASSWORD_MIN_LENGTH=8`, `TOKEN_TTL=3600`, `SECRET_ROTATION_DAYS=90`,
+/// `PASSWORD_MAX_AGE=9000`), and so does a token's or a key's (`MAX_TOKENS=4096`,
+/// `API_KEY=12345`: a count or a placeholder far more often than a credential).
+pub fn secret_number(key: &str, v: &str) -> bool {
+    let v = v.trim();
+    if v.len() < MIN_SECRET_NUMBER || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let words = key_words(key);
+    let Some(last) = words.last() else {
+        return false;
+    };
+    let password = ["password", "passwd", "passphrase", "pwd", "secret"]
+        .iter()
+        .any(|w| last.ends_with(w))
+        || last == "pw"
+        || last == "pass";
+    PIN_WORDS.contains(&last.as_str()) || (password && classic_key_looks_secret(key))
+}
+
 /// A value that names where the secret comes from instead of holding it: a placeholder
 /// (`<your key>`, `<KEY>`), a variable (`$TOKEN`, `${GITHUB_TOKEN}`, `%TOKEN%`), code
 /// reading one (`process.env.GITHUB_TOKEN;`, `os.environ[`, `os.getenv(`), a call or an
@@ -376,6 +411,9 @@ fn keep_eq_pair(c: &Captures) -> bool {
 }
 
 fn keep_pair(c: &Captures) -> bool {
+    if secret_number(&c["k"], &c["s"]) {
+        return false;
+    }
     if classic_key_looks_secret(&c["k"]) {
         // (`GOOGLE_APPLICATION_CREDENTIALS=/home/x/creds.json`: where it is)
         value_is_harmless(&c["s"]) || deep_locator(&c["s"])
@@ -530,7 +568,7 @@ fn keep_go_field(c: &Captures) -> bool {
     let k = c["k"].to_ascii_lowercase();
     let v = c["s"].trim();
     // (the key as written: `SecretName`, `TokenType` are words about a secret)
-    if !classic_key_looks_secret(&c["k"]) || value_is_harmless(v) {
+    if !classic_key_looks_secret(&c["k"]) || (value_is_harmless(v) && !secret_number(&c["k"], v)) {
         return true;
     }
     if ["password", "passwd", "passphrase", "secret"]
@@ -577,7 +615,8 @@ const SECRET_PLURALS: &[&str] = &[
 /// A pair whose key alone says secret in the classic way ([`classic_key_looks_secret`]):
 /// its value hidden unless harmless.
 fn keep_classic_pair(c: &Captures) -> bool {
-    !classic_key_looks_secret(&c["k"]) || value_is_harmless(&c["s"])
+    !classic_key_looks_secret(&c["k"])
+        || (value_is_harmless(&c["s"]) && !secret_number(&c["k"], &c["s"]))
 }
 
 /// Whether `s` is shaped as a generated credential: `min` characters or more of a
@@ -658,6 +697,11 @@ fn keep_colon_pair(c: &Captures) -> bool {
     // (`password: x`, `db.secret: x`: a password's plain label)
     if password_label(k) {
         return keep_password_label(c);
+    }
+    // (`DB_PIN: 4821`; a word after it is a sentence's, `PIN: 1234 attempts`, as after
+    // `password:`)
+    if secret_number(k, &c["s"]) {
+        return c.name("next").is_some();
     }
     // A plain word (`apikey: x`) is a key only when its value looks made up, not like
     // prose ("invalid token: expected number").
@@ -2170,6 +2214,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r#"(?i)(?:^|[^A-Za-z0-9_.;-])pwd[ \t]*=[ \t]*(?P<s>\{[^}\n]*\}|[^;"'\s]+)[ \t]*;[ \t]*[A-Za-z][A-Za-z ]*="#,
         // (`PWD=/home/x;OLDPWD=/`: the working directory)
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
+    ));
+    // A PIN under its key (`SIM_PIN=4821`, `pin: 4821`, `"device_pin": "4821"`,
+    // `PINCODE=4821`): a number of four digits or more ([`secret_number`]; `spin: 1200`
+    // is no PIN's key); no secret word anchors it, and the pair rules do not look there.
+    // (Anchored on the key's end and what follows it: `pin` alone starts and ends too
+    // many words, `ping`, `mapping`, `spinner`.)
+    v.push(rule(
+        "secret",
+        &["pin=", "pin:", "pin\"", "pin'", "pin =", "pin :", "pincode"],
+        r#"(?i)(?-u:\b)(?P<k>[A-Za-z0-9_.-]*pin(?:code)?)["']? ?[:=] ?["']?(?P<s>[0-9]+)(?:[^A-Za-z0-9_.-]|[.-](?:[^A-Za-z0-9_]|$)|$)"#,
+        |c| !secret_number(&c["k"], &c["s"]),
     ));
     // `API key zq8Kx2PLm9vv`, `apikey zq8...`: the words, a space, a made-up value.
     v.push(rule(

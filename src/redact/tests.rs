@@ -3140,3 +3140,63 @@ fn a_secret_flags_value_after_a_switch_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A number under a key whose last word names a password, a secret or a PIN is hidden
+/// from four digits on (helper-92 #4: `DB_PASSWORD=83927461` was shown while `password:
+/// 83927461` was hidden); a key that says something about the secret, a count of
+/// tokens, a port or a timeout keeps its number, and so does a shorter one.
+#[test]
+fn a_number_under_a_passwords_key_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "Error: DB_PASSWORD=83927461 rejected, password: 83927461",
+        "Error: DB_PASSWORD=[REDACTED:secret] rejected, password: [REDACTED:secret]",
+    );
+    check(&r, "SIM_PIN=4821", "SIM_PIN=[REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("NUMPIN_SECRET=55512345", "55512345"),
+            (r#"{"DB_PASSWORD": "83927461"}"#, "83927461"),
+            ("DB_PASSWORD: 83927461", "83927461"),
+            ("export MYSQL_PWD=4821", "4821"),
+            ("ADMIN_PW=123456", "123456"),
+            ("dbPassword=83927461", "83927461"),
+            ("redis_secret: 5551234", "5551234"),
+            ("{'password': '12345678'}", "12345678"),
+            ("Config { password: \"83927461\" }", "83927461"),
+            ("{Password:83927461 User:app}", "83927461"),
+            ("srv --stdio --password 83927461", "83927461"),
+            ("PASSCODE=482193", "482193"),
+            ("pin: 4821", "4821"),
+            (r#"{"device_pin": "4821"}"#, "4821"),
+            ("PINCODE=4821.", "4821"),
+            ("'pin' : '0000'", "0000"),
+        ],
+    );
+    for kept in [
+        "PASSWORD_MIN_LENGTH=8",
+        "PASSWORD_MIN_LENGTH=12",
+        "TOKEN_TTL=3600",
+        "SECRET_ROTATION_DAYS=90",
+        "PASSWORD_MAX_AGE=9000",
+        "SECRET_VERSION=1234",
+        "MAX_TOKENS=4096",
+        "API_KEY=12345",
+        "PORT=5432 TIMEOUT=30000",
+        "DB_PASSWORD=1",
+        "SECRET=0",
+        "GPIO_PIN=17",
+        "spin: 1200",
+        "ping: 1234 ms",
+        "mapping: 2048",
+        "pin=1234.5",
+        "PIN: 3 attempts left",
+        "DB_PASSWORD: 1234 characters or more",
+        "Password: 8 characters",
+        "PWD=1234",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}

@@ -239,6 +239,43 @@ fn a_plain_word_after_a_secret_flag_is_a_configured_secret() {
     }
 }
 
+/// A number under a password's or a secret's key in a server's `env` (and after
+/// `--password` in its args) is a configured secret: hidden where the server echoes it
+/// bare (helper-92 #4: all digits was taken for harmless, and `scan -v` showed it); a
+/// number under a key about the secret stays.
+#[test]
+fn a_number_under_a_passwords_key_is_a_configured_secret() {
+    const SECRETS: [&str; 3] = ["83927461", "55512345", "19283746"];
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path();
+    failing_server_home(
+        h,
+        "db",
+        serde_json::json!({
+            "command": "db-mcp",
+            "args": ["--stdio", "--password", SECRETS[2]],
+            "env": {"DB_PASSWORD": SECRETS[0], "NUMPIN_SECRET": SECRETS[1],
+                    "PASSWORD_MIN_LENGTH": "12345678"}
+        }),
+        &format!(
+            "pool refused {} {} {}; minimum 12345678",
+            SECRETS[0], SECRETS[1], SECRETS[2]
+        ),
+    );
+    let cmd = |args: &[&str]| {
+        let mut c = mcplogs(h);
+        c.env("MCPLOGS_CACHE_DIR", h.join("mcplogs-cache"))
+            .args(args)
+            .args(["--home", h.to_str().unwrap()]);
+        run(&mut c)
+    };
+    hidden_in_every_view(cmd, &SECRETS, "minimum 12345678");
+    let raw = cmd(&["scan", "-v", "--no-redact", "--no-cache"]);
+    for v in SECRETS {
+        assert!(raw.stdout.contains(v), "{}", raw.stdout);
+    }
+}
+
 /// A configured value written `${VAR}` is the variable's value: Claude Code expands it
 /// before it starts the server, which may echo it. With `--home` (another home's
 /// files), the variable was left unexpanded and the value a server echoed printed whole
