@@ -827,7 +827,7 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
     // on the next line hid `echo`). Only a value a pair's key, a header or `Bearer` names: a
     // token of a shape of its own (`ghp_...`) broken there is taken whole as before.
     for f in found.iter_mut() {
-        if !["secret", "authorization", "cookie", "bearer-token"].contains(&f.kind) {
+        if !VALUE_KINDS.contains(&f.kind) {
             continue;
         }
         let last = f.end.min(f.start + MAX_WRAPPED_VALUE);
@@ -849,10 +849,61 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
             cut_at_break(view, f, q);
         }
     }
+    // A token of a shape of its own (a JWT, `ghp_...`, an e-mail address) that runs on
+    // past a removed break into a word of the next line ends at the break too, when the
+    // token before the break is whole (its rule hides it alone) and more words or a
+    // label follow that word, or it is a word of [`MIN_WORD_AFTER_TOKEN`] letters or
+    // more alone (`Killed`): `token eyJ...` and `fatal: cannot reach db` on the next
+    // line hid `fatal` (helper-92). A generated token's rest is that only by chance. One
+    // too short for its rule before the break is a token a wrap cut, and goes whole
+    // (`ghp_abcdefghij` and `klmnopqrstuvwxyz: expired` on the next line), as does a
+    // rest of a few letters alone (`xyz`).
+    for f in found.iter_mut() {
+        if VALUE_KINDS.contains(&f.kind) {
+            continue;
+        }
+        // (the break in the run of word bytes the token ends with: the first, so the
+        // next line's word is all that is after it)
+        let t = view.text.as_bytes();
+        let low = f.start + 1;
+        let mut q = None;
+        let mut p = f.end;
+        while p > low
+            && f.end - p < MAX_WRAPPED_VALUE
+            && (t[p - 1].is_ascii_alphabetic() || matches!(t[p - 1], b'-' | b'_'))
+        {
+            p -= 1;
+            let (a, b) = view.removed_at(p);
+            if a < b {
+                q = Some(p);
+            }
+        }
+        let Some(q) = q else {
+            continue;
+        };
+        let word = &view.text[q..f.end];
+        let rest_of_line = view.text[f.end..].split('\n').next().unwrap_or_default();
+        let more_words = rest_of_line.starts_with([' ', '\t']) && !rest_of_line.trim().is_empty();
+        if reads_as_words(word)
+            && (rest_of_line.starts_with(':') || more_words || word.len() >= MIN_WORD_AFTER_TOKEN)
+            && secrets::hides_cut_value(f.rule, &view.text, f.start, q)
+        {
+            f.end = q;
+        }
+    }
     // a value that was all label (`API_TOKEN=` ending its line, `fix:` starting the
     // next) is no value
     found.retain(|f| f.end > f.start);
 }
+
+/// The fewest letters of a word alone on the line after a whole token that
+/// [`end_at_labelled_lines`] takes for a word, not the token's rest.
+const MIN_WORD_AFTER_TOKEN: usize = 4;
+
+/// The kinds of the rules that hide a value a key, a header or `Bearer` names, which
+/// [`end_at_labelled_lines`] ends at a line's words after its first removed break; every
+/// other rule's is a token of a shape of its own.
+const VALUE_KINDS: &[&str] = &["secret", "authorization", "cookie", "bearer-token"];
 
 /// Ends a secret found in a joining view at the removed line break `q`, and drops it
 /// when its rule, reading the value as its line holds it, keeps it: the value judged

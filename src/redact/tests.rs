@@ -3200,3 +3200,63 @@ fn a_number_under_a_passwords_key_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A token of a shape of its own ends at a line break when the next line starts with a
+/// label or words (helper-92: `token <JWT>` then `fatal: cannot reach db` on the next
+/// line showed `[REDACTED:jwt]: cannot reach db`, and a longer first word was learned as
+/// a secret), and a word alone of four letters or more; a token a wrap cut, too short
+/// for its rule before the break, its rest no word or a few letters alone, goes whole.
+#[test]
+fn a_token_ends_at_a_line_break_before_the_next_lines_words() {
+    let r = plain();
+    let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ4In0.\
+               AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    for (input, want) in [
+        (
+            format!("token {jwt}\nfatal: cannot reach db"),
+            "token [REDACTED:jwt]\nfatal: cannot reach db",
+        ),
+        (
+            format!("{jwt}\r\n  Error: expired"),
+            "[REDACTED:jwt]\r\n  Error: expired",
+        ),
+        (
+            format!("jwt={jwt}\nat Object.verify (x.js:1:2)"),
+            "jwt=[REDACTED:jwt]\nat Object.verify (x.js:1:2)",
+        ),
+        (
+            "key ghp_abcdefghijklmnopqrstuvwxyz0123456789\nnext step failed".to_string(),
+            "key [REDACTED:github-token]\nnext step failed",
+        ),
+        (
+            "sk-proj-AbCdEf0123456789abcdef\nwarning: retrying".to_string(),
+            "[REDACTED:openai-api-key]\nwarning: retrying",
+        ),
+        (
+            "mail bob@example.com\nfatal: no route".to_string(),
+            "mail [REDACTED:email]\nfatal: no route",
+        ),
+        (format!("{jwt}\nKilled"), "[REDACTED:jwt]\nKilled"),
+    ] {
+        check(&r, &input, want);
+        let own = Redactor::secrets_only([input.as_str()]);
+        assert_eq!(own.redact(&input), want, "{input:?}");
+        assert_eq!(own.redact(want), want, "{input:?}");
+    }
+    // the next line's first word is not learned as a secret either
+    let own = Redactor::secrets_only([format!("{jwt}\nconnection refused").as_str()]);
+    check(&own, "connection lost", "connection lost");
+    // a token a wrap cut goes whole: its part before the break too short for its rule,
+    // or its rest on the next line no word
+    check(
+        &r,
+        "token ghp_abcdefghij\nklmnopqrstuvwxyz: expired",
+        "token [REDACTED:github-token]\n[REDACTED:github-token]: expired",
+    );
+    check(
+        &r,
+        &format!("{}\n{} ok", &jwt[..70], &jwt[70..]),
+        "[REDACTED:jwt]\n[REDACTED:jwt] ok",
+    );
+    check(&r, &format!("{jwt}\nxyz"), "[REDACTED:jwt]\n[REDACTED:jwt]");
+}
