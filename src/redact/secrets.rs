@@ -289,7 +289,7 @@ const PIN_WORDS: &[&str] = &["pin", "pincode", "passcode"];
 
 /// Whether `v` is a number that is a secret under `key`, which [`value_is_harmless`]
 /// takes every number for (helper-92 #4: `DB_PASSWORD=83927461` was shown, and a
-/// configured `DB_PASSWORD: "83927461"` never learned): [`MIN_SECRET_NUMBER`] digits
+/// configured `DB_PASSWORD: "83927461"` never learned): `MIN_SECRET_NUMBER` digits
 /// or more under a key whose last word names a password, a secret or a PIN
 /// (`DB_PASSWORD`, `dbPassword`, `MYSQL_PWD`, `ADMIN_PW`, `NUMPIN_SECRET`, `SIM_PIN`,
 /// `passcode`). A key whose last word says something about the secret keeps its number
@@ -536,7 +536,7 @@ fn names_an_api_key(key: &str) -> bool {
 }
 
 /// Whether a key holds a secret whatever its value looks like, a plain word included:
-/// it names a password or a secret ([`names_a_password`]: `--password`, `--passwd`,
+/// it names a password or a secret (`names_a_password`: `--password`, `--passwd`,
 /// `--client-secret`), a token (`--token`, `--access-token`, `--auth-token`) or an API
 /// key (`--api-key`, `--apikey`). `auth`, `key` or `credentials` alone name a method, a
 /// key's name or a file as often (`--auth oauth`, `--key signing`), and do not; a key
