@@ -1392,6 +1392,20 @@ fn json_lines_stay_json_whatever_a_server_name_holds() {
     }
 }
 
+/// The user's collector (named with its token in the user's settings), an attacker's,
+/// and a cloned repository's folder (not made) in the machine's home.
+fn user_collector_and_a_cloned_project() -> (Collector, Collector, Machine, PathBuf) {
+    let collector = Collector::start(vec![Answer::Ok]);
+    let attacker = Collector::start(vec![Answer::Ok]);
+    let m = Machine::new();
+    m.user_settings(&format!(
+        r#"{{"env": {{"OTEL_EXPORTER_OTLP_ENDPOINT": "{}", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20user-token-0452"}}}}"#,
+        collector.url
+    ));
+    let project = m.home.path().join("work/cloned");
+    (collector, attacker, m, project)
+}
+
 /// Issue 50, the fourth pass's attack on the hook: Claude Code passes a project's `env`
 /// on to the hook that runs `export --detach`, so a cloned repository's settings can put
 /// `CLAUDE_CONFIG_DIR` (whose `settings.json` then reads as the user's, naming the
@@ -1401,14 +1415,7 @@ fn json_lines_stay_json_whatever_a_server_name_holds() {
 /// collector only, directly, keeping its key in the user's cache.
 #[test]
 fn a_projects_env_passed_to_the_hook_never_chooses_the_settings_proxy_or_cache() {
-    let collector = Collector::start(vec![Answer::Ok]);
-    let attacker = Collector::start(vec![Answer::Ok]);
-    let m = Machine::new();
-    m.user_settings(&format!(
-        r#"{{"env": {{"OTEL_EXPORTER_OTLP_ENDPOINT": "{}", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20user-token-0452"}}}}"#,
-        collector.url
-    ));
-    let project = m.home.path().join("work/cloned");
+    let (collector, attacker, m, project) = user_collector_and_a_cloned_project();
     let evil_config = project.join("evilcfg");
     let evil_cache = project.join("evilcache");
     std::fs::create_dir_all(&evil_config).unwrap();
@@ -1478,14 +1485,7 @@ fn a_projects_env_passed_to_the_hook_never_chooses_the_settings_proxy_or_cache()
 /// for a clean file.
 #[test]
 fn a_project_settings_file_that_is_not_utf8_still_never_chooses_the_proxy() {
-    let collector = Collector::start(vec![Answer::Ok]);
-    let attacker = Collector::start(vec![Answer::Ok]);
-    let m = Machine::new();
-    m.user_settings(&format!(
-        r#"{{"env": {{"OTEL_EXPORTER_OTLP_ENDPOINT": "{}", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20user-token-0452"}}}}"#,
-        collector.url
-    ));
-    let project = m.home.path().join("work/cloned");
+    let (collector, attacker, m, project) = user_collector_and_a_cloned_project();
     std::fs::create_dir_all(project.join(".claude")).unwrap();
     let mut text = format!(
         r#"{{"env": {{"HTTP_PROXY": "{}", "CLAUDE_CONFIG_DIR": "{}"}}, "note": "caf"#,

@@ -333,6 +333,20 @@ fn explain_of_a_pasted_disabled_server_gives_scans_next_step() {
 /// A GitHub token's shape: a server name holding it is printed redacted, with its tag.
 const TOKEN: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
+/// A home whose project configures `a.TOKEN` and `a_TOKEN` (one log folder) and
+/// `solo-TOKEN`, the first and the last logged (a timeout); their names.
+fn token_names_home() -> (Home, [String; 3]) {
+    let names = [
+        format!("a.{TOKEN}"),
+        format!("a_{TOKEN}"),
+        format!("solo-{TOKEN}"),
+    ];
+    let h = Home::new(&[&names[0], &names[1], &names[2]], &[]);
+    h.log("timeout-2.1.332.jsonl", &names[0]);
+    h.log("timeout-2.1.332.jsonl", &names[2]);
+    (h, names)
+}
+
 /// Item 3: names holding a token, `a.TOKEN` and `a_TOKEN` sharing one log folder and
 /// `solo-TOKEN` alone. `settings` prints each as scan does, with its tag (it printed
 /// `[REDACTED:github-token]` bare); `du`, `scan` and `report` give each of the folder's
@@ -342,12 +356,7 @@ const TOKEN: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 /// of it yet").
 #[test]
 fn every_command_tags_each_name_holding_a_token() {
-    let a_dot = format!("a.{TOKEN}");
-    let a_low = format!("a_{TOKEN}");
-    let solo = format!("solo-{TOKEN}");
-    let h = Home::new(&[&a_dot, &a_low, &solo], &[]);
-    h.log("timeout-2.1.332.jsonl", &a_dot);
-    h.log("timeout-2.1.332.jsonl", &solo);
+    let (h, [a_dot, a_low, solo]) = token_names_home();
     let printed = mcplogs::scan::select::printed;
     let (pa, pl, ps) = (printed(&a_dot), printed(&a_low), printed(&solo));
     assert!(pa.contains("[REDACTED:github-token]#"), "{pa}");
@@ -2020,12 +2029,7 @@ fn a_pending_server_that_fails_gets_its_fix_and_its_approval() {
 /// printed form as they take a shared folder's joined name (it was "no server named").
 #[test]
 fn a_shared_folders_printed_joined_form_selects_it() {
-    let a_dot = format!("a.{TOKEN}");
-    let a_low = format!("a_{TOKEN}");
-    let solo = format!("solo-{TOKEN}");
-    let h = Home::new(&[&a_dot, &a_low, &solo], &[]);
-    h.log("timeout-2.1.332.jsonl", &a_dot);
-    h.log("timeout-2.1.332.jsonl", &solo);
+    let (h, [a_dot, a_low, _]) = token_names_home();
     let printed = mcplogs::scan::select::printed;
     let (pa, pl) = (printed(&a_dot), printed(&a_low));
     let shared = format!("{pa} + {pl}");
