@@ -190,7 +190,9 @@ impl RedactorBuilder {
     }
 
     fn learn_literal(&mut self, v: &str, min: usize) {
-        if v.chars().count() >= min {
+        // a label's own word or a state (`DB_PASSWORD: "password"`): hidden where a rule
+        // finds it, never everywhere (every `password` label went)
+        if v.chars().count() >= min && !super::is_label_word(v) {
             self.add_learned(v.to_string(), KIND);
             if v.len() >= MIN_LEARNED_SECRET_LEN {
                 for form in base64_forms(v.as_bytes()) {
@@ -698,6 +700,19 @@ mod tests {
             ["correct", "correct  horse", "correct  horse battery"]
         );
         assert!(super::super::first_words(&"word ".repeat(60)).is_empty());
+    }
+
+    /// A configured value that is a label's own word or a state (`DB_PASSWORD:
+    /// "password"`) is not learned: every `password` of every text was hidden (found by
+    /// helper-93).
+    #[test]
+    fn a_configured_label_word_is_not_learned() {
+        let r = redactor(&[("DB_PASSWORD", "password"), ("API_SECRET", "Required")]);
+        let text = "the password field is required; Password missing";
+        assert_eq!(r.redact(text), text);
+        // a real one still is learned
+        let r = redactor(&[("DB_PASSWORD", "hunter2hunter2")]);
+        assert_eq!(r.redact("echo hunter2hunter2"), "echo [REDACTED:config]");
     }
 
     fn redactor_of(s: &ConfiguredSecrets) -> super::super::Redactor {
