@@ -21,9 +21,7 @@
 //! literals (masking `abc` everywhere would garble the output), and the rules still
 //! hide them where they stand after their key (`PASSWORD=abc`).
 
-use super::secrets::{
-    NOT_A_PASSWORD, holds_any_value, key_looks_secret, secret_number, value_is_harmless,
-};
+use super::secrets::{holds_any_value, key_looks_secret, secret_number, value_is_harmless};
 use super::{MIN_LEARNED_SECRET_LEN, RedactorBuilder};
 
 /// The kind a learned configured value is shown as: `[REDACTED:config]`.
@@ -507,7 +505,7 @@ impl ConfiguredSecrets {
 /// randomness alone. A plain word after another flag (`--auth-provider github`,
 /// `--no-auth stdio`, `--auth oauth`) is configuration, and learned as a secret it was
 /// hidden in every text, a server's own name and mcplogs' sentences included; so is a
-/// word of the flag's own name or a state a password's label keeps ([`NOT_A_PASSWORD`]:
+/// word of the flag's own name, a label's word or a state ([`super::is_label_word`]:
 /// `--password password`, `--token token`, `--secret required`), which would take the
 /// flags and the labels with it. (A variable, `${DB_PASSWORD}`, is harmless and never
 /// learned; another flag is no value.)
@@ -519,7 +517,7 @@ fn value_key<'a>(flag: &'a str, value: &str) -> &'a str {
     let word = value.to_ascii_lowercase();
     let plain_secret = holds_any_value(flag)
         && !flag.to_ascii_lowercase().contains(&word)
-        && !NOT_A_PASSWORD.contains(&word.as_str());
+        && !super::is_label_word(value);
     if ((made_up || plain_secret) && flag_names_secret(flag)) || secret_number(flag, value) {
         flag
     } else {

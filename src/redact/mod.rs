@@ -840,11 +840,8 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
         // (a word alone on its line may be the rest of the value, `Xk9aB2m` then
         // `Qwerty`: only a word that more words follow, or a label, starts a line of
         // text; helper-82 B4)
-        let word = &view.text[q..f.end];
-        let rest_of_line = view.text[f.end..].split('\n').next().unwrap_or_default();
-        let more_words = rest_of_line.starts_with([' ', '\t']) && !rest_of_line.trim().is_empty();
-        if reads_as_words(word)
-            && (word.ends_with(':') || rest_of_line.starts_with(':') || more_words)
+        let next = NextLine::of(view, q, f.end);
+        if reads_as_words(next.word) && (next.word.ends_with(':') || next.label || next.more_words)
         {
             cut_at_break(view, f, q);
         }
@@ -864,7 +861,6 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
         }
         // (the break in the run of word bytes the token ends with: the first, so the
         // next line's word is all that is after it)
-        let t = view.text.as_bytes();
         let low = f.start + 1;
         let mut q = None;
         let mut p = f.end;
@@ -881,11 +877,9 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
         let Some(q) = q else {
             continue;
         };
-        let word = &view.text[q..f.end];
-        let rest_of_line = view.text[f.end..].split('\n').next().unwrap_or_default();
-        let more_words = rest_of_line.starts_with([' ', '\t']) && !rest_of_line.trim().is_empty();
-        if reads_as_words(word)
-            && (rest_of_line.starts_with(':') || more_words || word.len() >= MIN_WORD_AFTER_TOKEN)
+        let next = NextLine::of(view, q, f.end);
+        if reads_as_words(next.word)
+            && (next.label || next.more_words || next.word.len() >= MIN_WORD_AFTER_TOKEN)
             && secrets::hides_cut_value(f.rule, &view.text, f.start, q)
         {
             f.end = q;
@@ -894,6 +888,28 @@ fn end_at_labelled_lines(view: &views::View, found: &mut Vec<Found>) {
     // a value that was all label (`API_TOKEN=` ending its line, `fix:` starting the
     // next) is no value
     found.retain(|f| f.end > f.start);
+}
+
+/// What a secret found in a joining view ran on into after the removed line break at
+/// `q` ([`end_at_labelled_lines`]): the next line's first word (up to the secret's end)
+/// and what follows it on that line.
+struct NextLine<'a> {
+    word: &'a str,
+    /// A label's colon right after the word.
+    label: bool,
+    /// More words after it on the line.
+    more_words: bool,
+}
+
+impl<'a> NextLine<'a> {
+    fn of(view: &'a views::View, q: usize, end: usize) -> Self {
+        let rest_of_line = view.text[end..].split('\n').next().unwrap_or_default();
+        NextLine {
+            word: &view.text[q..end],
+            label: rest_of_line.starts_with(':'),
+            more_words: rest_of_line.starts_with([' ', '\t']) && !rest_of_line.trim().is_empty(),
+        }
+    }
 }
 
 /// The fewest letters of a word alone on the line after a whole token that

@@ -305,11 +305,8 @@ pub fn secret_number(key: &str, v: &str) -> bool {
     let Some(last) = words.last() else {
         return false;
     };
-    let password = ["password", "passwd", "passphrase", "pwd", "secret"]
-        .iter()
-        .any(|w| last.ends_with(w))
-        || last == "pw"
-        || last == "pass";
+    let password =
+        PASSWORD_LABELS.iter().any(|w| last.ends_with(w)) || last == "pw" || last == "pass";
     PIN_WORDS.contains(&last.as_str()) || (password && classic_key_looks_secret(key))
 }
 
