@@ -154,8 +154,14 @@ pub struct Origin {
 impl Origin {
     /// A project's settings file: `.claude/settings.json` or `.claude/settings.local.json`.
     pub fn is_project(&self) -> bool {
-        matches!(self.kind, LayerKind::Project | LayerKind::Local)
+        is_project_layer(self.kind)
     }
+}
+
+/// A project's layer ([`Origin::is_project`]): what export never reads, and what may
+/// have set the environment a hook runs in.
+fn is_project_layer(kind: LayerKind) -> bool {
+    matches!(kind, LayerKind::Project | LayerKind::Local)
 }
 
 /// `user settings /home/u/.claude/settings.json`, `the environment`.
@@ -224,7 +230,7 @@ pub fn read_layers(
             other
                 .files()
                 .into_iter()
-                .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local)),
+                .filter(|(k, _)| is_project_layer(*k)),
         );
     }
     let user_file = files
@@ -234,13 +240,13 @@ pub fn read_layers(
     let mut out: Vec<LayerValues> = files
         .into_iter()
         .filter(|(kind, path)| {
-            let project = matches!(kind, LayerKind::Project | LayerKind::Local);
+            let project = is_project_layer(*kind);
             !(project && user_file.as_deref().is_some_and(|u| same_file(u, path)))
         })
         .map(|(kind, path)| {
             // a project's file read to fail closed: one mcplogs cannot read may set
             // anything the environment holds (helper-92 #1)
-            let (values, unread) = if matches!(kind, LayerKind::Project | LayerKind::Local) {
+            let (values, unread) = if is_project_layer(kind) {
                 match env_keys_in_file_or_unknown(&path, &VARIABLES) {
                     Ok(v) => (v, None),
                     Err(why) => (Vec::new(), Some(why)),
@@ -333,7 +339,7 @@ pub fn passed_from_projects(
         for (_, file) in project
             .files()
             .into_iter()
-            .filter(|(k, _)| matches!(k, LayerKind::Project | LayerKind::Local))
+            .filter(|(k, _)| is_project_layer(*k))
             .filter(|(_, f)| !user_file.as_deref().is_some_and(|u| same_file(u, f)))
         {
             match env_keys_in_file_or_unknown(&file, &names) {
@@ -373,6 +379,31 @@ pub struct Passed {
 }
 
 impl Passed {
+    /// What `export` says when it drops them, `None` when there are none.
+    pub fn warning(&self) -> Option<String> {
+        if self.keys.is_empty() {
+            return None;
+        }
+        let keys = self.keys.join(", ");
+        Some(match &self.unread[..] {
+            [] => format!(
+                "export ignores {keys} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs; export runs without it"
+            ),
+            unread => format!(
+                "export ignores {keys} in the environment: {} may set them (mcplogs cannot read {}), and Claude Code passes a project's settings on to the hooks it runs; export runs without them",
+                unread
+                    .iter()
+                    .map(|(p, why)| format!(
+                        "{} ({why})",
+                        crate::text::sanitize::text(&p.display().to_string())
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if unread.len() == 1 { "it" } else { "them" }
+            ),
+        })
+    }
+
     fn add(&mut self, k: &str) {
         if !self.keys.iter().any(|p| p == k) {
             self.keys.push(k.to_string());
@@ -1026,6 +1057,12 @@ mod tests {
         assert_eq!(passed.keys, ["HOME", "HTTP_PROXY"]);
         assert_eq!(passed.unread.len(), 1, "{passed:?}");
         assert_eq!(passed.unread[0].0, file);
+        let warning = passed.warning().unwrap();
+        assert!(
+            warning.starts_with("export ignores HOME, HTTP_PROXY in the environment: ")
+                && warning.contains("may set them (mcplogs cannot read it)"),
+            "{warning}"
+        );
         // the same file readable: only the value it sets
         std::fs::write(&file, &text[..text.len() - 2]).unwrap();
         let passed = passed_from_projects(&s, std::slice::from_ref(&project), &environment);

@@ -92,7 +92,13 @@ pub fn env_keys_in_file<'k>(path: &Path, keys: &[&'k str]) -> Vec<(&'k str, Stri
     let Ok(text) = String::from_utf8(bytes) else {
         return Vec::new();
     };
-    match strictness::check(&text) {
+    keys_in_text(&text, keys)
+}
+
+/// `env.<key>` for each of `keys` that a settings text Claude Code reads (strict JSON)
+/// sets, in the order of `keys`; none from a text it ignores.
+fn keys_in_text<'k>(text: &str, keys: &[&'k str]) -> Vec<(&'k str, String)> {
+    match strictness::check(text) {
         Strictness::Strict(doc) => keys
             .iter()
             .filter_map(|k| Some((*k, env_in(&doc, k)?)))
@@ -117,14 +123,7 @@ pub fn env_keys_in_file_or_unknown<'k>(
         Err(e) => return Err(e.to_string()),
         Ok(Some(r)) => r.bytes,
     };
-    let text = String::from_utf8_lossy(&bytes);
-    Ok(match strictness::check(&text) {
-        Strictness::Strict(doc) => keys
-            .iter()
-            .filter_map(|k| Some((*k, env_in(&doc, k)?)))
-            .collect(),
-        _ => Vec::new(),
-    })
+    Ok(keys_in_text(&String::from_utf8_lossy(&bytes), keys))
 }
 
 /// Every `env` variable a settings file Claude Code reads (strict JSON) sets, with its

@@ -297,30 +297,14 @@ fn drop_what_projects_passed(
         .filter_map(|k| Some((k.to_string(), std::env::var(k).ok()?)))
         .collect();
     let passed = config::passed_from_projects(&sources, &projects, &environment);
-    if passed.keys.is_empty() {
-        return None;
-    }
+    let warning = passed.warning()?;
     for k in &passed.keys {
         // SAFETY: export's `run` calls this first, before any thread of this process is
         // started (the scan's pool, the sender), so nothing reads the environment
         // concurrently.
         unsafe { std::env::remove_var(k) };
     }
-    let keys = passed.keys.join(", ");
-    Some(match &passed.unread[..] {
-        [] => format!(
-            "export ignores {keys} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs; export runs without it"
-        ),
-        unread => format!(
-            "export ignores {keys} in the environment: {} may set them (mcplogs cannot read {}), and Claude Code passes a project's settings on to the hooks it runs; export runs without them",
-            unread
-                .iter()
-                .map(|(p, why)| format!("{} ({why})", output_path(p)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if unread.len() == 1 { "it" } else { "them" }
-        ),
-    })
+    Some(warning)
 }
 
 /// `--detach`: the same command line without `--detach`, started in a session of its
