@@ -383,9 +383,6 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
                 .collect(),
             ..Configured::of(cfg)
         };
-        // The entries Claude Code skips among a shared folder's names: each its own
-        // configuration-error row when the folder takes another name's state (helper-89
-        // #2: the skipped name's problem disappeared behind the one that starts)
         // a row of this project without a log, not looked at since `--since`
         let row = |name: &str, configured: Configured| ConfiguredRow {
             name: shown(name),
@@ -398,6 +395,9 @@ pub fn join(report: &mut ScanReport, projects: Vec<ProjectConfig>, opts: &super:
             since: None,
             fix: None,
         };
+        // The entries Claude Code skips among a shared folder's names: each its own
+        // configuration-error row when the folder takes another name's state (helper-89
+        // #2: the skipped name's problem disappeared behind the one that starts)
         let mut skipped_sharing: Vec<(usize, usize)> = Vec::new();
         // which entry each row took its state from (by its place in the resolution)
         let mut took_from: Vec<Option<usize>> = vec![None; report.servers.len()];

@@ -201,19 +201,15 @@ impl NameWant {
     /// Whether `name` is the name given, case aside, or, for a log folder several names
     /// share (named by them joined with ` + `), one of its names is.
     fn names(&self, name: &str) -> bool {
-        name.split(crate::claude_code::names::SHARED_SEP)
+        name.split(SHARED_SEP)
             .any(|n| n.eq_ignore_ascii_case(&self.given))
     }
 
     /// For a name given as a shared log folder's printed name (its names joined): whether
     /// `name` is one of them, case aside.
     pub fn joins(&self, name: &str) -> bool {
-        let sep = crate::claude_code::names::SHARED_SEP;
-        self.given.contains(sep)
-            && self
-                .given
-                .split(sep)
-                .any(|part| part.eq_ignore_ascii_case(name))
+        shared_parts(&self.given)
+            .is_some_and(|mut parts| parts.any(|p| p.eq_ignore_ascii_case(name)))
     }
 
     /// The want selecting by name only, as another want over the same servers chose

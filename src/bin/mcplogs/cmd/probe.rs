@@ -141,19 +141,24 @@ fn started_unasked(
     run
 }
 
-/// The servers mcplogs can probe, and those of a type it cannot
-/// ([`ServerConfig::unprobed_type`]): started as a stdio server, such an entry was
-/// predicted to fail on every build (helper-88 #12), a check that never ran.
-fn probeable(servers: Vec<ServerConfig>) -> (Vec<ServerConfig>, Vec<ServerConfig>) {
-    servers.into_iter().partition(|s| s.unprobed_type.is_none())
-}
-
-/// Why `s` (named `shown`) was not probed: its type.
-fn unprobed_line(shown: &str, s: &ServerConfig) -> String {
-    format!(
-        "mcplogs: note: {shown} is a {:?} server, a type mcplogs cannot probe (it probes stdio, http and sse servers): not probed, nothing predicted for it",
-        s.unprobed_type.as_deref().unwrap_or_default()
-    )
+/// The servers mcplogs can probe, and how many are of a type it cannot
+/// ([`ServerConfig::unprobed_type`]), each named in a note on stderr (as `scan` shows
+/// it, [`shown_name`]): started as a stdio server, such an entry was predicted to fail
+/// on every build (helper-88 #12), a check that never ran.
+fn probeable(servers: Vec<ServerConfig>, names: &Redactor) -> (Vec<ServerConfig>, usize) {
+    let (servers, unprobed): (Vec<_>, Vec<_>) =
+        servers.into_iter().partition(|s| s.unprobed_type.is_none());
+    for s in &unprobed {
+        names_note(
+            names,
+            &format!(
+                "mcplogs: note: {} is a {:?} server, a type mcplogs cannot probe (it probes stdio, http and sse servers): not probed, nothing predicted for it",
+                shown_name(names, &s.name),
+                s.unprobed_type.as_deref().unwrap_or_default()
+            ),
+        );
+    }
+    (servers, unprobed.len())
 }
 
 /// `s` named as [`shown_name`] prints its name, for a line about it.
@@ -518,10 +523,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 &names_r,
                 &args.home,
             );
-            let (servers, unprobed) = probeable(servers);
-            for s in &unprobed {
-                names_note(&names_r, &unprobed_line(&shown(&s.name), s));
-            }
+            let (servers, _) = probeable(servers, &names_r);
             if servers.is_empty() && args.contract {
                 return Err(Error::ContractWithoutServer { project });
             }
@@ -593,12 +595,9 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
                 return Err(Error::UnknownServers(args.names.len() - picked.len()));
             }
             // named, and of a type mcplogs cannot probe: never probed as another type
-            let (picked, unprobed) = probeable(picked);
-            for s in &unprobed {
-                names_note(&names_r, &unprobed_line(&shown(&s.name), s));
-            }
-            if !unprobed.is_empty() {
-                return Err(Error::UnprobedTypes(unprobed.len()));
+            let (picked, unprobed) = probeable(picked, &names_r);
+            if unprobed > 0 {
+                return Err(Error::UnprobedTypes(unprobed));
             }
             picked
         }
