@@ -110,9 +110,10 @@ fn keys_in_text<'k>(text: &str, keys: &[&'k str]) -> Vec<(&'k str, String)> {
 /// [`env_keys_in_file`] for a check that must fail closed (`export`'s guard against a
 /// project's `env`, which Claude Code passes on to the hooks it runs): `Err` with why
 /// when the file is there but mcplogs cannot read it in full (larger than it reads, not
-/// a regular file, unreadable), as Claude Code may still read it. A file that is not
-/// UTF-8 is read with each invalid byte as U+FFFD, as Node decodes it (it was taken as
-/// setting nothing: helper-92 #1).
+/// a regular file, unreadable), as Claude Code may still read it (the size it stops at is
+/// not known for every build: docs/claude-code.md). A file that is not UTF-8 is read
+/// with each invalid byte as U+FFFD, as Claude Code reads it (observed on 2.1.288 and
+/// 2.1.336: its `env` reaches a hook; it was taken as setting nothing, helper-92 #1).
 pub fn env_keys_in_file_or_unknown<'k>(
     path: &Path,
     keys: &[&'k str],
