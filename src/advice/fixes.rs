@@ -137,7 +137,7 @@ pub fn find(report: &ScanReport, cx: &Context) -> Found {
                 // Code), the project it is run in said in words; one whose folder is gone
                 // is said so, never "start claude in" it (helper-81 #6, #7; helper-83 #2)
                 let (dir, gone) = super::project_dir_of(s, cx.cwd);
-                let login = crate::text::shell_command(&["claude", "mcp", "login", &s.name])
+                let login = super::remote::login_command(&s.name)
                     .unwrap_or_else(|| format!("claude mcp login {}", s.name));
                 let text = if gone {
                     format!(

@@ -78,14 +78,34 @@ fn host_of(url: &str) -> Option<&str> {
     (!host.is_empty() && host.chars().all(|c| c.is_ascii_graphic())).then_some(host)
 }
 
+/// `claude mcp login NAME`, as the user's shell runs it; `None` when the name holds a
+/// control character. A name that begins with `-` follows `--` (`claude mcp login -h`
+/// prints the command's help; `claude mcp login -- -h` signs in to the server `-h`:
+/// observed on 2.1.287 and 2.1.336, helper-96 #5).
+pub fn login_command(name: &str) -> Option<String> {
+    let mut argv = vec!["claude", "mcp", "login"];
+    argv.extend(name_words(name));
+    crate::text::shell_command(&argv)
+}
+
+/// A server's name as the last options of a `claude mcp` command: after `--` when it
+/// would read as an option (also in `claude mcp add`, where `--` then ends the options
+/// and the name and URL follow: observed on 2.1.287 and 2.1.336).
+fn name_words(name: &str) -> Vec<&str> {
+    if name.starts_with('-') {
+        vec!["--", name]
+    } else {
+        vec![name]
+    }
+}
+
 /// The advice for a remote failure of `d` whose cause names it; `name` the server's
 /// configured name and `url` its URL when known (the sentences then name them).
 pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Option<String> {
     if d.verdict != Verdict::ConnectionFailed {
         return None;
     }
-    let login = match name.and_then(|n| crate::text::shell_command(&["claude", "mcp", "login", n]))
-    {
+    let login = match name.and_then(login_command) {
         Some(c) => format!("`{c}`"),
         None => "`claude mcp login <server name>`".to_string(),
     };
@@ -135,7 +155,7 @@ pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Op
         }
         Cause::OauthNoRegistration => format!(
             "The server's authorization server offers no dynamic client registration, so Claude Code cannot register itself: ask the server's operator for an OAuth client id, add the server again with it (`claude mcp add --transport http --client-id <client id> {} {}`, plus `--client-secret`, which prompts for it, when they gave you a secret too), then sign in with {login}.",
-            name.and_then(|n| crate::text::shell_command(&[n]))
+            name.and_then(|n| crate::text::shell_command(&name_words(n)))
                 .unwrap_or_else(|| "<server name>".to_string()),
             url.and_then(|u| crate::text::shell_command(&[u]))
                 .unwrap_or_else(|| "<url>".to_string()),
@@ -665,6 +685,21 @@ mod tests {
         assert!(a.contains("`claude mcp login 'my server'`"), "{a}");
         let a = remote_advice(&failed(Cause::NeedsAuth), Some("corp"), None).unwrap();
         assert!(a.contains("`claude mcp login corp`"), "{a}");
+        // a name that reads as an option follows `--` (helper-96 #5: `claude mcp login
+        // -h` prints the help)
+        let a = remote_advice(&failed(Cause::NeedsAuth), Some("-h"), None).unwrap();
+        assert!(a.contains("`claude mcp login -- -h`"), "{a}");
+        let a = remote_advice(
+            &failed(Cause::OauthNoRegistration),
+            Some("--version"),
+            Some("https://a.test/mcp"),
+        )
+        .unwrap();
+        assert!(
+            a.contains("--client-id <client id> -- --version https://a.test/mcp`")
+                && a.contains("`claude mcp login -- --version`"),
+            "{a}"
+        );
         assert_eq!(host_of("http://[::1]:80/x"), Some("::1"));
         assert_eq!(host_of("not a url"), None);
         // a stdio failure or another verdict gets none of this
