@@ -156,15 +156,7 @@ impl Unit {
             // history), for what counts over a home's servers. Not counted as progress
             // (the progress counted the files since the cut-off); what is wrong in the
             // files before the cut-off is not this scan's to say.
-            let whole = ReadOptions {
-                since_iso: None,
-                all: false,
-                window: 0,
-                index: o.index,
-                evidence: false,
-                stderr: false,
-                report_stderr: false,
-            };
+            let whole = whole_of(o);
             dir.file_names = all;
             p = read_dir_or_afresh(
                 (&dir, folder.as_ref()),
@@ -177,11 +169,84 @@ impl Unit {
             );
             p.before_since = true;
         }
+        // Two projects whose paths differ only where the encoding loses it (`my_app`,
+        // `my-app`) write one log folder: each project's sessions are a server of their
+        // own, read and decided apart (helper-95 #1: the one row took the other
+        // project's name, and `fix` wrote into the other project's settings).
+        let parts = match projects_sharing(&p.sessions, dir.project_folder.as_deref()) {
+            Some(keys) => {
+                let (opts, since) = match p.before_since {
+                    true => (&whole_of(o), None),
+                    false => (o, since_iso),
+                };
+                let before_since = p.before_since;
+                keys.iter()
+                    .map(|key| {
+                        let own = |s: &SessionLog| {
+                            since.is_none_or(|_| keep_session(s)) && key_of(s, &keys) == *key
+                        };
+                        let mut q = read_dir_or_afresh(
+                            (&dir, folder.as_ref()),
+                            opts,
+                            &mut index,
+                            &own,
+                            &mut Vec::new(),
+                            &|| {},
+                            &|_| {},
+                        );
+                        q.before_since = before_since;
+                        q
+                    })
+                    .collect()
+            }
+            None => vec![p],
+        };
         if let Some(index) = index {
             index.save(o.index.expect("an index was loaded"), &dir.path);
         }
-        vec![p]
+        parts
     }
+}
+
+/// The options of a reading of a server folder for the state a scan without `--since`
+/// gives it (as cheap as it can be: no evidence, no stderr, no history).
+fn whole_of<'a>(o: &ReadOptions<'a>) -> ReadOptions<'a> {
+    ReadOptions {
+        since_iso: None,
+        all: false,
+        window: 0,
+        index: o.index,
+        evidence: false,
+        stderr: false,
+        report_stderr: false,
+    }
+}
+
+/// The projects whose sessions a server folder of project folder `project_folder`
+/// holds, when there are several: the working directories its sessions recorded that
+/// encode to that folder (a project in a subfolder, or none recorded, is the folder's
+/// own), newest first. `None` for one project (nearly always).
+fn projects_sharing(sessions: &[SessionLog], project_folder: Option<&str>) -> Option<Vec<String>> {
+    let project_folder = project_folder?;
+    let mut keys: Vec<String> = Vec::new();
+    for cwd in sessions.iter().rev().filter_map(|s| s.cwd.as_deref()) {
+        if crate::claude_code::names::encode_folder_name(cwd) == project_folder
+            && !keys.iter().any(|k| k == cwd)
+        {
+            keys.push(cwd.to_string());
+        }
+    }
+    (keys.len() > 1).then_some(keys)
+}
+
+/// The project of `projects_sharing`'s `keys` a session is read with: its working
+/// directory when it is one of them, else the newest (a session that recorded none, or
+/// another, goes where the folder's latest project is).
+fn key_of<'k>(s: &SessionLog, keys: &'k [String]) -> &'k str {
+    s.cwd
+        .as_deref()
+        .and_then(|c| keys.iter().find(|k| *k == c))
+        .unwrap_or(&keys[0])
 }
 
 /// [`read_dir`] with the folder's summaries in `index`; when a summarised file changed in
