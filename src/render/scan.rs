@@ -208,7 +208,7 @@ fn actions(report: &ScanReport, home: Option<&str>) -> (Vec<Action>, bool) {
                 a.project_gone = legacy_gone;
                 crate::advice::legacy_action(&a, *kind, file)
             }
-            _ => crate::advice::legacy_action_files(a, &legacy),
+            _ => crate::advice::legacy_action_files(a, &names.shown_in_files(&legacy, home)),
         };
         // the command's own paths under the home folder as `~` too (outside any
         // quotes, so the shell still expands it), as the files are shown
@@ -265,6 +265,49 @@ impl<'a> Listed<'a> {
             }
         };
         format!("{}{NAME_SEP}{ix}", terminal_safe(name, false))
+    }
+}
+
+impl Listed<'_> {
+    /// The files of the legacy action with their servers as a sentence names them (not
+    /// as labels: helper-95 #6 read `srv\x000`): a name under two files with its
+    /// project (`srv (~/work/a)`), any other plainly.
+    fn shown_in_files(
+        &self,
+        files: &[(String, LayerKind, Vec<String>)],
+        home: Option<&str>,
+    ) -> Vec<(String, LayerKind, Vec<String>)> {
+        let plain = |label: &str| {
+            label
+                .rsplit_once(NAME_SEP)
+                .map_or(label, |(n, _)| n)
+                .to_string()
+        };
+        let under_two = |name: &str| {
+            files
+                .iter()
+                .filter(|(_, _, ns)| ns.iter().any(|l| plain(l) == name))
+                .count()
+                > 1
+        };
+        files
+            .iter()
+            .map(|(file, kind, labels)| {
+                let names = labels
+                    .iter()
+                    .map(|l| {
+                        let (n, ix) = l.rsplit_once(NAME_SEP).unwrap_or((l, ""));
+                        match ix.parse::<usize>().ok().and_then(|i| self.projects.get(i)) {
+                            Some(p) if !p.is_empty() && under_two(n) => {
+                                format!("{n} ({})", tilde(&terminal_safe(p, false), home))
+                            }
+                            _ => n.to_string(),
+                        }
+                    })
+                    .collect();
+                (file.clone(), *kind, names)
+            })
+            .collect()
     }
 }
 
@@ -1570,6 +1613,30 @@ mod tests {
                 .map(|(n, ix)| format!("{n}{NAME_SEP}{ix}"))
                 .collect(),
         }
+    }
+
+    /// helper-95 #6: the legacy action naming two files named their servers by their
+    /// labels (`srv\x000`, `srv\x001`); a name under both files is said with its
+    /// project, any other plainly.
+    #[test]
+    fn the_legacy_actions_files_name_their_servers_as_shown() {
+        let mut names = Listed::default();
+        let a = names.label("srv", Some("/home/me/work/a"));
+        let b = names.label("srv", Some("/home/me/work/b"));
+        let other = names.label("other", Some("/home/me/work/b"));
+        let files = [
+            ("A".to_string(), LayerKind::Local, vec![a]),
+            ("B".to_string(), LayerKind::User, vec![b, other]),
+        ];
+        let shown = names.shown_in_files(&files, Some("/home/me"));
+        let said: Vec<&Vec<String>> = shown.iter().map(|(_, _, n)| n).collect();
+        assert_eq!(
+            said,
+            [
+                &vec!["srv (~/work/a)".to_string()],
+                &vec!["srv (~/work/b)".to_string(), "other".to_string()]
+            ]
+        );
     }
 
     /// A name under two items and in two projects is named with its project, or with
