@@ -110,8 +110,35 @@ pub fn attach_with(
             a.conflict = conflict;
             std::sync::Arc::new(a)
         });
-        s.settings = Some(std::sync::Arc::clone(advice));
+        // a setting in effect since before the failing connection was not read
+        s.settings = match s
+            .diagnosis
+            .legacy_fix_applies()
+            .then(|| advice.as_of_connection(connected_at(s)))
+            .flatten()
+        {
+            Some(unread) => Some(std::sync::Arc::new(unread)),
+            None => Some(std::sync::Arc::clone(advice)),
+        };
     }
+}
+
+/// When a server's deciding connection was made, as far as its logs say: the start of
+/// the process that wrote its deciding file (the file's name), else the earliest time
+/// among its evidence records.
+fn connected_at(s: &ServerReport) -> Option<crate::time::EpochSeconds> {
+    let started = s
+        .deciding_file
+        .as_deref()
+        .and_then(|f| f.file_name()?.to_str())
+        .and_then(crate::time::file_name_time)
+        .and_then(|t| crate::time::parse_iso(&t));
+    started.or_else(|| {
+        s.evidence
+            .iter()
+            .filter_map(|e| e.timestamp.as_deref().and_then(crate::time::parse_iso))
+            .min()
+    })
 }
 
 /// A server the legacy setting is for, in every command: one that fails in a way it

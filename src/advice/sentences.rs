@@ -785,8 +785,12 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
                 .unwrap_or_else(|| "the environment".into()),
             crate::text::code_span(&verify_command(&a.homes))
         ),
+        FixTarget::InEffectUnread { .. } => format!(
+            "{head}. The legacy setting would help, but {}. Check how Claude Code is started (a `--settings` file, another CLAUDE_CONFIG_DIR, a wrapper script), set it where that instance reads it, and restart Claude Code. Meanwhile, report it to the server's authors.",
+            a.target.reason()
+        ),
         FixTarget::Managed { .. } => format!(
-            "{head}. The legacy setting would help, but {}. Meanwhile, {report}.",
+            "{head}. The legacy setting would help, but {}. Meanwhile, report it to the server's authors.",
             a.target.reason()
         ),
         FixTarget::NoUserFile => format!(

@@ -31,6 +31,13 @@ pub enum FixTarget {
     },
     /// `legacy` is already in effect, decided by this layer.
     InEffect { layer: SettingsLayer },
+    /// `legacy` is in effect by this layer, whose file was last changed before the
+    /// server's failing connection was made: the setting was there, and that session
+    /// used the new handshake all the same, so Claude Code did not read it (another
+    /// `--settings` file or configuration folder, say). Writing it again changes nothing
+    /// (helper-95 #3: "made before it took effect" was said of it, and a restart advised
+    /// into the same failure). Made per server by [`SettingsAdvice::as_of_connection`].
+    InEffectUnread { layer: SettingsLayer },
     /// A managed settings file sets another value; no file mcplogs may write outranks it.
     Managed { layer: SettingsLayer },
     /// No home folder and no `CLAUDE_CONFIG_DIR`: the user file cannot be located.
@@ -105,6 +112,10 @@ impl FixTarget {
             ),
             FixTarget::InEffect { layer } => format!(
                 "{} already sets env.{NEGOTIATION_KEY} to \"legacy\"",
+                layer_path(layer)
+            ),
+            FixTarget::InEffectUnread { layer } => format!(
+                "{} already set env.{NEGOTIATION_KEY} to \"legacy\" when the failing connection was made, and Claude Code used the new handshake all the same, so it did not read that file",
                 layer_path(layer)
             ),
             FixTarget::Managed { layer } => format!(
@@ -351,6 +362,22 @@ pub struct SettingsAdvice {
 }
 
 impl SettingsAdvice {
+    /// This advice for a server whose failing connection was made at `connected`
+    /// (its first deciding record's time): the legacy setting in effect by a file last
+    /// changed before then is [`FixTarget::InEffectUnread`]; `None` when nothing
+    /// changes (the file changed later, or either time is not known).
+    pub fn as_of_connection(&self, connected: Option<crate::time::EpochSeconds>) -> Option<Self> {
+        let FixTarget::InEffect { layer } = &self.target else {
+            return None;
+        };
+        (self.set_at? < connected?).then(|| SettingsAdvice {
+            target: FixTarget::InEffectUnread {
+                layer: layer.clone(),
+            },
+            ..self.clone()
+        })
+    }
+
     pub fn for_project(e: &EffectiveNegotiation) -> Self {
         let target = choose(e);
         let set_at = match &target {

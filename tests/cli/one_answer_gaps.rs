@@ -2112,3 +2112,146 @@ fn the_status_line_resolves_a_shared_folder_with_a_mcp_json_name_as_scan_does() 
         "{hook:?}"
     );
 }
+
+/// helper-95 #1: two projects whose paths differ only where the log folder's encoding
+/// loses it (`my_app`, `my-app`) write one log folder for a user server. Each project's
+/// sessions are its own server: `scan` showed one row, named after the project of the
+/// latest session with the other project's failure, and `fix` run in the failing
+/// project planned the other project's settings.
+#[test]
+fn two_projects_sharing_a_log_folder_each_get_their_own_answer() {
+    let h = Home::new(&[], &["github"]);
+    let failing = h.home.join("work/my_app");
+    let other = h.home.join("work/my-app");
+    for d in [&failing, &other] {
+        fs::create_dir_all(d).unwrap();
+    }
+    h.log_in(&failing, "modern-only-refused-2.1.332.jsonl", "github");
+    // the other project's session, in a later file of the same folder
+    h.log_in(&other, "path-2.1.332.jsonl", "github");
+    let folder = h
+        .home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(
+            &other.display().to_string(),
+        ))
+        .join("mcp-logs-github");
+    fs::rename(
+        folder.join("2026-12-05T17-55-35-642Z.jsonl"),
+        folder.join("2026-12-05T18-10-00-000Z.jsonl"),
+    )
+    .unwrap();
+    h.log_in(&failing, "modern-only-refused-2.1.332.jsonl", "github");
+    let (r, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let mut rows: Vec<(String, String)> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "github")
+        .map(|s| {
+            (
+                s["project"].as_str().unwrap().to_string(),
+                format!("{} ({})", s["verdict"], s["cause"]).replace('"', ""),
+            )
+        })
+        .collect();
+    rows.sort();
+    let project = |p: &Path| p.display().to_string();
+    assert_eq!(
+        rows,
+        [
+            (
+                project(&other),
+                "connection-failed (command-not-found)".to_string()
+            ),
+            (
+                project(&failing),
+                "connection-failed (modern-only)".to_string()
+            ),
+        ],
+        "{doc:#}"
+    );
+    // fix, run in the failing project, never plans the other project's settings
+    let r = h.run(&failing, &["fix", "--dry-run"]);
+    assert!(
+        !r.stdout.contains("my-app/.claude") && !r.stderr.contains("my-app/.claude"),
+        "{r:?}"
+    );
+    let said = words(&format!("{} {}", r.stdout, r.stderr));
+    assert!(
+        said.contains("For github (~/work/my_app) (modern-negotiation)")
+            && said.contains("+++ ~/work/my_app/.claude/settings.local.json"),
+        "{r:?}"
+    );
+}
+
+/// helper-95 #3: the legacy setting in effect by a file last changed before the failing
+/// connection was made was "in place, and this failure is from a connection made
+/// before it took effect" (restart, and fail again). Said so only when the file changed
+/// after the process started; before, the setting was there and not read, and `scan`,
+/// the status line and the hook say the same: look (`mcplogs scan`), nothing to run.
+/// Dates absolute: the fixture's process started 2026-12-05 17:55:35.
+#[test]
+fn a_legacy_setting_older_than_the_failing_connection_is_not_called_in_place() {
+    let h = Home::new(&[], &["bad"]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "bad");
+    let settings = h.home.join(".claude/settings.json");
+    fs::write(
+        &settings,
+        "{\"env\": {\"MCP_PROTOCOL_NEGOTIATION\": \"legacy\"}}\n",
+    )
+    .unwrap();
+    let set_at = |iso: &str| {
+        let secs = mcplogs::time::parse_iso(iso).unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64);
+        fs::File::options()
+            .write(true)
+            .open(&settings)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    };
+    let status = |cmd: &str| {
+        let p = serde_json::to_string(&h.proj.display().to_string()).unwrap();
+        let input = format!(
+            r#"{{"hook_event_name":"UserPromptSubmit","prompt":"x","session_id":"6960e5b8-18f1-4fd1-aa92-c94624d6e42d","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
+        );
+        let mut c = h.cmd(&h.proj, &[cmd]);
+        run_with_stdin(&mut c, input.as_bytes()).stdout
+    };
+    for (changed, in_place) in [
+        ("2026-12-06T09:00:00Z", true),
+        ("2026-12-01T09:00:00Z", false),
+    ] {
+        set_at(changed);
+        let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+        let rec = server(&doc, "bad")["recommendation"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let line = status("statusline");
+        let hook = status("hook");
+        if in_place {
+            assert!(rec.contains("The fix is in place"), "{rec}");
+            assert!(
+                line.contains("bad (tools fetch failed · fix in place"),
+                "{line}"
+            );
+            assert!(hook.contains("in place already"), "{hook}");
+        } else {
+            assert!(
+                !rec.contains("The fix is in place")
+                    && rec.contains("when the failing connection was made")
+                    && rec.contains("did not read that file"),
+                "{rec}"
+            );
+            assert!(
+                line.contains("bad (tools fetch failed · mcplogs scan)"),
+                "{line}"
+            );
+            assert!(!hook.contains("in place"), "{hook}");
+        }
+        assert_eq!(server(&doc, "bad")["legacyFixApplies"], false, "{doc:#}");
+    }
+}

@@ -951,7 +951,8 @@ fn per_project_files(
                 }
                 projects.push(f.project.clone())
             }
-            FixTarget::InEffect { .. } => note(format_args!(
+            // (`InEffectUnread` is a server's, never a project's target)
+            FixTarget::InEffect { .. } | FixTarget::InEffectUnread { .. } => note(format_args!(
                 "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with {}.",
                 f.project.display(),
                 target.reason(),
