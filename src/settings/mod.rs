@@ -257,6 +257,17 @@ pub enum UndoStateProblem {
 }
 
 impl SettingsError {
+    /// What the user can do about it, as a sentence to follow the error (empty when
+    /// the error says it): for a JSON5 file, the way to a file `fix` edits.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            SettingsError::NotStrict { .. } => {
+                ". mcplogs will not edit it as it is: remove the comments and trailing commas by hand, or run `mcplogs fix --rewrite-strict` to convert it to strict JSON (the diff shows what is dropped)"
+            }
+            _ => "",
+        }
+    }
+
     pub(crate) fn io(path: &Path, action: &'static str, error: std::io::Error) -> Self {
         SettingsError::Io {
             path: path.to_path_buf(),

@@ -148,9 +148,12 @@ impl FixTarget {
         let why = known
             .entry(path.clone())
             .or_insert_with(|| {
-                super::write::FileSnapshot::read(path)
+                // as `fix` plans it: a file it refuses to read, and one it will not edit
+                // (JSON5, which Claude Code ignores whole: helper-95 #2, every command
+                // said "run `mcplogs fix`", which then exited 2)
+                super::fix::plan_fix(path, super::fix::FixOptions::default())
                     .err()
-                    .map(|e| e.to_string())
+                    .map(|e| format!("{e}{}", e.hint()))
             })
             .clone();
         match why {

@@ -2255,3 +2255,43 @@ fn a_legacy_setting_older_than_the_failing_connection_is_not_called_in_place() {
         assert_eq!(server(&doc, "bad")["legacyFixApplies"], false, "{doc:#}");
     }
 }
+
+/// helper-95 #2: the user settings file (the file the legacy setting goes in) with a
+/// trailing comma: Claude Code ignores it whole, and `mcplogs fix` refuses to edit it
+/// (exit 2), yet `scan`, its JSON and the status line said "run `mcplogs fix`". Every
+/// command now says what `fix` says: the file, why, and `--rewrite-strict`.
+#[test]
+fn a_json5_settings_file_fix_refuses_is_never_advised_as_mcplogs_fix() {
+    let h = Home::new(&[], &["bad"]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "bad");
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\"env\": {\"MCP_TIMEOUT\": \"60000\"},}\n",
+    )
+    .unwrap();
+    let fix = h.run(&h.proj, &["fix", "--dry-run"]);
+    assert_eq!(fix.code, 2, "{fix:?}");
+    assert!(fix.stderr.contains("--rewrite-strict"), "{fix:?}");
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let s = server(&doc, "bad");
+    assert_eq!(s["legacyFixApplies"], false, "{s:#}");
+    let rec = s["recommendation"].as_str().unwrap();
+    assert!(
+        rec.contains("`mcplogs fix` refuses the file that wins there")
+            && rec.contains("not strict JSON")
+            && rec.contains("`mcplogs fix --rewrite-strict`"),
+        "{rec}"
+    );
+    let screen = h.run(&h.elsewhere, &["scan"]);
+    assert!(!screen.stdout.contains("can be fixed with"), "{screen:?}");
+    let p = serde_json::to_string(&h.proj.display().to_string()).unwrap();
+    let input = format!(
+        r#"{{"session_id":"6960e5b8-18f1-4fd1-aa92-c94624d6e42d","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
+    );
+    let mut c = h.cmd(&h.proj, &["statusline"]);
+    let line = run_with_stdin(&mut c, input.as_bytes()).stdout;
+    assert!(
+        line.contains("bad (tools fetch failed · mcplogs scan)"),
+        "{line}"
+    );
+}

@@ -45,7 +45,7 @@ pub enum Error {
     #[error(transparent)]
     Discovery(#[from] DiscoveryError),
     /// Reading, planning or writing a settings file failed.
-    #[error("{0}{hint}", hint = settings_hint(.0))]
+    #[error("{0}{hint}", hint = .0.hint())]
     Settings(#[from] SettingsError),
     /// A JSON document could not be serialized.
     #[error("cannot write JSON: {0}")]
@@ -279,16 +279,6 @@ fn fix_blocked_hint(t: &mcplogs::settings::target::FixTarget) -> &'static str {
     match t {
         mcplogs::settings::target::FixTarget::NoUserFile => {
             " (set HOME or CLAUDE_CONFIG_DIR, or name the file with --settings)"
-        }
-        _ => "",
-    }
-}
-
-/// The command-line advice for a settings error, if there is one.
-fn settings_hint(e: &SettingsError) -> &'static str {
-    match e {
-        SettingsError::NotStrict { .. } => {
-            ". mcplogs will not edit it as it is: remove the comments and trailing commas by hand, or run `mcplogs fix --rewrite-strict` to convert it to strict JSON (the diff shows what is dropped)"
         }
         _ => "",
     }
