@@ -1105,7 +1105,8 @@ pub fn from_log_scan(scan: &crate::scan::ScanReport, named: bool) -> ExplainRepo
 /// paste: a key and its value may land in different fields (`KEY: value` reads as a
 /// server name and a status), so the secrets are learned from it whole. `secrets`: every
 /// value the configuration marks as secret (`crate::scan::secrets::collect`), hidden
-/// wherever the paste shows it.
+/// wherever the paste shows it; and what reads as random in the commands it shows
+/// ([`crate::redact::RedactorBuilder::learn_printed_command`]).
 pub fn redact_report(
     report: &mut ExplainReport,
     input: &str,
@@ -1113,6 +1114,11 @@ pub fn redact_report(
 ) {
     let mut b = crate::redact::RedactorBuilder::new();
     b.learn_configured_secrets(secrets);
+    // The commands the paste shows, read as a server's args: a value that reads as
+    // random is hidden with no configuration to learn it from (helper-97).
+    for t in report.entries.iter().filter_map(|e| e.target.as_deref()) {
+        b.learn_printed_command(t);
+    }
     for t in std::iter::once(input).chain(report.entries.iter().flat_map(|e| {
         [
             e.name.as_deref(),

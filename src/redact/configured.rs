@@ -187,6 +187,38 @@ impl RedactorBuilder {
         }
     }
 
+    /// A command line as `claude mcp list` prints it (its arguments unquoted, joined by
+    /// spaces), where no configuration was read to learn its secrets from (`explain` of
+    /// a paste, helper-97: `node s.js -k V` and `npx some-mcp V` showed `V` in the
+    /// command and the advice): each word that reads as random ([`looks_random`]: a
+    /// short flag's value, a bare positional word; a `--flag=`'s value; a URL's parts),
+    /// which the secret rules do not find already, is hidden wherever it reappears. A
+    /// path, a package's name, a version, a date and a plain word never read as random;
+    /// a secret flag's value is the rules' (`--token V`), and a URL's query values too
+    /// (learned whatever they look like, as a configured URL's are, `?transport=
+    /// streamable` would hide `streamable` in every sentence). Learned alone, not in its
+    /// base64 forms: a paste of 16 MiB holds 150,000 commands.
+    pub fn learn_printed_command(&mut self, command: &str) {
+        for w in command.split_whitespace() {
+            let parts: Vec<&str> = if w.contains("://") {
+                w.split(['/', '?', '&', '#', '=']).collect()
+            } else if is_flag(w) {
+                w.split_once('=').map(|(_, v)| v).into_iter().collect()
+            } else {
+                vec![w]
+            };
+            for part in parts {
+                if looks_random(part) {
+                    let mut found = Vec::new();
+                    super::secrets::SECRETS.find(part, &mut found);
+                    if found.is_empty() {
+                        self.add_learned(part.to_string(), KIND);
+                    }
+                }
+            }
+        }
+    }
+
     fn learn_literal(&mut self, v: &str, min: usize) {
         // a label's own word or a state (`DB_PASSWORD: "password"`): hidden where a rule
         // finds it, never everywhere (every `password` label went)
@@ -1020,5 +1052,34 @@ mod tests {
             "/aB3xY9kLmN2pQ7rSx1Zq+w=="
         ));
         assert!(could_be_secret("API_TOKEN", "https token with spaces"));
+    }
+
+    /// A command line as `claude mcp list` prints it: a short flag's value, a bare word
+    /// and a `--flag=`'s value that read as random, and a URL's random part, are learned (helper-97: `node
+    /// s.js -k V` and `npx some-mcp V` showed `V` in `explain`'s command and advice); a
+    /// path, a package, a version, a port, a date and a URL's plain query value are not.
+    #[test]
+    fn a_printed_commands_random_words_are_learned() {
+        let mut b = RedactorBuilder::new();
+        b.learn_printed_command("node s.js -k E06xq7Lm2Pz9Rt5Wv8Yb3Nk6");
+        b.learn_printed_command(
+            "npx some-mcp E10xq7Lm2Pz9Rt5Wv8Yb3Nk6 --seed=Q7xRt5Wv8Yb3Nk6X10xq7Lm",
+        );
+        b.learn_printed_command(
+            "https://mcp.example.com/s/AbC9dEf2GhI4jKl6MnO8pQr0/mcp?transport=streamable",
+        );
+        let ordinary = "npx -y @modelcontextprotocol/server-filesystem@2025.1.14 /home/u/Projects/my_repo_2024 \
+                        --port 8080 --since 2024-11-29T12:00:00Z uvx mcp-server-git==0.6.2 \
+                        C:\\Users\\u\\AppData\\Roaming\\npm\\node_modules\\pkg\\dist\\index.js streamable";
+        b.learn_printed_command(ordinary);
+        let r = b.build();
+        let shown = r.redact(
+            "E06xq7Lm2Pz9Rt5Wv8Yb3Nk6 E10xq7Lm2Pz9Rt5Wv8Yb3Nk6 AbC9dEf2GhI4jKl6MnO8pQr0 Q7xRt5Wv8Yb3Nk6X10xq7Lm",
+        );
+        assert_eq!(
+            shown,
+            "[REDACTED:config] [REDACTED:config] [REDACTED:config] [REDACTED:config]"
+        );
+        assert_eq!(r.redact(ordinary), ordinary);
     }
 }

@@ -285,7 +285,9 @@ const MIN_SECRET_NUMBER: usize = 4;
 
 /// Last words of a key that names a PIN: its value is a secret when it is a number
 /// ([`secret_number`]); no other value is one by this key alone.
-const PIN_WORDS: &[&str] = &["pin", "pincode", "passcode"];
+/// A one-time password's (`otp`, `totp`: `otp=123456`, helper-97) too: a number is all
+/// it ever is.
+const PIN_WORDS: &[&str] = &["pin", "pincode", "passcode", "otp", "totp"];
 
 /// Whether `v` is a number that is a secret under `key`, which [`value_is_harmless`]
 /// takes every number for (helper-92 #4: `DB_PASSWORD=83927461` was shown, and a
@@ -307,7 +309,9 @@ pub fn secret_number(key: &str, v: &str) -> bool {
     };
     let password =
         PASSWORD_LABELS.iter().any(|w| last.ends_with(w)) || last == "pw" || last == "pass";
-    PIN_WORDS.contains(&last.as_str()) || (password && classic_key_looks_secret(key))
+    // (`PIN_CODE`, `pin-code`: the PIN's code, helper-97)
+    let pin_code = last == "code" && words.len() > 1 && words[words.len() - 2] == "pin";
+    PIN_WORDS.contains(&last.as_str()) || pin_code || (password && classic_key_looks_secret(key))
 }
 
 /// A value that names where the secret comes from instead of holding it: a placeholder
@@ -708,12 +712,20 @@ fn keep_colon_pair(c: &Captures) -> bool {
         .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation());
     // (`token: zqx12345abc`, `API key: ...`: any secret-looking key before a value
     // that looks made up, letters and digits, 8 or more: prose after `token:` is words;
-    // after `token:` a short one too, `token: ab12cd34`, not `token: rparen2`)
-    let token = key_words(k).last().is_some_and(|w| w == "token");
+    // after `token:` or `credentials:` a short one too, `token: ab12cd34`,
+    // `credentials: C51xq7Lm2Pz9` (helper-97), not `token: rparen2`)
+    let token = key_words(k)
+        .last()
+        .is_some_and(|w| SHORT_CREDENTIAL_KEYS.contains(&w.as_str()));
     let made_up_value = classic_key_looks_secret(k)
         && (token_like(&c["s"], 16) || (token && short_token_like(&c["s"])));
     !(k.contains(['_', '-']) || camel || (strong && made_up) || made_up_value) || keep_pair(c)
 }
+
+/// The last words of a key after whose colon a short credential ([`short_token_like`])
+/// is one ([`keep_colon_pair`]): a token's, and credentials' (helper-97: `credentials:
+/// C51xq7Lm2Pz9` was shown, 12 characters being too few for [`token_like`]).
+const SHORT_CREDENTIAL_KEYS: &[&str] = &["token", "credentials", "credential"];
 
 /// A short credential's shape, for where [`token_like`]'s 16 characters are too many
 /// (`token: ab12cd34`): 6 characters or more of a token's alphabet, one piece of which
@@ -1188,6 +1200,163 @@ fn keep_user_password(c: &Captures) -> bool {
         || (v.contains([':', '/']) && !super::configured::looks_random(v))
 }
 
+/// The text of an XML element named for a secret (`<password>V</password>`,
+/// `<apiKey>V</apiKey>`, `<ns:token>V</ns:token>`, [`RULES`]): kept unless the closing
+/// tag names the same element and the name looks secret ([`classic_key_looks_secret`]:
+/// `<PasswordHint>`, `<TokenType>`, `<SecretName>` say something about one). A
+/// password's, a token's or an API key's text is judged as after `password:`
+/// ([`keep_password_label`]: `<password>required</password>`, a number under four
+/// digits, `${DB_PASSWORD}`, `{{token}}` stay); another's (`<key>`, `<auth>`) is hidden
+/// when it looks made up (`<key>password</key>` is a property list's key).
+fn keep_xml_element(c: &Captures) -> bool {
+    let k = &c["k"];
+    let name = k.rsplit(':').next().unwrap_or(k);
+    if !c["close"].eq_ignore_ascii_case(k) || !classic_key_looks_secret(name) {
+        return true;
+    }
+    if holds_any_value(name) {
+        return keep_password_label(c);
+    }
+    let v = c["s"].trim();
+    !made_up(v, 8) || value_is_harmless(v)
+}
+
+/// The word before `:` in `word:x@host` that makes it no user's password
+/// ([`keep_bare_userinfo`]): a mail header's or a field's label (`From:bob@example.com`,
+/// `email:bob@x.io`), a URI scheme written without `//` (`mailto:`, `sip:`), a package
+/// manager's alias (`npm:lodash@4.17.21`, `jsr:`, `workspace:`).
+const NOT_A_USER: &[&str] = &[
+    "mailto",
+    "mail",
+    "email",
+    "e-mail",
+    "from",
+    "to",
+    "cc",
+    "bcc",
+    "reply-to",
+    "sender",
+    "author",
+    "contact",
+    "sip",
+    "sips",
+    "xmpp",
+    "im",
+    "npm",
+    "jsr",
+    "workspace",
+    "patch",
+    "link",
+    "file",
+    "github",
+    "git",
+];
+
+/// The last labels of a host name that say it is a private one (as [`HOST_RULES`]
+/// reads them).
+const PRIVATE_HOST_SUFFIXES: &[&str] = &[
+    "local",
+    "localdomain",
+    "internal",
+    "lan",
+    "corp",
+    "intranet",
+    "arpa",
+    "private",
+];
+
+/// `user:password@host` written without a scheme ([`RULES`]: `connecting
+/// admin:PW@db.internal:5432`, helper-97): the password, unless `user` is a label
+/// ([`NOT_A_USER`]: `email:bob@example.com`), the "password" is harmless (a number: a
+/// port, a time, `admin:8080@`), a placeholder or a state, or the host reads as a mail
+/// domain and the "password" as a mailbox's name: a password is hidden before a port,
+/// a host of one label (`localhost`, `db`), an IPv4 address or a private host
+/// (`.internal`, `.local`), and before any other host only when it looks made up
+/// (`contact:bob@example.com` is a mailbox).
+fn keep_bare_userinfo(c: &Captures) -> bool {
+    let user = c["user"].to_ascii_lowercase();
+    let v = c["s"].trim();
+    let host = c["host"].to_ascii_lowercase();
+    let labels: Vec<&str> = host.split('.').collect();
+    let ipv4 = labels.len() == 4
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
+    let private = c.name("port").is_some()
+        || labels.len() == 1
+        || ipv4
+        || labels
+            .last()
+            .is_some_and(|l| PRIVATE_HOST_SUFFIXES.contains(l));
+    NOT_A_USER.contains(&user.as_str())
+        || value_is_harmless(v)
+        || placeholder(v)
+        || NOT_A_PASSWORD.contains(&v.to_ascii_lowercase().as_str())
+        || !(private || made_up(v, 8))
+}
+
+/// The names of a web framework's session cookie (Django's `sessionid`, PHP's
+/// `PHPSESSID`, Java's `JSESSIONID`, ASP.NET's, Express's `connect.sid`): whoever holds
+/// its value is logged in (helper-97: `sessionid=V` was shown). A `session_id` or an
+/// MCP session's `Mcp-Session-Id` names a session to find in logs, and stays.
+const SESSION_COOKIES: &[&str] = &[
+    "sessionid",
+    "phpsessid",
+    "jsessionid",
+    "asp.net_sessionid",
+    "aspsessionid",
+    "connect.sid",
+];
+
+/// A session cookie's value ([`SESSION_COOKIES`], [`RULES`]): kept when harmless (a
+/// number), a placeholder, a variable or a UUID (a request's id more often than a
+/// cookie's).
+fn keep_session_cookie(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    value_is_harmless(v) || placeholder(v) || is_uuid(v)
+}
+
+/// A value alone on the line after its key, indented further (YAML's block value,
+/// [`RULES`]: `password:` then `  V`, `password: |` then `  V`): judged as after
+/// `password:` ([`keep_password_label`]) under a key naming a password, a secret, a
+/// token or an API key ([`holds_any_value`]); kept under any other key, and when the
+/// line is not indented further than the key's (the next key of the same mapping).
+fn keep_block_value(c: &Captures) -> bool {
+    let k = &c["k"];
+    c["vind"].len() <= c["ind"].len()
+        || !classic_key_looks_secret(k)
+        || !holds_any_value(k)
+        || keep_password_label(c)
+}
+
+/// A password's label in another language ([`RULES`]): German `Passwort` (and the
+/// `pässwort` of a text spelled to slip past an English rule), `Kennwort`, French `mot
+/// de passe`, Spanish `contraseña`, Portuguese `senha`, Dutch `wachtwoord`, Russian
+/// `пароль`: the languages a server's stderr is most often written in after English.
+/// A small list on purpose: each label is an anchor every text is searched for.
+const FOREIGN_PASSWORD_LABELS: &str =
+    r"pa(?:ss|ß)wort|pässwort|kennwort|mot de passe|contrase(?:ñ|n)a|senha|wachtwoord|пароль";
+
+/// The value after a password's label in another language ([`FOREIGN_PASSWORD_LABELS`]):
+/// hidden when it holds a letter and a digit or a sign (`Xk8mQ2pL9v`, `P@ss`), or is a
+/// number of four digits or more (a PIN). [`NOT_A_PASSWORD`]'s states are English, so a
+/// plain word there (`Passwort: erforderlich`, `mot de passe: incorrect`) is taken for
+/// the sentence's, as after `password is`.
+fn keep_foreign_password(c: &Captures) -> bool {
+    let word = c["s"]
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let letter = word.chars().any(char::is_alphabetic);
+    let other = word
+        .bytes()
+        .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~_-".contains(&b));
+    let pin = word.len() >= MIN_SECRET_NUMBER && word.bytes().all(|b| b.is_ascii_digit());
+    if pin {
+        return false;
+    }
+    !(letter && other) || value_is_harmless(word) || placeholder(word)
+}
+
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
 fn is_uuid(s: &str) -> bool {
     let b = s.as_bytes();
@@ -1225,7 +1394,23 @@ fn keep_known_scheme_or_harmless(c: &Captures) -> bool {
 /// header folded in a log): the scheme word is no secret; the token is found on its own.
 fn keep_scheme_or_harmless(c: &Captures) -> bool {
     ["bearer", "basic", "token", "digest"].contains(&c["s"].to_ascii_lowercase().as_str())
+        || digest_parameter(c)
         || keep_harmless(c)
+}
+
+/// `Authorization: Digest username="u", ...`: the value after the scheme is its first
+/// parameter (`username=`, the rule stopping at its quote), not a credential; the
+/// Digest rule hides its `response` ([`RULES`], helper-97: `Digest
+/// [REDACTED:authorization]"u", response="V"` hid the parameter's name and showed the
+/// response).
+fn digest_parameter(c: &Captures) -> bool {
+    let whole = c.get(0).map_or("", |m| m.as_str());
+    let name = c["s"].split_once('=').map_or("", |(n, _)| n);
+    whole.to_ascii_lowercase().contains("digest")
+        && !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// `Basic <base64>` after any key (or none), as a `Bearer` token is: a secret when the
@@ -1703,6 +1888,16 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(r#"{AUTH_HEAD}(?P<s>[A-Za-z][A-Za-z0-9_.-]*[ \t]+[^\s"'\\,;}}\])]+)"#),
             keep_known_scheme_or_harmless,
         ),
+        // A Digest authorization's `response` (RFC 7616: the hash of the password with
+        // the nonce and the request; with them the password is guessed offline), among
+        // the parameters after `Digest` (helper-97). The user name, the realm, the nonces
+        // and the URI are the request's, and stay.
+        rule(
+            "authorization",
+            &["digest"],
+            r#"(?i)(?-u:\b)digest[ \t]+(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*(?:"[^"\n]*"|[^\s,"]*)[ \t]*,[ \t]*)*?response[ \t]*=[ \t]*"?(?P<s>[A-Za-z0-9+/=_-]+)"#,
+            keep_harmless,
+        ),
         rule(
             "cookie",
             &["cookie"],
@@ -2064,6 +2259,90 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r#"(?i)(?-u:\b)(?:credentials?|creds|basic auth):[ \t]*["'`]?(?P<user>[A-Za-z0-9_.@+-]+):(?P<s>[^\s"'`]*[^\s"'`.,;)\]}])"#,
         keep_user_password,
     ));
+    // An XML element named for a secret (`<password>V</password>`, `<apiKey>V</apiKey>`,
+    // helper-97): its text ([`keep_xml_element`]; no back-reference in these patterns, so
+    // the closing tag is compared there). Anchored on the name's end and the tag's `>`.
+    v.push(rule(
+        "secret",
+        &[
+            "password>",
+            "passwd>",
+            "passphrase>",
+            "secret>",
+            "token>",
+            "key>",
+            "pwd>",
+            "pass>",
+            "credential>",
+            "credentials>",
+            "auth>",
+        ],
+        r"<(?P<k>[A-Za-z_][A-Za-z0-9_.:-]*)>(?P<s>[^<>\n]+)</(?P<close>[A-Za-z_][A-Za-z0-9_.:-]*)>",
+        keep_xml_element,
+    ));
+    // `user:password@host` without a scheme (`connecting admin:PW@db.internal:5432`,
+    // helper-97: the host rule hid the host and the password was shown): the password
+    // ([`keep_bare_userinfo`]). With a scheme it is the URL rule's.
+    v.push(rule(
+        "url-credentials",
+        &["@"],
+        r#"(?:^|[\s"'(=,;<\[])(?P<user>[A-Za-z0-9._%+-]+):(?P<s>[^\s:@/"'<>()\[\]{}]+)@(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?P<port>:[0-9]{1,5})?(?:[/\s"'),;>\]]|$)"#,
+        keep_bare_userinfo,
+    ));
+    // A web framework's session cookie outside a `Cookie` header (`sessionid=V`,
+    // `PHPSESSID: V`, `"JSESSIONID": "V"`): its value ([`SESSION_COOKIES`]).
+    v.push(rule(
+        "cookie",
+        &["sessionid", "sessid", "connect.sid"],
+        // (classic ASP's name ends with eight letters of its own: `ASPSESSIONIDQQGGQGAA`)
+        &format!(
+            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?P<k>(?:{})(?:[a-z]{{8}})?)["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"'&;,<>]+)"#,
+            SESSION_COOKIES
+                .iter()
+                .map(|n| regex::escape(n))
+                .collect::<Vec<_>>()
+                .join("|")
+        ),
+        keep_session_cookie,
+    ));
+    // YAML's block value: a key ending its line (or a block scalar's `|`, `>`), the
+    // value alone on the next line, indented further than that line (`password:` then
+    // `  V`, `- password:`, `db: password:` as a log's prefix writes it, helper-97):
+    // judged as after `password:` ([`keep_block_value`]). A single word or a quoted
+    // value only: an indented line of words after a label is a message's (`invalid
+    // password:` then `  must be at least 8 characters`).
+    // (a word ending with `:` opens a mapping of its own, and is no value: matched,
+    // the search would go on from inside it, past the start of its line)
+    for value in [DQ, SQ, r#"(?P<s>[^\s#"'](?:[^\s]*[^\s:])?)"#] {
+        v.push(rule(
+            "secret",
+            &["password:", "passwd:", "passphrase:", "secret:", "token:", "key:", "pwd:"],
+            &format!(
+                r"(?m)^(?P<ind>[ \t]*)(?:[^\n]*?[ \t])?(?P<k>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*(?:[|>][+-]?[ \t]*)?\r?\n(?P<vind>[ \t]+){value}[ \t]*\r?$"
+            ),
+            keep_block_value,
+        ));
+    }
+    // A password's label in another language (`Passwort: V`, `mot de passe = V`,
+    // `contraseña: V`, helper-97): the value, when it holds a letter and a digit or a
+    // sign ([`keep_foreign_password`]).
+    v.push(rule(
+        "secret",
+        &[
+            "sswort",
+            "ßwort",
+            "kennwort",
+            "mot de passe",
+            "contrase",
+            "senha",
+            "wachtwoord",
+            "ароль",
+        ],
+        &format!(
+            r#"(?i)(?:^|[^\w])(?P<k>{FOREIGN_PASSWORD_LABELS})["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"'&,;]+)"#
+        ),
+        keep_foreign_password,
+    ));
     // `Authorization` in the other ways code writes a header: `setHeader('Authorization',
     // 'v')`, a raw header list (`['Authorization', 'v', ...]`), `headers["Authorization"]
     // = "v"`, and Go's printed `map[Authorization:[v]]`: the whole value when a word of it
@@ -2213,14 +2492,26 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         |c| value_is_harmless(&c["s"]) || super::configured::is_locator(&c["s"]),
     ));
     // A PIN under its key (`SIM_PIN=4821`, `pin: 4821`, `"device_pin": "4821"`,
-    // `PINCODE=4821`): a number of four digits or more ([`secret_number`]; `spin: 1200`
+    // `PINCODE=4821`, `PIN_CODE=1234`): a number of four digits or more ([`secret_number`]; `spin: 1200`
     // is no PIN's key); no secret word anchors it, and the pair rules do not look there.
     // (Anchored on the key's end and what follows it: `pin` alone starts and ends too
     // many words, `ping`, `mapping`, `spinner`.)
     v.push(rule(
         "secret",
-        &["pin=", "pin:", "pin\"", "pin'", "pin =", "pin :", "pincode"],
-        r#"(?i)(?-u:\b)(?P<k>[A-Za-z0-9_.-]*pin(?:code)?)["']? ?[:=] ?["']?(?P<s>[0-9]+)(?:[^A-Za-z0-9_.-]|[.-](?:[^A-Za-z0-9_]|$)|$)"#,
+        &[
+            "pin=", "pin:", "pin\"", "pin'", "pin =", "pin :", "pincode", "pin_code", "pin-code",
+        ],
+        r#"(?i)(?-u:\b)(?P<k>[A-Za-z0-9_.-]*pin(?:[_-]?code)?)["']? ?[:=] ?["']?(?P<s>[0-9]+)(?:[^A-Za-z0-9_.-]|[.-](?:[^A-Za-z0-9_]|$)|$)"#,
+        |c| !secret_number(&c["k"], &c["s"]),
+    ));
+    // A PIN after its flag and a space (`--pin 1234`, `--sim-pin 4821`, `--pin-code
+    // 1234`, helper-97): the flag rule's anchors are the secret words, and `pin` is none
+    // of them (it starts and ends too many words); a number after the flag only, as
+    // after the key above.
+    v.push(rule(
+        "secret",
+        &["-pin ", "_pin ", "-pin\t", "pin-code ", "pin_code ", "pincode "],
+        r#"(?i)(?:^|[\s"'\[,])--?(?P<k>[A-Za-z0-9_-]*pin(?:[_-]?code)?)[ \t]+(?P<s>[0-9]+)(?:[^A-Za-z0-9_.-]|[.-](?:[^A-Za-z0-9_]|$)|$)"#,
         |c| !secret_number(&c["k"], &c["s"]),
     ));
     // `API key zq8Kx2PLm9vv`, `apikey zq8...`: the words, a space, a made-up value.
@@ -2530,6 +2821,12 @@ impl Scanner {
                 }
                 let start = ws_start + s.start();
                 let mut end = ws_start + s.end();
+                // A parenthesis the value closes but never opened is the text's
+                // (`(password: 83927461)` lost its `)`, helper-97): its last character,
+                // left out, shows a password ending so one character short.
+                if s.as_str().ends_with(')') && !s.as_str().contains('(') && s.len() > 1 {
+                    end -= 1;
+                }
                 // Cut by the window: hide the rest of the value as well.
                 if end == ws_end && ws_end < text.len() {
                     end = text[end..]

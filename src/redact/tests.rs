@@ -3260,3 +3260,297 @@ fn a_token_ends_at_a_line_break_before_the_next_lines_words() {
     );
     check(&r, &format!("{jwt}\nxyz"), "[REDACTED:jwt]\n[REDACTED:jwt]");
 }
+
+/// An XML element named for a secret hides its text (helper-97: `<password>V</password>`
+/// was shown); `<password>` as a word, an element about a secret, a property list's
+/// `<key>`, a state, a variable and an element closed by another name stay.
+#[test]
+fn an_xml_elements_secret_text_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "xml: <password>X10xq7Lm2Pz9Rt5Wv8Yb3Nk6</password>",
+        "xml: <password>[REDACTED:secret]</password>",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("<apiKey>zq8Kx2PLm9vvQ</apiKey>", "zq8Kx2PLm9vvQ"),
+            ("<ns:Token>abc123def456</ns:Token>", "abc123def456"),
+            ("<db_password>hunter2</db_password>", "hunter2"),
+            ("<secret>correcthorse</secret>", "correcthorse"),
+            ("<auth>Zq8K2PLm9vv</auth>", "Zq8K2PLm9vv"),
+        ],
+    );
+    for kept in [
+        "Enter your <password> here, then <token> and </token>",
+        "usage: login <user> <password>",
+        "<PasswordHint>first pet</PasswordHint>",
+        "<TokenType>Bearer</TokenType>",
+        "<key>password</key><string>ignored</string>",
+        "<password>required</password>",
+        "<password>${DB_PASSWORD}</password>",
+        "<token>{{token}}</token>",
+        "<password>x</secret>",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// `user:password@host` without a scheme hides the password (helper-97: `connecting
+/// admin:V@db.internal:5432` hid the host and showed the password); a port before `@`,
+/// a mailbox after a label, a package's alias and a mail address after a field stay.
+#[test]
+fn a_user_and_password_before_a_host_without_a_scheme() {
+    let r = plain();
+    check(
+        &r,
+        "connecting admin:X22xq7Lm2Pz9Rt5Wv8Yb3Nk6@db.internal:5432",
+        "connecting admin:[REDACTED:url-credentials]@db.internal:5432",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("dsn=app:hunter2@localhost/app", "hunter2"),
+            ("connect to root:s3cret@10.0.0.5:3306 failed", "s3cret"),
+            ("(bob:letmein@db) refused", "letmein"),
+            ("using sa:Zq8K2PLm9vv@sql.example.com", "Zq8K2PLm9vv"),
+        ],
+    );
+    for kept in [
+        "proxy admin:8080@gateway",
+        "at 12:30@host",
+        "contact:bob@example.com for access",
+        "mailto:alice@example.org",
+        r#""lodash": "npm:lodash@4.17.21""#,
+        "image nginx:1.25@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31",
+        "git@github.com:org/repo.git",
+        "std::vector@",
+    ] {
+        // (a mail address is the e-mail rule's: no password of it is hidden)
+        assert!(!r.redact(kept).contains("url-credentials"), "{kept}");
+    }
+}
+
+/// A web framework's session cookie outside a `Cookie` header hides its value
+/// (helper-97: `sessionid=V` was shown); a session's id in words, an MCP session's id,
+/// a number and a UUID stay.
+#[test]
+fn a_session_cookies_value_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "sessid: sessionid=X41xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "sessid: sessionid=[REDACTED:cookie]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("PHPSESSID: 9a8b7c6d5e4f3a2b1c0d", "9a8b7c6d5e4f3a2b1c0d"),
+            (r#"{"JSESSIONID": "1A2B3C4D5E6F7A8B"}"#, "1A2B3C4D5E6F7A8B"),
+            ("connect.sid=s%3Aabcdef.ghijk", "abcdef"),
+            ("ASPSESSIONIDQQGGQGAA=KJHGFDSAPOIU", "KJHGFDSAPOIU"),
+        ],
+    );
+    for kept in [
+        "session id 42 closed",
+        "sessionid=42",
+        "sessionId=8c5a55f0-962f-45f4-8b1e-aab3bbe13010",
+        r#"{"sessionId":"8c5a55f0-962f-45f4-8b1e-aab3bbe13010"}"#,
+        "mcp-session-id: 3f2a9c",
+        "sessionid=<none>",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// YAML's block value after a password's key is hidden (helper-97: `password:` then
+/// `  V` on the next line was shown); a nested mapping, a state, a line of words, the
+/// next key of the same mapping and a key that holds no secret stay.
+#[test]
+fn a_yaml_block_value_under_a_passwords_key_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "yamlblock: password:\n  X19xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "yamlblock: password:\n  [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("db:\n  password:\n    hunter2\n  port: 5432", "hunter2"),
+            ("- api_key: |\n    zq8Kx2PLm9vvQ", "zq8Kx2PLm9vvQ"),
+            ("token:\n  \"a b c1\"", "a b c1"),
+            ("password:\r\n  correcthorse\r\n", "correcthorse"),
+        ],
+    );
+    for kept in [
+        "password:\n  min_length: 8",
+        "password:\n  min_length:\n    8",
+        "invalid password:\n  Required",
+        "invalid password:\n  must be at least 8 characters",
+        "  password:\nnext_key",
+        "  password:\n  other: x",
+        "    password:\n  user",
+        "name:\n  myserver",
+        "Password:\nEnter a new password",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A Digest authorization hides its `response` (helper-97: `Digest
+/// [REDACTED:authorization]"u", response="V"` hid the parameter's name and showed the
+/// response); the user, the realm, the nonce and the URI stay.
+#[test]
+fn a_digest_authorizations_response_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        r#"Authorization: Digest username="u", response="X26xq7Lm2Pz9Rt5Wv8Yb3Nk6""#,
+        r#"Authorization: Digest username="u", response="[REDACTED:authorization]""#,
+    );
+    check(
+        &r,
+        r#"Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="6629fae49393a05397450978507c4ef1", opaque="5ccc069c403e""#,
+        r#"Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="[REDACTED:authorization]", opaque="5ccc069c403e""#,
+    );
+    for kept in [
+        r#"WWW-Authenticate: Digest realm="api", qop="auth", nonce="dcd98b7102dd2f0e""#,
+        "the digest response was rejected",
+        "sha256 digest: response=ok",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A space of another width around a key's `=` or `:` reads as a space (helper-97:
+/// `password` U+00A0 `= V` was shown); the text keeps its own spaces.
+#[test]
+fn a_unicode_space_around_a_separator_reads_as_a_space() {
+    let r = plain();
+    check(
+        &r,
+        "nbsp: password\u{a0}= X15xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "nbsp: password\u{a0}= [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("PASSWORD\u{2009}=\u{2009}hunter2", "hunter2"),
+            ("password:\u{3000}correcthorse", "correcthorse"),
+            ("--token\u{202f}quietmeadowlark", "quietmeadowlark"),
+            ("token\u{a0}zqx12345abcQ", "zqx12345abcQ"),
+        ],
+    );
+    for kept in [
+        "password\u{a0}reset done",
+        "50\u{a0}% of\u{2009}tokens used",
+        "mot\u{a0}de\u{a0}passe\u{a0}: requis",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A password's label in another language hides a value holding a letter and a digit
+/// or a sign, or a PIN (helper-97: `pässwort=V` was shown); a plain word there, the
+/// sentence's, stays, and so do the labels' look-alikes.
+#[test]
+fn a_passwords_label_in_another_language() {
+    let r = plain();
+    check(
+        &r,
+        "de: pässwort=X50xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "de: pässwort=[REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("Passwort: geheim123", "geheim123"),
+            ("Paßwort=Xk8mQ2pL9v", "Xk8mQ2pL9v"),
+            ("Kennwort: 4821", "4821"),
+            ("mot de passe : P@ssw0rd!", "P@ssw0rd!"),
+            ("contraseña=hola_2024", "hola_2024"),
+            ("senha: abc123", "abc123"),
+            ("wachtwoord=Welkom01", "Welkom01"),
+            ("Пароль: qwe123", "qwe123"),
+        ],
+    );
+    for kept in [
+        "Passwort: erforderlich",
+        "mot de passe: incorrect",
+        "Passwort vergessen?",
+        "contraseña: ${DB_PASS}",
+        "passwortmanager=1",
+        "senhas: 3",
+        "Kennwort: 12",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A short credential after `credentials:` is hidden (helper-97: `credentials:
+/// C51xq7Lm2Pz9`, 12 characters, was shown); a state or a word and its number stay.
+#[test]
+fn a_short_credential_after_credentials_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "credentials: C51xq7Lm2Pz9",
+        "credentials: [REDACTED:secret]",
+    );
+    assert_hidden(&r, &[("credential: ab12cd34ef", "ab12cd34ef")]);
+    for kept in [
+        "credentials: expired",
+        "credentials: invalid2",
+        "credentials: missing",
+        "credentials: oauth2",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A parenthesis closed after a value but never opened in it is the text's, and stays
+/// (helper-97: `(password: 83927461)` lost its `)`).
+#[test]
+fn a_parenthesis_closed_after_a_value_stays() {
+    let r = plain();
+    check(&r, "(password: 83927461)", "(password: [REDACTED:secret])");
+    check(
+        &r,
+        "login failed (token=hunter2abc)",
+        "login failed (token=[REDACTED:secret])",
+    );
+    check(&r, "PASSWORD=f(x)", "PASSWORD=[REDACTED:secret]");
+}
+
+/// A PIN's code, a one-time password and a PIN after its flag are hidden (helper-97:
+/// `PIN_CODE=1234`, `otp=123456`, `--pin 1234` were shown); a pin of a board, a count
+/// and a version stay.
+#[test]
+fn pin_codes_one_time_passwords_and_pin_flags_are_hidden() {
+    let r = plain();
+    check(&r, "PIN_CODE=1234", "PIN_CODE=[REDACTED:secret]");
+    check(&r, "otp=123456", "otp=[REDACTED:secret]");
+    check(&r, "unlock --pin 1234", "unlock --pin [REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("pin-code: 4821", "4821"),
+            ("TOTP=654321", "654321"),
+            ("--sim-pin 4821 --verbose", "4821"),
+            ("--otp 123456", "123456"),
+        ],
+    );
+    for kept in [
+        "GPIO_PIN=17",
+        "--pin 12",
+        "--pin-count 4096",
+        "OTP_VERSION=2600",
+        "otp: 25",
+        "--spinner 1200",
+        "ping 1234 ms",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}

@@ -458,7 +458,10 @@ fn json_unescape(s: &str, most: usize) -> Decoded<(String, Layer)> {
 /// controls but `\n`, `\t` and the `\r` of a `\r\n` (a lone `\r` returns to the line's
 /// start: a terminal prints the rest over it), DEL, the C1 controls, the bidi controls
 /// and the invisible format characters (U+200B, the soft hyphen U+00AD...): a secret
-/// with one inside (`Xr7Tb2Q` U+200B `m9Kd...`) reads whole again.
+/// with one inside (`Xr7Tb2Q` U+200B `m9Kd...`) reads whole again. A space of another
+/// width ([`is_unicode_space`]: the no-break space U+00A0...) becomes an ASCII space,
+/// as the rules write the space around a key's `=` or `:` (helper-97: `password`
+/// U+00A0 `= V` was shown).
 fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
     use crate::text::sanitize::{is_bidi_control, is_invisible_format};
     let b = s.as_bytes();
@@ -467,7 +470,10 @@ fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
     // 16 MiB paste of them pass at once, never decoded), and no lone `\r` (which that
     // sanitizer lets through with the `\r\n` this view keeps)
     let lone_cr = memchr::memchr_iter(b'\r', b).any(|i| b.get(i + 1) != Some(&b'\n'));
-    if !lone_cr && !crate::text::sanitize::holds_unsafe_in_json(s) {
+    if !lone_cr
+        && !crate::text::sanitize::holds_unsafe_in_json(s)
+        && (s.is_ascii() || !s.contains(is_unicode_space))
+    {
         return Decoded::Nothing;
     }
     let mut out = String::new();
@@ -498,6 +504,21 @@ fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
                     chars.next();
                 }
                 true
+            }
+            c if is_unicode_space(c) => {
+                out.push_str(&s[copied..i]);
+                layer.push(Edit {
+                    dec: out.len(),
+                    dec_len: 1,
+                    orig: i,
+                    orig_len: end - i,
+                });
+                if layer.bytes() > most {
+                    return Decoded::TooBig;
+                }
+                out.push(' ');
+                copied = end;
+                continue;
             }
             c => c.is_control() || is_bidi_control(c) || is_invisible_format(c),
         };
@@ -530,6 +551,16 @@ fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
     }
     out.push_str(&s[copied..]);
     Decoded::View((out, layer))
+}
+
+/// A space other than ASCII's that reads as one ([`strip_invisible`]): the no-break
+/// space, the Ogham space mark, the spaces of typography (en, em, thin, hair...), the
+/// narrow no-break space, the medium mathematical space and the ideographic space.
+fn is_unicode_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
 }
 
 fn hex4(b: &[u8], at: usize) -> Option<u32> {

@@ -757,3 +757,113 @@ fn new_shapes_in_fix_diffs_are_hidden() {
         }
     }
 }
+
+/// helper-97's secrets in a server's stderr (an XML element, `user:password@host`
+/// without a scheme, a session cookie, a YAML block value, a Digest response, a no-break
+/// space before `=`, a German label, a short value after `credentials:`) are hidden in
+/// the report (Markdown and JSON), `scan -v` and `scan --json`; and a pasted `claude mcp
+/// list`'s random command words (a short flag's value, a bare positional word) in
+/// `explain`'s command and advice. `--no-redact` shows every one, so the test can fail.
+#[test]
+fn helper_97_shapes_in_stderr_and_a_pasted_command_are_hidden() {
+    const LINES: &[&str] = &[
+        "xml: <password>X10xq7Lm2Pz9Rt5Wv8Yb3Nk6</password>",
+        "noscheme: connecting admin:X22xq7Lm2Pz9Rt5Wv8Yb3Nk6@db.internal:5432",
+        "sessid: sessionid=X41xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "yamlblock: password:\n  X19xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        r#"digest: Authorization: Digest username="u", response="X26xq7Lm2Pz9Rt5Wv8Yb3Nk6""#,
+        "nbsp: password\u{a0}= X15xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "de: pässwort=X50xq7Lm2Pz9Rt5Wv8Yb3Nk6",
+        "creds: credentials: C51xq7Lm2Pz9",
+        "pin: (password: 83927461)",
+        "done",
+    ];
+    const MARKERS: &[&str] = &[
+        "X10xq7", "X22xq7", "X41xq7", "X19xq7", "X26xq7", "X15xq7", "X50xq7", "C51xq7", "83927461",
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let project = tmp.path().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    fs::create_dir_all(home.join(".claude")).unwrap();
+    let cwd = project.to_str().unwrap();
+    fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({"hasCompletedOnboarding": true, "projects": {cwd: {"mcpServers": {"s": {"command": "node", "args": ["x"]}}}}}).to_string(),
+    )
+    .unwrap();
+    let dir = home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(cwd))
+        .join("mcp-logs-s");
+    fs::create_dir_all(&dir).unwrap();
+    let records = [
+        serde_json::json!({"debug": "Starting connection with timeout of 30000ms"}),
+        serde_json::json!({"error": format!("Server stderr: {}\n", LINES.join("\n"))}),
+        serde_json::json!({"error": "Connection failed (CONNECTION_CLOSED): Connection closed"}),
+    ];
+    let log: String = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut r = r.clone();
+            r["timestamp"] = format!("2026-12-01T10:00:0{i}.000Z").into();
+            r["sessionId"] = "11111111-2222-3333-4444-555555555555".into();
+            r["cwd"] = cwd.into();
+            format!("{r}\n")
+        })
+        .collect();
+    fs::write(dir.join("2026-12-01T10-00-00-000Z.jsonl"), log).unwrap();
+    let paste = tmp.path().join("list.txt");
+    fs::write(
+        &paste,
+        "d6: node s.js -k E06xq7Lm2Pz9Rt5Wv8Yb3Nk6 - \u{2718} Failed to connect \u{2014} CONNECTION_CLOSED: Connection closed\n\
+         d10: npx some-mcp E10xq7Lm2Pz9Rt5Wv8Yb3Nk6 - \u{2718} Failed to connect \u{2014} CONNECTION_CLOSED: Connection closed\n",
+    )
+    .unwrap();
+    let home_s = home.to_str().unwrap();
+    let paste_s = paste.to_str().unwrap();
+    let shown = |args: &[&str]| {
+        let mut cmd = mcplogs(&home);
+        cmd.args(args).current_dir(&project);
+        let r = run(&mut cmd);
+        assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
+        let mut s = if args.contains(&"--json") {
+            let mut s = String::new();
+            json_strings(&serde_json::from_str(&r.stdout).unwrap(), &mut s);
+            s
+        } else {
+            r.stdout
+        };
+        s.push_str(&r.stderr);
+        s
+    };
+    for (cmd, markers) in [
+        (&["report", "--home", home_s][..], MARKERS),
+        (&["report", "--json", "--home", home_s], MARKERS),
+        (&["scan", "--verbose", "--home", home_s], &MARKERS[3..]),
+        (&["scan", "--json", "--home", home_s], &MARKERS[3..]),
+        (&["explain", paste_s], &["E06xq7", "E10xq7"][..]),
+    ] {
+        let out = shown(cmd);
+        for m in markers {
+            assert!(!out.contains(m), "{cmd:?} shows {m}:\n{out}");
+        }
+        // the lines are there (`scan` shows the last ones), and their words
+        assert!(out.contains("[REDACTED:"), "{cmd:?}:\n{out}");
+        if cmd[0] == "explain" {
+            assert!(out.contains("node s.js -k [REDACTED:"), "{out}");
+            assert!(out.contains("npx some-mcp [REDACTED:"), "{out}");
+        } else {
+            assert!(
+                out.contains("(password: [REDACTED:secret])"),
+                "{cmd:?}:\n{out}"
+            );
+        }
+        let raw = [cmd, &["--no-redact"]].concat();
+        let out = shown(&raw);
+        for m in markers {
+            assert!(out.contains(m), "{raw:?} does not show {m}:\n{out}");
+        }
+    }
+}
