@@ -719,9 +719,7 @@ pub fn session(
             status.servers[*i].state = ServerState::Failed(Box::new(s.diagnosis.clone()));
         }
         let in_effect = s.diagnosis.legacy_fix_applies()
-            && s.settings
-                .as_ref()
-                .is_some_and(|a| matches!(a.target, settings::target::FixTarget::InEffect { .. }));
+            && s.settings.as_ref().is_some_and(|a| a.target.is_in_effect());
         let engine = s.fix.as_deref();
         status.servers[*i].resolved = Some(Resolved {
             name: shown(&s.name),

@@ -595,7 +595,7 @@ pub fn legacy_removed_note(s: &ServerReport) -> Option<String> {
         return None;
     }
     let a = s.settings.as_ref()?;
-    if matches!(a.target, FixTarget::InEffect { .. }) {
+    if a.target.is_in_effect() {
         return None;
     }
     let failed = legacy_curable_failure(s)?;
@@ -783,6 +783,10 @@ pub fn legacy_recommendation(advice: Option<&SettingsAdvice>, what: &str, newer:
                 .as_deref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "the environment".into()),
+            crate::text::code_span(&verify_command(&a.homes))
+        ),
+        FixTarget::SdkV1 { by } => format!(
+            "{head}. The fix is in place: MCP_SDK_GENERATION=v1 ({by}) gives every server the legacy handshake now, and this failure is from a connection made before it took effect. To verify, restart Claude Code or run /mcp, then {}.",
             crate::text::code_span(&verify_command(&a.homes))
         ),
         FixTarget::InEffectUnread { .. } => format!(

@@ -489,9 +489,7 @@ pub fn summary_line(report: &ScanReport) -> String {
         .iter()
         .filter(|s| {
             s.diagnosis.legacy_fix_applies()
-                && s.settings
-                    .as_ref()
-                    .is_some_and(|a| matches!(a.target, FixTarget::InEffect { .. }))
+                && s.settings.as_ref().is_some_and(|a| a.target.is_in_effect())
         })
         .count();
     // (of the servers Claude Code starts now: one disabled, or skipped for a

@@ -322,7 +322,7 @@ fn legacy_change(s: &ServerReport) -> Option<FixChange> {
                 },
             }),
         ),
-        FixTarget::InEffect { .. } => (FixState::InPlace, None),
+        t if t.is_in_effect() => (FixState::InPlace, None),
         _ => (FixState::Refused { why: why.clone() }, None),
     };
     Some(FixChange {

@@ -14,6 +14,9 @@ pub struct EffectiveNegotiation {
     /// Index into `layers` of the layer that decides; `None`: nothing sets the key, so
     /// Claude Code's default applies.
     pub decided_by: Option<usize>,
+    /// Where `MCP_SDK_GENERATION=v1` is set, when it is in effect: the legacy handshake
+    /// whatever the key says ([`crate::settings::target::FixTarget::SdkV1`]).
+    pub sdk_v1: Option<String>,
 }
 
 impl EffectiveNegotiation {
@@ -23,6 +26,7 @@ impl EffectiveNegotiation {
             project_dir: project_dir.to_path_buf(),
             layers,
             decided_by,
+            sdk_v1: None,
         }
     }
 
@@ -119,7 +123,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// what `mcplogs settings` shows and what a `scan` summary can be built from with
 /// [`crate::render::settings::summary_lines`].
 pub fn effective_negotiation(sources: &Sources) -> EffectiveNegotiation {
-    EffectiveNegotiation::from_layers(&sources.project_dir, sources.read())
+    let mut e = EffectiveNegotiation::from_layers(&sources.project_dir, sources.read());
+    // exactly `v1`, as `probe` reads it (Claude Code ignores any other value)
+    e.sdk_v1 = crate::settings::env::effective_value(
+        sources,
+        crate::claude_code::lifecycle::SDK_GENERATION_VAR,
+    )
+    .filter(|(v, _)| v == "v1")
+    .map(|(_, by)| by);
+    e
 }
 
 #[cfg(test)]

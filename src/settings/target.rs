@@ -31,6 +31,11 @@ pub enum FixTarget {
     },
     /// `legacy` is already in effect, decided by this layer.
     InEffect { layer: SettingsLayer },
+    /// `MCP_SDK_GENERATION=v1` is in effect (`by`: where it is set): every build then
+    /// uses the legacy handshake whatever `MCP_PROTOCOL_NEGOTIATION` says (the older
+    /// client, or its compatibility mode: docs/claude-code.md), so the legacy setting is
+    /// in place already (helper-95 #5: `fix` offered to write it).
+    SdkV1 { by: String },
     /// `legacy` is in effect by this layer, whose file was last changed before the
     /// server's failing connection was made: the setting was there, and that session
     /// used the new handshake all the same, so Claude Code did not read it (another
@@ -53,6 +58,12 @@ pub enum FixTarget {
 }
 
 impl FixTarget {
+    /// Whether the legacy handshake is in effect already (the setting, or
+    /// `MCP_SDK_GENERATION=v1`): nothing to write.
+    pub fn is_in_effect(&self) -> bool {
+        matches!(self, FixTarget::InEffect { .. } | FixTarget::SdkV1 { .. })
+    }
+
     /// Whether writing the fix can change what Claude Code uses.
     pub fn can_write(&self) -> bool {
         matches!(self, FixTarget::Write { .. })
@@ -113,6 +124,9 @@ impl FixTarget {
             FixTarget::InEffect { layer } => format!(
                 "{} already sets env.{NEGOTIATION_KEY} to \"legacy\"",
                 layer_path(layer)
+            ),
+            FixTarget::SdkV1 { by } => format!(
+                "MCP_SDK_GENERATION=v1 ({by}) already gives every server the legacy handshake, whatever {NEGOTIATION_KEY} says"
             ),
             FixTarget::InEffectUnread { layer } => format!(
                 "{} already set env.{NEGOTIATION_KEY} to \"legacy\" when the failing connection was made, and Claude Code used the new handshake all the same, so it did not read that file",
@@ -204,6 +218,10 @@ pub fn unknown_above(e: &EffectiveNegotiation, path: &Path) -> Vec<SettingsLayer
 
 /// Chooses the file for `e`'s project (see the module comment).
 pub fn choose(e: &EffectiveNegotiation) -> FixTarget {
+    // (tested before MCP_PROTOCOL_NEGOTIATION by Claude Code: it outranks every layer of it)
+    if let Some(by) = &e.sdk_v1 {
+        return FixTarget::SdkV1 { by: by.clone() };
+    }
     if let Some(layer) = e.deciding_layer() {
         if e.is_legacy() {
             return FixTarget::InEffect {

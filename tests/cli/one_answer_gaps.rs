@@ -2295,3 +2295,52 @@ fn a_json5_settings_file_fix_refuses_is_never_advised_as_mcplogs_fix() {
         "{line}"
     );
 }
+
+/// helper-95 #5: `MCP_SDK_GENERATION=v1` gives every server the legacy handshake, whatever
+/// `MCP_PROTOCOL_NEGOTIATION` says (docs/claude-code.md), yet `scan`, `fix` and the
+/// status line offered to write the legacy setting. Every command says the fix is in
+/// place, by that variable, and `fix` writes nothing.
+#[test]
+fn sdk_generation_v1_is_the_legacy_handshake_in_place() {
+    let h = Home::new(&[], &["bad"]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "bad");
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\"env\": {\"MCP_SDK_GENERATION\": \"v1\"}}\n",
+    )
+    .unwrap();
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let s = server(&doc, "bad");
+    assert_eq!(s["legacyFixApplies"], false, "{s:#}");
+    let rec = s["recommendation"].as_str().unwrap();
+    assert!(
+        rec.contains("The fix is in place: MCP_SDK_GENERATION=v1"),
+        "{rec}"
+    );
+    let fix = h.run(&h.proj, &["fix", "--dry-run"]);
+    assert_eq!(fix.code, 0, "{fix:?}");
+    assert!(
+        words(&fix.stderr).contains("MCP_SDK_GENERATION=v1")
+            && words(&fix.stderr).contains("nothing to write")
+            && !fix.stdout.contains("+++"),
+        "{fix:?}"
+    );
+    let p = serde_json::to_string(&h.proj.display().to_string()).unwrap();
+    let input = format!(
+        r#"{{"session_id":"6960e5b8-18f1-4fd1-aa92-c94624d6e42d","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
+    );
+    let mut c = h.cmd(&h.proj, &["statusline"]);
+    let line = run_with_stdin(&mut c, input.as_bytes()).stdout;
+    assert!(
+        line.contains("bad (tools fetch failed · fix in place"),
+        "{line}"
+    );
+    // any other value is ignored by Claude Code, and by mcplogs
+    fs::write(
+        h.home.join(".claude/settings.json"),
+        "{\"env\": {\"MCP_SDK_GENERATION\": \"V1\"}}\n",
+    )
+    .unwrap();
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    assert_eq!(server(&doc, "bad")["legacyFixApplies"], true, "{doc:#}");
+}

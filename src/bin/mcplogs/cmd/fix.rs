@@ -51,7 +51,7 @@ fn settings_path(args: &FixArgs) -> Result<Option<(PathBuf, Option<String>)>, Er
         }
         // Undo needs the file mcplogs wrote, whatever wins now.
         _ if args.undo => Ok(undo_target(&layers)),
-        FixTarget::InEffect { .. } => {
+        t if t.is_in_effect() => {
             note(format_args!(
                 "{}: nothing to write. If a server still fails, restart Claude Code or run /mcp, then check with {}.",
                 target.reason(),
@@ -952,7 +952,9 @@ fn per_project_files(
                 projects.push(f.project.clone())
             }
             // (`InEffectUnread` is a server's, never a project's target)
-            FixTarget::InEffect { .. } | FixTarget::InEffectUnread { .. } => note(format_args!(
+            FixTarget::InEffect { .. }
+            | FixTarget::SdkV1 { .. }
+            | FixTarget::InEffectUnread { .. } => note(format_args!(
                 "{}: {}: nothing to write there. If a server still fails, restart Claude Code or run /mcp, then check with {}.",
                 f.project.display(),
                 target.reason(),
