@@ -1406,6 +1406,30 @@ fn user_collector_and_a_cloned_project() -> (Collector, Collector, Machine, Path
     (collector, attacker, m, project)
 }
 
+/// An export that ran (exit 0) sent every verdict to the user's collector only, on its
+/// path, with the user's token and details off; the repository's collector or proxy
+/// (`attacker`) got no request.
+fn only_the_users_collector_got_the_records(
+    collector: &Collector,
+    attacker: &Collector,
+    m: &Machine,
+    r: &crate::common::Run,
+) {
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        attacker.requests().is_empty(),
+        "the repository's collector or proxy got a request: {}",
+        r.stderr
+    );
+    let got = collector.records();
+    assert_eq!(verdicts(&got), scan_verdicts(m));
+    assert_eq!(server_names_sent(&got), 0, "details were switched on");
+    for req in collector.requests() {
+        assert_eq!(req.path, "/v1/logs");
+        assert_eq!(req.headers["authorization"], "Bearer user-token-0452");
+    }
+}
+
 /// Issue 50, the fourth pass's attack on the hook: Claude Code passes a project's `env`
 /// on to the hook that runs `export --detach`, so a cloned repository's settings can put
 /// `CLAUDE_CONFIG_DIR` (whose `settings.json` then reads as the user's, naming the
@@ -1452,18 +1476,7 @@ fn a_projects_env_passed_to_the_hook_never_chooses_the_settings_proxy_or_cache()
     }
     c.env("CLAUDE_PROJECT_DIR", &project).current_dir(&sub);
     let r = run(&mut c);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        attacker.requests().is_empty(),
-        "the repository's collector or proxy got a request: {}",
-        r.stderr
-    );
-    let got = collector.records();
-    assert_eq!(verdicts(&got), scan_verdicts(&m));
-    assert_eq!(server_names_sent(&got), 0, "details were switched on");
-    for req in collector.requests() {
-        assert_eq!(req.path, "/v1/logs");
-    }
+    only_the_users_collector_got_the_records(&collector, &attacker, &m, &r);
     assert!(
         r.stderr.lines().any(|l| l.contains("warning:")
             && ["CLAUDE_CONFIG_DIR", "HTTP_PROXY", "MCPLOGS_CACHE_DIR"]
@@ -1503,18 +1516,7 @@ fn a_repository_naming_its_own_folder_the_configuration_folder_is_still_a_projec
         .env("CLAUDE_PROJECT_DIR", &project)
         .current_dir(&project);
     let r = run(&mut c);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        attacker.requests().is_empty(),
-        "the repository's collector or proxy got a request: {}",
-        r.stderr
-    );
-    let got = collector.records();
-    assert_eq!(verdicts(&got), scan_verdicts(&m));
-    assert_eq!(server_names_sent(&got), 0, "details were switched on");
-    for req in collector.requests() {
-        assert_eq!(req.headers["authorization"], "Bearer user-token-0452");
-    }
+    only_the_users_collector_got_the_records(&collector, &attacker, &m, &r);
     assert!(
         r.stderr.lines().any(|l| l.contains("warning:")
             && l.contains("export ignores CLAUDE_CONFIG_DIR, HTTP_PROXY in the environment")),

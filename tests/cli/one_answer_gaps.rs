@@ -10,6 +10,10 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
+/// The session id of `legacy-missing-resultType-2.1.301.jsonl`, the fixture the
+/// status-line tests log.
+const FIXTURE_SESSION: &str = "6960e5b8-18f1-4fd1-aa92-c94624d6e42d";
+
 struct Home {
     _dir: tempfile::TempDir,
     home: PathBuf,
@@ -120,6 +124,16 @@ impl Home {
 
     fn run(&self, cwd: &Path, args: &[&str]) -> Run {
         run(&mut self.cmd(cwd, args))
+    }
+
+    /// `statusline` or `hook` (`cmd`) of the fix-engine fixtures' session (they all
+    /// share one id) in the home's project: what it prints.
+    fn session_says(&self, cmd: &str) -> String {
+        let p = serde_json::to_string(&self.proj.display().to_string()).unwrap();
+        let input = format!(
+            r#"{{"hook_event_name":"UserPromptSubmit","prompt":"x","session_id":"{FIXTURE_SESSION}","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
+        );
+        run_with_stdin(&mut self.cmd(&self.proj, &[cmd]), input.as_bytes()).stdout
     }
 
     fn json(&self, cwd: &Path, args: &[&str]) -> (Run, Value) {
@@ -2212,14 +2226,6 @@ fn a_legacy_setting_older_than_the_failing_connection_is_not_called_in_place() {
             .set_modified(t)
             .unwrap();
     };
-    let status = |cmd: &str| {
-        let p = serde_json::to_string(&h.proj.display().to_string()).unwrap();
-        let input = format!(
-            r#"{{"hook_event_name":"UserPromptSubmit","prompt":"x","session_id":"6960e5b8-18f1-4fd1-aa92-c94624d6e42d","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
-        );
-        let mut c = h.cmd(&h.proj, &[cmd]);
-        run_with_stdin(&mut c, input.as_bytes()).stdout
-    };
     for (changed, in_place) in [
         ("2026-12-06T09:00:00Z", true),
         ("2026-12-01T09:00:00Z", false),
@@ -2230,8 +2236,8 @@ fn a_legacy_setting_older_than_the_failing_connection_is_not_called_in_place() {
             .as_str()
             .unwrap()
             .to_string();
-        let line = status("statusline");
-        let hook = status("hook");
+        let line = h.session_says("statusline");
+        let hook = h.session_says("hook");
         if in_place {
             assert!(rec.contains("The fix is in place"), "{rec}");
             assert!(
@@ -2284,12 +2290,7 @@ fn a_json5_settings_file_fix_refuses_is_never_advised_as_mcplogs_fix() {
     );
     let screen = h.run(&h.elsewhere, &["scan"]);
     assert!(!screen.stdout.contains("can be fixed with"), "{screen:?}");
-    let p = serde_json::to_string(&h.proj.display().to_string()).unwrap();
-    let input = format!(
-        r#"{{"session_id":"6960e5b8-18f1-4fd1-aa92-c94624d6e42d","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
-    );
-    let mut c = h.cmd(&h.proj, &["statusline"]);
-    let line = run_with_stdin(&mut c, input.as_bytes()).stdout;
+    let line = h.session_says("statusline");
     assert!(
         line.contains("bad (tools fetch failed · mcplogs scan)"),
         "{line}"
@@ -2325,12 +2326,7 @@ fn sdk_generation_v1_is_the_legacy_handshake_in_place() {
             && !fix.stdout.contains("+++"),
         "{fix:?}"
     );
-    let p = serde_json::to_string(&h.proj.display().to_string()).unwrap();
-    let input = format!(
-        r#"{{"session_id":"6960e5b8-18f1-4fd1-aa92-c94624d6e42d","cwd":{p},"workspace":{{"current_dir":{p},"project_dir":{p}}},"terminal_width":2000}}"#
-    );
-    let mut c = h.cmd(&h.proj, &["statusline"]);
-    let line = run_with_stdin(&mut c, input.as_bytes()).stdout;
+    let line = h.session_says("statusline");
     assert!(
         line.contains("bad (tools fetch failed · fix in place"),
         "{line}"
