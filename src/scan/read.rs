@@ -228,14 +228,21 @@ fn whole_of<'a>(o: &ReadOptions<'a>) -> ReadOptions<'a> {
 /// own), newest first. `None` for one project (nearly always).
 fn projects_sharing(sessions: &[SessionLog], project_folder: Option<&str>) -> Option<Vec<String>> {
     let project_folder = project_folder?;
-    let mut keys: Vec<String> = Vec::new();
+    let mut cwds: Vec<&str> = Vec::new();
     for cwd in sessions.iter().rev().filter_map(|s| s.cwd.as_deref()) {
-        if crate::claude_code::names::encode_folder_name(cwd) == project_folder
-            && !keys.iter().any(|k| k == cwd)
-        {
-            keys.push(cwd.to_string());
+        if !cwds.contains(&cwd) {
+            cwds.push(cwd);
         }
     }
+    // (one working directory, nearly always: nothing encoded)
+    if cwds.len() < 2 {
+        return None;
+    }
+    let keys: Vec<String> = cwds
+        .into_iter()
+        .filter(|c| crate::claude_code::names::encode_folder_name(c) == project_folder)
+        .map(str::to_string)
+        .collect();
     (keys.len() > 1).then_some(keys)
 }
 

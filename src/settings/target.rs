@@ -384,7 +384,7 @@ pub struct SettingsAdvice {
 
 impl SettingsAdvice {
     /// This advice for a server whose failing connection was made at `connected`
-    /// (its first deciding record's time): the legacy setting in effect by a file last
+    /// (the start of the process that made it): the legacy setting in effect by a file last
     /// changed before then is [`FixTarget::InEffectUnread`]; `None` when nothing
     /// changes (the file changed later, or either time is not known).
     pub fn as_of_connection(&self, connected: Option<crate::time::EpochSeconds>) -> Option<Self> {
