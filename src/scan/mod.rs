@@ -780,9 +780,19 @@ pub fn scan_with_progress(
         index.finish();
     }
     let mut more = Vec::new();
-    for r in results.iter_mut().filter_map(|r| r.rest.as_mut()) {
-        warnings.append(&mut r.warnings);
-        more.append(&mut r.more);
+    // `--since`: the other projects of a folder two projects share, with no session
+    // since (helper-98 F1: shown as rows of their own, with their old verdicts)
+    let mut more_older = Vec::new();
+    for r in results.iter_mut() {
+        let before_since = r.before_since;
+        let Some(rest) = r.rest.as_mut() else {
+            continue;
+        };
+        warnings.append(&mut rest.warnings);
+        match before_since {
+            true => more_older.append(&mut rest.more),
+            false => more.append(&mut rest.more),
+        }
     }
 
     // Project folders may hold a .mcp.json naming their servers: each, once, in the
@@ -811,6 +821,7 @@ pub fn scan_with_progress(
         for r in results.iter_mut().filter(|r| r.before_since) {
             older.extend(r.server.take());
         }
+        older.append(&mut more_older);
     }
     let mut all: Vec<ServerReport> = results.into_iter().filter_map(|r| r.server).collect();
     all.append(&mut more);

@@ -2186,6 +2186,40 @@ fn two_projects_sharing_a_log_folder_each_get_their_own_answer() {
         ],
         "{doc:#}"
     );
+    // neither project since the cut-off: no row, nothing failing (helper-98 F1: the
+    // second project's old verdict was a row of its own, exit 1). The newest session
+    // only connected (it decides nothing), so both projects' files are read.
+    let cwd = serde_json::to_string(&other.display().to_string()).unwrap();
+    let connected: String = [
+        ("debug", "Starting connection with timeout of 30000ms"),
+        ("debug", "Successfully connected (transport: stdio) in 100ms"),
+        (
+            "debug",
+            r#"Connection established with capabilities: {"hasTools":true,"hasPrompts":false,"hasResources":false,"serverVersion":{"name":"stub","version":"1.0.0"},"protocolEra":"legacy","negotiatedProtocolVersion":"2025-11-25"}"#,
+        ),
+    ]
+    .iter()
+    .map(|(level, text)| {
+        format!(
+            "{{\"{level}\":{},\"timestamp\":\"2026-12-05T19:00:00.000Z\",\"sessionId\":\"only-connected\",\"cwd\":{cwd}}}\n",
+            serde_json::to_string(text).unwrap()
+        )
+    })
+    .collect();
+    let newest = folder.join("2026-12-05T19-00-00-000Z.jsonl");
+    fs::write(&newest, connected).unwrap();
+    set_age(&newest, 86_400);
+    // (the other project's failing file before the failing project's)
+    let (later, earlier) = (
+        folder.join("2026-12-05T18-10-00-000Z.jsonl"),
+        folder.join("2026-12-05T16-00-00-000Z.jsonl"),
+    );
+    fs::rename(&later, &earlier).unwrap();
+    let (r, doc) = h.json(&h.elsewhere, &["scan", "--json", "--since", "10m"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(doc["servers"].as_array().unwrap().len(), 0, "{doc:#}");
+    fs::remove_file(&newest).unwrap();
+    fs::rename(&earlier, &later).unwrap();
     // fix, run in the failing project, never plans the other project's settings
     let r = h.run(&failing, &["fix", "--dry-run"]);
     assert!(
