@@ -65,6 +65,24 @@ fn base36(mut n: u32) -> String {
 /// name every command prints for it (`api-v2 + api_v2`), and splits it again.
 pub const SHARED_SEP: &str = " + ";
 
+/// The project of the log folder `folder` (encoded) a working directory `cwd` is in:
+/// `cwd` itself when it encodes to `folder`, else its nearest parent that does (a
+/// session whose directory moved into its project's subfolder); `None` when neither
+/// does.
+pub fn project_in<'a>(cwd: &'a str, folder: &str) -> Option<&'a str> {
+    let mut at = cwd;
+    loop {
+        if encode_folder_name(at) == folder {
+            return Some(at);
+        }
+        let cut = at.rfind(['/', '\\'])?;
+        if cut == 0 {
+            return None;
+        }
+        at = &at[..cut];
+    }
+}
+
 /// Real names read from configuration, keyed by their encoded folder form.
 #[derive(Debug, Default, Clone)]
 pub struct NameMap {
@@ -73,6 +91,9 @@ pub struct NameMap {
     /// configured for (`None`: every project, top-level `mcpServers`).
     scoped: HashMap<String, Vec<(Option<String>, String)>>,
     projects: HashMap<String, String>,
+    /// The encoded project folders two or more known project paths write
+    /// (`~/work/my_app`, `~/work/my-app`).
+    shared_projects: std::collections::HashSet<String>,
 }
 
 impl NameMap {
@@ -153,9 +174,22 @@ impl NameMap {
     }
 
     pub fn add_project(&mut self, path: &str) {
-        self.projects
-            .entry(encode_folder_name(path))
-            .or_insert_with(|| path.to_string());
+        let folder = encode_folder_name(path);
+        match self.projects.get(&folder) {
+            Some(known) if known != path => {
+                self.shared_projects.insert(folder);
+            }
+            Some(_) => {}
+            None => {
+                self.projects.insert(folder, path.to_string());
+            }
+        }
+    }
+
+    /// The encoded project folders that two or more known project paths write: their
+    /// log folders hold several projects' sessions.
+    pub fn shared_project_folders(&self) -> &std::collections::HashSet<String> {
+        &self.shared_projects
     }
 
     /// Reads `~/.claude.json`: top-level `mcpServers`, and `projects[path].mcpServers`.
@@ -265,6 +299,23 @@ pub fn project_matches(project: Option<&str>, folder: Option<&str>, sub: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A working directory's project for a log folder: itself, or its nearest parent
+    /// that encodes to the folder; none past the root.
+    #[test]
+    fn a_working_directory_is_in_the_project_its_folder_encodes() {
+        let folder = encode_folder_name("/home/me/work/my-app");
+        assert_eq!(folder, encode_folder_name("/home/me/work/my_app"));
+        for (cwd, want) in [
+            ("/home/me/work/my-app", Some("/home/me/work/my-app")),
+            ("/home/me/work/my_app/src/lib", Some("/home/me/work/my_app")),
+            ("/home/me/work/other", None),
+            ("/", None),
+            ("", None),
+        ] {
+            assert_eq!(project_in(cwd, &folder), want, "{cwd}");
+        }
+    }
 
     #[test]
     fn encodes_like_claude_code() {

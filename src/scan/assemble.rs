@@ -78,7 +78,21 @@ impl ServerInProgress {
                 cwds.push(c.clone());
             }
         }
-        let cwd = self.sessions.iter().rev().find_map(|s| s.cwd.clone());
+        // The project: the latest working directory its folder is the log folder of (a
+        // session whose directory moved into a subfolder names the subfolder last,
+        // whose settings are not the project's: helper-98 F4); none such, `name` takes
+        // it from the configuration.
+        let project_folder = self.project_folder.as_deref();
+        let cwd = self
+            .sessions
+            .iter()
+            .rev()
+            .filter_map(|s| s.cwd.as_deref())
+            .find_map(|c| match project_folder {
+                Some(f) => crate::claude_code::names::project_in(c, f),
+                None => Some(c),
+            })
+            .map(str::to_string);
         history.shrink_to_fit();
         let sessions_read = self.sessions.len();
         // The deciding session's stderr records, for a server whose tail is shown

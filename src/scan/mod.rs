@@ -717,6 +717,7 @@ pub fn scan_with_progress(
         evidence: !opts.skip_evidence,
         stderr: !opts.skip_evidence && opts.stderr_tails != StderrTails::Skip,
         report_stderr: !opts.skip_evidence && opts.stderr_tails == StderrTails::Report,
+        shared_projects: Some(names.shared_project_folders()).filter(|s| !s.is_empty()),
     };
     let mcp_json = McpJsonSeen::default();
     // Each server becomes its report where it was read: the sessions it read (each with

@@ -173,21 +173,52 @@ impl Unit {
         // `my-app`) write one log folder: each project's sessions are a server of their
         // own, read and decided apart (helper-95 #1: the one row took the other
         // project's name, and `fix` wrote into the other project's settings).
-        let parts = match projects_sharing(&p.sessions, dir.project_folder.as_deref()) {
-            Some(keys) => {
-                let (opts, since) = match p.before_since {
-                    true => (&whole_of(o), None),
-                    false => (o, since_iso),
-                };
+        // Its projects are found in every file of the folder (those read to decide may
+        // not hold each: helper-98 F2), when the sessions read name two, or when two
+        // known projects write the folder.
+        let shared = o.shared_projects.is_some_and(|s| {
+            dir.project_folder
+                .as_ref()
+                .is_some_and(|f| s.contains(f.as_str()))
+        });
+        let (opts, since) = match p.before_since {
+            true => (whole_of(o), None),
+            false => (*o, since_iso),
+        };
+        let keep = |s: &SessionLog| since.is_none_or(|_| keep_session(s));
+        let every = (shared
+            || projects_sharing(&p.sessions, dir.project_folder.as_deref()).is_some())
+        .then(|| {
+            let every = ReadOptions {
+                all: true,
+                window: 0,
+                evidence: false,
+                stderr: false,
+                report_stderr: false,
+                ..opts
+            };
+            read_dir_or_afresh(
+                (&dir, folder.as_ref()),
+                &every,
+                &mut index,
+                &keep,
+                &mut Vec::new(),
+                &|| {},
+                &|_| {},
+            )
+        });
+        let keys = every
+            .as_ref()
+            .and_then(|e| projects_sharing(&e.sessions, dir.project_folder.as_deref()));
+        let parts = match (keys, every) {
+            (Some(keys), Some(every)) => {
                 let before_since = p.before_since;
                 keys.iter()
                     .map(|key| {
-                        let own = |s: &SessionLog| {
-                            since.is_none_or(|_| keep_session(s)) && key_of(s, &keys) == *key
-                        };
+                        let own = |s: &SessionLog| keep(s) && key_of(s, &keys) == *key;
                         let mut q = read_dir_or_afresh(
                             (&dir, folder.as_ref()),
-                            opts,
+                            &opts,
                             &mut index,
                             &own,
                             &mut Vec::new(),
@@ -195,11 +226,21 @@ impl Unit {
                             &|_| {},
                         );
                         q.before_since = before_since;
+                        // its own files, not the folder's (helper-98 F7)
+                        let mut files: Vec<&Path> = every
+                            .sessions
+                            .iter()
+                            .filter(|s| key_of(s, &keys) == *key)
+                            .map(|s| s.file.as_path())
+                            .collect();
+                        files.sort_unstable();
+                        files.dedup();
+                        q.session_files = files.len();
                         q
                     })
                     .collect()
             }
-            None => vec![p],
+            _ => vec![p],
         };
         if let Some(index) = index {
             index.save(o.index.expect("an index was loaded"), &dir.path);
@@ -215,17 +256,18 @@ fn whole_of<'a>(o: &ReadOptions<'a>) -> ReadOptions<'a> {
         since_iso: None,
         all: false,
         window: 0,
-        index: o.index,
         evidence: false,
         stderr: false,
         report_stderr: false,
+        ..*o
     }
 }
 
 /// The projects whose sessions a server folder of project folder `project_folder`
-/// holds, when there are several: the working directories its sessions recorded that
-/// encode to that folder (a project in a subfolder, or none recorded, is the folder's
-/// own), newest first. `None` for one project (nearly always).
+/// holds, when there are several: the projects of the working directories its sessions
+/// recorded ([`crate::claude_code::names::project_in`]; a session that recorded none, or
+/// one in no such project, is the folder's latest project's), newest first. `None` for
+/// one project (nearly always).
 fn projects_sharing(sessions: &[SessionLog], project_folder: Option<&str>) -> Option<Vec<String>> {
     let project_folder = project_folder?;
     let mut cwds: Vec<&str> = Vec::new();
@@ -238,22 +280,33 @@ fn projects_sharing(sessions: &[SessionLog], project_folder: Option<&str>) -> Op
     if cwds.len() < 2 {
         return None;
     }
-    let keys: Vec<String> = cwds
-        .into_iter()
-        .filter(|c| crate::claude_code::names::encode_folder_name(c) == project_folder)
-        .map(str::to_string)
-        .collect();
+    let mut keys: Vec<String> = Vec::new();
+    for c in cwds {
+        if let Some(p) = crate::claude_code::names::project_in(c, project_folder)
+            && !keys.iter().any(|k| k == p)
+        {
+            keys.push(p.to_string());
+        }
+    }
     (keys.len() > 1).then_some(keys)
 }
 
 /// The project of `projects_sharing`'s `keys` a session is read with: its working
 /// directory when it is one of them, else the newest (a session that recorded none, or
-/// another, goes where the folder's latest project is).
+/// another, goes where the folder's latest project is; one in a project's subfolder is
+/// that project's).
 fn key_of<'k>(s: &SessionLog, keys: &'k [String]) -> &'k str {
     s.cwd
         .as_deref()
-        .and_then(|c| keys.iter().find(|k| *k == c))
+        .and_then(|c| keys.iter().find(|k| *k == c || within(c, k)))
         .unwrap_or(&keys[0])
+}
+
+/// Whether the folder `path` is inside the folder `dir` (a session whose working
+/// directory moved into its project's subfolder is the project's: helper-98 F4).
+fn within(path: &str, dir: &str) -> bool {
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.starts_with(['/', '\\']))
 }
 
 /// [`read_dir`] with the folder's summaries in `index`; when a summarised file changed in
@@ -340,6 +393,7 @@ fn read_debug_log(
 }
 
 /// How a unit is read.
+#[derive(Clone, Copy)]
 pub(super) struct ReadOptions<'a> {
     pub(super) since_iso: Option<&'a str>,
     pub(super) all: bool,
@@ -353,6 +407,9 @@ pub(super) struct ReadOptions<'a> {
     pub(super) stderr: bool,
     /// And what `report` shows of each session's stderr ([`stderr::ReportStderr`]).
     pub(super) report_stderr: bool,
+    /// The encoded project folders two or more known projects write: each of their log
+    /// folders is read whole for the projects it holds ([`projects_sharing`]).
+    pub(super) shared_projects: Option<&'a std::collections::HashSet<String>>,
 }
 
 /// A file summarised in the index no longer matches its summary.

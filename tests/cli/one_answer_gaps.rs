@@ -2374,3 +2374,84 @@ fn sdk_generation_v1_is_the_legacy_handshake_in_place() {
     let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
     assert_eq!(server(&doc, "bad")["legacyFixApplies"], true, "{doc:#}");
 }
+
+/// helper-98 F2, F4, F7: two projects Claude Code knows (`~/.claude.json`) write one log
+/// folder. The failing project's one session is older than the other's working ones, so
+/// reading newest first never reached it: no row of its own (only `scan --all` gave
+/// one, and `prune` could delete it). Such a folder is read whole for its projects; each
+/// row counts its own project's files, and a session whose working directory moved
+/// into its project's subfolder stays the project's.
+#[test]
+fn a_folder_two_known_projects_write_gives_each_project_its_row() {
+    let h = Home::new(&[], &["api"]);
+    let failing = h.home.join("work/my_app");
+    let other = h.home.join("work/my-app");
+    for d in [&failing, &other] {
+        fs::create_dir_all(d).unwrap();
+    }
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    for p in [&failing, &other] {
+        config["projects"][p.display().to_string()] = json!({"hasTrustDialogAccepted": true});
+    }
+    h.write_claude_json(config);
+    h.log_in(&failing, "legacy-missing-resultType-2.1.301.jsonl", "api");
+    let folder = h
+        .home
+        .join(".cache/claude-cli-nodejs")
+        .join(mcplogs::claude_code::names::encode_folder_name(
+            &other.display().to_string(),
+        ))
+        .join("mcp-logs-api");
+    // three later sessions of the other project that called a tool (each decides), the
+    // last record of each in its subfolder
+    let dir = serde_json::to_string(&other.display().to_string()).unwrap();
+    let sub = serde_json::to_string(&other.join("src").display().to_string()).unwrap();
+    for (i, minute) in ["10", "20", "30"].iter().enumerate() {
+        let record = |text: &str, cwd: &str| {
+            format!(
+                "{{\"debug\":{},\"timestamp\":\"2026-12-05T18:{minute}:00.000Z\",\"sessionId\":\"working-{i}\",\"cwd\":{cwd}}}\n",
+                serde_json::to_string(text).unwrap()
+            )
+        };
+        let text = [
+            record("Starting connection with timeout of 30000ms", &dir),
+            record("Successfully connected (transport: stdio) in 100ms", &dir),
+            record(
+                r#"Connection established with capabilities: {"hasTools":true,"hasPrompts":false,"hasResources":false,"serverVersion":{"name":"stub","version":"1.0.0"},"protocolEra":"legacy","negotiatedProtocolVersion":"2025-11-25"}"#,
+                &dir,
+            ),
+            record("Calling MCP tool: search", &sub),
+            record("Tool \"search\" completed successfully", &sub),
+        ]
+        .concat();
+        let f = folder.join(format!("2026-12-05T18-{minute}-00-000Z.jsonl"));
+        fs::write(&f, text).unwrap();
+        set_age(&f, 86_400);
+    }
+    let rows = |args: &[&str]| {
+        let (r, doc) = h.json(&h.elsewhere, args);
+        assert_eq!(r.code, 1, "{r:?}");
+        let mut rows: Vec<String> = doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} {}",
+                    s["project"].as_str().unwrap(),
+                    s["verdict"].as_str().unwrap(),
+                    s["sessions"]
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let want = [
+        format!("{} healthy 3", other.display()),
+        format!("{} tools-fetch-failed 1", failing.display()),
+    ];
+    assert_eq!(rows(&["scan", "--json"]), want);
+    assert_eq!(rows(&["scan", "--json", "--all"]), want);
+}
