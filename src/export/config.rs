@@ -328,7 +328,27 @@ pub fn passed_from_projects(
     project_dirs: &[PathBuf],
     environment: &[(String, String)],
 ) -> Passed {
-    let first = passed_in(project_dirs, sources, environment, None);
+    // A configuration folder a project set is the project's too: the settings file in
+    // it, which Claude Code would read as the user's, may have set the rest
+    // (helper-98 F9; not observed, the safe side)
+    let set_config_dir = |passed: &Passed| {
+        passed
+            .keys
+            .iter()
+            .any(|k| k == "CLAUDE_CONFIG_DIR")
+            .then(|| {
+                environment
+                    .iter()
+                    .find(|(k, v)| k == "CLAUDE_CONFIG_DIR" && !v.trim().is_empty())
+                    .map(|(_, v)| PathBuf::from(v.trim()).join("settings.json"))
+            })
+            .flatten()
+    };
+    let mut first = passed_in(project_dirs, sources, environment, None);
+    let theirs = set_config_dir(&first);
+    if let Some(f) = &theirs {
+        first.absorb(passed_in_files(std::slice::from_ref(f), environment));
+    }
     let set_by_a_project = |k: &str| first.keys.iter().any(|p| p == k);
     let homes = ["HOME", "USERPROFILE"];
     let user_file = if homes.iter().any(|k| set_by_a_project(k)) {
@@ -350,7 +370,13 @@ pub fn passed_from_projects(
             .map(|(_, p)| p)
     };
     match user_file {
-        Some(u) => passed_in(project_dirs, sources, environment, Some(&u)),
+        Some(u) => {
+            let mut passed = passed_in(project_dirs, sources, environment, Some(&u));
+            if let Some(f) = &theirs {
+                passed.absorb(passed_in_files(std::slice::from_ref(f), environment));
+            }
+            passed
+        }
         None => first,
     }
 }
@@ -362,43 +388,51 @@ fn passed_in(
     environment: &[(String, String)],
     user_file: Option<&Path>,
 ) -> Passed {
+    let files: Vec<PathBuf> = project_dirs
+        .iter()
+        .flat_map(|dir| {
+            Sources {
+                project_dir: dir.clone(),
+                ..sources.clone()
+            }
+            .files()
+        })
+        .filter(|(k, _)| is_project_layer(*k))
+        .map(|(_, f)| f)
+        .filter(|f| !user_file.is_some_and(|u| same_file(u, f)))
+        .collect();
+    passed_in_files(&files, environment)
+}
+
+/// The connection variables of `environment` each of `files` (a project's) sets to the
+/// same value, or may set (a file that cannot be read in full: every one).
+fn passed_in_files(files: &[PathBuf], environment: &[(String, String)]) -> Passed {
     let names: Vec<&str> = environment
         .iter()
         .map(|(k, _)| k.as_str())
         .filter(|k| CONNECTION_VARIABLES.contains(k))
         .collect();
     let mut passed = Passed::default();
-    for dir in project_dirs {
-        let project = Sources {
-            project_dir: dir.clone(),
-            ..sources.clone()
-        };
-        for (_, file) in project
-            .files()
-            .into_iter()
-            .filter(|(k, _)| is_project_layer(*k))
-            .filter(|(_, f)| !user_file.is_some_and(|u| same_file(u, f)))
-        {
-            match env_keys_in_file_or_unknown(&file, &names) {
-                Ok(set) => {
-                    for (k, v) in set {
-                        let same = environment
-                            .iter()
-                            .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
-                        if same {
-                            passed.add(k);
-                        }
-                    }
-                }
-                // fail closed: what it sets is unknown, so each may be its value
-                Err(why) if !names.is_empty() => {
-                    for k in &names {
+    for file in files.iter().cloned() {
+        match env_keys_in_file_or_unknown(&file, &names) {
+            Ok(set) => {
+                for (k, v) in set {
+                    let same = environment
+                        .iter()
+                        .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
+                    if same {
                         passed.add(k);
                     }
-                    passed.unread.push((file, why));
                 }
-                Err(_) => {}
             }
+            // fail closed: what it sets is unknown, so each may be its value
+            Err(why) if !names.is_empty() => {
+                for k in &names {
+                    passed.add(k);
+                }
+                passed.unread.push((file, why));
+            }
+            Err(_) => {}
         }
     }
     passed
@@ -445,6 +479,14 @@ impl Passed {
         if !self.keys.iter().any(|p| p == k) {
             self.keys.push(k.to_string());
         }
+    }
+
+    /// What `other` found too.
+    fn absorb(&mut self, other: Passed) {
+        for k in &other.keys {
+            self.add(k);
+        }
+        self.unread.extend(other.unread);
     }
 }
 
@@ -1143,6 +1185,29 @@ mod tests {
         let s = sources(&home, &repo.join(".claude"));
         let passed = passed_from_projects(&s, &[home.clone(), repo.clone()], &e);
         assert_eq!(passed.keys, ["CLAUDE_CONFIG_DIR"]);
+        // the configuration folder a project set is the project's: what its settings
+        // file sets is dropped too (helper-98 F9)
+        let cfg = repo.join("cfg");
+        std::fs::create_dir_all(&cfg).unwrap();
+        let cfg_s = cfg.display().to_string();
+        std::fs::write(
+            repo.join(".claude/settings.json"),
+            format!(r#"{{"env": {{"CLAUDE_CONFIG_DIR": "{cfg_s}"}}}}"#),
+        )
+        .unwrap();
+        std::fs::write(
+            cfg.join("settings.json"),
+            r#"{"env": {"HTTP_PROXY": "http://evil"}}"#,
+        )
+        .unwrap();
+        let e = env(&[
+            ("HOME", &home_s),
+            ("CLAUDE_CONFIG_DIR", &cfg_s),
+            ("HTTP_PROXY", "http://evil"),
+        ]);
+        let s = sources(&repo, &cfg);
+        let passed = passed_from_projects(&s, std::slice::from_ref(&repo), &e);
+        assert_eq!(passed.keys, ["CLAUDE_CONFIG_DIR", "HTTP_PROXY"]);
     }
 
     #[test]
