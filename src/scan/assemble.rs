@@ -80,18 +80,13 @@ impl ServerInProgress {
         }
         // The project: the latest working directory its folder is the log folder of (a
         // session whose directory moved into a subfolder names the subfolder last,
-        // whose settings are not the project's: helper-98 F4); none such, `name` takes
-        // it from the configuration.
+        // whose settings are not the project's: helper-98 F4); none such (logs moved
+        // under another folder's name), the latest working directory.
         let project_folder = self.project_folder.as_deref();
-        let cwd = self
-            .sessions
-            .iter()
-            .rev()
-            .filter_map(|s| s.cwd.as_deref())
-            .find_map(|c| match project_folder {
-                Some(f) => crate::claude_code::names::project_in(c, f),
-                None => Some(c),
-            })
+        let latest = || self.sessions.iter().rev().filter_map(|s| s.cwd.as_deref());
+        let cwd = project_folder
+            .and_then(|f| latest().find_map(|c| crate::claude_code::names::project_in(c, f)))
+            .or_else(|| latest().next())
             .map(str::to_string);
         history.shrink_to_fit();
         let sessions_read = self.sessions.len();
