@@ -665,17 +665,7 @@ fn new_shapes_in_records_cwds_and_folder_names_are_hidden() {
         if args[0] == "report" {
             cmd.args(["--managed-dir", managed_s]);
         }
-        let r = run(&mut cmd);
-        assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
-        let mut s = if args.contains(&"--json") {
-            let mut s = String::new();
-            json_strings(&serde_json::from_str(&r.stdout).unwrap(), &mut s);
-            s
-        } else {
-            r.stdout
-        };
-        s.push_str(&r.stderr);
-        s
+        all_it_shows(cmd, args)
     };
     for cmd in [
         &["report", "--home", home_s][..],
@@ -826,17 +816,7 @@ fn helper_97_shapes_in_stderr_and_a_pasted_command_are_hidden() {
     let shown = |args: &[&str]| {
         let mut cmd = mcplogs(&home);
         cmd.args(args).current_dir(&project);
-        let r = run(&mut cmd);
-        assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
-        let mut s = if args.contains(&"--json") {
-            let mut s = String::new();
-            json_strings(&serde_json::from_str(&r.stdout).unwrap(), &mut s);
-            s
-        } else {
-            r.stdout
-        };
-        s.push_str(&r.stderr);
-        s
+        all_it_shows(cmd, args)
     };
     for (cmd, markers) in [
         (&["report", "--home", home_s][..], MARKERS),
@@ -866,4 +846,20 @@ fn helper_97_shapes_in_stderr_and_a_pasted_command_are_hidden() {
             assert!(out.contains(m), "{raw:?} does not show {m}:\n{out}");
         }
     }
+}
+
+/// Everything a command (run with `args`, exit 0 or 1) shows: its stdout (a JSON
+/// document's strings, for `--json`) and its stderr.
+fn all_it_shows(mut cmd: std::process::Command, args: &[&str]) -> String {
+    let r = run(&mut cmd);
+    assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
+    let mut s = if args.contains(&"--json") {
+        let mut s = String::new();
+        json_strings(&serde_json::from_str(&r.stdout).unwrap(), &mut s);
+        s
+    } else {
+        r.stdout
+    };
+    s.push_str(&r.stderr);
+    s
 }
