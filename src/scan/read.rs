@@ -156,97 +156,95 @@ impl Unit {
             // history), for what counts over a home's servers. Not counted as progress
             // (the progress counted the files since the cut-off); what is wrong in the
             // files before the cut-off is not this scan's to say.
-            let whole = whole_of(o);
             dir.file_names = all;
-            p = read_dir_or_afresh(
-                (&dir, folder.as_ref()),
-                &whole,
-                &mut index,
-                &|_| true,
-                &mut Vec::new(),
-                &|| {},
-                &|_| {},
-            );
+            p = read_again((&dir, folder.as_ref()), &whole_of(o), &mut index, &|_| true);
             p.before_since = true;
         }
-        // Two projects whose paths differ only where the encoding loses it (`my_app`,
-        // `my-app`) write one log folder: each project's sessions are a server of their
-        // own, read and decided apart (helper-95 #1: the one row took the other
-        // project's name, and `fix` wrote into the other project's settings).
-        // Its projects are found in every file of the folder (those read to decide may
-        // not hold each: helper-98 F2), when the sessions read name two, or when two
-        // known projects write the folder.
-        let shared = o.shared_projects.is_some_and(|s| {
-            dir.project_folder
-                .as_ref()
-                .is_some_and(|f| s.contains(f.as_str()))
-        });
-        let (opts, since) = match p.before_since {
-            true => (whole_of(o), None),
-            false => (*o, since_iso),
-        };
-        let keep = |s: &SessionLog| since.is_none_or(|_| keep_session(s));
-        let every = (shared
-            || projects_sharing(&p.sessions, dir.project_folder.as_deref()).is_some())
-        .then(|| {
-            let every = ReadOptions {
-                all: true,
-                window: 0,
-                evidence: false,
-                stderr: false,
-                report_stderr: false,
-                ..opts
-            };
-            read_dir_or_afresh(
-                (&dir, folder.as_ref()),
-                &every,
-                &mut index,
-                &keep,
-                &mut Vec::new(),
-                &|| {},
-                &|_| {},
-            )
-        });
-        let keys = every
-            .as_ref()
-            .and_then(|e| projects_sharing(&e.sessions, dir.project_folder.as_deref()));
-        let parts = match (keys, every) {
-            (Some(keys), Some(every)) => {
-                let before_since = p.before_since;
-                keys.iter()
-                    .map(|key| {
-                        let own = |s: &SessionLog| keep(s) && key_of(s, &keys) == *key;
-                        let mut q = read_dir_or_afresh(
-                            (&dir, folder.as_ref()),
-                            &opts,
-                            &mut index,
-                            &own,
-                            &mut Vec::new(),
-                            &|| {},
-                            &|_| {},
-                        );
-                        q.before_since = before_since;
-                        // its own files, not the folder's (helper-98 F7)
-                        let mut files: Vec<&Path> = every
-                            .sessions
-                            .iter()
-                            .filter(|s| key_of(s, &keys) == *key)
-                            .map(|s| s.file.as_path())
-                            .collect();
-                        files.sort_unstable();
-                        files.dedup();
-                        q.session_files = files.len();
-                        q
-                    })
-                    .collect()
-            }
-            _ => vec![p],
-        };
+        let parts = by_project(p, (&dir, folder.as_ref()), o, &mut index, &keep_session);
         if let Some(index) = index {
             index.save(o.index.expect("an index was loaded"), &dir.path);
         }
         parts
     }
+}
+
+/// `p`, the reading of a server folder, as one reading per project that writes the
+/// folder: two projects whose paths differ only where the encoding loses it (`my_app`,
+/// `my-app`) write one log folder, and each project's sessions are a server of their
+/// own, read and decided apart (helper-95 #1: the one row took the other project's name,
+/// and `fix` wrote into the other project's settings). The projects are found in every
+/// file of the folder (those read to decide may not hold each: helper-98 F2), when the
+/// sessions read name two, or when two known projects write the folder; `p` alone for a
+/// folder of one project (nearly always).
+fn by_project(
+    p: ServerInProgress,
+    (dir, folder): (&ServerDir, Option<&OpenFolder>),
+    o: &ReadOptions,
+    index: &mut Option<FolderIndex>,
+    keep_session: &dyn Fn(&SessionLog) -> bool,
+) -> Vec<ServerInProgress> {
+    let project_folder = dir.project_folder.as_deref();
+    let shared = o
+        .shared_projects
+        .zip(project_folder)
+        .is_some_and(|(s, f)| s.contains(f));
+    if !shared && projects_sharing(&p.sessions, project_folder).is_none() {
+        return vec![p];
+    }
+    // (`--since` with no session since: each project's state without it, as `p`'s)
+    let (opts, keep): (ReadOptions, &dyn Fn(&SessionLog) -> bool) = match p.before_since {
+        true => (whole_of(o), &|_| true),
+        false => (*o, keep_session),
+    };
+    let every = ReadOptions {
+        all: true,
+        window: 0,
+        evidence: false,
+        stderr: false,
+        report_stderr: false,
+        ..opts
+    };
+    let every = read_again((dir, folder), &every, index, keep);
+    let Some(keys) = projects_sharing(&every.sessions, project_folder) else {
+        return vec![p];
+    };
+    keys.iter()
+        .map(|key| {
+            let own = |s: &SessionLog| keep(s) && key_of(s, &keys) == *key;
+            let mut q = read_again((dir, folder), &opts, index, &own);
+            q.before_since = p.before_since;
+            // its own files, not the folder's (helper-98 F7)
+            let mut files: Vec<&Path> = every
+                .sessions
+                .iter()
+                .filter(|s| key_of(s, &keys) == *key)
+                .map(|s| s.file.as_path())
+                .collect();
+            files.sort_unstable();
+            files.dedup();
+            q.session_files = files.len();
+            q
+        })
+        .collect()
+}
+
+/// [`read_dir_or_afresh`] of a folder read once already: its files counted as progress
+/// and its warnings said by that first reading.
+fn read_again(
+    dir: (&ServerDir, Option<&OpenFolder>),
+    o: &ReadOptions,
+    index: &mut Option<FolderIndex>,
+    keep_session: &dyn Fn(&SessionLog) -> bool,
+) -> ServerInProgress {
+    read_dir_or_afresh(
+        dir,
+        o,
+        index,
+        keep_session,
+        &mut Vec::new(),
+        &|| {},
+        &|_| {},
+    )
 }
 
 /// The options of a reading of a server folder for the state a scan without `--since`
