@@ -505,24 +505,11 @@ fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
                 }
                 true
             }
-            c if is_unicode_space(c) => {
-                out.push_str(&s[copied..i]);
-                layer.push(Edit {
-                    dec: out.len(),
-                    dec_len: 1,
-                    orig: i,
-                    orig_len: end - i,
-                });
-                if layer.bytes() > most {
-                    return Decoded::TooBig;
-                }
-                out.push(' ');
-                copied = end;
-                continue;
-            }
             c => c.is_control() || is_bidi_control(c) || is_invisible_format(c),
         };
-        if !removed {
+        // a space of another width is not removed but read as an ASCII space
+        let space = !removed && is_unicode_space(c);
+        if !removed && !space {
             continue;
         }
         if out.is_empty() {
@@ -531,11 +518,13 @@ fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
         out.push_str(&s[copied..i]);
         match layer.last_mut() {
             // one run of removed characters is one edit
-            Some(e) if e.orig + e.orig_len == i && e.dec == out.len() => e.orig_len = end - e.orig,
+            Some(e) if !space && e.orig + e.orig_len == i && e.dec == out.len() => {
+                e.orig_len = end - e.orig
+            }
             _ => {
                 layer.push(Edit {
                     dec: out.len(),
-                    dec_len: 0,
+                    dec_len: usize::from(space),
                     orig: i,
                     orig_len: end - i,
                 });
@@ -543,6 +532,9 @@ fn strip_invisible(s: &str, most: usize) -> Decoded<(String, Layer)> {
                     return Decoded::TooBig;
                 }
             }
+        }
+        if space {
+            out.push(' ');
         }
         copied = end;
     }
