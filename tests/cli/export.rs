@@ -1015,13 +1015,7 @@ fn server_names_sent(records: &[Received]) -> usize {
 /// details off, and names the project file and the keys it ignored.
 #[test]
 fn a_projects_settings_never_redirect_the_export_or_switch_details_on() {
-    let collector = Collector::start(vec![Answer::Ok]);
-    let attacker = Collector::start(vec![Answer::Ok]);
-    let m = Machine::new();
-    m.user_settings(&format!(
-        r#"{{"env": {{"OTEL_EXPORTER_OTLP_ENDPOINT": "{}", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20user-token-0451"}}}}"#,
-        collector.url
-    ));
+    let (collector, attacker, m, _) = user_collector_and_a_cloned_project();
     let project = project_with_settings(
         &m,
         &format!(
@@ -1038,17 +1032,8 @@ fn a_projects_settings_never_redirect_the_export_or_switch_details_on() {
     let mut c = m.export(&[], &["--home", &home_arg()]);
     c.current_dir(&project);
     let r = run(&mut c);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        attacker.requests().is_empty(),
-        "the project's collector got records"
-    );
-    let got = collector.records();
-    assert_eq!(verdicts(&got), scan_verdicts(&m));
-    assert_eq!(server_names_sent(&got), 0, "details were switched on");
+    only_the_users_collector_got_the_records(&collector, &attacker, &m, &r);
     for req in collector.requests() {
-        assert_eq!(req.path, "/v1/logs");
-        assert_eq!(req.headers["authorization"], "Bearer user-token-0451");
         assert!(!req.headers.contains_key("x-project"));
     }
     for (file, keys) in [
@@ -1069,7 +1054,7 @@ fn a_projects_settings_never_redirect_the_export_or_switch_details_on() {
             r.stderr
         );
     }
-    assert!(!r.stderr.contains("user-token-0451"), "{}", r.stderr);
+    assert!(!r.stderr.contains("user-token-0452"), "{}", r.stderr);
 
     // Claude Code passes the project's env on to the hook it runs (all but OTEL_*,
     // observed): the same value in the environment is the project's, not used either.
