@@ -328,67 +328,14 @@ pub fn passed_from_projects(
     project_dirs: &[PathBuf],
     environment: &[(String, String)],
 ) -> Passed {
-    // A configuration folder a project set is the project's too: the settings file in
-    // it, which Claude Code would read as the user's, may have set the rest
-    // (helper-98 F9; not observed, the safe side)
-    let set_config_dir = |passed: &Passed| {
-        passed
-            .keys
+    let set = |k: &str| {
+        environment
             .iter()
-            .any(|k| k == "CLAUDE_CONFIG_DIR")
-            .then(|| {
-                environment
-                    .iter()
-                    .find(|(k, v)| k == "CLAUDE_CONFIG_DIR" && !v.trim().is_empty())
-                    .map(|(_, v)| PathBuf::from(v.trim()).join("settings.json"))
-            })
-            .flatten()
+            .find(|(ek, v)| ek == k && !v.trim().is_empty())
+            .map(|(_, v)| v.trim())
     };
-    let mut first = passed_in(project_dirs, sources, environment, None);
-    let theirs = set_config_dir(&first);
-    if let Some(f) = &theirs {
-        first.absorb(passed_in_files(std::slice::from_ref(f), environment));
-    }
-    let set_by_a_project = |k: &str| first.keys.iter().any(|p| p == k);
-    let homes = ["HOME", "USERPROFILE"];
-    let user_file = if homes.iter().any(|k| set_by_a_project(k)) {
-        None
-    } else if set_by_a_project("CLAUDE_CONFIG_DIR") {
-        // the home the environment names (no project set it)
-        let home = homes.iter().find_map(|h| {
-            environment
-                .iter()
-                .find(|(k, v)| k == h && !v.trim().is_empty())
-                .map(|(_, v)| PathBuf::from(v))
-        });
-        crate::claude_code::paths::user_settings_file(home.as_deref(), &|_| None)
-    } else {
-        sources
-            .files()
-            .into_iter()
-            .find(|(k, _)| *k == LayerKind::User)
-            .map(|(_, p)| p)
-    };
-    match user_file {
-        Some(u) => {
-            let mut passed = passed_in(project_dirs, sources, environment, Some(&u));
-            if let Some(f) = &theirs {
-                passed.absorb(passed_in_files(std::slice::from_ref(f), environment));
-            }
-            passed
-        }
-        None => first,
-    }
-}
-
-/// [`passed_from_projects`]' reading of every project file but `user_file`.
-fn passed_in(
-    project_dirs: &[PathBuf],
-    sources: &Sources,
-    environment: &[(String, String)],
-    user_file: Option<&Path>,
-) -> Passed {
-    let files: Vec<PathBuf> = project_dirs
+    // Every project file, read once, each with what it set.
+    let read: Vec<(PathBuf, Passed)> = project_dirs
         .iter()
         .flat_map(|dir| {
             Sources {
@@ -398,42 +345,81 @@ fn passed_in(
             .files()
         })
         .filter(|(k, _)| is_project_layer(*k))
-        .map(|(_, f)| f)
-        .filter(|f| !user_file.is_some_and(|u| same_file(u, f)))
+        .map(|(_, f)| {
+            let passed = passed_in_file(&f, environment);
+            (f, passed)
+        })
         .collect();
-    passed_in_files(&files, environment)
+    let mut first = Passed::default();
+    for (_, p) in &read {
+        first.absorb(p);
+    }
+    // A configuration folder a project set is the project's too: the settings file in
+    // it, which Claude Code would read as the user's, may have set the rest
+    // (helper-98 F9; not observed, the safe side).
+    let theirs = first
+        .has("CLAUDE_CONFIG_DIR")
+        .then(|| set("CLAUDE_CONFIG_DIR"))
+        .flatten()
+        .map(|d| passed_in_file(&PathBuf::from(d).join("settings.json"), environment));
+    if let Some(t) = &theirs {
+        first.absorb(t);
+    }
+    let homes = ["HOME", "USERPROFILE"];
+    let user_file = if homes.iter().any(|k| first.has(k)) {
+        None
+    } else if first.has("CLAUDE_CONFIG_DIR") {
+        // the home the environment names (no project set it)
+        let home = homes.iter().find_map(|h| set(h)).map(PathBuf::from);
+        crate::claude_code::paths::user_settings_file(home.as_deref(), &|_| None)
+    } else {
+        sources
+            .files()
+            .into_iter()
+            .find(|(k, _)| *k == LayerKind::User)
+            .map(|(_, p)| p)
+    };
+    let Some(user_file) = user_file else {
+        return first;
+    };
+    let mut passed = Passed::default();
+    for (_, p) in read.iter().filter(|(f, _)| !same_file(&user_file, f)) {
+        passed.absorb(p);
+    }
+    if let Some(t) = &theirs {
+        passed.absorb(t);
+    }
+    passed
 }
 
-/// The connection variables of `environment` each of `files` (a project's) sets to the
+/// The connection variables of `environment` a project's settings `file` sets to the
 /// same value, or may set (a file that cannot be read in full: every one).
-fn passed_in_files(files: &[PathBuf], environment: &[(String, String)]) -> Passed {
+fn passed_in_file(file: &Path, environment: &[(String, String)]) -> Passed {
     let names: Vec<&str> = environment
         .iter()
         .map(|(k, _)| k.as_str())
         .filter(|k| CONNECTION_VARIABLES.contains(k))
         .collect();
     let mut passed = Passed::default();
-    for file in files.iter().cloned() {
-        match env_keys_in_file_or_unknown(&file, &names) {
-            Ok(set) => {
-                for (k, v) in set {
-                    let same = environment
-                        .iter()
-                        .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
-                    if same {
-                        passed.add(k);
-                    }
-                }
-            }
-            // fail closed: what it sets is unknown, so each may be its value
-            Err(why) if !names.is_empty() => {
-                for k in &names {
+    match env_keys_in_file_or_unknown(file, &names) {
+        Ok(set) => {
+            for (k, v) in set {
+                let same = environment
+                    .iter()
+                    .any(|(ek, ev)| ek == k && ev.trim() == v.trim());
+                if same {
                     passed.add(k);
                 }
-                passed.unread.push((file, why));
             }
-            Err(_) => {}
         }
+        // fail closed: what it sets is unknown, so each may be its value
+        Err(why) if !names.is_empty() => {
+            for k in &names {
+                passed.add(k);
+            }
+            passed.unread.push((file.to_path_buf(), why));
+        }
+        Err(_) => {}
     }
     passed
 }
@@ -482,11 +468,15 @@ impl Passed {
     }
 
     /// What `other` found too.
-    fn absorb(&mut self, other: Passed) {
+    fn absorb(&mut self, other: &Passed) {
         for k in &other.keys {
             self.add(k);
         }
-        self.unread.extend(other.unread);
+        self.unread.extend(other.unread.iter().cloned());
+    }
+
+    fn has(&self, k: &str) -> bool {
+        self.keys.iter().any(|p| p == k)
     }
 }
 
