@@ -266,9 +266,7 @@ impl<'a> Listed<'a> {
         };
         format!("{}{NAME_SEP}{ix}", terminal_safe(name, false))
     }
-}
 
-impl Listed<'_> {
     /// The files of the legacy action with their servers as a sentence names them (not
     /// as labels: helper-95 #6 read `srv\x000`): a name under two files with its
     /// project (`srv (~/work/a)`), any other plainly.
@@ -277,16 +275,10 @@ impl Listed<'_> {
         files: &[(String, LayerKind, Vec<String>)],
         home: Option<&str>,
     ) -> Vec<(String, LayerKind, Vec<String>)> {
-        let plain = |label: &str| {
-            label
-                .rsplit_once(NAME_SEP)
-                .map_or(label, |(n, _)| n)
-                .to_string()
-        };
         let under_two = |name: &str| {
             files
                 .iter()
-                .filter(|(_, _, ns)| ns.iter().any(|l| plain(l) == name))
+                .filter(|(_, _, ns)| ns.iter().any(|l| unlabel(l).0 == name))
                 .count()
                 > 1
         };
@@ -296,8 +288,8 @@ impl Listed<'_> {
                 let names = labels
                     .iter()
                     .map(|l| {
-                        let (n, ix) = l.rsplit_once(NAME_SEP).unwrap_or((l, ""));
-                        match ix.parse::<usize>().ok().and_then(|i| self.projects.get(i)) {
+                        let (n, ix) = unlabel(l);
+                        match ix.and_then(|i| self.projects.get(i)) {
                             Some(p) if !p.is_empty() && under_two(n) => {
                                 format!("{n} ({})", tilde(&terminal_safe(p, false), home))
                             }
@@ -314,6 +306,15 @@ impl Listed<'_> {
 /// Between a listed server's name and its project's number in [`actions`].
 const NAME_SEP: char = '\u{0}';
 
+/// A listed server's name and its project's number ([`Listed::label`]); a text that is
+/// no label is a name of no project.
+fn unlabel(label: &str) -> (&str, Option<usize>) {
+    match label.rsplit_once(NAME_SEP) {
+        Some((n, ix)) => (n, ix.parse().ok()),
+        None => (label, None),
+    }
+}
+
 /// The servers of each item as shown: a name under two items and in two projects with
 /// its project (`no-resulttype (~/work/api)`), or with how many when more than
 /// [`PROJECTS_NAMED`] of them are under the item (`no-resulttype (98 projects)`: a name a
@@ -321,8 +322,8 @@ const NAME_SEP: char = '\u{0}';
 /// once an item.
 fn name_servers(items: &mut [Action], projects: &[&str], home: Option<&str>) {
     fn split(s: &str) -> (&str, usize) {
-        let (n, ix) = s.rsplit_once(NAME_SEP).unwrap_or((s, ""));
-        (n, ix.parse().unwrap_or(usize::MAX))
+        let (n, ix) = unlabel(s);
+        (n, ix.unwrap_or(usize::MAX))
     }
     // per name: the first item and project it is under, and whether it is under another
     // item too and in another project too
@@ -440,7 +441,7 @@ impl<T: Names> Grouped<T> {
         // (a name with its project's number, [`NAME_SEP`]: at most one more project of
         // a name an item keeps than [`name_servers`] names, so 100,000 servers sharing
         // names keep a few entries each, not one a server)
-        let plain = name.rsplit_once(NAME_SEP).map_or(name.as_str(), |(n, _)| n);
+        let plain = unlabel(&name).0;
         let kept = self.per_name.entry((i, plain.to_string())).or_insert(0);
         if *kept > PROJECTS_NAMED {
             return;
