@@ -124,16 +124,10 @@ pub fn attach_with(
 }
 
 /// When a server's deciding connection was made, as far as its logs say: the start of
-/// the process that wrote its deciding file (the file's name), else the earliest time
-/// among its evidence records.
+/// the process that wrote its deciding file ([`ServerReport::started_at`]), else the
+/// earliest time among its evidence records.
 fn connected_at(s: &ServerReport) -> Option<crate::time::EpochSeconds> {
-    let started = s
-        .deciding_file
-        .as_deref()
-        .and_then(|f| f.file_name()?.to_str())
-        .and_then(crate::time::file_name_time)
-        .and_then(|t| crate::time::parse_iso(&t));
-    started.or_else(|| {
+    s.started_at().or_else(|| {
         s.evidence
             .iter()
             .filter_map(|e| e.timestamp.as_deref().and_then(crate::time::parse_iso))

@@ -213,13 +213,9 @@ fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
     out
 }
 
-/// When the deciding session's process started: its log file's name
-/// (`2026-12-06T00-02-06-913Z.jsonl`, [`crate::time::file_name_time`]).
+/// When the deciding session's process started ([`ServerReport::started_at`]).
 fn session_start(s: &ServerReport) -> Option<u64> {
-    let name = s.deciding_file.as_deref()?.file_name()?.to_str()?;
-    crate::time::file_name_time(name)
-        .and_then(|iso| crate::time::parse_iso(&iso))
-        .map(|t| t.max(0) as u64)
+    s.started_at().map(|t| t.max(0) as u64)
 }
 
 /// The entry rewritten during the deciding session (from its start to its last record):

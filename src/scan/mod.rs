@@ -403,6 +403,13 @@ impl ServerReport {
         self.source.parent()?.parent()
     }
 
+    /// When the process that wrote its deciding session started: its log file's name
+    /// (`2026-12-06T00-02-06-913Z.jsonl`, [`crate::time::file_name_time`]).
+    pub fn started_at(&self) -> Option<crate::time::EpochSeconds> {
+        let name = self.deciding_file.as_deref()?.file_name()?.to_str()?;
+        crate::time::file_name_time(name).and_then(|iso| crate::time::parse_iso(&iso))
+    }
+
     /// Whether the verdict is about a server Claude Code starts now: false for one no
     /// longer configured, disabled, denied by policy or skipped since its last log (its
     /// verdict is history: never counted as failing, never a reason for `mcplogs fix`).
