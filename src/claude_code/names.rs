@@ -33,6 +33,35 @@ pub fn encode_folder_name(original: &str) -> String {
     out
 }
 
+/// Whether `original` encodes to `folder` ([`encode_folder_name`]), told without
+/// making the encoding for a name within the length Claude Code keeps whole (a scan asks
+/// it of each server's working directory).
+pub fn encodes_to(original: &str, folder: &str) -> bool {
+    let f = folder.as_bytes();
+    let mut at = 0;
+    for c in original.chars() {
+        if at >= MAX_ENCODED_LEN {
+            // cut and hashed past it: the whole encoding decides
+            return encode_folder_name(original) == folder;
+        }
+        let ok = if c.is_ascii_alphanumeric() {
+            f.get(at) == Some(&(c as u8))
+        } else {
+            (0..c.len_utf16()).all(|k| f.get(at + k) == Some(&b'-'))
+        };
+        if !ok {
+            // (a name cut at 200 may still match through its hash: only past the cut)
+            return at + c.len_utf16() > MAX_ENCODED_LEN && encode_folder_name(original) == folder;
+        }
+        at += if c.is_ascii_alphanumeric() {
+            1
+        } else {
+            c.len_utf16()
+        };
+    }
+    at == f.len()
+}
+
 /// The hash Claude Code appends to over-long names. The reference calls it djb2, but the
 /// 2.1.332 binary computes `t = (t << 5) - t + charCode | 0` from 0 (a Java-style
 /// `hashCode`) over UTF-16 code units; this follows the binary.
@@ -72,7 +101,7 @@ pub const SHARED_SEP: &str = " + ";
 pub fn project_in<'a>(cwd: &'a str, folder: &str) -> Option<&'a str> {
     let mut at = cwd;
     loop {
-        if encode_folder_name(at) == folder {
+        if encodes_to(at, folder) {
             return Some(at);
         }
         let cut = at.rfind(['/', '\\'])?;
@@ -299,6 +328,37 @@ pub fn project_matches(project: Option<&str>, folder: Option<&str>, sub: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `encodes_to` answers as comparing the encodings does, over short, long (cut and
+    /// hashed), non-ASCII and astral names, a character outside the BMP straddling the
+    /// cut included.
+    #[test]
+    fn encodes_to_agrees_with_the_encoding() {
+        let long = format!("/home/me/{}", "x".repeat(250));
+        let straddle = format!("{}\u{1F680}tail", "a".repeat(199));
+        let names = [
+            "/home/me/work/my-app",
+            "/home/me/work/my_app",
+            "/home/me/work/my app",
+            "db\u{1F680}",
+            "caf\u{e9}",
+            "",
+            long.as_str(),
+            &long[..long.len() - 1],
+            straddle.as_str(),
+        ];
+        for a in names {
+            for b in names {
+                let folder = encode_folder_name(b);
+                assert_eq!(
+                    encodes_to(a, &folder),
+                    encode_folder_name(a) == folder,
+                    "{a:?} {b:?}"
+                );
+            }
+            assert!(!encodes_to(a, "-nothing-of-it"), "{a:?}");
+        }
+    }
 
     /// A working directory's project for a log folder: itself, or its nearest parent
     /// that encodes to the folder; none past the root.

@@ -907,8 +907,9 @@ pub fn scan_with_progress(
                 }
                 // (a record naming another project than its folder's names none)
                 n.project = cwd.filter(|c| {
-                    n.project_folder.as_deref()
-                        == Some(crate::claude_code::names::encode_folder_name(c).as_str())
+                    n.project_folder
+                        .as_deref()
+                        .is_some_and(|f| crate::claude_code::names::encodes_to(c, f))
                 });
                 n
             })
