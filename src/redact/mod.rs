@@ -75,7 +75,7 @@ const LABEL_WORDS: &[&str] = &[
 /// case aside.
 fn is_label_word(value: &str) -> bool {
     let v = value.to_ascii_lowercase();
-    LABEL_WORDS.contains(&v.as_str()) || secrets::NOT_A_PASSWORD.contains(&v.as_str())
+    LABEL_WORDS.contains(&v.as_str()) || secrets::is_a_state(&v)
 }
 
 /// A learned value of several words (a configured passphrase) this long at most gives

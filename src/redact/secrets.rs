@@ -1108,7 +1108,7 @@ fn keep_password_label(c: &Captures) -> bool {
     if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
         return next.is_some() || word.len() < 4;
     }
-    let prose = |w: &str| NOT_A_PASSWORD.contains(&w.to_ascii_lowercase().as_str());
+    let prose = is_a_state;
     let alphabetic = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphabetic());
     // `pwd: /home/app`, `pwd: ~/work`: the working directory (helper-89 #3, #10)
     let folder = c["k"].eq_ignore_ascii_case("pwd") && v.starts_with(['/', '~', '.']);
@@ -1194,10 +1194,19 @@ fn keep_user_password(c: &Captures) -> bool {
     let v = c["s"].trim();
     ABOUT_A_SECRET.contains(&user.as_str())
         || user.bytes().all(|b| b.is_ascii_digit())
-        || value_is_harmless(v)
-        || placeholder(v)
-        || NOT_A_PASSWORD.contains(&v.to_ascii_lowercase().as_str())
+        || says_no_password(v)
         || (v.contains([':', '/']) && !super::configured::looks_random(v))
+}
+
+/// Whether `v` after a password's label says there is none to hide: harmless (a
+/// number, a boolean), a placeholder, or a state of [`NOT_A_PASSWORD`].
+fn says_no_password(v: &str) -> bool {
+    value_is_harmless(v) || placeholder(v) || is_a_state(v)
+}
+
+/// Whether `w` is one of [`NOT_A_PASSWORD`]'s states, case aside.
+pub fn is_a_state(w: &str) -> bool {
+    NOT_A_PASSWORD.contains(&w.to_ascii_lowercase().as_str())
 }
 
 /// The text of an XML element named for a secret (`<password>V</password>`,
@@ -1288,11 +1297,7 @@ fn keep_bare_userinfo(c: &Captures) -> bool {
         || labels
             .last()
             .is_some_and(|l| PRIVATE_HOST_SUFFIXES.contains(l));
-    NOT_A_USER.contains(&user.as_str())
-        || value_is_harmless(v)
-        || placeholder(v)
-        || NOT_A_PASSWORD.contains(&v.to_ascii_lowercase().as_str())
-        || !(private || made_up(v, 8))
+    NOT_A_USER.contains(&user.as_str()) || says_no_password(v) || !(private || made_up(v, 8))
 }
 
 /// The names of a web framework's session cookie (Django's `sessionid`, PHP's
