@@ -1063,6 +1063,7 @@ mod tests {
             managed_dir: managed.clone(),
             user_dir: Some(home.path().join(".claude")),
             environment_value: None,
+            sdk_generation: None,
             environment: false,
         };
         let environment = |k: &str| (k == DETAILS).then(|| "1".to_string());
@@ -1116,6 +1117,7 @@ mod tests {
             managed_dir: root.path().join("managed"),
             user_dir: Some(user_dir.to_path_buf()),
             environment_value: None,
+            sdk_generation: None,
             environment: false,
         };
         let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
@@ -1214,6 +1216,7 @@ mod tests {
             managed_dir: root.path().join("managed"),
             user_dir: Some(root.path().join("user")),
             environment_value: None,
+            sdk_generation: None,
             environment: false,
         };
         let environment = [
@@ -1277,6 +1280,7 @@ mod tests {
             managed_dir: root.path().join("managed"),
             user_dir: Some(root.path().join("user")),
             environment_value: None,
+            sdk_generation: None,
             environment: false,
         };
         // Claude Code passed the project's key on to the hook.

@@ -124,11 +124,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// [`crate::render::settings::summary_lines`].
 pub fn effective_negotiation(sources: &Sources) -> EffectiveNegotiation {
     let mut e = EffectiveNegotiation::from_layers(&sources.project_dir, sources.read());
-    // exactly `v1`, as `probe` reads it (Claude Code ignores any other value)
-    e.sdk_v1 = crate::settings::env::effective_value(
+    // exactly `v1`, as `probe` reads it (Claude Code ignores any other value); the
+    // environment as `sources` holds it (this machine's, or none for a copied home)
+    e.sdk_v1 = crate::settings::env::env_values(
         sources,
         crate::claude_code::lifecycle::SDK_GENERATION_VAR,
+        sources
+            .sdk_generation
+            .clone()
+            .filter(|_| sources.environment),
     )
+    .into_iter()
+    .find_map(|l| Some((l.value.clone()?, l.describe())))
     .filter(|(v, _)| v == "v1")
     .map(|(_, by)| by);
     e

@@ -140,6 +140,9 @@ pub struct Sources {
     pub user_dir: Option<PathBuf>,
     /// `MCP_PROTOCOL_NEGOTIATION` in the environment Claude Code would inherit.
     pub environment_value: Option<String>,
+    /// `MCP_SDK_GENERATION` there (`v1` puts the legacy handshake in effect:
+    /// [`crate::settings::effective::EffectiveNegotiation::sdk_v1`]).
+    pub sdk_generation: Option<String>,
     /// Whether the environment mcplogs runs in is a layer (this machine); false for a
     /// home copied from elsewhere (`--home`), whose environment is not known here.
     pub environment: bool,
@@ -166,6 +169,8 @@ impl Sources {
             managed_dir: paths::managed_dir(os),
             user_dir: paths::config_dir(home, env),
             environment_value: env(NEGOTIATION_KEY).map(|v| v.to_string_lossy().into_owned()),
+            sdk_generation: env(crate::claude_code::lifecycle::SDK_GENERATION_VAR)
+                .map(|v| v.to_string_lossy().into_owned()),
             environment: true,
         }
     }
@@ -408,6 +413,7 @@ mod tests {
             managed_dir: dir.path().to_path_buf(),
             user_dir: None,
             environment_value: None,
+            sdk_generation: None,
             environment: false,
         };
         let files = s.files();

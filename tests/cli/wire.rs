@@ -261,6 +261,7 @@ fn varied_settings(tmp: &Path) -> settings::EffectiveNegotiation {
         managed_dir: managed,
         user_dir: Some(user),
         environment_value: Some("auto".into()),
+        sdk_generation: None,
         environment: true,
     })
 }
