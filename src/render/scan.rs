@@ -706,6 +706,13 @@ enum RowSource<'a> {
 fn row_sources(report: &ScanReport) -> Vec<RowSource<'_>> {
     let mut out = Vec::with_capacity(report.servers.len() + report.configured.len());
     let mut used = vec![false; report.configured.len()];
+    // (a row goes under its own project's servers; under those of another spelling of
+    // its log folder only when its project has none: two projects write one folder)
+    let logged: std::collections::HashSet<&str> = report
+        .servers
+        .iter()
+        .filter_map(|s| s.project.as_deref())
+        .collect();
     for (i, s) in report.servers.iter().enumerate() {
         out.push(RowSource::Logged(s));
         let last_of_project = report
@@ -716,7 +723,8 @@ fn row_sources(report: &ScanReport) -> Vec<RowSource<'_>> {
             for (j, r) in report.configured.iter().enumerate() {
                 if !used[j]
                     && (s.project.as_deref() == Some(r.project.as_str())
-                        || s.project_folder.as_deref() == Some(r.project_folder.as_str()))
+                        || (!logged.contains(r.project.as_str())
+                            && s.project_folder.as_deref() == Some(r.project_folder.as_str())))
                 {
                     used[j] = true;
                     out.push(RowSource::Configured(r, s.project.as_deref()));

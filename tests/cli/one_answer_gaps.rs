@@ -83,19 +83,20 @@ impl Home {
         let text = fs::read_to_string(src)
             .unwrap()
             .replace("\"/PROJECT\"", &cwd);
-        let slug = mcplogs::claude_code::names::encode_folder_name(&project.display().to_string());
-        let d = self
-            .home
-            .join(".cache/claude-cli-nodejs")
-            .join(slug)
-            .join(format!(
-                "mcp-logs-{}",
-                mcplogs::claude_code::names::encode_folder_name(name)
-            ));
+        let d = self.log_folder(project, name);
         fs::create_dir_all(&d).unwrap();
         let f = d.join("2026-12-05T17-55-35-642Z.jsonl");
         fs::write(&f, text).unwrap();
         set_age(&f, 2 * 86_400);
+    }
+
+    /// The log folder of the server `name` of `project`, as Claude Code names it.
+    fn log_folder(&self, project: &Path, name: &str) -> PathBuf {
+        use mcplogs::claude_code::names::encode_folder_name;
+        self.home
+            .join(".cache/claude-cli-nodejs")
+            .join(encode_folder_name(&project.display().to_string()))
+            .join(format!("mcp-logs-{}", encode_folder_name(name)))
     }
 
     fn log(&self, fixture: &str, name: &str) {
@@ -2143,13 +2144,7 @@ fn two_projects_sharing_a_log_folder_each_get_their_own_answer() {
     h.log_in(&failing, "modern-only-refused-2.1.332.jsonl", "github");
     // the other project's session, in a later file of the same folder
     h.log_in(&other, "path-2.1.332.jsonl", "github");
-    let folder = h
-        .home
-        .join(".cache/claude-cli-nodejs")
-        .join(mcplogs::claude_code::names::encode_folder_name(
-            &other.display().to_string(),
-        ))
-        .join("mcp-logs-github");
+    let folder = h.log_folder(&other, "github");
     fs::rename(
         folder.join("2026-12-05T17-55-35-642Z.jsonl"),
         folder.join("2026-12-05T18-10-00-000Z.jsonl"),
@@ -2396,13 +2391,7 @@ fn a_folder_two_known_projects_write_gives_each_project_its_row() {
     }
     h.write_claude_json(config);
     h.log_in(&failing, "legacy-missing-resultType-2.1.301.jsonl", "api");
-    let folder = h
-        .home
-        .join(".cache/claude-cli-nodejs")
-        .join(mcplogs::claude_code::names::encode_folder_name(
-            &other.display().to_string(),
-        ))
-        .join("mcp-logs-api");
+    let folder = h.log_folder(&other, "api");
     // three later sessions of the other project that called a tool (each decides), the
     // last record of each in its subfolder
     let dir = serde_json::to_string(&other.display().to_string()).unwrap();
@@ -2454,4 +2443,47 @@ fn a_folder_two_known_projects_write_gives_each_project_its_row() {
     ];
     assert_eq!(rows(&["scan", "--json"]), want);
     assert_eq!(rows(&["scan", "--json", "--all"]), want);
+}
+
+/// A configured row of one of two projects that write one log folder goes under its
+/// own project's heading on the screen: `.mcp.json`'s configuration error in `my_app`
+/// was listed under `my-app`'s servers (the rows were matched by log folder first).
+#[test]
+fn a_configured_row_goes_under_its_own_project_of_a_shared_folder() {
+    let h = Home::new(&[], &["api"]);
+    let failing = h.home.join("work/my_app");
+    let other = h.home.join("work/my-app");
+    let mut config: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    for p in [&failing, &other] {
+        fs::create_dir_all(p).unwrap();
+        config["projects"][p.display().to_string()] = json!({"hasTrustDialogAccepted": true});
+    }
+    h.write_claude_json(config);
+    fs::write(failing.join(".mcp.json"), "{ not json").unwrap();
+    h.log_in(&failing, "legacy-missing-resultType-2.1.301.jsonl", "api");
+    let folder = h.log_folder(&other, "api");
+    fs::rename(
+        folder.join("2026-12-05T17-55-35-642Z.jsonl"),
+        folder.join("2026-12-05T16-00-00-000Z.jsonl"),
+    )
+    .unwrap();
+    h.log_in(&other, "path-2.1.332.jsonl", "api");
+    let r = h.run(&h.elsewhere, &["scan"]);
+    let heading = |p: &Path| {
+        r.stdout
+            .find(&format!("\n{}\n", shown(p, &h.home)))
+            .unwrap_or_else(|| panic!("{}", r.stdout))
+    };
+    let row = r
+        .stdout
+        .find(".mcp.json")
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    let (mine, theirs) = (heading(&failing), heading(&other));
+    // under my_app's heading: after it, and not after my-app's when that comes later
+    assert!(
+        row > mine && (theirs < mine || row < theirs),
+        "{}",
+        r.stdout
+    );
 }
