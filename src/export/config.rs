@@ -283,10 +283,14 @@ pub fn read_layers(
 
 /// Variables outside [`VARIABLES`] that decide where export looks and how it connects:
 /// the home and Claude Code's configuration folder (where the user's settings are),
-/// mcplogs' cache (the key and the ledger), the proxies and the certificates trusted.
-/// When a project's settings set one of them, a hook's environment carries it
-/// ([`passed_from_projects`]); export then drops it and says so.
-pub const CONNECTION_VARIABLES: [&str; 18] = [
+/// mcplogs' cache (the key and the ledger), the proxies, the certificates trusted and
+/// the C library's resolver (`LOCALDOMAIN`, `RES_OPTIONS`, `HOSTALIASES`: which address
+/// the collector's name resolves to; a repository's `LOCALDOMAIN` with `ndots` sent the
+/// token to its own name server's answer: helper-100 #1). When a project's settings set
+/// one of them, a hook's environment carries it ([`passed_from_projects`]); export then
+/// drops it and says so (and drops, without a word, any other variable a project set:
+/// export reads none of them, and a library might).
+pub const CONNECTION_VARIABLES: [&str; 21] = [
     "HOME",
     "USERPROFILE",
     "CLAUDE_CONFIG_DIR",
@@ -305,6 +309,9 @@ pub const CONNECTION_VARIABLES: [&str; 18] = [
     "no_proxy",
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
+    "LOCALDOMAIN",
+    "RES_OPTIONS",
+    "HOSTALIASES",
 ];
 
 /// The [`CONNECTION_VARIABLES`] of `environment` (name, value) that a project's settings
@@ -392,16 +399,22 @@ pub fn passed_from_projects(
     passed
 }
 
-/// The connection variables of `environment` a project's settings `file` sets to the
-/// same value, or may set (a file that cannot be read in full: every one).
+/// The variables of `environment` a project's settings `file` sets to the same value,
+/// or may set (a file that cannot be read in full: every connection variable).
 fn passed_in_file(file: &Path, environment: &[(String, String)]) -> Passed {
-    let names: Vec<&str> = environment
+    // ([`VARIABLES`] are [`resolve_layers`]'s, which names them as it ignores them)
+    let all: Vec<&str> = environment
         .iter()
         .map(|(k, _)| k.as_str())
+        .filter(|k| !VARIABLES.contains(k))
+        .collect();
+    let names: Vec<&str> = all
+        .iter()
+        .copied()
         .filter(|k| CONNECTION_VARIABLES.contains(k))
         .collect();
     let mut passed = Passed::default();
-    match env_keys_in_file_or_unknown(file, &names) {
+    match env_keys_in_file_or_unknown(file, &all) {
         Ok(set) => {
             for (k, v) in set {
                 let same = environment
@@ -424,11 +437,12 @@ fn passed_in_file(file: &Path, environment: &[(String, String)]) -> Passed {
     passed
 }
 
-/// The connection variables of the environment a project's settings may have set
+/// The variables of the environment a project's settings may have set
 /// ([`passed_from_projects`]).
 #[derive(Debug, Default, PartialEq)]
 pub struct Passed {
-    /// Each variable once.
+    /// Each variable once: the [`CONNECTION_VARIABLES`] and any other a project set to
+    /// the same value.
     pub keys: Vec<String>,
     /// The project settings files mcplogs could not read in full, and why: every
     /// variable of the environment is taken as theirs.
@@ -436,15 +450,27 @@ pub struct Passed {
 }
 
 impl Passed {
-    /// What `export` says when it drops them, `None` when there are none.
+    /// What `export` says when it drops them, `None` when there are none: the
+    /// [`CONNECTION_VARIABLES`] are named (the others change nothing export does).
     pub fn warning(&self) -> Option<String> {
-        if self.keys.is_empty() {
+        // (in the list's order: the environment's is the platform's)
+        let named: Vec<&str> = CONNECTION_VARIABLES
+            .into_iter()
+            .filter(|k| self.has(k))
+            .collect();
+        if named.is_empty() {
             return None;
         }
-        let keys = self.keys.join(", ");
+        let keys = named.join(", ");
         Some(match &self.unread[..] {
             [] => format!(
-                "export ignores {keys} in the environment: the value a project's settings set, which Claude Code passes on to the hooks it runs; export runs without it"
+                "export ignores {keys} in the environment: {} a project's settings set, which Claude Code passes on to the hooks it runs; export runs without {}",
+                if named.len() == 1 {
+                    "the value"
+                } else {
+                    "values"
+                },
+                if named.len() == 1 { "it" } else { "them" }
             ),
             unread => format!(
                 "export ignores {keys} in the environment: {} may set them (mcplogs cannot read {}), and Claude Code passes a project's settings on to the hooks it runs; export runs without them",
@@ -1200,6 +1226,69 @@ mod tests {
         let s = sources(&repo, &cfg);
         let passed = passed_from_projects(&s, std::slice::from_ref(&repo), &e);
         assert_eq!(passed.keys, ["CLAUDE_CONFIG_DIR", "HTTP_PROXY"]);
+    }
+
+    #[test]
+    fn what_a_project_sets_for_the_resolver_or_anything_else_is_dropped() {
+        // helper-100 #1: a repository's `LOCALDOMAIN` (with `RES_OPTIONS=ndots:9`) made
+        // the collector's name resolve under the repository's domain, and the token went
+        // to its address; `HOSTALIASES` did the same for a one-label name.
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("repo");
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::write(
+            project.join(".claude/settings.json"),
+            r#"{"env": {"LOCALDOMAIN": "attacker.example", "RES_OPTIONS": "ndots:9",
+                "HOSTALIASES": ".claude/hosts", "SOME_TOOL_FLAG": "1", "EDITOR": "vi"}}"#,
+        )
+        .unwrap();
+        let s = Sources {
+            project_dir: project.clone(),
+            managed_dir: root.path().join("managed"),
+            user_dir: Some(root.path().join("user")),
+            environment_value: None,
+            sdk_generation: None,
+            environment: false,
+        };
+        let environment: Vec<(String, String)> = [
+            ("HOME", "/home/me"),
+            ("LOCALDOMAIN", "attacker.example"),
+            ("RES_OPTIONS", "ndots:9"),
+            ("HOSTALIASES", ".claude/hosts"),
+            ("SOME_TOOL_FLAG", "1"),
+            // the user's own value, not the project's
+            ("EDITOR", "emacs"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let passed = passed_from_projects(&s, std::slice::from_ref(&project), &environment);
+        assert_eq!(
+            passed.keys,
+            [
+                "LOCALDOMAIN",
+                "RES_OPTIONS",
+                "HOSTALIASES",
+                "SOME_TOOL_FLAG"
+            ]
+        );
+        // only what decides the connection is named
+        let warning = passed.warning().unwrap();
+        assert!(
+            warning.starts_with(
+                "export ignores LOCALDOMAIN, RES_OPTIONS, HOSTALIASES in the environment: "
+            ),
+            "{warning}"
+        );
+        // a project that set only a variable of no consequence: dropped, no warning
+        std::fs::write(
+            project.join(".claude/settings.json"),
+            r#"{"env": {"SOME_TOOL_FLAG": "1"}}"#,
+        )
+        .unwrap();
+        let passed = passed_from_projects(&s, std::slice::from_ref(&project), &environment);
+        assert_eq!(passed.keys, ["SOME_TOOL_FLAG"]);
+        assert_eq!(passed.warning(), None);
     }
 
     #[test]

@@ -271,10 +271,10 @@ fn output_path(p: &std::path::Path) -> String {
     mcplogs::text::sanitize::text(&p.display().to_string()).into_owned()
 }
 
-/// Drops from this process's environment every variable that decides where export looks
-/// or how it connects (`config::CONNECTION_VARIABLES`: the home, Claude Code's
-/// configuration folder, mcplogs' cache, proxies, certificates) that a project's
-/// settings set to the same value: Claude Code passes a project's `env` on to the hook
+/// Drops from this process's environment every variable that a project's settings set
+/// to the same value, naming those that decide where export looks or how it connects
+/// (`config::CONNECTION_VARIABLES`: the home, Claude Code's configuration folder,
+/// mcplogs' cache, proxies, certificates, the resolver): Claude Code passes a project's `env` on to the hook
 /// that runs `export --detach`, so there they are the repository's choice, and a
 /// repository must not choose whose settings name the collector, which key hashes the
 /// names, or a proxy that sees the token. Returns the warning that says so.
@@ -292,19 +292,19 @@ fn drop_what_projects_passed(
             .filter(|d| !d.is_empty())
             .map(std::path::PathBuf::from),
     );
-    let environment: Vec<(String, String)> = config::CONNECTION_VARIABLES
-        .iter()
-        .filter_map(|k| Some((k.to_string(), std::env::var(k).ok()?)))
+    // (every variable: a project's settings may set one a library reads that mcplogs
+    // does not know of; only the connection variables are named when dropped)
+    let environment: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .collect();
     let passed = config::passed_from_projects(&sources, &projects, &environment);
-    let warning = passed.warning()?;
     for k in &passed.keys {
         // SAFETY: export's `run` calls this first, before any thread of this process is
         // started (the scan's pool, the sender), so nothing reads the environment
         // concurrently.
         unsafe { std::env::remove_var(k) };
     }
-    Some(warning)
+    passed.warning()
 }
 
 /// `--detach`: the same command line without `--detach`, started in a session of its
