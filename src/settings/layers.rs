@@ -164,7 +164,7 @@ impl Sources {
         project_dir: &Path,
         env: &dyn Fn(&str) -> Option<OsString>,
     ) -> Sources {
-        Sources {
+        let mut sources = Sources {
             project_dir: project_dir.to_path_buf(),
             managed_dir: paths::managed_dir(os),
             user_dir: paths::config_dir(home, env),
@@ -172,6 +172,51 @@ impl Sources {
             sdk_generation: env(crate::claude_code::lifecycle::SDK_GENERATION_VAR)
                 .map(|v| v.to_string_lossy().into_owned()),
             environment: true,
+        };
+        if env("CLAUDECODE").is_some_and(|v| v == "1") {
+            let session_project = env("CLAUDE_PROJECT_DIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from);
+            sources.leave_what_settings_passed(session_project.as_deref());
+        }
+        sources
+    }
+
+    /// Run inside Claude Code (`CLAUDECODE=1`: a hook, the Bash tool, a `!` command, the
+    /// status line), the environment holds the `env` of the session's settings files
+    /// (observed: docs/claude-code.md), so a value one of them sets is that file's, not
+    /// the shell's: taken as the environment's, it was every project's (helper-99 #1:
+    /// `scan` in project a, whose local settings set `legacy`, said the fix was in place
+    /// for a failing server of project b, and `fix` wrote nothing for b). Such a value
+    /// is left to its file (read with the layers of each project); one no settings file
+    /// of the session's project (`CLAUDE_PROJECT_DIR`, else this project) sets stays the
+    /// environment's.
+    fn leave_what_settings_passed(&mut self, session_project: Option<&Path>) {
+        if self.environment_value.is_none() && self.sdk_generation.is_none() {
+            return;
+        }
+        let session = Sources {
+            project_dir: session_project.unwrap_or(&self.project_dir).to_path_buf(),
+            ..self.clone()
+        };
+        let set: Vec<(String, String)> = session
+            .files()
+            .iter()
+            .flat_map(|(_, f)| super::env::all_env_in_file(f))
+            .collect();
+        let passed = |key: &str, value: &Option<String>| {
+            value
+                .as_deref()
+                .is_some_and(|v| set.iter().any(|(k, sv)| k == key && sv == v))
+        };
+        if passed(NEGOTIATION_KEY, &self.environment_value) {
+            self.environment_value = None;
+        }
+        if passed(
+            crate::claude_code::lifecycle::SDK_GENERATION_VAR,
+            &self.sdk_generation,
+        ) {
+            self.sdk_generation = None;
         }
     }
 
@@ -398,6 +443,54 @@ mod tests {
         let last = layers.last().unwrap();
         assert_eq!(last.kind, LayerKind::Environment);
         assert_eq!(last.negotiation, Some(NegotiationValue::Auto));
+    }
+
+    #[test]
+    fn inside_claude_code_a_value_the_sessions_settings_set_is_theirs_not_the_environments() {
+        // helper-99 #1: run by a hook (or the Bash tool) in project a, whose local
+        // settings set `legacy`, mcplogs saw `legacy` in its environment and took it as
+        // every project's.
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(a.join(".claude")).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(
+            a.join(".claude/settings.local.json"),
+            r#"{"env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"}}"#,
+        )
+        .unwrap();
+        let a_s = a.display().to_string();
+        let env = |claude_code: bool, project: Option<&str>| {
+            let a_s = a_s.clone();
+            let project = project.map(str::to_string);
+            move |k: &str| -> Option<OsString> {
+                match k {
+                    "MCP_PROTOCOL_NEGOTIATION" => Some("legacy".into()),
+                    "MCP_SDK_GENERATION" => Some("v1".into()),
+                    "CLAUDECODE" if claude_code => Some("1".into()),
+                    "CLAUDE_PROJECT_DIR" => project.clone().or(Some(a_s.clone())).map(Into::into),
+                    _ => None,
+                }
+            }
+        };
+        let s = Sources::new(Os::Linux, Some(&home), &b, &env(true, None));
+        // a's file set it; the shell set `MCP_SDK_GENERATION` (no file does)
+        assert_eq!(
+            (s.environment_value.as_deref(), s.sdk_generation.as_deref()),
+            (None, Some("v1"))
+        );
+        // and the same run from a (the session's project as the current one)
+        let s = Sources::new(Os::Linux, Some(&home), &a, &env(true, Some("")));
+        assert_eq!(s.environment_value, None);
+        // outside Claude Code the environment is the user's shell's
+        let s = Sources::new(Os::Linux, Some(&home), &b, &env(false, None));
+        assert_eq!(s.environment_value.as_deref(), Some("legacy"));
+        // a session in b, which sets nothing: the value came from the shell
+        let b_s = b.display().to_string();
+        let s = Sources::new(Os::Linux, Some(&home), &b, &env(true, Some(&b_s)));
+        assert_eq!(s.environment_value.as_deref(), Some("legacy"));
     }
 
     #[test]
