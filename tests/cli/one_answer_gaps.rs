@@ -2487,3 +2487,92 @@ fn a_configured_row_goes_under_its_own_project_of_a_shared_folder() {
         r.stdout
     );
 }
+
+/// helper-99 #2: a project reached through a symlink (Claude Code records the real path
+/// as its `cwd`): `fix --project LINK` warned that its own file would not take effect,
+/// and the plain `fix --undo` run in the project refused the undo record. The named
+/// folder is the folder it links to.
+#[cfg(unix)]
+#[test]
+fn fix_of_a_project_named_through_a_symlink_writes_and_undoes_the_real_projects_file() {
+    let h = Home::new(&["leg"], &[]);
+    // the project's real folder is `proj`; the user names it by a link
+    let link = h.home.join("work/link");
+    std::os::unix::fs::symlink(&h.proj, &link).unwrap();
+    fs::write(
+        h.proj.join(".claude/settings.json"),
+        r#"{"env": {"MCP_PROTOCOL_NEGOTIATION": "auto"}}"#,
+    )
+    .unwrap();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "leg");
+    let link_s = link.display().to_string();
+    let r = h.run(
+        &h.elsewhere,
+        &[
+            "fix",
+            "-y",
+            "--project",
+            &link_s,
+            "--claude-version",
+            "2.1.301",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(!r.stderr.contains("does not take effect"), "{r:?}");
+    let local = h.proj.join(".claude/settings.local.json");
+    assert!(
+        fs::read_to_string(&local).unwrap().contains("legacy"),
+        "{r:?}"
+    );
+    // the undo `fix --help` names, run in the project (by its real path, as a shell's
+    // `cd` through the link gives the process)
+    let undo = h.run(&link, &["fix", "--undo", "-y", "--project", &link_s]);
+    assert_eq!(undo.code, 0, "{undo:?}");
+    assert!(!local.exists(), "{undo:?}");
+}
+
+/// helper-99 #1: run from inside Claude Code (a hook, the Bash tool) in project a, whose
+/// local settings set `legacy`, the environment holds `legacy` (Claude Code passes the
+/// session's settings `env` on): mcplogs took it as every project's, said the fix was in
+/// place for a failing server of another project and planned nothing for it.
+#[test]
+fn inside_claude_code_another_projects_setting_is_not_the_environments() {
+    let h = Home::new(&[], &["leg"]);
+    let a = h.home.join("work/a");
+    fs::create_dir_all(a.join(".claude")).unwrap();
+    fs::write(
+        a.join(".claude/settings.local.json"),
+        r#"{"env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"}}"#,
+    )
+    .unwrap();
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "leg");
+    let in_session = |args: &[&str]| {
+        let mut c = h.cmd(&a, args);
+        c.env("CLAUDECODE", "1")
+            .env("CLAUDE_PROJECT_DIR", &a)
+            .env("MCP_PROTOCOL_NEGOTIATION", "legacy");
+        run(&mut c)
+    };
+    let fix = in_session(&["fix", "--dry-run", "--claude-version", "2.1.301"]);
+    assert_eq!(fix.code, 0, "{fix:?}");
+    assert!(
+        fix.stdout.contains("+++") && fix.stdout.contains("MCP_PROTOCOL_NEGOTIATION"),
+        "{fix:?}"
+    );
+    // what the same command plans from a terminal
+    let terminal = h.run(&a, &["fix", "--dry-run", "--claude-version", "2.1.301"]);
+    assert_eq!(fix.stdout, terminal.stdout);
+    let scan = in_session(&["scan"]);
+    assert!(
+        words(&scan.stdout).contains("Run `mcplogs fix`"),
+        "{scan:?}"
+    );
+    // outside Claude Code, the shell's value is every project's: in place
+    let mut c = h.cmd(&a, &["scan"]);
+    c.env("MCP_PROTOCOL_NEGOTIATION", "legacy");
+    let shell = run(&mut c);
+    assert!(
+        words(&shell.stdout).contains("The fix is in place"),
+        "{shell:?}"
+    );
+}

@@ -96,7 +96,14 @@ struct Planned {
     pending: fix::PendingFix,
 }
 
-pub fn run(args: FixArgs) -> Result<ExitCode, Error> {
+pub fn run(mut args: FixArgs) -> Result<ExitCode, Error> {
+    // A project reached through a symlink is the folder it names: Claude Code records
+    // the real path as the project (its `cwd`), and `fix --undo` run in it reads the
+    // real path as the current folder (helper-99 #2: `fix --project` through a link
+    // warned that its own file would not take effect, and the plain undo refused).
+    if let Some(p) = args.project.take() {
+        args.project = Some(std::fs::canonicalize(&p).unwrap_or(p));
+    }
     if args.undo {
         return run_undo_cmd(&args);
     }
