@@ -788,14 +788,21 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
         let tail = if let Some(n) = skipped {
             format!(" -> cannot tell ({})", n.reason)
         } else if p.legacy_fix_helps() {
-            format!(
-                " -> {} will help",
-                crate::text::code_span(
-                    &p.settings
-                        .as_deref()
-                        .map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
-                )
-            )
+            use crate::settings::target::FixTarget;
+            match p.settings.as_deref() {
+                // `fix` writes it: the command; else (in place, refused, managed, a
+                // conflict) the advice below says why not (helper-99 #4: "`mcplogs fix`
+                // will help" of a file `fix` refuses)
+                Some(a) if !matches!(a.target, FixTarget::Write { .. }) || a.conflict.is_some() => {
+                    " -> the legacy setting will help (below)".to_string()
+                }
+                a => format!(
+                    " -> {} will help",
+                    crate::text::code_span(
+                        &a.map_or_else(|| "mcplogs fix".to_string(), crate::advice::fix_command)
+                    )
+                ),
+            }
         } else if p.cut_short() || p.cut_short_for(wl) {
             // either attempt stopped by --timeout: its outcome is not known
             " -> cannot tell (the probe stopped at --timeout)".to_string()

@@ -399,6 +399,17 @@ impl SettingsAdvice {
         })
     }
 
+    /// [`Self::for_project`] with its target [`FixTarget::checked`] as `mcplogs fix`
+    /// plans it: what `probe` advises for one project (helper-99 #4: it said "run
+    /// `mcplogs fix`" of a JSON5 file `fix` refuses, where `scan` gave fix's reason).
+    pub fn for_project_as_fix_plans(e: &EffectiveNegotiation) -> Self {
+        let a = Self::for_project(e);
+        SettingsAdvice {
+            target: a.target.clone().checked(&mut Default::default()),
+            ..a
+        }
+    }
+
     pub fn for_project(e: &EffectiveNegotiation) -> Self {
         let target = choose(e);
         let set_at = match &target {

@@ -2324,6 +2324,23 @@ fn a_json5_settings_file_fix_refuses_is_never_advised_as_mcplogs_fix() {
         line.contains("bad (tools fetch failed · mcplogs scan)"),
         "{line}"
     );
+    // helper-99 #4: `probe` of the same server said "`mcplogs fix` will help" and "run
+    // `mcplogs fix`, which sets ... in ~/.claude/settings.json"
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/stub_mcp_server.py");
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    doc["mcpServers"]["bad"] = json!({ "type": "stdio", "command": "python3",
+        "args": [stub.display().to_string(), "--scenario", "e-bad-types"] });
+    h.write_claude_json(doc);
+    let probe = h.run(&h.proj, &["probe", "--claude-version", "2.1.336", "bad"]);
+    let said = words(&probe.stdout);
+    assert!(
+        said.contains("legacy: healthy -> the legacy setting will help (below)")
+            && said.contains("`mcplogs fix` refuses the file that wins there")
+            && said.contains("`mcplogs fix --rewrite-strict`")
+            && !said.contains("run `mcplogs fix`,"),
+        "{probe:?}"
+    );
 }
 
 /// helper-95 #5: `MCP_SDK_GENERATION=v1` gives every server the legacy handshake, whatever

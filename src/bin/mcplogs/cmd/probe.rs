@@ -353,7 +353,9 @@ pub fn probe_for_report(
                 mcplogs::settings::target::SettingsAdvice {
                     // the fix commands it prints carry the homes read
                     homes: homes.to_vec(),
-                    ..mcplogs::settings::target::SettingsAdvice::for_project(&negotiation)
+                    ..mcplogs::settings::target::SettingsAdvice::for_project_as_fix_plans(
+                        &negotiation,
+                    )
                 },
             )),
         };
@@ -659,7 +661,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
             mcplogs::settings::target::SettingsAdvice {
                 // the fix commands it prints carry `--home`, as `scan --home`'s do
                 homes: args.home.clone(),
-                ..mcplogs::settings::target::SettingsAdvice::for_project(&negotiation)
+                ..mcplogs::settings::target::SettingsAdvice::for_project_as_fix_plans(&negotiation)
             },
         )),
     };
