@@ -2593,3 +2593,26 @@ fn inside_claude_code_another_projects_setting_is_not_the_environments() {
         "{shell:?}"
     );
 }
+
+/// helper-99 #5: the advice for the logs of a server configured nowhere said "`mcplogs
+/// prune` can remove them", and no `prune` does (it keeps a server's newest file and its
+/// deciding session's): the advice names the folder to delete.
+#[test]
+fn a_server_configured_nowhere_is_not_promised_to_prune() {
+    let h = Home::new(&[], &[]);
+    h.log("legacy-missing-resultType-2.1.301.jsonl", "gone");
+    let folder = h.log_folder(&h.proj, "gone");
+    let (_, doc) = h.json(&h.elsewhere, &["scan", "--json"]);
+    let rec = server(&doc, "gone")["recommendation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!rec.contains("prune` can remove"), "{rec}");
+    assert!(
+        rec.contains(&format!("delete its log folder {} ", folder.display())),
+        "{rec}"
+    );
+    // and prune, as the advice says, keeps it
+    let prune = h.run(&h.elsewhere, &["prune", "--dry-run", "--older-than", "1d"]);
+    assert!(!prune.stdout.contains("gone"), "{prune:?}");
+}
