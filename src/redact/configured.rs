@@ -732,6 +732,47 @@ mod tests {
         assert!(super::super::first_words(&"word ".repeat(60)).is_empty());
     }
 
+    /// helper-100 #2: a value of several words a server wrote across two stderr records
+    /// (a pipe read's boundary) or two lines: the first words were hidden at the first
+    /// line's end, the rest shown at the next one's start. Its last words are hidden at a
+    /// line's start (after its indentation), never elsewhere.
+    #[test]
+    fn a_passphrases_last_words_at_a_lines_start_are_hidden() {
+        let r = redactor(&[("SERVICE_CREDENTIAL", "oscar quiet meadow lark")]);
+        for (text, shown) in [
+            (
+                "words: oscar quiet\n meadow lark",
+                "words: [REDACTED:config]\n [REDACTED:config]",
+            ),
+            (
+                "words: oscar quiet\nmeadow lark\n",
+                "words: [REDACTED:config]\n[REDACTED:config]\n",
+            ),
+            (
+                "pass oscar\n quiet meadow lark",
+                "pass [REDACTED:config]\n [REDACTED:config]",
+            ),
+            ("x\r\n\tmeadow lark, then", "x\r\n\t[REDACTED:config], then"),
+            ("lark", "[REDACTED:config]"),
+            // not at a line's start, or inside a word: not the value
+            ("a meadow lark sings", "a meadow lark sings"),
+            ("skylark", "skylark"),
+            ("larks are birds", "larks are birds"),
+        ] {
+            assert_eq!(r.redact(text), shown, "{text:?}");
+        }
+        assert_eq!(
+            super::super::last_words(" correct horse  battery staple"),
+            ["horse  battery staple", "battery staple", "staple"]
+        );
+        assert!(super::super::last_words("one").is_empty());
+        assert!(super::super::last_words(&"word ".repeat(60)).is_empty());
+        // as the scan's stderr tail joins its records
+        let mut parts = vec!["words: oscar quiet".to_string(), " meadow lark".to_string()];
+        r.apply_joined(&mut parts);
+        assert_eq!(parts, ["words: [REDACTED:config]", " [REDACTED:config]"]);
+    }
+
     /// A configured value that is a label's own word or a state (`DB_PASSWORD:
     /// "password"`) is not learned: every `password` of every text was hidden (found by
     /// helper-93).

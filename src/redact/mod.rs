@@ -106,6 +106,42 @@ fn first_words(v: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The last words of `v`, each run of them that is at least [`MIN_FIRST_WORDS`] long
+/// and is not the whole value: `staple`, `battery staple`, `horse battery staple` of
+/// `correct horse battery staple`, hidden only at a line's start: a value a server wrote
+/// across two stderr records (a pipe read's boundary) or two lines ends the second one's
+/// first words (helper-100 #2: the first half hidden, the rest shown). None for a value
+/// of one word or over [`MAX_FIRST_WORDS_VALUE`] bytes.
+fn last_words(v: &str) -> Vec<&str> {
+    if v.len() > MAX_FIRST_WORDS_VALUE {
+        return Vec::new();
+    }
+    let trimmed = v.trim_start();
+    trimmed
+        .char_indices()
+        .filter(|&(i, c)| {
+            c.is_whitespace()
+                && trimmed[i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|n| !n.is_whitespace())
+        })
+        .map(|(i, c)| &trimmed[i + c.len_utf8()..])
+        .filter(|p| p.trim_end().chars().count() >= MIN_FIRST_WORDS)
+        .collect()
+}
+
+/// Where a learned literal counts as the secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Place {
+    /// Anywhere: a value learned whole.
+    Anywhere,
+    /// At a line's end only: the first words of a value of several words.
+    LineEnd,
+    /// At a line's start only (after its indentation): its last words.
+    LineStart,
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct RedactorBuilder {
     homes: Vec<String>,
@@ -328,18 +364,27 @@ impl RedactorBuilder {
 
     pub fn build(self) -> Redactor {
         // each value whole, then the first words of those of several words, hidden only
-        // at a line's end ([`first_words`]; a value learned whole is never one)
-        let mut literal_secrets: Vec<(String, &'static str, bool)> = Vec::new();
+        // at a line's end ([`first_words`]), and their last words, only at a line's
+        // start ([`last_words`]); a value learned whole is never one
+        let mut literal_secrets: Vec<(String, &'static str, Place)> = Vec::new();
         for (v, kind) in &self.learned_secrets {
-            for p in first_words(v) {
+            let parts = first_words(v)
+                .into_iter()
+                .map(|p| (p, Place::LineEnd))
+                .chain(last_words(v).into_iter().map(|p| (p, Place::LineStart)));
+            for (p, place) in parts {
                 if !self.learned_values.contains(p) {
-                    literal_secrets.push((p.to_string(), kind, true));
+                    literal_secrets.push((p.to_string(), kind, place));
                 }
             }
         }
         literal_secrets.sort();
         literal_secrets.dedup_by(|a, b| a.0 == b.0);
-        literal_secrets.extend(self.learned_secrets.into_iter().map(|(v, k)| (v, k, false)));
+        literal_secrets.extend(
+            self.learned_secrets
+                .into_iter()
+                .map(|(v, k)| (v, k, Place::Anywhere)),
+        );
         literal_secrets.sort_by_key(|(s, _, _)| std::cmp::Reverse(s.len()));
         let literals = (!literal_secrets.is_empty()).then(|| {
             // A contiguous NFA, never a DFA: a DFA's build follows each state's failure
@@ -355,7 +400,7 @@ impl RedactorBuilder {
                 ac,
                 literal_secrets
                     .iter()
-                    .map(|&(_, k, at_end)| (k, at_end))
+                    .map(|&(_, k, place)| (k, place))
                     .collect(),
             )
         });
@@ -408,9 +453,9 @@ struct Span {
 pub struct Redactor {
     enabled: bool,
     mask_hosts: bool,
-    /// Learned secrets, and the kind of each pattern, and whether it is the first words
-    /// of one, hidden only at a line's end.
-    literals: Option<(AhoCorasick, Vec<(&'static str, bool)>)>,
+    /// Learned secrets, and the kind of each pattern, and where it counts (the first
+    /// or last words of one only at a line's end or start).
+    literals: Option<(AhoCorasick, Vec<(&'static str, Place)>)>,
     homes: Option<Regex>,
     user_homes: Option<Regex>,
     bare_users: Option<Regex>,
@@ -558,14 +603,25 @@ impl Redactor {
             if m.end() <= taken {
                 continue;
             }
-            let (kind, at_end) = kinds[m.pattern().as_usize()];
-            // a value's first words, not at a line's end or inside a word: not it;
-            // another value may start inside them
-            if at_end
-                && ((!matches!(t.as_bytes().get(m.end()), None | Some(b'\n' | b'\r'))
-                    && !joined_at(m.end()))
-                    || t[..m.start()].chars().next_back().is_some_and(is_word))
-            {
+            let (kind, place) = kinds[m.pattern().as_usize()];
+            // a value's first words, not at a line's end or inside a word, or its last
+            // words, not at a line's start or inside a word: not it; another value may
+            // start inside them
+            let word_before = t[..m.start()].chars().next_back().is_some_and(is_word);
+            let misplaced = match place {
+                Place::Anywhere => false,
+                Place::LineEnd => {
+                    (!matches!(t.as_bytes().get(m.end()), None | Some(b'\n' | b'\r'))
+                        && !joined_at(m.end()))
+                        || word_before
+                }
+                Place::LineStart => {
+                    let indent = t[..m.start()].trim_end_matches([' ', '\t']).len();
+                    !(indent == 0 || t.as_bytes()[indent - 1] == b'\n' || joined_at(indent))
+                        || t[m.end()..].chars().next().is_some_and(is_word)
+                }
+            };
+            if misplaced {
                 from = m.start() + t[m.start()..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
