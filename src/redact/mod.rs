@@ -60,6 +60,7 @@ const LABEL_WORDS: &[&str] = &[
     "passphrase",
     "credential",
     "credentials",
+    "creds",
     "privatekey",
     "private_key",
     "secretkey",

@@ -218,7 +218,10 @@ fn classic_key_looks_secret(key: &str) -> bool {
         .contains(&words[words.len() - 2].as_str());
     // `pw`, `ADMIN_PW`, `pwHash`: a password (never the working directory `PWD`)
     let pw = last == "pw";
-    pwd || pass || auth || pw || last == "key" || keys
+    // `creds`, `DB_CREDS`, `awsCreds`: credentials, as `credentials` is (`creds=hunter2`
+    // was shown: a credential word's value had to look made up)
+    let creds = words.iter().any(|w| w.ends_with("creds"));
+    pwd || pass || auth || pw || creds || last == "key" || keys
 }
 
 /// Whether a key's last word names a credential ([`CREDENTIAL_WORDS`]: an OAuth
@@ -699,6 +702,10 @@ fn keep_colon_pair(c: &Captures) -> bool {
     if password_label(k) {
         return keep_password_label(c);
     }
+    // (`creds: abc123`: a credential's plain label)
+    if creds_label(k) && !keep_creds_label(c) {
+        return false;
+    }
     // (`DB_PIN: 4821`; a word after it is a sentence's, `PIN: 1234 attempts`, as after
     // `password:`)
     if secret_number(k, &c["s"]) {
@@ -752,6 +759,46 @@ fn short_token_like(s: &str) -> bool {
                     && b.iter().skip(1).any(u8::is_ascii_uppercase);
                 b.len() >= 6 && turns >= 3 && (digits >= 3 || mixed)
             }))
+}
+
+/// The plain labels credentials follow (`creds:`, `credentials:`, `db.creds:`), whose
+/// value [`keep_creds_label`] judges.
+const CREDS_LABELS: &[&str] = &["creds", "credentials", "credential"];
+
+fn creds_label(k: &str) -> bool {
+    let last = k.rsplit('.').next().unwrap_or(k);
+    CREDS_LABELS.iter().any(|l| last.eq_ignore_ascii_case(l))
+}
+
+/// The value after a credentials' plain label ([`CREDS_LABELS`]): a short secret
+/// (`creds: abc123`, `credentials: s3cr3t`, `creds: P@ss`) when it is a word of four
+/// characters or more holding a letter and a digit or a sign ([`letter_and_other`]),
+/// but for a word and its one digit (`invalid2`, `oauth2`: a state, a scheme), and is
+/// not kept as after `password:` ([`keep_password_label`]: `credentials: sha256`, a
+/// place, a placeholder). A plain word (`creds: loaded`, `credentials: expired`) is a
+/// state far more often than a secret, and stays; so does a value of several words
+/// (`credentials: found in ~/.aws`) and `user:password` (the rule for it judges it).
+fn keep_creds_label(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    let word = v.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let word_and_digit = word
+        .strip_suffix(|ch: char| ch.is_ascii_digit())
+        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_alphabetic()));
+    word.chars().count() < 4
+        || word.contains(':')
+        || word_and_digit
+        || !letter_and_other(word)
+        || keep_password_label(c)
+}
+
+/// Whether `word` holds a letter and a digit or a sign, as a password written by hand
+/// does (`hunter2`, `P@ss`, `Xk8mQ2pL9v`); a plain word (`sommer`) or a name of words
+/// (`aws-prod`, `my_profile`) holds none.
+fn letter_and_other(word: &str) -> bool {
+    word.chars().any(char::is_alphabetic)
+        && word
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~".contains(&b))
 }
 
 /// The plain labels a password follows (`password:`, `Passwd:`, `PWD:`, `secret:`,
@@ -873,6 +920,8 @@ pub const NOT_A_PASSWORD: &[&str] = &[
     "plaintext",
     "cleartext",
     "oauth",
+    "oauth1",
+    "oauth2",
     "kerberos",
     "keychain",
     "keyring",

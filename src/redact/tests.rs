@@ -3554,3 +3554,37 @@ fn pin_codes_one_time_passwords_and_pin_flags_are_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A short value after a `creds` label is hidden, as after `credentials` (`creds:
+/// abc123`, `creds=hunter2` were shown: `creds` was only a credential word, whose value
+/// had to look made up); a state, a name, a place, a word and its one digit stay.
+#[test]
+fn a_short_value_after_creds_is_hidden() {
+    let r = plain();
+    check(&r, "creds: abc123", "creds: [REDACTED:secret]");
+    check(&r, "creds=hunter2", "creds=[REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("DB_CREDS=hunter2", "hunter2"),
+            ("awsCreds: 'hunter2'", "hunter2"),
+            ("credentials: abc123", "abc123"),
+            ("creds: P@ssword", "P@ssword"),
+            (r#"{"creds": "letmein"}"#, "letmein"),
+        ],
+    );
+    for kept in [
+        "creds: loaded",
+        "credentials: expired",
+        "creds: aws-prod",
+        "creds: none",
+        "creds: oauth2",
+        "Credentials: found in ~/.aws/credentials",
+        "creds=~/.aws/creds.json",
+        "creds=42",
+        "CREDS_FILE=/run/secrets/creds",
+        "no creds: 3 servers skipped",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
