@@ -1952,6 +1952,16 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r#"(?i)(?-u:\b)digest[ \t]+(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*(?:"[^"\n]*"|[^\s,"]*)[ \t]*,[ \t]*)*?response[ \t]*=[ \t]*"?(?P<s>[A-Za-z0-9+/=_-]+)"#,
             keep_harmless,
         ),
+        // And its `username` (quoted, or bare to the next comma): the account the response
+        // is the password of, which with it is all a guess offline needs; a log shows it
+        // beside the server's name. The realm, the nonces, the URI and the algorithm stay
+        // (`Digest username="alice", ...` showed the user).
+        rule(
+            "authorization",
+            &["digest"],
+            r#"(?i)(?-u:\b)digest[ \t]+(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*(?:"[^"\n]*"|[^\s,"]*)[ \t]*,[ \t]*)*?username[ \t]*=[ \t]*"?(?P<s>[^",\r\n]*[^",\s])"#,
+            keep_harmless,
+        ),
         rule(
             "cookie",
             &["cookie"],

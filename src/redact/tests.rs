@@ -3401,19 +3401,20 @@ fn a_yaml_block_value_under_a_passwords_key_is_hidden() {
 
 /// A Digest authorization hides its `response` (helper-97: `Digest
 /// [REDACTED:authorization]"u", response="V"` hid the parameter's name and showed the
-/// response); the user, the realm, the nonce and the URI stay.
+/// response); the realm, the nonce and the URI stay (the user goes too:
+/// [`a_digest_authorizations_username_is_hidden`]).
 #[test]
 fn a_digest_authorizations_response_is_hidden() {
     let r = plain();
     check(
         &r,
         r#"Authorization: Digest username="u", response="X26xq7Lm2Pz9Rt5Wv8Yb3Nk6""#,
-        r#"Authorization: Digest username="u", response="[REDACTED:authorization]""#,
+        r#"Authorization: Digest username="[REDACTED:authorization]", response="[REDACTED:authorization]""#,
     );
     check(
         &r,
         r#"Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="6629fae49393a05397450978507c4ef1", opaque="5ccc069c403e""#,
-        r#"Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="[REDACTED:authorization]", opaque="5ccc069c403e""#,
+        r#"Authorization: Digest username="[REDACTED:authorization]", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="[REDACTED:authorization]", opaque="5ccc069c403e""#,
     );
     for kept in [
         r#"WWW-Authenticate: Digest realm="api", qop="auth", nonce="dcd98b7102dd2f0e""#,
@@ -3550,6 +3551,40 @@ fn pin_codes_one_time_passwords_and_pin_flags_are_hidden() {
         "otp: 25",
         "--spinner 1200",
         "ping 1234 ms",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A Digest authorization hides its `username` as well as its `response`: the two are
+/// all an offline guess of the password needs (`Digest username="alice"` was shown). The
+/// realm, the nonces, the URI, `qop` and the algorithm stay; so does a challenge, which
+/// names no user, and `username` outside a Digest header.
+#[test]
+fn a_digest_authorizations_username_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        r#"Authorization: Digest username="alice", realm="api", nonce="dcd98b71", uri="/mcp", algorithm=SHA-256, response="6629fae49393a05397450978507c4ef1", cnonce="0a4f113b""#,
+        r#"Authorization: Digest username="[REDACTED:authorization]", realm="api", nonce="dcd98b71", uri="/mcp", algorithm=SHA-256, response="[REDACTED:authorization]", cnonce="0a4f113b""#,
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                r#"Digest realm="api", username=carol, response=abc"#,
+                "carol",
+            ),
+            (
+                r#"authorization: digest username="Mary Smith", uri="/""#,
+                "Mary Smith",
+            ),
+        ],
+    );
+    for kept in [
+        r#"WWW-Authenticate: Digest realm="api", qop="auth", nonce="dcd98b7102dd2f0e", algorithm=SHA-256"#,
+        "login username=alice failed",
+        "the digest username was rejected",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
