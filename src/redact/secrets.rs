@@ -1370,6 +1370,19 @@ fn keep_session_cookie(c: &Captures) -> bool {
     value_is_harmless(v) || placeholder(v) || is_uuid(v)
 }
 
+/// A session's id ([`RULES`]): hidden when it, or a piece of it between `.`, `:` and
+/// `%` (Express's signed `s:ID.SIG`, URL-encoded), looks generated ([`token_like`]:
+/// `8f3a9c2b7d1e4f6a0b5c8d2e7f1a3b9c`, `Zk3q9LmP2vX8rT5wNc7Y`); kept when it is a
+/// UUID, a number, a placeholder or a name (`session_id=3`, `sid=main`, a Windows
+/// `sid=S-1-5-21-...` of numbers).
+fn keep_session_id(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    let generated = v
+        .split(['.', ':', '%'])
+        .any(|p| token_like(p, 16) || super::configured::looks_random(p));
+    !generated || is_uuid(v) || value_is_harmless(v) || placeholder(v)
+}
+
 /// A value alone on the line after its key, indented further (YAML's block value,
 /// [`RULES`]: `password:` then `  V`, `password: |` then `  V`): judged as after
 /// `password:` ([`keep_password_label`]) under a key naming a password, a secret, a
@@ -2368,6 +2381,29 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 .join("|")
         ),
         keep_session_cookie,
+    ));
+    // A session's id under its key (`session_id=V` in a URL, `sid=V`, `"session-id": "V"`,
+    // `Mcp-Session-Id: V`): its value, when it looks generated ([`keep_session_id`]).
+    // Whoever holds a server's session id may speak in that session; a counter
+    // (`session_id=3`), a UUID (what Claude Code's own logs hold, and what a reader
+    // looks up) and a name stay.
+    v.push(rule(
+        "session-id",
+        &[
+            "session_id",
+            "session-id",
+            "sessionid",
+            "sess_id",
+            "sess-id",
+            "session_key",
+            "session-key",
+            "sid=",
+            "sid:",
+            "sid\"",
+            "sid'",
+        ],
+        r#"(?i)(?:^|[^A-Za-z0-9_.-])(?P<k>(?:[A-Za-z0-9]+[_-])*(?:session[_-]?id|sess[_-]id|session[_-]key|sid))["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"'&;,<>()\[\]{}]+)"#,
+        keep_session_id,
     ));
     // YAML's block value: a key ending its line (or a block scalar's `|`, `>`), the
     // value alone on the next line, indented further than that line (`password:` then

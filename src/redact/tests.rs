@@ -3623,3 +3623,53 @@ fn a_short_value_after_creds_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A session's id that looks generated is hidden under its key (`session_id=V` in a
+/// URL, `sid=V`, an MCP session's `Mcp-Session-Id: V`, Express's signed `s:ID.SIG`):
+/// whoever holds it may speak in the session. A counter, a UUID (Claude Code's own
+/// session ids, which a reader looks up), a name, a Windows SID, and a session's id in
+/// words stay.
+#[test]
+fn a_generated_session_id_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "GET /app?session_id=8f3a9c2b7d1e4f6a0b5c8d2e7f1a3b9c HTTP/1.1",
+        "GET /app?session_id=[REDACTED:session-id] HTTP/1.1",
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                "https://x.example.com/cb?sid=Zk3q9LmP2vX8rT5wNc7Y",
+                "Zk3q9LmP2vX8rT5wNc7Y",
+            ),
+            ("sid=s%3AaBcD1234eFgH5678.XyZ", "aBcD1234eFgH5678"),
+            (
+                "Mcp-Session-Id: 1868a90c8f6d4f5fa4d6b0cd1b1d1e35",
+                "1868a90c8f6d4f5fa4d6b0cd1b1d1e35",
+            ),
+            (
+                r#"{"session-id": "Qm9x7TzL2kP8wR4vN6yB"}"#,
+                "Qm9x7TzL2kP8wR4vN6yB",
+            ),
+            ("sessionId: ab12CD34ef56GH78ij90", "ab12CD34ef56GH78ij90"),
+            ("x-session-key=Kd83jsL02mQx7Vb4Nz1P", "Kd83jsL02mQx7Vb4Nz1P"),
+        ],
+    );
+    for kept in [
+        "session_id=3",
+        "session_id=main",
+        "session_id=chat-session-2024",
+        "mcp-session-id: 3f2a9c",
+        r#""session_id": "8c5a55f0-962f-45f4-8b1e-aab3bbe13010""#,
+        "Mcp-Session-Id: 8c5a55f0-962f-45f4-8b1e-aab3bbe13010",
+        "sid=S-1-5-21-3623811015-3361044348-30300820-1013",
+        "session id 8f3a9c2b7d1e4f6a0b5c8d2e7f1a3b9c",
+        "AccountSid=main",
+        "consid=Zk3q9LmP2vX8rT5wNc7Y",
+        "session_id=<none>",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
