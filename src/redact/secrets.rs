@@ -1404,24 +1404,170 @@ fn keep_block_value(c: &Captures) -> bool {
 const FOREIGN_PASSWORD_LABELS: &str =
     r"pa(?:ss|ß)wort|pässwort|kennwort|mot de passe|contrase(?:ñ|n)a|senha|wachtwoord|пароль";
 
-/// The value after a password's label in another language ([`FOREIGN_PASSWORD_LABELS`]):
-/// hidden when it holds a letter and a digit or a sign (`Xk8mQ2pL9v`, `P@ss`), or is a
-/// number of four digits or more (a PIN). [`NOT_A_PASSWORD`]'s states are English, so a
-/// plain word there (`Passwort: erforderlich`, `mot de passe: incorrect`) is taken for
-/// the sentence's, as after `password is`.
+/// The same in Chinese (`密码`, `密碼`), Japanese (`パスワード`) and Korean (`비밀번호`),
+/// after an ASCII or a full-width colon (`密码：abc`). No word boundary comes before
+/// them (`用户密码：` is a user's password).
+const CJK_PASSWORD_LABELS: &str = "密码|密碼|パスワード|비밀번호";
+
+/// Words a sentence says after a password's label in another language where no password
+/// is (`Passwort: falsch`, `mot de passe : incorrect`, `contraseña: requerida`, `senha:
+/// inválida`, `wachtwoord: verlopen`, `пароль: неверный`), lower case: its states, and
+/// the small words a sentence starts with there (`Passwort: ist abgelaufen`).
+const FOREIGN_NOT_A_PASSWORD: &[&str] = &[
+    // German
+    "erforderlich",
+    "falsch",
+    "ungültig",
+    "leer",
+    "fehlt",
+    "abgelaufen",
+    "geändert",
+    "nicht",
+    "ist",
+    "wird",
+    "gesetzt",
+    "vergessen",
+    "korrekt",
+    "richtig",
+    "bitte",
+    "eingeben",
+    "ändern",
+    "zurücksetzen",
+    "bestätigen",
+    "erfolgreich",
+    "gespeichert",
+    "verschlüsselt",
+    "fehlerhaft",
+    "abgelehnt",
+    "benötigt",
+    "muss",
+    "zu",
+    "keins",
+    "kein",
+    "keines",
+    // French
+    "incorrect",
+    "incorrecte",
+    "invalide",
+    "requis",
+    "obligatoire",
+    "vide",
+    "expiré",
+    "oublié",
+    "manquant",
+    "changé",
+    "modifié",
+    "est",
+    "non",
+    "défini",
+    "erroné",
+    "trop",
+    "doit",
+    "saisir",
+    "confirmer",
+    "valide",
+    "aucun",
+    // Spanish and Portuguese
+    "incorrecta",
+    "incorrecto",
+    "inválida",
+    "invalida",
+    "requerida",
+    "obligatoria",
+    "vacía",
+    "vacia",
+    "caducada",
+    "expirada",
+    "olvidada",
+    "es",
+    "cambiada",
+    "debe",
+    "demasiado",
+    "introduzca",
+    "ingrese",
+    "confirmar",
+    "válida",
+    "incorreta",
+    "obrigatória",
+    "vazia",
+    "esquecida",
+    "é",
+    "não",
+    "alterada",
+    "muito",
+    "digite",
+    "informe",
+    "errada",
+    "ninguna",
+    "nenhuma",
+    // Dutch
+    "onjuist",
+    "ongeldig",
+    "vereist",
+    "verplicht",
+    "leeg",
+    "verlopen",
+    "vergeten",
+    "niet",
+    "gewijzigd",
+    "moet",
+    "te",
+    "voer",
+    "bevestigen",
+    "fout",
+    "geen",
+    // Russian
+    "неверный",
+    "неверен",
+    "неверно",
+    "обязателен",
+    "обязательно",
+    "пустой",
+    "пуст",
+    "истек",
+    "истёк",
+    "не",
+    "изменен",
+    "изменён",
+    "забыли",
+    "введите",
+    "подтвердите",
+    "слишком",
+    "должен",
+    "требуется",
+    "неправильный",
+    "нет",
+];
+
+/// The value after a password's label in another language ([`FOREIGN_PASSWORD_LABELS`],
+/// [`CJK_PASSWORD_LABELS`]): a password, whatever it looks like (`Passwort: sommer`,
+/// `contraseña=luna`, `пароль: zima`: a plain word hid nothing before), unless it is
+/// harmless (a number under four digits), a placeholder, a state of [`NOT_A_PASSWORD`]
+/// or [`FOREIGN_NOT_A_PASSWORD`], or a plain word the sentence goes on after (`more`:
+/// `Passwort: bitte eingeben`; one holding a digit or a sign is hidden there too). After
+/// a CJK label a value of no ASCII letter, digit or sign is the sentence's (`密码：错误`,
+/// `密码：不能为空`).
 fn keep_foreign_password(c: &Captures) -> bool {
-    let word = c["s"]
-        .trim()
-        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
-    let letter = word.chars().any(char::is_alphabetic);
-    let other = word
-        .bytes()
-        .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~_-".contains(&b));
+    let word = c["s"].trim().trim_end_matches([
+        '.', ',', ';', ':', '!', '?', ')', '。', '，', '！', '？', '）',
+    ]);
     let pin = word.len() >= MIN_SECRET_NUMBER && word.bytes().all(|b| b.is_ascii_digit());
     if pin {
         return false;
     }
-    !(letter && other) || value_is_harmless(word) || placeholder(word)
+    let lower = word.to_lowercase();
+    if word.is_empty()
+        || value_is_harmless(word)
+        || placeholder(word)
+        || is_a_state(word)
+        || FOREIGN_NOT_A_PASSWORD.contains(&lower.as_str())
+    {
+        return true;
+    }
+    if c.name("cjk").is_some() {
+        return !word.bytes().any(|b| b.is_ascii_graphic());
+    }
+    !letter_and_other(word) && c.name("more").is_some()
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
@@ -2424,8 +2570,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ));
     }
     // A password's label in another language (`Passwort: V`, `mot de passe = V`,
-    // `contraseña: V`, helper-97): the value, when it holds a letter and a digit or a
-    // sign ([`keep_foreign_password`]).
+    // `contraseña: V`, `密码：V`, helper-97): the value, unless the sentence's
+    // ([`keep_foreign_password`]).
     v.push(rule(
         "secret",
         &[
@@ -2439,7 +2585,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "ароль",
         ],
         &format!(
-            r#"(?i)(?:^|[^\w])(?P<k>{FOREIGN_PASSWORD_LABELS})["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"'&,;]+)"#
+            r#"(?i)(?:^|[^\w])(?P<k>{FOREIGN_PASSWORD_LABELS})["']?[ \t]*[:=：][ \t]*["']?(?P<s>[^\s"'&,;]+)(?P<more>[ \t]+\p{{L}})?"#
+        ),
+        keep_foreign_password,
+    ));
+    v.push(rule(
+        "secret",
+        &["密码", "密碼", "パスワード", "비밀번호"],
+        &format!(
+            r#"(?P<k>{CJK_PASSWORD_LABELS})(?P<cjk>)["'」]?[ \t]*[:=：][ \t]*["'「]?(?P<s>[^\s"'&,;，。、」]+)"#
         ),
         keep_foreign_password,
     ));

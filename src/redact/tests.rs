@@ -3454,8 +3454,9 @@ fn a_unicode_space_around_a_separator_reads_as_a_space() {
 }
 
 /// A password's label in another language hides a value holding a letter and a digit
-/// or a sign, or a PIN (helper-97: `pässwort=V` was shown); a plain word there, the
-/// sentence's, stays, and so do the labels' look-alikes.
+/// or a sign, or a PIN (helper-97: `pässwort=V` was shown); a state there, the
+/// sentence's, stays, and so do the labels' look-alikes (a plain word alone is hidden:
+/// [`a_plain_word_after_a_foreign_password_label_is_hidden`]).
 #[test]
 fn a_passwords_label_in_another_language() {
     let r = plain();
@@ -3669,6 +3670,52 @@ fn a_generated_session_id_is_hidden() {
         "AccountSid=main",
         "consid=Zk3q9LmP2vX8rT5wNc7Y",
         "session_id=<none>",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A plain word after a password's label in another language is a password (`Passwort:
+/// sommer`, `mot de passe : soleil`, `contraseña=luna`, `пароль: zima`, `密码：abc`
+/// were shown: only a word with a digit or a sign was hidden); a state of that language
+/// (`falsch`, `incorrect`, `неверный`), a sentence going on after the word, and a CJK
+/// label's sentence (`密码：错误`) stay.
+#[test]
+fn a_plain_word_after_a_foreign_password_label_is_hidden() {
+    let r = plain();
+    check(&r, "Passwort: sommer", "Passwort: [REDACTED:secret]");
+    check(&r, "密码：abc", "密码：[REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("mot de passe : soleil", "soleil"),
+            ("contraseña=luna", "luna"),
+            ("пароль: zima", "zima"),
+            ("senha: verão", "verão"),
+            ("wachtwoord=zomer", "zomer"),
+            ("Kennwort: 'Sonnenschein'", "Sonnenschein"),
+            ("用户密码: hunter", "hunter"),
+            ("パスワード：himitsu", "himitsu"),
+            ("비밀번호: 1234abcd", "1234abcd"),
+        ],
+    );
+    for kept in [
+        "Passwort: falsch",
+        "Passwort: erforderlich",
+        "Passwort: bitte eingeben",
+        "Passwort: ist abgelaufen",
+        "mot de passe: incorrect",
+        "mot de passe : trop court",
+        "contraseña: requerida",
+        "senha: inválida",
+        "wachtwoord: verlopen",
+        "пароль: неверный",
+        "Passwort: ********",
+        "Passwort: <hidden>",
+        "密码：错误",
+        "密码：不能为空",
+        "Passwort vergessen?",
+        "passwortmanager=1",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
