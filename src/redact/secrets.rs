@@ -1346,7 +1346,15 @@ fn keep_bare_userinfo(c: &Captures) -> bool {
         || labels
             .last()
             .is_some_and(|l| PRIVATE_HOST_SUFFIXES.contains(l));
-    NOT_A_USER.contains(&user.as_str()) || says_no_password(v) || !(private || made_up(v, 8))
+    // (`pkg:npm/%40scope/name@1.0.0`: a version after the `@`, no host)
+    let version = !ipv4
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
+    NOT_A_USER.contains(&user.as_str())
+        || version
+        || says_no_password(v)
+        || !(private || made_up(v, 8))
 }
 
 /// The names of a web framework's session cookie (Django's `sessionid`, PHP's
@@ -2511,6 +2519,21 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         &["@"],
         r#"(?:^|[\s"'(=,;<\[])(?P<user>[A-Za-z0-9._%+-]+):(?P<s>[^\s:@/"'<>()\[\]{}]+)@(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?P<port>:[0-9]{1,5})?(?:[/\s"'),;>\]]|$)"#,
         keep_bare_userinfo,
+    ));
+    // The same with a password holding `/`, `:`, `[`, `]` or `@` (`admin:p/a:ss[1]@db.
+    // internal:5432`, `admin:p@ss@db:5432`, a generated one): to the last `@` a host
+    // follows, not to the first, whose host would be the password's rest (the rule
+    // above stops at these, and the e-mail rule took `ss@db.internal`, showing `p`).
+    // Not `//` after the "user" (a URL, the URL rules'), nor a password of none of
+    // those characters (the rule above's).
+    v.push(rule(
+        "url-credentials",
+        &["@"],
+        r#"(?:^|[\s"'(=,;<\[])(?P<user>[A-Za-z0-9._%+-]+):(?P<s>[^\s"'<>(){}]+)@(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?P<port>:[0-9]{1,5})?(?:[/\s"'),;>\]]|$)"#,
+        |c| {
+            let v = &c["s"];
+            v.starts_with('/') || !v.contains(['/', ':', '[', ']', '@']) || keep_bare_userinfo(c)
+        },
     ));
     // A web framework's session cookie outside a `Cookie` header (`sessionid=V`,
     // `PHPSESSID: V`, `"JSESSIONID": "V"`): its value ([`SESSION_COOKIES`]).

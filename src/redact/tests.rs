@@ -3720,3 +3720,40 @@ fn a_plain_word_after_a_foreign_password_label_is_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// A scheme-less `user:password@host` whose password holds `/`, `:`, `[`, `]` or `@`
+/// (`db login admin:p/a:ss[1]@db.internal:5432` was shown whole; `admin:p@ss@db` showed
+/// `p`): the password, to the last `@` a host follows. A URL's own credentials keep
+/// their rule's form; an image digest, a package URL, a mail address and a path stay.
+#[test]
+fn a_password_with_url_characters_before_a_bare_host_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "db login admin:p/a:ss[1]@db.internal:5432",
+        "db login admin:[REDACTED:url-credentials]@db.internal:5432",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("connect admin:p@ss@db.internal:5432", "p@ss"),
+            ("dsn root:Xk/9:q]z@10.0.0.5:3306", "Xk/9:q]z"),
+            ("(app:s3/cr3t@localhost)", "s3/cr3t"),
+        ],
+    );
+    check(
+        &r,
+        "https://user:pw@host.example.com/x",
+        "https://[REDACTED:url-credentials]@host.example.com/x",
+    );
+    for kept in [
+        "image nginx:1.25@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31",
+        "pkg:npm/lodash@4.17.21",
+        "purl pkg:npm/%40scope/name@1.0.0",
+        r#""lodash": "npm:@scope/lodash@4.17.21""#,
+        "at 10:30/31@example.com",
+        "see docs:guide/setup@example.com",
+    ] {
+        assert!(!r.redact(kept).contains("url-credentials"), "{kept}");
+    }
+}
