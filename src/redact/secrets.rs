@@ -2074,13 +2074,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             never,
         ),
         // A password holding `/`, `#`, `?`, `@` or a quote (a generated one, base64): to
-        // the first `@` a host follows (a host, a port, then the path or the end); not a
+        // the first `@` a host follows (a host, a port of digits, then the path or the
+        // end: in `p@ss:w/rd@db:5432` the `ss:w` after the first `@` is no host and
+        // port, and was taken for one, showing `ss:w/rd`); not a
         // port and a path (`https://h:443/@scope/pkg` has no credentials), nor the quote
         // that closes the URL's string (`'http://h:80','a@b.com'`).
         rule(
             "url-credentials",
             &["://"],
-            r#"(?i)(?P<q>["'`]?)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
+            r#"(?i)(?P<q>["'`]?)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s\\<>]*?)@(?:\[[0-9a-z:.%]*\]|[a-z0-9][a-z0-9.%-]*)(?::[0-9]*)?(?:[/?#\s"'),]|$)"#,
             |c| {
                 let pw = c["s"].split_once(':').map_or("", |(_, p)| p);
                 // (a port, then a path, a query or a fragment: `localhost:3000?r=a@b`)

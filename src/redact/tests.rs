@@ -3757,3 +3757,26 @@ fn a_password_with_url_characters_before_a_bare_host_is_hidden() {
         assert!(!r.redact(kept).contains("url-credentials"), "{kept}");
     }
 }
+
+/// A URL's password holding `@` and `:` is hidden to the host (`postgres://user:p@ss:w/
+/// rd@db.example.com` showed `ss:w/rd`: `ss:w` was taken for a host and its port).
+#[test]
+fn a_url_password_holding_at_and_colon_is_hidden_to_its_host() {
+    let r = plain();
+    check(
+        &r,
+        "postgres://user:p@ss:w/rd@db.example.com:5432/app",
+        "postgres://[REDACTED:url-credentials]@db.example.com:5432/app",
+    );
+    check(
+        &r,
+        "redis://:a@b:c/d@[::1]:6379/0",
+        "redis://[REDACTED:url-credentials]@[::1]:6379/0",
+    );
+    for kept in [
+        "https://h:443/@scope/pkg",
+        "https://registry.npmjs.org/@types/node",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
