@@ -2163,8 +2163,10 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             "stripe-key",
-            &["_live_", "_test_", "-live-", "-test-"],
-            r"(?P<s>(?:sk|rk)[_-](?:live|test)[_-][A-Za-z0-9]{10,})",
+            // (and a webhook endpoint's signing secret, `whsec_`: with it anyone can
+            // sign events the endpoint takes for Stripe's)
+            &["_live_", "_test_", "-live-", "-test-", "whsec_"],
+            r"(?P<s>(?:sk|rk)[_-](?:live|test)[_-][A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{24,})",
             never,
         ),
         rule(
@@ -2195,7 +2197,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "slack-token",
             &["xox", "xapp-"],
-            r"(?P<s>xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
+            // (`xoxe-1-...`: a rotating token's refresh token; `xoxe.xoxp-...`: the
+            // rotating token itself)
+            r"(?P<s>(?:xoxe\.)?xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
             never,
         ),
         // A webhook's URL is its credential: its path after the host.

@@ -3780,3 +3780,33 @@ fn a_url_password_holding_at_and_colon_is_hidden_to_its_host() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// Token formats that were shown: Stripe's webhook signing secret (`whsec_`), Slack's
+/// rotating token (`xoxe.xoxp-`) and its refresh token (`xoxe-`). `whsec` in words and
+/// a short `xoxe-` stay.
+#[test]
+fn stripe_webhook_secrets_and_slack_refresh_tokens_are_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "whsec_abcdefghijklmnopqrstuvwxyz012345",
+        "[REDACTED:stripe-key]",
+    );
+    check(
+        &r,
+        "refresh xoxe-1-My0xLTEyMzQ1Njc4OTAxMjMtMTIzNDU2Nzg5MDEyMw",
+        "refresh [REDACTED:slack-token]",
+    );
+    check(
+        &r,
+        "xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAx",
+        "[REDACTED:slack-token]",
+    );
+    for kept in [
+        "set STRIPE_WEBHOOK_SECRET (whsec_...) in .env",
+        "whsec_ prefix expected",
+        "xoxe-1 rotation",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
