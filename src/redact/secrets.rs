@@ -2486,6 +2486,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_named_or_harmless,
         ));
     }
+    // `npm config set KEY VALUE` (pnpm's, yarn's too) with a space, not `=`:
+    // `npm config set //registry.npmjs.org/:_auth dXNlcjpwYXNz`, `_password`,
+    // `_authToken`, `yarn config set npmAuthToken V`: the value under a secret-looking key
+    // ([`keep_classic_pair`]; `npm config set registry https://...` stays). The `=`
+    // spelling is the pair rules'.
+    v.push(rule(
+        "secret",
+        &["config set"],
+        r#"(?-u:\b)(?:npm|pnpm|yarn)[ \t]+config[ \t]+set[ \t]+(?:--?[A-Za-z-]+[ \t]+)*["']?(?P<k>[^\s="']+)["']?[ \t]+["']?(?P<s>[^\s"']+)"#,
+        keep_classic_pair,
+    ));
     // `credentials: user:password` (also `credential:`, `creds:`, `basic auth:`): the
     // password, whatever it looks like ([`keep_user_password`]; the colon pair rule
     // reads `credentials: x` as prose unless `x` looks made up, and `app:hunter2` does

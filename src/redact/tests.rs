@@ -3810,3 +3810,38 @@ fn stripe_webhook_secrets_and_slack_refresh_tokens_are_hidden() {
         assert_eq!(r.redact(kept), kept);
     }
 }
+
+/// `npm config set KEY VALUE` with a space hides a value under a secret-looking key
+/// (`npm config set _auth dXNlcjpwYXNz` was shown: the pair rules need `=`, and the
+/// `token V` rule a made-up value); a registry, a user name, a variable stay.
+#[test]
+fn npm_config_set_with_a_space_hides_a_secret_value() {
+    let r = plain();
+    check(
+        &r,
+        "npm config set _auth dXNlcjpwYXNz",
+        "npm config set _auth [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                "npm config set //registry.npmjs.org/:_password aHVudGVy",
+                "aHVudGVy",
+            ),
+            (
+                "pnpm config set //npm.pkg.github.com/:_authToken abcdef",
+                "abcdef",
+            ),
+            ("yarn config set npmAuthToken abcdef", "abcdef"),
+        ],
+    );
+    for kept in [
+        "npm config set registry https://registry.npmjs.org/",
+        "npm config set //registry.npmjs.org/:username bob",
+        "npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}",
+        "npm config set strict-ssl false",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
