@@ -60,6 +60,7 @@ const LABEL_WORDS: &[&str] = &[
     "passphrase",
     "credential",
     "credentials",
+    "creds",
     "privatekey",
     "private_key",
     "secretkey",
@@ -975,7 +976,13 @@ const MIN_WORD_AFTER_TOKEN: usize = 4;
 /// The kinds of the rules that hide a value a key, a header or `Bearer` names, which
 /// [`end_at_labelled_lines`] ends at a line's words after its first removed break; every
 /// other rule's is a token of a shape of its own.
-const VALUE_KINDS: &[&str] = &["secret", "authorization", "cookie", "bearer-token"];
+const VALUE_KINDS: &[&str] = &[
+    "secret",
+    "authorization",
+    "cookie",
+    "bearer-token",
+    "session-id",
+];
 
 /// Ends a secret found in a joining view at the removed line break `q`, and drops it
 /// when its rule, reading the value as its line holds it, keeps it: the value judged

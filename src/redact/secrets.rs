@@ -218,7 +218,10 @@ fn classic_key_looks_secret(key: &str) -> bool {
         .contains(&words[words.len() - 2].as_str());
     // `pw`, `ADMIN_PW`, `pwHash`: a password (never the working directory `PWD`)
     let pw = last == "pw";
-    pwd || pass || auth || pw || last == "key" || keys
+    // `creds`, `DB_CREDS`, `awsCreds`: credentials, as `credentials` is (`creds=hunter2`
+    // was shown: a credential word's value had to look made up)
+    let creds = words.iter().any(|w| w.ends_with("creds"));
+    pwd || pass || auth || pw || creds || last == "key" || keys
 }
 
 /// Whether a key's last word names a credential ([`CREDENTIAL_WORDS`]: an OAuth
@@ -699,6 +702,10 @@ fn keep_colon_pair(c: &Captures) -> bool {
     if password_label(k) {
         return keep_password_label(c);
     }
+    // (`creds: abc123`: a credential's plain label)
+    if creds_label(k) && !keep_creds_label(c) {
+        return false;
+    }
     // (`DB_PIN: 4821`; a word after it is a sentence's, `PIN: 1234 attempts`, as after
     // `password:`)
     if secret_number(k, &c["s"]) {
@@ -752,6 +759,46 @@ fn short_token_like(s: &str) -> bool {
                     && b.iter().skip(1).any(u8::is_ascii_uppercase);
                 b.len() >= 6 && turns >= 3 && (digits >= 3 || mixed)
             }))
+}
+
+/// The plain labels credentials follow (`creds:`, `credentials:`, `db.creds:`), whose
+/// value [`keep_creds_label`] judges.
+const CREDS_LABELS: &[&str] = &["creds", "credentials", "credential"];
+
+fn creds_label(k: &str) -> bool {
+    let last = k.rsplit('.').next().unwrap_or(k);
+    CREDS_LABELS.iter().any(|l| last.eq_ignore_ascii_case(l))
+}
+
+/// The value after a credentials' plain label ([`CREDS_LABELS`]): a short secret
+/// (`creds: abc123`, `credentials: s3cr3t`, `creds: P@ss`) when it is a word of four
+/// characters or more holding a letter and a digit or a sign ([`letter_and_other`]),
+/// but for a word and its one digit (`invalid2`, `oauth2`: a state, a scheme), and is
+/// not kept as after `password:` ([`keep_password_label`]: `credentials: sha256`, a
+/// place, a placeholder). A plain word (`creds: loaded`, `credentials: expired`) is a
+/// state far more often than a secret, and stays; so does a value of several words
+/// (`credentials: found in ~/.aws`) and `user:password` (the rule for it judges it).
+fn keep_creds_label(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    let word = v.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let word_and_digit = word
+        .strip_suffix(|ch: char| ch.is_ascii_digit())
+        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_alphabetic()));
+    word.chars().count() < 4
+        || word.contains(':')
+        || word_and_digit
+        || !letter_and_other(word)
+        || keep_password_label(c)
+}
+
+/// Whether `word` holds a letter and a digit or a sign, as a password written by hand
+/// does (`hunter2`, `P@ss`, `Xk8mQ2pL9v`); a plain word (`sommer`) or a name of words
+/// (`aws-prod`, `my_profile`) holds none.
+fn letter_and_other(word: &str) -> bool {
+    word.chars().any(char::is_alphabetic)
+        && word
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~".contains(&b))
 }
 
 /// The plain labels a password follows (`password:`, `Passwd:`, `PWD:`, `secret:`,
@@ -873,6 +920,8 @@ pub const NOT_A_PASSWORD: &[&str] = &[
     "plaintext",
     "cleartext",
     "oauth",
+    "oauth1",
+    "oauth2",
     "kerberos",
     "keychain",
     "keyring",
@@ -1297,7 +1346,15 @@ fn keep_bare_userinfo(c: &Captures) -> bool {
         || labels
             .last()
             .is_some_and(|l| PRIVATE_HOST_SUFFIXES.contains(l));
-    NOT_A_USER.contains(&user.as_str()) || says_no_password(v) || !(private || made_up(v, 8))
+    // (`pkg:npm/%40scope/name@1.0.0`: a version after the `@`, no host)
+    let version = !ipv4
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
+    NOT_A_USER.contains(&user.as_str())
+        || version
+        || says_no_password(v)
+        || !(private || made_up(v, 8))
 }
 
 /// The names of a web framework's session cookie (Django's `sessionid`, PHP's
@@ -1321,6 +1378,19 @@ fn keep_session_cookie(c: &Captures) -> bool {
     value_is_harmless(v) || placeholder(v) || is_uuid(v)
 }
 
+/// A session's id ([`RULES`]): hidden when it, or a piece of it between `.`, `:` and
+/// `%` (Express's signed `s:ID.SIG`, URL-encoded), looks generated ([`token_like`]:
+/// `8f3a9c2b7d1e4f6a0b5c8d2e7f1a3b9c`, `Zk3q9LmP2vX8rT5wNc7Y`); kept when it is a
+/// UUID, a number, a placeholder or a name (`session_id=3`, `sid=main`, a Windows
+/// `sid=S-1-5-21-...` of numbers).
+fn keep_session_id(c: &Captures) -> bool {
+    let v = c["s"].trim();
+    let generated = v
+        .split(['.', ':', '%'])
+        .any(|p| token_like(p, 16) || super::configured::looks_random(p));
+    !generated || is_uuid(v) || value_is_harmless(v) || placeholder(v)
+}
+
 /// A value alone on the line after its key, indented further (YAML's block value,
 /// [`RULES`]: `password:` then `  V`, `password: |` then `  V`): judged as after
 /// `password:` ([`keep_password_label`]) under a key naming a password, a secret, a
@@ -1342,24 +1412,170 @@ fn keep_block_value(c: &Captures) -> bool {
 const FOREIGN_PASSWORD_LABELS: &str =
     r"pa(?:ss|ß)wort|pässwort|kennwort|mot de passe|contrase(?:ñ|n)a|senha|wachtwoord|пароль";
 
-/// The value after a password's label in another language ([`FOREIGN_PASSWORD_LABELS`]):
-/// hidden when it holds a letter and a digit or a sign (`Xk8mQ2pL9v`, `P@ss`), or is a
-/// number of four digits or more (a PIN). [`NOT_A_PASSWORD`]'s states are English, so a
-/// plain word there (`Passwort: erforderlich`, `mot de passe: incorrect`) is taken for
-/// the sentence's, as after `password is`.
+/// The same in Chinese (`密码`, `密碼`), Japanese (`パスワード`) and Korean (`비밀번호`),
+/// after an ASCII or a full-width colon (`密码：abc`). No word boundary comes before
+/// them (`用户密码：` is a user's password).
+const CJK_PASSWORD_LABELS: &str = "密码|密碼|パスワード|비밀번호";
+
+/// Words a sentence says after a password's label in another language where no password
+/// is (`Passwort: falsch`, `mot de passe : incorrect`, `contraseña: requerida`, `senha:
+/// inválida`, `wachtwoord: verlopen`, `пароль: неверный`), lower case: its states, and
+/// the small words a sentence starts with there (`Passwort: ist abgelaufen`).
+const FOREIGN_NOT_A_PASSWORD: &[&str] = &[
+    // German
+    "erforderlich",
+    "falsch",
+    "ungültig",
+    "leer",
+    "fehlt",
+    "abgelaufen",
+    "geändert",
+    "nicht",
+    "ist",
+    "wird",
+    "gesetzt",
+    "vergessen",
+    "korrekt",
+    "richtig",
+    "bitte",
+    "eingeben",
+    "ändern",
+    "zurücksetzen",
+    "bestätigen",
+    "erfolgreich",
+    "gespeichert",
+    "verschlüsselt",
+    "fehlerhaft",
+    "abgelehnt",
+    "benötigt",
+    "muss",
+    "zu",
+    "keins",
+    "kein",
+    "keines",
+    // French
+    "incorrect",
+    "incorrecte",
+    "invalide",
+    "requis",
+    "obligatoire",
+    "vide",
+    "expiré",
+    "oublié",
+    "manquant",
+    "changé",
+    "modifié",
+    "est",
+    "non",
+    "défini",
+    "erroné",
+    "trop",
+    "doit",
+    "saisir",
+    "confirmer",
+    "valide",
+    "aucun",
+    // Spanish and Portuguese
+    "incorrecta",
+    "incorrecto",
+    "inválida",
+    "invalida",
+    "requerida",
+    "obligatoria",
+    "vacía",
+    "vacia",
+    "caducada",
+    "expirada",
+    "olvidada",
+    "es",
+    "cambiada",
+    "debe",
+    "demasiado",
+    "introduzca",
+    "ingrese",
+    "confirmar",
+    "válida",
+    "incorreta",
+    "obrigatória",
+    "vazia",
+    "esquecida",
+    "é",
+    "não",
+    "alterada",
+    "muito",
+    "digite",
+    "informe",
+    "errada",
+    "ninguna",
+    "nenhuma",
+    // Dutch
+    "onjuist",
+    "ongeldig",
+    "vereist",
+    "verplicht",
+    "leeg",
+    "verlopen",
+    "vergeten",
+    "niet",
+    "gewijzigd",
+    "moet",
+    "te",
+    "voer",
+    "bevestigen",
+    "fout",
+    "geen",
+    // Russian
+    "неверный",
+    "неверен",
+    "неверно",
+    "обязателен",
+    "обязательно",
+    "пустой",
+    "пуст",
+    "истек",
+    "истёк",
+    "не",
+    "изменен",
+    "изменён",
+    "забыли",
+    "введите",
+    "подтвердите",
+    "слишком",
+    "должен",
+    "требуется",
+    "неправильный",
+    "нет",
+];
+
+/// The value after a password's label in another language ([`FOREIGN_PASSWORD_LABELS`],
+/// [`CJK_PASSWORD_LABELS`]): a password, whatever it looks like (`Passwort: sommer`,
+/// `contraseña=luna`, `пароль: zima`: a plain word hid nothing before), unless it is
+/// harmless (a number under four digits), a placeholder, a state of [`NOT_A_PASSWORD`]
+/// or [`FOREIGN_NOT_A_PASSWORD`], or a plain word the sentence goes on after (`more`:
+/// `Passwort: bitte eingeben`; one holding a digit or a sign is hidden there too). After
+/// a CJK label a value of no ASCII letter, digit or sign is the sentence's (`密码：错误`,
+/// `密码：不能为空`).
 fn keep_foreign_password(c: &Captures) -> bool {
-    let word = c["s"]
-        .trim()
-        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
-    let letter = word.chars().any(char::is_alphabetic);
-    let other = word
-        .bytes()
-        .any(|b| b.is_ascii_digit() || b"!@#$%^&*+=?~_-".contains(&b));
+    let word = c["s"].trim().trim_end_matches([
+        '.', ',', ';', ':', '!', '?', ')', '。', '，', '！', '？', '）',
+    ]);
     let pin = word.len() >= MIN_SECRET_NUMBER && word.bytes().all(|b| b.is_ascii_digit());
     if pin {
         return false;
     }
-    !(letter && other) || value_is_harmless(word) || placeholder(word)
+    let lower = word.to_lowercase();
+    if word.is_empty()
+        || value_is_harmless(word)
+        || placeholder(word)
+        || is_a_state(word)
+        || FOREIGN_NOT_A_PASSWORD.contains(&lower.as_str())
+    {
+        return true;
+    }
+    if c.name("cjk").is_some() {
+        return !word.bytes().any(|b| b.is_ascii_graphic());
+    }
+    !letter_and_other(word) && c.name("more").is_some()
 }
 
 /// A UUID (session ids, request ids) is not a secret, even next to a secret word.
@@ -1858,13 +2074,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             never,
         ),
         // A password holding `/`, `#`, `?`, `@` or a quote (a generated one, base64): to
-        // the first `@` a host follows (a host, a port, then the path or the end); not a
+        // the first `@` a host follows (a host, a port of digits, then the path or the
+        // end: in `p@ss:w/rd@db:5432` the `ss:w` after the first `@` is no host and
+        // port, and was taken for one, showing `ss:w/rd`); not a
         // port and a path (`https://h:443/@scope/pkg` has no credentials), nor the quote
         // that closes the URL's string (`'http://h:80','a@b.com'`).
         rule(
             "url-credentials",
             &["://"],
-            r#"(?i)(?P<q>["'`]?)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s\\<>]*?)@[a-z0-9\[][a-z0-9.\[\]:%-]*(?:[/?#\s"'),]|$)"#,
+            r#"(?i)(?P<q>["'`]?)(?-u:\b)[a-z][a-z0-9+.-]*://(?P<s>[^\s/?#@:"'\\<>\[]*:[^\s\\<>]*?)@(?:\[[0-9a-z:.%]*\]|[a-z0-9][a-z0-9.%-]*)(?::[0-9]*)?(?:[/?#\s"'),]|$)"#,
             |c| {
                 let pw = c["s"].split_once(':').map_or("", |(_, p)| p);
                 // (a port, then a path, a query or a fragment: `localhost:3000?r=a@b`)
@@ -1903,6 +2121,16 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r#"(?i)(?-u:\b)digest[ \t]+(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*(?:"[^"\n]*"|[^\s,"]*)[ \t]*,[ \t]*)*?response[ \t]*=[ \t]*"?(?P<s>[A-Za-z0-9+/=_-]+)"#,
             keep_harmless,
         ),
+        // And its `username` (quoted, or bare to the next comma): the account the response
+        // is the password of, which with it is all a guess offline needs; a log shows it
+        // beside the server's name. The realm, the nonces, the URI and the algorithm stay
+        // (`Digest username="alice", ...` showed the user).
+        rule(
+            "authorization",
+            &["digest"],
+            r#"(?i)(?-u:\b)digest[ \t]+(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*(?:"[^"\n]*"|[^\s,"]*)[ \t]*,[ \t]*)*?username[ \t]*=[ \t]*"?(?P<s>[^",\r\n]*[^",\s])"#,
+            keep_harmless,
+        ),
         rule(
             "cookie",
             &["cookie"],
@@ -1935,8 +2163,10 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             "stripe-key",
-            &["_live_", "_test_", "-live-", "-test-"],
-            r"(?P<s>(?:sk|rk)[_-](?:live|test)[_-][A-Za-z0-9]{10,})",
+            // (and a webhook endpoint's signing secret, `whsec_`: with it anyone can
+            // sign events the endpoint takes for Stripe's)
+            &["_live_", "_test_", "-live-", "-test-", "whsec_"],
+            r"(?P<s>(?:sk|rk)[_-](?:live|test)[_-][A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{24,})",
             never,
         ),
         rule(
@@ -1967,7 +2197,9 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "slack-token",
             &["xox", "xapp-"],
-            r"(?P<s>xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
+            // (`xoxe-1-...`: a rotating token's refresh token; `xoxe.xoxp-...`: the
+            // rotating token itself)
+            r"(?P<s>(?:xoxe\.)?xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
             never,
         ),
         // A webhook's URL is its credential: its path after the host.
@@ -2254,6 +2486,17 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             keep_named_or_harmless,
         ));
     }
+    // `npm config set KEY VALUE` (pnpm's, yarn's too) with a space, not `=`:
+    // `npm config set //registry.npmjs.org/:_auth dXNlcjpwYXNz`, `_password`,
+    // `_authToken`, `yarn config set npmAuthToken V`: the value under a secret-looking key
+    // ([`keep_classic_pair`]; `npm config set registry https://...` stays). The `=`
+    // spelling is the pair rules'.
+    v.push(rule(
+        "secret",
+        &["config set"],
+        r#"(?-u:\b)(?:npm|pnpm|yarn)[ \t]+config[ \t]+set[ \t]+(?:--?[A-Za-z-]+[ \t]+)*["']?(?P<k>[^\s="']+)["']?[ \t]+["']?(?P<s>[^\s"']+)"#,
+        keep_classic_pair,
+    ));
     // `credentials: user:password` (also `credential:`, `creds:`, `basic auth:`): the
     // password, whatever it looks like ([`keep_user_password`]; the colon pair rule
     // reads `credentials: x` as prose unless `x` looks made up, and `app:hunter2` does
@@ -2294,6 +2537,21 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         r#"(?:^|[\s"'(=,;<\[])(?P<user>[A-Za-z0-9._%+-]+):(?P<s>[^\s:@/"'<>()\[\]{}]+)@(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?P<port>:[0-9]{1,5})?(?:[/\s"'),;>\]]|$)"#,
         keep_bare_userinfo,
     ));
+    // The same with a password holding `/`, `:`, `[`, `]` or `@` (`admin:p/a:ss[1]@db.
+    // internal:5432`, `admin:p@ss@db:5432`, a generated one): to the last `@` a host
+    // follows, not to the first, whose host would be the password's rest (the rule
+    // above stops at these, and the e-mail rule took `ss@db.internal`, showing `p`).
+    // Not `//` after the "user" (a URL, the URL rules'), nor a password of none of
+    // those characters (the rule above's).
+    v.push(rule(
+        "url-credentials",
+        &["@"],
+        r#"(?:^|[\s"'(=,;<\[])(?P<user>[A-Za-z0-9._%+-]+):(?P<s>[^\s"'<>(){}]+)@(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?P<port>:[0-9]{1,5})?(?:[/\s"'),;>\]]|$)"#,
+        |c| {
+            let v = &c["s"];
+            v.starts_with('/') || !v.contains(['/', ':', '[', ']', '@']) || keep_bare_userinfo(c)
+        },
+    ));
     // A web framework's session cookie outside a `Cookie` header (`sessionid=V`,
     // `PHPSESSID: V`, `"JSESSIONID": "V"`): its value ([`SESSION_COOKIES`]).
     v.push(rule(
@@ -2309,6 +2567,29 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 .join("|")
         ),
         keep_session_cookie,
+    ));
+    // A session's id under its key (`session_id=V` in a URL, `sid=V`, `"session-id": "V"`,
+    // `Mcp-Session-Id: V`): its value, when it looks generated ([`keep_session_id`]).
+    // Whoever holds a server's session id may speak in that session; a counter
+    // (`session_id=3`), a UUID (what Claude Code's own logs hold, and what a reader
+    // looks up) and a name stay.
+    v.push(rule(
+        "session-id",
+        &[
+            "session_id",
+            "session-id",
+            "sessionid",
+            "sess_id",
+            "sess-id",
+            "session_key",
+            "session-key",
+            "sid=",
+            "sid:",
+            "sid\"",
+            "sid'",
+        ],
+        r#"(?i)(?:^|[^A-Za-z0-9_.-])(?P<k>(?:[A-Za-z0-9]+[_-])*(?:session[_-]?id|sess[_-]id|session[_-]key|sid))["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"'&;,<>()\[\]{}]+)"#,
+        keep_session_id,
     ));
     // YAML's block value: a key ending its line (or a block scalar's `|`, `>`), the
     // value alone on the next line, indented further than that line (`password:` then
@@ -2329,8 +2610,8 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ));
     }
     // A password's label in another language (`Passwort: V`, `mot de passe = V`,
-    // `contraseña: V`, helper-97): the value, when it holds a letter and a digit or a
-    // sign ([`keep_foreign_password`]).
+    // `contraseña: V`, `密码：V`, helper-97): the value, unless the sentence's
+    // ([`keep_foreign_password`]).
     v.push(rule(
         "secret",
         &[
@@ -2344,7 +2625,15 @@ pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "ароль",
         ],
         &format!(
-            r#"(?i)(?:^|[^\w])(?P<k>{FOREIGN_PASSWORD_LABELS})["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"'&,;]+)"#
+            r#"(?i)(?:^|[^\w])(?P<k>{FOREIGN_PASSWORD_LABELS})["']?[ \t]*[:=：][ \t]*["']?(?P<s>[^\s"'&,;]+)(?P<more>[ \t]+\p{{L}})?"#
+        ),
+        keep_foreign_password,
+    ));
+    v.push(rule(
+        "secret",
+        &["密码", "密碼", "パスワード", "비밀번호"],
+        &format!(
+            r#"(?P<k>{CJK_PASSWORD_LABELS})(?P<cjk>)["'」]?[ \t]*[:=：][ \t]*["'「]?(?P<s>[^\s"'&,;，。、」]+)"#
         ),
         keep_foreign_password,
     ));

@@ -3401,19 +3401,20 @@ fn a_yaml_block_value_under_a_passwords_key_is_hidden() {
 
 /// A Digest authorization hides its `response` (helper-97: `Digest
 /// [REDACTED:authorization]"u", response="V"` hid the parameter's name and showed the
-/// response); the user, the realm, the nonce and the URI stay.
+/// response); the realm, the nonce and the URI stay (the user goes too:
+/// [`a_digest_authorizations_username_is_hidden`]).
 #[test]
 fn a_digest_authorizations_response_is_hidden() {
     let r = plain();
     check(
         &r,
         r#"Authorization: Digest username="u", response="X26xq7Lm2Pz9Rt5Wv8Yb3Nk6""#,
-        r#"Authorization: Digest username="u", response="[REDACTED:authorization]""#,
+        r#"Authorization: Digest username="[REDACTED:authorization]", response="[REDACTED:authorization]""#,
     );
     check(
         &r,
         r#"Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="6629fae49393a05397450978507c4ef1", opaque="5ccc069c403e""#,
-        r#"Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="[REDACTED:authorization]", opaque="5ccc069c403e""#,
+        r#"Authorization: Digest username="[REDACTED:authorization]", realm="api", nonce="dcd98b7102dd2f0e", uri="/x", qop=auth, nc=00000001, cnonce="0a4f113b", response="[REDACTED:authorization]", opaque="5ccc069c403e""#,
     );
     for kept in [
         r#"WWW-Authenticate: Digest realm="api", qop="auth", nonce="dcd98b7102dd2f0e""#,
@@ -3453,8 +3454,9 @@ fn a_unicode_space_around_a_separator_reads_as_a_space() {
 }
 
 /// A password's label in another language hides a value holding a letter and a digit
-/// or a sign, or a PIN (helper-97: `pässwort=V` was shown); a plain word there, the
-/// sentence's, stays, and so do the labels' look-alikes.
+/// or a sign, or a PIN (helper-97: `pässwort=V` was shown); a state there, the
+/// sentence's, stays, and so do the labels' look-alikes (a plain word alone is hidden:
+/// [`a_plain_word_after_a_foreign_password_label_is_hidden`]).
 #[test]
 fn a_passwords_label_in_another_language() {
     let r = plain();
@@ -3550,6 +3552,295 @@ fn pin_codes_one_time_passwords_and_pin_flags_are_hidden() {
         "otp: 25",
         "--spinner 1200",
         "ping 1234 ms",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A Digest authorization hides its `username` as well as its `response`: the two are
+/// all an offline guess of the password needs (`Digest username="alice"` was shown). The
+/// realm, the nonces, the URI, `qop` and the algorithm stay; so does a challenge, which
+/// names no user, and `username` outside a Digest header.
+#[test]
+fn a_digest_authorizations_username_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        r#"Authorization: Digest username="alice", realm="api", nonce="dcd98b71", uri="/mcp", algorithm=SHA-256, response="6629fae49393a05397450978507c4ef1", cnonce="0a4f113b""#,
+        r#"Authorization: Digest username="[REDACTED:authorization]", realm="api", nonce="dcd98b71", uri="/mcp", algorithm=SHA-256, response="[REDACTED:authorization]", cnonce="0a4f113b""#,
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                r#"Digest realm="api", username=carol, response=abc"#,
+                "carol",
+            ),
+            (
+                r#"authorization: digest username="Mary Smith", uri="/""#,
+                "Mary Smith",
+            ),
+        ],
+    );
+    for kept in [
+        r#"WWW-Authenticate: Digest realm="api", qop="auth", nonce="dcd98b7102dd2f0e", algorithm=SHA-256"#,
+        "login username=alice failed",
+        "the digest username was rejected",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A short value after a `creds` label is hidden, as after `credentials` (`creds:
+/// abc123`, `creds=hunter2` were shown: `creds` was only a credential word, whose value
+/// had to look made up); a state, a name, a place, a word and its one digit stay.
+#[test]
+fn a_short_value_after_creds_is_hidden() {
+    let r = plain();
+    check(&r, "creds: abc123", "creds: [REDACTED:secret]");
+    check(&r, "creds=hunter2", "creds=[REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("DB_CREDS=hunter2", "hunter2"),
+            ("awsCreds: 'hunter2'", "hunter2"),
+            ("credentials: abc123", "abc123"),
+            ("creds: P@ssword", "P@ssword"),
+            (r#"{"creds": "letmein"}"#, "letmein"),
+        ],
+    );
+    for kept in [
+        "creds: loaded",
+        "credentials: expired",
+        "creds: aws-prod",
+        "creds: none",
+        "creds: oauth2",
+        "Credentials: found in ~/.aws/credentials",
+        "creds=~/.aws/creds.json",
+        "creds=42",
+        "CREDS_FILE=/run/secrets/creds",
+        "no creds: 3 servers skipped",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A session's id that looks generated is hidden under its key (`session_id=V` in a
+/// URL, `sid=V`, an MCP session's `Mcp-Session-Id: V`, Express's signed `s:ID.SIG`):
+/// whoever holds it may speak in the session. A counter, a UUID (Claude Code's own
+/// session ids, which a reader looks up), a name, a Windows SID, and a session's id in
+/// words stay.
+#[test]
+fn a_generated_session_id_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "GET /app?session_id=8f3a9c2b7d1e4f6a0b5c8d2e7f1a3b9c HTTP/1.1",
+        "GET /app?session_id=[REDACTED:session-id] HTTP/1.1",
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                "https://x.example.com/cb?sid=Zk3q9LmP2vX8rT5wNc7Y",
+                "Zk3q9LmP2vX8rT5wNc7Y",
+            ),
+            ("sid=s%3AaBcD1234eFgH5678.XyZ", "aBcD1234eFgH5678"),
+            (
+                "Mcp-Session-Id: 1868a90c8f6d4f5fa4d6b0cd1b1d1e35",
+                "1868a90c8f6d4f5fa4d6b0cd1b1d1e35",
+            ),
+            (
+                r#"{"session-id": "Qm9x7TzL2kP8wR4vN6yB"}"#,
+                "Qm9x7TzL2kP8wR4vN6yB",
+            ),
+            ("sessionId: ab12CD34ef56GH78ij90", "ab12CD34ef56GH78ij90"),
+            ("x-session-key=Kd83jsL02mQx7Vb4Nz1P", "Kd83jsL02mQx7Vb4Nz1P"),
+        ],
+    );
+    for kept in [
+        "session_id=3",
+        "session_id=main",
+        "session_id=chat-session-2024",
+        "mcp-session-id: 3f2a9c",
+        r#""session_id": "8c5a55f0-962f-45f4-8b1e-aab3bbe13010""#,
+        "Mcp-Session-Id: 8c5a55f0-962f-45f4-8b1e-aab3bbe13010",
+        "sid=S-1-5-21-3623811015-3361044348-30300820-1013",
+        "session id 8f3a9c2b7d1e4f6a0b5c8d2e7f1a3b9c",
+        "AccountSid=main",
+        "consid=Zk3q9LmP2vX8rT5wNc7Y",
+        "session_id=<none>",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A plain word after a password's label in another language is a password (`Passwort:
+/// sommer`, `mot de passe : soleil`, `contraseña=luna`, `пароль: zima`, `密码：abc`
+/// were shown: only a word with a digit or a sign was hidden); a state of that language
+/// (`falsch`, `incorrect`, `неверный`), a sentence going on after the word, and a CJK
+/// label's sentence (`密码：错误`) stay.
+#[test]
+fn a_plain_word_after_a_foreign_password_label_is_hidden() {
+    let r = plain();
+    check(&r, "Passwort: sommer", "Passwort: [REDACTED:secret]");
+    check(&r, "密码：abc", "密码：[REDACTED:secret]");
+    assert_hidden(
+        &r,
+        &[
+            ("mot de passe : soleil", "soleil"),
+            ("contraseña=luna", "luna"),
+            ("пароль: zima", "zima"),
+            ("senha: verão", "verão"),
+            ("wachtwoord=zomer", "zomer"),
+            ("Kennwort: 'Sonnenschein'", "Sonnenschein"),
+            ("用户密码: hunter", "hunter"),
+            ("パスワード：himitsu", "himitsu"),
+            ("비밀번호: 1234abcd", "1234abcd"),
+        ],
+    );
+    for kept in [
+        "Passwort: falsch",
+        "Passwort: erforderlich",
+        "Passwort: bitte eingeben",
+        "Passwort: ist abgelaufen",
+        "mot de passe: incorrect",
+        "mot de passe : trop court",
+        "contraseña: requerida",
+        "senha: inválida",
+        "wachtwoord: verlopen",
+        "пароль: неверный",
+        "Passwort: ********",
+        "Passwort: <hidden>",
+        "密码：错误",
+        "密码：不能为空",
+        "Passwort vergessen?",
+        "passwortmanager=1",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// A scheme-less `user:password@host` whose password holds `/`, `:`, `[`, `]` or `@`
+/// (`db login admin:p/a:ss[1]@db.internal:5432` was shown whole; `admin:p@ss@db` showed
+/// `p`): the password, to the last `@` a host follows. A URL's own credentials keep
+/// their rule's form; an image digest, a package URL, a mail address and a path stay.
+#[test]
+fn a_password_with_url_characters_before_a_bare_host_is_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "db login admin:p/a:ss[1]@db.internal:5432",
+        "db login admin:[REDACTED:url-credentials]@db.internal:5432",
+    );
+    assert_hidden(
+        &r,
+        &[
+            ("connect admin:p@ss@db.internal:5432", "p@ss"),
+            ("dsn root:Xk/9:q]z@10.0.0.5:3306", "Xk/9:q]z"),
+            ("(app:s3/cr3t@localhost)", "s3/cr3t"),
+        ],
+    );
+    check(
+        &r,
+        "https://user:pw@host.example.com/x",
+        "https://[REDACTED:url-credentials]@host.example.com/x",
+    );
+    for kept in [
+        "image nginx:1.25@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31",
+        "pkg:npm/lodash@4.17.21",
+        "purl pkg:npm/%40scope/name@1.0.0",
+        r#""lodash": "npm:@scope/lodash@4.17.21""#,
+        "at 10:30/31@example.com",
+        "see docs:guide/setup@example.com",
+    ] {
+        assert!(!r.redact(kept).contains("url-credentials"), "{kept}");
+    }
+}
+
+/// A URL's password holding `@` and `:` is hidden to the host (`postgres://user:p@ss:w/
+/// rd@db.example.com` showed `ss:w/rd`: `ss:w` was taken for a host and its port).
+#[test]
+fn a_url_password_holding_at_and_colon_is_hidden_to_its_host() {
+    let r = plain();
+    check(
+        &r,
+        "postgres://user:p@ss:w/rd@db.example.com:5432/app",
+        "postgres://[REDACTED:url-credentials]@db.example.com:5432/app",
+    );
+    check(
+        &r,
+        "redis://:a@b:c/d@[::1]:6379/0",
+        "redis://[REDACTED:url-credentials]@[::1]:6379/0",
+    );
+    for kept in [
+        "https://h:443/@scope/pkg",
+        "https://registry.npmjs.org/@types/node",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// Token formats that were shown: Stripe's webhook signing secret (`whsec_`), Slack's
+/// rotating token (`xoxe.xoxp-`) and its refresh token (`xoxe-`). `whsec` in words and
+/// a short `xoxe-` stay.
+#[test]
+fn stripe_webhook_secrets_and_slack_refresh_tokens_are_hidden() {
+    let r = plain();
+    check(
+        &r,
+        "whsec_abcdefghijklmnopqrstuvwxyz012345",
+        "[REDACTED:stripe-key]",
+    );
+    check(
+        &r,
+        "refresh xoxe-1-My0xLTEyMzQ1Njc4OTAxMjMtMTIzNDU2Nzg5MDEyMw",
+        "refresh [REDACTED:slack-token]",
+    );
+    check(
+        &r,
+        "xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAx",
+        "[REDACTED:slack-token]",
+    );
+    for kept in [
+        "set STRIPE_WEBHOOK_SECRET (whsec_...) in .env",
+        "whsec_ prefix expected",
+        "xoxe-1 rotation",
+    ] {
+        assert_eq!(r.redact(kept), kept);
+    }
+}
+
+/// `npm config set KEY VALUE` with a space hides a value under a secret-looking key
+/// (`npm config set _auth dXNlcjpwYXNz` was shown: the pair rules need `=`, and the
+/// `token V` rule a made-up value); a registry, a user name, a variable stay.
+#[test]
+fn npm_config_set_with_a_space_hides_a_secret_value() {
+    let r = plain();
+    check(
+        &r,
+        "npm config set _auth dXNlcjpwYXNz",
+        "npm config set _auth [REDACTED:secret]",
+    );
+    assert_hidden(
+        &r,
+        &[
+            (
+                "npm config set //registry.npmjs.org/:_password aHVudGVy",
+                "aHVudGVy",
+            ),
+            (
+                "pnpm config set //npm.pkg.github.com/:_authToken abcdef",
+                "abcdef",
+            ),
+            ("yarn config set npmAuthToken abcdef", "abcdef"),
+        ],
+    );
+    for kept in [
+        "npm config set registry https://registry.npmjs.org/",
+        "npm config set //registry.npmjs.org/:username bob",
+        "npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}",
+        "npm config set strict-ssl false",
     ] {
         assert_eq!(r.redact(kept), kept);
     }
