@@ -670,7 +670,9 @@ pub fn server_text(p: &ServerProbe, width: Option<usize>, r: &Redactor) -> Strin
     if let Some(s) = &a.stderr
         && s.bytes > 0
     {
-        let text = s.text();
+        // redacted whole first: a secret the server wrote across two lines (or two
+        // writes) ends the last line (helper-100 #3: its second part was shown)
+        let text = r.redact(&s.text());
         let last = text
             .lines()
             .rev()

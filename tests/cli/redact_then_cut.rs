@@ -187,3 +187,56 @@ fn explain_cuts_a_pasted_status_after_redaction() {
         assert!(r.stdout.contains(&cut), "{}", r.stdout);
     }
 }
+
+/// helper-100 #3: `probe`'s "stderr: ...; last: LINE" redacted the last line alone, so a
+/// configured secret the server wrote across two lines showed its second part (which
+/// `scan` and `report`, redacting the records together, hide). The stderr is redacted
+/// whole, then its last line taken.
+#[test]
+fn probes_last_stderr_line_is_redacted_with_the_lines_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let script = home.join("split.py");
+    std::fs::write(
+        &script,
+        r#"import sys, json, os
+s = os.environ["SERVICE_CREDENTIAL"]
+sys.stderr.write("boot cred=" + s[:9] + "\n" + s[9:] + "\n")
+sys.stderr.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "s", "version": "1"}}
+    elif m["method"] == "tools/list":
+        r = {"tools": []}
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({ "mcpServers": { "split": {
+            "command": "python3", "args": [script.display().to_string()],
+            "env": { "SERVICE_CREDENTIAL": "meadowlarkquietstream" },
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let mut cmd = mcplogs(home);
+    cmd.args(["probe", "--claude-version", "2.1.332", "split"])
+        .current_dir(home);
+    let r = run(&mut cmd);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("stderr: 2 lines"))
+        .unwrap_or_else(|| panic!("{r:?}"));
+    assert!(line.ends_with("last: [REDACTED:config]"), "{line}");
+    assert!(!r.stdout.contains("quietstream"), "{r:?}");
+}
