@@ -777,12 +777,52 @@ fn log_refines_paste(pasted: Verdict, logged: Verdict) -> bool {
     }
 }
 
+/// The names of `report`'s entries read again against the servers `scan` knows:
+/// `claude mcp list` prints `name: command - status`, and a name may hold `": "` itself
+/// (`x: y`, configured and run by Claude Code), which the paste's reading cut at its
+/// first one (helper-99 #6: `x` was explained, a server that does not exist). An entry
+/// named `x` whose target starts with `y: ` takes the known name `x: y` (the longest).
+fn rejoin_names(report: &mut ExplainReport, scan: &crate::scan::ScanReport) {
+    let known: Vec<&str> = scan
+        .servers
+        .iter()
+        .map(|s| s.name_as_read())
+        .chain(scan.configured.iter().map(|r| r.configured_name.as_str()))
+        .filter(|n| n.contains(": "))
+        .collect();
+    if known.is_empty() {
+        return;
+    }
+    for e in &mut report.entries {
+        let (Some(name), Some(target)) = (e.name.as_deref(), e.target.as_deref()) else {
+            continue;
+        };
+        let whole = format!("{name}: {target}");
+        let Some(k) = known
+            .iter()
+            .filter(|k| {
+                k.len() > name.len()
+                    && whole.starts_with(*k)
+                    && whole[k.len()..].starts_with(": ")
+                    && k.starts_with(name)
+            })
+            .max_by_key(|k| k.len())
+        else {
+            continue;
+        };
+        let rest = whole[k.len() + 2..].to_string();
+        e.name = Some(k.to_string());
+        e.target = Some(rest);
+    }
+}
+
 pub fn attach_local(
     report: &mut ExplainReport,
     scan: &crate::scan::ScanReport,
     project: &std::path::Path,
 ) {
     use crate::scan::select::NameWant;
+    rejoin_names(report, scan);
     let project = project.to_string_lossy();
     // Each entry's name as pasted (the real name `claude mcp list` prints: the paste is
     // redacted after this) selects a server as every command selects one (the real name
@@ -959,6 +999,7 @@ pub fn attach_anywhere(
     explain_in: &dyn Fn(&str) -> String,
 ) {
     use crate::scan::select::NameWant;
+    rejoin_names(report, scan);
     let here = here.to_string_lossy();
     for e in report
         .entries

@@ -2616,3 +2616,24 @@ fn a_server_configured_nowhere_is_not_promised_to_prune() {
     let prune = h.run(&h.elsewhere, &["prune", "--dry-run", "--older-than", "1d"]);
     assert!(!prune.stdout.contains("gone"), "{prune:?}");
 }
+
+/// helper-99 #6: a configured name holding `": "` (`x: y`, which Claude Code runs and
+/// `claude mcp list` prints as `x: y: command - status`) was explained as `x`, a server
+/// that does not exist (so `fix x`, `probe x` named nothing); scan calls it `x: y`.
+#[test]
+fn explain_reads_a_pasted_name_holding_a_colon_as_the_configured_one() {
+    let h = Home::new(&[], &["x: y", "plain"]);
+    let paste = "Checking MCP server health…\n\nx: y: python3 s.py - ! Connected · tools fetch failed — Invalid result for tools/list: [ { \"expected\": \"number\", \"code\": \"invalid_type\", \"path\": [ \"ttlMs\" ], \"message\": \"Invalid input: expected number, received string\" } ]\nplain: python3 s.py - ✔ Connected\n";
+    let r = run_with_stdin(&mut h.cmd(&h.proj, &["explain"]), paste.as_bytes());
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.starts_with("x: y: tools-fetch-failed")),
+        "{r:?}"
+    );
+    assert!(r.stdout.contains("Servers: x: y"), "{r:?}");
+    assert!(
+        !r.stdout.lines().any(|l| l.starts_with("x: tools")),
+        "{r:?}"
+    );
+}
