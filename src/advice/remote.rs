@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::fixes::{Context, Found, UserStep};
 use crate::classify::verdict::{Cause, Diagnosis, Verdict};
+use crate::claude_code::config::{Scope, TransportKind};
 use crate::scan::ServerReport;
 use crate::settings::ca::{self, CaFile, ChainCheck};
 use crate::settings::engine::{Change, Edit, FixCause};
@@ -102,6 +103,60 @@ fn name_words(name: &str) -> Vec<&str> {
 /// The advice for a remote failure of `d` whose cause names it; `name` the server's
 /// configured name and `url` its URL when known (the sentences then name them).
 pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Option<String> {
+    remote_advice_for(d, name, url, None)
+}
+
+/// The scope a `claude mcp` command names for a server configured there (`None`: a
+/// managed server or one given on the command line, which no such command changes).
+fn scope_word(scope: Scope) -> Option<&'static str> {
+    match scope {
+        Scope::Local => Some("local"),
+        Scope::Project => Some("project"),
+        Scope::User => Some("user"),
+        Scope::Managed | Scope::CommandLine => None,
+    }
+}
+
+/// The commands that give a server an OAuth client id: `claude mcp add` refuses a name
+/// that exists ("MCP server corp already exists in user config", observed on 2.1.336),
+/// so the server is removed from its scope first, then added again there with the id
+/// (observed: the entry then holds `"oauth": {"clientId": ...}`). `entry`: its scope and
+/// transport when its configuration is known.
+fn add_again_with_client_id(
+    name: Option<&str>,
+    url: Option<&str>,
+    entry: Option<(Scope, TransportKind)>,
+) -> String {
+    let name_s = name
+        .and_then(|n| crate::text::shell_command(&name_words(n)))
+        .unwrap_or_else(|| "<server name>".to_string());
+    let url_s = url
+        .and_then(|u| crate::text::shell_command(&[u]))
+        .unwrap_or_else(|| "<url>".to_string());
+    let transport = match entry.map(|e| e.1) {
+        Some(TransportKind::Sse) => "sse",
+        _ => "http",
+    };
+    match entry.map(|e| scope_word(e.0)) {
+        // a managed server: only its administrator changes its entry
+        Some(None) => "ask the administrators who manage the server's entry (managed-mcp.json) to give it the client id (`\"oauth\": {\"clientId\": \"<client id>\"}` in its entry)".to_string(),
+        Some(Some(scope)) => format!(
+            "remove the server and add it again with it (`claude mcp remove -s {scope} {name_s}`, then `claude mcp add -s {scope} --transport {transport} --client-id <client id> {name_s} {url_s}`, plus `--client-secret`, which prompts for it, when they gave you a secret too; `claude mcp add` refuses a name that exists)"
+        ),
+        None => format!(
+            "remove the server and add it again with it, in the scope it was added in (`claude mcp remove {name_s}`, then `claude mcp add -s <local, project or user> --transport {transport} --client-id <client id> {name_s} {url_s}`, plus `--client-secret`, which prompts for it, when they gave you a secret too; `claude mcp add` refuses a name that exists)"
+        ),
+    }
+}
+
+/// [`remote_advice`] for a server whose configuration is known: `entry` is its scope
+/// and transport (the commands that change its entry name them).
+pub fn remote_advice_for(
+    d: &Diagnosis,
+    name: Option<&str>,
+    url: Option<&str>,
+    entry: Option<(Scope, TransportKind)>,
+) -> Option<String> {
     if d.verdict != Verdict::ConnectionFailed {
         return None;
     }
@@ -154,11 +209,8 @@ pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Op
             "Nothing accepts connections at the server's host and port (ECONNREFUSED): start the server, or correct the port in its URL; when HTTPS_PROXY or HTTP_PROXY is set, check that the proxy itself is running. No Claude Code setting fixes this.".to_string()
         }
         Cause::OauthNoRegistration => format!(
-            "The server's authorization server offers no dynamic client registration, so Claude Code cannot register itself: ask the server's operator for an OAuth client id, add the server again with it (`claude mcp add --transport http --client-id <client id> {} {}`, plus `--client-secret`, which prompts for it, when they gave you a secret too), then sign in with {login}.",
-            name.and_then(|n| crate::text::shell_command(&name_words(n)))
-                .unwrap_or_else(|| "<server name>".to_string()),
-            url.and_then(|u| crate::text::shell_command(&[u]))
-                .unwrap_or_else(|| "<url>".to_string()),
+            "The server's authorization server offers no dynamic client registration, so Claude Code cannot register itself: ask the server's operator for an OAuth client id, {}, then sign in with {login}.",
+            add_again_with_client_id(name, url, entry)
         ),
         Cause::AuthHeaderRejected => format!(
             "The server refused the Authorization header set in the server's \"headers\" (HTTP 401 or 403), and while that header is set Claude Code does not try OAuth: replace the token with one valid for this endpoint, or remove the header and sign in with {login} if the server offers OAuth."
@@ -179,7 +231,8 @@ pub fn for_remote_server(s: &ServerReport) -> Option<String> {
         .filter(|l| !l.is_stdio())
         .map(|l| l.url.as_str())
         .filter(|u| !u.is_empty());
-    remote_advice(&s.diagnosis, Some(&s.name), url)
+    let entry = s.launch.as_ref().map(|l| (l.scope, l.transport));
+    remote_advice_for(&s.diagnosis, Some(&s.name), url, entry)
 }
 
 /// The few words beside the verdict for a remote cause (`None` for the others).
@@ -698,6 +751,38 @@ mod tests {
         assert!(
             a.contains("--client-id <client id> -- --version https://a.test/mcp`")
                 && a.contains("`claude mcp login -- --version`"),
+            "{a}"
+        );
+        // `claude mcp add` refuses a name that exists (observed on 2.1.336): the server
+        // is removed from its own scope first, and added again there
+        for (scope, transport, word, t) in [
+            (Scope::User, TransportKind::Http, "user", "http"),
+            (Scope::Local, TransportKind::Sse, "local", "sse"),
+            (Scope::Project, TransportKind::Http, "project", "http"),
+        ] {
+            let a = remote_advice_for(
+                &failed(Cause::OauthNoRegistration),
+                Some("corp"),
+                Some("https://a.test/mcp"),
+                Some((scope, transport)),
+            )
+            .unwrap();
+            assert!(
+                a.contains(&format!(
+                    "`claude mcp remove -s {word} corp`, then `claude mcp add -s {word} --transport {t} --client-id <client id> corp https://a.test/mcp`"
+                )),
+                "{a}"
+            );
+        }
+        let a = remote_advice_for(
+            &failed(Cause::OauthNoRegistration),
+            Some("corp"),
+            Some("https://a.test/mcp"),
+            Some((Scope::Managed, TransportKind::Http)),
+        )
+        .unwrap();
+        assert!(
+            a.contains("managed-mcp.json") && !a.contains("claude mcp add"),
             "{a}"
         );
         assert_eq!(host_of("http://[::1]:80/x"), Some("::1"));

@@ -452,7 +452,12 @@ impl ServerProbe {
         let name = (self.config.scope != crate::claude_code::config::Scope::CommandLine)
             .then_some(self.config.name.as_str());
         let url = Some(self.config.url.as_str()).filter(|u| !u.is_empty());
-        crate::advice::remote::remote_advice(d, name, url)
+        crate::advice::remote::remote_advice_for(
+            d,
+            name,
+            url,
+            Some((self.config.scope, self.config.transport)),
+        )
     }
 
     /// For a server that answered 401 and whose OAuth discovery failed in a way no
