@@ -332,7 +332,7 @@ pub fn logged_way_out(
         // (`mcplogs prune` keeps a server's newest file and its deciding session's: it
         // never removes such a server's logs, which the advice said it could: helper-99
         // #5)
-        Configuration::NotConfigured => Some(format!("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. To remove them, delete its log folder {} (`mcplogs prune` keeps each server's newest files).", s.source.display())),
+        Configuration::NotConfigured => Some(format!("Configured in none of ~/.claude.json, .mcp.json and managed-mcp.json (removed since, or a --mcp-config server): its logs are history and do not count as failing now. To remove them, delete its log folder {} (prune keeps each server's newest files).", s.source.display())),
         // (a configuration Claude Code skips is a problem now itself: its logs' verdict
         // is what does not count, helper-88 #6)
         Configuration::Configured(c) if !s.counts_now() => Some(format!(

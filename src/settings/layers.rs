@@ -300,11 +300,20 @@ impl Sources {
         files
     }
 
-    /// Every layer, highest precedence first, read from disk now.
+    /// Every layer, highest precedence first, read from disk now. A project opened in
+    /// the home folder has the user's own file as its `.claude/settings.json`: one layer,
+    /// the user's (helper-98 F8: `~/.claude/settings.json` was called project settings).
+    /// ([`Self::files`] keeps both: `export` asks which files a project could have set,
+    /// and a repository naming its own `.claude` the configuration folder is one.)
     pub fn read(&self) -> Vec<SettingsLayer> {
-        let mut layers: Vec<SettingsLayer> = self
-            .files()
+        let files = self.files();
+        let user = files
+            .iter()
+            .find(|(k, _)| *k == LayerKind::User)
+            .map(|(_, p)| p.clone());
+        let mut layers: Vec<SettingsLayer> = files
             .into_iter()
+            .filter(|(k, p)| *k != LayerKind::Project || user.as_ref() != Some(p))
             .map(|(kind, path)| read_layer(kind, &path))
             .collect();
         layers.push(SettingsLayer {
@@ -491,6 +500,44 @@ mod tests {
         let b_s = b.display().to_string();
         let s = Sources::new(Os::Linux, Some(&home), &b, &env(true, Some(&b_s)));
         assert_eq!(s.environment_value.as_deref(), Some("legacy"));
+    }
+
+    /// helper-98 F8: run in the home folder, `~/.claude/settings.json` is the project's
+    /// `.claude/settings.json` too: one layer, the user's (it was said to be project
+    /// settings); `files` keeps both for `export`'s trust checks.
+    #[test]
+    fn the_home_folders_project_file_is_the_users_one_layer() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"}}"#,
+        )
+        .unwrap();
+        let s = Sources {
+            project_dir: home.clone(),
+            managed_dir: root.path().join("managed"),
+            user_dir: Some(home.join(".claude")),
+            environment_value: None,
+            sdk_generation: None,
+            environment: false,
+        };
+        let kinds: Vec<LayerKind> = s.read().iter().map(|l| l.kind).collect();
+        assert!(!kinds.contains(&LayerKind::Project), "{kinds:?}");
+        let user = s
+            .read()
+            .into_iter()
+            .find(|l| l.kind == LayerKind::User)
+            .unwrap();
+        assert_eq!(user.negotiation, Some(NegotiationValue::Legacy));
+        assert!(s.files().iter().any(|(k, _)| *k == LayerKind::Project));
+        // another project: both layers
+        let other = Sources {
+            project_dir: root.path().join("proj"),
+            ..s
+        };
+        assert!(other.read().iter().any(|l| l.kind == LayerKind::Project));
     }
 
     #[test]
