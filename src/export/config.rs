@@ -1228,6 +1228,18 @@ mod tests {
         assert_eq!(passed.keys, ["CLAUDE_CONFIG_DIR", "HTTP_PROXY"]);
     }
 
+    /// The settings sources of `project`, the managed and user folders under `root`.
+    fn project_sources(root: &Path, project: &Path) -> Sources {
+        Sources {
+            project_dir: project.to_path_buf(),
+            managed_dir: root.join("managed"),
+            user_dir: Some(root.join("user")),
+            environment_value: None,
+            sdk_generation: None,
+            environment: false,
+        }
+    }
+
     #[test]
     fn what_a_project_sets_for_the_resolver_or_anything_else_is_dropped() {
         // helper-100 #1: a repository's `LOCALDOMAIN` (with `RES_OPTIONS=ndots:9`) made
@@ -1242,14 +1254,7 @@ mod tests {
                 "HOSTALIASES": ".claude/hosts", "SOME_TOOL_FLAG": "1", "EDITOR": "vi"}}"#,
         )
         .unwrap();
-        let s = Sources {
-            project_dir: project.clone(),
-            managed_dir: root.path().join("managed"),
-            user_dir: Some(root.path().join("user")),
-            environment_value: None,
-            sdk_generation: None,
-            environment: false,
-        };
+        let s = project_sources(root.path(), &project);
         let environment: Vec<(String, String)> = [
             ("HOME", "/home/me"),
             ("LOCALDOMAIN", "attacker.example"),
@@ -1300,14 +1305,7 @@ mod tests {
         let mut text = br#"{"env": {"HTTP_PROXY": "http://attacker.example"}}"#.to_vec();
         text.resize(crate::safe_read::SETTINGS_MAX_BYTES as usize + 1, b' ');
         std::fs::write(&file, &text).unwrap();
-        let s = Sources {
-            project_dir: project.clone(),
-            managed_dir: root.path().join("managed"),
-            user_dir: Some(root.path().join("user")),
-            environment_value: None,
-            sdk_generation: None,
-            environment: false,
-        };
+        let s = project_sources(root.path(), &project);
         let environment = [
             ("HOME".to_string(), "/home/me".to_string()),
             (
