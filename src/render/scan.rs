@@ -724,7 +724,12 @@ fn row_sources(report: &ScanReport) -> Vec<RowSource<'_>> {
                 if !used[j]
                     && (s.project.as_deref() == Some(r.project.as_str())
                         || (!logged.contains(r.project.as_str())
-                            && s.project_folder.as_deref() == Some(r.project_folder.as_str())))
+                            && s.project_folder.as_deref() == Some(r.project_folder.as_str())
+                            // (not another project that writes the same folder: its
+                            // row goes under its own heading, helper-98 F3)
+                            && s.project.as_deref().is_none_or(|p| {
+                                !crate::claude_code::names::encodes_to(p, &r.project_folder)
+                            })))
                 {
                     used[j] = true;
                     out.push(RowSource::Configured(r, s.project.as_deref()));

@@ -216,8 +216,15 @@ pub fn entries(resolved: &Resolved) -> Vec<(String, Configured)> {
 
 fn in_project(row: &ServerReport, dir: &Path, folder: &str) -> bool {
     // as read: a project path holding a secret is shown redacted
-    row.project_folder_as_read() == Some(folder)
-        || row.project_as_read() == Some(dir.to_string_lossy().as_ref())
+    let dir = dir.to_string_lossy();
+    match row.project_as_read() {
+        Some(p) if p == dir.as_ref() => true,
+        // another project writing the same folder (`my_app`, `my-app`): its row is not
+        // this project's (helper-98 F3: with `--since`, this project's server, seen
+        // before only, was taken for the other's row and said nothing)
+        Some(p) if crate::claude_code::names::encodes_to(p, folder) => false,
+        _ => row.project_folder_as_read() == Some(folder),
+    }
 }
 
 impl ProjectConfig {

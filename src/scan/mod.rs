@@ -741,7 +741,9 @@ pub fn scan_with_progress(
         before_since: bool,
     }
     struct UnitRest {
-        more: Vec<ServerReport>,
+        /// The folder's other servers (another project's sessions in it), each with
+        /// whether it has no session since, as `before_since`.
+        more: Vec<(ServerReport, bool)>,
         warnings: Vec<Warning>,
         mcp_json_cwds: Vec<String>,
     }
@@ -756,19 +758,22 @@ pub fn scan_with_progress(
                 &|bytes| report_progress(counter.bytes_read(bytes)),
             );
             let mut mcp_json_cwds = Vec::new();
-            let before_since = p.iter().any(|p| p.before_since);
             let mut servers = p.into_iter().filter_map(|p| {
-                let tails = if p.before_since {
+                let before_since = p.before_since;
+                let tails = if before_since {
                     StderrTails::Skip
                 } else {
                     opts.stderr_tails
                 };
                 let (report, cwds) = p.fold(tails);
                 mcp_json_cwds.extend(cwds.into_iter().filter(|c| mcp_json.holds_one(c)));
-                (report.sessions_read > 0).then_some(report)
+                (report.sessions_read > 0).then_some((report, before_since))
             });
-            let server = servers.next();
-            let more: Vec<ServerReport> = servers.collect();
+            let (server, before_since) = match servers.next() {
+                Some((s, b)) => (Some(s), b),
+                None => (None, false),
+            };
+            let more: Vec<(ServerReport, bool)> = servers.collect();
             let rest = (!more.is_empty() || !warnings.is_empty() || !mcp_json_cwds.is_empty())
                 .then(|| {
                     Box::new(UnitRest {
@@ -792,14 +797,17 @@ pub fn scan_with_progress(
     // since (helper-98 F1: shown as rows of their own, with their old verdicts)
     let mut more_older = Vec::new();
     for r in results.iter_mut() {
-        let before_since = r.before_since;
         let Some(rest) = r.rest.as_mut() else {
             continue;
         };
         warnings.append(&mut rest.warnings);
-        match before_since {
-            true => more_older.append(&mut rest.more),
-            false => more.append(&mut rest.more),
+        // (each project's part of a shared folder on its own: one project seen since,
+        // the other not, is one row and one "not seen since", helper-98 F3)
+        for (s, before_since) in rest.more.drain(..) {
+            match before_since {
+                true => more_older.push(s),
+                false => more.push(s),
+            }
         }
     }
 
@@ -921,6 +929,32 @@ pub fn scan_with_progress(
             })
             .collect()
     };
+    // a project of a folder two projects write, with no session since beside the other
+    // project's row: "not seen since" too (helper-98 F3: neither a row nor that; the
+    // folder's own entry above gives way to the other project's row)
+    let mut not_since = not_since;
+    if opts.since.is_some() && !older.is_empty() {
+        let rows: std::collections::HashSet<&Path> =
+            all.iter().map(|s| s.source.as_path()).collect();
+        not_since.extend(
+            older
+                .iter()
+                .filter(|s| rows.contains(s.source.as_path()))
+                .filter_map(|s| {
+                    Some(NotSince {
+                        project_folder: s.project_folder.clone(),
+                        folder: s.folder.clone()?,
+                        last_written: s.last_seen.as_deref().and_then(crate::time::parse_iso)?,
+                        project: s.project.clone(),
+                    })
+                })
+                .filter(|n| {
+                    project_want.as_ref().is_none_or(|w| {
+                        w.selects(n.project.as_deref(), n.project_folder.as_deref())
+                    })
+                }),
+        );
+    }
     let (mut servers, mut filtered_out): (Vec<ServerReport>, Vec<ServerReport>) =
         if want.is_some() || opts.project.is_some() {
             all.into_iter()

@@ -150,7 +150,10 @@ impl Unit {
             file_done,
             bytes_read,
         );
-        if let Some(all) = all.filter(|_| p.sessions.is_empty()) {
+        let mut all = all;
+        if p.sessions.is_empty()
+            && let Some(all) = all.take()
+        {
             // `--since`, and no session since: the verdict a scan without it gives the
             // server, decided as cheaply as it can be (no evidence, no stderr, no
             // history), for what counts over a home's servers. Not counted as progress
@@ -160,7 +163,14 @@ impl Unit {
             p = read_again((&dir, folder.as_ref()), &whole_of(o), &mut index, &|_| true);
             p.before_since = true;
         }
-        let parts = by_project(p, (&dir, folder.as_ref()), o, &mut index, &keep_session);
+        let parts = by_project(
+            p,
+            (&dir, folder.as_ref()),
+            all,
+            o,
+            &mut index,
+            &keep_session,
+        );
         if let Some(index) = index {
             index.save(o.index.expect("an index was loaded"), &dir.path);
         }
@@ -179,6 +189,7 @@ impl Unit {
 fn by_project(
     p: ServerInProgress,
     (dir, folder): (&ServerDir, Option<&OpenFolder>),
+    all: Option<Vec<Box<std::ffi::OsStr>>>,
     o: &ReadOptions,
     index: &mut Option<FolderIndex>,
     keep_session: &dyn Fn(&SessionLog) -> bool,
@@ -204,7 +215,16 @@ fn by_project(
         report_stderr: false,
         ..opts
     };
-    let every = read_again((dir, folder), &every, index, keep);
+    // every session, also those before `--since`: a project of the folder with none
+    // since is "not seen since" as a folder of its own would be (helper-98 F3: it was
+    // neither a row nor that)
+    // (`--since`: the folder's every file, not those since)
+    let whole = all.map(|names| ServerDir {
+        file_names: names,
+        ..dir.clone()
+    });
+    let whole = whole.as_ref().unwrap_or(dir);
+    let every = read_again((whole, folder), &every, index, &|_| true);
     let Some(keys) = projects_sharing(&every.sessions, project_folder) else {
         return vec![p];
     };
@@ -213,11 +233,19 @@ fn by_project(
             let own = |s: &SessionLog| keep(s) && key_of(s, &keys) == *key;
             let mut q = read_again((dir, folder), &opts, index, &own);
             q.before_since = p.before_since;
+            if q.sessions.is_empty() && !p.before_since {
+                // `--since`, and none of this project's sessions since: its state
+                // without it, as a folder with no session since gets
+                let all_own = |s: &SessionLog| key_of(s, &keys) == *key;
+                q = read_again((whole, folder), &whole_of(o), index, &all_own);
+                q.before_since = true;
+            }
+            let counted = |s: &SessionLog| q.before_since || keep(s);
             // its own files, not the folder's (helper-98 F7)
             let mut files: Vec<&Path> = every
                 .sessions
                 .iter()
-                .filter(|s| key_of(s, &keys) == *key)
+                .filter(|s| key_of(s, &keys) == *key && counted(s))
                 .map(|s| s.file.as_path())
                 .collect();
             files.sort_unstable();

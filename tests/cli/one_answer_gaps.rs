@@ -2621,3 +2621,70 @@ fn explain_reads_a_pasted_name_holding_a_colon_as_the_configured_one() {
         "{r:?}"
     );
 }
+
+/// helper-98 F3: two projects Claude Code knows write one log folder; with `--since`,
+/// the one seen since is a row, and the other (every session older) was neither a row
+/// nor "not seen since": it vanished. It is "not seen since", under its own heading.
+#[test]
+fn since_a_shared_folders_project_seen_before_only_is_not_seen_since() {
+    let h = Home::new(&[], &["github"]);
+    let old = h.home.join("work/my_app");
+    let recent = h.home.join("work/my-app");
+    for d in [&old, &recent] {
+        fs::create_dir_all(d).unwrap();
+    }
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(h.home.join(".claude.json")).unwrap()).unwrap();
+    for d in [&old, &recent] {
+        doc["projects"][d.display().to_string()] = json!({ "hasTrustDialogAccepted": true });
+    }
+    h.write_claude_json(doc);
+    h.log_in(&old, "modern-only-refused-2.1.332.jsonl", "github");
+    // the other project's session a minute ago
+    let at = mcplogs::time::now() - 60;
+    let iso = mcplogs::time::format_iso(at);
+    let cwd = serde_json::to_string(&recent.display().to_string()).unwrap();
+    let text: String = [
+        "Starting connection with timeout of 30000ms",
+        "Connection failed (ENOENT): Executable not found in $PATH: \"farstub\"",
+    ]
+    .iter()
+    .map(|m| {
+        format!(
+            "{{\"debug\":{},\"timestamp\":\"{iso}\",\"sessionId\":\"recent-one\",\"cwd\":{cwd}}}\n",
+            serde_json::to_string(m).unwrap()
+        )
+    })
+    .collect();
+    let name = format!("{}.jsonl", iso.replace([':', '.'], "-"));
+    fs::write(h.log_folder(&recent, "github").join(name), text).unwrap();
+    let (r, doc) = h.json(&h.elsewhere, &["scan", "--json", "--since", "1h"]);
+    let servers: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["project"].as_str().unwrap())
+        .collect();
+    assert_eq!(servers, [recent.display().to_string()], "{r:?}");
+    let not_since: Vec<&str> = doc["configured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["state"] == "not-seen-since")
+        .map(|c| c["project"].as_str().unwrap())
+        .collect();
+    assert_eq!(not_since, [old.display().to_string()], "{doc:#}");
+    let screen = h.run(&h.elsewhere, &["scan", "--since", "1h"]);
+    let under_old = screen
+        .stdout
+        .split("~/work/my_app\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{screen:?}"));
+    assert!(
+        under_old
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("not seen since")),
+        "{screen:?}"
+    );
+}
