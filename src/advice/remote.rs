@@ -273,6 +273,25 @@ fn status_in(m: &str) -> Option<&str> {
 pub const CA_VAR: &str = "NODE_EXTRA_CA_CERTS";
 /// The variable of the no-proxy fix.
 pub const NO_PROXY_VAR: &str = "NO_PROXY";
+/// Its lowercase spelling, which wins over it wherever it is set (observed, below).
+pub const NO_PROXY_LOWER_VAR: &str = "no_proxy";
+
+/// The no-proxy list in effect for a project, as Claude Code reads it: a lowercase
+/// `no_proxy` set anywhere (a settings layer's `env`, or the environment) wins over every
+/// `NO_PROXY` (observed on 2.1.336: the shell's `no_proxy` over `NO_PROXY` in
+/// `~/.claude/settings.json`, helper-102 #3: the fix wrote `NO_PROXY` and nothing
+/// changed). The layers of the spelling in effect, and that spelling.
+fn no_proxy_layers(sources: &Sources) -> (Vec<EnvValue>, &'static str) {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let lower = env_values(sources, NO_PROXY_LOWER_VAR, env(NO_PROXY_LOWER_VAR));
+    if lower.iter().any(|l| l.value.is_some()) {
+        return (lower, NO_PROXY_LOWER_VAR);
+    }
+    (
+        env_values(sources, NO_PROXY_VAR, env(NO_PROXY_VAR)),
+        NO_PROXY_VAR,
+    )
+}
 
 /// A remote server's URL, from its configuration.
 fn url_of(s: &ServerReport) -> Option<&str> {
@@ -525,14 +544,14 @@ pub(super) fn no_proxy(found: &mut Found, s: &ServerReport, who: &str, cx: &Cont
     };
     let (project, _) = super::project_dir_of(s, cx.cwd);
     let sources = Sources::for_scan_in(cx.homes, &project, cx.managed_dir);
-    let layers = env_values(&sources, NO_PROXY_VAR, environment_no_proxy());
+    let (layers, var) = no_proxy_layers(&sources);
     let in_effect = layers.iter().find(|l| l.value.is_some());
     let base = in_effect.and_then(|l| l.value.clone()).unwrap_or_default();
     if ca::no_proxy_covers(&base, &host) {
         return;
     }
     let want = merged_no_proxy(&base, [host.as_str()]);
-    let (kind, file) = match layer_for(&layers, &sources, NO_PROXY_VAR, &want, true) {
+    let (kind, file) = match layer_for(&layers, &sources, var, &want, true) {
         Ok(w) => w,
         Err(why) => {
             found.steps.push(step(why));
@@ -563,7 +582,7 @@ pub(super) fn no_proxy(found: &mut Found, s: &ServerReport, who: &str, cx: &Cont
         cause: FixCause::NoProxy,
         server: who.to_string(),
         why: format!(
-            "the proxy in HTTPS_PROXY/HTTP_PROXY refused {host}{}; {NO_PROXY_VAR}={want} in the env of {} (the {} settings, which decide it in {}){kept}; the proxy setting itself is left as it is",
+            "the proxy in HTTPS_PROXY/HTTP_PROXY refused {host}{}; {var}={want} in the env of {} (the {} settings, which decide it in {}){kept}{}; the proxy setting itself is left as it is",
             if cx.net.is_some() {
                 ", which accepts connections without it"
             } else {
@@ -571,12 +590,17 @@ pub(super) fn no_proxy(found: &mut Found, s: &ServerReport, who: &str, cx: &Cont
             },
             file.display(),
             kind.as_str(),
-            project.display()
+            project.display(),
+            if var == NO_PROXY_LOWER_VAR {
+                " (spelled no_proxy: where it is set, Claude Code reads it over NO_PROXY)"
+            } else {
+                ""
+            }
         ),
         file,
         layer: kind.as_str(),
         edit: Edit::Set {
-            path: vec!["env".into(), NO_PROXY_VAR.into()],
+            path: vec!["env".into(), var.into()],
             value: Value::String(want),
         },
     });
@@ -597,11 +621,11 @@ pub(super) fn in_place(
     let sources = Sources::for_scan_in(homes, &project, managed_dir);
     match s.diagnosis.cause? {
         Cause::ProxyRefused => {
-            let layers = env_values(&sources, NO_PROXY_VAR, environment_no_proxy());
+            let (layers, var) = no_proxy_layers(&sources);
             let l = layers.into_iter().find(|l| l.value.is_some())?;
             ca::no_proxy_covers(l.value.as_deref()?, &host).then(|| {
                 format!(
-                    "{NO_PROXY_VAR} now holds {host} ({}), so the proxy is not used for it",
+                    "{var} now holds {host} ({}), so the proxy is not used for it",
                     l.describe()
                 )
             })

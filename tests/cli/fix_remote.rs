@@ -368,21 +368,38 @@ fn no_proxy_is_merged_with_the_value_in_effect_and_goes_where_it_wins() {
     assert!(!text(&again).contains("(no-proxy)"), "{}", text(&again));
     in_place_then_undo(&h, &before);
 
-    // the environment's value (both spellings) when no file sets it: into the user file
-    let mut h = Home::new();
-    h.failing("proxy-407-http", &url);
-    h.env = vec![
-        ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
-        ("no_proxy".into(), "localhost,::1".into()),
-    ];
-    let before = h.files();
-    let o = h.fix(&["--yes"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert_eq!(
-        env_of(&h.user_settings()),
-        serde_json::json!({"NO_PROXY": "127.0.0.1,localhost,::1,127.0.0.2"})
-    );
-    in_place_then_undo(&h, &before);
+    // the environment's value when no file sets it: into the user file; a lowercase
+    // `no_proxy` there wins over `NO_PROXY` wherever that is set (observed on 2.1.336:
+    // `NO_PROXY` written beside the shell's `no_proxy` changed nothing, helper-102 #3),
+    // so it is merged and written as `no_proxy`
+    for (env, file_sets) in [
+        (
+            vec![
+                ("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string()),
+                ("no_proxy".to_string(), "localhost,::1".to_string()),
+            ],
+            None,
+        ),
+        (
+            vec![("no_proxy".to_string(), "localhost,::1".to_string())],
+            Some("{\"env\": {\"NO_PROXY\": \"127.0.0.1\"}}\n"),
+        ),
+    ] {
+        let mut h = Home::new();
+        h.failing("proxy-407-http", &url);
+        if let Some(text) = file_sets {
+            fs::create_dir_all(h.home.join(".claude")).unwrap();
+            fs::write(h.user_settings(), text).unwrap();
+        }
+        h.env = env;
+        let before = h.files();
+        let o = h.fix(&["--yes"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(text(&o).contains("spelled no_proxy"), "{}", text(&o));
+        let written = env_of(&h.user_settings());
+        assert_eq!(written["no_proxy"], "localhost,::1,127.0.0.2", "{written}");
+        in_place_then_undo(&h, &before);
+    }
 
     // the project's shared file sets it: the merged value goes into its local file
     let mut h = Home::new();
