@@ -365,14 +365,13 @@ pub fn merged_no_proxy<'h>(list: &str, hosts: impl IntoIterator<Item = &'h str>)
 /// Where an `env` variable of a remote fix goes for the server's project: the highest
 /// settings file that sets it (a shared project file: the project's local file, which
 /// outranks it and stays uncommitted), else the user file. `Err`: a managed file sets
-/// it (what to ask for), or there is no user file. `project_ok`: a project layer may
-/// hold it (observed for `NO_PROXY`, not for `NODE_EXTRA_CA_CERTS`).
+/// it (what to ask for), or there is no user file. A project layer's value of either
+/// was observed to be read (`NO_PROXY`; `NODE_EXTRA_CA_CERTS` on 2.1.336).
 fn layer_for(
     layers: &[EnvValue],
     sources: &Sources,
     var: &str,
     want: &str,
-    project_ok: bool,
 ) -> Result<(LayerKind, PathBuf), String> {
     let setter = layers
         .iter()
@@ -384,11 +383,6 @@ fn layer_for(
                 .as_deref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default()
-        )),
-        Some(l) if l.is_project() && !project_ok => Err(format!(
-            "{} sets {var} to {:?}, which outranks your user settings for this project (a project layer's {var} was not observed to be read): set {var}={want} there yourself",
-            l.describe(),
-            l.value.as_deref().unwrap_or_default()
         )),
         Some(l) if l.kind == LayerKind::Project => sources
             .files()
@@ -430,7 +424,9 @@ pub(super) fn trusted_ca(found: &mut Found, s: &ServerReport, who: &str, cx: &Co
             "set {CA_VAR} in the \"env\" block of {file} to the path of a PEM file holding the certificate authority that signed the server's certificate (`mcplogs fix --ca-file PATH` checks such a file against the server and writes it), then restart Claude Code"
         )
     };
-    let (kind, file) = match layer_for(&layers, &sources, CA_VAR, "/path/to/ca.pem", false) {
+    // (a project's layer is read: observed on 2.1.336; the value goes into its local
+    // file, which outranks it)
+    let (kind, file) = match layer_for(&layers, &sources, CA_VAR, "/path/to/ca.pem") {
         Ok(w) => w,
         Err(why) => {
             found.steps.push(step(why));
@@ -475,8 +471,42 @@ pub(super) fn trusted_ca(found: &mut Found, s: &ServerReport, who: &str, cx: &Co
         }
     };
     let mut tried: Vec<String> = Vec::new();
+    // the value in effect now when another layer gives it (the environment Claude Code
+    // starts in, mostly): the value written replaces it, so what it trusts must be in
+    // the new file too (helper-102 #1: the shell's CA file was replaced, and a server it
+    // verified stopped connecting)
+    let elsewhere = layers
+        .iter()
+        .find(|l| l.value.is_some())
+        .filter(|l| l.path.as_deref() != Some(file.as_path()))
+        .and_then(|l| {
+            let v = l.value.clone()?;
+            let old = ca::read_ca_file(Path::new(&v)).ok()?;
+            Some((old, l.describe()))
+        });
     for (f, what) in candidates {
         match net.verify_chain(&f, &host, port) {
+            ChainCheck::Verified
+                if let Some((old, by)) = &elsewhere
+                    && old.path != f.path
+                    && !ca::holds_all_of(&f, old) =>
+            {
+                let bundle = "~/.claude/ca-bundle.pem";
+                // (the folder may not be there yet: the command runs as printed)
+                let cat = crate::text::shell_command(&[
+                    "cat",
+                    &old.path.display().to_string(),
+                    &f.path.display().to_string(),
+                ])
+                .unwrap_or_default();
+                found.steps.push(step(format!(
+                    "{} verifies the server's certificate, but {CA_VAR} is {} now ({by}), and a value in {} replaces it: the servers that need a certificate authority from it would no longer be trusted. Put both into one file and name that: `mkdir -p ~/.claude && {cat} > {bundle}`, then `mcplogs fix --ca-file {bundle}`",
+                    f.path.display(),
+                    old.path.display(),
+                    file.display(),
+                )));
+                return;
+            }
             ChainCheck::Verified => {
                 let replaces = now
                     .as_deref()
@@ -551,7 +581,7 @@ pub(super) fn no_proxy(found: &mut Found, s: &ServerReport, who: &str, cx: &Cont
         return;
     }
     let want = merged_no_proxy(&base, [host.as_str()]);
-    let (kind, file) = match layer_for(&layers, &sources, var, &want, true) {
+    let (kind, file) = match layer_for(&layers, &sources, var, &want) {
         Ok(w) => w,
         Err(why) => {
             found.steps.push(step(why));

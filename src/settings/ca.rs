@@ -74,6 +74,36 @@ pub fn read_ca_file(path: &Path) -> Result<CaFile, CaFileError> {
     })
 }
 
+/// The base64 bodies of the PEM certificate blocks of `bytes`, each without its line
+/// breaks and spaces: two files hold the same certificate when a body is in both.
+pub fn pem_bodies(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::new();
+    let mut body: Option<String> = None;
+    for line in text.lines().map(str::trim) {
+        match line {
+            "-----BEGIN CERTIFICATE-----" => body = Some(String::new()),
+            "-----END CERTIFICATE-----" => {
+                if let Some(b) = body.take().filter(|b| !b.is_empty()) {
+                    out.push(b);
+                }
+            }
+            l => {
+                if let Some(b) = body.as_mut() {
+                    b.push_str(l);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether every certificate of `old` is in `new` as well.
+pub fn holds_all_of(new: &CaFile, old: &CaFile) -> bool {
+    let have = pem_bodies(&new.bytes);
+    pem_bodies(&old.bytes).iter().all(|b| have.contains(b))
+}
+
 /// How many well-formed PEM certificate blocks `bytes` holds (a BEGIN line, base64
 /// lines, the END line).
 pub fn pem_certificates(bytes: &[u8]) -> usize {

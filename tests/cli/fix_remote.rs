@@ -252,6 +252,43 @@ fn a_ca_file_that_verifies_is_written_where_no_claude_folder_was_and_undone_to_n
     );
 }
 
+/// helper-102 #1: with `NODE_EXTRA_CA_CERTS` naming another CA in the environment
+/// Claude Code starts in (or in a project's settings), the value `fix --ca-file` wrote
+/// replaced it: the server that CA verified stopped connecting (observed on 2.1.336).
+/// `fix` writes nothing then and prints the commands that make one file of both; that
+/// file is written.
+#[test]
+fn a_ca_file_never_replaces_the_one_in_effect_that_it_does_not_hold() {
+    let mut h = Home::new();
+    let port = tls_server();
+    h.failing("tls-untrusted-ca", &format!("https://127.0.0.1:{port}/mcp"));
+    let other = fixtures().join("other-ca.pem");
+    h.env = vec![("NODE_EXTRA_CA_CERTS".into(), other.display().to_string())];
+    let before = h.files();
+    let ca = fixtures().join("ca.pem");
+    let refused = h.fix(&["--ca-file", ca.to_str().unwrap(), "--yes"]);
+    let t = text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{t}");
+    let cat = format!(
+        "`mkdir -p ~/.claude && cat {} {} > ~/.claude/ca-bundle.pem`, then `mcplogs fix --ca-file ~/.claude/ca-bundle.pem`",
+        other.display(),
+        ca.display()
+    );
+    assert!(t.contains(&cat), "{t}");
+    assert_eq!(h.files(), before);
+    // the bundle the commands make: written
+    let bundle = h.home.join("ca-bundle.pem");
+    let mut both = fs::read(&other).unwrap();
+    both.extend(fs::read(&ca).unwrap());
+    fs::write(&bundle, both).unwrap();
+    let fixed = h.fix(&["--ca-file", bundle.to_str().unwrap(), "--yes"]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", text(&fixed));
+    assert_eq!(
+        env_of(&h.user_settings())["NODE_EXTRA_CA_CERTS"],
+        bundle.display().to_string()
+    );
+}
+
 #[test]
 fn a_ca_file_that_does_not_verify_is_refused_and_nothing_is_written() {
     let h = Home::new();

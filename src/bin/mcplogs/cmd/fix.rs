@@ -202,7 +202,7 @@ pub fn run(mut args: FixArgs) -> Result<ExitCode, Error> {
             why: if found.steps.is_empty() {
                 "no failing server has a certificate Claude Code does not trust (`mcplogs scan` shows each server's cause)".to_string()
             } else {
-                "it verified the certificate of no server that fails for an untrusted certificate (said above)".to_string()
+                "no change for a server that fails for an untrusted certificate was planned with it (why is said above)".to_string()
             },
         });
     }
