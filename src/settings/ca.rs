@@ -231,6 +231,27 @@ pub fn no_proxy_covers(list: &str, host: &str) -> bool {
         })
 }
 
+/// Why the server's certificate did not verify with a CA file, in words (helper-102 #5:
+/// rustls' own debug text was shown), and what a CA file can do about it.
+#[cfg(not(any(windows, target_os = "macos")))]
+fn in_words(c: &rustls::CertificateError, host: &str) -> String {
+    use rustls::CertificateError as E;
+    match c {
+        E::Expired | E::ExpiredContext { .. } => "the server's certificate has expired: no CA file fixes that, its operator must renew it".to_string(),
+        E::NotValidYet | E::NotValidYetContext { .. } => "the server's certificate is not valid yet (or this machine's clock is behind): no CA file fixes that".to_string(),
+        E::NotValidForName | E::NotValidForNameContext { .. } => format!(
+            "the server's certificate is for another host name than {host}: no CA file fixes that (use the name it is for in the server's URL)"
+        ),
+        E::UnknownIssuer => "the server's certificate was not signed by a certificate authority in the file".to_string(),
+        E::BadSignature => "the server's certificate's signature does not verify with the file's certificates".to_string(),
+        // a self-signed certificate marked as a certificate authority, served as the
+        // server's own: Node takes it from NODE_EXTRA_CA_CERTS (observed on 2.1.336),
+        // the check's TLS library refuses it
+        other if format!("{other:?}").contains("CaUsedAsEndEntity") => "the server presents a self-signed certificate marked as a certificate authority, which mcplogs' check cannot verify (Claude Code accepts such a certificate in NODE_EXTRA_CA_CERTS: observed on 2.1.336; set it by hand when the file holds that very certificate)".to_string(),
+        other => format!("the server's certificate does not verify with it ({other:?})"),
+    }
+}
+
 /// Checks `ca` against the server at `host:port`: a TLS handshake (through `proxy`
 /// when given, with a bare `CONNECT`) whose only roots are the file's certificates.
 pub fn verify_chain(ca: &CaFile, host: &str, port: u16, proxy: Option<(&str, u16)>) -> ChainCheck {
@@ -304,9 +325,7 @@ mod imp {
                     .get_ref()
                     .and_then(|inner| inner.downcast_ref::<rustls::Error>())
                 {
-                    Some(rustls::Error::InvalidCertificate(c)) => failed(format!(
-                        "the server's certificate does not verify with it ({c:?})"
-                    )),
+                    Some(rustls::Error::InvalidCertificate(c)) => failed(super::in_words(c, host)),
                     Some(other) => failed(format!("the TLS handshake failed ({other})")),
                     // a timeout, a reset: the server never showed its chain
                     None => ChainCheck::NotRun(format!(
@@ -389,6 +408,40 @@ mod tests {
 
     const CERT: &str =
         "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\nAbC+/=\n-----END CERTIFICATE-----\n";
+
+    /// helper-102 #5: why a certificate did not verify is said in words, with what a CA
+    /// file can do about it (rustls' debug text was shown).
+    #[cfg(not(any(windows, target_os = "macos")))]
+    #[test]
+    fn a_certificate_that_does_not_verify_is_said_in_words() {
+        use rustls::CertificateError as E;
+        let expired = in_words(&E::Expired, "h.test");
+        assert!(
+            expired.contains("has expired: no CA file fixes that"),
+            "{expired}"
+        );
+        let name = in_words(&E::NotValidForName, "h.test");
+        assert!(name.contains("another host name than h.test"), "{name}");
+        let issuer = in_words(&E::UnknownIssuer, "h.test");
+        assert!(!issuer.contains("UnknownIssuer"), "{issuer}");
+    }
+
+    #[test]
+    fn a_file_holds_another_when_it_has_each_of_its_certificates() {
+        let file = |bytes: &str| CaFile {
+            path: PathBuf::from("/x.pem"),
+            bytes: bytes.as_bytes().to_vec(),
+            certificates: pem_certificates(bytes.as_bytes()),
+        };
+        let other = "-----BEGIN CERTIFICATE-----\nQUJD\nREVG\n-----END CERTIFICATE-----\n";
+        let both = file(&format!("{other}{CERT}"));
+        assert!(holds_all_of(&both, &file(CERT)));
+        assert!(holds_all_of(&both, &file(other)));
+        // the same certificate wrapped at another width is the same
+        let rewrapped = "-----BEGIN CERTIFICATE-----\nQUJDREVG\n-----END CERTIFICATE-----\n";
+        assert!(holds_all_of(&both, &file(rewrapped)));
+        assert!(!holds_all_of(&file(CERT), &both));
+    }
 
     #[test]
     fn pem_blocks_are_counted_and_anything_else_is_none() {
