@@ -270,7 +270,7 @@ fn status_in(m: &str) -> Option<&str> {
 }
 
 /// The variable of the trusted-CA fix.
-pub const CA_VAR: &str = "NODE_EXTRA_CA_CERTS";
+pub const CA_VAR: &str = ca::EXTRA_CA_VAR;
 /// The variable of the no-proxy fix.
 pub const NO_PROXY_VAR: &str = "NO_PROXY";
 /// Its lowercase spelling, which wins over it wherever it is set (observed, below).

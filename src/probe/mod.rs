@@ -61,6 +61,11 @@ pub struct ProbeOptions {
     /// names the file `mcplogs fix` writes there, or says the fix is in place, in
     /// `scan`'s words. `None`: not known (the advice names no file).
     pub settings: Option<std::sync::Arc<crate::settings::target::SettingsAdvice>>,
+    /// The CA file `NODE_EXTRA_CA_CERTS` names in the project probed in (its settings, or
+    /// the environment): Claude Code trusts its certificates beside the public ones, so
+    /// the probe does too (helper-102 #2: a server Claude Code connected was predicted to
+    /// fail for an untrusted certificate).
+    pub extra_ca: Option<std::sync::Arc<crate::settings::ca::CaFile>>,
 }
 
 /// What one server's probe is doing now: the step and the wait it is in.
@@ -563,7 +568,43 @@ impl ServerProbe {
     }
 }
 
+/// The certificates of `ca` as the roots of an HTTPS server's connections, when they
+/// verify its chain (a handshake whose only roots are theirs, as `fix --ca-file` checks
+/// a file): Claude Code trusts them beside the public roots, and a chain either public
+/// roots or these verify is one it trusts. `None`: not HTTPS, or they do not verify it
+/// (the public roots then, as without the file).
+fn extra_roots(cfg: &ServerConfig, ca: &crate::settings::ca::CaFile) -> Option<ExtraRoots> {
+    use crate::settings::ca;
+    if cfg.transport == TransportKind::Stdio {
+        return None;
+    }
+    let (host, port, true) = crate::advice::remote::endpoint(&cfg.url)? else {
+        return None;
+    };
+    let var = |k: &str| std::env::var(k).ok();
+    let proxy = ca::proxy_for(
+        &host,
+        var("HTTPS_PROXY").or_else(|| var("https_proxy")).as_deref(),
+        var("no_proxy").or_else(|| var("NO_PROXY")).as_deref(),
+    );
+    let via = proxy.as_ref().map(|(h, p)| (h.as_str(), *p));
+    (ca::verify_chain(ca, &host, port, via) == ca::ChainCheck::Verified).then(|| {
+        std::sync::Arc::new(
+            ureq::tls::parse_pem(&ca.bytes)
+                .filter_map(|i| match i {
+                    Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                    _ => None,
+                })
+                .collect(),
+        )
+    })
+}
+
+/// Root certificates a connection trusts instead of the public ones.
+pub type ExtraRoots = std::sync::Arc<Vec<ureq::tls::Certificate<'static>>>;
+
 /// Opens the transport and runs one lifecycle in `mode`.
+#[allow(clippy::too_many_arguments)]
 pub fn run_attempt(
     cfg: &ServerConfig,
     mode: Mode,
@@ -571,6 +612,7 @@ pub fn run_attempt(
     limits: Limits,
     project_dir: Option<&std::path::Path>,
     watch: Option<&WatchSlot>,
+    trusted: Option<&ExtraRoots>,
 ) -> Attempt {
     let start = Instant::now();
     let wait_until = start
@@ -628,7 +670,7 @@ pub fn run_attempt(
                 }
             }
         }
-        TransportKind::Http => match HttpTransport::new(&cfg.url, &cfg.headers) {
+        TransportKind::Http => match HttpTransport::new(&cfg.url, &cfg.headers, trusted) {
             Ok(t) => Box::new(t),
             Err(f) => {
                 let step = Step {
@@ -642,20 +684,22 @@ pub fn run_attempt(
                 return failed(f, step);
             }
         },
-        TransportKind::Sse => match SseTransport::connect(&cfg.url, &cfg.headers, wait_until) {
-            Ok(t) => Box::new(t),
-            Err(f) => {
-                let step = Step {
-                    name: "GET (SSE stream)".into(),
-                    sent: Some("GET".into()),
-                    received: None,
-                    ms: start.elapsed().as_millis() as u64,
-                    ok: false,
-                    detail: Some(f.to_string()),
-                };
-                return failed(f, step);
+        TransportKind::Sse => {
+            match SseTransport::connect(&cfg.url, &cfg.headers, wait_until, trusted) {
+                Ok(t) => Box::new(t),
+                Err(f) => {
+                    let step = Step {
+                        name: "GET (SSE stream)".into(),
+                        sent: Some("GET".into()),
+                        received: None,
+                        ms: start.elapsed().as_millis() as u64,
+                        ok: false,
+                        detail: Some(f.to_string()),
+                    };
+                    return failed(f, step);
+                }
             }
-        },
+        }
     };
     session::run(
         open.as_mut(),
@@ -1002,6 +1046,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
         modes.push(Mode::Discover);
     }
     let slot = opts.watch.as_ref().map(|w| w.slot(&cfg.name));
+    let trusted = opts.extra_ca.as_deref().and_then(|ca| extra_roots(cfg, ca));
     // one deadline for the whole probe of this server, shared by every attempt
     let deadline = Instant::now() + opts.limits.budget;
     let mut attempts: Vec<Attempt> = Vec::new();
@@ -1032,6 +1077,7 @@ pub fn probe_server(cfg: &ServerConfig, opts: &ProbeOptions) -> ServerProbe {
             limits,
             opts.project_dir.as_deref(),
             slot.as_ref(),
+            trusted.as_ref(),
         ));
     }
     // the discovery waits no longer than Claude Code's connection would

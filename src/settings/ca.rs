@@ -231,6 +231,23 @@ pub fn no_proxy_covers(list: &str, host: &str) -> bool {
         })
 }
 
+/// The variable naming the extra certificate authorities Node (so Claude Code) trusts.
+pub const EXTRA_CA_VAR: &str = "NODE_EXTRA_CA_CERTS";
+
+/// The CA file `NODE_EXTRA_CA_CERTS` names for a project, as Claude Code takes it: the
+/// highest settings layer that sets it, else the environment (this machine's only), read;
+/// `None` when nothing sets it or the file cannot be read as one.
+pub fn extra_ca_in_effect(sources: &super::layers::Sources) -> Option<CaFile> {
+    let env = sources
+        .environment
+        .then(|| std::env::var(EXTRA_CA_VAR).ok())
+        .flatten();
+    let value = super::env::env_values(sources, EXTRA_CA_VAR, env)
+        .into_iter()
+        .find_map(|l| l.value)?;
+    read_ca_file(Path::new(&value)).ok()
+}
+
 /// Why the server's certificate did not verify with a CA file, in words (helper-102 #5:
 /// rustls' own debug text was shown), and what a CA file can do about it.
 #[cfg(not(any(windows, target_os = "macos")))]

@@ -531,3 +531,62 @@ fn a_check_that_did_not_run_says_so_and_writes_nothing() {
     assert!(t.contains("nothing is written"), "{t}");
     assert_eq!(h.files(), before);
 }
+
+/// helper-102 #2: `probe` ignored `NODE_EXTRA_CA_CERTS` (in the settings, or the
+/// environment) and predicted an untrusted certificate for a server Claude Code
+/// connected (observed on 2.1.336). It trusts the file's certificates as Claude Code does.
+#[test]
+fn probe_trusts_the_ca_file_claude_code_trusts() {
+    use std::io::BufRead;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stub = std::process::Command::new("python3")
+        .arg(root.join("tests/e2e/remote_stub.py"))
+        .arg("mcp")
+        .arg("--cert")
+        .arg(fixtures().join("server.pem"))
+        .arg("--key")
+        .arg(fixtures().join("server.key"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufReader::new(stub.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    let url = format!("https://127.0.0.1:{}/mcp", port.trim());
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    fs::create_dir_all(h.join(".claude")).unwrap();
+    fs::write(
+        h.join(".claude.json"),
+        serde_json::json!({ "mcpServers": { "corp": { "type": "http", "url": url } } }).to_string(),
+    )
+    .unwrap();
+    let probe = |env: &[(&str, &Path)]| {
+        let mut c = crate::common::mcplogs(h);
+        c.args(["probe", "--claude-version", "2.1.336", "corp"])
+            .current_dir(h);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        crate::common::run(&mut c)
+    };
+    let ca = fixtures().join("ca.pem");
+    let without = probe(&[]);
+    assert_eq!(without.code, 1, "{without:?}");
+    assert!(without.stdout.contains("tls-untrusted"), "{without:?}");
+    let in_env = probe(&[("NODE_EXTRA_CA_CERTS", &ca)]);
+    fs::write(
+        h.join(".claude/settings.json"),
+        serde_json::json!({ "env": { "NODE_EXTRA_CA_CERTS": ca } }).to_string(),
+    )
+    .unwrap();
+    let in_settings = probe(&[]);
+    let _ = stub.kill();
+    let _ = stub.wait();
+    for r in [&in_env, &in_settings] {
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(r.stdout.contains("keep the tools"), "{r:?}");
+    }
+}

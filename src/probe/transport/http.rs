@@ -149,19 +149,25 @@ pub(super) fn with_headers<B>(
 }
 
 pub(crate) fn agent() -> ureq::Agent {
+    agent_trusting(None)
+}
+
+/// [`agent`], trusting `roots` instead of the public roots when given.
+pub(crate) fn agent_trusting(roots: Option<&crate::probe::ExtraRoots>) -> ureq::Agent {
     let b = ureq::Agent::config_builder()
         .http_status_as_error(false)
         // Followed by `request`, only within the configured origin.
         .max_redirects(0)
         .user_agent(concat!("mcplogs-probe/", env!("CARGO_PKG_VERSION")));
     // Windows and macOS build ureq with the OS's TLS (see Cargo.toml)
+    let tls = ureq::tls::TlsConfig::builder();
     #[cfg(any(windows, target_os = "macos"))]
-    let b = b.tls_config(
-        ureq::tls::TlsConfig::builder()
-            .provider(ureq::tls::TlsProvider::NativeTls)
-            .build(),
-    );
-    b.build().into()
+    let tls = tls.provider(ureq::tls::TlsProvider::NativeTls);
+    let tls = match roots {
+        Some(r) => tls.root_certs(ureq::tls::RootCerts::Specific(std::sync::Arc::clone(r))),
+        None => tls,
+    };
+    b.tls_config(tls.build()).build().into()
 }
 
 pub(super) fn remaining(deadline: Instant) -> Result<Duration, Failure> {
@@ -291,7 +297,11 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    pub fn new(url: &str, headers: &BTreeMap<String, String>) -> Result<HttpTransport, Failure> {
+    pub fn new(
+        url: &str,
+        headers: &BTreeMap<String, String>,
+        trusted: Option<&crate::probe::ExtraRoots>,
+    ) -> Result<HttpTransport, Failure> {
         let Some(origin) = Origin::of(url) else {
             return Err(Failure::Http {
                 message: format!("not an http(s) URL: {url:?}"),
@@ -299,7 +309,7 @@ impl HttpTransport {
             });
         };
         Ok(HttpTransport {
-            agent: agent(),
+            agent: agent_trusting(trusted),
             url: url.to_string(),
             origin,
             headers: headers.clone(),

@@ -26,9 +26,10 @@ impl SseTransport {
         url: &str,
         headers: &BTreeMap<String, String>,
         deadline: Instant,
+        trusted: Option<&crate::probe::ExtraRoots>,
     ) -> Result<SseTransport, Failure> {
-        let origin = HttpTransport::new(url, headers)?.origin;
-        let agent = agent();
+        let origin = HttpTransport::new(url, headers, None)?.origin;
+        let agent = agent_trusting(trusted);
         let started = Instant::now();
         let mut sent: Vec<(&str, &str)> = vec![("Accept", "text/event-stream")];
         sent.extend(headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));

@@ -339,6 +339,7 @@ pub fn probe_for_report(
         let flag_v1 =
             client_flag(sdk.as_ref(), version, doc.as_ref(), &flags).is_some_and(|f| f.sdk_v1);
         let opts = ProbeOptions {
+            extra_ca: mcplogs::settings::ca::extra_ca_in_effect(&sources).map(std::sync::Arc::new),
             claude_version: version,
             negotiation: negotiation.value().cloned(),
             sdk_v1: sdk.as_ref().is_some_and(|(v, _)| v == "v1") || flag_v1,
@@ -646,6 +647,7 @@ pub fn run(args: ProbeArgs) -> Result<ExitCode, Error> {
     let budget = Budget::new(args.timeout, &timeouts);
     let progress = crate::progress::ProbeProgress::new(budget.describe());
     let opts = ProbeOptions {
+        extra_ca: mcplogs::settings::ca::extra_ca_in_effect(&sources).map(std::sync::Arc::new),
         claude_version: version,
         negotiation: negotiation_value.clone(),
         sdk_v1: sdk_v1_in_effect,
