@@ -615,6 +615,10 @@ pub fn session(
             evidence,
             history: Vec::new(),
             latest_only_connected: false,
+            latest_session: Some(Box::new(crate::scan::LatestSession {
+                id: sid.as_deref().map(std::sync::Arc::from),
+                started: None,
+            })),
             deciding_file: file.map(std::sync::Arc::new),
             shared_by: Vec::new(),
             settings: None,

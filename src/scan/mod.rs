@@ -208,6 +208,10 @@ pub struct ServerReport {
     /// The latest session only connected (a health check, or a session that ended before
     /// any tool was used) and an earlier session on the same connection decided.
     pub latest_only_connected: bool,
+    /// The newest session in its log (the deciding one, or a later one that only
+    /// connected): whether its project's last session logged it, for the discovery
+    /// cache's resolution (`crate::resolve`). `None` when unknown (a pasted session).
+    pub latest_session: Option<Box<LatestSession>>,
     /// The file holding the deciding session (shared with its evidence records).
     pub deciding_file: Option<std::sync::Arc<PathBuf>>,
     /// Configured names (two or more) that all write into this server's log folder:
@@ -261,6 +265,16 @@ pub struct AsRead {
     pub project_folder: Option<String>,
     pub folder: Option<String>,
     pub shared_by: Vec<String>,
+}
+
+/// The newest session of a server's log ([`ServerReport::latest_session`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestSession {
+    /// Its session id; `None` when the index kept none (it keeps the deciding
+    /// session's records only).
+    pub id: Option<std::sync::Arc<str>>,
+    /// When its process started (its log file's name), seconds since the epoch.
+    pub started: Option<u64>,
 }
 
 /// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
@@ -1173,6 +1187,7 @@ mod tests {
             evidence: Vec::new(),
             history: Vec::new(),
             latest_only_connected: false,
+            latest_session: None,
             deciding_file: None,
             shared_by: Vec::new(),
             settings: None,
