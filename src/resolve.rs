@@ -168,6 +168,7 @@ fn resolve_in(
             &**env,
             rows,
         );
+        discovery::unless_started(report);
         if steps.redact_report {
             crate::scan::configured_rows(report);
         }

@@ -715,6 +715,7 @@ fn resolve_server(
                     let newer = matches!((&own, &last), (Some(o), Some((sid, _))) if o != sid);
                     s.discovery_cache = Some(Box::new(CacheServed {
                         kind: CacheServedKind::Deleted,
+                        replaced: None,
                         session: own.or(last.map(|l| l.0)),
                         session_at: if newer {
                             own_at.or(failed_at)
@@ -728,6 +729,21 @@ fn resolve_server(
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Claude Code serves nothing from its cache for a server it does not start (removed,
+/// renamed, disabled, denied, skipped): once the configuration is joined, such a server
+/// gets its logged verdict back and no cache cause, only its configuration's answer.
+pub(super) fn unless_started(report: &mut ScanReport) {
+    for s in report
+        .servers
+        .iter_mut()
+        .filter(|s| s.discovery_cache.is_some() && !s.counts_now())
+    {
+        if let Some(d) = s.discovery_cache.take().and_then(|c| c.replaced) {
+            s.diagnosis = *d;
         }
     }
 }
@@ -757,7 +773,7 @@ fn served(
     d.transport = Some(crate::classify::verdict::Transport::Remote);
     d.era = s.diagnosis.era;
     d.negotiated_protocol_version = s.diagnosis.negotiated_protocol_version.clone();
-    s.diagnosis = d;
+    let replaced = Some(Box::new(std::mem::replace(&mut s.diagnosis, d)));
     let fresh_until = e.written + st.ttl_s;
     let stale_until = e.written + st.max_stale_s;
     let now = crate::time::now().max(0) as u64;
@@ -817,6 +833,7 @@ fn served(
     };
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Served,
+        replaced,
         session: Some(sid),
         session_at: Some(t),
         cached_at: Some(e.written),
@@ -838,11 +855,13 @@ fn kept(
     n: usize,
     st: &CacheState,
 ) {
+    let replaced = Some(Box::new(s.diagnosis.clone()));
     s.diagnosis.verdict = Verdict::Degraded;
     s.diagnosis.cause = Some(Cause::StaleAfterRefresh);
     let until = e.written + st.max_stale_s;
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Kept,
+        replaced,
         session,
         session_at: Some(at),
         cached_at: Some(e.written),
@@ -868,6 +887,7 @@ fn struck(
 ) {
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Struck,
+        replaced: None,
         session,
         session_at: Some(at),
         cached_at: Some(e.written),
@@ -1000,6 +1020,47 @@ mod tests {
         // another server's name, or the same project (its own log would hold it)
         assert!(!l.wrote(&entry(at), &server("other", "-w-a")));
         assert!(!l.wrote(&entry(at), &server("remote", "-w-b")));
+    }
+
+    /// adv-22 r2/r4: Claude Code serves nothing from the cache for a server it does not
+    /// start (removed, renamed, disabled): only that answer, the logged verdict back.
+    #[test]
+    fn a_server_claude_code_does_not_start_is_not_served_from_cache() {
+        use crate::scan::configured::Configuration;
+        for configuration in [Configuration::NotConfigured, Configuration::Unchecked] {
+            let mut s = server("remote", "-w-a");
+            s.diagnosis = crate::classify::verdict::Diagnosis::new(Verdict::Healthy);
+            let st = CacheState {
+                switch: Switch::Off,
+                flags_off: None,
+                listing: Listing::default(),
+                ttl_s: 900,
+                max_stale_s: 14_400,
+                strikes: 1,
+                config_dir: None,
+                switches: Vec::new(),
+            };
+            let e = dc::Entry {
+                name: "0123456789abcdef0123456789abcdef.json".into(),
+                bytes: 849,
+                written: 1_000,
+            };
+            served(&mut s, "s2".into(), 1_010, &e, 1, &st, false);
+            assert_eq!(s.diagnosis.cause, Some(Cause::ServedFromCache));
+            s.configuration = configuration.clone();
+            let mut report = ScanReport {
+                servers: vec![s],
+                ..ScanReport::default()
+            };
+            unless_started(&mut report);
+            let s = &report.servers[0];
+            if configuration == Configuration::NotConfigured {
+                assert_eq!(s.diagnosis.verdict, Verdict::Healthy);
+                assert!(s.discovery_cache.is_none());
+            } else {
+                assert_eq!(s.diagnosis.cause, Some(Cause::ServedFromCache));
+            }
+        }
     }
 
     #[test]

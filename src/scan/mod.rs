@@ -280,9 +280,12 @@ pub struct LatestSession {
 /// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
 /// last session (issue 54): the server's verdict says what the user saw, this says why.
 /// Times are seconds since the epoch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CacheServed {
     pub kind: CacheServedKind,
+    /// The logged session's diagnosis the cache's verdict replaced (`Served`, `Kept`):
+    /// a server Claude Code does not start gets it back (nothing is served for it).
+    pub replaced: Option<Box<crate::classify::verdict::Diagnosis>>,
     /// The project's last session (its id), and when its transcript was last written.
     pub session: Option<String>,
     pub session_at: Option<u64>,
