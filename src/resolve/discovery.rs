@@ -642,9 +642,9 @@ fn resolve_server(
         // serve it since. A check run after the project's last session is the last
         // word.
         Some((sid, t))
-            if !logged_last
-                && (!deleted_own || !serving(t).is_empty())
-                && !(check && last_record.is_some_and(|r| r > t)) =>
+            if !(logged_last
+                || (deleted_own && serving(t).is_empty())
+                || (check && last_record.is_some_and(|r| r > t))) =>
         {
             // Not logged in the project's last session: an entry written before it
             // and fresh then served it (a stale one would have been refreshed, which
