@@ -168,6 +168,7 @@ fn resolve_in(
             &**env,
             rows,
         );
+        discovery::unless_started(report);
         if steps.redact_report {
             crate::scan::configured_rows(report);
         }
@@ -615,6 +616,10 @@ pub fn session(
             evidence,
             history: Vec::new(),
             latest_only_connected: false,
+            latest_session: Some(Box::new(crate::scan::LatestSession {
+                id: sid.as_deref().map(std::sync::Arc::from),
+                started: None,
+            })),
             deciding_file: file.map(std::sync::Arc::new),
             shared_by: Vec::new(),
             settings: None,

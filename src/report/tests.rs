@@ -63,6 +63,7 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
         evidence,
         history: Vec::new(),
         latest_only_connected: false,
+        latest_session: None,
         deciding_file: None,
         shared_by: Vec::new(),
         settings: None,

@@ -213,6 +213,33 @@ fn transcripts(config_dir: &Path, project_folder: &str) -> Transcripts {
     out
 }
 
+/// Whether the server's log holds the project's last session `sid`: its newest session
+/// is that one (a later one than the deciding session when that one only connected, a
+/// short session passed over for an older one that decided). Without the newest
+/// session's id (the index keeps the deciding session's only), by its process's start:
+/// no other session of the project ended after it started. Nothing known: it does (the
+/// cache decides nothing).
+fn logs_session(
+    latest: Option<&crate::scan::LatestSession>,
+    own: Option<&str>,
+    s: &ServerReport,
+    sid: &str,
+    tr: &Transcripts,
+) -> bool {
+    if let Some(id) = latest.and_then(|l| l.id.as_deref()) {
+        return id == sid;
+    }
+    if !s.latest_only_connected
+        && let Some(own) = own
+    {
+        return own == sid;
+    }
+    match latest.and_then(|l| l.started) {
+        Some(b) => tr.ids.iter().all(|(id, written)| id == sid || *written < b),
+        None => own.is_none_or(|o| o == sid),
+    }
+}
+
 /// When the deciding session's process started ([`ServerReport::started_at`]).
 fn session_start(s: &ServerReport) -> Option<u64> {
     s.started_at().map(|t| t.max(0) as u64)
@@ -355,6 +382,24 @@ pub(super) fn apply(
         .filter(|s| is_remote(s) && not_cached_because(s, global).is_none())
         .count();
     let strikes_unset = eligible == 1 && !st.switches.iter().any(|(k, _, _)| k == dc::STRIKES_VAR);
+    // the servers the cache can hold, by name (one server logged in two projects is one
+    // server: its entry is the same), and the sessions that listed each one's tools
+    let mut held: Vec<&str> = Vec::new();
+    let mut listings: Vec<Listed> = Vec::new();
+    for s in report
+        .servers
+        .iter()
+        .chain(&report.filtered_out)
+        .filter(|s| is_remote(s) && not_cached_because(s, global).is_none())
+    {
+        if !held.contains(&s.name.as_str()) {
+            held.push(&s.name);
+        }
+        if let Some(l) = Listed::of(s) {
+            listings.push(l);
+        }
+    }
+    let one_server = held.len() == 1;
     // the newest few: a long list is one line no one reads
     const DESCRIBED: usize = 8;
     let mut newest: Vec<_> = entries.iter().collect();
@@ -431,147 +476,276 @@ pub(super) fn apply(
     if !st.switch.is_on() && !inferred {
         return out;
     }
+    let cx = Ctx {
+        st,
+        global,
+        config_dir,
+        strikes_unset,
+        one_server,
+        listings,
+    };
     // each project's transcripts listed once, however many of its servers are remote
     let mut sessions: std::collections::HashMap<String, Transcripts> =
         std::collections::HashMap::new();
     for s in report.servers.iter_mut().filter(|s| is_remote(s)) {
-        if not_cached_because(s, global).is_some() {
-            continue;
-        }
-        let own = deciding_session(s).map(str::to_string);
-        let (last, has_transcript, own_at) = match s.project_folder.as_deref() {
-            Some(p) => {
-                let tr = sessions
-                    .entry(p.to_string())
-                    .or_insert_with(|| transcripts(config_dir, p));
-                let own = own.as_deref();
-                (
-                    tr.newest.clone(),
-                    own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains_key(o)),
-                    own.and_then(|o| tr.ids.get(o).copied()),
-                )
-            }
-            None => (None, true, None),
-        };
-        let last_record = s
-            .last_seen
-            .as_deref()
-            .and_then(crate::time::parse_iso)
-            .map(|t| t.max(0) as u64);
-        // A deciding session without a transcript is a `claude mcp list` check, which
-        // neither reads nor changes the cache (observed on 2.1.287, 2.1.332, 2.1.336).
-        let check = !has_transcript;
-        let failed = matches!(
+        resolve_server(s, &cx, &mut sessions, &mut out);
+    }
+    out
+}
+
+/// What [`resolve_server`] reads, the same for every server of a scan.
+struct Ctx<'a> {
+    st: &'a CacheState,
+    global: Option<&'a GlobalConfig>,
+    config_dir: &'a Path,
+    /// MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs, and one server the cache
+    /// can hold.
+    strikes_unset: bool,
+    /// The cache can hold one server only (by name; logged in one project or several).
+    one_server: bool,
+    /// The logged sessions that listed a server's tools, each of which wrote its entry.
+    listings: Vec<Listed>,
+}
+
+/// A server's deciding session that listed its tools (an entry is written then): the
+/// entry's key is the server's name and URL, not its project.
+struct Listed {
+    name: String,
+    url: Option<String>,
+    project_folder: Option<String>,
+    from: u64,
+    to: u64,
+}
+
+impl Listed {
+    fn of(s: &ServerReport) -> Option<Listed> {
+        if !matches!(
             s.diagnosis.verdict,
-            Verdict::ConnectionFailed | Verdict::VersionUnsupported
-        );
-        // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs (it may have been where
-        // Claude Code ran): an entry rewritten during the failing session is the folder's
-        // evidence that a strike was counted and the entry kept, not deleted.
-        let rewritten = |at: Option<u64>| {
-            strikes_unset && at.is_some_and(|at| struck_entry(entries, s, at, 0).is_some())
-        };
-        let inferred = st.strikes <= 1 && rewritten(last_record);
-        match last {
-            // A last logged session whose connection failed deleted the entry (observed,
-            // MCP_DISCOVERY_CACHE_STRIKES at its default of 1; above 1 it counted a
-            // strike and kept it), and one that never connected wrote none: nothing could
-            // serve it since. A check run after the project's last session is the last
-            // word.
-            Some((sid, t))
-                if own.as_ref().is_some_and(|o| *o != sid)
-                    && (!failed || st.strikes > 1 || check || inferred)
-                    && !(check && last_record.is_some_and(|r| r > t)) =>
-            {
-                // Not logged in the project's last session: an entry written before it
-                // and fresh then served it (a stale one would have been refreshed, which
-                // logs); the nearest-to-fresh one when several were written before it.
-                let before: Vec<&dc::Entry> = entries
-                    .iter()
-                    .filter(|e| e.written <= t && t < e.written + st.max_stale_s)
-                    .collect();
-                let fresh: Vec<&dc::Entry> = before
-                    .iter()
-                    .copied()
-                    .filter(|e| t < e.written + st.ttl_s)
-                    .collect();
-                let pick = if fresh.is_empty() { before } else { fresh };
-                match likeliest(pick, s) {
-                    Some((e, n)) => served(s, sid, t, e, n, st, failed && inferred),
-                    None => out.push(Warning::general(format!(
-                        "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({}); live state unknown.",
-                        s.name,
-                        iso(t),
-                        s.last_seen
-                            .as_deref()
-                            .map_or("an earlier session".to_string(), crate::time::local_time)
-                    ))),
-                }
+            Verdict::Healthy | Verdict::Tolerated | Verdict::Degraded
+        ) || s.discovery_cache.is_some()
+        {
+            return None;
+        }
+        Some(Listed {
+            name: s.name.clone(),
+            url: s.launch.as_ref().map(|l| l.url.clone()),
+            project_folder: s.project_folder.clone(),
+            from: session_start(s)?,
+            to: last_record_of(s)?,
+        })
+    }
+
+    /// Whether `e` was written in this session, by the same server as `s` logged in
+    /// another project (the same name, and the same URL when both are known).
+    fn wrote(&self, e: &dc::Entry, s: &ServerReport) -> bool {
+        self.name == s.name
+            && self.project_folder != s.project_folder
+            && (self.url.is_none()
+                || s.launch
+                    .as_ref()
+                    .is_none_or(|l| Some(&l.url) == self.url.as_ref()))
+            && self.from <= e.written + 1
+            && e.written <= self.to + 1
+    }
+}
+
+fn last_record_of(s: &ServerReport) -> Option<u64> {
+    s.last_seen
+        .as_deref()
+        .and_then(crate::time::parse_iso)
+        .map(|t| t.max(0) as u64)
+}
+
+/// What the cache did to one HTTP or SSE server in its project's last session (see
+/// [`apply`]); a note about it, when one is said, goes into `out`.
+fn resolve_server(
+    s: &mut ServerReport,
+    cx: &Ctx,
+    sessions: &mut std::collections::HashMap<String, Transcripts>,
+    out: &mut Vec<Warning>,
+) {
+    let (st, global, config_dir, strikes_unset) =
+        (cx.st, cx.global, cx.config_dir, cx.strikes_unset);
+    let entries = &st.listing.entries;
+    if not_cached_because(s, global).is_some() {
+        return;
+    }
+    let latest = s.latest_session.as_deref();
+    let own = deciding_session(s).map(str::to_string).or_else(|| {
+        // a server left out without its evidence (`--since`): its newest session when
+        // that is the deciding one
+        latest
+            .filter(|_| !s.latest_only_connected)
+            .and_then(|l| l.id.as_deref().map(str::to_string))
+    });
+    let (last, has_transcript, own_at, logged_last) = match s.project_folder.as_deref() {
+        Some(p) => {
+            let tr = sessions
+                .entry(p.to_string())
+                .or_insert_with(|| transcripts(config_dir, p));
+            let own = own.as_deref();
+            (
+                tr.newest.clone(),
+                own.is_none_or(|o| tr.ids.is_empty() || tr.ids.contains_key(o)),
+                own.and_then(|o| tr.ids.get(o).copied()),
+                tr.newest
+                    .as_ref()
+                    .is_none_or(|(sid, _)| logs_session(latest, own, s, sid, tr)),
+            )
+        }
+        None => (None, true, None, true),
+    };
+    let last_record = s
+        .last_seen
+        .as_deref()
+        .and_then(crate::time::parse_iso)
+        .map(|t| t.max(0) as u64);
+    // A deciding session without a transcript is a `claude mcp list` check, which
+    // neither reads nor changes the cache (observed on 2.1.287, 2.1.332, 2.1.336).
+    let check = !has_transcript;
+    let failed = matches!(
+        s.diagnosis.verdict,
+        Verdict::ConnectionFailed | Verdict::VersionUnsupported
+    );
+    // MCP_DISCOVERY_CACHE_STRIKES not set where mcplogs runs (it may have been where
+    // Claude Code ran): an entry rewritten during the failing session is the folder's
+    // evidence that a strike was counted and the entry kept, not deleted.
+    let rewritten = |at: Option<u64>| {
+        strikes_unset && at.is_some_and(|at| struck_entry(entries, s, at, 0).is_some())
+    };
+    let inferred = st.strikes <= 1 && rewritten(last_record);
+    // At one strike a failed connection deleted the entry it had, so only an entry it
+    // could not have deleted serves a later session: one the same server wrote after it
+    // (its name and URL are the entry's key, not its project: listed in another
+    // project's session), or, when the cache can hold this server only, one written
+    // before the failing session that outlived it, which is the other handshake's or
+    // client's (`MCP_PROTOCOL_NEGOTIATION` legacy or auto, `MCP_SDK_GENERATION`: each
+    // keyed apart, neither deleting the other's).
+    let deleted_own = failed && st.strikes <= 1 && !check && !inferred;
+    let started = session_start(s);
+    let usable = |e: &dc::Entry| {
+        !deleted_own
+            || (last_record.is_some_and(|r| e.written > r)
+                && cx.listings.iter().any(|l| l.wrote(e, s)))
+            || (cx.one_server && started.is_some_and(|b| e.written < b))
+    };
+    let serving = |t: u64| -> Vec<&dc::Entry> {
+        entries
+            .iter()
+            .filter(|e| usable(e) && e.written <= t && t < e.written + st.max_stale_s)
+            .collect()
+    };
+    match last {
+        // A last logged session whose connection failed deleted the entry (observed,
+        // MCP_DISCOVERY_CACHE_STRIKES at its default of 1; above 1 it counted a
+        // strike and kept it), and one that never connected wrote none: nothing could
+        // serve it since. A check run after the project's last session is the last
+        // word.
+        Some((sid, t))
+            if !(logged_last
+                || (deleted_own && serving(t).is_empty())
+                || (check && last_record.is_some_and(|r| r > t))) =>
+        {
+            // Not logged in the project's last session: an entry written before it
+            // and fresh then served it (a stale one would have been refreshed, which
+            // logs); the nearest-to-fresh one when several were written before it.
+            let before = serving(t);
+            let fresh: Vec<&dc::Entry> = before
+                .iter()
+                .copied()
+                .filter(|e| t < e.written + st.ttl_s)
+                .collect();
+            let pick = if fresh.is_empty() { before } else { fresh };
+            match likeliest(pick, s) {
+                Some((e, n)) => served(s, sid, t, e, n, st, failed && inferred),
+                None => out.push(Warning::general(format!(
+                    "{}: not contacted in this project's last session ({sid}, {}), and no discovery cache entry was fresh then: it may have been served stale or not started; the verdict is of its last logged session ({}); live state unknown.",
+                    s.name,
+                    iso(t),
+                    s.last_seen
+                        .as_deref()
+                        .map_or("an earlier session".to_string(), crate::time::local_time)
+                ))),
             }
-            last => {
-                let session_at = last.as_ref().map(|(_, t)| *t);
-                let failed_at = last_record.or(session_at);
-                if check {
-                    // `claude mcp list` neither reads nor changes the cache
-                    continue;
+        }
+        last => {
+            let session_at = last.as_ref().map(|(_, t)| *t);
+            let failed_at = last_record.or(session_at);
+            if check {
+                // `claude mcp list` neither reads nor changes the cache
+                return;
+            }
+            // The entry the failing session rewrote, when a strike could have kept
+            // it: a second's slack where the strikes are known to be above 1; none
+            // where that is inferred from the folder alone (an entry another session
+            // wrote just before this one started is not its strike).
+            let struck_now = failed_at
+                .filter(|_| st.strikes > 1 || strikes_unset)
+                .and_then(|at| {
+                    struck_entry(entries, s, at, u64::from(st.strikes > 1)).map(|e| (at, e))
+                });
+            match s.diagnosis.verdict {
+                Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
+                    if let Some((at, e)) = struck_now =>
+                {
+                    // The refresh ran to its failure and counted a strike: the entry
+                    // was rewritten during the session and kept. The session's tools
+                    // are the live failure's (interactive /mcp: `couldn't load tools`
+                    // or failed), not the cached ones.
+                    struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
                 }
-                // The entry the failing session rewrote, when a strike could have kept
-                // it: a second's slack where the strikes are known to be above 1; none
-                // where that is inferred from the folder alone (an entry another session
-                // wrote just before this one started is not its strike).
-                let struck_now = failed_at
-                    .filter(|_| st.strikes > 1 || strikes_unset)
-                    .and_then(|at| {
-                        struck_entry(entries, s, at, u64::from(st.strikes > 1)).map(|e| (at, e))
-                    });
-                match s.diagnosis.verdict {
-                    Verdict::ToolsFetchFailed | Verdict::ConnectionFailed
-                        if let Some((at, e)) = struck_now =>
-                    {
-                        // The refresh ran to its failure and counted a strike: the entry
-                        // was rewritten during the session and kept. The session's tools
-                        // are the live failure's (interactive /mcp: `couldn't load tools`
-                        // or failed), not the cached ones.
-                        struck(s, own.or(last.map(|l| l.0)), at, e, st, st.strikes <= 1);
+                Verdict::ToolsFetchFailed => {
+                    // Past the TTL, within max-stale when the refresh ran: the cached
+                    // tools stayed while the live list failed (a refresh cut short by
+                    // the session's end: one that runs to its failure replaces them).
+                    let Some(at) = failed_at else { return };
+                    let stale: Vec<&dc::Entry> = entries
+                        .iter()
+                        .filter(|e| {
+                            e.written + st.ttl_s <= at + 1 && at < e.written + st.max_stale_s
+                        })
+                        .collect();
+                    if let Some((e, n)) = likeliest(stale, s) {
+                        kept(s, own.or(last.map(|l| l.0)), at, e, n, st);
                     }
-                    Verdict::ToolsFetchFailed => {
-                        // Past the TTL, within max-stale when the refresh ran: the cached
-                        // tools stayed while the live list failed (a refresh cut short by
-                        // the session's end: one that runs to its failure replaces them).
-                        let Some(at) = failed_at else { continue };
-                        let stale: Vec<&dc::Entry> = entries
-                            .iter()
-                            .filter(|e| {
-                                e.written + st.ttl_s <= at + 1 && at < e.written + st.max_stale_s
-                            })
-                            .collect();
-                        if let Some((e, n)) = likeliest(stale, s) {
-                            kept(s, own.or(last.map(|l| l.0)), at, e, n, st);
-                        }
-                    }
-                    Verdict::ConnectionFailed => {
-                        // the time of the session named: the failing one's own when it is
-                        // not the project's last
-                        let newer = matches!((&own, &last), (Some(o), Some((sid, _))) if o != sid);
-                        s.discovery_cache = Some(Box::new(CacheServed {
-                            kind: CacheServedKind::Deleted,
-                            session: own.or(last.map(|l| l.0)),
-                            session_at: if newer {
-                                own_at.or(failed_at)
-                            } else {
-                                session_at
-                            },
-                            cached_at: None,
-                            until: None,
-                            next_session: NEXT_AFTER_DELETE.to_string(),
-                        }));
-                    }
-                    _ => {}
                 }
+                Verdict::ConnectionFailed => {
+                    // the time of the session named: the failing one's own when it is
+                    // not the project's last
+                    let newer = matches!((&own, &last), (Some(o), Some((sid, _))) if o != sid);
+                    s.discovery_cache = Some(Box::new(CacheServed {
+                        kind: CacheServedKind::Deleted,
+                        replaced: None,
+                        session: own.or(last.map(|l| l.0)),
+                        session_at: if newer {
+                            own_at.or(failed_at)
+                        } else {
+                            session_at
+                        },
+                        cached_at: None,
+                        until: None,
+                        next_session: NEXT_AFTER_DELETE.to_string(),
+                    }));
+                }
+                _ => {}
             }
         }
     }
-    out
+}
+
+/// Claude Code serves nothing from its cache for a server it does not start (removed,
+/// renamed, disabled, denied, skipped): once the configuration is joined, such a server
+/// gets its logged verdict back and no cache cause, only its configuration's answer.
+pub(super) fn unless_started(report: &mut ScanReport) {
+    for s in report
+        .servers
+        .iter_mut()
+        .filter(|s| s.discovery_cache.is_some() && !s.counts_now())
+    {
+        if let Some(d) = s.discovery_cache.take().and_then(|c| c.replaced) {
+            s.diagnosis = *d;
+        }
+    }
 }
 
 fn which(n: usize) -> String {
@@ -599,7 +773,7 @@ fn served(
     d.transport = Some(crate::classify::verdict::Transport::Remote);
     d.era = s.diagnosis.era;
     d.negotiated_protocol_version = s.diagnosis.negotiated_protocol_version.clone();
-    s.diagnosis = d;
+    let replaced = Some(Box::new(std::mem::replace(&mut s.diagnosis, d)));
     let fresh_until = e.written + st.ttl_s;
     let stale_until = e.written + st.max_stale_s;
     let now = crate::time::now().max(0) as u64;
@@ -659,6 +833,7 @@ fn served(
     };
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Served,
+        replaced,
         session: Some(sid),
         session_at: Some(t),
         cached_at: Some(e.written),
@@ -680,11 +855,13 @@ fn kept(
     n: usize,
     st: &CacheState,
 ) {
+    let replaced = Some(Box::new(s.diagnosis.clone()));
     s.diagnosis.verdict = Verdict::Degraded;
     s.diagnosis.cause = Some(Cause::StaleAfterRefresh);
     let until = e.written + st.max_stale_s;
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Kept,
+        replaced,
         session,
         session_at: Some(at),
         cached_at: Some(e.written),
@@ -710,6 +887,7 @@ fn struck(
 ) {
     s.discovery_cache = Some(Box::new(CacheServed {
         kind: CacheServedKind::Struck,
+        replaced: None,
         session,
         session_at: Some(at),
         cached_at: Some(e.written),
@@ -750,6 +928,140 @@ fn strikes_words(strikes: u64, inferred: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn server(name: &str, project_folder: &str) -> ServerReport {
+        ServerReport {
+            name: name.to_string(),
+            folder: Some(name.to_string()),
+            project: None,
+            project_folder: Some(project_folder.to_string()),
+            source: PathBuf::from("/logs"),
+            diagnosis: crate::classify::verdict::Diagnosis::new(Verdict::ToolsFetchFailed),
+            last_seen: None,
+            sessions: 2,
+            sessions_read: 2,
+            files_read: 2,
+            failed_sessions: 1,
+            evidence: Vec::new(),
+            history: Vec::new(),
+            latest_only_connected: true,
+            latest_session: None,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+            configuration: Default::default(),
+            stderr_tail: Vec::new(),
+            stderr_context: None,
+            launch: None,
+            project_here: None,
+            fix: None,
+            discovery_cache: None,
+            as_read: None,
+        }
+    }
+
+    fn transcripts_of(sessions: &[(&str, u64)]) -> Transcripts {
+        Transcripts {
+            newest: sessions
+                .iter()
+                .max_by_key(|(_, t)| *t)
+                .map(|(id, t)| (id.to_string(), *t)),
+            ids: sessions
+                .iter()
+                .map(|(id, t)| (id.to_string(), *t))
+                .collect(),
+        }
+    }
+
+    /// adv-22 r7: an older failing session decided, and the project's last session, short
+    /// and only connected, is in the log all the same: not "served from cache".
+    #[test]
+    fn the_last_session_is_looked_for_in_the_servers_log_not_its_deciding_session() {
+        let s = server("remote", "-w-a");
+        let tr = transcripts_of(&[("s1", 100), ("s2", 200)]);
+        let latest = crate::scan::LatestSession {
+            id: Some("s2".into()),
+            started: Some(150),
+        };
+        assert!(logs_session(Some(&latest), Some("s1"), &s, "s2", &tr));
+        // a session after it that logged nothing for the server
+        let tr3 = transcripts_of(&[("s1", 100), ("s2", 200), ("s3", 300)]);
+        assert!(!logs_session(Some(&latest), Some("s1"), &s, "s3", &tr3));
+        // the index kept no id: by when its process started
+        let no_id = crate::scan::LatestSession {
+            id: None,
+            started: Some(150),
+        };
+        assert!(logs_session(Some(&no_id), Some("s1"), &s, "s2", &tr));
+        assert!(!logs_session(Some(&no_id), Some("s1"), &s, "s3", &tr3));
+    }
+
+    /// adv-22 r9: the entry is the server's (its name and URL), not its project's: one it
+    /// wrote while listed in another project is one that can serve this project.
+    #[test]
+    fn an_entry_written_while_the_server_was_listed_in_another_project_is_its() {
+        let here = server("remote", "-w-a");
+        let mut there = server("remote", "-w-b");
+        there.diagnosis = crate::classify::verdict::Diagnosis::new(Verdict::Healthy);
+        there.last_seen = Some("2026-12-08T01:29:52.000Z".to_string());
+        there.deciding_file = Some(std::sync::Arc::new(PathBuf::from(
+            "/logs/2026-12-08T01-29-50-000Z.jsonl",
+        )));
+        let l = Listed::of(&there).expect("listed its tools");
+        let at = crate::time::parse_iso("2026-12-08T01:29:51.000Z").unwrap() as u64;
+        let entry = |written| dc::Entry {
+            name: "0123456789abcdef0123456789abcdef.json".into(),
+            bytes: 849,
+            written,
+        };
+        assert!(l.wrote(&entry(at), &here));
+        // written long after that session: not its
+        assert!(!l.wrote(&entry(at + 600), &here));
+        // another server's name, or the same project (its own log would hold it)
+        assert!(!l.wrote(&entry(at), &server("other", "-w-a")));
+        assert!(!l.wrote(&entry(at), &server("remote", "-w-b")));
+    }
+
+    /// adv-22 r2/r4: Claude Code serves nothing from the cache for a server it does not
+    /// start (removed, renamed, disabled): only that answer, the logged verdict back.
+    #[test]
+    fn a_server_claude_code_does_not_start_is_not_served_from_cache() {
+        use crate::scan::configured::Configuration;
+        for configuration in [Configuration::NotConfigured, Configuration::Unchecked] {
+            let mut s = server("remote", "-w-a");
+            s.diagnosis = crate::classify::verdict::Diagnosis::new(Verdict::Healthy);
+            let st = CacheState {
+                switch: Switch::Off,
+                flags_off: None,
+                listing: Listing::default(),
+                ttl_s: 900,
+                max_stale_s: 14_400,
+                strikes: 1,
+                config_dir: None,
+                switches: Vec::new(),
+            };
+            let e = dc::Entry {
+                name: "0123456789abcdef0123456789abcdef.json".into(),
+                bytes: 849,
+                written: 1_000,
+            };
+            served(&mut s, "s2".into(), 1_010, &e, 1, &st, false);
+            assert_eq!(s.diagnosis.cause, Some(Cause::ServedFromCache));
+            s.configuration = configuration.clone();
+            let mut report = ScanReport {
+                servers: vec![s],
+                ..ScanReport::default()
+            };
+            unless_started(&mut report);
+            let s = &report.servers[0];
+            if configuration == Configuration::NotConfigured {
+                assert_eq!(s.diagnosis.verdict, Verdict::Healthy);
+                assert!(s.discovery_cache.is_none());
+            } else {
+                assert_eq!(s.diagnosis.cause, Some(Cause::ServedFromCache));
+            }
+        }
+    }
 
     #[test]
     fn a_strike_deletes_at_one_and_keeps_above() {

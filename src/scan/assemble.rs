@@ -47,6 +47,17 @@ impl ServerInProgress {
             .rposition(|d| d.verdict != Verdict::Unknown);
         let latest_only_connected = matches!((chosen, latest), (Some(c), Some(l)) if c < l)
             && chosen.is_some_and(|c| diagnoses[c].verdict != Verdict::Healthy);
+        let latest_session = self.sessions.last().map(|s| {
+            Box::new(LatestSession {
+                id: (!s.id.is_empty()).then(|| std::sync::Arc::from(s.id.as_str())),
+                started: s
+                    .file
+                    .file_name()
+                    .and_then(|n| crate::time::file_name_time(&n.to_string_lossy()))
+                    .and_then(|iso| crate::time::parse_iso(&iso))
+                    .map(|t| t.max(0) as u64),
+            })
+        });
         let failed_sessions = diagnoses.iter().filter(|d| d.verdict.is_problem()).count();
 
         let mut history: Vec<VerdictSeen> = Vec::new();
@@ -163,6 +174,7 @@ impl ServerInProgress {
             evidence,
             history,
             latest_only_connected,
+            latest_session,
             deciding_file,
             shared_by: Vec::new(),
             settings: None,

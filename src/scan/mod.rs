@@ -208,6 +208,10 @@ pub struct ServerReport {
     /// The latest session only connected (a health check, or a session that ended before
     /// any tool was used) and an earlier session on the same connection decided.
     pub latest_only_connected: bool,
+    /// The newest session in its log (the deciding one, or a later one that only
+    /// connected): whether its project's last session logged it, for the discovery
+    /// cache's resolution (`crate::resolve`). `None` when unknown (a pasted session).
+    pub latest_session: Option<Box<LatestSession>>,
     /// The file holding the deciding session (shared with its evidence records).
     pub deciding_file: Option<std::sync::Arc<PathBuf>>,
     /// Configured names (two or more) that all write into this server's log folder:
@@ -263,12 +267,25 @@ pub struct AsRead {
     pub shared_by: Vec<String>,
 }
 
+/// The newest session of a server's log ([`ServerReport::latest_session`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestSession {
+    /// Its session id; `None` when the index kept none (it keeps the deciding
+    /// session's records only).
+    pub id: Option<std::sync::Arc<str>>,
+    /// When its process started (its log file's name), seconds since the epoch.
+    pub started: Option<u64>,
+}
+
 /// What Claude Code's MCP discovery cache did to an HTTP or SSE server in its project's
 /// last session (issue 54): the server's verdict says what the user saw, this says why.
 /// Times are seconds since the epoch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CacheServed {
     pub kind: CacheServedKind,
+    /// The logged session's diagnosis the cache's verdict replaced (`Served`, `Kept`):
+    /// a server Claude Code does not start gets it back (nothing is served for it).
+    pub replaced: Option<Box<crate::classify::verdict::Diagnosis>>,
     /// The project's last session (its id), and when its transcript was last written.
     pub session: Option<String>,
     pub session_at: Option<u64>,
@@ -1207,6 +1224,7 @@ mod tests {
             evidence: Vec::new(),
             history: Vec::new(),
             latest_only_connected: false,
+            latest_session: None,
             deciding_file: None,
             shared_by: Vec::new(),
             settings: None,

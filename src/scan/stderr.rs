@@ -682,6 +682,7 @@ mod tests {
             evidence: vec![last],
             history: Vec::new(),
             latest_only_connected: false,
+            latest_session: None,
             deciding_file: None,
             shared_by: Vec::new(),
             settings: None,

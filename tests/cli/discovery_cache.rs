@@ -640,3 +640,72 @@ fn a_server_whose_last_connection_failed_is_never_called_served_from_cache() {
     assert_eq!(verdict(&doc).0, "connection-failed", "{doc:#}");
     assert_eq!(cache_of(&doc)["state"], "entry-deleted", "{doc:#}");
 }
+
+/// adv-22 r3/r6: a failed connection deletes its own entry only; one written before the
+/// failing session that outlived it is the other handshake's or client's
+/// (`MCP_PROTOCOL_NEGOTIATION`, `MCP_SDK_GENERATION`), and serves the project's next
+/// session when the cache can hold this server only.
+#[test]
+fn an_entry_the_failure_did_not_delete_serves_the_next_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    home_of("2.1.332", "down", tmp.path(), 0);
+    let failed = last_record(tmp.path());
+    // the failing session's process started at its log file's name
+    let logs = fs::read_dir(tmp.path().join(".cache/claude-cli-nodejs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let folder = fs::read_dir(&logs).unwrap().next().unwrap().unwrap().path();
+    let newest = fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .max()
+        .unwrap();
+    let stem = newest.trim_end_matches(".jsonl");
+    let (day, time) = stem.split_once('T').unwrap();
+    let started: jiff::Timestamp =
+        format!("{day}T{}", time.replacen('-', ":", 2).replacen('-', ".", 1))
+            .parse()
+            .unwrap();
+    let started = started.as_second();
+    // every transcript up to the failure, then one more session that logged nothing
+    let project = fs::read_dir(tmp.path().join(".claude/projects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let at = |p: &Path, secs: i64| {
+        fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64))
+            .unwrap();
+    };
+    for t in fs::read_dir(&project).unwrap() {
+        at(&t.unwrap().path(), failed);
+    }
+    let later = project.join("0a0a0a0a-later-session.jsonl");
+    fs::write(&later, b"").unwrap();
+    at(&later, failed + 60);
+    let cache = tmp.path().join(".claude/mcp-discovery-cache");
+    fs::create_dir_all(&cache).unwrap();
+    let entry = cache.join("0123456789abcdef0123456789abcdef.json");
+    fs::write(&entry, b"sealed").unwrap();
+    at(&entry, started - 30);
+    let (doc, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
+    assert_eq!(
+        verdict(&doc),
+        ("unknown", Some("served-from-cache")),
+        "{doc:#}"
+    );
+    assert_eq!(cache_of(&doc)["state"], "served-from-cache", "{doc:#}");
+    // written during the failure's session or after it, by nothing logged: the failure
+    // deleted its entry, so this one is another server's
+    at(&entry, failed + 10);
+    let (doc, _) = scan(tmp.path(), &[("MCP_DISCOVERY_CACHE", "1")]);
+    assert_eq!(verdict(&doc).0, "connection-failed", "{doc:#}");
+}
