@@ -281,6 +281,11 @@ pub fn read_layers(
     out
 }
 
+/// The variables Claude Code sets for the hooks it runs (observed: docs/claude-code.md):
+/// the hook's own, never a project's to drop.
+pub const HOOK_VARIABLES: [&str; 3] =
+    ["CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "CLAUDECODE"];
+
 /// Variables outside [`VARIABLES`] that decide where export looks and how it connects:
 /// the home and Claude Code's configuration folder (where the user's settings are),
 /// mcplogs' cache (the key and the ledger), the proxies, the certificates trusted and
@@ -402,11 +407,14 @@ pub fn passed_from_projects(
 /// The variables of `environment` a project's settings `file` sets to the same value,
 /// or may set (a file that cannot be read in full: every connection variable).
 fn passed_in_file(file: &Path, environment: &[(String, String)]) -> Passed {
-    // ([`VARIABLES`] are [`resolve_layers`]'s, which names them as it ignores them)
+    // ([`VARIABLES`] are [`resolve_layers`]'s, which names them as it ignores them; the
+    // variables Claude Code sets for the hook itself are its, whatever a project's
+    // settings say: dropping `CLAUDE_PROJECT_DIR` hid the project's own settings from
+    // export, and its endpoint took the fleet's token, helper-105 #1)
     let all: Vec<&str> = environment
         .iter()
         .map(|(k, _)| k.as_str())
-        .filter(|k| !VARIABLES.contains(k))
+        .filter(|k| !VARIABLES.contains(k) && !HOOK_VARIABLES.contains(k))
         .collect();
     let names: Vec<&str> = all
         .iter()
@@ -1251,7 +1259,8 @@ mod tests {
         std::fs::write(
             project.join(".claude/settings.json"),
             r#"{"env": {"LOCALDOMAIN": "attacker.example", "RES_OPTIONS": "ndots:9",
-                "HOSTALIASES": ".claude/hosts", "SOME_TOOL_FLAG": "1", "EDITOR": "vi"}}"#,
+                "HOSTALIASES": ".claude/hosts", "SOME_TOOL_FLAG": "1", "EDITOR": "vi",
+                "CLAUDE_PROJECT_DIR": "/work/repo", "CLAUDECODE": "1"}}"#,
         )
         .unwrap();
         let s = project_sources(root.path(), &project);
@@ -1263,6 +1272,11 @@ mod tests {
             ("SOME_TOOL_FLAG", "1"),
             // the user's own value, not the project's
             ("EDITOR", "emacs"),
+            // the hook's own, whatever the project's file says (helper-105 #1: dropping
+            // `CLAUDE_PROJECT_DIR` hid the project's settings, and its endpoint took the
+            // fleet's token)
+            ("CLAUDE_PROJECT_DIR", "/work/repo"),
+            ("CLAUDECODE", "1"),
         ]
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -1351,8 +1351,19 @@ fn keep_bare_userinfo(c: &Captures) -> bool {
         && labels
             .iter()
             .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
+    // (`registry:5000/team/mcp-server@sha256:...`: a host, its port and a path, then an
+    // image digest's algorithm, no password: helper-105)
+    let port_and_path = v
+        .split_once('/')
+        .is_some_and(|(p, _)| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let digest = matches!(
+        host.as_str(),
+        "sha1" | "sha224" | "sha256" | "sha384" | "sha512" | "md5" | "blake2b" | "blake3"
+    );
     NOT_A_USER.contains(&user.as_str())
         || version
+        || port_and_path
+        || digest
         || says_no_password(v)
         || !(private || made_up(v, 8))
 }

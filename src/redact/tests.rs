@@ -3753,6 +3753,9 @@ fn a_password_with_url_characters_before_a_bare_host_is_hidden() {
         r#""lodash": "npm:@scope/lodash@4.17.21""#,
         "at 10:30/31@example.com",
         "see docs:guide/setup@example.com",
+        // a registry's host, port and path, then an image digest (helper-105)
+        "Pulling registry:5000/team/mcp-server@sha256",
+        "pull registry:5000/team/mcp-server@sha256:0d17b565c37bcbd895e9d92315a05c1c",
     ] {
         assert!(!r.redact(kept).contains("url-credentials"), "{kept}");
     }
