@@ -475,15 +475,13 @@ pub(super) fn trusted_ca(found: &mut Found, s: &ServerReport, who: &str, cx: &Co
     // starts in, mostly): the value written replaces it, so what it trusts must be in
     // the new file too (helper-102 #1: the shell's CA file was replaced, and a server it
     // verified stopped connecting)
-    let elsewhere = layers
-        .iter()
-        .find(|l| l.value.is_some())
-        .filter(|l| l.path.as_deref() != Some(file.as_path()))
-        .and_then(|l| {
-            let v = l.value.clone()?;
-            let old = ca::read_ca_file(Path::new(&v)).ok()?;
-            Some((old, l.describe()))
-        });
+    // (whichever layer holds it, the file written too: a bundle made as advised, then
+    // replaced by the next `--ca-file`, helper-105 #2)
+    let elsewhere = layers.iter().find(|l| l.value.is_some()).and_then(|l| {
+        let v = l.value.clone()?;
+        let old = ca::read_ca_file(Path::new(&v)).ok()?;
+        Some((old, l.describe()))
+    });
     for (f, what) in candidates {
         match net.verify_chain(&f, &host, port) {
             ChainCheck::Verified
@@ -491,8 +489,18 @@ pub(super) fn trusted_ca(found: &mut Found, s: &ServerReport, who: &str, cx: &Co
                     && old.path != f.path
                     && !ca::holds_all_of(&f, old) =>
             {
-                let bundle = "~/.claude/ca-bundle.pem";
-                // (the folder may not be there yet: the command runs as printed)
+                // (a name neither file has: `cat OLD NEW > OLD` empties OLD first,
+                // helper-105 #3; the folder may not be there yet: the command runs as
+                // printed)
+                let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+                let bundle = ["ca-bundle.pem", "ca-bundle-2.pem", "ca-bundle-3.pem"]
+                    .into_iter()
+                    .find(|n| {
+                        let at = home.as_ref().map(|h| h.join(".claude").join(n));
+                        at.as_ref().is_none_or(|p| *p != old.path && *p != f.path)
+                    })
+                    .unwrap_or("ca-bundle-new.pem");
+                let bundle = format!("~/.claude/{bundle}");
                 let cat = crate::text::shell_command(&[
                     "cat",
                     &old.path.display().to_string(),

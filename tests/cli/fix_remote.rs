@@ -287,6 +287,33 @@ fn a_ca_file_never_replaces_the_one_in_effect_that_it_does_not_hold() {
         env_of(&h.user_settings())["NODE_EXTRA_CA_CERTS"],
         bundle.display().to_string()
     );
+
+    // helper-105 #2, #3: the value in the very file the fix writes (a bundle made as
+    // advised) is not replaced either, and the bundle the commands name is never the
+    // file they read (`cat OLD NEW > OLD` empties OLD first)
+    let mut h = Home::new();
+    h.failing("tls-untrusted-ca", &format!("https://127.0.0.1:{port}/mcp"));
+    let old = h.home.join(".claude/ca-bundle.pem");
+    fs::create_dir_all(h.home.join(".claude")).unwrap();
+    fs::copy(&other, &old).unwrap();
+    fs::write(
+        h.user_settings(),
+        serde_json::json!({ "env": { "NODE_EXTRA_CA_CERTS": old } }).to_string(),
+    )
+    .unwrap();
+    h.env = Vec::new();
+    let before = h.files();
+    let refused = h.fix(&["--ca-file", ca.to_str().unwrap(), "--yes"]);
+    let t = text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains(&format!(
+            "cat ~/.claude/ca-bundle.pem {} > ~/.claude/ca-bundle-2.pem`, then `mcplogs fix --ca-file ~/.claude/ca-bundle-2.pem`",
+            ca.display()
+        )),
+        "{t}"
+    );
+    assert_eq!(h.files(), before);
 }
 
 #[test]
