@@ -602,35 +602,21 @@ pub fn session(
             _ => Vec::new(),
         };
         let mut s = crate::scan::ServerReport {
-            name: folder.clone(),
-            source: log_folder.join(format!("mcp-logs-{folder}")),
-            folder: Some(folder),
             project: Some(project.clone()),
             project_folder: project_folder.clone(),
-            diagnosis: d,
             last_seen,
-            sessions: 1,
-            sessions_read: 1,
-            files_read: 1,
             failed_sessions: 1,
             evidence,
-            history: Vec::new(),
-            latest_only_connected: false,
             latest_session: Some(Box::new(crate::scan::LatestSession {
                 id: sid.as_deref().map(std::sync::Arc::from),
                 started: None,
             })),
             deciding_file: file.map(std::sync::Arc::new),
-            shared_by: Vec::new(),
-            settings: None,
-            configuration: Default::default(),
-            stderr_tail: Vec::new(),
-            stderr_context: None,
-            launch: None,
-            project_here: None,
-            fix: None,
-            discovery_cache: None,
-            as_read: None,
+            ..crate::scan::ServerReport::of_one_session(
+                &folder,
+                log_folder.join(format!("mcp-logs-{folder}")),
+                d,
+            )
         };
         crate::scan::name_from_configuration(&mut s, &names);
         report.servers.push(s);

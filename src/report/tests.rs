@@ -47,34 +47,20 @@ fn failing(name: &str, evidence: Vec<Evidence>) -> ServerReport {
     d.era = Some(Era::Modern);
     d.negotiated_protocol_version = Some("2026-07-28".into());
     ServerReport {
-        name: name.into(),
-        folder: Some(name.into()),
         project: Some("/Users/alice/proj".into()),
         project_folder: Some("-Users-alice-proj".into()),
-        source: PathBuf::from(format!(
-            "/Users/alice/Library/Caches/claude-cli-nodejs/-Users-alice-proj/mcp-logs-{name}"
-        )),
-        diagnosis: d,
         last_seen: Some("2026-11-29T12:12:49.609Z".into()),
         sessions: 2,
         sessions_read: 2,
         files_read: 2,
-        failed_sessions: 1,
         evidence,
-        history: Vec::new(),
-        latest_only_connected: false,
-        latest_session: None,
-        deciding_file: None,
-        shared_by: Vec::new(),
-        settings: None,
-        configuration: Default::default(),
-        stderr_tail: Vec::new(),
-        stderr_context: None,
-        launch: None,
-        project_here: None,
-        fix: None,
-        discovery_cache: None,
-        as_read: None,
+        ..ServerReport::of_one_session(
+            name,
+            PathBuf::from(format!(
+                "/Users/alice/Library/Caches/claude-cli-nodejs/-Users-alice-proj/mcp-logs-{name}"
+            )),
+            d,
+        )
     }
 }
 

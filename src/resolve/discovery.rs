@@ -931,32 +931,16 @@ mod tests {
 
     fn server(name: &str, project_folder: &str) -> ServerReport {
         ServerReport {
-            name: name.to_string(),
-            folder: Some(name.to_string()),
-            project: None,
             project_folder: Some(project_folder.to_string()),
-            source: PathBuf::from("/logs"),
-            diagnosis: crate::classify::verdict::Diagnosis::new(Verdict::ToolsFetchFailed),
-            last_seen: None,
             sessions: 2,
             sessions_read: 2,
             files_read: 2,
-            failed_sessions: 1,
-            evidence: Vec::new(),
-            history: Vec::new(),
             latest_only_connected: true,
-            latest_session: None,
-            deciding_file: None,
-            shared_by: Vec::new(),
-            settings: None,
-            configuration: Default::default(),
-            stderr_tail: Vec::new(),
-            stderr_context: None,
-            launch: None,
-            project_here: None,
-            fix: None,
-            discovery_cache: None,
-            as_read: None,
+            ..ServerReport::of_one_session(
+                name,
+                PathBuf::from("/logs"),
+                crate::classify::verdict::Diagnosis::new(Verdict::ToolsFetchFailed),
+            )
         }
     }
 

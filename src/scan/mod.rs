@@ -355,6 +355,41 @@ impl ProjectHere {
 }
 
 impl ServerReport {
+    /// A report of one session of `name` read from `source` and diagnosed `diagnosis`,
+    /// with nothing else known yet (no evidence, history, configuration or advice): what
+    /// a pasted session is, and where tests start.
+    pub fn of_one_session(name: &str, source: PathBuf, diagnosis: Diagnosis) -> ServerReport {
+        let failed = usize::from(diagnosis.verdict.is_problem());
+        ServerReport {
+            name: name.to_string(),
+            folder: Some(name.to_string()),
+            project: None,
+            project_folder: None,
+            source,
+            diagnosis,
+            last_seen: None,
+            sessions: 1,
+            sessions_read: 1,
+            files_read: 1,
+            failed_sessions: failed,
+            evidence: Vec::new(),
+            history: Vec::new(),
+            latest_only_connected: false,
+            latest_session: None,
+            deciding_file: None,
+            shared_by: Vec::new(),
+            settings: None,
+            configuration: configured::Configuration::default(),
+            stderr_tail: Vec::new(),
+            stderr_context: None,
+            launch: None,
+            project_here: None,
+            fix: None,
+            discovery_cache: None,
+            as_read: None,
+        }
+    }
+
     /// The server's identity as its logs gave it, before the scan's redaction (the
     /// shown one when redaction changed nothing).
     pub fn as_read(&self) -> AsRead {
@@ -1210,32 +1245,12 @@ mod tests {
 
     fn server(name: &str, project: Option<&str>, source: &str) -> ServerReport {
         ServerReport {
-            name: name.to_string(),
-            folder: Some(name.to_string()),
             project: project.map(str::to_string),
-            project_folder: None,
-            source: PathBuf::from(source),
-            diagnosis: Diagnosis::new(Verdict::Healthy),
-            last_seen: None,
-            sessions: 1,
-            sessions_read: 1,
-            files_read: 1,
-            failed_sessions: 0,
-            evidence: Vec::new(),
-            history: Vec::new(),
-            latest_only_connected: false,
-            latest_session: None,
-            deciding_file: None,
-            shared_by: Vec::new(),
-            settings: None,
-            configuration: configured::Configuration::default(),
-            stderr_tail: Vec::new(),
-            stderr_context: None,
-            launch: None,
-            project_here: None,
-            fix: None,
-            discovery_cache: None,
-            as_read: None,
+            ..ServerReport::of_one_session(
+                name,
+                PathBuf::from(source),
+                Diagnosis::new(Verdict::Healthy),
+            )
         }
     }
 

@@ -668,32 +668,12 @@ mod tests {
     fn server_with(last: Evidence) -> ServerReport {
         use crate::classify::verdict::{Diagnosis, Verdict};
         ServerReport {
-            name: "x".into(),
-            folder: Some("x".into()),
-            project: None,
-            project_folder: None,
-            source: PathBuf::from("/logs/mcp-logs-x"),
-            diagnosis: Diagnosis::new(Verdict::ConnectionFailed),
-            last_seen: None,
-            sessions: 1,
-            sessions_read: 1,
-            files_read: 1,
-            failed_sessions: 1,
             evidence: vec![last],
-            history: Vec::new(),
-            latest_only_connected: false,
-            latest_session: None,
-            deciding_file: None,
-            shared_by: Vec::new(),
-            settings: None,
-            configuration: Default::default(),
-            stderr_tail: Vec::new(),
-            stderr_context: None,
-            launch: None,
-            project_here: None,
-            fix: None,
-            discovery_cache: None,
-            as_read: None,
+            ..ServerReport::of_one_session(
+                "x",
+                PathBuf::from("/logs/mcp-logs-x"),
+                Diagnosis::new(Verdict::ConnectionFailed),
+            )
         }
     }
 
