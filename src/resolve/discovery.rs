@@ -570,7 +570,8 @@ fn resolve_server(
     if not_cached_because(s, global).is_some() {
         return;
     }
-    let latest = s.latest_session.as_deref();
+    let latest = s.newest_session();
+    let latest = latest.as_ref();
     let own = deciding_session(s).map(str::to_string).or_else(|| {
         // a server left out without its evidence (`--since`): its newest session when
         // that is the deciding one

@@ -208,9 +208,11 @@ pub struct ServerReport {
     /// The latest session only connected (a health check, or a session that ended before
     /// any tool was used) and an earlier session on the same connection decided.
     pub latest_only_connected: bool,
-    /// The newest session in its log (the deciding one, or a later one that only
-    /// connected): whether its project's last session logged it, for the discovery
-    /// cache's resolution (`crate::resolve`). `None` when unknown (a pasted session).
+    /// The newest session in its log when it is not the deciding one (a later one that
+    /// only connected, or decided nothing), or when the evidence that names the deciding
+    /// one was let go ([`Self::left_out`]): whether its project's last session logged it,
+    /// for the discovery cache's resolution (`crate::resolve`); read through
+    /// [`Self::newest_session`].
     pub latest_session: Option<Box<LatestSession>>,
     /// The file holding the deciding session (shared with its evidence records).
     pub deciding_file: Option<std::sync::Arc<PathBuf>>,
@@ -265,6 +267,13 @@ pub struct AsRead {
     pub project_folder: Option<String>,
     pub folder: Option<String>,
     pub shared_by: Vec<String>,
+}
+
+/// When the process that wrote the log file `file` started: its name
+/// (`2026-12-06T00-02-06-913Z.jsonl`, [`crate::time::file_name_time`]).
+pub(crate) fn process_start(file: &Path) -> Option<crate::time::EpochSeconds> {
+    crate::time::file_name_time(file.file_name()?.to_str()?)
+        .and_then(|iso| crate::time::parse_iso(&iso))
 }
 
 /// The newest session of a server's log ([`ServerReport::latest_session`]).
@@ -455,11 +464,23 @@ impl ServerReport {
         self.source.parent()?.parent()
     }
 
-    /// When the process that wrote its deciding session started: its log file's name
-    /// (`2026-12-06T00-02-06-913Z.jsonl`, [`crate::time::file_name_time`]).
+    /// When the process that wrote its deciding session started ([`process_start`]).
     pub fn started_at(&self) -> Option<crate::time::EpochSeconds> {
-        let name = self.deciding_file.as_deref()?.file_name()?.to_str()?;
-        crate::time::file_name_time(name).and_then(|iso| crate::time::parse_iso(&iso))
+        process_start(self.deciding_file.as_deref()?)
+    }
+
+    /// The newest session of its log: [`Self::latest_session`] when that is not the
+    /// deciding session, else the deciding one (its evidence's session id, its file's
+    /// start).
+    pub fn newest_session(&self) -> Option<LatestSession> {
+        if let Some(l) = &self.latest_session {
+            return Some((**l).clone());
+        }
+        self.deciding_file.as_ref()?;
+        Some(LatestSession {
+            id: self.evidence.iter().find_map(|e| e.session_id.clone()),
+            started: self.started_at().map(|t| t.max(0) as u64),
+        })
     }
 
     /// Whether the verdict is about a server Claude Code starts now: false for one no
@@ -503,6 +524,10 @@ impl ServerReport {
     /// Made a server a filter left out: what counts over the home's servers stays, its
     /// records go (no output shows them).
     pub fn left_out(&mut self) {
+        // (its newest session, which the evidence going named)
+        if self.latest_session.is_none() {
+            self.latest_session = self.newest_session().map(Box::new);
+        }
         self.evidence = Vec::new();
         self.stderr_tail = Vec::new();
         self.stderr_context = None;
