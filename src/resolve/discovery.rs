@@ -319,11 +319,7 @@ fn likeliest<'a>(
     s: &ServerReport,
 ) -> Option<(&'a dc::Entry, usize)> {
     let n = candidates.len();
-    let last = s
-        .last_seen
-        .as_deref()
-        .and_then(crate::time::parse_iso)
-        .map(|t| t.max(0) as u64);
+    let last = last_record_of(s);
     let near = last.and_then(|l| {
         candidates
             .iter()
@@ -549,6 +545,7 @@ impl Listed {
     }
 }
 
+/// When the server's last logged record was written ([`ServerReport::last_seen`]).
 fn last_record_of(s: &ServerReport) -> Option<u64> {
     s.last_seen
         .as_deref()
@@ -596,11 +593,7 @@ fn resolve_server(
         }
         None => (None, true, None, true),
     };
-    let last_record = s
-        .last_seen
-        .as_deref()
-        .and_then(crate::time::parse_iso)
-        .map(|t| t.max(0) as u64);
+    let last_record = last_record_of(s);
     // A deciding session without a transcript is a `claude mcp list` check, which
     // neither reads nor changes the cache (observed on 2.1.287, 2.1.332, 2.1.336).
     let check = !has_transcript;
