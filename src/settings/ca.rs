@@ -74,8 +74,9 @@ pub fn read_ca_file(path: &Path) -> Result<CaFile, CaFileError> {
     })
 }
 
-/// The base64 bodies of the PEM certificate blocks of `bytes`, each without its line
-/// breaks and spaces: two files hold the same certificate when a body is in both.
+/// The base64 bodies of the well-formed PEM certificate blocks of `bytes` (a BEGIN line,
+/// base64 lines, the END line), each without its line breaks: two files hold the same
+/// certificate when a body is in both.
 pub fn pem_bodies(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(bytes);
     let mut out = Vec::new();
@@ -89,8 +90,12 @@ pub fn pem_bodies(bytes: &[u8]) -> Vec<String> {
                 }
             }
             l => {
-                if let Some(b) = body.as_mut() {
-                    b.push_str(l);
+                let base64 = l
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+                match body.as_mut() {
+                    Some(b) if base64 => b.push_str(l),
+                    _ => body = None,
                 }
             }
         }
@@ -104,34 +109,9 @@ pub fn holds_all_of(new: &CaFile, old: &CaFile) -> bool {
     pem_bodies(&old.bytes).iter().all(|b| have.contains(b))
 }
 
-/// How many well-formed PEM certificate blocks `bytes` holds (a BEGIN line, base64
-/// lines, the END line).
+/// How many well-formed PEM certificate blocks `bytes` holds ([`pem_bodies`]).
 pub fn pem_certificates(bytes: &[u8]) -> usize {
-    let text = String::from_utf8_lossy(bytes);
-    let mut n = 0;
-    let mut body: Option<usize> = None;
-    for line in text.lines().map(str::trim) {
-        match (line, body) {
-            ("-----BEGIN CERTIFICATE-----", _) => body = Some(0),
-            ("-----END CERTIFICATE-----", Some(len)) => {
-                if len > 0 {
-                    n += 1;
-                }
-                body = None;
-            }
-            (l, Some(len)) => {
-                if l.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
-                {
-                    body = Some(len + l.len());
-                } else {
-                    body = None;
-                }
-            }
-            _ => {}
-        }
-    }
-    n
+    pem_bodies(bytes).len()
 }
 
 /// The files the machine already trusts for other tools, in the order they are
