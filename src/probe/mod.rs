@@ -574,21 +574,16 @@ impl ServerProbe {
 /// roots or these verify is one it trusts. `None`: not HTTPS, or they do not verify it
 /// (the public roots then, as without the file).
 fn extra_roots(cfg: &ServerConfig, ca: &crate::settings::ca::CaFile) -> Option<ExtraRoots> {
-    use crate::settings::ca;
+    use crate::advice::fixes::NetChecks;
     if cfg.transport == TransportKind::Stdio {
         return None;
     }
     let (host, port, true) = crate::advice::remote::endpoint(&cfg.url)? else {
         return None;
     };
-    let var = |k: &str| std::env::var(k).ok();
-    let proxy = ca::proxy_for(
-        &host,
-        var("HTTPS_PROXY").or_else(|| var("https_proxy")).as_deref(),
-        var("no_proxy").or_else(|| var("NO_PROXY")).as_deref(),
-    );
-    let via = proxy.as_ref().map(|(h, p)| (h.as_str(), *p));
-    (ca::verify_chain(ca, &host, port, via) == ca::ChainCheck::Verified).then(|| {
+    // (through the proxy the environment names, as `fix --ca-file` checks a file)
+    let verified = crate::advice::remote::LiveNet.verify_chain(ca, &host, port);
+    (verified == crate::settings::ca::ChainCheck::Verified).then(|| {
         std::sync::Arc::new(
             ureq::tls::parse_pem(&ca.bytes)
                 .filter_map(|i| match i {
