@@ -110,9 +110,7 @@ pub fn remote_advice(d: &Diagnosis, name: Option<&str>, url: Option<&str>) -> Op
 /// managed server or one given on the command line, which no such command changes).
 fn scope_word(scope: Scope) -> Option<&'static str> {
     match scope {
-        Scope::Local => Some("local"),
-        Scope::Project => Some("project"),
-        Scope::User => Some("user"),
+        Scope::Local | Scope::Project | Scope::User => Some(scope.as_str()),
         Scope::Managed | Scope::CommandLine => None,
     }
 }
@@ -133,9 +131,10 @@ fn add_again_with_client_id(
     let url_s = url
         .and_then(|u| crate::text::shell_command(&[u]))
         .unwrap_or_else(|| "<url>".to_string());
+    // (a remote server's; `http` when not known)
     let transport = match entry.map(|e| e.1) {
-        Some(TransportKind::Sse) => "sse",
-        _ => "http",
+        Some(t @ TransportKind::Sse) => t.as_str(),
+        _ => TransportKind::Http.as_str(),
     };
     match entry.map(|e| scope_word(e.0)) {
         // a managed server: only its administrator changes its entry
