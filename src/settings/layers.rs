@@ -164,9 +164,21 @@ impl Sources {
         project_dir: &Path,
         env: &dyn Fn(&str) -> Option<OsString>,
     ) -> Sources {
+        Sources::new_in(paths::managed_dir(os), home, project_dir, env)
+    }
+
+    /// [`Sources::new`] with the managed settings in `managed_dir`: what a session's
+    /// settings passed on to the environment is told against the files Claude Code read,
+    /// the managed ones among them.
+    pub fn new_in(
+        managed_dir: PathBuf,
+        home: Option<&Path>,
+        project_dir: &Path,
+        env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> Sources {
         let mut sources = Sources {
             project_dir: project_dir.to_path_buf(),
-            managed_dir: paths::managed_dir(os),
+            managed_dir,
             user_dir: paths::config_dir(home, env),
             environment_value: env(NEGOTIATION_KEY).map(|v| v.to_string_lossy().into_owned()),
             sdk_generation: env(crate::claude_code::lifecycle::SDK_GENERATION_VAR)
@@ -222,8 +234,17 @@ impl Sources {
 
     /// This machine: its OS, the home folder, the real environment.
     pub fn for_this_machine(project_dir: &Path) -> Sources {
+        Sources::for_this_machine_in(project_dir, None)
+    }
+
+    /// [`Sources::for_this_machine`], with the managed settings in `managed_dir` when
+    /// given (`--managed-dir`), read from the start (what the session's settings passed
+    /// on is told with them: [`Sources::new_in`]).
+    pub fn for_this_machine_in(project_dir: &Path, managed_dir: Option<&Path>) -> Sources {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-        Sources::new(Os::current(), home.as_deref(), project_dir, &|k| {
+        let os = Os::current();
+        let managed = managed_dir.map_or_else(|| paths::managed_dir(os), Path::to_path_buf);
+        Sources::new_in(managed, home.as_deref(), project_dir, &|k| {
             std::env::var_os(k)
         })
     }
@@ -248,6 +269,9 @@ impl Sources {
         project_dir: &Path,
         managed_dir: Option<&Path>,
     ) -> Sources {
+        if homes.is_empty() {
+            return Sources::for_this_machine_in(project_dir, managed_dir);
+        }
         let mut sources = Sources::for_scan(homes, project_dir);
         if let Some(d) = managed_dir {
             sources.managed_dir = d.to_path_buf();
@@ -471,6 +495,8 @@ mod tests {
         )
         .unwrap();
         let a_s = a.display().to_string();
+        // (an empty managed folder: the host's is never read)
+        let managed = root.path().join("managed");
         let env = |claude_code: bool, project: Option<&str>| {
             let a_s = a_s.clone();
             let project = project.map(str::to_string);
@@ -484,21 +510,21 @@ mod tests {
                 }
             }
         };
-        let s = Sources::new(Os::Linux, Some(&home), &b, &env(true, None));
+        let s = Sources::new_in(managed.clone(), Some(&home), &b, &env(true, None));
         // a's file set it; the shell set `MCP_SDK_GENERATION` (no file does)
         assert_eq!(
             (s.environment_value.as_deref(), s.sdk_generation.as_deref()),
             (None, Some("v1"))
         );
         // and the same run from a (the session's project as the current one)
-        let s = Sources::new(Os::Linux, Some(&home), &a, &env(true, Some("")));
+        let s = Sources::new_in(managed.clone(), Some(&home), &a, &env(true, Some("")));
         assert_eq!(s.environment_value, None);
         // outside Claude Code the environment is the user's shell's
-        let s = Sources::new(Os::Linux, Some(&home), &b, &env(false, None));
+        let s = Sources::new_in(managed.clone(), Some(&home), &b, &env(false, None));
         assert_eq!(s.environment_value.as_deref(), Some("legacy"));
         // a session in b, which sets nothing: the value came from the shell
         let b_s = b.display().to_string();
-        let s = Sources::new(Os::Linux, Some(&home), &b, &env(true, Some(&b_s)));
+        let s = Sources::new_in(managed.clone(), Some(&home), &b, &env(true, Some(&b_s)));
         assert_eq!(s.environment_value.as_deref(), Some("legacy"));
     }
 

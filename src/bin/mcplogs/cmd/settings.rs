@@ -15,10 +15,7 @@ use crate::output;
 
 pub fn run(args: SettingsArgs) -> Result<ExitCode, Error> {
     let report = read_layers(args.project.as_deref(), args.managed_dir.clone())?;
-    let mut sources = Sources::for_this_machine(&report.project_dir);
-    if let Some(d) = args.managed_dir {
-        sources.managed_dir = d;
-    }
+    let sources = Sources::for_this_machine_in(&report.project_dir, args.managed_dir.as_deref());
     // Every value the configuration marks as secret (this machine's files, as `scan` run
     // here reads them: this project's and every listed one's), hidden wherever the
     // screen or document shows it.

@@ -196,11 +196,10 @@ fn sources(flags: &SetupFlags) -> Result<Sources, Error> {
         None => std::env::current_dir(),
     }
     .map_err(Error::ProjectFolder)?;
-    let mut s = Sources::for_this_machine(&project);
-    if let Some(d) = &flags.managed_dir {
-        s.managed_dir = d.clone();
-    }
-    Ok(s)
+    Ok(Sources::for_this_machine_in(
+        &project,
+        flags.managed_dir.as_deref(),
+    ))
 }
 
 fn run_undo(
