@@ -165,9 +165,15 @@ pub fn remote_advice_for(
     };
     let cause = d.cause?;
     let settings_form = |fix: ObservedSettingsFix, value: &str| {
+        // (`no_proxy` where the environment spells it so: it wins over `NO_PROXY`,
+        // observed; helper-106: `probe` advised a `NO_PROXY` that changed nothing)
+        let variable = match fix.variable {
+            NO_PROXY_VAR if lowercase_no_proxy() => NO_PROXY_LOWER_VAR,
+            v => v,
+        };
         format!(
-            "set {}={value} in the \"env\" block of ~/.claude/settings.json (observed to work from Claude Code {} to {}) or in the environment Claude Code starts in, then restart Claude Code",
-            fix.variable, fix.builds.0, fix.builds.1
+            "set {variable}={value} in the \"env\" block of ~/.claude/settings.json (observed to work from Claude Code {} to {}) or in the environment Claude Code starts in, then restart Claude Code",
+            fix.builds.0, fix.builds.1
         )
     };
     Some(match cause {
@@ -275,19 +281,32 @@ pub const NO_PROXY_VAR: &str = "NO_PROXY";
 /// Its lowercase spelling, which wins over it wherever it is set (observed, below).
 pub const NO_PROXY_LOWER_VAR: &str = "no_proxy";
 
+/// The value of the variable `k` in this process's environment, when not blank.
+fn set_in_environment(k: &str) -> Option<String> {
+    std::env::var(k).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Whether the environment spells the no-proxy list `no_proxy` ([`no_proxy_layers`]).
+fn lowercase_no_proxy() -> bool {
+    set_in_environment(NO_PROXY_LOWER_VAR).is_some()
+}
+
 /// The no-proxy list in effect for a project, as Claude Code reads it: a lowercase
 /// `no_proxy` set anywhere (a settings layer's `env`, or the environment) wins over every
 /// `NO_PROXY` (observed on 2.1.336: the shell's `no_proxy` over `NO_PROXY` in
 /// `~/.claude/settings.json`, helper-102 #3: the fix wrote `NO_PROXY` and nothing
 /// changed). The layers of the spelling in effect, and that spelling.
 fn no_proxy_layers(sources: &Sources) -> (Vec<EnvValue>, &'static str) {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    let lower = env_values(sources, NO_PROXY_LOWER_VAR, env(NO_PROXY_LOWER_VAR));
+    let lower = env_values(
+        sources,
+        NO_PROXY_LOWER_VAR,
+        set_in_environment(NO_PROXY_LOWER_VAR),
+    );
     if lower.iter().any(|l| l.value.is_some()) {
         return (lower, NO_PROXY_LOWER_VAR);
     }
     (
-        env_values(sources, NO_PROXY_VAR, env(NO_PROXY_VAR)),
+        env_values(sources, NO_PROXY_VAR, set_in_environment(NO_PROXY_VAR)),
         NO_PROXY_VAR,
     )
 }

@@ -685,3 +685,30 @@ fn the_config_diagnostics_of_claude_mcp_list_are_configuration_errors() {
         }
     }
 }
+
+/// helper-106: with the shell's `no_proxy` (which Claude Code reads over `NO_PROXY`:
+/// observed on 2.1.336), the advice for a server the proxy refused named `NO_PROXY`,
+/// which changed nothing; it names the spelling in effect.
+#[test]
+fn the_no_proxy_advice_names_the_spelling_in_effect() {
+    let line = fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/remote/mcp-list/2.1.336.txt"),
+    )
+    .unwrap()
+    .lines()
+    .find(|l| l.starts_with("proxy-407-http:"))
+    .unwrap()
+    .to_string();
+    let home = tempfile::tempdir().unwrap();
+    let said = |lower: bool| {
+        let mut c = mcplogs(home.path());
+        c.arg("explain");
+        if lower {
+            c.env("no_proxy", "127.0.0.1,localhost");
+        }
+        run_with_stdin(&mut c, line.as_bytes()).stdout
+    };
+    assert!(said(true).contains("set no_proxy=<the hosts already there>,127.0.0.2"));
+    assert!(said(false).contains("set NO_PROXY=<the hosts already there>,127.0.0.2"));
+}
