@@ -464,7 +464,7 @@ impl ServerReport {
         self.source.parent()?.parent()
     }
 
-    /// When the process that wrote its deciding session started ([`process_start`]).
+    /// When the process that wrote its deciding session started (its log file's name).
     pub fn started_at(&self) -> Option<crate::time::EpochSeconds> {
         process_start(self.deciding_file.as_deref()?)
     }
